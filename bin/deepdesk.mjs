@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Thin launcher: the CLI is bundled into out/main/cli.js by `npm run build` (run by `npm install`).
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const cli = fileURLToPath(new URL('../out/main/cli.js', import.meta.url));
+if (!existsSync(cli)) {
+  process.stderr.write('deepdesk: not built yet; run `npm run build` in the deepdesk folder first\n');
+  process.exit(1);
+}
+const { main } = await import(pathToFileURL(cli).href);
+process.exitCode = await main(process.argv.slice(2));
