@@ -1,0 +1,148 @@
+// The backend protocol (SPEC §2). Every method is async and never throws for an
+// expected failure: it returns a result carrying an `error` string instead.
+// Paths are virtual: the backend's own root is `/`.
+
+export interface FileInfo {
+  path: string;
+  isDir?: boolean;
+  size?: number;
+  /** ISO 8601 timestamp. */
+  modifiedAt?: string;
+}
+
+export type FileEncoding = 'utf-8' | 'base64';
+
+export interface FileData {
+  content: string;
+  encoding: FileEncoding;
+  mimeType?: string;
+  createdAt?: string;
+  modifiedAt?: string;
+}
+
+export interface LsResult {
+  error?: string;
+  entries?: FileInfo[];
+}
+
+export interface ReadResult {
+  error?: string;
+  fileData?: FileData;
+  /** 1-based first line of the window (text files only). */
+  startLine?: number;
+  /** 1-based last line of the window, inclusive. */
+  endLine?: number;
+  totalLines?: number;
+  /** Offset to pass to read() for the next window; absent when the window reached the end. */
+  nextOffset?: number;
+}
+
+export interface ReadRawResult {
+  error?: string;
+  data?: Uint8Array;
+}
+
+export interface WriteResult {
+  error?: string;
+  path?: string;
+}
+
+export interface EditResult {
+  error?: string;
+  path?: string;
+  occurrences?: number;
+}
+
+export interface DeleteResult {
+  error?: string;
+  path?: string;
+}
+
+export interface GrepMatch {
+  path: string;
+  /** 1-based. */
+  line: number;
+  /** The whole line, without its line ending. */
+  text: string;
+}
+
+export interface GrepResult {
+  error?: string;
+  matches?: GrepMatch[];
+  truncated?: boolean;
+}
+
+export interface GlobResult {
+  error?: string;
+  matches?: FileInfo[];
+  truncated?: boolean;
+}
+
+export type FileOperationError = 'file_not_found' | 'permission_denied' | 'is_directory' | 'invalid_path';
+
+export interface FileUpload {
+  path: string;
+  content: Uint8Array;
+}
+
+export interface FileUploadResponse {
+  path: string;
+  error?: FileOperationError;
+}
+
+export interface FileDownloadResponse {
+  path: string;
+  content?: Uint8Array;
+  error?: FileOperationError;
+}
+
+/** A cheap identity of a file's current content, used by the read-before-write guard. */
+export interface StatResult {
+  error?: string;
+  info?: FileInfo;
+  /** Changes whenever the content changes (mtime+size+inode on disk, a counter in memory). */
+  version?: string;
+}
+
+export interface ExecuteOptions {
+  /** Seconds; the caller validates the range. */
+  timeoutS?: number;
+  signal?: AbortSignal;
+  /** Raw bytes as the terminal shows them, for a live view. */
+  onData?: (chunk: string) => void;
+}
+
+export interface ExecuteResult {
+  output: string;
+  /** null when the process ended by a signal other than our timeout. */
+  exitCode: number | null;
+  truncated: boolean;
+  timedOut?: boolean;
+}
+
+export const DEFAULT_READ_LIMIT = 2000;
+export const DEFAULT_GREP_MAX_COUNT = 1000;
+export const MAX_BINARY_READ_BYTES = 10 * 1024 * 1024;
+
+export interface Backend {
+  ls(path: string): Promise<LsResult>;
+  read(path: string, offset?: number, limit?: number): Promise<ReadResult>;
+  readRaw(path: string): Promise<ReadRawResult>;
+  write(path: string, content: string): Promise<WriteResult>;
+  edit(path: string, oldString: string, newString: string, replaceAll?: boolean): Promise<EditResult>;
+  delete(path: string): Promise<DeleteResult>;
+  grep(pattern: string, path?: string, glob?: string, maxCount?: number): Promise<GrepResult>;
+  glob(pattern: string, path?: string): Promise<GlobResult>;
+  stat(path: string): Promise<StatResult>;
+  uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]>;
+  downloadFiles(paths: string[]): Promise<FileDownloadResponse[]>;
+}
+
+export interface ShellBackend extends Backend {
+  readonly id: string;
+  execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult>;
+}
+
+export function isShellBackend(backend: Backend): backend is ShellBackend {
+  return typeof (backend as Partial<ShellBackend>).execute === 'function';
+}
