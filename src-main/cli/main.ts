@@ -1,4 +1,45 @@
+import { memoriesCommand } from './memories-command';
+import { runCommand } from './run-command';
+import { toolsCommand } from './tools-command';
+import { HELP, UsageError } from './usage';
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  tools: (argv) => toolsCommand(argv),
+  memories: (argv) => memoriesCommand(argv),
+  run: (argv) => runCommand(argv),
+};
+
+/** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
-  process.stderr.write(`deepdesk: unknown command ${argv[0] ?? ''}\n`);
-  return 2;
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(HELP);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    process.stderr.write(`deepdesk: unknown command '${name}'\n${HELP}`);
+    return 2;
+  }
+  try {
+    if (rest.includes('--help') || rest.includes('-h')) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    return await command(rest);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`deepdesk ${name}: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`deepdesk ${name}: ${oneLine(err)}\n`);
+    return 1;
+  }
+}
+
+function oneLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0] ?? message;
 }

@@ -22,7 +22,9 @@ export function readTextWindow(content: string, offset: number, limit: number, e
   return windowOfLines(lines, offset, limit, extra);
 }
 
-export function windowOfLines(lines: string[], offset: number, limit: number, extra: object = {}): ReadResult {
+export function windowOfLines(lines: string[], rawOffset: number, limit: number, extra: object = {}): ReadResult {
+  // Same clamp as the disk backend: a negative offset reads from the start.
+  const offset = Math.max(0, Math.floor(rawOffset));
   const total = lines.length;
   if (total === 0) return { fileData: { content: '', encoding: 'utf-8', ...extra }, totalLines: 0 };
   if (offset >= total) return { error: messages.offsetPastEnd(offset, total) };

@@ -1,0 +1,243 @@
+// The one contract between the window and the main process (SPEC §6), as zod schemas.
+// Both transports (Electron IPC and the WebSocket of `deepdesk serve`) carry exactly these
+// messages and validate them on arrival; the renderer never knows which one it runs on.
+// This module must stay free of Node and Electron imports: the renderer bundles it.
+
+import { z } from 'zod';
+
+// ---------------------------------------------------------------- shared shapes
+
+export const todoSchema = z.object({ content: z.string(), status: z.enum(['pending', 'in_progress', 'completed']) });
+
+export const usageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number(),
+  cacheWriteTokens: z.number(),
+  costUsd: z.number().optional(),
+});
+
+export const permissionRuleSchema = z.object({
+  id: z.string().optional(),
+  description: z.string().optional(),
+  tools: z.array(z.string()).optional(),
+  operations: z.array(z.enum(['read', 'write', 'edit', 'delete', 'execute'])).optional(),
+  paths: z.array(z.string()).optional(),
+  commands: z.array(z.string()).optional(),
+  decision: z.enum(['allow', 'ask', 'deny']),
+});
+
+export const subagentSchema = z.object({
+  name: z.string().min(1).regex(/^[a-z0-9][a-z0-9-_]*$/i, 'use letters, digits, - and _'),
+  description: z.string().min(1),
+  systemPrompt: z.string().min(1),
+  tools: z.array(z.string()).optional(),
+  model: z.string().optional(),
+});
+
+export const providerSchema = z.enum(['anthropic', 'openai', 'openai-compatible', 'ollama']);
+
+export const settingsSchema = z.object({
+  /** 'provider:model', or '' when none is configured yet. */
+  model: z.string(),
+  baseUrl: z.string(),
+  contextWindow: z.number().int().positive().optional(),
+  rules: z.array(permissionRuleSchema),
+  subagents: z.array(subagentSchema),
+  theme: z.enum(['dark', 'light', 'system']),
+  /** Which providers have a stored API key (the keys never reach the window). */
+  apiKeys: z.record(z.string(), z.boolean()),
+});
+export type Settings = z.infer<typeof settingsSchema>;
+
+export const settingsPatchSchema = settingsSchema.omit({ apiKeys: true }).partial();
+
+export const threadSummarySchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  messageCount: z.number(),
+  running: z.boolean(),
+  pendingApprovals: z.number(),
+});
+export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
+
+/** A message as the window shows it (images as metadata, tool calls with their results). */
+export const displayItemSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('user'), text: z.string(), index: z.number() }),
+  z.object({ kind: z.literal('assistant'), text: z.string(), index: z.number(), parentToolCallId: z.string().optional() }),
+  z.object({
+    kind: z.literal('tool'),
+    id: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    output: z.string().optional(),
+    isError: z.boolean().optional(),
+    evictedTo: z.string().optional(),
+    parentToolCallId: z.string().optional(),
+    index: z.number(),
+  }),
+  z.object({ kind: z.literal('summary'), archivePath: z.string(), summarizedMessages: z.number(), text: z.string(), index: z.number() }),
+]);
+export type DisplayItem = z.infer<typeof displayItemSchema>;
+
+export const approvalDecisionSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('approve'), alwaysAllow: permissionRuleSchema.optional() }),
+  z.object({ type: z.literal('edit'), args: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal('reject'), message: z.string().optional() }),
+  z.object({ type: z.literal('respond'), message: z.string().min(1) }),
+]);
+export type ApprovalDecisionDto = z.infer<typeof approvalDecisionSchema>;
+
+export const pendingApprovalSchema = z.object({
+  threadId: z.string(),
+  toolCallId: z.string(),
+  toolName: z.string(),
+  args: z.record(z.string(), z.unknown()),
+  reason: z.string(),
+  parentToolCallId: z.string().optional(),
+  /** For write_file / edit_file: the file before and after, for the diff view. */
+  preview: z.object({ path: z.string(), before: z.string(), after: z.string() }).optional(),
+  suggestedRule: permissionRuleSchema.optional(),
+  createdAt: z.string(),
+});
+export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
+
+export const threadViewSchema = z.object({
+  thread: threadSummarySchema,
+  items: z.array(displayItemSchema),
+  todos: z.array(todoSchema),
+  usage: usageSchema,
+  contextTokens: z.number(),
+  contextWindow: z.number(),
+  approvals: z.array(pendingApprovalSchema),
+});
+export type ThreadView = z.infer<typeof threadViewSchema>;
+
+export const fileEntrySchema = z.object({ path: z.string(), isDir: z.boolean(), size: z.number().optional(), modifiedAt: z.string().optional() });
+export type FileEntry = z.infer<typeof fileEntrySchema>;
+
+export const fileContentSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), path: z.string(), text: z.string(), truncated: z.boolean() }),
+  z.object({ kind: z.literal('image'), path: z.string(), mimeType: z.string(), data: z.string() }),
+  z.object({ kind: z.literal('binary'), path: z.string(), mimeType: z.string(), size: z.number() }),
+]);
+export type FileContent = z.infer<typeof fileContentSchema>;
+
+export const memoryEntrySchema = z.object({ path: z.string(), size: z.number(), modifiedAt: z.string().optional(), snippet: z.string().optional() });
+export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
+
+export const localServerSchema = z.object({ provider: providerSchema, baseUrl: z.string(), models: z.array(z.string()) });
+
+export const appInfoSchema = z.object({
+  folder: z.string(),
+  folderName: z.string(),
+  version: z.string(),
+  transport: z.enum(['electron', 'web']),
+  canPickFolder: z.boolean(),
+});
+
+// ---------------------------------------------------------------- requests
+
+const empty = z.object({}).strict();
+const threadRef = z.object({ threadId: z.string().min(1) });
+const ok = z.object({ ok: z.literal(true) });
+
+/** Every method: its params and its result. */
+export const methods = {
+  'app.info': { params: empty, result: appInfoSchema },
+  'app.pickFolder': { params: empty, result: z.object({ folder: z.string().nullable() }) },
+
+  'settings.get': { params: empty, result: settingsSchema },
+  'settings.update': { params: settingsPatchSchema, result: settingsSchema },
+  'settings.setApiKey': { params: z.object({ provider: providerSchema, key: z.string() }), result: settingsSchema },
+  'settings.testConnection': {
+    params: z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() }),
+    result: z.object({ ok: z.boolean(), message: z.string() }),
+  },
+  'settings.detectLocalServers': { params: empty, result: z.array(localServerSchema) },
+
+  'threads.list': { params: empty, result: z.array(threadSummarySchema) },
+  'threads.create': { params: z.object({ title: z.string().optional() }), result: threadSummarySchema },
+  'threads.get': { params: threadRef, result: threadViewSchema },
+  'threads.rename': { params: threadRef.extend({ title: z.string().min(1).max(200) }), result: ok },
+  'threads.delete': { params: threadRef, result: ok },
+  'threads.send': { params: threadRef.extend({ text: z.string().min(1).max(5_000_000) }), result: ok },
+  'threads.stop': { params: threadRef, result: ok },
+  'threads.readArchive': { params: threadRef.extend({ path: z.string() }), result: z.object({ text: z.string() }) },
+
+  'approvals.decide': { params: threadRef.extend({ toolCallId: z.string(), decision: approvalDecisionSchema }), result: ok },
+
+  'files.list': { params: z.object({ path: z.string() }), result: z.array(fileEntrySchema) },
+  'files.read': { params: z.object({ path: z.string() }), result: fileContentSchema },
+  'files.search': { params: z.object({ query: z.string(), limit: z.number().int().positive().max(200).optional() }), result: z.array(z.string()) },
+
+  'memories.list': { params: z.object({ query: z.string().optional() }), result: z.array(memoryEntrySchema) },
+  'memories.read': { params: z.object({ path: z.string() }), result: z.object({ path: z.string(), text: z.string() }) },
+  'memories.write': { params: z.object({ path: z.string(), text: z.string() }), result: ok },
+  'memories.delete': { params: z.object({ path: z.string() }), result: ok },
+
+  'terminal.attach': { params: threadRef, result: z.object({ buffer: z.string() }) },
+  'terminal.input': { params: threadRef.extend({ data: z.string().max(1_000_000) }), result: ok },
+  'terminal.resize': { params: threadRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(1000) }), result: ok },
+  'terminal.ack': { params: threadRef.extend({ bytes: z.number().int().min(0) }), result: ok },
+} as const;
+
+export type MethodName = keyof typeof methods;
+export type Params<M extends MethodName> = z.input<(typeof methods)[M]['params']>;
+export type Result<M extends MethodName> = z.output<(typeof methods)[M]['result']>;
+
+// ---------------------------------------------------------------- events (main → window)
+
+export const agentEventSchema = z.object({ type: z.string(), threadId: z.string(), parentToolCallId: z.string().optional() }).passthrough();
+
+export const events = {
+  'thread.event': z.object({ threadId: z.string(), event: agentEventSchema }),
+  'threads.changed': z.object({}),
+  'approvals.changed': z.object({ threadId: z.string() }),
+  'files.changed': z.object({ paths: z.array(z.object({ path: z.string(), kind: z.enum(['add', 'change', 'unlink', 'addDir', 'unlinkDir']) })) }),
+  'memories.changed': z.object({}),
+  'terminal.data': z.object({ threadId: z.string(), data: z.string() }),
+  'settings.changed': settingsSchema,
+} as const;
+
+export type EventName = keyof typeof events;
+export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
+
+// ---------------------------------------------------------------- wire frames
+
+/** Window → main. */
+export const requestFrameSchema = z.object({ id: z.number().int().nonnegative(), method: z.string(), params: z.unknown() });
+export type RequestFrame = z.infer<typeof requestFrameSchema>;
+
+/** Main → window. */
+export type ResponseFrame = { id: number; result: unknown } | { id: number; error: { message: string; code: 'bad_request' | 'not_found' | 'failed' } };
+export type EventFrame = { event: EventName; payload: unknown };
+
+export class ContractError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'bad_request' | 'not_found' | 'failed' = 'bad_request',
+  ) {
+    super(message);
+  }
+}
+
+/** Validates a request's method and params; throws ContractError with a readable message. */
+export function parseRequest(frame: unknown): { id: number; method: MethodName; params: unknown } {
+  const parsed = requestFrameSchema.safeParse(frame);
+  if (!parsed.success) throw new ContractError('malformed request frame');
+  const { id, method } = parsed.data;
+  if (!Object.hasOwn(methods, method)) throw new ContractError(`unknown method '${method}'`);
+  const schema = methods[method as MethodName].params;
+  const params = schema.safeParse(parsed.data.params ?? {});
+  if (!params.success) throw new ContractError(`invalid params for ${method}: ${params.error.issues.map((i) => `${i.path.join('.') || 'params'}: ${i.message}`).join('; ')}`);
+  return { id, method: method as MethodName, params: params.data };
+}
+
+/** The window-side API: one call shape and one event shape, whatever the transport. */
+export interface Transport {
+  call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>;
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+}

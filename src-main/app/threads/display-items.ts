@@ -1,0 +1,52 @@
+// Turns a thread's stored messages into what the window shows: user and assistant text,
+// tool calls paired with their results, and a notice where history was summarized.
+
+import type { ThreadState } from '../../core/agent/types';
+import type { ChatMessage, ContentPart } from '../../core/models/types';
+import { archivePathFor } from '../../core/agent/middleware/summarization';
+import type { DisplayItem } from '../contract';
+
+const EVICTED = /saved to (\/large_tool_results\/[^\s.]+(?:\.[^\s.]+)*)/;
+
+export function displayItems(state: ThreadState): DisplayItem[] {
+  const items: DisplayItem[] = [];
+  const toolItems = new Map<string, Extract<DisplayItem, { kind: 'tool' }>>();
+  state.messages.forEach((message, index) => {
+    if (index === state.contextStart && state.summary !== undefined && index > 0) {
+      items.push({ kind: 'summary', archivePath: archivePathFor(state.id), summarizedMessages: index, text: state.summary, index });
+    }
+    pushMessage(message, index, items, toolItems);
+  });
+  if (state.summary !== undefined && state.contextStart >= state.messages.length && state.contextStart > 0) {
+    items.push({ kind: 'summary', archivePath: archivePathFor(state.id), summarizedMessages: state.contextStart, text: state.summary, index: state.contextStart });
+  }
+  return items;
+}
+
+function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], toolItems: Map<string, Extract<DisplayItem, { kind: 'tool' }>>): void {
+  switch (message.role) {
+    case 'user':
+      items.push({ kind: 'user', text: textOf(message.content), index });
+      return;
+    case 'assistant':
+      if (message.content !== '') items.push({ kind: 'assistant', text: message.content, index });
+      for (const call of message.toolCalls ?? []) {
+        const item: Extract<DisplayItem, { kind: 'tool' }> = { kind: 'tool', id: call.id, name: call.name, args: call.args, index };
+        toolItems.set(call.id, item);
+        items.push(item);
+      }
+      return;
+    case 'tool': {
+      const item = toolItems.get(message.toolCallId);
+      if (item === undefined) return;
+      item.output = textOf(message.content);
+      if (message.isError) item.isError = true;
+      const evicted = EVICTED.exec(item.output);
+      if (evicted) item.evictedTo = evicted[1]!;
+    }
+  }
+}
+
+function textOf(content: string | ContentPart[]): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}]`)).join('\n');
+}

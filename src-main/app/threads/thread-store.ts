@@ -1,0 +1,176 @@
+// Threads in SQLite (SPEC §4): messages append-only in their own table, everything else
+// (todos, summary, usage, thread files, read guard) in the thread row; each save is one
+// transaction, so a killed process loses at most the step in flight.
+
+import type Database from 'better-sqlite3';
+import { z } from 'zod';
+import { runMigrations, type Migration } from '../../core/backends/store';
+import { newThreadState, type ThreadState } from '../../core/agent/types';
+import type { ChatMessage } from '../../core/models/types';
+
+const MIGRATIONS: Migration[] = [
+  {
+    id: 'threads-001',
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS threads (
+          id TEXT PRIMARY KEY,
+          title TEXT NOT NULL DEFAULT '',
+          folder TEXT NOT NULL DEFAULT '',
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          message_count INTEGER NOT NULL DEFAULT 0,
+          state_json TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS thread_messages (
+          thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+          seq INTEGER NOT NULL,
+          message_json TEXT NOT NULL,
+          PRIMARY KEY (thread_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS threads_updated ON threads(updated_at DESC);
+      `);
+    },
+  },
+];
+
+export interface ThreadSummary {
+  id: string;
+  title: string;
+  folder: string;
+  createdAt: string;
+  updatedAt: string;
+  messageCount: number;
+}
+
+/** The thread row's JSON: the state minus its messages. */
+const rowStateSchema = z.object({
+  contextStart: z.number().int().min(0),
+  summary: z.string().optional(),
+  todos: z.array(z.object({ content: z.string(), status: z.enum(['pending', 'in_progress', 'completed']) })),
+  usage: z.object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheReadTokens: z.number(),
+    cacheWriteTokens: z.number(),
+    costUsd: z.number().optional(),
+  }),
+  guard: z.record(z.string(), z.string()),
+  files: z.object({ largeResults: z.object({ files: z.record(z.string(), z.any()) }), history: z.object({ files: z.record(z.string(), z.any()) }) }),
+});
+
+export class ThreadNotFoundError extends Error {}
+
+export class ThreadStore {
+  private readonly saved = new Map<string, number>();
+  private readonly stmts;
+
+  constructor(private readonly db: Database.Database) {
+    runMigrations(db, MIGRATIONS);
+    this.stmts = {
+      get: db.prepare<[string], RowShape>('SELECT * FROM threads WHERE id = ?'),
+      messages: db.prepare<[string], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? ORDER BY seq'),
+      insertThread: db.prepare(
+        `INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, state_json) VALUES (@id, @title, @folder, @now, @now, @count, @state)
+         ON CONFLICT(id) DO UPDATE SET updated_at = @now, message_count = @count, state_json = @state`,
+      ),
+      insertMessage: db.prepare('INSERT OR REPLACE INTO thread_messages (thread_id, seq, message_json) VALUES (?, ?, ?)'),
+      deleteMessagesFrom: db.prepare('DELETE FROM thread_messages WHERE thread_id = ? AND seq >= ?'),
+      list: db.prepare<[], RowShape>('SELECT * FROM threads ORDER BY updated_at DESC, id'),
+      rename: db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ?'),
+      setTitleIfEmpty: db.prepare("UPDATE threads SET title = ? WHERE id = ? AND title = ''"),
+      delete: db.prepare('DELETE FROM threads WHERE id = ?'),
+      deleteMessages: db.prepare('DELETE FROM thread_messages WHERE thread_id = ?'),
+    };
+  }
+
+  exists(id: string): boolean {
+    return this.stmts.get.get(id) !== undefined;
+  }
+
+  /** Loads a thread; a corrupt message row is skipped with a note rather than losing the thread. */
+  load(id: string): ThreadState {
+    const row = this.stmts.get.get(id);
+    if (row === undefined) throw new ThreadNotFoundError(`thread '${id}' not found`);
+    const state = newThreadState(id);
+    const parsed = rowStateSchema.safeParse(safeJson(row.state_json));
+    if (parsed.success) Object.assign(state, parsed.data);
+    const rows = this.stmts.messages.all(id);
+    for (const r of rows) {
+      const message = safeJson(r.message_json) as ChatMessage | undefined;
+      if (message && typeof message === 'object' && 'role' in message) state.messages.push(message);
+    }
+    state.contextStart = Math.min(state.contextStart, state.messages.length);
+    this.saved.set(id, rows.length === state.messages.length ? rows.length : 0);
+    return state;
+  }
+
+  /** Creates the thread if needed and appends new messages, in one transaction. */
+  save(state: ThreadState, meta: { folder?: string; title?: string } = {}): void {
+    const now = new Date().toISOString();
+    const { messages, id, ...rest } = state;
+    this.db.transaction(() => {
+      this.stmts.insertThread.run({ id, title: meta.title ?? '', folder: meta.folder ?? '', now, count: messages.length, state: JSON.stringify(rest) });
+      let from = this.saved.get(id) ?? 0;
+      if (from > messages.length) from = 0;
+      if (from === 0) this.stmts.deleteMessages.run(id);
+      else this.stmts.deleteMessagesFrom.run(id, from);
+      for (let i = from; i < messages.length; i++) this.stmts.insertMessage.run(id, i, JSON.stringify(messages[i]));
+      if (meta.title === undefined) {
+        const firstUser = messages.find((m) => m.role === 'user');
+        if (firstUser) this.stmts.setTitleIfEmpty.run(titleFrom(firstUser), id);
+      }
+    })();
+    this.saved.set(id, messages.length);
+  }
+
+  list(): ThreadSummary[] {
+    return this.stmts.list.all().map(toSummary);
+  }
+
+  get(id: string): ThreadSummary | undefined {
+    const row = this.stmts.get.get(id);
+    return row ? toSummary(row) : undefined;
+  }
+
+  rename(id: string, title: string): void {
+    const result = this.stmts.rename.run(title, new Date().toISOString(), id);
+    if (result.changes === 0) throw new ThreadNotFoundError(`thread '${id}' not found`);
+  }
+
+  delete(id: string): boolean {
+    this.saved.delete(id);
+    return this.db.transaction(() => {
+      this.stmts.deleteMessages.run(id);
+      return this.stmts.delete.run(id).changes > 0;
+    })();
+  }
+}
+
+interface RowShape {
+  id: string;
+  title: string;
+  folder: string;
+  created_at: string;
+  updated_at: string;
+  message_count: number;
+  state_json: string;
+}
+
+function toSummary(row: RowShape): ThreadSummary {
+  return { id: row.id, title: row.title, folder: row.folder, createdAt: row.created_at, updatedAt: row.updated_at, messageCount: row.message_count };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function titleFrom(message: ChatMessage): string {
+  const text = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ');
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? line.slice(0, 77) + '…' : line;
+}

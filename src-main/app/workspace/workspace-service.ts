@@ -1,0 +1,99 @@
+// The project folder for the window: a live watch (chokidar, debounced) feeding the file
+// tree, listings, file viewing and @-mention search, all through the folder's backend so
+// the same path rules apply as for the agent.
+
+import { watch, type FSWatcher } from 'chokidar';
+import { relative, sep } from 'node:path';
+import type { Backend } from '../../core/backends/protocol';
+import { isImageMime } from '../../core/backends/text';
+import { normalizeVirtualPath } from '../../core/backends/paths';
+import { ContractError, type FileContent, type FileEntry } from '../contract';
+
+export type FileChange = { path: string; kind: 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir' };
+
+const IGNORED_DIRS = new Set(['.git', 'node_modules', 'out', 'dist', 'build', '.next', '.nuxt', 'target', 'coverage', '__pycache__', '.venv', '.cache', '.turbo']);
+const DEBOUNCE_MS = 75;
+const MAX_VIEW_CHARS = 2_000_000;
+
+export interface WorkspaceOptions {
+  folder: string;
+  backend: Backend;
+  onChange: (changes: FileChange[]) => void;
+}
+
+export class WorkspaceService {
+  private watcher: FSWatcher | null = null;
+  private pending = new Map<string, FileChange>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly options: WorkspaceOptions) {}
+
+  /** Starts watching; resolves once the initial scan is done. */
+  async start(): Promise<void> {
+    const root = this.options.folder;
+    this.watcher = watch(root, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      ignored: (path: string) => relative(root, path).split(sep).some((part) => IGNORED_DIRS.has(part)),
+    });
+    for (const kind of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const) {
+      this.watcher.on(kind, (path: string) => this.queue({ kind, path: toVirtual(root, path) }));
+    }
+    await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
+  }
+
+  private queue(change: FileChange): void {
+    this.pending.set(change.path, change);
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      const changes = [...this.pending.values()];
+      this.pending = new Map();
+      this.options.onChange(changes);
+    }, DEBOUNCE_MS);
+  }
+
+  async list(path: string): Promise<FileEntry[]> {
+    const result = await this.options.backend.ls(checked(path));
+    if (result.error !== undefined) throw new ContractError(result.error, 'not_found');
+    return (result.entries ?? []).map((e) => ({ path: e.path, isDir: e.isDir === true, ...(e.size !== undefined ? { size: e.size } : {}), ...(e.modifiedAt ? { modifiedAt: e.modifiedAt } : {}) }));
+  }
+
+  async read(path: string): Promise<FileContent> {
+    const p = checked(path);
+    const result = await this.options.backend.read(p, 0, Number.MAX_SAFE_INTEGER);
+    if (result.error !== undefined) throw new ContractError(result.error, 'not_found');
+    const data = result.fileData!;
+    if (data.encoding === 'base64') {
+      const mime = data.mimeType ?? 'application/octet-stream';
+      if (isImageMime(mime)) return { kind: 'image', path: p, mimeType: mime, data: data.content };
+      return { kind: 'binary', path: p, mimeType: mime, size: Math.floor((data.content.length * 3) / 4) };
+    }
+    const truncated = data.content.length > MAX_VIEW_CHARS;
+    return { kind: 'text', path: p, text: truncated ? data.content.slice(0, MAX_VIEW_CHARS) : data.content, truncated };
+  }
+
+  /** Paths whose name or path contains the query (for @-mentions), shortest first. */
+  async search(query: string, limit = 50): Promise<string[]> {
+    const q = query.trim().toLowerCase();
+    const found = await this.options.backend.glob('*', '/');
+    const paths = (found.matches ?? []).map((m) => m.path).filter((p) => p.toLowerCase().includes(q));
+    return paths.sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, limit);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    await this.watcher?.close();
+  }
+}
+
+function checked(path: string): string {
+  const p = normalizeVirtualPath(path);
+  if (!p.ok) throw new ContractError(p.error);
+  return p.path;
+}
+
+function toVirtual(root: string, real: string): string {
+  const rel = relative(root, real).split(sep).join('/');
+  return rel === '' ? '/' : `/${rel}`;
+}

@@ -1,0 +1,49 @@
+// `deepdesk memories ls | cat PATH | write PATH (stdin) | rm PATH` over /memories/ in SQLite.
+
+import { MEMORIES_NAMESPACE } from '../core/backends/mounts';
+import { openDatabase, StoreBackend } from '../core/backends/store';
+import { databasePath, resolveDataDir } from '../app/data-dir';
+import { ContractError } from '../app/contract';
+import { MemoriesService } from '../app/memories/memories-service';
+import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+
+export interface MemoriesIo {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+const ACTIONS = ['ls', 'cat', 'write', 'rm'];
+
+export async function memoriesCommand(argv: string[], io: MemoriesIo = { input: process.stdin, output: process.stdout }): Promise<number> {
+  const { values, positionals } = parseCommand(argv, COMMON_OPTIONS);
+  const [action, path, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  if (action === undefined || !ACTIONS.includes(action)) throw new UsageError('expected one of: memories ls | cat PATH | write PATH | rm PATH');
+  if (action !== 'ls' && path === undefined) throw new UsageError(`memories ${action} needs a PATH`);
+  if (action === 'ls' && path !== undefined) throw new UsageError('memories ls takes no PATH');
+  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'])));
+  const memories = new MemoriesService(new StoreBackend({ db, namespace: MEMORIES_NAMESPACE }), () => undefined);
+  try {
+    if (action === 'ls') {
+      io.output.write((await memories.list()).map((m) => `${m.path}\n`).join(''));
+    } else if (action === 'cat') {
+      io.output.write((await memories.read(path!)).text);
+    } else if (action === 'write') {
+      await memories.write(path!, await readAll(io.input));
+    } else {
+      await memories.delete(path!);
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof ContractError && err.code === 'bad_request') throw new UsageError(err.message);
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
+async function readAll(input: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,166 @@
+// `deepdesk run [options] "prompt"` (SPEC §5): the agent headless, to completion.
+
+import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline/promises';
+import { DEFAULT_RULES } from '../core/agent/permissions/rules';
+import { createAgentDefinition } from '../core/agent/create-agent';
+import { runAgent } from '../core/agent/loop';
+import type { ApprovalBroker } from '../core/agent/middleware/approval';
+import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from '../core/agent/types';
+import { createDefaultMounts } from '../core/backends/mounts';
+import { StateBackend } from '../core/backends/state';
+import { openDatabase } from '../core/backends/store';
+import { ModelConfigError } from '../core/models/errors';
+import { createChatModel } from '../core/models/create-model';
+import { ReadGuard } from '../core/tools/read-guard';
+import { databasePath, resolveDataDir } from '../app/data-dir';
+import { ThreadStore } from '../app/threads/thread-store';
+import { projectFolder } from './folders';
+import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+
+const RUN_OPTIONS = {
+  ...COMMON_OPTIONS,
+  thread: { type: 'string' },
+  approve: { type: 'string' },
+  json: { type: 'boolean' },
+  'context-window': { type: 'string' },
+  'evict-chars': { type: 'string' },
+} as const;
+
+type ApproveMode = 'ask' | 'auto' | 'deny';
+
+export interface RunIo {
+  stdin: NodeJS.ReadStream | NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo = (): RunIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promise<number> {
+  const { values, positionals } = parseCommand(argv, RUN_OPTIONS);
+  const prompt = positionals.join(' ').trim();
+  if (prompt === '') throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
+  const approve = (values.approve ?? 'ask') as ApproveMode;
+  if (!['ask', 'auto', 'deny'].includes(approve)) throw new UsageError(`--approve must be ask, auto or deny (got '${values.approve}')`);
+  const contextWindow = positiveInt('--context-window', values['context-window']);
+  const evictChars = positiveInt('--evict-chars', values['evict-chars']);
+  const modelSpec = values.model ?? io.env.DEEPDESK_MODEL;
+  if (modelSpec === undefined || modelSpec.trim() === '') throw new UsageError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL)');
+  const folder = projectFolder(values.folder);
+
+  let model;
+  try {
+    model = createChatModel({
+      model: modelSpec,
+      env: io.env,
+      ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+      ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+
+  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'], io.env)));
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(130);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const threads = new ThreadStore(db);
+    const threadId = values.thread ?? randomUUID();
+    const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
+    const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
+    const mounts = createDefaultMounts({ folder, db, threadFiles });
+    const definition = createAgentDefinition({
+      model,
+      backend: mounts.backend,
+      rules: () => DEFAULT_RULES,
+      broker: cliBroker(approve, io),
+      resolveModel: (spec) => createChatModel({ model: spec, env: io.env }),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(evictChars !== undefined ? { evictChars } : {}),
+    });
+    const persist = async (s: ThreadState) => {
+      s.files = { largeResults: threadFiles.largeResults.toJSON(), history: threadFiles.history.toJSON() };
+      threads.save(s, { folder });
+    };
+    const emit = values.json ? (e: AgentEvent) => io.stdout.write(JSON.stringify(e) + '\n') : progressPrinter(io);
+    const result = await runAgent(definition, state, { role: 'user', content: prompt }, {
+      signal: controller.signal,
+      emit,
+      persist,
+      guard: new ReadGuard(state.guard),
+    });
+    if (result.reason === 'completed') {
+      if (!values.json) io.stdout.write(result.text.endsWith('\n') ? result.text : result.text + '\n');
+      return 0;
+    }
+    const why =
+      result.reason === 'error' ? (result.error?.message ?? 'the agent failed') : result.reason === 'aborted' ? 'interrupted' : 'stopped after too many steps';
+    io.stderr.write(`deepdesk run: ${firstLine(why)}\n`);
+    return 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    db.close();
+  }
+}
+
+function positiveInt(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive whole number (got '${raw}')`);
+  return n;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text;
+}
+
+/** Approvals on the command line: ask on a terminal, or a fixed policy. */
+function cliBroker(mode: ApproveMode, io: RunIo): ApprovalBroker {
+  return {
+    async decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+      if (mode === 'auto') return { type: 'approve' };
+      if (mode === 'deny') return { type: 'reject', message: 'This run does not allow actions that need approval (--approve deny). Continue without it or explain what you would need.' };
+      const stdin = io.stdin as NodeJS.ReadStream;
+      if (!stdin.isTTY || !io.stderr.isTTY) {
+        return { type: 'reject', message: 'Nobody is available to approve this (non-interactive run). Continue without it, or tell the person to rerun with --approve auto.' };
+      }
+      return askOnTerminal(request, stdin, io.stderr, signal);
+    },
+  };
+}
+
+async function askOnTerminal(request: ApprovalRequest, input: NodeJS.ReadStream, output: NodeJS.WritableStream, signal: AbortSignal): Promise<ApprovalDecision> {
+  const rl = createInterface({ input, output });
+  try {
+    output.write(`\n${request.toolName} needs approval: ${request.reason}\n${JSON.stringify(request.args, null, 2)}\n`);
+    const answer = (await rl.question('Approve? [y]es / [n]o / or type a reply for the agent: ', { signal })).trim();
+    if (/^(y|yes)$/i.test(answer)) return { type: 'approve' };
+    if (answer === '' || /^(n|no)$/i.test(answer)) return { type: 'reject' };
+    return { type: 'reject', message: answer };
+  } finally {
+    rl.close();
+  }
+}
+
+/** Without --json: a line of progress per tool call on a terminal's stderr, nothing otherwise. */
+function progressPrinter(io: RunIo): (event: AgentEvent) => void {
+  if (!io.stderr.isTTY) return () => undefined;
+  return (event) => {
+    if (event.type === 'tool_call') io.stderr.write(`• ${event.name} ${truncate(JSON.stringify(event.args), 100)}\n`);
+    else if (event.type === 'summarized') io.stderr.write(`• history summarized (${event.summarizedMessages} messages archived to ${event.archivePath})\n`);
+  };
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}

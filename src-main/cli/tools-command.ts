@@ -1,0 +1,72 @@
+// `deepdesk tools`: a JSON-lines tool session (SPEC §5). One request a line on stdin,
+// one `{"output": ...}` line per request on stdout, in order. The person is the caller,
+// so approval rules do not apply; path validation and the read guard do.
+
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import { openDatabase } from '../core/backends/store';
+import { createDefaultMounts } from '../core/backends/mounts';
+import { isShellBackend } from '../core/backends/protocol';
+import { filesystemTools } from '../core/tools/filesystem-tools';
+import { ReadGuard } from '../core/tools/read-guard';
+import { runTool, toolMap } from '../core/tools/run-tool';
+import type { ToolOutput } from '../core/tools/tool';
+import { databasePath, resolveDataDir } from '../app/data-dir';
+import { projectFolder } from './folders';
+import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+
+const requestSchema = z.object({
+  tool: z.string({ error: '"tool" must be a string' }),
+  args: z.record(z.string(), z.unknown(), { error: '"args" must be an object' }).optional(),
+});
+
+export interface ToolsIo {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+}
+
+export async function toolsCommand(argv: string[], io: ToolsIo = { input: process.stdin, output: process.stdout }): Promise<number> {
+  const { values, positionals } = parseCommand(argv, COMMON_OPTIONS);
+  if (positionals.length > 0) throw new UsageError(`tools takes no arguments (got '${positionals.join(' ')}')`);
+  const folder = projectFolder(values.folder);
+  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'])));
+  try {
+    const mounts = createDefaultMounts({ folder, db });
+    const tools = toolMap(filesystemTools({ execute: isShellBackend(mounts.backend) }));
+    const guard = new ReadGuard();
+    let callNumber = 0;
+    const lines = createInterface({ input: io.input, crlfDelay: Infinity });
+    for await (const line of lines) {
+      if (line.trim() === '') continue;
+      callNumber++;
+      const output = await handleLine(line, async (tool, args) =>
+        runTool(tools, tool, args, { backend: mounts.backend, guard, toolCallId: `tools-${callNumber}` }),
+      );
+      await writeLine(io.output, JSON.stringify(output));
+    }
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+async function handleLine(line: string, call: (tool: string, args: unknown) => Promise<ToolOutput>): Promise<Record<string, unknown>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch (err) {
+    return { output: `Error: invalid JSON: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const request = requestSchema.safeParse(parsed);
+  if (!request.success) {
+    return { output: `Error: each line must be {"tool": NAME, "args": {...}}: ${request.error.issues.map((i) => i.message).join('; ')}` };
+  }
+  const result = await call(request.data.tool, request.data.args ?? {});
+  return result.image ? { output: result.text, image: { mimeType: result.image.mimeType } } : { output: result.text };
+}
+
+function writeLine(stream: NodeJS.WritableStream, line: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    stream.write(line + '\n', (err) => (err ? reject(err) : resolve()));
+  });
+}

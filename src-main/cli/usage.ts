@@ -1,0 +1,49 @@
+// Command-line parsing shared by every subcommand (SPEC §5). Bad usage exits 2.
+
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export class UsageError extends Error {}
+
+export const COMMON_OPTIONS = {
+  folder: { type: 'string' },
+  'data-dir': { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+export const HELP = `Usage: deepdesk <command> [options]
+
+Commands:
+  tools                 JSON-lines tool session on stdin/stdout
+  run "prompt"          run the agent headless and print its final answer
+  serve                 serve the app to a browser on 127.0.0.1
+  memories ls|cat|write|rm [PATH]
+                        manage the agent's long-term memories
+
+Common options:
+  --folder DIR          project folder (default: the current directory)
+  --data-dir DIR        data folder holding deepdesk.db (default: $DEEPDESK_HOME or ~/.deepdesk)
+  --model PROVIDER:MODEL  anthropic, openai, openai-compatible or ollama
+  --base-url URL        the provider's base URL (OpenAI-compatible servers)
+  --api-key KEY         API key (else ANTHROPIC_API_KEY / OPENAI_API_KEY)
+
+run options:
+  --thread ID           continue (or start) the thread with this id
+  --approve ask|auto|deny  what to do when a tool call needs approval (default ask)
+  --json                print events as JSON lines
+  --context-window N    override the model's context window (tokens)
+  --evict-chars N       override the large-result eviction threshold (characters)
+
+serve options:
+  --port N              port to listen on (default: a free port)
+`;

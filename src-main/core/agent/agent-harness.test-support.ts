@@ -1,0 +1,112 @@
+// Drives the real agent (real provider code, real backends) against the scripted
+// OpenAI-compatible server, collecting events. Shared by the agent tests.
+
+import { createChatModel } from '../models/create-model';
+import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
+import { ReadGuard } from '../tools/read-guard';
+import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace';
+import { createAgentDefinition } from './create-agent';
+import { runAgent, type RunResult } from './loop';
+import type { ApprovalBroker } from './middleware/approval';
+import type { SubagentSpec } from './middleware/subagents';
+import type { PermissionRule } from './permissions/rules';
+import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from './types';
+
+export const ALLOW_ALL: PermissionRule[] = [{ tools: ['*'], decision: 'allow' }];
+
+export interface HarnessOptions {
+  script?: ScriptStep[];
+  rules?: PermissionRule[];
+  decisions?: ApprovalDecision[];
+  contextWindow?: number;
+  evictChars?: number;
+  subagents?: SubagentSpec[];
+}
+
+export interface Harness {
+  server: ScriptedServer;
+  ws: TestWorkspace;
+  state: ThreadState;
+  events: AgentEvent[];
+  approvals: ApprovalRequest[];
+  guard: ReadGuard;
+  run(prompt: string | null, signal?: AbortSignal): Promise<RunResult>;
+  dispose(): Promise<void>;
+}
+
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const server = await startScriptedServer(options.script ?? []);
+  const ws = createTestWorkspace();
+  const model = createChatModel({
+    model: 'openai-compatible:scripted-model',
+    baseUrl: server.url,
+    retry: { baseDelayMs: 1, maxDelayMs: 5 },
+    ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+  });
+  const approvals: ApprovalRequest[] = [];
+  const decisions = [...(options.decisions ?? [])];
+  const broker: ApprovalBroker = {
+    async decide(request) {
+      approvals.push(request);
+      return decisions.shift() ?? { type: 'reject', message: 'no decision scripted' };
+    },
+  };
+  const definition = createAgentDefinition({
+    model,
+    backend: ws.mounts.backend,
+    rules: () => options.rules ?? ALLOW_ALL,
+    broker,
+    ...(options.subagents ? { subagents: options.subagents } : {}),
+    ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),
+  });
+  const state = newThreadState('thread-1');
+  const events: AgentEvent[] = [];
+  const guard = new ReadGuard();
+  return {
+    server,
+    ws,
+    state,
+    events,
+    approvals,
+    guard,
+    run: (prompt, signal) =>
+      runAgent(definition, state, prompt === null ? null : { role: 'user', content: prompt }, {
+        emit: (e) => events.push(e),
+        persist: async () => undefined,
+        guard,
+        ...(signal ? { signal } : {}),
+      }),
+    async dispose() {
+      await server.close();
+      ws.dispose();
+    },
+  };
+}
+
+type WireMessage = RecordedRequest['messages'][number];
+
+/** Every tool call in a request has exactly one result and every result has its call. */
+export function assertToolPairing(request: RecordedRequest): void {
+  const calls = new Set<string>();
+  const results = new Set<string>();
+  for (const m of request.messages as WireMessage[]) {
+    for (const c of (m.tool_calls as Array<{ id: string }> | undefined) ?? []) calls.add(c.id);
+    if (m.role === 'tool' && m.tool_call_id) {
+      if (!calls.has(m.tool_call_id)) throw new Error(`tool result ${m.tool_call_id} has no preceding call`);
+      if (results.has(m.tool_call_id)) throw new Error(`tool result ${m.tool_call_id} appears twice`);
+      results.add(m.tool_call_id);
+    }
+  }
+  for (const id of calls) if (!results.has(id)) throw new Error(`tool call ${id} has no result`);
+}
+
+export function toolMessages(request: RecordedRequest): WireMessage[] {
+  return request.messages.filter((m) => m.role === 'tool');
+}
+
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((p: { text?: string }) => p.text ?? '').join('');
+  return '';
+}

@@ -1,0 +1,65 @@
+// Assembles the agent of SPEC §4: base tools, the system prompt and every middleware in
+// the order their hooks must nest (outermost first around a tool call).
+
+import type { Backend } from '../backends/protocol';
+import { isShellBackend } from '../backends/protocol';
+import type { ChatModel } from '../models/types';
+import { filesystemTools } from '../tools/filesystem-tools';
+import type { AgentDefinition } from './loop';
+import type { Middleware } from './middleware';
+import { approvalMiddleware, type ApprovalBroker } from './middleware/approval';
+import { promptCachingMiddleware } from './middleware/caching';
+import { evictionMiddleware } from './middleware/eviction';
+import { memoryMiddleware } from './middleware/memory';
+import { subagentsMiddleware, type SubagentSpec } from './middleware/subagents';
+import { summarizationMiddleware } from './middleware/summarization';
+import { todosMiddleware } from './middleware/todos';
+import type { PermissionRule } from './permissions/rules';
+import { baseSystemPrompt } from './system-prompt';
+
+export interface AgentSetup {
+  model: ChatModel;
+  backend: Backend;
+  rules: () => readonly PermissionRule[];
+  broker: ApprovalBroker;
+  subagents?: SubagentSpec[];
+  resolveModel?: (spec: string) => ChatModel;
+  /** Overrides the model's context window for summarization (tokens). */
+  contextWindow?: number;
+  /** Overrides the tool-result eviction threshold (characters). */
+  evictChars?: number;
+  maxSteps?: number;
+  date?: Date;
+}
+
+export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
+  const canExecute = isShellBackend(setup.backend);
+  const tools = filesystemTools({ execute: canExecute });
+  const systemPrompt = baseSystemPrompt({ canExecute, ...(setup.date ? { date: setup.date } : {}) });
+  // Shared by the main agent and its subagents; state lives in the run, not here.
+  const shared = (): Middleware[] => [
+    todosMiddleware(),
+    approvalMiddleware({ rules: setup.rules, broker: setup.broker }),
+    evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
+    summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
+    promptCachingMiddleware(),
+    memoryMiddleware(),
+  ];
+  const subagents = subagentsMiddleware({
+    subagents: setup.subagents ?? [],
+    baseTools: tools,
+    childMiddleware: shared,
+    basePrompt: systemPrompt,
+    ...(setup.resolveModel ? { resolveModel: setup.resolveModel } : {}),
+    ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
+  });
+  const [todos, ...rest] = shared();
+  return {
+    model: setup.model,
+    backend: setup.backend,
+    tools,
+    middleware: [todos!, subagents, ...rest],
+    systemPrompt,
+    ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
+  };
+}

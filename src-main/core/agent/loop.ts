@@ -1,0 +1,287 @@
+// The agent step loop: model call → tool calls (run concurrently) → repeat, with
+// middleware around both, events streamed, the thread persisted after every step, and
+// Stop (the AbortSignal) cutting the model call and running tools short.
+
+import { z } from 'zod';
+import type { Backend } from '../backends/protocol';
+import { AbortedError, ContextOverflowError } from '../models/errors';
+import type { ChatMessage, ChatModel, ToolCall, ToolSpec, Usage } from '../models/types';
+import { costOf } from '../models/model-info';
+import type { ReadGuard } from '../tools/read-guard';
+import { runTool, toolMap } from '../tools/run-tool';
+import type { AgentTool, ToolOutput } from '../tools/tool';
+import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
+import { chainModelCall, chainToolCall, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
+import { countRequestTokens } from './token-count';
+import type { AgentEvent, AgentEventBody, RunStopReason, ThreadState } from './types';
+
+export interface AgentDefinition {
+  model: ChatModel;
+  backend: Backend;
+  /** The base tools (file tools, execute); middleware adds its own. */
+  tools: AgentTool[];
+  middleware: Middleware[];
+  /** The base system prompt; middleware appends sections. */
+  systemPrompt: string;
+  maxSteps?: number;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  emit: (event: AgentEvent) => void;
+  /** Saves the thread; called after every step. */
+  persist: (state: ThreadState) => Promise<void>;
+  guard: ReadGuard;
+  parentToolCallId?: string;
+  depth?: number;
+  /** Tool calls that were waiting for approval when the run stopped: run them on resume instead of marking them interrupted. */
+  resumableToolCalls?: ReadonlySet<string>;
+  onTerminalData?: (chunk: string) => void;
+}
+
+export interface RunResult {
+  text: string;
+  reason: RunStopReason;
+  error?: Error;
+}
+
+const DEFAULT_MAX_STEPS = 200;
+const specCache = new WeakMap<AgentTool, ToolSpec>();
+
+export function toolSpec(tool: AgentTool): ToolSpec {
+  let spec = specCache.get(tool);
+  if (spec === undefined) {
+    const schema = z.toJSONSchema(tool.schema, { unrepresentable: 'any' }) as Record<string, unknown>;
+    delete schema.$schema;
+    spec = { name: tool.name, description: tool.description, parameters: stripHugeBounds(schema) };
+    specCache.set(tool, spec);
+  }
+  return spec;
+}
+
+/** zod writes Number.MAX_SAFE_INTEGER bounds on ints; they are noise for a model. */
+function stripHugeBounds(schema: Record<string, unknown>): Record<string, unknown> {
+  const props = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  for (const prop of Object.values(props ?? {})) {
+    if (prop.maximum === Number.MAX_SAFE_INTEGER) delete prop.maximum;
+  }
+  return schema;
+}
+
+/** Runs the agent on `input` (or resumes the thread when input is null) until it answers. */
+export async function runAgent(def: AgentDefinition, state: ThreadState, input: ChatMessage | null, options: RunOptions): Promise<RunResult> {
+  const controller = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  const ctx: RunContext = {
+    threadId: state.id,
+    state,
+    backend: def.backend,
+    model: def.model,
+    signal,
+    depth: options.depth ?? 0,
+    ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}),
+    emit: (event: AgentEventBody) =>
+      options.emit({ ...event, threadId: state.id, ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}) } as AgentEvent),
+    persist: () => options.persist(state),
+    countRequestTokens,
+  };
+  const tools = [...def.tools, ...def.middleware.flatMap((m) => m.tools?.(ctx) ?? [])];
+  const byName = toolMap(tools);
+  const specs = tools.map(toolSpec);
+  const maxSteps = def.maxSteps ?? DEFAULT_MAX_STEPS;
+  let lastText = '';
+
+  const runToolCalls = async (calls: ToolCall[]): Promise<void> => {
+    const execute = chainToolCall(def.middleware, ctx, calls, (call) => executeCall(call));
+    const results = await Promise.all(
+      calls.map(async (call) => {
+        const output = await execute(call).catch((err: unknown) => ({ text: `Error: ${call.name} failed: ${errorMessage(err)}` }) as ToolOutput);
+        ctx.emit({
+          type: 'tool_result',
+          id: call.id,
+          name: call.name,
+          output: output.text,
+          isError: output.text.startsWith('Error:'),
+          ...(output.image ? { image: { mimeType: output.image.mimeType } } : {}),
+        });
+        return { call, output };
+      }),
+    );
+    for (const { call, output } of results) state.messages.push(toolMessage(call, output));
+    state.guard = options.guard.toJSON();
+    await ctx.persist();
+  };
+
+  const executeCall = async (call: ToolCall): Promise<ToolOutput> => {
+    if (call.parseError !== undefined) {
+      return { text: `Error: the arguments of this ${call.name} call were not valid JSON (${call.parseError}); call the tool again with a JSON object of arguments.` };
+    }
+    return runTool(byName, call.name, call.args, {
+      backend: def.backend,
+      guard: options.guard,
+      toolCallId: call.id,
+      signal,
+      ...(options.onTerminalData ? { onTerminalData: options.onTerminalData } : {}),
+      run: ctx,
+    });
+  };
+
+  try {
+    // A thread that stopped mid-step: re-run calls that were only waiting for approval,
+    // and close the others with an "interrupted" result so the history stays valid.
+    const unresolved = unresolvedToolCalls(state.messages);
+    if (unresolved.length > 0) {
+      const resumable = unresolved.filter((c) => options.resumableToolCalls?.has(c.id));
+      if (resumable.length > 0) await runToolCalls(resumable);
+      if (resumable.length !== unresolved.length) {
+        state.messages = repairDanglingToolCalls(state.messages);
+        await ctx.persist();
+      }
+    }
+
+    if (input !== null) {
+      let message = input;
+      for (const m of def.middleware) if (m.onUserMessage) message = await m.onUserMessage(ctx, message);
+      state.messages.push(message);
+      await ctx.persist();
+    }
+
+    for (let step = 0; step < maxSteps; step++) {
+      if (signal.aborted) return finish(ctx, lastText, 'aborted');
+      const turn = await callModel(def, ctx, specs);
+      lastText = turn.text;
+      state.messages.push({ role: 'assistant', content: turn.text, ...(turn.toolCalls.length > 0 ? { toolCalls: turn.toolCalls } : {}) });
+      await ctx.persist();
+      if (turn.toolCalls.length === 0) return finish(ctx, turn.text, 'completed');
+      await runToolCalls(turn.toolCalls);
+      if (signal.aborted) return finish(ctx, lastText, 'aborted');
+    }
+    return finish(ctx, lastText, 'max_steps');
+  } catch (err) {
+    if (err instanceof AbortedError || signal.aborted) {
+      await ctx.persist().catch(() => undefined);
+      return finish(ctx, lastText, 'aborted');
+    }
+    const error = err instanceof Error ? err : new Error(String(err));
+    ctx.emit({ type: 'error', message: error.message });
+    await ctx.persist().catch(() => undefined);
+    return { ...finish(ctx, lastText, 'error'), error };
+  }
+}
+
+function finish(ctx: RunContext, text: string, reason: RunStopReason): RunResult {
+  ctx.emit({ type: 'done', text, reason });
+  return { text, reason };
+}
+
+async function buildRequest(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[]): Promise<ModelCallRequest> {
+  const sections: string[] = [def.systemPrompt];
+  for (const m of def.middleware) {
+    const section = await m.systemPrompt?.(ctx);
+    if (section) sections.push(section);
+  }
+  return { system: sections.join('\n\n'), messages: modelView(ctx.state), tools: specs };
+}
+
+/** What the model sees: the summary (if any), then the recent messages, dangling calls closed. */
+export function modelView(state: ThreadState): ChatMessage[] {
+  const recent = state.messages.slice(state.contextStart);
+  if (state.summary === undefined) return repairDanglingToolCalls(recent);
+  // The person's latest request always stays verbatim, even when it was summarized away.
+  const view: ChatMessage[] = [{ role: 'user', content: state.summary }];
+  const latestUser = state.messages.findLastIndex((m) => m.role === 'user');
+  if (latestUser >= 0 && latestUser < state.contextStart) view.push(state.messages[latestUser]!);
+  view.push(...recent);
+  return repairDanglingToolCalls(view);
+}
+
+async function callModel(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[]): Promise<ModelTurn> {
+  let overflowHandled = false;
+  for (;;) {
+    let request = await buildRequest(def, ctx, specs);
+    for (const m of def.middleware) {
+      if (m.beforeModel) {
+        await m.beforeModel(ctx, request);
+      }
+    }
+    // beforeModel hooks may have summarized: look again.
+    request = { ...request, messages: modelView(ctx.state) };
+    const call = chainModelCall(def.middleware, ctx, (req) => streamTurn(ctx, req));
+    try {
+      const turn = await call(request);
+      recordUsage(ctx, turn.usage, ctx.countRequestTokens(request));
+      return turn;
+    } catch (err) {
+      if (err instanceof ContextOverflowError && !overflowHandled) {
+        overflowHandled = true;
+        let shrunk = false;
+        for (const m of def.middleware) if (m.onContextOverflow && (await m.onContextOverflow(ctx))) shrunk = true;
+        if (shrunk) continue;
+      }
+      throw err;
+    }
+  }
+}
+
+async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<ModelTurn> {
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let stopReason: ModelTurn['stopReason'] = 'other';
+  try {
+    for await (const event of ctx.model.stream({ ...request, signal: ctx.signal })) {
+      switch (event.type) {
+        case 'text-delta':
+          text += event.text;
+          ctx.emit({ type: 'text', text: event.text });
+          break;
+        case 'tool-call':
+          toolCalls.push(event.call);
+          ctx.emit({ type: 'tool_call', id: event.call.id, name: event.call.name, args: event.call.args, ...(event.call.parseError ? { parseError: event.call.parseError } : {}) });
+          break;
+        case 'finish':
+          usage = event.usage;
+          stopReason = event.stopReason;
+          break;
+        default:
+          break;
+      }
+    }
+  } catch (err) {
+    // Keep what was streamed before a Stop: the person saw it, so the history has it.
+    if ((err instanceof AbortedError || ctx.signal.aborted) && text !== '') {
+      ctx.state.messages.push({ role: 'assistant', content: text });
+    }
+    throw err;
+  }
+  return { text, toolCalls, stopReason, usage };
+}
+
+function recordUsage(ctx: RunContext, usage: Usage, contextTokens: number): void {
+  const total = ctx.state.usage;
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.cacheReadTokens += usage.cacheReadTokens;
+  total.cacheWriteTokens += usage.cacheWriteTokens;
+  const cost = costOf(ctx.model.id, usage);
+  if (cost !== undefined) total.costUsd = (total.costUsd ?? 0) + cost;
+  ctx.emit({
+    type: 'usage',
+    usage: { ...usage, ...(cost !== undefined ? { costUsd: cost } : {}) },
+    total: { ...total },
+    contextTokens: usage.inputTokens > 0 ? usage.inputTokens : contextTokens,
+    contextWindow: ctx.model.contextWindow,
+  });
+}
+
+function toolMessage(call: ToolCall, output: ToolOutput): ChatMessage {
+  const isError = output.text.startsWith('Error:');
+  const content = output.image
+    ? [{ type: 'text' as const, text: output.text }, { type: 'image' as const, mimeType: output.image.mimeType, data: output.image.data }]
+    : output.text;
+  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}) };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,79 @@
+// Middleware hooks around the agent loop, in the shape of Deep Agents' wrap_model_call /
+// wrap_tool_call. Each concern (eviction, summarization, todos, subagents, approval,
+// caching, memory, dangling-call repair) is one small module implementing some of these.
+
+import type { Backend } from '../backends/protocol';
+import type { ChatMessage, ChatModel, StopReason, ToolCall, ToolSpec, Usage } from '../models/types';
+import type { AgentTool, ToolOutput } from '../tools/tool';
+import type { AgentEventBody, ThreadState } from './types';
+
+export interface ModelCallRequest {
+  system: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  cacheBreakpoints?: boolean;
+}
+
+export interface ModelTurn {
+  text: string;
+  toolCalls: ToolCall[];
+  stopReason: StopReason;
+  usage: Usage;
+}
+
+/** What a hook can see and do during one run of one (sub)agent. */
+export interface RunContext {
+  readonly threadId: string;
+  readonly state: ThreadState;
+  readonly backend: Backend;
+  readonly model: ChatModel;
+  readonly signal: AbortSignal;
+  /** Set inside a subagent: the `task` call it runs under. */
+  readonly parentToolCallId?: string;
+  /** Nesting depth: 0 for the main agent. */
+  readonly depth: number;
+  emit(event: AgentEventBody): void;
+  /** Persists the thread now (after every step the loop does this itself). */
+  persist(): Promise<void>;
+  /** Estimated tokens of a model request, with the real tokenizer. */
+  countRequestTokens(request: ModelCallRequest): number;
+}
+
+export interface ToolCallInfo {
+  call: ToolCall;
+  /** Every tool call of the same model turn (e.g. to refuse two write_todos in one turn). */
+  turnCalls: readonly ToolCall[];
+}
+
+export type ModelCallHandler = (request: ModelCallRequest) => Promise<ModelTurn>;
+export type ToolCallHandler = (call: ToolCall) => Promise<ToolOutput>;
+
+export interface Middleware {
+  readonly name: string;
+  /** Tools this middleware adds (e.g. write_todos, task). */
+  tools?(ctx: RunContext): AgentTool[];
+  /** A section appended to the system prompt. */
+  systemPrompt?(ctx: RunContext): Promise<string | undefined> | string | undefined;
+  /** Transforms a new user message before it is stored (e.g. evicting a huge one). */
+  onUserMessage?(ctx: RunContext, message: ChatMessage): Promise<ChatMessage>;
+  /** Runs before every model call; may rewrite the state (e.g. summarize). */
+  beforeModel?(ctx: RunContext, request: ModelCallRequest): Promise<void>;
+  /** The provider said the context overflowed: shrink it; the loop retries once. Returns true if it did. */
+  onContextOverflow?(ctx: RunContext): Promise<boolean>;
+  wrapModelCall?(ctx: RunContext, request: ModelCallRequest, next: ModelCallHandler): Promise<ModelTurn>;
+  wrapToolCall?(ctx: RunContext, info: ToolCallInfo, next: ToolCallHandler): Promise<ToolOutput>;
+}
+
+export function chainModelCall(middleware: readonly Middleware[], ctx: RunContext, inner: ModelCallHandler): ModelCallHandler {
+  return middleware.reduceRight<ModelCallHandler>(
+    (next, m) => (m.wrapModelCall ? (request) => m.wrapModelCall!(ctx, request, next) : next),
+    inner,
+  );
+}
+
+export function chainToolCall(middleware: readonly Middleware[], ctx: RunContext, turnCalls: readonly ToolCall[], inner: ToolCallHandler): ToolCallHandler {
+  return middleware.reduceRight<ToolCallHandler>(
+    (next, m) => (m.wrapToolCall ? (call) => m.wrapToolCall!(ctx, { call, turnCalls }, next) : next),
+    inner,
+  );
+}

@@ -1,0 +1,44 @@
+// Memory (SPEC §4): the folder's AGENTS.md and /memories/AGENTS.md go into the system
+// prompt, with guidance on keeping /memories/ useful. Files are re-read only when they change.
+
+import type { Backend } from '../../backends/protocol';
+import type { Middleware } from '../middleware';
+
+const MAX_MEMORY_CHARS = 40_000;
+
+const GUIDANCE = `## Long-term memory
+Files under /memories/ persist across conversations and projects; everything else you learn is forgotten when this conversation ends.
+- At the start of a task, check /memories/ (ls, grep) for notes that apply.
+- Save what will help later: the person's preferences and corrections, project conventions, commands that work, decisions and their reasons. Write short, specific notes, one topic a file (e.g. /memories/preferences.md); update a note rather than duplicating it and delete what turns out wrong.
+- /memories/AGENTS.md is always shown to you below; keep it a concise index of the most important instructions.
+- Never store secrets (keys, passwords, tokens) in memories.`;
+
+interface CachedFile {
+  version: string;
+  text: string | null;
+}
+
+export function memoryMiddleware(): Middleware {
+  const cache = new Map<string, CachedFile>();
+  const load = async (backend: Backend, path: string): Promise<string | null> => {
+    const stat = await backend.stat(path);
+    if (stat.error !== undefined || stat.version === undefined || stat.info?.isDir) return null;
+    const hit = cache.get(path);
+    if (hit && hit.version === stat.version) return hit.text;
+    const raw = await backend.readRaw(path);
+    let text = raw.data ? Buffer.from(raw.data).toString('utf8') : null;
+    if (text !== null && text.length > MAX_MEMORY_CHARS) text = text.slice(0, MAX_MEMORY_CHARS) + `\n[… cut at ${MAX_MEMORY_CHARS} characters; read ${path} for the rest]`;
+    cache.set(path, { version: stat.version, text });
+    return text;
+  };
+  return {
+    name: 'memory',
+    async systemPrompt(ctx) {
+      const [project, personal] = await Promise.all([load(ctx.backend, '/AGENTS.md'), load(ctx.backend, '/memories/AGENTS.md')]);
+      const parts = [GUIDANCE];
+      if (project && project.trim() !== '') parts.push(`## Project instructions (/AGENTS.md)\n${project.trim()}`);
+      if (personal && personal.trim() !== '') parts.push(`## Your memory index (/memories/AGENTS.md)\n${personal.trim()}`);
+      return parts.join('\n\n');
+    },
+  };
+}

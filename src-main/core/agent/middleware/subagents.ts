@@ -1,0 +1,128 @@
+// Subagents (SPEC §4): `task` starts a fresh agent with its own context on a description
+// and returns only its final answer. `general-purpose` always exists; more come from
+// settings. Several task calls in one turn run in parallel (the loop runs calls
+// concurrently); their events stream under the parent call; they ask for approval too.
+
+import { z } from 'zod';
+import type { ChatModel } from '../../models/types';
+import { ReadGuard } from '../../tools/read-guard';
+import { defineTool, errorText, text, type AgentTool } from '../../tools/tool';
+import { runAgent } from '../loop';
+import type { Middleware, RunContext } from '../middleware';
+import { newThreadState, type AgentEvent } from '../types';
+
+export interface SubagentSpec {
+  name: string;
+  description: string;
+  systemPrompt: string;
+  /** Names of base tools it may use; all of them when absent. */
+  tools?: string[];
+  /** 'provider:model'; the parent's model when absent. */
+  model?: string;
+}
+
+export interface SubagentOptions {
+  subagents: SubagentSpec[];
+  /** The parent's base tools (file tools, execute). */
+  baseTools: AgentTool[];
+  /** Middleware for subagents: the parent's, minus this one (no nested tasks). */
+  childMiddleware: () => Middleware[];
+  /** The base system prompt the general-purpose subagent shares. */
+  basePrompt: string;
+  resolveModel?: (spec: string) => ChatModel;
+  maxSteps?: number;
+}
+
+export const GENERAL_PURPOSE = 'general-purpose';
+
+const SUBAGENT_NOTE = `## You are a subagent
+Another agent gave you one task. Work on it independently with your tools; you cannot ask it questions. Your final message is the only thing it will see: make it a complete, self-contained report of what you did and found (paths, results, anything it must know), without chit-chat.`;
+
+export function subagentsMiddleware(options: SubagentOptions): Middleware {
+  const specs = new Map<string, SubagentSpec>();
+  specs.set(GENERAL_PURPOSE, {
+    name: GENERAL_PURPOSE,
+    description: 'A general-purpose agent with the same tools as you, for researching a question, searching code or carrying out a self-contained multi-step task in its own context.',
+    systemPrompt: options.basePrompt,
+  });
+  for (const s of options.subagents) specs.set(s.name, s);
+  const catalogue = [...specs.values()].map((s) => `- ${s.name}: ${s.description}`).join('\n');
+
+  const schema = z.object({
+    description: z.string({ error: 'description must be a string: the full task for the subagent' }).min(1, 'description must not be empty'),
+    subagent_type: z.string({ error: `subagent_type must be one of: ${[...specs.keys()].join(', ')}` }),
+  });
+
+  const task: AgentTool = defineTool({
+    name: 'task',
+    description: [
+      'Start a subagent on a self-contained task. It works in a fresh context with its own tools and returns only its final report, which keeps your context small.',
+      'Use it for broad searches, research, or independent pieces of work; start several in the same turn to run them in parallel.',
+      'The description must contain everything the subagent needs (it cannot see this conversation): the goal, relevant paths, constraints, and what to report back.',
+      `subagent_type is one of:\n${catalogue}`,
+    ].join('\n'),
+    schema,
+    async run(args, ctx) {
+      const parent = ctx.run;
+      if (parent === undefined) return errorText('task is only available to the agent');
+      const spec = specs.get(args.subagent_type);
+      if (spec === undefined) return errorText(`unknown subagent_type '${args.subagent_type}'; use one of: ${[...specs.keys()].join(', ')}`);
+      return runSubagent(parent, spec, args.description, ctx.toolCallId);
+    },
+  });
+
+  const runSubagent = async (parent: RunContext, spec: SubagentSpec, description: string, callId: string) => {
+    let model = parent.model;
+    if (spec.model !== undefined && options.resolveModel) {
+      try {
+        model = options.resolveModel(spec.model);
+      } catch (err) {
+        return errorText(`subagent ${spec.name} has an unusable model '${spec.model}': ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    const tools = spec.tools ? options.baseTools.filter((t) => spec.tools!.includes(t.name)) : options.baseTools;
+    const state = newThreadState(`${parent.threadId}.${callId}`);
+    const result = await runAgent(
+      {
+        model,
+        backend: parent.backend,
+        tools,
+        middleware: options.childMiddleware(),
+        systemPrompt: `${spec.systemPrompt}\n\n${SUBAGENT_NOTE}`,
+        ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+      },
+      state,
+      { role: 'user', content: description },
+      {
+        signal: parent.signal,
+        guard: new ReadGuard(),
+        parentToolCallId: callId,
+        depth: parent.depth + 1,
+        // Re-stamp the child's events into the parent's thread, under this task call.
+        emit: (event: AgentEvent) => {
+          const { threadId: _ignored, ...body } = event;
+          parent.emit(body);
+        },
+        persist: async () => undefined,
+      },
+    );
+    const total = parent.state.usage;
+    total.inputTokens += state.usage.inputTokens;
+    total.outputTokens += state.usage.outputTokens;
+    total.cacheReadTokens += state.usage.cacheReadTokens;
+    total.cacheWriteTokens += state.usage.cacheWriteTokens;
+    if (state.usage.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + state.usage.costUsd;
+    if (result.reason === 'error') return errorText(`subagent ${spec.name} failed: ${result.error?.message ?? 'unknown error'}`);
+    if (result.reason === 'aborted') return errorText(`subagent ${spec.name} was stopped`);
+    return text(result.text.trim() === '' ? `(subagent ${spec.name} finished without a final message)` : result.text);
+  };
+
+  return {
+    name: 'subagents',
+    tools: (ctx) => (ctx.depth === 0 ? [task] : []),
+    systemPrompt: (ctx) =>
+      ctx.depth === 0
+        ? `## Subagents\nThe task tool hands a self-contained job to a subagent with a fresh context; only its final report comes back. Use it to keep your own context focused, and start several at once for independent parts. Available:\n${catalogue}`
+        : undefined,
+  };
+}

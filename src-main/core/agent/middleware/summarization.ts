@@ -1,0 +1,175 @@
+// Summarization with history offload (SPEC §4). When a request passes 85% of the model's
+// context window (or the provider says it overflowed), older messages are summarized by the
+// model into a structured summary; their full text is appended to
+// /conversation_history/<thread>.md; the model then sees the summary, the latest user
+// message and the recent messages. Tool calls always stay together with their results.
+
+import type { ChatMessage, ContentPart } from '../../models/types';
+import { DEFAULT_CONTEXT_WINDOW } from '../../models/model-info';
+import type { Middleware, RunContext } from '../middleware';
+import { countMessageTokens, countTextTokens } from '../token-count';
+
+export const SUMMARIZE_AT = 0.85;
+/** Share of the window kept verbatim after a summary. */
+const KEEP_SHARE = 0.3;
+/** Share of the window one summarization call may read at once. */
+const CHUNK_SHARE = 0.5;
+const TOOL_TEXT_IN_TRANSCRIPT = 2_000;
+
+export interface SummarizationOptions {
+  /** Overrides the model's context window (tokens). */
+  contextWindow?: number;
+}
+
+const SUMMARIZER_PROMPT = `You compress the earlier part of a conversation between a person and a software agent so the agent can continue the work without it.
+Write a faithful, specific summary in Markdown with exactly these sections:
+## Intent
+What the person wants overall, including constraints and preferences they stated.
+## Done so far
+What the agent did and found, in order, with concrete results (what worked, what failed and why).
+## Artifacts
+Files created, changed or deleted (virtual paths), commands that matter, and other outputs.
+## Open questions and next steps
+What remains to be done, and anything unresolved.
+Keep names, paths, numbers, error messages and decisions exact. Do not invent anything. Do not address the person.`;
+
+export function archivePathFor(threadId: string): string {
+  return `/conversation_history/${threadId.replace(/[^A-Za-z0-9_-]/g, '_')}.md`;
+}
+
+export function summarizationMiddleware(options: SummarizationOptions = {}): Middleware {
+  const windowOf = (ctx: RunContext) => options.contextWindow ?? (ctx.model.contextWindow > 0 ? ctx.model.contextWindow : DEFAULT_CONTEXT_WINDOW);
+  return {
+    name: 'summarization',
+    async beforeModel(ctx, request) {
+      const window = windowOf(ctx);
+      if (ctx.countRequestTokens(request) <= window * SUMMARIZE_AT) return;
+      await summarize(ctx, window);
+    },
+    async onContextOverflow(ctx) {
+      return summarize(ctx, windowOf(ctx));
+    },
+  };
+}
+
+/** Summarizes what it can; returns false when nothing could be cut. */
+async function summarize(ctx: RunContext, window: number): Promise<boolean> {
+  const state = ctx.state;
+  const cut = chooseCut(state.messages, state.contextStart, window * KEEP_SHARE);
+  if (cut <= state.contextStart) return false;
+  const older = state.messages.slice(state.contextStart, cut);
+  const archivePath = archivePathFor(state.id);
+
+  // Archive first: the full text must be safe before anything leaves the model's view.
+  const archived = await appendArchive(ctx, archivePath, older);
+  if (!archived) return false;
+
+  const previous = state.summary !== undefined ? stripPreamble(state.summary) : undefined;
+  let summary: string;
+  try {
+    summary = await summarizeChunks(ctx, previous, older, window);
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    return false;
+  }
+  const summarized = cut - state.contextStart;
+  state.summary = `${preamble(archivePath)}\n\n${summary.trim()}`;
+  state.contextStart = cut;
+  ctx.emit({ type: 'summarized', archivePath, summarizedMessages: summarized, summary: summary.trim() });
+  await ctx.persist();
+  return true;
+}
+
+const PREAMBLE_END = '(end of note)';
+
+function preamble(archivePath: string): string {
+  return `[Earlier parts of this conversation were summarized to save context. Their full text is in ${archivePath}; read it with read_file when you need exact details.] ${PREAMBLE_END}`;
+}
+
+function stripPreamble(summary: string): string {
+  const i = summary.indexOf(PREAMBLE_END);
+  return i >= 0 ? summary.slice(i + PREAMBLE_END.length).trim() : summary;
+}
+
+/**
+ * The first message kept verbatim: as early as the keep budget allows, never a tool
+ * result (it must stay with its call), and always leaving at least the last turn.
+ */
+export function chooseCut(messages: readonly ChatMessage[], start: number, keepBudget: number): number {
+  let kept = 0;
+  let cut = messages.length;
+  for (let i = messages.length - 1; i > start; i--) {
+    kept += countMessageTokens(messages[i]!);
+    if (kept > keepBudget && cut < messages.length) break;
+    if (messages[i]!.role !== 'tool') cut = i;
+  }
+  // Land on a boundary that does not split a call from its results.
+  while (cut < messages.length && messages[cut]!.role === 'tool') cut++;
+  return cut >= messages.length ? lastTurnStart(messages, start) : cut;
+}
+
+/** Where the last assistant turn (with its results) begins, if anything precedes it. */
+function lastTurnStart(messages: readonly ChatMessage[], start: number): number {
+  for (let i = messages.length - 1; i > start; i--) if (messages[i]!.role !== 'tool') return i;
+  return start;
+}
+
+async function summarizeChunks(ctx: RunContext, previous: string | undefined, messages: ChatMessage[], window: number): Promise<string> {
+  const chunkBudget = Math.max(2_000, Math.floor(window * CHUNK_SHARE));
+  let summary = previous;
+  let chunk: string[] = [];
+  let chunkTokens = 0;
+  const flush = async () => {
+    if (chunk.length === 0) return;
+    summary = await callSummarizer(ctx, summary, chunk.join('\n\n'));
+    chunk = [];
+    chunkTokens = 0;
+  };
+  for (const message of messages) {
+    const rendered = renderMessage(message, TOOL_TEXT_IN_TRANSCRIPT);
+    const tokens = countTextTokens(rendered);
+    if (chunkTokens + tokens > chunkBudget) await flush();
+    chunk.push(tokens > chunkBudget ? rendered.slice(0, chunkBudget * 3) + '\n[… cut]' : rendered);
+    chunkTokens += Math.min(tokens, chunkBudget);
+  }
+  await flush();
+  return summary ?? '';
+}
+
+async function callSummarizer(ctx: RunContext, previous: string | undefined, transcript: string): Promise<string> {
+  const input = previous
+    ? `Summary of the conversation so far:\n\n${previous}\n\nThe conversation continued as follows. Produce one updated summary covering everything.\n\n${transcript}`
+    : `Summarize this conversation:\n\n${transcript}`;
+  let text = '';
+  for await (const event of ctx.model.stream({ system: SUMMARIZER_PROMPT, messages: [{ role: 'user', content: input }], tools: [], signal: ctx.signal })) {
+    if (event.type === 'text-delta') text += event.text;
+  }
+  if (text.trim() === '') throw new Error('the model returned an empty summary');
+  return text;
+}
+
+async function appendArchive(ctx: RunContext, path: string, messages: ChatMessage[]): Promise<boolean> {
+  const existing = await ctx.backend.readRaw(path);
+  const before = existing.data ? Buffer.from(existing.data).toString('utf8') : `# Archived conversation (thread ${ctx.state.id})\n`;
+  const section = `\n\n---\n<!-- archived ${new Date().toISOString()} -->\n\n${messages.map((m) => renderMessage(m, Infinity)).join('\n\n')}\n`;
+  const written = await ctx.backend.write(path, before + section);
+  return written.error === undefined;
+}
+
+export function renderMessage(message: ChatMessage, maxToolChars: number): string {
+  const body = (content: string | ContentPart[]) =>
+    typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}]`)).join('\n');
+  switch (message.role) {
+    case 'user':
+      return `### User\n${body(message.content)}`;
+    case 'assistant': {
+      const calls = (message.toolCalls ?? []).map((c) => `→ tool call ${c.name} (${c.id}): ${c.argsText}`);
+      return `### Assistant\n${[message.content, ...calls].filter((s) => s !== '').join('\n')}`;
+    }
+    case 'tool': {
+      const text = body(message.content);
+      const shown = text.length > maxToolChars ? `${text.slice(0, maxToolChars)}\n[… ${text.length - maxToolChars} more characters]` : text;
+      return `### Tool result: ${message.toolName} (${message.toolCallId})\n${shown}`;
+    }
+  }
+}

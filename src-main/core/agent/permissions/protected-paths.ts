@@ -1,0 +1,82 @@
+// Paths that are never written without asking (SPEC §4): `.git/`, `.env*` files and the
+// app's own data. Matched on purpose without compileGlob: `**` there does not enter
+// dot-folders, and here it must.
+//
+// Pattern syntax: `/`-separated segments; `**` is any number of segments (dot-folders
+// included); `*` and `?` in a segment match any characters (a leading dot included).
+// A pattern with a leading `/` is anchored at the root; `**/x` matches at any depth.
+// A path is protected when the pattern matches the path or one of its parent folders, so
+// `/.git/**` and `**/.git` both cover `/.git` and everything below. Matching ignores case
+// and trailing dots and spaces of a name: on macOS and Windows `/.GIT/config` and
+// `/.env.` are the same files as `/.git/config` and `/.env`.
+
+export const PROTECTED_PATHS: string[] = ['**/.git/**', '**/.env*', '/.deepdesk/**'];
+
+type Segment = '**' | RegExp;
+
+const compiled = new Map<string, Segment[]>();
+
+function compile(pattern: string): Segment[] {
+  let segments = compiled.get(pattern);
+  if (segments === undefined) {
+    segments = pattern
+      .replaceAll('\\', '/')
+      .split('/')
+      .filter((s) => s !== '' && s !== '.')
+      .map((s): Segment => {
+        if (s === '**') return '**';
+        const body = [...canonicalName(s)].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[.+^${}()|[\]\\]/g, '\\$&'))).join('');
+        return new RegExp(`^${body}$`, 'is');
+      });
+    compiled.set(pattern, segments);
+  }
+  return segments;
+}
+
+function canonicalName(name: string): string {
+  const trimmed = name.replace(/[. ]+$/, '');
+  return trimmed === '' ? name : trimmed;
+}
+
+function matchFrom(segs: Segment[], si: number, parts: string[], pi: number): boolean {
+  if (si === segs.length) return true; // the rest of the path lies below a matched folder
+  const seg = segs[si]!;
+  if (seg === '**') {
+    for (let k = pi; k <= parts.length; k++) if (matchFrom(segs, si + 1, parts, k)) return true;
+    return false;
+  }
+  if (pi === parts.length) return false;
+  return seg.test(canonicalName(parts[pi]!)) && matchFrom(segs, si + 1, parts, pi + 1);
+}
+
+function splitPath(path: string): string[] {
+  return path.replaceAll('\\', '/').split('/').filter((s) => s !== '' && s !== '.');
+}
+
+/**
+ * The protected pattern `path` falls under, or null. With `anywhere`, a root-anchored
+ * pattern may match from any folder of the path (used for paths written in commands,
+ * whose base folder is not known).
+ */
+export function protectedPattern(path: string, patterns: readonly string[] = PROTECTED_PATHS, anywhere = false): string | null {
+  const parts = splitPath(path);
+  if (parts.length === 0) return null;
+  for (const pattern of patterns) {
+    const segs = compile(pattern);
+    if (segs.length === 0) continue;
+    const starts = anywhere ? parts.length : 1;
+    for (let start = 0; start < starts; start++) {
+      if (matchFrom(segs, 0, parts, start)) return pattern;
+    }
+  }
+  return null;
+}
+
+/** "writes to .env files always ask" and the like, for a pattern of PROTECTED_PATHS or the caller's own. */
+export function protectedReason(pattern: string): string {
+  const lower = pattern.toLowerCase();
+  if (/(^|\/)\.git(\/|$)/.test(lower)) return 'writes inside .git/ always ask';
+  if (lower.includes('.env')) return 'writes to .env files always ask';
+  if (lower.includes('.deepdesk')) return "writes to Deepdesk's own data (/.deepdesk/) always ask";
+  return `writes to protected paths (${pattern}) always ask`;
+}

@@ -1,0 +1,147 @@
+// Permission rules (SPEC §4 "Permission rules"): ordered rules, the first that matches
+// decides. Shell commands are split into simple commands and each must be allowed;
+// substitutions, redirections into files and shell wrappers always ask; writes to
+// protected paths never run without asking.
+import { compileGlob } from '../../backends/glob-match';
+import type { GlobMatcher } from '../../backends/glob-match';
+import { matchesCommandPattern } from './command-patterns';
+import { PROTECTED_PATHS, protectedPattern, protectedReason } from './protected-paths';
+import { analyzeCommand } from './shell-parse';
+import type { ShellCommand } from './shell-parse';
+import { argsOf, operationOf, targetPaths } from './tool-targets';
+import type { Operation, PermissionRequest, PermissionRule, PermissionVerdict } from './types';
+
+export type { Decision, Operation, PermissionRequest, PermissionRule, PermissionVerdict } from './types';
+export { PROTECTED_PATHS } from './protected-paths';
+export { operationOf, targetPaths } from './tool-targets';
+export { suggestAllowRule } from './suggest';
+
+/** Put the person's own rules before these: reads are allowed, everything else asks. */
+export const DEFAULT_RULES: PermissionRule[] = [
+  { id: 'default-read', operations: ['read'], decision: 'allow', description: 'reading and searching files is allowed by default' },
+  { id: 'default-write', operations: ['write', 'edit', 'delete'], decision: 'ask', description: 'writes, edits and deletes ask by default' },
+  { id: 'default-execute', operations: ['execute'], decision: 'ask', description: 'shell commands ask by default' },
+];
+
+export interface EvaluateOptions {
+  /** Replaces PROTECTED_PATHS (spread it to add to it). */
+  protectedPaths?: readonly string[];
+}
+
+const WRITE_OPERATIONS: ReadonlySet<Operation> = new Set(['write', 'edit', 'delete']);
+
+export function evaluatePermission(
+  request: PermissionRequest,
+  rules: readonly PermissionRule[],
+  options: EvaluateOptions = {},
+): PermissionVerdict {
+  const protectedPaths = options.protectedPaths ?? PROTECTED_PATHS;
+  const operation = operationOf(request.tool);
+  if (operation === 'execute') return evaluateCommand(request, rules, protectedPaths);
+
+  const paths = targetPaths(request);
+  const subject = paths.length > 0 ? `\`${request.tool}\` on ${paths.join(', ')}` : `\`${request.tool}\``;
+  let verdict: PermissionVerdict | null = null;
+  for (const [index, rule] of rules.entries()) {
+    if (!matchesTool(rule, request.tool, operation)) continue;
+    if (rule.commands !== undefined) continue;
+    if (rule.paths !== undefined && !paths.some((p) => rule.paths!.some((glob) => pathMatches(glob, p)))) continue;
+    verdict = ruleVerdict(rule, index, subject);
+    break;
+  }
+  verdict ??=
+    operation === null
+      ? { decision: 'allow', reason: `no rule covers \`${request.tool}\`, and it has no side effects of its own` }
+      : operation === 'read'
+        ? { decision: 'allow', reason: 'reading is allowed by default' }
+        : { decision: 'ask', reason: `${subject} is not covered by an allow rule` };
+
+  if (verdict.decision === 'allow' && operation !== null && WRITE_OPERATIONS.has(operation)) {
+    for (const path of paths) {
+      const pattern = protectedPattern(path, protectedPaths);
+      if (pattern !== null) return { decision: 'ask', reason: `${protectedReason(pattern)} (${path})` };
+    }
+  }
+  return verdict;
+}
+
+function evaluateCommand(request: PermissionRequest, rules: readonly PermissionRule[], protectedPaths: readonly string[]): PermissionVerdict {
+  const command = argsOf(request).command;
+  if (typeof command !== 'string') return { decision: 'ask', reason: 'the command is missing' };
+  const analysis = analyzeCommand(command);
+  const commands: ShellCommand[] = analysis.commands.length > 0 ? analysis.commands : [{ text: '', words: [], nested: false }];
+  const verdicts = commands.map((c) => evaluatePart(c, request.tool, rules, protectedPaths));
+
+  const denied = verdicts.find((v) => v.decision === 'deny');
+  if (denied) return denied;
+  if (analysis.alwaysAsk.length > 0) return { decision: 'ask', reason: `always asks: ${analysis.alwaysAsk.join('; ')}` };
+  const asked = verdicts.find((v) => v.decision === 'ask');
+  if (asked) return asked;
+  const first = verdicts[0]!;
+  if (verdicts.length === 1) return first;
+  const reason = [...new Set(verdicts.map((v) => v.reason))].join('; ');
+  return first.rule ? { decision: 'allow', reason, rule: first.rule } : { decision: 'allow', reason };
+}
+
+function evaluatePart(command: ShellCommand, tool: string, rules: readonly PermissionRule[], protectedPaths: readonly string[]): PermissionVerdict {
+  const subject = command.text === '' ? 'the empty command' : `\`${shorten(command.text)}\``;
+  let verdict: PermissionVerdict = { decision: 'ask', reason: `${subject} is not covered by an allow rule` };
+  for (const [index, rule] of rules.entries()) {
+    if (!matchesTool(rule, tool, 'execute')) continue;
+    if (rule.paths !== undefined) continue;
+    const baseName = rule.decision === 'deny';
+    if (rule.commands !== undefined && !rule.commands.some((p) => matchesCommandPattern(p, command.words, { matchBaseName: baseName }))) continue;
+    verdict = ruleVerdict(rule, index, subject);
+    break;
+  }
+  if (verdict.decision !== 'allow') return verdict;
+  // Commands may write anywhere; one that names a protected path is not allowed silently.
+  for (const word of pathLikeWords(command.words)) {
+    const pattern = protectedPattern(word, protectedPaths, true);
+    if (pattern !== null) return { decision: 'ask', reason: `${subject} names ${word}, and ${protectedReason(pattern)}` };
+  }
+  return verdict;
+}
+
+function matchesTool(rule: PermissionRule, tool: string, operation: Operation | null): boolean {
+  if (rule.tools !== undefined && !rule.tools.some((t) => t === '*' || t === tool)) return false;
+  if (rule.operations !== undefined && (operation === null || !rule.operations.includes(operation))) return false;
+  return true;
+}
+
+function ruleVerdict(rule: PermissionRule, index: number, subject: string): PermissionVerdict {
+  const label = rule.description ?? (rule.id !== undefined ? `rule "${rule.id}"` : `rule ${index + 1}`);
+  const outcome = rule.decision === 'allow' ? 'is allowed' : rule.decision === 'deny' ? 'is denied' : 'needs approval';
+  return { decision: rule.decision, reason: `${subject} ${outcome} (${label})`, rule };
+}
+
+const globCache = new Map<string, GlobMatcher>();
+
+function pathMatches(glob: string, path: string): boolean {
+  let matcher = globCache.get(glob);
+  if (matcher === undefined) {
+    matcher = compileGlob(glob);
+    globCache.set(glob, matcher);
+  }
+  return matcher.matches(path.slice(1));
+}
+
+/** Arguments that may be paths: not options, except the value of `--opt=value`; no URLs. */
+function pathLikeWords(words: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let word of words.slice(1)) {
+    if (word.startsWith('-')) {
+      const eq = word.indexOf('=');
+      if (eq < 0) continue;
+      word = word.slice(eq + 1);
+    }
+    if (word === '' || word.includes('://')) continue;
+    out.push(word);
+  }
+  return out;
+}
+
+function shorten(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+}

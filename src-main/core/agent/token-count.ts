@@ -1,0 +1,63 @@
+// Token estimates with a real tokenizer (o200k_base). Messages are immutable once stored,
+// so each one is counted once and cached; a step over a long thread costs only the new ones.
+
+import { countTokens } from 'gpt-tokenizer';
+import type { ChatMessage, ContentPart, ToolSpec } from '../models/types';
+
+const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
+/** Per-message framing the providers add (role markers, separators). */
+const MESSAGE_OVERHEAD = 4;
+/** What providers bill for an image, roughly, independent of its bytes. */
+const IMAGE_TOKENS = 1_000;
+
+const messageCache = new WeakMap<ChatMessage, number>();
+const toolCache = new WeakMap<ToolSpec, number>();
+const textCache = new Map<string, number>();
+
+export function countTextTokens(text: string): number {
+  if (text === '') return 0;
+  return countTokens(text, NO_SPECIAL);
+}
+
+function countParts(content: string | ContentPart[]): number {
+  if (typeof content === 'string') return countTextTokens(content);
+  let n = 0;
+  for (const part of content) n += part.type === 'text' ? countTextTokens(part.text) : IMAGE_TOKENS;
+  return n;
+}
+
+export function countMessageTokens(message: ChatMessage): number {
+  const cached = messageCache.get(message);
+  if (cached !== undefined) return cached;
+  let n = MESSAGE_OVERHEAD + countParts(message.content);
+  if (message.role === 'assistant') {
+    for (const call of message.toolCalls ?? []) n += MESSAGE_OVERHEAD + countTextTokens(call.name) + countTextTokens(call.argsText);
+  }
+  messageCache.set(message, n);
+  return n;
+}
+
+export function countToolTokens(tool: ToolSpec): number {
+  const cached = toolCache.get(tool);
+  if (cached !== undefined) return cached;
+  const n = countTextTokens(`${tool.name}\n${tool.description}\n${JSON.stringify(tool.parameters)}`);
+  toolCache.set(tool, n);
+  return n;
+}
+
+/** The system prompt changes rarely (memory files); a small cache keyed by the text avoids recounting. */
+export function countSystemTokens(system: string): number {
+  const cached = textCache.get(system);
+  if (cached !== undefined) return cached;
+  const n = countTextTokens(system);
+  if (textCache.size > 32) textCache.clear();
+  textCache.set(system, n);
+  return n;
+}
+
+export function countRequestTokens(request: { system: string; messages: readonly ChatMessage[]; tools: readonly ToolSpec[] }): number {
+  let n = countSystemTokens(request.system);
+  for (const tool of request.tools) n += countToolTokens(tool);
+  for (const message of request.messages) n += countMessageTokens(message);
+  return n;
+}

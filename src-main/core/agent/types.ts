@@ -1,0 +1,91 @@
+// The agent's state and the events it streams (SPEC §4, §5 `run --json`).
+
+import type { StateSnapshot } from '../backends/state';
+import type { ChatMessage, ContentPart, Usage } from '../models/types';
+import type { ReadGuardSnapshot } from '../tools/read-guard';
+
+export type TodoStatus = 'pending' | 'in_progress' | 'completed';
+
+export interface Todo {
+  content: string;
+  status: TodoStatus;
+}
+
+export interface UsageTotals extends Usage {
+  /** USD, when the model's prices are known. */
+  costUsd?: number;
+}
+
+export const ZERO_USAGE: UsageTotals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+/** Everything a thread needs to resume; persisted after every step. */
+export interface ThreadState {
+  id: string;
+  /** The whole conversation, append-only: summarization never deletes history. */
+  messages: ChatMessage[];
+  /** Index of the first message the model still sees verbatim; earlier ones are summarized. */
+  contextStart: number;
+  /** The summary standing in for messages[0, contextStart). */
+  summary?: string;
+  todos: Todo[];
+  usage: UsageTotals;
+  guard: ReadGuardSnapshot;
+  files: { largeResults: StateSnapshot; history: StateSnapshot };
+}
+
+export function newThreadState(id: string): ThreadState {
+  return {
+    id,
+    messages: [],
+    contextStart: 0,
+    todos: [],
+    usage: { ...ZERO_USAGE },
+    guard: {},
+    files: { largeResults: { files: {} }, history: { files: {} } },
+  };
+}
+
+export type ApprovalDecision =
+  | { type: 'approve' }
+  | { type: 'edit'; args: Record<string, unknown> }
+  | { type: 'reject'; message?: string }
+  | { type: 'respond'; message: string };
+
+export interface ApprovalRequest {
+  threadId: string;
+  toolCallId: string;
+  toolName: string;
+  args: Record<string, unknown>;
+  /** Why it needs approval, in words for the person. */
+  reason: string;
+  /** Set when a subagent asks: the task call it runs under. */
+  parentToolCallId?: string;
+}
+
+export type RunStopReason = 'completed' | 'aborted' | 'error' | 'max_steps';
+
+interface EventBase {
+  threadId: string;
+  /** Present for a subagent's events: the id of the `task` call it runs under. */
+  parentToolCallId?: string;
+}
+
+export type AgentEvent = EventBase &
+  (
+    | { type: 'text'; text: string }
+    | { type: 'tool_call'; id: string; name: string; args: unknown; parseError?: string }
+    | { type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; evictedTo?: string }
+    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string }
+    | { type: 'todos'; todos: Todo[] }
+    | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
+    | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
+    | { type: 'error'; message: string }
+    | { type: 'done'; text: string; reason: RunStopReason }
+  );
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** An event before the loop stamps it with its thread id. */
+export type AgentEventBody = DistributiveOmit<AgentEvent, 'threadId'>;
+
+export type { ChatMessage, ContentPart };

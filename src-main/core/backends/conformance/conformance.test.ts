@@ -1,0 +1,68 @@
+// Runs the shared conformance suite on every backend.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createComposite } from '../composite';
+import { FilesystemBackend } from '../filesystem';
+import { LocalShellBackend } from '../local-shell';
+import { StateBackend } from '../state';
+import { StoreBackend } from '../store';
+import { describeBackendConformance } from './suite';
+
+function tempDir(): { dir: string; remove(): void } {
+  // realpath: on macOS the temp folder is reached through a symlink.
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-conformance-')));
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+describeBackendConformance('StateBackend', {
+  create: async () => ({ backend: new StateBackend(), cleanup: async () => {} }),
+});
+
+describeBackendConformance('StoreBackend', {
+  create: async () => {
+    const tmp = tempDir();
+    const backend = new StoreBackend({ db: path.join(tmp.dir, 'store.db'), namespace: 'conformance' });
+    return {
+      backend,
+      cleanup: async () => {
+        backend.close();
+        tmp.remove();
+      },
+    };
+  },
+});
+
+describeBackendConformance('FilesystemBackend (ripgrep)', {
+  create: async () => {
+    const tmp = tempDir();
+    return { backend: new FilesystemBackend({ rootDir: tmp.dir }), cleanup: async () => tmp.remove() };
+  },
+});
+
+describeBackendConformance('FilesystemBackend (Node search)', {
+  create: async () => {
+    const tmp = tempDir();
+    return { backend: new FilesystemBackend({ rootDir: tmp.dir, ripgrepPath: null }), cleanup: async () => tmp.remove() };
+  },
+});
+
+describeBackendConformance('LocalShellBackend', {
+  create: async () => {
+    const tmp = tempDir();
+    return { backend: new LocalShellBackend({ rootDir: tmp.dir }), cleanup: async () => tmp.remove() };
+  },
+});
+
+const composite = () => createComposite(new StateBackend(), [{ prefix: '/memories/', backend: new StateBackend(), listInRoot: 'always' }]);
+
+describeBackendConformance('CompositeBackend', {
+  create: async () => ({ backend: composite(), cleanup: async () => {} }),
+  capabilities: { rootListingExtras: ['/memories/'] },
+});
+
+describeBackendConformance('CompositeBackend', {
+  create: async () => ({ backend: composite(), cleanup: async () => {} }),
+  root: '/memories/',
+});

@@ -1,0 +1,91 @@
+// Atomic file replacement: write a temp file next to the target, fsync it, rename it over
+// the target. Readers see the old or the new content, never a half-written file.
+
+import fsp from 'node:fs/promises';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { O_NOFOLLOW, errnoOf, isInside } from './fs-resolve';
+
+const TEMP_MARK = '.deepdesk-tmp-';
+
+export function tempNameFor(target: string): string {
+  // Keep the name under NAME_MAX even for long file names.
+  const base = path.basename(target).slice(0, 120);
+  return path.join(path.dirname(target), `.${base}${TEMP_MARK}${randomBytes(6).toString('hex')}`);
+}
+
+/**
+ * Replaces `target` with `data`. `mode` (permission bits) is applied to the new file,
+ * typically the mode of the file being replaced; without it the process umask decides.
+ * The temp file is removed on any failure. Throws the underlying fs error.
+ */
+export async function atomicWriteFile(target: string, data: Uint8Array, mode?: number): Promise<void> {
+  const temp = tempNameFor(target);
+  const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW;
+  let handle: fsp.FileHandle | undefined;
+  try {
+    handle = await fsp.open(temp, flags, 0o666);
+    if (mode !== undefined) await handle.chmod(mode & 0o7777);
+    let written = 0;
+    while (written < data.length) {
+      const { bytesWritten } = await handle.write(data, written, data.length - written);
+      written += bytesWritten;
+    }
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await fsp.rename(temp, target);
+  } catch (err) {
+    if (handle) await handle.close().catch(() => {});
+    await fsp.rm(temp, { force: true }).catch(() => {});
+    throw err;
+  }
+}
+
+export class NotADirectoryError extends Error {
+  constructor(readonly real: string) {
+    super('not a directory');
+  }
+}
+
+export class OutsideRootError extends Error {
+  constructor(readonly real: string) {
+    super('outside root');
+  }
+}
+
+/**
+ * mkdir -p for `dir`, where every folder that exists or gets created must resolve inside
+ * `root` (pass null to skip that check). Throws NotADirectoryError when a component is a
+ * file, OutsideRootError when one resolves outside, or the underlying fs error.
+ */
+export async function makeDirsInside(root: string | null, dir: string): Promise<void> {
+  let st: fs.Stats | undefined;
+  try {
+    st = await fsp.stat(dir);
+  } catch (err) {
+    if (errnoOf(err) !== 'ENOENT') throw err;
+  }
+  if (st) {
+    if (!st.isDirectory()) throw new NotADirectoryError(dir);
+    await checkInside(root, dir);
+    return;
+  }
+  const parent = path.dirname(dir);
+  if (parent !== dir) await makeDirsInside(root, parent);
+  try {
+    await fsp.mkdir(dir);
+  } catch (err) {
+    if (errnoOf(err) !== 'EEXIST') throw err;
+  }
+  const after = await fsp.stat(dir);
+  if (!after.isDirectory()) throw new NotADirectoryError(dir);
+  await checkInside(root, dir);
+}
+
+async function checkInside(root: string | null, dir: string): Promise<void> {
+  if (root === null) return;
+  const real = await fsp.realpath(dir);
+  if (!isInside(root, real)) throw new OutsideRootError(dir);
+}

@@ -1,0 +1,210 @@
+// grep and glob over a folder on disk, with ripgrep when it is available and a Node walk
+// otherwise. Both engines apply the same filters (fs-walk / fs-ripgrep) and the same
+// byte-level line rules (fs-grep-file), so their results are identical.
+
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { GlobMatcher } from './glob-match';
+import type { FileInfo, GlobResult, GrepMatch, GrepResult } from './protocol';
+import { compareCodePoints, joinVirtual, sortByPath } from './paths';
+import { SearchDeadline } from './fs-deadline';
+import { ancestorRules, gitignoreAboveRoot, hasGitDir } from './fs-gitignore';
+import { decodeLine, fileLooksBinary, searchFile } from './fs-grep-file';
+import { forEachLimit, mapLimit } from './fs-pool';
+import type { RipgrepHit, RipgrepOutcome, RipgrepTarget } from './fs-ripgrep';
+import { ripgrepFiles, ripgrepSearch } from './fs-ripgrep';
+import { Walker } from './fs-walk';
+
+export interface SearchEnv {
+  /** The project root (real): .gitignore files above it never apply. */
+  root: string;
+  /** ripgrep executable, or null for the Node search. */
+  rg: string | null;
+  maxFileBytes: number;
+  budgetMs: number;
+  signal?: AbortSignal;
+  /** Called when ripgrep could not run; the search then completes in Node. */
+  onRipgrepFailed?: () => void;
+}
+
+/** A folder or file to search: its real path and the virtual path results are reported under. */
+export interface SearchTarget {
+  real: string;
+  virtual: string;
+}
+
+const FILE_CONCURRENCY = 8;
+const STAT_CONCURRENCY = 32;
+
+/** Keeps the first `limit` matches in (path, line) order in bounded memory, knowing whether more existed. */
+export class MatchCollector {
+  private items: GrepMatch[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  add(match: GrepMatch): void {
+    this.items.push(match);
+    if (this.items.length >= 2 * (this.limit + 1) + 1024) this.compact();
+  }
+
+  reset(): void {
+    this.items = [];
+  }
+
+  finish(cutShort: boolean): GrepResult {
+    this.compact();
+    return { matches: this.items.slice(0, this.limit), truncated: cutShort || this.items.length > this.limit };
+  }
+
+  private compact(): void {
+    this.items.sort((a, b) => compareCodePoints(a.path, b.path) || a.line - b.line);
+    if (this.items.length > this.limit + 1) this.items.length = this.limit + 1;
+  }
+}
+
+/** Literal grep over a folder. `filter` tests paths relative to the folder. */
+export async function grepTree(env: SearchEnv, target: SearchTarget, pattern: string, filter: GlobMatcher | null, maxCount: number): Promise<GrepResult> {
+  const collector = new MatchCollector(maxCount);
+  // A line never holds '\n', so such a pattern cannot match (ripgrep would split it into several).
+  if (pattern.includes('\n')) return collector.finish(false);
+  const deadline = new SearchDeadline(env.budgetMs, env.signal);
+  try {
+    const rg = pattern.includes('\0') ? null : await ripgrepTarget(env, target.real);
+    if (rg) {
+      const outcome = await grepWithRipgrep(env, rg, target, pattern, filter, maxCount, collector, deadline);
+      if (outcome.ok) return collector.finish(!outcome.completed);
+      env.onRipgrepFailed?.();
+      collector.reset();
+    }
+    const completed = await grepWithNode(env, target, pattern, filter, maxCount, collector, deadline);
+    return collector.finish(!completed);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/** Literal grep in one file (same skipping rules as a folder search). */
+export async function grepFile(env: SearchEnv, target: SearchTarget, pattern: string, maxCount: number): Promise<GrepResult> {
+  const collector = new MatchCollector(maxCount);
+  if (pattern.includes('\n')) return collector.finish(false);
+  const hits = await searchFile(target.real, Buffer.from(pattern, 'utf8'), maxCount + 1, env.maxFileBytes);
+  for (const h of hits ?? []) collector.add({ path: target.virtual, line: h.line, text: decodeLine(h.bytes) });
+  return collector.finish(false);
+}
+
+/** Files below a folder whose path relative to it matches `matcher`, sorted, with size and modifiedAt. */
+export async function globTree(env: SearchEnv, target: SearchTarget, matcher: GlobMatcher): Promise<GlobResult> {
+  const deadline = new SearchDeadline(env.budgetMs, env.signal);
+  try {
+    let found: { real: string; rel: string }[] = [];
+    let completed: boolean | null = null;
+    const rg = await ripgrepTarget(env, target.real);
+    if (rg) {
+      const prefix = dirPrefix(target.real);
+      const outcome = await ripgrepFiles(rg, deadline, async (reals) => {
+        for (const real of reals) {
+          const rel = relUnder(prefix, real);
+          if (rel !== null && matcher.matches(rel)) found.push({ real, rel });
+        }
+      });
+      if (outcome.ok) completed = outcome.completed;
+      else {
+        env.onRipgrepFailed?.();
+        found = [];
+      }
+    }
+    if (completed === null) {
+      const walker = new Walker({ root: env.root, start: target.real, enterDir: (rel) => matcher.mayMatchBelow(rel), shouldStop: () => deadline.stopped });
+      for await (const file of walker.files()) if (matcher.matches(file.rel)) found.push(file);
+      completed = walker.completed;
+    }
+    const infos = await mapLimit(found, STAT_CONCURRENCY, async ({ real, rel }): Promise<FileInfo | null> => {
+      try {
+        const st = await fsp.lstat(real);
+        return { path: joinVirtual(target.virtual, rel), size: st.size, modifiedAt: st.mtime.toISOString() };
+      } catch {
+        return null;
+      }
+    });
+    return { matches: sortByPath(infos.filter((i): i is FileInfo => i !== null)), truncated: !completed };
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/**
+ * How to run ripgrep on `dir` so that it applies exactly the .gitignore files the walker
+ * does, or null when it cannot (no ripgrep, or it would also read .gitignore files above
+ * the project root).
+ */
+async function ripgrepTarget(env: SearchEnv, dir: string): Promise<RipgrepTarget | null> {
+  if (!env.rg) return null;
+  const ancestors = await ancestorRules(env.root, dir);
+  if (ancestors.stack.length === 0 || (await hasGitDir(dir))) return { rg: env.rg, dir, parents: false };
+  // ripgrep climbs to the nearest folder holding `.git`; it must not pass the root.
+  if (ancestors.sawGit || !(await gitignoreAboveRoot(env.root))) return { rg: env.rg, dir, parents: true };
+  return null;
+}
+
+async function grepWithRipgrep(
+  env: SearchEnv, rg: RipgrepTarget, target: SearchTarget, pattern: string, filter: GlobMatcher | null,
+  maxCount: number, collector: MatchCollector, deadline: SearchDeadline,
+): Promise<RipgrepOutcome> {
+  const prefix = dirPrefix(target.real);
+  const binary = new Map<string, boolean>();
+  return ripgrepSearch(rg, pattern, maxCount + 1, env.maxFileBytes, deadline, async (hits) => {
+    const byFile = new Map<string, { rel: string; hits: RipgrepHit[] }>();
+    for (const hit of hits) {
+      let group = byFile.get(hit.real);
+      if (!group) {
+        const rel = relUnder(prefix, hit.real);
+        if (rel === null || (filter && !filter.matches(rel))) continue;
+        group = { rel, hits: [] };
+        byFile.set(hit.real, group);
+      }
+      group.hits.push(hit);
+    }
+    // ripgrep runs with -a; a NUL in the first 8 KiB makes the file binary, as in the walker.
+    const unchecked = [...byFile.keys()].filter((real) => !binary.has(real));
+    await forEachLimit(unchecked, 16, async (real) => {
+      binary.set(real, await fileLooksBinary(real));
+    });
+    for (const [real, group] of byFile) {
+      if (binary.get(real)) continue;
+      const virtual = joinVirtual(target.virtual, group.rel);
+      for (const h of group.hits) collector.add({ path: virtual, line: h.line, text: decodeLine(h.bytes) });
+    }
+  });
+}
+
+async function grepWithNode(
+  env: SearchEnv, target: SearchTarget, pattern: string, filter: GlobMatcher | null,
+  maxCount: number, collector: MatchCollector, deadline: SearchDeadline,
+): Promise<boolean> {
+  const needle = Buffer.from(pattern, 'utf8');
+  const walker = new Walker({
+    root: env.root,
+    start: target.real,
+    enterDir: filter ? (rel) => filter.mayMatchBelow(rel) : undefined,
+    shouldStop: () => deadline.stopped,
+  });
+  await forEachLimit(walker.files(), FILE_CONCURRENCY, async (file) => {
+    if (filter && !filter.matches(file.rel)) return;
+    const hits = await searchFile(file.real, needle, maxCount + 1, env.maxFileBytes);
+    if (!hits) return;
+    const virtual = joinVirtual(target.virtual, file.rel);
+    for (const h of hits) collector.add({ path: virtual, line: h.line, text: decodeLine(h.bytes) });
+  });
+  return walker.completed;
+}
+
+function dirPrefix(dir: string): string {
+  return dir.endsWith(path.sep) ? dir : dir + path.sep;
+}
+
+/** `real` relative to the folder with prefix `prefix`, '/'-separated; null when not below it. */
+function relUnder(prefix: string, real: string): string | null {
+  if (!real.startsWith(prefix) || real.length === prefix.length) return null;
+  const rel = real.slice(prefix.length);
+  return path.sep === '/' ? rel : rel.split(path.sep).join('/');
+}

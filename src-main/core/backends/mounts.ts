@@ -1,0 +1,56 @@
+// The default mount table of SPEC §1: the project folder at `/`, long-term memories at
+// /memories/ (SQLite, shared by every thread and folder), and the two thread-scoped
+// folders kept in memory and persisted with the thread.
+
+import type Database from 'better-sqlite3';
+import { createComposite } from './composite';
+import { FilesystemBackend } from './filesystem';
+import { LocalShellBackend } from './local-shell';
+import type { Backend } from './protocol';
+import { StateBackend } from './state';
+import { StoreBackend } from './store';
+
+export const MEMORIES_PREFIX = '/memories/';
+export const LARGE_RESULTS_PREFIX = '/large_tool_results/';
+export const HISTORY_PREFIX = '/conversation_history/';
+export const MEMORIES_NAMESPACE = 'memories';
+
+export interface ThreadFiles {
+  largeResults: StateBackend;
+  history: StateBackend;
+}
+
+export function emptyThreadFiles(): ThreadFiles {
+  return { largeResults: new StateBackend(), history: new StateBackend() };
+}
+
+export interface MountOptions {
+  folder: string;
+  db: Database.Database;
+  /** Run commands (LocalShellBackend) or not (FilesystemBackend). Default true. */
+  execute?: boolean;
+  threadFiles?: ThreadFiles;
+  /** Replaces the folder backend (e.g. the window's shared-terminal shell backend). */
+  folderBackend?: Backend;
+}
+
+export interface Mounts {
+  backend: Backend;
+  folder: Backend;
+  memories: StoreBackend;
+  threadFiles: ThreadFiles;
+}
+
+export function createDefaultMounts(options: MountOptions): Mounts {
+  const folder =
+    options.folderBackend ??
+    (options.execute === false ? new FilesystemBackend({ rootDir: options.folder }) : new LocalShellBackend({ rootDir: options.folder }));
+  const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE });
+  const threadFiles = options.threadFiles ?? emptyThreadFiles();
+  const backend = createComposite(folder, [
+    { prefix: MEMORIES_PREFIX, backend: memories, listInRoot: 'always' },
+    { prefix: LARGE_RESULTS_PREFIX, backend: threadFiles.largeResults, listInRoot: 'when-not-empty' },
+    { prefix: HISTORY_PREFIX, backend: threadFiles.history, listInRoot: 'when-not-empty' },
+  ]);
+  return { backend, folder, memories, threadFiles };
+}

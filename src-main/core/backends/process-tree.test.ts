@@ -1,0 +1,129 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { collectProcessTree, isProcessAlive, killProcessGroup, killProcessTree, sendSignal } from './process-tree';
+
+let dir: string;
+const started: number[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'deepdesk-ptree-'));
+});
+
+afterEach(() => {
+  for (const pid of started.splice(0)) sendSignal(pid, 'SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function waitFor<T>(probe: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function readPids(file: string): number[] {
+  try {
+    return readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Starts `script` in bash as a session leader (like a pty child) with a marker in its environment. */
+function startTree(script: string, marker: string): number {
+  const child = spawn('/bin/bash', ['-c', script], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, DEEPDESK_TEST_MARK: marker.split('=')[1] },
+  });
+  child.unref();
+  const pid = child.pid as number;
+  started.push(pid);
+  return pid;
+}
+
+describe('process tree', () => {
+  it('finds background children, setsid children and orphans that carry the marker', async () => {
+    const marker = `DEEPDESK_TEST_MARK=${process.pid}a${Date.now()}`;
+    const file = (name: string): string => join(dir, name);
+    const root = startTree(
+      `echo $$ > ${file('root')}
+       sleep 30 & echo $! > ${file('bg')}
+       setsid sh -c 'echo $$ > ${file('sid')}; exec sleep 30' &
+       ( setsid sh -c 'echo $$ > ${file('orphan')}; exec sleep 30' & )
+       wait`,
+      marker,
+    );
+    const [rootPid, bg, sid, orphan] = await waitFor(() => {
+      const list = ['root', 'bg', 'sid', 'orphan'].map((name) => readPids(file(name))[0]);
+      return list.every((pid) => pid !== undefined) && (list as number[]);
+    });
+    const pids = [rootPid, bg, sid, orphan] as number[];
+    started.push(...pids);
+    expect(rootPid).toBe(root);
+    const tree = await waitFor(() => {
+      const found = collectProcessTree(root, marker);
+      return pids.every((pid) => found.includes(pid)) && found;
+    });
+    expect(tree).not.toContain(process.pid);
+
+    // Without the marker the orphan that left the session is out of reach; the rest is found.
+    const unmarked = collectProcessTree(root);
+    expect(unmarked).toEqual(expect.arrayContaining([root, bg, sid]));
+    expect(unmarked).not.toContain(orphan);
+
+    await killProcessTree(root, { marker, graceMs: 1000 });
+    for (const pid of pids) expect(isProcessAlive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it('escalates to SIGKILL for processes that ignore SIGTERM', async () => {
+    const pidfile = join(dir, 'pids');
+    const marker = `DEEPDESK_TEST_MARK=${process.pid}b${Date.now()}`;
+    const root = startTree(
+      `trap '' TERM HUP
+       echo $$ >> ${pidfile}
+       sleep 30 & echo $! >> ${pidfile}
+       wait`,
+      marker,
+    );
+    const pids = await waitFor(() => {
+      const list = readPids(pidfile);
+      return list.length === 2 && list;
+    });
+    const t0 = Date.now();
+    await killProcessTree(root, { marker, graceMs: 300 });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+  });
+
+  it('kills what is left in a process group', async () => {
+    const pidfile = join(dir, 'pids');
+    const root = startTree(`echo $$ >> ${pidfile}; sleep 30 & echo $! >> ${pidfile}; wait`, 'X=1');
+    const pids = await waitFor(() => {
+      const list = readPids(pidfile);
+      return list.length === 2 && list;
+    });
+    await killProcessGroup(root, 300);
+    for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
+  });
+
+  it('reports a process as alive until it is gone', async () => {
+    const root = startTree('sleep 30', 'X=1');
+    expect(isProcessAlive(root)).toBe(true);
+    sendSignal(root, 'SIGKILL');
+    await waitFor(() => !isProcessAlive(root));
+    expect(isProcessAlive(2 ** 22 + 12345)).toBe(false);
+  });
+
+  it('never signals our own process or its group', () => {
+    const tree = collectProcessTree(process.pid);
+    expect(tree).not.toContain(process.pid);
+    expect(tree).not.toContain(process.ppid);
+  });
+});

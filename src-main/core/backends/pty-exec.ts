@@ -1,0 +1,253 @@
+// Runs one command in a fresh pty and collects its output as plain text. The raw bytes go
+// to `onData` as they come (for a live terminal view); the result is escape-stripped,
+// capped (head and tail kept), and the whole process tree is killed on timeout or abort.
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
+import { basename } from 'node:path';
+import * as pty from 'node-pty';
+import { TerminalTextDecoder } from './ansi';
+import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from './output-cap';
+import { killProcessGroup, killProcessTree } from './process-tree';
+import type { ExecuteResult } from './protocol';
+
+export interface RunInPtyOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** Seconds; 0 or less means no timeout. */
+  timeoutS: number;
+  signal?: AbortSignal;
+  onData?: (chunk: string) => void;
+  /** Default 100,000. */
+  maxOutputBytes?: number;
+  cols?: number;
+  rows?: number;
+}
+
+/** The variable that marks every process a command starts, so that all of them can be found. */
+export const EXEC_MARKER_VAR = 'DEEPDESK_EXEC_ID';
+export const TIMEOUT_EXIT_CODE = 124;
+const KILL_GRACE_MS = 1000;
+/** After the tree was killed, how long to wait for the pty to report the exit. */
+const EXIT_WAIT_MS = 3000;
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The user's shell when it is bash or zsh, else bash, else sh. */
+export function resolveShell(userShell: string | undefined = process.env.SHELL): string {
+  if (userShell && ['bash', 'zsh'].includes(basename(userShell)) && isExecutable(userShell)) return userShell;
+  for (const candidate of ['/bin/bash', '/usr/bin/bash', '/usr/local/bin/bash']) {
+    if (isExecutable(candidate)) return candidate;
+  }
+  return '/bin/sh';
+}
+
+/** A shell's way of ending, as a number: a process killed by signal N reports 128+N. */
+export function exitCodeOf(event: { exitCode: number; signal?: number }): number {
+  return event.signal ? 128 + event.signal : event.exitCode;
+}
+
+export function timeoutNote(timeoutS: number): string {
+  return `[Command timed out after ${timeoutS} second${timeoutS === 1 ? '' : 's'} and was killed]`;
+}
+
+export const CANCELLED_NOTE = '[Command was cancelled and killed]';
+
+/** Text output followed by a status line, without trailing newlines of its own. */
+function composeOutput(text: string, note: string | undefined): string {
+  const body = text.replace(/\n+$/, '');
+  if (!note) return body;
+  return body.length > 0 ? `${body}\n${note}` : note;
+}
+
+const DONE_OSC = '6973';
+
+/**
+ * The script the pty's shell runs (as `$0`, with the command as `$1`). The command runs in
+ * a child shell of its own (`shell -c command`, so it behaves exactly as typed, `exit` and
+ * all) with stdin from /dev/null: a command that reads stdin sees EOF at once instead of
+ * waiting on the pty. Then this shell reports the exit status with an OSC sequence and
+ * waits for our answer before it exits: on Linux, output still unread when the pty's
+ * session leader exits is lost, so the leader stays until everything before the report
+ * has been read.
+ */
+function wrapperScript(nonce: string): string {
+  return [
+    // Our own stderr goes to /dev/null so that a job report ("Killed ...") of ours shows nowhere.
+    'exec 3>&2 2>/dev/null',
+    '"$0" -c "$1" "${0##*/}" </dev/null 2>&3 3>&-',
+    '__deepdesk_status=$?',
+    `printf '\\033]${DONE_OSC};done;${nonce};%d\\007' "$__deepdesk_status"`,
+    'read -r __deepdesk_ack',
+    'exit "$__deepdesk_status"',
+  ].join('\n');
+}
+
+/** Finds the wrapper's status report in the raw stream, holding back a report split across chunks. */
+class DoneReportScanner {
+  private held = '';
+  private readonly prefix: string;
+
+  constructor(nonce: string) {
+    this.prefix = `\x1b]${DONE_OSC};done;${nonce};`;
+  }
+
+  push(chunk: string): { forward: string; status?: number } {
+    const text = this.held + chunk;
+    this.held = '';
+    const at = text.indexOf(this.prefix);
+    if (at !== -1) {
+      const rest = text.slice(at + this.prefix.length);
+      // eslint-disable-next-line no-control-regex -- BEL ends the report
+      const match = /^(\d+)\x07/.exec(rest);
+      if (match) return { forward: text.slice(0, at), status: Number(match[1]) };
+      if (/^\d*$/.test(rest)) {
+        this.held = text.slice(at);
+        return { forward: text.slice(0, at) };
+      }
+      return { forward: text };
+    }
+    const esc = text.lastIndexOf('\x1b');
+    if (esc !== -1 && this.prefix.startsWith(text.slice(esc))) {
+      this.held = text.slice(esc);
+      return { forward: text.slice(0, esc) };
+    }
+    return { forward: text };
+  }
+}
+
+export function runInPty(command: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
+  if (opts.signal?.aborted) {
+    return Promise.resolve({ output: CANCELLED_NOTE, exitCode: null, truncated: false });
+  }
+  const marker = `${EXEC_MARKER_VAR}=${randomBytes(8).toString('hex')}`;
+  const nonce = randomBytes(8).toString('hex');
+  const shell = resolveShell(opts.env.SHELL ?? process.env.SHELL);
+  const env: Record<string, string> = { ...opts.env, [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
+
+  let proc: pty.IPty;
+  try {
+    proc = pty.spawn(shell, ['-c', wrapperScript(nonce), shell, command], {
+      name: env.TERM ?? 'xterm-256color',
+      cols: opts.cols ?? 120,
+      rows: opts.rows ?? 30,
+      cwd: opts.cwd,
+      env,
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return Promise.resolve({ output: `Could not start ${shell}: ${message}`, exitCode: 127, truncated: false });
+  }
+
+  const pid = proc.pid;
+  const scanner = new DoneReportScanner(nonce);
+  const decoder = new TerminalTextDecoder();
+  const cap = new OutputCap(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
+
+  return new Promise<ExecuteResult>((resolve) => {
+    /** The status the wrapper reported; everything the command printed has been read by then. */
+    let reported: number | undefined;
+    let exited: { exitCode: number; signal?: number } | undefined;
+    let onExited: (() => void) | undefined;
+    let stopping: 'timeout' | 'abort' | undefined;
+    let settled = false;
+    let reportTimer: NodeJS.Timeout | undefined;
+
+    const dataSub = proc.onData((chunk) => {
+      if (settled || reported !== undefined) return;
+      const { forward, status } = scanner.push(chunk);
+      if (forward.length > 0) {
+        try {
+          opts.onData?.(forward);
+        } catch {
+          // A failing viewer must not break the command.
+        }
+        cap.write(decoder.push(forward));
+      }
+      if (status === undefined) return;
+      reported = status;
+      try {
+        proc.write('\n');
+      } catch {
+        // the shell is already gone
+      }
+      // The shell exits on our answer; should it not, it is killed.
+      reportTimer = setTimeout(() => void finish(), EXIT_WAIT_MS);
+    });
+
+    const exitSub = proc.onExit((event) => {
+      exited = event;
+      if (onExited) onExited();
+      else if (!stopping) void finish();
+    });
+
+    const timer =
+      opts.timeoutS > 0 && Number.isFinite(opts.timeoutS)
+        ? setTimeout(() => void stop('timeout'), opts.timeoutS * 1000)
+        : undefined;
+    const onAbort = (): void => void stop('abort');
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    async function stop(reason: 'timeout' | 'abort'): Promise<void> {
+      if (stopping || exited || settled || reported !== undefined) return;
+      stopping = reason;
+      await killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS });
+      if (!exited) {
+        await new Promise<void>((res) => {
+          const wait = setTimeout(res, EXIT_WAIT_MS);
+          onExited = () => {
+            clearTimeout(wait);
+            res();
+          };
+        });
+      }
+      await finish();
+    }
+
+    async function finish(): Promise<void> {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      if (reportTimer) clearTimeout(reportTimer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      dataSub.dispose();
+      exitSub.dispose();
+      if (stopping || !exited) {
+        await killProcessTree(pid, { marker, graceMs: stopping ? 0 : KILL_GRACE_MS });
+      } else {
+        // The shell is gone; background jobs it left in its group would hold the pty open.
+        await killProcessGroup(pid, KILL_GRACE_MS);
+      }
+      // node-pty has closed the pty fd by the time it reports the exit; this covers a shell
+      // that never reported one. (After an exit the pid is reaped and must not be signalled.)
+      if (!exited) {
+        proc.kill('SIGKILL');
+        (proc as unknown as { destroy?: () => void }).destroy?.();
+      }
+      cap.write(decoder.end());
+      const capped = cap.finish();
+      if (stopping === 'timeout') {
+        resolve({
+          output: composeOutput(capped.text, timeoutNote(opts.timeoutS)),
+          exitCode: TIMEOUT_EXIT_CODE,
+          truncated: capped.truncated,
+          timedOut: true,
+        });
+        return;
+      }
+      let exitCode: number | null = null;
+      if (stopping !== 'abort') exitCode = reported ?? (exited ? exitCodeOf(exited) : null);
+      resolve({
+        output: composeOutput(capped.text, stopping === 'abort' ? CANCELLED_NOTE : undefined),
+        exitCode,
+        truncated: capped.truncated,
+      });
+    }
+  });
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { buildCommandEnv, getLoginShellPath, sanitizeEnv } from './shell-env';
+
+describe('shell environment', () => {
+  it('makes commands non-interactive', async () => {
+    const env = await buildCommandEnv({ PATH: '/usr/bin:/bin', HOME: '/home/x', EDITOR: 'vim', PAGER: 'less' });
+    expect(env).toMatchObject({
+      CI: '1',
+      GIT_TERMINAL_PROMPT: '0',
+      PAGER: 'cat',
+      GIT_PAGER: 'cat',
+      EDITOR: 'true',
+      GIT_EDITOR: 'true',
+      DEBIAN_FRONTEND: 'noninteractive',
+      TERM: 'xterm-256color',
+      PIP_NO_INPUT: '1',
+      npm_config_yes: 'true',
+      HOME: '/home/x',
+    });
+    expect(env.GIT_SSH_COMMAND).toBe('ssh -o BatchMode=yes');
+    expect(env.PATH).toBeTruthy();
+  });
+
+  it('keeps the user environment but drops our runtime and npm script variables', () => {
+    const env = sanitizeEnv({
+      PATH: '/work/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/usr/bin',
+      MY_TOKEN: 'keep',
+      ELECTRON_RUN_AS_NODE: '1',
+      npm_lifecycle_event: 'start',
+      npm_config_cache: '/x',
+      npm_package_name: 'deepdesk',
+      NODE: '/usr/bin/node',
+      TERM_PROGRAM: 'vscode',
+      SSH_ASKPASS: '/usr/bin/ssh-askpass',
+      UNSET: undefined,
+    });
+    expect(env).toEqual({ PATH: '/usr/bin', MY_TOKEN: 'keep' });
+  });
+
+  it('does not touch PATH when not started from an npm script', () => {
+    expect(sanitizeEnv({ PATH: '/a/node_modules/.bin:/usr/bin' }).PATH).toBe('/a/node_modules/.bin:/usr/bin');
+  });
+
+  it('keeps the git ssh command the user chose', async () => {
+    const env = await buildCommandEnv({ PATH: '/usr/bin', GIT_SSH_COMMAND: 'ssh -i key' });
+    expect(env.GIT_SSH_COMMAND).toBe('ssh -i key');
+  });
+
+  it('asks the login shell for PATH once and caches it', async () => {
+    const first = getLoginShellPath();
+    expect(getLoginShellPath()).toBe(first);
+    const path = await first;
+    if (path !== undefined) expect(path.split(':').length).toBeGreaterThan(0);
+    const env = await buildCommandEnv({ PATH: '/nowhere' });
+    expect(env.PATH).toBe(path ?? '/nowhere');
+  });
+});

@@ -1,0 +1,150 @@
+// The environment commands run in: the user's own environment with the PATH their login
+// shell sets up (an app started from a desktop launcher often has a bare PATH), made
+// non-interactive so that nothing waits for a prompt nobody will answer.
+import { spawn } from 'node:child_process';
+import { basename } from 'node:path';
+
+/** Set for every command. Colours stay allowed: the terminal view shows them and the text result is stripped. */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
+  CI: '1',
+  TERM: 'xterm-256color',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_PAGER: 'cat',
+  PAGER: 'cat',
+  MANPAGER: 'cat',
+  GIT_EDITOR: 'true',
+  EDITOR: 'true',
+  VISUAL: 'true',
+  DEBIAN_FRONTEND: 'noninteractive',
+  PIP_NO_INPUT: '1',
+  npm_config_yes: 'true',
+  HOMEBREW_NO_AUTO_UPDATE: '1',
+  GCM_INTERACTIVE: 'never',
+};
+
+/** Variables that would tell a command it runs in another terminal, or that leak our own runtime. */
+const DROPPED = new Set([
+  'ELECTRON_RUN_AS_NODE',
+  'ELECTRON_NO_ASAR',
+  'ELECTRON_NO_ATTACH_CONSOLE',
+  'INIT_CWD',
+  'SSH_ASKPASS',
+  'PS1',
+  'PROMPT_COMMAND',
+  'COLUMNS',
+  'LINES',
+  'TERM_PROGRAM',
+  'TERM_PROGRAM_VERSION',
+  'TERM_SESSION_ID',
+  'ITERM_SESSION_ID',
+  'ITERM_PROFILE',
+  'VTE_VERSION',
+  'WINDOWID',
+  'TMUX',
+  'TMUX_PANE',
+  'STY',
+  'WINDOW',
+]);
+
+const LOGIN_SHELL_TIMEOUT_MS = 3000;
+const PATH_MARK = '__DEEPDESK_LOGIN_PATH__';
+
+let loginPathPromise: Promise<string | undefined> | undefined;
+
+/**
+ * The PATH of the user's login shell, asked once per process (`$SHELL -ilc`, 3 s at most);
+ * undefined when it cannot be had. Interactive too, because many people extend PATH in
+ * ~/.bashrc or ~/.zshrc, which a non-interactive login shell skips.
+ */
+export function getLoginShellPath(): Promise<string | undefined> {
+  loginPathPromise ??= askLoginShellPath(process.env.SHELL);
+  return loginPathPromise;
+}
+
+async function askLoginShellPath(shell: string | undefined): Promise<string | undefined> {
+  if (!shell || process.platform === 'win32') return undefined;
+  const name = basename(shell);
+  if (!['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh'].includes(name)) return undefined;
+  const flags = name === 'bash' || name === 'zsh' ? '-ilc' : '-lc';
+  // The marks cut the PATH out of whatever the profile scripts print themselves.
+  const script = `printf '${PATH_MARK}%s${PATH_MARK}' "$PATH"`;
+  return new Promise((resolve) => {
+    let out = '';
+    let settled = false;
+    let child: ReturnType<typeof spawn>;
+    const done = (value: string | undefined): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Its own group, so that whatever the profile scripts started goes with it.
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      resolve(value);
+    };
+    const timer = setTimeout(() => done(undefined), LOGIN_SHELL_TIMEOUT_MS);
+    try {
+      child = spawn(shell, [flags, script], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+        detached: true,
+        env: { ...sanitizeEnv(process.env), TERM: 'dumb' },
+      });
+    } catch {
+      clearTimeout(timer);
+      resolve(undefined);
+      return;
+    }
+    child.on('error', () => done(undefined));
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      out += chunk;
+      const start = out.indexOf(PATH_MARK);
+      const end = start === -1 ? -1 : out.indexOf(PATH_MARK, start + PATH_MARK.length);
+      if (end !== -1) {
+        const path = out.slice(start + PATH_MARK.length, end);
+        done(path.length > 0 ? path : undefined);
+      }
+    });
+    // 'close' comes after all output was read, so the marks would have been seen by then.
+    child.on('close', () => done(undefined));
+  });
+}
+
+/** The user's environment without the variables in DROPPED, npm's script variables and unset values. */
+export function sanitizeEnv(base: NodeJS.ProcessEnv): Record<string, string> {
+  const fromNpmScript = base.npm_lifecycle_event !== undefined;
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value === undefined || DROPPED.has(key) || key.startsWith('npm_')) continue;
+    env[key] = value;
+  }
+  if (fromNpmScript) {
+    // `npm run` also sets NODE and puts node_modules/.bin folders in front of PATH.
+    delete env.NODE;
+    if (env.PATH) {
+      env.PATH = env.PATH.split(':')
+        .filter((dir) => !/[/\\]node_modules[/\\]\.bin$/.test(dir) && !/node-gyp-bin$/.test(dir))
+        .join(':');
+    }
+  }
+  return env;
+}
+
+/** The environment for one command (see NON_INTERACTIVE_ENV); `base` defaults to process.env. */
+export async function buildCommandEnv(base: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
+  const env = sanitizeEnv(base);
+  const loginPath = await getLoginShellPath();
+  if (loginPath) env.PATH = loginPath;
+  else if (!env.PATH) env.PATH = '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin';
+  if (!env.LANG && !env.LC_ALL && !env.LC_CTYPE) {
+    env.LANG = process.platform === 'darwin' ? 'en_US.UTF-8' : 'C.UTF-8';
+  }
+  // ssh asks about unknown host keys on the terminal; a command nobody watches would hang.
+  if (!env.GIT_SSH_COMMAND && !env.GIT_SSH) env.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
+  Object.assign(env, NON_INTERACTIVE_ENV);
+  return env;
+}

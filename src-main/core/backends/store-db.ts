@@ -1,0 +1,45 @@
+// The app's SQLite database: opening it with durable settings, and named, idempotent
+// migrations that each service (files, threads, approvals, ...) applies for its own tables.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { STORE_MIGRATIONS } from './store-schema';
+
+export interface Migration {
+  /** Unique and never reused; recorded in `schema_migrations` once applied. */
+  id: string;
+  up(db: Database.Database): void;
+}
+
+/** Opens (creating folders as needed) the database file with WAL and full fsync, and migrates the files table. */
+export function openDatabase(file: string): Database.Database {
+  if (file !== ':memory:' && !file.startsWith('file:')) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('foreign_keys = ON');
+    runMigrations(db, STORE_MIGRATIONS);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** Applies the migrations not yet recorded, in order, in one write transaction (safe across processes). */
+export function runMigrations(db: Database.Database, migrations: readonly Migration[]): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const applied = db.prepare<[string], { id: string }>('SELECT id FROM schema_migrations WHERE id = ?');
+  if (migrations.every((m) => applied.get(m.id) !== undefined)) return;
+  const record = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
+  db.transaction(() => {
+    for (const migration of migrations) {
+      if (applied.get(migration.id) !== undefined) continue;
+      migration.up(db);
+      record.run(migration.id, new Date().toISOString());
+    }
+  }).immediate();
+}

@@ -1,0 +1,109 @@
+// Files held as records rather than on disk (StateBackend in memory, StoreBackend in
+// SQLite): how a record is read, searched, edited and built from uploaded bytes, so the
+// two backends behave identically.
+
+import type { FileEncoding, GrepMatch, ReadResult } from './protocol';
+import { MAX_BINARY_READ_BYTES } from './protocol';
+import { messages } from './messages';
+import { decodeUtf8, looksBinary, mediaMimeType, readTextWindow, splitLines } from './text';
+
+export interface FileRecord {
+  content: string;
+  encoding: FileEncoding;
+  mimeType?: string;
+  createdAt: string;
+  modifiedAt: string;
+}
+
+/** grep skips files over this size, as the disk backend does. */
+export const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
+
+export const DEFAULT_BINARY_MIME = 'application/octet-stream';
+
+export function recordSize(content: string, encoding: FileEncoding): number {
+  if (encoding === 'utf-8') return Buffer.byteLength(content, 'utf8');
+  let padding = 0;
+  if (content.endsWith('==')) padding = 2;
+  else if (content.endsWith('=')) padding = 1;
+  return Math.floor((content.length * 3) / 4) - padding;
+}
+
+export function recordBytes(record: Pick<FileRecord, 'content' | 'encoding'>): Uint8Array {
+  return new Uint8Array(Buffer.from(record.content, record.encoding === 'base64' ? 'base64' : 'utf8'));
+}
+
+/** True when the text has a NUL byte within its first 8 KiB of UTF-8 (the disk backend's binary test). */
+export function textLooksBinary(content: string): boolean {
+  const nul = content.indexOf('\0');
+  if (nul < 0 || nul >= 8192) return false;
+  return Buffer.byteLength(content.slice(0, nul), 'utf8') < 8192;
+}
+
+/** Binary records (uploaded bytes, media types, text with NUL) are read whole as base64. */
+export function isBinaryRecord(path: string, record: Pick<FileRecord, 'content' | 'encoding'>): boolean {
+  return record.encoding === 'base64' || mediaMimeType(path) !== null || textLooksBinary(record.content);
+}
+
+export function readRecord(path: string, record: FileRecord, offset: number, limit: number): ReadResult {
+  const times = { createdAt: record.createdAt, modifiedAt: record.modifiedAt };
+  if (!isBinaryRecord(path, record)) return readTextWindow(record.content, offset, limit, times);
+  const size = recordSize(record.content, record.encoding);
+  if (size > MAX_BINARY_READ_BYTES) return { error: messages.binaryTooLarge(path, size) };
+  const content = record.encoding === 'base64' ? record.content : Buffer.from(record.content, 'utf8').toString('base64');
+  const mimeType = record.mimeType ?? mediaMimeType(path) ?? DEFAULT_BINARY_MIME;
+  return { fileData: { content, encoding: 'base64', mimeType, ...times } };
+}
+
+/** Uploaded bytes become text when they are valid UTF-8 without NUL and not a media type. */
+export function recordFromBytes(path: string, bytes: Uint8Array): Pick<FileRecord, 'content' | 'encoding' | 'mimeType'> {
+  const mime = mediaMimeType(path);
+  if (mime === null && !looksBinary(bytes)) {
+    const text = decodeUtf8(bytes);
+    if (text !== null) return { content: text, encoding: 'utf-8' };
+  }
+  return { content: Buffer.from(bytes).toString('base64'), encoding: 'base64', mimeType: mime ?? DEFAULT_BINARY_MIME };
+}
+
+/** Why a record cannot be edited as text, or null when it can. */
+export function editRefusal(path: string, record: Pick<FileRecord, 'content' | 'encoding'>): string | null {
+  if (record.encoding === 'base64' || textLooksBinary(record.content)) return messages.binaryEdit(path);
+  return null;
+}
+
+/** The text to keep conventions from when overwriting (binary content has none). */
+export function previousText(record: Pick<FileRecord, 'content' | 'encoding'> | undefined): string | null {
+  return record !== undefined && record.encoding === 'utf-8' ? record.content : null;
+}
+
+/** Whether grep looks inside this record at all. */
+export function isGreppable(record: Pick<FileRecord, 'content' | 'encoding'>, size: number): boolean {
+  return record.encoding === 'utf-8' && size <= MAX_GREP_FILE_BYTES && !textLooksBinary(record.content);
+}
+
+/**
+ * Appends the lines of `content` that contain `pattern` literally. Stops once `out` holds
+ * `limit` matches and returns true if a further match exists (the result is truncated).
+ */
+export function grepLines(path: string, content: string, pattern: string, out: GrepMatch[], limit: number): boolean {
+  if (!content.includes(pattern)) return false;
+  const lines = splitLines(content);
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i]!;
+    if (!text.includes(pattern)) continue;
+    if (out.length >= limit) return true;
+    out.push({ path, line: i + 1, text });
+  }
+  return false;
+}
+
+/** Every ancestor folder of a normalised path, nearest last, without the root. */
+export function ancestorsOf(path: string): string[] {
+  const out: string[] = [];
+  for (let i = path.indexOf('/', 1); i > 0; i = path.indexOf('/', i + 1)) out.push(path.slice(0, i));
+  return out;
+}
+
+export const recordMessages = {
+  deleteRoot: "Cannot delete the root folder '/'",
+  folderNotEmpty: (path: string) => `Folder '${path}' is not empty`,
+};

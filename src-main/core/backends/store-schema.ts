@@ -1,0 +1,39 @@
+// Schema of the StoreBackend's files table and its trigram full-text index.
+// Binary files are kept as base64 text and left out of the index.
+
+import type { Migration } from './store-db';
+
+const CREATE_FILES = `
+CREATE TABLE IF NOT EXISTS store_files (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  namespace TEXT NOT NULL,
+  path TEXT NOT NULL,
+  content TEXT NOT NULL,
+  encoding TEXT NOT NULL CHECK (encoding IN ('utf-8', 'base64')),
+  mime_type TEXT,
+  size INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  modified_at TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  UNIQUE (namespace, path)
+);
+-- Contentless: the index holds only trigrams and rowids; grep reads text from store_files.
+CREATE VIRTUAL TABLE IF NOT EXISTS store_files_fts USING fts5(
+  content, content='', contentless_delete=1, tokenize='trigram case_sensitive 1'
+);
+CREATE TRIGGER IF NOT EXISTS store_files_fts_insert AFTER INSERT ON store_files
+WHEN new.encoding = 'utf-8' BEGIN
+  INSERT INTO store_files_fts (rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS store_files_fts_delete AFTER DELETE ON store_files BEGIN
+  DELETE FROM store_files_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS store_files_fts_update AFTER UPDATE OF content, encoding ON store_files BEGIN
+  DELETE FROM store_files_fts WHERE rowid = old.id;
+  INSERT INTO store_files_fts (rowid, content) SELECT new.id, new.content WHERE new.encoding = 'utf-8';
+END;
+`;
+
+export const STORE_MIGRATIONS: readonly Migration[] = [
+  { id: 'store_files_v1', up: (db) => db.exec(CREATE_FILES) },
+];

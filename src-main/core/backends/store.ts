@@ -1,0 +1,364 @@
+// StoreBackend: files kept in SQLite (better-sqlite3), one namespace per backend, for
+// /memories/ (SPEC §1–§2). Folders are implicit; listings are range queries on the path
+// (`path >= '/a/' AND path < '/a0'`, since '0' follows '/'); grep narrows candidates with a
+// case-sensitive trigram FTS5 index, or instr() for patterns under 3 characters, then
+// confirms line by line.
+
+import type Database from 'better-sqlite3';
+import type {
+  Backend, DeleteResult, EditResult, FileDownloadResponse, FileEncoding, FileInfo, FileUpload,
+  FileUploadResponse, GlobResult, GrepMatch, GrepResult, LsResult, ReadRawResult, ReadResult, StatResult,
+  WriteResult,
+} from './protocol';
+import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from './protocol';
+import { messages } from './messages';
+import { compileGlob } from './glob-match';
+import { baseName, normalizeVirtualPath, relativeVirtual, sortByPath } from './paths';
+import { applyEdit, keepFileConventions } from './text';
+import type { FileRecord } from './store-records';
+import {
+  MAX_GREP_FILE_BYTES, ancestorsOf, editRefusal, grepLines, isGreppable, previousText, readRecord, recordBytes,
+  recordFromBytes, recordMessages, recordSize, textLooksBinary,
+} from './store-records';
+import { openDatabase, runMigrations } from './store-db';
+import { STORE_MIGRATIONS } from './store-schema';
+
+export { openDatabase, runMigrations } from './store-db';
+export type { Migration } from './store-db';
+
+export interface StoreBackendOptions {
+  /** An open database (shared, not closed by this backend) or a file path (opened and owned). */
+  db: Database.Database | string;
+  /** Isolates this backend's files from every other namespace in the same table. */
+  namespace: string;
+}
+
+interface FileRow {
+  id: number;
+  content: string;
+  encoding: FileEncoding;
+  mime_type: string | null;
+  size: number;
+  created_at: string;
+  modified_at: string;
+  version: number;
+}
+
+interface ListRow {
+  path: string;
+  size: number;
+  modified_at: string;
+}
+
+interface Candidate {
+  id: number;
+  path: string;
+}
+
+type NewContent = Pick<FileRecord, 'content' | 'encoding' | 'mimeType'>;
+
+class StoreStatements {
+  readonly get;
+  readonly anyBelow;
+  readonly listRange;
+  readonly insert;
+  readonly update;
+  readonly remove;
+  readonly contentById;
+  readonly ftsCandidates;
+  readonly instrCandidates;
+
+  constructor(db: Database.Database) {
+    this.get = db.prepare<[string, string], FileRow>(
+      'SELECT id, content, encoding, mime_type, size, created_at, modified_at, version FROM store_files WHERE namespace = ? AND path = ?');
+    this.anyBelow = db.prepare<[string, string, string], { one: number }>(
+      'SELECT 1 AS one FROM store_files WHERE namespace = ? AND path >= ? AND path < ? LIMIT 1');
+    this.listRange = db.prepare<[string, string, string], ListRow>(
+      'SELECT path, size, modified_at FROM store_files WHERE namespace = ? AND path >= ? AND path < ? ORDER BY path');
+    this.insert = db.prepare<[string, string, string, FileEncoding, string | null, number, string, string]>(
+      `INSERT INTO store_files (namespace, path, content, encoding, mime_type, size, created_at, modified_at, version)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)`);
+    this.update = db.prepare<[string, FileEncoding, string | null, number, string, number]>(
+      'UPDATE store_files SET content = ?, encoding = ?, mime_type = ?, size = ?, modified_at = ?, version = version + 1 WHERE id = ?');
+    this.remove = db.prepare<[number]>('DELETE FROM store_files WHERE id = ?');
+    this.contentById = db.prepare<[number], { content: string }>('SELECT content FROM store_files WHERE id = ?');
+    // CROSS JOIN keeps the full-text match as the outer loop.
+    this.ftsCandidates = db.prepare<[string, string, string, string, number], Candidate>(
+      `SELECT f.id AS id, f.path AS path FROM store_files_fts CROSS JOIN store_files AS f ON f.id = store_files_fts.rowid
+       WHERE store_files_fts MATCH ? AND f.namespace = ? AND f.path >= ? AND f.path < ? AND f.encoding = 'utf-8' AND f.size <= ?
+       ORDER BY f.path`);
+    this.instrCandidates = db.prepare<[string, string, string, number, string], Candidate>(
+      `SELECT id, path FROM store_files
+       WHERE namespace = ? AND path >= ? AND path < ? AND encoding = 'utf-8' AND size <= ? AND instr(content, ?) > 0
+       ORDER BY path`);
+  }
+}
+
+export class StoreBackend implements Backend {
+  readonly namespace: string;
+  private readonly db: Database.Database;
+  private readonly ownsDb: boolean;
+  private readonly sql: StoreStatements;
+
+  constructor(options: StoreBackendOptions) {
+    if (typeof options.namespace !== 'string' || options.namespace === '') throw new Error('StoreBackend needs a non-empty namespace');
+    this.namespace = options.namespace;
+    this.ownsDb = typeof options.db === 'string';
+    this.db = typeof options.db === 'string' ? openDatabase(options.db) : options.db;
+    if (!this.ownsDb) runMigrations(this.db, STORE_MIGRATIONS);
+    this.sql = new StoreStatements(this.db);
+  }
+
+  /** Closes the database when this backend opened it; a shared database stays open. */
+  close(): void {
+    if (this.ownsDb && this.db.open) this.db.close();
+  }
+
+  ls(path: string): Promise<LsResult> {
+    return this.guard(() => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { error: p.error };
+      const file = this.row(p.path);
+      if (file) return { entries: [fileInfo(p.path, file)] };
+      const entries = this.children(p.path);
+      if (entries.length === 0 && p.path !== '/') return { error: messages.pathNotFound(p.path) };
+      return { entries };
+    });
+  }
+
+  read(path: string, offset = 0, limit = DEFAULT_READ_LIMIT): Promise<ReadResult> {
+    return this.guard(() => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { error: p.error };
+      const file = this.row(p.path);
+      if (!file) return { error: this.missingFileError(p.path) };
+      return readRecord(p.path, toRecord(file), offset, limit);
+    });
+  }
+
+  readRaw(path: string): Promise<ReadRawResult> {
+    return this.guard(() => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { error: p.error };
+      const file = this.row(p.path);
+      if (!file) return { error: this.missingFileError(p.path) };
+      return { data: recordBytes(file) };
+    });
+  }
+
+  write(path: string, content: string): Promise<WriteResult> {
+    return this.guard(() => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { error: p.error };
+      return this.transaction((): WriteResult => {
+        const blocked = this.writeBlocker(p.path);
+        if (blocked) return { error: blocked };
+        const previous = this.row(p.path);
+        this.put(p.path, { content: keepFileConventions(previousText(previous), content), encoding: 'utf-8' }, previous);
+        return { path: p.path };
+      });
+    });
+  }
+
+  edit(path: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
+    return this.guard(() => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { error: p.error };
+      return this.transaction((): EditResult => {
+        const file = this.row(p.path);
+        if (!file) return { error: this.missingFileError(p.path) };
+        const refusal = editRefusal(p.path, file);
+        if (refusal) return { error: refusal };
+        const outcome = applyEdit(file.content, oldString, newString, replaceAll);
+        if (!outcome.ok) return { error: outcome.error };
+        this.put(p.path, { content: outcome.content, encoding: 'utf-8' }, file);
+        return { path: p.path, occurrences: outcome.occurrences };
+      });
+    });
+  }
+
+  delete(path: string): Promise<DeleteResult> {
+    return this.guard(() => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { error: p.error };
+      if (p.path === '/') return { error: recordMessages.deleteRoot };
+      return this.transaction((): DeleteResult => {
+        const file = this.row(p.path);
+        if (!file) return { error: this.hasBelow(p.path) ? recordMessages.folderNotEmpty(p.path) : messages.pathNotFound(p.path) };
+        this.sql.remove.run(file.id);
+        return { path: p.path };
+      });
+    });
+  }
+
+  grep(pattern: string, path = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT): Promise<GrepResult> {
+    return this.guard((): GrepResult => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { error: p.error };
+      const filter = glob ? compileGlob(glob) : null;
+      const matches: GrepMatch[] = [];
+      const single = this.row(p.path);
+      if (single) {
+        if (filter && !filter.matches(baseName(p.path))) return { matches, truncated: false };
+        if (!isGreppable(single, single.size)) return { matches, truncated: false };
+        return { matches, truncated: grepLines(p.path, single.content, pattern, matches, maxCount) };
+      }
+      if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
+      const [lo, hi] = rangeOf(p.path);
+      const candidates = [...pattern].length >= 3
+        ? this.sql.ftsCandidates.all(ftsPhrase(pattern), this.namespace, lo, hi, MAX_GREP_FILE_BYTES)
+        : this.sql.instrCandidates.all(this.namespace, lo, hi, MAX_GREP_FILE_BYTES, pattern);
+      for (const { id, path: filePath } of candidates) {
+        if (filter && !filter.matches(relativeVirtual(p.path, filePath)!)) continue;
+        const content = this.sql.contentById.get(id)?.content;
+        if (content === undefined || textLooksBinary(content)) continue;
+        if (grepLines(filePath, content, pattern, matches, maxCount)) return { matches, truncated: true };
+      }
+      return { matches, truncated: false };
+    });
+  }
+
+  glob(pattern: string, path = '/'): Promise<GlobResult> {
+    return this.guard((): GlobResult => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { error: p.error };
+      if (this.row(p.path)) return { error: messages.notADirectory(p.path) };
+      if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
+      const matcher = compileGlob(pattern);
+      const [lo, hi] = rangeOf(p.path);
+      const matches = this.sql.listRange.all(this.namespace, lo, hi)
+        .filter((row) => matcher.matches(relativeVirtual(p.path, row.path)!))
+        .map((row) => fileInfo(row.path, row));
+      return { matches: sortByPath(matches), truncated: false };
+    });
+  }
+
+  stat(path: string): Promise<StatResult> {
+    return this.guard((): StatResult => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { error: p.error };
+      const file = this.row(p.path);
+      // The row id is never reused, so a re-created file gets a new version too.
+      if (file) return { info: fileInfo(p.path, file), version: `${file.id}.${file.version}` };
+      if (this.exists(p.path)) return { info: { path: p.path === '/' ? '/' : p.path + '/', isDir: true } };
+      return { error: messages.pathNotFound(p.path) };
+    });
+  }
+
+  /** The whole batch is one transaction (one fsync), so bulk imports stay fast. */
+  async uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]> {
+    return this.transaction(() => files.map(({ path, content }): FileUploadResponse => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { path, error: 'invalid_path' };
+      if (this.writeBlocker(p.path)) {
+        return { path: p.path, error: p.path === '/' || this.hasBelow(p.path) ? 'is_directory' : 'invalid_path' };
+      }
+      this.put(p.path, recordFromBytes(p.path, content), this.row(p.path));
+      return { path: p.path };
+    }));
+  }
+
+  async downloadFiles(paths: string[]): Promise<FileDownloadResponse[]> {
+    return paths.map((path): FileDownloadResponse => {
+      const p = normalizeVirtualPath(path);
+      if (!p.ok) return { path, error: 'invalid_path' };
+      const file = this.row(p.path);
+      if (!file) return { path: p.path, error: this.exists(p.path) ? 'is_directory' : 'file_not_found' };
+      return { path: p.path, content: recordBytes(file) };
+    });
+  }
+
+  /** Runs a method body, turning an unexpected database failure into an error result. */
+  private guard<T extends { error?: string }>(body: () => T): Promise<T> {
+    try {
+      return Promise.resolve(body());
+    } catch (err) {
+      return Promise.resolve({ error: `Storage error: ${err instanceof Error ? err.message : String(err)}` } as T);
+    }
+  }
+
+  /** A write transaction, taken up front so concurrent writers queue instead of failing to upgrade. */
+  private transaction<T>(body: () => T): T {
+    return this.db.transaction(body).immediate();
+  }
+
+  private put(path: string, data: NewContent, previous: FileRow | undefined): void {
+    const now = new Date().toISOString();
+    const size = recordSize(data.content, data.encoding);
+    const mime = data.mimeType ?? null;
+    if (previous) this.sql.update.run(data.content, data.encoding, mime, size, now, previous.id);
+    else this.sql.insert.run(this.namespace, path, data.content, data.encoding, mime, size, now, now);
+  }
+
+  private row(path: string): FileRow | undefined {
+    return this.sql.get.get(this.namespace, path);
+  }
+
+  private hasBelow(dir: string): boolean {
+    const [lo, hi] = rangeOf(dir);
+    return this.sql.anyBelow.get(this.namespace, lo, hi) !== undefined;
+  }
+
+  private exists(path: string): boolean {
+    return path === '/' || this.row(path) !== undefined || this.hasBelow(path);
+  }
+
+  private missingFileError(path: string): string {
+    return path === '/' || this.hasBelow(path) ? messages.isDirectory(path) : messages.fileNotFound(path);
+  }
+
+  private writeBlocker(path: string): string | null {
+    if (path === '/' || this.hasBelow(path)) return messages.isDirectory(path);
+    for (const dir of ancestorsOf(path)) if (this.row(dir)) return messages.notADirectory(dir);
+    return null;
+  }
+
+  /**
+   * Immediate children of a folder. Walks the folder's range in path order and, on
+   * meeting a subfolder, records it and restarts past its whole range, so a big subtree
+   * costs one step.
+   */
+  private children(dir: string): FileInfo[] {
+    const [prefix, hi] = rangeOf(dir);
+    const entries: FileInfo[] = [];
+    let lo = prefix;
+    for (;;) {
+      let next: string | null = null;
+      for (const row of this.sql.listRange.iterate(this.namespace, lo, hi)) {
+        const rel = row.path.slice(prefix.length);
+        const slash = rel.indexOf('/');
+        if (slash < 0) {
+          entries.push(fileInfo(row.path, row));
+          continue;
+        }
+        const sub = prefix + rel.slice(0, slash);
+        entries.push({ path: sub + '/', isDir: true });
+        next = sub + '0';
+        break;
+      }
+      if (next === null) break;
+      lo = next;
+    }
+    return sortByPath(entries);
+  }
+}
+
+/** The half-open path range of everything below a folder: ['/a/', '/a0'). */
+function rangeOf(dir: string): [string, string] {
+  return dir === '/' ? ['/', '0'] : [dir + '/', dir + '0'];
+}
+
+/** An FTS5 phrase that matches the pattern literally (trigram tokens, so any substring). */
+function ftsPhrase(pattern: string): string {
+  return `"${pattern.replaceAll('"', '""')}"`;
+}
+
+function toRecord(row: FileRow): FileRecord {
+  const record: FileRecord = { content: row.content, encoding: row.encoding, createdAt: row.created_at, modifiedAt: row.modified_at };
+  if (row.mime_type !== null) record.mimeType = row.mime_type;
+  return record;
+}
+
+function fileInfo(path: string, row: { size: number; modified_at: string }): FileInfo {
+  return { path, size: row.size, modifiedAt: row.modified_at };
+}

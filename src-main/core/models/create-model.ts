@@ -1,0 +1,170 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import { AiSdkChatModel } from './ai-sdk-adapter';
+import { ModelConfigError } from './errors';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
+import type { RetryPolicy } from './retry';
+import type { PromptMapping } from './to-sdk-prompt';
+import { PROVIDERS } from './types';
+import type { ChatModel, ProviderName } from './types';
+
+export interface CreateChatModelOptions {
+  /** 'provider:model', e.g. 'anthropic:claude-sonnet-4-5', 'ollama:qwen3:8b'. */
+  model: string;
+  baseUrl?: string;
+  apiKey?: string;
+  /** Overrides the known window of the model (--context-window). */
+  contextWindow?: number;
+  /** Where API keys and base URLs are looked up (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  fetch?: typeof fetch;
+  retry?: RetryPolicy;
+}
+
+export interface ModelSpec {
+  provider: ProviderName;
+  model: string;
+}
+
+const EXAMPLE = 'e.g. anthropic:claude-sonnet-4-5, openai:gpt-4.1, ollama:qwen3:8b';
+const ANTHROPIC_URL = 'https://api.anthropic.com/v1';
+const OPENAI_URL = 'https://api.openai.com/v1';
+const OLLAMA_URL = 'http://127.0.0.1:11434/v1';
+/** Anthropic needs max_tokens; the SDK's default (the model's maximum) would eat the context window. */
+const ANTHROPIC_MAX_OUTPUT_TOKENS = 32_000;
+/** Models OpenAI serves only through the Responses API. */
+const RESPONSES_ONLY = /codex|^o[13]-pro|^gpt-5(\.\d+)?-pro|deep-research|computer-use/;
+
+/** Splits 'provider:model' at the first colon (Ollama tags have colons of their own). */
+export function parseModelSpec(spec: string): ModelSpec {
+  const trimmed = spec.trim();
+  const colon = trimmed.indexOf(':');
+  if (colon <= 0) {
+    throw new ModelConfigError(`Invalid model "${spec}": expected PROVIDER:MODEL (${EXAMPLE}); providers: ${PROVIDERS.join(', ')}`);
+  }
+  const provider = trimmed.slice(0, colon).toLowerCase();
+  const model = trimmed.slice(colon + 1).trim();
+  if (!(PROVIDERS as readonly string[]).includes(provider)) {
+    throw new ModelConfigError(`Unknown model provider "${trimmed.slice(0, colon)}" in "${spec}"; use one of: ${PROVIDERS.join(', ')}`);
+  }
+  if (model === '') throw new ModelConfigError(`Missing model name in "${spec}": expected PROVIDER:MODEL (${EXAMPLE})`);
+  return { provider: provider as ProviderName, model };
+}
+
+export function createChatModel(options: CreateChatModelOptions): ChatModel {
+  const { provider, model } = parseModelSpec(options.model);
+  const env = options.env ?? process.env;
+  const apiKey = nonEmpty(options.apiKey);
+  const baseUrl = nonEmpty(options.baseUrl);
+  if (baseUrl !== undefined) checkUrl(baseUrl);
+  if (options.contextWindow !== undefined && !(Number.isInteger(options.contextWindow) && options.contextWindow > 0)) {
+    throw new ModelConfigError(`Invalid context window ${options.contextWindow}: expected a positive whole number of tokens`);
+  }
+
+  let languageModel: LanguageModelV4;
+  let mapping: PromptMapping = { toolResultImages: 'user-message', anthropic: false };
+  let defaultMaxOutputTokens: number | undefined;
+  let providerOptions: SharedV4ProviderOptions | undefined;
+
+  switch (provider) {
+    case 'anthropic': {
+      const key = apiKey ?? nonEmpty(env.ANTHROPIC_API_KEY);
+      const token = key === undefined ? nonEmpty(env.ANTHROPIC_AUTH_TOKEN) : undefined;
+      if (key === undefined && token === undefined) throw missingKey('anthropic', 'ANTHROPIC_API_KEY');
+      const baseURL = baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL;
+      languageModel = createAnthropic({ baseURL, fetch: options.fetch, ...(key !== undefined ? { apiKey: key } : { authToken: token }) })(model);
+      mapping = { toolResultImages: 'native', anthropic: true };
+      defaultMaxOutputTokens = ANTHROPIC_MAX_OUTPUT_TOKENS;
+      break;
+    }
+    case 'openai': {
+      const key = apiKey ?? nonEmpty(env.OPENAI_API_KEY);
+      if (key === undefined) throw missingKey('openai', 'OPENAI_API_KEY');
+      const openai = createOpenAI({ apiKey: key, baseURL: baseUrl ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL, fetch: options.fetch });
+      if (RESPONSES_ONLY.test(model.toLowerCase())) {
+        languageModel = openai.responses(model);
+        mapping = { toolResultImages: 'native', anthropic: false };
+        providerOptions = { openai: { store: false } };
+      } else {
+        languageModel = openai.chat(model);
+      }
+      break;
+    }
+    case 'openai-compatible': {
+      if (baseUrl === undefined) {
+        throw new ModelConfigError(
+          'The openai-compatible provider needs a base URL (--base-url), e.g. http://127.0.0.1:8080/v1 for llama.cpp or http://127.0.0.1:1234/v1 for LM Studio',
+        );
+      }
+      const key = apiKey ?? nonEmpty(env.OPENAI_API_KEY);
+      languageModel = compatibleModel('openai-compatible', baseUrl, key, options.fetch, model);
+      break;
+    }
+    case 'ollama': {
+      languageModel = compatibleModel('ollama', ollamaUrl(baseUrl, env), apiKey, options.fetch, model);
+      break;
+    }
+  }
+
+  return new AiSdkChatModel({
+    id: `${provider}:${model}`,
+    provider,
+    contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
+    languageModel,
+    mapping,
+    retry: options.retry,
+    defaultMaxOutputTokens,
+    providerOptions,
+  });
+}
+
+function compatibleModel(name: string, baseURL: string, apiKey: string | undefined, fetchFn: typeof fetch | undefined, model: string): LanguageModelV4 {
+  return createOpenAICompatible({
+    name,
+    baseURL,
+    ...(apiKey !== undefined ? { apiKey } : {}),
+    ...(fetchFn ? { fetch: fetchFn } : {}),
+    // Without this the server sends no usage in streams (stream_options.include_usage).
+    includeUsage: true,
+  }).chatModel(model);
+}
+
+/** --base-url, else OLLAMA_HOST ("host:port" or a URL, as the ollama CLI reads it), else localhost. '/v1' is added when no path is given. */
+function ollamaUrl(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
+  const host = nonEmpty(env.OLLAMA_HOST);
+  let raw = baseUrl;
+  if (raw === undefined && host !== undefined) {
+    raw = /^https?:\/\//i.test(host) ? host : `http://${host}`;
+    const url = new URL(raw);
+    if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+    if (url.port === '' && !/^https?:\/\/[^/]+:\d+/i.test(raw)) url.port = '11434';
+    raw = url.toString();
+    checkUrl(raw);
+  }
+  if (raw === undefined) return OLLAMA_URL;
+  const url = new URL(raw);
+  if (url.pathname === '/' || url.pathname === '') url.pathname = '/v1';
+  return url.toString().replace(/\/+$/, '');
+}
+
+function checkUrl(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ModelConfigError(`Invalid base URL "${value}": expected an http:// or https:// URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ModelConfigError(`Invalid base URL "${value}": expected an http:// or https:// URL`);
+  }
+}
+
+function missingKey(provider: ProviderName, variable: string): ModelConfigError {
+  return new ModelConfigError(`No API key for ${provider}: set ${variable} or pass --api-key`);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

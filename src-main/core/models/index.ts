@@ -1,0 +1,21 @@
+export type {
+  ChatMessage,
+  ChatModel,
+  ContentPart,
+  ModelEvent,
+  ModelRequest,
+  ProviderName,
+  StopReason,
+  ToolCall,
+  ToolSpec,
+  Usage,
+} from './types';
+export { PROVIDERS, ZERO_USAGE } from './types';
+export { AbortedError, ContextOverflowError, ModelConfigError, ModelError, classifyError, isContextOverflowText } from './errors';
+export { createChatModel, parseModelSpec } from './create-model';
+export type { CreateChatModelOptions, ModelSpec } from './create-model';
+export type { RetryInfo, RetryPolicy } from './retry';
+export { DEFAULT_CONTEXT_WINDOW, contextWindowFor, costOf, priceFor } from './model-info';
+export type { ModelPrice } from './model-info';
+export { collectResponse } from './collect';
+export type { CollectedResponse } from './collect';

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor, costOf, priceFor } from './model-info';
+
+describe('contextWindowFor', () => {
+  it.each([
+    ['anthropic', 'claude-sonnet-4-5-20250929', 200_000],
+    ['anthropic', 'claude-opus-4-1', 200_000],
+    ['anthropic', 'claude-3-5-haiku-latest', 200_000],
+    ['anthropic', 'claude-sonnet-4-5[1m]', 1_000_000],
+    ['openai', 'gpt-4o-2024-08-06', 128_000],
+    ['openai', 'gpt-4o-mini', 128_000],
+    ['openai', 'gpt-4.1-mini', 1_047_576],
+    ['openai', 'o4-mini', 200_000],
+    ['openai', 'o3', 200_000],
+    ['openai', 'gpt-5', 272_000],
+    ['openai', 'gpt-5-chat-latest', 128_000],
+    ['ollama', 'llama3.1:8b', 131_072],
+    ['ollama', 'llama3:8b', 8_192],
+    ['openai-compatible', 'meta-llama/Llama-3.3-70B-Instruct', 131_072],
+    ['ollama', 'qwen3:8b', 40_960],
+    ['ollama', 'qwen3-coder:30b', 262_144],
+    ['openai-compatible', 'Qwen/Qwen2.5-Coder-32B-Instruct', 32_768],
+    ['ollama', 'mistral:7b', 32_768],
+    ['ollama', 'mistral-nemo', 131_072],
+    ['ollama', 'gemma3:12b', 131_072],
+    ['ollama', 'gemma3:1b', 32_768],
+    ['ollama', 'gemma2:9b', 8_192],
+    ['openai-compatible', 'deepseek-chat', 131_072],
+    ['ollama', 'deepseek-r1:14b', 131_072],
+    ['ollama', 'gpt-oss:20b', 131_072],
+  ] as const)('%s:%s → %d', (provider, model, tokens) => {
+    expect(contextWindowFor(provider, model)).toBe(tokens);
+  });
+
+  it('returns undefined for unknown models', () => {
+    expect(contextWindowFor('openai-compatible', 'my-finetune')).toBeUndefined();
+    expect(DEFAULT_CONTEXT_WINDOW * 0.85).toBe(170_000);
+  });
+});
+
+describe('costOf', () => {
+  it('prices input, output and Anthropic cache reads/writes', () => {
+    // 1M uncached input at $3, 1M cache write at $3.75, 1M cache read at $0.30, 1M output at $15
+    const usage = { inputTokens: 3_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
+    expect(costOf('anthropic:claude-sonnet-4-5-20250929', usage)).toBeCloseTo(3 + 3.75 + 0.3 + 15, 6);
+  });
+
+  it('prices OpenAI cached input', () => {
+    const usage = { inputTokens: 1_000_000, outputTokens: 0, cacheReadTokens: 500_000, cacheWriteTokens: 0 };
+    expect(costOf('openai:gpt-4o', usage)).toBeCloseTo(0.5 * 2.5 + 0.5 * 1.25, 6);
+    expect(priceFor('openai:gpt-4o-mini')?.input).toBe(0.15);
+    expect(priceFor('openai:gpt-5-mini')?.output).toBe(2);
+  });
+
+  it('is undefined for local and unknown models', () => {
+    const usage = { inputTokens: 10, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    expect(costOf('ollama:qwen3:8b', usage)).toBeUndefined();
+    expect(costOf('openai-compatible:gpt-4o', usage)).toBeUndefined();
+    expect(costOf('openai:some-new-model', usage)).toBeUndefined();
+    expect(costOf('nonsense', usage)).toBeUndefined();
+  });
+});

@@ -1,0 +1,72 @@
+// Provider-neutral model interface. The agent loop depends only on this file.
+
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; mimeType: string; data: string /* base64 */ };
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed arguments; `{}` when `parseError` is set. */
+  args: unknown;
+  /** The raw argument text exactly as the model produced it. */
+  argsText: string;
+  /** Set when `argsText` is not valid JSON. The call is still reported, never dropped. */
+  parseError?: string;
+}
+
+export type ChatMessage =
+  | { role: 'user'; content: string | ContentPart[] }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown> /* JSON Schema object */;
+}
+
+export interface Usage {
+  /** All prompt tokens of the call, including the ones read from or written to a cache. */
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export type StopReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'other';
+
+export type ModelEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'reasoning-delta'; text: string }
+  | { type: 'tool-call-start'; id: string; name: string }
+  | { type: 'tool-call'; call: ToolCall }
+  | { type: 'finish'; stopReason: StopReason; usage: Usage };
+
+export interface ModelRequest {
+  system: string;
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  signal?: AbortSignal;
+  maxOutputTokens?: number;
+  /** Anthropic prompt caching: breakpoints on the system prompt, the last tool and the last two messages. */
+  cacheBreakpoints?: boolean;
+}
+
+export type ProviderName = 'anthropic' | 'openai' | 'openai-compatible' | 'ollama';
+
+export interface ChatModel {
+  /** 'provider:model', e.g. 'openai-compatible:qwen3'. */
+  readonly id: string;
+  readonly provider: ProviderName;
+  readonly contextWindow: number;
+  /**
+   * One model step. Yields deltas as they arrive and exactly one `finish` event last.
+   * Throws ModelError / ContextOverflowError / AbortedError (see errors.ts).
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+}
+
+export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible', 'ollama'];
+
+export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });

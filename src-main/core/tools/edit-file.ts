@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { boolArg, checkPath, pathArg } from './args';
+import { defineTool, errorText, text } from './tool';
+
+const schema = z.object({
+  file_path: pathArg('file_path'),
+  old_string: z.string({ error: 'old_string must be a string' }),
+  new_string: z.string({ error: 'new_string must be a string' }),
+  replace_all: boolArg('replace_all').optional(),
+});
+
+export const editFileTool = defineTool({
+  name: 'edit_file',
+  description: [
+    'Replace exact text in an existing file: old_string is matched literally (no regex, no wildcards), including whitespace and indentation.',
+    'Read the file with read_file first; copy old_string from that output WITHOUT the line-number prefix (everything after the tab).',
+    'old_string must occur exactly once unless replace_all is true; if it occurs several times, include more surrounding lines to make it unique.',
+    'A CRLF file stays CRLF: write old_string and new_string with plain \\n line breaks. An empty old_string only works on an empty file.',
+    "Returns `Successfully replaced N instance(s) of the string in '/path'`.",
+  ].join('\n'),
+  schema,
+  async run(args, ctx) {
+    const checked = checkPath(args.file_path);
+    if ('error' in checked) return errorText(checked.error);
+    if (args.old_string === args.new_string) return errorText('old_string and new_string are identical; nothing to change');
+    const refusal = await ctx.guard.check(ctx.backend, checked.path, 'edit');
+    if (refusal !== null) return errorText(refusal);
+    const result = await ctx.backend.edit(checked.path, args.old_string, args.new_string, args.replace_all ?? false);
+    if (result.error !== undefined) return errorText(result.error);
+    const path = result.path ?? checked.path;
+    await ctx.guard.remember(ctx.backend, path);
+    return text(`Successfully replaced ${result.occurrences ?? 1} instance(s) of the string in '${path}'`);
+  },
+});

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { DEFAULT_GREP_MAX_COUNT, type GrepMatch } from '../backends/protocol';
+import { checkPath, intArg, pathArg } from './args';
+import { defineTool, errorText, text } from './tool';
+
+const schema = z.object({
+  pattern: z.string({ error: 'pattern must be a string' }).min(1, 'pattern must not be empty'),
+  path: pathArg('path').optional(),
+  glob: z.string({ error: 'glob must be a string such as *.ts' }).optional(),
+  output_mode: z.enum(['files_with_matches', 'content', 'count'], { error: 'output_mode must be files_with_matches, content or count' }).optional(),
+  max_count: intArg('max_count', 1).optional(),
+});
+
+const REGEX_HINTS = /\.\*|\.\+|\\[.dDwWsSbB()[\]{}|^$*+?]|\||\(\?|\[[^\]]+\]|^\^|\$$/;
+
+export const grepTool = defineTool({
+  name: 'grep',
+  description: [
+    'Search file contents for a LITERAL, case-sensitive text (not a regular expression: `a.b` finds the three characters a.b).',
+    'path (default `/`) may be a folder or a single file; glob filters which files are searched, with the same rules as the glob tool (e.g. `*.ts`, `src/**/*.py`).',
+    'output_mode: `files_with_matches` (default) lists matching files; `content` shows `/path:` then `  LINE: text` for each matching line; `count` shows `/path: N` per file.',
+    `At most ${DEFAULT_GREP_MAX_COUNT} matching lines are collected (max_count changes that); when results are cut, the output says so.`,
+    ".git/ and files ignored by .gitignore are skipped, as are binary files and files over 10 MB.",
+  ].join('\n'),
+  schema,
+  async run(args, ctx) {
+    const checked = checkPath(args.path ?? '/');
+    if ('error' in checked) return errorText(checked.error);
+    const maxCount = args.max_count ?? DEFAULT_GREP_MAX_COUNT;
+    const result = await ctx.backend.grep(args.pattern, checked.path, args.glob, maxCount);
+    if (result.error !== undefined) return errorText(result.error);
+    const matches = result.matches ?? [];
+    if (matches.length === 0) {
+      const hint = REGEX_HINTS.test(args.pattern)
+        ? '\nNote: grep searches for the literal text you give; regular-expression syntax is not interpreted. Search for a plain fragment of the text instead.'
+        : '';
+      return text(`No matches found${hint}`);
+    }
+    const body = formatMatches(matches, args.output_mode ?? 'files_with_matches');
+    const note = result.truncated
+      ? `\n[Results truncated at ${maxCount} matching lines. Narrow the search with a more specific pattern, a path or a glob, or raise max_count.]`
+      : '';
+    return text(body + note);
+  },
+});
+
+function formatMatches(matches: GrepMatch[], mode: 'files_with_matches' | 'content' | 'count'): string {
+  const byFile = new Map<string, GrepMatch[]>();
+  for (const m of matches) {
+    const list = byFile.get(m.path);
+    if (list) list.push(m);
+    else byFile.set(m.path, [m]);
+  }
+  const files = [...byFile.keys()];
+  if (mode === 'files_with_matches') return files.join('\n');
+  if (mode === 'count') return files.map((f) => `${f}: ${byFile.get(f)!.length}`).join('\n');
+  const out: string[] = [];
+  for (const f of files) {
+    out.push(`${f}:`);
+    for (const m of byFile.get(f)!) out.push(`  ${m.line}: ${m.text}`);
+  }
+  return out.join('\n');
+}

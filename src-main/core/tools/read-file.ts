@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { isImageMime } from '../backends/text';
+import { checkPath, intArg, pathArg } from './args';
+import { defineTool, errorText, text, type ToolOutput } from './tool';
+
+export const READ_DEFAULT_LIMIT = 100;
+export const READ_MAX_OUTPUT_CHARS = 80_000;
+export const READ_ROW_CHARS = 5_000;
+
+const schema = z.object({
+  file_path: pathArg('file_path'),
+  offset: intArg('offset', 0).optional(),
+  limit: intArg('limit', 1).optional(),
+});
+
+export const readFileTool = defineTool({
+  name: 'read_file',
+  description: [
+    'Read a file and return its lines numbered like `cat -n` (line number, a tab, then the line exactly as in the file).',
+    'Use it before editing a file (edits and overwrites of existing files are refused until you have read them), and to page through large files or large tool results saved under /large_tool_results/.',
+    `By default it returns ${READ_DEFAULT_LIMIT} lines from the start; pass offset (0-based line index to start at) and limit (number of lines) to read other parts.`,
+    'When more lines remain, the output ends with `[Showing lines A-B of T. Continue with offset=B.]`: call again with that offset to continue. Lines longer than 5,000 characters are split into rows numbered N.1, N.2, …',
+    'Images are returned as images; other binary files are described, not dumped. Prefer grep or glob to find what to read in large folders.',
+  ].join('\n'),
+  schema,
+  async run(args, ctx): Promise<ToolOutput> {
+    const checked = checkPath(args.file_path);
+    if ('error' in checked) return errorText(checked.error);
+    const path = checked.path;
+    const offset = args.offset ?? 0;
+    const limit = args.limit ?? READ_DEFAULT_LIMIT;
+    // Version before content: if the file changes in between, the guard errs on the safe side.
+    const stat = await ctx.backend.stat(path);
+    const result = await ctx.backend.read(path, offset, limit);
+    if (result.error !== undefined) return errorText(result.error);
+    const data = result.fileData;
+    if (data === undefined) return errorText(`could not read ${path}`);
+    if (stat.version !== undefined) ctx.guard.rememberVersion(path, stat.version);
+
+    if (data.encoding === 'base64') {
+      const bytes = Math.floor((data.content.length * 3) / 4);
+      const mime = data.mimeType ?? 'application/octet-stream';
+      if (isImageMime(mime)) {
+        return { text: `Image file ${path} (${mime}, about ${bytes} bytes)`, image: { mimeType: mime, data: data.content } };
+      }
+      return text(`Binary file ${path} (${mime}, about ${bytes} bytes) cannot be shown as text. Use execute with a suitable converter if you need its contents.`);
+    }
+    const total = result.totalLines ?? 0;
+    const wholeFileShown = offset === 0 && (result.endLine ?? 0) >= total;
+    if (total === 0 || (wholeFileShown && data.content.trim() === '')) {
+      return text('System reminder: File exists but has empty contents');
+    }
+    return text(formatNumberedWindow(data.content, result.startLine ?? offset + 1, total));
+  },
+});
+
+/** Formats a window of file lines (joined with `\n`) per SPEC §3 read_file. */
+export function formatNumberedWindow(content: string, startLine: number, totalLines: number): string {
+  const lines = content.split('\n');
+  const rows: string[] = [];
+  let size = 0;
+  let shown = 0;
+  for (const line of lines) {
+    const lineNumber = startLine + shown;
+    const formatted = numberLine(line, lineNumber);
+    if (shown > 0 && size + formatted.length + 1 > READ_MAX_OUTPUT_CHARS) break;
+    rows.push(formatted);
+    size += formatted.length + 1;
+    shown++;
+  }
+  const lastLine = startLine + shown - 1;
+  let out = rows.join('\n');
+  if (lastLine < totalLines) {
+    out += `\n\n[Showing lines ${startLine}-${lastLine} of ${totalLines}. Continue with offset=${lastLine}.]`;
+  }
+  return out;
+}
+
+function numberLine(line: string, lineNumber: number): string {
+  if (line.length <= READ_ROW_CHARS) return `${String(lineNumber).padStart(6)}\t${line}`;
+  const rows: string[] = [];
+  for (let start = 0, part = 0; start < line.length; part++) {
+    let end = Math.min(line.length, start + READ_ROW_CHARS);
+    // Never split a surrogate pair across two rows.
+    if (end < line.length && /[\uD800-\uDBFF]/.test(line[end - 1]!)) end--;
+    const label = part === 0 ? String(lineNumber) : `${lineNumber}.${part}`;
+    rows.push(`${label.padStart(6)}\t${line.slice(start, end)}`);
+    start = end;
+  }
+  return rows.join('\n');
+}

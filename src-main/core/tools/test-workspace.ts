@@ -1,0 +1,49 @@
+// A real workspace for tool tests: a temp project folder, a temp SQLite file and the
+// default mount table, with a helper that calls a tool the way the agent does.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { createDefaultMounts, type Mounts } from '../backends/mounts';
+import { openDatabase } from '../backends/store';
+import { filesystemTools } from './filesystem-tools';
+import { ReadGuard } from './read-guard';
+import { runTool, toolMap } from './run-tool';
+import type { ToolOutput } from './tool';
+
+export interface TestWorkspace {
+  folder: string;
+  dataDir: string;
+  mounts: Mounts;
+  guard: ReadGuard;
+  call(tool: string, args: Record<string, unknown>): Promise<ToolOutput>;
+  /** The text of a call. */
+  run(tool: string, args: Record<string, unknown>): Promise<string>;
+  dispose(): void;
+}
+
+export function createTestWorkspace(options: { execute?: boolean } = {}): TestWorkspace {
+  const folder = mkdtempSync(join(tmpdir(), 'deepdesk-ws-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-data-'));
+  const db: Database.Database = openDatabase(join(dataDir, 'deepdesk.db'));
+  const mounts = createDefaultMounts({ folder, db, execute: options.execute ?? true });
+  const tools = toolMap(filesystemTools({ execute: options.execute ?? true }));
+  const guard = new ReadGuard();
+  let n = 0;
+  const call = (tool: string, args: Record<string, unknown>) =>
+    runTool(tools, tool, args, { backend: mounts.backend, guard, toolCallId: `call-${++n}` });
+  return {
+    folder,
+    dataDir,
+    mounts,
+    guard,
+    call,
+    run: async (tool, args) => (await call(tool, args)).text,
+    dispose() {
+      db.close();
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// What every agent tool is: a name, a description written for the model, a zod schema
+// for its arguments, and a function from validated arguments to text (SPEC §3).
+
+import type { z } from 'zod';
+import type { Backend } from '../backends/protocol';
+import type { RunContext } from '../agent/middleware';
+import type { ReadGuard } from './read-guard';
+
+export interface ToolImage {
+  mimeType: string;
+  /** base64 */
+  data: string;
+}
+
+export interface ToolOutput {
+  /** Always present; a failure starts with `Error: `. For an image, a short stand-in. */
+  text: string;
+  image?: ToolImage;
+}
+
+export interface ToolContext {
+  /** The mounted backend (normally the composite of the default mount table). */
+  backend: Backend;
+  /** Read-before-write bookkeeping of this thread or tool session. */
+  guard: ReadGuard;
+  toolCallId: string;
+  signal?: AbortSignal;
+  /** Raw terminal bytes while a command runs (execute only). */
+  onTerminalData?: (chunk: string) => void;
+  /** The agent run this call belongs to (absent in a `deepdesk tools` session). */
+  run?: RunContext;
+}
+
+export interface AgentTool<Schema extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: Schema;
+  run(args: z.output<Schema>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** Keeps the schema/run pairing typed at the definition site while storing tools uniformly. */
+export function defineTool<Schema extends z.ZodType>(tool: AgentTool<Schema>): AgentTool {
+  return tool as unknown as AgentTool;
+}
+
+export const errorText = (reason: string): ToolOutput => ({ text: `Error: ${reason}` });
+export const text = (value: string): ToolOutput => ({ text: value });

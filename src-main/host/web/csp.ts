@@ -1,0 +1,16 @@
+// The Content-Security-Policy of the window, shared by the web host and the Electron shell.
+
+/** `connectSources` are added to connect-src after 'self' (the web host adds its ws:// origins). */
+export function contentSecurityPolicy(connectSources: readonly string[] = []): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    ["connect-src 'self'", ...connectSources].join(' '),
+    "font-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

@@ -1,0 +1,106 @@
+// The WebSocket side of the web host: request/response frames and event broadcast.
+
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import type { EventFrame, ResponseFrame } from '../../app/contract';
+import type { AppHostApi } from '../../app/host-api';
+import { errorFrame, handleRequestFrame } from './handle-frame';
+
+export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+/** A socket that falls this far behind is dropped; the client reconnects and refetches. */
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export interface SocketHub {
+  readonly server: WebSocketServer;
+  close(): Promise<void>;
+}
+
+export function createSocketHub(api: AppHostApi, options: { maxBufferedBytes?: number } = {}): SocketHub {
+  const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
+  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  const sockets = new Set<WebSocket>();
+
+  const send = (socket: WebSocket, text: string): void => {
+    if (socket.readyState !== WebSocket.OPEN) return;
+    if (socket.bufferedAmount + Buffer.byteLength(text) > maxBuffered) {
+      sockets.delete(socket);
+      socket.terminate();
+      return;
+    }
+    socket.send(text);
+  };
+
+  const reply = (socket: WebSocket, frame: ResponseFrame): void => {
+    let text: string;
+    try {
+      text = JSON.stringify(frame);
+    } catch (err) {
+      text = JSON.stringify(errorFrame(frame.id, new Error(`the answer could not be encoded: ${err instanceof Error ? err.message : String(err)}`)));
+    }
+    send(socket, text);
+  };
+
+  const onMessage = (socket: WebSocket, data: RawData, isBinary: boolean): void => {
+    if (isBinary) {
+      reply(socket, { id: -1, error: { message: 'expected a JSON text frame', code: 'bad_request' } });
+      return;
+    }
+    let frame: unknown;
+    try {
+      frame = JSON.parse(rawText(data));
+    } catch {
+      reply(socket, { id: -1, error: { message: 'malformed JSON', code: 'bad_request' } });
+      return;
+    }
+    void handleRequestFrame(api, frame).then((response) => reply(socket, response));
+  };
+
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('message', (data, isBinary) => onMessage(socket, data, isBinary));
+    socket.on('close', () => sockets.delete(socket));
+    // Oversized frames and protocol errors close the socket; nothing else to do.
+    socket.on('error', () => sockets.delete(socket));
+  });
+
+  const unsubscribe = api.onEvent((frame: EventFrame) => {
+    if (sockets.size === 0) return;
+    let text: string;
+    try {
+      text = JSON.stringify(frame);
+    } catch {
+      return;
+    }
+    for (const socket of [...sockets]) send(socket, text);
+  });
+
+  return {
+    server,
+    close: async () => {
+      unsubscribe();
+      for (const socket of sockets) socket.close(1001, 'server shutting down');
+      const closing = [...sockets].map(
+        (socket) =>
+          new Promise<void>((done) => {
+            if (socket.readyState === WebSocket.CLOSED) return done();
+            const timer = setTimeout(() => {
+              socket.terminate();
+              done();
+            }, 1000);
+            socket.once('close', () => {
+              clearTimeout(timer);
+              done();
+            });
+          }),
+      );
+      await Promise.all(closing);
+      sockets.clear();
+      await new Promise<void>((done) => server.close(() => done()));
+    },
+  };
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}

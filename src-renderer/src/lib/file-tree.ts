@@ -1,0 +1,100 @@
+// The file tree's pure parts: folder keys, the visible rows for the tree, and which
+// folders to list again when 'files.changed' reports changes.
+
+import type { FileEntry } from '../../../src-main/app/contract';
+
+export interface Listing {
+  entries?: FileEntry[];
+  error?: string;
+  loading?: boolean;
+}
+
+export type Listings = Readonly<Record<string, Listing>>;
+
+export interface TreeRow {
+  entry: FileEntry;
+  /** The entry's path without a trailing '/' (folder key for folders). */
+  key: string;
+  name: string;
+  /** 1-based depth, for aria-level. */
+  level: number;
+  posinset: number;
+  setsize: number;
+  expanded: boolean;
+  loading: boolean;
+}
+
+export type FileChange = { path: string; kind: 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir' };
+
+/** A folder's key: its path without a trailing '/', '/' for the root. */
+export function dirKey(path: string): string {
+  const trimmed = path.replace(/\/+$/, '');
+  return trimmed === '' ? '/' : trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+export function parentKey(path: string): string {
+  const key = dirKey(path);
+  const i = key.lastIndexOf('/');
+  return i <= 0 ? '/' : key.slice(0, i);
+}
+
+export function nameOf(path: string): string {
+  const key = dirKey(path);
+  return key === '/' ? '/' : key.slice(key.lastIndexOf('/') + 1);
+}
+
+function isUnder(dir: string, path: string): boolean {
+  return dir === '/' ? true : path === dir || path.startsWith(`${dir}/`);
+}
+
+/** The rows the tree shows: the root's entries, and the entries of every expanded folder below. */
+export function visibleRows(listings: Listings, expanded: ReadonlySet<string>, root = '/'): TreeRow[] {
+  const rows: TreeRow[] = [];
+  const walk = (dir: string, level: number): void => {
+    const entries = listings[dir]?.entries ?? [];
+    entries.forEach((entry, i) => {
+      const key = dirKey(entry.path);
+      const open = entry.isDir && expanded.has(key);
+      rows.push({
+        entry,
+        key,
+        name: nameOf(entry.path),
+        level,
+        posinset: i + 1,
+        setsize: entries.length,
+        expanded: open,
+        loading: open && listings[key]?.entries === undefined,
+      });
+      if (open) walk(key, level + 1);
+    });
+  };
+  walk(root, 1);
+  return rows;
+}
+
+/** Loaded folders to list again, and cached folders to forget (deleted ones). */
+export function foldersToRefresh(changes: readonly FileChange[], loaded: Iterable<string>): { refresh: string[]; drop: string[] } {
+  const loadedSet = new Set(loaded);
+  const refresh = new Set<string>();
+  const drop = new Set<string>();
+  for (const change of changes) {
+    const key = dirKey(change.path);
+    const parent = parentKey(key);
+    if (loadedSet.has(parent)) refresh.add(parent);
+    if (change.kind === 'unlinkDir') {
+      for (const dir of loadedSet) if (dir !== '/' && isUnder(key, dir)) drop.add(dir);
+    }
+  }
+  for (const dir of drop) refresh.delete(dir);
+  return { refresh: [...refresh].sort(), drop: [...drop].sort() };
+}
+
+/** Sorts a listing for display: folders first, then files, each by name. */
+export function sortEntries(entries: readonly FileEntry[]): FileEntry[] {
+  return [...entries].sort((a, b) => {
+    if (a.isDir !== b.isDir) return a.isDir ? -1 : 1;
+    const na = nameOf(a.path).toLowerCase();
+    const nb = nameOf(b.path).toLowerCase();
+    return na < nb ? -1 : na > nb ? 1 : 0;
+  });
+}

@@ -1,0 +1,320 @@
+// Folds a thread's saved items (threads.get) and its live AgentEvents into what the
+// conversation shows. Pure: no React, no transport, so it is unit-tested on its own.
+//
+// Items stay in one flat list in arrival order; a subagent's items carry the id of the
+// `task` call they run under (`parent`) and are nested under that card when rendered.
+
+import type { DisplayItem, ThreadView } from '../../../src-main/app/contract';
+import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
+
+interface ItemBase {
+  key: string;
+  /** The `task` call this item runs under (subagent activity); undefined at top level. */
+  parent?: string;
+}
+
+export interface UserItem extends ItemBase {
+  kind: 'user';
+  text: string;
+}
+
+export interface AssistantItem extends ItemBase {
+  kind: 'assistant';
+  text: string;
+  /** True while text deltas may still arrive. */
+  streaming: boolean;
+}
+
+export interface ToolItem extends ItemBase {
+  kind: 'tool';
+  id: string;
+  name: string;
+  args: unknown;
+  parseError?: string;
+  output?: string;
+  isError?: boolean;
+  evictedTo?: string;
+  image?: { mimeType: string };
+  approval?: ApprovalStatus;
+  approvalReason?: string;
+}
+
+export interface SummaryItem extends ItemBase {
+  kind: 'summary';
+  archivePath: string;
+  summarizedMessages: number;
+  text: string;
+}
+
+export interface ErrorItem extends ItemBase {
+  kind: 'error';
+  message: string;
+}
+
+export interface NoticeItem extends ItemBase {
+  kind: 'notice';
+  text: string;
+}
+
+export type ConvItem = UserItem | AssistantItem | ToolItem | SummaryItem | ErrorItem | NoticeItem;
+
+export interface ThreadDisplayState {
+  threadId: string | null;
+  items: ConvItem[];
+  todos: Todo[];
+  /** Each subagent's latest todo list, by its task call id. */
+  subTodos: Record<string, Todo[]>;
+  usage: UsageTotals | null;
+  contextTokens: number;
+  contextWindow: number;
+  running: boolean;
+  /** Next key number; keys only need to be unique within one state. */
+  seq: number;
+  /** Scopes ('' = top level, else a task id) that streamed text since their run began. */
+  textSeen: Record<string, boolean>;
+}
+
+export type ThreadAction =
+  | { type: 'reset'; threadId: string | null }
+  | { type: 'load'; view: ThreadView }
+  | { type: 'event'; event: RawAgentEvent }
+  | { type: 'local_user'; text: string }
+  | { type: 'local_error'; message: string }
+  | { type: 'set_running'; running: boolean };
+
+export function emptyThreadState(threadId: string | null = null): ThreadDisplayState {
+  return { threadId, items: [], todos: [], subTodos: {}, usage: null, contextTokens: 0, contextWindow: 0, running: false, seq: 0, textSeen: {} };
+}
+
+export function threadReducer(state: ThreadDisplayState, action: ThreadAction): ThreadDisplayState {
+  switch (action.type) {
+    case 'reset':
+      return emptyThreadState(action.threadId);
+    case 'load':
+      return loadView(action.view);
+    case 'event':
+      if (state.threadId !== null && action.event.threadId !== state.threadId) return state;
+      return applyEvent(state, action.event);
+    case 'local_user': {
+      const next = finishStreaming(state, undefined, true);
+      return {
+        ...push(next, { kind: 'user', key: '', text: action.text }),
+        running: true,
+        textSeen: { ...next.textSeen, '': false },
+      };
+    }
+    case 'local_error':
+      return push(state, { kind: 'error', key: '', message: action.message });
+    case 'set_running':
+      return action.running === state.running ? state : { ...state, running: action.running };
+  }
+}
+
+/** Top-level items, and each task call's nested items by its id. */
+export function groupItems(items: readonly ConvItem[]): { top: ConvItem[]; children: Map<string, ConvItem[]> } {
+  const top: ConvItem[] = [];
+  const children = new Map<string, ConvItem[]>();
+  for (const item of items) {
+    if (item.parent === undefined) {
+      top.push(item);
+      continue;
+    }
+    const list = children.get(item.parent);
+    if (list) list.push(item);
+    else children.set(item.parent, [item]);
+  }
+  return { top, children };
+}
+
+// ------------------------------------------------------------------ loading
+
+function loadView(view: ThreadView): ThreadDisplayState {
+  let state: ThreadDisplayState = {
+    ...emptyThreadState(view.thread.id),
+    todos: view.todos,
+    usage: view.usage,
+    contextTokens: view.contextTokens,
+    contextWindow: view.contextWindow,
+    running: view.thread.running,
+  };
+  for (const item of view.items) state = push(state, fromDisplayItem(item));
+  for (const approval of view.approvals) {
+    state = updateTool(state, approval.toolCallId, approval.parentToolCallId, (tool) => ({ ...tool, approval: 'pending', approvalReason: approval.reason }));
+  }
+  return state;
+}
+
+function fromDisplayItem(item: DisplayItem): ConvItem {
+  switch (item.kind) {
+    case 'user':
+      return { kind: 'user', key: '', text: item.text };
+    case 'assistant':
+      return withParent({ kind: 'assistant', key: '', text: item.text, streaming: false }, item.parentToolCallId);
+    case 'tool': {
+      const tool: ToolItem = { kind: 'tool', key: '', id: item.id, name: item.name, args: item.args };
+      if (item.output !== undefined) tool.output = item.output;
+      if (item.isError !== undefined) tool.isError = item.isError;
+      if (item.evictedTo !== undefined) tool.evictedTo = item.evictedTo;
+      return withParent(tool, item.parentToolCallId);
+    }
+    case 'summary':
+      return { kind: 'summary', key: '', archivePath: item.archivePath, summarizedMessages: item.summarizedMessages, text: item.text };
+  }
+}
+
+// ------------------------------------------------------------------ live events
+
+function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisplayState {
+  const parent = typeof event.parentToolCallId === 'string' && event.parentToolCallId !== '' ? event.parentToolCallId : undefined;
+  const scope = parent ?? '';
+  switch (event.type) {
+    case 'text': {
+      const text = str(event.text);
+      if (text === '') return state;
+      const seen = { ...state.textSeen, [scope]: true };
+      const index = lastIndexInScope(state.items, parent);
+      const last = index >= 0 ? state.items[index] : undefined;
+      if (last?.kind === 'assistant' && last.streaming) {
+        return { ...replaceAt(state, index, { ...last, text: last.text + text }), textSeen: seen };
+      }
+      return { ...push(state, withParent({ kind: 'assistant', key: '', text, streaming: true }, parent)), textSeen: seen };
+    }
+    case 'tool_call': {
+      const id = str(event.id);
+      const next = finishStreaming(state, parent);
+      const existing = findTool(next.items, id, parent, (t) => t.output === undefined);
+      const tool: ToolItem = { kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args };
+      if (typeof event.parseError === 'string') tool.parseError = event.parseError;
+      if (existing >= 0) {
+        const old = next.items[existing] as ToolItem;
+        return replaceAt(next, existing, { ...old, name: tool.name, args: tool.args, ...(tool.parseError ? { parseError: tool.parseError } : {}) });
+      }
+      return push(next, withParent(tool, parent));
+    }
+    case 'tool_result': {
+      const id = str(event.id);
+      const patch = (tool: ToolItem): ToolItem => {
+        const next: ToolItem = { ...tool, output: str(event.output), isError: event.isError === true };
+        if (typeof event.evictedTo === 'string') next.evictedTo = event.evictedTo;
+        const image = event.image as { mimeType?: unknown } | undefined;
+        if (image && typeof image.mimeType === 'string') next.image = { mimeType: image.mimeType };
+        if (next.approval === 'pending') delete next.approval;
+        return next;
+      };
+      if (findTool(state.items, id, parent, () => true) < 0) {
+        state = push(state, withParent({ kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: undefined }, parent));
+      }
+      return updateTool(state, id, parent, patch, (t) => t.output === undefined);
+    }
+    case 'approval': {
+      const id = str(event.id);
+      const status = APPROVAL_STATUSES.has(str(event.status)) ? (event.status as ApprovalStatus) : 'pending';
+      const reason = str(event.reason);
+      if (findTool(state.items, id, parent, () => true) < 0) {
+        state = push(state, withParent({ kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args }, parent));
+      }
+      return updateTool(state, id, parent, (tool) => ({ ...tool, approval: status, approvalReason: reason || tool.approvalReason }));
+    }
+    case 'todos': {
+      const todos = todosOf(event.todos);
+      if (parent === undefined) return { ...state, todos };
+      return { ...state, subTodos: { ...state.subTodos, [parent]: todos } };
+    }
+    case 'summarized': {
+      const next = finishStreaming(state, parent);
+      return push(next, withParent({
+        kind: 'summary',
+        key: '',
+        archivePath: str(event.archivePath),
+        summarizedMessages: num(event.summarizedMessages),
+        text: str(event.summary),
+      }, parent));
+    }
+    case 'usage':
+      if (parent !== undefined) return state;
+      return {
+        ...state,
+        usage: usageOf(event.total ?? event.usage),
+        contextTokens: num(event.contextTokens, state.contextTokens),
+        contextWindow: num(event.contextWindow, state.contextWindow),
+      };
+    case 'error':
+      return push(state, withParent({ kind: 'error', key: '', message: str(event.message, 'Unknown error') }, parent));
+    case 'done': {
+      let next = finishStreaming(state, parent, parent === undefined);
+      const text = str(event.text);
+      if (!next.textSeen[scope] && text.trim() !== '') {
+        next = push(next, withParent({ kind: 'assistant', key: '', text, streaming: false }, parent));
+      }
+      next = { ...next, textSeen: { ...next.textSeen, [scope]: false } };
+      if (parent !== undefined) return next;
+      const reason = str(event.reason);
+      if (reason === 'aborted') next = push(next, { kind: 'notice', key: '', text: 'Stopped.' });
+      if (reason === 'max_steps') next = push(next, { kind: 'notice', key: '', text: 'Stopped: the step limit was reached.' });
+      return { ...next, running: false };
+    }
+    default:
+      return state;
+  }
+}
+
+const APPROVAL_STATUSES = new Set(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']);
+
+// ------------------------------------------------------------------ helpers
+
+function withParent<T extends ConvItem>(item: T, parent: string | undefined): T {
+  return parent === undefined ? item : { ...item, parent };
+}
+
+function push(state: ThreadDisplayState, item: ConvItem): ThreadDisplayState {
+  return { ...state, items: [...state.items, { ...item, key: `i${state.seq}` }], seq: state.seq + 1 };
+}
+
+function replaceAt(state: ThreadDisplayState, index: number, item: ConvItem): ThreadDisplayState {
+  const items = state.items.slice();
+  items[index] = item;
+  return { ...state, items };
+}
+
+function lastIndexInScope(items: readonly ConvItem[], parent: string | undefined): number {
+  for (let i = items.length - 1; i >= 0; i--) if (items[i]?.parent === parent) return i;
+  return -1;
+}
+
+/** The latest tool item with this id in this scope (ids can repeat with some providers). */
+function findTool(items: readonly ConvItem[], id: string, parent: string | undefined, accept: (tool: ToolItem) => boolean): number {
+  let fallback = -1;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item?.kind !== 'tool' || item.id !== id) continue;
+    if (item.parent === parent && accept(item)) return i;
+    if (fallback < 0) fallback = i;
+  }
+  return fallback;
+}
+
+function updateTool(
+  state: ThreadDisplayState,
+  id: string,
+  parent: string | undefined,
+  patch: (tool: ToolItem) => ToolItem,
+  prefer: (tool: ToolItem) => boolean = () => true,
+): ThreadDisplayState {
+  const index = findTool(state.items, id, parent, prefer);
+  if (index < 0) return state;
+  return replaceAt(state, index, patch(state.items[index] as ToolItem));
+}
+
+/** Marks streaming text as finished: in one scope, or everywhere. */
+function finishStreaming(state: ThreadDisplayState, parent: string | undefined, everywhere = false): ThreadDisplayState {
+  let changed = false;
+  const items = state.items.map((item) => {
+    if (item.kind !== 'assistant' || !item.streaming) return item;
+    if (!everywhere && item.parent !== parent) return item;
+    changed = true;
+    return { ...item, streaming: false };
+  });
+  return changed ? { ...state, items } : state;
+}

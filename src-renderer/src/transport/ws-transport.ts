@@ -1,0 +1,229 @@
+// The window's transport under `deepdesk serve`: one WebSocket to the page's own origin
+// (the HttpOnly cookie carries the token), request ids, timeouts and reconnection.
+
+import type { EventName, EventPayload, MethodName, Params, Result } from '../../../src-main/app/contract';
+import { decodeResponse } from './decode';
+import { TransportError } from './errors';
+import { createEventHub } from './event-hub';
+import type { ClientTransport, ConnectionStatus } from './types';
+
+/** The part of the browser WebSocket this client uses (the `ws` package fits it too). */
+export interface WebSocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: never) => void) | null;
+  onclose: ((event: never) => void) | null;
+  onerror: ((event: never) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+}
+export type WebSocketConstructor = new (url: string) => WebSocketLike;
+
+/** Methods that may legitimately take long (dialogs, network probes, runs): no timeout. */
+export const LONG_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
+  'app.pickFolder',
+  'settings.testConnection',
+  'settings.detectLocalServers',
+  'threads.send',
+  'threads.stop',
+  'files.search',
+  'memories.list',
+]);
+
+export interface WebSocketTransportOptions {
+  /** Default: ws(s)://<location.host>/ws. */
+  url?: string;
+  /** Default: globalThis.WebSocket. Tests pass a `ws` subclass that adds Origin and Cookie. */
+  WebSocketImpl?: WebSocketConstructor;
+  /** Timeout of a short call, from when it is sent. Default 30 s. */
+  callTimeoutMs?: number;
+  /** How long a call waits for a connection before it fails. Default 15 s. */
+  connectWaitMs?: number;
+  /** Delay before reconnect attempt `attempt` (0-based). Default: 250 ms doubling to 5 s, with jitter. */
+  reconnectDelay?: (attempt: number) => number;
+}
+
+interface Pending {
+  method: MethodName;
+  text: string;
+  sent: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  resolve: (value: unknown) => void;
+  reject: (error: TransportError) => void;
+}
+
+const OPEN = 1;
+
+function defaultDelay(attempt: number): number {
+  return Math.min(5000, 250 * 2 ** attempt) * (0.8 + Math.random() * 0.4);
+}
+
+function defaultUrl(): string {
+  const { protocol, host } = globalThis.location;
+  return `${protocol === 'https:' ? 'wss' : 'ws'}://${host}/ws`;
+}
+
+export function createWebSocketTransport(options: WebSocketTransportOptions = {}): ClientTransport {
+  const url = options.url ?? defaultUrl();
+  const Impl = options.WebSocketImpl ?? (globalThis.WebSocket as unknown as WebSocketConstructor);
+  const callTimeoutMs = options.callTimeoutMs ?? 30_000;
+  const connectWaitMs = options.connectWaitMs ?? 15_000;
+  const reconnectDelay = options.reconnectDelay ?? defaultDelay;
+
+  const hub = createEventHub();
+  const pending = new Map<number, Pending>();
+  const statusListeners = new Set<(status: ConnectionStatus) => void>();
+  let nextId = 1;
+  let socket: WebSocketLike | undefined;
+  let status: ConnectionStatus = 'connecting';
+  let attempt = 0;
+  let reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+
+  const setStatus = (next: ConnectionStatus): void => {
+    if (status === next) return;
+    status = next;
+    for (const listener of [...statusListeners]) listener(next);
+  };
+
+  const settle = (id: number): Pending | undefined => {
+    const entry = pending.get(id);
+    if (entry === undefined) return undefined;
+    pending.delete(id);
+    clearTimeout(entry.timer);
+    return entry;
+  };
+
+  const fail = (id: number, error: TransportError): void => settle(id)?.reject(error);
+
+  const transmit = (id: number, entry: Pending): void => {
+    clearTimeout(entry.timer);
+    entry.timer = undefined;
+    try {
+      socket?.send(entry.text);
+    } catch (err) {
+      fail(id, new TransportError(`could not send ${entry.method}: ${err instanceof Error ? err.message : String(err)}`, 'disconnected'));
+      return;
+    }
+    entry.sent = true;
+    if (!LONG_METHODS.has(entry.method)) {
+      entry.timer = setTimeout(() => fail(id, new TransportError(`${entry.method} got no answer within ${Math.round(callTimeoutMs / 1000)} s`, 'timeout')), callTimeoutMs);
+    }
+  };
+
+  const onMessage = (data: unknown): void => {
+    if (typeof data !== 'string') return;
+    let frame: unknown;
+    try {
+      frame = JSON.parse(data);
+    } catch {
+      console.warn('deepdesk: dropped a frame that is not JSON');
+      return;
+    }
+    if (typeof frame !== 'object' || frame === null) return;
+    if ('event' in frame) {
+      hub.dispatch(frame);
+      return;
+    }
+    const id = (frame as { id?: unknown }).id;
+    if (typeof id !== 'number') return;
+    if (id === -1) {
+      console.warn('deepdesk: the server refused a frame', (frame as { error?: unknown }).error);
+      return;
+    }
+    const entry = settle(id);
+    if (entry === undefined) return;
+    const outcome = decodeResponse(entry.method, frame);
+    if (outcome instanceof TransportError) entry.reject(outcome);
+    else entry.resolve(outcome);
+  };
+
+  const connect = (): void => {
+    reconnectTimer = undefined;
+    setStatus('connecting');
+    let ws: WebSocketLike;
+    try {
+      ws = new Impl(url);
+    } catch (err) {
+      console.warn('deepdesk: could not open the WebSocket', err);
+      scheduleReconnect();
+      return;
+    }
+    socket = ws;
+    ws.onopen = () => {
+      if (socket !== ws) return;
+      attempt = 0;
+      setStatus('open');
+      for (const [id, entry] of pending) if (!entry.sent) transmit(id, entry);
+    };
+    ws.onmessage = (event) => {
+      if (socket === ws) onMessage(event.data);
+    };
+    ws.onerror = () => undefined; // a close event follows
+    ws.onclose = () => {
+      if (socket !== ws) return;
+      socket = undefined;
+      for (const [id, entry] of [...pending]) {
+        if (entry.sent) fail(id, new TransportError(`the connection to Deepdesk was lost before ${entry.method} was answered`, 'disconnected'));
+      }
+      if (stopped) return;
+      setStatus('closed');
+      scheduleReconnect();
+    };
+  };
+
+  const scheduleReconnect = (): void => {
+    if (stopped || reconnectTimer !== undefined) return;
+    const delay = reconnectDelay(attempt);
+    attempt += 1;
+    reconnectTimer = setTimeout(connect, delay);
+  };
+
+  connect();
+
+  return {
+    kind: 'web',
+    get status() {
+      return status;
+    },
+    call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
+      if (stopped) return Promise.reject(new TransportError('the transport is closed', 'disconnected'));
+      const id = nextId++;
+      return new Promise<Result<M>>((resolve, reject) => {
+        const entry: Pending = {
+          method,
+          text: JSON.stringify({ id, method, params }),
+          sent: false,
+          timer: undefined,
+          resolve: resolve as (value: unknown) => void,
+          reject,
+        };
+        pending.set(id, entry);
+        if (socket !== undefined && socket.readyState === OPEN) {
+          transmit(id, entry);
+        } else {
+          entry.timer = setTimeout(() => fail(id, new TransportError(`not connected to Deepdesk (${method} was not sent)`, 'disconnected')), connectWaitMs);
+        }
+      });
+    },
+    on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void {
+      return hub.on(event, listener);
+    },
+    onStatus(listener) {
+      statusListeners.add(listener);
+      return () => {
+        statusListeners.delete(listener);
+      };
+    },
+    close() {
+      if (stopped) return;
+      stopped = true;
+      clearTimeout(reconnectTimer);
+      const current = socket;
+      socket = undefined;
+      current?.close(1000, 'closed');
+      for (const id of [...pending.keys()]) fail(id, new TransportError('the transport is closed', 'disconnected'));
+      setStatus('closed');
+    },
+  };
+}
