@@ -30,6 +30,8 @@ export default defineConfig({
     plugins: [react()],
     build: {
       outDir: resolve(__dirname, 'out/renderer'),
+      // electron-vite leaves the renderer unminified by default; `deepdesk serve` ships it over HTTP.
+      minify: true,
       rollupOptions: { input: { index: resolve(__dirname, 'src-renderer/index.html') } },
     },
   },

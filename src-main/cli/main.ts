@@ -1,5 +1,6 @@
 import { memoriesCommand } from './memories-command';
 import { runCommand } from './run-command';
+import { serveCommand } from './serve-command';
 import { toolsCommand } from './tools-command';
 import { HELP, UsageError } from './usage';
 
@@ -9,6 +10,7 @@ const COMMANDS: Record<string, Command> = {
   tools: (argv) => toolsCommand(argv),
   memories: (argv) => memoriesCommand(argv),
   run: (argv) => runCommand(argv),
+  serve: (argv) => serveCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

@@ -508,6 +508,8 @@ async function conventionsOf(handle: fsp.FileHandle, size: number): Promise<stri
     }
     prev = buf[n - 1]!;
     pos += n;
+    // One bare LF settles it: the file is not all-CRLF.
+    if (crlf < lf) break;
   }
   return (bom ? '\uFEFF' : '') + (lf > 0 && crlf === lf ? '\r\n' : lf > 0 ? '\n' : '');
 }

@@ -65,7 +65,8 @@ export async function makeDirsInside(root: string | null, dir: string): Promise<
   try {
     st = await fsp.stat(dir);
   } catch (err) {
-    if (errnoOf(err) !== 'ENOENT') throw err;
+    // ENOTDIR: some ancestor is a file; the walk up finds and names it.
+    if (errnoOf(err) !== 'ENOENT' && errnoOf(err) !== 'ENOTDIR') throw err;
   }
   if (st) {
     if (!st.isDirectory()) throw new NotADirectoryError(dir);

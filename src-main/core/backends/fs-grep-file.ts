@@ -1,7 +1,8 @@
 // Literal search inside one file, streaming it in chunks; shared byte-level rules so the
 // Node search and the ripgrep driver produce identical matches.
 
-import fsp from 'node:fs/promises';
+import fs from 'node:fs';
+import { promisify } from 'node:util';
 import { READ_FLAGS } from './fs-resolve';
 import { looksBinary } from './text';
 
@@ -25,22 +26,29 @@ export function decodeLine(bytes: Uint8Array): string {
   return decoder.decode(bytes.subarray(0, end));
 }
 
+// Plain descriptors: a search opens thousands of files, and FileHandle costs several
+// times more per open/close on the main thread.
+const open = promisify(fs.open);
+const close = promisify(fs.close);
+const fstat = promisify(fs.fstat);
+const read = promisify(fs.read);
+
 /** Whether the file at `real` has a NUL byte in its first 8 KiB; unreadable files count as binary (skipped). */
 export async function fileLooksBinary(real: string): Promise<boolean> {
-  let handle: fsp.FileHandle;
+  let fd: number;
   try {
-    handle = await fsp.open(real, READ_FLAGS);
+    fd = await open(real, READ_FLAGS);
   } catch {
     return true;
   }
   try {
     const buf = Buffer.allocUnsafe(SNIFF_BYTES);
-    const n = await readFull(handle, buf, 0);
+    const n = await readFull(fd, buf, 0);
     return looksBinary(buf.subarray(0, n));
   } catch {
     return true;
   } finally {
-    await handle.close().catch(() => {});
+    await close(fd).catch(() => {});
   }
 }
 
@@ -50,24 +58,24 @@ export async function fileLooksBinary(real: string): Promise<boolean> {
  * (NUL in its first 8 KiB) or unreadable. An empty needle matches every line.
  */
 export async function searchFile(real: string, needle: Buffer, maxHits: number, maxBytes: number): Promise<LineHit[] | null> {
-  let handle: fsp.FileHandle;
+  let fd: number;
   try {
-    handle = await fsp.open(real, READ_FLAGS);
+    fd = await open(real, READ_FLAGS);
   } catch {
     return null;
   }
   try {
-    const st = await handle.stat();
+    const st = await fstat(fd);
     if (!st.isFile() || st.size > maxBytes) return null;
-    return await scan(handle, st.size, needle, maxHits);
+    return await scan(fd, st.size, needle, maxHits);
   } catch {
     return null;
   } finally {
-    await handle.close().catch(() => {});
+    await close(fd).catch(() => {});
   }
 }
 
-async function scan(handle: fsp.FileHandle, size: number, needle: Buffer, maxHits: number): Promise<LineHit[] | null> {
+async function scan(fd: number, size: number, needle: Buffer, maxHits: number): Promise<LineHit[] | null> {
   const hits: LineHit[] = [];
   if (size === 0 || maxHits <= 0) return hits;
   let carry: Buffer | null = null;
@@ -75,7 +83,7 @@ async function scan(handle: fsp.FileHandle, size: number, needle: Buffer, maxHit
   let pos = 0;
   while (pos < size && hits.length < maxHits) {
     const buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, size - pos));
-    const n = await readFull(handle, buf, pos);
+    const n = await readFull(fd, buf, pos);
     if (n === 0) break;
     if (pos === 0 && looksBinary(buf.subarray(0, Math.min(n, SNIFF_BYTES)))) return null;
     pos += n;
@@ -114,10 +122,10 @@ function countNewlines(buf: Buffer, from: number, to: number): number {
   return n;
 }
 
-async function readFull(handle: fsp.FileHandle, buf: Buffer, position: number): Promise<number> {
+async function readFull(fd: number, buf: Buffer, position: number): Promise<number> {
   let got = 0;
   while (got < buf.length) {
-    const { bytesRead } = await handle.read(buf, got, buf.length - got, position + got);
+    const { bytesRead } = await read(fd, buf, got, buf.length - got, position + got);
     if (bytesRead === 0) break;
     got += bytesRead;
   }

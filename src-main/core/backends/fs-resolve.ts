@@ -80,7 +80,8 @@ export async function resolveInside(root: string, virtualPath: string): Promise<
     }
     return { real: path.join(ancestor, ...parts.slice(keep)), exists: false };
   }
-  return outside;
+  // Not even the root exists.
+  return { error: messages.pathNotFound(virtualPath) };
 }
 
 /** A message for an unexpected errno; never includes a real path. */

@@ -39,6 +39,7 @@ const STAT_CONCURRENCY = 32;
 /** Keeps the first `limit` matches in (path, line) order in bounded memory, knowing whether more existed. */
 export class MatchCollector {
   private items: GrepMatch[] = [];
+  private cutoff: string | null = null;
 
   constructor(private readonly limit: number) {}
 
@@ -47,8 +48,17 @@ export class MatchCollector {
     if (this.items.length >= 2 * (this.limit + 1) + 1024) this.compact();
   }
 
+  /**
+   * False when no match in a file at `path` can be kept: limit + 1 matches from paths
+   * sorting before it are already held (so the result is truncated either way).
+   */
+  wants(path: string): boolean {
+    return this.cutoff === null || compareCodePoints(path, this.cutoff) <= 0;
+  }
+
   reset(): void {
     this.items = [];
+    this.cutoff = null;
   }
 
   finish(cutShort: boolean): GrepResult {
@@ -59,6 +69,7 @@ export class MatchCollector {
   private compact(): void {
     this.items.sort((a, b) => compareCodePoints(a.path, b.path) || a.line - b.line);
     if (this.items.length > this.limit + 1) this.items.length = this.limit + 1;
+    if (this.items.length === this.limit + 1) this.cutoff = this.items[this.limit]!.path;
   }
 }
 
@@ -158,7 +169,7 @@ async function grepWithRipgrep(
       let group = byFile.get(hit.real);
       if (!group) {
         const rel = relUnder(prefix, hit.real);
-        if (rel === null || (filter && !filter.matches(rel))) continue;
+        if (rel === null || (filter && !filter.matches(rel)) || !collector.wants(joinVirtual(target.virtual, rel))) continue;
         group = { rel, hits: [] };
         byFile.set(hit.real, group);
       }
@@ -190,9 +201,10 @@ async function grepWithNode(
   });
   await forEachLimit(walker.files(), FILE_CONCURRENCY, async (file) => {
     if (filter && !filter.matches(file.rel)) return;
+    const virtual = joinVirtual(target.virtual, file.rel);
+    if (!collector.wants(virtual)) return;
     const hits = await searchFile(file.real, needle, maxCount + 1, env.maxFileBytes);
     if (!hits) return;
-    const virtual = joinVirtual(target.virtual, file.rel);
     for (const h of hits) collector.add({ path: virtual, line: h.line, text: decodeLine(h.bytes) });
   });
   return walker.completed;

@@ -13,6 +13,15 @@ describe('OutputCap', () => {
     expect(capText(text, 100_000)).toEqual({ text, truncated: false, omittedBytes: 0 });
   });
 
+  it('cuts only output over the budget, and a cut result still fits in it', () => {
+    const exact = 'x'.repeat(99_999) + '\n';
+    expect(capText(exact, 100_000)).toEqual({ text: exact, truncated: false, omittedBytes: 0 });
+    const over = capText(exact + 'y', 100_000);
+    expect(over.truncated).toBe(true);
+    expect(Buffer.byteLength(over.text)).toBeLessThanOrEqual(100_000);
+    expect(over.text.endsWith('y')).toBe(true);
+  });
+
   it('keeps the head and the tail on whole lines with a marker saying how much was cut', () => {
     const text = lines(1, 200_000);
     const result = capText(text, 100_000);
@@ -54,7 +63,7 @@ describe('OutputCap', () => {
     for (let i = 0; i < 800; i++) cap.write(chunk); // 50 MiB
     const internal = cap as unknown as { tail: Buffer[]; head: Buffer[] };
     const held = [...internal.head, ...internal.tail].reduce((n, b) => n + b.length, 0);
-    expect(held).toBeLessThan(300_000);
+    expect(held).toBeLessThan(350_000);
     const result = cap.finish();
     expect(result.truncated).toBe(true);
     expect(result.text.startsWith('y\ny\n')).toBe(true);

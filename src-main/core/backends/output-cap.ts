@@ -19,8 +19,12 @@ export function truncationMarker(omittedBytes: number): string {
 }
 
 export class OutputCap {
+  private readonly maxBytes: number;
   private readonly headCap: number;
-  private readonly tailCap: number;
+  /** Tail bytes shown when the output is cut (the marker needs room too). */
+  private readonly tailShown: number;
+  /** Tail bytes held: enough to give the whole output back when it fits in maxBytes. */
+  private readonly tailHeld: number;
   private head: Buffer[] = [];
   private headLen = 0;
   private tail: Buffer[] = [];
@@ -29,9 +33,11 @@ export class OutputCap {
 
   /** headRatio: the share of the budget kept from the start (the rest comes from the end). */
   constructor(maxBytes: number = DEFAULT_MAX_OUTPUT_BYTES, headRatio = 0.4) {
-    const budget = Math.max(64, maxBytes > 4 * MARKER_RESERVE ? maxBytes - MARKER_RESERVE : maxBytes);
+    this.maxBytes = Math.max(64, maxBytes);
+    const budget = this.maxBytes > 4 * MARKER_RESERVE ? this.maxBytes - MARKER_RESERVE : this.maxBytes;
     this.headCap = Math.floor(budget * headRatio);
-    this.tailCap = budget - this.headCap;
+    this.tailShown = budget - this.headCap;
+    this.tailHeld = this.maxBytes - this.headCap;
   }
 
   get totalBytes(): number {
@@ -51,16 +57,17 @@ export class OutputCap {
     if (buf.length === 0) return;
     this.tail.push(buf);
     this.tailLen += buf.length;
-    if (this.tailLen > 2 * this.tailCap || this.tail.length > 4096) this.compactTail();
+    if (this.tailLen > 2 * this.tailHeld || this.tail.length > 4096) this.compactTail();
   }
 
   finish(): CappedText {
     const head = Buffer.concat(this.head);
     this.compactTail();
-    const tail = this.tail[0] ?? Buffer.alloc(0);
-    if (this.total <= this.headCap + this.tailCap) {
-      return { text: Buffer.concat([head, tail]).toString('utf8'), truncated: false, omittedBytes: 0 };
+    const held = this.tail[0] ?? Buffer.alloc(0);
+    if (this.total <= this.maxBytes) {
+      return { text: Buffer.concat([head, held]).toString('utf8'), truncated: false, omittedBytes: 0 };
     }
+    const tail = held.subarray(Math.max(0, held.length - this.tailShown));
     const headEnd = cutHead(head);
     const tailStart = cutTail(tail);
     const headText = head.subarray(0, headEnd).toString('utf8');
@@ -74,7 +81,7 @@ export class OutputCap {
     if (this.tail.length === 0) return;
     const all = this.tail.length === 1 ? (this.tail[0] as Buffer) : Buffer.concat(this.tail);
     // Copy, so the big buffers the tail was sliced from can be collected.
-    const kept = all.length > this.tailCap ? Buffer.from(all.subarray(all.length - this.tailCap)) : all;
+    const kept = all.length > this.tailHeld ? Buffer.from(all.subarray(all.length - this.tailHeld)) : all;
     this.tail = [kept];
     this.tailLen = kept.length;
   }

@@ -114,7 +114,7 @@ export interface ExecuteOptions {
 
 export interface ExecuteResult {
   output: string;
-  /** null when the process ended by a signal other than our timeout. */
+  /** null when the command was cancelled (AbortSignal); death by signal N reports 128+N, as a shell does; 124 on timeout. */
   exitCode: number | null;
   truncated: boolean;
   timedOut?: boolean;

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -147,7 +147,7 @@ describe('runInPty', () => {
        ( setsid sh -c 'echo $$ > orphan; exec sleep 30' >/dev/null 2>&1 & )
        while [ ! -s sid ] || [ ! -s orphan ]; do sleep 0.05; done
        sleep 30`,
-      { timeoutS: 1 },
+      { timeoutS: 2 },
     );
     expect(result.exitCode).toBe(124);
     expect(result.output).toContain('timed out');
@@ -226,6 +226,15 @@ describe('runInPty', () => {
     await run('sleep 30 & echo bg', { timeoutS: 10 });
     await run('sleep 30', { timeoutS: 1 });
     expect(count()).toBeLessThanOrEqual(before + 1);
+  });
+
+  it.skipIf(!existsSync('/usr/bin/zsh'))('runs in zsh when that is the user shell', async () => {
+    const env = { ...baseEnv, SHELL: '/usr/bin/zsh' };
+    expect(await run('echo $ZSH_VERSION | cut -c1; exit 4', { env })).toMatchObject({ output: expect.stringMatching(/^\d$/), exitCode: 4 });
+    expect((await run('read x; echo "got:$x"', { env, timeoutS: 10 })).output).toBe('got:');
+    const result = await run('echo $$ > root; sleep 30 & echo $! > bg; wait', { env, timeoutS: 1 });
+    expect(result.exitCode).toBe(124);
+    expectAllDead(pidsIn('root', 'bg'));
   });
 
   it('survives an onData callback that throws', async () => {

@@ -60,7 +60,7 @@ export function timeoutNote(timeoutS: number): string {
 export const CANCELLED_NOTE = '[Command was cancelled and killed]';
 
 /** Text output followed by a status line, without trailing newlines of its own. */
-function composeOutput(text: string, note: string | undefined): string {
+export function composeOutput(text: string, note: string | undefined): string {
   const body = text.replace(/\n+$/, '');
   if (!note) return body;
   return body.length > 0 ? `${body}\n${note}` : note;
@@ -124,7 +124,7 @@ class DoneReportScanner {
 
 export function runInPty(command: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
   if (opts.signal?.aborted) {
-    return Promise.resolve({ output: CANCELLED_NOTE, exitCode: null, truncated: false });
+    return Promise.resolve({ output: '[Command was cancelled before it started]', exitCode: null, truncated: false });
   }
   const marker = `${EXEC_MARKER_VAR}=${randomBytes(8).toString('hex')}`;
   const nonce = randomBytes(8).toString('hex');

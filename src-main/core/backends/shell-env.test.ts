@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildCommandEnv, getLoginShellPath, sanitizeEnv } from './shell-env';
+import { buildCommandEnv, getLoginShellPath, mergePath, sanitizeEnv } from './shell-env';
 
 describe('shell environment', () => {
   it('makes commands non-interactive', async () => {
@@ -52,6 +52,12 @@ describe('shell environment', () => {
     const path = await first;
     if (path !== undefined) expect(path.split(':').length).toBeGreaterThan(0);
     const env = await buildCommandEnv({ PATH: '/nowhere' });
-    expect(env.PATH).toBe(path ?? '/nowhere');
+    expect(env.PATH).toBe(path === undefined ? '/nowhere' : mergePath('/nowhere', path));
+  });
+
+  it('puts folders only our own PATH has before the login PATH', () => {
+    expect(mergePath('/venv/bin:/usr/bin:/bin', '/opt/brew/bin:/usr/bin:/bin')).toBe('/venv/bin:/opt/brew/bin:/usr/bin:/bin');
+    expect(mergePath('/usr/bin:/bin', '/opt/brew/bin:/usr/bin:/bin:/usr/bin')).toBe('/opt/brew/bin:/usr/bin:/bin');
+    expect(mergePath(undefined, '/a:/b')).toBe('/a:/b');
   });
 });

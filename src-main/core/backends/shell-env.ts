@@ -134,11 +134,23 @@ export function sanitizeEnv(base: NodeJS.ProcessEnv): Record<string, string> {
   return env;
 }
 
+/**
+ * The login shell's PATH, preceded by the folders only our own PATH has: started from a
+ * terminal with a virtualenv or similar activated, those stay first, as the person expects;
+ * started from a desktop launcher, our bare PATH adds nothing and the login PATH is used.
+ */
+export function mergePath(own: string | undefined, login: string): string {
+  const loginDirs = login.split(':').filter(Boolean);
+  const known = new Set(loginDirs);
+  const ownOnly = (own ?? '').split(':').filter((dir) => dir && !known.has(dir));
+  return [...new Set([...ownOnly, ...loginDirs])].join(':');
+}
+
 /** The environment for one command (see NON_INTERACTIVE_ENV); `base` defaults to process.env. */
 export async function buildCommandEnv(base: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
   const env = sanitizeEnv(base);
   const loginPath = await getLoginShellPath();
-  if (loginPath) env.PATH = loginPath;
+  if (loginPath) env.PATH = mergePath(env.PATH, loginPath);
   else if (!env.PATH) env.PATH = '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin';
   if (!env.LANG && !env.LC_ALL && !env.LC_CTYPE) {
     env.LANG = process.platform === 'darwin' ? 'en_US.UTF-8' : 'C.UTF-8';

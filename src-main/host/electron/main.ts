@@ -1,22 +1,110 @@
-import { app, BrowserWindow } from 'electron';
-import { join } from 'node:path';
+// The desktop shell (`npm start`): one hardened window over the same app `deepdesk serve` serves.
+// The app itself comes from createDesktopApp; this file only wires Electron to it.
 
-// Placeholder shell: the real window (IPC contract, CSP, approvals) arrives with the window issue.
-function createWindow(): void {
-  const win = new BrowserWindow({
-    width: 1200,
-    height: 800,
-    webPreferences: {
-      preload: join(import.meta.dirname, '../preload/index.cjs'),
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-    },
-  });
-  win.webContents.on('will-navigate', (event) => event.preventDefault());
-  win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  void win.loadFile(join(import.meta.dirname, '../renderer/index.html'));
+import { app, dialog, session, type BrowserWindow } from 'electron';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createDesktopApp, NoFolderChosenError } from '../../app/desktop';
+import { resolveDataDir } from '../../app/data-dir';
+import type { AppHostApi } from '../../app/host-api';
+import { parseDesktopArgs, userArgs } from './args';
+import { pickFolderDialog } from './dialogs';
+import { hardenContents, hardenSession } from './hardening';
+import { forwardEvents, registerCallHandler } from './ipc';
+import { createMainWindow } from './main-window';
+import { createSafeStorageSecretStore } from './secrets';
+import type { AppPages } from './trusted-urls';
+
+const pages: AppPages = {
+  indexFile: join(import.meta.dirname, '../renderer/index.html'),
+  // Only an unpackaged app may load the electron-vite dev server.
+  devServerUrl: !app.isPackaged && process.env.ELECTRON_RENDERER_URL ? process.env.ELECTRON_RENDERER_URL : undefined,
+};
+const preload = join(import.meta.dirname, '../preload/index.cjs');
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
-void app.whenReady().then(createWindow);
-app.on('window-all-closed', () => app.quit());
+function fail(title: string, err: unknown): void {
+  const message = err instanceof Error ? err.message : String(err);
+  console.error(`deepdesk: ${title}: ${message}`);
+  if (app.isReady()) dialog.showErrorBox(title, message);
+  app.exit(1);
+}
+
+async function start(): Promise<void> {
+  const args = parseDesktopArgs(userArgs(process.argv, process.defaultApp === true), process.cwd());
+  let mainWindow: BrowserWindow | null = null;
+  const currentWindow = (): BrowserWindow | null => mainWindow;
+
+  app.on('second-instance', () => {
+    if (mainWindow === null || mainWindow.isDestroyed()) return;
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  });
+  app.on('web-contents-created', (_event, contents) => hardenContents(contents, pages));
+  app.on('window-all-closed', () => app.quit());
+
+  await app.whenReady();
+  hardenSession(session.defaultSession, pages);
+
+  let folder = args.folder;
+  if (folder !== null && !isDirectory(folder)) {
+    dialog.showErrorBox('Folder not found', `${folder} is not a folder. Choose one in the window.`);
+    folder = null;
+  }
+
+  // The window loads while the app starts; its calls wait for the app.
+  let apiResolved!: (api: AppHostApi) => void;
+  const apiReady = new Promise<AppHostApi>((resolve) => (apiResolved = resolve));
+  registerCallHandler(apiReady, currentWindow, pages);
+  mainWindow = createMainWindow({ pages, preload, stateFile: join(app.getPath('userData'), 'window-state.json') });
+  mainWindow.on('closed', () => {
+    mainWindow = null;
+  });
+
+  let desktopApp: AppHostApi & { close(): Promise<void> };
+  try {
+    desktopApp = await createDesktopApp({
+      folder,
+      dataDir: resolveDataDir(args.dataDir),
+      secrets: createSafeStorageSecretStore(join(app.getPath('userData'), 'secrets.json')),
+      pickFolder: () => pickFolderDialog(currentWindow()),
+      version: app.getVersion(),
+    });
+  } catch (err) {
+    // Cancelling the first open-folder dialog is a normal way to leave.
+    if (err instanceof NoFolderChosenError) {
+      app.exit(0);
+      return;
+    }
+    fail('Deepdesk could not start', err);
+    return;
+  }
+  apiResolved(desktopApp);
+  const stopEvents = forwardEvents(desktopApp, currentWindow);
+
+  let closed = false;
+  app.on('will-quit', (event) => {
+    if (closed) return;
+    event.preventDefault();
+    closed = true;
+    stopEvents();
+    desktopApp
+      .close()
+      .catch((err: unknown) => console.error('deepdesk: closing the app failed', err))
+      .finally(() => app.quit());
+  });
+}
+
+app.enableSandbox();
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  start().catch((err: unknown) => fail('Deepdesk could not start', err));
+}

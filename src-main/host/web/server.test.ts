@@ -184,6 +184,10 @@ describe('web host: headers and static files', () => {
     const h = await start();
     for (const res of [await fetch(`${h.origin}/`), await fetch(h.url, { redirect: 'manual' })]) {
       const csp = res.headers.get('content-security-policy') ?? '';
+      expect(csp).toBe(
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+          `connect-src 'self' ws://127.0.0.1:${h.port} ws://localhost:${h.port}; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`,
+      );
       expect(csp).toContain("default-src 'self'");
       expect(csp).toContain("script-src 'self';");
       expect(csp).toContain(`connect-src 'self' ws://127.0.0.1:${h.port} ws://localhost:${h.port}`);

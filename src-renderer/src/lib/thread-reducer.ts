@@ -184,7 +184,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
     case 'tool_call': {
       const id = str(event.id);
       const next = finishStreaming(state, parent);
-      const existing = findTool(next.items, id, parent, (t) => t.output === undefined);
+      const existing = findTool(next.items, id, parent, (t) => t.output === undefined, true);
       const tool: ToolItem = { kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args };
       if (typeof event.parseError === 'string') tool.parseError = event.parseError;
       if (existing >= 0) {
@@ -284,7 +284,7 @@ function lastIndexInScope(items: readonly ConvItem[], parent: string | undefined
 }
 
 /** The latest tool item with this id in this scope (ids can repeat with some providers). */
-function findTool(items: readonly ConvItem[], id: string, parent: string | undefined, accept: (tool: ToolItem) => boolean): number {
+function findTool(items: readonly ConvItem[], id: string, parent: string | undefined, accept: (tool: ToolItem) => boolean, strict = false): number {
   let fallback = -1;
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i];
@@ -292,7 +292,7 @@ function findTool(items: readonly ConvItem[], id: string, parent: string | undef
     if (item.parent === parent && accept(item)) return i;
     if (fallback < 0) fallback = i;
   }
-  return fallback;
+  return strict ? -1 : fallback;
 }
 
 function updateTool(

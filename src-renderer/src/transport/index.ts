@@ -21,4 +21,4 @@ export function createTransport(): ClientTransport {
 export { createBridgeTransport } from './bridge-transport';
 export { TransportError, type TransportErrorCode } from './errors';
 export type { ClientTransport, ConnectionStatus } from './types';
-export { createWebSocketTransport, LONG_METHODS, type WebSocketConstructor, type WebSocketLike, type WebSocketTransportOptions } from './ws-transport';
+export { createWebSocketTransport, LONG_METHODS, MAX_FRAME_BYTES, type WebSocketConstructor, type WebSocketLike, type WebSocketTransportOptions } from './ws-transport';

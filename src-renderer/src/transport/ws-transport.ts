@@ -15,7 +15,7 @@ export interface WebSocketLike {
   onopen: ((event: never) => void) | null;
   onclose: ((event: never) => void) | null;
   onerror: ((event: never) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
+  onmessage: ((event: never) => void) | null;
 }
 export type WebSocketConstructor = new (url: string) => WebSocketLike;
 
@@ -53,6 +53,13 @@ interface Pending {
 }
 
 const OPEN = 1;
+/** The web host closes the connection on bigger frames (its ws maxPayload). */
+export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+
+function frameTooLarge(text: string): boolean {
+  if (text.length * 3 <= MAX_FRAME_BYTES) return false;
+  return new TextEncoder().encode(text).length > MAX_FRAME_BYTES;
+}
 
 function defaultDelay(attempt: number): number {
   return Math.min(5000, 250 * 2 ** attempt) * (0.8 + Math.random() * 0.4);
@@ -156,7 +163,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
       setStatus('open');
       for (const [id, entry] of pending) if (!entry.sent) transmit(id, entry);
     };
-    ws.onmessage = (event) => {
+    ws.onmessage = (event: { data: unknown }) => {
       if (socket === ws) onMessage(event.data);
     };
     ws.onerror = () => undefined; // a close event follows
@@ -189,10 +196,13 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
     call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
       if (stopped) return Promise.reject(new TransportError('the transport is closed', 'disconnected'));
       const id = nextId++;
+      const text = JSON.stringify({ id, method, params });
+      // Sending it would make the server drop the connection, and every other call with it.
+      if (frameTooLarge(text)) return Promise.reject(new TransportError(`${method} is too large to send (over 8 MB)`, 'bad_request'));
       return new Promise<Result<M>>((resolve, reject) => {
         const entry: Pending = {
           method,
-          text: JSON.stringify({ id, method, params }),
+          text,
           sent: false,
           timer: undefined,
           resolve: resolve as (value: unknown) => void,

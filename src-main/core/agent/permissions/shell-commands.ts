@@ -16,6 +16,7 @@ export interface CommandInspection {
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'csh', 'tcsh', 'yash', 'posh']);
 const POWERSHELLS = new Set(['pwsh', 'powershell', 'pwsh.exe', 'powershell.exe']);
 const PRIVILEGE = new Set(['sudo', 'doas', 'pkexec', 'run0']);
+const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 const SAFE_INFO_FLAGS = new Set(['--version', '-V', '--help', '-h']);
 const INFO_FLAGS = new Set([...SAFE_INFO_FLAGS, '-v', '-version', '--v8-options']);
 const INTERPRETER = /^(python[\d.]*|pypy[\d.]*|node|nodejs|bun|deno|perl|ruby|php|lua|Rscript|julia|irb)$/;
@@ -195,6 +196,18 @@ export function inspectCommand(words: string[]): CommandInspection {
     reasons.push('`watch` runs its arguments as a shell command');
     const rest = args.slice(firstOperand(args, new Set(['-n', '-d', '-q', '--interval', '--differences'])));
     if (rest.length > 0) scripts.push(rest.join(' '));
+  } else if (DECLARATIONS.has(name)) {
+    for (const arg of args) {
+      const variable = assignmentName(arg);
+      if (variable !== null && isDangerousVariable(variable)) reasons.push(dangerousAssignmentReason(variable));
+      if (variable !== null && /\$\(|`/.test(arg)) reasons.push(`stores shell code in ${variable}, which runs if the shell evaluates it`);
+    }
+  } else if (name === 'alias' && args.some((a) => a.includes('='))) {
+    reasons.push('defines a shell alias');
+  } else if (name === 'hash' && args.some((a) => /^-[A-Za-z]*p/.test(a))) {
+    reasons.push('`hash -p` changes which program a name runs');
+  } else if (name === 'enable') {
+    reasons.push('`enable` changes the shell\'s builtin commands');
   } else if (name === 'git') {
     if (args.some((a) => a === '-c' || a.startsWith('--config-env') || a.startsWith('--exec-path='))) {
       reasons.push('`git -c` can set options that run other programs');

@@ -92,9 +92,15 @@ interface Word {
   value: string;
   /** Contains a parameter expansion or substitution, so its value is not known. */
   expanded: boolean;
+  /** Contains a command or process substitution. */
+  substituted: boolean;
   /** Contains an unquoted glob or brace character. */
   globbed: boolean;
   quoted: boolean;
+}
+
+function newWord(): Word {
+  return { raw: '', value: '', expanded: false, substituted: false, globbed: false, quoted: false };
 }
 
 interface Pending {
@@ -205,16 +211,17 @@ class Parser {
 
   private openParenthesis(): void {
     const start = this.pos;
-    if (this.cmd.words.length === 0 && this.cmd.start < 0) {
-      if (this.at(1) === '(') {
-        // `(( arithmetic ))` as a command.
-        this.pos += 2;
-        this.touch(start);
-        const inner = this.readArithmetic();
-        this.cmd.words.push({ raw: `((${inner}))`, value: `((${inner}))`, expanded: true, globbed: false, quoted: false });
-        this.cmd.end = this.pos;
-        return;
-      }
+    const atStart = this.cmd.words.length === 0 && this.cmd.start < 0;
+    if (this.at(1) === '(' && (atStart || this.cmd.header)) {
+      // `(( arithmetic ))` as a command, or `for (( ...; ...; ... ))`.
+      this.pos += 2;
+      this.touch(start);
+      const inner = this.readArithmetic();
+      this.cmd.words.push({ ...newWord(), raw: `((${inner}))`, value: `((${inner}))`, expanded: true });
+      this.cmd.end = this.pos;
+      return;
+    }
+    if (atStart) {
       this.groupDepth++;
       this.pos++;
       return;
@@ -254,13 +261,15 @@ class Parser {
     return false;
   }
 
-  private readProcessSubstitution(): void {
+  /** `<(...)` or `>(...)`: an argument, unless it is the target of a redirection. */
+  private readProcessSubstitution(asArgument = true): void {
     const start = this.pos;
     this.touch(start);
     this.pos += 2;
     const inner = this.readNestedList();
     this.ask(`uses process substitution: \`${this.src.charAt(start)}(${shorten(inner)})\``);
-    this.cmd.words.push({ raw: this.src.slice(start, this.pos), value: this.src.slice(start, this.pos), expanded: true, globbed: false, quoted: false });
+    const raw = this.src.slice(start, this.pos);
+    if (asArgument) this.cmd.words.push({ ...newWord(), raw, value: raw, expanded: true, substituted: true });
     this.cmd.end = this.pos;
   }
 
@@ -269,6 +278,11 @@ class Parser {
     const op = ops.find((o) => this.src.startsWith(o, this.pos)) ?? this.at();
     this.pos += op.length;
     this.skipBlanks();
+    if ((this.at() === '<' || this.at() === '>') && this.at(1) === '(') {
+      // `done < <(cmd)`: reads from (or writes to) another command, not a file.
+      this.readProcessSubstitution(false);
+      return;
+    }
     const target = META.has(this.at()) || this.at() === '' ? null : this.readWord();
     this.cmd.end = this.pos;
     if (target === null) {
@@ -309,6 +323,8 @@ class Parser {
       const name = assignmentName(word.raw);
       if (name !== null) {
         if (isDangerousVariable(name)) this.ask(dangerousAssignmentReason(name));
+        // Arithmetic evaluates a variable's text again: x='a[$(cmd)]'; echo $((x)) runs cmd.
+        if (!word.substituted && /\$\(|`/.test(word.value)) this.ask(`stores shell code in ${name}, which runs if the shell evaluates it`);
         this.touch(start);
         cmd.end = this.pos;
         return;
@@ -334,7 +350,7 @@ class Parser {
   /** Reads one word (quotes, escapes and expansions included); null at a metacharacter. */
   private readWord(): Word | null {
     const start = this.pos;
-    const word: Word = { raw: '', value: '', expanded: false, globbed: false, quoted: false };
+    const word: Word = newWord();
     while (this.pos < this.src.length) {
       const c = this.at();
       if (c === '(' && /^[A-Za-z_][A-Za-z0-9_]*\+?=$/.test(this.src.slice(start, this.pos))) {
@@ -385,7 +401,11 @@ class Parser {
       }
       const inner = this.readWord();
       if (inner === null) this.pos++;
-      else if (inner.expanded) word.expanded = true;
+      else {
+        word.expanded ||= inner.expanded;
+        word.substituted ||= inner.substituted;
+        word.value += inner.value;
+      }
     }
   }
 
@@ -455,6 +475,7 @@ class Parser {
         this.readArithmetic();
       } else {
         this.pos += 2;
+        word.substituted = true;
         const inner = this.readNestedList();
         this.ask(`uses command substitution: \`$(${shorten(inner)})\``);
       }
@@ -520,6 +541,7 @@ class Parser {
   private readBackticks(word: Word, inDoubleQuotes: boolean): string {
     const start = this.pos;
     word.expanded = true;
+    word.substituted = true;
     this.pos++;
     let inner = '';
     let closed = false;
@@ -549,7 +571,7 @@ class Parser {
   private readArithmetic(): string {
     const start = this.pos;
     let depth = 0;
-    const scratch: Word = { raw: '', value: '', expanded: false, globbed: false, quoted: false };
+    const scratch: Word = newWord();
     while (this.pos < this.src.length) {
       const c = this.at();
       if (c === '(') depth++;
@@ -630,7 +652,7 @@ class Parser {
       if (doc.literal) continue;
       // An unquoted delimiter means the body is expanded like a double-quoted string.
       const body = new Parser(this.src.slice(bodyStart, bodyEnd), 0, this.sink, true, this.depth + 1);
-      body.readDoubleQuoted({ raw: '', value: '', expanded: false, globbed: false, quoted: false }, true);
+      body.readDoubleQuoted(newWord(), true);
     }
   }
 }

@@ -1,0 +1,143 @@
+// `deepdesk run` as a person runs it: the built bin in a child process, against the
+// scripted OpenAI-compatible server.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { assertToolPairing, textOf, toolMessages } from '../core/agent/agent-harness.test-support';
+import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+
+const repo = resolve(import.meta.dirname, '../..');
+const bin = join(repo, 'bin/deepdesk.mjs');
+
+let folder: string;
+let dataDir: string;
+let server: ScriptedServer;
+
+beforeAll(() => {
+  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
+});
+beforeEach(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'deepdesk-run-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-run-data-'));
+  server = await startScriptedServer();
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(folder, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function start(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }>; stdout: () => string } {
+  const child = spawn(process.execPath, [bin, 'run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, ...args], {
+    cwd: repo,
+    env: { ...process.env, OPENAI_API_KEY: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolveDone) => child.on('close', (code) => resolveDone({ code, stdout, stderr })));
+  return { child, done, stdout: () => stdout };
+}
+
+const run = (args: string[]) => start(args).done;
+
+describe('deepdesk run', () => {
+  it('completes a multi-step task and prints the final answer', async () => {
+    server.push(
+      { toolCalls: [{ name: 'write_todos', args: { todos: [{ content: 'write the file', status: 'in_progress' }] } }] },
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/hello.txt', content: 'hello\n' } }] },
+      { toolCalls: [{ name: 'execute', args: { command: 'cat hello.txt && echo ran' } }] },
+      { text: 'Created /hello.txt and checked it.' },
+    );
+    const r = await run(['--approve', 'auto', 'create hello.txt']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('Created /hello.txt and checked it.\n');
+    expect(readFileSync(join(folder, 'hello.txt'), 'utf8')).toBe('hello\n');
+    expect(textOf(toolMessages(server.requests[3]!).at(-1)!.content)).toBe('hello\nran\n[Command succeeded with exit code 0]');
+  });
+
+  it('prints JSON events with the thread id, and continues a thread', async () => {
+    server.push(
+      { toolCalls: [{ name: 'write_todos', args: { todos: [{ content: 'a', status: 'pending' }] } }] },
+      { text: 'first answer' },
+    );
+    const first = await run(['--json', '--thread', 'my-thread', 'first']);
+    expect(first.code).toBe(0);
+    const events = first.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; threadId: string; todos?: unknown });
+    expect(events.every((e) => e.threadId === 'my-thread')).toBe(true);
+    const types = new Set(events.map((e) => e.type));
+    for (const t of ['text', 'tool_call', 'tool_result', 'todos', 'usage', 'done']) expect(types.has(t), t).toBe(true);
+    expect(events.find((e) => e.type === 'todos')!.todos).toEqual([{ content: 'a', status: 'pending' }]);
+    expect(events.at(-1)).toMatchObject({ type: 'done', text: 'first answer' });
+
+    server.push({ text: 'second answer' });
+    const second = await run(['--thread', 'my-thread', 'second']);
+    expect(second.stdout).toBe('second answer\n');
+    const history = server.requests.at(-1)!.messages.map((m) => `${m.role}:${textOf(m.content)}`);
+    expect(history).toContain('user:first');
+    expect(history).toContain('assistant:first answer');
+    expect(history.at(-1)).toBe('user:second');
+  });
+
+  it('asks by default: without a terminal, writes are rejected with a message to the agent', async () => {
+    server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/x.txt', content: 'x' } }] }, { text: 'could not write' });
+    const r = await run(['write x']);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(folder, 'x.txt'))).toBe(false);
+    expect(textOf(toolMessages(server.requests[1]!)[0]!.content)).toMatch(/^Error: the person rejected .*non-interactive/);
+  });
+
+  it('--approve deny refuses only what would ask', async () => {
+    server.push(
+      { toolCalls: [{ name: 'ls', args: {} }, { name: 'write_file', args: { file_path: '/x.txt', content: 'x' } }] },
+      { text: 'ok' },
+    );
+    const r = await run(['--approve', 'deny', 'look and write']);
+    expect(r.code).toBe(0);
+    const results = toolMessages(server.requests[1]!).map((m) => textOf(m.content));
+    expect(results[0]).toBe('/memories/ (directory)');
+    expect(results[1]).toMatch(/^Error: the person rejected/);
+  });
+
+  it('continues a thread after the process was killed mid-tool, with a valid history', async () => {
+    server.push({ toolCalls: [{ name: 'execute', args: { command: 'sleep 37.5' }, id: 'call_sleep' }] });
+    const first = start(['--json', '--approve', 'auto', '--thread', 'killed', 'sleep please']);
+    await waitFor(() => first.stdout().includes('"tool_call"'));
+    first.child.kill('SIGKILL');
+    await first.done;
+
+    server.push({ text: 'recovered' });
+    const second = await run(['--thread', 'killed', 'what happened?']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toBe('recovered\n');
+    const req = server.requests.at(-1)!;
+    assertToolPairing(req);
+    expect(textOf(toolMessages(req)[0]!.content)).toMatch(/interrupted/);
+    expect(req.messages.at(-1)).toMatchObject({ role: 'user', content: 'what happened?' });
+  });
+
+  it('exits 1 with a one-line reason on a provider error and 2 on bad usage', async () => {
+    server.push(...Array.from({ length: 5 }, () => ({ error: { status: 401, body: { error: { message: 'bad key' } } } })));
+    const failed = await run(['hi']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.trim().split('\n')).toHaveLength(1);
+    expect(failed.stderr).toMatch(/^deepdesk run: /);
+    expect((await run(['--approve', 'maybe', 'hi'])).code).toBe(2);
+    expect((await run([])).code).toBe(2);
+    expect((await run(['--context-window', 'lots', 'hi'])).code).toBe(2);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

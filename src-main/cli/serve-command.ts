@@ -1,0 +1,78 @@
+// `deepdesk serve`: the window in a browser, on 127.0.0.1 with a per-run token (SPEC §5).
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createApp } from '../app/app';
+import { resolveDataDir } from '../app/data-dir';
+import { FileSecretStore } from '../app/settings/file-secret-store';
+import { startWebHost } from '../host/web/server';
+import { parseModelSpec } from '../core/models/create-model';
+import { ModelConfigError } from '../core/models/errors';
+import { projectFolder } from './folders';
+import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+
+const SERVE_OPTIONS = { ...COMMON_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' } } as const;
+
+export interface ServeIo {
+  stdout: NodeJS.WritableStream;
+  /** Resolves when the server should stop (default: SIGINT/SIGTERM). */
+  until?: Promise<void>;
+}
+
+export async function serveCommand(argv: string[], io: ServeIo = { stdout: process.stdout }): Promise<number> {
+  const { values, positionals } = parseCommand(argv, SERVE_OPTIONS);
+  if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got '${positionals.join(' ')}')`);
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got '${values.port}')`);
+  const contextWindow = values['context-window'] === undefined ? undefined : Number(values['context-window']);
+  if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow <= 0)) throw new UsageError('--context-window must be a positive whole number');
+  if (values.model !== undefined) {
+    try {
+      parseModelSpec(values.model);
+    } catch (err) {
+      if (err instanceof ModelConfigError) throw new UsageError(err.message);
+      throw err;
+    }
+  }
+  const folder = projectFolder(values.folder);
+  const dataDir = resolveDataDir(values['data-dir']);
+  const app = await createApp({
+    folder,
+    dataDir,
+    secrets: new FileSecretStore(dataDir),
+    transport: 'web',
+    version: packageVersion(),
+    overrides: {
+      ...(values.model !== undefined ? { model: values.model } : {}),
+      ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+      ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+    },
+  });
+  const host = await startWebHost({ api: app, staticDir: join(import.meta.dirname, '../renderer'), port });
+  io.stdout.write(`Deepdesk is running at ${host.url}\n`);
+  await (io.until ?? untilSignal());
+  await host.close();
+  await app.close();
+  return 0;
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { parseDesktopArgs, userArgs } from './args';
+
+describe('desktop arguments', () => {
+  it('skips the executable, and the app path when Electron runs an unpackaged app', () => {
+    expect(userArgs(['/opt/Deepdesk/deepdesk', '--folder', 'x'], false)).toEqual(['--folder', 'x']);
+    expect(userArgs(['/usr/bin/electron', '/work/deepdesk', '--folder', 'x'], true)).toEqual(['--folder', 'x']);
+  });
+
+  it('takes --folder DIR, --folder=DIR or a positional, resolved against the working directory', () => {
+    expect(parseDesktopArgs(['--folder', 'proj'], '/home/me')).toEqual({ folder: '/home/me/proj', dataDir: undefined });
+    expect(parseDesktopArgs(['--folder=/abs/proj'], '/home/me').folder).toBe('/abs/proj');
+    expect(parseDesktopArgs(['proj'], '/home/me').folder).toBe('/home/me/proj');
+    expect(parseDesktopArgs(['--data-dir', 'data', 'proj'], '/home/me')).toEqual({ folder: '/home/me/proj', dataDir: '/home/me/data' });
+  });
+
+  it('gives null without a folder and ignores Chromium switches', () => {
+    expect(parseDesktopArgs([], '/home/me')).toEqual({ folder: null, dataDir: undefined });
+    expect(parseDesktopArgs(['--no-sandbox', '--enable-logging', '--original-process-start-time=123'], '/home/me').folder).toBeNull();
+    expect(parseDesktopArgs(['--enable-logging', 'proj', 'other'], '/w').folder).toBe('/w/proj');
+    expect(parseDesktopArgs(['--folder'], '/w').folder).toBeNull();
+    expect(parseDesktopArgs(['--folder', 'a', 'b'], '/w').folder).toBe('/w/a');
+  });
+});

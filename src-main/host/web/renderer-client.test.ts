@@ -1,0 +1,196 @@
+// The renderer's WebSocket transport, run in Node against the real web host.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { ContractError, type EventFrame, type MethodName } from '../../app/contract';
+import type { AppHostApi } from '../../app/host-api';
+import { createWebSocketTransport, TransportError, type ClientTransport, type ConnectionStatus, type WebSocketConstructor } from '../../../src-renderer/src/transport';
+import { startWebHost, type WebHost } from './server';
+
+const INFO = { folder: '/tmp/x', folderName: 'x', version: '0.1.0', transport: 'web', canPickFolder: false } as const;
+
+class FakeApi implements AppHostApi {
+  listeners = new Set<(frame: EventFrame) => void>();
+  /** Calls that wait until the test releases them. */
+  held: { method: MethodName; release: (value: unknown) => void }[] = [];
+  handle(method: MethodName, params: unknown): Promise<unknown> {
+    if (method === 'app.info') return Promise.resolve(INFO);
+    if (method === 'threads.get') return Promise.reject(new ContractError(`no thread ${(params as { threadId: string }).threadId}`, 'not_found'));
+    if (method === 'threads.list') return Promise.resolve([{ id: 't1' }]); // outside the contract
+    if (method === 'threads.send' || method === 'threads.rename') return new Promise((release) => this.held.push({ method, release }));
+    return Promise.resolve({ ok: true });
+  }
+  onEvent(listener: (frame: EventFrame) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  emit(frame: EventFrame): void {
+    for (const listener of this.listeners) listener(frame);
+  }
+}
+
+let staticDir: string;
+beforeAll(() => {
+  staticDir = mkdtempSync(join(tmpdir(), 'deepdesk-client-'));
+  mkdirSync(staticDir, { recursive: true });
+  writeFileSync(join(staticDir, 'index.html'), '<!doctype html>');
+});
+afterAll(() => rmSync(staticDir, { recursive: true, force: true }));
+
+let host: WebHost | undefined;
+let transport: ClientTransport | undefined;
+afterEach(async () => {
+  transport?.close();
+  transport = undefined;
+  await host?.close();
+  host = undefined;
+  vi.restoreAllMocks();
+});
+
+/** What a browser tab holds: the origin and the cookie it got from the token link. */
+const browser = { origin: '', cookie: '' };
+
+async function serve(api: AppHostApi, port = 0): Promise<WebHost> {
+  host = await startWebHost({ api, staticDir, port });
+  const res = await fetch(host.url, { redirect: 'manual' });
+  browser.origin = host.origin;
+  browser.cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  return host;
+}
+
+/** A `ws` WebSocket that sends the headers a browser would (Node's global WebSocket cannot). */
+class BrowserLikeWebSocket extends WebSocket {
+  constructor(url: string) {
+    super(url, { headers: { Origin: browser.origin, Cookie: browser.cookie } });
+  }
+}
+
+function client(h: WebHost, options: { callTimeoutMs?: number } = {}): ClientTransport {
+  transport = createWebSocketTransport({
+    url: `ws://127.0.0.1:${h.port}/ws`,
+    WebSocketImpl: BrowserLikeWebSocket satisfies WebSocketConstructor,
+    reconnectDelay: () => 20,
+    ...options,
+  });
+  return transport;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('renderer WebSocket transport', () => {
+  it('queues calls until connected and returns validated results', async () => {
+    const t = client(await serve(new FakeApi()));
+    expect(t.kind).toBe('web');
+    expect(await t.call('app.info', {})).toEqual(INFO);
+    expect(t.status).toBe('open');
+  });
+
+  it('rejects with the error code from the main process', async () => {
+    const t = client(await serve(new FakeApi()));
+    const notFound = await t.call('threads.get', { threadId: 'zz' }).catch((e: unknown) => e);
+    expect(notFound).toBeInstanceOf(TransportError);
+    expect(notFound).toMatchObject({ message: 'no thread zz', code: 'not_found' });
+    const bad = await t.call('threads.rename', { threadId: 't1', title: '' }).catch((e: unknown) => e);
+    expect(bad).toMatchObject({ code: 'bad_request' });
+    expect((bad as Error).message).toContain('invalid params for threads.rename');
+  });
+
+  it('refuses results outside the contract', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const t = client(await serve(new FakeApi()));
+    await expect(t.call('threads.list', {})).rejects.toMatchObject({ code: 'failed' });
+    expect(warn).toHaveBeenCalled();
+  });
+
+  it('delivers valid events and drops invalid ones with a warning', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const api = new FakeApi();
+    const t = client(await serve(api));
+    const seen: unknown[] = [];
+    const off = t.on('terminal.data', (payload) => seen.push(payload));
+    await t.call('app.info', {});
+    api.emit({ event: 'terminal.data', payload: { threadId: 't1', data: 42 } });
+    api.emit({ event: 'nonsense' as 'threads.changed', payload: {} });
+    api.emit({ event: 'terminal.data', payload: { threadId: 't1', data: 'ok' } });
+    await until(() => seen.length === 1, 'the valid event');
+    expect(seen).toEqual([{ threadId: 't1', data: 'ok' }]);
+    expect(warn).toHaveBeenCalledTimes(2);
+    off();
+    api.emit({ event: 'terminal.data', payload: { threadId: 't1', data: 'after' } });
+    await t.call('app.info', {}); // frames arrive in order: the event came before this answer
+    expect(seen).toHaveLength(1);
+  });
+
+  it('refuses frames the server would drop the connection for, and stays connected', async () => {
+    const t = client(await serve(new FakeApi()));
+    await t.call('app.info', {});
+    await expect(t.call('memories.write', { path: '/x.md', text: 'é'.repeat(4_500_000) })).rejects.toMatchObject({ code: 'bad_request' });
+    expect(await t.call('memories.write', { path: '/x.md', text: 'é'.repeat(1000) })).toEqual({ ok: true });
+    expect(t.status).toBe('open');
+  });
+
+  it('times out short calls only', async () => {
+    const api = new FakeApi();
+    const t = client(await serve(api), { callTimeoutMs: 100 });
+    let longSettled = false;
+    const long = t.call('threads.send', { threadId: 't1', text: 'hi' }).finally(() => (longSettled = true));
+    long.catch(() => undefined);
+    const short = await t.call('threads.rename', { threadId: 't1', title: 'x' }).catch((e: unknown) => e);
+    expect(short).toMatchObject({ code: 'timeout' });
+    expect(longSettled).toBe(false);
+    await until(() => api.held.length === 2, 'both calls to reach the app');
+    api.held.find((h) => h.method === 'threads.send')?.release({ ok: true });
+    expect(await long).toEqual({ ok: true });
+  });
+
+  it('fails pending calls on disconnect, reconnects, and keeps its listeners', async () => {
+    const first = new FakeApi();
+    const h = await serve(first);
+    const port = h.port;
+    const t = client(h);
+    const statuses: ConnectionStatus[] = [];
+    t.onStatus((s) => statuses.push(s));
+    const seen: string[] = [];
+    t.on('terminal.data', (payload) => seen.push(payload.data));
+    await t.call('app.info', {});
+
+    const pending = t.call('threads.send', { threadId: 't1', text: 'hi' }).catch((e: unknown) => e);
+    await until(() => first.held.length === 1, 'the call to reach the app');
+    await h.close();
+    const lost = await pending;
+    expect(lost).toBeInstanceOf(TransportError);
+    expect(lost).toMatchObject({ code: 'disconnected' });
+    expect((lost as Error).message).toContain('lost before threads.send was answered');
+
+    // The same port comes back (a restarted server, with a new token and cookie).
+    const second = new FakeApi();
+    await serve(second, port);
+    await until(() => t.status === 'open', 'the reconnect');
+    expect(statuses).toContain('closed');
+    expect(statuses.at(-1)).toBe('open');
+    expect(await t.call('app.info', {})).toEqual(INFO);
+    second.emit({ event: 'terminal.data', payload: { threadId: 't1', data: 'again' } });
+    await until(() => seen.length === 1, 'the event after reconnect');
+    expect(seen).toEqual(['again']);
+  });
+
+  it('close() fails pending calls and stops reconnecting', async () => {
+    const api = new FakeApi();
+    const t = client(await serve(api));
+    await t.call('app.info', {});
+    const pending = t.call('threads.send', { threadId: 't1', text: 'hi' });
+    t.close();
+    await expect(pending).rejects.toMatchObject({ code: 'disconnected' });
+    await expect(t.call('app.info', {})).rejects.toMatchObject({ code: 'disconnected' });
+    expect(t.status).toBe('closed');
+  });
+});

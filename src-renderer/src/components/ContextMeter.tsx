@@ -1,0 +1,35 @@
+// How full the model's context is, and what the thread has cost so far.
+
+import type { UsageTotals } from '../lib/agent-event';
+import { contextFraction, formatCost, formatTokens } from '../lib/format';
+
+export function ContextMeter({ tokens, window, usage }: { tokens: number; window: number; usage: UsageTotals | null }): React.JSX.Element {
+  const fraction = contextFraction(tokens, window);
+  const level = fraction >= 0.85 ? 'high' : fraction >= 0.6 ? 'mid' : 'low';
+  const cost = formatCost(usage?.costUsd);
+  const text = window > 0 ? `${formatTokens(tokens)} / ${formatTokens(window)} tokens` : `${formatTokens(tokens)} tokens`;
+  const detail = usage
+    ? `Input ${formatTokens(usage.inputTokens)} · output ${formatTokens(usage.outputTokens)} · cache read ${formatTokens(usage.cacheReadTokens)} · cache write ${formatTokens(usage.cacheWriteTokens)}`
+    : 'No usage yet';
+  return (
+    <div className="context-meter" title={detail}>
+      <div
+        className={`meter meter-${level}`}
+        role="meter"
+        aria-label="Context used"
+        aria-valuemin={0}
+        aria-valuemax={window > 0 ? window : 1}
+        aria-valuenow={window > 0 ? Math.min(tokens, window) : 0}
+        aria-valuetext={`${text}${window > 0 ? ` (${Math.round(fraction * 100)}%)` : ''}`}
+      >
+        <div className="meter-fill" style={{ width: `${Math.round(fraction * 100)}%` }} />
+      </div>
+      <span className="meter-text">{text}</span>
+      {cost ? (
+        <span className="cost" aria-label={`Cost ${cost}`}>
+          {cost}
+        </span>
+      ) : null}
+    </div>
+  );
+}

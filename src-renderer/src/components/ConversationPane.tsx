@@ -1,0 +1,42 @@
+// The centre column: the thread's title and meter, the conversation, the message box.
+
+import type { ThreadSession } from '../state/use-thread-session';
+import { ContextMeter } from './ContextMeter';
+import { Conversation } from './Conversation';
+import { ErrorBoundary } from './ErrorBoundary';
+import { MessageBox } from './MessageBox';
+
+interface ConversationPaneProps {
+  session: ThreadSession;
+  title: string;
+  noModel: boolean;
+  settingsLoaded: boolean;
+  onOpenSettings(): void;
+  openThreadFile(path: string, title: string): void;
+}
+
+export function ConversationPane({ session, title, noModel, settingsLoaded, onOpenSettings, openThreadFile }: ConversationPaneProps): React.JSX.Element {
+  const { state } = session;
+  const disabledReason = !settingsLoaded ? 'Loading settings…' : noModel ? 'Set a model in Settings to send messages.' : null;
+  return (
+    <section className="conversation-pane" aria-label="Chat">
+      <div className="conversation-head">
+        <h1 className="thread-heading">{title}</h1>
+        <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} />
+      </div>
+      <ErrorBoundary name="Conversation">
+        <Conversation
+          state={state}
+          approvals={session.approvals}
+          loading={session.loading}
+          noModel={noModel}
+          onOpenSettings={onOpenSettings}
+          openThreadFile={openThreadFile}
+        />
+      </ErrorBoundary>
+      <ErrorBoundary name="Message box">
+        <MessageBox running={state.running} disabledReason={disabledReason} onSend={session.send} onStop={() => void session.stop()} focusKey={session.threadId} />
+      </ErrorBoundary>
+    </section>
+  );
+}

@@ -1,0 +1,130 @@
+// The project's files: a keyboard-navigable tree (flat treeitems with aria-level), folders
+// listed lazily, kept current by 'files.changed'.
+
+import { useMemo, useRef, useState } from 'react';
+import { visibleRows, type FileChange, type TreeRow } from '../lib/file-tree';
+import { useFileTree } from '../state/use-file-tree';
+import { Icon, Spinner } from './Icon';
+
+interface FileTreeProps {
+  folderName: string;
+  selectedPath: string | null;
+  onOpenFile(path: string): void;
+  onChanges?(changes: readonly FileChange[]): void;
+}
+
+export function FileTree({ folderName, selectedPath, onOpenFile, onChanges }: FileTreeProps): React.JSX.Element {
+  const { listings, expanded, toggle, refreshAll } = useFileTree(onChanges);
+  const rows = useMemo(() => visibleRows(listings, expanded), [listings, expanded]);
+  const [focusKey, setFocusKey] = useState<string | null>(null);
+  const treeRef = useRef<HTMLDivElement>(null);
+  const root = listings['/'];
+
+  const focusedIndex = Math.max(0, rows.findIndex((r) => r.key === focusKey));
+
+  const focusRow = (index: number): void => {
+    const row = rows[index];
+    if (!row) return;
+    setFocusKey(row.key);
+    treeRef.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(row.key)}"]`)?.focus();
+  };
+
+  const activate = (row: TreeRow): void => {
+    setFocusKey(row.key);
+    if (row.entry.isDir) toggle(row.key);
+    else onOpenFile(row.key);
+  };
+
+  const onKeyDown = (event: React.KeyboardEvent): void => {
+    const row = rows[focusedIndex];
+    if (!row) return;
+    let handled = true;
+    switch (event.key) {
+      case 'ArrowDown':
+        focusRow(Math.min(rows.length - 1, focusedIndex + 1));
+        break;
+      case 'ArrowUp':
+        focusRow(Math.max(0, focusedIndex - 1));
+        break;
+      case 'Home':
+        focusRow(0);
+        break;
+      case 'End':
+        focusRow(rows.length - 1);
+        break;
+      case 'ArrowRight':
+        if (row.entry.isDir && !row.expanded) toggle(row.key, true);
+        else if (row.entry.isDir) focusRow(focusedIndex + 1);
+        break;
+      case 'ArrowLeft':
+        if (row.entry.isDir && row.expanded) toggle(row.key, false);
+        else if (row.level > 1) {
+          for (let i = focusedIndex - 1; i >= 0; i--) {
+            if ((rows[i]?.level ?? 0) < row.level) {
+              focusRow(i);
+              break;
+            }
+          }
+        }
+        break;
+      case 'Enter':
+      case ' ':
+        activate(row);
+        break;
+      default:
+        handled = false;
+    }
+    if (handled) event.preventDefault();
+  };
+
+  return (
+    <section className="panel files-panel" aria-label="Files">
+      <div className="panel-head">
+        <h2 className="panel-title">Files</h2>
+        <button type="button" className="icon-btn" aria-label="Refresh files" title="Refresh" onClick={refreshAll}>
+          <Icon name="refresh" size={14} />
+        </button>
+      </div>
+      {root?.error ? <p className="panel-empty error-text">{root.error}</p> : null}
+      {root === undefined || (root.entries === undefined && root.loading) ? (
+        <div className="panel-empty">
+          <Spinner label="Loading files" />
+        </div>
+      ) : root.entries?.length === 0 && !root.error ? (
+        <p className="panel-empty muted">This folder is empty.</p>
+      ) : null}
+      <div ref={treeRef} className="tree" role="tree" aria-label={`Files in ${folderName || 'the project'}`} onKeyDown={onKeyDown}>
+        {rows.map((row, index) => {
+          const selected = row.key === selectedPath;
+          const error = row.entry.isDir && row.expanded ? listings[row.key]?.error : undefined;
+          return (
+            <div
+              key={row.key}
+              data-key={row.key}
+              role="treeitem"
+              aria-level={row.level}
+              aria-posinset={row.posinset}
+              aria-setsize={row.setsize}
+              aria-expanded={row.entry.isDir ? row.expanded : undefined}
+              aria-selected={selected}
+              aria-busy={row.loading || undefined}
+              tabIndex={index === focusedIndex ? 0 : -1}
+              className={`tree-row${selected ? ' selected' : ''}${row.entry.isDir ? ' dir' : ''}`}
+              style={{ paddingLeft: `${(row.level - 1) * 14 + 8}px` }}
+              title={error ?? row.key}
+              onClick={() => activate(row)}
+              onFocus={() => setFocusKey(row.key)}
+            >
+              <span className="tree-twisty" aria-hidden="true">
+                {row.entry.isDir ? <Icon name={row.expanded ? 'chevronDown' : 'chevronRight'} size={12} /> : null}
+              </span>
+              <Icon name={row.entry.isDir ? (row.expanded ? 'folderOpen' : 'folder') : 'file'} size={14} className={row.entry.isDir ? 'icon-folder' : 'icon-file'} />
+              <span className="tree-name">{row.name}</span>
+              {row.loading ? <Spinner /> : null}
+            </div>
+          );
+        })}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,83 @@
+// Shows an opened file: text with line numbers (highlighted when the language is known),
+// images, or a description of a binary file. Re-read when the file changes on disk.
+
+import { useMemo } from 'react';
+import type { FileContent } from '../../../src-main/app/contract';
+import { formatBytes } from '../lib/format';
+import { highlightCode, languageForPath } from '../lib/highlight';
+import { Icon, Spinner } from './Icon';
+
+export interface OpenFile {
+  path: string;
+  content?: FileContent;
+  error?: string;
+  deleted?: boolean;
+}
+
+const MAX_LINES = 20_000;
+
+function TextView({ path, text }: { path: string; text: string }): React.JSX.Element {
+  const { html, count, cut } = useMemo(() => {
+    const lines = text.split('\n');
+    if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+    const cut = lines.length > MAX_LINES;
+    const shown = cut ? lines.slice(0, MAX_LINES).join('\n') : lines.join('\n');
+    return { html: highlightCode(shown, languageForPath(path)), count: Math.min(lines.length, MAX_LINES), cut };
+  }, [path, text]);
+  const gutter = useMemo(() => Array.from({ length: Math.max(count, 1) }, (_, i) => i + 1).join('\n'), [count]);
+  return (
+    <>
+      <div className="code-view" tabIndex={0} aria-label={`Contents of ${path}`}>
+        <pre className="code-gutter" aria-hidden="true">
+          {gutter}
+        </pre>
+        <pre className="code-text">
+          <code className="hljs" dangerouslySetInnerHTML={{ __html: html }} />
+        </pre>
+      </div>
+      {cut ? <p className="muted viewer-note">Showing the first {MAX_LINES.toLocaleString('en-US')} lines.</p> : null}
+    </>
+  );
+}
+
+export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void }): React.JSX.Element {
+  const content = file.content;
+  const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+  return (
+    <section className="panel viewer-panel" aria-label="File viewer">
+      <div className="panel-head">
+        <h2 className="panel-title viewer-title" title={file.path}>
+          <Icon name="file" size={14} />
+          <span className="viewer-name">{name}</span>
+          <span className="viewer-path muted">{file.path}</span>
+        </h2>
+        <button type="button" className="icon-btn" aria-label="Close file" title="Close" onClick={onClose}>
+          <Icon name="x" size={14} />
+        </button>
+      </div>
+      <div className="viewer-body">
+        {file.deleted ? <p className="notice notice-error">This file was deleted on disk.</p> : null}
+        {file.error ? (
+          <p className="error-text viewer-note">{file.error}</p>
+        ) : content === undefined ? (
+          <div className="panel-empty">
+            <Spinner label="Loading the file" />
+          </div>
+        ) : content.kind === 'text' ? (
+          <>
+            <TextView path={content.path} text={content.text} />
+            {content.truncated ? <p className="muted viewer-note">The file is larger than the viewer shows; this is its beginning.</p> : null}
+          </>
+        ) : content.kind === 'image' ? (
+          <div className="image-view">
+            <img src={`data:${content.mimeType};base64,${content.data}`} alt={name} />
+          </div>
+        ) : (
+          <p className="viewer-note">
+            Binary file ({content.mimeType}, {formatBytes(content.size)}) — not shown.
+          </p>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+// Renders conversation items in order; a task call's nested items go inside its card.
+
+import type { ConvItem } from '../lib/thread-reducer';
+import { AssistantMessage } from './AssistantMessage';
+import { useConversation } from './conversation-context';
+import { ToolCallCard } from './ToolCallCard';
+import { SummaryNotice } from './SummaryNotice';
+import { UserMessage } from './UserMessage';
+import { Icon } from './Icon';
+
+export function ItemList({ items, depth = 0 }: { items: readonly ConvItem[]; depth?: number }): React.JSX.Element {
+  const { children } = useConversation();
+  return (
+    <>
+      {items.map((item) => {
+        switch (item.kind) {
+          case 'user':
+            return <UserMessage key={item.key} item={item} />;
+          case 'assistant':
+            return <AssistantMessage key={item.key} item={item} />;
+          case 'tool': {
+            const nested = depth < 4 ? children.get(item.id) : undefined;
+            return <ToolCallCard key={item.key} item={item} nested={nested && nested.length > 0 ? <ItemList items={nested} depth={depth + 1} /> : undefined} />;
+          }
+          case 'summary':
+            return <SummaryNotice key={item.key} item={item} />;
+          case 'error':
+            return (
+              <div key={item.key} className="notice notice-error">
+                <Icon name="alert" />
+                <span>Error: {item.message}</span>
+              </div>
+            );
+          case 'notice':
+            return (
+              <div key={item.key} className="notice notice-info">
+                {item.text}
+              </div>
+            );
+        }
+      })}
+    </>
+  );
+}

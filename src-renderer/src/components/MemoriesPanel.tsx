@@ -1,0 +1,135 @@
+// /memories/: the agent's long-term notes. List with search, view, edit, delete, new.
+
+import { useCallback, useEffect, useId, useState } from 'react';
+import type { MemoryEntry } from '../../../src-main/app/contract';
+import { formatBytes } from '../lib/format';
+import { useApi } from '../state/use-api';
+import { useConnection, useEvent } from '../state/transport-context';
+import { ConfirmDialog } from './ConfirmDialog';
+import { Icon } from './Icon';
+import { MemoryEditor } from './MemoryEditor';
+
+type Selection = { mode: 'view' | 'edit'; path: string; text?: string } | { mode: 'new' } | null;
+
+export function MemoriesPanel(): React.JSX.Element {
+  const api = useApi();
+  const { reconnects } = useConnection();
+  const searchId = useId();
+  const [query, setQuery] = useState('');
+  const [entries, setEntries] = useState<MemoryEntry[] | null>(null);
+  const [selection, setSelection] = useState<Selection>(null);
+  const [deleting, setDeleting] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
+
+  // The list, debounced on the search box; late answers dropped.
+  useEffect(() => {
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      const q = query.trim();
+      void api.safe('memories.list', q ? { query: q } : {}).then((list) => {
+        if (!cancelled && list) setEntries(list);
+      });
+    }, query ? 200 : 0);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [api, query, version, reconnects]);
+
+  const openMemory = useCallback(
+    async (path: string, mode: 'view' | 'edit' = 'view') => {
+      setSelection({ mode, path });
+      const memory = await api.safe('memories.read', { path });
+      setSelection((current) => (current && current.mode !== 'new' && current.path === path ? { ...current, text: memory?.text ?? '' } : current));
+    },
+    [api],
+  );
+
+  useEvent('memories.changed', () => {
+    setVersion((v) => v + 1);
+    if (selection && selection.mode === 'view') void openMemory(selection.path, 'view');
+  });
+
+  const save = async (path: string, text: string): Promise<boolean> => {
+    const ok = await api.safe('memories.write', { path, text });
+    if (!ok) return false;
+    setVersion((v) => v + 1);
+    setSelection({ mode: 'view', path: normalizeMemoryPath(path), text });
+    return true;
+  };
+
+  const remove = async (path: string): Promise<void> => {
+    setDeleting(null);
+    const ok = await api.safe('memories.delete', { path });
+    if (!ok) return;
+    setVersion((v) => v + 1);
+    setSelection(null);
+  };
+
+  return (
+    <section className="panel memories-panel" aria-label="Memories">
+      <div className="panel-head">
+        <h2 className="panel-title">
+          <Icon name="brain" size={14} />
+          Memories
+        </h2>
+        <button type="button" className="btn btn-small" onClick={() => setSelection({ mode: 'new' })}>
+          <Icon name="plus" size={14} />
+          New memory
+        </button>
+      </div>
+      <div className="memories-search">
+        <label htmlFor={searchId} className="visually-hidden">
+          Search memories
+        </label>
+        <input id={searchId} type="search" placeholder="Search memories" value={query} onChange={(e) => setQuery(e.target.value)} />
+      </div>
+      <div className="memories-body">
+        {entries === null ? null : entries.length === 0 ? (
+          <p className="panel-empty muted">{query.trim() ? 'No memory matches.' : 'No memories yet. The agent keeps notes in /memories/.'}</p>
+        ) : (
+          <ul className="memory-list" aria-label="Memory files">
+            {entries.map((entry) => {
+              const current = selection !== null && selection.mode !== 'new' && selection.path === entry.path;
+              return (
+                <li key={entry.path}>
+                  <button type="button" className={`memory-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={() => void openMemory(entry.path)}>
+                    <span className="memory-path">{entry.path.replace(/^\/memories\//, '')}</span>
+                    <span className="memory-meta muted">{formatBytes(entry.size)}</span>
+                    {entry.snippet ? <span className="memory-snippet muted">{entry.snippet}</span> : null}
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        {selection ? (
+          <MemoryEditor
+            key={selection.mode === 'new' ? 'new' : `${selection.path}:${selection.mode}`}
+            mode={selection.mode}
+            path={selection.mode === 'new' ? '/memories/' : selection.path}
+            text={selection.mode === 'new' ? '' : selection.text}
+            onEdit={() => selection.mode !== 'new' && setSelection({ ...selection, mode: 'edit' })}
+            onCancel={() => setSelection(selection.mode === 'edit' ? { ...selection, mode: 'view' } : null)}
+            onSave={save}
+            onDelete={() => selection.mode !== 'new' && setDeleting(selection.path)}
+          />
+        ) : null}
+      </div>
+      {deleting ? (
+        <ConfirmDialog
+          title="Delete memory?"
+          message={`${deleting} will be deleted. The agent will no longer see it.`}
+          confirmLabel="Delete"
+          onConfirm={() => void remove(deleting)}
+          onCancel={() => setDeleting(null)}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+function normalizeMemoryPath(path: string): string {
+  const trimmed = path.trim().replace(/^\/+/, '');
+  return trimmed.startsWith('memories/') ? `/${trimmed}` : `/memories/${trimmed}`;
+}

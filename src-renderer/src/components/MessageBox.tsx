@@ -1,0 +1,180 @@
+// The message box: Enter sends, Shift+Enter adds a line, Esc stops a run; `@` suggests files.
+
+import { useEffect, useId, useRef, useState } from 'react';
+import { applyMention, findMention, type Mention } from '../lib/mention';
+import { useApi } from '../state/use-api';
+import { Icon } from './Icon';
+import { MentionList, mentionOptionId } from './MentionList';
+
+interface MessageBoxProps {
+  running: boolean;
+  /** Why sending is impossible right now (shown under the box), or null. */
+  disabledReason: string | null;
+  onSend(text: string): Promise<boolean>;
+  onStop(): void;
+  /** Changes when the thread changes, to refocus the box. */
+  focusKey: string | null;
+}
+
+const MAX_ROWS_PX = 240;
+
+export function MessageBox({ running, disabledReason, onSend, onStop, focusKey }: MessageBoxProps): React.JSX.Element {
+  const api = useApi();
+  const listId = useId().replace(/:/g, '');
+  const hintId = useId();
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const [text, setText] = useState('');
+  const [mention, setMention] = useState<Mention | null>(null);
+  const [options, setOptions] = useState<string[]>([]);
+  const [active, setActive] = useState(0);
+  const [searching, setSearching] = useState(false);
+
+  const canSend = disabledReason === null && !running && text.trim() !== '';
+
+  useEffect(() => {
+    textarea.current?.focus();
+  }, [focusKey]);
+
+  // Grow with the text up to a limit.
+  useEffect(() => {
+    const el = textarea.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${Math.min(el.scrollHeight, MAX_ROWS_PX)}px`;
+  }, [text]);
+
+  // Search files for the mention being typed (debounced; late answers dropped).
+  const query = mention?.query;
+  useEffect(() => {
+    if (query === undefined) return undefined;
+    let cancelled = false;
+    setSearching(true);
+    const timer = setTimeout(() => {
+      api
+        .call('files.search', { query, limit: 20 })
+        .then((paths) => {
+          if (cancelled) return;
+          setOptions(paths);
+          setActive(0);
+        })
+        .catch(() => {
+          if (!cancelled) setOptions([]);
+        })
+        .finally(() => {
+          if (!cancelled) setSearching(false);
+        });
+    }, 120);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [api, query]);
+
+  const updateMention = (value: string, caret: number): void => {
+    const found = findMention(value, caret);
+    setMention((old) => (found === null ? null : old && old.start === found.start && old.query === found.query ? old : found));
+  };
+
+  const choose = (path: string): void => {
+    const el = textarea.current;
+    if (!mention || !el) return;
+    const next = applyMention(text, mention, el.selectionStart, path);
+    setText(next.text);
+    setMention(null);
+    setOptions([]);
+    requestAnimationFrame(() => {
+      el.focus();
+      el.setSelectionRange(next.caret, next.caret);
+    });
+  };
+
+  const send = async (): Promise<void> => {
+    if (!canSend) return;
+    const message = text;
+    setText('');
+    setMention(null);
+    const ok = await onSend(message.trim());
+    if (!ok) setText((current) => (current === '' ? message : current));
+  };
+
+  const onKeyDown = (event: React.KeyboardEvent<HTMLTextAreaElement>): void => {
+    if (event.nativeEvent.isComposing) return;
+    if (mention) {
+      if (event.key === 'ArrowDown' && options.length > 0) {
+        event.preventDefault();
+        setActive((i) => (i + 1) % options.length);
+        return;
+      }
+      if (event.key === 'ArrowUp' && options.length > 0) {
+        event.preventDefault();
+        setActive((i) => (i - 1 + options.length) % options.length);
+        return;
+      }
+      if ((event.key === 'Enter' || event.key === 'Tab') && !event.shiftKey && options[active] !== undefined) {
+        event.preventDefault();
+        choose(options[active]);
+        return;
+      }
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        setMention(null);
+        return;
+      }
+    }
+    if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault();
+      void send();
+      return;
+    }
+    if (event.key === 'Escape' && running) {
+      event.preventDefault();
+      onStop();
+    }
+  };
+
+  const showMentions = mention !== null;
+  return (
+    <div className="message-box">
+      {showMentions ? (
+        <MentionList id={listId} options={options} active={active} loading={searching} onChoose={choose} onHover={setActive} />
+      ) : null}
+      <div className={`message-input${disabledReason ? ' disabled' : ''}`}>
+        <textarea
+          ref={textarea}
+          aria-label="Message"
+          aria-describedby={disabledReason ? hintId : undefined}
+          aria-autocomplete="list"
+          aria-controls={showMentions ? listId : undefined}
+          aria-activedescendant={showMentions && options[active] !== undefined ? mentionOptionId(listId, active) : undefined}
+          placeholder={disabledReason ?? (running ? 'The agent is working… (Esc stops it)' : 'Message the agent — @ to mention a file')}
+          rows={1}
+          value={text}
+          onChange={(e) => {
+            setText(e.target.value);
+            updateMention(e.target.value, e.target.selectionStart);
+          }}
+          onSelect={(e) => updateMention(e.currentTarget.value, e.currentTarget.selectionStart)}
+          onBlur={() => setMention(null)}
+          onKeyDown={onKeyDown}
+        />
+        <div className="message-actions">
+          {running ? (
+            <button type="button" className="btn btn-danger" onClick={onStop}>
+              <Icon name="stop" size={14} />
+              Stop
+            </button>
+          ) : null}
+          <button type="button" className="btn btn-primary" onClick={() => void send()} disabled={!canSend}>
+            <Icon name="send" size={14} />
+            Send
+          </button>
+        </div>
+      </div>
+      {disabledReason ? (
+        <p id={hintId} className="message-hint">
+          {disabledReason}
+        </p>
+      ) : null}
+    </div>
+  );
+}

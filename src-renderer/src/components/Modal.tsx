@@ -1,0 +1,114 @@
+// A modal dialog: rendered over the page, focus kept inside (Tab cycles), the page behind
+// made inert, focus returned on close. Esc calls onEscape only when given.
+
+import { useEffect, useRef, type ReactNode } from 'react';
+import { createPortal } from 'react-dom';
+
+interface ModalProps {
+  label: string;
+  role?: 'dialog' | 'alertdialog';
+  /** Called on Escape; when absent Escape does nothing. */
+  onEscape?: () => void;
+  className?: string;
+  /** Shown as the dialog's visible heading. */
+  title?: ReactNode;
+  /** Focus the dialog itself on open instead of its first control (nothing is one key away). */
+  focusDialog?: boolean;
+  /**
+   * Also hide the page behind from assistive technology (aria-hidden), not only make it inert.
+   * Off for dialogs where the page behind stays worth reading (the approval shows what the
+   * conversation is doing).
+   */
+  hideBackground?: boolean;
+  children: ReactNode;
+}
+
+/** Open modals, innermost last: only the top one handles keys. */
+const stack: Array<{ dialog: HTMLElement; hide: boolean }> = [];
+
+function updateBackground(): void {
+  const root = document.getElementById('root');
+  if (!root) return;
+  if (stack.length > 0) root.setAttribute('inert', '');
+  else root.removeAttribute('inert');
+  if (stack.some((entry) => entry.hide)) root.setAttribute('aria-hidden', 'true');
+  else root.removeAttribute('aria-hidden');
+}
+
+const FOCUSABLE = 'a[href], button:not([disabled]), textarea:not([disabled]), input:not([disabled]), select:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+export function Modal({ label, role = 'dialog', onEscape, className, title, focusDialog = false, hideBackground = true, children }: ModalProps): React.JSX.Element {
+  const ref = useRef<HTMLDivElement>(null);
+  const escape = useRef(onEscape);
+  useEffect(() => {
+    escape.current = onEscape;
+  });
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return undefined;
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const entry = { dialog, hide: hideBackground };
+    stack.push(entry);
+    updateBackground();
+    const first = focusDialog ? dialog : (dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog.querySelector<HTMLElement>(FOCUSABLE) ?? dialog);
+    first.focus();
+
+    const onKey = (event: KeyboardEvent): void => {
+      if (stack[stack.length - 1] !== entry) return;
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        event.stopPropagation();
+        escape.current?.();
+        return;
+      }
+      if (event.key !== 'Tab') return;
+      const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+      if (items.length === 0) {
+        event.preventDefault();
+        dialog.focus();
+        return;
+      }
+      const firstItem = items[0]!;
+      const lastItem = items[items.length - 1]!;
+      const active = document.activeElement;
+      if (event.shiftKey && (active === firstItem || !dialog.contains(active))) {
+        event.preventDefault();
+        lastItem.focus();
+      } else if (!event.shiftKey && (active === lastItem || !dialog.contains(active))) {
+        event.preventDefault();
+        firstItem.focus();
+      }
+    };
+    document.addEventListener('keydown', onKey, true);
+    return () => {
+      document.removeEventListener('keydown', onKey, true);
+      const at = stack.indexOf(entry);
+      if (at >= 0) stack.splice(at, 1);
+      updateBackground();
+      if (previous?.isConnected) previous.focus();
+    };
+    // Mount-only: the dialog keeps its focus handling for its lifetime.
+  }, []);
+
+  return createPortal(
+    <div className="modal-backdrop">
+      <div
+        ref={ref}
+        className={`modal${className ? ` ${className}` : ''}`}
+        role={role}
+        aria-modal="true"
+        aria-label={label}
+        tabIndex={-1}
+      >
+        {title ? (
+          <h2 className="modal-title">
+            {title}
+          </h2>
+        ) : null}
+        {children}
+      </div>
+    </div>,
+    document.body,
+  );
+}

@@ -1,0 +1,34 @@
+// Approval rules, in order (the first that matches decides); "always allow" adds here.
+
+import { describeRule, type PermissionRule } from '../lib/rules';
+import { Icon } from './Icon';
+
+export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; onChange(rules: PermissionRule[]): void }): React.JSX.Element {
+  return (
+    <fieldset className="settings-section">
+      <legend>Approval rules</legend>
+      <p className="muted small">Checked in order before the defaults (reads allowed; writes, edits, deletes and commands ask).</p>
+      {rules.length === 0 ? (
+        <p className="muted small">No rules yet. Choosing “Always allow” in an approval adds one here.</p>
+      ) : (
+        <ul className="rule-list">
+          {rules.map((rule, i) => {
+            const text = describeRule(rule);
+            return (
+              <li key={rule.id ?? i} className={`rule rule-${rule.decision}`}>
+                <span className="rule-decision">{rule.decision}</span>
+                <span className="rule-text">
+                  {text}
+                  {rule.description && rule.description !== text ? <span className="muted small"> — {rule.description}</span> : null}
+                </span>
+                <button type="button" className="icon-btn" aria-label={`Remove rule: ${text}`} title="Remove" onClick={() => onChange(rules.filter((_, j) => j !== i))}>
+                  <Icon name="trash" size={14} />
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </fieldset>
+  );
+}

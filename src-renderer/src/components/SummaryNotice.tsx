@@ -1,0 +1,36 @@
+// Where older history was summarized: how much, the summary, and the archived original.
+
+import { useState } from 'react';
+import type { SummaryItem } from '../lib/thread-reducer';
+import { useConversation } from './conversation-context';
+import { Icon } from './Icon';
+import { Markdown } from './Markdown';
+
+export function SummaryNotice({ item }: { item: SummaryItem }): React.JSX.Element {
+  const { openThreadFile } = useConversation();
+  const [open, setOpen] = useState(false);
+  const count = item.summarizedMessages;
+  return (
+    <div className="notice notice-summary">
+      <div className="notice-row">
+        <Icon name="archive" />
+        <span>
+          History summarized: {count} earlier message{count === 1 ? ' was' : 's were'} condensed to keep the context small.
+        </span>
+      </div>
+      <div className="notice-actions">
+        {item.text ? (
+          <button type="button" className="btn btn-small" aria-expanded={open} onClick={() => setOpen((v) => !v)}>
+            {open ? 'Hide summary' : 'Show summary'}
+          </button>
+        ) : null}
+        {item.archivePath ? (
+          <button type="button" className="btn btn-small" onClick={() => openThreadFile(item.archivePath, 'Archived history')}>
+            Open archived history
+          </button>
+        ) : null}
+      </div>
+      {open ? <Markdown className="summary-text" text={item.text} /> : null}
+    </div>
+  );
+}

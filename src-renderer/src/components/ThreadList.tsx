@@ -1,0 +1,84 @@
+// Threads: new, switch, rename inline, delete with a confirmation; shows which are running
+// and which wait for an approval.
+
+import { useState } from 'react';
+import type { ThreadSummaryDto } from '../../../src-main/app/contract';
+import { formatRelativeTime } from '../lib/format';
+import { useApi } from '../state/use-api';
+import { ConfirmDialog } from './ConfirmDialog';
+import { Icon } from './Icon';
+import { ThreadListItem } from './ThreadListItem';
+
+interface ThreadListProps {
+  threads: readonly ThreadSummaryDto[];
+  currentId: string | null;
+  /** The open thread's running state as the conversation knows it (fresher than the list). */
+  currentRunning: boolean;
+  onSelect(id: string | null): void;
+  onNew(): void;
+}
+
+export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew }: ThreadListProps): React.JSX.Element {
+  const api = useApi();
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<ThreadSummaryDto | null>(null);
+
+  const rename = async (id: string, title: string): Promise<void> => {
+    setRenaming(null);
+    const trimmed = title.trim().slice(0, 200);
+    const thread = threads.find((t) => t.id === id);
+    if (!trimmed || trimmed === thread?.title) return;
+    await api.safe('threads.rename', { threadId: id, title: trimmed });
+  };
+
+  const remove = async (thread: ThreadSummaryDto): Promise<void> => {
+    setDeleting(null);
+    const ok = await api.safe('threads.delete', { threadId: thread.id });
+    if (ok && thread.id === currentId) {
+      const next = threads.find((t) => t.id !== thread.id);
+      onSelect(next?.id ?? null);
+    }
+  };
+
+  return (
+    <nav className="panel thread-list" aria-label="Threads">
+      <div className="panel-head">
+        <h2 className="panel-title">Threads</h2>
+        <button type="button" className="btn btn-small" onClick={onNew}>
+          <Icon name="plus" size={14} />
+          New thread
+        </button>
+      </div>
+      {threads.length === 0 ? (
+        <p className="panel-empty muted">No threads yet. Send a message to start one.</p>
+      ) : (
+        <ul className="thread-items">
+          {threads.map((thread) => (
+            <ThreadListItem
+              key={thread.id}
+              thread={thread}
+              current={thread.id === currentId}
+              running={thread.id === currentId ? currentRunning || thread.running : thread.running}
+              renaming={renaming === thread.id}
+              when={formatRelativeTime(thread.updatedAt)}
+              onSelect={() => onSelect(thread.id)}
+              onStartRename={() => setRenaming(thread.id)}
+              onRename={(title) => void rename(thread.id, title)}
+              onCancelRename={() => setRenaming(null)}
+              onDelete={() => setDeleting(thread)}
+            />
+          ))}
+        </ul>
+      )}
+      {deleting ? (
+        <ConfirmDialog
+          title="Delete thread?"
+          message={`“${deleting.title || 'Untitled thread'}” and its history will be deleted. This cannot be undone.`}
+          confirmLabel="Delete"
+          onConfirm={() => void remove(deleting)}
+          onCancel={() => setDeleting(null)}
+        />
+      ) : null}
+    </nav>
+  );
+}

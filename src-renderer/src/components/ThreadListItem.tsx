@@ -1,0 +1,87 @@
+// One thread in the list, with its inline rename field.
+
+import { useEffect, useRef, useState } from 'react';
+import type { ThreadSummaryDto } from '../../../src-main/app/contract';
+import { Icon, Spinner } from './Icon';
+
+interface ThreadListItemProps {
+  thread: ThreadSummaryDto;
+  current: boolean;
+  running: boolean;
+  renaming: boolean;
+  when: string;
+  onSelect(): void;
+  onStartRename(): void;
+  onRename(title: string): void;
+  onCancelRename(): void;
+  onDelete(): void;
+}
+
+export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
+  const { thread, current, running, renaming, when } = props;
+  const title = thread.title || 'Untitled thread';
+  const [draft, setDraft] = useState(title);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    if (!renaming) return;
+    setDraft(thread.title);
+    requestAnimationFrame(() => input.current?.select());
+  }, [renaming, thread.title]);
+
+  if (renaming) {
+    return (
+      <li className="thread-item current renaming">
+        <input
+          ref={input}
+          className="thread-rename"
+          aria-label="Thread title"
+          value={draft}
+          maxLength={200}
+          autoFocus
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              props.onRename(draft);
+            } else if (e.key === 'Escape') {
+              e.preventDefault();
+              props.onCancelRename();
+            }
+          }}
+          onBlur={() => props.onRename(draft)}
+        />
+      </li>
+    );
+  }
+
+  return (
+    <li className={`thread-item${current ? ' current' : ''}`}>
+      <button type="button" className="thread-select" aria-current={current ? 'true' : undefined} onClick={props.onSelect} onDoubleClick={props.onStartRename}>
+        <span className="thread-title">{title}</span>
+        <span className="thread-meta">
+          {running ? (
+            <span className="thread-running">
+              <Spinner /> running
+            </span>
+          ) : (
+            <span className="muted">{when}</span>
+          )}
+          {thread.pendingApprovals > 0 ? (
+            <span className="badge badge-warn" title="Waiting for your approval">
+              {thread.pendingApprovals} pending
+            </span>
+          ) : null}
+        </span>
+      </button>
+      <span className="thread-actions">
+        <button type="button" className="icon-btn" aria-label={`Rename thread ${title}`} title="Rename" onClick={props.onStartRename}>
+          <Icon name="pencil" size={14} />
+        </button>
+        <button type="button" className="icon-btn" aria-label={`Delete thread ${title}`} title="Delete" onClick={props.onDelete}>
+          <Icon name="trash" size={14} />
+        </button>
+      </span>
+    </li>
+  );
+}

@@ -1,0 +1,28 @@
+// What every conversation item may need, without threading it through each level.
+
+import { createContext, useContext } from 'react';
+import type { Todo } from '../lib/agent-event';
+import type { ConvItem } from '../lib/thread-reducer';
+
+export interface ConversationContextValue {
+  running: boolean;
+  /** Items nested under each task call, by call id. */
+  children: ReadonlyMap<string, ConvItem[]>;
+  subTodos: Readonly<Record<string, Todo[]>>;
+  /** Tool call ids waiting for the person's decision. */
+  pendingApprovals: ReadonlySet<string>;
+  /** Opens a thread file (/large_tool_results/…, /conversation_history/…) in the text viewer. */
+  openThreadFile(path: string, title: string): void;
+}
+
+export const ConversationContext = createContext<ConversationContextValue>({
+  running: false,
+  children: new Map(),
+  subTodos: {},
+  pendingApprovals: new Set(),
+  openThreadFile: () => undefined,
+});
+
+export function useConversation(): ConversationContextValue {
+  return useContext(ConversationContext);
+}

@@ -1,0 +1,43 @@
+import { describe, it, expect } from 'vitest';
+import { dirKey, foldersToRefresh, nameOf, parentKey, sortEntries, visibleRows, type Listings } from './file-tree';
+
+const f = (path: string) => ({ path, isDir: false, size: 1 });
+const d = (path: string) => ({ path, isDir: true });
+
+describe('file tree', () => {
+  it('normalises folder keys', () => {
+    expect(dirKey('/src/')).toBe('/src');
+    expect(dirKey('/')).toBe('/');
+    expect(dirKey('src')).toBe('/src');
+    expect(parentKey('/src/a.ts')).toBe('/src');
+    expect(parentKey('/a.ts')).toBe('/');
+    expect(parentKey('/src/')).toBe('/');
+    expect(nameOf('/src/lib/')).toBe('lib');
+  });
+
+  it('lists the visible rows with levels and positions', () => {
+    const listings: Listings = {
+      '/': { entries: [d('/src/'), f('/README.md')] },
+      '/src': { entries: [d('/src/lib/'), f('/src/a.ts')] },
+    };
+    const rows = visibleRows(listings, new Set(['/src', '/src/lib']));
+    expect(rows.map((r) => [r.name, r.level, r.posinset, r.setsize, r.expanded, r.loading])).toEqual([
+      ['src', 1, 1, 2, true, false],
+      ['lib', 2, 1, 2, true, true],
+      ['a.ts', 2, 2, 2, false, false],
+      ['README.md', 1, 2, 2, false, false],
+    ]);
+    expect(visibleRows(listings, new Set()).map((r) => r.name)).toEqual(['src', 'README.md']);
+  });
+
+  it('re-lists the parents of changed paths that are loaded', () => {
+    const loaded = ['/', '/src', '/src/lib', '/docs'];
+    expect(foldersToRefresh([{ path: '/src/a.ts', kind: 'add' }, { path: '/src/b.ts', kind: 'change' }, { path: '/x/y.ts', kind: 'add' }], loaded)).toEqual({ refresh: ['/src'], drop: [] });
+    expect(foldersToRefresh([{ path: '/new', kind: 'addDir' }], loaded)).toEqual({ refresh: ['/'], drop: [] });
+    expect(foldersToRefresh([{ path: '/src', kind: 'unlinkDir' }, { path: '/src/lib/q.ts', kind: 'unlink' }], loaded)).toEqual({ refresh: ['/'], drop: ['/src', '/src/lib'] });
+  });
+
+  it('sorts folders first', () => {
+    expect(sortEntries([f('/b.txt'), d('/z/'), f('/A.txt')]).map((e) => e.path)).toEqual(['/z/', '/A.txt', '/b.txt']);
+  });
+});

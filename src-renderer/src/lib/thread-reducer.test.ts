@@ -1,0 +1,205 @@
+import { describe, it, expect } from 'vitest';
+import type { ThreadView } from '../../../src-main/app/contract';
+import type { RawAgentEvent } from './agent-event';
+import { emptyThreadState, groupItems, threadReducer, type ThreadAction, type ThreadDisplayState, type ToolItem } from './thread-reducer';
+
+const T = 't1';
+
+function ev(type: string, fields: Record<string, unknown> = {}): ThreadAction {
+  return { type: 'event', event: { type, threadId: T, ...fields } as RawAgentEvent };
+}
+
+function run(actions: ThreadAction[], start: ThreadDisplayState = emptyThreadState(T)): ThreadDisplayState {
+  return actions.reduce(threadReducer, start);
+}
+
+function view(partial: Partial<ThreadView> = {}): ThreadView {
+  return {
+    thread: { id: T, title: 'x', createdAt: '', updatedAt: '', messageCount: 0, running: false, pendingApprovals: 0 },
+    items: [],
+    todos: [],
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    contextTokens: 0,
+    contextWindow: 0,
+    approvals: [],
+    ...partial,
+  };
+}
+
+describe('threadReducer', () => {
+  it('appends streamed text deltas to one assistant item and finishes it on done', () => {
+    const s = run([{ type: 'local_user', text: 'hi' }, ev('text', { text: 'Hel' }), ev('text', { text: 'lo' }), ev('done', { text: 'Hello', reason: 'completed' })]);
+    expect(s.items.map((i) => i.kind)).toEqual(['user', 'assistant']);
+    expect(s.items[1]).toMatchObject({ kind: 'assistant', text: 'Hello', streaming: false });
+    expect(s.running).toBe(false);
+  });
+
+  it('marks the thread running on send and gives every item a unique key', () => {
+    const s = run([{ type: 'local_user', text: 'a' }, ev('text', { text: 'b' }), ev('tool_call', { id: 'c1', name: 'ls', args: {} }), ev('text', { text: 'c' })]);
+    expect(s.running).toBe(true);
+    expect(new Set(s.items.map((i) => i.key)).size).toBe(s.items.length);
+    expect(s.items.map((i) => i.kind)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+  });
+
+  it('adds the done text when nothing was streamed', () => {
+    const s = run([{ type: 'local_user', text: 'q' }, ev('done', { text: 'Answer', reason: 'completed' })]);
+    expect(s.items[1]).toMatchObject({ kind: 'assistant', text: 'Answer' });
+  });
+
+  it('does not repeat the done text after it was streamed', () => {
+    const s = run([{ type: 'local_user', text: 'q' }, ev('text', { text: 'Answer' }), ev('done', { text: 'Answer', reason: 'completed' })]);
+    expect(s.items.filter((i) => i.kind === 'assistant')).toHaveLength(1);
+  });
+
+  it('pairs tool results with their calls', () => {
+    const s = run([
+      ev('tool_call', { id: 'a', name: 'read_file', args: { path: '/x' } }),
+      ev('tool_call', { id: 'b', name: 'ls', args: { path: '/' } }),
+      ev('tool_result', { id: 'b', name: 'ls', output: 'x', isError: false }),
+      ev('tool_result', { id: 'a', name: 'read_file', output: 'Error: nope', isError: true, evictedTo: '/large_tool_results/a' }),
+    ]);
+    const tools = s.items as ToolItem[];
+    expect(tools).toHaveLength(2);
+    expect(tools[0]).toMatchObject({ id: 'a', output: 'Error: nope', isError: true, evictedTo: '/large_tool_results/a' });
+    expect(tools[1]).toMatchObject({ id: 'b', output: 'x', isError: false });
+  });
+
+  it('keeps repeated tool ids apart by filling the open call', () => {
+    const s = run([
+      ev('tool_call', { id: 'call_0', name: 'ls', args: {} }),
+      ev('tool_result', { id: 'call_0', name: 'ls', output: 'one', isError: false }),
+      ev('tool_call', { id: 'call_0', name: 'glob', args: {} }),
+      ev('tool_result', { id: 'call_0', name: 'glob', output: 'two', isError: false }),
+    ]);
+    expect((s.items as ToolItem[]).map((t) => [t.name, t.output])).toEqual([['ls', 'one'], ['glob', 'two']]);
+  });
+
+  it('nests subagent events under their task call', () => {
+    const s = run([
+      ev('tool_call', { id: 'task1', name: 'task', args: { description: 'look' } }),
+      ev('text', { text: 'sub ', parentToolCallId: 'task1' }),
+      ev('tool_call', { id: 's1', name: 'ls', args: {}, parentToolCallId: 'task1' }),
+      ev('tool_result', { id: 's1', name: 'ls', output: 'a', isError: false, parentToolCallId: 'task1' }),
+      ev('text', { text: 'done', parentToolCallId: 'task1' }),
+      ev('todos', { todos: [{ content: 'sub todo', status: 'pending' }], parentToolCallId: 'task1' }),
+      ev('done', { text: 'done', reason: 'completed', parentToolCallId: 'task1' }),
+      ev('tool_result', { id: 'task1', name: 'task', output: 'final', isError: false }),
+    ]);
+    const { top, children } = groupItems(s.items);
+    expect(top.map((i) => i.kind)).toEqual(['tool']);
+    expect(children.get('task1')?.map((i) => i.kind)).toEqual(['assistant', 'tool', 'assistant']);
+    expect(s.subTodos.task1).toEqual([{ content: 'sub todo', status: 'pending' }]);
+    expect(s.todos).toEqual([]);
+    expect(s.running).toBe(false); // a subagent's done does not end the run... nor start it
+    expect(top[0]).toMatchObject({ output: 'final' });
+  });
+
+  it('keeps a subagent done from ending the top-level run', () => {
+    const s = run([{ type: 'local_user', text: 'go' }, ev('done', { text: '', reason: 'completed', parentToolCallId: 'task1' })]);
+    expect(s.running).toBe(true);
+  });
+
+  it('streams parallel subagents into separate items', () => {
+    const s = run([
+      ev('text', { text: 'A1', parentToolCallId: 'a' }),
+      ev('text', { text: 'B1', parentToolCallId: 'b' }),
+      ev('text', { text: 'A2', parentToolCallId: 'a' }),
+    ]);
+    const { children } = groupItems(s.items);
+    expect(children.get('a')?.map((i) => (i.kind === 'assistant' ? i.text : ''))).toEqual(['A1A2']);
+    expect(children.get('b')?.map((i) => (i.kind === 'assistant' ? i.text : ''))).toEqual(['B1']);
+  });
+
+  it('tracks approvals on the tool card', () => {
+    let s = run([
+      ev('tool_call', { id: 'w', name: 'write_file', args: { path: '/a' } }),
+      ev('approval', { id: 'w', name: 'write_file', args: {}, status: 'pending', reason: 'writes need approval' }),
+    ]);
+    expect(s.items[0]).toMatchObject({ approval: 'pending', approvalReason: 'writes need approval' });
+    s = run([ev('approval', { id: 'w', name: 'write_file', args: {}, status: 'rejected', reason: '' })], s);
+    expect(s.items[0]).toMatchObject({ approval: 'rejected', approvalReason: 'writes need approval' });
+  });
+
+  it('creates a card for an approval without a prior call', () => {
+    const s = run([ev('approval', { id: 'x', name: 'execute', args: { command: 'ls' }, status: 'pending', reason: 'r' })]);
+    expect(s.items[0]).toMatchObject({ kind: 'tool', id: 'x', name: 'execute', args: { command: 'ls' }, approval: 'pending' });
+  });
+
+  it('keeps the latest todos, usage and context numbers', () => {
+    const s = run([
+      ev('todos', { todos: [{ content: 'a', status: 'in_progress' }, { content: 'b', status: 'bogus' }, 'junk'] }),
+      ev('usage', { usage: { inputTokens: 1 }, total: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.5 }, contextTokens: 1200, contextWindow: 8000 }),
+      ev('usage', { usage: {}, total: { inputTokens: 999 }, contextTokens: 5, contextWindow: 6, parentToolCallId: 'sub' }),
+    ]);
+    expect(s.todos).toEqual([{ content: 'a', status: 'in_progress' }, { content: 'b', status: 'pending' }]);
+    expect(s.usage).toMatchObject({ inputTokens: 10, outputTokens: 5, costUsd: 0.5 });
+    expect(s.contextTokens).toBe(1200);
+    expect(s.contextWindow).toBe(8000);
+  });
+
+  it('shows summaries, errors and stop notices inline', () => {
+    const s = run([
+      { type: 'local_user', text: 'x' },
+      ev('summarized', { archivePath: '/conversation_history/t1.md', summarizedMessages: 12, summary: 'S' }),
+      ev('error', { message: 'rate limited' }),
+      ev('done', { text: '', reason: 'aborted' }),
+    ]);
+    expect(s.items.slice(1)).toMatchObject([
+      { kind: 'summary', archivePath: '/conversation_history/t1.md', summarizedMessages: 12, text: 'S' },
+      { kind: 'error', message: 'rate limited' },
+      { kind: 'notice', text: 'Stopped.' },
+    ]);
+  });
+
+  it('ignores events of other threads and unknown or malformed events', () => {
+    const s0 = emptyThreadState(T);
+    expect(threadReducer(s0, { type: 'event', event: { type: 'text', threadId: 'other', text: 'x' } })).toBe(s0);
+    expect(threadReducer(s0, ev('mystery'))).toBe(s0);
+    const s = run([ev('text', { text: 42 }), ev('tool_result', { id: 'q' }), ev('todos', { todos: 'nope' })]);
+    expect(s.items).toMatchObject([{ kind: 'tool', id: 'q', output: '', isError: false }]);
+    expect(s.todos).toEqual([]);
+  });
+
+  it('loads a saved thread with nested items and pending approvals', () => {
+    const s = threadReducer(emptyThreadState(), {
+      type: 'load',
+      view: view({
+        thread: { id: T, title: 'x', createdAt: '', updatedAt: '', messageCount: 3, running: true, pendingApprovals: 1 },
+        items: [
+          { kind: 'user', text: 'hi', index: 0 },
+          { kind: 'summary', archivePath: '/conversation_history/t1.md', summarizedMessages: 4, text: 'sum', index: 1 },
+          { kind: 'tool', id: 'task1', name: 'task', args: {}, index: 2 },
+          { kind: 'assistant', text: 'sub', index: 0, parentToolCallId: 'task1' },
+          { kind: 'tool', id: 'w1', name: 'write_file', args: { path: '/a' }, index: 0, parentToolCallId: 'task1' },
+        ],
+        todos: [{ content: 't', status: 'completed' }],
+        contextTokens: 10,
+        contextWindow: 100,
+        approvals: [{ threadId: T, toolCallId: 'w1', toolName: 'write_file', args: {}, reason: 'why', parentToolCallId: 'task1', createdAt: '' }],
+      }),
+    });
+    expect(s.threadId).toBe(T);
+    expect(s.running).toBe(true);
+    expect(s.todos).toHaveLength(1);
+    const { top, children } = groupItems(s.items);
+    expect(top.map((i) => i.kind)).toEqual(['user', 'summary', 'tool']);
+    expect(children.get('task1')?.[1]).toMatchObject({ kind: 'tool', id: 'w1', approval: 'pending', approvalReason: 'why' });
+    // live events continue the loaded state
+    const s2 = run([ev('tool_result', { id: 'w1', name: 'write_file', output: 'ok', isError: false, parentToolCallId: 'task1' })], s);
+    expect(groupItems(s2.items).children.get('task1')?.[1]).toMatchObject({ output: 'ok' });
+    expect((groupItems(s2.items).children.get('task1')?.[1] as ToolItem).approval).toBeUndefined();
+  });
+
+  it('does not duplicate a call that the loaded view already has', () => {
+    const loaded = threadReducer(emptyThreadState(), { type: 'load', view: view({ items: [{ kind: 'tool', id: 'c', name: 'ls', args: {}, index: 0 }] }) });
+    const s = run([ev('tool_call', { id: 'c', name: 'ls', args: { path: '/' } })], loaded);
+    expect(s.items).toHaveLength(1);
+    expect(s.items[0]).toMatchObject({ args: { path: '/' } });
+  });
+
+  it('records local errors and resets', () => {
+    const s = run([{ type: 'local_error', message: 'send failed' }]);
+    expect(s.items[0]).toMatchObject({ kind: 'error', message: 'send failed' });
+    expect(threadReducer(s, { type: 'reset', threadId: 'z' })).toEqual(emptyThreadState('z'));
+  });
+});

@@ -1,0 +1,51 @@
+// Gives every component the one transport, and a hook to listen to its events.
+
+import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import type { EventName, EventPayload, Transport } from '../../../src-main/app/contract';
+
+export type ConnectionStatus = 'connecting' | 'open' | 'closed';
+
+/** The contract's Transport; the connection-status part is optional (Electron never drops). */
+export interface AppTransport extends Transport {
+  readonly status?: ConnectionStatus;
+  onStatus?(listener: (status: ConnectionStatus) => void): () => void;
+}
+
+const TransportContext = createContext<AppTransport | null>(null);
+
+export function TransportProvider({ transport, children }: { transport: AppTransport; children: ReactNode }): React.JSX.Element {
+  return <TransportContext.Provider value={transport}>{children}</TransportContext.Provider>;
+}
+
+export function useTransport(): AppTransport {
+  const transport = useContext(TransportContext);
+  if (!transport) throw new Error('useTransport outside TransportProvider');
+  return transport;
+}
+
+/** Calls `listener` for every `event`; the latest listener is used without resubscribing. */
+export function useEvent<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): void {
+  const transport = useTransport();
+  const ref = useRef(listener);
+  useEffect(() => {
+    ref.current = listener;
+  });
+  useEffect(() => transport.on(event, (payload) => ref.current(payload)), [transport, event]);
+}
+
+/** The connection status, and a counter that increases on every reconnect (to refetch state). */
+export function useConnection(): { status: ConnectionStatus; reconnects: number } {
+  const transport = useTransport();
+  const [status, setStatus] = useState<ConnectionStatus>(transport.status ?? 'open');
+  const [reconnects, setReconnects] = useState(0);
+  useEffect(() => {
+    if (!transport.onStatus) return undefined;
+    let previous: ConnectionStatus = transport.status ?? 'open';
+    return transport.onStatus((next) => {
+      if (next === 'open' && previous === 'closed') setReconnects((n) => n + 1);
+      previous = next;
+      setStatus(next);
+    });
+  }, [transport]);
+  return { status, reconnects };
+}

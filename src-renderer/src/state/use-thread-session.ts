@@ -1,0 +1,163 @@
+// The open thread: its display state (threads.get, then live 'thread.event's folded by the
+// thread reducer), its pending approvals, and sending, stopping and switching.
+
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import type { RawAgentEvent } from '../lib/agent-event';
+import { emptyThreadState, threadReducer, type ThreadDisplayState } from '../lib/thread-reducer';
+import { errorMessage, useToasts } from './toasts';
+import { useApi } from './use-api';
+import { useConnection, useEvent } from './transport-context';
+
+export interface ThreadSession {
+  threadId: string | null;
+  state: ThreadDisplayState;
+  /** Pending approvals of this thread, oldest first. */
+  approvals: PendingApproval[];
+  loading: boolean;
+  select(threadId: string | null): void;
+  /** Sends a message, creating a thread first when none is open. */
+  send(text: string): Promise<boolean>;
+  stop(): Promise<void>;
+  decide(approval: PendingApproval, decision: ApprovalDecisionDto): Promise<boolean>;
+  /** Takes the running flag from a fresh thread list (a run can end without a 'done' event). */
+  syncRunning(running: boolean): void;
+}
+
+function oldestFirst(approvals: PendingApproval[]): PendingApproval[] {
+  return [...approvals].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+}
+
+export function useThreadSession(): ThreadSession {
+  const api = useApi();
+  const { push } = useToasts();
+  const { reconnects } = useConnection();
+  const [threadId, setThreadId] = useState<string | null>(null);
+  const [state, dispatch] = useReducer(threadReducer, emptyThreadState());
+  const [approvals, setApprovals] = useState<PendingApproval[]>([]);
+  const [loading, setLoading] = useState(false);
+  /** Events that arrive while threads.get is in flight wait here, then apply on top of it. */
+  const buffer = useRef<RawAgentEvent[] | null>(null);
+  /** A first message for a thread that was just created; sent once that thread has loaded. */
+  const firstMessage = useRef<{ threadId: string; text: string } | null>(null);
+  const current = useRef<string | null>(null);
+  current.current = threadId;
+  /** While a send is in flight the thread list may not know about the run yet. */
+  const sending = useRef(0);
+
+  const sendNow = useCallback(
+    async (id: string, text: string) => {
+      dispatch({ type: 'local_user', text });
+      sending.current++;
+      try {
+        await api.call('threads.send', { threadId: id, text });
+        return true;
+      } catch (err) {
+        if (current.current === id) {
+          dispatch({ type: 'local_error', message: `Could not send: ${errorMessage(err)}` });
+          dispatch({ type: 'set_running', running: false });
+        }
+        return false;
+      } finally {
+        sending.current--;
+      }
+    },
+    [api],
+  );
+
+  useEffect(() => {
+    dispatch({ type: 'reset', threadId });
+    setApprovals([]);
+    if (threadId === null) return undefined;
+    let cancelled = false;
+    buffer.current = [];
+    setLoading(true);
+    api
+      .call('threads.get', { threadId })
+      .then((view) => {
+        if (cancelled) return;
+        dispatch({ type: 'load', view });
+        setApprovals(oldestFirst(view.approvals));
+      })
+      .catch((err: unknown) => {
+        if (!cancelled) push(`Could not open the thread: ${errorMessage(err)}`);
+      })
+      .finally(() => {
+        if (cancelled) return;
+        for (const event of buffer.current ?? []) dispatch({ type: 'event', event });
+        buffer.current = null;
+        setLoading(false);
+        const pending = firstMessage.current;
+        if (pending && pending.threadId === threadId) {
+          firstMessage.current = null;
+          void sendNow(threadId, pending.text);
+        }
+      });
+    return () => {
+      cancelled = true;
+      buffer.current = null;
+    };
+  }, [api, push, threadId, reconnects, sendNow]);
+
+  useEvent('thread.event', ({ threadId: id, event }) => {
+    if (id !== current.current) return;
+    const raw = event as RawAgentEvent;
+    if (buffer.current) buffer.current.push(raw);
+    else dispatch({ type: 'event', event: raw });
+  });
+
+  const refreshApprovals = useCallback(
+    async (id: string) => {
+      try {
+        const view = await api.call('threads.get', { threadId: id });
+        if (current.current !== id) return;
+        setApprovals(oldestFirst(view.approvals));
+        dispatch({ type: 'set_running', running: view.thread.running });
+      } catch {
+        // The thread may have been deleted meanwhile; the list refresh will show it.
+      }
+    },
+    [api],
+  );
+
+  useEvent('approvals.changed', ({ threadId: id }) => {
+    if (id === current.current) void refreshApprovals(id);
+  });
+
+  const select = useCallback((id: string | null) => setThreadId(id), []);
+
+  const send = useCallback(
+    async (text: string) => {
+      const id = current.current;
+      if (id !== null) return sendNow(id, text);
+      const created = await api.safe('threads.create', {});
+      if (!created) return false;
+      firstMessage.current = { threadId: created.id, text };
+      setThreadId(created.id);
+      return true;
+    },
+    [api, sendNow],
+  );
+
+  const stop = useCallback(async () => {
+    const id = current.current;
+    if (id !== null) await api.safe('threads.stop', { threadId: id });
+  }, [api]);
+
+  const decide = useCallback(
+    async (approval: PendingApproval, decision: ApprovalDecisionDto) => {
+      const result = await api.safe('approvals.decide', { threadId: approval.threadId, toolCallId: approval.toolCallId, decision });
+      if (!result) return false;
+      setApprovals((list) => list.filter((a) => a.toolCallId !== approval.toolCallId));
+      return true;
+    },
+    [api],
+  );
+
+  const syncRunning = useCallback((running: boolean) => {
+    if (sending.current > 0 || buffer.current !== null) return;
+    dispatch({ type: 'set_running', running });
+  }, []);
+
+  return { threadId, state, approvals, loading, select, send, stop, decide, syncRunning };
+}
