@@ -1,16 +1,13 @@
-import { memoriesCommand } from './memories-command';
-import { runCommand } from './run-command';
-import { serveCommand } from './serve-command';
-import { toolsCommand } from './tools-command';
 import { HELP, UsageError } from './usage';
 
 type Command = (argv: string[]) => Promise<number>;
 
+// Loaded on demand: each command pulls in only what it needs (start-up time matters).
 const COMMANDS: Record<string, Command> = {
-  tools: (argv) => toolsCommand(argv),
-  memories: (argv) => memoriesCommand(argv),
-  run: (argv) => runCommand(argv),
-  serve: (argv) => serveCommand(argv),
+  tools: async (argv) => (await import('./tools-command')).toolsCommand(argv),
+  memories: async (argv) => (await import('./memories-command')).memoriesCommand(argv),
+  run: async (argv) => (await import('./run-command')).runCommand(argv),
+  serve: async (argv) => (await import('./serve-command')).serveCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

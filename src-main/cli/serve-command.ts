@@ -1,7 +1,7 @@
 // `deepdesk serve`: the window in a browser, on 127.0.0.1 with a per-run token (SPEC §5).
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createApp } from '../app/app';
 import { resolveDataDir } from '../app/data-dir';
 import { FileSecretStore } from '../app/settings/file-secret-store';
@@ -49,7 +49,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
       ...(contextWindow !== undefined ? { contextWindow } : {}),
     },
   });
-  const host = await startWebHost({ api: app, staticDir: join(import.meta.dirname, '../renderer'), port });
+  const host = await startWebHost({ api: app, staticDir: builtFolder('renderer'), port });
   io.stdout.write(`Deepdesk is running at ${host.url}\n`);
   await (io.until ?? untilSignal());
   await host.close();
@@ -69,10 +69,18 @@ function untilSignal(): Promise<void> {
   });
 }
 
-function packageVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return '0.0.0';
+/** `out/<name>` of the build this code runs from (it may sit in out/main or out/main/chunks). */
+function builtFolder(name: string): string {
+  for (let dir = import.meta.dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, name, 'index.html'))) return join(dir, name);
   }
+  throw new Error(`the window's files (out/${name}) are missing; run \`npm run build\``);
+}
+
+function packageVersion(): string {
+  for (let dir = import.meta.dirname; dir !== dirname(dir); dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0';
+  }
+  return '0.0.0';
 }

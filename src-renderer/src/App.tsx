@@ -1,5 +1,6 @@
 // The window: providers for the transport, toasts and settings around the workspace.
 
+import { ErrorBoundary } from './components/ErrorBoundary';
 import { Workspace } from './components/Workspace';
 import { SettingsProvider } from './state/settings-context';
 import { ToastProvider } from './state/toasts';
@@ -10,7 +11,9 @@ export function App({ transport }: { transport: AppTransport }): React.JSX.Eleme
     <TransportProvider transport={transport}>
       <ToastProvider>
         <SettingsProvider>
-          <Workspace />
+          <ErrorBoundary name="Deepdesk">
+            <Workspace />
+          </ErrorBoundary>
         </SettingsProvider>
       </ToastProvider>
     </TransportProvider>

@@ -50,7 +50,11 @@ export const settingsSchema = z.object({
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
-export const settingsPatchSchema = settingsSchema.omit({ apiKeys: true }).partial();
+/** A partial update; `contextWindow: null` clears the override. */
+export const settingsPatchSchema = settingsSchema
+  .omit({ apiKeys: true })
+  .extend({ contextWindow: z.number().int().positive().nullable() })
+  .partial();
 
 export const threadSummarySchema = z.object({
   id: z.string(),

@@ -49,7 +49,10 @@ export class SettingsService {
   }
 
   async update(patch: z.output<typeof settingsPatchSchema>): Promise<Settings> {
-    this.current = { ...this.current, ...stripUndefined(patch) };
+    const { contextWindow, ...rest } = patch;
+    this.current = { ...this.current, ...stripUndefined(rest) };
+    if (contextWindow === null) delete this.current.contextWindow;
+    else if (contextWindow !== undefined) this.current.contextWindow = contextWindow;
     writeJsonFileAtomic(this.path, this.current);
     const settings = await this.get();
     for (const l of this.listeners) l(settings);

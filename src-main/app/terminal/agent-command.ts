@@ -29,6 +29,8 @@ export class AgentCommand {
   /** The subshell's pid, from the start marker. */
   pid: number | undefined;
   stopping: 'timeout' | 'abort' | undefined;
+  /** The kill of its process tree, once started. */
+  killing: Promise<void> | undefined;
   /** Whether the timeout clock was started (when the command became next in line). */
   clockStarted = false;
   readonly timers: NodeJS.Timeout[] = [];

@@ -8,8 +8,10 @@ export const MARKER_OSC = '6973';
 const PREFIX = `\x1b]${MARKER_OSC};`;
 /** A marker-shaped sequence longer than this is not ours: it is passed on as text. */
 const MAX_MARKER_LENGTH = 512;
+/* eslint-disable no-control-regex -- ESC and BEL delimit the markers */
 const COMPLETE = /\x1b\]6973;([^\x07\x1b]*)(?:\x07|\x1b\\)/y;
 const INCOMPLETE = /^\x1b\]6973;[^\x07\x1b]*\x1b?$/;
+/* eslint-enable no-control-regex */
 
 /** R: the prompt is shown; B: the shell starts a command line; S: our command starts (id, pid); E: it ended (id, status); H: setup done. */
 export type MarkerKind = 'R' | 'B' | 'S' | 'E' | 'H';

@@ -57,7 +57,10 @@ const HOLD_MS = 2000;
 const ENTER_SETTLE_MS = 1000;
 /** After Ctrl-C or an end marker: how long to wait for the next prompt marker. */
 const PROMPT_WAIT_MS = 1500;
+/** A "busy" shell seen in the foreground this many polls in a row lost its prompt marker. */
 const BUSY_POLL_MS = 1000;
+const BUSY_POLLS_TO_IDLE = 3;
+// eslint-disable-next-line no-control-regex -- a paste is inserted, not run, whatever newlines it holds
 const BRACKETED_PASTE = /\x1b\[200~[\s\S]*?\x1b\[201~/g;
 
 export class SharedTerminal {
@@ -76,6 +79,8 @@ export class SharedTerminal {
   private state: ShellState = 'dead';
   private line: LineState = 'clean';
   private typedWhileClearing = false;
+  /** The person typed while the shell was not at an idle prompt (typeahead, or input to a program). */
+  private typedWhileBusy = false;
   private busyMarkers = false;
   private generation = 0;
   private starting: Promise<void> | undefined;
@@ -161,6 +166,7 @@ export class SharedTerminal {
     if (this.disposed || data.length === 0) return;
     const typed = data.replace(BRACKETED_PASTE, '');
     if (this.state === 'clearing') this.typedWhileClearing = true;
+    else if (this.state !== 'idle') this.typedWhileBusy = true;
     this.line = /[\r\n]$/.test(typed) ? 'clean-at-prompt' : 'dirty';
     if (!this.proc || this.state === 'dead' || this.state === 'starting') {
       if (this.proc && this.state === 'starting') this.proc.write(data);
@@ -171,10 +177,7 @@ export class SharedTerminal {
       return;
     }
     this.proc.write(data);
-    if (this.state === 'idle' && /[\r\n]/.test(typed)) {
-      if (this.busyMarkers) this.setState('entered', ENTER_SETTLE_MS, () => this.settleEnter());
-      else this.setState('busy');
-    }
+    if (this.state === 'idle' && /[\r\n]/.test(typed)) this.setState('entered', ENTER_SETTLE_MS, () => this.settleEnter());
   }
 
   resize(cols: number, rows: number): void {
@@ -220,6 +223,11 @@ export class SharedTerminal {
     this.onStarted?.();
     const marker = `${TERMINAL_ID_VAR}=${this.terminalId}`;
     if (alive && proc) {
+      try {
+        proc.resume();
+      } catch {
+        // already closed
+      }
       // An interactive shell ignores SIGTERM; on SIGHUP it hangs up its jobs and exits.
       sendSignal(this.shellPid, 'SIGHUP');
       await killProcessTree(this.shellPid, { marker, graceMs: 300 });
@@ -406,7 +414,7 @@ export class SharedTerminal {
         if (cmd && cmd.id === id && cmd.phase === 'sent') {
           cmd.phase = 'running';
           if (Number.isInteger(pid) && pid > 1) cmd.pid = pid;
-          if (cmd.stopping) void this.killCommand(cmd.id, cmd.pid);
+          if (cmd.stopping) cmd.killing = this.killCommand(cmd.id, cmd.pid);
         } else if (this.abandoned.has(id) && Number.isInteger(pid) && pid > 1) {
           void this.killCommand(id, pid);
         }
@@ -418,7 +426,8 @@ export class SharedTerminal {
         const cmd = this.active;
         if (cmd && cmd.id === id) {
           this.active = undefined;
-          cmd.ended(Number.isInteger(status) ? status : 1);
+          // A stopped command is answered once everything it started is gone.
+          void (cmd.killing ?? Promise.resolve()).then(() => cmd.ended(Number.isInteger(status) ? status : 1));
           // The prompt marker follows; should it not (hooks replaced), carry on anyway.
           this.setState('returning', PROMPT_WAIT_MS, () => this.onPrompt());
         } else {
@@ -430,21 +439,23 @@ export class SharedTerminal {
   }
 
   private onPrompt(): void {
-    if (this.state === 'starting') {
-      this.setState('idle');
-      this.onStarted?.();
-    } else if (this.active) {
-      // A prompt before our command's markers: the person's typeahead ran first.
+    // A prompt before our command's markers: the person's typeahead runs first.
+    if (this.active) return;
+    if (this.state === 'starting') this.onStarted?.();
+    if (this.state === 'clearing') {
+      this.line = this.typedWhileClearing ? 'dirty' : 'clean';
+      this.typedWhileClearing = false;
+    } else if (this.typedWhileBusy) {
+      // What was typed meanwhile may be a command line the shell reads right after this
+      // prompt, or text left on the line: give it time to start, then clear the line.
+      this.typedWhileBusy = false;
+      this.line = 'dirty';
+      this.setState('entered', ENTER_SETTLE_MS, () => this.settleEnter());
       return;
-    } else {
-      if (this.state === 'clearing') {
-        this.line = this.typedWhileClearing ? 'dirty' : 'clean';
-        this.typedWhileClearing = false;
-      } else if (this.line === 'clean-at-prompt') {
-        this.line = 'clean';
-      }
-      this.setState('idle');
+    } else if (this.line === 'clean-at-prompt') {
+      this.line = 'clean';
     }
+    this.setState('idle');
     this.pump();
   }
 
@@ -486,12 +497,14 @@ export class SharedTerminal {
     if (this.disposed) return;
     const head = this.queue[0];
     if (!head) return;
-    if (!head.clockStarted) this.startClock(head);
     if (!this.proc || this.state === 'dead') {
       void this.start();
       return;
     }
-    if (this.starting || this.active) return;
+    if (this.starting || this.state === 'starting') return;
+    // Neither the shell's startup nor another agent command counts against the timeout.
+    if (this.active) return;
+    if (!head.clockStarted) this.startClock(head);
     if (this.state === 'busy') {
       this.watchBusyShell();
       return;
@@ -541,7 +554,7 @@ export class SharedTerminal {
       return;
     }
     cmd.stopping = reason;
-    if (cmd.phase === 'running') void this.killCommand(cmd.id, cmd.pid);
+    if (cmd.phase === 'running') cmd.killing = this.killCommand(cmd.id, cmd.pid);
     // Normally the end marker settles it; should none come, it is given up on.
     cmd.timers.push(setTimeout(() => this.giveUp(cmd), KILL_GRACE_MS + STOP_WAIT_MS));
   }
@@ -550,7 +563,7 @@ export class SharedTerminal {
     if (cmd.settled || this.active !== cmd) return;
     this.active = undefined;
     this.abandoned.add(cmd.id);
-    cmd.stopped();
+    void (cmd.killing ?? Promise.resolve()).then(() => cmd.stopped());
     if (this.mirror.paused) {
       // Its end marker is waiting behind the paused output; it will move things on.
       this.setState('returning');
@@ -591,7 +604,7 @@ export class SharedTerminal {
         return;
       }
       this.shellInForeground = foregroundProcessGroup(this.shellPid) === this.shellPid ? this.shellInForeground + 1 : 0;
-      if (this.shellInForeground >= 2) {
+      if (this.shellInForeground >= BUSY_POLLS_TO_IDLE) {
         this.line = 'dirty';
         this.setState('idle');
         this.pump();

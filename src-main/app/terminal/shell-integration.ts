@@ -2,7 +2,7 @@
 // $ENV) and the lines that run the agent's commands in it.
 //
 // The shell prints markers (see markers.ts) carrying a nonce kept in an unexported shell
-// variable: R before each prompt, B when a command line starts (PS0, bash 4.4+), S and E
+// variable: R with each prompt, B when a command line starts (PS0, bash 4.4+), S and E
 // around each agent command, H once the setup is done. An agent command runs in a subshell
 // `( cd <root> && eval "$cmd" ) </dev/null` with the non-interactive variables exported
 // only there, the nonce unset and aliases removed; the echoed line shows only base64.
@@ -68,6 +68,7 @@ export function integrationScript(options: IntegrationScriptOptions): string {
     kind === 'bash'
       ? 'if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi'
       : `if [ -n "\${${USER_ENV_VAR}-}" ]; then ENV=$${USER_ENV_VAR}; export ENV; unset ${USER_ENV_VAR}; . "$ENV"; else unset ENV; fi`;
+  const printMark = `printf '\\033]${MARKER_OSC};%s;%s;%s\\007' "$1" "$__deepdesk_nonce" "$2"`;
   const lines = [
     '# Deepdesk terminal integration; removed as soon as the shell has read it.',
     userRc,
@@ -76,7 +77,10 @@ export function integrationScript(options: IntegrationScriptOptions): string {
     `__deepdesk_root=${shellQuote(options.rootDir)}`,
     `__deepdesk_dir=${shellQuote(options.handoffDir)}`,
     `if printf 'YQ==' | base64 -d >/dev/null 2>&1; then __deepdesk_b64=-d; else __deepdesk_b64=-D; fi`,
-    `__deepdesk_mark() { printf '\\033]${MARKER_OSC};%s;%s;%s\\007' "$1" "$__deepdesk_nonce" "$2"; }`,
+    // With xtrace on (`set -x`), the printf would show the nonce in the trace.
+    '__deepdesk_mark() {',
+    `  case $- in *x*) set +x; ${printMark}; set -x;; *) ${printMark};; esac`,
+    '}',
     `__deepdesk_env() { ${exportLines(options.commandEnv)}; }`,
   ];
   if (kind === 'bash') {
@@ -84,7 +88,7 @@ export function integrationScript(options: IntegrationScriptOptions): string {
       // Re-installs the prompt hook should a command have replaced PROMPT_COMMAND.
       '__deepdesk_hook() {',
       '  case "',
-      '$PROMPT_COMMAND',
+      '${PROMPT_COMMAND-}',
       '" in *"',
       '__deepdesk_prompt',
       '"*) ;; *) PROMPT_COMMAND="${PROMPT_COMMAND:+$PROMPT_COMMAND',
@@ -93,9 +97,13 @@ export function integrationScript(options: IntegrationScriptOptions): string {
       '__deepdesk_prompt() {',
       '  __deepdesk_s=$?',
       '  if [ -n "${__deepdesk_ps0-}" ]; then case "${PS0-}" in *__deepdesk_mark*) ;; *) PS0="${PS0-}"\'$(__deepdesk_mark B "")\';; esac; fi',
-      `  ${mark('R', '""')}`,
+      // R goes at the end of PS1 (re-added should the prompt have been replaced): readline
+      // prints the prompt once it reads the terminal itself, so a line typed in on R is
+      // echoed once, by readline, not also by the kernel's cooked mode.
+      '  case "${PS1-}" in *\'${__deepdesk_r}\'*) ;; *) PS1="${PS1-}"\'\\[${__deepdesk_r}\\]\';; esac',
       '  return $__deepdesk_s',
       '}',
+      `__deepdesk_r=$(printf '\\033]${MARKER_OSC};R;%s;\\007' "$__deepdesk_nonce")`,
       '__deepdesk_hook',
       'case ":${HISTCONTROL-}:" in *:ignorespace:*|*:ignoreboth:*) ;; *) HISTCONTROL="${HISTCONTROL:+$HISTCONTROL:}ignorespace";; esac',
       '__deepdesk_ps0=',
@@ -122,7 +130,10 @@ export function integrationScript(options: IntegrationScriptOptions): string {
     // An interactive shell whose foreground job dies of SIGINT abandons the whole function
     // (no end marker); ignoring SIGINT here while the subshell restores it avoids that.
     "  trap '' INT",
-    '  (',
+    // The shell's own stderr goes to /dev/null while it waits, so that it does not report
+    // a killed command ("Terminated") into the output; the subshell gets the terminal back.
+    '  { (',
+    '    exec 2>&3 3>&-',
     '    trap - INT',
     '    if [ -n "${BASHPID-}" ]; then',
     `      ${mark('S', '"$1;$BASHPID"')}`,
@@ -131,12 +142,12 @@ export function integrationScript(options: IntegrationScriptOptions): string {
     `      printf '\\033]${MARKER_OSC};S;%s;%s;' "$__deepdesk_nonce" "$1"`,
     `      sh -c 'printf "%s\\007" "$PPID"'`,
     '    fi',
-    '    unset __deepdesk_nonce PS1',
+    '    unset __deepdesk_nonce __deepdesk_r PS1',
     '    unalias -a 2>/dev/null',
     '    __deepdesk_env',
     `    ${EXEC_ID_VAR}="$__deepdesk_tid-$1"; export ${EXEC_ID_VAR}`,
     '    command cd -- "$__deepdesk_root" && eval "$__deepdesk_cmd"',
-    '  ) </dev/null || __deepdesk_status=$?',
+    '  ) </dev/null; } 3>&2 2>/dev/null || __deepdesk_status=$?',
     '  trap - INT',
     '  stty echo 2>/dev/null',
     '  unset __deepdesk_cmd',

@@ -1,5 +1,9 @@
 // The window's terminals: one SharedTerminal per thread, created on first use, all in the
 // project folder. Output of every terminal goes to the service's listeners with its thread.
+//
+// Flow control applies to the terminals a window shows: attach(threadId) marks the thread's
+// terminal as shown (its acknowledging listeners then hold the pty when the window falls
+// behind), detach(threadId) ends that. Terminals nobody shows never pause.
 import { SharedTerminal, type SharedTerminalOptions } from './shared-terminal';
 
 export interface TerminalServiceOptions {
@@ -11,21 +15,26 @@ export interface TerminalServiceOptions {
 export type TerminalDataListener = (threadId: string, data: string) => void;
 
 export interface TerminalListenOptions {
-  /** The listener acknowledges what it rendered through ack(); enables flow control. */
+  /** The listener acknowledges what it rendered through ack(); enables flow control for attached threads. */
   acks?: boolean;
+}
+
+interface Connection {
+  forward: (data: string) => void;
+  off: () => void;
 }
 
 interface Subscription {
   listener: TerminalDataListener;
   acks: boolean;
-  /** Per thread, the terminal's unsubscribe function. */
-  detach: Map<string, () => void>;
+  connections: Map<string, Connection>;
 }
 
 export class TerminalService {
   readonly rootDir: string;
   private readonly terminalOptions: Omit<SharedTerminalOptions, 'rootDir'>;
   private readonly terminals = new Map<string, SharedTerminal>();
+  private readonly attached = new Set<string>();
   private readonly subscriptions = new Set<Subscription>();
   private disposed = false;
 
@@ -45,11 +54,25 @@ export class TerminalService {
     return terminal;
   }
 
-  /** Starts the thread's shell if needed and returns its recent output for a window to show. */
+  /**
+   * A window shows the thread's terminal: starts its shell if needed and returns the recent
+   * output to show; from now on the window's acknowledgements govern flow control.
+   */
   attach(threadId: string): string {
     const terminal = this.terminalFor(threadId);
+    if (!this.attached.has(threadId)) {
+      this.attached.add(threadId);
+      this.reconnect(threadId, terminal);
+    }
     void terminal.start();
     return terminal.snapshot();
+  }
+
+  /** The window no longer shows the thread's terminal: it will not be paused for it. */
+  detach(threadId: string): void {
+    const terminal = this.terminals.get(threadId);
+    if (!this.attached.delete(threadId) || !terminal) return;
+    this.reconnect(threadId, terminal);
   }
 
   input(threadId: string, data: string): void {
@@ -60,19 +83,20 @@ export class TerminalService {
     this.terminalFor(threadId).resize(cols, rows);
   }
 
+  /** The window rendered this many characters (string length) of the thread's data. */
   ack(threadId: string, chars: number): void {
     this.terminals.get(threadId)?.ack(chars);
   }
 
   /** Output of every terminal (present and future); returns the unsubscribe function. */
   onData(listener: TerminalDataListener, options: TerminalListenOptions = {}): () => void {
-    const sub: Subscription = { listener, acks: options.acks === true, detach: new Map() };
+    const sub: Subscription = { listener, acks: options.acks === true, connections: new Map() };
     this.subscriptions.add(sub);
     for (const [threadId, terminal] of this.terminals) this.connect(sub, threadId, terminal);
     return () => {
       if (!this.subscriptions.delete(sub)) return;
-      for (const detach of sub.detach.values()) detach();
-      sub.detach.clear();
+      for (const connection of sub.connections.values()) connection.off();
+      sub.connections.clear();
     };
   }
 
@@ -81,9 +105,10 @@ export class TerminalService {
     const terminal = this.terminals.get(threadId);
     if (!terminal) return;
     this.terminals.delete(threadId);
+    this.attached.delete(threadId);
     for (const sub of this.subscriptions) {
-      sub.detach.get(threadId)?.();
-      sub.detach.delete(threadId);
+      sub.connections.get(threadId)?.off();
+      sub.connections.delete(threadId);
     }
     await terminal.dispose();
   }
@@ -95,7 +120,13 @@ export class TerminalService {
   }
 
   private connect(sub: Subscription, threadId: string, terminal: SharedTerminal): void {
-    const forward = (data: string): void => sub.listener(threadId, data);
-    sub.detach.set(threadId, terminal.onData(forward, { acks: sub.acks }));
+    const forward = sub.connections.get(threadId)?.forward ?? ((data: string): void => sub.listener(threadId, data));
+    const off = terminal.onData(forward, { acks: sub.acks && this.attached.has(threadId) });
+    sub.connections.set(threadId, { forward, off });
+  }
+
+  /** Subscribes the listeners again, with flow control as the thread's attachment now says. */
+  private reconnect(threadId: string, terminal: SharedTerminal): void {
+    for (const sub of this.subscriptions) if (sub.acks) this.connect(sub, threadId, terminal);
   }
 }

@@ -178,7 +178,10 @@ export class ThreadService {
       guard: live.guard,
       resumableToolCalls: this.options.approvals.resumable(threadId),
     })
-      .catch((err: unknown) => emit({ type: 'error', threadId, message: err instanceof Error ? err.message : String(err) }))
+      .catch((err: unknown) => {
+        emit({ type: 'error', threadId, message: err instanceof Error ? err.message : String(err) });
+        emit({ type: 'done', threadId, text: '', reason: 'error' });
+      })
       .then(() => {
         this.runs.delete(threadId);
         this.options.emit({ kind: 'threads-changed' });

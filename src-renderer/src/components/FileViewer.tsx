@@ -42,14 +42,18 @@ function TextView({ path, text }: { path: string; text: string }): React.JSX.Ele
 
 export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void }): React.JSX.Element {
   const content = file.content;
-  const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+  const slash = file.path.lastIndexOf('/');
+  const name = file.path.slice(slash + 1);
+  const folder = file.path.slice(0, slash + 1);
   return (
     <section className="panel viewer-panel" aria-label="File viewer">
       <div className="panel-head">
         <h2 className="panel-title viewer-title" title={file.path}>
           <Icon name="file" size={14} />
           <span className="viewer-name">{name}</span>
-          <span className="viewer-path muted">{file.path}</span>
+          <span className="viewer-path muted">
+            <bdi>{folder}</bdi>
+          </span>
         </h2>
         <button type="button" className="icon-btn" aria-label="Close file" title="Close" onClick={onClose}>
           <Icon name="x" size={14} />

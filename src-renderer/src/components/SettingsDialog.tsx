@@ -64,7 +64,12 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
                 value={draft.contextWindowText}
                 onChange={(e) => change({ contextWindowText: e.target.value })}
               />
-              <p className="muted small">History is summarized when a request passes 85% of this.</p>
+              <p className="muted small">
+                History is summarized when a request passes 85% of this.
+                {settings.contextWindow !== undefined && draft.contextWindowText.trim() === ''
+                  ? ` The stored override (${settings.contextWindow}) stays until you enter another number.`
+                  : ''}
+              </p>
             </div>
           </fieldset>
 

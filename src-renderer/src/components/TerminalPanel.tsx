@@ -31,6 +31,8 @@ const THEMES: Record<'dark' | 'light', ITheme> = {
   },
 };
 
+const MAX_PENDING_INPUT = 4096;
+
 export function TerminalPanel({ threadId, theme }: { threadId: string | null; theme: 'dark' | 'light' }): React.JSX.Element {
   const api = useApi();
   const transport = useTransport();
@@ -38,6 +40,9 @@ export function TerminalPanel({ threadId, theme }: { threadId: string | null; th
   const term = useRef<Terminal | null>(null);
   const fit = useRef<FitAddon | null>(null);
   const [attachError, setAttachError] = useState<string | null>(null);
+  /** Where typing goes once attached; until then it waits in `pendingInput`. */
+  const sink = useRef<((data: string) => void) | null>(null);
+  const pendingInput = useRef('');
 
   // One xterm for the panel's lifetime.
   useEffect(() => {
@@ -56,6 +61,11 @@ export function TerminalPanel({ threadId, theme }: { threadId: string | null; th
     terminal.loadAddon(fitAddon);
     terminal.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
     terminal.open(el);
+    // Typing before the pty is attached (the thread is still opening) is kept, not lost.
+    const typing = terminal.onData((data) => {
+      if (sink.current) sink.current(data);
+      else if (pendingInput.current.length < MAX_PENDING_INPUT) pendingInput.current += data;
+    });
     term.current = terminal;
     fit.current = fitAddon;
     let frame = 0;
@@ -69,6 +79,7 @@ export function TerminalPanel({ threadId, theme }: { threadId: string | null; th
     return () => {
       cancelAnimationFrame(frame);
       observer.disconnect();
+      typing.dispose();
       terminal.dispose();
       term.current = null;
       fit.current = null;
@@ -96,7 +107,7 @@ export function TerminalPanel({ threadId, theme }: { threadId: string | null; th
       const size = payload.data.length;
       terminal.write(payload.data, () => acks.add(size));
     });
-    const input = terminal.onData((data) => void api.safe('terminal.input', { threadId, data }));
+    const send = (data: string): void => void api.safe('terminal.input', { threadId, data });
     let resizeTimer: ReturnType<typeof setTimeout> | undefined;
     const sendSize = (cols: number, rows: number): void => {
       clearTimeout(resizeTimer);
@@ -110,6 +121,11 @@ export function TerminalPanel({ threadId, theme }: { threadId: string | null; th
         if (disposed) return;
         attached = true;
         if (buffer) terminal.write(buffer);
+        sink.current = send;
+        if (pendingInput.current) {
+          send(pendingInput.current);
+          pendingInput.current = '';
+        }
         fit.current?.fit();
         sendSize(terminal.cols, terminal.rows);
       })
@@ -119,8 +135,9 @@ export function TerminalPanel({ threadId, theme }: { threadId: string | null; th
 
     return () => {
       disposed = true;
+      sink.current = null;
+      pendingInput.current = '';
       offData();
-      input.dispose();
       resize.dispose();
       clearTimeout(resizeTimer);
       acks.flush();

@@ -22,9 +22,12 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
   const title = thread.title || 'Untitled thread';
   const [draft, setDraft] = useState(title);
   const input = useRef<HTMLInputElement>(null);
+  /** Set once Enter or Escape finished the edit, so the blur that may follow does nothing. */
+  const finished = useRef(false);
 
   useEffect(() => {
     if (!renaming) return;
+    finished.current = false;
     setDraft(thread.title);
     requestAnimationFrame(() => input.current?.select());
   }, [renaming, thread.title]);
@@ -43,13 +46,17 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
           onKeyDown={(e) => {
             if (e.key === 'Enter') {
               e.preventDefault();
+              finished.current = true;
               props.onRename(draft);
             } else if (e.key === 'Escape') {
               e.preventDefault();
+              finished.current = true;
               props.onCancelRename();
             }
           }}
-          onBlur={() => props.onRename(draft)}
+          onBlur={() => {
+            if (!finished.current) props.onRename(draft);
+          }}
         />
       </li>
     );

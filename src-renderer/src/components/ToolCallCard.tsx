@@ -4,6 +4,7 @@
 import { useState, type ReactNode } from 'react';
 import { formatBytes } from '../lib/format';
 import type { ToolItem } from '../lib/thread-reducer';
+import { toolStatus } from '../lib/tool-status';
 import { commandOf, offloadedPath, previewLines, safeJson, summarizeArgs } from '../lib/tool-summary';
 import { useConversation } from './conversation-context';
 import { Icon, Spinner } from './Icon';
@@ -13,23 +14,11 @@ const PREVIEW_LINES = 4;
 const PREVIEW_CHARS = 600;
 const FULL_CHARS = 200_000;
 
-type Status = 'awaiting' | 'running' | 'done' | 'error' | 'rejected' | 'interrupted';
-
-function statusOf(item: ToolItem, running: boolean, awaiting: boolean): { status: Status; label: string } {
-  if (awaiting || (item.approval === 'pending' && item.output === undefined)) return { status: 'awaiting', label: 'Awaiting approval' };
-  if (item.output === undefined) return running ? { status: 'running', label: 'Running' } : { status: 'interrupted', label: 'No result' };
-  if (item.approval === 'rejected') return { status: 'rejected', label: 'Rejected' };
-  if (item.approval === 'denied') return { status: 'rejected', label: 'Denied' };
-  if (item.approval === 'responded') return { status: 'rejected', label: 'Answered instead' };
-  if (item.isError) return { status: 'error', label: 'Error' };
-  return { status: 'done', label: item.approval === 'edited' ? 'Done (edited)' : 'Done' };
-}
-
 export function ToolCallCard({ item, nested }: { item: ToolItem; nested?: ReactNode }): React.JSX.Element {
   const { running, pendingApprovals, subTodos, openThreadFile } = useConversation();
   const [open, setOpen] = useState(false);
   const [nestedOpen, setNestedOpen] = useState(true);
-  const { status, label } = statusOf(item, running, pendingApprovals.has(item.id));
+  const { status, label } = toolStatus(item, running, pendingApprovals.has(item.id));
   const summary = summarizeArgs(item.name, item.args);
   const offloaded = offloadedPath(item.output, item.evictedTo);
   const command = item.name === 'execute' ? commandOf(item.args) : null;

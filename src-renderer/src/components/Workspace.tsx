@@ -48,13 +48,32 @@ export function Workspace(): React.JSX.Element {
     document.title = info?.folderName ? `${info.folderName} — Deepdesk` : 'Deepdesk';
   }, [info]);
 
-  // Open the most recent thread at start.
+  const newThread = useCallback(async () => {
+    const created = await api.safe('threads.create', {});
+    if (created) {
+      session.select(created.id);
+      void refreshThreads();
+    }
+  }, [api, session.select, refreshThreads]);
+
+  // Open the most recent thread at start; with none, start one, so the terminal (which
+  // belongs to a thread) works before the first message.
   const { select, syncRunning, threadId } = session;
   useEffect(() => {
     if (autoSelected.current || !threadsLoaded) return;
     autoSelected.current = true;
-    if (threadId === null && threads[0]) select(threads[0].id);
-  }, [threadsLoaded, threads, threadId, select]);
+    if (threadId !== null) return;
+    if (threads[0]) select(threads[0].id);
+    else void newThread();
+  }, [threadsLoaded, threads, threadId, select, newThread]);
+
+  // The open thread was deleted elsewhere: move to another.
+  const listed = useRef(new Set<string>());
+  useEffect(() => {
+    const ids = new Set(threads.map((t) => t.id));
+    if (threadId !== null && listed.current.has(threadId) && !ids.has(threadId)) select(threads[0]?.id ?? null);
+    listed.current = ids;
+  }, [threads, threadId, select]);
 
   // The list knows when a run ended even if its 'done' never came.
   const currentSummary = threads.find((t) => t.id === threadId);
@@ -121,21 +140,13 @@ export function Workspace(): React.JSX.Element {
     void refreshThreads();
   };
 
-  const newThread = async (): Promise<void> => {
-    const created = await api.safe('threads.create', {});
-    if (created) {
-      select(created.id);
-      void refreshThreads();
-    }
-  };
-
   const noModel = settings !== null && settings.model.trim() === '';
   const approval = session.approvals[0];
   const title = currentSummary?.title || (threadId ? 'Untitled thread' : 'New conversation');
 
   return (
     <>
-      <div className={`app theme-${theme}`}>
+      <div className={`app theme-${theme}${openFile ? ' viewing' : ''}`}>
         <AppHeader
           folderName={info?.folderName ?? ''}
           folder={info?.folder ?? ''}
@@ -179,9 +190,11 @@ export function Workspace(): React.JSX.Element {
           </ErrorBoundary>
         </div>
       </div>
-      {approval ? <ApprovalDialog key={approval.toolCallId} approval={approval} total={session.approvals.length} onDecide={(decision) => session.decide(approval, decision)} /> : null}
-      {settingsOpen ? <SettingsDialog onClose={() => setSettingsOpen(false)} /> : null}
-      {viewer ? <TextViewerDialog content={viewer} onClose={() => setViewer(null)} /> : null}
+      <ErrorBoundary name="Approval">
+        {approval ? <ApprovalDialog key={approval.toolCallId} approval={approval} total={session.approvals.length} onDecide={(decision) => session.decide(approval, decision)} /> : null}
+      </ErrorBoundary>
+      <ErrorBoundary name="Settings">{settingsOpen ? <SettingsDialog onClose={() => setSettingsOpen(false)} /> : null}</ErrorBoundary>
+      <ErrorBoundary name="Viewer">{viewer ? <TextViewerDialog content={viewer} onClose={() => setViewer(null)} /> : null}</ErrorBoundary>
       <Toasts />
     </>
   );

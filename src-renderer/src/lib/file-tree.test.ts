@@ -32,7 +32,10 @@ describe('file tree', () => {
 
   it('re-lists the parents of changed paths that are loaded', () => {
     const loaded = ['/', '/src', '/src/lib', '/docs'];
-    expect(foldersToRefresh([{ path: '/src/a.ts', kind: 'add' }, { path: '/src/b.ts', kind: 'change' }, { path: '/x/y.ts', kind: 'add' }], loaded)).toEqual({ refresh: ['/src'], drop: [] });
+    expect(foldersToRefresh([{ path: '/src/a.ts', kind: 'add' }, { path: '/src/b.ts', kind: 'change' }, { path: '/x/y.ts', kind: 'change' }], loaded)).toEqual({ refresh: ['/src'], drop: [] });
+    // a file added inside a folder nobody listed: the nearest listed ancestor shows the new folder
+    expect(foldersToRefresh([{ path: '/src/new/deep/a.ts', kind: 'add' }], loaded)).toEqual({ refresh: ['/src'], drop: [] });
+    expect(foldersToRefresh([{ path: '/x/y.ts', kind: 'add' }], loaded)).toEqual({ refresh: ['/'], drop: [] });
     expect(foldersToRefresh([{ path: '/new', kind: 'addDir' }], loaded)).toEqual({ refresh: ['/'], drop: [] });
     expect(foldersToRefresh([{ path: '/src', kind: 'unlinkDir' }, { path: '/src/lib/q.ts', kind: 'unlink' }], loaded)).toEqual({ refresh: ['/'], drop: ['/src', '/src/lib'] });
   });

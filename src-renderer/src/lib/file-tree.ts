@@ -81,6 +81,13 @@ export function foldersToRefresh(changes: readonly FileChange[], loaded: Iterabl
     const key = dirKey(change.path);
     const parent = parentKey(key);
     if (loadedSet.has(parent)) refresh.add(parent);
+    else if (change.kind === 'add' || change.kind === 'addDir') {
+      // Something new below a folder the tree has not listed: that folder may be new too,
+      // so the nearest listed ancestor is listed again.
+      let dir = parent;
+      while (dir !== '/' && !loadedSet.has(dir)) dir = parentKey(dir);
+      if (loadedSet.has(dir)) refresh.add(dir);
+    }
     if (change.kind === 'unlinkDir') {
       for (const dir of loadedSet) if (dir !== '/' && isUnder(key, dir)) drop.add(dir);
     }

@@ -120,6 +120,15 @@ describe('threadReducer', () => {
     expect(s.items[0]).toMatchObject({ approval: 'rejected', approvalReason: 'writes need approval' });
   });
 
+  it('shows a local decision on the card at once', () => {
+    const s = run([
+      ev('tool_call', { id: 'w', name: 'write_file', args: {}, parentToolCallId: 'task1' }),
+      ev('approval', { id: 'w', name: 'write_file', args: {}, status: 'pending', reason: 'r', parentToolCallId: 'task1' }),
+      { type: 'local_approval', toolCallId: 'w', parent: 'task1', status: 'approved' },
+    ]);
+    expect(s.items[0]).toMatchObject({ approval: 'approved' });
+  });
+
   it('creates a card for an approval without a prior call', () => {
     const s = run([ev('approval', { id: 'x', name: 'execute', args: { command: 'ls' }, status: 'pending', reason: 'r' })]);
     expect(s.items[0]).toMatchObject({ kind: 'tool', id: 'x', name: 'execute', args: { command: 'ls' }, approval: 'pending' });

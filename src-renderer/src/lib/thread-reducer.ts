@@ -82,6 +82,8 @@ export type ThreadAction =
   | { type: 'event'; event: RawAgentEvent }
   | { type: 'local_user'; text: string }
   | { type: 'local_error'; message: string }
+  /** The person decided an approval: show it on the card before the agent's event says so. */
+  | { type: 'local_approval'; toolCallId: string; parent?: string; status: ApprovalStatus }
   | { type: 'set_running'; running: boolean };
 
 export function emptyThreadState(threadId: string | null = null): ThreadDisplayState {
@@ -107,6 +109,8 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
     }
     case 'local_error':
       return push(state, { kind: 'error', key: '', message: action.message });
+    case 'local_approval':
+      return updateTool(state, action.toolCallId, action.parent, (tool) => ({ ...tool, approval: action.status }), (t) => t.output === undefined);
     case 'set_running':
       return action.running === state.running ? state : { ...state, running: action.running };
   }

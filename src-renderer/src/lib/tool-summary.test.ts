@@ -3,7 +3,8 @@ import { commandOf, offloadedPath, previewLines, summarizeArgs } from './tool-su
 
 describe('tool summaries', () => {
   it('summarizes arguments per tool', () => {
-    expect(summarizeArgs('read_file', { path: '/src/a.ts', offset: 3 })).toBe('/src/a.ts');
+    expect(summarizeArgs('read_file', { file_path: '/src/a.ts', offset: 3 })).toBe('/src/a.ts');
+    expect(summarizeArgs('ls', { path: '/src' })).toBe('/src');
     expect(summarizeArgs('execute', { command: 'npm test\nnpm run lint' })).toBe('npm test …');
     expect(summarizeArgs('grep', { pattern: 'TODO', path: '/src' })).toBe('"TODO" in /src');
     expect(summarizeArgs('glob', { pattern: '**/*.ts' })).toBe('**/*.ts');

@@ -2,7 +2,7 @@
 
 import { clip } from './format';
 
-const PATH_TOOLS = new Set(['ls', 'read_file', 'write_file', 'edit_file', 'delete_file']);
+const PATH_TOOLS = new Set(['ls', 'read_file', 'write_file', 'edit_file']);
 
 function record(args: unknown): Record<string, unknown> {
   return args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
@@ -13,7 +13,7 @@ export function summarizeArgs(name: string, args: unknown): string {
   const a = record(args);
   const s = (key: string): string | undefined => (typeof a[key] === 'string' ? (a[key] as string) : undefined);
   if (name === 'execute') return clip(firstLine(s('command') ?? ''), 120);
-  if (PATH_TOOLS.has(name)) return s('path') ?? s('file_path') ?? '';
+  if (PATH_TOOLS.has(name)) return s('file_path') ?? s('path') ?? '';
   if (name === 'grep') return [s('pattern') && JSON.stringify(s('pattern')), s('path'), s('glob')].filter(Boolean).join(' in ');
   if (name === 'glob') return [s('pattern'), s('path')].filter(Boolean).join(' in ');
   if (name === 'task') return clip([s('subagent_type'), firstLine(s('description') ?? '')].filter(Boolean).join(': '), 120);

@@ -41,11 +41,14 @@ export function useConnection(): { status: ConnectionStatus; reconnects: number 
   useEffect(() => {
     if (!transport.onStatus) return undefined;
     let previous: ConnectionStatus = transport.status ?? 'open';
-    return transport.onStatus((next) => {
+    const off = transport.onStatus((next) => {
       if (next === 'open' && previous === 'closed') setReconnects((n) => n + 1);
       previous = next;
       setStatus(next);
     });
+    // It may have changed between the first render and this subscription.
+    setStatus(previous);
+    return off;
   }, [transport]);
   return { status, reconnects };
 }

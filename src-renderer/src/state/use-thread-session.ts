@@ -24,6 +24,8 @@ export interface ThreadSession {
   syncRunning(running: boolean): void;
 }
 
+const DECISION_STATUS = { approve: 'approved', edit: 'edited', reject: 'rejected', respond: 'responded' } as const;
+
 function oldestFirst(approvals: PendingApproval[]): PendingApproval[] {
   return [...approvals].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
 }
@@ -149,6 +151,9 @@ export function useThreadSession(): ThreadSession {
       const result = await api.safe('approvals.decide', { threadId: approval.threadId, toolCallId: approval.toolCallId, decision });
       if (!result) return false;
       setApprovals((list) => list.filter((a) => a.toolCallId !== approval.toolCallId));
+      if (approval.threadId === current.current) {
+        dispatch({ type: 'local_approval', toolCallId: approval.toolCallId, parent: approval.parentToolCallId, status: DECISION_STATUS[decision.type] });
+      }
       return true;
     },
     [api],

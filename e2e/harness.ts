@@ -1,0 +1,98 @@
+// End-to-end harness: the scripted model server, `deepdesk serve` as a person starts it
+// (the built bin), and headless Debian Chromium driven by playwright-core.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../src-main/core/models/testing/scripted-server';
+
+export const repo = resolve(import.meta.dirname, '..');
+export const screenshotDir = join(repo, 'test-results', 'screenshots');
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+export interface ServeHandle {
+  url: string;
+  origin: string;
+  folder: string;
+  dataDir: string;
+  model: ScriptedServer;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startServe(options: { script?: ScriptStep[]; withModel?: boolean } = {}): Promise<ServeHandle> {
+  const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+  const model = await startScriptedServer(options.script ?? []);
+  const modelArgs = options.withModel === false ? [] : ['--model', 'openai-compatible:scripted-model', '--base-url', model.url];
+  const child = spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'serve', '--folder', folder, '--data-dir', dataDir, '--port', '0', ...modelArgs], {
+    cwd: repo,
+    env: { ...process.env, OPENAI_API_KEY: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`deepdesk serve did not start in time: ${stderr}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Deepdesk is running at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`deepdesk serve exited with ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    origin: new URL(url).origin,
+    folder,
+    dataDir,
+    model,
+    process: child,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      await model.close();
+      rmSync(folder, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+}
+
+export async function openApp(browser: Browser, url: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  page.on('pageerror', (err) => {
+    throw err;
+  });
+  await page.goto(url);
+  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  return page;
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(screenshotDir, { recursive: true });
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: false });
+}

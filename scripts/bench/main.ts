@@ -1,0 +1,69 @@
+// `npm run bench`: runs the suites, then prints one table of medians, ratios and PASS/MISS
+// per target. A miss never fails the process; only a broken benchmark run does.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { benchFiles } from './core-files';
+import { benchSearch } from './core-search';
+import { ensureEditFile, ensureHuge, ensureTree } from './gen-data';
+import { benchHarness } from './harness';
+import { errorText } from './measure';
+import { parseOptions, USAGE } from './options';
+import { progress, Report } from './report';
+import { benchWindow } from './window';
+
+const repo = process.cwd();
+const dataDir = path.join(repo, '.bench', 'data');
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${errorText(err)}\n${USAGE}`);
+    return 2;
+  }
+  if (parsed === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const options = parsed;
+  fs.mkdirSync(dataDir, { recursive: true });
+  const report = new Report();
+  const started = performance.now();
+
+  const guarded = async (name: string, fn: () => Promise<void>): Promise<void> => {
+    try {
+      await fn();
+    } catch (err) {
+      report.section(name).rows.push({ name: 'suite failed', ours: `error: ${errorText(err)}` });
+    }
+  };
+
+  if (options.suites.has('core')) {
+    await guarded('Issue 2 · search', async () => benchSearch(report, await ensureTree(dataDir, options.regenerate), options));
+    await guarded('Issue 2 · files', async () =>
+      benchFiles(report, { huge: await ensureHuge(dataDir, options.regenerate), edit: await ensureEditFile(dataDir, options.regenerate) }, options),
+    );
+  }
+  if (options.suites.has('harness')) await guarded('Issue 3 · harness', () => benchHarness(report, options));
+  if (options.suites.has('window')) await guarded('Issue 4 · window', () => benchWindow(report, options, repo));
+
+  const table = report.render();
+  process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  fs.writeFileSync(path.join(repo, '.bench', 'last-results.txt'), table + '\n');
+  progress('table saved to .bench/last-results.txt');
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+    // Stray handles (a browser, a server) must not keep a finished run alive.
+    setTimeout(() => process.exit(code), 2_000).unref();
+  },
+  (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,55 @@
+// Command-line options of `npm run bench`.
+
+export const SUITES = ['core', 'harness', 'window'] as const;
+export type Suite = (typeof SUITES)[number];
+
+export interface BenchOptions {
+  /** Rebuild the generated data under .bench/data even when it is there. */
+  regenerate: boolean;
+  /** Timed runs per measurement (the median is reported). */
+  runs: number;
+  suites: Set<Suite>;
+}
+
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window]
+
+  --regenerate   rebuild the generated tree, the 1 GB file and the 50 MB file in .bench/data
+  --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
+  --only LIST    run only these suites (core: issue 2, harness: issue 3, window: issue 4)
+`;
+
+export function parseOptions(argv: string[]): BenchOptions | 'help' {
+  const options: BenchOptions = { regenerate: false, runs: 5, suites: new Set(SUITES) };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--regenerate':
+        options.regenerate = true;
+        break;
+      case '--runs': {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n < 1) throw new Error('--runs must be a positive whole number');
+        options.runs = n;
+        break;
+      }
+      case '--only': {
+        const names = value().split(',').map((s) => s.trim()).filter(Boolean);
+        for (const n of names) if (!(SUITES as readonly string[]).includes(n)) throw new Error(`unknown suite '${n}' (known: ${SUITES.join(', ')})`);
+        options.suites = new Set(names as Suite[]);
+        break;
+      }
+      case '--help':
+      case '-h':
+        return 'help';
+      default:
+        throw new Error(`unknown option '${arg}'`);
+    }
+  }
+  return options;
+}
