@@ -14,7 +14,7 @@ import { createChatModel, parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
 import type { ChatModel } from '../core/models/types';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
-import { ContractError, methods, type EventFrame, type EventName, type EventPayload, type MethodName, type Result } from './contract';
+import { ContractError, type methods, type EventFrame, type EventName, type EventPayload, type MethodName, type Result } from './contract';
 import { databasePath } from './data-dir';
 import type { AppHostApi } from './host-api';
 import { detectLocalServers } from './local-servers';

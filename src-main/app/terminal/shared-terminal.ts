@@ -59,7 +59,7 @@ const ENTER_SETTLE_MS = 1000;
 const PROMPT_WAIT_MS = 1500;
 /** A "busy" shell seen in the foreground this many polls in a row lost its prompt marker. */
 const BUSY_POLL_MS = 1000;
-const BUSY_POLLS_TO_IDLE = 3;
+const BUSY_POLLS_TO_IDLE = 5;
 // eslint-disable-next-line no-control-regex -- a paste is inserted, not run, whatever newlines it holds
 const BRACKETED_PASTE = /\x1b\[200~[\s\S]*?\x1b\[201~/g;
 

@@ -70,3 +70,8 @@ export function compareCodePoints(a: string, b: string): number {
 export function sortByPath<T extends { path: string }>(items: T[]): T[] {
   return items.sort((x, y) => compareCodePoints(x.path, y.path));
 }
+
+/** True when a path relative to a search folder runs through a `.git` folder (grep and glob skip those). */
+export function passesThroughGit(relPath: string): boolean {
+  return relPath.split('/').slice(0, -1).includes('.git');
+}

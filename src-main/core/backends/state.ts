@@ -9,7 +9,7 @@ import type {
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from './protocol';
 import { messages } from './messages';
 import { compileGlob } from './glob-match';
-import { baseName, compareCodePoints, normalizeVirtualPath, relativeVirtual, sortByPath } from './paths';
+import { baseName, compareCodePoints, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from './paths';
 import { applyEdit, keepFileConventions } from './text';
 import type { FileRecord } from './store-records';
 import {
@@ -144,6 +144,7 @@ export class StateBackend implements Backend {
     const matches: GrepMatch[] = [];
     for (const filePath of candidates) {
       const record = this.files.get(filePath)!;
+      if (!single && passesThroughGit(relativeVirtual(p.path, filePath)!)) continue;
       if (filter && !filter.matches(single ? baseName(filePath) : relativeVirtual(p.path, filePath)!)) continue;
       if (!isGreppable(record, recordSize(record.content, record.encoding))) continue;
       if (grepLines(filePath, record.content, pattern, matches, maxCount)) return { matches, truncated: true };
@@ -158,7 +159,10 @@ export class StateBackend implements Backend {
     if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
     const matcher = compileGlob(pattern);
     const matches = this.pathsUnder(p.path)
-      .filter((filePath) => matcher.matches(relativeVirtual(p.path, filePath)!))
+      .filter((filePath) => {
+        const rel = relativeVirtual(p.path, filePath)!;
+        return !passesThroughGit(rel) && matcher.matches(rel);
+      })
       .map((filePath) => this.info(filePath, this.files.get(filePath)!));
     return { matches, truncated: false };
   }

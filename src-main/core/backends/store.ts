@@ -13,7 +13,7 @@ import type {
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from './protocol';
 import { messages } from './messages';
 import { compileGlob } from './glob-match';
-import { baseName, normalizeVirtualPath, relativeVirtual, sortByPath } from './paths';
+import { baseName, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from './paths';
 import { applyEdit, keepFileConventions } from './text';
 import type { FileRecord } from './store-records';
 import {
@@ -209,7 +209,8 @@ export class StoreBackend implements Backend {
         ? this.sql.ftsCandidates.all(ftsPhrase(pattern), this.namespace, lo, hi, MAX_GREP_FILE_BYTES)
         : this.sql.instrCandidates.all(this.namespace, lo, hi, MAX_GREP_FILE_BYTES, pattern);
       for (const { id, path: filePath } of candidates) {
-        if (filter && !filter.matches(relativeVirtual(p.path, filePath)!)) continue;
+        const rel = relativeVirtual(p.path, filePath)!;
+        if (passesThroughGit(rel) || (filter && !filter.matches(rel))) continue;
         const content = this.sql.contentById.get(id)?.content;
         if (content === undefined || textLooksBinary(content)) continue;
         if (grepLines(filePath, content, pattern, matches, maxCount)) return { matches, truncated: true };
@@ -227,7 +228,10 @@ export class StoreBackend implements Backend {
       const matcher = compileGlob(pattern);
       const [lo, hi] = rangeOf(p.path);
       const matches = this.sql.listRange.all(this.namespace, lo, hi)
-        .filter((row) => matcher.matches(relativeVirtual(p.path, row.path)!))
+        .filter((row) => {
+          const rel = relativeVirtual(p.path, row.path)!;
+          return !passesThroughGit(rel) && matcher.matches(rel);
+        })
         .map((row) => fileInfo(row.path, row));
       return { matches: sortByPath(matches), truncated: false };
     });

@@ -39,6 +39,13 @@ export function searchCases(ctx: SuiteContext): void {
       expect(await lines('ö')).toEqual([11]);
     });
 
+    it('skips .git/ in grep and glob', async () => {
+      await ctx.seed({ '.git/config': 'needle in git\n', 'sub/.git/HEAD': 'needle\n', 'a.txt': 'needle\n', '.gitignore.txt': 'needle\n' });
+      expect(await grepPaths('needle', v(''))).toEqual([v('.gitignore.txt'), v('a.txt')]);
+      expect(await globPaths('*', v(''))).toEqual([v('a.txt')]);
+      expect(await globPaths('.*', v(''))).toEqual([v('.gitignore.txt')]);
+    });
+
     it('is case-sensitive', async () => {
       await ctx.seed({ 'c.txt': 'Needle\nneedle\nNEEDLE\n' });
       const res = await b().grep('needle', v(''));
