@@ -67,7 +67,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const shared = createDefaultMounts({ folder: options.folder, db, execute: false });
   const terminals = new TerminalService({ rootDir: options.folder });
-  terminals.onData((threadId, data) => send('terminal.data', { threadId, data }));
+  // The window acknowledges what it rendered, so a flood of output cannot outrun it.
+  terminals.onData((threadId, data) => send('terminal.data', { threadId, data }), { acks: true });
 
   const approvals = new ApprovalService(db, (request) => describeApproval(request, shared.backend));
   approvals.onChange((threadId) => send('approvals.changed', { threadId }));
@@ -168,6 +169,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'memories.delete': async ({ path }) => (await memories.delete(path), ok),
 
     'terminal.attach': async ({ threadId }) => ({ buffer: terminals.attach(threadId) }),
+    'terminal.detach': async ({ threadId }) => (terminals.detach(threadId), ok),
     'terminal.input': async ({ threadId, data }) => (terminals.input(threadId, data), ok),
     'terminal.resize': async ({ threadId, cols, rows }) => (terminals.resize(threadId, cols, rows), ok),
     'terminal.ack': async ({ threadId, bytes }) => (terminals.ack(threadId, bytes), ok),

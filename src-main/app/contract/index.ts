@@ -183,6 +183,8 @@ export const methods = {
   'memories.delete': { params: z.object({ path: z.string() }), result: ok },
 
   'terminal.attach': { params: threadRef, result: z.object({ buffer: z.string() }) },
+  /** The window stopped showing this thread's terminal: never hold its output back for it. */
+  'terminal.detach': { params: threadRef, result: ok },
   'terminal.input': { params: threadRef.extend({ data: z.string().max(1_000_000) }), result: ok },
   'terminal.resize': { params: threadRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(1000) }), result: ok },
   'terminal.ack': { params: threadRef.extend({ bytes: z.number().int().min(0) }), result: ok },

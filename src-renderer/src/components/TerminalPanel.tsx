@@ -141,6 +141,7 @@ export function TerminalPanel({ threadId, theme }: { threadId: string | null; th
       resize.dispose();
       clearTimeout(resizeTimer);
       acks.flush();
+      if (attached) void transport.call('terminal.detach', { threadId }).catch(() => undefined);
     };
   }, [api, transport, threadId]);
 
