@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import { runMigrations, type Migration } from '../../core/backends/store';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
-import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
+import { isShutdown, type ApprovalDecision, type ApprovalRequest } from '../../core/agent/types';
 import { AbortedError } from '../../core/models/errors';
 import type { PendingApproval } from '../contract';
 
@@ -74,9 +74,13 @@ export class ApprovalService implements ApprovalBroker {
     }
     return new Promise<ApprovalDecision>((resolve, reject) => {
       if (signal.aborted) return reject(new AbortedError());
-      // A stopped run leaves the approval pending: it is asked again when the run resumes.
+      // Stop withdraws the question; a shutdown keeps it for the run that resumes after the restart.
       const onAbort = () => {
         this.waiters.delete(key);
+        if (!isShutdown(signal)) {
+          this.stmts.remove.run(request.threadId, request.toolCallId);
+          this.changed(request.threadId);
+        }
         reject(new AbortedError());
       };
       signal.addEventListener('abort', onAbort, { once: true });

@@ -7,7 +7,7 @@ import { createAgentDefinition } from '../../core/agent/create-agent';
 import { runAgent } from '../../core/agent/loop';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
-import { newThreadState, type AgentEvent, type ThreadState } from '../../core/agent/types';
+import { newThreadState, SHUTDOWN, type AgentEvent, type ThreadState } from '../../core/agent/types';
 import { createDefaultMounts, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts';
 import type { Backend } from '../../core/backends/protocol';
 import { StateBackend } from '../../core/backends/state';
@@ -146,8 +146,11 @@ export class ThreadService {
     return Buffer.from(raw.data ?? new Uint8Array()).toString('utf8');
   }
 
+  /** Ends every run as a shutdown: pending approvals stay and resume on the next start. */
   async dispose(): Promise<void> {
-    await Promise.all([...this.runs.keys()].map((id) => this.stop(id)));
+    const runs = [...this.runs.values()];
+    for (const run of runs) run.controller.abort(SHUTDOWN);
+    await Promise.all(runs.map((run) => run.done));
   }
 
   private startRun(threadId: string, model: ChatModel, text: string | null): void {

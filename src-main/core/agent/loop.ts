@@ -13,7 +13,7 @@ import type { AgentTool, ToolOutput } from '../tools/tool';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
 import { chainModelCall, chainToolCall, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
 import { countRequestTokens } from './token-count';
-import type { AgentEvent, AgentEventBody, RunStopReason, ThreadState } from './types';
+import { isShutdown, type AgentEvent, type AgentEventBody, type RunStopReason, type ThreadState } from './types';
 
 export interface AgentDefinition {
   model: ChatModel;
@@ -107,6 +107,8 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
         return { call, output };
       }),
     );
+    // On shutdown the calls stay unanswered: approvals resume after the restart, the rest are repaired then.
+    if (isShutdown(signal)) return;
     for (const { call, output } of results) state.messages.push(toolMessage(call, output));
     state.guard = options.guard.toJSON();
     await ctx.persist();
@@ -159,7 +161,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     return finish(ctx, lastText, 'max_steps');
   } catch (err) {
     if (err instanceof AbortedError || signal.aborted) {
-      await ctx.persist().catch(() => undefined);
+      if (!isShutdown(signal)) await ctx.persist().catch(() => undefined);
       return finish(ctx, lastText, 'aborted');
     }
     const error = err instanceof Error ? err : new Error(String(err));

@@ -89,3 +89,13 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export type AgentEventBody = DistributiveOmit<AgentEvent, 'threadId'>;
 
 export type { ChatMessage, ContentPart };
+
+/**
+ * Abort reason for an app shutdown (not a Stop): calls still waiting for approval keep
+ * waiting, unanswered, so the run resumes after the restart.
+ */
+export const SHUTDOWN = new Error('Deepdesk is shutting down');
+
+export function isShutdown(signal: AbortSignal): boolean {
+  return signal.aborted && signal.reason === SHUTDOWN;
+}

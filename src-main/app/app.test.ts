@@ -1,0 +1,150 @@
+// The app behind the window, through its contract: threads, approvals that survive a
+// restart, "always allow", memories and settings — with the real services and SQLite.
+
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+import { createApp, type App } from './app';
+import type { EventFrame, MethodName, Params, Result } from './contract';
+import { FileSecretStore } from './settings/file-secret-store';
+
+let folder: string;
+let dataDir: string;
+let server: ScriptedServer;
+const apps: App[] = [];
+
+beforeEach(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'deepdesk-app-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-app-data-'));
+  server = await startScriptedServer();
+});
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+  await server.close();
+  rmSync(folder, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function open(withModel = true): Promise<{ app: App; call: <M extends MethodName>(m: M, p: Params<M>) => Promise<Result<M>>; events: EventFrame[]; next: (pred: (e: EventFrame) => boolean) => Promise<EventFrame> }> {
+  const app = await createApp({
+    folder,
+    dataDir,
+    secrets: new FileSecretStore(dataDir),
+    transport: 'web',
+    ...(withModel ? { overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url } } : {}),
+    env: { ...process.env, OPENAI_API_KEY: '' },
+  });
+  apps.push(app);
+  const events: EventFrame[] = [];
+  const waiters: Array<{ pred: (e: EventFrame) => boolean; resolve: (e: EventFrame) => void }> = [];
+  app.onEvent((frame) => {
+    events.push(frame);
+    for (const w of [...waiters]) {
+      if (w.pred(frame)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(frame);
+      }
+    }
+  });
+  const next = (pred: (e: EventFrame) => boolean) =>
+    new Promise<EventFrame>((resolve, reject) => {
+      const found = events.find(pred);
+      if (found) return resolve(found);
+      const timer = setTimeout(() => reject(new Error('event did not arrive')), 20_000);
+      waiters.push({ pred, resolve: (e) => (clearTimeout(timer), resolve(e)) });
+    });
+  const call = <M extends MethodName>(method: M, params: Params<M>) => app.handle(method, params) as Promise<Result<M>>;
+  return { app, call, events, next };
+}
+
+const doneEvent = (threadId: string) => (e: EventFrame) =>
+  e.event === 'thread.event' && (e.payload as { threadId: string; event: { type: string } }).threadId === threadId && (e.payload as { event: { type: string } }).event.type === 'done';
+
+describe('the app', () => {
+  it('keeps a pending approval across a restart and finishes the run after it', async () => {
+    server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/kept.txt', content: 'after restart\n' } }] }, { text: 'Written after the restart.' });
+    const first = await open();
+    const thread = await first.call('threads.create', {});
+    await first.call('threads.send', { threadId: thread.id, text: 'write kept.txt' });
+    await first.next((e) => e.event === 'approvals.changed');
+    const pending = (await first.call('threads.get', { threadId: thread.id })).approvals;
+    expect(pending).toHaveLength(1);
+    expect(pending[0]).toMatchObject({ toolName: 'write_file', preview: { path: '/kept.txt', before: '', after: 'after restart\n' } });
+    expect(pending[0]!.suggestedRule?.decision).toBe('allow');
+    await first.app.close();
+    apps.splice(apps.indexOf(first.app), 1);
+    expect(existsSync(join(folder, 'kept.txt'))).toBe(false);
+
+    const second = await open();
+    const view = await second.call('threads.get', { threadId: thread.id });
+    expect(view.approvals.map((a) => a.toolCallId)).toEqual([pending[0]!.toolCallId]);
+    expect(view.thread.running).toBe(true);
+    await second.call('approvals.decide', { threadId: thread.id, toolCallId: pending[0]!.toolCallId, decision: { type: 'approve' } });
+    await second.next(doneEvent(thread.id));
+    expect(readFileSync(join(folder, 'kept.txt'), 'utf8')).toBe('after restart\n');
+    const items = (await second.call('threads.get', { threadId: thread.id })).items;
+    expect(items.at(-1)).toMatchObject({ kind: 'assistant', text: 'Written after the restart.' });
+    expect(items.find((i) => i.kind === 'tool')).toMatchObject({ name: 'write_file', output: 'Updated file /kept.txt' });
+  });
+
+  it('"always allow" adds a visible rule and the next matching call runs without asking', async () => {
+    server.push(
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/a.txt', content: '1\n' } }] },
+      { text: 'one' },
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/a.txt' } }, { name: 'write_file', args: { file_path: '/a.txt', content: '2\n' } }] },
+      { text: 'two' },
+    );
+    const { call, next, events } = await open();
+    const thread = await call('threads.create', {});
+    await call('threads.send', { threadId: thread.id, text: 'first' });
+    await next((e) => e.event === 'approvals.changed');
+    const [pending] = (await call('threads.get', { threadId: thread.id })).approvals;
+    await call('approvals.decide', { threadId: thread.id, toolCallId: pending!.toolCallId, decision: { type: 'approve', alwaysAllow: pending!.suggestedRule! } });
+    await next(doneEvent(thread.id));
+    expect((await call('settings.get', {})).rules).toEqual([pending!.suggestedRule]);
+
+    const before = events.filter((e) => e.event === 'approvals.changed').length;
+    await call('threads.send', { threadId: thread.id, text: 'second' });
+    await expect.poll(() => readFileSync(join(folder, 'a.txt'), 'utf8'), { timeout: 10_000 }).toBe('2\n');
+    expect(events.filter((e) => e.event === 'approvals.changed').length).toBe(before);
+  });
+
+  it('Stop withdraws a pending approval', async () => {
+    server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/never.txt', content: 'x' } }] });
+    const { call, next } = await open();
+    const thread = await call('threads.create', {});
+    await call('threads.send', { threadId: thread.id, text: 'write' });
+    await next((e) => e.event === 'approvals.changed');
+    await call('threads.stop', { threadId: thread.id });
+    const view = await call('threads.get', { threadId: thread.id });
+    expect(view.approvals).toEqual([]);
+    expect(view.thread.running).toBe(false);
+    expect(existsSync(join(folder, 'never.txt'))).toBe(false);
+  });
+
+  it('refuses to send without a model, with a message that leads to settings', async () => {
+    const { call } = await open(false);
+    const thread = await call('threads.create', {});
+    await expect(call('threads.send', { threadId: thread.id, text: 'hi' })).rejects.toThrow(/Settings/);
+    expect((await call('settings.get', {})).model).toBe('');
+  });
+
+  it('manages memories and settings, keeping API keys out of the window', async () => {
+    const { call } = await open();
+    await call('memories.write', { path: '/memories/notes.md', text: 'alpha beta\n' });
+    expect(await call('memories.list', { query: 'beta' })).toEqual([expect.objectContaining({ path: '/memories/notes.md', snippet: 'alpha beta' })]);
+    expect(await call('memories.list', { query: 'zeta' })).toEqual([]);
+    expect(await call('memories.read', { path: '/memories/notes.md' })).toEqual({ path: '/memories/notes.md', text: 'alpha beta\n' });
+    await call('memories.delete', { path: '/memories/notes.md' });
+    expect(await call('memories.list', {})).toEqual([]);
+
+    const settings = await call('settings.setApiKey', { provider: 'anthropic', key: 'sk-secret' });
+    expect(settings.apiKeys.anthropic).toBe(true);
+    expect(JSON.stringify(settings)).not.toContain('sk-secret');
+    const updated = await call('settings.update', { theme: 'dark', contextWindow: 50_000 });
+    expect(updated).toMatchObject({ theme: 'dark', contextWindow: 50_000 });
+    expect((await call('settings.update', { contextWindow: null })).contextWindow).toBeUndefined();
+  });
+});
