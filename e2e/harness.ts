@@ -31,12 +31,12 @@ export interface ServeHandle {
   stop(): Promise<void>;
 }
 
-export async function startServe(options: { script?: ScriptStep[]; withModel?: boolean } = {}): Promise<ServeHandle> {
+export async function startServe(options: { script?: ScriptStep[]; withModel?: boolean; extraArgs?: string[] } = {}): Promise<ServeHandle> {
   const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
   const model = await startScriptedServer(options.script ?? []);
   const modelArgs = options.withModel === false ? [] : ['--model', 'openai-compatible:scripted-model', '--base-url', model.url];
-  const child = spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'serve', '--folder', folder, '--data-dir', dataDir, '--port', '0', ...modelArgs], {
+  const child = spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'serve', '--folder', folder, '--data-dir', dataDir, '--port', '0', ...modelArgs, ...(options.extraArgs ?? [])], {
     cwd: repo,
     env: { ...process.env, OPENAI_API_KEY: '' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -155,6 +155,27 @@ describe('deepdesk serve in a browser', () => {
     await page.context().close();
   });
 
+  it('shows that history was summarized and opens the archived part', async () => {
+    const responder: ScriptStep = (req) => {
+      const system = String(req.messages[0]?.content ?? '');
+      if (system.includes('You compress the earlier part')) return { text: '## Intent\nRead the big files.\n## Done so far\nRead them.' };
+      if (req.messages.some((m) => m.role === 'user' && String(m.content).includes('/conversation_history/'))) return { text: 'All done after summarizing.' };
+      const reads = req.messages.filter((m) => m.role === 'tool').length;
+      return { toolCalls: [{ name: 'read_file', args: { file_path: `/big${reads % 3}.txt` } }] };
+    };
+    serve = await startServe({ script: Array.from({ length: 40 }, () => responder), extraArgs: ['--context-window', '6000'] });
+    for (let i = 0; i < 3; i++) writeFileSync(join(serve.folder, `big${i}.txt`), `${'lorem ipsum dolor sit amet '.repeat(12)}\n`.repeat(25));
+    const page = await openApp(browser, serve.url);
+    await sendMessage(page, 'Please read the big files');
+    await conversation(page).getByText('All done after summarizing.').waitFor({ timeout: 30_000 });
+    await conversation(page).getByText(/History summarized/).waitFor();
+    await conversation(page).getByRole('button', { name: 'Open archived history' }).click();
+    const archive = page.getByRole('dialog', { name: /Archived history/ });
+    await expect.poll(() => archive.innerText(), { timeout: 10_000 }).toContain('Please read the big files');
+    await screenshot(page, 'summarized');
+    await page.context().close();
+  });
+
   it('leads to settings when no model is configured, without crashing', async () => {
     serve = await startServe({ withModel: false });
     const page = await openApp(browser, serve.url);
