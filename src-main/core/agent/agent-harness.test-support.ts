@@ -21,6 +21,8 @@ export interface HarnessOptions {
   contextWindow?: number;
   evictChars?: number;
   subagents?: SubagentSpec[];
+  /** The model name sent to the scripted server (default scripted-model, a text-only name). */
+  modelName?: string;
 }
 
 export interface Harness {
@@ -38,7 +40,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const server = await startScriptedServer(options.script ?? []);
   const ws = createTestWorkspace();
   const model = createChatModel({
-    model: 'openai-compatible:scripted-model',
+    model: `openai-compatible:${options.modelName ?? 'scripted-model'}`,
     baseUrl: server.url,
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),

@@ -88,6 +88,21 @@ describe('the loop', () => {
     expect(last.role).toBe('tool');
   });
 
+  it('sends images read by read_file to a vision model, and a text stand-in to others', async () => {
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    const readImage = { toolCalls: [{ name: 'read_file', args: { file_path: '/pic.png' } }] };
+    for (const [modelName, expectImage] of [['llava-1.6', true], ['scripted-model', false]] as const) {
+      h = await createHarness({ modelName, script: [readImage, { text: 'seen' }] });
+      writeFileSync(join(h.ws.folder, 'pic.png'), png);
+      await h.run('look');
+      const sent = JSON.stringify(h.server.requests[1]!.messages);
+      expect(sent.includes(png.toString('base64')), modelName).toBe(expectImage);
+      if (!expectImage) expect(lastToolText(h.server.requests[1]!)).toMatch(/cannot view images/);
+      await h.dispose();
+      h = undefined;
+    }
+  });
+
   it('puts AGENTS.md and /memories/AGENTS.md into the system prompt', async () => {
     h = await createHarness({ script: [{ text: 'ok' }] });
     writeFileSync(join(h.ws.folder, 'AGENTS.md'), 'Always use tabs.\n');

@@ -109,7 +109,8 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     );
     // On shutdown the calls stay unanswered: approvals resume after the restart, the rest are repaired then.
     if (isShutdown(signal)) return;
-    for (const { call, output } of results) state.messages.push(toolMessage(call, output));
+    const images = def.model.supportsImages !== false;
+    for (const { call, output } of results) state.messages.push(toolMessage(call, output, images));
     state.guard = options.guard.toJSON();
     await ctx.persist();
   };
@@ -276,8 +277,12 @@ function recordUsage(ctx: RunContext, usage: Usage, contextTokens: number): void
   });
 }
 
-function toolMessage(call: ToolCall, output: ToolOutput): ChatMessage {
+function toolMessage(call: ToolCall, output: ToolOutput, withImages: boolean): ChatMessage {
   const isError = output.text.startsWith('Error:');
+  if (output.image && !withImages) {
+    const text = `${output.text}\n(The image is not shown: this model cannot view images.)`;
+    return { role: 'tool', toolCallId: call.id, toolName: call.name, content: text };
+  }
   const content = output.image
     ? [{ type: 'text' as const, text: output.text }, { type: 'image' as const, mimeType: output.image.mimeType, data: output.image.data }]
     : output.text;

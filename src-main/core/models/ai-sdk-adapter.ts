@@ -16,6 +16,7 @@ export interface AiSdkChatModelOptions {
   id: string;
   provider: ProviderName;
   contextWindow: number;
+  supportsImages?: boolean;
   /** A provider model from @ai-sdk/* (createOpenAI().chat(...), createAnthropic()(...), ...). */
   languageModel: LanguageModelV4;
   mapping: PromptMapping;
@@ -36,12 +37,14 @@ export class AiSdkChatModel implements ChatModel {
   readonly id: string;
   readonly provider: ProviderName;
   readonly contextWindow: number;
+  readonly supportsImages: boolean;
   private readonly options: AiSdkChatModelOptions;
 
   constructor(options: AiSdkChatModelOptions) {
     this.id = options.id;
     this.provider = options.provider;
     this.contextWindow = options.contextWindow;
+    this.supportsImages = options.supportsImages ?? true;
     this.options = options;
   }
 

@@ -4,7 +4,7 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
-import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor, supportsImages } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
 import { PROVIDERS } from './types';
@@ -112,6 +112,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     id: `${provider}:${model}`,
     provider,
     contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
+    supportsImages: supportsImages(provider, model),
     languageModel,
     mapping,
     retry: options.retry,

@@ -60,6 +60,8 @@ export interface ChatModel {
   readonly id: string;
   readonly provider: ProviderName;
   readonly contextWindow: number;
+  /** False when images must be left out of the history (a text stand-in is sent instead). */
+  readonly supportsImages?: boolean;
   /**
    * One model step. Yields deltas as they arrive and exactly one `finish` event last.
    * Throws ModelError / ContextOverflowError / AbortedError (see errors.ts).
