@@ -25,6 +25,8 @@ export class WorkspaceService {
   private watcher: FSWatcher | null = null;
   private pending = new Map<string, FileChange>();
   private timer: NodeJS.Timeout | null = null;
+  /** Every file path, for @-mention search; dropped when files appear or disappear. */
+  private allFiles: Promise<string[]> | null = null;
 
   constructor(private readonly options: WorkspaceOptions) {}
 
@@ -43,6 +45,7 @@ export class WorkspaceService {
   }
 
   private queue(change: FileChange): void {
+    if (change.kind !== 'change') this.allFiles = null;
     this.pending.set(change.path, change);
     if (this.timer) return;
     this.timer = setTimeout(() => {
@@ -76,8 +79,8 @@ export class WorkspaceService {
   /** Paths whose name or path contains the query (for @-mentions), shortest first. */
   async search(query: string, limit = 50): Promise<string[]> {
     const q = query.trim().toLowerCase();
-    const found = await this.options.backend.glob('*', '/');
-    const paths = (found.matches ?? []).map((m) => m.path).filter((p) => p.toLowerCase().includes(q));
+    this.allFiles ??= this.options.backend.glob('*', '/').then((found) => (found.matches ?? []).map((m) => m.path));
+    const paths = (await this.allFiles).filter((p) => p.toLowerCase().includes(q));
     return paths.sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, limit);
   }
 

@@ -1,0 +1,59 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FilesystemBackend } from '../../core/backends/filesystem';
+import { WorkspaceService, type FileChange } from './workspace-service';
+
+let folder: string;
+let service: WorkspaceService;
+let changes: FileChange[][];
+let waiters: Array<() => void>;
+
+beforeEach(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'deepdesk-ws-'));
+  mkdirSync(join(folder, 'src'));
+  writeFileSync(join(folder, 'src/index.ts'), 'export {};\n');
+  changes = [];
+  waiters = [];
+  service = new WorkspaceService({
+    folder,
+    backend: new FilesystemBackend({ rootDir: folder }),
+    onChange: (batch) => {
+      changes.push(batch);
+      for (const w of waiters.splice(0)) w();
+    },
+  });
+  await service.start();
+});
+afterEach(async () => {
+  await service.dispose();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+const nextBatch = () => new Promise<void>((resolve) => waiters.push(resolve));
+
+describe('WorkspaceService', () => {
+  it('reports files added on disk as one debounced batch, ignoring node_modules', async () => {
+    const batch = nextBatch();
+    mkdirSync(join(folder, 'node_modules/pkg'), { recursive: true });
+    writeFileSync(join(folder, 'node_modules/pkg/index.js'), 'x');
+    writeFileSync(join(folder, 'a.txt'), 'a');
+    writeFileSync(join(folder, 'src/b.ts'), 'b');
+    await batch;
+    const seen = changes.flat().map((c) => `${c.kind} ${c.path}`);
+    expect(seen).toContain('add /a.txt');
+    expect(seen.some((s) => s.includes('node_modules'))).toBe(false);
+  });
+
+  it('lists, reads and searches through the folder backend', async () => {
+    expect(await service.list('/')).toEqual([expect.objectContaining({ path: '/src/', isDir: true })]);
+    expect(await service.read('/src/index.ts')).toEqual({ kind: 'text', path: '/src/index.ts', text: 'export {};', truncated: false });
+    expect(await service.search('index')).toEqual(['/src/index.ts']);
+    const batch = nextBatch();
+    writeFileSync(join(folder, 'src/index.test.ts'), 'x');
+    await batch;
+    expect(await service.search('index')).toEqual(['/src/index.ts', '/src/index.test.ts']);
+    await expect(service.read('/../etc/passwd')).rejects.toThrow(/not allowed/);
+  });
+});
