@@ -11,8 +11,9 @@ import path from 'node:path';
 import { generateText, makeRng, pick, type Rng, type TextKind, word } from './text-gen';
 import { progress } from './report';
 
-/** Bump when the shape of the data changes: stale data is then rebuilt. */
-const DATA_VERSION = 1;
+/** Bump a part's version when its shape changes: stale data is then rebuilt. */
+const VERSIONS = { tree: 2, 'huge.log': 1, 'edit-50mb.ts': 1 } as const;
+type Part = keyof typeof VERSIONS;
 
 /** Patterns for grep: in a handful of files, on many lines, and nowhere. */
 export const GREP_PATTERNS = {
@@ -47,25 +48,25 @@ interface Manifest<T> {
   data: T;
 }
 
-function readManifest<T>(file: string): T | null {
+function readManifest<T>(file: string, version: number): T | null {
   try {
     const m = JSON.parse(fs.readFileSync(file, 'utf8')) as Manifest<T>;
-    return m.version === DATA_VERSION ? m.data : null;
+    return m.version === version ? m.data : null;
   } catch {
     return null;
   }
 }
 
-function writeManifest<T>(file: string, data: T): void {
-  fs.writeFileSync(file, JSON.stringify({ version: DATA_VERSION, data } satisfies Manifest<T>, null, 2));
+function writeManifest<T>(file: string, version: number, data: T): void {
+  fs.writeFileSync(file, JSON.stringify({ version, data } satisfies Manifest<T>, null, 2));
 }
 
 /** Reuses `<name>` under dataDir when its manifest is current, else builds it. */
-async function cached<T>(dataDir: string, name: string, regenerate: boolean, build: (target: string) => Promise<T> | T): Promise<T> {
+async function cached<T>(dataDir: string, name: Part, regenerate: boolean, build: (target: string) => Promise<T> | T): Promise<T> {
   const target = path.join(dataDir, name);
   const manifest = path.join(dataDir, `${name}.manifest.json`);
   if (!regenerate) {
-    const hit = readManifest<T>(manifest);
+    const hit = readManifest<T>(manifest, VERSIONS[name]);
     if (hit !== null && fs.existsSync(target)) return hit;
   }
   fs.rmSync(manifest, { force: true });
@@ -73,7 +74,7 @@ async function cached<T>(dataDir: string, name: string, regenerate: boolean, bui
   const start = performance.now();
   progress(`generating ${name} (one-time; reused from .bench/data afterwards)`);
   const data = await build(target);
-  writeManifest(manifest, data);
+  writeManifest(manifest, VERSIONS[name], data);
   progress(`generated ${name} in ${((performance.now() - start) / 1000).toFixed(1)} s`);
   return data;
 }
@@ -135,7 +136,7 @@ function sourceFile(rng: Rng, kind: TextKind, size: number, plant: boolean): str
 function fileSize(rng: Rng): number {
   const r = rng();
   if (r < 0.01) return 10_000 + Math.floor(rng() * 30_000);
-  return 500 + Math.floor(rng() * rng() * 4_000);
+  return 600 + Math.floor(rng() * rng() * 4_800);
 }
 
 function binary(rng: Rng, size: number): Buffer {

@@ -7,6 +7,7 @@ import { benchFiles } from './core-files';
 import { benchSearch } from './core-search';
 import { ensureEditFile, ensureHuge, ensureTree } from './gen-data';
 import { benchHarness } from './harness';
+import { restrictFetchToLoopback } from './loopback-only';
 import { errorText } from './measure';
 import { parseOptions, USAGE } from './options';
 import { progress, Report } from './report';
@@ -28,6 +29,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const options = parsed;
+  restrictFetchToLoopback();
   fs.mkdirSync(dataDir, { recursive: true });
   const report = new Report();
   const started = performance.now();

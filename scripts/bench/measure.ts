@@ -79,3 +79,49 @@ export function errorText(err: unknown): string {
   const line = text.split('\n')[0] ?? '';
   return line.length > 120 ? `${line.slice(0, 117)}...` : line;
 }
+
+export interface Contender {
+  /** One call; returns a short description of its result (e.g. "12 matches"). */
+  run: () => Promise<string>;
+  /** Untimed preparation before each call. */
+  before?: () => void;
+}
+
+export interface ContenderResult {
+  times: number[];
+  detail: string;
+  error?: string;
+}
+
+/**
+ * Times several implementations of the same operation in rounds (one call of each per
+ * round, after one untimed round), so that load from elsewhere on the machine falls on
+ * all of them alike. One that fails is dropped with its error.
+ */
+export async function timeInterleaved(contenders: Record<string, Contender>, plan: { runs: number; budgetMs?: number; callTimeoutMs?: number }): Promise<Record<string, ContenderResult>> {
+  const results: Record<string, ContenderResult> = {};
+  for (const name of Object.keys(contenders)) results[name] = { times: [], detail: '' };
+  const budget = plan.budgetMs ?? 30_000;
+  const timeout = plan.callTimeoutMs ?? 120_000;
+  let spent = 0;
+  for (let round = 0; round <= plan.runs && (round <= 1 || spent < budget); round++) {
+    for (const [name, contender] of Object.entries(contenders)) {
+      const result = results[name]!;
+      if (result.error !== undefined) continue;
+      contender.before?.();
+      const start = performance.now();
+      try {
+        result.detail = await withTimeout(contender.run(), timeout, name);
+      } catch (err) {
+        result.error = errorText(err);
+        continue;
+      }
+      const ms = performance.now() - start;
+      if (round > 0) {
+        result.times.push(ms);
+        spent += ms;
+      }
+    }
+  }
+  return results;
+}

@@ -1,7 +1,9 @@
 // The deepagents package (LangChain's Deep Agents for JS): the reference implementation.
 // Loaded lazily so that a missing install makes its columns "n/a" instead of failing the run.
 
-export type DeepAgentsModule = typeof import('deepagents');
+import type * as DeepAgents from 'deepagents';
+
+export type DeepAgentsModule = typeof DeepAgents;
 
 export type Loaded<T> = { ok: true; module: T } | { ok: false; error: string };
 

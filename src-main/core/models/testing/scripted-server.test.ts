@@ -48,6 +48,22 @@ describe('scripted OpenAI-compatible server', () => {
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } });
   });
 
+  it('paces text deltas when the step has a pace', async () => {
+    const text = 'abcdefghij'.repeat(4);
+    const server = await start([{ text, pace: { chunkChars: 2, chunksPerSecond: 200 } }]);
+    const started = performance.now();
+    const data = await sseData(await post(server.url, { ...userMessage('hi'), stream: true }));
+    const elapsed = performance.now() - started;
+    const content = data
+      .filter((d) => d !== '[DONE]')
+      .flatMap((d) => (JSON.parse(d) as { choices: Array<{ delta: { content?: string } }> }).choices.map((c) => c.delta.content ?? ''))
+      .filter((piece) => piece !== '');
+    expect(content).toHaveLength(20);
+    expect(content.join('')).toBe(text);
+    // 20 chunks at 200 a second: the last is due 95 ms after the first.
+    expect(elapsed).toBeGreaterThanOrEqual(90);
+  });
+
   it('sends no usage chunk unless asked', async () => {
     const server = await start([{ text: 'x' }]);
     const data = await sseData(await post(server.url, { ...userMessage('hi'), stream: true }));

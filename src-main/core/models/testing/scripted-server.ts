@@ -17,8 +17,14 @@ export interface ScriptToolCall {
   id?: string;
 }
 
+/** Streams a step's text in `chunkChars`-sized deltas at `chunksPerSecond`, paced by the clock. */
+export interface ScriptPace {
+  chunkChars: number;
+  chunksPerSecond: number;
+}
+
 export type ScriptStep =
-  | { text: string; reasoning?: string; usage?: ScriptUsage; finishReason?: string }
+  | { text: string; reasoning?: string; usage?: ScriptUsage; finishReason?: string; pace?: ScriptPace }
   | { toolCalls: ScriptToolCall[]; text?: string; reasoning?: string; usage?: ScriptUsage; finishReason?: string }
   | { error: { status: number; body?: unknown; headers?: Record<string, string> } }
   /** Sends the role chunk (and `text`, if any), then never finishes until the client goes away. */
@@ -121,10 +127,10 @@ export async function startScriptedServer(script: ScriptStep[] = [], options: Sc
       } else break;
     }
     counter += 1;
-    answer(step, body, res, `chatcmpl-${counter}`);
+    await answer(step, body, res, `chatcmpl-${counter}`);
   }
 
-  function answer(step: FinalStep, body: RecordedRequest, res: ServerResponse, id: string): void {
+  async function answer(step: FinalStep, body: RecordedRequest, res: ServerResponse, id: string): Promise<void> {
     if ('error' in step) {
       const payload = step.error.body ?? { error: { message: `scripted error ${step.error.status}`, type: 'server_error', code: null } };
       const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
@@ -191,7 +197,9 @@ export async function startScriptedServer(script: ScriptStep[] = [], options: Sc
     startSse(res);
     sendEvent(res, chunk({ role: 'assistant', content: '' }));
     for (const piece of split(step.reasoning ?? '')) sendEvent(res, chunk({ reasoning_content: piece }));
-    for (const piece of split(text)) sendEvent(res, chunk({ content: piece }));
+    if ('pace' in step && step.pace) {
+      if (!(await sendPaced(res, text, step.pace, (piece) => chunk({ content: piece })))) return;
+    } else for (const piece of split(text)) sendEvent(res, chunk({ content: piece }));
     toolCalls.forEach((call, index) => {
       sendEvent(res, chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
       for (const piece of split(call.arguments)) sendEvent(res, chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
@@ -237,6 +245,21 @@ function usageFor(override: ScriptUsage | undefined, body: RecordedRequest, text
     prompt_tokens_details: { cached_tokens: override?.cachedTokens ?? 0 },
     completion_tokens_details: { reasoning_tokens: 0 },
   };
+}
+
+/** Sends `text` in paced deltas; false when the client went away meanwhile. */
+async function sendPaced(res: ServerResponse, text: string, pace: ScriptPace, delta: (piece: string) => unknown): Promise<boolean> {
+  const chars = Array.from(text);
+  const size = Math.max(1, Math.floor(pace.chunkChars));
+  const start = performance.now();
+  for (let i = 0, n = 0; i < chars.length; i += size, n++) {
+    const wait = start + (n * 1000) / pace.chunksPerSecond - performance.now();
+    // Timers are coarse: sleep only when a chunk is more than a tick ahead, else send the ones due.
+    if (wait > 2) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (res.destroyed) return false;
+    sendEvent(res, delta(chars.slice(i, i + size).join('')));
+  }
+  return true;
 }
 
 /** Splits text into three pieces or so, on code point boundaries, so clients must join deltas. */

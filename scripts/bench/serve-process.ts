@@ -1,0 +1,72 @@
+// `deepdesk serve` as a person starts it (the built bin), in throwaway folders, optionally
+// pointed at the scripted model server; ready when it prints its URL.
+
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface ServeProcess {
+  url: string;
+  /** From spawn to the "Deepdesk is running at" line. */
+  readyMs: number;
+  folder: string;
+  stop(): Promise<void>;
+}
+
+const READY_LINE = /Deepdesk is running at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/;
+
+export function builtCli(repo: string): string | null {
+  return fs.existsSync(path.join(repo, 'out', 'main', 'cli.js')) && fs.existsSync(path.join(repo, 'out', 'renderer', 'index.html'))
+    ? path.join(repo, 'bin', 'deepdesk.mjs')
+    : null;
+}
+
+export async function startServe(repo: string, options: { modelUrl?: string; timeoutMs?: number } = {}): Promise<ServeProcess> {
+  const bin = builtCli(repo);
+  if (bin === null) throw new Error('not built: run `npm run build` first');
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-serve-'));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-serve-data-'));
+  const modelArgs = options.modelUrl ? ['--model', 'openai-compatible:scripted-model', '--base-url', options.modelUrl] : [];
+  const start = performance.now();
+  const child = spawn(process.execPath, [bin, 'serve', '--folder', folder, '--data-dir', dataDir, '--port', '0', ...modelArgs], {
+    cwd: repo,
+    env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: dataDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const cleanup = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    fs.rmSync(folder, { recursive: true, force: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  try {
+    const { url, readyMs } = await new Promise<{ url: string; readyMs: number }>((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`deepdesk serve not ready after ${options.timeoutMs ?? 20_000} ms: ${stderr.trim()}`)), options.timeoutMs ?? 20_000);
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = READY_LINE.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve({ url: m[1]!, readyMs: performance.now() - start });
+        }
+      });
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`deepdesk serve exited with ${code}: ${stderr.trim().split('\n').pop() ?? ''}`));
+      });
+    });
+    return { url, readyMs, folder, stop: cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
