@@ -139,8 +139,10 @@ describe('SharedTerminal: agent commands', () => {
     const { terminal, mirrored } = open();
     const result = await terminal.run('echo "$CI|$PAGER|$GIT_TERMINAL_PROMPT"; alias | wc -l; echo x > f; rm f && echo removed');
     expect(result.output).toBe('1|cat|0\n0\nremoved');
-    terminal.write('echo "person:${CI-unset}"\r');
-    await waitFor(() => mirrored().includes('person:unset'), 'person sees their own environment');
+    // The person's shell keeps the app's own environment: none of the agent-only settings.
+    terminal.write('echo "person:${GIT_TERMINAL_PROMPT-unset}"\r');
+    const expected = `person:${process.env.GIT_TERMINAL_PROMPT ?? 'unset'}`;
+    await waitFor(() => mirrored().includes(expected), 'person sees their own environment');
   });
 
   it('hands over long commands through a private file', async () => {

@@ -26,8 +26,8 @@ export function Conversation({ state, approvals, loading, noModel, onOpenSetting
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
   const pending = useMemo(() => new Set(approvals.map((a) => a.toolCallId)), [approvals]);
   const context = useMemo<ConversationContextValue>(
-    () => ({ running: state.running, children: grouped.children, subTodos: state.subTodos, pendingApprovals: pending, openThreadFile }),
-    [state.running, grouped.children, state.subTodos, pending, openThreadFile],
+    () => ({ running: state.running, subTodos: state.subTodos, pendingApprovals: pending, openThreadFile }),
+    [state.running, state.subTodos, pending, openThreadFile],
   );
 
   useLayoutEffect(() => {
@@ -72,7 +72,7 @@ export function Conversation({ state, approvals, loading, noModel, onOpenSetting
         </div>
       ) : null}
       <ConversationContext.Provider value={context}>
-        <ItemList items={grouped.top} />
+        <ItemList items={grouped.top} nestedByCall={grouped.children} />
       </ConversationContext.Provider>
       {state.running && !pending.size ? (
         <div className="working">

@@ -2,14 +2,19 @@
 
 import type { ConvItem } from '../lib/thread-reducer';
 import { AssistantMessage } from './AssistantMessage';
-import { useConversation } from './conversation-context';
 import { ToolCallCard } from './ToolCallCard';
 import { SummaryNotice } from './SummaryNotice';
 import { UserMessage } from './UserMessage';
 import { Icon } from './Icon';
 
-export function ItemList({ items, depth = 0 }: { items: readonly ConvItem[]; depth?: number }): React.JSX.Element {
-  const { children } = useConversation();
+interface ItemListProps {
+  items: readonly ConvItem[];
+  /** Items nested under each task call, by call id (kept out of context: it changes every frame). */
+  nestedByCall: ReadonlyMap<string, ConvItem[]>;
+  depth?: number;
+}
+
+export function ItemList({ items, nestedByCall, depth = 0 }: ItemListProps): React.JSX.Element {
   return (
     <>
       {items.map((item) => {
@@ -19,8 +24,14 @@ export function ItemList({ items, depth = 0 }: { items: readonly ConvItem[]; dep
           case 'assistant':
             return <AssistantMessage key={item.key} item={item} />;
           case 'tool': {
-            const nested = depth < 4 ? children.get(item.id) : undefined;
-            return <ToolCallCard key={item.key} item={item} nested={nested && nested.length > 0 ? <ItemList items={nested} depth={depth + 1} /> : undefined} />;
+            const nested = depth < 4 ? nestedByCall.get(item.id) : undefined;
+            return (
+              <ToolCallCard
+                key={item.key}
+                item={item}
+                nested={nested && nested.length > 0 ? <ItemList items={nested} nestedByCall={nestedByCall} depth={depth + 1} /> : undefined}
+              />
+            );
           }
           case 'summary':
             return <SummaryNotice key={item.key} item={item} />;

@@ -1,12 +1,12 @@
 // Where older history was summarized: how much, the summary, and the archived original.
 
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { SummaryItem } from '../lib/thread-reducer';
 import { useConversation } from './conversation-context';
 import { Icon } from './Icon';
 import { Markdown } from './Markdown';
 
-export function SummaryNotice({ item }: { item: SummaryItem }): React.JSX.Element {
+export const SummaryNotice = memo(function SummaryNotice({ item }: { item: SummaryItem }): React.JSX.Element {
   const { openThreadFile } = useConversation();
   const [open, setOpen] = useState(false);
   const count = item.summarizedMessages;
@@ -33,4 +33,4 @@ export function SummaryNotice({ item }: { item: SummaryItem }): React.JSX.Elemen
       {open ? <Markdown className="summary-text" text={item.text} /> : null}
     </div>
   );
-}
+});

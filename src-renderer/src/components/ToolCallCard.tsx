@@ -1,7 +1,7 @@
 // One tool call: name and arguments, its result (a preview, the whole on demand), errors,
 // offloaded results, approval state, and for `task` the subagent's activity nested inside.
 
-import { useState, type ReactNode } from 'react';
+import { memo, useState, type ReactNode } from 'react';
 import { formatBytes } from '../lib/format';
 import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus } from '../lib/tool-status';
@@ -14,7 +14,7 @@ const PREVIEW_LINES = 4;
 const PREVIEW_CHARS = 600;
 const FULL_CHARS = 200_000;
 
-export function ToolCallCard({ item, nested }: { item: ToolItem; nested?: ReactNode }): React.JSX.Element {
+export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item: ToolItem; nested?: ReactNode }): React.JSX.Element {
   const { running, pendingApprovals, subTodos, openThreadFile } = useConversation();
   const [open, setOpen] = useState(false);
   const [nestedOpen, setNestedOpen] = useState(true);
@@ -95,4 +95,4 @@ export function ToolCallCard({ item, nested }: { item: ToolItem; nested?: ReactN
       ) : null}
     </article>
   );
-}
+});

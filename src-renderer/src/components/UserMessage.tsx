@@ -1,6 +1,7 @@
+import { memo } from 'react';
 import type { UserItem } from '../lib/thread-reducer';
 
-export function UserMessage({ item }: { item: UserItem }): React.JSX.Element {
+export const UserMessage = memo(function UserMessage({ item }: { item: UserItem }): React.JSX.Element {
   return (
     <div className="msg msg-user">
       <div className="msg-role">
@@ -9,4 +10,4 @@ export function UserMessage({ item }: { item: UserItem }): React.JSX.Element {
       <div className="msg-user-text">{item.text}</div>
     </div>
   );
-}
+});

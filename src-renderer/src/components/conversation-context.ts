@@ -2,12 +2,9 @@
 
 import { createContext, useContext } from 'react';
 import type { Todo } from '../lib/agent-event';
-import type { ConvItem } from '../lib/thread-reducer';
 
 export interface ConversationContextValue {
   running: boolean;
-  /** Items nested under each task call, by call id. */
-  children: ReadonlyMap<string, ConvItem[]>;
   subTodos: Readonly<Record<string, Todo[]>>;
   /** Tool call ids waiting for the person's decision. */
   pendingApprovals: ReadonlySet<string>;
@@ -17,7 +14,6 @@ export interface ConversationContextValue {
 
 export const ConversationContext = createContext<ConversationContextValue>({
   running: false,
-  children: new Map(),
   subTodos: {},
   pendingApprovals: new Set(),
   openThreadFile: () => undefined,

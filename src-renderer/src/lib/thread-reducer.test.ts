@@ -212,3 +212,21 @@ describe('threadReducer', () => {
     expect(threadReducer(s, { type: 'reset', threadId: 'z' })).toEqual(emptyThreadState('z'));
   });
 });
+
+describe('batched events', () => {
+  it('folds a batch exactly like the same events one by one, ignoring other threads', () => {
+    const events: RawAgentEvent[] = [
+      { type: 'text', threadId: 't', text: 'Hel' },
+      { type: 'text', threadId: 't', text: 'lo' },
+      { type: 'text', threadId: 'other', text: 'NOPE' },
+      { type: 'tool_call', threadId: 't', id: 'c1', name: 'ls', args: {} },
+      { type: 'tool_result', threadId: 't', id: 'c1', name: 'ls', output: 'No files found', isError: false },
+      { type: 'done', threadId: 't', text: 'Hello', reason: 'completed' },
+    ];
+    const start = emptyThreadState('t');
+    const oneByOne = events.reduce((s, event) => threadReducer(s, { type: 'event', event }), start);
+    const batched = threadReducer(start, { type: 'events', events });
+    expect(batched).toEqual(oneByOne);
+    expect(JSON.stringify(batched.items)).not.toContain('NOPE');
+  });
+});

@@ -80,6 +80,8 @@ export type ThreadAction =
   | { type: 'reset'; threadId: string | null }
   | { type: 'load'; view: ThreadView }
   | { type: 'event'; event: RawAgentEvent }
+  /** Several live events at once (the window applies them once per animation frame). */
+  | { type: 'events'; events: readonly RawAgentEvent[] }
   | { type: 'local_user'; text: string }
   | { type: 'local_error'; message: string }
   /** The person decided an approval: show it on the card before the agent's event says so. */
@@ -99,6 +101,8 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
     case 'event':
       if (state.threadId !== null && action.event.threadId !== state.threadId) return state;
       return applyEvent(state, action.event);
+    case 'events':
+      return action.events.reduce((acc, event) => (acc.threadId !== null && event.threadId !== acc.threadId ? acc : applyEvent(acc, event)), state);
     case 'local_user': {
       const next = finishStreaming(state, undefined, true);
       return {

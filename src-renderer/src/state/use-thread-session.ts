@@ -67,8 +67,11 @@ export function useThreadSession(): ThreadSession {
     [api],
   );
 
+  const frameQueue = useRef<RawAgentEvent[]>([]);
+  const frame = useRef<number | null>(null);
   useEffect(() => {
     dispatch({ type: 'reset', threadId });
+    frameQueue.current = [];
     setApprovals([]);
     if (threadId === null) return undefined;
     let cancelled = false;
@@ -101,11 +104,28 @@ export function useThreadSession(): ThreadSession {
     };
   }, [api, push, threadId, reconnects, sendNow]);
 
+  // Live events are applied once per animation frame: a fast stream of text deltas then
+  // costs one render a frame instead of one per delta.
+  useEffect(
+    () => () => {
+      if (frame.current !== null) cancelAnimationFrame(frame.current);
+    },
+    [],
+  );
   useEvent('thread.event', ({ threadId: id, event }) => {
     if (id !== current.current) return;
     const raw = event as RawAgentEvent;
-    if (buffer.current) buffer.current.push(raw);
-    else dispatch({ type: 'event', event: raw });
+    if (buffer.current) {
+      buffer.current.push(raw);
+      return;
+    }
+    frameQueue.current.push(raw);
+    frame.current ??= requestAnimationFrame(() => {
+      frame.current = null;
+      const events = frameQueue.current;
+      frameQueue.current = [];
+      dispatch({ type: 'events', events });
+    });
   });
 
   const refreshApprovals = useCallback(
