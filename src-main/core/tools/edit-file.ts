@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { boolArg, checkPath, pathArg } from './args';
+import { withPathLock } from './path-lock';
 import { defineTool, errorText, text } from './tool';
 
 const schema = z.object({
@@ -23,12 +24,14 @@ export const editFileTool = defineTool({
     const checked = checkPath(args.file_path);
     if ('error' in checked) return errorText(checked.error);
     if (args.old_string === args.new_string) return errorText('old_string and new_string are identical; nothing to change');
-    const refusal = await ctx.guard.check(ctx.backend, checked.path, 'edit');
-    if (refusal !== null) return errorText(refusal);
-    const result = await ctx.backend.edit(checked.path, args.old_string, args.new_string, args.replace_all ?? false);
-    if (result.error !== undefined) return errorText(result.error);
-    const path = result.path ?? checked.path;
-    await ctx.guard.remember(ctx.backend, path);
-    return text(`Successfully replaced ${result.occurrences ?? 1} instance(s) of the string in '${path}'`);
+    return withPathLock(ctx.backend, checked.path, async () => {
+      const refusal = await ctx.guard.check(ctx.backend, checked.path, 'edit');
+      if (refusal !== null) return errorText(refusal);
+      const result = await ctx.backend.edit(checked.path, args.old_string, args.new_string, args.replace_all ?? false);
+      if (result.error !== undefined) return errorText(result.error);
+      const path = result.path ?? checked.path;
+      await ctx.guard.remember(ctx.backend, path);
+      return text(`Successfully replaced ${result.occurrences ?? 1} instance(s) of the string in '${path}'`);
+    });
   },
 });

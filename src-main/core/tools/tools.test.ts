@@ -247,6 +247,16 @@ describe('edit_file', () => {
     expect(disk('empty.txt')).toBe('filled\n');
   });
 
+  it('applies parallel edits of one file one after the other, losing none', async () => {
+    put('many.txt', Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n') + '\n');
+    await ws.run('read_file', { file_path: '/many.txt' });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => ws.run('edit_file', { file_path: '/many.txt', old_string: `line ${i}\n`, new_string: `LINE ${i}\n` })),
+    );
+    expect(results.every((r) => r.startsWith('Successfully replaced 1'))).toBe(true);
+    expect(disk('many.txt')).toBe(Array.from({ length: 20 }, (_, i) => `LINE ${i}`).join('\n') + '\n');
+  });
+
   it('errors on a missing file', async () => {
     expect(await ws.run('edit_file', { file_path: '/none.ts', old_string: 'a', new_string: 'b' })).toBe("Error: File '/none.ts' not found");
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkPath, pathArg } from './args';
+import { withPathLock } from './path-lock';
 import { defineTool, errorText, text } from './tool';
 
 const schema = z.object({
@@ -20,12 +21,14 @@ export const writeFileTool = defineTool({
   async run(args, ctx) {
     const checked = checkPath(args.file_path);
     if ('error' in checked) return errorText(checked.error);
-    const refusal = await ctx.guard.check(ctx.backend, checked.path, 'overwrite');
-    if (refusal !== null) return errorText(refusal);
-    const result = await ctx.backend.write(checked.path, args.content);
-    if (result.error !== undefined) return errorText(result.error);
-    const path = result.path ?? checked.path;
-    await ctx.guard.remember(ctx.backend, path);
-    return text(`Updated file ${path}`);
+    return withPathLock(ctx.backend, checked.path, async () => {
+      const refusal = await ctx.guard.check(ctx.backend, checked.path, 'overwrite');
+      if (refusal !== null) return errorText(refusal);
+      const result = await ctx.backend.write(checked.path, args.content);
+      if (result.error !== undefined) return errorText(result.error);
+      const path = result.path ?? checked.path;
+      await ctx.guard.remember(ctx.backend, path);
+      return text(`Updated file ${path}`);
+    });
   },
 });
