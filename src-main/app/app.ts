@@ -35,8 +35,10 @@ export interface AppOptions {
   version?: string;
   /** Session overrides from the command line (`deepdesk serve --model …`); not saved. */
   overrides?: { model?: string; baseUrl?: string; apiKey?: string; contextWindow?: number };
-  /** Electron only: asks for a folder and reopens the app on it. */
+  /** Electron only: asks for a folder. */
   pickFolder?: () => Promise<string | null>;
+  /** Electron only: reopens the app on the folder the person picked. */
+  openFolder?: (folder: string) => void;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -124,7 +126,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       transport: options.transport,
       canPickFolder: options.pickFolder !== undefined,
     }),
-    'app.pickFolder': async () => ({ folder: options.pickFolder ? await options.pickFolder() : null }),
+    'app.pickFolder': async () => {
+      const folder = options.pickFolder ? await options.pickFolder() : null;
+      if (folder !== null && folder !== options.folder) setImmediate(() => options.openFolder?.(folder));
+      return { folder };
+    },
 
     'settings.get': async () => withOverrides(await settings.get()),
     'settings.update': async (patch) => withOverrides(await settings.update(patch)),

@@ -9,6 +9,8 @@ export interface DesktopAppOptions {
   dataDir: string;
   secrets: SecretStore;
   pickFolder: () => Promise<string | null>;
+  /** Reopens the app on another folder (the shell relaunches itself). */
+  openFolder?: (folder: string) => void;
   version?: string;
 }
 
@@ -23,6 +25,7 @@ export async function createDesktopApp(options: DesktopAppOptions): Promise<App>
     secrets: options.secrets,
     transport: 'electron',
     pickFolder: options.pickFolder,
+    ...(options.openFolder ? { openFolder: options.openFolder } : {}),
     ...(options.version ? { version: options.version } : {}),
   });
 }

@@ -75,6 +75,11 @@ async function start(): Promise<void> {
       dataDir: resolveDataDir(args.dataDir),
       secrets: createSafeStorageSecretStore(join(app.getPath('userData'), 'secrets.json')),
       pickFolder: () => pickFolderDialog(currentWindow()),
+      openFolder: (picked) => {
+        // `electron .` keeps its app path argument; a packaged app has none.
+        app.relaunch({ args: [...process.argv.slice(1, process.defaultApp ? 2 : 1), '--folder', picked] });
+        app.quit();
+      },
       version: app.getVersion(),
     });
   } catch (err) {
