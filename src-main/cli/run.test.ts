@@ -2,6 +2,7 @@
 // scripted OpenAI-compatible server.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as pty from 'node-pty';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -91,6 +92,25 @@ describe('deepdesk run', () => {
     expect(r.code).toBe(0);
     expect(existsSync(join(folder, 'x.txt'))).toBe(false);
     expect(textOf(toolMessages(server.requests[1]!)[0]!.content)).toMatch(/^Error: the person rejected .*non-interactive/);
+  });
+
+  it('asks on a terminal and runs the call once the person answers yes', async () => {
+    server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/asked.txt', content: 'yes\n' } }] }, { text: 'written after asking' });
+    const term = pty.spawn(process.execPath, [bin, 'run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, 'write it'], {
+      cwd: repo,
+      env: { ...process.env, OPENAI_API_KEY: '' } as Record<string, string>,
+      cols: 120,
+      rows: 40,
+    });
+    let screen = '';
+    term.onData((d) => (screen += d));
+    const exited = new Promise<number>((resolveExit) => term.onExit(({ exitCode }) => resolveExit(exitCode)));
+    await waitFor(() => screen.includes('Approve?'));
+    expect(screen).toContain('write_file needs approval');
+    term.write('y\r');
+    expect(await exited).toBe(0);
+    expect(screen).toContain('written after asking');
+    expect(readFileSync(join(folder, 'asked.txt'), 'utf8')).toBe('yes\n');
   });
 
   it('--approve deny refuses only what would ask', async () => {
