@@ -85,7 +85,28 @@ export function isGreppable(record: Pick<FileRecord, 'content' | 'encoding'>, si
  * `limit` matches and returns true if a further match exists (the result is truncated).
  */
 export function grepLines(path: string, content: string, pattern: string, out: GrepMatch[], limit: number): boolean {
-  if (!content.includes(pattern)) return false;
+  let at = content.indexOf(pattern);
+  if (at < 0) return false;
+  if (pattern.includes('\n') || pattern.includes('\r')) return grepSplitLines(path, content, pattern, out, limit);
+  // Walk the hits rather than splitting the whole text into lines: most of a file never matches.
+  let line = 1;
+  let counted = 0;
+  while (at >= 0) {
+    const start = content.lastIndexOf('\n', at) + 1;
+    for (let nl = content.indexOf('\n', counted); nl >= 0 && nl < start; nl = content.indexOf('\n', nl + 1)) line++;
+    counted = start;
+    const newline = content.indexOf('\n', at);
+    const end = newline < 0 ? content.length : newline;
+    if (out.length >= limit) return true;
+    const text = content.slice(start, end);
+    out.push({ path, line, text: text.endsWith('\r') ? text.slice(0, -1) : text });
+    if (newline < 0) break;
+    at = content.indexOf(pattern, newline + 1);
+  }
+  return false;
+}
+
+function grepSplitLines(path: string, content: string, pattern: string, out: GrepMatch[], limit: number): boolean {
   const lines = splitLines(content);
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!;
