@@ -350,6 +350,12 @@ describe('SharedTerminal: the person', () => {
 });
 
 describe('SharedTerminal: the mirror', () => {
+  it('shows the person the real command, outside the captured output', async () => {
+    const { terminal, mirrored } = open();
+    expect((await terminal.run('echo "shown-$((40+2))"')).output).toBe('shown-42');
+    await waitFor(() => mirrored().includes('$ echo "shown-$((40+2))"'), 'the command shown in the terminal');
+  });
+
   it('never shows markers or the nonce', async () => {
     const { terminal, mirrored } = open();
     await terminal.run('echo one');

@@ -125,6 +125,8 @@ export function integrationScript(options: IntegrationScriptOptions): string {
     "    __deepdesk_cmd=$(printf '%s' \"${2-}\" | base64 $__deepdesk_b64; printf .)",
     '  fi',
     '  __deepdesk_cmd=${__deepdesk_cmd%.}',
+    // The typed line shows only base64: show the person the real command, dimmed (not captured).
+    "  printf '\\033[2m$ %.2000s\\033[0m\\n' \"$__deepdesk_cmd\"",
     '  stty -echo 2>/dev/null',
     '  __deepdesk_status=0',
     // An interactive shell whose foreground job dies of SIGINT abandons the whole function
