@@ -16,6 +16,12 @@ export function displayItems(state: ThreadState): DisplayItem[] {
       items.push({ kind: 'summary', archivePath: archivePathFor(state.id), summarizedMessages: index, text: state.summary, index });
     }
     pushMessage(message, index, items, toolItems);
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls ?? []) {
+        const run = state.subagentRuns?.[call.id];
+        if (run) run.forEach((m) => pushMessage(m, index, items, toolItems, call.id));
+      }
+    }
   });
   if (state.summary !== undefined && state.contextStart >= state.messages.length && state.contextStart > 0) {
     items.push({ kind: 'summary', archivePath: archivePathFor(state.id), summarizedMessages: state.contextStart, text: state.summary, index: state.contextStart });
@@ -23,21 +29,24 @@ export function displayItems(state: ThreadState): DisplayItem[] {
   return items;
 }
 
-function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], toolItems: Map<string, Extract<DisplayItem, { kind: 'tool' }>>): void {
+/** `parent` is set for a subagent's messages: the id of the task call they belong under. */
+function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], toolItems: Map<string, Extract<DisplayItem, { kind: 'tool' }>>, parent?: string): void {
+  const nested = parent !== undefined ? { parentToolCallId: parent } : {};
   switch (message.role) {
     case 'user':
-      items.push({ kind: 'user', text: textOf(message.content), index });
+      // A subagent's only user message is its task description, already on the task card.
+      if (parent === undefined) items.push({ kind: 'user', text: textOf(message.content), index });
       return;
     case 'assistant':
-      if (message.content !== '') items.push({ kind: 'assistant', text: message.content, index });
+      if (message.content !== '') items.push({ kind: 'assistant', text: message.content, index, ...nested });
       for (const call of message.toolCalls ?? []) {
-        const item: Extract<DisplayItem, { kind: 'tool' }> = { kind: 'tool', id: call.id, name: call.name, args: call.args, index };
-        toolItems.set(call.id, item);
+        const item: Extract<DisplayItem, { kind: 'tool' }> = { kind: 'tool', id: call.id, name: call.name, args: call.args, index, ...nested };
+        toolItems.set(`${parent ?? ''}/${call.id}`, item);
         items.push(item);
       }
       return;
     case 'tool': {
-      const item = toolItems.get(message.toolCallId);
+      const item = toolItems.get(`${parent ?? ''}/${message.toolCallId}`);
       if (item === undefined) return;
       item.output = textOf(message.content);
       if (message.isError) item.isError = true;

@@ -57,6 +57,7 @@ const rowStateSchema = z.object({
   }),
   guard: z.record(z.string(), z.string()),
   files: z.object({ largeResults: z.object({ files: z.record(z.string(), z.any()) }), history: z.object({ files: z.record(z.string(), z.any()) }) }),
+  subagentRuns: z.record(z.string(), z.array(z.any())).optional(),
 });
 
 export class ThreadNotFoundError extends Error {}

@@ -223,6 +223,9 @@ describe('subagents', () => {
     expect(new Set(nested.map((e) => e.parentToolCallId))).toEqual(new Set(taskIds));
     expect(nested.some((e) => e.type === 'tool_call' && e.name === 'write_file')).toBe(true);
     expect(nested.every((e) => e.threadId === 'thread-1')).toBe(true);
+    // Each subagent's transcript stays with the thread, under its task call.
+    expect(Object.keys(h.state.subagentRuns ?? {}).sort()).toEqual([...taskIds].sort());
+    for (const id of taskIds) expect(h.state.subagentRuns![id]!.some((m) => m.role === 'assistant' && m.toolCalls?.[0]?.name === 'write_file')).toBe(true);
   });
 });
 

@@ -31,6 +31,8 @@ export interface ThreadState {
   usage: UsageTotals;
   guard: ReadGuardSnapshot;
   files: { largeResults: StateSnapshot; history: StateSnapshot };
+  /** What each subagent did, by the id of its `task` call (shown under that call; never sent to the model). */
+  subagentRuns?: Record<string, ChatMessage[]>;
 }
 
 export function newThreadState(id: string): ThreadState {

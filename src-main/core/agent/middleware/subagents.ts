@@ -103,9 +103,14 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
           const { threadId: _ignored, ...body } = event;
           parent.emit(body);
         },
-        persist: async () => undefined,
+        // The parent keeps the subagent's transcript, so the window can show it after a reload.
+        persist: async () => {
+          parent.state.subagentRuns = { ...parent.state.subagentRuns, [callId]: state.messages };
+          await parent.persist();
+        },
       },
     );
+    parent.state.subagentRuns = { ...parent.state.subagentRuns, [callId]: state.messages };
     const total = parent.state.usage;
     total.inputTokens += state.usage.inputTokens;
     total.outputTokens += state.usage.outputTokens;
