@@ -107,7 +107,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     contextWindow: () => withOverrides(settings.raw()).contextWindow,
     folderBackendFor: (threadId) => new TerminalShellBackend({ rootDir: options.folder, terminal: terminals.terminalFor(threadId) }),
     emit: (e) => {
-      if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, event: e.event as unknown as EventPayload<'thread.event'>['event'] });
+      if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: e.event as unknown as EventPayload<'thread.event'>['event'] });
       else if (e.kind === 'threads-changed') send('threads.changed', {});
       else send('memories.changed', {});
     },

@@ -116,6 +116,10 @@ export const threadViewSchema = z.object({
   contextTokens: z.number(),
   contextWindow: z.number(),
   approvals: z.array(pendingApprovalSchema),
+  /** The seq of the last event reflected in this view. */
+  eventSeq: z.number().int().nonnegative(),
+  /** The answer streaming in right now (not yet saved as a message). */
+  streamingText: z.string(),
 });
 export type ThreadView = z.infer<typeof threadViewSchema>;
 
@@ -199,7 +203,8 @@ export type Result<M extends MethodName> = z.output<(typeof methods)[M]['result'
 export const agentEventSchema = z.object({ type: z.string(), threadId: z.string(), parentToolCallId: z.string().optional() }).passthrough();
 
 export const events = {
-  'thread.event': z.object({ threadId: z.string(), event: agentEventSchema }),
+  /** `seq` counts a thread's events, so a window can drop the ones its threads.get snapshot already has. */
+  'thread.event': z.object({ threadId: z.string(), seq: z.number().int().nonnegative(), event: agentEventSchema }),
   'threads.changed': z.object({}),
   'approvals.changed': z.object({ threadId: z.string() }),
   'files.changed': z.object({ paths: z.array(z.object({ path: z.string(), kind: z.enum(['add', 'change', 'unlink', 'addDir', 'unlinkDir']) })) }),

@@ -34,7 +34,7 @@ export interface ThreadServiceOptions {
 }
 
 export type ThreadServiceEvent =
-  | { kind: 'thread-event'; threadId: string; event: AgentEvent }
+  | { kind: 'thread-event'; threadId: string; seq: number; event: AgentEvent }
   | { kind: 'threads-changed' }
   | { kind: 'memories-changed' };
 
@@ -48,6 +48,10 @@ interface LiveThread {
   mounts: Mounts;
   guard: ReadGuard;
   contextTokens: number;
+  /** Counts the thread's events (see the contract's thread.event `seq`). */
+  eventSeq: number;
+  /** Top-level text streamed since the last saved message. */
+  streamingText: string;
 }
 
 const WRITING_TOOLS = new Set(['write_file', 'edit_file']);
@@ -85,6 +89,8 @@ export class ThreadService {
       contextTokens: live.contextTokens,
       contextWindow: this.options.contextWindow?.() ?? 0,
       approvals: this.options.approvals.pending(threadId),
+      eventSeq: live.eventSeq,
+      streamingText: live.streamingText,
     };
   }
 
@@ -168,11 +174,12 @@ export class ThreadService {
     });
     const emit = (event: AgentEvent) => {
       if (event.type === 'usage') live.contextTokens = event.contextTokens;
+      if (event.type === 'text' && event.parentToolCallId === undefined) live.streamingText += event.text;
       if (event.type === 'tool_call') toolArgs.set(event.id, event.args);
       if (event.type === 'tool_result' && WRITING_TOOLS.has(event.name) && touchesMemories(toolArgs.get(event.id))) {
         this.options.emit({ kind: 'memories-changed' });
       }
-      this.options.emit({ kind: 'thread-event', threadId, event });
+      this.options.emit({ kind: 'thread-event', threadId, seq: ++live.eventSeq, event });
     };
     const done = runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
       signal: controller.signal,
@@ -194,6 +201,8 @@ export class ThreadService {
   }
 
   private persist(live: LiveThread, state: ThreadState): void {
+    // Whatever streamed is now part of a saved message.
+    live.streamingText = '';
     state.files = { largeResults: live.mounts.threadFiles.largeResults.toJSON(), history: live.mounts.threadFiles.history.toJSON() };
     state.guard = live.guard.toJSON();
     this.store.save(state, { folder: this.options.folder });
@@ -207,7 +216,7 @@ export class ThreadService {
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
     const folderBackend = this.options.folderBackendFor?.(threadId);
     const mounts = createDefaultMounts({ folder: this.options.folder, db: this.options.db, threadFiles, ...(folderBackend ? { folderBackend } : {}) });
-    const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), contextTokens: 0 };
+    const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), contextTokens: 0, eventSeq: 0, streamingText: '' };
     this.live.set(threadId, live);
     return live;
   }

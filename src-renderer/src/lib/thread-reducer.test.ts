@@ -22,6 +22,8 @@ function view(partial: Partial<ThreadView> = {}): ThreadView {
     contextTokens: 0,
     contextWindow: 0,
     approvals: [],
+    eventSeq: 0,
+    streamingText: '',
     ...partial,
   };
 }
@@ -228,5 +230,14 @@ describe('batched events', () => {
     const batched = threadReducer(start, { type: 'events', events });
     expect(batched).toEqual(oneByOne);
     expect(JSON.stringify(batched.items)).not.toContain('NOPE');
+  });
+});
+
+describe('loading a thread that is streaming', () => {
+  it('shows the text streamed so far and continues it with later events', () => {
+    const loaded = run([{ type: 'load', view: view({ streamingText: 'Hello, wo', thread: { ...view().thread, running: true } }) }, { type: 'event', event: { type: 'text', threadId: T, text: 'rld' } }]);
+    const assistant = loaded.items.filter((i) => i.kind === 'assistant');
+    expect(assistant).toHaveLength(1);
+    expect(assistant[0]).toMatchObject({ text: 'Hello, world', streaming: true });
   });
 });

@@ -148,6 +148,9 @@ function loadView(view: ThreadView): ThreadDisplayState {
     running: view.thread.running,
   };
   for (const item of view.items) state = push(state, fromDisplayItem(item));
+  if (view.streamingText !== '') {
+    state = { ...push(state, { kind: 'assistant', key: '', text: view.streamingText, streaming: true }), textSeen: { ...state.textSeen, '': true } };
+  }
   for (const approval of view.approvals) {
     state = updateTool(state, approval.toolCallId, approval.parentToolCallId, (tool) => ({ ...tool, approval: 'pending', approvalReason: approval.reason }));
   }

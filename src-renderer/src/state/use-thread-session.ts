@@ -39,7 +39,8 @@ export function useThreadSession(): ThreadSession {
   const [approvals, setApprovals] = useState<PendingApproval[]>([]);
   const [loading, setLoading] = useState(false);
   /** Events that arrive while threads.get is in flight wait here, then apply on top of it. */
-  const buffer = useRef<RawAgentEvent[] | null>(null);
+  /** Live events that arrive while threads.get loads, with their seq. */
+  const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
   /** A first message for a thread that was just created; sent once that thread has loaded. */
   const firstMessage = useRef<{ threadId: string; text: string } | null>(null);
   const current = useRef<string | null>(null);
@@ -68,6 +69,7 @@ export function useThreadSession(): ThreadSession {
   );
 
   const frameQueue = useRef<RawAgentEvent[]>([]);
+  const loadedSeq = useRef(0);
   const frame = useRef<number | null>(null);
   useEffect(() => {
     dispatch({ type: 'reset', threadId });
@@ -81,6 +83,7 @@ export function useThreadSession(): ThreadSession {
       .call('threads.get', { threadId })
       .then((view) => {
         if (cancelled) return;
+        loadedSeq.current = view.eventSeq;
         dispatch({ type: 'load', view });
         setApprovals(oldestFirst(view.approvals));
       })
@@ -89,7 +92,9 @@ export function useThreadSession(): ThreadSession {
       })
       .finally(() => {
         if (cancelled) return;
-        for (const event of buffer.current ?? []) dispatch({ type: 'event', event });
+        // Events the snapshot already reflects (seq ≤ its eventSeq) must not apply twice.
+        const seen = loadedSeq.current;
+        for (const { seq, event } of buffer.current ?? []) if (seq > seen) dispatch({ type: 'event', event });
         buffer.current = null;
         setLoading(false);
         const pending = firstMessage.current;
@@ -112,11 +117,11 @@ export function useThreadSession(): ThreadSession {
     },
     [],
   );
-  useEvent('thread.event', ({ threadId: id, event }) => {
+  useEvent('thread.event', ({ threadId: id, seq, event }) => {
     if (id !== current.current) return;
     const raw = event as RawAgentEvent;
     if (buffer.current) {
-      buffer.current.push(raw);
+      buffer.current.push({ seq, event: raw });
       return;
     }
     frameQueue.current.push(raw);
