@@ -124,6 +124,21 @@ describe('the app', () => {
     expect(existsSync(join(folder, 'never.txt'))).toBe(false);
   });
 
+  it('gives a window that opens a running thread the text streamed so far and the seq it reflects', async () => {
+    server.push({ hang: true, text: 'Partial answer' });
+    const { call, next } = await open();
+    const thread = await call('threads.create', {});
+    await call('threads.send', { threadId: thread.id, text: 'talk' });
+    const textEvent = await next((e) => e.event === 'thread.event' && (e.payload as { event: { type: string } }).event.type === 'text');
+    const view = await call('threads.get', { threadId: thread.id });
+    expect(view.streamingText).toBe('Partial answer');
+    expect(view.eventSeq).toBeGreaterThanOrEqual((textEvent.payload as { seq: number }).seq);
+    await call('threads.stop', { threadId: thread.id });
+    const after = await call('threads.get', { threadId: thread.id });
+    expect(after.streamingText).toBe('');
+    expect(after.items.at(-1)).toMatchObject({ kind: 'assistant', text: 'Partial answer' });
+  });
+
   it('refuses to send without a model, with a message that leads to settings', async () => {
     const { call } = await open(false);
     const thread = await call('threads.create', {});
