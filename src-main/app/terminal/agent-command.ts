@@ -19,6 +19,7 @@ export type CommandPhase = 'queued' | 'sent' | 'running' | 'done';
 export const NOT_RUN_CANCELLED_NOTE = '[Command was cancelled before it ran]';
 export const SHELL_EXITED_NOTE = "[The terminal's shell exited while the command ran]";
 export const TERMINAL_CLOSED_NOTE = '[The terminal was closed]';
+export const LINE_LOST_NOTE = "[The terminal's shell did not take the command; it was not run]";
 
 export function busyTimeoutNote(timeoutS: number): string {
   return `[Command timed out after ${timeoutS} second${timeoutS === 1 ? '' : 's'} waiting for the terminal, which was busy; it was not run]`;
@@ -26,6 +27,8 @@ export function busyTimeoutNote(timeoutS: number): string {
 
 export class AgentCommand {
   phase: CommandPhase = 'queued';
+  /** Typed in again (under a new id) after the shell lost its line this many times. */
+  retypes = 0;
   /** The subshell's pid, from the start marker. */
   pid: number | undefined;
   stopping: 'timeout' | 'abort' | undefined;
@@ -40,7 +43,8 @@ export class AgentCommand {
   private readonly cap: OutputCap;
 
   constructor(
-    readonly id: number,
+    /** Carried by its start and end markers; renewed when its line is typed in again. */
+    public id: number,
     readonly command: string,
     readonly options: TerminalRunOptions,
     maxOutputBytes = DEFAULT_MAX_OUTPUT_BYTES,
@@ -82,9 +86,9 @@ export class AgentCommand {
     else this.settle(CANCELLED_NOTE, null);
   }
 
-  /** Timed out or aborted before it was typed into the shell. */
-  notRun(reason: 'timeout' | 'abort'): void {
-    if (reason === 'timeout') this.settle(busyTimeoutNote(this.timeoutS), TIMEOUT_EXIT_CODE, true);
+  /** Timed out (after `waitedS`) or aborted before it started in the shell. */
+  notRun(reason: 'timeout' | 'abort', waitedS = this.timeoutS): void {
+    if (reason === 'timeout') this.settle(busyTimeoutNote(waitedS), TIMEOUT_EXIT_CODE, true);
     else this.settle(NOT_RUN_CANCELLED_NOTE, null);
   }
 

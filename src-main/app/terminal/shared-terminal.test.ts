@@ -59,6 +59,14 @@ function pidFrom(name: string): number {
   return pid;
 }
 
+function commandName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
 describe('SharedTerminal: agent commands', () => {
   it('reports exit codes and captures output like LocalShellBackend', async () => {
     const { terminal } = open();
@@ -299,8 +307,11 @@ describe('SharedTerminal: the person', () => {
   it("reports the person's Ctrl-C to the agent's command as its exit status", async () => {
     const { terminal } = open();
     let raw = '';
-    const running = terminal.run('echo go; sleep 30', { onData: (chunk) => (raw += chunk) });
+    const running = terminal.run('echo $BASHPID > sub; echo go; sleep 30', { onData: (chunk) => (raw += chunk) });
     await waitFor(() => raw.includes('go'), 'command started');
+    // A SIGINT that lands while bash forks `sleep` is swallowed (bash's own race): wait for sleep.
+    const sub = pidFrom('sub');
+    await waitFor(() => listProcesses().some((p) => p.ppid === sub && commandName(p.pid) === 'sleep'), 'sleep running');
     terminal.write('\x03');
     expect((await running).exitCode).toBe(130);
     expect((await terminal.run('echo fine')).output).toBe('fine');
@@ -328,6 +339,35 @@ describe('SharedTerminal: the person', () => {
     expect(await terminal.run('echo ok; exit 3')).toEqual({ output: 'ok', exitCode: 3, truncated: false });
     terminal.write('echo half');
     expect((await terminal.run('echo again')).output).toBe('again');
+  });
+
+  it('runs the command even when Ctrl-C cannot clear the line', async () => {
+    // Readline can miss a Ctrl-C that lands while it handles typing, leaving the text in
+    // front of the agent's line; a shell that ignores SIGINT does so every time.
+    writeFileSync(join(home, '.bashrc'), "trap '' INT; PS1='noint$ '\n");
+    const { terminal, mirrored } = open();
+    await terminal.start();
+    terminal.write('echo half');
+    await waitFor(() => mirrored().includes('echo half'), 'echo of typing');
+    expect(await terminal.run('echo again')).toEqual({ output: 'again', exitCode: 0, truncated: false });
+    expect((await terminal.run('echo next')).output).toBe('next');
+  });
+
+  it('answers a command without a timeout that cannot start in time as not run', async () => {
+    const { terminal, mirrored } = open({ startTimeoutMs: 1000 });
+    await terminal.start();
+    terminal.write('sleep 3; echo person-$((2*5))\r');
+    await waitFor(() => mirrored().includes('person-$'), 'person command echoed');
+    const result = await terminal.run('touch should-not-exist');
+    expect(result).toEqual({
+      output: '[Command timed out after 1 second waiting for the terminal, which was busy; it was not run]',
+      exitCode: 124,
+      truncated: false,
+      timedOut: true,
+    });
+    await waitFor(() => mirrored().includes('person-10'), 'person command done');
+    expect(await terminal.run('echo later')).toEqual({ output: 'later', exitCode: 0, truncated: false });
+    expect(existsSync(join(root, 'should-not-exist'))).toBe(false);
   });
 
   it('recovers when the person replaces the prompt and its hooks', async () => {

@@ -6,6 +6,12 @@
 // The shell's state is followed from its markers: R (prompt shown) makes it idle, B (a
 // command line starts) busy. An agent command is typed in only at an idle prompt, after a
 // Ctrl-C when the person may have left text on the line.
+//
+// Nothing waits on the shell forever: every state but a running program has a deadline,
+// a Ctrl-C that brought no prompt is sent again, a typed line the shell dropped (readline
+// can miss a Ctrl-C that lands while it handles typing, and leave the old text in front of
+// ours) is noticed and typed in again, and a command without a timeout that cannot be
+// started within `startTimeoutMs` is answered as not run.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,8 +23,9 @@ import type { ExecuteResult } from '../../core/backends/protocol';
 import { resolveShell } from '../../core/backends/pty-exec';
 import { buildCommandEnv, sanitizeEnv } from '../../core/backends/shell-env';
 import {
-  AgentCommand, NOT_RUN_CANCELLED_NOTE, SHELL_EXITED_NOTE, TERMINAL_CLOSED_NOTE, type TerminalRunOptions,
+  AgentCommand, LINE_LOST_NOTE, NOT_RUN_CANCELLED_NOTE, SHELL_EXITED_NOTE, TERMINAL_CLOSED_NOTE, type TerminalRunOptions,
 } from './agent-command';
+import { terminalDebug as debug } from './debug-log';
 import { type Marker, MarkerParser } from './markers';
 import { type MirrorListener, type MirrorSubscribeOptions, OutputMirror, type OutputMirrorOptions } from './output-mirror';
 import {
@@ -41,6 +48,11 @@ export interface SharedTerminalOptions {
   mirror?: Omit<OutputMirrorOptions, 'pause' | 'resume'>;
   /** How long the shell may take to show its first prompt. Default 20 s. */
   startupTimeoutMs?: number;
+  /**
+   * A command without a timeout that waited this long for the terminal (from the moment it
+   * was next in line) without starting is answered as not run. Default 120 s.
+   */
+  startTimeoutMs?: number;
 }
 
 /** idle: at its prompt; entered: the person pressed Enter, not yet known what it started. */
@@ -57,6 +69,14 @@ const HOLD_MS = 2000;
 const ENTER_SETTLE_MS = 1000;
 /** After Ctrl-C or an end marker: how long to wait for the next prompt marker. */
 const PROMPT_WAIT_MS = 1500;
+/** Ctrl-Cs sent to clear the line before going on without seeing a prompt. */
+const CLEAR_ATTEMPTS = 2;
+/** A typed command line that has not started, with the shell silent in the foreground this many polls: lost. */
+const SENT_SILENT_POLLS_AFTER_PROMPT = 3;
+const SENT_SILENT_POLLS = 5;
+/** How often a lost command line is typed in again before the command is given up. */
+const MAX_RETYPES = 2;
+const DEFAULT_START_TIMEOUT_MS = 120_000;
 /** A "busy" shell seen in the foreground this many polls in a row lost its prompt marker. */
 const BUSY_POLL_MS = 1000;
 const BUSY_POLLS_TO_IDLE = 5;
@@ -98,6 +118,14 @@ export class SharedTerminal {
   private holdTimer: NodeJS.Timeout | undefined;
   private busyPoll: NodeJS.Timeout | undefined;
   private shellInForeground = 0;
+  /** Watches a typed command line until it starts. */
+  private sentPoll: NodeJS.Timeout | undefined;
+  /** A prompt came after the active command's line was typed, and no command line started since. */
+  private promptSinceSent = false;
+  /** Pty output came since the last poll. */
+  private outputSincePoll = false;
+  /** The shell went to a new line after the last Ctrl-C sent to clear the line. */
+  private newLineSinceCtrlC = false;
   private disposed = false;
 
   constructor(options: SharedTerminalOptions) {
@@ -164,6 +192,7 @@ export class SharedTerminal {
   /** The person's keystrokes, passed to the pty as they are. */
   write(data: string): void {
     if (this.disposed || data.length === 0) return;
+    debug('write', this.state, { data });
     const typed = data.replace(BRACKETED_PASTE, '');
     if (this.state === 'clearing') this.typedWhileClearing = true;
     else if (this.state !== 'idle') this.typedWhileBusy = true;
@@ -371,8 +400,11 @@ export class SharedTerminal {
   // Output and markers
 
   private onPtyData(chunk: string): void {
+    debug('pty', this.state, { data: chunk });
     const parser = this.parser;
     if (!parser) return;
+    this.outputSincePoll = true;
+    if (this.state === 'clearing' && chunk.includes('\n')) this.newLineSinceCtrlC = true;
     for (const token of parser.push(chunk)) {
       if ('text' in token) this.onText(token.text);
       else this.onMarker(token.marker);
@@ -395,6 +427,7 @@ export class SharedTerminal {
   }
 
   private onMarker(marker: Marker): void {
+    debug('marker', marker.kind, marker.fields.join(';'), 'state', this.state, 'active', this.active?.id ?? '');
     switch (marker.kind) {
       case 'H':
         this.busyMarkers = marker.fields[0] === 'ps0=1';
@@ -404,6 +437,7 @@ export class SharedTerminal {
         this.onPrompt();
         return;
       case 'B':
+        this.promptSinceSent = false;
         if (!this.active && this.state !== 'starting') this.setState('busy');
         this.pump();
         return;
@@ -413,6 +447,7 @@ export class SharedTerminal {
         const cmd = this.active;
         if (cmd && cmd.id === id && cmd.phase === 'sent') {
           cmd.phase = 'running';
+          this.stopWatchingSent();
           if (Number.isInteger(pid) && pid > 1) cmd.pid = pid;
           if (cmd.stopping) cmd.killing = this.killCommand(cmd.id, cmd.pid);
         } else if (this.abandoned.has(id) && Number.isInteger(pid) && pid > 1) {
@@ -432,6 +467,7 @@ export class SharedTerminal {
           this.setState('returning', PROMPT_WAIT_MS, () => this.onPrompt());
         } else {
           this.abandoned.delete(id);
+          if (this.state === 'returning') this.setState('returning', PROMPT_WAIT_MS, () => this.onPrompt());
         }
         return;
       }
@@ -439,8 +475,12 @@ export class SharedTerminal {
   }
 
   private onPrompt(): void {
-    // A prompt before our command's markers: the person's typeahead runs first.
-    if (this.active) return;
+    // A prompt before our command's markers: the person's typeahead runs first (or the
+    // shell dropped our line: watchSent finds out).
+    if (this.active) {
+      if (this.active.phase === 'sent') this.promptSinceSent = true;
+      return;
+    }
     if (this.state === 'starting') this.onStarted?.();
     if (this.state === 'clearing') {
       this.line = this.typedWhileClearing ? 'dirty' : 'clean';
@@ -474,6 +514,7 @@ export class SharedTerminal {
   }
 
   private setState(state: ShellState, timeoutMs?: number, onTimeout?: () => void): void {
+    debug('state', this.state, '->', state, timeoutMs ?? '', 'line', this.line);
     this.state = state;
     if (this.stateTimer) clearTimeout(this.stateTimer);
     this.stateTimer = undefined;
@@ -496,6 +537,7 @@ export class SharedTerminal {
   private pump(): void {
     if (this.disposed) return;
     const head = this.queue[0];
+    debug('pump', this.state, 'line', this.line, 'head', head?.id ?? '', 'active', this.active?.id ?? '');
     if (!head) return;
     if (!this.proc || this.state === 'dead') {
       void this.start();
@@ -512,14 +554,8 @@ export class SharedTerminal {
     if (this.state !== 'idle') return;
     const proc = this.proc;
     if (this.line !== 'clean') {
-      // Ctrl-C drops whatever is on the line (or a half-typed continuation); a prompt follows.
       this.typedWhileClearing = false;
-      this.setState('clearing', PROMPT_WAIT_MS, () => {
-        this.line = this.typedWhileClearing ? 'dirty' : 'clean';
-        this.setState('idle');
-        this.pump();
-      });
-      proc.write('\x03');
+      this.clearLine(1);
       return;
     }
     this.queue.shift();
@@ -537,11 +573,106 @@ export class SharedTerminal {
     head.phase = 'sent';
     this.setState('sent');
     proc.write(line);
+    this.watchSent(head);
+  }
+
+  /**
+   * Ctrl-C drops whatever is on the line (or a half-typed continuation); a prompt follows.
+   * Only that prompt shows the line is clean: readline can miss a Ctrl-C that lands while it
+   * handles the person's typing (it then stays on the line), so unless the shell at least
+   * went to a new line (a prompt without its marker), it is sent again.
+   */
+  private clearLine(attempt: number): void {
+    this.newLineSinceCtrlC = false;
+    this.setState('clearing', PROMPT_WAIT_MS, () => {
+      if (attempt < CLEAR_ATTEMPTS && !this.newLineSinceCtrlC) {
+        this.clearLine(attempt + 1);
+        return;
+      }
+      // Still no prompt (hooks replaced, SIGINT ignored): go on; watchSent catches a lost line.
+      this.line = this.typedWhileClearing ? 'dirty' : 'clean';
+      this.setState('idle');
+      this.pump();
+    });
+    this.proc?.write('\x03');
+  }
+
+  /**
+   * A typed line that has not started while the shell sits silent in the foreground was
+   * dropped (or mangled into another line): it is typed in again under a new id.
+   */
+  private watchSent(cmd: AgentCommand): void {
+    this.stopWatchingSent();
+    this.promptSinceSent = false;
+    let silent = 0;
+    this.outputSincePoll = false;
+    this.sentPoll = setInterval(() => {
+      if (this.active !== cmd || cmd.phase !== 'sent' || this.state === 'dead') {
+        this.stopWatchingSent();
+        return;
+      }
+      const quiet = !this.outputSincePoll && !this.mirror.paused && !this.parser?.holding;
+      this.outputSincePoll = false;
+      silent = quiet && foregroundProcessGroup(this.shellPid) === this.shellPid ? silent + 1 : 0;
+      if (silent >= (this.promptSinceSent ? SENT_SILENT_POLLS_AFTER_PROMPT : SENT_SILENT_POLLS)) this.lineLost(cmd);
+    }, BUSY_POLL_MS);
+  }
+
+  private stopWatchingSent(): void {
+    if (this.sentPoll) clearInterval(this.sentPoll);
+    this.sentPoll = undefined;
+  }
+
+  private lineLost(cmd: AgentCommand): void {
+    debug('lineLost', cmd.id, 'promptSinceSent', this.promptSinceSent);
+    this.stopWatchingSent();
+    const atFreshPrompt = this.promptSinceSent && !this.typedWhileBusy;
+    this.active = undefined;
+    // Should it start after all, it is killed: the new line runs it.
+    this.abandoned.add(cmd.id);
+    if (this.handoffDir) rmSync(join(this.handoffDir, handoffFileName(cmd.id)), { force: true });
+    if (cmd.stopping) cmd.notRun(cmd.stopping);
+    else if (cmd.retypes >= MAX_RETYPES) cmd.failed(LINE_LOST_NOTE, 127);
+    else {
+      cmd.retypes += 1;
+      cmd.id = ++this.nextId;
+      cmd.phase = 'queued';
+      this.queue.unshift(cmd);
+    }
+    // A prompt with nothing typed after it: the line is clean. Else Ctrl-C clears it first.
+    this.typedWhileBusy = false;
+    this.line = atFreshPrompt ? 'clean' : 'dirty';
+    this.setState('idle');
+    this.pump();
   }
 
   private startClock(cmd: AgentCommand): void {
     cmd.clockStarted = true;
     if (cmd.timeoutS > 0) cmd.timers.push(setTimeout(() => this.stopCommand(cmd, 'timeout'), cmd.timeoutS * 1000));
+    else {
+      const startMs = this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+      cmd.timers.push(setTimeout(() => this.notStarted(cmd, startMs / 1000), startMs));
+    }
+  }
+
+  /** A command without a timeout that could not be started in time: answered as not run. */
+  private notStarted(cmd: AgentCommand, waitedS: number): void {
+    if (cmd.settled || cmd.stopping || cmd.phase === 'running') return;
+    if (cmd.phase === 'queued') {
+      const at = this.queue.indexOf(cmd);
+      if (at !== -1) this.queue.splice(at, 1);
+      cmd.notRun('timeout', waitedS);
+      this.pump();
+      return;
+    }
+    // Typed in but not started: should it start late, it is killed.
+    this.stopWatchingSent();
+    if (this.active === cmd) this.active = undefined;
+    this.abandoned.add(cmd.id);
+    cmd.notRun('timeout', waitedS);
+    this.line = 'dirty';
+    this.setState('busy');
+    this.pump();
   }
 
   private stopCommand(cmd: AgentCommand, reason: 'timeout' | 'abort'): void {
@@ -564,9 +695,15 @@ export class SharedTerminal {
     this.active = undefined;
     this.abandoned.add(cmd.id);
     void (cmd.killing ?? Promise.resolve()).then(() => cmd.stopped());
+    this.stopWatchingSent();
     if (this.mirror.paused) {
-      // Its end marker is waiting behind the paused output; it will move things on.
-      this.setState('returning');
+      // Its end marker is likely waiting behind the paused output and will move things on;
+      // should it not, the shell is watched like a busy one.
+      this.setState('returning', STOP_WAIT_MS, () => {
+        this.line = 'dirty';
+        this.setState('busy');
+        this.pump();
+      });
       return;
     }
     this.line = 'dirty';
@@ -616,7 +753,8 @@ export class SharedTerminal {
     if (this.stateTimer) clearTimeout(this.stateTimer);
     if (this.holdTimer) clearTimeout(this.holdTimer);
     if (this.busyPoll) clearInterval(this.busyPoll);
-    this.stateTimer = this.holdTimer = this.busyPoll = undefined;
+    if (this.sentPoll) clearInterval(this.sentPoll);
+    this.stateTimer = this.holdTimer = this.busyPoll = this.sentPoll = undefined;
   }
 }
 
