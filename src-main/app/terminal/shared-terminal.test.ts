@@ -333,6 +333,12 @@ describe('SharedTerminal: the person', () => {
     await waitFor(() => mirrored().includes('typed-9'), 'typing restarts the shell');
   });
 
+  it('waits for a slow startup file instead of typing into it or cutting it short', async () => {
+    writeFileSync(join(home, '.bashrc'), 'sleep 8\n');
+    const { terminal } = open({ startupTimeoutMs: 300 });
+    expect(await terminal.run('echo ok')).toEqual({ output: 'ok', exitCode: 0, truncated: false });
+  });
+
   it('copes with strict shell options and vi mode in the startup file', async () => {
     writeFileSync(join(home, '.bashrc'), "set -u; set -o vi; PS1='strict$ '\n");
     const { terminal } = open();

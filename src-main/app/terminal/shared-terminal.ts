@@ -105,6 +105,9 @@ export class SharedTerminal {
   private generation = 0;
   private starting: Promise<void> | undefined;
   private onStarted: (() => void) | undefined;
+  /** True once the startup file has defined our functions (the H marker). */
+  private integrationLoaded = false;
+  private onIntegrationLoaded: (() => void) | undefined;
   private pendingInput = '';
   private handoffDir: string | undefined;
   private rcPath: string | undefined;
@@ -330,15 +333,27 @@ export class SharedTerminal {
       proc.write(this.pendingInput);
       this.pendingInput = '';
     }
+    this.integrationLoaded = false;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        // No prompt marker (a startup file replaced our hooks?): carry on without it.
-        if (this.proc === proc && this.state === 'starting') this.state = 'idle';
+      let timer: NodeJS.Timeout;
+      const fallback = (): void => {
+        if (this.proc !== proc || this.state !== 'starting') return resolve();
+        // The person's startup files are still running (a slow ~/.bashrc): keep waiting.
+        // Typing into them, or a Ctrl-C that would cut them short, would lose our functions;
+        // commands meanwhile are bounded by their own start deadline.
+        if (!this.integrationLoaded) {
+          this.onIntegrationLoaded = () => (timer = setTimeout(fallback, PROMPT_WAIT_MS));
+          return;
+        }
+        // Our functions exist but no prompt marker came (a startup file replaced our hooks?): carry on.
+        this.state = 'idle';
         resolve();
-      }, this.options.startupTimeoutMs ?? 20_000);
+      };
+      timer = setTimeout(fallback, this.options.startupTimeoutMs ?? 20_000);
       this.onStarted = () => {
         clearTimeout(timer);
         this.onStarted = undefined;
+        this.onIntegrationLoaded = undefined;
         resolve();
       };
     });
@@ -431,6 +446,9 @@ export class SharedTerminal {
     switch (marker.kind) {
       case 'H':
         this.busyMarkers = marker.fields[0] === 'ps0=1';
+        this.integrationLoaded = true;
+        this.onIntegrationLoaded?.();
+        this.onIntegrationLoaded = undefined;
         this.removeRcFile();
         return;
       case 'R':
