@@ -34,11 +34,13 @@ export interface ServeHandle {
 export async function startServe(options: { script?: ScriptStep[]; withModel?: boolean; extraArgs?: string[] } = {}): Promise<ServeHandle> {
   const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+  // A home of its own, so the terminal's bash does not run this machine's ~/.bashrc.
+  const home = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-home-'));
   const model = await startScriptedServer(options.script ?? []);
   const modelArgs = options.withModel === false ? [] : ['--model', 'openai-compatible:scripted-model', '--base-url', model.url];
   const child = spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'serve', '--folder', folder, '--data-dir', dataDir, '--port', '0', ...modelArgs, ...(options.extraArgs ?? [])], {
     cwd: repo,
-    env: { ...process.env, OPENAI_API_KEY: '' },
+    env: { ...process.env, OPENAI_API_KEY: '', HOME: home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -73,6 +75,7 @@ export async function startServe(options: { script?: ScriptStep[]; withModel?: b
       await model.close();
       rmSync(folder, { recursive: true, force: true });
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
     },
   };
 }

@@ -7,16 +7,20 @@ import { SharedTerminal } from './shared-terminal';
 import { TerminalShellBackend } from './terminal-shell-backend';
 
 let root: string;
+let home: string;
 let terminal: SharedTerminal;
 
 beforeEach(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-tsb-')));
-  terminal = new SharedTerminal({ rootDir: root });
+  // A home of its own: the machine's ~/.bashrc is not part of what is tested.
+  home = mkdtempSync(join(tmpdir(), 'deepdesk-tsb-home-'));
+  terminal = new SharedTerminal({ rootDir: root, env: { HOME: home } });
 });
 
 afterEach(async () => {
   await terminal.dispose();
   rmSync(root, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
 });
 
 describe('TerminalShellBackend', () => {
