@@ -12,6 +12,7 @@ import { applyEdit } from '../core/backends/text';
 import { collectResponse } from '../core/models/collect';
 import { createChatModel, parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel } from '../core/models/types';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
 import { ContractError, type methods, type EventFrame, type EventName, type EventPayload, type MethodName, type Result } from './contract';
@@ -142,7 +143,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'threads.create': async ({ title }) => threads.create(title),
     'threads.get': async ({ threadId }) => {
       const view = threads.get(threadId);
-      return view.contextWindow > 0 ? view : { ...view, contextWindow: await contextWindowNow() };
+      return view.contextWindow > 0 ? view : { ...view, contextWindow: contextWindowNow() };
     },
     'threads.rename': async ({ threadId, title }) => (threads.rename(threadId, title), ok),
     'threads.delete': async ({ threadId }) => {
@@ -181,11 +182,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     'terminal.ack': async ({ threadId, bytes }) => (terminals.ack(threadId, bytes), ok),
   };
 
-  const contextWindowNow = async (): Promise<number> => {
+  /** The window the model of the settings has (as createChatModel would set it), without building one. */
+  const contextWindowNow = (): number => {
     const current = withOverrides(settings.raw());
     if (current.model === '') return 0;
+    if (current.contextWindow) return current.contextWindow;
     try {
-      return (await modelFor(current.model, current.baseUrl || undefined)).contextWindow;
+      const { provider, model } = parseModelSpec(current.model);
+      return contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW;
     } catch {
       return 0;
     }
