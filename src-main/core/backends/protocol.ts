@@ -110,6 +110,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Raw bytes as the terminal shows them, for a live view. */
   onData?: (chunk: string) => void;
+  /** false runs the command outside the backend's sandbox (the caller has asked the person). Default true. */
+  sandbox?: boolean;
 }
 
 export interface ExecuteResult {
@@ -118,6 +120,10 @@ export interface ExecuteResult {
   exitCode: number | null;
   truncated: boolean;
   timedOut?: boolean;
+  /** Whether the command ran inside an OS sandbox. */
+  sandboxed?: boolean;
+  /** The `[Sandbox blocked …]` line (also the output's last line) when the sandbox blocked something. */
+  sandboxBlocked?: string;
 }
 
 export const DEFAULT_READ_LIMIT = 2000;
