@@ -12,6 +12,7 @@ import { StateBackend } from '../core/backends/state';
 import { openDatabase } from '../core/backends/store';
 import { ModelConfigError } from '../core/models/errors';
 import { createChatModel } from '../core/models/create-model';
+import { createSandbox } from '../core/sandbox';
 import { ReadGuard } from '../core/tools/read-guard';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
@@ -64,7 +65,10 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     throw err;
   }
 
-  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'], io.env)));
+  const dataDir = resolveDataDir(values['data-dir'], io.env);
+  // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
+  const sandbox = await createSandbox({ projectDir: folder, dataDir });
+  const db = openDatabase(databasePath(dataDir));
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -77,7 +81,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
-    const mounts = createDefaultMounts({ folder, db, threadFiles });
+    const mounts = createDefaultMounts({ folder, db, threadFiles, ...(sandbox ? { sandbox } : {}) });
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,

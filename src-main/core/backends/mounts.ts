@@ -3,6 +3,7 @@
 // folders kept in memory and persisted with the thread.
 
 import type Database from 'better-sqlite3';
+import type { Sandbox } from '../sandbox/types';
 import { createComposite } from './composite';
 import { FilesystemBackend } from './filesystem';
 import { LocalShellBackend } from './local-shell';
@@ -32,6 +33,8 @@ export interface MountOptions {
   threadFiles?: ThreadFiles;
   /** Replaces the folder backend (e.g. the window's shared-terminal shell backend). */
   folderBackend?: Backend;
+  /** Commands of the default LocalShellBackend run inside it (SPEC §7). */
+  sandbox?: Sandbox;
 }
 
 export interface Mounts {
@@ -44,7 +47,9 @@ export interface Mounts {
 export function createDefaultMounts(options: MountOptions): Mounts {
   const folder =
     options.folderBackend ??
-    (options.execute === false ? new FilesystemBackend({ rootDir: options.folder }) : new LocalShellBackend({ rootDir: options.folder }));
+    (options.execute === false
+      ? new FilesystemBackend({ rootDir: options.folder })
+      : new LocalShellBackend({ rootDir: options.folder, ...(options.sandbox ? { sandbox: options.sandbox } : {}) }));
   const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE });
   const threadFiles = options.threadFiles ?? emptyThreadFiles();
   const backend = createComposite(folder, [

@@ -83,7 +83,15 @@ function writeRefusal(path: string, ctx: BlockedContext): string | undefined {
   return undefined;
 }
 
+/** The shapes of an error report: `tool: path: reason` (coreutils, shells), Node's and Python's. */
+const ERROR_REPORT: RegExp[] = [
+  /: (?:Read-only file system|Permission denied|Operation not permitted|Device or resource busy|Invalid cross-device link|No such file or directory)\.?\s*$/,
+  /\b(?:EROFS|EACCES|EPERM|EBUSY|EXDEV|ENOENT): [^,]+, \w+ '/,
+  /\[Errno \d+\] [^:]+: '/,
+];
+
 function fileItems(line: string, ctx: BlockedContext): BlockedItem[] {
+  if (!ERROR_REPORT.some((re) => re.test(line))) return [];
   const write = WRITE_ERRORS.test(line);
   const denied = DENIED_ERRORS.test(line);
   const link = LINK_ERRORS.test(line);
