@@ -11,6 +11,7 @@ import { restrictFetchToLoopback } from './loopback-only';
 import { errorText } from './measure';
 import { parseOptions, USAGE } from './options';
 import { progress, Report } from './report';
+import { benchSandbox } from './sandbox';
 import { benchWindow } from './window';
 
 const repo = process.cwd();
@@ -50,6 +51,7 @@ async function main(): Promise<number> {
   }
   if (options.suites.has('harness')) await guarded('Issue 3 · harness', () => benchHarness(report, options));
   if (options.suites.has('window')) await guarded('Issue 4 · window', () => benchWindow(report, options, repo));
+  if (options.suites.has('sandbox')) await guarded('Issue 11 · sandbox', () => benchSandbox(report, options));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

@@ -64,8 +64,6 @@ export function bwrapArgs(run: BwrapRun): string[] {
     ...ordered.flatMap((m) => m.args),
     '--unshare-pid',
     '--unshare-ipc',
-    '--unshare-uts',
-    '--unshare-cgroup-try',
     // No network at all: allowed domains are not served yet (see index.ts).
     '--unshare-net',
     '--unshare-user',

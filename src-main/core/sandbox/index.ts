@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import { detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
 import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap';
 import { captureGitState, enforceGitState } from './git-guard';
-import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy } from './policy';
+import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
@@ -125,6 +125,8 @@ function ensureMountPoints(projectDir: string): void {
 
 class OsSandbox implements Sandbox {
   readonly kind: SandboxKind;
+  /** The resolved secrets list per home and agent sockets: it only changes with them. */
+  private readonly hiddenCache = new Map<string, ResolvedPolicy['hidden']>();
 
   constructor(
     private readonly launcher: Launcher,
@@ -135,7 +137,10 @@ class OsSandbox implements Sandbox {
 
   async prepare(spec: CommandSpec): Promise<PreparedCommand> {
     const commandHome = spec.env.HOME ?? homedir();
-    const resolved = resolvePolicy(this.policy, { homes: [commandHome, homedir()], env: spec.env });
+    const cacheKey = JSON.stringify([commandHome, spec.env.SSH_AUTH_SOCK, spec.env.GPG_AGENT_INFO]);
+    const cachedHidden = this.hiddenCache.get(cacheKey);
+    const resolved = resolvePolicy(this.policy, { homes: [commandHome, homedir()], env: spec.env, ...(cachedHidden ? { hidden: cachedHidden } : {}) });
+    if (!cachedHidden) this.hiddenCache.set(cacheKey, resolved.hidden);
     ensureMountPoints(resolved.projectDir);
     const gitBefore = captureGitState(resolved.projectDir);
     const missingProtected = resolved.protectedPaths.filter(

@@ -134,6 +134,8 @@ export function resolvePolicy(
     homes?: string[];
     env?: Record<string, string | undefined>;
     uid?: number;
+    /** The hidden list of an earlier call with the same homes and environment (it is the slow part). */
+    hidden?: HiddenPath[];
   } = {},
 ): ResolvedPolicy {
   const platform = options.platform ?? (process.platform === 'darwin' ? 'darwin' : 'linux');
@@ -141,7 +143,7 @@ export function resolvePolicy(
   const home = homes[0] ?? realPathOf(homedir());
   const projectDir = realPathOf(policy.projectDir);
   const dataDir = realPathOf(policy.dataDir);
-  const hidden: HiddenPath[] = [];
+  const hidden: HiddenPath[] = options.hidden ? [...options.hidden] : [];
   const seen = new Set<string>();
   const hide = (path: string, why: string): void => {
     const real = realPathOf(path);
@@ -150,15 +152,17 @@ export function resolvePolicy(
     seen.add(real);
     hidden.push({ path: real, why });
   };
-  for (const eachHome of homes) {
-    for (const rule of SECRET_HOME_PATHS) {
-      if (!rule.only || rule.only === platform) hide(join(eachHome, rule.path), rule.why);
+  if (!options.hidden) {
+    for (const eachHome of homes) {
+      for (const rule of SECRET_HOME_PATHS) {
+        if (!rule.only || rule.only === platform) hide(join(eachHome, rule.path), rule.why);
+      }
     }
-  }
-  hide(dataDir, "Deepdesk's data folder");
-  if (platform === 'linux') {
-    for (const socket of hostSocketPaths(options.env ?? process.env, options.uid ?? process.getuid?.() ?? 0)) {
-      hide(socket, 'a host service socket');
+    hide(dataDir, "Deepdesk's data folder");
+    if (platform === 'linux') {
+      for (const socket of hostSocketPaths(options.env ?? process.env, options.uid ?? process.getuid?.() ?? 0)) {
+        hide(socket, 'a host service socket');
+      }
     }
   }
   const protectedPaths = [...PROTECTED_PROJECT_PATHS.map((p) => join(projectDir, p))];
