@@ -88,6 +88,7 @@ const ERROR_REPORT: RegExp[] = [
   /: (?:Read-only file system|Permission denied|Operation not permitted|Device or resource busy|Invalid cross-device link|No such file or directory)\.?\s*$/,
   /\b(?:EROFS|EACCES|EPERM|EBUSY|EXDEV|ENOENT): [^,]+, \w+ '/,
   /\[Errno \d+\] [^:]+: '/,
+  /\bconnect E[A-Z]+ \//,
 ];
 
 function fileItems(line: string, ctx: BlockedContext): BlockedItem[] {

@@ -140,7 +140,7 @@ class OsSandbox implements Sandbox {
     const cacheKey = JSON.stringify([commandHome, spec.env.SSH_AUTH_SOCK, spec.env.GPG_AGENT_INFO]);
     const cachedHidden = this.hiddenCache.get(cacheKey);
     const resolved = resolvePolicy(this.policy, { homes: [commandHome, homedir()], env: spec.env, ...(cachedHidden ? { hidden: cachedHidden } : {}) });
-    if (!cachedHidden) this.hiddenCache.set(cacheKey, resolved.hidden);
+    if (!cachedHidden) this.hiddenCache.set(cacheKey, resolved.staticHidden);
     ensureMountPoints(resolved.projectDir);
     const gitBefore = captureGitState(resolved.projectDir);
     const missingProtected = resolved.protectedPaths.filter(

@@ -1,7 +1,7 @@
 // The sandbox's rules as data (SPEC §7), shared by the bubblewrap and Seatbelt launchers:
 // what is hidden (secrets), what stays read-only inside the writable project folder, and
 // which host sockets lead out of any sandbox that can still reach them.
-import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SandboxPolicy } from './types';
@@ -56,11 +56,15 @@ export const PROTECTED_PROJECT_PATHS: readonly string[] = ['.git/hooks', '.git/c
 /**
  * Unix sockets on the host that hand out power beyond the sandbox (a session bus that
  * starts programs, an SSH or GPG agent, a display server that takes keystrokes, a terminal
- * multiplexer, the Docker daemon). A read-only mount does not stop connect(), so they are
- * hidden. Abstract sockets live in the network namespace, which the sandbox does not share.
+ * multiplexer, the Docker daemon, a database that trusts the user). A read-only mount does
+ * not stop connect(), so they are hidden: all of /run (runtime state and service sockets,
+ * no user data), and the known places elsewhere; /tmp is scanned before each run
+ * (tmpSocketPaths). Abstract sockets live in the network namespace, which is not shared.
  */
 export function hostSocketPaths(env: Record<string, string | undefined>, uid: number): string[] {
   const paths = [
+    '/run',
+    '/var/run',
     `/run/user/${uid}`,
     '/run/dbus',
     '/var/run/dbus',
@@ -70,12 +74,31 @@ export function hostSocketPaths(env: Record<string, string | undefined>, uid: nu
     `/tmp/tmux-${uid}`,
     '/run/screen',
     '/var/run/screen',
+    '/run/postgresql',
+    '/var/run/postgresql',
+    '/run/mysqld',
+    '/var/run/mysqld',
+    '/var/lib/mysql/mysql.sock',
   ];
-  for (const name of ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO']) {
+  for (const name of ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'XDG_RUNTIME_DIR']) {
     const value = env[name]?.split(':')[0];
     if (value && isAbsolute(value)) paths.push(value);
   }
   return paths;
+}
+
+/** Folders in /tmp that hold sockets of agents, displays, multiplexers, buses and editors. */
+const TMP_SOCKET_DIRS = /^(?:ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
+
+/** Sockets in `dir` (one level) and the socket folders above: hidden for one run. */
+export function tmpSocketPaths(dir = '/tmp'): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.filter((e) => e.isSocket() || (e.isDirectory() && TMP_SOCKET_DIRS.test(e.name))).map((e) => join(dir, e.name));
 }
 
 /** Variables that point commands at the host sockets above; dropped inside the sandbox. */
@@ -102,6 +125,8 @@ export interface ResolvedPolicy {
   home: string;
   /** Secrets and sockets: neither readable nor writable (whether or not they exist now). */
   hidden: HiddenPath[];
+  /** The part of `hidden` that depends only on the homes and the environment (to pass back as `hidden`). */
+  staticHidden: HiddenPath[];
   /** Inside the project folder, kept read-only (whether or not they exist now). */
   protectedPaths: string[];
   /** Inside the project folder, writable but kept in place: they cannot be moved, replaced or deleted. */
@@ -134,7 +159,7 @@ export function resolvePolicy(
     homes?: string[];
     env?: Record<string, string | undefined>;
     uid?: number;
-    /** The hidden list of an earlier call with the same homes and environment (it is the slow part). */
+    /** `staticHidden` of an earlier call with the same homes and environment (it is the slow part). */
     hidden?: HiddenPath[];
   } = {},
 ): ResolvedPolicy {
@@ -144,7 +169,7 @@ export function resolvePolicy(
   const projectDir = realPathOf(policy.projectDir);
   const dataDir = realPathOf(policy.dataDir);
   const hidden: HiddenPath[] = options.hidden ? [...options.hidden] : [];
-  const seen = new Set<string>();
+  const seen = new Set<string>(hidden.map((h) => h.path));
   const hide = (path: string, why: string): void => {
     const real = realPathOf(path);
     // The project folder is the agent's to work in, whatever it sits under.
@@ -166,6 +191,9 @@ export function resolvePolicy(
     }
   }
   const protectedPaths = [...PROTECTED_PROJECT_PATHS.map((p) => join(projectDir, p))];
+  const staticHidden = [...hidden];
+  // Sockets come and go in /tmp: looked for on every run.
+  if (platform === 'linux') for (const socket of tmpSocketPaths()) hide(socket, 'a host service socket');
   protectedPaths.push(...gitModuleDirs(join(projectDir, '.git')).flatMap((dir) => [join(dir, 'hooks'), join(dir, 'config')]));
   for (const extra of policy.protectedPaths ?? []) {
     if (isAbsolute(extra)) protectedPaths.push(realPathOf(extra));
@@ -174,7 +202,9 @@ export function resolvePolicy(
     projectDir,
     dataDir,
     home,
-    hidden,
+    // A hidden folder covers what lies in it (nothing can be mounted inside it afterwards).
+    hidden: hidden.filter((h) => !hidden.some((other) => other.path !== h.path && isWithin(h.path, other.path))),
+    staticHidden,
     protectedPaths: [...new Set(protectedPaths)],
     // `.git` moved aside and made anew would carry hooks of the command's choosing.
     pinnedPaths: [join(projectDir, '.git')],

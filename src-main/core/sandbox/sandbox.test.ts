@@ -317,6 +317,36 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
     });
   });
 
+  describe('host sockets', () => {
+    it('sockets in /tmp (an SSH agent, a bare socket) and /run cannot be reached', async () => {
+      const agentDir = mkdtempSync(join('/tmp', 'ssh-deepdesk'));
+      const bare = join('/tmp', `deepdesk-test-${process.pid}.sock`);
+      const servers: Server[] = [];
+      let reached = false;
+      try {
+        for (const path of [join(agentDir, 'agent.1'), bare]) {
+          const s = createServer((socket) => {
+            reached = true;
+            socket.end('AGENT\n');
+          });
+          await new Promise<void>((resolve) => s.listen(path, resolve));
+          servers.push(s);
+        }
+        const probe = (path: string) =>
+          `node -e "require('net').connect('${path}').on('data', d => console.log(String(d))).on('error', e => console.log('Error: connect ' + e.code + ' ' + '${path}'))"`;
+        const result = await run(`${probe(join(agentDir, 'agent.1'))}; ${probe(bare)}; ls /run/user`);
+        expect(result.output).not.toContain('AGENT');
+        expect(reached).toBe(false);
+        expect(result.sandboxBlocked).toContain(`access to ${join(agentDir, 'agent.1')} (a host service socket, hidden from commands)`);
+        expect(result.sandboxBlocked).toContain(`access to ${bare}`);
+      } finally {
+        for (const s of servers) s.close();
+        rmSync(agentDir, { recursive: true, force: true });
+        rmSync(bare, { force: true });
+      }
+    });
+  });
+
   describe('processes', () => {
     it("the host's processes are invisible and cannot be signalled", async () => {
       const victim = spawn('sleep', ['60'], { stdio: 'ignore' });
