@@ -213,10 +213,10 @@ export async function detectBlocked(output: string, ctx: BlockedContext): Promis
       items.push({ kind: 'network', host: hostPort(attempt) });
     }
   }
-  return dedupe(items);
+  return dedupeItems(items);
 }
 
-function dedupe(items: BlockedItem[]): BlockedItem[] {
+export function dedupeItems(items: BlockedItem[]): BlockedItem[] {
   const out: BlockedItem[] = [];
   const seen = new Set<string>();
   // A specific report makes the vague one of the same kind redundant.
@@ -254,6 +254,6 @@ export function formatBlockedLine(items: BlockedItem[], policy: ResolvedPolicy):
   const more = items.length - listed.length;
   const text = listed.join('; ') + (more > 0 ? `; and ${more} more` : '');
   const network = items.some((i) => i.kind === 'network');
-  const hint = network ? ' — the sandbox has no network' : '';
+  const hint = !network ? '' : policy.allowedDomains.length > 0 ? " — not on the folder's allowed domains" : ' — the sandbox has no network';
   return `[Sandbox blocked ${text}${hint}]`;
 }

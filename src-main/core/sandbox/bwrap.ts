@@ -64,7 +64,7 @@ export function bwrapArgs(run: BwrapRun): string[] {
     ...ordered.flatMap((m) => m.args),
     '--unshare-pid',
     '--unshare-ipc',
-    // No network at all: allowed domains are not served yet (see index.ts).
+    // No network: with allowed domains, a proxy outside is reached through a Unix socket.
     '--unshare-net',
     '--unshare-user',
     '--disable-userns',

@@ -17,13 +17,15 @@
  *   protected paths by first creating placeholder files in the person's project (left
  *   behind when killed), sets TMPDIR to a shared `/tmp/claude`, and exports proxy
  *   credentials into every command's environment.
- * - What it expresses that we lack: a filtering HTTP/SOCKS proxy for allowed domains, and
- *   seccomp blocking of AF_UNIX sockets. We keep the no-network default (`--unshare-net`,
- *   `(deny network*)`), hide the known host sockets by path instead (see policy.ts; abstract
- *   sockets are cut off with the network namespace), and allowed domains are a documented
- *   limitation for now: with domains listed, commands still have no network.
- * Ideas borrowed from it: the mandatory protected paths, and hiding secrets by mounting
- * over them. Ours differs where it matters for us: secrets are covered by an unreadable
+ * - What it has that we do differently: its filtering proxy needs socat inside the sandbox;
+ *   ours (domain-proxy.ts, only started when the folder allows domains) is an HTTP/CONNECT
+ *   proxy on a Unix socket with a small Node bridge inside (`--unshare-net` always holds;
+ *   no SOCKS, so only proxy-aware clients get through). It blocks AF_UNIX sockets with
+ *   seccomp; we hide the host's sockets by path instead (all of /run, the socket folders of
+ *   /tmp scanned per run, the agent sockets the environment names; abstract sockets are cut
+ *   off with the network namespace).
+ * Ideas borrowed from it: the mandatory protected paths, hiding secrets by mounting over
+ * them, and refusing allowed names that resolve to this machine. Ours differs where it matters for us: secrets are covered by an unreadable
  * folder or file (a read fails with "Permission denied" that the blocked line can name,
  * rather than reading as empty), and what a command may still create despite the mounts
  * (`git init`, a `.git` moved aside) is checked after the run (git-guard.ts).
@@ -32,8 +34,9 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeF
 import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
+import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
 import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap';
+import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
 import { captureGitState, enforceGitState } from './git-guard';
 import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
@@ -148,21 +151,37 @@ class OsSandbox implements Sandbox {
     );
     const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), 'deepdesk-run-')));
     const env: Record<string, string> = { ...spec.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir };
+    for (const name of Object.keys(env)) if (/^(?:https?|all|no)_proxy$/i.test(name)) delete env[name];
     env.npm_config_cache = join(tmpDir, '.npm');
     for (const name of DROPPED_ENV) delete env[name];
     const cwd = realPathOf(spec.cwd);
 
     let file: string;
     let args: string[];
+    let proxy: DomainProxy | undefined;
+    let proxyDir: string | undefined;
     if (this.launcher.kind === 'bubblewrap') {
+      let command = [spec.file, ...spec.args];
+      if (resolved.allowedDomains.length > 0) {
+        // Made after the policy was resolved: other runs hide it, this one reaches it.
+        proxyDir = mkdtempSync(join(tmpdir(), 'deepdesk-proxy-'));
+        const socket = join(proxyDir, 'proxy.sock');
+        proxy = await startDomainProxy(resolved.allowedDomains, { path: socket });
+        Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`), { ELECTRON_RUN_AS_NODE: '1' });
+        command = [process.execPath, '-e', BRIDGE_SCRIPT, socket, ...command];
+      }
       // RLIMIT_NPROC: `-u` in bash/zsh/busybox, `-p` in dash.
       const limit = `ulimit -u ${SANDBOX_MAX_PROCESSES} 2>/dev/null || ulimit -p ${SANDBOX_MAX_PROCESSES} 2>/dev/null; exec "$@"`;
-      const limited = ['/bin/sh', '-c', limit, 'sh', spec.file, ...spec.args];
       file = this.launcher.path;
-      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd }), '--', ...limited];
+      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd }), '--', '/bin/sh', '-c', limit, 'sh', ...command];
     } else {
+      if (resolved.allowedDomains.length > 0) {
+        proxy = await startDomainProxy(resolved.allowedDomains, { port: 0 });
+        Object.assign(env, proxyEnv(`http://127.0.0.1:${proxy.port}`));
+      }
+      const proxyPort = proxy?.port;
       file = this.launcher.path;
-      args = seatbeltArgs({ policy: resolved, tmpDir }, spec.file, spec.args);
+      args = seatbeltArgs({ policy: resolved, tmpDir, ...(proxyPort !== undefined ? { proxyPort } : {}) }, spec.file, spec.args);
     }
 
     let enforced: BlockedItem[] | undefined;
@@ -185,11 +204,14 @@ class OsSandbox implements Sandbox {
       env,
       async blockedLine(output: string): Promise<string | undefined> {
         const found = await detectBlocked(output, { policy: resolved, writable: [tmpDir], cwd, home: resolved.home });
-        return formatBlockedLine([...enforce(), ...found], resolved);
+        const refused: BlockedItem[] = [...(proxy?.refused ?? [])].map((host) => ({ kind: 'network', host }));
+        return formatBlockedLine(dedupeItems([...enforce(), ...refused, ...found]), resolved);
       },
       async dispose(): Promise<void> {
         enforce();
+        await proxy?.close();
         await rm(tmpDir, { recursive: true, force: true });
+        if (proxyDir) await rm(proxyDir, { recursive: true, force: true });
       },
     };
   }

@@ -5,7 +5,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LocalShellBackend } from '../backends/local-shell';
@@ -314,6 +314,42 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
       const result = await run(`exec 3<>/dev/tcp/127.0.0.1/${freePort}`);
       expect(result.exitCode).not.toBe(0);
       expect(result.sandboxBlocked).toBeUndefined();
+    });
+  });
+
+  describe('allowed domains', () => {
+    const lan = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+    it.skipIf(!lan)('reach only the allowed hosts, through the proxy', async () => {
+      const server = createServer((socket) => {
+        socket.on('error', () => undefined);
+        socket.end('HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nhello\n');
+      });
+      await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+      const port = (server.address() as { port: number }).port;
+      try {
+        const allowing = await createSandbox({ projectDir: project, dataDir, allowedDomains: [lan!] });
+        const b = new LocalShellBackend({ rootDir: project, env: { HOME: home }, sandbox: allowing! });
+        const allowed = await b.execute(`curl -sS --max-time 10 http://${lan}:${port}/`, { timeoutS: 30 });
+        expect(allowed).toMatchObject({ exitCode: 0, output: 'hello' });
+        expect(allowed.sandboxBlocked).toBeUndefined();
+        const other = await b.execute(`curl -sS --max-time 10 -o /dev/null -w '%{http_code}' https://example.com/`, { timeoutS: 30 });
+        expect(other.exitCode).not.toBe(0);
+        expect(other.sandboxBlocked).toBe("[Sandbox blocked a network connection to example.com:443 — not on the folder's allowed domains]");
+        // Around the proxy there is no network at all.
+        const direct = await b.execute(`curl -sS --noproxy '*' --max-time 10 http://${lan}:${port}/`, { timeoutS: 30 });
+        expect(direct.output).not.toContain('hello');
+        expect(direct.sandboxBlocked).toContain(`a network connection to ${lan}:${port}`);
+        // The loopback stays out of reach even through an allowed name.
+        const loop = await createSandbox({ projectDir: project, dataDir, allowedDomains: ['localhost', '127.0.0.1'] });
+        const l = new LocalShellBackend({ rootDir: project, env: { HOME: home }, sandbox: loop! });
+        const local = await l.execute(`curl -sS --proxy http://127.0.0.1:3128 --max-time 10 http://127.0.0.1:${port}/`, { timeoutS: 30 });
+        expect(local.output).not.toContain('hello');
+      } finally {
+        server.close();
+      }
     });
   });
 

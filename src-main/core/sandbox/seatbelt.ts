@@ -10,6 +10,8 @@ export interface SeatbeltRun {
   policy: ResolvedPolicy;
   /** The run's private temp folder (TMPDIR), writable. */
   tmpDir: string;
+  /** The domain proxy's port on localhost, when the folder allows domains. */
+  proxyPort?: number;
 }
 
 export const SANDBOX_EXEC = '/usr/bin/sandbox-exec';
@@ -90,8 +92,9 @@ export function seatbeltProfile(run: SeatbeltRun): string {
   if (protectedRules.length > 0) lines.push(`(deny file-write*\n  ${[...new Set(protectedRules)].join('\n  ')})`);
   lines.push('; Secrets stay hidden even where they sit in a writable folder.');
   if (hidden.length > 0) lines.push(`(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
-  lines.push('; No network: allowed domains are not served yet, so nothing leaves the machine.');
+  lines.push('; No network, except the domain proxy (which lets only the allowed domains through).');
   lines.push('(deny network*)');
+  if (run.proxyPort !== undefined) lines.push(`(allow network-outbound (remote ip ${sbplString(`localhost:${run.proxyPort}`)}))`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -59,6 +59,6 @@ describe.skipIf(!available)('execute in the sandbox', () => {
     expect(executeTool.description).toMatch(/sandbox/);
     expect(executeTool.description).toContain('[Sandbox blocked');
     expect(executeTool.description).toContain('sandbox: false');
-    expect(executeTool.description).toMatch(/no network/);
+    expect(executeTool.description).toMatch(/no network access except the domains/);
   });
 });

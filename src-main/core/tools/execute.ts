@@ -30,7 +30,7 @@ const schema = z
 
 /** What the model is told about the sandbox (SPEC §7). */
 export const SANDBOX_DESCRIPTION = [
-  'Commands run inside an OS sandbox where one is available: they can read everything except secrets (~/.ssh, ~/.aws, ~/.gnupg, credentials, browser profiles, keychains, Deepdesk\'s data), write only inside the project folder and $TMPDIR (a private temp folder emptied after each command), never .git/hooks, .git/config or .deepdesk/, and have no network access at all (installs and downloads fail) and no view of other processes.',
+  'Commands run inside an OS sandbox where one is available: they can read everything except secrets (~/.ssh, ~/.aws, ~/.gnupg, credentials, browser profiles, keychains, Deepdesk\'s data), write only inside the project folder and $TMPDIR (a private temp folder emptied after each command), never .git/hooks, .git/config or .deepdesk/; they have no view of other processes and no network access except the domains the person allowed for this folder (none by default; reached through the HTTP(S)_PROXY set for you), so installs and downloads usually fail.',
   'When the sandbox blocked something, the result ends with a line starting `[Sandbox blocked` that says what: do not treat that as a broken tool, and do not retry the same thing.',
   'If a command truly needs to go beyond the sandbox (network, writing outside the folder), call execute again with sandbox: false and a short reason the person will read: such a call always asks the person first, and may be refused.',
 ].join('\n');
