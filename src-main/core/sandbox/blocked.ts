@@ -198,11 +198,15 @@ function hostAccepts(host: string, port: number, timeoutMs = 500): Promise<boole
   });
 }
 
+/** Every line the checks above could match contains one of these; the rest are skipped at once. */
+const ANY_SIGN =
+  /Read-only|denied|not permitted|busy|cross-device|ENOENT|No such file|E(?:ROFS|ACCES|PERM|BUSY|XDEV|NETUNREACH|HOSTUNREACH|CONNREFUSED|AI_)|Errno|resolve|unreachable|refused|No route|connect|name resolution|not known|nodename/i;
+
 export async function detectBlocked(output: string, ctx: BlockedContext): Promise<BlockedItem[]> {
   const items: BlockedItem[] = [];
   const refused: ConnectAttempt[] = [];
   for (const line of output.split(/\r?\n/)) {
-    if (line.length > 4000) continue;
+    if (line.length > 4000 || !ANY_SIGN.test(line)) continue;
     items.push(...fileItems(line, ctx));
     const net = networkAttempts(line);
     items.push(...net.items);

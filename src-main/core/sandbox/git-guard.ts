@@ -1,9 +1,11 @@
-// Keeps git from running, outside the sandbox, what a sandboxed command left behind. The
-// existing `.git/hooks` and `.git/config` are mounted read-only, but a command may still
-// create them: `git init` in a folder without `.git`, or moving `.git` aside and making a
-// new one. So the state is taken before the run and checked after it, when every process
-// of the run is gone (the sandbox's pid namespace dies with it), so nothing races the check:
-// new hooks are removed, and a new or changed config keeps only settings that run nothing.
+// Keeps git from running, outside the sandbox, what a sandboxed command left behind. An
+// existing `.git` is pinned in place and its hooks and config are read-only (bwrap mounts,
+// Seatbelt rules), but where there was no `.git` (or no config) a command may create one:
+// `git init`, then a hook. So the state is taken before the run and checked after it, when
+// every process of the run is gone (the sandbox's pid namespace dies with it): new hooks
+// are removed, and a new config keeps only settings that run nothing. Where `.git` was
+// already protected, nothing is checked, so that hooks the person installs meanwhile in
+// their own terminal are left alone.
 import { lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BlockedItem } from './blocked';
@@ -112,9 +114,11 @@ const DEFAULT_CONFIG = '[core]\n\trepositoryformatversion = 0\n\tfilemode = true
 export function enforceGitState(projectDir: string, before: GitState): BlockedItem[] {
   const gitDir = join(projectDir, '.git');
   if (!isDirectory(gitDir)) return [];
+  const protectedBefore = before.gitDir !== undefined && before.config !== undefined;
+  if (protectedBefore) return [];
   const items: BlockedItem[] = [];
   const hooksDir = join(gitDir, 'hooks');
-  for (const [name, state] of listHooks(hooksDir)) {
+  for (const [name, state] of before.gitDir === undefined ? listHooks(hooksDir) : new Map<string, FileState>()) {
     const old = before.hooks.get(name);
     const same = old && old.ino === state.ino && old.size === state.size && old.mtimeMs === state.mtimeMs;
     // git never runs `*.sample` files.

@@ -202,6 +202,16 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
       expect(result.output).toMatch(/\[Sandbox blocked .*\/\.git\/hooks\/pre-commit/);
     });
 
+    it('hooks the person installs meanwhile, outside the sandbox, are left alone', async () => {
+      git(project, 'init', '-q');
+      const running = run('while [ ! -e go ]; do sleep 0.05; done; echo done');
+      writeFileSync(join(project, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\nnpm test\n');
+      writeFileSync(join(project, 'go'), '');
+      const result = await running;
+      expect(result).toMatchObject({ exitCode: 0, output: 'done' });
+      expect(readFileSync(join(project, '.git', 'hooks', 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nnpm test\n');
+    });
+
     it('.deepdesk, existing or not', async () => {
       const first = await run('mkdir -p .deepdesk/x; echo a > .deepdesk/settings.json');
       expect(existsSync(join(project, '.deepdesk', 'settings.json'))).toBe(false);

@@ -1,12 +1,18 @@
 // The macOS profile as text (sandbox-exec cannot run on Linux): deny by default, reads
 // everywhere but the secrets, writes only in the folder and the private temp folder with
 // the protected paths carved out after the allow (later rules win in SBPL), no network.
+import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolvePolicy } from './policy';
 import { sbplString, seatbeltArgs, seatbeltProfile } from './seatbelt';
 
+/** A real folder with a `.git` (the profile protects git's files only where a repository exists). */
+const app = join(realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-sbpl-'))), 'app');
+mkdirSync(join(app, '.git'), { recursive: true });
 const policy = resolvePolicy(
-  { projectDir: '/Users/ann/code/app', dataDir: '/Users/ann/.deepdesk', protectedPaths: ['/Users/ann/code/app/.env'] },
+  { projectDir: app, dataDir: '/Users/ann/.deepdesk', protectedPaths: [join(app, '.env')] },
   { platform: 'darwin', homes: ['/Users/ann'], env: {}, uid: 501 },
 );
 const profile = seatbeltProfile({ policy, tmpDir: '/var/folders/xy/T/deepdesk-run-1' });
@@ -48,7 +54,7 @@ describe('seatbelt profile', () => {
   it('writes only in the folder and the private temp folder, never the protected paths', () => {
     const allowWrite = profile.indexOf('(allow file-write*');
     const writeRule = profile.slice(allowWrite, profile.indexOf('\n(', allowWrite));
-    expect(writeRule).toContain('(subpath "/Users/ann/code/app")');
+    expect(writeRule).toContain(`(subpath "${app}")`);
     expect(writeRule).toContain('(subpath "/var/folders/xy/T/deepdesk-run-1")');
     expect(writeRule).toContain('(subpath "/private/var/folders/xy/T/deepdesk-run-1")');
     expect(writeRule).not.toContain('(subpath "/Users/ann")');
@@ -56,9 +62,18 @@ describe('seatbelt profile', () => {
     expect(denyWrite).toBeGreaterThan(allowWrite);
     const denied = profile.slice(denyWrite);
     for (const path of ['.git/hooks', '.git/config', '.deepdesk', '.env']) {
-      expect(denied).toContain(`(subpath "/Users/ann/code/app/${path}")`);
-      expect(denied).toContain(`(literal "/Users/ann/code/app/${path}")`);
+      expect(denied).toContain(`(subpath "${app}/${path}")`);
+      expect(denied).toContain(`(literal "${app}/${path}")`);
     }
+    // The existing .git cannot be moved aside.
+    expect(denied).toContain(`(literal "${app}/.git")`);
+  });
+
+  it('without a repository, lets git init write (what it leaves is checked after the run)', () => {
+    const bare = resolvePolicy({ projectDir: '/Users/ann/new', dataDir: '/Users/ann/.deepdesk' }, { platform: 'darwin', homes: ['/Users/ann'], env: {}, uid: 501 });
+    const text = seatbeltProfile({ policy: bare, tmpDir: '/tmp/t' });
+    expect(text).not.toContain('/Users/ann/new/.git');
+    expect(text).toContain('(subpath "/Users/ann/new/.deepdesk")');
   });
 
   it('has no network and no broad service access', () => {

@@ -86,7 +86,13 @@ export function seatbeltProfile(run: SeatbeltRun): string {
     '(regex #"^/dev/fd/[0-9]+$")',
   ];
   lines.push(`(allow file-write*\n  ${writable.join('\n  ')})`);
-  const protectedRules = policy.protectedPaths.flatMap((p) => [...literals(p), ...subpaths(p)]);
+  // Without a `.git` yet, `git init` must be able to write its sample hooks; what it leaves
+  // is checked after the run (git-guard.ts).
+  const gitDir = `${policy.projectDir}/.git`;
+  const gitExists = existsSync(gitDir);
+  const protectedRules = policy.protectedPaths
+    .filter((p) => gitExists || !(p === gitDir || p.startsWith(`${gitDir}/`)))
+    .flatMap((p) => [...literals(p), ...subpaths(p)]);
   // Existing pinned folders (`.git`) may be written inside but not moved or deleted.
   protectedRules.push(...policy.pinnedPaths.filter((p) => existsSync(p)).flatMap((p) => literals(p)));
   if (protectedRules.length > 0) lines.push(`(deny file-write*\n  ${[...new Set(protectedRules)].join('\n  ')})`);
