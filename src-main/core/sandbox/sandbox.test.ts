@@ -148,6 +148,39 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
       expect(result.sandboxBlocked).toContain(`a write to ${join(outside, 'target.txt')} (outside the project folder)`);
     });
 
+    it('the command-injection forms of Trust I §1 are harmless inside', async () => {
+      const m = (i: number) => join(outside, `M${i}`);
+      const attacks = [
+        (t: string) => `x=$'a[\\x24(touch ${t})]'; git status $((x))`,
+        (t: string) => `x='a[$(touch ${t})]'; echo \${!x}`,
+        (t: string) => `test -v 'a[$(touch ${t})]'`,
+        (t: string) => `printf -v 'a[$(touch ${t})]' x`,
+        (t: string) => `uniq README.md ${t}`,
+        (t: string) => `coproc touch ${t}; wait`,
+        (t: string) => `script -qc 'touch ${t}' /dev/null`,
+        (t: string) => `flock . touch ${t}`,
+        (t: string) => `find . -maxdepth 0 -exec touch ${t} \\;`,
+        (t: string) => `env nice timeout 5 setsid -w touch ${t}`,
+        (t: string) => `cat <<$'E\\x4fF' > ${t}\nhello\nEOF`,
+        (t: string) => `git -c alias.x='!touch ${t}' x`,
+        (t: string) => `x=$'\\x74ouch'; $x ${t}`,
+        (t: string) => `python3 -c "open('${t}', 'w').write('x')"`,
+        (t: string) => `node -e "require('fs').writeFileSync('${t}', 'x')"`,
+      ];
+      const results = [];
+      for (const [i, attack] of attacks.entries()) results.push(await run(attack(m(i))));
+      for (const [i, result] of results.entries()) {
+        expect(existsSync(m(i)), attacks[i]!(m(i))).toBe(false);
+        expect(result.sandboxBlocked ?? `no line for: ${attacks[i]!(m(i))}\n${result.output}`).toMatch(/^\[Sandbox blocked /);
+      }
+      // git gives up before it opens the trace file here: nothing to name, nothing written.
+      const trace = await run(`GIT_TRACE=${m(99)} git status`);
+      expect(existsSync(m(99))).toBe(false);
+      expect(trace.sandboxBlocked).toBeUndefined();
+      expect(readdirSync(outside)).toEqual(['target.txt']);
+      expect(readFileSync(join(project, 'README.md'), 'utf8')).toBe('hello\n');
+    });
+
     it('the arithmetic-expansion attack of Trust I touches nothing outside', async () => {
       const marker = join(outside, 'M');
       const result = await run(`x='a[$(touch ${marker})]'; git status $((x)); echo $((x))`);
