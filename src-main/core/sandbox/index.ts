@@ -25,10 +25,15 @@
  *   /tmp scanned per run, the agent sockets the environment names; abstract sockets are cut
  *   off with the network namespace).
  * Ideas borrowed from it: the mandatory protected paths, hiding secrets by mounting over
- * them, and refusing allowed names that resolve to this machine. Ours differs where it matters for us: secrets are covered by an unreadable
- * folder or file (a read fails with "Permission denied" that the blocked line can name,
- * rather than reading as empty), and what a command may still create despite the mounts
- * (`git init`, a `.git` moved aside) is checked after the run (git-guard.ts).
+ * them, and refusing allowed names that resolve to this machine. Ours differs where it
+ * matters for us: secrets are covered by an unreadable folder or file (a read fails with
+ * "Permission denied" that the blocked line can name, rather than reading as empty); an
+ * existing `.git` is pinned (a mount point cannot be moved aside and replaced); missing
+ * protected folders are made empty once so they can be mounted read-only; and what a
+ * command may still create (`git init` where there was no `.git`, then a hook) is checked
+ * after the run (git-guard.ts), when the pid namespace guarantees nothing of it still runs.
+ * Root: RLIMIT_NPROC does not bind uid 0, so there a fork bomb is bounded by the timeout
+ * (and the pid namespace, whose end kills every process in it) only.
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
