@@ -157,7 +157,9 @@ class OsSandbox implements Sandbox {
     const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), 'deepdesk-run-')));
     const env: Record<string, string> = { ...spec.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir };
     for (const name of Object.keys(env)) if (/^(?:https?|all|no)_proxy$/i.test(name)) delete env[name];
+    // Caches that would be written under the read-only home go to the private temp folder.
     env.npm_config_cache = join(tmpDir, '.npm');
+    env.XDG_CACHE_HOME = join(tmpDir, '.cache');
     for (const name of DROPPED_ENV) delete env[name];
     const cwd = realPathOf(spec.cwd);
 
