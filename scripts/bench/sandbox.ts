@@ -160,7 +160,7 @@ export async function benchSandbox(report: Report, options: BenchOptions): Promi
       section.rows.push({ name: 'agent step with execute', ours: `error: ${errorText(err)}` }),
     );
     section.notes.push('both sides run through the same LocalShellBackend and pty; sandboxed adds prepare (policy, private TMPDIR, git state) + bwrap + the post-run checks and blocked-line scan');
-    section.notes.push(`ratio = sandboxed ÷ unsandboxed; ${availability.kind}`);
+    section.notes.push(`ratio = sandboxed ÷ unsandboxed; ${availability.kind}; machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores at the end`);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
