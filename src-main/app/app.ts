@@ -115,7 +115,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   const workspace = new WorkspaceService({ folder: options.folder, backend: shared.folder, onChange: (paths) => send('files.changed', { paths }) });
-  await workspace.start();
+  // Ready does not wait for the watcher: its subscription walks the folder's directories.
+  const watching = workspace.start();
   const memories = new MemoriesService(shared.memories, () => send('memories.changed', {}));
 
   const ok = { ok: true as const };
@@ -210,6 +211,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async close() {
       await threads.dispose();
       terminals.dispose();
+      await watching;
       await workspace.dispose();
       db.close();
     },

@@ -46,6 +46,25 @@ describe('WorkspaceService', () => {
     expect(seen.some((s) => s.includes('node_modules'))).toBe(false);
   });
 
+  it('tells new folders from new files and reports a deleted folder', async () => {
+    let batch = nextBatch();
+    mkdirSync(join(folder, 'docs'));
+    await batch;
+    let seen = changes.flat().map((c) => `${c.kind} ${c.path}`);
+    expect(seen).toEqual(['addDir /docs']);
+    batch = nextBatch();
+    writeFileSync(join(folder, 'docs/readme.md'), '# hi');
+    await batch;
+    seen = changes.flat().map((c) => `${c.kind} ${c.path}`);
+    expect(seen).toContain('add /docs/readme.md');
+    changes = [];
+    batch = nextBatch();
+    rmSync(join(folder, 'docs'), { recursive: true });
+    await batch;
+    seen = changes.flat().map((c) => `${c.kind} ${c.path}`);
+    expect(seen).toContain('unlink /docs');
+  });
+
   it('lists, reads and searches through the folder backend', async () => {
     expect(await service.list('/')).toEqual([expect.objectContaining({ path: '/src/', isDir: true })]);
     expect(await service.read('/src/index.ts')).toEqual({ kind: 'text', path: '/src/index.ts', text: 'export {};', truncated: false });

@@ -1,17 +1,16 @@
-// The project folder for the window: a live watch (chokidar, debounced) feeding the file
-// tree, listings, file viewing and @-mention search, all through the folder's backend so
-// the same path rules apply as for the agent.
+// The project folder for the window: a live watch (debounced) feeding the file tree,
+// listings, file viewing and @-mention search, all through the folder's backend so the
+// same path rules apply as for the agent. Nothing here is proportional to the folder's
+// size up front: the tree lists folders as they are opened, the watcher subscribes in the
+// background, and the @-mention index is built on the first search.
 
-import { watch, type FSWatcher } from 'chokidar';
-import { relative, sep } from 'node:path';
 import type { Backend } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
 import { normalizeVirtualPath } from '../../core/backends/paths';
 import { ContractError, type FileContent, type FileEntry } from '../contract';
+import { FolderWatcher, type FileChange } from './folder-watcher';
 
-export type FileChange = { path: string; kind: 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir' };
-
-const IGNORED_DIRS = new Set(['.git', 'node_modules', 'out', 'dist', 'build', '.next', '.nuxt', 'target', 'coverage', '__pycache__', '.venv', '.cache', '.turbo']);
+export type { FileChange } from './folder-watcher';
 const DEBOUNCE_MS = 75;
 const MAX_VIEW_CHARS = 2_000_000;
 
@@ -22,7 +21,7 @@ export interface WorkspaceOptions {
 }
 
 export class WorkspaceService {
-  private watcher: FSWatcher | null = null;
+  private watcher: FolderWatcher | null = null;
   private pending = new Map<string, FileChange>();
   private timer: NodeJS.Timeout | null = null;
   /** Every file path, for @-mention search; dropped when files appear or disappear. */
@@ -30,18 +29,22 @@ export class WorkspaceService {
 
   constructor(private readonly options: WorkspaceOptions) {}
 
-  /** Starts watching; resolves once the initial scan is done. */
+  /** Starts watching; resolves once changes are being reported (the app does not wait for it). */
   async start(): Promise<void> {
-    const root = this.options.folder;
-    this.watcher = watch(root, {
-      ignoreInitial: true,
-      followSymlinks: false,
-      ignored: (path: string) => relative(root, path).split(sep).some((part) => IGNORED_DIRS.has(part)),
+    this.watcher = new FolderWatcher({
+      folder: this.options.folder,
+      onChanges: (changes) => {
+        for (const change of changes) this.queue(change);
+      },
+      onError: (err) => process.stderr.write(`deepdesk: watching the folder failed: ${err.message}\n`),
     });
-    for (const kind of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const) {
-      this.watcher.on(kind, (path: string) => this.queue({ kind, path: toVirtual(root, path) }));
+    try {
+      await this.watcher.start();
+    } catch (err) {
+      // Too many folders for the OS's watch limit, or no native watcher: the tree still
+      // lists on demand, it just does not update by itself.
+      process.stderr.write(`deepdesk: the file tree will not update live: ${err instanceof Error ? err.message : String(err)}\n`);
     }
-    await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
   }
 
   private queue(change: FileChange): void {
@@ -88,15 +91,11 @@ export class WorkspaceService {
     if (this.timer) clearTimeout(this.timer);
     await this.watcher?.close();
   }
+
 }
 
 function checked(path: string): string {
   const p = normalizeVirtualPath(path);
   if (!p.ok) throw new ContractError(p.error);
   return p.path;
-}
-
-function toVirtual(root: string, real: string): string {
-  const rel = relative(root, real).split(sep).join('/');
-  return rel === '' ? '/' : `/${rel}`;
 }

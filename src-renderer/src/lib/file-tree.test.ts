@@ -38,6 +38,8 @@ describe('file tree', () => {
     expect(foldersToRefresh([{ path: '/x/y.ts', kind: 'add' }], loaded)).toEqual({ refresh: ['/'], drop: [] });
     expect(foldersToRefresh([{ path: '/new', kind: 'addDir' }], loaded)).toEqual({ refresh: ['/'], drop: [] });
     expect(foldersToRefresh([{ path: '/src', kind: 'unlinkDir' }, { path: '/src/lib/q.ts', kind: 'unlink' }], loaded)).toEqual({ refresh: ['/'], drop: ['/src', '/src/lib'] });
+    // The watcher reports a deleted folder as a plain unlink: a listed one is dropped all the same.
+    expect(foldersToRefresh([{ path: '/src', kind: 'unlink' }], loaded)).toEqual({ refresh: ['/'], drop: ['/src', '/src/lib'] });
   });
 
   it('sorts folders first', () => {

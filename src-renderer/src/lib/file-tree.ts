@@ -88,7 +88,9 @@ export function foldersToRefresh(changes: readonly FileChange[], loaded: Iterabl
       while (dir !== '/' && !loadedSet.has(dir)) dir = parentKey(dir);
       if (loadedSet.has(dir)) refresh.add(dir);
     }
-    if (change.kind === 'unlinkDir') {
+    // The watcher cannot tell a deleted folder from a deleted file: a listed folder that was
+    // unlinked is gone either way.
+    if (change.kind === 'unlinkDir' || (change.kind === 'unlink' && loadedSet.has(key))) {
       for (const dir of loadedSet) if (dir !== '/' && isUnder(key, dir)) drop.add(dir);
     }
   }
