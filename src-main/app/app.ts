@@ -19,7 +19,7 @@ import { ContractError, type methods, type EventFrame, type EventName, type Even
 import { databasePath } from './data-dir';
 import type { AppHostApi } from './host-api';
 import { detectLocalServers } from './local-servers';
-import { MemoriesService } from './memories/memories-service';
+import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service';
 import type { SecretStore } from './secret-store';
 import { SettingsService } from './settings/settings-service';
 import { TerminalService } from './terminal/terminal-service';
@@ -117,7 +117,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const workspace = new WorkspaceService({ folder: options.folder, backend: shared.folder, onChange: (paths) => send('files.changed', { paths }) });
   // Ready does not wait for the watcher: its subscription walks the folder's directories.
   const watching = workspace.start();
-  const memories = new MemoriesService(shared.memories, () => send('memories.changed', {}));
+  const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}));
 
   const ok = { ok: true as const };
   const handlers: Handlers = {

@@ -77,7 +77,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
-    const mounts = createDefaultMounts({ folder, db, threadFiles });
+    const mounts = createDefaultMounts({ folder, db, threadFiles, memoryAuthor: threadId });
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,

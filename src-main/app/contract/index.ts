@@ -133,7 +133,14 @@ export const fileContentSchema = z.discriminatedUnion('kind', [
 ]);
 export type FileContent = z.infer<typeof fileContentSchema>;
 
-export const memoryEntrySchema = z.object({ path: z.string(), size: z.number(), modifiedAt: z.string().optional(), snippet: z.string().optional() });
+export const memoryEntrySchema = z.object({
+  path: z.string(),
+  size: z.number(),
+  modifiedAt: z.string().optional(),
+  /** Who wrote it last: a thread id, or 'user' (the person, in the window or the CLI). */
+  modifiedBy: z.string().optional(),
+  snippet: z.string().optional(),
+});
 export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
 
 export const localServerSchema = z.object({ provider: providerSchema, baseUrl: z.string(), models: z.array(z.string()) });

@@ -32,6 +32,8 @@ export interface MountOptions {
   threadFiles?: ThreadFiles;
   /** Replaces the folder backend (e.g. the window's shared-terminal shell backend). */
   folderBackend?: Backend;
+  /** Recorded as the writer of memories written through these mounts: a thread id, or 'user'. */
+  memoryAuthor?: string;
 }
 
 export interface Mounts {
@@ -45,7 +47,7 @@ export function createDefaultMounts(options: MountOptions): Mounts {
   const folder =
     options.folderBackend ??
     (options.execute === false ? new FilesystemBackend({ rootDir: options.folder }) : new LocalShellBackend({ rootDir: options.folder }));
-  const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE });
+  const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE, ...(options.memoryAuthor ? { author: options.memoryAuthor } : {}) });
   const threadFiles = options.threadFiles ?? emptyThreadFiles();
   const backend = createComposite(folder, [
     { prefix: MEMORIES_PREFIX, backend: memories, listInRoot: 'always' },
