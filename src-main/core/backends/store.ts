@@ -142,7 +142,7 @@ export class StoreBackend implements Backend {
   search(query: string, limit = 500): StoreSearchHit[] {
     const folded = query.toLowerCase();
     if (folded === '') return [];
-    const ascii = /^[\x00-\x7f]*$/.test(folded);
+    const ascii = [...folded].every((ch) => ch.charCodeAt(0) < 128);
     const rows = ascii ? this.sql.foldedCandidates.iterate(this.namespace, folded) : this.sql.textRows.iterate(this.namespace);
     const hits: StoreSearchHit[] = [];
     for (const row of rows) {
