@@ -12,6 +12,7 @@ import { applyEdit } from '../core/backends/text';
 import { collectResponse } from '../core/models/collect';
 import { createChatModel, parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
+import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel } from '../core/models/types';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
@@ -139,6 +140,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     'settings.setApiKey': async ({ provider, key }) => withOverrides(await settings.setApiKey(provider, key)),
     'settings.testConnection': async ({ model, baseUrl, apiKey }) => testConnection(() => modelFor(model, baseUrl, apiKey)),
     'settings.detectLocalServers': () => detectLocalServers(),
+    'settings.listModels': async ({ provider, baseUrl, apiKey }) => {
+      const key = apiKey ?? (await settings.apiKeyFor(provider));
+      try {
+        return { models: await listModels({ provider, env, ...(baseUrl ? { baseUrl } : {}), ...(key ? { apiKey: key } : {}) }) };
+      } catch (err) {
+        throw new ContractError(err instanceof Error ? err.message : String(err), 'failed');
+      }
+    },
 
     'threads.list': async () => threads.list(),
     'threads.create': async ({ title }) => threads.create(title),

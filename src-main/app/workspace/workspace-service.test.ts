@@ -65,6 +65,19 @@ describe('WorkspaceService', () => {
     expect(seen).toContain('unlink /docs');
   });
 
+  it('marks what the folder\'s .gitignore files ignore, at any depth', async () => {
+    writeFileSync(join(folder, '.gitignore'), 'dist/\n*.log\n');
+    mkdirSync(join(folder, 'dist'));
+    mkdirSync(join(folder, '.git'));
+    writeFileSync(join(folder, 'debug.log'), '');
+    writeFileSync(join(folder, 'src/.gitignore'), 'gen.ts\n');
+    writeFileSync(join(folder, 'src/gen.ts'), '');
+    writeFileSync(join(folder, 'src/keep.log.ts'), '');
+    const flags = (entries: Array<{ path: string; ignored?: boolean }>) => Object.fromEntries(entries.map((e) => [e.path, e.ignored === true]));
+    expect(flags(await service.list('/'))).toEqual({ '/.git/': true, '/.gitignore': false, '/debug.log': true, '/dist/': true, '/src/': false });
+    expect(flags(await service.list('/src'))).toEqual({ '/src/.gitignore': false, '/src/gen.ts': true, '/src/index.ts': false, '/src/keep.log.ts': false });
+  });
+
   it('lists, reads and searches through the folder backend', async () => {
     expect(await service.list('/')).toEqual([expect.objectContaining({ path: '/src/', isDir: true })]);
     expect(await service.read('/src/index.ts')).toEqual({ kind: 'text', path: '/src/index.ts', text: 'export {};', truncated: false });

@@ -4,7 +4,9 @@
 // size up front: the tree lists folders as they are opened, the watcher subscribes in the
 // background, and the @-mention index is built on the first search.
 
-import type { Backend } from '../../core/backends/protocol';
+import { join } from 'node:path';
+import { ancestorRules, childStack, hasGitDir, isIgnored, loadGitignore } from '../../core/backends/fs-gitignore';
+import type { Backend, FileInfo } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
 import { normalizeVirtualPath } from '../../core/backends/paths';
 import { ContractError, type FileContent, type FileEntry } from '../contract';
@@ -49,7 +51,10 @@ export class WorkspaceService {
 
   private queue(change: FileChange): void {
     if (change.kind !== 'change') this.allFiles = null;
-    this.pending.set(change.path, change);
+    const before = this.pending.get(change.path);
+    // A file created and then written within one batch is still new to the window.
+    const kind = change.kind === 'change' && (before?.kind === 'add' || before?.kind === 'addDir') ? before.kind : change.kind;
+    this.pending.set(change.path, { path: change.path, kind });
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
@@ -60,9 +65,18 @@ export class WorkspaceService {
   }
 
   async list(path: string): Promise<FileEntry[]> {
-    const result = await this.options.backend.ls(checked(path));
+    const dir = checked(path);
+    const result = await this.options.backend.ls(dir);
     if (result.error !== undefined) throw new ContractError(result.error, 'not_found');
-    return (result.entries ?? []).map((e) => ({ path: e.path, isDir: e.isDir === true, ...(e.size !== undefined ? { size: e.size } : {}), ...(e.modifiedAt ? { modifiedAt: e.modifiedAt } : {}) }));
+    const entries = result.entries ?? [];
+    const ignored = await ignoredEntries(this.options.folder, dir, entries);
+    return entries.map((e) => ({
+      path: e.path,
+      isDir: e.isDir === true,
+      ...(e.size !== undefined ? { size: e.size } : {}),
+      ...(e.modifiedAt ? { modifiedAt: e.modifiedAt } : {}),
+      ...(ignored.has(e.path) ? { ignored: true } : {}),
+    }));
   }
 
   async read(path: string): Promise<FileContent> {
@@ -92,6 +106,24 @@ export class WorkspaceService {
     await this.watcher?.close();
   }
 
+}
+
+/** The entries of virtual folder `dir` that the folder's .gitignore files ignore (and .git itself). */
+async function ignoredEntries(root: string, dir: string, entries: readonly FileInfo[]): Promise<Set<string>> {
+  const ignored = new Set<string>();
+  if (entries.length === 0) return ignored;
+  const realDir = join(root, ...dir.split('/').filter(Boolean));
+  try {
+    const [{ stack }, own, git] = await Promise.all([ancestorRules(root, realDir), loadGitignore(realDir), hasGitDir(realDir)]);
+    const rules = childStack(stack, own, git);
+    for (const entry of entries) {
+      const name = entry.path.replace(/\/$/, '').split('/').pop()!;
+      if (name === '.git' || isIgnored(rules, join(realDir, name), entry.isDir === true)) ignored.add(entry.path);
+    }
+  } catch {
+    // Unreadable .gitignore files dim nothing.
+  }
+  return ignored;
 }
 
 function checked(path: string): string {

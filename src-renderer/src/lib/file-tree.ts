@@ -107,3 +107,15 @@ export function sortEntries(entries: readonly FileEntry[]): FileEntry[] {
     return na < nb ? -1 : na > nb ? 1 : 0;
   });
 }
+
+/** Files this thread's agent wrote or edited (successful write_file / edit_file calls), by virtual path. */
+export function agentChangedPaths(items: ReadonlyArray<{ kind: string; name?: string; args?: unknown; output?: string; isError?: boolean }>): Set<string> {
+  const paths = new Set<string>();
+  for (const item of items) {
+    if (item.kind !== 'tool' || (item.name !== 'write_file' && item.name !== 'edit_file')) continue;
+    if (item.output === undefined || item.isError || item.output.startsWith('Error')) continue;
+    const path = (item.args as { file_path?: unknown } | null)?.file_path;
+    if (typeof path === 'string' && path.trim() !== '') paths.add(dirKey(path.replaceAll('\\', '/').replace(/\/{2,}/g, '/')));
+  }
+  return paths;
+}
