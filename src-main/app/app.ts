@@ -25,6 +25,7 @@ import type { SecretStore } from './secret-store';
 import { SettingsService } from './settings/settings-service';
 import { TerminalService } from './terminal/terminal-service';
 import { TerminalShellBackend } from './terminal/terminal-shell-backend';
+import { attachMentionedFiles } from './threads/mention-attachments';
 import { ThreadService } from './threads/thread-service';
 import { WorkspaceService } from './workspace/workspace-service';
 import type { z } from 'zod';
@@ -161,7 +162,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       terminals.close(threadId);
       return ok;
     },
-    'threads.send': async ({ threadId, text }) => (await threads.send(threadId, text), ok),
+    'threads.send': async ({ threadId, text }) => (await threads.send(threadId, await attachMentionedFiles(text, shared.folder)), ok),
     'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
     'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
 

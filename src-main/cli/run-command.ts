@@ -7,6 +7,7 @@ import { createAgentDefinition } from '../core/agent/create-agent';
 import { runAgent } from '../core/agent/loop';
 import type { ApprovalBroker } from '../core/agent/middleware/approval';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from '../core/agent/types';
+import { attachMentionedFiles } from '../app/threads/mention-attachments';
 import { createDefaultMounts } from '../core/backends/mounts';
 import { StateBackend } from '../core/backends/state';
 import { openDatabase } from '../core/backends/store';
@@ -92,7 +93,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       threads.save(s, { folder });
     };
     const emit = values.json ? (e: AgentEvent) => io.stdout.write(JSON.stringify(e) + '\n') : progressPrinter(io);
-    const result = await runAgent(definition, state, { role: 'user', content: prompt }, {
+    const result = await runAgent(definition, state, { role: 'user', content: await attachMentionedFiles(prompt, mounts.folder) }, {
       signal: controller.signal,
       emit,
       persist,
