@@ -3,6 +3,8 @@
 
 import { useState } from 'react';
 import type { AttachedFile } from '../lib/mention';
+import { errorMessage } from '../state/toasts';
+import { useApi } from '../state/use-api';
 import { Icon } from './Icon';
 
 function fileName(path: string): string {
@@ -26,10 +28,26 @@ export function PendingAttachments({ paths, onRemove }: { paths: readonly string
   );
 }
 
-export function SentAttachments({ files }: { files: readonly AttachedFile[] }): React.JSX.Element | null {
+/**
+ * `files` without `content` are the mentions of a message just sent (its echo in the window
+ * holds what the person typed); their text is read from the folder when opened.
+ */
+export function SentAttachments({ files }: { files: ReadonlyArray<AttachedFile | { path: string; lines?: undefined; content?: undefined }> }): React.JSX.Element | null {
+  const api = useApi();
   const [open, setOpen] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState<Record<string, string>>({});
   if (files.length === 0) return null;
   const shown = files.find((f) => f.path === open);
+  const shownText = shown?.content ?? (shown ? loaded[shown.path] : undefined);
+  const toggle = (path: string, content: string | undefined): void => {
+    const opening = open !== path;
+    setOpen(opening ? path : null);
+    if (!opening || content !== undefined || loaded[path] !== undefined) return;
+    api
+      .call('files.read', { path })
+      .then((file) => setLoaded((all) => ({ ...all, [path]: file.kind === 'text' ? file.text : `(${file.kind} file, not attached)` })))
+      .catch((err: unknown) => setLoaded((all) => ({ ...all, [path]: `(not attached: ${errorMessage(err)})` })));
+  };
   return (
     <div className="sent-attachments">
       <ul className="attachment-chips" aria-label="Attached files">
@@ -41,7 +59,7 @@ export function SentAttachments({ files }: { files: readonly AttachedFile[] }): 
               aria-expanded={open === file.path}
               aria-label={`${open === file.path ? 'Hide' : 'Show'} attached file ${file.path}`}
               title={file.lines ? `${file.path} (lines ${file.lines})` : file.path}
-              onClick={() => setOpen(open === file.path ? null : file.path)}
+              onClick={() => toggle(file.path, file.content)}
             >
               <Icon name="file" size={12} />
               <span>{fileName(file.path)}</span>
@@ -50,7 +68,7 @@ export function SentAttachments({ files }: { files: readonly AttachedFile[] }): 
           </li>
         ))}
       </ul>
-      {shown ? <pre className="attachment-content">{shown.content}</pre> : null}
+      {shown ? <pre className="attachment-content">{shownText ?? 'Loading…'}</pre> : null}
     </div>
   );
 }

@@ -1,10 +1,12 @@
 import { memo } from 'react';
-import { splitAttachments } from '../lib/mention';
+import { mentionsIn, splitAttachments } from '../lib/mention';
 import type { UserItem } from '../lib/thread-reducer';
 import { SentAttachments } from './AttachedFiles';
 
 export const UserMessage = memo(function UserMessage({ item }: { item: UserItem }): React.JSX.Element {
-  const { text, files } = splitAttachments(item.text);
+  const split = splitAttachments(item.text);
+  // The window's own echo of a message just sent carries the mentions, not yet the files.
+  const { text, files } = split.files.length > 0 ? split : { text: item.text, files: mentionsIn(item.text).map((path) => ({ path })) };
   return (
     <div className="msg msg-user">
       <div className="msg-role">
