@@ -7,6 +7,7 @@ import { createAgentDefinition } from '../core/agent/create-agent';
 import { runAgent } from '../core/agent/loop';
 import type { ApprovalBroker } from '../core/agent/middleware/approval';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from '../core/agent/types';
+import { attachMentionedFiles } from '../app/threads/mention-attachments';
 import { createDefaultMounts } from '../core/backends/mounts';
 import { StateBackend } from '../core/backends/state';
 import { openDatabase } from '../core/backends/store';
@@ -81,7 +82,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
-    const mounts = createDefaultMounts({ folder, db, threadFiles, ...(sandbox ? { sandbox } : {}) });
+    const mounts = createDefaultMounts({ folder, db, threadFiles, memoryAuthor: threadId, ...(sandbox ? { sandbox } : {}) });
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,
@@ -96,7 +97,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       threads.save(s, { folder });
     };
     const emit = values.json ? (e: AgentEvent) => io.stdout.write(JSON.stringify(e) + '\n') : progressPrinter(io);
-    const result = await runAgent(definition, state, { role: 'user', content: prompt }, {
+    const result = await runAgent(definition, state, { role: 'user', content: await attachMentionedFiles(prompt, mounts.folder) }, {
       signal: controller.signal,
       emit,
       persist,

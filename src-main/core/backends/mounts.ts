@@ -35,6 +35,8 @@ export interface MountOptions {
   folderBackend?: Backend;
   /** Commands of the default LocalShellBackend run inside it (SPEC §7). */
   sandbox?: Sandbox;
+  /** Recorded as the writer of memories written through these mounts: a thread id, or 'user'. */
+  memoryAuthor?: string;
 }
 
 export interface Mounts {
@@ -50,7 +52,7 @@ export function createDefaultMounts(options: MountOptions): Mounts {
     (options.execute === false
       ? new FilesystemBackend({ rootDir: options.folder })
       : new LocalShellBackend({ rootDir: options.folder, ...(options.sandbox ? { sandbox: options.sandbox } : {}) }));
-  const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE });
+  const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE, ...(options.memoryAuthor ? { author: options.memoryAuthor } : {}) });
   const threadFiles = options.threadFiles ?? emptyThreadFiles();
   const backend = createComposite(folder, [
     { prefix: MEMORIES_PREFIX, backend: memories, listInRoot: 'always' },
