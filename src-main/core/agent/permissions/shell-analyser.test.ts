@@ -36,7 +36,7 @@ describe('decoding words as bash does', () => {
   const words = (command: string) => analyzeCommand(command).commands.map((c) => c.argv);
   it.each<[string, string[][]]>([
     ["$'\\x72m' x", [['rm', 'x']]],
-    ["echo $'\\x4a\\u00e9\\U0001F600\\101\\0101\\cA\\e\\?'", [['echo', 'J\u00e9\u{1F600}AA\x01\x1b?']]],
+    ["echo $'\\x4a\\101\\0101\\cA\\e\\?\\'\\\"'", [['echo', 'JA\b1\x01\x1b?\'"']]],
     ["echo $'\\x4'g", [['echo', '\x04g']]],
     ["echo $'\\u4'", [['echo', '\x04']]],
     ["echo $'\\q'", [['echo', '\\q']]],
@@ -52,6 +52,8 @@ describe('decoding words as bash does', () => {
   });
 
   it('asks when it cannot decode exactly', () => {
+    expect(analyzeCommand("echo $'\\u00e9'").alwaysAsk).not.toEqual([]);
+    expect(analyzeCommand("echo $'\\xff'").alwaysAsk).not.toEqual([]);
     expect(analyzeCommand("echo $'a\\0b'").alwaysAsk).not.toEqual([]);
     expect(analyzeCommand("echo $'\\c'").alwaysAsk).not.toEqual([]);
     expect(analyzeCommand('echo \x01').alwaysAsk).not.toEqual([]);

@@ -6,7 +6,7 @@ import type { PermissionRule } from './types';
 /** "Always allow" rules a person could plausibly have: inert-looking commands only. */
 export const INERT_ALLOW: PermissionRule = {
   tools: ['execute'],
-  commands: ['git status', 'git diff', 'git log', 'echo', 'test', '[', 'printf', 'ls', 'cat', 'true', ':', 'uniq', 'rg', 'grep', 'sort', 'sed', 'find', 'head', 'wc', 'read', 'cd', 'pwd', 'date', 'hostname', 'tar', 'curl', 'wc', 'awk', 'less', 'man', 'export', 'declare', 'unset', 'set', 'mapfile', 'wait', 'getopts'],
+  commands: ['git status', 'git diff', 'git log', 'echo', 'test', '[', '[[', 'printf', 'ls', 'cat', 'true', ':', 'uniq', 'rg', 'grep', 'sort', 'sed', 'find', 'head', 'wc', 'read', 'cd', 'pwd', 'date', 'hostname', 'tar', 'curl', 'wc', 'awk', 'less', 'man', 'export', 'declare', 'unset', 'set', 'mapfile', 'wait', 'getopts'],
   decision: 'allow',
   id: 'inert',
 };
@@ -60,7 +60,6 @@ export const MUST_NOT_ALLOW: Record<string, string[]> = {
     "wait -p 'a[$(touch M)]'",
     "getopts a 'a[$(touch M)]'",
     "x='$(touch M)'; PS4=$x; set -x; echo",
-    'set -o xtrace',
     'shopt -s expand_aliases',
     "compgen -C 'touch M' x",
     "complete -C 'touch M' x",
@@ -87,7 +86,6 @@ export const MUST_NOT_ALLOW: Record<string, string[]> = {
     'echo `cat <<EOF\nEOF\n`; touch M',
     "echo $'\\x27'; touch M; echo '",
     "echo $'\\c'; touch M",
-    'echo \\\ntouch M',
     "echo $'\\u0027'; touch M; echo '",
     "echo $'a\\0'; touch M",
     "echo $'\\047'; touch M #'",
@@ -117,7 +115,6 @@ export const MUST_NOT_ALLOW: Record<string, string[]> = {
     'FOO=1 git status',
     'env GIT_DIR=/tmp/x git status',
     'env -S "touch M"',
-    'env -C / cat f',
     "export GIT_PAGER='touch M'; git log",
     'RIPGREP_CONFIG_PATH=/tmp/x rg a',
     'LESSOPEN="|touch M %s" less f',
@@ -378,4 +375,7 @@ export const STAYS_ALLOWED: string[] = [
   'nice -n 5 ls',
   "awk '{ print $1 }' f",
   'time ls',
+  'echo \\\ntouch M',
+  'env -C / cat f',
+  'set -euo pipefail; ls',
 ];
