@@ -69,7 +69,7 @@ function evaluateCommand(request: PermissionRequest, rules: readonly PermissionR
   const command = argsOf(request).command;
   if (typeof command !== 'string') return { decision: 'ask', reason: 'the command is missing' };
   const analysis = analyzeCommand(command);
-  const commands: ShellCommand[] = analysis.commands.length > 0 ? analysis.commands : [{ text: '', argv: [], words: [], dynamic: [], nested: false }];
+  const commands: ShellCommand[] = analysis.commands.length > 0 ? analysis.commands : [{ text: '', argv: [], dynamicArgv: [], words: [], dynamic: [], nested: false }];
   const verdicts = commands.map((c) => evaluatePart(c, request.tool, rules, protectedPaths));
 
   const denied = verdicts.find((v) => v.decision === 'deny');

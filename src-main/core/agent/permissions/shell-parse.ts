@@ -35,6 +35,8 @@ export interface ShellCommand {
   text: string;
   /** Its words after quote removal (assignments and redirections left out), as bash passes them. */
   argv: string[];
+  /** Per word of `argv`: its value is only known when it runs. */
+  dynamicArgv: boolean[];
   /** What rule patterns are matched against: `argv` with wrappers (`env`, `timeout`, `git -C`, …) peeled off. */
   words: string[];
   /** Per word of `words`: its value is only known when it runs (an expansion, a glob, …). */
@@ -93,6 +95,7 @@ function emitCommand(text: string, argv: ArgWord[], sink: Sink, nested: boolean,
   const command: ShellCommand = {
     text,
     argv: argv.map((w) => w.value),
+    dynamicArgv: argv.map((w) => w.dynamic),
     words: matched.map((w) => w.value),
     dynamic: matched.map((w) => w.dynamic),
     nested,
@@ -139,6 +142,8 @@ interface Building {
   header: boolean;
   /** Inside `[[ … ]]`. */
   test: boolean;
+  /** Right after `|`: not where a pipeline starts. */
+  afterPipe: boolean;
 }
 
 const BLANK = new Set([' ', '\t']);
@@ -149,7 +154,7 @@ const WRITE_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
 const ASSIGNMENT_START = /^[A-Za-z_][A-Za-z0-9_]*(\[|\+?=)/;
 const INERT_ARITHMETIC = /^[\s0-9+\-*/%<>=!&|^~?:(),]*$/;
 const TEST_ARITHMETIC = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge', '-v', '-R']);
-const newBuilding = (): Building => ({ start: -1, end: -1, words: [], header: false, test: false });
+const newBuilding = (): Building => ({ start: -1, end: -1, words: [], header: false, test: false, afterPipe: false });
 
 class Parser {
   private pending: Pending[] = [];
@@ -307,6 +312,8 @@ class Parser {
       this.pos += op.length;
       if (this.continuesLine()) this.ask('a line continuation right after an operator is not analysed');
       this.finishCommand();
+      // `time` is a keyword only where a pipeline starts.
+      this.cmd.afterPipe = op === '|' || op === '|&';
       return true;
     }
     if (c === '<' || c === '>' || c === '&') {
@@ -382,6 +389,12 @@ class Parser {
     const plain = !word.quoted && !word.dynamic;
     if (cmd.words.length === 0 && plain && cmd.start < 0) {
       if (SKIPPED_RESERVED.has(word.raw)) {
+        if (word.raw === 'time' && cmd.afterPipe) {
+          cmd.words.push(word);
+          this.touch(start);
+          cmd.end = this.pos;
+          return;
+        }
         if (word.raw === 'esac') this.inCase = false;
         if (word.raw === 'time' && this.at() === ' ' && this.src.startsWith(' -p', this.pos) && META.has(this.src.charAt(this.pos + 3) || ' ')) {
           this.pos += 3;
