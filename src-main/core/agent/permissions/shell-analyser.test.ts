@@ -25,6 +25,16 @@ describe('ordinary inert commands stay allowed', () => {
   });
 });
 
+describe('expansions proven inert stay allowed', () => {
+  it.each(['echo "${arr[@]}" ${#arr[*]} ${a[0]}', '[[ $# -gt 0 ]] && echo yes', '[[ ${#x} -eq 3 ]]', 'echo ${x:-a} ${x+b} ${#x}'])('%j', (command) => {
+    expect(analyzeCommand(command).alwaysAsk).toEqual([]);
+  });
+
+  it.each(['echo ${a[$i]}', '[[ $n -gt 0 ]]', '[[ "$#" -gt $n ]]', 'echo ${x:=a}'])('%j asks', (command) => {
+    expect(analyzeCommand(command).alwaysAsk).not.toEqual([]);
+  });
+});
+
 describe('deny rules cannot be evaded', () => {
   it.each(DENY_EVASIONS)('%j is denied', (command) => {
     const allowAll: PermissionRule = { tools: ['execute'], decision: 'allow' };

@@ -129,6 +129,7 @@ const ARGUMENTS = [
   '$x', '"$HOME"', '${x:-y}', '${x:-$(touch M)}', '$((1+2))', '${#x}', '*.ts', '{a,b}', '~', '~/x', '"a b"', "'$(touch M)'",
   '\\$(touch M)', '$"x"', "$'a\\tb'", '-v', 'a[1]', '${x+z}', '"${x}"', '$1', '$@', '"$*"', '$$', '${!x}', '${x/a/b}', '${x:1}',
   '$[1]', '$(( x ))', "$'\\x24(touch M)'", '#c', 'a#b', '\\#', '"$(touch M)"', '`touch M`', '\\`id\\`',
+  '"${a[@]}"', '${#a[*]}', '${a[0]}', '${a[x]}', '${#x}', '${!}', '${x[1]:-$HOME}', '"${@}"', '${10}', '$((0x1f))', '$(( 1 << 2 ))',
 ];
 const REDIRECTS = ['', '', '', ' >/dev/null', ' 2>&1', ' > out', ' < f', ' 2>/dev/null', ' >>x', ' &>/dev/null', ' <<< "$(touch M)"', ' <<<x', ' >&2', ' >| f', ' 3>&-'];
 const CARRIERS = [
@@ -137,6 +138,9 @@ const CARRIERS = [
   'echo ${x@P}', 'getopts a "$x"', 'wait -p "$x"', 'export "$x=1"', 'declare -n r="$x"; echo $r', 'echo $(( $x ))',
   'for ((i=x; i<1; i++)); do :; done', 'a[x]=1', 'y=( [x]=1 )', 'echo "${x}"', 'echo $x', 'test "$x" -eq 1', 'echo ${x:-1}',
   'declare y=$x', 'local y', 'mapfile -C "$x" -c 1 a <<< 1', 'eval "$x"', 'echo ${x#a}', 'shift "$x"', '[ "$x" = 1 ]',
+  '[[ $# -gt x ]]', '[[ $# -gt 0 ]] && echo $x', '[[ ${#x} -eq 1 ]]', 'a=($x); echo "${a[0]}"', 'a=(1 2); echo ${a[@]}',
+  'read -r y <<< "$x"; echo $((y))', 'printf -v y %s "$x"; echo $((y))', 'test -n "$x"', '[ ! "$x" ]', 'test "$x"',
+  '[ -n "$x" -a -v x ]', 'test "$x" "$x"', 'set -- "$x"; echo $(($1))', 'echo "$x" | read -r y',
 ];
 const DATA = ['a[$(touch M)]', '$(touch M)', 'touch M', 'a[`touch M`]', '1', 'x[0]', 'HOME', 'a[$(id)]'];
 const HEREDOC_DELIMITERS = [

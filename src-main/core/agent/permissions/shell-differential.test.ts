@@ -36,9 +36,10 @@ function fixedCases(): Case[] {
 
 /** Whether `executed` (a program's base name and arguments) is one of the reported commands. */
 function reported(executed: readonly string[], commands: readonly ShellCommand[]): boolean {
-  // As written, or as run once wrappers that are shell builtins (`command`, `exec`, …) are peeled.
+  // As written, or as run once wrappers that are shell builtins (`command`, `exec`, …)
+  // dropped the words before it (any suffix of argv), or as the analyser peeled it.
   const forms = commands.flatMap((c) => [
-    { words: c.argv, dynamic: c.dynamicArgv },
+    ...c.argv.map((_, k) => ({ words: c.argv.slice(k), dynamic: c.dynamicArgv.slice(k) })),
     { words: c.words, dynamic: c.dynamic },
   ]);
   return forms.some(({ words, dynamic }) => {

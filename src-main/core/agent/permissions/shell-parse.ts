@@ -448,8 +448,12 @@ class Parser {
   private pendingAssignments: string[] = [];
 
   private checkDoubleBracket(words: readonly Word[]): void {
-    for (const w of words) {
-      if (!w.quoted && !w.dynamic && TEST_ARITHMETIC.has(w.value)) {
+    // Operands that are numbers whatever the data: literal integers, `$#`, `$?`, `$$`, `$!`, `${#x}`.
+    const numeric = (w: Word | undefined) => w !== undefined && /^"?(-?[0-9]+|\$[#?$!]|\$\{#[A-Za-z_][A-Za-z0-9_]*\})"?$/.test(w.raw);
+    for (const [k, w] of words.entries()) {
+      if (w.quoted || w.dynamic || !TEST_ARITHMETIC.has(w.value)) continue;
+      if (w.value !== '-v' && w.value !== '-R' && numeric(words[k - 1]) && numeric(words[k + 1])) continue;
+      {
         this.ask(`\`[[ … ${w.value} … ]]\` evaluates its operands as arithmetic or variable names, which can run commands`);
         return;
       }
@@ -848,7 +852,8 @@ class Parser {
    */
   private readParameterExpansion(word: Word): void {
     const start = this.pos;
-    const head = /^(#?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!0-]|)/.exec(this.src.slice(this.pos))!;
+    // `[@]`, `[*]` and a literal index are the subscripts that evaluate nothing.
+    const head = /^(#?)([A-Za-z_][A-Za-z0-9_]*(?:\[(?:@|\*|[0-9]+)\])?|[0-9]+|[@*#?$!0-]|)/.exec(this.src.slice(this.pos))!;
     const name = head[2]!;
     this.pos += head[0].length;
     const c = this.at();
