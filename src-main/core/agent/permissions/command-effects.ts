@@ -364,7 +364,7 @@ const GIT_DANGER_LONG = ['output', 'output-directory', 'ext-diff', 'textconv', '
 const GIT_READERS = new Set([
   'diff', 'log', 'show', 'whatchanged', 'shortlog', 'blame', 'annotate', 'grep', 'describe', 'rev-parse', 'ls-files', 'ls-tree',
   'cat-file', 'rev-list', 'for-each-ref', 'name-rev', 'merge-base', 'show-ref', 'count-objects', 'show-branch', 'cherry',
-  'range-diff', 'diff-tree', 'diff-files', 'diff-index', 'reflog', 'version', 'help',
+  'range-diff', 'diff-tree', 'diff-files', 'diff-index', 'reflog', 'version',
 ]);
 const GIT_STATUS_LONG = ['short', 'branch', 'porcelain', 'long', 'verbose', 'untracked-files', 'ignore-submodules', 'ignored', 'column', 'no-column', 'ahead-behind', 'no-ahead-behind', 'renames', 'no-renames', 'find-renames', 'show-stash', 'null', 'no-optional-locks'];
 const GIT_BRANCH_LIST = ['-a', '-r', '-v', '-vv', '-l', '--list', '--all', '--remotes', '--verbose', '--show-current', '--contains', '--no-contains', '--merged', '--no-merged', '--sort', '--format', '--color', '--no-color', '--column', '--no-column', '--points-at', '--abbrev', '-i', '--ignore-case'];

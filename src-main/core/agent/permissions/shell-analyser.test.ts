@@ -25,6 +25,12 @@ describe('ordinary inert commands stay allowed', () => {
   });
 });
 
+describe('builtins that evaluate data ask behind any wrapper', () => {
+  it.each(['command printf -v "a[\\$(touch M)]" y', 'builtin printf -v x y', 'command -p printf -v x y', '\\command test -v x', 'time read "a[\\$(id)]"', 'builtin eval id'])('%j', (command) => {
+    expect(analyzeCommand(command).alwaysAsk).not.toEqual([]);
+  });
+});
+
 describe('expansions proven inert stay allowed', () => {
   it.each(['echo "${arr[@]}" ${#arr[*]} ${a[0]}', '[[ $# -gt 0 ]] && echo yes', '[[ ${#x} -eq 3 ]]', 'echo ${x:-a} ${x+b} ${#x}'])('%j', (command) => {
     expect(analyzeCommand(command).alwaysAsk).toEqual([]);

@@ -347,7 +347,13 @@ function peelIndex(argv: readonly ArgWord[], result: CommandInspection): number 
   if (name === 'exec') result.reasons.push('`exec` replaces the shell with another command');
   const wrapper = TRANSPARENT[name];
   if (wrapper === undefined) return null;
-  if (name === 'command' && argv.slice(at + 1).some((w, i) => i < 3 && /^-[A-Za-z]*[vV]/.test(w.value))) return null;
+  if (name === 'command') {
+    // `command -v NAME` / `-V` only describes NAME.
+    for (const w of argv.slice(at + 1)) {
+      if (!w.value.startsWith('-') || w.value === '--') break;
+      if (/^-[A-Za-z]*[vV]/.test(w.value)) return null;
+    }
+  }
   const options = readOptions(argv, at + 1, wrapper.options, ask);
   if (options === null) return null;
   if (options.seen.some(([o]) => wrapper.noCommand?.includes(o))) return null;
@@ -515,7 +521,7 @@ function inspectBuiltin(name: string, args: readonly ArgWord[], result: CommandI
     case 'export':
     case 'readonly': {
       let i = 0;
-      if (values.length === 1 && (values[0] === '-p' || values[0] === '-f' || values[0] === '-F')) return;
+      if (values.length >= 1 && ['-p', '-f', '-F'].includes(values[0]!) && args.slice(1).every((w) => !w.dynamic && IDENTIFIER.test(w.value))) return;
       for (; i < args.length; i++) {
         const a = args[i]!;
         if (a.dynamic) {

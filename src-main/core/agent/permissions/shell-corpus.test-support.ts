@@ -182,7 +182,8 @@ function statement(g: Gen): string {
     case 3:
     case 4: {
       const data = g.pick(DATA);
-      return `x=${g.word(data)}${g.pick(['; ', '\n', ' && '])}${g.pick(CARRIERS)}`;
+      const wrapper = g.pick(['', '', '', 'command ', 'builtin ', 'time ', '\\command ', 'command -p ', '! ']);
+      return `x=${g.word(data)}${g.pick(['; ', '\n', ' && '])}${wrapper}${g.pick(CARRIERS)}`;
     }
     case 5: {
       const [written, line] = g.pick(HEREDOC_DELIMITERS);
