@@ -26,7 +26,7 @@
 // so they fail), the expanded arguments of builtins (their effects that matter run a
 // program or create a file, which it sees), and effects after 5 s of CPU.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -79,7 +79,7 @@ export async function runInBash(cases: readonly string[], shards = 2): Promise<O
     for (let s = 0; s < shards && s * per < cases.length; s++) {
       const from = s * per;
       const slice = cases.slice(from, from + per);
-      jobs.push(runShard(root, s, from, slice));
+      jobs.push(runShard(root, from, slice));
     }
     await Promise.all(jobs);
     return cases.map((_, i) => readResult(root, i));
@@ -110,7 +110,7 @@ while IFS= read -r -d '' c; do
 done < "/tmp/oracle/cases.$first"
 `;
 
-function runShard(root: string, shard: number, from: number, cases: readonly string[]): Promise<void> {
+function runShard(root: string, from: number, cases: readonly string[]): Promise<void> {
   for (let k = 0; k < cases.length; k++) {
     mkdirSync(join(root, 'log', String(from + k)), { recursive: true });
     mkdirSync(join(root, 'w', String(from + k)), { recursive: true });
@@ -127,7 +127,6 @@ function runShard(root: string, shard: number, from: number, cases: readonly str
     '--unshare-net', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', '/tmp',
     '/tmp/oracle/bash', '/tmp/oracle/driver.sh', String(from),
   ];
-  void shard;
   return new Promise((resolve, reject) => {
     const child = spawn('/usr/bin/bwrap', args, {
       env: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/tmp/oracle/w' },
@@ -170,9 +169,4 @@ function readResult(root: string, i: number): OracleResult {
     .filter((f) => f !== '' && f !== '/tmp/oracle');
   const status = readIfExists(join(dir, 'status')).trim();
   return { executed, commands, created, timedOut: status === '152' || status === '137' };
-}
-
-/** Files the oracle's working folders hold after a run (for tests of the oracle itself). */
-export function listDir(path: string): string[] {
-  return existsSync(path) ? readdirSync(path) : [];
 }

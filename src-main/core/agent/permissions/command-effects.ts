@@ -143,9 +143,8 @@ export function hasEffectTable(program: string): boolean {
  * Why this form of `program` (its words after the name) writes files or runs programs
  * beyond what an allow rule for it covers, or null when it does not (or has no entry).
  */
-export function escalationOf(program: string, args: readonly ArgWord[], invokedAs: string = program): string | null {
+export function escalationOf(program: string, args: readonly ArgWord[]): string | null {
   if (!Object.hasOwn(SPECS, program)) return null;
-  void invokedAs;
   const spec = SPECS[program]!;
   if (spec.always !== undefined) return `\`${program}\` ${spec.always}`;
   if (!spec.dynamicOk) {

@@ -25,6 +25,16 @@ describe('ordinary inert commands stay allowed', () => {
   });
 });
 
+describe('bounded work', () => {
+  it('stops at hostile nesting of wrappers quickly, asking', () => {
+    const started = Date.now();
+    const analysis = analyzeCommand(`${'sudo '.repeat(40)}rm x`);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(analysis.alwaysAsk).toContain('the command holds too many commands to be checked');
+    expect(decide(`${'nice '.repeat(40)}rm x`, [DENY_RM])).toBe('deny');
+  });
+});
+
 describe('builtins that evaluate data ask behind any wrapper', () => {
   it.each(['command printf -v "a[\\$(touch M)]" y', 'builtin printf -v x y', 'command -p printf -v x y', '\\command test -v x', 'time read "a[\\$(id)]"', 'builtin eval id'])('%j', (command) => {
     expect(analyzeCommand(command).alwaysAsk).not.toEqual([]);

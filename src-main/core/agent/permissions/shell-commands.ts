@@ -227,7 +227,11 @@ export function inspectCommand(argv: readonly ArgWord[]): CommandInspection {
   const ask = (reason: string) => result.reasons.push(reason);
 
   let words: readonly ArgWord[] = argv;
-  for (let guard = 0; guard < 32 && words.length > 0; guard++) {
+  for (let guard = 0; words.length > 0; guard++) {
+    if (guard === 256) {
+      ask('the command nests too many wrappers to be checked');
+      break;
+    }
     const next = peel(words, result);
     if (next === null || next.length === 0) break;
     words = next;
@@ -303,7 +307,7 @@ export function inspectCommand(argv: readonly ArgWord[]): CommandInspection {
     }
   }
 
-  const escalation = escalationOf(name, args, first.value);
+  const escalation = escalationOf(name, args);
   if (escalation !== null) result.escalation = escalation;
   return result;
 }

@@ -69,6 +69,8 @@ interface Sink {
 }
 
 const MAX_DEPTH = 8;
+// Wrappers that ask report every command they may run; this bounds the work on hostile nesting.
+const MAX_COMMANDS = 1000;
 
 function analyzeSource(source: string, sink: Sink, nested: boolean, depth: number): void {
   if (depth > MAX_DEPTH) {
@@ -88,6 +90,10 @@ export interface ArgWord {
 function emitCommand(text: string, argv: ArgWord[], sink: Sink, nested: boolean, depth: number): void {
   if (depth > MAX_DEPTH) {
     sink.reasons.push('the command nests shells too deeply to be checked');
+    return;
+  }
+  if (sink.commands.length >= MAX_COMMANDS) {
+    sink.reasons.push('the command holds too many commands to be checked');
     return;
   }
   const inspection = inspectCommand(argv);
