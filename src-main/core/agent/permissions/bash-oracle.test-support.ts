@@ -4,8 +4,9 @@
 //
 // How: one bubblewrap sandbox per shard (no network, read-only root) where /usr/bin,
 // /usr/sbin and /usr/local/bin (and so /bin, /sbin) are replaced by a directory of
-// logging stubs (dash scripts, cheap to start), one per program name in STUB_NAMES; the
-// real bash and dash are bound at /tmp/oracle. A driver runs each case as `bash -c CASE`
+// logging stubs (dash scripts, cheap to start), one per program name in STUB_NAMES,
+// except the real wrappers of REAL_WRAPPERS (env, nice, timeout, xargs, find, …), which
+// run the stubs they are given; the real bash and dash are bound at /tmp/oracle. A driver runs each case as `bash -c CASE`
 // (so bash parses the command itself, as the agent's terminal would) with 5 s of CPU
 // (`ulimit -t`; nothing in the sandbox can block: stdin is /dev/null, every program is a
 // stub, and a shard is killed after SHARD_TIMEOUT_MS), in an empty working folder, with
@@ -19,7 +20,9 @@
 //
 // What it sees: every execution of a program found through PATH or named by a path under
 // /bin, /sbin, /usr/bin, /usr/sbin, /usr/local/bin, or not found at all (argv exact, the
-// program by its base name); the text of every simple command bash ran (not its expanded
+// program by its base name), including what the real wrappers run (a stub whose
+// environment was cleared logs by its working folder, and one whose case is unknown fails
+// the run); the text of every simple command bash ran (not its expanded
 // words); files created in the working folder or in /tmp.
 // What it cannot see: programs named by a path elsewhere (e.g. /usr/lib/…, which the
 // corpus never uses), writes outside the working folder and /tmp (the rest is read-only,
@@ -50,6 +53,9 @@ export const STUB_NAMES = [
   'unbuffer', 'eatmydata', 'M', 'x', 'y', 'a', 'b', 'c',
 ];
 
+// Wrappers that really run here (over their stubs), so that what they run is seen too:
+// `env -i rm x` shows as `rm x`, as bash and coreutils would really run it.
+const REAL_WRAPPERS = ['env', 'nice', 'timeout', 'nohup', 'stdbuf', 'setsid', 'flock', 'taskset', 'chrt', 'ionice', 'time', 'xargs', 'find', 'script'];
 const CASE_CPU_SECONDS = 5;
 const BASH = '/usr/bin/bash';
 const DASH = '/usr/bin/dash';
@@ -68,7 +74,7 @@ export async function runInBash(cases: readonly string[], shards = 2): Promise<O
     for (const name of STUB_NAMES) {
       writeFileSync(
         join(stubs, name),
-        `#!/tmp/oracle/dash\nprintf '%s\\0' "$#" "\${0##*/}" "$@" >> "/tmp/oracle/log/\${ORACLE_CASE:-stray}/exec"\n`,
+        STUB,
         { mode: 0o755 },
       );
     }
@@ -82,11 +88,23 @@ export async function runInBash(cases: readonly string[], shards = 2): Promise<O
       jobs.push(runShard(root, from, slice));
     }
     await Promise.all(jobs);
+    const stray = readResult(root, 'stray');
+    if (stray.executed.length > 0) throw new Error(`programs ran whose case is unknown: ${JSON.stringify(stray.executed.slice(0, 5))}`);
     return cases.map((_, i) => readResult(root, i));
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 }
+
+// A stub logs its argv into its case's log; when the environment was cleared (`env -i`),
+// the case is the working folder it runs in (cases run in /tmp/oracle/w/N).
+const STUB = String.raw`#!/tmp/oracle/dash
+c=${'$'}{ORACLE_CASE-}
+if [ -z "$c" ]; then
+  case $PWD in /tmp/oracle/w/*) c=${'$'}{PWD#/tmp/oracle/w/}; c=${'$'}{c%%/*};; *) c=stray;; esac
+fi
+printf '%s\0' "$#" "${'$'}{0##*/}" "$@" >> "/tmp/oracle/log/$c/exec"
+`;
 
 const SETUP = String.raw`[[ $0 == oracle-case ]] || return 0
 readonly __oracle_log=/tmp/oracle/log/$ORACLE_CASE
@@ -117,6 +135,7 @@ function runShard(root: string, from: number, cases: readonly string[]): Promise
   }
   mkdirSync(join(root, 'log', 'stray'), { recursive: true });
   writeFileSync(join(root, `cases.${from}`), cases.map((c) => `${c}\0`).join(''));
+  const real = REAL_WRAPPERS.filter((w) => existsSync(`/usr/bin/${w}`));
   const args = [
     '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
     '--ro-bind', BASH, '/tmp/oracle/bash', '--ro-bind', DASH, '/tmp/oracle/dash',
@@ -124,12 +143,13 @@ function runShard(root: string, from: number, cases: readonly string[]): Promise
     '--ro-bind', join(root, `cases.${from}`), `/tmp/oracle/cases.${from}`,
     '--bind', join(root, 'log'), '/tmp/oracle/log', '--bind', join(root, 'w'), '/tmp/oracle/w',
     '--ro-bind', join(root, 'stubs'), '/usr/bin', '--ro-bind', join(root, 'stubs'), '/usr/sbin', '--ro-bind', join(root, 'stubs'), '/usr/local/bin',
+    ...real.flatMap((w) => ['--ro-bind', `/usr/bin/${w}`, `/usr/bin/${w}`]),
     '--unshare-net', '--unshare-pid', '--die-with-parent', '--new-session', '--chdir', '/tmp',
     '/tmp/oracle/bash', '/tmp/oracle/driver.sh', String(from),
   ];
   return new Promise((resolve, reject) => {
     const child = spawn('/usr/bin/bwrap', args, {
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/tmp/oracle/w' },
+      env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: '/tmp/oracle/w' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -148,7 +168,7 @@ function readIfExists(path: string): string {
   return existsSync(path) ? readFileSync(path, 'utf8') : '';
 }
 
-function readResult(root: string, i: number): OracleResult {
+function readResult(root: string, i: number | 'stray'): OracleResult {
   const dir = join(root, 'log', String(i));
   const executed: string[][] = [];
   const fields = readIfExists(join(dir, 'exec')).split('\0');

@@ -475,6 +475,7 @@ function peelFlock(argv: readonly ArgWord[], at: number, result: CommandInspecti
     ask('a computed lock file');
     return null;
   }
+  if (!/^\d+$/.test(argv[lock]!.value)) result.reasons.push('`flock FILE` creates its lock file');
   return next >= argv.length ? null : next;
 }
 

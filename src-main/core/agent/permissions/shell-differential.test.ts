@@ -79,11 +79,13 @@ function discrepancy(command: string, analysis: CommandAnalysis, result: OracleR
     const denied = result.executed.find((e) => e[0] === 'rm' || isGitPush(e));
     if (denied) return `allowed with rm and git push denied, but bash ran ${JSON.stringify(denied)}`;
   }
-  // An allowed command is one the analyser claims to understand fully: checked below.
-  if (analysis.alwaysAsk.length > 0 && verdictInert !== 'allow' && verdictDeny !== 'allow') return null;
+  // The analyser claims to know everything such a command runs (nothing always asks), and
+  // that an allowed one writes nothing (a writing form would ask: command-effects.ts).
+  const allowed = verdictInert === 'allow' || verdictDeny === 'allow';
+  if (analysis.alwaysAsk.length > 0 && !allowed) return null;
   const unreported = result.executed.find((e) => !reported(e, analysis.commands));
   if (unreported) return `bash ran ${JSON.stringify(unreported)}, which the analyser did not report (it reported ${JSON.stringify(analysis.commands.map((c) => c.argv))})`;
-  if (created.length > 0) return `bash created ${created.join(', ')}, and the analyser did not ask`;
+  if (created.length > 0 && allowed) return `bash created ${created.join(', ')}, and the command was allowed`;
   const names = new Set(analysis.commands.flatMap((c) => [c.argv[0], c.words[0]].filter((w): w is string => w !== undefined)));
   for (const text of result.commands) {
     const name = firstWord(text);
@@ -141,8 +143,8 @@ describe.runIf(oracleAvailable())('the analyser against real bash', () => {
   });
 
   it('catches a command the analyser misses (the oracle is not blind)', async () => {
-    const results = await runInBash(["x='a[$(touch M)]'; echo $((x))", 'echo hi > f', '/bin/rm -f x', "printf -v 'a[$(id)]' x"]);
-    expect(results.map((r) => r.executed)).toEqual([[['touch', 'M']], [], [['rm', '-f', 'x']], [['id']]]);
+    const results = await runInBash(["x='a[$(touch M)]'; echo $((x))", 'echo hi > f', '/bin/rm -f x', "printf -v 'a[$(id)]' x", 'env -i nice -n 5 timeout 5 rm x']);
+    expect(results.map((r) => r.executed)).toEqual([[['touch', 'M']], [], [['rm', '-f', 'x']], [['id']], [['rm', 'x']]]);
     expect(results[1]!.created).toEqual(['/tmp/oracle/w/1/f']);
   });
 });
