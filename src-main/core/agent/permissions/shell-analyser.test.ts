@@ -2,6 +2,7 @@
 // nothing that bash would turn into code is allowed; deny rules hold however the denied
 // program is spelled or wrapped; the rule suggester offers only inert forms.
 import { describe, expect, it } from 'vitest';
+import { sedScriptEffect } from './command-effects';
 import { analyzeCommand } from './shell-parse';
 import { DENY_EVASIONS, DENY_RM, INERT_ALLOW, MUST_NOT_ALLOW, STAYS_ALLOWED } from './shell-attacks.test-support';
 import { evaluatePermission, suggestAllowRule } from './rules';
@@ -108,5 +109,14 @@ describe('suggested rules cover only inert forms', () => {
     const rule = suggestAllowRule(run(inert))!;
     expect(decide(inert, [rule])).toBe('allow');
     expect(decide(dangerous, [rule])).not.toBe('allow');
+  });
+});
+
+describe('sed scripts', () => {
+  it.each(['p', '1,10p', 's/a/b/g', 's|a|b|2', '/x/d', '$!N; P; D', 'y/abc/xyz/', '/start/,/end/{s/a/b/;p}', '1i hello', 's/e/w/'])('%j is inert', (script) => {
+    expect(sedScriptEffect(script)).toBeNull();
+  });
+  it.each(['w out', 's/a/b/w out', 's/a/b/e', '1e id', 'W out', '1!e id', 's/a/b/gw out', 'v', 'Z'])('%j writes, runs or is unknown', (script) => {
+    expect(sedScriptEffect(script)).not.toBeNull();
   });
 });

@@ -19,7 +19,7 @@ export interface CommandInspection {
   escalation?: string;
 }
 
-export function baseCommandName(word: string): string {
+function baseCommandName(word: string): string {
   return word.slice(word.lastIndexOf('/') + 1);
 }
 
