@@ -72,6 +72,8 @@ export const MUST_NOT_ALLOW: Record<string, string[]> = {
     "alias echo='touch M'",
     'enable -n echo',
     'hash -p /usr/bin/touch echo; echo M',
+    'jobs -x touch M',
+    "[[ $'-v' 'a[$(touch M)]' ]]",
     'f() { touch M; }; f',
     'function f { touch M; }; f',
   ],
@@ -335,6 +337,7 @@ export const DENY_EVASIONS: string[] = [
   'fakeroot rm x',
   'valgrind rm x',
   'parallel rm ::: x',
+  'jobs -x rm x',
 ];
 
 /** Ordinary commands that stay allowed with INERT_ALLOW (no needless asking). */

@@ -485,7 +485,7 @@ function peelFlock(argv: readonly ArgWord[], at: number, result: CommandInspecti
 const SHELL_BUILTINS = new Set([
   'eval', 'source', '.', 'trap', 'let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'mapfile',
   'readarray', 'unset', 'wait', 'getopts', 'test', '[', 'set', 'shopt', 'alias', 'unalias', 'enable', 'hash', 'fc', 'compgen',
-  'complete', 'compopt', 'bind', 'history', 'ulimit', 'umask', 'exec', 'coproc', 'caller', 'disown', 'suspend', 'logout',
+  'complete', 'compopt', 'bind', 'history', 'ulimit', 'umask', 'exec', 'coproc', 'caller', 'disown', 'suspend', 'logout', 'jobs',
 ]);
 const TEST_UNARY = /^-[abcdefghkprstuwxGLNOSozn]$/;
 const TEST_BINARY = new Set(['=', '==', '!=', '<', '>', '-eq', '-ne', '-lt', '-le', '-gt', '-ge', '-nt', '-ot', '-ef']);
@@ -612,6 +612,13 @@ function inspectBuiltin(name: string, args: readonly ArgWord[], result: CommandI
     case 'compopt':
     case 'bind':
       ask(`\`${name}\` can run commands or functions`);
+      return;
+    case 'jobs':
+      if (anyDynamic || values.some((v) => /^-[A-Za-z]*x/.test(v))) {
+        ask('`jobs -x` runs a command');
+        const x = values.findIndex((v) => /^-[A-Za-z]*x/.test(v));
+        if (x >= 0) result.inner.push(...suffixes(args.slice(x + 1)));
+      }
       return;
     case 'history':
       if (values.length > 0) ask('`history` with arguments reads or writes the history file');

@@ -124,6 +124,7 @@ const WRAPPERS: string[][] = [
   [], [], [], ['env'], ['env', '-i'], ['env', 'CI=1'], ['env', 'GIT_DIR=x'], ['env', '-u', 'X'], ['nice', '-n', '5'], ['timeout', '5'],
   ['nohup'], ['stdbuf', '-o0'], ['setsid'], ['flock', 'f'], ['command'], ['builtin'], ['time', '-p'], ['busybox'], ['chrt', '1'],
   ['taskset', '1'], ['ionice', '-c', '3'], ['xargs'], ['sudo'], ['strace'], ['exec'], ['nice'], ['timeout', '-s', 'KILL', '5'],
+  ['jobs', '-x'], ['find', '.', '-exec'], ['env', '-C', '.'], ['nice', '-n5'], ['stdbuf', '-oL', '-eL'], ['ionice', '-t'],
 ];
 const ARGUMENTS = [
   '$x', '"$HOME"', '${x:-y}', '${x:-$(touch M)}', '$((1+2))', '${#x}', '*.ts', '{a,b}', '~', '~/x', '"a b"', "'$(touch M)'",

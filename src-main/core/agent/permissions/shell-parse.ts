@@ -457,7 +457,8 @@ class Parser {
     // Operands that are numbers whatever the data: literal integers, `$#`, `$?`, `$$`, `$!`, `${#x}`.
     const numeric = (w: Word | undefined) => w !== undefined && /^"?(-?[0-9]+|\$[#?$!]|\$\{#[A-Za-z_][A-Za-z0-9_]*\})"?$/.test(w.raw);
     for (const [k, w] of words.entries()) {
-      if (w.quoted || w.dynamic || !TEST_ARITHMETIC.has(w.value)) continue;
+      // Quoted operators count too: asking for `[[ "$a" == "-eq" ]]` costs less than a differential.
+      if (w.dynamic || !TEST_ARITHMETIC.has(w.value)) continue;
       if (w.value !== '-v' && w.value !== '-R' && numeric(words[k - 1]) && numeric(words[k + 1])) continue;
       {
         this.ask(`\`[[ … ${w.value} … ]]\` evaluates its operands as arithmetic or variable names, which can run commands`);
