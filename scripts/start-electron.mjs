@@ -157,6 +157,9 @@ async function main() {
   }
   if (!hasDisplay()) return serveInstead('no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset)');
 
+  // Chromium will not run as root with its sandbox, and the window is not worth running without it.
+  if (process.platform === 'linux' && process.getuid?.() === 0) return serveInstead('Electron does not run as root (its sandbox needs an ordinary user)');
+
   let binary = electronBinary();
   if (binary === undefined) {
     const download = downloadElectron();

@@ -4,6 +4,7 @@
 //
 // The download runs Electron's real installer against a mirror that refuses connections and
 // an empty cache, so no machine downloads anything here (this one has no network at all).
+// Electron does not run as root, so as root that test runs as `nobody`, an ordinary user.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,8 +29,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+const asRoot = process.getuid?.() === 0;
+const NOBODY = 65534;
+
 function tempDir(name: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `deepdesk-start-${name}-`));
+  // Usable by `nobody` too.
+  fs.chmodSync(dir, 0o777);
   cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
@@ -52,8 +58,8 @@ function recordingBrowser(): { command: string; opened: () => string } {
   return { command, opened: () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '') };
 }
 
-async function start(env: NodeJS.ProcessEnv, args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, [script, ...args], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function start(env: NodeJS.ProcessEnv, args: string[], user: { uid?: number; gid?: number } = {}): Promise<Started> {
+  const child = spawn(process.execPath, [script, ...args], { cwd: repo, env, stdio: ['ignore', 'pipe', 'pipe'], ...user });
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -124,7 +130,7 @@ describe('npm start where Electron cannot open a window', () => {
         ELECTRON_MIRROR: `http://127.0.0.1:${await closedPort()}/`,
         electron_config_cache: tempDir('electron-cache'),
       };
-      const started = await start(env, ['--folder', folder, '--data-dir', dataDir]);
+      const started = await start(env, ['--folder', folder, '--data-dir', dataDir], asRoot ? { uid: NOBODY, gid: NOBODY } : {});
       expectOneReasonNoStack(started.stderr(), /^deepdesk: Electron's binary could not be downloaded \(.+\); serving the same window for a browser instead/);
       await expectServesTheWindow(started.url);
       await expect.poll(browser.opened, { timeout: 10_000 }).toBe(`${started.url}\n`);
@@ -132,6 +138,16 @@ describe('npm start where Electron cannot open a window', () => {
       await expectStopsCleanly(started);
     },
   );
+
+  it.runIf(process.platform === 'linux' && asRoot)('as root: says Electron does not run as root and serves the window instead of downloading', async () => {
+    const dataDir = tempDir('data');
+    const env = { ...baseEnv(), DISPLAY: ':99', BROWSER: 'none', ELECTRON_MIRROR: `http://127.0.0.1:${await closedPort()}/` };
+    const started = await start(env, ['--folder', tempDir('folder'), '--data-dir', dataDir]);
+    expectOneReasonNoStack(started.stderr(), /^deepdesk: Electron does not run as root \(its sandbox needs an ordinary user\); serving/);
+    expect(started.stderr()).not.toContain('downloading');
+    await expectServesTheWindow(started.url);
+    await expectStopsCleanly(started);
+  });
 
   it.runIf(process.platform === 'linux')('without a display: says so, downloads nothing, prints the link and opens no browser', async () => {
     const folder = tempDir('folder');
