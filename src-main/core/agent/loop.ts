@@ -12,6 +12,7 @@ import { checkToolCall, runTool, toolMap } from '../tools/run-tool';
 import { errorText, isErrorOutput, type AgentTool, type ToolContext, type ToolOutput } from '../tools/tool';
 import { canonicalJson } from './canonical-json';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
+import { modelView } from './model-view';
 import { chainModelCall, chainToolCall, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
 import { RepeatedCallsGuard } from './repeated-calls';
 import { countRequestTokens } from './token-count';
@@ -59,6 +60,8 @@ export interface RunResult {
   reason: RunStopReason;
   error?: Error;
 }
+
+export { modelView };
 
 const DEFAULT_MAX_STEPS = 200;
 const specCache = new WeakMap<AgentTool, ToolSpec>();
@@ -265,18 +268,6 @@ async function buildRequest(def: AgentDefinition, ctx: RunContext, specs: ToolSp
     if (section) sections.push(section);
   }
   return { system: sections.join('\n\n'), messages: modelView(ctx.state), tools: specs };
-}
-
-/** What the model sees: the summary (if any), then the recent messages, dangling calls closed. */
-export function modelView(state: ThreadState): ChatMessage[] {
-  const recent = state.messages.slice(state.contextStart);
-  if (state.summary === undefined) return repairDanglingToolCalls(recent);
-  // The person's latest request always stays verbatim, even when it was summarized away.
-  const view: ChatMessage[] = [{ role: 'user', content: state.summary }];
-  const latestUser = state.messages.findLastIndex((m) => m.role === 'user');
-  if (latestUser >= 0 && latestUser < state.contextStart) view.push(state.messages[latestUser]!);
-  view.push(...recent);
-  return repairDanglingToolCalls(view);
 }
 
 async function callModel(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[]): Promise<ModelTurn> {
