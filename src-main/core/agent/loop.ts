@@ -205,6 +205,8 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       state.messages.push(message);
       await ctx.persist();
     }
+    // Messages queued before this run could take them (or while resumed calls ran) go first.
+    await deliverQueued();
 
     for (let step = 0; step < maxSteps; step++) {
       if (signal.aborted) return finish(ctx, lastText, 'aborted');

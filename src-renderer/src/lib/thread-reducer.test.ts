@@ -24,6 +24,7 @@ function view(partial: Partial<ThreadView> = {}): ThreadView {
     approvals: [],
     eventSeq: 0,
     streamingText: '',
+    queued: [],
     ...partial,
   };
 }
