@@ -1,22 +1,25 @@
 // Provider and model, base URL, API key, connection test and detected local servers.
 
 import { useState } from 'react';
-import type { Result } from '../../../src-main/app/contract';
+import type { OverriddenFields, Result } from '../../../src-main/app/contract';
 import { parseModel, PROVIDER_LABELS, PROVIDERS, serverLabel, withProvider, type Provider } from '../lib/providers';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { FlagNote } from './FlagNote';
 import { Spinner } from './Icon';
 import type { SettingsDraft } from './SettingsDialog';
 
 interface ModelSettingsProps {
   draft: SettingsDraft;
   apiKeys: Record<string, boolean>;
+  /** Fields a command-line flag sets for this session: shown, not editable here. */
+  overridden: OverriddenFields;
   onChange(patch: Partial<SettingsDraft>): void;
 }
 
 type Servers = Result<'settings.detectLocalServers'>;
 
-export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps): React.JSX.Element {
+export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSettingsProps): React.JSX.Element {
   const api = useApi();
   const parsed = parseModel(draft.model);
   const [keyProvider, setKeyProvider] = useState<Provider>(parsed.provider ?? 'anthropic');
@@ -70,7 +73,7 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
       <div className="field-row">
         <div className="field">
           <label htmlFor="settings-provider">Provider</label>
-          <select id="settings-provider" value={provider} onChange={(e) => chooseProvider(e.target.value as Provider)}>
+          <select id="settings-provider" value={provider} disabled={overridden.model === true} onChange={(e) => chooseProvider(e.target.value as Provider)}>
             {PROVIDERS.map((p) => (
               <option key={p} value={p}>
                 {PROVIDER_LABELS[p]}
@@ -86,8 +89,11 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
             placeholder="anthropic:claude-sonnet-4-5"
             value={draft.model}
             spellCheck={false}
+            disabled={overridden.model === true}
+            aria-describedby={overridden.model ? 'settings-model-flag' : undefined}
             onChange={(e) => onChange({ model: e.target.value })}
           />
+          {overridden.model ? <FlagNote id="settings-model-flag" field="model" /> : null}
         </div>
       </div>
       <div className="field">
@@ -98,8 +104,11 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
           placeholder={provider === 'ollama' ? 'http://127.0.0.1:11434' : provider === 'openai-compatible' ? 'http://127.0.0.1:1234/v1' : 'the provider’s default'}
           value={draft.baseUrl}
           spellCheck={false}
+          disabled={overridden.baseUrl === true}
+          aria-describedby={overridden.baseUrl ? 'settings-base-url-flag' : undefined}
           onChange={(e) => onChange({ baseUrl: e.target.value })}
         />
+        {overridden.baseUrl ? <FlagNote id="settings-base-url-flag" field="baseUrl" /> : null}
       </div>
       <div className="field">
         <label htmlFor="settings-api-key">API key for {PROVIDER_LABELS[provider]}</label>
@@ -115,6 +124,7 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
           ) : null}
         </div>
         <p className={`small ${hasKey ? 'ok-text' : 'muted'}`}>{hasKey ? 'A key is stored for this provider.' : 'No key stored for this provider.'}</p>
+        {overridden.apiKey ? <FlagNote id="settings-api-key-flag" field="apiKey" /> : null}
       </div>
       <div className="field-inline">
         <button type="button" className="btn" onClick={() => void testConnection()} disabled={test === 'running'}>
@@ -150,6 +160,7 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
                           key={model}
                           type="button"
                           className="btn btn-small"
+                          disabled={overridden.model === true || overridden.baseUrl === true}
                           aria-label={`Use ${model} from ${serverLabel(server)}`}
                           onClick={() => {
                             setKeyProvider(server.provider);
