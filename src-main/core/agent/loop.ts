@@ -137,7 +137,8 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     return undefined;
   };
 
-  const runToolCalls = async (calls: ToolCall[]): Promise<ToolOutput[]> => {
+  /** `resumed`: calls the person was already asked about before a restart; they go straight to their decision. */
+  const runToolCalls = async (calls: ToolCall[], resumed = false): Promise<ToolOutput[]> => {
     /** The call each id actually ran as (the person may have edited it). */
     const ran = new Map<string, ToolCall>();
     const execute = chainToolCall(def.middleware, ctx, calls, async (call) => {
@@ -148,7 +149,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     });
     const results = await Promise.all(
       calls.map(async (call) => {
-        const refused = await precheck(call, calls).catch((err: unknown) => errorText(`${call.name} failed: ${errorMessage(err)}`));
+        const refused = resumed ? undefined : await precheck(call, calls).catch((err: unknown) => errorText(`${call.name} failed: ${errorMessage(err)}`));
         const output = refused ?? (await execute(call).catch((err: unknown) => errorText(`${call.name} failed: ${errorMessage(err)}`)));
         ctx.emit({
           type: 'tool_result',
@@ -192,7 +193,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     const unresolved = unresolvedToolCalls(state.messages);
     if (unresolved.length > 0) {
       const resumable = unresolved.filter((c) => options.resumableToolCalls?.has(c.id));
-      if (resumable.length > 0) await runToolCalls(resumable);
+      if (resumable.length > 0) await runToolCalls(resumable, true);
       if (resumable.length !== unresolved.length) {
         state.messages = repairDanglingToolCalls(state.messages);
         await ctx.persist();
