@@ -73,22 +73,22 @@ const isDone = (e: EventFrame) => agentEvent(e)?.type === 'done';
 
 describe('edited approvals through the app', () => {
   it('the model, the card and a restarted app all see the call that ran', async () => {
-    server.push({ toolCalls: [{ id: 'cmd', name: 'execute', args: { command: 'echo original > out.txt' } }] }, { text: 'Done.' });
+    server.push({ toolCalls: [{ id: 'cmd', name: 'write_file', args: { file_path: '/out.txt', content: 'original\n' } }] }, { text: 'Done.' });
     const first = await open();
     const thread = await first.call('threads.create', {});
     await first.call('threads.send', { threadId: thread.id, text: 'write out.txt' });
     await first.next((e) => e.event === 'approvals.changed');
     const [pending] = (await first.call('threads.get', { threadId: thread.id })).approvals;
-    await first.call('approvals.decide', { threadId: thread.id, toolCallId: pending!.toolCallId, decision: { type: 'edit', args: { command: 'echo edited > out.txt' } } });
+    await first.call('approvals.decide', { threadId: thread.id, toolCallId: pending!.toolCallId, decision: { type: 'edit', args: { file_path: '/out.txt', content: 'edited\n' } } });
     await first.next(isDone);
     expect(readFileSync(join(folder, 'out.txt'), 'utf8')).toBe('edited\n');
 
     const sent = server.requests[1]!;
     const wireCall = sent.messages.flatMap((m) => (m.tool_calls as Array<{ id: string; function: { arguments: string } }> | undefined) ?? []).find((c) => c.id === 'cmd')!;
-    expect(JSON.parse(wireCall.function.arguments)).toEqual({ command: 'echo edited > out.txt' });
-    expect(String(sent.messages.find((m) => m.tool_call_id === 'cmd')!.content)).toMatch(/^Note: the person edited this call before it ran: command was "echo original > out.txt", it ran with "echo edited > out.txt"/);
+    expect(JSON.parse(wireCall.function.arguments)).toEqual({ file_path: '/out.txt', content: 'edited\n' });
+    expect(String(sent.messages.find((m) => m.tool_call_id === 'cmd')!.content)).toMatch(/^Note: the person edited this call before it ran: content was "original\\n", it ran with "edited\\n"\. The result below is of the edited call\.\nUpdated file \/out\.txt$/);
 
-    const expected = { kind: 'tool', id: 'cmd', args: { command: 'echo edited > out.txt' }, edited: true, originalArgs: { command: 'echo original > out.txt' } };
+    const expected = { kind: 'tool', id: 'cmd', args: { file_path: '/out.txt', content: 'edited\n' }, edited: true, originalArgs: { file_path: '/out.txt', content: 'original\n' } };
     expect((await first.call('threads.get', { threadId: thread.id })).items.find((i) => i.kind === 'tool')).toMatchObject(expected);
     await close(first.app);
 

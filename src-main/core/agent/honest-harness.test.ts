@@ -191,10 +191,18 @@ describe('a run that goes round in circles', () => {
 
 describe('messages queued during a run', () => {
   it('arrive when the current step ends: after the tool results, before the next model call', async () => {
-    const queue = [{ id: 'q1', text: 'also check b' }];
+    const queue: Array<{ id: string; text: string }> = [];
     let taken = 0;
     h = await createHarness({
-      script: [{ toolCalls: [{ name: 'ls', args: { path: '/' } }] }, { text: 'first answer' }, { text: 'about b' }],
+      script: [
+        () => {
+          // The person sends while the model is working on the first step.
+          queue.push({ id: 'q1', text: 'also check b' });
+          return { toolCalls: [{ name: 'ls', args: { path: '/' } }] };
+        },
+        { text: 'first answer' },
+        { text: 'about b' },
+      ],
       takeQueued: () => {
         taken++;
         return queue.splice(0);
@@ -209,6 +217,14 @@ describe('messages queued during a run', () => {
     expect(h.events.find((e) => e.type === 'user_message')).toMatchObject({ text: 'also check b', queuedId: 'q1' });
     expect(taken).toBeGreaterThanOrEqual(2);
     expect(h.server.requests).toHaveLength(2);
+    expect(textOf(h.server.requests[0]!.messages.at(-1)!.content)).toBe('look');
+  });
+
+  it('messages queued before the first model call go with the input', async () => {
+    const queue = [{ id: 'early', text: 'and another thing' }];
+    h = await createHarness({ script: [{ text: 'both' }], takeQueued: () => queue.splice(0) });
+    await h.run('first thing');
+    expect(h.server.requests[0]!.messages.slice(-2).map((m) => textOf(m.content))).toEqual(['first thing', 'and another thing']);
   });
 
   it('a message queued during the final answer starts the next turn of the same run', async () => {
