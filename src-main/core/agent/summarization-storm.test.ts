@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { lastUserText, type RecordedRequest, type ScriptStep } from '../models/testing/scripted-server';
 import { assertToolPairing, createHarness, textOf, type Harness } from './agent-harness.test-support';
 import type { Middleware } from './middleware';
+import { modelView } from './model-view';
+import { newThreadState } from './types';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -87,23 +89,28 @@ describe('summarization storms', () => {
     expect(JSON.stringify(h.state.messages)).toContain('100700');
   });
 
-  it('truncates long arguments of older calls in what the model sees', async () => {
-    const base = await baseTokens();
+  it('compacts older messages in what the model sees, never in the stored history', () => {
     const content = 'line of the big file\n'.repeat(600);
-    h = await createHarness({
-      contextWindow: Math.round((base + 4_500) / 0.93),
-      script: routed([
-        { toolCalls: [{ id: 'w', name: 'write_file', args: { file_path: '/big.txt', content } }] },
-        { toolCalls: [{ name: 'execute', args: { command: 'seq 1 1200' } }] },
-        { toolCalls: [{ name: 'execute', args: { command: 'echo x' } }] },
-        { text: 'done' },
-      ]),
-    });
-    const result = await h.run('write it');
-    expect(result.reason).toBe('completed');
-    const last = h.server.requests.filter((r) => !isSummarizer(r)).at(-1)!;
-    const call = last.messages.flatMap((m) => (m.tool_calls as Array<{ id: string; function: { arguments: string } }> | undefined) ?? []).find((c) => c.id === 'w');
-    if (call) expect(JSON.parse(call.function.arguments).content).toMatch(/^line of the big file\n.*argument truncated to save context: 12600 characters\]$/s);
-    expect(h.events.filter((e) => e.type === 'summarized').length).toBeLessThanOrEqual(1);
+    const state = newThreadState('t');
+    state.messages.push(
+      { role: 'user', content: 'write it' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'w', name: 'write_file', args: { file_path: '/big.txt', content }, argsText: JSON.stringify({ file_path: '/big.txt', content }) }] },
+      { role: 'tool', toolCallId: 'w', toolName: 'write_file', content: 'Updated file /big.txt' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'r', name: 'execute', args: { command: 'seq 1 1200' }, argsText: '{"command":"seq 1 1200"}' }] },
+      { role: 'tool', toolCallId: 'r', toolName: 'execute', content: 'x\n'.repeat(3000) },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'e', name: 'execute', args: { command: 'echo hi' }, argsText: '{"command":"echo hi"}' }] },
+      { role: 'tool', toolCallId: 'e', toolName: 'execute', content: 'y\n'.repeat(3000) },
+    );
+    const before = JSON.stringify(state.messages);
+    state.compactedBefore = 5;
+    const view = modelView(state);
+    const write = view[1]!.role === 'assistant' ? view[1]!.toolCalls![0]! : undefined;
+    expect((write!.args as { content: string }).content).toMatch(/^line of the big file\n.*argument truncated to save context: 12600 characters\]$/s);
+    expect(JSON.parse(write!.argsText).file_path).toBe('/big.txt');
+    expect(textOf(view[4]!.content)).toMatch(/^\[This older tool result was cut to save context \(6000 characters\)\. The full text is in \/large_tool_results\/r;/);
+    // The last turn stays whole, and the stored history is untouched.
+    expect(view[6]!.content).toBe('y\n'.repeat(3000));
+    expect(JSON.stringify(state.messages)).toBe(before);
+    expect(modelView(state)[4]).toBe(view[4]);
   });
 });
