@@ -62,7 +62,11 @@ export function useThreadSession(): ThreadSession {
       sending.current++;
       try {
         const result = await api.call('threads.send', { threadId: id, text });
-        if (result.queuedId !== undefined && optimistic && current.current === id) dispatch({ type: 'unlocal_user', text });
+        if (current.current === id) {
+          if (result.queuedId !== undefined && optimistic) dispatch({ type: 'unlocal_user', text });
+          // The run ended just before the send arrived: it started a run on this message.
+          if (result.queuedId === undefined && !optimistic) dispatch({ type: 'local_user', text });
+        }
         return true;
       } catch (err) {
         if (current.current === id) {
