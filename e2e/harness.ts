@@ -33,9 +33,11 @@ export interface ServeHandle {
   stop(): Promise<void>;
 }
 
-export async function startServe(options: { script?: ScriptStep[]; withModel?: boolean; extraArgs?: string[] } = {}): Promise<ServeHandle> {
-  const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
-  const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+export async function startServe(
+  options: { script?: ScriptStep[]; withModel?: boolean; extraArgs?: string[]; /** Reuse these (e.g. to restart on the same data). */ folder?: string; dataDir?: string } = {},
+): Promise<ServeHandle> {
+  const folder = options.folder ?? mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
   // A home of its own, so the terminal's bash does not run this machine's ~/.bashrc.
   const home = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-home-'));
   const model = await startScriptedServer(options.script ?? []);

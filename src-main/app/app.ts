@@ -16,7 +16,18 @@ import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel } from '../core/models/types';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
-import { ContractError, type methods, type EventFrame, type EventName, type EventPayload, type MethodName, type Result } from './contract';
+import {
+  ContractError,
+  type methods,
+  type EventFrame,
+  type EventName,
+  type EventPayload,
+  type MethodName,
+  type OverriddenFields,
+  type Params,
+  type Result,
+  type Settings,
+} from './contract';
 import { databasePath } from './data-dir';
 import type { AppHostApi } from './host-api';
 import { detectLocalServers } from './local-servers';
@@ -61,14 +72,30 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
 
   const settings = new SettingsService(options.dataDir, options.secrets, env);
-  settings.onChange((s) => send('settings.changed', withOverrides(s)));
   const overrides = options.overrides ?? {};
+  settings.onChange((s) => send('settings.changed', forWindow(s)));
   const withOverrides = <T extends { model: string; baseUrl: string; contextWindow?: number }>(s: T): T => ({
     ...s,
     ...(overrides.model ? { model: overrides.model } : {}),
     ...(overrides.baseUrl ? { baseUrl: overrides.baseUrl } : {}),
     ...(overrides.contextWindow ? { contextWindow: overrides.contextWindow } : {}),
   });
+  // Flags override for this session only: the window is told which fields they set...
+  const overridden: OverriddenFields = {
+    ...(overrides.model ? { model: true } : {}),
+    ...(overrides.baseUrl ? { baseUrl: true } : {}),
+    ...(overrides.contextWindow ? { contextWindow: true } : {}),
+    ...(overrides.apiKey ? { apiKey: true } : {}),
+  };
+  const forWindow = (s: Settings): Settings => ({ ...withOverrides(s), ...(Object.keys(overridden).length > 0 ? { overridden } : {}) });
+  // ...and a save never writes a flag's value into settings.json (the dialog sends back what it shows).
+  const withoutFlagValues = (patch: Params<'settings.update'>): Params<'settings.update'> => {
+    const kept = { ...patch };
+    if (overrides.model && kept.model === overrides.model) delete kept.model;
+    if (overrides.baseUrl && kept.baseUrl === overrides.baseUrl) delete kept.baseUrl;
+    if (overrides.contextWindow && kept.contextWindow === overrides.contextWindow) delete kept.contextWindow;
+    return kept;
+  };
 
   const shared = createDefaultMounts({ folder: options.folder, db, execute: false });
   const terminals = new TerminalService({ rootDir: options.folder });
@@ -136,9 +163,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       return { folder };
     },
 
-    'settings.get': async () => withOverrides(await settings.get()),
-    'settings.update': async (patch) => withOverrides(await settings.update(patch)),
-    'settings.setApiKey': async ({ provider, key }) => withOverrides(await settings.setApiKey(provider, key)),
+    'settings.get': async () => forWindow(await settings.get()),
+    'settings.update': async (patch) => forWindow(await settings.update(withoutFlagValues(patch))),
+    'settings.setApiKey': async ({ provider, key }) => forWindow(await settings.setApiKey(provider, key)),
     'settings.testConnection': async ({ model, baseUrl, apiKey }) => testConnection(() => modelFor(model, baseUrl, apiKey)),
     'settings.detectLocalServers': () => detectLocalServers(),
     'settings.listModels': async ({ provider, baseUrl, apiKey }) => {
@@ -162,7 +189,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       terminals.close(threadId);
       return ok;
     },
-    'threads.send': async ({ threadId, text }) => (await threads.send(threadId, await attachMentionedFiles(text, shared.folder)), ok),
+    'threads.send': async ({ threadId, text }) => ({ ...ok, ...(await threads.send(threadId, await attachMentionedFiles(text, shared.folder))) }),
+    'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
+    'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),
     'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
     'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
 

@@ -4,6 +4,9 @@
 // This module must stay free of Node and Electron imports: the renderer bundles it.
 
 import { z } from 'zod';
+import { overriddenSchema, queuedMessageSchema } from './honest';
+
+export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
 
 // ---------------------------------------------------------------- shared shapes
 
@@ -47,12 +50,14 @@ export const settingsSchema = z.object({
   theme: z.enum(['dark', 'light', 'system']),
   /** Which providers have a stored API key (the keys never reach the window). */
   apiKeys: z.record(z.string(), z.boolean()),
+  /** Fields a command-line flag overrides for this session (shown with the flag's value; never saved). */
+  overridden: overriddenSchema.optional(),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 
 /** A partial update; `contextWindow: null` clears the override. */
 export const settingsPatchSchema = settingsSchema
-  .omit({ apiKeys: true })
+  .omit({ apiKeys: true, overridden: true })
   .extend({ contextWindow: z.number().int().positive().nullable() })
   .partial();
 
@@ -81,6 +86,9 @@ export const displayItemSchema = z.discriminatedUnion('kind', [
     evictedTo: z.string().optional(),
     parentToolCallId: z.string().optional(),
     index: z.number(),
+    /** The person edited the call before it ran: `args` are what ran, these are what the model proposed. */
+    edited: z.boolean().optional(),
+    originalArgs: z.unknown().optional(),
   }),
   z.object({ kind: z.literal('summary'), archivePath: z.string(), summarizedMessages: z.number(), text: z.string(), index: z.number() }),
 ]);
@@ -120,6 +128,8 @@ export const threadViewSchema = z.object({
   eventSeq: z.number().int().nonnegative(),
   /** The answer streaming in right now (not yet saved as a message). */
   streamingText: z.string(),
+  /** Messages sent while the run was going, oldest first, waiting for the current step to end. */
+  queued: z.array(queuedMessageSchema),
 });
 export type ThreadView = z.infer<typeof threadViewSchema>;
 
@@ -190,7 +200,11 @@ export const methods = {
   'threads.get': { params: threadRef, result: threadViewSchema },
   'threads.rename': { params: threadRef.extend({ title: z.string().min(1).max(200) }), result: ok },
   'threads.delete': { params: threadRef, result: ok },
-  'threads.send': { params: threadRef.extend({ text: z.string().min(1).max(5_000_000) }), result: ok },
+  /** While a run is going the message is queued (its id is returned) and delivered when the current step ends. */
+  'threads.send': { params: threadRef.extend({ text: z.string().min(1).max(5_000_000) }), result: ok.extend({ queuedId: z.string().optional() }) },
+  'threads.cancelQueued': { params: threadRef.extend({ queuedId: z.string() }), result: ok },
+  /** Interrupts the current step (as Stop does) and delivers this queued message at once. */
+  'threads.sendQueuedNow': { params: threadRef.extend({ queuedId: z.string() }), result: ok },
   'threads.stop': { params: threadRef, result: ok },
   'threads.readArchive': { params: threadRef.extend({ path: z.string() }), result: z.object({ text: z.string() }) },
 

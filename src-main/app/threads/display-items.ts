@@ -40,7 +40,15 @@ function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], 
     case 'assistant':
       if (message.content !== '') items.push({ kind: 'assistant', text: message.content, index, ...nested });
       for (const call of message.toolCalls ?? []) {
-        const item: Extract<DisplayItem, { kind: 'tool' }> = { kind: 'tool', id: call.id, name: call.name, args: call.args, index, ...nested };
+        const item: Extract<DisplayItem, { kind: 'tool' }> = {
+          kind: 'tool',
+          id: call.id,
+          name: call.name,
+          args: call.args,
+          index,
+          ...nested,
+          ...(call.originalArgs !== undefined ? { edited: true, originalArgs: call.originalArgs } : {}),
+        };
         toolItems.set(`${parent ?? ''}/${call.id}`, item);
         items.push(item);
       }

@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
-import { runAgent } from '../../core/agent/loop';
+import { runAgent, type QueuedInput, type RunResult } from '../../core/agent/loop';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
-import { newThreadState, SHUTDOWN, type AgentEvent, type ThreadState } from '../../core/agent/types';
+import { newThreadState, SHUTDOWN, type AgentEvent, type QueuedMessage, type ThreadState } from '../../core/agent/types';
 import { createDefaultMounts, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts';
 import type { Backend } from '../../core/backends/protocol';
 import { StateBackend } from '../../core/backends/state';
@@ -47,7 +47,6 @@ interface LiveThread {
   state: ThreadState;
   mounts: Mounts;
   guard: ReadGuard;
-  contextTokens: number;
   /** Counts the thread's events (see the contract's thread.event `seq`). */
   eventSeq: number;
   /** Top-level text streamed since the last saved message. */
@@ -86,11 +85,12 @@ export class ThreadService {
       items: displayItems(live.state),
       todos: live.state.todos,
       usage: live.state.usage,
-      contextTokens: live.contextTokens,
+      contextTokens: live.state.contextTokens ?? 0,
       contextWindow: this.options.contextWindow?.() ?? 0,
       approvals: this.options.approvals.pending(threadId),
       eventSeq: live.eventSeq,
       streamingText: live.streamingText,
+      queued: live.state.queued ?? [],
     };
   }
 
@@ -113,12 +113,51 @@ export class ThreadService {
     return this.runs.has(threadId);
   }
 
-  /** Starts a run on a new message; events stream while it works. */
-  async send(threadId: string, text: string): Promise<void> {
+  /**
+   * Starts a run on a new message; events stream while it works. While a run is going the
+   * message is queued instead (its id is returned) and delivered when the current step
+   * ends: a thread never has two runs, whatever the timing of the sends.
+   */
+  async send(threadId: string, text: string): Promise<{ queuedId?: string }> {
     this.requireThread(threadId);
-    if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
+    if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, text) };
     const model = await this.options.createModel();
+    // Looked at again after the await, and acted on synchronously: another send may have started a run meanwhile.
+    if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, text) };
     this.startRun(threadId, model, text);
+    return {};
+  }
+
+  /** Withdraws a queued message before it is delivered. */
+  cancelQueued(threadId: string, queuedId: string): void {
+    this.requireThread(threadId);
+    const live = this.open(threadId);
+    if (!(live.state.queued ?? []).some((q) => q.id === queuedId)) throw new ContractError('that message is no longer queued (it was delivered or cancelled)', 'not_found');
+    this.setQueue(threadId, (live.state.queued ?? []).filter((q) => q.id !== queuedId));
+  }
+
+  /**
+   * Sends a queued message now instead of when the current step ends: the current step is
+   * interrupted as Stop does (a streaming answer is cut, running commands are stopped,
+   * pending approvals withdrawn) and a run starts on this message at once. Other queued
+   * messages stay queued and follow at the next step boundary.
+   */
+  async sendQueuedNow(threadId: string, queuedId: string): Promise<void> {
+    this.requireThread(threadId);
+    const live = this.open(threadId);
+    const find = () => (live.state.queued ?? []).find((q) => q.id === queuedId);
+    if (find() === undefined) throw new ContractError('that message is no longer queued (it was delivered or cancelled)', 'not_found');
+    const model = await this.options.createModel();
+    await this.stop(threadId);
+    const item = find();
+    if (item === undefined) return; // delivered by the step that just ended
+    this.setQueue(threadId, (live.state.queued ?? []).filter((q) => q.id !== queuedId));
+    if (this.runs.has(threadId)) {
+      // Another send started a run meanwhile: this message goes first in the queue.
+      this.setQueue(threadId, [item, ...(live.state.queued ?? [])]);
+      return;
+    }
+    this.startRun(threadId, model, item.text, item.id);
   }
 
   async stop(threadId: string): Promise<void> {
@@ -159,8 +198,38 @@ export class ThreadService {
     await Promise.all(runs.map((run) => run.done));
   }
 
-  private startRun(threadId: string, model: ChatModel, text: string | null): void {
+  private enqueue(threadId: string, text: string): string {
     const live = this.open(threadId);
+    const item: QueuedMessage = { id: randomUUID(), text, createdAt: new Date().toISOString() };
+    this.setQueue(threadId, [...(live.state.queued ?? []), item]);
+    return item.id;
+  }
+
+  /** Replaces the thread's queue, saves it (a restart keeps it) and tells the window. */
+  private setQueue(threadId: string, queued: QueuedMessage[]): void {
+    const live = this.open(threadId);
+    live.state.queued = queued;
+    this.store.save(live.state, { folder: this.options.folder });
+    this.emitEvent(threadId, { type: 'queued', threadId, queued });
+  }
+
+  /** Takes every queued message, for the run to deliver now. */
+  private takeQueued(threadId: string): QueuedInput[] {
+    const queued = this.open(threadId).state.queued ?? [];
+    if (queued.length === 0) return [];
+    this.setQueue(threadId, []);
+    return queued.map(({ id, text }) => ({ id, text }));
+  }
+
+  private emitEvent(threadId: string, event: AgentEvent): void {
+    const live = this.open(threadId);
+    this.options.emit({ kind: 'thread-event', threadId, seq: ++live.eventSeq, event });
+  }
+
+  private startRun(threadId: string, model: ChatModel, text: string | null, fromQueue?: string): void {
+    const live = this.open(threadId);
+    // A queued message becomes this run's input: the window moves it from the queue into the conversation.
+    if (text !== null && fromQueue !== undefined) this.emitEvent(threadId, { type: 'user_message', threadId, text, queuedId: fromQueue });
     const controller = new AbortController();
     const toolArgs = new Map<string, unknown>();
     const definition = createAgentDefinition({
@@ -173,13 +242,12 @@ export class ThreadService {
       ...(this.options.contextWindow?.() !== undefined ? { contextWindow: this.options.contextWindow()! } : {}),
     });
     const emit = (event: AgentEvent) => {
-      if (event.type === 'usage') live.contextTokens = event.contextTokens;
       if (event.type === 'text' && event.parentToolCallId === undefined) live.streamingText += event.text;
       if (event.type === 'tool_call') toolArgs.set(event.id, event.args);
       if (event.type === 'tool_result' && WRITING_TOOLS.has(event.name) && touchesMemories(toolArgs.get(event.id))) {
         this.options.emit({ kind: 'memories-changed' });
       }
-      this.options.emit({ kind: 'thread-event', threadId, seq: ++live.eventSeq, event });
+      this.emitEvent(threadId, event);
     };
     const done = runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
       signal: controller.signal,
@@ -187,13 +255,24 @@ export class ThreadService {
       persist: async (state) => this.persist(live, state),
       guard: live.guard,
       resumableToolCalls: this.options.approvals.resumable(threadId),
+      takeQueued: () => this.takeQueued(threadId),
     })
-      .catch((err: unknown) => {
+      .catch((err: unknown): RunResult => {
         emit({ type: 'error', threadId, message: err instanceof Error ? err.message : String(err) });
         emit({ type: 'done', threadId, text: '', reason: 'error' });
+        return { text: '', reason: 'error' };
       })
-      .then(() => {
+      .then((result) => {
         this.runs.delete(threadId);
+        // A message queued after the run's last look at the queue: it starts the next run now,
+        // in the same tick, so no other send can start one first. After a Stop or a failure,
+        // queued messages wait for the person (Send now or Cancel).
+        const next = result.reason === 'completed' ? (live.state.queued ?? [])[0] : undefined;
+        if (next !== undefined && this.live.get(threadId) === live) {
+          this.setQueue(threadId, (live.state.queued ?? []).slice(1));
+          this.startRun(threadId, model, next.text, next.id);
+          return;
+        }
         this.options.emit({ kind: 'threads-changed' });
       });
     this.runs.set(threadId, { controller, done });
@@ -216,7 +295,7 @@ export class ThreadService {
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
     const folderBackend = this.options.folderBackendFor?.(threadId);
     const mounts = createDefaultMounts({ folder: this.options.folder, db: this.options.db, threadFiles, memoryAuthor: state.id, ...(folderBackend ? { folderBackend } : {}) });
-    const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), contextTokens: 0, eventSeq: 0, streamingText: '' };
+    const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), eventSeq: 0, streamingText: '' };
     this.live.set(threadId, live);
     return live;
   }

@@ -65,4 +65,26 @@ describe('ThreadStore', () => {
     new ThreadStore(db).save(loaded);
     expect(new ThreadStore(db).load('t').messages.map((m) => m.content)).toEqual(['two', 'three']);
   });
+
+  it('writes again a message that was replaced since the last save (an edited call), and keeps the meter and queue', () => {
+    const store = new ThreadStore(db);
+    const state = newThreadState('t2');
+    const call = { id: 'c1', name: 'execute', args: { command: 'rm -rf build' }, argsText: '{"command":"rm -rf build"}' };
+    state.messages.push({ role: 'user', content: 'clean' }, { role: 'assistant', content: '', toolCalls: [call] });
+    store.save(state, { folder: '/proj' });
+    const edited = { ...call, args: { command: 'rm -rf build/tmp' }, argsText: '{"command":"rm -rf build/tmp"}', originalArgs: call.args };
+    state.messages[1] = { role: 'assistant', content: '', toolCalls: [edited] };
+    state.messages.push({ role: 'tool', toolCallId: 'c1', toolName: 'execute', content: 'done' });
+    state.contextTokens = 12_345;
+    state.compactedBefore = 1;
+    state.queued = [{ id: 'q1', text: 'and then test', createdAt: '2026-01-01T00:00:00.000Z' }];
+    store.save(state, { folder: '/proj' });
+
+    const loaded = new ThreadStore(db).load('t2');
+    expect(loaded.messages).toEqual(state.messages);
+    expect(loaded.messages[1]).toMatchObject({ toolCalls: [{ args: { command: 'rm -rf build/tmp' }, originalArgs: { command: 'rm -rf build' } }] });
+    expect(loaded.contextTokens).toBe(12_345);
+    expect(loaded.compactedBefore).toBe(1);
+    expect(loaded.queued).toEqual(state.queued);
+  });
 });

@@ -58,12 +58,16 @@ const rowStateSchema = z.object({
   guard: z.record(z.string(), z.string()),
   files: z.object({ largeResults: z.object({ files: z.record(z.string(), z.any()) }), history: z.object({ files: z.record(z.string(), z.any()) }) }),
   subagentRuns: z.record(z.string(), z.array(z.any())).optional(),
+  contextTokens: z.number().nonnegative().optional(),
+  compactedBefore: z.number().int().min(0).optional(),
+  queued: z.array(z.object({ id: z.string(), text: z.string(), createdAt: z.string() })).optional(),
 });
 
 export class ThreadNotFoundError extends Error {}
 
 export class ThreadStore {
-  private readonly saved = new Map<string, number>();
+  /** The message objects last saved per thread: a message replaced since (e.g. an edited call) is written again. */
+  private readonly saved = new Map<string, readonly ChatMessage[]>();
   private readonly stmts;
 
   constructor(private readonly db: Database.Database) {
@@ -102,7 +106,7 @@ export class ThreadStore {
       if (message && typeof message === 'object' && 'role' in message) state.messages.push(message);
     }
     state.contextStart = Math.min(state.contextStart, state.messages.length);
-    this.saved.set(id, rows.length === state.messages.length ? rows.length : 0);
+    this.saved.set(id, rows.length === state.messages.length ? state.messages.slice() : []);
     return state;
   }
 
@@ -112,8 +116,7 @@ export class ThreadStore {
     const { messages, id, ...rest } = state;
     this.db.transaction(() => {
       this.stmts.insertThread.run({ id, title: meta.title ?? '', folder: meta.folder ?? '', now, count: messages.length, state: JSON.stringify(rest) });
-      let from = this.saved.get(id) ?? 0;
-      if (from > messages.length) from = 0;
+      const from = firstUnsaved(this.saved.get(id) ?? [], messages);
       if (from === 0) this.stmts.deleteMessages.run(id);
       else this.stmts.deleteMessagesFrom.run(id, from);
       for (let i = from; i < messages.length; i++) this.stmts.insertMessage.run(id, i, JSON.stringify(messages[i]));
@@ -122,7 +125,7 @@ export class ThreadStore {
         if (firstUser) this.stmts.setTitleIfEmpty.run(titleFrom(firstUser), id);
       }
     })();
-    this.saved.set(id, messages.length);
+    this.saved.set(id, messages.slice());
   }
 
   list(): ThreadSummary[] {
@@ -156,6 +159,14 @@ interface RowShape {
   updated_at: string;
   message_count: number;
   state_json: string;
+}
+
+/** The first index whose message is not the very object saved last time. */
+function firstUnsaved(saved: readonly ChatMessage[], messages: readonly ChatMessage[]): number {
+  if (saved.length > messages.length) return 0;
+  let i = 0;
+  while (i < saved.length && saved[i] === messages[i]) i++;
+  return i;
 }
 
 function toSummary(row: RowShape): ThreadSummary {

@@ -6,7 +6,8 @@ import { startScriptedServer, type RecordedRequest, type ScriptedServer, type Sc
 import { ReadGuard } from '../tools/read-guard';
 import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace';
 import { createAgentDefinition } from './create-agent';
-import { runAgent, type RunResult } from './loop';
+import { runAgent, type RunOptions, type RunResult } from './loop';
+import type { Middleware } from './middleware';
 import type { ApprovalBroker } from './middleware/approval';
 import type { SubagentSpec } from './middleware/subagents';
 import type { PermissionRule } from './permissions/rules';
@@ -23,6 +24,12 @@ export interface HarnessOptions {
   subagents?: SubagentSpec[];
   /** The model name sent to the scripted server (default scripted-model, a text-only name). */
   modelName?: string;
+  /** Added after the standard middleware (e.g. a mode that refuses writes). */
+  extraMiddleware?: Middleware[];
+  maxRepeatedCalls?: number;
+  /** Called instead of the scripted decisions when set. */
+  decide?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
+  takeQueued?: RunOptions['takeQueued'];
 }
 
 export interface Harness {
@@ -50,6 +57,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const broker: ApprovalBroker = {
     async decide(request) {
       approvals.push(request);
+      if (options.decide) return options.decide(request);
       return decisions.shift() ?? { type: 'reject', message: 'no decision scripted' };
     },
   };
@@ -61,7 +69,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),
+    ...(options.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: options.maxRepeatedCalls } : {}),
   });
+  definition.middleware.push(...(options.extraMiddleware ?? []));
   const state = newThreadState('thread-1');
   const events: AgentEvent[] = [];
   const guard = new ReadGuard();
@@ -78,6 +88,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         persist: async () => undefined,
         guard,
         ...(signal ? { signal } : {}),
+        ...(options.takeQueued ? { takeQueued: options.takeQueued } : {}),
       }),
     async dispose() {
       await server.close();

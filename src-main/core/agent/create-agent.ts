@@ -29,6 +29,8 @@ export interface AgentSetup {
   /** Overrides the tool-result eviction threshold (characters). */
   evictChars?: number;
   maxSteps?: number;
+  /** Stops the run when identical calls with identical results repeat this many steps in a row (default 3; 0: never). */
+  maxRepeatedCalls?: number;
   date?: Date;
 }
 
@@ -61,5 +63,6 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
     middleware: [todos!, subagents, ...rest],
     systemPrompt,
     ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
+    ...(setup.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: setup.maxRepeatedCalls } : {}),
   };
 }

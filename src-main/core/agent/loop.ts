@@ -8,10 +8,13 @@ import { AbortedError, ContextOverflowError } from '../models/errors';
 import type { ChatMessage, ChatModel, ToolCall, ToolSpec, Usage } from '../models/types';
 import { costOf } from '../models/model-info';
 import type { ReadGuard } from '../tools/read-guard';
-import { runTool, toolMap } from '../tools/run-tool';
-import type { AgentTool, ToolOutput } from '../tools/tool';
+import { checkToolCall, runTool, toolMap } from '../tools/run-tool';
+import { errorText, isErrorOutput, type AgentTool, type ToolContext, type ToolOutput } from '../tools/tool';
+import { canonicalJson } from './canonical-json';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
+import { modelView } from './model-view';
 import { chainModelCall, chainToolCall, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
+import { RepeatedCallsGuard } from './repeated-calls';
 import { countRequestTokens } from './token-count';
 import { isShutdown, type AgentEvent, type AgentEventBody, type RunStopReason, type ThreadState } from './types';
 
@@ -24,6 +27,14 @@ export interface AgentDefinition {
   /** The base system prompt; middleware appends sections. */
   systemPrompt: string;
   maxSteps?: number;
+  /** Stop when the same calls with the same results repeat this many steps in a row (0: never). */
+  maxRepeatedCalls?: number;
+}
+
+/** A message the person sent while the run was going, waiting for the current step to end. */
+export interface QueuedInput {
+  id: string;
+  text: string;
 }
 
 export interface RunOptions {
@@ -37,6 +48,11 @@ export interface RunOptions {
   /** Tool calls that were waiting for approval when the run stopped: run them on resume instead of marking them interrupted. */
   resumableToolCalls?: ReadonlySet<string>;
   onTerminalData?: (chunk: string) => void;
+  /**
+   * Takes (and removes) the messages queued while the run was going; called whenever a
+   * step ends. Each one is delivered as a user message before the next model call.
+   */
+  takeQueued?: () => QueuedInput[];
 }
 
 export interface RunResult {
@@ -44,6 +60,8 @@ export interface RunResult {
   reason: RunStopReason;
   error?: Error;
 }
+
+export { modelView };
 
 const DEFAULT_MAX_STEPS = 200;
 const specCache = new WeakMap<AgentTool, ToolSpec>();
@@ -89,44 +107,84 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
   const byName = toolMap(tools);
   const specs = tools.map(toolSpec);
   const maxSteps = def.maxSteps ?? DEFAULT_MAX_STEPS;
+  const repeats = new RepeatedCallsGuard(def.maxRepeatedCalls);
   let lastText = '';
 
-  const runToolCalls = async (calls: ToolCall[]): Promise<void> => {
-    const execute = chainToolCall(def.middleware, ctx, calls, (call) => executeCall(call));
+  const toolContext = (call: ToolCall): ToolContext => ({
+    backend: def.backend,
+    guard: options.guard,
+    toolCallId: call.id,
+    signal,
+    ...(options.onTerminalData ? { onTerminalData: options.onTerminalData } : {}),
+    run: ctx,
+  });
+
+  /** Every check that needs no person; a refused call is answered without asking anyone. */
+  const precheck = async (call: ToolCall, turnCalls: readonly ToolCall[]): Promise<ToolOutput | undefined> => {
+    if (call.parseError !== undefined) {
+      return errorText(`the arguments of this ${call.name} call were not valid JSON (${call.parseError}); call the tool again with a JSON object of arguments.`);
+    }
+    const checked = await checkToolCall(byName, call.name, call.args, toolContext(call));
+    if ('refusal' in checked) return checked.refusal;
+    return middlewarePrecheck(call, turnCalls);
+  };
+
+  const middlewarePrecheck = async (call: ToolCall, turnCalls: readonly ToolCall[]): Promise<ToolOutput | undefined> => {
+    for (const m of def.middleware) {
+      const reason = await m.precheck?.(ctx, { call, turnCalls });
+      if (reason !== undefined) return errorText(reason);
+    }
+    return undefined;
+  };
+
+  /** `resumed`: calls the person was already asked about before a restart; they go straight to their decision. */
+  const runToolCalls = async (calls: ToolCall[], resumed = false): Promise<ToolOutput[]> => {
+    /** The call each id actually ran as (the person may have edited it). */
+    const ran = new Map<string, ToolCall>();
+    const execute = chainToolCall(def.middleware, ctx, calls, async (call) => {
+      ran.set(call.id, call);
+      // Checked again now (runTool repeats the tool's own checks): the person may have
+      // edited the call, or the file or the mode changed while they decided.
+      return (await middlewarePrecheck(call, calls)) ?? runTool(byName, call.name, call.args, toolContext(call));
+    });
     const results = await Promise.all(
       calls.map(async (call) => {
-        const output = await execute(call).catch((err: unknown) => ({ text: `Error: ${call.name} failed: ${errorMessage(err)}` }) as ToolOutput);
+        const refused = resumed ? undefined : await precheck(call, calls).catch((err: unknown) => errorText(`${call.name} failed: ${errorMessage(err)}`));
+        const output = refused ?? (await execute(call).catch((err: unknown) => errorText(`${call.name} failed: ${errorMessage(err)}`)));
         ctx.emit({
           type: 'tool_result',
           id: call.id,
           name: call.name,
           output: output.text,
-          isError: output.text.startsWith('Error:'),
+          isError: isErrorOutput(output),
           ...(output.image ? { image: { mimeType: output.image.mimeType } } : {}),
         });
         return { call, output };
       }),
     );
     // On shutdown the calls stay unanswered: approvals resume after the restart, the rest are repaired then.
-    if (isShutdown(signal)) return;
+    if (isShutdown(signal)) return results.map((r) => r.output);
+    recordRanCalls(state, ran);
     const images = def.model.supportsImages !== false;
     for (const { call, output } of results) state.messages.push(toolMessage(call, output, images));
     state.guard = options.guard.toJSON();
     await ctx.persist();
+    return results.map((r) => r.output);
   };
 
-  const executeCall = async (call: ToolCall): Promise<ToolOutput> => {
-    if (call.parseError !== undefined) {
-      return { text: `Error: the arguments of this ${call.name} call were not valid JSON (${call.parseError}); call the tool again with a JSON object of arguments.` };
+  /** Delivers the messages queued during the run; true if there were any. */
+  const deliverQueued = async (): Promise<boolean> => {
+    const queued = options.takeQueued?.() ?? [];
+    for (const input of queued) {
+      let message: ChatMessage = { role: 'user', content: input.text };
+      for (const m of def.middleware) if (m.onUserMessage) message = await m.onUserMessage(ctx, message);
+      state.messages.push(message);
+      ctx.emit({ type: 'user_message', text: input.text, queuedId: input.id });
     }
-    return runTool(byName, call.name, call.args, {
-      backend: def.backend,
-      guard: options.guard,
-      toolCallId: call.id,
-      signal,
-      ...(options.onTerminalData ? { onTerminalData: options.onTerminalData } : {}),
-      run: ctx,
-    });
+    if (queued.length === 0) return false;
+    repeats.reset();
+    await ctx.persist();
+    return true;
   };
 
   try {
@@ -135,7 +193,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     const unresolved = unresolvedToolCalls(state.messages);
     if (unresolved.length > 0) {
       const resumable = unresolved.filter((c) => options.resumableToolCalls?.has(c.id));
-      if (resumable.length > 0) await runToolCalls(resumable);
+      if (resumable.length > 0) await runToolCalls(resumable, true);
       if (resumable.length !== unresolved.length) {
         state.messages = repairDanglingToolCalls(state.messages);
         await ctx.persist();
@@ -148,6 +206,8 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       state.messages.push(message);
       await ctx.persist();
     }
+    // Messages queued before this run could take them (or while resumed calls ran) go first.
+    await deliverQueued();
 
     for (let step = 0; step < maxSteps; step++) {
       if (signal.aborted) return finish(ctx, lastText, 'aborted');
@@ -155,9 +215,15 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       lastText = turn.text;
       state.messages.push({ role: 'assistant', content: turn.text, ...(turn.toolCalls.length > 0 ? { toolCalls: turn.toolCalls } : {}) });
       await ctx.persist();
-      if (turn.toolCalls.length === 0) return finish(ctx, turn.text, 'completed');
-      await runToolCalls(turn.toolCalls);
+      if (turn.toolCalls.length === 0) {
+        // A message that arrived during the answer starts the next turn of this same run.
+        if (!signal.aborted && (await deliverQueued())) continue;
+        return finish(ctx, turn.text, 'completed');
+      }
+      const outputs = await runToolCalls(turn.toolCalls);
       if (signal.aborted) return finish(ctx, lastText, 'aborted');
+      repeats.record(turn.toolCalls, outputs);
+      await deliverQueued();
     }
     return finish(ctx, lastText, 'max_steps');
   } catch (err) {
@@ -169,6 +235,27 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     ctx.emit({ type: 'error', message: error.message });
     await ctx.persist().catch(() => undefined);
     return { ...finish(ctx, lastText, 'error'), error };
+  }
+}
+
+/**
+ * Rewrites the stored tool calls that ran with other arguments than the model proposed
+ * (the person edited them), so the history shows the call that ran, marked as edited.
+ * Messages are replaced, not mutated: token counts and the store key on identity.
+ */
+function recordRanCalls(state: ThreadState, ran: ReadonlyMap<string, ToolCall>): void {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const message = state.messages[i]!;
+    if (message.role !== 'assistant' || !message.toolCalls?.some((c) => ran.has(c.id))) continue;
+    let changed = false;
+    const toolCalls = message.toolCalls.map((call) => {
+      const actual = ran.get(call.id);
+      if (actual === undefined || canonicalJson(actual.args) === canonicalJson(call.args)) return call;
+      changed = true;
+      return { ...call, args: actual.args, argsText: JSON.stringify(actual.args), originalArgs: call.originalArgs ?? call.args };
+    });
+    if (changed) state.messages[i] = { ...message, toolCalls };
+    return;
   }
 }
 
@@ -184,18 +271,6 @@ async function buildRequest(def: AgentDefinition, ctx: RunContext, specs: ToolSp
     if (section) sections.push(section);
   }
   return { system: sections.join('\n\n'), messages: modelView(ctx.state), tools: specs };
-}
-
-/** What the model sees: the summary (if any), then the recent messages, dangling calls closed. */
-export function modelView(state: ThreadState): ChatMessage[] {
-  const recent = state.messages.slice(state.contextStart);
-  if (state.summary === undefined) return repairDanglingToolCalls(recent);
-  // The person's latest request always stays verbatim, even when it was summarized away.
-  const view: ChatMessage[] = [{ role: 'user', content: state.summary }];
-  const latestUser = state.messages.findLastIndex((m) => m.role === 'user');
-  if (latestUser >= 0 && latestUser < state.contextStart) view.push(state.messages[latestUser]!);
-  view.push(...recent);
-  return repairDanglingToolCalls(view);
 }
 
 async function callModel(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[]): Promise<ModelTurn> {
@@ -268,17 +343,19 @@ function recordUsage(ctx: RunContext, usage: Usage, contextTokens: number): void
   total.cacheWriteTokens += usage.cacheWriteTokens;
   const cost = costOf(ctx.model.id, usage);
   if (cost !== undefined) total.costUsd = (total.costUsd ?? 0) + cost;
+  // Kept with the thread, so a reopened thread shows how full its context was.
+  ctx.state.contextTokens = usage.inputTokens > 0 ? usage.inputTokens : contextTokens;
   ctx.emit({
     type: 'usage',
     usage: { ...usage, ...(cost !== undefined ? { costUsd: cost } : {}) },
     total: { ...total },
-    contextTokens: usage.inputTokens > 0 ? usage.inputTokens : contextTokens,
+    contextTokens: ctx.state.contextTokens,
     contextWindow: ctx.model.contextWindow,
   });
 }
 
 function toolMessage(call: ToolCall, output: ToolOutput, withImages: boolean): ChatMessage {
-  const isError = output.text.startsWith('Error:');
+  const isError = isErrorOutput(output);
   if (output.image && !withImages) {
     const text = `${output.text}\n(The image is not shown: this model cannot view images.)`;
     return { role: 'tool', toolCallId: call.id, toolName: call.name, content: text };

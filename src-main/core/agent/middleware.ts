@@ -62,6 +62,12 @@ export interface Middleware {
   onContextOverflow?(ctx: RunContext): Promise<boolean>;
   wrapModelCall?(ctx: RunContext, request: ModelCallRequest, next: ModelCallHandler): Promise<ModelTurn>;
   wrapToolCall?(ctx: RunContext, info: ToolCallInfo, next: ToolCallHandler): Promise<ToolOutput>;
+  /**
+   * A check that needs no person (e.g. a read-only mode refusing writes): the reason the
+   * call is refused, or undefined. Runs before anyone is asked about the call (so nobody is
+   * asked about a call that cannot run) and again right before it runs.
+   */
+  precheck?(ctx: RunContext, info: ToolCallInfo): Promise<string | undefined> | string | undefined;
 }
 
 export function chainModelCall(middleware: readonly Middleware[], ctx: RunContext, inner: ModelCallHandler): ModelCallHandler {

@@ -33,6 +33,21 @@ export interface ThreadState {
   files: { largeResults: StateSnapshot; history: StateSnapshot };
   /** What each subagent did, by the id of its `task` call (shown under that call; never sent to the model). */
   subagentRuns?: Record<string, ChatMessage[]>;
+  /** Tokens of the last model request (what the context meter shows). */
+  contextTokens?: number;
+  /**
+   * Messages before this index (and from contextStart) reach the model compacted: long
+   * tool results cut to a preview and long arguments truncated (see summarization).
+   */
+  compactedBefore?: number;
+  /** Messages the person sent while a run was going, oldest first, not yet delivered. */
+  queued?: QueuedMessage[];
+}
+
+export interface QueuedMessage {
+  id: string;
+  text: string;
+  createdAt: string;
 }
 
 export function newThreadState(id: string): ThreadState {
@@ -82,6 +97,10 @@ export type AgentEvent = EventBase &
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
     | { type: 'error'; message: string }
+    /** A message the person queued during the run, delivered now (it follows in the history). */
+    | { type: 'user_message'; text: string; queuedId?: string }
+    /** The thread's queued messages changed (the app sends this; the loop never does). */
+    | { type: 'queued'; queued: QueuedMessage[] }
     | { type: 'done'; text: string; reason: RunStopReason }
   );
 

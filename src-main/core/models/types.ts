@@ -13,6 +13,8 @@ export interface ToolCall {
   argsText: string;
   /** Set when `argsText` is not valid JSON. The call is still reported, never dropped. */
   parseError?: string;
+  /** Set when the person edited the call before it ran: the arguments the model proposed (`args` are what ran). */
+  originalArgs?: unknown;
 }
 
 export type ChatMessage =

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { boolArg, checkPath, pathArg } from './args';
 import { withPathLock } from './path-lock';
+import { applyEdit } from '../backends/text';
 import { defineTool, errorText, text } from './tool';
 
 const schema = z.object({
@@ -20,6 +21,19 @@ export const editFileTool = defineTool({
     "Returns `Successfully replaced N instance(s) of the string in '/path'`.",
   ].join('\n'),
   schema,
+  async precheck(args, ctx) {
+    const checked = checkPath(args.file_path);
+    if ('error' in checked) return checked.error;
+    if (args.old_string === args.new_string) return 'old_string and new_string are identical; nothing to change';
+    const refusal = await ctx.guard.check(ctx.backend, checked.path, 'edit');
+    if (refusal !== null) return refusal;
+    // Would the edit apply to the file as it is now? (The backend decides again when it runs.)
+    const raw = await ctx.backend.readRaw(checked.path);
+    if (raw.error !== undefined) return raw.error;
+    const content = Buffer.from(raw.data ?? new Uint8Array()).toString('utf8');
+    const outcome = applyEdit(content, args.old_string, args.new_string, args.replace_all ?? false);
+    return outcome.ok ? undefined : outcome.error;
+  },
   async run(args, ctx) {
     const checked = checkPath(args.file_path);
     if ('error' in checked) return errorText(checked.error);

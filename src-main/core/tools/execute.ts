@@ -47,11 +47,15 @@ export const executeTool = defineTool({
     SANDBOX_DESCRIPTION,
   ].join('\n'),
   schema,
+  async precheck(args, ctx) {
+    if (!isShellBackend(ctx.backend)) return 'this workspace cannot run commands';
+    return timeoutProblem(args.timeout ?? EXECUTE_DEFAULT_TIMEOUT_S);
+  },
   async run(args, ctx) {
     if (!isShellBackend(ctx.backend)) return errorText('this workspace cannot run commands');
     const timeout = args.timeout ?? EXECUTE_DEFAULT_TIMEOUT_S;
-    if (!Number.isFinite(timeout) || timeout <= 0) return errorText(`timeout must be a positive number of seconds (got ${timeout})`);
-    if (timeout > EXECUTE_MAX_TIMEOUT_S) return errorText(`timeout must be at most ${EXECUTE_MAX_TIMEOUT_S} seconds (got ${timeout})`);
+    const problem = timeoutProblem(timeout);
+    if (problem !== undefined) return errorText(problem);
     const result = await ctx.backend.execute(args.command, {
       timeoutS: timeout,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -71,3 +75,9 @@ export const executeTool = defineTool({
     return text(`${output}\n${status}${blocked ? `\n${blocked}` : ''}`);
   },
 });
+
+function timeoutProblem(timeout: number): string | undefined {
+  if (!Number.isFinite(timeout) || timeout <= 0) return `timeout must be a positive number of seconds (got ${timeout})`;
+  if (timeout > EXECUTE_MAX_TIMEOUT_S) return `timeout must be at most ${EXECUTE_MAX_TIMEOUT_S} seconds (got ${timeout})`;
+  return undefined;
+}

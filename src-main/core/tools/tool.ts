@@ -16,6 +16,13 @@ export interface ToolOutput {
   /** Always present; a failure starts with `Error: `. For an image, a short stand-in. */
   text: string;
   image?: ToolImage;
+  /** Set when the text no longer starts with the failure's `Error: ` (e.g. a note was put before it). */
+  isError?: boolean;
+}
+
+/** Whether a tool output reports a failure. */
+export function isErrorOutput(output: ToolOutput): boolean {
+  return output.isError ?? output.text.startsWith('Error:');
 }
 
 export interface ToolContext {
@@ -35,6 +42,12 @@ export interface AgentTool<Schema extends z.ZodType = z.ZodType> {
   readonly name: string;
   readonly description: string;
   readonly schema: Schema;
+  /**
+   * Checks that need no person (paths, read-before-write, whether an edit applies): the
+   * reason the call would fail, or undefined. Runs before any approval question, and
+   * again (through runTool) when the call finally runs.
+   */
+  precheck?(args: z.output<Schema>, ctx: ToolContext): Promise<string | undefined>;
   run(args: z.output<Schema>, ctx: ToolContext): Promise<ToolOutput>;
 }
 

@@ -18,6 +18,11 @@ export const writeFileTool = defineTool({
     'Returns `Updated file /path`.',
   ].join('\n'),
   schema,
+  async precheck(args, ctx) {
+    const checked = checkPath(args.file_path);
+    if ('error' in checked) return checked.error;
+    return (await ctx.guard.check(ctx.backend, checked.path, 'overwrite')) ?? undefined;
+  },
   async run(args, ctx) {
     const checked = checkPath(args.file_path);
     if ('error' in checked) return errorText(checked.error);

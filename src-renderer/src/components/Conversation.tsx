@@ -7,6 +7,7 @@ import { groupItems, type ThreadDisplayState } from '../lib/thread-reducer';
 import { ConversationContext, type ConversationContextValue } from './conversation-context';
 import { Icon, Spinner } from './Icon';
 import { ItemList } from './ItemList';
+import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
 
 interface ConversationProps {
@@ -16,11 +17,15 @@ interface ConversationProps {
   noModel: boolean;
   onOpenSettings(): void;
   openThreadFile(path: string, title: string): void;
+  onSendQueuedNow?(queuedId: string): Promise<void>;
+  onCancelQueued?(queuedId: string): Promise<void>;
 }
 
 const STICK_DISTANCE = 80;
 
-export function Conversation({ state, approvals, loading, noModel, onOpenSettings, openThreadFile }: ConversationProps): React.JSX.Element {
+const noop = async (): Promise<void> => undefined;
+
+export function Conversation({ state, approvals, loading, noModel, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop }: ConversationProps): React.JSX.Element {
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
@@ -33,7 +38,7 @@ export function Conversation({ state, approvals, loading, noModel, onOpenSetting
   useLayoutEffect(() => {
     const el = ref.current;
     if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [state.items, state.todos]);
+  }, [state.items, state.todos, state.queued]);
 
   useLayoutEffect(() => {
     stick.current = true;
@@ -79,6 +84,7 @@ export function Conversation({ state, approvals, loading, noModel, onOpenSetting
           <Spinner /> Working…
         </div>
       ) : null}
+      <QueuedMessages queued={state.queued} running={state.running} onSendNow={onSendQueuedNow} onCancel={onCancelQueued} />
     </div>
   );
 }

@@ -32,6 +32,8 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
           noModel={noModel}
           onOpenSettings={onOpenSettings}
           openThreadFile={openThreadFile}
+          onSendQueuedNow={session.sendQueuedNow}
+          onCancelQueued={session.cancelQueued}
         />
       </ErrorBoundary>
       <ErrorBoundary name="Message box">

@@ -30,7 +30,8 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey }
   const [active, setActive] = useState(0);
   const [searching, setSearching] = useState(false);
 
-  const canSend = disabledReason === null && !running && text.trim() !== '';
+  // While the agent works a message can still be sent: it is queued until the current step ends.
+  const canSend = disabledReason === null && text.trim() !== '';
 
   useEffect(() => {
     textarea.current?.focus();
@@ -152,7 +153,7 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey }
           aria-autocomplete="list"
           aria-controls={showMentions ? listId : undefined}
           aria-activedescendant={showMentions && options[active] !== undefined ? mentionOptionId(listId, active) : undefined}
-          placeholder={disabledReason ?? (running ? 'The agent is working… (Esc stops it)' : 'Message the agent — @ to mention a file')}
+          placeholder={disabledReason ?? (running ? 'The agent is working… a message sent now is queued (Esc stops it)' : 'Message the agent — @ to mention a file')}
           rows={1}
           value={text}
           onChange={(e) => {

@@ -1,16 +1,19 @@
 // Provider and model, base URL, API key, connection test and detected local servers.
 
 import { useEffect, useState } from 'react';
-import type { Result } from '../../../src-main/app/contract';
+import type { OverriddenFields, Result } from '../../../src-main/app/contract';
 import { parseModel, PROVIDER_LABELS, PROVIDERS, serverLabel, withProvider, type Provider } from '../lib/providers';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { FlagNote } from './FlagNote';
 import { Spinner } from './Icon';
 import type { SettingsDraft } from './SettingsDialog';
 
 interface ModelSettingsProps {
   draft: SettingsDraft;
   apiKeys: Record<string, boolean>;
+  /** Fields a command-line flag sets for this session: shown, not editable here. */
+  overridden: OverriddenFields;
   onChange(patch: Partial<SettingsDraft>): void;
 }
 
@@ -24,7 +27,7 @@ const MODEL_PLACEHOLDERS: Record<Provider, string> = {
   ollama: 'qwen3:8b',
 };
 
-export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps): React.JSX.Element {
+export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSettingsProps): React.JSX.Element {
   const api = useApi();
   const parsed = parseModel(draft.model);
   const [keyProvider, setKeyProvider] = useState<Provider>(parsed.provider ?? 'anthropic');
@@ -112,7 +115,7 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
       <div className="field-row wrap">
         <div className="field provider-field">
           <label htmlFor="settings-provider">Provider</label>
-          <select id="settings-provider" value={provider} onChange={(e) => chooseProvider(e.target.value as Provider)}>
+          <select id="settings-provider" value={provider} disabled={overridden.model === true} onChange={(e) => chooseProvider(e.target.value as Provider)}>
             {PROVIDERS.map((p) => (
               <option key={p} value={p}>
                 {PROVIDER_LABELS[p]}
@@ -131,15 +134,18 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
               value={parsed.model}
               spellCheck={false}
               autoComplete="off"
+              disabled={overridden.model === true}
+              aria-describedby={overridden.model ? 'settings-model-flag' : undefined}
               onChange={(e) => setModelName(e.target.value)}
             />
-            <button type="button" className="btn btn-quiet" onClick={() => setListVersion((v) => v + 1)} disabled={modelList === 'loading'}>
+            <button type="button" className="btn btn-quiet" onClick={() => setListVersion((v) => v + 1)} disabled={modelList === 'loading' || overridden.model === true}>
               Refresh models
             </button>
           </div>
           <datalist id="settings-model-list">
             {modelList && typeof modelList === 'object' && 'models' in modelList ? modelList.models.map((m) => <option key={m} value={m} />) : null}
           </datalist>
+          {overridden.model ? <FlagNote id="settings-model-flag" field="model" /> : null}
           <p className="small muted" role="status">
             {modelList === 'loading'
               ? 'Asking the provider for its models…'
@@ -163,8 +169,11 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
           placeholder={provider === 'ollama' ? 'http://127.0.0.1:11434' : provider === 'openai-compatible' ? 'http://127.0.0.1:1234/v1' : 'the provider’s default'}
           value={draft.baseUrl}
           spellCheck={false}
+          disabled={overridden.baseUrl === true}
+          aria-describedby={overridden.baseUrl ? 'settings-base-url-flag' : undefined}
           onChange={(e) => onChange({ baseUrl: e.target.value })}
         />
+        {overridden.baseUrl ? <FlagNote id="settings-base-url-flag" field="baseUrl" /> : null}
       </div>
       <div className="field">
         <label htmlFor="settings-api-key">API key for {PROVIDER_LABELS[provider]}</label>
@@ -180,6 +189,7 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
           ) : null}
         </div>
         <p className={`small ${hasKey ? 'ok-text' : 'muted'}`}>{hasKey ? 'A key is stored for this provider.' : 'No key stored for this provider.'}</p>
+        {overridden.apiKey ? <FlagNote id="settings-api-key-flag" field="apiKey" /> : null}
       </div>
       <div className="field-inline">
         <button type="button" className="btn" onClick={() => void testConnection()} disabled={test === 'running'}>
@@ -215,6 +225,7 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
                           key={model}
                           type="button"
                           className="btn btn-small"
+                          disabled={overridden.model === true || overridden.baseUrl === true}
                           aria-label={`Use ${model} from ${serverLabel(server)}`}
                           onClick={() => {
                             setKeyProvider(server.provider);

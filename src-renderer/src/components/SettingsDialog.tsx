@@ -6,11 +6,12 @@ import { useState } from 'react';
 import type { Params, Settings } from '../../../src-main/app/contract';
 import { useSettings } from '../state/settings-context';
 import { Modal } from './Modal';
+import { FlagNote } from './FlagNote';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { SubagentSettings } from './SubagentSettings';
 
-export type SettingsDraft = Omit<Settings, 'apiKeys'> & { contextWindowText: string };
+export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & { contextWindowText: string };
 
 function toDraft(settings: Settings): SettingsDraft {
   return { ...settings, contextWindowText: settings.contextWindow !== undefined ? String(settings.contextWindow) : '' };
@@ -28,9 +29,17 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
 
   const save = async (): Promise<void> => {
     if (!draft) return;
-    const patch: Params<'settings.update'> = { model: draft.model.trim(), baseUrl: draft.baseUrl.trim(), rules: draft.rules, subagents: draft.subagents, theme: draft.theme };
+    const flags = settings?.overridden ?? {};
+    // A field a command-line flag sets is not the person's to save (the app refuses it too).
+    const patch: Params<'settings.update'> = {
+      ...(flags.model ? {} : { model: draft.model.trim() }),
+      ...(flags.baseUrl ? {} : { baseUrl: draft.baseUrl.trim() }),
+      rules: draft.rules,
+      subagents: draft.subagents,
+      theme: draft.theme,
+    };
     const windowText = draft.contextWindowText.trim();
-    if (windowText !== '') {
+    if (windowText !== '' && !flags.contextWindow) {
       const n = Number(windowText);
       if (!Number.isInteger(n) || n <= 0) {
         setError('The context window must be a whole number of tokens.');
@@ -51,7 +60,7 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
         <p className="muted">Loading settings…</p>
       ) : (
         <div className="settings-body">
-          <ModelSettings draft={draft} apiKeys={settings.apiKeys} onChange={change} />
+          <ModelSettings draft={draft} apiKeys={settings.apiKeys} overridden={settings.overridden ?? {}} onChange={change} />
 
           <fieldset className="settings-section">
             <legend>Context window</legend>
@@ -62,8 +71,11 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
                 inputMode="numeric"
                 placeholder="the model's own window"
                 value={draft.contextWindowText}
+                disabled={settings.overridden?.contextWindow === true}
+                aria-describedby={settings.overridden?.contextWindow ? 'settings-context-window-flag' : undefined}
                 onChange={(e) => change({ contextWindowText: e.target.value })}
               />
+              {settings.overridden?.contextWindow ? <FlagNote id="settings-context-window-flag" field="contextWindow" /> : null}
               <p className="muted small">
                 History is summarized when a request passes 85% of this.
                 {settings.contextWindow !== undefined && draft.contextWindowText.trim() === ''

@@ -35,6 +35,11 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
         </button>
         <span className="tool-name">{item.name}</span>
         {summary ? <span className="tool-summary" title={summary}>{summary}</span> : null}
+        {item.edited ? (
+          <span className="badge tool-edited" title="The person edited this call before it ran; it shows what ran">
+            Edited
+          </span>
+        ) : null}
         <span className={`tool-status status-${status}`}>
           {status === 'running' ? <Spinner /> : status === 'done' ? <Icon name="check" size={14} /> : status === 'error' || status === 'rejected' ? <Icon name="x" size={14} /> : status === 'awaiting' ? <Icon name="alert" size={14} /> : null}
           {label}
@@ -48,6 +53,12 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
         <div className="tool-body">
           <div className="tool-section-label">{command !== null ? 'Command' : 'Arguments'}</div>
           <pre className="tool-pre">{command ?? safeJson(item.args, 2)}</pre>
+          {item.edited ? (
+            <>
+              <div className="tool-section-label">{command !== null ? 'The agent proposed' : 'Arguments the agent proposed'}</div>
+              <pre className="tool-pre tool-pre-proposed">{item.name === 'execute' ? (commandOf(item.originalArgs) ?? safeJson(item.originalArgs, 2)) : safeJson(item.originalArgs, 2)}</pre>
+            </>
+          ) : null}
           {item.output !== undefined ? (
             <>
               <div className="tool-section-label">Result</div>

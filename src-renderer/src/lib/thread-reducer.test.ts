@@ -24,6 +24,7 @@ function view(partial: Partial<ThreadView> = {}): ThreadView {
     approvals: [],
     eventSeq: 0,
     streamingText: '',
+    queued: [],
     ...partial,
   };
 }
@@ -239,5 +240,29 @@ describe('loading a thread that is streaming', () => {
     const assistant = loaded.items.filter((i) => i.kind === 'assistant');
     expect(assistant).toHaveLength(1);
     expect(assistant[0]).toMatchObject({ text: 'Hello, world', streaming: true });
+  });
+});
+
+describe('honest cards and queued messages', () => {
+  it('shows the edited call that ran, keeping what the agent proposed, live and after a reload', () => {
+    const live = run([
+      ev('tool_call', { id: 'c', name: 'execute', args: { command: 'rm -rf /' } }),
+      ev('approval', { id: 'c', name: 'execute', args: { command: 'ls' }, status: 'edited', reason: 'asks' }),
+    ]);
+    expect(live.items[0]).toMatchObject({ kind: 'tool', args: { command: 'ls' }, edited: true, originalArgs: { command: 'rm -rf /' }, approval: 'edited' });
+    const loaded = run([{ type: 'load', view: view({ items: [{ kind: 'tool', id: 'c', name: 'execute', args: { command: 'ls' }, index: 1, edited: true, originalArgs: { command: 'rm -rf /' } }] }) }]);
+    expect(loaded.items[0]).toMatchObject({ args: { command: 'ls' }, edited: true, originalArgs: { command: 'rm -rf /' } });
+  });
+
+  it('keeps the queue from the snapshot and events, and moves a delivered message into the conversation', () => {
+    const q = { id: 'q1', text: 'later', createdAt: '' };
+    let s = run([{ type: 'load', view: view({ queued: [q], thread: { id: T, title: 'x', createdAt: '', updatedAt: '', messageCount: 0, running: true, pendingApprovals: 0 } }) }]);
+    expect(s.queued).toEqual([q]);
+    s = run([ev('text', { text: 'working' }), ev('user_message', { text: 'later', queuedId: 'q1' })], s);
+    expect(s.queued).toEqual([]);
+    expect(s.items.map((i) => i.kind)).toEqual(['assistant', 'user']);
+    expect(s.items[0]).toMatchObject({ streaming: false });
+    s = run([ev('queued', { queued: [{ id: 'q2', text: 'again', createdAt: 'now' }] })], s);
+    expect(s.queued.map((x) => x.id)).toEqual(['q2']);
   });
 });

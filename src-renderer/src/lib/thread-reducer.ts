@@ -4,7 +4,7 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import type { DisplayItem, ThreadView } from '../../../src-main/app/contract';
+import type { DisplayItem, QueuedMessageDto, ThreadView } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
@@ -39,6 +39,9 @@ export interface ToolItem extends ItemBase {
   image?: { mimeType: string };
   approval?: ApprovalStatus;
   approvalReason?: string;
+  /** The person edited the call before it ran: `args` are what ran, these what the agent proposed. */
+  edited?: boolean;
+  originalArgs?: unknown;
 }
 
 export interface SummaryItem extends ItemBase {
@@ -74,6 +77,8 @@ export interface ThreadDisplayState {
   seq: number;
   /** Scopes ('' = top level, else a task id) that streamed text since their run began. */
   textSeen: Record<string, boolean>;
+  /** Messages sent during the run, waiting for the current step to end. */
+  queued: QueuedMessageDto[];
 }
 
 export type ThreadAction =
@@ -85,11 +90,13 @@ export type ThreadAction =
   | { type: 'local_user'; text: string }
   | { type: 'local_error'; message: string }
   /** The person decided an approval: show it on the card before the agent's event says so. */
-  | { type: 'local_approval'; toolCallId: string; parent?: string; status: ApprovalStatus }
+  | { type: 'local_approval'; toolCallId: string; parent?: string; status: ApprovalStatus; args?: unknown }
+  /** A send that turned out to be queued: the optimistic user item goes (the queue shows it). */
+  | { type: 'unlocal_user'; text: string }
   | { type: 'set_running'; running: boolean };
 
 export function emptyThreadState(threadId: string | null = null): ThreadDisplayState {
-  return { threadId, items: [], todos: [], subTodos: {}, usage: null, contextTokens: 0, contextWindow: 0, running: false, seq: 0, textSeen: {} };
+  return { threadId, items: [], todos: [], subTodos: {}, usage: null, contextTokens: 0, contextWindow: 0, running: false, seq: 0, textSeen: {}, queued: [] };
 }
 
 export function threadReducer(state: ThreadDisplayState, action: ThreadAction): ThreadDisplayState {
@@ -114,7 +121,11 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
     case 'local_error':
       return push(state, { kind: 'error', key: '', message: action.message });
     case 'local_approval':
-      return updateTool(state, action.toolCallId, action.parent, (tool) => ({ ...tool, approval: action.status }), (t) => t.output === undefined);
+      return updateTool(state, action.toolCallId, action.parent, (tool) => withApproval(tool, action.status, action.args), (t) => t.output === undefined);
+    case 'unlocal_user': {
+      const index = state.items.findLastIndex((i) => i.kind === 'user' && i.parent === undefined && i.text === action.text);
+      return index < 0 ? state : { ...state, items: state.items.filter((_, i) => i !== index) };
+    }
     case 'set_running':
       return action.running === state.running ? state : { ...state, running: action.running };
   }
@@ -146,6 +157,7 @@ function loadView(view: ThreadView): ThreadDisplayState {
     contextTokens: view.contextTokens,
     contextWindow: view.contextWindow,
     running: view.thread.running,
+    queued: view.queued,
   };
   for (const item of view.items) state = push(state, fromDisplayItem(item));
   if (view.streamingText !== '') {
@@ -168,6 +180,10 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
       if (item.output !== undefined) tool.output = item.output;
       if (item.isError !== undefined) tool.isError = item.isError;
       if (item.evictedTo !== undefined) tool.evictedTo = item.evictedTo;
+      if (item.edited) {
+        tool.edited = true;
+        tool.originalArgs = item.originalArgs;
+      }
       return withParent(tool, item.parentToolCallId);
     }
     case 'summary':
@@ -226,7 +242,19 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       if (findTool(state.items, id, parent, () => true) < 0) {
         state = push(state, withParent({ kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args }, parent));
       }
-      return updateTool(state, id, parent, (tool) => ({ ...tool, approval: status, approvalReason: reason || tool.approvalReason }));
+      return updateTool(state, id, parent, (tool) => ({ ...withApproval(tool, status, event.args), approvalReason: reason || tool.approvalReason }));
+    }
+    case 'queued':
+      return parent === undefined ? { ...state, queued: queuedOf(event.queued) } : state;
+    case 'user_message': {
+      if (parent !== undefined) return state;
+      const next = finishStreaming(state, undefined, true);
+      const queuedId = str(event.queuedId);
+      return {
+        ...push(next, { kind: 'user', key: '', text: str(event.text) }),
+        queued: next.queued.filter((q) => q.id !== queuedId),
+        textSeen: { ...next.textSeen, '': false },
+      };
     }
     case 'todos': {
       const todos = todosOf(event.todos);
@@ -272,6 +300,20 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
 }
 
 const APPROVAL_STATUSES = new Set(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']);
+
+/** An "edited" decision: the card shows the arguments that run, and keeps what the agent proposed. */
+function withApproval(tool: ToolItem, status: ApprovalStatus, args: unknown): ToolItem {
+  if (status !== 'edited' || args === undefined) return { ...tool, approval: status };
+  return { ...tool, approval: status, edited: true, originalArgs: tool.edited ? tool.originalArgs : tool.args, args };
+}
+
+function queuedOf(value: unknown): QueuedMessageDto[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((q: unknown) => {
+    const item = q as { id?: unknown; text?: unknown; createdAt?: unknown };
+    return typeof item.id === 'string' && typeof item.text === 'string' ? [{ id: item.id, text: item.text, createdAt: str(item.createdAt) }] : [];
+  });
+}
 
 // ------------------------------------------------------------------ helpers
 

@@ -20,6 +20,10 @@ export interface ThreadSession {
   send(text: string): Promise<boolean>;
   stop(): Promise<void>;
   decide(approval: PendingApproval, decision: ApprovalDecisionDto): Promise<boolean>;
+  /** Withdraws a message queued during the run. */
+  cancelQueued(queuedId: string): Promise<void>;
+  /** Interrupts the current step and delivers this queued message at once. */
+  sendQueuedNow(queuedId: string): Promise<void>;
   /** Takes the running flag from a fresh thread list (a run can end without a 'done' event). */
   syncRunning(running: boolean): void;
 }
@@ -48,12 +52,21 @@ export function useThreadSession(): ThreadSession {
   /** While a send is in flight the thread list may not know about the run yet. */
   const sending = useRef(0);
 
+  const runningRef = useRef(false);
+  runningRef.current = state.running;
   const sendNow = useCallback(
     async (id: string, text: string) => {
-      dispatch({ type: 'local_user', text });
+      // While a run is going the message is queued: the queue shows it, not the conversation.
+      const optimistic = !runningRef.current;
+      if (optimistic) dispatch({ type: 'local_user', text });
       sending.current++;
       try {
-        await api.call('threads.send', { threadId: id, text });
+        const result = await api.call('threads.send', { threadId: id, text });
+        if (current.current === id) {
+          if (result.queuedId !== undefined && optimistic) dispatch({ type: 'unlocal_user', text });
+          // The run ended just before the send arrived: it started a run on this message.
+          if (result.queuedId === undefined && !optimistic) dispatch({ type: 'local_user', text });
+        }
         return true;
       } catch (err) {
         if (current.current === id) {
@@ -177,7 +190,13 @@ export function useThreadSession(): ThreadSession {
       if (!result) return false;
       setApprovals((list) => list.filter((a) => a.toolCallId !== approval.toolCallId));
       if (approval.threadId === current.current) {
-        dispatch({ type: 'local_approval', toolCallId: approval.toolCallId, parent: approval.parentToolCallId, status: DECISION_STATUS[decision.type] });
+        dispatch({
+          type: 'local_approval',
+          toolCallId: approval.toolCallId,
+          parent: approval.parentToolCallId,
+          status: DECISION_STATUS[decision.type],
+          ...(decision.type === 'edit' ? { args: decision.args } : {}),
+        });
       }
       return true;
     },
@@ -189,5 +208,21 @@ export function useThreadSession(): ThreadSession {
     dispatch({ type: 'set_running', running });
   }, []);
 
-  return { threadId, state, approvals, loading, select, send, stop, decide, syncRunning };
+  const cancelQueued = useCallback(
+    async (queuedId: string) => {
+      const id = current.current;
+      if (id !== null) await api.safe('threads.cancelQueued', { threadId: id, queuedId });
+    },
+    [api],
+  );
+
+  const sendQueuedNow = useCallback(
+    async (queuedId: string) => {
+      const id = current.current;
+      if (id !== null) await api.safe('threads.sendQueuedNow', { threadId: id, queuedId });
+    },
+    [api],
+  );
+
+  return { threadId, state, approvals, loading, select, send, stop, decide, cancelQueued, sendQueuedNow, syncRunning };
 }

@@ -26,6 +26,7 @@ export const LONG_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'settings.detectLocalServers',
   'threads.send',
   'threads.stop',
+  'threads.sendQueuedNow',
   'files.search',
   'memories.list',
 ]);

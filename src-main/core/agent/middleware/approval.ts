@@ -3,7 +3,8 @@
 // The broker owns persistence, so a pending approval survives a restart.
 
 import { evaluatePermission, type PermissionRule } from '../permissions/rules';
-import { errorText, text, type ToolOutput } from '../../tools/tool';
+import { errorText, isErrorOutput, text, type ToolOutput } from '../../tools/tool';
+import { canonicalJson } from '../canonical-json';
 import type { Middleware } from '../middleware';
 import type { ApprovalDecision, ApprovalRequest } from '../types';
 
@@ -46,9 +47,16 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         case 'approve':
           ctx.emit({ type: 'approval', ...base, status: 'approved' });
           return next(call);
-        case 'edit':
+        case 'edit': {
+          if (canonicalJson(decision.args) === canonicalJson(args)) {
+            ctx.emit({ type: 'approval', ...base, status: 'approved' });
+            return next(call);
+          }
           ctx.emit({ type: 'approval', ...base, args: decision.args, status: 'edited' });
-          return next({ ...call, args: decision.args, argsText: JSON.stringify(decision.args) });
+          // The history will show the edited call (the loop rewrites it); the result says so too.
+          const output = await next({ ...call, args: decision.args, argsText: JSON.stringify(decision.args) });
+          return { ...output, text: `${editNote(args, decision.args)}\n${output.text}`, isError: isErrorOutput(output) };
+        }
         case 'reject': {
           ctx.emit({ type: 'approval', ...base, status: 'rejected' });
           const said = decision.message?.trim() ? ` They said: ${decision.message.trim()}` : '';
@@ -60,4 +68,20 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       }
     },
   };
+}
+
+const NOTE_VALUE_CHARS = 300;
+
+/** One line for the model: which arguments the person changed, from what to what. */
+export function editNote(proposed: Record<string, unknown>, ran: Record<string, unknown>): string {
+  const keys = [...new Set([...Object.keys(proposed), ...Object.keys(ran)])];
+  const changes = keys
+    .filter((k) => canonicalJson(proposed[k]) !== canonicalJson(ran[k]))
+    .map((k) => (k in ran ? (k in proposed ? `${k} was ${shown(proposed[k])}, it ran with ${shown(ran[k])}` : `${k} added: ${shown(ran[k])}`) : `${k} removed (was ${shown(proposed[k])})`));
+  return `Note: the person edited this call before it ran: ${changes.join('; ')}. The result below is of the edited call.`;
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'undefined';
+  return text.length > NOTE_VALUE_CHARS ? `${text.slice(0, NOTE_VALUE_CHARS)}… (${text.length} characters)` : text;
 }

@@ -6,8 +6,10 @@
 
 import type { ChatMessage, ContentPart } from '../../models/types';
 import { DEFAULT_CONTEXT_WINDOW } from '../../models/model-info';
-import type { Middleware, RunContext } from '../middleware';
+import type { Middleware, ModelCallRequest, RunContext } from '../middleware';
+import { compactMessage, fullTextPath, modelView, needsCompaction } from '../model-view';
 import { countMessageTokens, countTextTokens } from '../token-count';
+import type { ThreadState } from '../types';
 
 export const SUMMARIZE_AT = 0.85;
 /** Share of the window kept verbatim after a summary. */
@@ -15,6 +17,11 @@ const KEEP_SHARE = 0.3;
 /** Share of the window one summarization call may read at once. */
 const CHUNK_SHARE = 0.5;
 const TOOL_TEXT_IN_TRANSCRIPT = 2_000;
+/** A summarization must take at least this share of the window out of the request to be worth a model call. */
+const MIN_GAIN_SHARE = 0.1;
+
+/** The request cannot be brought under the model's window: the run ends with this. */
+export class ContextTooLargeError extends Error {}
 
 export interface SummarizationOptions {
   /** Overrides the model's context window (tokens). */
@@ -39,17 +46,94 @@ export function archivePathFor(threadId: string): string {
 
 export function summarizationMiddleware(options: SummarizationOptions = {}): Middleware {
   const windowOf = (ctx: RunContext) => options.contextWindow ?? (ctx.model.contextWindow > 0 ? ctx.model.contextWindow : DEFAULT_CONTEXT_WINDOW);
+  /** Threads whose last attempt could not bring the request under the threshold. */
+  const stalled = new WeakSet<ThreadState>();
   return {
     name: 'summarization',
+    // Each step must make progress: summarize only when that takes a real share out of the
+    // request, then cut older tool results to previews; if the request still cannot fit
+    // the window, end the run with a clear error instead of summarizing again and again.
     async beforeModel(ctx, request) {
       const window = windowOf(ctx);
-      if (ctx.countRequestTokens(request) <= window * SUMMARIZE_AT) return;
-      await summarize(ctx, window);
+      const limit = window * SUMMARIZE_AT;
+      const tokens = () => ctx.countRequestTokens({ ...request, messages: modelView(ctx.state) });
+      let now = tokens();
+      if (now <= limit) {
+        stalled.delete(ctx.state);
+        return;
+      }
+      let compactedFirst = false;
+      if (stalled.has(ctx.state)) {
+        // The last summary did not get under the threshold: the cheap step comes first now.
+        compactedFirst = true;
+        if (await compactOlder(ctx)) now = tokens();
+      }
+      if (now > limit && summaryGain(ctx.state, window) >= window * MIN_GAIN_SHARE) {
+        if (await summarize(ctx, window)) now = tokens();
+      }
+      if (now > limit && !compactedFirst && (await compactOlder(ctx))) now = tokens();
+      if (now > limit) stalled.add(ctx.state);
+      else stalled.delete(ctx.state);
+      if (now > window) throw new ContextTooLargeError(tooLargeMessage(ctx, request, now, window));
     },
     async onContextOverflow(ctx) {
-      return summarize(ctx, windowOf(ctx));
+      const summarized = await summarize(ctx, windowOf(ctx));
+      const compacted = await compactOlder(ctx);
+      return summarized || compacted;
     },
   };
+}
+
+/** View tokens a summarization now would take out (the latest request stays in view regardless). */
+function summaryGain(state: ThreadState, window: number): number {
+  const cut = chooseCut(state.messages, state.contextStart, window * KEEP_SHARE);
+  const latestUser = state.messages.findLastIndex((m) => m.role === 'user');
+  let gain = 0;
+  for (let i = state.contextStart; i < cut; i++) {
+    if (i === latestUser) continue;
+    gain += countMessageTokens(i < (state.compactedBefore ?? 0) ? compactMessage(state.messages[i]!) : state.messages[i]!);
+  }
+  return gain;
+}
+
+/**
+ * Compacts everything the model sees before the last turn: long tool results become a
+ * preview naming a file with the full text (written now unless eviction already did),
+ * long arguments are truncated. Returns false when there was nothing more to compact.
+ */
+async function compactOlder(ctx: RunContext): Promise<boolean> {
+  const state = ctx.state;
+  const end = lastTurnStart(state.messages, state.contextStart);
+  const from = Math.max(state.contextStart, state.compactedBefore ?? 0);
+  if (end <= from) return false;
+  for (let i = from; i < end; i++) {
+    const message = state.messages[i]!;
+    if (message.role !== 'tool' || !needsCompaction(message)) continue;
+    const target = fullTextPath(message);
+    if (target.exists) continue;
+    const text = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}]`)).join('\n');
+    const written = await ctx.backend.write(target.path, text);
+    // Without its full text kept, a result is not cut: nothing may be lost.
+    if (written.error !== undefined) return false;
+  }
+  state.compactedBefore = end;
+  await ctx.persist();
+  return true;
+}
+
+function tooLargeMessage(ctx: RunContext, request: ModelCallRequest, tokens: number, window: number): string {
+  const view = modelView(ctx.state);
+  const biggest = view.reduce((best, m) => (countMessageTokens(m) > countMessageTokens(best) ? m : best), view[0]!);
+  const what =
+    biggest.role === 'tool'
+      ? `the latest ${biggest.toolName} result alone is about ${countMessageTokens(biggest)} tokens`
+      : `the latest ${biggest.role === 'user' ? 'message' : 'answer'} alone is about ${countMessageTokens(biggest)} tokens`;
+  const fixed = ctx.countRequestTokens({ ...request, messages: [] });
+  return (
+    `The conversation no longer fits the model's context window (${window} tokens): even after summarizing older messages and cutting older tool results to previews, the next request needs about ${tokens} tokens ` +
+    `(${what}; the system prompt and tools take ${fixed}). Stopped instead of summarizing again. ` +
+    'Send a message to continue (older results will be cut), or use a model with a larger context window.'
+  );
 }
 
 /** Summarizes what it can; returns false when nothing could be cut. */
