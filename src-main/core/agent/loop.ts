@@ -34,6 +34,8 @@ export interface RunOptions {
   guard: ReadGuard;
   parentToolCallId?: string;
   depth?: number;
+  /** Inside a subagent: the run that started it. */
+  parentRun?: RunContext;
   /** Tool calls that were waiting for approval when the run stopped: run them on resume instead of marking them interrupted. */
   resumableToolCalls?: ReadonlySet<string>;
   onTerminalData?: (chunk: string) => void;
@@ -79,6 +81,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     model: def.model,
     signal,
     depth: options.depth ?? 0,
+    ...(options.parentRun ? { parent: options.parentRun } : {}),
     ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}),
     emit: (event: AgentEventBody) =>
       options.emit({ ...event, threadId: state.id, ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}) } as AgentEvent),

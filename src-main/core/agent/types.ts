@@ -81,9 +81,16 @@ export type AgentEvent = EventBase &
     | { type: 'todos'; todos: Todo[] }
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
+    | { type: 'checkpoint'; id: string; files: CheckpointFile[] }
     | { type: 'error'; message: string }
     | { type: 'done'; text: string; reason: RunStopReason }
   );
+
+/** A file a checkpoint recorded (`checkpoint` event): its virtual path and what happened to it. */
+export interface CheckpointFile {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+}
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
