@@ -36,10 +36,10 @@ export class CheckpointRecorder {
   private readonly inFlight: StepInfo[] = [];
   private cache: { version: number; rows: Map<string, ManifestRow> } | null = null;
 
-  constructor(
-    readonly store: CheckpointStore,
-    folder: string,
-  ) {
+  readonly store: CheckpointStore;
+
+  constructor(store: CheckpointStore, folder: string) {
+    this.store = store;
     this.root = fs.realpathSync(folder);
   }
 
@@ -53,7 +53,7 @@ export class CheckpointRecorder {
   /** Runs a step between two snapshots; its changes become an agent checkpoint. */
   async step<T>(info: StepInfo, requested: StepScope, run: () => Promise<T>): Promise<StepOutcome<T>> {
     const scope = this.throughLinks(requested) ? 'all' : requested;
-    let before: BeforeState | null = null;
+    let before: BeforeState | null;
     try {
       before = await this.locked(() => this.snapshotBefore(scope));
     } catch {

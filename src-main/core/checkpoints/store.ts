@@ -343,7 +343,7 @@ function fromManifestRow(r: ManifestDbRow): ManifestRow {
 }
 
 function fromCheckpointRow(r: CheckpointRow): Checkpoint {
-  let reverts: string[] = [];
+  let reverts: string[];
   try {
     reverts = JSON.parse(r.reverts) as string[];
   } catch {
