@@ -8,6 +8,9 @@ import { runAgent } from '../core/agent/loop';
 import type { ApprovalBroker } from '../core/agent/middleware/approval';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from '../core/agent/types';
 import { createDefaultMounts } from '../core/backends/mounts';
+import { CheckpointHistory } from '../core/checkpoints/history';
+import { recorderFor } from '../core/checkpoints/recorder';
+import { CheckpointStore } from '../core/checkpoints/store';
 import { StateBackend } from '../core/backends/state';
 import { openDatabase } from '../core/backends/store';
 import { ModelConfigError } from '../core/models/errors';
@@ -64,7 +67,9 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     throw err;
   }
 
-  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'], io.env)));
+  const dataDir = resolveDataDir(values['data-dir'], io.env);
+  const db = openDatabase(databasePath(dataDir));
+  const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -84,6 +89,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       rules: () => DEFAULT_RULES,
       broker: cliBroker(approve, io),
       resolveModel: (spec) => createChatModel({ model: spec, env: io.env }),
+      checkpoints: recorderFor(checkpoints, folder),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
     });
@@ -109,7 +115,12 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    db.close();
+    try {
+      new CheckpointHistory(checkpoints).collectGarbage();
+    } finally {
+      checkpoints.close();
+      db.close();
+    }
   }
 }
 

@@ -107,6 +107,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
           isError: output.text.startsWith('Error:'),
           ...(output.image ? { image: { mimeType: output.image.mimeType } } : {}),
         });
+        for (const event of output.followUp ?? []) ctx.emit(event);
         return { call, output };
       }),
     );

@@ -204,7 +204,8 @@ export class CheckpointHistory {
     const patch = structuredPatch(`a/${e.path}`, `b/${e.path}`, before, after, '', '', { context: 3 });
     const body: string[] = [];
     for (const h of patch.hunks) {
-      body.push(`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`);
+      // As diff(1) and git write it: an empty side starts at line 0.
+      body.push(`@@ -${h.oldLines === 0 ? h.oldStart - 1 : h.oldStart},${h.oldLines} +${h.newLines === 0 ? h.newStart - 1 : h.newStart},${h.newLines} @@`);
       body.push(...h.lines);
     }
     return `${head.join('\n')}\n${body.length > 0 ? body.join('\n') + '\n' : ''}`;

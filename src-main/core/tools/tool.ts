@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import type { RunContext } from '../agent/middleware';
+import type { AgentEventBody } from '../agent/types';
 import type { ReadGuard } from './read-guard';
 
 export interface ToolImage {
@@ -16,6 +17,8 @@ export interface ToolOutput {
   /** Always present; a failure starts with `Error: `. For an image, a short stand-in. */
   text: string;
   image?: ToolImage;
+  /** Events a middleware reports about this call, emitted right after its tool_result (e.g. `checkpoint`). */
+  followUp?: AgentEventBody[];
 }
 
 export interface ToolContext {

@@ -33,10 +33,10 @@ export function checkpointsMiddleware(recorder: CheckpointRecorder): Middleware 
         scope,
         () => next(call),
       );
-      if (outcome.checkpoint) {
-        ctx.emit({ type: 'checkpoint', id: outcome.checkpoint.id, files: outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) })) });
-      }
-      return outcome.result;
+      if (!outcome.checkpoint) return outcome.result;
+      const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
+      // Reported after the step's tool_result (the loop emits follow-ups right after it).
+      return { ...outcome.result, followUp: [...(outcome.result.followUp ?? []), { type: 'checkpoint', id: outcome.checkpoint.id, files }] };
     },
   };
 }
