@@ -14,7 +14,9 @@ import { createChatModel, parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel } from '../core/models/types';
+import { CheckpointStore } from '../core/checkpoints/store';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
+import { CheckpointsService, type UserMessageRef } from './checkpoints/checkpoints-service';
 import { ContractError, type methods, type EventFrame, type EventName, type EventPayload, type MethodName, type Result } from './contract';
 import { databasePath } from './data-dir';
 import type { AppHostApi } from './host-api';
@@ -89,7 +91,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
   };
 
-  const threads = new ThreadService({
+  const checkpointStore = CheckpointStore.open(options.dataDir);
+  const checkpoints = new CheckpointsService({
+    store: checkpointStore,
+    folder: options.folder,
+    // Called only after `threads` exists (by requests from the window).
+    userMessages: (threadId): UserMessageRef[] => threads.get(threadId).items.flatMap((item) => (item.kind === 'user' ? [{ index: item.index, text: item.text }] : [])),
+    onChange: (threadId) => send('checkpoints.changed', { threadId }),
+  });
+  checkpoints.collectGarbage();
+
+  const threads: ThreadService = new ThreadService({
     db,
     folder: options.folder,
     approvals,
@@ -107,6 +119,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     subagents: () => settings.raw().subagents,
     contextWindow: () => withOverrides(settings.raw()).contextWindow,
     folderBackendFor: (threadId) => new TerminalShellBackend({ rootDir: options.folder, terminal: terminals.terminalFor(threadId) }),
+    checkpoints: checkpoints.recorder,
+    onDelete: (threadId) => checkpoints.deleteThread(threadId),
     emit: (e) => {
       if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: e.event as unknown as EventPayload<'thread.event'>['event'] });
       else if (e.kind === 'threads-changed') send('threads.changed', {});
@@ -180,6 +194,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     'terminal.input': async ({ threadId, data }) => (terminals.input(threadId, data), ok),
     'terminal.resize': async ({ threadId, cols, rows }) => (terminals.resize(threadId, cols, rows), ok),
     'terminal.ack': async ({ threadId, bytes }) => (terminals.ack(threadId, bytes), ok),
+
+    'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
+    'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
+    'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => checkpoints.undoRestore(threadId, checkpointId, resolution),
+    'checkpoints.revertFile': ({ threadId, path, resolution }) => checkpoints.revertFile(threadId, path, resolution),
   };
 
   /** The window the model of the settings has (as createChatModel would set it), without building one. */
@@ -211,6 +230,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       await threads.dispose();
       terminals.dispose();
       await workspace.dispose();
+      checkpoints.collectGarbage();
+      checkpointStore.close();
       db.close();
     },
   };

@@ -4,6 +4,7 @@
 // This module must stay free of Node and Electron imports: the renderer bundles it.
 
 import { z } from 'zod';
+import { checkpointEvents, checkpointMethods } from './checkpoints';
 
 // ---------------------------------------------------------------- shared shapes
 
@@ -192,6 +193,8 @@ export const methods = {
   'terminal.input': { params: threadRef.extend({ data: z.string().max(1_000_000) }), result: ok },
   'terminal.resize': { params: threadRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(1000) }), result: ok },
   'terminal.ack': { params: threadRef.extend({ bytes: z.number().int().min(0) }), result: ok },
+
+  ...checkpointMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -211,6 +214,7 @@ export const events = {
   'memories.changed': z.object({}),
   'terminal.data': z.object({ threadId: z.string(), data: z.string() }),
   'settings.changed': settingsSchema,
+  ...checkpointEvents,
 } as const;
 
 export type EventName = keyof typeof events;
