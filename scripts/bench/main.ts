@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { benchCheckpoints } from './checkpoints';
 import { benchFiles } from './core-files';
 import { benchSearch } from './core-search';
 import { ensureEditFile, ensureHuge, ensureTree } from './gen-data';
@@ -50,6 +51,7 @@ async function main(): Promise<number> {
   }
   if (options.suites.has('harness')) await guarded('Issue 3 · harness', () => benchHarness(report, options));
   if (options.suites.has('window')) await guarded('Issue 4 · window', () => benchWindow(report, options, repo));
+  if (options.suites.has('checkpoints')) await guarded('Trust III · checkpoints', async () => benchCheckpoints(report, await ensureTree(dataDir, options.regenerate), options));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

@@ -168,8 +168,30 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
     }
   }
 
-  const touched = plan.map((p) => p.path);
-  const { states, result } = scanPaths(root, touched, () => undefined);
+  // What was written is known: only a path that failed is read back to see where it stands.
+  const failed = new Set(skipped.map((s) => s.path));
+  const states = new Map<string, ManifestRow | null>();
+  const unsure: string[] = [];
+  for (const p of plan) {
+    if (failed.has(p.path)) {
+      unsure.push(p.path);
+      continue;
+    }
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(abs(p.path));
+    } catch {
+      st = undefined;
+    }
+    const t = p.target;
+    if (t === null && st === undefined) states.set(p.path, null);
+    else if (t !== null && st !== undefined && (t.type === 'd') === st.isDirectory() && (t.type === 'l') === st.isSymbolicLink()) {
+      states.set(p.path, { path: p.path, type: t.type, mode: t.type === 'd' ? t.mode : st.mode & 0o7777, hash: t.hash, size: t.type === 'd' ? 0 : st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hashedAt: Date.now() });
+    } else unsure.push(p.path);
+  }
+  const reread = scanPaths(root, unsure, () => undefined);
+  for (const [rel, row] of reread.states) states.set(rel, row);
+  const result = reread.result;
   for (const [hash, data] of kept) result.blobs.set(hash, data);
   const manifest = new Map<string, ManifestRow | null>();
   const restored: string[] = [];

@@ -22,12 +22,13 @@ const MIGRATIONS: Migration[] = [
           path TEXT NOT NULL UNIQUE,
           baseline_at TEXT
         );
+        -- A rowid table: SQLite keeps big rows badly in WITHOUT ROWID tables.
         CREATE TABLE IF NOT EXISTS blobs (
-          hash TEXT PRIMARY KEY,
+          hash TEXT NOT NULL UNIQUE,
           size INTEGER NOT NULL,
           zipped INTEGER NOT NULL DEFAULT 0,
           data BLOB NOT NULL
-        ) WITHOUT ROWID;
+        );
         CREATE TABLE IF NOT EXISTS manifest (
           folder_id INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
           path TEXT NOT NULL,
@@ -140,9 +141,13 @@ export class CheckpointStore {
     this.db = new Database(file);
     // WAL with synchronous=NORMAL: a killed process never loses or half-writes a committed
     // transaction; only a power cut may drop the last ones (the history stays consistent).
+    // Space freed by garbage collection goes back to the file system (set before any table exists).
+    this.db.pragma('auto_vacuum = INCREMENTAL');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 10000');
+    // A big first snapshot grows the WAL; give the space back once it is checkpointed.
+    this.db.pragma('journal_size_limit = 16777216');
     this.db.pragma('foreign_keys = ON');
     runMigrations(this.db, MIGRATIONS);
     const db = this.db;
@@ -309,7 +314,7 @@ export class CheckpointStore {
 
   /** Deletes blobs that no checkpoint entry and no manifest row refers to; returns how many. */
   collectUnreferenced(): number {
-    return this.db
+    const deleted = this.db
       .prepare(
         `DELETE FROM blobs WHERE hash NOT IN (
            SELECT before_hash FROM entries WHERE before_type IN ('f','l')
@@ -317,6 +322,8 @@ export class CheckpointStore {
            UNION SELECT hash FROM manifest WHERE type IN ('f','l'))`,
       )
       .run().changes;
+    if (deleted > 0) this.db.pragma('incremental_vacuum');
+    return deleted;
   }
 
   /** Threads with checkpoints, least recently checkpointed first. */
