@@ -133,15 +133,16 @@ export class CheckpointHistory {
 
   /**
    * The size bound: while the kept content is over `maxBytes`, the history of the thread
-   * checkpointed least recently is dropped (never the current state of any folder, which
-   * the next step needs). Returns the dropped thread ids.
+   * checkpointed least recently is dropped, with the person's checkpoints up to then (never
+   * the current state of any folder, which the next step needs). Returns the dropped thread ids.
    */
   collectGarbage(maxBytes = maxBytesFromEnv()): string[] {
     const dropped: string[] = [];
     this.store.collectUnreferenced();
     if (this.store.storedBytes() <= maxBytes) return dropped;
-    for (const { threadId } of this.store.threadsByAge()) {
+    for (const { threadId, lastAt } of this.store.threadsByAge()) {
       this.store.deleteThread(threadId);
+      this.store.deletePersonCheckpointsUpTo(lastAt);
       dropped.push(threadId);
       this.store.collectUnreferenced();
       if (this.store.storedBytes() <= maxBytes) break;

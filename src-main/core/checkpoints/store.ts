@@ -307,6 +307,11 @@ export class CheckpointStore {
     return this.s.deleteThread.run(threadId).changes;
   }
 
+  /** Removes the person's checkpoints recorded up to `iso` (they only document; restores never use them). */
+  deletePersonCheckpointsUpTo(iso: string): number {
+    return this.db.prepare("DELETE FROM checkpoints WHERE kind = 'person' AND created_at <= ?").run(iso).changes;
+  }
+
   /** Bytes of blob content stored (as stored: deflated ones count their deflated size). */
   storedBytes(): number {
     return (this.db.prepare('SELECT COALESCE(SUM(length(data)), 0) AS n FROM blobs').get() as { n: number }).n;
