@@ -1,6 +1,7 @@
 // Drives the real agent (real provider code, real backends) against the scripted
 // OpenAI-compatible server, collecting events. Shared by the agent tests.
 
+import type { CheckpointRecorder } from '../checkpoints/recorder';
 import { createChatModel } from '../models/create-model';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
 import { ReadGuard } from '../tools/read-guard';
@@ -23,6 +24,8 @@ export interface HarnessOptions {
   subagents?: SubagentSpec[];
   /** The model name sent to the scripted server (default scripted-model, a text-only name). */
   modelName?: string;
+  /** Records checkpoints of the workspace folder. */
+  checkpoints?: (folder: string) => CheckpointRecorder;
 }
 
 export interface Harness {
@@ -59,6 +62,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     rules: () => options.rules ?? ALLOW_ALL,
     broker,
     ...(options.subagents ? { subagents: options.subagents } : {}),
+    ...(options.checkpoints ? { checkpoints: options.checkpoints(ws.folder) } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),
   });
