@@ -11,6 +11,9 @@ import { changeStatus, type Change, type ChangeStatus, type Checkpoint, type Che
 /** Text diffs are computed for files up to this size; bigger ones count as binary. */
 const MAX_DIFF_BYTES = 2 * 1024 * 1024;
 
+/** Text of before/after sent with a thread's changes, in total (the rest: counts only). */
+const MAX_CONTENT_CHARS = 8 * 1024 * 1024;
+
 /** Default size bound of the blob store per data folder (DEEPDESK_CHECKPOINTS_MAX_MB overrides). */
 export const DEFAULT_MAX_BYTES = 2 * 1024 * 1024 * 1024;
 
@@ -71,6 +74,7 @@ export class CheckpointHistory {
       }
     }
     const out: FileChange[] = [];
+    let budget = withContent ? MAX_CONTENT_CHARS : 0;
     for (const [p, { first, last }] of [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (first === null && last === null) continue;
       if (first !== null && last !== null && first.type === last.type && first.hash === last.hash && first.mode === last.mode) continue;
@@ -81,7 +85,10 @@ export class CheckpointHistory {
       const after = this.text(last);
       const binary = before === null || after === null;
       const counts = binary ? { added: 0, removed: 0 } : countLines(before, after);
-      out.push({ path: p, status, type, ...counts, binary, ...(withContent && !binary ? { before, after } : {}) });
+      // The texts go along while they fit in the budget; past it the window shows counts only.
+      const fits = !binary && before.length + after.length <= budget;
+      if (fits) budget -= before.length + after.length;
+      out.push({ path: p, status, type, ...counts, binary, ...(fits ? { before, after } : {}) });
     }
     return out;
   }

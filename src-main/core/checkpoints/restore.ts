@@ -143,6 +143,7 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
     }
   }
   // 4. Write files and links.
+  const madeDirs = new Set<string>();
   for (const p of plan) {
     const t = p.target;
     if (t === null || t.type === 'd') continue;
@@ -153,7 +154,11 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
     }
     try {
       const a = abs(p.path);
-      fs.mkdirSync(path.dirname(a), { recursive: true });
+      const parent = path.dirname(a);
+      if (!madeDirs.has(parent)) {
+        fs.mkdirSync(parent, { recursive: true });
+        madeDirs.add(parent);
+      }
       if (p.current?.type === 'd') fs.rmdirSync(a);
       const temp = path.join(path.dirname(a), `.${path.basename(a).slice(0, 100)}.deepdesk-tmp-${randomBytes(6).toString('hex')}`);
       if (t.type === 'l') fs.symlinkSync(content, temp);

@@ -70,8 +70,10 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
           <p className="muted changes-note">Something changed inside this ignored folder; its contents are not kept, so it cannot be reverted.</p>
         ) : file.binary ? (
           <p className="muted changes-note">{file.type === 'l' ? 'Symbolic link changed.' : `Binary file ${file.status}.`}</p>
+        ) : file.before === undefined || file.after === undefined ? (
+          <p className="muted changes-note">Too much changed text to show here; `deepdesk checkpoints diff` prints it.</p>
         ) : (
-          <DiffView path={file.path} before={file.before ?? ''} after={file.after ?? ''} />
+          <DiffView path={file.path} before={file.before} after={file.after} />
         )
       ) : null}
     </li>
