@@ -3,6 +3,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { benchCheckpoints } from './checkpoints';
 import { benchFiles } from './core-files';
 import { benchSearch } from './core-search';
 import { benchBigFolders } from './big-folders';
@@ -61,6 +62,7 @@ async function main(): Promise<number> {
       }),
     );
   }
+  if (options.suites.has('checkpoints')) await guarded('Issue 12 · checkpoints', async () => benchCheckpoints(report, await ensureTree(dataDir, options.regenerate), options));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

@@ -15,7 +15,9 @@ import { ModelConfigError } from '../core/models/errors';
 import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel } from '../core/models/types';
+import { CheckpointStore } from '../core/checkpoints/store';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
+import { CheckpointsService, type UserMessageRef } from './checkpoints/checkpoints-service';
 import {
   ContractError,
   type methods,
@@ -118,7 +120,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
   };
 
-  const threads = new ThreadService({
+  const checkpointStore = CheckpointStore.open(options.dataDir);
+  const checkpoints = new CheckpointsService({
+    store: checkpointStore,
+    folder: options.folder,
+    // Called only after `threads` exists (by requests from the window).
+    userMessages: (threadId): UserMessageRef[] => threads.get(threadId).items.flatMap((item) => (item.kind === 'user' ? [{ index: item.index, text: item.text }] : [])),
+    onChange: (threadId) => send('checkpoints.changed', { threadId }),
+  });
+  checkpoints.collectGarbage();
+
+  const threads: ThreadService = new ThreadService({
     db,
     folder: options.folder,
     approvals,
@@ -136,6 +148,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     subagents: () => settings.raw().subagents,
     contextWindow: () => withOverrides(settings.raw()).contextWindow,
     folderBackendFor: (threadId) => new TerminalShellBackend({ rootDir: options.folder, terminal: terminals.terminalFor(threadId) }),
+    checkpoints: checkpoints.recorder,
+    onDelete: (threadId) => checkpoints.deleteThread(threadId),
     emit: (e) => {
       if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: e.event as unknown as EventPayload<'thread.event'>['event'] });
       else if (e.kind === 'threads-changed') send('threads.changed', {});
@@ -220,6 +234,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     'terminal.input': async ({ threadId, data }) => (terminals.input(threadId, data), ok),
     'terminal.resize': async ({ threadId, cols, rows }) => (terminals.resize(threadId, cols, rows), ok),
     'terminal.ack': async ({ threadId, bytes }) => (terminals.ack(threadId, bytes), ok),
+
+    'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
+    'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
+    'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => checkpoints.undoRestore(threadId, checkpointId, resolution),
+    'checkpoints.revertFile': ({ threadId, path, resolution }) => checkpoints.revertFile(threadId, path, resolution),
   };
 
   /** The window the model of the settings has (as createChatModel would set it), without building one. */
@@ -252,6 +271,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       terminals.dispose();
       await watching;
       await workspace.dispose();
+      checkpoints.collectGarbage();
+      checkpointStore.close();
       db.close();
     },
   };

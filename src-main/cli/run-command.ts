@@ -9,6 +9,9 @@ import type { ApprovalBroker } from '../core/agent/middleware/approval';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from '../core/agent/types';
 import { attachMentionedFiles } from '../app/threads/mention-attachments';
 import { createDefaultMounts } from '../core/backends/mounts';
+import { CheckpointHistory } from '../core/checkpoints/history';
+import { recorderFor } from '../core/checkpoints/recorder';
+import { CheckpointStore } from '../core/checkpoints/store';
 import { StateBackend } from '../core/backends/state';
 import { openDatabase } from '../core/backends/store';
 import { ModelConfigError } from '../core/models/errors';
@@ -70,6 +73,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
   const sandbox = await createSandbox({ projectDir: folder, dataDir });
   const db = openDatabase(databasePath(dataDir));
+  const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -89,6 +93,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       rules: () => DEFAULT_RULES,
       broker: cliBroker(approve, io),
       resolveModel: (spec) => createChatModel({ model: spec, env: io.env }),
+      checkpoints: recorderFor(checkpoints, folder),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
     });
@@ -114,7 +119,12 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    db.close();
+    try {
+      new CheckpointHistory(checkpoints).collectGarbage();
+    } finally {
+      checkpoints.close();
+      db.close();
+    }
   }
 }
 

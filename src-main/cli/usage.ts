@@ -29,6 +29,8 @@ Commands:
   serve                 serve the app to a browser on 127.0.0.1
   memories ls|cat|write|rm [PATH]
                         manage the agent's long-term memories
+  checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]
+                        what the agent changed in a thread, and undoing it
 
 Common options:
   --folder DIR          project folder (default: the current directory)
@@ -43,6 +45,10 @@ run options:
   --json                print events as JSON lines
   --context-window N    override the model's context window (tokens)
   --evict-chars N       override the large-result eviction threshold (characters)
+
+checkpoints options:
+  --thread ID           the thread whose checkpoints to list
+  --force               restore even files changed after the agent's change
 
 serve options:
   --port N              port to listen on (default: a free port)

@@ -4,6 +4,7 @@
 // This module must stay free of Node and Electron imports: the renderer bundles it.
 
 import { z } from 'zod';
+import { checkpointEvents, checkpointMethods } from './checkpoints';
 import { overriddenSchema, queuedMessageSchema } from './honest';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
@@ -225,6 +226,8 @@ export const methods = {
   'terminal.input': { params: threadRef.extend({ data: z.string().max(1_000_000) }), result: ok },
   'terminal.resize': { params: threadRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(1000) }), result: ok },
   'terminal.ack': { params: threadRef.extend({ bytes: z.number().int().min(0) }), result: ok },
+
+  ...checkpointMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -244,6 +247,7 @@ export const events = {
   'memories.changed': z.object({}),
   'terminal.data': z.object({ threadId: z.string(), data: z.string() }),
   'settings.changed': settingsSchema,
+  ...checkpointEvents,
 } as const;
 
 export type EventName = keyof typeof events;

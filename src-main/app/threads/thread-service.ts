@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
 import { runAgent, type QueuedInput, type RunResult } from '../../core/agent/loop';
+import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
 import { newThreadState, SHUTDOWN, type AgentEvent, type QueuedMessage, type ThreadState } from '../../core/agent/types';
@@ -31,6 +32,10 @@ export interface ThreadServiceOptions {
   /** The backend at `/` for a thread (the window's: its shared terminal). */
   folderBackendFor?: (threadId: string) => Backend;
   emit: (event: ThreadServiceEvent) => void;
+  /** Records checkpoints of the folder's changes (SPEC §8). */
+  checkpoints?: CheckpointRecorder;
+  /** Called when a thread is deleted (e.g. to drop its checkpoint history). */
+  onDelete?: (threadId: string) => void;
 }
 
 export type ThreadServiceEvent =
@@ -106,6 +111,7 @@ export class ThreadService {
     this.live.delete(threadId);
     this.store.delete(threadId);
     this.options.approvals.forgetThread(threadId);
+    this.options.onDelete?.(threadId);
     this.options.emit({ kind: 'threads-changed' });
   }
 
@@ -238,6 +244,7 @@ export class ThreadService {
       rules: () => [...this.options.rules(), ...DEFAULT_RULES],
       broker: this.options.approvals,
       subagents: this.options.subagents(),
+      ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
       ...(this.options.contextWindow?.() !== undefined ? { contextWindow: this.options.contextWindow()! } : {}),
     });

@@ -1,6 +1,7 @@
 // Drives the real agent (real provider code, real backends) against the scripted
 // OpenAI-compatible server, collecting events. Shared by the agent tests.
 
+import type { CheckpointRecorder } from '../checkpoints/recorder';
 import { createChatModel } from '../models/create-model';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
 import { ReadGuard } from '../tools/read-guard';
@@ -30,6 +31,8 @@ export interface HarnessOptions {
   /** Called instead of the scripted decisions when set. */
   decide?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
   takeQueued?: RunOptions['takeQueued'];
+  /** Records checkpoints of the workspace folder. */
+  checkpoints?: (folder: string) => CheckpointRecorder;
 }
 
 export interface Harness {
@@ -67,6 +70,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     rules: () => options.rules ?? ALLOW_ALL,
     broker,
     ...(options.subagents ? { subagents: options.subagents } : {}),
+    ...(options.checkpoints ? { checkpoints: options.checkpoints(ws.folder) } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),
     ...(options.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: options.maxRepeatedCalls } : {}),

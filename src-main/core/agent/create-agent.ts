@@ -7,7 +7,9 @@ import type { ChatModel } from '../models/types';
 import { filesystemTools } from '../tools/filesystem-tools';
 import type { AgentDefinition } from './loop';
 import type { Middleware } from './middleware';
+import type { CheckpointRecorder } from '../checkpoints/recorder';
 import { approvalMiddleware, type ApprovalBroker } from './middleware/approval';
+import { checkpointsMiddleware } from './middleware/checkpoints';
 import { promptCachingMiddleware } from './middleware/caching';
 import { evictionMiddleware } from './middleware/eviction';
 import { memoryMiddleware } from './middleware/memory';
@@ -32,6 +34,8 @@ export interface AgentSetup {
   /** Stops the run when identical calls with identical results repeat this many steps in a row (default 3; 0: never). */
   maxRepeatedCalls?: number;
   date?: Date;
+  /** Records checkpoints of the project folder (SPEC §8) when given. */
+  checkpoints?: CheckpointRecorder;
 }
 
 export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
@@ -42,6 +46,7 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   const shared = (): Middleware[] => [
     todosMiddleware(),
     approvalMiddleware({ rules: setup.rules, broker: setup.broker }),
+    ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
     evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
     summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
     promptCachingMiddleware(),

@@ -45,6 +45,8 @@ export interface RunOptions {
   guard: ReadGuard;
   parentToolCallId?: string;
   depth?: number;
+  /** Inside a subagent: the run that started it. */
+  parentRun?: RunContext;
   /** Tool calls that were waiting for approval when the run stopped: run them on resume instead of marking them interrupted. */
   resumableToolCalls?: ReadonlySet<string>;
   onTerminalData?: (chunk: string) => void;
@@ -97,6 +99,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     model: def.model,
     signal,
     depth: options.depth ?? 0,
+    ...(options.parentRun ? { parent: options.parentRun } : {}),
     ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}),
     emit: (event: AgentEventBody) =>
       options.emit({ ...event, threadId: state.id, ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}) } as AgentEvent),
@@ -159,6 +162,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
           isError: isErrorOutput(output),
           ...(output.image ? { image: { mimeType: output.image.mimeType } } : {}),
         });
+        for (const event of output.followUp ?? []) ctx.emit(event);
         return { call, output };
       }),
     );

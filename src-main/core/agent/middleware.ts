@@ -32,11 +32,20 @@ export interface RunContext {
   readonly parentToolCallId?: string;
   /** Nesting depth: 0 for the main agent. */
   readonly depth: number;
+  /** Set inside a subagent: the run of the agent that started it. */
+  readonly parent?: RunContext;
   emit(event: AgentEventBody): void;
   /** Persists the thread now (after every step the loop does this itself). */
   persist(): Promise<void>;
   /** Estimated tokens of a model request, with the real tokenizer. */
   countRequestTokens(request: ModelCallRequest): number;
+}
+
+/** The main agent's run (the thread the person talks to), also from inside a subagent. */
+export function rootRun(ctx: RunContext): RunContext {
+  let run = ctx;
+  while (run.parent) run = run.parent;
+  return run;
 }
 
 export interface ToolCallInfo {

@@ -96,6 +96,7 @@ export type AgentEvent = EventBase &
     | { type: 'todos'; todos: Todo[] }
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
+    | { type: 'checkpoint'; id: string; files: CheckpointFile[] }
     | { type: 'error'; message: string }
     /** A message the person queued during the run, delivered now (it follows in the history). */
     | { type: 'user_message'; text: string; queuedId?: string }
@@ -103,6 +104,12 @@ export type AgentEvent = EventBase &
     | { type: 'queued'; queued: QueuedMessage[] }
     | { type: 'done'; text: string; reason: RunStopReason }
   );
+
+/** A file a checkpoint recorded (`checkpoint` event): its virtual path and what happened to it. */
+export interface CheckpointFile {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+}
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import type { RunContext } from '../agent/middleware';
+import type { AgentEventBody } from '../agent/types';
 import type { ReadGuard } from './read-guard';
 
 export interface ToolImage {
@@ -18,6 +19,8 @@ export interface ToolOutput {
   image?: ToolImage;
   /** Set when the text no longer starts with the failure's `Error: ` (e.g. a note was put before it). */
   isError?: boolean;
+  /** Events a middleware reports about this call, emitted right after its tool_result (e.g. `checkpoint`). */
+  followUp?: AgentEventBody[];
 }
 
 /** Whether a tool output reports a failure. */

@@ -15,12 +15,14 @@ interface ItemListProps {
 }
 
 export function ItemList({ items, nestedByCall, depth = 0 }: ItemListProps): React.JSX.Element {
+  let turn = 0;
   return (
     <>
       {items.map((item) => {
         switch (item.kind) {
           case 'user':
-            return <UserMessage key={item.key} item={item} />;
+            // Top-level user messages are the person's turns; checkpoints name them by ordinal.
+            return <UserMessage key={item.key} item={item} {...(depth === 0 && item.parent === undefined ? { turn: turn++ } : {})} />;
           case 'assistant':
             return <AssistantMessage key={item.key} item={item} />;
           case 'tool': {

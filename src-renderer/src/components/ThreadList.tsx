@@ -73,7 +73,7 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
       {deleting ? (
         <ConfirmDialog
           title="Delete thread?"
-          message={`“${deleting.title || 'Untitled thread'}” and its history will be deleted. This cannot be undone.`}
+          message={`“${deleting.title || 'Untitled thread'}” and its history, including its checkpoints, will be deleted; the files in the folder stay as they are. This cannot be undone.`}
           confirmLabel="Delete"
           onConfirm={() => void remove(deleting)}
           onCancel={() => setDeleting(null)}

@@ -11,7 +11,9 @@ import { useConnection } from '../state/transport-context';
 import { useTheme } from '../state/use-theme';
 import { useThreadSession } from '../state/use-thread-session';
 import { useThreads } from '../state/use-threads';
+import { CheckpointsProvider } from '../state/checkpoints-context';
 import { AppHeader } from './AppHeader';
+import { ChangesPanel } from './ChangesPanel';
 import { ApprovalDialog } from './ApprovalDialog';
 import { ConversationPane } from './ConversationPane';
 import { ErrorBoundary } from './ErrorBoundary';
@@ -146,7 +148,7 @@ export function Workspace(): React.JSX.Element {
   const title = currentSummary?.title || (threadId ? 'Untitled thread' : 'New conversation');
 
   return (
-    <>
+    <CheckpointsProvider threadId={threadId} running={session.state.running}>
       <div className={`app theme-${theme}${openFile ? ' viewing' : ''}`}>
         <AppHeader
           folderName={info?.folderName ?? ''}
@@ -184,6 +186,9 @@ export function Workspace(): React.JSX.Element {
           <ErrorBoundary name="Memories">
             <MemoriesPanel />
           </ErrorBoundary>
+          <ErrorBoundary name="Changes">
+            <ChangesPanel />
+          </ErrorBoundary>
         </aside>
         <div className="bottom">
           <ErrorBoundary name="Terminal">
@@ -197,6 +202,6 @@ export function Workspace(): React.JSX.Element {
       <ErrorBoundary name="Settings">{settingsOpen ? <SettingsDialog onClose={() => setSettingsOpen(false)} /> : null}</ErrorBoundary>
       <ErrorBoundary name="Viewer">{viewer ? <TextViewerDialog content={viewer} onClose={() => setViewer(null)} /> : null}</ErrorBoundary>
       <Toasts />
-    </>
+    </CheckpointsProvider>
   );
 }

@@ -98,6 +98,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
         guard: new ReadGuard(),
         parentToolCallId: callId,
         depth: parent.depth + 1,
+        parentRun: parent,
         // Re-stamp the child's events into the parent's thread, under this task call.
         emit: (event: AgentEvent) => {
           const { threadId: _ignored, ...body } = event;

@@ -1,0 +1,59 @@
+// The contract of checkpoints (SPEC §8) for the window: the Changes region, restoring to
+// before a user message, undoing a restore and reverting one file. Kept apart from the
+// shared index, which only adds these to its maps. No Node imports: the renderer bundles it.
+
+import { z } from 'zod';
+
+const threadRef = z.object({ threadId: z.string().min(1) });
+
+/** What to do with files the person changed after the agent: ask (report them, change nothing), keep theirs, or restore anyway. */
+export const resolutionSchema = z.enum(['ask', 'keep-mine', 'take-restore']);
+export type ResolutionDto = z.infer<typeof resolutionSchema>;
+
+export const changedFileSchema = z.object({
+  /** Virtual path, e.g. `/src/a.ts`. */
+  path: z.string(),
+  status: z.enum(['added', 'modified', 'deleted']),
+  /** file, symlink, or inside an ignored folder (only noted, not kept). */
+  type: z.enum(['f', 'l', 'd', 'i']),
+  added: z.number(),
+  removed: z.number(),
+  binary: z.boolean(),
+  before: z.string().optional(),
+  after: z.string().optional(),
+});
+export type ChangedFile = z.infer<typeof changedFileSchema>;
+
+export const threadChangesSchema = z.object({
+  files: z.array(changedFileSchema),
+  /** The latest restore of the thread while it can be undone, and the user message (ordinal among the thread's user messages) it went back to. */
+  undo: z.object({ checkpointId: z.string(), turn: z.number().int().nullable() }).nullable(),
+});
+export type ThreadChanges = z.infer<typeof threadChangesSchema>;
+
+const conflictSchema = z.object({ path: z.string(), reason: z.string() });
+
+export const restoreResultSchema = z.object({
+  /** False when conflicts stopped it (resolution 'ask'): nothing changed; ask the person. */
+  applied: z.boolean(),
+  restored: z.number(),
+  conflicts: z.array(conflictSchema),
+  skipped: z.array(conflictSchema),
+  checkpointId: z.string().optional(),
+});
+export type RestoreResult = z.infer<typeof restoreResultSchema>;
+
+const resolution = { resolution: resolutionSchema.optional() };
+
+export const checkpointMethods = {
+  'checkpoints.changes': { params: threadRef, result: threadChangesSchema },
+  /** `turn`: the user message's ordinal among the thread's user messages (0 = the first). */
+  'checkpoints.restoreToMessage': { params: threadRef.extend({ turn: z.number().int().min(0), ...resolution }), result: restoreResultSchema },
+  'checkpoints.undoRestore': { params: threadRef.extend({ checkpointId: z.string().min(1), ...resolution }), result: restoreResultSchema },
+  'checkpoints.revertFile': { params: threadRef.extend({ path: z.string().min(1), ...resolution }), result: restoreResultSchema },
+} as const;
+
+export const checkpointEvents = {
+  /** A restore, undo or revert changed the thread's checkpoints (agent steps arrive as `checkpoint` thread events). */
+  'checkpoints.changed': threadRef,
+} as const;

@@ -1,0 +1,67 @@
+// `deepdesk checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]` (SPEC §8).
+
+import { resolveDataDir } from '../app/data-dir';
+import { CheckpointHistory, CheckpointNotFoundError } from '../core/checkpoints/history';
+import { CheckpointStore } from '../core/checkpoints/store';
+import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+
+const OPTIONS = { ...COMMON_OPTIONS, thread: { type: 'string' }, force: { type: 'boolean' } } as const;
+
+export interface CheckpointsIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const { values, positionals } = parseCommand(argv, OPTIONS);
+  const [action, ...args] = positionals;
+  const usage = 'expected one of: checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]';
+  if (action === 'ls') {
+    if (values.thread === undefined || values.thread === '') throw new UsageError('checkpoints ls needs --thread ID');
+    if (args.length > 0) throw new UsageError(`unexpected arguments: ${args.join(' ')}`);
+  } else if (action === 'diff') {
+    if (args.length < 1 || args.length > 2) throw new UsageError('checkpoints diff needs a checkpoint id and at most one PATH');
+  } else if (action === 'restore') {
+    if (args.length !== 1) throw new UsageError('checkpoints restore needs exactly one checkpoint id');
+  } else {
+    throw new UsageError(usage);
+  }
+  if (values.force && action !== 'restore') throw new UsageError('--force only applies to checkpoints restore');
+
+  const store = CheckpointStore.open(resolveDataDir(values['data-dir']));
+  const history = new CheckpointHistory(store);
+  try {
+    if (action === 'ls') {
+      for (const c of history.list(values.thread!)) io.stdout.write(`${c.id}  ${c.createdAt}  ${c.files} files  ${label(c)}\n`);
+      return 0;
+    }
+    if (action === 'diff') {
+      io.stdout.write(history.diff(args[0]!, args[1]));
+      return 0;
+    }
+    const outcome = await history.restoreTo(args[0]!, values.force ? 'take-restore' : 'ask');
+    if (!outcome.applied) {
+      io.stdout.write(`${outcome.conflicts.length} conflicts: changed after the agent's change (rerun with --force to restore them anyway):\n`);
+      for (const c of outcome.conflicts) io.stdout.write(`  ${c.path}  (${c.reason})\n`);
+      io.stderr.write(`deepdesk checkpoints: not restored: ${outcome.conflicts.length} conflicts\n`);
+      return 1;
+    }
+    for (const s of outcome.skipped) io.stderr.write(`not restored: ${s.path} (${s.reason})\n`);
+    io.stdout.write(`Restored ${outcome.restored.length} files\n`);
+    if (outcome.checkpoint) io.stdout.write(`(undo with: deepdesk checkpoints restore ${outcome.checkpoint.id})\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof CheckpointNotFoundError) {
+      io.stderr.write(`deepdesk checkpoints: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    store.close();
+  }
+}
+
+function label(c: { kind: string; messageLine: string }): string {
+  const line = c.messageLine.replace(/\s+/g, ' ').trim();
+  return c.kind === 'restore' ? `(restore) ${line}`.trim() : line;
+}

@@ -1,0 +1,124 @@
+// `deepdesk checkpoints` and the `checkpoint` event of `deepdesk run --json`, through the
+// built bin against the scripted model server, on a real folder.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+
+const repo = resolve(import.meta.dirname, '../..');
+const bin = join(repo, 'bin/deepdesk.mjs');
+
+let folder: string;
+let dataDir: string;
+let server: ScriptedServer;
+
+beforeAll(() => {
+  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
+});
+beforeEach(async () => {
+  folder = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-cp-cli-')));
+  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-cp-cli-data-'));
+  server = await startScriptedServer();
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(folder, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function deepdesk(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+const runAgent = (prompt: string) =>
+  deepdesk(['run', '--json', '--thread', 'cp-thread', '--approve', 'auto', '--folder', folder, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, prompt]);
+
+describe('deepdesk checkpoints', () => {
+  it('lists, diffs and restores what the agent changed, refusing conflicts unless --force, and the restore can be undone', async () => {
+    writeFileSync(join(folder, 'keep.txt'), 'the person wrote this\r\n');
+    server.push(
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/notes.txt', content: 'hello\nworld\n' } }] },
+      { toolCalls: [{ name: 'edit_file', args: { file_path: '/notes.txt', old_string: 'world', new_string: 'there' } }] },
+      { toolCalls: [{ name: 'execute', args: { command: 'mkdir -p "out dir" && printf "made\\n" > "out dir/ünï.txt"' } }] },
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/keep.txt' } }] },
+      { text: 'Done.' },
+    );
+    const run = await runAgent('Create notes\nand more');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const events = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; threadId: string; id?: string; files?: Array<{ path: string; status: string }> });
+    const checkpoints = events.filter((e) => e.type === 'checkpoint');
+    expect(checkpoints.map((e) => e.files)).toEqual([
+      [{ path: '/notes.txt', status: 'added' }],
+      [{ path: '/notes.txt', status: 'modified' }],
+      [
+        { path: '/out dir', status: 'added' },
+        { path: '/out dir/ünï.txt', status: 'added' },
+      ],
+    ]);
+    expect(checkpoints.every((e) => e.threadId === 'cp-thread' && /^[0-9a-f]{12}$/.test(e.id!))).toBe(true);
+    // Each checkpoint event comes right after the result of the step that made it; reading makes none.
+    const order = events.filter((e) => e.type === 'tool_result' || e.type === 'checkpoint').map((e) => e.type);
+    expect(order).toEqual(['tool_result', 'checkpoint', 'tool_result', 'checkpoint', 'tool_result', 'checkpoint', 'tool_result']);
+
+    const ls = await deepdesk(['checkpoints', 'ls', '--thread', 'cp-thread']);
+    expect(ls.code).toBe(0);
+    const lines = ls.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    lines.forEach((line, i) => {
+      expect(line).toMatch(/^[0-9a-f]{12} {2}\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z {2}\d+ files {2}Create notes$/);
+      expect(line.startsWith(checkpoints[i]!.id!)).toBe(true);
+    });
+    expect(lines[2]).toContain('  2 files  ');
+
+    const diff = await deepdesk(['checkpoints', 'diff', checkpoints[1]!.id!]);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toBe('diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,2 +1,2 @@\n hello\n-world\n+there\n');
+    const onePath = await deepdesk(['checkpoints', 'diff', checkpoints[2]!.id!, 'out dir/ünï.txt']);
+    expect(onePath.stdout).toContain('--- a/out dir/ünï.txt\n+++ b/out dir/ünï.txt\n@@ -0,0 +1,1 @@\n+made\n');
+
+    // The person changes the agent's file afterwards: a conflict.
+    writeFileSync(join(folder, 'notes.txt'), 'hello\nmine now\n');
+    const refused = await deepdesk(['checkpoints', 'restore', checkpoints[0]!.id!]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('notes.txt');
+    expect(refused.stdout).not.toContain('ünï');
+    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('hello\nmine now\n');
+    expect(existsSync(join(folder, 'out dir/ünï.txt'))).toBe(true);
+
+    const forced = await deepdesk(['checkpoints', 'restore', checkpoints[0]!.id!, '--force']);
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toMatch(/^Restored 3 files$/m);
+    expect(existsSync(join(folder, 'notes.txt'))).toBe(false);
+    expect(existsSync(join(folder, 'out dir'))).toBe(false);
+    expect(readFileSync(join(folder, 'keep.txt'), 'utf8')).toBe('the person wrote this\r\n');
+
+    // The restore is a checkpoint of its own: restoring to before it puts everything back, the person's text included.
+    const after = await deepdesk(['checkpoints', 'ls', '--thread', 'cp-thread']);
+    const restoreId = after.stdout.trim().split('\n').at(-1)!.split('  ')[0]!;
+    const undo = await deepdesk(['checkpoints', 'restore', restoreId]);
+    expect(undo.code).toBe(0);
+    expect(undo.stdout).toMatch(/^Restored 3 files$/m);
+    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('hello\nmine now\n');
+    expect(readFileSync(join(folder, 'out dir/ünï.txt'), 'utf8')).toBe('made\n');
+  });
+
+  it('exits 2 on bad usage and 1 on an unknown checkpoint', async () => {
+    expect((await deepdesk(['checkpoints', 'ls'])).code).toBe(2);
+    expect((await deepdesk(['checkpoints', 'frobnicate'])).code).toBe(2);
+    const missing = await deepdesk(['checkpoints', 'diff', 'nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("checkpoint 'nope' not found");
+  });
+});

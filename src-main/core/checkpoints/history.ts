@@ -1,0 +1,244 @@
+// What the CLI and the window ask of the checkpoint history: a thread's checkpoints, the
+// diff of one, the net changes of a thread, restores (to before a checkpoint or a user
+// message, one file, undoing a restore), deleting a thread's history and the size bound.
+
+import { structuredPatch } from 'diff';
+import { recorderFor } from './recorder';
+import { restoreCheckpoints, type RestoreOutcome, type Resolution } from './restore';
+import type { CheckpointStore } from './store';
+import { changeStatus, type Change, type ChangeStatus, type Checkpoint, type CheckpointEntry, type FileState } from './types';
+
+/** Text diffs are computed for files up to this size; bigger ones count as binary. */
+const MAX_DIFF_BYTES = 2 * 1024 * 1024;
+
+/** Text of before/after sent with a thread's changes, in total (the rest: counts only). */
+const MAX_CONTENT_CHARS = 8 * 1024 * 1024;
+
+/** Default size bound of the blob store per data folder (DEEPDESK_CHECKPOINTS_MAX_MB overrides). */
+export const DEFAULT_MAX_BYTES = 2 * 1024 * 1024 * 1024;
+
+export interface CheckpointSummary extends Checkpoint {
+  files: number;
+}
+
+export interface FileChange {
+  path: string;
+  status: ChangeStatus;
+  /** f: file, l: symlink, d: folder, i: inside an ignored folder (only noted). */
+  type: FileState['type'];
+  added: number;
+  removed: number;
+  binary: boolean;
+  before?: string;
+  after?: string;
+}
+
+export class CheckpointHistory {
+  constructor(readonly store: CheckpointStore) {}
+
+  /** A thread's checkpoints, oldest first: the agent's steps and the restores (the person's are not the thread's). */
+  list(threadId: string): CheckpointSummary[] {
+    return this.threadCheckpoints(threadId).map((c) => ({ ...c, files: this.store.entries(c).length }));
+  }
+
+  get(id: string): Checkpoint | undefined {
+    return this.store.checkpoint(id);
+  }
+
+  /** Entries with their line counts (computed once, then kept). */
+  entries(checkpoint: Checkpoint): CheckpointEntry[] {
+    return this.store.entries(checkpoint).map((e) => {
+      if (e.added !== null) return e;
+      const counts = this.lineCounts(e.before, e.after);
+      this.store.setLineCounts(checkpoint, e.path, counts.added, counts.removed);
+      return { ...e, ...counts };
+    });
+  }
+
+  /** A unified diff of what the checkpoint changed (`--- a/PATH`, `+++ b/PATH` per file). */
+  diff(id: string, only?: string): string {
+    const checkpoint = this.require(id);
+    const rel = only?.replace(/^\/+/, '');
+    const entries = this.store.entries(checkpoint).filter((e) => rel === undefined || e.path === rel || e.path.startsWith(rel + '/'));
+    return entries.map((e) => this.unifiedDiff(e)).join('');
+  }
+
+  /** Per path, what the agent changed in this thread (net of restores); what is back as it was is left out. */
+  threadChanges(threadId: string, withContent = true): FileChange[] {
+    const byPath = new Map<string, { first: FileState | null; last: FileState | null }>();
+    for (const c of this.threadCheckpoints(threadId)) {
+      for (const e of this.store.entries(c)) {
+        const seen = byPath.get(e.path);
+        if (seen) seen.last = e.after;
+        else byPath.set(e.path, { first: e.before, last: e.after });
+      }
+    }
+    const out: FileChange[] = [];
+    let budget = withContent ? MAX_CONTENT_CHARS : 0;
+    for (const [p, { first, last }] of [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      if (first === null && last === null) continue;
+      if (first !== null && last !== null && first.type === last.type && first.hash === last.hash && first.mode === last.mode) continue;
+      const status = changeStatus({ path: p, before: first, after: last });
+      const type = (last ?? first)!.type;
+      if (type === 'd') continue;
+      const before = this.text(first);
+      const after = this.text(last);
+      const binary = before === null || after === null;
+      const counts = binary ? { added: 0, removed: 0 } : countLines(before, after);
+      // The texts go along while they fit in the budget; past it the window shows counts only.
+      const fits = !binary && before.length + after.length <= budget;
+      if (fits) budget -= before.length + after.length;
+      out.push({ path: p, status, type, ...counts, binary, ...(fits ? { before, after } : {}) });
+    }
+    return out;
+  }
+
+  /** Restores the folder to before checkpoint `id`: reverts it and the thread's later ones. */
+  restoreTo(id: string, resolution: Resolution): Promise<RestoreOutcome> {
+    const target = this.require(id);
+    const later = target.threadId === null ? [target] : this.threadCheckpoints(target.threadId).filter((c) => c.seq >= target.seq);
+    return this.restore(target.folder, later, resolution, { threadId: target.threadId, messageIndex: target.messageIndex, messageLine: target.messageLine });
+  }
+
+  /** Reverts what the agent changed since the user message at `messageIndex` (and anything restored since). */
+  async restoreToMessage(threadId: string, messageIndex: number, messageLine: string, resolution: Resolution): Promise<RestoreOutcome | null> {
+    const all = this.threadCheckpoints(threadId);
+    const first = all.find((c) => c.kind === 'agent' && c.messageIndex !== null && c.messageIndex >= messageIndex);
+    if (!first) return null;
+    return this.restore(first.folder, all.filter((c) => c.seq >= first.seq), resolution, { threadId, messageIndex, messageLine });
+  }
+
+  /** Puts back what restore `id` changed. */
+  undoRestore(id: string, resolution: Resolution): Promise<RestoreOutcome> {
+    const restore = this.require(id);
+    if (restore.kind !== 'restore') throw new Error(`checkpoint ${id} is not a restore`);
+    return this.restore(restore.folder, [restore], resolution, { threadId: restore.threadId, messageIndex: restore.messageIndex, messageLine: restore.messageLine });
+  }
+
+  /** Reverts every change the thread's agent made to one path. */
+  async revertFile(threadId: string, rel: string, resolution: Resolution): Promise<RestoreOutcome | null> {
+    const all = this.threadCheckpoints(threadId);
+    if (all.length === 0) return null;
+    const clean = rel.replace(/^\/+/, '');
+    return this.restore(all[0]!.folder, all, resolution, { threadId, messageIndex: null, messageLine: `Revert ${clean}` }, new Set([clean]));
+  }
+
+  /** The latest restore of the thread, when it can still be undone (nothing of the thread came after it). */
+  undoableRestore(threadId: string): Checkpoint | null {
+    const all = this.threadCheckpoints(threadId);
+    const last = all.at(-1);
+    if (!last || last.kind !== 'restore') return null;
+    // An undo is itself a restore of a single restore: it is not offered for undoing again.
+    const undone = last.reverts.length === 1 && all.some((c) => c.id === last.reverts[0] && c.kind === 'restore');
+    return undone ? null : last;
+  }
+
+  /** Removes the thread's checkpoints and the content nothing else needs. */
+  deleteThread(threadId: string): void {
+    if (this.store.deleteThread(threadId) > 0) this.store.collectUnreferenced();
+  }
+
+  /**
+   * The size bound: while the kept content is over `maxBytes`, the history of the thread
+   * checkpointed least recently is dropped, with the person's checkpoints up to then (never
+   * the current state of any folder, which the next step needs). Returns the dropped thread ids.
+   */
+  collectGarbage(maxBytes = maxBytesFromEnv()): string[] {
+    const dropped: string[] = [];
+    this.store.collectUnreferenced();
+    if (this.store.storedBytes() <= maxBytes) return dropped;
+    for (const { threadId, lastAt } of this.store.threadsByAge()) {
+      this.store.deleteThread(threadId);
+      this.store.deletePersonCheckpointsUpTo(lastAt);
+      dropped.push(threadId);
+      this.store.collectUnreferenced();
+      if (this.store.storedBytes() <= maxBytes) break;
+    }
+    return dropped;
+  }
+
+  private restore(folder: string, checkpoints: Checkpoint[], resolution: Resolution, record: { threadId: string | null; messageIndex: number | null; messageLine: string }, only?: ReadonlySet<string>): Promise<RestoreOutcome> {
+    return restoreCheckpoints(recorderFor(this.store, folder), {
+      checkpoints,
+      entriesOf: (c): Change[] => this.store.entries(c),
+      ...(only ? { only } : {}),
+      resolution,
+      blob: (hash) => this.store.blob(hash),
+      record,
+    });
+  }
+
+  private threadCheckpoints(threadId: string): Checkpoint[] {
+    return this.store.checkpointsOfThread(threadId).filter((c) => c.kind !== 'person');
+  }
+
+  private require(id: string): Checkpoint {
+    const c = this.store.checkpoint(id);
+    if (!c) throw new CheckpointNotFoundError(`checkpoint '${id}' not found`);
+    return c;
+  }
+
+  /** The state's content as text; '' when absent; null when binary, too big or not kept. */
+  private text(state: FileState | null): string | null {
+    if (state === null) return '';
+    if (state.type === 'l') return this.store.blob(state.hash)?.toString('utf8') ?? null;
+    if (state.type !== 'f') return null;
+    const data = this.store.blob(state.hash);
+    if (data === undefined || data.length > MAX_DIFF_BYTES || isBinary(data)) return null;
+    return data.toString('utf8');
+  }
+
+  private lineCounts(before: FileState | null, after: FileState | null): { added: number; removed: number } {
+    const a = this.text(before);
+    const b = this.text(after);
+    return a === null || b === null ? { added: 0, removed: 0 } : countLines(a, b);
+  }
+
+  private unifiedDiff(e: CheckpointEntry): string {
+    const head: string[] = [];
+    if (e.before?.type === 'i' || e.after?.type === 'i') return `# changed inside ignored folder ${e.path}\n`;
+    if (e.before?.type === 'd' || e.after?.type === 'd') {
+      return e.before === null ? `# new folder ${e.path}/\n` : e.after === null ? `# deleted folder ${e.path}/\n` : '';
+    }
+    const kind = (s: FileState): string => (s.type === 'l' ? '120000' : `100${(s.mode & 0o777).toString(8).padStart(3, '0')}`);
+    head.push(`diff --git a/${e.path} b/${e.path}`);
+    if (e.before === null) head.push(`new file mode ${kind(e.after!)}`);
+    else if (e.after === null) head.push(`deleted file mode ${kind(e.before)}`);
+    else if (kind(e.before) !== kind(e.after)) head.push(`old mode ${kind(e.before)}`, `new mode ${kind(e.after)}`);
+    head.push(`--- a/${e.path}`, `+++ b/${e.path}`);
+    const before = this.text(e.before);
+    const after = this.text(e.after);
+    if (before === null || after === null) return `${head.join('\n')}\nBinary files a/${e.path} and b/${e.path} differ\n`;
+    const patch = structuredPatch(`a/${e.path}`, `b/${e.path}`, before, after, '', '', { context: 3 });
+    const body: string[] = [];
+    for (const h of patch.hunks) {
+      // As diff(1) and git write it: an empty side starts at line 0.
+      body.push(`@@ -${h.oldLines === 0 ? h.oldStart - 1 : h.oldStart},${h.oldLines} +${h.newLines === 0 ? h.newStart - 1 : h.newStart},${h.newLines} @@`);
+      body.push(...h.lines);
+    }
+    return `${head.join('\n')}\n${body.length > 0 ? body.join('\n') + '\n' : ''}`;
+  }
+}
+
+export class CheckpointNotFoundError extends Error {}
+
+export function isBinary(data: Buffer): boolean {
+  return data.subarray(0, 8000).includes(0);
+}
+
+export function countLines(before: string, after: string): { added: number; removed: number } {
+  let added = 0;
+  let removed = 0;
+  for (const h of structuredPatch('a', 'b', before, after, '', '', { context: 0 }).hunks) {
+    for (const line of h.lines) {
+      if (line.startsWith('+')) added++;
+      else if (line.startsWith('-')) removed++;
+    }
+  }
+  return { added, removed };
+}
+
+function maxBytesFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const mb = Number(env.DEEPDESK_CHECKPOINTS_MAX_MB);
+  return Number.isFinite(mb) && mb > 0 ? mb * 1024 * 1024 : DEFAULT_MAX_BYTES;
+}

@@ -1,0 +1,217 @@
+// Undoing checkpoints. For a set of checkpoints (oldest first) each path goes back to its
+// state before the first of them that touched it. A path is a conflict when it is not
+// what the last of them left (someone changed it afterwards), or when someone changed it
+// between two of them: restoring it would discard that person's work, so it is only done
+// when the caller says so. Every restore is recorded as a checkpoint of its own.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { CheckpointRecorder } from './recorder';
+import { currentState, scanPaths } from './scan';
+import { sameState, type Change, type Checkpoint, type FileState, type ManifestRow } from './types';
+
+export interface NetChange {
+  path: string;
+  /** What the checkpoints left (the state a restore expects to find). */
+  expected: FileState | null;
+  /** The state before the first of them. */
+  target: FileState | null;
+  /** Someone else changed the path between two of the checkpoints. */
+  interleaved: boolean;
+}
+
+/** Per path, the net effect of `checkpoints` (oldest first); paths they left as they found are omitted. */
+export function netChanges(entriesOf: (c: Checkpoint) => Change[], checkpoints: readonly Checkpoint[], only?: ReadonlySet<string>): NetChange[] {
+  const byPath = new Map<string, NetChange>();
+  for (const c of checkpoints) {
+    for (const e of entriesOf(c)) {
+      if (only && !only.has(e.path)) continue;
+      const seen = byPath.get(e.path);
+      if (!seen) byPath.set(e.path, { path: e.path, expected: e.after, target: e.before, interleaved: false });
+      else {
+        if (!sameState(seen.expected, e.before)) seen.interleaved = true;
+        seen.expected = e.after;
+      }
+    }
+  }
+  return [...byPath.values()].filter((n) => n.interleaved || !sameState(n.expected, n.target)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export type Resolution = 'ask' | 'keep-mine' | 'take-restore';
+
+export interface Conflict {
+  path: string;
+  reason: string;
+}
+
+export interface RestoreOutcome {
+  /** False when conflicts stopped it (resolution 'ask'): nothing was changed. */
+  applied: boolean;
+  restored: string[];
+  conflicts: Conflict[];
+  /** Paths that could not be restored, with why (ignored folders, files too big to keep, errors). */
+  skipped: Conflict[];
+  checkpoint?: Checkpoint;
+}
+
+export interface RestoreRequest {
+  checkpoints: readonly Checkpoint[];
+  entriesOf: (c: Checkpoint) => Change[];
+  only?: ReadonlySet<string>;
+  resolution: Resolution;
+  blob: (hash: string) => Buffer | undefined;
+  /** Recorded on the restore's own checkpoint. */
+  record: { threadId: string | null; messageIndex: number | null; messageLine: string };
+}
+
+export function restoreCheckpoints(recorder: CheckpointRecorder, request: RestoreRequest): Promise<RestoreOutcome> {
+  return recorder.locked(() => restoreLocked(recorder, request));
+}
+
+function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): RestoreOutcome {
+  const root = recorder.root;
+  const plan: Array<NetChange & { current: FileState | null }> = [];
+  const conflicts: Conflict[] = [];
+  const skipped: Conflict[] = [];
+  // What is there now is kept too, so the restore itself can be undone.
+  const kept = new Map<string, Buffer>();
+  for (const n of netChanges(request.entriesOf, request.checkpoints, request.only)) {
+    if (n.target?.type === 'i' || n.expected?.type === 'i') {
+      skipped.push({ path: n.path, reason: 'changed inside an ignored folder: not kept, cannot be restored' });
+      continue;
+    }
+    if (n.target?.hash.startsWith('big:')) {
+      skipped.push({ path: n.path, reason: 'too big to keep: cannot be restored' });
+      continue;
+    }
+    const { state: current, blobs } = currentState(root, n.path);
+    for (const [hash, data] of blobs) kept.set(hash, data);
+    if (sameState(current, n.target)) continue;
+    const conflict = n.interleaved
+      ? 'changed by someone else between the agent’s changes'
+      : sameState(current, n.expected)
+        ? null
+        : current === null
+          ? 'deleted since the agent’s change'
+          : 'changed since the agent’s change';
+    if (conflict !== null) conflicts.push({ path: n.path, reason: conflict });
+    if (conflict === null || request.resolution === 'take-restore') plan.push({ ...n, current });
+  }
+  if (conflicts.length > 0 && request.resolution === 'ask') return { applied: false, restored: [], conflicts, skipped };
+
+  const done: Change[] = [];
+  const fail = (p: string, err: unknown): void => {
+    skipped.push({ path: p, reason: err instanceof Error ? err.message.replace(root + path.sep, '') : String(err) });
+  };
+  const isFileLike = (s: FileState | null): boolean => s !== null && (s.type === 'f' || s.type === 'l');
+  const abs = (rel: string): string => path.join(root, ...rel.split('/'));
+
+  // 1. Remove files and links that must go or change type.
+  for (const p of plan) {
+    if (isFileLike(p.current) && (p.target === null || p.target.type === 'd')) {
+      try {
+        fs.unlinkSync(abs(p.path));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') fail(p.path, err);
+      }
+    }
+  }
+  // 2. Remove folders, deepest first (only empty ones: a folder someone filled stays).
+  for (const p of [...plan].reverse()) {
+    if (p.current?.type === 'd' && p.target?.type !== 'd') {
+      try {
+        fs.rmdirSync(abs(p.path));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOTEMPTY' || code === 'EEXIST') skipped.push({ path: p.path, reason: 'folder is not empty: left in place' });
+        else if (code !== 'ENOENT') fail(p.path, err);
+      }
+    }
+  }
+  // 3. Create folders, shallowest first, with their modes.
+  for (const p of plan) {
+    if (p.target?.type === 'd') {
+      try {
+        const a = abs(p.path);
+        if (p.current !== null && p.current.type !== 'd') fs.unlinkSync(a);
+        fs.mkdirSync(a, { recursive: true });
+        fs.chmodSync(a, p.target.mode);
+      } catch (err) {
+        fail(p.path, err);
+      }
+    }
+  }
+  // 4. Write files and links.
+  const madeDirs = new Set<string>();
+  for (const p of plan) {
+    const t = p.target;
+    if (t === null || t.type === 'd') continue;
+    const content = request.blob(t.hash);
+    if (content === undefined) {
+      skipped.push({ path: p.path, reason: 'its earlier content is no longer kept' });
+      continue;
+    }
+    try {
+      const a = abs(p.path);
+      const parent = path.dirname(a);
+      if (!madeDirs.has(parent)) {
+        fs.mkdirSync(parent, { recursive: true });
+        madeDirs.add(parent);
+      }
+      if (p.current?.type === 'd') fs.rmdirSync(a);
+      const temp = path.join(path.dirname(a), `.${path.basename(a).slice(0, 100)}.deepdesk-tmp-${randomBytes(6).toString('hex')}`);
+      if (t.type === 'l') fs.symlinkSync(content, temp);
+      else {
+        fs.writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });
+        fs.chmodSync(temp, t.mode);
+      }
+      // rename replaces a link itself, never what it points to.
+      fs.renameSync(temp, a);
+    } catch (err) {
+      fail(p.path, err);
+    }
+  }
+
+  // What was written is known: only a path that failed is read back to see where it stands.
+  const failed = new Set(skipped.map((s) => s.path));
+  const states = new Map<string, ManifestRow | null>();
+  const unsure: string[] = [];
+  for (const p of plan) {
+    if (failed.has(p.path)) {
+      unsure.push(p.path);
+      continue;
+    }
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(abs(p.path));
+    } catch {
+      st = undefined;
+    }
+    const t = p.target;
+    if (t === null && st === undefined) states.set(p.path, null);
+    else if (t !== null && st !== undefined && (t.type === 'd') === st.isDirectory() && (t.type === 'l') === st.isSymbolicLink()) {
+      states.set(p.path, { path: p.path, type: t.type, mode: t.type === 'd' ? t.mode : st.mode & 0o7777, hash: t.hash, size: t.type === 'd' ? 0 : st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hashedAt: Date.now() });
+    } else unsure.push(p.path);
+  }
+  const reread = scanPaths(root, unsure, () => undefined);
+  for (const [rel, row] of reread.states) states.set(rel, row);
+  const result = reread.result;
+  for (const [hash, data] of kept) result.blobs.set(hash, data);
+  const manifest = new Map<string, ManifestRow | null>();
+  const restored: string[] = [];
+  for (const p of plan) {
+    const row = states.get(p.path) ?? null;
+    manifest.set(p.path, row);
+    const after: FileState | null = row ? { type: row.type, mode: row.mode, hash: row.hash } : null;
+    if (!sameState(p.current, after)) done.push({ path: p.path, before: p.current, after });
+    if (sameState(after, p.target)) restored.push(p.path);
+  }
+  const [checkpoint] = recorder.commit({
+    folder: root,
+    blobs: result.blobs,
+    manifest,
+    checkpoints: [{ folder: root, kind: 'restore', ...request.record, reverts: request.checkpoints.map((c) => c.id), changes: done }],
+  });
+  return { applied: true, restored, conflicts, skipped, ...(checkpoint ? { checkpoint } : {}) };
+}

@@ -1,0 +1,281 @@
+// Seeing what changed in a folder: a stat walk compared with the manifest (only files
+// whose size, times, inode or mode moved are read and hashed), or, when the paths are
+// known (write_file, edit_file), just those paths and their parent folders.
+//
+// The walk skips `.git`, honours .gitignore as the search tools do (fs-gitignore) and does
+// not enter ignored or dependency folders: for those it keeps a cheap signature (the
+// folder's and its children's mtimes), so a change inside shows up as "changed inside
+// ignored folder X" without reading it. Symlinks are recorded as links, never followed.
+
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/fs-gitignore';
+import { sameState, type Change, type EntryType, type FileState, type ManifestRow } from './types';
+
+/** Folders never snapshotted even when no .gitignore names them: dependencies and caches. */
+export const HEAVY_FOLDERS: ReadonlySet<string> = new Set([
+  'node_modules',
+  'bower_components',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.tox',
+  '.mypy_cache',
+  '.pytest_cache',
+  '.ruff_cache',
+  '.gradle',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.terraform',
+  '.cache',
+  '.parcel-cache',
+]);
+
+/** Files bigger than this are tracked by a stat signature only (not kept, not restorable). */
+export const MAX_BLOB_BYTES = 32 * 1024 * 1024;
+
+/** Temp files of atomic writes in flight (fs-atomic-write) are never part of a snapshot. */
+const TEMP_MARK = '.deepdesk-tmp-';
+
+export interface ScanResult {
+  changes: Change[];
+  /** Content of new or changed files and links, by hash. */
+  blobs: Map<string, Buffer>;
+  /** Manifest rows to write (`null` removes the path). */
+  manifest: Map<string, ManifestRow | null>;
+}
+
+function emptyResult(): ScanResult {
+  return { changes: [], blobs: new Map(), manifest: new Map() };
+}
+
+export function sha256(data: Buffer | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+const modeBits = (st: fs.Stats): number => st.mode & 0o7777;
+
+function statKeyEqual(row: ManifestRow, st: fs.Stats): boolean {
+  return row.size === st.size && row.mtimeMs === st.mtimeMs && row.ctimeMs === st.ctimeMs && row.ino === st.ino && row.mode === modeBits(st);
+}
+
+/** A file modified in the same clock tick as its last hash may have changed without its stat moving. */
+function racy(row: ManifestRow, st: fs.Stats): boolean {
+  return st.mtimeMs >= row.hashedAt - 5 || st.ctimeMs >= row.hashedAt - 5;
+}
+
+/**
+ * The state of one entry from its lstat: hashes (and keeps the content of) files and links
+ * unless the manifest row proves them unchanged.
+ */
+export function observe(abs: string, rel: string, st: fs.Stats, known: ManifestRow | undefined, out: ScanResult, now: number): ManifestRow | null {
+  let type: EntryType;
+  if (st.isFile()) type = 'f';
+  else if (st.isSymbolicLink()) type = 'l';
+  else if (st.isDirectory()) type = 'd';
+  else return null;
+  const base = { path: rel, type, mode: modeBits(st), size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino };
+  if (type === 'd') return { ...base, size: 0, hash: '', hashedAt: now };
+  if (known && known.type === type && statKeyEqual(known, st) && !racy(known, st)) return known;
+  let content: Buffer;
+  try {
+    if (type === 'l') content = Buffer.from(fs.readlinkSync(abs, { encoding: 'buffer' }));
+    else if (st.size > MAX_BLOB_BYTES) return { ...base, hash: `big:${st.size}:${st.mtimeMs}:${st.ino}`, hashedAt: now };
+    else content = fs.readFileSync(abs);
+  } catch {
+    return null;
+  }
+  const hash = sha256(content);
+  out.blobs.set(hash, content);
+  return { ...base, hash, hashedAt: now };
+}
+
+/** The signature of an ignored entry: its own and (for a folder) its children's sizes and mtimes, one level deep. */
+function ignoredSignature(abs: string, st: fs.Stats): string {
+  if (!st.isDirectory()) return `${st.size}:${st.mtimeMs}`;
+  let count = 0;
+  let newest = st.mtimeMs;
+  let total = 0;
+  try {
+    for (const name of fs.readdirSync(abs)) {
+      count++;
+      try {
+        const c = fs.lstatSync(path.join(abs, name));
+        if (c.mtimeMs > newest) newest = c.mtimeMs;
+        total += c.size;
+      } catch {
+        // Gone meanwhile: counted, nothing more.
+      }
+    }
+  } catch {
+    return `${st.mtimeMs}`;
+  }
+  return `${st.mtimeMs}:${count}:${newest}:${total}`;
+}
+
+function ignoredRow(rel: string, abs: string, st: fs.Stats, now: number): ManifestRow {
+  return { path: rel, type: 'i', mode: 0, hash: ignoredSignature(abs, st), size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, hashedAt: now };
+}
+
+function stateOf(row: ManifestRow | null | undefined): FileState | null {
+  return row ? { type: row.type, mode: row.mode, hash: row.hash } : null;
+}
+
+function readGitignoreSync(dir: string): ReturnType<typeof compileGitignore> {
+  try {
+    return compileGitignore(dir, fs.readFileSync(path.join(dir, '.gitignore'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Walks the whole folder and compares it with `manifest`. With `record` false (a first
+ * baseline) nothing counts as a change; the manifest and blobs are still filled.
+ */
+export function scanFolder(root: string, manifest: ReadonlyMap<string, ManifestRow>, record = true): ScanResult {
+  const out = emptyResult();
+  const now = Date.now();
+  const seen = new Set<string>();
+  const note = (rel: string, row: ManifestRow | null): void => {
+    if (row === null) return;
+    seen.add(rel);
+    const known = manifest.get(rel);
+    if (known === row) return;
+    out.manifest.set(rel, row);
+    const before = stateOf(known);
+    const after = stateOf(row);
+    // A path that became ignored (or stopped being ignored) did not change by that.
+    if (before !== null && (before.type === 'i') !== (row.type === 'i')) return;
+    if (record && !sameState(before, after)) out.changes.push({ path: rel, before, after });
+  };
+  const pending: Array<{ abs: string; rel: string; stack: GitignoreStack }> = [{ abs: root, rel: '', stack: [] }];
+  while (pending.length > 0) {
+    const frame = pending.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(frame.abs, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    let hasGit = false;
+    let hasIgnoreFile = false;
+    for (const e of entries) {
+      if (e.name === '.git') hasGit = true;
+      else if (e.name === '.gitignore' && !e.isDirectory()) hasIgnoreFile = true;
+    }
+    const stack = childStack(frame.stack, hasIgnoreFile ? readGitignoreSync(frame.abs) : null, hasGit);
+    for (const e of entries) {
+      const name = e.name;
+      if (name === '.git' || name.includes(TEMP_MARK)) continue;
+      const abs = frame.abs === root && root.endsWith(path.sep) ? frame.abs + name : frame.abs + path.sep + name;
+      const rel = frame.rel === '' ? name : `${frame.rel}/${name}`;
+      const isDir = e.isDirectory();
+      if ((isDir && HEAVY_FOLDERS.has(name)) || isIgnored(stack, abs, isDir)) {
+        try {
+          note(rel, ignoredRow(rel, abs, fs.lstatSync(abs), now));
+        } catch {
+          // Vanished between readdir and lstat.
+        }
+        continue;
+      }
+      if (isDir) {
+        const known = manifest.get(rel);
+        if (known && known.type === 'd') note(rel, known);
+        else {
+          try {
+            note(rel, observe(abs, rel, fs.lstatSync(abs), known, out, now));
+          } catch {
+            continue;
+          }
+        }
+        pending.push({ abs, rel, stack });
+        continue;
+      }
+      if (!e.isFile() && !e.isSymbolicLink()) continue;
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(abs);
+      } catch {
+        continue;
+      }
+      note(rel, observe(abs, rel, st, manifest.get(rel), out, now));
+    }
+  }
+  for (const [rel, row] of manifest) {
+    if (seen.has(rel)) continue;
+    out.manifest.set(rel, null);
+    // Still there but no longer walked (a folder became ignored): forget it, it did not change.
+    if (existsNoFollow(path.join(root, rel))) continue;
+    if (record) out.changes.push({ path: rel, before: stateOf(row), after: null });
+  }
+  out.changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out;
+}
+
+function existsNoFollow(abs: string): boolean {
+  try {
+    fs.lstatSync(abs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The paths a known-path step may touch: each of them and their parent folders below the root. */
+export function withParents(rels: readonly string[]): string[] {
+  const all = new Set<string>();
+  for (const rel of rels) {
+    const parts = rel.split('/');
+    for (let i = 1; i <= parts.length; i++) all.add(parts.slice(0, i).join('/'));
+  }
+  return [...all].sort();
+}
+
+/** The current state of just these paths (and what to write to the manifest for them). */
+export function scanPaths(root: string, rels: readonly string[], manifest: (rel: string) => ManifestRow | undefined): { states: Map<string, ManifestRow | null>; result: ScanResult } {
+  const out = emptyResult();
+  const now = Date.now();
+  const states = new Map<string, ManifestRow | null>();
+  for (const rel of rels) {
+    const abs = path.join(root, rel);
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(abs);
+    } catch {
+      st = undefined;
+    }
+    states.set(rel, st ? observe(abs, rel, st, manifest(rel), out, now) : null);
+  }
+  return { states, result: out };
+}
+
+/** The changes between two scans of the same paths. */
+export function diffStates(before: ReadonlyMap<string, ManifestRow | null>, after: ReadonlyMap<string, ManifestRow | null>): Change[] {
+  const changes: Change[] = [];
+  for (const [rel, a] of after) {
+    const b = stateOf(before.get(rel));
+    const s = stateOf(a);
+    if (!sameState(b, s)) changes.push({ path: rel, before: b, after: s });
+  }
+  return changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+/** The state of one path on disk now (hashing it), for conflict checks and restores. */
+export function currentState(root: string, rel: string): { state: FileState | null; row: ManifestRow | null; blobs: Map<string, Buffer> } {
+  const { states, result } = scanPaths(root, [rel], () => undefined);
+  const row = states.get(rel) ?? null;
+  if (row === null) {
+    try {
+      const abs = path.join(root, rel);
+      const st = fs.lstatSync(abs);
+      const sig = ignoredRow(rel, abs, st, Date.now());
+      return { state: { type: 'i', mode: 0, hash: sig.hash }, row: sig, blobs: result.blobs };
+    } catch {
+      return { state: null, row: null, blobs: result.blobs };
+    }
+  }
+  return { state: stateOf(row), row, blobs: result.blobs };
+}

@@ -1,0 +1,81 @@
+// The Changes region (SPEC §6, §8): every file the agent changed in this thread, with
+// added/removed line counts, a diff per file and a Revert button each.
+
+import { useState } from 'react';
+import type { ChangedFile } from '../../../src-main/app/contract/checkpoints';
+import { useCheckpoints } from '../state/checkpoints-context';
+import { DiffView } from './DiffView';
+import { Icon } from './Icon';
+
+/** Diffs open by default up to this many files; the rest open on demand. */
+const OPEN_BY_DEFAULT = 8;
+
+export function ChangesPanel(): React.JSX.Element {
+  const checkpoints = useCheckpoints();
+  const files = checkpoints?.changes?.files ?? [];
+  const undo = checkpoints?.changes?.undo ?? null;
+  return (
+    <section className="panel changes-panel" aria-label="Changes">
+      <div className="panel-head">
+        <h2 className="panel-title">
+          <Icon name="file" size={14} />
+          Changes
+          {files.length > 0 ? <span className="badge">{files.length}</span> : null}
+        </h2>
+        {/* A restore that no user message shows (one file reverted, or from the CLI) is undone here. */}
+        {undo && undo.turn === null ? (
+          <button type="button" className="btn btn-small" disabled={checkpoints?.busy} onClick={() => checkpoints?.undoRestore()}>
+            Undo restore
+          </button>
+        ) : null}
+      </div>
+      <div className="changes-body">
+        {files.length === 0 ? (
+          <p className="panel-empty muted">{checkpoints?.threadId ? 'The agent has not changed any files in this thread.' : 'No thread is open.'}</p>
+        ) : (
+          <ul className="changes-list" aria-label="Changed files">
+            {files.map((file, i) => (
+              <ChangedFileItem key={file.path} file={file} defaultOpen={i < OPEN_BY_DEFAULT} busy={checkpoints?.busy ?? true} onRevert={() => checkpoints?.revertFile(file.path)} />
+            ))}
+          </ul>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedFile; defaultOpen: boolean; busy: boolean; onRevert(): void }): React.JSX.Element {
+  const [open, setOpen] = useState(defaultOpen);
+  const ignored = file.type === 'i';
+  return (
+    <li className="changes-item" aria-label={file.path}>
+      <div className="changes-item-head">
+        <button type="button" className="changes-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+          <span className="mono changes-path">{file.path}</span>
+          <span className="changes-status muted">{ignored ? 'changed inside ignored folder' : file.status}</span>
+          {!file.binary && !ignored ? (
+            <span className="diff-stats">
+              <span className="diff-added">+{file.added}</span> <span className="diff-removed">−{file.removed}</span>
+            </span>
+          ) : null}
+        </button>
+        {ignored ? null : (
+          <button type="button" className="btn btn-small" disabled={busy} onClick={onRevert} title={`Undo the agent's changes to ${file.path}`}>
+            Revert
+          </button>
+        )}
+      </div>
+      {open ? (
+        ignored ? (
+          <p className="muted changes-note">Something changed inside this ignored folder; its contents are not kept, so it cannot be reverted.</p>
+        ) : file.binary ? (
+          <p className="muted changes-note">{file.type === 'l' ? 'Symbolic link changed.' : `Binary file ${file.status}.`}</p>
+        ) : file.before === undefined || file.after === undefined ? (
+          <p className="muted changes-note">Too much changed text to show here; `deepdesk checkpoints diff` prints it.</p>
+        ) : (
+          <DiffView path={file.path} before={file.before} after={file.after} />
+        )
+      ) : null}
+    </li>
+  );
+}
