@@ -5,7 +5,7 @@
 
 import type {
   Backend, DeleteResult, EditResult, ExecuteOptions, ExecuteResult, FileDownloadResponse, FileInfo, FileUpload,
-  FileUploadResponse, GlobResult, GrepMatch, GrepResult, LsResult, ReadRawResult, ReadResult, ShellBackend,
+  FileUploadResponse, GlobResult, GrepMatch, GrepResult, LinkTarget, LsResult, ReadRawResult, ReadResult, ShellBackend,
   StatResult, WriteResult,
 } from './protocol';
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, isShellBackend } from './protocol';
@@ -84,6 +84,14 @@ export class CompositeBackend implements Backend {
 
   async delete(path: string): Promise<DeleteResult> {
     return this.single(path, (backend, inner) => backend.delete(inner));
+  }
+
+  async linkTarget(path: string): Promise<LinkTarget | null> {
+    const p = normalizeVirtualPath(path);
+    if (!p.ok) return null;
+    const { backend, base, inner } = this.split(p.path);
+    const target = (await backend.linkTarget?.(inner)) ?? null;
+    return target !== null && 'virtual' in target ? { virtual: base + (base !== '' && target.virtual === '/' ? '' : target.virtual) } : target;
   }
 
   async stat(path: string): Promise<StatResult> {

@@ -18,14 +18,18 @@ export function tempNameFor(target: string): string {
 /**
  * Replaces `target` with `data`. `mode` (permission bits) is applied to the new file,
  * typically the mode of the file being replaced; without it the process umask decides.
- * The temp file is removed on any failure. Throws the underlying fs error.
+ * With `root`, the temp file is proven to sit in target's folder inside `root` before any
+ * byte is written (a folder swapped for a symlink since the caller resolved `target`
+ * throws OutsideRootError). The temp file is removed on any failure. Throws the
+ * underlying fs error.
  */
-export async function atomicWriteFile(target: string, data: Uint8Array, mode?: number): Promise<void> {
+export async function atomicWriteFile(target: string, data: Uint8Array, mode?: number, root: string | null = null): Promise<void> {
   const temp = tempNameFor(target);
   const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW;
   let handle: fsp.FileHandle | undefined;
   try {
     handle = await fsp.open(temp, flags, 0o666);
+    if (root !== null) await checkPlacement(handle, temp, root);
     if (mode !== undefined) await handle.chmod(mode & 0o7777);
     let written = 0;
     while (written < data.length) {
@@ -41,6 +45,15 @@ export async function atomicWriteFile(target: string, data: Uint8Array, mode?: n
     await fsp.rm(temp, { force: true }).catch(() => {});
     throw err;
   }
+}
+
+/** The open temp file is the file at temp's real folder, which is target's folder inside root. */
+async function checkPlacement(handle: fsp.FileHandle, temp: string, root: string): Promise<void> {
+  const dir = path.dirname(temp);
+  const realDir = await fsp.realpath(dir);
+  if (!isInside(root, realDir) || realDir !== dir) throw new OutsideRootError(dir);
+  const [opened, named] = await Promise.all([handle.stat({ bigint: true }), fsp.lstat(path.join(realDir, path.basename(temp)), { bigint: true })]);
+  if (opened.dev !== named.dev || opened.ino !== named.ino) throw new OutsideRootError(dir);
 }
 
 export class NotADirectoryError extends Error {
