@@ -11,6 +11,7 @@ import type {
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, isShellBackend } from './protocol';
 import { compareCodePoints, joinVirtual, normalizeVirtualPath, parentOf, relativeVirtual, sortByPath } from './paths';
 import { globBelowMount } from './composite-glob';
+import { globPatternError } from './glob-match';
 
 export type ListInRoot = 'always' | 'when-not-empty';
 
@@ -106,6 +107,8 @@ export class CompositeBackend implements Backend {
   }
 
   async grep(pattern: string, path = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT): Promise<GrepResult> {
+    const badGlob = glob ? globPatternError(glob) : null;
+    if (badGlob !== null) return { error: badGlob };
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
     const target = this.route(p.path);
@@ -140,6 +143,8 @@ export class CompositeBackend implements Backend {
   }
 
   async glob(pattern: string, path = '/'): Promise<GlobResult> {
+    const badPattern = globPatternError(pattern);
+    if (badPattern !== null) return { error: badPattern };
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
     const target = this.route(p.path);

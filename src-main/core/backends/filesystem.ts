@@ -12,7 +12,7 @@ import type {
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, MAX_BINARY_READ_BYTES } from './protocol';
 import { messages } from './messages';
 import { joinVirtual, normalizeVirtualPath, sortByPath } from './paths';
-import { compileGlob } from './glob-match';
+import { compileGlob, globPatternError } from './glob-match';
 import { applyEdit, decodeUtf8, keepFileConventions, looksBinary, mediaMimeType } from './text';
 import { recordMessages } from './store-records';
 import { NotADirectoryError, OutsideRootError, atomicWriteFile, makeDirsInside } from './fs-atomic-write';
@@ -285,6 +285,8 @@ export class FilesystemBackend implements Backend {
   }
 
   async grep(pattern: string, inputPath = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT, options: SearchOptions = {}): Promise<GrepResult> {
+    const badGlob = glob ? globPatternError(glob) : null;
+    if (badGlob !== null) return { error: badGlob };
     const target = await this.resolveSafe(inputPath, 'read');
     if ('error' in target) return target;
     const kind = await kindOf(target.real);
@@ -302,6 +304,8 @@ export class FilesystemBackend implements Backend {
   }
 
   async glob(pattern: string, inputPath = '/', options: SearchOptions = {}): Promise<GlobResult> {
+    const badPattern = globPatternError(pattern);
+    if (badPattern !== null) return { error: badPattern };
     const target = await this.resolveSafe(inputPath, 'read');
     if ('error' in target) return target;
     const kind = await kindOf(target.real);

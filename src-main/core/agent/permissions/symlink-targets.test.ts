@@ -192,3 +192,15 @@ describe('the approval middleware asks about the resolved target and the write r
     expect((await fs.write('/docs/notes.md', 'mine\n')).error).toBeUndefined();
   });
 });
+
+describe('protected-path matching stays fast on hostile paths', () => {
+  it('a 3,000-folder path in a command word is checked in linear-ish time', async () => {
+    const { protectedPattern } = await import('./protected-paths');
+    const deep = 'a/'.repeat(3000) + 'x';
+    const started = performance.now();
+    expect(protectedPattern(deep, undefined, true)).toBeNull();
+    expect(protectedPattern(deep + '/.git/config', undefined, true)).toBe('**/.git/**');
+    expect(protectedPattern('sub/' + '.deepdesk/x', undefined, true)).toBe('/.deepdesk/**');
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
