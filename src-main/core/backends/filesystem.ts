@@ -109,23 +109,24 @@ export class FilesystemBackend implements Backend {
   }
 
   /**
-   * Opens a resolved file and proves that the opened file is the one the path resolves to
-   * now, inside the root (device and inode): a symlink or folder swapped between the check
-   * and the open cannot hand over a file from outside.
+   * Opens a resolved file and proves that the opened file lies inside the root: a symlink
+   * or folder swapped between the check and the open cannot hand over a file from outside.
+   * On Linux the kernel names the opened file (/proc/self/fd); elsewhere its device and
+   * inode must equal those of the file the path resolves to inside the root now.
    */
   private async openVerified(target: { real: string; virtual: string }): Promise<Opened> {
     const opened = await openFile(target.real, target.virtual);
     if ('error' in opened || !this.virtualMode) return opened;
-    const again = await resolveInside(this.rootDir, target.virtual);
-    const same = 'error' in again ? null : await fsp.stat(again.real, { bigint: true }).catch(() => null);
-    if (same !== null && same.dev === opened.st.dev && same.ino === opened.st.ino) return opened;
+    const kernelPath = await openedPath(opened.handle);
+    if (kernelPath !== null) {
+      if (isInside(this.rootDir, kernelPath)) return opened;
+    } else {
+      const again = await resolveInside(this.rootDir, target.virtual);
+      const same = 'error' in again ? null : await fsp.stat(again.real, { bigint: true }).catch(() => null);
+      if (same !== null && same.dev === opened.st.dev && same.ino === opened.st.ino) return opened;
+    }
     await opened.handle.close().catch(() => {});
-    return { error: 'error' in again ? again.error : messages.changedWhileOpening(target.virtual) };
-  }
-
-  /** The path reported for a real path (virtual in virtual mode). */
-  protected toVirtual(real: string): string {
-    return this.virtualMode ? virtualOf(this.rootDir, real) : real;
+    return { error: messages.changedWhileOpening(target.virtual) };
   }
 
   async ls(inputPath: string): Promise<LsResult> {
@@ -515,6 +516,16 @@ async function openFile(real: string, virtual: string): Promise<Opened> {
   } catch (err) {
     await handle.close().catch(() => {});
     return { error: accessError(errnoOf(err), virtual) };
+  }
+}
+
+/** The real path of an open file as the kernel knows it (Linux), else null. */
+async function openedPath(handle: fsp.FileHandle): Promise<string | null> {
+  if (process.platform !== 'linux') return null;
+  try {
+    return (await fsp.readlink(`/proc/self/fd/${handle.fd}`)).replace(/ \(deleted\)$/, '');
+  } catch {
+    return null;
   }
 }
 

@@ -41,15 +41,43 @@ export async function atomicWriteFile(target: string, data: Uint8Array, mode?: n
     handle = undefined;
     await fsp.rename(temp, target);
   } catch (err) {
-    if (handle) await handle.close().catch(() => {});
-    await fsp.rm(temp, { force: true }).catch(() => {});
+    if (handle) await removeOpenTemp(handle, temp);
+    else await fsp.rm(temp, { force: true }).catch(() => {});
     throw err;
   }
 }
 
-/** The open temp file is the file at temp's real folder, which is target's folder inside root. */
+/**
+ * Removes the temp file we hold open, wherever its path leads now: a folder swapped back
+ * and forth may have put it elsewhere (outside the root), so it is unlinked by path until
+ * the open file has no name left (or a bounded number of tries).
+ */
+async function removeOpenTemp(handle: fsp.FileHandle, temp: string): Promise<void> {
+  try {
+    const own = await handle.stat({ bigint: true });
+    for (let attempt = 0; attempt < 2000; attempt++) {
+      if ((await handle.stat({ bigint: true })).nlink === 0n) break;
+      const there = await fsp.lstat(temp, { bigint: true }).catch(() => null);
+      if (there !== null && there.dev === own.dev && there.ino === own.ino) await fsp.unlink(temp).catch(() => {});
+      else await new Promise((done) => setImmediate(done));
+    }
+  } catch {
+    await fsp.rm(temp, { force: true }).catch(() => {});
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/** The open temp file lies in target's folder inside root (the kernel's name for it on Linux, else dev+ino). */
 async function checkPlacement(handle: fsp.FileHandle, temp: string, root: string): Promise<void> {
   const dir = path.dirname(temp);
+  if (process.platform === 'linux') {
+    const opened = await fsp.readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+    if (opened !== null) {
+      if (path.dirname(opened) !== dir || !isInside(root, opened)) throw new OutsideRootError(dir);
+      return;
+    }
+  }
   const realDir = await fsp.realpath(dir);
   if (!isInside(root, realDir) || realDir !== dir) throw new OutsideRootError(dir);
   const [opened, named] = await Promise.all([handle.stat({ bigint: true }), fsp.lstat(path.join(realDir, path.basename(temp)), { bigint: true })]);
