@@ -60,3 +60,27 @@ it('the approval question, progress lines and the answer carry no escape sequenc
   expect(screen).toContain('\\u202e');
   expect(existsSync(join(folder, 'MARK'))).toBe(false);
 });
+
+it('the terminal question names the real target of a write through a symlink', async () => {
+  const { mkdirSync, symlinkSync, writeFileSync, readFileSync } = await import('node:fs');
+  mkdirSync(join(folder, '.git'));
+  mkdirSync(join(folder, 'docs'));
+  writeFileSync(join(folder, '.git', 'config'), '[core]\n');
+  symlinkSync('../.git/config', join(folder, 'docs', 'notes.md'));
+  server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/docs/notes.md', content: '[core]\n\tfsmonitor = touch PWNED\n' } }] }, { text: 'ok' });
+  const term = pty.spawn(process.execPath, [bin, 'run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, 'notes'], {
+    cwd: repo,
+    env: { ...process.env, OPENAI_API_KEY: '' } as Record<string, string>,
+    cols: 200,
+    rows: 50,
+  });
+  let screen = '';
+  term.onData((d) => (screen += d));
+  const exited = new Promise<number>((done) => term.onExit(({ exitCode }) => done(exitCode)));
+  const deadline = Date.now() + 20_000;
+  while (!screen.includes('Approve?') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(screen).toContain('Writes to /.git/config (via symlink /docs/notes.md)');
+  term.write('n\r');
+  expect(await exited).toBe(0);
+  expect(readFileSync(join(folder, '.git', 'config'), 'utf8')).toBe('[core]\n');
+});
