@@ -104,3 +104,23 @@ it('writes into a folder swapped for a link to the outside never land outside', 
   expect(readdirSync(outside).sort()).toEqual(['f.txt']);
   expect(written).toBeGreaterThan(0);
 }, 120_000);
+
+it('the Node grep through a folder swapped for a link to the outside never returns outside lines', async () => {
+  mkdirSync(join(root, 'd'));
+  writeFileSync(join(root, 'd', 'f.txt'), INSIDE);
+  const { symlinkSync } = await import('node:fs');
+  symlinkSync(outside, join(root, 'd_link'));
+  const fs = new FilesystemBackend({ rootDir: root, ripgrepPath: null });
+  await startSwapping('d', 'd_link');
+  let leaked = 0;
+  let found = 0;
+  for (let i = 0; i < ROUNDS / 2; i++) {
+    const [tree, file, file2] = await Promise.all([fs.grep('e', '/'), fs.grep('e', '/d/f.txt'), fs.grep('e', '/d/f.txt')]);
+    for (const m of [...(tree.matches ?? []), ...(file.matches ?? []), ...(file2.matches ?? [])]) {
+      if (m.text.includes(SECRET)) leaked++;
+      else found++;
+    }
+  }
+  expect(leaked).toBe(0);
+  expect(found).toBeGreaterThan(0);
+}, 120_000);
