@@ -5,6 +5,7 @@ import { openDatabase, StoreBackend } from '../core/backends/store';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ContractError } from '../app/contract';
 import { MEMORY_AUTHOR_USER, MemoriesService } from '../app/memories/memories-service';
+import { terminalSafe } from '../core/text/terminal-safe';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
 export interface MemoriesIo {
@@ -23,11 +24,13 @@ export async function memoriesCommand(argv: string[], io: MemoriesIo = { input: 
   if (action === 'ls' && path !== undefined) throw new UsageError('memories ls takes no PATH');
   const db = openDatabase(databasePath(resolveDataDir(values['data-dir'])));
   const memories = new MemoriesService(new StoreBackend({ db, namespace: MEMORIES_NAMESPACE, author: MEMORY_AUTHOR_USER }), () => undefined);
+  // Memories are written by the model: on a terminal, its control characters are shown, not obeyed.
+  const shown = (text: string) => ((io.output as { isTTY?: boolean }).isTTY ? terminalSafe(text) : text);
   try {
     if (action === 'ls') {
-      io.output.write((await memories.list()).map((m) => `${m.path}\n`).join(''));
+      io.output.write(shown((await memories.list()).map((m) => `${m.path}\n`).join('')));
     } else if (action === 'cat') {
-      io.output.write((await memories.read(path!)).text);
+      io.output.write(shown((await memories.read(path!)).text));
     } else if (action === 'write') {
       await memories.write(path!, await readAll(io.input));
     } else {

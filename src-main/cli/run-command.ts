@@ -18,6 +18,8 @@ import { ModelConfigError } from '../core/models/errors';
 import { createChatModel } from '../core/models/create-model';
 import { createSandbox } from '../core/sandbox';
 import { ReadGuard } from '../core/tools/read-guard';
+import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
+import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
 import { projectFolder } from './folders';
@@ -101,7 +103,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       s.files = { largeResults: threadFiles.largeResults.toJSON(), history: threadFiles.history.toJSON() };
       threads.save(s, { folder });
     };
-    const emit = values.json ? (e: AgentEvent) => io.stdout.write(JSON.stringify(e) + '\n') : progressPrinter(io);
+    const emit = values.json ? (e: AgentEvent) => io.stdout.write(terminalSafeJson(e) + '\n') : progressPrinter(io);
     const result = await runAgent(definition, state, { role: 'user', content: await attachMentionedFiles(prompt, mounts.folder) }, {
       signal: controller.signal,
       emit,
@@ -109,12 +111,15 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       guard: new ReadGuard(state.guard),
     });
     if (result.reason === 'completed') {
-      if (!values.json) io.stdout.write(result.text.endsWith('\n') ? result.text : result.text + '\n');
+      if (!values.json) {
+        const answer = (io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(result.text) : result.text;
+        io.stdout.write(answer.endsWith('\n') ? answer : answer + '\n');
+      }
       return 0;
     }
     const why =
       result.reason === 'error' ? (result.error?.message ?? 'the agent failed') : result.reason === 'aborted' ? 'interrupted' : 'stopped after too many steps';
-    io.stderr.write(`deepdesk run: ${firstLine(why)}\n`);
+    io.stderr.write(`deepdesk run: ${terminalSafe(firstLine(why))}\n`);
     return 1;
   } finally {
     process.off('SIGINT', onSignal);
@@ -157,7 +162,15 @@ function cliBroker(mode: ApproveMode, io: RunIo): ApprovalBroker {
 async function askOnTerminal(request: ApprovalRequest, input: NodeJS.ReadStream, output: NodeJS.WritableStream, signal: AbortSignal): Promise<ApprovalDecision> {
   const rl = createInterface({ input, output });
   try {
-    output.write(`\n${request.toolName} needs approval: ${request.reason}\n${JSON.stringify(request.args, null, 2)}\n`);
+    // Everything here but our own words comes from the model: shown, never obeyed by the terminal.
+    const via = describeLinkTarget(request.toolName, request.args, request.resolvedTarget);
+    const command = request.toolName === 'execute' && typeof request.args.command === 'string' ? request.args.command : null;
+    output.write(
+      `\n${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
+        (via !== null ? `${terminalSafe(via, { singleLine: true })}\n` : '') +
+        (command !== null ? `Command: ${terminalSafe(command)}\n` : '') +
+        `${terminalSafeJson(request.args, 2)}\n`,
+    );
     const answer = (await rl.question('Approve? [y]es / [n]o / or type a reply for the agent: ', { signal })).trim();
     if (/^(y|yes)$/i.test(answer)) return { type: 'approve' };
     if (answer === '' || /^(n|no)$/i.test(answer)) return { type: 'reject' };
@@ -171,8 +184,8 @@ async function askOnTerminal(request: ApprovalRequest, input: NodeJS.ReadStream,
 function progressPrinter(io: RunIo): (event: AgentEvent) => void {
   if (!io.stderr.isTTY) return () => undefined;
   return (event) => {
-    if (event.type === 'tool_call') io.stderr.write(`• ${event.name} ${truncate(JSON.stringify(event.args), 100)}\n`);
-    else if (event.type === 'summarized') io.stderr.write(`• history summarized (${event.summarizedMessages} messages archived to ${event.archivePath})\n`);
+    if (event.type === 'tool_call') io.stderr.write(`• ${terminalSafe(event.name, { singleLine: true })} ${truncate(terminalSafeJson(event.args), 100)}\n`);
+    else if (event.type === 'summarized') io.stderr.write(`• history summarized (${event.summarizedMessages} messages archived to ${terminalSafe(event.archivePath, { singleLine: true })})\n`);
   };
 }
 

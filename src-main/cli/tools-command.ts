@@ -14,6 +14,7 @@ import type { ToolOutput } from '../core/tools/tool';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { projectFolder } from './folders';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { terminalSafeJson } from '../core/text/terminal-safe';
 
 const requestSchema = z.object({
   tool: z.string({ error: '"tool" must be a string' }),
@@ -42,7 +43,7 @@ export async function toolsCommand(argv: string[], io: ToolsIo = { input: proces
       const output = await handleLine(line, async (tool, args) =>
         runTool(tools, tool, args, { backend: mounts.backend, guard, toolCallId: `tools-${callNumber}` }),
       );
-      await writeLine(io.output, JSON.stringify(output));
+      await writeLine(io.output, terminalSafeJson(output));
     }
     return 0;
   } finally {

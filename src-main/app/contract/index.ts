@@ -110,6 +110,8 @@ export const pendingApprovalSchema = z.object({
   args: z.record(z.string(), z.unknown()),
   reason: z.string(),
   parentToolCallId: z.string().optional(),
+  /** Where the call's path really leads when a symlink takes it elsewhere (see ApprovalRequest). */
+  resolvedTarget: z.string().optional(),
   /** For write_file / edit_file: the file before and after, for the diff view. */
   preview: z.object({ path: z.string(), before: z.string(), after: z.string() }).optional(),
   suggestedRule: permissionRuleSchema.optional(),

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { settingsSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
+import { withholdFromCommands } from '../../core/backends/shell-env';
 import type { SecretStore } from '../secret-store';
 import { readJsonFile, writeJsonFileAtomic } from './atomic-json';
 import type { z } from 'zod';
@@ -62,6 +63,7 @@ export class SettingsService {
   async setApiKey(provider: ProviderName, key: string): Promise<Settings> {
     if (key.trim() === '') await this.secrets.delete(keyName(provider));
     else await this.secrets.set(keyName(provider), key.trim());
+    withholdFromCommands(key);
     const settings = await this.get();
     for (const l of this.listeners) l(settings);
     return settings;
@@ -70,6 +72,7 @@ export class SettingsService {
   /** The stored key, else the provider's usual environment variable. */
   async apiKeyFor(provider: ProviderName): Promise<string | undefined> {
     const stored = await this.secrets.get(keyName(provider));
+    withholdFromCommands(stored);
     if (stored !== undefined) return stored;
     const envName = API_KEY_ENV[provider];
     return envName ? this.env[envName] : undefined;

@@ -75,6 +75,11 @@ export interface ApprovalRequest {
   args: Record<string, unknown>;
   /** Why it needs approval, in words for the person. */
   reason: string;
+  /**
+   * Where the call's path really leads when a symlink takes it elsewhere: a virtual path,
+   * or a real path followed by `(outside the project folder)`. For the person only.
+   */
+  resolvedTarget?: string;
   /** Set when a subagent asks: the task call it runs under. */
   parentToolCallId?: string;
 }

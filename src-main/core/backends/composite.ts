@@ -5,12 +5,13 @@
 
 import type {
   Backend, DeleteResult, EditResult, ExecuteOptions, ExecuteResult, FileDownloadResponse, FileInfo, FileUpload,
-  FileUploadResponse, GlobResult, GrepMatch, GrepResult, LsResult, ReadRawResult, ReadResult, ShellBackend,
+  FileUploadResponse, GlobResult, GrepMatch, GrepResult, LinkTarget, LsResult, ReadRawResult, ReadResult, ShellBackend,
   StatResult, WriteResult,
 } from './protocol';
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, isShellBackend } from './protocol';
 import { compareCodePoints, joinVirtual, normalizeVirtualPath, parentOf, relativeVirtual, sortByPath } from './paths';
 import { globBelowMount } from './composite-glob';
+import { globPatternError } from './glob-match';
 
 export type ListInRoot = 'always' | 'when-not-empty';
 
@@ -86,6 +87,14 @@ export class CompositeBackend implements Backend {
     return this.single(path, (backend, inner) => backend.delete(inner));
   }
 
+  async linkTarget(path: string): Promise<LinkTarget | null> {
+    const p = normalizeVirtualPath(path);
+    if (!p.ok) return null;
+    const { backend, base, inner } = this.split(p.path);
+    const target = (await backend.linkTarget?.(inner)) ?? null;
+    return target !== null && 'virtual' in target ? { virtual: base + (base !== '' && target.virtual === '/' ? '' : target.virtual) } : target;
+  }
+
   async stat(path: string): Promise<StatResult> {
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
@@ -98,6 +107,8 @@ export class CompositeBackend implements Backend {
   }
 
   async grep(pattern: string, path = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT): Promise<GrepResult> {
+    const badGlob = glob ? globPatternError(glob) : null;
+    if (badGlob !== null) return { error: badGlob };
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
     const target = this.route(p.path);
@@ -132,6 +143,8 @@ export class CompositeBackend implements Backend {
   }
 
   async glob(pattern: string, path = '/'): Promise<GlobResult> {
+    const badPattern = globPatternError(pattern);
+    if (badPattern !== null) return { error: badPattern };
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
     const target = this.route(p.path);

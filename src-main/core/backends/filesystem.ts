@@ -7,17 +7,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type {
   Backend, DeleteResult, EditResult, FileDownloadResponse, FileInfo, FileOperationError, FileUpload,
-  FileUploadResponse, GlobResult, GrepResult, LsResult, ReadRawResult, ReadResult, StatResult, WriteResult,
+  FileUploadResponse, GlobResult, GrepResult, LinkTarget, LsResult, ReadRawResult, ReadResult, StatResult, WriteResult,
 } from './protocol';
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, MAX_BINARY_READ_BYTES } from './protocol';
 import { messages } from './messages';
 import { joinVirtual, normalizeVirtualPath, sortByPath } from './paths';
-import { compileGlob } from './glob-match';
+import { compileGlob, globPatternError } from './glob-match';
 import { applyEdit, decodeUtf8, keepFileConventions, looksBinary, mediaMimeType } from './text';
 import { recordMessages } from './store-records';
 import { NotADirectoryError, OutsideRootError, atomicWriteFile, makeDirsInside } from './fs-atomic-write';
 import { LineIndexCache, readLineWindow } from './fs-line-index';
-import { READ_FLAGS, accessError, errnoOf, isInside, resolveInside, virtualOf } from './fs-resolve';
+import { READ_FLAGS, accessError, errnoOf, isInside, linkTargetOf, resolveInside, virtualOf } from './fs-resolve';
+import { currentTargetGuard, type GuardedOperation } from './target-guard';
 import { forEachLimit } from './fs-pool';
 import { findRipgrep } from './ripgrep-binary';
 import type { SearchEnv, SearchTarget } from './fs-search';
@@ -76,7 +77,7 @@ export class FilesystemBackend implements Backend {
    * Normalises and resolves a path argument to a real path (symlinks followed). In virtual
    * mode the result is inside rootDir or an error naming only the virtual path.
    */
-  async resolveSafe(inputPath: string): Promise<SafePath> {
+  async resolveSafe(inputPath: string, operation?: GuardedOperation): Promise<SafePath> {
     const checked = normalizeVirtualPath(inputPath);
     if (!checked.ok) return { error: checked.error };
     const virtual = checked.path;
@@ -88,16 +89,48 @@ export class FilesystemBackend implements Backend {
       }
     }
     const resolved = await resolveInside(this.rootDir, virtual);
-    return 'error' in resolved ? resolved : { ...resolved, virtual };
+    if ('error' in resolved) return resolved;
+    const refused = operation ? this.guardTarget(operation, virtual, resolved.real) : null;
+    return refused !== null ? { error: refused } : { ...resolved, virtual };
   }
 
-  /** The path reported for a real path (virtual in virtual mode). */
-  protected toVirtual(real: string): string {
-    return this.virtualMode ? virtualOf(this.rootDir, real) : real;
+  async linkTarget(inputPath: string): Promise<LinkTarget | null> {
+    const checked = normalizeVirtualPath(inputPath);
+    if (!checked.ok || !this.virtualMode) return null;
+    return linkTargetOf(this.rootDir, checked.path);
+  }
+
+  /** Asks the current call's guard (if any) when a path reaches another file than it names. */
+  private guardTarget(operation: GuardedOperation, virtual: string, real: string): string | null {
+    const guard = currentTargetGuard();
+    if (guard === undefined || !isInside(this.rootDir, real)) return null;
+    const resolved = virtualOf(this.rootDir, real);
+    return resolved === virtual ? null : guard.check(operation, virtual, resolved);
+  }
+
+  /**
+   * Opens a resolved file and proves that the opened file lies inside the root: a symlink
+   * or folder swapped between the check and the open cannot hand over a file from outside.
+   * On Linux the kernel names the opened file (/proc/self/fd); elsewhere its device and
+   * inode must equal those of the file the path resolves to inside the root now.
+   */
+  private async openVerified(target: { real: string; virtual: string }): Promise<Opened> {
+    const opened = await openFile(target.real, target.virtual);
+    if ('error' in opened || !this.virtualMode) return opened;
+    const kernelPath = await openedPath(opened.handle);
+    if (kernelPath !== null) {
+      if (isInside(this.rootDir, kernelPath)) return opened;
+    } else {
+      const again = await resolveInside(this.rootDir, target.virtual);
+      const same = 'error' in again ? null : await fsp.stat(again.real, { bigint: true }).catch(() => null);
+      if (same !== null && same.dev === opened.st.dev && same.ino === opened.st.ino) return opened;
+    }
+    await opened.handle.close().catch(() => {});
+    return { error: messages.changedWhileOpening(target.virtual) };
   }
 
   async ls(inputPath: string): Promise<LsResult> {
-    const target = await this.resolveSafe(inputPath);
+    const target = await this.resolveSafe(inputPath, 'read');
     if ('error' in target) return target;
     const { real, virtual } = target;
     let st: fs.Stats;
@@ -123,10 +156,10 @@ export class FilesystemBackend implements Backend {
   }
 
   async read(inputPath: string, offset = 0, limit = DEFAULT_READ_LIMIT): Promise<ReadResult> {
-    const target = await this.resolveSafe(inputPath);
+    const target = await this.resolveSafe(inputPath, 'read');
     if ('error' in target) return target;
     const { real, virtual } = target;
-    const opened = await openFile(real, virtual);
+    const opened = await this.openVerified(target);
     if ('error' in opened) return opened;
     const { handle, st } = opened;
     try {
@@ -166,9 +199,9 @@ export class FilesystemBackend implements Backend {
   }
 
   async readRaw(inputPath: string): Promise<ReadRawResult> {
-    const target = await this.resolveSafe(inputPath);
+    const target = await this.resolveSafe(inputPath, 'read');
     if ('error' in target) return target;
-    const opened = await openFile(target.real, target.virtual);
+    const opened = await this.openVerified(target);
     if ('error' in opened) return opened;
     try {
       return { data: new Uint8Array(await opened.handle.readFile()) };
@@ -180,13 +213,13 @@ export class FilesystemBackend implements Backend {
   }
 
   async write(inputPath: string, content: string): Promise<WriteResult> {
-    const target = await this.resolveSafe(inputPath);
+    const target = await this.resolveSafe(inputPath, 'write');
     if ('error' in target) return target;
     const { real, virtual } = target;
     let previous: string | null = null;
     let mode: number | undefined;
     if (target.exists) {
-      const opened = await openFile(real, virtual);
+      const opened = await this.openVerified(target);
       if ('error' in opened) return opened;
       try {
         mode = Number(opened.st.mode);
@@ -202,10 +235,10 @@ export class FilesystemBackend implements Backend {
   }
 
   async edit(inputPath: string, oldString: string, newString: string, replaceAll = false): Promise<EditResult> {
-    const target = await this.resolveSafe(inputPath);
+    const target = await this.resolveSafe(inputPath, 'edit');
     if ('error' in target) return target;
     const { real, virtual } = target;
-    const opened = await openFile(real, virtual);
+    const opened = await this.openVerified(target);
     if ('error' in opened) return opened;
     let bytes: Buffer;
     const mode = Number(opened.st.mode);
@@ -237,6 +270,8 @@ export class FilesystemBackend implements Backend {
     if ('error' in parent) return { error: parent.error === messages.outsideRoot(parentVirtual) ? messages.outsideRoot(virtual) : parent.error };
     if (!parent.exists) return { error: messages.pathNotFound(virtual) };
     const real = path.join(parent.real, virtual.slice(virtual.lastIndexOf('/') + 1));
+    const refused = this.guardTarget('delete', virtual, real);
+    if (refused !== null) return { error: refused };
     try {
       const st = await fsp.lstat(real);
       if (st.isDirectory()) await fsp.rmdir(real);
@@ -251,7 +286,9 @@ export class FilesystemBackend implements Backend {
   }
 
   async grep(pattern: string, inputPath = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT, options: SearchOptions = {}): Promise<GrepResult> {
-    const target = await this.resolveSafe(inputPath);
+    const badGlob = glob ? globPatternError(glob) : null;
+    if (badGlob !== null) return { error: badGlob };
+    const target = await this.resolveSafe(inputPath, 'read');
     if ('error' in target) return target;
     const kind = await kindOf(target.real);
     if (kind === null) return { error: messages.pathNotFound(target.virtual) };
@@ -268,7 +305,9 @@ export class FilesystemBackend implements Backend {
   }
 
   async glob(pattern: string, inputPath = '/', options: SearchOptions = {}): Promise<GlobResult> {
-    const target = await this.resolveSafe(inputPath);
+    const badPattern = globPatternError(pattern);
+    if (badPattern !== null) return { error: badPattern };
+    const target = await this.resolveSafe(inputPath, 'read');
     if ('error' in target) return target;
     const kind = await kindOf(target.real);
     if (kind === null) return { error: messages.pathNotFound(target.virtual) };
@@ -294,7 +333,7 @@ export class FilesystemBackend implements Backend {
   async uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]> {
     const out: FileUploadResponse[] = [];
     for (const { path: inputPath, content } of files) {
-      const target = await this.resolveSafe(inputPath);
+      const target = await this.resolveSafe(inputPath, 'write');
       if ('error' in target) {
         out.push({ path: inputPath, error: 'invalid_path' });
         continue;
@@ -328,17 +367,18 @@ export class FilesystemBackend implements Backend {
         out.push({ path: inputPath, error: 'invalid_path' });
         continue;
       }
-      const { real, virtual } = target;
-      let handle: fsp.FileHandle | undefined;
+      const { virtual } = target;
+      const opened = await this.openVerified(target);
+      if ('error' in opened) {
+        out.push({ path: virtual, error: opened.error === messages.isDirectory(virtual) ? 'is_directory' : opened.error === messages.fileNotFound(virtual) ? 'file_not_found' : 'permission_denied' });
+        continue;
+      }
       try {
-        handle = await fsp.open(real, READ_FLAGS);
-        const st = await handle.stat();
-        if (st.isDirectory()) out.push({ path: virtual, error: 'is_directory' });
-        else out.push({ path: virtual, content: new Uint8Array(await handle.readFile()) });
+        out.push({ path: virtual, content: new Uint8Array(await opened.handle.readFile()) });
       } catch (err) {
         out.push({ path: virtual, error: transferError(err) });
       } finally {
-        await handle?.close().catch(() => {});
+        await opened.handle.close().catch(() => {});
       }
     }
     return out;
@@ -373,8 +413,9 @@ export class FilesystemBackend implements Backend {
   private async writeAtomically(real: string, data: Uint8Array, mode?: number): Promise<void> {
     const st = await fsp.stat(real).catch(() => null);
     if (st?.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    await makeDirsInside(this.virtualMode ? this.rootDir : null, path.dirname(real));
-    await atomicWriteFile(real, data, mode);
+    const root = this.virtualMode ? this.rootDir : null;
+    await makeDirsInside(root, path.dirname(real));
+    await atomicWriteFile(real, data, mode, root);
   }
 
   /** A real path's virtual form when it is inside the root, else `fallback`. */
@@ -475,6 +516,16 @@ async function openFile(real: string, virtual: string): Promise<Opened> {
   } catch (err) {
     await handle.close().catch(() => {});
     return { error: accessError(errnoOf(err), virtual) };
+  }
+}
+
+/** The real path of an open file as the kernel knows it (Linux), else null. */
+async function openedPath(handle: fsp.FileHandle): Promise<string | null> {
+  if (process.platform !== 'linux') return null;
+  try {
+    return (await fsp.readlink(`/proc/self/fd/${handle.fd}`)).replace(/ \(deleted\)$/, '');
+  } catch {
+    return null;
   }
 }
 

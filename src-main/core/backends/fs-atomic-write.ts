@@ -18,14 +18,18 @@ export function tempNameFor(target: string): string {
 /**
  * Replaces `target` with `data`. `mode` (permission bits) is applied to the new file,
  * typically the mode of the file being replaced; without it the process umask decides.
- * The temp file is removed on any failure. Throws the underlying fs error.
+ * With `root`, the temp file is proven to sit in target's folder inside `root` before any
+ * byte is written (a folder swapped for a symlink since the caller resolved `target`
+ * throws OutsideRootError). The temp file is removed on any failure. Throws the
+ * underlying fs error.
  */
-export async function atomicWriteFile(target: string, data: Uint8Array, mode?: number): Promise<void> {
+export async function atomicWriteFile(target: string, data: Uint8Array, mode?: number, root: string | null = null): Promise<void> {
   const temp = tempNameFor(target);
   const flags = fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW;
   let handle: fsp.FileHandle | undefined;
   try {
     handle = await fsp.open(temp, flags, 0o666);
+    if (root !== null) await checkPlacement(handle, temp, root);
     if (mode !== undefined) await handle.chmod(mode & 0o7777);
     let written = 0;
     while (written < data.length) {
@@ -37,10 +41,47 @@ export async function atomicWriteFile(target: string, data: Uint8Array, mode?: n
     handle = undefined;
     await fsp.rename(temp, target);
   } catch (err) {
-    if (handle) await handle.close().catch(() => {});
-    await fsp.rm(temp, { force: true }).catch(() => {});
+    if (handle) await removeOpenTemp(handle, temp);
+    else await fsp.rm(temp, { force: true }).catch(() => {});
     throw err;
   }
+}
+
+/**
+ * Removes the temp file we hold open, wherever its path leads now: a folder swapped back
+ * and forth may have put it elsewhere (outside the root), so it is unlinked by path until
+ * the open file has no name left (or a bounded number of tries).
+ */
+async function removeOpenTemp(handle: fsp.FileHandle, temp: string): Promise<void> {
+  try {
+    const own = await handle.stat({ bigint: true });
+    for (let attempt = 0; attempt < 2000; attempt++) {
+      if ((await handle.stat({ bigint: true })).nlink === 0n) break;
+      const there = await fsp.lstat(temp, { bigint: true }).catch(() => null);
+      if (there !== null && there.dev === own.dev && there.ino === own.ino) await fsp.unlink(temp).catch(() => {});
+      else await new Promise((done) => setImmediate(done));
+    }
+  } catch {
+    await fsp.rm(temp, { force: true }).catch(() => {});
+  } finally {
+    await handle.close().catch(() => {});
+  }
+}
+
+/** The open temp file lies in target's folder inside root (the kernel's name for it on Linux, else dev+ino). */
+async function checkPlacement(handle: fsp.FileHandle, temp: string, root: string): Promise<void> {
+  const dir = path.dirname(temp);
+  if (process.platform === 'linux') {
+    const opened = await fsp.readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
+    if (opened !== null) {
+      if (path.dirname(opened) !== dir || !isInside(root, opened)) throw new OutsideRootError(dir);
+      return;
+    }
+  }
+  const realDir = await fsp.realpath(dir);
+  if (!isInside(root, realDir) || realDir !== dir) throw new OutsideRootError(dir);
+  const [opened, named] = await Promise.all([handle.stat({ bigint: true }), fsp.lstat(path.join(realDir, path.basename(temp)), { bigint: true })]);
+  if (opened.dev !== named.dev || opened.ino !== named.ino) throw new OutsideRootError(dir);
 }
 
 export class NotADirectoryError extends Error {

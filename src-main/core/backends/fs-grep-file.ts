@@ -3,7 +3,7 @@
 
 import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { READ_FLAGS } from './fs-resolve';
+import { READ_FLAGS, isInside } from './fs-resolve';
 import { looksBinary } from './text';
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -57,7 +57,7 @@ export async function fileLooksBinary(real: string): Promise<boolean> {
  * Returns null when the file is skipped: not a regular file, over `maxBytes`, binary
  * (NUL in its first 8 KiB) or unreadable. An empty needle matches every line.
  */
-export async function searchFile(real: string, needle: Buffer, maxHits: number, maxBytes: number): Promise<LineHit[] | null> {
+export async function searchFile(real: string, needle: Buffer, maxHits: number, maxBytes: number, root?: string): Promise<LineHit[] | null> {
   let fd: number;
   try {
     fd = await open(real, READ_FLAGS);
@@ -65,6 +65,8 @@ export async function searchFile(real: string, needle: Buffer, maxHits: number, 
     return null;
   }
   try {
+    // A folder swapped for a link while the walk ran must not hand over an outside file.
+    if (root !== undefined && !(await openedInside(fd, root))) return null;
     const st = await fstat(fd);
     if (!st.isFile() || st.size > maxBytes) return null;
     return await scan(fd, st.size, needle, maxHits);
@@ -72,6 +74,18 @@ export async function searchFile(real: string, needle: Buffer, maxHits: number, 
     return null;
   } finally {
     await close(fd).catch(() => {});
+  }
+}
+
+const readlink = promisify(fs.readlink);
+
+/** On Linux, whether the kernel's path of the open file lies inside `root`; elsewhere true. */
+async function openedInside(fd: number, root: string): Promise<boolean> {
+  if (process.platform !== 'linux') return true;
+  try {
+    return isInside(root, (await readlink(`/proc/self/fd/${fd}`)).replace(/ \(deleted\)$/, ''));
+  } catch {
+    return true;
   }
 }
 

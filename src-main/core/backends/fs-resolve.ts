@@ -5,6 +5,7 @@ import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { messages } from './messages';
+import type { LinkTarget } from './protocol';
 
 export type Resolved = { real: string; exists: boolean } | { error: string };
 
@@ -90,4 +91,53 @@ export function accessError(code: string, virtualPath: string): string {
   if (code === 'EISDIR') return messages.isDirectory(virtualPath);
   if (code === 'ELOOP') return messages.outsideRoot(virtualPath);
   return `Cannot access '${virtualPath}' (${code})`;
+}
+
+
+const MAX_LINK_HOPS = 40;
+
+/**
+ * The target of `virtualPath` with symlinks followed component by component, including a
+ * dangling final link (resolved to where it would point) and the missing rest of a new
+ * file's path. Null when it leads where the path itself names (no link involved) or
+ * cannot be followed (a loop); `outside` carries the real path, for the person only.
+ */
+export async function linkTargetOf(root: string, virtualPath: string): Promise<LinkTarget | null> {
+  const real = await followLinks(root, virtualPath === '/' ? [] : virtualPath.slice(1).split('/'));
+  if (real === null) return null;
+  if (!isInside(root, real)) return { outside: real };
+  const virtual = virtualOf(root, real);
+  return virtual === virtualPath ? null : { virtual };
+}
+
+async function followLinks(root: string, parts: string[]): Promise<string | null> {
+  const pending = [...parts];
+  let current = root;
+  let hops = 0;
+  while (pending.length > 0) {
+    const name = pending.shift()!;
+    if (name === '' || name === '.') continue;
+    if (name === '..') {
+      current = path.dirname(current);
+      continue;
+    }
+    const next = path.join(current, name);
+    let link: string | null = null;
+    try {
+      const st = await fsp.lstat(next);
+      if (st.isSymbolicLink()) link = await fsp.readlink(next);
+    } catch (err) {
+      if (!MISSING.has(errnoOf(err))) return null;
+      // The rest does not exist yet: it is created where the path names it.
+      return path.resolve(next, ...pending);
+    }
+    if (link === null) {
+      current = next;
+      continue;
+    }
+    if (++hops > MAX_LINK_HOPS) return null;
+    if (path.isAbsolute(link)) current = path.parse(link).root;
+    pending.unshift(...link.split(/[\\/]/));
+  }
+  return current;
 }

@@ -98,7 +98,7 @@ export async function grepTree(env: SearchEnv, target: SearchTarget, pattern: st
 export async function grepFile(env: SearchEnv, target: SearchTarget, pattern: string, maxCount: number): Promise<GrepResult> {
   const collector = new MatchCollector(maxCount);
   if (pattern.includes('\n')) return collector.finish(false);
-  const hits = await searchFile(target.real, Buffer.from(pattern, 'utf8'), maxCount + 1, env.maxFileBytes);
+  const hits = await searchFile(target.real, Buffer.from(pattern, 'utf8'), maxCount + 1, env.maxFileBytes, env.root);
   for (const h of hits ?? []) collector.add({ path: target.virtual, line: h.line, text: decodeLine(h.bytes) });
   return collector.finish(false);
 }
@@ -216,7 +216,7 @@ async function grepWithNode(
     if (filter && !filter.matches(file.rel)) return;
     const virtual = joinVirtual(target.virtual, file.rel);
     if (!collector.wants(virtual)) return;
-    const hits = await searchFile(file.real, needle, maxCount + 1, env.maxFileBytes);
+    const hits = await searchFile(file.real, needle, maxCount + 1, env.maxFileBytes, env.root);
     if (!hits) return;
     for (const h of hits) collector.add({ path: virtual, line: h.line, text: decodeLine(h.bytes) });
   });

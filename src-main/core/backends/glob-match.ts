@@ -13,14 +13,44 @@ export interface GlobMatcher {
   mayMatchBelow(relDir: string): boolean;
 }
 
-type Segment = { kind: 'globstar' } | { kind: 'name'; re: RegExp; literal: string | null };
+type Segment = { kind: 'globstar' } | { kind: 'name'; match: (name: string) => boolean };
 
+/** Bounds that keep one pattern from costing more than a search (issue 9 §5). */
+export const MAX_BRACE_ALTERNATIVES = 1000;
+export const MAX_BRACE_DEPTH = 10;
+const MAX_BRACE_GROUPS = 256;
+
+/** A pattern that cannot be used; the message is written for the agent. */
+export class GlobPatternError extends Error {}
+
+const compiledGlobs = new Map<string, GlobMatcher>();
+
+/** Throws GlobPatternError for a pattern past the brace bounds. */
 export function compileGlob(pattern: string): GlobMatcher {
+  const cached = compiledGlobs.get(pattern);
+  if (cached !== undefined) return cached;
   const alternatives = expandBraces(pattern.replaceAll('\\', '/')).map(compileOne);
-  return {
-    matches: (rel) => alternatives.some((m) => m.matches(rel)),
-    mayMatchBelow: (relDir) => alternatives.some((m) => m.mayMatchBelow(relDir)),
-  };
+  const matcher: GlobMatcher =
+    alternatives.length === 1
+      ? alternatives[0]!
+      : {
+          matches: (rel) => alternatives.some((m) => m.matches(rel)),
+          mayMatchBelow: (relDir) => alternatives.some((m) => m.mayMatchBelow(relDir)),
+        };
+  if (compiledGlobs.size >= 256) compiledGlobs.clear();
+  compiledGlobs.set(pattern, matcher);
+  return matcher;
+}
+
+/** The GlobPatternError message for an unusable pattern, else null. */
+export function globPatternError(pattern: string): string | null {
+  try {
+    compileGlob(pattern);
+    return null;
+  } catch (err) {
+    if (err instanceof GlobPatternError) return err.message;
+    throw err;
+  }
 }
 
 function compileOne(pattern: string): GlobMatcher {
@@ -33,7 +63,11 @@ function compileOne(pattern: string): GlobMatcher {
       mayMatchBelow: () => true,
     };
   }
-  const segments = body.split('/').filter((s) => s !== '' && s !== '.').map(compileSegment);
+  // `**/**` is `**`: collapsing runs keeps hostile patterns from multiplying the work.
+  const segments = body
+    .split('/')
+    .filter((s, i, all) => s !== '' && s !== '.' && !(s === '**' && all[i - 1] === '**'))
+    .map(compileSegment);
   return {
     matches: (rel) => matchSegments(segments, 0, splitRel(rel), 0, false),
     mayMatchBelow: (relDir) => matchSegments(segments, 0, splitRel(relDir), 0, true),
@@ -46,11 +80,22 @@ function splitRel(rel: string): string[] {
 
 function matchName(seg: Segment, name: string): boolean {
   if (seg.kind === 'globstar') return !name.startsWith('.');
-  return seg.literal !== null ? seg.literal === name : seg.re.test(name);
+  return seg.match(name);
 }
 
-/** With `prefixOnly`, succeeds when `parts` could be the leading folders of a match. */
-function matchSegments(segs: Segment[], si: number, parts: string[], pi: number, prefixOnly: boolean): boolean {
+/**
+ * With `prefixOnly`, succeeds when `parts` could be the leading folders of a match.
+ * Failed (segment, part) states are remembered, so `**` runs in O(segments × parts).
+ */
+function matchSegments(segs: Segment[], si: number, parts: string[], pi: number, prefixOnly: boolean, failed = new Set<number>()): boolean {
+  const start = si * (parts.length + 1) + pi;
+  if (failed.has(start)) return false;
+  const matched = matchFrom(segs, si, parts, pi, prefixOnly, failed);
+  if (!matched) failed.add(start);
+  return matched;
+}
+
+function matchFrom(segs: Segment[], si: number, parts: string[], pi: number, prefixOnly: boolean, failed: Set<number>): boolean {
   for (;;) {
     if (pi === parts.length) {
       if (prefixOnly) return si < segs.length;
@@ -60,7 +105,7 @@ function matchSegments(segs: Segment[], si: number, parts: string[], pi: number,
     const seg = segs[si]!;
     if (seg.kind === 'globstar') {
       // Zero names, or consume one name that is not a dot-name and stay on `**`.
-      if (matchSegments(segs, si + 1, parts, pi, prefixOnly)) return true;
+      if (matchSegments(segs, si + 1, parts, pi, prefixOnly, failed)) return true;
       if (parts[pi]!.startsWith('.')) return false;
       pi++;
       continue;
@@ -71,46 +116,109 @@ function matchSegments(segs: Segment[], si: number, parts: string[], pi: number,
   }
 }
 
+/** One element of a name pattern: a literal code point, `?`, `*` or a class. */
+type Token = { kind: 'char'; cp: number } | { kind: 'any' } | { kind: 'star' } | { kind: 'class'; negate: boolean; ranges: [number, number][] };
+
 function compileSegment(text: string): Segment {
   if (text === '**') return { kind: 'globstar' };
-  let re = '';
+  const tokens: Token[] = [];
   let literal = true;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
+  const chars = [...text];
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
     if (c === '*') {
       literal = false;
-      while (text[i + 1] === '*') i++;
-      re += '[^/]*';
+      while (chars[i + 1] === '*') i++;
+      tokens.push({ kind: 'star' });
     } else if (c === '?') {
       literal = false;
-      re += '[^/]';
+      tokens.push({ kind: 'any' });
     } else if (c === '[') {
-      const close = findClassEnd(text, i);
+      const close = findClassEnd(chars, i);
       if (close < 0) {
-        re += '\\[';
+        tokens.push({ kind: 'char', cp: c.codePointAt(0)! });
         continue;
       }
       literal = false;
-      let inner = text.slice(i + 1, close);
-      let negate = false;
-      if (inner.startsWith('!') || inner.startsWith('^')) {
-        negate = true;
-        inner = inner.slice(1);
-      }
-      const escaped = inner.replace(/[\\\]^]/g, (m) => `\\${m}`).replace(/\\\\-/g, '-');
-      re += negate ? `[^/${escaped}]` : `[${escaped}]`;
+      tokens.push(parseClass(chars.slice(i + 1, close)));
       i = close;
     } else {
-      re += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+      tokens.push({ kind: 'char', cp: c.codePointAt(0)! });
     }
   }
-  if (literal) return { kind: 'name', re: /^$/, literal: text };
+  if (literal) return { kind: 'name', match: (name) => name === text };
   // Shell rule: a leading dot must be matched by a literal dot.
-  const guard = text.startsWith('.') ? '' : '(?!\\.)';
-  return { kind: 'name', re: new RegExp(`^${guard}${re}$`, 'u'), literal: null };
+  const dotGuard = !text.startsWith('.');
+  return {
+    kind: 'name',
+    match: (name) => !(dotGuard && name.startsWith('.')) && matchTokens(tokens, name),
+  };
 }
 
-function findClassEnd(text: string, open: number): number {
+function parseClass(inner: string[]): Token {
+  let i = 0;
+  let negate = false;
+  if (inner[0] === '!' || inner[0] === '^') {
+    negate = true;
+    i = 1;
+  }
+  const ranges: [number, number][] = [];
+  for (; i < inner.length; i++) {
+    const lo = inner[i]!.codePointAt(0)!;
+    if (inner[i + 1] === '-' && i + 2 < inner.length) {
+      ranges.push([lo, inner[i + 2]!.codePointAt(0)!]);
+      i += 2;
+    } else {
+      ranges.push([lo, lo]);
+    }
+  }
+  return { kind: 'class', negate, ranges };
+}
+
+function tokenMatches(token: Token, cp: number): boolean {
+  switch (token.kind) {
+    case 'char':
+      return token.cp === cp;
+    case 'any':
+      return true;
+    case 'class':
+      return token.ranges.some(([lo, hi]) => cp >= lo && cp <= hi) !== token.negate;
+    case 'star':
+      return false;
+  }
+}
+
+/**
+ * Wildcard matching without backtracking blow-up: on a mismatch only the last `*` is
+ * retried one code point further, so a name of n code points and a pattern of m tokens
+ * cost at most O(n × m), whatever the pattern (`*?*?*?…` included).
+ */
+function matchTokens(tokens: readonly Token[], name: string): boolean {
+  const cps = Array.from(name, (c) => c.codePointAt(0)!);
+  let t = 0;
+  let n = 0;
+  let starT = -1;
+  let starN = 0;
+  while (n < cps.length) {
+    const token = tokens[t];
+    if (token !== undefined && token.kind === 'star') {
+      starT = t++;
+      starN = n;
+    } else if (token !== undefined && tokenMatches(token, cps[n]!)) {
+      t++;
+      n++;
+    } else if (starT >= 0) {
+      t = starT + 1;
+      n = ++starN;
+    } else {
+      return false;
+    }
+  }
+  while (t < tokens.length && tokens[t]!.kind === 'star') t++;
+  return t === tokens.length;
+}
+
+function findClassEnd(text: readonly string[], open: number): number {
   let i = open + 1;
   if (text[i] === '!' || text[i] === '^') i++;
   if (text[i] === ']') i++;
@@ -118,35 +226,63 @@ function findClassEnd(text: string, open: number): number {
   return -1;
 }
 
-/** `a{b,c{d,e}}f` → [abf, acdf, acef]; unbalanced braces stay literal. */
+/**
+ * `a{b,c{d,e}}f` → [abf, acdf, acef]; unbalanced braces stay literal. Throws
+ * GlobPatternError past MAX_BRACE_ALTERNATIVES results or MAX_BRACE_DEPTH nesting, before
+ * doing more work than that bound.
+ */
 export function expandBraces(pattern: string): string[] {
+  const out: string[] = [];
+  expandInto(pattern, out, 0);
+  return out;
+}
+
+function tooMany(): GlobPatternError {
+  return new GlobPatternError(`the pattern expands to more than ${MAX_BRACE_ALTERNATIVES} alternatives ({a,b} groups multiply); use fewer or simpler {…} groups`);
+}
+
+function expandInto(pattern: string, out: string[], depth: number): void {
+  if (depth > MAX_BRACE_GROUPS) throw new GlobPatternError(`the pattern has more than ${MAX_BRACE_GROUPS} {…} groups`);
   const open = pattern.indexOf('{');
-  if (open < 0) return [pattern];
-  let depth = 0;
+  if (open < 0) {
+    if (out.length >= MAX_BRACE_ALTERNATIVES) throw tooMany();
+    out.push(pattern);
+    return;
+  }
+  let level = 0;
   const commas: number[] = [];
   let close = -1;
   for (let i = open; i < pattern.length; i++) {
     const c = pattern[i];
-    if (c === '{') depth++;
-    else if (c === '}') {
-      depth--;
-      if (depth === 0) {
+    if (c === '{') {
+      level++;
+      if (level > MAX_BRACE_DEPTH) throw new GlobPatternError(`the pattern nests {…} more than ${MAX_BRACE_DEPTH} deep`);
+    } else if (c === '}') {
+      level--;
+      if (level === 0) {
         close = i;
         break;
       }
-    } else if (c === ',' && depth === 1) commas.push(i);
+    } else if (c === ',' && level === 1) commas.push(i);
   }
-  if (close < 0) return [pattern];
+  if (close < 0) {
+    if (out.length >= MAX_BRACE_ALTERNATIVES) throw tooMany();
+    out.push(pattern);
+    return;
+  }
   const head = pattern.slice(0, open);
   const tail = pattern.slice(close + 1);
   if (commas.length === 0) {
-    return expandBraces(tail).map((t) => `${head}{${pattern.slice(open + 1, close)}}${t}`);
+    const rest: string[] = [];
+    expandInto(tail, rest, depth + 1);
+    for (const t of rest) {
+      if (out.length >= MAX_BRACE_ALTERNATIVES) throw tooMany();
+      out.push(`${head}{${pattern.slice(open + 1, close)}}${t}`);
+    }
+    return;
   }
   const bounds = [open, ...commas, close];
-  const out: string[] = [];
   for (let k = 0; k < bounds.length - 1; k++) {
-    const choice = pattern.slice(bounds[k]! + 1, bounds[k + 1]);
-    for (const expanded of expandBraces(head + choice + tail)) out.push(expanded);
+    expandInto(head + pattern.slice(bounds[k]! + 1, bounds[k + 1]) + tail, out, depth + 1);
   }
-  return out;
 }

@@ -14,5 +14,6 @@ export const messages = {
   emptyOldString: 'old_string is empty but the file is not; give the exact text to replace (use write_file to replace the whole file)',
   binaryTooLarge: (path: string, bytes: number) => `'${path}' is a binary file of ${bytes} bytes; files over 10 MB are not read`,
   notUtf8: (path: string) => `'${path}' is not valid UTF-8 text; it cannot be edited as text`,
+  changedWhileOpening: (path: string) => `'${path}' changed while it was being opened (a link or folder was swapped); nothing was read. Try again`,
   binaryEdit: (path: string) => `'${path}' is a binary file; it cannot be edited as text`,
 };

@@ -142,7 +142,15 @@ export interface Backend {
   stat(path: string): Promise<StatResult>;
   uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]>;
   downloadFiles(paths: string[]): Promise<FileDownloadResponse[]>;
+  /**
+   * Where `path` leads through symlinks, when that differs from the path itself: a virtual
+   * path, or for a target outside the backend's root its real path (for the person, never
+   * the model). Absent on backends without links.
+   */
+  linkTarget?(path: string): Promise<LinkTarget | null>;
 }
+
+export type LinkTarget = { virtual: string } | { outside: string };
 
 export interface ShellBackend extends Backend {
   readonly id: string;

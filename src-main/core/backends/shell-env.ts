@@ -46,6 +46,38 @@ const DROPPED = new Set([
   'WINDOW',
 ]);
 
+/**
+ * The app's own secrets (issue 9 §7): provider keys Deepdesk holds and its internal
+ * variables never reach a command. By name (the list and the patterns) and by value (any
+ * variable carrying a key Deepdesk uses, whatever its name: see withholdFromCommands).
+ */
+const APP_SECRET_VARS = new Set([
+  'OPENAI_API_KEY',
+  'OPENAI_ORG_ID',
+  'OPENAI_ORGANIZATION',
+  'OPENAI_PROJECT_ID',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'AZURE_OPENAI_API_KEY',
+  'OLLAMA_API_KEY',
+]);
+const APP_SECRET_PATTERNS: readonly RegExp[] = [/_API_KEY$/i, /^_*DEEPDESK_/i];
+/** Values shorter than this are not matched (they would strip unrelated variables). */
+const MIN_WITHHELD_LENGTH = 8;
+const withheldValues = new Set<string>();
+
+/** Registers a secret the app uses (an API key from settings, a flag or the environment). */
+export function withholdFromCommands(value: string | undefined): void {
+  const trimmed = value?.trim();
+  if (trimmed !== undefined && trimmed.length >= MIN_WITHHELD_LENGTH) withheldValues.add(trimmed);
+}
+
+function isAppSecret(key: string, value: string): boolean {
+  if (APP_SECRET_VARS.has(key.toUpperCase()) || APP_SECRET_PATTERNS.some((p) => p.test(key))) return true;
+  for (const secret of withheldValues) if (value.includes(secret)) return true;
+  return false;
+}
+
 const LOGIN_SHELL_TIMEOUT_MS = 3000;
 const PATH_MARK = '__DEEPDESK_LOGIN_PATH__';
 
@@ -114,12 +146,12 @@ async function askLoginShellPath(shell: string | undefined): Promise<string | un
   });
 }
 
-/** The user's environment without the variables in DROPPED, npm's script variables and unset values. */
+/** The user's environment without the variables in DROPPED, the app's secrets, npm's script variables and unset values. */
 export function sanitizeEnv(base: NodeJS.ProcessEnv): Record<string, string> {
   const fromNpmScript = base.npm_lifecycle_event !== undefined;
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) {
-    if (value === undefined || DROPPED.has(key) || key.startsWith('npm_')) continue;
+    if (value === undefined || DROPPED.has(key) || key.startsWith('npm_') || isAppSecret(key, value)) continue;
     env[key] = value;
   }
   if (fromNpmScript) {

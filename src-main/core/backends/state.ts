@@ -8,7 +8,7 @@ import type {
 } from './protocol';
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from './protocol';
 import { messages } from './messages';
-import { compileGlob } from './glob-match';
+import { compileGlob, globPatternError } from './glob-match';
 import { baseName, compareCodePoints, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from './paths';
 import { applyEdit, keepFileConventions } from './text';
 import type { FileRecord } from './store-records';
@@ -139,7 +139,9 @@ export class StateBackend implements Backend {
     if (!p.ok) return { error: p.error };
     const single = this.files.get(p.path);
     if (!single && !this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
-    const filter = glob ? compileGlob(glob) : null;
+    const badGlob = glob ? globPatternError(glob) : null;
+      if (badGlob !== null) return { error: badGlob };
+      const filter = glob ? compileGlob(glob) : null;
     const candidates = single ? [p.path] : this.pathsUnder(p.path);
     const matches: GrepMatch[] = [];
     for (const filePath of candidates) {
@@ -157,7 +159,9 @@ export class StateBackend implements Backend {
     if (!p.ok) return { error: p.error };
     if (this.files.has(p.path)) return { error: messages.notADirectory(p.path) };
     if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
-    const matcher = compileGlob(pattern);
+    const badPattern = globPatternError(pattern);
+      if (badPattern !== null) return { error: badPattern };
+      const matcher = compileGlob(pattern);
     const matches = this.pathsUnder(p.path)
       .filter((filePath) => {
         const rel = relativeVirtual(p.path, filePath)!;

@@ -14,7 +14,10 @@ export interface Migration {
 
 /** Opens (creating folders as needed) the database file with WAL and full fsync, and migrates the files table. */
 export function openDatabase(file: string): Database.Database {
-  if (file !== ':memory:' && !file.startsWith('file:')) fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:' && !file.startsWith('file:')) {
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+    ownerOnly(file);
+  }
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
@@ -27,6 +30,28 @@ export function openDatabase(file: string): Database.Database {
     throw err;
   }
   return db;
+}
+
+/**
+ * The database holds every thread and memory: it and its -wal/-shm files are readable by
+ * the owner only. A new file is created 0600 before SQLite opens it (SQLite gives the
+ * -wal and -shm files the database file's mode); existing ones of ours are tightened.
+ */
+function ownerOnly(file: string): void {
+  try {
+    fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600));
+  } catch {
+    // It exists already.
+  }
+  const uid = process.getuid?.();
+  for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+    try {
+      const st = fs.statSync(f);
+      if ((uid === undefined || st.uid === uid) && (st.mode & 0o077) !== 0) fs.chmodSync(f, st.mode & 0o700);
+    } catch {
+      // Missing: SQLite creates it with the database's mode.
+    }
+  }
 }
 
 /** Applies the migrations not yet recorded, in order, in one write transaction (safe across processes). */

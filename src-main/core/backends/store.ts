@@ -12,7 +12,7 @@ import type {
 } from './protocol';
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from './protocol';
 import { messages } from './messages';
-import { compileGlob } from './glob-match';
+import { compileGlob, globPatternError } from './glob-match';
 import { baseName, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from './paths';
 import { applyEdit, keepFileConventions } from './text';
 import type { FileRecord } from './store-records';
@@ -244,6 +244,8 @@ export class StoreBackend implements Backend {
     return this.guard((): GrepResult => {
       const p = normalizeVirtualPath(path);
       if (!p.ok) return { error: p.error };
+      const badGlob = glob ? globPatternError(glob) : null;
+      if (badGlob !== null) return { error: badGlob };
       const filter = glob ? compileGlob(glob) : null;
       const matches: GrepMatch[] = [];
       const single = this.row(p.path);
@@ -274,6 +276,8 @@ export class StoreBackend implements Backend {
       if (!p.ok) return { error: p.error };
       if (this.row(p.path)) return { error: messages.notADirectory(p.path) };
       if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
+      const badPattern = globPatternError(pattern);
+      if (badPattern !== null) return { error: badPattern };
       const matcher = compileGlob(pattern);
       const [lo, hi] = rangeOf(p.path);
       const matches = this.sql.listRange.all(this.namespace, lo, hi)

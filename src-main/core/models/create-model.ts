@@ -2,6 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
+import { withholdFromCommands } from '../backends/shell-env';
 import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor, supportsImages } from './model-info';
@@ -57,6 +58,8 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
   const { provider, model } = parseModelSpec(options.model);
   const env = options.env ?? process.env;
   const apiKey = nonEmpty(options.apiKey);
+  // Whatever key the model uses (a flag, settings, the environment) stays out of the agent's commands.
+  for (const secret of [apiKey, env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.OPENAI_API_KEY]) withholdFromCommands(secret);
   const baseUrl = nonEmpty(options.baseUrl);
   if (baseUrl !== undefined) checkUrl(baseUrl);
   if (options.contextWindow !== undefined && !(Number.isInteger(options.contextWindow) && options.contextWindow > 0)) {

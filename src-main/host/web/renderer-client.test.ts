@@ -9,6 +9,7 @@ import { ContractError, type EventFrame, type MethodName } from '../../app/contr
 import type { AppHostApi } from '../../app/host-api';
 import { createWebSocketTransport, TransportError, type ClientTransport, type ConnectionStatus, type WebSocketConstructor } from '../../../src-renderer/src/transport';
 import { startWebHost, type WebHost } from './server';
+import { takeServeToken } from '../../../src-renderer/src/transport/serve-token';
 
 const INFO = { folder: '/tmp/x', folderName: 'x', version: '0.1.0', transport: 'web', canPickFolder: false } as const;
 
@@ -51,20 +52,28 @@ afterEach(async () => {
 });
 
 /** What a browser tab holds: the origin and the cookie it got from the token link. */
-const browser = { origin: '', cookie: '' };
+const browser: { origin: string; cookie: string; token: string | null } = { origin: '', cookie: '', token: null };
 
 async function serve(api: AppHostApi, port = 0): Promise<WebHost> {
   host = await startWebHost({ api, staticDir, port });
   const res = await fetch(host.url, { redirect: 'manual' });
   browser.origin = host.origin;
   browser.cookie = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  // What the page does with the redirect: the fragment's token goes into its tab's sessionStorage.
+  const stored = new Map<string, string>();
+  const location = new URL(res.headers.get('location') ?? '/', host.origin);
+  browser.token = takeServeToken({
+    location,
+    sessionStorage: { getItem: (k) => stored.get(k) ?? null, setItem: (k, v) => void stored.set(k, v) },
+    history: { state: null, replaceState: () => undefined },
+  });
   return host;
 }
 
 /** A `ws` WebSocket that sends the headers a browser would (Node's global WebSocket cannot). */
 class BrowserLikeWebSocket extends WebSocket {
-  constructor(url: string) {
-    super(url, { headers: { Origin: browser.origin, Cookie: browser.cookie } });
+  constructor(url: string, protocols?: string[]) {
+    super(url, protocols ?? [], { headers: { Origin: browser.origin, Cookie: browser.cookie } });
   }
 }
 
@@ -72,6 +81,7 @@ function client(h: WebHost, options: { callTimeoutMs?: number } = {}): ClientTra
   transport = createWebSocketTransport({
     url: `ws://127.0.0.1:${h.port}/ws`,
     WebSocketImpl: BrowserLikeWebSocket satisfies WebSocketConstructor,
+    token: () => browser.token,
     reconnectDelay: () => 20,
     ...options,
   });

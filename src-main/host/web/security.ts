@@ -1,11 +1,24 @@
-// Access rules of `deepdesk serve` (SPEC §5): a secret token, kept in an HttpOnly cookie after
-// the first page load, loopback Host headers only, and same-origin Origin for the WebSocket.
+// Access rules of `deepdesk serve` (SPEC §5): loopback Host headers only, a same-origin
+// Origin for the WebSocket, and two secrets of one launch:
+// - the token of the printed link. The page keeps it in its tab's sessionStorage (which
+//   only our origin, port included, can read) and offers it as a WebSocket subprotocol;
+//   nothing else carries it, so it is the one credential that opens the API.
+// - a session secret in an HttpOnly SameSite=Strict cookie named after our port, which
+//   only lets a reload fetch the page's static files. Cookies ignore ports: any other
+//   server on 127.0.0.1 that the browser visits receives it, so it must open nothing else.
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { contentSecurityPolicy } from './csp';
 
-export const TOKEN_COOKIE = 'deepdesk_token';
+/** The subprotocol the server selects; the token travels as `deepdesk.token.<token>` beside it. */
+export const SUBPROTOCOL = 'deepdesk';
+export const TOKEN_PROTOCOL_PREFIX = 'deepdesk.token.';
+
+/** One cookie per port, so two serve instances in one browser keep their own. */
+export function sessionCookieName(port: number): string {
+  return `deepdesk_session_${port}`;
+}
 
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
@@ -32,13 +45,20 @@ export function cookieValues(header: string | undefined, name: string): string[]
   return values;
 }
 
-export function hasTokenCookie(headers: IncomingHttpHeaders, token: string): boolean {
-  return cookieValues(headers.cookie, TOKEN_COOKIE).some((value) => tokenMatches(value, token));
+export function hasSessionCookie(headers: IncomingHttpHeaders, port: number, secret: string): boolean {
+  return cookieValues(headers.cookie, sessionCookieName(port)).some((value) => tokenMatches(value, secret));
 }
 
-export function tokenCookie(token: string): string {
+export function sessionCookie(port: number, secret: string): string {
   // No Secure attribute: the server speaks plain http on loopback.
-  return `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+  return `${sessionCookieName(port)}=${secret}; HttpOnly; SameSite=Strict; Path=/`;
+}
+
+/** The token offered in a `Sec-WebSocket-Protocol` header, if any. */
+export function tokenFromProtocols(header: string | string[] | undefined): string | undefined {
+  const values = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((p) => p.trim());
+  const offered = values.find((p) => p.startsWith(TOKEN_PROTOCOL_PREFIX));
+  return offered?.slice(TOKEN_PROTOCOL_PREFIX.length);
 }
 
 /** The origins the window may be loaded from: 127.0.0.1 and localhost on our port. */

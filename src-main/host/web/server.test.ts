@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connect as connectTcp, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,8 +89,11 @@ function connectRaw(port: number): Socket {
   return socket;
 }
 
-function connect(h: WebHost, headers: Record<string, string>): WebSocket {
-  const socket = new WebSocket(`ws://127.0.0.1:${h.port}/ws`, { headers });
+/** The subprotocols our page offers: its protocol and the token it keeps in sessionStorage. */
+const tokenProtocols = (h: WebHost) => ['deepdesk', `deepdesk.token.${h.token}`];
+
+function connect(h: WebHost, headers: Record<string, string>, protocols: string[] = tokenProtocols(h)): WebSocket {
+  const socket = new WebSocket(`ws://127.0.0.1:${h.port}/ws`, protocols, { headers });
   sockets.push(socket);
   return socket;
 }
@@ -148,13 +152,14 @@ describe('web host: token', () => {
     expect((await fetch(`${h.origin}/`, { headers: { Cookie: 'deepdesk_token=wrong' } })).status).toBe(401);
   });
 
-  it('trades the token for an HttpOnly SameSite=Strict cookie, then serves with the cookie', async () => {
+  it('hands the page the token in the fragment, sets an HttpOnly SameSite=Strict session cookie (not the token), then serves with the cookie', async () => {
     const h = await start();
     const res = await fetch(h.url, { redirect: 'manual' });
     expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toBe('/');
+    expect(res.headers.get('location')).toBe(`/#token=${h.token}`);
     const setCookie = res.headers.get('set-cookie') ?? '';
-    expect(setCookie).toBe(`deepdesk_token=${h.token}; HttpOnly; SameSite=Strict; Path=/`);
+    expect(setCookie).toMatch(new RegExp(`^deepdesk_session_${h.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`));
+    expect(setCookie).not.toContain(h.token);
 
     const page = await fetch(`${h.origin}/`, { headers: { Cookie: `other=1; ${setCookie.split(';')[0]}` } });
     expect(page.status).toBe(200);
@@ -166,7 +171,7 @@ describe('web host: token', () => {
     const h = await start();
     const res = await fetch(`${h.origin}/index.html?a=1&token=${h.token}&b=2`, { redirect: 'manual' });
     expect(res.status).toBe(302);
-    expect(res.headers.get('location')).toBe('/index.html?a=1&b=2');
+    expect(res.headers.get('location')).toBe(`/index.html?a=1&b=2#token=${h.token}`);
   });
 });
 
@@ -231,15 +236,16 @@ describe('web host: headers and static files', () => {
 });
 
 describe('web host: WebSocket', () => {
-  it('refuses upgrades without a same-origin Origin or without the cookie', async () => {
+  it('refuses upgrades without a same-origin Origin or without the token', async () => {
     const h = await start();
     const cookie = await login(h);
     expect(await refusedStatus(connect(h, { Cookie: cookie }))).toBe(403);
     expect(await refusedStatus(connect(h, { Cookie: cookie, Origin: 'http://evil.example' }))).toBe(403);
     expect(await refusedStatus(connect(h, { Cookie: cookie, Origin: `http://127.0.0.1:${h.port + 1}` }))).toBe(403);
-    expect(await refusedStatus(connect(h, { Origin: h.origin }))).toBe(401);
-    expect(await refusedStatus(connect(h, { Origin: h.origin, Cookie: 'deepdesk_token=nope' }))).toBe(401);
-    const wrongPath = new WebSocket(`ws://127.0.0.1:${h.port}/other`, { headers: { Origin: h.origin, Cookie: cookie } });
+    expect(await refusedStatus(connect(h, { Origin: h.origin, Cookie: cookie }, []))).toBe(401);
+    expect(await refusedStatus(connect(h, { Origin: h.origin, Cookie: cookie }, ['deepdesk']))).toBe(401);
+    expect(await refusedStatus(connect(h, { Origin: h.origin, Cookie: cookie }, ['deepdesk', 'deepdesk.token.nope']))).toBe(401);
+    const wrongPath = new WebSocket(`ws://127.0.0.1:${h.port}/other`, tokenProtocols(h), { headers: { Origin: h.origin, Cookie: cookie } });
     sockets.push(wrongPath);
     expect(await refusedStatus(wrongPath)).toBe(404);
     await opened(connect(h, { Origin: h.origin, Cookie: cookie }));
@@ -315,7 +321,7 @@ describe('web host: WebSocket', () => {
     client.write(
       `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${h.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
         `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n` +
-        `Origin: ${h.origin}\r\nCookie: ${cookie}\r\n\r\n`,
+        `Origin: ${h.origin}\r\nCookie: ${cookie}\r\nSec-WebSocket-Protocol: ${tokenProtocols(h).join(', ')}\r\n\r\n`,
     );
     const head = await new Promise<string>((done) => client.once('data', (chunk: Buffer) => done(chunk.toString('latin1'))));
     expect(head).toMatch(/^HTTP\/1.1 101/);
@@ -345,5 +351,75 @@ describe('web host: WebSocket', () => {
     await expect(fetch(`${h.origin}/`)).rejects.toThrow();
     await h.close();
     host = undefined;
+  });
+});
+
+describe('web host: the credential reaches no other origin (issue 9 §3)', () => {
+  /** Another local server (a project's dev server): records the cookies the browser sends it. */
+  async function otherLocalServer(): Promise<{ port: number; cookies: string[]; close(): Promise<void> }> {
+    const cookies: string[] = [];
+    const server = createServer((req, res) => {
+      if (req.headers.cookie) cookies.push(req.headers.cookie);
+      res.end('dev server');
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    return { port: (server.address() as AddressInfo).port, cookies, close: () => new Promise((done) => server.close(() => done())) };
+  }
+
+  it('a server on another port that receives the cookie cannot open the WebSocket or get the token', async () => {
+    const h = await start();
+    const sessionCookie = await login(h);
+    const other = await otherLocalServer();
+    try {
+      // Cookies ignore ports: the browser sends Deepdesk's cookie to the other server too.
+      await fetch(`http://127.0.0.1:${other.port}/`, { headers: { Cookie: sessionCookie } });
+      const stolen = other.cookies.join('; ');
+      expect(stolen).toContain(sessionCookie);
+      expect(stolen).not.toContain(h.token);
+      const stolenValue = sessionCookie.slice(sessionCookie.indexOf('=') + 1);
+      // It replays it from a non-browser client with every header forged.
+      for (const origin of [h.origin, `http://localhost:${h.port}`]) {
+        expect(await refusedStatus(connect(h, { Origin: origin, Cookie: stolen }, []))).toBe(401);
+        expect(await refusedStatus(connect(h, { Origin: origin, Cookie: stolen }, ['deepdesk']))).toBe(401);
+        expect(await refusedStatus(connect(h, { Origin: origin, Cookie: stolen }, ['deepdesk', `deepdesk.token.${stolenValue}`]))).toBe(401);
+      }
+      // Over plain HTTP the cookie gives the page's static files and nothing that carries the token.
+      const page = await fetch(`${h.origin}/`, { headers: { Cookie: stolen, Origin: h.origin, 'Sec-Fetch-Site': 'same-origin' }, redirect: 'manual' });
+      expect(await page.text()).not.toContain(h.token);
+      for (const path of ['/ws', '/api', '/token', '/session']) {
+        const res = await fetch(`${h.origin}${path}`, { headers: { Cookie: stolen, Origin: h.origin, 'Sec-Fetch-Site': 'same-origin' }, redirect: 'manual' });
+        expect(res.status, path).not.toBe(200);
+        expect(await res.text()).not.toContain(h.token);
+        expect(res.headers.get('location') ?? '').not.toContain(h.token);
+      }
+      expect(api.calls).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('two serve instances in one browser keep their own cookie and token', async () => {
+    const first = await start();
+    const firstApi = api;
+    const second = await startWebHost({ api: new FakeApi(), staticDir });
+    try {
+      const jar = [await login(first), await login(second)];
+      expect(new Set(jar.map((c) => c.split('=')[0])).size).toBe(2);
+      // The browser sends both cookies to both ports; each page still loads (a reload works).
+      const cookie = jar.join('; ');
+      expect((await fetch(`${first.origin}/`, { headers: { Cookie: cookie } })).status).toBe(200);
+      expect((await fetch(`${second.origin}/`, { headers: { Cookie: cookie } })).status).toBe(200);
+      await opened(connect(first, { Origin: first.origin, Cookie: cookie }));
+      const cross = new WebSocket(`ws://127.0.0.1:${second.port}/ws`, tokenProtocols(first), { headers: { Origin: second.origin, Cookie: cookie } });
+      sockets.push(cross);
+      expect(await refusedStatus(cross)).toBe(401);
+      const own = new WebSocket(`ws://127.0.0.1:${second.port}/ws`, tokenProtocols(second), { headers: { Origin: second.origin, Cookie: cookie } });
+      sockets.push(own);
+      await opened(own);
+      expect(own.protocol).toBe('deepdesk');
+      expect(firstApi).toBe(api);
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AppHostApi } from '../../app/host-api';
-import { hasTokenCookie, hostAllowed, newToken, originAllowed, securityHeaders, tokenCookie, tokenMatches } from './security';
+import { hasSessionCookie, hostAllowed, newToken, originAllowed, securityHeaders, sessionCookie, tokenFromProtocols, tokenMatches } from './security';
 import { createSocketHub } from './socket-hub';
 import { resolveStaticFile, sendStaticFile } from './static-files';
 
@@ -33,6 +33,8 @@ const UNAUTHORIZED_TEXT =
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = newToken();
+  // Never the token: this one reaches every server on 127.0.0.1 the browser visits.
+  const sessionSecret = newToken();
   const hub = createSocketHub(options.api);
   let port = 0;
 
@@ -50,14 +52,15 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!hostAllowed(req.headers.host, port)) return plain(res, 403, 'Forbidden: unexpected Host header.\n');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const cookieOk = hasTokenCookie(req.headers, token);
+    const cookieOk = hasSessionCookie(req.headers, port, sessionSecret);
 
     if (url.searchParams.has('token')) {
       const queryOk = tokenMatches(url.searchParams.get('token') ?? undefined, token);
       if (!queryOk && !cookieOk) return plain(res, 401, UNAUTHORIZED_TEXT);
       url.searchParams.delete('token');
-      const location = url.pathname + url.search;
-      return plain(res, 302, 'Found\n', { Location: location, ...(queryOk ? { 'Set-Cookie': tokenCookie(token) } : {}) });
+      // The page takes the token from the fragment (never sent to a server) into its tab's sessionStorage.
+      const location = url.pathname + url.search + (queryOk ? `#token=${token}` : '');
+      return plain(res, 302, 'Found\n', { Location: location, ...(queryOk ? { 'Set-Cookie': sessionCookie(port, sessionSecret) } : {}) });
     }
     if (!cookieOk) return plain(res, 401, UNAUTHORIZED_TEXT);
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'Method not allowed.\n', { Allow: 'GET, HEAD' });
@@ -89,7 +92,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/ws') return refuseUpgrade(socket, 404, 'Not Found');
     if (!originAllowed(req.headers.origin, port)) return refuseUpgrade(socket, 403, 'Forbidden');
-    if (!hasTokenCookie(req.headers, token)) return refuseUpgrade(socket, 401, 'Unauthorized');
+    if (!tokenMatches(tokenFromProtocols(req.headers['sec-websocket-protocol']), token)) return refuseUpgrade(socket, 401, 'Unauthorized');
     hub.server.handleUpgrade(req, socket, head, (ws) => hub.server.emit('connection', ws, req));
   });
 

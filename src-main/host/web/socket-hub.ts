@@ -4,6 +4,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { EventFrame, ResponseFrame } from '../../app/contract';
 import type { AppHostApi } from '../../app/host-api';
 import { errorFrame, handleRequestFrame } from './handle-frame';
+import { SUBPROTOCOL } from './security';
 
 export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** A socket that falls this far behind is dropped; the client reconnects and refetches. */
@@ -16,7 +17,13 @@ export interface SocketHub {
 
 export function createSocketHub(api: AppHostApi, options: { maxBufferedBytes?: number } = {}): SocketHub {
   const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
-  const server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, perMessageDeflate: false });
+  const server = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME_BYTES,
+    perMessageDeflate: false,
+    // Select our protocol, never echo the token one back.
+    handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
+  });
   const sockets = new Set<WebSocket>();
 
   const send = (socket: WebSocket, text: string): void => {

@@ -4,6 +4,7 @@
 
 import { useId, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import { describeLinkTarget } from '../../../src-main/core/agent/permissions/link-target-text';
 import { describeRule } from '../lib/rules';
 import { commandOf, safeJson } from '../lib/tool-summary';
 import { DiffView } from './DiffView';
@@ -18,6 +19,7 @@ interface ApprovalDialogProps {
 
 export function ApprovalDialog({ approval, total, onDecide }: ApprovalDialogProps): React.JSX.Element {
   const isExecute = approval.toolName === 'execute';
+  const linkTarget = describeLinkTarget(approval.toolName, approval.args, approval.resolvedTarget);
   const command = isExecute ? commandOf(approval.args) : null;
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
@@ -79,6 +81,7 @@ export function ApprovalDialog({ approval, total, onDecide }: ApprovalDialogProp
         {total > 1 ? <span className="muted">1 of {total} waiting</span> : null}
       </div>
       {approval.reason ? <p className="approval-reason">{approval.reason}</p> : null}
+      {linkTarget !== null ? <p className="approval-link-target mono">{linkTarget}</p> : null}
 
       {editing ? (
         <div className="field">

@@ -1,10 +1,11 @@
 // The window's transport under `deepdesk serve`: one WebSocket to the page's own origin
-// (the HttpOnly cookie carries the token), request ids, timeouts and reconnection.
+// (the token goes as a subprotocol, see serve-token.ts), request ids, timeouts and reconnection.
 
 import type { EventName, EventPayload, MethodName, Params, Result } from '../../../src-main/app/contract';
 import { decodeResponse } from './decode';
 import { TransportError } from './errors';
 import { createEventHub } from './event-hub';
+import { takeServeToken } from './serve-token';
 import type { ClientTransport, ConnectionStatus } from './types';
 
 /** The part of the browser WebSocket this client uses (the `ws` package fits it too). */
@@ -17,7 +18,12 @@ export interface WebSocketLike {
   onerror: ((event: never) => void) | null;
   onmessage: ((event: never) => void) | null;
 }
-export type WebSocketConstructor = new (url: string) => WebSocketLike;
+export type WebSocketConstructor = new (url: string, protocols?: string[]) => WebSocketLike;
+
+/** What the web host expects: its protocol, and the token beside it (host/web/security.ts). */
+export function serveProtocols(token: string | null): string[] {
+  return token ? ['deepdesk', `deepdesk.token.${token}`] : ['deepdesk'];
+}
 
 /** Methods that may legitimately take long (dialogs, network probes, runs): no timeout. */
 export const LONG_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
@@ -36,6 +42,8 @@ export interface WebSocketTransportOptions {
   url?: string;
   /** Default: globalThis.WebSocket. Tests pass a `ws` subclass that adds Origin and Cookie. */
   WebSocketImpl?: WebSocketConstructor;
+  /** The serve token, read at every (re)connect; default: the one this tab keeps (takeServeToken). */
+  token?: () => string | null;
   /** Timeout of a short call, from when it is sent. Default 30 s. */
   callTimeoutMs?: number;
   /** How long a call waits for a connection before it fails. Default 15 s. */
@@ -73,6 +81,7 @@ function defaultUrl(): string {
 
 export function createWebSocketTransport(options: WebSocketTransportOptions = {}): ClientTransport {
   const url = options.url ?? defaultUrl();
+  const token = options.token ?? (() => takeServeToken());
   const Impl = options.WebSocketImpl ?? (globalThis.WebSocket as unknown as WebSocketConstructor);
   const callTimeoutMs = options.callTimeoutMs ?? 30_000;
   const connectWaitMs = options.connectWaitMs ?? 15_000;
@@ -151,7 +160,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
     setStatus('connecting');
     let ws: WebSocketLike;
     try {
-      ws = new Impl(url);
+      ws = new Impl(url, serveProtocols(token()));
     } catch (err) {
       console.warn('deepdesk: could not open the WebSocket', err);
       scheduleReconnect();

@@ -2,7 +2,9 @@
 // rules; `ask` pauses the call until the person approves, edits, rejects or responds.
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { evaluatePermission, type PermissionRule } from '../permissions/rules';
+import { evaluatePermission, targetPaths, type PermissionRule } from '../permissions/rules';
+import type { Backend, LinkTarget } from '../../backends/protocol';
+import { withTargetGuard, type TargetGuard } from '../../backends/target-guard';
 import { errorText, isErrorOutput, text, type ToolOutput } from '../../tools/tool';
 import { canonicalJson } from '../canonical-json';
 import type { Middleware } from '../middleware';
@@ -26,8 +28,21 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       const { call } = info;
       if (call.parseError !== undefined) return next(call);
       const args = (call.args ?? {}) as Record<string, unknown>;
-      const verdict = evaluatePermission({ tool: call.name, args }, options.rules());
-      if (verdict.decision === 'allow') return next(call);
+      const links = await linkTargets(ctx.backend, call.name, args);
+      const verdict = evaluatePermission({ tool: call.name, args }, options.rules(), { resolvedTargets: links.inside });
+      // What the call was checked (or approved) against; any other link target at the moment
+      // the backend touches the file is checked again (a link made after this check).
+      const checked = new Set(Object.entries(links.inside).map(([named, resolved]) => `${named}\0${resolved}`));
+      const guard: TargetGuard = {
+        check(_operation, named, resolved) {
+          if (checked.has(`${named}\0${resolved}`)) return null;
+          const again = evaluatePermission({ tool: call.name, args }, options.rules(), { resolvedTargets: { [named]: resolved } });
+          if (again.decision === 'allow') return null;
+          return `'${named}' now leads to '${resolved}' through a symlink that was not there when this call was checked (${again.reason}); nothing was done. Call the tool again on '${resolved}' if you mean it`;
+        },
+      };
+      const run = (toRun: typeof call) => withTargetGuard(guard, () => next(toRun));
+      if (verdict.decision === 'allow') return run(call);
       const base = { id: call.id, name: call.name, args, reason: verdict.reason } as const;
       if (verdict.decision === 'deny') {
         ctx.emit({ type: 'approval', ...base, status: 'denied' });
@@ -40,21 +55,25 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         toolName: call.name,
         args,
         reason: verdict.reason,
+        ...(links.shown !== undefined ? { resolvedTarget: links.shown } : {}),
         ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}),
       };
       const decision = await options.broker.decide(request, ctx.signal);
       switch (decision.type) {
         case 'approve':
           ctx.emit({ type: 'approval', ...base, status: 'approved' });
-          return next(call);
+          return run(call);
         case 'edit': {
           if (canonicalJson(decision.args) === canonicalJson(args)) {
             ctx.emit({ type: 'approval', ...base, status: 'approved' });
-            return next(call);
+            return run(call);
           }
           ctx.emit({ type: 'approval', ...base, args: decision.args, status: 'edited' });
+          // The person wrote these arguments: where they lead now is what they approved.
+          const edited = await linkTargets(ctx.backend, call.name, decision.args);
+          for (const [named, resolved] of Object.entries(edited.inside)) checked.add(`${named}\0${resolved}`);
           // The history will show the edited call (the loop rewrites it); the result says so too.
-          const output = await next({ ...call, args: decision.args, argsText: JSON.stringify(decision.args) });
+          const output = await run({ ...call, args: decision.args, argsText: JSON.stringify(decision.args) });
           return { ...output, text: `${editNote(args, decision.args)}\n${output.text}`, isError: isErrorOutput(output) };
         }
         case 'reject': {
@@ -84,4 +103,29 @@ export function editNote(proposed: Record<string, unknown>, ran: Record<string, 
 function shown(value: unknown): string {
   const text = JSON.stringify(value) ?? 'undefined';
   return text.length > NOTE_VALUE_CHARS ? `${text.slice(0, NOTE_VALUE_CHARS)}… (${text.length} characters)` : text;
+}
+
+interface CallLinks {
+  /** Named virtual path → the virtual path it leads to inside the folder, when different. */
+  inside: Record<string, string>;
+  /** The first differing target, for the person: a virtual path, or a real path outside the folder. */
+  shown?: string;
+}
+
+/** Where the call's paths lead through symlinks (only for tools that touch files). */
+async function linkTargets(backend: Backend, tool: string, args: Record<string, unknown>): Promise<CallLinks> {
+  const out: CallLinks = { inside: {} };
+  if (backend.linkTarget === undefined || tool === 'execute') return out;
+  for (const path of targetPaths({ tool, args })) {
+    let target: LinkTarget | null;
+    try {
+      target = await backend.linkTarget(path);
+    } catch {
+      target = null;
+    }
+    if (target === null) continue;
+    if ('virtual' in target) out.inside[path] = target.virtual;
+    out.shown ??= 'virtual' in target ? target.virtual : `${target.outside} (outside the project folder)`;
+  }
+  return out;
 }

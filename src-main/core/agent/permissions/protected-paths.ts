@@ -38,15 +38,20 @@ function canonicalName(name: string): string {
   return trimmed === '' ? name : trimmed;
 }
 
-function matchFrom(segs: Segment[], si: number, parts: string[], pi: number): boolean {
+/** Failed (segment, part) states are remembered, so `**` costs O(segments × parts) even on hostile paths. */
+function matchFrom(segs: Segment[], si: number, parts: string[], pi: number, failed = new Set<number>()): boolean {
   if (si === segs.length) return true; // the rest of the path lies below a matched folder
+  const key = si * (parts.length + 1) + pi;
+  if (failed.has(key)) return false;
   const seg = segs[si]!;
+  let matched = false;
   if (seg === '**') {
-    for (let k = pi; k <= parts.length; k++) if (matchFrom(segs, si + 1, parts, k)) return true;
-    return false;
+    for (let k = pi; k <= parts.length && !matched; k++) matched = matchFrom(segs, si + 1, parts, k, failed);
+  } else {
+    matched = pi < parts.length && seg.test(canonicalName(parts[pi]!)) && matchFrom(segs, si + 1, parts, pi + 1, failed);
   }
-  if (pi === parts.length) return false;
-  return seg.test(canonicalName(parts[pi]!)) && matchFrom(segs, si + 1, parts, pi + 1);
+  if (!matched) failed.add(key);
+  return matched;
 }
 
 function splitPath(path: string): string[] {
@@ -64,10 +69,8 @@ export function protectedPattern(path: string, patterns: readonly string[] = PRO
   for (const pattern of patterns) {
     const segs = compile(pattern);
     if (segs.length === 0) continue;
-    const starts = anywhere ? parts.length : 1;
-    for (let start = 0; start < starts; start++) {
-      if (matchFrom(segs, 0, parts, start)) return pattern;
-    }
+    // From any folder of the path: as if the pattern began with `**`.
+    if (matchFrom(anywhere && segs[0] !== '**' ? ['**', ...segs] : segs, 0, parts, 0)) return pattern;
   }
   return null;
 }

@@ -26,7 +26,15 @@ export const DEFAULT_RULES: PermissionRule[] = [
 export interface EvaluateOptions {
   /** Replaces PROTECTED_PATHS (spread it to add to it). */
   protectedPaths?: readonly string[];
+  /**
+   * Where a named path (normalised virtual) leads through symlinks, when elsewhere in the
+   * folder. Rules and protected paths are matched on both: either one denied denies,
+   * either one asking asks, and only both allowed allows.
+   */
+  resolvedTargets?: Readonly<Record<string, string>>;
 }
+
+const STRICTNESS: Record<PermissionVerdict['decision'], number> = { allow: 0, ask: 1, deny: 2 };
 
 const WRITE_OPERATIONS: ReadonlySet<Operation> = new Set(['write', 'edit', 'delete']);
 
@@ -39,11 +47,27 @@ export function evaluatePermission(
   const operation = operationOf(request.tool);
   if (operation === 'execute') return evaluateCommand(request, rules, protectedPaths);
 
-  const paths = targetPaths(request);
-  const subject = paths.length > 0 ? `\`${request.tool}\` on ${paths.join(', ')}` : `\`${request.tool}\``;
+  const named = targetPaths(request);
+  const resolved = named.map((p) => (Object.hasOwn(options.resolvedTargets ?? {}, p) ? options.resolvedTargets![p]! : p));
+  const verdict = evaluatePaths(request.tool, operation, named, rules, protectedPaths);
+  if (resolved.every((p, i) => p === named[i])) return verdict;
+  const via = named.map((p, i) => (resolved[i] === p ? p : `${resolved[i]} (through the symlink ${p})`));
+  const linked = evaluatePaths(request.tool, operation, resolved, rules, protectedPaths, via);
+  return STRICTNESS[linked.decision] > STRICTNESS[verdict.decision] ? linked : verdict;
+}
+
+function evaluatePaths(
+  tool: string,
+  operation: Operation | null,
+  paths: readonly string[],
+  rules: readonly PermissionRule[],
+  protectedPaths: readonly string[],
+  shown: readonly string[] = paths,
+): PermissionVerdict {
+  const subject = paths.length > 0 ? `\`${tool}\` on ${shown.join(', ')}` : `\`${tool}\``;
   let verdict: PermissionVerdict | null = null;
   for (const [index, rule] of rules.entries()) {
-    if (!matchesTool(rule, request.tool, operation)) continue;
+    if (!matchesTool(rule, tool, operation)) continue;
     if (rule.commands !== undefined) continue;
     if (rule.paths !== undefined && !paths.some((p) => rule.paths!.some((glob) => pathMatches(glob, p)))) continue;
     verdict = ruleVerdict(rule, index, subject);
@@ -51,15 +75,15 @@ export function evaluatePermission(
   }
   verdict ??=
     operation === null
-      ? { decision: 'allow', reason: `no rule covers \`${request.tool}\`, and it has no side effects of its own` }
+      ? { decision: 'allow', reason: `no rule covers \`${tool}\`, and it has no side effects of its own` }
       : operation === 'read'
         ? { decision: 'allow', reason: 'reading is allowed by default' }
         : { decision: 'ask', reason: `${subject} is not covered by an allow rule` };
 
   if (verdict.decision === 'allow' && operation !== null && WRITE_OPERATIONS.has(operation)) {
-    for (const path of paths) {
+    for (const [i, path] of paths.entries()) {
       const pattern = protectedPattern(path, protectedPaths);
-      if (pattern !== null) return { decision: 'ask', reason: `${protectedReason(pattern)} (${path})` };
+      if (pattern !== null) return { decision: 'ask', reason: `${protectedReason(pattern)} (${shown[i]})` };
     }
   }
   return verdict;

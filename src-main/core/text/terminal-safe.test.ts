@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { terminalSafe, terminalSafeJson } from './terminal-safe';
+
+// Everything a terminal obeys or that hides/reorders text, per Unicode (Cc, Cf) plus the
+// line/paragraph separators and the invisible Hangul fillers.
+const ACTIVE = /[\p{Cc}\p{Cf}\u2028\u2029\u115f\u1160\u3164\uffa0]/u;
+const activeOutside = (s: string) => [...s].filter((c) => c !== '\n' && c !== '\t' && ACTIVE.test(c));
+
+function allCodePoints(test: (c: string) => boolean): string[] {
+  const out: string[] = [];
+  for (let cp = 0; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const c = String.fromCodePoint(cp);
+    if (test(c)) out.push(c);
+  }
+  return out;
+}
+
+const ACTIVE_CHARS = allCodePoints((c) => ACTIVE.test(c));
+const ESC = '\x1b';
+const SEQUENCES = [
+  `${ESC}[2J${ESC}[H`, `${ESC}[31m`, `${ESC}[?1049h`, `${ESC}]0;title\x07`, `${ESC}]8;;https://evil/\x1b\\link${ESC}]8;;${ESC}\\`,
+  `${ESC}P+q544e${ESC}\\`, `${ESC}_apc${ESC}\\`, `${ESC}^pm${ESC}\\`, `${ESC}c`, `${ESC}7${ESC}8`, `${ESC}[6n`,
+  '\x9b2J', '\x9d0;title\x9c', '\x90qdcs\x9c', '\x9b1;1H', '\r$ npm test\r\n', '\b\b\b\b', 'a\x7fb',
+];
+const BIDI = ['\u202e', '\u202d', '\u202a', '\u202b', '\u202c', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'];
+const INVISIBLE = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u180e', '\u{e0041}', '\u2028', '\u2029', '\u3164'];
+
+describe('terminalSafe', () => {
+  it(`escapes every one of the ${ACTIVE_CHARS.length} control and format characters (except \\n and \\t)`, () => {
+    expect(ACTIVE_CHARS.length).toBeGreaterThan(200);
+    for (const c of ACTIVE_CHARS) {
+      const out = terminalSafe(`a${c}b`);
+      if (c === '\n' || c === '\t') expect(out).toBe(`a${c}b`);
+      else {
+        expect(activeOutside(out)).toEqual([]);
+        expect(out).toMatch(/^a\\(x[0-9a-f]{2}|u[0-9a-f]{4}|u\{[0-9a-f]+\})b$/);
+      }
+    }
+  });
+
+  it('neutralises generated hostile strings: CSI/OSC/DCS in 7 and 8 bits, bidi, zero-width, lone surrogates', () => {
+    const parts = [...SEQUENCES, ...BIDI, ...INVISIBLE, '\ud800', '\udfff', 'plain', 'npm test', '日本', '🙂'];
+    let seed = 9;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    for (let i = 0; i < 3000; i++) {
+      let s = '';
+      for (let k = 0; k < 1 + rand(8); k++) s += parts[rand(parts.length)] ?? ACTIVE_CHARS[rand(ACTIVE_CHARS.length)]!;
+      if (rand(2) === 0) s += ACTIVE_CHARS[rand(ACTIVE_CHARS.length)]!;
+      for (const out of [terminalSafe(s), terminalSafe(s, { singleLine: true })]) {
+        expect(out).not.toContain(ESC);
+        expect(activeOutside(out)).toEqual([]);
+        expect(out).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+      }
+      expect(terminalSafe(s, { singleLine: true })).not.toMatch(/[\n\t]/);
+    }
+  });
+
+  it('shows them visibly and leaves ordinary text alone', () => {
+    expect(terminalSafe('touch x\u202e')).toBe('touch x\\u202e');
+    expect(terminalSafe(`${ESC}[2J$ npm test`)).toBe('\\x1b[2J$ npm test');
+    expect(terminalSafe('\x9b2J')).toBe('\\x9b2J');
+    const plain = 'Hello, wörld! 日本語 🙂 tab\there\nnext line ~`!@#$%^&*()_+{}|:"<>?';
+    expect(terminalSafe(plain)).toBe(plain);
+  });
+});
+
+describe('terminalSafeJson', () => {
+  it('is valid JSON that decodes to the same value and carries nothing a terminal obeys', () => {
+    const value = { reason: SEQUENCES.join('') + BIDI.join('') + INVISIBLE.join(''), all: ACTIVE_CHARS.join(''), n: [1, 'a\u009bb'] };
+    for (const text of [terminalSafeJson(value), terminalSafeJson(value, 2)]) {
+      expect(JSON.parse(text)).toEqual(value);
+      expect(activeOutside(text)).toEqual([]);
+    }
+  });
+});
