@@ -60,6 +60,8 @@ export interface ApprovalRequest {
   args: Record<string, unknown>;
   /** Why it needs approval, in words for the person. */
   reason: string;
+  /** An execute that asks to run outside the sandbox, with the model's reason for it. */
+  outsideSandbox?: { reason: string };
   /** Set when a subagent asks: the task call it runs under. */
   parentToolCallId?: string;
 }

@@ -2,7 +2,8 @@
 // rules; `ask` pauses the call until the person approves, edits, rejects or responds.
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { evaluatePermission, type PermissionRule } from '../permissions/rules';
+import { decideCall, PLAN_MODE_REFUSAL, type ApprovalMode } from '../permissions/modes';
+import type { PermissionRule } from '../permissions/rules';
 import { errorText, text, type ToolOutput } from '../../tools/tool';
 import type { Middleware } from '../middleware';
 import type { ApprovalDecision, ApprovalRequest } from '../types';
@@ -16,6 +17,10 @@ export interface ApprovalOptions {
   /** Read on every call, so rule changes (e.g. "always allow") apply at once. */
   rules: () => readonly PermissionRule[];
   broker: ApprovalBroker;
+  /** The folder's approval mode, read on every call (default `ask`). */
+  mode?: () => ApprovalMode;
+  /** Whether commands run in an OS sandbox (default: no). */
+  sandboxAvailable?: () => boolean;
 }
 
 export function approvalMiddleware(options: ApprovalOptions): Middleware {
@@ -25,8 +30,12 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       const { call } = info;
       if (call.parseError !== undefined) return next(call);
       const args = (call.args ?? {}) as Record<string, unknown>;
-      const verdict = evaluatePermission({ tool: call.name, args }, options.rules());
+      const verdict = decideCall(
+        { tool: call.name, args },
+        { mode: options.mode?.() ?? 'ask', rules: options.rules(), sandboxAvailable: options.sandboxAvailable?.() ?? false },
+      );
       if (verdict.decision === 'allow') return next(call);
+      if (verdict.decision === 'refuse') return errorText(PLAN_MODE_REFUSAL);
       const base = { id: call.id, name: call.name, args, reason: verdict.reason } as const;
       if (verdict.decision === 'deny') {
         ctx.emit({ type: 'approval', ...base, status: 'denied' });
@@ -39,6 +48,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         toolName: call.name,
         args,
         reason: verdict.reason,
+        ...(verdict.outsideSandbox ? { outsideSandbox: verdict.outsideSandbox } : {}),
         ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}),
       };
       const decision = await options.broker.decide(request, ctx.signal);

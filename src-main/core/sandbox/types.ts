@@ -1,0 +1,40 @@
+// The sandbox interface agreed with src-main/core/sandbox (see index.ts). STUB for the
+// terminal/modes branch: the real module replaces this file and index.ts at merge.
+
+export type SandboxKind = 'bubblewrap' | 'seatbelt';
+
+export type SandboxAvailability =
+  | { available: true; kind: SandboxKind }
+  | { available: false; reason: string }; // e.g. "bubblewrap (bwrap) is not installed"
+
+export interface SandboxPolicy {
+  /** Real absolute path of the project folder (writable). */
+  projectDir: string;
+  /** Deepdesk's data folder (never readable inside). */
+  dataDir: string;
+  /** Extra absolute paths the settings protect (never writable). */
+  protectedPaths?: string[];
+  /** Domains the folder allows network access to; empty = no network. */
+  allowedDomains?: string[];
+}
+
+export interface CommandSpec {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+export interface PreparedCommand extends CommandSpec {
+  /** After the command ended: one line starting `[Sandbox blocked` naming what was blocked, or undefined. */
+  blockedLine(output: string, exitCode: number | null): Promise<string | undefined>;
+  /** Frees per-run resources (temp dirs, proxies). */
+  dispose(): Promise<void>;
+}
+
+export interface Sandbox {
+  readonly kind: SandboxKind;
+  readonly policy: SandboxPolicy;
+  prepare(spec: CommandSpec): Promise<PreparedCommand>;
+}
+
