@@ -1,7 +1,9 @@
 // `deepdesk run [options] "prompt"` (SPEC §5): the agent headless, to completion.
 
 import { randomUUID } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
+import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
 import { DEFAULT_RULES } from '../core/agent/permissions/rules';
 import { createAgentDefinition } from '../core/agent/create-agent';
 import { runAgent } from '../core/agent/loop';
@@ -12,6 +14,7 @@ import { StateBackend } from '../core/backends/state';
 import { openDatabase } from '../core/backends/store';
 import { ModelConfigError } from '../core/models/errors';
 import { createChatModel } from '../core/models/create-model';
+import { createSandbox, detectSandbox } from '../core/sandbox';
 import { ReadGuard } from '../core/tools/read-guard';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
@@ -22,6 +25,7 @@ const RUN_OPTIONS = {
   ...COMMON_OPTIONS,
   thread: { type: 'string' },
   approve: { type: 'string' },
+  mode: { type: 'string' },
   json: { type: 'boolean' },
   'context-window': { type: 'string' },
   'evict-chars': { type: 'string' },
@@ -44,6 +48,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   if (prompt === '') throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
   const approve = (values.approve ?? 'ask') as ApproveMode;
   if (!['ask', 'auto', 'deny'].includes(approve)) throw new UsageError(`--approve must be ask, auto or deny (got '${values.approve}')`);
+  const mode = values.mode ?? DEFAULT_MODE;
+  if (!isApprovalMode(mode)) throw new UsageError(`--mode must be ${APPROVAL_MODES.join(', ')} (got '${values.mode}')`);
   const contextWindow = positiveInt('--context-window', values['context-window']);
   const evictChars = positiveInt('--evict-chars', values['evict-chars']);
   const modelSpec = values.model ?? io.env.DEEPDESK_MODEL;
@@ -64,7 +70,13 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     throw err;
   }
 
-  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'], io.env)));
+  const dataDir = resolveDataDir(values['data-dir'], io.env);
+  const sandbox = await createSandbox({ projectDir: realpathSync(folder), dataDir });
+  if (mode === 'auto' && sandbox === undefined) {
+    const detected = await detectSandbox();
+    throw new UsageError(`--mode auto needs a sandbox, and none is available: ${detected.available ? 'it could not be set up' : detected.reason}`);
+  }
+  const db = openDatabase(databasePath(dataDir));
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -77,12 +89,14 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
-    const mounts = createDefaultMounts({ folder, db, threadFiles });
+    const mounts = createDefaultMounts({ folder, db, threadFiles, ...(sandbox ? { sandbox } : {}) });
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,
       rules: () => DEFAULT_RULES,
       broker: cliBroker(approve, io),
+      mode: () => mode,
+      sandboxAvailable: () => sandbox !== undefined,
       resolveModel: (spec) => createChatModel({ model: spec, env: io.env }),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_OUTPUT_BYTES } from './output-cap';
 import type { ExecuteOptions, ExecuteResult, ShellBackend } from './protocol';
 import { runInPty } from './pty-exec';
 import { buildCommandEnv } from './shell-env';
+import type { Sandbox } from '../sandbox/types';
 
 export const DEFAULT_EXECUTE_TIMEOUT_S = 120;
 
@@ -16,6 +17,8 @@ export interface LocalShellBackendOptions extends FilesystemBackendOptions {
   maxOutputBytes?: number;
   /** Extra variables for every command (they win over the user's environment). */
   env?: Record<string, string>;
+  /** Where commands run contained (see src-main/core/sandbox). */
+  sandbox?: Sandbox;
 }
 
 /** One command's run, as told to output listeners. */
@@ -59,6 +62,7 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
       timeoutS: options.timeoutS ?? this.defaultTimeoutS,
       signal: options.signal,
       maxOutputBytes: this.maxOutputBytes,
+      ...(options.attach ? { attach: options.attach } : {}),
       onData: (chunk) => {
         const receivers: Array<(chunk: string, run: ShellRun) => void> = [...this.listeners];
         if (options.onData) receivers.unshift(options.onData);

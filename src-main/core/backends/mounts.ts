@@ -9,6 +9,7 @@ import { LocalShellBackend } from './local-shell';
 import type { Backend } from './protocol';
 import { StateBackend } from './state';
 import { StoreBackend } from './store';
+import type { Sandbox } from '../sandbox/types';
 
 export const MEMORIES_PREFIX = '/memories/';
 export const LARGE_RESULTS_PREFIX = '/large_tool_results/';
@@ -30,8 +31,10 @@ export interface MountOptions {
   /** Run commands (LocalShellBackend) or not (FilesystemBackend). Default true. */
   execute?: boolean;
   threadFiles?: ThreadFiles;
-  /** Replaces the folder backend (e.g. the window's shared-terminal shell backend). */
+  /** Replaces the folder backend (e.g. the window's shell backend, whose commands it shows). */
   folderBackend?: Backend;
+  /** Where commands run contained (LocalShellBackend). */
+  sandbox?: Sandbox;
 }
 
 export interface Mounts {
@@ -44,7 +47,7 @@ export interface Mounts {
 export function createDefaultMounts(options: MountOptions): Mounts {
   const folder =
     options.folderBackend ??
-    (options.execute === false ? new FilesystemBackend({ rootDir: options.folder }) : new LocalShellBackend({ rootDir: options.folder }));
+    (options.execute === false ? new FilesystemBackend({ rootDir: options.folder }) : new LocalShellBackend({ rootDir: options.folder, ...(options.sandbox ? { sandbox: options.sandbox } : {}) }));
   const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE });
   const threadFiles = options.threadFiles ?? emptyThreadFiles();
   const backend = createComposite(folder, [

@@ -110,6 +110,23 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Raw bytes as the terminal shows them, for a live view. */
   onData?: (chunk: string) => void;
+  /** false: run outside the sandbox (the approval asked the person). */
+  sandbox?: boolean;
+  /**
+   * Given: the command reads its stdin from its own pty (so a person can answer a prompt),
+   * and this receives the pty's controls when it starts. Without it stdin is empty.
+   */
+  attach?: (live: LiveCommand) => void;
+}
+
+/** A running command's pty, for a view that shows it. Calls after it ended do nothing. */
+export interface LiveCommand {
+  /** Types into the command's terminal. */
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Flow control: stop reading the command's output until resume(). */
+  pause(): void;
+  resume(): void;
 }
 
 export interface ExecuteResult {
@@ -118,6 +135,8 @@ export interface ExecuteResult {
   exitCode: number | null;
   truncated: boolean;
   timedOut?: boolean;
+  /** Whether the command ran inside an OS sandbox. */
+  sandboxed?: boolean;
 }
 
 export const DEFAULT_READ_LIMIT = 2000;

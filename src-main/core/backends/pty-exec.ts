@@ -8,7 +8,7 @@ import * as pty from 'node-pty';
 import { TerminalTextDecoder } from './ansi';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from './output-cap';
 import { killProcessGroup, killProcessTree } from './process-tree';
-import type { ExecuteResult } from './protocol';
+import type { ExecuteResult, LiveCommand } from './protocol';
 
 export interface RunInPtyOptions {
   cwd: string;
@@ -21,6 +21,8 @@ export interface RunInPtyOptions {
   maxOutputBytes?: number;
   cols?: number;
   rows?: number;
+  /** Stdin from the pty, and its controls for a live view (see ExecuteOptions.attach). */
+  attach?: (live: LiveCommand) => void;
 }
 
 /** The variable that marks every process a command starts, so that all of them can be found. */
@@ -77,14 +79,15 @@ const DONE_OSC = '6973';
  * session leader exits is lost, so the leader stays until everything before the report
  * has been read.
  */
-function wrapperScript(nonce: string): string {
+function wrapperScript(nonce: string, stdinFromPty: boolean): string {
   return [
     // Our own stderr goes to /dev/null so that a job report ("Killed ...") of ours shows nowhere.
     'exec 3>&2 2>/dev/null',
-    '"$0" -c "$1" "${0##*/}" </dev/null 2>&3 3>&-',
+    `"$0" -c "$1" "\${0##*/}" ${stdinFromPty ? '' : '</dev/null '}2>&3 3>&-`,
     '__deepdesk_status=$?',
     `printf '\\033]${DONE_OSC};done;${nonce};%d\\007' "$__deepdesk_status"`,
-    'read -r __deepdesk_ack',
+    // Only our answer ends the wait, not a line the person typed ahead.
+    `while read -r __deepdesk_ack; do [ "$__deepdesk_ack" = ${nonce} ] && break; done`,
     'exit "$__deepdesk_status"',
   ].join('\n');
 }
@@ -133,7 +136,7 @@ export function runInPty(command: string, opts: RunInPtyOptions): Promise<Execut
 
   let proc: pty.IPty;
   try {
-    proc = pty.spawn(shell, ['-c', wrapperScript(nonce), shell, command], {
+    proc = pty.spawn(shell, ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], {
       name: env.TERM ?? 'xterm-256color',
       cols: opts.cols ?? 120,
       rows: opts.rows ?? 30,
@@ -173,7 +176,7 @@ export function runInPty(command: string, opts: RunInPtyOptions): Promise<Execut
       if (status === undefined) return;
       reported = status;
       try {
-        proc.write('\n');
+        proc.write(`${nonce}\n`);
       } catch {
         // the shell is already gone
       }
@@ -193,6 +196,20 @@ export function runInPty(command: string, opts: RunInPtyOptions): Promise<Execut
         : undefined;
     const onAbort = (): void => void stop('abort');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const live = (action: () => void): void => {
+      if (settled || exited || reported !== undefined) return;
+      try {
+        action();
+      } catch {
+        // the pty is closing
+      }
+    };
+    opts.attach?.({
+      write: (data) => live(() => proc.write(data)),
+      resize: (cols, rows) => live(() => proc.resize(cols, rows)),
+      pause: () => live(() => proc.pause()),
+      resume: () => live(() => proc.resume()),
+    });
 
     async function stop(reason: 'timeout' | 'abort'): Promise<void> {
       if (stopping || exited || settled || reported !== undefined) return;
