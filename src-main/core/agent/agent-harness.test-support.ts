@@ -9,6 +9,7 @@ import { createAgentDefinition } from './create-agent';
 import { runAgent, type RunResult } from './loop';
 import type { ApprovalBroker } from './middleware/approval';
 import type { SubagentSpec } from './middleware/subagents';
+import type { ApprovalMode } from './permissions/modes';
 import type { PermissionRule } from './permissions/rules';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from './types';
 
@@ -23,6 +24,8 @@ export interface HarnessOptions {
   subagents?: SubagentSpec[];
   /** The model name sent to the scripted server (default scripted-model, a text-only name). */
   modelName?: string;
+  mode?: ApprovalMode;
+  sandboxAvailable?: boolean;
 }
 
 export interface Harness {
@@ -58,6 +61,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     backend: ws.mounts.backend,
     rules: () => options.rules ?? ALLOW_ALL,
     broker,
+    ...(options.mode ? { mode: () => options.mode! } : {}),
+    ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),

@@ -12,7 +12,7 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, SHELL: '/bin/bash', TERM: 'xterm-256color', LANG: 'C.UTF-8' };
+const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), SHELL: '/bin/bash', TERM: 'xterm-256color', LANG: 'C.UTF-8' };
 
 describe('typing into a running command', () => {
   it('answers a prompt: the line reaches the command and the result shows it', async () => {
@@ -66,6 +66,7 @@ describe('typing into a running command', () => {
   it('Ctrl-C typed into the command interrupts it', async () => {
     let live: LiveCommand | undefined;
     let shown = '';
+    let sent = false;
     const result = await runInPty(`echo started; sleep 30`, {
       cwd: dir,
       env,
@@ -73,7 +74,10 @@ describe('typing into a running command', () => {
       attach: (l) => (live = l),
       onData: (chunk) => {
         shown += chunk;
-        if (shown.includes('started')) live?.write('\x03');
+        if (!sent && shown.includes('started')) {
+          sent = true;
+          live?.write('\x03');
+        }
       },
     });
     expect(result.exitCode).toBe(130);
