@@ -1,7 +1,9 @@
-// The top bar: the folder, the model in use, the connection, and the settings button.
+// The top bar: the folder, the approval mode, the model in use, the connection, and the settings button.
 
+import type { ApprovalModeDto, ModeState } from '../../../src-main/app/contract';
 import type { ConnectionStatus } from '../state/transport-context';
 import { Icon } from './Icon';
+import { ModeControl } from './ModeControl';
 
 interface AppHeaderProps {
   folderName: string;
@@ -11,9 +13,11 @@ interface AppHeaderProps {
   connection: ConnectionStatus;
   onPickFolder(): void;
   onOpenSettings(): void;
+  mode: ModeState | null;
+  onModeChange(mode: ApprovalModeDto): void;
 }
 
-export function AppHeader({ folderName, folder, canPickFolder, model, connection, onPickFolder, onOpenSettings }: AppHeaderProps): React.JSX.Element {
+export function AppHeader({ folderName, folder, canPickFolder, model, connection, onPickFolder, onOpenSettings, mode, onModeChange }: AppHeaderProps): React.JSX.Element {
   return (
     <header className="app-header">
       <div className="brand">
@@ -30,6 +34,7 @@ export function AppHeader({ folderName, folder, canPickFolder, model, connection
         ) : null}
       </div>
       <span className="spacer" />
+      <ModeControl state={mode} onChange={onModeChange} />
       {connection !== 'open' ? (
         <span className="connection" role="status">
           {connection === 'connecting' ? 'Connecting…' : 'Disconnected — reconnecting…'}

@@ -79,6 +79,12 @@ export function ApprovalDialog({ approval, total, onDecide }: ApprovalDialogProp
         {total > 1 ? <span className="muted">1 of {total} waiting</span> : null}
       </div>
       {approval.reason ? <p className="approval-reason">{approval.reason}</p> : null}
+      {approval.outsideSandbox ? (
+        <p className="approval-outside-sandbox" role="note">
+          <strong>This command runs outside the sandbox</strong>, with your full access to files and the network. The agent&apos;s reason:{' '}
+          <q>{approval.outsideSandbox.reason}</q>
+        </p>
+      ) : null}
 
       {editing ? (
         <div className="field">

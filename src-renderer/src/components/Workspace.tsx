@@ -7,6 +7,7 @@ import type { FileChange } from '../lib/file-tree';
 import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { useMode } from '../state/use-mode';
 import { useConnection } from '../state/transport-context';
 import { useTheme } from '../state/use-theme';
 import { useThreadSession } from '../state/use-thread-session';
@@ -18,6 +19,7 @@ import { ErrorBoundary } from './ErrorBoundary';
 import { FileTree } from './FileTree';
 import { FileViewer, type OpenFile } from './FileViewer';
 import { MemoriesPanel } from './MemoriesPanel';
+import { ModeNotices } from './ModeNotices';
 import { SettingsDialog } from './SettingsDialog';
 import { TerminalPanel } from './TerminalPanel';
 import { TextViewerDialog, type TextViewerContent } from './TextViewerDialog';
@@ -33,6 +35,7 @@ export function Workspace(): React.JSX.Element {
   const theme = useTheme(settings?.theme);
   const { threads, loaded: threadsLoaded, refresh: refreshThreads } = useThreads();
   const session = useThreadSession();
+  const mode = useMode();
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [openFile, setOpenFile] = useState<OpenFile | null>(null);
@@ -155,6 +158,8 @@ export function Workspace(): React.JSX.Element {
           connection={status}
           onPickFolder={() => void pickFolder()}
           onOpenSettings={() => setSettingsOpen(true)}
+          mode={mode.state}
+          onModeChange={(m) => void mode.setMode(m)}
         />
         <aside className="sidebar">
           <ErrorBoundary name="Threads">
@@ -165,6 +170,7 @@ export function Workspace(): React.JSX.Element {
           </ErrorBoundary>
         </aside>
         <main className="center">
+          <ModeNotices mode={mode} />
           <ConversationPane
             session={session}
             title={title}
@@ -186,7 +192,7 @@ export function Workspace(): React.JSX.Element {
         </aside>
         <div className="bottom">
           <ErrorBoundary name="Terminal">
-            <TerminalPanel threadId={threadId} theme={theme} />
+            <TerminalPanel threadId={threadId} theme={theme} sandbox={mode.state?.sandbox ?? null} />
           </ErrorBoundary>
         </div>
       </div>
