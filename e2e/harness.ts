@@ -2,7 +2,7 @@
 // (the built bin), and headless Debian Chromium driven by playwright-core.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -31,9 +31,12 @@ export interface ServeHandle {
   stop(): Promise<void>;
 }
 
-export async function startServe(options: { script?: ScriptStep[]; withModel?: boolean; extraArgs?: string[] } = {}): Promise<ServeHandle> {
+export async function startServe(
+  options: { script?: ScriptStep[]; withModel?: boolean; extraArgs?: string[]; /** Written to settings.json before start. */ settings?: Record<string, unknown> } = {},
+): Promise<ServeHandle> {
   const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+  if (options.settings) writeFileSync(join(dataDir, 'settings.json'), JSON.stringify(options.settings));
   // A home of its own, so the terminal's bash does not run this machine's ~/.bashrc.
   const home = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-home-'));
   const model = await startScriptedServer(options.script ?? []);

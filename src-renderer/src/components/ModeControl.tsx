@@ -15,7 +15,7 @@ export function ModeControl({ state, onChange }: { state: ModeState | null; onCh
       <select aria-label="Mode" value={current} disabled={state === null} onChange={(e) => onChange(e.target.value as ApprovalModeDto)}>
         {MODES.map((mode) => (
           <option key={mode} value={mode} disabled={mode === 'auto' && noSandbox} title={mode === 'auto' && noSandbox ? `Needs a sandbox: ${state?.sandbox.reason ?? ''}` : MODE_LABELS[mode].detail}>
-            {mode === 'auto' && noSandbox ? 'auto (needs a sandbox)' : mode}
+            {mode}
           </option>
         ))}
       </select>

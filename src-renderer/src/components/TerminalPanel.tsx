@@ -4,10 +4,12 @@
 // runs. The header says whether the agent's commands run sandboxed.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { ModeState, TerminalInfoDto } from '../../../src-main/app/contract';
+import type { TerminalInfoDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
+import type { ModeApi } from '../state/use-mode';
 import { useEvent } from '../state/transport-context';
 import { Icon } from './Icon';
+import { SandboxNotice } from './SandboxNotice';
 import { TerminalView } from './TerminalView';
 
 const SHELL = 'shell';
@@ -15,10 +17,11 @@ const SHELL = 'shell';
 interface TerminalPanelProps {
   threadId: string | null;
   theme: 'dark' | 'light';
-  sandbox: ModeState['sandbox'] | null;
+  mode: ModeApi;
 }
 
-export function TerminalPanel({ threadId, theme, sandbox }: TerminalPanelProps): React.JSX.Element {
+export function TerminalPanel({ threadId, theme, mode }: TerminalPanelProps): React.JSX.Element {
+  const sandbox = mode.state?.sandbox ?? null;
   const api = useApi();
   const [terminals, setTerminals] = useState<TerminalInfoDto[]>([]);
   const [selected, setSelected] = useState<string>(SHELL);
@@ -81,6 +84,7 @@ export function TerminalPanel({ threadId, theme, sandbox }: TerminalPanelProps):
         {sandbox && !sandbox.available && sandbox.reason ? <span className="muted small sandbox-reason">{sandbox.reason}</span> : null}
         {threadId === null ? <span className="muted small">Open a thread to use its terminal.</span> : null}
       </div>
+      <SandboxNotice mode={mode} />
       {threadId !== null ? (
         <>
           <div className="terminal-tabs" role="tablist" aria-label="Terminals">

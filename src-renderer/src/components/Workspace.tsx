@@ -19,7 +19,6 @@ import { ErrorBoundary } from './ErrorBoundary';
 import { FileTree } from './FileTree';
 import { FileViewer, type OpenFile } from './FileViewer';
 import { MemoriesPanel } from './MemoriesPanel';
-import { ModeNotices } from './ModeNotices';
 import { SettingsDialog } from './SettingsDialog';
 import { TerminalPanel } from './TerminalPanel';
 import { TextViewerDialog, type TextViewerContent } from './TextViewerDialog';
@@ -158,8 +157,7 @@ export function Workspace(): React.JSX.Element {
           connection={status}
           onPickFolder={() => void pickFolder()}
           onOpenSettings={() => setSettingsOpen(true)}
-          mode={mode.state}
-          onModeChange={(m) => void mode.setMode(m)}
+          mode={mode}
         />
         <aside className="sidebar">
           <ErrorBoundary name="Threads">
@@ -170,7 +168,6 @@ export function Workspace(): React.JSX.Element {
           </ErrorBoundary>
         </aside>
         <main className="center">
-          <ModeNotices mode={mode} />
           <ConversationPane
             session={session}
             title={title}
@@ -192,7 +189,7 @@ export function Workspace(): React.JSX.Element {
         </aside>
         <div className="bottom">
           <ErrorBoundary name="Terminal">
-            <TerminalPanel threadId={threadId} theme={theme} sandbox={mode.state?.sandbox ?? null} />
+            <TerminalPanel threadId={threadId} theme={theme} mode={mode} />
           </ErrorBoundary>
         </div>
       </div>
