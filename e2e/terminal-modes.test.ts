@@ -108,6 +108,24 @@ describe('approval modes', () => {
     await page.context().close();
   });
 
+  it('the approval of a `sandbox: false` command says it runs outside the sandbox and shows the reason', async () => {
+    serve = await startServe({
+      settings: ALLOW_COMMANDS,
+      script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo outside', sandbox: false, reason: 'needs the network to fetch deps' } }] }, { text: 'ok' }],
+    });
+    const page = await openApp(browser, serve.url);
+    await sendMessage(page, 'Run outside');
+    const approval = page.getByRole('dialog', { name: 'Approve tool call' }).or(page.getByRole('group', { name: 'Approve tool call' }));
+    await approval.waitFor({ timeout: 15_000 });
+    const text = await approval.innerText();
+    expect(text).toContain('runs outside the sandbox');
+    expect(text).toContain('needs the network to fetch deps');
+    await screenshot(page, 'approval-outside-sandbox');
+    await approval.getByRole('button', { name: 'Reject' }).click();
+    await conversation(page).getByText('ok', { exact: true }).waitFor({ timeout: 15_000 });
+    await page.context().close();
+  });
+
   it('offers the choice of mode the first time a folder is opened, without blocking, and not again once chosen', async () => {
     serve = await startServe();
     const page = await openApp(browser, serve.url);

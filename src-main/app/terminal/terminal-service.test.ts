@@ -26,8 +26,8 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function makeService(limits?: TerminalLimits): TerminalService {
-  service = new TerminalService({ rootDir: root, isThread: (id) => threads.has(id), shell: { env: { HOME: home }, shell: '/bin/bash' }, ...(limits ? { limits } : {}) });
+function makeService(limits?: TerminalLimits, mirror?: { highWaterMark: number; lowWaterMark: number }): TerminalService {
+  service = new TerminalService({ rootDir: root, isThread: (id) => threads.has(id), shell: { env: { HOME: home }, shell: '/bin/bash' }, ...(limits ? { limits } : {}), ...(mirror ? { mirror } : {}) });
   return service;
 }
 
@@ -194,5 +194,41 @@ describe('TerminalService: agent commands in views of their own', () => {
     expect(views.map((v) => (v.kind === 'command' ? v.command : ''))).toEqual(['echo run-2', 'echo run-3']);
     await expect(svc.closeTerminal('a', views[0]!.id)).resolves.toBeUndefined();
     expect(svc.list('a').filter((t) => t.kind === 'command')).toHaveLength(1);
+  });
+});
+
+describe('TerminalService: flow control', () => {
+  it('a shown command view that the window does not acknowledge holds the command back; acks let it finish', async () => {
+    const svc = makeService(undefined, { highWaterMark: 64 * 1024, lowWaterMark: 16 * 1024 });
+    const total = 2_000_000;
+    let received = 0;
+    let viewId: string | undefined;
+    svc.onChange((threadId) => {
+      const view = svc.list(threadId).find((t) => t.kind === 'command');
+      if (view && viewId === undefined) {
+        viewId = view.id;
+        svc.attach(threadId, view.id);
+      }
+    });
+    svc.onData((_threadId, terminalId, data) => {
+      if (terminalId === viewId) received += data.length;
+    });
+    let finished = false;
+    const run = backendFor(svc, 'a')
+      .execute(`head -c ${total} /dev/zero | tr '\\0' x`, { timeoutS: 60 })
+      .finally(() => (finished = true));
+    await waitFor(() => received > 64 * 1024, 'output up to the high-water mark');
+    // Paused: the command cannot have written everything, so it cannot have finished.
+    expect(finished).toBe(false);
+    expect(received).toBeLessThan(total);
+    let acked = 0;
+    while (!finished) {
+      svc.ack('a', viewId!, received - acked);
+      acked = received;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const result = await run;
+    expect(result.exitCode).toBe(0);
+    expect(received).toBeGreaterThanOrEqual(total);
   });
 });

@@ -111,7 +111,7 @@ export class TerminalService {
   }
 
   resize(threadId: string, terminalId: string, cols: number, rows: number): void {
-    this.terminal(threadId, terminalId, terminalId === SHELL_TERMINAL_ID).resize(cols, rows);
+    this.terminal(threadId, terminalId, false).resize(cols, rows);
   }
 
   /** The window rendered this many characters (string length) of the terminal's data. */
