@@ -92,6 +92,20 @@ describe('terminals through the contract', () => {
     await expect(call('terminal.attach', { threadId: thread.id })).rejects.toThrow(/not found/);
   });
 
+  it('closing the app ends every shell', async () => {
+    const { app, call } = await open();
+    const before = children();
+    for (let i = 0; i < 3; i++) {
+      const thread = await call('threads.create', {});
+      await call('terminal.attach', { threadId: thread.id });
+    }
+    const started = children().filter((pid) => !before.includes(pid));
+    expect(started).toHaveLength(3);
+    await app.close();
+    apps.splice(apps.indexOf(app), 1);
+    await until(() => started.every((pid) => !isProcessAlive(pid)), 'shells ended at shutdown');
+  });
+
   it('an agent command gets a view of its own: listed, shown as typed, live, and typed into', async () => {
     server.push({ toolCalls: [{ name: 'execute', args: { command: `read -p 'Name? ' n; echo "hi $n"` } }] }, { text: 'greeted' });
     const { call, events } = await open();

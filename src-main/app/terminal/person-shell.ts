@@ -22,7 +22,7 @@ export interface PersonShellOptions {
 
 /** Tags every process started in a person's shell, so that closing it finds them all. */
 const SHELL_MARKER_VAR = 'DEEPDESK_SHELL_ID';
-export const SHELL_EXITED_NOTE = '\r\n\x1b[2m[Your shell exited. Press Enter to start a new one.]\x1b[0m\r\n';
+const SHELL_EXITED_NOTE = '\r\n\x1b[2m[Your shell exited. Press Enter to start a new one.]\x1b[0m\r\n';
 
 export class PersonShell {
   private readonly mirror: OutputMirror;

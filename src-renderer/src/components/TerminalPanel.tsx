@@ -37,8 +37,9 @@ export function TerminalPanel({ threadId, theme, mode }: TerminalPanelProps): Re
       const fresh = list.filter((t) => t.kind === 'command' && !known.current.has(t.id));
       for (const t of list) known.current.add(t.id);
       const running = [...list].reverse().find((t) => t.kind === 'command' && t.running);
-      // A command that just started is shown at once (on opening a thread: one still running).
-      const show = first ? running : [...fresh].reverse().find((t) => t.kind === 'command' && t.running);
+      // A command that started since the last look is shown at once, even if it already ended;
+      // on opening a thread, one still running.
+      const show = first ? running : fresh.at(-1);
       if (show) {
         setFocusOnShow(panel.current?.contains(document.activeElement) ?? false);
         setSelected(show.id);
