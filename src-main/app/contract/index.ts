@@ -4,8 +4,10 @@
 // This module must stay free of Node and Electron imports: the renderer bundles it.
 
 import { z } from 'zod';
-import { modeMethods, terminalEvents, terminalMethods } from './terminal';
+import { modeEvents, modeMethods } from './modes';
+import { terminalEvents, terminalMethods } from './terminal';
 
+export * from './modes';
 export * from './terminal';
 
 // ---------------------------------------------------------------- shared shapes
@@ -211,6 +213,7 @@ export const events = {
   'files.changed': z.object({ paths: z.array(z.object({ path: z.string(), kind: z.enum(['add', 'change', 'unlink', 'addDir', 'unlinkDir']) })) }),
   'memories.changed': z.object({}),
   ...terminalEvents,
+  ...modeEvents,
   'settings.changed': settingsSchema,
 } as const;
 

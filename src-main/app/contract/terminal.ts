@@ -1,4 +1,4 @@
-// The contract's terminal and approval-mode shapes (SPEC §6, §7). Renderer-safe: zod only.
+// The contract's terminal shapes (SPEC §6, §7). Renderer-safe: zod only.
 import { z } from 'zod';
 
 /** `shell`: the person's own shell; `cmd-N`: a command the agent ran. */
@@ -23,27 +23,6 @@ export const terminalInfoSchema = z.discriminatedUnion('kind', [
 ]);
 export type TerminalInfoDto = z.infer<typeof terminalInfoSchema>;
 
-export const approvalModeSchema = z.enum(['ask', 'edit', 'auto', 'plan']);
-export type ApprovalModeDto = z.infer<typeof approvalModeSchema>;
-
-export const sandboxStatusSchema = z.object({
-  /** Whether the agent's commands run in an OS sandbox here. */
-  available: z.boolean(),
-  kind: z.string().optional(),
-  /** Why not, when not. */
-  reason: z.string().optional(),
-});
-
-export const modeStateSchema = z.object({
-  mode: approvalModeSchema,
-  /** The person chose a mode for this folder (until then `ask` applies and the window offers the choice). */
-  chosen: z.boolean(),
-  sandbox: sandboxStatusSchema,
-  /** The "no sandbox here" notice was already shown for this folder. */
-  sandboxNoticeShown: z.boolean(),
-});
-export type ModeState = z.infer<typeof modeStateSchema>;
-
 const ok = z.object({ ok: z.literal(true) });
 
 export const terminalMethods = {
@@ -58,16 +37,8 @@ export const terminalMethods = {
   'terminal.close': { params: terminalRef, result: ok },
 } as const;
 
-export const modeMethods = {
-  'mode.get': { params: z.object({}).strict(), result: modeStateSchema },
-  'mode.set': { params: z.object({ mode: approvalModeSchema }), result: modeStateSchema },
-  /** The window showed the "no sandbox here" notice: it is not shown again for this folder. */
-  'mode.sandboxNoticeShown': { params: z.object({}).strict(), result: modeStateSchema },
-} as const;
-
 export const terminalEvents = {
   'terminal.data': z.object({ threadId: z.string(), terminalId: z.string(), data: z.string() }),
   /** The thread's list of terminals changed: a command started or ended, a shell started or ended. */
   'terminal.changed': z.object({ threadId: z.string() }),
-  'mode.changed': modeStateSchema,
 } as const;
