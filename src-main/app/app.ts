@@ -82,7 +82,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // Terminals exist only for this folder's threads (made-up ids start nothing).
   const isThread = (threadId: string): boolean => threads.store.get(threadId)?.folder === options.folder;
-  const terminals = new TerminalService({ rootDir: options.folder, isThread });
+  const terminals = new TerminalService({ rootDir: options.folder, isThread, shell: { baseEnv: env } });
   // The window acknowledges what it rendered (terminal.ack), so a flood of output cannot outrun it.
   terminals.onData((threadId, terminalId, data) => send('terminal.data', { threadId, terminalId, data }));
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));

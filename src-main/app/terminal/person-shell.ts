@@ -11,7 +11,9 @@ import { OutputMirror, type MirrorListener, type MirrorSubscribeOptions, type Ou
 
 export interface PersonShellOptions {
   rootDir: string;
-  /** Extra variables (they win over the app's environment). */
+  /** The environment the shell starts from (the app's). Default process.env. */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** Extra variables (they win over baseEnv). */
   env?: Record<string, string>;
   /** Default: the user's bash or zsh, else bash, else sh. */
   shell?: string;
@@ -48,7 +50,7 @@ export class PersonShell {
   start(): void {
     if (this.proc || this.disposed) return;
     const env: Record<string, string> = {
-      ...sanitizeEnv(process.env),
+      ...sanitizeEnv(this.options.baseEnv ?? process.env),
       TERM: 'xterm-256color',
       COLORTERM: 'truecolor',
       ...this.options.env,
