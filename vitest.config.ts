@@ -1,11 +1,30 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects so that each global set-up runs only when its tests are selected: the
+// end-to-end project obtains a Chromium (scripts/test-setup), which a unit-only run must not.
 export default defineConfig({
   test: {
-    include: ['src-main/**/*.test.ts', 'src-renderer/**/*.test.ts', 'e2e/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     reporters: ['default', './scripts/summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src-main/**/*.test.ts', 'src-renderer/**/*.test.ts', 'scripts/**/*.test.ts'],
+          globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['e2e/**/*.test.ts'],
+          globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-chromium.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,5 +1,6 @@
 // End-to-end harness: the scripted model server, `deepdesk serve` as a person starts it
-// (the built bin), and headless Debian Chromium driven by playwright-core.
+// (the built bin), and a headless Chromium (found or obtained by the test set-up) driven by
+// playwright-core.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../src-main/core/models/testing/scripted-server';
+import { chromiumPath } from '../scripts/test-setup/system-tools';
 
 export const repo = resolve(import.meta.dirname, '..');
 export const screenshotDir = join(repo, 'test-results', 'screenshots');
@@ -83,8 +85,9 @@ export async function startServe(
   };
 }
 
+/** Throws the test set-up's install instruction when this machine has no Chromium. */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+  return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS, headless: true });
 }
 
 export async function openApp(browser: Browser, url: string): Promise<Page> {

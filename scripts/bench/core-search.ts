@@ -1,11 +1,12 @@
 // Issue 2, search: grep and glob over the generated tree with Deepdesk's FilesystemBackend
-// (ripgrep, and the Node fallback), ripgrep run directly with the same filters (the floor),
+// (the ripgrep it ships, and the Node fallback), that ripgrep run directly with the same
+// filters (the floor),
 // and the deepagents FilesystemBackend (the reference). The four run in rounds, so that
 // load from elsewhere on the machine falls on all of them alike.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { FilesystemBackend } from '../../src-main/core/backends/filesystem';
-import { findRipgrepOnPath } from '../../src-main/core/backends/fs-ripgrep';
+import { bundledRipgrep, findRipgrep } from '../../src-main/core/backends/ripgrep-binary';
 import type { GlobResult, GrepResult } from '../../src-main/core/backends/protocol';
 import { GREP_PATTERNS, type TreeData } from './gen-data';
 import { type Contender, type ContenderResult, formatMs, formatRatio, median, timeInterleaved } from './measure';
@@ -22,7 +23,7 @@ const ROUND_BUDGET_MS = 25_000;
  * so repeated here; keep in step): only the tree's .gitignore files, dot files seen, .git skipped.
  */
 const RG_FILTER_FLAGS = [
-  '--no-config', '--no-messages', '--hidden', '--no-require-git', '--no-ignore-global',
+  '--no-config', '--no-messages', '--hidden', '--no-ignore-global',
   '--no-ignore-exclude', '--no-ignore-dot', '--no-ignore-parent', '-g', '!.git',
 ];
 
@@ -48,6 +49,10 @@ function runRg(rg: string, args: string[]): Promise<string> {
   });
 }
 
+function ripgrepVersion(rg: string): string {
+  return spawnSync(rg, ['--version'], { encoding: 'utf8' }).stdout?.split('\n')[0] ?? 'version unknown';
+}
+
 function described(r: { error?: string; matches?: unknown[]; files?: unknown[]; truncated?: boolean }, unit: string): string {
   if (r.error) throw new Error(r.error);
   return `${(r.matches ?? r.files ?? []).length}${r.truncated ? '+' : ''} ${unit}`;
@@ -63,9 +68,11 @@ export async function benchSearch(report: Report, tree: TreeData, options: Bench
   const section = report.section(
     `Issue 2 · grep/glob over the generated tree (${tree.files.toLocaleString('en')} files, ${(tree.bytes / 1048576).toFixed(0)} MB; ${tree.visibleFiles.toLocaleString('en')} outside .git and ignored folders)`,
   );
-  const rg = await findRipgrepOnPath();
-  if (rg === null) section.notes.push('rg is not on PATH: the ripgrep rows and the floor are not measurable here');
-  const oursRg = rg ? new FilesystemBackend({ rootDir: tree.dir, ripgrepPath: rg }) : null;
+  // The default: what FilesystemBackend uses when given no ripgrepPath (the bundled binary).
+  const rg = await findRipgrep();
+  if (rg === null) section.notes.push('no ripgrep ships for this platform and none is on PATH: the ripgrep rows and the floor are not measurable here');
+  else section.notes.push(`ripgrep: ${rg === (await bundledRipgrep()) ? 'the bundled @vscode/ripgrep binary' : 'rg on PATH (no bundled binary for this platform)'}, ${ripgrepVersion(rg)} (${rg})`);
+  const oursRg = rg ? new FilesystemBackend({ rootDir: tree.dir }) : null;
   const oursNode = new FilesystemBackend({ rootDir: tree.dir, ripgrepPath: null });
   const ref = await loadReference();
   const refBackend = ref.ok ? new ref.module.FilesystemBackend({ rootDir: tree.dir, virtualMode: true }) : null;

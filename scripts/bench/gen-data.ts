@@ -12,7 +12,7 @@ import { generateText, makeRng, pick, type Rng, type TextKind, word } from './te
 import { progress } from './report';
 
 /** Bump a part's version when its shape changes: stale data is then rebuilt. */
-const VERSIONS = { tree: 2, 'huge.log': 1, 'edit-50mb.ts': 1 } as const;
+const VERSIONS = { tree: 2, 'huge.log': 1, 'edit-50mb.ts': 1, 'folder-100k': 1 } as const;
 type Part = keyof typeof VERSIONS;
 
 /** Patterns for grep: in a handful of files, on many lines, and nowhere. */
@@ -81,6 +81,19 @@ async function cached<T>(dataDir: string, name: Part, regenerate: boolean, build
 
 export function ensureTree(dataDir: string, regenerate: boolean): Promise<TreeData> {
   return cached(dataDir, 'tree', regenerate, buildTree);
+}
+
+/** 100,000 small source files in 1,000 folders, for the window's big-folder start-up. */
+export function ensureFolder100k(dataDir: string, regenerate: boolean): Promise<{ dir: string; files: number }> {
+  return cached(dataDir, 'folder-100k', regenerate, (root) => {
+    let files = 0;
+    for (let d = 0; d < 1000; d++) {
+      const dir = path.join(root, `pkg${Math.floor(d / 100)}`, `mod${d}`);
+      fs.mkdirSync(dir, { recursive: true });
+      for (let f = 0; f < 100; f++, files++) fs.writeFileSync(path.join(dir, `file${f}.ts`), `export const value${f} = ${d * 100 + f};\n`);
+    }
+    return { dir: root, files };
+  });
 }
 
 export function ensureHuge(dataDir: string, regenerate: boolean): Promise<HugeData> {

@@ -5,12 +5,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { benchFiles } from './core-files';
 import { benchSearch } from './core-search';
-import { ensureEditFile, ensureHuge, ensureTree } from './gen-data';
+import { benchBigFolders } from './big-folders';
+import { ensureEditFile, ensureFolder100k, ensureHuge, ensureTree } from './gen-data';
 import { benchHarness } from './harness';
 import { restrictFetchToLoopback } from './loopback-only';
 import { errorText } from './measure';
 import { parseOptions, USAGE } from './options';
 import { progress, Report } from './report';
+import { benchSandbox } from './sandbox';
 import { benchWindow } from './window';
 
 const repo = process.cwd();
@@ -50,6 +52,15 @@ async function main(): Promise<number> {
   }
   if (options.suites.has('harness')) await guarded('Issue 3 · harness', () => benchHarness(report, options));
   if (options.suites.has('window')) await guarded('Issue 4 · window', () => benchWindow(report, options, repo));
+  if (options.suites.has('sandbox')) await guarded('Issue 11 · sandbox', () => benchSandbox(report, options));
+  if (options.suites.has('folders')) {
+    await guarded('Issue 13 · big folders', async () =>
+      benchBigFolders(report, options, repo, {
+        tree20k: (await ensureTree(dataDir, options.regenerate)).dir,
+        folder100k: (await ensureFolder100k(dataDir, options.regenerate)).dir,
+      }),
+    );
+  }
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window'] as const;
+export const SUITES = ['core', 'harness', 'window', 'sandbox', 'folders'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,11 +11,12 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,folders]
 
   --regenerate   rebuild the generated tree, the 1 GB file and the 50 MB file in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
-  --only LIST    run only these suites (core: issue 2, harness: issue 3, window: issue 4)
+  --only LIST    run only these suites (core: issue 2, harness: issue 3, window: issue 4,
+                 sandbox: issue 11, folders: issue 13's big folders)
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {

@@ -11,6 +11,7 @@ export interface ServeProcess {
   /** From spawn to the "Deepdesk is running at" line. */
   readyMs: number;
   folder: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -22,10 +23,11 @@ export function builtCli(repo: string): string | null {
     : null;
 }
 
-export async function startServe(repo: string, options: { modelUrl?: string; timeoutMs?: number } = {}): Promise<ServeProcess> {
+/** `folder`: serve this existing folder (kept) instead of a new empty one (removed after). */
+export async function startServe(repo: string, options: { modelUrl?: string; timeoutMs?: number; folder?: string } = {}): Promise<ServeProcess> {
   const bin = builtCli(repo);
   if (bin === null) throw new Error('not built: run `npm run build` first');
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-serve-'));
+  const folder = options.folder ?? fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-serve-'));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-serve-data-'));
   const modelArgs = options.modelUrl ? ['--model', 'openai-compatible:scripted-model', '--base-url', options.modelUrl] : [];
   const start = performance.now();
@@ -42,7 +44,7 @@ export async function startServe(repo: string, options: { modelUrl?: string; tim
       await exited;
       clearTimeout(timer);
     }
-    fs.rmSync(folder, { recursive: true, force: true });
+    if (options.folder === undefined) fs.rmSync(folder, { recursive: true, force: true });
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   let stderr = '';
@@ -64,7 +66,7 @@ export async function startServe(repo: string, options: { modelUrl?: string; tim
         reject(new Error(`deepdesk serve exited with ${code}: ${stderr.trim().split('\n').pop() ?? ''}`));
       });
     });
-    return { url, readyMs, folder, stop: cleanup };
+    return { url, readyMs, folder, pid: child.pid!, stop: cleanup };
   } catch (err) {
     await cleanup();
     throw err;

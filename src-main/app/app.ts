@@ -13,6 +13,7 @@ import { applyEdit } from '../core/backends/text';
 import { collectResponse } from '../core/models/collect';
 import { createChatModel, parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
+import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel } from '../core/models/types';
 import { createSandbox, detectSandbox, type SandboxAvailability } from '../core/sandbox';
@@ -21,12 +22,13 @@ import { ContractError, type methods, type EventFrame, type EventName, type Even
 import { databasePath } from './data-dir';
 import type { AppHostApi } from './host-api';
 import { detectLocalServers } from './local-servers';
-import { MemoriesService } from './memories/memories-service';
+import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service';
 import { ModeService } from './modes/mode-service';
 import type { SecretStore } from './secret-store';
 import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
 import { WindowShellBackend } from './terminal/window-shell-backend';
+import { attachMentionedFiles } from './threads/mention-attachments';
 import { ThreadService } from './threads/thread-service';
 import { WorkspaceService } from './workspace/workspace-service';
 import type { z } from 'zod';
@@ -131,8 +133,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
 
   const workspace = new WorkspaceService({ folder: options.folder, backend: shared.folder, onChange: (paths) => send('files.changed', { paths }) });
-  await workspace.start();
-  const memories = new MemoriesService(shared.memories, () => send('memories.changed', {}));
+  // Ready does not wait for the watcher: its subscription walks the folder's directories.
+  const watching = workspace.start();
+  const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}));
 
   const ok = { ok: true as const };
   const handlers: Handlers = {
@@ -154,6 +157,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     'settings.setApiKey': async ({ provider, key }) => withOverrides(await settings.setApiKey(provider, key)),
     'settings.testConnection': async ({ model, baseUrl, apiKey }) => testConnection(() => modelFor(model, baseUrl, apiKey)),
     'settings.detectLocalServers': () => detectLocalServers(),
+    'settings.listModels': async ({ provider, baseUrl, apiKey }) => {
+      const key = apiKey ?? (await settings.apiKeyFor(provider));
+      try {
+        return { models: await listModels({ provider, env, ...(baseUrl ? { baseUrl } : {}), ...(key ? { apiKey: key } : {}) }) };
+      } catch (err) {
+        throw new ContractError(err instanceof Error ? err.message : String(err), 'failed');
+      }
+    },
 
     'threads.list': async () => threads.list(),
     'threads.create': async ({ title }) => threads.create(title),
@@ -167,7 +178,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await terminals.close(threadId);
       return ok;
     },
-    'threads.send': async ({ threadId, text }) => (await threads.send(threadId, text), ok),
+    'threads.send': async ({ threadId, text }) => (await threads.send(threadId, await attachMentionedFiles(text, shared.folder)), ok),
     'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
     'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
 
@@ -232,6 +243,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async close() {
       await threads.dispose();
       await terminals.dispose();
+      await watching;
       await workspace.dispose();
       db.close();
     },

@@ -4,7 +4,7 @@ import { MEMORIES_NAMESPACE } from '../core/backends/mounts';
 import { openDatabase, StoreBackend } from '../core/backends/store';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ContractError } from '../app/contract';
-import { MemoriesService } from '../app/memories/memories-service';
+import { MEMORY_AUTHOR_USER, MemoriesService } from '../app/memories/memories-service';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
 export interface MemoriesIo {
@@ -22,7 +22,7 @@ export async function memoriesCommand(argv: string[], io: MemoriesIo = { input: 
   if (action !== 'ls' && path === undefined) throw new UsageError(`memories ${action} needs a PATH`);
   if (action === 'ls' && path !== undefined) throw new UsageError('memories ls takes no PATH');
   const db = openDatabase(databasePath(resolveDataDir(values['data-dir'])));
-  const memories = new MemoriesService(new StoreBackend({ db, namespace: MEMORIES_NAMESPACE }), () => undefined);
+  const memories = new MemoriesService(new StoreBackend({ db, namespace: MEMORIES_NAMESPACE, author: MEMORY_AUTHOR_USER }), () => undefined);
   try {
     if (action === 'ls') {
       io.output.write((await memories.list()).map((m) => `${m.path}\n`).join(''));

@@ -1,7 +1,6 @@
 // `deepdesk run [options] "prompt"` (SPEC §5): the agent headless, to completion.
 
 import { randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
 import { DEFAULT_RULES } from '../core/agent/permissions/rules';
@@ -9,6 +8,7 @@ import { createAgentDefinition } from '../core/agent/create-agent';
 import { runAgent } from '../core/agent/loop';
 import type { ApprovalBroker } from '../core/agent/middleware/approval';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from '../core/agent/types';
+import { attachMentionedFiles } from '../app/threads/mention-attachments';
 import { createDefaultMounts } from '../core/backends/mounts';
 import { StateBackend } from '../core/backends/state';
 import { openDatabase } from '../core/backends/store';
@@ -71,7 +71,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   }
 
   const dataDir = resolveDataDir(values['data-dir'], io.env);
-  const sandbox = await createSandbox({ projectDir: realpathSync(folder), dataDir });
+  // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
+  const sandbox = await createSandbox({ projectDir: folder, dataDir });
   if (mode === 'auto' && sandbox === undefined) {
     const detected = await detectSandbox();
     throw new UsageError(`--mode auto needs a sandbox, and none is available: ${detected.available ? 'it could not be set up' : detected.reason}`);
@@ -89,7 +90,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
-    const mounts = createDefaultMounts({ folder, db, threadFiles, ...(sandbox ? { sandbox } : {}) });
+    const mounts = createDefaultMounts({ folder, db, threadFiles, memoryAuthor: threadId, ...(sandbox ? { sandbox } : {}) });
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,
@@ -106,7 +107,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       threads.save(s, { folder });
     };
     const emit = values.json ? (e: AgentEvent) => io.stdout.write(JSON.stringify(e) + '\n') : progressPrinter(io);
-    const result = await runAgent(definition, state, { role: 'user', content: prompt }, {
+    const result = await runAgent(definition, state, { role: 'user', content: await attachMentionedFiles(prompt, mounts.folder) }, {
       signal: controller.signal,
       emit,
       persist,

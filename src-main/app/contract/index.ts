@@ -130,7 +130,14 @@ export const threadViewSchema = z.object({
 });
 export type ThreadView = z.infer<typeof threadViewSchema>;
 
-export const fileEntrySchema = z.object({ path: z.string(), isDir: z.boolean(), size: z.number().optional(), modifiedAt: z.string().optional() });
+export const fileEntrySchema = z.object({
+  path: z.string(),
+  isDir: z.boolean(),
+  size: z.number().optional(),
+  modifiedAt: z.string().optional(),
+  /** Ignored by the folder's .gitignore files (or a .git folder): the tree dims it. */
+  ignored: z.boolean().optional(),
+});
 export type FileEntry = z.infer<typeof fileEntrySchema>;
 
 export const fileContentSchema = z.discriminatedUnion('kind', [
@@ -140,7 +147,14 @@ export const fileContentSchema = z.discriminatedUnion('kind', [
 ]);
 export type FileContent = z.infer<typeof fileContentSchema>;
 
-export const memoryEntrySchema = z.object({ path: z.string(), size: z.number(), modifiedAt: z.string().optional(), snippet: z.string().optional() });
+export const memoryEntrySchema = z.object({
+  path: z.string(),
+  size: z.number(),
+  modifiedAt: z.string().optional(),
+  /** Who wrote it last: a thread id, or 'user' (the person, in the window or the CLI). */
+  modifiedBy: z.string().optional(),
+  snippet: z.string().optional(),
+});
 export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
 
 export const localServerSchema = z.object({ provider: providerSchema, baseUrl: z.string(), models: z.array(z.string()) });
@@ -172,6 +186,11 @@ export const methods = {
     result: z.object({ ok: z.boolean(), message: z.string() }),
   },
   'settings.detectLocalServers': { params: empty, result: z.array(localServerSchema) },
+  /** The models a provider offers (its /models, Ollama's tags), for the model picker. */
+  'settings.listModels': {
+    params: z.object({ provider: providerSchema, baseUrl: z.string().optional(), apiKey: z.string().optional() }),
+    result: z.object({ models: z.array(z.string()) }),
+  },
 
   'threads.list': { params: empty, result: z.array(threadSummarySchema) },
   'threads.create': { params: z.object({ title: z.string().optional() }), result: threadSummarySchema },

@@ -5,6 +5,9 @@ import { compareCodePoints, normalizeVirtualPath } from '../../core/backends/pat
 import type { StoreBackend } from '../../core/backends/store';
 import { ContractError, type MemoryEntry } from '../contract';
 
+/** The writer recorded for memories the person writes (the window, `deepdesk memories write`). */
+export const MEMORY_AUTHOR_USER = 'user';
+
 export class MemoriesService {
   constructor(
     private readonly store: StoreBackend,
@@ -18,11 +21,11 @@ export class MemoriesService {
     let snippets = new Map<string, string>();
     let keep: Set<string> | null = null;
     if (q !== '') {
-      const found = await this.store.grep(q, '/', undefined, 500);
-      snippets = new Map();
-      for (const m of found.matches ?? []) if (!snippets.has(m.path)) snippets.set(m.path, m.text.trim().slice(0, 200));
+      // People search without minding case: `vat` finds `VAT`.
+      snippets = new Map(this.store.search(q).map((hit) => [hit.path, hit.line.trim().slice(0, 200)]));
       keep = new Set([...snippets.keys(), ...files.filter((f) => f.path.toLowerCase().includes(q.toLowerCase())).map((f) => f.path)]);
     }
+    const authors = this.store.authors();
     return files
       .filter((f) => keep === null || keep.has(f.path))
       .sort((a, b) => compareCodePoints(a.path, b.path))
@@ -30,6 +33,7 @@ export class MemoriesService {
         path: toShown(f.path),
         size: f.size ?? 0,
         ...(f.modifiedAt ? { modifiedAt: f.modifiedAt } : {}),
+        ...(authors.has(f.path) ? { modifiedBy: authors.get(f.path)! } : {}),
         ...(snippets.has(f.path) ? { snippet: snippets.get(f.path)! } : {}),
       }));
   }

@@ -222,7 +222,7 @@ export class ThreadService {
     const state = this.store.load(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
     const folderBackend = this.options.folderBackendFor?.(threadId);
-    const mounts = createDefaultMounts({ folder: this.options.folder, db: this.options.db, threadFiles, ...(folderBackend ? { folderBackend } : {}) });
+    const mounts = createDefaultMounts({ folder: this.options.folder, db: this.options.db, threadFiles, memoryAuthor: state.id, ...(folderBackend ? { folderBackend } : {}) });
     const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), contextTokens: 0, eventSeq: 0, streamingText: '' };
     this.live.set(threadId, live);
     return live;

@@ -46,6 +46,38 @@ describe('WorkspaceService', () => {
     expect(seen.some((s) => s.includes('node_modules'))).toBe(false);
   });
 
+  it('tells new folders from new files and reports a deleted folder', async () => {
+    let batch = nextBatch();
+    mkdirSync(join(folder, 'docs'));
+    await batch;
+    let seen = changes.flat().map((c) => `${c.kind} ${c.path}`);
+    expect(seen).toEqual(['addDir /docs']);
+    batch = nextBatch();
+    writeFileSync(join(folder, 'docs/readme.md'), '# hi');
+    await batch;
+    seen = changes.flat().map((c) => `${c.kind} ${c.path}`);
+    expect(seen).toContain('add /docs/readme.md');
+    changes = [];
+    batch = nextBatch();
+    rmSync(join(folder, 'docs'), { recursive: true });
+    await batch;
+    seen = changes.flat().map((c) => `${c.kind} ${c.path}`);
+    expect(seen).toContain('unlink /docs');
+  });
+
+  it('marks what the folder\'s .gitignore files ignore, at any depth', async () => {
+    writeFileSync(join(folder, '.gitignore'), 'dist/\n*.log\n');
+    mkdirSync(join(folder, 'dist'));
+    mkdirSync(join(folder, '.git'));
+    writeFileSync(join(folder, 'debug.log'), '');
+    writeFileSync(join(folder, 'src/.gitignore'), 'gen.ts\n');
+    writeFileSync(join(folder, 'src/gen.ts'), '');
+    writeFileSync(join(folder, 'src/keep.log.ts'), '');
+    const flags = (entries: Array<{ path: string; ignored?: boolean }>) => Object.fromEntries(entries.map((e) => [e.path, e.ignored === true]));
+    expect(flags(await service.list('/'))).toEqual({ '/.git/': true, '/.gitignore': false, '/debug.log': true, '/dist/': true, '/src/': false });
+    expect(flags(await service.list('/src'))).toEqual({ '/src/.gitignore': false, '/src/gen.ts': true, '/src/index.ts': false, '/src/keep.log.ts': false });
+  });
+
   it('lists, reads and searches through the folder backend', async () => {
     expect(await service.list('/')).toEqual([expect.objectContaining({ path: '/src/', isDir: true })]);
     expect(await service.read('/src/index.ts')).toEqual({ kind: 'text', path: '/src/index.ts', text: 'export {};', truncated: false });

@@ -1,17 +1,18 @@
-// The project folder for the window: a live watch (chokidar, debounced) feeding the file
-// tree, listings, file viewing and @-mention search, all through the folder's backend so
-// the same path rules apply as for the agent.
+// The project folder for the window: a live watch (debounced) feeding the file tree,
+// listings, file viewing and @-mention search, all through the folder's backend so the
+// same path rules apply as for the agent. Nothing here is proportional to the folder's
+// size up front: the tree lists folders as they are opened, the watcher subscribes in the
+// background, and the @-mention index is built on the first search.
 
-import { watch, type FSWatcher } from 'chokidar';
-import { relative, sep } from 'node:path';
-import type { Backend } from '../../core/backends/protocol';
+import { join } from 'node:path';
+import { ancestorRules, childStack, hasGitDir, isIgnored, loadGitignore } from '../../core/backends/fs-gitignore';
+import type { Backend, FileInfo } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
 import { normalizeVirtualPath } from '../../core/backends/paths';
 import { ContractError, type FileContent, type FileEntry } from '../contract';
+import { FolderWatcher, type FileChange } from './folder-watcher';
 
-export type FileChange = { path: string; kind: 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir' };
-
-const IGNORED_DIRS = new Set(['.git', 'node_modules', 'out', 'dist', 'build', '.next', '.nuxt', 'target', 'coverage', '__pycache__', '.venv', '.cache', '.turbo']);
+export type { FileChange } from './folder-watcher';
 const DEBOUNCE_MS = 75;
 const MAX_VIEW_CHARS = 2_000_000;
 
@@ -22,7 +23,7 @@ export interface WorkspaceOptions {
 }
 
 export class WorkspaceService {
-  private watcher: FSWatcher | null = null;
+  private watcher: FolderWatcher | null = null;
   private pending = new Map<string, FileChange>();
   private timer: NodeJS.Timeout | null = null;
   /** Every file path, for @-mention search; dropped when files appear or disappear. */
@@ -30,23 +31,30 @@ export class WorkspaceService {
 
   constructor(private readonly options: WorkspaceOptions) {}
 
-  /** Starts watching; resolves once the initial scan is done. */
+  /** Starts watching; resolves once changes are being reported (the app does not wait for it). */
   async start(): Promise<void> {
-    const root = this.options.folder;
-    this.watcher = watch(root, {
-      ignoreInitial: true,
-      followSymlinks: false,
-      ignored: (path: string) => relative(root, path).split(sep).some((part) => IGNORED_DIRS.has(part)),
+    this.watcher = new FolderWatcher({
+      folder: this.options.folder,
+      onChanges: (changes) => {
+        for (const change of changes) this.queue(change);
+      },
+      onError: (err) => process.stderr.write(`deepdesk: watching the folder failed: ${err.message}\n`),
     });
-    for (const kind of ['add', 'change', 'unlink', 'addDir', 'unlinkDir'] as const) {
-      this.watcher.on(kind, (path: string) => this.queue({ kind, path: toVirtual(root, path) }));
+    try {
+      await this.watcher.start();
+    } catch (err) {
+      // Too many folders for the OS's watch limit, or no native watcher: the tree still
+      // lists on demand, it just does not update by itself.
+      process.stderr.write(`deepdesk: the file tree will not update live: ${err instanceof Error ? err.message : String(err)}\n`);
     }
-    await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
   }
 
   private queue(change: FileChange): void {
     if (change.kind !== 'change') this.allFiles = null;
-    this.pending.set(change.path, change);
+    const before = this.pending.get(change.path);
+    // A file created and then written within one batch is still new to the window.
+    const kind = change.kind === 'change' && (before?.kind === 'add' || before?.kind === 'addDir') ? before.kind : change.kind;
+    this.pending.set(change.path, { path: change.path, kind });
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
@@ -57,9 +65,18 @@ export class WorkspaceService {
   }
 
   async list(path: string): Promise<FileEntry[]> {
-    const result = await this.options.backend.ls(checked(path));
+    const dir = checked(path);
+    const result = await this.options.backend.ls(dir);
     if (result.error !== undefined) throw new ContractError(result.error, 'not_found');
-    return (result.entries ?? []).map((e) => ({ path: e.path, isDir: e.isDir === true, ...(e.size !== undefined ? { size: e.size } : {}), ...(e.modifiedAt ? { modifiedAt: e.modifiedAt } : {}) }));
+    const entries = result.entries ?? [];
+    const ignored = await ignoredEntries(this.options.folder, dir, entries);
+    return entries.map((e) => ({
+      path: e.path,
+      isDir: e.isDir === true,
+      ...(e.size !== undefined ? { size: e.size } : {}),
+      ...(e.modifiedAt ? { modifiedAt: e.modifiedAt } : {}),
+      ...(ignored.has(e.path) ? { ignored: true } : {}),
+    }));
   }
 
   async read(path: string): Promise<FileContent> {
@@ -88,15 +105,29 @@ export class WorkspaceService {
     if (this.timer) clearTimeout(this.timer);
     await this.watcher?.close();
   }
+
+}
+
+/** The entries of virtual folder `dir` that the folder's .gitignore files ignore (and .git itself). */
+async function ignoredEntries(root: string, dir: string, entries: readonly FileInfo[]): Promise<Set<string>> {
+  const ignored = new Set<string>();
+  if (entries.length === 0) return ignored;
+  const realDir = join(root, ...dir.split('/').filter(Boolean));
+  try {
+    const [{ stack }, own, git] = await Promise.all([ancestorRules(root, realDir), loadGitignore(realDir), hasGitDir(realDir)]);
+    const rules = childStack(stack, own, git);
+    for (const entry of entries) {
+      const name = entry.path.replace(/\/$/, '').split('/').pop()!;
+      if (name === '.git' || isIgnored(rules, join(realDir, name), entry.isDir === true)) ignored.add(entry.path);
+    }
+  } catch {
+    // Unreadable .gitignore files dim nothing.
+  }
+  return ignored;
 }
 
 function checked(path: string): string {
   const p = normalizeVirtualPath(path);
   if (!p.ok) throw new ContractError(p.error);
   return p.path;
-}
-
-function toVirtual(root: string, real: string): string {
-  const rel = relative(root, real).split(sep).join('/');
-  return rel === '' ? '/' : `/${rel}`;
 }

@@ -19,7 +19,7 @@ import { NotADirectoryError, OutsideRootError, atomicWriteFile, makeDirsInside }
 import { LineIndexCache, readLineWindow } from './fs-line-index';
 import { READ_FLAGS, accessError, errnoOf, isInside, resolveInside, virtualOf } from './fs-resolve';
 import { forEachLimit } from './fs-pool';
-import { findRipgrepOnPath } from './fs-ripgrep';
+import { findRipgrep } from './ripgrep-binary';
 import type { SearchEnv, SearchTarget } from './fs-search';
 import { globTree, grepFile, grepTree } from './fs-search';
 
@@ -31,7 +31,7 @@ export interface FilesystemBackendOptions {
   maxFileSizeMb?: number;
   /** grep and glob stop after this long and return what they found, truncated (default 30000). */
   searchTimeBudgetMs?: number;
-  /** ripgrep executable; default: `rg` on PATH; null forces the Node search. */
+  /** ripgrep executable; default: the bundled one (ripgrep-binary.ts); null forces the Node search. */
   ripgrepPath?: string | null;
 }
 
@@ -69,7 +69,7 @@ export class FilesystemBackend implements Backend {
     this.maxFileBytes = Math.floor((options.maxFileSizeMb ?? 10) * 1024 * 1024);
     this.searchTimeBudgetMs = options.searchTimeBudgetMs ?? 30_000;
     const rg = options.ripgrepPath;
-    this.ripgrep = rg === null ? Promise.resolve(null) : rg !== undefined ? Promise.resolve(rg) : findRipgrepOnPath();
+    this.ripgrep = rg === null ? Promise.resolve(null) : rg !== undefined ? Promise.resolve(rg) : findRipgrep();
   }
 
   /**

@@ -4,33 +4,7 @@
 // ripgrep's own stops at the first NUL anywhere in a file, which the walker cannot mirror.
 
 import { spawn } from 'node:child_process';
-import fsp from 'node:fs/promises';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { SearchDeadline } from './fs-deadline';
-
-let onPath: Promise<string | null> | undefined;
-
-/** The first executable `rg` on PATH, looked up once per process. */
-export function findRipgrepOnPath(): Promise<string | null> {
-  onPath ??= (async () => {
-    const exe = process.platform === 'win32' ? 'rg.exe' : 'rg';
-    for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-      if (dir === '') continue;
-      const candidate = path.join(dir, exe);
-      try {
-        const st = await fsp.stat(candidate);
-        if (!st.isFile()) continue;
-        await fsp.access(candidate, fs.constants.X_OK);
-        return candidate;
-      } catch {
-        // Not here.
-      }
-    }
-    return null;
-  })();
-  return onPath;
-}
 
 export interface RipgrepTarget {
   rg: string;
@@ -38,6 +12,13 @@ export interface RipgrepTarget {
   dir: string;
   /** Let ripgrep read .gitignore files of dir's parents (only when the caller vouched for them). */
   parents: boolean;
+  /**
+   * dir is inside a git repository. ripgrep then finds repositories itself, and a nested
+   * repository restarts the rules as in the walker. Outside any repository it must be told
+   * to read .gitignore files (--no-require-git), and since ripgrep 14 that mode ignores
+   * repository boundaries: the caller checks there are none (ripgrepFindsRepository).
+   */
+  inRepository: boolean;
 }
 
 export type RipgrepOutcome =
@@ -46,11 +27,31 @@ export type RipgrepOutcome =
   /** ripgrep could not run or rejected its arguments; the caller should fall back. */
   | { ok: false };
 
-function filterFlags(parents: boolean): string[] {
+function ignoreFlags(target: RipgrepTarget): string[] {
   return [
-    '--no-config', '--no-messages', '--hidden', '--no-require-git', '--no-ignore-global',
-    '--no-ignore-exclude', '--no-ignore-dot', ...(parents ? [] : ['--no-ignore-parent']), '-g', '!.git',
+    '--no-config', '--no-messages', '--hidden', ...(target.inRepository ? [] : ['--no-require-git']), '--no-ignore-global',
+    '--no-ignore-exclude', '--no-ignore-dot', ...(target.parents ? [] : ['--no-ignore-parent']),
   ];
+}
+
+function filterFlags(target: RipgrepTarget): string[] {
+  return [...ignoreFlags(target), '-g', '!.git'];
+}
+
+/**
+ * Whether the search would reach a nested repository (a `.git` folder with a HEAD, or a
+ * `.git` file of a worktree or submodule) below the folder: one listing of only those
+ * entries, without entering `.git` subfolders. `found` is null when the deadline cut it short.
+ */
+export async function ripgrepFindsRepository(target: RipgrepTarget, deadline: SearchDeadline): Promise<{ ok: false } | { ok: true; found: boolean | null }> {
+  const args = [...ignoreFlags(target), '--files', '--null', '-g', '**/.git', '-g', '**/.git/HEAD', '-g', '!**/.git/*/', '--', target.dir];
+  let found = false;
+  const parser = new NulListParser();
+  const outcome = await run(target.rg, args, deadline, async (chunk) => {
+    if (parser.push(chunk).length > 0) found = true;
+  });
+  if (!outcome.ok) return outcome;
+  return { ok: true, found: outcome.completed || found ? found : null };
 }
 
 export interface RipgrepHit {
@@ -73,7 +74,7 @@ export function ripgrepSearch(
   onHits: (hits: RipgrepHit[]) => Promise<void>,
 ): Promise<RipgrepOutcome> {
   const args = [
-    ...filterFlags(target.parents), '-F', '-a', '-E', 'none', '-n', '-H', '--null', '--no-heading', '--color', 'never',
+    ...filterFlags(target), '-F', '-a', '-E', 'none', '-n', '-H', '--null', '--no-heading', '--color', 'never',
     '--max-filesize', String(Math.floor(maxFileBytes)), '-m', String(Math.max(1, maxPerFile)), '--', pattern, target.dir,
   ];
   const parser = new HitParser();
@@ -82,7 +83,7 @@ export function ripgrepSearch(
 
 /** Every file ripgrep would search below the folder (real paths). */
 export function ripgrepFiles(target: RipgrepTarget, deadline: SearchDeadline, onFiles: (reals: string[]) => Promise<void>): Promise<RipgrepOutcome> {
-  const args = [...filterFlags(target.parents), '--files', '--null', '--', target.dir];
+  const args = [...filterFlags(target), '--files', '--null', '--', target.dir];
   const parser = new NulListParser();
   return run(target.rg, args, deadline, (chunk) => onFiles(parser.push(chunk)));
 }

@@ -12,7 +12,7 @@ import { ancestorRules, gitignoreAboveRoot, hasGitDir } from './fs-gitignore';
 import { decodeLine, fileLooksBinary, searchFile } from './fs-grep-file';
 import { forEachLimit, mapLimit } from './fs-pool';
 import type { RipgrepHit, RipgrepOutcome, RipgrepTarget } from './fs-ripgrep';
-import { ripgrepFiles, ripgrepSearch } from './fs-ripgrep';
+import { ripgrepFiles, ripgrepFindsRepository, ripgrepSearch } from './fs-ripgrep';
 import { Walker } from './fs-walk';
 
 export interface SearchEnv {
@@ -80,7 +80,7 @@ export async function grepTree(env: SearchEnv, target: SearchTarget, pattern: st
   if (pattern.includes('\n')) return collector.finish(false);
   const deadline = new SearchDeadline(env.budgetMs, env.signal);
   try {
-    const rg = pattern.includes('\0') ? null : await ripgrepTarget(env, target.real);
+    const rg = pattern.includes('\0') ? null : await ripgrepTarget(env, target.real, deadline);
     if (rg) {
       const outcome = await grepWithRipgrep(env, rg, target, pattern, filter, maxCount, collector, deadline);
       if (outcome.ok) return collector.finish(!outcome.completed);
@@ -109,7 +109,7 @@ export async function globTree(env: SearchEnv, target: SearchTarget, matcher: Gl
   try {
     let found: { real: string; rel: string }[] = [];
     let completed: boolean | null = null;
-    const rg = await ripgrepTarget(env, target.real);
+    const rg = await ripgrepTarget(env, target.real, deadline);
     if (rg) {
       const prefix = dirPrefix(target.real);
       const outcome = await ripgrepFiles(rg, deadline, async (reals) => {
@@ -145,16 +145,29 @@ export async function globTree(env: SearchEnv, target: SearchTarget, matcher: Gl
 
 /**
  * How to run ripgrep on `dir` so that it applies exactly the .gitignore files the walker
- * does, or null when it cannot (no ripgrep, or it would also read .gitignore files above
- * the project root).
+ * does, or null when it cannot (no ripgrep, it would also read .gitignore files above the
+ * project root, or, outside any repository, a nested one would need its own rules).
  */
-async function ripgrepTarget(env: SearchEnv, dir: string): Promise<RipgrepTarget | null> {
+async function ripgrepTarget(env: SearchEnv, dir: string, deadline: SearchDeadline): Promise<RipgrepTarget | null> {
   if (!env.rg) return null;
+  const inRepository = await insideRepository(dir);
   const ancestors = await ancestorRules(env.root, dir);
-  if (ancestors.stack.length === 0 || (await hasGitDir(dir))) return { rg: env.rg, dir, parents: false };
+  let target: RipgrepTarget | null = null;
+  if (ancestors.stack.length === 0 || (await hasGitDir(dir))) target = { rg: env.rg, dir, parents: false, inRepository };
   // ripgrep climbs to the nearest folder holding `.git`; it must not pass the root.
-  if (ancestors.sawGit || !(await gitignoreAboveRoot(env.root))) return { rg: env.rg, dir, parents: true };
-  return null;
+  else if (ancestors.sawGit || !(await gitignoreAboveRoot(env.root))) target = { rg: env.rg, dir, parents: true, inRepository };
+  if (target === null || inRepository) return target;
+  const nested = await ripgrepFindsRepository(target, deadline);
+  if (!nested.ok) env.onRipgrepFailed?.();
+  return nested.ok && nested.found === false ? target : null;
+}
+
+/** Whether `dir` or a folder above it holds `.git`, as ripgrep looks for a repository. */
+async function insideRepository(dir: string): Promise<boolean> {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (await hasGitDir(d)) return true;
+    if (path.dirname(d) === d) return false;
+  }
 }
 
 async function grepWithRipgrep(

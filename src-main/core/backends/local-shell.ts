@@ -1,12 +1,12 @@
 // LocalShellBackend (SPEC §2, §3 execute): the project folder on disk plus commands run
 // in it through a pty, in the user's environment made non-interactive.
 import { randomBytes } from 'node:crypto';
+import type { Sandbox } from '../sandbox/types';
 import { FilesystemBackend, type FilesystemBackendOptions } from './filesystem';
 import { DEFAULT_MAX_OUTPUT_BYTES } from './output-cap';
 import type { ExecuteOptions, ExecuteResult, ShellBackend } from './protocol';
 import { runInPty } from './pty-exec';
 import { buildCommandEnv } from './shell-env';
-import type { Sandbox } from '../sandbox/types';
 
 export const DEFAULT_EXECUTE_TIMEOUT_S = 120;
 
@@ -17,7 +17,7 @@ export interface LocalShellBackendOptions extends FilesystemBackendOptions {
   maxOutputBytes?: number;
   /** Extra variables for every command (they win over the user's environment). */
   env?: Record<string, string>;
-  /** Where commands run contained (see src-main/core/sandbox). */
+  /** Commands run inside it, unless execute() is told `sandbox: false`. */
   sandbox?: Sandbox;
 }
 
@@ -36,6 +36,7 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
   private readonly maxOutputBytes: number;
   private readonly extraEnv: Record<string, string>;
   private readonly listeners = new Set<ShellOutputListener>();
+  readonly sandbox: Sandbox | undefined;
   private runCount = 0;
 
   constructor(options: LocalShellBackendOptions) {
@@ -43,6 +44,7 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
     this.defaultTimeoutS = options.defaultTimeoutS ?? DEFAULT_EXECUTE_TIMEOUT_S;
     this.maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     this.extraEnv = { ...options.env };
+    this.sandbox = options.sandbox;
   }
 
   /** Subscribes to the raw output of every command; returns the unsubscribe function. */
@@ -63,6 +65,7 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
       signal: options.signal,
       maxOutputBytes: this.maxOutputBytes,
       ...(options.attach ? { attach: options.attach } : {}),
+      ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
       onData: (chunk) => {
         const receivers: Array<(chunk: string, run: ShellRun) => void> = [...this.listeners];
         if (options.onData) receivers.unshift(options.onData);

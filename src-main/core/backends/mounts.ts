@@ -3,13 +3,13 @@
 // folders kept in memory and persisted with the thread.
 
 import type Database from 'better-sqlite3';
+import type { Sandbox } from '../sandbox/types';
 import { createComposite } from './composite';
 import { FilesystemBackend } from './filesystem';
 import { LocalShellBackend } from './local-shell';
 import type { Backend } from './protocol';
 import { StateBackend } from './state';
 import { StoreBackend } from './store';
-import type { Sandbox } from '../sandbox/types';
 
 export const MEMORIES_PREFIX = '/memories/';
 export const LARGE_RESULTS_PREFIX = '/large_tool_results/';
@@ -33,8 +33,10 @@ export interface MountOptions {
   threadFiles?: ThreadFiles;
   /** Replaces the folder backend (e.g. the window's shell backend, whose commands it shows). */
   folderBackend?: Backend;
-  /** Where commands run contained (LocalShellBackend). */
+  /** Commands of the default LocalShellBackend run inside it (SPEC §7). */
   sandbox?: Sandbox;
+  /** Recorded as the writer of memories written through these mounts: a thread id, or 'user'. */
+  memoryAuthor?: string;
 }
 
 export interface Mounts {
@@ -47,8 +49,10 @@ export interface Mounts {
 export function createDefaultMounts(options: MountOptions): Mounts {
   const folder =
     options.folderBackend ??
-    (options.execute === false ? new FilesystemBackend({ rootDir: options.folder }) : new LocalShellBackend({ rootDir: options.folder, ...(options.sandbox ? { sandbox: options.sandbox } : {}) }));
-  const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE });
+    (options.execute === false
+      ? new FilesystemBackend({ rootDir: options.folder })
+      : new LocalShellBackend({ rootDir: options.folder, ...(options.sandbox ? { sandbox: options.sandbox } : {}) }));
+  const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE, ...(options.memoryAuthor ? { author: options.memoryAuthor } : {}) });
   const threadFiles = options.threadFiles ?? emptyThreadFiles();
   const backend = createComposite(folder, [
     { prefix: MEMORIES_PREFIX, backend: memories, listInRoot: 'always' },

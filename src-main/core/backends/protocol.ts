@@ -110,7 +110,7 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Raw bytes as the terminal shows them, for a live view. */
   onData?: (chunk: string) => void;
-  /** false: run outside the sandbox (the approval asked the person). */
+  /** false runs the command outside the backend's sandbox (the caller has asked the person). Default true. */
   sandbox?: boolean;
   /**
    * Given: the command reads its stdin from its own pty (so a person can answer a prompt),
@@ -137,6 +137,8 @@ export interface ExecuteResult {
   timedOut?: boolean;
   /** Whether the command ran inside an OS sandbox. */
   sandboxed?: boolean;
+  /** The `[Sandbox blocked …]` line (also the output's last line) when the sandbox blocked something. */
+  sandboxBlocked?: string;
 }
 
 export const DEFAULT_READ_LIMIT = 2000;

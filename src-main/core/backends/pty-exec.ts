@@ -8,6 +8,7 @@ import * as pty from 'node-pty';
 import { TerminalTextDecoder } from './ansi';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from './output-cap';
 import { killProcessGroup, killProcessTree } from './process-tree';
+import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
 import type { ExecuteResult, LiveCommand } from './protocol';
 
 export interface RunInPtyOptions {
@@ -23,6 +24,8 @@ export interface RunInPtyOptions {
   rows?: number;
   /** Stdin from the pty, and its controls for a live view (see ExecuteOptions.attach). */
   attach?: (live: LiveCommand) => void;
+  /** Runs the command inside this sandbox; the result then says what it blocked, if anything. */
+  sandbox?: Sandbox;
 }
 
 /** The variable that marks every process a command starts, so that all of them can be found. */
@@ -125,27 +128,52 @@ class DoneReportScanner {
   }
 }
 
-export function runInPty(command: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
-  if (opts.signal?.aborted) {
-    return Promise.resolve({ output: '[Command was cancelled before it started]', exitCode: null, truncated: false });
-  }
+const CANCELLED_BEFORE_START: ExecuteResult = {
+  output: '[Command was cancelled before it started]',
+  exitCode: null,
+  truncated: false,
+};
+
+export async function runInPty(command: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
+  if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START };
   const marker = `${EXEC_MARKER_VAR}=${randomBytes(8).toString('hex')}`;
   const nonce = randomBytes(8).toString('hex');
   const shell = resolveShell(opts.env.SHELL ?? process.env.SHELL);
   const env: Record<string, string> = { ...opts.env, [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
+  const spec = { file: shell, args: ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], cwd: opts.cwd, env };
+  if (!opts.sandbox) return spawnAndCollect(spec, marker, nonce, opts);
 
+  let prepared: PreparedCommand;
+  try {
+    prepared = await opts.sandbox.prepare(spec);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { output: `Could not start the sandbox: ${message}`, exitCode: 127, truncated: false, sandboxed: true };
+  }
+  try {
+    if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START, sandboxed: true };
+    const result = await spawnAndCollect(prepared, marker, nonce, opts);
+    const blocked = await prepared.blockedLine(result.output, result.exitCode);
+    if (!blocked) return { ...result, sandboxed: true };
+    return { ...result, output: composeOutput(result.output, blocked), sandboxed: true, sandboxBlocked: blocked };
+  } finally {
+    await prepared.dispose();
+  }
+}
+
+function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
   let proc: pty.IPty;
   try {
-    proc = pty.spawn(shell, ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], {
-      name: env.TERM ?? 'xterm-256color',
+    proc = pty.spawn(spec.file, spec.args, {
+      name: spec.env.TERM ?? 'xterm-256color',
       cols: opts.cols ?? 120,
       rows: opts.rows ?? 30,
-      cwd: opts.cwd,
-      env,
+      cwd: spec.cwd,
+      env: spec.env,
     });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    return Promise.resolve({ output: `Could not start ${shell}: ${message}`, exitCode: 127, truncated: false });
+    return Promise.resolve({ output: `Could not start ${spec.file}: ${message}`, exitCode: 127, truncated: false });
   }
 
   const pid = proc.pid;

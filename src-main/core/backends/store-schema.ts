@@ -36,4 +36,6 @@ END;
 
 export const STORE_MIGRATIONS: readonly Migration[] = [
   { id: 'store_files_v1', up: (db) => db.exec(CREATE_FILES) },
+  // Who last wrote a file (a thread id, or 'user'), for the window's memories list.
+  { id: 'store_files_v2_modified_by', up: (db) => db.exec('ALTER TABLE store_files ADD COLUMN modified_by TEXT') },
 ];

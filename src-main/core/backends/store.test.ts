@@ -56,7 +56,7 @@ describe('openDatabase', () => {
     runMigrations(db, [migration]);
     expect(runs).toBe(1);
     const ids = db.prepare('SELECT id FROM schema_migrations ORDER BY id').pluck().all();
-    expect(ids).toEqual(['store_files_v1', 'test_things_v1']);
+    expect(ids).toEqual(['store_files_v1', 'store_files_v2_modified_by', 'test_things_v1']);
   });
 
   it('migrates a database a StoreBackend is handed directly', async () => {

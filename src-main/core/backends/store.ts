@@ -31,6 +31,14 @@ export interface StoreBackendOptions {
   db: Database.Database | string;
   /** Isolates this backend's files from every other namespace in the same table. */
   namespace: string;
+  /** Recorded as the last writer of every file this backend writes (a thread id, or 'user'). */
+  author?: string;
+}
+
+/** A text search hit for people (case-insensitive), with the first matching line. */
+export interface StoreSearchHit {
+  path: string;
+  line: string;
 }
 
 interface FileRow {
@@ -67,6 +75,9 @@ class StoreStatements {
   readonly contentById;
   readonly ftsCandidates;
   readonly instrCandidates;
+  readonly foldedCandidates;
+  readonly textRows;
+  readonly authors;
 
   constructor(db: Database.Database) {
     this.get = db.prepare<[string, string], FileRow>(
@@ -75,11 +86,11 @@ class StoreStatements {
       'SELECT 1 AS one FROM store_files WHERE namespace = ? AND path >= ? AND path < ? LIMIT 1');
     this.listRange = db.prepare<[string, string, string], ListRow>(
       'SELECT path, size, modified_at FROM store_files WHERE namespace = ? AND path >= ? AND path < ? ORDER BY path');
-    this.insert = db.prepare<[string, string, string, FileEncoding, string | null, number, string, string]>(
-      `INSERT INTO store_files (namespace, path, content, encoding, mime_type, size, created_at, modified_at, version)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)`);
-    this.update = db.prepare<[string, FileEncoding, string | null, number, string, number]>(
-      'UPDATE store_files SET content = ?, encoding = ?, mime_type = ?, size = ?, modified_at = ?, version = version + 1 WHERE id = ?');
+    this.insert = db.prepare<[string, string, string, FileEncoding, string | null, number, string, string, string | null]>(
+      `INSERT INTO store_files (namespace, path, content, encoding, mime_type, size, created_at, modified_at, version, modified_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)`);
+    this.update = db.prepare<[string, FileEncoding, string | null, number, string, string | null, number]>(
+      'UPDATE store_files SET content = ?, encoding = ?, mime_type = ?, size = ?, modified_at = ?, modified_by = ?, version = version + 1 WHERE id = ?');
     this.remove = db.prepare<[number]>('DELETE FROM store_files WHERE id = ?');
     this.contentById = db.prepare<[number], { content: string }>('SELECT content FROM store_files WHERE id = ?');
     // CROSS JOIN keeps the full-text match as the outer loop.
@@ -91,6 +102,13 @@ class StoreStatements {
       `SELECT id, path FROM store_files
        WHERE namespace = ? AND path >= ? AND path < ? AND encoding = 'utf-8' AND size <= ? AND instr(content, ?) > 0
        ORDER BY path`);
+    // SQLite's lower() folds ASCII only: an ASCII query narrows here, the rest is confirmed in JS.
+    this.foldedCandidates = db.prepare<[string, string], { path: string; content: string }>(
+      `SELECT path, content FROM store_files WHERE namespace = ? AND encoding = 'utf-8' AND instr(lower(content), ?) > 0 ORDER BY path`);
+    this.textRows = db.prepare<[string], { path: string; content: string }>(
+      `SELECT path, content FROM store_files WHERE namespace = ? AND encoding = 'utf-8' ORDER BY path`);
+    this.authors = db.prepare<[string], { path: string; modified_by: string }>(
+      'SELECT path, modified_by FROM store_files WHERE namespace = ? AND modified_by IS NOT NULL');
   }
 }
 
@@ -99,6 +117,7 @@ export class StoreBackend implements Backend {
   private readonly db: Database.Database;
   private readonly ownsDb: boolean;
   private readonly sql: StoreStatements;
+  private readonly author: string | null;
 
   constructor(options: StoreBackendOptions) {
     if (typeof options.namespace !== 'string' || options.namespace === '') throw new Error('StoreBackend needs a non-empty namespace');
@@ -107,6 +126,36 @@ export class StoreBackend implements Backend {
     this.db = typeof options.db === 'string' ? openDatabase(options.db) : options.db;
     if (!this.ownsDb) runMigrations(this.db, STORE_MIGRATIONS);
     this.sql = new StoreStatements(this.db);
+    this.author = options.author ?? null;
+  }
+
+  /** The same files, with writes recorded as `author`'s. */
+  withAuthor(author: string): StoreBackend {
+    return new StoreBackend({ db: this.db, namespace: this.namespace, author });
+  }
+
+  /**
+   * Case-insensitive text search for people (the window's memories search), unlike grep,
+   * which is literal and case-sensitive for the agent. Files whose text contains the query,
+   * in path order, with the first line that does.
+   */
+  search(query: string, limit = 500): StoreSearchHit[] {
+    const folded = query.toLowerCase();
+    if (folded === '') return [];
+    const ascii = [...folded].every((ch) => ch.charCodeAt(0) < 128);
+    const rows = ascii ? this.sql.foldedCandidates.iterate(this.namespace, folded) : this.sql.textRows.iterate(this.namespace);
+    const hits: StoreSearchHit[] = [];
+    for (const row of rows) {
+      if (hits.length >= limit) break;
+      const line = row.content.split('\n').find((l) => l.toLowerCase().includes(folded));
+      if (line !== undefined) hits.push({ path: row.path, line });
+    }
+    return hits;
+  }
+
+  /** Who last wrote each file that records it: path → author. */
+  authors(): Map<string, string> {
+    return new Map(this.sql.authors.all(this.namespace).map((row) => [row.path, row.modified_by]));
   }
 
   /** Closes the database when this backend opened it; a shared database stays open. */
@@ -290,8 +339,8 @@ export class StoreBackend implements Backend {
     const now = new Date().toISOString();
     const size = recordSize(data.content, data.encoding);
     const mime = data.mimeType ?? null;
-    if (previous) this.sql.update.run(data.content, data.encoding, mime, size, now, previous.id);
-    else this.sql.insert.run(this.namespace, path, data.content, data.encoding, mime, size, now, now);
+    if (previous) this.sql.update.run(data.content, data.encoding, mime, size, now, this.author, previous.id);
+    else this.sql.insert.run(this.namespace, path, data.content, data.encoding, mime, size, now, now, this.author);
   }
 
   private row(path: string): FileRow | undefined {

@@ -29,8 +29,8 @@ export interface ModelSpec {
 }
 
 const EXAMPLE = 'e.g. anthropic:claude-sonnet-4-5, openai:gpt-4.1, ollama:qwen3:8b';
-const ANTHROPIC_URL = 'https://api.anthropic.com/v1';
-const OPENAI_URL = 'https://api.openai.com/v1';
+export const ANTHROPIC_URL = 'https://api.anthropic.com/v1';
+export const OPENAI_URL = 'https://api.openai.com/v1';
 const OLLAMA_URL = 'http://127.0.0.1:11434/v1';
 /** Anthropic needs max_tokens; the SDK's default (the model's maximum) would eat the context window. */
 const ANTHROPIC_MAX_OUTPUT_TOKENS = 32_000;
@@ -133,7 +133,7 @@ function compatibleModel(name: string, baseURL: string, apiKey: string | undefin
 }
 
 /** --base-url, else OLLAMA_HOST ("host:port" or a URL, as the ollama CLI reads it), else localhost. '/v1' is added when no path is given. */
-function ollamaUrl(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
+export function ollamaUrl(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
   const host = nonEmpty(env.OLLAMA_HOST);
   let raw = baseUrl;
   if (raw === undefined && host !== undefined) {
@@ -150,7 +150,7 @@ function ollamaUrl(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string 
   return url.toString().replace(/\/+$/, '');
 }
 
-function checkUrl(value: string): void {
+export function checkUrl(value: string): void {
   let url: URL;
   try {
     url = new URL(value);
@@ -166,6 +166,6 @@ function missingKey(provider: ProviderName, variable: string): ModelConfigError 
   return new ModelConfigError(`No API key for ${provider}: set ${variable} or pass --api-key`);
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
+export function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

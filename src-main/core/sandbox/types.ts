@@ -1,5 +1,4 @@
-// The sandbox interface agreed with src-main/core/sandbox (see index.ts). STUB for the
-// terminal/modes branch: the real module replaces this file and index.ts at merge.
+// The sandbox's public types (SPEC §7), as agreed with the terminal/modes side of the app.
 
 export type SandboxKind = 'bubblewrap' | 'seatbelt';
 
@@ -37,4 +36,3 @@ export interface Sandbox {
   readonly policy: SandboxPolicy;
   prepare(spec: CommandSpec): Promise<PreparedCommand>;
 }
-

@@ -1,15 +1,39 @@
 import { z } from 'zod';
 import { isShellBackend } from '../backends/protocol';
-import { numberArg } from './args';
+import { boolArg, numberArg } from './args';
 import { defineTool, errorText, text } from './tool';
 
 export const EXECUTE_DEFAULT_TIMEOUT_S = 120;
 export const EXECUTE_MAX_TIMEOUT_S = 3600;
 
-const schema = z.object({
-  command: z.string({ error: 'command must be a string' }).refine((c) => c.trim() !== '', 'command must not be empty'),
-  timeout: numberArg('timeout').optional(),
-});
+const schema = z
+  .object({
+    command: z.string({ error: 'command must be a string' }).refine((c) => c.trim() !== '', 'command must not be empty'),
+    timeout: numberArg('timeout').optional(),
+    sandbox: boolArg('sandbox')
+      .optional()
+      .describe('false runs the command outside the sandbox; it always asks the person first. Default true.'),
+    reason: z
+      .string({ error: 'reason must be a string' })
+      .optional()
+      .describe('Required with sandbox: false: why the command must run outside the sandbox, shown to the person.'),
+  })
+  .superRefine((args, ctx) => {
+    if (args.sandbox === false && (args.reason ?? '').trim() === '') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reason'],
+        message: 'reason is required with sandbox: false: say why the command must run outside the sandbox',
+      });
+    }
+  });
+
+/** What the model is told about the sandbox (SPEC §7). */
+export const SANDBOX_DESCRIPTION = [
+  'Commands run inside an OS sandbox where one is available: they can read everything except secrets (~/.ssh, ~/.aws, ~/.gnupg, credentials, browser profiles, keychains, Deepdesk\'s data), write only inside the project folder and $TMPDIR (a private temp folder emptied after each command), never .git/hooks, .git/config or .deepdesk/; they have no view of other processes and no network access except the domains the person allowed for this folder (none by default; reached through the HTTP(S)_PROXY set for you), so installs and downloads usually fail.',
+  'When the sandbox blocked something, the result ends with a line starting `[Sandbox blocked` that says what: do not treat that as a broken tool, and do not retry the same thing.',
+  'If a command truly needs to go beyond the sandbox (network, writing outside the folder), call execute again with sandbox: false and a short reason the person will read: such a call always asks the person first, and may be refused.',
+].join('\n');
 
 export const executeTool = defineTool({
   name: 'execute',
@@ -20,6 +44,7 @@ export const executeTool = defineTool({
     `timeout is in seconds (default ${EXECUTE_DEFAULT_TIMEOUT_S}, at most ${EXECUTE_MAX_TIMEOUT_S}); on timeout every process the command started is killed and the exit code is 124.`,
     'Output over 100,000 bytes is cut in the middle, keeping the head and the tail; redirect big output to a file and read or grep it instead.',
     'Prefer read_file, grep, glob, edit_file and write_file over shell equivalents (cat, grep, sed, echo >) for files.',
+    SANDBOX_DESCRIPTION,
   ].join('\n'),
   schema,
   async run(args, ctx) {
@@ -31,14 +56,18 @@ export const executeTool = defineTool({
       timeoutS: timeout,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(ctx.onTerminalData ? { onData: ctx.onTerminalData } : {}),
+      ...(args.sandbox === false ? { sandbox: false } : {}),
     });
-    const output = result.output.replace(/\n+$/, '');
+    let output = result.output.replace(/\n+$/, '');
+    // The blocked line comes last, after the exit status (SPEC §7).
+    const blocked = result.sandboxBlocked;
+    if (blocked && output.endsWith(blocked)) output = output.slice(0, -blocked.length).replace(/\n+$/, '');
     const status =
       result.exitCode === 0
         ? '[Command succeeded with exit code 0]'
         : result.exitCode === null
           ? '[Command was cancelled]'
           : `[Command failed with exit code ${result.exitCode}]`;
-    return text(`${output}\n${status}`);
+    return text(`${output}\n${status}${blocked ? `\n${blocked}` : ''}`);
   },
 });

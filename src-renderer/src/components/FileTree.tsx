@@ -11,9 +11,11 @@ interface FileTreeProps {
   selectedPath: string | null;
   onOpenFile(path: string): void;
   onChanges?(changes: readonly FileChange[]): void;
+  /** Files the agent changed in the current thread: marked in the tree. */
+  changedPaths?: ReadonlySet<string>;
 }
 
-export function FileTree({ folderName, selectedPath, onOpenFile, onChanges }: FileTreeProps): React.JSX.Element {
+export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, changedPaths }: FileTreeProps): React.JSX.Element {
   const { listings, expanded, toggle, refreshAll } = useFileTree(onChanges);
   const rows = useMemo(() => visibleRows(listings, expanded), [listings, expanded]);
   const [focusKey, setFocusKey] = useState<string | null>(null);
@@ -97,6 +99,8 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges }: Fi
         {rows.map((row, index) => {
           const selected = row.key === selectedPath;
           const error = row.entry.isDir && row.expanded ? listings[row.key]?.error : undefined;
+          const changed = !row.entry.isDir && changedPaths?.has(row.key) === true;
+          const ignored = row.entry.ignored === true;
           return (
             <div
               key={row.key}
@@ -109,9 +113,9 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges }: Fi
               aria-selected={selected}
               aria-busy={row.loading || undefined}
               tabIndex={index === focusedIndex ? 0 : -1}
-              className={`tree-row${selected ? ' selected' : ''}${row.entry.isDir ? ' dir' : ''}`}
+              className={`tree-row${selected ? ' selected' : ''}${row.entry.isDir ? ' dir' : ''}${ignored ? ' ignored' : ''}${changed ? ' agent-changed' : ''}`}
               style={{ paddingLeft: `${(row.level - 1) * 14 + 8}px` }}
-              title={error ?? row.key}
+              title={error ?? [row.key, ignored ? 'ignored by .gitignore' : null, changed ? 'changed by the agent in this thread' : null].filter(Boolean).join(' · ')}
               onClick={() => activate(row)}
               onFocus={() => setFocusKey(row.key)}
             >
@@ -120,6 +124,11 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges }: Fi
               </span>
               <Icon name={row.entry.isDir ? (row.expanded ? 'folderOpen' : 'folder') : 'file'} size={14} className={row.entry.isDir ? 'icon-folder' : 'icon-file'} />
               <span className="tree-name">{row.name}</span>
+              {changed ? (
+                <span className="tree-badge" aria-label="changed by the agent">
+                  M
+                </span>
+              ) : null}
               {row.loading ? <Spinner /> : null}
             </div>
           );

@@ -1,11 +1,12 @@
 // Shows an opened file: text with line numbers (highlighted when the language is known),
 // images, or a description of a binary file. Re-read when the file changes on disk.
 
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import type { FileContent } from '../../../src-main/app/contract';
 import { formatBytes } from '../lib/format';
 import { highlightCode, languageForPath } from '../lib/highlight';
 import { Icon, Spinner } from './Icon';
+import { Markdown } from './Markdown';
 
 export interface OpenFile {
   path: string;
@@ -15,6 +16,10 @@ export interface OpenFile {
 }
 
 const MAX_LINES = 20_000;
+
+function isMarkdown(path: string): boolean {
+  return /\.(md|markdown|mdx)$/i.test(path);
+}
 
 function TextView({ path, text }: { path: string; text: string }): React.JSX.Element {
   const { html, count, cut } = useMemo(() => {
@@ -42,6 +47,9 @@ function TextView({ path, text }: { path: string; text: string }): React.JSX.Ele
 
 export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void }): React.JSX.Element {
   const content = file.content;
+  // Markdown is shown rendered; the source is one click away.
+  const [source, setSource] = useState(false);
+  const markdown = content?.kind === 'text' && isMarkdown(content.path);
   const slash = file.path.lastIndexOf('/');
   const name = file.path.slice(slash + 1);
   const folder = file.path.slice(0, slash + 1);
@@ -55,6 +63,11 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
             <bdi>{folder}</bdi>
           </span>
         </h2>
+        {markdown ? (
+          <button type="button" className="btn btn-small btn-quiet" aria-pressed={source} onClick={() => setSource((v) => !v)}>
+            {source ? 'Show rendered' : 'Show source'}
+          </button>
+        ) : null}
         <button type="button" className="icon-btn" aria-label="Close file" title="Close" onClick={onClose}>
           <Icon name="x" size={14} />
         </button>
@@ -69,7 +82,13 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
           </div>
         ) : content.kind === 'text' ? (
           <>
-            <TextView path={content.path} text={content.text} />
+            {markdown && !source ? (
+              <div className="markdown-view" tabIndex={0} aria-label={`Contents of ${content.path}`}>
+                <Markdown text={content.text} />
+              </div>
+            ) : (
+              <TextView path={content.path} text={content.text} />
+            )}
             {content.truncated ? <p className="muted viewer-note">The file is larger than the viewer shows; this is its beginning.</p> : null}
           </>
         ) : content.kind === 'image' ? (

@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useId, useState } from 'react';
 import type { MemoryEntry } from '../../../src-main/app/contract';
-import { formatBytes } from '../lib/format';
+import { formatBytes, formatRelativeTime } from '../lib/format';
 import { useApi } from '../state/use-api';
 import { useConnection, useEvent } from '../state/transport-context';
 import { ConfirmDialog } from './ConfirmDialog';
@@ -20,6 +20,7 @@ export function MemoriesPanel(): React.JSX.Element {
   const [selection, setSelection] = useState<Selection>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
+  const [threadTitles, setThreadTitles] = useState<ReadonlyMap<string, string>>(new Map());
 
   // The list, debounced on the search box; late answers dropped.
   useEffect(() => {
@@ -35,6 +36,25 @@ export function MemoriesPanel(): React.JSX.Element {
       clearTimeout(timer);
     };
   }, [api, query, version, reconnects]);
+
+  // Thread titles, to say which thread wrote a memory.
+  useEffect(() => {
+    if (!entries?.some((e) => e.modifiedBy && e.modifiedBy !== 'user')) return;
+    let cancelled = false;
+    void api.safe('threads.list', {}).then((threads) => {
+      if (!cancelled && threads) setThreadTitles(new Map(threads.map((t) => [t.id, t.title])));
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [api, entries]);
+
+  const writer = (by: string | undefined): string | null => {
+    if (by === undefined) return null;
+    if (by === 'user') return 'by you';
+    const title = threadTitles.get(by);
+    return title ? `by thread “${title}”` : 'by a thread of another folder or a deleted thread';
+  };
 
   const openMemory = useCallback(
     async (path: string, mode: 'view' | 'edit' = 'view') => {
@@ -78,6 +98,10 @@ export function MemoriesPanel(): React.JSX.Element {
           New memory
         </button>
       </div>
+      <p className="memories-about muted">
+        Shared by every thread and every folder. <code>/memories/AGENTS.md</code> is always part of the agent&apos;s instructions; the agent reads the
+        others when it needs them.
+      </p>
       <div className="memories-search">
         <label htmlFor={searchId} className="visually-hidden">
           Search memories
@@ -95,7 +119,9 @@ export function MemoriesPanel(): React.JSX.Element {
                 <li key={entry.path}>
                   <button type="button" className={`memory-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={() => void openMemory(entry.path)}>
                     <span className="memory-path">{entry.path.replace(/^\/memories\//, '')}</span>
-                    <span className="memory-meta muted">{formatBytes(entry.size)}</span>
+                    <span className="memory-meta muted">
+                      {[formatBytes(entry.size), entry.modifiedAt ? `changed ${formatRelativeTime(entry.modifiedAt)}` : null, writer(entry.modifiedBy)].filter(Boolean).join(' · ')}
+                    </span>
                     {entry.snippet ? <span className="memory-snippet muted">{entry.snippet}</span> : null}
                   </button>
                 </li>

@@ -1,8 +1,9 @@
 // The message box: Enter sends, Shift+Enter adds a line, Esc stops a run; `@` suggests files.
 
 import { useEffect, useId, useRef, useState } from 'react';
-import { applyMention, findMention, type Mention } from '../lib/mention';
+import { applyMention, findMention, mentionsIn, type Mention } from '../lib/mention';
 import { useApi } from '../state/use-api';
+import { PendingAttachments } from './AttachedFiles';
 import { Icon } from './Icon';
 import { MentionList, mentionOptionId } from './MentionList';
 
@@ -133,11 +134,16 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey }
   };
 
   const showMentions = mention !== null;
+  const removeAttachment = (path: string): void => {
+    setText((current) => current.split(`@${path}`).join(path).replace(/ {2,}/g, ' '));
+    textarea.current?.focus();
+  };
   return (
     <div className="message-box">
       {showMentions ? (
         <MentionList id={listId} options={options} active={active} loading={searching} onChoose={choose} onHover={setActive} />
       ) : null}
+      <PendingAttachments paths={mentionsIn(text)} onRemove={removeAttachment} />
       <div className={`message-input${disabledReason ? ' disabled' : ''}`}>
         <textarea
           ref={textarea}

@@ -1,6 +1,6 @@
 // Provider and model, base URL, API key, connection test and detected local servers.
 
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { Result } from '../../../src-main/app/contract';
 import { parseModel, PROVIDER_LABELS, PROVIDERS, serverLabel, withProvider, type Provider } from '../lib/providers';
 import { errorMessage } from '../state/toasts';
@@ -15,6 +15,14 @@ interface ModelSettingsProps {
 }
 
 type Servers = Result<'settings.detectLocalServers'>;
+type ModelList = { models: string[] } | { error: string } | 'loading' | null;
+
+const MODEL_PLACEHOLDERS: Record<Provider, string> = {
+  anthropic: 'claude-sonnet-4-5',
+  openai: 'gpt-4.1',
+  'openai-compatible': 'the model the server runs',
+  ollama: 'qwen3:8b',
+};
 
 export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps): React.JSX.Element {
   const api = useApi();
@@ -25,6 +33,41 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
   const [savingKey, setSavingKey] = useState(false);
   const [test, setTest] = useState<{ ok: boolean; message: string } | 'running' | null>(null);
   const [servers, setServers] = useState<Servers | 'running' | null>(null);
+  const [modelList, setModelList] = useState<ModelList>(null);
+  const [listVersion, setListVersion] = useState(0);
+  const hasKey = apiKeys[provider] === true;
+  const baseUrl = draft.baseUrl.trim();
+
+  // Once the provider answers, its models are offered: no typing of `provider:` needed.
+  useEffect(() => {
+    if (provider === 'openai-compatible' && baseUrl === '') {
+      setModelList(null);
+      return;
+    }
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      setModelList('loading');
+      api
+        .call('settings.listModels', { provider, ...(baseUrl ? { baseUrl } : {}) })
+        .then((r) => !cancelled && setModelList({ models: r.models }))
+        .catch((err: unknown) => !cancelled && setModelList({ error: errorMessage(err) }));
+    }, 400);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [api, provider, baseUrl, hasKey, listVersion]);
+
+  const setModelName = (name: string): void => {
+    // A pasted `provider:model` picks the provider too.
+    const pasted = parseModel(name.trim());
+    if (pasted.provider) {
+      setKeyProvider(pasted.provider);
+      onChange({ model: `${pasted.provider}:${pasted.model}` });
+    } else {
+      onChange({ model: name === '' ? '' : `${provider}:${name}` });
+    }
+  };
 
   const chooseProvider = (next: Provider): void => {
     setKeyProvider(next);
@@ -62,13 +105,12 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
     setServers(found ?? []);
   };
 
-  const hasKey = apiKeys[provider] === true;
   const needsKey = provider === 'anthropic' || provider === 'openai';
   return (
     <fieldset className="settings-section">
       <legend>Model</legend>
-      <div className="field-row">
-        <div className="field">
+      <div className="field-row wrap">
+        <div className="field provider-field">
           <label htmlFor="settings-provider">Provider</label>
           <select id="settings-provider" value={provider} onChange={(e) => chooseProvider(e.target.value as Provider)}>
             {PROVIDERS.map((p) => (
@@ -79,15 +121,38 @@ export function ModelSettings({ draft, apiKeys, onChange }: ModelSettingsProps):
           </select>
         </div>
         <div className="field grow">
-          <label htmlFor="settings-model">Model (PROVIDER:MODEL)</label>
-          <input
-            id="settings-model"
-            className="mono"
-            placeholder="anthropic:claude-sonnet-4-5"
-            value={draft.model}
-            spellCheck={false}
-            onChange={(e) => onChange({ model: e.target.value })}
-          />
+          <label htmlFor="settings-model">Model</label>
+          <div className="field-inline">
+            <input
+              id="settings-model"
+              className="mono"
+              list="settings-model-list"
+              placeholder={MODEL_PLACEHOLDERS[provider]}
+              value={parsed.model}
+              spellCheck={false}
+              autoComplete="off"
+              onChange={(e) => setModelName(e.target.value)}
+            />
+            <button type="button" className="btn btn-quiet" onClick={() => setListVersion((v) => v + 1)} disabled={modelList === 'loading'}>
+              Refresh models
+            </button>
+          </div>
+          <datalist id="settings-model-list">
+            {modelList && typeof modelList === 'object' && 'models' in modelList ? modelList.models.map((m) => <option key={m} value={m} />) : null}
+          </datalist>
+          <p className="small muted" role="status">
+            {modelList === 'loading'
+              ? 'Asking the provider for its models…'
+              : modelList === null
+                ? provider === 'openai-compatible'
+                  ? 'Enter the server’s base URL to list its models.'
+                  : ''
+                : 'error' in modelList
+                  ? `Could not list models: ${modelList.error}`
+                  : modelList.models.length === 0
+                    ? 'The provider lists no models.'
+                    : `${modelList.models.length} model${modelList.models.length === 1 ? '' : 's'} offered by ${PROVIDER_LABELS[provider]}: pick one or type a name.`}
+          </p>
         </div>
       </div>
       <div className="field">

@@ -1,9 +1,9 @@
 // The window's layout and the state that ties the panels together: which thread is open,
 // which file is shown, which dialog is up.
 
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Result } from '../../../src-main/app/contract';
-import type { FileChange } from '../lib/file-tree';
+import { agentChangedPaths, type FileChange } from '../lib/file-tree';
 import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
@@ -144,6 +144,7 @@ export function Workspace(): React.JSX.Element {
 
   const noModel = settings !== null && settings.model.trim() === '';
   const approval = session.approvals[0];
+  const changedPaths = useMemo(() => agentChangedPaths(session.state.items), [session.state.items]);
   const title = currentSummary?.title || (threadId ? 'Untitled thread' : 'New conversation');
 
   return (
@@ -164,7 +165,7 @@ export function Workspace(): React.JSX.Element {
             <ThreadList threads={threads} currentId={threadId} currentRunning={session.state.running} onSelect={select} onNew={() => void newThread()} />
           </ErrorBoundary>
           <ErrorBoundary name="Files">
-            <FileTree key={treeKey} folderName={info?.folderName ?? ''} selectedPath={openFile?.path ?? null} onOpenFile={openPath} onChanges={onFileChanges} />
+            <FileTree key={treeKey} folderName={info?.folderName ?? ''} selectedPath={openFile?.path ?? null} onOpenFile={openPath} onChanges={onFileChanges} changedPaths={changedPaths} />
           </ErrorBoundary>
         </aside>
         <main className="center">

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { dirKey, foldersToRefresh, nameOf, parentKey, sortEntries, visibleRows, type Listings } from './file-tree';
+import { agentChangedPaths, dirKey, foldersToRefresh, nameOf, parentKey, sortEntries, visibleRows, type Listings } from './file-tree';
 
 const f = (path: string) => ({ path, isDir: false, size: 1 });
 const d = (path: string) => ({ path, isDir: true });
@@ -38,9 +38,25 @@ describe('file tree', () => {
     expect(foldersToRefresh([{ path: '/x/y.ts', kind: 'add' }], loaded)).toEqual({ refresh: ['/'], drop: [] });
     expect(foldersToRefresh([{ path: '/new', kind: 'addDir' }], loaded)).toEqual({ refresh: ['/'], drop: [] });
     expect(foldersToRefresh([{ path: '/src', kind: 'unlinkDir' }, { path: '/src/lib/q.ts', kind: 'unlink' }], loaded)).toEqual({ refresh: ['/'], drop: ['/src', '/src/lib'] });
+    // The watcher reports a deleted folder as a plain unlink: a listed one is dropped all the same.
+    expect(foldersToRefresh([{ path: '/src', kind: 'unlink' }], loaded)).toEqual({ refresh: ['/'], drop: ['/src', '/src/lib'] });
   });
 
   it('sorts folders first', () => {
     expect(sortEntries([f('/b.txt'), d('/z/'), f('/A.txt')]).map((e) => e.path)).toEqual(['/z/', '/A.txt', '/b.txt']);
+  });
+});
+
+describe('agentChangedPaths', () => {
+  it('collects successful writes and edits only', () => {
+    const items = [
+      { kind: 'tool', name: 'write_file', args: { file_path: '/src/a.ts' }, output: 'Updated file /src/a.ts' },
+      { kind: 'tool', name: 'edit_file', args: { file_path: 'b.md' }, output: "Successfully replaced 1 instance(s) of the string in '/b.md'" },
+      { kind: 'tool', name: 'edit_file', args: { file_path: '/c.md' }, output: 'Error: String not found in file', isError: true },
+      { kind: 'tool', name: 'write_file', args: { file_path: '/pending.md' } },
+      { kind: 'tool', name: 'read_file', args: { file_path: '/d.md' }, output: '     1\tx' },
+      { kind: 'user', text: 'hi' },
+    ];
+    expect([...agentChangedPaths(items)].sort()).toEqual(['/b.md', '/src/a.ts']);
   });
 });

@@ -88,7 +88,9 @@ export function foldersToRefresh(changes: readonly FileChange[], loaded: Iterabl
       while (dir !== '/' && !loadedSet.has(dir)) dir = parentKey(dir);
       if (loadedSet.has(dir)) refresh.add(dir);
     }
-    if (change.kind === 'unlinkDir') {
+    // The watcher cannot tell a deleted folder from a deleted file: a listed folder that was
+    // unlinked is gone either way.
+    if (change.kind === 'unlinkDir' || (change.kind === 'unlink' && loadedSet.has(key))) {
       for (const dir of loadedSet) if (dir !== '/' && isUnder(key, dir)) drop.add(dir);
     }
   }
@@ -104,4 +106,16 @@ export function sortEntries(entries: readonly FileEntry[]): FileEntry[] {
     const nb = nameOf(b.path).toLowerCase();
     return na < nb ? -1 : na > nb ? 1 : 0;
   });
+}
+
+/** Files this thread's agent wrote or edited (successful write_file / edit_file calls), by virtual path. */
+export function agentChangedPaths(items: ReadonlyArray<{ kind: string; name?: string; args?: unknown; output?: string; isError?: boolean }>): Set<string> {
+  const paths = new Set<string>();
+  for (const item of items) {
+    if (item.kind !== 'tool' || (item.name !== 'write_file' && item.name !== 'edit_file')) continue;
+    if (item.output === undefined || item.isError || item.output.startsWith('Error')) continue;
+    const path = (item.args as { file_path?: unknown } | null)?.file_path;
+    if (typeof path === 'string' && path.trim() !== '') paths.add(dirKey(path.replaceAll('\\', '/').replace(/\/{2,}/g, '/')));
+  }
+  return paths;
 }

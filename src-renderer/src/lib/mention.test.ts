@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { applyMention, findMention } from './mention';
+import { applyMention, findMention, mentionsIn, splitAttachments } from './mention';
 
 describe('mentions', () => {
   it('finds the mention at the caret', () => {
@@ -14,8 +14,24 @@ describe('mentions', () => {
     const text = 'see @sr please';
     const m = findMention(text, 7);
     expect(m).not.toBeNull();
-    expect(applyMention(text, m!, 7, '/src/main.ts')).toEqual({ text: 'see /src/main.ts please', caret: 17 });
+    expect(applyMention(text, m!, 7, '/src/main.ts')).toEqual({ text: 'see @/src/main.ts please', caret: 18 });
     const end = 'open @';
-    expect(applyMention(end, findMention(end, 6)!, 6, '/a.txt')).toEqual({ text: 'open /a.txt ', caret: 12 });
+    expect(applyMention(end, findMention(end, 6)!, 6, '/a.txt')).toEqual({ text: 'open @/a.txt ', caret: 13 });
+  });
+
+  it('lists the mentions a message will attach', () => {
+    expect(mentionsIn('see @/a.ts and @/src/b.md. again @/a.ts, mail x@y.z')).toEqual(['/a.ts', '/src/b.md']);
+  });
+
+  it('splits a sent message from its attached files', () => {
+    const sent = 'why @/a.ts?\n\n<attached_file path="/a.ts">\nx = 1\n</attached_file>\n\n<attached_file path="/big.txt" lines="1-2000 of 9000">\nl1\n</attached_file>\n(The first 2000 of 9000 lines; read_file /big.txt with offset=2000 for the rest.)';
+    expect(splitAttachments(sent)).toEqual({
+      text: 'why @/a.ts?',
+      files: [
+        { path: '/a.ts', content: 'x = 1\n' },
+        { path: '/big.txt', lines: '1-2000 of 9000', content: 'l1\n' },
+      ],
+    });
+    expect(splitAttachments('plain')).toEqual({ text: 'plain', files: [] });
   });
 });

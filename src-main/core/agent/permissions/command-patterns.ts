@@ -13,6 +13,11 @@ export interface CommandPatternOptions {
    * `./git` is a different program from `git`.
    */
   matchBaseName?: boolean;
+  /**
+   * Per command word: its value is only known when it runs. For deny rules such a word
+   * may be anything, any number of words included (`git $x` may be `git push`).
+   */
+  dynamic?: readonly boolean[];
 }
 
 const compiled = new Map<string, (string | RegExp)[]>();
@@ -39,24 +44,30 @@ export function splitPatternWords(pattern: string): string[] {
 export function matchesCommandPattern(pattern: string, words: readonly string[], options: CommandPatternOptions = {}): boolean {
   const pw = compile(pattern);
   if (pw.length === 0) return false;
-  if (matchFrom(pw, 0, words, 0)) return true;
+  const dynamic = options.dynamic ?? [];
+  if (matchFrom(pw, 0, words, 0, dynamic)) return true;
   const first = words[0];
   if (options.matchBaseName && first !== undefined && first.includes('/')) {
     const base = first.slice(first.lastIndexOf('/') + 1);
-    return matchFrom(pw, 0, [base, ...words.slice(1)], 0);
+    return matchFrom(pw, 0, [base, ...words.slice(1)], 0, dynamic);
   }
   return false;
 }
 
-function matchFrom(pw: (string | RegExp)[], pi: number, words: readonly string[], wi: number): boolean {
+function matchFrom(pw: (string | RegExp)[], pi: number, words: readonly string[], wi: number, dynamic: readonly boolean[]): boolean {
   if (pi === pw.length) return true;
   const p = pw[pi]!;
   if (p === '*') {
-    for (let k = wi; k <= words.length; k++) if (matchFrom(pw, pi + 1, words, k)) return true;
+    for (let k = wi; k <= words.length; k++) if (matchFrom(pw, pi + 1, words, k, dynamic)) return true;
     return false;
   }
   const word = words[wi];
   if (word === undefined) return false;
+  if (dynamic[wi] === true) {
+    // A computed word stands for any number of words, so it may cover the rest of the pattern.
+    for (let k = pi; k <= pw.length; k++) if (matchFrom(pw, k, words, wi + 1, dynamic)) return true;
+    return false;
+  }
   const ok = typeof p === 'string' ? p === word : p.test(word);
-  return ok && matchFrom(pw, pi + 1, words, wi + 1);
+  return ok && matchFrom(pw, pi + 1, words, wi + 1, dynamic);
 }

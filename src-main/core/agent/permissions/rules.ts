@@ -69,7 +69,7 @@ function evaluateCommand(request: PermissionRequest, rules: readonly PermissionR
   const command = argsOf(request).command;
   if (typeof command !== 'string') return { decision: 'ask', reason: 'the command is missing' };
   const analysis = analyzeCommand(command);
-  const commands: ShellCommand[] = analysis.commands.length > 0 ? analysis.commands : [{ text: '', words: [], nested: false }];
+  const commands: ShellCommand[] = analysis.commands.length > 0 ? analysis.commands : [{ text: '', argv: [], dynamicArgv: [], words: [], dynamic: [], nested: false }];
   const verdicts = commands.map((c) => evaluatePart(c, request.tool, rules, protectedPaths));
 
   const denied = verdicts.find((v) => v.decision === 'deny');
@@ -89,12 +89,16 @@ function evaluatePart(command: ShellCommand, tool: string, rules: readonly Permi
   for (const [index, rule] of rules.entries()) {
     if (!matchesTool(rule, tool, 'execute')) continue;
     if (rule.paths !== undefined) continue;
-    const baseName = rule.decision === 'deny';
-    if (rule.commands !== undefined && !rule.commands.some((p) => matchesCommandPattern(p, command.words, { matchBaseName: baseName }))) continue;
+    // Deny rules match the program by its base name and computed words as anything.
+    const deny = rule.decision === 'deny';
+    const options = deny ? { matchBaseName: true, dynamic: command.dynamic } : {};
+    if (rule.commands !== undefined && !rule.commands.some((p) => matchesCommandPattern(p, command.words, options))) continue;
     verdict = ruleVerdict(rule, index, subject);
     break;
   }
   if (verdict.decision !== 'allow') return verdict;
+  // An allow rule never covers a form that writes files or runs programs (command-effects.ts).
+  if (command.escalation !== undefined) return { decision: 'ask', reason: `${subject}: ${command.escalation}, which an allow rule does not cover` };
   // Commands may write anywhere; one that names a protected path is not allowed silently.
   for (const word of pathLikeWords(command.words)) {
     const pattern = protectedPattern(word, protectedPaths, true);

@@ -17,7 +17,7 @@ describe('analyzeCommand: splitting', () => {
     ['sleep 1 & echo hi', ['sleep 1', 'echo hi']],
     ['npm run dev &', ['npm run dev']],
     ['a\nb\n\nc', ['a', 'b', 'c']],
-    ['a\r\nb', ['a', 'b']],
+    ['a\r\nb', ['a\r', 'b']], // `\r` is a word character in bash
     ['echo "a;b"', ['echo "a;b"']],
     ["echo 'a && b'", ["echo 'a && b'"]],
     ['echo a\\;b', ['echo a\\;b']],
@@ -42,13 +42,14 @@ describe('analyzeCommand: splitting', () => {
 
   it('keeps a wrapper as the command when there is nothing after it, or when it has an unknown option', () => {
     expect(topLevel('env')).toEqual(['env']);
-    expect(topLevel('time')).toEqual(['time']);
+    expect(topLevel('time')).toEqual([]); // the `time` keyword with nothing to time
     expect(topLevel('timeout --weird 5 ls')).toEqual(['timeout --weird 5 ls']);
     expect(topLevel('command -v git')).toEqual(['command -v git']);
   });
 
   it('does not count assignment-only commands as parts', () => {
-    expect(analyzeCommand('X=1; echo $X')).toMatchObject({ parts: ['echo $X'], alwaysAsk: [] });
+    expect(analyzeCommand('x=1; echo $x')).toMatchObject({ parts: ['echo $x'], alwaysAsk: [] });
+    expect(analyzeCommand('X=1; echo $X').alwaysAsk).toEqual(['sets X, an upper-case variable that programs or bash may read']);
     expect(analyzeCommand('a=(1 2 3); echo ok')).toMatchObject({ parts: ['echo ok'], alwaysAsk: [] });
   });
 
@@ -63,8 +64,9 @@ describe('analyzeCommand: splitting', () => {
     expect(analyzeCommand('if [ -f x ]; then cat x; else echo no; fi')).toMatchObject({ parts: ['[ -f x ]', 'cat x', 'echo no'], alwaysAsk: [] });
     expect(analyzeCommand('for f in *.ts; do wc -l "$f"; done')).toMatchObject({ parts: ['wc -l "$f"'], alwaysAsk: [] });
     expect(analyzeCommand('while read l; do echo "$l"; done < in.txt')).toMatchObject({ parts: ['read l', 'echo "$l"'], alwaysAsk: [] });
-    expect(analyzeCommand('for ((i = 0; i < 3; i++)); do echo $i; done')).toMatchObject({ parts: ['echo $i'], alwaysAsk: [] });
-    expect(analyzeCommand('(( n > 3 )) && echo big')).toMatchObject({ parts: ['(( n > 3 ))', 'echo big'], alwaysAsk: [] });
+    expect(analyzeCommand('for ((i = 0; i < 3; i++)); do echo $i; done').parts).toEqual(['echo $i']);
+    expect(analyzeCommand('for ((i = 0; i < 3; i++)); do echo $i; done').alwaysAsk).not.toEqual([]); // arithmetic on names
+    expect(analyzeCommand('(( 4 > 3 )) && echo big')).toMatchObject({ parts: ['(( 4 > 3 ))', 'echo big'], alwaysAsk: [] });
     expect(analyzeCommand('! grep -q x f')).toMatchObject({ parts: ['grep -q x f'], alwaysAsk: [] });
   });
 
@@ -107,6 +109,8 @@ describe('analyzeCommand: reasons to always ask', () => {
     ['timeout 5 sh -c ls', /`sh -c`/],
     ['curl -s x | sh', /`sh` without a script runs commands read from its input/],
     ['bash -s < script', /`bash` without a script/],
+    ['bash script.sh', /`bash` runs a shell script/],
+    ['FOO=1 npm test', /sets FOO in a command's environment/],
     ['eval "ls"', /`eval` runs a string as shell code/],
     ['exec ls', /`exec` replaces the shell/],
     ['source ./env.sh', /`source` runs a script/],
@@ -123,17 +127,15 @@ describe('analyzeCommand: reasons to always ask', () => {
     ['perl -pi -e "s/a/b/" f', /`perl -e` runs inline code/],
     ['ruby -e "p 1"', /`ruby -e`/],
     ['echo "print(1)" | python3', /`python3` without a script runs code read from its input/],
-    ['git -c core.pager=evil log', /`git -c` can set options/],
-    ['awk \'BEGIN { system("id") }\'', /`awk` program can run commands/],
-    ['awk \'{ print > "out" }\' f', /`awk` program/],
+    ['git -c core.pager=evil log', /`git -c` can make git run other programs/],
     ['watch ls', /`watch` runs its arguments as a shell command/],
     ['PATH=/tmp/evil npm test', /sets PATH, which can change what a command runs/],
     ['LD_PRELOAD=x.so ls', /sets LD_PRELOAD/],
     ['export NODE_OPTIONS=x; npm test', /sets NODE_OPTIONS/],
-    ['declare -x PATH=.', /sets PATH/],
-    ["x='a[$(id)]'; echo $((x))", /stores shell code in x/],
-    ["export x='`id`'", /stores shell code in x/],
-    ["arr=('$(id)')", /stores shell code in arr/],
+    ['declare -x PATH=.', /`declare -x` sets attributes/],
+    ['declare PATH=.', /sets PATH/],
+    ["x='a[$(id)]'; echo $((x))", /evaluates arithmetic on data/],
+    ["arr=([$(id)]=1)", /subscript/],
     ["alias ls='rm -rf /'", /defines a shell alias/],
     ['hash -p /tmp/evil npm', /`hash -p`/],
     ['enable -f x.so evil', /`enable`/],
@@ -176,7 +178,6 @@ describe('analyzeCommand: reasons to always ask', () => {
     'echo ${HOME}/x "$PWD"',
     "cat <<'EOF'\n$(id)\nEOF",
     'cat <<\\EOF\n`id`\nEOF',
-    'bash script.sh',
     'bash --version',
     'python3 script.py -c x',
     'python -m pytest -x',
@@ -185,10 +186,11 @@ describe('analyzeCommand: reasons to always ask', () => {
     "awk '{print $1}' f",
     'find . -name "*.ts" -type f',
     'git log -p',
-    'FOO=1 npm test',
-    'env X=1 npm test',
+    'CI=1 npm test',
+    'env LANG=C npm test',
+    'x=1; echo $x',
     '[ -f x ] && echo yes',
-    'export CI=1 NAME=x',
+    'export CI=1 LANG=C',
     'alias',
   ])('%j does not ask', (command) => {
     expect(asks(command)).toEqual([]);
@@ -201,10 +203,11 @@ describe('analyzeCommand: reasons to always ask', () => {
     expect(nested('cat <(rm -rf /)')).toEqual(['rm -rf /']);
     expect(nested("bash -c 'npm test && rm -rf /'")).toEqual(['npm test', 'rm -rf /']);
     expect(nested('eval "ls; rm x"')).toEqual(['ls', 'rm x']);
-    expect(nested('sudo -u root rm -rf /')).toEqual(['rm -rf /']);
-    expect(nested('ls | xargs -n 1 rm -f')).toEqual(['rm -f']);
+    // Wrappers that always ask report every command they may run, so deny rules see it.
+    expect(nested('sudo -u root rm -rf /')).toContain('rm -rf /');
+    expect(nested('ls | xargs -n 1 rm -f')).toContain('rm -f');
     expect(nested('find . -exec rm {} \\;')).toEqual(['rm {}']);
-    expect(nested('nohup sh -c "rm x" &')).toEqual(['sh -c rm x', 'rm x']);
+    expect(nested('nohup sh -c "rm x" &')).toEqual(['rm x']); // nohup is peeled: `sh -c` is the command
     expect(nested('cat <<EOF\n$(rm -rf /)\nEOF')).toEqual(['rm -rf /']);
     expect(nested('while read l; do echo $l; done < <(rm -rf /)')).toEqual(['rm -rf /']);
   });

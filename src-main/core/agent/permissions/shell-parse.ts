@@ -1,41 +1,54 @@
-// A small analyser for POSIX/bash command lines, enough to decide permissions: it splits
-// a command into simple commands (on `;`, `&&`, `||`, `|`, `|&`, `&` and newlines outside
-// quotes and escapes) and lists the reasons the command can never be approved by rules
-// alone (substitutions, redirections into files, shell wrappers, parse errors, ...).
+// The shell analyser behind command permissions (SPEC §4, §7 "Shell rules"). It reads a
+// bash command line the way bash does, splits it into simple commands (on `;`, `&`, `&&`,
+// `||`, `|`, `|&` and newlines), decodes each word exactly as bash would (quotes, `\`
+// escapes, `$'…'` with every escape, line continuations; `\r` and other control
+// characters are word characters) and lists the reasons the command must ask whatever the
+// rules say: anything it cannot prove inert.
 //
-// Decisions:
-// - Subshells `( ... )` and groups `{ ...; }` are analysed, not refused: their commands
-//   become parts like any other (a redirection after the group still asks).
-// - `if/then/else/fi`, `while/until/do/done` and `!` are structure: the commands inside
-//   become parts. A `for x in ...` header is not a part. `case` and function definitions
-//   always ask.
-// - Commands nested in others (inside `$(...)`, backticks, `<(...)`, the string of
-//   `sh -c`/`eval`, the command after `sudo`/`xargs`/`find -exec`/`nohup`) are parts too,
-//   marked `nested`, so that a deny rule sees them.
-// - `parts` keep the command as written (leading `FOO=1` assignments and redirections
-//   included); rule patterns are matched against `commands[i].words`: the words after
-//   quote removal, without leading assignments, redirections and transparent wrappers
-//   (`env`, `command`, `time`, `nice`, `timeout`, `stdbuf`).
-// - A command made only of assignments (`X=1`) is not a part; setting a variable that
-//   changes what runs (PATH, LD_PRELOAD, NODE_OPTIONS, ...) always asks.
-import {
-  assignmentName,
-  dangerousAssignmentReason,
-  inspectCommand,
-  isDangerousVariable,
-} from './shell-commands';
+// Fail closed. Each of these asks:
+// - command and process substitution; arithmetic (`$((…))`, `$[…]`, `((…))`, `for ((`),
+//   unless it is made of numbers and operators only (a name in arithmetic is evaluated
+//   again as an expression, and `a[$(cmd)]` in it runs cmd);
+// - parameter expansions other than `$x`, `${x}`, `${#x}`, `${x-w}`, `${x:-w}`, `${x+w}`,
+//   `${x:+w}`, `${x?w}`, `${x:?w}` (indirection `${!x}`, subscripts, substrings, patterns,
+//   transformations such as `${x@P}`, assignments `${x:=w}`);
+// - `[[ … ]]` with arithmetic comparisons or `-v`/`-R`, and a `[[` that spans lines;
+// - here-documents whose delimiter is not plain text, whose body it cannot delimit as
+//   bash does (a line continuation in an expanded body, a missing delimiter, a
+//   here-document inside a substitution, or one whose line continues past its operator);
+// - redirections into files (`/dev/null`, `/dev/stdout`, `/dev/stderr`, `/dev/tty`,
+//   `>&N`, `N>&-` are fine); a line continuation right after an operator or `$`;
+// - NUL, and bash's internal quoting bytes \x01 and \x7f, anywhere; `$'…'` escapes that
+//   do not decode to one known character (`\0`, a byte over 0x7f, `\c` at the end, …);
+// - a command name that is computed (an expansion, a glob, brace or tilde expansion);
+// - function definitions, `case`, `coproc`, `select`, and whatever shell-commands.ts
+//   finds in the simple commands themselves (eval, wrappers, assignments, …).
+//
+// Each simple command is reported (`commands`) with its decoded words (`argv`), the words
+// rules match (`words`: wrappers unwrapped) and whether allow rules may cover its form
+// (`escalation`, see command-effects.ts). Commands nested in substitutions, `sh -c`
+// strings and wrappers are reported too, marked `nested`, so that deny rules see them.
+import { inspectCommand, shellAssignmentReason } from './shell-commands';
 
 export interface ShellCommand {
   /** The simple command as written, trimmed. */
   text: string;
-  /** What rule patterns are matched against (see the header comment). */
+  /** Its words after quote removal (assignments and redirections left out), as bash passes them. */
+  argv: string[];
+  /** Per word of `argv`: its value is only known when it runs. */
+  dynamicArgv: boolean[];
+  /** What rule patterns are matched against: `argv` with wrappers (`env`, `timeout`, `git -C`, …) peeled off. */
   words: string[];
+  /** Per word of `words`: its value is only known when it runs (an expansion, a glob, …). */
+  dynamic: boolean[];
   /** True when it runs inside another command rather than at the top level. */
   nested: boolean;
+  /** Set when this form writes files or runs programs beyond what an allow rule for the command covers. */
+  escalation?: string;
 }
 
 export interface CommandAnalysis {
-  /** The simple commands, trimmed, in order (`commands[i].text`). */
+  /** The simple commands as written, in order (`commands[i].text`). */
   parts: string[];
   /** Human-readable reasons why this command must always ask; empty when rules may decide. */
   alwaysAsk: string[];
@@ -44,6 +57,7 @@ export interface CommandAnalysis {
 
 export function analyzeCommand(command: string): CommandAnalysis {
   const sink: Sink = { commands: [], reasons: [] };
+  if (['\0', '\x01', '\x7f'].some((c) => command.includes(c))) sink.reasons.push('contains a NUL or an internal control byte (\\x01, \\x7f) that bash treats specially');
   analyzeSource(command, sink, false, 0);
   const alwaysAsk = [...new Set(sink.reasons)];
   return { parts: sink.commands.map((c) => c.text), alwaysAsk, commands: sink.commands };
@@ -55,6 +69,8 @@ interface Sink {
 }
 
 const MAX_DEPTH = 8;
+// Wrappers that ask report every command they may run; this bounds the work on hostile nesting.
+const MAX_COMMANDS = 1000;
 
 function analyzeSource(source: string, sink: Sink, nested: boolean, depth: number): void {
   if (depth > MAX_DEPTH) {
@@ -66,20 +82,35 @@ function analyzeSource(source: string, sink: Sink, nested: boolean, depth: numbe
   if (parser.pos < source.length) sink.reasons.push(`could not parse the command: unexpected \`${source.charAt(parser.pos)}\``);
 }
 
-function analyzeWords(words: string[], sink: Sink, depth: number): void {
+export interface ArgWord {
+  value: string;
+  dynamic: boolean;
+}
+
+function emitCommand(text: string, argv: ArgWord[], sink: Sink, nested: boolean, depth: number): void {
   if (depth > MAX_DEPTH) {
     sink.reasons.push('the command nests shells too deeply to be checked');
     return;
   }
-  emitCommand(words.map(quoteForDisplay).join(' '), words, sink, true, depth);
-}
-
-function emitCommand(text: string, words: string[], sink: Sink, nested: boolean, depth: number): void {
-  const inspection = inspectCommand(words);
-  sink.commands.push({ text, words: inspection.matchWords, nested });
+  if (sink.commands.length >= MAX_COMMANDS) {
+    sink.reasons.push('the command holds too many commands to be checked');
+    return;
+  }
+  const inspection = inspectCommand(argv);
+  const matched = inspection.matched;
+  const command: ShellCommand = {
+    text,
+    argv: argv.map((w) => w.value),
+    dynamicArgv: argv.map((w) => w.dynamic),
+    words: matched.map((w) => w.value),
+    dynamic: matched.map((w) => w.dynamic),
+    nested,
+  };
+  if (inspection.escalation !== undefined) command.escalation = inspection.escalation;
+  sink.commands.push(command);
   sink.reasons.push(...inspection.reasons);
   for (const script of inspection.scripts) analyzeSource(script, sink, true, depth + 1);
-  for (const inner of inspection.commands) analyzeWords(inner, sink, depth + 1);
+  for (const inner of inspection.inner) emitCommand(inner.map((w) => quoteForDisplay(w.value)).join(' '), inner, sink, true, depth + 1);
 }
 
 function quoteForDisplay(word: string): string {
@@ -90,42 +121,52 @@ function quoteForDisplay(word: string): string {
 interface Word {
   raw: string;
   value: string;
-  /** Contains a parameter expansion or substitution, so its value is not known. */
-  expanded: boolean;
+  /** Its value is only known at run time: an expansion, an unquoted glob, brace or tilde. */
+  dynamic: boolean;
   /** Contains a command or process substitution. */
   substituted: boolean;
-  /** Contains an unquoted glob or brace character. */
-  globbed: boolean;
   quoted: boolean;
 }
 
 function newWord(): Word {
-  return { raw: '', value: '', expanded: false, substituted: false, globbed: false, quoted: false };
+  return { raw: '', value: '', dynamic: false, substituted: false, quoted: false };
 }
 
 interface Pending {
   delimiter: string;
   literal: boolean;
   stripTabs: boolean;
+  /** Where the operator is: the body starts after the first newline after it. */
+  at: number;
 }
 
 interface Building {
   start: number;
   end: number;
   words: Word[];
+  /** `for`/`select` header: its words are not a command. */
   header: boolean;
+  /** Inside `[[ … ]]`. */
+  test: boolean;
+  /** Right after `|`: not where a pipeline starts. */
+  afterPipe: boolean;
 }
 
+const BLANK = new Set([' ', '\t']);
 const META = new Set([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')']);
-const SKIPPED_RESERVED = new Set(['{', '}', 'if', 'then', 'else', 'elif', 'fi', 'while', 'until', 'do', 'done', '!', 'esac']);
+const SKIPPED_RESERVED = new Set(['{', '}', 'if', 'then', 'else', 'elif', 'fi', 'while', 'until', 'do', 'done', '!', 'esac', 'time']);
 const SAFE_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/fd/1', '/dev/fd/2']);
 const WRITE_OPERATORS = new Set(['>', '>>', '>|', '&>', '&>>', '<>']);
+const ASSIGNMENT_START = /^[A-Za-z_][A-Za-z0-9_]*(\[|\+?=)/;
+const INERT_ARITHMETIC = /^[\s0-9+\-*/%<>=!&|^~?:(),]*$/;
+const TEST_ARITHMETIC = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge', '-v', '-R']);
+const newBuilding = (): Building => ({ start: -1, end: -1, words: [], header: false, test: false, afterPipe: false });
 
 class Parser {
   private pending: Pending[] = [];
   private groupDepth = 0;
   private inCase = false;
-  private cmd: Building = { start: -1, end: -1, words: [], header: false };
+  private cmd: Building = newBuilding();
 
   constructor(
     private readonly src: string,
@@ -143,12 +184,17 @@ class Parser {
     return this.src.charAt(this.pos + offset);
   }
 
+  private continuesLine(offset = 0): boolean {
+    return this.at(offset) === '\\' && this.at(offset + 1) === '\n';
+  }
+
   /** Parses commands until the end, or (inside `$(`) until the closing `)`, left unconsumed. */
   parseList(inSubstitution: boolean): void {
     while (this.pos < this.src.length) {
       this.skipBlanks();
       const c = this.at();
       if (c === '') break;
+      if (this.cmd.test && this.readTestToken()) continue;
       if (c === '#') {
         while (this.pos < this.src.length && this.at() !== '\n') this.pos++;
         continue;
@@ -198,9 +244,8 @@ class Parser {
 
   private skipBlanks(): void {
     for (;;) {
-      const c = this.at();
-      if (c === ' ' || c === '\t' || c === '\r') this.pos++;
-      else if (c === '\\' && this.at(1) === '\n') this.pos += 2;
+      if (BLANK.has(this.at())) this.pos++;
+      else if (this.continuesLine()) this.pos += 2;
       else return;
     }
   }
@@ -209,15 +254,36 @@ class Parser {
     if (this.cmd.start < 0) this.cmd.start = start;
   }
 
+  /** Inside `[[ … ]]`: operators are words there. True when it consumed something. */
+  private readTestToken(): boolean {
+    const c = this.at();
+    const two = this.src.slice(this.pos, this.pos + 2);
+    let token: string | null = null;
+    if (two === '&&' || two === '||') token = two;
+    else if (c === '(' || c === ')' || c === '<' || c === '>') token = c;
+    else if (c === '\n' || c === ';' || c === '&' || c === '|') {
+      this.ask('could not parse the command: a `[[` test spans lines or holds a control operator');
+      this.cmd.test = false;
+      return false;
+    }
+    if (token === null) return false;
+    this.pos += token.length;
+    this.cmd.words.push({ ...newWord(), raw: token, value: token });
+    this.cmd.end = this.pos;
+    return true;
+  }
+
   private openParenthesis(): void {
     const start = this.pos;
     const atStart = this.cmd.words.length === 0 && this.cmd.start < 0;
     if (this.at(1) === '(' && (atStart || this.cmd.header)) {
-      // `(( arithmetic ))` as a command, or `for (( ...; ...; ... ))`.
+      // `(( arithmetic ))` as a command, or `for (( …; …; … ))`.
       this.pos += 2;
       this.touch(start);
       const inner = this.readArithmetic();
-      this.cmd.words.push({ ...newWord(), raw: `((${inner}))`, value: `((${inner}))`, expanded: true });
+      this.checkArithmetic(inner, `((${inner}))`);
+      const raw = `((${inner}))`;
+      this.cmd.words.push({ ...newWord(), raw, value: raw });
       this.cmd.end = this.pos;
       return;
     }
@@ -226,16 +292,20 @@ class Parser {
       this.pos++;
       return;
     }
-    // `name() { ...; }` defines a function; anything else is a syntax error.
+    // `name() { …; }` defines a function; anything else is a syntax error.
     this.pos++;
     this.skipBlanks();
     if (this.at() === ')') {
       this.pos++;
       this.ask('defines a shell function');
-      this.cmd = { start: -1, end: -1, words: [], header: false };
+      this.cmd = newBuilding();
       return;
     }
     this.ask('could not parse the command: unexpected `(`');
+  }
+
+  private checkArithmetic(inner: string, shown: string): void {
+    if (!INERT_ARITHMETIC.test(inner)) this.ask(`evaluates arithmetic on data (\`${shorten(shown)}\`), which can run commands`);
   }
 
   /** Consumes a control operator or a redirection at `pos`; false when there is none. */
@@ -246,7 +316,10 @@ class Parser {
       const three = this.src.slice(this.pos, this.pos + 3);
       const op = three === ';;&' ? three : ['&&', '||', '|&', ';;', ';&'].includes(two) ? two : c;
       this.pos += op.length;
+      if (this.continuesLine()) this.ask('a line continuation right after an operator is not analysed');
       this.finishCommand();
+      // `time` is a keyword only where a pipeline starts.
+      this.cmd.afterPipe = op === '|' || op === '|&';
       return true;
     }
     if (c === '<' || c === '>' || c === '&') {
@@ -261,7 +334,7 @@ class Parser {
     return false;
   }
 
-  /** `<(...)` or `>(...)`: an argument, unless it is the target of a redirection. */
+  /** `<(…)` or `>(…)`: an argument, unless it is the target of a redirection. */
   private readProcessSubstitution(asArgument = true): void {
     const start = this.pos;
     this.touch(start);
@@ -269,14 +342,16 @@ class Parser {
     const inner = this.readNestedList();
     this.ask(`uses process substitution: \`${this.src.charAt(start)}(${shorten(inner)})\``);
     const raw = this.src.slice(start, this.pos);
-    if (asArgument) this.cmd.words.push({ ...newWord(), raw, value: raw, expanded: true, substituted: true });
+    if (asArgument) this.cmd.words.push({ ...newWord(), raw, value: raw, dynamic: true, substituted: true });
     this.cmd.end = this.pos;
   }
 
   private readRedirection(fd: string | null): void {
     const ops = ['&>>', '<<<', '<<-', '&>', '<<', '<&', '<>', '>>', '>&', '>|', '<', '>'];
     const op = ops.find((o) => this.src.startsWith(o, this.pos)) ?? this.at();
+    const opAt = this.pos;
     this.pos += op.length;
+    if (this.continuesLine()) this.ask('a line continuation right after an operator is not analysed');
     this.skipBlanks();
     if ((this.at() === '<' || this.at() === '>') && this.at(1) === '(') {
       // `done < <(cmd)`: reads from (or writes to) another command, not a file.
@@ -290,25 +365,52 @@ class Parser {
       return;
     }
     if (op === '<<' || op === '<<-') {
-      this.pending.push({ delimiter: target.value, literal: target.quoted, stripTabs: op === '<<-' });
+      this.hereDocument(target, op, opAt);
       return;
     }
     const shown = `${fd ?? ''}${op}${target.raw}`;
-    if (op === '>&' && !target.expanded && (/^\d+$/.test(target.value) || target.value === '-')) return;
+    if ((op === '>&' || op === '<&') && !target.dynamic && /^(\d+|-)$/.test(target.value)) return;
     if (op === '>&' || WRITE_OPERATORS.has(op)) {
-      if (!target.expanded && SAFE_TARGETS.has(target.value)) return;
+      if (!target.dynamic && SAFE_TARGETS.has(target.value)) return;
       this.ask(`redirects output into a file (\`${shown}\`)`);
     }
   }
 
+  private hereDocument(target: Word, op: string, at: number): void {
+    if (this.nested || this.depth > 0) {
+      this.ask('a here-document inside a substitution or `sh -c` string is not analysed');
+      return;
+    }
+    // The delimiter is the word after quote removal, without expansions. Only plain text
+    // (quoted or not) is read; `$'…'`, `$"…"` and expansions in a delimiter ask.
+    if (!/^(?:[A-Za-z0-9_.:+@%,=/-]|\\[A-Za-z0-9_.:+@%,=/-]|'[A-Za-z0-9_.:+@%,=/ -]*'|"[A-Za-z0-9_.:+@%,=/ -]*")+$/.test(target.raw)) {
+      this.ask(`a here-document delimiter (\`${shorten(target.raw)}\`) that is not plain text is not analysed`);
+      return;
+    }
+    this.pending.push({ delimiter: target.value, literal: target.quoted, stripTabs: op === '<<-', at });
+  }
+
   private addWord(word: Word, start: number): void {
     const cmd = this.cmd;
-    if (cmd.words.length === 0 && !word.quoted && !word.expanded) {
-      if (cmd.start < 0 && SKIPPED_RESERVED.has(word.raw)) {
+    const plain = !word.quoted && !word.dynamic;
+    if (cmd.words.length === 0 && plain && cmd.start < 0) {
+      if (SKIPPED_RESERVED.has(word.raw)) {
+        if (word.raw === 'time' && cmd.afterPipe) {
+          cmd.words.push(word);
+          this.touch(start);
+          cmd.end = this.pos;
+          return;
+        }
         if (word.raw === 'esac') this.inCase = false;
+        if (word.raw === 'time' && this.at() === ' ' && this.src.startsWith(' -p', this.pos) && META.has(this.src.charAt(this.pos + 3) || ' ')) {
+          this.pos += 3;
+        }
         return;
       }
-      if (cmd.start < 0 && (word.raw === 'for' || word.raw === 'select')) cmd.header = true;
+      if (word.raw === 'for' || word.raw === 'select') {
+        cmd.header = true;
+        if (word.raw === 'select') this.ask('uses `select`, which is not analysed');
+      }
       if (word.raw === 'case') {
         this.ask('uses a `case` statement, which is not analysed');
         this.inCase = true;
@@ -318,33 +420,87 @@ class Parser {
         this.ask('defines a shell function');
         cmd.header = true;
       }
-    }
-    if (cmd.words.length === 0 && !cmd.header) {
-      const name = assignmentName(word.raw);
-      if (name !== null) {
-        if (isDangerousVariable(name)) this.ask(dangerousAssignmentReason(name));
-        // Arithmetic evaluates a variable's text again: x='a[$(cmd)]'; echo $((x)) runs cmd.
-        if (!word.substituted && /\$\(|`/.test(word.value)) this.ask(`stores shell code in ${name}, which runs if the shell evaluates it`);
-        this.touch(start);
-        cmd.end = this.pos;
+      if (word.raw === 'coproc') {
+        this.ask('`coproc` runs a command in the background with pipes to it');
         return;
       }
+      if (word.raw === '[[') cmd.test = true;
+    }
+    if (cmd.test && plain && word.raw === ']]') {
+      cmd.test = false;
+      this.checkDoubleBracket(cmd.words);
+    }
+    if (cmd.words.length === 0 && !cmd.header && ASSIGNMENT_START.test(word.raw)) {
+      this.assignment(word);
+      this.touch(start);
+      cmd.end = this.pos;
+      return;
     }
     this.touch(start);
     cmd.words.push(word);
     cmd.end = this.pos;
   }
 
+  /** A leading `NAME=value` (a prefix when a command follows; the `env` checks are in shell-commands.ts). */
+  private assignment(word: Word): void {
+    const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(word.raw)![0];
+    if (word.raw.charAt(name.length) === '[') {
+      this.ask(`assigns to an array element (\`${shorten(word.raw)}\`), whose subscript is evaluated`);
+      return;
+    }
+    this.pendingAssignments.push(name);
+  }
+
+  private pendingAssignments: string[] = [];
+
+  private checkDoubleBracket(words: readonly Word[]): void {
+    // Operands that are numbers whatever the data: literal integers, `$#`, `$?`, `$$`, `$!`, `${#x}`.
+    const numeric = (w: Word | undefined) => w !== undefined && /^"?(-?[0-9]+|\$[#?$!]|\$\{#[A-Za-z_][A-Za-z0-9_]*\})"?$/.test(w.raw);
+    for (const [k, w] of words.entries()) {
+      // Quoted operators count too: asking for `[[ "$a" == "-eq" ]]` costs less than a differential.
+      if (w.dynamic || !TEST_ARITHMETIC.has(w.value)) continue;
+      if (w.value !== '-v' && w.value !== '-R' && numeric(words[k - 1]) && numeric(words[k + 1])) continue;
+      {
+        this.ask(`\`[[ … ${w.value} … ]]\` evaluates its operands as arithmetic or variable names, which can run commands`);
+        return;
+      }
+    }
+  }
+
   private finishCommand(): void {
     const cmd = this.cmd;
-    this.cmd = { start: -1, end: -1, words: [], header: false };
-    if (cmd.header || cmd.words.length === 0) return;
-    const first = cmd.words[0]!;
-    if ((first.expanded || first.globbed) && first.raw !== '[' && first.raw !== '[[' && !first.raw.startsWith('((')) {
-      this.ask(`the command name \`${first.raw}\` is computed when it runs, so it cannot be checked`);
+    const assignments = this.pendingAssignments;
+    this.cmd = newBuilding();
+    this.pendingAssignments = [];
+    if (cmd.test) {
+      this.ask('could not parse the command: a `[[` is not closed');
+      this.checkDoubleBracket(cmd.words);
     }
-    const text = this.src.slice(cmd.start, cmd.end).trim();
-    emitCommand(text, cmd.words.map((w) => w.value), this.sink, this.nested, this.depth);
+    if (cmd.header) return;
+    if (cmd.words.length === 0) {
+      // Only assignments: they set shell variables (exported ones reach later commands).
+      for (const name of assignments) {
+        const reason = shellAssignmentReason(name);
+        if (reason !== null) this.ask(reason);
+      }
+      return;
+    }
+    for (const name of assignments) {
+      const reason = shellAssignmentReason(name, true);
+      if (reason !== null) this.ask(reason);
+    }
+    const first = cmd.words[0]!;
+    if (first.dynamic) {
+      this.ask(`the command name \`${shorten(first.raw)}\` is computed when it runs, so it cannot be checked`);
+    }
+    const text = this.src.slice(cmd.start, cmd.end).replace(/^[ \t\n]+|[ \t\n]+$/g, '');
+    emitCommand(
+      text,
+      cmd.words.map((w) => ({ value: w.value, dynamic: w.dynamic })),
+      this.sink,
+      this.nested,
+      this.depth,
+    );
   }
 
   /** Reads one word (quotes, escapes and expansions included); null at a metacharacter. */
@@ -361,8 +517,10 @@ class Parser {
       if (c === '\\') {
         const next = this.at(1);
         this.pos += next === '' ? 1 : 2;
-        if (next !== '\n') word.value += next;
-        word.quoted = true;
+        if (next !== '\n') {
+          word.value += next === '' ? '\\' : next;
+          word.quoted = true;
+        }
       } else if (c === "'") {
         word.value += this.readSingleQuoted();
         word.quoted = true;
@@ -375,7 +533,9 @@ class Parser {
       } else if (c === '`') {
         word.value += this.readBackticks(word, false);
       } else {
-        if ('*?[{'.includes(c)) word.globbed = true;
+        if (c === '*' || c === '?' || (c === '[' && this.closesBracket())) word.dynamic = true;
+        if (c === '{' && this.isBraceExpansion()) word.dynamic = true;
+        if (c === '~' && (this.pos === start || /[=:]$/.test(this.src.slice(start, this.pos)))) word.dynamic = true;
         word.value += c;
         this.pos++;
       }
@@ -385,10 +545,32 @@ class Parser {
     return word;
   }
 
+  /** At an unquoted `[`: whether a `]` follows in the same word (then it is a glob). */
+  private closesBracket(): boolean {
+    for (let i = this.pos + 1; i < this.src.length; i++) {
+      const c = this.src.charAt(i);
+      if (META.has(c)) return false;
+      if (c === ']') return true;
+    }
+    return false;
+  }
+
+  /** At an unquoted `{`: whether a `,` or `..` follows before the word ends (bash would expand it). */
+  private isBraceExpansion(): boolean {
+    for (let i = this.pos + 1; i < this.src.length; i++) {
+      const c = this.src.charAt(i);
+      if (META.has(c)) return false;
+      if (c === ',' || (c === '.' && this.src.charAt(i + 1) === '.')) return true;
+      if (c === '}') return this.src.slice(this.pos + 1, i).includes(',');
+    }
+    return false;
+  }
+
   private readArrayValue(word: Word): void {
     this.pos++;
+    word.dynamic = true;
     for (;;) {
-      while (/[ \t\r\n]/.test(this.at())) this.pos++;
+      while (BLANK.has(this.at()) || this.at() === '\n') this.pos++;
       const c = this.at();
       if (c === '') {
         this.ask('could not parse the command: a `(` is not closed');
@@ -396,13 +578,14 @@ class Parser {
       }
       if (c === ')') {
         this.pos++;
-        word.expanded = true;
         return;
       }
+      if (c === '[') this.ask('assigns array elements by subscript, which is evaluated');
       const inner = this.readWord();
-      if (inner === null) this.pos++;
-      else {
-        word.expanded ||= inner.expanded;
+      if (inner === null) {
+        this.ask('could not parse an array assignment');
+        this.pos++;
+      } else {
         word.substituted ||= inner.substituted;
         word.value += inner.value;
       }
@@ -458,6 +641,7 @@ class Parser {
   private readDollar(word: Word, inDoubleQuotes: boolean): string {
     const start = this.pos;
     const next = this.at(1);
+    if (this.continuesLine(1)) this.ask('a line continuation right after `$` is not analysed');
     if (!inDoubleQuotes && next === "'") {
       this.pos++;
       word.quoted = true;
@@ -469,10 +653,11 @@ class Parser {
       return this.readDoubleQuoted(word, false);
     }
     if (next === '(') {
-      word.expanded = true;
+      word.dynamic = true;
       if (this.at(2) === '(') {
         this.pos += 3;
-        this.readArithmetic();
+        const inner = this.readArithmetic();
+        this.checkArithmetic(inner, `$((${inner}))`);
       } else {
         this.pos += 2;
         word.substituted = true;
@@ -481,20 +666,27 @@ class Parser {
       }
       return this.src.slice(start, this.pos);
     }
+    if (next === '[') {
+      word.dynamic = true;
+      this.pos += 2;
+      this.readBracketArithmetic();
+      this.ask('evaluates arithmetic (`$[…]`), which can run commands');
+      return this.src.slice(start, this.pos);
+    }
     if (next === '{') {
-      word.expanded = true;
+      word.dynamic = true;
       this.pos += 2;
       this.readParameterExpansion(word);
       return this.src.slice(start, this.pos);
     }
     if (/[A-Za-z_]/.test(next)) {
-      word.expanded = true;
+      word.dynamic = true;
       this.pos += 2;
       while (/[A-Za-z0-9_]/.test(this.at())) this.pos++;
       return this.src.slice(start, this.pos);
     }
     if (/[0-9@*#?$!-]/.test(next) && next !== '') {
-      word.expanded = true;
+      word.dynamic = true;
       this.pos += 2;
       return this.src.slice(start, this.pos);
     }
@@ -502,31 +694,68 @@ class Parser {
     return '$';
   }
 
+  /** At the opening quote of `$'…'`: decodes it exactly as bash 5 does, or asks. */
   private readAnsiC(): string {
-    // At the opening quote of $'...'.
     this.pos++;
     let value = '';
-    const escapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' };
+    const simple: Record<string, string> = {
+      a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?',
+    };
+    const cannot = (what: string) => this.ask(`a \`$'…'\` escape (${what}) that is not decoded exactly`);
     while (this.pos < this.src.length) {
       const c = this.at();
       if (c === "'") {
         this.pos++;
         return value;
       }
-      if (c === '\\') {
-        const next = this.at(1);
-        value += Object.hasOwn(escapes, next) ? escapes[next] : `\\${next}`;
-        this.pos += 2;
+      if (c !== '\\') {
+        value += c;
+        this.pos++;
         continue;
       }
-      value += c;
-      this.pos++;
+      const e = this.at(1);
+      this.pos += 2;
+      if (Object.hasOwn(simple, e)) {
+        value += simple[e];
+      } else if (/[0-7]/.test(e)) {
+        let digits = e;
+        while (digits.length < 3 && /[0-7]/.test(this.at())) digits += this.src.charAt(this.pos++);
+        const code = parseInt(digits, 8);
+        if (code === 0 || code > 0x7f) cannot(`\\${digits}`);
+        else value += String.fromCharCode(code);
+      } else if (e === 'x' || e === 'u' || e === 'U') {
+        const max = e === 'x' ? 2 : e === 'u' ? 4 : 8;
+        let digits = '';
+        while (digits.length < max && /[0-9A-Fa-f]/.test(this.at())) digits += this.src.charAt(this.pos++);
+        if (digits === '') {
+          value += `\\${e}`;
+          continue;
+        }
+        const code = parseInt(digits, 16);
+        // A byte over 0x7f is not a character; over 0x7f in \u, the result depends on the locale.
+        if (code === 0 || code > 0x7f) cannot(`\\${e}${digits}`);
+        else value += String.fromCharCode(code);
+      } else if (e === 'c') {
+        const x = this.at();
+        if (!/[A-Za-z@[\]^_]/.test(x)) {
+          cannot('\\c');
+          continue;
+        }
+        this.pos++;
+        const code = x.toUpperCase().charCodeAt(0) & 0x1f;
+        if (code === 0) cannot('\\c@');
+        else value += String.fromCharCode(code);
+      } else if (e === '') {
+        value += '\\';
+      } else {
+        value += `\\${e}`;
+      }
     }
-    this.ask('could not parse the command: a `$\'` quote is not closed');
+    this.ask("could not parse the command: a `$'` quote is not closed");
     return value;
   }
 
-  /** Parses the commands of `$(...)` or `<(...)` (after the opening) and consumes `)`. */
+  /** Parses the commands of `$(…)` or `<(…)` (after the opening) and consumes `)`. */
   private readNestedList(): string {
     const start = this.pos;
     const inner = new Parser(this.src, this.pos, this.sink, true, this.depth + 1);
@@ -540,7 +769,7 @@ class Parser {
 
   private readBackticks(word: Word, inDoubleQuotes: boolean): string {
     const start = this.pos;
-    word.expanded = true;
+    word.dynamic = true;
     word.substituted = true;
     this.pos++;
     let inner = '';
@@ -601,8 +830,62 @@ class Parser {
     return this.src.slice(start);
   }
 
-  /** After `${`: up to and including the matching `}`. */
+  /** After `$[`: up to and including the matching `]`. */
+  private readBracketArithmetic(): void {
+    let depth = 0;
+    const scratch: Word = newWord();
+    while (this.pos < this.src.length) {
+      const c = this.at();
+      if (c === '[') depth++;
+      else if (c === ']') {
+        this.pos++;
+        if (depth === 0) return;
+        depth--;
+        continue;
+      } else if (c === '$' || c === '`') {
+        if (c === '$') this.readDollar(scratch, true);
+        else this.readBackticks(scratch, true);
+        continue;
+      }
+      this.pos++;
+    }
+    this.ask('could not parse the command: a `$[` is not closed');
+  }
+
+  /**
+   * After `${`: up to and including the matching `}`. Only `${x}`, `${#x}` and the
+   * default/alternative/error forms (`-`, `+`, `?`, with or without `:`) are proven
+   * inert; their word is read like a double-quoted string.
+   */
   private readParameterExpansion(word: Word): void {
+    const start = this.pos;
+    // `[@]`, `[*]` and a literal index are the subscripts that evaluate nothing.
+    const head = /^(#?)([A-Za-z_][A-Za-z0-9_]*(?:\[(?:@|\*|[0-9]+)\])?|[0-9]+|[@*#?$!0-]|)/.exec(this.src.slice(this.pos))!;
+    const name = head[2]!;
+    this.pos += head[0].length;
+    const c = this.at();
+    const op = this.at() === ':' ? this.src.slice(this.pos, this.pos + 2) : c;
+    if (name === '' && head[1] === '#' && c === '}') {
+      this.pos++;
+      return;
+    }
+    if (name !== '' && c === '}') {
+      this.pos++;
+      return;
+    }
+    if (name !== '' && head[1] === '' && ['-', '+', '?', ':-', ':+', ':?'].includes(op)) {
+      this.pos += op.length;
+      this.readExpansionWord(word);
+      return;
+    }
+    const what =
+      c === '[' ? 'subscript' : head[1] === '' && name === '' && c === '!' ? 'indirection' : op.startsWith(':') ? 'substring or assignment' : 'pattern or transformation';
+    this.ask(`uses a parameter expansion with a ${what} (\`\${${shorten(this.src.slice(start, start + 20))}…\`), which is not proven inert`);
+    this.readExpansionWord(word);
+  }
+
+  /** The rest of `${…}` up to and including its `}`, expansions inside checked. */
+  private readExpansionWord(word: Word): void {
     let depth = 0;
     while (this.pos < this.src.length) {
       const c = this.at();
@@ -636,12 +919,15 @@ class Parser {
     const pending = this.pending;
     this.pending = [];
     for (const doc of pending) {
+      if (this.src.slice(doc.at, this.pos - 1).includes('\n')) {
+        this.ask('a here-document whose command continues over several lines is not analysed');
+      }
       const bodyStart = this.pos;
-      let bodyEnd = this.src.length;
+      let bodyEnd = -1;
       while (this.pos < this.src.length) {
         const newline = this.src.indexOf('\n', this.pos);
         const lineEnd = newline < 0 ? this.src.length : newline;
-        const line = this.src.slice(this.pos, lineEnd).replace(/\r$/, '');
+        const line = this.src.slice(this.pos, lineEnd);
         const lineStart = this.pos;
         this.pos = newline < 0 ? this.src.length : newline + 1;
         if ((doc.stripTabs ? line.replace(/^\t+/, '') : line) === doc.delimiter) {
@@ -649,15 +935,22 @@ class Parser {
           break;
         }
       }
+      if (bodyEnd < 0) {
+        this.ask(`a here-document is not ended by its delimiter (\`${shorten(doc.delimiter)}\`)`);
+        bodyEnd = this.src.length;
+      }
       if (doc.literal) continue;
-      // An unquoted delimiter means the body is expanded like a double-quoted string.
-      const body = new Parser(this.src.slice(bodyStart, bodyEnd), 0, this.sink, true, this.depth + 1);
-      body.readDoubleQuoted(newWord(), true);
+      const body = this.src.slice(bodyStart, bodyEnd);
+      // bash joins continued lines of an expanded body before it looks for the delimiter.
+      if (/\\\n/.test(body)) this.ask('a line continuation in an expanded here-document is not analysed');
+      const parser = new Parser(body, 0, this.sink, true, this.depth + 1);
+      parser.readDoubleQuoted(newWord(), true);
     }
   }
 }
 
 function shorten(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text.replace(/[ \t\n]+/g, ' ').trim();
   return flat.length > 40 ? `${flat.slice(0, 39)}…` : flat;
 }
+

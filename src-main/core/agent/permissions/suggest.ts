@@ -1,9 +1,13 @@
 // The "always allow" rule the approval dialog offers, scoped as narrowly as is useful:
 // - execute: one pattern per top-level command: `git status`, `npm test`, `npm run build`,
-//   `python -m pytest`; the bare name for read-only tools (`ls`, `cat`, ...); otherwise
-//   the whole command as written (patterns match by prefix, so later arguments may follow);
+//   `python -m pytest`; the bare name for programs whose writing and executing forms are
+//   known (`ls`, `cat`, `sort`, `rg`, …: those forms still ask, see command-effects.ts);
+//   otherwise the whole command as written (patterns match by prefix, so later arguments
+//   may follow). No rule is offered for a command that would still ask under it (one
+//   that always asks, or a writing/executing form);
 // - write_file / edit_file: writes and edits of exactly that file; delete: that file;
 // - reads: that tool on that path; any other tool: that tool.
+import { hasEffectTable } from './command-effects';
 import { splitPatternWords } from './command-patterns';
 import { protectedPattern } from './protected-paths';
 import { analyzeCommand } from './shell-parse';
@@ -16,14 +20,9 @@ const SUBCOMMAND_TOOLS = new Set([
   'terraform', 'composer', 'mix', 'swift', 'flutter', 'dart', 'vitest', 'tsc', 'pytest', 'jest', 'rake', 'bundle',
 ]);
 const RUNNERS = new Set(['run', 'exec', 'x', 'dlx']);
-const READ_ONLY = new Set([
-  'ls', 'cat', 'head', 'tail', 'wc', 'pwd', 'echo', 'printf', 'which', 'whoami', 'date', 'uname', 'file', 'stat',
-  'du', 'df', 'diff', 'grep', 'rg', 'basename', 'dirname', 'realpath', 'true', 'false', 'test', '[', 'cut', 'tr',
-  'uniq', 'nl', 'cmp', 'type',
-]);
 const SUBCOMMAND = /^@?[A-Za-z0-9][\w:.@/+-]*$/;
 
-export function suggestAllowRule(request: PermissionRequest): PermissionRule {
+export function suggestAllowRule(request: PermissionRequest): PermissionRule | undefined {
   const operation = operationOf(request.tool);
   if (operation === 'execute') return suggestCommandRule(request);
   const paths = targetPaths(request);
@@ -45,33 +44,42 @@ export function suggestAllowRule(request: PermissionRequest): PermissionRule {
   return { tools: [request.tool], paths: globs, decision: 'allow', description: `Always allow \`${request.tool}\` on ${list} (this path only)` };
 }
 
-function suggestCommandRule(request: PermissionRequest): PermissionRule {
+function suggestCommandRule(request: PermissionRequest): PermissionRule | undefined {
   const command = argsOf(request).command;
   const analysis = analyzeCommand(typeof command === 'string' ? command : '');
-  const patterns = [...new Set(analysis.commands.filter((c) => !c.nested).map((c) => commandPrefix(c.words)).filter((p) => p !== ''))];
-  if (patterns.length === 0) {
+  const top = analysis.commands.filter((c) => !c.nested);
+  if (top.length === 0) {
     return { tools: ['execute'], commands: [], decision: 'allow', description: 'Nothing to allow: the command is empty' };
   }
+  // Only offer a rule that would let this very command run without asking: never for a
+  // command that always asks, nor for a form that writes or runs programs.
+  if (analysis.alwaysAsk.length > 0 || top.some((c) => c.escalation !== undefined)) return undefined;
+  const patterns = [...new Set(top.map((c) => commandPrefix(c.words)).filter((p) => p !== ''))];
+  if (patterns.length === 0) return undefined;
   const list = patterns.map((p) => `\`${p}\``).join(', ');
-  const stillAsks = analysis.alwaysAsk.length > 0 ? ` This command itself will still ask: ${analysis.alwaysAsk[0]}.` : '';
   return {
     tools: ['execute'],
     commands: patterns,
     decision: 'allow',
-    description: `Always allow the command${patterns.length > 1 ? 's' : ''} ${list}, with any further arguments.${stillAsks}`,
+    description: `Always allow the command${patterns.length > 1 ? 's' : ''} ${list}, with any further arguments.`,
   };
 }
 
-/** The pattern for one simple command (its rule-matching words). */
+/**
+ * The pattern for one simple command (its rule-matching words): a program whose forms are
+ * known (command-effects.ts) by its name (`git` by its subcommand), since its writing
+ * forms still ask; project tools by their subcommand (`npm test`); anything else as written.
+ */
 export function commandPrefix(words: readonly string[]): string {
   const [name, second, third] = words;
   if (name === undefined || name === '') return '';
+  if (name === 'git' && second !== undefined && SUBCOMMAND.test(second)) return `git ${second}`;
+  if (hasEffectTable(name) && name !== 'git' && !SUBCOMMAND_TOOLS.has(name)) return patternWord(name);
   if (SUBCOMMAND_TOOLS.has(name) && second !== undefined && SUBCOMMAND.test(second)) {
     if (RUNNERS.has(second) && third !== undefined && SUBCOMMAND.test(third)) return `${name} ${second} ${third}`;
     return `${name} ${second}`;
   }
   if (/^python[\d.]*$/.test(name) && second === '-m' && third !== undefined && SUBCOMMAND.test(third)) return `${name} -m ${third}`;
-  if (READ_ONLY.has(name)) return name;
   return words.map(patternWord).join(' ');
 }
 

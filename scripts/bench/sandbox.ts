@@ -1,0 +1,167 @@
+// Issue 11 (Trust II): what the OS sandbox costs per command. The same LocalShellBackend
+// runs `true` and an `ls -R` of 200 files with and without the sandbox, interleaved in one
+// run, and the agent loop runs execute steps (as in auto mode: no approvals) both ways.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createAgentDefinition } from '../../src-main/core/agent/create-agent';
+import { runAgent } from '../../src-main/core/agent/loop';
+import type { PermissionRule } from '../../src-main/core/agent/permissions/rules';
+import { newThreadState } from '../../src-main/core/agent/types';
+import { LocalShellBackend } from '../../src-main/core/backends/local-shell';
+import { createDefaultMounts } from '../../src-main/core/backends/mounts';
+import { openDatabase } from '../../src-main/core/backends/store-db';
+import type { ChatModel, ModelEvent, ModelRequest } from '../../src-main/core/models/types';
+import { createSandbox, detectSandbox } from '../../src-main/core/sandbox';
+import type { Sandbox } from '../../src-main/core/sandbox/types';
+import { ReadGuard } from '../../src-main/core/tools/read-guard';
+import { errorText, formatMs, formatRatio, median, timeInterleaved, withTimeout } from './measure';
+import type { BenchOptions } from './options';
+import { progress, verdict, type Report, type Section } from './report';
+
+const TARGET_EXTRA_MS = 30;
+const FILES = 200;
+const AGENT_STEPS = 20;
+const ALLOW_ALL: PermissionRule[] = [{ tools: ['*'], decision: 'allow' }];
+
+function makeFolder(): { root: string; folder: string; dataDir: string } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-sandbox-'));
+  const folder = path.join(root, 'project');
+  const dataDir = path.join(root, 'data');
+  for (let i = 0; i < FILES; i++) {
+    const dir = path.join(folder, `pkg${i % 10}`, `mod${i % 4}`);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `file${i}.ts`), `export const n${i} = ${i};\n`);
+  }
+  fs.mkdirSync(dataDir);
+  return { root, folder, dataDir };
+}
+
+async function benchCommands(section: Section, options: BenchOptions, sandbox: Sandbox, folder: string): Promise<void> {
+  const plain = new LocalShellBackend({ rootDir: folder });
+  const boxed = new LocalShellBackend({ rootDir: folder, sandbox });
+  const runs = Math.max(options.runs * 4, 20);
+  for (const [label, command] of [
+    ['`true`', 'true'],
+    [`\`ls -R\` of ${FILES} files`, 'ls -R'],
+  ] as const) {
+    progress(`execute ${label}, sandboxed and not`);
+    const exec = (backend: LocalShellBackend) => async () => {
+      const r = await backend.execute(command, { timeoutS: 30 });
+      if (r.exitCode !== 0 || r.sandboxBlocked) throw new Error(`exit ${r.exitCode}: ${r.output.slice(0, 200)}`);
+      return `${r.output.length} chars`;
+    };
+    const results = await timeInterleaved({ sandboxed: { run: exec(boxed) }, unsandboxed: { run: exec(plain) } }, { runs, budgetMs: 30_000 });
+    const inside = results.sandboxed!;
+    const outside = results.unsandboxed!;
+    if (inside.error || outside.error) {
+      section.rows.push({ name: `execute ${label}`, ours: `error: ${inside.error ?? outside.error}` });
+      continue;
+    }
+    const a = median(inside.times);
+    const b = median(outside.times);
+    section.rows.push({
+      name: `execute ${label}: sandboxed vs not (${inside.times.length} runs each)`,
+      ours: `${formatMs(a)} vs ${formatMs(b)} (+${formatMs(a - b)})`,
+      ratio: formatRatio(a, b),
+      target: `≤ +${TARGET_EXTRA_MS} ms median`,
+      result: verdict(a - b <= TARGET_EXTRA_MS),
+    });
+  }
+}
+
+/** A model that answers at once: `execute true` for `steps` calls, then text. Records when each call starts. */
+class ExecuteModel implements ChatModel {
+  readonly id = 'openai-compatible:instant-stub';
+  readonly provider = 'openai-compatible' as const;
+  readonly contextWindow = 200_000;
+  readonly callTimes: number[] = [];
+
+  constructor(private readonly steps: number) {}
+
+  async *stream(_request: ModelRequest): AsyncIterable<ModelEvent> {
+    const n = this.callTimes.length;
+    this.callTimes.push(performance.now());
+    const usage = { inputTokens: 1_000, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    if (n < this.steps) {
+      const id = `call_exec_${n}`;
+      const args = { command: 'true' };
+      yield { type: 'tool-call-start', id, name: 'execute' };
+      yield { type: 'tool-call', call: { id, name: 'execute', args, argsText: JSON.stringify(args) } };
+      yield { type: 'finish', stopReason: 'tool-calls', usage };
+    } else {
+      yield { type: 'text-delta', text: 'Done.' };
+      yield { type: 'finish', stopReason: 'stop', usage };
+    }
+  }
+}
+
+async function agentSteps(folder: string, dataDir: string, sandbox: Sandbox | undefined): Promise<number[]> {
+  const db = openDatabase(path.join(dataDir, 'deepdesk.db'));
+  try {
+    const mounts = createDefaultMounts({ folder, db, ...(sandbox ? { sandbox } : {}) });
+    const model = new ExecuteModel(AGENT_STEPS);
+    const definition = createAgentDefinition({
+      model,
+      backend: mounts.backend,
+      rules: () => ALLOW_ALL,
+      broker: { decide: async () => ({ type: 'reject', message: 'benchmark' }) },
+    });
+    const state = newThreadState(`bench-sandbox-${Math.random().toString(36).slice(2)}`);
+    const result = await withTimeout(
+      runAgent(definition, state, { role: 'user', content: 'Run the checks.' }, { emit: () => undefined, persist: async () => undefined, guard: new ReadGuard() }),
+      120_000,
+      'agent run',
+    );
+    if (result.reason !== 'completed') throw new Error(`run ended with ${result.reason}: ${result.error?.message ?? ''}`);
+    const steps: number[] = [];
+    // The first step also pays for one-time set-up (the login shell's PATH).
+    for (let k = 1; k + 1 < model.callTimes.length; k++) steps.push(model.callTimes[k + 1]! - model.callTimes[k]!);
+    return steps;
+  } finally {
+    db.close();
+  }
+}
+
+async function benchAgentStep(section: Section, sandbox: Sandbox, folder: string, dataDir: string): Promise<void> {
+  progress(`agent loop, ${AGENT_STEPS} execute steps, sandboxed and not`);
+  const inside: number[] = [];
+  const outside: number[] = [];
+  // Alternate whole runs so that load from elsewhere falls on both alike.
+  for (let round = 0; round < 2; round++) {
+    outside.push(...(await agentSteps(folder, dataDir, undefined)));
+    inside.push(...(await agentSteps(folder, dataDir, sandbox)));
+  }
+  const a = median(inside);
+  const b = median(outside);
+  section.rows.push({
+    name: `agent step with execute \`true\` (auto mode: no approval), sandboxed vs not`,
+    ours: `${formatMs(a)}/step vs ${formatMs(b)}/step (+${formatMs(a - b)})`,
+    ratio: formatRatio(a, b),
+    target: `≤ +${TARGET_EXTRA_MS} ms median`,
+    result: verdict(a - b <= TARGET_EXTRA_MS),
+  });
+}
+
+export async function benchSandbox(report: Report, options: BenchOptions): Promise<void> {
+  const section = report.section('Issue 11 · Trust II: sandbox cost per command (bubblewrap)');
+  const availability = await detectSandbox();
+  if (!availability.available) {
+    section.rows.push({ name: 'sandbox', ours: `not available here: ${availability.reason}` });
+    return;
+  }
+  const { root, folder, dataDir } = makeFolder();
+  try {
+    const sandbox = await createSandbox({ projectDir: folder, dataDir });
+    if (!sandbox) throw new Error('createSandbox returned nothing although the sandbox is available');
+    await benchCommands(section, options, sandbox, folder);
+    await benchAgentStep(section, sandbox, folder, dataDir).catch((err: unknown) =>
+      section.rows.push({ name: 'agent step with execute', ours: `error: ${errorText(err)}` }),
+    );
+    section.notes.push('both sides run through the same LocalShellBackend and pty; sandboxed adds prepare (policy, private TMPDIR, git state) + bwrap + the post-run checks and blocked-line scan');
+    section.notes.push(`ratio = sandboxed ÷ unsandboxed; ${availability.kind}; machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores at the end`);
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}

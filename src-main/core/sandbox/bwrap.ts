@@ -1,0 +1,126 @@
+// The bubblewrap command line for one run (Linux). Everything is mounted read-only, then
+// the project folder and the run's private temp folder are bound writable, the protected
+// paths inside the project are bound read-only again, and the secrets are covered by an
+// unreadable, read-only empty folder or file. Mounts are applied parents first, so a
+// secret or protected path inside a writable folder stays covered.
+import { execFile } from 'node:child_process';
+import { accessSync, constants, lstatSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { ResolvedPolicy } from './policy';
+
+export interface BwrapRun {
+  policy: ResolvedPolicy;
+  /** The run's private temp folder (TMPDIR), writable. */
+  tmpDir: string;
+  /** An empty file nobody may read, mounted over secret files. */
+  unreadableFile: string;
+  cwd: string;
+}
+
+/** Highest number of processes a command may have at once (where RLIMIT_NPROC binds: not for root). */
+export const SANDBOX_MAX_PROCESSES = 4096;
+
+type Mount = { path: string; args: string[] };
+
+function kindOf(path: string): 'dir' | 'file' | 'missing' {
+  try {
+    return lstatSync(path).isDirectory() ? 'dir' : 'file';
+  } catch {
+    return 'missing';
+  }
+}
+
+function depth(path: string): number {
+  return path.split('/').filter(Boolean).length;
+}
+
+export function bwrapArgs(run: BwrapRun): string[] {
+  const { policy } = run;
+  const mounts: Mount[] = [
+    { path: '/', args: ['--ro-bind', '/', '/'] },
+    { path: '/dev', args: ['--dev', '/dev'] },
+    { path: '/proc', args: ['--proc', '/proc'] },
+    { path: policy.projectDir, args: ['--bind', policy.projectDir, policy.projectDir] },
+    { path: run.tmpDir, args: ['--bind', run.tmpDir, run.tmpDir] },
+  ];
+  for (const path of policy.pinnedPaths) {
+    // A mount point cannot be renamed or removed; a `.git` file (a pointer to the real git
+    // folder) is kept read-only, as redirecting it would bring in hooks.
+    const kind = kindOf(path);
+    if (kind === 'dir') mounts.push({ path, args: ['--bind', path, path] });
+    else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', path, path] });
+  }
+  for (const path of policy.protectedPaths) {
+    if (kindOf(path) !== 'missing') mounts.push({ path, args: ['--ro-bind', path, path] });
+  }
+  for (const { path } of policy.hidden) {
+    const kind = kindOf(path);
+    if (kind === 'dir') mounts.push({ path, args: ['--perms', '0000', '--tmpfs', path, '--remount-ro', path] });
+    else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', run.unreadableFile, path] });
+  }
+  // Stable: among equal depths the order above holds (a secret after the folder it sits in).
+  const ordered = mounts.map((m, i) => ({ ...m, i })).sort((a, b) => depth(a.path) - depth(b.path) || a.i - b.i);
+  return [
+    ...ordered.flatMap((m) => m.args),
+    '--unshare-pid',
+    '--unshare-ipc',
+    // No network: with allowed domains, a proxy outside is reached through a Unix socket.
+    '--unshare-net',
+    '--unshare-user',
+    '--disable-userns',
+    '--cap-drop',
+    'ALL',
+    '--new-session',
+    '--die-with-parent',
+    '--chdir',
+    run.cwd,
+  ];
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** bwrap on PATH, else /usr/bin/bwrap; undefined when neither exists. */
+export function findBwrap(path: string | undefined = process.env.PATH): string | undefined {
+  for (const dir of [...(path ?? '').split(delimiter).filter(Boolean), '/usr/bin', '/usr/local/bin']) {
+    const candidate = join(dir, 'bwrap');
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Runs `bwrap … true` with the same isolation a command gets; resolves to an error text or undefined. */
+export function probeBwrap(bwrap: string): Promise<string | undefined> {
+  const args = [
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-net',
+    '--unshare-user',
+    '--disable-userns',
+    '--cap-drop',
+    'ALL',
+    '--new-session',
+    '--die-with-parent',
+    'true',
+  ];
+  return new Promise((resolve) => {
+    execFile(bwrap, args, { timeout: 10_000 }, (error, _stdout, stderr) => {
+      if (!error) return resolve(undefined);
+      const detail = String(stderr).trim().split('\n')[0] || error.message;
+      resolve(detail);
+    });
+  });
+}

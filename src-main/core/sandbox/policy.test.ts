@@ -1,0 +1,54 @@
+// The policy table resolved for a home and a folder: what is hidden, what stays read-only.
+import { describe, expect, it } from 'vitest';
+import { resolvePolicy, SECRET_HOME_PATHS } from './policy';
+
+const linux = (projectDir: string, extra: { protectedPaths?: string[]; homes?: string[]; env?: Record<string, string> } = {}) =>
+  resolvePolicy(
+    { projectDir, dataDir: '/home/u/.deepdesk', ...(extra.protectedPaths ? { protectedPaths: extra.protectedPaths } : {}) },
+    { platform: 'linux', homes: extra.homes ?? ['/home/u'], env: extra.env ?? {}, uid: 1000 },
+  );
+
+describe('resolvePolicy', () => {
+  it('hides the secrets list, the data folder and the service sockets', () => {
+    const hidden = linux('/home/u/code/app').hidden.map((h) => h.path);
+    for (const p of ['.ssh', '.aws', '.gnupg', '.config/gh', '.netrc', '.docker', '.mozilla', '.config/google-chrome', '.config/chromium', '.local/share/keyrings', '.deepdesk']) {
+      expect(hidden, p).toContain(`/home/u/${p}`);
+    }
+    expect(hidden).toContain('/run');
+    // Inside a hidden folder, nothing more needs (or can get) a mount of its own.
+    expect(hidden).not.toContain('/run/user/1000');
+    expect(hidden).not.toContain('/home/u/Library/Keychains');
+  });
+
+  it('hides the secrets of every home given, and the agent socket the environment names', () => {
+    const hidden = linux('/srv/app', { homes: ['/tmp/fakehome', '/home/u'], env: { SSH_AUTH_SOCK: '/opt/agent/sock' } }).hidden.map((h) => h.path);
+    expect(hidden).toContain('/tmp/fakehome/.ssh');
+    expect(hidden).toContain('/home/u/.ssh');
+    expect(hidden).toContain('/opt/agent/sock');
+  });
+
+  it('never hides a folder that holds the project itself', () => {
+    const policy = linux('/home/u/.config/gh/project');
+    expect(policy.hidden.map((h) => h.path)).not.toContain('/home/u/.config/gh');
+  });
+
+  it('keeps .git/hooks, .git/config, .deepdesk and the settings-protected paths read-only, and pins .git', () => {
+    const policy = linux('/home/u/code/app', { protectedPaths: ['/home/u/code/app/.env', 'relative/ignored'] });
+    expect(policy.protectedPaths).toEqual([
+      '/home/u/code/app/.git/hooks',
+      '/home/u/code/app/.git/config',
+      '/home/u/code/app/.deepdesk',
+      '/home/u/code/app/.env',
+    ]);
+    expect(policy.pinnedPaths).toEqual(['/home/u/code/app/.git']);
+  });
+
+  it('lists each macOS and Linux secret for its own platform only', () => {
+    const mac = resolvePolicy({ projectDir: '/Users/u/app', dataDir: '/Users/u/.deepdesk' }, { platform: 'darwin', homes: ['/Users/u'], env: {}, uid: 501 });
+    const paths = mac.hidden.map((h) => h.path);
+    expect(paths).toContain('/Users/u/Library/Keychains');
+    expect(paths).not.toContain('/Users/u/.mozilla');
+    expect(paths).not.toContain('/run');
+    expect(SECRET_HOME_PATHS.length).toBeGreaterThan(20);
+  });
+});

@@ -1,0 +1,240 @@
+// The sandbox's rules as data (SPEC §7), shared by the bubblewrap and Seatbelt launchers:
+// what is hidden (secrets), what stays read-only inside the writable project folder, and
+// which host sockets lead out of any sandbox that can still reach them.
+import { existsSync, lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { SandboxPolicy } from './types';
+
+type Platform = 'linux' | 'darwin';
+
+interface HomeRule {
+  /** Relative to the home folder. */
+  path: string;
+  why: string;
+  only?: Platform;
+}
+
+/** Secrets under the home folder: never readable (nor writable) inside the sandbox. */
+export const SECRET_HOME_PATHS: readonly HomeRule[] = [
+  { path: '.ssh', why: 'SSH keys' },
+  { path: '.aws', why: 'cloud credentials' },
+  { path: '.azure', why: 'cloud credentials' },
+  { path: '.config/gcloud', why: 'cloud credentials' },
+  { path: '.kube', why: 'cluster credentials' },
+  { path: '.gnupg', why: 'GPG keys' },
+  { path: '.password-store', why: 'passwords' },
+  { path: '.config/gh', why: 'GitHub credentials' },
+  { path: '.git-credentials', why: 'git credentials' },
+  { path: '.netrc', why: 'login credentials' },
+  { path: '.docker', why: 'registry credentials' },
+  { path: '.mozilla', why: 'a browser profile', only: 'linux' },
+  { path: 'snap/firefox', why: 'a browser profile', only: 'linux' },
+  { path: '.config/google-chrome', why: 'a browser profile', only: 'linux' },
+  { path: '.config/chromium', why: 'a browser profile', only: 'linux' },
+  { path: '.config/BraveSoftware', why: 'a browser profile', only: 'linux' },
+  { path: '.config/microsoft-edge', why: 'a browser profile', only: 'linux' },
+  { path: '.config/vivaldi', why: 'a browser profile', only: 'linux' },
+  { path: '.config/opera', why: 'a browser profile', only: 'linux' },
+  { path: '.local/share/keyrings', why: 'a keychain', only: 'linux' },
+  { path: 'Library/Application Support/Google/Chrome', why: 'a browser profile', only: 'darwin' },
+  { path: 'Library/Application Support/Chromium', why: 'a browser profile', only: 'darwin' },
+  { path: 'Library/Application Support/Firefox', why: 'a browser profile', only: 'darwin' },
+  { path: 'Library/Application Support/BraveSoftware', why: 'a browser profile', only: 'darwin' },
+  { path: 'Library/Application Support/Microsoft Edge', why: 'a browser profile', only: 'darwin' },
+  { path: 'Library/Safari', why: 'a browser profile', only: 'darwin' },
+  { path: 'Library/Cookies', why: 'browser cookies', only: 'darwin' },
+  { path: 'Library/Keychains', why: 'a keychain', only: 'darwin' },
+];
+
+/**
+ * Inside the project folder, never writable: what git or Deepdesk would later run or trust
+ * outside the sandbox (SPEC §7).
+ */
+export const PROTECTED_PROJECT_PATHS: readonly string[] = ['.git/hooks', '.git/config', '.deepdesk'];
+
+/**
+ * Unix sockets on the host that hand out power beyond the sandbox (a session bus that
+ * starts programs, an SSH or GPG agent, a display server that takes keystrokes, a terminal
+ * multiplexer, the Docker daemon, a database that trusts the user). A read-only mount does
+ * not stop connect(), so they are hidden: all of /run (runtime state and service sockets,
+ * no user data), and the known places elsewhere; /tmp is scanned before each run
+ * (tmpSocketPaths). Abstract sockets live in the network namespace, which is not shared.
+ */
+export function hostSocketPaths(env: Record<string, string | undefined>, uid: number): string[] {
+  const paths = [
+    '/run',
+    '/var/run',
+    `/run/user/${uid}`,
+    '/run/dbus',
+    '/var/run/dbus',
+    '/run/docker.sock',
+    '/var/run/docker.sock',
+    '/tmp/.X11-unix',
+    `/tmp/tmux-${uid}`,
+    '/run/screen',
+    '/var/run/screen',
+    '/run/postgresql',
+    '/var/run/postgresql',
+    '/run/mysqld',
+    '/var/run/mysqld',
+    '/var/lib/mysql/mysql.sock',
+  ];
+  for (const name of ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'XDG_RUNTIME_DIR']) {
+    const value = env[name]?.split(':')[0];
+    if (value && isAbsolute(value)) paths.push(value);
+  }
+  return paths;
+}
+
+/** Folders in /tmp that hold sockets of agents, displays, multiplexers, buses and editors. */
+const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
+
+/** Sockets in `dir` (one level) and the socket folders above: hidden for one run. */
+export function tmpSocketPaths(dir = '/tmp'): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.filter((e) => e.isSocket() || (e.isDirectory() && TMP_SOCKET_DIRS.test(e.name))).map((e) => join(dir, e.name));
+}
+
+/** Variables that point commands at the host sockets above; dropped inside the sandbox. */
+export const DROPPED_ENV: readonly string[] = [
+  'SSH_AUTH_SOCK',
+  'SSH_AGENT_PID',
+  'GPG_AGENT_INFO',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'XAUTHORITY',
+  'DOCKER_HOST',
+];
+
+export interface HiddenPath {
+  path: string;
+  why: string;
+}
+
+/** The policy with every path made real and absolute, for one platform and home folder. */
+export interface ResolvedPolicy {
+  projectDir: string;
+  dataDir: string;
+  home: string;
+  /** Secrets and sockets: neither readable nor writable (whether or not they exist now). */
+  hidden: HiddenPath[];
+  /** The part of `hidden` that depends only on the homes and the environment (to pass back as `hidden`). */
+  staticHidden: HiddenPath[];
+  /** Inside the project folder, kept read-only (whether or not they exist now). */
+  protectedPaths: string[];
+  /** Inside the project folder, writable but kept in place: they cannot be moved, replaced or deleted. */
+  pinnedPaths: string[];
+  allowedDomains: string[];
+}
+
+/** The real path of `path`, or of its deepest existing parent with the rest appended. */
+export function realPathOf(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    if (parent === absolute) return absolute;
+    return join(realPathOf(parent), absolute.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
+  }
+}
+
+export function isWithin(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+export function resolvePolicy(
+  policy: SandboxPolicy,
+  options: {
+    platform?: Platform;
+    /** The command's home first (what `~` means in its output), then any other (the user's real one). */
+    homes?: string[];
+    env?: Record<string, string | undefined>;
+    uid?: number;
+    /** `staticHidden` of an earlier call with the same homes and environment (it is the slow part). */
+    hidden?: HiddenPath[];
+  } = {},
+): ResolvedPolicy {
+  const platform = options.platform ?? (process.platform === 'darwin' ? 'darwin' : 'linux');
+  const homes = [...new Set((options.homes ?? [homedir()]).filter((h) => isAbsolute(h)).map(realPathOf))];
+  const home = homes[0] ?? realPathOf(homedir());
+  const projectDir = realPathOf(policy.projectDir);
+  const dataDir = realPathOf(policy.dataDir);
+  const hidden: HiddenPath[] = options.hidden ? [...options.hidden] : [];
+  const seen = new Set<string>(hidden.map((h) => h.path));
+  const hide = (path: string, why: string): void => {
+    const real = realPathOf(path);
+    // The project folder is the agent's to work in, whatever it sits under.
+    if (isWithin(projectDir, real) || seen.has(real)) return;
+    seen.add(real);
+    hidden.push({ path: real, why });
+  };
+  if (!options.hidden) {
+    for (const eachHome of homes) {
+      for (const rule of SECRET_HOME_PATHS) {
+        if (!rule.only || rule.only === platform) hide(join(eachHome, rule.path), rule.why);
+      }
+    }
+    hide(dataDir, "Deepdesk's data folder");
+    if (platform === 'linux') {
+      for (const socket of hostSocketPaths(options.env ?? process.env, options.uid ?? process.getuid?.() ?? 0)) {
+        hide(socket, 'a host service socket');
+      }
+    }
+  }
+  const protectedPaths = [...PROTECTED_PROJECT_PATHS.map((p) => join(projectDir, p))];
+  const staticHidden = [...hidden];
+  // Sockets come and go in /tmp: looked for on every run.
+  if (platform === 'linux') for (const socket of tmpSocketPaths()) hide(socket, 'a host service socket');
+  protectedPaths.push(...gitModuleDirs(join(projectDir, '.git')).flatMap((dir) => [join(dir, 'hooks'), join(dir, 'config')]));
+  for (const extra of policy.protectedPaths ?? []) {
+    if (isAbsolute(extra)) protectedPaths.push(realPathOf(extra));
+  }
+  return {
+    projectDir,
+    dataDir,
+    home,
+    // A hidden folder covers what lies in it (nothing can be mounted inside it afterwards).
+    hidden: hidden.filter((h) => !hidden.some((other) => other.path !== h.path && isWithin(h.path, other.path))),
+    staticHidden,
+    protectedPaths: [...new Set(protectedPaths)],
+    // `.git` moved aside and made anew would carry hooks of the command's choosing.
+    pinnedPaths: [join(projectDir, '.git')],
+    allowedDomains: [...(policy.allowedDomains ?? [])],
+  };
+}
+
+/** The git folders of submodules (`.git/modules/<name>`, names may nest), whose hooks git also runs. */
+function gitModuleDirs(gitDir: string, depth = 0): string[] {
+  return depth > 3 ? [] : walkModules(join(gitDir, 'modules'), depth, 0);
+}
+
+function walkModules(dir: string, depth: number, nesting: number): string[] {
+  if (nesting > 4) return [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  for (const name of names.slice(0, 200)) {
+    const child = join(dir, name);
+    try {
+      if (!lstatSync(child).isDirectory()) continue;
+    } catch {
+      continue;
+    }
+    if (existsSync(join(child, 'HEAD'))) found.push(child, ...gitModuleDirs(child, depth + 1));
+    else found.push(...walkModules(child, depth, nesting + 1));
+  }
+  return found;
+}
