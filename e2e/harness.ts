@@ -3,7 +3,7 @@
 // playwright-core.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -34,10 +34,20 @@ export interface ServeHandle {
 }
 
 export async function startServe(
-  options: { script?: ScriptStep[]; withModel?: boolean; extraArgs?: string[]; /** Reuse these (e.g. to restart on the same data). */ folder?: string; dataDir?: string } = {},
+  options: {
+    script?: ScriptStep[];
+    withModel?: boolean;
+    extraArgs?: string[];
+    /** Reuse these (e.g. to restart on the same data). */
+    folder?: string;
+    dataDir?: string;
+    /** Written to settings.json before start. */
+    settings?: Record<string, unknown>;
+  } = {},
 ): Promise<ServeHandle> {
   const folder = options.folder ?? mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+  if (options.settings) writeFileSync(join(dataDir, 'settings.json'), JSON.stringify(options.settings));
   // A home of its own, so the terminal's bash does not run this machine's ~/.bashrc.
   const home = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-home-'));
   const model = await startScriptedServer(options.script ?? []);

@@ -1,6 +1,7 @@
 // The app behind the window: builds the services for one project folder and answers the
 // contract's requests. Transports (Electron IPC, the web host) only carry messages to it.
 
+import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
 import { suggestAllowRule, type PermissionRule } from '../core/agent/permissions/rules';
@@ -16,6 +17,7 @@ import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel } from '../core/models/types';
 import { CheckpointStore } from '../core/checkpoints/store';
+import { createSandbox, detectSandbox, type SandboxAvailability } from '../core/sandbox';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
 import { CheckpointsService, type UserMessageRef } from './checkpoints/checkpoints-service';
 import {
@@ -34,10 +36,11 @@ import { databasePath } from './data-dir';
 import type { AppHostApi } from './host-api';
 import { detectLocalServers } from './local-servers';
 import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service';
+import { ModeService } from './modes/mode-service';
 import type { SecretStore } from './secret-store';
 import { SettingsService } from './settings/settings-service';
-import { TerminalService } from './terminal/terminal-service';
-import { TerminalShellBackend } from './terminal/terminal-shell-backend';
+import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
+import { WindowShellBackend } from './terminal/window-shell-backend';
 import { attachMentionedFiles } from './threads/mention-attachments';
 import { ThreadService } from './threads/thread-service';
 import { WorkspaceService } from './workspace/workspace-service';
@@ -100,9 +103,20 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
 
   const shared = createDefaultMounts({ folder: options.folder, db, execute: false });
-  const terminals = new TerminalService({ rootDir: options.folder });
-  // The window acknowledges what it rendered, so a flood of output cannot outrun it.
-  terminals.onData((threadId, data) => send('terminal.data', { threadId, data }), { acks: true });
+  // The agent's commands run in the sandbox when this machine has one (SPEC §7).
+  const sandbox = await createSandbox({ projectDir: realpathSync(options.folder), dataDir: options.dataDir });
+  const sandboxStatus: SandboxAvailability = sandbox
+    ? { available: true, kind: sandbox.kind }
+    : await detectSandbox().then((d) => (d.available ? { available: false, reason: 'the sandbox could not be set up' } : d));
+  const modes = new ModeService(options.dataDir, options.folder, sandboxStatus);
+  modes.onChange((state) => send('mode.changed', state));
+
+  // Terminals exist only for this folder's threads (made-up ids start nothing).
+  const isThread = (threadId: string): boolean => threads.store.get(threadId)?.folder === options.folder;
+  const terminals = new TerminalService({ rootDir: options.folder, isThread, shell: { baseEnv: env } });
+  // The window acknowledges what it rendered (terminal.ack), so a flood of output cannot outrun it.
+  terminals.onData((threadId, terminalId, data) => send('terminal.data', { threadId, terminalId, data }));
+  terminals.onChange((threadId) => send('terminal.changed', { threadId }));
 
   const approvals = new ApprovalService(db, (request) => describeApproval(request, shared.backend));
   approvals.onChange((threadId) => send('approvals.changed', { threadId }));
@@ -147,7 +161,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     rules: () => settings.raw().rules as PermissionRule[],
     subagents: () => settings.raw().subagents,
     contextWindow: () => withOverrides(settings.raw()).contextWindow,
-    folderBackendFor: (threadId) => new TerminalShellBackend({ rootDir: options.folder, terminal: terminals.terminalFor(threadId) }),
+    folderBackendFor: (threadId) => new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
+    mode: () => modes.current(),
+    sandboxAvailable: () => sandbox !== undefined,
     checkpoints: checkpoints.recorder,
     onDelete: (threadId) => checkpoints.deleteThread(threadId),
     emit: (e) => {
@@ -200,7 +216,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'threads.rename': async ({ threadId, title }) => (threads.rename(threadId, title), ok),
     'threads.delete': async ({ threadId }) => {
       await threads.delete(threadId);
-      terminals.close(threadId);
+      await terminals.close(threadId);
       return ok;
     },
     'threads.send': async ({ threadId, text }) => ({ ...ok, ...(await threads.send(threadId, await attachMentionedFiles(text, shared.folder))) }),
@@ -229,11 +245,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     'memories.write': async ({ path, text }) => (await memories.write(path, text), ok),
     'memories.delete': async ({ path }) => (await memories.delete(path), ok),
 
-    'terminal.attach': async ({ threadId }) => ({ buffer: terminals.attach(threadId) }),
-    'terminal.detach': async ({ threadId }) => (terminals.detach(threadId), ok),
-    'terminal.input': async ({ threadId, data }) => (terminals.input(threadId, data), ok),
-    'terminal.resize': async ({ threadId, cols, rows }) => (terminals.resize(threadId, cols, rows), ok),
-    'terminal.ack': async ({ threadId, bytes }) => (terminals.ack(threadId, bytes), ok),
+    'terminal.list': async ({ threadId }) => terminals.list(threadId),
+    'terminal.attach': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => ({ buffer: terminals.attach(threadId, terminalId) }),
+    'terminal.detach': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => (terminals.detach(threadId, terminalId), ok),
+    'terminal.input': async ({ threadId, terminalId = SHELL_TERMINAL_ID, data }) => (terminals.input(threadId, terminalId, data), ok),
+    'terminal.resize': async ({ threadId, terminalId = SHELL_TERMINAL_ID, cols, rows }) => (terminals.resize(threadId, terminalId, cols, rows), ok),
+    'terminal.ack': async ({ threadId, terminalId = SHELL_TERMINAL_ID, bytes }) => (terminals.ack(threadId, terminalId, bytes), ok),
+    'terminal.close': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => (await terminals.closeTerminal(threadId, terminalId), ok),
+
+    'mode.get': async () => modes.get(),
+    'mode.set': async ({ mode }) => modes.set(mode),
+    'mode.sandboxNoticeShown': async () => modes.sandboxNoticeShown(),
 
     'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
     'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
@@ -268,7 +290,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     async close() {
       await threads.dispose();
-      terminals.dispose();
+      await terminals.dispose();
       await watching;
       await workspace.dispose();
       checkpoints.collectGarbage();

@@ -2,6 +2,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
+import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
 import { DEFAULT_RULES } from '../core/agent/permissions/rules';
 import { createAgentDefinition } from '../core/agent/create-agent';
 import { runAgent } from '../core/agent/loop';
@@ -16,7 +17,7 @@ import { StateBackend } from '../core/backends/state';
 import { openDatabase } from '../core/backends/store';
 import { ModelConfigError } from '../core/models/errors';
 import { createChatModel } from '../core/models/create-model';
-import { createSandbox } from '../core/sandbox';
+import { createSandbox, detectSandbox } from '../core/sandbox';
 import { ReadGuard } from '../core/tools/read-guard';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
@@ -29,6 +30,7 @@ const RUN_OPTIONS = {
   ...COMMON_OPTIONS,
   thread: { type: 'string' },
   approve: { type: 'string' },
+  mode: { type: 'string' },
   json: { type: 'boolean' },
   'context-window': { type: 'string' },
   'evict-chars': { type: 'string' },
@@ -51,6 +53,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   if (prompt === '') throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
   const approve = (values.approve ?? 'ask') as ApproveMode;
   if (!['ask', 'auto', 'deny'].includes(approve)) throw new UsageError(`--approve must be ask, auto or deny (got '${values.approve}')`);
+  const mode = values.mode ?? DEFAULT_MODE;
+  if (!isApprovalMode(mode)) throw new UsageError(`--mode must be ${APPROVAL_MODES.join(', ')} (got '${values.mode}')`);
   const contextWindow = positiveInt('--context-window', values['context-window']);
   const evictChars = positiveInt('--evict-chars', values['evict-chars']);
   const modelSpec = values.model ?? io.env.DEEPDESK_MODEL;
@@ -74,6 +78,10 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
   const sandbox = await createSandbox({ projectDir: folder, dataDir });
+  if (mode === 'auto' && sandbox === undefined) {
+    const detected = await detectSandbox();
+    throw new UsageError(`--mode auto needs a sandbox, and none is available: ${detected.available ? 'it could not be set up' : detected.reason}`);
+  }
   const db = openDatabase(databasePath(dataDir));
   const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
@@ -94,6 +102,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       backend: mounts.backend,
       rules: () => DEFAULT_RULES,
       broker: cliBroker(approve, io),
+      mode: () => mode,
+      sandboxAvailable: () => sandbox !== undefined,
       resolveModel: (spec) => createChatModel({ model: spec, env: io.env }),
       checkpoints: recorderFor(checkpoints, folder),
       ...(contextWindow !== undefined ? { contextWindow } : {}),

@@ -1,7 +1,7 @@
 // `deepdesk run` as a person runs it: the built bin in a child process, against the
 // scripted OpenAI-compatible server.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as pty from 'node-pty';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,7 +128,8 @@ describe('deepdesk run', () => {
   it('continues a thread after the process was killed mid-tool, with a valid history', async () => {
     server.push({ toolCalls: [{ name: 'execute', args: { command: 'sleep 37.5' }, id: 'call_sleep' }] });
     const first = start(['--json', '--approve', 'auto', '--thread', 'killed', 'sleep please']);
-    await waitFor(() => first.stdout().includes('"tool_call"'));
+    // Mid-tool: the command runs (the step was saved before it started), not merely announced.
+    await waitFor(() => first.stdout().includes('"tool_call"') && sleeping('sleep 37.5'));
     first.child.kill('SIGKILL');
     await first.done;
 
@@ -153,6 +154,14 @@ describe('deepdesk run', () => {
     expect((await run(['--context-window', 'lots', 'hi'])).code).toBe(2);
   });
 });
+
+function sleeping(command: string): boolean {
+  try {
+    return execFileSync('pgrep', ['-f', command], { encoding: 'utf8' }).trim() !== '';
+  } catch {
+    return false;
+  }
+}
 
 async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -42,6 +42,9 @@ Common options:
 run options:
   --thread ID           continue (or start) the thread with this id
   --approve ask|auto|deny  what to do when a tool call needs approval (default ask)
+  --mode ask|edit|auto|plan  what needs approval: ask (default) asks for changes and
+                        commands; edit runs file changes; auto also runs commands in the
+                        sandbox (needs one); plan is read-only
   --json                print events as JSON lines
   --context-window N    override the model's context window (tokens)
   --evict-chars N       override the large-result eviction threshold (characters)

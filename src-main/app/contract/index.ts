@@ -6,8 +6,12 @@
 import { z } from 'zod';
 import { checkpointEvents, checkpointMethods } from './checkpoints';
 import { overriddenSchema, queuedMessageSchema } from './honest';
+import { modeEvents, modeMethods } from './modes';
+import { terminalEvents, terminalMethods } from './terminal';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
+export * from './modes';
+export * from './terminal';
 
 // ---------------------------------------------------------------- shared shapes
 
@@ -115,6 +119,8 @@ export const pendingApprovalSchema = z.object({
   /** For write_file / edit_file: the file before and after, for the diff view. */
   preview: z.object({ path: z.string(), before: z.string(), after: z.string() }).optional(),
   suggestedRule: permissionRuleSchema.optional(),
+  /** An execute asking to run outside the sandbox, with the model's reason. */
+  outsideSandbox: z.object({ reason: z.string() }).optional(),
   createdAt: z.string(),
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
@@ -222,12 +228,8 @@ export const methods = {
   'memories.write': { params: z.object({ path: z.string(), text: z.string() }), result: ok },
   'memories.delete': { params: z.object({ path: z.string() }), result: ok },
 
-  'terminal.attach': { params: threadRef, result: z.object({ buffer: z.string() }) },
-  /** The window stopped showing this thread's terminal: never hold its output back for it. */
-  'terminal.detach': { params: threadRef, result: ok },
-  'terminal.input': { params: threadRef.extend({ data: z.string().max(1_000_000) }), result: ok },
-  'terminal.resize': { params: threadRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(1000) }), result: ok },
-  'terminal.ack': { params: threadRef.extend({ bytes: z.number().int().min(0) }), result: ok },
+  ...terminalMethods,
+  ...modeMethods,
 
   ...checkpointMethods,
 } as const;
@@ -247,7 +249,8 @@ export const events = {
   'approvals.changed': z.object({ threadId: z.string() }),
   'files.changed': z.object({ paths: z.array(z.object({ path: z.string(), kind: z.enum(['add', 'change', 'unlink', 'addDir', 'unlinkDir']) })) }),
   'memories.changed': z.object({}),
-  'terminal.data': z.object({ threadId: z.string(), data: z.string() }),
+  ...terminalEvents,
+  ...modeEvents,
   'settings.changed': settingsSchema,
   ...checkpointEvents,
 } as const;

@@ -1,13 +1,17 @@
+// The window's terminals with real ptys: the person's shell per thread, a live view per
+// agent command (typed into by the person), bounds, and nothing for threads that don't exist.
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isProcessAlive } from '../../core/backends/process-tree';
-import { TerminalService } from './terminal-service';
+import { isProcessAlive, listProcesses } from '../../core/backends/process-tree';
+import { SHELL_TERMINAL_ID, TerminalService, type TerminalLimits } from './terminal-service';
+import { WindowShellBackend } from './window-shell-backend';
 
 let root: string;
 let home: string;
 let service: TerminalService | undefined;
+const threads = new Set(['a', 'b', 'c']);
 
 beforeEach(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-tsvc-root-')));
@@ -22,9 +26,13 @@ afterEach(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-function makeService(): TerminalService {
-  service = new TerminalService({ rootDir: root, terminal: { env: { HOME: home } } });
+function makeService(limits?: TerminalLimits, mirror?: { highWaterMark: number; lowWaterMark: number }): TerminalService {
+  service = new TerminalService({ rootDir: root, isThread: (id) => threads.has(id), shell: { env: { HOME: home }, shell: '/bin/bash' }, ...(limits ? { limits } : {}), ...(mirror ? { mirror } : {}) });
   return service;
+}
+
+function backendFor(svc: TerminalService, threadId: string): WindowShellBackend {
+  return new WindowShellBackend({ rootDir: root, threadId, terminals: svc, env: { HOME: home } });
 }
 
 async function waitFor(probe: () => boolean, what = 'condition', timeoutMs = 15_000): Promise<void> {
@@ -35,77 +43,192 @@ async function waitFor(probe: () => boolean, what = 'condition', timeoutMs = 15_
   }
 }
 
-describe('TerminalService', () => {
-  it('keeps one terminal per thread', () => {
+const children = (): number[] => listProcesses().filter((p) => p.ppid === process.pid).map((p) => p.pid);
+
+function collect(svc: TerminalService): Record<string, string> {
+  const seen: Record<string, string> = {};
+  svc.onData((threadId, terminalId, data) => {
+    const key = `${threadId}/${terminalId}`;
+    seen[key] = (seen[key] ?? '') + data;
+  });
+  return seen;
+}
+
+describe('TerminalService: threads that do not exist', () => {
+  it('refuses every call with a made-up thread id and starts no process', async () => {
     const svc = makeService();
-    const a = svc.terminalFor('a');
-    expect(svc.terminalFor('a')).toBe(a);
-    expect(svc.terminalFor('b')).not.toBe(a);
-    expect(a.rootDir).toBe(root);
+    const before = children();
+    const made = ['made-up', '../a', 'a\0', '__proto__', 'constructor', 'x'.repeat(500)];
+    for (const threadId of made) {
+      expect(() => svc.attach(threadId, SHELL_TERMINAL_ID)).toThrow(/not found/);
+      expect(() => svc.input(threadId, SHELL_TERMINAL_ID, 'touch pwned\r')).toThrow(/not found/);
+      expect(() => svc.resize(threadId, SHELL_TERMINAL_ID, 80, 24)).toThrow(/not found/);
+      expect(() => svc.ack(threadId, SHELL_TERMINAL_ID, 10)).toThrow(/not found/);
+      expect(() => svc.detach(threadId, SHELL_TERMINAL_ID)).toThrow(/not found/);
+      expect(() => svc.list(threadId)).toThrow(/not found/);
+      await expect(svc.closeTerminal(threadId, SHELL_TERMINAL_ID)).rejects.toThrow(/not found/);
+    }
+    expect(svc.shellPids()).toEqual([]);
+    expect(children()).toEqual(before);
   });
 
-  it('starts the shell on attach, routes input and output by thread, and snapshots', async () => {
+  it('refuses a command view id that does not exist in the thread', () => {
     const svc = makeService();
-    const seen: Record<string, string> = {};
-    svc.onData((threadId, data) => {
-      seen[threadId] = (seen[threadId] ?? '') + data;
-    });
-    expect(svc.attach('a')).toBe('');
-    await waitFor(() => (seen.a ?? '').includes('person$'), 'prompt of a');
-    svc.input('a', 'echo in-a-$((1+1))\r');
-    svc.input('b', 'echo in-b-$((2+2))\r');
-    await waitFor(() => (seen.a ?? '').includes('in-a-2') && (seen.b ?? '').includes('in-b-4'), 'both outputs');
-    expect(seen.a).not.toContain('in-b-4');
-    expect(seen.b).not.toContain('in-a-2');
-    expect(svc.attach('a')).toContain('in-a-2');
-    expect((await svc.terminalFor('b').run('pwd')).output).toBe(root);
+    expect(() => svc.attach('a', 'cmd-99')).toThrow(/no terminal/);
+    expect(() => svc.input('a', 'cmd-99', 'x')).toThrow(/no terminal/);
+    expect(svc.shellPids()).toEqual([]);
   });
+});
 
-  it('resizes, applies acknowledgements per thread and subscribes new terminals', async () => {
+describe('TerminalService: the person\'s shell', () => {
+  it('starts on attach, keeps threads apart, and ends with its thread', async () => {
     const svc = makeService();
-    let acked = 0;
-    const off = svc.onData(
-      (threadId, data) => {
-        acked += data.length;
-        svc.ack(threadId, data.length);
-      },
-      { acks: true },
-    );
-    svc.attach('a');
-    svc.resize('a', 90, 20);
-    expect((await svc.terminalFor('a').run('stty size </dev/tty')).output).toBe('20 90');
-    await waitFor(() => acked > 0, 'data delivered');
-    expect(svc.terminalFor('a').unacknowledged).toBe(0);
-    svc.ack('a', 5);
-    expect(svc.terminalFor('a').unacknowledged).toBe(0);
-    off();
-    svc.ack('unknown', 10);
-  });
-
-  it('holds a terminal back only while a window that acknowledges shows it', async () => {
-    const svc = makeService();
-    svc.onData(() => undefined, { acks: true });
-    const terminal = svc.terminalFor('a');
-    const big = 'yes 0123456789abcdef | head -c 2000000';
-    expect((await terminal.run(big)).exitCode).toBe(0);
-    expect(terminal.paused).toBe(false);
-    svc.attach('a');
-    const running = terminal.run(big);
-    await waitFor(() => terminal.paused, 'paused while shown');
-    svc.detach('a');
-    expect(terminal.paused).toBe(false);
-    expect((await running).exitCode).toBe(0);
-  });
-
-  it('closes a thread terminal and kills its shell', async () => {
-    const svc = makeService();
-    const terminal = svc.terminalFor('a');
-    await terminal.run('true');
-    const pid = terminal.pid as number;
+    const seen = collect(svc);
+    expect(svc.attach('a', SHELL_TERMINAL_ID)).toBe('');
+    svc.input('b', SHELL_TERMINAL_ID, 'echo in-b-$((2+2))\r');
+    await waitFor(() => (seen['a/shell'] ?? '').includes('person$'), 'prompt of a');
+    svc.input('a', SHELL_TERMINAL_ID, 'echo in-a-$((1+1))\r');
+    await waitFor(() => (seen['a/shell'] ?? '').includes('in-a-2') && (seen['b/shell'] ?? '').includes('in-b-4'), 'both outputs');
+    expect(seen['a/shell']).not.toContain('in-b-4');
+    expect(svc.attach('a', SHELL_TERMINAL_ID)).toContain('in-a-2');
+    expect(svc.list('a')[0]).toEqual({ id: 'shell', kind: 'shell', running: true, sandboxed: false });
+    const pids = svc.shellPids();
+    expect(pids).toHaveLength(2);
     await svc.close('a');
-    expect(isProcessAlive(pid)).toBe(false);
-    expect(svc.terminalFor('a')).not.toBe(terminal);
+    await svc.close('b');
+    await waitFor(() => pids.every((pid) => !isProcessAlive(pid)), 'shells gone');
+  });
+
+  it('keeps at most `shells` running: the least recently used one nobody shows is closed', async () => {
+    const svc = makeService({ shells: 2 });
+    svc.attach('a', SHELL_TERMINAL_ID);
+    svc.input('b', SHELL_TERMINAL_ID, '\r');
+    const [pidA, pidB] = svc.shellPids();
+    svc.attach('c', SHELL_TERMINAL_ID);
+    expect(svc.shellPids()).toHaveLength(2);
+    await waitFor(() => !isProcessAlive(pidB!), 'b closed (not shown)');
+    expect(isProcessAlive(pidA!)).toBe(true);
+  });
+
+  it('dispose ends every shell and what runs in it', async () => {
+    const svc = makeService();
+    const seen = collect(svc);
+    svc.attach('a', SHELL_TERMINAL_ID);
+    await waitFor(() => (seen['a/shell'] ?? '').includes('person$'), 'prompt');
+    svc.input('a', SHELL_TERMINAL_ID, 'sleep 300 & echo started-$((3*3))\r');
+    await waitFor(() => (seen['a/shell'] ?? '').includes('started-9'), 'background job');
+    const sleepers = () => listProcesses().filter((p) => svc.shellPids().includes(p.ppid)).map((p) => p.pid);
+    const spawned = sleepers();
+    expect(spawned.length).toBeGreaterThan(0);
+    const shells = svc.shellPids();
     await svc.dispose();
-    expect(() => svc.terminalFor('c')).toThrow();
+    service = undefined;
+    await waitFor(() => [...shells, ...spawned].every((pid) => !isProcessAlive(pid)), 'all gone');
+  });
+});
+
+describe('TerminalService: agent commands in views of their own', () => {
+  it('shows the command as typed, then its output live, and never internal helper text', async () => {
+    const svc = makeService();
+    const seen = collect(svc);
+    const changes: string[] = [];
+    svc.onChange((threadId) => changes.push(threadId));
+    const result = await backendFor(svc, 'a').execute("printf 'one\\ntwo\\n'; echo done-$((6*7))");
+    expect(result.exitCode).toBe(0);
+    const [shell, view] = svc.list('a');
+    expect(shell!.kind).toBe('shell');
+    expect(view).toMatchObject({ kind: 'command', command: "printf 'one\\ntwo\\n'; echo done-$((6*7))", running: false, exitCode: 0, sandboxed: false });
+    const text = svc.attach('a', view!.id);
+    expect(text.startsWith(`\x1b[2m$ printf 'one\\ntwo\\n'; echo done-$((6*7))`)).toBe(true);
+    expect(text).toContain('done-42');
+    expect(text).toContain('[exit code 0]');
+    expect(text).not.toContain('__deepdesk');
+    expect(seen[`a/${view!.id}`]).toContain('done-42');
+    expect(changes.filter((t) => t === 'a').length).toBeGreaterThanOrEqual(2);
+    expect(svc.shellPids()).toEqual([]);
+  });
+
+  it('shows control and bidi characters of the command visibly', async () => {
+    const svc = makeService();
+    await backendFor(svc, 'a').execute('echo "a\u202eb" # \x1b[2J');
+    const view = svc.list('a')[1]!;
+    const text = svc.attach('a', view.id);
+    expect(text).toContain('<U+202E>');
+    expect(text).toContain('^[[2J');
+    expect(text.split('\n')[0]).not.toContain('\x1b[2J');
+  });
+
+  it('the person types into a running command: the answer reaches it', async () => {
+    const svc = makeService();
+    const seen = collect(svc);
+    const running = backendFor(svc, 'a').execute(`read -p 'Name? ' n; echo "hi $n"`, { timeoutS: 30 });
+    await waitFor(() => Object.entries(seen).some(([k, v]) => k.startsWith('a/cmd-') && v.includes('Name? ')), 'prompt shown');
+    const view = svc.list('a')[1]!;
+    expect(view).toMatchObject({ running: true });
+    svc.input('a', view.id, 'Ada\r');
+    const result = await running;
+    expect(result.output).toContain('hi Ada');
+    expect(svc.attach('a', view.id)).toContain('hi Ada');
+    // Typing into a finished command goes nowhere.
+    svc.input('a', view.id, 'more\r');
+  });
+
+  it('a program left open in the person\'s shell does not block the agent\'s command', async () => {
+    const svc = makeService();
+    const seen = collect(svc);
+    svc.attach('a', SHELL_TERMINAL_ID);
+    await waitFor(() => (seen['a/shell'] ?? '').includes('person$'), 'prompt');
+    svc.input('a', SHELL_TERMINAL_ID, 'cat\rhalf-typed');
+    const started = Date.now();
+    const result = await backendFor(svc, 'a').execute('echo agent-$((5*5))', { timeoutS: 20 });
+    expect(result.output).toBe('agent-25');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(seen['a/shell']).not.toContain('agent-25');
+  });
+
+  it('keeps a bounded number of finished views; a running one is never dropped', async () => {
+    const svc = makeService({ finishedPerThread: 2 });
+    const backend = backendFor(svc, 'a');
+    for (let i = 0; i < 4; i++) await backend.execute(`echo run-${i}`);
+    const views = svc.list('a').filter((t) => t.kind === 'command');
+    expect(views.map((v) => (v.kind === 'command' ? v.command : ''))).toEqual(['echo run-2', 'echo run-3']);
+    await expect(svc.closeTerminal('a', views[0]!.id)).resolves.toBeUndefined();
+    expect(svc.list('a').filter((t) => t.kind === 'command')).toHaveLength(1);
+  });
+});
+
+describe('TerminalService: flow control', () => {
+  it('a shown command view that the window does not acknowledge holds the command back; acks let it finish', async () => {
+    const svc = makeService(undefined, { highWaterMark: 64 * 1024, lowWaterMark: 16 * 1024 });
+    const total = 2_000_000;
+    let received = 0;
+    let viewId: string | undefined;
+    svc.onChange((threadId) => {
+      const view = svc.list(threadId).find((t) => t.kind === 'command');
+      if (view && viewId === undefined) {
+        viewId = view.id;
+        svc.attach(threadId, view.id);
+      }
+    });
+    svc.onData((_threadId, terminalId, data) => {
+      if (terminalId === viewId) received += data.length;
+    });
+    let finished = false;
+    const run = backendFor(svc, 'a')
+      .execute(`head -c ${total} /dev/zero | tr '\\0' x`, { timeoutS: 60 })
+      .finally(() => (finished = true));
+    await waitFor(() => received > 64 * 1024, 'output up to the high-water mark');
+    // Paused: the command cannot have written everything, so it cannot have finished.
+    expect(finished).toBe(false);
+    expect(received).toBeLessThan(total);
+    let acked = 0;
+    while (!finished) {
+      svc.ack('a', viewId!, received - acked);
+      acked = received;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const result = await run;
+    expect(result.exitCode).toBe(0);
+    expect(received).toBeGreaterThanOrEqual(total);
   });
 });

@@ -7,6 +7,7 @@ import { createAgentDefinition } from '../../core/agent/create-agent';
 import { runAgent, type QueuedInput, type RunResult } from '../../core/agent/loop';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
+import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
 import { newThreadState, SHUTDOWN, type AgentEvent, type QueuedMessage, type ThreadState } from '../../core/agent/types';
 import { createDefaultMounts, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts';
@@ -29,8 +30,12 @@ export interface ThreadServiceOptions {
   subagents: () => SubagentSpec[];
   resolveModel?: (spec: string) => ChatModel;
   contextWindow?: () => number | undefined;
-  /** The backend at `/` for a thread (the window's: its shared terminal). */
+  /** The backend at `/` for a thread (the window's shows its commands in the thread's terminal). */
   folderBackendFor?: (threadId: string) => Backend;
+  /** The folder's approval mode, read on every call. */
+  mode?: () => ApprovalMode;
+  /** Whether commands run in an OS sandbox. */
+  sandboxAvailable?: () => boolean;
   emit: (event: ThreadServiceEvent) => void;
   /** Records checkpoints of the folder's changes (SPEC §8). */
   checkpoints?: CheckpointRecorder;
@@ -243,6 +248,8 @@ export class ThreadService {
       backend: live.mounts.backend,
       rules: () => [...this.options.rules(), ...DEFAULT_RULES],
       broker: this.options.approvals,
+      ...(this.options.mode ? { mode: this.options.mode } : {}),
+      ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
       subagents: this.options.subagents(),
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),

@@ -11,6 +11,7 @@ import { runAgent, type RunOptions, type RunResult } from './loop';
 import type { Middleware } from './middleware';
 import type { ApprovalBroker } from './middleware/approval';
 import type { SubagentSpec } from './middleware/subagents';
+import type { ApprovalMode } from './permissions/modes';
 import type { PermissionRule } from './permissions/rules';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from './types';
 
@@ -33,6 +34,8 @@ export interface HarnessOptions {
   takeQueued?: RunOptions['takeQueued'];
   /** Records checkpoints of the workspace folder. */
   checkpoints?: (folder: string) => CheckpointRecorder;
+  mode?: ApprovalMode;
+  sandboxAvailable?: boolean;
 }
 
 export interface Harness {
@@ -69,6 +72,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     backend: ws.mounts.backend,
     rules: () => options.rules ?? ALLOW_ALL,
     broker,
+    ...(options.mode ? { mode: () => options.mode! } : {}),
+    ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.checkpoints ? { checkpoints: options.checkpoints(ws.folder) } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),

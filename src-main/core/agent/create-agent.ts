@@ -16,14 +16,19 @@ import { memoryMiddleware } from './middleware/memory';
 import { subagentsMiddleware, type SubagentSpec } from './middleware/subagents';
 import { summarizationMiddleware } from './middleware/summarization';
 import { todosMiddleware } from './middleware/todos';
+import type { ApprovalMode } from './permissions/modes';
 import type { PermissionRule } from './permissions/rules';
-import { baseSystemPrompt } from './system-prompt';
+import { baseSystemPrompt, modePromptSection } from './system-prompt';
 
 export interface AgentSetup {
   model: ChatModel;
   backend: Backend;
   rules: () => readonly PermissionRule[];
   broker: ApprovalBroker;
+  /** The approval mode, read on every call and every model request (default `ask`). */
+  mode?: () => ApprovalMode;
+  /** Whether commands run in an OS sandbox (default: no). */
+  sandboxAvailable?: () => boolean;
   subagents?: SubagentSpec[];
   resolveModel?: (spec: string) => ChatModel;
   /** Overrides the model's context window for summarization (tokens). */
@@ -45,8 +50,14 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   // Shared by the main agent and its subagents; state lives in the run, not here.
   const shared = (): Middleware[] => [
     todosMiddleware(),
-    approvalMiddleware({ rules: setup.rules, broker: setup.broker }),
+    approvalMiddleware({
+      rules: setup.rules,
+      broker: setup.broker,
+      ...(setup.mode ? { mode: setup.mode } : {}),
+      ...(setup.sandboxAvailable ? { sandboxAvailable: setup.sandboxAvailable } : {}),
+    }),
     ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
+    { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
     evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
     summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
     promptCachingMiddleware(),

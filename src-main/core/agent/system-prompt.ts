@@ -1,4 +1,5 @@
 // The base system prompt. Middleware appends its own sections (memory, todos, subagents).
+import type { ApprovalMode } from './permissions/modes';
 
 export interface PromptOptions {
   canExecute: boolean;
@@ -30,4 +31,12 @@ Every path is virtual and absolute, starting with /:
 - read_file shows numbered lines, 100 at a time by default: continue with the offset it suggests rather than re-reading from the start.
 - edit_file replaces exact text (copy it from read_file output without the line-number prefix); write_file creates files or rewrites whole files. Read an existing file before changing it.
 ${run}- Independent tool calls can be made together in one turn; they run in parallel.`;
+}
+
+
+/** The section the approval mode adds to every request: plan mode is read-only. */
+export function modePromptSection(mode: ApprovalMode): string | undefined {
+  if (mode !== 'plan') return undefined;
+  return `## Plan mode
+The person has put this folder in plan mode: you are planning, not changing anything. Read, search and think; do not write or edit files or run commands (such calls are refused). When you have a plan, present it concisely (what to change, where, and in what order) and ask the person to switch modes when they want you to carry it out.`;
 }

@@ -80,6 +80,8 @@ export interface ApprovalRequest {
    * or a real path followed by `(outside the project folder)`. For the person only.
    */
   resolvedTarget?: string;
+  /** An execute that asks to run outside the sandbox, with the model's reason for it. */
+  outsideSandbox?: { reason: string };
   /** Set when a subagent asks: the task call it runs under. */
   parentToolCallId?: string;
 }

@@ -64,6 +64,7 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
       timeoutS: options.timeoutS ?? this.defaultTimeoutS,
       signal: options.signal,
       maxOutputBytes: this.maxOutputBytes,
+      ...(options.attach ? { attach: options.attach } : {}),
       ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
       onData: (chunk) => {
         const receivers: Array<(chunk: string, run: ShellRun) => void> = [...this.listeners];

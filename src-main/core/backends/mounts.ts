@@ -31,7 +31,7 @@ export interface MountOptions {
   /** Run commands (LocalShellBackend) or not (FilesystemBackend). Default true. */
   execute?: boolean;
   threadFiles?: ThreadFiles;
-  /** Replaces the folder backend (e.g. the window's shared-terminal shell backend). */
+  /** Replaces the folder backend (e.g. the window's shell backend, whose commands it shows). */
   folderBackend?: Backend;
   /** Commands of the default LocalShellBackend run inside it (SPEC §7). */
   sandbox?: Sandbox;

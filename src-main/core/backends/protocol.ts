@@ -112,6 +112,21 @@ export interface ExecuteOptions {
   onData?: (chunk: string) => void;
   /** false runs the command outside the backend's sandbox (the caller has asked the person). Default true. */
   sandbox?: boolean;
+  /**
+   * Given: the command reads its stdin from its own pty (so a person can answer a prompt),
+   * and this receives the pty's controls when it starts. Without it stdin is empty.
+   */
+  attach?: (live: LiveCommand) => void;
+}
+
+/** A running command's pty, for a view that shows it. Calls after it ended do nothing. */
+export interface LiveCommand {
+  /** Types into the command's terminal. */
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Flow control: stop reading the command's output until resume(). */
+  pause(): void;
+  resume(): void;
 }
 
 export interface ExecuteResult {

@@ -9,7 +9,7 @@ import { TerminalTextDecoder } from './ansi';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from './output-cap';
 import { killProcessGroup, killProcessTree } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
-import type { ExecuteResult } from './protocol';
+import type { ExecuteResult, LiveCommand } from './protocol';
 
 export interface RunInPtyOptions {
   cwd: string;
@@ -22,6 +22,8 @@ export interface RunInPtyOptions {
   maxOutputBytes?: number;
   cols?: number;
   rows?: number;
+  /** Stdin from the pty, and its controls for a live view (see ExecuteOptions.attach). */
+  attach?: (live: LiveCommand) => void;
   /** Runs the command inside this sandbox; the result then says what it blocked, if anything. */
   sandbox?: Sandbox;
 }
@@ -80,14 +82,15 @@ const DONE_OSC = '6973';
  * session leader exits is lost, so the leader stays until everything before the report
  * has been read.
  */
-function wrapperScript(nonce: string): string {
+function wrapperScript(nonce: string, stdinFromPty: boolean): string {
   return [
     // Our own stderr goes to /dev/null so that a job report ("Killed ...") of ours shows nowhere.
     'exec 3>&2 2>/dev/null',
-    '"$0" -c "$1" "${0##*/}" </dev/null 2>&3 3>&-',
+    `"$0" -c "$1" "\${0##*/}" ${stdinFromPty ? '' : '</dev/null '}2>&3 3>&-`,
     '__deepdesk_status=$?',
     `printf '\\033]${DONE_OSC};done;${nonce};%d\\007' "$__deepdesk_status"`,
-    'read -r __deepdesk_ack',
+    // Only our answer ends the wait, not a line the person typed ahead.
+    `while read -r __deepdesk_ack; do [ "$__deepdesk_ack" = ${nonce} ] && break; done`,
     'exit "$__deepdesk_status"',
   ].join('\n');
 }
@@ -137,7 +140,7 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   const nonce = randomBytes(8).toString('hex');
   const shell = resolveShell(opts.env.SHELL ?? process.env.SHELL);
   const env: Record<string, string> = { ...opts.env, [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
-  const spec = { file: shell, args: ['-c', wrapperScript(nonce), shell, command], cwd: opts.cwd, env };
+  const spec = { file: shell, args: ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], cwd: opts.cwd, env };
   if (!opts.sandbox) return spawnAndCollect(spec, marker, nonce, opts);
 
   let prepared: PreparedCommand;
@@ -201,7 +204,7 @@ function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts:
       if (status === undefined) return;
       reported = status;
       try {
-        proc.write('\n');
+        proc.write(`${nonce}\n`);
       } catch {
         // the shell is already gone
       }
@@ -221,6 +224,20 @@ function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts:
         : undefined;
     const onAbort = (): void => void stop('abort');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const live = (action: () => void): void => {
+      if (settled || exited || reported !== undefined) return;
+      try {
+        action();
+      } catch {
+        // the pty is closing
+      }
+    };
+    opts.attach?.({
+      write: (data) => live(() => proc.write(data)),
+      resize: (cols, rows) => live(() => proc.resize(cols, rows)),
+      pause: () => live(() => proc.pause()),
+      resume: () => live(() => proc.resume()),
+    });
 
     async function stop(reason: 'timeout' | 'abort'): Promise<void> {
       if (stopping || exited || settled || reported !== undefined) return;

@@ -1,7 +1,10 @@
-// The top bar: the folder, the model in use, the connection, and the settings button.
+// The top bar: the folder, the approval mode, the model in use, the connection, and the settings button.
 
+import type { ModeApi } from '../state/use-mode';
 import type { ConnectionStatus } from '../state/transport-context';
 import { Icon } from './Icon';
+import { ModeChooser } from './ModeChooser';
+import { ModeControl } from './ModeControl';
 
 interface AppHeaderProps {
   folderName: string;
@@ -11,9 +14,10 @@ interface AppHeaderProps {
   connection: ConnectionStatus;
   onPickFolder(): void;
   onOpenSettings(): void;
+  mode: ModeApi;
 }
 
-export function AppHeader({ folderName, folder, canPickFolder, model, connection, onPickFolder, onOpenSettings }: AppHeaderProps): React.JSX.Element {
+export function AppHeader({ folderName, folder, canPickFolder, model, connection, onPickFolder, onOpenSettings, mode }: AppHeaderProps): React.JSX.Element {
   return (
     <header className="app-header">
       <div className="brand">
@@ -30,6 +34,8 @@ export function AppHeader({ folderName, folder, canPickFolder, model, connection
         ) : null}
       </div>
       <span className="spacer" />
+      <ModeChooser mode={mode} />
+      <ModeControl state={mode.state} onChange={(m) => void mode.setMode(m)} />
       {connection !== 'open' ? (
         <span className="connection" role="status">
           {connection === 'connecting' ? 'Connecting…' : 'Disconnected — reconnecting…'}

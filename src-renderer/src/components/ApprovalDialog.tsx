@@ -82,6 +82,12 @@ export function ApprovalDialog({ approval, total, onDecide }: ApprovalDialogProp
       </div>
       {approval.reason ? <p className="approval-reason">{approval.reason}</p> : null}
       {linkTarget !== null ? <p className="approval-link-target mono">{linkTarget}</p> : null}
+      {approval.outsideSandbox ? (
+        <p className="approval-outside-sandbox" role="note">
+          <strong>This command runs outside the sandbox</strong>, with your full access to files and the network. The agent&apos;s reason:{' '}
+          <q>{approval.outsideSandbox.reason}</q>
+        </p>
+      ) : null}
 
       {editing ? (
         <div className="field">

@@ -1,161 +1,155 @@
-// The thread's terminal: an xterm.js view of the pty where `execute` runs. xterm's default
-// DOM renderer keeps the text in the page. Output is acknowledged in batches after xterm
-// has written it (flow control); typing goes back as terminal.input.
+// The Terminal region (SPEC §6, §7): the thread's terminals as tabs. The person's own shell
+// (theirs: outside the sandbox) and one view per command the agent ran, each in a pty of its
+// own; a command that starts is shown at once, and the person can type into it while it
+// runs. The header says whether the agent's commands run sandboxed.
 
-import '@xterm/xterm/css/xterm.css';
-import { FitAddon } from '@xterm/addon-fit';
-import { WebLinksAddon } from '@xterm/addon-web-links';
-import { Terminal, type ITheme } from '@xterm/xterm';
-import { useEffect, useRef, useState } from 'react';
-import { AckBatcher } from '../lib/ack-batcher';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { TerminalInfoDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
-import { useTransport } from '../state/transport-context';
+import type { ModeApi } from '../state/use-mode';
+import { useEvent } from '../state/transport-context';
 import { Icon } from './Icon';
+import { SandboxNotice } from './SandboxNotice';
+import { TerminalView } from './TerminalView';
 
-const THEMES: Record<'dark' | 'light', ITheme> = {
-  dark: {
-    background: '#0f1117',
-    foreground: '#d7dae0',
-    cursor: '#d7dae0',
-    selectionBackground: '#3a4a6b',
-    black: '#1d1f27', red: '#f07178', green: '#a6d189', yellow: '#e5c07b', blue: '#7aa2f7', magenta: '#c792ea', cyan: '#89ddff', white: '#d7dae0',
-    brightBlack: '#5c6370', brightRed: '#ff8b92', brightGreen: '#c3e88d', brightYellow: '#ffd580', brightBlue: '#9ab8ff', brightMagenta: '#ddb6f2', brightCyan: '#a8e8ff', brightWhite: '#ffffff',
-  },
-  light: {
-    background: '#fbfbfc',
-    foreground: '#24292f',
-    cursor: '#24292f',
-    selectionBackground: '#c8d7f5',
-    black: '#24292f', red: '#cf222e', green: '#116329', yellow: '#7d5600', blue: '#0550ae', magenta: '#8250df', cyan: '#0a7b83', white: '#6e7781',
-    brightBlack: '#57606a', brightRed: '#a40e26', brightGreen: '#1a7f37', brightYellow: '#633c01', brightBlue: '#218bff', brightMagenta: '#a475f9', brightCyan: '#3192aa', brightWhite: '#8c959f',
-  },
-};
+const SHELL = 'shell';
 
-const MAX_PENDING_INPUT = 4096;
+interface TerminalPanelProps {
+  threadId: string | null;
+  theme: 'dark' | 'light';
+  mode: ModeApi;
+}
 
-export function TerminalPanel({ threadId, theme }: { threadId: string | null; theme: 'dark' | 'light' }): React.JSX.Element {
+export function TerminalPanel({ threadId, theme, mode }: TerminalPanelProps): React.JSX.Element {
+  const sandbox = mode.state?.sandbox ?? null;
   const api = useApi();
-  const transport = useTransport();
-  const host = useRef<HTMLDivElement>(null);
-  const term = useRef<Terminal | null>(null);
-  const fit = useRef<FitAddon | null>(null);
-  const [attachError, setAttachError] = useState<string | null>(null);
-  /** Where typing goes once attached; until then it waits in `pendingInput`. */
-  const sink = useRef<((data: string) => void) | null>(null);
-  const pendingInput = useRef('');
+  const [terminals, setTerminals] = useState<TerminalInfoDto[]>([]);
+  const [selected, setSelected] = useState<string>(SHELL);
+  const [focusOnShow, setFocusOnShow] = useState(false);
+  const panel = useRef<HTMLElement>(null);
+  const known = useRef(new Set<string>());
 
-  // One xterm for the panel's lifetime.
-  useEffect(() => {
-    const el = host.current;
-    if (!el) return undefined;
-    const terminal = new Terminal({
-      fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
-      fontSize: 13,
-      lineHeight: 1.15,
-      cursorBlink: true,
-      scrollback: 5000,
-      allowProposedApi: false,
-      theme: THEMES.dark,
-    });
-    const fitAddon = new FitAddon();
-    terminal.loadAddon(fitAddon);
-    terminal.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
-    terminal.open(el);
-    // Typing before the pty is attached (the thread is still opening) is kept, not lost.
-    const typing = terminal.onData((data) => {
-      if (sink.current) sink.current(data);
-      else if (pendingInput.current.length < MAX_PENDING_INPUT) pendingInput.current += data;
-    });
-    term.current = terminal;
-    fit.current = fitAddon;
-    let frame = 0;
-    const observer = new ResizeObserver(() => {
-      cancelAnimationFrame(frame);
-      frame = requestAnimationFrame(() => {
-        if (el.clientWidth > 0 && el.clientHeight > 0) fitAddon.fit();
-      });
-    });
-    observer.observe(el);
-    return () => {
-      cancelAnimationFrame(frame);
-      observer.disconnect();
-      typing.dispose();
-      terminal.dispose();
-      term.current = null;
-      fit.current = null;
-    };
-  }, []);
+  const refresh = useCallback(
+    async (id: string, first: boolean) => {
+      const list = await api.call('terminal.list', { threadId: id }).catch(() => null);
+      if (!list) return;
+      setTerminals(list);
+      const fresh = list.filter((t) => t.kind === 'command' && !known.current.has(t.id));
+      for (const t of list) known.current.add(t.id);
+      const running = [...list].reverse().find((t) => t.kind === 'command' && t.running);
+      // A command that started since the last look is shown at once, even if it already ended;
+      // on opening a thread, one still running.
+      const show = first ? running : fresh.at(-1);
+      if (show) {
+        setFocusOnShow(panel.current?.contains(document.activeElement) ?? false);
+        setSelected(show.id);
+      } else {
+        setSelected((current) => (list.some((t) => t.id === current) ? current : SHELL));
+      }
+    },
+    [api],
+  );
 
   useEffect(() => {
-    if (term.current) term.current.options.theme = THEMES[theme];
-  }, [theme]);
+    known.current = new Set();
+    setTerminals([]);
+    setSelected(SHELL);
+    if (threadId !== null) void refresh(threadId, true);
+  }, [threadId, refresh]);
 
-  // Attach to the thread's pty: its buffer first, then live data; input and size go back.
-  useEffect(() => {
-    const terminal = term.current;
-    if (!terminal) return undefined;
-    terminal.reset();
-    setAttachError(null);
-    if (threadId === null) return undefined;
-    let attached = false;
-    let disposed = false;
-    const acks = new AckBatcher((bytes) => void transport.call('terminal.ack', { threadId, bytes }).catch(() => undefined));
+  useEvent('terminal.changed', ({ threadId: changed }) => {
+    if (changed === threadId) void refresh(changed, false);
+  });
 
-    const offData = transport.on('terminal.data', (payload) => {
-      // Data from before the attach answer is part of the buffer it returns.
-      if (payload.threadId !== threadId || !attached || disposed) return;
-      const size = payload.data.length;
-      terminal.write(payload.data, () => acks.add(size));
-    });
-    const send = (data: string): void => void api.safe('terminal.input', { threadId, data });
-    let resizeTimer: ReturnType<typeof setTimeout> | undefined;
-    const sendSize = (cols: number, rows: number): void => {
-      clearTimeout(resizeTimer);
-      resizeTimer = setTimeout(() => void transport.call('terminal.resize', { threadId, cols: Math.max(2, cols), rows: Math.max(1, rows) }).catch(() => undefined), 100);
-    };
-    const resize = terminal.onResize(({ cols, rows }) => sendSize(cols, rows));
-
-    transport
-      .call('terminal.attach', { threadId })
-      .then(({ buffer }) => {
-        if (disposed) return;
-        attached = true;
-        if (buffer) terminal.write(buffer);
-        sink.current = send;
-        if (pendingInput.current) {
-          send(pendingInput.current);
-          pendingInput.current = '';
-        }
-        fit.current?.fit();
-        sendSize(terminal.cols, terminal.rows);
-      })
-      .catch((err: unknown) => {
-        if (!disposed) setAttachError(err instanceof Error ? err.message : String(err));
-      });
-
-    return () => {
-      disposed = true;
-      sink.current = null;
-      pendingInput.current = '';
-      offData();
-      resize.dispose();
-      clearTimeout(resizeTimer);
-      acks.flush();
-      if (attached) void transport.call('terminal.detach', { threadId }).catch(() => undefined);
-    };
-  }, [api, transport, threadId]);
+  const current = terminals.find((t) => t.id === selected);
+  const closeView = (id: string): void => {
+    if (threadId === null) return;
+    void api.safe('terminal.close', { threadId, terminalId: id });
+  };
 
   return (
-    <section className="panel terminal-panel" aria-label="Terminal">
+    <section className="panel terminal-panel" aria-label="Terminal" ref={panel}>
       <div className="panel-head">
         <h2 className="panel-title">
           <Icon name="terminal" size={14} />
           Terminal
         </h2>
-        {attachError ? <span className="error-text small">{attachError}</span> : null}
+        {sandbox ? (
+          <span
+            className={`sandbox-status ${sandbox.available ? 'on' : 'off'}`}
+            title={sandbox.available ? `The agent's commands run in a ${sandbox.kind ?? 'OS'} sandbox` : "The agent's commands run without a sandbox and ask first unless a rule allows them"}
+          >
+            {sandbox.available ? 'Sandboxed' : 'Not sandboxed'}
+          </span>
+        ) : null}
+        {sandbox && !sandbox.available && sandbox.reason ? <span className="muted small sandbox-reason">{sandbox.reason}</span> : null}
         {threadId === null ? <span className="muted small">Open a thread to use its terminal.</span> : null}
       </div>
-      <div className="terminal-host" ref={host} onClick={() => term.current?.focus()} />
+      <SandboxNotice mode={mode} />
+      {threadId !== null ? (
+        <>
+          <div className="terminal-tabs" role="tablist" aria-label="Terminals">
+            <button
+              type="button"
+              role="tab"
+              aria-selected={selected === SHELL}
+              className={`terminal-tab${selected === SHELL ? ' selected' : ''}`}
+              title="Your own shell in the project folder. It is yours: it runs outside the sandbox, and the agent never types into it."
+              onClick={() => {
+                setFocusOnShow(true);
+                setSelected(SHELL);
+              }}
+            >
+              Your shell <span className="muted">(outside the sandbox)</span>
+            </button>
+            {terminals.map((t) =>
+              t.kind === 'command' ? (
+                <span key={t.id} className={`terminal-tab-wrap${selected === t.id ? ' selected' : ''}`}>
+                  <button
+                    type="button"
+                    role="tab"
+                    aria-selected={selected === t.id}
+                    className={`terminal-tab command ${t.running ? 'running' : t.exitCode === 0 ? 'ok' : 'failed'}`}
+                    title={`${oneLine(t.command)}\n${t.running ? 'Running' : t.timedOut ? 'Timed out' : t.exitCode === null || t.exitCode === undefined ? 'Stopped' : `Exit code ${t.exitCode}`} · ${t.sandboxed ? 'in the sandbox' : 'outside the sandbox'}`}
+                    onClick={() => {
+                      setFocusOnShow(true);
+                      setSelected(t.id);
+                    }}
+                  >
+                    <span className="terminal-tab-state" aria-hidden="true" />
+                    <span className="terminal-tab-command mono">$ {oneLine(t.command)}</span>
+                  </button>
+                  {!t.running ? (
+                    <button type="button" className="terminal-tab-close" aria-label={`Close the view of ${oneLine(t.command)}`} onClick={() => closeView(t.id)}>
+                      <Icon name="x" size={11} />
+                    </button>
+                  ) : null}
+                </span>
+              ) : null,
+            )}
+          </div>
+          <TerminalView
+            key={`${threadId}/${selected}`}
+            threadId={threadId}
+            terminalId={selected}
+            theme={theme}
+            interactive={selected === SHELL || current?.running === true}
+            focus={focusOnShow}
+            label={selected === SHELL ? 'Your shell' : `Command: ${oneLine(current?.kind === 'command' ? current.command : '')}`}
+          />
+        </>
+      ) : (
+        <div className="terminal-host" />
+      )}
     </section>
   );
+}
+
+// eslint-disable-next-line no-control-regex -- control, bidi and invisible characters are what this finds
+const HIDDEN = /[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/gu;
+
+/** The command on one line, shortened, with bidi and invisible characters shown (model-controlled text). */
+function oneLine(command: string): string {
+  const flat = command.replace(/[\t\r\n ]+/g, ' ').trim().replace(HIDDEN, (c) => `<U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}>`);
+  return flat.length > 48 ? `${flat.slice(0, 47)}…` : flat;
 }

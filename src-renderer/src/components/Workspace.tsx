@@ -7,6 +7,7 @@ import { agentChangedPaths, type FileChange } from '../lib/file-tree';
 import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { useMode } from '../state/use-mode';
 import { useConnection } from '../state/transport-context';
 import { useTheme } from '../state/use-theme';
 import { useThreadSession } from '../state/use-thread-session';
@@ -35,6 +36,7 @@ export function Workspace(): React.JSX.Element {
   const theme = useTheme(settings?.theme);
   const { threads, loaded: threadsLoaded, refresh: refreshThreads } = useThreads();
   const session = useThreadSession();
+  const mode = useMode();
   const [info, setInfo] = useState<AppInfo | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [openFile, setOpenFile] = useState<OpenFile | null>(null);
@@ -158,6 +160,7 @@ export function Workspace(): React.JSX.Element {
           connection={status}
           onPickFolder={() => void pickFolder()}
           onOpenSettings={() => setSettingsOpen(true)}
+          mode={mode}
         />
         <aside className="sidebar">
           <ErrorBoundary name="Threads">
@@ -192,7 +195,7 @@ export function Workspace(): React.JSX.Element {
         </aside>
         <div className="bottom">
           <ErrorBoundary name="Terminal">
-            <TerminalPanel threadId={threadId} theme={theme} />
+            <TerminalPanel threadId={threadId} theme={theme} mode={mode} />
           </ErrorBoundary>
         </div>
       </div>

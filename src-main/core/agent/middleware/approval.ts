@@ -2,7 +2,8 @@
 // rules; `ask` pauses the call until the person approves, edits, rejects or responds.
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { evaluatePermission, targetPaths, type PermissionRule } from '../permissions/rules';
+import { decideCall, PLAN_MODE_REFUSAL, type ApprovalMode, type ModeContext } from '../permissions/modes';
+import { targetPaths, type PermissionRule } from '../permissions/rules';
 import type { Backend, LinkTarget } from '../../backends/protocol';
 import { withTargetGuard, type TargetGuard } from '../../backends/target-guard';
 import { errorText, isErrorOutput, text, type ToolOutput } from '../../tools/tool';
@@ -19,6 +20,10 @@ export interface ApprovalOptions {
   /** Read on every call, so rule changes (e.g. "always allow") apply at once. */
   rules: () => readonly PermissionRule[];
   broker: ApprovalBroker;
+  /** The folder's approval mode, read on every call (default `ask`). */
+  mode?: () => ApprovalMode;
+  /** Whether commands run in an OS sandbox (default: no). */
+  sandboxAvailable?: () => boolean;
 }
 
 export function approvalMiddleware(options: ApprovalOptions): Middleware {
@@ -29,20 +34,27 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       if (call.parseError !== undefined) return next(call);
       const args = (call.args ?? {}) as Record<string, unknown>;
       const links = await linkTargets(ctx.backend, call.name, args);
-      const verdict = evaluatePermission({ tool: call.name, args }, options.rules(), { resolvedTargets: links.inside });
+      const context = (resolvedTargets: Record<string, string>): ModeContext => ({
+        mode: options.mode?.() ?? 'ask',
+        rules: options.rules(),
+        sandboxAvailable: options.sandboxAvailable?.() ?? false,
+        resolvedTargets,
+      });
+      const verdict = decideCall({ tool: call.name, args }, context(links.inside));
       // What the call was checked (or approved) against; any other link target at the moment
       // the backend touches the file is checked again (a link made after this check).
       const checked = new Set(Object.entries(links.inside).map(([named, resolved]) => `${named}\0${resolved}`));
       const guard: TargetGuard = {
         check(_operation, named, resolved) {
           if (checked.has(`${named}\0${resolved}`)) return null;
-          const again = evaluatePermission({ tool: call.name, args }, options.rules(), { resolvedTargets: { [named]: resolved } });
+          const again = decideCall({ tool: call.name, args }, context({ [named]: resolved }));
           if (again.decision === 'allow') return null;
           return `'${named}' now leads to '${resolved}' through a symlink that was not there when this call was checked (${again.reason}); nothing was done. Call the tool again on '${resolved}' if you mean it`;
         },
       };
       const run = (toRun: typeof call) => withTargetGuard(guard, () => next(toRun));
       if (verdict.decision === 'allow') return run(call);
+      if (verdict.decision === 'refuse') return errorText(PLAN_MODE_REFUSAL);
       const base = { id: call.id, name: call.name, args, reason: verdict.reason } as const;
       if (verdict.decision === 'deny') {
         ctx.emit({ type: 'approval', ...base, status: 'denied' });
@@ -56,6 +68,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         args,
         reason: verdict.reason,
         ...(links.shown !== undefined ? { resolvedTarget: links.shown } : {}),
+        ...(verdict.outsideSandbox ? { outsideSandbox: verdict.outsideSandbox } : {}),
         ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}),
       };
       const decision = await options.broker.decide(request, ctx.signal);

@@ -1,0 +1,34 @@
+// The contract's approval-mode shapes (SPEC §6, §7). Renderer-safe: zod only.
+import { z } from 'zod';
+
+export const approvalModeSchema = z.enum(['ask', 'edit', 'auto', 'plan']);
+export type ApprovalModeDto = z.infer<typeof approvalModeSchema>;
+
+export const sandboxStatusSchema = z.object({
+  /** Whether the agent's commands run in an OS sandbox here. */
+  available: z.boolean(),
+  kind: z.string().optional(),
+  /** Why not, when not. */
+  reason: z.string().optional(),
+});
+
+export const modeStateSchema = z.object({
+  mode: approvalModeSchema,
+  /** The person chose a mode for this folder (until then `ask` applies and the window offers the choice). */
+  chosen: z.boolean(),
+  sandbox: sandboxStatusSchema,
+  /** The "no sandbox here" notice was already shown for this folder. */
+  sandboxNoticeShown: z.boolean(),
+});
+export type ModeState = z.infer<typeof modeStateSchema>;
+
+export const modeMethods = {
+  'mode.get': { params: z.object({}).strict(), result: modeStateSchema },
+  'mode.set': { params: z.object({ mode: approvalModeSchema }), result: modeStateSchema },
+  /** The window showed the "no sandbox here" notice: it is not shown again for this folder. */
+  'mode.sandboxNoticeShown': { params: z.object({}).strict(), result: modeStateSchema },
+} as const;
+
+export const modeEvents = {
+  'mode.changed': modeStateSchema,
+} as const;

@@ -1,0 +1,133 @@
+// One agent command as the window shows it: the command as a person would have typed it
+// (a dimmed `$ command` line, control characters made visible), then its pty's output live,
+// then a dimmed status line. While it runs, the person's typing goes to its pty.
+import type { ExecuteResult, LiveCommand } from '../../core/backends/protocol';
+import { OutputMirror, type MirrorListener, type MirrorSubscribeOptions, type OutputMirrorOptions } from './output-mirror';
+
+export interface CommandViewInfo {
+  id: string;
+  command: string;
+  sandboxed: boolean;
+  startedAt: string;
+  running: boolean;
+  exitCode?: number | null;
+  timedOut?: boolean;
+}
+
+const DIM = '\x1b[2m';
+const MAX_TYPED_AHEAD = 4096;
+const RESET = '\x1b[0m';
+
+export class CommandView {
+  readonly startedAt = new Date().toISOString();
+  private readonly mirror: OutputMirror;
+  private live: LiveCommand | undefined;
+  private result: ExecuteResult | undefined;
+  private sandboxedNow: boolean;
+  private ended = false;
+  private typedAhead = '';
+
+  constructor(
+    readonly id: string,
+    readonly command: string,
+    sandboxed: boolean,
+    mirror?: Omit<OutputMirrorOptions, 'pause' | 'resume'>,
+  ) {
+    this.sandboxedNow = sandboxed;
+    this.mirror = new OutputMirror({ ...mirror, pause: () => this.live?.pause(), resume: () => this.live?.resume() });
+    this.mirror.push(`${DIM}${promptLines(command)}${RESET}\r\n`);
+  }
+
+  get running(): boolean {
+    return !this.ended;
+  }
+
+  info(): CommandViewInfo {
+    return {
+      id: this.id,
+      command: this.command,
+      sandboxed: this.sandboxedNow,
+      startedAt: this.startedAt,
+      running: !this.ended,
+      ...(this.result ? { exitCode: this.result.exitCode } : {}),
+      ...(this.result?.timedOut ? { timedOut: true } : {}),
+    };
+  }
+
+  /** The command's pty started: typing and flow control go to it from now on. */
+  attach(live: LiveCommand): void {
+    if (this.ended) return;
+    this.live = live;
+    if (this.typedAhead) live.write(this.typedAhead);
+    this.typedAhead = '';
+  }
+
+  output(chunk: string): void {
+    if (!this.ended) this.mirror.push(chunk);
+  }
+
+  finish(result: ExecuteResult): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.live = undefined;
+    this.result = result;
+    if (result.sandboxed !== undefined) this.sandboxedNow = result.sandboxed;
+    this.mirror.push(`\r\n${DIM}${statusLine(result)}${RESET}\r\n`);
+    this.mirror.flush();
+  }
+
+  /** The person's typing: reaches the command only while it runs (typing before its pty started is kept). */
+  write(data: string): void {
+    if (this.live) this.live.write(data);
+    else if (!this.ended && this.typedAhead.length + data.length <= MAX_TYPED_AHEAD) this.typedAhead += data;
+  }
+
+  resize(cols: number, rows: number): void {
+    this.live?.resize(cols, rows);
+  }
+
+  snapshot(): string {
+    return this.mirror.snapshot();
+  }
+
+  onData(listener: MirrorListener, options?: MirrorSubscribeOptions): () => void {
+    return this.mirror.onData(listener, options);
+  }
+
+  ack(chars: number): void {
+    this.mirror.ack(chars);
+  }
+
+  dispose(): void {
+    this.live = undefined;
+    this.mirror.dispose();
+  }
+}
+
+function statusLine(result: ExecuteResult): string {
+  if (result.timedOut) return '[timed out and was killed]';
+  if (result.exitCode === null) return '[stopped]';
+  return `[exit code ${result.exitCode}]`;
+}
+
+/** `$ first line`, `> next lines`, with every control, bidi and invisible character shown visibly. */
+export function promptLines(command: string): string {
+  return command
+    .replace(/\r\n?/g, '\n')
+    .replace(/\n+$/, '')
+    .split('\n')
+    .map((line, i) => `${i === 0 ? '$ ' : '> '}${visible(line)}`)
+    .join('\r\n');
+}
+
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const HIDDEN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/gu;
+
+function visible(line: string): string {
+  return line.replace(HIDDEN, (c) => {
+    const code = c.codePointAt(0)!;
+    if (code < 0x20) return `^${String.fromCharCode(code + 64)}`;
+    if (code === 0x7f) return '^?';
+    return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
+}

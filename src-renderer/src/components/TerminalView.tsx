@@ -1,0 +1,156 @@
+// One terminal of a thread in xterm.js: the person's shell or an agent command's view. xterm's
+// default DOM renderer keeps the text in the page. Output is acknowledged in batches after
+// xterm has written it (flow control); typing goes back as terminal.input.
+
+import '@xterm/xterm/css/xterm.css';
+import { FitAddon } from '@xterm/addon-fit';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import { Terminal, type ITheme } from '@xterm/xterm';
+import { useEffect, useRef, useState } from 'react';
+import { AckBatcher } from '../lib/ack-batcher';
+import { useApi } from '../state/use-api';
+import { useTransport } from '../state/transport-context';
+
+const THEMES: Record<'dark' | 'light', ITheme> = {
+  dark: {
+    background: '#0f1117',
+    foreground: '#d7dae0',
+    cursor: '#d7dae0',
+    selectionBackground: '#3a4a6b',
+    black: '#1d1f27', red: '#f07178', green: '#a6d189', yellow: '#e5c07b', blue: '#7aa2f7', magenta: '#c792ea', cyan: '#89ddff', white: '#d7dae0',
+    brightBlack: '#5c6370', brightRed: '#ff8b92', brightGreen: '#c3e88d', brightYellow: '#ffd580', brightBlue: '#9ab8ff', brightMagenta: '#ddb6f2', brightCyan: '#a8e8ff', brightWhite: '#ffffff',
+  },
+  light: {
+    background: '#fbfbfc',
+    foreground: '#24292f',
+    cursor: '#24292f',
+    selectionBackground: '#c8d7f5',
+    black: '#24292f', red: '#cf222e', green: '#116329', yellow: '#7d5600', blue: '#0550ae', magenta: '#8250df', cyan: '#0a7b83', white: '#6e7781',
+    brightBlack: '#57606a', brightRed: '#a40e26', brightGreen: '#1a7f37', brightYellow: '#633c01', brightBlue: '#218bff', brightMagenta: '#a475f9', brightCyan: '#3192aa', brightWhite: '#8c959f',
+  },
+};
+
+const MAX_PENDING_INPUT = 4096;
+
+interface TerminalViewProps {
+  threadId: string;
+  terminalId: string;
+  theme: 'dark' | 'light';
+  /** Typing reaches it (the person's shell, a running command). */
+  interactive: boolean;
+  /** Take the keyboard focus when shown. */
+  focus: boolean;
+  label: string;
+}
+
+export function TerminalView({ threadId, terminalId, theme, interactive, focus, label }: TerminalViewProps): React.JSX.Element {
+  const api = useApi();
+  const transport = useTransport();
+  const host = useRef<HTMLDivElement>(null);
+  const term = useRef<Terminal | null>(null);
+  const [attachError, setAttachError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return undefined;
+    const terminal = new Terminal({
+      fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
+      fontSize: 13,
+      lineHeight: 1.15,
+      cursorBlink: interactive,
+      scrollback: 5000,
+      allowProposedApi: false,
+      disableStdin: !interactive,
+      theme: THEMES[theme],
+    });
+    const fitAddon = new FitAddon();
+    terminal.loadAddon(fitAddon);
+    terminal.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
+    terminal.open(el);
+    term.current = terminal;
+    if (focus) terminal.focus();
+
+    let attached = false;
+    let disposed = false;
+    let pendingInput = '';
+    const acks = new AckBatcher((bytes) => void transport.call('terminal.ack', { threadId, terminalId, bytes }).catch(() => undefined));
+    const offData = transport.on('terminal.data', (payload) => {
+      // Data from before the attach answer is part of the buffer it returns.
+      if (payload.threadId !== threadId || payload.terminalId !== terminalId || !attached || disposed) return;
+      const size = payload.data.length;
+      terminal.write(payload.data, () => acks.add(size));
+    });
+    const send = (data: string): void => void api.safe('terminal.input', { threadId, terminalId, data });
+    // Typing before the pty is attached is kept, not lost.
+    const typing = terminal.onData((data) => {
+      if (attached) send(data);
+      else if (pendingInput.length < MAX_PENDING_INPUT) pendingInput += data;
+    });
+    let resizeTimer: ReturnType<typeof setTimeout> | undefined;
+    const sendSize = (cols: number, rows: number): void => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(
+        () => void transport.call('terminal.resize', { threadId, terminalId, cols: Math.max(2, cols), rows: Math.max(1, rows) }).catch(() => undefined),
+        100,
+      );
+    };
+    const resize = terminal.onResize(({ cols, rows }) => sendSize(cols, rows));
+    let frame = 0;
+    const observer = new ResizeObserver(() => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => {
+        if (el.clientWidth > 0 && el.clientHeight > 0) fitAddon.fit();
+      });
+    });
+    observer.observe(el);
+
+    transport
+      .call('terminal.attach', { threadId, terminalId })
+      .then(({ buffer }) => {
+        if (disposed) return;
+        attached = true;
+        if (buffer) terminal.write(buffer);
+        if (pendingInput) send(pendingInput);
+        pendingInput = '';
+        if (el.clientWidth > 0 && el.clientHeight > 0) fitAddon.fit();
+        sendSize(terminal.cols, terminal.rows);
+      })
+      .catch((err: unknown) => {
+        if (!disposed) setAttachError(err instanceof Error ? err.message : String(err));
+      });
+
+    return () => {
+      disposed = true;
+      cancelAnimationFrame(frame);
+      observer.disconnect();
+      offData();
+      typing.dispose();
+      resize.dispose();
+      clearTimeout(resizeTimer);
+      acks.flush();
+      if (attached) void transport.call('terminal.detach', { threadId, terminalId }).catch(() => undefined);
+      terminal.dispose();
+      term.current = null;
+    };
+    // A view is made for one terminal (the panel remounts it, by key, for another); theme,
+    // focus and interactivity at mount are read once here and followed by the effects below.
+  }, [api, transport, threadId, terminalId]);
+
+  useEffect(() => {
+    if (term.current) term.current.options.theme = THEMES[theme];
+  }, [theme]);
+
+  useEffect(() => {
+    const terminal = term.current;
+    if (!terminal) return;
+    terminal.options.disableStdin = !interactive;
+    terminal.options.cursorBlink = interactive;
+  }, [interactive]);
+
+  return (
+    <div className="terminal-view" role="tabpanel" aria-label={label}>
+      {attachError ? <p className="error-text small terminal-error">{attachError}</p> : null}
+      <div className="terminal-host" ref={host} onClick={() => term.current?.focus()} />
+    </div>
+  );
+}

@@ -1,0 +1,49 @@
+// The folder's approval mode and sandbox status (mode.get), kept current by 'mode.changed'.
+
+import { useCallback, useEffect, useState } from 'react';
+import type { ApprovalModeDto, ModeState } from '../../../src-main/app/contract';
+import { useApi } from './use-api';
+import { useConnection, useEvent } from './transport-context';
+
+export interface ModeApi {
+  /** null until loaded. */
+  state: ModeState | null;
+  setMode(mode: ApprovalModeDto): Promise<void>;
+  /** The "no sandbox here" notice was shown: not again for this folder. */
+  noticeShown(): void;
+}
+
+export function useMode(): ModeApi {
+  const api = useApi();
+  const { reconnects } = useConnection();
+  const [state, setState] = useState<ModeState | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    void api.safe('mode.get', {}).then((s) => {
+      if (!cancelled && s) setState(s);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [api, reconnects]);
+
+  useEvent('mode.changed', setState);
+
+  const setMode = useCallback(
+    async (mode: ApprovalModeDto) => {
+      const next = await api.safe('mode.set', { mode });
+      if (next) setState(next);
+    },
+    [api],
+  );
+  const noticeShown = useCallback(() => void api.safe('mode.sandboxNoticeShown', {}), [api]);
+  return { state, setMode, noticeShown };
+}
+
+export const MODE_LABELS: Record<ApprovalModeDto, { title: string; detail: string }> = {
+  ask: { title: 'Ask', detail: 'Reads run; file changes and commands ask first (commands your rules allow run in the sandbox).' },
+  edit: { title: 'Edit', detail: 'File changes in this folder run without asking (protected files still ask); commands ask.' },
+  auto: { title: 'Auto', detail: 'File changes and commands run without asking, commands inside the sandbox; anything leaving it asks.' },
+  plan: { title: 'Plan', detail: 'Read-only: the agent looks and plans; changes and commands are refused until you switch.' },
+};
