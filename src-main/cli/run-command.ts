@@ -91,7 +91,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       s.files = { largeResults: threadFiles.largeResults.toJSON(), history: threadFiles.history.toJSON() };
       threads.save(s, { folder });
     };
-    const emit = values.json ? (e: AgentEvent) => io.stdout.write(JSON.stringify(e) + '\n') : progressPrinter(io);
+    // `retry` is the window's countdown, not one of the --json event types (SPEC §5).
+    const emit = values.json ? (e: AgentEvent) => void (e.type !== 'retry' && io.stdout.write(JSON.stringify(e) + '\n')) : progressPrinter(io);
     const result = await runAgent(definition, state, { role: 'user', content: prompt }, {
       signal: controller.signal,
       emit,

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import { AbortedError, ContextOverflowError } from '../models/errors';
-import type { ChatMessage, ChatModel, ToolCall, ToolSpec, Usage } from '../models/types';
+import type { ChatMessage, ChatModel, ModelRetryNotice, ToolCall, ToolSpec, Usage } from '../models/types';
 import { costOf } from '../models/model-info';
 import type { ReadGuard } from '../tools/read-guard';
 import { runTool, toolMap } from '../tools/run-tool';
@@ -232,7 +232,8 @@ async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<M
   let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let stopReason: ModelTurn['stopReason'] = 'other';
   try {
-    for await (const event of ctx.model.stream({ ...request, signal: ctx.signal })) {
+    const onRetry = (notice: ModelRetryNotice): void => ctx.emit({ type: 'retry', ...notice });
+    for await (const event of ctx.model.stream({ ...request, signal: ctx.signal, onRetry })) {
       switch (event.type) {
         case 'text-delta':
           text += event.text;

@@ -82,6 +82,8 @@ export type AgentEvent = EventBase &
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
     | { type: 'error'; message: string }
+    /** The model call failed and is retried after `delayMs` (attempt counts the next one). */
+    | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; message: string }
     | { type: 'done'; text: string; reason: RunStopReason }
   );
 
