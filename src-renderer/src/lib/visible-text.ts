@@ -19,7 +19,10 @@ const INVISIBLE =
   // unpaired surrogates
   '\\uD800-\\uDFFF';
 
+// The class lists joiners and variation selectors one by one on purpose.
+// eslint-disable-next-line no-misleading-character-class
 const PATTERN = new RegExp(`[${INVISIBLE}]`, 'gu');
+// eslint-disable-next-line no-misleading-character-class
 const TEST = new RegExp(`[${INVISIBLE}]`, 'u');
 
 export interface VisiblePart {
