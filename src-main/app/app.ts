@@ -153,6 +153,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     'threads.send': async ({ threadId, text }) => (await threads.send(threadId, text), ok),
     'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
+    'threads.retry': async ({ threadId }) => (await threads.retry(threadId), ok),
     'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
 
     'approvals.decide': async ({ threadId, toolCallId, decision }) => {

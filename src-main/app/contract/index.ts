@@ -173,6 +173,8 @@ export const methods = {
   'threads.delete': { params: threadRef, result: ok },
   'threads.send': { params: threadRef.extend({ text: z.string().min(1).max(5_000_000) }), result: ok },
   'threads.stop': { params: threadRef, result: ok },
+  /** Runs the thread again from where it stopped (after an error), without a new message. */
+  'threads.retry': { params: threadRef, result: ok },
   'threads.readArchive': { params: threadRef.extend({ path: z.string() }), result: z.object({ text: z.string() }) },
 
   'approvals.decide': { params: threadRef.extend({ toolCallId: z.string(), decision: approvalDecisionSchema }), result: ok },
