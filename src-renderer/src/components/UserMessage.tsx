@@ -1,13 +1,38 @@
-import { memo } from 'react';
+// A message the person sent; paths in it (`@src/a.ts`, `docs/x.md`) open the file.
+
+import { memo, type ReactNode } from 'react';
+import { pathInText } from '../lib/markdown';
 import type { UserItem } from '../lib/thread-reducer';
+import { CopyButton } from './CopyButton';
+import { PathLink } from './PathLink';
+
+const TOKEN = /(@?(?:\.{0,2}\/)?[\w@.+-]+(?:\/[\w@.+-]+)*)/g;
+
+function withPathLinks(text: string): ReactNode[] {
+  const out: ReactNode[] = [];
+  let last = 0;
+  for (const match of text.matchAll(TOKEN)) {
+    const token = match[0];
+    const bare = token.startsWith('@') ? token.slice(1) : token;
+    const path = (token.startsWith('@') || bare.includes('/')) ? pathInText(bare.replace(/[.,;:]+$/, '')) : null;
+    if (path === null) continue;
+    const shown = bare.replace(/[.,;:]+$/, '');
+    const start = match.index + (token.length - bare.length);
+    out.push(text.slice(last, match.index), token.startsWith('@') ? '@' : '', <PathLink key={start} path={path} label={shown} />);
+    last = start + shown.length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
 
 export const UserMessage = memo(function UserMessage({ item }: { item: UserItem }): React.JSX.Element {
   return (
     <div className="msg msg-user">
       <div className="msg-role">
         You
+        <CopyButton text={item.text} label="Copy message" className="msg-copy" />
       </div>
-      <div className="msg-user-text">{item.text}</div>
+      <div className="msg-user-text">{withPathLinks(item.text)}</div>
     </div>
   );
 });

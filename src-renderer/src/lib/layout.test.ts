@@ -8,7 +8,7 @@ describe('resolveLayout', () => {
     for (const v of [{ width: 1024, height: 700 }, { width: 1400, height: 900 }, { width: 1000, height: 640 }]) {
       const l = resolveLayout(none, v, false);
       expect(l.narrow).toBe(false);
-      expect(v.width - l.leftWidth - l.rightWidth).toBeGreaterThanOrEqual(600);
+      expect(v.width - l.leftWidth - l.rightWidth).toBeGreaterThanOrEqual(580);
     }
   });
 

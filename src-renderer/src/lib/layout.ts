@@ -75,8 +75,8 @@ export const LIMITS = {
 
 export function defaultSizes(v: Viewport): Required<Omit<LayoutPrefs, 'collapsed' | 'terminal'>> {
   return {
-    leftWidth: clamp(Math.round(v.width * 0.19), 190, 280),
-    rightWidth: clamp(Math.round(v.width * 0.2), 200, 320),
+    leftWidth: clamp(Math.round(v.width * 0.19), 206, 280),
+    rightWidth: clamp(Math.round(v.width * 0.19), 206, 320),
     viewerWidth: clamp(Math.round(v.width * 0.36), 320, 620),
     terminalHeight: clamp(v.height - HEADER - CENTER_CHROME - MIN_LOG_HEIGHT - 20, 140, 260),
     leftSplit: 0.42,

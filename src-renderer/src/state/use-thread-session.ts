@@ -3,6 +3,7 @@
 
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import type { DecidedPreview } from '../components/conversation-context';
 import type { RawAgentEvent } from '../lib/agent-event';
 import { emptyThreadState, threadReducer, type ThreadDisplayState } from '../lib/thread-reducer';
 import { errorMessage, useToasts } from './toasts';
@@ -20,6 +21,10 @@ export interface ThreadSession {
   send(text: string): Promise<boolean>;
   stop(): Promise<void>;
   decide(approval: PendingApproval, decision: ApprovalDecisionDto): Promise<boolean>;
+  /** Runs the thread again after a failed run. */
+  retry(): Promise<void>;
+  /** The diffs approvals showed, kept for the cards after the decision. */
+  decidedPreviews: ReadonlyMap<string, DecidedPreview>;
   /** Takes the running flag from a fresh thread list (a run can end without a 'done' event). */
   syncRunning(running: boolean): void;
 }
@@ -38,6 +43,7 @@ export function useThreadSession(): ThreadSession {
   const [state, dispatch] = useReducer(threadReducer, emptyThreadState());
   const [approvals, setApprovals] = useState<PendingApproval[]>([]);
   const [loading, setLoading] = useState(false);
+  const [decidedPreviews, setDecidedPreviews] = useState<ReadonlyMap<string, DecidedPreview>>(new Map());
   /** Events that arrive while threads.get is in flight wait here, then apply on top of it. */
   /** Live events that arrive while threads.get loads, with their seq. */
   const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
@@ -175,6 +181,13 @@ export function useThreadSession(): ThreadSession {
     async (approval: PendingApproval, decision: ApprovalDecisionDto) => {
       const result = await api.safe('approvals.decide', { threadId: approval.threadId, toolCallId: approval.toolCallId, decision });
       if (!result) return false;
+      const preview = approval.preview;
+      if (preview && (decision.type === 'approve' || decision.type === 'edit')) {
+        // An edited write shows what it will really write.
+        const after = decision.type === 'edit' && approval.toolName === 'write_file' && typeof decision.args.content === 'string' ? decision.args.content : preview.after;
+        const kept = decision.type === 'edit' && approval.toolName === 'edit_file' ? null : { path: preview.path, before: preview.before, after };
+        if (kept) setDecidedPreviews((m) => new Map(m).set(approval.toolCallId, kept));
+      }
       setApprovals((list) => list.filter((a) => a.toolCallId !== approval.toolCallId));
       if (approval.threadId === current.current) {
         dispatch({ type: 'local_approval', toolCallId: approval.toolCallId, parent: approval.parentToolCallId, status: DECISION_STATUS[decision.type] });
@@ -184,10 +197,27 @@ export function useThreadSession(): ThreadSession {
     [api],
   );
 
+  const retry = useCallback(async () => {
+    const id = current.current;
+    if (id === null) return;
+    dispatch({ type: 'set_running', running: true });
+    sending.current++;
+    try {
+      await api.call('threads.retry', { threadId: id });
+    } catch (err) {
+      if (current.current === id) {
+        dispatch({ type: 'local_error', message: `Could not retry: ${errorMessage(err)}` });
+        dispatch({ type: 'set_running', running: false });
+      }
+    } finally {
+      sending.current--;
+    }
+  }, [api]);
+
   const syncRunning = useCallback((running: boolean) => {
     if (sending.current > 0 || buffer.current !== null) return;
     dispatch({ type: 'set_running', running });
   }, []);
 
-  return { threadId, state, approvals, loading, select, send, stop, decide, syncRunning };
+  return { threadId, state, approvals, loading, select, send, stop, decide, retry, decidedPreviews, syncRunning };
 }
