@@ -187,7 +187,7 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
           aria-autocomplete="list"
           aria-controls={showMentions ? listId : undefined}
           aria-activedescendant={showMentions && options[active] !== undefined ? mentionOptionId(listId, active) : undefined}
-          placeholder={disabledReason ?? (running ? 'The agent is working… (Esc stops it)' : 'Message the agent — @ to mention a file')}
+          placeholder={disabledReason ?? (running ? 'Working… (Esc stops it)' : 'Message the agent — @ to mention a file')}
           rows={1}
           value={text}
           onChange={(e) => {
@@ -200,9 +200,15 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
         />
         <div className="message-actions">
           {pendingApprovals > 0 ? (
-            <button type="button" className="btn btn-warn" onClick={focusFirstApproval} title="Go to the first call waiting for your approval">
+            <button
+              type="button"
+              className="btn btn-warn"
+              onClick={focusFirstApproval}
+              title="Go to the first call waiting for your approval"
+              aria-label={pendingApprovals === 1 ? 'Review approval' : `Review approvals (${pendingApprovals})`}
+            >
               <Icon name="alert" size={14} />
-              {pendingApprovals === 1 ? 'Review approval' : `Review approvals (${pendingApprovals})`}
+              Review{pendingApprovals > 1 ? ` (${pendingApprovals})` : ''}
             </button>
           ) : null}
           {running ? (

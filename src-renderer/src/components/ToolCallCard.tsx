@@ -98,7 +98,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
         <span className={`tool-status status-${status}`} title={detail}>
           <StatusIcon status={status} />
           <span className="tool-status-label">{label}</span>
-          {elapsed ? <span className="tool-elapsed">· {elapsed}</span> : null}
+          {elapsed ? <span className="tool-elapsed"> · {elapsed}</span> : null}
         </span>
       </header>
 
