@@ -131,7 +131,7 @@ describe('layout', () => {
     serve = await startServe({
       script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo opened-$((2+3))' } }] }, { text: 'First ran.' }, { toolCalls: [{ name: 'execute', args: { command: 'echo again' } }] }, { text: 'Second ran.' }],
     });
-    const page = await open(serve.url, 1024, 700);
+    const page = await open(serve.url, 1024, 640);
     const terminal = page.getByRole('region', { name: 'Terminal' });
     // Short window: the terminal starts folded.
     await expect(page.getByRole('button', { name: 'Expand Terminal' }).count()).resolves.toBe(1);
@@ -140,7 +140,7 @@ describe('layout', () => {
     await expect.poll(() => terminal.innerText(), { timeout: 15_000 }).toContain('opened-5');
     await expect(page.getByRole('button', { name: 'Collapse Terminal' }).count()).resolves.toBe(1);
     await log(page).getByText('First ran.').waitFor({ timeout: 15_000 });
-    await screenshot(page, 'terminal-auto-open-1024x700');
+    await screenshot(page, 'terminal-auto-open-1024x640');
     await page.getByRole('button', { name: 'Collapse Terminal' }).click();
     await send(page, 'again');
     await approvals(page).getByRole('button', { name: 'Approve' }).click({ timeout: 15_000 });

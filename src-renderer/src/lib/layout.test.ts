@@ -14,8 +14,9 @@ describe('resolveLayout', () => {
 
   it('opens the terminal by default only when the window is tall enough', () => {
     expect(resolveLayout(none, { width: 1400, height: 900 }, false).terminalOpen).toBe(true);
-    expect(resolveLayout(none, { width: 1024, height: 700 }, false).terminalOpen).toBe(false);
-    expect(resolveLayout({ collapsed: {}, terminal: 'open' }, { width: 1024, height: 700 }, false).terminalOpen).toBe(true);
+    expect(resolveLayout(none, { width: 1024, height: 700 }, false).terminalOpen).toBe(true);
+    expect(resolveLayout(none, { width: 1024, height: 640 }, false).terminalOpen).toBe(false);
+    expect(resolveLayout({ collapsed: {}, terminal: 'open' }, { width: 1024, height: 640 }, false).terminalOpen).toBe(true);
     expect(resolveLayout({ collapsed: {}, terminal: 'closed' }, { width: 1400, height: 900 }, false).terminalOpen).toBe(false);
   });
 

@@ -13,7 +13,7 @@ export const RIGHT_PANELS: readonly SidePanel[] = ['Memories', 'Changes'];
 /** Below this width the side panels fold into a switcher. */
 export const NARROW_WIDTH = 1000;
 /** The terminal starts open only when the window is at least this tall. */
-export const TALL_HEIGHT = 800;
+export const TALL_HEIGHT = 680;
 /** The conversation column never gets narrower than this while side panels are shown. */
 export const MIN_CENTER = 420;
 /** A collapsed column: a rail of panel names. */
