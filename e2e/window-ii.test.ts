@@ -240,7 +240,7 @@ describe('cards', () => {
       script: [
         { toolCalls: [{ name: 'execute', args: { command: 'for i in $(seq 1 30); do echo line-$i; done; echo the-error >&2; exit 3' } }] },
         { toolCalls: [{ name: 'execute', args: { command: 'sleep 5', timeout: 1 } }] },
-        { toolCalls: [{ name: 'execute', args: { command: `sleep ${marker}` } }] },
+        { toolCalls: [{ name: 'execute', args: { command: `echo started-long-$((40+2)); sleep ${marker}` } }] },
         { text: 'unused' },
       ] as ScriptStep[],
     });
@@ -260,6 +260,8 @@ describe('cards', () => {
     await expect.poll(() => cards.nth(1).locator('.tool-status').innerText(), { timeout: 15_000 }).toBe('Timed out');
     // Running, with the elapsed time ticking.
     await expect.poll(async () => (await cards.nth(2).locator('.tool-status').textContent())?.replace(/\s+/g, ' ').trim(), { timeout: 15_000 }).toMatch(/^Running · [1-9]\d* s$/);
+    // A live tail of its output while it runs.
+    await expect.poll(() => cards.nth(2).innerText(), { timeout: 15_000 }).toContain('started-long-42');
     await screenshot(page, 'cards-running-1400x900');
     await page.getByRole('button', { name: 'Stop' }).click();
     await expect.poll(() => cards.nth(2).locator('.tool-status').innerText(), { timeout: 15_000 }).toBe('Stopped');

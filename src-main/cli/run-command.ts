@@ -91,8 +91,9 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       s.files = { largeResults: threadFiles.largeResults.toJSON(), history: threadFiles.history.toJSON() };
       threads.save(s, { folder });
     };
-    // `retry` is the window's countdown, not one of the --json event types (SPEC §5).
-    const emit = values.json ? (e: AgentEvent) => void (e.type !== 'retry' && io.stdout.write(JSON.stringify(e) + '\n')) : progressPrinter(io);
+    // `retry` and `tool_output` feed the window's countdown and live tail; they are not
+    // among the --json event types (SPEC §5).
+    const emit = values.json ? (e: AgentEvent) => void (!WINDOW_ONLY_EVENTS.has(e.type) && io.stdout.write(JSON.stringify(e) + '\n')) : progressPrinter(io);
     const result = await runAgent(definition, state, { role: 'user', content: prompt }, {
       signal: controller.signal,
       emit,
@@ -152,6 +153,8 @@ async function askOnTerminal(request: ApprovalRequest, input: NodeJS.ReadStream,
     rl.close();
   }
 }
+
+const WINDOW_ONLY_EVENTS = new Set<string>(['retry', 'tool_output']);
 
 /** Without --json: a line of progress per tool call on a terminal's stderr, nothing otherwise. */
 function progressPrinter(io: RunIo): (event: AgentEvent) => void {

@@ -84,6 +84,24 @@ describe('the loop', () => {
     expect(h.events.findIndex((e) => e.type === 'retry')).toBeLessThan(h.events.findIndex((e) => e.type === 'text'));
   });
 
+  it("streams a running command's output to its card as plain lines, before its result", async () => {
+    h = await createHarness({
+      script: [{ toolCalls: [{ name: 'execute', args: { command: 'for i in 1 2 3; do printf "\\033[1mtick-$i\\033[0m\\n"; sleep 0.4; done' } }] }, { text: 'ok' }],
+    });
+    await h.run('count');
+    const chunks = h.events.flatMap((e) => (e.type === 'tool_output' ? [e] : []));
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    const text = chunks.map((c) => c.chunk).join('');
+    expect(text).toContain('tick-1\n');
+    expect(text).toContain('tick-2\n');
+    expect(text).not.toContain('\x1b');
+    const call = h.events.find((e) => e.type === 'tool_call');
+    expect(chunks.every((c) => call?.type === 'tool_call' && c.id === call.id)).toBe(true);
+    const resultAt = h.events.findIndex((e) => e.type === 'tool_result');
+    expect(h.events.findIndex((e) => e.type === 'tool_output')).toBeLessThan(resultAt);
+    expect(h.events.slice(resultAt).some((e) => e.type === 'tool_output')).toBe(false);
+  });
+
   it('ends with an error after persistent server failures', async () => {
     h = await createHarness({ script: Array.from({ length: 6 }, () => ({ error: { status: 503 } })) });
     const result = await h.run('hi');

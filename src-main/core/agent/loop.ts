@@ -12,6 +12,7 @@ import { runTool, toolMap } from '../tools/run-tool';
 import type { AgentTool, ToolOutput } from '../tools/tool';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
 import { chainModelCall, chainToolCall, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
+import { liveOutput } from './live-output';
 import { countRequestTokens } from './token-count';
 import { isShutdown, type AgentEvent, type AgentEventBody, type RunStopReason, type ThreadState } from './types';
 
@@ -119,14 +120,26 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     if (call.parseError !== undefined) {
       return { text: `Error: the arguments of this ${call.name} call were not valid JSON (${call.parseError}); call the tool again with a JSON object of arguments.` };
     }
-    return runTool(byName, call.name, call.args, {
-      backend: def.backend,
-      guard: options.guard,
-      toolCallId: call.id,
-      signal,
-      ...(options.onTerminalData ? { onTerminalData: options.onTerminalData } : {}),
-      run: ctx,
-    });
+    // A command's output also streams to its card, as it runs.
+    const live = call.name === 'execute' ? liveOutput((chunk) => ctx.emit({ type: 'tool_output', id: call.id, chunk })) : null;
+    const onTerminalData = live
+      ? (chunk: string) => {
+          options.onTerminalData?.(chunk);
+          live.push(chunk);
+        }
+      : options.onTerminalData;
+    try {
+      return await runTool(byName, call.name, call.args, {
+        backend: def.backend,
+        guard: options.guard,
+        toolCallId: call.id,
+        signal,
+        ...(onTerminalData ? { onTerminalData } : {}),
+        run: ctx,
+      });
+    } finally {
+      live?.close();
+    }
   };
 
   try {
