@@ -40,6 +40,9 @@ async function open(url: string, width = 1400, height = 900, dark = false): Prom
   return page;
 }
 
+/** expect.poll with room for a loaded machine (its default is one second). */
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 10_000 });
+
 const log = (page: Page): Locator => page.getByRole('log', { name: 'Conversation' });
 const approvals = (page: Page): Locator => log(page).getByRole('group', { name: 'Approve tool call' });
 const card = (page: Page, name: string): Locator => log(page).getByRole('article', { name: `Tool call ${name}` });
@@ -79,10 +82,10 @@ describe('layout', () => {
     expect(await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight])).toEqual([800, 600]);
     // The side panels are one switcher away.
     await page.getByRole('button', { name: 'Show Files' }).click();
-    await expect.poll(() => page.getByRole('region', { name: 'Files' }).isVisible()).toBe(true);
+    await poll(() => page.getByRole('region', { name: 'Files' }).isVisible()).toBe(true);
     await screenshot(page, 'layout-800x600-switcher');
     await page.keyboard.press('Escape');
-    await expect.poll(() => page.getByRole('region', { name: 'Files' }).isVisible()).toBe(false);
+    await poll(() => page.getByRole('region', { name: 'Files' }).isVisible()).toBe(false);
     await send(page, 'hello');
     await log(page).getByText('Ready.').waitFor({ timeout: 15_000 });
     await screenshot(page, 'layout-800x600');
@@ -98,33 +101,33 @@ describe('layout', () => {
     const edge = page.getByRole('separator', { name: 'Resize left panels' });
     await edge.focus();
     await page.keyboard.press('Shift+ArrowRight');
-    await expect.poll(async () => (await box(files)).width).toBe(before.width + 64);
+    await poll(async () => (await box(files)).width).toBe(before.width + 64);
     const e = await box(edge);
     await page.mouse.move(e.x + e.width / 2, e.y + 200);
     await page.mouse.down();
     await page.mouse.move(e.x + e.width / 2 + 40, e.y + 200, { steps: 4 });
     await page.mouse.up();
-    await expect.poll(async () => (await box(files)).width).toBeGreaterThan(before.width + 64 + 30);
+    await poll(async () => (await box(files)).width).toBeGreaterThan(before.width + 64 + 30);
     const resized = (await box(files)).width;
 
     // Collapse Threads: only its head stays; Files grows.
-    await expect.poll(() => threads.getByRole('searchbox', { name: 'Search threads' }).isVisible()).toBe(true);
+    await poll(() => threads.getByRole('searchbox', { name: 'Search threads' }).isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Collapse Threads' }).click();
-    await expect.poll(async () => (await box(threads)).height).toBeLessThan(60);
+    await poll(async () => (await box(threads)).height).toBeLessThan(60);
     await expect(threads.getByRole('searchbox', { name: 'Search threads' }).isVisible()).resolves.toBe(false);
     // The terminal too (it is open by default on a tall window).
     const log1 = await box(log(page));
     await page.getByRole('button', { name: 'Collapse Terminal' }).click();
-    await expect.poll(async () => (await box(log(page))).height).toBeGreaterThan(log1.height + 100);
+    await poll(async () => (await box(log(page))).height).toBeGreaterThan(log1.height + 100);
 
     await page.reload();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
-    await expect.poll(async () => (await box(page.getByRole('region', { name: 'Files' }))).width).toBe(resized);
+    await poll(async () => (await box(page.getByRole('region', { name: 'Files' }))).width).toBe(resized);
     await expect(page.getByRole('button', { name: 'Expand Threads' }).getAttribute('aria-expanded')).resolves.toBe('false');
     await expect(page.getByRole('button', { name: 'Expand Terminal' }).count()).resolves.toBe(1);
     await screenshot(page, 'layout-collapsed');
     await page.getByRole('button', { name: 'Expand Threads' }).click();
-    await expect.poll(() => page.getByRole('region', { name: 'Threads' }).getByRole('searchbox', { name: 'Search threads' }).isVisible()).toBe(true);
+    await poll(() => page.getByRole('region', { name: 'Threads' }).getByRole('searchbox', { name: 'Search threads' }).isVisible()).toBe(true);
   });
 
   it('opens the terminal by itself when the agent runs a command, unless the person closed it', async () => {
@@ -173,7 +176,7 @@ describe('approvals inline', () => {
     expect(texts[2]).toContain('3 of 3 waiting');
     expect(texts[2]).toContain('/three.txt');
     // Keyboard first: the first Approve has focus.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[role="group"]') === document.querySelector('[role="log"] [role="group"][aria-label="Approve tool call"]') && (document.activeElement?.textContent ?? '').startsWith('Approve'))).toBe(true);
+    await poll(() => page.evaluate(() => document.activeElement?.closest('[role="group"]') === document.querySelector('[role="log"] [role="group"][aria-label="Approve tool call"]') && (document.activeElement?.textContent ?? '').startsWith('Approve'))).toBe(true);
     // Not modal: no dialog, and the file tree still opens files.
     expect(await page.getByRole('dialog').count()).toBe(0);
     await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /existing\.md/ }).click();
@@ -183,13 +186,13 @@ describe('approvals inline', () => {
     // 1 approves the focused card.
     await approvals(page).first().getByRole('button', { name: 'Approve' }).focus();
     await page.keyboard.press('1');
-    await expect.poll(() => approvals(page).count()).toBe(2);
+    await poll(() => approvals(page).count()).toBe(2);
     // Esc, a reason, Enter: rejected with that message.
     await approvals(page).first().getByRole('button', { name: 'Approve' }).focus();
     await page.keyboard.press('Escape');
     await page.keyboard.type('not this one');
     await page.keyboard.press('Enter');
-    await expect.poll(() => approvals(page).count()).toBe(1);
+    await poll(() => approvals(page).count()).toBe(1);
     await approvals(page).getByRole('button', { name: 'Approve' }).click();
     await log(page).getByText('Wrote what you allowed.').waitFor({ timeout: 15_000 });
 
@@ -268,9 +271,9 @@ describe('cards', () => {
     await screenshot(page, 'cards-statuses-1400x900');
     // The full output is one named expand button away, and can be copied.
     await cards.nth(0).getByRole('button', { name: /^Show all \d+ lines of output/ }).click();
-    await expect.poll(() => cards.nth(0).innerText()).toContain('line-1\n');
+    await poll(() => cards.nth(0).innerText()).toContain('line-1\n');
     await cards.nth(0).getByRole('button', { name: 'Copy output' }).first().click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('line-30');
+    await poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('line-30');
     expect(sleeping(marker)).toBe(false);
   });
 
@@ -291,7 +294,7 @@ describe('cards', () => {
     await expect(card(page, 'grep').innerText()).resolves.toMatch(/Searched for "beta" · 1 file/);
     const toggle = card(page, 'read_file').getByRole('button', { name: 'Show details of Read README.md · 3 lines' });
     await toggle.click();
-    await expect.poll(() => card(page, 'read_file').innerText()).toContain('gamma');
+    await poll(() => card(page, 'read_file').innerText()).toContain('gamma');
     await screenshot(page, 'cards-oneline-1400x900');
 
     await card(page, 'read_file').getByRole('link', { name: 'README.md' }).click();
@@ -306,9 +309,9 @@ describe('cards', () => {
     const tag = log(page).locator('.code-block .code-lang');
     expect((await box(tag)).y + (await box(tag)).height).toBeLessThanOrEqual((await box(code)).y + 1);
     await log(page).getByRole('button', { name: 'Copy code' }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('npm run build');
+    await poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('npm run build');
     await log(page).getByRole('button', { name: 'Copy message' }).last().click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('See `docs/guide.md`');
+    await poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('See `docs/guide.md`');
   });
 });
 
@@ -324,12 +327,12 @@ describe('conversation', () => {
     await jump.waitFor({ timeout: 10_000 });
     await screenshot(page, 'jump-to-latest-1024x700');
     await jump.click();
-    await expect.poll(() => log(page).evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(80);
+    await poll(() => log(page).evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(80);
     await log(page).getByText('Paragraph 60 ').waitFor({ timeout: 20_000 });
     await log(page).evaluate((el) => el.scrollTo({ top: 0 }));
     await send(page, 'and now briefly');
-    await expect.poll(() => log(page).getByText('and now briefly').isVisible()).toBe(true);
-    await expect.poll(async () => {
+    await poll(() => log(page).getByText('and now briefly').isVisible()).toBe(true);
+    await poll(async () => {
       const m = await box(log(page).getByText('and now briefly'));
       const l = await box(log(page));
       return m.y >= l.y && m.y + m.height <= l.y + l.height;
@@ -371,11 +374,11 @@ describe('conversation', () => {
     await send(page, longTitle);
     await log(page).getByText('About VAT.').waitFor({ timeout: 15_000 });
     await threads.getByRole('button', { name: 'New thread' }).click();
-    await expect.poll(() => threads.locator('.thread-item').count()).toBe(2);
+    await poll(() => threads.locator('.thread-item').count()).toBe(2);
     // A second click while the new thread is empty adds nothing.
     await threads.getByRole('button', { name: 'New thread' }).click();
     await threads.getByRole('button', { name: 'New thread' }).click();
-    await expect.poll(() => threads.locator('.thread-item').count()).toBe(2);
+    await poll(() => threads.locator('.thread-item').count()).toBe(2);
     await send(page, 'Refactor the parser');
     await log(page).getByText('About the parser.').waitFor({ timeout: 15_000 });
 
@@ -387,16 +390,16 @@ describe('conversation', () => {
     await page.getByRole('textbox', { name: 'Message' }).fill('draft for VAT');
     await threads.getByRole('button', { name: /parser/ }).first().click();
     await log(page).getByText('About the parser.').waitFor();
-    await expect.poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('draft for the parser thread');
+    await poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('draft for the parser thread');
 
     await expect(threads.getByRole('group', { name: 'Today' }).count()).resolves.toBe(1);
     const vat = threads.getByRole('button', { name: /VAT rounding/ }).first();
     expect(await vat.getAttribute('title')).toBe(longTitle);
     await threads.getByRole('searchbox', { name: 'Search threads' }).fill('vat');
-    await expect.poll(() => threads.locator('.thread-item').count()).toBe(1);
+    await poll(() => threads.locator('.thread-item').count()).toBe(1);
     await screenshot(page, 'threads-search-1400x900');
     await threads.getByRole('searchbox', { name: 'Search threads' }).fill('');
-    await expect.poll(() => threads.locator('.thread-item').count()).toBe(2);
+    await poll(() => threads.locator('.thread-item').count()).toBe(2);
   });
 });
 
@@ -408,25 +411,25 @@ describe('keyboard and accessibility', () => {
     const inTerminal = () => page.evaluate(() => !!document.activeElement?.closest('.terminal-panel'));
     await page.getByRole('textbox', { name: 'Message' }).focus();
     await page.keyboard.press('Control+Shift+Backquote');
-    await expect.poll(inTerminal).toBe(true);
+    await poll(inTerminal).toBe(true);
     await page.keyboard.type('echo kb-$((20+1))');
     await page.keyboard.press('Enter');
     await expect.poll(() => terminal.innerText(), { timeout: 10_000 }).toContain('kb-21');
     await page.keyboard.press('Control+Shift+Backquote');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message');
+    await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message');
 
     // Esc then Tab leaves the terminal, and the shell never sees that Tab: had it, bash
     // would have completed `cat zz` to the one file that matches before the Ctrl+C.
     writeFileSync(join(serve.folder, 'zz-completion-target.txt'), 'x\n');
     await page.keyboard.press('Control+Shift+Backquote');
-    await expect.poll(inTerminal).toBe(true);
+    await poll(inTerminal).toBe(true);
     await page.keyboard.type('cat zz');
     await expect.poll(() => terminal.innerText(), { timeout: 10_000 }).toContain('cat zz');
     await page.keyboard.press('Escape');
     await page.keyboard.press('Tab');
-    await expect.poll(inTerminal).toBe(false);
+    await poll(inTerminal).toBe(false);
     await page.keyboard.press('Control+Shift+Backquote');
-    await expect.poll(inTerminal).toBe(true);
+    await poll(inTerminal).toBe(true);
     await page.keyboard.press('Control+C');
     await page.keyboard.type('echo tab-$((1+1))');
     await page.keyboard.press('Enter');
