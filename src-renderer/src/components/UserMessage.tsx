@@ -14,9 +14,11 @@ function withPathLinks(text: string): ReactNode[] {
   for (const match of text.matchAll(TOKEN)) {
     const token = match[0];
     const bare = token.startsWith('@') ? token.slice(1) : token;
-    const path = (token.startsWith('@') || bare.includes('/')) ? pathInText(bare.replace(/[.,;:]+$/, '')) : null;
-    if (path === null) continue;
     const shown = bare.replace(/[.,;:]+$/, '');
+    // Prose like "and/or" is not a path: without an @, ask for a file extension or a leading / or ./.
+    const likely = token.startsWith('@') || /^\.{0,2}\//.test(shown) || (shown.includes('/') && /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(shown));
+    const path = likely ? pathInText(shown) : null;
+    if (path === null) continue;
     const start = match.index + (token.length - bare.length);
     out.push(text.slice(last, match.index), token.startsWith('@') ? '@' : '', <PathLink key={start} path={path} label={shown} />);
     last = start + shown.length;
