@@ -321,14 +321,14 @@ describe('conversation', () => {
     serve = await startServe({ script: [{ text: long, pace: { chunkChars: 20, chunksPerSecond: 10 } }, { text: 'Short reply.' }] });
     const page = await open(serve.url, 1024, 700);
     await send(page, 'write a lot');
-    await log(page).getByText('Paragraph 25 ').waitFor({ timeout: 20_000 });
+    await log(page).getByText('Paragraph 16 ').waitFor({ timeout: 20_000 });
     await log(page).evaluate((el) => el.scrollTo({ top: 0 }));
     const jump = page.getByRole('button', { name: 'Jump to latest' });
     await jump.waitFor({ timeout: 10_000 });
     await screenshot(page, 'jump-to-latest-1024x700');
     await jump.click();
     await poll(() => log(page).evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(80);
-    await log(page).getByText('Paragraph 60 ').waitFor({ timeout: 20_000 });
+    await log(page).getByText('Paragraph 60 ').waitFor({ timeout: 40_000 });
     await log(page).evaluate((el) => el.scrollTo({ top: 0 }));
     await send(page, 'and now briefly');
     await poll(() => log(page).getByText('and now briefly').isVisible()).toBe(true);

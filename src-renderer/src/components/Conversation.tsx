@@ -38,6 +38,8 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const { state, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onOpenSettings, openThreadFile } = props;
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  /** Where we last scrolled to by ourselves: a scroll above it since then was the person's. */
+  const autoTop = useRef<number | null>(null);
   const [behind, setBehind] = useState(false);
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
   const pending = useMemo(() => new Map(approvals.map((a) => [a.toolCallId, a])), [approvals]);
@@ -62,17 +64,23 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const lastUserCount = useRef(userCount);
   useLayoutEffect(() => {
     const el = ref.current;
-    if (userCount > lastUserCount.current) stick.current = true;
+    const sent = userCount > lastUserCount.current;
     lastUserCount.current = userCount;
     if (!el) return;
+    // The person may have scrolled up a moment ago, before its scroll event came.
+    const distance = el.scrollHeight - el.scrollTop - el.clientHeight;
+    if (stick.current && autoTop.current !== null && el.scrollTop < autoTop.current - 4 && distance >= STICK_DISTANCE) stick.current = false;
+    if (sent) stick.current = true;
     if (stick.current) {
       el.scrollTop = el.scrollHeight;
+      autoTop.current = el.scrollTop;
       setBehind(false);
     } else setBehind(true);
   }, [state.items, state.todos, approvals, userCount]);
 
   useLayoutEffect(() => {
     stick.current = true;
+    autoTop.current = null;
     lastUserCount.current = 0;
     setBehind(false);
   }, [state.threadId]);
@@ -89,6 +97,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     if (!el) return;
     stick.current = true;
     el.scrollTo({ top: el.scrollHeight });
+    autoTop.current = el.scrollTop;
     setBehind(false);
   };
 
