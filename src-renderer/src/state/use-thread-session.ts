@@ -162,6 +162,12 @@ export function useThreadSession(): ThreadSession {
   const send = useCallback(
     async (text: string) => {
       const id = current.current;
+      // While the thread is still loading, its snapshot would replace the message shown
+      // now: send once it has loaded.
+      if (id !== null && buffer.current !== null) {
+        firstMessage.current = { threadId: id, text };
+        return true;
+      }
       if (id !== null) return sendNow(id, text);
       const created = await api.safe('threads.create', {});
       if (!created) return false;
