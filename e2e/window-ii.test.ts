@@ -351,6 +351,8 @@ describe('conversation', () => {
     const page = await open(serve.url);
     await send(page, 'first');
     await expect.poll(() => log(page).innerText(), { timeout: 10_000 }).toMatch(/Retrying in [1-3] s, attempt 2 of 5/);
+    // The message sent right after the window opened is shown, not lost to the thread's first load.
+    expect(await log(page).getByText('first', { exact: true }).count()).toBe(1);
     await screenshot(page, 'retry-countdown-1400x900');
     await log(page).getByText('Answer after the wait.').waitFor({ timeout: 15_000 });
     expect(await log(page).innerText()).not.toMatch(/Retrying in/);
