@@ -31,7 +31,7 @@ async function sendMessage(page: Page, text: string): Promise<void> {
 }
 
 const conversation = (page: Page) => page.getByRole('log', { name: 'Conversation' });
-const approval = (page: Page) => page.getByRole('dialog', { name: 'Approve tool call' });
+const approval = (page: Page) => conversation(page).getByRole('group', { name: 'Approve tool call' });
 
 describe('deepdesk serve in a browser', () => {
   it('requires the token', async () => {

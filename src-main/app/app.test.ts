@@ -111,6 +111,22 @@ describe('the app', () => {
     expect(events.filter((e) => e.event === 'approvals.changed').length).toBe(before);
   });
 
+  it('retries a failed run from its history, without a second copy of the message', async () => {
+    server.push({ error: { status: 400, body: { error: { message: 'bad request today' } } } });
+    const { call, next } = await open();
+    const thread = await call('threads.create', {});
+    await call('threads.send', { threadId: thread.id, text: 'please answer' });
+    await next(doneEvent(thread.id));
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running).toBe(false);
+    server.push({ text: 'Answered on retry.' });
+    await call('threads.retry', { threadId: thread.id });
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).items.at(-1)?.kind, { timeout: 10_000 }).toBe('assistant');
+    const view = await call('threads.get', { threadId: thread.id });
+    expect(view.items.filter((i) => i.kind === 'user')).toHaveLength(1);
+    expect(view.items.at(-1)).toMatchObject({ kind: 'assistant', text: 'Answered on retry.' });
+    expect(server.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['please answer']);
+  });
+
   it('Stop withdraws a pending approval', async () => {
     server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/never.txt', content: 'x' } }] });
     const { call, next } = await open();

@@ -223,6 +223,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
     'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),
     'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
+    'threads.retry': async ({ threadId }) => (await threads.retry(threadId), ok),
     'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
 
     'approvals.decide': async ({ threadId, toolCallId, decision }) => {

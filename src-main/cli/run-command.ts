@@ -113,7 +113,9 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       s.files = { largeResults: threadFiles.largeResults.toJSON(), history: threadFiles.history.toJSON() };
       threads.save(s, { folder });
     };
-    const emit = values.json ? (e: AgentEvent) => io.stdout.write(terminalSafeJson(e) + '\n') : progressPrinter(io);
+    // `retry` and `tool_output` feed the window's countdown and live tail; they are not
+    // among the --json event types (SPEC §5).
+    const emit = values.json ? (e: AgentEvent) => void (!WINDOW_ONLY_EVENTS.has(e.type) && io.stdout.write(terminalSafeJson(e) + '\n')) : progressPrinter(io);
     const result = await runAgent(definition, state, { role: 'user', content: await attachMentionedFiles(prompt, mounts.folder) }, {
       signal: controller.signal,
       emit,
@@ -189,6 +191,8 @@ async function askOnTerminal(request: ApprovalRequest, input: NodeJS.ReadStream,
     rl.close();
   }
 }
+
+const WINDOW_ONLY_EVENTS = new Set<string>(['retry', 'tool_output']);
 
 /** Without --json: a line of progress per tool call on a terminal's stderr, nothing otherwise. */
 function progressPrinter(io: RunIo): (event: AgentEvent) => void {

@@ -215,6 +215,8 @@ export const methods = {
   /** Interrupts the current step (as Stop does) and delivers this queued message at once. */
   'threads.sendQueuedNow': { params: threadRef.extend({ queuedId: z.string() }), result: ok },
   'threads.stop': { params: threadRef, result: ok },
+  /** Runs the thread again from where it stopped (after an error), without a new message. */
+  'threads.retry': { params: threadRef, result: ok },
   'threads.readArchive': { params: threadRef.extend({ path: z.string() }), result: z.object({ text: z.string() }) },
 
   'approvals.decide': { params: threadRef.extend({ toolCallId: z.string(), decision: approvalDecisionSchema }), result: ok },

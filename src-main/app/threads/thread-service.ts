@@ -171,6 +171,14 @@ export class ThreadService {
     this.startRun(threadId, model, item.text, item.id);
   }
 
+  /** Runs the thread again from its history (after a failed run), without a new message. */
+  async retry(threadId: string): Promise<void> {
+    this.requireThread(threadId);
+    if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
+    const model = await this.options.createModel();
+    this.startRun(threadId, model, null);
+  }
+
   async stop(threadId: string): Promise<void> {
     const run = this.runs.get(threadId);
     if (!run) return;

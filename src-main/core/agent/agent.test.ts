@@ -67,6 +67,41 @@ describe('the loop', () => {
     expect(h.events.filter((e) => e.type === 'text').map((e) => (e.type === 'text' ? e.text : '')).join('')).toBe('made it');
   });
 
+  it('tells the window about each retry: the next attempt, of how many, after what wait and why', async () => {
+    h = await createHarness({
+      script: [
+        { error: { status: 503, headers: { 'retry-after': '0' }, body: { error: { message: 'overloaded' } } } },
+        { error: { status: 429, headers: { 'retry-after': '0' }, body: { error: { message: 'slow down' } } } },
+        { text: 'third time lucky' },
+      ],
+    });
+    await h.run('hi');
+    const retries = h.events.filter((e) => e.type === 'retry');
+    expect(retries).toHaveLength(2);
+    expect(retries[0]).toMatchObject({ type: 'retry', threadId: 'thread-1', attempt: 2, maxAttempts: 5, delayMs: 0 });
+    expect(retries[1]).toMatchObject({ attempt: 3, maxAttempts: 5 });
+    expect(retries[1]!.type === 'retry' && retries[1]!.message).toMatch(/slow down/);
+    expect(h.events.findIndex((e) => e.type === 'retry')).toBeLessThan(h.events.findIndex((e) => e.type === 'text'));
+  });
+
+  it("streams a running command's output to its card as plain lines, before its result", async () => {
+    h = await createHarness({
+      script: [{ toolCalls: [{ name: 'execute', args: { command: 'for i in 1 2 3; do printf "\\033[1mtick-$i\\033[0m\\n"; sleep 0.4; done' } }] }, { text: 'ok' }],
+    });
+    await h.run('count');
+    const chunks = h.events.flatMap((e) => (e.type === 'tool_output' ? [e] : []));
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    const text = chunks.map((c) => c.chunk).join('');
+    expect(text).toContain('tick-1\n');
+    expect(text).toContain('tick-2\n');
+    expect(text).not.toContain('\x1b');
+    const call = h.events.find((e) => e.type === 'tool_call');
+    expect(chunks.every((c) => call?.type === 'tool_call' && c.id === call.id)).toBe(true);
+    const resultAt = h.events.findIndex((e) => e.type === 'tool_result');
+    expect(h.events.findIndex((e) => e.type === 'tool_output')).toBeLessThan(resultAt);
+    expect(h.events.slice(resultAt).some((e) => e.type === 'tool_output')).toBe(false);
+  });
+
   it('ends with an error after persistent server failures', async () => {
     h = await createHarness({ script: Array.from({ length: 6 }, () => ({ error: { status: 503 } })) });
     const result = await h.run('hi');

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import { AbortedError, ContextOverflowError } from '../models/errors';
-import type { ChatMessage, ChatModel, ToolCall, ToolSpec, Usage } from '../models/types';
+import type { ChatMessage, ChatModel, ModelRetryNotice, ToolCall, ToolSpec, Usage } from '../models/types';
 import { costOf } from '../models/model-info';
 import type { ReadGuard } from '../tools/read-guard';
 import { checkToolCall, runTool, toolMap } from '../tools/run-tool';
@@ -15,6 +15,7 @@ import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
 import { modelView } from './model-view';
 import { chainModelCall, chainToolCall, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
 import { RepeatedCallsGuard } from './repeated-calls';
+import { liveOutput } from './live-output';
 import { countRequestTokens } from './token-count';
 import { isShutdown, type AgentEvent, type AgentEventBody, type RunStopReason, type ThreadState } from './types';
 
@@ -122,6 +123,24 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     run: ctx,
   });
 
+  /** Runs the tool; a command's output also streams to its card as it runs. */
+  const runWithLiveOutput = async (call: ToolCall): Promise<ToolOutput> => {
+    const live = call.name === 'execute' ? liveOutput((chunk) => ctx.emit({ type: 'tool_output', id: call.id, chunk })) : null;
+    if (live === null) return runTool(byName, call.name, call.args, toolContext(call));
+    const context = toolContext(call);
+    try {
+      return await runTool(byName, call.name, call.args, {
+        ...context,
+        onTerminalData: (chunk: string) => {
+          options.onTerminalData?.(chunk);
+          live.push(chunk);
+        },
+      });
+    } finally {
+      live.close();
+    }
+  };
+
   /** Every check that needs no person; a refused call is answered without asking anyone. */
   const precheck = async (call: ToolCall, turnCalls: readonly ToolCall[]): Promise<ToolOutput | undefined> => {
     if (call.parseError !== undefined) {
@@ -148,7 +167,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       ran.set(call.id, call);
       // Checked again now (runTool repeats the tool's own checks): the person may have
       // edited the call, or the file or the mode changed while they decided.
-      return (await middlewarePrecheck(call, calls)) ?? runTool(byName, call.name, call.args, toolContext(call));
+      return (await middlewarePrecheck(call, calls)) ?? runWithLiveOutput(call);
     });
     const results = await Promise.all(
       calls.map(async (call) => {
@@ -311,7 +330,8 @@ async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<M
   let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let stopReason: ModelTurn['stopReason'] = 'other';
   try {
-    for await (const event of ctx.model.stream({ ...request, signal: ctx.signal })) {
+    const onRetry = (notice: ModelRetryNotice): void => ctx.emit({ type: 'retry', ...notice });
+    for await (const event of ctx.model.stream({ ...request, signal: ctx.signal, onRetry })) {
       switch (event.type) {
         case 'text-delta':
           text += event.text;

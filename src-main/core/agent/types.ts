@@ -109,6 +109,10 @@ export type AgentEvent = EventBase &
     | { type: 'user_message'; text: string; queuedId?: string }
     /** The thread's queued messages changed (the app sends this; the loop never does). */
     | { type: 'queued'; queued: QueuedMessage[] }
+    /** The model call failed and is retried after `delayMs` (attempt counts the next one). */
+    | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; message: string }
+    /** Lines a running `execute` printed since the last such event (plain text, for its card). */
+    | { type: 'tool_output'; id: string; chunk: string }
     | { type: 'done'; text: string; reason: RunStopReason }
   );
 

@@ -7,7 +7,7 @@ import type {
 } from '@ai-sdk/provider';
 import { ModelError } from './errors';
 import { streamWithRetry } from './retry';
-import type { RetryPolicy } from './retry';
+import type { RetryInfo, RetryPolicy } from './retry';
 import { toSdkPrompt, toSdkTools } from './to-sdk-prompt';
 import type { PromptMapping } from './to-sdk-prompt';
 import type { ChatModel, ModelEvent, ModelRequest, ProviderName, StopReason, ToolCall, Usage } from './types';
@@ -55,6 +55,7 @@ export class AiSdkChatModel implements ChatModel {
       provider: this.provider,
       policy: this.options.retry,
       signal: request.signal,
+      ...(request.onRetry ? { onRetry: retryNotifier(request.onRetry) } : {}),
     });
   }
 
@@ -70,6 +71,10 @@ export class AiSdkChatModel implements ChatModel {
       ...(this.options.providerOptions ? { providerOptions: this.options.providerOptions } : {}),
     };
   }
+}
+
+function retryNotifier(onRetry: NonNullable<ModelRequest['onRetry']>): (info: RetryInfo) => void {
+  return (info) => onRetry({ attempt: info.attempt + 1, maxAttempts: info.maxAttempts, delayMs: info.delayMs, message: info.error.message });
 }
 
 /** One HTTP call, mapped to our events. Throws on error parts, on 'error' finishes and on truncated streams. */

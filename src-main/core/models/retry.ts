@@ -5,6 +5,8 @@ import type { ProviderName } from './types';
 export interface RetryInfo {
   /** The attempt that failed, 1-based. */
   attempt: number;
+  /** How many attempts the policy allows in all. */
+  maxAttempts: number;
   delayMs: number;
   error: ModelError;
 }
@@ -55,6 +57,8 @@ export interface RetryStreamOptions {
   provider?: ProviderName;
   policy?: RetryPolicy;
   signal?: AbortSignal;
+  /** Called before each wait, besides the policy's own onRetry (e.g. per request). */
+  onRetry?: (info: RetryInfo) => void;
 }
 
 /**
@@ -82,7 +86,9 @@ export async function* streamWithRetry<T>(attempt: () => AsyncIterable<T>, optio
           : error.withMessage(`${options.label}: ${error.message}`);
       }
       const delayMs = retryDelay(attemptNo - 1, policy, error.retryAfterMs);
-      policy.onRetry?.({ attempt: attemptNo, delayMs, error });
+      const info: RetryInfo = { attempt: attemptNo, maxAttempts: maxRetries + 1, delayMs, error };
+      policy.onRetry?.(info);
+      options.onRetry?.(info);
       await sleep(delayMs, options.signal);
     }
   }

@@ -45,6 +45,16 @@ export type ModelEvent =
   | { type: 'tool-call'; call: ToolCall }
   | { type: 'finish'; stopReason: StopReason; usage: Usage };
 
+/** A failed attempt that is about to be retried (for "Retrying in 8 s, attempt 2 of 5"). */
+export interface ModelRetryNotice {
+  /** The attempt that comes next, 1-based. */
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  /** Why the last attempt failed. */
+  message: string;
+}
+
 export interface ModelRequest {
   system: string;
   messages: ChatMessage[];
@@ -53,6 +63,8 @@ export interface ModelRequest {
   maxOutputTokens?: number;
   /** Anthropic prompt caching: breakpoints on the system prompt, the last tool and the last two messages. */
   cacheBreakpoints?: boolean;
+  /** Called before waiting to retry a failed attempt. */
+  onRetry?: (notice: ModelRetryNotice) => void;
 }
 
 export type ProviderName = 'anthropic' | 'openai' | 'openai-compatible' | 'ollama';

@@ -1,20 +1,28 @@
-// The conversation log: messages, tool cards (subagents nested), notices, the todo panel.
-// Sticks to the bottom while new output arrives unless the person scrolled up.
+// The conversation log: messages, tool cards (subagents nested, approvals inline at the
+// call), notices, the todo panel. Sticks to the bottom while new output arrives unless the
+// person scrolled up; then a `Jump to latest` button appears. Sending scrolls to the sent
+// message. A provider retry shows its countdown; a failed run offers `Retry`.
 
-import { useLayoutEffect, useMemo, useRef } from 'react';
-import type { PendingApproval } from '../../../src-main/app/contract';
-import { groupItems, type ThreadDisplayState } from '../lib/thread-reducer';
-import { ConversationContext, type ConversationContextValue } from './conversation-context';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import { groupItems, type RetryNotice, type ThreadDisplayState } from '../lib/thread-reducer';
+import { useNow } from '../state/use-now';
+import { ApprovalCard } from './ApprovalCard';
+import { ConversationContext, type ConversationContextValue, type DecidedPreview } from './conversation-context';
 import { Icon, Spinner } from './Icon';
 import { ItemList } from './ItemList';
 import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
+import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 
 interface ConversationProps {
   state: ThreadDisplayState;
   approvals: readonly PendingApproval[];
   loading: boolean;
   noModel: boolean;
+  decidedPreviews: ReadonlyMap<string, DecidedPreview>;
+  onDecide(approval: PendingApproval, decision: ApprovalDecisionDto): Promise<boolean>;
+  onRetry(): void;
   onOpenSettings(): void;
   openThreadFile(path: string, title: string): void;
   onSendQueuedNow?(queuedId: string): Promise<void>;
@@ -25,66 +33,161 @@ const STICK_DISTANCE = 80;
 
 const noop = async (): Promise<void> => undefined;
 
-export function Conversation({ state, approvals, loading, noModel, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop }: ConversationProps): React.JSX.Element {
+/** Whether an approval may take focus: not while the person is typing or in the terminal. */
+function focusIsFree(log: HTMLElement | null): boolean {
+  const active = document.activeElement;
+  return active === null || active === document.body || (log !== null && log.contains(active));
+}
+
+export function Conversation(props: ConversationProps): React.JSX.Element {
+  const { state, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  /** Where we last scrolled to by ourselves: a scroll above it since then was the person's. */
+  const autoTop = useRef<number | null>(null);
+  const [behind, setBehind] = useState(false);
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
-  const pending = useMemo(() => new Set(approvals.map((a) => a.toolCallId)), [approvals]);
+  const pending = useMemo(() => new Map(approvals.map((a) => [a.toolCallId, a])), [approvals]);
+  const order = useMemo(() => approvals.map((a) => a.toolCallId), [approvals]);
+  const shownIds = useMemo(() => new Set(state.items.flatMap((i) => (i.kind === 'tool' ? [i.id] : []))), [state.items]);
+  const orphans = approvals.filter((a) => !shownIds.has(a.toolCallId));
+
+  // The oldest waiting approval takes focus when it appears, if focus is free.
+  const [focusApproval, setFocusApproval] = useState<string | null>(null);
+  const first = approvals[0]?.toolCallId ?? null;
+  useEffect(() => {
+    setFocusApproval(first !== null && focusIsFree(ref.current) ? first : null);
+  }, [first]);
+
   const context = useMemo<ConversationContextValue>(
-    () => ({ running: state.running, subTodos: state.subTodos, pendingApprovals: pending, openThreadFile }),
-    [state.running, state.subTodos, pending, openThreadFile],
+    () => ({ running: state.running, subTodos: state.subTodos, pendingApprovals: pending, approvalOrder: order, focusApproval, decide: onDecide, decidedPreviews, openThreadFile }),
+    [state.running, state.subTodos, pending, order, focusApproval, onDecide, decidedPreviews, openThreadFile],
   );
 
+  // Sending jumps to the sent message, wherever the person had scrolled.
+  const userCount = useMemo(() => state.items.filter((i) => i.kind === 'user').length, [state.items]);
+  const lastUserCount = useRef(userCount);
   useLayoutEffect(() => {
     const el = ref.current;
-    if (el && stick.current) el.scrollTop = el.scrollHeight;
-  }, [state.items, state.todos, state.queued]);
+    const sent = userCount > lastUserCount.current;
+    lastUserCount.current = userCount;
+    if (!el) return;
+    // The person may have scrolled up a moment ago, before its scroll event came.
+    const distance = el.scrollHeight - el.scrollTop - el.clientHeight;
+    if (stick.current && autoTop.current !== null && el.scrollTop < autoTop.current - 4 && distance >= STICK_DISTANCE) stick.current = false;
+    if (sent) stick.current = true;
+    if (stick.current) {
+      el.scrollTop = el.scrollHeight;
+      autoTop.current = el.scrollTop;
+      setBehind(false);
+    } else setBehind(true);
+  }, [state.items, state.todos, state.queued, approvals, userCount]);
 
   useLayoutEffect(() => {
     stick.current = true;
+    autoTop.current = null;
+    lastUserCount.current = 0;
+    setBehind(false);
   }, [state.threadId]);
 
   const onScroll = (): void => {
     const el = ref.current;
-    if (el) stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
+    if (!el) return;
+    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
+    if (stick.current) setBehind(false);
+  };
+
+  const jump = (): void => {
+    const el = ref.current;
+    if (!el) return;
+    stick.current = true;
+    el.scrollTo({ top: el.scrollHeight });
+    autoTop.current = el.scrollTop;
+    setBehind(false);
   };
 
   const empty = state.items.length === 0;
+  const last = grouped.top.at(-1);
+  const canRetry = !state.running && last?.kind === 'error' && last.retryable === true;
   return (
-    <div ref={ref} className="conversation" role="log" aria-label="Conversation" aria-live="polite" onScroll={onScroll}>
-      <TodoPanel todos={state.todos} />
-      {noModel ? (
-        <div className="no-model">
-          <Icon name="gear" size={22} />
-          <div>
-            <p className="no-model-title">No model is configured yet.</p>
-            <p className="muted">Choose a provider and a model (for example a local Ollama server) to start chatting.</p>
+    <div className="conversation-wrap">
+      <div ref={ref} className="conversation" role="log" aria-label="Conversation" aria-live="polite" onScroll={onScroll}>
+        <TodoPanel todos={state.todos} />
+        {noModel ? (
+          <div className="no-model">
+            <Icon name="gear" size={22} />
+            <div>
+              <p className="no-model-title">No model is configured yet.</p>
+              <p className="muted">Choose a provider and a model (for example a local Ollama server) to start chatting.</p>
+            </div>
+            <button type="button" className="btn btn-primary" onClick={onOpenSettings}>
+              Open settings
+            </button>
           </div>
-          <button type="button" className="btn btn-primary" onClick={onOpenSettings}>
-            Open settings
-          </button>
-        </div>
-      ) : null}
-      {empty && loading ? (
-        <div className="conversation-empty">
-          <Spinner label="Loading the thread" />
-        </div>
-      ) : empty && !noModel ? (
-        <div className="conversation-empty">
-          <Icon name="chat" size={28} />
-          <p>Ask the agent to read, search, change or run something in this folder.</p>
-          <p className="muted">Type @ to mention a file. Enter sends, Shift+Enter adds a line.</p>
-        </div>
-      ) : null}
-      <ConversationContext.Provider value={context}>
-        <ItemList items={grouped.top} nestedByCall={grouped.children} />
-      </ConversationContext.Provider>
-      {state.running && !pending.size ? (
-        <div className="working">
-          <Spinner /> Working…
-        </div>
+        ) : null}
+        {empty && loading ? (
+          <div className="conversation-empty">
+            <Spinner label="Loading the thread" />
+          </div>
+        ) : empty && !noModel ? (
+          <div className="conversation-empty">
+            <Icon name="chat" size={28} />
+            <p>Ask the agent to read, search, change or run something in this folder.</p>
+            <p className="muted">Type @ to mention a file. Enter sends, Shift+Enter adds a line.</p>
+            <p className="muted small">{TERMINAL_SHORTCUT_HINT}.</p>
+          </div>
+        ) : null}
+        <ConversationContext.Provider value={context}>
+          <ItemList items={grouped.top} nestedByCall={grouped.children} />
+          {orphans.map((approval) => (
+            <ApprovalCard
+              key={approval.toolCallId}
+              approval={approval}
+              position={order.indexOf(approval.toolCallId) + 1}
+              total={order.length}
+              onDecide={(decision) => onDecide(approval, decision)}
+              autoFocus={focusApproval === approval.toolCallId}
+            />
+          ))}
+        </ConversationContext.Provider>
+        {canRetry ? (
+          <div className="retry-row">
+            <button type="button" className="btn" onClick={onRetry}>
+              <Icon name="refresh" size={14} />
+              Retry
+            </button>
+            <span className="muted small">Runs the agent again from here.</span>
+          </div>
+        ) : null}
+        {state.running && !pending.size ? <Working retry={state.retry} /> : null}
+      </div>
+      {behind ? (
+        <button type="button" className="btn jump-latest" onClick={jump}>
+          <Icon name="arrowDown" size={14} />
+          Jump to latest
+        </button>
       ) : null}
       <QueuedMessages queued={state.queued} running={state.running} onSendNow={onSendQueuedNow} onCancel={onCancelQueued} />
+    </div>
+  );
+}
+
+function Working({ retry }: { retry: RetryNotice | null }): React.JSX.Element {
+  const now = useNow(retry !== null, 250);
+  if (retry === null) {
+    return (
+      <div className="working">
+        <Spinner /> Working…
+      </div>
+    );
+  }
+  const seconds = Math.max(0, Math.ceil((retry.at - now) / 1000));
+  const of = retry.maxAttempts > 0 ? ` of ${retry.maxAttempts}` : '';
+  return (
+    <div className="working working-retry" title={retry.message}>
+      <Spinner />
+      <span>{seconds > 0 ? `Retrying in ${seconds} s, attempt ${retry.attempt}${of}` : `Retrying now, attempt ${retry.attempt}${of}`}</span>
+      {retry.message ? <span className="muted small retry-reason">{retry.message}</span> : null}
     </div>
   );
 }

@@ -21,7 +21,9 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
   return (
     <section className="conversation-pane" aria-label="Chat">
       <div className="conversation-head">
-        <h1 className="thread-heading">{title}</h1>
+        <h1 className="thread-heading" title={title}>
+          {title}
+        </h1>
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} />
       </div>
       <ErrorBoundary name="Conversation">
@@ -30,6 +32,9 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
           approvals={session.approvals}
           loading={session.loading}
           noModel={noModel}
+          decidedPreviews={session.decidedPreviews}
+          onDecide={session.decide}
+          onRetry={() => void session.retry()}
           onOpenSettings={onOpenSettings}
           openThreadFile={openThreadFile}
           onSendQueuedNow={session.sendQueuedNow}
@@ -37,7 +42,14 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
         />
       </ErrorBoundary>
       <ErrorBoundary name="Message box">
-        <MessageBox running={state.running} disabledReason={disabledReason} onSend={session.send} onStop={() => void session.stop()} focusKey={session.threadId} />
+        <MessageBox
+          running={state.running}
+          disabledReason={disabledReason}
+          onSend={session.send}
+          onStop={() => void session.stop()}
+          focusKey={session.threadId}
+          pendingApprovals={session.approvals.length}
+        />
       </ErrorBoundary>
     </section>
   );

@@ -1,14 +1,52 @@
-// Sanitised Markdown with highlighted code; links open outside the window.
+// Sanitised Markdown with highlighted code. Web links open outside the window; links and
+// inline-code paths to files in the folder open them in the viewer; code blocks have a
+// Copy button.
 
 import { memo, useDeferredValue, useMemo } from 'react';
 import { renderMarkdown, renderMarkdownBlock, splitMarkdownBlocks } from '../lib/markdown';
+import { useOpenFile } from '../state/file-links';
+import { copyText } from './CopyButton';
 
-function openLinksOutside(event: React.MouseEvent<HTMLDivElement>): void {
-  const anchor = (event.target as HTMLElement).closest('a');
-  if (!anchor) return;
-  event.preventDefault();
+function activate(target: HTMLElement, openFile: (path: string) => void): boolean {
+  const copy = target.closest<HTMLElement>('[data-copy-code]');
+  if (copy) {
+    const code = copy.closest('.code-block')?.querySelector('pre')?.textContent ?? '';
+    void copyText(code).then((ok) => {
+      if (!ok) return;
+      copy.textContent = 'Copied';
+      setTimeout(() => (copy.textContent = 'Copy'), 1500);
+    });
+    return true;
+  }
+  const pathLink = target.closest<HTMLElement>('[data-path]');
+  if (pathLink) {
+    openFile(pathLink.dataset.path ?? '');
+    return true;
+  }
+  const anchor = target.closest('a');
+  if (!anchor) return false;
   const href = anchor.getAttribute('href') ?? '';
   if (/^https?:\/\//i.test(href) || /^mailto:/i.test(href)) window.open(href, '_blank', 'noopener,noreferrer');
+  return true;
+}
+
+function useHandlers(): { onClick(e: React.MouseEvent<HTMLDivElement>): void; onKeyDown(e: React.KeyboardEvent<HTMLDivElement>): void } {
+  const openFile = useOpenFile();
+  return useMemo(
+    () => ({
+      onClick(e) {
+        if (activate(e.target as HTMLElement, openFile)) e.preventDefault();
+      },
+      onKeyDown(e) {
+        const target = e.target as HTMLElement;
+        if ((e.key === 'Enter' || e.key === ' ') && target.matches('[data-copy-code], code[data-path]')) {
+          e.preventDefault();
+          activate(target, openFile);
+        }
+      },
+    }),
+    [openFile],
+  );
 }
 
 interface MarkdownProps {
@@ -21,12 +59,13 @@ interface MarkdownProps {
 export const Markdown = memo(function Markdown({ text, className, streaming = false }: MarkdownProps): React.JSX.Element {
   // While text streams in, parsing can lag a frame behind rather than block typing.
   const deferred = useDeferredValue(text);
+  const handlers = useHandlers();
   const classes = `markdown${className ? ` ${className}` : ''}`;
   const html = useMemo(() => (streaming ? null : renderMarkdown(deferred)), [deferred, streaming]);
   const blocks = useMemo(() => (streaming ? splitMarkdownBlocks(deferred) : []), [deferred, streaming]);
-  if (html !== null) return <div className={classes} onClick={openLinksOutside} dangerouslySetInnerHTML={{ __html: html }} />;
+  if (html !== null) return <div className={classes} {...handlers} dangerouslySetInnerHTML={{ __html: html }} />;
   return (
-    <div className={classes} onClick={openLinksOutside}>
+    <div className={classes} {...handlers}>
       {blocks.map((block, i) => (
         <MarkdownBlock key={i} block={block} />
       ))}

@@ -1,4 +1,5 @@
 // The message box: Enter sends, Shift+Enter adds a line, Esc stops a run; `@` suggests files.
+// Each thread keeps its own unsent draft (also across reloads).
 
 import { useEffect, useId, useRef, useState } from 'react';
 import { applyMention, findMention, mentionsIn, type Mention } from '../lib/mention';
@@ -13,18 +14,48 @@ interface MessageBoxProps {
   disabledReason: string | null;
   onSend(text: string): Promise<boolean>;
   onStop(): void;
-  /** Changes when the thread changes, to refocus the box. */
+  /** The open thread: the box refocuses and shows that thread's draft when it changes. */
   focusKey: string | null;
+  /** Approvals waiting in the conversation (a button leads to the first). */
+  pendingApprovals?: number;
+}
+
+const DRAFT_PREFIX = 'deepdesk.draft.';
+
+function loadDraft(threadId: string | null): string {
+  if (threadId === null) return '';
+  try {
+    return window.localStorage.getItem(DRAFT_PREFIX + threadId) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+function saveDraft(threadId: string | null, text: string): void {
+  if (threadId === null) return;
+  try {
+    if (text === '') window.localStorage.removeItem(DRAFT_PREFIX + threadId);
+    else window.localStorage.setItem(DRAFT_PREFIX + threadId, text);
+  } catch {
+    // Storage full or disabled: the draft lives only in this window.
+  }
+}
+
+function focusFirstApproval(): void {
+  const button = document.querySelector<HTMLButtonElement>('[role="log"] [role="group"][aria-label="Approve tool call"] button.btn-primary');
+  button?.scrollIntoView({ block: 'nearest' });
+  button?.focus();
 }
 
 const MAX_ROWS_PX = 240;
 
-export function MessageBox({ running, disabledReason, onSend, onStop, focusKey }: MessageBoxProps): React.JSX.Element {
+export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0 }: MessageBoxProps): React.JSX.Element {
   const api = useApi();
   const listId = useId().replace(/:/g, '');
   const hintId = useId();
   const textarea = useRef<HTMLTextAreaElement>(null);
-  const [text, setText] = useState('');
+  const [text, setText] = useState(() => loadDraft(focusKey));
+  const draftOf = useRef(focusKey);
   const [mention, setMention] = useState<Mention | null>(null);
   const [options, setOptions] = useState<string[]>([]);
   const [active, setActive] = useState(0);
@@ -33,9 +64,19 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey }
   // While the agent works a message can still be sent: it is queued until the current step ends.
   const canSend = disabledReason === null && text.trim() !== '';
 
+  // Switching threads: keep this thread's draft, show the other's.
   useEffect(() => {
+    if (draftOf.current !== focusKey) {
+      draftOf.current = focusKey;
+      setText(loadDraft(focusKey));
+      setMention(null);
+    }
     textarea.current?.focus();
   }, [focusKey]);
+
+  useEffect(() => {
+    if (draftOf.current === focusKey) saveDraft(focusKey, text);
+  }, [text, focusKey]);
 
   // Grow with the text up to a limit.
   useEffect(() => {
@@ -165,6 +206,18 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey }
           onKeyDown={onKeyDown}
         />
         <div className="message-actions">
+          {pendingApprovals > 0 ? (
+            <button
+              type="button"
+              className="btn btn-warn"
+              onClick={focusFirstApproval}
+              title="Go to the first call waiting for your approval"
+              aria-label={pendingApprovals === 1 ? 'Review approval' : `Review approvals (${pendingApprovals})`}
+            >
+              <Icon name="alert" size={14} />
+              Review{pendingApprovals > 1 ? ` (${pendingApprovals})` : ''}
+            </button>
+          ) : null}
           {running ? (
             <button type="button" className="btn btn-danger" onClick={onStop}>
               <Icon name="stop" size={14} />

@@ -12,32 +12,27 @@ interface ModalProps {
   className?: string;
   /** Shown as the dialog's visible heading. */
   title?: ReactNode;
-  /** Focus the dialog itself on open instead of its first control (nothing is one key away). */
-  focusDialog?: boolean;
-  /**
-   * Also hide the page behind from assistive technology (aria-hidden), not only make it inert.
-   * Off for dialogs where the page behind stays worth reading (the approval shows what the
-   * conversation is doing).
-   */
-  hideBackground?: boolean;
   children: ReactNode;
 }
 
 /** Open modals, innermost last: only the top one handles keys. */
-const stack: Array<{ dialog: HTMLElement; hide: boolean }> = [];
+const stack: HTMLElement[] = [];
 
 function updateBackground(): void {
   const root = document.getElementById('root');
   if (!root) return;
-  if (stack.length > 0) root.setAttribute('inert', '');
-  else root.removeAttribute('inert');
-  if (stack.some((entry) => entry.hide)) root.setAttribute('aria-hidden', 'true');
-  else root.removeAttribute('aria-hidden');
+  if (stack.length > 0) {
+    root.setAttribute('inert', '');
+    root.setAttribute('aria-hidden', 'true');
+  } else {
+    root.removeAttribute('inert');
+    root.removeAttribute('aria-hidden');
+  }
 }
 
 const FOCUSABLE = 'a[href], button:not([disabled]), textarea:not([disabled]), input:not([disabled]), select:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
-export function Modal({ label, role = 'dialog', onEscape, className, title, focusDialog = false, hideBackground = true, children }: ModalProps): React.JSX.Element {
+export function Modal({ label, role = 'dialog', onEscape, className, title, children }: ModalProps): React.JSX.Element {
   const ref = useRef<HTMLDivElement>(null);
   const escape = useRef(onEscape);
   useEffect(() => {
@@ -48,10 +43,10 @@ export function Modal({ label, role = 'dialog', onEscape, className, title, focu
     const dialog = ref.current;
     if (!dialog) return undefined;
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    const entry = { dialog, hide: hideBackground };
+    const entry = dialog;
     stack.push(entry);
     updateBackground();
-    const first = focusDialog ? dialog : (dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog.querySelector<HTMLElement>(FOCUSABLE) ?? dialog);
+    const first = dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog.querySelector<HTMLElement>(FOCUSABLE) ?? dialog;
     first.focus();
 
     const onKey = (event: KeyboardEvent): void => {

@@ -1,9 +1,10 @@
-// Threads: new, switch, rename inline, delete with a confirmation; shows which are running
-// and which wait for an approval.
+// Threads: search, grouped by date; new, switch, rename inline, delete with a confirmation;
+// shows which are running and which wait for an approval.
 
-import { useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
 import { formatRelativeTime } from '../lib/format';
+import { filterThreads, groupThreads } from '../lib/thread-groups';
 import { useApi } from '../state/use-api';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './Icon';
@@ -22,6 +23,9 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
   const api = useApi();
   const [renaming, setRenaming] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<ThreadSummaryDto | null>(null);
+  const [query, setQuery] = useState('');
+  const searchId = useId();
+  const groups = useMemo(() => groupThreads(filterThreads(threads, query)), [threads, query]);
 
   const rename = async (id: string, title: string): Promise<void> => {
     setRenaming(null);
@@ -41,7 +45,7 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
   };
 
   return (
-    <nav className="panel thread-list" aria-label="Threads">
+    <section className="panel thread-list" aria-label="Threads">
       <div className="panel-head">
         <h2 className="panel-title">Threads</h2>
         <button type="button" className="btn btn-small" onClick={onNew}>
@@ -49,26 +53,55 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
           New thread
         </button>
       </div>
+      {threads.length > 0 ? (
+        <div className="thread-search">
+          <label htmlFor={searchId} className="visually-hidden">
+            Search threads
+          </label>
+          <input
+            id={searchId}
+            type="search"
+            placeholder="Search threads"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape' && query) {
+                e.preventDefault();
+                setQuery('');
+              }
+            }}
+          />
+        </div>
+      ) : null}
       {threads.length === 0 ? (
         <p className="panel-empty muted">No threads yet. Send a message to start one.</p>
+      ) : groups.length === 0 ? (
+        <p className="panel-empty muted">No thread matches “{query}”.</p>
       ) : (
-        <ul className="thread-items">
-          {threads.map((thread) => (
-            <ThreadListItem
-              key={thread.id}
-              thread={thread}
-              current={thread.id === currentId}
-              running={thread.id === currentId ? currentRunning || thread.running : thread.running}
-              renaming={renaming === thread.id}
-              when={formatRelativeTime(thread.updatedAt)}
-              onSelect={() => onSelect(thread.id)}
-              onStartRename={() => setRenaming(thread.id)}
-              onRename={(title) => void rename(thread.id, title)}
-              onCancelRename={() => setRenaming(null)}
-              onDelete={() => setDeleting(thread)}
-            />
+        <div className="thread-items">
+          {groups.map((group) => (
+            <div key={group.label} role="group" aria-label={group.label} className="thread-group">
+              <h3 className="thread-group-label">{group.label}</h3>
+              <ul className="thread-group-list">
+                {group.threads.map((thread) => (
+                  <ThreadListItem
+                    key={thread.id}
+                    thread={thread}
+                    current={thread.id === currentId}
+                    running={thread.id === currentId ? currentRunning || thread.running : thread.running}
+                    renaming={renaming === thread.id}
+                    when={formatRelativeTime(thread.updatedAt)}
+                    onSelect={() => onSelect(thread.id)}
+                    onStartRename={() => setRenaming(thread.id)}
+                    onRename={(title) => void rename(thread.id, title)}
+                    onCancelRename={() => setRenaming(null)}
+                    onDelete={() => setDeleting(thread)}
+                  />
+                ))}
+              </ul>
+            </div>
           ))}
-        </ul>
+        </div>
       )}
       {deleting ? (
         <ConfirmDialog
@@ -79,6 +112,6 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
           onCancel={() => setDeleting(null)}
         />
       ) : null}
-    </nav>
+    </section>
   );
 }

@@ -64,7 +64,7 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
 
   return (
     <li className={`thread-item${current ? ' current' : ''}`}>
-      <button type="button" className="thread-select" aria-current={current ? 'true' : undefined} onClick={props.onSelect} onDoubleClick={props.onStartRename}>
+      <button type="button" className="thread-select" title={title} aria-current={current ? 'true' : undefined} onClick={props.onSelect} onDoubleClick={props.onStartRename}>
         <span className="thread-title">{title}</span>
         <span className="thread-meta">
           {running ? (

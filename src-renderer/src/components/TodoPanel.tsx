@@ -1,4 +1,5 @@
 // The agent's current plan: the latest todo list, pinned at the top of the conversation.
+// It is one line (progress and the current step) until the person opens it.
 
 import { useState } from 'react';
 import type { Todo } from '../lib/agent-event';
@@ -6,13 +7,19 @@ import { Icon } from './Icon';
 import { TodoList } from './TodoList';
 
 export function TodoPanel({ todos }: { todos: readonly Todo[] }): React.JSX.Element | null {
-  const [open, setOpen] = useState(true);
+  const [open, setOpen] = useState(false);
   if (todos.length === 0) return null;
   const done = todos.filter((t) => t.status === 'completed').length;
-  const current = todos.find((t) => t.status === 'in_progress');
+  const current = todos.find((t) => t.status === 'in_progress') ?? todos.find((t) => t.status === 'pending');
   return (
-    <section className="todo-panel" aria-label="Todos">
-      <button type="button" className="todo-panel-head" aria-expanded={open} onClick={() => setOpen((v) => !v)}>
+    <section className={`todo-panel${open ? ' open' : ''}`} aria-label="Todos">
+      <button
+        type="button"
+        className="todo-panel-head"
+        aria-expanded={open}
+        aria-label={`${open ? 'Hide' : 'Show'} the todo list (${done} of ${todos.length} done)`}
+        onClick={() => setOpen((v) => !v)}
+      >
         <Icon name={open ? 'chevronDown' : 'chevronRight'} size={14} />
         <Icon name="list" size={14} />
         <span className="todo-panel-title">Todos</span>

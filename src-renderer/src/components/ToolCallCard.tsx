@@ -1,79 +1,187 @@
-// One tool call: name and arguments, its result (a preview, the whole on demand), errors,
-// offloaded results, approval state, and for `task` the subagent's activity nested inside.
+// One tool call: what it does, its truthful status (with the elapsed time while it runs),
+// its result (the last lines of a command, where errors are; everything on demand), the
+// approval asked inline at the call, the diff of a write or edit (kept after approval),
+// offloaded results, and for `task` the subagent's activity nested inside. Reads, greps,
+// globs and listings are one line, expandable.
 
 import { memo, useState, type ReactNode } from 'react';
-import { formatBytes } from '../lib/format';
+import { formatBytes, formatElapsed } from '../lib/format';
 import type { ToolItem } from '../lib/thread-reducer';
-import { toolStatus } from '../lib/tool-status';
-import { commandOf, offloadedPath, previewLines, safeJson, summarizeArgs } from '../lib/tool-summary';
-import { useConversation } from './conversation-context';
+import { toolStatus, type ToolStatus } from '../lib/tool-status';
+import { ONE_LINE_TOOLS, commandOf, offloadedPath, oneLine, safeJson, summarizeArgs, tailLines } from '../lib/tool-summary';
+import { useNow } from '../state/use-now';
+import { ApprovalCard } from './ApprovalCard';
+import { useConversation, type DecidedPreview } from './conversation-context';
+import { CopyButton } from './CopyButton';
+import { DiffView } from './DiffView';
 import { Icon, Spinner } from './Icon';
+import { PathLink } from './PathLink';
 import { TodoList } from './TodoList';
+import { VisibleText } from './VisibleText';
 
-const PREVIEW_LINES = 4;
-const PREVIEW_CHARS = 600;
+const TAIL_LINES = 6;
 const FULL_CHARS = 200_000;
+const PATH_TOOLS = new Set(['read_file', 'write_file', 'edit_file', 'ls']);
+
+function record(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function StatusIcon({ status }: { status: ToolStatus }): React.JSX.Element | null {
+  if (status === 'running') return <Spinner />;
+  if (status === 'done') return <Icon name="check" size={14} />;
+  if (status === 'awaiting') return <Icon name="alert" size={14} />;
+  if (status === 'answered') return <Icon name="chat" size={14} />;
+  return <Icon name="x" size={14} />;
+}
+
+/** The diff of a write or edit: what the approval showed, else what the arguments say. */
+function diffOf(item: ToolItem, decided: DecidedPreview | undefined): DecidedPreview | null {
+  if (decided) return decided;
+  const a = record(item.args);
+  const path = typeof a.file_path === 'string' ? a.file_path : '';
+  if (item.name === 'edit_file' && typeof a.old_string === 'string' && typeof a.new_string === 'string') return { path, before: a.old_string, after: a.new_string };
+  return null;
+}
 
 export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item: ToolItem; nested?: ReactNode }): React.JSX.Element {
-  const { running, pendingApprovals, subTodos, openThreadFile } = useConversation();
+  const { running, pendingApprovals, approvalOrder, focusApproval, decide, decidedPreviews, subTodos, openThreadFile } = useConversation();
+  const pending = pendingApprovals.get(item.id);
   const [open, setOpen] = useState(false);
   const [nestedOpen, setNestedOpen] = useState(true);
-  const { status, label } = toolStatus(item, running, pendingApprovals.has(item.id));
-  const summary = summarizeArgs(item.name, item.args);
+  const { status, label, detail } = toolStatus(item, running, pending !== undefined);
+  const now = useNow(status === 'running' && item.startedAt !== undefined);
+  const oneLiner = ONE_LINE_TOOLS.has(item.name);
+  const summary = oneLiner ? oneLine(item.name, item.args, item.output) : summarizeArgs(item.name, item.args);
   const offloaded = offloadedPath(item.output, item.evictedTo);
   const command = item.name === 'execute' ? commandOf(item.args) : null;
+  const a = record(item.args);
+  const path = PATH_TOOLS.has(item.name) ? (typeof a.file_path === 'string' ? a.file_path : typeof a.path === 'string' ? a.path : null) : null;
   const todos = subTodos[item.id];
   const output = item.output ?? '';
-  const preview = previewLines(output.length > PREVIEW_CHARS ? output.slice(0, PREVIEW_CHARS) : output, PREVIEW_LINES);
-  const previewCut = preview.hidden > 0 || output.length > PREVIEW_CHARS;
+  const tail = tailLines(output, TAIL_LINES);
+  const diff = (item.name === 'write_file' || item.name === 'edit_file') && !pending ? diffOf(item, decidedPreviews.get(item.id)) : null;
+  const what = oneLiner ? summary : `${item.name}${summary ? ` ${summary}` : ''}`;
+  const elapsed = status === 'running' && item.startedAt !== undefined ? formatElapsed(now - item.startedAt) : null;
+  const live = status === 'running' && item.liveOutput ? tailLines(item.liveOutput, TAIL_LINES).text : null;
 
   return (
-    <article className={`tool-card tool-${status}`} aria-label={`Tool call ${item.name}`}>
+    <article className={`tool-card tool-${status}${oneLiner ? ' tool-oneline' : ''}`} aria-label={`Tool call ${item.name}`}>
       <header className="tool-head">
-        <button type="button" className="tool-toggle" aria-expanded={open} aria-label={open ? 'Hide details' : 'Show details'} onClick={() => setOpen((v) => !v)}>
+        <button
+          type="button"
+          className="tool-toggle"
+          aria-expanded={open}
+          aria-label={`${open ? 'Hide' : 'Show'} details of ${what.length > 100 ? `${what.slice(0, 99)}…` : what}`}
+          onClick={() => setOpen((v) => !v)}
+        >
           <Icon name={open ? 'chevronDown' : 'chevronRight'} size={14} />
         </button>
-        <span className="tool-name">{item.name}</span>
-        {summary ? <span className="tool-summary" title={summary}>{summary}</span> : null}
+        {oneLiner ? (
+          <span className="tool-summary tool-line" title={summary}>
+            <OneLineSummary item={item} summary={summary} path={path} />
+          </span>
+        ) : (
+          <>
+            <span className="tool-name">{item.name}</span>
+            {path !== null ? (
+              <span className="tool-summary">
+                <PathLink path={path} />
+              </span>
+            ) : summary ? (
+              <span className="tool-summary" title={summary}>
+                <VisibleText text={summary} />
+              </span>
+            ) : null}
+          </>
+        )}
         {item.edited ? (
           <span className="badge tool-edited" title="The person edited this call before it ran; it shows what ran">
             Edited
           </span>
         ) : null}
-        <span className={`tool-status status-${status}`}>
-          {status === 'running' ? <Spinner /> : status === 'done' ? <Icon name="check" size={14} /> : status === 'error' || status === 'rejected' ? <Icon name="x" size={14} /> : status === 'awaiting' ? <Icon name="alert" size={14} /> : null}
-          {label}
+        <span className={`tool-status status-${status}`} title={detail}>
+          <StatusIcon status={status} />
+          <span className="tool-status-label">{label}</span>
+          {elapsed ? <span className="tool-elapsed"> · {elapsed}</span> : null}
         </span>
       </header>
 
-      {item.approvalReason && (status === 'awaiting' || status === 'rejected') ? <p className="tool-reason">{item.approvalReason}</p> : null}
+      {item.approvalReason && status === 'rejected' ? (
+        <p className="tool-reason">
+          <VisibleText text={item.approvalReason} />
+        </p>
+      ) : null}
       {item.parseError ? <p className="tool-error-text">Arguments could not be parsed: {item.parseError}</p> : null}
+
+      {pending ? (
+        <ApprovalCard
+          key={pending.toolCallId}
+          approval={pending}
+          position={approvalOrder.indexOf(pending.toolCallId) + 1}
+          total={approvalOrder.length}
+          onDecide={(decision) => decide(pending, decision)}
+          autoFocus={focusApproval === pending.toolCallId}
+        />
+      ) : null}
+
+      {!pending && command !== null && !oneLiner ? (
+        <div className="tool-command">
+          <pre className="mono">
+            <span className="prompt" aria-hidden="true">$ </span>
+            <VisibleText text={command} />
+          </pre>
+          <CopyButton text={command} label="Copy command" />
+        </div>
+      ) : null}
+
+      {diff && !open ? <DiffView path={diff.path} before={diff.before} after={diff.after} /> : null}
+
+      {live !== null ? (
+        <pre className="tool-preview tool-live" aria-live="off">
+          {live}
+        </pre>
+      ) : null}
 
       {open ? (
         <div className="tool-body">
-          <div className="tool-section-label">{command !== null ? 'Command' : 'Arguments'}</div>
-          <pre className="tool-pre">{command ?? safeJson(item.args, 2)}</pre>
+          {diff ? <DiffView path={diff.path} before={diff.before} after={diff.after} /> : null}
           {item.edited ? (
             <>
               <div className="tool-section-label">{command !== null ? 'The agent proposed' : 'Arguments the agent proposed'}</div>
-              <pre className="tool-pre tool-pre-proposed">{item.name === 'execute' ? (commandOf(item.originalArgs) ?? safeJson(item.originalArgs, 2)) : safeJson(item.originalArgs, 2)}</pre>
+              <pre className="tool-pre tool-pre-proposed">
+                <VisibleText text={item.name === 'execute' ? (commandOf(item.originalArgs) ?? safeJson(item.originalArgs, 2)) : safeJson(item.originalArgs, 2)} />
+              </pre>
+            </>
+          ) : null}
+          {command === null ? (
+            <>
+              <div className="tool-section-label">Arguments</div>
+              <pre className="tool-pre">
+                <VisibleText text={safeJson(item.args, 2)} />
+              </pre>
             </>
           ) : null}
           {item.output !== undefined ? (
             <>
-              <div className="tool-section-label">Result</div>
-              <pre className={`tool-pre${item.isError ? ' tool-pre-error' : ''}`}>
-                {output.length > FULL_CHARS ? output.slice(0, FULL_CHARS) : output}
-              </pre>
-              {output.length > FULL_CHARS ? <p className="muted">Showing the first {formatBytes(FULL_CHARS)} of the result.</p> : null}
+              <div className="tool-section-label">
+                Result <CopyButton text={output} label="Copy output" />
+              </div>
+              <pre className={`tool-pre${item.isError ? ' tool-pre-error' : ''}`}>{output.length > FULL_CHARS ? output.slice(-FULL_CHARS) : output}</pre>
+              {output.length > FULL_CHARS ? <p className="muted">Showing the last {formatBytes(FULL_CHARS)} of the result.</p> : null}
             </>
           ) : null}
         </div>
-      ) : output !== '' && !offloaded ? (
-        <pre className={`tool-preview${item.isError ? ' tool-pre-error' : ''}`}>
-          {preview.text}
-          {previewCut ? <span className="muted">{'\n'}…</span> : null}
-        </pre>
+      ) : output !== '' && !offloaded && !oneLiner && !diff ? (
+        <div className="tool-output">
+          {tail.hidden > 0 ? (
+            <button type="button" className="tool-more" aria-label={`Show all ${tail.hidden + TAIL_LINES} lines of output of ${what.slice(0, 80)}`} onClick={() => setOpen(true)}>
+              … {tail.hidden} earlier line{tail.hidden === 1 ? '' : 's'}
+            </button>
+          ) : null}
+          <pre className={`tool-preview${item.isError || status === 'failed' || status === 'timeout' ? ' tool-pre-error' : ''}`}>{tail.text}</pre>
+          <CopyButton text={output} label="Copy output" className="tool-output-copy" />
+        </div>
       ) : null}
 
       {item.image ? <p className="muted tool-note">Returned an image ({item.image.mimeType}).</p> : null}
@@ -92,7 +200,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
 
       {nested || todos ? (
         <div className="subagent">
-          <button type="button" className="subagent-head" aria-expanded={nestedOpen} onClick={() => setNestedOpen((v) => !v)}>
+          <button type="button" className="subagent-head" aria-expanded={nestedOpen} aria-label={`${nestedOpen ? 'Hide' : 'Show'} subagent activity`} onClick={() => setNestedOpen((v) => !v)}>
             <Icon name={nestedOpen ? 'chevronDown' : 'chevronRight'} size={12} />
             Subagent activity
           </button>
@@ -107,3 +215,18 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
     </article>
   );
 });
+
+/** `Read README.md · 120 lines` with the path as a link. */
+function OneLineSummary({ item, summary, path }: { item: ToolItem; summary: string; path: string | null }): React.JSX.Element {
+  if (path === null || item.name !== 'read_file') return <VisibleText text={summary} />;
+  const shown = path.replace(/^\//, '');
+  const at = summary.indexOf(shown);
+  if (at < 0) return <VisibleText text={summary} />;
+  return (
+    <>
+      <VisibleText text={summary.slice(0, at)} />
+      <PathLink path={path} label={shown} />
+      <VisibleText text={summary.slice(at + shown.length)} />
+    </>
+  );
+}

@@ -1,8 +1,34 @@
-import { memo } from 'react';
+// A message the person sent; paths in it (`@src/a.ts`, `docs/x.md`) open the file.
+
+import { memo, type ReactNode } from 'react';
+import { pathInText } from '../lib/markdown';
 import { mentionsIn, splitAttachments } from '../lib/mention';
 import type { UserItem } from '../lib/thread-reducer';
-import { SentAttachments } from './AttachedFiles';
 import { useCheckpoints } from '../state/checkpoints-context';
+import { SentAttachments } from './AttachedFiles';
+import { CopyButton } from './CopyButton';
+import { PathLink } from './PathLink';
+
+const TOKEN = /(@?(?:\.{0,2}\/)?[\w@.+-]+(?:\/[\w@.+-]+)*)/g;
+
+function withPathLinks(text: string): ReactNode[] {
+  const out: ReactNode[] = [];
+  let last = 0;
+  for (const match of text.matchAll(TOKEN)) {
+    const token = match[0];
+    const bare = token.startsWith('@') ? token.slice(1) : token;
+    const shown = bare.replace(/[.,;:]+$/, '');
+    // Prose like "and/or" is not a path: without an @, ask for a file extension or a leading / or ./.
+    const likely = token.startsWith('@') || /^\.{0,2}\//.test(shown) || (shown.includes('/') && /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(shown));
+    const path = likely ? pathInText(shown) : null;
+    if (path === null) continue;
+    const start = match.index + (token.length - bare.length);
+    out.push(text.slice(last, match.index), token.startsWith('@') ? '@' : '', <PathLink key={start} path={path} label={shown} />);
+    last = start + shown.length;
+  }
+  out.push(text.slice(last));
+  return out;
+}
 
 /** `turn`: the message's ordinal among the thread's user messages (top level only), for checkpoints. */
 export const UserMessage = memo(function UserMessage({ item, turn }: { item: UserItem; turn?: number }): React.JSX.Element {
@@ -15,8 +41,9 @@ export const UserMessage = memo(function UserMessage({ item, turn }: { item: Use
     <div className="msg msg-user">
       <div className="msg-role">
         You
+        <CopyButton text={item.text} label="Copy message" className="msg-copy" />
       </div>
-      <div className="msg-user-text">{text}</div>
+      <div className="msg-user-text">{withPathLinks(text)}</div>
       <SentAttachments files={files} />
       {checkpoints && turn !== undefined ? (
         <div className="msg-actions">

@@ -1,33 +1,41 @@
 // The window's layout and the state that ties the panels together: which thread is open,
-// which file is shown, which dialog is up.
+// which file is shown, which dialog is up, and the panel frames (collapse, resize, the
+// switcher on narrow windows, the terminal as a bottom panel).
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Result } from '../../../src-main/app/contract';
 import { agentChangedPaths, type FileChange } from '../lib/file-tree';
+import { LEFT_PANELS, LIMITS, RIGHT_PANELS, terminalOnAgentCommand, type SidePanel } from '../lib/layout';
 import { useSettings } from '../state/settings-context';
+import { FileLinkContext } from '../state/file-links';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useMode } from '../state/use-mode';
 import { useConnection } from '../state/transport-context';
+import { useLayout } from '../state/use-layout';
 import { useTheme } from '../state/use-theme';
 import { useThreadSession } from '../state/use-thread-session';
 import { useThreads } from '../state/use-threads';
 import { CheckpointsProvider } from '../state/checkpoints-context';
 import { AppHeader } from './AppHeader';
 import { ChangesPanel } from './ChangesPanel';
-import { ApprovalDialog } from './ApprovalDialog';
 import { ConversationPane } from './ConversationPane';
 import { ErrorBoundary } from './ErrorBoundary';
 import { FileTree } from './FileTree';
 import { FileViewer, type OpenFile } from './FileViewer';
 import { MemoriesPanel } from './MemoriesPanel';
+import { PanelFrame } from './PanelFrame';
+import { PanelSwitcher } from './PanelSwitcher';
+import { Resizer } from './Resizer';
 import { SettingsDialog } from './SettingsDialog';
 import { TerminalPanel } from './TerminalPanel';
 import { TextViewerDialog, type TextViewerContent } from './TextViewerDialog';
 import { ThreadList } from './ThreadList';
 import { Toasts } from './Toasts';
+import { useTerminalFocus, TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 
 type AppInfo = Result<'app.info'>;
+type Drawer = SidePanel | 'viewer' | null;
 
 export function Workspace(): React.JSX.Element {
   const api = useApi();
@@ -42,7 +50,12 @@ export function Workspace(): React.JSX.Element {
   const [openFile, setOpenFile] = useState<OpenFile | null>(null);
   const [viewer, setViewer] = useState<TextViewerContent | null>(null);
   const [treeKey, setTreeKey] = useState(0);
+  const [drawer, setDrawer] = useState<Drawer>(null);
   const autoSelected = useRef(false);
+  const { layout, viewport, setSize, togglePanel, setTerminal } = useLayout(openFile !== null);
+  const bottomRef = useRef<HTMLDivElement>(null);
+  const leftRef = useRef<HTMLElement>(null);
+  const rightRef = useRef<HTMLElement>(null);
 
   useEffect(() => {
     void api.safe('app.info', {}).then((i) => i && setInfo(i));
@@ -52,17 +65,25 @@ export function Workspace(): React.JSX.Element {
     document.title = info?.folderName ? `${info.folderName} — Deepdesk` : 'Deepdesk';
   }, [info]);
 
+  const { select, syncRunning, threadId } = session;
+  const currentSummary = threads.find((t) => t.id === threadId);
+  const currentEmpty = threadId !== null && session.state.items.length === 0 && !session.state.running && (currentSummary?.messageCount ?? 0) === 0;
+
   const newThread = useCallback(async () => {
+    // An empty thread is already a new thread: don't pile up empty ones.
+    if (currentEmpty) {
+      document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.focus();
+      return;
+    }
     const created = await api.safe('threads.create', {});
     if (created) {
-      session.select(created.id);
+      select(created.id);
       void refreshThreads();
     }
-  }, [api, session.select, refreshThreads]);
+  }, [api, select, refreshThreads, currentEmpty]);
 
   // Open the most recent thread at start; with none, start one, so the terminal (which
   // belongs to a thread) works before the first message.
-  const { select, syncRunning, threadId } = session;
   useEffect(() => {
     if (autoSelected.current || !threadsLoaded) return;
     autoSelected.current = true;
@@ -80,10 +101,15 @@ export function Workspace(): React.JSX.Element {
   }, [threads, threadId, select]);
 
   // The list knows when a run ended even if its 'done' never came.
-  const currentSummary = threads.find((t) => t.id === threadId);
   useEffect(() => {
     if (currentSummary) syncRunning(currentSummary.running);
   }, [currentSummary, syncRunning]);
+
+  // The agent started a command: show the terminal, unless the person closed it.
+  const agentCommand = session.state.running && session.state.items.some((i) => i.kind === 'tool' && i.name === 'execute' && i.output === undefined && i.approval !== 'pending');
+  useEffect(() => {
+    if (agentCommand) setTerminal(terminalOnAgentCommand);
+  }, [agentCommand, setTerminal]);
 
   const readFile = useCallback(
     async (path: string) => {
@@ -97,12 +123,14 @@ export function Workspace(): React.JSX.Element {
     [api],
   );
 
+  const narrow = layout.narrow;
   const openPath = useCallback(
     (path: string) => {
       setOpenFile({ path });
       void readFile(path);
+      if (narrow) setDrawer('viewer');
     },
-    [readFile],
+    [readFile, narrow],
   );
 
   const onFileChanges = useCallback(
@@ -144,14 +172,67 @@ export function Workspace(): React.JSX.Element {
     void refreshThreads();
   };
 
+  const closeFile = (): void => {
+    setOpenFile(null);
+    if (drawer === 'viewer') setDrawer(null);
+  };
+
+  const terminalOpen = layout.terminalOpen;
+  const toggleTerminal = useCallback((open?: boolean) => setTerminal((old) => {
+    const isOpen = old === 'open' || (old !== 'closed' && terminalOpen);
+    return (open ?? !isOpen) ? 'open' : 'closed';
+  }), [setTerminal, terminalOpen]);
+  useTerminalFocus(bottomRef, terminalOpen, toggleTerminal);
+
+  // Esc closes the switcher's drawer on narrow windows.
+  useEffect(() => {
+    if (!narrow || drawer === null) return undefined;
+    const onKey = (e: KeyboardEvent): void => {
+      if (e.key === 'Escape' && !e.defaultPrevented) setDrawer(null);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [narrow, drawer]);
+  useEffect(() => {
+    if (!narrow) setDrawer(null);
+  }, [narrow]);
+
   const noModel = settings !== null && settings.model.trim() === '';
-  const approval = session.approvals[0];
   const changedPaths = useMemo(() => agentChangedPaths(session.state.items), [session.state.items]);
   const title = currentSummary?.title || (threadId ? 'Untitled thread' : 'New conversation');
 
+  const frame = (panel: SidePanel, share: number | null): { collapsed: boolean; style: React.CSSProperties; className: string } => {
+    const collapsed = !narrow && layout.collapsed[panel];
+    const hidden = narrow && drawer !== panel;
+    return {
+      collapsed,
+      className: hidden ? 'drawer-hidden' : '',
+      style: narrow || collapsed || share === null ? {} : { flex: `${share} 1 0` },
+    };
+  };
+
+  const leftOpen = LEFT_PANELS.filter((p) => !layout.collapsed[p]).length === 2;
+  const rightOpen = RIGHT_PANELS.filter((p) => !layout.collapsed[p]).length === 2;
+  const leftColumnHeight = (): number => leftRef.current?.clientHeight ?? viewport.height - 46;
+  const rightColumnHeight = (): number => rightRef.current?.clientHeight ?? viewport.height - 46;
+
+  const sidePanel = (panel: SidePanel, share: number | null, body: React.ReactNode): React.JSX.Element => {
+    const f = frame(panel, share);
+    return (
+      <PanelFrame name={panel} collapsed={f.collapsed} onToggle={() => togglePanel(panel)} className={f.className} style={f.style}>
+        <ErrorBoundary name={panel}>{body}</ErrorBoundary>
+      </PanelFrame>
+    );
+  };
+
+  const leftDrawer = drawer === 'Threads' || drawer === 'Files';
+  const rightDrawer = drawer === 'Memories' || drawer === 'Changes' || drawer === 'viewer';
+  const viewerShown = openFile !== null && (!narrow || drawer === 'viewer');
+
   return (
     <CheckpointsProvider threadId={threadId} running={session.state.running}>
-      <div className={`app theme-${theme}${openFile ? ' viewing' : ''}`}>
+    <FileLinkContext.Provider value={openPath}>
+      <div className={`app theme-${theme}${narrow ? ' narrow' : ''}`}>
         <AppHeader
           folderName={info?.folderName ?? ''}
           folder={info?.folder ?? ''}
@@ -162,49 +243,127 @@ export function Workspace(): React.JSX.Element {
           onOpenSettings={() => setSettingsOpen(true)}
           mode={mode}
         />
-        <aside className="sidebar">
-          <ErrorBoundary name="Threads">
-            <ThreadList threads={threads} currentId={threadId} currentRunning={session.state.running} onSelect={select} onNew={() => void newThread()} />
-          </ErrorBoundary>
-          <ErrorBoundary name="Files">
-            <FileTree key={treeKey} folderName={info?.folderName ?? ''} selectedPath={openFile?.path ?? null} onOpenFile={openPath} onChanges={onFileChanges} changedPaths={changedPaths} />
-          </ErrorBoundary>
-        </aside>
-        <main className="center">
-          <ConversationPane
-            session={session}
-            title={title}
-            noModel={noModel}
-            settingsLoaded={settings !== null}
-            onOpenSettings={() => setSettingsOpen(true)}
-            openThreadFile={openThreadFile}
-          />
-        </main>
-        <aside className={`right${openFile ? ' with-viewer' : ''}`}>
-          {openFile ? (
-            <ErrorBoundary name="File viewer">
-              <FileViewer file={openFile} onClose={() => setOpenFile(null)} />
-            </ErrorBoundary>
+        <div className="app-body">
+          {narrow ? <PanelSwitcher current={drawer === 'viewer' ? null : drawer} onSelect={(p) => setDrawer((d) => (d === p ? null : p))} /> : null}
+          <aside
+            ref={leftRef}
+            className={`side side-left${layout.leftRail && !narrow ? ' rail' : ''}${narrow ? (leftDrawer ? ' drawer open' : ' drawer') : ''}`}
+            style={narrow ? undefined : { width: layout.leftWidth }}
+          >
+            {sidePanel(
+              'Threads',
+              layout.leftSplit,
+              <ThreadList
+                threads={threads}
+                currentId={threadId}
+                currentRunning={session.state.running}
+                onSelect={(id) => {
+                  select(id);
+                  if (narrow) setDrawer(null);
+                }}
+                onNew={() => void newThread()}
+              />,
+            )}
+            {!narrow && leftOpen ? (
+              <Resizer
+                label="Resize Threads and Files"
+                orientation="horizontal"
+                value={layout.leftSplit * leftColumnHeight()}
+                min={leftColumnHeight() * 0.15}
+                max={leftColumnHeight() * 0.85}
+                onChange={(px) => setSize('leftSplit', px / leftColumnHeight())}
+                onReset={() => setSize('leftSplit', undefined)}
+              />
+            ) : null}
+            {sidePanel(
+              'Files',
+              1 - layout.leftSplit,
+              <FileTree key={treeKey} folderName={info?.folderName ?? ''} selectedPath={openFile?.path ?? null} onOpenFile={openPath} onChanges={onFileChanges} changedPaths={changedPaths} />,
+            )}
+          </aside>
+          {!narrow && !layout.leftRail ? (
+            <Resizer
+              label="Resize left panels"
+              orientation="vertical"
+              value={layout.leftWidth}
+              min={LIMITS.leftWidth(viewport)[0]}
+              max={LIMITS.leftWidth(viewport)[1]}
+              onChange={(v) => setSize('leftWidth', v)}
+              onReset={() => setSize('leftWidth', undefined)}
+            />
           ) : null}
-          <ErrorBoundary name="Memories">
-            <MemoriesPanel />
-          </ErrorBoundary>
-          <ErrorBoundary name="Changes">
-            <ChangesPanel />
-          </ErrorBoundary>
-        </aside>
-        <div className="bottom">
-          <ErrorBoundary name="Terminal">
-            <TerminalPanel threadId={threadId} theme={theme} mode={mode} />
-          </ErrorBoundary>
+          <main className="center">
+            <ConversationPane
+              session={session}
+              title={title}
+              noModel={noModel}
+              settingsLoaded={settings !== null}
+              onOpenSettings={() => setSettingsOpen(true)}
+              openThreadFile={openThreadFile}
+            />
+            {terminalOpen ? (
+              <Resizer
+                label="Resize Terminal"
+                orientation="horizontal"
+                direction={-1}
+                value={layout.terminalHeight}
+                min={LIMITS.terminalHeight(viewport)[0]}
+                max={LIMITS.terminalHeight(viewport)[1]}
+                onChange={(v) => setSize('terminalHeight', v)}
+                onReset={() => setSize('terminalHeight', undefined)}
+              />
+            ) : null}
+            <div ref={bottomRef} className="bottom-panel" style={terminalOpen ? { height: layout.terminalHeight } : undefined}>
+              <PanelFrame name="Terminal" collapsed={!terminalOpen} onToggle={() => toggleTerminal()} hint={TERMINAL_SHORTCUT_HINT} keyShortcuts="Control+Shift+`">
+                <ErrorBoundary name="Terminal">
+                  <TerminalPanel threadId={threadId} theme={theme} mode={mode} />
+                </ErrorBoundary>
+              </PanelFrame>
+            </div>
+          </main>
+          {!narrow && !layout.rightRail ? (
+            <Resizer
+              label="Resize right panels"
+              orientation="vertical"
+              direction={-1}
+              value={layout.rightWidth}
+              min={(openFile ? LIMITS.viewerWidth : LIMITS.rightWidth)(viewport)[0]}
+              max={(openFile ? LIMITS.viewerWidth : LIMITS.rightWidth)(viewport)[1]}
+              onChange={(v) => setSize(openFile ? 'viewerWidth' : 'rightWidth', v)}
+              onReset={() => setSize(openFile ? 'viewerWidth' : 'rightWidth', undefined)}
+            />
+          ) : null}
+          <aside
+            ref={rightRef}
+            className={`side side-right${layout.rightRail && !narrow ? ' rail' : ''}${openFile ? ' with-viewer' : ''}${narrow ? (rightDrawer ? ' drawer open' : ' drawer') : ''}`}
+            style={narrow ? undefined : { width: layout.rightWidth }}
+          >
+            {viewerShown && openFile ? (
+              <ErrorBoundary name="File viewer">
+                <FileViewer file={openFile} onClose={closeFile} />
+              </ErrorBoundary>
+            ) : null}
+            {sidePanel('Memories', openFile ? null : layout.rightSplit, <MemoriesPanel />)}
+            {!narrow && rightOpen && !openFile ? (
+              <Resizer
+                label="Resize Memories and Changes"
+                orientation="horizontal"
+                value={layout.rightSplit * rightColumnHeight()}
+                min={rightColumnHeight() * 0.15}
+                max={rightColumnHeight() * 0.85}
+                onChange={(px) => setSize('rightSplit', px / rightColumnHeight())}
+                onReset={() => setSize('rightSplit', undefined)}
+              />
+            ) : null}
+            {sidePanel('Changes', openFile ? null : 1 - layout.rightSplit, <ChangesPanel />)}
+          </aside>
+          {narrow && drawer !== null ? <div className="drawer-scrim" aria-hidden="true" onClick={() => setDrawer(null)} /> : null}
         </div>
       </div>
-      <ErrorBoundary name="Approval">
-        {approval ? <ApprovalDialog key={approval.toolCallId} approval={approval} total={session.approvals.length} onDecide={(decision) => session.decide(approval, decision)} /> : null}
-      </ErrorBoundary>
       <ErrorBoundary name="Settings">{settingsOpen ? <SettingsDialog onClose={() => setSettingsOpen(false)} /> : null}</ErrorBoundary>
       <ErrorBoundary name="Viewer">{viewer ? <TextViewerDialog content={viewer} onClose={() => setViewer(null)} /> : null}</ErrorBoundary>
       <Toasts />
+    </FileLinkContext.Provider>
     </CheckpointsProvider>
   );
 }

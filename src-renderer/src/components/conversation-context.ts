@@ -1,13 +1,27 @@
 // What every conversation item may need, without threading it through each level.
 
 import { createContext, useContext } from 'react';
+import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
 import type { Todo } from '../lib/agent-event';
+
+export interface DecidedPreview {
+  path: string;
+  before: string;
+  after: string;
+}
 
 export interface ConversationContextValue {
   running: boolean;
   subTodos: Readonly<Record<string, Todo[]>>;
-  /** Tool call ids waiting for the person's decision. */
-  pendingApprovals: ReadonlySet<string>;
+  /** Tool call ids waiting for the person's decision, with the request. */
+  pendingApprovals: ReadonlyMap<string, PendingApproval>;
+  /** The waiting approvals, oldest first (for "2 of 3"). */
+  approvalOrder: readonly string[];
+  /** The approval that may take focus when it appears. */
+  focusApproval: string | null;
+  decide(approval: PendingApproval, decision: ApprovalDecisionDto): Promise<boolean>;
+  /** The diff a write or edit showed when it was approved, by call id. */
+  decidedPreviews: ReadonlyMap<string, DecidedPreview>;
   /** Opens a thread file (/large_tool_results/…, /conversation_history/…) in the text viewer. */
   openThreadFile(path: string, title: string): void;
 }
@@ -15,7 +29,11 @@ export interface ConversationContextValue {
 export const ConversationContext = createContext<ConversationContextValue>({
   running: false,
   subTodos: {},
-  pendingApprovals: new Set(),
+  pendingApprovals: new Map(),
+  approvalOrder: [],
+  focusApproval: null,
+  decide: () => Promise.resolve(false),
+  decidedPreviews: new Map(),
   openThreadFile: () => undefined,
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitMarkdownBlocks } from './markdown';
+import { folderPathOfHref, pathInText, splitMarkdownBlocks } from './markdown';
 
 describe('splitMarkdownBlocks', () => {
   it('splits at blank lines but never inside fenced code', () => {
@@ -9,5 +9,29 @@ describe('splitMarkdownBlocks', () => {
 
   it('keeps an unfinished fence as one growing block', () => {
     expect(splitMarkdownBlocks('a\n\n```\ncode\n\nmore')).toEqual(['a', '```\ncode\n\nmore']);
+  });
+});
+
+describe('links to files in the folder', () => {
+  it('turns relative and rooted Markdown links into folder paths, and leaves web links alone', () => {
+    expect(folderPathOfHref('docs/guide.md')).toBe('/docs/guide.md');
+    expect(folderPathOfHref('./docs/../README.md#usage')).toBe('/README.md');
+    expect(folderPathOfHref('/src/a%20b.ts')).toBe('/src/a b.ts');
+    expect(folderPathOfHref('https://example.com/a.md')).toBeNull();
+    expect(folderPathOfHref('mailto:x@y.z')).toBeNull();
+    expect(folderPathOfHref('javascript:alert(1)')).toBeNull();
+    expect(folderPathOfHref('#heading')).toBeNull();
+    expect(folderPathOfHref('../outside.md')).toBeNull();
+  });
+
+  it('recognises paths written as inline code', () => {
+    expect(pathInText('src/lib/a.ts')).toBe('/src/lib/a.ts');
+    expect(pathInText('README.md')).toBe('/README.md');
+    expect(pathInText('/etc-like/x')).toBe('/etc-like/x');
+    expect(pathInText('src/a.ts:12')).toBe('/src/a.ts');
+    expect(pathInText('npm test')).toBeNull();
+    expect(pathInText('x')).toBeNull();
+    expect(pathInText('1.5')).toBeNull();
+    expect(pathInText('const a = b.c')).toBeNull();
   });
 });

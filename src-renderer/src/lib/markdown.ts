@@ -11,8 +11,10 @@ const marked = new Marked({
   renderer: {
     code({ text, lang }) {
       const language = lang?.trim().split(/\s+/)[0] ?? '';
-      const label = language ? `<span class="code-lang">${escapeHtml(language)}</span>` : '';
-      return `<div class="code-block">${label}<pre><code class="hljs${language ? ` language-${escapeHtml(language)}` : ''}">${highlightCode(text, language)}</code></pre></div>`;
+      // The language and the copy button sit in a bar above the code, never over it.
+      const label = `<span class="code-lang">${escapeHtml(language)}</span>`;
+      const copy = '<span class="code-copy" role="button" tabindex="0" aria-label="Copy code" data-copy-code="">Copy</span>';
+      return `<div class="code-block"><div class="code-bar">${label}${copy}</div><pre><code class="hljs${language ? ` language-${escapeHtml(language)}` : ''}">${highlightCode(text, language)}</code></pre></div>`;
     },
   },
 });
@@ -24,12 +26,66 @@ function purifier(): typeof DOMPurify {
     hooked = true;
     DOMPurify.addHook('afterSanitizeAttributes', (node) => {
       if (node.tagName === 'A') {
-        node.setAttribute('target', '_blank');
-        node.setAttribute('rel', 'noopener noreferrer');
+        const href = node.getAttribute('href') ?? '';
+        const path = folderPathOfHref(href);
+        if (path !== null) {
+          node.setAttribute('data-path', path);
+          node.setAttribute('title', `Open ${path}`);
+        } else {
+          node.setAttribute('target', '_blank');
+          node.setAttribute('rel', 'noopener noreferrer');
+        }
+      }
+      // Inline code that names a file becomes a link to it.
+      if (node.tagName === 'CODE' && node.parentElement?.tagName !== 'PRE' && node.childElementCount === 0) {
+        const path = pathInText(node.textContent ?? '');
+        if (path !== null) {
+          node.setAttribute('data-path', path);
+          node.setAttribute('role', 'link');
+          node.setAttribute('tabindex', '0');
+          node.setAttribute('title', `Open ${path}`);
+          node.setAttribute('class', 'path-link');
+        }
       }
     });
   }
   return DOMPurify;
+}
+
+const EXTERNAL = /^(?:[a-z][a-z0-9+.-]*:|\/\/|#)/i;
+
+/** The folder path a Markdown link points to (`docs/a.md`, `./a.md#x`, `/a.md`), or null for web links and anchors. */
+export function folderPathOfHref(href: string): string | null {
+  const trimmed = href.trim();
+  if (trimmed === '' || EXTERNAL.test(trimmed)) return null;
+  let path = trimmed.replace(/[?#].*$/, '');
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Keep it as written.
+  }
+  const parts: string[] = [];
+  for (const part of path.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else parts.push(part);
+  }
+  return parts.length > 0 ? `/${parts.join('/')}` : null;
+}
+
+const PATH_TEXT = /^(?:\.{1,2}\/|\/)?(?:[\w@.+-]+\/)*[\w@+-][\w@.+-]*$/;
+
+/** A path written in text (`src/a.ts`, `/README.md`, `package.json`), as a folder path; else null. */
+export function pathInText(text: string): string | null {
+  const t = text.trim().replace(/:\d+(?::\d+)?$/, '');
+  if (t.length < 3 || t.length > 300 || !PATH_TEXT.test(t)) return null;
+  const hasDir = t.includes('/');
+  const hasExtension = /\.[A-Za-z][A-Za-z0-9]{0,9}$/.test(t);
+  if (!hasDir && !hasExtension) return null;
+  if (/^\d/.test(t) && !hasDir) return null;
+  return folderPathOfHref(t);
 }
 
 export function renderMarkdown(text: string): string {

@@ -241,6 +241,38 @@ describe('loading a thread that is streaming', () => {
     expect(assistant).toHaveLength(1);
     expect(assistant[0]).toMatchObject({ text: 'Hello, world', streaming: true });
   });
+
+  it('shows a provider retry until the model answers, and marks a failed run retryable', () => {
+    const waiting = run([{ type: 'local_user', text: 'hi' }, ev('retry', { attempt: 2, maxAttempts: 5, delayMs: 8000, message: 'HTTP 503' })]);
+    expect(waiting.retry).toMatchObject({ attempt: 2, maxAttempts: 5, message: 'HTTP 503' });
+    expect(waiting.retry!.at).toBeGreaterThan(Date.now() + 7000);
+    expect(run([ev('text', { text: 'back' })], waiting).retry).toBeNull();
+    const failed = run([ev('error', { message: 'p:m failed after 5 attempts' }), ev('done', { text: '', reason: 'error' })], waiting);
+    expect(failed.retry).toBeNull();
+    expect(failed.items.at(-1)).toMatchObject({ kind: 'error', retryable: true });
+    // A subagent's retry is not the thread's.
+    expect(run([ev('retry', { attempt: 2, maxAttempts: 5, delayMs: 1, parentToolCallId: 'task1' })]).retry).toBeNull();
+  });
+
+  it('times a call from when it starts running and keeps the end of streamed output', () => {
+    const before = Date.now();
+    let s = run([ev('tool_call', { id: 'c1', name: 'execute', args: { command: 'make' } })]);
+    expect((s.items[0] as ToolItem).startedAt).toBeGreaterThanOrEqual(before);
+    s = run([ev('tool_output', { id: 'c1', chunk: 'a'.repeat(9000) }), ev('tool_output', { id: 'c1', chunk: 'END' })], s);
+    const live = (s.items[0] as ToolItem).liveOutput!;
+    expect(live.endsWith('END')).toBe(true);
+    expect(live.length).toBeLessThanOrEqual(8000);
+    s = run([ev('tool_result', { id: 'c1', name: 'execute', output: 'done', isError: false })], s);
+    expect((s.items[0] as ToolItem).liveOutput).toBeUndefined();
+  });
+
+  it('shows the edited arguments once the person edited a call', () => {
+    const s = run([
+      ev('tool_call', { id: 'c1', name: 'execute', args: { command: 'rm -rf /tmp/x' } }),
+      ev('approval', { id: 'c1', name: 'execute', args: { command: 'ls /tmp/x' }, status: 'edited', reason: '' }),
+    ]);
+    expect((s.items[0] as ToolItem).args).toEqual({ command: 'ls /tmp/x' });
+  });
 });
 
 describe('honest cards and queued messages', () => {

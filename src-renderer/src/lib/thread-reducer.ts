@@ -42,6 +42,10 @@ export interface ToolItem extends ItemBase {
   /** The person edited the call before it ran: `args` are what ran, these what the agent proposed. */
   edited?: boolean;
   originalArgs?: unknown;
+  /** When it started running here (ms since epoch), for the elapsed time. */
+  startedAt?: number;
+  /** The end of its output while it runs, when the events stream it (`tool_output`). */
+  liveOutput?: string;
 }
 
 export interface SummaryItem extends ItemBase {
@@ -53,6 +57,17 @@ export interface SummaryItem extends ItemBase {
 
 export interface ErrorItem extends ItemBase {
   kind: 'error';
+  message: string;
+  /** The run failed (not just a send): running it again can help. */
+  retryable?: boolean;
+}
+
+/** A provider call failed and is retried after a wait. */
+export interface RetryNotice {
+  attempt: number;
+  maxAttempts: number;
+  /** When the next attempt starts (ms since epoch). */
+  at: number;
   message: string;
 }
 
@@ -79,6 +94,8 @@ export interface ThreadDisplayState {
   textSeen: Record<string, boolean>;
   /** Messages sent during the run, waiting for the current step to end. */
   queued: QueuedMessageDto[];
+  /** The provider retry being waited out, until the model answers or the run ends. */
+  retry: RetryNotice | null;
 }
 
 export type ThreadAction =
@@ -96,7 +113,7 @@ export type ThreadAction =
   | { type: 'set_running'; running: boolean };
 
 export function emptyThreadState(threadId: string | null = null): ThreadDisplayState {
-  return { threadId, items: [], todos: [], subTodos: {}, usage: null, contextTokens: 0, contextWindow: 0, running: false, seq: 0, textSeen: {}, queued: [] };
+  return { threadId, items: [], todos: [], subTodos: {}, usage: null, contextTokens: 0, contextWindow: 0, running: false, seq: 0, textSeen: {}, queued: [], retry: null };
 }
 
 export function threadReducer(state: ThreadDisplayState, action: ThreadAction): ThreadDisplayState {
@@ -121,7 +138,13 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
     case 'local_error':
       return push(state, { kind: 'error', key: '', message: action.message });
     case 'local_approval':
-      return updateTool(state, action.toolCallId, action.parent, (tool) => withApproval(tool, action.status, action.args), (t) => t.output === undefined);
+      return updateTool(
+        state,
+        action.toolCallId,
+        action.parent,
+        (tool) => ({ ...withApproval(tool, action.status, action.args), ...(action.status === 'approved' || action.status === 'edited' ? { startedAt: Date.now() } : {}) }),
+        (t) => t.output === undefined,
+      );
     case 'unlocal_user': {
       const index = state.items.findLastIndex((i) => i.kind === 'user' && i.parent === undefined && i.text === action.text);
       return index < 0 ? state : { ...state, items: state.items.filter((_, i) => i !== index) };
@@ -195,6 +218,8 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
 
 function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisplayState {
   const parent = typeof event.parentToolCallId === 'string' && event.parentToolCallId !== '' ? event.parentToolCallId : undefined;
+  // Anything the model produced (or the run ending) means the retry wait is over.
+  if (state.retry !== null && parent === undefined && PROGRESS.has(event.type)) state = { ...state, retry: null };
   const scope = parent ?? '';
   switch (event.type) {
     case 'text': {
@@ -212,7 +237,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       const id = str(event.id);
       const next = finishStreaming(state, parent);
       const existing = findTool(next.items, id, parent, (t) => t.output === undefined, true);
-      const tool: ToolItem = { kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args };
+      const tool: ToolItem = { kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args, startedAt: Date.now() };
       if (typeof event.parseError === 'string') tool.parseError = event.parseError;
       if (existing >= 0) {
         const old = next.items[existing] as ToolItem;
@@ -228,6 +253,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         const image = event.image as { mimeType?: unknown } | undefined;
         if (image && typeof image.mimeType === 'string') next.image = { mimeType: image.mimeType };
         if (next.approval === 'pending') delete next.approval;
+        delete next.liveOutput;
         return next;
       };
       if (findTool(state.items, id, parent, () => true) < 0) {
@@ -242,7 +268,25 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       if (findTool(state.items, id, parent, () => true) < 0) {
         state = push(state, withParent({ kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args }, parent));
       }
-      return updateTool(state, id, parent, (tool) => ({ ...withApproval(tool, status, event.args), approvalReason: reason || tool.approvalReason }));
+      const restart = status === 'approved' || status === 'edited';
+      return updateTool(state, id, parent, (tool) => ({
+        ...withApproval(tool, status, event.args),
+        approvalReason: reason || tool.approvalReason,
+        ...(restart ? { startedAt: Date.now() } : {}),
+      }));
+    }
+    case 'tool_output': {
+      // Streamed output of a running call, if the harness sends it: keep the end only.
+      const chunk = str(event.chunk, str(event.text, str(event.output)));
+      if (chunk === '') return state;
+      return updateTool(state, str(event.id), parent, (tool) => ({ ...tool, liveOutput: ((tool.liveOutput ?? '') + chunk).slice(-LIVE_OUTPUT_CHARS) }), (t) => t.output === undefined);
+    }
+    case 'retry': {
+      if (parent !== undefined) return state;
+      return {
+        ...state,
+        retry: { attempt: num(event.attempt, 2), maxAttempts: num(event.maxAttempts, 0), at: Date.now() + num(event.delayMs), message: str(event.message) },
+      };
     }
     case 'queued':
       return parent === undefined ? { ...state, queued: queuedOf(event.queued) } : state;
@@ -280,7 +324,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         contextWindow: num(event.contextWindow, state.contextWindow),
       };
     case 'error':
-      return push(state, withParent({ kind: 'error', key: '', message: str(event.message, 'Unknown error') }, parent));
+      return push(state, withParent({ kind: 'error', key: '', message: str(event.message, 'Unknown error'), ...(parent === undefined ? { retryable: true } : {}) }, parent));
     case 'done': {
       let next = finishStreaming(state, parent, parent === undefined);
       const text = str(event.text);
@@ -298,6 +342,9 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       return state;
   }
 }
+
+const PROGRESS = new Set(['text', 'tool_call', 'error', 'done', 'usage']);
+const LIVE_OUTPUT_CHARS = 8000;
 
 const APPROVAL_STATUSES = new Set(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']);
 

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { commandOf, offloadedPath, previewLines, summarizeArgs } from './tool-summary';
+import { commandOf, offloadedPath, oneLine, previewLines, summarizeArgs, tailLines } from './tool-summary';
 
 describe('tool summaries', () => {
   it('summarizes arguments per tool', () => {
@@ -31,5 +31,26 @@ describe('tool summaries', () => {
   it('previews the first lines', () => {
     expect(previewLines('a\nb\nc', 2)).toEqual({ text: 'a\nb', hidden: 1 });
     expect(previewLines('a', 2)).toEqual({ text: 'a', hidden: 0 });
+  });
+});
+
+describe('one-line cards', () => {
+  it('says what a read, grep, glob or ls did and what came back', () => {
+    const read = Array.from({ length: 120 }, (_, i) => `${String(i + 1).padStart(6)}\tline ${i}`).join('\n');
+    expect(oneLine('read_file', { file_path: '/README.md' }, read)).toBe('Read README.md · 120 lines');
+    expect(oneLine('read_file', { file_path: '/a.ts' }, `${read}\n\n[Showing lines 1-100 of 500. Continue with offset=100.]`)).toBe('Read a.ts · lines 1–100 of 500');
+    expect(oneLine('read_file', { file_path: '/x' }, "Error: File '/x' not found")).toBe("Read x · File '/x' not found");
+    expect(oneLine('read_file', { file_path: '/a.ts' }, undefined)).toBe('Read a.ts');
+    expect(oneLine('grep', { pattern: 'TODO' }, '/a.ts\n/b.ts\n/c.ts')).toBe('Searched for "TODO" · 3 files');
+    expect(oneLine('grep', { pattern: 'x', output_mode: 'content', path: '/src' }, '/src/a.ts:\n  3: x = 1\n  9: x()\n/src/b.ts:\n  1: x')).toBe('Searched for "x" in src · 3 matches in 2 files');
+    expect(oneLine('grep', { pattern: 'zz' }, 'No matches found')).toBe('Searched for "zz" · no matches');
+    expect(oneLine('glob', { pattern: '**/*.ts' }, '/a.ts\n/b/c.ts')).toBe('Found **/*.ts · 2 files');
+    expect(oneLine('ls', { path: '/' }, '/memories/ (directory)\n/a.ts (3 bytes)')).toBe('Listed the folder · 2 entries');
+    expect(oneLine('ls', { path: '/src' }, '/src/a.ts (3 bytes)')).toBe('Listed src · 1 entry');
+  });
+
+  it('keeps the last lines of output, where errors are', () => {
+    expect(tailLines('1\n2\n3\n4\n', 2)).toEqual({ text: '3\n4', hidden: 2 });
+    expect(tailLines('only', 3)).toEqual({ text: 'only', hidden: 0 });
   });
 });

@@ -3,6 +3,7 @@
 
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import type { DecidedPreview } from '../components/conversation-context';
 import type { RawAgentEvent } from '../lib/agent-event';
 import { emptyThreadState, threadReducer, type ThreadDisplayState } from '../lib/thread-reducer';
 import { errorMessage, useToasts } from './toasts';
@@ -24,6 +25,10 @@ export interface ThreadSession {
   cancelQueued(queuedId: string): Promise<void>;
   /** Interrupts the current step and delivers this queued message at once. */
   sendQueuedNow(queuedId: string): Promise<void>;
+  /** Runs the thread again after a failed run. */
+  retry(): Promise<void>;
+  /** The diffs approvals showed, kept for the cards after the decision. */
+  decidedPreviews: ReadonlyMap<string, DecidedPreview>;
   /** Takes the running flag from a fresh thread list (a run can end without a 'done' event). */
   syncRunning(running: boolean): void;
 }
@@ -42,6 +47,7 @@ export function useThreadSession(): ThreadSession {
   const [state, dispatch] = useReducer(threadReducer, emptyThreadState());
   const [approvals, setApprovals] = useState<PendingApproval[]>([]);
   const [loading, setLoading] = useState(false);
+  const [decidedPreviews, setDecidedPreviews] = useState<ReadonlyMap<string, DecidedPreview>>(new Map());
   /** Events that arrive while threads.get is in flight wait here, then apply on top of it. */
   /** Live events that arrive while threads.get loads, with their seq. */
   const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
@@ -169,6 +175,12 @@ export function useThreadSession(): ThreadSession {
   const send = useCallback(
     async (text: string) => {
       const id = current.current;
+      // While the thread is still loading, its snapshot would replace the message shown
+      // now: send once it has loaded.
+      if (id !== null && buffer.current !== null) {
+        firstMessage.current = { threadId: id, text };
+        return true;
+      }
       if (id !== null) return sendNow(id, text);
       const created = await api.safe('threads.create', {});
       if (!created) return false;
@@ -188,6 +200,13 @@ export function useThreadSession(): ThreadSession {
     async (approval: PendingApproval, decision: ApprovalDecisionDto) => {
       const result = await api.safe('approvals.decide', { threadId: approval.threadId, toolCallId: approval.toolCallId, decision });
       if (!result) return false;
+      const preview = approval.preview;
+      if (preview && (decision.type === 'approve' || decision.type === 'edit')) {
+        // An edited write shows what it will really write.
+        const after = decision.type === 'edit' && approval.toolName === 'write_file' && typeof decision.args.content === 'string' ? decision.args.content : preview.after;
+        const kept = decision.type === 'edit' && approval.toolName === 'edit_file' ? null : { path: preview.path, before: preview.before, after };
+        if (kept) setDecidedPreviews((m) => new Map(m).set(approval.toolCallId, kept));
+      }
       setApprovals((list) => list.filter((a) => a.toolCallId !== approval.toolCallId));
       if (approval.threadId === current.current) {
         dispatch({
@@ -202,6 +221,23 @@ export function useThreadSession(): ThreadSession {
     },
     [api],
   );
+
+  const retry = useCallback(async () => {
+    const id = current.current;
+    if (id === null) return;
+    dispatch({ type: 'set_running', running: true });
+    sending.current++;
+    try {
+      await api.call('threads.retry', { threadId: id });
+    } catch (err) {
+      if (current.current === id) {
+        dispatch({ type: 'local_error', message: `Could not retry: ${errorMessage(err)}` });
+        dispatch({ type: 'set_running', running: false });
+      }
+    } finally {
+      sending.current--;
+    }
+  }, [api]);
 
   const syncRunning = useCallback((running: boolean) => {
     if (sending.current > 0 || buffer.current !== null) return;
@@ -224,5 +260,5 @@ export function useThreadSession(): ThreadSession {
     [api],
   );
 
-  return { threadId, state, approvals, loading, select, send, stop, decide, cancelQueued, sendQueuedNow, syncRunning };
+  return { threadId, state, approvals, loading, select, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning };
 }

@@ -1,0 +1,271 @@
+// A paused tool call, asked inline in the conversation at the call (SPEC §6: a group named
+// `Approve tool call`): approve (optionally always), reject with a message, edit what
+// matters, or answer instead. Shortcuts while focus is in the card: 1 approve, 2 approve
+// and always allow, 3 reject, E edit, Esc to reject with a message. Nothing here is modal.
+
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
+import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/approval-edit';
+import { describeRule } from '../lib/rules';
+import { commandOf, safeJson } from '../lib/tool-summary';
+import { hasInvisible, visibleText } from '../lib/visible-text';
+import { DiffView } from './DiffView';
+import { Icon } from './Icon';
+import { Markdown } from './Markdown';
+import { PathLink } from './PathLink';
+import { VisibleText } from './VisibleText';
+
+interface ApprovalCardProps {
+  approval: PendingApproval;
+  /** 1-based place among the waiting approvals, oldest first, and how many wait. */
+  position: number;
+  total: number;
+  onDecide(decision: ApprovalDecisionDto): Promise<boolean>;
+  /** Take focus when it appears (the first waiting approval, when focus is free). */
+  autoFocus: boolean;
+}
+
+/** The symlink target and the outside-the-sandbox request of an approval, when it has them. */
+function extras(approval: PendingApproval): { resolvedTarget?: string; outsideSandbox: boolean; sandboxReason?: string } {
+  const args = approval.args;
+  const resolvedTarget = approval.resolvedTarget !== undefined && approval.resolvedTarget !== '' ? approval.resolvedTarget : undefined;
+  // Anything but an absent or `true` sandbox argument runs outside (as the mode engine decides).
+  const outsideSandbox = approval.outsideSandbox !== undefined || (args.sandbox !== undefined && args.sandbox !== true);
+  const reason = approval.outsideSandbox?.reason ?? args.reason;
+  const stated = typeof reason === 'string' && reason.trim() !== '' ? reason : undefined;
+  return { ...(resolvedTarget ? { resolvedTarget } : {}), outsideSandbox, ...(stated ? { sandboxReason: stated } : {}) };
+}
+
+function Kbd({ children }: { children: string }): React.JSX.Element {
+  return (
+    <kbd className="kbd" aria-hidden="true">
+      {children}
+    </kbd>
+  );
+}
+
+export function ApprovalCard({ approval, position, total, onDecide, autoFocus }: ApprovalCardProps): React.JSX.Element {
+  const command = approval.toolName === 'execute' ? commandOf(approval.args) : null;
+  const fields = useMemo(() => editFields(approval.toolName, approval.args), [approval.toolName, approval.args]);
+  const [editing, setEditing] = useState(false);
+  const [drafts, setDrafts] = useState<Record<string, string>>({});
+  const [draftError, setDraftError] = useState<string | null>(null);
+  const [reply, setReply] = useState('');
+  const [always, setAlways] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [rejecting, setRejecting] = useState(false);
+  const baseId = useId();
+  const approveRef = useRef<HTMLButtonElement>(null);
+  const replyRef = useRef<HTMLTextAreaElement>(null);
+  const { resolvedTarget, outsideSandbox, sandboxReason } = extras(approval);
+  const path = approval.preview?.path ?? (typeof approval.args.file_path === 'string' ? approval.args.file_path : typeof approval.args.path === 'string' ? approval.args.path : undefined);
+  const rule = approval.suggestedRule;
+
+  useEffect(() => {
+    if (autoFocus) approveRef.current?.focus({ preventScroll: false });
+  }, [autoFocus]);
+
+  const decide = async (decision: ApprovalDecisionDto): Promise<void> => {
+    if (busy) return;
+    setBusy(true);
+    const ok = await onDecide(decision);
+    if (!ok) setBusy(false);
+  };
+
+  const startEdit = (): void => {
+    setDrafts(initialDrafts(fields, approval.args));
+    setDraftError(null);
+    setEditing(true);
+  };
+
+  const approve = (alwaysAllow = always): void => {
+    if (!editing) {
+      void decide(alwaysAllow && rule ? { type: 'approve', alwaysAllow: rule } : { type: 'approve' });
+      return;
+    }
+    const result = editedArgs(approval.toolName, fields, approval.args, drafts);
+    if ('error' in result) {
+      setDraftError(result.error);
+      return;
+    }
+    void decide({ type: 'edit', args: result.args });
+  };
+
+  const reject = (): void => {
+    const message = reply.trim();
+    void decide(message ? { type: 'reject', message } : { type: 'reject' });
+  };
+
+  const respond = (): void => {
+    const message = reply.trim();
+    if (message) void decide({ type: 'respond', message });
+    else {
+      setRejecting(false);
+      replyRef.current?.focus();
+    }
+  };
+
+  const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>): void => {
+    if (busy || e.altKey || e.ctrlKey || e.metaKey) return;
+    const target = e.target as HTMLElement;
+    const typing = target.tagName === 'TEXTAREA' || target.tagName === 'INPUT';
+    if (typing) {
+      if (target === replyRef.current && e.key === 'Enter' && !e.shiftKey && reply.trim() !== '') {
+        e.preventDefault();
+        if (rejecting) reject();
+        else respond();
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        if (target === replyRef.current && rejecting) reject();
+        else approveRef.current?.focus();
+      }
+      return;
+    }
+    const actions: Record<string, () => void> = {
+      '1': () => approve(),
+      '2': () => rule && !editing && approve(true),
+      '3': reject,
+      e: () => (editing ? undefined : startEdit()),
+      Escape: () => {
+        setRejecting(true);
+        replyRef.current?.focus();
+      },
+    };
+    const action = actions[e.key === 'E' ? 'e' : e.key];
+    if (!action) return;
+    e.preventDefault();
+    e.stopPropagation();
+    action();
+  };
+
+  const titleId = `${baseId}-title`;
+  return (
+    <div role="group" aria-label="Approve tool call" aria-describedby={titleId} className="approval-card" onKeyDown={onKeyDown}>
+      <div className="approval-meta" id={titleId}>
+        <Icon name="alert" size={14} />
+        <span>
+          <span className="approval-tool mono">{approval.toolName}</span> needs your approval
+        </span>
+        {approval.parentToolCallId ? <span className="badge">subagent</span> : null}
+        {total > 1 ? (
+          <span className="muted approval-position">
+            {position} of {total} waiting
+          </span>
+        ) : null}
+      </div>
+      {/* The reason quotes the call: its invisible characters are escaped before Markdown. */}
+      {approval.reason ? <Markdown className="approval-reason" text={visibleText(approval.reason)} /> : null}
+
+      {outsideSandbox ? (
+        <p className="approval-warning">
+          <Icon name="shield" size={14} /> Runs outside the sandbox{sandboxReason ? ':' : '.'}
+          {sandboxReason ? <span className="approval-stated"> {visibleText(sandboxReason)}</span> : null}
+        </p>
+      ) : sandboxReason ? (
+        <p className="approval-stated muted">Agent’s reason: {visibleText(sandboxReason)}</p>
+      ) : null}
+      {resolvedTarget && path && resolvedTarget !== path ? (
+        <p className="approval-warning">
+          <Icon name="alert" size={14} /> <PathLink path={path} /> is a link: this {approval.toolName === 'execute' ? 'runs' : 'writes'} to <span className="mono resolved-target"><VisibleText text={resolvedTarget} /></span>
+        </p>
+      ) : null}
+
+      {editing ? (
+        <div className="approval-editors">
+          {fields.map((field) => {
+            const id = `${baseId}-${field.key || 'json'}`;
+            const value = drafts[field.key] ?? '';
+            return (
+              <div className="field" key={field.key}>
+                <label htmlFor={id}>{field.label}</label>
+                <textarea
+                  id={id}
+                  className="mono approval-edit"
+                  value={value}
+                  rows={field.rows}
+                  spellCheck={false}
+                  onChange={(e) => {
+                    const next = e.target.value;
+                    setDrafts((d) => ({ ...d, [field.key]: next }));
+                    setDraftError(null);
+                  }}
+                  autoFocus={field === fields[0]}
+                />
+                {hasInvisible(value) ? (
+                  <p className="approval-warning small">
+                    Contains invisible characters: <span className="mono"><VisibleText text={value} /></span>
+                  </p>
+                ) : null}
+              </div>
+            );
+          })}
+          {draftError ? (
+            <p className="error-text" role="alert">
+              {draftError}
+            </p>
+          ) : null}
+          <p className="muted small">Approve runs the call with your changes.</p>
+        </div>
+      ) : command !== null ? (
+        <div className="approval-command">
+          <div className="tool-section-label">Command</div>
+          <pre className="mono">
+            <VisibleText text={command} />
+          </pre>
+          {hasInvisible(command) ? <p className="approval-warning small">This command contains invisible or control characters (shown as ⟨U+…⟩).</p> : null}
+        </div>
+      ) : approval.preview ? (
+        <DiffView path={visibleText(approval.preview.path)} before={approval.preview.before} after={approval.preview.after} />
+      ) : (
+        <div>
+          <div className="tool-section-label">Arguments</div>
+          <pre className="tool-pre approval-args">
+            <VisibleText text={safeJson(approval.args, 2)} />
+          </pre>
+        </div>
+      )}
+
+      {rule && !editing ? (
+        <label className="always-allow">
+          <input type="checkbox" checked={always} onChange={(e) => setAlways(e.target.checked)} aria-keyshortcuts="2" />
+          <Markdown className="rule-scope" text={visibleText(alwaysAllowLabel(rule.description, describeRule(rule)))} />
+          <Kbd>2</Kbd>
+        </label>
+      ) : null}
+
+      <div className="field approval-reply">
+        <label htmlFor={`${baseId}-reply`}>{rejecting ? 'Why you reject it (Enter to reject)' : 'Message to the agent'}</label>
+        <textarea
+          ref={replyRef}
+          id={`${baseId}-reply`}
+          value={reply}
+          rows={1}
+          placeholder="Optional: why you reject it, or an answer instead of running it"
+          onChange={(e) => setReply(e.target.value)}
+        />
+      </div>
+
+      <div className="approval-actions">
+        <button ref={approveRef} type="button" className="btn btn-primary" onClick={() => approve()} disabled={busy} aria-keyshortcuts="1">
+          Approve <Kbd>1</Kbd>
+        </button>
+        <button type="button" className="btn btn-danger" onClick={reject} disabled={busy} aria-keyshortcuts="3">
+          Reject <Kbd>3</Kbd>
+        </button>
+        {editing ? (
+          <button type="button" className="btn" onClick={() => setEditing(false)} disabled={busy}>
+            Discard changes
+          </button>
+        ) : (
+          <button type="button" className="btn" onClick={startEdit} disabled={busy} aria-keyshortcuts="E">
+            Edit <Kbd>E</Kbd>
+          </button>
+        )}
+        <button type="button" className="btn" onClick={respond} disabled={busy} title="Answer the agent instead of running the call">
+          Respond
+        </button>
+        <span className="muted small approval-hint">Esc: reject with a message</span>
+      </div>
+    </div>
+  );
+}

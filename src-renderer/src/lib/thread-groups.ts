@@ -1,0 +1,51 @@
+// The thread list's search and date groups (Today, Yesterday, Previous 7 days, Previous 30
+// days, then by month), newest first.
+
+import type { ThreadSummaryDto } from '../../../src-main/app/contract';
+
+export interface ThreadGroup {
+  label: string;
+  threads: ThreadSummaryDto[];
+}
+
+/** Threads whose title contains every word of the query, case-insensitively. */
+export function filterThreads(threads: readonly ThreadSummaryDto[], query: string): ThreadSummaryDto[] {
+  const words = query.toLocaleLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return [...threads];
+  return threads.filter((t) => {
+    const title = (t.title || 'Untitled thread').toLocaleLowerCase();
+    return words.every((w) => title.includes(w));
+  });
+}
+
+function startOfDay(t: number): number {
+  const d = new Date(t);
+  d.setHours(0, 0, 0, 0);
+  return d.getTime();
+}
+
+const DAY = 86_400_000;
+
+export function groupThreads(threads: readonly ThreadSummaryDto[], now: number = Date.now()): ThreadGroup[] {
+  const today = startOfDay(now);
+  const groups = new Map<string, ThreadSummaryDto[]>();
+  const sorted = [...threads].sort((a, b) => Date.parse(b.updatedAt || b.createdAt) - Date.parse(a.updatedAt || a.createdAt));
+  for (const thread of sorted) {
+    const t = Date.parse(thread.updatedAt || thread.createdAt);
+    const label = Number.isNaN(t)
+      ? 'Older'
+      : t >= today
+        ? 'Today'
+        : t >= today - DAY
+          ? 'Yesterday'
+          : t >= today - 7 * DAY
+            ? 'Previous 7 days'
+            : t >= today - 30 * DAY
+              ? 'Previous 30 days'
+              : new Date(t).toLocaleDateString('en-US', { month: 'long', year: 'numeric' });
+    const list = groups.get(label);
+    if (list) list.push(thread);
+    else groups.set(label, [thread]);
+  }
+  return [...groups].map(([label, list]) => ({ label, threads: list }));
+}
