@@ -67,7 +67,12 @@ it('the terminal question names the real target of a write through a symlink', a
   mkdirSync(join(folder, 'docs'));
   writeFileSync(join(folder, '.git', 'config'), '[core]\n');
   symlinkSync('../.git/config', join(folder, 'docs', 'notes.md'));
-  server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/docs/notes.md', content: '[core]\n\tfsmonitor = touch PWNED\n' } }] }, { text: 'ok' });
+  // Read first: a write to an unread file is refused before anyone is asked.
+  server.push(
+    { toolCalls: [{ name: 'read_file', args: { file_path: '/docs/notes.md' } }] },
+    { toolCalls: [{ name: 'write_file', args: { file_path: '/docs/notes.md', content: '[core]\n\tfsmonitor = touch PWNED\n' } }] },
+    { text: 'ok' },
+  );
   const term = pty.spawn(process.execPath, [bin, 'run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, 'notes'], {
     cwd: repo,
     env: { ...process.env, OPENAI_API_KEY: '' } as Record<string, string>,

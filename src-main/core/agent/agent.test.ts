@@ -87,6 +87,8 @@ describe('the loop', () => {
   it("streams a running command's output to its card as plain lines, before its result", async () => {
     h = await createHarness({
       script: [{ toolCalls: [{ name: 'execute', args: { command: 'for i in 1 2 3; do printf "\\033[1mtick-$i\\033[0m\\n"; sleep 0.4; done' } }] }, { text: 'ok' }],
+      // The analyser asks for a computed printf format; the person approves.
+      decide: async () => ({ type: 'approve' }),
     });
     await h.run('count');
     const chunks = h.events.flatMap((e) => (e.type === 'tool_output' ? [e] : []));

@@ -445,6 +445,7 @@ export class FilesystemBackend implements Backend {
     const rg = this.ripgrepFailed ? null : await this.ripgrep;
     return {
       root: this.rootDir,
+      contained: this.virtualMode,
       rg,
       maxFileBytes: this.maxFileBytes,
       budgetMs: this.searchTimeBudgetMs,

@@ -18,6 +18,8 @@ import { Walker } from './fs-walk';
 export interface SearchEnv {
   /** The project root (real): .gitignore files above it never apply. */
   root: string;
+  /** Opened files must lie inside `root` (virtual mode); without containment, false. */
+  contained: boolean;
   /** ripgrep executable, or null for the Node search. */
   rg: string | null;
   maxFileBytes: number;
@@ -98,7 +100,7 @@ export async function grepTree(env: SearchEnv, target: SearchTarget, pattern: st
 export async function grepFile(env: SearchEnv, target: SearchTarget, pattern: string, maxCount: number): Promise<GrepResult> {
   const collector = new MatchCollector(maxCount);
   if (pattern.includes('\n')) return collector.finish(false);
-  const hits = await searchFile(target.real, Buffer.from(pattern, 'utf8'), maxCount + 1, env.maxFileBytes, env.root);
+  const hits = await searchFile(target.real, Buffer.from(pattern, 'utf8'), maxCount + 1, env.maxFileBytes, env.contained ? env.root : undefined);
   for (const h of hits ?? []) collector.add({ path: target.virtual, line: h.line, text: decodeLine(h.bytes) });
   return collector.finish(false);
 }
@@ -216,7 +218,7 @@ async function grepWithNode(
     if (filter && !filter.matches(file.rel)) return;
     const virtual = joinVirtual(target.virtual, file.rel);
     if (!collector.wants(virtual)) return;
-    const hits = await searchFile(file.real, needle, maxCount + 1, env.maxFileBytes, env.root);
+    const hits = await searchFile(file.real, needle, maxCount + 1, env.maxFileBytes, env.contained ? env.root : undefined);
     if (!hits) return;
     for (const h of hits) collector.add({ path: virtual, line: h.line, text: decodeLine(h.bytes) });
   });

@@ -169,7 +169,8 @@ export function scanFolder(root: string, manifest: ReadonlyMap<string, ManifestR
     const stack = childStack(frame.stack, hasIgnoreFile ? readGitignoreSync(frame.abs) : null, hasGit);
     for (const e of entries) {
       const name = e.name;
-      if (name === '.git' || name.includes(TEMP_MARK)) continue;
+      // `.deepdesk/` at the root is Deepdesk's own (the sandbox keeps it read-only), not the project's.
+      if (name === '.git' || name.includes(TEMP_MARK) || (frame.rel === '' && name === '.deepdesk')) continue;
       const abs = frame.abs === root && root.endsWith(path.sep) ? frame.abs + name : frame.abs + path.sep + name;
       const rel = frame.rel === '' ? name : `${frame.rel}/${name}`;
       const isDir = e.isDirectory();
