@@ -64,12 +64,17 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   // While the agent works a message can still be sent: it is queued until the current step ends.
   const canSend = disabledReason === null && text.trim() !== '';
 
-  // Switching threads: keep this thread's draft, show the other's.
+  // Switching threads: keep this thread's draft, show the other's. What was typed before any
+  // thread was open (the first one is still being created) belongs to the thread that opens.
   useEffect(() => {
     if (draftOf.current !== focusKey) {
+      const typedBeforeThread = draftOf.current === null;
       draftOf.current = focusKey;
-      setText(loadDraft(focusKey));
-      setMention(null);
+      if (typedBeforeThread) setText((typed) => (typed !== '' ? typed : loadDraft(focusKey)));
+      else {
+        setText(loadDraft(focusKey));
+        setMention(null);
+      }
     }
     textarea.current?.focus();
   }, [focusKey]);
