@@ -129,7 +129,7 @@ describe('approval modes', () => {
   it('offers the choice of mode the first time a folder is opened, without blocking, and not again once chosen', async () => {
     serve = await startServe();
     const page = await openApp(browser, serve.url);
-    const offer = page.getByRole('button', { name: 'New folder: choose…' });
+    const offer = page.getByRole('button', { name: 'Show mode choices for this new folder' });
     await offer.waitFor({ timeout: 10_000 });
     await page.getByRole('textbox', { name: 'Message' }).fill('still usable');
     await offer.click();
@@ -146,7 +146,7 @@ describe('approval modes', () => {
     await page.reload();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     await expect.poll(() => page.getByRole('combobox', { name: 'Mode' }).inputValue(), { timeout: 10_000 }).toBe('edit');
-    expect(await page.getByRole('button', { name: 'New folder: choose…' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Show mode choices for this new folder' }).count()).toBe(0);
     await page.context().close();
   });
 

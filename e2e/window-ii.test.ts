@@ -209,7 +209,8 @@ describe('approvals inline', () => {
 
   it('edits a command as text, shows Markdown reasons and invisible characters, and runs the edited command', async () => {
     serve = await startServe({
-      script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo "safe\u202Etxt.sh" > out.txt' } }] }, { text: 'Edited command ran.' }],
+      // An inert command (no redirection), so that "always allow" is offered for it.
+      script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo "safe\u202Etxt.sh"' } }] }, { text: 'Edited command ran.' }],
     });
     const page = await open(serve.url, 1024, 700);
     await send(page, 'run');
@@ -227,7 +228,7 @@ describe('approvals inline', () => {
 
     await group.getByRole('button', { name: 'Edit' }).click();
     const editor = group.getByRole('textbox', { name: 'Command' });
-    expect(await editor.inputValue()).toBe('echo "safe\u202Etxt.sh" > out.txt');
+    expect(await editor.inputValue()).toBe('echo "safe\u202Etxt.sh"');
     await editor.fill('printf "edited\\n" > out.txt');
     await group.getByRole('button', { name: 'Approve' }).click();
     await log(page).getByText('Edited command ran.').waitFor({ timeout: 15_000 });

@@ -158,7 +158,7 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
 
       {outsideSandbox ? (
         <p className="approval-warning">
-          <Icon name="shield" size={14} /> Runs outside the sandbox{sandboxReason ? ':' : '.'}
+          <Icon name="shield" size={14} /> This command runs outside the sandbox, with your full access to files and the network{sandboxReason ? '. The agent’s reason:' : '.'}
           {sandboxReason ? <span className="approval-stated"> {visibleText(sandboxReason)}</span> : null}
         </p>
       ) : sandboxReason ? (

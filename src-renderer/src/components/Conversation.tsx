@@ -160,6 +160,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
           </div>
         ) : null}
         {state.running && !pending.size ? <Working retry={state.retry} /> : null}
+        <QueuedMessages queued={state.queued} running={state.running} onSendNow={onSendQueuedNow} onCancel={onCancelQueued} />
       </div>
       {behind ? (
         <button type="button" className="btn jump-latest" onClick={jump}>
@@ -167,7 +168,6 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
           Jump to latest
         </button>
       ) : null}
-      <QueuedMessages queued={state.queued} running={state.running} onSendNow={onSendQueuedNow} onCancel={onCancelQueued} />
     </div>
   );
 }

@@ -36,7 +36,7 @@ export function ModeChooser({ mode }: { mode: ModeApi }): React.JSX.Element | nu
   return (
     <div className="mode-chooser-anchor" ref={box}>
       <button type="button" className="btn btn-small mode-chooser-button" aria-expanded={open} onClick={() => setOpen((o) => !o)} title="Choose how much the agent may do on its own in this folder">
-        New folder: choose…
+        Show mode choices for this new folder
       </button>
       {open ? (
         <div className="mode-chooser">
