@@ -86,7 +86,8 @@ class ExecuteModel implements ChatModel {
     const usage = { inputTokens: 1_000, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
     if (n < this.steps) {
       const id = `call_exec_${n}`;
-      const args = { command: 'true' };
+      // A different argument each step: the harness stops runs that repeat the same call.
+      const args = { command: `true step-${n}` };
       yield { type: 'tool-call-start', id, name: 'execute' };
       yield { type: 'tool-call', call: { id, name: 'execute', args, argsText: JSON.stringify(args) } };
       yield { type: 'finish', stopReason: 'tool-calls', usage };
