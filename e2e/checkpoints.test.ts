@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
+import { approval, conversation, launchBrowser, openApp, repo, screenshot, sendMessage, startServe, type ServeHandle } from './harness';
 
 let browser: Browser;
 let serve: ServeHandle | undefined;
@@ -23,13 +23,7 @@ afterEach(async () => {
   serve = undefined;
 });
 
-async function sendMessage(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
 
-const conversation = (page: Page) => page.getByRole('log', { name: 'Conversation' });
-const approval = (page: Page) => page.getByRole('group', { name: 'Approve tool call' }).or(page.getByRole('dialog', { name: 'Approve tool call' }));
 const changes = (page: Page) => page.getByRole('region', { name: 'Changes' });
 
 async function approveNext(page: Page): Promise<void> {

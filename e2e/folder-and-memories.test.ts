@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lastUserText } from '../src-main/core/models/testing/scripted-server';
-import { launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
+import { approval, launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
 
 let browser: Browser;
 let serve: ServeHandle | undefined;
@@ -27,7 +27,6 @@ afterEach(async () => {
 });
 
 const files = (page: Page) => page.getByRole('region', { name: 'Files' });
-const approval = (page: Page) => page.getByRole('group', { name: 'Approve tool call' }).or(page.getByRole('dialog', { name: 'Approve tool call' }));
 
 describe('folder, viewer, mentions, memories and settings in the browser', () => {
   it('dims ignored files and marks the files the agent changed', async () => {

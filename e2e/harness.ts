@@ -114,3 +114,14 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(screenshotDir, { recursive: true });
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: false });
 }
+
+/** Types `text` into the message box and presses Send, as a person does. */
+export async function sendMessage(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+export const conversation = (page: Page) => page.getByRole('log', { name: 'Conversation' });
+
+/** The inline approval of a tool call (SPEC §6). */
+export const approval = (page: Page) => conversation(page).getByRole('group', { name: 'Approve tool call' });

@@ -5,10 +5,10 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
+import { approval, conversation, launchBrowser, openApp, repo, screenshot, sendMessage, startServe, type ServeHandle } from './harness';
 
 let browser: Browser;
 let serve: ServeHandle | undefined;
@@ -25,13 +25,7 @@ afterEach(async () => {
   serve = undefined;
 });
 
-async function sendMessage(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
 
-const conversation = (page: Page) => page.getByRole('log', { name: 'Conversation' });
-const approval = (page: Page) => page.getByRole('group', { name: 'Approve tool call' }).or(page.getByRole('dialog', { name: 'Approve tool call' }));
 const wireArgs = (messages: Array<{ tool_calls?: unknown }>, id: string) =>
   JSON.parse(messages.flatMap((m) => (m.tool_calls as Array<{ id: string; function: { arguments: string } }> | undefined) ?? []).find((c) => c.id === id)!.function.arguments) as unknown;
 

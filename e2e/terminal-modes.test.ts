@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
+import { conversation, launchBrowser, openApp, repo, screenshot, sendMessage, startServe, type ServeHandle } from './harness';
 
 let browser: Browser;
 let serve: ServeHandle | undefined;
@@ -23,15 +23,10 @@ afterEach(async () => {
 });
 
 const ALLOW_COMMANDS = { rules: [{ tools: ['execute'], decision: 'allow' }] };
-const conversation = (page: Page) => page.getByRole('log', { name: 'Conversation' });
 const terminal = (page: Page) => page.getByRole('region', { name: 'Terminal' });
 /** The readable rows of the terminal shown (xterm's DOM renderer). */
 const terminalText = (page: Page) => terminal(page).locator('.xterm-rows').innerText();
 
-async function sendMessage(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
 
 describe('the Terminal region', () => {
   it('shows an agent command in a view of its own, as typed, with its output and no helper text', async () => {

@@ -4,10 +4,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
+import { approval, conversation, launchBrowser, openApp, repo, screenshot, sendMessage, startServe, type ServeHandle } from './harness';
 
 let browser: Browser;
 let serve: ServeHandle | undefined;
@@ -24,14 +24,7 @@ afterEach(async () => {
   serve = undefined;
 });
 
-async function sendMessage(page: Page, text: string): Promise<void> {
-  const box = page.getByRole('textbox', { name: 'Message' });
-  await box.fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
 
-const conversation = (page: Page) => page.getByRole('log', { name: 'Conversation' });
-const approval = (page: Page) => conversation(page).getByRole('group', { name: 'Approve tool call' });
 
 describe('deepdesk serve in a browser', () => {
   it('requires the token', async () => {
