@@ -1,7 +1,7 @@
 // The blocked line from real tools' error messages: what each tool prints when a write,
 // a read of a secret, a link or a connection fails, judged against the policy. Messages
-// that only look alike (source code quoting an error, a refusal where nothing listens, a
-// permission error inside the folder) must not produce a line.
+// that only look alike (source code quoting an error, a permission error inside the
+// folder) must not produce a line. Nothing in the output makes the host connect anywhere.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -91,18 +91,40 @@ describe('network', () => {
     expect(await line(message)).toBe(`[Sandbox blocked a network connection to ${host} — the sandbox has no network]`);
   });
 
-  it('a refused loopback connection counts only when the host has a listener there', async () => {
-    expect(await line(`bash: connect: Connection refused\nbash: line 1: /dev/tcp/127.0.0.1/${openPort}: Connection refused`)).toBe(
-      `[Sandbox blocked a network connection to 127.0.0.1:${openPort} — the sandbox has no network]`,
-    );
-    expect(await line(`curl: (7) Failed to connect to localhost port ${openPort} after 0 ms: Couldn't connect to server`)).toBe(
-      `[Sandbox blocked a network connection to localhost:${openPort} — the sandbox has no network]`,
-    );
+  it('a refused loopback connection is reported alike whether or not the host listens there', async () => {
     const free = createServer();
     await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
     const freePort = (free.address() as { port: number }).port;
     await new Promise<void>((resolve) => free.close(() => resolve()));
-    expect(await line(`connect ECONNREFUSED 127.0.0.1:${freePort}`)).toBeUndefined();
+    for (const port of [openPort, freePort]) {
+      expect(await line(`bash: connect: Connection refused\nbash: line 1: /dev/tcp/127.0.0.1/${port}: Connection refused`)).toBe(
+        `[Sandbox blocked a network connection to 127.0.0.1:${port} — the sandbox has no network]`,
+      );
+      expect(await line(`curl: (7) Failed to connect to localhost port ${port} after 0 ms: Couldn't connect to server`)).toBe(
+        `[Sandbox blocked a network connection to localhost:${port} — the sandbox has no network]`,
+      );
+    }
+  });
+
+  it('never connects from the host to what the output names: 208 fake refusals reach no listener', async () => {
+    const listeners: Server[] = [];
+    let accepted = 0;
+    for (let i = 0; i < 8; i++) {
+      const s = createServer((socket) => {
+        accepted++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+      listeners.push(s);
+    }
+    const ports = listeners.map((s) => (s.address() as { port: number }).port);
+    const lines: string[] = [];
+    for (let i = 0; i < 200; i++) lines.push(`curl: (7) Failed to connect to 127.0.0.1 port ${20000 + i} after 0 ms: Couldn't connect to server`);
+    for (const port of ports) lines.push(`connect ECONNREFUSED 127.0.0.1:${port}`);
+    const withOpen = await line(lines.join('\n'));
+    expect(withOpen).toMatch(/^\[Sandbox blocked a network connection to 127\.0\.0\.1:20000; .*; and 205 more — the sandbox has no network\]$/);
+    await Promise.all(listeners.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+    expect(accepted).toBe(0);
   });
 
   it('a name lookup that failed without naming the host is still reported', async () => {

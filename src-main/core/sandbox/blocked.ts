@@ -2,7 +2,6 @@
 // its output (read-only file system, permission denied on a hidden path, cross-device
 // links, failed name lookups and connections) judged against the policy, so that a path
 // the policy allows is never reported. The result is the one `[Sandbox blocked …]` line.
-import { connect } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { isWithin, realPathOf, type ResolvedPolicy } from './policy';
 
@@ -177,27 +176,6 @@ function hostPort(a: ConnectAttempt): string {
   return a.host.includes(':') ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 }
 
-const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|::1|0\.0\.0\.0|ip6-localhost)$/i;
-
-/**
- * Whether something listens at host:port on the host. A refused connection inside the
- * sandbox only counts as blocked when the host would have accepted it: otherwise nothing
- * was there to reach. Only loopback addresses are asked; other hosts are never contacted.
- */
-function hostAccepts(host: string, port: number, timeoutMs = 500): Promise<boolean> {
-  if (!LOOPBACK.test(host)) return Promise.resolve(true);
-  return new Promise((done) => {
-    const socket = connect({ host: host === '0.0.0.0' ? '127.0.0.1' : host, port });
-    const end = (result: boolean): void => {
-      socket.destroy();
-      done(result);
-    };
-    socket.setTimeout(timeoutMs, () => end(false));
-    socket.once('connect', () => end(true));
-    socket.once('error', () => end(false));
-  });
-}
-
 /** Every line the checks above could match contains one of these; the rest are skipped at once. */
 const ANY_SIGN =
   /Read-only|denied|not permitted|busy|cross-device|ENOENT|No such file|E(?:ROFS|ACCES|PERM|BUSY|XDEV|NETUNREACH|HOSTUNREACH|CONNREFUSED|AI_)|Errno|resolve|unreachable|refused|No route|connect|name resolution|not known|nodename/i;
@@ -212,10 +190,12 @@ export async function detectBlocked(output: string, ctx: BlockedContext): Promis
     items.push(...net.items);
     refused.push(...net.refused);
   }
+  // A refused connection to a named port counts as blocked without asking the host whether
+  // anything listens there: the answer would be a port scan of the host, chosen by whatever
+  // the command printed. Inside, the sandbox's network namespace has its own loopback, so
+  // no service of the host is reachable, listening or not.
   for (const attempt of refused) {
-    if (attempt.port !== undefined && (await hostAccepts(attempt.host, attempt.port))) {
-      items.push({ kind: 'network', host: hostPort(attempt) });
-    }
+    if (attempt.port !== undefined) items.push({ kind: 'network', host: hostPort(attempt) });
   }
   return dedupeItems(items);
 }

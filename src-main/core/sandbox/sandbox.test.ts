@@ -308,7 +308,7 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
   describe('network', () => {
     let server: Server;
     let port: number;
-    /** What commands sent (the blocked-line check may connect from the host, but sends nothing). */
+    /** What commands sent (nothing may arrive: neither from the sandbox nor from the blocked-line check). */
     let received = '';
 
     beforeAll(async () => {
@@ -349,14 +349,29 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
       expect(result.sandboxBlocked).toContain('a network connection to example.com');
     });
 
-    it('a refused connection where the host has nothing listening is not reported', async () => {
+    it('a refused connection is reported alike whether or not the host listens: no port scan from inside', async () => {
       const closed = createServer();
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
       const freePort = (closed.address() as { port: number }).port;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
-      const result = await run(`exec 3<>/dev/tcp/127.0.0.1/${freePort}`);
-      expect(result.exitCode).not.toBe(0);
-      expect(result.sandboxBlocked).toBeUndefined();
+      let accepted = 0;
+      const counting = (socket: import('node:net').Socket): void => {
+        accepted++;
+        socket.destroy();
+      };
+      server.on('connection', counting);
+      try {
+        const open = await run(`exec 3<>/dev/tcp/127.0.0.1/${port}`);
+        const free = await run(`exec 3<>/dev/tcp/127.0.0.1/${freePort}`);
+        const faked = await run(`for p in ${port} ${freePort}; do echo "curl: (7) Failed to connect to 127.0.0.1 port $p after 0 ms: Couldn't connect to server"; done; false`);
+        expect(free.exitCode).not.toBe(0);
+        expect(open.sandboxBlocked).toBe(`[Sandbox blocked a network connection to 127.0.0.1:${port} — the sandbox has no network]`);
+        expect(free.sandboxBlocked).toBe(`[Sandbox blocked a network connection to 127.0.0.1:${freePort} — the sandbox has no network]`);
+        expect(faked.sandboxBlocked).toContain(`127.0.0.1:${port}`);
+        expect(accepted).toBe(0);
+      } finally {
+        server.off('connection', counting);
+      }
     });
   });
 
