@@ -40,15 +40,27 @@ export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { s
       return 0;
     }
     const outcome = await history.restoreTo(args[0]!, values.force ? 'take-restore' : 'ask');
+    // One `<path>: <reason>` line a conflict. A path through a link or into .git is never
+    // restored, --force or not (SPEC §8): listed, left alone, and the exit is 1.
+    const refused = outcome.conflicts.filter((c) => c.refused);
+    const never = refused.length > 0 ? '; a path through a link or into .git is never restored' : '';
     if (!outcome.applied) {
-      io.stdout.write(`${outcome.conflicts.length} conflicts: changed after the agent's change (rerun with --force to restore them anyway):\n`);
-      for (const c of outcome.conflicts) io.stdout.write(`  ${c.path}  (${c.reason})\n`);
+      io.stdout.write(`${outcome.conflicts.length} conflicts, nothing restored (rerun with --force to restore files changed after the agent's change anyway${never}):\n`);
+      for (const c of outcome.conflicts) io.stdout.write(`${c.path}: ${c.reason}\n`);
       io.stderr.write(`deepdesk checkpoints: not restored: ${outcome.conflicts.length} conflicts\n`);
       return 1;
     }
     for (const s of outcome.skipped) io.stderr.write(`not restored: ${s.path} (${s.reason})\n`);
     io.stdout.write(`Restored ${outcome.restored.length} files\n`);
+    if (refused.length > 0) {
+      io.stdout.write(`${refused.length} conflicts left alone (never restored):\n`);
+      for (const c of refused) io.stdout.write(`${c.path}: ${c.reason}\n`);
+    }
     if (outcome.checkpoint) io.stdout.write(`(undo with: deepdesk checkpoints restore ${outcome.checkpoint.id})\n`);
+    if (refused.length > 0) {
+      io.stderr.write(`deepdesk checkpoints: ${refused.length} conflicts left alone\n`);
+      return 1;
+    }
     return 0;
   } catch (err) {
     if (err instanceof CheckpointNotFoundError) {

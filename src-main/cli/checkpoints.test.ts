@@ -1,8 +1,8 @@
 // `deepdesk checkpoints` and the `checkpoint` event of `deepdesk run --json`, through the
 // built bin against the scripted model server, on a real folder.
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -112,6 +112,43 @@ describe('deepdesk checkpoints', () => {
     expect(undo.stdout).toMatch(/^Restored 3 files$/m);
     expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('hello\nmine now\n');
     expect(readFileSync(join(folder, 'out dir/ünï.txt'), 'utf8')).toBe('made\n');
+  });
+
+  it('never restores through a link to .git/hooks, even with --force: the path is listed as a conflict, the rest is restored, exit 1', async () => {
+    execFileSync('git', ['init', '-q'], { cwd: folder });
+    const hooks = join(folder, '.git', 'hooks');
+    const hooksBefore = readdirSync(hooks).sort();
+    server.push(
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/x/post-checkout', content: '#!/bin/sh\necho v1\n' } }] },
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/other.txt', content: 'other\n' } }] },
+      { toolCalls: [{ name: 'edit_file', args: { file_path: '/x/post-checkout', old_string: 'v1', new_string: 'v2' } }] },
+      { text: 'Done.' },
+    );
+    const run = await runAgent('Write a script');
+    expect(run.code).toBe(0);
+    const ids = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; id?: string })
+      .filter((e) => e.type === 'checkpoint')
+      .map((e) => e.id!);
+    expect(ids).toHaveLength(3);
+    // The person (or anything else) swaps the folder for a link to the repository's hooks.
+    rmSync(join(folder, 'x'), { recursive: true });
+    symlinkSync('.git/hooks', join(folder, 'x'));
+
+    const asked = await deepdesk(['checkpoints', 'restore', ids[1]!]);
+    expect(asked.code).toBe(1);
+    expect(asked.stdout).toMatch(/^x\/post-checkout: goes through a link$/m);
+    expect(existsSync(join(folder, 'other.txt'))).toBe(true);
+
+    const forced = await deepdesk(['checkpoints', 'restore', ids[1]!, '--force']);
+    expect(forced.code).toBe(1);
+    expect(forced.stdout).toMatch(/^Restored 1 files$/m);
+    expect(forced.stdout).toMatch(/^x\/post-checkout: goes through a link$/m);
+    expect(existsSync(join(folder, 'other.txt'))).toBe(false);
+    expect(readdirSync(hooks).sort()).toEqual(hooksBefore);
+    expect(lstatSync(join(folder, 'x')).isSymbolicLink()).toBe(true);
   });
 
   it('exits 2 on bad usage and 1 on an unknown checkpoint', async () => {

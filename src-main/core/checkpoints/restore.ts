@@ -3,10 +3,19 @@
 // what the last of them left (someone changed it afterwards), or when someone changed it
 // between two of them: restoring it would discard that person's work, so it is only done
 // when the caller says so. Every restore is recorded as a checkpoint of its own.
+//
+// A restore runs as the person, outside the sandbox (SPEC §8), so it never writes, creates,
+// deletes or reads through a symbolic link in a parent folder of a path, never outside the
+// folder and never into `.git` (no-follow.ts does every operation). Such a path is a
+// conflict that no resolution overrides (`refused`): it is reported and left alone. One
+// exception keeps an ordinary restore whole: when the restore itself turns a link back into
+// the folder it was (the agent ran `ln -sfn` over a folder), the paths below it are restored
+// into that new, real folder; the operations still refuse any link they meet.
 
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { THROUGH_LINK, ThroughLinkError, linkedParent, lstatAt, mkdirAt, refusedByName, replaceAt, rmdirAt, unlinkAt } from './no-follow';
 import type { CheckpointRecorder } from './recorder';
 import { currentState, scanPaths } from './scan';
 import { sameState, type Change, type Checkpoint, type FileState, type ManifestRow } from './types';
@@ -43,12 +52,15 @@ export type Resolution = 'ask' | 'keep-mine' | 'take-restore';
 export interface Conflict {
   path: string;
   reason: string;
+  /** Never restored whatever the resolution: the path goes through a link, or into `.git`. */
+  refused?: true;
 }
 
 export interface RestoreOutcome {
   /** False when conflicts stopped it (resolution 'ask'): nothing was changed. */
   applied: boolean;
   restored: string[];
+  /** With 'keep-mine' / 'take-restore' too: the refused ones were left alone, the others resolved as asked. */
   conflicts: Conflict[];
   /** Paths that could not be restored, with why (ignored folders, files too big to keep, errors). */
   skipped: Conflict[];
@@ -76,7 +88,23 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
   const skipped: Conflict[] = [];
   // What is there now is kept too, so the restore itself can be undone.
   const kept = new Map<string, Buffer>();
+  // Links this restore turns back into folders: below them nothing of the folder exists yet.
+  const linksToFolders = new Set<string>();
+  const refuse = (rel: string, reason: string): void => {
+    conflicts.push({ path: rel, reason, refused: true });
+  };
   for (const n of netChanges(request.entriesOf, request.checkpoints, request.only)) {
+    const byName = refusedByName(n.path);
+    if (byName !== null) {
+      refuse(n.path, byName);
+      continue;
+    }
+    // Parents come before their children (sorted paths), so a link's fate is known here.
+    const link = linkedParent(root, n.path);
+    if (link !== null && !linksToFolders.has(link)) {
+      refuse(n.path, THROUGH_LINK);
+      continue;
+    }
     if (n.target?.type === 'i' || n.expected?.type === 'i') {
       skipped.push({ path: n.path, reason: 'changed inside an ignored folder: not kept, cannot be restored' });
       continue;
@@ -85,7 +113,7 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
       skipped.push({ path: n.path, reason: 'too big to keep: cannot be restored' });
       continue;
     }
-    const { state: current, blobs } = currentState(root, n.path);
+    const { state: current, blobs } = link === null ? currentState(root, n.path) : { state: null, blobs: new Map<string, Buffer>() };
     for (const [hash, data] of blobs) kept.set(hash, data);
     if (sameState(current, n.target)) continue;
     const conflict = n.interleaved
@@ -96,22 +124,32 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
           ? 'deleted since the agent’s change'
           : 'changed since the agent’s change';
     if (conflict !== null) conflicts.push({ path: n.path, reason: conflict });
-    if (conflict === null || request.resolution === 'take-restore') plan.push({ ...n, current });
+    const planned = conflict === null || request.resolution === 'take-restore';
+    if (planned) plan.push({ ...n, current });
+    // With 'ask' the link counts as replaced: what is listed is what taking the restore would do.
+    if (current?.type === 'l' && n.target?.type === 'd' && (planned || request.resolution === 'ask')) linksToFolders.add(n.path);
   }
   if (conflicts.length > 0 && request.resolution === 'ask') return { applied: false, restored: [], conflicts, skipped };
 
   const done: Change[] = [];
+  // A path whose operation met a link (one swapped in since the plan): refused, read back.
+  const metLink = new Set<string>();
   const fail = (p: string, err: unknown): void => {
+    if (err instanceof ThroughLinkError) {
+      if (!metLink.has(p)) refuse(p, THROUGH_LINK);
+      metLink.add(p);
+      return;
+    }
     skipped.push({ path: p, reason: err instanceof Error ? err.message.replace(root + path.sep, '') : String(err) });
   };
   const isFileLike = (s: FileState | null): boolean => s !== null && (s.type === 'f' || s.type === 'l');
-  const abs = (rel: string): string => path.join(root, ...rel.split('/'));
 
-  // 1. Remove files and links that must go or change type.
+  // Every operation below goes through no-follow.ts: never through a link in a parent folder.
+  // 1. Remove files and links that must go or change type (a link itself, never its target).
   for (const p of plan) {
     if (isFileLike(p.current) && (p.target === null || p.target.type === 'd')) {
       try {
-        fs.unlinkSync(abs(p.path));
+        unlinkAt(root, p.path);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') fail(p.path, err);
       }
@@ -121,7 +159,7 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
   for (const p of [...plan].reverse()) {
     if (p.current?.type === 'd' && p.target?.type !== 'd') {
       try {
-        fs.rmdirSync(abs(p.path));
+        rmdirAt(root, p.path);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOTEMPTY' || code === 'EEXIST') skipped.push({ path: p.path, reason: 'folder is not empty: left in place' });
@@ -133,17 +171,14 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
   for (const p of plan) {
     if (p.target?.type === 'd') {
       try {
-        const a = abs(p.path);
-        if (p.current !== null && p.current.type !== 'd') fs.unlinkSync(a);
-        fs.mkdirSync(a, { recursive: true });
-        fs.chmodSync(a, p.target.mode);
+        mkdirAt(root, p.path, p.target.mode, p.current !== null && p.current.type !== 'd');
       } catch (err) {
         fail(p.path, err);
       }
     }
   }
-  // 4. Write files and links.
-  const madeDirs = new Set<string>();
+  // 4. Write files and links: a temp file in the same folder renamed over the path (which
+  // replaces a link itself, never what it points to); missing parents are created.
   for (const p of plan) {
     const t = p.target;
     if (t === null || t.type === 'd') continue;
@@ -153,28 +188,14 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
       continue;
     }
     try {
-      const a = abs(p.path);
-      const parent = path.dirname(a);
-      if (!madeDirs.has(parent)) {
-        fs.mkdirSync(parent, { recursive: true });
-        madeDirs.add(parent);
-      }
-      if (p.current?.type === 'd') fs.rmdirSync(a);
-      const temp = path.join(path.dirname(a), `.${path.basename(a).slice(0, 100)}.deepdesk-tmp-${randomBytes(6).toString('hex')}`);
-      if (t.type === 'l') fs.symlinkSync(content, temp);
-      else {
-        fs.writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });
-        fs.chmodSync(temp, t.mode);
-      }
-      // rename replaces a link itself, never what it points to.
-      fs.renameSync(temp, a);
+      replaceAt(root, p.path, t.type === 'l' ? 'l' : 'f', content, t.mode, p.current?.type === 'd', randomBytes(6).toString('hex'));
     } catch (err) {
       fail(p.path, err);
     }
   }
 
   // What was written is known: only a path that failed is read back to see where it stands.
-  const failed = new Set(skipped.map((s) => s.path));
+  const failed = new Set([...skipped.map((s) => s.path), ...metLink]);
   const states = new Map<string, ManifestRow | null>();
   const unsure: string[] = [];
   for (const p of plan) {
@@ -184,9 +205,10 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
     }
     let st: fs.Stats | undefined;
     try {
-      st = fs.lstatSync(abs(p.path));
+      st = lstatAt(root, p.path);
     } catch {
-      st = undefined;
+      unsure.push(p.path);
+      continue;
     }
     const t = p.target;
     if (t === null && st === undefined) states.set(p.path, null);

@@ -11,6 +11,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/fs-gitignore';
+import { READ_FLAGS } from '../backends/fs-resolve';
+import { inParent } from './no-follow';
 import { sameState, type Change, type EntryType, type FileState, type ManifestRow } from './types';
 
 /** Folders never snapshotted even when no .gitignore names them: dependencies and caches. */
@@ -83,13 +85,25 @@ export function observe(abs: string, rel: string, st: fs.Stats, known: ManifestR
   try {
     if (type === 'l') content = Buffer.from(fs.readlinkSync(abs, { encoding: 'buffer' }));
     else if (st.size > MAX_BLOB_BYTES) return { ...base, hash: `big:${st.size}:${st.mtimeMs}:${st.ino}`, hashedAt: now };
-    else content = fs.readFileSync(abs);
+    else content = readUnfollowed(abs, st);
   } catch {
     return null;
   }
   const hash = sha256(content);
   out.blobs.set(hash, content);
   return { ...base, hash, hashedAt: now };
+}
+
+/** The file `st` describes, read without following a link (or opening a FIFO) swapped in since. */
+function readUnfollowed(abs: string, st: fs.Stats): Buffer {
+  const fd = fs.openSync(abs, READ_FLAGS);
+  try {
+    const now = fs.fstatSync(fd);
+    if (!now.isFile() || now.ino !== st.ino || now.dev !== st.dev) throw new Error('changed while reading');
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** The signature of an ignored entry: its own and (for a folder) its children's sizes and mtimes, one level deep. */
@@ -209,20 +223,12 @@ export function scanFolder(root: string, manifest: ReadonlyMap<string, ManifestR
     if (seen.has(rel)) continue;
     out.manifest.set(rel, null);
     // Still there but no longer walked (a folder became ignored): forget it, it did not change.
-    if (existsNoFollow(path.join(root, rel))) continue;
+    // Below a folder that became a link it is gone: what the link points to is not the folder's.
+    if (existsAt(root, rel)) continue;
     if (record) out.changes.push({ path: rel, before: stateOf(row), after: null });
   }
   out.changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return out;
-}
-
-function existsNoFollow(abs: string): boolean {
-  try {
-    fs.lstatSync(abs);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The paths a known-path step may touch: each of them and their parent folders below the root. */
@@ -235,21 +241,53 @@ export function withParents(rels: readonly string[]): string[] {
   return [...all].sort();
 }
 
-/** The current state of just these paths (and what to write to the manifest for them). */
+/**
+ * Observes the entry at `rel` without following a link in any parent folder: a path below a
+ * link is not in the folder (as the walk sees it), so the answer is null. What was read is
+ * added to `out` only once the read is known not to have gone through a link.
+ */
+function observeAt(root: string, rel: string, known: ManifestRow | undefined, out: ScanResult, now: number, orSignature = false): ManifestRow | null {
+  const mine = emptyResult();
+  let row: ManifestRow | null;
+  try {
+    row = inParent(root, rel, {}, (at) => {
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(at);
+      } catch {
+        return null;
+      }
+      return observe(at, rel, st, known, mine, now) ?? (orSignature ? ignoredRow(rel, at, st, now) : null);
+    });
+  } catch {
+    // A parent is a link (or became one), is missing or is not a folder.
+    return null;
+  }
+  for (const [hash, data] of mine.blobs) out.blobs.set(hash, data);
+  return row;
+}
+
+/** Whether an entry exists at `rel`, not counting one behind a link in a parent folder. */
+function existsAt(root: string, rel: string): boolean {
+  try {
+    return inParent(root, rel, {}, (at) => {
+      fs.lstatSync(at);
+      return true;
+    });
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The current state of just these paths (and what to write to the manifest for them).
+ * Never reads through a link in a parent folder: such a path counts as absent.
+ */
 export function scanPaths(root: string, rels: readonly string[], manifest: (rel: string) => ManifestRow | undefined): { states: Map<string, ManifestRow | null>; result: ScanResult } {
   const out = emptyResult();
   const now = Date.now();
   const states = new Map<string, ManifestRow | null>();
-  for (const rel of rels) {
-    const abs = path.join(root, rel);
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.lstatSync(abs);
-    } catch {
-      st = undefined;
-    }
-    states.set(rel, st ? observe(abs, rel, st, manifest(rel), out, now) : null);
-  }
+  for (const rel of rels) states.set(rel, observeAt(root, rel, manifest(rel), out, now));
   return { states, result: out };
 }
 
@@ -264,19 +302,13 @@ export function diffStates(before: ReadonlyMap<string, ManifestRow | null>, afte
   return changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
-/** The state of one path on disk now (hashing it), for conflict checks and restores. */
+/**
+ * The state of one path on disk now (hashing it), for conflict checks and restores. A path
+ * below a link in a parent folder is absent: what the link points to is not the path's.
+ */
 export function currentState(root: string, rel: string): { state: FileState | null; row: ManifestRow | null; blobs: Map<string, Buffer> } {
-  const { states, result } = scanPaths(root, [rel], () => undefined);
-  const row = states.get(rel) ?? null;
-  if (row === null) {
-    try {
-      const abs = path.join(root, rel);
-      const st = fs.lstatSync(abs);
-      const sig = ignoredRow(rel, abs, st, Date.now());
-      return { state: { type: 'i', mode: 0, hash: sig.hash }, row: sig, blobs: result.blobs };
-    } catch {
-      return { state: null, row: null, blobs: result.blobs };
-    }
-  }
-  return { state: stateOf(row), row, blobs: result.blobs };
+  const out = emptyResult();
+  const now = Date.now();
+  const row = observeAt(root, rel, undefined, out, now, true);
+  return { state: stateOf(row), row, blobs: out.blobs };
 }
