@@ -75,7 +75,7 @@ export class CheckpointsService {
   private report(threadId: string, outcome: RestoreOutcome | null): RestoreResult {
     if (outcome === null) return { applied: true, restored: 0, conflicts: [], skipped: [] };
     if (outcome.applied) this.options.onChange(threadId);
-    const virtual = (items: Array<{ path: string; reason: string }>) => items.map((c) => ({ path: toVirtual(c.path), reason: c.reason }));
+    const virtual = (items: Array<{ path: string; reason: string; refused?: true }>) => items.map((c) => ({ path: toVirtual(c.path), reason: c.reason, ...(c.refused ? { refused: true } : {}) }));
     return {
       applied: outcome.applied,
       restored: outcome.restored.length,

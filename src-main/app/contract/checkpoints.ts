@@ -31,7 +31,8 @@ export const threadChangesSchema = z.object({
 });
 export type ThreadChanges = z.infer<typeof threadChangesSchema>;
 
-const conflictSchema = z.object({ path: z.string(), reason: z.string() });
+/** `refused`: never restored, whatever the resolution (the path goes through a link, or into `.git`). */
+const conflictSchema = z.object({ path: z.string(), reason: z.string(), refused: z.boolean().optional() });
 
 export const restoreResultSchema = z.object({
   /** False when conflicts stopped it (resolution 'ask'): nothing changed; ask the person. */
