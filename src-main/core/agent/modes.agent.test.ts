@@ -1,5 +1,5 @@
 // Approval modes through the real agent loop (scripted model server, real folder and ptys).
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../models/testing/scripted-server';
@@ -94,5 +94,37 @@ describe('approval modes in the agent loop', () => {
     await h.run('change things');
     expect(results(h.server.requests[1]!)[1]).toMatch(/^Error: this execute call is not allowed/);
     expect(existsSync(join(h.ws.folder, 'ran.txt'))).toBe(false);
+  });
+});
+
+describe("writes into git's surface outside .git always ask (nothing the agent leaves behind runs later)", () => {
+  it('auto: a hooksPath folder, an included config, a program the config names and a git-shaped folder ask; a plain file does not', async () => {
+    h = await createHarness({
+      rules: DEFAULT_RULES,
+      mode: 'auto',
+      sandboxAvailable: true,
+      script: [
+        {
+          toolCalls: [
+            { name: 'write_file', args: { file_path: '/.githooks/pre-commit', content: '#!/bin/sh\ntouch pwned\n' } },
+            { name: 'write_file', args: { file_path: '/team.gitconfig', content: '[core]\n\tfsmonitor = ./x\n' } },
+            { name: 'write_file', args: { file_path: '/watch.sh', content: '#!/bin/sh\n' } },
+            { name: 'write_file', args: { file_path: '/gd/config', content: '[core]\n\tfsmonitor = ./x\n' } },
+            { name: 'write_file', args: { file_path: '/gd2/HEAD', content: 'ref: refs/heads/main\n' } },
+            { name: 'write_file', args: { file_path: '/plain.txt', content: 'fine\n' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+    });
+    const folder = h.ws.folder;
+    for (const dir of ['.git/objects', '.git/refs', '.githooks', 'gd/objects', 'gd/refs', 'gd2/objects', 'gd2/refs']) mkdirSync(join(folder, dir), { recursive: true });
+    writeFileSync(join(folder, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(folder, 'gd', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(folder, '.git', 'config'), '[core]\n\thooksPath = .githooks\n\tfsmonitor = ./watch.sh\n[include]\n\tpath = ../team.gitconfig\n');
+    await h.run('change things');
+    expect(h.approvals.map((a) => String(a.args.file_path)).sort()).toEqual(['/.githooks/pre-commit', '/gd/config', '/gd2/HEAD', '/team.gitconfig', '/watch.sh']);
+    for (const a of h.approvals) expect(a.reason).toMatch(/always ask/);
+    expect(readFileSync(join(folder, 'plain.txt'), 'utf8')).toBe('fine\n');
   });
 });

@@ -95,6 +95,13 @@ export class CompositeBackend implements Backend {
     return target !== null && 'virtual' in target ? { virtual: base + (base !== '' && target.virtual === '/' ? '' : target.virtual) } : target;
   }
 
+  async alwaysAskReason(path: string): Promise<string | null> {
+    const p = normalizeVirtualPath(path);
+    if (!p.ok) return null;
+    const { backend, inner } = this.split(p.path);
+    return (await backend.alwaysAskReason?.(inner)) ?? null;
+  }
+
   async stat(path: string): Promise<StatResult> {
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };

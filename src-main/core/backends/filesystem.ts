@@ -4,6 +4,7 @@
 
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type {
   Backend, DeleteResult, EditResult, FileDownloadResponse, FileInfo, FileOperationError, FileUpload,
@@ -20,6 +21,7 @@ import { LineIndexCache, readLineWindow } from './fs-line-index';
 import { READ_FLAGS, accessError, errnoOf, isInside, linkTargetOf, resolveInside, virtualOf } from './fs-resolve';
 import { currentTargetGuard, type GuardedOperation } from './target-guard';
 import { forEachLimit } from './fs-pool';
+import { gitSurfaceReason } from '../git/surface';
 import { findRipgrep } from './ripgrep-binary';
 import type { SearchEnv, SearchTarget } from './fs-search';
 import { globTree, grepFile, grepTree } from './fs-search';
@@ -98,6 +100,12 @@ export class FilesystemBackend implements Backend {
     const checked = normalizeVirtualPath(inputPath);
     if (!checked.ok || !this.virtualMode) return null;
     return linkTargetOf(this.rootDir, checked.path);
+  }
+
+  async alwaysAskReason(inputPath: string): Promise<string | null> {
+    const checked = normalizeVirtualPath(inputPath);
+    if (!checked.ok || !this.virtualMode) return null;
+    return gitSurfaceReason(this.rootDir, path.join(this.rootDir, ...checked.path.split('/').filter(Boolean)), os.homedir());
   }
 
   /** Asks the current call's guard (if any) when a path reaches another file than it names. */

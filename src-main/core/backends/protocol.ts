@@ -163,6 +163,12 @@ export interface Backend {
    * the model). Absent on backends without links.
    */
   linkTarget?(path: string): Promise<LinkTarget | null>;
+  /**
+   * Why a change at `path` must always ask, whatever the mode and the rules (it would
+   * change what other programs run later, such as git's hooks and config), or null.
+   * Absent on backends where nothing runs what they hold.
+   */
+  alwaysAskReason?(path: string): Promise<string | null>;
 }
 
 export type LinkTarget = { virtual: string } | { outside: string };

@@ -28,21 +28,22 @@
  * them, and refusing allowed names that resolve to this machine. Ours differs where it
  * matters for us: secrets are covered by an unreadable folder or file (a read fails with
  * "Permission denied" that the blocked line can name, rather than reading as empty); an
- * existing `.git` is pinned (a mount point cannot be moved aside and replaced); missing
- * protected folders are made empty once so they can be mounted read-only; and what a
- * command may still create (`git init` where there was no `.git`, then a hook) is checked
- * after the run (git-guard.ts), when the pid namespace guarantees nothing of it still runs.
+ * existing `.git` is pinned (a mount point cannot be moved aside and replaced); nothing is
+ * created in the person's folder to serve as a mount point; and what a command may still
+ * create (a `commondir`, a new repository, a hook where there was no hooks folder, a
+ * `.deepdesk/`) is checked after the run (core/git/surface.ts), when the pid namespace
+ * guarantees nothing of it still runs.
  * Root: RLIMIT_NPROC does not bind uid 0, so there a fork bomb is bounded by the timeout
  * (and the pid namespace, whose end kills every process in it) only.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
 import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap';
 import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
-import { captureGitState, enforceGitState } from './git-guard';
+import { enforceGitSurface, snapshotGitSurface, surfaceMounts, type GitSurface } from '../git/surface';
 import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
@@ -108,31 +109,43 @@ function unreadableFile(): string {
   return file;
 }
 
-function isDirectory(path: string): boolean {
+/** Whether a path exists as a file or folder (not a link: a mount would follow it). */
+function mountable(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return !lstatSync(path).isSymbolicLink();
   } catch {
     return false;
   }
 }
 
-/**
- * Protected folders that do not exist yet are made (empty) so that they can be mounted
- * read-only: otherwise a command could create them. An empty `.git/hooks` or `.deepdesk`
- * changes nothing for git or Deepdesk.
- */
-function ensureMountPoints(projectDir: string): void {
-  const gitDir = join(projectDir, '.git');
-  try {
-    if (isDirectory(gitDir) && !existsSync(join(gitDir, 'hooks'))) mkdirSync(join(gitDir, 'hooks'));
-    if (isDirectory(projectDir) && !existsSync(join(projectDir, '.deepdesk'))) mkdirSync(join(projectDir, '.deepdesk'));
-  } catch {
-    // A folder we cannot write to is one the command cannot write to either.
-  }
+/** The files (else folders) a run made under a protected path it was not allowed to create, for the blocked line. */
+function madeUnder(path: string, limit = 8): string[] {
+  const files: string[] = [];
+  const folders: string[] = [];
+  const visit = (dir: string): void => {
+    let names;
+    try {
+      names = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const d of names) {
+      if (files.length >= limit) return;
+      const child = join(dir, d.name);
+      if (d.isDirectory()) {
+        folders.push(child);
+        visit(child);
+      } else files.push(child);
+    }
+  };
+  visit(path);
+  return files.length > 0 ? files : folders.length > 0 ? folders.slice(0, limit) : [path];
 }
 
 class OsSandbox implements Sandbox {
   readonly kind: SandboxKind;
+  /** Per folder, the repositories found after the last run: read again (not searched for) before the next. */
+  private readonly lastGitSurface = new Map<string, GitSurface>();
   /** The resolved secrets list per home and agent sockets: it only changes with them. */
   private readonly hiddenCache = new Map<string, ResolvedPolicy['hidden']>();
 
@@ -149,12 +162,20 @@ class OsSandbox implements Sandbox {
     const cachedHidden = this.hiddenCache.get(cacheKey);
     const resolved = resolvePolicy(this.policy, { homes: [commandHome, homedir()], env: spec.env, ...(cachedHidden ? { hidden: cachedHidden } : {}) });
     if (!cachedHidden) this.hiddenCache.set(cacheKey, resolved.staticHidden);
-    ensureMountPoints(resolved.projectDir);
-    const gitBefore = captureGitState(resolved.projectDir);
+    // Git's surface in every repository of the folder: kept read-only where it exists, and
+    // compared after the run for what could not be mounted (core/git/surface.ts).
+    const gitBefore = await snapshotGitSurface(resolved.projectDir, resolved.home, this.lastGitSurface.get(resolved.projectDir));
+    const gitMounts = surfaceMounts(gitBefore);
+    resolved.protectedPaths = [...new Set([...resolved.protectedPaths, ...gitMounts.readOnly])];
+    resolved.pinnedPaths = [...new Set([...resolved.pinnedPaths, ...gitMounts.pinned])];
+    const untouchable = resolved.protectedPaths.filter(mountable);
     const missingProtected = resolved.protectedPaths.filter(
       (p) => isWithin(p, resolved.projectDir) && !isWithin(p, join(resolved.projectDir, '.git')) && !existsSync(p),
     );
     const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), 'deepdesk-run-')));
+    // A file's ctime cannot be set back by any process: what is older than the run's own temp
+    // folder (stamped by the same kernel clock) is not the run's; a tie counts as the run's.
+    const runStartedMs = statSync(tmpDir).ctimeMs;
     const env: Record<string, string> = { ...spec.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir };
     for (const name of Object.keys(env)) if (/^(?:https?|all|no)_proxy$/i.test(name)) delete env[name];
     // Caches that would be written under the read-only home go to the private temp folder.
@@ -191,18 +212,20 @@ class OsSandbox implements Sandbox {
       args = seatbeltArgs({ policy: resolved, tmpDir, ...(proxyPort !== undefined ? { proxyPort } : {}) }, spec.file, spec.args);
     }
 
-    let enforced: BlockedItem[] | undefined;
+    let enforced: Promise<BlockedItem[]> | undefined;
     /** After the run: undo what git would run later, and what was made at a protected path. */
-    const enforce = (): BlockedItem[] => {
-      if (enforced) return enforced;
-      enforced = enforceGitState(resolved.projectDir, gitBefore);
-      for (const path of missingProtected) {
-        if (!existsSync(path)) continue;
-        rmSync(path, { recursive: true, force: true });
-        enforced.push({ kind: 'write', path, why: 'a protected path; removed' });
-      }
-      return enforced;
-    };
+    const enforce = (): Promise<BlockedItem[]> =>
+      (enforced ??= (async () => {
+        const { items, after } = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, runStartedMs });
+        this.lastGitSurface.set(resolved.projectDir, after);
+        for (const path of missingProtected) {
+          if (!existsSync(path)) continue;
+          const made = madeUnder(path);
+          rmSync(path, { recursive: true, force: true });
+          items.push(...made.map((p) => ({ kind: 'write' as const, path: p, why: 'a protected path' })));
+        }
+        return items;
+      })());
 
     return {
       file,
@@ -212,10 +235,10 @@ class OsSandbox implements Sandbox {
       async blockedLine(output: string): Promise<string | undefined> {
         const found = await detectBlocked(output, { policy: resolved, writable: [tmpDir], cwd, home: resolved.home });
         const refused: BlockedItem[] = [...(proxy?.refused ?? [])].map((host) => ({ kind: 'network', host }));
-        return formatBlockedLine(dedupeItems([...enforce(), ...refused, ...found]), resolved);
+        return formatBlockedLine(dedupeItems([...(await enforce()), ...refused, ...found]), resolved);
       },
       async dispose(): Promise<void> {
-        enforce();
+        await enforce();
         await proxy?.close();
         await rm(tmpDir, { recursive: true, force: true });
         if (proxyDir) await rm(proxyDir, { recursive: true, force: true });

@@ -32,11 +32,14 @@ describe('resolvePolicy', () => {
     expect(policy.hidden.map((h) => h.path)).not.toContain('/home/u/.config/gh');
   });
 
-  it('keeps .git/hooks, .git/config, .deepdesk and the settings-protected paths read-only, and pins .git', () => {
+  it("keeps the root repository's surface, .deepdesk and the settings-protected paths read-only, and pins .git", () => {
     const policy = linux('/home/u/code/app', { protectedPaths: ['/home/u/code/app/.env', 'relative/ignored'] });
     expect(policy.protectedPaths).toEqual([
       '/home/u/code/app/.git/hooks',
       '/home/u/code/app/.git/config',
+      '/home/u/code/app/.git/config.worktree',
+      '/home/u/code/app/.git/commondir',
+      '/home/u/code/app/.git/info',
       '/home/u/code/app/.deepdesk',
       '/home/u/code/app/.env',
     ]);

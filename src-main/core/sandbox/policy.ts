@@ -1,7 +1,7 @@
 // The sandbox's rules as data (SPEC §7), shared by the bubblewrap and Seatbelt launchers:
 // what is hidden (secrets), what stays read-only inside the writable project folder, and
 // which host sockets lead out of any sandbox that can still reach them.
-import { existsSync, lstatSync, readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SandboxPolicy } from './types';
@@ -51,7 +51,7 @@ export const SECRET_HOME_PATHS: readonly HomeRule[] = [
  * Inside the project folder, never writable: what git or Deepdesk would later run or trust
  * outside the sandbox (SPEC §7).
  */
-export const PROTECTED_PROJECT_PATHS: readonly string[] = ['.git/hooks', '.git/config', '.deepdesk'];
+export const PROTECTED_PROJECT_PATHS: readonly string[] = ['.git/hooks', '.git/config', '.git/config.worktree', '.git/commondir', '.git/info', '.deepdesk'];
 
 /**
  * Unix sockets on the host that hand out power beyond the sandbox (a session bus that
@@ -194,7 +194,6 @@ export function resolvePolicy(
   const staticHidden = [...hidden];
   // Sockets come and go in /tmp: looked for on every run.
   if (platform === 'linux') for (const socket of tmpSocketPaths()) hide(socket, 'a host service socket');
-  protectedPaths.push(...gitModuleDirs(join(projectDir, '.git')).flatMap((dir) => [join(dir, 'hooks'), join(dir, 'config')]));
   for (const extra of policy.protectedPaths ?? []) {
     if (isAbsolute(extra)) protectedPaths.push(realPathOf(extra));
   }
@@ -210,31 +209,4 @@ export function resolvePolicy(
     pinnedPaths: [join(projectDir, '.git')],
     allowedDomains: [...(policy.allowedDomains ?? [])],
   };
-}
-
-/** The git folders of submodules (`.git/modules/<name>`, names may nest), whose hooks git also runs. */
-function gitModuleDirs(gitDir: string, depth = 0): string[] {
-  return depth > 3 ? [] : walkModules(join(gitDir, 'modules'), depth, 0);
-}
-
-function walkModules(dir: string, depth: number, nesting: number): string[] {
-  if (nesting > 4) return [];
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  const found: string[] = [];
-  for (const name of names.slice(0, 200)) {
-    const child = join(dir, name);
-    try {
-      if (!lstatSync(child).isDirectory()) continue;
-    } catch {
-      continue;
-    }
-    if (existsSync(join(child, 'HEAD'))) found.push(child, ...gitModuleDirs(child, depth + 1));
-    else found.push(...walkModules(child, depth, nesting + 1));
-  }
-  return found;
 }

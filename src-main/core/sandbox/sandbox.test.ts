@@ -4,7 +4,7 @@
 // named in the `[Sandbox blocked …]` line; normal work must still work.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -245,13 +245,38 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
       expect(readFileSync(join(project, '.git', 'hooks', 'pre-commit'), 'utf8')).toBe('#!/bin/sh\nnpm test\n');
     });
 
-    it('.deepdesk, existing or not', async () => {
+    it('.deepdesk that exists stays read-only and in place', async () => {
+      mkdirSync(join(project, '.deepdesk'));
+      writeFileSync(join(project, '.deepdesk', 'settings.json'), '{}');
       const first = await run('mkdir -p .deepdesk/x; echo a > .deepdesk/settings.json');
-      expect(existsSync(join(project, '.deepdesk', 'settings.json'))).toBe(false);
+      expect(readFileSync(join(project, '.deepdesk', 'settings.json'), 'utf8')).toBe('{}');
       expect(first.sandboxBlocked).toContain('/.deepdesk/settings.json (a protected path)');
       const second = await run('rm -rf .deepdesk; mv .deepdesk gone');
-      expect(existsSync(join(project, '.deepdesk'))).toBe(true);
+      expect(existsSync(join(project, '.deepdesk', 'settings.json'))).toBe(true);
       expect(second.sandboxBlocked).toContain('/.deepdesk');
+    });
+
+    it('.deepdesk that does not exist is not created by the sandbox, and one a command makes is removed', async () => {
+      const quiet = await run('ls -A');
+      expect(quiet.output.split(/\s+/)).not.toContain('.deepdesk');
+      expect(existsSync(join(project, '.deepdesk'))).toBe(false);
+      const made = await run('mkdir -p .deepdesk/x; echo a > .deepdesk/settings.json');
+      expect(existsSync(join(project, '.deepdesk'))).toBe(false);
+      expect(made.sandboxBlocked).toContain('/.deepdesk/settings.json (a protected path)');
+    });
+
+    it('nothing is created in the folder by running commands, with or without a repository', async () => {
+      const listing = (): string[] => readdirSync(project).sort();
+      const before = listing();
+      await run('true');
+      await run('ls; cat README.md');
+      expect(listing()).toEqual(before);
+      git(project, 'init', '-q');
+      rmSync(join(project, '.git', 'hooks'), { recursive: true });
+      const gitBefore = readdirSync(join(project, '.git')).sort();
+      await run('git status --short');
+      expect(listing()).toEqual([...before, '.git'].sort());
+      expect(readdirSync(join(project, '.git')).sort().filter((n) => n !== 'index')).toEqual(gitBefore.filter((n) => n !== 'index'));
     });
 
     it('paths the settings protect, existing or made in the run', async () => {
@@ -355,7 +380,7 @@ describe.skipIf(!available.available)('the sandbox (bubblewrap, for real)', () =
       const freePort = (closed.address() as { port: number }).port;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
       let accepted = 0;
-      const counting = (socket: import('node:net').Socket): void => {
+      const counting = (socket: Socket): void => {
         accepted++;
         socket.destroy();
       };

@@ -87,7 +87,7 @@ export function seatbeltProfile(run: SeatbeltRun): string {
   ];
   lines.push(`(allow file-write*\n  ${writable.join('\n  ')})`);
   // Without a `.git` yet, `git init` must be able to write its sample hooks; what it leaves
-  // is checked after the run (git-guard.ts).
+  // is checked after the run (core/git/surface.ts).
   const gitDir = `${policy.projectDir}/.git`;
   const gitExists = existsSync(gitDir);
   const protectedRules = policy.protectedPaths

@@ -2,8 +2,8 @@
 // rules; `ask` pauses the call until the person approves, edits, rejects or responds.
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { decideCall, PLAN_MODE_REFUSAL, type ApprovalMode, type ModeContext } from '../permissions/modes';
-import { targetPaths, type PermissionRule } from '../permissions/rules';
+import { decideCall, PLAN_MODE_REFUSAL, type ApprovalMode, type ModeContext, type ModeDecision } from '../permissions/modes';
+import { operationOf, targetPaths, type PermissionRule } from '../permissions/rules';
 import type { Backend, LinkTarget } from '../../backends/protocol';
 import { withTargetGuard, type TargetGuard } from '../../backends/target-guard';
 import { errorText, isErrorOutput, text, type ToolOutput } from '../../tools/tool';
@@ -40,7 +40,11 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         sandboxAvailable: options.sandboxAvailable?.() ?? false,
         resolvedTargets,
       });
-      const verdict = decideCall({ tool: call.name, args }, context(links.inside));
+      const ruled = decideCall({ tool: call.name, args }, context(links.inside));
+      // Writes that would change what other programs run later (git's hooks and config) ask
+      // whatever the mode and the rules; deny and plan mode still win.
+      const forced = ruled.decision === 'allow' ? await alwaysAsk(ctx.backend, call.name, args, links) : null;
+      const verdict: ModeDecision = forced !== null ? { decision: 'ask', reason: forced } : ruled;
       // What the call was checked (or approved) against; any other link target at the moment
       // the backend touches the file is checked again (a link made after this check).
       const checked = new Set(Object.entries(links.inside).map(([named, resolved]) => `${named}\0${resolved}`));
@@ -123,6 +127,24 @@ interface CallLinks {
   inside: Record<string, string>;
   /** The first differing target, for the person: a virtual path, or a real path outside the folder. */
   shown?: string;
+}
+
+/** Why a change this call makes must ask anyway (the backend knows what runs its files later), or null. */
+async function alwaysAsk(backend: Backend, tool: string, args: Record<string, unknown>, links: CallLinks): Promise<string | null> {
+  const operation = operationOf(tool);
+  if (backend.alwaysAskReason === undefined || operation === null || !['write', 'edit', 'delete'].includes(operation)) return null;
+  for (const path of targetPaths({ tool, args })) {
+    for (const candidate of new Set([path, links.inside[path] ?? path])) {
+      let reason: string | null;
+      try {
+        reason = await backend.alwaysAskReason(candidate);
+      } catch {
+        reason = 'it could not be checked';
+      }
+      if (reason !== null) return `changes to ${candidate} always ask: ${reason}`;
+    }
+  }
+  return null;
 }
 
 /** Where the call's paths lead through symlinks (only for tools that touch files). */

@@ -1,0 +1,418 @@
+// What git reads, in every repository of the folder, to decide what to run or where the
+// repository lives: its "surface". Taken before and after each sandboxed command, so that
+// nothing the command left there runs later when the person uses git outside the sandbox
+// (SPEC §7).
+//
+// Why both a read-only mount and an after-run check (and not only one):
+// - Read-only mounts (bwrap binds, Seatbelt denies) keep what exists in place during the
+//   run, so the command sees a clear "Read-only file system" it can report, and the
+//   person's git is never exposed mid-run for those files. But a mount needs an existing
+//   path: a `commondir`, `config.worktree` or a whole repository that does not exist yet
+//   cannot be mounted over without creating it in the person's folder, and `.git` itself
+//   must stay writable for normal work (index.lock, refs, objects).
+// - So after the run, when the sandbox's pid namespace guarantees none of its processes is
+//   left, the folder is walked again for repositories (`.git` folders and files, folders
+//   shaped like a git folder, what `commondir` and `gitdir:` point at, `modules/`,
+//   `worktrees/`) and every surface file is compared with the snapshot. What changed is put
+//   back; what is new must be inert (sample hooks, a config of keys that run nothing, a new
+//   repository's pointers), else it is removed or reduced to its inert part. The surface
+//   includes what the configs name inside the folder: included config files, the
+//   `core.hooksPath` folder (husky) and programs such as `core.fsmonitor`.
+// Paths that were read-only during the run are not checked afterwards: the command could
+// not have changed them, so a change there is the person's own.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Dirent } from 'node:fs';
+import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile, chmod } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import type { BlockedItem } from '../sandbox/blocked';
+import { inertPart, isInertConfig, namedFiles } from './config';
+import { isWithin, realPathOf } from '../sandbox/policy';
+
+/** What a path is to git. */
+export type SurfaceRole =
+  /** config, config.worktree, or a config file one of them includes. */
+  | 'config'
+  /** A file in `hooks/` or in the `core.hooksPath` folder. */
+  | 'hook'
+  /** `hooks/`, `info/` or a `core.hooksPath` folder itself. */
+  | 'folder'
+  /** `.git` files and links, `commondir`, `gitdir`: where the repository is. */
+  | 'pointer'
+  /** A file in `info/`. */
+  | 'info'
+  /** A program a config key runs (`core.fsmonitor = ./watch.sh`). */
+  | 'program';
+
+export interface SurfaceFile {
+  role: SurfaceRole;
+  /** The git folder it belongs to (none for `.git` pointers and what configs name outside git folders). */
+  gitDir?: string;
+  kind: 'file' | 'link' | 'dir' | 'other';
+  mode: number;
+  /** A file's content or a link's target; undefined for folders and files over the size kept. */
+  content?: Buffer;
+  /** sha256 of a file too big to keep whole. */
+  digest?: string;
+  /** When its inode last changed (content, rename, link): no process can set it back. */
+  ctimeMs: number;
+}
+
+export interface GitSurface {
+  /** Real absolute paths of the git folders in the project folder, with their work trees where known. */
+  gitDirs: Map<string, string | undefined>;
+  /** Every surface path (absolute) and what it held. */
+  entries: Map<string, SurfaceFile>;
+  /** The `.git` files and links found, with the folders they stand in. */
+  pointers: Map<string, string>;
+  /** Pointer (a `.git` file or link, a `commondir`) → the git folder it leads to. */
+  targets: Map<string, string>;
+}
+
+/** Surface files bigger than this are compared by digest (and removed rather than restored). */
+const MAX_KEPT_BYTES = 1024 * 1024;
+/** `modules/` names may nest (`modules/a/b`); deeper than this is not a submodule git makes. */
+const MAX_MODULE_DEPTH = 6;
+const MAX_INCLUDE_DEPTH = 10;
+/** Walk this many folders at once (the work is readdir calls, in libuv's pool). */
+const WALK_CONCURRENCY = 16;
+
+async function readEntry(path: string): Promise<Omit<SurfaceFile, 'role'> | undefined> {
+  let st;
+  try {
+    st = await lstat(path);
+  } catch {
+    return undefined;
+  }
+  const mode = st.mode & 0o7777;
+  const ctimeMs = st.ctimeMs;
+  if (st.isSymbolicLink()) {
+    try {
+      return { kind: 'link', mode, ctimeMs, content: Buffer.from(await readlink(path)) };
+    } catch {
+      return { kind: 'link', mode, ctimeMs };
+    }
+  }
+  if (st.isDirectory()) return { kind: 'dir', mode, ctimeMs };
+  if (!st.isFile()) return { kind: 'other', mode, ctimeMs };
+  try {
+    const data = await readFile(path);
+    if (data.length > MAX_KEPT_BYTES) return { kind: 'file', mode, ctimeMs, digest: createHash('sha256').update(data).digest('hex') };
+    return { kind: 'file', mode, ctimeMs, content: data };
+  } catch {
+    return { kind: 'file', mode, ctimeMs };
+  }
+}
+
+function sameEntry(a: SurfaceFile, b: SurfaceFile): boolean {
+  if (a.kind !== b.kind || a.mode !== b.mode) return false;
+  if (a.kind === 'dir') return true;
+  if (a.digest !== undefined || b.digest !== undefined) return a.digest === b.digest && a.digest !== undefined;
+  if (a.content === undefined || b.content === undefined) return a.content === b.content;
+  return a.content.equals(b.content);
+}
+
+async function readNames(dir: string): Promise<Dirent[]> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/** What `gitdir: X` in a `.git` file (or a `.git` link) leads to. */
+async function pointerTarget(path: string, entry: Omit<SurfaceFile, 'role'>): Promise<string | undefined> {
+  if (entry.kind === 'link') return realPathOf(path);
+  const text = entry.content?.toString('utf8');
+  const m = text === undefined ? null : /^gitdir:\s*(.+?)\s*$/m.exec(text);
+  return m?.[1] ? realPathOf(resolve(dirname(path), m[1])) : undefined;
+}
+
+/** HEAD, objects/ and refs/: what git takes for a git folder when it stands in it. */
+function looksLikeGitDir(names: Dirent[]): boolean {
+  const byName = new Map(names.map((d) => [d.name, d]));
+  return Boolean(byName.get('HEAD')?.isFile() && byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory());
+}
+
+class SurfaceReader {
+  readonly surface: GitSurface = { gitDirs: new Map(), entries: new Map(), pointers: new Map(), targets: new Map() };
+  /** Every path a config names (includes, hooks folders, programs), whether it exists or not. */
+  readonly named = new Set<string>();
+  constructor(
+    private readonly projectDir: string,
+    private readonly home: string,
+  ) {}
+
+  private inside(path: string): boolean {
+    return isWithin(path, this.projectDir);
+  }
+
+  private async record(path: string, role: SurfaceRole, gitDir?: string): Promise<Omit<SurfaceFile, 'role'> | undefined> {
+    if (!this.inside(path) || this.surface.entries.has(path)) return this.surface.entries.get(path);
+    const entry = await readEntry(path);
+    if (entry) this.surface.entries.set(path, { ...entry, role, ...(gitDir !== undefined ? { gitDir } : {}) });
+    return entry;
+  }
+
+  /** A folder whose every entry git may run or read (`hooks/`, `info/`, a hooks path). */
+  private async recordFolder(path: string, childRole: SurfaceRole, gitDir?: string): Promise<void> {
+    const entry = await this.record(path, 'folder', gitDir);
+    if (entry?.kind !== 'dir') return;
+    for (const child of await readNames(path)) await this.record(join(path, child.name), childRole, gitDir);
+  }
+
+  private async recordConfig(path: string, gitDir: string | undefined, workTree: string | undefined, depth = 0): Promise<void> {
+    const entry = await this.record(path, 'config', gitDir);
+    if (entry?.kind !== 'file' || entry.content === undefined || depth > MAX_INCLUDE_DEPTH) return;
+    const named = namedFiles(entry.content.toString('utf8'), path, workTree, this.home);
+    for (const path of [...named.includes, ...named.hookFolders, ...named.programs]) this.named.add(realPathOf(path));
+    for (const include of named.includes) await this.recordConfig(realPathOf(include), undefined, workTree, depth + 1);
+    for (const folder of named.hookFolders) await this.recordFolder(realPathOf(folder), 'hook');
+    for (const program of named.programs) await this.record(realPathOf(program), 'program');
+  }
+
+  /** A git folder: its surface, and the git folders it leads to. */
+  async addGitDir(dir: string, workTree: string | undefined): Promise<void> {
+    const real = realPathOf(dir);
+    if (!this.inside(real) || this.surface.gitDirs.has(real)) return;
+    this.surface.gitDirs.set(real, workTree);
+    await this.recordConfig(join(real, 'config'), real, workTree);
+    await this.recordConfig(join(real, 'config.worktree'), real, workTree);
+    await this.recordFolder(join(real, 'hooks'), 'hook', real);
+    await this.recordFolder(join(real, 'info'), 'info', real);
+    await this.record(join(real, 'gitdir'), 'pointer', real);
+    const common = await this.record(join(real, 'commondir'), 'pointer', real);
+    const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
+    if (commonText) {
+      this.surface.targets.set(join(real, 'commondir'), realPathOf(resolve(real, commonText)));
+      await this.addGitDir(resolve(real, commonText), undefined);
+    }
+    for (const worktree of await readNames(join(real, 'worktrees'))) {
+      if (worktree.isDirectory()) await this.addGitDir(join(real, 'worktrees', worktree.name), undefined);
+    }
+    await this.addModules(join(real, 'modules'), 0);
+  }
+
+  private async addModules(dir: string, depth: number): Promise<void> {
+    if (depth > MAX_MODULE_DEPTH) return;
+    const names = await readNames(dir);
+    if (depth > 0 && looksLikeGitDir(names)) await this.addGitDir(dir, undefined);
+    for (const child of names) {
+      if (child.isDirectory() && !['objects', 'refs', 'logs', 'hooks', 'info'].includes(child.name)) await this.addModules(join(dir, child.name), depth + 1);
+    }
+  }
+
+  /** A `.git` file or link in `workTree`, and the git folder it leads to. */
+  async addPointer(path: string, workTree: string): Promise<void> {
+    this.surface.pointers.set(path, workTree);
+    const entry = await this.record(path, 'pointer');
+    const target = entry ? await pointerTarget(path, entry) : undefined;
+    if (target === undefined) return;
+    this.surface.targets.set(path, target);
+    await this.addGitDir(target, workTree);
+  }
+
+  /** The surfaces of the repositories an earlier reading found, without walking the folder. */
+  async reread(earlier: GitSurface): Promise<void> {
+    for (const [path, workTree] of earlier.pointers) await this.addPointer(path, workTree);
+    for (const [dir, workTree] of earlier.gitDirs) await this.addGitDir(dir, workTree);
+  }
+
+  /** Every folder of the project, links not followed: `.git` entries and git-shaped folders. */
+  async walk(): Promise<void> {
+    const queue: string[] = [this.projectDir];
+    const worker = async (): Promise<void> => {
+      for (let dir = queue.pop(); dir !== undefined; dir = queue.pop()) {
+        const names = await readNames(dir);
+        const shaped = basename(dir) !== '.git' && looksLikeGitDir(names);
+        if (shaped) await this.addGitDir(dir, undefined);
+        for (const d of names) {
+          const path = join(dir, d.name);
+          if (d.name === '.git') {
+            if (d.isDirectory()) await this.addGitDir(path, dir);
+            else await this.addPointer(path, dir);
+            continue;
+          }
+          if (d.isDirectory() && !(shaped && d.name === 'objects')) queue.push(path);
+        }
+      }
+    };
+    // Workers take folders as the walk finds them; one ends when the queue is empty at that moment,
+    // so keep starting rounds until a round finds nothing more.
+    while (queue.length > 0) await Promise.all(Array.from({ length: Math.min(WALK_CONCURRENCY, queue.length) }, worker));
+  }
+}
+
+/**
+ * The surface of every repository in the project folder. With `earlier` (a reading of the
+ * same folder), only the repositories it found are read again: repositories that appear
+ * later are found by the next full reading (the one after a run), and what in them is
+ * older than the run is not the run's (see enforceGitSurface).
+ */
+export async function snapshotGitSurface(projectDir: string, home: string, earlier?: GitSurface): Promise<GitSurface> {
+  const reader = new SurfaceReader(realPathOf(projectDir), home);
+  if (earlier) await reader.reread(earlier);
+  else await reader.walk();
+  return reader.surface;
+}
+
+/** Paths to keep read-only during a run (existing ones; the rest is checked after it). */
+export function surfaceMounts(surface: GitSurface, limit = 2000): { readOnly: string[]; pinned: string[] } {
+  const readOnly: string[] = [];
+  for (const [path, entry] of surface.entries) {
+    if (entry.kind === 'link' || entry.kind === 'other') continue;
+    // Folders cover their files (hooks, info); a file of its own otherwise.
+    if (entry.role === 'hook' || entry.role === 'info') continue;
+    readOnly.push(path);
+  }
+  const pinned = [...surface.gitDirs.keys()].filter((dir) => basename(dir) === '.git');
+  return { readOnly: readOnly.slice(0, limit), pinned: pinned.slice(0, limit) };
+}
+
+function isInert(path: string, after: SurfaceFile, before: GitSurface): boolean {
+  const newRepository = after.gitDir !== undefined && !before.gitDirs.has(after.gitDir);
+  switch (after.role) {
+    case 'hook':
+      // git never runs `*.sample`; every other file there may be a hook or what one sources.
+      return after.kind === 'file' && path.endsWith('.sample') && after.gitDir !== undefined;
+    case 'config':
+      return after.kind === 'file' && after.content !== undefined && isInertConfig(after.content.toString('utf8'));
+    case 'folder':
+      return after.kind === 'dir';
+    case 'info':
+      return newRepository;
+    case 'pointer':
+      // A new repository may point where it likes (its target is checked as a repository
+      // itself); an existing one is never moved.
+      return after.gitDir === undefined ? !before.entries.has(path) : newRepository;
+    case 'program':
+      return false;
+  }
+}
+
+async function writeAtomically(path: string, data: Buffer | string, mode: number): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path).slice(0, 60)}.deepdesk-tmp-${randomBytes(6).toString('hex')}`);
+  await writeFile(temp, data, { mode: 0o600, flag: 'wx' });
+  await chmod(temp, mode);
+  await rename(temp, path);
+}
+
+async function putBack(path: string, entry: SurfaceFile, before: GitSurface): Promise<void> {
+  await rm(path, { recursive: true, force: true });
+  if (entry.kind === 'dir') {
+    await mkdir(path, { mode: entry.mode });
+    for (const [child, kept] of before.entries) if (dirname(child) === path) await putBack(child, kept, before);
+  } else if (entry.kind === 'link' && entry.content) await symlink(entry.content.toString(), path);
+  else if (entry.kind === 'file' && entry.content) await writeAtomically(path, entry.content, entry.mode);
+}
+
+function whyNew(entry: SurfaceFile): string {
+  switch (entry.role) {
+    case 'hook':
+      return 'a git hook would run outside the sandbox; removed';
+    case 'config':
+      return 'settings that run programs; reset';
+    case 'pointer':
+      return 'it would move a git repository; removed';
+    case 'program':
+      return 'a program git runs; removed';
+    default:
+      return 'a protected path; removed';
+  }
+}
+
+/**
+ * Puts back what the run changed in git's surface and makes what it added inert; says what
+ * it undid. `untouchable`: paths that were read-only during the run.
+ */
+export async function enforceGitSurface(
+  projectDir: string,
+  before: GitSurface,
+  options: {
+    home: string;
+    untouchable: readonly string[];
+    /** When the run started: a path `before` did not know that has not changed since is not the run's. */
+    runStartedMs: number;
+  },
+): Promise<{ items: BlockedItem[]; after: GitSurface }> {
+  const after = await snapshotGitSurface(projectDir, options.home);
+  const items: BlockedItem[] = [];
+  const untouchable = (path: string): boolean => options.untouchable.some((p) => isWithin(path, p));
+  // Parents first, so that a folder put back is there before its files.
+  const paths = [...after.entries.keys()].sort((a, b) => a.split(sep).length - b.split(sep).length || (a < b ? -1 : 1));
+  const handled: string[] = [];
+  // A pointer the run made or changed leads to a repository that is checked whole, however
+  // old its files (the agent's file tools may have prepared it before the run).
+  const pointedAt = new Set<string>();
+  for (const [pointer, target] of after.targets) {
+    const now = after.entries.get(pointer);
+    const was = before.entries.get(pointer);
+    if (now && !(was && sameEntry(now, was))) pointedAt.add(target);
+  }
+  const unknownAndOld = (entry: SurfaceFile): boolean =>
+    entry.ctimeMs < options.runStartedMs && (entry.gitDir === undefined ? entry.role === 'pointer' : !before.gitDirs.has(entry.gitDir) && !pointedAt.has(entry.gitDir));
+  for (const path of paths) {
+    const now = after.entries.get(path);
+    if (!now || untouchable(path) || handled.some((h) => isWithin(path, h))) continue;
+    const was = before.entries.get(path);
+    if (was && sameEntry(now, was)) continue;
+    // A repository the earlier reading did not know, made before the run (the person's).
+    if (!was && unknownAndOld(now)) continue;
+    if (isInert(path, now, before)) continue;
+    const existing = was !== undefined || (now.gitDir !== undefined && before.gitDirs.has(now.gitDir));
+    try {
+      if (was && (was.kind === 'dir' || was.content !== undefined)) {
+        await putBack(path, was, before);
+      } else if (now.role === 'config' && basename(path) === 'config' && now.gitDir !== undefined && !existing && now.content !== undefined) {
+        await writeAtomically(path, inertPart(now.content.toString('utf8')), now.mode);
+      } else {
+        await rm(path, { recursive: true, force: true });
+      }
+    } catch {
+      // Could not be undone: still reported, so the agent and the person know.
+    }
+    handled.push(path);
+    items.push({ kind: 'write', path, why: existing ? 'a protected path' : whyNew(now) });
+  }
+  return { items, after };
+}
+
+/** Whether `dir` looks like a git folder once `target` (below it) is written: the write that completes one counts too. */
+function becomesGitDir(names: Dirent[], dir: string, target: string): boolean {
+  const [child, ...rest] = target.slice(dir.length + 1).split(sep);
+  if (!child || !['HEAD', 'objects', 'refs'].includes(child)) return false;
+  const has = (name: string, folder: boolean): boolean =>
+    (child === name && (rest.length > 0) === folder) || names.some((d) => d.name === name && (folder ? d.isDirectory() : d.isFile()));
+  return has('HEAD', false) && has('objects', true) && has('refs', true);
+}
+
+/**
+ * Why a write to `path` (inside the project folder) would change what git runs or where a
+ * repository lives, or null. For the agent's own file tools, which run outside the
+ * sandbox: such writes always ask. Looks only at the path's own folders and the
+ * repositories they belong to, not the whole folder.
+ */
+export async function gitSurfaceReason(projectDir: string, path: string, home: string): Promise<string | null> {
+  const root = realPathOf(projectDir);
+  const target = realPathOf(path);
+  if (!isWithin(target, root) || target === root) return null;
+  const reader = new SurfaceReader(root, home);
+  for (let dir = dirname(target); isWithin(dir, root); dir = dirname(dir)) {
+    const names = await readNames(dir);
+    if (basename(dir) === '.git' || looksLikeGitDir(names) || becomesGitDir(names, dir, target)) return 'it is inside a git folder';
+    const dotGit = names.find((d) => d.name === '.git');
+    if (dotGit?.isDirectory()) await reader.addGitDir(join(dir, '.git'), dir);
+    else if (dotGit) {
+      const entry = await readEntry(join(dir, '.git'));
+      const gitDir = entry ? await pointerTarget(join(dir, '.git'), entry) : undefined;
+      if (gitDir) await reader.addGitDir(gitDir, dir);
+    }
+    if (dir === root) break;
+  }
+  if (basename(target) === '.git') return 'it is where git looks for a repository';
+  const named = [...reader.named].find((p) => isWithin(target, p));
+  if (named !== undefined) return 'git runs or reads it (a path its config names)';
+  for (const [p, entry] of reader.surface.entries) {
+    if (isWithin(target, p) && entry.role !== 'info') return 'git runs or reads it';
+  }
+  return null;
+}
