@@ -1,6 +1,6 @@
 // The window's terminals and approval modes through the contract, with the real app:
 // real SQLite, real ptys, the scripted model server.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -180,5 +180,33 @@ describe('approval modes through the contract', () => {
     await until(() => events.filter(isDone(thread.id)).length > doneBefore, 'second run');
     expect(readFileSync(join(folder, 'edit.txt'), 'utf8')).toBe('y\n');
     expect(events.some((e) => e.event === 'approvals.changed')).toBe(false);
+  });
+});
+
+describe('the project folder is the person’s', () => {
+  it('opening it, every mode, sandboxed commands and checkpoints create nothing in it', async () => {
+    writeFileSync(join(folder, 'README.md'), 'hello\n');
+    const listing = (): string[] => readdirSync(folder).sort();
+    const before = listing();
+    const { call, events } = await open();
+    const thread = await call('threads.create', {});
+    const runs = (): number => events.filter(isDone(thread.id)).length;
+    for (const mode of ['ask', 'edit', 'plan', 'auto'] as const) {
+      if (mode === 'auto' && !(await call('mode.get', {})).sandbox.available) continue;
+      await call('mode.set', { mode });
+      const calls =
+        mode === 'auto' || mode === 'plan'
+          ? [{ name: 'execute', args: { command: 'ls -A; cat README.md' } }]
+          : [
+              { name: 'ls', args: { path: '/' } },
+              { name: 'read_file', args: { file_path: '/README.md' } },
+            ];
+      server.push({ toolCalls: calls }, { text: `done in ${mode}` });
+      const done = runs();
+      await call('threads.send', { threadId: thread.id, text: `look around in ${mode}` });
+      await until(() => runs() > done, `the ${mode} run`);
+      expect(listing()).toEqual(before);
+    }
+    expect(existsSync(join(folder, '.deepdesk'))).toBe(false);
   });
 });
