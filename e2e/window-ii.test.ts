@@ -207,7 +207,7 @@ describe('approvals inline', () => {
     await screenshot(page, 'approvals-decided-1400x900');
   });
 
-  it('edits a command as text, shows Markdown reasons and invisible characters, and runs the edited command', async () => {
+  it('edits a command as text, shows plain-text reasons and invisible characters, and runs the edited command', async () => {
     serve = await startServe({
       // An inert command (no redirection), so that "always allow" is offered for it.
       script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo "safe\u202Etxt.sh"' } }] }, { text: 'Edited command ran.' }],
@@ -219,8 +219,10 @@ describe('approvals inline', () => {
     const shown = await group.innerText();
     expect(shown).toContain('⟨U+202E⟩');
     expect(shown).not.toContain('\u202E');
-    // The reason line is Markdown (no raw backticks) and "always allow" is said once.
-    expect(await group.locator('.approval-reason code').count()).toBeGreaterThan(0);
+    // The reason quotes the command as plain text, never Markdown (e2e/hostile-cards.test.ts),
+    // and "always allow" is said once.
+    expect(await group.locator('.approval-reason').innerText()).toContain('`echo "safe⟨U+202E⟩txt.sh"`');
+    expect(await group.locator('.approval-reason code').count()).toBe(0);
     const always = group.getByRole('checkbox');
     expect((await group.locator('label.always-allow').innerText()).match(/always allow/gi)).toHaveLength(1);
     await screenshot(page, 'approval-command-1024x700');

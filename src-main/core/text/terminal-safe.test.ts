@@ -74,3 +74,53 @@ describe('terminalSafeJson', () => {
     }
   });
 });
+
+/** Every code point (no lone surrogates) that `test` accepts. */
+const every = (test: RegExp) => allCodePoints((c) => test.test(c));
+const FORMAT_AND_SEPARATORS = every(/^[\p{Cf}\p{Zl}\p{Zp}]$/u);
+const IGNORABLE = every(/^\p{Default_Ignorable_Code_Point}$/u);
+const MARKS = every(/^\p{M}$/u);
+const HIDDEN_MARKS = new Set(MARKS.filter((c) => /\p{Default_Ignorable_Code_Point}/u.test(c)));
+const shownAs = (c: string) => terminalSafe(c, { singleLine: true });
+
+describe('terminalSafe over whole Unicode classes (the same classes as the window, lib/visible-text.ts)', () => {
+  it(`escapes every one of the ${FORMAT_AND_SEPARATORS.length} format (Cf), line (Zl) and paragraph (Zp) separator code points`, () => {
+    expect(FORMAT_AND_SEPARATORS.length).toBeGreaterThanOrEqual(172);
+    const missed = FORMAT_AND_SEPARATORS.filter((c) => !/^a\\(?:x[0-9a-f]{2}|u[0-9a-f]{4}|u\{[0-9a-f]+\})b$/.test(terminalSafe(`a${c}b`)));
+    expect(missed.map((c) => c.codePointAt(0)!.toString(16))).toEqual([]);
+  });
+
+  it('escapes every default-ignorable code point (variation selectors, Hangul fillers, tags, …)', () => {
+    const missed = IGNORABLE.filter((c) => terminalSafe(`a${c}b`) === `a${c}b`);
+    expect(missed.map((c) => c.codePointAt(0)!.toString(16))).toEqual([]);
+  });
+
+  it(`escapes each of the ${MARKS.length} combining marks standing alone (start, after whitespace, a line break or an escape), and keeps one on its letter`, () => {
+    const missed: string[] = [];
+    for (const m of MARKS) {
+      const escape = shownAs(m);
+      if (escape === m) missed.push(`alone ${m.codePointAt(0)!.toString(16)}`);
+      for (const before of [' ', '\n', '\t', '\u3000', '\u202e', '\x1b']) {
+        if (terminalSafe(`${before}${m}x`) !== `${terminalSafe(before)}${escape}x`) missed.push(`${JSON.stringify(before)} ${m.codePointAt(0)!.toString(16)}`);
+      }
+      if (terminalSafe(`a${m}`) !== (HIDDEN_MARKS.has(m) ? `a${escape}` : `a${m}`)) missed.push(`on a ${m.codePointAt(0)!.toString(16)}`);
+    }
+    expect(missed).toEqual([]);
+    expect(terminalSafe('a\u0301\u0302\u0303\u0304\u0305\u0306')).toBe('a\u0301\u0302\u0303\u0304\\u0305\\u0306');
+    for (const text of ['cafe\u0301', 'नमस्ते', 'ที่นี่', 'שָׁלוֹם']) expect(terminalSafe(text)).toBe(text);
+  });
+});
+
+describe('terminalSafeJson over whole Unicode classes', () => {
+  it('escapes marks standing alone at the start of a string (where they would sit on the quote), and keeps plain JSON as JSON.stringify writes it', () => {
+    const value = { '\u0301key': ['\u0301x', ' \u0336', 'e\u0301', '\u202e\u0301'], plain: 'line\nnext\t"q" \\ é', all: FORMAT_AND_SEPARATORS.join('') + IGNORABLE.join('') };
+    for (const text of [terminalSafeJson(value), terminalSafeJson(value, 2)]) {
+      expect(JSON.parse(text)).toEqual(value);
+      expect(activeOutside(text)).toEqual([]);
+      expect(text).not.toMatch(/["\s]\p{M}/u);
+      expect(text).toContain('e\u0301');
+    }
+    const plain = { a: 'line\nnext\t"q" \\ é 日本 🙂', b: [1, true, null] };
+    expect(terminalSafeJson(plain, 2)).toBe(JSON.stringify(plain, null, 2));
+  });
+});

@@ -1,11 +1,15 @@
 // Model-controlled text printed to a terminal (issue 9 §4): every character that a
 // terminal would act on instead of showing (C0 and C1 controls, DEL, and therefore every
 // ESC/CSI/OSC/DCS sequence) and every character that hides or reorders text (bidi
-// controls, zero-width and other invisible format characters) is replaced by a visible
-// escape such as `\x1b` or `\u202e`. Newlines and tabs stay as they are.
+// controls, zero-width and other format characters, line and paragraph separators,
+// default-ignorable code points, combining marks standing alone) is replaced by a visible
+// escape such as `\x1b` or `\u202e`. Newlines and tabs stay as they are. The classes are the
+// window's (invisible.ts), so a command reads the same in both.
+
+import { invisiblePatternSource } from './invisible';
 
 /** Characters that change what a person sees without showing themselves. */
-const HIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029\u115f\u1160\u3164\uffa0]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+const HIDDEN = new RegExp(invisiblePatternSource(), 'gu');
 
 function visible(char: string): string {
   const code = char.codePointAt(0)!;
@@ -19,16 +23,27 @@ export function terminalSafe(text: string, options: { singleLine?: boolean } = {
   return text.replace(HIDDEN, (char) => (!options.singleLine && (char === '\n' || char === '\t') ? char : visible(char)));
 }
 
+/** A JSON string literal for `text` whose hidden characters are `\uXXXX` escapes (JSON's own short forms for controls). */
+function safeJsonString(text: string): string {
+  let out = '';
+  let last = 0;
+  for (const match of text.matchAll(HIDDEN)) {
+    out += JSON.stringify(text.slice(last, match.index)).slice(1, -1);
+    const char = match[0];
+    out += char.charCodeAt(0) < 0x20 ? JSON.stringify(char).slice(1, -1) : char.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    last = match.index + char.length;
+  }
+  return `"${out}${JSON.stringify(text.slice(last)).slice(1, -1)}"`;
+}
+
 /**
  * JSON.stringify for a line printed to a terminal or pipe: JSON already escapes C0
- * controls; this also escapes DEL, C1 controls and invisible format characters as
- * `\uXXXX`, which JSON readers decode back to the same string.
+ * controls; this also escapes DEL, C1 controls, invisible format characters and combining
+ * marks standing alone (judged within each string, so a mark at a string's start never
+ * sits on its quote) as `\uXXXX`, which JSON readers decode back to the same string.
  */
 export function terminalSafeJson(value: unknown, space?: number): string {
-  return JSON.stringify(value, null, space).replace(HIDDEN, (char) => {
-    if (char === '\n') return char; // only the indentation's own line breaks are left unescaped
-    const code = char.codePointAt(0)!;
-    if (code > 0xffff) return char.split('').map((u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-    return `\\u${code.toString(16).padStart(4, '0')}`;
-  });
+  const json = JSON.stringify(value, null, space);
+  // Outside string literals JSON holds only punctuation, digits, letters and whitespace.
+  return json.replace(/"(?:[^"\\]|\\.)*"/g, (literal) => safeJsonString(JSON.parse(literal) as string));
 }

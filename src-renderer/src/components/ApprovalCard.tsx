@@ -2,16 +2,18 @@
 // `Approve tool call`): approve (optionally always), reject with a message, edit what
 // matters, or answer instead. Shortcuts while focus is in the card: 1 approve, 2 approve
 // and always allow, 3 reject, E edit, Esc to reject with a message. Nothing here is modal.
+// Everything the model controls (the command, paths, the analyser's reason and the rule
+// offered, which quote them) is plain text with invisible characters escaped, never
+// Markdown or HTML: whatever backticks, quotes or tags it holds, it reads as written.
 
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
 import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/approval-edit';
 import { describeRule } from '../lib/rules';
 import { commandOf, safeJson } from '../lib/tool-summary';
-import { hasInvisible, visibleText } from '../lib/visible-text';
+import { hasInvisible } from '../lib/visible-text';
 import { DiffView } from './DiffView';
 import { Icon } from './Icon';
-import { Markdown } from './Markdown';
 import { PathLink } from './PathLink';
 import { VisibleText } from './VisibleText';
 
@@ -153,16 +155,27 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
           </span>
         ) : null}
       </div>
-      {/* The reason quotes the call: its invisible characters are escaped before Markdown. */}
-      {approval.reason ? <Markdown className="approval-reason" text={visibleText(approval.reason)} /> : null}
+      {/* The reason quotes the call (a command, a path, a redirection target): plain text. */}
+      {approval.reason ? (
+        <p className="approval-reason">
+          <VisibleText text={approval.reason} />
+        </p>
+      ) : null}
 
       {outsideSandbox ? (
         <p className="approval-warning">
           <Icon name="shield" size={14} /> This command runs outside the sandbox, with your full access to files and the network{sandboxReason ? '. The agent’s reason:' : '.'}
-          {sandboxReason ? <span className="approval-stated"> {visibleText(sandboxReason)}</span> : null}
+          {sandboxReason ? (
+            <span className="approval-stated">
+              {' '}
+              <VisibleText text={sandboxReason} />
+            </span>
+          ) : null}
         </p>
       ) : sandboxReason ? (
-        <p className="approval-stated muted">Agent’s reason: {visibleText(sandboxReason)}</p>
+        <p className="approval-stated muted">
+          Agent’s reason: <VisibleText text={sandboxReason} />
+        </p>
       ) : null}
       {resolvedTarget && path && resolvedTarget !== path ? (
         <p className="approval-warning">
@@ -212,10 +225,10 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
           <pre className="mono">
             <VisibleText text={command} />
           </pre>
-          {hasInvisible(command) ? <p className="approval-warning small">This command contains invisible or control characters (shown as ⟨U+…⟩).</p> : null}
+          {hasInvisible(command) ? <p className="approval-warning small">This command contains invisible, control or stray combining characters (shown as ⟨U+…⟩).</p> : null}
         </div>
       ) : approval.preview ? (
-        <DiffView path={visibleText(approval.preview.path)} before={approval.preview.before} after={approval.preview.after} />
+        <DiffView path={approval.preview.path} before={approval.preview.before} after={approval.preview.after} />
       ) : (
         <div>
           <div className="tool-section-label">Arguments</div>
@@ -228,7 +241,9 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
       {rule && !editing ? (
         <label className="always-allow">
           <input type="checkbox" checked={always} onChange={(e) => setAlways(e.target.checked)} aria-keyshortcuts="2" />
-          <Markdown className="rule-scope" text={visibleText(alwaysAllowLabel(rule.description, describeRule(rule)))} />
+          <span className="rule-scope">
+            <VisibleText text={alwaysAllowLabel(rule.description, describeRule(rule))} />
+          </span>
           <Kbd>2</Kbd>
         </label>
       ) : null}

@@ -1,7 +1,9 @@
-// A unified diff of a file before and after a write or edit.
+// A unified diff of a file before and after a write or edit. The path is shown with its
+// invisible characters escaped (a path is something the person trusts).
 
 import { useMemo } from 'react';
 import { diffRows } from '../lib/diff-rows';
+import { VisibleText } from './VisibleText';
 
 const MAX_ROWS = 2000;
 
@@ -11,7 +13,9 @@ export function DiffView({ path, before, after }: { path: string; before: string
   return (
     <figure className="diff" aria-label={`Changes to ${path}`}>
       <figcaption className="diff-head">
-        <span className="mono">{path}</span>
+        <span className="mono">
+          <VisibleText text={path} />
+        </span>
         <span className="diff-stats">
           <span className="diff-added">+{added}</span> <span className="diff-removed">−{removed}</span>
           {before === '' ? <span className="muted"> (new file)</span> : null}

@@ -1,7 +1,9 @@
 // Approval rules, in order (the first that matches decides); "always allow" adds here.
+// A rule quotes model-written commands and paths: plain text, invisible characters escaped.
 
 import { describeRule, type PermissionRule } from '../lib/rules';
 import { Icon } from './Icon';
+import { VisibleText } from './VisibleText';
 
 export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; onChange(rules: PermissionRule[]): void }): React.JSX.Element {
   return (
@@ -18,8 +20,13 @@ export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; on
               <li key={rule.id ?? i} className={`rule rule-${rule.decision}`}>
                 <span className="rule-decision">{rule.decision}</span>
                 <span className="rule-text">
-                  {text}
-                  {rule.description && rule.description !== text ? <span className="muted small"> — {rule.description}</span> : null}
+                  <VisibleText text={text} />
+                  {rule.description && rule.description !== text ? (
+                    <span className="muted small">
+                      {' — '}
+                      <VisibleText text={rule.description} />
+                    </span>
+                  ) : null}
                 </span>
                 <button type="button" className="icon-btn" aria-label={`Remove rule: ${text}`} title="Remove" onClick={() => onChange(rules.filter((_, j) => j !== i))}>
                   <Icon name="trash" size={14} />

@@ -1,16 +1,29 @@
-// Markdown → sanitised HTML for assistant messages: marked for parsing, highlight.js for
-// code blocks, DOMPurify over the result (model output is untrusted).
+// Markdown → sanitised HTML for everything the model can reach (answers, summaries, the
+// file viewer, memories): marked for parsing, highlight.js for code blocks, DOMPurify over
+// the result (model output is untrusted). Raw HTML in the Markdown is shown as text, never
+// as markup, and no element keeps a class, id or style of the model's choosing: only the
+// classes the app writes itself (code blocks, highlighting, file links) survive. Text the
+// person decides on (an approval's reason, its "always allow" label) is never Markdown at
+// all: the approval card shows it as plain text.
 
 import DOMPurify from 'dompurify';
 import { Marked } from 'marked';
 import { escapeHtml, highlightCode } from './highlight';
 
+/** A language name fit for a class (`ts`, `c++`, `objective-c`); anything else is not one. */
+const LANGUAGE = /^[\w+#.-]{1,40}$/;
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
   renderer: {
+    // Raw HTML, block or inline, is shown as the text it is.
+    html({ text, block }) {
+      return block ? `<p>${escapeHtml(text.trim())}</p>\n` : escapeHtml(text);
+    },
     code({ text, lang }) {
-      const language = lang?.trim().split(/\s+/)[0] ?? '';
+      const word = lang?.trim().split(/\s+/)[0] ?? '';
+      const language = LANGUAGE.test(word) ? word : '';
       // The language and the copy button sit in a bar above the code, never over it.
       const label = `<span class="code-lang">${escapeHtml(language)}</span>`;
       const copy = '<span class="code-copy" role="button" tabindex="0" aria-label="Copy code" data-copy-code="">Copy</span>';
@@ -24,6 +37,12 @@ let hooked = false;
 function purifier(): typeof DOMPurify {
   if (!hooked) {
     hooked = true;
+    // Only the app's own classes: an element whose classes are all someone else's loses the attribute.
+    DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
+      if (data.attrName !== 'class') return;
+      data.attrValue = appClasses(data.attrValue);
+      if (data.attrValue === '') data.keepAttr = false;
+    });
     DOMPurify.addHook('afterSanitizeAttributes', (node) => {
       if (node.tagName === 'A') {
         const href = node.getAttribute('href') ?? '';
@@ -88,12 +107,28 @@ export function pathInText(text: string): string | null {
   return folderPathOfHref(t);
 }
 
+/** Classes the app writes into rendered Markdown itself (highlight.js scopes included). */
+const APP_CLASSES = new Set(['code-block', 'code-bar', 'code-lang', 'code-copy', 'hljs', 'path-link']);
+const APP_CLASS_PATTERNS = [/^hljs-[a-z][\w-]*$/, /^[a-z]+_+$/, /^language-[\w+#.-]{1,40}$/];
+
+/** The classes in `value` that the app itself gives rendered Markdown, space-separated; the rest dropped. */
+export function appClasses(value: string): string {
+  return value
+    .split(/\s+/)
+    .filter((c) => APP_CLASSES.has(c) || APP_CLASS_PATTERNS.some((p) => p.test(c)))
+    .join(' ');
+}
+
+/** Markdown → HTML before sanitising: raw HTML escaped, code blocks highlighted. */
+export function markdownHtml(text: string): string {
+  return marked.parse(text, { async: false });
+}
+
 export function renderMarkdown(text: string): string {
-  const html = marked.parse(text, { async: false });
-  return purifier().sanitize(html, {
+  return purifier().sanitize(markdownHtml(text), {
     USE_PROFILES: { html: true },
     FORBID_TAGS: ['style', 'form', 'input', 'button', 'iframe', 'object', 'embed'],
-    FORBID_ATTR: ['style'],
+    FORBID_ATTR: ['style', 'id'],
   });
 }
 

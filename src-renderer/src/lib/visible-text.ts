@@ -3,27 +3,16 @@
 // text can hide a `touch` behind a right-to-left override (U+202E), a zero-width space or
 // a terminal control; each such character is shown as an escape like ⟨U+202E⟩ instead.
 
-/** Characters that change or hide what the text looks like. */
-const INVISIBLE =
-  // C0 controls except tab and newline, DEL and C1 controls
-  '\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F' +
-  // soft hyphen, combining grapheme joiner, Arabic letter mark, Hangul fillers, Mongolian vowel separator
-  '\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180E\\u3164\\uFFA0' +
-  // zero-width space/non-joiner/joiner, LRM, RLM, line and paragraph separators
-  '\\u200B-\\u200F\\u2028\\u2029' +
-  // bidi embeddings and overrides, word joiner, invisible operators, bidi isolates, deprecated format characters
-  '\\u202A-\\u202E\\u2060-\\u2064\\u2066-\\u206F' +
-  // BOM / zero-width no-break space, variation selectors, interlinear annotations, tags
-  '\\uFEFF\\uFE00-\\uFE0F\\uFFF9-\\uFFFB' +
-  '\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}' +
-  // unpaired surrogates
-  '\\uD800-\\uDFFF';
+import { invisiblePatternSource } from '../../../src-main/core/text/invisible';
 
-// The class lists joiners and variation selectors one by one on purpose.
-// eslint-disable-next-line no-misleading-character-class
-const PATTERN = new RegExp(`[${INVISIBLE}]`, 'gu');
-// eslint-disable-next-line no-misleading-character-class
-const TEST = new RegExp(`[${INVISIBLE}]`, 'u');
+// Which characters: src-main/core/text/invisible.ts (every control but tab and newline,
+// every format character, line and paragraph separator, lone surrogate and default-ignorable
+// code point, and combining marks standing alone), plus the escape's own opening bracket ⟨:
+// a ⟨ the model wrote is shown as ⟨U+27E8⟩, so every ⟨ on screen starts an escape and the
+// text shown decodes to exactly one text.
+const SOURCE = `(?![\\t\\n])(?:${invisiblePatternSource('⟨')})`;
+const PATTERN = new RegExp(SOURCE, 'gu');
+const TEST = new RegExp(SOURCE, 'u');
 
 export interface VisiblePart {
   text: string;
