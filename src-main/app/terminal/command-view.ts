@@ -3,6 +3,7 @@
 // then a dimmed status line. While it runs, the person's typing goes to its pty.
 import type { ExecuteResult, LiveCommand } from '../../core/backends/protocol';
 import { OutputMirror, type MirrorListener, type MirrorSubscribeOptions, type OutputMirrorOptions } from './output-mirror';
+import { invisiblePatternSource } from '../../core/text/invisible';
 
 export interface CommandViewInfo {
   id: string;
@@ -120,8 +121,8 @@ export function promptLines(command: string): string {
     .join('\r\n');
 }
 
-// eslint-disable-next-line no-control-regex -- control characters are what this finds
-const HIDDEN = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/gu;
+/** Controls, format characters, separators, default-ignorables and stray marks: the one definition (core/text/invisible.ts). */
+const HIDDEN = new RegExp(invisiblePatternSource(), 'gu');
 
 function visible(line: string): string {
   return line.replace(HIDDEN, (c) => {

@@ -1,0 +1,32 @@
+// The `$ command` line of an agent command's terminal view shows every invisible or
+// controlling code point visibly, so the terminal draws exactly what runs.
+import { describe, expect, it } from 'vitest';
+import { promptLines } from './command-view';
+
+const FORMAT = /^\p{Cf}$/u;
+
+describe('the typed command line', () => {
+  it('escapes controls as ^X and every format, separator and default-ignorable code point as <U+XXXX>', () => {
+    expect(promptLines('echo \x1b[2Jhi')).toBe('$ echo ^[[2Jhi');
+    const hidden: number[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const c = String.fromCodePoint(code);
+      if (FORMAT.test(c) || /^[\p{Zl}\p{Zp}]$/u.test(c)) hidden.push(code);
+    }
+    expect(hidden.length).toBeGreaterThan(160);
+    for (const code of hidden) {
+      const line = promptLines(`a${String.fromCodePoint(code)}b`);
+      expect(line, `U+${code.toString(16)}`).toBe(`$ a<U+${code.toString(16).toUpperCase().padStart(4, '0')}>b`);
+    }
+  });
+
+  it('a combining mark standing alone is escaped; one on a letter is kept', () => {
+    expect(promptLines('\u0301rm x')).toBe('$ <U+0301>rm x');
+    expect(promptLines('caf\u0065\u0301')).toBe('$ caf\u0065\u0301');
+  });
+
+  it('keeps each line of a multi-line command on its own prompt line', () => {
+    expect(promptLines('a\nb\n')).toBe('$ a\r\n> b');
+  });
+});
