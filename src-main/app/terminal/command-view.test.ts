@@ -30,3 +30,11 @@ describe('the typed command line', () => {
     expect(promptLines('a\nb\n')).toBe('$ a\r\n> b');
   });
 });
+
+describe('look-alike spaces', () => {
+  it('every space but U+0020 is escaped, so one argument never reads as two', () => {
+    for (const code of [0xa0, 0x1680, 0x2000, 0x2005, 0x200a, 0x202f, 0x205f, 0x3000]) {
+      expect(promptLines(`rm a${String.fromCodePoint(code)}b`)).toBe(`$ rm a<U+${code.toString(16).toUpperCase().padStart(4, '0')}>b`);
+    }
+  });
+});

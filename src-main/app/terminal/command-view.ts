@@ -121,8 +121,8 @@ export function promptLines(command: string): string {
     .join('\r\n');
 }
 
-/** Controls, format characters, separators, default-ignorables and stray marks: the one definition (core/text/invisible.ts). */
-const HIDDEN = new RegExp(invisiblePatternSource(), 'gu');
+/** Controls, format characters, separators, default-ignorables and stray marks (core/text/invisible.ts), and spaces other than U+0020. */
+const HIDDEN = new RegExp(invisiblePatternSource('\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000'), 'gu');
 
 function visible(line: string): string {
   return line.replace(HIDDEN, (c) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasInvisible, visibleParts, visibleText } from './visible-text';
+import { codePointEscape, hasInvisible, visibleParts, visibleText } from './visible-text';
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -118,7 +118,7 @@ describe('visibleText over whole Unicode classes', () => {
   it(`escapes each of the ${MARKS.length} combining marks standing alone: at the start, after whitespace, a line break or an escape`, () => {
     const missed: string[] = [];
     for (const m of MARKS) {
-      for (const [before, shownBefore] of [['', ''], [' ', ' '], ['\n', '\n'], ['\t', '\t'], ['\u3000', '\u3000'], ['\u202E', '⟨U+202E⟩'], ['\u0000', '⟨U+0000⟩']]) {
+      for (const [before, shownBefore] of [['', ''], [' ', ' '], ['\n', '\n'], ['\t', '\t'], ['\u3000', '⟨U+3000⟩'], ['\u202E', '⟨U+202E⟩'], ['\u0000', '⟨U+0000⟩']]) {
         if (visibleText(`${before}${m}x`) !== `${shownBefore}${escapeOf(m)}x`) missed.push(`${JSON.stringify(before)} ${escapeOf(m)}`);
       }
     }
@@ -169,5 +169,16 @@ describe('visibleText over whole Unicode classes', () => {
       if (!ok) failures.push(text);
     }
     expect(failures.map((t) => JSON.stringify(t))).toEqual([]);
+  });
+});
+
+describe('look-alike spaces in commands and paths', () => {
+  it('every Zs space but U+0020 is escaped', () => {
+    for (let code = 0; code <= 0xffff; code++) {
+      const c = String.fromCodePoint(code);
+      if (!/^\p{Zs}$/u.test(c) || code === 0x20) continue;
+      expect(visibleText(`rm a${c}b`), `U+${code.toString(16)}`).toBe(`rm a${codePointEscape(c)}b`);
+    }
+    expect(visibleText('rm a b')).toBe('rm a b');
   });
 });

@@ -9,8 +9,9 @@ import { invisiblePatternSource } from '../../../src-main/core/text/invisible';
 // every format character, line and paragraph separator, lone surrogate and default-ignorable
 // code point, and combining marks standing alone), plus the escape's own opening bracket ⟨:
 // a ⟨ the model wrote is shown as ⟨U+27E8⟩, so every ⟨ on screen starts an escape and the
-// text shown decodes to exactly one text.
-const SOURCE = `(?![\\t\\n])(?:${invisiblePatternSource('⟨')})`;
+// text shown decodes to exactly one text. Spaces other than U+0020 (no-break, em, ideographic
+// …) are escaped too: `rm a⟨U+00A0⟩b` removes one file, not two.
+const SOURCE = `(?![\\t\\n])(?:${invisiblePatternSource('⟨\\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000')})`;
 const PATTERN = new RegExp(SOURCE, 'gu');
 const TEST = new RegExp(SOURCE, 'u');
 
