@@ -141,6 +141,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     // Called only after `threads` exists (by requests from the window).
     userMessages: (threadId): UserMessageRef[] => threads.get(threadId).items.flatMap((item) => (item.kind === 'user' ? [{ index: item.index, text: item.text }] : [])),
     onChange: (threadId) => send('checkpoints.changed', { threadId }),
+    // Like userMessages: used only once `threads` exists.
+    conversation: {
+      tell: (threadId, note) => threads.tell(threadId, note),
+      rewindBlocker: (threadId) => threads.rewindBlocker(threadId),
+      rewind: (threadId, index, record) => threads.rewind(threadId, index, record),
+      putBack: (threadId, checkpointId) => threads.putBack(threadId, checkpointId),
+      rewinds: (threadId) => threads.rewinds(threadId),
+    },
   });
   checkpoints.collectGarbage();
 
@@ -260,6 +268,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
     'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
     'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
+    'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => checkpoints.rewindToMessage(threadId, turn, resolution),
     'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => checkpoints.undoRestore(threadId, checkpointId, resolution),
     'checkpoints.revertFile': ({ threadId, path, resolution }) => checkpoints.revertFile(threadId, path, resolution),
   };

@@ -1,7 +1,12 @@
 // `deepdesk checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]` (SPEC §8).
+// A restore is told to the thread's agent on its next model request (a note kept with the thread).
 
-import { resolveDataDir } from '../app/data-dir';
+import { databasePath, resolveDataDir } from '../app/data-dir';
+import { ThreadStore } from '../app/threads/thread-store';
+import { openDatabase } from '../core/backends/store';
 import { CheckpointHistory, CheckpointNotFoundError } from '../core/checkpoints/history';
+import type { RestoreOutcome } from '../core/checkpoints/restore';
+import { restoreNote } from '../core/checkpoints/restore-note';
 import { CheckpointStore } from '../core/checkpoints/store';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
@@ -28,7 +33,8 @@ export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { s
   }
   if (values.force && action !== 'restore') throw new UsageError('--force only applies to checkpoints restore');
 
-  const store = CheckpointStore.open(resolveDataDir(values['data-dir']));
+  const dataDir = resolveDataDir(values['data-dir']);
+  const store = CheckpointStore.open(dataDir);
   const history = new CheckpointHistory(store);
   try {
     if (action === 'ls') {
@@ -51,6 +57,7 @@ export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { s
       return 1;
     }
     for (const s of outcome.skipped) io.stderr.write(`not restored: ${s.path} (${s.reason})\n`);
+    tellThread(dataDir, history, outcome);
     io.stdout.write(`Restored ${outcome.restored.length} files\n`);
     if (refused.length > 0) {
       io.stdout.write(`${refused.length} conflicts left alone (never restored):\n`);
@@ -70,6 +77,21 @@ export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { s
     throw err;
   } finally {
     store.close();
+  }
+}
+
+/** The thread of the restored checkpoints hears of the restore on its next model request (a note kept with it). */
+function tellThread(dataDir: string, history: CheckpointHistory, outcome: RestoreOutcome): void {
+  const threadId = outcome.checkpoint?.threadId;
+  if (threadId == null) return;
+  const note = restoreNote(history, outcome);
+  if (note === null) return;
+  const db = openDatabase(databasePath(dataDir));
+  try {
+    const threads = new ThreadStore(db);
+    if (threads.exists(threadId)) threads.addNote(threadId, note);
+  } finally {
+    db.close();
   }
 }
 

@@ -121,6 +121,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       emit,
       persist,
       guard: new ReadGuard(state.guard),
+      // A `deepdesk checkpoints restore` (or the window) may have left news for this thread.
+      pendingNotes: () => threads.pendingNotes(threadId),
     });
     if (result.reason === 'completed') {
       if (!values.json) {
@@ -192,7 +194,7 @@ async function askOnTerminal(request: ApprovalRequest, input: NodeJS.ReadStream,
   }
 }
 
-const WINDOW_ONLY_EVENTS = new Set<string>(['retry', 'tool_output']);
+const WINDOW_ONLY_EVENTS = new Set<string>(['retry', 'tool_output', 'note', 'rewound']);
 
 /** Without --json: a line of progress per tool call on a terminal's stderr, nothing otherwise. */
 function progressPrinter(io: RunIo): (event: AgentEvent) => void {

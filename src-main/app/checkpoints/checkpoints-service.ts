@@ -1,20 +1,35 @@
 // Checkpoints for the window (SPEC §6, §8): the Changes region's files, restoring to
-// before a user message, undoing the latest restore and reverting one file. User messages
-// are named by their ordinal among the thread's user messages, which the window knows
-// even for a message it has only just sent.
+// before a user message (files only, or files and conversation), undoing the latest
+// restore and reverting one file. User messages are named by their ordinal among the
+// thread's user messages, which the window knows even for a message it has only just sent.
+// Every restore that changed files is told to the agent on its next request (a note).
 
+import type { PendingNote } from '../../core/agent/notes';
 import { CheckpointHistory, type FileChange } from '../../core/checkpoints/history';
 import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { RestoreOutcome, Resolution } from '../../core/checkpoints/restore';
+import { restoreNote, type RestoreNoteOptions } from '../../core/checkpoints/restore-note';
 import type { CheckpointStore } from '../../core/checkpoints/store';
-import { toVirtual } from '../../core/checkpoints/types';
+import { toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import { ContractError } from '../contract';
-import type { ChangedFile, RestoreResult, ThreadChanges } from '../contract/checkpoints';
+import type { ChangedFile, RestoreResult, RewindResult, ThreadChanges } from '../contract/checkpoints';
 
 export interface UserMessageRef {
   /** Index in the thread's messages. */
   index: number;
   text: string;
+}
+
+/** What checkpoints need of the thread's conversation (the thread service provides it). */
+export interface ThreadConversation {
+  /** Keeps a note for the thread's next model request. */
+  tell(threadId: string, note: Omit<PendingNote, 'id' | 'createdAt'>): void;
+  /** Why the conversation cannot be rewound now (the thread runs), or null. */
+  rewindBlocker(threadId: string): string | null;
+  rewind(threadId: string, index: number, record: { checkpointId: string | null; checkpointSeq: number }): void;
+  putBack(threadId: string, checkpointId: string): 'put-back' | 'continued' | 'none';
+  /** The rewinds in force: checkpoints up to `checkpointSeq` answering messages from `index` on answered messages that are gone. */
+  rewinds(threadId: string): Array<{ index: number; checkpointSeq: number }>;
 }
 
 export interface CheckpointsServiceOptions {
@@ -24,6 +39,7 @@ export interface CheckpointsServiceOptions {
   userMessages: (threadId: string) => UserMessageRef[];
   /** A restore, undo or revert changed this thread's checkpoints. */
   onChange: (threadId: string) => void;
+  conversation: ThreadConversation;
 }
 
 export class CheckpointsService {
@@ -47,20 +63,50 @@ export class CheckpointsService {
   }
 
   async restoreToMessage(threadId: string, turn: number, resolution: Resolution = 'ask'): Promise<RestoreResult> {
-    const message = this.options.userMessages(threadId)[turn];
-    if (!message) throw new ContractError(`this thread has no user message ${turn + 1}`, 'not_found');
-    const outcome = await this.history.restoreToMessage(threadId, message.index, firstLine(message.text), resolution);
+    const message = this.message(threadId, turn);
+    const outcome = await this.history.restoreToMessage(threadId, message.index, firstLine(message.text), resolution, this.gone(threadId));
+    this.tell(threadId, outcome, { kind: 'restore' });
     return this.report(threadId, outcome);
+  }
+
+  /**
+   * Files and conversation: restores the files as restoreToMessage does (the same conflict
+   * handling), then rewinds the conversation to before that message. Refused while the
+   * thread runs. The result carries the message's text, for the message box.
+   */
+  async rewindToMessage(threadId: string, turn: number, resolution: Resolution = 'ask'): Promise<RewindResult> {
+    const blocked = this.options.conversation.rewindBlocker(threadId);
+    if (blocked !== null) throw new ContractError(blocked, 'failed');
+    const message = this.message(threadId, turn);
+    const outcome = await this.history.restoreToMessage(threadId, message.index, firstLine(message.text), resolution, this.gone(threadId));
+    if (outcome !== null && !outcome.applied) return { ...this.report(threadId, outcome), rewound: false };
+    // A run may have started while the files were restored.
+    const late = this.options.conversation.rewindBlocker(threadId);
+    if (late !== null) {
+      this.tell(threadId, outcome, { kind: 'restore' });
+      this.report(threadId, outcome);
+      throw new ContractError(`The files were restored, but the conversation was not: ${late}`, 'failed');
+    }
+    const checkpoint = outcome?.checkpoint;
+    this.options.conversation.rewind(threadId, message.index, { checkpointId: checkpoint?.id ?? null, checkpointSeq: checkpoint?.seq ?? this.latestSeq(threadId) });
+    this.tell(threadId, outcome, { kind: 'restore', conversation: 'rewound' });
+    return { ...this.report(threadId, outcome), rewound: true, text: typedText(message.text) };
   }
 
   async undoRestore(threadId: string, checkpointId: string, resolution: Resolution = 'ask'): Promise<RestoreResult> {
     const checkpoint = this.history.get(checkpointId);
     if (!checkpoint || checkpoint.threadId !== threadId || checkpoint.kind !== 'restore') throw new ContractError('that restore is not part of this thread', 'not_found');
-    return this.report(threadId, await this.history.undoRestore(checkpointId, resolution));
+    const outcome = await this.history.undoRestore(checkpointId, resolution);
+    // The conversation a restore rewound comes back with its files, if the thread has not gone on since.
+    const conversation = outcome.applied ? this.options.conversation.putBack(threadId, checkpointId) : 'none';
+    this.tell(threadId, outcome, { kind: 'undo', ...(conversation !== 'none' ? { conversation: conversation === 'put-back' ? 'put-back' : 'not-put-back' } : {}) });
+    return { ...this.report(threadId, outcome), ...(conversation !== 'none' ? { conversationRestored: conversation === 'put-back' } : {}) };
   }
 
   async revertFile(threadId: string, path: string, resolution: Resolution = 'ask'): Promise<RestoreResult> {
-    return this.report(threadId, await this.history.revertFile(threadId, path, resolution));
+    const outcome = await this.history.revertFile(threadId, path, resolution);
+    this.tell(threadId, outcome, { kind: 'revert' });
+    return this.report(threadId, outcome);
   }
 
   /** With the thread: its checkpoints, and the content only they kept. */
@@ -70,6 +116,29 @@ export class CheckpointsService {
 
   collectGarbage(): void {
     this.history.collectGarbage();
+  }
+
+  private message(threadId: string, turn: number): UserMessageRef {
+    const message = this.options.userMessages(threadId)[turn];
+    if (!message) throw new ContractError(`this thread has no user message ${turn + 1}`, 'not_found');
+    return message;
+  }
+
+  /** The agent's steps that answered messages a rewind took out of the conversation. */
+  private gone(threadId: string): (c: Checkpoint) => boolean {
+    const rewinds = this.options.conversation.rewinds(threadId);
+    return (c) => rewinds.some((r) => c.seq <= r.checkpointSeq && c.messageIndex !== null && c.messageIndex >= r.index);
+  }
+
+  private latestSeq(threadId: string): number {
+    return this.options.store.checkpointsOfThread(threadId).at(-1)?.seq ?? 0;
+  }
+
+  /** Tells the agent what a restore that changed files did. */
+  private tell(threadId: string, outcome: RestoreOutcome | null, options: RestoreNoteOptions): void {
+    if (outcome === null) return;
+    const note = restoreNote(this.history, outcome, options);
+    if (note !== null) this.options.conversation.tell(threadId, note);
   }
 
   private report(threadId: string, outcome: RestoreOutcome | null): RestoreResult {
@@ -92,4 +161,10 @@ function toDto(f: FileChange): ChangedFile {
 
 function firstLine(text: string): string {
   return (text.trim().split('\n')[0] ?? '').trim();
+}
+
+/** What the person typed: a sent message without the files its @-mentions attached (see mention-attachments). */
+function typedText(text: string): string {
+  const start = text.search(/\n\n<attached_file path="/);
+  return start < 0 ? text : text.slice(0, start);
 }

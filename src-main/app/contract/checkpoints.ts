@@ -1,6 +1,7 @@
 // The contract of checkpoints (SPEC §8) for the window: the Changes region, restoring to
-// before a user message, undoing a restore and reverting one file. Kept apart from the
-// shared index, which only adds these to its maps. No Node imports: the renderer bundles it.
+// before a user message (files only, or files and conversation), undoing a restore and
+// reverting one file. Kept apart from the shared index, which only adds these to its maps.
+// No Node imports: the renderer bundles it.
 
 import { z } from 'zod';
 
@@ -41,8 +42,18 @@ export const restoreResultSchema = z.object({
   conflicts: z.array(conflictSchema),
   skipped: z.array(conflictSchema),
   checkpointId: z.string().optional(),
+  /** Undo restore of a restore that rewound the conversation: whether the conversation came back too (it cannot once the thread went on). */
+  conversationRestored: z.boolean().optional(),
 });
 export type RestoreResult = z.infer<typeof restoreResultSchema>;
+
+export const rewindResultSchema = restoreResultSchema.extend({
+  /** Whether the conversation was rewound (not when conflicts stopped the restore: nothing changed then). */
+  rewound: z.boolean(),
+  /** The message the conversation went back to before, as the person typed it (for the message box). */
+  text: z.string().optional(),
+});
+export type RewindResult = z.infer<typeof rewindResultSchema>;
 
 const resolution = { resolution: resolutionSchema.optional() };
 
@@ -50,6 +61,11 @@ export const checkpointMethods = {
   'checkpoints.changes': { params: threadRef, result: threadChangesSchema },
   /** `turn`: the user message's ordinal among the thread's user messages (0 = the first). */
   'checkpoints.restoreToMessage': { params: threadRef.extend({ turn: z.number().int().min(0), ...resolution }), result: restoreResultSchema },
+  /**
+   * Files and conversation: restores the files as restoreToMessage does, then removes that
+   * user message and everything after it from the thread. Refused while the thread runs.
+   */
+  'checkpoints.rewindToMessage': { params: threadRef.extend({ turn: z.number().int().min(0), ...resolution }), result: rewindResultSchema },
   'checkpoints.undoRestore': { params: threadRef.extend({ checkpointId: z.string().min(1), ...resolution }), result: restoreResultSchema },
   'checkpoints.revertFile': { params: threadRef.extend({ path: z.string().min(1), ...resolution }), result: restoreResultSchema },
 } as const;

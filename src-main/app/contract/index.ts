@@ -96,6 +96,8 @@ export const displayItemSchema = z.discriminatedUnion('kind', [
     originalArgs: z.unknown().optional(),
   }),
   z.object({ kind: z.literal('summary'), archivePath: z.string(), summarizedMessages: z.number(), text: z.string(), index: z.number() }),
+  /** A note the model was given (e.g. that the person restored files), shown as a notice; `checkpointId`: the restore it reports. */
+  z.object({ kind: z.literal('notice'), text: z.string(), index: z.number(), checkpointId: z.string().optional() }),
 ]);
 export type DisplayItem = z.infer<typeof displayItemSchema>;
 

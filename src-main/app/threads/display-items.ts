@@ -1,5 +1,6 @@
 // Turns a thread's stored messages into what the window shows: user and assistant text,
-// tool calls paired with their results, and a notice where history was summarized.
+// tool calls paired with their results, a notice where history was summarized, and the
+// notes the model was given (e.g. of a restore) as notices.
 
 import type { ThreadState } from '../../core/agent/types';
 import type { ChatMessage, ContentPart } from '../../core/models/types';
@@ -34,6 +35,11 @@ function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], 
   const nested = parent !== undefined ? { parentToolCallId: parent } : {};
   switch (message.role) {
     case 'user':
+      // A note for the model (e.g. of a restore) is shown as a notice, not as the person's message.
+      if (message.note !== undefined) {
+        if (parent === undefined) items.push({ kind: 'notice', text: message.note.display, index, ...(message.note.checkpointId !== undefined ? { checkpointId: message.note.checkpointId } : {}) });
+        return;
+      }
       // A subagent's only user message is its task description, already on the task card.
       if (parent === undefined) items.push({ kind: 'user', text: textOf(message.content), index });
       return;

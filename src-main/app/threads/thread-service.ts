@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
+import { unresolvedToolCalls } from '../../core/agent/dangling';
+import { appendNotes, isPersonMessage, type PendingNote } from '../../core/agent/notes';
 import { runAgent, type QueuedInput, type RunResult } from '../../core/agent/loop';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
@@ -18,6 +20,7 @@ import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
 import { ContractError, type ThreadSummaryDto, type ThreadView } from '../contract';
 import { displayItems } from './display-items';
+import { cutConversation, isRewoundPart, putBackConversation } from './rewind';
 import { ThreadStore } from './thread-store';
 
 export interface ThreadServiceOptions {
@@ -90,6 +93,8 @@ export class ThreadService {
 
   get(threadId: string): ThreadView {
     const live = this.open(threadId);
+    // Notes left by another process (a `deepdesk checkpoints restore`) show up when the thread does.
+    if (!this.runs.has(threadId)) this.deliverNotes(threadId);
     return {
       thread: this.summary(threadId),
       items: displayItems(live.state),
@@ -210,6 +215,67 @@ export class ThreadService {
     return Buffer.from(raw.data ?? new Uint8Array()).toString('utf8');
   }
 
+  /**
+   * Keeps a note for the thread's next model request (e.g. that the person restored files).
+   * An idle thread gets it in its history now, so the window shows it; a running one before
+   * its next model call.
+   */
+  tell(threadId: string, note: Omit<PendingNote, 'id' | 'createdAt'>): void {
+    this.requireThread(threadId);
+    this.store.addNote(threadId, note);
+    if (!this.runs.has(threadId)) this.deliverNotes(threadId);
+  }
+
+  /** Why the thread's conversation cannot be rewound now, or null. */
+  rewindBlocker(threadId: string): string | null {
+    this.requireThread(threadId);
+    if (this.runs.has(threadId)) return 'This thread is working: stop it (or wait until it finishes) before restoring its conversation.';
+    return null;
+  }
+
+  /**
+   * Rewinds the conversation to before the person's message at `index`: that message and
+   * everything after it leave the thread (saved, with what went, so Undo restore can put it
+   * back). Refused while the thread runs.
+   */
+  rewind(threadId: string, index: number, record: { checkpointId: string | null; checkpointSeq: number }): void {
+    const blocker = this.rewindBlocker(threadId);
+    if (blocker !== null) throw new ContractError(blocker, 'failed');
+    const live = this.open(threadId);
+    const message = live.state.messages[index];
+    if (message === undefined || !isPersonMessage(message)) throw new ContractError('that message is no longer in this thread', 'not_found');
+    const part = cutConversation(live.state, index);
+    live.streamingText = '';
+    live.state.files = { largeResults: live.mounts.threadFiles.largeResults.toJSON(), history: live.mounts.threadFiles.history.toJSON() };
+    live.state.guard = live.guard.toJSON();
+    this.store.saveRewound(live.state, { folder: this.options.folder }, { threadId, index, checkpointId: record.checkpointId, checkpointSeq: record.checkpointSeq, removed: part });
+    // Approvals left waiting (no run picks them up) were for calls that are gone now.
+    if (this.options.approvals.pending(threadId).length > 0) this.options.approvals.forgetThread(threadId);
+    this.emitEvent(threadId, { type: 'rewound', threadId });
+    this.options.emit({ kind: 'threads-changed' });
+  }
+
+  /**
+   * After Undo restore of the restore that went with a rewind: puts the conversation back
+   * when nothing but notes came since. 'none': that restore rewound nothing.
+   */
+  putBack(threadId: string, checkpointId: string): 'put-back' | 'continued' | 'none' {
+    const record = this.store.rewinds(threadId).find((r) => r.checkpointId === checkpointId);
+    if (record === undefined || !isRewoundPart(record.removed)) return 'none';
+    if (this.runs.has(threadId)) return 'continued';
+    const live = this.open(threadId);
+    if (!putBackConversation(live.state, record.removed)) return 'continued';
+    this.store.savePutBack(live.state, { folder: this.options.folder }, record.id);
+    this.emitEvent(threadId, { type: 'rewound', threadId });
+    this.options.emit({ kind: 'threads-changed' });
+    return 'put-back';
+  }
+
+  /** The thread's rewinds still in force, oldest first. */
+  rewinds(threadId: string): Array<{ index: number; checkpointSeq: number }> {
+    return this.store.rewinds(threadId).map((r) => ({ index: r.index, checkpointSeq: r.checkpointSeq }));
+  }
+
   /** Ends every run as a shutdown: pending approvals stay and resume on the next start. */
   async dispose(): Promise<void> {
     const runs = [...this.runs.values()];
@@ -238,6 +304,20 @@ export class ThreadService {
     if (queued.length === 0) return [];
     this.setQueue(threadId, []);
     return queued.map(({ id, text }) => ({ id, text }));
+  }
+
+  /** Puts the thread's waiting notes into its history (it must be idle) and tells the window. */
+  private deliverNotes(threadId: string): void {
+    const live = this.open(threadId);
+    // Calls still waiting for their results (an approval pending since a restart) keep them
+    // next to the calls: the run that resumes them delivers the notes after.
+    if (unresolvedToolCalls(live.state.messages).length > 0) return;
+    const fresh = appendNotes(live.state.messages, this.store.pendingNotes(threadId));
+    if (fresh.length === 0) return;
+    this.persist(live, live.state);
+    for (const note of fresh) {
+      this.emitEvent(threadId, { type: 'note', threadId, id: note.id, kind: note.kind, text: note.display, ...(note.checkpointId !== undefined ? { checkpointId: note.checkpointId } : {}) });
+    }
   }
 
   private emitEvent(threadId: string, event: AgentEvent): void {
@@ -278,6 +358,7 @@ export class ThreadService {
       guard: live.guard,
       resumableToolCalls: this.options.approvals.resumable(threadId),
       takeQueued: () => this.takeQueued(threadId),
+      pendingNotes: () => this.store.pendingNotes(threadId),
     })
       .catch((err: unknown): RunResult => {
         emit({ type: 'error', threadId, message: err instanceof Error ? err.message : String(err) });

@@ -1,10 +1,13 @@
 // Threads in SQLite (SPEC §4): messages append-only in their own table, everything else
 // (todos, summary, usage, thread files, read guard) in the thread row; each save is one
-// transaction, so a killed process loses at most the step in flight.
+// transaction, so a killed process loses at most the step in flight. Beside them: notes
+// waiting for the model's next request, and the record of conversations rewound.
 
+import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import { runMigrations, type Migration } from '../../core/backends/store';
+import { isNote, isPersonMessage, type PendingNote } from '../../core/agent/notes';
 import { newThreadState, type ThreadState } from '../../core/agent/types';
 import type { ChatMessage } from '../../core/models/types';
 
@@ -29,6 +32,33 @@ const MIGRATIONS: Migration[] = [
           PRIMARY KEY (thread_id, seq)
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS threads_updated ON threads(updated_at DESC);
+      `);
+    },
+  },
+  {
+    id: 'threads-002-notes-and-rewinds',
+    up(db) {
+      db.exec(`
+        -- Notes waiting for the model's next request (e.g. of a restore); removed when saved into the history.
+        CREATE TABLE IF NOT EXISTS thread_notes (
+          id TEXT PRIMARY KEY,
+          thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+          created_at TEXT NOT NULL,
+          note_json TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS thread_notes_thread ON thread_notes(thread_id);
+        -- Conversations rewound to before a message: what was taken out (for Undo restore),
+        -- and up to which checkpoint the steps answering those messages went with them.
+        CREATE TABLE IF NOT EXISTS thread_rewinds (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+          at_index INTEGER NOT NULL,
+          checkpoint_id TEXT,
+          checkpoint_seq INTEGER NOT NULL,
+          removed_json TEXT NOT NULL,
+          created_at TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS thread_rewinds_thread ON thread_rewinds(thread_id);
       `);
     },
   },
@@ -65,6 +95,30 @@ const rowStateSchema = z.object({
 
 export class ThreadNotFoundError extends Error {}
 
+/** A rewind of a thread's conversation (see rewind.ts): where, what went, and with which restore. */
+export interface RewindRecord {
+  id: number;
+  threadId: string;
+  /** The index of the person's message the conversation went back to before. */
+  index: number;
+  /** The restore of files that went with it (Undo restore of it puts the conversation back). */
+  checkpointId: string | null;
+  /** The thread's checkpoints up to this seq that answered messages from `index` on answered messages that are gone. */
+  checkpointSeq: number;
+  removed: unknown;
+  createdAt: string;
+}
+
+interface RewindRow {
+  id: number;
+  thread_id: string;
+  at_index: number;
+  checkpoint_id: string | null;
+  checkpoint_seq: number;
+  removed_json: string;
+  created_at: string;
+}
+
 export class ThreadStore {
   /** The message objects last saved per thread: a message replaced since (e.g. an edited call) is written again. */
   private readonly saved = new Map<string, readonly ChatMessage[]>();
@@ -86,6 +140,16 @@ export class ThreadStore {
       setTitleIfEmpty: db.prepare("UPDATE threads SET title = ? WHERE id = ? AND title = ''"),
       delete: db.prepare('DELETE FROM threads WHERE id = ?'),
       deleteMessages: db.prepare('DELETE FROM thread_messages WHERE thread_id = ?'),
+      addNote: db.prepare('INSERT INTO thread_notes (id, thread_id, created_at, note_json) VALUES (?, ?, ?, ?)'),
+      notes: db.prepare<[string], { note_json: string }>('SELECT note_json FROM thread_notes WHERE thread_id = ? ORDER BY rowid'),
+      deleteNote: db.prepare('DELETE FROM thread_notes WHERE id = ?'),
+      deleteNotes: db.prepare('DELETE FROM thread_notes WHERE thread_id = ?'),
+      addRewind: db.prepare(
+        'INSERT INTO thread_rewinds (thread_id, at_index, checkpoint_id, checkpoint_seq, removed_json, created_at) VALUES (@threadId, @index, @checkpointId, @checkpointSeq, @removed, @createdAt)',
+      ),
+      rewinds: db.prepare<[string], RewindRow>('SELECT * FROM thread_rewinds WHERE thread_id = ? ORDER BY id'),
+      deleteRewind: db.prepare('DELETE FROM thread_rewinds WHERE id = ?'),
+      deleteRewinds: db.prepare('DELETE FROM thread_rewinds WHERE thread_id = ?'),
     };
   }
 
@@ -119,9 +183,14 @@ export class ThreadStore {
       const from = firstUnsaved(this.saved.get(id) ?? [], messages);
       if (from === 0) this.stmts.deleteMessages.run(id);
       else this.stmts.deleteMessagesFrom.run(id, from);
-      for (let i = from; i < messages.length; i++) this.stmts.insertMessage.run(id, i, JSON.stringify(messages[i]));
+      for (let i = from; i < messages.length; i++) {
+        const message = messages[i]!;
+        this.stmts.insertMessage.run(id, i, JSON.stringify(message));
+        // A note is delivered once it is in the saved history.
+        if (isNote(message)) this.stmts.deleteNote.run(message.note.id);
+      }
       if (meta.title === undefined) {
-        const firstUser = messages.find((m) => m.role === 'user');
+        const firstUser = messages.find(isPersonMessage);
         if (firstUser) this.stmts.setTitleIfEmpty.run(titleFrom(firstUser), id);
       }
     })();
@@ -146,8 +215,60 @@ export class ThreadStore {
     this.saved.delete(id);
     return this.db.transaction(() => {
       this.stmts.deleteMessages.run(id);
+      this.stmts.deleteNotes.run(id);
+      this.stmts.deleteRewinds.run(id);
       return this.stmts.delete.run(id).changes > 0;
     })();
+  }
+
+  /** Keeps a note for the thread's next model request (the thread must exist). */
+  addNote(threadId: string, note: Omit<PendingNote, 'id' | 'createdAt'>): PendingNote {
+    const full: PendingNote = { ...note, id: randomUUID(), createdAt: new Date().toISOString() };
+    this.stmts.addNote.run(full.id, threadId, full.createdAt, JSON.stringify(full));
+    return full;
+  }
+
+  /** The thread's notes not yet saved into its history, oldest first. */
+  pendingNotes(threadId: string): PendingNote[] {
+    return this.stmts.notes.all(threadId).flatMap((r) => {
+      const note = safeJson(r.note_json) as PendingNote | undefined;
+      return note && typeof note.id === 'string' && typeof note.text === 'string' ? [note] : [];
+    });
+  }
+
+  /** Saves a thread whose conversation was just rewound, with the record of the rewind, in one transaction. */
+  saveRewound(state: ThreadState, meta: { folder?: string }, rewind: Omit<RewindRecord, 'id' | 'createdAt'>): void {
+    this.db.transaction(() => {
+      this.save(state, meta);
+      this.stmts.addRewind.run({
+        threadId: rewind.threadId,
+        index: rewind.index,
+        checkpointId: rewind.checkpointId,
+        checkpointSeq: rewind.checkpointSeq,
+        removed: JSON.stringify(rewind.removed),
+        createdAt: new Date().toISOString(),
+      });
+    })();
+  }
+
+  /** Saves a thread whose rewound conversation was put back, forgetting that rewind, in one transaction. */
+  savePutBack(state: ThreadState, meta: { folder?: string }, rewindId: number): void {
+    this.db.transaction(() => {
+      this.save(state, meta);
+      this.stmts.deleteRewind.run(rewindId);
+    })();
+  }
+
+  rewinds(threadId: string): RewindRecord[] {
+    return this.stmts.rewinds.all(threadId).map((r) => ({
+      id: r.id,
+      threadId: r.thread_id,
+      index: r.at_index,
+      checkpointId: r.checkpoint_id,
+      checkpointSeq: r.checkpoint_seq,
+      removed: safeJson(r.removed_json),
+      createdAt: r.created_at,
+    }));
   }
 }
 

@@ -13,6 +13,7 @@ import { errorText, isErrorOutput, type AgentTool, type ToolContext, type ToolOu
 import { canonicalJson } from './canonical-json';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
 import { modelView } from './model-view';
+import { appendNotes, type PendingNote } from './notes';
 import { chainModelCall, chainToolCall, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
 import { RepeatedCallsGuard } from './repeated-calls';
 import { liveOutput } from './live-output';
@@ -56,6 +57,11 @@ export interface RunOptions {
    * step ends. Each one is delivered as a user message before the next model call.
    */
   takeQueued?: () => QueuedInput[];
+  /**
+   * The thread's notes waiting for the model (e.g. a restore of files); each is put into
+   * the history once, before the next model call. Saving the thread marks them delivered.
+   */
+  pendingNotes?: () => PendingNote[];
 }
 
 export interface RunResult {
@@ -210,6 +216,14 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     return true;
   };
 
+  /** Puts the notes waiting for the model into the history, before the next model call. */
+  const deliverNotes = async (): Promise<void> => {
+    const fresh = appendNotes(state.messages, options.pendingNotes?.() ?? []);
+    if (fresh.length === 0) return;
+    for (const note of fresh) ctx.emit({ type: 'note', id: note.id, kind: note.kind, text: note.display, ...(note.checkpointId !== undefined ? { checkpointId: note.checkpointId } : {}) });
+    await ctx.persist();
+  };
+
   try {
     // A thread that stopped mid-step: re-run calls that were only waiting for approval,
     // and close the others with an "interrupted" result so the history stays valid.
@@ -223,6 +237,8 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       }
     }
 
+    // News from before this message (a restore, say) comes before it.
+    await deliverNotes();
     if (input !== null) {
       let message = input;
       for (const m of def.middleware) if (m.onUserMessage) message = await m.onUserMessage(ctx, message);
@@ -234,6 +250,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
 
     for (let step = 0; step < maxSteps; step++) {
       if (signal.aborted) return finish(ctx, lastText, 'aborted');
+      await deliverNotes();
       const turn = await callModel(def, ctx, specs);
       lastText = turn.text;
       state.messages.push({ role: 'assistant', content: turn.text, ...(turn.toolCalls.length > 0 ? { toolCalls: turn.toolCalls } : {}) });

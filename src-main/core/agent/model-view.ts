@@ -6,6 +6,7 @@
 import type { ChatMessage, ToolCall } from '../models/types';
 import { evictionFileName, previewOf } from './middleware/eviction';
 import { repairDanglingToolCalls } from './dangling';
+import { latestPersonMessage } from './notes';
 import type { ThreadState } from './types';
 
 /** Tool results and arguments longer than this are cut when their message is compacted. */
@@ -20,7 +21,7 @@ export function modelView(state: ThreadState): ChatMessage[] {
   if (state.summary === undefined) return repairDanglingToolCalls(recent);
   // The person's latest request always stays verbatim, even when it was summarized away.
   const view: ChatMessage[] = [{ role: 'user', content: state.summary }];
-  const latestUser = state.messages.findLastIndex((m) => m.role === 'user');
+  const latestUser = latestPersonMessage(state.messages);
   if (latestUser >= 0 && latestUser < state.contextStart) view.push(state.messages[latestUser]!);
   view.push(...recent);
   return repairDanglingToolCalls(view);

@@ -109,6 +109,10 @@ export type AgentEvent = EventBase &
     | { type: 'user_message'; text: string; queuedId?: string }
     /** The thread's queued messages changed (the app sends this; the loop never does). */
     | { type: 'queued'; queued: QueuedMessage[] }
+    /** A note for the model went into the history (e.g. that the person restored files); `text` is what the window shows. */
+    | { type: 'note'; id: string; kind: 'restore'; text: string; checkpointId?: string }
+    /** The thread's history was rewritten (its conversation rewound or put back): reload it (the app sends this). */
+    | { type: 'rewound' }
     /** The model call failed and is retried after `delayMs` (attempt counts the next one). */
     | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; message: string }
     /** Lines a running `execute` printed since the last such event (plain text, for its card). */

@@ -100,10 +100,14 @@ export class CheckpointHistory {
     return this.restore(target.folder, later, resolution, { threadId: target.threadId, messageIndex: target.messageIndex, messageLine: target.messageLine });
   }
 
-  /** Reverts what the agent changed since the user message at `messageIndex` (and anything restored since). */
-  async restoreToMessage(threadId: string, messageIndex: number, messageLine: string, resolution: Resolution): Promise<RestoreOutcome | null> {
+  /**
+   * Reverts what the agent changed since the user message at `messageIndex` (and anything
+   * restored since). `gone`: steps that answered messages no longer in the conversation (it
+   * was rewound, and message indexes were used again): the restore does not start at them.
+   */
+  async restoreToMessage(threadId: string, messageIndex: number, messageLine: string, resolution: Resolution, gone?: (c: Checkpoint) => boolean): Promise<RestoreOutcome | null> {
     const all = this.threadCheckpoints(threadId);
-    const first = all.find((c) => c.kind === 'agent' && c.messageIndex !== null && c.messageIndex >= messageIndex);
+    const first = all.find((c) => c.kind === 'agent' && c.messageIndex !== null && c.messageIndex >= messageIndex && !gone?.(c));
     if (!first) return null;
     return this.restore(first.folder, all.filter((c) => c.seq >= first.seq), resolution, { threadId, messageIndex, messageLine });
   }

@@ -18,9 +18,23 @@ export interface ToolCall {
 }
 
 export type ChatMessage =
-  | { role: 'user'; content: string | ContentPart[] }
+  | { role: 'user'; content: string | ContentPart[]; note?: MessageNote }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean };
+
+/**
+ * Marks a user-role message that Deepdesk put into the history to tell the model something
+ * (e.g. that the person restored files), not a message the person wrote. Providers see only
+ * the content; the window shows it as a notice.
+ */
+export interface MessageNote {
+  id: string;
+  kind: 'restore';
+  /** What the window shows of it (the content is written for the model). */
+  display: string;
+  /** The restore checkpoint it reports, when there is one. */
+  checkpointId?: string;
+}
 
 export interface ToolSpec {
   name: string;

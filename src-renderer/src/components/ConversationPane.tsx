@@ -1,5 +1,6 @@
 // The centre column: the thread's title and meter, the conversation, the message box.
 
+import { useCheckpoints } from '../state/checkpoints-context';
 import type { ThreadSession } from '../state/use-thread-session';
 import { ContextMeter } from './ContextMeter';
 import { Conversation } from './Conversation';
@@ -17,6 +18,8 @@ interface ConversationPaneProps {
 
 export function ConversationPane({ session, title, noModel, settingsLoaded, onOpenSettings, openThreadFile }: ConversationPaneProps): React.JSX.Element {
   const { state } = session;
+  // After "Restore files and conversation" the message goes back into the box.
+  const refill = useCheckpoints()?.refill ?? null;
   const disabledReason = !settingsLoaded ? 'Loading settings…' : noModel ? 'Set a model in Settings to send messages.' : null;
   return (
     <section className="conversation-pane" aria-label="Chat">
@@ -49,6 +52,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
           onStop={() => void session.stop()}
           focusKey={session.threadId}
           pendingApprovals={session.approvals.length}
+          refill={refill}
         />
       </ErrorBoundary>
     </section>

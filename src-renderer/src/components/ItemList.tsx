@@ -45,6 +45,17 @@ export function ItemList({ items, nestedByCall, depth = 0 }: ItemListProps): Rea
               </div>
             );
           case 'notice':
+            // A note the agent was given about a restore of files: what changed back (Undo restore is on the message or in Changes).
+            if (item.restore) {
+              return (
+                <div key={item.key} className="notice notice-summary notice-restore" role="note">
+                  <div className="notice-row">
+                    <Icon name="refresh" />
+                    <span>{item.text}</span>
+                  </div>
+                </div>
+              );
+            }
             return (
               <div key={item.key} className="notice notice-info">
                 {item.text}

@@ -18,6 +18,8 @@ interface MessageBoxProps {
   focusKey: string | null;
   /** Approvals waiting in the conversation (a button leads to the first). */
   pendingApprovals?: number;
+  /** Text to put into the box (a message taken back out of the conversation); each new `key` puts it in once. */
+  refill?: { text: string; key: number } | null;
 }
 
 const DRAFT_PREFIX = 'deepdesk.draft.';
@@ -49,7 +51,7 @@ function focusFirstApproval(): void {
 
 const MAX_ROWS_PX = 240;
 
-export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0 }: MessageBoxProps): React.JSX.Element {
+export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0, refill = null }: MessageBoxProps): React.JSX.Element {
   const api = useApi();
   const listId = useId().replace(/:/g, '');
   const hintId = useId();
@@ -82,6 +84,20 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   useEffect(() => {
     if (draftOf.current === focusKey) saveDraft(focusKey, text);
   }, [text, focusKey]);
+
+  // A message taken back out of the conversation comes back here, ready to edit and send again.
+  const refilled = useRef(refill?.key ?? 0);
+  useEffect(() => {
+    if (refill === null || refill.key === refilled.current) return;
+    refilled.current = refill.key;
+    setText(refill.text);
+    setMention(null);
+    const el = textarea.current;
+    if (el) {
+      el.focus();
+      requestAnimationFrame(() => el.setSelectionRange(refill.text.length, refill.text.length));
+    }
+  }, [refill]);
 
   // Grow with the text up to a limit.
   useEffect(() => {

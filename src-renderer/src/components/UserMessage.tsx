@@ -50,6 +50,15 @@ export const UserMessage = memo(function UserMessage({ item, turn }: { item: Use
           <button type="button" className="btn btn-small btn-quiet" disabled={checkpoints.busy} onClick={() => checkpoints.restoreToMessage(turn)}>
             Restore files to before this message
           </button>
+          <button
+            type="button"
+            className="btn btn-small btn-quiet"
+            disabled={checkpoints.busy}
+            title="Also removes this message and everything after it from the conversation, and puts the message back in the message box"
+            onClick={() => checkpoints.rewindToMessage(turn)}
+          >
+            Restore files and conversation to before this message
+          </button>
           {undo && undo.turn === turn ? (
             <button type="button" className="btn btn-small" disabled={checkpoints.busy} onClick={() => checkpoints.undoRestore()}>
               Undo restore

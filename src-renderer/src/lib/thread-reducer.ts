@@ -74,6 +74,8 @@ export interface RetryNotice {
 export interface NoticeItem extends ItemBase {
   kind: 'notice';
   text: string;
+  /** A note the agent was given about a restore of files (`checkpointId`: that restore). */
+  restore?: { checkpointId?: string };
 }
 
 export type ConvItem = UserItem | AssistantItem | ToolItem | SummaryItem | ErrorItem | NoticeItem;
@@ -211,6 +213,8 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
     }
     case 'summary':
       return { kind: 'summary', key: '', archivePath: item.archivePath, summarizedMessages: item.summarizedMessages, text: item.text };
+    case 'notice':
+      return { kind: 'notice', key: '', text: item.text, restore: item.checkpointId !== undefined ? { checkpointId: item.checkpointId } : {} };
   }
 }
 
@@ -299,6 +303,12 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         queued: next.queued.filter((q) => q.id !== queuedId),
         textSeen: { ...next.textSeen, '': false },
       };
+    }
+    case 'note': {
+      // A note the agent was given (a restore of files): shown where it went into the history.
+      if (parent !== undefined) return state;
+      const checkpointId = str(event.checkpointId);
+      return push(finishStreaming(state, undefined), { kind: 'notice', key: '', text: str(event.text), restore: checkpointId !== '' ? { checkpointId } : {} });
     }
     case 'todos': {
       const todos = todosOf(event.todos);

@@ -1,9 +1,10 @@
 // The open thread's checkpoints (SPEC §8) for every component that needs them: the
-// Changes region's files, restoring to before a user message, undoing the latest restore,
-// reverting one file, and the prompt shown when the person changed files afterwards.
+// Changes region's files, restoring to before a user message (files only, or files and
+// conversation, whose message then goes back into the message box), undoing the latest
+// restore, reverting one file, and the prompt shown when the person changed files afterwards.
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import type { RestoreResult, ResolutionDto, ThreadChanges } from '../../../src-main/app/contract/checkpoints';
+import type { RestoreResult, ResolutionDto, RewindResult, ThreadChanges } from '../../../src-main/app/contract/checkpoints';
 import { ConflictDialog, type ConflictPrompt } from '../components/ConflictDialog';
 import { errorMessage, useToasts } from './toasts';
 import { useApi } from './use-api';
@@ -15,8 +16,12 @@ export interface CheckpointsApi {
   /** A run is going or a restore is under way: restoring now would race the agent. */
   busy: boolean;
   restoreToMessage(turn: number): void;
+  /** Restores the files and rewinds the conversation to before this message (its text goes back into the message box). */
+  rewindToMessage(turn: number): void;
   undoRestore(): void;
   revertFile(path: string): void;
+  /** Text for the message box after a rewind (`key` tells one refill from the next). */
+  refill: { text: string; key: number } | null;
 }
 
 const CheckpointsContext = createContext<CheckpointsApi | null>(null);
@@ -33,9 +38,11 @@ export function CheckpointsProvider({ threadId, running, children }: { threadId:
   const [version, setVersion] = useState(0);
   const [working, setWorking] = useState(false);
   const [prompt, setPrompt] = useState<ConflictPrompt | null>(null);
+  const [refill, setRefill] = useState<{ text: string; key: number } | null>(null);
 
   useEffect(() => {
     setChanges(null);
+    setRefill(null);
   }, [threadId]);
 
   useEffect(() => {
@@ -58,9 +65,9 @@ export function CheckpointsProvider({ threadId, running, children }: { threadId:
     if (payload.threadId === threadId) refresh();
   });
 
-  /** Runs a restore-like call; with conflicts, asks the person and runs it again their way. */
+  /** Runs a restore-like call; with conflicts, asks the person and runs it again their way. `done`: after it applied. */
   const perform = useCallback(
-    (title: string, call: (resolution: ResolutionDto) => Promise<RestoreResult>) => {
+    <R extends RestoreResult>(title: string, call: (resolution: ResolutionDto) => Promise<R>, done?: (result: R) => void) => {
       const attempt = async (resolution: ResolutionDto): Promise<void> => {
         setWorking(true);
         try {
@@ -74,7 +81,10 @@ export function CheckpointsProvider({ threadId, running, children }: { threadId:
             return;
           }
           const skipped = result.skipped.length > 0 ? ` (${result.skipped.length} could not be restored: ${result.skipped.map((s) => s.path).join(', ')})` : '';
-          push(`Restored ${result.restored} ${result.restored === 1 ? 'file' : 'files'}${skipped}`, 'info');
+          const withConversation = ('rewound' in result && result.rewound === true) || result.conversationRestored === true;
+          const conversation = withConversation ? ' and the conversation' : result.conversationRestored === false ? ' (the conversation has gone on since: it stays as it is)' : '';
+          push(`Restored ${result.restored} ${result.restored === 1 ? 'file' : 'files'}${conversation}${skipped}`, 'info');
+          done?.(result);
         } catch (err) {
           push(errorMessage(err));
         } finally {
@@ -99,11 +109,19 @@ export function CheckpointsProvider({ threadId, running, children }: { threadId:
         const undo = changes?.undo;
         if (threadId && undo) perform('Undo restore', (resolution) => api.call('checkpoints.undoRestore', { threadId, checkpointId: undo.checkpointId, resolution }));
       },
+      rewindToMessage: (turn) => {
+        if (!threadId) return;
+        const call = (resolution: ResolutionDto): Promise<RewindResult> => api.call('checkpoints.rewindToMessage', { threadId, turn, resolution });
+        perform('Restore files and conversation to before this message', call, (result) => {
+          if (result.rewound && result.text !== undefined) setRefill((old) => ({ text: result.text!, key: (old?.key ?? 0) + 1 }));
+        });
+      },
       revertFile: (path) => {
         if (threadId) perform(`Revert ${path}`, (resolution) => api.call('checkpoints.revertFile', { threadId, path, resolution }));
       },
+      refill,
     }),
-    [api, threadId, changes, running, working, perform],
+    [api, threadId, changes, running, working, perform, refill],
   );
 
   return (

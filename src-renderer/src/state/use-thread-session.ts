@@ -48,6 +48,8 @@ export function useThreadSession(): ThreadSession {
   const [approvals, setApprovals] = useState<PendingApproval[]>([]);
   const [loading, setLoading] = useState(false);
   const [decidedPreviews, setDecidedPreviews] = useState<ReadonlyMap<string, DecidedPreview>>(new Map());
+  /** Counts rewrites of the open thread's history (a conversation rewound or put back): each loads it again. */
+  const [rewrites, setRewrites] = useState(0);
   /** Events that arrive while threads.get is in flight wait here, then apply on top of it. */
   /** Live events that arrive while threads.get loads, with their seq. */
   const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
@@ -126,7 +128,7 @@ export function useThreadSession(): ThreadSession {
       cancelled = true;
       buffer.current = null;
     };
-  }, [api, push, threadId, reconnects, sendNow]);
+  }, [api, push, threadId, reconnects, sendNow, rewrites]);
 
   // Live events are applied once per animation frame: a fast stream of text deltas then
   // costs one render a frame instead of one per delta.
@@ -139,6 +141,11 @@ export function useThreadSession(): ThreadSession {
   useEvent('thread.event', ({ threadId: id, seq, event }) => {
     if (id !== current.current) return;
     const raw = event as RawAgentEvent;
+    // The history was rewritten (rewound or put back): load it again; what follows applies on top.
+    if (raw.type === 'rewound') {
+      setRewrites((n) => n + 1);
+      return;
+    }
     if (buffer.current) {
       buffer.current.push({ seq, event: raw });
       return;

@@ -9,6 +9,7 @@ import type { CheckpointRecorder, StepScope } from '../../checkpoints/recorder';
 import { changeStatus, toVirtual } from '../../checkpoints/types';
 import type { ChatMessage, ToolCall } from '../../models/types';
 import { rootRun, type Middleware } from '../middleware';
+import { latestPersonMessage } from '../notes';
 
 /** Virtual folders that are not the project folder on disk. */
 const NOT_ON_DISK = [MEMORIES_PREFIX, LARGE_RESULTS_PREFIX, HISTORY_PREFIX];
@@ -20,7 +21,8 @@ export function checkpointsMiddleware(recorder: CheckpointRecorder): Middleware 
       const scope = call.parseError === undefined ? scopeOf(call) : null;
       if (scope === null) return next(call);
       const root = rootRun(ctx);
-      const messageIndex = root.state.messages.findLastIndex((m) => m.role === 'user');
+      // The person's message it answers (a note for the model is not one).
+      const messageIndex = latestPersonMessage(root.state.messages);
       const message = root.state.messages[messageIndex];
       const outcome = await recorder.step(
         {

@@ -8,6 +8,7 @@ import type { ChatMessage, ContentPart } from '../../models/types';
 import { DEFAULT_CONTEXT_WINDOW } from '../../models/model-info';
 import type { Middleware, ModelCallRequest, RunContext } from '../middleware';
 import { compactMessage, fullTextPath, modelView, needsCompaction } from '../model-view';
+import { latestPersonMessage } from '../notes';
 import { countMessageTokens, countTextTokens } from '../token-count';
 import type { ThreadState } from '../types';
 
@@ -87,7 +88,7 @@ export function summarizationMiddleware(options: SummarizationOptions = {}): Mid
 /** View tokens a summarization now would take out (the latest request stays in view regardless). */
 function summaryGain(state: ThreadState, window: number): number {
   const cut = chooseCut(state.messages, state.contextStart, window * KEEP_SHARE);
-  const latestUser = state.messages.findLastIndex((m) => m.role === 'user');
+  const latestUser = latestPersonMessage(state.messages);
   let gain = 0;
   for (let i = state.contextStart; i < cut; i++) {
     if (i === latestUser) continue;
