@@ -234,14 +234,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     'threads.retry': async ({ threadId }) => (await threads.retry(threadId), ok),
     'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
 
-    'approvals.decide': async ({ threadId, toolCallId, decision }) => {
+    'approvals.decide': async ({ threadId, toolCallId, parentToolCallId, decision }) => {
       if (decision.type === 'approve' && decision.alwaysAllow) {
         const rule = decision.alwaysAllow;
         await settings.update({ rules: [...settings.raw().rules, rule] });
       }
       const core: ApprovalDecision =
         decision.type === 'approve' ? { type: 'approve' } : decision.type === 'edit' ? { type: 'edit', args: decision.args } : decision;
-      if (!approvals.resolve(threadId, toolCallId, core)) throw new ContractError('that approval is no longer pending', 'not_found');
+      if (!approvals.resolve(threadId, toolCallId, core, parentToolCallId)) throw new ContractError('that approval is no longer pending', 'not_found');
       return ok;
     },
 

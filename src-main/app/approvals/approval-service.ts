@@ -49,6 +49,7 @@ export class ApprovalService implements ApprovalBroker {
       setDecision: db.prepare('UPDATE approvals SET decision_json = ? WHERE thread_id = ? AND tool_call_id = ?'),
       remove: db.prepare('DELETE FROM approvals WHERE thread_id = ? AND tool_call_id = ?'),
       forThread: db.prepare<[string], { pending_json: string }>('SELECT pending_json FROM approvals WHERE thread_id = ? AND decision_json IS NULL ORDER BY created_at, rowid'),
+      undecided: db.prepare<[string], { tool_call_id: string; pending_json: string }>('SELECT tool_call_id, pending_json FROM approvals WHERE thread_id = ? AND decision_json IS NULL'),
       threads: db.prepare<[], { thread_id: string }>('SELECT DISTINCT thread_id FROM approvals'),
       removeThread: db.prepare('DELETE FROM approvals WHERE thread_id = ?'),
       ids: db.prepare<[string], { tool_call_id: string }>('SELECT tool_call_id FROM approvals WHERE thread_id = ?'),
@@ -61,15 +62,16 @@ export class ApprovalService implements ApprovalBroker {
   }
 
   async decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-    const key = keyOf(request.threadId, request.toolCallId);
-    const existing = this.stmts.get.get(request.threadId, request.toolCallId);
+    const callKey = callKeyOf(request);
+    const key = keyOf(request.threadId, callKey);
+    const existing = this.stmts.get.get(request.threadId, callKey);
     if (existing?.decision_json) {
-      this.stmts.remove.run(request.threadId, request.toolCallId);
+      this.stmts.remove.run(request.threadId, callKey);
       return JSON.parse(existing.decision_json) as ApprovalDecision;
     }
     if (existing === undefined) {
       const pending: PendingApproval = { ...request, ...(await this.describe(request)), createdAt: new Date().toISOString() };
-      this.stmts.insert.run(request.threadId, request.toolCallId, JSON.stringify(pending), pending.createdAt);
+      this.stmts.insert.run(request.threadId, callKey, JSON.stringify(pending), pending.createdAt);
       this.changed(request.threadId);
     }
     return new Promise<ApprovalDecision>((resolve, reject) => {
@@ -78,7 +80,7 @@ export class ApprovalService implements ApprovalBroker {
       const onAbort = () => {
         this.waiters.delete(key);
         if (!isShutdown(signal)) {
-          this.stmts.remove.run(request.threadId, request.toolCallId);
+          this.stmts.remove.run(request.threadId, callKey);
           this.changed(request.threadId);
         }
         reject(new AbortedError());
@@ -93,30 +95,53 @@ export class ApprovalService implements ApprovalBroker {
     });
   }
 
-  /** The person's decision. Returns false when no such approval is pending. */
-  resolve(threadId: string, toolCallId: string, decision: ApprovalDecision): boolean {
-    const row = this.stmts.get.get(threadId, toolCallId);
-    if (row === undefined || row.decision_json) return false;
-    const waiter = this.waiters.get(keyOf(threadId, toolCallId));
+  /**
+   * The person's decision, for the call its events name: the tool-call id, and for a
+   * subagent's call the `task` call it runs under (needed only when two subagents' calls
+   * share an id). Returns false when no such approval is pending.
+   */
+  resolve(threadId: string, toolCallId: string, decision: ApprovalDecision, parentToolCallId?: string): boolean {
+    const callKey = this.findKey(threadId, toolCallId, parentToolCallId);
+    if (callKey === undefined) return false;
+    const waiter = this.waiters.get(keyOf(threadId, callKey));
     if (waiter) {
-      this.waiters.delete(keyOf(threadId, toolCallId));
-      this.stmts.remove.run(threadId, toolCallId);
+      this.waiters.delete(keyOf(threadId, callKey));
+      this.stmts.remove.run(threadId, callKey);
       waiter.resolve(decision);
     } else {
       // Nobody waits yet (the run resumes later): keep the decision for it.
-      this.stmts.setDecision.run(JSON.stringify(decision), threadId, toolCallId);
+      this.stmts.setDecision.run(JSON.stringify(decision), threadId, callKey);
     }
     this.changed(threadId);
     return true;
+  }
+
+  /** The stored key of the undecided approval a window names, or undefined (none, or more than one fits). */
+  private findKey(threadId: string, toolCallId: string, parentToolCallId?: string): string | undefined {
+    const fits = this.stmts.undecided.all(threadId).filter((row) => {
+      const pending = JSON.parse(row.pending_json) as PendingApproval;
+      return pending.toolCallId === toolCallId && (parentToolCallId === undefined || pending.parentToolCallId === parentToolCallId);
+    });
+    if (fits.length === 1) return fits[0]!.tool_call_id;
+    // Ambiguous without the parent: the thread's own call wins, as it always did.
+    return fits.find((row) => row.tool_call_id === toolCallId)?.tool_call_id;
   }
 
   pending(threadId: string): PendingApproval[] {
     return this.stmts.forThread.all(threadId).map((r) => JSON.parse(r.pending_json) as PendingApproval);
   }
 
-  /** Tool-call ids of a thread that wait for (or already have) a decision: they re-run on resume. */
+  /**
+   * Calls of a thread that wait for (or already have) a decision: they re-run on resume. A
+   * subagent's is `taskId/id`, and its `task` call (`taskId`) re-runs too, to resume it.
+   */
   resumable(threadId: string): Set<string> {
-    return new Set(this.stmts.ids.all(threadId).map((r) => r.tool_call_id));
+    const keys = new Set<string>();
+    for (const { tool_call_id: key } of this.stmts.ids.all(threadId)) {
+      const parts = key.split('/');
+      for (let i = 1; i <= parts.length; i++) keys.add(parts.slice(0, i).join('/'));
+    }
+    return keys;
   }
 
   threadsWithApprovals(): string[] {
@@ -130,6 +155,11 @@ export class ApprovalService implements ApprovalBroker {
   private changed(threadId: string): void {
     for (const l of this.listeners) l(threadId);
   }
+}
+
+/** Where a call sits in its thread: its id, under the task calls of the subagents it runs in. */
+function callKeyOf(request: ApprovalRequest): string {
+  return [...(request.callPath ?? []), request.toolCallId].join('/');
 }
 
 function keyOf(threadId: string, toolCallId: string): string {

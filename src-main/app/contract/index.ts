@@ -221,7 +221,15 @@ export const methods = {
   'threads.retry': { params: threadRef, result: ok },
   'threads.readArchive': { params: threadRef.extend({ path: z.string() }), result: z.object({ text: z.string() }) },
 
-  'approvals.decide': { params: threadRef.extend({ toolCallId: z.string(), decision: approvalDecisionSchema }), result: ok },
+  'approvals.decide': {
+    params: threadRef.extend({
+      toolCallId: z.string(),
+      /** For a subagent's call: the `task` call it runs under (its events carry it). */
+      parentToolCallId: z.string().optional(),
+      decision: approvalDecisionSchema,
+    }),
+    result: ok,
+  },
 
   'files.list': { params: z.object({ path: z.string() }), result: z.array(fileEntrySchema) },
   'files.read': { params: z.object({ path: z.string() }), result: fileContentSchema },

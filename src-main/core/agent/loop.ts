@@ -108,6 +108,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     depth: options.depth ?? 0,
     ...(options.parentRun ? { parent: options.parentRun } : {}),
     ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}),
+    ...(options.resumableToolCalls ? { resumableToolCalls: options.resumableToolCalls } : {}),
     emit: (event: AgentEventBody) =>
       options.emit({ ...event, threadId: state.id, ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}) } as AgentEvent),
     persist: () => options.persist(state),

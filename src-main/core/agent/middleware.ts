@@ -34,11 +34,23 @@ export interface RunContext {
   readonly depth: number;
   /** Set inside a subagent: the run of the agent that started it. */
   readonly parent?: RunContext;
+  /**
+   * Calls waiting for approval when the thread last stopped, by their place in it: `id` for
+   * this agent's, `taskId/id` for a subagent's (see taskPath).
+   */
+  readonly resumableToolCalls?: ReadonlySet<string>;
   emit(event: AgentEventBody): void;
   /** Persists the thread now (after every step the loop does this itself). */
   persist(): Promise<void>;
   /** Estimated tokens of a model request, with the real tokenizer. */
   countRequestTokens(request: ModelCallRequest): number;
+}
+
+/** The `task` calls from the thread's own agent down to this run (empty for the agent itself). */
+export function taskPath(ctx: RunContext): string[] {
+  const path: string[] = [];
+  for (let run: RunContext | undefined = ctx; run?.parentToolCallId !== undefined; run = run.parent) path.unshift(run.parentToolCallId);
+  return path;
 }
 
 /** The main agent's run (the thread the person talks to), also from inside a subagent. */

@@ -84,6 +84,12 @@ export interface ApprovalRequest {
   outsideSandbox?: { reason: string };
   /** Set when a subagent asks: the task call it runs under. */
   parentToolCallId?: string;
+  /**
+   * Set when a subagent asks: the task calls from the thread's own agent down to it, so a
+   * subagent's call is told apart from another's with the same id (threadId is always the
+   * thread the person sees).
+   */
+  callPath?: string[];
 }
 
 export type RunStopReason = 'completed' | 'aborted' | 'error' | 'max_steps';

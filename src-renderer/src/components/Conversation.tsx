@@ -14,6 +14,7 @@ import { ItemList } from './ItemList';
 import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
 import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
+import { approvalKey } from '../lib/approval-key';
 
 interface ConversationProps {
   state: ThreadDisplayState;
@@ -47,14 +48,14 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const autoTop = useRef<number | null>(null);
   const [behind, setBehind] = useState(false);
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
-  const pending = useMemo(() => new Map(approvals.map((a) => [a.toolCallId, a])), [approvals]);
-  const order = useMemo(() => approvals.map((a) => a.toolCallId), [approvals]);
-  const shownIds = useMemo(() => new Set(state.items.flatMap((i) => (i.kind === 'tool' ? [i.id] : []))), [state.items]);
-  const orphans = approvals.filter((a) => !shownIds.has(a.toolCallId));
+  const pending = useMemo(() => new Map(approvals.map((a) => [approvalKey(a.toolCallId, a.parentToolCallId), a])), [approvals]);
+  const order = useMemo(() => approvals.map((a) => approvalKey(a.toolCallId, a.parentToolCallId)), [approvals]);
+  const shownIds = useMemo(() => new Set(state.items.flatMap((i) => (i.kind === 'tool' ? [approvalKey(i.id, i.parent)] : []))), [state.items]);
+  const orphans = approvals.filter((a) => !shownIds.has(approvalKey(a.toolCallId, a.parentToolCallId)));
 
   // The oldest waiting approval takes focus when it appears, if focus is free.
   const [focusApproval, setFocusApproval] = useState<string | null>(null);
-  const first = approvals[0]?.toolCallId ?? null;
+  const first = approvals[0] ? approvalKey(approvals[0].toolCallId, approvals[0].parentToolCallId) : null;
   useEffect(() => {
     setFocusApproval(first !== null && focusIsFree(ref.current) ? first : null);
   }, [first]);
@@ -141,12 +142,12 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
           <ItemList items={grouped.top} nestedByCall={grouped.children} />
           {orphans.map((approval) => (
             <ApprovalCard
-              key={approval.toolCallId}
+              key={approvalKey(approval.toolCallId, approval.parentToolCallId)}
               approval={approval}
-              position={order.indexOf(approval.toolCallId) + 1}
+              position={order.indexOf(approvalKey(approval.toolCallId, approval.parentToolCallId)) + 1}
               total={order.length}
               onDecide={(decision) => onDecide(approval, decision)}
-              autoFocus={focusApproval === approval.toolCallId}
+              autoFocus={focusApproval === approvalKey(approval.toolCallId, approval.parentToolCallId)}
             />
           ))}
         </ConversationContext.Provider>

@@ -18,6 +18,7 @@ import { Icon, Spinner } from './Icon';
 import { PathLink } from './PathLink';
 import { TodoList } from './TodoList';
 import { VisibleText } from './VisibleText';
+import { approvalKey } from '../lib/approval-key';
 
 const TAIL_LINES = 6;
 const FULL_CHARS = 200_000;
@@ -46,7 +47,8 @@ function diffOf(item: ToolItem, decided: DecidedPreview | undefined): DecidedPre
 
 export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item: ToolItem; nested?: ReactNode }): React.JSX.Element {
   const { running, pendingApprovals, approvalOrder, focusApproval, decide, decidedPreviews, subTodos, openThreadFile } = useConversation();
-  const pending = pendingApprovals.get(item.id);
+  const key = approvalKey(item.id, item.parent);
+  const pending = pendingApprovals.get(key);
   const [open, setOpen] = useState(false);
   const [nestedOpen, setNestedOpen] = useState(true);
   const { status, label, detail } = toolStatus(item, running, pending !== undefined);
@@ -60,7 +62,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
   const todos = subTodos[item.id];
   const output = item.output ?? '';
   const tail = tailLines(output, TAIL_LINES);
-  const diff = (item.name === 'write_file' || item.name === 'edit_file') && !pending ? diffOf(item, decidedPreviews.get(item.id)) : null;
+  const diff = (item.name === 'write_file' || item.name === 'edit_file') && !pending ? diffOf(item, decidedPreviews.get(key)) : null;
   const what = oneLiner ? summary : `${item.name}${summary ? ` ${summary}` : ''}`;
   const elapsed = status === 'running' && item.startedAt !== undefined ? formatElapsed(now - item.startedAt) : null;
   const live = status === 'running' && item.liveOutput ? tailLines(item.liveOutput, TAIL_LINES).text : null;
@@ -118,10 +120,10 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
         <ApprovalCard
           key={pending.toolCallId}
           approval={pending}
-          position={approvalOrder.indexOf(pending.toolCallId) + 1}
+          position={approvalOrder.indexOf(key) + 1}
           total={approvalOrder.length}
           onDecide={(decision) => decide(pending, decision)}
-          autoFocus={focusApproval === pending.toolCallId}
+          autoFocus={focusApproval === key}
         />
       ) : null}
 

@@ -9,6 +9,7 @@ import { emptyThreadState, threadReducer, type ThreadDisplayState } from '../lib
 import { errorMessage, useToasts } from './toasts';
 import { useApi } from './use-api';
 import { useConnection, useEvent } from './transport-context';
+import { approvalKey } from '../lib/approval-key';
 
 export interface ThreadSession {
   threadId: string | null;
@@ -205,16 +206,22 @@ export function useThreadSession(): ThreadSession {
 
   const decide = useCallback(
     async (approval: PendingApproval, decision: ApprovalDecisionDto) => {
-      const result = await api.safe('approvals.decide', { threadId: approval.threadId, toolCallId: approval.toolCallId, decision });
+      const result = await api.safe('approvals.decide', {
+        threadId: approval.threadId,
+        toolCallId: approval.toolCallId,
+        ...(approval.parentToolCallId ? { parentToolCallId: approval.parentToolCallId } : {}),
+        decision,
+      });
+      const key = approvalKey(approval.toolCallId, approval.parentToolCallId);
       if (!result) return false;
       const preview = approval.preview;
       if (preview && (decision.type === 'approve' || decision.type === 'edit')) {
         // An edited write shows what it will really write.
         const after = decision.type === 'edit' && approval.toolName === 'write_file' && typeof decision.args.content === 'string' ? decision.args.content : preview.after;
         const kept = decision.type === 'edit' && approval.toolName === 'edit_file' ? null : { path: preview.path, before: preview.before, after };
-        if (kept) setDecidedPreviews((m) => new Map(m).set(approval.toolCallId, kept));
+        if (kept) setDecidedPreviews((m) => new Map(m).set(key, kept));
       }
-      setApprovals((list) => list.filter((a) => a.toolCallId !== approval.toolCallId));
+      setApprovals((list) => list.filter((a) => approvalKey(a.toolCallId, a.parentToolCallId) !== key));
       if (approval.threadId === current.current) {
         dispatch({
           type: 'local_approval',

@@ -8,7 +8,7 @@ import type { Backend, LinkTarget } from '../../backends/protocol';
 import { withTargetGuard, type TargetGuard } from '../../backends/target-guard';
 import { errorText, isErrorOutput, text, type ToolOutput } from '../../tools/tool';
 import { canonicalJson } from '../canonical-json';
-import type { Middleware } from '../middleware';
+import { rootRun, taskPath, type Middleware } from '../middleware';
 import type { ApprovalDecision, ApprovalRequest } from '../types';
 
 export interface ApprovalBroker {
@@ -65,8 +65,10 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         return errorText(`this ${call.name} call is not allowed: ${verdict.reason}. Do not retry it; find another way or ask the person.`);
       }
       ctx.emit({ type: 'approval', ...base, status: 'pending' });
+      const path = taskPath(ctx);
       const request: ApprovalRequest = {
-        threadId: ctx.threadId,
+        // A subagent's question belongs to the thread the person sees.
+        threadId: rootRun(ctx).threadId,
         toolCallId: call.id,
         toolName: call.name,
         args,
@@ -74,6 +76,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         ...(links.shown !== undefined ? { resolvedTarget: links.shown } : {}),
         ...(verdict.outsideSandbox ? { outsideSandbox: verdict.outsideSandbox } : {}),
         ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}),
+        ...(path.length > 0 ? { callPath: path } : {}),
       };
       const decision = await options.broker.decide(request, ctx.signal);
       switch (decision.type) {

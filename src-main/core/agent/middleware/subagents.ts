@@ -35,6 +35,12 @@ export interface SubagentOptions {
 
 export const GENERAL_PURPOSE = 'general-purpose';
 
+/** The calls of the subagent under `callId` that were waiting for approval (`callId/id` → `id`). */
+function resumableUnder(parent: RunContext, callId: string): Set<string> {
+  const prefix = `${callId}/`;
+  return new Set([...(parent.resumableToolCalls ?? [])].filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length)));
+}
+
 const SUBAGENT_NOTE = `## You are a subagent
 Another agent gave you one task. Work on it independently with your tools; you cannot ask it questions. Your final message is the only thing it will see: make it a complete, self-contained report of what you did and found (paths, results, anything it must know), without chit-chat.`;
 
@@ -82,6 +88,12 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
     }
     const tools = spec.tools ? options.baseTools.filter((t) => spec.tools!.includes(t.name)) : options.baseTools;
     const state = newThreadState(`${parent.threadId}.${callId}`);
+    // After a restart, a subagent that was waiting for the person goes on from its saved
+    // transcript, so its pending call (and the saved approval) is the same one.
+    const waiting = resumableUnder(parent, callId);
+    const saved = parent.state.subagentRuns?.[callId];
+    const resuming = waiting.size > 0 && saved !== undefined && saved.length > 0;
+    if (resuming) state.messages = [...saved];
     const result = await runAgent(
       {
         model,
@@ -92,9 +104,10 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
         ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
       },
       state,
-      { role: 'user', content: description },
+      resuming ? null : { role: 'user', content: description },
       {
         signal: parent.signal,
+        ...(resuming ? { resumableToolCalls: waiting } : {}),
         guard: new ReadGuard(),
         parentToolCallId: callId,
         depth: parent.depth + 1,

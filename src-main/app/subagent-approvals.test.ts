@@ -1,0 +1,149 @@
+// A subagent's call that needs approval reaches the person exactly as the agent's own: it
+// is listed by threads.get and the thread list under the thread the person sees, answered
+// by the id its event carries (approve, reject, edit), several at once from parallel
+// subagents, and kept across a restart — with the real app, SQLite and the scripted model.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { textOf } from '../core/agent/agent-harness.test-support';
+import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../core/models/testing/scripted-server';
+import { createApp, type App } from './app';
+import type { EventFrame, MethodName, Params, PendingApproval, Result } from './contract';
+import { FileSecretStore } from './settings/file-secret-store';
+
+let folder: string;
+let dataDir: string;
+let server: ScriptedServer;
+const apps: App[] = [];
+
+beforeEach(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'deepdesk-subappr-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-subappr-data-'));
+  server = await startScriptedServer();
+});
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+  await server.close();
+  rmSync(folder, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function open() {
+  const app = await createApp({
+    folder,
+    dataDir,
+    secrets: new FileSecretStore(dataDir),
+    transport: 'web',
+    overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url },
+    env: { ...process.env, OPENAI_API_KEY: '' },
+  });
+  apps.push(app);
+  const events: EventFrame[] = [];
+  app.onEvent((frame) => events.push(frame));
+  const call = <M extends MethodName>(method: M, params: Params<M>) => app.handle(method, params) as Promise<Result<M>>;
+  return { app, call, events };
+}
+
+async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not met in time`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const isSubagent = (req: RecordedRequest): boolean => textOf(req.messages[0]!.content).includes('You are a subagent');
+const taskOf = (req: RecordedRequest): string => textOf(req.messages.find((m) => m.role === 'user')!.content);
+const toolResults = (req: RecordedRequest): string[] => req.messages.filter((m) => m.role === 'tool').map((m) => textOf(m.content));
+
+/** The parent starts one subagent per file; each subagent writes its file, then reports what its write returned. */
+function responder(files: string[]): ScriptStep {
+  return (req) => {
+    if (!isSubagent(req)) {
+      if (req.messages.some((m) => m.role === 'tool')) return { text: `parent saw: ${toolResults(req).join(' | ')}` };
+      return { toolCalls: files.map((f) => ({ name: 'task', args: { description: `write ${f} containing ${f}`, subagent_type: 'general-purpose' } })) };
+    }
+    const file = files.find((f) => taskOf(req).includes(f))!;
+    if (req.messages.some((m) => m.role === 'tool')) return { text: `sub ${file}: ${toolResults(req).join(' | ')}` };
+    return { toolCalls: [{ name: 'write_file', args: { file_path: file, content: `${file}\n` } }] };
+  };
+}
+
+function doneOf(events: EventFrame[], threadId: string): boolean {
+  return events.some((e) => e.event === 'thread.event' && (e.payload as { threadId: string; event: { type: string; parentToolCallId?: string } }).threadId === threadId && (e.payload as { event: { type: string; parentToolCallId?: string } }).event.type === 'done' && !(e.payload as { event: { parentToolCallId?: string } }).event.parentToolCallId);
+}
+
+/** The approval events of the thread, as a window receives them. */
+function approvalEvents(events: EventFrame[], threadId: string): Array<{ id: string; parentToolCallId?: string; status: string }> {
+  return events
+    .filter((e) => e.event === 'thread.event' && (e.payload as { threadId: string }).threadId === threadId)
+    .map((e) => (e.payload as { event: { type: string; id: string; parentToolCallId?: string; status: string } }).event)
+    .filter((ev) => ev.type === 'approval');
+}
+
+describe("a subagent's approval reaches the person", () => {
+  it('is listed under the thread, counted in the list, and approving by the event id runs it', async () => {
+    server.push(...Array.from({ length: 4 }, () => responder(['/sub.txt'])));
+    const { call, events } = await open();
+    const thread = await call('threads.create', {});
+    await call('threads.send', { threadId: thread.id, text: 'delegate' });
+    const pending = await until(async () => (await call('threads.get', { threadId: thread.id })).approvals[0], 'the approval is listed');
+    expect(pending).toMatchObject({ toolName: 'write_file', threadId: thread.id });
+    expect(pending.parentToolCallId).toBeTruthy();
+    expect((await call('threads.list', {})).find((t) => t.id === thread.id)?.pendingApprovals).toBe(1);
+    const event = await until(() => approvalEvents(events, thread.id).find((e) => e.status === 'pending'), 'the pending event');
+    expect(event.id).toBe(pending.toolCallId);
+    await call('approvals.decide', { threadId: thread.id, toolCallId: event.id, decision: { type: 'approve' } });
+    await until(() => doneOf(events, thread.id), 'the run ends');
+    expect(readFileSync(join(folder, 'sub.txt'), 'utf8')).toBe('/sub.txt\n');
+    expect((await call('threads.get', { threadId: thread.id })).approvals).toEqual([]);
+  });
+
+  it('rejects and edits reach the subagent', async () => {
+    server.push(...Array.from({ length: 6 }, () => responder(['/a.txt', '/b.txt'])));
+    const { call, events } = await open();
+    const thread = await call('threads.create', {});
+    await call('threads.send', { threadId: thread.id, text: 'delegate twice' });
+    // Parallel subagents ask at once: both are listed before either is answered.
+    const both = await until(async () => {
+      const list = (await call('threads.get', { threadId: thread.id })).approvals;
+      return list.length === 2 ? list : undefined;
+    }, 'both approvals are listed');
+    const byFile = (file: string): PendingApproval => both.find((a) => a.args.file_path === file)!;
+    await call('approvals.decide', { threadId: thread.id, toolCallId: byFile('/a.txt').toolCallId, parentToolCallId: byFile('/a.txt').parentToolCallId, decision: { type: 'reject', message: 'not a' } });
+    await call('approvals.decide', {
+      threadId: thread.id,
+      toolCallId: byFile('/b.txt').toolCallId,
+      parentToolCallId: byFile('/b.txt').parentToolCallId,
+      decision: { type: 'edit', args: { file_path: '/b.txt', content: 'edited\n' } },
+    });
+    await until(() => doneOf(events, thread.id), 'the run ends');
+    expect(existsSync(join(folder, 'a.txt'))).toBe(false);
+    expect(readFileSync(join(folder, 'b.txt'), 'utf8')).toBe('edited\n');
+    const final = server.requests.at(-1)!;
+    expect(toolResults(final).join('\n')).toMatch(/rejected[\s\S]*not a/);
+  });
+
+  it('a waiting subagent approval survives a restart and the run finishes after it', async () => {
+    server.push(...Array.from({ length: 3 }, () => responder(['/later.txt'])));
+    const first = await open();
+    const thread = await first.call('threads.create', {});
+    await first.call('threads.send', { threadId: thread.id, text: 'delegate' });
+    const pending = await until(async () => (await first.call('threads.get', { threadId: thread.id })).approvals[0], 'the approval is listed');
+    await first.app.close();
+    apps.splice(apps.indexOf(first.app), 1);
+
+    const second = await open();
+    const view = await until(async () => {
+      const v = await second.call('threads.get', { threadId: thread.id });
+      return v.approvals.length === 1 ? v : undefined;
+    }, 'the approval is listed again');
+    expect(view.approvals[0]).toMatchObject({ toolCallId: pending.toolCallId, parentToolCallId: pending.parentToolCallId, toolName: 'write_file' });
+    await second.call('approvals.decide', { threadId: thread.id, toolCallId: pending.toolCallId, decision: { type: 'approve' } });
+    await until(() => doneOf(second.events, thread.id), 'the run ends');
+    expect(readFileSync(join(folder, 'later.txt'), 'utf8')).toBe('/later.txt\n');
+  });
+});
