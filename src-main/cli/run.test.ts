@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertToolPairing, textOf, toolMessages } from '../core/agent/agent-harness.test-support';
-import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../core/models/testing/scripted-server';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -170,3 +170,28 @@ async function waitFor(condition: () => boolean, timeoutMs = 15_000): Promise<vo
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe("deepdesk run asks a subagent's calls too", () => {
+  const subagentWrites = (): ScriptStep[] => {
+    const step: ScriptStep = (req) => {
+      const isSub = textOf(req.messages[0]!.content).includes('You are a subagent');
+      const answered = req.messages.some((m) => m.role === 'tool');
+      if (!isSub) return answered ? { text: 'parent done' } : { toolCalls: [{ name: 'task', args: { description: 'write /sub.txt', subagent_type: 'general-purpose' } }] };
+      return answered ? { text: `sub: ${toolMessages(req).map((m) => textOf(m.content)).join(' | ')}` } : { toolCalls: [{ name: 'write_file', args: { file_path: '/sub.txt', content: 'sub\n' } }] };
+    };
+    return [step, step, step, step];
+  };
+
+  it('--approve deny refuses it; --approve auto runs it; the approval event names its task', async () => {
+    server.push(...subagentWrites());
+    const denied = await run(['--approve', 'deny', '--json', 'delegate']);
+    expect(denied.code).toBe(0);
+    expect(existsSync(join(folder, 'sub.txt'))).toBe(false);
+    const approvals = denied.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; name?: string; parentToolCallId?: string; status?: string }).filter((e) => e.type === 'approval');
+    expect(approvals.some((e) => e.name === 'write_file' && e.parentToolCallId !== undefined)).toBe(true);
+    server.push(...subagentWrites());
+    const allowed = await run(['--approve', 'auto', 'delegate']);
+    expect(allowed.code).toBe(0);
+    expect(readFileSync(join(folder, 'sub.txt'), 'utf8')).toBe('sub\n');
+  });
+});
