@@ -331,11 +331,11 @@ export class CheckpointStore {
     return deleted;
   }
 
-  /** Threads with checkpoints, least recently checkpointed first. */
+  /** Threads with checkpoints, least recently checkpointed first (by recording order: two in one millisecond keep theirs). */
   threadsByAge(): Array<{ threadId: string; lastAt: string }> {
     return this.db
       .prepare<[], { thread_id: string; last_at: string }>(
-        'SELECT thread_id, MAX(created_at) AS last_at FROM checkpoints WHERE thread_id IS NOT NULL GROUP BY thread_id ORDER BY last_at, thread_id',
+        'SELECT thread_id, MAX(created_at) AS last_at FROM checkpoints WHERE thread_id IS NOT NULL GROUP BY thread_id ORDER BY MAX(seq)',
       )
       .all()
       .map((r) => ({ threadId: r.thread_id, lastAt: r.last_at }));
