@@ -49,13 +49,18 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const [behind, setBehind] = useState(false);
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
   const pending = useMemo(() => new Map(approvals.map((a) => [approvalKey(a.toolCallId, a.parentToolCallId), a])), [approvals]);
-  const order = useMemo(() => approvals.map((a) => approvalKey(a.toolCallId, a.parentToolCallId)), [approvals]);
-  const shownIds = useMemo(() => new Set(state.items.flatMap((i) => (i.kind === 'tool' ? [approvalKey(i.id, i.parent)] : []))), [state.items]);
-  const orphans = approvals.filter((a) => !shownIds.has(approvalKey(a.toolCallId, a.parentToolCallId)));
+  const shownIds = useMemo(() => state.items.flatMap((i) => (i.kind === 'tool' ? [approvalKey(i.id, i.parent)] : [])), [state.items]);
+  const orphans = useMemo(() => approvals.filter((a) => !shownIds.includes(approvalKey(a.toolCallId, a.parentToolCallId))), [approvals, shownIds]);
+  // Waiting approvals in the order the person reads them: as their calls stand in the
+  // conversation (parallel calls reach the broker in any order), then those without a card.
+  const order = useMemo(
+    () => [...shownIds.filter((key) => pending.has(key)), ...orphans.map((a) => approvalKey(a.toolCallId, a.parentToolCallId))],
+    [shownIds, pending, orphans],
+  );
 
   // The oldest waiting approval takes focus when it appears, if focus is free.
   const [focusApproval, setFocusApproval] = useState<string | null>(null);
-  const first = approvals[0] ? approvalKey(approvals[0].toolCallId, approvals[0].parentToolCallId) : null;
+  const first = order[0] ?? null;
   useEffect(() => {
     setFocusApproval(first !== null && focusIsFree(ref.current) ? first : null);
   }, [first]);
