@@ -2,58 +2,15 @@
 // is listed by threads.get and the thread list under the thread the person sees, answered
 // by the id its event carries (approve, reject, edit), several at once from parallel
 // subagents, and kept across a restart — with the real app, SQLite and the scripted model.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textOf } from '../core/agent/agent-harness.test-support';
-import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../core/models/testing/scripted-server';
-import { createApp, type App } from './app';
-import type { EventFrame, MethodName, Params, PendingApproval, Result } from './contract';
-import { FileSecretStore } from './settings/file-secret-store';
+import type { RecordedRequest, ScriptStep } from '../core/models/testing/scripted-server';
+import { until, useAppTestEnv } from './app-harness.test-support';
+import type { EventFrame, PendingApproval } from './contract';
 
-let folder: string;
-let dataDir: string;
-let server: ScriptedServer;
-const apps: App[] = [];
-
-beforeEach(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'deepdesk-subappr-'));
-  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-subappr-data-'));
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-  await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-async function open() {
-  const app = await createApp({
-    folder,
-    dataDir,
-    secrets: new FileSecretStore(dataDir),
-    transport: 'web',
-    overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url },
-    env: { ...process.env, OPENAI_API_KEY: '' },
-  });
-  apps.push(app);
-  const events: EventFrame[] = [];
-  app.onEvent((frame) => events.push(frame));
-  const call = <M extends MethodName>(method: M, params: Params<M>) => app.handle(method, params) as Promise<Result<M>>;
-  return { app, call, events };
-}
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not met in time`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const t = useAppTestEnv('deepdesk-subappr');
 
 const isSubagent = (req: RecordedRequest): boolean => textOf(req.messages[0]!.content).includes('You are a subagent');
 const taskOf = (req: RecordedRequest): string => textOf(req.messages.find((m) => m.role === 'user')!.content);
@@ -86,8 +43,8 @@ function approvalEvents(events: EventFrame[], threadId: string): Array<{ id: str
 
 describe("a subagent's approval reaches the person", () => {
   it('is listed under the thread, counted in the list, and approving by the event id runs it', async () => {
-    server.push(...Array.from({ length: 4 }, () => responder(['/sub.txt'])));
-    const { call, events } = await open();
+    t.server.push(...Array.from({ length: 4 }, () => responder(['/sub.txt'])));
+    const { call, events } = await t.open();
     const thread = await call('threads.create', {});
     await call('threads.send', { threadId: thread.id, text: 'delegate' });
     const pending = await until(async () => (await call('threads.get', { threadId: thread.id })).approvals[0], 'the approval is listed');
@@ -98,13 +55,13 @@ describe("a subagent's approval reaches the person", () => {
     expect(event.id).toBe(pending.toolCallId);
     await call('approvals.decide', { threadId: thread.id, toolCallId: event.id, decision: { type: 'approve' } });
     await until(() => doneOf(events, thread.id), 'the run ends');
-    expect(readFileSync(join(folder, 'sub.txt'), 'utf8')).toBe('/sub.txt\n');
+    expect(readFileSync(join(t.folder, 'sub.txt'), 'utf8')).toBe('/sub.txt\n');
     expect((await call('threads.get', { threadId: thread.id })).approvals).toEqual([]);
   });
 
   it('rejects and edits reach the subagent', async () => {
-    server.push(...Array.from({ length: 6 }, () => responder(['/a.txt', '/b.txt'])));
-    const { call, events } = await open();
+    t.server.push(...Array.from({ length: 6 }, () => responder(['/a.txt', '/b.txt'])));
+    const { call, events } = await t.open();
     const thread = await call('threads.create', {});
     await call('threads.send', { threadId: thread.id, text: 'delegate twice' });
     // Parallel subagents ask at once: both are listed before either is answered.
@@ -121,22 +78,21 @@ describe("a subagent's approval reaches the person", () => {
       decision: { type: 'edit', args: { file_path: '/b.txt', content: 'edited\n' } },
     });
     await until(() => doneOf(events, thread.id), 'the run ends');
-    expect(existsSync(join(folder, 'a.txt'))).toBe(false);
-    expect(readFileSync(join(folder, 'b.txt'), 'utf8')).toBe('edited\n');
-    const final = server.requests.at(-1)!;
+    expect(existsSync(join(t.folder, 'a.txt'))).toBe(false);
+    expect(readFileSync(join(t.folder, 'b.txt'), 'utf8')).toBe('edited\n');
+    const final = t.server.requests.at(-1)!;
     expect(toolResults(final).join('\n')).toMatch(/rejected[\s\S]*not a/);
   });
 
   it('a waiting subagent approval survives a restart and the run finishes after it', async () => {
-    server.push(...Array.from({ length: 3 }, () => responder(['/later.txt'])));
-    const first = await open();
+    t.server.push(...Array.from({ length: 3 }, () => responder(['/later.txt'])));
+    const first = await t.open();
     const thread = await first.call('threads.create', {});
     await first.call('threads.send', { threadId: thread.id, text: 'delegate' });
     const pending = await until(async () => (await first.call('threads.get', { threadId: thread.id })).approvals[0], 'the approval is listed');
-    await first.app.close();
-    apps.splice(apps.indexOf(first.app), 1);
+    await first.close();
 
-    const second = await open();
+    const second = await t.open();
     const view = await until(async () => {
       const v = await second.call('threads.get', { threadId: thread.id });
       return v.approvals.length === 1 ? v : undefined;
@@ -144,6 +100,6 @@ describe("a subagent's approval reaches the person", () => {
     expect(view.approvals[0]).toMatchObject({ toolCallId: pending.toolCallId, parentToolCallId: pending.parentToolCallId, toolName: 'write_file' });
     await second.call('approvals.decide', { threadId: thread.id, toolCallId: pending.toolCallId, decision: { type: 'approve' } });
     await until(() => doneOf(second.events, thread.id), 'the run ends');
-    expect(readFileSync(join(folder, 'later.txt'), 'utf8')).toBe('/later.txt\n');
+    expect(readFileSync(join(t.folder, 'later.txt'), 'utf8')).toBe('/later.txt\n');
   });
 });

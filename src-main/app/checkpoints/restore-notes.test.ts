@@ -3,63 +3,28 @@
 // with the real services, SQLite and the scripted model server: what the model receives is
 // what is asserted.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type RecordedRequest, type ScriptedServer } from '../../core/models/testing/scripted-server';
-import { createApp, type App } from '../app';
-import type { EventFrame, MethodName, Params, Result } from '../contract';
-import { FileSecretStore } from '../settings/file-secret-store';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../../core/models/testing/scripted-server';
+import { useAppTestEnv, type Call, type OpenedApp } from '../app-harness.test-support';
+import type { Result } from '../contract';
 
-let folder: string;
-let dataDir: string;
-let server: ScriptedServer;
-const apps: App[] = [];
+const t = useAppTestEnv('deepdesk-notes');
 
-beforeEach(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'deepdesk-notes-'));
-  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-notes-data-'));
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-  await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-type Call = <M extends MethodName>(m: M, p: Params<M>) => Promise<Result<M>>;
-
-async function open(): Promise<{ app: App; call: Call; events: EventFrame[] }> {
-  const app = await createApp({
-    folder,
-    dataDir,
-    secrets: new FileSecretStore(dataDir),
-    transport: 'web',
-    overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url },
-    env: { ...process.env, OPENAI_API_KEY: '' },
-  });
-  apps.push(app);
-  const events: EventFrame[] = [];
-  app.onEvent((frame) => events.push(frame));
-  const call: Call = (method, params) => app.handle(method, params) as Promise<Result<typeof method>>;
+async function open(): Promise<OpenedApp> {
+  const opened = await t.open();
   // Writes run without asking: these tests are about what happens after them.
-  await call('mode.set', { mode: 'edit' });
-  return { app, call, events };
-}
-
-async function close(app: App): Promise<void> {
-  await app.close();
-  apps.splice(apps.indexOf(app), 1);
+  await opened.call('mode.set', { mode: 'edit' });
+  return opened;
 }
 
 /** Sends a message and waits until the run it started has ended. */
 async function ask(call: Call, threadId: string, text: string): Promise<void> {
-  const before = server.requests.length;
+  const before = t.server.requests.length;
   await call('threads.send', { threadId, text });
   await expect
-    .poll(async () => server.requests.length > before && !(await call('threads.get', { threadId })).thread.running, { timeout: 20_000 })
+    .poll(async () => t.server.requests.length > before && !(await call('threads.get', { threadId })).thread.running, { timeout: 20_000 })
     .toBe(true);
 }
 
@@ -78,7 +43,7 @@ const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/;
 
 describe('a restore from the window is told to the agent', () => {
   it('the next request carries a note listing what was restored and to when; an undo and a per-file Revert likewise; each note once', async () => {
-    server.push(
+    t.server.push(
       { toolCalls: [{ name: 'write_file', args: { file_path: '/notes.txt', content: 'one\n' } }] },
       { text: 'Wrote the notes.' },
       { text: 'Understood, the notes are gone.' },
@@ -90,15 +55,15 @@ describe('a restore from the window is told to the agent', () => {
     const { call } = await open();
     const thread = await call('threads.create', {});
     await ask(call, thread.id, 'Write notes\nwith some detail');
-    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('one\n');
-    expect(restoreNotes(server.requests.at(-1)!)).toEqual([]);
+    expect(readFileSync(join(t.folder, 'notes.txt'), 'utf8')).toBe('one\n');
+    expect(restoreNotes(t.server.requests.at(-1)!)).toEqual([]);
 
     const restored = await call('checkpoints.restoreToMessage', { threadId: thread.id, turn: 0 });
     expect(restored).toMatchObject({ applied: true, restored: 1 });
-    expect(existsSync(join(folder, 'notes.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'notes.txt'))).toBe(false);
 
     await ask(call, thread.id, 'What is there now?');
-    const afterRestore = server.requests.at(-1)!;
+    const afterRestore = t.server.requests.at(-1)!;
     const [note] = restoreNotes(afterRestore);
     expect(restoreNotes(afterRestore)).toHaveLength(1);
     expect(note).toContain("to before the user message 'Write notes'");
@@ -109,9 +74,9 @@ describe('a restore from the window is told to the agent', () => {
     expect(texts.indexOf(note!)).toBeLessThan(texts.indexOf('What is there now?'));
 
     await call('checkpoints.undoRestore', { threadId: thread.id, checkpointId: restored.checkpointId! });
-    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('one\n');
+    expect(readFileSync(join(t.folder, 'notes.txt'), 'utf8')).toBe('one\n');
     await ask(call, thread.id, 'And now?');
-    const afterUndo = restoreNotes(server.requests.at(-1)!);
+    const afterUndo = restoreNotes(t.server.requests.at(-1)!);
     // Delivered once: the first note is still there once (it is history now), and the undo's follows it.
     expect(afterUndo).toHaveLength(2);
     expect(afterUndo[0]).toBe(note);
@@ -119,18 +84,18 @@ describe('a restore from the window is told to the agent', () => {
     expect(afterUndo[1]).toMatch(/\/notes\.txt: re-created/);
 
     await ask(call, thread.id, 'Write extra');
-    expect(existsSync(join(folder, 'extra.txt'))).toBe(true);
+    expect(existsSync(join(t.folder, 'extra.txt'))).toBe(true);
     await call('checkpoints.revertFile', { threadId: thread.id, path: '/extra.txt' });
-    expect(existsSync(join(folder, 'extra.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'extra.txt'))).toBe(false);
     await ask(call, thread.id, 'Is extra there?');
-    const afterRevert = restoreNotes(server.requests.at(-1)!);
+    const afterRevert = restoreNotes(t.server.requests.at(-1)!);
     expect(afterRevert).toHaveLength(3);
     expect(afterRevert[2]).toMatch(/\/extra\.txt: deleted/);
     expect(afterRevert[2]).not.toContain('/notes.txt');
   });
 
   it('the conversation shows the note as a notice, also after a restart', async () => {
-    server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/notes.txt', content: 'one\n' } }] }, { text: 'Wrote the notes.' });
+    t.server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/notes.txt', content: 'one\n' } }] }, { text: 'Wrote the notes.' });
     const first = await open();
     const thread = await first.call('threads.create', {});
     await ask(first.call, thread.id, 'Write notes');
@@ -140,7 +105,7 @@ describe('a restore from the window is told to the agent', () => {
     expect(JSON.stringify(notice[0])).toContain('/notes.txt');
     // The person's messages are still only the one they sent.
     expect((await first.call('threads.get', { threadId: thread.id })).items.filter((i) => i.kind === 'user')).toHaveLength(1);
-    await close(first.app);
+    await first.close();
 
     const second = await open();
     const items = (await second.call('threads.get', { threadId: thread.id })).items;
@@ -151,35 +116,35 @@ describe('a restore from the window is told to the agent', () => {
 
 describe('restoring files and conversation', () => {
   it('rewinds the thread to before the message, durably: the next request lacks the rewound messages, also after reopening', async () => {
-    server.push(
+    t.server.push(
       { text: 'First answer.' },
       { toolCalls: [{ name: 'write_file', args: { file_path: '/b.txt', content: 'beta\n' } }] },
       { text: 'Second answer, wrote b.' },
       { text: 'A fresh answer.' },
     );
-    writeFileSync(join(folder, 'ctx.md'), 'attached context\n');
+    writeFileSync(join(t.folder, 'ctx.md'), 'attached context\n');
     const first = await open();
     const thread = await first.call('threads.create', {});
     await ask(first.call, thread.id, 'First question');
     // The mentioned file is attached to the message; the box gets back what the person typed.
     await ask(first.call, thread.id, 'Second question @/ctx.md\nwith a second line');
-    expect(existsSync(join(folder, 'b.txt'))).toBe(true);
+    expect(existsSync(join(t.folder, 'b.txt'))).toBe(true);
 
     const result = await first.call('checkpoints.rewindToMessage', { threadId: thread.id, turn: 1 });
     expect(result).toMatchObject({ applied: true, restored: 1, text: 'Second question @/ctx.md\nwith a second line' });
-    expect(existsSync(join(folder, 'b.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'b.txt'))).toBe(false);
     const users = (view: Result<'threads.get'>) => view.items.flatMap((i) => (i.kind === 'user' ? [i.text] : []));
     const view = await first.call('threads.get', { threadId: thread.id });
     expect(users(view)).toEqual(['First question']);
     expect(JSON.stringify(view.items)).not.toContain('Second answer');
-    await close(first.app);
+    await first.close();
 
     const second = await open();
     const reopened = await second.call('threads.get', { threadId: thread.id });
     expect(users(reopened)).toEqual(['First question']);
     expect(JSON.stringify(reopened.items)).not.toContain('Second answer');
     await ask(second.call, thread.id, 'Another question');
-    const request = server.requests.at(-1)!;
+    const request = t.server.requests.at(-1)!;
     // The restore's note names the message it went back to before; nothing else of it is left.
     const [note] = restoreNotes(request);
     expect(note).toContain("to before the user message 'Second question @/ctx.md'");
@@ -196,7 +161,7 @@ describe('restoring files and conversation', () => {
   });
 
   it('Undo restore right after a rewind puts back the files and the conversation', async () => {
-    server.push(
+    t.server.push(
       { toolCalls: [{ name: 'write_file', args: { file_path: '/b.txt', content: 'beta\n' } }] },
       { text: 'Wrote b.' },
       { text: 'Continuing.' },
@@ -211,13 +176,13 @@ describe('restoring files and conversation', () => {
 
     const undone = await call('checkpoints.undoRestore', { threadId: thread.id, checkpointId: result.checkpointId! });
     expect(undone).toMatchObject({ applied: true, conversationRestored: true });
-    expect(readFileSync(join(folder, 'b.txt'), 'utf8')).toBe('beta\n');
+    expect(readFileSync(join(t.folder, 'b.txt'), 'utf8')).toBe('beta\n');
     const view = await call('threads.get', { threadId: thread.id });
     expect(view.items.flatMap((i) => (i.kind === 'user' ? [i.text] : []))).toEqual(['Write b']);
     expect(JSON.stringify(view.items)).toContain('Wrote b.');
 
     await ask(call, thread.id, 'Go on');
-    const sent = server.requests.at(-1)!;
+    const sent = t.server.requests.at(-1)!;
     expect(JSON.stringify(sent.messages)).toContain('Wrote b.');
     const notes = restoreNotes(sent);
     expect(notes).toHaveLength(2);
@@ -225,7 +190,7 @@ describe('restoring files and conversation', () => {
   });
 
   it('after a rewind, restoring to before a later message undoes only what came after it', async () => {
-    server.push(
+    t.server.push(
       { text: 'Hello.' },
       { toolCalls: [{ name: 'write_file', args: { file_path: '/p.txt', content: 'v1\n' } }] },
       { text: 'Wrote p.' },
@@ -239,27 +204,27 @@ describe('restoring files and conversation', () => {
     await ask(call, thread.id, 'Hello');
     await ask(call, thread.id, 'Write p');
     await ask(call, thread.id, 'Edit p');
-    expect(readFileSync(join(folder, 'p.txt'), 'utf8')).toBe('v2\n');
+    expect(readFileSync(join(t.folder, 'p.txt'), 'utf8')).toBe('v2\n');
     await call('checkpoints.rewindToMessage', { threadId: thread.id, turn: 1 });
-    expect(existsSync(join(folder, 'p.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'p.txt'))).toBe(false);
     // The same place in the conversation, said differently: its message indexes are used again.
     await ask(call, thread.id, 'Write q instead');
-    expect(existsSync(join(folder, 'q.txt'))).toBe(true);
+    expect(existsSync(join(t.folder, 'q.txt'))).toBe(true);
     const restored = await call('checkpoints.restoreToMessage', { threadId: thread.id, turn: 1 });
     expect(restored).toMatchObject({ applied: true, restored: 1 });
-    expect(existsSync(join(folder, 'q.txt'))).toBe(false);
-    expect(existsSync(join(folder, 'p.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'q.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'p.txt'))).toBe(false);
   });
 
   it('is refused while the thread is running, and changes nothing', async () => {
-    server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/b.txt', content: 'beta\n' } }] }, { hang: true, text: 'thinking' });
+    t.server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/b.txt', content: 'beta\n' } }] }, { hang: true, text: 'thinking' });
     const { call } = await open();
     const thread = await call('threads.create', {});
     await call('threads.send', { threadId: thread.id, text: 'Write b' });
-    await expect.poll(() => existsSync(join(folder, 'b.txt')), { timeout: 20_000 }).toBe(true);
-    await expect.poll(() => server.requests.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => existsSync(join(t.folder, 'b.txt')), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(2);
     await expect(call('checkpoints.rewindToMessage', { threadId: thread.id, turn: 0 })).rejects.toThrow(/working|running/i);
-    expect(existsSync(join(folder, 'b.txt'))).toBe(true);
+    expect(existsSync(join(t.folder, 'b.txt'))).toBe(true);
     await call('threads.stop', { threadId: thread.id });
     expect((await call('threads.get', { threadId: thread.id })).items.filter((i) => i.kind === 'user')).toHaveLength(1);
   });
