@@ -1,6 +1,7 @@
 // The app behind the window: builds the services for one project folder and answers the
 // contract's requests. Transports (Electron IPC, the web host) only carry messages to it.
 
+import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -27,6 +28,7 @@ import {
   type EventName,
   type EventPayload,
   type MethodName,
+  type NoticeDto,
   type OverriddenFields,
   type Params,
   type Result,
@@ -38,6 +40,7 @@ import { detectLocalServers } from './local-servers';
 import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service';
 import { ModeService } from './modes/mode-service';
 import type { SecretStore } from './secret-store';
+import type { JsonFileProblem } from './settings/json-file-store';
 import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
 import { WindowShellBackend } from './terminal/window-shell-backend';
@@ -59,6 +62,8 @@ export interface AppOptions {
   /** Electron only: reopens the app on the folder the person picked. */
   openFolder?: (folder: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** Told each notice for the person (a file kept aside, values ignored) as it happens; `serve` prints them. */
+  onNotice?: (notice: NoticeDto) => void;
 }
 
 export interface App extends AppHostApi {
@@ -76,7 +81,22 @@ export async function createApp(options: AppOptions): Promise<App> {
     for (const l of listeners) l({ event, payload });
   };
 
-  const settings = new SettingsService(options.dataDir, options.secrets, env);
+  // Notices for the person about the app's own files: kept for windows that connect later.
+  const notices: NoticeDto[] = [];
+  const noticePrefix = randomUUID().slice(0, 8);
+  const notice = (problem: JsonFileProblem): void => {
+    const dto: NoticeDto = {
+      id: `${noticePrefix}-${notices.length + 1}`,
+      message: problem.message,
+      file: problem.file,
+      ...(problem.movedTo !== undefined ? { movedTo: problem.movedTo } : {}),
+    };
+    notices.push(dto);
+    options.onNotice?.(dto);
+    send('app.notice', dto);
+  };
+  const stopSecretProblems = options.secrets.onProblem?.(notice);
+  const settings = new SettingsService(options.dataDir, options.secrets, env, { onProblem: notice });
   const overrides = options.overrides ?? {};
   settings.onChange((s) => send('settings.changed', forWindow(s)));
   const withOverrides = <T extends { model: string; baseUrl: string; contextWindow?: number }>(s: T): T => ({
@@ -108,7 +128,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const sandboxStatus: SandboxAvailability = sandbox
     ? { available: true, kind: sandbox.kind }
     : await detectSandbox().then((d) => (d.available ? { available: false, reason: 'the sandbox could not be set up' } : d));
-  const modes = new ModeService(options.dataDir, options.folder, sandboxStatus);
+  const modes = new ModeService(options.dataDir, options.folder, sandboxStatus, { onProblem: notice });
   modes.onChange((state) => send('mode.changed', state));
 
   // Terminals exist only for this folder's threads (made-up ids start nothing).
@@ -195,6 +215,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       transport: options.transport,
       canPickFolder: options.pickFolder !== undefined,
     }),
+    'app.notices': async () => [...notices],
     'app.pickFolder': async () => {
       const folder = options.pickFolder ? await options.pickFolder() : null;
       if (folder !== null && folder !== options.folder) setImmediate(() => options.openFolder?.(folder));
@@ -236,8 +257,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
     'approvals.decide': async ({ threadId, toolCallId, parentToolCallId, decision }) => {
       if (decision.type === 'approve' && decision.alwaysAllow) {
-        const rule = decision.alwaysAllow;
-        await settings.update({ rules: [...settings.raw().rules, rule] });
+        // Added to the rules as they are in the file now (another window may have changed them).
+        await settings.addRule(decision.alwaysAllow);
       }
       const core: ApprovalDecision =
         decision.type === 'approve' ? { type: 'approve' } : decision.type === 'edit' ? { type: 'edit', args: decision.args } : decision;
@@ -306,6 +327,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       checkpoints.collectGarbage();
       checkpointStore.close();
       db.close();
+      stopSecretProblems?.();
+      settings.close();
+      modes.close();
     },
   };
 }

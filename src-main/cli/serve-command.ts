@@ -8,6 +8,7 @@ import { FileSecretStore } from '../app/settings/file-secret-store';
 import { startWebHost } from '../host/web/server';
 import { parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
+import { terminalSafe } from '../core/text/terminal-safe';
 import { projectFolder } from './folders';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
@@ -15,6 +16,8 @@ const SERVE_OPTIONS = { ...COMMON_OPTIONS, port: { type: 'string' }, 'context-wi
 
 export interface ServeIo {
   stdout: NodeJS.WritableStream;
+  /** Where notices about the person's files go, one line each (default: process.stderr). */
+  stderr?: NodeJS.WritableStream;
   /** Resolves when the server should stop (default: SIGINT/SIGTERM). */
   until?: Promise<void>;
 }
@@ -42,6 +45,8 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
     secrets: new FileSecretStore(dataDir),
     transport: 'web',
     version: packageVersion(),
+    // A settings, keys or modes file kept aside (or values in it ignored): one line each.
+    onNotice: (notice) => (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(notice.message, { singleLine: true })}\n`),
     overrides: {
       ...(values.model !== undefined ? { model: values.model } : {}),
       ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),

@@ -1,6 +1,7 @@
 // The window: providers for the transport, toasts and settings around the workspace.
 
 import { ErrorBoundary } from './components/ErrorBoundary';
+import { FileNotices } from './state/use-file-notices';
 import { Workspace } from './components/Workspace';
 import { SettingsProvider } from './state/settings-context';
 import { ToastProvider } from './state/toasts';
@@ -10,6 +11,7 @@ export function App({ transport }: { transport: AppTransport }): React.JSX.Eleme
   return (
     <TransportProvider transport={transport}>
       <ToastProvider>
+        <FileNotices />
         <SettingsProvider>
           <ErrorBoundary name="Deepdesk">
             <Workspace />

@@ -7,10 +7,12 @@ import { z } from 'zod';
 import { checkpointEvents, checkpointMethods } from './checkpoints';
 import { overriddenSchema, queuedMessageSchema } from './honest';
 import { modeEvents, modeMethods } from './modes';
+import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './modes';
+export * from './notices';
 export * from './terminal';
 
 // ---------------------------------------------------------------- shared shapes
@@ -191,6 +193,7 @@ const ok = z.object({ ok: z.literal(true) });
 export const methods = {
   'app.info': { params: empty, result: appInfoSchema },
   'app.pickFolder': { params: empty, result: z.object({ folder: z.string().nullable() }) },
+  ...noticeMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
   'settings.update': { params: settingsPatchSchema, result: settingsSchema },
@@ -264,6 +267,7 @@ export const events = {
   ...terminalEvents,
   ...modeEvents,
   'settings.changed': settingsSchema,
+  ...noticeEvents,
   ...checkpointEvents,
 } as const;
 

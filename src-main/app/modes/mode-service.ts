@@ -1,31 +1,42 @@
 // The folder's approval mode (SPEC §7), saved per folder in `<data-dir>/folder-modes.json`,
 // with whether the person chose it yet and whether the "no sandbox here" notice was shown.
 // `auto` needs a sandbox: it cannot be chosen without one, and a saved `auto` acts as `ask`
-// where the sandbox is gone.
+// where the sandbox is gone. The file is a JsonFileStore: an unreadable one is kept aside
+// and told, each folder's record is checked on its own, and a mode set in another window
+// reaches this one (mode.changed).
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { DEFAULT_MODE, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
 import type { SandboxAvailability } from '../../core/sandbox/types';
-import { ContractError, type ModeState } from '../contract';
-import { readJsonFile, writeJsonFileAtomic } from '../settings/atomic-json';
+import { approvalModeSchema, ContractError, type ModeState } from '../contract';
+import { JsonFileStore, recordShape, type JsonFileProblem } from '../settings/json-file-store';
 
-interface FolderRecord {
-  mode?: ApprovalMode;
-  sandboxNoticeShown?: boolean;
-}
+const folderRecordSchema = z.object({ mode: approvalModeSchema.optional(), sandboxNoticeShown: z.boolean().optional() });
+type FolderRecord = z.output<typeof folderRecordSchema>;
 
 export class ModeService {
-  private readonly path: string;
+  private readonly store: JsonFileStore<Record<string, FolderRecord>>;
   private readonly key: string;
   private readonly listeners = new Set<(state: ModeState) => void>();
+  private last: string | undefined;
 
   constructor(
     dataDir: string,
     folder: string,
     private readonly sandbox: SandboxAvailability,
+    options: { onProblem?: (problem: JsonFileProblem) => void } = {},
   ) {
-    this.path = join(dataDir, 'folder-modes.json');
+    this.store = new JsonFileStore({
+      path: join(dataDir, 'folder-modes.json'),
+      shape: recordShape(folderRecordSchema),
+      defaultsText: `every folder's approval mode is back to ${DEFAULT_MODE} until you choose one again`,
+      ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+    });
     this.key = realFolder(folder);
+    this.last = JSON.stringify(this.get());
+    // Another window (or process) on this data folder may set this folder's mode.
+    this.store.onChange(() => this.notify());
   }
 
   /** The mode in force. */
@@ -61,25 +72,29 @@ export class ModeService {
     return () => this.listeners.delete(listener);
   }
 
+  close(): void {
+    this.store.close();
+    this.listeners.clear();
+  }
+
+  /** Saves onto the file as it is now (under its lock); throws when it could not be written. */
   private update(patch: FolderRecord): ModeState {
-    // Read again right before writing: another window or process may have saved meanwhile.
-    const all = this.all();
-    all[this.key] = { ...all[this.key], ...patch };
-    writeJsonFileAtomic(this.path, all);
+    this.store.update((all) => ({ ...all, [this.key]: { ...(Object.hasOwn(all, this.key) ? all[this.key] : {}), ...patch } }));
+    // The store told onChange already when something changed.
+    return this.get();
+  }
+
+  private notify(): void {
     const state = this.get();
+    const text = JSON.stringify(state);
+    if (text === this.last) return;
+    this.last = text;
     for (const listener of this.listeners) listener(state);
-    return state;
   }
 
   private record(): FolderRecord {
-    const record = this.all()[this.key];
-    return typeof record === 'object' && record !== null ? record : {};
-  }
-
-  private all(): Record<string, FolderRecord> {
-    const data = readJsonFile(this.path);
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
-    return Object.assign(Object.create(null) as Record<string, FolderRecord>, data);
+    const all = this.store.current();
+    return Object.hasOwn(all, this.key) ? (all[this.key] ?? {}) : {};
   }
 }
 

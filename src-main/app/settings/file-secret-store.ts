@@ -1,32 +1,46 @@
-import { join } from 'node:path';
-import type { SecretStore } from '../secret-store';
-import { readJsonFile, writeJsonFileAtomic } from './atomic-json';
+// Secrets in `<data-dir>/secrets.json`, readable by the user only (mode 0600), as a
+// JsonFileStore: an unreadable file is kept aside (never overwritten from an empty state),
+// each entry is checked on its own, and several processes merge their saves.
 
-/** Secrets in `<data-dir>/secrets.json`, readable by the user only (mode 0600). */
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { SecretStore } from '../secret-store';
+import { JsonFileStore, recordShape, type JsonFileProblem } from './json-file-store';
+
 export class FileSecretStore implements SecretStore {
-  private readonly path: string;
+  private readonly store: JsonFileStore<Record<string, string>>;
 
   constructor(dataDir: string) {
-    this.path = join(dataDir, 'secrets.json');
-  }
-
-  private load(): Record<string, string> {
-    const data = readJsonFile(this.path);
-    return data && typeof data === 'object' ? (data as Record<string, string>) : {};
+    this.store = new JsonFileStore({
+      path: join(dataDir, 'secrets.json'),
+      shape: recordShape(z.string()),
+      mode: 0o600,
+      defaultsText: 'no API key is stored until you save one again (the keys in the moved file still work if you copy them back)',
+    });
   }
 
   async get(name: string): Promise<string | undefined> {
-    const value = this.load()[name];
-    return typeof value === 'string' ? value : undefined;
+    const all = this.store.current();
+    return Object.hasOwn(all, name) ? all[name] : undefined;
   }
 
   async set(name: string, value: string): Promise<void> {
-    writeJsonFileAtomic(this.path, { ...this.load(), [name]: value });
+    this.store.update((all) => ({ ...all, [name]: value }));
   }
 
   async delete(name: string): Promise<void> {
-    const all = this.load();
-    delete all[name];
-    writeJsonFileAtomic(this.path, all);
+    this.store.update((all) => Object.fromEntries(Object.entries(all).filter(([key]) => key !== name)));
+  }
+
+  onChange(listener: () => void): () => void {
+    return this.store.onChange(() => listener());
+  }
+
+  onProblem(listener: (problem: JsonFileProblem) => void): () => void {
+    return this.store.onProblem(listener);
+  }
+
+  close(): void {
+    this.store.close();
   }
 }

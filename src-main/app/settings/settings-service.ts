@@ -1,12 +1,16 @@
 // Settings: model, base URL, approval rules, subagents, theme in `<data-dir>/settings.json`;
 // API keys in the SecretStore (never sent to the window, only whether one is stored).
+// The file is a JsonFileStore: an unreadable one is kept aside and told, an invalid field
+// never costs the others, a save changes only the fields it sets (merged under a lock with
+// what other windows saved) and is in memory only once it is on disk, and a save by another
+// process reaches onChange listeners.
 
 import { join } from 'node:path';
-import { settingsSchema, type settingsPatchSchema, type Settings } from '../contract';
+import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
 import { withholdFromCommands } from '../../core/backends/shell-env';
 import type { SecretStore } from '../secret-store';
-import { readJsonFile, writeJsonFileAtomic } from './atomic-json';
+import { fieldsShape, JsonFileStore, type JsonFileProblem } from './json-file-store';
 import type { z } from 'zod';
 
 const DEFAULTS: Omit<Settings, 'apiKeys'> = { model: '', baseUrl: '', rules: [], subagents: [], theme: 'system' };
@@ -18,19 +22,44 @@ export const API_KEY_ENV: Record<ProviderName, string | undefined> = {
   ollama: undefined,
 };
 
+const stored = settingsSchema.omit({ apiKeys: true, overridden: true }).shape;
+/** settings.json, field by field (rules and subagents entry by entry). */
+export const settingsFileShape = fieldsShape({
+  model: stored.model.optional(),
+  baseUrl: stored.baseUrl.optional(),
+  contextWindow: stored.contextWindow,
+  rules: stored.rules.optional(),
+  subagents: stored.subagents.optional(),
+  theme: stored.theme.optional(),
+});
+type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
+type Rule = z.output<typeof permissionRuleSchema>;
+
+export interface SettingsServiceOptions {
+  /** Told of each problem with settings.json (and of earlier ones at once). */
+  onProblem?: (problem: JsonFileProblem) => void;
+}
+
 export class SettingsService {
-  private readonly path: string;
-  private current: Omit<Settings, 'apiKeys'>;
+  private readonly store: JsonFileStore<StoredSettings>;
   private readonly listeners = new Set<(settings: Settings) => void>();
+  private readonly stopSecrets: (() => void) | undefined;
 
   constructor(
     dataDir: string,
     private readonly secrets: SecretStore,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    options: SettingsServiceOptions = {},
   ) {
-    this.path = join(dataDir, 'settings.json');
-    const stored = settingsSchema.omit({ apiKeys: true }).partial().safeParse(readJsonFile(this.path));
-    this.current = { ...DEFAULTS, ...(stored.success ? stored.data : {}) };
+    this.store = new JsonFileStore({
+      path: join(dataDir, 'settings.json'),
+      shape: settingsFileShape,
+      defaultsText: 'the default settings apply (no model, no rules) until you save them again',
+      ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+    });
+    this.store.onChange(() => void this.notify());
+    // Keys stored from another window change which providers have one.
+    this.stopSecrets = secrets.onChange?.(() => void this.notify());
   }
 
   onChange(listener: (settings: Settings) => void): () => void {
@@ -38,35 +67,50 @@ export class SettingsService {
     return () => this.listeners.delete(listener);
   }
 
+  /** Every problem with settings.json so far (at once) and from now on. */
+  onProblem(listener: (problem: JsonFileProblem) => void): () => void {
+    return this.store.onProblem(listener);
+  }
+
   /** The settings without secrets. */
   raw(): Omit<Settings, 'apiKeys'> {
-    return this.current;
+    return { ...DEFAULTS, ...this.store.current() };
   }
 
   async get(): Promise<Settings> {
     const apiKeys: Record<string, boolean> = {};
     for (const p of PROVIDERS) apiKeys[p] = (await this.secrets.get(keyName(p))) !== undefined;
-    return { ...this.current, apiKeys };
+    return { ...this.raw(), apiKeys };
   }
 
+  /**
+   * Saves the fields of `patch` (only those) onto settings.json as it is now. Throws when the
+   * file could not be written; then nothing changed. Listeners hear of the change.
+   */
   async update(patch: z.output<typeof settingsPatchSchema>): Promise<Settings> {
     const { contextWindow, ...rest } = patch;
-    this.current = { ...this.current, ...stripUndefined(rest) };
-    if (contextWindow === null) delete this.current.contextWindow;
-    else if (contextWindow !== undefined) this.current.contextWindow = contextWindow;
-    writeJsonFileAtomic(this.path, this.current);
-    const settings = await this.get();
-    for (const l of this.listeners) l(settings);
-    return settings;
+    this.store.update((current) => {
+      const next: StoredSettings = { ...current, ...stripUndefined(rest) };
+      if (contextWindow === null) delete next.contextWindow;
+      else if (contextWindow !== undefined) next.contextWindow = contextWindow;
+      return next;
+    });
+    return this.get();
+  }
+
+  /** Appends a rule to the rules as they are in the file now ("Always allow"). */
+  async addRule(rule: Rule): Promise<Settings> {
+    this.store.update((current) => ({ ...current, rules: [...(current.rules ?? []), rule] }));
+    return this.get();
   }
 
   async setApiKey(provider: ProviderName, key: string): Promise<Settings> {
     if (key.trim() === '') await this.secrets.delete(keyName(provider));
     else await this.secrets.set(keyName(provider), key.trim());
     withholdFromCommands(key);
-    const settings = await this.get();
-    for (const l of this.listeners) l(settings);
-    return settings;
+    // A store that tells of its changes has told the listeners already.
+    if (this.secrets.onChange === undefined) await this.notify();
+    return this.get();
   }
 
   /** The stored key, else the provider's usual environment variable. */
@@ -76,6 +120,18 @@ export class SettingsService {
     if (stored !== undefined) return stored;
     const envName = API_KEY_ENV[provider];
     return envName ? this.env[envName] : undefined;
+  }
+
+  close(): void {
+    this.stopSecrets?.();
+    this.store.close();
+    this.listeners.clear();
+  }
+
+  private async notify(): Promise<void> {
+    if (this.listeners.size === 0) return;
+    const settings = await this.get();
+    for (const l of this.listeners) l(settings);
   }
 }
 

@@ -1,10 +1,12 @@
 // Encrypted secrets in a JSON file: values are ciphertext (base64) from a SecretCipher,
 // which on the desktop is Electron safeStorage (secrets.ts). Node-only so it can be tested.
+// The file is a JsonFileStore: an unreadable one is kept aside and told (never overwritten
+// from an empty state), each entry is checked on its own, and saves from several processes
+// merge under its lock.
 
-import { mkdirSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { z } from 'zod';
 import type { SecretStore } from '../../app/secret-store';
+import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../app/settings/json-file-store';
 
 export interface SecretCipher {
   /** Undefined when encryption is usable, else the reason it is not (shown to the person). */
@@ -13,25 +15,26 @@ export interface SecretCipher {
   decrypt(data: Buffer): Promise<string>;
 }
 
-interface SecretFile {
-  version: 1;
-  secrets: Record<string, string>;
-}
+const secretFileShape = fieldsShape({
+  version: z.literal(1).optional(),
+  secrets: z.record(z.string(), z.string()).optional(),
+});
 
 export class EncryptedFileSecretStore implements SecretStore {
-  /** Serialises read-modify-write cycles so concurrent set/delete calls do not lose updates. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly store: JsonFileStore<ReturnType<typeof secretFileShape.check>['value']>;
 
   constructor(
-    private readonly file: string,
+    file: string,
     private readonly cipher: SecretCipher,
-  ) {}
+  ) {
+    this.store = new JsonFileStore({ path: file, shape: secretFileShape, mode: 0o600, defaultsText: 'no API key is stored until you save one again' });
+  }
 
   async get(name: string): Promise<string | undefined> {
-    const encoded = (await this.read()).secrets[name];
-    if (encoded === undefined) return undefined;
+    const secrets = this.store.current().secrets ?? {};
+    if (!Object.hasOwn(secrets, name)) return undefined;
     try {
-      return await this.cipher.decrypt(Buffer.from(encoded, 'base64'));
+      return await this.cipher.decrypt(Buffer.from(secrets[name]!, 'base64'));
     } catch (err) {
       // A changed or reset keychain: the value is lost, not the whole store.
       console.warn(`deepdesk: could not decrypt the stored secret '${name}': ${err instanceof Error ? err.message : String(err)}`);
@@ -39,48 +42,25 @@ export class EncryptedFileSecretStore implements SecretStore {
     }
   }
 
-  set(name: string, value: string): Promise<void> {
-    return this.update(async (data) => {
-      const reason = await this.cipher.unavailableReason();
-      if (reason !== undefined) throw new Error(`cannot store '${name}' securely: ${reason}`);
-      data.secrets[name] = (await this.cipher.encrypt(value)).toString('base64');
+  async set(name: string, value: string): Promise<void> {
+    const reason = await this.cipher.unavailableReason();
+    if (reason !== undefined) throw new Error(`cannot store '${name}' securely: ${reason}`);
+    const encrypted = (await this.cipher.encrypt(value)).toString('base64');
+    this.store.update((current) => ({ ...current, version: 1, secrets: { ...current.secrets, [name]: encrypted } }));
+  }
+
+  async delete(name: string): Promise<void> {
+    this.store.update((current) => {
+      if (!current.secrets || !Object.hasOwn(current.secrets, name)) return current;
+      return { ...current, secrets: Object.fromEntries(Object.entries(current.secrets).filter(([key]) => key !== name)) };
     });
   }
 
-  delete(name: string): Promise<void> {
-    return this.update(async (data) => {
-      delete data.secrets[name];
-    });
+  onChange(listener: () => void): () => void {
+    return this.store.onChange(() => listener());
   }
 
-  private update(change: (data: SecretFile) => Promise<void>): Promise<void> {
-    const next = this.queue.then(async () => {
-      const data = await this.read();
-      await change(data);
-      await this.write(data);
-    });
-    this.queue = next.catch(() => undefined);
-    return next;
-  }
-
-  private async read(): Promise<SecretFile> {
-    let text: string;
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, secrets: Object.create(null) as Record<string, string> };
-      throw err;
-    }
-    const parsed = JSON.parse(text) as Partial<SecretFile> | null;
-    const secrets: Record<string, string> = Object.create(null) as Record<string, string>;
-    for (const [key, value] of Object.entries(parsed?.secrets ?? {})) if (typeof value === 'string') secrets[key] = value;
-    return { version: 1, secrets };
-  }
-
-  private async write(data: SecretFile): Promise<void> {
-    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-    await rename(temp, this.file);
+  onProblem(listener: (problem: JsonFileProblem) => void): () => void {
+    return this.store.onProblem(listener);
   }
 }

@@ -1,7 +1,9 @@
-// The main window's size and position, kept between runs in a small JSON file.
+// The main window's size and position, kept between runs in a small JSON file (a
+// JsonFileStore: an unreadable file is kept aside and said on the console, saves are
+// written durably under the file's lock, and a save keeps fields it does not know).
 
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { z } from 'zod';
+import { fieldsShape, JsonFileStore } from '../../app/settings/json-file-store';
 
 export interface Rect {
   x: number;
@@ -59,21 +61,36 @@ export function sanitizeWindowState(saved: unknown, workAreas: readonly Rect[]):
   return state;
 }
 
-export function loadWindowState(file: string, workAreas: readonly Rect[]): WindowState {
-  let saved: unknown;
-  try {
-    saved = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {
-    saved = undefined;
-  }
-  return sanitizeWindowState(saved, workAreas);
+// Any number is taken as written; sanitizeWindowState decides what is usable on these screens.
+const windowStateShape = fieldsShape({
+  width: z.number().optional(),
+  height: z.number().optional(),
+  x: z.number().optional(),
+  y: z.number().optional(),
+  maximized: z.boolean().optional(),
+});
+
+function windowStateFile(file: string): JsonFileStore<ReturnType<typeof windowStateShape.check>['value']> {
+  return new JsonFileStore({ path: file, shape: windowStateShape, onProblem: (problem) => console.warn(`deepdesk: ${problem.message}`) });
 }
 
+export function loadWindowState(file: string, workAreas: readonly Rect[]): WindowState {
+  const store = windowStateFile(file);
+  try {
+    return sanitizeWindowState(store.current(), workAreas);
+  } finally {
+    store.close();
+  }
+}
+
+/** Throws when the file could not be written (the caller says so and goes on). */
 export function saveWindowState(file: string, state: WindowState): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(state)}\n`);
-  renameSync(temp, file);
+  const store = windowStateFile(file);
+  try {
+    store.update(({ x: _x, y: _y, ...rest }) => ({ ...rest, ...state }));
+  } finally {
+    store.close();
+  }
 }
 
 /** Runs `save` once things have been quiet for `ms`; flush() runs a scheduled save now. */

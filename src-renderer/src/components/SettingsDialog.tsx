@@ -1,10 +1,14 @@
 // Settings: model and provider (keys, connection test, local servers), context window,
 // approval rules, subagents, theme. Edits are a draft until Save; API keys save at once
 // (they go to the OS keychain, never back to the window).
+// Save sends only the fields the person changed here, so a save never undoes what another
+// window saved meanwhile; fields not touched here follow such saves while the dialog is open.
+// A save that fails keeps the dialog open with what was typed, and says why.
 
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { Params, Settings } from '../../../src-main/app/contract';
 import { useSettings } from '../state/settings-context';
+import { errorMessage } from '../state/toasts';
 import { Modal } from './Modal';
 import { FlagNote } from './FlagNote';
 import { ModelSettings } from './ModelSettings';
@@ -14,32 +18,52 @@ import { SubagentSettings } from './SubagentSettings';
 export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & { contextWindowText: string };
 
 function toDraft(settings: Settings): SettingsDraft {
-  return { ...settings, contextWindowText: settings.contextWindow !== undefined ? String(settings.contextWindow) : '' };
+  const { apiKeys: _keys, overridden: _flags, ...rest } = settings;
+  return { ...rest, contextWindowText: settings.contextWindow !== undefined ? String(settings.contextWindow) : '' };
+}
+
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText'] as const;
+
+/** The draft with every field the person left alone moved from `before` to `after`. */
+function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {
+  const next = { ...draft };
+  for (const field of FIELDS) if (Object.is(draft[field], before[field])) (next as Record<string, unknown>)[field] = after[field];
+  if (next.contextWindowText === after.contextWindowText) next.contextWindow = after.contextWindow;
+  return next;
 }
 
 export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Element {
   const { settings, update } = useSettings();
-  const [draft, setDraft] = useState<SettingsDraft | null>(() => (settings ? toDraft(settings) : null));
+  // `base`: the settings the draft started from (moved on when they change elsewhere).
+  const base = useRef<{ source: Settings; draft: SettingsDraft } | null>(settings ? { source: settings, draft: toDraft(settings) } : null);
+  const [draft, setDraft] = useState<SettingsDraft | null>(() => base.current?.draft ?? null);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
 
-  if (draft === null && settings) setDraft(toDraft(settings));
+  useEffect(() => {
+    if (!settings || base.current?.source === settings) return;
+    const before = base.current?.draft;
+    const after = toDraft(settings);
+    base.current = { source: settings, draft: after };
+    setDraft((d) => (d === null || before === undefined ? after : rebase(d, before, after)));
+  }, [settings]);
 
   const change = (patch: Partial<SettingsDraft>): void => setDraft((d) => (d ? { ...d, ...patch } : d));
 
   const save = async (): Promise<void> => {
-    if (!draft) return;
+    if (!draft || !base.current) return;
+    const from = base.current.draft;
     const flags = settings?.overridden ?? {};
-    // A field a command-line flag sets is not the person's to save (the app refuses it too).
-    const patch: Params<'settings.update'> = {
-      ...(flags.model ? {} : { model: draft.model.trim() }),
-      ...(flags.baseUrl ? {} : { baseUrl: draft.baseUrl.trim() }),
-      rules: draft.rules,
-      subagents: draft.subagents,
-      theme: draft.theme,
-    };
+    // Only what changed here; a field a command-line flag sets is not the person's to save
+    // (the app refuses it too).
+    const patch: Params<'settings.update'> = {};
+    if (!flags.model && draft.model.trim() !== from.model) patch.model = draft.model.trim();
+    if (!flags.baseUrl && draft.baseUrl.trim() !== from.baseUrl) patch.baseUrl = draft.baseUrl.trim();
+    if (draft.rules !== from.rules) patch.rules = draft.rules;
+    if (draft.subagents !== from.subagents) patch.subagents = draft.subagents;
+    if (draft.theme !== from.theme) patch.theme = draft.theme;
     const windowText = draft.contextWindowText.trim();
-    if (windowText !== '' && !flags.contextWindow) {
+    if (windowText !== '' && windowText !== from.contextWindowText && !flags.contextWindow) {
       const n = Number(windowText);
       if (!Number.isInteger(n) || n <= 0) {
         setError('The context window must be a whole number of tokens.');
@@ -48,10 +72,22 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
       patch.contextWindow = n;
     }
     setError(null);
+    if (Object.keys(patch).length === 0) {
+      onClose();
+      return;
+    }
     setSaving(true);
-    const saved = await update(patch);
-    setSaving(false);
-    if (saved) onClose();
+    try {
+      await update(patch);
+    } catch (err) {
+      // Nothing was saved: the dialog stays open with what was typed.
+      const why = errorMessage(err);
+      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}. Nothing was saved.`);
+      return;
+    } finally {
+      setSaving(false);
+    }
+    onClose();
   };
 
   return (

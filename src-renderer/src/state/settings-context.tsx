@@ -1,4 +1,5 @@
-// The settings, loaded once, kept current by 'settings.changed', shared by every panel.
+// The settings, loaded once, kept current by 'settings.changed' (also when another window or
+// process saved them), shared by every panel.
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { Params, Settings } from '../../../src-main/app/contract';
@@ -8,8 +9,11 @@ import { useConnection, useEvent } from './transport-context';
 interface SettingsApi {
   /** null until loaded (or when loading failed). */
   settings: Settings | null;
-  /** Saves a patch; resolves with the new settings, or undefined when it failed (a toast says why). */
-  update(patch: Params<'settings.update'>): Promise<Settings | undefined>;
+  /**
+   * Saves the fields in `patch` (only those: the app merges them into the file as it is now);
+   * resolves with the saved settings, rejects when they were not saved (nothing changed then).
+   */
+  update(patch: Params<'settings.update'>): Promise<Settings>;
   replace(settings: Settings): void;
 }
 
@@ -34,8 +38,8 @@ export function SettingsProvider({ children }: { children: ReactNode }): React.J
 
   const update = useCallback(
     async (patch: Params<'settings.update'>) => {
-      const next = await api.safe('settings.update', patch);
-      if (next) setSettings(next);
+      const next = await api.call('settings.update', patch);
+      setSettings(next);
       return next;
     },
     [api],

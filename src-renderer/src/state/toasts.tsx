@@ -10,7 +10,8 @@ export interface Toast {
 
 interface ToastApi {
   toasts: Toast[];
-  push(message: string, kind?: Toast['kind']): void;
+  /** `sticky`: stays until dismissed (a notice the person must not miss). */
+  push(message: string, kind?: Toast['kind'], options?: { sticky?: boolean }): void;
   dismiss(id: number): void;
 }
 
@@ -24,14 +25,14 @@ export function ToastProvider({ children }: { children: ReactNode }): React.JSX.
   const nextId = useRef(1);
   const dismiss = useCallback((id: number) => setToasts((list) => list.filter((t) => t.id !== id)), []);
   const push = useCallback(
-    (message: string, kind: Toast['kind'] = 'error') => {
+    (message: string, kind: Toast['kind'] = 'error', options: { sticky?: boolean } = {}) => {
       const id = nextId.current++;
       setToasts((list) => {
         // The same error repeated (e.g. a lost connection) shows once.
         if (list.some((t) => t.message === message && t.kind === kind)) return list;
         return [...list, { id, kind, message }].slice(-MAX_TOASTS);
       });
-      setTimeout(() => dismiss(id), AUTO_DISMISS_MS[kind]);
+      if (!options.sticky) setTimeout(() => dismiss(id), AUTO_DISMISS_MS[kind]);
     },
     [dismiss],
   );
