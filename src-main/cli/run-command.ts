@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
-import { DEFAULT_RULES } from '../core/agent/permissions/rules';
 import { createAgentDefinition } from '../core/agent/create-agent';
 import { runAgent } from '../core/agent/loop';
 import type { ApprovalBroker } from '../core/agent/middleware/approval';
@@ -24,6 +23,7 @@ import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
 import { projectFolder } from './folders';
+import { personRules } from './person-rules';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
 const RUN_OPTIONS = {
@@ -93,6 +93,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   process.on('SIGTERM', onSignal);
   try {
     const threads = new ThreadStore(db);
+    const rules = personRules(dataDir, io.env, (line) => io.stderr.write(`deepdesk: ${terminalSafe(line)}\n`));
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
@@ -100,7 +101,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,
-      rules: () => DEFAULT_RULES,
+      rules: () => rules,
       broker: cliBroker(approve, io),
       mode: () => mode,
       sandboxAvailable: () => sandbox !== undefined,

@@ -3,7 +3,7 @@
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as pty from 'node-pty';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -193,5 +193,28 @@ describe("deepdesk run asks a subagent's calls too", () => {
     const allowed = await run(['--approve', 'auto', 'delegate']);
     expect(allowed.code).toBe(0);
     expect(readFileSync(join(folder, 'sub.txt'), 'utf8')).toBe('sub\n');
+  });
+});
+
+describe("deepdesk run applies the person's rules from Settings", () => {
+  it('a deny rule in settings.json refuses the call even with --approve auto; an allow rule runs without asking', async () => {
+    writeFileSync(
+      join(dataDir, 'settings.json'),
+      JSON.stringify({
+        rules: [
+          { decision: 'deny', tools: ['write_file'], paths: ['/secret.txt'] },
+          { decision: 'allow', tools: ['write_file'], paths: ['/ok.txt'] },
+        ],
+      }),
+    );
+    server.push(
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/secret.txt', content: 'no\n' } }, { name: 'write_file', args: { file_path: '/ok.txt', content: 'yes\n' } }] },
+      { text: 'done' },
+    );
+    const r = await run(['--approve', 'deny', 'write both']);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(folder, 'secret.txt'))).toBe(false);
+    expect(readFileSync(join(folder, 'ok.txt'), 'utf8')).toBe('yes\n');
+    expect(textOf(toolMessages(server.requests.at(-1)!)[0]!.content)).toMatch(/^Error: this write_file call is not allowed/);
   });
 });
