@@ -46,9 +46,9 @@ describe('honest approvals in the browser', () => {
 
     const card = conversation(page).getByRole('article', { name: 'Tool call execute' });
     await expect.poll(() => card.innerText()).toContain('edited-by-person');
-    expect(await card.innerText()).toMatch(/Edited/);
+    await expect.poll(() => card.innerText()).toMatch(/Edited/);
     // The card's summary is the command that ran; what the agent proposed is only mentioned as such.
-    expect((await card.innerText()).split('\n').slice(0, 2)).toEqual(['execute', 'echo edited-by-person > made.txt']);
+    await expect.poll(async () => (await card.innerText()).split('\n').slice(0, 2)).toEqual(['execute', 'echo edited-by-person > made.txt']);
     const next = serve.model.requests[1]!;
     expect(wireArgs(next.messages, 'cmd')).toEqual({ command: 'echo edited-by-person > made.txt' });
     expect(String(next.messages.find((m) => m.tool_call_id === 'cmd')!.content)).toMatch(/^Note: the person edited this call before it ran/);
@@ -57,8 +57,8 @@ describe('honest approvals in the browser', () => {
     await page.reload();
     await conversation(page).getByText('Ran your version.').waitFor({ timeout: 15_000 });
     const reloaded = conversation(page).getByRole('article', { name: 'Tool call execute' });
-    expect(await reloaded.innerText()).toMatch(/Edited/);
-    expect(await reloaded.innerText()).toContain('edited-by-person');
+    await expect.poll(() => reloaded.innerText()).toMatch(/Edited/);
+    await expect.poll(() => reloaded.innerText()).toContain('edited-by-person');
     await page.context().close();
   });
 
