@@ -417,6 +417,8 @@ describe('keyboard and accessibility', () => {
     await page.getByRole('textbox', { name: 'Message' }).focus();
     await page.keyboard.press('Control+Shift+Backquote');
     await poll(inTerminal).toBe(true);
+    // The shell starts when the terminal opens: type once its prompt is there, not before.
+    await expect.poll(() => page.locator('.terminal-panel .xterm-rows').first().innerText(), { timeout: 10_000 }).toMatch(/[$#]/);
     await page.keyboard.type('echo kb-$((20+1))');
     await page.keyboard.press('Enter');
     await expect.poll(() => terminal.innerText(), { timeout: 10_000 }).toContain('kb-21');
@@ -456,9 +458,10 @@ describe('keyboard and accessibility', () => {
     expect(await sendButton.isDisabled()).toBe(true);
     expect(disabled.cursor).toBe('not-allowed');
     await page.getByRole('textbox', { name: 'Message' }).fill('go');
-    const enabled = await style(sendButton);
-    expect(enabled.bg).not.toBe(disabled.bg);
-    expect(enabled.color).not.toBe(disabled.color);
+    // The re-render (and any colour transition) comes after fill: poll for the enabled look.
+    await expect.poll(() => sendButton.isEnabled()).toBe(true);
+    await expect.poll(async () => (await style(sendButton)).bg).not.toBe(disabled.bg);
+    await expect.poll(async () => (await style(sendButton)).color).not.toBe(disabled.color);
     await screenshot(page, 'dark-send-1024x700');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await log(page).getByText('Listed.').waitFor({ timeout: 15_000 });
