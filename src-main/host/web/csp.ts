@@ -5,6 +5,8 @@ export function contentSecurityPolicy(connectSources: readonly string[] = []): s
   return [
     "default-src 'self'",
     "script-src 'self'",
+    // The Markdown worker (src-renderer/src/lib/markdown.worker.ts), a file of the app's own.
+    "worker-src 'self'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     ["connect-src 'self'", ...connectSources].join(' '),

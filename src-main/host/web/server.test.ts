@@ -190,7 +190,7 @@ describe('web host: headers and static files', () => {
     for (const res of [await fetch(`${h.origin}/`), await fetch(h.url, { redirect: 'manual' })]) {
       const csp = res.headers.get('content-security-policy') ?? '';
       expect(csp).toBe(
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+        "default-src 'self'; script-src 'self'; worker-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
           `connect-src 'self' ws://127.0.0.1:${h.port} ws://localhost:${h.port}; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`,
       );
       expect(csp).toContain("default-src 'self'");

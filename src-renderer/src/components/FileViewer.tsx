@@ -1,10 +1,11 @@
 // Shows an opened file: text with line numbers (highlighted when the language is known),
 // images, or a description of a binary file. Re-read when the file changes on disk.
 
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { FileContent } from '../../../src-main/app/contract';
 import { formatBytes } from '../lib/format';
-import { highlightCode, languageForPath } from '../lib/highlight';
+import { languageForPath } from '../lib/highlight';
+import { markdownPipeline } from '../lib/markdown-render';
 import { Icon, Spinner } from './Icon';
 import { Markdown } from './Markdown';
 
@@ -21,23 +22,56 @@ function isMarkdown(path: string): boolean {
   return /\.(md|markdown|mdx)$/i.test(path);
 }
 
+/**
+ * Highlighted HTML for `code`, or null to show it as plain text: small code at once, larger
+ * code from the Markdown worker (some grammars take time that grows much faster than the
+ * code), plain text meanwhile and for good past the worker's deadline.
+ */
+function useHighlighted(code: string, language: string | undefined): { html: string | null; pending: boolean } {
+  const pipeline = markdownPipeline();
+  const immediate = useMemo(() => pipeline.immediateHighlight(code, language), [pipeline, code, language]);
+  const [late, setLate] = useState<{ code: string; language: string; html: string | null } | null>(null);
+  useEffect(() => {
+    if (immediate !== undefined || language === undefined) return;
+    const request = pipeline.requestHighlight(code, language);
+    let live = true;
+    void request.promise.then((html) => {
+      if (live) setLate({ code, language, html });
+    });
+    return () => {
+      live = false;
+      request.cancel();
+    };
+  }, [pipeline, code, language, immediate]);
+  if (immediate !== undefined) return { html: immediate, pending: false };
+  if (late !== null && late.code === code && late.language === language) return { html: late.html, pending: false };
+  return { html: null, pending: language !== undefined };
+}
+
 function TextView({ path, text }: { path: string; text: string }): React.JSX.Element {
-  const { html, count, cut } = useMemo(() => {
+  const { shown, count, cut } = useMemo(() => {
     const lines = text.split('\n');
     if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
     const cut = lines.length > MAX_LINES;
     const shown = cut ? lines.slice(0, MAX_LINES).join('\n') : lines.join('\n');
-    return { html: highlightCode(shown, languageForPath(path)), count: Math.min(lines.length, MAX_LINES), cut };
-  }, [path, text]);
+    return { shown, count: Math.min(lines.length, MAX_LINES), cut };
+  }, [text]);
+  const { html, pending } = useHighlighted(shown, languageForPath(path));
   const gutter = useMemo(() => Array.from({ length: Math.max(count, 1) }, (_, i) => i + 1).join('\n'), [count]);
   return (
     <>
-      <div className="code-view" tabIndex={0} aria-label={`Contents of ${path}`}>
+      <div className="code-view" tabIndex={0} aria-label={`Contents of ${path}`} aria-busy={pending ? 'true' : undefined}>
         <pre className="code-gutter" aria-hidden="true">
           {gutter}
         </pre>
         <pre className="code-text">
-          <code className="hljs" dangerouslySetInnerHTML={{ __html: html }} />
+          {html === null ? (
+            <code key="plain" className="hljs">
+              {shown}
+            </code>
+          ) : (
+            <code key="highlighted" className="hljs" dangerouslySetInnerHTML={{ __html: html }} />
+          )}
         </pre>
       </div>
       {cut ? <p className="muted viewer-note">Showing the first {MAX_LINES.toLocaleString('en-US')} lines.</p> : null}

@@ -1,9 +1,12 @@
 // Sanitised Markdown with highlighted code. Web links open outside the window; links and
 // inline-code paths to files in the folder open them in the viewer; code blocks have a
-// Copy button.
+// Copy button. What rendering may cost the page is bounded (lib/markdown-render.ts): large
+// or slow texts are parsed in a worker, shown as plain text past a deadline or a size, and
+// inserted in parts; a streaming answer re-renders at most every LIMITS.streamIntervalMs.
 
-import { memo, useDeferredValue, useMemo } from 'react';
-import { renderMarkdown, renderMarkdownBlock, splitMarkdownBlocks } from '../lib/markdown';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { splitMarkdownBlocks } from '../lib/markdown';
+import { LIMITS, markdownPipeline, plainPieces, type PlainReason, type RenderedPart, type Rendering } from '../lib/markdown-render';
 import { useOpenFile } from '../state/file-links';
 import { copyText } from './CopyButton';
 
@@ -30,7 +33,12 @@ function activate(target: HTMLElement, openFile: (path: string) => void): boolea
   return true;
 }
 
-function useHandlers(): { onClick(e: React.MouseEvent<HTMLDivElement>): void; onKeyDown(e: React.KeyboardEvent<HTMLDivElement>): void } {
+interface Handlers {
+  onClick(e: React.MouseEvent<HTMLDivElement>): void;
+  onKeyDown(e: React.KeyboardEvent<HTMLDivElement>): void;
+}
+
+function useHandlers(): Handlers {
   const openFile = useOpenFile();
   return useMemo(
     () => ({
@@ -49,6 +57,202 @@ function useHandlers(): { onClick(e: React.MouseEvent<HTMLDivElement>): void; on
   );
 }
 
+// ------------------------------------------------------------------------------ hooks
+
+/**
+ * The rendering of `text`: at once when it costs little, else from the worker (null meanwhile).
+ * `mode` 'off' renders nothing (a streaming answer is rendered by block); 'immediate' only what
+ * renders at once (blocks shown while the whole text is on its way).
+ */
+function useRendering(text: string, force: boolean, mode: 'off' | 'immediate' | 'worker'): Rendering | null {
+  const pipeline = markdownPipeline();
+  const immediate = useMemo(() => (mode === 'off' ? null : pipeline.immediate(text, force)), [pipeline, text, force, mode]);
+  const [late, setLate] = useState<{ text: string; force: boolean; rendering: Rendering } | null>(null);
+  useEffect(() => {
+    if (immediate !== null || mode !== 'worker') return;
+    const request = pipeline.request(text);
+    let live = true;
+    void request.promise.then((rendering) => {
+      if (live) setLate({ text, force, rendering });
+    });
+    return () => {
+      live = false;
+      request.cancel();
+    };
+  }, [pipeline, text, force, immediate, mode]);
+  if (immediate !== null) return immediate;
+  return mode === 'worker' && late !== null && late.text === text && late.force === force ? late.rendering : null;
+}
+
+/** How many of `parts` are inserted as HTML: as many as the page's budget allows now, the rest in later tasks. */
+function useReveal(parts: readonly RenderedPart[] | null): number {
+  const pipeline = markdownPipeline();
+  const [state, setState] = useState(() => ({ parts, count: parts === null ? 0 : pipeline.revealNow(parts, 0) }));
+  let current = state;
+  if (state.parts !== parts) {
+    current = { parts, count: parts === null ? 0 : pipeline.revealNow(parts, 0) };
+    setState(current);
+  }
+  const from = current.count;
+  useEffect(() => {
+    if (parts === null || from >= parts.length) return;
+    return pipeline.revealLater(parts, from, (count) => setState((s) => (s.parts === parts && s.count < count ? { parts, count } : s)));
+    // Scheduled once per set of parts, from what its first render showed (`from` then).
+  }, [pipeline, parts]);
+  return current.count;
+}
+
+/** `value`, updated at most every `ms` (the last value always arrives). */
+function useThrottled<T>(value: T, ms: number): T {
+  const [shown, setShown] = useState(value);
+  const last = useRef(0);
+  useEffect(() => {
+    if (Object.is(value, shown)) return;
+    const show = (): void => {
+      last.current = performance.now();
+      setShown(value);
+    };
+    const wait = last.current + ms - performance.now();
+    if (wait <= 0) {
+      show();
+      return;
+    }
+    const timer = setTimeout(show, wait);
+    return () => clearTimeout(timer);
+  }, [value, shown, ms]);
+  return shown;
+}
+
+// ------------------------------------------------------------------------- components
+
+/** Plain text in parts the page lays out only when they are scrolled into view. */
+const PlainText = memo(function PlainText({ text }: { text: string }): React.JSX.Element {
+  const pieces = useMemo(() => plainPieces(text, 8_000), [text]);
+  if (pieces.length === 1) return <div className="md-plain">{text}</div>;
+  return (
+    <div className="md-plain">
+      {pieces.map((piece, i) => (
+        <div key={i} className="md-plain-part">
+          {piece}
+        </div>
+      ))}
+    </div>
+  );
+});
+
+const Part = memo(function Part({ part, rendered, single }: { part: RenderedPart; rendered: boolean; single: boolean }): React.JSX.Element {
+  const className = single ? 'md-block' : 'md-part';
+  if (rendered && part.html !== null) return <div className={className} dangerouslySetInnerHTML={{ __html: part.html }} />;
+  return (
+    <div className={className}>
+      <PlainText text={part.source} />
+    </div>
+  );
+});
+
+function Parts({ parts, shown }: { parts: readonly RenderedPart[]; shown: number }): React.JSX.Element {
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Part key={i} part={part} rendered={i < shown} single={parts.length === 1} />
+      ))}
+    </>
+  );
+}
+
+/** One block of a streaming (or not yet rendered) text; while a newer version is on its way, the last one stays. */
+const MarkdownBlock = memo(function MarkdownBlock({ block, useWorker }: { block: string; useWorker: boolean }): React.JSX.Element {
+  const rendering = useRendering(block, false, useWorker ? 'worker' : 'immediate');
+  const [last, setLast] = useState<Rendering | null>(rendering);
+  if (rendering !== null && rendering !== last) setLast(rendering);
+  const shown = rendering ?? last;
+  const parts = shown?.kind === 'html' ? shown.parts : null;
+  const count = useReveal(parts);
+  if (parts === null) {
+    return (
+      <div className="md-block">
+        <PlainText text={block} />
+      </div>
+    );
+  }
+  return <Parts parts={parts} shown={count} />;
+});
+
+function Blocks({ text, useWorker }: { text: string; useWorker: boolean }): React.JSX.Element {
+  const blocks = useMemo(() => splitMarkdownBlocks(text), [text]);
+  return (
+    <>
+      {blocks.map((block, i) => (
+        <MarkdownBlock key={i} block={block} useWorker={useWorker} />
+      ))}
+    </>
+  );
+}
+
+function FallbackNote({ reason, chars, onRender }: { reason: PlainReason; chars: number; onRender?: () => void }): React.JSX.Element {
+  const why =
+    reason === 'large'
+      ? `Shown as plain text: at ${chars.toLocaleString('en-US')} characters it is too large to render as Markdown here.`
+      : reason === 'slow'
+        ? 'Shown as plain text: rendering it as Markdown took too long.'
+        : 'Shown as plain text: it could not be rendered as Markdown.';
+  return (
+    <p className="md-note muted" role="note">
+      <span>{why}</span>
+      {onRender ? (
+        <button type="button" className="btn btn-small" onClick={onRender}>
+          Render Markdown
+        </button>
+      ) : null}
+    </p>
+  );
+}
+
+interface ViewProps {
+  text: string;
+  streaming: boolean;
+  classes: string;
+  handlers: Handlers;
+}
+
+/**
+ * A streaming text renders block by block (each block cached, the last one re-rendered at most
+ * every LIMITS.streamIntervalMs); a finished one as a whole. While the whole is on its way, the
+ * same blocks stay (one element tree for both, so the end of a stream re-renders nothing).
+ */
+function MarkdownView({ text, streaming, classes, handlers }: ViewProps): React.JSX.Element {
+  const throttled = useThrottled(text, streaming ? LIMITS.streamIntervalMs : 0);
+  // "Render Markdown" on a text too large to render unasked applies to that text only.
+  const [forcedFor, setForcedFor] = useState<string | null>(null);
+  const force = forcedFor === text;
+  const rendering = useRendering(text, force, streaming ? 'off' : 'worker');
+  const parts = rendering?.kind === 'html' ? rendering.parts : null;
+  const shown = useReveal(parts);
+  if (rendering === null) {
+    return (
+      <div className={classes} aria-busy="true" {...handlers}>
+        <Blocks text={streaming ? throttled : text} useWorker={streaming} />
+      </div>
+    );
+  }
+  if (rendering.kind === 'plain') {
+    return (
+      <>
+        {/* The note and its button are the app's, outside the text the model or the folder wrote. */}
+        <FallbackNote reason={rendering.reason} chars={text.length} {...(rendering.reason === 'large' ? { onRender: () => setForcedFor(text) } : {})} />
+        <div className={classes} {...handlers}>
+          <PlainText text={text} />
+        </div>
+      </>
+    );
+  }
+  return (
+    <div className={classes} aria-busy={shown < parts!.length ? 'true' : undefined} {...handlers}>
+      <Parts parts={parts!} shown={shown} />
+    </div>
+  );
+}
+
 interface MarkdownProps {
   text: string;
   className?: string;
@@ -57,22 +261,7 @@ interface MarkdownProps {
 }
 
 export const Markdown = memo(function Markdown({ text, className, streaming = false }: MarkdownProps): React.JSX.Element {
-  // While text streams in, parsing can lag a frame behind rather than block typing.
-  const deferred = useDeferredValue(text);
   const handlers = useHandlers();
   const classes = `markdown${className ? ` ${className}` : ''}`;
-  const html = useMemo(() => (streaming ? null : renderMarkdown(deferred)), [deferred, streaming]);
-  const blocks = useMemo(() => (streaming ? splitMarkdownBlocks(deferred) : []), [deferred, streaming]);
-  if (html !== null) return <div className={classes} {...handlers} dangerouslySetInnerHTML={{ __html: html }} />;
-  return (
-    <div className={classes} {...handlers}>
-      {blocks.map((block, i) => (
-        <MarkdownBlock key={i} block={block} />
-      ))}
-    </div>
-  );
-});
-
-const MarkdownBlock = memo(function MarkdownBlock({ block }: { block: string }): React.JSX.Element {
-  return <div className="md-block" dangerouslySetInnerHTML={{ __html: renderMarkdownBlock(block) }} />;
+  return <MarkdownView text={text} streaming={streaming} classes={classes} handlers={handlers} />;
 });

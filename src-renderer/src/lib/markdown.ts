@@ -4,10 +4,13 @@
 // as markup, and no element keeps a class, id or style of the model's choosing: only the
 // classes the app writes itself (code blocks, highlighting, file links) survive. Text the
 // person decides on (an approval's reason, its "always allow" label) is never Markdown at
-// all: the approval card shows it as plain text.
+// all: the approval card shows it as plain text. What rendering may cost the page is bounded
+// in markdown-render.ts: small texts use renderMarkdown here; larger ones are parsed by
+// markdownChunks in a worker (markdown.worker.ts) and sanitised by sanitizeMarkdownHtml in
+// the page, in parts.
 
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import { Marked, type Tokens } from 'marked';
 import { escapeHtml, highlightCode } from './highlight';
 
 /** A language name fit for a class (`ts`, `c++`, `objective-c`); anything else is not one. */
@@ -22,15 +25,20 @@ const marked = new Marked({
       return block ? `<p>${escapeHtml(text.trim())}</p>\n` : escapeHtml(text);
     },
     code({ text, lang }) {
-      const word = lang?.trim().split(/\s+/)[0] ?? '';
-      const language = LANGUAGE.test(word) ? word : '';
-      // The language and the copy button sit in a bar above the code, never over it.
-      const label = `<span class="code-lang">${escapeHtml(language)}</span>`;
-      const copy = '<span class="code-copy" role="button" tabindex="0" aria-label="Copy code" data-copy-code="">Copy</span>';
-      return `<div class="code-block"><div class="code-bar">${label}${copy}</div><pre><code class="hljs${language ? ` language-${escapeHtml(language)}` : ''}">${highlightCode(text, language)}</code></pre></div>`;
+      return codeBlockHtml(text, lang, true);
     },
   },
 });
+
+/** A fenced or indented code block: the language and the copy button in a bar above the code, never over it. */
+function codeBlockHtml(text: string, lang: string | undefined, highlight: boolean): string {
+  const word = lang?.trim().split(/\s+/)[0] ?? '';
+  const language = LANGUAGE.test(word) ? word : '';
+  const label = `<span class="code-lang">${escapeHtml(language)}</span>`;
+  const copy = '<span class="code-copy" role="button" tabindex="0" aria-label="Copy code" data-copy-code="">Copy</span>';
+  const code = highlight ? highlightCode(text, language) : escapeHtml(text);
+  return `<div class="code-block"><div class="code-bar">${label}${copy}</div><pre><code class="hljs${language ? ` language-${escapeHtml(language)}` : ''}">${code}</code></pre></div>`;
+}
 
 let hooked = false;
 
@@ -124,12 +132,61 @@ export function markdownHtml(text: string): string {
   return marked.parse(text, { async: false });
 }
 
-export function renderMarkdown(text: string): string {
-  return purifier().sanitize(markdownHtml(text), {
+/** DOMPurify over HTML that markdownHtml or markdownChunks produced (in the page: it needs a DOM). */
+export function sanitizeMarkdownHtml(html: string): string {
+  return purifier().sanitize(html, {
     USE_PROFILES: { html: true },
     FORBID_TAGS: ['style', 'form', 'input', 'button', 'iframe', 'object', 'embed'],
     FORBID_ATTR: ['style', 'id'],
   });
+}
+
+export function renderMarkdown(text: string): string {
+  return sanitizeMarkdownHtml(markdownHtml(text));
+}
+
+/**
+ * One part of a rendering made in parts: whole top-level blocks, their source and their HTML
+ * before sanitising. Without `html` the part is shown as its source, as plain text.
+ */
+export interface MarkdownChunk {
+  source: string;
+  html?: string;
+}
+
+/** The HTML a part gathers before the next one starts, so the page sanitises and inserts it in bounded steps. */
+export const CHUNK_HTML_CHARS = 32_000;
+/** A single block whose HTML is longer than this is shown as plain text (a code block first loses its highlighting). */
+export const BLOCK_HTML_MAX = 128_000;
+
+/**
+ * markdownHtml in parts (the worker's half of a large rendering): the text is lexed once, as a
+ * whole (so link definitions and loose lists mean what they do in markdownHtml), and each
+ * top-level block is rendered on its own; the parts' HTML joined is markdownHtml's.
+ */
+export function markdownChunks(text: string): MarkdownChunk[] {
+  const chunks: MarkdownChunk[] = [];
+  let source = '';
+  let html = '';
+  const flush = (): void => {
+    if (source !== '' || html !== '') chunks.push({ source, html });
+    source = '';
+    html = '';
+  };
+  for (const token of marked.lexer(text)) {
+    let part = marked.parser([token]);
+    if (part.length > BLOCK_HTML_MAX && token.type === 'code') part = codeBlockHtml((token as Tokens.Code).text, (token as Tokens.Code).lang, false);
+    if (part.length > BLOCK_HTML_MAX) {
+      flush();
+      chunks.push({ source: token.raw });
+      continue;
+    }
+    if (html !== '' && html.length + part.length > CHUNK_HTML_CHARS) flush();
+    source += token.raw;
+    html += part;
+  }
+  flush();
+  return chunks;
 }
 
 /**
