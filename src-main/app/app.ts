@@ -40,7 +40,7 @@ import { detectLocalServers } from './local-servers';
 import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service';
 import { ModeService } from './modes/mode-service';
 import type { SecretStore } from './secret-store';
-import type { JsonFileProblem } from './settings/json-file-store';
+import type { JsonFileProblem } from '../core/config/json-file-store';
 import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
 import { WindowShellBackend } from './terminal/window-shell-backend';

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { DEFAULT_MODE, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
 import type { SandboxAvailability } from '../../core/sandbox/types';
 import { approvalModeSchema, ContractError, type ModeState } from '../contract';
-import { JsonFileStore, recordShape, type JsonFileProblem } from '../settings/json-file-store';
+import { JsonFileStore, recordShape, type JsonFileProblem } from '../../core/config/json-file-store';
 
 const folderRecordSchema = z.object({ mode: approvalModeSchema.optional(), sandboxNoticeShown: z.boolean().optional() });
 type FolderRecord = z.output<typeof folderRecordSchema>;

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { SecretStore } from '../secret-store';
-import { JsonFileStore, recordShape, type JsonFileProblem } from './json-file-store';
+import { JsonFileStore, recordShape, type JsonFileProblem } from '../../core/config/json-file-store';
 
 export class FileSecretStore implements SecretStore {
   private readonly store: JsonFileStore<Record<string, string>>;

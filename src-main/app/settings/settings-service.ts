@@ -10,7 +10,7 @@ import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, ty
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
 import { withholdFromCommands } from '../../core/backends/shell-env';
 import type { SecretStore } from '../secret-store';
-import { fieldsShape, JsonFileStore, type JsonFileProblem } from './json-file-store';
+import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { z } from 'zod';
 
 const DEFAULTS: Omit<Settings, 'apiKeys'> = { model: '', baseUrl: '', rules: [], subagents: [], theme: 'system' };

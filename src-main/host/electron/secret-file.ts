@@ -6,7 +6,7 @@
 
 import { z } from 'zod';
 import type { SecretStore } from '../../app/secret-store';
-import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../app/settings/json-file-store';
+import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 
 export interface SecretCipher {
   /** Undefined when encryption is usable, else the reason it is not (shown to the person). */

@@ -3,7 +3,7 @@
 // written durably under the file's lock, and a save keeps fields it does not know).
 
 import { z } from 'zod';
-import { fieldsShape, JsonFileStore } from '../../app/settings/json-file-store';
+import { fieldsShape, JsonFileStore } from '../../core/config/json-file-store';
 
 export interface Rect {
   x: number;
