@@ -5,31 +5,18 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { approval, conversation, launchBrowser, openApp, repo, screenshot, sendMessage, startServe, type ServeHandle } from './harness';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { approval, conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
 
-let browser: Browser;
-let serve: ServeHandle | undefined;
-
-beforeAll(async () => {
-  if (!existsSync(join(repo, 'out/renderer/index.html'))) throw new Error('run `npm run build` before the end-to-end tests (npm test does)');
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await serve?.stop();
-  serve = undefined;
-});
+const e2e = useE2ESession();
 
 const messageBox = (page: Page) => page.getByRole('textbox', { name: 'Message' });
 const rewindButtons = (page: Page) => conversation(page).getByRole('button', { name: 'Restore files and conversation to before this message' });
 
 describe('restoring files and conversation in the window', () => {
   it('removes the message and what followed, puts the message back in the box, restores the file, and Undo restore brings them back', async () => {
-    serve = await startServe({
+    const serve = await e2e.serve({
       script: [
         { toolCalls: [{ name: 'write_file', args: { file_path: '/notes.txt', content: 'first line\n' } }] },
         { text: 'Wrote the notes.' },
@@ -37,7 +24,7 @@ describe('restoring files and conversation in the window', () => {
       ],
     });
     const folder = serve.folder;
-    const page = await openApp(browser, serve.url);
+    const page = await openApp(e2e.browser, serve.url);
     await sendMessage(page, 'Write notes');
     await approval(page).first().waitFor({ timeout: 30_000 });
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();

@@ -3,10 +3,11 @@
 // playwright-core.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../src-main/core/models/testing/scripted-server';
 import { chromiumPath } from '../scripts/test-setup/system-tools';
 
@@ -30,7 +31,8 @@ export interface ServeHandle {
   dataDir: string;
   model: ScriptedServer;
   process: ChildProcess;
-  stop(): Promise<void>;
+  /** Ends the process and the model server (once); `keepData` leaves the folder and data folder for a restart on them. */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 export async function startServe(
@@ -72,6 +74,7 @@ export async function startServe(
     });
     child.on('exit', (code) => reject(new Error(`deepdesk serve exited with ${code}: ${stderr}`)));
   });
+  let modelClosed = false;
   return {
     url,
     origin: new URL(url).origin,
@@ -79,14 +82,18 @@ export async function startServe(
     dataDir,
     model,
     process: child,
-    async stop() {
-      if (child.exitCode === null) {
+    async stop(stopOptions = {}) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }
-      await model.close();
+      if (!modelClosed) {
+        modelClosed = true;
+        await model.close();
+      }
+      if (stopOptions.keepData) return;
       rmSync(folder, { recursive: true, force: true });
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(home, { recursive: true, force: true });
@@ -125,3 +132,38 @@ export const conversation = (page: Page) => page.getByRole('log', { name: 'Conve
 
 /** The inline approval of a tool call (SPEC §6). */
 export const approval = (page: Page) => conversation(page).getByRole('group', { name: 'Approve tool call' });
+
+export interface E2ESession {
+  /** The browser, launched once for the file. */
+  readonly browser: Browser;
+  /** Starts `deepdesk serve` as startServe does; every one started is stopped after its test. */
+  serve(options?: Parameters<typeof startServe>[0]): Promise<ServeHandle>;
+}
+
+/** Registers a test file's browser and the serve processes of each test (launched, checked, stopped). */
+export function useE2ESession(): E2ESession {
+  let browser: Browser | undefined;
+  const started: ServeHandle[] = [];
+  beforeAll(async () => {
+    if (!existsSync(join(repo, 'out/renderer/index.html'))) throw new Error('run `npm run build` before the end-to-end tests (npm test does)');
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    // The latest first: a restarted one may run on the data of one stopped earlier.
+    for (const serve of started.splice(0).reverse()) await serve.stop();
+  });
+  return {
+    get browser(): Browser {
+      if (!browser) throw new Error('the browser starts in beforeAll');
+      return browser;
+    },
+    async serve(options) {
+      const serve = await startServe(options);
+      started.push(serve);
+      return serve;
+    },
+  };
+}

@@ -7,27 +7,14 @@
 // that kept the main thread busy. No gap may hold more than 200 ms of main-thread work.
 // Ordinary Markdown still renders (headings, lists, code blocks), large or not.
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { lastUserText, type RecordedRequest, type ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { conversation, launchBrowser, openApp, repo, screenshot, sendMessage, startServe, type ServeHandle } from './harness';
+import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
 
-let browser: Browser;
-let serve: ServeHandle | undefined;
-
-beforeAll(async () => {
-  if (!existsSync(join(repo, 'out/renderer/index.html'))) throw new Error('run `npm run build` before the end-to-end tests (npm test does)');
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await serve?.stop();
-  serve = undefined;
-});
+const e2e = useE2ESession();
 
 /** The longest the page may go without running its probe. */
 const BUDGET_MS = 200;
@@ -164,8 +151,8 @@ describe('Markdown rendering has a bounded cost on the main thread', () => {
       return { text: 'Earlier messages, summarized.' };
     };
     const script: ScriptStep[] = Array.from({ length: 40 }, () => answer);
-    serve = await startServe({ script });
-    const page = await openApp(browser, serve.url);
+    const serve = await e2e.serve({ script });
+    const page = await openApp(e2e.browser, serve.url);
     await startProbe(page);
 
     const periods: Record<string, Period> = {};
@@ -211,13 +198,13 @@ describe('Markdown rendering has a bounded cost on the main thread', () => {
   });
 
   it('the file viewer: a 400 KB pathological .md file written into the folder, rendered on request', { timeout: 180_000 }, async () => {
-    serve = await startServe();
+    const serve = await e2e.serve();
     const big = [pathological.underscores, pathological.stars.slice(0, 60_000), pathological.openers.slice(0, 60_000), pathological.nestedLists.slice(0, 40_000)].join('\n\n') + '\n\nEND-OF-FILE\n';
     expect(big.length).toBeGreaterThan(400_000);
     writeFileSync(join(serve.folder, 'big.md'), big);
     writeFileSync(join(serve.folder, 'mid.md'), `# Mid\n\n${pathological.underscoresMid}\n\nEND-OF-MID\n`);
     writeFileSync(join(serve.folder, 'slow.ts'), `${'_a'.repeat(49_000)}\n// END-OF-CODE\n`);
-    const page = await openApp(browser, serve.url);
+    const page = await openApp(e2e.browser, serve.url);
     await startProbe(page);
     const files = page.getByRole('region', { name: 'Files' });
     const viewer = page.getByRole('region', { name: 'File viewer' });

@@ -3,24 +3,12 @@
 // subagents asking at once, and a restart while one waits.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { approval, conversation, launchBrowser, openApp, sendMessage, startServe, type ServeHandle } from './harness';
+import { approval, conversation, openApp, sendMessage, useE2ESession, type ServeHandle } from './harness';
 
-let browser: Browser;
-let serve: ServeHandle | undefined;
-
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser.close();
-});
-afterEach(async () => {
-  await serve?.stop();
-  serve = undefined;
-});
+const e2e = useE2ESession();
 
 const textOf = (content: unknown): string =>
   typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '';
@@ -41,9 +29,9 @@ function responder(files: string[]): ScriptStep {
   };
 }
 
-async function start(files: string[], extra: Partial<Parameters<typeof startServe>[0]> = {}): Promise<{ page: Page; serve: ServeHandle }> {
-  serve = await startServe({ script: Array.from({ length: 4 * files.length + 2 }, () => responder(files)), ...extra });
-  const page = await openApp(browser, serve.url);
+async function start(files: string[]): Promise<{ page: Page; serve: ServeHandle }> {
+  const serve = await e2e.serve({ script: Array.from({ length: 4 * files.length + 2 }, () => responder(files)) });
+  const page = await openApp(e2e.browser, serve.url);
   return { page, serve };
 }
 
@@ -82,13 +70,9 @@ describe("a subagent's approval in the window", () => {
     await approval(first.page).first().waitFor();
     const { folder, dataDir } = first.serve;
     await first.page.context().close();
-    // Stop the server but keep its folder and data (stop() would remove them).
-    const exited = new Promise((r) => first.serve.process.once('exit', r));
-    first.serve.process.kill('SIGTERM');
-    await exited;
-    await first.serve.model.close();
-    serve = await startServe({ folder, dataDir, script: Array.from({ length: 4 }, () => responder(['/later.txt'])) });
-    const page = await openApp(browser, serve.url);
+    await first.serve.stop({ keepData: true });
+    const serve = await e2e.serve({ folder, dataDir, script: Array.from({ length: 4 }, () => responder(['/later.txt'])) });
+    const page = await openApp(e2e.browser, serve.url);
     await approval(page).first().waitFor({ timeout: 20_000 });
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
     await conversation(page).getByText('All done:').waitFor({ timeout: 20_000 });
