@@ -1,53 +1,22 @@
 // `deepdesk checkpoints` and the `checkpoint` event of `deepdesk run --json`, through the
 // built bin against the scripted model server, on a real folder.
 
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { useCliTestEnv } from './cli-harness.test-support';
 
-const repo = resolve(import.meta.dirname, '../..');
-const bin = join(repo, 'bin/deepdesk.mjs');
-
-let folder: string;
-let dataDir: string;
-let server: ScriptedServer;
-
-beforeAll(() => {
-  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
-});
-beforeEach(async () => {
-  folder = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-cp-cli-')));
-  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-cp-cli-data-'));
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-function deepdesk(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const t = useCliTestEnv('deepdesk-cp-cli');
+const deepdesk = t.deepdesk;
 
 const runAgent = (prompt: string) =>
-  deepdesk(['run', '--json', '--thread', 'cp-thread', '--approve', 'auto', '--folder', folder, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, prompt]);
+  deepdesk(['run', '--json', '--thread', 'cp-thread', '--approve', 'auto', '--folder', t.folder, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, prompt]);
 
 describe('deepdesk checkpoints', () => {
   it('lists, diffs and restores what the agent changed, refusing conflicts unless --force, and the restore can be undone', async () => {
-    writeFileSync(join(folder, 'keep.txt'), 'the person wrote this\r\n');
-    server.push(
+    writeFileSync(join(t.folder, 'keep.txt'), 'the person wrote this\r\n');
+    t.server.push(
       { toolCalls: [{ name: 'write_file', args: { file_path: '/notes.txt', content: 'hello\nworld\n' } }] },
       { toolCalls: [{ name: 'edit_file', args: { file_path: '/notes.txt', old_string: 'world', new_string: 'there' } }] },
       { toolCalls: [{ name: 'execute', args: { command: 'mkdir -p "out dir" && printf "made\\n" > "out dir/ünï.txt"' } }] },
@@ -89,20 +58,20 @@ describe('deepdesk checkpoints', () => {
     expect(onePath.stdout).toContain('--- a/out dir/ünï.txt\n+++ b/out dir/ünï.txt\n@@ -0,0 +1,1 @@\n+made\n');
 
     // The person changes the agent's file afterwards: a conflict.
-    writeFileSync(join(folder, 'notes.txt'), 'hello\nmine now\n');
+    writeFileSync(join(t.folder, 'notes.txt'), 'hello\nmine now\n');
     const refused = await deepdesk(['checkpoints', 'restore', checkpoints[0]!.id!]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('notes.txt');
     expect(refused.stdout).not.toContain('ünï');
-    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('hello\nmine now\n');
-    expect(existsSync(join(folder, 'out dir/ünï.txt'))).toBe(true);
+    expect(readFileSync(join(t.folder, 'notes.txt'), 'utf8')).toBe('hello\nmine now\n');
+    expect(existsSync(join(t.folder, 'out dir/ünï.txt'))).toBe(true);
 
     const forced = await deepdesk(['checkpoints', 'restore', checkpoints[0]!.id!, '--force']);
     expect(forced.code).toBe(0);
     expect(forced.stdout).toMatch(/^Restored 3 files$/m);
-    expect(existsSync(join(folder, 'notes.txt'))).toBe(false);
-    expect(existsSync(join(folder, 'out dir'))).toBe(false);
-    expect(readFileSync(join(folder, 'keep.txt'), 'utf8')).toBe('the person wrote this\r\n');
+    expect(existsSync(join(t.folder, 'notes.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'out dir'))).toBe(false);
+    expect(readFileSync(join(t.folder, 'keep.txt'), 'utf8')).toBe('the person wrote this\r\n');
 
     // The restore is a checkpoint of its own: restoring to before it puts everything back, the person's text included.
     const after = await deepdesk(['checkpoints', 'ls', '--thread', 'cp-thread']);
@@ -110,15 +79,15 @@ describe('deepdesk checkpoints', () => {
     const undo = await deepdesk(['checkpoints', 'restore', restoreId]);
     expect(undo.code).toBe(0);
     expect(undo.stdout).toMatch(/^Restored 3 files$/m);
-    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('hello\nmine now\n');
-    expect(readFileSync(join(folder, 'out dir/ünï.txt'), 'utf8')).toBe('made\n');
+    expect(readFileSync(join(t.folder, 'notes.txt'), 'utf8')).toBe('hello\nmine now\n');
+    expect(readFileSync(join(t.folder, 'out dir/ünï.txt'), 'utf8')).toBe('made\n');
   });
 
   it('never restores through a link to .git/hooks, even with --force: the path is listed as a conflict, the rest is restored, exit 1', async () => {
-    execFileSync('git', ['init', '-q'], { cwd: folder });
-    const hooks = join(folder, '.git', 'hooks');
+    execFileSync('git', ['init', '-q'], { cwd: t.folder });
+    const hooks = join(t.folder, '.git', 'hooks');
     const hooksBefore = readdirSync(hooks).sort();
-    server.push(
+    t.server.push(
       { toolCalls: [{ name: 'write_file', args: { file_path: '/x/post-checkout', content: '#!/bin/sh\necho v1\n' } }] },
       { toolCalls: [{ name: 'write_file', args: { file_path: '/other.txt', content: 'other\n' } }] },
       { toolCalls: [{ name: 'edit_file', args: { file_path: '/x/post-checkout', old_string: 'v1', new_string: 'v2' } }] },
@@ -134,21 +103,21 @@ describe('deepdesk checkpoints', () => {
       .map((e) => e.id!);
     expect(ids).toHaveLength(3);
     // The person (or anything else) swaps the folder for a link to the repository's hooks.
-    rmSync(join(folder, 'x'), { recursive: true });
-    symlinkSync('.git/hooks', join(folder, 'x'));
+    rmSync(join(t.folder, 'x'), { recursive: true });
+    symlinkSync('.git/hooks', join(t.folder, 'x'));
 
     const asked = await deepdesk(['checkpoints', 'restore', ids[1]!]);
     expect(asked.code).toBe(1);
     expect(asked.stdout).toMatch(/^x\/post-checkout: goes through a link$/m);
-    expect(existsSync(join(folder, 'other.txt'))).toBe(true);
+    expect(existsSync(join(t.folder, 'other.txt'))).toBe(true);
 
     const forced = await deepdesk(['checkpoints', 'restore', ids[1]!, '--force']);
     expect(forced.code).toBe(1);
     expect(forced.stdout).toMatch(/^Restored 1 files$/m);
     expect(forced.stdout).toMatch(/^x\/post-checkout: goes through a link$/m);
-    expect(existsSync(join(folder, 'other.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'other.txt'))).toBe(false);
     expect(readdirSync(hooks).sort()).toEqual(hooksBefore);
-    expect(lstatSync(join(folder, 'x')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(t.folder, 'x')).isSymbolicLink()).toBe(true);
   });
 
   it('exits 2 on bad usage and 1 on an unknown checkpoint', async () => {

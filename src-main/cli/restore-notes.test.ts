@@ -2,48 +2,17 @@
 // `deepdesk run --thread ID` in another process) carries a note listing what was restored,
 // and after an undo (restoring the restore) a note of that too; each note once.
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type RecordedRequest, type ScriptedServer } from '../core/models/testing/scripted-server';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../core/models/testing/scripted-server';
+import { useCliTestEnv } from './cli-harness.test-support';
 
-const repo = resolve(import.meta.dirname, '../..');
-const bin = join(repo, 'bin/deepdesk.mjs');
-
-let folder: string;
-let dataDir: string;
-let server: ScriptedServer;
-
-beforeAll(() => {
-  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
-});
-beforeEach(async () => {
-  folder = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-notes-cli-')));
-  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-notes-cli-data-'));
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-function deepdesk(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const t = useCliTestEnv('deepdesk-notes-cli');
+const deepdesk = t.deepdesk;
 
 const run = (prompt: string) =>
-  deepdesk(['run', '--thread', 'notes-thread', '--approve', 'auto', '--folder', folder, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, prompt]);
+  deepdesk(['run', '--thread', 'notes-thread', '--approve', 'auto', '--folder', t.folder, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, prompt]);
 
 function textOf(message: RecordedRequest['messages'][number]): string {
   if (typeof message.content === 'string') return message.content;
@@ -63,7 +32,7 @@ async function lastCheckpoint(): Promise<string> {
 
 describe('deepdesk checkpoints restore, then deepdesk run --thread', () => {
   it('the next request of the thread carries a note of the restore, then of its undo, each once', async () => {
-    server.push(
+    t.server.push(
       { toolCalls: [{ name: 'write_file', args: { file_path: '/notes.txt', content: 'hello\n' } }] },
       { text: 'Wrote notes.' },
       { text: 'The notes are gone, noted.' },
@@ -76,10 +45,10 @@ describe('deepdesk checkpoints restore, then deepdesk run --thread', () => {
     const restored = await deepdesk(['checkpoints', 'restore', checkpoint]);
     expect(restored.code).toBe(0);
     expect(restored.stdout).toMatch(/^Restored 1 files$/m);
-    expect(existsSync(join(folder, 'notes.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'notes.txt'))).toBe(false);
 
     expect((await run('What now?')).code).toBe(0);
-    const [note, ...others] = restoreNotes(server.requests.at(-1)!);
+    const [note, ...others] = restoreNotes(t.server.requests.at(-1)!);
     expect(others).toEqual([]);
     expect(note).toContain("to before the user message 'Create notes'");
     expect(note).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/);
@@ -87,9 +56,9 @@ describe('deepdesk checkpoints restore, then deepdesk run --thread', () => {
 
     const undo = await deepdesk(['checkpoints', 'restore', await lastCheckpoint()]);
     expect(undo.code).toBe(0);
-    expect(readFileSync(join(folder, 'notes.txt'), 'utf8')).toBe('hello\n');
+    expect(readFileSync(join(t.folder, 'notes.txt'), 'utf8')).toBe('hello\n');
     expect((await run('And now?')).code).toBe(0);
-    const afterUndo = restoreNotes(server.requests.at(-1)!);
+    const afterUndo = restoreNotes(t.server.requests.at(-1)!);
     expect(afterUndo).toHaveLength(2);
     expect(afterUndo[0]).toBe(note);
     expect(afterUndo[1]).toMatch(/undid the restore/i);
@@ -97,6 +66,6 @@ describe('deepdesk checkpoints restore, then deepdesk run --thread', () => {
 
     // Nothing restored since: no new note.
     expect((await run('Anything else?')).code).toBe(0);
-    expect(restoreNotes(server.requests.at(-1)!)).toHaveLength(2);
+    expect(restoreNotes(t.server.requests.at(-1)!)).toHaveLength(2);
   });
 });

@@ -1,0 +1,57 @@
+// The built `deepdesk` bin as a person runs it, for CLI tests: a real folder and data
+// folder per test, the scripted model server, and a helper that runs a command to its end.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, beforeEach } from 'vitest';
+import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+
+export const repo = resolve(import.meta.dirname, '../..');
+export const bin = join(repo, 'bin/deepdesk.mjs');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliTestEnv {
+  /** The project folder (its real path). */
+  folder: string;
+  /** The data folder, also given as DEEPDESK_HOME. */
+  dataDir: string;
+  server: ScriptedServer;
+  /** Runs `deepdesk ARGS…` to its end. */
+  deepdesk(args: string[]): Promise<CliResult>;
+}
+
+/** Registers the set-up and clean-up of one CLI environment per test; read it inside tests. */
+export function useCliTestEnv(prefix: string): CliTestEnv {
+  const env = {
+    deepdesk: (args: string[]) =>
+      new Promise<CliResult>((done, reject) => {
+        const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: env.dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => done({ code, stdout, stderr }));
+      }),
+  } as CliTestEnv;
+  beforeAll(() => {
+    if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
+  });
+  beforeEach(async () => {
+    env.folder = realpathSync(mkdtempSync(join(tmpdir(), `${prefix}-`)));
+    env.dataDir = mkdtempSync(join(tmpdir(), `${prefix}-data-`));
+    env.server = await startScriptedServer();
+  });
+  afterEach(async () => {
+    await env.server.close();
+    rmSync(env.folder, { recursive: true, force: true });
+    rmSync(env.dataDir, { recursive: true, force: true });
+  });
+  return env;
+}
