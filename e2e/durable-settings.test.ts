@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openApp, repo, screenshot } from './harness';
+import { launchBrowser, openApp, repo, screenshot, serveUrl } from './harness';
 
 let browser: Browser;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -57,19 +57,7 @@ async function serve(folder: string, dataDir: string, prefix: string[] = []): Pr
     }
   };
   cleanups.push(stop);
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`deepdesk serve did not start in time: ${stderr}`)), 20_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Deepdesk is running at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolveUrl(m[1]!);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`deepdesk serve exited with ${code}: ${stderr}`)));
-  });
+  const url = await serveUrl(child, () => stderr);
   return { url, process: child, stderr: () => stderr, stop };
 }
 

@@ -61,19 +61,7 @@ export async function startServe(
   });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`deepdesk serve did not start in time: ${stderr}`)), 20_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /Deepdesk is running at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolveUrl(m[1]!);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`deepdesk serve exited with ${code}: ${stderr}`)));
-  });
+  const url = await serveUrl(child, () => stderr);
   let modelClosed = false;
   return {
     url,
@@ -99,6 +87,23 @@ export async function startServe(
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/** The `Deepdesk is running at …` link a starting `deepdesk serve` prints (rejects if it exits or takes over 20 s). */
+export function serveUrl(child: ChildProcess, stderr: () => string): Promise<string> {
+  return new Promise<string>((resolveUrl, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`deepdesk serve did not start in time: ${stderr()}`)), 20_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Deepdesk is running at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]!);
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`deepdesk serve exited with ${code}: ${stderr()}`)));
+  });
 }
 
 /** Throws the test set-up's install instruction when this machine has no Chromium. */

@@ -9,31 +9,21 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { launchBrowser, repo, screenshot, startServe, type ServeHandle } from './harness';
+import { screenshot, useE2ESession } from './harness';
 
-let browser: Browser;
-let serve: ServeHandle | undefined;
+const e2e = useE2ESession();
 let context: BrowserContext | undefined;
 
-beforeAll(async () => {
-  if (!existsSync(join(repo, 'out/renderer/index.html'))) throw new Error('run `npm run build` before the end-to-end tests (npm test does)');
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
   await context?.close();
   context = undefined;
-  await serve?.stop();
-  serve = undefined;
 });
 
 async function open(url: string): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  context = await e2e.browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   page.on('pageerror', (err) => {
     throw err;
@@ -195,7 +185,7 @@ describe('hostile commands and paths in the approval card', () => {
       const command = form === 0 ? `ddtool '${payload}' --flag` : form === 1 ? `echo hi > '${payload}'` : `printf '%s' '${payload}' > made-${i}.txt`;
       return { command, payload, form, approve: form !== 1 };
     });
-    serve = await startServe({
+    const serve = await e2e.serve({
       script: [...cases.map((c): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command: c.command } }] })), { text: 'All done.' }],
     });
     const page = await open(serve.url);
@@ -209,7 +199,7 @@ describe('hostile commands and paths in the approval card', () => {
       await poll(() => approvals(page).count()).toBe(i + 1 < cases.length ? 1 : 0);
       if (c.form === 2) {
         // What ran is what the card showed: the file holds exactly the quoted payload.
-        await poll(() => (existsSync(join(serve!.folder, `made-${i}.txt`)) ? readFileSync(join(serve!.folder, `made-${i}.txt`), 'utf8') : null)).toBe(c.payload);
+        await poll(() => (existsSync(join(serve.folder, `made-${i}.txt`)) ? readFileSync(join(serve.folder, `made-${i}.txt`), 'utf8') : null)).toBe(c.payload);
       }
     }
     await log(page).getByText('All done.').waitFor({ timeout: 20_000 });
@@ -230,7 +220,7 @@ describe('hostile commands and paths in the approval card', () => {
       while (Buffer.byteLength(name) > 240) name = [...name].slice(0, -1).join('');
       return { path: `/${name}-${i}.md`, content: `file ${i}\n` };
     });
-    serve = await startServe({
+    const serve = await e2e.serve({
       script: [...cases.map((c): ScriptStep => ({ toolCalls: [{ name: 'write_file', args: { file_path: c.path, content: c.content } }] })), { text: 'Wrote them.' }],
     });
     const page = await open(serve.url);
@@ -243,7 +233,7 @@ describe('hostile commands and paths in the approval card', () => {
       expect(await shownText(group.locator('.rule-scope'))).toContain(c.path);
       await pressApprove(group);
       // Written at exactly the path the card showed.
-      await poll(() => (existsSync(join(serve!.folder, c.path)) ? readFileSync(join(serve!.folder, c.path), 'utf8') : null)).toBe(c.content);
+      await poll(() => (existsSync(join(serve.folder, c.path)) ? readFileSync(join(serve.folder, c.path), 'utf8') : null)).toBe(c.content);
     }
     await log(page).getByText('Wrote them.').waitFor({ timeout: 20_000 });
     expect(await page.locator('.modal-backdrop, .dd-evil, [id^="dd-evil"], img[src="x"]').count()).toBe(0);
@@ -268,7 +258,7 @@ describe('Markdown the model can reach', () => {
   ].join('\n');
 
   it('answers and Markdown files show raw HTML as text and keep only the app\'s own classes', async () => {
-    serve = await startServe({ script: [{ text: ANSWER }] });
+    const serve = await e2e.serve({ script: [{ text: ANSWER }] });
     writeFileSync(join(serve.folder, 'evil.md'), ANSWER);
     const page = await open(serve.url);
     await send(page, 'answer with HTML');
