@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import * as pty from 'node-pty';
 import { TerminalTextDecoder } from './ansi';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from './output-cap';
+import { currentAttribution } from '../checkpoints/attribution';
 import { killProcessGroup, killProcessTree } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
 import type { ExecuteResult, LiveCommand } from './protocol';
@@ -141,7 +142,11 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   const shell = resolveShell(opts.env.SHELL ?? process.env.SHELL);
   const env: Record<string, string> = { ...opts.env, [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
   const spec = { file: shell, args: ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], cwd: opts.cwd, env };
-  if (!opts.sandbox) return spawnAndCollect(spec, marker, nonce, opts);
+  if (!opts.sandbox) {
+    // Its writes land straight in the folder, indistinguishable from anyone else's.
+    currentAttribution()?.blind();
+    return spawnAndCollect(spec, marker, nonce, opts);
+  }
 
   let prepared: PreparedCommand;
   try {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalShellBackend } from '../backends/local-shell';
 import { CheckpointHistory } from './history';
+import { MAYBE_YOURS } from './restore';
 import { CheckpointRecorder, type StepInfo } from './recorder';
 import { CheckpointStore } from './store';
 
@@ -287,7 +288,11 @@ describe('checkpoints of a folder', () => {
     expect(many.result.exitCode).toBe(0);
     expect(many.changes.filter((c) => c.after?.type === 'f')).toHaveLength(1000);
     expect(fs.existsSync(path.join(root, '.git'))).toBe(false);
-    await history.restoreTo(sed.checkpoint!.id, 'ask');
+    // Run outside a sandbox, whose writes cannot be told from the person's: a restore asks first.
+    const asked = await history.restoreTo(sed.checkpoint!.id, 'ask');
+    expect(asked.applied).toBe(false);
+    expect(asked.conflicts.map((c) => c.reason)).toContain(MAYBE_YOURS);
+    await history.restoreTo(sed.checkpoint!.id, 'take-restore');
     expect(exists('gen')).toBe(false);
     expect(read('config.ini').toString()).toBe('name=old\r\nport=1\r\n');
     // And with git available the result is the same; the project's .git is never touched.
@@ -297,7 +302,7 @@ describe('checkpoints of a folder', () => {
     const gitIndex = fs.statSync(p('.git/index')).mtimeMs;
     const step = await recorder.step(info(), 'all', () => withGit.execute('printf "x\\n" > with-git.txt'));
     expect(step.changes.map((c) => c.path)).toEqual(['with-git.txt']);
-    await history.restoreTo(step.checkpoint!.id, 'ask');
+    await history.restoreTo(step.checkpoint!.id, 'take-restore');
     expect(exists('with-git.txt')).toBe(false);
     expect(fs.readFileSync(p('.git/HEAD'), 'utf8')).toBe(gitHead);
     expect(fs.statSync(p('.git/index')).mtimeMs).toBe(gitIndex);

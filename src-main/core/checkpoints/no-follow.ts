@@ -365,6 +365,64 @@ export function replaceAt(root: string, rel: string, type: 'f' | 'l', content: B
   });
 }
 
+/**
+ * Puts a copy of the file `source` (outside the folder) at `rel`, with `mode` and the
+ * source's times: copied to a temp name in the same folder, then renamed over the entry
+ * (which replaces a link itself, never what it points to). Missing parents are created.
+ */
+export function placeCopyAt(root: string, rel: string, source: string, mode: number, times: { atime: Date; mtime: Date }, tempSuffix: string): void {
+  inParent(root, rel, { create: true, verify: true }, (at) => {
+    const dir = at.slice(0, at.length - path.basename(at).length);
+    const temp = `${dir}.${path.basename(at).slice(0, 100)}${TEMP_MARK}${tempSuffix}`;
+    try {
+      fs.copyFileSync(source, temp, C.COPYFILE_EXCL);
+      const fd = fs.openSync(temp, C.O_WRONLY | O_NOFOLLOW);
+      try {
+        fs.fchmodSync(fd, mode);
+        fs.futimesSync(fd, times.atime, times.mtime);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(temp, at);
+    } catch (err) {
+      try {
+        fs.unlinkSync(temp);
+      } catch {
+        // Not made, or already renamed.
+      }
+      throw err;
+    }
+  });
+}
+
+/** The names in the folder at `rel` (never through a link); empty when it is missing or not a folder. */
+export function readdirAt(root: string, rel: string): string[] {
+  try {
+    return inParent(root, rel, {}, (at) => {
+      // Opened without following: a link put in its place is not listed.
+      const fd = fs.openSync(at, C.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+      try {
+        return fs.readdirSync(walkMode() === 'fd' ? `/proc/self/fd/${fd}` : at);
+      } finally {
+        fs.closeSync(fd);
+      }
+    });
+  } catch (err) {
+    if (err instanceof ThroughLinkError) throw err;
+    return [];
+  }
+}
+
+/** Removes whatever is at `rel`, a folder with everything in it, never following a link. */
+export function removeTreeAt(root: string, rel: string): void {
+  const st = lstatAt(root, rel);
+  if (st === undefined) return;
+  if (st.isDirectory()) {
+    for (const name of readdirAt(root, rel)) removeTreeAt(root, `${rel}/${name}`);
+    rmdirAt(root, rel);
+  } else unlinkAt(root, rel);
+}
+
 /** chmod of a folder without following a link put in its place. */
 function chmodFolder(at: string, mode: number): void {
   if (walkMode() === 'fd') {

@@ -1,11 +1,18 @@
 // Records agent steps in one folder: the state before the step (anything that differs
 // from the last snapshot was changed by the person or another program and is recorded as
 // theirs), then the step, then what it changed (the agent's checkpoint). Snapshots of a
-// folder are serialised; steps themselves run concurrently. A change first seen while
-// another agent step of the folder is still running is that step's, not the person's.
+// folder are serialised; steps themselves run concurrently.
+//
+// A change is a step's only if the step's own processes could have made it (attribution.ts):
+// a command on a write layer changes the folder only when the recorder applies its layer,
+// between two snapshots, so exactly what the layer changed is the step's and anything else
+// seen meanwhile is the person's. A change first seen while another step is running is that
+// step's only when it is within a file step's paths, or when a command without a layer (not
+// sandboxed, or no layer here) is running: its changes cannot be told from anyone else's.
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { layerMatcher, runAttributed, type LayerSettlement, type StepAttribution } from './attribution';
 import { diffStates, scanFolder, scanPaths, withParents } from './scan';
 import type { CheckpointStore, NewCheckpoint } from './store';
 import { sameState, type Change, type Checkpoint, type ManifestRow } from './types';
@@ -24,6 +31,19 @@ export type StepScope = readonly string[] | 'all';
 /** What a step's first snapshot saw: the known paths' states, or 'walk' (the whole folder is in the manifest). */
 type BeforeState = Map<string, ManifestRow | null> | 'walk';
 
+/** A step while it runs. */
+interface Running {
+  info: StepInfo;
+  /** The paths it may change ('all' for a command), with their parents. */
+  paths: ReadonlySet<string> | 'all';
+  /** Its command runs on a write layer: nothing it does is seen in the folder before the layer is applied. */
+  layered: boolean;
+  /** It ran a process whose writes cannot be observed (attribution.ts). */
+  blind: boolean;
+  /** Set once its layer was applied and recorded. */
+  settled?: { changes: Change[]; checkpoint?: Checkpoint };
+}
+
 export interface StepOutcome<T> {
   result: T;
   checkpoint?: Checkpoint;
@@ -33,7 +53,7 @@ export interface StepOutcome<T> {
 export class CheckpointRecorder {
   readonly root: string;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly inFlight: StepInfo[] = [];
+  private readonly inFlight: Running[] = [];
   private cache: { version: number; rows: Map<string, ManifestRow> } | null = null;
 
   readonly store: CheckpointStore;
@@ -60,21 +80,71 @@ export class CheckpointRecorder {
       // Recording must never stop the agent's work; this step is then simply not recorded.
       before = null;
     }
-    this.inFlight.push(info);
+    const running: Running = { info, paths: scope === 'all' ? 'all' : new Set(withParents(scope)), layered: false, blind: false };
+    const attribution: StepAttribution = {
+      expectLayer: () => {
+        running.layered = true;
+      },
+      blind: () => {
+        running.blind = true;
+      },
+      settle: (apply) => this.locked(() => this.settleLayer(running, before !== null, apply)),
+    };
+    this.inFlight.push(running);
     let outcome: { ok: true; value: T } | { ok: false; error: unknown };
     try {
-      outcome = { ok: true, value: await run() };
+      outcome = { ok: true, value: await runAttributed(attribution, run) };
     } catch (error) {
       // Stopped or failed: whatever it changed before that is still recorded.
       outcome = { ok: false, error };
     } finally {
-      this.inFlight.splice(this.inFlight.indexOf(info), 1);
+      this.inFlight.splice(this.inFlight.indexOf(running), 1);
     }
     const taken = before;
     const recorded =
-      taken === null ? { changes: [] } : await this.locked(() => this.snapshotAfter(info, scope, taken)).catch(() => ({ changes: [] as Change[] }));
+      running.settled ??
+      (taken === null ? { changes: [] } : await this.locked(() => this.snapshotAfter(running, scope, taken)).catch(() => ({ changes: [] as Change[] })));
     if (!outcome.ok) throw outcome.error;
     return { result: outcome.value, ...recorded };
+  }
+
+  /**
+   * Applies a step's write layer between two walks: what changed before it is someone else's
+   * (the person's, or a running step's by the rules of `outsideChanges`); what changed with it
+   * and is one of the layer's paths is the step's.
+   */
+  private async settleLayer<T extends LayerSettlement>(running: Running, recording: boolean, apply: (addedMeanwhile: ReadonlySet<string>) => Promise<T>): Promise<T> {
+    if (!recording) return apply(new Set());
+    const addedMeanwhile = new Set<string>();
+    try {
+      const scan = scanFolder(this.root, this.manifest());
+      for (const c of scan.changes) if (c.before === null) addedMeanwhile.add(c.path);
+      this.commit({ folder: this.root, blobs: scan.blobs, manifest: scan.manifest, checkpoints: this.outsideChanges(scan.changes, running) });
+    } catch {
+      // Not recorded; the layer is applied all the same.
+    }
+    const applied = await apply(addedMeanwhile);
+    try {
+      const scan = scanFolder(this.root, this.manifest());
+      const mine = layerMatcher(applied);
+      const own = scan.changes.filter((c) => mine(c.path));
+      const others = scan.changes.filter((c) => !mine(c.path));
+      const { info } = running;
+      const made = this.commit({
+        folder: this.root,
+        blobs: scan.blobs,
+        manifest: scan.manifest,
+        checkpoints: [
+          ...this.outsideChanges(others, running),
+          { folder: this.root, kind: 'agent', threadId: info.threadId, messageIndex: info.messageIndex, messageLine: info.messageLine, toolCallId: info.toolCallId ?? null, tool: info.tool ?? null, changes: own },
+        ],
+      });
+      const checkpoint = made.find((c) => c.kind === 'agent' && c.toolCallId === (info.toolCallId ?? null) && own.length > 0);
+      running.settled = { changes: own, ...(checkpoint ? { checkpoint } : {}) };
+    } catch {
+      running.settled = { changes: [] };
+    }
+    return applied;
   }
 
   /** The manifest as last written (cached; reloaded when another connection committed). */
@@ -96,12 +166,26 @@ export class CheckpointRecorder {
     return made;
   }
 
-  /** Changes seen outside any step: the person's, or a running step's. */
-  private outsideChanges(changes: Change[]): NewCheckpoint[] {
+  /**
+   * Changes seen outside a step's own recording: a running file step's when within its paths,
+   * a running command's when it has no write layer (its changes cannot be told apart), else
+   * the person's. `self` (a step applying its layer) is never their owner.
+   */
+  private outsideChanges(changes: Change[], self?: Running): NewCheckpoint[] {
     if (changes.length === 0) return [];
-    const owner = this.inFlight[0];
-    if (owner) return [{ folder: this.root, kind: 'agent', ...owner, toolCallId: owner.toolCallId ?? null, tool: owner.tool ?? null, changes }];
-    return [{ folder: this.root, kind: 'person', threadId: null, messageIndex: null, messageLine: '', changes }];
+    const owners = new Map<Running | null, Change[]>();
+    const blind = this.inFlight.find((r) => r !== self && r.paths === 'all' && !r.layered);
+    for (const change of changes) {
+      const owner = this.inFlight.find((r) => r !== self && r.paths !== 'all' && r.paths.has(change.path)) ?? blind ?? null;
+      const list = owners.get(owner);
+      if (list) list.push(change);
+      else owners.set(owner, [change]);
+    }
+    return [...owners].map(([owner, own]) =>
+      owner
+        ? { folder: this.root, kind: 'agent' as const, ...owner.info, toolCallId: owner.info.toolCallId ?? null, tool: owner.info.tool ?? null, unattributed: owner.blind, changes: own }
+        : { folder: this.root, kind: 'person' as const, threadId: null, messageIndex: null, messageLine: '', changes: own },
+    );
   }
 
   private snapshotBefore(scope: StepScope): BeforeState {
@@ -131,7 +215,8 @@ export class CheckpointRecorder {
     return states;
   }
 
-  private snapshotAfter(info: StepInfo, scope: StepScope, before: BeforeState): { changes: Change[]; checkpoint?: Checkpoint } {
+  private snapshotAfter(running: Running, scope: StepScope, before: BeforeState): { changes: Change[]; checkpoint?: Checkpoint } {
+    const { info } = running;
     let changes: Change[];
     let blobs: Map<string, Buffer>;
     let manifestWrites: Map<string, ManifestRow | null>;
@@ -151,7 +236,20 @@ export class CheckpointRecorder {
       folder: this.root,
       blobs,
       manifest: manifestWrites,
-      checkpoints: [{ folder: this.root, kind: 'agent', threadId: info.threadId, messageIndex: info.messageIndex, messageLine: info.messageLine, toolCallId: info.toolCallId ?? null, tool: info.tool ?? null, changes }],
+      checkpoints: [
+        {
+          folder: this.root,
+          kind: 'agent',
+          threadId: info.threadId,
+          messageIndex: info.messageIndex,
+          messageLine: info.messageLine,
+          toolCallId: info.toolCallId ?? null,
+          tool: info.tool ?? null,
+          // A process without a write layer ran: what it changed cannot be told from what others did meanwhile.
+          unattributed: running.blind,
+          changes,
+        },
+      ],
     });
     return { changes, ...(checkpoint ? { checkpoint } : {}) };
   }

@@ -28,7 +28,12 @@ export interface NetChange {
   target: FileState | null;
   /** Someone else changed the path between two of the checkpoints. */
   interleaved: boolean;
+  /** One of them saw it change during a command whose own changes cannot be told from others' (Checkpoint.unattributed). */
+  unattributed: boolean;
 }
+
+/** Why a path an unattributed checkpoint holds is asked about even when it is as the agent left it. */
+export const MAYBE_YOURS = 'changed while a command ran without the sandbox’s write layer: it may be yours';
 
 /** Per path, the net effect of `checkpoints` (oldest first); paths they left as they found are omitted. */
 export function netChanges(entriesOf: (c: Checkpoint) => Change[], checkpoints: readonly Checkpoint[], only?: ReadonlySet<string>): NetChange[] {
@@ -37,8 +42,9 @@ export function netChanges(entriesOf: (c: Checkpoint) => Change[], checkpoints: 
     for (const e of entriesOf(c)) {
       if (only && !only.has(e.path)) continue;
       const seen = byPath.get(e.path);
-      if (!seen) byPath.set(e.path, { path: e.path, expected: e.after, target: e.before, interleaved: false });
+      if (!seen) byPath.set(e.path, { path: e.path, expected: e.after, target: e.before, interleaved: false, unattributed: c.unattributed });
       else {
+        if (c.unattributed) seen.unattributed = true;
         if (!sameState(seen.expected, e.before)) seen.interleaved = true;
         seen.expected = e.after;
       }
@@ -119,7 +125,9 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
     const conflict = n.interleaved
       ? 'changed by someone else between the agent’s changes'
       : sameState(current, n.expected)
-        ? null
+        ? n.unattributed
+          ? MAYBE_YOURS
+          : null
         : current === null
           ? 'deleted since the agent’s change'
           : 'changed since the agent’s change';

@@ -69,6 +69,13 @@ const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    // Changes seen during a command without a write layer: who made them cannot be told.
+    id: 'checkpoints-002-unattributed',
+    up(db) {
+      db.exec('ALTER TABLE checkpoints ADD COLUMN unattributed INTEGER NOT NULL DEFAULT 0');
+    },
+  },
 ];
 
 /** Blobs at least this big are stored deflated when that saves a quarter or more. */
@@ -83,6 +90,8 @@ export interface NewCheckpoint {
   toolCallId?: string | null;
   tool?: string | null;
   reverts?: string[];
+  /** Seen during a command whose own changes could not be told from anyone else's. */
+  unattributed?: boolean;
   changes: Change[];
 }
 
@@ -99,6 +108,7 @@ interface CheckpointRow {
   tool: string | null;
   reverts: string;
   created_at: string;
+  unattributed: number;
 }
 
 interface EntryRow {
@@ -166,8 +176,8 @@ export class CheckpointStore {
       manifestDel: db.prepare('DELETE FROM manifest WHERE folder_id = ? AND path = ?'),
       lastInFolder: db.prepare<[number], { id: string }>('SELECT id FROM checkpoints WHERE folder_id = ? ORDER BY seq DESC LIMIT 1'),
       insertCheckpoint: db.prepare(
-        `INSERT INTO checkpoints (id, folder_id, thread_id, message_index, message_line, kind, parent_id, tool_call_id, tool, reverts, created_at)
-         VALUES (@id, @folderId, @threadId, @messageIndex, @messageLine, @kind, @parentId, @toolCallId, @tool, @reverts, @createdAt)`,
+        `INSERT INTO checkpoints (id, folder_id, thread_id, message_index, message_line, kind, parent_id, tool_call_id, tool, reverts, created_at, unattributed)
+         VALUES (@id, @folderId, @threadId, @messageIndex, @messageLine, @kind, @parentId, @toolCallId, @tool, @reverts, @createdAt, @unattributed)`,
       ),
       insertEntry: db.prepare(
         `INSERT OR REPLACE INTO entries (checkpoint_seq, path, before_type, before_mode, before_hash, after_type, after_mode, after_hash, added, removed)
@@ -261,6 +271,7 @@ export class CheckpointStore {
           tool: c.tool ?? null,
           reverts: JSON.stringify(c.reverts ?? []),
           createdAt,
+          unattributed: c.unattributed ? 1 : 0,
         });
         const seq = Number(info.lastInsertRowid);
         for (const ch of c.changes) {
@@ -279,6 +290,7 @@ export class CheckpointStore {
           tool: c.tool ?? null,
           reverts: c.reverts ?? [],
           createdAt,
+          unattributed: c.unattributed === true,
         });
       }
       return made;
@@ -374,6 +386,7 @@ function fromCheckpointRow(r: CheckpointRow): Checkpoint {
     tool: r.tool,
     reverts,
     createdAt: r.created_at,
+    unattributed: r.unattributed === 1,
   };
 }
 

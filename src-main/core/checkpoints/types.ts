@@ -62,6 +62,11 @@ export interface Checkpoint {
   /** For a restore: the checkpoints whose changes it reverted. */
   reverts: string[];
   createdAt: string;
+  /**
+   * Changes seen while a command ran that had no write layer (not sandboxed, or no layer on
+   * this machine): its own cannot be told from the person's, so a restore asks about them.
+   */
+  unattributed: boolean;
 }
 
 export function changeStatus(change: Change): ChangeStatus {

@@ -46,6 +46,8 @@ import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProx
 import { enforceGitSurface, snapshotGitSurface, surfaceMounts, type GitSurface } from '../git/surface';
 import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
+import { applyLayer, createWriteLayer, discardLayer, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
+import { currentAttribution } from '../checkpoints/attribution';
 import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
 export type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
@@ -156,6 +158,17 @@ class OsSandbox implements Sandbox {
     this.kind = launcher.kind;
   }
 
+  /** A write layer for one run, where this machine can make one (sandbox/write-layer.ts). */
+  private async writeLayer(projectDir: string): Promise<WriteLayer | undefined> {
+    const tools = await writeLayerTools();
+    if (!tools) return undefined;
+    try {
+      return createWriteLayer(tools, projectDir);
+    } catch {
+      return undefined;
+    }
+  }
+
   async prepare(spec: CommandSpec): Promise<PreparedCommand> {
     const commandHome = spec.env.HOME ?? homedir();
     const cacheKey = JSON.stringify([commandHome, spec.env.SSH_AUTH_SOCK, spec.env.GPG_AGENT_INFO]);
@@ -188,6 +201,7 @@ class OsSandbox implements Sandbox {
     let args: string[];
     let proxy: DomainProxy | undefined;
     let proxyDir: string | undefined;
+    let layer: WriteLayer | undefined;
     if (this.launcher.kind === 'bubblewrap') {
       let command = [spec.file, ...spec.args];
       if (resolved.allowedDomains.length > 0) {
@@ -200,8 +214,14 @@ class OsSandbox implements Sandbox {
       }
       // RLIMIT_NPROC: `-u` in bash/zsh/busybox, `-p` in dash.
       const limit = `ulimit -u ${SANDBOX_MAX_PROCESSES} 2>/dev/null || ulimit -p ${SANDBOX_MAX_PROCESSES} 2>/dev/null; exec "$@"`;
+      layer = await this.writeLayer(resolved.projectDir);
+      // The layer's own folders (the real project among them) are not the command's to see.
+      if (layer) resolved.hidden.push({ path: layer.dir, why: "the command's write layer" });
+      // Inside the layer's user namespace the person is root: bwrap maps them back.
+      const ids = layer && typeof process.getuid === 'function' && typeof process.getgid === 'function' ? ['--uid', String(process.getuid()), '--gid', String(process.getgid())] : [];
       file = this.launcher.path;
-      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd }), '--', '/bin/sh', '-c', limit, 'sh', ...command];
+      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd }), ...ids, '--', '/bin/sh', '-c', limit, 'sh', ...command];
+      if (layer) ({ file, args } = layer.wrap(file, args));
     } else {
       if (resolved.allowedDomains.length > 0) {
         proxy = await startDomainProxy(resolved.allowedDomains, { port: 0 });
@@ -212,18 +232,34 @@ class OsSandbox implements Sandbox {
       args = seatbeltArgs({ policy: resolved, tmpDir, ...(proxyPort !== undefined ? { proxyPort } : {}) }, spec.file, spec.args);
     }
 
+    // Captured now: the checkpoint step this command belongs to applies its layer.
+    const attribution = layer ? currentAttribution() : undefined;
+    attribution?.expectLayer();
+    if (!layer) currentAttribution()?.blind();
     let enforced: Promise<BlockedItem[]> | undefined;
-    /** After the run: undo what git would run later, and what was made at a protected path. */
+    /** After the run: apply its layer, undo what git would run later, and what was made at a protected path. */
     const enforce = (): Promise<BlockedItem[]> =>
       (enforced ??= (async () => {
-        const { items, after } = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, runStartedMs });
-        this.lastGitSurface.set(resolved.projectDir, after);
-        for (const path of missingProtected) {
-          if (!existsSync(path)) continue;
-          const made = madeUnder(path);
-          rmSync(path, { recursive: true, force: true });
-          items.push(...made.map((p) => ({ kind: 'write' as const, path: p, why: 'a protected path' })));
-        }
+        const items: BlockedItem[] = [];
+        const finish = async (addedMeanwhile: ReadonlySet<string> = new Set()): Promise<AppliedLayer> => {
+          let applied: AppliedLayer = { touched: [], subtrees: [], failed: [] };
+          if (layer) {
+            applied = applyLayer(layer, await readLayer(layer), addedMeanwhile);
+            items.push(...applied.failed.map((f) => ({ kind: 'write' as const, path: join(resolved.projectDir, f.rel), why: f.why })));
+          }
+          const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, runStartedMs });
+          this.lastGitSurface.set(resolved.projectDir, git.after);
+          items.push(...git.items);
+          for (const path of missingProtected) {
+            if (!existsSync(path)) continue;
+            const made = madeUnder(path);
+            rmSync(path, { recursive: true, force: true });
+            items.push(...made.map((p) => ({ kind: 'write' as const, path: p, why: 'a protected path' })));
+          }
+          return applied;
+        };
+        if (attribution) await attribution.settle(finish);
+        else await finish();
         return items;
       })());
 
@@ -233,12 +269,15 @@ class OsSandbox implements Sandbox {
       cwd: spec.cwd,
       env,
       async blockedLine(output: string): Promise<string | undefined> {
+        // After the layer was applied: a path the output names (a link the command made) is then in the folder.
+        const enforcedItems = await enforce();
         const found = await detectBlocked(output, { policy: resolved, writable: [tmpDir], cwd, home: resolved.home });
         const refused: BlockedItem[] = [...(proxy?.refused ?? [])].map((host) => ({ kind: 'network', host }));
-        return formatBlockedLine(dedupeItems([...(await enforce()), ...refused, ...found]), resolved);
+        return formatBlockedLine(dedupeItems([...enforcedItems, ...refused, ...found]), resolved);
       },
       async dispose(): Promise<void> {
         await enforce();
+        if (layer) discardLayer(layer.dir);
         await proxy?.close();
         await rm(tmpDir, { recursive: true, force: true });
         if (proxyDir) await rm(proxyDir, { recursive: true, force: true });

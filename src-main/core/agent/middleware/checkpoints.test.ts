@@ -77,11 +77,14 @@ describe('checkpoints middleware', () => {
     expect(subEvent.threadId).toBe('thread-1');
 
     const second = h.state.messages.findLastIndex((m) => m.role === 'user');
-    const r = await history.restoreToMessage('thread-1', second, 'Second request', 'ask');
+    // This workspace runs commands outside a sandbox: their changes cannot be told from the person's, so a restore asks.
+    const asked = await history.restoreToMessage('thread-1', second, 'Second request', 'ask');
+    expect(asked?.applied).toBe(false);
+    const r = await history.restoreToMessage('thread-1', second, 'Second request', 'take-restore');
     expect(r?.restored.sort()).toEqual(['first.txt', 'second.txt']);
     expect(readFileSync(join(h.ws.folder, 'first.txt'), 'utf8')).toBe('one\n');
     expect(existsSync(join(h.ws.folder, 'second.txt'))).toBe(false);
-    await history.restoreToMessage('thread-1', 0, 'First request', 'ask');
+    await history.restoreToMessage('thread-1', 0, 'First request', 'take-restore');
     expect(existsSync(join(h.ws.folder, 'first.txt'))).toBe(false);
     expect(existsSync(join(h.ws.folder, 'sub'))).toBe(false);
   });

@@ -1,0 +1,82 @@
+// The write layer on its own: real overlays over real folders (names that overlay's option
+// syntax would break among them), and the application of a layer as the person, which must
+// never write through a link put in a parent folder while the command ran.
+
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { applyLayer, createWriteLayer, discardLayer, readLayer, writeLayerTools, type WriteLayer } from './write-layer';
+
+const tools = await writeLayerTools();
+
+let dir: string;
+const layers: WriteLayer[] = [];
+beforeEach(() => {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-wl-')));
+});
+afterEach(() => {
+  for (const l of layers.splice(0)) discardLayer(l.dir);
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function runIn(project: string, script: string): Promise<{ code: number; stderr: string }> {
+  const layer = createWriteLayer(tools!, project);
+  layers.push(layer);
+  const { file, args } = layer.wrap('/bin/sh', ['-c', `cd "$1" && ${script}`, 'sh', project]);
+  return new Promise((resolve) => {
+    execFile(file, args, (error, _stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stderr: String(stderr) }));
+  });
+}
+
+describe.skipIf(!tools)('the write layer', () => {
+  for (const name of ['plain', 'with space', 'a,comma:colon', 'back\\slash']) {
+    it(`overlays a folder named ${JSON.stringify(name)}: the command's writes stay in its layer until applied`, async () => {
+      const project = path.join(dir, name);
+      fs.mkdirSync(project);
+      fs.writeFileSync(path.join(project, 'a.txt'), 'a\n');
+      const ran = await runIn(project, 'echo changed > a.txt && echo new > b.txt');
+      expect(ran).toEqual({ code: 0, stderr: '' });
+      expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('a\n');
+      expect(fs.existsSync(path.join(project, 'b.txt'))).toBe(false);
+      const layer = layers.at(-1)!;
+      const applied = applyLayer(layer, await readLayer(layer));
+      expect(applied.failed).toEqual([]);
+      expect(applied.touched.sort()).toEqual(['a.txt', 'b.txt']);
+      expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('changed\n');
+      expect(fs.readFileSync(path.join(project, 'b.txt'), 'utf8')).toBe('new\n');
+    });
+  }
+
+  it('never writes or deletes through a link the person (or anyone) put in a parent folder meanwhile', async () => {
+    const project = path.join(dir, 'p');
+    const elsewhere = path.join(dir, 'elsewhere');
+    fs.mkdirSync(path.join(project, 'sub'), { recursive: true });
+    fs.mkdirSync(elsewhere);
+    fs.writeFileSync(path.join(project, 'sub', 'old.txt'), 'old\n');
+    fs.writeFileSync(path.join(elsewhere, 'old.txt'), 'not the folder’s\n');
+    const ran = await runIn(project, 'echo x > sub/new.txt && rm sub/old.txt');
+    expect(ran.code).toBe(0);
+    // Before the layer is applied, sub becomes a link out of the folder.
+    fs.rmSync(path.join(project, 'sub'), { recursive: true });
+    fs.symlinkSync(elsewhere, path.join(project, 'sub'));
+    const layer = layers.at(-1)!;
+    const applied = applyLayer(layer, await readLayer(layer));
+    expect(applied.failed.map((f) => f.why)).toContain('goes through a link');
+    expect(fs.readdirSync(elsewhere)).toEqual(['old.txt']);
+    expect(fs.readFileSync(path.join(elsewhere, 'old.txt'), 'utf8')).toBe('not the folder’s\n');
+  });
+
+  it('a path the person added while the command ran is spared by the command’s removals', async () => {
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(path.join(project, 'out'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'out', 'old.js'), '1');
+    const ran = await runIn(project, 'rm -r out');
+    expect(ran.code).toBe(0);
+    fs.writeFileSync(path.join(project, 'out', 'person.txt'), 'mine');
+    const layer = layers.at(-1)!;
+    applyLayer(layer, await readLayer(layer), new Set(['out/person.txt']));
+    expect(fs.readdirSync(path.join(project, 'out'))).toEqual(['person.txt']);
+  });
+});

@@ -1,0 +1,341 @@
+// The write layer (Linux): a sandboxed command sees the project folder through an overlay
+// whose lower layer is the real folder and whose upper layer is a private folder of the run.
+// Everything the command's processes write lands in the upper layer, so after the run it is
+// known exactly what they changed (SPEC §8: a change is the agent's only if the step's own
+// processes made it); an edit the person saves meanwhile lands in the real folder and stays
+// theirs. When the command has ended (its pid namespace is gone, nothing of it still runs),
+// the upper layer is applied to the real folder by `applyLayer`, as the person, never through
+// a link (no-follow.ts), between the checkpoint recorder's snapshots.
+//
+// Mounting: `unshare -r -m` gives a user and mount namespace in which an unprivileged
+// overlay can be mounted (Linux ≥ 5.11, `userxattr`); bwrap (0.8 has no overlay option)
+// then runs inside it as before, mapping the person's uid back. Where this is unavailable
+// (no `unshare`, an older kernel, an upper folder without user xattrs) commands run on the
+// live folder as before and the recorder cannot attribute their changes (see recorder.ts).
+//
+// Opaque folders (a folder the command removed and made again) are marked with an xattr
+// Node cannot read; they are recognised by mounting the two layers read-only once more and
+// checking whether a name of the real folder is still visible there.
+
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { errnoOf, lstatAt, mkdirAt, placeCopyAt, readdirAt, removeTreeAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
+
+export interface LayerTools {
+  unshare: string;
+  mount: string;
+}
+
+/** One entry of the upper layer, parents before their children. */
+export interface LayerEntry {
+  rel: string;
+  kind: 'whiteout' | 'dir' | 'file' | 'link';
+  /** A folder made anew: what the real folder holds there and the layer does not was removed. */
+  opaque?: boolean;
+  stat: fs.Stats;
+}
+
+export interface WriteLayer {
+  /** The run's private folder: lower/ (the real folder, bound), upper/, work/, view/. */
+  readonly dir: string;
+  readonly projectDir: string;
+  readonly tools: LayerTools;
+  /** The launcher and its arguments that run `file args` with the folder overlaid. */
+  wrap(file: string, args: string[]): { file: string; args: string[] };
+}
+
+/** Paths whose name would break overlay's option syntax are not used as mount options. */
+const SAFE_OPTION_PATH = /^[A-Za-z0-9_./+@%=-]+$/;
+
+/** A path overlay's lowerdir option takes as it is (its separators are ',' and ':'; '\\' escapes). */
+const PLAIN_OPTION_PATH = /^[^,:\\\n]+$/;
+
+/** `$4` is the lower layer: the folder itself, or (when its path would break the option) a bind of it. */
+const MOUNT_SCRIPT = [
+  'p=$1 l=$2 m=$3 lower=$4',
+  'shift 4',
+  '{ [ "$lower" = "$p" ] || "$m" --bind "$p" "$lower"; } && "$m" -t overlay overlay -o "lowerdir=$lower,upperdir=$l/upper,workdir=$l/work,userxattr" "$p" || {',
+  "  printf '%s\\n' 'Deepdesk could not overlay the project folder for this command' >&2",
+  '  exit 125',
+  '}',
+  'exec "$@"',
+].join('\n');
+
+/** Prints (NUL-separated) the given names that are not visible in the layers merged read-only. */
+const HIDDEN_NAMES_SCRIPT = [
+  'p=$1 l=$2 m=$3',
+  'shift 3',
+  '"$m" --bind "$p" "$l/lower" && "$m" -t overlay overlay -o "ro,userxattr,lowerdir=$l/upper:$l/lower" "$l/view" && cd "$l/view" || exit 125',
+  'for x; do [ -e "$x" ] || [ -h "$x" ] || printf \'%s\\0\' "$x"; done',
+].join('\n');
+
+function findTool(name: string): string | undefined {
+  for (const dir of [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/usr/bin', '/bin', '/usr/sbin', '/sbin']) {
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: Buffer; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { encoding: 'buffer', timeout: 20_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ ok: !error, stdout, stderr: stderr.toString('utf8') });
+    });
+  });
+}
+
+function makeLayerDir(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-layer-')));
+  for (const sub of ['lower', 'upper', 'work', 'view']) fs.mkdirSync(path.join(dir, sub));
+  return dir;
+}
+
+let probed: Promise<LayerTools | undefined> | undefined;
+
+/** The tools, when a real overlay with a whiteout and an opaque folder works here (checked once). */
+export function writeLayerTools(): Promise<LayerTools | undefined> {
+  probed ??= probe();
+  return probed;
+}
+
+async function probe(): Promise<LayerTools | undefined> {
+  if (process.platform !== 'linux') return undefined;
+  const unshare = findTool('unshare');
+  const mount = findTool('mount');
+  if (!unshare || !mount) return undefined;
+  const tools = { unshare, mount };
+  const folder = fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-layer-probe-'));
+  let layerDir: string | undefined;
+  try {
+    const project = fs.realpathSync(folder);
+    fs.writeFileSync(path.join(project, 'gone'), 'x');
+    fs.mkdirSync(path.join(project, 'again'));
+    fs.writeFileSync(path.join(project, 'again', 'old'), 'x');
+    const layer = createWriteLayer(tools, project);
+    layerDir = layer.dir;
+    const { file, args } = layer.wrap('/bin/sh', ['-c', 'cd "$1" && rm gone && rm -r again && mkdir again && echo new > again/new', 'sh', project]);
+    const ran = await run(file, args);
+    if (!ran.ok) return undefined;
+    const entries = await readLayer(layer);
+    const byRel = new Map(entries.map((e) => [e.rel, e]));
+    const works = byRel.get('gone')?.kind === 'whiteout' && byRel.get('again')?.opaque === true && byRel.get('again/new')?.kind === 'file';
+    // Nothing reached the real folder.
+    return works && fs.existsSync(path.join(project, 'gone')) ? tools : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (layerDir) discardLayer(layerDir);
+    fs.rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** A layer for one run over `projectDir` (a real path); throws where its paths cannot be used. */
+export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLayer {
+  const dir = makeLayerDir();
+  if (!SAFE_OPTION_PATH.test(dir)) {
+    discardLayer(dir);
+    throw new Error(`the temp folder's path cannot be used for an overlay: ${dir}`);
+  }
+  return {
+    dir,
+    projectDir,
+    tools,
+    wrap(file, args) {
+      const lower = PLAIN_OPTION_PATH.test(projectDir) ? projectDir : path.join(dir, 'lower');
+      return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', MOUNT_SCRIPT, 'sh', projectDir, dir, tools.mount, lower, file, ...args] };
+    },
+  };
+}
+
+export function discardLayer(dir: string): void {
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // A file the command left without write permission on its folder.
+    try {
+      fs.chmodSync(dir, 0o700);
+      for (const d of walkDirs(dir)) fs.chmodSync(d, 0o700);
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Left in the temp folder.
+    }
+  }
+}
+
+function* walkDirs(dir: string): Generator<string> {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const child = path.join(dir, e.name);
+    yield child;
+    yield* walkDirs(child);
+  }
+}
+
+/** What the command wrote (the upper layer), parents first, with opaque folders marked. */
+export async function readLayer(layer: WriteLayer): Promise<LayerEntry[]> {
+  const upper = path.join(layer.dir, 'upper');
+  const entries: LayerEntry[] = [];
+  const visit = (abs: string, rel: string): void => {
+    let names: string[];
+    try {
+      names = fs.readdirSync(abs).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const childAbs = path.join(abs, name);
+      const childRel = rel === '' ? name : `${rel}/${name}`;
+      let st: fs.Stats;
+      try {
+        st = fs.lstatSync(childAbs);
+      } catch {
+        continue;
+      }
+      if (st.isCharacterDevice() && st.rdev === 0) entries.push({ rel: childRel, kind: 'whiteout', stat: st });
+      else if (st.isDirectory()) {
+        entries.push({ rel: childRel, kind: 'dir', stat: st });
+        visit(childAbs, childRel);
+      } else if (st.isFile()) entries.push({ rel: childRel, kind: 'file', stat: st });
+      else if (st.isSymbolicLink()) entries.push({ rel: childRel, kind: 'link', stat: st });
+      // Sockets, fifos and devices are not carried over.
+    }
+  };
+  visit(upper, '');
+  await markOpaque(layer, entries);
+  return entries;
+}
+
+/**
+ * A folder of the layer hides the real folder's other names when it is opaque. For every
+ * layer folder whose real counterpart holds a name the layer does not, that name is looked
+ * up in the layers merged read-only: not visible there means the folder is opaque. A name
+ * the person removed meanwhile proves nothing and leaves the folder as not opaque.
+ */
+async function markOpaque(layer: WriteLayer, entries: LayerEntry[]): Promise<void> {
+  const inLayer = new Set(entries.map((e) => e.rel));
+  const probes = new Map<string, LayerEntry>();
+  for (const e of entries) {
+    if (e.kind !== 'dir') continue;
+    const st = safeLstat(layer.projectDir, e.rel);
+    if (!st?.isDirectory()) continue;
+    const name = readdirSafe(layer.projectDir, e.rel).find((n) => !inLayer.has(`${e.rel}/${n}`));
+    if (name !== undefined) probes.set(`${e.rel}/${name}`, e);
+  }
+  if (probes.size === 0) return;
+  const names = [...probes.keys()];
+  // Argument lists are bounded; a few thousand short names per call.
+  for (let i = 0; i < names.length; i += 2000) {
+    const chunk = names.slice(i, i + 2000);
+    const ran = await run(layer.tools.unshare, ['-r', '-m', '/bin/sh', '-c', HIDDEN_NAMES_SCRIPT, 'sh', layer.projectDir, layer.dir, layer.tools.mount, ...chunk]);
+    if (!ran.ok) continue;
+    for (const hidden of ran.stdout.toString('utf8').split('\0')) {
+      const entry = probes.get(hidden);
+      // Still in the real folder: the layer really hides it.
+      if (entry && safeLstat(layer.projectDir, hidden)) entry.opaque = true;
+    }
+  }
+}
+
+function safeLstat(root: string, rel: string): fs.Stats | undefined {
+  try {
+    return lstatAt(root, rel);
+  } catch {
+    return undefined;
+  }
+}
+
+function readdirSafe(root: string, rel: string): string[] {
+  try {
+    return readdirAt(root, rel).sort();
+  } catch {
+    return [];
+  }
+}
+
+export interface AppliedLayer {
+  /** Folder-relative paths the command changed: written, made or removed (a removed folder with all below it). */
+  touched: string[];
+  /** Removed or made anew, so everything below them is the command's too. */
+  subtrees: string[];
+  /** What could not be applied, with why. */
+  failed: Array<{ rel: string; why: string }>;
+}
+
+/**
+ * Applies the layer's entries to the real folder, never through a link in a parent folder.
+ * A removal (a whiteout, the old contents of a folder made anew) spares what someone else
+ * added while the command ran: the command never saw it.
+ */
+export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], addedMeanwhile: ReadonlySet<string> = new Set()): AppliedLayer {
+  const root = layer.projectDir;
+  const upper = path.join(layer.dir, 'upper');
+  const suffix = randomBytes(6).toString('hex');
+  const applied: AppliedLayer = { touched: [], subtrees: [], failed: [] };
+  const broken: string[] = [];
+  const inLayer = new Set(entries.map((e) => e.rel));
+  const remove = (rel: string): void => void removeSparing(root, rel, addedMeanwhile);
+  for (const e of entries) {
+    // Below an entry that could not be applied nothing is.
+    if (broken.some((b) => e.rel.startsWith(b + '/'))) continue;
+    try {
+      const current = lstatAt(root, e.rel);
+      switch (e.kind) {
+        case 'whiteout':
+          remove(e.rel);
+          applied.subtrees.push(e.rel);
+          break;
+        case 'dir':
+          // A link where the command had a folder was put there by someone else: never followed, never removed.
+          if (current?.isSymbolicLink()) throw new ThroughLinkError(e.rel, e.rel);
+          // A file where the command kept the folder (not made anew) is someone else's: left alone.
+          if (current && !current.isDirectory() && !e.opaque) throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
+          if (current && !current.isDirectory()) remove(e.rel);
+          mkdirAt(root, e.rel, e.stat.mode & 0o7777, true);
+          if (e.opaque) {
+            for (const name of readdirAt(root, e.rel)) if (!inLayer.has(`${e.rel}/${name}`)) remove(`${e.rel}/${name}`);
+            applied.subtrees.push(e.rel);
+          }
+          break;
+        case 'file':
+        case 'link':
+          if (current?.isDirectory()) remove(e.rel);
+          if (e.kind === 'file') placeCopyAt(root, e.rel, path.join(upper, e.rel), e.stat.mode & 0o7777, { atime: e.stat.atime, mtime: e.stat.mtime }, suffix);
+          else replaceAt(root, e.rel, 'l', fs.readlinkSync(path.join(upper, e.rel), { encoding: 'buffer' }), 0o777, false, suffix);
+          break;
+      }
+      applied.touched.push(e.rel);
+    } catch (err) {
+      broken.push(e.rel);
+      applied.failed.push({ rel: e.rel, why: err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err) });
+    }
+  }
+  return applied;
+}
+
+/** Removes `rel` and everything below it except what `spare` names (and the folders holding that); true when all of it went. */
+function removeSparing(root: string, rel: string, spare: ReadonlySet<string>): boolean {
+  if (spare.has(rel)) return false;
+  if (spare.size === 0) {
+    removeTreeAt(root, rel);
+    return true;
+  }
+  const st = lstatAt(root, rel);
+  if (st === undefined) return true;
+  if (!st.isDirectory()) {
+    unlinkAt(root, rel);
+    return true;
+  }
+  let all = true;
+  for (const name of readdirAt(root, rel)) all = removeSparing(root, `${rel}/${name}`, spare) && all;
+  if (all) rmdirAt(root, rel);
+  return all;
+}
