@@ -366,12 +366,19 @@ export function replaceAt(root: string, rel: string, type: 'f' | 'l', content: B
 }
 
 /**
- * Puts a copy of the file `source` (outside the folder) at `rel`, with `mode` and the
- * source's times: copied to a temp name in the same folder, then renamed over the entry
- * (which replaces a link itself, never what it points to). Missing parents are created.
+ * Puts the file `source` (outside the folder) at `rel`, with `mode` and the source's times:
+ * moved there when both are on one mount (no copy: a sparse file stays sparse), else copied
+ * to a temp name in the same folder and renamed over the entry. Either way the entry itself
+ * is replaced (a link there is replaced, never followed). Missing parents are created.
  */
-export function placeCopyAt(root: string, rel: string, source: string, mode: number, times: { atime: Date; mtime: Date }, tempSuffix: string): void {
+export function placeFileAt(root: string, rel: string, source: string, mode: number, times: { atime: Date; mtime: Date }, tempSuffix: string): void {
   inParent(root, rel, { create: true, verify: true }, (at) => {
+    try {
+      fs.renameSync(source, at);
+      return;
+    } catch (err) {
+      if (errnoOf(err) !== 'EXDEV') throw err;
+    }
     const dir = at.slice(0, at.length - path.basename(at).length);
     const temp = `${dir}.${path.basename(at).slice(0, 100)}${TEMP_MARK}${tempSuffix}`;
     try {

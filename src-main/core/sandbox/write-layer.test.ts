@@ -68,6 +68,19 @@ describe.skipIf(!tools)('the write layer', () => {
     expect(fs.readFileSync(path.join(elsewhere, 'old.txt'), 'utf8')).toBe('not the folder’s\n');
   });
 
+  it('a huge sparse file the command made is moved into the folder, not copied byte by byte', async () => {
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(project);
+    const ran = await runIn(project, 'truncate -s 20G sparse.bin');
+    expect(ran.code).toBe(0);
+    const layer = layers.at(-1)!;
+    const applied = applyLayer(layer, await readLayer(layer));
+    expect(applied.failed).toEqual([]);
+    const st = fs.statSync(path.join(project, 'sparse.bin'));
+    expect(st.size).toBe(20 * 1024 ** 3);
+    expect(st.blocks * 512).toBeLessThan(1024 ** 2);
+  });
+
   it('a path the person added while the command ran is spared by the command’s removals', async () => {
     const project = path.join(dir, 'p');
     fs.mkdirSync(path.join(project, 'out'), { recursive: true });

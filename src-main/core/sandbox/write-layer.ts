@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { errnoOf, lstatAt, mkdirAt, placeCopyAt, readdirAt, removeTreeAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
+import { errnoOf, lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
 
 export interface LayerTools {
   unshare: string;
@@ -308,7 +308,7 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], ad
         case 'file':
         case 'link':
           if (current?.isDirectory()) remove(e.rel);
-          if (e.kind === 'file') placeCopyAt(root, e.rel, path.join(upper, e.rel), e.stat.mode & 0o7777, { atime: e.stat.atime, mtime: e.stat.mtime }, suffix);
+          if (e.kind === 'file') placeFileAt(root, e.rel, path.join(upper, e.rel), e.stat.mode & 0o7777, { atime: e.stat.atime, mtime: e.stat.mtime }, suffix);
           else replaceAt(root, e.rel, 'l', fs.readlinkSync(path.join(upper, e.rel), { encoding: 'buffer' }), 0o777, false, suffix);
           break;
       }
