@@ -141,6 +141,11 @@ async function probe(): Promise<LayerTools | undefined> {
 /** A layer for one run over `projectDir` (a real path); throws where its paths cannot be used. */
 export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLayer {
   const dir = makeLayerDir();
+  liveLayers.add(dir);
+  if (!cleanupOnExit) {
+    cleanupOnExit = true;
+    process.once('exit', discardLiveLayers);
+  }
   if (!SAFE_OPTION_PATH.test(dir)) {
     discardLayer(dir);
     throw new Error(`the temp folder's path cannot be used for an overlay: ${dir}`);
@@ -156,7 +161,16 @@ export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLa
   };
 }
 
+/** Layers not discarded yet: a process that ends in the middle of a run leaves none behind. */
+const liveLayers = new Set<string>();
+let cleanupOnExit = false;
+
+function discardLiveLayers(): void {
+  for (const dir of [...liveLayers]) discardLayer(dir);
+}
+
 export function discardLayer(dir: string): void {
+  liveLayers.delete(dir);
   try {
     fs.rmSync(dir, { recursive: true, force: true });
   } catch {
