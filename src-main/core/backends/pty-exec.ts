@@ -144,7 +144,7 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   const spec = { file: shell, args: ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], cwd: opts.cwd, env };
   if (!opts.sandbox) {
     // Its writes land straight in the folder, indistinguishable from anyone else's.
-    currentAttribution()?.blind();
+    await currentAttribution()?.blind();
     return spawnAndCollect(spec, marker, nonce, opts);
   }
 

@@ -12,8 +12,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { layerMatcher, runAttributed, type LayerSettlement, type StepAttribution } from './attribution';
-import { diffStates, scanFolder, scanPaths, withParents } from './scan';
+import { runAttributed, type LayerSettlement, type StepAttribution } from './attribution';
+import { diffStates, entriesUnder, scanFolder, scanPaths, scanTargets, walkTargets, withParents } from './scan';
 import type { CheckpointStore, NewCheckpoint } from './store';
 import { sameState, type Change, type Checkpoint, type ManifestRow } from './types';
 
@@ -25,8 +25,13 @@ export interface StepInfo {
   tool?: string;
 }
 
-/** Folder-relative paths the step may write, or 'all' when it can change anything (a command). */
-export type StepScope = readonly string[] | 'all';
+/**
+ * Folder-relative paths the step may write; 'all' when it can change anything; 'command'
+ * when it runs a command, which tells how its changes can be seen (StepAttribution).
+ */
+export type StepScope = readonly string[] | 'all' | 'command';
+
+type WalkScope = Exclude<StepScope, 'command'>;
 
 /** What a step's first snapshot saw: the known paths' states, or 'walk' (the whole folder is in the manifest). */
 type BeforeState = Map<string, ManifestRow | null> | 'walk';
@@ -70,25 +75,31 @@ export class CheckpointRecorder {
     return run;
   }
 
-  /** Runs a step between two snapshots; its changes become an agent checkpoint. */
+  /**
+   * Runs a step between two snapshots; its changes become an agent checkpoint. A command
+   * (scope 'command') tells how its changes can be seen before it starts: on a write layer
+   * (nothing is walked; the layer's own paths are snapshotted around its application) or
+   * blind (the folder is walked before it starts and after it ends). A command that says
+   * neither is recorded as blind, comparing what it left with the last state recorded.
+   */
   async step<T>(info: StepInfo, requested: StepScope, run: () => Promise<T>): Promise<StepOutcome<T>> {
-    const scope = this.throughLinks(requested) ? 'all' : requested;
-    let before: BeforeState | null;
-    try {
-      before = await this.locked(() => this.snapshotBefore(scope));
-    } catch {
-      // Recording must never stop the agent's work; this step is then simply not recorded.
-      before = null;
-    }
-    const running: Running = { info, paths: scope === 'all' ? 'all' : new Set(withParents(scope)), layered: false, blind: false };
+    const scope: StepScope = requested !== 'all' && requested !== 'command' && this.throughLinks(requested) ? 'all' : requested;
+    const walkBefore = (): Promise<BeforeState | null> =>
+      this.locked(() => this.snapshotBefore(scope === 'command' ? 'all' : scope)).catch(() => {
+        // Recording must never stop the agent's work; this step is then simply not recorded.
+        return null;
+      });
+    let before: BeforeState | null | 'deferred' = scope === 'command' ? 'deferred' : await walkBefore();
+    const running: Running = { info, paths: scope === 'all' || scope === 'command' ? 'all' : new Set(withParents(scope)), layered: false, blind: false };
     const attribution: StepAttribution = {
       expectLayer: () => {
         running.layered = true;
       },
-      blind: () => {
+      blind: async () => {
         running.blind = true;
+        if (before === 'deferred') before = await walkBefore();
       },
-      settle: (apply) => this.locked(() => this.settleLayer(running, before !== null, apply)),
+      settle: (planned, apply) => this.locked(() => this.settleLayer(running, planned, apply)),
     };
     this.inFlight.push(running);
     let outcome: { ok: true; value: T } | { ok: false; error: unknown };
@@ -100,51 +111,86 @@ export class CheckpointRecorder {
     } finally {
       this.inFlight.splice(this.inFlight.indexOf(running), 1);
     }
-    const taken = before;
-    const recorded =
-      running.settled ??
-      (taken === null ? { changes: [] } : await this.locked(() => this.snapshotAfter(running, scope, taken)).catch(() => ({ changes: [] as Change[] })));
+    let recorded: { changes: Change[]; checkpoint?: Checkpoint };
+    if (running.settled) recorded = running.settled;
+    else if (before === null || (before === 'deferred' && running.layered)) recorded = { changes: [] };
+    else {
+      // A command that said nothing of how it ran: what differs from the last recorded state is taken as its, unattributed.
+      if (before === 'deferred') running.blind = true;
+      const taken: BeforeState = before === 'deferred' ? 'walk' : before;
+      recorded = await this.locked(() => this.snapshotAfter(running, scope === 'command' ? 'all' : scope, taken)).catch(() => ({ changes: [] as Change[] }));
+    }
     if (!outcome.ok) throw outcome.error;
     return { result: outcome.value, ...recorded };
   }
 
   /**
-   * Applies a step's write layer between two walks: what changed before it is someone else's
-   * (the person's, or a running step's by the rules of `outsideChanges`); what changed with it
-   * and is one of the layer's paths is the step's.
+   * Applies a step's write layer between two snapshots of the paths it changes (as the walk
+   * records them): what differs from the last recorded state before is someone else's (the
+   * person's, or a running step's by the rules of `outsideChanges`); what the layer changed
+   * is the step's. No walk of the folder: the cost follows what the command wrote.
    */
-  private async settleLayer<T extends LayerSettlement>(running: Running, recording: boolean, apply: (addedMeanwhile: ReadonlySet<string>) => Promise<T>): Promise<T> {
-    if (!recording) return apply(new Set());
-    const addedMeanwhile = new Set<string>();
+  private async settleLayer<T extends LayerSettlement>(running: Running, planned: LayerSettlement, apply: () => Promise<T>): Promise<T> {
+    let targets: Map<string, boolean>;
+    let pre: Map<string, ManifestRow | null>;
     try {
-      const scan = scanFolder(this.root, this.manifest());
-      for (const c of scan.changes) if (c.before === null) addedMeanwhile.add(c.path);
-      this.commit({ folder: this.root, blobs: scan.blobs, manifest: scan.manifest, checkpoints: this.outsideChanges(scan.changes, running) });
+      targets = this.layerTargets(planned);
+      const manifest = this.manifest();
+      const baseline = this.store.hasBaseline(this.root);
+      const scan = scanTargets(this.root, targets, (rel) => manifest.get(rel));
+      pre = scan.states;
+      const theirs: Change[] = [];
+      for (const [rel, row] of pre) {
+        const known = manifest.get(rel);
+        if (known === undefined && !baseline) continue;
+        const was = known ? { type: known.type, mode: known.mode, hash: known.hash } : null;
+        const now = row ? { type: row.type, mode: row.mode, hash: row.hash } : null;
+        if (!sameState(was, now)) theirs.push({ path: rel, before: was, after: now });
+      }
+      const writes = new Map([...pre].filter(([rel, row]) => row !== null || manifest.has(rel)));
+      this.commit({ folder: this.root, blobs: scan.result.blobs, manifest: writes, checkpoints: this.outsideChanges(theirs, running) });
     } catch {
       // Not recorded; the layer is applied all the same.
+      running.settled = { changes: [] };
+      return apply();
     }
-    const applied = await apply(addedMeanwhile);
+    const applied = await apply();
     try {
-      const scan = scanFolder(this.root, this.manifest());
-      const mine = layerMatcher(applied);
-      const own = scan.changes.filter((c) => mine(c.path));
-      const others = scan.changes.filter((c) => !mine(c.path));
+      const before = pre;
+      const scan = scanTargets(this.root, targets, (rel) => before.get(rel) ?? undefined);
+      const own = diffStates(before, scan.states);
+      const writes = new Map([...scan.states].filter(([rel, row]) => row !== null || before.get(rel) != null));
       const { info } = running;
-      const made = this.commit({
+      const [checkpoint] = this.commit({
         folder: this.root,
-        blobs: scan.blobs,
-        manifest: scan.manifest,
-        checkpoints: [
-          ...this.outsideChanges(others, running),
-          { folder: this.root, kind: 'agent', threadId: info.threadId, messageIndex: info.messageIndex, messageLine: info.messageLine, toolCallId: info.toolCallId ?? null, tool: info.tool ?? null, changes: own },
-        ],
+        blobs: scan.result.blobs,
+        manifest: writes,
+        checkpoints: [{ folder: this.root, kind: 'agent', threadId: info.threadId, messageIndex: info.messageIndex, messageLine: info.messageLine, toolCallId: info.toolCallId ?? null, tool: info.tool ?? null, changes: own }],
       });
-      const checkpoint = made.find((c) => c.kind === 'agent' && c.toolCallId === (info.toolCallId ?? null) && own.length > 0);
       running.settled = { changes: own, ...(checkpoint ? { checkpoint } : {}) };
     } catch {
       running.settled = { changes: [] };
     }
     return applied;
+  }
+
+  /**
+   * The entries a walk would record for what a layer changes: each path (or the ignored
+   * entry holding it), their parent folders, and every recorded path below a subtree it
+   * removed or made anew. Values: whether the entry is an ignored one (kept as a signature).
+   */
+  private layerTargets(planned: LayerSettlement): Map<string, boolean> {
+    const manifest = this.manifest();
+    const rels = new Set(withParents(planned.touched));
+    if (planned.subtrees.length > 0) {
+      // What the layer removes: what is there now (not applied yet), and what was last recorded there.
+      for (const sub of planned.subtrees) for (const rel of entriesUnder(this.root, sub)) rels.add(rel);
+      const prefixes = planned.subtrees.map((s) => s + '/');
+      for (const rel of manifest.keys()) if (prefixes.some((p) => rel.startsWith(p))) rels.add(rel);
+    }
+    const targets = new Map<string, boolean>();
+    for (const { rel, ignored } of walkTargets(this.root, rels, (r) => manifest.get(r)?.type === 'd').values()) targets.set(rel, ignored);
+    return targets;
   }
 
   /** The manifest as last written (cached; reloaded when another connection committed). */
@@ -188,7 +234,7 @@ export class CheckpointRecorder {
     );
   }
 
-  private snapshotBefore(scope: StepScope): BeforeState {
+  private snapshotBefore(scope: WalkScope): BeforeState {
     const manifest = this.manifest();
     if (scope === 'all') {
       const baseline = this.store.hasBaseline(this.root);
@@ -215,7 +261,7 @@ export class CheckpointRecorder {
     return states;
   }
 
-  private snapshotAfter(running: Running, scope: StepScope, before: BeforeState): { changes: Change[]; checkpoint?: Checkpoint } {
+  private snapshotAfter(running: Running, scope: WalkScope, before: BeforeState): { changes: Change[]; checkpoint?: Checkpoint } {
     const { info } = running;
     let changes: Change[];
     let blobs: Map<string, Buffer>;
@@ -255,7 +301,7 @@ export class CheckpointRecorder {
   }
 
   /** Whether a known-path step would write through a symlink (then its real target is unknown here: walk). */
-  private throughLinks(scope: StepScope): boolean {
+  private throughLinks(scope: WalkScope): boolean {
     if (scope === 'all') return false;
     for (const rel of withParents(scope)) {
       try {

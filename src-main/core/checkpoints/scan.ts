@@ -312,3 +312,117 @@ export function currentState(root: string, rel: string): { state: FileState | nu
   const row = observeAt(root, rel, undefined, out, now, true);
   return { state: stateOf(row), row, blobs: out.blobs };
 }
+
+/**
+ * Where the walk would record each of `rels`: the path itself, the ignored entry that holds
+ * it (a folder the walk does not enter, or an ignored file: kept as a signature), or nowhere
+ * (inside `.git`, an atomic write's temp file, Deepdesk's own `.deepdesk/`). `wasFolder`
+ * tells whether a path that no longer exists was a folder (the manifest knows).
+ */
+export function walkTargets(root: string, rels: Iterable<string>, wasFolder: (rel: string) => boolean): Map<string, { rel: string; ignored: boolean }> {
+  const stacks = new Map<string, GitignoreStack>();
+  const entriesOf = (dirRel: string): GitignoreStack => {
+    const cached = stacks.get(dirRel);
+    if (cached) return cached;
+    const parent = dirRel === '' ? [] : entriesOf(dirRel.includes('/') ? dirRel.slice(0, dirRel.lastIndexOf('/')) : '');
+    const abs = dirRel === '' ? root : path.join(root, dirRel);
+    let rules: ReturnType<typeof compileGitignore> = null;
+    let hasGit = false;
+    try {
+      if (!fs.lstatSync(path.join(abs, '.gitignore')).isDirectory()) rules = readGitignoreSync(abs);
+    } catch {
+      // No .gitignore here.
+    }
+    try {
+      fs.lstatSync(path.join(abs, '.git'));
+      hasGit = true;
+    } catch {
+      // Not a repository's top.
+    }
+    const stack = childStack(parent, rules, hasGit);
+    stacks.set(dirRel, stack);
+    return stack;
+  };
+  const out = new Map<string, { rel: string; ignored: boolean }>();
+  for (const rel of rels) {
+    const parts = rel.split('/');
+    let target: { rel: string; ignored: boolean } | null = { rel, ignored: false };
+    for (let i = 0; i < parts.length; i++) {
+      const name = parts[i]!;
+      const here = parts.slice(0, i + 1).join('/');
+      if (name === '.git' || name.includes(TEMP_MARK) || (i === 0 && name === '.deepdesk')) {
+        target = null;
+        break;
+      }
+      let isDir: boolean;
+      if (i < parts.length - 1) isDir = true;
+      else {
+        try {
+          isDir = fs.lstatSync(path.join(root, here)).isDirectory();
+        } catch {
+          isDir = wasFolder(here);
+        }
+      }
+      const parentRel = parts.slice(0, i).join('/');
+      if ((isDir && HEAVY_FOLDERS.has(name)) || isIgnored(entriesOf(parentRel), path.join(root, here), isDir)) {
+        target = { rel: here, ignored: true };
+        break;
+      }
+    }
+    if (target) out.set(rel, target);
+  }
+  return out;
+}
+
+/**
+ * The current state of paths as the walk records them (targets from `walkTargets`): an
+ * ignored one as its signature, the others observed without following a link in a parent.
+ */
+export function scanTargets(root: string, targets: ReadonlyMap<string, boolean>, manifest: (rel: string) => ManifestRow | undefined): { states: Map<string, ManifestRow | null>; result: ScanResult } {
+  const out = emptyResult();
+  const now = Date.now();
+  const states = new Map<string, ManifestRow | null>();
+  for (const [rel, ignored] of targets) {
+    if (!ignored) {
+      states.set(rel, observeAt(root, rel, manifest(rel), out, now));
+      continue;
+    }
+    let row: ManifestRow | null;
+    try {
+      row = inParent(root, rel, {}, (at) => {
+        try {
+          return ignoredRow(rel, at, fs.lstatSync(at), now);
+        } catch {
+          return null;
+        }
+      });
+    } catch {
+      row = null;
+    }
+    states.set(rel, row);
+  }
+  return { states, result: out };
+}
+
+/** Every entry below folder `rel` (never through a link, not into dependency folders): what removing it removes. */
+export function entriesUnder(root: string, rel: string): string[] {
+  const found: string[] = [];
+  const visit = (dirRel: string): void => {
+    let names: fs.Dirent[];
+    try {
+      names = inParent(root, dirRel, {}, (at) => {
+        if (!fs.lstatSync(at).isDirectory()) return [];
+        return fs.readdirSync(at, { withFileTypes: true });
+      });
+    } catch {
+      return;
+    }
+    for (const d of names) {
+      const child = `${dirRel}/${d.name}`;
+      found.push(child);
+      if (d.isDirectory() && !HEAVY_FOLDERS.has(d.name) && d.name !== '.git') visit(child);
+    }
+  };
+  visit(rel);
+  return found;
+}

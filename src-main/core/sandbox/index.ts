@@ -46,7 +46,7 @@ import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProx
 import { enforceGitSurface, snapshotGitSurface, surfaceMounts, type GitSurface } from '../git/surface';
 import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
-import { applyLayer, createWriteLayer, discardLayer, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
+import { applyLayer, createWriteLayer, discardLayer, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { currentAttribution } from '../checkpoints/attribution';
 import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
@@ -235,16 +235,20 @@ class OsSandbox implements Sandbox {
     // Captured now: the checkpoint step this command belongs to applies its layer.
     const attribution = layer ? currentAttribution() : undefined;
     attribution?.expectLayer();
-    if (!layer) currentAttribution()?.blind();
+    // Without a layer the folder's state is recorded before the command can change it.
+    if (!layer) await currentAttribution()?.blind();
     let enforced: Promise<BlockedItem[]> | undefined;
     /** After the run: apply its layer, undo what git would run later, and what was made at a protected path. */
     const enforce = (): Promise<BlockedItem[]> =>
       (enforced ??= (async () => {
         const items: BlockedItem[] = [];
-        const finish = async (addedMeanwhile: ReadonlySet<string> = new Set()): Promise<AppliedLayer> => {
+        const entries = layer ? await readLayer(layer) : [];
+        const finish = async (): Promise<AppliedLayer> => {
           let applied: AppliedLayer = { touched: [], subtrees: [], failed: [] };
           if (layer) {
-            applied = applyLayer(layer, await readLayer(layer), addedMeanwhile);
+            // Nothing of the command touched the real folder: what changed there after it started is someone else's
+            // (a change in the tick the run began came before the command could look).
+            applied = applyLayer(layer, entries, (_rel, st) => st.ctimeMs > runStartedMs);
             items.push(...applied.failed.map((f) => ({ kind: 'write' as const, path: join(resolved.projectDir, f.rel), why: f.why })));
           }
           const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, runStartedMs });
@@ -258,7 +262,7 @@ class OsSandbox implements Sandbox {
           }
           return applied;
         };
-        if (attribution) await attribution.settle(finish);
+        if (attribution) await attribution.settle(plannedBy(entries), finish);
         else await finish();
         return items;
       })());

@@ -22,7 +22,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { errnoOf, lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
+import type { LayerSettlement } from '../checkpoints/attribution';
+import { errnoOf, lstatAt, mkdirAt, placeFileAt, readdirAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
 
 export interface LayerTools {
   unshare: string;
@@ -275,7 +276,7 @@ function readdirSafe(root: string, rel: string): string[] {
   }
 }
 
-export interface AppliedLayer {
+export interface AppliedLayer extends LayerSettlement {
   /** Folder-relative paths the command changed: written, made or removed (a removed folder with all below it). */
   touched: string[];
   /** Removed or made anew, so everything below them is the command's too. */
@@ -284,19 +285,27 @@ export interface AppliedLayer {
   failed: Array<{ rel: string; why: string }>;
 }
 
+/** What applying these entries will change (attribution.ts), known before it is done. */
+export function plannedBy(entries: readonly LayerEntry[]): LayerSettlement {
+  return { touched: entries.map((e) => e.rel), subtrees: entries.filter((e) => e.kind === 'whiteout' || e.opaque).map((e) => e.rel) };
+}
+
+/** Whether a file or link in the real folder was made or changed by someone else while the command ran (spared by its removals). */
+export type Spare = (rel: string, st: fs.Stats) => boolean;
+
 /**
  * Applies the layer's entries to the real folder, never through a link in a parent folder.
- * A removal (a whiteout, the old contents of a folder made anew) spares what someone else
- * added while the command ran: the command never saw it.
+ * A removal (a whiteout, the old contents of a folder made anew) spares the files and links
+ * `spare` names, and the folders holding them: the command never saw them.
  */
-export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], addedMeanwhile: ReadonlySet<string> = new Set()): AppliedLayer {
+export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], spare: Spare = () => false): AppliedLayer {
   const root = layer.projectDir;
   const upper = path.join(layer.dir, 'upper');
   const suffix = randomBytes(6).toString('hex');
   const applied: AppliedLayer = { touched: [], subtrees: [], failed: [] };
   const broken: string[] = [];
   const inLayer = new Set(entries.map((e) => e.rel));
-  const remove = (rel: string): void => void removeSparing(root, rel, addedMeanwhile);
+  const remove = (rel: string): void => void removeSparing(root, rel, spare);
   for (const e of entries) {
     // Below an entry that could not be applied nothing is.
     if (broken.some((b) => e.rel.startsWith(b + '/'))) continue;
@@ -336,15 +345,11 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], ad
 }
 
 /** Removes `rel` and everything below it except what `spare` names (and the folders holding that); true when all of it went. */
-function removeSparing(root: string, rel: string, spare: ReadonlySet<string>): boolean {
-  if (spare.has(rel)) return false;
-  if (spare.size === 0) {
-    removeTreeAt(root, rel);
-    return true;
-  }
+function removeSparing(root: string, rel: string, spare: Spare): boolean {
   const st = lstatAt(root, rel);
   if (st === undefined) return true;
   if (!st.isDirectory()) {
+    if (spare(rel, st)) return false;
     unlinkAt(root, rel);
     return true;
   }

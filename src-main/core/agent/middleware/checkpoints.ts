@@ -43,9 +43,9 @@ export function checkpointsMiddleware(recorder: CheckpointRecorder): Middleware 
   };
 }
 
-/** The folder paths a call may change: its file for write/edit, everything for a command; null for neither. */
+/** The folder paths a call may change: its file for write/edit, a command's (which tells how they can be seen); null for neither. */
 function scopeOf(call: ToolCall): StepScope | null {
-  if (call.name === 'execute') return 'all';
+  if (call.name === 'execute') return 'command';
   if (call.name !== 'write_file' && call.name !== 'edit_file') return null;
   const raw = (call.args as { file_path?: unknown } | undefined)?.file_path;
   if (typeof raw !== 'string') return null;
