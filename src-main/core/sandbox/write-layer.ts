@@ -54,6 +54,11 @@ const SAFE_OPTION_PATH = /^[A-Za-z0-9_./+@%=-]+$/;
 /** A path overlay's lowerdir option takes as it is (its separators are ',' and ':'; '\\' escapes). */
 const PLAIN_OPTION_PATH = /^[^,:\\\n]+$/;
 
+/** The lower layer's path in a mount option: the folder itself, or a bind of it in the layer's folder. */
+function lowerOf(layer: { dir: string; projectDir: string }): string {
+  return PLAIN_OPTION_PATH.test(layer.projectDir) ? layer.projectDir : path.join(layer.dir, 'lower');
+}
+
 /** `$4` is the lower layer: the folder itself, or (when its path would break the option) a bind of it. */
 const MOUNT_SCRIPT = [
   'p=$1 l=$2 m=$3 lower=$4',
@@ -67,9 +72,9 @@ const MOUNT_SCRIPT = [
 
 /** Prints (NUL-separated) the given names that are not visible in the layers merged read-only. */
 const HIDDEN_NAMES_SCRIPT = [
-  'p=$1 l=$2 m=$3',
-  'shift 3',
-  '"$m" --bind "$p" "$l/lower" && "$m" -t overlay overlay -o "ro,userxattr,lowerdir=$l/upper:$l/lower" "$l/view" && cd "$l/view" || exit 125',
+  'p=$1 l=$2 m=$3 lower=$4',
+  'shift 4',
+  '{ [ "$lower" = "$p" ] || "$m" --bind "$p" "$lower"; } && "$m" -t overlay overlay -o "ro,userxattr,lowerdir=$l/upper:$lower" "$l/view" && cd "$l/view" || exit 125',
   'for x; do [ -e "$x" ] || [ -h "$x" ] || printf \'%s\\0\' "$x"; done',
 ].join('\n');
 
@@ -156,7 +161,7 @@ export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLa
     projectDir,
     tools,
     wrap(file, args) {
-      const lower = PLAIN_OPTION_PATH.test(projectDir) ? projectDir : path.join(dir, 'lower');
+      const lower = lowerOf({ dir, projectDir });
       return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', MOUNT_SCRIPT, 'sh', projectDir, dir, tools.mount, lower, file, ...args] };
     },
   };
@@ -250,7 +255,7 @@ async function markOpaque(layer: WriteLayer, entries: LayerEntry[]): Promise<voi
   // Argument lists are bounded; a few thousand short names per call.
   for (let i = 0; i < names.length; i += 2000) {
     const chunk = names.slice(i, i + 2000);
-    const ran = await run(layer.tools.unshare, ['-r', '-m', '/bin/sh', '-c', HIDDEN_NAMES_SCRIPT, 'sh', layer.projectDir, layer.dir, layer.tools.mount, ...chunk]);
+    const ran = await run(layer.tools.unshare, ['-r', '-m', '/bin/sh', '-c', HIDDEN_NAMES_SCRIPT, 'sh', layer.projectDir, layer.dir, layer.tools.mount, lowerOf(layer), ...chunk]);
     if (!ran.ok) continue;
     for (const hidden of ran.stdout.toString('utf8').split('\0')) {
       const entry = probes.get(hidden);
