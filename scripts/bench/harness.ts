@@ -29,9 +29,11 @@ const STEPS = 40;
 const STEP_TARGET_MS = 5;
 const RUN_TIMEOUT_MS = 90_000;
 const ALLOW_ALL: PermissionRule[] = [{ tools: ['*'], decision: 'allow' }];
-const LS_ARGS = { path: '/' };
+/** Folders of the workspace listed in turn: the loop's repeated-call guard stops a run that calls the same tool the same way step after step. */
+const LS_PATHS = ['/', '/src', '/src/area0', '/src/area1', '/src/area2', '/src/area3'];
+const lsArgs = (step: number): { path: string } => ({ path: LS_PATHS[step % LS_PATHS.length]! });
 
-/** A model that answers at once: `ls /` for `toolSteps` calls, then text. Records when each call starts. */
+/** A model that answers at once: `ls` of the workspace's folders in turn for `toolSteps` calls, then text. Records when each call starts. */
 class InstantModel implements ChatModel {
   readonly id = 'openai-compatible:instant-stub';
   readonly provider = 'openai-compatible' as const;
@@ -47,7 +49,8 @@ class InstantModel implements ChatModel {
     if (n < this.toolSteps) {
       const id = `call_bench_${n}`;
       yield { type: 'tool-call-start', id, name: 'ls' };
-      yield { type: 'tool-call', call: { id, name: 'ls', args: LS_ARGS, argsText: JSON.stringify(LS_ARGS) } };
+      const args = lsArgs(n);
+      yield { type: 'tool-call', call: { id, name: 'ls', args, argsText: JSON.stringify(args) } };
       yield { type: 'finish', stopReason: 'tool-calls', usage };
     } else {
       yield { type: 'text-delta', text: 'Done.' };
@@ -125,7 +128,7 @@ function toolSteps(onRequest: () => void): ScriptStep[] {
   for (let i = 0; i < STEPS; i++) {
     steps.push(() => {
       onRequest();
-      return { toolCalls: [{ name: 'ls', args: LS_ARGS }] };
+      return { toolCalls: [{ name: 'ls', args: lsArgs(i) }] };
     });
   }
   steps.push(() => {
