@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { benchCheckpoints } from './checkpoints';
+import { benchCommandCheckpoints } from './command-checkpoints';
 import { benchFiles } from './core-files';
 import { benchSearch } from './core-search';
 import { benchBigFolders } from './big-folders';
@@ -62,7 +63,15 @@ async function main(): Promise<number> {
       }),
     );
   }
-  if (options.suites.has('checkpoints')) await guarded('Issue 12 · checkpoints', async () => benchCheckpoints(report, await ensureTree(dataDir, options.regenerate), options));
+  if (options.suites.has('checkpoints')) {
+    await guarded('Issue 12 · checkpoints', async () => benchCheckpoints(report, await ensureTree(dataDir, options.regenerate), options));
+    await guarded('Issue 17 · command checkpoints', async () =>
+      benchCommandCheckpoints(report, options, {
+        tree20k: (await ensureTree(dataDir, options.regenerate)).dir,
+        folder100k: (await ensureFolder100k(dataDir, options.regenerate)).dir,
+      }),
+    );
+  }
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
