@@ -2,7 +2,14 @@
 // Thin launcher: the CLI is bundled into out/main/cli.js by `npm run build` (run by `npm install`).
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { nodeProblem } from './node-check.mjs';
 
+// Said plainly, before anything loads (an older Node would crash in a native module instead).
+const problem = nodeProblem(process.versions.node);
+if (problem !== null) {
+  process.stderr.write(`${problem}\n`);
+  process.exit(1);
+}
 const cli = fileURLToPath(new URL('../out/main/cli.js', import.meta.url));
 if (!existsSync(cli)) {
   process.stderr.write('deepdesk: not built yet; run `npm run build` in the deepdesk folder first\n');

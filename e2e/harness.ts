@@ -3,7 +3,7 @@
 // playwright-core.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -45,18 +45,34 @@ export async function startServe(
     dataDir?: string;
     /** Written to settings.json before start. */
     settings?: Record<string, unknown>;
+    /**
+     * Start without `--folder`, as `deepdesk serve` run bare: the window opens on `Open folder`.
+     * `folder` is still made (empty), for the test to open from the window.
+     */
+    noFolder?: boolean;
+    /** Added to serve's environment (e.g. `ANTHROPIC_API_KEY: ''` so a key of this machine is not used). */
+    env?: Record<string, string>;
+    /**
+     * Open on the folder as on a folder never opened before, where the offer of modes opens by
+     * itself (e2e/window-iii-layout.test.ts). Otherwise it was already shown once there (its
+     * button stays until a mode is chosen), so it covers nothing the other tests use.
+     */
+    firstOpen?: boolean;
   } = {},
 ): Promise<ServeHandle> {
   const folder = options.folder ?? mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
   if (options.settings) writeFileSync(join(dataDir, 'settings.json'), JSON.stringify(options.settings));
+  const modes = join(dataDir, 'folder-modes.json');
+  if (options.firstOpen !== true && !existsSync(modes)) writeFileSync(modes, JSON.stringify({ [realpathSync(folder)]: { offerShown: true } }));
   // A home of its own, so the terminal's bash does not run this machine's ~/.bashrc.
   const home = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-home-'));
   const model = await startScriptedServer(options.script ?? []);
   const modelArgs = options.withModel === false ? [] : ['--model', 'openai-compatible:scripted-model', '--base-url', model.url];
-  const child = spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'serve', '--folder', folder, '--data-dir', dataDir, '--port', '0', ...modelArgs, ...(options.extraArgs ?? [])], {
+  const folderArgs = options.noFolder === true ? [] : ['--folder', folder];
+  const child = spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'serve', ...folderArgs, '--data-dir', dataDir, '--port', '0', ...modelArgs, ...(options.extraArgs ?? [])], {
     cwd: repo,
-    env: { ...process.env, OPENAI_API_KEY: '', HOME: home },
+    env: { ...process.env, OPENAI_API_KEY: '', HOME: home, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -118,7 +134,8 @@ export async function openApp(browser: Browser, url: string): Promise<Page> {
     throw err;
   });
   await page.goto(url);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  // Exact: an approval shown by then has a "Message to the agent" box too.
+  await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
   return page;
 }
 
@@ -129,8 +146,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Types `text` into the message box and presses Send, as a person does. */
 export async function sendMessage(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
 
 export const conversation = (page: Page) => page.getByRole('log', { name: 'Conversation' });

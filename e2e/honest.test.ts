@@ -73,7 +73,8 @@ describe('honest approvals in the browser', () => {
     expect(await approval(page).count()).toBe(0);
     const card = conversation(page).getByRole('article', { name: 'Tool call write_file' });
     await card.getByRole('button', { name: 'Show details' }).click();
-    expect(await card.innerText()).toContain('exists but has not been read');
+    // The details open on the re-render after the click: wait for them.
+    await expect.poll(() => card.innerText(), { timeout: 10_000 }).toContain('exists but has not been read');
     expect(readFileSync(join(serve.folder, 'existing.txt'), 'utf8')).toBe('precious\n');
     await page.context().close();
   });

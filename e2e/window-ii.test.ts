@@ -36,7 +36,7 @@ async function open(url: string, width = 1400, height = 900, dark = false): Prom
     throw err;
   });
   await page.goto(url);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
   return page;
 }
 
@@ -48,7 +48,7 @@ const approvals = (page: Page): Locator => log(page).getByRole('group', { name: 
 const card = (page: Page, name: string): Locator => log(page).getByRole('article', { name: `Tool call ${name}` });
 
 async function send(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);
   await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
 
@@ -115,13 +115,16 @@ describe('layout', () => {
     await page.getByRole('button', { name: 'Collapse Threads' }).click();
     await poll(async () => (await box(threads)).height).toBeLessThan(60);
     await expect(threads.getByRole('searchbox', { name: 'Search threads' }).isVisible()).resolves.toBe(false);
-    // The terminal too (it is open by default on a tall window).
+    // The terminal too (it starts collapsed: the person opens it, then collapses it).
+    const log0 = await box(log(page));
+    await page.getByRole('button', { name: 'Expand Terminal' }).click();
+    await poll(async () => (await box(log(page))).height).toBeLessThan(log0.height - 100);
     const log1 = await box(log(page));
     await page.getByRole('button', { name: 'Collapse Terminal' }).click();
     await poll(async () => (await box(log(page))).height).toBeGreaterThan(log1.height + 100);
 
     await page.reload();
-    await page.getByRole('textbox', { name: 'Message' }).waitFor();
+    await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
     await poll(async () => (await box(page.getByRole('region', { name: 'Files' }))).width).toBe(resized);
     await expect(page.getByRole('button', { name: 'Expand Threads' }).getAttribute('aria-expanded')).resolves.toBe('false');
     await expect(page.getByRole('button', { name: 'Expand Terminal' }).count()).resolves.toBe(1);
@@ -136,7 +139,7 @@ describe('layout', () => {
     });
     const page = await open(serve.url, 1024, 640);
     const terminal = page.getByRole('region', { name: 'Terminal' });
-    // Short window: the terminal starts folded.
+    // The terminal starts folded (at every size: e2e/window-iii-layout.test.ts).
     await expect(page.getByRole('button', { name: 'Expand Terminal' }).count()).resolves.toBe(1);
     await send(page, 'run it');
     await approvals(page).getByRole('button', { name: 'Approve' }).click({ timeout: 15_000 });
@@ -180,7 +183,8 @@ describe('approvals inline', () => {
     // Not modal: no dialog, and the file tree still opens files.
     expect(await page.getByRole('dialog').count()).toBe(0);
     await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /existing\.md/ }).click();
-    await page.getByText('# Existing').waitFor();
+    // The file as the viewer shows it for good (rendered), not a state it may pass through.
+    await page.getByRole('region', { name: 'File viewer' }).getByRole('heading', { name: 'Existing', exact: true }).waitFor();
     await screenshot(page, 'approvals-three-1400x900');
 
     // 1 approves the focused card.
@@ -367,7 +371,7 @@ describe('conversation', () => {
     await screenshot(page, 'retry-button-1400x900');
     await retry.click();
     await log(page).getByText('Answer on retry.').waitFor({ timeout: 15_000 });
-    expect(await retry.count()).toBe(0);
+    await poll(() => retry.count()).toBe(0);
     expect(serve.model.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first', 'second']);
   });
 
@@ -388,14 +392,14 @@ describe('conversation', () => {
     await log(page).getByText('About the parser.').waitFor({ timeout: 15_000 });
 
     // Each thread keeps its own draft.
-    await page.getByRole('textbox', { name: 'Message' }).fill('draft for the parser thread');
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('draft for the parser thread');
     await threads.getByRole('button', { name: /VAT rounding/ }).first().click();
     await log(page).getByText('About VAT.').waitFor();
-    expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('');
-    await page.getByRole('textbox', { name: 'Message' }).fill('draft for VAT');
+    expect(await page.getByRole('textbox', { name: 'Message', exact: true }).inputValue()).toBe('');
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('draft for VAT');
     await threads.getByRole('button', { name: /parser/ }).first().click();
     await log(page).getByText('About the parser.').waitFor();
-    await poll(() => page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('draft for the parser thread');
+    await poll(() => page.getByRole('textbox', { name: 'Message', exact: true }).inputValue()).toBe('draft for the parser thread');
 
     await expect(threads.getByRole('group', { name: 'Today' }).count()).resolves.toBe(1);
     const vat = threads.getByRole('button', { name: /VAT rounding/ }).first();
@@ -414,7 +418,7 @@ describe('keyboard and accessibility', () => {
     const page = await open(serve.url);
     const terminal = page.getByRole('region', { name: 'Terminal' });
     const inTerminal = () => page.evaluate(() => !!document.activeElement?.closest('.terminal-panel'));
-    await page.getByRole('textbox', { name: 'Message' }).focus();
+    await page.getByRole('textbox', { name: 'Message', exact: true }).focus();
     await page.keyboard.press('Control+Shift+Backquote');
     await poll(inTerminal).toBe(true);
     // The shell starts when the terminal opens: type once its prompt is there, not before.
@@ -454,10 +458,19 @@ describe('keyboard and accessibility', () => {
     const page = await open(serve.url, 1024, 700, true);
     const sendButton = page.getByRole('button', { name: 'Send', exact: true });
     const style = (l: Locator) => l.evaluate((el) => { const s = getComputedStyle(el); return { bg: s.backgroundColor, color: s.color, cursor: s.cursor }; });
-    const disabled = await style(sendButton);
+    // The look is read once it has settled: the dark theme applied and no colour transition under way.
+    await poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    let seen = '';
+    await expect.poll(async () => {
+      const now = JSON.stringify(await style(sendButton));
+      const same = now === seen;
+      seen = now;
+      return same;
+    }, { timeout: 10_000, interval: 200 }).toBe(true);
+    const disabled = JSON.parse(seen) as Awaited<ReturnType<typeof style>>;
     expect(await sendButton.isDisabled()).toBe(true);
     expect(disabled.cursor).toBe('not-allowed');
-    await page.getByRole('textbox', { name: 'Message' }).fill('go');
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('go');
     // The re-render (and any colour transition) comes after fill: poll for the enabled look.
     await expect.poll(() => sendButton.isEnabled()).toBe(true);
     await expect.poll(async () => (await style(sendButton)).bg).not.toBe(disabled.bg);

@@ -16,7 +16,7 @@ import { createChatModel, parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
 import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
-import type { ChatModel } from '../core/models/types';
+import type { ChatModel, ProviderName } from '../core/models/types';
 import { CheckpointStore } from '../core/checkpoints/store';
 import { createSandbox, detectSandbox, type SandboxAvailability } from '../core/sandbox';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
@@ -57,10 +57,6 @@ export interface AppOptions {
   version?: string;
   /** Session overrides from the command line (`deepdesk serve --model …`); not saved. */
   overrides?: { model?: string; baseUrl?: string; apiKey?: string; contextWindow?: number };
-  /** Electron only: asks for a folder. */
-  pickFolder?: () => Promise<string | null>;
-  /** Electron only: reopens the app on the folder the person picked. */
-  openFolder?: (folder: string) => void;
   env?: NodeJS.ProcessEnv;
   /** Told each notice for the person (a file kept aside, values ignored) as it happens; `serve` prints them. */
   onNotice?: (notice: NoticeDto) => void;
@@ -71,7 +67,9 @@ export interface App extends AppHostApi {
   close(): Promise<void>;
 }
 
-type Handlers = { [M in MethodName]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
+/** The folder methods that are the folder host's (folders/folder-host.ts): opening another folder replaces this app. */
+type HostMethodName = 'app.pickFolder' | 'app.recentFolders' | 'app.openFolder';
+type Handlers = { [M in Exclude<MethodName, HostMethodName>]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
 
 export async function createApp(options: AppOptions): Promise<App> {
   const env = options.env ?? process.env;
@@ -178,11 +176,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     approvals,
     createModel: async () => {
       const current = withOverrides(settings.raw());
-      if (current.model.trim() === '') throw new ContractError('No model is configured yet. Open Settings and choose a provider and model.', 'failed');
+      if (current.model.trim() === '') throw new ContractError('No model is configured yet. Open Settings and choose a provider and model.', 'needs_settings');
       try {
         return await modelFor(current.model, current.baseUrl || undefined);
       } catch (err) {
-        if (err instanceof ModelConfigError) throw new ContractError(`${err.message}. Check Settings.`, 'failed');
+        // The window has no command line: say where in the window to fix it.
+        if (err instanceof ModelConfigError) throw new ContractError(modelProblemForWindow(err, 'Settings'), 'needs_settings');
         throw err;
       }
     },
@@ -213,14 +212,9 @@ export async function createApp(options: AppOptions): Promise<App> {
       folderName: basename(options.folder),
       version: options.version ?? '0.0.0',
       transport: options.transport,
-      canPickFolder: options.pickFolder !== undefined,
+      canPickFolder: false,
     }),
     'app.notices': async () => [...notices],
-    'app.pickFolder': async () => {
-      const folder = options.pickFolder ? await options.pickFolder() : null;
-      if (folder !== null && folder !== options.folder) setImmediate(() => options.openFolder?.(folder));
-      return { folder };
-    },
 
     'settings.get': async () => forWindow(await settings.get()),
     'settings.update': async (patch) => forWindow(await settings.update(withoutFlagValues(patch))),
@@ -228,16 +222,20 @@ export async function createApp(options: AppOptions): Promise<App> {
     'settings.testConnection': async ({ model, baseUrl, apiKey }) => testConnection(() => modelFor(model, baseUrl, apiKey)),
     'settings.detectLocalServers': () => detectLocalServers(),
     'settings.listModels': async ({ provider, baseUrl, apiKey }) => {
-      const key = apiKey ?? (await settings.apiKeyFor(provider));
+      const key = apiKey ?? overrides.apiKey ?? (await settings.apiKeyFor(provider));
       try {
         return { models: await listModels({ provider, env, ...(baseUrl ? { baseUrl } : {}), ...(key ? { apiKey: key } : {}) }) };
       } catch (err) {
+        // Nothing to list with yet: what to do, not a failure.
+        if (err instanceof ModelConfigError && err.missing === 'api-key') throw new ContractError(`Add an API key for ${providerLabel(provider)} to list its models.`, 'needs_settings');
+        if (err instanceof ModelConfigError && err.missing === 'base-url') throw new ContractError('Enter the server’s base URL to list its models.', 'needs_settings');
         throw new ContractError(err instanceof Error ? err.message : String(err), 'failed');
       }
     },
 
     'threads.list': async () => threads.list(),
     'threads.create': async ({ title }) => threads.create(title),
+    'threads.search': async ({ query }) => threads.search(query),
     'threads.get': async ({ threadId }) => {
       const view = threads.get(threadId);
       return view.contextWindow > 0 ? view : { ...view, contextWindow: contextWindowNow() };
@@ -269,6 +267,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'files.list': ({ path }) => workspace.list(path),
     'files.read': ({ path }) => workspace.read(path),
     'files.search': ({ query, limit }) => workspace.search(query, limit),
+    'files.exists': ({ paths }) => workspace.exists(paths),
 
     'memories.list': ({ query }) => memories.list(query),
     'memories.read': ({ path }) => memories.read(path),
@@ -286,6 +285,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'mode.get': async () => modes.get(),
     'mode.set': async ({ mode }) => modes.set(mode),
     'mode.sandboxNoticeShown': async () => modes.sandboxNoticeShown(),
+    'mode.offer': async ({ event }) => modes.offer(event),
 
     'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
     'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
@@ -312,7 +312,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   return {
     folder: options.folder,
     async handle(method, params) {
-      const handler = handlers[method] as (p: unknown) => Promise<unknown>;
+      const handler = (handlers as Partial<Record<MethodName, (p: unknown) => Promise<unknown>>>)[method];
+      if (handler === undefined) throw new ContractError(`${method} is answered by the folder host, not by the app of one folder`, 'bad_request');
       return handler(params);
     },
     onEvent(listener) {
@@ -348,6 +349,26 @@ async function describeApproval(request: ApprovalRequest, backend: Backend): Pro
   return { ...extras, preview: { path, before, after: edited.ok ? edited.content : before } };
 }
 
+const PROVIDER_LABELS: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'the OpenAI-compatible server', ollama: 'Ollama' };
+
+function providerLabel(provider: ProviderName): string {
+  return PROVIDER_LABELS[provider];
+}
+
+/**
+ * Bad model settings in the window's words: core's messages name the command line's
+ * variables and flags (right for `deepdesk run`), the window says where it takes them.
+ */
+export function modelProblemForWindow(err: ModelConfigError, where: 'Settings' | 'above'): string {
+  const provider = err.provider ?? 'openai-compatible';
+  if (err.missing === 'api-key') return where === 'Settings' ? `No API key for ${providerLabel(provider)}: add one in Settings.` : `No API key for ${providerLabel(provider)}: enter one above.`;
+  if (err.missing === 'base-url') {
+    const example = 'e.g. http://127.0.0.1:1234/v1 for LM Studio or http://127.0.0.1:8080/v1 for llama.cpp';
+    return where === 'Settings' ? `The OpenAI-compatible provider needs the server’s base URL: enter it in Settings (${example}).` : `Enter the server’s base URL above (${example}).`;
+  }
+  return where === 'Settings' ? `${err.message}. Check Settings.` : err.message;
+}
+
 async function testConnection(make: () => Promise<ChatModel>): Promise<{ ok: boolean; message: string }> {
   try {
     const model = await make();
@@ -357,6 +378,7 @@ async function testConnection(make: () => Promise<ChatModel>): Promise<{ ok: boo
     );
     return { ok: true, message: `Connected to ${model.id} in ${Date.now() - started} ms: "${response.text.trim().slice(0, 60)}"` };
   } catch (err) {
+    if (err instanceof ModelConfigError) return { ok: false, message: modelProblemForWindow(err, 'above') };
     return { ok: false, message: err instanceof Error ? err.message : String(err) };
   }
 }

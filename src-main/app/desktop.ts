@@ -1,31 +1,36 @@
-// The app as the Electron shell starts it: a folder from the command line or the
-// open-folder dialog, keys in the OS keychain (the SecretStore the shell passes in).
+// The app as the Electron shell starts it: the folder from the command line, or none (the
+// window then offers `Open folder`: the recent folders and the native dialog); keys in the OS
+// keychain (the SecretStore the shell passes in). Another folder opens in place, in the same
+// window: no relaunch.
 
-import { createApp, type App } from './app';
+import { createApp } from './app';
+import { createFolderHost, type FolderHost } from './folders/folder-host';
 import type { SecretStore } from './secret-store';
 
 export interface DesktopAppOptions {
+  /** From the command line; null when none was given (or it was not a folder). */
   folder: string | null;
   dataDir: string;
   secrets: SecretStore;
+  /** The native open-folder dialog; null when the person cancels. */
   pickFolder: () => Promise<string | null>;
-  /** Reopens the app on another folder (the shell relaunches itself). */
-  openFolder?: (folder: string) => void;
   version?: string;
 }
 
-export class NoFolderChosenError extends Error {}
-
-export async function createDesktopApp(options: DesktopAppOptions): Promise<App> {
-  const folder = options.folder ?? (await options.pickFolder());
-  if (folder === null) throw new NoFolderChosenError('no project folder was chosen');
-  return createApp({
-    folder,
+export function createDesktopApp(options: DesktopAppOptions): Promise<FolderHost> {
+  return createFolderHost({
     dataDir: options.dataDir,
-    secrets: options.secrets,
     transport: 'electron',
+    folder: options.folder,
     pickFolder: options.pickFolder,
-    ...(options.openFolder ? { openFolder: options.openFolder } : {}),
     ...(options.version ? { version: options.version } : {}),
+    openApp: (folder) =>
+      createApp({
+        folder,
+        dataDir: options.dataDir,
+        secrets: options.secrets,
+        transport: 'electron',
+        ...(options.version ? { version: options.version } : {}),
+      }),
   });
 }

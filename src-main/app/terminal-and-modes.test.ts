@@ -157,6 +157,19 @@ describe('approval modes through the contract', () => {
     }
   });
 
+  it('the offer of modes: shown once, then dismissed for the folder (nothing chosen), in every window', async () => {
+    const first = await open();
+    expect(await first.call('mode.get', {})).toMatchObject({ chosen: false, offerShown: false, offerDismissed: false });
+    expect(await first.call('mode.offer', { event: 'shown' })).toMatchObject({ offerShown: true, offerDismissed: false, chosen: false });
+    expect(await first.call('mode.offer', { event: 'dismissed' })).toMatchObject({ mode: 'ask', offerShown: true, offerDismissed: true, chosen: false });
+    expect(first.events.some((e) => e.event === 'mode.changed' && (e.payload as { offerDismissed: boolean }).offerDismissed)).toBe(true);
+    await expect(first.call('mode.offer', { event: 'later' as 'shown' })).rejects.toThrow(/invalid params/);
+    await first.app.close();
+    apps.splice(apps.indexOf(first.app), 1);
+    const second = await open();
+    expect(await second.call('mode.get', {})).toMatchObject({ mode: 'ask', chosen: false, offerShown: true, offerDismissed: true });
+  });
+
   it('plan refuses a write without asking; switching to edit lets the next one run', async () => {
     server.push(
       { toolCalls: [{ name: 'write_file', args: { file_path: '/plan.txt', content: 'x\n' } }] },

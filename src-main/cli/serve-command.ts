@@ -3,6 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createApp } from '../app/app';
+import { createFolderHost } from '../app/folders/folder-host';
 import { resolveDataDir } from '../app/data-dir';
 import { FileSecretStore } from '../app/settings/file-secret-store';
 import { startWebHost } from '../host/web/server';
@@ -37,28 +38,33 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
       throw err;
     }
   }
-  const folder = projectFolder(values.folder);
+  // Without --folder the window opens on `Open folder` (recent folders first) rather than on
+  // whatever folder serve was started in (`npm start` runs it in the Deepdesk checkout).
+  const folder = values.folder === undefined ? null : projectFolder(values.folder);
   const dataDir = resolveDataDir(values['data-dir']);
-  const app = await createApp({
-    folder,
+  const secrets = new FileSecretStore(dataDir);
+  const version = packageVersion();
+  const overrides = {
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+  };
+  const app = await createFolderHost({
     dataDir,
-    secrets: new FileSecretStore(dataDir),
     transport: 'web',
-    version: packageVersion(),
-    // A settings, keys or modes file kept aside (or values in it ignored): one line each.
+    version,
+    folder,
+    // A settings, keys, modes or recent-folders file kept aside (or values in it ignored): one line each.
     onNotice: (notice) => (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(notice.message, { singleLine: true })}\n`),
-    overrides: {
-      ...(values.model !== undefined ? { model: values.model } : {}),
-      ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-      ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
-      ...(contextWindow !== undefined ? { contextWindow } : {}),
-    },
+    openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', version, overrides }),
   });
   const host = await startWebHost({ api: app, staticDir: builtFolder('renderer'), port });
   io.stdout.write(`Deepdesk is running at ${host.url}\n`);
   await (io.until ?? untilSignal());
   await host.close();
   await app.close();
+  secrets.close();
   return 0;
 }
 

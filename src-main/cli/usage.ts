@@ -33,7 +33,8 @@ Commands:
                         what the agent changed in a thread, and undoing it
 
 Common options:
-  --folder DIR          project folder (default: the current directory)
+  --folder DIR          project folder (default: the current directory; serve without
+                        it opens the window on Open folder instead)
   --data-dir DIR        data folder holding deepdesk.db (default: $DEEPDESK_HOME or ~/.deepdesk)
   --model PROVIDER:MODEL  anthropic, openai, openai-compatible or ollama
   --base-url URL        the provider's base URL (OpenAI-compatible servers)

@@ -1,6 +1,8 @@
-// The window: providers for the transport, toasts and settings around the workspace.
+// The window: providers for the transport, toasts and settings around the workspace of the
+// open folder (or the `Open folder` screen while none is).
 
 import { ErrorBoundary } from './components/ErrorBoundary';
+import { FolderGate } from './components/FolderGate';
 import { FileNotices } from './state/use-file-notices';
 import { Workspace } from './components/Workspace';
 import { SettingsProvider } from './state/settings-context';
@@ -12,11 +14,15 @@ export function App({ transport }: { transport: AppTransport }): React.JSX.Eleme
     <TransportProvider transport={transport}>
       <ToastProvider>
         <FileNotices />
-        <SettingsProvider>
-          <ErrorBoundary name="Deepdesk">
-            <Workspace />
-          </ErrorBoundary>
-        </SettingsProvider>
+        <FolderGate>
+          {(info, openFolder) => (
+            <SettingsProvider>
+              <ErrorBoundary name="Deepdesk">
+                <Workspace info={info} onOpenFolder={openFolder} />
+              </ErrorBoundary>
+            </SettingsProvider>
+          )}
+        </FolderGate>
       </ToastProvider>
     </TransportProvider>
   );

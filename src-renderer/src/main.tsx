@@ -4,6 +4,7 @@ import { App } from './App';
 import { createTransport } from './transport';
 import './styles/theme.css';
 import './styles/app.css';
+import './styles/first-hour.css';
 
 const root = document.getElementById('root');
 if (root) {

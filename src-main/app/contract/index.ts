@@ -5,12 +5,14 @@
 
 import { z } from 'zod';
 import { checkpointEvents, checkpointMethods } from './checkpoints';
+import { folderEvents, folderMethods } from './folders';
 import { overriddenSchema, queuedMessageSchema } from './honest';
 import { modeEvents, modeMethods } from './modes';
 import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
+export * from './folders';
 export * from './modes';
 export * from './notices';
 export * from './terminal';
@@ -79,6 +81,17 @@ export const threadSummarySchema = z.object({
 });
 export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
 
+/** What a write or edit did to its file: created or not, and the hunks with the file's real line numbers. */
+export const fileChangeSchema = z.object({
+  path: z.string(),
+  created: z.boolean(),
+  hunks: z.array(z.object({ oldStart: z.number(), oldLines: z.number(), newStart: z.number(), newLines: z.number(), lines: z.array(z.string()) })),
+  added: z.number(),
+  removed: z.number(),
+  truncated: z.boolean().optional(),
+});
+export type FileChangeDto = z.infer<typeof fileChangeSchema>;
+
 /** A message as the window shows it (images as metadata, tool calls with their results). */
 export const displayItemSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user'), text: z.string(), index: z.number() }),
@@ -96,6 +109,7 @@ export const displayItemSchema = z.discriminatedUnion('kind', [
     /** The person edited the call before it ran: `args` are what ran, these are what the model proposed. */
     edited: z.boolean().optional(),
     originalArgs: z.unknown().optional(),
+    change: fileChangeSchema.optional(),
   }),
   z.object({ kind: z.literal('summary'), archivePath: z.string(), summarizedMessages: z.number(), text: z.string(), index: z.number() }),
   /** A note the model was given (e.g. that the person restored files), shown as a notice; `checkpointId`: the restore it reports. */
@@ -175,14 +189,6 @@ export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
 
 export const localServerSchema = z.object({ provider: providerSchema, baseUrl: z.string(), models: z.array(z.string()) });
 
-export const appInfoSchema = z.object({
-  folder: z.string(),
-  folderName: z.string(),
-  version: z.string(),
-  transport: z.enum(['electron', 'web']),
-  canPickFolder: z.boolean(),
-});
-
 // ---------------------------------------------------------------- requests
 
 const empty = z.object({}).strict();
@@ -191,8 +197,7 @@ const ok = z.object({ ok: z.literal(true) });
 
 /** Every method: its params and its result. */
 export const methods = {
-  'app.info': { params: empty, result: appInfoSchema },
-  'app.pickFolder': { params: empty, result: z.object({ folder: z.string().nullable() }) },
+  ...folderMethods,
   ...noticeMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
@@ -211,6 +216,8 @@ export const methods = {
 
   'threads.list': { params: empty, result: z.array(threadSummarySchema) },
   'threads.create': { params: z.object({ title: z.string().optional() }), result: threadSummarySchema },
+  /** Threads whose messages (the person's and the agent's) contain every word of the query, newest first, with a bit of the message. */
+  'threads.search': { params: z.object({ query: z.string().max(500) }), result: z.array(z.object({ threadId: z.string(), snippet: z.string() })) },
   'threads.get': { params: threadRef, result: threadViewSchema },
   'threads.rename': { params: threadRef.extend({ title: z.string().min(1).max(200) }), result: ok },
   'threads.delete': { params: threadRef, result: ok },
@@ -237,6 +244,8 @@ export const methods = {
   'files.list': { params: z.object({ path: z.string() }), result: z.array(fileEntrySchema) },
   'files.read': { params: z.object({ path: z.string() }), result: fileContentSchema },
   'files.search': { params: z.object({ query: z.string(), limit: z.number().int().positive().max(200).optional() }), result: z.array(z.string()) },
+  /** Which of these paths are files in the folder (same order): only those are shown as links. */
+  'files.exists': { params: z.object({ paths: z.array(z.string()).max(200) }), result: z.array(z.boolean()) },
 
   'memories.list': { params: z.object({ query: z.string().optional() }), result: z.array(memoryEntrySchema) },
   'memories.read': { params: z.object({ path: z.string() }), result: z.object({ path: z.string(), text: z.string() }) },
@@ -268,6 +277,7 @@ export const events = {
   ...modeEvents,
   'settings.changed': settingsSchema,
   ...noticeEvents,
+  ...folderEvents,
   ...checkpointEvents,
 } as const;
 
@@ -281,13 +291,20 @@ export const requestFrameSchema = z.object({ id: z.number().int().nonnegative(),
 export type RequestFrame = z.infer<typeof requestFrameSchema>;
 
 /** Main → window. */
-export type ResponseFrame = { id: number; result: unknown } | { id: number; error: { message: string; code: 'bad_request' | 'not_found' | 'failed' } };
+export type ResponseFrame = { id: number; result: unknown } | { id: number; error: { message: string; code: ContractErrorCode } };
+
+/**
+ * Why a request failed: bad params, something not there, or it failed; `needs_settings`: it
+ * failed for want of something the person sets in Settings (a model, an API key), and the
+ * window offers `Open settings`.
+ */
+export type ContractErrorCode = 'bad_request' | 'not_found' | 'failed' | 'needs_settings';
 export type EventFrame = { event: EventName; payload: unknown };
 
 export class ContractError extends Error {
   constructor(
     message: string,
-    readonly code: 'bad_request' | 'not_found' | 'failed' = 'bad_request',
+    readonly code: ContractErrorCode = 'bad_request',
   ) {
     super(message);
   }

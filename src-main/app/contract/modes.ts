@@ -19,6 +19,10 @@ export const modeStateSchema = z.object({
   sandbox: sandboxStatusSchema,
   /** The "no sandbox here" notice was already shown for this folder. */
   sandboxNoticeShown: z.boolean(),
+  /** The window opened the offer of modes by itself once already for this folder (it does so once). */
+  offerShown: z.boolean(),
+  /** The person dismissed the offer for this folder: the window no longer offers it (the Mode control stays). */
+  offerDismissed: z.boolean(),
 });
 export type ModeState = z.infer<typeof modeStateSchema>;
 
@@ -27,6 +31,8 @@ export const modeMethods = {
   'mode.set': { params: z.object({ mode: approvalModeSchema }), result: modeStateSchema },
   /** The window showed the "no sandbox here" notice: it is not shown again for this folder. */
   'mode.sandboxNoticeShown': { params: z.object({}).strict(), result: modeStateSchema },
+  /** The offer of modes on a folder with none chosen: `shown` once the window opened it by itself, `dismissed` when the person dismissed it. */
+  'mode.offer': { params: z.object({ event: z.enum(['shown', 'dismissed']) }), result: modeStateSchema },
 } as const;
 
 export const modeEvents = {

@@ -12,7 +12,12 @@ import type { SandboxAvailability } from '../../core/sandbox/types';
 import { approvalModeSchema, ContractError, type ModeState } from '../contract';
 import { JsonFileStore, recordShape, type JsonFileProblem } from '../../core/config/json-file-store';
 
-const folderRecordSchema = z.object({ mode: approvalModeSchema.optional(), sandboxNoticeShown: z.boolean().optional() });
+const folderRecordSchema = z.object({
+  mode: approvalModeSchema.optional(),
+  sandboxNoticeShown: z.boolean().optional(),
+  offerShown: z.boolean().optional(),
+  offerDismissed: z.boolean().optional(),
+});
 type FolderRecord = z.output<typeof folderRecordSchema>;
 
 export class ModeService {
@@ -53,6 +58,8 @@ export class ModeService {
       chosen: isApprovalMode(record.mode),
       sandbox: this.sandbox.available ? { available: true, kind: this.sandbox.kind } : { available: false, reason: this.sandbox.reason },
       sandboxNoticeShown: record.sandboxNoticeShown === true,
+      offerShown: record.offerShown === true,
+      offerDismissed: record.offerDismissed === true,
     };
   }
 
@@ -65,6 +72,11 @@ export class ModeService {
 
   sandboxNoticeShown(): ModeState {
     return this.update({ sandboxNoticeShown: true });
+  }
+
+  /** The window opened the offer of modes by itself (once per folder), or the person dismissed it. */
+  offer(event: 'shown' | 'dismissed'): ModeState {
+    return this.update(event === 'shown' ? { offerShown: true } : { offerShown: true, offerDismissed: true });
   }
 
   onChange(listener: (state: ModeState) => void): () => void {

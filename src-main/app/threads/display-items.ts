@@ -64,6 +64,7 @@ function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], 
       if (item === undefined) return;
       item.output = textOf(message.content);
       if (message.isError) item.isError = true;
+      if (message.change) item.change = message.change;
       const evicted = EVICTED.exec(item.output);
       if (evicted) item.evictedTo = evicted[1]!;
     }

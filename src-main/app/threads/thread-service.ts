@@ -21,7 +21,7 @@ import type { ApprovalService } from '../approvals/approval-service';
 import { ContractError, type ThreadSummaryDto, type ThreadView } from '../contract';
 import { displayItems } from './display-items';
 import { cutConversation, isRewoundPart, putBackConversation } from './rewind';
-import { ThreadStore } from './thread-store';
+import { ThreadStore, type ThreadSearchMatch } from './thread-store';
 
 export interface ThreadServiceOptions {
   db: Database.Database;
@@ -82,6 +82,11 @@ export class ThreadService {
       .list()
       .filter((t) => t.folder === this.options.folder)
       .map((t) => ({ ...t, running: this.runs.has(t.id), pendingApprovals: this.options.approvals.pending(t.id).length }));
+  }
+
+  /** This folder's threads whose messages contain every word of `query` (the window adds title matches). */
+  search(query: string): ThreadSearchMatch[] {
+    return this.store.search(this.options.folder, query);
   }
 
   create(title?: string): ThreadSummaryDto {

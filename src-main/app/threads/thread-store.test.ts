@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../core/backends/store';
-import { newThreadState } from '../../core/agent/types';
+import { newThreadState, type ThreadState } from '../../core/agent/types';
 import { ThreadNotFoundError, ThreadStore } from './thread-store';
 
 let dir: string;
@@ -87,4 +87,57 @@ describe('ThreadStore', () => {
     expect(loaded.compactedBefore).toBe(1);
     expect(loaded.queued).toEqual(state.queued);
   });
+
+  it('searches the messages of a folder\'s threads: the person\'s and the agent\'s, every word, newest thread first', () => {
+    const store = new ThreadStore(db);
+    const save = (id: string, folder: string, messages: ThreadState['messages']): void => {
+      const state = newThreadState(id);
+      state.messages.push(...messages);
+      store.save(state, { folder });
+    };
+    save('vat', '/proj', [
+      { role: 'user', content: 'Round the totals' },
+      { role: 'assistant', content: 'The VAT rounding happens in invoice.py, line by line.' },
+    ]);
+    save('tool', '/proj', [
+      { role: 'user', content: 'list files' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c', name: 'ls', args: {}, argsText: '{}' }] },
+      { role: 'tool', toolCallId: 'c', toolName: 'ls', content: 'invoice.py rounding.txt' },
+    ]);
+    save('other', '/elsewhere', [{ role: 'user', content: 'invoice rounding elsewhere' }]);
+    save('parts', '/proj', [{ role: 'user', content: [{ type: 'text', text: 'An INVOICE with 100% odd_chars' }] }]);
+
+    expect(store.search('/proj', 'rounding invoice').map((m) => m.threadId)).toEqual(['vat']);
+    expect(store.search('/proj', 'vat')[0]).toEqual({ threadId: 'vat', snippet: 'The VAT rounding happens in invoice.py, line by line.' });
+    // The match near the start of the snippet, from a word.
+    expect(store.search('/proj', 'line by')[0]!.snippet).toBe('…in invoice.py, line by line.');
+    // Tool results are not what the person or the agent said; another folder's threads are not listed.
+    expect(store.search('/proj', 'rounding.txt')).toEqual([]);
+    expect(store.search('/elsewhere', 'ROUNDING').map((m) => m.threadId)).toEqual(['other']);
+    // LIKE's own characters are searched for as written; content in parts too.
+    expect(store.search('/proj', '100%').map((m) => m.threadId)).toEqual(['parts']);
+    expect(store.search('/proj', 'odd_chars').map((m) => m.threadId)).toEqual(['parts']);
+    expect(store.search('/proj', 'odd%chars')).toEqual([]);
+    expect(store.search('/proj', '   ')).toEqual([]);
+  });
+
+  it('a search stays fast on a long history', () => {
+    const store = new ThreadStore(db);
+    for (let t = 0; t < 40; t++) {
+      const state = newThreadState(`t${t}`);
+      for (let i = 0; i < 250; i++) {
+        state.messages.push({ role: i % 2 ? 'assistant' : 'user', content: `message ${i} of thread ${t}: ${'lorem ipsum '.repeat(20)}${t === 7 && i === 200 ? ' the needle' : ''}` });
+        state.messages.push({ role: 'tool', toolCallId: `c${i}`, toolName: 'read_file', content: 'x'.repeat(4000) });
+      }
+      store.save(state, { folder: '/big' });
+    }
+    const started = performance.now();
+    expect(store.search('/big', 'NEEDLE').map((m) => m.threadId)).toEqual(['t7']);
+    // Every thread matches "lorem": one result a thread, however many of its messages match, up to the limit.
+    expect(store.search('/big', 'lorem', 10)).toHaveLength(10);
+    expect(new Set(store.search('/big', 'lorem ipsum')).size).toBe(40);
+    expect(store.search('/big', 'no such words here')).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
 });
+

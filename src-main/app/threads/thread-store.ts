@@ -95,6 +95,16 @@ const rowStateSchema = z.object({
 
 export class ThreadNotFoundError extends Error {}
 
+/** A thread whose messages say what was searched for, with a bit of the first such message. */
+export interface ThreadSearchMatch {
+  threadId: string;
+  snippet: string;
+}
+
+/** At most this many words of a search are used. */
+const SEARCH_WORDS = 8;
+
+
 /** A rewind of a thread's conversation (see rewind.ts): where, what went, and with which restore. */
 export interface RewindRecord {
   id: number;
@@ -151,6 +161,47 @@ export class ThreadStore {
       deleteRewind: db.prepare('DELETE FROM thread_rewinds WHERE id = ?'),
       deleteRewinds: db.prepare('DELETE FROM thread_rewinds WHERE thread_id = ?'),
     };
+  }
+
+  /**
+   * Threads of `folder` with a message of the person or the agent (not tool results, not
+   * notes) that contains every word of `query`, case-insensitively, newest thread first.
+   */
+  search(folder: string, query: string, limit = 50): ThreadSearchMatch[] {
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean).slice(0, SEARCH_WORDS);
+    if (words.length === 0) return [];
+    const statement = this.searchStatement(words.length, !/["\\]/.test(words[0]!));
+    const params: Record<string, string | number> = { folder, limit };
+    words.forEach((w, i) => (params[`w${i}`] = `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+    const rows = statement.all(params) as Array<{ thread_id: string; content: string | null }>;
+    return rows.map((row) => ({ threadId: row.thread_id, snippet: snippetOf(contentText(row.content), words) }));
+  }
+
+  private readonly searchStatements = new Map<string, Database.Statement>();
+
+  private searchStatement(words: number, rawCheck: boolean): Database.Statement {
+    let statement = this.searchStatements.get(`${words}:${rawCheck}`);
+    if (!statement) {
+      const content = "json_extract(m.message_json, '$.content')";
+      // The raw text is checked first (cheap, and every match contains the word there too, unless
+      // JSON escaped it), then the message's own text.
+      const terms = Array.from({ length: words }, (_, i) => `${content} LIKE @w${i} ESCAPE '\\'`).join(' AND ');
+      const raw = rawCheck ? "m.message_json LIKE @w0 ESCAPE '\\' AND" : '';
+      // One row a thread: its first matching message (SQLite takes the bare column from the MIN row).
+      statement = this.db.prepare(
+        `SELECT m.thread_id AS thread_id, MIN(m.seq) AS seq, ${content} AS content
+         FROM thread_messages m JOIN threads t ON t.id = m.thread_id
+         WHERE t.folder = @folder AND ${raw}
+           json_extract(m.message_json, '$.role') IN ('user', 'assistant')
+           AND json_extract(m.message_json, '$.note') IS NULL
+           AND ${terms}
+         GROUP BY m.thread_id
+         ORDER BY t.updated_at DESC, t.id
+         LIMIT @limit`,
+      );
+      this.searchStatements.set(`${words}:${rawCheck}`, statement);
+    }
+    return statement;
   }
 
   exists(id: string): boolean {
@@ -300,6 +351,28 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A message's content as json_extract gives it: its text, or its parts' JSON. */
+function contentText(content: string | null): string {
+  if (content === null) return '';
+  if (!content.startsWith('[')) return content;
+  const parts = safeJson(content);
+  if (!Array.isArray(parts)) return content;
+  return parts.map((p: unknown) => (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text' ? String((p as { text?: unknown }).text ?? '') : '')).join(' ');
+}
+
+/** About 100 characters of `text` from a little before the first of `words` (a narrow row shows the match), on one line. */
+export function snippetOf(text: string, words: readonly string[]): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const lower = flat.toLowerCase();
+  const at = Math.max(0, Math.min(...words.map((w) => lower.indexOf(w)).filter((i) => i >= 0), flat.length));
+  // A few words of lead, starting at a word.
+  let start = Math.max(0, at - 16);
+  const space = flat.indexOf(' ', start);
+  if (start > 0 && space >= 0 && space < at) start = space + 1;
+  const end = Math.min(flat.length, start + 100);
+  return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
 }
 
 function titleFrom(message: ChatMessage): string {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -34,6 +34,19 @@ afterEach(async () => {
 const nextBatch = () => new Promise<void>((resolve) => waiters.push(resolve));
 
 describe('WorkspaceService', () => {
+  it('says which paths are files in the folder (links are shown only for those)', async () => {
+    symlinkSync('/etc/hostname', join(folder, 'outside-link'));
+    expect(await service.exists(['/src/index.ts', 'src/index.ts', '/src', '/missing.md', '/../etc/passwd', '/outside-link', '/src/index.ts/x'])).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
   it('reports files added on disk as one debounced batch, ignoring node_modules', async () => {
     const batch = nextBatch();
     mkdirSync(join(folder, 'node_modules/pkg'), { recursive: true });

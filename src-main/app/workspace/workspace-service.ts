@@ -101,6 +101,18 @@ export class WorkspaceService {
     return paths.sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, limit);
   }
 
+  /** Which of `paths` are files in the folder (a folder, a bad path or one outside it is not). */
+  async exists(paths: readonly string[]): Promise<boolean[]> {
+    return Promise.all(
+      paths.map(async (path) => {
+        const p = normalizeVirtualPath(path);
+        if (!p.ok) return false;
+        const found = await this.options.backend.stat(p.path);
+        return found.error === undefined && found.info !== undefined && found.info.isDir !== true;
+      }),
+    );
+  }
+
   async dispose(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     await this.watcher?.close();

@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import type { Backend } from '../backends/protocol';
-import { AbortedError, ContextOverflowError } from '../models/errors';
+import { AbortedError, ContextOverflowError, ModelError } from '../models/errors';
 import type { ChatMessage, ChatModel, ModelRetryNotice, ToolCall, ToolSpec, Usage } from '../models/types';
 import { costOf } from '../models/model-info';
 import type { ReadGuard } from '../tools/read-guard';
@@ -187,6 +187,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
           output: output.text,
           isError: isErrorOutput(output),
           ...(output.image ? { image: { mimeType: output.image.mimeType } } : {}),
+          ...(output.change ? { change: output.change } : {}),
         });
         for (const event of output.followUp ?? []) ctx.emit(event);
         return { call, output };
@@ -273,7 +274,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       return finish(ctx, lastText, 'aborted');
     }
     const error = err instanceof Error ? err : new Error(String(err));
-    ctx.emit({ type: 'error', message: error.message });
+    ctx.emit({ type: 'error', message: error.message, ...(err instanceof ModelError && err.status !== undefined ? { status: err.status } : {}) });
     await ctx.persist().catch(() => undefined);
     return { ...finish(ctx, lastText, 'error'), error };
   }
@@ -398,14 +399,16 @@ function recordUsage(ctx: RunContext, usage: Usage, contextTokens: number): void
 
 function toolMessage(call: ToolCall, output: ToolOutput, withImages: boolean): ChatMessage {
   const isError = isErrorOutput(output);
+  // What a write or edit did, for the window after a reload (the model never sees it).
+  const change = output.change ? { change: output.change } : {};
   if (output.image && !withImages) {
     const text = `${output.text}\n(The image is not shown: this model cannot view images.)`;
-    return { role: 'tool', toolCallId: call.id, toolName: call.name, content: text };
+    return { role: 'tool', toolCallId: call.id, toolName: call.name, content: text, ...change };
   }
   const content = output.image
     ? [{ type: 'text' as const, text: output.text }, { type: 'image' as const, mimeType: output.image.mimeType, data: output.image.data }]
     : output.text;
-  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}) };
+  return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}), ...change };
 }
 
 function errorMessage(err: unknown): string {

@@ -2,6 +2,7 @@
 
 import type { StateSnapshot } from '../backends/state';
 import type { ChatMessage, ContentPart, Usage } from '../models/types';
+import type { FileChangeSummary } from '../tools/file-change';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
@@ -104,13 +105,15 @@ export type AgentEvent = EventBase &
   (
     | { type: 'text'; text: string }
     | { type: 'tool_call'; id: string; name: string; args: unknown; parseError?: string }
-    | { type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; evictedTo?: string }
+    /** `change`: what a write or edit did to its file (created or not, the hunks), for the window's card. */
+    | { type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; evictedTo?: string; change?: FileChangeSummary }
     | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string }
     | { type: 'todos'; todos: Todo[] }
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
     | { type: 'checkpoint'; id: string; files: CheckpointFile[] }
-    | { type: 'error'; message: string }
+    /** The run failed; `status`: the provider's HTTP status when it answered with one (401: the key was refused). */
+    | { type: 'error'; message: string; status?: number }
     /** A message the person queued during the run, delivered now (it follows in the history). */
     | { type: 'user_message'; text: string; queuedId?: string }
     /** The thread's queued messages changed (the app sends this; the loop never does). */

@@ -21,6 +21,9 @@ describe('createChatModel', () => {
   it('needs the provider API key', () => {
     expect(() => createChatModel({ model: 'anthropic:claude-sonnet-4-5', env: {} })).toThrow('No API key for anthropic: set ANTHROPIC_API_KEY or pass --api-key');
     expect(() => createChatModel({ model: 'openai:gpt-4o', env: {} })).toThrow('No API key for openai: set OPENAI_API_KEY or pass --api-key');
+    // Which is missing, for a window to say it in its own words (the CLI keeps these).
+    expect(() => createChatModel({ model: 'anthropic:claude-sonnet-4-5', env: {} })).toThrow(expect.objectContaining({ missing: 'api-key', provider: 'anthropic' }));
+    expect(() => createChatModel({ model: 'openai-compatible:qwen3', env: {} })).toThrow(expect.objectContaining({ missing: 'base-url' }));
     expect(createChatModel({ model: 'anthropic:claude-sonnet-4-5', env: { ANTHROPIC_API_KEY: 'k' } }).id).toBe('anthropic:claude-sonnet-4-5');
     expect(createChatModel({ model: 'openai:gpt-4o', apiKey: 'k', env: {} }).provider).toBe('openai');
     expect(createChatModel({ model: 'ollama:llama3.1', env: {} }).id).toBe('ollama:llama3.1');

@@ -99,6 +99,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
       if (baseUrl === undefined) {
         throw new ModelConfigError(
           'The openai-compatible provider needs a base URL (--base-url), e.g. http://127.0.0.1:8080/v1 for llama.cpp or http://127.0.0.1:1234/v1 for LM Studio',
+          { missing: 'base-url', provider: 'openai-compatible' },
         );
       }
       const key = apiKey ?? nonEmpty(env.OPENAI_API_KEY);
@@ -166,7 +167,7 @@ export function checkUrl(value: string): void {
 }
 
 function missingKey(provider: ProviderName, variable: string): ModelConfigError {
-  return new ModelConfigError(`No API key for ${provider}: set ${variable} or pass --api-key`);
+  return new ModelConfigError(`No API key for ${provider}: set ${variable} or pass --api-key`, { missing: 'api-key', provider });
 }
 
 export function nonEmpty(value: string | undefined): string | undefined {

@@ -62,9 +62,18 @@ export class AbortedError extends Error {
 
 /** Bad model settings (unknown provider, missing model name, base URL or API key). Never retried. */
 export class ModelConfigError extends Error {
-  constructor(message: string) {
+  /**
+   * What is missing, when that is the problem: the message is worded for the command line
+   * (the variable, the flag), and a window says instead where to set it.
+   */
+  readonly missing: 'api-key' | 'base-url' | undefined;
+  readonly provider: ProviderName | undefined;
+
+  constructor(message: string, options: { missing?: 'api-key' | 'base-url'; provider?: ProviderName } = {}) {
     super(message);
     this.name = 'ModelConfigError';
+    this.missing = options.missing;
+    this.provider = options.provider;
   }
 }
 

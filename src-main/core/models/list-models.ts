@@ -32,16 +32,16 @@ export async function listModels(options: ListModelsOptions): Promise<string[]> 
   switch (options.provider) {
     case 'anthropic': {
       const key = apiKey ?? nonEmpty(env.ANTHROPIC_API_KEY);
-      if (key === undefined) throw new ModelConfigError('No API key for anthropic: save one first');
+      if (key === undefined) throw new ModelConfigError('No API key for anthropic: save one first', { missing: 'api-key', provider: 'anthropic' });
       const base = trimSlash(baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL);
       return ids(await get({ url: `${base}/models?limit=1000`, headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' } }));
     }
     case 'openai':
     case 'openai-compatible': {
       const key = apiKey ?? nonEmpty(env.OPENAI_API_KEY);
-      if (options.provider === 'openai' && key === undefined) throw new ModelConfigError('No API key for openai: save one first');
+      if (options.provider === 'openai' && key === undefined) throw new ModelConfigError('No API key for openai: save one first', { missing: 'api-key', provider: 'openai' });
       const base = baseUrl ?? (options.provider === 'openai' ? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL : undefined);
-      if (base === undefined) throw new ModelConfigError('Enter the server\'s base URL first, e.g. http://127.0.0.1:1234/v1');
+      if (base === undefined) throw new ModelConfigError('Enter the server\'s base URL first, e.g. http://127.0.0.1:1234/v1', { missing: 'base-url', provider: 'openai-compatible' });
       return ids(await get({ url: `${trimSlash(base)}/models`, headers: key ? { authorization: `Bearer ${key}` } : {} }));
     }
     case 'ollama': {

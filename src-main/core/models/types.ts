@@ -1,5 +1,7 @@
 // Provider-neutral model interface. The agent loop depends only on this file.
 
+import type { FileChangeSummary } from '../tools/file-change';
+
 export type ContentPart =
   | { type: 'text'; text: string }
   | { type: 'image'; mimeType: string; data: string /* base64 */ };
@@ -20,7 +22,8 @@ export interface ToolCall {
 export type ChatMessage =
   | { role: 'user'; content: string | ContentPart[]; note?: MessageNote }
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean };
+  /** `change`: what a write or edit did to its file, kept for the window (providers never see it). */
+  | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean; change?: FileChangeSummary };
 
 /**
  * Marks a user-role message that Deepdesk put into the history to tell the model something

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { boolArg, checkPath, pathArg } from './args';
 import { withPathLock } from './path-lock';
 import { applyEdit } from '../backends/text';
+import { describeChange, fileText } from './file-change';
 import { defineTool, errorText, text } from './tool';
 
 const schema = z.object({
@@ -41,11 +42,13 @@ export const editFileTool = defineTool({
     return withPathLock(ctx.backend, checked.path, async () => {
       const refusal = await ctx.guard.check(ctx.backend, checked.path, 'edit');
       if (refusal !== null) return errorText(refusal);
+      const before = await fileText(ctx.backend, checked.path);
       const result = await ctx.backend.edit(checked.path, args.old_string, args.new_string, args.replace_all ?? false);
       if (result.error !== undefined) return errorText(result.error);
       const path = result.path ?? checked.path;
       await ctx.guard.remember(ctx.backend, path);
-      return text(`Successfully replaced ${result.occurrences ?? 1} instance(s) of the string in '${path}'`);
+      const change = describeChange(path, before, await fileText(ctx.backend, path));
+      return { ...text(`Successfully replaced ${result.occurrences ?? 1} instance(s) of the string in '${path}'`), ...(change ? { change } : {}) };
     });
   },
 });

@@ -4,6 +4,8 @@ import { boolArg, numberArg } from './args';
 import { defineTool, errorText, text } from './tool';
 
 export const EXECUTE_DEFAULT_TIMEOUT_S = 120;
+/** The last line of a cancelled command's output, when the backend wrote one. */
+const CANCELLED_LINE = /(?:^|\n)\[Command was cancelled[^\]\n]*\]$/;
 export const EXECUTE_MAX_TIMEOUT_S = 3600;
 
 const schema = z
@@ -66,6 +68,8 @@ export const executeTool = defineTool({
     // The blocked line comes last, after the exit status (SPEC §7).
     const blocked = result.sandboxBlocked;
     if (blocked && output.endsWith(blocked)) output = output.slice(0, -blocked.length).replace(/\n+$/, '');
+    // A stopped command says so once: the backend's own line ("… cancelled and killed") is the status.
+    if (result.exitCode === null && CANCELLED_LINE.test(output)) return text(`${output}${blocked ? `\n${blocked}` : ''}`);
     const status =
       result.exitCode === 0
         ? '[Command succeeded with exit code 0]'

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import type { RunContext } from '../agent/middleware';
 import type { AgentEventBody } from '../agent/types';
+import type { FileChangeSummary } from './file-change';
 import type { ReadGuard } from './read-guard';
 
 export interface ToolImage {
@@ -21,6 +22,8 @@ export interface ToolOutput {
   isError?: boolean;
   /** Events a middleware reports about this call, emitted right after its tool_result (e.g. `checkpoint`). */
   followUp?: AgentEventBody[];
+  /** What a write or edit did to its file (for the window's card; kept with the result, never sent to the model). */
+  change?: FileChangeSummary;
 }
 
 /** Whether a tool output reports a failure. */

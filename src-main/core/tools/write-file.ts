@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkPath, pathArg } from './args';
+import { describeChange, fileText } from './file-change';
 import { withPathLock } from './path-lock';
 import { defineTool, errorText, text } from './tool';
 
@@ -29,11 +30,13 @@ export const writeFileTool = defineTool({
     return withPathLock(ctx.backend, checked.path, async () => {
       const refusal = await ctx.guard.check(ctx.backend, checked.path, 'overwrite');
       if (refusal !== null) return errorText(refusal);
+      const before = await fileText(ctx.backend, checked.path);
       const result = await ctx.backend.write(checked.path, args.content);
       if (result.error !== undefined) return errorText(result.error);
       const path = result.path ?? checked.path;
       await ctx.guard.remember(ctx.backend, path);
-      return text(`Updated file ${path}`);
+      const change = describeChange(path, before, await fileText(ctx.backend, path));
+      return { ...text(`Updated file ${path}`), ...(change ? { change } : {}) };
     });
   },
 });

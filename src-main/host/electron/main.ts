@@ -4,7 +4,7 @@
 import { app, dialog, session, type BrowserWindow } from 'electron';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDesktopApp, NoFolderChosenError } from '../../app/desktop';
+import { createDesktopApp } from '../../app/desktop';
 import { resolveDataDir } from '../../app/data-dir';
 import type { AppHostApi } from '../../app/host-api';
 import { parseDesktopArgs, userArgs } from './args';
@@ -53,9 +53,10 @@ async function start(): Promise<void> {
   await app.whenReady();
   hardenSession(session.defaultSession, pages);
 
+  // Without a folder the window opens on `Open folder` (the recent folders and the native dialog).
   let folder = args.folder;
   if (folder !== null && !isDirectory(folder)) {
-    dialog.showErrorBox('Folder not found', `${folder} is not a folder. Choose one in the window.`);
+    dialog.showErrorBox('Folder not found', `${folder} is not a folder. Open one in the window.`);
     folder = null;
   }
 
@@ -75,19 +76,9 @@ async function start(): Promise<void> {
       dataDir: resolveDataDir(args.dataDir),
       secrets: createSafeStorageSecretStore(join(app.getPath('userData'), 'secrets.json')),
       pickFolder: () => pickFolderDialog(currentWindow()),
-      openFolder: (picked) => {
-        // `electron .` keeps its app path argument; a packaged app has none.
-        app.relaunch({ args: [...process.argv.slice(1, process.defaultApp ? 2 : 1), '--folder', picked] });
-        app.quit();
-      },
       version: app.getVersion(),
     });
   } catch (err) {
-    // Cancelling the first open-folder dialog is a normal way to leave.
-    if (err instanceof NoFolderChosenError) {
-      app.exit(0);
-      return;
-    }
     fail('Deepdesk could not start', err);
     return;
   }

@@ -9,15 +9,15 @@ import { ModeControl } from './ModeControl';
 interface AppHeaderProps {
   folderName: string;
   folder: string;
-  canPickFolder: boolean;
   model: string;
   connection: ConnectionStatus;
-  onPickFolder(): void;
+  /** Offers another folder: recent ones, a path, the native dialog in the desktop app. */
+  onOpenFolder(): void;
   onOpenSettings(): void;
   mode: ModeApi;
 }
 
-export function AppHeader({ folderName, folder, canPickFolder, model, connection, onPickFolder, onOpenSettings, mode }: AppHeaderProps): React.JSX.Element {
+export function AppHeader({ folderName, folder, model, connection, onOpenFolder, onOpenSettings, mode }: AppHeaderProps): React.JSX.Element {
   return (
     <header className="app-header">
       <div className="brand">
@@ -27,11 +27,11 @@ export function AppHeader({ folderName, folder, canPickFolder, model, connection
       <div className="header-folder" title={folder}>
         <Icon name="folder" size={14} />
         <span className="header-folder-name">{folderName || folder || '…'}</span>
-        {canPickFolder ? (
-          <button type="button" className="btn btn-small btn-quiet" onClick={onPickFolder}>
-            Open folder…
-          </button>
-        ) : null}
+        <button type="button" className="btn btn-small btn-quiet header-open-folder" onClick={onOpenFolder} title="Open another folder">
+          <Icon name="folderOpen" size={14} />
+          {/* Only the icon shows on a narrow window; the name stays for assistive technology and tests. */}
+          <span className="header-open-folder-label">Open folder</span>
+        </button>
       </div>
       <span className="spacer" />
       <ModeChooser mode={mode} />

@@ -1,7 +1,8 @@
 // A paused tool call, asked inline in the conversation at the call (SPEC §6: a group named
 // `Approve tool call`): approve (optionally always), reject with a message, edit what
 // matters, or answer instead. Shortcuts while focus is in the card: 1 approve, 2 approve
-// and always allow, 3 reject, E edit, Esc to reject with a message. Nothing here is modal.
+// and always allow, 3 reject, E edit, Esc to reject with a message; other typing goes to the
+// message box. Nothing here is modal.
 // Everything the model controls (the command, paths, the analyser's reason and the rule
 // offered, which quote them) is plain text with invisible characters escaped, never
 // Markdown or HTML: whatever backticks, quotes or tags it holds, it reads as written.
@@ -9,6 +10,7 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
 import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/approval-edit';
+import { focusMessageBox } from '../lib/focus';
 import { describeRule } from '../lib/rules';
 import { commandOf, safeJson } from '../lib/tool-summary';
 import { hasInvisible } from '../lib/visible-text';
@@ -134,7 +136,11 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
       },
     };
     const action = actions[e.key === 'E' ? 'e' : e.key];
-    if (!action) return;
+    if (!action) {
+      // Typing that is no shortcut was meant for the message box: it goes there (this key too).
+      if (e.key.length === 1 && e.key !== ' ' && !(target instanceof HTMLSelectElement)) focusMessageBox();
+      return;
+    }
     e.preventDefault();
     e.stopPropagation();
     action();

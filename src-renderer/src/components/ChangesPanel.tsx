@@ -6,6 +6,7 @@ import type { ChangedFile } from '../../../src-main/app/contract/checkpoints';
 import { useCheckpoints } from '../state/checkpoints-context';
 import { DiffView } from './DiffView';
 import { Icon } from './Icon';
+import { PathName } from './PathName';
 
 /** Diffs open by default up to this many files; the rest open on demand. */
 const OPEN_BY_DEFAULT = 8;
@@ -51,13 +52,15 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
     <li className="changes-item" aria-label={file.path}>
       <div className="changes-item-head">
         <button type="button" className="changes-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
-          <span className="mono changes-path">{file.path}</span>
-          <span className="changes-status muted">{ignored ? 'changed inside ignored folder' : file.status}</span>
-          {!file.binary && !ignored ? (
-            <span className="diff-stats">
-              <span className="diff-added">+{file.added}</span> <span className="diff-removed">−{file.removed}</span>
-            </span>
-          ) : null}
+          <PathName path={file.path} className="mono changes-path" />
+          <span className="changes-meta">
+            <span className="changes-status muted">{ignored ? 'changed inside ignored folder' : file.status}</span>
+            {!file.binary && !ignored ? (
+              <span className="diff-stats">
+                <span className="diff-added">+{file.added}</span> <span className="diff-removed">−{file.removed}</span>
+              </span>
+            ) : null}
+          </span>
         </button>
         {ignored ? null : (
           <button type="button" className="btn btn-small" disabled={busy} onClick={onRevert} title={`Undo the agent's changes to ${file.path}`}>

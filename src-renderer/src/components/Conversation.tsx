@@ -15,6 +15,7 @@ import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
 import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { approvalKey } from '../lib/approval-key';
+import { focusMessageBox, keyboardIsFree } from '../lib/focus';
 
 interface ConversationProps {
   state: ThreadDisplayState;
@@ -24,6 +25,8 @@ interface ConversationProps {
   decidedPreviews: ReadonlyMap<string, DecidedPreview>;
   onDecide(approval: PendingApproval, decision: ApprovalDecisionDto): Promise<boolean>;
   onRetry(): void;
+  /** Stops the run (Esc in the conversation, as in the message box). */
+  onStop?(): void;
   onOpenSettings(): void;
   openThreadFile(path: string, title: string): void;
   onSendQueuedNow?(queuedId: string): Promise<void>;
@@ -34,14 +37,8 @@ const STICK_DISTANCE = 80;
 
 const noop = async (): Promise<void> => undefined;
 
-/** Whether an approval may take focus: not while the person is typing or in the terminal. */
-function focusIsFree(log: HTMLElement | null): boolean {
-  const active = document.activeElement;
-  return active === null || active === document.body || (log !== null && log.contains(active));
-}
-
 export function Conversation(props: ConversationProps): React.JSX.Element {
-  const { state, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
+  const { state, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   /** Where we last scrolled to by ourselves: a scroll above it since then was the person's. */
@@ -58,16 +55,22 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     [shownIds, pending, orphans],
   );
 
-  // The oldest waiting approval takes focus when it appears, if focus is free.
+  // The oldest waiting approval takes the keyboard when it appears, unless the person is
+  // typing a draft or working elsewhere (the empty message box gives it up: the approval's
+  // keys then work right after Send). When the last one is decided, the message box has it again.
   const [focusApproval, setFocusApproval] = useState<string | null>(null);
   const first = order[0] ?? null;
+  const hadFirst = useRef(false);
   useEffect(() => {
-    setFocusApproval(first !== null && focusIsFree(ref.current) ? first : null);
+    const free = keyboardIsFree(ref.current);
+    setFocusApproval(first !== null && free ? first : null);
+    if (first === null && hadFirst.current && (document.activeElement === null || document.activeElement === document.body)) focusMessageBox();
+    hadFirst.current = first !== null;
   }, [first]);
 
   const context = useMemo<ConversationContextValue>(
-    () => ({ running: state.running, subTodos: state.subTodos, pendingApprovals: pending, approvalOrder: order, focusApproval, decide: onDecide, decidedPreviews, openThreadFile }),
-    [state.running, state.subTodos, pending, order, focusApproval, onDecide, decidedPreviews, openThreadFile],
+    () => ({ running: state.running, subTodos: state.subTodos, pendingApprovals: pending, approvalOrder: order, focusApproval, decide: onDecide, decidedPreviews, openThreadFile, openSettings: onOpenSettings }),
+    [state.running, state.subTodos, pending, order, focusApproval, onDecide, decidedPreviews, openThreadFile, onOpenSettings],
   );
 
   // Sending jumps to the sent message, wherever the person had scrolled.
@@ -112,12 +115,24 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     setBehind(false);
   };
 
+  // When the run started here (the wait shows its seconds); kept while an approval interrupts it.
+  const runStarted = useRef<number | null>(null);
+  if (state.running && runStarted.current === null) runStarted.current = Date.now();
+  else if (!state.running) runStarted.current = null;
+
+  // Esc stops the run from anywhere in the conversation (an approval's own Esc comes first).
+  const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>): void => {
+    if (e.key !== 'Escape' || e.defaultPrevented || !state.running || onStop === undefined) return;
+    e.preventDefault();
+    onStop();
+  };
+
   const empty = state.items.length === 0;
   const last = grouped.top.at(-1);
   const canRetry = !state.running && last?.kind === 'error' && last.retryable === true;
   return (
     <div className="conversation-wrap">
-      <div ref={ref} className="conversation" role="log" aria-label="Conversation" aria-live="polite" onScroll={onScroll}>
+      <div ref={ref} className="conversation" role="log" aria-label="Conversation" aria-live="polite" tabIndex={-1} onScroll={onScroll} onKeyDown={onKeyDown}>
         <TodoPanel todos={state.todos} />
         {noModel ? (
           <div className="no-model">
@@ -165,7 +180,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
             <span className="muted small">Runs the agent again from here.</span>
           </div>
         ) : null}
-        {state.running && !pending.size ? <Working retry={state.retry} /> : null}
+        {state.running && !pending.size ? <Working retry={state.retry} since={runStarted.current ?? Date.now()} canStop={onStop !== undefined} /> : null}
         <QueuedMessages queued={state.queued} running={state.running} onSendNow={onSendQueuedNow} onCancel={onCancelQueued} />
       </div>
       {behind ? (
@@ -178,12 +193,22 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   );
 }
 
-function Working({ retry }: { retry: RetryNotice | null }): React.JSX.Element {
-  const now = useNow(retry !== null, 250);
+function Working({ retry, since, canStop }: { retry: RetryNotice | null; since: number; canStop: boolean }): React.JSX.Element {
+  const now = useNow(true, retry !== null ? 250 : 1000);
   if (retry === null) {
+    // The seconds tick without being read out (the log is a live region).
+    const elapsed = Math.max(0, Math.floor((now - since) / 1000));
     return (
-      <div className="working">
-        <Spinner /> Working…
+      <div className="working" aria-live="off">
+        <Spinner />
+        <span>
+          Working… <span className="working-elapsed">{elapsed} s</span>
+        </span>
+        {canStop ? (
+          <span className="muted working-hint">
+            · <kbd>Esc</kbd> to stop
+          </span>
+        ) : null}
       </div>
     );
   }

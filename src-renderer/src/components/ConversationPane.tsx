@@ -38,6 +38,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
           decidedPreviews={session.decidedPreviews}
           onDecide={session.decide}
           onRetry={() => void session.retry()}
+          onStop={() => void session.stop()}
           onOpenSettings={onOpenSettings}
           openThreadFile={openThreadFile}
           onSendQueuedNow={session.sendQueuedNow}

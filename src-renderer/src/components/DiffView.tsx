@@ -1,28 +1,33 @@
-// A unified diff of a file before and after a write or edit. The path is shown with its
-// invisible characters escaped (a path is something the person trusts).
+// A unified diff of a file before and after a write or edit, or the hunks a write recorded
+// (with the file's real line numbers). The path is shown with its invisible characters
+// escaped (a path is something the person trusts).
 
 import { useMemo } from 'react';
-import { diffRows } from '../lib/diff-rows';
-import { VisibleText } from './VisibleText';
+import type { FileChangeDto } from '../../../src-main/app/contract';
+import { diffRows, rowsFromHunks } from '../lib/diff-rows';
+import { PathName } from './PathName';
 
 const MAX_ROWS = 2000;
 
-export function DiffView({ path, before, after }: { path: string; before: string; after: string }): React.JSX.Element {
-  const { rows, added, removed } = useMemo(() => diffRows(before, after), [before, after]);
+type DiffViewProps = { path: string } & ({ before: string; after: string; change?: undefined } | { change: FileChangeDto; before?: undefined; after?: undefined });
+
+export function DiffView({ path, before, after, change }: DiffViewProps): React.JSX.Element {
+  const { rows, added, removed } = useMemo(() => (change ? { ...rowsFromHunks(change.hunks), added: change.added, removed: change.removed } : diffRows(before!, after!)), [before, after, change]);
+  const created = change ? change.created : before === '';
   const shown = rows.slice(0, MAX_ROWS);
   return (
     <figure className="diff" aria-label={`Changes to ${path}`}>
       <figcaption className="diff-head">
-        <span className="mono">
-          <VisibleText text={path} />
-        </span>
+        <PathName path={path} className="mono diff-path" />
         <span className="diff-stats">
           <span className="diff-added">+{added}</span> <span className="diff-removed">−{removed}</span>
-          {before === '' ? <span className="muted"> (new file)</span> : null}
+          {created ? <span className="muted"> (new file)</span> : null}
         </span>
       </figcaption>
-      {rows.length === 0 ? (
-        <p className="muted diff-none">No changes.</p>
+      {change?.truncated && rows.length === 0 ? (
+        <p className="muted diff-none">Too large to show here.</p>
+      ) : rows.length === 0 ? (
+        <p className="muted diff-none">{created ? 'An empty file.' : 'No changes.'}</p>
       ) : (
         <div className="diff-body" tabIndex={0}>
           <table className="diff-table">
@@ -47,6 +52,7 @@ export function DiffView({ path, before, after }: { path: string; before: string
             </tbody>
           </table>
           {rows.length > MAX_ROWS ? <p className="muted">{rows.length - MAX_ROWS} more lines not shown.</p> : null}
+          {change?.truncated ? <p className="muted">Only part of this change is shown.</p> : null}
         </div>
       )}
     </figure>

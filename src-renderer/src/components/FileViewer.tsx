@@ -60,6 +60,7 @@ function TextView({ path, text }: { path: string; text: string }): React.JSX.Ele
   const gutter = useMemo(() => Array.from({ length: Math.max(count, 1) }, (_, i) => i + 1).join('\n'), [count]);
   return (
     <>
+      {cut ? <p className="muted viewer-note" role="note">Showing the first {MAX_LINES.toLocaleString('en-US')} lines.</p> : null}
       <div className="code-view" tabIndex={0} aria-label={`Contents of ${path}`} aria-busy={pending ? 'true' : undefined}>
         <pre className="code-gutter" aria-hidden="true">
           {gutter}
@@ -74,7 +75,6 @@ function TextView({ path, text }: { path: string; text: string }): React.JSX.Ele
           )}
         </pre>
       </div>
-      {cut ? <p className="muted viewer-note">Showing the first {MAX_LINES.toLocaleString('en-US')} lines.</p> : null}
     </>
   );
 }
@@ -116,6 +116,12 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
           </div>
         ) : content.kind === 'text' ? (
           <>
+            {/* Said first, where the person starts reading, not after two million characters. */}
+            {content.truncated ? (
+              <p className="viewer-note viewer-truncated" role="note">
+                The file is larger than the viewer shows; this is its beginning.
+              </p>
+            ) : null}
             {markdown && !source ? (
               <div className="markdown-view" tabIndex={0} aria-label={`Contents of ${content.path}`}>
                 <Markdown text={content.text} />
@@ -123,7 +129,6 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
             ) : (
               <TextView path={content.path} text={content.text} />
             )}
-            {content.truncated ? <p className="muted viewer-note">The file is larger than the viewer shows; this is its beginning.</p> : null}
           </>
         ) : content.kind === 'image' ? (
           <div className="image-view">

@@ -6,6 +6,7 @@ import { ToolCallCard } from './ToolCallCard';
 import { SummaryNotice } from './SummaryNotice';
 import { UserMessage } from './UserMessage';
 import { Icon } from './Icon';
+import { useConversation } from './conversation-context';
 
 interface ItemListProps {
   items: readonly ConvItem[];
@@ -38,12 +39,7 @@ export function ItemList({ items, nestedByCall, depth = 0 }: ItemListProps): Rea
           case 'summary':
             return <SummaryNotice key={item.key} item={item} />;
           case 'error':
-            return (
-              <div key={item.key} className="notice notice-error">
-                <Icon name="alert" />
-                <span>Error: {item.message}</span>
-              </div>
-            );
+            return <ErrorNotice key={item.key} message={item.message} settings={item.settings === true} />;
           case 'notice':
             // A note the agent was given about a restore of files: what changed back (Undo restore is on the message or in Changes).
             if (item.restore) {
@@ -64,5 +60,21 @@ export function ItemList({ items, nestedByCall, depth = 0 }: ItemListProps): Rea
         }
       })}
     </>
+  );
+}
+
+/** A failed run or send; when its fix is in Settings (no model or key, a refused key) it offers them. */
+function ErrorNotice({ message, settings }: { message: string; settings: boolean }): React.JSX.Element {
+  const { openSettings } = useConversation();
+  return (
+    <div className="notice notice-error">
+      <Icon name="alert" />
+      <span>Error: {message}</span>
+      {settings && openSettings ? (
+        <button type="button" className="btn btn-small" onClick={openSettings}>
+          Open settings
+        </button>
+      ) : null}
+    </div>
   );
 }

@@ -1,13 +1,15 @@
 // Sanitised Markdown with highlighted code. Web links open outside the window; links and
-// inline-code paths to files in the folder open them in the viewer; code blocks have a
-// Copy button. What rendering may cost the page is bounded (lib/markdown-render.ts): large
+// inline-code paths to files in the folder open them in the viewer (only files that are
+// there: a path the folder does not have is plain text); code blocks have a Copy button. What rendering may cost the page is bounded (lib/markdown-render.ts): large
 // or slow texts are parsed in a worker, shown as plain text past a deadline or a size, and
 // inserted in parts; a streaming answer re-renders at most every LIMITS.streamIntervalMs.
 
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { splitMarkdownBlocks } from '../lib/markdown';
 import { LIMITS, markdownPipeline, plainPieces, type PlainReason, type RenderedPart, type Rendering } from '../lib/markdown-render';
 import { useOpenFile } from '../state/file-links';
+import { useTransport } from '../state/transport-context';
+import { pathExistence } from '../state/use-path-exists';
 import { copyText } from './CopyButton';
 
 function activate(target: HTMLElement, openFile: (path: string) => void): boolean {
@@ -21,39 +23,94 @@ function activate(target: HTMLElement, openFile: (path: string) => void): boolea
     });
     return true;
   }
-  const pathLink = target.closest<HTMLElement>('[data-path]');
+  const pathLink = target.closest<HTMLElement>('[data-path]:not([data-unlinked])');
   if (pathLink) {
     openFile(pathLink.dataset.path ?? '');
     return true;
   }
   const anchor = target.closest('a');
   if (!anchor) return false;
+  // A path the folder does not have: not a link.
+  if (anchor.hasAttribute('data-unlinked')) return true;
   const href = anchor.getAttribute('href') ?? '';
   if (/^https?:\/\//i.test(href) || /^mailto:/i.test(href)) window.open(href, '_blank', 'noopener,noreferrer');
   return true;
 }
 
+/**
+ * Links to folder paths (`data-path`) stay links only for files the folder has; the others
+ * become plain text (`data-unlinked`) until the folder has them, and back again if it does.
+ */
+function applyPathLinks(root: HTMLElement, exists: (path: string) => boolean | undefined): void {
+  for (const el of root.querySelectorAll<HTMLElement>('[data-path]')) {
+    const link = exists(el.dataset.path ?? '') === true;
+    if (link !== el.hasAttribute('data-unlinked')) continue;
+    if (!link) {
+      el.setAttribute('data-unlinked', '');
+      if (el.tagName === 'A') {
+        el.setAttribute('data-href', el.getAttribute('href') ?? '');
+        el.removeAttribute('href');
+      } else {
+        el.removeAttribute('role');
+        el.removeAttribute('tabindex');
+        el.classList.remove('path-link');
+      }
+      el.removeAttribute('title');
+    } else {
+      el.removeAttribute('data-unlinked');
+      if (el.tagName === 'A') {
+        el.setAttribute('href', el.getAttribute('data-href') ?? '');
+        el.removeAttribute('data-href');
+      } else {
+        el.setAttribute('role', 'link');
+        el.setAttribute('tabindex', '0');
+        el.classList.add('path-link');
+      }
+      el.setAttribute('title', `Open ${el.dataset.path ?? ''}`);
+    }
+  }
+}
+
 interface Handlers {
   onClick(e: React.MouseEvent<HTMLDivElement>): void;
   onKeyDown(e: React.KeyboardEvent<HTMLDivElement>): void;
+  /** Keeps folder-path links true to the folder as the rendered HTML changes. */
+  ref(el: HTMLDivElement | null): (() => void) | undefined;
 }
 
 function useHandlers(): Handlers {
   const openFile = useOpenFile();
+  const store = pathExistence(useTransport());
+  const ref = useCallback(
+    (el: HTMLDivElement | null) => {
+      if (!el) return undefined;
+      const apply = (): void => applyPathLinks(el, (path) => store.get(path));
+      apply();
+      const observer = new MutationObserver(apply);
+      observer.observe(el, { childList: true, subtree: true });
+      const off = store.subscribe(apply);
+      return () => {
+        observer.disconnect();
+        off();
+      };
+    },
+    [store],
+  );
   return useMemo(
     () => ({
+      ref,
       onClick(e) {
         if (activate(e.target as HTMLElement, openFile)) e.preventDefault();
       },
       onKeyDown(e) {
         const target = e.target as HTMLElement;
-        if ((e.key === 'Enter' || e.key === ' ') && target.matches('[data-copy-code], code[data-path]')) {
+        if ((e.key === 'Enter' || e.key === ' ') && target.matches('[data-copy-code], code[data-path]:not([data-unlinked])')) {
           e.preventDefault();
           activate(target, openFile);
         }
       },
     }),
-    [openFile],
+    [openFile, ref],
   );
 }
 

@@ -8,6 +8,7 @@ import { useConnection, useEvent } from '../state/transport-context';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './Icon';
 import { MemoryEditor } from './MemoryEditor';
+import { PathName } from './PathName';
 
 type Selection = { mode: 'view' | 'edit'; path: string; text?: string } | { mode: 'new' } | null;
 
@@ -118,7 +119,7 @@ export function MemoriesPanel(): React.JSX.Element {
               return (
                 <li key={entry.path}>
                   <button type="button" className={`memory-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={() => void openMemory(entry.path)}>
-                    <span className="memory-path">{entry.path.replace(/^\/memories\//, '')}</span>
+                    <PathName path={entry.path.replace(/^\/memories\//, '')} className="memory-path" />
                     <span className="memory-meta muted">
                       {[formatBytes(entry.size), entry.modifiedAt ? `changed ${formatRelativeTime(entry.modifiedAt)}` : null, writer(entry.modifiedBy)].filter(Boolean).join(' · ')}
                     </span>

@@ -2,6 +2,7 @@
 
 import { useId, useState } from 'react';
 import { Spinner } from './Icon';
+import { VisibleText } from './VisibleText';
 
 interface MemoryEditorProps {
   mode: 'view' | 'edit' | 'new';
@@ -26,7 +27,9 @@ export function MemoryEditor({ mode, path, text, onEdit, onCancel, onSave, onDel
     return (
       <div className="memory-detail" aria-label={`Memory ${path}`} role="group">
         <div className="memory-detail-head">
-          <span className="mono memory-detail-path">{path}</span>
+          <span className="mono memory-detail-path" title={path}>
+            <VisibleText text={path} />
+          </span>
           <button type="button" className="btn btn-small" onClick={onEdit} disabled={text === undefined}>
             Edit
           </button>
@@ -59,7 +62,9 @@ export function MemoryEditor({ mode, path, text, onEdit, onCancel, onSave, onDel
           <input id={pathId} className="mono" value={draftPath} onChange={(e) => setDraftPath(e.target.value)} placeholder="/memories/notes.md" autoFocus />
         </div>
       ) : (
-        <span className="mono memory-detail-path">{path}</span>
+        <span className="mono memory-detail-path" title={path}>
+          <VisibleText text={path} />
+        </span>
       )}
       <div className="field">
         <label htmlFor={textId}>Memory text</label>

@@ -78,7 +78,8 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
         setMention(null);
       }
     }
-    textarea.current?.focus();
+    // Not away from what keeps the keyboard on purpose (the offer of modes opened for the person).
+    if (!document.activeElement?.closest('[data-keeps-focus]')) textarea.current?.focus();
   }, [focusKey]);
 
   useEffect(() => {

@@ -52,6 +52,9 @@ export function Modal({ label, role = 'dialog', onEscape, className, title, chil
     const onKey = (event: KeyboardEvent): void => {
       if (stack[stack.length - 1] !== entry) return;
       if (event.key === 'Escape') {
+        // An open list inside the dialog (a combobox) closes first; the next Esc closes the dialog.
+        const target = event.target instanceof Element ? event.target : null;
+        if (target?.getAttribute('role') === 'combobox' && target.getAttribute('aria-expanded') === 'true') return;
         event.preventDefault();
         event.stopPropagation();
         escape.current?.();

@@ -1,12 +1,18 @@
 // Provider and model, base URL, API key, connection test and detected local servers.
+// The key typed here is part of the dialog's draft: `Save settings` stores it (so does
+// `Save key`, at once). The provider's models are listed by themselves only when that can
+// work (a key is stored, or none is needed), quietly; a listing error is shown only after the
+// person pressed `Refresh models`, and with nothing to list with yet the line says what to do.
 
 import { useEffect, useState } from 'react';
 import type { OverriddenFields, Result } from '../../../src-main/app/contract';
-import { parseModel, PROVIDER_LABELS, PROVIDERS, serverLabel, withProvider, type Provider } from '../lib/providers';
+import { listingHint, needsApiKey, parseModel, PROVIDER_LABELS, PROVIDERS, serverLabel, SHORT_PROVIDER_LABELS, withProvider, type Provider } from '../lib/providers';
+import { TransportError } from '../transport/errors';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { FlagNote } from './FlagNote';
 import { Spinner } from './Icon';
+import { ModelPicker } from './ModelPicker';
 import type { SettingsDraft } from './SettingsDialog';
 
 interface ModelSettingsProps {
@@ -18,7 +24,8 @@ interface ModelSettingsProps {
 }
 
 type Servers = Result<'settings.detectLocalServers'>;
-type ModelList = { models: string[] } | { error: string } | 'loading' | null;
+/** The provider's models: listed, being asked for, what to do first, or why they could not be listed (only once asked). */
+type ModelList = { models: string[] } | { hint: string } | { error: string } | 'loading' | null;
 
 const MODEL_PLACEHOLDERS: Record<Provider, string> = {
   anthropic: 'claude-sonnet-4-5',
@@ -30,58 +37,84 @@ const MODEL_PLACEHOLDERS: Record<Provider, string> = {
 export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSettingsProps): React.JSX.Element {
   const api = useApi();
   const parsed = parseModel(draft.model);
-  const [keyProvider, setKeyProvider] = useState<Provider>(parsed.provider ?? 'anthropic');
-  const provider = parsed.provider ?? keyProvider;
-  const [key, setKey] = useState('');
+  const provider = parsed.provider ?? draft.keyProvider;
+  const key = draft.apiKeyText;
   const [savingKey, setSavingKey] = useState(false);
   const [test, setTest] = useState<{ ok: boolean; message: string } | 'running' | null>(null);
   const [servers, setServers] = useState<Servers | 'running' | null>(null);
   const [modelList, setModelList] = useState<ModelList>(null);
-  const [listVersion, setListVersion] = useState(0);
-  const hasKey = apiKeys[provider] === true;
+  /** The person's `Refresh models` (each lists again, says why it failed and opens the list), for this provider and URL. */
+  const [asked, setAsked] = useState<{ n: number; target: string } | null>(null);
+  const hasKey = apiKeys[provider] === true || overridden.apiKey === true;
   const baseUrl = draft.baseUrl.trim();
+  const target = `${provider} ${baseUrl}`;
+  const askedHere = asked !== null && asked.target === target ? asked.n : 0;
 
-  // Once the provider answers, its models are offered: no typing of `provider:` needed.
+  // By itself, quietly, when it can work; on `Refresh models`, with the typed key and out loud.
   useEffect(() => {
-    if (provider === 'openai-compatible' && baseUrl === '') {
-      setModelList(null);
-      return;
+    const asked = askedHere;
+    const typedKey = asked > 0 ? key.trim() : '';
+    const hint = listingHint(provider, baseUrl, hasKey || typedKey !== '');
+    if (hint !== null && (asked === 0 || provider === 'openai-compatible')) {
+      setModelList({ hint });
+      return undefined;
     }
     let cancelled = false;
-    const timer = setTimeout(() => {
-      setModelList('loading');
-      api
-        .call('settings.listModels', { provider, ...(baseUrl ? { baseUrl } : {}) })
-        .then((r) => !cancelled && setModelList({ models: r.models }))
-        .catch((err: unknown) => !cancelled && setModelList({ error: errorMessage(err) }));
-    }, 400);
+    const timer = setTimeout(
+      () => {
+        setModelList('loading');
+        api
+          .call('settings.listModels', { provider, ...(baseUrl ? { baseUrl } : {}), ...(typedKey ? { apiKey: typedKey } : {}) })
+          .then((r) => !cancelled && setModelList({ models: r.models }))
+          .catch((err: unknown) => {
+            if (cancelled) return;
+            // Nothing to list with yet (no key): what to do. A failure is told only when asked.
+            if (err instanceof TransportError && err.code === 'needs_settings') setModelList({ hint: errorMessage(err) });
+            else setModelList(asked > 0 ? { error: errorMessage(err) } : null);
+          });
+      },
+      asked > 0 ? 0 : 400,
+    );
     return () => {
       cancelled = true;
       clearTimeout(timer);
     };
-  }, [api, provider, baseUrl, hasKey, listVersion]);
+    // The typed key is read when the person asks, not on every keystroke.
+  }, [api, provider, baseUrl, hasKey, askedHere]);
+
+  // A refresh the person asked for opens the list once it is there.
+  const [openKey, setOpenKey] = useState(0);
+  const [openPending, setOpenPending] = useState(false);
+  useEffect(() => {
+    if (!openPending || modelList === 'loading' || modelList === null) return;
+    setOpenPending(false);
+    if ('models' in modelList && modelList.models.length > 0) setOpenKey((k) => k + 1);
+  }, [openPending, modelList]);
+  const refresh = (): void => {
+    setModelList('loading');
+    setAsked((a) => ({ n: (a?.n ?? 0) + 1, target }));
+    setOpenPending(true);
+  };
 
   const setModelName = (name: string): void => {
     // A pasted `provider:model` picks the provider too.
     const pasted = parseModel(name.trim());
     if (pasted.provider) {
-      setKeyProvider(pasted.provider);
-      onChange({ model: `${pasted.provider}:${pasted.model}` });
+      onChange({ keyProvider: pasted.provider, model: `${pasted.provider}:${pasted.model}` });
     } else {
       onChange({ model: name === '' ? '' : `${provider}:${name}` });
     }
   };
 
   const chooseProvider = (next: Provider): void => {
-    setKeyProvider(next);
-    onChange({ model: withProvider(draft.model, next) });
+    onChange({ keyProvider: next, model: withProvider(draft.model, next) });
   };
 
   const saveKey = async (): Promise<void> => {
     setSavingKey(true);
     const saved = await api.safe('settings.setApiKey', { provider, key: key.trim() });
     setSavingKey(false);
-    if (saved) setKey('');
+    if (saved) onChange({ apiKeyText: '' });
   };
 
   const testConnection = async (): Promise<void> => {
@@ -108,7 +141,8 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
     setServers(found ?? []);
   };
 
-  const needsKey = provider === 'anthropic' || provider === 'openai';
+  const needsKey = needsApiKey(provider);
+  const models = modelList !== null && typeof modelList === 'object' && 'models' in modelList ? modelList.models : [];
   return (
     <fieldset className="settings-section">
       <legend>Model</legend>
@@ -126,38 +160,33 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
         <div className="field grow">
           <label htmlFor="settings-model">Model</label>
           <div className="field-inline">
-            <input
+            <ModelPicker
               id="settings-model"
-              className="mono"
-              list="settings-model-list"
-              placeholder={MODEL_PLACEHOLDERS[provider]}
               value={parsed.model}
-              spellCheck={false}
-              autoComplete="off"
+              models={models}
+              placeholder={MODEL_PLACEHOLDERS[provider]}
               disabled={overridden.model === true}
-              aria-describedby={overridden.model ? 'settings-model-flag' : undefined}
-              onChange={(e) => setModelName(e.target.value)}
+              describedBy={overridden.model ? 'settings-model-flag' : 'settings-model-status'}
+              onChange={setModelName}
+              openKey={openKey}
             />
-            <button type="button" className="btn btn-quiet" onClick={() => setListVersion((v) => v + 1)} disabled={modelList === 'loading' || overridden.model === true}>
+            <button type="button" className="btn btn-quiet" onClick={refresh} disabled={modelList === 'loading' || overridden.model === true}>
               Refresh models
             </button>
           </div>
-          <datalist id="settings-model-list">
-            {modelList && typeof modelList === 'object' && 'models' in modelList ? modelList.models.map((m) => <option key={m} value={m} />) : null}
-          </datalist>
           {overridden.model ? <FlagNote id="settings-model-flag" field="model" /> : null}
-          <p className="small muted" role="status">
+          <p id="settings-model-status" className={`small ${modelList !== null && typeof modelList === 'object' && 'error' in modelList ? 'error-text' : 'muted'}`} role="status">
             {modelList === 'loading'
               ? 'Asking the provider for its models…'
               : modelList === null
-                ? provider === 'openai-compatible'
-                  ? 'Enter the server’s base URL to list its models.'
-                  : ''
-                : 'error' in modelList
-                  ? `Could not list models: ${modelList.error}`
-                  : modelList.models.length === 0
-                    ? 'The provider lists no models.'
-                    : `${modelList.models.length} model${modelList.models.length === 1 ? '' : 's'} offered by ${PROVIDER_LABELS[provider]}: pick one or type a name.`}
+                ? ''
+                : 'hint' in modelList
+                  ? modelList.hint
+                  : 'error' in modelList
+                    ? `Could not list models: ${modelList.error}`
+                    : modelList.models.length === 0
+                      ? 'The provider lists no models.'
+                      : `${modelList.models.length} model${modelList.models.length === 1 ? '' : 's'} offered by ${PROVIDER_LABELS[provider]}: pick one or type another id.`}
           </p>
         </div>
       </div>
@@ -178,17 +207,31 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
       <div className="field">
         <label htmlFor="settings-api-key">API key for {PROVIDER_LABELS[provider]}</label>
         <div className="field-inline">
-          <input id="settings-api-key" type="password" autoComplete="off" placeholder={hasKey ? '•••••••• (stored)' : needsKey ? 'paste your key' : 'usually not needed'} value={key} onChange={(e) => setKey(e.target.value)} />
+          <input
+            id="settings-api-key"
+            type="password"
+            autoComplete="off"
+            placeholder={apiKeys[provider] === true ? '•••••••• (stored)' : needsKey ? 'paste your key' : 'usually not needed'}
+            value={key}
+            aria-describedby="settings-api-key-status"
+            onChange={(e) => onChange({ apiKeyText: e.target.value })}
+          />
           <button type="button" className="btn" onClick={() => void saveKey()} disabled={savingKey || key.trim() === ''}>
             Save key
           </button>
-          {hasKey ? (
+          {apiKeys[provider] === true ? (
             <button type="button" className="btn btn-quiet" onClick={() => void api.safe('settings.setApiKey', { provider, key: '' })}>
               Forget key
             </button>
           ) : null}
         </div>
-        <p className={`small ${hasKey ? 'ok-text' : 'muted'}`}>{hasKey ? 'A key is stored for this provider.' : 'No key stored for this provider.'}</p>
+        <p id="settings-api-key-status" className={`small ${apiKeys[provider] === true ? 'ok-text' : 'muted'}`}>
+          {key.trim() !== ''
+            ? `Save settings stores this key for ${SHORT_PROVIDER_LABELS[provider]}${apiKeys[provider] === true ? ', in place of the stored one' : ''}.`
+            : apiKeys[provider] === true
+              ? 'A key is stored for this provider.'
+              : 'No key stored for this provider.'}
+        </p>
         {overridden.apiKey ? <FlagNote id="settings-api-key-flag" field="apiKey" /> : null}
       </div>
       <div className="field-inline">
@@ -227,10 +270,7 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
                           className="btn btn-small"
                           disabled={overridden.model === true || overridden.baseUrl === true}
                           aria-label={`Use ${model} from ${serverLabel(server)}`}
-                          onClick={() => {
-                            setKeyProvider(server.provider);
-                            onChange({ model: `${server.provider}:${model}`, baseUrl: server.baseUrl });
-                          }}
+                          onClick={() => onChange({ keyProvider: server.provider, model: `${server.provider}:${model}`, baseUrl: server.baseUrl })}
                         >
                           {model}
                         </button>

@@ -1,18 +1,31 @@
-// A path shown in the conversation, as a link that opens the file in the viewer
-// (invisible characters shown as escapes: a path is something the person trusts).
+// A path shown in the conversation, as a link that opens the file in the viewer when the
+// file is in the folder (checked: a path that does not exist there is plain text), with
+// invisible characters shown as escapes (a path is something the person trusts). `fit`: in a
+// row short of room, the folders give way and the file name stays (PathName).
 
 import { useOpenFile } from '../state/file-links';
+import { usePathExists } from '../state/use-path-exists';
+import { PathName } from './PathName';
 import { VisibleText } from './VisibleText';
 
 const NOT_IN_FOLDER = /^\/(?:memories|large_tool_results|conversation_history)(?:\/|$)/;
 
-export function PathLink({ path, label }: { path: string; label?: string }): React.JSX.Element {
+interface PathLinkProps {
+  path: string;
+  label?: string;
+  fit?: boolean;
+}
+
+export function PathLink({ path, label, fit = false }: PathLinkProps): React.JSX.Element {
   const openFile = useOpenFile();
+  const inFolder = path.startsWith('/') && !NOT_IN_FOLDER.test(path);
+  const exists = usePathExists(inFolder ? path : null);
   const shown = label ?? path;
-  if (!path.startsWith('/') || NOT_IN_FOLDER.test(path)) {
+  const text = fit ? <PathName path={shown} title={false} /> : <VisibleText text={shown} />;
+  if (!inFolder || exists !== true) {
     return (
-      <span className="mono path-text">
-        <VisibleText text={shown} />
+      <span className="mono path-text" title={fit ? path : undefined}>
+        {text}
       </span>
     );
   }
@@ -27,7 +40,7 @@ export function PathLink({ path, label }: { path: string; label?: string }): Rea
         openFile(path);
       }}
     >
-      <VisibleText text={shown} />
+      {text}
     </a>
   );
 }

@@ -1,25 +1,39 @@
 // Settings: model and provider (keys, connection test, local servers), context window,
-// approval rules, subagents, theme. Edits are a draft until Save; API keys save at once
-// (they go to the OS keychain, never back to the window).
+// approval rules, subagents, theme. Edits are a draft until Save, the API key typed in too:
+// `Save settings` stores it (`Save key` stores it at once); keys go to the OS keychain or the
+// data folder's secrets file, never back to the window.
 // Save sends only the fields the person changed here, so a save never undoes what another
 // window saved meanwhile; fields not touched here follow such saves while the dialog is open.
 // A save that fails keeps the dialog open with what was typed, and says why.
 
 import { useEffect, useRef, useState } from 'react';
 import type { Params, Settings } from '../../../src-main/app/contract';
+import { parseModel, type Provider } from '../lib/providers';
 import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
+import { useApi } from '../state/use-api';
 import { Modal } from './Modal';
 import { FlagNote } from './FlagNote';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { SubagentSettings } from './SubagentSettings';
 
-export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & { contextWindowText: string };
+export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
+  contextWindowText: string;
+  /** An API key typed in and not stored yet (for the provider shown). */
+  apiKeyText: string;
+  /** The provider chosen while the model has none yet (the key field is for it). */
+  keyProvider: Provider;
+};
 
 function toDraft(settings: Settings): SettingsDraft {
   const { apiKeys: _keys, overridden: _flags, ...rest } = settings;
-  return { ...rest, contextWindowText: settings.contextWindow !== undefined ? String(settings.contextWindow) : '' };
+  return {
+    ...rest,
+    contextWindowText: settings.contextWindow !== undefined ? String(settings.contextWindow) : '',
+    apiKeyText: '',
+    keyProvider: parseModel(settings.model).provider ?? 'anthropic',
+  };
 }
 
 const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText'] as const;
@@ -33,7 +47,8 @@ function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraf
 }
 
 export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Element {
-  const { settings, update } = useSettings();
+  const api = useApi();
+  const { settings, update, replace } = useSettings();
   // `base`: the settings the draft started from (moved on when they change elsewhere).
   const base = useRef<{ source: Settings; draft: SettingsDraft } | null>(settings ? { source: settings, draft: toDraft(settings) } : null);
   const [draft, setDraft] = useState<SettingsDraft | null>(() => base.current?.draft ?? null);
@@ -71,18 +86,27 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
       }
       patch.contextWindow = n;
     }
+    // The key typed in is saved too, for the provider shown (whatever button stored keys before).
+    const key = draft.apiKeyText.trim();
+    const keyProvider = parseModel(draft.model).provider ?? draft.keyProvider;
     setError(null);
-    if (Object.keys(patch).length === 0) {
+    if (Object.keys(patch).length === 0 && key === '') {
       onClose();
       return;
     }
     setSaving(true);
+    let keySaved = false;
     try {
-      await update(patch);
+      if (key !== '') {
+        replace(await api.call('settings.setApiKey', { provider: keyProvider, key }));
+        keySaved = true;
+        change({ apiKeyText: '' });
+      }
+      if (Object.keys(patch).length > 0) await update(patch);
     } catch (err) {
-      // Nothing was saved: the dialog stays open with what was typed.
+      // Not saved: the dialog stays open with what was typed.
       const why = errorMessage(err);
-      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}. Nothing was saved.`);
+      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}. ${keySaved ? 'The API key was saved; the other settings were not.' : 'Nothing was saved.'}`);
       return;
     } finally {
       setSaving(false);

@@ -1,7 +1,8 @@
 // The Terminal region (SPEC §6, §7): the thread's terminals as tabs. The person's own shell
 // (theirs: outside the sandbox) and one view per command the agent ran, each in a pty of its
 // own; a command that starts is shown at once, and the person can type into it while it
-// runs. The header says whether the agent's commands run sandboxed.
+// runs. The header says whether the agent's commands run sandboxed. The person's shell starts
+// when the terminal is first opened, not behind a collapsed panel.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { TerminalInfoDto } from '../../../src-main/app/contract';
@@ -18,9 +19,11 @@ interface TerminalPanelProps {
   threadId: string | null;
   theme: 'dark' | 'light';
   mode: ModeApi;
+  /** The panel is expanded (the person's shell starts once it has been). */
+  open?: boolean;
 }
 
-export function TerminalPanel({ threadId, theme, mode }: TerminalPanelProps): React.JSX.Element {
+export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPanelProps): React.JSX.Element {
   const sandbox = mode.state?.sandbox ?? null;
   const api = useApi();
   const [terminals, setTerminals] = useState<TerminalInfoDto[]>([]);
@@ -28,6 +31,8 @@ export function TerminalPanel({ threadId, theme, mode }: TerminalPanelProps): Re
   const [focusOnShow, setFocusOnShow] = useState(false);
   const panel = useRef<HTMLElement>(null);
   const known = useRef(new Set<string>());
+  const [opened, setOpened] = useState(open);
+  if (open && !opened) setOpened(true);
 
   const refresh = useCallback(
     async (id: string, first: boolean) => {
@@ -128,15 +133,19 @@ export function TerminalPanel({ threadId, theme, mode }: TerminalPanelProps): Re
               ) : null,
             )}
           </div>
-          <TerminalView
-            key={`${threadId}/${selected}`}
-            threadId={threadId}
-            terminalId={selected}
-            theme={theme}
-            interactive={selected === SHELL || current?.running === true}
-            focus={focusOnShow}
-            label={selected === SHELL ? 'Your shell' : `Command: ${oneLine(current?.kind === 'command' ? current.command : '')}`}
-          />
+          {selected === SHELL && !opened ? (
+            <div className="terminal-host" />
+          ) : (
+            <TerminalView
+              key={`${threadId}/${selected}`}
+              threadId={threadId}
+              terminalId={selected}
+              theme={theme}
+              interactive={selected === SHELL || current?.running === true}
+              focus={focusOnShow}
+              label={selected === SHELL ? 'Your shell' : `Command: ${oneLine(current?.kind === 'command' ? current.command : '')}`}
+            />
+          )}
         </>
       ) : (
         <div className="terminal-host" />

@@ -1,10 +1,11 @@
-// Threads: search, grouped by date; new, switch, rename inline, delete with a confirmation;
-// shows which are running and which wait for an approval.
+// Threads: search (titles, and the messages through the server), grouped by date; new,
+// switch, rename inline, delete with a confirmation; shows which are running and which wait
+// for an approval.
 
-import { useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
 import { formatRelativeTime } from '../lib/format';
-import { filterThreads, groupThreads } from '../lib/thread-groups';
+import { groupThreads, searchThreads, type MessageMatches } from '../lib/thread-groups';
 import { useApi } from '../state/use-api';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './Icon';
@@ -25,7 +26,31 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
   const [deleting, setDeleting] = useState<ThreadSummaryDto | null>(null);
   const [query, setQuery] = useState('');
   const searchId = useId();
-  const groups = useMemo(() => groupThreads(filterThreads(threads, query)), [threads, query]);
+  const [messageMatches, setMessageMatches] = useState<MessageMatches | null>(null);
+  const found = useMemo(() => searchThreads(threads, query, messageMatches), [threads, query, messageMatches]);
+  const groups = useMemo(() => groupThreads(found.threads), [found]);
+
+  // The messages are searched by the server (debounced; asked again when threads change).
+  useEffect(() => {
+    const q = query.trim();
+    if (q === '') {
+      setMessageMatches(null);
+      return undefined;
+    }
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      api
+        .call('threads.search', { query: q })
+        .then((list) => {
+          if (!cancelled) setMessageMatches({ query: q, snippets: new Map(list.map((m) => [m.threadId, m.snippet])) });
+        })
+        .catch(() => undefined);
+    }, 150);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [api, query, threads]);
 
   const rename = async (id: string, title: string): Promise<void> => {
     setRenaming(null);
@@ -91,6 +116,7 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
                     running={thread.id === currentId ? currentRunning || thread.running : thread.running}
                     renaming={renaming === thread.id}
                     when={formatRelativeTime(thread.updatedAt)}
+                    match={found.snippets.get(thread.id)}
                     onSelect={() => onSelect(thread.id)}
                     onStartRename={() => setRenaming(thread.id)}
                     onRename={(title) => void rename(thread.id, title)}

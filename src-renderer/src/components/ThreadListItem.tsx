@@ -10,6 +10,8 @@ interface ThreadListItemProps {
   running: boolean;
   renaming: boolean;
   when: string;
+  /** What matched the search in its messages, when it was found by them. */
+  match?: string | undefined;
   onSelect(): void;
   onStartRename(): void;
   onRename(title: string): void;
@@ -18,7 +20,7 @@ interface ThreadListItemProps {
 }
 
 export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
-  const { thread, current, running, renaming, when } = props;
+  const { thread, current, running, renaming, when, match } = props;
   const title = thread.title || 'Untitled thread';
   const [draft, setDraft] = useState(title);
   const input = useRef<HTMLInputElement>(null);
@@ -67,7 +69,7 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
       <button type="button" className="thread-select" title={title} aria-current={current ? 'true' : undefined} onClick={props.onSelect} onDoubleClick={props.onStartRename}>
         <span className="thread-title">{title}</span>
         <span className="thread-meta">
-          {running ? (
+          {running && thread.pendingApprovals === 0 ? (
             <span className="thread-running">
               <Spinner /> running
             </span>
@@ -75,11 +77,19 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
             <span className="muted">{when}</span>
           )}
           {thread.pendingApprovals > 0 ? (
-            <span className="badge badge-warn" title="Waiting for your approval">
-              {thread.pendingApprovals} pending
+            <span
+              className="badge badge-warn thread-waiting"
+              title={thread.pendingApprovals === 1 ? 'A call waits for your approval' : `${thread.pendingApprovals} calls wait for your approval`}
+            >
+              waiting for approval
             </span>
           ) : null}
         </span>
+        {match !== undefined ? (
+          <span className="thread-match muted" title={match}>
+            {match}
+          </span>
+        ) : null}
       </button>
       <span className="thread-actions">
         <button type="button" className="icon-btn" aria-label={`Rename thread ${title}`} title="Rename" onClick={props.onStartRename}>

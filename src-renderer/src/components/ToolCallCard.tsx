@@ -36,8 +36,15 @@ function StatusIcon({ status }: { status: ToolStatus }): React.JSX.Element | nul
   return <Icon name="x" size={14} />;
 }
 
-/** The diff of a write or edit: what the approval showed, else what the arguments say. */
-function diffOf(item: ToolItem, decided: DecidedPreview | undefined): DecidedPreview | null {
+type Diff = DecidedPreview | { path: string; change: NonNullable<ToolItem['change']> };
+
+/**
+ * The diff of a write or edit: what it did to the file (recorded with its result: the real
+ * hunks, after an edited approval and after a reload too), else while it runs what the
+ * approval showed, else what the arguments say.
+ */
+function diffOf(item: ToolItem, decided: DecidedPreview | undefined): Diff | null {
+  if (item.change) return { path: item.change.path, change: item.change };
   if (decided) return decided;
   const a = record(item.args);
   const path = typeof a.file_path === 'string' ? a.file_path : '';
@@ -88,7 +95,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
             <span className="tool-name">{item.name}</span>
             {path !== null ? (
               <span className="tool-summary">
-                <PathLink path={path} />
+                <PathLink path={path} fit />
               </span>
             ) : summary ? (
               <span className="tool-summary" title={summary}>
@@ -97,6 +104,11 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
             ) : null}
           </>
         )}
+        {item.change?.created ? (
+          <span className="badge tool-created" title="The file did not exist before this call">
+            Created
+          </span>
+        ) : null}
         {item.edited ? (
           <span className="badge tool-edited" title="The person edited this call before it ran; it shows what ran">
             Edited
@@ -137,7 +149,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
         </div>
       ) : null}
 
-      {diff && !open ? <DiffView path={diff.path} before={diff.before} after={diff.after} /> : null}
+      {diff && !open ? <DiffOf diff={diff} /> : null}
 
       {live !== null ? (
         <pre className="tool-preview tool-live" aria-live="off">
@@ -147,7 +159,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
 
       {open ? (
         <div className="tool-body">
-          {diff ? <DiffView path={diff.path} before={diff.before} after={diff.after} /> : null}
+          {diff ? <DiffOf diff={diff} /> : null}
           {item.edited ? (
             <>
               <div className="tool-section-label">{command !== null ? 'The agent proposed' : 'Arguments the agent proposed'}</div>
@@ -218,17 +230,23 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
   );
 });
 
-/** `Read README.md · 120 lines` with the path as a link. */
+function DiffOf({ diff }: { diff: Diff }): React.JSX.Element {
+  return 'change' in diff ? <DiffView path={diff.path} change={diff.change} /> : <DiffView path={diff.path} before={diff.before} after={diff.after} />;
+}
+
+/** `Read README.md · 120 lines` with the path as a link; short of room, what follows it truncates and its folders give way. */
 function OneLineSummary({ item, summary, path }: { item: ToolItem; summary: string; path: string | null }): React.JSX.Element {
   if (path === null || item.name !== 'read_file') return <VisibleText text={summary} />;
   const shown = path.replace(/^\//, '');
   const at = summary.indexOf(shown);
   if (at < 0) return <VisibleText text={summary} />;
+  const before = summary.slice(0, at);
+  const after = summary.slice(at + shown.length);
   return (
     <>
-      <VisibleText text={summary.slice(0, at)} />
-      <PathLink path={path} label={shown} />
-      <VisibleText text={summary.slice(at + shown.length)} />
+      <VisibleText text={before} />
+      <PathLink path={path} label={shown} fit />
+      <VisibleText text={after} />
     </>
   );
 }

@@ -3,9 +3,10 @@
 // switcher on narrow windows, the terminal as a bottom panel).
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Result } from '../../../src-main/app/contract';
+import type { AppInfo } from '../../../src-main/app/contract';
 import { agentChangedPaths, type FileChange } from '../lib/file-tree';
 import { LEFT_PANELS, LIMITS, RIGHT_PANELS, terminalOnAgentCommand, type SidePanel } from '../lib/layout';
+import { pageTitle } from '../lib/page-title';
 import { useSettings } from '../state/settings-context';
 import { FileLinkContext } from '../state/file-links';
 import { errorMessage } from '../state/toasts';
@@ -34,10 +35,16 @@ import { ThreadList } from './ThreadList';
 import { Toasts } from './Toasts';
 import { useTerminalFocus, TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 
-type AppInfo = Result<'app.info'>;
 type Drawer = SidePanel | 'viewer' | null;
 
-export function Workspace(): React.JSX.Element {
+interface WorkspaceProps {
+  /** The app and the open folder (the folder gate renders a Workspace only once one is open). */
+  info: AppInfo;
+  /** Offers another folder (`Open folder` in the header). */
+  onOpenFolder(): void;
+}
+
+export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Element {
   const api = useApi();
   const { status } = useConnection();
   const { settings } = useSettings();
@@ -45,11 +52,9 @@ export function Workspace(): React.JSX.Element {
   const { threads, loaded: threadsLoaded, refresh: refreshThreads } = useThreads();
   const session = useThreadSession();
   const mode = useMode();
-  const [info, setInfo] = useState<AppInfo | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [openFile, setOpenFile] = useState<OpenFile | null>(null);
   const [viewer, setViewer] = useState<TextViewerContent | null>(null);
-  const [treeKey, setTreeKey] = useState(0);
   const [drawer, setDrawer] = useState<Drawer>(null);
   const autoSelected = useRef(false);
   const { layout, viewport, setSize, togglePanel, setTerminal } = useLayout(openFile !== null);
@@ -57,13 +62,11 @@ export function Workspace(): React.JSX.Element {
   const leftRef = useRef<HTMLElement>(null);
   const rightRef = useRef<HTMLElement>(null);
 
+  // A thread waiting for the person's approval says so in the title (seen from another tab).
+  const waitingForApproval = threads.some((t) => t.pendingApprovals > 0) || session.approvals.length > 0;
   useEffect(() => {
-    void api.safe('app.info', {}).then((i) => i && setInfo(i));
-  }, [api]);
-
-  useEffect(() => {
-    document.title = info?.folderName ? `${info.folderName} — Deepdesk` : 'Deepdesk';
-  }, [info]);
+    document.title = pageTitle(info?.folderName, waitingForApproval);
+  }, [info, waitingForApproval]);
 
   const { select, syncRunning, threadId } = session;
   const currentSummary = threads.find((t) => t.id === threadId);
@@ -160,18 +163,6 @@ export function Workspace(): React.JSX.Element {
     [api, session.threadId],
   );
 
-  const pickFolder = async (): Promise<void> => {
-    const picked = await api.safe('app.pickFolder', {});
-    if (!picked?.folder) return;
-    const next = await api.safe('app.info', {});
-    if (next) setInfo(next);
-    setOpenFile(null);
-    setTreeKey((k) => k + 1);
-    autoSelected.current = false;
-    select(null);
-    void refreshThreads();
-  };
-
   const closeFile = (): void => {
     setOpenFile(null);
     if (drawer === 'viewer') setDrawer(null);
@@ -236,10 +227,9 @@ export function Workspace(): React.JSX.Element {
         <AppHeader
           folderName={info?.folderName ?? ''}
           folder={info?.folder ?? ''}
-          canPickFolder={info?.canPickFolder ?? false}
           model={settings?.model ?? ''}
           connection={status}
-          onPickFolder={() => void pickFolder()}
+          onOpenFolder={onOpenFolder}
           onOpenSettings={() => setSettingsOpen(true)}
           mode={mode}
         />
@@ -278,7 +268,7 @@ export function Workspace(): React.JSX.Element {
             {sidePanel(
               'Files',
               1 - layout.leftSplit,
-              <FileTree key={treeKey} folderName={info?.folderName ?? ''} selectedPath={openFile?.path ?? null} onOpenFile={openPath} onChanges={onFileChanges} changedPaths={changedPaths} />,
+              <FileTree folderName={info?.folderName ?? ''} selectedPath={openFile?.path ?? null} onOpenFile={openPath} onChanges={onFileChanges} changedPaths={changedPaths} />,
             )}
           </aside>
           {!narrow && !layout.leftRail ? (
@@ -316,7 +306,7 @@ export function Workspace(): React.JSX.Element {
             <div ref={bottomRef} className="bottom-panel" style={terminalOpen ? { height: layout.terminalHeight } : undefined}>
               <PanelFrame name="Terminal" collapsed={!terminalOpen} onToggle={() => toggleTerminal()} hint={TERMINAL_SHORTCUT_HINT} keyShortcuts="Control+Shift+`">
                 <ErrorBoundary name="Terminal">
-                  <TerminalPanel threadId={threadId} theme={theme} mode={mode} />
+                  <TerminalPanel threadId={threadId} theme={theme} mode={mode} open={terminalOpen} />
                 </ErrorBoundary>
               </PanelFrame>
             </div>

@@ -24,6 +24,8 @@ export interface ConversationContextValue {
   decidedPreviews: ReadonlyMap<string, DecidedPreview>;
   /** Opens a thread file (/large_tool_results/…, /conversation_history/…) in the text viewer. */
   openThreadFile(path: string, title: string): void;
+  /** Opens the Settings dialog (an error whose fix is there offers it). */
+  openSettings?(): void;
 }
 
 export const ConversationContext = createContext<ConversationContextValue>({

@@ -44,8 +44,18 @@ export function useTerminalFocus(panelRef: RefObject<HTMLElement | null>, open: 
         return;
       }
       if (!open) setOpen(true);
-      // The panel may only now be shown: try again after it is laid out.
-      if (!focusTerminal(panel)) requestAnimationFrame(() => requestAnimationFrame(() => focusTerminal(panel)));
+      // The panel may only now be shown, and its shell's view only now made (it starts when the
+      // terminal is first opened): try again each frame until it is there (for a second at most).
+      if (!focusTerminal(panel)) {
+        const from = document.activeElement;
+        let frames = 60;
+        const retry = (): void => {
+          // Not if the person has gone somewhere else meanwhile.
+          if (document.activeElement !== from) return;
+          if (!focusTerminal(panel) && --frames > 0) requestAnimationFrame(retry);
+        };
+        requestAnimationFrame(retry);
+      }
     };
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from './approval-edit';
+import { alwaysAllowLabel, editFields, editedAfter, editedArgs, initialDrafts } from './approval-edit';
 
 describe('editing a paused call', () => {
   it('edits a command as text, not JSON, and keeps the other arguments', () => {
@@ -37,5 +37,20 @@ describe('editing a paused call', () => {
     expect(alwaysAllowLabel('Always allow the command `git status`, with any further arguments.', '')).toBe('Always allow the command `git status`, with any further arguments.');
     expect(alwaysAllowLabel('`ls` anywhere', '')).toBe('Always allow `ls` anywhere');
     expect(alwaysAllowLabel(undefined, 'Allow execute for commands matching `git *`')).toBe('Always allow execute for commands matching `git *`');
+  });
+});
+
+describe('editedAfter', () => {
+  it('applies the person\'s strings to the file the approval showed', () => {
+    expect(editedAfter('a\nb\nc\nb\n', { old_string: 'b', new_string: 'B' })).toBe('a\nB\nc\nb\n');
+    expect(editedAfter('a\nb\nc\nb\n', { old_string: 'b', new_string: 'B', replace_all: true })).toBe('a\nB\nc\nB\n');
+    expect(editedAfter('x\r\ny\r\n', { old_string: 'x\ny', new_string: 'z' })).toBe('z\n');
+    expect(editedAfter('cost $1', { old_string: 'cost', new_string: '$& $1' })).toBe('$& $1 $1');
+  });
+
+  it('is null when they do not apply', () => {
+    expect(editedAfter('abc', { old_string: 'zzz', new_string: 'y' })).toBeNull();
+    expect(editedAfter('abc', { old_string: '', new_string: 'y' })).toBeNull();
+    expect(editedAfter('abc', { new_string: 'y' })).toBeNull();
   });
 });

@@ -61,3 +61,16 @@ export function alwaysAllowLabel(description: string | undefined, fallback: stri
   if (text === '') return `Always ${fallback.charAt(0).toLowerCase()}${fallback.slice(1)}`;
   return /^always allow\b/i.test(text) ? text : `Always allow ${text.charAt(0).toLowerCase()}${text.slice(1)}`;
 }
+
+/**
+ * The file after an edit_file the person edited, from the file the approval showed: so the
+ * card's diff stands where the change is in the file while the call runs (its result then
+ * brings the real one). Null when the edited strings do not apply to that text.
+ */
+export function editedAfter(before: string, args: Record<string, unknown>): string | null {
+  const { old_string: oldString, new_string: newString, replace_all: replaceAll } = args;
+  if (typeof oldString !== 'string' || typeof newString !== 'string' || oldString === '') return null;
+  const normalized = before.replace(/\r\n/g, '\n');
+  if (!normalized.includes(oldString)) return null;
+  return replaceAll === true ? normalized.split(oldString).join(newString) : normalized.replace(oldString, () => newString);
+}

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { diffRows } from './diff-rows';
+import { diffRows, rowsFromHunks } from './diff-rows';
 
 describe('diffRows', () => {
   it('numbers added, removed and context lines', () => {
@@ -24,5 +24,17 @@ describe('diffRows', () => {
 
   it('is empty for identical text', () => {
     expect(diffRows('same', 'same').rows).toEqual([]);
+  });
+
+  it('numbers kept hunks from where they stand in the file', () => {
+    const { rows, added, removed } = rowsFromHunks([{ oldStart: 40, oldLines: 3, newStart: 41, newLines: 3, lines: [' a', '-b', '+B', ' c', '\\ No newline at end of file'] }]);
+    expect([added, removed]).toEqual([1, 1]);
+    expect(rows).toEqual([
+      { type: 'hunk', text: '@@ -40,3 +41,3 @@' },
+      { type: 'ctx', text: 'a', oldNo: 40, newNo: 41 },
+      { type: 'del', text: 'b', oldNo: 41 },
+      { type: 'add', text: 'B', newNo: 42 },
+      { type: 'ctx', text: 'c', oldNo: 42, newNo: 43 },
+    ]);
   });
 });

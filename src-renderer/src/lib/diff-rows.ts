@@ -14,10 +14,24 @@ export interface DiffResult {
 
 export function diffRows(before: string, after: string, context = 3): DiffResult {
   const patch = structuredPatch('before', 'after', before, after, '', '', { context });
+  return rowsFromHunks(patch.hunks);
+}
+
+/** A hunk of a unified diff: where it starts in each version, and its ' ', '-', '+' lines. */
+export interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: readonly string[];
+}
+
+/** Rows for hunks kept from elsewhere (a write's recorded change), with their real line numbers. */
+export function rowsFromHunks(hunks: readonly Hunk[]): DiffResult {
   const rows: DiffRow[] = [];
   let added = 0;
   let removed = 0;
-  for (const hunk of patch.hunks) {
+  for (const hunk of hunks) {
     rows.push({ type: 'hunk', text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@` });
     let oldNo = hunk.oldStart;
     let newNo = hunk.newStart;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MIN_CENTER, RAIL_WIDTH, parsePrefs, resolveLayout, terminalOnAgentCommand, type LayoutPrefs } from './layout';
+import { MIN_CENTER, RAIL_WIDTH, parsePrefs, prefsToStore, resolveLayout, terminalOnAgentCommand, type LayoutPrefs } from './layout';
 
 const none: LayoutPrefs = { collapsed: {} };
 
@@ -12,19 +12,29 @@ describe('resolveLayout', () => {
     }
   });
 
-  it('opens the terminal by default only when the window is tall enough', () => {
-    expect(resolveLayout(none, { width: 1400, height: 900 }, false).terminalOpen).toBe(true);
-    expect(resolveLayout(none, { width: 1024, height: 700 }, false).terminalOpen).toBe(true);
-    expect(resolveLayout(none, { width: 1024, height: 640 }, false).terminalOpen).toBe(false);
+  it('starts with the terminal collapsed whatever the window; what the person chose stays', () => {
+    expect(resolveLayout(none, { width: 1400, height: 900 }, false).terminalOpen).toBe(false);
+    expect(resolveLayout(none, { width: 1024, height: 700 }, false).terminalOpen).toBe(false);
+    expect(resolveLayout(none, { width: 1920, height: 1200 }, false).terminalOpen).toBe(false);
     expect(resolveLayout({ collapsed: {}, terminal: 'open' }, { width: 1024, height: 640 }, false).terminalOpen).toBe(true);
+    expect(resolveLayout({ collapsed: {}, terminal: 'shown' }, { width: 1024, height: 640 }, false).terminalOpen).toBe(true);
     expect(resolveLayout({ collapsed: {}, terminal: 'closed' }, { width: 1400, height: 900 }, false).terminalOpen).toBe(false);
   });
 
   it('the terminal opens for an agent command unless the person closed it', () => {
-    expect(terminalOnAgentCommand(undefined)).toBe('open');
-    expect(terminalOnAgentCommand('auto')).toBe('open');
+    expect(terminalOnAgentCommand(undefined)).toBe('shown');
+    expect(terminalOnAgentCommand('auto')).toBe('shown');
+    expect(terminalOnAgentCommand('shown')).toBe('shown');
     expect(terminalOnAgentCommand('open')).toBe('open');
     expect(terminalOnAgentCommand('closed')).toBe('closed');
+  });
+
+  it('remembers what the person chose for the terminal, not what the agent opened', () => {
+    expect(prefsToStore({ collapsed: {}, terminal: 'shown', leftWidth: 200 })).toEqual({ collapsed: {}, leftWidth: 200 });
+    expect(prefsToStore({ collapsed: {}, terminal: 'closed' })).toEqual({ collapsed: {}, terminal: 'closed' });
+    expect(prefsToStore({ collapsed: {}, terminal: 'open' })).toEqual({ collapsed: {}, terminal: 'open' });
+    // Read back, an agent's opening is the default again.
+    expect(parsePrefs(JSON.stringify({ collapsed: {}, terminal: 'shown' })).terminal).toBeUndefined();
   });
 
   it('clamps remembered sizes to the window they come back to', () => {

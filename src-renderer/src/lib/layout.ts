@@ -12,8 +12,6 @@ export const RIGHT_PANELS: readonly SidePanel[] = ['Memories', 'Changes'];
 
 /** Below this width the side panels fold into a switcher. */
 export const NARROW_WIDTH = 1000;
-/** The terminal starts open only when the window is at least this tall. */
-export const TALL_HEIGHT = 680;
 /** The conversation column never gets narrower than this while side panels are shown. */
 export const MIN_CENTER = 420;
 /** A collapsed column: a rail of panel names. */
@@ -24,7 +22,12 @@ const HEADER = 46;
 const CENTER_CHROME = 42 + 74;
 const MIN_LOG_HEIGHT = 380;
 
-export type TerminalState = 'auto' | 'open' | 'closed';
+/**
+ * `auto`: collapsed until the agent runs a command; `shown`: the agent ran one, so it is open
+ * in this window (not remembered: the next start is collapsed again); `open` / `closed`: the
+ * person opened or collapsed it themselves, which is remembered and kept.
+ */
+export type TerminalState = 'auto' | 'shown' | 'open' | 'closed';
 
 export interface LayoutPrefs {
   leftWidth?: number;
@@ -36,7 +39,7 @@ export interface LayoutPrefs {
   /** Share of the right column given to Memories (the rest to Changes). */
   rightSplit?: number;
   collapsed: Partial<Record<SidePanel, boolean>>;
-  /** `auto`: collapsed until the agent runs a command; `closed`: the person closed it. */
+  /** See TerminalState. */
   terminal?: TerminalState;
 }
 
@@ -103,8 +106,9 @@ export function resolveLayout(prefs: LayoutPrefs, v: Viewport, viewing: boolean)
     if (!rightRail && leftWidth + rightWidth > room) rightWidth = Math.max(180, room - leftWidth);
     if (!leftRail && leftWidth + rightWidth > room) leftWidth = Math.max(160, room - rightWidth);
   }
+  // The first screen is the conversation's: the terminal starts collapsed whatever the window.
   const terminal = prefs.terminal ?? 'auto';
-  const terminalOpen = terminal === 'open' || (terminal === 'auto' && v.height >= TALL_HEIGHT && !narrow);
+  const terminalOpen = terminal === 'open' || terminal === 'shown';
   return {
     narrow,
     leftWidth,
@@ -120,9 +124,17 @@ export function resolveLayout(prefs: LayoutPrefs, v: Viewport, viewing: boolean)
   };
 }
 
-/** The terminal after the agent started a command: it opens unless the person closed it. */
+/** The terminal after the agent started a command: it opens unless the person closed it (what the person chose stays). */
 export function terminalOnAgentCommand(state: TerminalState | undefined): TerminalState {
-  return state === 'closed' ? 'closed' : 'open';
+  return state === 'closed' || state === 'open' ? state : 'shown';
+}
+
+/** The preferences as they are remembered: what the agent opened is not the person's choice. */
+export function prefsToStore(prefs: LayoutPrefs): LayoutPrefs {
+  if (prefs.terminal !== 'shown') return prefs;
+  const stored = { ...prefs };
+  delete stored.terminal;
+  return stored;
 }
 
 const NUMBER_KEYS = ['leftWidth', 'rightWidth', 'viewerWidth', 'terminalHeight', 'leftSplit', 'rightSplit'] as const;

@@ -68,6 +68,18 @@ describe('markdownHtml', () => {
     expect(problems(html)).toEqual([]);
   });
 
+  it('renders task lists as disabled checkboxes, ticked as written, each labelled', () => {
+    const html = markdownHtml('- [x] write the test\n- [ ] fix it\n- plain item');
+    expect(html).toContain('<li class="task-item"><input type="checkbox" class="task-check" disabled="" checked="" aria-label="Done"> write the test</li>');
+    expect(html).toContain('<li class="task-item"><input type="checkbox" class="task-check" disabled="" aria-label="Not done"> fix it</li>');
+    expect(html).toContain('<li>plain item</li>');
+    expect(problems(html)).toEqual([]);
+    // A loose task list (paragraphs in its items) too.
+    expect(markdownHtml('- [x] one\n\n- [ ] two\n')).toMatch(/<li class="task-item"><p><input type="checkbox" class="task-check" disabled="" checked="" aria-label="Done"> ?one<\/p>/);
+    // Raw HTML checkboxes stay text.
+    expect(markdownHtml('<input type="checkbox" checked> x')).not.toContain('<input');
+  });
+
   it('leaves the model no tag or attribute of its own choosing in generated hostile Markdown', () => {
     const random = rng(11);
     const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;

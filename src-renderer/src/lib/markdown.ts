@@ -27,6 +27,14 @@ const marked = new Marked({
     code({ text, lang }) {
       return codeBlockHtml(text, lang, true);
     },
+    // A task list item (`- [x] done`): a checkbox the person sees, not one they can tick.
+    checkbox({ checked }) {
+      return `<input type="checkbox" class="task-check" disabled=""${checked ? ' checked=""' : ''} aria-label="${checked ? 'Done' : 'Not done'}"> `;
+    },
+    listitem(item) {
+      if (!item.task) return false;
+      return `<li class="task-item">${this.parser.parse(item.tokens)}</li>\n`;
+    },
   },
 });
 
@@ -46,12 +54,22 @@ function purifier(): typeof DOMPurify {
   if (!hooked) {
     hooked = true;
     // Only the app's own classes: an element whose classes are all someone else's loses the attribute.
+    // The only inputs are the task lists' checkboxes (raw HTML never gets here as markup): shown, never ticked.
+    DOMPurify.addHook('uponSanitizeElement', (node, data) => {
+      if (data.tagName !== 'input') return;
+      const input = node as Element;
+      if (input.getAttribute('type') !== 'checkbox') input.parentNode?.removeChild(input);
+    });
     DOMPurify.addHook('uponSanitizeAttribute', (_node, data) => {
       if (data.attrName !== 'class') return;
       data.attrValue = appClasses(data.attrValue);
       if (data.attrValue === '') data.keepAttr = false;
     });
     DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+      if (node.tagName === 'INPUT') {
+        node.setAttribute('disabled', '');
+        node.setAttribute('class', 'task-check');
+      }
       if (node.tagName === 'A') {
         const href = node.getAttribute('href') ?? '';
         const path = folderPathOfHref(href);
@@ -116,7 +134,7 @@ export function pathInText(text: string): string | null {
 }
 
 /** Classes the app writes into rendered Markdown itself (highlight.js scopes included). */
-const APP_CLASSES = new Set(['code-block', 'code-bar', 'code-lang', 'code-copy', 'hljs', 'path-link']);
+const APP_CLASSES = new Set(['code-block', 'code-bar', 'code-lang', 'code-copy', 'hljs', 'path-link', 'task-item', 'task-check']);
 const APP_CLASS_PATTERNS = [/^hljs-[a-z][\w-]*$/, /^[a-z]+_+$/, /^language-[\w+#.-]{1,40}$/];
 
 /** The classes in `value` that the app itself gives rendered Markdown, space-separated; the rest dropped. */
@@ -136,7 +154,7 @@ export function markdownHtml(text: string): string {
 export function sanitizeMarkdownHtml(html: string): string {
   return purifier().sanitize(html, {
     USE_PROFILES: { html: true },
-    FORBID_TAGS: ['style', 'form', 'input', 'button', 'iframe', 'object', 'embed'],
+    FORBID_TAGS: ['style', 'form', 'button', 'iframe', 'object', 'embed'],
     FORBID_ATTR: ['style', 'id'],
   });
 }

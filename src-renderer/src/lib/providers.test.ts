@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { parseModel, serverLabel, withProvider } from './providers';
+import { listingHint, parseModel, serverLabel, withProvider } from './providers';
 
 describe('providers', () => {
   it('parses PROVIDER:MODEL at the first colon', () => {
@@ -21,5 +21,14 @@ describe('providers', () => {
     expect(serverLabel({ provider: 'openai-compatible', baseUrl: 'http://localhost:1234/v1' })).toBe('LM Studio');
     expect(serverLabel({ provider: 'openai-compatible', baseUrl: 'http://localhost:8080/v1' })).toBe('llama.cpp');
     expect(serverLabel({ provider: 'openai-compatible', baseUrl: 'http://localhost:9000/v1' })).toBe('openai-compatible at http://localhost:9000/v1');
+  });
+
+  it('says what to do before models can be listed, instead of a listing error', () => {
+    expect(listingHint('anthropic', '', false)).toBe('Add an API key for Anthropic to list its models.');
+    expect(listingHint('openai', '', false)).toBe('Add an API key for OpenAI to list its models.');
+    expect(listingHint('anthropic', '', true)).toBeNull();
+    expect(listingHint('openai-compatible', ' ', false)).toBe('Enter the server’s base URL to list its models.');
+    expect(listingHint('openai-compatible', 'http://127.0.0.1:1234/v1', false)).toBeNull();
+    expect(listingHint('ollama', '', false)).toBeNull();
   });
 });

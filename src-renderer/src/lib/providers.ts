@@ -10,6 +10,24 @@ export const PROVIDER_LABELS: Record<Provider, string> = {
   ollama: 'Ollama',
 };
 
+/** The provider as a sentence names it. */
+export const SHORT_PROVIDER_LABELS: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'the server', ollama: 'Ollama' };
+
+/** Providers that need an API key to answer at all. */
+export function needsApiKey(provider: Provider): boolean {
+  return provider === 'anthropic' || provider === 'openai';
+}
+
+/**
+ * What to do before the provider's models can be listed, or null when listing can be tried:
+ * Settings says this instead of a listing error nobody asked for.
+ */
+export function listingHint(provider: Provider, baseUrl: string, keyKnown: boolean): string | null {
+  if (provider === 'openai-compatible' && baseUrl.trim() === '') return 'Enter the server’s base URL to list its models.';
+  if (needsApiKey(provider) && !keyKnown) return `Add an API key for ${SHORT_PROVIDER_LABELS[provider]} to list its models.`;
+  return null;
+}
+
 export function isProvider(value: string): value is Provider {
   return (PROVIDERS as readonly string[]).includes(value);
 }

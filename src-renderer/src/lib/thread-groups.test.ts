@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
-import { filterThreads, groupThreads } from './thread-groups';
+import { filterThreads, groupThreads, searchThreads } from './thread-groups';
 
 function thread(id: string, title: string, updatedAt: string): ThreadSummaryDto {
   return { id, title, createdAt: updatedAt, updatedAt, messageCount: 1, running: false, pendingApprovals: 0 };
@@ -33,5 +33,16 @@ describe('thread list', () => {
     expect(filterThreads(threads, 'THE  r').map((t) => t.id)).toEqual(['a', 'c']);
     expect(filterThreads(threads, '')).toHaveLength(6);
     expect(filterThreads([thread('u', '', at(0))], 'untitled').map((t) => t.id)).toEqual(['u']);
+  });
+
+  it('adds the threads whose messages match (the server\'s answer for this query), with what matched', () => {
+    const answer = { query: 'rounding', snippets: new Map([['c', '…where the rounding happens…'], ['gone', 'a deleted thread']]) };
+    const found = searchThreads(threads, 'rounding', answer);
+    expect(found.threads.map((t) => t.id)).toEqual(['a', 'c']);
+    expect([...found.snippets]).toEqual([['c', '…where the rounding happens…']]);
+    // An answer for an older query is not used; the titles still are.
+    expect(searchThreads(threads, 'vat', answer).threads.map((t) => t.id)).toEqual(['a']);
+    expect(searchThreads(threads, '', answer).threads).toHaveLength(6);
+    expect(searchThreads(threads, 'rounding ', answer).threads.map((t) => t.id)).toEqual(['a', 'c']);
   });
 });

@@ -1,4 +1,4 @@
-// The thread list's search and date groups (Today, Yesterday, Previous 7 days, Previous 30
+// The thread list's search (titles here, messages by the server) and date groups (Today, Yesterday, Previous 7 days, Previous 30
 // days, then by month), newest first.
 
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
@@ -16,6 +16,37 @@ export function filterThreads(threads: readonly ThreadSummaryDto[], query: strin
     const title = (t.title || 'Untitled thread').toLocaleLowerCase();
     return words.every((w) => title.includes(w));
   });
+}
+
+/** What the folder's messages say about a search (threads.search), for the query it answered. */
+export interface MessageMatches {
+  query: string;
+  /** Thread id → a bit of its first matching message. */
+  snippets: ReadonlyMap<string, string>;
+}
+
+/**
+ * Threads whose title matches the query (filterThreads) or whose messages do (the server's
+ * answer, when it is for this query), in the list's order; `snippets` for the ones found by
+ * their messages, to show what matched.
+ */
+export function searchThreads(
+  threads: readonly ThreadSummaryDto[],
+  query: string,
+  messages: MessageMatches | null,
+): { threads: ThreadSummaryDto[]; snippets: ReadonlyMap<string, string> } {
+  const byTitle = new Set(filterThreads(threads, query).map((t) => t.id));
+  const answer = messages !== null && messages.query === query.trim() ? messages.snippets : new Map<string, string>();
+  if (query.trim() === '') return { threads: [...threads], snippets: new Map() };
+  const snippets = new Map<string, string>();
+  const found = threads.filter((t) => {
+    if (byTitle.has(t.id)) return true;
+    const snippet = answer.get(t.id);
+    if (snippet === undefined) return false;
+    snippets.set(t.id, snippet);
+    return true;
+  });
+  return { threads: found, snippets };
 }
 
 function startOfDay(t: number): number {

@@ -1,4 +1,4 @@
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, vi } from 'vitest';
 import type { ThreadView } from '../../../src-main/app/contract';
 import type { RawAgentEvent } from './agent-event';
 import { emptyThreadState, groupItems, threadReducer, type ThreadAction, type ThreadDisplayState, type ToolItem } from './thread-reducer';
@@ -65,6 +65,19 @@ describe('threadReducer', () => {
     expect(tools).toHaveLength(2);
     expect(tools[0]).toMatchObject({ id: 'a', output: 'Error: nope', isError: true, evictedTo: '/large_tool_results/a' });
     expect(tools[1]).toMatchObject({ id: 'b', output: 'x', isError: false });
+  });
+
+  it('keeps what a write did to its file, from the live result and from the saved thread; a malformed one is ignored', () => {
+    const change = { path: '/a.py', created: false, hunks: [{ oldStart: 40, oldLines: 7, newStart: 40, newLines: 7, lines: [' a', '-b', '+c', ' d'] }], added: 1, removed: 1 };
+    const live = run([ev('tool_call', { id: 'w', name: 'edit_file', args: {} }), ev('tool_result', { id: 'w', name: 'edit_file', output: 'ok', isError: false, change })]);
+    expect((live.items[0] as ToolItem).change).toEqual(change);
+    const bad = run([ev('tool_call', { id: 'w', name: 'edit_file', args: {} }), ev('tool_result', { id: 'w', name: 'edit_file', output: 'ok', isError: false, change: { path: 3 } })]);
+    expect((bad.items[0] as ToolItem).change).toBeUndefined();
+    const loaded = threadReducer(emptyThreadState(), {
+      type: 'load',
+      view: view({ items: [{ kind: 'tool', id: 'w', name: 'write_file', args: {}, output: 'Updated file /a.py', index: 1, change: { ...change, created: true } }] }),
+    });
+    expect((loaded.items[0] as ToolItem).change).toMatchObject({ created: true, hunks: change.hunks });
   });
 
   it('keeps repeated tool ids apart by filling the open call', () => {
@@ -209,6 +222,17 @@ describe('threadReducer', () => {
     expect(s.items[0]).toMatchObject({ args: { path: '/' } });
   });
 
+  it('marks the errors whose fix is in Settings: a send refused for want of a key, a key the provider refused', () => {
+    const s = run([
+      { type: 'local_error', message: 'Could not send: No API key for Anthropic: add one in Settings.', settings: true },
+      ev('error', { message: 'HTTP 401: invalid x-api-key', status: 401 }),
+      ev('error', { message: 'HTTP 403: not allowed', status: 403 }),
+      ev('error', { message: 'HTTP 500: overloaded', status: 500 }),
+      ev('error', { message: 'Network error' }),
+    ]);
+    expect(s.items.map((i) => (i.kind === 'error' ? i.settings === true : null))).toEqual([true, true, true, false, false]);
+  });
+
   it('records local errors and resets', () => {
     const s = run([{ type: 'local_error', message: 'send failed' }]);
     expect(s.items[0]).toMatchObject({ kind: 'error', message: 'send failed' });
@@ -227,10 +251,16 @@ describe('batched events', () => {
       { type: 'done', threadId: 't', text: 'Hello', reason: 'completed' },
     ];
     const start = emptyThreadState('t');
-    const oneByOne = events.reduce((s, event) => threadReducer(s, { type: 'event', event }), start);
-    const batched = threadReducer(start, { type: 'events', events });
-    expect(batched).toEqual(oneByOne);
-    expect(JSON.stringify(batched.items)).not.toContain('NOPE');
+    // One clock for both (a tool call records when it started): the two folds may straddle a millisecond.
+    vi.useFakeTimers({ now: 1_795_000_000_000 });
+    try {
+      const oneByOne = events.reduce((s, event) => threadReducer(s, { type: 'event', event }), start);
+      const batched = threadReducer(start, { type: 'events', events });
+      expect(batched).toEqual(oneByOne);
+      expect(JSON.stringify(batched.items)).not.toContain('NOPE');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -4,7 +4,7 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import type { DisplayItem, QueuedMessageDto, ThreadView } from '../../../src-main/app/contract';
+import { fileChangeSchema, type DisplayItem, type FileChangeDto, type QueuedMessageDto, type ThreadView } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
@@ -46,6 +46,8 @@ export interface ToolItem extends ItemBase {
   startedAt?: number;
   /** The end of its output while it runs, when the events stream it (`tool_output`). */
   liveOutput?: string;
+  /** What a write or edit did to its file (created or not, the real hunks). */
+  change?: FileChangeDto;
 }
 
 export interface SummaryItem extends ItemBase {
@@ -60,6 +62,8 @@ export interface ErrorItem extends ItemBase {
   message: string;
   /** The run failed (not just a send): running it again can help. */
   retryable?: boolean;
+  /** The fix is in Settings (no model or API key, a key the provider refused): the notice offers them. */
+  settings?: boolean;
 }
 
 /** A provider call failed and is retried after a wait. */
@@ -107,7 +111,7 @@ export type ThreadAction =
   /** Several live events at once (the window applies them once per animation frame). */
   | { type: 'events'; events: readonly RawAgentEvent[] }
   | { type: 'local_user'; text: string }
-  | { type: 'local_error'; message: string }
+  | { type: 'local_error'; message: string; settings?: boolean }
   /** The person decided an approval: show it on the card before the agent's event says so. */
   | { type: 'local_approval'; toolCallId: string; parent?: string; status: ApprovalStatus; args?: unknown }
   /** A send that turned out to be queued: the optimistic user item goes (the queue shows it). */
@@ -138,7 +142,7 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
       };
     }
     case 'local_error':
-      return push(state, { kind: 'error', key: '', message: action.message });
+      return push(state, { kind: 'error', key: '', message: action.message, ...(action.settings ? { settings: true } : {}) });
     case 'local_approval':
       return updateTool(
         state,
@@ -205,6 +209,7 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
       if (item.output !== undefined) tool.output = item.output;
       if (item.isError !== undefined) tool.isError = item.isError;
       if (item.evictedTo !== undefined) tool.evictedTo = item.evictedTo;
+      if (item.change !== undefined) tool.change = item.change;
       if (item.edited) {
         tool.edited = true;
         tool.originalArgs = item.originalArgs;
@@ -254,6 +259,8 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       const patch = (tool: ToolItem): ToolItem => {
         const next: ToolItem = { ...tool, output: str(event.output), isError: event.isError === true };
         if (typeof event.evictedTo === 'string') next.evictedTo = event.evictedTo;
+        const change = fileChangeSchema.safeParse(event.change);
+        if (change.success) next.change = change.data;
         const image = event.image as { mimeType?: unknown } | undefined;
         if (image && typeof image.mimeType === 'string') next.image = { mimeType: image.mimeType };
         if (next.approval === 'pending') delete next.approval;
@@ -334,7 +341,20 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         contextWindow: num(event.contextWindow, state.contextWindow),
       };
     case 'error':
-      return push(state, withParent({ kind: 'error', key: '', message: str(event.message, 'Unknown error'), ...(parent === undefined ? { retryable: true } : {}) }, parent));
+      return push(
+        state,
+        withParent(
+          {
+            kind: 'error',
+            key: '',
+            message: str(event.message, 'Unknown error'),
+            ...(parent === undefined ? { retryable: true } : {}),
+            // The provider refused the key (401) or what it allows (403): the fix is in Settings.
+            ...(event.status === 401 || event.status === 403 ? { settings: true } : {}),
+          },
+          parent,
+        ),
+      );
     case 'done': {
       let next = finishStreaming(state, parent, parent === undefined);
       const text = str(event.text);

@@ -2,7 +2,7 @@
 // window size (see lib/layout).
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { parsePrefs, resolveLayout, type Layout, type LayoutPrefs, type SidePanel, type TerminalState, type Viewport } from '../lib/layout';
+import { parsePrefs, prefsToStore, resolveLayout, type Layout, type LayoutPrefs, type SidePanel, type TerminalState, type Viewport } from '../lib/layout';
 
 const STORAGE_KEY = 'deepdesk.layout.v1';
 
@@ -41,7 +41,7 @@ export function useLayout(viewing: boolean): LayoutControls {
 
   useEffect(() => {
     try {
-      window.localStorage.setItem(STORAGE_KEY, JSON.stringify(prefs));
+      window.localStorage.setItem(STORAGE_KEY, JSON.stringify(prefsToStore(prefs)));
     } catch {
       // Storage full or disabled: the layout just is not remembered.
     }

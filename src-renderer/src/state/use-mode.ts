@@ -11,6 +11,8 @@ export interface ModeApi {
   setMode(mode: ApprovalModeDto): Promise<void>;
   /** The "no sandbox here" notice was shown: not again for this folder. */
   noticeShown(): void;
+  /** The offer of modes opened by itself (once per folder), or the person dismissed it (it goes away). */
+  offer(event: 'shown' | 'dismissed'): void;
 }
 
 export function useMode(): ModeApi {
@@ -38,7 +40,17 @@ export function useMode(): ModeApi {
     [api],
   );
   const noticeShown = useCallback(() => void api.safe('mode.sandboxNoticeShown', {}), [api]);
-  return { state, setMode, noticeShown };
+  const offer = useCallback(
+    (event: 'shown' | 'dismissed') => {
+      // Shown as dismissed at once; the answer (and mode.changed) confirm it.
+      if (event === 'dismissed') setState((s) => (s ? { ...s, offerShown: true, offerDismissed: true } : s));
+      void api.safe('mode.offer', { event }).then((next) => {
+        if (next) setState(next);
+      });
+    },
+    [api],
+  );
+  return { state, setMode, noticeShown, offer };
 }
 
 export const MODE_LABELS: Record<ApprovalModeDto, { title: string; detail: string }> = {

@@ -13,6 +13,18 @@ export function resolveTheme(setting: ThemeSetting | undefined, systemDark: bool
   return systemDark ? 'dark' : 'light';
 }
 
+const LAST_SETTING = 'deepdesk.theme';
+
+/** The theme setting the window last applied (for screens shown before the settings load, like Open folder). */
+export function lastThemeSetting(): ThemeSetting | undefined {
+  try {
+    const stored = window.localStorage.getItem(LAST_SETTING);
+    return stored === 'dark' || stored === 'light' || stored === 'system' ? stored : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Sets data-theme on <html> and returns the theme in force. */
 export function useTheme(setting: ThemeSetting | undefined): 'dark' | 'light' {
   const [systemDark, setSystemDark] = useState(prefersDark);
@@ -28,5 +40,13 @@ export function useTheme(setting: ThemeSetting | undefined): 'dark' | 'light' {
     document.documentElement.dataset.theme = theme;
     document.documentElement.style.colorScheme = theme;
   }, [theme]);
+  useEffect(() => {
+    if (setting === undefined) return;
+    try {
+      window.localStorage.setItem(LAST_SETTING, setting);
+    } catch {
+      // Storage disabled: the next Open folder screen follows the system.
+    }
+  }, [setting]);
   return theme;
 }

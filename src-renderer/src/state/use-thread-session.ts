@@ -10,6 +10,13 @@ import { errorMessage, useToasts } from './toasts';
 import { useApi } from './use-api';
 import { useConnection, useEvent } from './transport-context';
 import { approvalKey } from '../lib/approval-key';
+import { editedAfter } from '../lib/approval-edit';
+import { TransportError } from '../transport/errors';
+
+/** A failure whose fix is in Settings (no model, no API key): the error offers `Open settings`. */
+function needsSettings(err: unknown): boolean {
+  return err instanceof TransportError && err.code === 'needs_settings';
+}
 
 export interface ThreadSession {
   threadId: string | null;
@@ -79,7 +86,7 @@ export function useThreadSession(): ThreadSession {
         return true;
       } catch (err) {
         if (current.current === id) {
-          dispatch({ type: 'local_error', message: `Could not send: ${errorMessage(err)}` });
+          dispatch({ type: 'local_error', message: `Could not send: ${errorMessage(err)}`, settings: needsSettings(err) });
           dispatch({ type: 'set_running', running: false });
         }
         return false;
@@ -218,7 +225,14 @@ export function useThreadSession(): ThreadSession {
       if (preview && (decision.type === 'approve' || decision.type === 'edit')) {
         // An edited write shows what it will really write.
         const after = decision.type === 'edit' && approval.toolName === 'write_file' && typeof decision.args.content === 'string' ? decision.args.content : preview.after;
-        const kept = decision.type === 'edit' && approval.toolName === 'edit_file' ? null : { path: preview.path, before: preview.before, after };
+        // An edited edit: the same file with the person's strings (until the result brings what it really did).
+        const editedEdit = decision.type === 'edit' && approval.toolName === 'edit_file' ? editedAfter(preview.before, decision.args) : undefined;
+        const kept =
+          editedEdit === null
+            ? null
+            : editedEdit !== undefined
+              ? { path: preview.path, before: preview.before.replace(/\r\n/g, '\n'), after: editedEdit }
+              : { path: preview.path, before: preview.before, after };
         if (kept) setDecidedPreviews((m) => new Map(m).set(key, kept));
       }
       setApprovals((list) => list.filter((a) => approvalKey(a.toolCallId, a.parentToolCallId) !== key));
@@ -245,7 +259,7 @@ export function useThreadSession(): ThreadSession {
       await api.call('threads.retry', { threadId: id });
     } catch (err) {
       if (current.current === id) {
-        dispatch({ type: 'local_error', message: `Could not retry: ${errorMessage(err)}` });
+        dispatch({ type: 'local_error', message: `Could not retry: ${errorMessage(err)}`, settings: needsSettings(err) });
         dispatch({ type: 'set_running', running: false });
       }
     } finally {

@@ -1,4 +1,4 @@
-// The thread list, refreshed on 'threads.changed' and after a reconnect.
+// The thread list, refreshed on 'threads.changed', 'approvals.changed' and after a reconnect.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
@@ -27,5 +27,7 @@ export function useThreads(): { threads: ThreadSummaryDto[]; loaded: boolean; re
   }, [refresh, reconnects]);
 
   useEvent('threads.changed', () => void refresh());
+  // A thread that starts or stops waiting for an approval says so in the list (and the page title).
+  useEvent('approvals.changed', () => void refresh());
   return { threads, loaded, refresh };
 }

@@ -3,7 +3,7 @@
 import { events, methods, type EventName, type MethodName } from '../../../src-main/app/contract';
 import { TransportError } from './errors';
 
-const ERROR_CODES = new Set(['bad_request', 'not_found', 'failed']);
+const ERROR_CODES = new Set(['bad_request', 'not_found', 'failed', 'needs_settings']);
 
 /** A response frame's result, validated, or a TransportError. */
 export function decodeResponse(method: MethodName, frame: unknown): unknown {
@@ -11,7 +11,7 @@ export function decodeResponse(method: MethodName, frame: unknown): unknown {
   if ('error' in frame) {
     const error = (frame as { error: unknown }).error as { message?: unknown; code?: unknown } | null;
     const message = typeof error?.message === 'string' ? error.message : `${method} failed`;
-    const code = typeof error?.code === 'string' && ERROR_CODES.has(error.code) ? (error.code as 'bad_request' | 'not_found' | 'failed') : 'failed';
+    const code = typeof error?.code === 'string' && ERROR_CODES.has(error.code) ? (error.code as 'bad_request' | 'not_found' | 'failed' | 'needs_settings') : 'failed';
     return new TransportError(message, code);
   }
   const parsed = methods[method].result.safeParse((frame as { result?: unknown }).result);

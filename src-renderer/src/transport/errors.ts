@@ -1,4 +1,4 @@
-export type TransportErrorCode = 'bad_request' | 'not_found' | 'failed' | 'disconnected' | 'timeout';
+export type TransportErrorCode = 'bad_request' | 'not_found' | 'failed' | 'needs_settings' | 'disconnected' | 'timeout';
 
 /** Every failed call rejects with this; `code` comes from the main process when it answered. */
 export class TransportError extends Error {

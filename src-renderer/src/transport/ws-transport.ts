@@ -28,6 +28,7 @@ export function serveProtocols(token: string | null): string[] {
 /** Methods that may legitimately take long (dialogs, network probes, runs): no timeout. */
 export const LONG_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'app.pickFolder',
+  'app.openFolder',
   'settings.testConnection',
   'settings.detectLocalServers',
   'threads.send',

@@ -1,0 +1,163 @@
+// What both transports serve: the app of the open folder, and opening another one in its
+// place (issue 16). Started without a folder (`deepdesk serve` or `npm start` with none), it
+// answers only the folder methods (app.info says `folder: null`) and the window offers
+// `Open folder`; once one is opened, every other request goes to that folder's app. Opening a
+// folder builds its app first and only then closes the previous one, so a folder that cannot
+// be opened leaves the window where it was. Every window hears `app.folderChanged`.
+//
+// Notices about the person's files (settings, keys, modes, the recent folders) are kept here,
+// once each: a folder opened later does not tell the same problem again.
+
+import { homedir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import type { App } from '../app';
+import { ContractError, type AppInfo, type EventFrame, type EventName, type EventPayload, type MethodName, type NoticeDto, type Params } from '../contract';
+import type { AppHostApi } from '../host-api';
+import type { JsonFileProblem } from '../../core/config/json-file-store';
+import { checkFolder, folderName, RecentFolders, typedFolderPath } from './recent-folders';
+
+export interface FolderHostOptions {
+  dataDir: string;
+  transport: 'electron' | 'web';
+  version?: string;
+  /** The folder to open at start (absolute, existing); null: none, the window offers Open folder. */
+  folder: string | null;
+  /** Builds the app of one folder (its own notices are collected from it). */
+  openApp: (folder: string) => Promise<App>;
+  /** The desktop app's native folder dialog; null when the person cancels. */
+  pickFolder?: () => Promise<string | null>;
+  /** Told each notice once, as it happens (`serve` prints them). */
+  onNotice?: (notice: NoticeDto) => void;
+  /** Where `~` and relative typed paths start (default: the home folder). */
+  home?: string;
+}
+
+export interface FolderHost extends AppHostApi {
+  /** The open folder, or null. */
+  readonly folder: string | null;
+  close(): Promise<void>;
+}
+
+export async function createFolderHost(options: FolderHostOptions): Promise<FolderHost> {
+  const listeners = new Set<(frame: EventFrame) => void>();
+  const send = <E extends EventName>(event: E, payload: EventPayload<E>): void => {
+    for (const listener of listeners) listener({ event, payload });
+  };
+
+  const notices: NoticeDto[] = [];
+  const noticePrefix = randomUUID().slice(0, 8);
+  const addNotice = (notice: Omit<NoticeDto, 'id'> & { id?: string }): void => {
+    if (notices.some((n) => n.message === notice.message)) return;
+    const dto: NoticeDto = { ...notice, id: notice.id ?? `${noticePrefix}-recent-${notices.length + 1}` };
+    notices.push(dto);
+    options.onNotice?.(dto);
+    send('app.notice', dto);
+  };
+  const fileProblem = (problem: JsonFileProblem): void =>
+    addNotice({ message: problem.message, file: problem.file, ...(problem.movedTo !== undefined ? { movedTo: problem.movedTo } : {}) });
+  const recent = new RecentFolders(options.dataDir, { onProblem: fileProblem });
+
+  let current: { folder: string; app: App; stopEvents: () => void } | null = null;
+  /** The open-folder operations in turn; requests for the folder's app wait for the one under way. */
+  let switching: Promise<unknown> = Promise.resolve();
+
+  const info = (): AppInfo => ({
+    folder: current?.folder ?? null,
+    folderName: current ? folderName(current.folder) : '',
+    version: options.version ?? '0.0.0',
+    transport: options.transport,
+    canPickFolder: options.pickFolder !== undefined,
+  });
+
+  const remember = (folder: string): void => {
+    try {
+      recent.remember(folder);
+    } catch (err) {
+      addNotice({ message: `The recent folders list could not be saved (${err instanceof Error ? err.message : String(err)}); ${folder} is open all the same.` });
+    }
+  };
+
+  const open = async (folder: string): Promise<AppInfo> => {
+    if (current?.folder === folder) {
+      remember(folder);
+      return info();
+    }
+    checkFolder(folder);
+    const app = await options.openApp(folder);
+    const stopEvents = app.onEvent((frame) => {
+      if (frame.event === 'app.notice') addNotice(frame.payload as NoticeDto);
+      else for (const listener of listeners) listener(frame);
+    });
+    try {
+      for (const notice of (await app.handle('app.notices', {})) as NoticeDto[]) addNotice(notice);
+    } catch (err) {
+      stopEvents();
+      await app.close().catch(() => undefined);
+      throw err;
+    }
+    const previous = current;
+    current = { folder, app, stopEvents };
+    remember(folder);
+    if (previous !== null) {
+      previous.stopEvents();
+      await previous.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${previous.folder} failed`, err));
+    }
+    const now = info();
+    send('app.folderChanged', now);
+    return now;
+  };
+
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const result = switching.then(work);
+    switching = result.catch(() => undefined);
+    return result;
+  };
+
+  if (options.folder !== null) await open(options.folder);
+
+  const home = options.home ?? homedir();
+  const own: Partial<Record<MethodName, (params: unknown) => Promise<unknown>>> = {
+    'app.info': async () => {
+      await switching;
+      return info();
+    },
+    'app.notices': async () => [...notices],
+    'app.recentFolders': async () => recent.list(),
+    'app.openFolder': (params) => inTurn(() => open(typedFolderPath((params as Params<'app.openFolder'>).path, home))),
+    'app.pickFolder': async () => {
+      if (options.pickFolder === undefined) throw new ContractError('there is no folder dialog here: type the folder’s path instead', 'failed');
+      const picked = await options.pickFolder();
+      if (picked === null) return { folder: null };
+      await inTurn(() => open(picked));
+      return { folder: picked };
+    },
+  };
+
+  return {
+    get folder() {
+      return current?.folder ?? null;
+    },
+    async handle(method, params) {
+      const answer = own[method];
+      if (answer !== undefined) return answer(params);
+      await switching;
+      if (current === null) throw new ContractError('No folder is open yet: open one first.', 'failed');
+      return current.app.handle(method, params);
+    },
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async close() {
+      await switching;
+      const last = current;
+      current = null;
+      if (last !== null) {
+        last.stopEvents();
+        await last.app.close();
+      }
+      recent.close();
+      listeners.clear();
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// Which folder the window works on. With none open (`deepdesk serve` or `npm start` without a
+// folder) it shows the `Open folder` screen; with one, the workspace of that folder, made anew
+// when another folder is opened (here, from another window, or by the native dialog), so no
+// thread, file or terminal of the previous folder stays on screen.
+
+import { Fragment, useEffect, useState, type ReactNode } from 'react';
+import type { AppInfo } from '../../../src-main/app/contract';
+import { errorMessage } from '../state/toasts';
+import { useApi } from '../state/use-api';
+import { lastThemeSetting, useTheme } from '../state/use-theme';
+import { useConnection, useEvent } from '../state/transport-context';
+import { Spinner } from './Icon';
+import { Modal } from './Modal';
+import { OpenFolder } from './OpenFolder';
+import { Toasts } from './Toasts';
+
+export type OpenAppInfo = AppInfo & { folder: string };
+
+interface FolderGateProps {
+  /** The workspace of the open folder; `openFolder` offers another one. */
+  children(info: OpenAppInfo, openFolder: () => void): ReactNode;
+}
+
+export function FolderGate({ children }: FolderGateProps): React.JSX.Element {
+  const api = useApi();
+  const { status, reconnects } = useConnection();
+  const [info, setInfo] = useState<AppInfo | null>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+  const [choosing, setChoosing] = useState(false);
+
+  // At start and after a reconnect (another window may have opened another folder meanwhile).
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .call('app.info', {})
+      .then((next) => {
+        if (cancelled) return;
+        setInfo(next);
+        setFailed(null);
+      })
+      .catch((err: unknown) => !cancelled && setFailed(errorMessage(err)));
+    return () => {
+      cancelled = true;
+    };
+  }, [api, reconnects]);
+
+  const opened = (next: AppInfo): void => {
+    setInfo(next);
+    setChoosing(false);
+  };
+  useEvent('app.folderChanged', opened);
+
+  useEffect(() => {
+    if (info !== null && info.folder === null) document.title = 'Open a folder — Deepdesk';
+  }, [info]);
+
+  if (info === null) {
+    return (
+      <div className="app-starting" role="status">
+        {failed !== null ? `Deepdesk is not answering (${failed}); ${status === 'open' ? 'reload the page' : 'reconnecting…'}` : <Spinner label="Starting Deepdesk" />}
+      </div>
+    );
+  }
+  if (info.folder === null) return <OpenFolderScreen info={info} onOpened={opened} />;
+  const folder = info.folder;
+  return (
+    <>
+      <Fragment key={folder}>{children({ ...info, folder }, () => setChoosing(true))}</Fragment>
+      {choosing ? (
+        <Modal label="Open folder" title="Open folder" onEscape={() => setChoosing(false)} className="open-folder-dialog">
+          <OpenFolder info={info} onOpened={opened} onCancel={() => setChoosing(false)} />
+        </Modal>
+      ) : null}
+    </>
+  );
+}
+
+/** The first screen while no folder is open, in the theme the window last had. */
+function OpenFolderScreen({ info, onOpened }: { info: AppInfo; onOpened(info: AppInfo): void }): React.JSX.Element {
+  useTheme(lastThemeSetting());
+  return (
+    <main className="open-folder-screen" aria-labelledby="open-folder-title">
+      <div className="open-folder-card">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          <span className="brand-name">Deepdesk</span>
+        </div>
+        <h1 id="open-folder-title">Open a folder</h1>
+        <p className="muted">The agent reads, changes and runs things in the folder you open, and asks first where it matters.</p>
+        <OpenFolder info={info} onOpened={onOpened} autoFocus />
+      </div>
+      {/* The workspace shows its own; here, notices about the person's files. */}
+      <Toasts />
+    </main>
+  );
+}

@@ -1,0 +1,163 @@
+// `Open folder`: the folders opened before (latest first), a path field, and in the desktop
+// app the native dialog. The window's first screen when no folder is open, and a dialog from
+// the header's `Open folder`. A path that cannot be opened says why and stays in the field.
+
+import { useEffect, useId, useRef, useState } from 'react';
+import type { AppInfo, RecentFolder } from '../../../src-main/app/contract';
+import { errorMessage } from '../state/toasts';
+import { useApi } from '../state/use-api';
+import { Icon, Spinner } from './Icon';
+
+interface OpenFolderProps {
+  info: AppInfo;
+  /** The folder is open (the window also hears `app.folderChanged`). */
+  onOpened(info: AppInfo): void;
+  /** Shown as a `Cancel` button when given (the dialog). */
+  onCancel?(): void;
+  /** Focus the path field at once (the first screen; a dialog focuses it by itself). */
+  autoFocus?: boolean;
+}
+
+export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: OpenFolderProps): React.JSX.Element {
+  const api = useApi();
+  const pathId = useId();
+  const messageId = useId();
+  const [recent, setRecent] = useState<RecentFolder[] | null>(null);
+  const [path, setPath] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [opening, setOpening] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    if (autoFocus) input.current?.focus();
+  }, [autoFocus]);
+
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .call('app.recentFolders', {})
+      .then((list) => !cancelled && setRecent(list))
+      .catch(() => !cancelled && setRecent([]));
+    return () => {
+      cancelled = true;
+    };
+  }, [api]);
+
+  const open = async (target: string): Promise<void> => {
+    if (opening !== null) return;
+    setError(null);
+    setOpening(target);
+    try {
+      onOpened(await api.call('app.openFolder', { path: target }));
+    } catch (err) {
+      // What was typed stays, to be corrected.
+      const why = errorMessage(err);
+      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}`);
+    } finally {
+      setOpening(null);
+    }
+  };
+
+  const browse = async (): Promise<void> => {
+    setError(null);
+    try {
+      const picked = await api.call('app.pickFolder', {});
+      if (picked.folder !== null) onOpened(await api.call('app.info', {}));
+    } catch (err) {
+      setError(errorMessage(err));
+    }
+  };
+
+  const typed = path.trim();
+  return (
+    <div className="open-folder">
+      {recent !== null && recent.length > 0 ? (
+        <section className="recent-folders" aria-labelledby={`${pathId}-recent`}>
+          <h2 id={`${pathId}-recent`} className="open-folder-subtitle">
+            Recent folders
+          </h2>
+          <ul aria-label="Recent folders">
+            {recent.map((folder) => {
+              const current = folder.path === info.folder;
+              return (
+                <li key={folder.path}>
+                  <button
+                    type="button"
+                    className={`recent-folder${current ? ' current' : ''}`}
+                    disabled={folder.missing || opening !== null}
+                    title={folder.missing ? `${folder.path} is no longer there` : folder.path}
+                    onClick={() => (current && onCancel ? onCancel() : void open(folder.path))}
+                  >
+                    <Icon name="folder" size={15} />
+                    <span className="recent-folder-name">{folder.name}</span>
+                    {/* Cut at the start when long (the end names the folder); the text itself stays left to right. */}
+                    <span className="recent-folder-path mono">
+                      <span dir="ltr">{folder.path}</span>
+                    </span>
+                    {folder.missing ? <span className="recent-folder-note">not found</span> : current ? <span className="recent-folder-note">open now</span> : null}
+                    {opening === folder.path ? <Spinner label="Opening" /> : null}
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        </section>
+      ) : null}
+      <form
+        className="open-folder-path"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (typed !== '') void open(typed);
+        }}
+      >
+        <label htmlFor={pathId}>Folder path</label>
+        <div className="field-inline">
+          <input
+            ref={input}
+            id={pathId}
+            className="mono"
+            value={path}
+            placeholder="/home/you/project or ~/project"
+            spellCheck={false}
+            autoComplete="off"
+            aria-invalid={error !== null}
+            aria-describedby={messageId}
+            // The first thing to do on the screen (the dialog focuses its first control itself).
+            data-autofocus
+            onChange={(e) => {
+              setPath(e.target.value);
+              setError(null);
+            }}
+          />
+          <button type="submit" className="btn btn-primary" disabled={typed === '' || opening !== null}>
+            Open
+          </button>
+        </div>
+        {error !== null ? (
+          <p id={messageId} className="error-text" role="alert">
+            {error}
+          </p>
+        ) : (
+          <p id={messageId} className="muted small">
+            The folder’s full path; <span className="mono">~</span> is your home folder. Nothing is created in it.
+          </p>
+        )}
+      </form>
+      {info.canPickFolder || onCancel ? (
+        <div className="dialog-actions">
+          {info.canPickFolder ? (
+            <button type="button" className="btn" onClick={() => void browse()}>
+              <Icon name="folderOpen" size={15} />
+              Browse…
+            </button>
+          ) : null}
+          {onCancel ? (
+            <button type="button" className="btn" onClick={onCancel}>
+              Cancel
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
