@@ -4,7 +4,9 @@
 // `require('electron')` runs), then starts it. Where Electron cannot open a window (no display,
 // the binary cannot be downloaded, it does not start), one line says why and the same window
 // is served as `deepdesk serve` does: opened in the default browser when there is a desktop,
-// otherwise its link is printed. Arguments: `[--folder DIR | DIR] [--data-dir DIR]`.
+// otherwise its link is printed. Arguments: `[--folder DIR | DIR] [--data-dir DIR]`; without a
+// folder both open on the window's `Open folder` screen (never on the folder npm runs in, this
+// checkout).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
