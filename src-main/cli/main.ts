@@ -1,3 +1,4 @@
+import { packageVersion } from './package-version';
 import { HELP, UsageError } from './usage';
 
 type Command = (argv: string[]) => Promise<number>;
@@ -17,6 +18,10 @@ export async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(HELP);
     return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`deepdesk ${packageVersion()}\n`);
+    return 0;
   }
   const command = COMMANDS[name];
   if (command === undefined) {

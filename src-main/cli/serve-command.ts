@@ -1,6 +1,6 @@
 // `deepdesk serve`: the window in a browser, on 127.0.0.1 with a per-run token (SPEC §5).
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createApp } from '../app/app';
 import { createFolderHost } from '../app/folders/folder-host';
@@ -9,6 +9,7 @@ import { FileSecretStore } from '../app/settings/file-secret-store';
 import { startWebHost } from '../host/web/server';
 import { parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
+import { packageVersion } from './package-version';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { projectFolder } from './folders';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
@@ -86,12 +87,4 @@ function builtFolder(name: string): string {
     if (existsSync(join(dir, name, 'index.html'))) return join(dir, name);
   }
   throw new Error(`the window's files (out/${name}) are missing; run \`npm run build\``);
-}
-
-function packageVersion(): string {
-  for (let dir = import.meta.dirname; dir !== dirname(dir); dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version?: string }).version ?? '0.0.0';
-  }
-  return '0.0.0';
 }

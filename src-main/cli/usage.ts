@@ -31,6 +31,7 @@ Commands:
                         manage the agent's long-term memories
   checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]
                         what the agent changed in a thread, and undoing it
+  --version, -v         print deepdesk's version
 
 Common options:
   --folder DIR          project folder (default: the current directory; serve without
