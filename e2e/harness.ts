@@ -127,15 +127,27 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: CHROMIUM_ARGS, headless: true });
 }
 
-export async function openApp(browser: Browser, url: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+export interface OpenAppOptions {
+  /** The window's size (default 1400×900). */
+  width?: number;
+  height?: number;
+  /** Runs in the page before its own scripts (e.g. to seed localStorage). */
+  init?: () => void;
+  /** Wait for the workspace's message box (default); false when there may be no folder yet. */
+  waitForWorkspace?: boolean;
+}
+
+/** A page of the window in a context of its own; a page error fails the test. */
+export async function openApp(browser: Browser, url: string, options: OpenAppOptions = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1400, height: options.height ?? 900 } });
   const page = await context.newPage();
   page.on('pageerror', (err) => {
     throw err;
   });
+  if (options.init) await page.addInitScript(options.init);
   await page.goto(url);
   // Exact: an approval shown by then has a "Message to the agent" box too.
-  await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+  if (options.waitForWorkspace !== false) await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
   return page;
 }
 

@@ -9,23 +9,14 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { conversation, screenshot, sendMessage, useE2ESession } from './harness';
+import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
 
 /** expect.poll with room for a loaded machine. */
 const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 10_000 });
 
-async function open(url: string, width = 1400, height = 900): Promise<Page> {
-  const context = await e2e.browser.newContext({ viewport: { width, height } });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => {
-    throw err;
-  });
-  await page.goto(url);
-  await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
-  return page;
-}
+const open = (url: string, width = 1400, height = 900): Promise<Page> => openApp(e2e.browser, url, { width, height });
 
 const approvals = (page: Page): Locator => conversation(page).getByRole('group', { name: 'Approve tool call' });
 const card = (page: Page, name: string): Locator => conversation(page).getByRole('article', { name: `Tool call ${name}` });

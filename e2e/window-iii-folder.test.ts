@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { repo, screenshot, serveUrl, useE2ESession } from './harness';
+import { openApp, repo, screenshot, serveUrl, useE2ESession } from './harness';
 
 const session = useE2ESession();
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -27,13 +27,8 @@ function tempDir(prefix: string): string {
 
 /** A page on `url` at this size, without waiting for the workspace (there may be no folder yet). */
 async function open(url: string, width: number, height: number): Promise<Page> {
-  const context = await session.browser.newContext({ viewport: { width, height } });
-  cleanups.push(() => context.close());
-  const page = await context.newPage();
-  page.on('pageerror', (err) => {
-    throw err;
-  });
-  await page.goto(url);
+  const page = await openApp(session.browser, url, { width, height, waitForWorkspace: false });
+  cleanups.push(() => page.context().close());
   return page;
 }
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { approval, conversation, screenshot, sendMessage, useE2ESession } from './harness';
+import { approval, conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
 
@@ -22,17 +22,7 @@ const SIZES = [
 /** expect.poll with room for a loaded machine. */
 const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 10_000 });
 
-async function open(url: string, width: number, height: number, init?: () => void): Promise<Page> {
-  const context = await e2e.browser.newContext({ viewport: { width, height } });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => {
-    throw err;
-  });
-  if (init) await page.addInitScript(init);
-  await page.goto(url);
-  await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
-  return page;
-}
+const open = (url: string, width: number, height: number, init?: () => void): Promise<Page> => openApp(e2e.browser, url, { width, height, ...(init ? { init } : {}) });
 
 const offerButton = (page: Page) => page.getByRole('button', { name: 'Show mode choices for this new folder' });
 const offer = (page: Page) => page.getByRole('group', { name: /How much may the agent do on its own/ });

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { screenshot, useE2ESession } from './harness';
+import { openApp, screenshot, useE2ESession } from './harness';
 
 const session = useE2ESession();
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -64,14 +64,8 @@ async function fakeAnthropic(): Promise<FakeAnthropic> {
 }
 
 async function open(url: string, width: number, height: number): Promise<Page> {
-  const context = await session.browser.newContext({ viewport: { width, height } });
-  cleanups.push(() => context.close());
-  const page = await context.newPage();
-  page.on('pageerror', (err) => {
-    throw err;
-  });
-  await page.goto(url);
-  await page.getByRole('textbox', { name: 'Message' }).waitFor();
+  const page = await openApp(session.browser, url, { width, height });
+  cleanups.push(() => page.context().close());
   return page;
 }
 

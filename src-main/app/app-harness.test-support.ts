@@ -1,7 +1,7 @@
 // The app behind the window for tests that drive it through its contract: a real folder and
 // data folder, real SQLite, the scripted model server, and every app opened closed after
 // each test.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
@@ -25,22 +25,29 @@ export interface AppTestEnv {
   folder: string;
   dataDir: string;
   server: ScriptedServer;
-  /** Opens the app on the folder and data folder, with the scripted model. */
-  open(): Promise<OpenedApp>;
+  /** Opens the app on the folder and data folder, with the scripted model (or, with `settings`, as those settings say and no key in the environment). */
+  open(options?: OpenOptions): Promise<OpenedApp>;
+}
+
+export interface OpenOptions {
+  /** Written to settings.json first; the app then runs on them alone (no scripted-model overrides, no keys in its environment). */
+  settings?: Record<string, unknown>;
 }
 
 /** Registers the set-up and clean-up of one app environment per test; read it inside tests. */
 export function useAppTestEnv(prefix: string): AppTestEnv {
   const apps: App[] = [];
   const env = { open } as AppTestEnv;
-  async function open(): Promise<OpenedApp> {
+  async function open(options: OpenOptions = {}): Promise<OpenedApp> {
+    if (options.settings) writeFileSync(join(env.dataDir, 'settings.json'), JSON.stringify(options.settings));
     const app = await createApp({
       folder: env.folder,
       dataDir: env.dataDir,
       secrets: new FileSecretStore(env.dataDir),
       transport: 'web',
-      overrides: { model: 'openai-compatible:scripted-model', baseUrl: env.server.url },
-      env: { ...process.env, OPENAI_API_KEY: '' },
+      ...(options.settings
+        ? { env: { PATH: process.env.PATH } }
+        : { overrides: { model: 'openai-compatible:scripted-model', baseUrl: env.server.url }, env: { ...process.env, OPENAI_API_KEY: '' } }),
     });
     apps.push(app);
     const events: EventFrame[] = [];

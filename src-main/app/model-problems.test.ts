@@ -4,41 +4,15 @@
 // (the window then offers `Open settings`), and a key the provider refuses reaches the
 // window as an error event with its HTTP status.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
-import { createApp, type App } from './app';
-import type { EventFrame, MethodName, Params, Result } from './contract';
-import { FileSecretStore } from './settings/file-secret-store';
+import { describe, expect, it } from 'vitest';
+import { useAppTestEnv } from './app-harness.test-support';
 
-let folder: string;
-let dataDir: string;
-let server: ScriptedServer;
-const apps: App[] = [];
-
-beforeEach(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'deepdesk-model-problems-'));
-  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-model-problems-data-'));
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-  await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const t = useAppTestEnv('deepdesk-model-problems');
 
 const COMMAND_LINE = /--api-key|--base-url|ANTHROPIC_API_KEY|OPENAI_API_KEY/;
 
 async function open(settings: Record<string, unknown>) {
-  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify(settings));
-  const app = await createApp({ folder, dataDir, secrets: new FileSecretStore(dataDir), transport: 'web', env: { PATH: process.env.PATH } });
-  apps.push(app);
-  const events: EventFrame[] = [];
-  app.onEvent((frame) => events.push(frame));
-  const call = <M extends MethodName>(method: M, params: Params<M>) => app.handle(method, params) as Promise<Result<M>>;
+  const { call, events } = await t.open({ settings });
   const thread = await call('threads.create', {});
   return { call, events, thread };
 }
@@ -53,7 +27,7 @@ describe('a model that cannot be used, in the window', () => {
     await expect(call('settings.listModels', { provider: 'openai' })).rejects.toMatchObject({ code: 'needs_settings', message: 'Add an API key for OpenAI to list its models.' });
     // With the key stored, the same send reaches the provider (here a server that is not there).
     await call('settings.setApiKey', { provider: 'anthropic', key: 'sk-ant-typed' });
-    await call('settings.update', { baseUrl: `${server.url.replace(/\/v1$/, '')}/nothing-here` });
+    await call('settings.update', { baseUrl: `${t.server.url.replace(/\/v1$/, '')}/nothing-here` });
     await expect(call('threads.send', { threadId: thread.id, text: 'hello' })).resolves.toEqual({ ok: true });
   });
 
@@ -70,8 +44,8 @@ describe('a model that cannot be used, in the window', () => {
   });
 
   it('a key the provider refuses (401) ends the run with an error event that carries the status', async () => {
-    server.push({ error: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } } });
-    const { call, events, thread } = await open({ model: 'openai-compatible:scripted-model', baseUrl: server.url });
+    t.server.push({ error: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } } });
+    const { call, events, thread } = await open({ model: 'openai-compatible:scripted-model', baseUrl: t.server.url });
     await call('threads.send', { threadId: thread.id, text: 'hi' });
     const failed = () =>
       events

@@ -339,30 +339,38 @@ export function replaceAt(root: string, rel: string, type: 'f' | 'l', content: B
         if (errnoOf(err) !== 'ENOENT') throw err;
       }
     }
-    const dir = at.slice(0, at.length - path.basename(at).length);
-    const temp = `${dir}.${path.basename(at).slice(0, 100)}${TEMP_MARK}${tempSuffix}`;
-    try {
-      if (type === 'l') fs.symlinkSync(content, temp);
-      else {
-        const fd = fs.openSync(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | O_NOFOLLOW, 0o600);
-        try {
-          let done = 0;
-          while (done < content.length) done += fs.writeSync(fd, content, done, content.length - done);
-          fs.fchmodSync(fd, mode);
-        } finally {
-          fs.closeSync(fd);
-        }
+    replaceViaTemp(at, tempSuffix, (temp) => {
+      if (type === 'l') {
+        fs.symlinkSync(content, temp);
+        return;
       }
-      fs.renameSync(temp, at);
-    } catch (err) {
+      const fd = fs.openSync(temp, C.O_WRONLY | C.O_CREAT | C.O_EXCL | O_NOFOLLOW, 0o600);
       try {
-        fs.unlinkSync(temp);
-      } catch {
-        // Not made, or already renamed.
+        let done = 0;
+        while (done < content.length) done += fs.writeSync(fd, content, done, content.length - done);
+        fs.fchmodSync(fd, mode);
+      } finally {
+        fs.closeSync(fd);
       }
-      throw err;
-    }
+    });
   });
+}
+
+/** Makes the new entry at a temp name beside `at` (with `make`), then renames it over `at`; the temp name never stays. */
+function replaceViaTemp(at: string, tempSuffix: string, make: (temp: string) => void): void {
+  const dir = at.slice(0, at.length - path.basename(at).length);
+  const temp = `${dir}.${path.basename(at).slice(0, 100)}${TEMP_MARK}${tempSuffix}`;
+  try {
+    make(temp);
+    fs.renameSync(temp, at);
+  } catch (err) {
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // Not made, or already renamed.
+    }
+    throw err;
+  }
 }
 
 /**
@@ -379,9 +387,7 @@ export function placeFileAt(root: string, rel: string, source: string, mode: num
     } catch (err) {
       if (errnoOf(err) !== 'EXDEV') throw err;
     }
-    const dir = at.slice(0, at.length - path.basename(at).length);
-    const temp = `${dir}.${path.basename(at).slice(0, 100)}${TEMP_MARK}${tempSuffix}`;
-    try {
+    replaceViaTemp(at, tempSuffix, (temp) => {
       fs.copyFileSync(source, temp, C.COPYFILE_EXCL);
       const fd = fs.openSync(temp, C.O_WRONLY | O_NOFOLLOW);
       try {
@@ -390,15 +396,7 @@ export function placeFileAt(root: string, rel: string, source: string, mode: num
       } finally {
         fs.closeSync(fd);
       }
-      fs.renameSync(temp, at);
-    } catch (err) {
-      try {
-        fs.unlinkSync(temp);
-      } catch {
-        // Not made, or already renamed.
-      }
-      throw err;
-    }
+    });
   });
 }
 

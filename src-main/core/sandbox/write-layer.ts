@@ -48,9 +48,6 @@ export interface WriteLayer {
   wrap(file: string, args: string[]): { file: string; args: string[] };
 }
 
-/** Paths whose name would break overlay's option syntax are not used as mount options. */
-const SAFE_OPTION_PATH = /^[A-Za-z0-9_./+@%=-]+$/;
-
 /** A path overlay's lowerdir option takes as it is (its separators are ',' and ':'; '\\' escapes). */
 const PLAIN_OPTION_PATH = /^[^,:\\\n]+$/;
 
@@ -152,7 +149,8 @@ export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLa
     cleanupOnExit = true;
     process.once('exit', discardLiveLayers);
   }
-  if (!SAFE_OPTION_PATH.test(dir)) {
+  // Named in the upperdir and workdir options, which cannot be escaped around like the folder.
+  if (!PLAIN_OPTION_PATH.test(dir)) {
     discardLayer(dir);
     throw new Error(`the temp folder's path cannot be used for an overlay: ${dir}`);
   }
