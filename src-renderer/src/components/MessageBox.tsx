@@ -1,7 +1,7 @@
 // The message box: Enter sends, Shift+Enter adds a line, Esc stops a run; `@` suggests files.
 // Each thread keeps its own unsent draft (also across reloads).
 
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { applyMention, findMention, mentionsIn, type Mention } from '../lib/mention';
 import { useApi } from '../state/use-api';
 import { PendingAttachments } from './AttachedFiles';
@@ -86,18 +86,27 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
     if (draftOf.current === focusKey) saveDraft(focusKey, text);
   }, [text, focusKey]);
 
+  // Where the caret goes once a text set by the box itself is in the page: placed right after
+  // the commit, before the next key is handled (a frame later would move it back past keys
+  // typed meanwhile).
+  const pendingCaret = useRef<number | null>(null);
+  useLayoutEffect(() => {
+    const el = textarea.current;
+    const caret = pendingCaret.current;
+    if (el === null || caret === null) return;
+    pendingCaret.current = null;
+    el.setSelectionRange(caret, caret);
+  });
+
   // A message taken back out of the conversation comes back here, ready to edit and send again.
   const refilled = useRef(refill?.key ?? 0);
   useEffect(() => {
     if (refill === null || refill.key === refilled.current) return;
     refilled.current = refill.key;
+    pendingCaret.current = refill.text.length;
     setText(refill.text);
     setMention(null);
-    const el = textarea.current;
-    if (el) {
-      el.focus();
-      requestAnimationFrame(() => el.setSelectionRange(refill.text.length, refill.text.length));
-    }
+    textarea.current?.focus();
   }, [refill]);
 
   // Grow with the text up to a limit.
@@ -144,13 +153,11 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
     const el = textarea.current;
     if (!mention || !el) return;
     const next = applyMention(text, mention, el.selectionStart, path);
+    pendingCaret.current = next.caret;
     setText(next.text);
     setMention(null);
     setOptions([]);
-    requestAnimationFrame(() => {
-      el.focus();
-      el.setSelectionRange(next.caret, next.caret);
-    });
+    el.focus();
   };
 
   const send = async (): Promise<void> => {
