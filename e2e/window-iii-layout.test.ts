@@ -5,7 +5,7 @@
 // collapsed and opens for the agent's commands; names keep their room in every list.
 
 import { readFileSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
@@ -157,6 +157,18 @@ describe('the offer of modes on a new folder', () => {
 });
 
 describe('the terminal on the first screen', () => {
+  it('the header keeps the folder’s name whole at every size; the model’s name gives way', async () => {
+    const serve = await e2e.serve();
+    for (const [width, height] of SIZES) {
+      const page = await open(serve.url, width, height);
+      const name = page.locator('.header-folder-name');
+      await poll(() => name.innerText()).toBe(basename(serve.folder));
+      const cut = await name.evaluate((el) => el.scrollWidth > el.clientWidth);
+      expect(cut, `${width}×${height}`).toBe(false);
+      await page.context().close();
+    }
+  });
+
   it('starts collapsed at every size, opens when the agent runs a command, and keeps what the person chose', async () => {
     const serve = await e2e.serve({
       settings: { rules: [{ tools: ['execute'], decision: 'allow' }] },
