@@ -129,6 +129,7 @@ async function pointerTarget(path: string, entry: Omit<SurfaceFile, 'role'>): Pr
 
 /** HEAD, objects/ and refs/: what git takes for a git folder when it stands in it. */
 function looksLikeGitDir(names: Dirent[]): boolean {
+  if (!names.some((d) => d.name === 'HEAD')) return false;
   const byName = new Map(names.map((d) => [d.name, d]));
   return Boolean(byName.get('HEAD')?.isFile() && byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory());
 }
@@ -211,47 +212,96 @@ class SurfaceReader {
     await this.addGitDir(target, workTree);
   }
 
-  /** The surfaces of the repositories an earlier reading found, without walking the folder. */
-  async reread(earlier: GitSurface): Promise<void> {
-    for (const [path, workTree] of earlier.pointers) await this.addPointer(path, workTree);
-    for (const [dir, workTree] of earlier.gitDirs) await this.addGitDir(dir, workTree);
-  }
-
-  /** Every folder of the project, links not followed: `.git` entries and git-shaped folders. */
-  async walk(): Promise<void> {
+  /**
+   * Every folder of the project, links not followed: `.git` entries and git-shaped folders.
+   * With `cache`, a folder whose entries did not change since the last walk is not read
+   * again (its own stat says so): the cost is a stat per folder, plus reading what changed.
+   */
+  async walk(cache?: RepositoryWalkCache): Promise<void> {
+    const startedMs = cache ? cache.now() : Date.now();
+    // Taken once: another walk of the folder may finish meanwhile and replace it.
+    const last = cache?.last;
+    const seen = new Map<string, WalkedFolder>();
     const queue: string[] = [this.projectDir];
     const worker = async (): Promise<void> => {
       for (let dir = queue.pop(); dir !== undefined; dir = queue.pop()) {
-        const names = await readNames(dir);
-        const shaped = basename(dir) !== '.git' && looksLikeGitDir(names);
-        if (shaped) await this.addGitDir(dir, undefined);
-        for (const d of names) {
-          const path = join(dir, d.name);
-          if (d.name === '.git') {
-            if (d.isDirectory()) await this.addGitDir(path, dir);
-            else await this.addPointer(path, dir);
-            continue;
-          }
-          if (d.isDirectory() && !(shaped && d.name === 'objects')) queue.push(path);
-        }
+        const folder = await walkedFolder(dir, cache !== undefined, last);
+        if (!folder) continue;
+        seen.set(dir, folder);
+        if (folder.shaped) await this.addGitDir(dir, undefined);
+        if (folder.dotGit === 'dir') await this.addGitDir(join(dir, '.git'), dir);
+        else if (folder.dotGit === 'other') await this.addPointer(join(dir, '.git'), dir);
+        for (const name of folder.subfolders) if (!(folder.shaped && name === 'objects')) queue.push(join(dir, name));
       }
     };
     // Workers take folders as the walk finds them; one ends when the queue is empty at that moment,
     // so keep starting rounds until a round finds nothing more.
     while (queue.length > 0) await Promise.all(Array.from({ length: Math.min(WALK_CONCURRENCY, queue.length) }, worker));
+    if (cache) cache.last = { folders: seen, takenAtMs: startedMs };
   }
 }
 
+/** What a walk found in one folder: where to go on, and whether git finds a repository there. */
+interface WalkedFolder {
+  subfolders: string[];
+  /** A `.git` folder, a `.git` file or link ('other'), or none. */
+  dotGit: 'dir' | 'other' | null;
+  /** The folder itself looks like a git folder (HEAD, objects/, refs/). */
+  shaped: boolean;
+  /** Its stat when it was read (absent when it could not be taken). */
+  stat?: { ino: number; mtimeMs: number; ctimeMs: number };
+}
+
 /**
- * The surface of every repository in the project folder. With `earlier` (a reading of the
- * same folder), only the repositories it found are read again: repositories that appear
- * later are found by the next full reading (the one after a run), and what in them is
- * older than the run is not the run's (see enforceGitSurface).
+ * A change made this close before a walk started may share its timestamp with a later one
+ * (the kernel stamps files with a coarse clock, a few ms): such a folder is read again.
  */
-export async function snapshotGitSurface(projectDir: string, home: string, earlier?: GitSurface): Promise<GitSurface> {
+const RACY_MS = 50;
+
+/** The folders of one project folder as last walked, so the next walk reads only those whose entries changed. */
+export class RepositoryWalkCache {
+  last?: LastWalk;
+  /** The clock a walk's start is read from (the tests move it). */
+  constructor(readonly now: () => number = Date.now) {}
+}
+
+interface LastWalk {
+  folders: ReadonlyMap<string, WalkedFolder>;
+  /** When that walk started. */
+  takenAtMs: number;
+}
+
+async function walkedFolder(dir: string, withStat: boolean, last: LastWalk | undefined): Promise<WalkedFolder | undefined> {
+  let stat: WalkedFolder['stat'];
+  if (withStat) {
+    try {
+      const st = await lstat(dir);
+      if (!st.isDirectory()) return undefined;
+      stat = { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
+    } catch {
+      return undefined;
+    }
+    const known = last?.folders.get(dir);
+    const settled = last !== undefined && Math.max(stat.mtimeMs, stat.ctimeMs) < last.takenAtMs - RACY_MS;
+    if (known?.stat && settled && known.stat.ino === stat.ino && known.stat.mtimeMs === stat.mtimeMs && known.stat.ctimeMs === stat.ctimeMs) return known;
+  }
+  const names = await readNames(dir);
+  const dotGit = names.find((d) => d.name === '.git');
+  return {
+    subfolders: names.filter((d) => d.isDirectory() && d.name !== '.git').map((d) => d.name),
+    dotGit: dotGit === undefined ? null : dotGit.isDirectory() ? 'dir' : 'other',
+    shaped: basename(dir) !== '.git' && looksLikeGitDir(names),
+    ...(stat ? { stat } : {}),
+  };
+}
+
+/**
+ * The surface of every repository in the project folder. With `cache` (kept per folder by
+ * the caller), folders unchanged since the last walk are not read again.
+ */
+export async function snapshotGitSurface(projectDir: string, home: string, cache?: RepositoryWalkCache): Promise<GitSurface> {
   const reader = new SurfaceReader(realPathOf(projectDir), home);
-  if (earlier) await reader.reread(earlier);
-  else await reader.walk();
+  await reader.walk(cache);
   return reader.surface;
 }
 
@@ -332,9 +382,11 @@ export async function enforceGitSurface(
     untouchable: readonly string[];
     /** When the run started: a path `before` did not know that has not changed since is not the run's. */
     runStartedMs: number;
+    /** The folder's walk cache (snapshotGitSurface). */
+    cache?: RepositoryWalkCache;
   },
 ): Promise<{ items: BlockedItem[]; after: GitSurface }> {
-  const after = await snapshotGitSurface(projectDir, options.home);
+  const after = await snapshotGitSurface(projectDir, options.home, options.cache);
   const items: BlockedItem[] = [];
   const untouchable = (path: string): boolean => options.untouchable.some((p) => isWithin(path, p));
   // Parents first, so that a folder put back is there before its files.
@@ -355,7 +407,7 @@ export async function enforceGitSurface(
     if (!now || untouchable(path) || handled.some((h) => isWithin(path, h))) continue;
     const was = before.entries.get(path);
     if (was && sameEntry(now, was)) continue;
-    // A repository the earlier reading did not know, made before the run (the person's).
+    // A repository `before` did not know, made before the run (the person's, meanwhile).
     if (!was && unknownAndOld(now)) continue;
     if (isInert(path, now, before)) continue;
     const existing = was !== undefined || (now.gitDir !== undefined && before.gitDirs.has(now.gitDir));

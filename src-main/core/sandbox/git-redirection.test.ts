@@ -239,6 +239,21 @@ describe.skipIf(!available.available)('git cannot be redirected to run what a sa
     expect(git(join(project, 'mine'), 'config', 'core.fsmonitor').trim()).toBe('true');
   });
 
+  it("a repository the person makes deep in the folder between two commands: the next command cannot write into the hooks folder its config names", async () => {
+    mkdirSync(join(project, 'a', 'b', 'c'), { recursive: true });
+    mkdirSync(join(project, 'team-hooks'));
+    // The first command walks the folder (and keeps what it found); nothing git-like is there yet.
+    await run('true');
+    git(join(project, 'a', 'b', 'c'), 'init', '-q');
+    git(join(project, 'a', 'b', 'c'), 'config', 'core.hooksPath', join(project, 'team-hooks'));
+    writeFileSync(join(project, 'a', 'b', 'c', 'x.txt'), 'x\n');
+    const result = await run(`${evilProgram()}; cp evil.sh team-hooks/pre-commit; cp evil.sh team-hooks/post-checkout; true`);
+    git(join(project, 'a', 'b', 'c'), 'add', 'x.txt');
+    personUsesGit(join(project, 'a', 'b', 'c'));
+    expect(ran()).toEqual([]);
+    expect(result.sandboxBlocked).toContain('/team-hooks/');
+  });
+
   it('normal git work still runs inside: status, diff, add, commit, branch, stash', async () => {
     initRepo();
     writeFileSync(join(project, 'README.md'), 'changed\n');

@@ -43,7 +43,7 @@ import { join } from 'node:path';
 import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
 import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap';
 import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
-import { enforceGitSurface, snapshotGitSurface, surfaceMounts, type GitSurface } from '../git/surface';
+import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMounts } from '../git/surface';
 import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { applyLayer, createWriteLayer, discardLayer, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
@@ -146,8 +146,8 @@ function madeUnder(path: string, limit = 8): string[] {
 
 class OsSandbox implements Sandbox {
   readonly kind: SandboxKind;
-  /** Per folder, the repositories found after the last run: read again (not searched for) before the next. */
-  private readonly lastGitSurface = new Map<string, GitSurface>();
+  /** Per folder, its folders as last walked for repositories: only what changed is read again. */
+  private readonly repositoryWalks = new Map<string, RepositoryWalkCache>();
   /** The resolved secrets list per home and agent sockets: it only changes with them. */
   private readonly hiddenCache = new Map<string, ResolvedPolicy['hidden']>();
 
@@ -177,7 +177,9 @@ class OsSandbox implements Sandbox {
     if (!cachedHidden) this.hiddenCache.set(cacheKey, resolved.staticHidden);
     // Git's surface in every repository of the folder: kept read-only where it exists, and
     // compared after the run for what could not be mounted (core/git/surface.ts).
-    const gitBefore = await snapshotGitSurface(resolved.projectDir, resolved.home, this.lastGitSurface.get(resolved.projectDir));
+    let walkCache = this.repositoryWalks.get(resolved.projectDir);
+    if (!walkCache) this.repositoryWalks.set(resolved.projectDir, (walkCache = new RepositoryWalkCache()));
+    const gitBefore = await snapshotGitSurface(resolved.projectDir, resolved.home, walkCache);
     const gitMounts = surfaceMounts(gitBefore);
     resolved.protectedPaths = [...new Set([...resolved.protectedPaths, ...gitMounts.readOnly])];
     resolved.pinnedPaths = [...new Set([...resolved.pinnedPaths, ...gitMounts.pinned])];
@@ -251,8 +253,7 @@ class OsSandbox implements Sandbox {
             applied = applyLayer(layer, entries, (_rel, st) => st.ctimeMs > runStartedMs);
             items.push(...applied.failed.map((f) => ({ kind: 'write' as const, path: join(resolved.projectDir, f.rel), why: f.why })));
           }
-          const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, runStartedMs });
-          this.lastGitSurface.set(resolved.projectDir, git.after);
+          const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, runStartedMs, cache: walkCache });
           items.push(...git.items);
           for (const path of missingProtected) {
             if (!existsSync(path)) continue;

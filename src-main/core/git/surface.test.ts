@@ -1,0 +1,160 @@
+// The walk for repositories with a cache (RepositoryWalkCache): a folder whose entries did
+// not change is not read again, and the result is always what a walk without a cache finds.
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RepositoryWalkCache, snapshotGitSurface, type GitSurface } from './surface';
+
+let root: string;
+let home: string;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-surface-')));
+  home = join(root, 'home');
+  mkdirSync(home);
+  root = join(root, 'project');
+  mkdirSync(root);
+});
+
+afterEach(() => {
+  rmSync(join(root, '..'), { recursive: true, force: true });
+});
+
+/** A git folder as git makes one (enough for the walk: HEAD, objects/, refs/, hooks/, config). */
+function gitFolder(dir: string, config = '[core]\n\tbare = false\n'): void {
+  mkdirSync(join(dir, 'objects'), { recursive: true });
+  mkdirSync(join(dir, 'refs', 'heads'), { recursive: true });
+  mkdirSync(join(dir, 'hooks'), { recursive: true });
+  writeFileSync(join(dir, 'HEAD'), 'ref: refs/heads/main\n');
+  writeFileSync(join(dir, 'config'), config);
+}
+
+/**
+ * Waits (polling the file system, not a timer) until a change made now gets a later
+ * timestamp than everything made so far: the kernel stamps with a coarse clock, and the
+ * cache rightly cannot see two changes in one tick apart.
+ */
+function nextTick(): void {
+  const probe = join(root, '..', 'tick');
+  writeFileSync(probe, '');
+  const made = lstatSync(probe).ctimeMs;
+  for (let i = 0; i < 1e7; i++) {
+    utimesSync(probe, new Date(), new Date());
+    if (lstatSync(probe).ctimeMs > made) return;
+  }
+  throw new Error('the clock did not move');
+}
+
+function summary(surface: GitSurface): { gitDirs: string[]; pointers: string[]; entries: string[] } {
+  return {
+    gitDirs: [...surface.gitDirs.keys()].sort(),
+    pointers: [...surface.pointers.keys()].sort(),
+    entries: [...surface.entries.keys()].sort(),
+  };
+}
+
+/** A clock far enough ahead that every folder counts as settled: only a folder's own stat can make it be read again. */
+const trusting = (): RepositoryWalkCache => new RepositoryWalkCache(() => Date.now() + 3_600_000);
+
+describe('walking for repositories with a cache', () => {
+  it('does not read again a folder whose entries did not change, and reads one that did', async () => {
+    mkdirSync(join(root, 'a', 'b', 'c'), { recursive: true });
+    mkdirSync(join(root, 'x', 'y'), { recursive: true });
+    const cache = trusting();
+    await snapshotGitSurface(root, home, cache);
+    const first = cache.last!.folders;
+    nextTick();
+    writeFileSync(join(root, 'a', 'b', 'c', 'file.txt'), 'x');
+    mkdirSync(join(root, 'x', 'y', 'new'));
+    await snapshotGitSurface(root, home, cache);
+    const second = cache.last!.folders;
+    expect(second.get(join(root, 'a', 'b'))).toBe(first.get(join(root, 'a', 'b')));
+    expect(second.get(join(root, 'a', 'b', 'c'))).not.toBe(first.get(join(root, 'a', 'b', 'c')));
+    expect(second.get(join(root, 'x', 'y'))?.subfolders).toEqual(['new']);
+    expect(second.has(join(root, 'x', 'y', 'new'))).toBe(true);
+  });
+
+  it('reads again a folder changed just before the last walk started (the same clock tick may hide a later change)', async () => {
+    mkdirSync(join(root, 'a'));
+    const cache = new RepositoryWalkCache();
+    await snapshotGitSurface(root, home, cache);
+    const first = cache.last!.folders;
+    await snapshotGitSurface(root, home, cache);
+    expect(cache.last!.folders.get(join(root, 'a'))).not.toBe(first.get(join(root, 'a')));
+  });
+
+  it('finds a repository made deep in a folder it had cached, and a hooks folder its config names elsewhere', async () => {
+    mkdirSync(join(root, 'deep', 'er', 'still'), { recursive: true });
+    mkdirSync(join(root, 'shared-hooks'));
+    const cache = trusting();
+    expect(summary(await snapshotGitSurface(root, home, cache)).gitDirs).toEqual([]);
+    nextTick();
+    gitFolder(join(root, 'deep', 'er', 'still', '.git'), '[core]\n\thooksPath = ../../../shared-hooks\n');
+    writeFileSync(join(root, 'shared-hooks', 'pre-commit'), '#!/bin/sh\n');
+    const surface = await snapshotGitSurface(root, home, cache);
+    expect(summary(surface).gitDirs).toEqual([join(root, 'deep', 'er', 'still', '.git')]);
+    expect(surface.entries.get(join(root, 'shared-hooks', 'pre-commit'))?.role).toBe('hook');
+  });
+
+  it('finds what a walk without a cache finds, after any sequence of changes (generated)', async () => {
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const folders = [root];
+    const cache = trusting();
+    for (let round = 0; round < 12; round++) {
+      nextTick();
+      for (let op = 0; op < 6; op++) {
+        const live = folders.filter((f) => {
+          try {
+            return lstatSync(f).isDirectory();
+          } catch {
+            return false;
+          }
+        });
+        const at = live[random(live.length)] ?? root;
+        const name = `n${round}-${op}`;
+        switch (random(7)) {
+          case 0:
+          case 1:
+            mkdirSync(join(at, name));
+            folders.push(join(at, name));
+            break;
+          case 2:
+            gitFolder(join(at, name, '.git'));
+            folders.push(join(at, name));
+            break;
+          case 3:
+            // A `.git` file pointing at a git-shaped folder elsewhere.
+            gitFolder(join(root, `store-${name}`));
+            mkdirSync(join(at, name));
+            writeFileSync(join(at, name, '.git'), `gitdir: ${join(root, `store-${name}`)}\n`);
+            folders.push(join(at, name));
+            break;
+          case 4:
+            if (at !== root) rmSync(at, { recursive: true, force: true });
+            break;
+          case 5:
+            if (at !== root) {
+              renameSync(at, `${at}-moved`);
+              folders.push(`${at}-moved`);
+            }
+            break;
+          case 6:
+            if (at !== root) {
+              // A folder replaced by a link to another one: never followed.
+              rmSync(at, { recursive: true, force: true });
+              symlinkSync(root, at);
+            }
+            break;
+        }
+      }
+      const cached = await snapshotGitSurface(root, home, cache);
+      const fresh = await snapshotGitSurface(root, home);
+      expect(summary(cached), `round ${round}`).toEqual(summary(fresh));
+    }
+  });
+});
