@@ -46,6 +46,7 @@ import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service'
 import { WindowShellBackend } from './terminal/window-shell-backend';
 import { attachMentionedFiles } from './threads/mention-attachments';
 import { ThreadService } from './threads/thread-service';
+import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
 import type { z } from 'zod';
 
@@ -200,9 +201,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   });
 
-  const workspace = new WorkspaceService({ folder: options.folder, backend: shared.folder, onChange: (paths) => send('files.changed', { paths }) });
+  const changeFeed = new FolderChangeFeed(checkpoints.recorder.root, { onBlindSpot: () => workspace.watchAgain() });
+  checkpoints.recorder.useChangeFeed(changeFeed);
+  const workspace: WorkspaceService = new WorkspaceService({ folder: options.folder, backend: shared.folder, onChange: (paths) => send('files.changed', { paths }), feed: changeFeed });
   // Ready does not wait for the watcher: its subscription walks the folder's directories.
-  const watching = workspace.start();
+  // Then the folder's first checkpoint snapshot is taken in the background (in slices).
+  const baselineAbort = new AbortController();
+  const watching = workspace.start().then(() =>
+    checkpoints.recorder.prepareBaseline(baselineAbort.signal).catch(() => {
+      // Stopped at close, or failed: the first step takes it instead.
+    }),
+  );
   const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}));
 
   const ok = { ok: true as const };
@@ -323,6 +332,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async close() {
       await threads.dispose();
       await terminals.dispose();
+      baselineAbort.abort();
       await watching;
       await workspace.dispose();
       checkpoints.collectGarbage();

@@ -6,22 +6,34 @@
 // Events carry no file kind; a created path is lstat'ed to tell folders from files, and a
 // deleted path is reported as `unlink` (the tree treats an unlinked folder it had listed as
 // gone, see foldersToRefresh).
+//
+// The same subscription tells checkpoints which paths changed (folder-change-feed.ts), so it
+// watches what their walk records: everything but `.git`, and of a dependency folder only
+// its own entries (the walk keeps a signature of those, never what is deeper).
 
 import watcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
 import { lstat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
+import { HEAVY_FOLDERS } from '../../core/checkpoints/scan';
 
 export type FileChangeKind = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir';
 export type FileChange = { path: string; kind: FileChangeKind };
+export type RawChange = { path: string; type: Event['type'] };
 
 /** Folders whose contents the window never shows live (they churn and can be huge). */
 export const UNWATCHED_DIRS: readonly string[] = ['.git', 'node_modules', 'out', 'dist', 'build', '.next', '.nuxt', 'target', 'coverage', '__pycache__', '.venv', '.cache', '.turbo'];
 
 export interface FolderWatcherOptions {
   folder: string;
+  /** What the window shows changed (not in UNWATCHED_DIRS). */
   onChanges: (changes: FileChange[]) => void;
+  /** Every change, its path relative to the folder and '/'-separated ('' is the folder itself), in the order the batches came. */
+  onPaths?: (changes: RawChange[]) => void;
   onError?: (err: Error) => void;
 }
+
+/** What the subscription does not watch: `.git`, and what is below a dependency folder's own entries. */
+const IGNORED = ['.git', '**/.git', ...[...HEAVY_FOLDERS].flatMap((dir) => [`${dir}/*/**`, `**/${dir}/*/**`])];
 
 export class FolderWatcher {
   private subscription: AsyncSubscription | null = null;
@@ -30,17 +42,47 @@ export class FolderWatcher {
   constructor(private readonly options: FolderWatcherOptions) {}
 
   async start(): Promise<void> {
+    const subscription = await this.subscribe();
+    if (this.closed) await unsubscribe(subscription);
+    else this.subscription = subscription;
+  }
+
+  /**
+   * Drops the subscription and subscribes anew: @parcel/watcher on Linux does not watch
+   * folders made inside a new folder before it saw it (`mkdir -p`, a tree moved in), and only
+   * a new subscription watches them. It shares one native watcher between subscriptions of a
+   * folder, so the old one must go first: what changes in between is not reported.
+   */
+  async restart(): Promise<void> {
+    const old = this.subscription;
+    this.subscription = null;
+    if (old) await unsubscribe(old);
+    if (this.closed) return;
+    const fresh = await this.subscribe();
+    if (this.closed) await unsubscribe(fresh);
+    else this.subscription = fresh;
+  }
+
+  private subscribe(): Promise<AsyncSubscription> {
     const { folder } = this.options;
-    const subscription = await watcher.subscribe(
+    return watcher.subscribe(
       folder,
       (err, events) => {
         if (err) this.options.onError?.(err);
-        else void this.report(events);
+        else {
+          if (this.options.onPaths && !this.closed) {
+            this.options.onPaths(
+              events.flatMap((e) => {
+                const path = relativePath(folder, e.path);
+                return path === null ? [] : [{ path, type: e.type }];
+              }),
+            );
+          }
+          void this.report(events);
+        }
       },
-      { ignore: UNWATCHED_DIRS.flatMap((dir) => [dir, `**/${dir}`]) },
+      { ignore: IGNORED },
     );
-    if (this.closed) await subscription.unsubscribe();
-    else this.subscription = subscription;
   }
 
   private async report(events: Event[]): Promise<void> {
@@ -65,14 +107,28 @@ export class FolderWatcher {
     this.closed = true;
     const subscription = this.subscription;
     this.subscription = null;
-    await subscription?.unsubscribe();
+    if (subscription) await unsubscribe(subscription);
   }
 }
 
-function toVirtual(root: string, real: string): string | null {
+async function unsubscribe(subscription: AsyncSubscription): Promise<void> {
+  try {
+    await subscription.unsubscribe();
+  } catch {
+    // A watched folder that was removed or moved away cannot be unwatched (EINVAL): it is gone anyway.
+  }
+}
+
+function relativePath(root: string, real: string): string | null {
   const rel = relative(root, real);
-  if (rel === '' || rel.startsWith('..')) return null;
-  const parts = rel.split(sep);
+  if (rel === '..' || rel.startsWith(`..${sep}`)) return null;
+  return sep === '/' ? rel : rel.split(sep).join('/');
+}
+
+function toVirtual(root: string, real: string): string | null {
+  const rel = relativePath(root, real);
+  if (rel === null || rel === '') return null;
+  const parts = rel.split('/');
   if (parts.some((part) => UNWATCHED_DIRS.includes(part))) return null;
   return `/${parts.join('/')}`;
 }

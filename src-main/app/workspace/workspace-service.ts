@@ -10,7 +10,8 @@ import type { Backend, FileInfo } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
 import { normalizeVirtualPath } from '../../core/backends/paths';
 import { ContractError, type FileContent, type FileEntry } from '../contract';
-import { FolderWatcher, type FileChange } from './folder-watcher';
+import type { FolderChangeFeed } from './folder-change-feed';
+import { FolderWatcher, type FileChange, type RawChange } from './folder-watcher';
 
 export type { FileChange } from './folder-watcher';
 const DEBOUNCE_MS = 75;
@@ -20,10 +21,14 @@ export interface WorkspaceOptions {
   folder: string;
   backend: Backend;
   onChange: (changes: FileChange[]) => void;
+  /** Told every path the watcher reports, and when watching starts, fails or stops (checkpoints' change feed). */
+  feed?: FolderChangeFeed;
 }
 
 export class WorkspaceService {
   private watcher: FolderWatcher | null = null;
+  private restarting: Promise<void> | null = null;
+  private restartAgain = false;
   private pending = new Map<string, FileChange>();
   private timer: NodeJS.Timeout | null = null;
   /** Every file path, for @-mention search; dropped when files appear or disappear. */
@@ -33,20 +38,52 @@ export class WorkspaceService {
 
   /** Starts watching; resolves once changes are being reported (the app does not wait for it). */
   async start(): Promise<void> {
+    const { feed } = this.options;
     this.watcher = new FolderWatcher({
       folder: this.options.folder,
       onChanges: (changes) => {
         for (const change of changes) this.queue(change);
       },
-      onError: (err) => process.stderr.write(`deepdesk: watching the folder failed: ${err.message}\n`),
+      ...(feed ? { onPaths: (changes: RawChange[]) => feed.paths(changes) } : {}),
+      onError: (err) => {
+        feed?.failed();
+        process.stderr.write(`deepdesk: watching the folder failed: ${err.message}\n`);
+      },
     });
     try {
       await this.watcher.start();
+      feed?.started();
     } catch (err) {
       // Too many folders for the OS's watch limit, or no native watcher: the tree still
       // lists on demand, it just does not update by itself.
       process.stderr.write(`deepdesk: the file tree will not update live: ${err instanceof Error ? err.message : String(err)}\n`);
     }
+  }
+
+  /**
+   * Subscribes the watcher anew (folder-change-feed.ts: a blind spot); requests while one runs
+   * make one more after it. The feed is not trusted meanwhile.
+   */
+  watchAgain(): void {
+    if (this.restarting) {
+      this.restartAgain = true;
+      return;
+    }
+    const watcher = this.watcher;
+    if (!watcher) return;
+    this.restarting = (async () => {
+      do {
+        this.restartAgain = false;
+        this.options.feed?.stopped();
+        try {
+          await watcher.restart();
+          this.options.feed?.started();
+        } catch (err) {
+          process.stderr.write(`deepdesk: watching the folder again failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        }
+      } while (this.restartAgain);
+      this.restarting = null;
+    })();
   }
 
   private queue(change: FileChange): void {
@@ -115,6 +152,8 @@ export class WorkspaceService {
 
   async dispose(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
+    this.options.feed?.stopped();
+    await this.restarting;
     await this.watcher?.close();
   }
 

@@ -13,7 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runAttributed, type LayerSettlement, type StepAttribution } from './attribution';
-import { diffStates, entriesUnder, scanFolder, scanPaths, scanTargets, walkTargets, withParents } from './scan';
+import type { ChangeFeed } from './change-feed';
+import { diffStates, entriesUnder, HEAVY_FOLDERS, scanFolderSliced, scanPaths, scanTargets, walkTargets, withParents, type ScanResult } from './scan';
 import type { CheckpointStore, NewCheckpoint } from './store';
 import { sameState, type Change, type Checkpoint, type ManifestRow } from './types';
 
@@ -55,11 +56,25 @@ export interface StepOutcome<T> {
   changes: Change[];
 }
 
+/**
+ * Below this, walking the whole folder is about as quick as waiting for the watcher to
+ * report everything (its events come in batches a few tens of ms apart): walk.
+ */
+const FEED_WORTH_MS = 60;
+/** Baseline rows and blobs are stored in transactions of about this size, the event loop served between them. */
+const BASELINE_ROWS_PER_COMMIT = 4000;
+const BASELINE_BLOB_BYTES_PER_COMMIT = 1024 * 1024;
+
 export class CheckpointRecorder {
   readonly root: string;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly inFlight: Running[] = [];
   private cache: { version: number; rows: Map<string, ManifestRow> } | null = null;
+  private feed: ChangeFeed | null = null;
+  /** The feed is used once a walk of the whole folder takes longer than this. */
+  private feedFromWalkMs = FEED_WORTH_MS;
+  /** How long the last walk of the whole folder took (undefined before the first). */
+  private lastWalkMs: number | undefined;
 
   readonly store: CheckpointStore;
 
@@ -76,6 +91,44 @@ export class CheckpointRecorder {
   }
 
   /**
+   * Told which paths change by a watcher, a step that cannot observe its command's writes
+   * looks only at those paths (once the folder has a baseline and walking it is slow).
+   */
+  useChangeFeed(feed: ChangeFeed | null, options: { fromWalkMs?: number } = {}): void {
+    this.feed = feed;
+    this.feedFromWalkMs = options.fromWalkMs ?? FEED_WORTH_MS;
+  }
+
+  /**
+   * Takes the folder's first snapshot (reading every file) unless it has one, in slices
+   * that leave the event loop free: the app starts it when the folder opens, so that the
+   * first step does not pay for it.
+   */
+  prepareBaseline(signal?: AbortSignal): Promise<void> {
+    return this.locked(async () => {
+      if (this.store.hasBaseline(this.root)) return;
+      this.feed?.reset();
+      const started = performance.now();
+      const flushBlobs = (partial: ScanResult): void => {
+        let bytes = 0;
+        for (const data of partial.blobs.values()) bytes += data.length;
+        if (bytes < BASELINE_BLOB_BYTES_PER_COMMIT) return;
+        this.store.commit({ folder: this.root, blobs: partial.blobs, manifest: new Map(), checkpoints: [] });
+        partial.blobs.clear();
+      };
+      const scan = await scanFolderSliced(this.root, this.manifest(), false, { ...(signal ? { signal } : {}), onSlice: flushBlobs });
+      this.lastWalkMs = performance.now() - started;
+      const rows = [...scan.manifest];
+      for (let i = 0; i < rows.length; i += BASELINE_ROWS_PER_COMMIT) {
+        const last = i + BASELINE_ROWS_PER_COMMIT >= rows.length;
+        this.commit({ folder: this.root, blobs: i === 0 ? scan.blobs : new Map(), manifest: new Map(rows.slice(i, i + BASELINE_ROWS_PER_COMMIT)), checkpoints: [], ...(last ? { baseline: true } : {}) });
+        if (!last) await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (rows.length === 0) this.commit({ folder: this.root, blobs: scan.blobs, manifest: new Map(), checkpoints: [], baseline: true });
+    });
+  }
+
+  /**
    * Runs a step between two snapshots; its changes become an agent checkpoint. A command
    * (scope 'command') tells how its changes can be seen before it starts: on a write layer
    * (nothing is walked; the layer's own paths are snapshotted around its application) or
@@ -84,8 +137,9 @@ export class CheckpointRecorder {
    */
   async step<T>(info: StepInfo, requested: StepScope, run: () => Promise<T>): Promise<StepOutcome<T>> {
     const scope: StepScope = requested !== 'all' && requested !== 'command' && this.throughLinks(requested) ? 'all' : requested;
-    const walkBefore = (): Promise<BeforeState | null> =>
-      this.locked(() => this.snapshotBefore(scope === 'command' ? 'all' : scope)).catch(() => {
+    // `self`: a command step already running, whose snapshot before it must not count as its own what differs.
+    const walkBefore = (self?: Running): Promise<BeforeState | null> =>
+      this.locked(() => this.snapshotBefore(scope === 'command' ? 'all' : scope, self)).catch(() => {
         // Recording must never stop the agent's work; this step is then simply not recorded.
         return null;
       });
@@ -97,7 +151,7 @@ export class CheckpointRecorder {
       },
       blind: async () => {
         running.blind = true;
-        if (before === 'deferred') before = await walkBefore();
+        if (before === 'deferred') before = await walkBefore(running);
       },
       settle: (planned, apply) => this.locked(() => this.settleLayer(running, planned, apply)),
     };
@@ -134,21 +188,13 @@ export class CheckpointRecorder {
     let targets: Map<string, boolean>;
     let pre: Map<string, ManifestRow | null>;
     try {
-      targets = this.layerTargets(planned);
+      targets = this.targetsOf(planned);
       const manifest = this.manifest();
       const baseline = this.store.hasBaseline(this.root);
       const scan = scanTargets(this.root, targets, (rel) => manifest.get(rel));
       pre = scan.states;
-      const theirs: Change[] = [];
-      for (const [rel, row] of pre) {
-        const known = manifest.get(rel);
-        if (known === undefined && !baseline) continue;
-        const was = known ? { type: known.type, mode: known.mode, hash: known.hash } : null;
-        const now = row ? { type: row.type, mode: row.mode, hash: row.hash } : null;
-        if (!sameState(was, now)) theirs.push({ path: rel, before: was, after: now });
-      }
-      const writes = new Map([...pre].filter(([rel, row]) => row !== null || manifest.has(rel)));
-      this.commit({ folder: this.root, blobs: scan.result.blobs, manifest: writes, checkpoints: this.outsideChanges(theirs, running) });
+      const theirs = againstManifest(pre, manifest, baseline, { ignoredChanges: true });
+      this.commit({ folder: this.root, blobs: scan.result.blobs, manifest: theirs.writes, checkpoints: this.outsideChanges(theirs.changes, running) });
     } catch {
       // Not recorded; the layer is applied all the same.
       running.settled = { changes: [] };
@@ -179,7 +225,7 @@ export class CheckpointRecorder {
    * entry holding it), their parent folders, and every recorded path below a subtree it
    * removed or made anew. Values: whether the entry is an ignored one (kept as a signature).
    */
-  private layerTargets(planned: LayerSettlement): Map<string, boolean> {
+  private targetsOf(planned: LayerSettlement): Map<string, boolean> {
     const manifest = this.manifest();
     const rels = new Set(withParents(planned.touched));
     if (planned.subtrees.length > 0) {
@@ -234,40 +280,67 @@ export class CheckpointRecorder {
     );
   }
 
-  private snapshotBefore(scope: WalkScope): BeforeState {
+  private async snapshotBefore(scope: WalkScope, self?: Running): Promise<BeforeState> {
     const manifest = this.manifest();
     if (scope === 'all') {
       const baseline = this.store.hasBaseline(this.root);
-      const scan = scanFolder(this.root, manifest, baseline);
-      this.commit({ folder: this.root, blobs: scan.blobs, manifest: scan.manifest, checkpoints: this.outsideChanges(scan.changes), baseline: !baseline });
+      const scan = await this.scanAll(baseline);
+      this.commit({ folder: this.root, blobs: scan.blobs, manifest: scan.manifest, checkpoints: this.outsideChanges(scan.changes, self), baseline: !baseline });
       return 'walk';
     }
-    const rels = withParents(scope);
-    const { states, result } = scanPaths(this.root, rels, (rel) => manifest.get(rel));
-    const baseline = this.store.hasBaseline(this.root);
-    const changes: Change[] = [];
-    const rows = new Map<string, ManifestRow | null>();
-    for (const [rel, row] of states) {
-      const known = manifest.get(rel);
-      rows.set(rel, row);
-      if (known === undefined && !baseline) continue;
-      const was = known ? { type: known.type, mode: known.mode, hash: known.hash } : null;
-      const now = row ? { type: row.type, mode: row.mode, hash: row.hash } : null;
-      if (known?.type === 'i' || row?.type === 'i') continue;
-      if (!sameState(was, now)) changes.push({ path: rel, before: was, after: now });
-    }
-    const writes = new Map([...rows].filter(([rel, row]) => row !== null || manifest.has(rel)));
-    this.commit({ folder: this.root, blobs: result.blobs, manifest: writes, checkpoints: this.outsideChanges(changes) });
+    const { states, result } = scanPaths(this.root, withParents(scope), (rel) => manifest.get(rel));
+    const theirs = againstManifest(states, manifest, this.store.hasBaseline(this.root), { ignoredChanges: false });
+    this.commit({ folder: this.root, blobs: result.blobs, manifest: theirs.writes, checkpoints: this.outsideChanges(theirs.changes) });
     return states;
   }
 
-  private snapshotAfter(running: Running, scope: WalkScope, before: BeforeState): { changes: Change[]; checkpoint?: Checkpoint } {
+  /**
+   * What differs in the whole folder from the last recorded state: only the paths the
+   * change feed reports when there is one worth waiting for, else a walk (in slices).
+   */
+  private async scanAll(record: boolean): Promise<ScanResult> {
+    const manifest = this.manifest();
+    if (record && this.feed && (this.lastWalkMs ?? Infinity) >= this.feedFromWalkMs) {
+      const changed = await this.feed.take();
+      if (changed !== 'unknown') return this.scanChanged(changed, manifest);
+    }
+    this.feed?.reset();
+    const started = performance.now();
+    const scan = await scanFolderSliced(this.root, manifest, record);
+    this.lastWalkMs = performance.now() - started;
+    return scan;
+  }
+
+  /** A whole-folder scan's answer for a folder where only `changed` (and dependency folders the feed does not look into) can differ. */
+  private scanChanged(changed: ReadonlySet<string>, manifest: ReadonlyMap<string, ManifestRow>): ScanResult {
+    const touched = [...changed];
+    const subtrees: string[] = [];
+    for (const rel of touched) {
+      let isDir = false;
+      try {
+        isDir = fs.lstatSync(path.join(this.root, rel)).isDirectory();
+      } catch {
+        // Gone.
+      }
+      // A folder reported itself was made, moved in, replaced or removed: everything below it
+      // too (nothing is reported for what moves in with it, and a watcher may miss what is
+      // made in a new folder before it watches it).
+      if (isDir || manifest.get(rel)?.type === 'd') subtrees.push(rel);
+    }
+    for (const [rel, row] of manifest) if (row.type === 'i' && rel.split('/').some((name) => HEAVY_FOLDERS.has(name))) touched.push(rel);
+    const targets = this.targetsOf({ touched, subtrees });
+    const { states, result } = scanTargets(this.root, targets, (rel) => manifest.get(rel));
+    const compared = againstManifest(states, manifest, true, { ignoredChanges: true });
+    return { changes: compared.changes, blobs: result.blobs, manifest: compared.writes };
+  }
+
+  private async snapshotAfter(running: Running, scope: WalkScope, before: BeforeState): Promise<{ changes: Change[]; checkpoint?: Checkpoint }> {
     const { info } = running;
     let changes: Change[];
     let blobs: Map<string, Buffer>;
     let manifestWrites: Map<string, ManifestRow | null>;
     if (scope === 'all' || before === 'walk') {
-      const scan = scanFolder(this.root, this.manifest());
+      const scan = await this.scanAll(true);
       changes = scan.changes;
       blobs = scan.blobs;
       manifestWrites = scan.manifest;
@@ -319,6 +392,35 @@ export class CheckpointRecorder {
     if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
     return rel.split(path.sep).join('/');
   }
+}
+
+/**
+ * What the just-observed `states` change against the last recorded state, and the manifest
+ * writes that record them. Before the folder's first snapshot nothing counts as a change.
+ * `ignoredChanges`: whether a changed signature of an ignored entry counts (a path becoming
+ * ignored, or no longer ignored, never does).
+ */
+function againstManifest(
+  states: ReadonlyMap<string, ManifestRow | null>,
+  manifest: ReadonlyMap<string, ManifestRow>,
+  baseline: boolean,
+  options: { ignoredChanges: boolean },
+): { changes: Change[]; writes: Map<string, ManifestRow | null> } {
+  const changes: Change[] = [];
+  const writes = new Map<string, ManifestRow | null>();
+  for (const [rel, row] of states) {
+    const known = manifest.get(rel);
+    if (row !== null || known !== undefined) writes.set(rel, row);
+    if (known === undefined && !baseline) continue;
+    if (known?.type === 'i' || row?.type === 'i') {
+      if (!options.ignoredChanges || (known !== undefined && row !== null && (known.type === 'i') !== (row.type === 'i'))) continue;
+    }
+    const was = known ? { type: known.type, mode: known.mode, hash: known.hash } : null;
+    const now = row ? { type: row.type, mode: row.mode, hash: row.hash } : null;
+    if (!sameState(was, now)) changes.push({ path: rel, before: was, after: now });
+  }
+  changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { changes, writes };
 }
 
 const recorders = new WeakMap<CheckpointStore, Map<string, CheckpointRecorder>>();

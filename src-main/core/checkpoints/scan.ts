@@ -145,11 +145,39 @@ function readGitignoreSync(dir: string): ReturnType<typeof compileGitignore> {
   }
 }
 
+/** How long a slice of a walk may hold the event loop before it lets others run. */
+const SLICE_MS = 8;
+
+/** Lets timers and I/O run (setImmediate: after the poll phase, so pending I/O is served first). */
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * Walks the whole folder and compares it with `manifest`. With `record` false (a first
- * baseline) nothing counts as a change; the manifest and blobs are still filled.
+ * baseline) nothing counts as a change; the manifest and blobs are still filled. Runs in
+ * slices of a few milliseconds, so that a walk of a big folder never holds the event loop:
+ * the window (and every other request) is answered between slices. `onSlice` runs between
+ * slices with what was gathered so far (e.g. to store blobs and free memory).
  */
-export function scanFolder(root: string, manifest: ReadonlyMap<string, ManifestRow>, record = true): ScanResult {
+export async function scanFolderSliced(
+  root: string,
+  manifest: ReadonlyMap<string, ManifestRow>,
+  record: boolean,
+  options: { signal?: AbortSignal; onSlice?: (partial: ScanResult) => void } = {},
+): Promise<ScanResult> {
+  const work = scanFolderWork(root, manifest, record);
+  let sliceStart = performance.now();
+  for (let step = work.next(); ; step = work.next()) {
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart < SLICE_MS) continue;
+    options.onSlice?.(step.value);
+    await yieldToLoop();
+    options.signal?.throwIfAborted();
+    sliceStart = performance.now();
+  }
+}
+
+/** The walk of scanFolderSliced, yielding (what it gathered so far) after each folder and every few files. */
+function* scanFolderWork(root: string, manifest: ReadonlyMap<string, ManifestRow>, record: boolean): Generator<ScanResult, ScanResult> {
   const out = emptyResult();
   const now = Date.now();
   const seen = new Set<string>();
@@ -166,7 +194,9 @@ export function scanFolder(root: string, manifest: ReadonlyMap<string, ManifestR
     if (record && !sameState(before, after)) out.changes.push({ path: rel, before, after });
   };
   const pending: Array<{ abs: string; rel: string; stack: GitignoreStack }> = [{ abs: root, rel: '', stack: [] }];
+  let sinceYield = 0;
   while (pending.length > 0) {
+    yield out;
     const frame = pending.pop()!;
     let entries: fs.Dirent[];
     try {
@@ -217,6 +247,7 @@ export function scanFolder(root: string, manifest: ReadonlyMap<string, ManifestR
         continue;
       }
       note(rel, observe(abs, rel, st, manifest.get(rel), out, now));
+      if (++sinceYield % 16 === 0) yield out;
     }
   }
   for (const [rel, row] of manifest) {
