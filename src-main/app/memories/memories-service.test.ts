@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MEMORIES_NAMESPACE } from '../../core/backends/mounts';
 import { compareCodePoints } from '../../core/backends/paths';
-import { openDatabase, StoreBackend } from '../../core/backends/store';
+import { openDatabase, SHORT_QUERY_SCAN_ROWS, StoreBackend } from '../../core/backends/store';
 import { MAX_MEMORY_PAGE, parseRequest, type MemoryPage, type Params } from '../contract';
 import { MEMORY_AUTHOR_USER, MemoriesService } from './memories-service';
 
@@ -40,7 +40,7 @@ async function writeMany(entries: [string, string][]): Promise<void> {
   await store.uploadFiles(entries.map(([path, text]) => ({ path, content: new TextEncoder().encode(text) })));
 }
 
-const names = (n: number, prefix = 'm'): string[] => Array.from({ length: n }, (_, i) => `/${prefix}-${String(i).padStart(4, '0')}.md`);
+const names = (n: number, prefix = 'm'): string[] => Array.from({ length: n }, (_, i) => `/${prefix}-${String(i).padStart(n > 10_000 ? 5 : 4, '0')}.md`);
 
 describe('MemoriesService', () => {
   it('searches without minding case, ASCII or not, and shows the matching line', async () => {
@@ -127,6 +127,17 @@ describe('MemoriesService', () => {
     expect(await paths({ query: 'é' })).toEqual(['/memories/w.md', '/memories/é.md']);
     expect(await paths({ query: 'ωM' })).toEqual(['/memories/v.md']);
     expect(await paths({ query: 'h', limit: 1 })).toEqual(['/memories/x.md']);
+  });
+
+  it('answers a short query over many memories in bounded steps that together find every hit', async () => {
+    const all = names(SHORT_QUERY_SCAN_ROWS * 2 + 500);
+    await writeMany(all.map((p, i) => [p, i === 5 || i === SHORT_QUERY_SCAN_ROWS * 2 + 100 ? 'has QZ\n' : 'plain\n']));
+    const first = await service.list({ query: 'qz' });
+    expect(first.entries.map((m) => m.path)).toEqual([`/memories${all[5]}`]);
+    expect(first.next).toBe(`/memories${all[SHORT_QUERY_SCAN_ROWS - 1]}`);
+    const pages = await allPages({ query: 'qz' });
+    expect(pages.map((p) => p.entries.length)).toEqual([1, 0, 1]);
+    expect(pages.flatMap((p) => p.entries.map((m) => m.path))).toEqual([`/memories${all[5]}`, `/memories${all[SHORT_QUERY_SCAN_ROWS * 2 + 100]}`]);
   });
 
   it('takes quotes, %, _, * and FTS words in a query literally', async () => {

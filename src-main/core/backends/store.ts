@@ -99,6 +99,7 @@ class StoreStatements {
   readonly ftsCandidates;
   readonly instrCandidates;
   readonly page;
+  readonly pathAt;
   readonly searchIndexed;
   private readonly searchScans = new Map<number, Database.Statement<unknown[], SearchRow>>();
   private readonly db: Database.Database;
@@ -127,6 +128,8 @@ class StoreStatements {
       `SELECT id, path FROM store_files
        WHERE namespace = ? AND path >= ? AND path < ? AND encoding = 'utf-8' AND size <= ? AND instr(content, ?) > 0
        ORDER BY path`);
+    this.pathAt = db.prepare<[string, string, number], { path: string }>(
+      'SELECT path FROM store_files WHERE namespace = ? AND path > ? ORDER BY path LIMIT 1 OFFSET ?');
     this.page = db.prepare<[string, string, number], PageRow>(
       'SELECT path, size, modified_at, modified_by FROM store_files WHERE namespace = ? AND path > ? ORDER BY path LIMIT ?');
     // Walks the path index in order and keeps the rows the index found (`+id` stops SQLite
@@ -138,8 +141,8 @@ class StoreStatements {
   }
 
   /**
-   * A scan for queries too short for trigrams: rows whose path or content (ASCII-folded by
-   * lower()) contains one of `variants` spellings of the query.
+   * A scan for queries too short for trigrams, over the paths in (after, until]: rows whose
+   * path or content (ASCII-folded by lower()) contains one of `variants` spellings of the query.
    */
   searchScan(variants: number): Database.Statement<unknown[], SearchRow> {
     let statement = this.searchScans.get(variants);
@@ -147,12 +150,18 @@ class StoreStatements {
       const any = Array.from({ length: variants }, () => '(instr(lower(path), ?) > 0 OR instr(lower(content), ?) > 0)').join(' OR ');
       statement = this.db.prepare<unknown[], SearchRow>(
         `SELECT path, size, modified_at, modified_by, encoding, content FROM store_files
-         WHERE namespace = ? AND path > ? AND (${any}) ORDER BY path`);
+         WHERE namespace = ? AND path > ? AND path <= ? AND (${any}) ORDER BY path`);
       this.searchScans.set(variants, statement);
     }
     return statement;
   }
 }
+
+/** Files a search shorter than a trigram reads per call (a few tens of ms at most). */
+export const SHORT_QUERY_SCAN_ROWS = 10_000;
+
+/** Sorts after every path: paths start with '/', and '0' follows it. */
+const LAST_PATH = '0';
 
 export class StoreBackend implements Backend {
   readonly namespace: string;
@@ -187,14 +196,22 @@ export class StoreBackend implements Backend {
    * Case-insensitive text search for people (the window's memories search), unlike grep,
    * which is literal and case-sensitive for the agent: files after `after` whose path or
    * text contains the query, in path order, with the first line that does. The trigram
-   * index answers queries of 3 characters or more; shorter ones scan, stopping at `limit`.
+   * index answers queries of 3 characters or more. Shorter ones scan at most
+   * SHORT_QUERY_SCAN_ROWS files per call, so a page can come back short (even empty) with
+   * a `next` to continue from.
    */
   searchPage(query: string, after: string, limit: number): StorePage {
     const folded = query.toLowerCase();
     if (folded === '') return { files: [], next: null };
-    const rows = [...query].length >= 3
-      ? this.sql.searchIndexed.iterate(this.namespace, after, ftsPhrase(query))
-      : this.shortSearch(query, after);
+    let rows: IterableIterator<SearchRow>;
+    let scannedTo: string | null = null;
+    if ([...query].length >= 3) {
+      rows = this.sql.searchIndexed.iterate(this.namespace, after, ftsPhrase(query));
+    } else {
+      scannedTo = this.sql.pathAt.get(this.namespace, after, SHORT_QUERY_SCAN_ROWS - 1)?.path ?? null;
+      const variants = caseVariants(query);
+      rows = this.sql.searchScan(variants.length).iterate(this.namespace, after, scannedTo ?? LAST_PATH, ...variants.flatMap((v) => [v, v]));
+    }
     const files: StoreListing[] = [];
     for (const row of rows) {
       const line = row.encoding === 'utf-8' ? row.content.split('\n').find((l) => l.toLowerCase().includes(folded)) : undefined;
@@ -202,12 +219,7 @@ export class StoreBackend implements Backend {
       files.push({ ...toListing(row), ...(line !== undefined ? { line } : {}) });
       if (files.length === limit) return { files, next: row.path };
     }
-    return { files, next: null };
-  }
-
-  private shortSearch(query: string, after: string): IterableIterator<SearchRow> {
-    const variants = caseVariants(query);
-    return this.sql.searchScan(variants.length).iterate(this.namespace, after, ...variants.flatMap((v) => [v, v]));
+    return { files, next: scannedTo };
   }
 
   /** Closes the database when this backend opened it; a shared database stays open. */

@@ -132,7 +132,7 @@ export function MemoriesPanel(): React.JSX.Element {
       </div>
       <div className="memories-body">
         {entries === null ? null : entries.length === 0 ? (
-          <p className="panel-empty muted">{query.trim() ? 'No memory matches.' : 'No memories yet. The agent keeps notes in /memories/.'}</p>
+          <p className="panel-empty muted">{more ? 'Searching…' : query.trim() ? 'No memory matches.' : 'No memories yet. The agent keeps notes in /memories/.'}</p>
         ) : (
           <div ref={scroller} className="memory-list-scroll" onScroll={measure}>
             <ul className="memory-list" aria-label="Memory files" style={{ paddingTop: rows.first * rowHeight, paddingBottom: (count - rows.end) * rowHeight }}>
