@@ -158,7 +158,7 @@ class StoreStatements {
 }
 
 /** Files a search shorter than a trigram reads per call (a few tens of ms at most). */
-export const SHORT_QUERY_SCAN_ROWS = 10_000;
+export const SHORT_QUERY_SCAN_ROWS = 5_000;
 
 /** Sorts after every path: paths start with '/', and '0' follows it. */
 const LAST_PATH = '0';

@@ -2,7 +2,7 @@
 // The list is fetched a page at a time and only the rows in view are in the DOM, so a
 // hundred thousand memories cost what a screenful does.
 
-import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { formatBytes, formatRelativeTime } from '../lib/format';
 import { rowWindow } from '../lib/row-window';
 import { useApi } from '../state/use-api';
@@ -47,7 +47,7 @@ export function MemoriesPanel(): React.JSX.Element {
     observer.observe(el);
     return () => observer.disconnect();
   }, [measure, count > 0]);
-  const rowHeight = entries?.some((e) => e.snippet) ? SNIPPET_ROW_HEIGHT : ROW_HEIGHT;
+  const rowHeight = useMemo(() => (entries?.some((e) => e.snippet) ? SNIPPET_ROW_HEIGHT : ROW_HEIGHT), [entries]);
   const rows = rowWindow(view.top, view.height, rowHeight, count, OVERSCAN);
   // Scrolled near the end of what is loaded: fetch the next page.
   useEffect(() => {
@@ -59,7 +59,7 @@ export function MemoriesPanel(): React.JSX.Element {
   }, [query]);
 
   // Thread titles, to say which thread wrote a memory.
-  const byThreads = entries?.some((e) => e.modifiedBy && e.modifiedBy !== 'user') ?? false;
+  const byThreads = useMemo(() => entries?.some((e) => e.modifiedBy && e.modifiedBy !== 'user') ?? false, [entries]);
   useEffect(() => {
     if (!byThreads) return;
     let cancelled = false;
