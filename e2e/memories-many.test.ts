@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { databasePath } from '../src-main/app/data-dir';
 import { MEMORIES_NAMESPACE } from '../src-main/core/backends/mounts';
 import { openDatabase, StoreBackend } from '../src-main/core/backends/store';
-import { launchBrowser, openApp, repo, startServe, type ServeHandle } from './harness';
+import { launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
 
 const COUNT = 3000;
 const name = (i: number): string => `note-${String(i).padStart(4, '0')}.md`;
@@ -68,10 +68,12 @@ describe('the Memories panel with thousands of memories', () => {
     expect(await rows.count()).toBeLessThan(60);
     expect(await rows.first().getAttribute('aria-posinset')).not.toBe('1');
     await expect.poll(() => rows.last().getAttribute('aria-setsize')).toBe(String(COUNT));
+    await screenshot(page, 'memories-many-scrolled');
 
     await memories.getByRole('searchbox', { name: 'Search memories' }).fill('needle in the HAY');
     await expect.poll(() => list.innerText(), { timeout: 10_000 }).toContain('Find the Needle In The Haystack here.');
     expect(await rows.count()).toBe(1);
+    await screenshot(page, 'memories-many-search');
     await memories.getByRole('button', { name: new RegExp(name(2345).replace('.', '\\.')) }).click();
     await memories.getByText('Find the Needle In The Haystack here.').last().waitFor();
     await page.context().close();
