@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CompositeBackend } from './composite';
 import type { FileInfo } from './protocol';
 import { StateBackend } from './state';
 import { StoreBackend } from './store';
@@ -83,6 +84,23 @@ describe('StoreBackend grep, glob and ls on hostile names and contents match a f
             expect([folder, pattern, glob, max, ours]).toEqual([folder, pattern, glob, max, scan]);
           }
         }
+      }
+    }
+  });
+
+  it('and so do the agent\'s tools on /memories/ (mounted in a composite, as threads see it)', async () => {
+    const mounted = (memories: StoreBackend | StateBackend) => new CompositeBackend(new StateBackend(), [{ prefix: '/memories/', backend: memories, listInRoot: 'always' }]);
+    const ours = mounted(store);
+    const scan = mounted(state);
+    for (const folder of ['/', '/memories', '/memories/dir', '/memories/a', '/memories/nope']) {
+      const [a, b] = await Promise.all([ours.ls(folder), scan.ls(folder)]);
+      expect([folder, infos(a.entries), a.error]).toEqual([folder, infos(b.entries), b.error]);
+      for (const pattern of ['**/*.md', 'memories/**/*.txt', 'memories/dir/*', '/memories/a/*', '*.md', 'dir/sub/*', '{memories,x}/a/**']) {
+        const [g, h] = await Promise.all([ours.glob(pattern, folder), scan.glob(pattern, folder)]);
+        expect([folder, pattern, infos(g.matches), g.error]).toEqual([folder, pattern, infos(h.matches), h.error]);
+      }
+      for (const pattern of ['needle', 'NEEDLE', 'a', '"stop"', 'café']) {
+        expect([folder, pattern, await ours.grep(pattern, folder)]).toEqual([folder, pattern, await scan.grep(pattern, folder)]);
       }
     }
   });
