@@ -3,16 +3,21 @@
 //   docs, tests, a .git folder, .gitignore'd folders (node_modules, dist, a nested
 //   generated/), binary assets and one file over grep's 10 MB limit;
 // - huge.log: 1 GB of log lines, for late-window reads;
-// - edit-50mb.ts: 50 MB of source with one unique marker in the middle, for edit.
+// - edit-50mb.ts: 50 MB of source with one unique marker in the middle, for edit;
+// - memories-{1k,20k,100k}.sqlite: Deepdesk databases holding that many memories.
 // Each part has a manifest; a part is rebuilt when it is missing, stale or --regenerate.
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { generateText, makeRng, pick, type Rng, type TextKind, word } from './text-gen';
+import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/mounts';
+import { openDatabase, StoreBackend } from '../../src-main/core/backends/store';
+import { generateText, makeRng, pick, type Rng, sentence, type TextKind, word } from './text-gen';
 import { progress } from './report';
 
 /** Bump a part's version when its shape changes: stale data is then rebuilt. */
-const VERSIONS = { tree: 2, 'huge.log': 1, 'edit-50mb.ts': 1, 'folder-100k': 1 } as const;
+const VERSIONS = {
+  tree: 2, 'huge.log': 1, 'edit-50mb.ts': 1, 'folder-100k': 1, 'memories-1k.sqlite': 1, 'memories-20k.sqlite': 1, 'memories-100k.sqlite': 1,
+} as const;
 type Part = keyof typeof VERSIONS;
 
 /** Patterns for grep: in a handful of files, on many lines, and nowhere. */
@@ -93,6 +98,53 @@ export function ensureFolder100k(dataDir: string, regenerate: boolean): Promise<
       for (let f = 0; f < 100; f++, files++) fs.writeFileSync(path.join(dir, `file${f}.ts`), `export const value${f} = ${d * 100 + f};\n`);
     }
     return { dir: root, files };
+  });
+}
+
+export const MEMORY_COUNTS = { '1k': 1_000, '20k': 20_000, '100k': 100_000 } as const;
+export type MemoryCount = keyof typeof MEMORY_COUNTS;
+
+/** In one memory out of 100, its case varying: a search with many hits (100 at 10k memories). */
+export const MEMORY_SEARCH = { planted: 'Invoice Rounding', query: 'invoice rounding' } as const;
+
+export interface MemoriesData {
+  file: string;
+  memories: number;
+  bytes: number;
+}
+
+/**
+ * A Deepdesk database whose /memories/ holds `count` Markdown notes of 200 B–2 KB in a few
+ * hundred topic folders (a fifth at the top), written by threads and by the person.
+ */
+export function ensureMemories(dataDir: string, count: MemoryCount, regenerate: boolean): Promise<MemoriesData> {
+  return cached(dataDir, `memories-${count}.sqlite`, regenerate, async (file) => {
+    for (const suffix of ['-wal', '-shm']) fs.rmSync(file + suffix, { force: true });
+    const db = openDatabase(file);
+    db.pragma('synchronous = OFF');
+    const rng = makeRng(17);
+    const n = MEMORY_COUNTS[count];
+    let bytes = 0;
+    try {
+      const authors = ['user', ...Array.from({ length: 20 }, (_, i) => `thread-${i}`)];
+      const stores = new Map(authors.map((a) => [a, new StoreBackend({ db, namespace: MEMORIES_NAMESPACE, author: a })]));
+      for (let start = 0; start < n; start += 5_000) {
+        const batch = [];
+        for (let i = start; i < Math.min(n, start + 5_000); i++) {
+          const folder = rng() < 0.2 ? '' : `${word(rng)}-${Math.floor(rng() * 300)}/`;
+          let text = `# ${sentence(rng, 3, 6)}\n\n${generateText(rng, 'md', 200 + Math.floor(rng() * 1800))}`;
+          if (i % 100 === 42) text += `\n${i % 200 === 42 ? MEMORY_SEARCH.planted : MEMORY_SEARCH.planted.toUpperCase()} happens per line.\n`;
+          bytes += Buffer.byteLength(text);
+          batch.push({ path: `/${folder}${word(rng)}-${word(rng)}-${i}.md`, content: new TextEncoder().encode(text) });
+        }
+        const failed = (await stores.get(pick(rng, authors))!.uploadFiles(batch)).find((r) => r.error !== undefined);
+        if (failed) throw new Error(`generating memories: ${failed.path}: ${failed.error}`);
+      }
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      db.close();
+    }
+    return { file, memories: n, bytes };
   });
 }
 

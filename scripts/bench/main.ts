@@ -10,6 +10,7 @@ import { benchSearch } from './core-search';
 import { benchBigFolders } from './big-folders';
 import { ensureEditFile, ensureFolder100k, ensureHuge, ensureTree } from './gen-data';
 import { benchHarness } from './harness';
+import { benchMemories } from './memories';
 import { restrictFetchToLoopback } from './loopback-only';
 import { errorText } from './measure';
 import { parseOptions, USAGE } from './options';
@@ -72,6 +73,8 @@ async function main(): Promise<number> {
       }),
     );
   }
+
+  if (options.suites.has('memories')) await guarded('Issue 17 · memories', () => benchMemories(report, options, dataDir));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

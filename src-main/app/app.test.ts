@@ -165,11 +165,11 @@ describe('the app', () => {
   it('manages memories and settings, keeping API keys out of the window', async () => {
     const { call } = await open();
     await call('memories.write', { path: '/memories/notes.md', text: 'alpha beta\n' });
-    expect(await call('memories.list', { query: 'beta' })).toEqual([expect.objectContaining({ path: '/memories/notes.md', snippet: 'alpha beta' })]);
-    expect(await call('memories.list', { query: 'zeta' })).toEqual([]);
+    expect(await call('memories.list', { query: 'beta' })).toEqual({ entries: [expect.objectContaining({ path: '/memories/notes.md', snippet: 'alpha beta' })], next: null });
+    expect(await call('memories.list', { query: 'zeta' })).toEqual({ entries: [], next: null });
     expect(await call('memories.read', { path: '/memories/notes.md' })).toEqual({ path: '/memories/notes.md', text: 'alpha beta\n' });
     await call('memories.delete', { path: '/memories/notes.md' });
-    expect(await call('memories.list', {})).toEqual([]);
+    expect(await call('memories.list', {})).toEqual({ entries: [], next: null });
 
     const settings = await call('settings.setApiKey', { provider: 'anthropic', key: 'sk-secret' });
     expect(settings.apiKeys.anthropic).toBe(true);

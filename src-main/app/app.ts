@@ -278,7 +278,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'files.search': ({ query, limit }) => workspace.search(query, limit),
     'files.exists': ({ paths }) => workspace.exists(paths),
 
-    'memories.list': ({ query }) => memories.list(query),
+    'memories.list': (params) => memories.list(params),
     'memories.read': ({ path }) => memories.read(path),
     'memories.write': async ({ path, text }) => (await memories.write(path, text), ok),
     'memories.delete': async ({ path }) => (await memories.delete(path), ok),

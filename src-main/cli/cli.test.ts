@@ -5,6 +5,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_MEMORY_PAGE } from '../app/contract';
+import { databasePath } from '../app/data-dir';
+import { MEMORIES_NAMESPACE } from '../core/backends/mounts';
+import { StoreBackend } from '../core/backends/store';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -115,5 +119,16 @@ describe('deepdesk memories', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("'/memories/notes.md' not found");
     expect((await deepdesk(['memories', 'cat'])).code).toBe(2);
+  });
+
+  it('lists every memory, however many pages they take', async () => {
+    const paths = Array.from({ length: MAX_MEMORY_PAGE * 2 + 1 }, (_, i) => `/m-${String(i).padStart(4, '0')}.md`);
+    const store = new StoreBackend({ db: databasePath(dataDir), namespace: MEMORIES_NAMESPACE });
+    try {
+      await store.uploadFiles(paths.map((path) => ({ path, content: new TextEncoder().encode('x\n') })));
+    } finally {
+      store.close();
+    }
+    expect((await deepdesk(['memories', 'ls'])).stdout).toBe(paths.map((p) => `/memories${p}\n`).join(''));
   });
 });

@@ -3,7 +3,7 @@
 import { MEMORIES_NAMESPACE } from '../core/backends/mounts';
 import { openDatabase, StoreBackend } from '../core/backends/store';
 import { databasePath, resolveDataDir } from '../app/data-dir';
-import { ContractError } from '../app/contract';
+import { ContractError, MAX_MEMORY_PAGE } from '../app/contract';
 import { MEMORY_AUTHOR_USER, MemoriesService } from '../app/memories/memories-service';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
@@ -28,7 +28,10 @@ export async function memoriesCommand(argv: string[], io: MemoriesIo = { input: 
   const shown = (text: string) => ((io.output as { isTTY?: boolean }).isTTY ? terminalSafe(text) : text);
   try {
     if (action === 'ls') {
-      io.output.write(shown((await memories.list()).map((m) => `${m.path}\n`).join('')));
+      for (let page = await memories.list({ limit: MAX_MEMORY_PAGE }); ; page = await memories.list({ after: page.next, limit: MAX_MEMORY_PAGE })) {
+        io.output.write(shown(page.entries.map((m) => `${m.path}\n`).join('')));
+        if (page.next === null) break;
+      }
     } else if (action === 'cat') {
       io.output.write(shown((await memories.read(path!)).text));
     } else if (action === 'write') {

@@ -187,6 +187,13 @@ export const memoryEntrySchema = z.object({
 });
 export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
 
+/** The most memories one `memories.list` call returns (the panel asks for a page at a time). */
+export const MAX_MEMORY_PAGE = 500;
+
+/** Memories in path order; `next` is the path to pass as `after` for the following page, null at the end. */
+export const memoryPageSchema = z.object({ entries: z.array(memoryEntrySchema), next: z.string().nullable() });
+export type MemoryPage = z.infer<typeof memoryPageSchema>;
+
 export const localServerSchema = z.object({ provider: providerSchema, baseUrl: z.string(), models: z.array(z.string()) });
 
 // ---------------------------------------------------------------- requests
@@ -247,7 +254,11 @@ export const methods = {
   /** Which of these paths are files in the folder (same order): only those are shown as links. */
   'files.exists': { params: z.object({ paths: z.array(z.string()).max(200) }), result: z.array(z.boolean()) },
 
-  'memories.list': { params: z.object({ query: z.string().optional() }), result: z.array(memoryEntrySchema) },
+  /** A page of memories (all, or those whose name or text contains `query`, ignoring case) after the path `after`. */
+  'memories.list': {
+    params: z.object({ query: z.string().optional(), after: z.string().optional(), limit: z.number().int().positive().max(MAX_MEMORY_PAGE).optional() }),
+    result: memoryPageSchema,
+  },
   'memories.read': { params: z.object({ path: z.string() }), result: z.object({ path: z.string(), text: z.string() }) },
   'memories.write': { params: z.object({ path: z.string(), text: z.string() }), result: ok },
   'memories.delete': { params: z.object({ path: z.string() }), result: ok },

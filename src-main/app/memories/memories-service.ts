@@ -1,12 +1,17 @@
-// /memories/ for the window: list and search, view, edit, delete (SQLite StoreBackend).
+// /memories/ for the window: a page of the list or of a search, view, edit, delete (SQLite StoreBackend).
 
 import { MEMORIES_PREFIX } from '../../core/backends/mounts';
-import { compareCodePoints, normalizeVirtualPath } from '../../core/backends/paths';
-import type { StoreBackend } from '../../core/backends/store';
-import { ContractError, type MemoryEntry } from '../contract';
+import { normalizeVirtualPath } from '../../core/backends/paths';
+import type { StoreBackend, StoreListing } from '../../core/backends/store';
+import { ContractError, type MemoryEntry, type MemoryPage, type Params } from '../contract';
 
 /** The writer recorded for memories the person writes (the window, `deepdesk memories write`). */
 export const MEMORY_AUTHOR_USER = 'user';
+
+/** Memories per page when the caller does not say. */
+export const MEMORY_PAGE_SIZE = 100;
+
+const MAX_SNIPPET_CHARS = 200;
 
 export class MemoriesService {
   constructor(
@@ -14,28 +19,12 @@ export class MemoriesService {
     private readonly onChange: () => void,
   ) {}
 
-  async list(query?: string): Promise<MemoryEntry[]> {
-    const [plain, dotted] = await Promise.all([this.store.glob('*', '/'), this.store.glob('.*', '/')]);
-    const files = [...(plain.matches ?? []), ...(dotted.matches ?? [])];
+  /** One page in path order: every memory, or (with a query) those whose name or text contains it, ignoring case. */
+  async list({ query, after, limit = MEMORY_PAGE_SIZE }: Params<'memories.list'> = {}): Promise<MemoryPage> {
     const q = query?.trim() ?? '';
-    let snippets = new Map<string, string>();
-    let keep: Set<string> | null = null;
-    if (q !== '') {
-      // People search without minding case: `vat` finds `VAT`.
-      snippets = new Map(this.store.search(q).map((hit) => [hit.path, hit.line.trim().slice(0, 200)]));
-      keep = new Set([...snippets.keys(), ...files.filter((f) => f.path.toLowerCase().includes(q.toLowerCase())).map((f) => f.path)]);
-    }
-    const authors = this.store.authors();
-    return files
-      .filter((f) => keep === null || keep.has(f.path))
-      .sort((a, b) => compareCodePoints(a.path, b.path))
-      .map((f) => ({
-        path: toShown(f.path),
-        size: f.size ?? 0,
-        ...(f.modifiedAt ? { modifiedAt: f.modifiedAt } : {}),
-        ...(authors.has(f.path) ? { modifiedBy: authors.get(f.path)! } : {}),
-        ...(snippets.has(f.path) ? { snippet: snippets.get(f.path)! } : {}),
-      }));
+    const from = after === undefined ? '' : toStore(after);
+    const page = q === '' ? this.store.listPage(from, limit) : this.store.searchPage(q, from, limit);
+    return { entries: page.files.map(toEntry), next: page.next === null ? null : toShown(page.next) };
   }
 
   async read(path: string): Promise<{ path: string; text: string }> {
@@ -58,6 +47,16 @@ export class MemoriesService {
     if (result.error !== undefined) throw new ContractError(result.error.replace(p, toShown(p)), 'not_found');
     this.onChange();
   }
+}
+
+function toEntry(file: StoreListing): MemoryEntry {
+  return {
+    path: toShown(file.path),
+    size: file.size,
+    modifiedAt: file.modifiedAt,
+    ...(file.modifiedBy !== null ? { modifiedBy: file.modifiedBy } : {}),
+    ...(file.line !== undefined ? { snippet: file.line.trim().slice(0, MAX_SNIPPET_CHARS) } : {}),
+  };
 }
 
 /** `/memories/a.md`, `/a.md` or `a.md` → the store's `/a.md`. */

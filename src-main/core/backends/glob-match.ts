@@ -53,6 +53,26 @@ export function globPatternError(pattern: string): string | null {
   }
 }
 
+/**
+ * The folder, relative to the search folder ('' for itself), that holds every match of
+ * the pattern: its leading literal folders (`notes/2024/*.md` → `notes/2024`), so a
+ * backend can read that folder's range instead of everything below the search folder.
+ */
+export function literalFolderOf(pattern: string): string {
+  const alternatives = expandBraces(pattern.replaceAll('\\', '/'));
+  if (alternatives.length !== 1) return '';
+  const only = alternatives[0]!;
+  const anchored = only.startsWith('/') || only.replace(/\/+$/, '').includes('/');
+  if (!anchored) return '';
+  const segments = only.replace(/^\/+/, '').replace(/\/+$/, '').split('/').filter((s) => s !== '' && s !== '.');
+  const folders: string[] = [];
+  for (const segment of segments.slice(0, -1)) {
+    if (/[*?[\]{}]/.test(segment)) break;
+    folders.push(segment);
+  }
+  return folders.join('/');
+}
+
 function compileOne(pattern: string): GlobMatcher {
   const anchored = pattern.startsWith('/') || pattern.replace(/\/+$/, '').includes('/');
   const body = pattern.replace(/^\/+/, '').replace(/\/+$/, '');

@@ -4,9 +4,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, runMigrations, StoreBackend } from './store';
+import { STORE_MIGRATIONS } from './store-schema';
 
 let tmp: string;
 const open: { close(): void }[] = [];
@@ -56,7 +57,7 @@ describe('openDatabase', () => {
     runMigrations(db, [migration]);
     expect(runs).toBe(1);
     const ids = db.prepare('SELECT id FROM schema_migrations ORDER BY id').pluck().all();
-    expect(ids).toEqual(['store_files_v1', 'store_files_v2_modified_by', 'test_things_v1']);
+    expect(ids).toEqual(['store_files_v1', 'store_files_v2_modified_by', 'store_files_v3_fts_folded_with_path', 'test_things_v1']);
   });
 
   it('migrates a database a StoreBackend is handed directly', async () => {
@@ -66,6 +67,23 @@ describe('openDatabase', () => {
     const b = store('ns', db);
     expect((await b.write('/a.md', 'hello\n')).error).toBeUndefined();
     expect(await grepPaths(b, 'hello')).toEqual(['/a.md:1']);
+  });
+
+  it('rebuilds the trigram index of an older database case-insensitive, with paths, keeping grep exact', async () => {
+    const file = path.join(tmp, 'old.db');
+    const old = new Database(file);
+    runMigrations(old, STORE_MIGRATIONS.slice(0, 2));
+    old.prepare(
+      `INSERT INTO store_files (namespace, path, content, encoding, size, created_at, modified_at, version)
+       VALUES ('memories', '/Tax Notes.md', 'Prices include VAT.', 'utf-8', 19, 'then', 'then', 1)`,
+    ).run();
+    old.close();
+    const s = store('memories', file);
+    expect(s.searchPage('vat', '', 10).files.map((f) => [f.path, f.line])).toEqual([['/Tax Notes.md', 'Prices include VAT.']]);
+    expect(s.searchPage('TAX NOT', '', 10).files.map((f) => f.path)).toEqual(['/Tax Notes.md']);
+    expect((await s.grep('VAT')).matches?.map((m) => m.path)).toEqual(['/Tax Notes.md']);
+    expect((await s.grep('vat')).matches).toEqual([]);
+    expect((await s.grep('Tax')).matches).toEqual([]);
   });
 });
 

@@ -1,8 +1,9 @@
 // StoreBackend: files kept in SQLite (better-sqlite3), one namespace per backend, for
 // /memories/ (SPEC §1–§2). Folders are implicit; listings are range queries on the path
 // (`path >= '/a/' AND path < '/a0'`, since '0' follows '/'); grep narrows candidates with a
-// case-sensitive trigram FTS5 index, or instr() for patterns under 3 characters, then
-// confirms line by line.
+// case-insensitive trigram FTS5 index, or instr() for patterns under 3 characters, then
+// confirms line by line. The window pages through the files in path order (keyset on the
+// unique (namespace, path) index) and searches them with the same trigram index.
 
 import type Database from 'better-sqlite3';
 import type {
@@ -12,8 +13,8 @@ import type {
 } from './protocol';
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from './protocol';
 import { messages } from './messages';
-import { compileGlob, globPatternError } from './glob-match';
-import { baseName, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from './paths';
+import { compileGlob, globPatternError, literalFolderOf } from './glob-match';
+import { baseName, joinVirtual, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from './paths';
 import { applyEdit, keepFileConventions } from './text';
 import type { FileRecord } from './store-records';
 import {
@@ -35,10 +36,32 @@ export interface StoreBackendOptions {
   author?: string;
 }
 
-/** A text search hit for people (case-insensitive), with the first matching line. */
-export interface StoreSearchHit {
+/** A file as the window lists it; `line` is the first line matching a search, if any. */
+export interface StoreListing {
   path: string;
-  line: string;
+  size: number;
+  modifiedAt: string;
+  /** The last writer (a thread id, or 'user'), when recorded. */
+  modifiedBy: string | null;
+  line?: string;
+}
+
+/** Files in path order, and the path to continue after when there may be more. */
+export interface StorePage {
+  files: StoreListing[];
+  next: string | null;
+}
+
+interface PageRow {
+  path: string;
+  size: number;
+  modified_at: string;
+  modified_by: string | null;
+}
+
+interface SearchRow extends PageRow {
+  encoding: FileEncoding;
+  content: string;
 }
 
 interface FileRow {
@@ -75,11 +98,14 @@ class StoreStatements {
   readonly contentById;
   readonly ftsCandidates;
   readonly instrCandidates;
-  readonly foldedCandidates;
-  readonly textRows;
-  readonly authors;
+  readonly page;
+  readonly pathAt;
+  readonly searchIndexed;
+  private readonly searchScans = new Map<number, Database.Statement<unknown[], SearchRow>>();
+  private readonly db: Database.Database;
 
   constructor(db: Database.Database) {
+    this.db = db;
     this.get = db.prepare<[string, string], FileRow>(
       'SELECT id, content, encoding, mime_type, size, created_at, modified_at, version FROM store_files WHERE namespace = ? AND path = ?');
     this.anyBelow = db.prepare<[string, string, string], { one: number }>(
@@ -102,15 +128,40 @@ class StoreStatements {
       `SELECT id, path FROM store_files
        WHERE namespace = ? AND path >= ? AND path < ? AND encoding = 'utf-8' AND size <= ? AND instr(content, ?) > 0
        ORDER BY path`);
-    // SQLite's lower() folds ASCII only: an ASCII query narrows here, the rest is confirmed in JS.
-    this.foldedCandidates = db.prepare<[string, string], { path: string; content: string }>(
-      `SELECT path, content FROM store_files WHERE namespace = ? AND encoding = 'utf-8' AND instr(lower(content), ?) > 0 ORDER BY path`);
-    this.textRows = db.prepare<[string], { path: string; content: string }>(
-      `SELECT path, content FROM store_files WHERE namespace = ? AND encoding = 'utf-8' ORDER BY path`);
-    this.authors = db.prepare<[string], { path: string; modified_by: string }>(
-      'SELECT path, modified_by FROM store_files WHERE namespace = ? AND modified_by IS NOT NULL');
+    this.pathAt = db.prepare<[string, string, number], { path: string }>(
+      'SELECT path FROM store_files WHERE namespace = ? AND path > ? ORDER BY path LIMIT 1 OFFSET ?');
+    this.page = db.prepare<[string, string, number], PageRow>(
+      'SELECT path, size, modified_at, modified_by FROM store_files WHERE namespace = ? AND path > ? ORDER BY path LIMIT ?');
+    // Walks the path index in order and keeps the rows the index found (`+id` stops SQLite
+    // from driving the loop by the matches, which would sort them all for a common word).
+    this.searchIndexed = db.prepare<[string, string, string], SearchRow>(
+      `SELECT path, size, modified_at, modified_by, encoding, content FROM store_files
+       WHERE namespace = ? AND path > ? AND +id IN (SELECT rowid FROM store_files_fts WHERE store_files_fts MATCH ?)
+       ORDER BY path`);
+  }
+
+  /**
+   * A scan for queries too short for trigrams, over the paths in (after, until]: rows whose
+   * path or content (ASCII-folded by lower()) contains one of `variants` spellings of the query.
+   */
+  searchScan(variants: number): Database.Statement<unknown[], SearchRow> {
+    let statement = this.searchScans.get(variants);
+    if (statement === undefined) {
+      const any = Array.from({ length: variants }, () => '(instr(lower(path), ?) > 0 OR instr(lower(content), ?) > 0)').join(' OR ');
+      statement = this.db.prepare<unknown[], SearchRow>(
+        `SELECT path, size, modified_at, modified_by, encoding, content FROM store_files
+         WHERE namespace = ? AND path > ? AND path <= ? AND (${any}) ORDER BY path`);
+      this.searchScans.set(variants, statement);
+    }
+    return statement;
   }
 }
+
+/** Files a search shorter than a trigram reads per call (a few tens of ms at most). */
+export const SHORT_QUERY_SCAN_ROWS = 5_000;
+
+/** Sorts after every path: paths start with '/', and '0' follows it. */
+const LAST_PATH = '0';
 
 export class StoreBackend implements Backend {
   readonly namespace: string;
@@ -134,28 +185,41 @@ export class StoreBackend implements Backend {
     return new StoreBackend({ db: this.db, namespace: this.namespace, author });
   }
 
-  /**
-   * Case-insensitive text search for people (the window's memories search), unlike grep,
-   * which is literal and case-sensitive for the agent. Files whose text contains the query,
-   * in path order, with the first line that does.
-   */
-  search(query: string, limit = 500): StoreSearchHit[] {
-    const folded = query.toLowerCase();
-    if (folded === '') return [];
-    const ascii = [...folded].every((ch) => ch.charCodeAt(0) < 128);
-    const rows = ascii ? this.sql.foldedCandidates.iterate(this.namespace, folded) : this.sql.textRows.iterate(this.namespace);
-    const hits: StoreSearchHit[] = [];
-    for (const row of rows) {
-      if (hits.length >= limit) break;
-      const line = row.content.split('\n').find((l) => l.toLowerCase().includes(folded));
-      if (line !== undefined) hits.push({ path: row.path, line });
-    }
-    return hits;
+  /** Up to `limit` files after the path `after` ('' for the first page), in path order. */
+  listPage(after: string, limit: number): StorePage {
+    const rows = this.sql.page.all(this.namespace, after, limit + 1);
+    const files = rows.slice(0, limit).map(toListing);
+    return { files, next: rows.length > limit ? files[files.length - 1]!.path : null };
   }
 
-  /** Who last wrote each file that records it: path → author. */
-  authors(): Map<string, string> {
-    return new Map(this.sql.authors.all(this.namespace).map((row) => [row.path, row.modified_by]));
+  /**
+   * Case-insensitive text search for people (the window's memories search), unlike grep,
+   * which is literal and case-sensitive for the agent: files after `after` whose path or
+   * text contains the query, in path order, with the first line that does. The trigram
+   * index answers queries of 3 characters or more. Shorter ones scan at most
+   * SHORT_QUERY_SCAN_ROWS files per call, so a page can come back short (even empty) with
+   * a `next` to continue from.
+   */
+  searchPage(query: string, after: string, limit: number): StorePage {
+    const folded = query.toLowerCase();
+    if (folded === '') return { files: [], next: null };
+    let rows: IterableIterator<SearchRow>;
+    let scannedTo: string | null = null;
+    if ([...query].length >= 3) {
+      rows = this.sql.searchIndexed.iterate(this.namespace, after, ftsPhrase(query));
+    } else {
+      scannedTo = this.sql.pathAt.get(this.namespace, after, SHORT_QUERY_SCAN_ROWS - 1)?.path ?? null;
+      const variants = caseVariants(query);
+      rows = this.sql.searchScan(variants.length).iterate(this.namespace, after, scannedTo ?? LAST_PATH, ...variants.flatMap((v) => [v, v]));
+    }
+    const files: StoreListing[] = [];
+    for (const row of rows) {
+      const line = row.encoding === 'utf-8' ? row.content.split('\n').find((l) => l.toLowerCase().includes(folded)) : undefined;
+      if (line === undefined && !row.path.toLowerCase().includes(folded)) continue;
+      files.push({ ...toListing(row), ...(line !== undefined ? { line } : {}) });
+      if (files.length === limit) return { files, next: row.path };
+    }
+    return { files, next: scannedTo };
   }
 
   /** Closes the database when this backend opened it; a shared database stays open. */
@@ -257,7 +321,7 @@ export class StoreBackend implements Backend {
       if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
       const [lo, hi] = rangeOf(p.path);
       const candidates = [...pattern].length >= 3
-        ? this.sql.ftsCandidates.all(ftsPhrase(pattern), this.namespace, lo, hi, MAX_GREP_FILE_BYTES)
+        ? this.sql.ftsCandidates.all(`{content} : ${ftsPhrase(pattern)}`, this.namespace, lo, hi, MAX_GREP_FILE_BYTES)
         : this.sql.instrCandidates.all(this.namespace, lo, hi, MAX_GREP_FILE_BYTES, pattern);
       for (const { id, path: filePath } of candidates) {
         const rel = relativeVirtual(p.path, filePath)!;
@@ -279,7 +343,7 @@ export class StoreBackend implements Backend {
       const badPattern = globPatternError(pattern);
       if (badPattern !== null) return { error: badPattern };
       const matcher = compileGlob(pattern);
-      const [lo, hi] = rangeOf(p.path);
+      const [lo, hi] = rangeOf(joinVirtual(p.path, literalFolderOf(pattern)));
       const matches = this.sql.listRange.all(this.namespace, lo, hi)
         .filter((row) => {
           const rel = relativeVirtual(p.path, row.path)!;
@@ -405,7 +469,7 @@ function rangeOf(dir: string): [string, string] {
   return dir === '/' ? ['/', '0'] : [dir + '/', dir + '0'];
 }
 
-/** An FTS5 phrase that matches the pattern literally (trigram tokens, so any substring). */
+/** An FTS5 phrase that matches the text literally (trigram tokens, so any substring). */
 function ftsPhrase(pattern: string): string {
   return `"${pattern.replaceAll('"', '""')}"`;
 }
@@ -414,6 +478,23 @@ function toRecord(row: FileRow): FileRecord {
   const record: FileRecord = { content: row.content, encoding: row.encoding, createdAt: row.created_at, modifiedAt: row.modified_at };
   if (row.mime_type !== null) record.mimeType = row.mime_type;
   return record;
+}
+
+/**
+ * The spellings of a short query that lower() (ASCII-only folding) can leave in a text
+ * containing it in any case: ASCII letters lowercased, other characters in each case.
+ */
+function caseVariants(query: string): string[] {
+  let variants = [''];
+  for (const ch of query) {
+    const forms = ch.charCodeAt(0) < 128 ? [ch.toLowerCase()] : [...new Set([ch, ch.toLowerCase(), ch.toUpperCase()])].filter((f) => [...f].length === 1);
+    variants = variants.flatMap((v) => forms.map((f) => v + f));
+  }
+  return variants;
+}
+
+function toListing(row: PageRow): StoreListing {
+  return { path: row.path, size: row.size, modifiedAt: row.modified_at, modifiedBy: row.modified_by };
 }
 
 function fileInfo(path: string, row: { size: number; modified_at: string }): FileInfo {

@@ -1,10 +1,13 @@
 // /memories/: the agent's long-term notes. List with search, view, edit, delete, new.
+// The list is fetched a page at a time and only the rows in view are in the DOM, so a
+// hundred thousand memories cost what a screenful does.
 
-import { useCallback, useEffect, useId, useState } from 'react';
-import type { MemoryEntry } from '../../../src-main/app/contract';
+import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { formatBytes, formatRelativeTime } from '../lib/format';
+import { rowWindow } from '../lib/row-window';
 import { useApi } from '../state/use-api';
-import { useConnection, useEvent } from '../state/transport-context';
+import { useEvent } from '../state/transport-context';
+import { useMemoryPages } from '../state/use-memory-pages';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './Icon';
 import { MemoryEditor } from './MemoryEditor';
@@ -12,35 +15,53 @@ import { PathName } from './PathName';
 
 type Selection = { mode: 'view' | 'edit'; path: string; text?: string } | { mode: 'new' } | null;
 
+/** Row heights (px) of the list without and with search snippets; every row has the same. */
+const ROW_HEIGHT = 46;
+const SNIPPET_ROW_HEIGHT = 64;
+/** Rows rendered beyond the view on each side. */
+const OVERSCAN = 6;
+
 export function MemoriesPanel(): React.JSX.Element {
   const api = useApi();
-  const { reconnects } = useConnection();
   const searchId = useId();
   const [query, setQuery] = useState('');
-  const [entries, setEntries] = useState<MemoryEntry[] | null>(null);
   const [selection, setSelection] = useState<Selection>(null);
   const [deleting, setDeleting] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
   const [threadTitles, setThreadTitles] = useState<ReadonlyMap<string, string>>(new Map());
+  const { entries, more, loadMore } = useMemoryPages(query, version);
 
-  // The list, debounced on the search box; late answers dropped.
+  const count = entries?.length ?? 0;
+  // The rows in view of the list's own scroller (mounted while there are rows).
+  const scroller = useRef<HTMLDivElement>(null);
+  const [view, setView] = useState({ top: 0, height: 0 });
+  const measure = useCallback(() => {
+    const el = scroller.current;
+    if (el) setView((v) => (v.top === el.scrollTop && v.height === el.clientHeight ? v : { top: el.scrollTop, height: el.clientHeight }));
+  }, []);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return undefined;
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [measure, count > 0]);
+  const rowHeight = useMemo(() => (entries?.some((e) => e.snippet) ? SNIPPET_ROW_HEIGHT : ROW_HEIGHT), [entries]);
+  const rows = rowWindow(view.top, view.height, rowHeight, count, OVERSCAN);
+  // Scrolled near the end of what is loaded: fetch the next page.
   useEffect(() => {
-    let cancelled = false;
-    const timer = setTimeout(() => {
-      const q = query.trim();
-      void api.safe('memories.list', q ? { query: q } : {}).then((list) => {
-        if (!cancelled && list) setEntries(list);
-      });
-    }, query ? 200 : 0);
-    return () => {
-      cancelled = true;
-      clearTimeout(timer);
-    };
-  }, [api, query, version, reconnects]);
+    if (more && rows.end + OVERSCAN >= count) loadMore();
+  }, [more, rows.end, count, loadMore]);
+  // A new search starts at its top.
+  useEffect(() => {
+    if (scroller.current) scroller.current.scrollTop = 0;
+  }, [query]);
 
   // Thread titles, to say which thread wrote a memory.
+  const byThreads = useMemo(() => entries?.some((e) => e.modifiedBy && e.modifiedBy !== 'user') ?? false, [entries]);
   useEffect(() => {
-    if (!entries?.some((e) => e.modifiedBy && e.modifiedBy !== 'user')) return;
+    if (!byThreads) return;
     let cancelled = false;
     void api.safe('threads.list', {}).then((threads) => {
       if (!cancelled && threads) setThreadTitles(new Map(threads.map((t) => [t.id, t.title])));
@@ -48,7 +69,7 @@ export function MemoriesPanel(): React.JSX.Element {
     return () => {
       cancelled = true;
     };
-  }, [api, entries]);
+  }, [api, byThreads, version]);
 
   const writer = (by: string | undefined): string | null => {
     if (by === undefined) return null;
@@ -111,24 +132,26 @@ export function MemoriesPanel(): React.JSX.Element {
       </div>
       <div className="memories-body">
         {entries === null ? null : entries.length === 0 ? (
-          <p className="panel-empty muted">{query.trim() ? 'No memory matches.' : 'No memories yet. The agent keeps notes in /memories/.'}</p>
+          <p className="panel-empty muted">{more ? 'Searching…' : query.trim() ? 'No memory matches.' : 'No memories yet. The agent keeps notes in /memories/.'}</p>
         ) : (
-          <ul className="memory-list" aria-label="Memory files">
-            {entries.map((entry) => {
-              const current = selection !== null && selection.mode !== 'new' && selection.path === entry.path;
-              return (
-                <li key={entry.path}>
-                  <button type="button" className={`memory-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={() => void openMemory(entry.path)}>
-                    <PathName path={entry.path.replace(/^\/memories\//, '')} className="memory-path" />
-                    <span className="memory-meta muted">
-                      {[formatBytes(entry.size), entry.modifiedAt ? `changed ${formatRelativeTime(entry.modifiedAt)}` : null, writer(entry.modifiedBy)].filter(Boolean).join(' · ')}
-                    </span>
-                    {entry.snippet ? <span className="memory-snippet muted">{entry.snippet}</span> : null}
-                  </button>
-                </li>
-              );
-            })}
-          </ul>
+          <div ref={scroller} className="memory-list-scroll" onScroll={measure}>
+            <ul className="memory-list" aria-label="Memory files" style={{ paddingTop: rows.first * rowHeight, paddingBottom: (count - rows.end) * rowHeight }}>
+              {entries.slice(rows.first, rows.end).map((entry, i) => {
+                const current = selection !== null && selection.mode !== 'new' && selection.path === entry.path;
+                return (
+                  <li key={entry.path} style={{ height: rowHeight }} aria-posinset={rows.first + i + 1} aria-setsize={more ? -1 : count}>
+                    <button type="button" className={`memory-item${current ? ' current' : ''}`} aria-current={current ? 'true' : undefined} onClick={() => void openMemory(entry.path)}>
+                      <PathName path={entry.path.replace(/^\/memories\//, '')} className="memory-path" />
+                      <span className="memory-meta muted">
+                        {[formatBytes(entry.size), entry.modifiedAt ? `changed ${formatRelativeTime(entry.modifiedAt)}` : null, writer(entry.modifiedBy)].filter(Boolean).join(' · ')}
+                      </span>
+                      {entry.snippet ? <span className="memory-snippet muted">{entry.snippet}</span> : null}
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          </div>
         )}
         {selection ? (
           <MemoryEditor

@@ -35,7 +35,6 @@ export const LONG_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'threads.stop',
   'threads.sendQueuedNow',
   'files.search',
-  'memories.list',
 ]);
 
 export interface WebSocketTransportOptions {

@@ -1,0 +1,81 @@
+// Issue 17: the Memories panel with thousands of memories keeps only a window of rows in
+// the DOM, reaches the last memory by scrolling (fetching page after page), and its search
+// finds one memory among them.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { databasePath } from '../src-main/app/data-dir';
+import { MEMORIES_NAMESPACE } from '../src-main/core/backends/mounts';
+import { openDatabase, StoreBackend } from '../src-main/core/backends/store';
+import { launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
+
+const COUNT = 3000;
+const name = (i: number): string => `note-${String(i).padStart(4, '0')}.md`;
+
+let browser: Browser;
+let serve: ServeHandle | undefined;
+
+beforeAll(async () => {
+  if (!existsSync(join(repo, 'out/renderer/index.html'))) throw new Error('run `npm run build` before the end-to-end tests (npm test does)');
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  await serve?.stop();
+  serve = undefined;
+});
+
+describe('the Memories panel with thousands of memories', () => {
+  it('renders only the rows in view, scrolls page by page to the last memory, and searches', async () => {
+    serve = await startServe();
+    const db = openDatabase(databasePath(serve.dataDir));
+    try {
+      const store = new StoreBackend({ db, namespace: MEMORIES_NAMESPACE, author: 'user' });
+      const files = Array.from({ length: COUNT }, (_, i) => ({
+        path: `/${name(i)}`,
+        content: new TextEncoder().encode(i === 2345 ? 'Find the Needle In The Haystack here.\n' : `Memory number ${i}.\n`),
+      }));
+      expect((await store.uploadFiles(files)).every((r) => r.error === undefined)).toBe(true);
+    } finally {
+      db.close();
+    }
+
+    const page = await openApp(browser, serve.url);
+    const memories = page.getByRole('region', { name: 'Memories' });
+    const list = memories.getByRole('list', { name: 'Memory files' });
+    await memories.getByRole('button', { name: new RegExp(name(0).replace('.', '\\.')) }).waitFor({ timeout: 15_000 });
+    const rows = list.getByRole('listitem');
+    expect(await rows.count()).toBeLessThan(60);
+
+    // Scroll to the end of what is loaded until the last memory is there: each step fetches a page.
+    const last = memories.getByRole('button', { name: new RegExp(name(COUNT - 1).replace('.', '\\.')) });
+    await expect
+      .poll(
+        async () => {
+          await list.evaluate((el) => {
+            const scroller = el.parentElement!;
+            scroller.scrollTop = scroller.scrollHeight;
+          });
+          return last.count();
+        },
+        { timeout: 60_000, interval: 100 },
+      )
+      .toBe(1);
+    expect(await rows.count()).toBeLessThan(60);
+    expect(await rows.first().getAttribute('aria-posinset')).not.toBe('1');
+    await expect.poll(() => rows.last().getAttribute('aria-setsize')).toBe(String(COUNT));
+    await screenshot(page, 'memories-many-scrolled');
+
+    await memories.getByRole('searchbox', { name: 'Search memories' }).fill('needle in the HAY');
+    await expect.poll(() => list.innerText(), { timeout: 10_000 }).toContain('Find the Needle In The Haystack here.');
+    expect(await rows.count()).toBe(1);
+    await screenshot(page, 'memories-many-search');
+    await memories.getByRole('button', { name: new RegExp(name(2345).replace('.', '\\.')) }).click();
+    await memories.getByText('Find the Needle In The Haystack here.').last().waitFor();
+    await page.context().close();
+  });
+});

@@ -1,0 +1,133 @@
+// Issue 17, the Memories page: the panel's first page and a search at 1k / 20k / 100k
+// memories through MemoriesService (what memories.list answers, serialised as the
+// transport sends it), each beside the floor: the same question asked of SQLite directly
+// with better-sqlite3 (`ORDER BY path LIMIT`, and an `instr` scan). Plus the agent's grep,
+// glob and ls on /memories/ at 100k beside an SQL scan.
+
+import type Database from 'better-sqlite3';
+import { MemoriesService } from '../../src-main/app/memories/memories-service';
+import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/mounts';
+import { openDatabase, StoreBackend } from '../../src-main/core/backends/store';
+import { ensureMemories, MEMORY_COUNTS, MEMORY_SEARCH, type MemoryCount } from './gen-data';
+import { type Contender, type ContenderResult, formatMs, formatRatio, median, timeInterleaved } from './measure';
+import type { BenchOptions } from './options';
+import { progress, verdict, type Report, type Section } from './report';
+
+const TARGET_MS = 150;
+const TARGET_BYTES = 1024 * 1024;
+const PAGE = 100;
+const ROUND_BUDGET_MS = 15_000;
+
+const ms = (r: ContenderResult | undefined): number => (r && !r.error ? median(r.times) : NaN);
+const cell = (r: ContenderResult | undefined): string => (r === undefined ? 'n/a' : r.error ? `error: ${r.error.slice(0, 50)}` : formatMs(ms(r)));
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+
+export async function benchMemories(report: Report, options: BenchOptions, dataDir: string): Promise<void> {
+  const section = report.section('Issue 17 · the Memories page (MemoriesService → JSON reply; floor: the same SQL run directly with better-sqlite3)');
+  for (const count of Object.keys(MEMORY_COUNTS) as MemoryCount[]) {
+    const data = await ensureMemories(dataDir, count, options.regenerate);
+    const db = openDatabase(data.file);
+    try {
+      const store = new StoreBackend({ db, namespace: MEMORIES_NAMESPACE });
+      const service = new MemoriesService(store, () => undefined);
+      await listAndSearch(section, options, db, service, `${count} memories`);
+      if (count === '100k') await agentTools(section, options, db, store);
+    } finally {
+      db.close();
+    }
+  }
+  section.notes.push(
+    `memories: ${MEMORY_SEARCH.planted} planted (in varying case) in 1 in 100 notes of 200 B–2 KB; a page is ${PAGE} memories; ` +
+      'the "rg (floor)" column holds the SQL floor here; reply = the JSON the transport sends',
+  );
+}
+
+async function listAndSearch(section: Section, options: BenchOptions, db: Database.Database, service: MemoriesService, label: string): Promise<void> {
+  const firstPage = db.prepare('SELECT path, size, modified_at, modified_by FROM store_files WHERE namespace = ? ORDER BY path LIMIT ?');
+  const instrScan = db.prepare('SELECT path, size, modified_at, modified_by FROM store_files WHERE namespace = ? AND instr(lower(content), ?) > 0 ORDER BY path LIMIT ?');
+  // `whole`: the sum of several calls, for which the per-reply targets do not apply.
+  const cases: { name: string; ours: () => Promise<string>; floor: () => unknown[]; whole?: boolean }[] = [
+    { name: 'panel, first page', ours: () => service.list({ limit: PAGE }).then(JSON.stringify), floor: () => firstPage.all(MEMORIES_NAMESPACE, PAGE) },
+    {
+      name: `search '${MEMORY_SEARCH.query}'`,
+      ours: () => service.list({ query: MEMORY_SEARCH.query, limit: PAGE }).then(JSON.stringify),
+      floor: () => instrScan.all(MEMORIES_NAMESPACE, MEMORY_SEARCH.query, PAGE),
+    },
+  ];
+  if (label.startsWith('100k')) {
+    const search = (query: string) => () => service.list({ query, limit: PAGE }).then(JSON.stringify);
+    const everyPage = (query: string) => async () => {
+      const pages = [await service.list({ query, limit: PAGE })];
+      while (pages.at(-1)!.next !== null) pages.push(await service.list({ query, limit: PAGE, after: pages.at(-1)!.next! }));
+      return JSON.stringify({ entries: pages.flatMap((p) => p.entries), calls: pages.length });
+    };
+    cases.push(
+      { name: "search 'page' (a common word)", ours: search('page'), floor: () => instrScan.all(MEMORIES_NAMESPACE, 'page', PAGE) },
+      { name: "search 'qzxvj' (no hit)", ours: search('qzxvj'), floor: () => instrScan.all(MEMORIES_NAMESPACE, 'qzxvj', PAGE) },
+      { name: "search 'qz' (2 chars: a bounded scan), first reply", ours: search('qz'), floor: () => instrScan.all(MEMORIES_NAMESPACE, 'qz', PAGE) },
+      { name: "search 'qz', every reply to the end (all of them together)", ours: everyPage('qz'), floor: () => instrScan.all(MEMORIES_NAMESPACE, 'qz', PAGE), whole: true },
+    );
+  }
+  for (const c of cases) {
+    progress(`memories ${label}: ${c.name}`);
+    let reply = '';
+    let floorRows = 0;
+    const contenders: Record<string, Contender> = {
+      ours: {
+        run: async () => {
+          reply = await c.ours();
+          const parsed = JSON.parse(reply) as { entries: unknown[]; calls?: number };
+          return `${parsed.entries.length} entries${parsed.calls ? ` in ${parsed.calls} calls` : ''}`;
+        },
+      },
+      floor: { run: async () => `${(floorRows = c.floor().length)} rows` },
+    };
+    const r = await timeInterleaved(contenders, { runs: options.runs, budgetMs: ROUND_BUDGET_MS });
+    const bytes = Buffer.byteLength(reply);
+    section.rows.push({
+      name: `${label}: ${c.name} → ${r.ours?.detail ?? 'n/a'} (floor ${floorRows})${c.whole ? '' : `, reply ${kb(bytes)}`}`,
+      ours: cell(r.ours),
+      floor: cell(r.floor),
+      ratio: Number.isFinite(ms(r.ours)) && Number.isFinite(ms(r.floor)) ? formatRatio(ms(r.ours), ms(r.floor)) : '',
+      ...(c.whole ? {} : { target: `≤${TARGET_MS} ms, ≤1 MB`, result: `${verdict(ms(r.ours) <= TARGET_MS)}, ${verdict(bytes <= TARGET_BYTES)}` }),
+    });
+  }
+}
+
+async function agentTools(section: Section, options: BenchOptions, db: Database.Database, store: StoreBackend): Promise<void> {
+  const folder = db.prepare<[string], { path: string }>("SELECT path FROM store_files WHERE namespace = ? AND path LIKE '/%/%' ORDER BY path LIMIT 1").get(MEMORIES_NAMESPACE)!.path;
+  const dir = folder.slice(0, folder.indexOf('/', 1));
+  const everything = db.prepare('SELECT path, size, modified_at FROM store_files WHERE namespace = ? ORDER BY path');
+  const instr = db.prepare('SELECT path, content FROM store_files WHERE namespace = ? AND instr(content, ?) > 0 ORDER BY path');
+  const count = (r: { error?: string; matches?: unknown[]; entries?: unknown[] }, unit: string): string => {
+    if (r.error) throw new Error(r.error);
+    return `${(r.matches ?? r.entries ?? []).length} ${unit}`;
+  };
+  const cases: { name: string; ours: () => Promise<string>; floor: () => string }[] = [
+    {
+      name: `ls ${dir}`,
+      ours: async () => count(await store.ls(dir), 'entries'),
+      floor: () => `${everything.all(MEMORIES_NAMESPACE).filter((r) => (r as { path: string }).path.startsWith(dir + '/')).length} rows`,
+    },
+    {
+      name: `glob '${dir.slice(1)}/*.md'`,
+      ours: async () => count(await store.glob(`${dir.slice(1)}/*.md`, '/'), 'files'),
+      floor: () => `${everything.all(MEMORIES_NAMESPACE).filter((r) => (r as { path: string }).path.startsWith(dir + '/')).length} rows`,
+    },
+    {
+      name: `grep '${MEMORY_SEARCH.planted}'`,
+      ours: async () => count(await store.grep(MEMORY_SEARCH.planted, '/', undefined, 1000), 'matches'),
+      floor: () => `${instr.all(MEMORIES_NAMESPACE, MEMORY_SEARCH.planted).length} rows`,
+    },
+  ];
+  for (const c of cases) {
+    progress(`memories 100k: agent ${c.name}`);
+    const r = await timeInterleaved({ ours: { run: c.ours }, floor: { run: async () => c.floor() } }, { runs: options.runs, budgetMs: ROUND_BUDGET_MS });
+    section.rows.push({
+      name: `100k memories: agent ${c.name} → ${r.ours?.detail ?? 'n/a'} (floor: full SQL scan, ${r.floor?.detail ?? 'n/a'})`,
+      ours: cell(r.ours),
+      floor: cell(r.floor),
+      ratio: Number.isFinite(ms(r.ours)) && Number.isFinite(ms(r.floor)) ? formatRatio(ms(r.ours), ms(r.floor)) : '',
+    });
+  }
+}
