@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { runAttributed, type LayerSettlement, type StepAttribution } from './attribution';
+import { BlobWriter } from './blob-writer';
 import type { ChangeFeed } from './change-feed';
 import { diffStates, entriesUnder, HEAVY_FOLDERS, scanFolderSliced, scanPaths, scanTargets, walkTargets, withParents, type ScanResult } from './scan';
 import type { CheckpointStore, NewCheckpoint } from './store';
@@ -57,12 +58,13 @@ export interface StepOutcome<T> {
 }
 
 /**
- * Below this, walking the whole folder is about as quick as waiting for the watcher to
- * report everything (its events come in batches a few tens of ms apart): walk.
+ * Below this many recorded entries, walking the whole folder (some 20 ms for 1,000) is
+ * quicker than waiting for the watcher to report everything (its events come in batches
+ * some 50 ms apart): walk.
  */
-const FEED_WORTH_MS = 60;
+const FEED_FROM_ENTRIES = 5000;
 /** Baseline rows and blobs are stored in transactions of about this size, the event loop served between them. */
-const BASELINE_ROWS_PER_COMMIT = 4000;
+const BASELINE_ROWS_PER_COMMIT = 1000;
 const BASELINE_BLOB_BYTES_PER_COMMIT = 1024 * 1024;
 
 export class CheckpointRecorder {
@@ -71,10 +73,8 @@ export class CheckpointRecorder {
   private readonly inFlight: Running[] = [];
   private cache: { version: number; rows: Map<string, ManifestRow> } | null = null;
   private feed: ChangeFeed | null = null;
-  /** The feed is used once a walk of the whole folder takes longer than this. */
-  private feedFromWalkMs = FEED_WORTH_MS;
-  /** How long the last walk of the whole folder took (undefined before the first). */
-  private lastWalkMs: number | undefined;
+  /** The feed is used once the folder has this many recorded entries. */
+  private feedFromEntries = FEED_FROM_ENTRIES;
 
   readonly store: CheckpointStore;
 
@@ -94,9 +94,9 @@ export class CheckpointRecorder {
    * Told which paths change by a watcher, a step that cannot observe its command's writes
    * looks only at those paths (once the folder has a baseline and walking it is slow).
    */
-  useChangeFeed(feed: ChangeFeed | null, options: { fromWalkMs?: number } = {}): void {
+  useChangeFeed(feed: ChangeFeed | null, options: { fromEntries?: number } = {}): void {
     this.feed = feed;
-    this.feedFromWalkMs = options.fromWalkMs ?? FEED_WORTH_MS;
+    this.feedFromEntries = options.fromEntries ?? FEED_FROM_ENTRIES;
   }
 
   /**
@@ -108,23 +108,29 @@ export class CheckpointRecorder {
     return this.locked(async () => {
       if (this.store.hasBaseline(this.root)) return;
       this.feed?.reset();
-      const started = performance.now();
-      const flushBlobs = (partial: ScanResult): void => {
+      // Content is stored as the walk goes (compressed in zlib's threads, written by a worker: blob-writer.ts), not all kept until the end.
+      const writer = BlobWriter.start(this.store);
+      const flushBlobs = async (partial: ScanResult): Promise<void> => {
         let bytes = 0;
         for (const data of partial.blobs.values()) bytes += data.length;
         if (bytes < BASELINE_BLOB_BYTES_PER_COMMIT) return;
-        this.store.commit({ folder: this.root, blobs: partial.blobs, manifest: new Map(), checkpoints: [] });
+        const blobs = new Map(partial.blobs);
         partial.blobs.clear();
+        await this.store.putBlobs(blobs, writer);
       };
-      const scan = await scanFolderSliced(this.root, this.manifest(), false, { ...(signal ? { signal } : {}), onSlice: flushBlobs });
-      this.lastWalkMs = performance.now() - started;
+      let scan: ScanResult;
+      try {
+        scan = await scanFolderSliced(this.root, this.manifest(), false, { ...(signal ? { signal } : {}), onSlice: flushBlobs });
+        await this.store.putBlobs(scan.blobs, writer);
+      } finally {
+        await writer?.close();
+      }
       const rows = [...scan.manifest];
-      for (let i = 0; i < rows.length; i += BASELINE_ROWS_PER_COMMIT) {
+      for (let i = 0; i === 0 || i < rows.length; i += BASELINE_ROWS_PER_COMMIT) {
         const last = i + BASELINE_ROWS_PER_COMMIT >= rows.length;
-        this.commit({ folder: this.root, blobs: i === 0 ? scan.blobs : new Map(), manifest: new Map(rows.slice(i, i + BASELINE_ROWS_PER_COMMIT)), checkpoints: [], ...(last ? { baseline: true } : {}) });
+        this.commit({ folder: this.root, blobs: new Map(), manifest: new Map(rows.slice(i, i + BASELINE_ROWS_PER_COMMIT)), checkpoints: [], ...(last ? { baseline: true } : {}) });
         if (!last) await new Promise((resolve) => setImmediate(resolve));
       }
-      if (rows.length === 0) this.commit({ folder: this.root, blobs: scan.blobs, manifest: new Map(), checkpoints: [], baseline: true });
     });
   }
 
@@ -300,15 +306,12 @@ export class CheckpointRecorder {
    */
   private async scanAll(record: boolean): Promise<ScanResult> {
     const manifest = this.manifest();
-    if (record && this.feed && (this.lastWalkMs ?? Infinity) >= this.feedFromWalkMs) {
+    if (record && this.feed && manifest.size >= this.feedFromEntries) {
       const changed = await this.feed.take();
       if (changed !== 'unknown') return this.scanChanged(changed, manifest);
     }
     this.feed?.reset();
-    const started = performance.now();
-    const scan = await scanFolderSliced(this.root, manifest, record);
-    this.lastWalkMs = performance.now() - started;
-    return scan;
+    return scanFolderSliced(this.root, manifest, record);
   }
 
   /** A whole-folder scan's answer for a folder where only `changed` (and dependency folders the feed does not look into) can differ. */

@@ -162,14 +162,14 @@ export async function scanFolderSliced(
   root: string,
   manifest: ReadonlyMap<string, ManifestRow>,
   record: boolean,
-  options: { signal?: AbortSignal; onSlice?: (partial: ScanResult) => void } = {},
+  options: { signal?: AbortSignal; onSlice?: (partial: ScanResult) => Promise<void> | void } = {},
 ): Promise<ScanResult> {
   const work = scanFolderWork(root, manifest, record);
   let sliceStart = performance.now();
   for (let step = work.next(); ; step = work.next()) {
     if (step.done) return step.value;
     if (performance.now() - sliceStart < SLICE_MS) continue;
-    options.onSlice?.(step.value);
+    await options.onSlice?.(step.value);
     await yieldToLoop();
     options.signal?.throwIfAborted();
     sliceStart = performance.now();
