@@ -1,5 +1,7 @@
 // Threads for the window: list, create, open, rename, delete, and runs of the agent
 // streamed as events. Every step is saved; a run waiting for approval resumes after a restart.
+// Only running threads and the few last opened stay in memory; the window is sent a thread
+// in bounded pages (thread-page.ts).
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -18,8 +20,9 @@ import { StateBackend } from '../../core/backends/state';
 import type { ChatModel } from '../../core/models/types';
 import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
-import { ContractError, type ThreadSummaryDto, type ThreadView } from '../contract';
+import { ContractError, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
 import { displayItems } from './display-items';
+import { fullToolCall, pageBefore, type ItemsPage } from './thread-page';
 import { cutConversation, isRewoundPart, putBackConversation } from './rewind';
 import { ThreadStore, type ThreadSearchMatch } from './thread-store';
 
@@ -60,18 +63,22 @@ interface LiveThread {
   state: ThreadState;
   mounts: Mounts;
   guard: ReadGuard;
-  /** Counts the thread's events (see the contract's thread.event `seq`). */
-  eventSeq: number;
   /** Top-level text streamed since the last saved message. */
   streamingText: string;
 }
 
 const WRITING_TOOLS = new Set(['write_file', 'edit_file']);
 
+/** Threads kept loaded while idle besides the running ones (the last opened, e.g. the one a window shows). */
+const IDLE_THREADS_KEPT = 2;
+
 export class ThreadService {
   readonly store: ThreadStore;
+  /** Loaded threads, least recently opened first. */
   private readonly live = new Map<string, LiveThread>();
   private readonly runs = new Map<string, ActiveRun>();
+  /** Counts each thread's events (see the contract's thread.event `seq`); kept when the thread is unloaded. */
+  private readonly eventSeqs = new Map<string, number>();
 
   constructor(private readonly options: ThreadServiceOptions) {
     this.store = new ThreadStore(options.db);
@@ -96,22 +103,45 @@ export class ThreadService {
     return this.summary(state.id);
   }
 
+  /** The thread as a window opens it: its recent items (threads.earlier has the rest) and its state. */
   get(threadId: string): ThreadView {
     const live = this.open(threadId);
     // Notes left by another process (a `deepdesk checkpoints restore`) show up when the thread does.
     if (!this.runs.has(threadId)) this.deliverNotes(threadId);
+    const { items, page } = pageBefore(live.state);
+    this.unloadIdle();
     return {
       thread: this.summary(threadId),
-      items: displayItems(live.state),
+      items,
+      page,
       todos: live.state.todos,
       usage: live.state.usage,
       contextTokens: live.state.contextTokens ?? 0,
       contextWindow: this.options.contextWindow?.() ?? 0,
       approvals: this.options.approvals.pending(threadId),
-      eventSeq: live.eventSeq,
+      eventSeq: this.eventSeqs.get(threadId) ?? 0,
       streamingText: live.streamingText,
       queued: live.state.queued ?? [],
     };
+  }
+
+  /** The items before `cursor` (from a page threads.get or this gave). */
+  earlier(threadId: string, cursor: number): ItemsPage {
+    this.requireThread(threadId);
+    return pageBefore(this.open(threadId).state, cursor);
+  }
+
+  /** One tool call uncut, as a page would show it if it cut nothing. */
+  toolCall(threadId: string, index: number, toolCallId: string, parentToolCallId?: string): Result<'threads.toolCall'> {
+    this.requireThread(threadId);
+    const call = fullToolCall(this.open(threadId).state, index, toolCallId, parentToolCallId);
+    if (call === undefined) throw new ContractError('that tool call is no longer in this thread', 'not_found');
+    return call;
+  }
+
+  /** The person's messages (not notes), oldest first, with their index in the history. */
+  userMessages(threadId: string): Array<{ index: number; text: string }> {
+    return displayItems(this.open(threadId).state).flatMap((item) => (item.kind === 'user' ? [{ index: item.index, text: item.text }] : []));
   }
 
   rename(threadId: string, title: string): void {
@@ -124,6 +154,7 @@ export class ThreadService {
     this.requireThread(threadId);
     await this.stop(threadId);
     this.live.delete(threadId);
+    this.eventSeqs.delete(threadId);
     this.store.delete(threadId);
     this.options.approvals.forgetThread(threadId);
     this.options.onDelete?.(threadId);
@@ -326,8 +357,9 @@ export class ThreadService {
   }
 
   private emitEvent(threadId: string, event: AgentEvent): void {
-    const live = this.open(threadId);
-    this.options.emit({ kind: 'thread-event', threadId, seq: ++live.eventSeq, event });
+    const seq = (this.eventSeqs.get(threadId) ?? 0) + 1;
+    this.eventSeqs.set(threadId, seq);
+    this.options.emit({ kind: 'thread-event', threadId, seq, event });
   }
 
   private startRun(threadId: string, model: ChatModel, text: string | null, fromQueue?: string): void {
@@ -381,6 +413,7 @@ export class ThreadService {
           this.startRun(threadId, model, next.text, next.id);
           return;
         }
+        this.unloadIdle();
         this.options.emit({ kind: 'threads-changed' });
       });
     this.runs.set(threadId, { controller, done });
@@ -397,15 +430,42 @@ export class ThreadService {
 
   private open(threadId: string): LiveThread {
     const cached = this.live.get(threadId);
-    if (cached) return cached;
+    if (cached) {
+      // The most recently opened last.
+      this.live.delete(threadId);
+      this.live.set(threadId, cached);
+      return cached;
+    }
     if (!this.store.exists(threadId)) throw new ContractError(`thread '${threadId}' not found`, 'not_found');
     const state = this.store.load(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
     const folderBackend = this.options.folderBackendFor?.(threadId);
     const mounts = createDefaultMounts({ folder: this.options.folder, db: this.options.db, threadFiles, memoryAuthor: state.id, ...(folderBackend ? { folderBackend } : {}) });
-    const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), eventSeq: 0, streamingText: '' };
+    const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), streamingText: '' };
     this.live.set(threadId, live);
     return live;
+  }
+
+  /**
+   * Unloads idle threads but the last few opened: SQLite has all of them, and opening one
+   * loads it again. Called where nothing holds a loaded thread (a window opening one, a run ending).
+   */
+  private unloadIdle(): void {
+    let keep = IDLE_THREADS_KEPT;
+    for (const threadId of [...this.live.keys()].reverse()) {
+      if (this.runs.has(threadId)) continue;
+      if (keep > 0) {
+        keep--;
+        continue;
+      }
+      this.live.delete(threadId);
+      this.store.forget(threadId);
+    }
+  }
+
+  /** Threads loaded now (running ones and the last few opened). */
+  loadedThreads(): string[] {
+    return [...this.live.keys()];
   }
 
   private requireThread(threadId: string): void {

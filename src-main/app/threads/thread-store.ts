@@ -248,6 +248,11 @@ export class ThreadStore {
     this.saved.set(id, messages.slice());
   }
 
+  /** Drops what is kept of a thread between saves (it was unloaded); the next load reads it again. */
+  forget(id: string): void {
+    this.saved.delete(id);
+  }
+
   list(): ThreadSummary[] {
     return this.stmts.list.all().map(toSummary);
   }

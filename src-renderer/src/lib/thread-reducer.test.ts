@@ -17,6 +17,7 @@ function view(partial: Partial<ThreadView> = {}): ThreadView {
   return {
     thread: { id: T, title: 'x', createdAt: '', updatedAt: '', messageCount: 0, running: false, pendingApprovals: 0 },
     items: [],
+    page: { cursor: 0, turnsBefore: 0 },
     todos: [],
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
     contextTokens: 0,
