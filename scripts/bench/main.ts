@@ -15,6 +15,7 @@ import { errorText } from './measure';
 import { parseOptions, USAGE } from './options';
 import { progress, Report } from './report';
 import { benchSandbox } from './sandbox';
+import { benchThreads } from './threads';
 import { benchWindow } from './window';
 
 const repo = process.cwd();
@@ -72,6 +73,7 @@ async function main(): Promise<number> {
       }),
     );
   }
+  if (options.suites.has('threads')) await guarded('Issue 17 · threads', () => benchThreads(report, options, dataDir));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'sandbox', 'checkpoints', 'folders'] as const;
+export const SUITES = ['core', 'harness', 'window', 'sandbox', 'checkpoints', 'folders', 'threads'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,12 +11,13 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,checkpoints,folders]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,checkpoints,folders,threads]
 
   --regenerate   rebuild the generated tree, the 1 GB file and the 50 MB file in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
   --only LIST    run only these suites (core: issue 2, harness: issue 3, window: issue 4,
-                 sandbox: issue 11, checkpoints: issue 12, folders: issue 13's big folders)
+                 sandbox: issue 11, checkpoints: issue 12, folders: issue 13's big folders,
+                 threads: issue 17's long threads)
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {

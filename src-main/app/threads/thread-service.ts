@@ -70,7 +70,7 @@ interface LiveThread {
 const WRITING_TOOLS = new Set(['write_file', 'edit_file']);
 
 /** Threads kept loaded while idle besides the running ones (the last opened, e.g. the one a window shows). */
-const IDLE_THREADS_KEPT = 2;
+const IDLE_THREADS_KEPT = 1;
 
 export class ThreadService {
   readonly store: ThreadStore;
