@@ -52,7 +52,6 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const stick = useRef(true);
   /** The scroll position as a distance from the bottom, after the last render or scroll. */
   const fromBottom = useRef(0);
-  const cursor = useRef(state.page.cursor);
   /** Where we last scrolled to by ourselves: a scroll above it since then was the person's. */
   const autoTop = useRef<number | null>(null);
   const [behind, setBehind] = useState(false);
@@ -96,22 +95,20 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     [state.running, state.subTodos, pending, order, focusApproval, onDecide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall],
   );
 
-  // Earlier items arrived above: what the person was reading stays where it was on screen.
-  useLayoutEffect(() => {
-    const el = ref.current;
-    const earlier = state.page.cursor < cursor.current;
-    cursor.current = state.page.cursor;
-    if (el && earlier && !stick.current) el.scrollTop = el.scrollHeight - el.clientHeight - fromBottom.current;
-  }, [state.page.cursor]);
-
   // Sending jumps to the sent message, wherever the person had scrolled.
-  const userCount = useMemo(() => state.items.filter((i) => i.kind === 'user').length, [state.items]);
-  const lastUserCount = useRef(userCount);
+  // (The latest user message, not their count: earlier pages add user messages above.)
+  const lastUser = useMemo(() => state.items.findLast((i) => i.kind === 'user')?.key, [state.items]);
+  const lastUserSeen = useRef(lastUser);
+  const pageSeen = useRef(state.page.cursor);
   useLayoutEffect(() => {
     const el = ref.current;
-    const sent = userCount > lastUserCount.current;
-    lastUserCount.current = userCount;
+    const earlier = state.page.cursor < pageSeen.current;
+    const sent = !earlier && lastUser !== undefined && lastUser !== lastUserSeen.current;
+    lastUserSeen.current = lastUser;
+    pageSeen.current = state.page.cursor;
     if (!el) return;
+    // Earlier items arrived above: what the person was reading stays where it was on screen.
+    if (earlier && !stick.current) el.scrollTop = el.scrollHeight - el.clientHeight - fromBottom.current;
     // The person may have scrolled up a moment ago, before its scroll event came.
     const distance = el.scrollHeight - el.scrollTop - el.clientHeight;
     if (stick.current && autoTop.current !== null && el.scrollTop < autoTop.current - 4 && distance >= STICK_DISTANCE) stick.current = false;
@@ -122,12 +119,12 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       setBehind(false);
     } else setBehind(true);
     fromBottom.current = el.scrollHeight - el.clientHeight - el.scrollTop;
-  }, [state.items, state.todos, state.queued, approvals, userCount]);
+  }, [state.items, state.todos, state.queued, approvals, lastUser]);
 
   useLayoutEffect(() => {
     stick.current = true;
     autoTop.current = null;
-    lastUserCount.current = 0;
+    lastUserSeen.current = undefined;
     setBehind(false);
   }, [state.threadId]);
 
