@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { newThreadState } from '../core/agent/types';
+import { newThreadState, type ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store';
 import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
 import type { ChatMessage } from '../core/models/types';
@@ -16,9 +16,9 @@ import type { DisplayItem, EventFrame, MethodName, Params, Result } from './cont
 import { databasePath } from './data-dir';
 import { FileSecretStore } from './settings/file-secret-store';
 import { displayItems } from './threads/display-items';
-import { PAGE_LIMITS } from './threads/thread-page';
+import { PAGE_LIMITS, type ItemsPage } from './threads/thread-page';
 import { ThreadStore } from './threads/thread-store';
-import { ThreadService, type ThreadServiceEvent } from './threads/thread-service';
+import { ThreadService } from './threads/thread-service';
 import { ApprovalService } from './approvals/approval-service';
 
 let folder: string;
@@ -52,10 +52,10 @@ function longConversation(turns: number, longOutput = 50_000): ChatMessage[] {
   return messages;
 }
 
-function seed(threadId: string, messages: ChatMessage[]): void {
+function seed(threadId: string, messages: ChatMessage[], extra: Partial<ThreadState> = {}): void {
   const db = openDatabase(databasePath(dataDir));
   try {
-    const state = newThreadState(threadId);
+    const state = { ...newThreadState(threadId), ...extra };
     state.messages = messages;
     new ThreadStore(db).save(state, { folder });
   } finally {
@@ -101,7 +101,9 @@ async function walkBack(call: <M extends MethodName>(m: M, p: Params<M>) => Prom
 describe('a long thread in pages', () => {
   it('sends a bounded recent page with absolute indexes, and pages back to the start without duplicates or gaps', async () => {
     const messages = longConversation(2_500);
-    seed('long', messages);
+    // Summarized up to turn 1000: the notice stands where the model's context starts.
+    const summarized = { contextStart: 4_000, summary: 'What happened in the first thousand turns.' };
+    seed('long', messages, summarized);
     const { call } = await open();
     const view = await call('threads.get', { threadId: 'long' });
 
@@ -115,8 +117,9 @@ describe('a long thread in pages', () => {
     expect(view.page.turnsBefore).toBe(messages.slice(0, view.page.cursor).filter((m) => m.role === 'user').length);
 
     const all = await walkBack(call, 'long', view);
-    const whole = displayItems({ ...newThreadState('long'), messages });
+    const whole = displayItems({ ...newThreadState('long'), ...summarized, messages });
     expect(all.map(identity)).toEqual(whole.map(identity));
+    expect(all.filter((i) => i.kind === 'summary')).toEqual([expect.objectContaining({ index: 4_000, summarizedMessages: 4_000 })]);
   });
 
   it('bounds a page in bytes too: few items, each long', async () => {
@@ -201,20 +204,29 @@ describe('a long thread in pages', () => {
     expect((await call('threads.toolCall', { threadId: 'args', index: 1, toolCallId: 'w1' })).args).toEqual({ file_path: '/big.txt', content });
   });
 
+  it('numbers the person’s messages of any page as the checkpoints do (turnsBefore + their place in the page)', async () => {
+    seed('turns', longConversation(1_000));
+    const db = openDatabase(databasePath(dataDir));
+    try {
+      const service = serviceOn(db);
+      const pages: ItemsPage[] = [service.get('turns')];
+      pages.push(service.earlier('turns', pages[0]!.page.cursor));
+      pages.push(service.earlier('turns', pages[1]!.page.cursor));
+      const users = service.userMessages('turns');
+      for (const { items, page } of pages) {
+        const here = items.filter((i) => i.kind === 'user');
+        here.forEach((item, ordinal) => expect(users[page.turnsBefore + ordinal]).toEqual({ index: item.index, text: item.kind === 'user' ? item.text : '' }));
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   it('unloads idle threads it no longer shows and loads them again intact; event numbers go on', async () => {
     for (const id of ['a', 'b', 'c']) seed(id, longConversation(300));
     const db = openDatabase(databasePath(dataDir));
     try {
-      const events: ThreadServiceEvent[] = [];
-      const service = new ThreadService({
-        db,
-        folder,
-        approvals: new ApprovalService(db, async () => ({})),
-        createModel: () => Promise.reject(new Error('no model in this test')),
-        rules: () => [],
-        subagents: () => [],
-        emit: (e) => events.push(e),
-      });
+      const service = serviceOn(db);
       const first = service.get('a');
       service.tell('a', { kind: 'restore', display: 'Files were restored.', text: 'The person restored files.' });
       expect(service.get('a').eventSeq).toBe(first.eventSeq + 1);
@@ -244,3 +256,16 @@ describe('a long thread in pages', () => {
     }
   });
 });
+
+/** The thread service alone on the test's database (no model: nothing runs). */
+function serviceOn(db: ReturnType<typeof openDatabase>): ThreadService {
+  return new ThreadService({
+    db,
+    folder,
+    approvals: new ApprovalService(db, async () => ({})),
+    createModel: () => Promise.reject(new Error('no model in this test')),
+    rules: () => [],
+    subagents: () => [],
+    emit: () => undefined,
+  });
+}
