@@ -1,6 +1,6 @@
 // Threads for the window: list, create, open, rename, delete, and runs of the agent
 // streamed as events. Every step is saved; a run waiting for approval resumes after a restart.
-// Only running threads and the few last opened stay in memory; the window is sent a thread
+// Only running threads and the last one opened stay in memory; the window is sent a thread
 // in bounded pages (thread-page.ts).
 
 import { randomUUID } from 'node:crypto';
@@ -447,7 +447,7 @@ export class ThreadService {
   }
 
   /**
-   * Unloads idle threads but the last few opened: SQLite has all of them, and opening one
+   * Unloads idle threads but the last one opened: SQLite has all of them, and opening one
    * loads it again. Called where nothing holds a loaded thread (a window opening one, a run ending).
    */
   private unloadIdle(): void {
@@ -463,7 +463,7 @@ export class ThreadService {
     }
   }
 
-  /** Threads loaded now (running ones and the last few opened). */
+  /** Threads loaded now (running ones and the last one opened), for tests. */
   loadedThreads(): string[] {
     return [...this.live.keys()];
   }
