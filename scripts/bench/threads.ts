@@ -29,7 +29,8 @@ const LONG_OUTPUT_CHARS = 60_000;
 /** Threads opened one after another for the memory row. */
 const LEFT_THREADS = 6;
 const LEFT_SIZE = 20_000;
-const DATA_VERSION = 1;
+/** 2: threads saved with their person_count. */
+const DATA_VERSION = 2;
 
 function label(n: number): string {
   return n >= 1000 ? `${n / 1000}k` : String(n);
@@ -77,7 +78,9 @@ async function appWith(source: string, copies = 0): Promise<Sandbox> {
   const db = openDatabase(dbFile);
   db.prepare('UPDATE threads SET folder = ?').run(folder);
   for (let i = 1; i <= copies; i++) {
-    db.prepare('INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, state_json) SELECT ?, title, folder, created_at, updated_at, message_count, state_json FROM threads WHERE id = ?').run(`${THREAD_ID}-${i}`, THREAD_ID);
+    db.prepare(
+      'INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, person_count, state_json) SELECT ?, title, folder, created_at, updated_at, message_count, person_count, state_json FROM threads WHERE id = ?',
+    ).run(`${THREAD_ID}-${i}`, THREAD_ID);
     db.prepare('INSERT INTO thread_messages (thread_id, seq, message_json) SELECT ?, seq, message_json FROM thread_messages WHERE thread_id = ?').run(`${THREAD_ID}-${i}`, THREAD_ID);
   }
   db.close();

@@ -16,7 +16,7 @@ import type { DisplayItem, EventFrame, MethodName, Params, Result } from './cont
 import { databasePath } from './data-dir';
 import { FileSecretStore } from './settings/file-secret-store';
 import { displayItems } from './threads/display-items';
-import { PAGE_LIMITS, type ItemsPage } from './threads/thread-page';
+import { PAGE_LIMITS } from './threads/thread-page';
 import { ThreadStore } from './threads/thread-store';
 import { ThreadService } from './threads/thread-service';
 import { ApprovalService } from './approvals/approval-service';
@@ -90,10 +90,10 @@ async function walkBack(call: <M extends MethodName>(m: M, p: Params<M>) => Prom
   let cursor = first.page.cursor;
   while (cursor > 0) {
     const earlier = await call('threads.earlier', { threadId, cursor });
-    expect(earlier.page.cursor).toBeLessThan(cursor);
+    expect(earlier.cursor).toBeLessThan(cursor);
     expect(earlier.items.length).toBeGreaterThan(0);
     items = [...earlier.items, ...items];
-    cursor = earlier.page.cursor;
+    cursor = earlier.cursor;
   }
   return items;
 }
@@ -209,14 +209,44 @@ describe('a long thread in pages', () => {
     const db = openDatabase(databasePath(dataDir));
     try {
       const service = serviceOn(db);
-      const pages: ItemsPage[] = [service.get('turns')];
-      pages.push(service.earlier('turns', pages[0]!.page.cursor));
-      pages.push(service.earlier('turns', pages[1]!.page.cursor));
-      const users = service.userMessages('turns');
-      for (const { items, page } of pages) {
-        const here = items.filter((i) => i.kind === 'user');
-        here.forEach((item, ordinal) => expect(users[page.turnsBefore + ordinal]).toEqual({ index: item.index, text: item.kind === 'user' ? item.text : '' }));
+      // As the window counts: an earlier page's turns before are the later page's, less its own.
+      const users = (items: DisplayItem[]) => items.filter((i) => i.kind === 'user');
+      const first = service.get('turns');
+      const pages: Array<{ items: DisplayItem[]; turnsBefore: number }> = [{ items: first.items, turnsBefore: first.page.turnsBefore }];
+      let cursor = first.page.cursor;
+      for (let n = 0; n < 3; n++) {
+        const earlier = service.earlier('turns', cursor);
+        pages.push({ items: earlier.items, turnsBefore: pages.at(-1)!.turnsBefore - users(earlier.items).length });
+        cursor = earlier.cursor;
       }
+      expect(service.loadedThreads()).toEqual([]);
+      const all = service.userMessages('turns');
+      for (const { items, turnsBefore } of pages) {
+        users(items).forEach((item, ordinal) => expect(all[turnsBefore + ordinal]).toEqual({ index: item.index, text: item.kind === 'user' ? item.text : '' }));
+      }
+      // Loaded now (userMessages read it whole): the same pages from memory.
+      expect(service.loadedThreads()).toEqual(['turns']);
+      expect(service.get('turns')).toEqual(first);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('shows a thread saved before person counts were kept, or with a row that does not parse, by loading it', async () => {
+    seed('old', longConversation(400));
+    const db = openDatabase(databasePath(dataDir));
+    try {
+      const service = serviceOn(db);
+      const fromRows = service.get('old');
+      expect(service.loadedThreads()).toEqual([]);
+      db.prepare("UPDATE threads SET person_count = NULL WHERE id = 'old'").run();
+      expect(serviceOn(db).get('old')).toEqual(fromRows);
+      db.prepare("UPDATE thread_messages SET message_json = '{' WHERE thread_id = 'old' AND seq = 1500").run();
+      const other = serviceOn(db);
+      const view = other.get('old');
+      expect(other.loadedThreads()).toEqual(['old']);
+      // The unreadable row is left out, as loading does; the rest is there.
+      expect(view.items.at(-1)).toMatchObject({ kind: 'assistant', text: 'answer 399', index: 1598 });
     } finally {
       db.close();
     }
@@ -227,24 +257,31 @@ describe('a long thread in pages', () => {
     const db = openDatabase(databasePath(dataDir));
     try {
       const service = serviceOn(db);
+      // Shown from the rows its page needs: not loaded.
       const first = service.get('a');
+      expect(service.loadedThreads()).toEqual([]);
       service.tell('a', { kind: 'restore', display: 'Files were restored.', text: 'The person restored files.' });
-      expect(service.get('a').eventSeq).toBe(first.eventSeq + 1);
       expect(service.loadedThreads()).toEqual(['a']);
-
+      expect(service.get('a').eventSeq).toBe(first.eventSeq + 1);
+      // Another thread shown from its rows: none needs to stay loaded.
       service.get('b');
+      expect(service.loadedThreads()).toEqual([]);
+      // Loaded and opened: it stays while it is the last one; then it goes.
+      service.tell('b', { kind: 'restore', display: 'b restored.', text: 'b restored.' });
+      service.get('b');
+      expect(service.loadedThreads()).toEqual(['b']);
       service.get('c');
-      expect(service.loadedThreads()).toEqual(['c']);
+      expect(service.loadedThreads()).toEqual([]);
 
       const reopened = service.get('a');
-      expect(service.loadedThreads()).toEqual(['a']);
+      expect(service.loadedThreads()).toEqual([]);
       expect(reopened.eventSeq).toBe(first.eventSeq + 1);
       expect(reopened.items.at(-1)).toMatchObject({ kind: 'notice', text: 'Files were restored.', index: 1200 });
       const all = [...reopened.items];
       for (let cursor = reopened.page.cursor; cursor > 0; ) {
         const page = service.earlier('a', cursor);
         all.unshift(...page.items);
-        cursor = page.page.cursor;
+        cursor = page.cursor;
       }
       expect(all.filter((i) => i.kind === 'user')).toHaveLength(300);
       expect(all).toHaveLength(300 * 3 + 1);

@@ -234,10 +234,10 @@ export const methods = {
   /** Threads whose messages (the person's and the agent's) contain every word of the query, newest first, with a bit of the message. */
   'threads.search': { params: z.object({ query: z.string().max(500) }), result: z.array(z.object({ threadId: z.string(), snippet: z.string() })) },
   'threads.get': { params: threadRef, result: threadViewSchema },
-  /** The items just before `cursor` (a page's), bounded as threads.get's, with the cursor of the ones before them. */
+  /** The items just before `cursor` (a page's), bounded as threads.get's, with the cursor of the ones before them (0: none). */
   'threads.earlier': {
     params: threadRef.extend({ cursor: z.number().int().positive() }),
-    result: z.object({ items: z.array(displayItemSchema), page: threadPageSchema }),
+    result: z.object({ items: z.array(displayItemSchema), cursor: z.number().int().nonnegative() }),
   },
   /** One tool call in full (a page cuts long outputs and arguments): `index` is its item's message index. */
   'threads.toolCall': {

@@ -23,25 +23,57 @@ export const PAGE_LIMITS: PageLimits = { maxItems: 150, maxBytes: 1_500_000, cap
 /** Of a cut text: this much of its start is kept, the rest of the cap from its end (where errors are). */
 const HEAD_SHARE = 0.25;
 
+/** The page a window opens a thread on. */
 export interface ItemsPage {
   items: DisplayItem[];
   page: ThreadPage;
 }
 
+/** Items of a page, and the cursor of the items before them (0: none). */
+export interface EarlierItems {
+  items: DisplayItem[];
+  cursor: number;
+}
+
 /**
- * The items of the messages just before `before` (the thread's end by default), as many
- * whole messages as fit the limits, at least one. A page starts at a message that is not
- * a tool result, so a call and its results are always in the same page.
+ * The items of the thread's last messages, as many whole messages as fit the limits, at
+ * least one. A page starts at a message that is not a tool result, so a call and its
+ * results are always in the same page.
  */
-export function pageBefore(state: ThreadState, before: number = state.messages.length, limits: PageLimits = PAGE_LIMITS): ItemsPage {
+export function latestPage(state: ThreadState, limits: PageLimits = PAGE_LIMITS): ItemsPage {
+  const { items, cursor } = itemsBefore(state, state.messages.length, 0, limits)!;
+  return { items, page: { cursor, turnsBefore: personMessages(state.messages, 0, cursor) } };
+}
+
+/**
+ * The latest page of a thread of which only messages [loadedFrom, end) were read
+ * (ThreadStore.range), `personCount` of all its messages being the person's; undefined when
+ * the page needs messages before `loadedFrom`.
+ */
+export function latestPageOfRange(state: ThreadState, loadedFrom: number, personCount: number, limits: PageLimits = PAGE_LIMITS): ItemsPage | undefined {
+  const earlier = itemsBefore(state, state.messages.length, loadedFrom, limits);
+  if (earlier === undefined) return undefined;
+  const after = personMessages(state.messages, earlier.cursor, state.messages.length);
+  return { items: earlier.items, page: { cursor: earlier.cursor, turnsBefore: personCount - after } };
+}
+
+/**
+ * The items of the messages just before `before`, as latestPage takes them, from a thread
+ * whose messages from `loadedFrom` on were read; undefined when they need earlier ones.
+ */
+export function itemsBefore(state: ThreadState, before: number, loadedFrom = 0, limits: PageLimits = PAGE_LIMITS): EarlierItems | undefined {
   const end = Math.min(before, state.messages.length);
   const blocks: DisplayItem[][] = [];
   let from = end;
   let count = 0;
   let bytes = 0;
   while (from > 0) {
+    if (from - 1 < loadedFrom) return undefined;
     let start = from - 1;
-    while (start > 0 && state.messages[start]!.role === 'tool') start--;
+    while (start > 0 && state.messages[start]!.role === 'tool') {
+      if (start === loadedFrom) return undefined;
+      start--;
+    }
     const block = displayItems(state, start, from).map((item) => capItem(item, limits.capChars));
     const size = Buffer.byteLength(JSON.stringify(block));
     if (blocks.length > 0 && (count + block.length > limits.maxItems || bytes + size > limits.maxBytes)) break;
@@ -50,13 +82,13 @@ export function pageBefore(state: ThreadState, before: number = state.messages.l
     bytes += size;
     from = start;
   }
-  return { items: blocks.reverse().flat(), page: { cursor: from, turnsBefore: turnsBefore(state.messages, from) } };
+  return { items: blocks.reverse().flat(), cursor: from };
 }
 
-/** The person's messages before `index`. */
-function turnsBefore(messages: readonly ChatMessage[], index: number): number {
+/** The person's messages among messages[from, to) (all of them read). */
+function personMessages(messages: readonly ChatMessage[], from: number, to: number): number {
   let n = 0;
-  for (let i = 0; i < index; i++) if (isPersonMessage(messages[i]!)) n++;
+  for (let i = from; i < to; i++) if (isPersonMessage(messages[i]!)) n++;
   return n;
 }
 
@@ -110,7 +142,7 @@ export function fullToolCall(state: ThreadState, index: number, toolCallId: stri
   const message = state.messages[index];
   if (message === undefined || message.role === 'tool') return undefined;
   let end = index + 1;
-  while (end < state.messages.length && state.messages[end]!.role === 'tool') end++;
+  while (end < state.messages.length && state.messages[end]?.role === 'tool') end++;
   const item = displayItems(state, index, end).find((i) => i.kind === 'tool' && i.id === toolCallId && i.parentToolCallId === parent);
   if (item?.kind !== 'tool') return undefined;
   return { args: item.args, ...(item.originalArgs !== undefined ? { originalArgs: item.originalArgs } : {}), ...(item.output !== undefined ? { output: item.output } : {}) };

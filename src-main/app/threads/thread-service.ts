@@ -22,7 +22,7 @@ import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
 import { ContractError, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
 import { displayItems } from './display-items';
-import { fullToolCall, pageBefore, type ItemsPage } from './thread-page';
+import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierItems, type ItemsPage } from './thread-page';
 import { cutConversation, isRewoundPart, putBackConversation } from './rewind';
 import { ThreadStore, type ThreadSearchMatch } from './thread-store';
 
@@ -72,6 +72,11 @@ const WRITING_TOOLS = new Set(['write_file', 'edit_file']);
 /** Threads kept loaded while idle besides the running ones (the last opened, e.g. the one a window shows). */
 const IDLE_THREADS_KEPT = 1;
 
+/** Messages read at first for a page of a thread not loaded (more when the page needs them). */
+const PAGE_READ = 400;
+/** Messages read for one tool call of a thread not loaded: its own and its results. */
+const CALL_READ = 64;
+
 export class ThreadService {
   readonly store: ThreadStore;
   /** Loaded threads, least recently opened first. */
@@ -105,36 +110,31 @@ export class ThreadService {
 
   /** The thread as a window opens it: its recent items (threads.earlier has the rest) and its state. */
   get(threadId: string): ThreadView {
+    // A thread not loaded, with no notes to deliver, is shown from the rows its page needs.
+    const stored = this.store.pendingNotes(threadId).length === 0 ? this.storedPage(threadId) : undefined;
+    if (stored !== undefined) {
+      // The thread shown now is not loaded: no idle one needs to be.
+      this.unloadIdle(0);
+      return this.view(threadId, stored.state, '', stored.page);
+    }
     const live = this.open(threadId);
     // Notes left by another process (a `deepdesk checkpoints restore`) show up when the thread does.
     if (!this.runs.has(threadId)) this.deliverNotes(threadId);
-    const { items, page } = pageBefore(live.state);
+    const page = latestPage(live.state);
     this.unloadIdle();
-    return {
-      thread: this.summary(threadId),
-      items,
-      page,
-      todos: live.state.todos,
-      usage: live.state.usage,
-      contextTokens: live.state.contextTokens ?? 0,
-      contextWindow: this.options.contextWindow?.() ?? 0,
-      approvals: this.options.approvals.pending(threadId),
-      eventSeq: this.eventSeqs.get(threadId) ?? 0,
-      streamingText: live.streamingText,
-      queued: live.state.queued ?? [],
-    };
+    return this.view(threadId, live.state, live.streamingText, page);
   }
 
   /** The items before `cursor` (from a page threads.get or this gave). */
-  earlier(threadId: string, cursor: number): ItemsPage {
+  earlier(threadId: string, cursor: number): EarlierItems {
     this.requireThread(threadId);
-    return pageBefore(this.open(threadId).state, cursor);
+    return this.storedItems(threadId, cursor) ?? itemsBefore(this.open(threadId).state, cursor)!;
   }
 
   /** One tool call uncut, as a page would show it if it cut nothing. */
   toolCall(threadId: string, index: number, toolCallId: string, parentToolCallId?: string): Result<'threads.toolCall'> {
     this.requireThread(threadId);
-    const call = fullToolCall(this.open(threadId).state, index, toolCallId, parentToolCallId);
+    const call = fullToolCall(this.storedCall(threadId, index) ?? this.open(threadId).state, index, toolCallId, parentToolCallId);
     if (call === undefined) throw new ContractError('that tool call is no longer in this thread', 'not_found');
     return call;
   }
@@ -446,12 +446,65 @@ export class ThreadService {
     return live;
   }
 
+  private view(threadId: string, state: ThreadState, streamingText: string, { items, page }: ItemsPage): ThreadView {
+    return {
+      thread: this.summary(threadId),
+      items,
+      page,
+      todos: state.todos,
+      usage: state.usage,
+      contextTokens: state.contextTokens ?? 0,
+      contextWindow: this.options.contextWindow?.() ?? 0,
+      approvals: this.options.approvals.pending(threadId),
+      eventSeq: this.eventSeqs.get(threadId) ?? 0,
+      streamingText,
+      queued: state.queued ?? [],
+    };
+  }
+
+  /**
+   * The latest page of a thread that is not loaded, from the rows it needs (a long thread is
+   * not read whole to be shown); undefined when the thread is loaded (it is the truth then)
+   * or the store cannot say (ThreadStore.range).
+   */
+  private storedPage(threadId: string): { state: ThreadState; page: ItemsPage } | undefined {
+    if (this.live.has(threadId) || this.runs.has(threadId)) return undefined;
+    for (let span = PAGE_READ; ; span *= 4) {
+      const read = this.store.range(threadId, undefined, span);
+      if (read === undefined) return undefined;
+      const page = latestPageOfRange(read.state, read.from, read.personCount);
+      if (page !== undefined) return { state: read.state, page };
+    }
+  }
+
+  /** The items before `cursor` of a thread that is not loaded, as storedPage reads them. */
+  private storedItems(threadId: string, cursor: number): EarlierItems | undefined {
+    if (this.live.has(threadId) || this.runs.has(threadId)) return undefined;
+    for (let span = PAGE_READ; ; span *= 4) {
+      const read = this.store.range(threadId, cursor, span);
+      if (read === undefined) return undefined;
+      const earlier = itemsBefore(read.state, cursor, read.from);
+      if (earlier !== undefined) return earlier;
+    }
+  }
+
+  /** The message at `index` and the rows after it, of a thread not loaded, when they hold all of its results. */
+  private storedCall(threadId: string, index: number): ThreadState | undefined {
+    if (this.live.has(threadId) || this.runs.has(threadId)) return undefined;
+    const read = this.store.range(threadId, index + CALL_READ, CALL_READ);
+    if (read === undefined) return undefined;
+    const { messages } = read.state;
+    const last = Math.min(index + CALL_READ, messages.length) - 1;
+    // The results may go on past what was read.
+    if (last + 1 < messages.length && messages[last]?.role === 'tool') return undefined;
+    return read.state;
+  }
+
   /**
    * Unloads idle threads but the last one opened: SQLite has all of them, and opening one
    * loads it again. Called where nothing holds a loaded thread (a window opening one, a run ending).
    */
-  private unloadIdle(): void {
-    let keep = IDLE_THREADS_KEPT;
+  private unloadIdle(keep = IDLE_THREADS_KEPT): void {
     for (const threadId of [...this.live.keys()].reverse()) {
       if (this.runs.has(threadId)) continue;
       if (keep > 0) {

@@ -341,7 +341,7 @@ describe('a thread loaded in pages', () => {
       threadId: T,
       cursor: 10,
       items: [{ kind: 'user', text: 'earlier', index: 8 }, tool('old', 9)],
-      page: { cursor: 8, turnsBefore: 3 },
+      before: 8,
       approvals: [approval('old')],
     };
     const s = run([earlier], loaded);
@@ -356,7 +356,7 @@ describe('a thread loaded in pages', () => {
   it('drops earlier items for another thread or after the thread was loaded again', () => {
     const loaded = run([{ type: 'load', view: view({ items: [{ kind: 'user', text: 'later', index: 10 }], page: { cursor: 10, turnsBefore: 4 } }) }]);
     const reloaded = run([{ type: 'load', view: view({ items: [{ kind: 'user', text: 'later', index: 10 }], page: { cursor: 6, turnsBefore: 2 } }) }], loaded);
-    const earlier = (threadId: string): ThreadAction => ({ type: 'earlier', threadId, cursor: 10, items: [{ kind: 'user', text: 'x', index: 8 }], page: { cursor: 8, turnsBefore: 3 }, approvals: [] });
+    const earlier = (threadId: string): ThreadAction => ({ type: 'earlier', threadId, cursor: 10, items: [{ kind: 'user', text: 'x', index: 8 }], before: 8, approvals: [] });
     expect(run([earlier('other')], loaded)).toBe(loaded);
     expect(run([earlier(T)], reloaded)).toBe(reloaded);
   });

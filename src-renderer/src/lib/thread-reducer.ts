@@ -112,7 +112,7 @@ export type ThreadAction =
   | { type: 'reset'; threadId: string | null }
   | { type: 'load'; view: ThreadView }
   /** Earlier items (threads.earlier from `cursor`) go before the loaded ones, unless the view moved on meanwhile. */
-  | { type: 'earlier'; threadId: string; cursor: number; items: readonly DisplayItem[]; page: ThreadPage; approvals: readonly PendingApproval[] }
+  | { type: 'earlier'; threadId: string; cursor: number; items: readonly DisplayItem[]; before: number; approvals: readonly PendingApproval[] }
   | { type: 'event'; event: RawAgentEvent }
   /** Several live events at once (the window applies them once per animation frame). */
   | { type: 'events'; events: readonly RawAgentEvent[] }
@@ -230,9 +230,12 @@ function markPending(state: ThreadDisplayState, approvals: readonly PendingAppro
  * that comes after another one, or after the thread was loaded again, would repeat items.
  */
 function prependEarlier(state: ThreadDisplayState, action: Extract<ThreadAction, { type: 'earlier' }>): ThreadDisplayState {
-  if (action.threadId !== state.threadId || action.cursor !== state.page.cursor || action.page.cursor >= action.cursor) return state;
+  if (action.threadId !== state.threadId || action.cursor !== state.page.cursor || action.before >= action.cursor) return state;
   const earlier = action.items.map((item, i) => ({ ...fromDisplayItem(item), key: `i${state.seq + i}` }));
-  const next = { ...state, items: [...earlier, ...state.items], seq: state.seq + earlier.length, page: action.page };
+  // The person's messages in these items were before the loaded ones: they are counted off.
+  const turns = earlier.filter((i) => i.kind === 'user' && i.parent === undefined).length;
+  const page = { cursor: action.before, turnsBefore: Math.max(0, state.page.turnsBefore - turns) };
+  const next = { ...state, items: [...earlier, ...state.items], seq: state.seq + earlier.length, page };
   // Approvals waiting on calls of this page (those of the loaded part are marked already).
   const ids = new Set(earlier.flatMap((i) => (i.kind === 'tool' ? [i.id] : [])));
   return markPending(next, action.approvals.filter((a) => ids.has(a.toolCallId)));

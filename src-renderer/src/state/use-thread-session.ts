@@ -307,9 +307,9 @@ export function useThreadSession(): ThreadSession {
     earlierInFlight.current = true;
     setLoadingEarlier(true);
     try {
-      const { items, page } = await api.call('threads.earlier', { threadId: id, cursor });
+      const earlier = await api.call('threads.earlier', { threadId: id, cursor });
       // The reducer drops it if the thread was loaded again meanwhile (its cursor moved).
-      dispatch({ type: 'earlier', threadId: id, cursor, items, page, approvals: approvalsRef.current });
+      dispatch({ type: 'earlier', threadId: id, cursor, items: earlier.items, before: earlier.cursor, approvals: approvalsRef.current });
     } catch (err) {
       if (current.current === id) push(`Could not load earlier messages: ${errorMessage(err)}`);
     } finally {
