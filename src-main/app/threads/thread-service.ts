@@ -196,17 +196,18 @@ export class ThreadService {
    */
   async sendQueuedNow(threadId: string, queuedId: string): Promise<void> {
     this.requireThread(threadId);
-    const live = this.open(threadId);
-    const find = () => (live.state.queued ?? []).find((q) => q.id === queuedId);
+    // Read again after each wait: the thread may have been unloaded and loaded meanwhile.
+    const queue = () => this.open(threadId).state.queued ?? [];
+    const find = () => queue().find((q) => q.id === queuedId);
     if (find() === undefined) throw new ContractError('that message is no longer queued (it was delivered or cancelled)', 'not_found');
     const model = await this.options.createModel();
     await this.stop(threadId);
     const item = find();
     if (item === undefined) return; // delivered by the step that just ended
-    this.setQueue(threadId, (live.state.queued ?? []).filter((q) => q.id !== queuedId));
+    this.setQueue(threadId, queue().filter((q) => q.id !== queuedId));
     if (this.runs.has(threadId)) {
       // Another send started a run meanwhile: this message goes first in the queue.
-      this.setQueue(threadId, [item, ...(live.state.queued ?? [])]);
+      this.setQueue(threadId, [item, ...queue()]);
       return;
     }
     this.startRun(threadId, model, item.text, item.id);
