@@ -16,6 +16,7 @@ import { errorText } from './measure';
 import { parseOptions, USAGE } from './options';
 import { progress, Report } from './report';
 import { benchSandbox } from './sandbox';
+import { benchThreads } from './threads';
 import { benchWindow } from './window';
 
 const repo = process.cwd();
@@ -73,6 +74,7 @@ async function main(): Promise<number> {
       }),
     );
   }
+  if (options.suites.has('threads')) await guarded('Issue 17 · threads', () => benchThreads(report, options, dataDir));
 
   if (options.suites.has('memories')) await guarded('Issue 17 · memories', () => benchMemories(report, options, dataDir));
 

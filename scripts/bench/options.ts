@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'sandbox', 'checkpoints', 'folders', 'memories'] as const;
+export const SUITES = ['core', 'harness', 'window', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,13 +11,14 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,checkpoints,folders,memories]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,checkpoints,folders,memories,threads]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
   --only LIST    run only these suites (core: issue 2, harness: issue 3, window: issue 4,
                  sandbox: issue 11, checkpoints: issue 12, folders: issue 13's big folders,
-                 memories: issue 17's Memories page at 1k/20k/100k memories)
+                 memories: issue 17's Memories page at 1k/20k/100k memories,
+                 threads: issue 17's long threads)
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {

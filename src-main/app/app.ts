@@ -158,7 +158,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     store: checkpointStore,
     folder: options.folder,
     // Called only after `threads` exists (by requests from the window).
-    userMessages: (threadId): UserMessageRef[] => threads.get(threadId).items.flatMap((item) => (item.kind === 'user' ? [{ index: item.index, text: item.text }] : [])),
+    userMessages: (threadId): UserMessageRef[] => threads.userMessages(threadId),
     onChange: (threadId) => send('checkpoints.changed', { threadId }),
     // Like userMessages: used only once `threads` exists.
     conversation: {
@@ -249,6 +249,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       const view = threads.get(threadId);
       return view.contextWindow > 0 ? view : { ...view, contextWindow: contextWindowNow() };
     },
+    'threads.earlier': async ({ threadId, cursor }) => threads.earlier(threadId, cursor),
+    'threads.toolCall': async ({ threadId, index, toolCallId, parentToolCallId }) => threads.toolCall(threadId, index, toolCallId, parentToolCallId),
     'threads.rename': async ({ threadId, title }) => (threads.rename(threadId, title), ok),
     'threads.delete': async ({ threadId }) => {
       await threads.delete(threadId);

@@ -110,6 +110,11 @@ export const displayItemSchema = z.discriminatedUnion('kind', [
     edited: z.boolean().optional(),
     originalArgs: z.unknown().optional(),
     change: fileChangeSchema.optional(),
+    /**
+     * What the window was not sent (threads.toolCall has it all): characters cut from the
+     * middle of `output`, and whether long strings of the arguments were cut the same way.
+     */
+    omitted: z.object({ outputChars: z.number().int().nonnegative(), args: z.boolean() }).optional(),
   }),
   z.object({ kind: z.literal('summary'), archivePath: z.string(), summarizedMessages: z.number(), text: z.string(), index: z.number() }),
   /** A note the model was given (e.g. that the person restored files), shown as a notice; `checkpointId`: the restore it reports. */
@@ -143,9 +148,19 @@ export const pendingApprovalSchema = z.object({
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
 
+/**
+ * Where a page of a thread's items starts: `cursor` is the absolute index of its first
+ * message (0: nothing earlier; else threads.earlier with it gives the items before), and
+ * `turnsBefore` counts the person's messages before it (checkpoints name them by ordinal).
+ */
+export const threadPageSchema = z.object({ cursor: z.number().int().nonnegative(), turnsBefore: z.number().int().nonnegative() });
+export type ThreadPage = z.infer<typeof threadPageSchema>;
+
 export const threadViewSchema = z.object({
   thread: threadSummarySchema,
+  /** The recent part of the thread (bounded in count and bytes; see `page` for the rest). */
   items: z.array(displayItemSchema),
+  page: threadPageSchema,
   todos: z.array(todoSchema),
   usage: usageSchema,
   contextTokens: z.number(),
@@ -226,6 +241,16 @@ export const methods = {
   /** Threads whose messages (the person's and the agent's) contain every word of the query, newest first, with a bit of the message. */
   'threads.search': { params: z.object({ query: z.string().max(500) }), result: z.array(z.object({ threadId: z.string(), snippet: z.string() })) },
   'threads.get': { params: threadRef, result: threadViewSchema },
+  /** The items just before `cursor` (a page's), bounded as threads.get's, with the cursor of the ones before them (0: none). */
+  'threads.earlier': {
+    params: threadRef.extend({ cursor: z.number().int().positive() }),
+    result: z.object({ items: z.array(displayItemSchema), cursor: z.number().int().nonnegative() }),
+  },
+  /** One tool call in full (a page cuts long outputs and arguments): `index` is its item's message index. */
+  'threads.toolCall': {
+    params: threadRef.extend({ index: z.number().int().nonnegative(), toolCallId: z.string().min(1), parentToolCallId: z.string().optional() }),
+    result: z.object({ args: z.unknown(), originalArgs: z.unknown().optional(), output: z.string().optional() }),
+  },
   'threads.rename': { params: threadRef.extend({ title: z.string().min(1).max(200) }), result: ok },
   'threads.delete': { params: threadRef, result: ok },
   /** While a run is going the message is queued (its id is returned) and delivered when the current step ends. */

@@ -9,10 +9,16 @@ import type { DisplayItem } from '../contract';
 
 const EVICTED = /saved to (\/large_tool_results\/[^\s.]+(?:\.[^\s.]+)*)/;
 
-export function displayItems(state: ThreadState): DisplayItem[] {
+/**
+ * The items of messages[from…to) (all by default). Their `index` is the message's absolute
+ * index in the thread, whatever the range. A range should start at a message that is not a
+ * tool result (see thread-page.ts), so that every result meets its call.
+ */
+export function displayItems(state: ThreadState, from = 0, to = state.messages.length): DisplayItem[] {
   const items: DisplayItem[] = [];
   const toolItems = new Map<string, Extract<DisplayItem, { kind: 'tool' }>>();
-  state.messages.forEach((message, index) => {
+  for (let index = from; index < to; index++) {
+    const message = state.messages[index]!;
     if (index === state.contextStart && state.summary !== undefined && index > 0) {
       items.push({ kind: 'summary', archivePath: archivePathFor(state.id), summarizedMessages: index, text: state.summary, index });
     }
@@ -23,8 +29,8 @@ export function displayItems(state: ThreadState): DisplayItem[] {
         if (run) run.forEach((m) => pushMessage(m, index, items, toolItems, call.id));
       }
     }
-  });
-  if (state.summary !== undefined && state.contextStart >= state.messages.length && state.contextStart > 0) {
+  }
+  if (to === state.messages.length && state.summary !== undefined && state.contextStart >= state.messages.length && state.contextStart > 0) {
     items.push({ kind: 'summary', archivePath: archivePathFor(state.id), summarizedMessages: state.contextStart, text: state.summary, index: state.contextStart });
   }
   return items;

@@ -1,5 +1,7 @@
 // Threads for the window: list, create, open, rename, delete, and runs of the agent
 // streamed as events. Every step is saved; a run waiting for approval resumes after a restart.
+// Only running threads and the last one opened stay in memory; the window is sent a thread
+// in bounded pages (thread-page.ts).
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -18,8 +20,9 @@ import { StateBackend } from '../../core/backends/state';
 import type { ChatModel } from '../../core/models/types';
 import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
-import { ContractError, type ThreadSummaryDto, type ThreadView } from '../contract';
+import { ContractError, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
 import { displayItems } from './display-items';
+import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierItems, type ItemsPage } from './thread-page';
 import { cutConversation, isRewoundPart, putBackConversation } from './rewind';
 import { ThreadStore, type ThreadSearchMatch } from './thread-store';
 
@@ -60,18 +63,27 @@ interface LiveThread {
   state: ThreadState;
   mounts: Mounts;
   guard: ReadGuard;
-  /** Counts the thread's events (see the contract's thread.event `seq`). */
-  eventSeq: number;
   /** Top-level text streamed since the last saved message. */
   streamingText: string;
 }
 
 const WRITING_TOOLS = new Set(['write_file', 'edit_file']);
 
+/** Threads kept loaded while idle besides the running ones (the last opened, e.g. the one a window shows). */
+const IDLE_THREADS_KEPT = 1;
+
+/** Messages read at first for a page of a thread not loaded (more when the page needs them). */
+const PAGE_READ = 400;
+/** Messages read for one tool call of a thread not loaded: its own and its results. */
+const CALL_READ = 64;
+
 export class ThreadService {
   readonly store: ThreadStore;
+  /** Loaded threads, least recently opened first. */
   private readonly live = new Map<string, LiveThread>();
   private readonly runs = new Map<string, ActiveRun>();
+  /** Counts each thread's events (see the contract's thread.event `seq`); kept when the thread is unloaded. */
+  private readonly eventSeqs = new Map<string, number>();
 
   constructor(private readonly options: ThreadServiceOptions) {
     this.store = new ThreadStore(options.db);
@@ -96,22 +108,40 @@ export class ThreadService {
     return this.summary(state.id);
   }
 
+  /** The thread as a window opens it: its recent items (threads.earlier has the rest) and its state. */
   get(threadId: string): ThreadView {
+    // A thread not loaded, with no notes to deliver, is shown from the rows its page needs.
+    const stored = this.store.pendingNotes(threadId).length === 0 ? this.storedPage(threadId) : undefined;
+    if (stored !== undefined) {
+      // The thread shown now is not loaded: no idle one needs to be.
+      this.unloadIdle(0);
+      return this.view(threadId, stored.state, '', stored.page);
+    }
     const live = this.open(threadId);
     // Notes left by another process (a `deepdesk checkpoints restore`) show up when the thread does.
     if (!this.runs.has(threadId)) this.deliverNotes(threadId);
-    return {
-      thread: this.summary(threadId),
-      items: displayItems(live.state),
-      todos: live.state.todos,
-      usage: live.state.usage,
-      contextTokens: live.state.contextTokens ?? 0,
-      contextWindow: this.options.contextWindow?.() ?? 0,
-      approvals: this.options.approvals.pending(threadId),
-      eventSeq: live.eventSeq,
-      streamingText: live.streamingText,
-      queued: live.state.queued ?? [],
-    };
+    const page = latestPage(live.state);
+    this.unloadIdle();
+    return this.view(threadId, live.state, live.streamingText, page);
+  }
+
+  /** The items before `cursor` (from a page threads.get or this gave). */
+  earlier(threadId: string, cursor: number): EarlierItems {
+    this.requireThread(threadId);
+    return this.storedItems(threadId, cursor) ?? itemsBefore(this.open(threadId).state, cursor)!;
+  }
+
+  /** One tool call uncut, as a page would show it if it cut nothing. */
+  toolCall(threadId: string, index: number, toolCallId: string, parentToolCallId?: string): Result<'threads.toolCall'> {
+    this.requireThread(threadId);
+    const call = fullToolCall(this.storedCall(threadId, index) ?? this.open(threadId).state, index, toolCallId, parentToolCallId);
+    if (call === undefined) throw new ContractError('that tool call is no longer in this thread', 'not_found');
+    return call;
+  }
+
+  /** The person's messages (not notes), oldest first, with their index in the history. */
+  userMessages(threadId: string): Array<{ index: number; text: string }> {
+    return displayItems(this.open(threadId).state).flatMap((item) => (item.kind === 'user' ? [{ index: item.index, text: item.text }] : []));
   }
 
   rename(threadId: string, title: string): void {
@@ -124,6 +154,7 @@ export class ThreadService {
     this.requireThread(threadId);
     await this.stop(threadId);
     this.live.delete(threadId);
+    this.eventSeqs.delete(threadId);
     this.store.delete(threadId);
     this.options.approvals.forgetThread(threadId);
     this.options.onDelete?.(threadId);
@@ -165,17 +196,18 @@ export class ThreadService {
    */
   async sendQueuedNow(threadId: string, queuedId: string): Promise<void> {
     this.requireThread(threadId);
-    const live = this.open(threadId);
-    const find = () => (live.state.queued ?? []).find((q) => q.id === queuedId);
+    // Read again after each wait: the thread may have been unloaded and loaded meanwhile.
+    const queue = () => this.open(threadId).state.queued ?? [];
+    const find = () => queue().find((q) => q.id === queuedId);
     if (find() === undefined) throw new ContractError('that message is no longer queued (it was delivered or cancelled)', 'not_found');
     const model = await this.options.createModel();
     await this.stop(threadId);
     const item = find();
     if (item === undefined) return; // delivered by the step that just ended
-    this.setQueue(threadId, (live.state.queued ?? []).filter((q) => q.id !== queuedId));
+    this.setQueue(threadId, queue().filter((q) => q.id !== queuedId));
     if (this.runs.has(threadId)) {
       // Another send started a run meanwhile: this message goes first in the queue.
-      this.setQueue(threadId, [item, ...(live.state.queued ?? [])]);
+      this.setQueue(threadId, [item, ...queue()]);
       return;
     }
     this.startRun(threadId, model, item.text, item.id);
@@ -326,8 +358,9 @@ export class ThreadService {
   }
 
   private emitEvent(threadId: string, event: AgentEvent): void {
-    const live = this.open(threadId);
-    this.options.emit({ kind: 'thread-event', threadId, seq: ++live.eventSeq, event });
+    const seq = (this.eventSeqs.get(threadId) ?? 0) + 1;
+    this.eventSeqs.set(threadId, seq);
+    this.options.emit({ kind: 'thread-event', threadId, seq, event });
   }
 
   private startRun(threadId: string, model: ChatModel, text: string | null, fromQueue?: string): void {
@@ -381,6 +414,7 @@ export class ThreadService {
           this.startRun(threadId, model, next.text, next.id);
           return;
         }
+        this.unloadIdle();
         this.options.emit({ kind: 'threads-changed' });
       });
     this.runs.set(threadId, { controller, done });
@@ -397,15 +431,95 @@ export class ThreadService {
 
   private open(threadId: string): LiveThread {
     const cached = this.live.get(threadId);
-    if (cached) return cached;
+    if (cached) {
+      // The most recently opened last.
+      this.live.delete(threadId);
+      this.live.set(threadId, cached);
+      return cached;
+    }
     if (!this.store.exists(threadId)) throw new ContractError(`thread '${threadId}' not found`, 'not_found');
     const state = this.store.load(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
     const folderBackend = this.options.folderBackendFor?.(threadId);
     const mounts = createDefaultMounts({ folder: this.options.folder, db: this.options.db, threadFiles, memoryAuthor: state.id, ...(folderBackend ? { folderBackend } : {}) });
-    const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), eventSeq: 0, streamingText: '' };
+    const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), streamingText: '' };
     this.live.set(threadId, live);
     return live;
+  }
+
+  private view(threadId: string, state: ThreadState, streamingText: string, { items, page }: ItemsPage): ThreadView {
+    return {
+      thread: this.summary(threadId),
+      items,
+      page,
+      todos: state.todos,
+      usage: state.usage,
+      contextTokens: state.contextTokens ?? 0,
+      contextWindow: this.options.contextWindow?.() ?? 0,
+      approvals: this.options.approvals.pending(threadId),
+      eventSeq: this.eventSeqs.get(threadId) ?? 0,
+      streamingText,
+      queued: state.queued ?? [],
+    };
+  }
+
+  /**
+   * The latest page of a thread that is not loaded, from the rows it needs (a long thread is
+   * not read whole to be shown); undefined when the thread is loaded (it is the truth then)
+   * or the store cannot say (ThreadStore.range).
+   */
+  private storedPage(threadId: string): { state: ThreadState; page: ItemsPage } | undefined {
+    if (this.live.has(threadId) || this.runs.has(threadId)) return undefined;
+    for (let span = PAGE_READ; ; span *= 4) {
+      const read = this.store.range(threadId, undefined, span);
+      if (read === undefined) return undefined;
+      const page = latestPageOfRange(read.state, read.from, read.personCount);
+      if (page !== undefined) return { state: read.state, page };
+    }
+  }
+
+  /** The items before `cursor` of a thread that is not loaded, as storedPage reads them. */
+  private storedItems(threadId: string, cursor: number): EarlierItems | undefined {
+    if (this.live.has(threadId) || this.runs.has(threadId)) return undefined;
+    for (let span = PAGE_READ; ; span *= 4) {
+      const read = this.store.range(threadId, cursor, span);
+      if (read === undefined) return undefined;
+      const earlier = itemsBefore(read.state, cursor, read.from);
+      if (earlier !== undefined) return earlier;
+    }
+  }
+
+  /** The message at `index` and the rows after it, of a thread not loaded, when they hold all of its results. */
+  private storedCall(threadId: string, index: number): ThreadState | undefined {
+    if (this.live.has(threadId) || this.runs.has(threadId)) return undefined;
+    const read = this.store.range(threadId, index + CALL_READ, CALL_READ);
+    if (read === undefined) return undefined;
+    const { messages } = read.state;
+    const last = Math.min(index + CALL_READ, messages.length) - 1;
+    // The results may go on past what was read.
+    if (last + 1 < messages.length && messages[last]?.role === 'tool') return undefined;
+    return read.state;
+  }
+
+  /**
+   * Unloads idle threads but the last one opened: SQLite has all of them, and opening one
+   * loads it again. Called where nothing holds a loaded thread (a window opening one, a run ending).
+   */
+  private unloadIdle(keep = IDLE_THREADS_KEPT): void {
+    for (const threadId of [...this.live.keys()].reverse()) {
+      if (this.runs.has(threadId)) continue;
+      if (keep > 0) {
+        keep--;
+        continue;
+      }
+      this.live.delete(threadId);
+      this.store.forget(threadId);
+    }
+  }
+
+  /** Threads loaded now (running ones and the last one opened), for tests. */
+  loadedThreads(): string[] {
+    return [...this.live.keys()];
   }
 
   private requireThread(threadId: string): void {

@@ -62,6 +62,14 @@ const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    // How many of a thread's messages are the person's: with it, the end of a long thread is
+    // shown without reading the rest (see tail()). Threads saved before have none until saved again.
+    id: 'threads-003-person-count',
+    up(db) {
+      db.exec('ALTER TABLE threads ADD COLUMN person_count INTEGER');
+    },
+  },
 ];
 
 export interface ThreadSummary {
@@ -139,9 +147,12 @@ export class ThreadStore {
     this.stmts = {
       get: db.prepare<[string], RowShape>('SELECT * FROM threads WHERE id = ?'),
       messages: db.prepare<[string], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? ORDER BY seq'),
+      messageRange: db.prepare<[string, number, number], { seq: number; message_json: string }>(
+        'SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
+      ),
       insertThread: db.prepare(
-        `INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, state_json) VALUES (@id, @title, @folder, @now, @now, @count, @state)
-         ON CONFLICT(id) DO UPDATE SET updated_at = @now, message_count = @count, state_json = @state`,
+        `INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, person_count, state_json) VALUES (@id, @title, @folder, @now, @now, @count, @persons, @state)
+         ON CONFLICT(id) DO UPDATE SET updated_at = @now, message_count = @count, person_count = @persons, state_json = @state`,
       ),
       insertMessage: db.prepare('INSERT OR REPLACE INTO thread_messages (thread_id, seq, message_json) VALUES (?, ?, ?)'),
       deleteMessagesFrom: db.prepare('DELETE FROM thread_messages WHERE thread_id = ? AND seq >= ?'),
@@ -212,9 +223,7 @@ export class ThreadStore {
   load(id: string): ThreadState {
     const row = this.stmts.get.get(id);
     if (row === undefined) throw new ThreadNotFoundError(`thread '${id}' not found`);
-    const state = newThreadState(id);
-    const parsed = rowStateSchema.safeParse(safeJson(row.state_json));
-    if (parsed.success) Object.assign(state, parsed.data);
+    const state = rowState(row);
     const rows = this.stmts.messages.all(id);
     for (const r of rows) {
       const message = safeJson(r.message_json) as ChatMessage | undefined;
@@ -225,12 +234,38 @@ export class ThreadStore {
     return state;
   }
 
+  /**
+   * The thread with only the `span` messages before `before` read (its end by default): the
+   * state's `messages` has the thread's length, empty outside [from, before), for pages
+   * (thread-page.ts) of a long thread that is not loaded. Undefined when that cannot be
+   * exact, and load() is needed: a row that does not parse, or a thread saved before
+   * person_count was kept.
+   */
+  range(id: string, before: number | undefined, span: number): { state: ThreadState; from: number; personCount: number } | undefined {
+    const row = this.stmts.get.get(id);
+    if (row === undefined || row.person_count === null) return undefined;
+    const end = Math.min(before ?? row.message_count, row.message_count);
+    const start = Math.max(0, end - span);
+    const state = rowState(row);
+    state.messages = new Array<ChatMessage>(row.message_count);
+    const rows = this.stmts.messageRange.all(id, start, end);
+    if (rows.length !== end - start) return undefined;
+    for (const r of rows) {
+      const message = safeJson(r.message_json) as ChatMessage | undefined;
+      if (!message || typeof message !== 'object' || !('role' in message) || r.seq < start || r.seq >= end) return undefined;
+      state.messages[r.seq] = message;
+    }
+    state.contextStart = Math.min(state.contextStart, row.message_count);
+    return { state, from: start, personCount: row.person_count };
+  }
+
   /** Creates the thread if needed and appends new messages, in one transaction. */
   save(state: ThreadState, meta: { folder?: string; title?: string } = {}): void {
     const now = new Date().toISOString();
     const { messages, id, ...rest } = state;
     this.db.transaction(() => {
-      this.stmts.insertThread.run({ id, title: meta.title ?? '', folder: meta.folder ?? '', now, count: messages.length, state: JSON.stringify(rest) });
+      const persons = messages.reduce((n, m) => (isPersonMessage(m) ? n + 1 : n), 0);
+      this.stmts.insertThread.run({ id, title: meta.title ?? '', folder: meta.folder ?? '', now, count: messages.length, persons, state: JSON.stringify(rest) });
       const from = firstUnsaved(this.saved.get(id) ?? [], messages);
       if (from === 0) this.stmts.deleteMessages.run(id);
       else this.stmts.deleteMessagesFrom.run(id, from);
@@ -246,6 +281,11 @@ export class ThreadStore {
       }
     })();
     this.saved.set(id, messages.slice());
+  }
+
+  /** Drops what is kept of a thread between saves (it was unloaded); the next load reads it again. */
+  forget(id: string): void {
+    this.saved.delete(id);
   }
 
   list(): ThreadSummary[] {
@@ -330,7 +370,17 @@ interface RowShape {
   created_at: string;
   updated_at: string;
   message_count: number;
+  /** Null for a thread not saved since the column came (threads-003). */
+  person_count: number | null;
   state_json: string;
+}
+
+/** The thread row's state, without messages (a row that does not parse gives a new thread's). */
+function rowState(row: RowShape): ThreadState {
+  const state = newThreadState(row.id);
+  const parsed = rowStateSchema.safeParse(safeJson(row.state_json));
+  if (parsed.success) Object.assign(state, parsed.data);
+  return state;
 }
 
 /** The first index whose message is not the very object saved last time. */

@@ -1,10 +1,12 @@
 // The conversation log: messages, tool cards (subagents nested, approvals inline at the
 // call), notices, the todo panel. Sticks to the bottom while new output arrives unless the
 // person scrolled up; then a `Jump to latest` button appears. Sending scrolls to the sent
-// message. A provider retry shows its countdown; a failed run offers `Retry`.
+// message. A provider retry shows its countdown; a failed run offers `Retry`. A long
+// thread comes in pages: scrolling to the top (or `Show earlier messages`) loads the one
+// before, and what was on screen stays where it was.
 
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
 import { groupItems, type RetryNotice, type ThreadDisplayState } from '../lib/thread-reducer';
 import { useNow } from '../state/use-now';
 import { ApprovalCard } from './ApprovalCard';
@@ -31,16 +33,25 @@ interface ConversationProps {
   openThreadFile(path: string, title: string): void;
   onSendQueuedNow?(queuedId: string): Promise<void>;
   onCancelQueued?(queuedId: string): Promise<void>;
+  /** Loads the page before the loaded items (when state.page.cursor > 0). */
+  onLoadEarlier?(): Promise<void>;
+  loadingEarlier?: boolean;
+  fullToolCall?(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
 }
 
 const STICK_DISTANCE = 80;
+/** Scrolled this close to the top, the earlier page loads. */
+const EARLIER_DISTANCE = 400;
 
 const noop = async (): Promise<void> => undefined;
 
 export function Conversation(props: ConversationProps): React.JSX.Element {
   const { state, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
+  const { onLoadEarlier, loadingEarlier = false, fullToolCall } = props;
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  /** The scroll position as a distance from the bottom, after the last render or scroll. */
+  const fromBottom = useRef(0);
   /** Where we last scrolled to by ourselves: a scroll above it since then was the person's. */
   const autoTop = useRef<number | null>(null);
   const [behind, setBehind] = useState(false);
@@ -69,18 +80,35 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   }, [first]);
 
   const context = useMemo<ConversationContextValue>(
-    () => ({ running: state.running, subTodos: state.subTodos, pendingApprovals: pending, approvalOrder: order, focusApproval, decide: onDecide, decidedPreviews, openThreadFile, openSettings: onOpenSettings }),
-    [state.running, state.subTodos, pending, order, focusApproval, onDecide, decidedPreviews, openThreadFile, onOpenSettings],
+    () => ({
+      running: state.running,
+      subTodos: state.subTodos,
+      pendingApprovals: pending,
+      approvalOrder: order,
+      focusApproval,
+      decide: onDecide,
+      decidedPreviews,
+      openThreadFile,
+      openSettings: onOpenSettings,
+      ...(fullToolCall ? { fullToolCall } : {}),
+    }),
+    [state.running, state.subTodos, pending, order, focusApproval, onDecide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall],
   );
 
   // Sending jumps to the sent message, wherever the person had scrolled.
-  const userCount = useMemo(() => state.items.filter((i) => i.kind === 'user').length, [state.items]);
-  const lastUserCount = useRef(userCount);
+  // (The latest user message, not their count: earlier pages add user messages above.)
+  const lastUser = useMemo(() => state.items.findLast((i) => i.kind === 'user')?.key, [state.items]);
+  const lastUserSeen = useRef(lastUser);
+  const pageSeen = useRef(state.page.cursor);
   useLayoutEffect(() => {
     const el = ref.current;
-    const sent = userCount > lastUserCount.current;
-    lastUserCount.current = userCount;
+    const earlier = state.page.cursor < pageSeen.current;
+    const sent = !earlier && lastUser !== undefined && lastUser !== lastUserSeen.current;
+    lastUserSeen.current = lastUser;
+    pageSeen.current = state.page.cursor;
     if (!el) return;
+    // Earlier items arrived above: what the person was reading stays where it was on screen.
+    if (earlier && !stick.current) el.scrollTop = el.scrollHeight - el.clientHeight - fromBottom.current;
     // The person may have scrolled up a moment ago, before its scroll event came.
     const distance = el.scrollHeight - el.scrollTop - el.clientHeight;
     if (stick.current && autoTop.current !== null && el.scrollTop < autoTop.current - 4 && distance >= STICK_DISTANCE) stick.current = false;
@@ -90,12 +118,13 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       autoTop.current = el.scrollTop;
       setBehind(false);
     } else setBehind(true);
-  }, [state.items, state.todos, state.queued, approvals, userCount]);
+    fromBottom.current = el.scrollHeight - el.clientHeight - el.scrollTop;
+  }, [state.items, state.todos, state.queued, approvals, lastUser]);
 
   useLayoutEffect(() => {
     stick.current = true;
     autoTop.current = null;
-    lastUserCount.current = 0;
+    lastUserSeen.current = undefined;
     setBehind(false);
   }, [state.threadId]);
 
@@ -103,7 +132,9 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     const el = ref.current;
     if (!el) return;
     stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
+    fromBottom.current = el.scrollHeight - el.clientHeight - el.scrollTop;
     if (stick.current) setBehind(false);
+    if (el.scrollTop < EARLIER_DISTANCE && state.page.cursor > 0 && !loadingEarlier && !stick.current) void onLoadEarlier?.();
   };
 
   const jump = (): void => {
@@ -158,8 +189,16 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
             <p className="muted small">{TERMINAL_SHORTCUT_HINT}.</p>
           </div>
         ) : null}
+        {state.page.cursor > 0 && onLoadEarlier ? (
+          <div className="earlier-row">
+            <button type="button" className="btn btn-small" disabled={loadingEarlier} onClick={() => void onLoadEarlier()}>
+              {loadingEarlier ? <Spinner /> : <Icon name="arrowUp" size={14} />}
+              {loadingEarlier ? 'Loading earlier messages…' : 'Show earlier messages'}
+            </button>
+          </div>
+        ) : null}
         <ConversationContext.Provider value={context}>
-          <ItemList items={grouped.top} nestedByCall={grouped.children} />
+          <ItemList items={grouped.top} nestedByCall={grouped.children} firstTurn={state.page.turnsBefore} />
           {orphans.map((approval) => (
             <ApprovalCard
               key={approvalKey(approval.toolCallId, approval.parentToolCallId)}

@@ -43,6 +43,9 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
           openThreadFile={openThreadFile}
           onSendQueuedNow={session.sendQueuedNow}
           onCancelQueued={session.cancelQueued}
+          onLoadEarlier={session.loadEarlier}
+          loadingEarlier={session.loadingEarlier}
+          fullToolCall={session.fullToolCall}
         />
       </ErrorBoundary>
       <ErrorBoundary name="Message box">

@@ -13,10 +13,12 @@ interface ItemListProps {
   /** Items nested under each task call, by call id (kept out of context: it changes every frame). */
   nestedByCall: ReadonlyMap<string, ConvItem[]>;
   depth?: number;
+  /** The ordinal of the first top-level user message here (earlier ones are not loaded). */
+  firstTurn?: number;
 }
 
-export function ItemList({ items, nestedByCall, depth = 0 }: ItemListProps): React.JSX.Element {
-  let turn = 0;
+export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: ItemListProps): React.JSX.Element {
+  let turn = firstTurn;
   return (
     <>
       {items.map((item) => {

@@ -19,6 +19,7 @@ import { PathLink } from './PathLink';
 import { TodoList } from './TodoList';
 import { VisibleText } from './VisibleText';
 import { approvalKey } from '../lib/approval-key';
+import { useFullToolCall } from './use-full-tool-call';
 
 const TAIL_LINES = 6;
 const FULL_CHARS = 200_000;
@@ -52,11 +53,13 @@ function diffOf(item: ToolItem, decided: DecidedPreview | undefined): Diff | nul
   return null;
 }
 
-export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item: ToolItem; nested?: ReactNode }): React.JSX.Element {
+export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: { item: ToolItem; nested?: ReactNode }): React.JSX.Element {
   const { running, pendingApprovals, approvalOrder, focusApproval, decide, decidedPreviews, subTodos, openThreadFile } = useConversation();
-  const key = approvalKey(item.id, item.parent);
+  const key = approvalKey(given.id, given.parent);
   const pending = pendingApprovals.get(key);
   const [open, setOpen] = useState(false);
+  // A card loaded cut (a long thread's page) shows the whole call once opened.
+  const { item, status: fullStatus } = useFullToolCall(given, open);
   const [nestedOpen, setNestedOpen] = useState(true);
   const { status, label, detail } = toolStatus(item, running, pending !== undefined);
   const now = useNow(status === 'running' && item.startedAt !== undefined);
@@ -176,6 +179,8 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
               </pre>
             </>
           ) : null}
+          {fullStatus === 'loading' ? <p className="muted">Loading the full call…</p> : null}
+          {fullStatus !== null && fullStatus !== 'loading' ? <p className="tool-error-text">Could not load the full call: {fullStatus.error}</p> : null}
           {item.output !== undefined ? (
             <>
               <div className="tool-section-label">

@@ -1,7 +1,7 @@
 // What every conversation item may need, without threading it through each level.
 
 import { createContext, useContext } from 'react';
-import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
 import type { Todo } from '../lib/agent-event';
 
 export interface DecidedPreview {
@@ -26,6 +26,8 @@ export interface ConversationContextValue {
   openThreadFile(path: string, title: string): void;
   /** Opens the Settings dialog (an error whose fix is there offers it). */
   openSettings?(): void;
+  /** One tool call of the thread in full (its card was loaded cut; `index`: its message index). */
+  fullToolCall?(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
 }
 
 export const ConversationContext = createContext<ConversationContextValue>({

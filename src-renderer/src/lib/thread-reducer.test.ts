@@ -1,5 +1,5 @@
 import { describe, it, expect, vi } from 'vitest';
-import type { ThreadView } from '../../../src-main/app/contract';
+import type { DisplayItem, PendingApproval, ThreadView } from '../../../src-main/app/contract';
 import type { RawAgentEvent } from './agent-event';
 import { emptyThreadState, groupItems, threadReducer, type ThreadAction, type ThreadDisplayState, type ToolItem } from './thread-reducer';
 
@@ -17,6 +17,7 @@ function view(partial: Partial<ThreadView> = {}): ThreadView {
   return {
     thread: { id: T, title: 'x', createdAt: '', updatedAt: '', messageCount: 0, running: false, pendingApprovals: 0 },
     items: [],
+    page: { cursor: 0, turnsBefore: 0 },
     todos: [],
     usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
     contextTokens: 0,
@@ -328,3 +329,41 @@ describe('honest cards and queued messages', () => {
     expect(s.queued.map((x) => x.id)).toEqual(['q2']);
   });
 });
+
+describe('a thread loaded in pages', () => {
+  const tool = (id: string, index: number): DisplayItem => ({ kind: 'tool', id, name: 'execute', args: { command: 'ls' }, output: 'x', index });
+  const approval = (toolCallId: string): PendingApproval => ({ threadId: T, toolCallId, toolName: 'execute', args: {}, reason: 'asks', createdAt: '' });
+
+  it('puts earlier items before the loaded ones once, with fresh keys, and marks approvals waiting on them', () => {
+    const loaded = run([{ type: 'load', view: view({ items: [{ kind: 'user', text: 'later', index: 10 }], page: { cursor: 10, turnsBefore: 4 }, approvals: [approval('old')] }) }]);
+    const earlier: ThreadAction = {
+      type: 'earlier',
+      threadId: T,
+      cursor: 10,
+      items: [{ kind: 'user', text: 'earlier', index: 8 }, tool('old', 9)],
+      before: 8,
+      approvals: [approval('old')],
+    };
+    const s = run([earlier], loaded);
+    expect(s.items.map((i) => i.kind)).toEqual(['user', 'tool', 'user']);
+    expect(s.page).toEqual({ cursor: 8, turnsBefore: 3 });
+    expect(new Set(s.items.map((i) => i.key)).size).toBe(3);
+    expect(s.items[1]).toMatchObject({ kind: 'tool', id: 'old', approval: 'pending' });
+    // The same reply again (or one for a page the view has moved past) adds nothing.
+    expect(run([earlier], s)).toBe(s);
+  });
+
+  it('drops earlier items for another thread or after the thread was loaded again', () => {
+    const loaded = run([{ type: 'load', view: view({ items: [{ kind: 'user', text: 'later', index: 10 }], page: { cursor: 10, turnsBefore: 4 } }) }]);
+    const reloaded = run([{ type: 'load', view: view({ items: [{ kind: 'user', text: 'later', index: 10 }], page: { cursor: 6, turnsBefore: 2 } }) }], loaded);
+    const earlier = (threadId: string): ThreadAction => ({ type: 'earlier', threadId, cursor: 10, items: [{ kind: 'user', text: 'x', index: 8 }], before: 8, approvals: [] });
+    expect(run([earlier('other')], loaded)).toBe(loaded);
+    expect(run([earlier(T)], reloaded)).toBe(reloaded);
+  });
+
+  it('keeps what a page cut of a call, with its message index, for loading it in full', () => {
+    const s = run([{ type: 'load', view: view({ items: [{ ...tool('c', 7), omitted: { outputChars: 5000, args: false } } as DisplayItem] }) }]);
+    expect(s.items[0]).toMatchObject({ kind: 'tool', omitted: { index: 7, outputChars: 5000, args: false } });
+  });
+});
+

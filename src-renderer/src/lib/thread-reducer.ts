@@ -4,7 +4,7 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import { fileChangeSchema, type DisplayItem, type FileChangeDto, type QueuedMessageDto, type ThreadView } from '../../../src-main/app/contract';
+import { fileChangeSchema, type DisplayItem, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
@@ -48,6 +48,8 @@ export interface ToolItem extends ItemBase {
   liveOutput?: string;
   /** What a write or edit did to its file (created or not, the real hunks). */
   change?: FileChangeDto;
+  /** Loaded from a page that cut its output or arguments: threads.toolCall with this message index has them in full. */
+  omitted?: { index: number; outputChars: number; args: boolean };
 }
 
 export interface SummaryItem extends ItemBase {
@@ -102,11 +104,15 @@ export interface ThreadDisplayState {
   queued: QueuedMessageDto[];
   /** The provider retry being waited out, until the model answers or the run ends. */
   retry: RetryNotice | null;
+  /** Where the loaded items start in the thread (cursor 0: at its beginning). */
+  page: ThreadPage;
 }
 
 export type ThreadAction =
   | { type: 'reset'; threadId: string | null }
   | { type: 'load'; view: ThreadView }
+  /** Earlier items (threads.earlier from `cursor`) go before the loaded ones, unless the view moved on meanwhile. */
+  | { type: 'earlier'; threadId: string; cursor: number; items: readonly DisplayItem[]; before: number; approvals: readonly PendingApproval[] }
   | { type: 'event'; event: RawAgentEvent }
   /** Several live events at once (the window applies them once per animation frame). */
   | { type: 'events'; events: readonly RawAgentEvent[] }
@@ -119,7 +125,21 @@ export type ThreadAction =
   | { type: 'set_running'; running: boolean };
 
 export function emptyThreadState(threadId: string | null = null): ThreadDisplayState {
-  return { threadId, items: [], todos: [], subTodos: {}, usage: null, contextTokens: 0, contextWindow: 0, running: false, seq: 0, textSeen: {}, queued: [], retry: null };
+  return {
+    threadId,
+    items: [],
+    todos: [],
+    subTodos: {},
+    usage: null,
+    contextTokens: 0,
+    contextWindow: 0,
+    running: false,
+    seq: 0,
+    textSeen: {},
+    queued: [],
+    retry: null,
+    page: { cursor: 0, turnsBefore: 0 },
+  };
 }
 
 export function threadReducer(state: ThreadDisplayState, action: ThreadAction): ThreadDisplayState {
@@ -128,6 +148,8 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
       return emptyThreadState(action.threadId);
     case 'load':
       return loadView(action.view);
+    case 'earlier':
+      return prependEarlier(state, action);
     case 'event':
       if (state.threadId !== null && action.event.threadId !== state.threadId) return state;
       return applyEvent(state, action.event);
@@ -187,15 +209,36 @@ function loadView(view: ThreadView): ThreadDisplayState {
     contextWindow: view.contextWindow,
     running: view.thread.running,
     queued: view.queued,
+    page: view.page,
   };
   for (const item of view.items) state = push(state, fromDisplayItem(item));
   if (view.streamingText !== '') {
     state = { ...push(state, { kind: 'assistant', key: '', text: view.streamingText, streaming: true }), textSeen: { ...state.textSeen, '': true } };
   }
-  for (const approval of view.approvals) {
+  return markPending(state, view.approvals);
+}
+
+function markPending(state: ThreadDisplayState, approvals: readonly PendingApproval[]): ThreadDisplayState {
+  for (const approval of approvals) {
     state = updateTool(state, approval.toolCallId, approval.parentToolCallId, (tool) => ({ ...tool, approval: 'pending', approvalReason: approval.reason }));
   }
   return state;
+}
+
+/**
+ * The page before the loaded items. It applies only on the page it was asked from: a reply
+ * that comes after another one, or after the thread was loaded again, would repeat items.
+ */
+function prependEarlier(state: ThreadDisplayState, action: Extract<ThreadAction, { type: 'earlier' }>): ThreadDisplayState {
+  if (action.threadId !== state.threadId || action.cursor !== state.page.cursor || action.before >= action.cursor) return state;
+  const earlier = action.items.map((item, i) => ({ ...fromDisplayItem(item), key: `i${state.seq + i}` }));
+  // The person's messages in these items were before the loaded ones: they are counted off.
+  const turns = earlier.filter((i) => i.kind === 'user' && i.parent === undefined).length;
+  const page = { cursor: action.before, turnsBefore: Math.max(0, state.page.turnsBefore - turns) };
+  const next = { ...state, items: [...earlier, ...state.items], seq: state.seq + earlier.length, page };
+  // Approvals waiting on calls of this page (those of the loaded part are marked already).
+  const ids = new Set(earlier.flatMap((i) => (i.kind === 'tool' ? [i.id] : [])));
+  return markPending(next, action.approvals.filter((a) => ids.has(a.toolCallId)));
 }
 
 function fromDisplayItem(item: DisplayItem): ConvItem {
@@ -210,6 +253,7 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
       if (item.isError !== undefined) tool.isError = item.isError;
       if (item.evictedTo !== undefined) tool.evictedTo = item.evictedTo;
       if (item.change !== undefined) tool.change = item.change;
+      if (item.omitted !== undefined) tool.omitted = { index: item.index, ...item.omitted };
       if (item.edited) {
         tool.edited = true;
         tool.originalArgs = item.originalArgs;

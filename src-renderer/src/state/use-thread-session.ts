@@ -2,7 +2,7 @@
 // thread reducer), its pending approvals, and sending, stopping and switching.
 
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
 import type { DecidedPreview } from '../components/conversation-context';
 import type { RawAgentEvent } from '../lib/agent-event';
 import { emptyThreadState, threadReducer, type ThreadDisplayState } from '../lib/thread-reducer';
@@ -39,6 +39,11 @@ export interface ThreadSession {
   decidedPreviews: ReadonlyMap<string, DecidedPreview>;
   /** Takes the running flag from a fresh thread list (a run can end without a 'done' event). */
   syncRunning(running: boolean): void;
+  /** Loads the items before the loaded ones (state.page.cursor > 0); one load at a time. */
+  loadEarlier(): Promise<void>;
+  loadingEarlier: boolean;
+  /** One tool call of the open thread in full (a loaded page cut its output or arguments). */
+  fullToolCall(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
 }
 
 const DECISION_STATUS = { approve: 'approved', edit: 'edited', reject: 'rejected', respond: 'responded' } as const;
@@ -70,6 +75,10 @@ export function useThreadSession(): ThreadSession {
 
   const runningRef = useRef(false);
   runningRef.current = state.running;
+  const pageRef = useRef(state.page);
+  pageRef.current = state.page;
+  const [loadingEarlier, setLoadingEarlier] = useState(false);
+  const earlierInFlight = useRef(false);
   const sendNow = useCallback(
     async (id: string, text: string) => {
       // While a run is going the message is queued: the queue shows it, not the conversation.
@@ -288,5 +297,35 @@ export function useThreadSession(): ThreadSession {
     [api],
   );
 
-  return { threadId, state, approvals, loading, select, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning };
+  const approvalsRef = useRef(approvals);
+  approvalsRef.current = approvals;
+  const loadEarlier = useCallback(async () => {
+    const id = current.current;
+    const cursor = pageRef.current.cursor;
+    // Not before the recent part has loaded: its page says where the earlier items end.
+    if (id === null || cursor === 0 || earlierInFlight.current || buffer.current !== null) return;
+    earlierInFlight.current = true;
+    setLoadingEarlier(true);
+    try {
+      const earlier = await api.call('threads.earlier', { threadId: id, cursor });
+      // The reducer drops it if the thread was loaded again meanwhile (its cursor moved).
+      dispatch({ type: 'earlier', threadId: id, cursor, items: earlier.items, before: earlier.cursor, approvals: approvalsRef.current });
+    } catch (err) {
+      if (current.current === id) push(`Could not load earlier messages: ${errorMessage(err)}`);
+    } finally {
+      earlierInFlight.current = false;
+      setLoadingEarlier(false);
+    }
+  }, [api, push]);
+
+  const fullToolCall = useCallback(
+    async (index: number, toolCallId: string, parentToolCallId?: string) => {
+      const id = current.current;
+      if (id === null) throw new Error('no thread is open');
+      return api.call('threads.toolCall', { threadId: id, index, toolCallId, ...(parentToolCallId !== undefined ? { parentToolCallId } : {}) });
+    },
+    [api],
+  );
+
+  return { threadId, state, approvals, loading, select, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall };
 }

@@ -1,0 +1,141 @@
+// A long thread in the window (issue 17): it opens on its latest items, scrolling to the top
+// loads the earlier ones while what was on screen stays put, a cut tool output shows in
+// full when its card is opened, and a run adds to the thread while it is open.
+
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { newThreadState } from '../src-main/core/agent/types';
+import { openDatabase } from '../src-main/core/backends/store';
+import type { ChatMessage } from '../src-main/core/models/types';
+import { databasePath } from '../src-main/app/data-dir';
+import { ThreadStore } from '../src-main/app/threads/thread-store';
+import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
+
+const e2e = useE2ESession();
+
+const TURNS = 1_000;
+const MIDDLE = 'MIDDLE-OF-THE-LONG-OUTPUT';
+
+/** Each turn: a question, a command and its output, an answer; the last command's output is 60 KB with a marker in its middle. */
+function longThread(): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let t = 0; t < TURNS; t++) {
+    const id = `call_${t}`;
+    const half = Array.from({ length: 400 }, (_, i) => `line ${i} of the build output of turn ${t}`).join('\n');
+    const output = t === TURNS - 1 ? `${half}\n${MIDDLE}\n${half}\nbuild finished` : `done ${t}`;
+    messages.push(
+      { role: 'user', content: `question ${t}` },
+      { role: 'assistant', content: '', toolCalls: [{ id, name: 'execute', args: { command: `make step-${t}` }, argsText: '{}' }] },
+      { role: 'tool', toolCallId: id, toolName: 'execute', content: output },
+      { role: 'assistant', content: `answer ${t}` },
+    );
+  }
+  return messages;
+}
+
+/** A data folder whose database has the long thread, in `folder`. */
+function seededDataDir(folder: string): string {
+  const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+  const db = openDatabase(databasePath(dataDir));
+  try {
+    const state = newThreadState('long-thread');
+    state.messages = longThread();
+    new ThreadStore(db).save(state, { folder: realpathSync(folder), title: 'The long thread' });
+  } finally {
+    db.close();
+  }
+  return dataDir;
+}
+
+const userTexts = (page: Page) => conversation(page).locator('.msg-user-text').allInnerTexts();
+
+async function openLongThread(page: Page): Promise<void> {
+  await page.getByRole('region', { name: 'Threads' }).getByRole('button', { name: /^The long thread/ }).click();
+  await conversation(page).getByText(`answer ${TURNS - 1}`, { exact: true }).waitFor({ timeout: 30_000 });
+}
+
+/** Scrolls the conversation to its very top, as the person would. */
+async function scrollToTop(page: Page): Promise<void> {
+  await conversation(page).evaluate((el) => el.scrollTo({ top: 0 }));
+}
+
+describe('a long thread in the window', () => {
+  it('opens on the latest items, loads earlier ones at the top keeping the place, and shows a cut output in full when opened', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
+    const serve = await e2e.serve({ folder, dataDir: seededDataDir(folder) });
+    const page = await openApp(e2e.browser, serve.url);
+    await openLongThread(page);
+
+    // The recent part only: the latest turn is there, the first is not.
+    const first = await userTexts(page);
+    expect(first.at(-1)).toBe(`question ${TURNS - 1}`);
+    expect(first.length).toBeLessThan(100);
+    expect(first).not.toContain('question 0');
+    await conversation(page).getByRole('button', { name: 'Show earlier messages' }).waitFor();
+
+    // Scrolled to the top: the earlier items come in above, and the message that was at the
+    // top stays where it was on screen.
+    const top = first[0]!;
+    const topMessage = conversation(page).locator('.msg-user-text').getByText(top, { exact: true });
+    const logBox = (await conversation(page).boundingBox())!;
+    await scrollToTop(page);
+    await expect.poll(async () => (await userTexts(page)).length, { timeout: 15_000 }).toBeGreaterThan(first.length);
+    // It was near the top of the log (the first message, under the button); it still is, not
+    // pushed down below the fifty turns that came in above it.
+    await expect.poll(async () => (await topMessage.boundingBox())!.y - logBox.y, { timeout: 5_000 }).toBeLessThan(400);
+    expect((await topMessage.boundingBox())!.y - logBox.y).toBeGreaterThan(-100);
+    const loaded = await userTexts(page);
+    const n = Number(top.split(' ')[1]);
+    // Consecutive turns, each once: no gap, no duplicate.
+    expect(loaded).toEqual(Array.from({ length: loaded.length }, (_, i) => `question ${TURNS - loaded.length + i}`));
+    expect(loaded.indexOf(top)).toBeGreaterThan(0);
+    expect(n).toBe(TURNS - first.length);
+
+    // Once more, with the button.
+    await conversation(page).getByRole('button', { name: 'Show earlier messages' }).click();
+    await expect.poll(async () => (await userTexts(page)).length, { timeout: 15_000 }).toBeGreaterThan(loaded.length);
+    const more = await userTexts(page);
+    expect(new Set(more).size).toBe(more.length);
+    expect(more.slice(-loaded.length)).toEqual(loaded);
+
+    // The last command's 60 KB output came cut; opening its card shows all of it.
+    const card = conversation(page).getByRole('article', { name: 'Tool call execute' }).last();
+    await card.scrollIntoViewIfNeeded();
+    expect(await conversation(page).getByText(MIDDLE).count()).toBe(0);
+    await expect.poll(() => card.innerText()).toMatch(/build finished/);
+    await card.getByRole('button', { name: /^Show details of execute/ }).click();
+    await card.getByText(MIDDLE).waitFor({ timeout: 15_000 });
+    const shown = await card.locator('pre.tool-pre').last().innerText();
+    expect(shown).toMatch(/^line 0 of the build output of turn 999\n/);
+    expect(shown).toContain(`\n${MIDDLE}\n`);
+    expect(shown).not.toContain('characters not shown here');
+    await screenshot(page, 'long-thread-full-output');
+  });
+
+  it('adds a run’s new items to the recent part while it is open, and earlier items still load without repeats', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
+    const serve = await e2e.serve({
+      folder,
+      dataDir: seededDataDir(folder),
+      script: [{ toolCalls: [{ name: 'ls', args: { path: '/' } }] }, { text: 'The folder is listed.' }],
+    });
+    const page = await openApp(e2e.browser, serve.url);
+    await openLongThread(page);
+    const first = await userTexts(page);
+
+    await sendMessage(page, 'list the folder');
+    await conversation(page).getByText('The folder is listed.').waitFor({ timeout: 30_000 });
+    expect((await userTexts(page)).slice(-2)).toEqual([`question ${TURNS - 1}`, 'list the folder']);
+
+    await scrollToTop(page);
+    await expect.poll(async () => (await userTexts(page)).length, { timeout: 15_000 }).toBeGreaterThan(first.length + 1);
+    const all = await userTexts(page);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.slice(0, -1)).toEqual(Array.from({ length: all.length - 1 }, (_, i) => `question ${TURNS - (all.length - 1) + i}`));
+    expect(all.at(-1)).toBe('list the folder');
+    expect(await conversation(page).getByText(`answer ${TURNS - 1}`, { exact: true }).count()).toBe(1);
+  });
+});
