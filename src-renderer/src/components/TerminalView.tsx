@@ -62,6 +62,8 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
       allowProposedApi: false,
       disableStdin: !interactive,
       theme: THEMES[theme],
+      // Programs choose their own colours; xterm darkens or lightens any that would read below 4.5:1 (dim text: app.css).
+      minimumContrastRatio: 4.5,
     });
     const fitAddon = new FitAddon();
     terminal.loadAddon(fitAddon);

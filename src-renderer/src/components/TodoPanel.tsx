@@ -17,7 +17,6 @@ export function TodoPanel({ todos }: { todos: readonly Todo[] }): React.JSX.Elem
         type="button"
         className="todo-panel-head"
         aria-expanded={open}
-        aria-label={`${open ? 'Hide' : 'Show'} the todo list (${done} of ${todos.length} done)`}
         onClick={() => setOpen((v) => !v)}
       >
         <Icon name={open ? 'chevronDown' : 'chevronRight'} size={14} />

@@ -8,7 +8,7 @@ import { memo, useState, type ReactNode } from 'react';
 import { formatBytes, formatElapsed } from '../lib/format';
 import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
-import { ONE_LINE_TOOLS, commandOf, offloadedPath, oneLine, safeJson, summarizeArgs, tailLines } from '../lib/tool-summary';
+import { ONE_LINE_TOOLS, commandOf, offloadedPath, oneLine, safeJson, summarizeArgs, tailLines, toolCardName } from '../lib/tool-summary';
 import { useNow } from '../state/use-now';
 import { ApprovalCard } from './ApprovalCard';
 import { useConversation, type DecidedPreview } from './conversation-context';
@@ -75,7 +75,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
   const live = status === 'running' && item.liveOutput ? tailLines(item.liveOutput, TAIL_LINES).text : null;
 
   return (
-    <article className={`tool-card tool-${status}${oneLiner ? ' tool-oneline' : ''}`} aria-label={`Tool call ${item.name}`}>
+    <article className={`tool-card tool-${status}${oneLiner ? ' tool-oneline' : ''}`} aria-label={toolCardName(item.name, item.args, label)}>
       <header className="tool-head">
         <button
           type="button"

@@ -23,6 +23,15 @@ export function summarizeArgs(name: string, args: unknown): string {
   return json === '{}' ? '' : clip(json, 120);
 }
 
+/**
+ * A tool card's accessible name: the tool, its target and its status, e.g.
+ * `execute npm test — Failed · exit 1` (the status without the ticking elapsed time).
+ */
+export function toolCardName(name: string, args: unknown, status: string): string {
+  const target = summarizeArgs(name, args);
+  return `${name}${target ? ` ${clip(target, 100)}` : ''} — ${status}`;
+}
+
 /** The command of an `execute` call, or null. */
 export function commandOf(args: unknown): string | null {
   const command = record(args).command;
