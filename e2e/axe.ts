@@ -24,7 +24,7 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   return page.evaluate(async (tags) => {
     interface AxeResult {
-      violations: Array<{ id: string; impact?: string | null; help: string; nodes: Array<{ target: unknown[]; failureSummary?: string }> }>;
+      violations: Array<{ id: string; impact?: string | null; help: string; nodes: Array<{ target: unknown[]; failureSummary?: string; any: Array<{ relatedNodes?: Array<{ target: unknown[] }> }> }> }>;
     }
     const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<AxeResult> } }).axe;
     const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
@@ -34,7 +34,11 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
         id: v.id,
         impact: v.impact ?? '',
         help: v.help,
-        nodes: v.nodes.map((n) => ({ target: n.target.map(String).join(' '), summary: (n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 300) })),
+        nodes: v.nodes.map((n) => {
+          const related = n.any.flatMap((check) => check.relatedNodes ?? []).map((r) => r.target.map(String).join(' '));
+          const summary = (n.failureSummary ?? '').replace(/\s+/g, ' ').slice(0, 300);
+          return { target: n.target.map(String).join(' '), summary: related.length > 0 ? `${summary} (near ${related.slice(0, 3).join(', ')})` : summary };
+        }),
       }));
   }, [...WCAG_TAGS]);
 }

@@ -127,12 +127,14 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     onStop();
   };
 
+  // While an answer streams the log is busy: a screen reader reads it once, whole, not in fragments.
+  const streaming = state.items.some((i) => i.kind === 'assistant' && i.streaming);
   const empty = state.items.length === 0;
   const last = grouped.top.at(-1);
   const canRetry = !state.running && last?.kind === 'error' && last.retryable === true;
   return (
     <div className="conversation-wrap">
-      <div ref={ref} className="conversation" role="log" aria-label="Conversation" aria-live="polite" tabIndex={-1} onScroll={onScroll} onKeyDown={onKeyDown}>
+      <div ref={ref} className="conversation" role="log" aria-label="Conversation" aria-live="polite" aria-busy={streaming || undefined} tabIndex={-1} onScroll={onScroll} onKeyDown={onKeyDown}>
         <TodoPanel todos={state.todos} />
         {noModel ? (
           <div className="no-model">

@@ -33,7 +33,9 @@ import { TerminalPanel } from './TerminalPanel';
 import { TextViewerDialog, type TextViewerContent } from './TextViewerDialog';
 import { ThreadList } from './ThreadList';
 import { Toasts } from './Toasts';
+import { useRegionNavigation } from './use-region-navigation';
 import { useTerminalFocus, TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
+import { focusMessageBox } from '../lib/focus';
 
 type Drawer = SidePanel | 'viewer' | null;
 
@@ -187,6 +189,22 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   useEffect(() => {
     if (!narrow) setDrawer(null);
   }, [narrow]);
+
+  // A drawer that closes (Esc, the scrim, a thread chosen in it) gives the keyboard back to
+  // the switcher's button that opened it, if the keyboard was in it.
+  const lastDrawer = useRef<Drawer>(null);
+  useEffect(() => {
+    const closed = lastDrawer.current;
+    lastDrawer.current = drawer;
+    if (closed === null || drawer !== null) return;
+    const active = document.activeElement;
+    if (active !== null && active !== document.body && active.getClientRects().length > 0) return;
+    const opener = closed === 'viewer' ? null : document.querySelector<HTMLElement>(`.switcher button[aria-label="Show ${closed}"]`);
+    if (opener) opener.focus();
+    else focusMessageBox();
+  }, [drawer]);
+
+  useRegionNavigation();
 
   const noModel = settings !== null && settings.model.trim() === '';
   const changedPaths = useMemo(() => agentChangedPaths(session.state.items), [session.state.items]);
