@@ -83,9 +83,13 @@ describe('the approval loop by keyboard', () => {
     await poll(() => announcer.innerText()).toMatch(/^write_file \/note-\d\.txt needs your approval \(2 waiting\)$/);
     // The box was empty: the first approval took the keys.
     await poll(() => focused(page)).toBe('approval Approve');
+    // The second one decided first (Enter on its Approve): the keys go to the one still waiting.
+    const [first, second] = [approval(page).nth(0), approval(page).nth(1)];
+    await second.getByRole('button', { name: 'Approve', exact: true }).focus();
     await page.keyboard.press('Enter');
     await poll(() => approval(page).count()).toBe(1);
     await poll(() => focused(page)).toBe('approval Approve');
+    expect(await first.evaluate((el) => el.contains(document.activeElement))).toBe(true);
     // Reject, reached with Tab, decided with Enter: the message box has the keys again.
     await page.keyboard.press('Tab');
     await poll(() => focused(page)).toBe('approval Reject');
@@ -174,7 +178,7 @@ describe('moving around', () => {
     await page.keyboard.press('Tab');
     const current = () => page.evaluate(() => document.activeElement?.matches('.thread-select[aria-current="true"]') === true);
     expect(await current()).toBe(true);
-    const index = () => items.evaluateAll((els) => els.indexOf(document.activeElement as Element));
+    const index = () => items.evaluateAll((els) => (els as Element[]).indexOf(document.activeElement as Element));
     const start = await index();
     await page.keyboard.press('ArrowDown');
     await poll(index).toBe(start + 1);

@@ -13,6 +13,7 @@ import { Icon, Spinner } from './Icon';
 import { ItemList } from './ItemList';
 import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
+import { useDecisionFocus } from './use-decision-focus';
 import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { approvalKey } from '../lib/approval-key';
 import { focusMessageBox, keyboardIsFree } from '../lib/focus';
@@ -68,9 +69,11 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     hadFirst.current = first !== null;
   }, [first]);
 
+  const decide = useDecisionFocus(ref, onDecide, approvals);
+
   const context = useMemo<ConversationContextValue>(
-    () => ({ running: state.running, subTodos: state.subTodos, pendingApprovals: pending, approvalOrder: order, focusApproval, decide: onDecide, decidedPreviews, openThreadFile, openSettings: onOpenSettings }),
-    [state.running, state.subTodos, pending, order, focusApproval, onDecide, decidedPreviews, openThreadFile, onOpenSettings],
+    () => ({ running: state.running, subTodos: state.subTodos, pendingApprovals: pending, approvalOrder: order, focusApproval, decide, decidedPreviews, openThreadFile, openSettings: onOpenSettings }),
+    [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings],
   );
 
   // Sending jumps to the sent message, wherever the person had scrolled.
@@ -168,7 +171,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
               approval={approval}
               position={order.indexOf(approvalKey(approval.toolCallId, approval.parentToolCallId)) + 1}
               total={order.length}
-              onDecide={(decision) => onDecide(approval, decision)}
+              onDecide={(decision) => decide(approval, decision)}
               autoFocus={focusApproval === approvalKey(approval.toolCallId, approval.parentToolCallId)}
             />
           ))}
