@@ -166,6 +166,8 @@ describe('moving around', () => {
     const threads = page.getByRole('region', { name: 'Threads' });
     for (const text of ['first thread', 'second thread']) {
       await page.getByRole('button', { name: 'New thread' }).click();
+      // The new thread is open (its empty log) before the message is typed.
+      await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
       await typeAndSend(page, text);
       await conversation(page).getByText(`Noted: ${text}`).waitFor({ timeout: 15_000 });
     }
@@ -198,7 +200,7 @@ describe('moving around', () => {
     await page.context().close();
   });
 
-  it('the file tree is one Tab stop, and arrows move in it and open a folder', async () => {
+  it('the file tree is one Tab stop, arrows move in it and open a folder, and the viewer gives the keyboard back on close', async () => {
     const page = await openApp(e2e.browser, serve.url);
     const tree = page.getByRole('tree');
     await tree.getByRole('treeitem', { name: 'src' }).waitFor();
@@ -217,6 +219,14 @@ describe('moving around', () => {
     await page.keyboard.press('ArrowUp');
     await poll(at).toBe('gamma.ts');
     expect(await stops()).toBe(1);
+    // Enter opens the file; closing the viewer gives the keyboard back to its row.
+    await page.keyboard.press('Enter');
+    const viewer = page.getByRole('region', { name: 'File viewer' });
+    await poll(() => viewer.innerText()).toContain('gamma.ts');
+    await viewer.getByRole('button', { name: 'Close file' }).focus();
+    await page.keyboard.press('Enter');
+    await poll(() => viewer.count()).toBe(0);
+    await poll(at).toBe('gamma.ts');
     await page.context().close();
   });
 });

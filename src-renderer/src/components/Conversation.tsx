@@ -3,7 +3,7 @@
 // person scrolled up; then a `Jump to latest` button appears. Sending scrolls to the sent
 // message. A provider retry shows its countdown; a failed run offers `Retry`.
 
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
 import { groupItems, type RetryNotice, type ThreadDisplayState } from '../lib/thread-reducer';
 import { useNow } from '../state/use-now';
@@ -133,12 +133,25 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   // While an answer streams the log is busy: a screen reader reads it once, whole, not in fragments.
   const streaming = state.items.some((i) => i.kind === 'assistant' && i.streaming);
   const empty = state.items.length === 0;
+  const todosId = useId();
   const last = grouped.top.at(-1);
   const canRetry = !state.running && last?.kind === 'error' && last.retryable === true;
   return (
     <div className="conversation-wrap">
-      <div ref={ref} className="conversation" role="log" aria-label="Conversation" aria-live="polite" aria-busy={streaming || undefined} tabIndex={-1} onScroll={onScroll} onKeyDown={onKeyDown}>
-        <TodoPanel todos={state.todos} />
+      {/* Above the scrolling log, not pinned over it (nothing scrolls under it), and still the log's own. */}
+      <TodoPanel todos={state.todos} id={todosId} />
+      <div
+        ref={ref}
+        className="conversation"
+        role="log"
+        aria-label="Conversation"
+        aria-live="polite"
+        aria-busy={streaming || undefined}
+        aria-owns={state.todos.length > 0 ? todosId : undefined}
+        tabIndex={-1}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+      >
         {noModel ? (
           <div className="no-model">
             <Icon name="gear" size={22} />

@@ -35,7 +35,7 @@ import { ThreadList } from './ThreadList';
 import { Toasts } from './Toasts';
 import { useRegionNavigation } from './use-region-navigation';
 import { useTerminalFocus, TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
-import { focusMessageBox } from '../lib/focus';
+import { focusMessageBox, stillFocusable } from '../lib/focus';
 
 type Drawer = SidePanel | 'viewer' | null;
 
@@ -129,8 +129,11 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   );
 
   const narrow = layout.narrow;
+  /** What opened the file viewer (a tree row, a path in the conversation): it has the keyboard back on close. */
+  const viewerOpener = useRef<HTMLElement | null>(null);
   const openPath = useCallback(
     (path: string) => {
+      if (document.activeElement instanceof HTMLElement && !document.activeElement.closest('.viewer-panel')) viewerOpener.current = document.activeElement;
       setOpenFile({ path });
       void readFile(path);
       if (narrow) setDrawer('viewer');
@@ -166,8 +169,13 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   );
 
   const closeFile = (): void => {
+    const path = openFile?.path;
     setOpenFile(null);
     if (drawer === 'viewer') setDrawer(null);
+    const opener = stillFocusable(viewerOpener.current) ?? (path === undefined ? null : stillFocusable(document.querySelector(`[role="treeitem"][data-key="${CSS.escape(path)}"]`)));
+    viewerOpener.current = null;
+    if (opener) opener.focus();
+    else focusMessageBox();
   };
 
   const terminalOpen = layout.terminalOpen;
