@@ -19,6 +19,7 @@ describe('tool summaries', () => {
     expect(toolCardName('execute', { command: 'npm test' }, 'Failed · exit 1')).toBe('execute npm test — Failed · exit 1');
     expect(toolCardName('write_file', { file_path: '/notes.txt', content: 'x' }, 'Done')).toBe('write_file /notes.txt — Done');
     expect(toolCardName('custom', undefined, 'Running')).toBe('custom — Running');
+    expect(toolCardName('execute', { command: 'ls \u202Etxt.exe' }, 'Done')).toBe('execute ls ⟨U+202E⟩txt.exe — Done');
     expect(toolCardName('execute', { command: 'x'.repeat(300) }, 'Done')).toHaveLength(`execute  — Done`.length + 100);
   });
 
