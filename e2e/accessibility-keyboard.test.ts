@@ -32,6 +32,7 @@ function respond(req: RecordedRequest): ScriptStep {
       ],
     };
   }
+  if (asked.includes('run a command')) return { toolCalls: [{ name: 'execute', args: { command: 'echo ran-$((6*7))' } }] };
   if (asked.includes('stream')) return { text: STREAMED, pace: { chunkChars: 12, chunksPerSecond: 20 } };
   return { text: `Noted: ${asked}` };
 }
@@ -39,7 +40,7 @@ function respond(req: RecordedRequest): ScriptStep {
 // Started here, not by e2e.serve (which stops its servers after each test): the tests share it.
 let serve: ServeHandle;
 beforeAll(async () => {
-  serve = await startServe({ script: Array.from({ length: 60 }, () => respond) });
+  serve = await startServe({ script: Array.from({ length: 60 }, () => respond), settings: { rules: [{ tools: ['execute'], decision: 'allow' }] } });
   writeFileSync(join(serve.folder, 'alpha.txt'), 'a\n');
   writeFileSync(join(serve.folder, 'beta.txt'), 'b\n');
   mkdirSync(join(serve.folder, 'src'));
@@ -197,6 +198,11 @@ describe('moving around', () => {
     expect(await index()).toBe(0);
     await page.keyboard.press('Enter');
     await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-current'))).toBe('true');
+    // F2 renames it in place; Esc gives the keyboard back to the thread.
+    await page.keyboard.press('F2');
+    await poll(() => focused(page)).toBe('Thread title');
+    await page.keyboard.press('Escape');
+    await poll(() => page.evaluate(() => document.activeElement?.matches('.thread-select[aria-current="true"]') === true)).toBe(true);
     await page.context().close();
   });
 
@@ -227,6 +233,28 @@ describe('moving around', () => {
     await page.keyboard.press('Enter');
     await poll(() => viewer.count()).toBe(0);
     await poll(at).toBe('gamma.ts');
+    await page.context().close();
+  });
+});
+
+describe('the terminal by keyboard', () => {
+  it('a finished command’s view is a tab of its own that Delete closes (its tab list holds only tabs)', async () => {
+    const page = await openApp(e2e.browser, serve.url);
+    await page.getByRole('button', { name: 'New thread' }).click();
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await typeAndSend(page, 'run a command');
+    await conversation(page).getByText('Done with the files.').waitFor({ timeout: 15_000 });
+    // Its card is named by tool, target and status.
+    await poll(() => conversation(page).getByRole('article', { name: 'execute echo ran-$((6*7)) — Done', exact: true }).count()).toBe(1);
+    const tabs = page.getByRole('region', { name: 'Terminal' }).getByRole('tablist', { name: 'Terminals' });
+    const command = tabs.getByRole('tab', { name: /echo ran-/ });
+    await command.waitFor({ timeout: 15_000 });
+    expect(await tabs.evaluate((el) => [...el.querySelectorAll('button:not([aria-hidden="true"])')].every((b) => b.getAttribute('role') === 'tab'))).toBe(true);
+    await command.focus();
+    await page.keyboard.press('Delete');
+    await poll(() => command.count()).toBe(0);
+    await poll(() => page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('tab');
+    expect(await tabs.getByRole('tab', { name: /Your shell/ }).evaluate((el) => el === document.activeElement)).toBe(true);
     await page.context().close();
   });
 });
