@@ -163,7 +163,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
           {item.edited ? (
             <>
               <div className="tool-section-label">{command !== null ? 'The agent proposed' : 'Arguments the agent proposed'}</div>
-              <pre className="tool-pre tool-pre-proposed">
+              <pre className="tool-pre tool-pre-proposed" tabIndex={0}>
                 <VisibleText text={item.name === 'execute' ? (commandOf(item.originalArgs) ?? safeJson(item.originalArgs, 2)) : safeJson(item.originalArgs, 2)} />
               </pre>
             </>
@@ -171,7 +171,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
           {command === null ? (
             <>
               <div className="tool-section-label">Arguments</div>
-              <pre className="tool-pre">
+              <pre className="tool-pre" tabIndex={0}>
                 <VisibleText text={safeJson(item.args, 2)} />
               </pre>
             </>
@@ -181,7 +181,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item, nested }: { item:
               <div className="tool-section-label">
                 Result <CopyButton text={output} label="Copy output" />
               </div>
-              <pre className={`tool-pre${item.isError ? ' tool-pre-error' : ''}`}>{output.length > FULL_CHARS ? output.slice(-FULL_CHARS) : output}</pre>
+              <pre className={`tool-pre${item.isError ? ' tool-pre-error' : ''}`} tabIndex={0}>{output.length > FULL_CHARS ? output.slice(-FULL_CHARS) : output}</pre>
               {output.length > FULL_CHARS ? <p className="muted">Showing the last {formatBytes(FULL_CHARS)} of the result.</p> : null}
             </>
           ) : null}

@@ -116,3 +116,9 @@ describe('the structure Markdown gives the page', () => {
     expect(markdownHtml('```\nx\n```\n')).toContain('<pre tabindex="0">');
   });
 });
+
+describe('a wide table', () => {
+  it('takes a Tab stop, so the keyboard can scroll it sideways', () => {
+    expect(markdownHtml('| a | b |\n| - | - |\n| 1 | 2 |\n')).toContain('<table tabindex="0">');
+  });
+});

@@ -10,11 +10,13 @@
 // the page, in parts.
 
 import DOMPurify from 'dompurify';
-import { Marked, type Tokens } from 'marked';
+import { Marked, Renderer, type Tokens } from 'marked';
 import { escapeHtml, highlightCode } from './highlight';
 
 /** A language name fit for a class (`ts`, `c++`, `objective-c`); anything else is not one. */
 const LANGUAGE = /^[\w+#.-]{1,40}$/;
+
+const plain = new Renderer();
 
 const marked = new Marked({
   gfm: true,
@@ -26,6 +28,10 @@ const marked = new Marked({
     },
     code({ text, lang }) {
       return codeBlockHtml(text, lang, true);
+    },
+    // A wide table scrolls sideways in its box: a Tab stop lets the keyboard scroll it too.
+    table(token) {
+      return plain.table.call(this, token).replace('<table>', '<table tabindex="0">');
     },
     // One level down: the page's own heading (the thread's title, the file's name) is the h1.
     heading({ tokens, depth }) {
