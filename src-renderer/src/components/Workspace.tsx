@@ -263,6 +263,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           {narrow ? <PanelSwitcher current={drawer === 'viewer' ? null : drawer} onSelect={(p) => setDrawer((d) => (d === p ? null : p))} /> : null}
           <aside
             ref={leftRef}
+            aria-label="Threads and files"
             className={`side side-left${layout.leftRail && !narrow ? ' rail' : ''}${narrow ? (leftDrawer ? ' drawer open' : ' drawer') : ''}`}
             style={narrow ? undefined : { width: layout.leftWidth }}
           >
@@ -351,6 +352,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           ) : null}
           <aside
             ref={rightRef}
+            aria-label="Memories and changes"
             className={`side side-right${layout.rightRail && !narrow ? ' rail' : ''}${openFile ? ' with-viewer' : ''}${narrow ? (rightDrawer ? ' drawer open' : ' drawer') : ''}`}
             style={narrow ? undefined : { width: layout.rightWidth }}
           >
