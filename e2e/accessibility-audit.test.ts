@@ -60,7 +60,8 @@ describe('the axe audit (WCAG 2.2 AA, serious and critical)', () => {
         { toolCalls: [{ name: 'execute', args: { command: 'echo checked; exit 1' } }] },
         { toolCalls: [{ name: 'write_file', args: { file_path: '/notes.txt', content: 'first line\nsecond line\n' } }] },
         { text: LONG_ANSWER },
-        { toolCalls: [{ name: 'execute', args: { command: 'echo started; sleep 60' } }] },
+        // Dim text (SGR 2) too: xterm draws it at half its colour's opacity unless told otherwise.
+        { toolCalls: [{ name: 'execute', args: { command: "printf '\\033[2mdim text\\033[0m\\n'; echo started; sleep 60" } }] },
         { text: 'Stopped.' },
       ],
     });
@@ -101,6 +102,7 @@ describe('the axe audit (WCAG 2.2 AA, serious and critical)', () => {
 
     await sendMessage(page, 'Run it');
     await poll(() => page.getByRole('region', { name: 'Terminal' }).innerText()).toContain('started');
+    await poll(() => page.getByRole('region', { name: 'Terminal' }).locator('.xterm-dim').count()).toBeGreaterThan(0);
     await audit(page, 'a command running');
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
 
