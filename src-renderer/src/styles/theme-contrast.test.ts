@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { TERMINAL_THEMES } from '../lib/terminal-theme';
 
 type Rgba = [number, number, number, number];
 
@@ -72,6 +73,17 @@ describe.each(Object.entries(THEMES))('the %s theme', (_name, theme) => {
   it('the text on an accent button reads at 4.5:1; the accent (focus ring, controls) at 3:1 on every surface', () => {
     expect(below(4.5, ['accent', 'accent-strong'].map((b): [string, Rgba, string, Rgba] => ['on-accent', color('on-accent'), b, color(b)]))).toEqual([]);
     expect(below(3, SURFACES.map((s): [string, Rgba, string, Rgba] => ['accent', color('accent'), s, color(s)]))).toEqual([]);
+  });
+});
+
+describe.each(Object.entries(TERMINAL_THEMES))('the terminal in the %s theme', (name, palette) => {
+  it('writes every colour a program may choose at 4.5:1 on its background, and dim text in the muted colour', () => {
+    const background = parse(palette.background!);
+    const ink = Object.entries(palette).filter(([key]) => !['background', 'cursor', 'selectionBackground'].includes(key) && !(name === 'dark' && key === 'black'));
+    expect(below(4.5, ink.map(([key, value]): [string, Rgba, string, Rgba] => [key, parse(value as string), 'background', background]))).toEqual([]);
+    // app.css draws .xterm-dim in --muted.
+    const muted = parse((name === 'dark' ? THEMES.dark : THEMES.light).muted!);
+    expect(contrast(muted, background)).toBeGreaterThanOrEqual(4.5);
   });
 });
 
