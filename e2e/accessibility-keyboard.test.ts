@@ -238,7 +238,7 @@ describe('moving around', () => {
 });
 
 describe('the terminal by keyboard', () => {
-  it('a finished command’s view is a tab of its own that Delete closes (its tab list holds only tabs)', async () => {
+  it('the tab list is one Tab stop holding only tabs; arrows move between them, Delete closes a finished command’s view', async () => {
     const page = await openApp(e2e.browser, serve.url);
     await page.getByRole('button', { name: 'New thread' }).click();
     await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
@@ -250,7 +250,11 @@ describe('the terminal by keyboard', () => {
     const command = tabs.getByRole('tab', { name: /echo ran-/ });
     await command.waitFor({ timeout: 15_000 });
     expect(await tabs.evaluate((el) => [...el.querySelectorAll('button:not([aria-hidden="true"])')].every((b) => b.getAttribute('role') === 'tab'))).toBe(true);
-    await command.focus();
+    // One Tab stop, the shown tab; Left and Right move between the tabs.
+    expect(await tabs.getByRole('tab').evaluateAll((els) => els.filter((el) => (el as HTMLElement).tabIndex === 0).length)).toBe(1);
+    await tabs.getByRole('tab', { name: /Your shell/ }).focus();
+    await page.keyboard.press('ArrowRight');
+    await poll(() => command.evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.press('Delete');
     await poll(() => command.count()).toBe(0);
     await poll(() => page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('tab');

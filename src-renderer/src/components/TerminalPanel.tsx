@@ -12,6 +12,7 @@ import { useEvent } from '../state/transport-context';
 import { Icon } from './Icon';
 import { SandboxNotice } from './SandboxNotice';
 import { TerminalView } from './TerminalView';
+import { useRovingFocus } from './use-roving-focus';
 
 const SHELL = 'shell';
 
@@ -31,6 +32,8 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
   const [focusOnShow, setFocusOnShow] = useState(false);
   const panel = useRef<HTMLElement>(null);
   const tabs = useRef<HTMLDivElement>(null);
+  // The tab list is one Tab stop; Left/Right move between its tabs, Enter or Space shows one.
+  const onTabsKeyDown = useRovingFocus(tabs, '[role="tab"]', 'horizontal');
   const known = useRef(new Set<string>());
   const [opened, setOpened] = useState(open);
   if (open && !opened) setOpened(true);
@@ -94,7 +97,7 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
       <SandboxNotice mode={mode} />
       {threadId !== null ? (
         <>
-          <div className="terminal-tabs" role="tablist" aria-label="Terminals" ref={tabs}>
+          <div className="terminal-tabs" role="tablist" aria-label="Terminals" ref={tabs} onKeyDown={onTabsKeyDown}>
             <button
               type="button"
               role="tab"

@@ -1,16 +1,17 @@
 // A list that is one Tab stop (a roving tabindex): of the items matching `selector` inside
-// the container, only one takes Tab, the one the keyboard was last on (else the current one,
-// `aria-current`, else the first); Up/Down, Home/End move between them.
+// the container, only one takes Tab, the one the keyboard was last on (else the current or
+// selected one, else the first); Up/Down (Left/Right for a row of tabs), Home/End move
+// between them.
 
 import { useCallback, useLayoutEffect, useRef, type RefObject } from 'react';
 
-export function useRovingFocus(container: RefObject<HTMLElement | null>, selector: string): (e: React.KeyboardEvent) => void {
+export function useRovingFocus(container: RefObject<HTMLElement | null>, selector: string, orientation: 'vertical' | 'horizontal' = 'vertical'): (e: React.KeyboardEvent) => void {
   const last = useRef<HTMLElement | null>(null);
 
   // After every render: the items may have changed (added, removed, re-ordered, filtered).
   useLayoutEffect(() => {
     const items = [...(container.current?.querySelectorAll<HTMLElement>(selector) ?? [])];
-    const stop = items.find((el) => el === last.current) ?? items.find((el) => el.getAttribute('aria-current') === 'true') ?? items[0];
+    const stop = items.find((el) => el === last.current) ?? items.find((el) => el.getAttribute('aria-current') === 'true' || el.getAttribute('aria-selected') === 'true') ?? items[0];
     for (const item of items) item.tabIndex = item === stop ? 0 : -1;
   });
 
@@ -33,11 +34,12 @@ export function useRovingFocus(container: RefObject<HTMLElement | null>, selecto
       const items = [...(container.current?.querySelectorAll<HTMLElement>(selector) ?? [])];
       const here = items.findIndex((item) => item === document.activeElement);
       if (here < 0) return;
-      const next = { ArrowDown: Math.min(items.length - 1, here + 1), ArrowUp: Math.max(0, here - 1), Home: 0, End: items.length - 1 }[e.key];
+      const [back, forth] = orientation === 'vertical' ? ['ArrowUp', 'ArrowDown'] : ['ArrowLeft', 'ArrowRight'];
+      const next = { [forth]: Math.min(items.length - 1, here + 1), [back]: Math.max(0, here - 1), Home: 0, End: items.length - 1 }[e.key];
       if (next === undefined) return;
       e.preventDefault();
       items[next]?.focus();
     },
-    [container, selector],
+    [container, selector, orientation],
   );
 }
