@@ -164,6 +164,9 @@ export async function sendMessage(page: Page, text: string): Promise<void> {
 
 export const conversation = (page: Page) => page.getByRole('log', { name: 'Conversation' });
 
+/** The cards of `tool`'s calls, named by tool, target and status (`execute npm test — Failed · exit 1`). */
+export const toolCard = (page: Page, tool: string) => conversation(page).getByRole('article', { name: new RegExp(`^${tool} `) });
+
 /** The inline approval of a tool call (SPEC §6). */
 export const approval = (page: Page) => conversation(page).getByRole('group', { name: 'Approve tool call' });
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { approval, conversation, launchBrowser, openApp, repo, screenshot, sendMessage, startServe, type ServeHandle } from './harness';
+import { approval, conversation, launchBrowser, openApp, repo, screenshot, sendMessage, startServe, toolCard, type ServeHandle } from './harness';
 
 let browser: Browser;
 let serve: ServeHandle | undefined;
@@ -44,7 +44,7 @@ describe('honest approvals in the browser', () => {
     await conversation(page).getByText('Ran your version.').waitFor({ timeout: 20_000 });
     expect(readFileSync(join(serve.folder, 'made.txt'), 'utf8')).toBe('edited-by-person\n');
 
-    const card = conversation(page).getByRole('article', { name: 'Tool call execute' });
+    const card = toolCard(page, 'execute');
     await expect.poll(() => card.innerText()).toContain('edited-by-person');
     await expect.poll(() => card.innerText()).toMatch(/Edited/);
     // The card's summary is the command that ran; what the agent proposed is only mentioned as such.
@@ -56,7 +56,7 @@ describe('honest approvals in the browser', () => {
 
     await page.reload();
     await conversation(page).getByText('Ran your version.').waitFor({ timeout: 15_000 });
-    const reloaded = conversation(page).getByRole('article', { name: 'Tool call execute' });
+    const reloaded = toolCard(page, 'execute');
     await expect.poll(() => reloaded.innerText()).toMatch(/Edited/);
     await expect.poll(() => reloaded.innerText()).toContain('edited-by-person');
     await page.context().close();
@@ -71,7 +71,7 @@ describe('honest approvals in the browser', () => {
     await sendMessage(page, 'Overwrite existing.txt');
     await conversation(page).getByText('I need to read it first.').waitFor({ timeout: 20_000 });
     expect(await approval(page).count()).toBe(0);
-    const card = conversation(page).getByRole('article', { name: 'Tool call write_file' });
+    const card = toolCard(page, 'write_file');
     await card.getByRole('button', { name: 'Show details' }).click();
     // The details open on the re-render after the click: wait for them.
     await expect.poll(() => card.innerText(), { timeout: 10_000 }).toContain('exists but has not been read');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { launchBrowser, repo, screenshot, startServe, type ServeHandle } from './harness';
+import { launchBrowser, repo, screenshot, startServe, toolCard, type ServeHandle } from './harness';
 
 let browser: Browser;
 let serve: ServeHandle | undefined;
@@ -45,7 +45,7 @@ const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 10_000
 
 const log = (page: Page): Locator => page.getByRole('log', { name: 'Conversation' });
 const approvals = (page: Page): Locator => log(page).getByRole('group', { name: 'Approve tool call' });
-const card = (page: Page, name: string): Locator => log(page).getByRole('article', { name: `Tool call ${name}` });
+const card = (page: Page, name: string): Locator => toolCard(page, name);
 
 async function send(page: Page, text: string): Promise<void> {
   await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);

@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { approval, conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
+import { approval, conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
 
@@ -286,9 +286,9 @@ describe('names first, metadata truncates', () => {
       if (narrow) await page.keyboard.press('Escape');
 
       // Cards: the file name of a long path stays in the card's one line.
-      const card = conversation(page).getByRole('article', { name: 'Tool call write_file' }).nth(1);
+      const card = toolCard(page, 'write_file').nth(1);
       await poll(() => whole(card.locator('.tool-summary .path-base'))).toBe(true);
-      const read = conversation(page).getByRole('article', { name: 'Tool call read_file' });
+      const read = toolCard(page, 'read_file');
       await poll(() => whole(read.locator('.path-base'))).toBe(true);
       expect(await read.locator('.tool-summary').innerText()).toBe('Read src/invoicing/reports/vat/calc.py · 2 lines');
 

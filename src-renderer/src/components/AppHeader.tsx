@@ -19,7 +19,7 @@ interface AppHeaderProps {
 
 export function AppHeader({ folderName, folder, model, connection, onOpenFolder, onOpenSettings, mode }: AppHeaderProps): React.JSX.Element {
   return (
-    <header className="app-header">
+    <header className="app-header" data-region="Header">
       <div className="brand">
         <span className="brand-mark" aria-hidden="true" />
         <span className="brand-name">Deepdesk</span>

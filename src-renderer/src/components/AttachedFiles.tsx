@@ -68,7 +68,7 @@ export function SentAttachments({ files }: { files: ReadonlyArray<AttachedFile |
           </li>
         ))}
       </ul>
-      {shown ? <pre className="attachment-content">{shownText ?? 'Loading…'}</pre> : null}
+      {shown ? <pre className="attachment-content" tabIndex={0}>{shownText ?? 'Loading…'}</pre> : null}
     </div>
   );
 }

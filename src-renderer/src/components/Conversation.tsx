@@ -5,7 +5,7 @@
 // thread comes in pages: scrolling to the top (or `Show earlier messages`) loads the one
 // before, and what was on screen stays where it was.
 
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
 import { groupItems, type RetryNotice, type ThreadDisplayState } from '../lib/thread-reducer';
 import { useNow } from '../state/use-now';
@@ -15,6 +15,7 @@ import { Icon, Spinner } from './Icon';
 import { ItemList } from './ItemList';
 import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
+import { useDecisionFocus } from './use-decision-focus';
 import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { approvalKey } from '../lib/approval-key';
 import { focusMessageBox, keyboardIsFree } from '../lib/focus';
@@ -79,6 +80,8 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     hadFirst.current = first !== null;
   }, [first]);
 
+  const decide = useDecisionFocus(ref, onDecide, approvals);
+
   const context = useMemo<ConversationContextValue>(
     () => ({
       running: state.running,
@@ -86,13 +89,13 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       pendingApprovals: pending,
       approvalOrder: order,
       focusApproval,
-      decide: onDecide,
+      decide,
       decidedPreviews,
       openThreadFile,
       openSettings: onOpenSettings,
       ...(fullToolCall ? { fullToolCall } : {}),
     }),
-    [state.running, state.subTodos, pending, order, focusApproval, onDecide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall],
+    [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall],
   );
 
   // Sending jumps to the sent message, wherever the person had scrolled.
@@ -158,13 +161,28 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     onStop();
   };
 
+  // While an answer streams the log is busy: a screen reader reads it once, whole, not in fragments.
+  const streaming = state.items.some((i) => i.kind === 'assistant' && i.streaming);
   const empty = state.items.length === 0;
+  const todosId = useId();
   const last = grouped.top.at(-1);
   const canRetry = !state.running && last?.kind === 'error' && last.retryable === true;
   return (
     <div className="conversation-wrap">
-      <div ref={ref} className="conversation" role="log" aria-label="Conversation" aria-live="polite" tabIndex={-1} onScroll={onScroll} onKeyDown={onKeyDown}>
-        <TodoPanel todos={state.todos} />
+      {/* Above the scrolling log, not pinned over it (nothing scrolls under it), and still the log's own. */}
+      <TodoPanel todos={state.todos} id={todosId} />
+      <div
+        ref={ref}
+        className="conversation"
+        role="log"
+        aria-label="Conversation"
+        aria-live="polite"
+        aria-busy={streaming || undefined}
+        aria-owns={state.todos.length > 0 ? todosId : undefined}
+        tabIndex={-1}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+      >
         {noModel ? (
           <div className="no-model">
             <Icon name="gear" size={22} />
@@ -205,7 +223,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
               approval={approval}
               position={order.indexOf(approvalKey(approval.toolCallId, approval.parentToolCallId)) + 1}
               total={order.length}
-              onDecide={(decision) => onDecide(approval, decision)}
+              onDecide={(decision) => decide(approval, decision)}
               autoFocus={focusApproval === approvalKey(approval.toolCallId, approval.parentToolCallId)}
             />
           ))}

@@ -2,6 +2,7 @@
 
 import { useCheckpoints } from '../state/checkpoints-context';
 import type { ThreadSession } from '../state/use-thread-session';
+import { ApprovalAnnouncer } from './ApprovalAnnouncer';
 import { ContextMeter } from './ContextMeter';
 import { Conversation } from './Conversation';
 import { ErrorBoundary } from './ErrorBoundary';
@@ -22,7 +23,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
   const refill = useCheckpoints()?.refill ?? null;
   const disabledReason = !settingsLoaded ? 'Loading settings…' : noModel ? 'Set a model in Settings to send messages.' : null;
   return (
-    <section className="conversation-pane" aria-label="Chat">
+    <section className="conversation-pane" aria-label="Chat" data-region="Chat">
       <div className="conversation-head">
         <h1 className="thread-heading" title={title}>
           {title}
@@ -48,6 +49,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
           fullToolCall={session.fullToolCall}
         />
       </ErrorBoundary>
+      <ApprovalAnnouncer approvals={session.approvals} />
       <ErrorBoundary name="Message box">
         <MessageBox
           running={state.running}

@@ -88,7 +88,7 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
   const name = file.path.slice(slash + 1);
   const folder = file.path.slice(0, slash + 1);
   return (
-    <section className="panel viewer-panel" aria-label="File viewer">
+    <section className="panel viewer-panel" aria-label="File viewer" data-region="File viewer">
       <div className="panel-head">
         <h2 className="panel-title viewer-title" title={file.path}>
           <Icon name="file" size={14} />

@@ -37,7 +37,7 @@ export function MemoryEditor({ mode, path, text, onEdit, onCancel, onSave, onDel
             Delete
           </button>
         </div>
-        {text === undefined ? <Spinner label="Loading the memory" /> : <pre className="memory-text">{text || '(empty)'}</pre>}
+        {text === undefined ? <Spinner label="Loading the memory" /> : <pre className="memory-text" tabIndex={0}>{text || '(empty)'}</pre>}
       </div>
     );
   }

@@ -219,6 +219,7 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
         <textarea
           ref={textarea}
           aria-label="Message"
+          data-region-entry=""
           aria-describedby={disabledReason ? hintId : undefined}
           aria-autocomplete="list"
           aria-controls={showMentions ? listId : undefined}

@@ -19,7 +19,7 @@ interface PanelFrameProps {
 
 export function PanelFrame({ name, collapsed, onToggle, className, style, hint, keyShortcuts, children }: PanelFrameProps): React.JSX.Element {
   return (
-    <div className={`panel-frame${collapsed ? ' collapsed' : ''}${className ? ` ${className}` : ''}`} style={style} data-panel={name}>
+    <div className={`panel-frame${collapsed ? ' collapsed' : ''}${className ? ` ${className}` : ''}`} style={style} data-panel={name} data-region={name}>
       <button
         type="button"
         className="panel-toggle"

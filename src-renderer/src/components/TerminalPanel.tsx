@@ -12,6 +12,7 @@ import { useEvent } from '../state/transport-context';
 import { Icon } from './Icon';
 import { SandboxNotice } from './SandboxNotice';
 import { TerminalView } from './TerminalView';
+import { useRovingFocus } from './use-roving-focus';
 
 const SHELL = 'shell';
 
@@ -30,6 +31,9 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
   const [selected, setSelected] = useState<string>(SHELL);
   const [focusOnShow, setFocusOnShow] = useState(false);
   const panel = useRef<HTMLElement>(null);
+  const tabs = useRef<HTMLDivElement>(null);
+  // The tab list is one Tab stop; Left/Right move between its tabs, Enter or Space shows one.
+  const onTabsKeyDown = useRovingFocus(tabs, '[role="tab"]', 'horizontal');
   const known = useRef(new Set<string>());
   const [opened, setOpened] = useState(open);
   if (open && !opened) setOpened(true);
@@ -93,7 +97,7 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
       <SandboxNotice mode={mode} />
       {threadId !== null ? (
         <>
-          <div className="terminal-tabs" role="tablist" aria-label="Terminals">
+          <div className="terminal-tabs" role="tablist" aria-label="Terminals" ref={tabs} onKeyDown={onTabsKeyDown}>
             <button
               type="button"
               role="tab"
@@ -109,12 +113,21 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
             </button>
             {terminals.map((t) =>
               t.kind === 'command' ? (
-                <span key={t.id} className={`terminal-tab-wrap${selected === t.id ? ' selected' : ''}`}>
+                // The close button is the mouse's way; the keyboard's (and a screen reader's) is
+                // Delete on the tab itself: a tab list holds tabs only.
+                <span key={t.id} role="none" className={`terminal-tab-wrap${selected === t.id ? ' selected' : ''}`}>
                   <button
                     type="button"
                     role="tab"
                     aria-selected={selected === t.id}
+                    aria-keyshortcuts={t.running ? undefined : 'Delete'}
                     className={`terminal-tab command ${t.running ? 'running' : t.exitCode === 0 ? 'ok' : 'failed'}`}
+                    onKeyDown={(e) => {
+                      if (e.key !== 'Delete' || t.running) return;
+                      e.preventDefault();
+                      closeView(t.id);
+                      tabs.current?.querySelector<HTMLElement>('[role="tab"]')?.focus();
+                    }}
                     title={`${oneLine(t.command)}\n${t.running ? 'Running' : t.timedOut ? 'Timed out' : t.exitCode === null || t.exitCode === undefined ? 'Stopped' : `Exit code ${t.exitCode}`} · ${t.sandboxed ? 'in the sandbox' : 'outside the sandbox'}`}
                     onClick={() => {
                       setFocusOnShow(true);
@@ -125,7 +138,7 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
                     <span className="terminal-tab-command mono">$ {oneLine(t.command)}</span>
                   </button>
                   {!t.running ? (
-                    <button type="button" className="terminal-tab-close" aria-label={`Close the view of ${oneLine(t.command)}`} onClick={() => closeView(t.id)}>
+                    <button type="button" className="terminal-tab-close" tabIndex={-1} aria-hidden="true" title={`Close the view of ${oneLine(t.command)} (Delete)`} onClick={() => closeView(t.id)}>
                       <Icon name="x" size={11} />
                     </button>
                   ) : null}

@@ -5,30 +5,13 @@
 import '@xterm/xterm/css/xterm.css';
 import { FitAddon } from '@xterm/addon-fit';
 import { WebLinksAddon } from '@xterm/addon-web-links';
-import { Terminal, type ITheme } from '@xterm/xterm';
+import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState } from 'react';
 import { AckBatcher } from '../lib/ack-batcher';
+import { TERMINAL_THEMES as THEMES } from '../lib/terminal-theme';
 import { useApi } from '../state/use-api';
 import { useTransport } from '../state/transport-context';
 
-const THEMES: Record<'dark' | 'light', ITheme> = {
-  dark: {
-    background: '#0f1117',
-    foreground: '#d7dae0',
-    cursor: '#d7dae0',
-    selectionBackground: '#3a4a6b',
-    black: '#1d1f27', red: '#f07178', green: '#a6d189', yellow: '#e5c07b', blue: '#7aa2f7', magenta: '#c792ea', cyan: '#89ddff', white: '#d7dae0',
-    brightBlack: '#5c6370', brightRed: '#ff8b92', brightGreen: '#c3e88d', brightYellow: '#ffd580', brightBlue: '#9ab8ff', brightMagenta: '#ddb6f2', brightCyan: '#a8e8ff', brightWhite: '#ffffff',
-  },
-  light: {
-    background: '#fbfbfc',
-    foreground: '#24292f',
-    cursor: '#24292f',
-    selectionBackground: '#c8d7f5',
-    black: '#24292f', red: '#cf222e', green: '#116329', yellow: '#7d5600', blue: '#0550ae', magenta: '#8250df', cyan: '#0a7b83', white: '#6e7781',
-    brightBlack: '#57606a', brightRed: '#a40e26', brightGreen: '#1a7f37', brightYellow: '#633c01', brightBlue: '#218bff', brightMagenta: '#a475f9', brightCyan: '#3192aa', brightWhite: '#8c959f',
-  },
-};
 
 const MAX_PENDING_INPUT = 4096;
 

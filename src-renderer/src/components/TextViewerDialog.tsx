@@ -15,7 +15,7 @@ export function TextViewerDialog({ content, onClose }: { content: TextViewerCont
   return (
     <Modal label={content.title} onEscape={onClose} className="text-viewer-dialog" title={content.title}>
       <p className="muted mono">{content.path}</p>
-      <div className="text-viewer-body">
+      <div className="text-viewer-body" tabIndex={0}>
         {content.error ? (
           <p className="error-text">{content.error}</p>
         ) : content.text === undefined ? (

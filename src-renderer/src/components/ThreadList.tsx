@@ -2,7 +2,7 @@
 // switch, rename inline, delete with a confirmation; shows which are running and which wait
 // for an approval.
 
-import { useEffect, useId, useMemo, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
 import { formatRelativeTime } from '../lib/format';
 import { groupThreads, searchThreads, type MessageMatches } from '../lib/thread-groups';
@@ -10,6 +10,7 @@ import { useApi } from '../state/use-api';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './Icon';
 import { ThreadListItem } from './ThreadListItem';
+import { useRovingFocus } from './use-roving-focus';
 
 interface ThreadListProps {
   threads: readonly ThreadSummaryDto[];
@@ -29,6 +30,9 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
   const [messageMatches, setMessageMatches] = useState<MessageMatches | null>(null);
   const found = useMemo(() => searchThreads(threads, query, messageMatches), [threads, query, messageMatches]);
   const groups = useMemo(() => groupThreads(found.threads), [found]);
+  // One Tab stop for the whole list; arrows move between threads (F2 renames, Delete deletes).
+  const items = useRef<HTMLDivElement>(null);
+  const onItemsKeyDown = useRovingFocus(items, '.thread-select');
 
   // The messages are searched by the server (debounced; asked again when threads change).
   useEffect(() => {
@@ -103,7 +107,7 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
       ) : groups.length === 0 ? (
         <p className="panel-empty muted">No thread matches “{query}”.</p>
       ) : (
-        <div className="thread-items">
+        <div className="thread-items" ref={items} onKeyDown={onItemsKeyDown}>
           {groups.map((group) => (
             <div key={group.label} role="group" aria-label={group.label} className="thread-group">
               <h3 className="thread-group-label">{group.label}</h3>

@@ -27,6 +27,14 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
   /** Set once Enter or Escape finished the edit, so the blur that may follow does nothing. */
   const finished = useRef(false);
 
+  // The rename field goes when it is done: the keyboard goes back to the thread, not the page.
+  const select = useRef<HTMLButtonElement>(null);
+  const wasRenaming = useRef(false);
+  useEffect(() => {
+    if (wasRenaming.current && !renaming && (document.activeElement === null || document.activeElement === document.body)) select.current?.focus();
+    wasRenaming.current = renaming;
+  }, [renaming]);
+
   useEffect(() => {
     if (!renaming) return;
     finished.current = false;
@@ -66,7 +74,23 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
 
   return (
     <li className={`thread-item${current ? ' current' : ''}`}>
-      <button type="button" className="thread-select" title={title} aria-current={current ? 'true' : undefined} onClick={props.onSelect} onDoubleClick={props.onStartRename}>
+      <button
+        ref={select}
+        type="button"
+        className="thread-select"
+        title={title}
+        aria-current={current ? 'true' : undefined}
+        aria-keyshortcuts="F2 Delete"
+        onClick={props.onSelect}
+        onDoubleClick={props.onStartRename}
+        onKeyDown={(e) => {
+          if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+          if (e.key === 'F2') props.onStartRename();
+          else if (e.key === 'Delete') props.onDelete();
+          else return;
+          e.preventDefault();
+        }}
+      >
         <span className="thread-title">{title}</span>
         <span className="thread-meta">
           {running && thread.pendingApprovals === 0 ? (
@@ -91,11 +115,12 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
           </span>
         ) : null}
       </button>
+      {/* Out of the Tab order (the thread is one stop): F2 and Delete on the thread do the same. */}
       <span className="thread-actions">
-        <button type="button" className="icon-btn" aria-label={`Rename thread ${title}`} title="Rename" onClick={props.onStartRename}>
+        <button type="button" className="icon-btn" tabIndex={-1} aria-label={`Rename thread ${title}`} title="Rename (F2)" onClick={props.onStartRename}>
           <Icon name="pencil" size={14} />
         </button>
-        <button type="button" className="icon-btn" aria-label={`Delete thread ${title}`} title="Delete" onClick={props.onDelete}>
+        <button type="button" className="icon-btn" tabIndex={-1} aria-label={`Delete thread ${title}`} title="Delete (Delete)" onClick={props.onDelete}>
           <Icon name="trash" size={14} />
         </button>
       </span>

@@ -8,7 +8,7 @@ import { Icon } from './Icon';
 export function Toasts(): React.JSX.Element {
   const { toasts, dismiss } = useToasts();
   return createPortal(
-    <div className="toasts" aria-live="polite" aria-label="Notifications">
+    <div className="toasts" role="region" aria-live="polite" aria-label="Notifications">
       {toasts.map((toast) => (
         <div key={toast.id} className={`toast toast-${toast.kind}`} role={toast.kind === 'error' ? 'alert' : 'status'}>
           <Icon name={toast.kind === 'error' ? 'alert' : 'check'} />

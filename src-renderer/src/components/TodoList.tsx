@@ -7,7 +7,7 @@ const STATUS_LABEL = { pending: 'pending', in_progress: 'in progress', completed
 
 export function TodoList({ todos }: { todos: readonly Todo[] }): React.JSX.Element {
   return (
-    <ul className="todo-list">
+    <ul className="todo-list" tabIndex={0}>
       {todos.map((todo, i) => (
         <li key={i} className={`todo todo-${todo.status}`}>
           <span className="todo-mark" aria-hidden="true">

@@ -1,4 +1,4 @@
-// The agent's current plan: the latest todo list, pinned at the top of the conversation.
+// The agent's current plan: the latest todo list, above the conversation (and part of its log).
 // It is one line (progress and the current step) until the person opens it.
 
 import { useState } from 'react';
@@ -6,22 +6,23 @@ import type { Todo } from '../lib/agent-event';
 import { Icon } from './Icon';
 import { TodoList } from './TodoList';
 
-export function TodoPanel({ todos }: { todos: readonly Todo[] }): React.JSX.Element | null {
+export function TodoPanel({ todos, id }: { todos: readonly Todo[]; id?: string }): React.JSX.Element | null {
   const [open, setOpen] = useState(false);
   if (todos.length === 0) return null;
   const done = todos.filter((t) => t.status === 'completed').length;
   const current = todos.find((t) => t.status === 'in_progress') ?? todos.find((t) => t.status === 'pending');
   return (
-    <section className={`todo-panel${open ? ' open' : ''}`} aria-label="Todos">
+    <section className={`todo-panel${open ? ' open' : ''}`} aria-label="Todos" id={id}>
       <button
         type="button"
         className="todo-panel-head"
         aria-expanded={open}
-        aria-label={`${open ? 'Hide' : 'Show'} the todo list (${done} of ${todos.length} done)`}
         onClick={() => setOpen((v) => !v)}
       >
         <Icon name={open ? 'chevronDown' : 'chevronRight'} size={14} />
         <Icon name="list" size={14} />
+        {/* Named by what it shows (nothing but the verb is hidden): "Show Todos 1/2 done …". */}
+        <span className="visually-hidden">{open ? 'Hide ' : 'Show '}</span>
         <span className="todo-panel-title">Todos</span>
         <span className="muted">
           {done}/{todos.length} done

@@ -8,7 +8,7 @@ import { memo, useState, type ReactNode } from 'react';
 import { formatBytes, formatElapsed } from '../lib/format';
 import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
-import { ONE_LINE_TOOLS, commandOf, offloadedPath, oneLine, safeJson, summarizeArgs, tailLines } from '../lib/tool-summary';
+import { ONE_LINE_TOOLS, commandOf, offloadedPath, oneLine, safeJson, summarizeArgs, tailLines, toolCardName } from '../lib/tool-summary';
 import { useNow } from '../state/use-now';
 import { ApprovalCard } from './ApprovalCard';
 import { useConversation, type DecidedPreview } from './conversation-context';
@@ -78,7 +78,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
   const live = status === 'running' && item.liveOutput ? tailLines(item.liveOutput, TAIL_LINES).text : null;
 
   return (
-    <article className={`tool-card tool-${status}${oneLiner ? ' tool-oneline' : ''}`} aria-label={`Tool call ${item.name}`}>
+    <article className={`tool-card tool-${status}${oneLiner ? ' tool-oneline' : ''}`} aria-label={toolCardName(item.name, item.args, label)}>
       <header className="tool-head">
         <button
           type="button"
@@ -166,7 +166,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
           {item.edited ? (
             <>
               <div className="tool-section-label">{command !== null ? 'The agent proposed' : 'Arguments the agent proposed'}</div>
-              <pre className="tool-pre tool-pre-proposed">
+              <pre className="tool-pre tool-pre-proposed" tabIndex={0}>
                 <VisibleText text={item.name === 'execute' ? (commandOf(item.originalArgs) ?? safeJson(item.originalArgs, 2)) : safeJson(item.originalArgs, 2)} />
               </pre>
             </>
@@ -174,7 +174,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
           {command === null ? (
             <>
               <div className="tool-section-label">Arguments</div>
-              <pre className="tool-pre">
+              <pre className="tool-pre" tabIndex={0}>
                 <VisibleText text={safeJson(item.args, 2)} />
               </pre>
             </>
@@ -186,7 +186,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
               <div className="tool-section-label">
                 Result <CopyButton text={output} label="Copy output" />
               </div>
-              <pre className={`tool-pre${item.isError ? ' tool-pre-error' : ''}`}>{output.length > FULL_CHARS ? output.slice(-FULL_CHARS) : output}</pre>
+              <pre className={`tool-pre${item.isError ? ' tool-pre-error' : ''}`} tabIndex={0}>{output.length > FULL_CHARS ? output.slice(-FULL_CHARS) : output}</pre>
               {output.length > FULL_CHARS ? <p className="muted">Showing the last {formatBytes(FULL_CHARS)} of the result.</p> : null}
             </>
           ) : null}

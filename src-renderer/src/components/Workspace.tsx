@@ -33,7 +33,9 @@ import { TerminalPanel } from './TerminalPanel';
 import { TextViewerDialog, type TextViewerContent } from './TextViewerDialog';
 import { ThreadList } from './ThreadList';
 import { Toasts } from './Toasts';
+import { useRegionNavigation } from './use-region-navigation';
 import { useTerminalFocus, TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
+import { focusMessageBox, stillFocusable } from '../lib/focus';
 
 type Drawer = SidePanel | 'viewer' | null;
 
@@ -127,8 +129,11 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   );
 
   const narrow = layout.narrow;
+  /** What opened the file viewer (a tree row, a path in the conversation): it has the keyboard back on close. */
+  const viewerOpener = useRef<HTMLElement | null>(null);
   const openPath = useCallback(
     (path: string) => {
+      if (document.activeElement instanceof HTMLElement && !document.activeElement.closest('.viewer-panel')) viewerOpener.current = document.activeElement;
       setOpenFile({ path });
       void readFile(path);
       if (narrow) setDrawer('viewer');
@@ -164,8 +169,13 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   );
 
   const closeFile = (): void => {
+    const path = openFile?.path;
     setOpenFile(null);
     if (drawer === 'viewer') setDrawer(null);
+    const opener = stillFocusable(viewerOpener.current) ?? (path === undefined ? null : stillFocusable(document.querySelector(`[role="treeitem"][data-key="${CSS.escape(path)}"]`)));
+    viewerOpener.current = null;
+    if (opener) opener.focus();
+    else focusMessageBox();
   };
 
   const terminalOpen = layout.terminalOpen;
@@ -187,6 +197,22 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   useEffect(() => {
     if (!narrow) setDrawer(null);
   }, [narrow]);
+
+  // A drawer that closes (Esc, the scrim, a thread chosen in it) gives the keyboard back to
+  // the switcher's button that opened it, if the keyboard was in it.
+  const lastDrawer = useRef<Drawer>(null);
+  useEffect(() => {
+    const closed = lastDrawer.current;
+    lastDrawer.current = drawer;
+    if (closed === null || drawer !== null) return;
+    const active = document.activeElement;
+    if (active !== null && active !== document.body && active.getClientRects().length > 0) return;
+    const opener = closed === 'viewer' ? null : document.querySelector<HTMLElement>(`.switcher button[aria-label="Show ${closed}"]`);
+    if (opener) opener.focus();
+    else focusMessageBox();
+  }, [drawer]);
+
+  useRegionNavigation();
 
   const noModel = settings !== null && settings.model.trim() === '';
   const changedPaths = useMemo(() => agentChangedPaths(session.state.items), [session.state.items]);
@@ -237,6 +263,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           {narrow ? <PanelSwitcher current={drawer === 'viewer' ? null : drawer} onSelect={(p) => setDrawer((d) => (d === p ? null : p))} /> : null}
           <aside
             ref={leftRef}
+            aria-label="Threads and files"
             className={`side side-left${layout.leftRail && !narrow ? ' rail' : ''}${narrow ? (leftDrawer ? ' drawer open' : ' drawer') : ''}`}
             style={narrow ? undefined : { width: layout.leftWidth }}
           >
@@ -325,6 +352,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           ) : null}
           <aside
             ref={rightRef}
+            aria-label="Memories and changes"
             className={`side side-right${layout.rightRail && !narrow ? ' rail' : ''}${openFile ? ' with-viewer' : ''}${narrow ? (rightDrawer ? ' drawer open' : ' drawer') : ''}`}
             style={narrow ? undefined : { width: layout.rightWidth }}
           >

@@ -102,3 +102,23 @@ describe('appClasses', () => {
     expect(appClasses('invisible-char markdown code-copy')).toBe('code-copy');
   });
 });
+
+describe('the structure Markdown gives the page', () => {
+  it('puts an answer’s headings below the page’s own h1 (the thread’s title)', () => {
+    const html = markdownHtml('# Title\n\n## Part\n\n###### Deepest\n');
+    expect(html).toContain('<h2>Title</h2>');
+    expect(html).toContain('<h3>Part</h3>');
+    expect(html).toContain('<h6>Deepest</h6>');
+    expect(html).not.toContain('<h1');
+  });
+
+  it('gives a code block a Tab stop, so a wide one scrolls by keyboard', () => {
+    expect(markdownHtml('```\nx\n```\n')).toContain('<pre tabindex="0">');
+  });
+});
+
+describe('a wide table', () => {
+  it('takes a Tab stop, so the keyboard can scroll it sideways', () => {
+    expect(markdownHtml('| a | b |\n| - | - |\n| 1 | 2 |\n')).toContain('<table tabindex="0">');
+  });
+});

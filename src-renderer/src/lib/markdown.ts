@@ -10,11 +10,13 @@
 // the page, in parts.
 
 import DOMPurify from 'dompurify';
-import { Marked, type Tokens } from 'marked';
+import { Marked, Renderer, type Tokens } from 'marked';
 import { escapeHtml, highlightCode } from './highlight';
 
 /** A language name fit for a class (`ts`, `c++`, `objective-c`); anything else is not one. */
 const LANGUAGE = /^[\w+#.-]{1,40}$/;
+
+const plain = new Renderer();
 
 const marked = new Marked({
   gfm: true,
@@ -27,6 +29,15 @@ const marked = new Marked({
     code({ text, lang }) {
       return codeBlockHtml(text, lang, true);
     },
+    // A wide table scrolls sideways in its box: a Tab stop lets the keyboard scroll it too.
+    table(token) {
+      return plain.table.call(this, token).replace('<table>', '<table tabindex="0">');
+    },
+    // One level down: the page's own heading (the thread's title, the file's name) is the h1.
+    heading({ tokens, depth }) {
+      const level = Math.min(depth + 1, 6);
+      return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;
+    },
     // A task list item (`- [x] done`): a checkbox the person sees, not one they can tick.
     checkbox({ checked }) {
       return `<input type="checkbox" class="task-check" disabled=""${checked ? ' checked=""' : ''} aria-label="${checked ? 'Done' : 'Not done'}"> `;
@@ -38,14 +49,17 @@ const marked = new Marked({
   },
 });
 
-/** A fenced or indented code block: the language and the copy button in a bar above the code, never over it. */
+/**
+ * A fenced or indented code block: the language and the copy button in a bar above the code,
+ * never over it; the code takes a Tab stop so that a wide block scrolls by keyboard too.
+ */
 function codeBlockHtml(text: string, lang: string | undefined, highlight: boolean): string {
   const word = lang?.trim().split(/\s+/)[0] ?? '';
   const language = LANGUAGE.test(word) ? word : '';
   const label = `<span class="code-lang">${escapeHtml(language)}</span>`;
   const copy = '<span class="code-copy" role="button" tabindex="0" aria-label="Copy code" data-copy-code="">Copy</span>';
   const code = highlight ? highlightCode(text, language) : escapeHtml(text);
-  return `<div class="code-block"><div class="code-bar">${label}${copy}</div><pre><code class="hljs${language ? ` language-${escapeHtml(language)}` : ''}">${code}</code></pre></div>`;
+  return `<div class="code-block"><div class="code-bar">${label}${copy}</div><pre tabindex="0"><code class="hljs${language ? ` language-${escapeHtml(language)}` : ''}">${code}</code></pre></div>`;
 }
 
 let hooked = false;

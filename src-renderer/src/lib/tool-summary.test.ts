@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { commandOf, offloadedPath, oneLine, previewLines, summarizeArgs, tailLines } from './tool-summary';
+import { commandOf, offloadedPath, oneLine, previewLines, summarizeArgs, tailLines, toolCardName } from './tool-summary';
 
 describe('tool summaries', () => {
   it('summarizes arguments per tool', () => {
@@ -13,6 +13,14 @@ describe('tool summaries', () => {
     expect(summarizeArgs('custom', { a: 1 })).toBe('{"a":1}');
     expect(summarizeArgs('custom', undefined)).toBe('');
     expect(summarizeArgs('read_file', 'garbage')).toBe('');
+  });
+
+  it('names a card by tool, target and status', () => {
+    expect(toolCardName('execute', { command: 'npm test' }, 'Failed · exit 1')).toBe('execute npm test — Failed · exit 1');
+    expect(toolCardName('write_file', { file_path: '/notes.txt', content: 'x' }, 'Done')).toBe('write_file /notes.txt — Done');
+    expect(toolCardName('custom', undefined, 'Running')).toBe('custom — Running');
+    expect(toolCardName('execute', { command: 'ls \u202Etxt.exe' }, 'Done')).toBe('execute ls ⟨U+202E⟩txt.exe — Done');
+    expect(toolCardName('execute', { command: 'x'.repeat(300) }, 'Done')).toHaveLength(`execute  — Done`.length + 100);
   });
 
   it('reads the command of an execute call', () => {

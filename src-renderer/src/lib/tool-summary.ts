@@ -1,6 +1,7 @@
 // How a tool call reads in a card header, and where an offloaded result went.
 
 import { clip } from './format';
+import { visibleText } from './visible-text';
 
 const PATH_TOOLS = new Set(['ls', 'read_file', 'write_file', 'edit_file']);
 
@@ -21,6 +22,16 @@ export function summarizeArgs(name: string, args: unknown): string {
   if (args === undefined) return '';
   const json = safeJson(args);
   return json === '{}' ? '' : clip(json, 120);
+}
+
+/**
+ * A tool card's accessible name: the tool, its target and its status, e.g.
+ * `execute npm test — Failed · exit 1` (the status without the ticking elapsed time). The
+ * target is the model's text: its invisible and direction-changing characters are read as escapes.
+ */
+export function toolCardName(name: string, args: unknown, status: string): string {
+  const target = visibleText(summarizeArgs(name, args));
+  return `${name}${target ? ` ${clip(target, 100)}` : ''} — ${status}`;
 }
 
 /** The command of an `execute` call, or null. */
