@@ -12,7 +12,7 @@ import { openDatabase } from '../src-main/core/backends/store';
 import type { ChatMessage } from '../src-main/core/models/types';
 import { databasePath } from '../src-main/app/data-dir';
 import { ThreadStore } from '../src-main/app/threads/thread-store';
-import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
+import { conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
 
@@ -102,7 +102,7 @@ describe('a long thread in the window', () => {
     expect(more.slice(-loaded.length)).toEqual(loaded);
 
     // The last command's 60 KB output came cut; opening its card shows all of it.
-    const card = conversation(page).getByRole('article', { name: 'Tool call execute' }).last();
+    const card = toolCard(page, 'execute').last();
     await card.scrollIntoViewIfNeeded();
     expect(await conversation(page).getByText(MIDDLE).count()).toBe(0);
     await expect.poll(() => card.innerText()).toMatch(/build finished/);
