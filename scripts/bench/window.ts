@@ -17,6 +17,8 @@ const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-ne
 const TERMINAL_BYTES = 50 * 1024 * 1024;
 const STREAM_TOKENS_PER_SECOND = 2_000;
 const STREAM_SECONDS = 8;
+/** No frame of a streaming answer may take longer than this (issue 17). */
+const LONGEST_FRAME_MS = 50;
 /** One frame at 60 Hz. */
 const FRAME_MS = 1000 / 60;
 
@@ -123,6 +125,9 @@ async function terminalRun(browser: Browser, url: string, screenshot: string | n
     await page.getByRole('button', { name: 'New thread' }).click();
     const terminal = page.getByRole('region', { name: 'Terminal' });
     await terminal.waitFor({ timeout: 15_000 });
+    // The terminal starts folded until it is first needed: open it, which starts the shell.
+    const expand = page.getByRole('button', { name: 'Expand Terminal' });
+    if (await expand.isVisible()) await expand.click();
     // The shell's prompt is on screen.
     await page.waitForFunction(terminalShows, '', { timeout: 30_000, polling: 100 });
     await terminal.locator('.xterm').click();
@@ -231,7 +236,7 @@ async function benchStreaming(section: Section, browser: Browser, repo: string, 
       target: '≤ 16.7 ms (60 Hz)',
       result: verdict(p95 <= FRAME_MS + 1),
     });
-    section.rows.push({ name: `  longest frame interval (${late} of ${frames.length} frames over 25 ms)`, ours: formatMs(Math.max(...frames)), target: '< 16.7 ms', result: verdict(Math.max(...frames) <= FRAME_MS + 1) });
+    section.rows.push({ name: `  longest frame interval (${late} of ${frames.length} frames over 25 ms)`, ours: formatMs(Math.max(...frames)), target: `≤ ${LONGEST_FRAME_MS} ms`, result: verdict(Math.max(...frames) <= LONGEST_FRAME_MS) });
     section.rows.push({
       name: `  longest main-thread task (${longTasks} tasks ≥ 50 ms; a stream took ${formatMs(median(results.map((r) => r.ms)))})`,
       ours: longTasks === 0 ? '< 50 ms' : formatMs(longest),
