@@ -113,6 +113,16 @@ describe('process tree', () => {
     for (const pid of pids) expect(isProcessAlive(pid)).toBe(false);
   });
 
+  it('kills a root that is not (yet) its own group leader and carries no marker (a shell killed right after it was spawned)', async () => {
+    // In our own process group and session, as a pty's child is between fork and setsid.
+    const child = spawn('/bin/sh', ['-c', 'sleep 30'], { stdio: 'ignore' });
+    const pid = child.pid!;
+    await waitFor(() => isProcessAlive(pid));
+    await killProcessTree(pid, { marker: 'DEEPDESK_TEST_MARK=never-set', graceMs: 300 });
+    await waitFor(() => !isProcessAlive(pid));
+    expect(isProcessAlive(pid)).toBe(false);
+  });
+
   it('reports a process as alive until it is gone', async () => {
     const root = startTree('sleep 30', 'X=1');
     expect(isProcessAlive(root)).toBe(true);

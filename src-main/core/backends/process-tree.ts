@@ -117,7 +117,8 @@ export function collectProcessTree(rootPid: number, marker?: string): number[] {
     queue.push(pid);
   };
   for (const p of processes) {
-    if (p.pgid === rootPid || p.sid === rootPid || p.marked) add(p.pid);
+    // The root itself too: just spawned, it may not have made its own group or session yet (nor exec'd with the marker).
+    if (p.pid === rootPid || p.pgid === rootPid || p.sid === rootPid || p.marked) add(p.pid);
   }
   while (queue.length > 0) {
     const pid = queue.pop() as number;
