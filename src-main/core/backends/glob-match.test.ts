@@ -39,6 +39,20 @@ describe('compileGlob', () => {
     expect(g('*', '.env')).toBe(false);
   });
 
+  it('matches whole code points: astral names, and lone surrogates in a pattern never match half of one', () => {
+    const g = (p: string, f: string) => compileGlob(p).matches(f);
+    expect(g('?', '🙂')).toBe(true);
+    expect(g('??', '🙂')).toBe(false);
+    expect(g('*🙂', 'a🙂')).toBe(true);
+    expect(g('🙂*', '🙂.py')).toBe(true);
+    expect(g('*.py', '🙂.py')).toBe(true);
+    expect(g('*\uDE42', 'a🙂')).toBe(false);
+    expect(g('\uD83D*', '🙂x')).toBe(false);
+    expect(g('*\uDE42*', 'a🙂b')).toBe(false);
+    expect(g('*\uDE42', 'a\uDE42')).toBe(true);
+    expect(g('*[\uDE42]', 'a🙂')).toBe(false);
+  });
+
   it('expands nested braces', () => {
     expect(expandBraces('a{b,c{d,e}}f')).toEqual(['abf', 'acdf', 'acef']);
     expect(expandBraces('a{b')).toEqual(['a{b']);
