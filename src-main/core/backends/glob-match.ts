@@ -73,11 +73,28 @@ function compileOne(pattern: string): GlobMatcher {
   const last = segments[segments.length - 1];
   // A file's name can only be matched by the last segment: a cheap test that rejects most paths.
   const lastName = last?.kind === 'name' ? last.match : null;
+  if (lastName !== null && segments.length === 2 && segments[0]!.kind === 'globstar') {
+    // `**/name`, the usual form: `**` takes every folder, and it must not take a dot-folder.
+    return {
+      matches: (rel) => {
+        const slash = rel.lastIndexOf('/');
+        return lastName(rel.slice(slash + 1)) && (slash < 0 || !hasDotName(rel, slash));
+      },
+      mayMatchBelow: (relDir) => !hasDotName(relDir, relDir.length),
+    };
+  }
   return {
     matches: (rel) =>
       (lastName === null || lastName(rel.slice(rel.lastIndexOf('/') + 1))) && matchSegments(segments, 0, splitRel(rel), 0, false, memo ? new Set() : null),
     mayMatchBelow: (relDir) => matchSegments(segments, 0, splitRel(relDir), 0, true, memo ? new Set() : null),
   };
+}
+
+/** Whether a '/'-separated name in `rel` before offset `end` starts with a dot. */
+function hasDotName(rel: string, end: number): boolean {
+  if (end > 0 && rel.charCodeAt(0) === 0x2e) return true;
+  const dot = rel.indexOf('/.');
+  return dot >= 0 && dot + 1 < end;
 }
 
 function splitRel(rel: string): string[] {
