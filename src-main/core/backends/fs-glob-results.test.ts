@@ -184,4 +184,15 @@ describe('FileInfoGatherer', () => {
     }
     fs.rmSync(probe);
   });
+
+  it('formats any time as Date.toISOString() does, across days, leap years and the year 10000', () => {
+    const day = 86_400_000;
+    const times = [0, 0.5, 1.4999, 999.5, day - 1, day, day - 0.5, 951_782_400_000 - 1, 951_782_400_000, 4_107_542_400_000, 253_402_300_799_999, 253_402_300_800_000, -1, -0.4, -day - 1.5];
+    let seed = 7;
+    for (let i = 0; i < 20_000; i++) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      times.push((seed / 2147483648) * 260_000_000_000_000 - 1_000_000_000_000);
+    }
+    for (const ms of times) expect(isoTime(ms), `${ms}`).toBe(new Date(Math.round(ms)).toISOString());
+  });
 });
