@@ -18,17 +18,3 @@ export async function forEachLimit<T>(items: Iterable<T> | AsyncIterable<T>, lim
 function toAsync<T>(it: Iterator<T>): AsyncIterator<T> {
   return { next: async () => it.next() };
 }
-
-/** Maps `items` with at most `limit` calls in flight, keeping order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
-}

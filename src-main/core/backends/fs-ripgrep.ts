@@ -81,11 +81,11 @@ export function ripgrepSearch(
   return run(target.rg, args, deadline, (chunk) => onHits(parser.push(chunk)));
 }
 
-/** Every file ripgrep would search below the folder (real paths). */
-export function ripgrepFiles(target: RipgrepTarget, deadline: SearchDeadline, onFiles: (reals: string[]) => Promise<void>): Promise<RipgrepOutcome> {
+/** Every file ripgrep would search below the folder (real paths), handed over as they are printed. */
+export function ripgrepFiles(target: RipgrepTarget, deadline: SearchDeadline, onFiles: (reals: string[]) => void): Promise<RipgrepOutcome> {
   const args = [...filterFlags(target), '--files', '--null', '--', target.dir];
   const parser = new NulListParser();
-  return run(target.rg, args, deadline, (chunk) => onFiles(parser.push(chunk)));
+  return run(target.rg, args, deadline, async (chunk) => onFiles(parser.push(chunk)));
 }
 
 async function run(rg: string, args: string[], deadline: SearchDeadline, onChunk: (chunk: Buffer) => Promise<void>): Promise<RipgrepOutcome> {

@@ -2,15 +2,15 @@
 // otherwise. Both engines apply the same filters (fs-walk / fs-ripgrep) and the same
 // byte-level line rules (fs-grep-file), so their results are identical.
 
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { GlobMatcher } from './glob-match';
-import type { FileInfo, GlobResult, GrepMatch, GrepResult } from './protocol';
-import { compareCodePoints, joinVirtual, sortByPath } from './paths';
+import type { GlobResult, GrepMatch, GrepResult } from './protocol';
+import { compareCodePoints, joinVirtual } from './paths';
 import { SearchDeadline } from './fs-deadline';
 import { ancestorRules, gitignoreAboveRoot, hasGitDir } from './fs-gitignore';
 import { decodeLine, fileLooksBinary, searchFile } from './fs-grep-file';
-import { forEachLimit, mapLimit } from './fs-pool';
+import { FileInfoGatherer } from './fs-file-infos';
+import { forEachLimit } from './fs-pool';
 import type { RipgrepHit, RipgrepOutcome, RipgrepTarget } from './fs-ripgrep';
 import { ripgrepFiles, ripgrepFindsRepository, ripgrepSearch } from './fs-ripgrep';
 import { Walker } from './fs-walk';
@@ -36,7 +36,6 @@ export interface SearchTarget {
 }
 
 const FILE_CONCURRENCY = 8;
-const STAT_CONCURRENCY = 32;
 
 /** Keeps the first `limit` matches in (path, line) order in bounded memory, knowing whether more existed. */
 export class MatchCollector {
@@ -109,37 +108,24 @@ export async function grepFile(env: SearchEnv, target: SearchTarget, pattern: st
 export async function globTree(env: SearchEnv, target: SearchTarget, matcher: GlobMatcher): Promise<GlobResult> {
   const deadline = new SearchDeadline(env.budgetMs, env.signal);
   try {
-    let found: { real: string; rel: string }[] = [];
-    let completed: boolean | null = null;
     const rg = await ripgrepTarget(env, target.real, deadline);
     if (rg) {
+      const infos = new FileInfoGatherer();
       const prefix = dirPrefix(target.real);
-      const outcome = await ripgrepFiles(rg, deadline, async (reals) => {
+      const outcome = await ripgrepFiles(rg, deadline, (reals) => {
         for (const real of reals) {
           const rel = relUnder(prefix, real);
-          if (rel !== null && matcher.matches(rel)) found.push({ real, rel });
+          if (rel !== null && matcher.matches(rel)) infos.add(real, joinVirtual(target.virtual, rel));
         }
       });
-      if (outcome.ok) completed = outcome.completed;
-      else {
-        env.onRipgrepFailed?.();
-        found = [];
-      }
+      if (outcome.ok) return { matches: await infos.finish(), truncated: !outcome.completed };
+      env.onRipgrepFailed?.();
+      await infos.finish();
     }
-    if (completed === null) {
-      const walker = new Walker({ root: env.root, start: target.real, enterDir: (rel) => matcher.mayMatchBelow(rel), shouldStop: () => deadline.stopped });
-      for await (const file of walker.files()) if (matcher.matches(file.rel)) found.push(file);
-      completed = walker.completed;
-    }
-    const infos = await mapLimit(found, STAT_CONCURRENCY, async ({ real, rel }): Promise<FileInfo | null> => {
-      try {
-        const st = await fsp.lstat(real);
-        return { path: joinVirtual(target.virtual, rel), size: st.size, modifiedAt: st.mtime.toISOString() };
-      } catch {
-        return null;
-      }
-    });
-    return { matches: sortByPath(infos.filter((i): i is FileInfo => i !== null)), truncated: !completed };
+    const infos = new FileInfoGatherer();
+    const walker = new Walker({ root: env.root, start: target.real, enterDir: (rel) => matcher.mayMatchBelow(rel), shouldStop: () => deadline.stopped });
+    for await (const file of walker.files()) if (matcher.matches(file.rel)) infos.add(file.real, joinVirtual(target.virtual, file.rel));
+    return { matches: await infos.finish(), truncated: !walker.completed };
   } finally {
     deadline.dispose();
   }

@@ -39,6 +39,32 @@ describe('compileGlob', () => {
     expect(g('*', '.env')).toBe(false);
   });
 
+  it('matches whole code points: astral names, and lone surrogates in a pattern never match half of one', () => {
+    const g = (p: string, f: string) => compileGlob(p).matches(f);
+    expect(g('?', '🙂')).toBe(true);
+    expect(g('??', '🙂')).toBe(false);
+    expect(g('*🙂', 'a🙂')).toBe(true);
+    expect(g('🙂*', '🙂.py')).toBe(true);
+    expect(g('*.py', '🙂.py')).toBe(true);
+    expect(g('*\uDE42', 'a🙂')).toBe(false);
+    expect(g('\uD83D*', '🙂x')).toBe(false);
+    expect(g('*\uDE42*', 'a🙂b')).toBe(false);
+    expect(g('*\uDE42', 'a\uDE42')).toBe(true);
+    expect(g('*[\uDE42]', 'a🙂')).toBe(false);
+  });
+
+  it('lets ** take any folders but dot-folders, at any depth', () => {
+    const g = (p: string, f: string) => compileGlob(p).matches(f);
+    expect(g('**/*.py', 'a/b/c/d.py')).toBe(true);
+    expect(g('**/*.py', 'a/.b/c/d.py')).toBe(false);
+    expect(g('**/*.py', 'a/b/.c/d.py')).toBe(false);
+    expect(g('**/.*.py', 'a/b/.d.py')).toBe(true);
+    expect(g('**/d.py', 'a/b.c/d.py')).toBe(true);
+    expect(compileGlob('**/*.py').mayMatchBelow('a/b/.c')).toBe(false);
+    expect(compileGlob('**/*.py').mayMatchBelow('a.b/c')).toBe(true);
+    expect(compileGlob('**/*.py').mayMatchBelow('')).toBe(true);
+  });
+
   it('expands nested braces', () => {
     expect(expandBraces('a{b,c{d,e}}f')).toEqual(['abf', 'acdf', 'acef']);
     expect(expandBraces('a{b')).toEqual(['a{b']);

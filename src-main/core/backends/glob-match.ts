@@ -88,10 +88,33 @@ function compileOne(pattern: string): GlobMatcher {
     .split('/')
     .filter((s, i, all) => s !== '' && s !== '.' && !(s === '**' && all[i - 1] === '**'))
     .map(compileSegment);
+  // With at most one `**` there is nothing to retry, so no memo is needed.
+  const memo = segments.filter((s) => s.kind === 'globstar').length > 1;
+  const last = segments[segments.length - 1];
+  // A file's name can only be matched by the last segment: a cheap test that rejects most paths.
+  const lastName = last?.kind === 'name' ? last.match : null;
+  if (lastName !== null && segments.length === 2 && segments[0]!.kind === 'globstar') {
+    // `**/name`, the usual form: `**` takes every folder, and it must not take a dot-folder.
+    return {
+      matches: (rel) => {
+        const slash = rel.lastIndexOf('/');
+        return lastName(rel.slice(slash + 1)) && (slash < 0 || !hasDotName(rel, slash));
+      },
+      mayMatchBelow: (relDir) => !hasDotName(relDir, relDir.length),
+    };
+  }
   return {
-    matches: (rel) => matchSegments(segments, 0, splitRel(rel), 0, false),
-    mayMatchBelow: (relDir) => matchSegments(segments, 0, splitRel(relDir), 0, true),
+    matches: (rel) =>
+      (lastName === null || lastName(rel.slice(rel.lastIndexOf('/') + 1))) && matchSegments(segments, 0, splitRel(rel), 0, false, memo ? new Set() : null),
+    mayMatchBelow: (relDir) => matchSegments(segments, 0, splitRel(relDir), 0, true, memo ? new Set() : null),
   };
+}
+
+/** Whether a '/'-separated name in `rel` before offset `end` starts with a dot. */
+function hasDotName(rel: string, end: number): boolean {
+  if (end > 0 && rel.charCodeAt(0) === 0x2e) return true;
+  const dot = rel.indexOf('/.');
+  return dot >= 0 && dot + 1 < end;
 }
 
 function splitRel(rel: string): string[] {
@@ -105,9 +128,11 @@ function matchName(seg: Segment, name: string): boolean {
 
 /**
  * With `prefixOnly`, succeeds when `parts` could be the leading folders of a match.
- * Failed (segment, part) states are remembered, so `**` runs in O(segments × parts).
+ * Failed (segment, part) states are remembered in `failed` (needed from two `**` on), so
+ * `**` runs in O(segments × parts).
  */
-function matchSegments(segs: Segment[], si: number, parts: string[], pi: number, prefixOnly: boolean, failed = new Set<number>()): boolean {
+function matchSegments(segs: Segment[], si: number, parts: string[], pi: number, prefixOnly: boolean, failed: Set<number> | null): boolean {
+  if (failed === null) return matchFrom(segs, si, parts, pi, prefixOnly, failed);
   const start = si * (parts.length + 1) + pi;
   if (failed.has(start)) return false;
   const matched = matchFrom(segs, si, parts, pi, prefixOnly, failed);
@@ -115,11 +140,12 @@ function matchSegments(segs: Segment[], si: number, parts: string[], pi: number,
   return matched;
 }
 
-function matchFrom(segs: Segment[], si: number, parts: string[], pi: number, prefixOnly: boolean, failed: Set<number>): boolean {
+function matchFrom(segs: Segment[], si: number, parts: string[], pi: number, prefixOnly: boolean, failed: Set<number> | null): boolean {
   for (;;) {
     if (pi === parts.length) {
       if (prefixOnly) return si < segs.length;
-      return segs.slice(si).every((s) => s.kind === 'globstar');
+      for (; si < segs.length; si++) if (segs[si]!.kind !== 'globstar') return false;
+      return true;
     }
     if (si === segs.length) return false;
     const seg = segs[si]!;
@@ -169,10 +195,31 @@ function compileSegment(text: string): Segment {
   if (literal) return { kind: 'name', match: (name) => name === text };
   // Shell rule: a leading dot must be matched by a literal dot.
   const dotGuard = !text.startsWith('.');
+  const test = starredLiteralTest(tokens) ?? ((name: string) => matchTokens(tokens, name));
   return {
     kind: 'name',
-    match: (name) => !(dotGuard && name.startsWith('.')) && matchTokens(tokens, name),
+    match: (name) => !(dotGuard && name.charCodeAt(0) === 0x2e) && test(name),
   };
+}
+
+/**
+ * `*lit`, `lit*` and `*lit*` (the usual `*.ts`) as one string test. Only for a literal
+ * without surrogates: then a match at a UTF-16 offset never splits a code point of the
+ * name, so it agrees with matchTokens.
+ */
+function starredLiteralTest(tokens: readonly Token[]): ((name: string) => boolean) | null {
+  const lead = tokens[0]?.kind === 'star';
+  const trail = tokens.length > 1 && tokens[tokens.length - 1]!.kind === 'star';
+  const middle = tokens.slice(lead ? 1 : 0, trail ? -1 : undefined);
+  if (!lead && !trail) return null;
+  const cps: number[] = [];
+  for (const t of middle) {
+    if (t.kind !== 'char' || (t.cp >= 0xd800 && t.cp <= 0xdfff)) return null;
+    cps.push(t.cp);
+  }
+  const lit = String.fromCodePoint(...cps);
+  if (lead && trail) return (name) => name.includes(lit);
+  return lead ? (name) => name.endsWith(lit) : (name) => name.startsWith(lit);
 }
 
 function parseClass(inner: string[]): Token {
@@ -214,22 +261,24 @@ function tokenMatches(token: Token, cp: number): boolean {
  * cost at most O(n × m), whatever the pattern (`*?*?*?…` included).
  */
 function matchTokens(tokens: readonly Token[], name: string): boolean {
-  const cps = Array.from(name, (c) => c.codePointAt(0)!);
+  // n and starN are UTF-16 offsets, always at a code point's start.
   let t = 0;
   let n = 0;
   let starT = -1;
   let starN = 0;
-  while (n < cps.length) {
+  while (n < name.length) {
     const token = tokens[t];
+    const cp = name.codePointAt(n)!;
     if (token !== undefined && token.kind === 'star') {
       starT = t++;
       starN = n;
-    } else if (token !== undefined && tokenMatches(token, cps[n]!)) {
+    } else if (token !== undefined && tokenMatches(token, cp)) {
       t++;
-      n++;
+      n += cp > 0xffff ? 2 : 1;
     } else if (starT >= 0) {
       t = starT + 1;
-      n = ++starN;
+      starN += name.codePointAt(starN)! > 0xffff ? 2 : 1;
+      n = starN;
     } else {
       return false;
     }

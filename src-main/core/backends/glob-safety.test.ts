@@ -61,8 +61,9 @@ describe('the same results as before on ordinary patterns (differential against 
   it('agrees on thousands of generated pattern/path pairs', () => {
     let seed = 42;
     const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
-    const atoms = ['a', 'b', '.', '*', '?', '**', '[ab]', '[!a]', '[a-c]', '[^b]', '{a,b}', '{,.}', 'x', '[', ']', '.py', '日', '🙂', '{a,{b,c}}', '-'];
-    const names = ['a', 'b', '.a', 'ab', 'a.py', '.hidden', 'x', 'b.py', '日本', '🙂', 'a-b', '[a]', 'abc', '.'];
+    // Lone surrogates and astral names check that `*lit`-style shortcuts never split a code point.
+    const atoms = ['a', 'b', '.', '*', '?', '**', '[ab]', '[!a]', '[a-c]', '[^b]', '{a,b}', '{,.}', 'x', '[', ']', '.py', '日', '🙂', '{a,{b,c}}', '-', '\uDE42', '\uD83D'];
+    const names = ['a', 'b', '.a', 'ab', 'a.py', '.hidden', 'x', 'b.py', '日本', '🙂', 'a-b', '[a]', 'abc', '.', 'a🙂', '🙂.py', '.py🙂b', 'a\uD83D', '\uDE42b'];
     let compared = 0;
     for (let i = 0; i < 4000; i++) {
       const segs = Array.from({ length: 1 + rand(3) }, () => Array.from({ length: 1 + rand(4) }, () => atoms[rand(atoms.length)]!).join(''));

@@ -67,7 +67,11 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 export function sortByPath<T extends { path: string }>(items: T[]): T[] {
+  // Without surrogates UTF-16 order is code point order, and the built-in comparison is much faster.
+  if (!items.some((i) => SURROGATE.test(i.path))) return items.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
   return items.sort((x, y) => compareCodePoints(x.path, y.path));
 }
 
