@@ -163,8 +163,8 @@ describe('the terminal on the first screen', () => {
       const page = await open(serve.url, width, height);
       const name = page.locator('.header-folder-name');
       await poll(() => name.innerText()).toBe(basename(serve.folder));
-      const cut = await name.evaluate((el) => el.scrollWidth > el.clientWidth);
-      expect(cut, `${width}×${height}`).toBe(false);
+      // The header lays out again as the model's name and the mode arrive: poll for the settled state.
+      await expect.poll(() => name.evaluate((el) => el.scrollWidth > el.clientWidth), { timeout: 10_000, message: `${width}×${height}` }).toBe(false);
       await page.context().close();
     }
   });
