@@ -9,18 +9,25 @@
 
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { CheckpointStore } from './store';
+import { BLOB_PACKING, type CheckpointStore } from './store';
 
 const WORKER_SCRIPT = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { deflateRawSync } = require('node:zlib');
 const Database = require(workerData.sqlite);
+const { deflateFrom, level, keepRatio } = workerData.packing;
 const db = new Database(workerData.file);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
 db.pragma('busy_timeout = 10000');
 const put = db.prepare('INSERT OR IGNORE INTO blobs (hash, size, zipped, data) VALUES (?, ?, ?, ?)');
 const putAll = db.transaction((rows) => {
-  for (const r of rows) put.run(r.hash, r.size, r.zipped, Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength));
+  for (const r of rows) {
+    const data = Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength);
+    const z = data.length >= deflateFrom ? deflateRawSync(data, { level }) : null;
+    if (z !== null && z.length <= data.length * keepRatio) put.run(r.hash, data.length, 1, z);
+    else put.run(r.hash, data.length, 0, data);
+  }
 });
 parentPort.on('message', (message) => {
   if (message.type === 'close') {
@@ -38,10 +45,8 @@ parentPort.on('message', (message) => {
 });
 `;
 
-export interface PackedBlob {
+export interface NewBlob {
   hash: string;
-  size: number;
-  zipped: number;
   data: Buffer;
 }
 
@@ -74,13 +79,13 @@ export class BlobWriter {
     if (store.db.memory) return undefined;
     try {
       const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-      return new BlobWriter(new Worker(WORKER_SCRIPT, { eval: true, workerData: { file: store.db.name, sqlite } }));
+      return new BlobWriter(new Worker(WORKER_SCRIPT, { eval: true, workerData: { file: store.db.name, sqlite, packing: BLOB_PACKING } }));
     } catch {
       return undefined;
     }
   }
 
-  put(rows: readonly PackedBlob[]): Promise<void> {
+  put(rows: readonly NewBlob[]): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise<void>((resolve, reject) => {

@@ -66,6 +66,7 @@ const FEED_FROM_ENTRIES = 5000;
 /** Baseline rows and blobs are stored in transactions of about this size, the event loop served between them. */
 const BASELINE_ROWS_PER_COMMIT = 1000;
 const BASELINE_BLOB_BYTES_PER_COMMIT = 1024 * 1024;
+const BASELINE_BLOBS_PER_COMMIT = 2000;
 
 export class CheckpointRecorder {
   readonly root: string;
@@ -111,9 +112,11 @@ export class CheckpointRecorder {
       // Content is stored as the walk goes (compressed in zlib's threads, written by a worker: blob-writer.ts), not all kept until the end.
       const writer = BlobWriter.start(this.store);
       const flushBlobs = async (partial: ScanResult): Promise<void> => {
-        let bytes = 0;
-        for (const data of partial.blobs.values()) bytes += data.length;
-        if (bytes < BASELINE_BLOB_BYTES_PER_COMMIT) return;
+        if (partial.blobs.size < BASELINE_BLOBS_PER_COMMIT) {
+          let bytes = 0;
+          for (const data of partial.blobs.values()) bytes += data.length;
+          if (bytes < BASELINE_BLOB_BYTES_PER_COMMIT) return;
+        }
         const blobs = new Map(partial.blobs);
         partial.blobs.clear();
         await this.store.putBlobs(blobs, writer);

@@ -7,11 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { deflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { runMigrations, type Migration } from '../backends/store-db';
-import type { BlobWriter, PackedBlob } from './blob-writer';
+import type { BlobWriter } from './blob-writer';
 import { changeStatus, type Change, type Checkpoint, type CheckpointEntry, type CheckpointKind, type EntryType, type FileState, type ManifestRow } from './types';
 
 const MIGRATIONS: Migration[] = [
@@ -81,7 +80,6 @@ const MIGRATIONS: Migration[] = [
 ];
 
 /** Blobs at least this big are stored deflated when that saves a quarter or more. */
-const DEFLATE_FROM = 4096;
 
 export interface NewCheckpoint {
   folder: string;
@@ -300,20 +298,15 @@ export class CheckpointStore {
   }
 
   /**
-   * Stores blobs, compressing them off the event loop (zlib's thread pool): for the
-   * baseline, which stores every file of the folder.
+   * Stores blobs; with a writer (the baseline, which stores every file of the folder), they
+   * are compressed and written on its thread, off the event loop.
    */
   async putBlobs(blobs: ReadonlyMap<string, Buffer>, writer?: BlobWriter): Promise<void> {
+    // The writer's thread skips what is stored already (INSERT OR IGNORE): no lookups here.
+    if (writer) return writer.put([...blobs].map(([hash, data]) => ({ hash, data })));
     const fresh = [...blobs].filter(([hash]) => !this.hasBlob(hash));
-    const rows: PackedBlob[] = await Promise.all(
-      fresh.map(async ([hash, data]) => {
-        const [zipped, stored] = await packBlobAsync(data);
-        return { hash, size: data.length, zipped, data: stored };
-      }),
-    );
-    if (writer) return writer.put(rows);
     this.db.transaction(() => {
-      for (const r of rows) this.s.blobPut.run(r.hash, r.size, r.zipped, r.data);
+      for (const [hash, data] of fresh) this.s.blobPut.run(hash, data.length, ...packBlob(data));
     }).immediate();
   }
 
@@ -374,19 +367,14 @@ export class CheckpointStore {
   }
 }
 
+/** How a blob is stored (blob-writer.ts packs the same way on its thread). */
+export const BLOB_PACKING = { deflateFrom: 4096, level: 1, keepRatio: 0.75 } as const;
+
+/** [zipped, stored]: deflated when that saves a quarter. */
 function packBlob(data: Buffer): [number, Buffer] {
-  return data.length >= DEFLATE_FROM ? packed(data, deflateRawSync(data, { level: 1 })) : [0, data];
-}
-
-const deflateRawAsync = promisify(deflateRaw);
-
-async function packBlobAsync(data: Buffer): Promise<[number, Buffer]> {
-  return data.length >= DEFLATE_FROM ? packed(data, await deflateRawAsync(data, { level: 1 })) : [0, data];
-}
-
-/** Kept compressed only when that saves a quarter. */
-function packed(data: Buffer, z: Buffer): [number, Buffer] {
-  return z.length <= data.length * 0.75 ? [1, z] : [0, data];
+  if (data.length < BLOB_PACKING.deflateFrom) return [0, data];
+  const z = deflateRawSync(data, { level: BLOB_PACKING.level });
+  return z.length <= data.length * BLOB_PACKING.keepRatio ? [1, z] : [0, data];
 }
 
 function fromManifestRow(r: ManifestDbRow): ManifestRow {
