@@ -6,7 +6,7 @@
 
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { splitMarkdownBlocks } from '../lib/markdown';
-import { LIMITS, markdownPipeline, plainPieces, type PlainReason, type RenderedPart, type Rendering } from '../lib/markdown-render';
+import { blocksAgree, LIMITS, markdownPipeline, plainPieces, type PlainReason, type RenderedPart, type Rendering } from '../lib/markdown-render';
 import { useOpenFile } from '../state/file-links';
 import { useTransport } from '../state/transport-context';
 import { pathExistence } from '../state/use-path-exists';
@@ -275,20 +275,30 @@ interface ViewProps {
 /**
  * A streaming text renders block by block (each block cached, the last one re-rendered at most
  * every LIMITS.streamIntervalMs); a finished one as a whole. While the whole is on its way, the
- * same blocks stay (one element tree for both, so the end of a stream re-renders nothing).
+ * same blocks stay, and once it is there they stay for good when it says what they say
+ * (blocksAgree): the end of a stream then builds and lays out nothing anew.
  */
 function MarkdownView({ text, streaming, classes, handlers }: ViewProps): React.JSX.Element {
   const throttled = useThrottled(text, streaming ? LIMITS.streamIntervalMs : 0);
   // "Render Markdown" on a text too large to render unasked applies to that text only.
   const [forcedFor, setForcedFor] = useState<string | null>(null);
   const force = forcedFor === text;
+  // Once streamed, its blocks keep rendering in the worker until the whole is there (then they may stay).
+  const [streamed, setStreamed] = useState(streaming);
+  if (streaming && !streamed) setStreamed(true);
   const rendering = useRendering(text, force, streaming ? 'off' : 'worker');
-  const parts = rendering?.kind === 'html' ? rendering.parts : null;
+  const pipeline = markdownPipeline();
+  // The last block may not have been rendered yet (the stream's last words came with its end): a small one is rendered now.
+  const keepBlocks = useMemo(
+    () => rendering !== null && streamed && blocksAgree(rendering, splitMarkdownBlocks(text), (block) => pipeline.cached(block) ?? pipeline.immediate(block, false) ?? undefined),
+    [rendering, streamed, text, pipeline],
+  );
+  const parts = rendering?.kind === 'html' && !keepBlocks ? rendering.parts : null;
   const shown = useReveal(parts);
-  if (rendering === null) {
+  if (rendering === null || keepBlocks) {
     return (
-      <div className={classes} aria-busy="true" {...handlers}>
-        <Blocks text={streaming ? throttled : text} useWorker={streaming} />
+      <div className={classes} aria-busy={rendering === null ? 'true' : undefined} {...handlers}>
+        <Blocks text={streaming ? throttled : text} useWorker={streamed} />
       </div>
     );
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { folderPathOfHref, pathInText, splitMarkdownBlocks } from './markdown';
+import { folderPathOfHref, markdownHtml, pathInText, splitMarkdownBlocks } from './markdown';
+import { blocksAgree, type Rendering } from './markdown-render';
 
 describe('splitMarkdownBlocks', () => {
   it('splits at blank lines but never inside fenced code', () => {
@@ -33,5 +34,34 @@ describe('links to files in the folder', () => {
     expect(pathInText('x')).toBeNull();
     expect(pathInText('1.5')).toBeNull();
     expect(pathInText('const a = b.c')).toBeNull();
+  });
+});
+
+describe('a streamed answer keeps its blocks when the whole says the same (blocksAgree)', () => {
+  const rendered = (text: string): Rendering => ({ kind: 'html', parts: [{ source: text, html: markdownHtml(text) }] });
+  const agree = (text: string, leave?: string): boolean => {
+    const blocks = splitMarkdownBlocks(text);
+    const cache = new Map(blocks.filter((b) => b !== leave).map((b) => [b, rendered(b)]));
+    return blocksAgree(rendered(text), blocks, (b) => cache.get(b));
+  };
+
+  it('agrees for headings, paragraphs, tight lists, tables and code with blank lines', () => {
+    const text = [
+      '## Plan',
+      'First I read **the tests**, then `src/app.ts`.',
+      '- one\n- two\n  - nested',
+      '1. first\n2. second',
+      '| a | b |\n|---|---|\n| 1 | 2 |',
+      '```ts\nconst a = 1;\n\nconst b = 2;\n```',
+      '> quoted\n> text',
+      'Done.',
+    ].join('\n\n');
+    expect(agree(text)).toBe(true);
+  });
+
+  it('disagrees where the whole renders otherwise (a loose list, a reference link), and while a block is not rendered', () => {
+    expect(agree('- a\n\n- b')).toBe(false);
+    expect(agree('See [the docs][d].\n\n[d]: https://example.com')).toBe(false);
+    expect(agree('one\n\ntwo', 'two')).toBe(false);
   });
 });

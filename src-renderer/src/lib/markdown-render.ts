@@ -375,6 +375,8 @@ export class RenderingCache {
 // ------------------------------------------------------------------------ the pipeline
 
 export interface Pipeline {
+  /** A rendering already made for `text`, if any (nothing is rendered). */
+  cached(text: string): Rendering | undefined;
   /** A rendering available now (cached, small, plain by size), or null: ask `request`. */
   immediate(text: string, force: boolean): Rendering | null;
   /** Renders `text` in the worker and sanitises it in slices; `cancel` when no longer shown. */
@@ -444,6 +446,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   }
 
   return {
+    cached(text) {
+      return cache.get(text);
+    },
+
     immediate(text, force) {
       const cached = cache.get(text);
       if (cached !== undefined) return cached;
@@ -534,6 +540,33 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       };
     },
   };
+}
+
+/**
+ * Whether `rendering` (of a whole text) says what the renderings of its blocks say, so the
+ * blocks a streamed answer was shown in may stay: no new element tree, no layout of the whole
+ * answer when a stream ends. False when any block has no HTML rendering (`rendered` gives
+ * what there is for a block).
+ */
+export function blocksAgree(rendering: Rendering, blocks: readonly string[], rendered: (text: string) => Rendering | undefined): boolean {
+  if (rendering.kind !== 'html') return false;
+  let whole = '';
+  for (const part of rendering.parts) {
+    if (part.html === null) return false;
+    whole += part.html;
+  }
+  let joined = '';
+  for (const block of blocks) {
+    const own = rendered(block);
+    if (own?.kind !== 'html') return false;
+    for (const part of own.parts) {
+      if (part.html === null) return false;
+      joined += part.html;
+    }
+  }
+  // Top-level elements are separated by line breaks in one and not the other; nothing else may differ.
+  const tight = (html: string): string => html.replace(/>\s+</g, '><').trim();
+  return tight(whole) === tight(joined);
 }
 
 let pagePipeline: Pipeline | null = null;
