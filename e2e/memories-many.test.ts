@@ -2,36 +2,20 @@
 // the DOM, reaches the last memory by scrolling (fetching page after page), and its search
 // finds one memory among them.
 
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { databasePath } from '../src-main/app/data-dir';
 import { MEMORIES_NAMESPACE } from '../src-main/core/backends/mounts';
 import { openDatabase, StoreBackend } from '../src-main/core/backends/store';
-import { launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
+import { openApp, screenshot, useE2ESession } from './harness';
 
 const COUNT = 3000;
 const name = (i: number): string => `note-${String(i).padStart(4, '0')}.md`;
 
-let browser: Browser;
-let serve: ServeHandle | undefined;
-
-beforeAll(async () => {
-  if (!existsSync(join(repo, 'out/renderer/index.html'))) throw new Error('run `npm run build` before the end-to-end tests (npm test does)');
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-afterEach(async () => {
-  await serve?.stop();
-  serve = undefined;
-});
+const e2e = useE2ESession();
 
 describe('the Memories panel with thousands of memories', () => {
   it('renders only the rows in view, scrolls page by page to the last memory, and searches', async () => {
-    serve = await startServe();
+    const serve = await e2e.serve();
     const db = openDatabase(databasePath(serve.dataDir));
     try {
       const store = new StoreBackend({ db, namespace: MEMORIES_NAMESPACE, author: 'user' });
@@ -44,7 +28,7 @@ describe('the Memories panel with thousands of memories', () => {
       db.close();
     }
 
-    const page = await openApp(browser, serve.url);
+    const page = await openApp(e2e.browser, serve.url);
     const memories = page.getByRole('region', { name: 'Memories' });
     const list = memories.getByRole('list', { name: 'Memory files' });
     await memories.getByRole('button', { name: new RegExp(name(0).replace('.', '\\.')) }).waitFor({ timeout: 15_000 });

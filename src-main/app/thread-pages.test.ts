@@ -3,40 +3,20 @@
 // the thread grows), long outputs cut with the full call on request, the agent's history
 // untouched, and idle threads unloaded and loaded again intact.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newThreadState, type ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store';
-import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
 import type { ChatMessage } from '../core/models/types';
-import { createApp, type App } from './app';
-import type { DisplayItem, EventFrame, MethodName, Params, Result } from './contract';
+import { useAppTestEnv, type Call } from './app-harness.test-support';
+import type { DisplayItem, Result } from './contract';
 import { databasePath } from './data-dir';
-import { FileSecretStore } from './settings/file-secret-store';
 import { displayItems } from './threads/display-items';
 import { PAGE_LIMITS } from './threads/thread-page';
 import { ThreadStore } from './threads/thread-store';
 import { ThreadService } from './threads/thread-service';
 import { ApprovalService } from './approvals/approval-service';
 
-let folder: string;
-let dataDir: string;
-let server: ScriptedServer;
-const apps: App[] = [];
-
-beforeEach(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'deepdesk-pages-'));
-  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-pages-data-'));
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-  await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const env = useAppTestEnv('deepdesk-pages');
 
 /** A conversation of `turns` turns: a question, a command with its output (every 7th one long), an answer. */
 function longConversation(turns: number, longOutput = 50_000): ChatMessage[] {
@@ -53,30 +33,14 @@ function longConversation(turns: number, longOutput = 50_000): ChatMessage[] {
 }
 
 function seed(threadId: string, messages: ChatMessage[], extra: Partial<ThreadState> = {}): void {
-  const db = openDatabase(databasePath(dataDir));
+  const db = openDatabase(databasePath(env.dataDir));
   try {
     const state = { ...newThreadState(threadId), ...extra };
     state.messages = messages;
-    new ThreadStore(db).save(state, { folder });
+    new ThreadStore(db).save(state, { folder: env.folder });
   } finally {
     db.close();
   }
-}
-
-async function open(): Promise<{ app: App; call: <M extends MethodName>(m: M, p: Params<M>) => Promise<Result<M>>; events: EventFrame[] }> {
-  const app = await createApp({
-    folder,
-    dataDir,
-    secrets: new FileSecretStore(dataDir),
-    transport: 'web',
-    overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url },
-    env: { ...process.env, OPENAI_API_KEY: '' },
-  });
-  apps.push(app);
-  const events: EventFrame[] = [];
-  app.onEvent((frame) => events.push(frame));
-  const call = <M extends MethodName>(method: M, params: Params<M>) => app.handle(method, params) as Promise<Result<M>>;
-  return { app, call, events };
 }
 
 /** What identifies an item in the thread, whatever was cut of it. */
@@ -85,7 +49,7 @@ function identity(item: DisplayItem): string {
 }
 
 /** Every item of the thread, from threads.get back to the start with threads.earlier. */
-async function walkBack(call: <M extends MethodName>(m: M, p: Params<M>) => Promise<Result<M>>, threadId: string, first: Result<'threads.get'>): Promise<DisplayItem[]> {
+async function walkBack(call: Call, threadId: string, first: Result<'threads.get'>): Promise<DisplayItem[]> {
   let items = first.items;
   let cursor = first.page.cursor;
   while (cursor > 0) {
@@ -104,7 +68,7 @@ describe('a long thread in pages', () => {
     // Summarized up to turn 1000: the notice stands where the model's context starts.
     const summarized = { contextStart: 4_000, summary: 'What happened in the first thousand turns.' };
     seed('long', messages, summarized);
-    const { call } = await open();
+    const { call } = await env.open();
     const view = await call('threads.get', { threadId: 'long' });
 
     expect(view.items.length).toBeLessThanOrEqual(PAGE_LIMITS.maxItems);
@@ -128,7 +92,7 @@ describe('a long thread in pages', () => {
       { role: 'assistant', content: `${t} ${'long answer '.repeat(10_000)}` },
     ]).flat();
     seed('wordy', messages);
-    const { call } = await open();
+    const { call } = await env.open();
     const view = await call('threads.get', { threadId: 'wordy' });
     expect(Buffer.byteLength(JSON.stringify(view))).toBeLessThan(2 * 1024 * 1024);
     expect(view.items.length).toBeLessThan(30);
@@ -139,11 +103,11 @@ describe('a long thread in pages', () => {
   it('pages back without duplicates or gaps while a run adds to the thread', async () => {
     const messages = longConversation(600);
     seed('growing', messages);
-    const { call } = await open();
+    const { call } = await env.open();
     const view = await call('threads.get', { threadId: 'growing' });
     const firstEarlier = await call('threads.earlier', { threadId: 'growing', cursor: view.page.cursor });
 
-    server.push({ toolCalls: [{ name: 'ls', args: { path: '/' } }] }, { text: 'grown answer' });
+    env.server.push({ toolCalls: [{ name: 'ls', args: { path: '/' } }] }, { text: 'grown answer' });
     await call('threads.send', { threadId: 'growing', text: 'grow please' });
     await expect.poll(async () => (await call('threads.get', { threadId: 'growing' })).items.at(-1), { timeout: 15_000 }).toMatchObject({ kind: 'assistant', text: 'grown answer' });
 
@@ -163,7 +127,7 @@ describe('a long thread in pages', () => {
   it('cuts long tool outputs in a page and gives the full call on request; the history keeps it whole', async () => {
     const messages = longConversation(20, 30_000);
     seed('outputs', messages);
-    const { call } = await open();
+    const { call } = await env.open();
     const view = await call('threads.get', { threadId: 'outputs' });
     const cut = view.items.find((i) => i.kind === 'tool' && i.id === 'call_17');
     expect(cut?.kind).toBe('tool');
@@ -182,10 +146,10 @@ describe('a long thread in pages', () => {
     await expect(call('threads.toolCall', { threadId: 'outputs', index: cut.index, toolCallId: 'call_16' })).rejects.toThrow(/no longer in this thread/);
 
     // What goes to the model is untouched: the next request carries the whole output.
-    server.push({ text: 'ok' });
+    env.server.push({ text: 'ok' });
     await call('threads.send', { threadId: 'outputs', text: 'next' });
-    await expect.poll(() => server.requests.length, { timeout: 15_000 }).toBe(1);
-    expect(server.requests[0]!.messages.some((m) => m.role === 'tool' && m.content === full)).toBe(true);
+    await expect.poll(() => env.server.requests.length, { timeout: 15_000 }).toBe(1);
+    expect(env.server.requests[0]!.messages.some((m) => m.role === 'tool' && m.content === full)).toBe(true);
   });
 
   it('cuts long argument strings too (a big write), keeping them whole in the full call', async () => {
@@ -195,7 +159,7 @@ describe('a long thread in pages', () => {
       { role: 'assistant', content: '', toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: '/big.txt', content }, argsText: '{}' }] },
       { role: 'tool', toolCallId: 'w1', toolName: 'write_file', content: 'Wrote /big.txt' },
     ]);
-    const { call } = await open();
+    const { call } = await env.open();
     const view = await call('threads.get', { threadId: 'args' });
     const item = view.items.find((i) => i.kind === 'tool');
     expect(item).toMatchObject({ kind: 'tool', output: 'Wrote /big.txt', omitted: { outputChars: 0, args: true } });
@@ -206,7 +170,7 @@ describe('a long thread in pages', () => {
 
   it('numbers the person’s messages of any page as the checkpoints do (turnsBefore + their place in the page)', async () => {
     seed('turns', longConversation(1_000));
-    const db = openDatabase(databasePath(dataDir));
+    const db = openDatabase(databasePath(env.dataDir));
     try {
       const service = serviceOn(db);
       // As the window counts: an earlier page's turns before are the later page's, less its own.
@@ -234,7 +198,7 @@ describe('a long thread in pages', () => {
 
   it('shows a thread saved before person counts were kept, or with a row that does not parse, by loading it', async () => {
     seed('old', longConversation(400));
-    const db = openDatabase(databasePath(dataDir));
+    const db = openDatabase(databasePath(env.dataDir));
     try {
       const service = serviceOn(db);
       const fromRows = service.get('old');
@@ -254,7 +218,7 @@ describe('a long thread in pages', () => {
 
   it('unloads idle threads it no longer shows and loads them again intact; event numbers go on', async () => {
     for (const id of ['a', 'b', 'c']) seed(id, longConversation(300));
-    const db = openDatabase(databasePath(dataDir));
+    const db = openDatabase(databasePath(env.dataDir));
     try {
       const service = serviceOn(db);
       // Shown from the rows its page needs: not loaded.
@@ -298,7 +262,7 @@ describe('a long thread in pages', () => {
 function serviceOn(db: ReturnType<typeof openDatabase>): ThreadService {
   return new ThreadService({
     db,
-    folder,
+    folder: env.folder,
     approvals: new ApprovalService(db, async () => ({})),
     createModel: () => Promise.reject(new Error('no model in this test')),
     rules: () => [],
