@@ -28,7 +28,7 @@ let recorder: CheckpointRecorder;
 /** The same folder recorded by walking it whole: what the feed's answers must match. */
 let walker: CheckpointRecorder;
 
-async function start(options: { maxPending?: number } = {}): Promise<void> {
+async function start(options: { maxPending?: number; maxLookedInto?: number } = {}): Promise<void> {
   feed = new FolderChangeFeed(root, { ...options, onBlindSpot: () => workspace.watchAgain() });
   workspace = new WorkspaceService({ folder: root, backend: new FilesystemBackend({ rootDir: root }), onChange: () => undefined, feed });
   await workspace.start();
@@ -177,6 +177,25 @@ describe('checkpoints told by the folder watcher what changed', () => {
     const later = await blindStep(4, () => write('moved/u/v/h.txt', 'later\n'));
     expect(answers.every((a) => a !== 'unknown')).toBe(true);
     expect(later.fed.map((c) => c.path)).toEqual(['moved/u/v/h.txt']);
+  });
+
+  it('a batch of more made paths than it looks into one by one: walks, watches anew, and is trusted again after', async () => {
+    await start({ maxLookedInto: 3 });
+    const outside = path.join(dir, 'outside');
+    fs.mkdirSync(path.join(outside, 'tree', 'u'), { recursive: true });
+    const bulk = await blindStep(1, () => {
+      for (let i = 0; i < 10; i++) write(`src/bulk${i}.ts`, `${i}\n`);
+      fs.renameSync(path.join(outside, 'tree'), p('moved'));
+    });
+    expect(answers).toContain('unknown');
+    expect(summary(bulk.fed)).toEqual(summary(bulk.walked));
+    await expect.poll(async () => {
+      answers = [];
+      await blindStep(2, () => undefined);
+      return answers.every((a) => a !== 'unknown');
+    }).toBe(true);
+    const later = await blindStep(3, () => write('moved/u/inside.txt', 'seen\n'));
+    expect(later.fed.map((c) => c.path)).toEqual(['moved/u/inside.txt']);
   });
 
   it('records what a walk records, after any sequence of changes (generated)', async () => {

@@ -12,7 +12,8 @@
 // A blind spot: @parcel/watcher on Linux watches a new folder only from when it sees it, so
 // folders already inside it (`mkdir -p`, a tree moved in or renamed) go unwatched and their
 // changes unreported. A new folder that holds folders makes the feed answer 'unknown' (the
-// next step walks) and asks for a fresh subscription (`onBlindSpot`), which watches them.
+// next step walks) and asks for a fresh subscription (`onBlindSpot`), which watches them; so
+// does a batch of more made paths than are worth looking into one by one.
 
 import fs from 'node:fs';
 import { chmod, lstat } from 'node:fs/promises';
@@ -24,6 +25,8 @@ import type { RawChange } from './folder-watcher';
 /** Past this many pending paths, looking at each costs more than a walk: the feed gives up until the next one. */
 const MAX_PENDING = 50_000;
 const BARRIER_TIMEOUT_MS = 3_000;
+/** Made or changed paths in one batch that are each looked into for folders the watcher may not watch. */
+const MAX_LOOKED_INTO = 1_000;
 
 export class FolderChangeFeed implements ChangeFeed {
   private pending = new Set<string>();
@@ -34,7 +37,7 @@ export class FolderChangeFeed implements ChangeFeed {
 
   constructor(
     private readonly folder: string,
-    private readonly options: { barrierTimeoutMs?: number; maxPending?: number; onBlindSpot?: () => void } = {},
+    private readonly options: { barrierTimeoutMs?: number; maxPending?: number; maxLookedInto?: number; onBlindSpot?: () => void } = {},
   ) {}
 
   /** The watcher reports from now on (changes before this are unknown until the next walk). */
@@ -46,14 +49,17 @@ export class FolderChangeFeed implements ChangeFeed {
   paths(changes: readonly RawChange[]): void {
     let barrier = false;
     let blind = false;
+    // Past this many made or changed paths in one batch, looking into each costs more than the walk it would spare.
+    const look = changes.filter((c) => c.type !== 'delete').length <= (this.options.maxLookedInto ?? MAX_LOOKED_INTO);
     for (const change of changes) {
       if (change.path === '') barrier = true;
       else {
         if (!this.incomplete) this.pending.add(change.path);
-        if (change.type !== 'delete' && !blind) blind = this.holdsUnwatchedFolders(change.path);
+        if (look && change.type !== 'delete' && !blind) blind = this.holdsUnwatchedFolders(change.path);
       }
     }
-    if (blind) {
+    // Too many to look into: one of them may be a blind spot too.
+    if (blind || !look) {
       this.failed();
       this.options.onBlindSpot?.();
     }
