@@ -55,6 +55,8 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const fromBottom = useRef(0);
   /** Where we last scrolled to by ourselves: a scroll above it since then was the person's. */
   const autoTop = useRef<number | null>(null);
+  /** The first item in view when earlier items were asked for, and how far below the log's top it was: it stays there when they come. */
+  const anchor = useRef<{ el: Element; offset: number } | null>(null);
   const [behind, setBehind] = useState(false);
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
   const pending = useMemo(() => new Map(approvals.map((a) => [approvalKey(a.toolCallId, a.parentToolCallId), a])), [approvals]);
@@ -111,7 +113,12 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     pageSeen.current = state.page.cursor;
     if (!el) return;
     // Earlier items arrived above: what the person was reading stays where it was on screen.
-    if (earlier && !stick.current) el.scrollTop = el.scrollHeight - el.clientHeight - fromBottom.current;
+    if (earlier && !stick.current) {
+      const kept = anchor.current;
+      if (kept?.el.isConnected) el.scrollTop += kept.el.getBoundingClientRect().top - el.getBoundingClientRect().top - kept.offset;
+      else el.scrollTop = el.scrollHeight - el.clientHeight - fromBottom.current;
+      anchor.current = null;
+    }
     // The person may have scrolled up a moment ago, before its scroll event came.
     const distance = el.scrollHeight - el.scrollTop - el.clientHeight;
     if (stick.current && autoTop.current !== null && el.scrollTop < autoTop.current - 4 && distance >= STICK_DISTANCE) stick.current = false;
@@ -137,7 +144,17 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < STICK_DISTANCE;
     fromBottom.current = el.scrollHeight - el.clientHeight - el.scrollTop;
     if (stick.current) setBehind(false);
-    if (el.scrollTop < EARLIER_DISTANCE && state.page.cursor > 0 && !loadingEarlier && !stick.current) void onLoadEarlier?.();
+    if (el.scrollTop < EARLIER_DISTANCE && state.page.cursor > 0 && !loadingEarlier && !stick.current) loadEarlier();
+  };
+
+  const loadEarlier = (): void => {
+    const el = ref.current;
+    if (!el || !onLoadEarlier) return;
+    // Anchored to an item, not to the distance from the bottom: what is below may still change height meanwhile.
+    const top = el.getBoundingClientRect().top;
+    const first = [...el.children].find((c) => !c.classList.contains('earlier-row') && c.getBoundingClientRect().bottom > top);
+    anchor.current = first ? { el: first, offset: first.getBoundingClientRect().top - top } : null;
+    void onLoadEarlier();
   };
 
   const jump = (): void => {
@@ -209,7 +226,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
         ) : null}
         {state.page.cursor > 0 && onLoadEarlier ? (
           <div className="earlier-row">
-            <button type="button" className="btn btn-small" disabled={loadingEarlier} onClick={() => void onLoadEarlier()}>
+            <button type="button" className="btn btn-small" disabled={loadingEarlier} onClick={loadEarlier}>
               {loadingEarlier ? <Spinner /> : <Icon name="arrowUp" size={14} />}
               {loadingEarlier ? 'Loading earlier messages…' : 'Show earlier messages'}
             </button>
