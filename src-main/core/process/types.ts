@@ -1,0 +1,36 @@
+// One supervisor for the child processes Deepdesk starts on the agent's or a folder's
+// behalf (MCP stdio servers, hooks; SPEC §10–§11): contained by default, a scrubbed
+// environment, the whole tree ended on stop, on quit and when Deepdesk dies.
+import type { Readable, Writable } from 'node:stream';
+import type { SandboxPolicy } from '../sandbox/types';
+
+export interface ProcessSpec {
+  command: string;
+  args: string[];
+  cwd: string;
+  /** The environment beyond the scrubbed base (an MCP entry's `env`); wins over the base. */
+  env: Record<string, string>;
+  /** Run inside the OS sandbox with this policy; `false` runs it as it is. */
+  sandbox: SandboxPolicy | false;
+  /** Lines of stderr kept for the log tail (default 200). */
+  logLines?: number;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface SupervisedProcess {
+  readonly pid: number;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  /** Resolves once the process has ended (whatever ended it). */
+  readonly exited: Promise<ProcessExit>;
+  /** The last lines of stderr, as text (terminal escapes removed). */
+  logTail(): string;
+  /** Called with each stderr line. Returns unsubscribe. */
+  onLog(listener: (line: string) => void): () => void;
+  /** Ends the whole process tree (TERM, then KILL after a grace period); resolves when it has ended. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,30 @@
+// Folder trust (SPEC §9): what a folder's own configuration would load, entry by entry.
+
+/** One thing a folder's configuration would load: an MCP server, a hook, a skill. */
+export interface TrustEntry {
+  kind: 'mcp' | 'hook' | 'skill';
+  /** Stable within the folder, e.g. `mcp:github`, `hook:PreToolUse:0`, `skill:pdf`. */
+  key: string;
+  /** Absolute path of the file that declares it. */
+  file: string;
+  /** sha256 of the entry's content as written: a changed entry needs trust again. */
+  digest: string;
+  /** What the person is shown, one line: `MCP server github: npx -y @x/github (sandboxed)`. */
+  label: string;
+}
+
+/** A kind of folder-provided configuration: one loader entry (and nothing else) per kind. */
+export interface FolderConfigLoader {
+  kind: TrustEntry['kind'];
+  /** The entries the folder (real path) provides now, and what is wrong with its files. */
+  entries(folder: string, env: NodeJS.ProcessEnv): Promise<{ entries: TrustEntry[]; problems: string[] }>;
+}
+
+export interface TrustReport {
+  folder: string;
+  /** Everything the folder's configuration would load. */
+  entries: TrustEntry[];
+  /** Of those, the ones not (or no longer) trusted. */
+  untrusted: TrustEntry[];
+  problems: string[];
+}
