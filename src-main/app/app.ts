@@ -48,6 +48,10 @@ import { attachMentionedFiles } from './threads/mention-attachments';
 import { ThreadService } from './threads/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
+import { McpHub } from '../core/extensions/mcp/hub';
+import { McpService } from './mcp/mcp-service';
+import { expandMcpReferences, McpReferenceError } from './mcp/message-references';
+import { openWithSystem } from './open-external';
 import type { z } from 'zod';
 
 export interface AppOptions {
@@ -61,6 +65,10 @@ export interface AppOptions {
   env?: NodeJS.ProcessEnv;
   /** Told each notice for the person (a file kept aside, values ignored) as it happens; `serve` prints them. */
   onNotice?: (notice: NoticeDto) => void;
+  /** `--mcp-config FILE` (repeatable) of `deepdesk serve`: MCP servers for this session (SPEC §10). */
+  mcpConfigFiles?: readonly string[];
+  /** Opens a URL in the person's browser (an MCP server's sign-in page); default: the system's opener. */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 export interface App extends AppHostApi {
@@ -171,9 +179,30 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   checkpoints.collectGarbage();
 
+  const realFolder = realpathSync(options.folder);
+  const hub = new McpHub({
+    folder: realFolder,
+    dataDir: options.dataDir,
+    env,
+    tokens: options.secrets,
+    openBrowser: options.openExternal ?? openWithSystem,
+    clientInfo: { name: 'deepdesk', version: options.version ?? '0.0.0' },
+  });
+  const mcp = new McpService({
+    folder: realFolder,
+    dataDir: options.dataDir,
+    env,
+    hub,
+    ...(options.mcpConfigFiles ? { cliFiles: options.mcpConfigFiles } : {}),
+    onChange: () => send('mcp.changed', {}),
+    onTrustChange: (state) => send('trust.changed', state),
+    onProblem: notice,
+  });
+
   const threads: ThreadService = new ThreadService({
     db,
     folder: options.folder,
+    mcp: hub,
     approvals,
     createModel: async () => {
       const current = withOverrides(settings.raw());
@@ -203,7 +232,17 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const changeFeed = new FolderChangeFeed(checkpoints.recorder.root, { onBlindSpot: () => workspace.watchAgain() });
   checkpoints.recorder.useChangeFeed(changeFeed);
-  const workspace: WorkspaceService = new WorkspaceService({ folder: options.folder, backend: shared.folder, onChange: (paths) => send('files.changed', { paths }), feed: changeFeed });
+  const workspace: WorkspaceService = new WorkspaceService({
+    folder: options.folder,
+    backend: shared.folder,
+    onChange: (paths) => {
+      send('files.changed', { paths });
+      mcp.folderChanged(paths.map((p) => p.path));
+    },
+    feed: changeFeed,
+  });
+  // Servers start in parallel in the background: one that is slow or fails never holds up the window or the agent.
+  const mcpStarted = mcp.start();
   // Ready does not wait for the watcher: its subscription walks the folder's directories.
   // Then the folder's first checkpoint snapshot is taken in the background (in slices).
   const baselineAbort = new AbortController();
@@ -257,7 +296,16 @@ export async function createApp(options: AppOptions): Promise<App> {
       await terminals.close(threadId);
       return ok;
     },
-    'threads.send': async ({ threadId, text }) => ({ ...ok, ...(await threads.send(threadId, await attachMentionedFiles(text, shared.folder))) }),
+    'threads.send': async ({ threadId, text }) => {
+      let expanded: string;
+      try {
+        expanded = await expandMcpReferences(text, hub);
+      } catch (err) {
+        if (err instanceof McpReferenceError) throw new ContractError(err.message, 'bad_request');
+        throw err;
+      }
+      return { ...ok, ...(await threads.send(threadId, await attachMentionedFiles(expanded, shared.folder))) };
+    },
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
     'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),
     'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
@@ -298,6 +346,26 @@ export async function createApp(options: AppOptions): Promise<App> {
     'mode.sandboxNoticeShown': async () => modes.sandboxNoticeShown(),
     'mode.offer': async ({ event }) => modes.offer(event),
 
+    'mcp.list': async () => mcp.list(),
+    'mcp.save': ({ name, entry, previousName }) => mcp.save(name, entry, previousName),
+    'mcp.remove': ({ name }) => mcp.remove(name),
+    'mcp.setEnabled': ({ name, enabled }) => mcp.setEnabled(name, enabled),
+    'mcp.signIn': ({ name }) => mcp.signIn(name),
+    'mcp.restart': ({ name }) => mcp.restart(name),
+    'mcp.resources': async ({ query }) => {
+      const words = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+      return hub
+        .resources()
+        .filter((r) => words.every((w) => `${r.server}:${r.uri} ${r.name}`.toLowerCase().includes(w)))
+        .slice(0, 50)
+        .map((r) => ({ server: r.server, uri: r.uri, name: r.name, ...(r.description !== undefined ? { description: r.description } : {}) }));
+    },
+    'mcp.prompts': async () =>
+      hub.prompts().map((p) => ({ command: `/${p.qualifiedName}`, ...(p.description !== undefined ? { description: p.description } : {}), arguments: p.arguments.map((a) => ({ name: a.name, required: a.required })) })),
+    'trust.get': async () => mcp.trustState(),
+    'trust.grant': () => mcp.grantTrust(),
+    'trust.dismiss': async () => mcp.dismissTrust(),
+
     'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
     'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
     'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => checkpoints.rewindToMessage(threadId, turn, resolution),
@@ -333,6 +401,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     async close() {
       await threads.dispose();
+      await mcpStarted.catch(() => undefined);
+      await mcp.close();
       await terminals.dispose();
       baselineAbort.abort();
       await watching;

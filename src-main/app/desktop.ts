@@ -14,6 +14,8 @@ export interface DesktopAppOptions {
   secrets: SecretStore;
   /** The native open-folder dialog; null when the person cancels. */
   pickFolder: () => Promise<string | null>;
+  /** Opens an MCP server's sign-in page in the person's browser (Electron's shell.openExternal). */
+  openExternal?: (url: string) => Promise<void>;
   version?: string;
 }
 
@@ -31,6 +33,7 @@ export function createDesktopApp(options: DesktopAppOptions): Promise<FolderHost
         secrets: options.secrets,
         transport: 'electron',
         ...(options.version ? { version: options.version } : {}),
+        ...(options.openExternal ? { openExternal: options.openExternal } : {}),
       }),
   });
 }

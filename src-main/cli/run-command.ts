@@ -23,6 +23,8 @@ import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
 import { projectFolder } from './folders';
+import { expandMcpReferences, McpReferenceError } from '../app/mcp/message-references';
+import { startMcpServers } from './mcp-servers';
 import { personRules } from './person-rules';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
@@ -34,6 +36,8 @@ const RUN_OPTIONS = {
   json: { type: 'boolean' },
   'context-window': { type: 'string' },
   'evict-chars': { type: 'string' },
+  trust: { type: 'boolean' },
+  'mcp-config': { type: 'string', multiple: true },
 } as const;
 
 type ApproveMode = 'ask' | 'auto' | 'deny';
@@ -82,6 +86,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const detected = await detectSandbox();
     throw new UsageError(`--mode auto needs a sandbox, and none is available: ${detected.available ? 'it could not be set up' : detected.reason}`);
   }
+  const mcp = await startMcpServers({ folder, dataDir, env: io.env, files: values['mcp-config'] ?? [], trust: values.trust === true, say: (line) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`) });
   const db = openDatabase(databasePath(dataDir));
   const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
@@ -107,6 +112,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       sandboxAvailable: () => sandbox !== undefined,
       resolveModel: (spec) => createChatModel({ model: spec, env: io.env }),
       checkpoints: recorderFor(checkpoints, folder),
+      mcp,
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
     });
@@ -117,7 +123,14 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     // `retry` and `tool_output` feed the window's countdown and live tail; they are not
     // among the --json event types (SPEC §5).
     const emit = values.json ? (e: AgentEvent) => void (!WINDOW_ONLY_EVENTS.has(e.type) && io.stdout.write(terminalSafeJson(e) + '\n')) : progressPrinter(io);
-    const result = await runAgent(definition, state, { role: 'user', content: await attachMentionedFiles(prompt, mounts.folder) }, {
+    let expanded: string;
+    try {
+      expanded = await expandMcpReferences(prompt, mcp, controller.signal);
+    } catch (err) {
+      if (err instanceof McpReferenceError) throw new UsageError(err.message);
+      throw err;
+    }
+    const result = await runAgent(definition, state, { role: 'user', content: await attachMentionedFiles(expanded, mounts.folder) }, {
       signal: controller.signal,
       emit,
       persist,
@@ -144,6 +157,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     } finally {
       checkpoints.close();
       db.close();
+      await mcp.close();
     }
   }
 }

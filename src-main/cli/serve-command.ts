@@ -1,7 +1,7 @@
 // `deepdesk serve`: the window in a browser, on 127.0.0.1 with a per-run token (SPEC §5).
 
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createApp } from '../app/app';
 import { createFolderHost } from '../app/folders/folder-host';
 import { resolveDataDir } from '../app/data-dir';
@@ -14,7 +14,7 @@ import { terminalSafe } from '../core/text/terminal-safe';
 import { projectFolder } from './folders';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
-const SERVE_OPTIONS = { ...COMMON_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' } } as const;
+const SERVE_OPTIONS = { ...COMMON_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } } as const;
 
 export interface ServeIo {
   stdout: NodeJS.WritableStream;
@@ -44,6 +44,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   const folder = values.folder === undefined ? null : projectFolder(values.folder);
   const dataDir = resolveDataDir(values['data-dir']);
   const secrets = new FileSecretStore(dataDir);
+  const mcpConfigFiles = (values['mcp-config'] ?? []).map((file) => resolve(file));
   const version = packageVersion();
   const overrides = {
     ...(values.model !== undefined ? { model: values.model } : {}),
@@ -58,7 +59,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
     folder,
     // A settings, keys, modes or recent-folders file kept aside (or values in it ignored): one line each.
     onNotice: (notice) => (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(notice.message, { singleLine: true })}\n`),
-    openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', version, overrides }),
+    openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles }),
   });
   const host = await startWebHost({ api: app, staticDir: builtFolder('renderer'), port });
   io.stdout.write(`Deepdesk is running at ${host.url}\n`);

@@ -31,6 +31,9 @@ Commands:
                         manage the agent's long-term memories
   checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]
                         what the agent changed in a thread, and undoing it
+  mcp ls | tools NAME | add NAME [--project] -- COMMAND [ARGS…] |
+      add NAME [--project] --url URL [--header 'K: V']… | rm NAME
+                        the MCP servers whose tools the agent gets
   --version, -v         print deepdesk's version
 
 Common options:
@@ -48,6 +51,8 @@ run options:
                         commands; edit runs file changes; auto also runs commands in the
                         sandbox (needs one); plan is read-only
   --json                print events as JSON lines
+  --trust               load this folder's untrusted configuration for this run only
+  --mcp-config FILE     MCP servers from FILE too (repeatable; also on serve)
   --context-window N    override the model's context window (tokens)
   --evict-chars N       override the large-result eviction threshold (characters)
 
@@ -57,4 +62,10 @@ checkpoints options:
 
 serve options:
   --port N              port to listen on (default: a free port)
+
+mcp add options:
+  --project             into the folder's .mcp.json (trusted as you wrote it), not yours
+  -e, --env KEY=VALUE   the server's environment (repeatable)
+  --no-sandbox          run the server outside the sandbox
+  --transport http|sse  for --url (default http)
 `;

@@ -7,12 +7,14 @@ import { z } from 'zod';
 import { checkpointEvents, checkpointMethods } from './checkpoints';
 import { folderEvents, folderMethods } from './folders';
 import { overriddenSchema, queuedMessageSchema } from './honest';
+import { mcpEvents, mcpMethods } from './mcp';
 import { modeEvents, modeMethods } from './modes';
 import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './folders';
+export * from './mcp';
 export * from './modes';
 export * from './notices';
 export * from './terminal';
@@ -221,6 +223,7 @@ const ok = z.object({ ok: z.literal(true) });
 export const methods = {
   ...folderMethods,
   ...noticeMethods,
+  ...mcpMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
   'settings.update': { params: settingsPatchSchema, result: settingsSchema },
@@ -313,6 +316,7 @@ export const events = {
   ...modeEvents,
   'settings.changed': settingsSchema,
   ...noticeEvents,
+  ...mcpEvents,
   ...folderEvents,
   ...checkpointEvents,
 } as const;

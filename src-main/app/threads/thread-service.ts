@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
+import type { McpHubApi } from '../../core/extensions/mcp/types';
 import { unresolvedToolCalls } from '../../core/agent/dangling';
 import { appendNotes, isPersonMessage, type PendingNote } from '../../core/agent/notes';
 import { runAgent, type QueuedInput, type RunResult } from '../../core/agent/loop';
@@ -45,6 +46,8 @@ export interface ThreadServiceOptions {
   emit: (event: ThreadServiceEvent) => void;
   /** Records checkpoints of the folder's changes (SPEC §8). */
   checkpoints?: CheckpointRecorder;
+  /** The folder's MCP servers: their tools join the agent's (SPEC §10). */
+  mcp?: McpHubApi;
   /** Called when a thread is deleted (e.g. to drop its checkpoint history). */
   onDelete?: (threadId: string) => void;
 }
@@ -378,6 +381,7 @@ export class ThreadService {
       ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
       subagents: this.options.subagents(),
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
+      ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
       ...(this.options.contextWindow?.() !== undefined ? { contextWindow: this.options.contextWindow()! } : {}),
     });

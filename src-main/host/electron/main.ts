@@ -1,7 +1,7 @@
 // The desktop shell (`npm start`): one hardened window over the same app `deepdesk serve` serves.
 // The app itself comes from createDesktopApp; this file only wires Electron to it.
 
-import { app, dialog, session, type BrowserWindow } from 'electron';
+import { app, dialog, session, shell, type BrowserWindow } from 'electron';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDesktopApp } from '../../app/desktop';
@@ -76,6 +76,7 @@ async function start(): Promise<void> {
       dataDir: resolveDataDir(args.dataDir),
       secrets: createSafeStorageSecretStore(join(app.getPath('userData'), 'secrets.json')),
       pickFolder: () => pickFolderDialog(currentWindow()),
+      openExternal: (url) => (/^https?:\/\//i.test(url) ? shell.openExternal(url) : Promise.reject(new Error(`not a web address: ${url}`))),
       version: app.getVersion(),
     });
   } catch (err) {

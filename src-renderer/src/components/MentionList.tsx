@@ -24,11 +24,13 @@ export function MentionList({ id, options, active, loading, onChoose, onHover }:
     <ul ref={ref} id={id} className="mention-list" role="listbox" aria-label="Files to mention">
       {options.length === 0 ? (
         <li className="mention-empty" role="presentation">
-          {loading ? 'Searching…' : 'No matching files'}
+          {loading ? 'Searching…' : 'No matching files or resources'}
         </li>
       ) : (
         options.map((path, i) => {
-          const slash = path.lastIndexOf('/');
+          // A file's path starts with `/`; anything else is an MCP resource, `server:URI`.
+          const resource = !path.startsWith('/');
+          const slash = resource ? path.indexOf(':') : path.lastIndexOf('/');
           return (
             <li
               key={path}
@@ -44,7 +46,7 @@ export function MentionList({ id, options, active, loading, onChoose, onHover }:
               onMouseEnter={() => onHover(i)}
             >
               <span className="mention-name">{path.slice(slash + 1)}</span>
-              <span className="mention-dir">{path.slice(0, slash + 1)}</span>
+              <span className="mention-dir">{resource ? `${path.slice(0, slash)} (MCP resource)` : path.slice(0, slash + 1)}</span>
             </li>
           );
         })

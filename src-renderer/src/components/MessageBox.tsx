@@ -124,11 +124,11 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
     let cancelled = false;
     setSearching(true);
     const timer = setTimeout(() => {
-      api
-        .call('files.search', { query, limit: 20 })
-        .then((paths) => {
+      // Files first, then the MCP servers' resources (`server:URI`, attached when sent).
+      Promise.all([api.call('files.search', { query, limit: 20 }), api.call('mcp.resources', { query }).catch(() => [])])
+        .then(([paths, resources]) => {
           if (cancelled) return;
-          setOptions(paths);
+          setOptions([...paths, ...resources.slice(0, 10).map((r) => `${r.server}:${r.uri}`)]);
           setActive(0);
         })
         .catch(() => {

@@ -14,6 +14,7 @@ import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { Modal } from './Modal';
 import { FlagNote } from './FlagNote';
+import { McpSettings } from './McpSettings';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { SubagentSettings } from './SubagentSettings';
@@ -147,6 +148,7 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
 
           <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
           <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />
+          <McpSettings />
 
           <fieldset className="settings-section">
             <legend>Appearance</legend>

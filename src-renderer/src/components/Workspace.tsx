@@ -31,6 +31,7 @@ import { Resizer } from './Resizer';
 import { SettingsDialog } from './SettingsDialog';
 import { TerminalPanel } from './TerminalPanel';
 import { TextViewerDialog, type TextViewerContent } from './TextViewerDialog';
+import { TrustPrompt } from './TrustPrompt';
 import { ThreadList } from './ThreadList';
 import { Toasts } from './Toasts';
 import { useRegionNavigation } from './use-region-navigation';
@@ -310,6 +311,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
             />
           ) : null}
           <main className="center">
+            <TrustPrompt />
             <ConversationPane
               session={session}
               title={title}

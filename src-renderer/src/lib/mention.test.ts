@@ -35,3 +35,16 @@ describe('mentions', () => {
     expect(splitAttachments('plain')).toEqual({ text: 'plain', files: [] });
   });
 });
+
+describe('attached MCP resources', () => {
+  it('are split off the message like files, named server:URI', () => {
+    const sent = 'read @docs:memo://a\n\n<attached_file path="/a.ts">\nx\n</attached_file>\n\n<attached_resource server="docs" uri="memo://a?b=&quot;c&quot;">\nhello\n</attached_resource>';
+    expect(splitAttachments(sent)).toEqual({
+      text: 'read @docs:memo://a',
+      files: [
+        { path: '/a.ts', content: 'x\n' },
+        { path: 'docs:memo://a?b="c"', content: 'hello\n' },
+      ],
+    });
+  });
+});

@@ -39,14 +39,19 @@ export interface AttachedFile {
   content: string;
 }
 
-/** A sent message split into what the person typed and the files attached to it (see mention-attachments.ts). */
+/** A sent message split into what the person typed and the files (and MCP resources, as `server:URI`) attached to it (see mention-attachments.ts, message-references.ts). */
 export function splitAttachments(text: string): { text: string; files: AttachedFile[] } {
-  const start = text.search(/\n\n<attached_file path="/);
+  const start = text.search(/\n\n<attached_(?:file path|resource server)="/);
   if (start < 0) return { text, files: [] };
   const files: AttachedFile[] = [];
-  const block = /<attached_file path="([^"]*)"(?: lines="([^"]*)")?>\n([\s\S]*?)<\/attached_file>/g;
+  const block = /<attached_file path="([^"]*)"(?: lines="([^"]*)")?>\n([\s\S]*?)<\/attached_file>|<attached_resource server="([^"]*)" uri="([^"]*)">\n([\s\S]*?)<\/attached_resource>/g;
   for (const match of text.slice(start).matchAll(block)) {
-    files.push({ path: match[1]!, ...(match[2] ? { lines: match[2] } : {}), content: match[3]! });
+    if (match[4] !== undefined) files.push({ path: `${unescapeAttribute(match[4])}:${unescapeAttribute(match[5]!)}`, content: match[6]! });
+    else files.push({ path: match[1]!, ...(match[2] ? { lines: match[2] } : {}), content: match[3]! });
   }
   return files.length === 0 ? { text, files } : { text: text.slice(0, start), files };
+}
+
+function unescapeAttribute(value: string): string {
+  return value.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&amp;/g, '&');
 }

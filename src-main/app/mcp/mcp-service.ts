@@ -1,0 +1,280 @@
+// The folder's MCP servers for the window (SPEC §9, §10): which entries load (the person's
+// mcp.json, the folder's .mcp.json once trusted, --mcp-config files), the trust question,
+// the hub that runs them, and the Settings region's edits. Every change to one of the files
+// (here, by `deepdesk mcp add` in another process, by a `git pull` of .mcp.json) reloads.
+
+import { watch, type FSWatcher } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import type { McpServerConfig } from '../../core/config/mcp-config-types';
+import { readMcpConfigFile, removeServerEntry, setServerDisabled, writeServerEntry } from '../../core/config/mcp-config';
+import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
+import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
+import { loadProjectConfiguration } from '../../core/trust/project-configuration';
+import { TrustStore } from '../../core/trust/trust-store';
+import type { TrustReport } from '../../core/trust/types';
+import { ContractError, type McpListDto, type McpServerDto, type TrustStateDto } from '../contract';
+
+const RELOAD_DEBOUNCE_MS = 150;
+
+export interface McpServiceOptions {
+  /** The project folder's real path. */
+  folder: string;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  hub: McpHubApi;
+  /** `--mcp-config FILE` of `deepdesk serve` (read on every reload). */
+  cliFiles?: readonly string[];
+  onChange(): void;
+  onTrustChange(state: TrustStateDto): void;
+  onProblem?(problem: JsonFileProblem): void;
+}
+
+const folderStateSchema = z.object({ disabled: z.array(z.string()).optional() });
+
+export function userMcpFile(dataDir: string): string {
+  return join(dataDir, 'mcp.json');
+}
+
+export class McpService {
+  private readonly trust: TrustStore;
+  /** Per folder, the servers of its .mcp.json or of --mcp-config the person turned off. */
+  private readonly folderState: JsonFileStore<Record<string, z.output<typeof folderStateSchema>>>;
+  private report: TrustReport = { folder: '', entries: [], untrusted: [], problems: [] };
+  private problems: string[] = [];
+  private dismissedDigest: string | null = null;
+  private watchers: FSWatcher[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private loading: Promise<void> = Promise.resolve();
+  private closed = false;
+  private readonly stopHub: () => void;
+
+  constructor(private readonly options: McpServiceOptions) {
+    this.trust = new TrustStore(options.dataDir);
+    this.folderState = new JsonFileStore({
+      path: join(options.dataDir, 'mcp-folders.json'),
+      shape: recordShape(folderStateSchema),
+      defaultsText: 'every MCP server of these folders is enabled again',
+      ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+    });
+    this.stopHub = options.hub.onChange(() => options.onChange());
+  }
+
+  get userFile(): string {
+    return userMcpFile(this.options.dataDir);
+  }
+
+  /** Loads the configuration and starts the servers; resolves once they connected or failed. */
+  async start(): Promise<void> {
+    this.watchFiles();
+    await this.reload();
+  }
+
+  /** Reads the files again and brings the hub in line (serialised: one reload at a time). */
+  reload(): Promise<void> {
+    this.loading = this.loading.then(() => this.load()).catch((err: unknown) => {
+      this.problems = [`MCP servers could not be loaded: ${err instanceof Error ? err.message : String(err)}`];
+      this.options.onChange();
+    });
+    return this.loading;
+  }
+
+  private async load(): Promise<void> {
+    if (this.closed) return;
+    const loaded = await loadProjectConfiguration({
+      folder: this.options.folder,
+      dataDir: this.options.dataDir,
+      env: this.options.env,
+      mcpConfigFiles: this.options.cliFiles ?? [],
+      trustForRun: false,
+    });
+    const before = this.trustState();
+    this.report = loaded.report;
+    this.problems = loaded.problems;
+    const off = new Set(this.folderState.current()[this.options.folder]?.disabled ?? []);
+    const servers = loaded.servers.map((s) => (s.source.kind !== 'user' && off.has(s.name) ? { ...s, disabled: true } : s));
+    await this.options.hub.configure(servers, loaded.untrusted);
+    const after = this.trustState();
+    if (JSON.stringify(before) !== JSON.stringify(after)) this.options.onTrustChange(after);
+    this.options.onChange();
+  }
+
+  /** Called with the folder's changed paths (the workspace watcher): its .mcp.json reloads. */
+  folderChanged(paths: readonly string[]): void {
+    if (paths.some((p) => p === '/.mcp.json')) this.scheduleReload();
+  }
+
+  private scheduleReload(): void {
+    if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.reload();
+    }, RELOAD_DEBOUNCE_MS);
+  }
+
+  /** The person's file lives in the data folder, changed here or by `deepdesk mcp add`. */
+  private watchFiles(): void {
+    const files = [this.userFile, ...(this.options.cliFiles ?? [])];
+    for (const dir of new Set(files.map(dirname))) {
+      const names = new Set(files.filter((f) => dirname(f) === dir).map((f) => basename(f)));
+      try {
+        const watcher = watch(dir, (_event, name) => {
+          if (name === null || names.has(String(name))) this.scheduleReload();
+        });
+        watcher.on('error', () => undefined);
+        this.watchers.push(watcher);
+      } catch {
+        // A folder that cannot be watched: changes apply at the next reload.
+      }
+    }
+  }
+
+  list(): McpListDto {
+    const states = this.options.hub.states();
+    return { servers: states.map((s) => this.toDto(s)), problems: [...this.problems, ...this.report.problems.filter((p) => !this.problems.includes(p))] };
+  }
+
+  private toDto(state: McpServerState): McpServerDto {
+    const { config } = state;
+    const status = state.status;
+    return {
+      name: state.name,
+      type: config.type,
+      source: config.source.kind,
+      file: config.source.file,
+      status,
+      statusText: statusText(status, state.tools.length),
+      target: config.type === 'stdio' ? [config.command, ...config.args].join(' ') : config.url,
+      ...(config.type === 'stdio' ? { sandboxed: config.sandbox } : {}),
+      ...(state.error !== undefined ? { error: state.error } : {}),
+      tools: state.tools.map((t) => ({ name: t.name, qualifiedName: t.qualifiedName, description: t.description, readOnly: t.readOnly })),
+      log: state.log,
+      entry: rawEntry(config.source.file, config.name),
+    };
+  }
+
+  async save(name: string, entry: Record<string, unknown>, previousName?: string): Promise<McpListDto> {
+    const problem = checkEntry(name, entry);
+    if (problem) throw new ContractError(problem, 'bad_request');
+    writeServerEntry(this.userFile, name, entry);
+    if (previousName !== undefined && previousName !== name) removeServerEntry(this.userFile, previousName);
+    await this.reload();
+    return this.list();
+  }
+
+  async remove(name: string): Promise<McpListDto> {
+    const state = this.stateOf(name);
+    if (state.config.source.kind !== 'user') throw new ContractError(`${name} comes from ${state.config.source.file}; remove it there (or turn it off here)`, 'bad_request');
+    removeServerEntry(this.userFile, name);
+    await this.reload();
+    return this.list();
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<McpListDto> {
+    const state = this.stateOf(name);
+    if (state.config.source.kind === 'user') setServerDisabled(this.userFile, name, !enabled);
+    else {
+      this.folderState.update((all) => {
+        const entry = all[this.options.folder] ?? {};
+        const disabled = new Set(entry.disabled ?? []);
+        if (enabled) disabled.delete(name);
+        else disabled.add(name);
+        return { ...all, [this.options.folder]: { ...entry, disabled: [...disabled].sort() } };
+      });
+    }
+    await this.reload();
+    return this.list();
+  }
+
+  async signIn(name: string): Promise<McpListDto> {
+    this.stateOf(name);
+    await this.options.hub.signIn(name);
+    return this.list();
+  }
+
+  async restart(name: string): Promise<McpListDto> {
+    this.stateOf(name);
+    await this.options.hub.restart(name);
+    return this.list();
+  }
+
+  private stateOf(name: string): McpServerState {
+    const state = this.options.hub.states().find((s) => s.name === name);
+    if (!state) throw new ContractError(`there is no MCP server named ${name}`, 'not_found');
+    return state;
+  }
+
+  trustState(): TrustStateDto {
+    const untrusted = this.report.untrusted.map((e) => ({ kind: e.kind, key: e.key, label: e.label, file: e.file }));
+    return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digestOf(this.report) };
+  }
+
+  async grantTrust(): Promise<TrustStateDto> {
+    // Exactly what the person was shown: an entry changed since then is asked about again.
+    this.trust.trust(this.options.folder, this.report.untrusted);
+    await this.reload();
+    const state = this.trustState();
+    this.options.onTrustChange(state);
+    return state;
+  }
+
+  dismissTrust(): TrustStateDto {
+    this.dismissedDigest = digestOf(this.report);
+    const state = this.trustState();
+    this.options.onTrustChange(state);
+    return state;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.watchers) w.close();
+    this.stopHub();
+    await this.loading.catch(() => undefined);
+    await this.options.hub.close();
+    this.folderState.close();
+  }
+}
+
+const STATUS_TEXT: Record<McpStatus, string> = {
+  starting: 'Starting',
+  connected: 'Connected',
+  failed: 'Failed',
+  'needs-sign-in': 'Needs sign-in',
+  'not-trusted': 'Not trusted',
+  disabled: 'Disabled',
+};
+
+export function statusText(status: McpStatus, tools: number): string {
+  return status === 'connected' ? `Connected · ${tools} ${tools === 1 ? 'tool' : 'tools'}` : STATUS_TEXT[status];
+}
+
+function digestOf(report: TrustReport): string {
+  return report.untrusted.map((e) => `${e.key}=${e.digest}`).sort().join('\n');
+}
+
+/** The entry as its file has it now (Edit starts from what is written, `${VAR}`s unexpanded). */
+function rawEntry(file: string, name: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: Record<string, unknown> };
+    const entry = parsed.mcpServers?.[name];
+    return typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** What is wrong with an entry the window sends, checked as the file's reader would (one clear line), or null. */
+function checkEntry(name: string, entry: Record<string, unknown>): string | null {
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) return 'a server name may use letters, digits, ., - and _';
+  const probe = readMcpConfigText(JSON.stringify({ mcpServers: { [name]: entry } }));
+  return probe;
+}
+
+function readMcpConfigText(text: string): string | null {
+  // Parsed with the same reader as the files, from a scratch copy.
+  const { problems } = readMcpConfigFile.fromText(text, 'the new entry');
+  return problems.length > 0 ? problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join('; ') : null;
+}

@@ -1,0 +1,155 @@
+// `deepdesk mcp ls | tools NAME | add NAME [--project] -- CMD… | add NAME --url URL
+// [--header 'K: V']… | rm NAME` (SPEC §10).
+
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import { readMcpConfigFile, removeServerEntry, writeServerEntry } from '../core/config/mcp-config';
+import { TrustStore } from '../core/trust/trust-store';
+import { trustReport } from '../core/trust/gate';
+import { terminalSafe } from '../core/text/terminal-safe';
+import { resolveDataDir } from '../app/data-dir';
+import { statusText, userMcpFile } from '../app/mcp/mcp-service';
+import { projectFolder } from './folders';
+import { startMcpServers } from './mcp-servers';
+import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+
+const MCP_OPTIONS = {
+  ...COMMON_OPTIONS,
+  project: { type: 'boolean' },
+  url: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  env: { type: 'string', short: 'e', multiple: true },
+  transport: { type: 'string' },
+  'no-sandbox': { type: 'boolean' },
+  trust: { type: 'boolean' },
+  'mcp-config': { type: 'string', multiple: true },
+} as const;
+
+export interface McpIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+const defaultIo = (): McpIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promise<number> {
+  // Everything after `--` is the server's command line, options included.
+  const dashes = argv.indexOf('--');
+  const own = dashes < 0 ? argv : argv.slice(0, dashes);
+  const commandLine = dashes < 0 ? [] : argv.slice(dashes + 1);
+  const { values, positionals } = parseCommand(own, MCP_OPTIONS);
+  const [sub, name, ...extra] = positionals;
+  const dataDir = resolveDataDir(values['data-dir'], io.env);
+  const say = (line: string): void => void io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
+  switch (sub) {
+    case 'ls':
+    case 'tools': {
+      if (sub === 'tools' && name === undefined) throw new UsageError('mcp tools needs a server name: deepdesk mcp tools NAME');
+      const folder = projectFolder(values.folder);
+      const hub = await startMcpServers({ folder, dataDir, env: io.env, files: values['mcp-config'] ?? [], trust: values.trust === true, say });
+      try {
+        const states = hub.states();
+        if (sub === 'ls') {
+          if (states.length === 0) io.stdout.write(`No MCP servers. Add one with: deepdesk mcp add NAME -- COMMAND [ARGS…]\n`);
+          const rows = states.map((s) => [s.name, s.config.type, s.status, `${s.tools.length} tools`]);
+          io.stdout.write(table(rows));
+          return 0;
+        }
+        const state = states.find((s) => s.name === name);
+        if (!state) throw new UsageError(`there is no MCP server named ${name} (deepdesk mcp ls lists them)`);
+        if (state.status !== 'connected') {
+          say(`MCP server ${name} is ${statusText(state.status, 0).toLowerCase()}${state.error ? `: ${state.error}` : ''}`);
+          return 1;
+        }
+        for (const tool of state.tools) io.stdout.write(`${terminalSafe(tool.qualifiedName, { singleLine: true })}  ${terminalSafe(firstLine(tool.description), { singleLine: true })}\n`);
+        return 0;
+      } finally {
+        await hub.close();
+      }
+    }
+    case 'add': {
+      if (name === undefined) throw new UsageError('mcp add needs a name: deepdesk mcp add NAME -- COMMAND [ARGS…] or deepdesk mcp add NAME --url URL');
+      if (extra.length > 0) throw new UsageError(`put the server's command after --: deepdesk mcp add ${name} -- ${extra.join(' ')}`);
+      if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new UsageError('a server name may use letters, digits, ., - and _');
+      const entry = entryFrom(values, commandLine);
+      const folder = values.project ? realpathSync(projectFolder(values.folder)) : undefined;
+      const file = folder ? join(folder, '.mcp.json') : userMcpFile(dataDir);
+      // Checked as the file's reader will read it: a bad entry is refused before it is written.
+      const probe = readMcpConfigFile.fromText(JSON.stringify({ mcpServers: { [name]: entry } }), file, io.env);
+      if (probe.problems.length > 0) throw new UsageError(probe.problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join('; '));
+      const replaced = existsSync(file) && readMcpConfigFile(file, folder ? 'project' : 'user', io.env).servers.some((s) => s.name === name);
+      writeServerEntry(file, name, entry);
+      if (folder) {
+        // The person wrote this entry: it is trusted as written (a later change asks again).
+        const report = await trustReport(folder, new TrustStore(dataDir), io.env);
+        new TrustStore(dataDir).trust(folder, report.untrusted.filter((e) => e.key === `mcp:${name}`));
+      }
+      io.stdout.write(`${replaced ? 'Replaced' : 'Added'} MCP server ${name} in ${file}\n`);
+      return 0;
+    }
+    case 'rm': {
+      if (name === undefined) throw new UsageError('mcp rm needs a server name: deepdesk mcp rm NAME');
+      const candidates = values.project ? [join(realpathSync(projectFolder(values.folder)), '.mcp.json')] : [userMcpFile(dataDir), join(realpathSync(projectFolder(values.folder)), '.mcp.json')];
+      for (const file of candidates) {
+        if (!existsSync(file)) continue;
+        if (!rawHas(file, name)) continue;
+        removeServerEntry(file, name);
+        io.stdout.write(`Removed MCP server ${name} from ${file}\n`);
+        return 0;
+      }
+      say(`there is no MCP server named ${name}`);
+      return 1;
+    }
+    default:
+      throw new UsageError(sub === undefined ? 'mcp needs a subcommand: ls, tools, add or rm' : `unknown mcp subcommand '${sub}' (ls, tools, add, rm)`);
+  }
+}
+
+type McpValues = ReturnType<typeof parseCommand<typeof MCP_OPTIONS>>['values'];
+
+function entryFrom(values: McpValues, commandLine: string[]): Record<string, unknown> {
+  const env = Object.fromEntries(
+    (values.env ?? []).map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq <= 0) throw new UsageError(`--env takes KEY=VALUE (got '${pair}')`);
+      return [pair.slice(0, eq), pair.slice(eq + 1)];
+    }),
+  );
+  if (values.url !== undefined) {
+    if (commandLine.length > 0) throw new UsageError('give either --url URL or -- COMMAND, not both');
+    const transport = values.transport ?? 'http';
+    if (transport !== 'http' && transport !== 'sse') throw new UsageError(`--transport must be http or sse (got '${transport}')`);
+    const headers = Object.fromEntries(
+      (values.header ?? []).map((h) => {
+        const colon = h.indexOf(':');
+        if (colon <= 0) throw new UsageError(`--header takes 'Name: value' (got '${h}')`);
+        return [h.slice(0, colon).trim(), h.slice(colon + 1).trim()];
+      }),
+    );
+    return { type: transport, url: values.url, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+  }
+  if (commandLine.length === 0) throw new UsageError('mcp add needs the server: -- COMMAND [ARGS…] or --url URL');
+  if ((values.header ?? []).length > 0) throw new UsageError('--header is for --url servers');
+  const [command, ...args] = commandLine;
+  return { command, args, ...(Object.keys(env).length > 0 ? { env } : {}), ...(values['no-sandbox'] ? { sandbox: false } : {}) };
+}
+
+function rawHas(file: string, name: string): boolean {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: Record<string, unknown> };
+    return parsed.mcpServers !== undefined && Object.hasOwn(parsed.mcpServers, name);
+  } catch {
+    return false;
+  }
+}
+
+function table(rows: string[][]): string {
+  if (rows.length === 0) return '';
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? terminalSafe(cell, { singleLine: true }) : terminalSafe(cell, { singleLine: true }).padEnd(widths[i]!))).join('  ') + '\n').join('');
+}
+
+function firstLine(text: string): string {
+  return (text.split('\n')[0] ?? '').trim();
+}

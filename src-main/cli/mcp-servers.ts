@@ -1,0 +1,56 @@
+// The MCP servers of a command-line session (`run`, `mcp ls`): the folder's configuration
+// through the trust gate, the servers started (and waited for), one stderr line for each
+// thing the person should know (untrusted configuration, a bad file, a failed server).
+
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { McpHub } from '../core/extensions/mcp/hub';
+import { loadProjectConfiguration, untrustedNotice } from '../core/trust/project-configuration';
+import { openWithSystem } from '../app/open-external';
+import { FileSecretStore } from '../app/settings/file-secret-store';
+import { packageVersion } from './package-version';
+
+export interface CliMcpOptions {
+  folder: string;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  /** `--mcp-config FILE` (repeatable). */
+  files: readonly string[];
+  /** `--trust`: the folder's untrusted entries load for this run only. */
+  trust: boolean;
+  /** One line for the person (stderr), without the `deepdesk: ` prefix. */
+  say(line: string): void;
+}
+
+export async function startMcpServers(options: CliMcpOptions): Promise<McpHub> {
+  const folder = realpathSync(options.folder);
+  const loaded = await loadProjectConfiguration({
+    folder,
+    dataDir: options.dataDir,
+    env: options.env,
+    mcpConfigFiles: options.files.map((f) => resolve(f)),
+    trustForRun: options.trust,
+  });
+  for (const problem of loaded.problems) options.say(problem);
+  if (!options.trust && loaded.report.untrusted.length > 0) options.say(untrustedNotice(loaded.report).replace(/^deepdesk: /, ''));
+  const secrets = new FileSecretStore(options.dataDir);
+  const hub = new McpHub({
+    folder,
+    dataDir: options.dataDir,
+    env: options.env,
+    tokens: secrets,
+    openBrowser: openWithSystem,
+    clientInfo: { name: 'deepdesk', version: packageVersion() },
+  });
+  const close = hub.close.bind(hub);
+  hub.close = async () => {
+    await close();
+    secrets.close();
+  };
+  await hub.configure(loaded.servers, loaded.untrusted);
+  for (const state of hub.states()) {
+    if (state.status === 'failed') options.say(`MCP server ${state.name} failed: ${state.error ?? 'it did not start'}`);
+    else if (state.status === 'needs-sign-in') options.say(`MCP server ${state.name} needs sign-in: run 'deepdesk mcp ls' in a terminal with a browser, or sign in from Settings`);
+  }
+  return hub;
+}

@@ -1,0 +1,199 @@
+// Settings › MCP servers (SPEC §10): each server with its status, its tools, the tail of its
+// log, and enable, edit, remove and `Sign in`. Unlike the rest of Settings these apply at
+// once: they edit the person's mcp.json (a folder's .mcp.json is edited in the folder).
+
+import { useId, useState } from 'react';
+import type { McpListDto, McpServerDto } from '../../../src-main/app/contract';
+import { useApi } from '../state/use-api';
+import { errorMessage } from '../state/toasts';
+import { useMcpServers } from '../state/use-mcp';
+import { VisibleText } from './VisibleText';
+
+const SOURCE_LABEL = { user: 'yours', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
+
+/** A new entry from what the Add form holds: a URL is a remote server, anything else a command line. */
+export function entryFromForm(target: string, sandbox: boolean): Record<string, unknown> | string {
+  const text = target.trim();
+  if (text === '') return 'Enter the command that starts the server, or its URL.';
+  if (/^https?:\/\//i.test(text)) return { type: 'http', url: text };
+  const words = [...text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : (m[2] ?? m[3]!)));
+  const [command, ...args] = words;
+  return { command, args, ...(sandbox ? {} : { sandbox: false }) };
+}
+
+export function McpSettings(): React.JSX.Element {
+  const api = useApi();
+  const { list, set } = useMcpServers();
+  const titleId = useId();
+  const [name, setName] = useState('');
+  const [target, setTarget] = useState('');
+  const [sandbox, setSandbox] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+
+  const run = async (work: () => Promise<McpListDto>): Promise<boolean> => {
+    setError(null);
+    try {
+      set(await work());
+      return true;
+    } catch (err) {
+      const why = errorMessage(err);
+      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}.`);
+      return false;
+    }
+  };
+
+  const add = async (): Promise<void> => {
+    const entry = entryFromForm(target, sandbox);
+    if (typeof entry === 'string') return setError(entry);
+    if (name.trim() === '') return setError('Give the server a name.');
+    if (await run(() => api.call('mcp.save', { name: name.trim(), entry }))) {
+      setName('');
+      setTarget('');
+      setSandbox(true);
+    }
+  };
+
+  return (
+    <section className="settings-section mcp-settings" aria-labelledby={titleId}>
+      <h3 id={titleId} className="settings-section-title">
+        MCP servers
+      </h3>
+      <p className="muted small">Tools, resources and prompts from Model Context Protocol servers. Changes here apply at once.</p>
+      {list === null ? <p className="muted small">Loading…</p> : null}
+      {list && list.servers.length === 0 ? <p className="muted small">No MCP servers yet.</p> : null}
+      {list && list.servers.length > 0 ? (
+        <ul className="mcp-list">
+          {list.servers.map((server) => (
+            <McpServerItem key={server.name} server={server} run={run} />
+          ))}
+        </ul>
+      ) : null}
+      {list?.problems.map((problem) => (
+        <p key={problem} className="error-text small">
+          {problem}
+        </p>
+      ))}
+      <div className="mcp-add">
+        <div className="field">
+          <label htmlFor={`${titleId}-name`}>Server name</label>
+          <input id={`${titleId}-name`} value={name} placeholder="github" onChange={(e) => setName(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${titleId}-target`}>Command or URL</label>
+          <input id={`${titleId}-target`} className="mono" value={target} placeholder="npx -y @modelcontextprotocol/server-github  or  https://…/mcp" onChange={(e) => setTarget(e.target.value)} />
+        </div>
+        <label className="checkbox">
+          <input type="checkbox" checked={sandbox} onChange={(e) => setSandbox(e.target.checked)} /> Run a command in the sandbox
+        </label>
+        <button type="button" className="btn" onClick={() => void add()}>
+          Add server
+        </button>
+      </div>
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function McpServerItem({ server, run }: { server: McpServerDto; run(work: () => Promise<McpListDto>): Promise<boolean> }): React.JSX.Element {
+  const api = useApi();
+  const [editing, setEditing] = useState<string | null>(null);
+  const editId = useId();
+  const enabled = server.status !== 'disabled';
+
+  const saveEdit = async (): Promise<void> => {
+    if (editing === null) return;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(editing);
+    } catch (err) {
+      await run(() => Promise.reject(new Error(`the entry is not valid JSON (${err instanceof Error ? err.message : String(err)})`)));
+      return;
+    }
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      await run(() => Promise.reject(new Error('the entry must be a JSON object')));
+      return;
+    }
+    if (await run(() => api.call('mcp.save', { name: server.name, entry: entry as Record<string, unknown> }))) setEditing(null);
+  };
+
+  return (
+    <li className="mcp-server" aria-label={server.name}>
+      <div className="mcp-server-head">
+        <strong className="mono">{server.name}</strong>
+        <span className="muted small">{server.type}</span>
+        <span className={`mcp-status mcp-status-${server.status}`}>{server.statusText}</span>
+        {server.sandboxed === false ? <span className="mcp-unsandboxed">not sandboxed</span> : null}
+      </div>
+      <div className="mono small mcp-target">
+        <VisibleText text={server.target} />
+      </div>
+      <div className="muted small">From {SOURCE_LABEL[server.source]}</div>
+      {server.error ? <p className="error-text small">{server.error}</p> : null}
+      {server.tools.length > 0 ? (
+        <details>
+          <summary>Tools ({server.tools.length})</summary>
+          <ul className="mcp-tools">
+            {server.tools.map((tool) => (
+              <li key={tool.qualifiedName}>
+                <span className="mono">{tool.name}</span>
+                {tool.readOnly ? <span className="muted small"> (read-only)</span> : null}
+                {tool.description ? <span className="muted small"> — {tool.description}</span> : null}
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      {server.log ? (
+        <details>
+          <summary>Log</summary>
+          <pre className="mcp-log">{server.log}</pre>
+        </details>
+      ) : null}
+      {editing !== null ? (
+        <div className="field">
+          <label htmlFor={editId}>Entry (JSON)</label>
+          <textarea id={editId} className="mono" rows={8} value={editing} onChange={(e) => setEditing(e.target.value)} />
+          <div className="dialog-actions">
+            <button type="button" className="btn" onClick={() => setEditing(null)}>
+              Cancel
+            </button>
+            <button type="button" className="btn btn-primary" onClick={() => void saveEdit()}>
+              Save server
+            </button>
+          </div>
+        </div>
+      ) : null}
+      <div className="mcp-actions">
+        {server.status !== 'not-trusted' ? (
+          <label className="checkbox">
+            <input type="checkbox" checked={enabled} onChange={(e) => void run(() => api.call('mcp.setEnabled', { name: server.name, enabled: e.target.checked }))} /> Enabled
+          </label>
+        ) : null}
+        {server.status === 'needs-sign-in' ? (
+          <button type="button" className="btn btn-small" onClick={() => void run(() => api.call('mcp.signIn', { name: server.name }))}>
+            Sign in
+          </button>
+        ) : null}
+        {server.status === 'failed' ? (
+          <button type="button" className="btn btn-small" onClick={() => void run(() => api.call('mcp.restart', { name: server.name }))}>
+            Restart
+          </button>
+        ) : null}
+        {server.source === 'user' && editing === null ? (
+          <button type="button" className="btn btn-small" onClick={() => setEditing(JSON.stringify(server.entry, null, 2))}>
+            Edit
+          </button>
+        ) : null}
+        {server.source === 'user' ? (
+          <button type="button" className="btn btn-small" onClick={() => void run(() => api.call('mcp.remove', { name: server.name }))}>
+            Remove
+          </button>
+        ) : null}
+      </div>
+    </li>
+  );
+}
