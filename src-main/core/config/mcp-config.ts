@@ -109,12 +109,21 @@ export function checkServerEntry(file: string, name: string, raw: unknown): { en
   return { entry: { ...base, type, url: fields.url } };
 }
 
-/** The entry with `${VAR}` and `${VAR:-default}` expanded, or the first field that cannot be. */
-export function expandServerEntry(entry: CheckedServerEntry, source: ConfigSource, env: NodeJS.ProcessEnv): { server: McpServerConfig } | { problem: ConfigProblem } {
+/**
+ * The entry with `${VAR}` and `${VAR:-default}` expanded, or the first field that cannot be.
+ * `asWritten`: nothing expanded (an entry that will not run, shown as its file says: the
+ * person's variables have no business in it).
+ */
+export function expandServerEntry(
+  entry: CheckedServerEntry,
+  source: ConfigSource,
+  env: NodeJS.ProcessEnv,
+  options: { asWritten?: boolean } = {},
+): { server: McpServerConfig } | { problem: ConfigProblem } {
   const at = `mcpServers.${entry.name}`;
   let problem: ConfigProblem | undefined;
   const expand = (value: string, field: string): string => {
-    if (problem !== undefined) return value;
+    if (problem !== undefined || options.asWritten) return value;
     const result = expandVars(value, env);
     if (result.ok) return result.value;
     const names = result.missing.map((n) => `\${${n}}`);
@@ -138,7 +147,7 @@ export function expandServerEntry(entry: CheckedServerEntry, source: ConfigSourc
     };
   } else {
     const url = expand(entry.url, 'url');
-    if (problem === undefined && !isWebUrl(url)) problem = { file: source.file, field: `${at}.url`, message: `is not an http(s) URL: ${url}` };
+    if (problem === undefined && !options.asWritten && !isWebUrl(url)) problem = { file: source.file, field: `${at}.url`, message: `is not an http(s) URL: ${url}` };
     server = { ...base, type: entry.type, url, headers: expandRecord(fields.headers, 'headers') };
   }
   return problem !== undefined ? { problem } : { server };
