@@ -10,6 +10,7 @@ const COMMANDS: Record<string, Command> = {
   run: async (argv) => (await import('./run-command')).runCommand(argv),
   serve: async (argv) => (await import('./serve-command')).serveCommand(argv),
   checkpoints: async (argv) => (await import('./checkpoints-command')).checkpointsCommand(argv),
+  trust: async (argv) => (await import('./trust-command')).trustCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

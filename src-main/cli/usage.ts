@@ -31,6 +31,8 @@ Commands:
                         manage the agent's long-term memories
   checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]
                         what the agent changed in a thread, and undoing it
+  trust [--revoke]      list the folder's own configuration (MCP servers) and trust it
+                        to load, or forget that trust
   --version, -v         print deepdesk's version
 
 Common options:
@@ -54,6 +56,9 @@ run options:
 checkpoints options:
   --thread ID           the thread whose checkpoints to list
   --force               restore even files changed after the agent's change
+
+trust options:
+  --revoke              forget the trust given in this folder
 
 serve options:
   --port N              port to listen on (default: a free port)
