@@ -20,7 +20,7 @@ export async function trustCommand(argv: string[], io: TrustIo = { stdout: proce
   const { values, positionals } = parseCommand(argv, OPTIONS);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const folder = projectFolder(values.folder);
-  const store = new TrustStore(resolveDataDir(values['data-dir'], io.env));
+  const store = new TrustStore(resolveDataDir(values['data-dir'], io.env), { onProblem: (problem) => io.stderr.write(`deepdesk trust: ${problem.message}\n`) });
   try {
     if (values.revoke) {
       io.stdout.write(store.revoke(folder) ? `Trust revoked: ${folder}'s configuration no longer loads until it is trusted again\n` : `${folder} was not trusted; nothing to revoke\n`);

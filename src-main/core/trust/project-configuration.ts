@@ -41,7 +41,8 @@ export function userMcpFile(dataDir: string): string {
 
 export async function loadProjectConfiguration(options: ProjectConfigurationOptions): Promise<ProjectConfiguration> {
   const { env } = options;
-  const store = options.store ?? new TrustStore(options.dataDir);
+  const storeProblems: string[] = [];
+  const store = options.store ?? new TrustStore(options.dataDir, { onProblem: (problem) => storeProblems.push(problem.message) });
   try {
     const folder = realFolder(options.folder);
     const report = await trustReport(folder, store, env);
@@ -68,7 +69,7 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
     return {
       servers,
       untrusted: untrusted.filter((s) => !running.has(s.name)),
-      problems: [...new Set([...user.problems.map(problemLine), ...report.problems, ...expansionProblems, ...cli.flatMap((read) => read.problems.map(problemLine))])],
+      problems: [...new Set([...storeProblems, ...user.problems.map(problemLine), ...report.problems, ...expansionProblems, ...cli.flatMap((read) => read.problems.map(problemLine))])],
       report: options.trustForRun ? { ...report, untrusted: [] } : report,
     };
   } finally {

@@ -5,10 +5,10 @@
 // (`deepdesk trust`, another window) is seen on the next look, and a folder record that cannot
 // be read counts as no trust at all.
 
-import { realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { JsonFileStore, recordShape, type JsonFileProblem } from '../config/json-file-store';
+import { realPathOf } from '../sandbox/policy';
 import type { TrustEntry } from './types';
 
 const folderTrustSchema = z.object({
@@ -27,12 +27,7 @@ export function trustFile(dataDir: string): string {
 
 /** The folder as trust is kept for it: its real path (a link to it is the same folder). */
 export function realFolder(folder: string): string {
-  const absolute = resolve(folder);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    return absolute;
-  }
+  return realPathOf(folder);
 }
 
 export class TrustStore {

@@ -189,6 +189,15 @@ describe('loadProjectConfiguration', () => {
     ]);
   });
 
+  it('an unreadable trust.json trusts nothing and says so in one line', async () => {
+    projectConfig({ p: { command: 'x' } });
+    writeFileSync(join(dataDir, 'trust.json'), '{ broken');
+    const config = await loadProjectConfiguration({ folder, dataDir, env: {} });
+    expect(config.servers).toEqual([]);
+    expect(config.untrusted.map((s) => s.name)).toEqual(['p']);
+    expect(config.problems).toEqual([expect.stringMatching(/^trust\.json could not be read .*no folder's configuration is trusted until you trust it again/)]);
+  });
+
   it("an untrusted entry's unset variables are no problem (it does not run); a trusted one's are", async () => {
     projectConfig({ p: { command: '${NOT_SET}' } });
     const untrusted = await loadProjectConfiguration({ folder, dataDir, env: {}, store });
