@@ -2,7 +2,8 @@
 // bad file or entry (naming file and field) while the others still load, `${VAR}` expansion,
 // defaults, type inference, merge order, and editing that keeps everything else as written.
 
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,6 +79,20 @@ describe('readMcpConfigFile', () => {
     expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: must be a JSON object like {"mcpServers": {…}}`]);
     write({ mcpServers: [] });
     expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: mcpServers: must be an object of server entries by name`]);
+  });
+
+  it('a link to a device or a FIFO, a folder, or a huge file is one problem, never a hang', () => {
+    symlinkSync('/dev/zero', file);
+    expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: is not a regular file`]);
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: is not a regular file`]);
+    rmSync(file);
+    mkdirSync(file);
+    expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: is not a regular file`]);
+    rmSync(file, { recursive: true });
+    write(`{"mcpServers": {}, "pad": "${'x'.repeat(1024 * 1024)}"}`);
+    expect(lines(readMcpConfigFile(file, 'project', {}))[0]).toMatch(/: is too large \(\d+ bytes; at most 1048576\)$/);
   });
 
   it('a bad entry is one problem naming its field, and the other entries still load', () => {
