@@ -49,17 +49,19 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
     const user = readMcpConfigFile(userMcpFile(options.dataDir), 'user', env);
     const cli = (options.mcpConfigFiles ?? []).map((file) => readMcpConfigFile(resolve(file), 'cli', env));
 
-    // The folder's entries: a shape problem is in the report already; what cannot be expanded
-    // is told only for an entry that would run.
+    // The folder's entries: an untrusted one changes nothing (not even by disabling a server of
+    // the person's of the same name). A shape problem is in the report already; what cannot be
+    // expanded is told only for an entry that would run, and only such an entry is expanded.
     const source: ConfigSource = { kind: 'project', file: projectMcpFile(folder) };
     const project: McpServerConfig[] = [];
     const untrusted: McpServerConfig[] = [];
     const expansionProblems: string[] = [];
     for (const entry of readServerEntries(source.file, 'project').entries) {
-      const runs = entry.fields.disabled === true || options.trustForRun === true || store.isTrusted(folder, { key: mcpTrustKey(entry.name), digest: entry.digest });
+      const trusted = options.trustForRun === true || store.isTrusted(folder, { key: mcpTrustKey(entry.name), digest: entry.digest });
+      const runs = trusted && entry.fields.disabled !== true;
       const expanded = expandServerEntry(entry, source, env, { asWritten: !runs });
       if ('problem' in expanded) expansionProblems.push(problemLine(expanded.problem));
-      else (runs ? project : untrusted).push(expanded.server);
+      else (trusted ? project : untrusted).push(expanded.server);
     }
 
     const servers = mergeServers(user.servers, project, ...cli.map((read) => read.servers));

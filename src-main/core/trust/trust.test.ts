@@ -189,6 +189,14 @@ describe('loadProjectConfiguration', () => {
     ]);
   });
 
+  it("an untrusted disabled entry does not disable the person's server of the same name", async () => {
+    userConfig({ shared: { command: 'mine' } });
+    projectConfig({ shared: { command: 'theirs', disabled: true } });
+    const config = await loadProjectConfiguration({ folder, dataDir, env: {}, store });
+    expect(config.servers).toMatchObject([{ name: 'shared', command: 'mine', disabled: false, source: { kind: 'user' } }]);
+    expect(config.report.entries).toEqual([]);
+  });
+
   it('an unreadable trust.json trusts nothing and says so in one line', async () => {
     projectConfig({ p: { command: 'x' } });
     writeFileSync(join(dataDir, 'trust.json'), '{ broken');
