@@ -11,6 +11,7 @@ const COMMANDS: Record<string, Command> = {
   serve: async (argv) => (await import('./serve-command')).serveCommand(argv),
   checkpoints: async (argv) => (await import('./checkpoints-command')).checkpointsCommand(argv),
   mcp: async (argv) => (await import('./mcp-command')).mcpCommand(argv),
+  trust: async (argv) => (await import('./trust-command')).trustCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

@@ -3,12 +3,14 @@
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { readMcpConfigFile, removeServerEntry, writeServerEntry } from '../core/config/mcp-config';
-import { TrustStore } from '../core/trust/trust-store';
-import { trustReport } from '../core/trust/gate';
+import { checkServerEntry, readMcpConfigFile, removeServerEntry, writeServerEntry } from '../core/config/mcp-config';
+import { mcpTrustKey } from '../core/trust/loaders';
+import { userMcpFile } from '../core/trust/project-configuration';
+import { trustReport } from '../core/trust/report';
+import { TrustStore } from '../core/trust/store';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { resolveDataDir } from '../app/data-dir';
-import { statusText, userMcpFile } from '../app/mcp/mcp-service';
+import { statusText } from '../app/mcp/mcp-service';
 import { projectFolder } from './folders';
 import { startMcpServers } from './mcp-servers';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
@@ -76,14 +78,19 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
       const folder = values.project ? realpathSync(projectFolder(values.folder)) : undefined;
       const file = folder ? join(folder, '.mcp.json') : userMcpFile(dataDir);
       // Checked as the file's reader will read it: a bad entry is refused before it is written.
-      const probe = readMcpConfigFile.fromText(JSON.stringify({ mcpServers: { [name]: entry } }), file, io.env);
-      if (probe.problems.length > 0) throw new UsageError(probe.problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join('; '));
+      const checked = checkServerEntry(file, name, entry);
+      if ('problem' in checked) throw new UsageError(`${checked.problem.field ? `${checked.problem.field}: ` : ''}${checked.problem.message}`);
       const replaced = existsSync(file) && readMcpConfigFile(file, folder ? 'project' : 'user', io.env).servers.some((s) => s.name === name);
-      writeServerEntry(file, name, entry);
+      writeServerEntry(file, name, entry, folder ? { mode: 0o644 } : {});
       if (folder) {
         // The person wrote this entry: it is trusted as written (a later change asks again).
-        const report = await trustReport(folder, new TrustStore(dataDir), io.env);
-        new TrustStore(dataDir).trust(folder, report.untrusted.filter((e) => e.key === `mcp:${name}`));
+        const store = new TrustStore(dataDir);
+        try {
+          const report = await trustReport(folder, store, io.env);
+          store.trust(folder, report.untrusted.filter((e) => e.key === mcpTrustKey(name)));
+        } finally {
+          store.close();
+        }
       }
       io.stdout.write(`${replaced ? 'Replaced' : 'Added'} MCP server ${name} in ${file}\n`);
       return 0;

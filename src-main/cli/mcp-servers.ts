@@ -5,7 +5,8 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { McpHub } from '../core/extensions/mcp/hub';
-import { loadProjectConfiguration, untrustedNotice } from '../core/trust/project-configuration';
+import { loadProjectConfiguration } from '../core/trust/project-configuration';
+import { untrustedNotice } from '../core/trust/report';
 import { openWithSystem } from '../app/open-external';
 import { FileSecretStore } from '../app/settings/file-secret-store';
 import { packageVersion } from './package-version';
@@ -32,7 +33,8 @@ export async function startMcpServers(options: CliMcpOptions): Promise<McpHub> {
     trustForRun: options.trust,
   });
   for (const problem of loaded.problems) options.say(problem);
-  if (!options.trust && loaded.report.untrusted.length > 0) options.say(untrustedNotice(loaded.report).replace(/^deepdesk: /, ''));
+  const notice = options.trust ? undefined : untrustedNotice(loaded.report);
+  if (notice !== undefined) options.say(notice.replace(/^deepdesk: /, ''));
   const secrets = new FileSecretStore(options.dataDir);
   const hub = new McpHub({
     folder,

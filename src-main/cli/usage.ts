@@ -34,6 +34,8 @@ Commands:
   mcp ls | tools NAME | add NAME [--project] -- COMMAND [ARGS…] |
       add NAME [--project] --url URL [--header 'K: V']… | rm NAME
                         the MCP servers whose tools the agent gets
+  trust [--revoke]      list the folder's own configuration (MCP servers) and trust it
+                        to load, or forget that trust
   --version, -v         print deepdesk's version
 
 Common options:
@@ -59,6 +61,9 @@ run options:
 checkpoints options:
   --thread ID           the thread whose checkpoints to list
   --force               restore even files changed after the agent's change
+
+trust options:
+  --revoke              forget the trust given in this folder
 
 serve options:
   --port N              port to listen on (default: a free port)

@@ -8,11 +8,11 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
-import { readMcpConfigFile, removeServerEntry, setServerDisabled, writeServerEntry } from '../../core/config/mcp-config';
+import { checkServerEntry, removeServerEntry, setServerDisabled, writeServerEntry } from '../../core/config/mcp-config';
 import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
-import { loadProjectConfiguration } from '../../core/trust/project-configuration';
-import { TrustStore } from '../../core/trust/trust-store';
+import { loadProjectConfiguration, userMcpFile } from '../../core/trust/project-configuration';
+import { TrustStore } from '../../core/trust/store';
 import type { TrustReport } from '../../core/trust/types';
 import { ContractError, type McpListDto, type McpServerDto, type TrustStateDto } from '../contract';
 
@@ -33,10 +33,6 @@ export interface McpServiceOptions {
 
 const folderStateSchema = z.object({ disabled: z.array(z.string()).optional() });
 
-export function userMcpFile(dataDir: string): string {
-  return join(dataDir, 'mcp.json');
-}
-
 export class McpService {
   private readonly trust: TrustStore;
   /** Per folder, the servers of its .mcp.json or of --mcp-config the person turned off. */
@@ -51,7 +47,7 @@ export class McpService {
   private readonly stopHub: () => void;
 
   constructor(private readonly options: McpServiceOptions) {
-    this.trust = new TrustStore(options.dataDir);
+    this.trust = new TrustStore(options.dataDir, options.onProblem ? { onProblem: options.onProblem } : {});
     this.folderState = new JsonFileStore({
       path: join(options.dataDir, 'mcp-folders.json'),
       shape: recordShape(folderStateSchema),
@@ -88,6 +84,7 @@ export class McpService {
       env: this.options.env,
       mcpConfigFiles: this.options.cliFiles ?? [],
       trustForRun: false,
+      store: this.trust,
     });
     const before = this.trustState();
     this.report = loaded.report;
@@ -235,6 +232,7 @@ export class McpService {
     await this.loading.catch(() => undefined);
     await this.options.hub.close();
     this.folderState.close();
+    this.trust.close();
   }
 }
 
@@ -266,15 +264,9 @@ function rawEntry(file: string, name: string): Record<string, unknown> {
   }
 }
 
-/** What is wrong with an entry the window sends, checked as the file's reader would (one clear line), or null. */
+/** What is wrong with an entry the window sends, checked as the file's reader checks it (one clear line), or null. */
 function checkEntry(name: string, entry: Record<string, unknown>): string | null {
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) return 'a server name may use letters, digits, ., - and _';
-  const probe = readMcpConfigText(JSON.stringify({ mcpServers: { [name]: entry } }));
-  return probe;
-}
-
-function readMcpConfigText(text: string): string | null {
-  // Parsed with the same reader as the files, from a scratch copy.
-  const { problems } = readMcpConfigFile.fromText(text, 'the new entry');
-  return problems.length > 0 ? problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join('; ') : null;
+  const checked = checkServerEntry('mcp.json', name, entry);
+  return 'problem' in checked ? `${checked.problem.field ? `${checked.problem.field}: ` : ''}${checked.problem.message}` : null;
 }

@@ -32,7 +32,7 @@ describe('resolvePolicy', () => {
     expect(policy.hidden.map((h) => h.path)).not.toContain('/home/u/.config/gh');
   });
 
-  it("keeps the root repository's surface, .deepdesk and the settings-protected paths read-only, and pins .git", () => {
+  it("keeps the root repository's surface, .deepdesk, the folder's configuration and the settings-protected paths read-only, and pins .git and the folders holding skills", () => {
     const policy = linux('/home/u/code/app', { protectedPaths: ['/home/u/code/app/.env', 'relative/ignored'] });
     expect(policy.protectedPaths).toEqual([
       '/home/u/code/app/.git/hooks',
@@ -41,9 +41,12 @@ describe('resolvePolicy', () => {
       '/home/u/code/app/.git/commondir',
       '/home/u/code/app/.git/info',
       '/home/u/code/app/.deepdesk',
+      '/home/u/code/app/.mcp.json',
+      '/home/u/code/app/.agents/skills',
+      '/home/u/code/app/.claude/skills',
       '/home/u/code/app/.env',
     ]);
-    expect(policy.pinnedPaths).toEqual(['/home/u/code/app/.git']);
+    expect(policy.pinnedPaths).toEqual(['/home/u/code/app/.git', '/home/u/code/app/.agents', '/home/u/code/app/.claude']);
   });
 
   it('lists each macOS and Linux secret for its own platform only', () => {

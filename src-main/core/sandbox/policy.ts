@@ -49,9 +49,28 @@ export const SECRET_HOME_PATHS: readonly HomeRule[] = [
 
 /**
  * Inside the project folder, never writable: what git or Deepdesk would later run or trust
- * outside the sandbox (SPEC §7).
+ * outside the sandbox (SPEC §7), the folder's own configuration among it (SPEC §9: its MCP
+ * servers, and in `.deepdesk/` its hooks and skills). One that a command creates is removed
+ * after the run.
  */
-export const PROTECTED_PROJECT_PATHS: readonly string[] = ['.git/hooks', '.git/config', '.git/config.worktree', '.git/commondir', '.git/info', '.deepdesk'];
+export const PROTECTED_PROJECT_PATHS: readonly string[] = [
+  '.git/hooks',
+  '.git/config',
+  '.git/config.worktree',
+  '.git/commondir',
+  '.git/info',
+  '.deepdesk',
+  '.mcp.json',
+  '.agents/skills',
+  '.claude/skills',
+];
+
+/**
+ * The folders that hold a protected path (`.claude` for `.claude/skills`): pinned where they
+ * exist, so that moving one aside cannot take the protected path with it and put a writable
+ * one in its place.
+ */
+const PROTECTED_PROJECT_PARENTS: readonly string[] = [...new Set(PROTECTED_PROJECT_PATHS.filter((p) => p.includes('/') && !p.startsWith('.git/')).map((p) => dirname(p)))];
 
 /**
  * Unix sockets on the host that hand out power beyond the sandbox (a session bus that
@@ -206,7 +225,7 @@ export function resolvePolicy(
     staticHidden,
     protectedPaths: [...new Set(protectedPaths)],
     // `.git` moved aside and made anew would carry hooks of the command's choosing.
-    pinnedPaths: [join(projectDir, '.git')],
+    pinnedPaths: [join(projectDir, '.git'), ...PROTECTED_PROJECT_PARENTS.map((p) => join(projectDir, p))],
     allowedDomains: [...(policy.allowedDomains ?? [])],
   };
 }

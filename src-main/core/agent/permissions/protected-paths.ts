@@ -1,6 +1,8 @@
-// Paths that are never written without asking (SPEC §4): `.git/`, `.env*` files and the
-// app's own data. Matched on purpose without compileGlob: `**` there does not enter
-// dot-folders, and here it must.
+// Paths that are never written without asking (SPEC §4, §9): `.git/`, `.env*` files, the
+// folder's own configuration (what runs once the folder is trusted: MCP servers, hooks,
+// skills) and the app's own data. They ask in every mode and whatever the allow rules; deny
+// rules and plan mode still win. Matched on purpose without compileGlob: `**` there does not
+// enter dot-folders, and here it must.
 //
 // Pattern syntax: `/`-separated segments; `**` is any number of segments (dot-folders
 // included); `*` and `?` in a segment match any characters (a leading dot included).
@@ -10,7 +12,22 @@
 // and trailing dots and spaces of a name: on macOS and Windows `/.GIT/config` and
 // `/.env.` are the same files as `/.git/config` and `/.env`.
 
-export const PROTECTED_PATHS: string[] = ['**/.git/**', '**/.env*', '/.deepdesk/**'];
+/**
+ * The folder's own configuration (SPEC §9): `.mcp.json`, `.deepdesk/hooks.json`, the skills
+ * folders, and any `SKILL.md` wherever it is. The sandbox keeps the same files read-only
+ * (sandbox/policy.ts PROTECTED_PROJECT_PATHS).
+ */
+export const FOLDER_CONFIG_PATHS: readonly string[] = ['/.mcp.json', '/.deepdesk/hooks.json', '/.deepdesk/skills/**', '/.agents/skills/**', '/.claude/skills/**', '**/SKILL.md'];
+
+/** Each kind of protected path and why writing there asks; the first that matches is told. */
+const PROTECTED_KINDS: ReadonlyArray<{ patterns: readonly string[]; reason: string }> = [
+  { patterns: ['**/.git/**'], reason: 'writes inside .git/ always ask' },
+  { patterns: ['**/.env*'], reason: 'writes to .env files always ask' },
+  { patterns: FOLDER_CONFIG_PATHS, reason: "writes to the folder's own configuration (MCP servers, hooks, skills) always ask: it runs programs once the folder is trusted" },
+  { patterns: ['/.deepdesk/**'], reason: "writes to Deepdesk's own data (/.deepdesk/) always ask" },
+];
+
+export const PROTECTED_PATHS: string[] = PROTECTED_KINDS.flatMap((kind) => kind.patterns);
 
 type Segment = '**' | RegExp;
 
@@ -77,6 +94,8 @@ export function protectedPattern(path: string, patterns: readonly string[] = PRO
 
 /** "writes to .env files always ask" and the like, for a pattern of PROTECTED_PATHS or the caller's own. */
 export function protectedReason(pattern: string): string {
+  const known = PROTECTED_KINDS.find((kind) => kind.patterns.includes(pattern));
+  if (known !== undefined) return known.reason;
   const lower = pattern.toLowerCase();
   if (/(^|\/)\.git(\/|$)/.test(lower)) return 'writes inside .git/ always ask';
   if (lower.includes('.env')) return 'writes to .env files always ask';

@@ -1,0 +1,194 @@
+// MCP server entries read from real files: good entries in every form, one clear problem per
+// bad file or entry (naming file and field) while the others still load, `${VAR}` expansion,
+// defaults, type inference, merge order, and editing that keeps everything else as written.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expandVars } from './expand-vars';
+import { mergeServers, readMcpConfigFile, removeServerEntry, serverDigest, setServerDisabled, writeServerEntry } from './mcp-config';
+import { problemLine, type McpServerConfig } from './mcp-config-types';
+
+let dir: string;
+let file: string;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'deepdesk-mcpcfg-'));
+  file = join(dir, 'mcp.json');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const write = (value: unknown): void => writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+const lines = (read: ReturnType<typeof readMcpConfigFile>): string[] => read.problems.map(problemLine);
+
+describe('expandVars', () => {
+  it('expands ${VAR} and ${VAR:-default} (default when unset or empty), leaves $VAR alone, and names what is unset', () => {
+    const env = { A: 'a', EMPTY: '' };
+    expect(expandVars('x-${A}-${B:-bee}-${EMPTY:-e}-${EMPTY}-$A', env)).toEqual({ ok: true, value: 'x-a-bee-e--$A' });
+    expect(expandVars('${NOPE}/${NOPE}/${ALSO}', env)).toEqual({ ok: false, missing: ['NOPE', 'ALSO'] });
+    expect(expandVars('${A:-}', {})).toEqual({ ok: true, value: '' });
+  });
+});
+
+describe('readMcpConfigFile', () => {
+  it('reads stdio and http entries with types inferred, defaults filled in and variables expanded', () => {
+    write({
+      mcpServers: {
+        gh: { command: 'npx', args: ['-y', '@x/github', '--home=${HOME_DIR}'], env: { TOKEN: '${GH_TOKEN}', LEVEL: '${LEVEL:-info}' } },
+        docs: { url: 'https://${HOST}/mcp', headers: { Authorization: 'Bearer ${API:-none}' }, timeout: 5000 },
+        old: { type: 'sse', url: 'http://127.0.0.1:9/sse' },
+        raw: { type: 'stdio', command: 'srv', sandbox: false, allowedDomains: ['api.example.com'], disabled: true },
+      },
+      otherKey: true,
+    });
+    const read = readMcpConfigFile(file, 'user', { HOME_DIR: '/h', GH_TOKEN: 't0k', HOST: 'docs.example.com' });
+    expect(read.problems).toEqual([]);
+    const byName = Object.fromEntries(read.servers.map((s) => [s.name, s]));
+    expect(byName.gh).toEqual({
+      name: 'gh',
+      source: { kind: 'user', file },
+      type: 'stdio',
+      command: 'npx',
+      args: ['-y', '@x/github', '--home=/h'],
+      env: { TOKEN: 't0k', LEVEL: 'info' },
+      sandbox: true,
+      allowedDomains: [],
+      timeoutMs: 60_000,
+      disabled: false,
+      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(byName.docs).toMatchObject({ type: 'http', url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer none' }, timeoutMs: 5000 });
+    expect(byName.old).toMatchObject({ type: 'sse', url: 'http://127.0.0.1:9/sse', headers: {} });
+    expect(byName.raw).toMatchObject({ type: 'stdio', sandbox: false, allowedDomains: ['api.example.com'], disabled: true, args: [], env: {} });
+  });
+
+  it('a missing file declares nothing; a missing --mcp-config file is a problem', () => {
+    expect(readMcpConfigFile(file, 'project', {})).toEqual({ servers: [], problems: [] });
+    expect(lines(readMcpConfigFile(file, 'cli', {}))).toEqual([`${file}: no such file`]);
+  });
+
+  it('malformed JSON is one problem naming the file', () => {
+    write('{"mcpServers": {"a": {"command": "x"},}}');
+    const read = readMcpConfigFile(file, 'project', {});
+    expect(read.servers).toEqual([]);
+    expect(read.problems).toHaveLength(1);
+    expect(lines(read)[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: is not valid JSON \\(`));
+    write('[1]');
+    expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: must be a JSON object like {"mcpServers": {…}}`]);
+    write({ mcpServers: [] });
+    expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: mcpServers: must be an object of server entries by name`]);
+  });
+
+  it('a link to a device or a FIFO, a folder, or a huge file is one problem, never a hang', () => {
+    symlinkSync('/dev/zero', file);
+    expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: is not a regular file`]);
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: is not a regular file`]);
+    rmSync(file);
+    mkdirSync(file);
+    expect(lines(readMcpConfigFile(file, 'project', {}))).toEqual([`${file}: is not a regular file`]);
+    rmSync(file, { recursive: true });
+    write(`{"mcpServers": {}, "pad": "${'x'.repeat(1024 * 1024)}"}`);
+    expect(lines(readMcpConfigFile(file, 'project', {}))[0]).toMatch(/: is too large \(\d+ bytes; at most 1048576\)$/);
+  });
+
+  it('a bad entry is one problem naming its field, and the other entries still load', () => {
+    write({
+      mcpServers: {
+        good: { command: 'ok' },
+        badArgs: { command: 'x', args: ['a', 3] },
+        badTimeout: { command: 'x', timeout: 'soon' },
+        nothing: { args: [] },
+        both: { command: 'x', url: 'http://h' },
+        typedNoUrl: { type: 'http', command: 'x' },
+        typedNoCommand: { type: 'stdio', url: 'http://h' },
+        badType: { type: 'websocket', url: 'ws://h' },
+        notUrl: { url: 'file:///etc/passwd' },
+        notObject: 'npx server',
+        unset: { command: 'x', env: { TOKEN: '${MISSING_TOKEN}' } },
+        unsetArg: { command: 'x', args: ['ok', '${A}${B}'] },
+      },
+    });
+    const read = readMcpConfigFile(file, 'project', {});
+    expect(read.servers.map((s) => s.name)).toEqual(['good']);
+    const got = lines(read);
+    expect(got).toHaveLength(11);
+    const of = (name: string) => got.find((l) => l.startsWith(`${file}: mcpServers.${name}`));
+    expect(of('badArgs')).toMatch(/^.*: mcpServers\.badArgs\.args\[1\]: .*string/i);
+    expect(of('badTimeout')).toMatch(/mcpServers\.badTimeout\.timeout: .*number/i);
+    expect(of('nothing')).toBe(`${file}: mcpServers.nothing: needs "command" (a server started here) or "url" (a remote server)`);
+    expect(of('both')).toContain('mcpServers.both: has both "command" and "url"');
+    expect(of('typedNoUrl')).toBe(`${file}: mcpServers.typedNoUrl.url: is required for an http server`);
+    expect(of('typedNoCommand')).toBe(`${file}: mcpServers.typedNoCommand.command: is required for a stdio server`);
+    expect(of('badType')).toMatch(/mcpServers\.badType\.type: /);
+    expect(of('notUrl')).toBe(`${file}: mcpServers.notUrl.url: is not an http(s) URL: file:///etc/passwd`);
+    expect(of('notObject')).toBe(`${file}: mcpServers.notObject: must be an object`);
+    expect(of('unset')).toBe(`${file}: mcpServers.unset.env.TOKEN: \${MISSING_TOKEN} is not set (write \${NAME:-default} for a default)`);
+    expect(of('unsetArg')).toContain('mcpServers.unsetArg.args[1]: ${A} and ${B} are not set');
+  });
+
+  it('the digest is of the entry as written: key order does not matter, any change does, expansion does not', () => {
+    write({ mcpServers: { a: { command: 'x', args: ['${V}'] } } });
+    const first = readMcpConfigFile(file, 'project', { V: '1' }).servers[0]!;
+    expect(readMcpConfigFile(file, 'project', { V: '2' }).servers[0]!.digest).toBe(first.digest);
+    write('{"mcpServers": {"a": {"args": ["${V}"], "command": "x"}}}');
+    expect(readMcpConfigFile(file, 'project', { V: '1' }).servers[0]!.digest).toBe(first.digest);
+    write({ mcpServers: { a: { command: 'x', args: ['${V}', '--more'] } } });
+    expect(readMcpConfigFile(file, 'project', { V: '1' }).servers[0]!.digest).not.toBe(first.digest);
+    expect(first.digest).toBe(serverDigest({ args: ['${V}'], command: 'x' }));
+  });
+});
+
+describe('mergeServers', () => {
+  const server = (name: string, kind: 'user' | 'project' | 'cli'): McpServerConfig => ({
+    name,
+    source: { kind, file: `/${kind}` },
+    type: 'http',
+    url: `http://${kind}/${name}`,
+    headers: {},
+    timeoutMs: 1,
+    disabled: false,
+    digest: kind,
+  });
+  it('a later list wins on a name clash', () => {
+    const merged = mergeServers([server('a', 'user'), server('b', 'user')], [server('b', 'project'), server('c', 'project')], [server('a', 'cli')]);
+    expect(merged.map((s) => `${s.name}:${s.source.kind}`).sort()).toEqual(['a:cli', 'b:project', 'c:project']);
+  });
+});
+
+describe('editing a file', () => {
+  it('adds, disables, enables and removes entries, keeping other keys and entries exactly as written', () => {
+    write({ theme: 'dark', mcpServers: { keep: { command: 'k', args: ['1'], extra: { unknownField: 1 } }, broken: { command: 7 } } });
+    writeServerEntry(file, 'gh', { command: 'npx', args: ['-y', 'gh'] });
+    setServerDisabled(file, 'gh', true);
+    let json = JSON.parse(readFileSync(file, 'utf8')) as { theme: string; mcpServers: Record<string, unknown> };
+    expect(json.theme).toBe('dark');
+    expect(json.mcpServers).toEqual({
+      keep: { command: 'k', args: ['1'], extra: { unknownField: 1 } },
+      broken: { command: 7 },
+      gh: { command: 'npx', args: ['-y', 'gh'], disabled: true },
+    });
+    expect(readMcpConfigFile(file, 'user', {}).servers.find((s) => s.name === 'gh')!.disabled).toBe(true);
+    setServerDisabled(file, 'gh', false);
+    expect(removeServerEntry(file, 'keep')).toBe(true);
+    expect(removeServerEntry(file, 'keep')).toBe(false);
+    json = JSON.parse(readFileSync(file, 'utf8')) as typeof json;
+    expect(json.mcpServers).toEqual({ broken: { command: 7 }, gh: { command: 'npx', args: ['-y', 'gh'] } });
+    expect(() => setServerDisabled(file, 'nope', true)).toThrow(/no MCP server named 'nope'/);
+  });
+
+  it('creates a new file 0600 (entries carry tokens), and refuses a malformed entry or an unreadable file without writing', () => {
+    const fresh = join(dir, 'sub', 'mcp.json');
+    mkdirSync(join(dir, 'sub'));
+    writeServerEntry(fresh, 'docs', { url: 'https://x/mcp', headers: { Authorization: 'Bearer ${T}' } });
+    expect(statSync(fresh).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(fresh, 'utf8'))).toEqual({ mcpServers: { docs: { url: 'https://x/mcp', headers: { Authorization: 'Bearer ${T}' } } } });
+    expect(() => writeServerEntry(fresh, 'bad', { command: 'x', timeout: -1 })).toThrow(/not saved: .*mcpServers\.bad\.timeout/);
+    write('{ not json');
+    expect(() => writeServerEntry(file, 'gh', { command: 'x' })).toThrow(/cannot edit .*is not valid JSON/);
+    expect(readFileSync(file, 'utf8')).toBe('{ not json');
+  });
+});

@@ -1,0 +1,290 @@
+// MCP server entries in Claude Code's format (SPEC §10): `{"mcpServers": {"NAME": {…}}}` from
+// the person's `<data-dir>/mcp.json`, a folder's `.mcp.json` or `--mcp-config FILE`.
+// Reading never throws and never changes the file: a file that cannot be used is one problem
+// naming it, an entry that cannot be used is one problem naming its field, and every other
+// entry still loads. Editing (the person's file, from Settings and `deepdesk mcp add/rm`)
+// keeps every other key and entry as written and replaces the file atomically.
+
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
+import { z } from 'zod';
+import { canonicalJson } from '../agent/canonical-json';
+import { expandVars } from './expand-vars';
+import { fieldsShape, JsonFileStore } from './json-file-store';
+import { DEFAULT_MCP_TIMEOUT_MS, problemLine, type ConfigProblem, type ConfigSource, type McpServerConfig } from './mcp-config-types';
+
+const stringRecord = z.record(z.string(), z.string());
+
+/** One entry as written (unknown fields are ignored, as Claude Code does). */
+const entrySchema = z.object({
+  type: z.enum(['stdio', 'http', 'sse']).optional(),
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  env: stringRecord.optional(),
+  url: z.string().min(1).optional(),
+  headers: stringRecord.optional(),
+  timeout: z.number().int().positive().optional(),
+  sandbox: z.boolean().optional(),
+  allowedDomains: z.array(z.string().min(1)).optional(),
+  disabled: z.boolean().optional(),
+});
+
+type EntryFields = z.output<typeof entrySchema>;
+
+/** An entry whose shape is right, before `${VAR}` expansion: what trust is shown and recorded for. */
+export type CheckedServerEntry =
+  | { name: string; digest: string; raw: unknown; fields: EntryFields; type: 'stdio'; command: string }
+  | { name: string; digest: string; raw: unknown; fields: EntryFields; type: 'http' | 'sse'; url: string };
+
+export interface McpConfigRead {
+  servers: McpServerConfig[];
+  problems: ConfigProblem[];
+}
+
+/** sha256 of the entry as written (key order does not matter): what trust is recorded against. */
+export function serverDigest(raw: unknown): string {
+  return createHash('sha256').update(canonicalJson(raw)).digest('hex');
+}
+
+/**
+ * The servers a file declares, `${VAR}` expanded from `env`. A missing file declares none
+ * (for `kind: 'cli'`, a file named on the command line, that is a problem too).
+ */
+export function readMcpConfigFile(file: string, kind: ConfigSource['kind'], env: NodeJS.ProcessEnv): McpConfigRead {
+  const source: ConfigSource = { kind, file };
+  const read = readServerEntries(file, kind);
+  const servers: McpServerConfig[] = [];
+  const problems = [...read.problems];
+  for (const entry of read.entries) {
+    const expanded = expandServerEntry(entry, source, env);
+    if ('problem' in expanded) problems.push(expanded.problem);
+    else servers.push(expanded.server);
+  }
+  return { servers, problems };
+}
+
+/** The entries of a file whose shape is right, and one problem per file or entry that is not. */
+export function readServerEntries(file: string, kind: ConfigSource['kind']): { entries: CheckedServerEntry[]; problems: ConfigProblem[] } {
+  const parsed = readJsonObject(file, kind);
+  if ('problem' in parsed) return { entries: [], problems: parsed.problem ? [parsed.problem] : [] };
+  const servers = parsed.value.mcpServers;
+  if (servers === undefined) return { entries: [], problems: [] };
+  if (!isObject(servers)) return { entries: [], problems: [{ file, field: 'mcpServers', message: 'must be an object of server entries by name' }] };
+  const entries: CheckedServerEntry[] = [];
+  const problems: ConfigProblem[] = [];
+  for (const [name, raw] of Object.entries(servers)) {
+    const checked = checkServerEntry(file, name, raw);
+    if ('problem' in checked) problems.push(checked.problem);
+    else entries.push(checked.entry);
+  }
+  return { entries, problems };
+}
+
+/** The entry's shape: field types, and which kind of server it is (`type`, else `command` or `url`). */
+export function checkServerEntry(file: string, name: string, raw: unknown): { entry: CheckedServerEntry } | { problem: ConfigProblem } {
+  const at = `mcpServers.${name}`;
+  if (name.trim() === '') return { problem: { file, field: at, message: 'a server needs a name' } };
+  if (!isObject(raw)) return { problem: { file, field: at, message: 'must be an object' } };
+  const checked = entrySchema.safeParse(raw);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    return { problem: { file, field: `${at}${fieldPath(issue.path)}`, message: issue.message } };
+  }
+  const fields = checked.data;
+  const digest = serverDigest(raw);
+  const base = { name, digest, raw, fields };
+  const type = fields.type ?? (fields.command !== undefined && fields.url !== undefined ? undefined : fields.command !== undefined ? 'stdio' : fields.url !== undefined ? 'http' : undefined);
+  if (type === undefined) {
+    const message =
+      fields.command !== undefined
+        ? 'has both "command" and "url": set "type" to "stdio", "http" or "sse" to say which'
+        : 'needs "command" (a server started here) or "url" (a remote server)';
+    return { problem: { file, field: at, message } };
+  }
+  if (type === 'stdio') {
+    if (fields.command === undefined) return { problem: { file, field: `${at}.command`, message: 'is required for a stdio server' } };
+    return { entry: { ...base, type, command: fields.command } };
+  }
+  if (fields.url === undefined) return { problem: { file, field: `${at}.url`, message: `is required for an ${type} server` } };
+  return { entry: { ...base, type, url: fields.url } };
+}
+
+/**
+ * The entry with `${VAR}` and `${VAR:-default}` expanded, or the first field that cannot be.
+ * `asWritten`: nothing expanded (an entry that will not run, shown as its file says: the
+ * person's variables have no business in it).
+ */
+export function expandServerEntry(
+  entry: CheckedServerEntry,
+  source: ConfigSource,
+  env: NodeJS.ProcessEnv,
+  options: { asWritten?: boolean } = {},
+): { server: McpServerConfig } | { problem: ConfigProblem } {
+  const at = `mcpServers.${entry.name}`;
+  let problem: ConfigProblem | undefined;
+  const expand = (value: string, field: string): string => {
+    if (problem !== undefined || options.asWritten) return value;
+    const result = expandVars(value, env);
+    if (result.ok) return result.value;
+    const names = result.missing.map((n) => `\${${n}}`);
+    problem = { file: source.file, field: `${at}.${field}`, message: `${names.join(' and ')} ${names.length > 1 ? 'are' : 'is'} not set (write \${NAME:-default} for a default)` };
+    return value;
+  };
+  const expandRecord = (record: Record<string, string> | undefined, field: string): Record<string, string> =>
+    Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, expand(value, `${field}.${key}`)]));
+  const { fields } = entry;
+  const base = { name: entry.name, source, timeoutMs: fields.timeout ?? DEFAULT_MCP_TIMEOUT_MS, disabled: fields.disabled === true, digest: entry.digest };
+  let server: McpServerConfig;
+  if (entry.type === 'stdio') {
+    server = {
+      ...base,
+      type: 'stdio',
+      command: expand(entry.command, 'command'),
+      args: (fields.args ?? []).map((arg, i) => expand(arg, `args[${i}]`)),
+      env: expandRecord(fields.env, 'env'),
+      sandbox: fields.sandbox !== false,
+      allowedDomains: [...(fields.allowedDomains ?? [])],
+    };
+  } else {
+    const url = expand(entry.url, 'url');
+    if (problem === undefined && !options.asWritten && !isWebUrl(url)) problem = { file: source.file, field: `${at}.url`, message: `is not an http(s) URL: ${url}` };
+    server = { ...base, type: entry.type, url, headers: expandRecord(fields.headers, 'headers') };
+  }
+  return problem !== undefined ? { problem } : { server };
+}
+
+/** Lists merged by server name: a later list's entry replaces an earlier one of the same name. */
+export function mergeServers(...lists: ReadonlyArray<readonly McpServerConfig[]>): McpServerConfig[] {
+  const byName = new Map<string, McpServerConfig>();
+  for (const list of lists) {
+    for (const server of list) {
+      byName.delete(server.name);
+      byName.set(server.name, server);
+    }
+  }
+  return [...byName.values()];
+}
+
+// -------------------------------------------------------------------- editing a file
+
+export interface EditOptions {
+  /** Permission bits of a new file (default 0600: entries carry tokens); an existing file keeps its own. */
+  mode?: number;
+}
+
+/** Adds or replaces the entry `name` (checked first: a malformed entry is refused, nothing written). */
+export function writeServerEntry(file: string, name: string, rawEntry: Record<string, unknown>, options: EditOptions = {}): void {
+  const checked = checkServerEntry(file, name, rawEntry);
+  if ('problem' in checked) throw new Error(`not saved: ${problemLine(checked.problem)}`);
+  editServers(file, options, (servers) => ({ ...servers, [name]: rawEntry }));
+}
+
+/** Removes the entry `name`; false when the file has no such entry (nothing written). */
+export function removeServerEntry(file: string, name: string, options: EditOptions = {}): boolean {
+  let found = false;
+  editServers(file, options, (servers) => {
+    found = Object.hasOwn(servers, name);
+    if (!found) return servers;
+    const rest = { ...servers };
+    delete rest[name];
+    return rest;
+  });
+  return found;
+}
+
+/** Sets (or clears) the entry's `"disabled": true`; throws when the file has no such entry. */
+export function setServerDisabled(file: string, name: string, disabled: boolean, options: EditOptions = {}): void {
+  editServers(file, options, (servers) => {
+    const entry = servers[name];
+    if (!Object.hasOwn(servers, name) || !isObject(entry)) throw new Error(`no MCP server named '${name}' in ${file}`);
+    const next: Record<string, unknown> = { ...entry };
+    if (disabled) next.disabled = true;
+    else delete next.disabled;
+    return { ...servers, [name]: next };
+  });
+}
+
+const editShape = fieldsShape({ mcpServers: z.record(z.string(), z.unknown()) });
+
+/**
+ * Applies `change` to the file's `mcpServers` under the JSON file store's lock (other keys and
+ * entries are written back as they were). A file that is not valid JSON is refused rather than
+ * moved aside: it is the person's hand-written file.
+ */
+function editServers(file: string, options: EditOptions, change: (servers: Record<string, unknown>) => Record<string, unknown>): void {
+  const existing = readJsonObject(file, 'user');
+  if ('problem' in existing && existing.problem) throw new Error(`cannot edit ${file}: ${existing.problem.message}; fix or remove it first`);
+  if ('value' in existing && existing.value.mcpServers !== undefined && !isObject(existing.value.mcpServers)) {
+    throw new Error(`cannot edit ${file}: "mcpServers" is not an object; fix it first`);
+  }
+  const store = new JsonFileStore({ path: file, shape: editShape, mode: options.mode ?? existingMode(file) ?? 0o600 });
+  try {
+    store.update((current) => {
+      const servers = current.mcpServers ?? {};
+      const next = change(servers);
+      return next === servers ? current : { ...current, mcpServers: next };
+    });
+  } finally {
+    store.close();
+  }
+}
+
+// -------------------------------------------------------------------- small helpers
+
+type JsonObjectRead = { value: Record<string, unknown> } | { problem: ConfigProblem | undefined };
+
+/** Bigger than any hand-written server list: not read (a folder's file is anyone's). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+function readJsonObject(file: string, kind: ConfigSource['kind']): JsonObjectRead {
+  let text: string;
+  let fd: number | undefined;
+  try {
+    // Non-blocking open, then only a regular file of sane size is read: a cloned folder's
+    // `.mcp.json` may be a link to a FIFO or /dev/zero, which must not hang or fill memory.
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { problem: { file, message: 'is not a regular file' } };
+    if (st.size > MAX_CONFIG_BYTES) return { problem: { file, message: `is too large (${st.size} bytes; at most ${MAX_CONFIG_BYTES})` } };
+    text = readFileSync(fd, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { problem: kind === 'cli' ? { file, message: 'no such file' } : undefined };
+    return { problem: { file, message: `cannot be read (${code ?? (err instanceof Error ? err.message : String(err))})` } };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch (err) {
+    return { problem: { file, message: `is not valid JSON (${err instanceof Error ? err.message : String(err)})` } };
+  }
+  if (!isObject(value)) return { problem: { file, message: 'must be a JSON object like {"mcpServers": {…}}' } };
+  return { value };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isWebUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function fieldPath(path: readonly PropertyKey[]): string {
+  return path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+}
+
+function existingMode(file: string): number | undefined {
+  try {
+    return statSync(file).mode & 0o777;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,48 @@
+// The kinds of configuration a folder provides (SPEC §9), one loader each: what each entry
+// would load, shown and digested for trust. Skills and hooks add one entry here each.
+
+import { join } from 'node:path';
+import { readServerEntries, type CheckedServerEntry } from '../config/mcp-config';
+import { problemLine } from '../config/mcp-config-types';
+import { shellWord, visibleLine } from './labels';
+import type { FolderConfigLoader, TrustEntry } from './types';
+
+/** The folder's own MCP servers file. */
+export function projectMcpFile(folder: string): string {
+  return join(folder, '.mcp.json');
+}
+
+/** The trust key of a project MCP server entry. */
+export function mcpTrustKey(name: string): string {
+  return `mcp:${name}`;
+}
+
+/**
+ * `MCP server NAME: [ENV=VALUE…] COMMAND ARGS… (sandboxed[, network: DOMAINS])` or
+ * `(not sandboxed)`; `MCP server NAME: URL` (with ` (sse)` for the older transport). Values are
+ * as written (before `${VAR}` expansion): that is what is trusted. The environment is shown
+ * because it can change what runs (NODE_OPTIONS, LD_PRELOAD, PATH).
+ */
+export function mcpServerLabel(entry: CheckedServerEntry): string {
+  if (entry.type !== 'stdio') return visibleLine(`MCP server ${entry.name}: ${entry.url}${entry.type === 'sse' ? ' (sse)' : ''}`);
+  const env = Object.entries(entry.fields.env ?? {}).map(([key, value]) => `${key}=${shellWord(value)}`);
+  const command = [entry.command, ...(entry.fields.args ?? [])].map(shellWord);
+  const domains = entry.fields.allowedDomains ?? [];
+  const containment = entry.fields.sandbox === false ? 'not sandboxed' : domains.length > 0 ? `sandboxed, network: ${domains.join(', ')}` : 'sandboxed';
+  return visibleLine(`MCP server ${entry.name}: ${[...env, ...command].join(' ')} (${containment})`);
+}
+
+/** `.mcp.json`: one entry per server that would start (a disabled one would not). */
+export const mcpLoader: FolderConfigLoader = {
+  kind: 'mcp',
+  entries(folder) {
+    const file = projectMcpFile(folder);
+    const read = readServerEntries(file, 'project');
+    const entries: TrustEntry[] = read.entries
+      .filter((entry) => entry.fields.disabled !== true)
+      .map((entry) => ({ kind: 'mcp', key: mcpTrustKey(entry.name), file, digest: entry.digest, label: mcpServerLabel(entry) }));
+    return Promise.resolve({ entries, problems: read.problems.map(problemLine) });
+  },
+};
+
+export const FOLDER_CONFIG_LOADERS: readonly FolderConfigLoader[] = [mcpLoader];

@@ -1,0 +1,80 @@
+// The configuration a folder is worked on with (SPEC §9, §10): the person's MCP servers, the
+// folder's own ones that are trusted (per entry content), and `--mcp-config` files, merged by
+// name (later wins). The one call the window's app, `run`, `serve` and `acp` make when a
+// folder opens; what did not load is returned, never thrown.
+
+import { join, resolve } from 'node:path';
+import { expandServerEntry, mergeServers, readMcpConfigFile, readServerEntries } from '../config/mcp-config';
+import { problemLine, type ConfigSource, type McpServerConfig } from '../config/mcp-config-types';
+import { mcpTrustKey, projectMcpFile } from './loaders';
+import { trustReport } from './report';
+import { realFolder, TrustStore } from './store';
+import type { TrustReport } from './types';
+
+export interface ProjectConfigurationOptions {
+  folder: string;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  /** `--mcp-config FILE`s, in order (relative to the current directory). */
+  mcpConfigFiles?: readonly string[];
+  /** `deepdesk run --trust`: the folder's untrusted entries load for this run, and nothing is recorded. */
+  trustForRun?: boolean;
+  /** The app's store; without one, trust.json is opened for this call. */
+  store?: TrustStore;
+}
+
+export interface ProjectConfiguration {
+  /** What runs: the person's, the folder's trusted ones and `--mcp-config`'s, merged by name (disabled ones included, marked). */
+  servers: McpServerConfig[];
+  /** The folder's entries that are not trusted, as written (not expanded), for listing as `Not trusted`; none shares a name with `servers`. */
+  untrusted: McpServerConfig[];
+  /** One line per file or entry that could not be used (`FILE: FIELD: MESSAGE`). */
+  problems: string[];
+  /** The folder's trust report; with `trustForRun` its `untrusted` is empty (everything loads, so no notice is due). */
+  report: TrustReport;
+}
+
+/** The person's own MCP servers file. */
+export function userMcpFile(dataDir: string): string {
+  return join(dataDir, 'mcp.json');
+}
+
+export async function loadProjectConfiguration(options: ProjectConfigurationOptions): Promise<ProjectConfiguration> {
+  const { env } = options;
+  const storeProblems: string[] = [];
+  const store = options.store ?? new TrustStore(options.dataDir, { onProblem: (problem) => storeProblems.push(problem.message) });
+  try {
+    const folder = realFolder(options.folder);
+    const report = await trustReport(folder, store, env);
+    const user = readMcpConfigFile(userMcpFile(options.dataDir), 'user', env);
+    const cli = (options.mcpConfigFiles ?? []).map((file) => readMcpConfigFile(resolve(file), 'cli', env));
+
+    // The folder's entries: an untrusted one changes nothing (not even by disabling a server of
+    // the person's of the same name). A shape problem is in the report already; what cannot be
+    // expanded is told only for an entry that would run, and only such an entry is expanded.
+    const source: ConfigSource = { kind: 'project', file: projectMcpFile(folder) };
+    const project: McpServerConfig[] = [];
+    const untrusted: McpServerConfig[] = [];
+    const expansionProblems: string[] = [];
+    for (const entry of readServerEntries(source.file, 'project').entries) {
+      const trusted = options.trustForRun === true || store.isTrusted(folder, { key: mcpTrustKey(entry.name), digest: entry.digest });
+      const runs = trusted && entry.fields.disabled !== true;
+      const expanded = expandServerEntry(entry, source, env, { asWritten: !runs });
+      if ('problem' in expanded) expansionProblems.push(problemLine(expanded.problem));
+      else (trusted ? project : untrusted).push(expanded.server);
+    }
+
+    const servers = mergeServers(user.servers, project, ...cli.map((read) => read.servers));
+    // One state per name: a server that runs under this name is not listed again as not trusted
+    // (the report still lists the entry, as trusting it would change what runs).
+    const running = new Set(servers.map((s) => s.name));
+    return {
+      servers,
+      untrusted: untrusted.filter((s) => !running.has(s.name)),
+      problems: [...new Set([...storeProblems, ...user.problems.map(problemLine), ...report.problems, ...expansionProblems, ...cli.flatMap((read) => read.problems.map(problemLine))])],
+      report: options.trustForRun ? { ...report, untrusted: [] } : report,
+    };
+  } finally {
+    if (options.store === undefined) store.close();
+  }
+}

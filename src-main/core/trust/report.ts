@@ -1,0 +1,49 @@
+// What a folder's configuration would load and which of it is not (or no longer) trusted
+// (SPEC §9), for the window's `Trust this folder?` list, `deepdesk trust` and the line
+// `deepdesk run` prints.
+
+import { FOLDER_CONFIG_LOADERS } from './loaders';
+import { realFolder, type TrustStore } from './store';
+import type { FolderConfigLoader, TrustEntry, TrustReport } from './types';
+
+export async function trustReport(folder: string, store: TrustStore, env: NodeJS.ProcessEnv, loaders: readonly FolderConfigLoader[] = FOLDER_CONFIG_LOADERS): Promise<TrustReport> {
+  const real = realFolder(folder);
+  const results = await Promise.all(
+    loaders.map((loader) =>
+      loader.entries(real, env).catch((err: unknown) => ({
+        entries: [] as TrustEntry[],
+        problems: [`${real}: the folder's ${loader.kind} configuration could not be read (${err instanceof Error ? err.message : String(err)})`],
+      })),
+    ),
+  );
+  const entries = results.flatMap((r) => r.entries);
+  return {
+    folder: real,
+    entries,
+    untrusted: entries.filter((entry) => !store.isTrusted(real, entry)),
+    problems: results.flatMap((r) => r.problems),
+  };
+}
+
+export const UNTRUSTED_LINE = "deepdesk: not loading this folder's configuration";
+
+const NAMES_SHOWN = 5;
+
+/**
+ * The one stderr line for a run on a folder whose configuration is not (all) trusted, e.g.
+ * `deepdesk: not loading this folder's configuration (2 entries not trusted: MCP server a,
+ * MCP server b); run 'deepdesk trust' or pass --trust`; undefined when all of it is trusted.
+ */
+export function untrustedNotice(report: TrustReport): string | undefined {
+  const count = report.untrusted.length;
+  if (count === 0) return undefined;
+  const names = report.untrusted.slice(0, NAMES_SHOWN).map(entryName);
+  const more = count > NAMES_SHOWN ? `, and ${count - NAMES_SHOWN} more` : '';
+  return `${UNTRUSTED_LINE} (${count} ${count === 1 ? 'entry' : 'entries'} not trusted: ${names.join(', ')}${more}); run 'deepdesk trust' or pass --trust`;
+}
+
+/** `MCP server github` from `MCP server github: npx …`. */
+function entryName(entry: TrustEntry): string {
+  const colon = entry.label.indexOf(': ');
+  return colon >= 0 ? entry.label.slice(0, colon) : entry.label;
+}

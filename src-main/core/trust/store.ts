@@ -1,0 +1,84 @@
+// What the person trusted (SPEC §9), in `<data-dir>/trust.json`: per folder (real path), each
+// entry's key and the digest of its content when it was trusted. An entry whose content
+// changed since (a `git pull`, the agent, anyone) has another digest and is not trusted.
+// The file is a JsonFileStore: saves are atomic and locked, a trust given in another process
+// (`deepdesk trust`, another window) is seen on the next look, and a folder record that cannot
+// be read counts as no trust at all.
+
+import { join } from 'node:path';
+import { z } from 'zod';
+import { JsonFileStore, recordShape, type JsonFileProblem } from '../config/json-file-store';
+import { realPathOf } from '../sandbox/policy';
+import type { TrustEntry } from './types';
+
+const folderTrustSchema = z.object({
+  /** Entry key → sha256 of its content when trusted. */
+  entries: z.record(z.string(), z.string()),
+  /** When trust was last given (ISO time), for the person reading the file. */
+  trustedAt: z.string().optional(),
+});
+type FolderTrust = z.output<typeof folderTrustSchema>;
+
+export type TrustedContent = Pick<TrustEntry, 'key' | 'digest'>;
+
+export function trustFile(dataDir: string): string {
+  return join(dataDir, 'trust.json');
+}
+
+/** The folder as trust is kept for it: its real path (a link to it is the same folder). */
+export function realFolder(folder: string): string {
+  return realPathOf(folder);
+}
+
+export class TrustStore {
+  private readonly store: JsonFileStore<Record<string, FolderTrust>>;
+
+  constructor(dataDir: string, options: { onProblem?: (problem: JsonFileProblem) => void } = {}) {
+    this.store = new JsonFileStore({
+      path: trustFile(dataDir),
+      shape: recordShape(folderTrustSchema),
+      defaultsText: "no folder's configuration is trusted until you trust it again",
+      ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+    });
+  }
+
+  /** Whether this entry, with this content, was trusted in this folder. */
+  isTrusted(folder: string, entry: TrustedContent): boolean {
+    const record = this.store.current()[realFolder(folder)];
+    return record !== undefined && Object.hasOwn(record.entries, entry.key) && record.entries[entry.key] === entry.digest;
+  }
+
+  /** Records trust in these entries' current content (other entries of the folder keep theirs). */
+  trust(folder: string, entries: readonly TrustedContent[]): void {
+    const key = realFolder(folder);
+    this.store.update((all) => {
+      const before = all[key]?.entries ?? {};
+      const next: Record<string, string> = { ...before };
+      for (const entry of entries) Object.defineProperty(next, entry.key, { value: entry.digest, enumerable: true, writable: true, configurable: true });
+      return { ...all, [key]: { entries: next, trustedAt: new Date().toISOString() } };
+    });
+  }
+
+  /** Forgets every trust given in this folder; false when there was none. */
+  revoke(folder: string): boolean {
+    const key = realFolder(folder);
+    let had = false;
+    this.store.update((all) => {
+      had = Object.hasOwn(all, key);
+      if (!had) return all;
+      const rest = { ...all };
+      delete rest[key];
+      return rest;
+    });
+    return had;
+  }
+
+  /** Called when trust changed (here, or in another process on the same data folder). */
+  onChange(listener: () => void): () => void {
+    return this.store.onChange(() => listener());
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}
