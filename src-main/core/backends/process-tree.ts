@@ -3,7 +3,16 @@
 // group (setsid) or were orphaned are still found through their parent chain or through a
 // marker variable in their environment (/proc/<pid>/environ, Linux only).
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+
+/** The variable that marks every process a command or a supervised process starts, so that all of them can be found. */
+export const EXEC_MARKER_VAR = 'DEEPDESK_EXEC_ID';
+
+/** A fresh `NAME=VALUE` marker for one process tree. */
+export function newTreeMarker(): string {
+  return `${EXEC_MARKER_VAR}=${randomBytes(8).toString('hex')}`;
+}
 
 export interface ProcessInfo {
   pid: number;
