@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { build } from 'rolldown';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { collectProcessTree, isProcessAlive } from '../backends/process-tree';
+import { runAttributed, type StepAttribution } from '../checkpoints/attribution';
 import { detectSandbox } from '../sandbox';
 import type { SandboxPolicy } from '../sandbox/types';
 import { liveProcessCount, startProcess, stopAllProcesses } from './supervisor';
@@ -100,6 +101,22 @@ describe.skipIf(!available.available)('a sandboxed server (bubblewrap, for real)
     await probe.server.stop();
     // Its temp folder goes with it.
     expect(existsSync(env.TMPDIR!)).toBe(false);
+  });
+
+  it('belongs to no checkpoint step, even when started during one', async () => {
+    const asked: string[] = [];
+    const attribution: StepAttribution = {
+      expectLayer: () => void asked.push('layer'),
+      blind: () => Promise.resolve(void asked.push('blind')),
+      settle: (_planned, apply) => (asked.push('settle'), apply()),
+    };
+    await runAttributed(attribution, async () => {
+      const probe = await startProbe(policy());
+      await probe.ask({ op: 'write', path: join(project, 'during-step.txt'), text: 'x' });
+      await probe.server.stop();
+    });
+    expect(asked).toEqual([]);
+    expect(readFileSync(join(project, 'during-step.txt'), 'utf8')).toBe('x');
   });
 
   describe('network', () => {
