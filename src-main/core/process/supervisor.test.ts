@@ -138,6 +138,12 @@ describe.skipIf(!available.available)('a sandboxed server (bubblewrap, for real)
     expect(existsSync(join(gitDir, 'hooks', 'post-checkout'))).toBe(false);
   });
 
+  it('a command missing inside the sandbox ends at once, its log tail saying so', async () => {
+    const server = await startProcess({ command: 'deepdesk-no-such-server', args: [], cwd: project, env: {}, sandbox: policy() });
+    expect((await server.exited).code).toBe(127);
+    expect(server.logTail()).toMatch(/deepdesk-no-such-server: not found/);
+  });
+
   describe('network', () => {
     let server: Server;
     let port: number;

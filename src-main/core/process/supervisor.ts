@@ -134,7 +134,7 @@ class Supervised implements SupervisedProcess {
         this.running = false;
         void (async () => {
           // What it left behind (children of an unsandboxed process) goes with it.
-          await killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS });
+          await killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS, rootReaped: true });
           await Promise.race([closed, delay(PIPES_CLOSE_WAIT_MS)]);
           await cleanUp().catch(() => undefined);
           resolve({ code, signal });
@@ -157,7 +157,7 @@ class Supervised implements SupervisedProcess {
         // MCP's stdio shutdown: close its input first, then signals.
         this.stdin.end();
         const ended = await Promise.race([this.exited.then(() => true), delay(STDIN_CLOSE_GRACE_MS).then(() => false)]);
-        if (!ended) await killProcessTree(this.pid, { marker: this.marker, graceMs: KILL_GRACE_MS });
+        if (!ended) await killProcessTree(this.pid, { marker: this.marker, graceMs: KILL_GRACE_MS, rootReaped: !this.running });
       }
       await this.exited;
     })();
