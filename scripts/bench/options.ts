@@ -16,7 +16,8 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
   --only LIST    run only these suites (core: issue 2, harness: issue 3, window: issue 4,
-                 sandbox: issue 11, checkpoints: issue 12, folders: issue 13's big folders,
+                 sandbox: issue 11 and issue 18's MCP server start, checkpoints: issue 12,
+                 folders: issue 13's big folders,
                  memories: issue 17's Memories page at 1k/20k/100k memories,
                  threads: issue 17's long threads)
 `;

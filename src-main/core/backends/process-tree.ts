@@ -3,7 +3,16 @@
 // group (setsid) or were orphaned are still found through their parent chain or through a
 // marker variable in their environment (/proc/<pid>/environ, Linux only).
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+
+/** The variable that marks every process a command or a supervised process starts, so that all of them can be found. */
+export const EXEC_MARKER_VAR = 'DEEPDESK_EXEC_ID';
+
+/** A fresh `NAME=VALUE` marker for one process tree. */
+export function newTreeMarker(): string {
+  return `${EXEC_MARKER_VAR}=${randomBytes(8).toString('hex')}`;
+}
 
 export interface ProcessInfo {
   pid: number;
@@ -22,6 +31,8 @@ export interface KillTreeOptions {
   marker?: string;
   /** Wait this long after SIGTERM before SIGKILL. Default 1000 ms. */
   graceMs?: number;
+  /** The root has exited and was reaped: its pid may be someone else's now; only its group, session and marked processes count. */
+  rootReaped?: boolean;
 }
 
 const HAS_PROC = (() => {
@@ -100,7 +111,7 @@ function protectedPids(processes: ProcessInfo[]): Set<number> {
  * group and session (which include the leader itself), everything carrying the marker, and
  * all their descendants. The root pid alone is not trusted: once reaped it may be reused.
  */
-export function collectProcessTree(rootPid: number, marker?: string): number[] {
+export function collectProcessTree(rootPid: number, marker?: string, rootReaped = false): number[] {
   const processes = listProcesses(marker);
   const keep = protectedPids(processes);
   const children = new Map<number, number[]>();
@@ -118,7 +129,7 @@ export function collectProcessTree(rootPid: number, marker?: string): number[] {
   };
   for (const p of processes) {
     // The root itself too: just spawned, it may not have made its own group or session yet (nor exec'd with the marker).
-    if (p.pid === rootPid || p.pgid === rootPid || p.sid === rootPid || p.marked) add(p.pid);
+    if ((p.pid === rootPid && !rootReaped) || p.pgid === rootPid || p.sid === rootPid || p.marked) add(p.pid);
   }
   while (queue.length > 0) {
     const pid = queue.pop() as number;
@@ -183,14 +194,14 @@ async function waitUntilDead(pids: number[], timeoutMs: number): Promise<number[
  */
 export async function killProcessTree(rootPid: number, options: KillTreeOptions = {}): Promise<void> {
   const graceMs = options.graceMs ?? 1000;
-  let pids = collectProcessTree(rootPid, options.marker);
+  let pids = collectProcessTree(rootPid, options.marker, options.rootReaped);
   sendSignal(-rootPid, 'SIGTERM');
   for (const pid of pids) sendSignal(pid, 'SIGTERM');
   // Stopped processes only act on SIGTERM once continued.
   for (const pid of pids) sendSignal(pid, 'SIGCONT');
   await waitUntilDead(pids, graceMs);
   for (let round = 0; round < 5; round++) {
-    pids = collectProcessTree(rootPid, options.marker);
+    pids = collectProcessTree(rootPid, options.marker, options.rootReaped);
     if (pids.length === 0) return;
     sendSignal(-rootPid, 'SIGKILL');
     for (const pid of pids) sendSignal(pid, 'SIGKILL');

@@ -8,7 +8,7 @@ import * as pty from 'node-pty';
 import { TerminalTextDecoder } from './ansi';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from './output-cap';
 import { currentAttribution } from '../checkpoints/attribution';
-import { killProcessGroup, killProcessTree } from './process-tree';
+import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
 import type { ExecuteResult, LiveCommand } from './protocol';
 
@@ -29,8 +29,6 @@ export interface RunInPtyOptions {
   sandbox?: Sandbox;
 }
 
-/** The variable that marks every process a command starts, so that all of them can be found. */
-export const EXEC_MARKER_VAR = 'DEEPDESK_EXEC_ID';
 export const TIMEOUT_EXIT_CODE = 124;
 const KILL_GRACE_MS = 1000;
 /** After the tree was killed, how long to wait for the pty to report the exit. */
@@ -137,7 +135,7 @@ const CANCELLED_BEFORE_START: ExecuteResult = {
 
 export async function runInPty(command: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
   if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START };
-  const marker = `${EXEC_MARKER_VAR}=${randomBytes(8).toString('hex')}`;
+  const marker = newTreeMarker();
   const nonce = randomBytes(8).toString('hex');
   const shell = resolveShell(opts.env.SHELL ?? process.env.SHELL);
   const env: Record<string, string> = { ...opts.env, [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };

@@ -180,6 +180,17 @@ export function mergePath(own: string | undefined, login: string): string {
 
 /** The environment for one command (see NON_INTERACTIVE_ENV); `base` defaults to process.env. */
 export async function buildCommandEnv(base: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
+  const env = await buildProcessEnv(base);
+  Object.assign(env, NON_INTERACTIVE_ENV);
+  return env;
+}
+
+/**
+ * What every process Deepdesk starts for the agent or a folder begins with (commands, MCP
+ * servers): the user's environment without the app's secrets (sanitizeEnv), the login
+ * shell's PATH, a UTF-8 locale, and ssh that never prompts.
+ */
+export async function buildProcessEnv(base: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
   const env = sanitizeEnv(base);
   const loginPath = await getLoginShellPath();
   if (loginPath) env.PATH = mergePath(env.PATH, loginPath);
@@ -189,6 +200,5 @@ export async function buildCommandEnv(base: NodeJS.ProcessEnv = process.env): Pr
   }
   // ssh asks about unknown host keys on the terminal; a command nobody watches would hang.
   if (!env.GIT_SSH_COMMAND && !env.GIT_SSH) env.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
-  Object.assign(env, NON_INTERACTIVE_ENV);
   return env;
 }

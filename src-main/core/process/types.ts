@@ -10,6 +10,8 @@ export interface ProcessSpec {
   cwd: string;
   /** The environment beyond the scrubbed base (an MCP entry's `env`); wins over the base. */
   env: Record<string, string>;
+  /** Deepdesk's own environment, scrubbed of the app's secrets into the base (default process.env). */
+  baseEnv?: NodeJS.ProcessEnv;
   /** Run inside the OS sandbox with this policy; `false` runs it as it is. */
   sandbox: SandboxPolicy | false;
   /** Lines of stderr kept for the log tail (default 200). */

@@ -48,9 +48,9 @@ import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy }
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { applyLayer, createWriteLayer, discardLayer, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { currentAttribution } from '../checkpoints/attribution';
-import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
+import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
-export type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
+export type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
 interface Launcher {
   kind: SandboxKind;
@@ -169,7 +169,8 @@ class OsSandbox implements Sandbox {
     }
   }
 
-  async prepare(spec: CommandSpec): Promise<PreparedCommand> {
+  async prepare(spec: CommandSpec, options: PrepareOptions = {}): Promise<PreparedCommand> {
+    const longLived = options.longLived === true;
     const commandHome = spec.env.HOME ?? homedir();
     const cacheKey = JSON.stringify([commandHome, spec.env.SSH_AUTH_SOCK, spec.env.GPG_AGENT_INFO]);
     const cachedHidden = this.hiddenCache.get(cacheKey);
@@ -184,10 +185,13 @@ class OsSandbox implements Sandbox {
     resolved.protectedPaths = [...new Set([...resolved.protectedPaths, ...gitMounts.readOnly])];
     resolved.pinnedPaths = [...new Set([...resolved.pinnedPaths, ...gitMounts.pinned])];
     const untouchable = resolved.protectedPaths.filter(mountable);
-    const missingProtected = resolved.protectedPaths.filter(
-      (p) => isWithin(p, resolved.projectDir) && !isWithin(p, join(resolved.projectDir, '.git')) && !existsSync(p),
-    );
-    const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), 'deepdesk-run-')));
+    // A long-lived process shares the folder with the person for hours: what appears at such a
+    // path meanwhile may be theirs (project settings, `deepdesk mcp add --project`), and it is
+    // all configuration that loads only once trusted (SPEC §9), so it is not removed.
+    const missingProtected = longLived
+      ? []
+      : resolved.protectedPaths.filter((p) => isWithin(p, resolved.projectDir) && !isWithin(p, join(resolved.projectDir, '.git')) && !existsSync(p));
+    const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), longLived ? 'deepdesk-server-' : 'deepdesk-run-')));
     // A file's ctime cannot be set back by any process: what is older than the run's own temp
     // folder (stamped by the same kernel clock) is not the run's; a tie counts as the run's.
     const runStartedMs = statSync(tmpDir).ctimeMs;
@@ -216,7 +220,7 @@ class OsSandbox implements Sandbox {
       }
       // RLIMIT_NPROC: `-u` in bash/zsh/busybox, `-p` in dash.
       const limit = `ulimit -u ${SANDBOX_MAX_PROCESSES} 2>/dev/null || ulimit -p ${SANDBOX_MAX_PROCESSES} 2>/dev/null; exec "$@"`;
-      layer = await this.writeLayer(resolved.projectDir);
+      layer = longLived ? undefined : await this.writeLayer(resolved.projectDir);
       // The layer's own folders (the real project among them) are not the command's to see.
       if (layer) resolved.hidden.push({ path: layer.dir, why: "the command's write layer" });
       // Inside the layer's user namespace the person is root: bwrap maps them back.
@@ -234,11 +238,12 @@ class OsSandbox implements Sandbox {
       args = seatbeltArgs({ policy: resolved, tmpDir, ...(proxyPort !== undefined ? { proxyPort } : {}) }, spec.file, spec.args);
     }
 
-    // Captured now: the checkpoint step this command belongs to applies its layer.
+    // Captured now: the checkpoint step this command belongs to applies its layer. A
+    // long-lived process belongs to no step.
     const attribution = layer ? currentAttribution() : undefined;
     attribution?.expectLayer();
     // Without a layer the folder's state is recorded before the command can change it.
-    if (!layer) await currentAttribution()?.blind();
+    if (!layer && !longLived) await currentAttribution()?.blind();
     let enforced: Promise<BlockedItem[]> | undefined;
     /** After the run: apply its layer, undo what git would run later, and what was made at a protected path. */
     const enforce = (): Promise<BlockedItem[]> =>

@@ -31,8 +31,18 @@ export interface PreparedCommand extends CommandSpec {
   dispose(): Promise<void>;
 }
 
+export interface PrepareOptions {
+  /**
+   * A process that outlives any one step (an MCP server, SPEC §10): no write layer and no
+   * checkpoint attribution, so its writes land in the folder as it makes them; a temp folder
+   * of its own for its whole life. What git would run later is still undone when it ends;
+   * a protected path that was missing and appeared meanwhile is left (it may be the person's).
+   */
+  longLived?: boolean;
+}
+
 export interface Sandbox {
   readonly kind: SandboxKind;
   readonly policy: SandboxPolicy;
-  prepare(spec: CommandSpec): Promise<PreparedCommand>;
+  prepare(spec: CommandSpec, options?: PrepareOptions): Promise<PreparedCommand>;
 }

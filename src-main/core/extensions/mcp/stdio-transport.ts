@@ -1,10 +1,12 @@
-// Starts an MCP stdio server as a supervised process and speaks JSON-RPC over its pipes.
-// PLACEHOLDER until core/process lands: runs the server unsandboxed through the SDK's own
-// transport. Helper B replaces this file (same exports) with the supervised version.
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+// An MCP stdio server as a supervised process (core/process): inside the sandbox unless its
+// entry says `"sandbox": false` (SPEC §10), and JSON-RPC over its pipes as the SDK's own
+// stdio transport frames it (one message a line).
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpStdioServerConfig } from '../../config/mcp-config-types';
-import type { ProcessExit } from '../../process/types';
+import { startProcess } from '../../process/supervisor';
+import type { ProcessExit, SupervisedProcess } from '../../process/types';
 
 export interface StdioServerContext {
   /** The project folder (real path): the server's cwd and, sandboxed, its one writable folder. */
@@ -25,29 +27,81 @@ export interface StdioServerProcess {
   stop(): Promise<void>;
 }
 
+/**
+ * Starts the server. Rejects when it cannot be started at all (the sandbox is wanted and
+ * missing, the command does not exist outside the sandbox); a server that starts and then
+ * fails shows it by its transport closing, with its log tail.
+ */
 export async function startStdioServer(config: McpStdioServerConfig, context: StdioServerContext): Promise<StdioServerProcess> {
-  const lines: string[] = [];
-  const listeners = new Set<(line: string) => void>();
-  const transport = new StdioClientTransport({ command: config.command, args: config.args, env: { ...(context.env as Record<string, string>), ...config.env }, cwd: context.folder, stderr: 'pipe' });
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
-      lines.push(line);
-      if (lines.length > 200) lines.shift();
-      for (const l of listeners) l(line);
-    }
+  const server = await startProcess({
+    command: config.command,
+    args: config.args,
+    cwd: context.folder,
+    env: config.env,
+    baseEnv: context.env,
+    sandbox: config.sandbox === false ? false : { projectDir: context.folder, dataDir: context.dataDir, allowedDomains: config.allowedDomains },
   });
-  let resolveExit!: (exit: ProcessExit) => void;
-  const exited = new Promise<ProcessExit>((resolve) => (resolveExit = resolve));
-  const previous = transport.onclose;
-  transport.onclose = () => {
-    previous?.();
-    resolveExit({ code: null, signal: null });
-  };
   return {
-    transport,
-    logTail: () => lines.join('\n'),
-    onLog: (listener) => (listeners.add(listener), () => listeners.delete(listener)),
-    exited,
-    stop: () => transport.close(),
+    transport: new SupervisedStdioTransport(server),
+    logTail: () => server.logTail(),
+    onLog: (listener) => server.onLog(listener),
+    exited: server.exited,
+    stop: () => server.stop(),
   };
+}
+
+/** The SDK's Transport over a supervised process's stdin and stdout. */
+export class SupervisedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private readonly readBuffer = new ReadBuffer();
+  private started = false;
+  private closed = false;
+
+  constructor(private readonly server: SupervisedProcess) {}
+
+  start(): Promise<void> {
+    if (this.started) throw new Error('SupervisedStdioTransport already started');
+    this.started = true;
+    this.server.stdout.on('data', (chunk: Buffer) => {
+      this.readBuffer.append(chunk);
+      for (;;) {
+        let message: JSONRPCMessage | null;
+        try {
+          message = this.readBuffer.readMessage();
+        } catch (err) {
+          // A line that is not JSON-RPC (a server printing to stdout): reported, the rest still read.
+          this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+          continue;
+        }
+        if (message === null) break;
+        this.onmessage?.(message);
+      }
+    });
+    this.server.stdout.on('error', (err: Error) => this.onerror?.(err));
+    this.server.stdin.on('error', (err: Error) => this.onerror?.(err));
+    void this.server.exited.then(() => this.fireClose());
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed || !this.server.stdin.writable) return Promise.reject(new Error('Not connected'));
+    return new Promise((resolve) => {
+      if (this.server.stdin.write(serializeMessage(message))) resolve();
+      else this.server.stdin.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.server.stop();
+    this.fireClose();
+  }
+
+  private fireClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.readBuffer.clear();
+    this.onclose?.();
+  }
 }

@@ -1,0 +1,170 @@
+// Starts and ends the long-lived processes Deepdesk runs on a folder's behalf (MCP stdio
+// servers; SPEC §10): inside the OS sandbox unless told otherwise (and never silently
+// outside it), with an environment scrubbed of the app's secrets, and with no orphans —
+// stop() ends the whole tree, stopAllProcesses() ends every one on quit, a process 'exit'
+// hook signals what is left, and when Deepdesk is killed outright bubblewrap's
+// --die-with-parent and pid namespace end a sandboxed tree while the watchdog
+// (watchdog.ts) ends an unsandboxed one.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker, sendSignal } from '../backends/process-tree';
+import { createSandbox, detectSandbox } from '../sandbox';
+import type { CommandSpec, PreparedCommand } from '../sandbox/types';
+import { LogTail } from './log-tail';
+import { buildServerEnv } from './server-env';
+import { watchProcessGroup } from './watchdog';
+import type { ProcessExit, ProcessSpec, SupervisedProcess } from './types';
+
+export type { ProcessExit, ProcessSpec, SupervisedProcess } from './types';
+
+const DEFAULT_LOG_LINES = 200;
+/** After its stdin closed, how long a process may take to exit by itself before it is signalled (MCP's stdio shutdown). */
+const STDIN_CLOSE_GRACE_MS = 500;
+/** Between SIGTERM and SIGKILL. */
+const KILL_GRACE_MS = 1000;
+/** After the process exited, how long its pipes may stay open (a straggler holding them is killed first). */
+const PIPES_CLOSE_WAIT_MS = 1000;
+
+/** The sandbox was asked for and this machine has none: the process was not started. */
+export class SandboxUnavailableError extends Error {
+  override readonly name = 'SandboxUnavailableError';
+}
+
+const live = new Set<Supervised>();
+
+export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess> {
+  const marker = newTreeMarker();
+  const env = { ...(await buildServerEnv(spec.baseEnv)), ...spec.env, [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
+  let command: CommandSpec = { file: spec.command, args: spec.args, cwd: spec.cwd, env };
+  let prepared: PreparedCommand | undefined;
+  let diesWithDeepdesk = false;
+  if (spec.sandbox !== false) {
+    const sandbox = await createSandbox(spec.sandbox);
+    if (!sandbox) {
+      const availability = await detectSandbox();
+      const reason = availability.available ? 'the sandbox could not be made' : availability.reason;
+      throw new SandboxUnavailableError(`no sandbox here (${reason}); set "sandbox": false in its entry to run it unsandboxed`);
+    }
+    prepared = await sandbox.prepare(command, { longLived: true });
+    command = prepared;
+    diesWithDeepdesk = sandbox.kind === 'bubblewrap';
+  }
+  let child: ChildProcess;
+  try {
+    child = await spawnChild(command, spec.command);
+  } catch (err) {
+    await prepared?.dispose();
+    throw err;
+  }
+  const pid = child.pid as number;
+  // A process of its own group (detached), so that the group is the tree; registered
+  // before anything else can go wrong.
+  const release = diesWithDeepdesk ? () => undefined : watchProcessGroup(pid, marker);
+  const supervised = new Supervised(child, pid, marker, new LogTail(spec.logLines ?? DEFAULT_LOG_LINES), async () => {
+    release();
+    await prepared?.dispose();
+  });
+  live.add(supervised);
+  ensureExitHook();
+  void supervised.exited.then(() => live.delete(supervised));
+  return supervised;
+}
+
+/** Ends every supervised process (Deepdesk is quitting). */
+export async function stopAllProcesses(): Promise<void> {
+  await Promise.all([...live].map((p) => p.stop()));
+}
+
+/** The supervised processes still running (for tests and diagnostics). */
+export function liveProcessCount(): number {
+  return live.size;
+}
+
+function spawnChild(command: CommandSpec, name: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(command.file, command.args, { cwd: command.cwd, env: command.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+    } catch (err) {
+      reject(new Error(`could not start ${name}: ${err instanceof Error ? err.message : String(err)}`));
+      return;
+    }
+    child.once('spawn', () => resolve(child));
+    child.once('error', (err) => reject(new Error(`could not start ${name}: ${err.message}`)));
+  });
+}
+
+let exitHooked = false;
+
+/** On a normal exit nothing can be awaited: every tree still running is signalled at once (the watchdog follows up). */
+function ensureExitHook(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const p of live) {
+      sendSignal(-p.pid, 'SIGTERM');
+      sendSignal(p.pid, 'SIGTERM');
+    }
+  });
+}
+
+class Supervised implements SupervisedProcess {
+  readonly stdin;
+  readonly stdout;
+  readonly exited: Promise<ProcessExit>;
+  private running = true;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    child: ChildProcess,
+    readonly pid: number,
+    private readonly marker: string,
+    private readonly log: LogTail,
+    cleanUp: () => Promise<void>,
+  ) {
+    if (!child.stdin || !child.stdout || !child.stderr) throw new Error('a supervised process needs its three pipes');
+    this.stdin = child.stdin;
+    this.stdout = child.stdout;
+    // A write after the process ended must not throw out of the event loop.
+    child.stdin.on('error', () => undefined);
+    child.stderr.on('data', (chunk: Buffer) => log.push(chunk));
+    child.stderr.on('end', () => log.end());
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    this.exited = new Promise<ProcessExit>((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.running = false;
+        void (async () => {
+          // What it left behind (children of an unsandboxed process) goes with it.
+          await killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS, rootReaped: true });
+          await Promise.race([closed, delay(PIPES_CLOSE_WAIT_MS)]);
+          await cleanUp().catch(() => undefined);
+          resolve({ code, signal });
+        })();
+      });
+    });
+  }
+
+  logTail(): string {
+    return this.log.text();
+  }
+
+  onLog(listener: (line: string) => void): () => void {
+    return this.log.onLine(listener);
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.running) {
+        // MCP's stdio shutdown: close its input first, then signals.
+        this.stdin.end();
+        const ended = await Promise.race([this.exited.then(() => true), delay(STDIN_CLOSE_GRACE_MS).then(() => false)]);
+        if (!ended) await killProcessTree(this.pid, { marker: this.marker, graceMs: KILL_GRACE_MS, rootReaped: !this.running });
+      }
+      await this.exited;
+    })();
+    return this.stopping;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
