@@ -64,8 +64,8 @@ describe('McpHub over stdio', () => {
     const changes: number[] = [];
     t.hub.onChange(() => changes.push(t!.hub.tools().length));
     await t.hub.configure([stdioEntry('test', [TEST_SERVER], { env: { MANY_TOOLS: '4' } })], []);
-    // 7 tools + 4, three a page.
-    expect(t.hub.tools().map((x) => x.name)).toEqual(['slow', 'add_tool', 'peek', 'big', 'fail', 'crash', 'weather', 'tool_0', 'tool_1', 'tool_2', 'tool_3']);
+    // 8 tools + 4, three a page.
+    expect(t.hub.tools().map((x) => x.name)).toEqual(['slow', 'add_tool', 'add_resource', 'peek', 'big', 'fail', 'crash', 'weather', 'tool_0', 'tool_1', 'tool_2', 'tool_3']);
     expect(t.hub.tools().find((x) => x.name === 'peek')!.readOnly).toBe(true);
     expect(t.hub.tools().find((x) => x.name === 'slow')!.readOnly).toBe(false);
     expect((await t.hub.callTool('mcp__test__fail', {}, never)).text).toBe('Error: the widget store is closed');
@@ -74,8 +74,29 @@ describe('McpHub over stdio', () => {
     const added = await t.hub.callTool('mcp__test__add_tool', {}, never);
     expect(added.text).toBe('added');
     expect(t.hub.tools().map((x) => x.qualifiedName)).toContain('mcp__test__extra');
-    expect(changes.at(-1)).toBe(12);
+    expect(changes.at(-1)).toBe(13);
     expect((await t.hub.callTool('mcp__test__extra', { a: 1 }, never)).text).toBe('extra ran with {"a":1}');
+  });
+
+  it('resources (text parts joined, an image blob as an image), resources/list_changed, and a prompt with its arguments', async () => {
+    t = createTestHub();
+    await t.hub.configure([stdioEntry('test', [TEST_SERVER])], []);
+    expect(t.hub.resources().map((r) => r.uri)).toEqual(['test://note', 'test://pixel']);
+    expect(await t.hub.readResource('test', 'test://note')).toEqual({ text: 'first part\nsecond part' });
+    const pixel = await t.hub.readResource('test', 'test://pixel');
+    expect(pixel.image?.mimeType).toBe('image/png');
+    await t.hub.callTool('mcp__test__add_resource', {}, never);
+    expect(t.hub.resources().map((r) => r.uri)).toContain('test://later');
+    const [prompt] = t.hub.prompts();
+    expect(prompt).toEqual({
+      server: 'test',
+      name: 'review',
+      qualifiedName: 'mcp__test__review',
+      description: 'Review a file',
+      arguments: [{ name: 'file', required: true }, { name: 'tone', required: false }],
+    });
+    expect(await t.hub.getPrompt('mcp__test__review', { file: 'a.ts' })).toBe('Review a.ts kindly.\n\n[resource test://note, text/plain]\nthe note');
+    await expect(t.hub.readResource('nobody', 'test://note')).rejects.toThrow('no MCP server named nobody');
   });
 
   it('a call past its entry timeout ends with the timeout error and the server sees notifications/cancelled', async () => {
