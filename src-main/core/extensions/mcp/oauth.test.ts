@@ -2,7 +2,7 @@
 // client registration, /authorize redirecting back with a code, /token checking PKCE) in
 // front of a streamable-HTTP MCP server that wants a bearer token.
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -29,7 +29,7 @@ async function startAuthServer(): Promise<AuthServer> {
   const clients = new Map<string, string[]>();
   const codes = new Map<string, { challenge: string; redirectUri: string; clientId: string }>();
   const state: AuthServer = { base: '', registrations: 0, tokenRequests: [], tokens: new Set(), close: async () => undefined };
-  const json = (res: import('node:http').ServerResponse, status: number, value: unknown): void => {
+  const json = (res: ServerResponse, status: number, value: unknown): void => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
   };
   const server: HttpServer = createServer(async (req, res) => {
