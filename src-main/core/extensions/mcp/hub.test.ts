@@ -78,6 +78,13 @@ describe('McpHub over stdio', () => {
     expect((await t.hub.callTool('mcp__test__extra', { a: 1 }, never)).text).toBe('extra ran with {"a":1}');
   });
 
+  it('lists a long tools list to its end (140 pages of 3)', async () => {
+    t = createTestHub();
+    await t.hub.configure([stdioEntry('inv', [TEST_SERVER], { env: { MANY_TOOLS: '411' } })], []);
+    expect(t.hub.tools()).toHaveLength(419);
+    expect(t.hub.tools().at(-1)!.name).toBe('tool_410');
+  });
+
   it('resources (text parts joined, an image blob as an image), resources/list_changed, and a prompt with its arguments', async () => {
     t = createTestHub();
     await t.hub.configure([stdioEntry('test', [TEST_SERVER])], []);

@@ -37,7 +37,8 @@ export interface McpHubOptions {
 }
 
 const LOG_LINES = 50;
-const MAX_PAGES = 100;
+/** A guard against a server whose cursors never end; cursors seen before end the listing too. */
+const MAX_PAGES = 10_000;
 
 /** One configured server and whatever is running for it. */
 interface Slot {
@@ -56,6 +57,8 @@ interface Slot {
   lastStderr?: string;
   /** Set once it is being stopped: its closing is then no failure. */
   stopping: boolean;
+  /** Set when its start failed (a timeout): whatever that start still makes is ended at once. */
+  abandoned: boolean;
   /** Re-lists under way after a list_changed notification (a call's result waits for them). */
   refreshing: Set<Promise<void>>;
   started?: Promise<void>;
@@ -213,12 +216,13 @@ export class McpHub implements McpHubApi {
     if (old === undefined || this.closed) return;
     await this.stopSlot(old);
     if (this.slots.get(server) !== old) return;
-    const slot = newSlot(old.config, old.config.disabled ? 'disabled' : 'starting');
+    const status: McpStatus = old.status === 'not-trusted' ? 'not-trusted' : old.config.disabled ? 'disabled' : 'starting';
+    const slot = newSlot(old.config, status);
     slot.log = old.log;
+    slot.lastStderr = old.lastStderr;
     this.slots.set(server, slot);
     this.changed();
-    if (!old.config.disabled && old.status !== 'not-trusted') await this.startSlot(slot);
-    else if (old.status === 'not-trusted') slot.status = 'not-trusted';
+    if (status === 'starting') await this.startSlot(slot);
   }
 
   async close(): Promise<void> {
@@ -258,7 +262,7 @@ export class McpHub implements McpHubApi {
   }
 
   private isCurrent(slot: Slot): boolean {
-    return !slot.stopping && this.slots.get(slot.config.name) === slot;
+    return !slot.stopping && !slot.abandoned && this.slots.get(slot.config.name) === slot;
   }
 
   private startSlot(slot: Slot): Promise<void> {
@@ -282,6 +286,7 @@ export class McpHub implements McpHubApi {
       this.changed();
     } catch (err) {
       if (!this.isCurrent(slot)) return;
+      slot.abandoned = true;
       if (needsSignIn(err)) {
         slot.status = 'needs-sign-in';
         slot.error = 'the server asks to sign in';
@@ -302,8 +307,12 @@ export class McpHub implements McpHubApi {
     const config = slot.config;
     if (config.type === 'stdio') {
       const proc = await startStdioServer(config, { folder: this.options.folder, dataDir: this.options.dataDir, env: this.options.env });
+      // Stopped or given up on while it started: nobody else will end it.
+      if (!this.isCurrent(slot)) {
+        await proc.stop().catch(() => undefined);
+        return;
+      }
       slot.process = proc;
-      if (!this.isCurrent(slot)) return;
       void proc.exited.then((exit) => this.died(slot, exitText(exit)));
       await this.handshake(slot, proc.transport);
       return;
@@ -439,7 +448,7 @@ export class McpHub implements McpHubApi {
 }
 
 function newSlot(config: McpServerConfig, status: McpStatus): Slot {
-  return { config, key: slotKey(config), status, tools: [], resources: [], prompts: [], log: [], stopping: false, refreshing: new Set() };
+  return { config, key: slotKey(config), status, tools: [], resources: [], prompts: [], log: [], stopping: false, abandoned: false, refreshing: new Set() };
 }
 
 /** An entry restarts when what it was written as or what it expanded to changed (not where it was read from). */
@@ -463,11 +472,13 @@ function sseTransport(config: McpRemoteServerConfig, provider: McpOAuthProvider 
 
 async function pages<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; next?: string | undefined }>): Promise<T[]> {
   const all: T[] = [];
+  const seen = new Set<string>();
   let cursor: string | undefined;
   for (let i = 0; i < MAX_PAGES; i++) {
     const { items, next } = await page(cursor);
     all.push(...items);
-    if (next === undefined || next === '' || next === cursor) break;
+    if (next === undefined || next === '' || seen.has(next)) break;
+    seen.add(next);
     cursor = next;
   }
   return all;
