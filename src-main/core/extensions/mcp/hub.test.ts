@@ -64,8 +64,8 @@ describe('McpHub over stdio', () => {
     const changes: number[] = [];
     t.hub.onChange(() => changes.push(t!.hub.tools().length));
     await t.hub.configure([stdioEntry('test', [TEST_SERVER], { env: { MANY_TOOLS: '4' } })], []);
-    // 8 tools + 4, three a page.
-    expect(t.hub.tools().map((x) => x.name)).toEqual(['slow', 'add_tool', 'add_resource', 'peek', 'big', 'fail', 'crash', 'weather', 'tool_0', 'tool_1', 'tool_2', 'tool_3']);
+    // 9 tools + 4, three a page.
+    expect(t.hub.tools().map((x) => x.name)).toEqual(['slow', 'add_tool', 'add_resource', 'peek', 'big', 'fail', 'crash', 'header', 'weather', 'tool_0', 'tool_1', 'tool_2', 'tool_3']);
     expect(t.hub.tools().find((x) => x.name === 'peek')!.readOnly).toBe(true);
     expect(t.hub.tools().find((x) => x.name === 'slow')!.readOnly).toBe(false);
     expect((await t.hub.callTool('mcp__test__fail', {}, never)).text).toBe('Error: the widget store is closed');
@@ -74,14 +74,14 @@ describe('McpHub over stdio', () => {
     const added = await t.hub.callTool('mcp__test__add_tool', {}, never);
     expect(added.text).toBe('added');
     expect(t.hub.tools().map((x) => x.qualifiedName)).toContain('mcp__test__extra');
-    expect(changes.at(-1)).toBe(13);
+    expect(changes.at(-1)).toBe(14);
     expect((await t.hub.callTool('mcp__test__extra', { a: 1 }, never)).text).toBe('extra ran with {"a":1}');
   });
 
   it('lists a long tools list to its end (140 pages of 3)', async () => {
     t = createTestHub();
     await t.hub.configure([stdioEntry('inv', [TEST_SERVER], { env: { MANY_TOOLS: '411' } })], []);
-    expect(t.hub.tools()).toHaveLength(419);
+    expect(t.hub.tools()).toHaveLength(420);
     expect(t.hub.tools().at(-1)!.name).toBe('tool_410');
   });
 
@@ -231,6 +231,17 @@ describe('McpHub over HTTP', () => {
     expect((await t.hub.callTool('mcp__old__echo', { message: 'sse' }, never)).text).toBe('Echo: sse');
   });
 
+  it('an sse entry speaks SSE straight away', async () => {
+    const server = await startHttpServer([EVERYTHING, 'sse'], /running on port/);
+    servers.push(server);
+    t = createTestHub();
+    await t.hub.configure([httpEntry('old', `http://127.0.0.1:${server.port}/sse`, { type: 'sse' })], []);
+    const [state] = t.hub.states();
+    expect(state!.status, state!.error).toBe('connected');
+    expect(state!.log).not.toContain('trying SSE');
+    expect((await t.hub.callTool('mcp__old__get-sum', { a: 2, b: 3 }, never)).text).toContain('5');
+  });
+
   it('the stateless test server over HTTP: timeout and list_changed work as over stdio; headers reach the server', async () => {
     const server = await startHttpServer([TEST_SERVER, '--http', '{PORT}'], /listening/);
     servers.push(server);
@@ -239,6 +250,7 @@ describe('McpHub over HTTP', () => {
     expect(t.hub.states()[0]!.status, t.hub.states()[0]!.error).toBe('connected');
     expect((await t.hub.callTool('mcp__h__slow', { ms: 10_000 }, never)).text).toBe('Error: MCP tool mcp__h__slow timed out after 0.2 s');
     expect((await t.hub.callTool('mcp__h__peek', {}, never)).text).toBe('peeked');
+    expect((await t.hub.callTool('mcp__h__header', {}, never)).text).toBe('x-test: 1');
   });
 
   it('a remote server that is not there fails; a stdio one beside it connects', async () => {

@@ -120,7 +120,7 @@ describe('tool_search deferral', () => {
     h = await createHarness({ mcp: t.hub, contextWindow: 200_000, script: [{ text: 'hi' }] });
     await h.run('hi');
     const names = toolNames(h.server.requests[0]!);
-    expect(names.filter((n) => n.startsWith('mcp__'))).toHaveLength(48);
+    expect(names.filter((n) => n.startsWith('mcp__'))).toHaveLength(49);
     expect(names).not.toContain('tool_search');
   });
 

@@ -33,7 +33,7 @@ export function blockText(block: McpContentBlock, image: { taken: boolean } | nu
         image.taken = true;
         return { image: { mimeType: block.mimeType ?? 'image/png', data: block.data } };
       }
-      return { text: `[image (${block.mimeType ?? 'unknown type'}) not shown: only the first image of a result is]` };
+      return { text: `[image (${block.mimeType ?? 'unknown type'}) not shown${image !== null ? ': only the first image of a result is' : ''}]` };
     case 'audio':
       return { text: `[audio (${block.mimeType ?? 'unknown type'}) not shown]` };
     case 'resource_link':

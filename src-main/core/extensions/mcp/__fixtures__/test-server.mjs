@@ -2,7 +2,7 @@
 // Resources test://note (two text parts), test://pixel (a PNG); prompt review(file, tone?).
 // Tools: slow (waits; records a cancellation in $MCP_TEST_LOG), add_tool (adds `extra` and
 // announces tools/list_changed before answering), add_resource (likewise for resources), peek (readOnlyHint), big (a long text),
-// fail (isError), crash (exits), weather (structuredContent only); $MANY_TOOLS more tools `tool_N`; tools/list pages 3 at a time.
+// fail (isError), crash (exits), weather (structuredContent only), header (the request's x-test header); $MANY_TOOLS more tools `tool_N`; tools/list pages 3 at a time.
 // Usage: node test-server.mjs [--http PORT] [--fail-start]
 import { appendFileSync } from 'node:fs';
 import { setTimeout, clearTimeout } from 'node:timers';
@@ -37,6 +37,7 @@ function baseTools() {
     { name: 'big', description: 'A long text.', inputSchema: obj({ chars: { type: 'number' } }) },
     { name: 'fail', description: 'Always fails.', inputSchema: obj() },
     { name: 'crash', description: 'Ends the server.', inputSchema: obj() },
+    { name: 'header', description: 'The x-test header of the HTTP request.', inputSchema: obj() },
     { name: 'weather', description: 'Structured content only.', inputSchema: obj(), outputSchema: obj({ temperature: { type: 'number' } }) },
   ];
   const many = Number(process.env.MANY_TOOLS ?? 0);
@@ -108,6 +109,8 @@ function makeServer() {
         return { content: [{ type: 'text', text: Array.from({ length: Math.ceil(Number(args.chars ?? 100000) / 50) }, (_, i) => `line ${i} `.padEnd(49, 'x')).join('\n') }] };
       case 'fail':
         return { content: [{ type: 'text', text: 'the widget store is closed' }], isError: true };
+      case 'header':
+        return { content: [{ type: 'text', text: `x-test: ${extra.requestInfo?.headers?.['x-test'] ?? '(none)'}` }] };
       case 'weather':
         return { content: [], structuredContent: { temperature: 21, sky: 'clear' } };
       case 'crash':
