@@ -192,6 +192,16 @@ describe('McpHub over stdio', () => {
     expect(t.hub.tools().every((tool) => tool.server === 'b')).toBe(true);
   });
 
+  it('two servers whose names clean alike keep their tools apart (the later entry\'s names get a hash)', async () => {
+    t = createTestHub();
+    await t.hub.configure([stdioEntry('a.b', [TEST_SERVER]), stdioEntry('a_b', [TEST_SERVER], { env: { MARK: '2' } })], []);
+    const peeks = t.hub.tools().filter((tool) => tool.name === 'peek');
+    expect(peeks.map((p) => p.server)).toEqual(['a.b', 'a_b']);
+    expect(peeks[0]!.qualifiedName).toBe('mcp__a_b__peek');
+    expect(peeks[1]!.qualifiedName).toMatch(/^mcp__a_b__peek_[0-9a-f]{8}$/);
+    expect((await t.hub.callTool(peeks[1]!.qualifiedName, {}, never)).text).toBe('peeked');
+  });
+
   it('server-filesystem: lists and reads the folder it was given', async () => {
     t = createTestHub();
     writeFileSync(join(t.folder, 'notes.txt'), 'hello from the folder\n');

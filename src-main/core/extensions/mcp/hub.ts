@@ -14,7 +14,7 @@ import {
 import { MCP_STARTUP_TIMEOUT_MS, type McpRemoteServerConfig, type McpServerConfig } from '../../config/mcp-config-types';
 import { canonicalJson } from '../../agent/canonical-json';
 import { errorText, type ToolOutput } from '../../tools/tool';
-import { qualifyAll } from './naming';
+import { qualifiedName, qualifyAll } from './naming';
 import { memoryTokenStore, McpOAuthProvider, oauthKey, startRedirectListener, type McpTokenStore } from './oauth';
 import { blockText, mcpResultOutput, type McpCallResult, type McpContentBlock } from './results';
 import { startStdioServer, type StdioServerProcess } from './stdio-transport';
@@ -242,9 +242,15 @@ export class McpHub implements McpHubApi {
   private index(): Map<string, { slot: Slot; tool: McpToolInfo }> {
     if (this.toolIndex === null) {
       this.toolIndex = new Map();
+      const taken = new Set<string>();
       for (const slot of this.slots.values()) {
         if (slot.status !== 'connected') continue;
-        for (const tool of slot.tools) if (!this.toolIndex.has(tool.qualifiedName)) this.toolIndex.set(tool.qualifiedName, { slot, tool });
+        for (const listed of slot.tools) {
+          // Two servers whose names clean alike (`a.b`, `a_b`): the later entry's names get a hash.
+          const tool = taken.has(listed.qualifiedName) ? { ...listed, qualifiedName: qualifiedName(listed.server, listed.name, taken) } : listed;
+          taken.add(tool.qualifiedName);
+          this.toolIndex.set(tool.qualifiedName, { slot, tool });
+        }
       }
     }
     return this.toolIndex;
