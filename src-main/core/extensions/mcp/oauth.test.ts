@@ -155,6 +155,16 @@ describe('OAuth sign-in for remote MCP servers', () => {
     await t2.hub.configure([entry], []);
     expect(t2.hub.states()[0]!.status).toBe('connected');
     expect(opened).toHaveLength(1);
+
+    // Tokens the server no longer takes (and no refresh that works): needs sign-in again, no browser opened by itself.
+    auth.tokens.clear();
+    await t2.hub.restart('secure');
+    expect(t2.hub.states()[0]!.status, t2.hub.states()[0]!.error).toBe('needs-sign-in');
+    expect(opened).toHaveLength(1);
+    expect(auth.registrations).toBe(1);
+    await t2.hub.signIn('secure');
+    expect(t2.hub.states()[0]!.status).toBe('connected');
+    expect(opened).toHaveLength(2);
   });
 
   it('the redirect listener ignores a redirect with another state and closes after the one it waited for', async () => {

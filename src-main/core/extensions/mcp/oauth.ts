@@ -39,10 +39,16 @@ export function memoryTokenStore(): McpTokenStore {
 
 export interface OAuthProviderOptions {
   clientName: string;
-  /** Set only while signing in (the listener's URL); without it nothing opens a browser. */
+  /**
+   * Set only while signing in (the listener's URL). Without it the provider only uses and
+   * refreshes kept tokens: a flow that needs the person ends in UnauthorizedError (needs sign-in).
+   */
   redirectUrl?: string;
   onRedirect?: (url: URL) => void | Promise<void>;
 }
+
+/** Stands in for the redirect while not signing in: the SDK then takes the authorization-code route, which stops at redirectToAuthorization. */
+const NOT_SIGNING_IN = 'http://127.0.0.1/callback';
 
 export class McpOAuthProvider implements OAuthClientProvider {
   /** The state sent with the last authorization request, checked on the redirect. */
@@ -58,14 +64,14 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return (await this.load()).tokens !== undefined;
   }
 
-  get redirectUrl(): string | undefined {
-    return this.options.redirectUrl;
+  get redirectUrl(): string {
+    return this.options.redirectUrl ?? NOT_SIGNING_IN;
   }
 
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: this.options.clientName,
-      redirect_uris: this.options.redirectUrl ? [this.options.redirectUrl] : [],
+      redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -79,9 +85,10 @@ export class McpOAuthProvider implements OAuthClientProvider {
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
     const { client } = await this.load();
-    // Registered for another listener port: register again (the redirect must match).
+    // Signing in on another listener port than registered: register again (the redirect must match).
+    if (this.options.redirectUrl === undefined) return client;
     const uris = client !== undefined && 'redirect_uris' in client ? (client.redirect_uris as string[] | undefined) : undefined;
-    if (this.options.redirectUrl !== undefined && uris !== undefined && !uris.includes(this.options.redirectUrl)) return undefined;
+    if (uris !== undefined && !uris.includes(this.options.redirectUrl)) return undefined;
     return client;
   }
 
