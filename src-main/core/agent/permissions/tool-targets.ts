@@ -14,7 +14,8 @@ const OPERATIONS: Record<string, Operation> = {
 };
 
 const FOLDER_TOOLS = new Set(['ls', 'glob', 'grep']);
-const MCP_PREFIX = 'mcp__';
+/** What every MCP tool's name starts with (SPEC §10: `mcp__<server>__<tool>`). */
+export const MCP_PREFIX = 'mcp__';
 
 /** The operation of a built-in tool; null for tools without side effects of their own (task, write_todos, ...) and MCP tools. */
 export function operationOf(tool: string): Operation | null {

@@ -1,8 +1,8 @@
 // How MCP tools and prompts are named to the model (SPEC §10): `mcp__<server>__<name>`,
 // characters outside [A-Za-z0-9_-] as `_`, at most 64 characters.
 import { createHash } from 'node:crypto';
+import { MCP_PREFIX } from '../../agent/permissions/tool-targets';
 
-export const MCP_PREFIX = 'mcp__';
 const MAX_NAME = 64;
 const HASH_CHARS = 8;
 
@@ -29,8 +29,4 @@ export function qualifyAll(server: string, names: readonly string[]): string[] {
     taken.add(q);
     return q;
   });
-}
-
-export function isMcpToolName(name: string): boolean {
-  return name.startsWith(MCP_PREFIX);
 }
