@@ -140,5 +140,5 @@ export async function benchMcpClient(report: Report, options: BenchOptions): Pro
   await benchCallOverhead(section, options).catch((err: unknown) => section.rows.push({ name: 'MCP tool call overhead', ours: `error: ${errorText(err)}` }));
   await benchDeferral(section).catch((err: unknown) => section.rows.push({ name: 'first request tokens with tool_search', ours: `error: ${errorText(err)}` }));
   section.notes.push('per call: median over rounds of 300 sequential echo calls after 20 warm-up calls; hub = McpHub.callTool (timeout, cancellation signal, result mapping); floor = Client.callTool on its own StdioClientTransport to the same server');
-  section.notes.push(`tokens: the whole first request (system prompt, built-in tools, MCP tools or tool_search, one message) counted with o200k_base; the test server's ${MANY_TOOLS} generated tools`);
+  section.notes.push(`tokens: the whole first request (system prompt, built-in tools, MCP tools or tool_search, one message) counted with o200k_base; the test server's own tools and ${MANY_TOOLS} generated ones`);
 }
