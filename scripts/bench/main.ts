@@ -11,6 +11,7 @@ import { benchBigFolders } from './big-folders';
 import { ensureEditFile, ensureFolder100k, ensureHuge, ensureTree } from './gen-data';
 import { benchHarness } from './harness';
 import { benchMcpStart } from './mcp-start';
+import { benchMcpClient } from './mcp-client';
 import { benchMemories } from './memories';
 import { restrictFetchToLoopback } from './loopback-only';
 import { errorText } from './measure';
@@ -55,7 +56,10 @@ async function main(): Promise<number> {
       benchFiles(report, { huge: await ensureHuge(dataDir, options.regenerate), edit: await ensureEditFile(dataDir, options.regenerate) }, options),
     );
   }
-  if (options.suites.has('harness')) await guarded('Issue 3 · harness', () => benchHarness(report, options));
+  if (options.suites.has('harness')) {
+    await guarded('Issue 3 · harness', () => benchHarness(report, options));
+    await guarded('Issue 18 · MCP client', () => benchMcpClient(report, options));
+  }
   if (options.suites.has('window')) await guarded('Issue 4 · window', () => benchWindow(report, options, repo));
   if (options.suites.has('sandbox')) {
     await guarded('Issue 11 · sandbox', () => benchSandbox(report, options));

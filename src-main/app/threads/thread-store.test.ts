@@ -78,6 +78,7 @@ describe('ThreadStore', () => {
     state.contextTokens = 12_345;
     state.compactedBefore = 1;
     state.queued = [{ id: 'q1', text: 'and then test', createdAt: '2026-01-01T00:00:00.000Z' }];
+    state.mcpLoadedTools = ['mcp__github__create_issue'];
     store.save(state, { folder: '/proj' });
 
     const loaded = new ThreadStore(db).load('t2');
@@ -86,6 +87,7 @@ describe('ThreadStore', () => {
     expect(loaded.contextTokens).toBe(12_345);
     expect(loaded.compactedBefore).toBe(1);
     expect(loaded.queued).toEqual(state.queued);
+    expect(loaded.mcpLoadedTools).toEqual(['mcp__github__create_issue']);
   });
 
   it('searches the messages of a folder\'s threads: the person\'s and the agent\'s, every word, newest thread first', () => {

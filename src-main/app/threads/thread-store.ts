@@ -99,6 +99,7 @@ const rowStateSchema = z.object({
   contextTokens: z.number().nonnegative().optional(),
   compactedBefore: z.number().int().min(0).optional(),
   queued: z.array(z.object({ id: z.string(), text: z.string(), createdAt: z.string() })).optional(),
+  mcpLoadedTools: z.array(z.string()).optional(),
 });
 
 export class ThreadNotFoundError extends Error {}

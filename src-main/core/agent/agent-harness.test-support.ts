@@ -2,6 +2,7 @@
 // OpenAI-compatible server, collecting events. Shared by the agent tests.
 
 import type { CheckpointRecorder } from '../checkpoints/recorder';
+import type { McpHubApi } from '../extensions/mcp/types';
 import { createChatModel } from '../models/create-model';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
 import { ReadGuard } from '../tools/read-guard';
@@ -36,6 +37,8 @@ export interface HarnessOptions {
   checkpoints?: (folder: string) => CheckpointRecorder;
   mode?: ApprovalMode;
   sandboxAvailable?: boolean;
+  /** MCP servers whose tools the agent gets. */
+  mcp?: McpHubApi;
 }
 
 export interface Harness {
@@ -75,6 +78,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.mode ? { mode: () => options.mode! } : {}),
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
+    ...(options.mcp ? { mcp: options.mcp } : {}),
     ...(options.checkpoints ? { checkpoints: options.checkpoints(ws.folder) } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),

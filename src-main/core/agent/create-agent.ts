@@ -16,6 +16,8 @@ import { memoryMiddleware } from './middleware/memory';
 import { subagentsMiddleware, type SubagentSpec } from './middleware/subagents';
 import { summarizationMiddleware } from './middleware/summarization';
 import { todosMiddleware } from './middleware/todos';
+import { mcpMiddleware } from '../extensions/mcp/middleware';
+import type { McpHubApi } from '../extensions/mcp/types';
 import type { ApprovalMode } from './permissions/modes';
 import type { PermissionRule } from './permissions/rules';
 import { baseSystemPrompt, modePromptSection } from './system-prompt';
@@ -41,12 +43,15 @@ export interface AgentSetup {
   date?: Date;
   /** Records checkpoints of the project folder (SPEC §8) when given. */
   checkpoints?: CheckpointRecorder;
+  /** The folder's MCP servers (SPEC §10): their tools join the agent's, read before every model call. */
+  mcp?: McpHubApi;
 }
 
 export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   const canExecute = isShellBackend(setup.backend);
   const tools = filesystemTools({ execute: canExecute });
   const systemPrompt = baseSystemPrompt({ canExecute, ...(setup.date ? { date: setup.date } : {}) });
+  const mcp = setup.mcp;
   // Shared by the main agent and its subagents; state lives in the run, not here.
   const shared = (): Middleware[] => [
     todosMiddleware(),
@@ -55,7 +60,9 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
       broker: setup.broker,
       ...(setup.mode ? { mode: setup.mode } : {}),
       ...(setup.sandboxAvailable ? { sandboxAvailable: setup.sandboxAvailable } : {}),
+      ...(mcp ? { readOnlyTool: (name: string) => mcp.tools().some((t) => t.qualifiedName === name && t.readOnly) } : {}),
     }),
+    ...(mcp ? [mcpMiddleware(mcp, setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {})] : []),
     ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
     { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
     evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),

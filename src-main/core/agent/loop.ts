@@ -78,9 +78,13 @@ const specCache = new WeakMap<AgentTool, ToolSpec>();
 export function toolSpec(tool: AgentTool): ToolSpec {
   let spec = specCache.get(tool);
   if (spec === undefined) {
-    const schema = z.toJSONSchema(tool.schema, { unrepresentable: 'any' }) as Record<string, unknown>;
-    delete schema.$schema;
-    spec = { name: tool.name, description: tool.description, parameters: stripHugeBounds(schema) };
+    if (tool.jsonSchema !== undefined) {
+      spec = { name: tool.name, description: tool.description, parameters: tool.jsonSchema };
+    } else {
+      const schema = z.toJSONSchema(tool.schema, { unrepresentable: 'any' }) as Record<string, unknown>;
+      delete schema.$schema;
+      spec = { name: tool.name, description: tool.description, parameters: stripHugeBounds(schema) };
+    }
     specCache.set(tool, spec);
   }
   return spec;
@@ -114,9 +118,19 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     persist: () => options.persist(state),
     countRequestTokens,
   };
-  const tools = [...def.tools, ...def.middleware.flatMap((m) => m.tools?.(ctx) ?? [])];
-  const byName = toolMap(tools);
-  const specs = tools.map(toolSpec);
+  // Middleware tools can change between steps (an MCP server's list_changed, tool_search
+  // loading a tool): read again before every model call; rebuilt only when they changed.
+  let tools: AgentTool[] = [];
+  let byName = new Map<string, AgentTool>();
+  let specs: ToolSpec[] = [];
+  const refreshTools = (): void => {
+    const next = [...def.tools, ...def.middleware.flatMap((m) => m.tools?.(ctx) ?? [])];
+    if (next.length === tools.length && next.every((tool, i) => tool === tools[i])) return;
+    tools = next;
+    byName = toolMap(next);
+    specs = next.filter((tool) => tool.deferred !== true).map(toolSpec);
+  };
+  refreshTools();
   const maxSteps = def.maxSteps ?? DEFAULT_MAX_STEPS;
   const repeats = new RepeatedCallsGuard(def.maxRepeatedCalls);
   let lastText = '';
@@ -253,6 +267,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     for (let step = 0; step < maxSteps; step++) {
       if (signal.aborted) return finish(ctx, lastText, 'aborted');
       await deliverNotes();
+      refreshTools();
       const turn = await callModel(def, ctx, specs);
       lastText = turn.text;
       state.messages.push({ role: 'assistant', content: turn.text, ...(turn.toolCalls.length > 0 ? { toolCalls: turn.toolCalls } : {}) });

@@ -43,6 +43,8 @@ export interface ThreadState {
   compactedBefore?: number;
   /** Messages the person sent while a run was going, oldest first, not yet delivered. */
   queued?: QueuedMessage[];
+  /** MCP tools behind tool_search that this thread found (or called): offered to the model from then on. */
+  mcpLoadedTools?: string[];
 }
 
 export interface QueuedMessage {

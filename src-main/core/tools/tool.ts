@@ -49,6 +49,13 @@ export interface AgentTool<Schema extends z.ZodType = z.ZodType> {
   readonly description: string;
   readonly schema: Schema;
   /**
+   * The parameters as JSON Schema, sent to the model as they are, for a tool whose schema
+   * comes from elsewhere (an MCP server's); `schema` still checks the arguments.
+   */
+  readonly jsonSchema?: Record<string, unknown>;
+  /** Callable, but not offered to the model this step (an MCP tool behind tool_search). */
+  readonly deferred?: boolean;
+  /**
    * Checks that need no person (paths, read-before-write, whether an edit applies): the
    * reason the call would fail, or undefined. Runs before any approval question, and
    * again (through runTool) when the call finally runs.

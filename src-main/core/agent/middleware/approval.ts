@@ -24,6 +24,8 @@ export interface ApprovalOptions {
   mode?: () => ApprovalMode;
   /** Whether commands run in an OS sandbox (default: no). */
   sandboxAvailable?: () => boolean;
+  /** Whether an MCP tool is annotated read-only by its server (plan mode runs only those). */
+  readOnlyTool?: (name: string) => boolean;
 }
 
 export function approvalMiddleware(options: ApprovalOptions): Middleware {
@@ -39,6 +41,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         rules: options.rules(),
         sandboxAvailable: options.sandboxAvailable?.() ?? false,
         resolvedTargets,
+        ...(options.readOnlyTool ? { readOnlyTool: options.readOnlyTool } : {}),
       });
       const ruled = decideCall({ tool: call.name, args }, context(links.inside));
       // Writes that would change what other programs run later (git's hooks and config) ask

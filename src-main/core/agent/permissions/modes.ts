@@ -14,7 +14,7 @@
 import { analyzeCommand } from './shell-parse';
 import { protectedPattern, protectedReason } from './protected-paths';
 import { DEFAULT_RULES, evaluatePermission } from './rules';
-import { argsOf, operationOf } from './tool-targets';
+import { argsOf, isMcpTool, operationOf } from './tool-targets';
 import type { Operation, PermissionRequest, PermissionRule } from './types';
 
 export const APPROVAL_MODES = ['ask', 'edit', 'auto', 'plan'] as const;
@@ -58,6 +58,8 @@ export interface ModeContext {
   sandboxAvailable: boolean;
   /** Where named paths lead through symlinks (see EvaluateOptions): rules see both. */
   resolvedTargets?: Readonly<Record<string, string>>;
+  /** Whether an MCP tool is annotated `readOnlyHint: true` by its server (the only ones plan mode runs). */
+  readOnlyTool?: (name: string) => boolean;
 }
 
 /** Whether an execute call asks to run outside the sandbox (anything but absent or `true`). */
@@ -70,7 +72,14 @@ export function decideCall(request: PermissionRequest, context: ModeContext): Mo
   const operation = operationOf(request.tool);
   const kind = operation === null ? undefined : KIND_OF[operation];
   const verdict = evaluatePermission(request, context.rules, linked(context));
-  if (kind === undefined || verdict.decision === 'deny') return verdict;
+  if (verdict.decision === 'deny') return verdict;
+  // MCP tools: the rules decide in every mode (they ask by default); plan runs only the ones
+  // their server calls read-only, and the annotation never spares the question.
+  if (isMcpTool(request.tool)) {
+    if (context.mode === 'plan' && context.readOnlyTool?.(request.tool) !== true) return { decision: 'refuse', reason: 'plan mode: the server does not call this tool read-only' };
+    return verdict;
+  }
+  if (kind === undefined) return verdict;
 
   let effect = MODE_TABLE[context.mode][kind];
   if (effect === 'refuse') return { decision: 'refuse', reason: `${context.mode} mode` };

@@ -8,12 +8,12 @@ import { matchesCommandPattern } from './command-patterns';
 import { PROTECTED_PATHS, protectedPattern, protectedReason } from './protected-paths';
 import { analyzeCommand } from './shell-parse';
 import type { ShellCommand } from './shell-parse';
-import { argsOf, operationOf, targetPaths } from './tool-targets';
+import { argsOf, isMcpTool, operationOf, targetPaths, toolNameMatches } from './tool-targets';
 import type { Operation, PermissionRequest, PermissionRule, PermissionVerdict } from './types';
 
 export type { Decision, Operation, PermissionRequest, PermissionRule, PermissionVerdict } from './types';
 export { PROTECTED_PATHS } from './protected-paths';
-export { operationOf, targetPaths } from './tool-targets';
+export { isMcpTool, operationOf, targetPaths } from './tool-targets';
 export { suggestAllowRule } from './suggest';
 
 /** Put the person's own rules before these: reads are allowed, everything else asks. */
@@ -75,7 +75,9 @@ function evaluatePaths(
   }
   verdict ??=
     operation === null
-      ? { decision: 'allow', reason: `no rule covers \`${tool}\`, and it has no side effects of its own` }
+      ? isMcpTool(tool)
+        ? { decision: 'ask', reason: `${subject} is an MCP server's tool, and no allow rule covers it` }
+        : { decision: 'allow', reason: `no rule covers \`${tool}\`, and it has no side effects of its own` }
       : operation === 'read'
         ? { decision: 'allow', reason: 'reading is allowed by default' }
         : { decision: 'ask', reason: `${subject} is not covered by an allow rule` };
@@ -132,7 +134,7 @@ function evaluatePart(command: ShellCommand, tool: string, rules: readonly Permi
 }
 
 function matchesTool(rule: PermissionRule, tool: string, operation: Operation | null): boolean {
-  if (rule.tools !== undefined && !rule.tools.some((t) => t === '*' || t === tool)) return false;
+  if (rule.tools !== undefined && !rule.tools.some((t) => toolNameMatches(t, tool))) return false;
   if (rule.operations !== undefined && (operation === null || !rule.operations.includes(operation))) return false;
   return true;
 }

@@ -6,12 +6,12 @@
 //   may follow). No rule is offered for a command that would still ask under it (one
 //   that always asks, or a writing/executing form);
 // - write_file / edit_file: writes and edits of exactly that file; delete: that file;
-// - reads: that tool on that path; any other tool: that tool.
+// - reads: that tool on that path; an MCP tool (`mcp__server__tool`) or any other tool: that tool.
 import { hasEffectTable } from './command-effects';
 import { splitPatternWords } from './command-patterns';
 import { protectedPattern } from './protected-paths';
 import { analyzeCommand } from './shell-parse';
-import { argsOf, operationOf, targetPaths } from './tool-targets';
+import { argsOf, isMcpTool, operationOf, targetPaths } from './tool-targets';
 import type { Operation, PermissionRequest, PermissionRule } from './types';
 
 const SUBCOMMAND_TOOLS = new Set([
@@ -25,6 +25,9 @@ const SUBCOMMAND = /^@?[A-Za-z0-9][\w:.@/+-]*$/;
 export function suggestAllowRule(request: PermissionRequest): PermissionRule | undefined {
   const operation = operationOf(request.tool);
   if (operation === 'execute') return suggestCommandRule(request);
+  if (isMcpTool(request.tool)) {
+    return { tools: [request.tool], decision: 'allow', description: `Always allow the MCP tool \`${request.tool}\`, whatever its arguments` };
+  }
   const paths = targetPaths(request);
   if (operation === null || paths.length === 0) {
     return { tools: [request.tool], decision: 'allow', description: `Always allow \`${request.tool}\`` };

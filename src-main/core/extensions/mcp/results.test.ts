@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { qualifiedName, qualifyAll } from './naming';
+import { mcpResultOutput } from './results';
+
+describe('mcpResultOutput (SPEC §10 results)', () => {
+  it('joins text parts; the first image is an image block, later ones are named', () => {
+    const out = mcpResultOutput({
+      content: [
+        { type: 'text', text: 'one' },
+        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'text', text: 'two' },
+        { type: 'image', data: 'BBBB', mimeType: 'image/jpeg' },
+      ],
+    });
+    expect(out.image).toEqual({ mimeType: 'image/png', data: 'AAAA' });
+    expect(out.text).toBe('one\ntwo\n[image (image/jpeg) not shown: only the first image of a result is]');
+  });
+
+  it('resource links and embedded resources name their URI; an embedded text resource brings its text', () => {
+    const out = mcpResultOutput({
+      content: [
+        { type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt', mimeType: 'text/plain' },
+        { type: 'resource', resource: { uri: 'demo://t/1', mimeType: 'text/plain', text: 'inside' } },
+        { type: 'resource', resource: { uri: 'demo://b/1', mimeType: 'application/octet-stream', blob: 'AAAAAAAA' } },
+      ],
+    });
+    expect(out.text).toBe(
+      '[resource file:///a.txt (a.txt), text/plain]\n[resource demo://t/1, text/plain]\ninside\n[resource demo://b/1, application/octet-stream: 6 bytes of binary data, not shown]',
+    );
+  });
+
+  it('structuredContent as JSON only when there is no text; isError starts with Error:', () => {
+    expect(JSON.parse(mcpResultOutput({ content: [], structuredContent: { a: 1 } }).text)).toEqual({ a: 1 });
+    expect(mcpResultOutput({ content: [{ type: 'text', text: 'said' }], structuredContent: { a: 1 } }).text).toBe('said');
+    expect(mcpResultOutput({ content: [{ type: 'text', text: 'nope' }], isError: true }).text).toBe('Error: nope');
+    expect(mcpResultOutput({ content: [], isError: true }).text).toBe('Error: (no output)');
+    expect(mcpResultOutput({ content: [] }).text).toBe('(no output)');
+  });
+});
+
+describe('qualifiedName (SPEC §10 naming)', () => {
+  it('mcp__server__tool with characters outside [A-Za-z0-9_-] as _', () => {
+    expect(qualifiedName('git hub', 'search.issues')).toBe('mcp__git_hub__search_issues');
+    expect(qualifiedName('a-b', 'c_d')).toBe('mcp__a-b__c_d');
+  });
+
+  it('at most 64 characters, cut names end in a hash: unique and deterministic', () => {
+    const long = 'x'.repeat(80);
+    const a = qualifiedName('server', `${long}a`);
+    const b = qualifiedName('server', `${long}b`);
+    expect(a).toHaveLength(64);
+    expect(b).toHaveLength(64);
+    expect(a).not.toBe(b);
+    expect(qualifiedName('server', `${long}a`)).toBe(a);
+    expect(a).toMatch(/^mcp__server__x+_[0-9a-f]{8}$/);
+  });
+
+  it('names that clean to the same one stay apart', () => {
+    const [first, second] = qualifyAll('s', ['a.b', 'a_b']);
+    expect(first).toBe('mcp__s__a_b');
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/^mcp__s__a_b_[0-9a-f]{8}$/);
+  });
+});
