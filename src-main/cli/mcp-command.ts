@@ -125,6 +125,7 @@ function entryFrom(values: McpValues, commandLine: string[]): Record<string, unk
   );
   if (values.url !== undefined) {
     if (commandLine.length > 0) throw new UsageError('give either --url URL or -- COMMAND, not both');
+    if (!/^https?:\/\//i.test(values.url) && !values.url.startsWith('${')) throw new UsageError(`--url must be an http(s) URL (got '${values.url}')`);
     const transport = values.transport ?? 'http';
     if (transport !== 'http' && transport !== 'sse') throw new UsageError(`--transport must be http or sse (got '${transport}')`);
     const headers = Object.fromEntries(

@@ -7,6 +7,7 @@ import { createFolderHost } from '../app/folders/folder-host';
 import { resolveDataDir } from '../app/data-dir';
 import { FileSecretStore } from '../app/settings/file-secret-store';
 import { startWebHost } from '../host/web/server';
+import { stopAllProcesses } from '../core/process/supervisor';
 import { parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
 import { packageVersion } from './package-version';
@@ -66,6 +67,8 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   await (io.until ?? untilSignal());
   await host.close();
   await app.close();
+  // Whatever child process is left (an MCP server of a folder that failed to close) ends with us.
+  await stopAllProcesses();
   secrets.close();
   return 0;
 }

@@ -7,7 +7,6 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import { checkServerEntry, removeServerEntry, setServerDisabled, writeServerEntry } from '../../core/config/mcp-config';
 import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
@@ -268,5 +267,8 @@ function rawEntry(file: string, name: string): Record<string, unknown> {
 function checkEntry(name: string, entry: Record<string, unknown>): string | null {
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) return 'a server name may use letters, digits, ., - and _';
   const checked = checkServerEntry('mcp.json', name, entry);
-  return 'problem' in checked ? `${checked.problem.field ? `${checked.problem.field}: ` : ''}${checked.problem.message}` : null;
+  if ('problem' in checked) return `${checked.problem.field ? `${checked.problem.field}: ` : ''}${checked.problem.message}`;
+  const { entry: server } = checked;
+  if (server.type !== 'stdio' && !/^https?:\/\//i.test(server.url) && !server.url.startsWith('${')) return `mcpServers.${name}.url: is not an http(s) URL: ${server.url}`;
+  return null;
 }

@@ -69,7 +69,7 @@ describe('MCP prompt commands', () => {
 describe('@server:URI resources', () => {
   it('finds mentions of servers that are there, once each, without trailing punctuation', () => {
     const servers = new Set(['docs']);
-    expect(resourceMentions('see @docs:file:///a.md, and @docs:file:///a.md. Not @other:x or me@docs:y', servers)).toEqual([{ server: 'docs', uri: 'file:///a.md' }]);
+    expect(resourceMentions('see @docs:file:///a.md, and @docs:file:///a.md. Not @other:x:y or me@docs:y:z', servers)).toEqual([{ server: 'docs', uri: 'file:///a.md' }]);
   });
 
   it('attaches each resource after the message', async () => {

@@ -2,6 +2,7 @@
 // at its start runs that prompt and sends what it returns; `@server:URI` attaches that
 // resource after the message, as `@path` attaches a file.
 
+import { parseResourceMentions } from '../../core/extensions/mcp/resource-mentions';
 import type { McpHubApi, McpPromptInfo } from '../../core/extensions/mcp/types';
 
 export const MAX_ATTACHED_RESOURCES = 10;
@@ -59,17 +60,11 @@ export function splitWords(text: string): string[] {
   return words;
 }
 
-const RESOURCE_MENTION = /(^|\s)@([A-Za-z0-9_-]+):(\S+)/g;
-
 /** The `@server:URI` mentions naming a server that is there, in order, without repeats. */
 export function resourceMentions(text: string, servers: ReadonlySet<string>): { server: string; uri: string }[] {
   const found: { server: string; uri: string }[] = [];
-  for (const match of text.matchAll(RESOURCE_MENTION)) {
-    const server = match[2]!;
-    // A mention at the end of a sentence keeps its punctuation out of the URI.
-    const uri = match[3]!.replace(/[.,;!?)\]]+$/, '');
-    if (!servers.has(server) || uri === '' || found.some((f) => f.server === server && f.uri === uri)) continue;
-    found.push({ server, uri });
+  for (const { server, uri } of parseResourceMentions(text)) {
+    if (servers.has(server) && !found.some((f) => f.server === server && f.uri === uri)) found.push({ server, uri });
   }
   return found;
 }

@@ -149,6 +149,16 @@ describe('McpHub over stdio', () => {
     expect(t.hub.tools().every((tool) => tool.server === 'good')).toBe(true);
   });
 
+  it('an entry listed as not trusted starts once it is trusted (same entry, now among the servers)', async () => {
+    t = createTestHub();
+    const entry = stdioEntry('stranger', [TEST_SERVER]);
+    await t.hub.configure([], [entry]);
+    expect(t.hub.states().map((s) => s.status)).toEqual(['not-trusted']);
+    await t.hub.configure([entry], []);
+    expect(t.hub.states().map((s) => s.status)).toEqual(['connected']);
+    expect(t.hub.tools().length).toBeGreaterThan(0);
+  });
+
   it('a server that never answers the handshake fails at the startup timeout without holding up the others', async () => {
     // Long enough for a loaded machine to start the good one.
     t = createTestHub({ startupTimeoutMs: 4_000 });
