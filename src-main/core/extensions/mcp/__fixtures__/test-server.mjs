@@ -26,6 +26,7 @@ if (argv.includes('--fail-start')) {
 }
 const PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const log = (line) => process.env.MCP_TEST_LOG && appendFileSync(process.env.MCP_TEST_LOG, `${line}\n`);
+log(`started ${process.pid}`);
 const obj = (properties = {}, required = []) => ({ type: 'object', properties, required });
 
 function baseTools() {

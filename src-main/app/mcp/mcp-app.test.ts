@@ -1,0 +1,143 @@
+// MCP servers through the app's contract (SPEC §9, §10), with real servers: the window's
+// edits of the person's mcp.json, a folder's .mcp.json behind trust, `@server:URI` and
+// `/mcp__server__prompt` in a message, and no server left running once the app closed.
+
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../../core/models/testing/scripted-server';
+import { useAppTestEnv } from '../app-harness.test-support';
+
+const t = useAppTestEnv('deepdesk-mcp-app');
+const EVERYTHING = join(import.meta.dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const TEST_SERVER = join(import.meta.dirname, '../../core/extensions/mcp/__fixtures__/test-server.mjs');
+const everything = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+
+const userFile = (): string => join(t.dataDir, 'mcp.json');
+const userServers = (): Record<string, unknown> => (JSON.parse(readFileSync(userFile(), 'utf8')) as { mcpServers: Record<string, unknown> }).mcpServers;
+const textOf = (content: unknown): string => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((p: { text?: string }) => p.text ?? '').join('') : '');
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('MCP servers through the contract', () => {
+  it('Settings adds, turns off, edits and removes a server of the person’s mcp.json', async () => {
+    const { call } = await t.open();
+    let list = await call('mcp.save', { name: 'everything', entry: everything });
+    expect(userServers()).toEqual({ everything });
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.statusText, { timeout: 30_000 }).toMatch(/^Connected · \d+ tools$/);
+    list = await call('mcp.list', {});
+    expect(list.servers[0]).toMatchObject({ name: 'everything', type: 'stdio', source: 'user', status: 'connected', sandboxed: true, target: `${process.execPath} ${EVERYTHING} stdio` });
+    expect(list.servers[0]!.tools.map((tool) => tool.qualifiedName)).toContain('mcp__everything__echo');
+
+    list = await call('mcp.setEnabled', { name: 'everything', enabled: false });
+    expect(list.servers[0]).toMatchObject({ status: 'disabled', statusText: 'Disabled', tools: [] });
+    expect(userServers()).toEqual({ everything: { ...everything, disabled: true } });
+    list = await call('mcp.setEnabled', { name: 'everything', enabled: true });
+    expect(list.servers[0]!.status).toBe('connected');
+
+    // A bad edit is refused with the field named, and nothing is written.
+    await expect(call('mcp.save', { name: 'everything', entry: { command: 3 } })).rejects.toThrow(/mcpServers\.everything\.command/);
+    await expect(call('mcp.save', { name: 'web', entry: { url: 'ftp://example.com' } })).rejects.toThrow(/not an http\(s\) URL/);
+    expect(Object.keys(userServers())).toEqual(['everything']);
+
+    list = await call('mcp.save', { name: 'renamed', entry: { ...everything, sandbox: false }, previousName: 'everything' });
+    expect(Object.keys(userServers())).toEqual(['renamed']);
+    expect(list.servers.map((s) => [s.name, s.sandboxed])).toEqual([['renamed', false]]);
+    list = await call('mcp.remove', { name: 'renamed' });
+    expect(list.servers).toEqual([]);
+    expect(userServers()).toEqual({});
+  }, 90_000);
+
+  it("a folder's server is listed as not trusted until trust.grant, and a change to it needs trust again", async () => {
+    writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: everything } }));
+    const { call, events } = await t.open();
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.label)).toEqual([`MCP server theirs: ${process.execPath} ${EVERYTHING} stdio (sandboxed)`]);
+    expect((await call('mcp.list', {})).servers[0]).toMatchObject({ name: 'theirs', status: 'not-trusted', statusText: 'Not trusted' });
+
+    expect(await call('trust.dismiss', {})).toMatchObject({ dismissed: true });
+    const granted = await call('trust.grant', {});
+    expect(granted.untrusted).toEqual([]);
+    expect((await call('mcp.list', {})).servers[0]!.status).toBe('connected');
+
+    // A `git pull` changes the entry: it stops loading until it is trusted again.
+    writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: { ...everything, env: { EXTRA: '1' } } } }));
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.key), { timeout: 20_000 }).toEqual(['mcp:theirs']);
+    expect((await call('mcp.list', {})).servers[0]!.status).toBe('not-trusted');
+    expect(events.some((e) => e.event === 'trust.changed')).toBe(true);
+  }, 90_000);
+
+  it('@server:URI attaches the resource and /mcp__server__prompt sends the prompt', async () => {
+    writeFileSync(userFile(), JSON.stringify({ mcpServers: { everything } }));
+    t.server.push(
+      (req: RecordedRequest) => ({ text: `got: ${textOf(req.messages.at(-1)!.content).slice(0, 2000)}` }),
+      (req: RecordedRequest) => ({ text: `prompt: ${textOf(req.messages.at(-1)!.content)}` }),
+    );
+    const { call } = await t.open();
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 30_000 }).toBe('connected');
+    const resources = await call('mcp.resources', { query: 'architecture' });
+    expect(resources.length).toBeGreaterThan(0);
+    const { server, uri } = resources[0]!;
+    const thread = await call('threads.create', {});
+    await call('threads.send', { threadId: thread.id, text: `summarise @${server}:${uri}` });
+    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(1);
+    const sent = textOf(t.server.requests[0]!.messages.at(-1)!.content);
+    expect(sent).toMatch(new RegExp(`^summarise @${server}:${uri.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n\\n<attached_resource server="everything" uri="[^"]+">\\n`));
+
+    const prompts = await call('mcp.prompts', {});
+    expect(prompts.map((p) => p.command)).toContain('/mcp__everything__simple-prompt');
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running).toBe(false);
+    await call('threads.send', { threadId: thread.id, text: '/mcp__everything__simple-prompt' });
+    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(2);
+    expect(textOf(t.server.requests[1]!.messages.at(-1)!.content)).not.toContain('/mcp__everything__simple-prompt');
+
+    await expect(call('threads.send', { threadId: thread.id, text: '/mcp__everything__no-such-prompt' })).rejects.toThrow(/is not a prompt of a connected MCP server/);
+  }, 90_000);
+
+  it('closing the app ends its servers, sandboxed or not', async () => {
+    // In the folder: the data folder is out of a sandboxed server's reach.
+    const log = join(t.folder, 'servers.log');
+    // Names this test's servers among any others running on the machine.
+    const marker = `--marker-${randomUUID()}`;
+    writeFileSync(log, '');
+    writeFileSync(
+      userFile(),
+      JSON.stringify({
+        mcpServers: {
+          inside: { command: process.execPath, args: [TEST_SERVER, marker], env: { MCP_TEST_LOG: log } },
+          outside: { command: process.execPath, args: [TEST_SERVER, marker], env: { MCP_TEST_LOG: log }, sandbox: false },
+        },
+      }),
+    );
+    const { call, close } = await t.open();
+    await expect.poll(async () => (await call('mcp.list', {})).servers.map((s) => s.status), { timeout: 30_000 }).toEqual(['connected', 'connected']);
+    // Pids as each server sees itself: the sandboxed one's is in its own pid namespace, so it is found by its command line.
+    const pids = [...readFileSync(log, 'utf8').matchAll(/started (\d+)/g)].map((m) => Number(m[1]));
+    expect(pids).toHaveLength(2);
+    const serverPids = (): number[] => hostPidsOf(marker);
+    expect(serverPids().length).toBeGreaterThanOrEqual(2);
+    await close();
+    expect(serverPids()).toEqual([]);
+  }, 60_000);
+});
+
+/** Host pids of the live processes whose command line has `word` (Linux /proc), bwrap itself left out. */
+function hostPidsOf(word: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmdline.split('\0').includes(word) && !cmdline.includes('bwrap') && alive(Number(name))) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
