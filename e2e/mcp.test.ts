@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../src-main/core/models/testing/scripted-server';
-import { approval, conversation, openApp, repo, sendMessage, toolCard, useE2ESession } from './harness';
+import { auditEveryWay, describeViolations } from './axe';
+import { approval, conversation, openApp, repo, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
 const EVERYTHING = join(repo, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -84,5 +85,27 @@ describe('MCP servers in the window', () => {
     await sendMessage(page, 'hi');
     await conversation(page).getByText('ok', { exact: true }).waitFor();
     expect(requests[0]!.tools?.some((t) => t.function.name.startsWith('mcp__'))).toBe(false);
+  });
+
+  it('the trust question and Settings › MCP servers pass the axe audit, at both sizes, in both themes', { timeout: 120_000 }, async () => {
+    const serve = await e2e.serve();
+    writeFileSync(join(serve.dataDir, 'mcp.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] }, broken: { command: join(serve.folder, 'missing') } } }));
+    writeFileSync(join(serve.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: { command: 'node', args: ['server.js'], sandbox: false }, docs: { url: 'https://docs.example.com/mcp' } } }));
+    const page = await openApp(e2e.browser, serve.url);
+    const question = page.getByRole('group', { name: 'Trust this folder?' });
+    await question.waitFor({ timeout: 20_000 });
+    await expect.poll(() => question.textContent()).toContain('MCP server theirs: node server.js (not sandboxed)');
+    await screenshot(page, 'mcp-trust-question');
+    const trustFound = await auditEveryWay(page);
+
+    await openSettings(page);
+    const region = mcpRegion(page);
+    await expect.poll(() => region.getByRole('listitem', { name: 'everything' }).textContent(), { timeout: 40_000 }).toMatch(/Connected · \d+ tools/);
+    await expect.poll(() => region.getByRole('listitem', { name: 'broken' }).textContent()).toContain('Failed');
+    await region.getByRole('listitem', { name: 'everything' }).getByText(/^Tools/).click();
+    await screenshot(page, 'mcp-settings');
+    const settingsFound = await auditEveryWay(page);
+    const report = [...Object.entries(trustFound).map(([way, v]) => `trust question, ${way}:\n${describeViolations(v)}`), ...Object.entries(settingsFound).map(([way, v]) => `Settings, ${way}:\n${describeViolations(v)}`)];
+    expect(report.join('\n')).toBe('');
   });
 });

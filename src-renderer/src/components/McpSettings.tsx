@@ -9,7 +9,7 @@ import { errorMessage } from '../state/toasts';
 import { useMcpServers } from '../state/use-mcp';
 import { VisibleText } from './VisibleText';
 
-const SOURCE_LABEL = { user: 'yours', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
+const SOURCE_LABEL = { user: 'your mcp.json', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
 
 /** A new entry from what the Add form holds: a URL is a remote server, anything else a command line. */
 export function entryFromForm(target: string, sandbox: boolean): Record<string, unknown> | string {

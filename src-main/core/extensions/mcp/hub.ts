@@ -1,22 +1,15 @@
 // The MCP servers of one folder (SPEC §10): started in parallel, listed (tools, resources,
 // prompts, re-listed on list_changed), called with a per-entry timeout and Stop, and
 // stopped or restarted when their entries change. A server that fails never blocks the others.
-import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import { MCP_STARTUP_TIMEOUT_MS, type McpRemoteServerConfig, type McpServerConfig } from '../../config/mcp-config-types';
 import { canonicalJson } from '../../agent/canonical-json';
 import { errorText, type ToolOutput } from '../../tools/tool';
 import { qualifiedName, qualifyAll } from './naming';
 import { memoryTokenStore, McpOAuthProvider, oauthKey, startRedirectListener, type McpTokenStore } from './oauth';
 import { blockText, mcpResultOutput, type McpCallResult, type McpContentBlock } from './results';
+import { loadedSdk, loadMcpSdk, type McpSdk } from './sdk';
 import { startStdioServer, type StdioServerProcess } from './stdio-transport';
 import type { ProcessExit } from '../../process/types';
 import type { McpHubApi, McpPromptInfo, McpResourceInfo, McpServerState, McpStatus, McpToolInfo } from './types';
@@ -189,6 +182,7 @@ export class McpHub implements McpHubApi {
     if (slot.config.type === 'stdio') throw new Error(`MCP server ${server} runs on this machine and needs no sign-in`);
     const config = slot.config;
     let provider: McpOAuthProvider | undefined;
+    const { auth } = await loadMcpSdk();
     const listener = await startRedirectListener(() => provider?.expectedState);
     try {
       provider = new McpOAuthProvider(this.tokenStore, oauthKey(server, config.url), {
@@ -312,6 +306,7 @@ export class McpHub implements McpHubApi {
   /** Starts the server (stdio) or reaches it (remote) and runs the MCP handshake. */
   private async open(slot: Slot): Promise<void> {
     const config = slot.config;
+    const sdk = await loadMcpSdk();
     if (config.type === 'stdio') {
       const proc = await startStdioServer(config, { folder: this.options.folder, dataDir: this.options.dataDir, env: this.options.env });
       // Stopped or given up on while it started: nobody else will end it.
@@ -321,23 +316,23 @@ export class McpHub implements McpHubApi {
       }
       slot.process = proc;
       void proc.exited.then((exit) => this.died(slot, exitText(exit)));
-      await this.handshake(slot, proc.transport);
+      await this.handshake(sdk, slot, proc.transport);
       return;
     }
     appendLog(slot, `connecting to ${config.url}`);
     const provider = await this.storedAuth(config);
     if (config.type === 'sse') {
-      await this.handshake(slot, sseTransport(config, provider));
+      await this.handshake(sdk, slot, sseTransport(sdk, config, provider));
       return;
     }
     try {
-      await this.handshake(slot, httpTransport(config, provider));
+      await this.handshake(sdk, slot, httpTransport(sdk, config, provider));
     } catch (err) {
       if (needsSignIn(err) || !this.isCurrent(slot)) throw err;
       // Older servers speak only HTTP+SSE.
       appendLog(slot, `streamable HTTP failed (${oneLine(messageOf(err))}); trying SSE`);
       try {
-        await this.handshake(slot, sseTransport(config, provider));
+        await this.handshake(sdk, slot, sseTransport(sdk, config, provider));
       } catch (sseErr) {
         if (needsSignIn(sseErr)) throw sseErr;
         throw new Error(`${oneLine(messageOf(err))} (and over SSE: ${oneLine(messageOf(sseErr))})`, { cause: sseErr });
@@ -351,8 +346,8 @@ export class McpHub implements McpHubApi {
     return (await provider.hasTokens()) ? provider : undefined;
   }
 
-  private async handshake(slot: Slot, transport: Transport): Promise<void> {
-    const client = new Client(this.options.clientInfo, { capabilities: {} });
+  private async handshake(sdk: McpSdk, slot: Slot, transport: Transport): Promise<void> {
+    const client = new sdk.Client(this.options.clientInfo, { capabilities: {} });
     client.onerror = (err) => appendLog(slot, `error: ${oneLine(messageOf(err))}`);
     client.onclose = () => {
       const proc = slot.process;
@@ -361,9 +356,9 @@ export class McpHub implements McpHubApi {
     };
     slot.client = client;
     await client.connect(transport);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.refresh(slot, 'tools'));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => this.refresh(slot, 'resources'));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.refresh(slot, 'prompts'));
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => this.refresh(slot, 'tools'));
+    client.setNotificationHandler(sdk.ResourceListChangedNotificationSchema, () => this.refresh(slot, 'resources'));
+    client.setNotificationHandler(sdk.PromptListChangedNotificationSchema, () => this.refresh(slot, 'prompts'));
   }
 
   /** A connected server went away: failed, with its last words. */
@@ -464,12 +459,12 @@ function slotKey(config: McpServerConfig): string {
   return canonicalJson(rest);
 }
 
-function httpTransport(config: McpRemoteServerConfig, provider: McpOAuthProvider | undefined): Transport {
-  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...(provider ? { authProvider: provider } : {}) });
+function httpTransport(sdk: McpSdk, config: McpRemoteServerConfig, provider: McpOAuthProvider | undefined): Transport {
+  return new sdk.StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...(provider ? { authProvider: provider } : {}) });
 }
 
-function sseTransport(config: McpRemoteServerConfig, provider: McpOAuthProvider | undefined): Transport {
-  return new SSEClientTransport(new URL(config.url), {
+function sseTransport(sdk: McpSdk, config: McpRemoteServerConfig, provider: McpOAuthProvider | undefined): Transport {
+  return new sdk.SSEClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers },
     // The event stream's GET carries the entry's headers too.
     eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...config.headers } }) },
@@ -492,7 +487,7 @@ async function pages<T>(page: (cursor: string | undefined) => Promise<{ items: T
 }
 
 function needsSignIn(err: unknown): boolean {
-  if (err instanceof UnauthorizedError) return true;
+  if (loadedSdk !== undefined && err instanceof loadedSdk.UnauthorizedError) return true;
   const code = (err as { code?: unknown } | null)?.code;
   return code === 401;
 }

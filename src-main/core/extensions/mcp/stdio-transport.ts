@@ -1,11 +1,11 @@
 // An MCP stdio server as a supervised process (core/process): inside the sandbox unless its
 // entry says `"sandbox": false` (SPEC §10), and JSON-RPC over its pipes as the SDK's own
 // stdio transport frames it (one message a line).
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpStdioServerConfig } from '../../config/mcp-config-types';
 import { startProcess } from '../../process/supervisor';
+import { loadMcpSdk, type McpSdk } from './sdk';
 import type { ProcessExit, SupervisedProcess } from '../../process/types';
 
 export interface StdioServerContext {
@@ -33,6 +33,7 @@ export interface StdioServerProcess {
  * fails shows it by its transport closing, with its log tail.
  */
 export async function startStdioServer(config: McpStdioServerConfig, context: StdioServerContext): Promise<StdioServerProcess> {
+  const sdk = await loadMcpSdk();
   const server = await startProcess({
     command: config.command,
     args: config.args,
@@ -42,7 +43,7 @@ export async function startStdioServer(config: McpStdioServerConfig, context: St
     sandbox: config.sandbox === false ? false : { projectDir: context.folder, dataDir: context.dataDir, allowedDomains: config.allowedDomains },
   });
   return {
-    transport: new SupervisedStdioTransport(server),
+    transport: new SupervisedStdioTransport(server, sdk),
     logTail: () => server.logTail(),
     onLog: (listener) => server.onLog(listener),
     exited: server.exited,
@@ -55,11 +56,16 @@ export class SupervisedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly readBuffer: InstanceType<McpSdk['ReadBuffer']>;
   private started = false;
   private closed = false;
 
-  constructor(private readonly server: SupervisedProcess) {}
+  constructor(
+    private readonly server: SupervisedProcess,
+    private readonly sdk: Pick<McpSdk, 'ReadBuffer' | 'serializeMessage'>,
+  ) {
+    this.readBuffer = new sdk.ReadBuffer();
+  }
 
   start(): Promise<void> {
     if (this.started) throw new Error('SupervisedStdioTransport already started');
@@ -88,7 +94,7 @@ export class SupervisedStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || !this.server.stdin.writable) return Promise.reject(new Error('Not connected'));
     return new Promise((resolve) => {
-      if (this.server.stdin.write(serializeMessage(message))) resolve();
+      if (this.server.stdin.write(this.sdk.serializeMessage(message))) resolve();
       else this.server.stdin.once('drain', resolve);
     });
   }
