@@ -50,7 +50,8 @@ import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
 import { McpHub } from '../core/extensions/mcp/hub';
 import { McpService } from './mcp/mcp-service';
-import { expandMcpReferences, McpReferenceError } from './mcp/message-references';
+import { attachMcpResources, McpReferenceError } from './mcp/message-references';
+import { listCommands, resolveSlash, SlashCommandError, type CommandSources, type SlashOutcome } from './commands/slash-commands';
 import { openWithSystem } from './open-external';
 import type { z } from 'zod';
 
@@ -199,6 +200,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     onProblem: notice,
   });
 
+  // Skills join this table when they land (issue 19).
+  const commandSources: CommandSources = { mcp: hub };
+
   const threads: ThreadService = new ThreadService({
     db,
     folder: options.folder,
@@ -297,15 +301,44 @@ export async function createApp(options: AppOptions): Promise<App> {
       return ok;
     },
     'threads.send': async ({ threadId, text }) => {
-      let expanded: string;
+      let outcome: SlashOutcome | null;
       try {
-        expanded = await expandMcpReferences(text, hub);
+        outcome = await resolveSlash(text, commandSources);
+      } catch (err) {
+        if (err instanceof SlashCommandError) throw new ContractError(err.message, 'bad_request');
+        throw err;
+      }
+      switch (outcome?.kind) {
+        case 'compact':
+          await threads.compact(threadId);
+          return { ...ok, note: 'Compacting the conversation…' };
+        case 'clear':
+          return { ...ok, threadId: threads.create().id, note: 'Started a new thread.' };
+        case 'model': {
+          try {
+            parseModelSpec(outcome.model);
+          } catch (err) {
+            if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
+            throw err;
+          }
+          if (overrides.model) throw new ContractError('the model is set by --model for this session; /model cannot change it', 'bad_request');
+          await settings.update({ model: outcome.model });
+          return { ...ok, note: `Model: ${outcome.model}` };
+        }
+        case 'mode':
+          await modes.set(outcome.mode);
+          return { ...ok, note: `Mode: ${outcome.mode}` };
+      }
+      let expanded = outcome?.kind === 'send' ? outcome.text : text;
+      try {
+        expanded = await attachMcpResources(expanded, hub);
       } catch (err) {
         if (err instanceof McpReferenceError) throw new ContractError(err.message, 'bad_request');
         throw err;
       }
       return { ...ok, ...(await threads.send(threadId, await attachMentionedFiles(expanded, shared.folder))) };
     },
+    'commands.list': async () => listCommands(commandSources),
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
     'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),
     'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),

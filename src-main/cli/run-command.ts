@@ -23,7 +23,9 @@ import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
 import { projectFolder } from './folders';
-import { expandMcpReferences, McpReferenceError } from '../app/mcp/message-references';
+import { attachMcpResources, McpReferenceError } from '../app/mcp/message-references';
+import { resolveSlash, SlashCommandError, type SlashOutcome } from '../app/commands/slash-commands';
+import type { ChatMessage } from '../core/models/types';
 import { startMcpServers } from './mcp-servers';
 import { personRules } from './person-rules';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
@@ -123,18 +125,34 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     // `retry` and `tool_output` feed the window's countdown and live tail; they are not
     // among the --json event types (SPEC §5).
     const emit = values.json ? (e: AgentEvent) => void (!WINDOW_ONLY_EVENTS.has(e.type) && io.stdout.write(terminalSafeJson(e) + '\n')) : progressPrinter(io);
-    let expanded: string;
+    let outcome: SlashOutcome | null;
     try {
-      expanded = await expandMcpReferences(prompt, mcp, controller.signal);
+      outcome = await resolveSlash(prompt, { mcp }, controller.signal);
     } catch (err) {
-      if (err instanceof McpReferenceError) throw new UsageError(err.message);
+      if (err instanceof SlashCommandError) throw new UsageError(err.message);
       throw err;
     }
-    const result = await runAgent(definition, state, { role: 'user', content: await attachMentionedFiles(expanded, mounts.folder) }, {
+    if (outcome?.kind === 'model' || outcome?.kind === 'mode') {
+      const value = outcome.kind === 'model' ? outcome.model : outcome.mode;
+      throw new UsageError(`/${outcome.kind} changes the window's ${outcome.kind}; for deepdesk run pass --${outcome.kind} ${value}`);
+    }
+    if (outcome?.kind === 'clear') throw new UsageError('/clear starts a new thread in the window; deepdesk run starts one whenever --thread is not given');
+    let input: ChatMessage | null = null;
+    if (outcome?.kind !== 'compact') {
+      try {
+        const text = await attachMcpResources(outcome?.kind === 'send' ? outcome.text : prompt, mcp, controller.signal);
+        input = { role: 'user', content: await attachMentionedFiles(text, mounts.folder) };
+      } catch (err) {
+        if (err instanceof McpReferenceError) throw new UsageError(err.message);
+        throw err;
+      }
+    }
+    const result = await runAgent(definition, state, input, {
       signal: controller.signal,
       emit,
       persist,
       guard: new ReadGuard(state.guard),
+      ...(outcome?.kind === 'compact' ? { compactOnly: true } : {}),
       // A `deepdesk checkpoints restore` (or the window) may have left news for this thread.
       pendingNotes: () => threads.pendingNotes(threadId),
     });

@@ -13,6 +13,7 @@ import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
+export * from './commands';
 export * from './folders';
 export * from './mcp';
 export * from './modes';
@@ -257,7 +258,19 @@ export const methods = {
   'threads.rename': { params: threadRef.extend({ title: z.string().min(1).max(200) }), result: ok },
   'threads.delete': { params: threadRef, result: ok },
   /** While a run is going the message is queued (its id is returned) and delivered when the current step ends. */
-  'threads.send': { params: threadRef.extend({ text: z.string().min(1).max(5_000_000) }), result: ok.extend({ queuedId: z.string().optional() }) },
+  /**
+   * A slash command (SPEC §11) is carried out instead: `note` says what it did (for the person),
+   * `threadId` is the thread `/clear` started. A message naming no command is refused.
+   */
+  'threads.send': {
+    params: threadRef.extend({ text: z.string().min(1).max(5_000_000) }),
+    result: ok.extend({ queuedId: z.string().optional(), note: z.string().optional(), threadId: z.string().optional() }),
+  },
+  /** The slash commands there are now (built-ins, skills, MCP prompts), for the `/` list. */
+  'commands.list': {
+    params: empty,
+    result: z.array(z.object({ name: z.string(), source: z.enum(['built-in', 'skill', 'mcp']), description: z.string(), usage: z.string() })),
+  },
   'threads.cancelQueued': { params: threadRef.extend({ queuedId: z.string() }), result: ok },
   /** Interrupts the current step (as Stop does) and delivers this queued message at once. */
   'threads.sendQueuedNow': { params: threadRef.extend({ queuedId: z.string() }), result: ok },

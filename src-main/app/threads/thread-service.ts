@@ -216,6 +216,14 @@ export class ThreadService {
     this.startRun(threadId, model, item.text, item.id);
   }
 
+  /** `/compact`: summarizes the thread's history now, as a run of its own (Stop ends it); no answer follows. */
+  async compact(threadId: string): Promise<void> {
+    this.requireThread(threadId);
+    if (this.runs.has(threadId)) throw new ContractError('this thread is working; /compact when it has finished (or Stop it)', 'failed');
+    const model = await this.options.createModel();
+    this.startRun(threadId, model, null, undefined, true);
+  }
+
   /** Runs the thread again from its history (after a failed run), without a new message. */
   async retry(threadId: string): Promise<void> {
     this.requireThread(threadId);
@@ -366,7 +374,7 @@ export class ThreadService {
     this.options.emit({ kind: 'thread-event', threadId, seq, event });
   }
 
-  private startRun(threadId: string, model: ChatModel, text: string | null, fromQueue?: string): void {
+  private startRun(threadId: string, model: ChatModel, text: string | null, fromQueue?: string, compactOnly = false): void {
     const live = this.open(threadId);
     // A queued message becomes this run's input: the window moves it from the queue into the conversation.
     if (text !== null && fromQueue !== undefined) this.emitEvent(threadId, { type: 'user_message', threadId, text, queuedId: fromQueue });
@@ -401,6 +409,7 @@ export class ThreadService {
       resumableToolCalls: this.options.approvals.resumable(threadId),
       takeQueued: () => this.takeQueued(threadId),
       pendingNotes: () => this.store.pendingNotes(threadId),
+      ...(compactOnly ? { compactOnly } : {}),
     })
       .catch((err: unknown): RunResult => {
         emit({ type: 'error', threadId, message: err instanceof Error ? err.message : String(err) });

@@ -62,6 +62,8 @@ export interface RunOptions {
    * the history once, before the next model call. Saving the thread marks them delivered.
    */
   pendingNotes?: () => PendingNote[];
+  /** `/compact`: summarize the history now and end, without a model call for an answer. */
+  compactOnly?: boolean;
 }
 
 export interface RunResult {
@@ -251,6 +253,13 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
         state.messages = repairDanglingToolCalls(state.messages);
         await ctx.persist();
       }
+    }
+
+    if (options.compactOnly) {
+      let compacted = false;
+      for (const m of def.middleware) if (m.compactNow && (await m.compactNow(ctx))) compacted = true;
+      await ctx.persist();
+      return finish(ctx, compacted ? 'The conversation was compacted.' : 'There was nothing to compact yet.', 'completed');
     }
 
     // News from before this message (a restore, say) comes before it.

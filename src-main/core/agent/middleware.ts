@@ -81,6 +81,8 @@ export interface Middleware {
   beforeModel?(ctx: RunContext, request: ModelCallRequest): Promise<void>;
   /** The provider said the context overflowed: shrink it; the loop retries once. Returns true if it did. */
   onContextOverflow?(ctx: RunContext): Promise<boolean>;
+  /** The person asked to compact the history now (`/compact`). Returns true if it did. */
+  compactNow?(ctx: RunContext): Promise<boolean>;
   wrapModelCall?(ctx: RunContext, request: ModelCallRequest, next: ModelCallHandler): Promise<ModelTurn>;
   wrapToolCall?(ctx: RunContext, info: ToolCallInfo, next: ToolCallHandler): Promise<ToolOutput>;
   /**

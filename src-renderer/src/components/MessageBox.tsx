@@ -7,6 +7,7 @@ import { useApi } from '../state/use-api';
 import { PendingAttachments } from './AttachedFiles';
 import { Icon } from './Icon';
 import { MentionList, mentionOptionId } from './MentionList';
+import { CommandList, type CommandInfo } from './CommandList';
 
 interface MessageBoxProps {
   running: boolean;
@@ -62,6 +63,9 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   const [options, setOptions] = useState<string[]>([]);
   const [active, setActive] = useState(0);
   const [searching, setSearching] = useState(false);
+  /** The command being typed: what follows a `/` that starts the message, while the caret is in that word. */
+  const [slash, setSlash] = useState<string | null>(null);
+  const [commands, setCommands] = useState<CommandInfo[]>([]);
 
   // While the agent works a message can still be sent: it is queued until the current step ends.
   const canSend = disabledReason === null && text.trim() !== '';
@@ -147,6 +151,34 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   const updateMention = (value: string, caret: number): void => {
     const found = findMention(value, caret);
     setMention((old) => (found === null ? null : old && old.start === found.start && old.query === found.query ? old : found));
+    const before = value.slice(0, caret);
+    setSlash(/^\/[^\s/]*$/.test(before) ? before.slice(1) : null);
+  };
+
+  // The commands there are now (skills and MCP prompts come and go): asked for each time the list opens.
+  const slashOpen = slash !== null;
+  useEffect(() => {
+    if (!slashOpen) return undefined;
+    let cancelled = false;
+    void api.safe('commands.list', {}).then((list) => {
+      if (!cancelled && list) setCommands(list);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [api, slashOpen]);
+  const commandOptions = slash === null ? [] : commands.filter((c) => c.name.toLowerCase().startsWith(slash.toLowerCase()));
+  useEffect(() => setActive(0), [slash]);
+
+  const chooseCommand = (name: string): void => {
+    const el = textarea.current;
+    if (!el) return;
+    const rest = text.replace(/^\/\S*/, '').replace(/^ /, '');
+    const insert = `/${name} `;
+    pendingCaret.current = insert.length;
+    setText(insert + rest);
+    setSlash(null);
+    el.focus();
   };
 
   const choose = (path: string): void => {
@@ -165,12 +197,33 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
     const message = text;
     setText('');
     setMention(null);
+    setSlash(null);
     const ok = await onSend(message.trim());
     if (!ok) setText((current) => (current === '' ? message : current));
   };
 
   const onKeyDown = (event: React.KeyboardEvent<HTMLTextAreaElement>): void => {
     if (event.nativeEvent.isComposing) return;
+    if (slash !== null && !mention && commandOptions.length > 0) {
+      const count = commandOptions.length;
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+        event.preventDefault();
+        setActive((i) => (event.key === 'ArrowDown' ? (i + 1) % count : (i - 1 + count) % count));
+        return;
+      }
+      const chosen = commandOptions[active];
+      // Enter on a command typed in full sends it; otherwise Enter (or Tab) completes it.
+      if (chosen !== undefined && !event.shiftKey && (event.key === 'Tab' || (event.key === 'Enter' && text.trim() !== `/${chosen.name}`))) {
+        event.preventDefault();
+        chooseCommand(chosen.name);
+        return;
+      }
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        setSlash(null);
+        return;
+      }
+    }
     if (mention) {
       if (event.key === 'ArrowDown' && options.length > 0) {
         event.preventDefault();
@@ -205,6 +258,7 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   };
 
   const showMentions = mention !== null;
+  const showCommands = !showMentions && commandOptions.length > 0;
   const removeAttachment = (path: string): void => {
     setText((current) => current.split(`@${path}`).join(path).replace(/ {2,}/g, ' '));
     textarea.current?.focus();
@@ -213,6 +267,8 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
     <div className="message-box">
       {showMentions ? (
         <MentionList id={listId} options={options} active={active} loading={searching} onChoose={choose} onHover={setActive} />
+      ) : showCommands ? (
+        <CommandList id={listId} commands={commandOptions} active={active} onChoose={chooseCommand} onHover={setActive} />
       ) : null}
       <PendingAttachments paths={mentionsIn(text)} onRemove={removeAttachment} />
       <div className={`message-input${disabledReason ? ' disabled' : ''}`}>
@@ -222,9 +278,11 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
           data-region-entry=""
           aria-describedby={disabledReason ? hintId : undefined}
           aria-autocomplete="list"
-          aria-controls={showMentions ? listId : undefined}
-          aria-activedescendant={showMentions && options[active] !== undefined ? mentionOptionId(listId, active) : undefined}
-          placeholder={disabledReason ?? (running ? 'The agent is working… a message sent now is queued (Esc stops it)' : 'Message the agent — @ to mention a file')}
+          aria-controls={showMentions || showCommands ? listId : undefined}
+          aria-activedescendant={
+            (showMentions && options[active] !== undefined) || (showCommands && commandOptions[active] !== undefined) ? mentionOptionId(listId, active) : undefined
+          }
+          placeholder={disabledReason ?? (running ? 'The agent is working… a message sent now is queued (Esc stops it)' : 'Message the agent — @ to mention a file, / for commands')}
           rows={1}
           value={text}
           onChange={(e) => {
@@ -232,7 +290,10 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
             updateMention(e.target.value, e.target.selectionStart);
           }}
           onSelect={(e) => updateMention(e.currentTarget.value, e.currentTarget.selectionStart)}
-          onBlur={() => setMention(null)}
+          onBlur={() => {
+            setMention(null);
+            setSlash(null);
+          }}
           onKeyDown={onKeyDown}
         />
         <div className="message-actions">

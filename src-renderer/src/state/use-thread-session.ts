@@ -2,7 +2,7 @@
 // thread reducer), its pending approvals, and sending, stopping and switching.
 
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
+import { parseSlash, type ApprovalDecisionDto, type PendingApproval, type Result } from '../../../src-main/app/contract';
 import type { DecidedPreview } from '../components/conversation-context';
 import type { RawAgentEvent } from '../lib/agent-event';
 import { emptyThreadState, threadReducer, type ThreadDisplayState } from '../lib/thread-reducer';
@@ -82,12 +82,21 @@ export function useThreadSession(): ThreadSession {
   const sendNow = useCallback(
     async (id: string, text: string) => {
       // While a run is going the message is queued: the queue shows it, not the conversation.
-      const optimistic = !runningRef.current;
+      // A slash command is carried out by the app (or becomes the message it stands for).
+      const command = parseSlash(text) !== null;
+      const optimistic = !runningRef.current && !command;
       if (optimistic) dispatch({ type: 'local_user', text });
       sending.current++;
       try {
         const result = await api.call('threads.send', { threadId: id, text });
-        if (current.current === id) {
+        if (result.note !== undefined) push(result.note, 'info');
+        if (result.threadId !== undefined) {
+          setThreadId(result.threadId);
+          return true;
+        }
+        // A skill's or a prompt's command went to the model: it shows as the person sent it.
+        if (command && result.note === undefined && result.queuedId === undefined && current.current === id) dispatch({ type: 'local_user', text });
+        if (current.current === id && !command) {
           if (result.queuedId !== undefined && optimistic) dispatch({ type: 'unlocal_user', text });
           // The run ended just before the send arrived: it started a run on this message.
           if (result.queuedId === undefined && !optimistic) dispatch({ type: 'local_user', text });
@@ -103,7 +112,7 @@ export function useThreadSession(): ThreadSession {
         sending.current--;
       }
     },
-    [api],
+    [api, push],
   );
 
   const frameQueue = useRef<RawAgentEvent[]>([]);

@@ -41,6 +41,9 @@ Files created, changed or deleted (virtual paths), commands that matter, and oth
 What remains to be done, and anything unresolved.
 Keep names, paths, numbers, error messages and decisions exact. Do not invent anything. Do not address the person.`;
 
+/** What `/compact` keeps in view: about the latest exchange. */
+const COMPACT_KEEP_TOKENS = 2_000;
+
 export function archivePathFor(threadId: string): string {
   return `/conversation_history/${threadId.replace(/[^A-Za-z0-9_-]/g, '_')}.md`;
 }
@@ -79,6 +82,12 @@ export function summarizationMiddleware(options: SummarizationOptions = {}): Mid
     },
     async onContextOverflow(ctx) {
       const summarized = await summarize(ctx, windowOf(ctx));
+      const compacted = await compactOlder(ctx);
+      return summarized || compacted;
+    },
+    async compactNow(ctx) {
+      // Asked for: everything but the latest exchange goes into the summary.
+      const summarized = await summarize(ctx, windowOf(ctx), COMPACT_KEEP_TOKENS);
       const compacted = await compactOlder(ctx);
       return summarized || compacted;
     },
@@ -138,9 +147,9 @@ function tooLargeMessage(ctx: RunContext, request: ModelCallRequest, tokens: num
 }
 
 /** Summarizes what it can; returns false when nothing could be cut. */
-async function summarize(ctx: RunContext, window: number): Promise<boolean> {
+async function summarize(ctx: RunContext, window: number, keepTokens = window * KEEP_SHARE): Promise<boolean> {
   const state = ctx.state;
-  const cut = chooseCut(state.messages, state.contextStart, window * KEEP_SHARE);
+  const cut = chooseCut(state.messages, state.contextStart, keepTokens);
   if (cut <= state.contextStart) return false;
   const older = state.messages.slice(state.contextStart, cut);
   const archivePath = archivePathFor(state.id);

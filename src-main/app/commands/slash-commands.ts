@@ -1,0 +1,126 @@
+// Slash commands (SPEC §11): one table of what `/name` means in a message, for the window
+// and `deepdesk run` alike. Built-ins first, then the skills (`/name [args]`: the skill's
+// body and the args become the message), then the MCP servers' prompts
+// (`/mcp__server__prompt`). A message whose first word is not a command of this table is
+// one clear error and never reaches the model; a path such as `/etc/hosts …` is no command.
+
+import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
+import type { McpHubApi, McpPromptInfo } from '../../core/extensions/mcp/types';
+import { parseSlash } from '../contract/commands';
+
+export { parseSlash };
+
+export interface CommandSkill {
+  name: string;
+  description: string;
+  /** The SKILL.md's text after its front matter. */
+  body(): Promise<string>;
+}
+
+export interface SlashCommandInfo {
+  /** Without the `/`. */
+  name: string;
+  source: 'built-in' | 'skill' | 'mcp';
+  description: string;
+  /** e.g. `/mode ask|edit|auto|plan`. */
+  usage: string;
+}
+
+/** What a command asks for; the caller (the app, `run`) carries it out. */
+export type SlashOutcome =
+  | { kind: 'send'; text: string }
+  | { kind: 'compact' }
+  | { kind: 'clear' }
+  | { kind: 'model'; model: string }
+  | { kind: 'mode'; mode: ApprovalMode };
+
+export class SlashCommandError extends Error {}
+
+export interface CommandSources {
+  skills?: () => readonly CommandSkill[];
+  mcp?: McpHubApi;
+}
+
+const BUILT_INS: readonly SlashCommandInfo[] = [
+  { name: 'compact', source: 'built-in', description: 'Summarize the conversation so far now, keeping the latest exchange', usage: '/compact' },
+  { name: 'model', source: 'built-in', description: 'Use another model', usage: '/model PROVIDER:MODEL' },
+  { name: 'mode', source: 'built-in', description: 'Change what needs approval', usage: `/mode ${APPROVAL_MODES.join('|')}` },
+  { name: 'clear', source: 'built-in', description: 'Start a new thread', usage: '/clear' },
+];
+
+/** Every command there is now, built-ins first, for the `/` list. */
+export function listCommands(sources: CommandSources): SlashCommandInfo[] {
+  const taken = new Set(BUILT_INS.map((c) => c.name));
+  const skills = (sources.skills?.() ?? [])
+    .filter((s) => !taken.has(s.name))
+    .map((s): SlashCommandInfo => ({ name: s.name, source: 'skill', description: s.description, usage: `/${s.name} [args]` }));
+  const prompts = (sources.mcp?.prompts() ?? []).map(
+    (p): SlashCommandInfo => ({
+      name: p.qualifiedName,
+      source: 'mcp',
+      description: p.description ?? `The ${p.name} prompt of MCP server ${p.server}`,
+      usage: `/${p.qualifiedName}${p.arguments.map((a) => (a.required ? ` <${a.name}>` : ` [${a.name}]`)).join('')}`,
+    }),
+  );
+  return [...BUILT_INS, ...skills, ...prompts];
+}
+
+/** What the message's command asks for, or null when the message is no command. Throws SlashCommandError for a bad one. */
+export async function resolveSlash(text: string, sources: CommandSources, signal?: AbortSignal): Promise<SlashOutcome | null> {
+  const parsed = parseSlash(text);
+  if (parsed === null) return null;
+  const { name, args } = parsed;
+  switch (name) {
+    case 'compact':
+    case 'clear':
+      if (args !== '') throw new SlashCommandError(`/${name} takes no arguments`);
+      return { kind: name };
+    case 'model':
+      if (!/^[a-z-]+:\S+$/.test(args)) throw new SlashCommandError('/model needs PROVIDER:MODEL, e.g. /model anthropic:claude-sonnet-4-5');
+      return { kind: 'model', model: args };
+    case 'mode':
+      if (!isApprovalMode(args)) throw new SlashCommandError(`/mode needs one of ${APPROVAL_MODES.join(', ')}`);
+      return { kind: 'mode', mode: args };
+  }
+  const skill = sources.skills?.().find((s) => s.name === name);
+  if (skill) {
+    const body = (await skill.body()).trim();
+    return { kind: 'send', text: args === '' ? body : `${body}\n\n${args}` };
+  }
+  const prompt = sources.mcp?.prompts().find((p) => p.qualifiedName === name);
+  if (prompt && sources.mcp) return { kind: 'send', text: await sources.mcp.getPrompt(name, promptArguments(prompt, splitWords(args)), signal) };
+  if (name.startsWith('mcp__')) throw new SlashCommandError(`/${name} is not a prompt of a connected MCP server`);
+  throw new SlashCommandError(`unknown command /${name}: type / to see the commands`);
+}
+
+/** `key=value` words name an argument; the other words fill the prompt's arguments in order (the last takes the rest). */
+export function promptArguments(prompt: McpPromptInfo, words: string[]): Record<string, string> {
+  const args: Record<string, string> = {};
+  const positional: string[] = [];
+  const known = new Set(prompt.arguments.map((a) => a.name));
+  for (const word of words) {
+    const eq = word.indexOf('=');
+    if (eq > 0 && known.has(word.slice(0, eq))) args[word.slice(0, eq)] = word.slice(eq + 1);
+    else positional.push(word);
+  }
+  const open = prompt.arguments.filter((a) => !(a.name in args));
+  open.forEach((argument, i) => {
+    if (i >= positional.length) return;
+    args[argument.name] = i === open.length - 1 ? positional.slice(i).join(' ') : positional[i]!;
+  });
+  if (positional.length > 0 && open.length === 0) throw new SlashCommandError(`/${prompt.qualifiedName} takes no more arguments (got '${positional.join(' ')}')`);
+  const missing = prompt.arguments.filter((a) => a.required && !(a.name in args)).map((a) => a.name);
+  if (missing.length > 0) {
+    throw new SlashCommandError(`/${prompt.qualifiedName} needs ${missing.join(', ')}: /${prompt.qualifiedName} ${prompt.arguments.map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`)).join(' ')}`);
+  }
+  return args;
+}
+
+/** Words split at blanks; "double" or 'single' quotes keep blanks in a word. */
+export function splitWords(text: string): string[] {
+  const words: string[] = [];
+  for (const match of text.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g)) {
+    words.push(match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : (match[2] ?? match[3]!));
+  }
+  return words;
+}
