@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { checkpointEvents, checkpointMethods } from './checkpoints';
 import { folderEvents, folderMethods } from './folders';
 import { overriddenSchema, queuedMessageSchema } from './honest';
+import { extensionEvents, extensionMethods } from './extensions';
 import { mcpEvents, mcpMethods } from './mcp';
 import { modeEvents, modeMethods } from './modes';
 import { noticeEvents, noticeMethods } from './notices';
@@ -15,6 +16,7 @@ import { terminalEvents, terminalMethods } from './terminal';
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './commands';
 export * from './folders';
+export * from './extensions';
 export * from './mcp';
 export * from './modes';
 export * from './notices';
@@ -225,6 +227,7 @@ export const methods = {
   ...folderMethods,
   ...noticeMethods,
   ...mcpMethods,
+  ...extensionMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
   'settings.update': { params: settingsPatchSchema, result: settingsSchema },
@@ -330,6 +333,7 @@ export const events = {
   'settings.changed': settingsSchema,
   ...noticeEvents,
   ...mcpEvents,
+  ...extensionEvents,
   ...folderEvents,
   ...checkpointEvents,
 } as const;

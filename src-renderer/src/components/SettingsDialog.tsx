@@ -14,6 +14,7 @@ import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { Modal } from './Modal';
 import { FlagNote } from './FlagNote';
+import { HooksSettings, SkillsSettings } from './ExtensionSettings';
 import { McpSettings } from './McpSettings';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
@@ -149,6 +150,8 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
           <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
           <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />
           <McpSettings />
+          <SkillsSettings />
+          <HooksSettings />
 
           <fieldset className="settings-section">
             <legend>Appearance</legend>
