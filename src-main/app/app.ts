@@ -50,6 +50,8 @@ import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
 import { McpHub } from '../core/extensions/mcp/hub';
 import { McpService } from './mcp/mcp-service';
+import { FolderTrustService, isFolderConfigPath } from './trust/folder-trust-service';
+import { TrustStore } from '../core/trust/store';
 import { attachMcpResources, McpReferenceError } from './mcp/message-references';
 import { listCommands, resolveSlash, SlashCommandError, type CommandSources, type SlashOutcome } from './commands/slash-commands';
 import { openWithSystem } from './open-external';
@@ -189,16 +191,20 @@ export async function createApp(options: AppOptions): Promise<App> {
     openBrowser: options.openExternal ?? openWithSystem,
     clientInfo: { name: 'deepdesk', version: options.version ?? '0.0.0' },
   });
+  // The one trust gate for the folder's own configuration (SPEC §9): MCP servers, hooks, skills.
+  const trustStore = new TrustStore(options.dataDir, { onProblem: notice });
+  const folderTrust = new FolderTrustService({ folder: realFolder, env, store: trustStore, onState: (state) => send('trust.changed', state) });
   const mcp = new McpService({
     folder: realFolder,
     dataDir: options.dataDir,
     env,
     hub,
+    trust: trustStore,
     ...(options.mcpConfigFiles ? { cliFiles: options.mcpConfigFiles } : {}),
     onChange: () => send('mcp.changed', {}),
-    onTrustChange: (state) => send('trust.changed', state),
     onProblem: notice,
   });
+  folderTrust.onGranted(() => mcp.reload());
 
   // Skills join this table when they land (issue 19).
   const commandSources: CommandSources = { mcp: hub };
@@ -241,12 +247,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     backend: shared.folder,
     onChange: (paths) => {
       send('files.changed', { paths });
-      mcp.folderChanged(paths.map((p) => p.path));
+      if (paths.some((p) => isFolderConfigPath(p.path))) {
+        void folderTrust.refresh();
+        mcp.scheduleReload();
+      }
     },
     feed: changeFeed,
   });
   // Servers start in parallel in the background: one that is slow or fails never holds up the window or the agent.
-  const mcpStarted = mcp.start();
+  const mcpStarted = Promise.all([folderTrust.refresh(), mcp.start()]);
   // Ready does not wait for the watcher: its subscription walks the folder's directories.
   // Then the folder's first checkpoint snapshot is taken in the background (in slices).
   const baselineAbort = new AbortController();
@@ -395,9 +404,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     'mcp.prompts': async () =>
       hub.prompts().map((p) => ({ command: `/${p.qualifiedName}`, ...(p.description !== undefined ? { description: p.description } : {}), arguments: p.arguments.map((a) => ({ name: a.name, required: a.required })) })),
-    'trust.get': async () => mcp.trustState(),
-    'trust.grant': () => mcp.grantTrust(),
-    'trust.dismiss': async () => mcp.dismissTrust(),
+    'trust.get': async () => folderTrust.state(),
+    'trust.grant': () => folderTrust.grant(),
+    'trust.dismiss': async () => folderTrust.dismiss(),
 
     'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
     'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
@@ -436,6 +445,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await threads.dispose();
       await mcpStarted.catch(() => undefined);
       await mcp.close();
+      trustStore.close();
       await terminals.dispose();
       baselineAbort.abort();
       await watching;

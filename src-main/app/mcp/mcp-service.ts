@@ -1,6 +1,6 @@
-// The folder's MCP servers for the window (SPEC §9, §10): which entries load (the person's
-// mcp.json, the folder's .mcp.json once trusted, --mcp-config files), the trust question,
-// the hub that runs them, and the Settings region's edits. Every change to one of the files
+// The folder's MCP servers for the window (SPEC §10): which entries load (the person's
+// mcp.json, the folder's .mcp.json once trusted, --mcp-config files), the hub that runs
+// them, and the Settings region's edits. The trust question is the app's (app/trust/). Every change to one of the files
 // (here, by `deepdesk mcp add` in another process, by a `git pull` of .mcp.json) reloads.
 
 import { watch, type FSWatcher } from 'node:fs';
@@ -11,9 +11,8 @@ import { checkServerEntry, removeServerEntry, setServerDisabled, writeServerEntr
 import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
 import { loadProjectConfiguration, userMcpFile } from '../../core/trust/project-configuration';
-import { TrustStore } from '../../core/trust/store';
-import type { TrustReport } from '../../core/trust/types';
-import { ContractError, type McpListDto, type McpServerDto, type TrustStateDto } from '../contract';
+import type { TrustStore } from '../../core/trust/store';
+import { ContractError, type McpListDto, type McpServerDto } from '../contract';
 
 const RELOAD_DEBOUNCE_MS = 150;
 
@@ -25,20 +24,18 @@ export interface McpServiceOptions {
   hub: McpHubApi;
   /** `--mcp-config FILE` of `deepdesk serve` (read on every reload). */
   cliFiles?: readonly string[];
+  /** The app's trust store (shared with the trust question). */
+  trust: TrustStore;
   onChange(): void;
-  onTrustChange(state: TrustStateDto): void;
   onProblem?(problem: JsonFileProblem): void;
 }
 
 const folderStateSchema = z.object({ disabled: z.array(z.string()).optional() });
 
 export class McpService {
-  private readonly trust: TrustStore;
   /** Per folder, the servers of its .mcp.json or of --mcp-config the person turned off. */
   private readonly folderState: JsonFileStore<Record<string, z.output<typeof folderStateSchema>>>;
-  private report: TrustReport = { folder: '', entries: [], untrusted: [], problems: [] };
   private problems: string[] = [];
-  private dismissedDigest: string | null = null;
   private watchers: FSWatcher[] = [];
   private timer: NodeJS.Timeout | null = null;
   private loading: Promise<void> = Promise.resolve();
@@ -46,7 +43,6 @@ export class McpService {
   private readonly stopHub: () => void;
 
   constructor(private readonly options: McpServiceOptions) {
-    this.trust = new TrustStore(options.dataDir, options.onProblem ? { onProblem: options.onProblem } : {});
     this.folderState = new JsonFileStore({
       path: join(options.dataDir, 'mcp-folders.json'),
       shape: recordShape(folderStateSchema),
@@ -83,25 +79,17 @@ export class McpService {
       env: this.options.env,
       mcpConfigFiles: this.options.cliFiles ?? [],
       trustForRun: false,
-      store: this.trust,
+      store: this.options.trust,
     });
-    const before = this.trustState();
-    this.report = loaded.report;
     this.problems = loaded.problems;
     const off = new Set(this.folderState.current()[this.options.folder]?.disabled ?? []);
     const servers = loaded.servers.map((s) => (s.source.kind !== 'user' && off.has(s.name) ? { ...s, disabled: true } : s));
     await this.options.hub.configure(servers, loaded.untrusted);
-    const after = this.trustState();
-    if (JSON.stringify(before) !== JSON.stringify(after)) this.options.onTrustChange(after);
     this.options.onChange();
   }
 
-  /** Called with the folder's changed paths (the workspace watcher): its .mcp.json reloads. */
-  folderChanged(paths: readonly string[]): void {
-    if (paths.some((p) => p === '/.mcp.json')) this.scheduleReload();
-  }
-
-  private scheduleReload(): void {
+  /** Reloads a moment later (changes come in bursts: a checkout, an editor's save). */
+  scheduleReload(): void {
     if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
@@ -129,7 +117,7 @@ export class McpService {
 
   list(): McpListDto {
     const states = this.options.hub.states();
-    return { servers: states.map((s) => this.toDto(s)), problems: [...this.problems, ...this.report.problems.filter((p) => !this.problems.includes(p))] };
+    return { servers: states.map((s) => this.toDto(s)), problems: [...this.problems] };
   }
 
   private toDto(state: McpServerState): McpServerDto {
@@ -202,27 +190,6 @@ export class McpService {
     return state;
   }
 
-  trustState(): TrustStateDto {
-    const untrusted = this.report.untrusted.map((e) => ({ kind: e.kind, key: e.key, label: e.label, file: e.file }));
-    return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digestOf(this.report) };
-  }
-
-  async grantTrust(): Promise<TrustStateDto> {
-    // Exactly what the person was shown: an entry changed since then is asked about again.
-    this.trust.trust(this.options.folder, this.report.untrusted);
-    await this.reload();
-    const state = this.trustState();
-    this.options.onTrustChange(state);
-    return state;
-  }
-
-  dismissTrust(): TrustStateDto {
-    this.dismissedDigest = digestOf(this.report);
-    const state = this.trustState();
-    this.options.onTrustChange(state);
-    return state;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
@@ -231,7 +198,6 @@ export class McpService {
     await this.loading.catch(() => undefined);
     await this.options.hub.close();
     this.folderState.close();
-    this.trust.close();
   }
 }
 
@@ -248,9 +214,6 @@ export function statusText(status: McpStatus, tools: number): string {
   return status === 'connected' ? `Connected · ${tools} ${tools === 1 ? 'tool' : 'tools'}` : STATUS_TEXT[status];
 }
 
-function digestOf(report: TrustReport): string {
-  return report.untrusted.map((e) => `${e.key}=${e.digest}`).sort().join('\n');
-}
 
 /** The entry as its file has it now (Edit starts from what is written, `${VAR}`s unexpanded). */
 function rawEntry(file: string, name: string): Record<string, unknown> {

@@ -1,0 +1,82 @@
+// The folder's trust question for the window (SPEC §9): what its own configuration would
+// load and is not trusted (MCP servers, hooks, skills: every loader of core/trust), `Trust
+// folder` and `Not now`. Whatever loads that configuration listens and loads again.
+
+import { trustReport } from '../../core/trust/report';
+import type { TrustStore } from '../../core/trust/store';
+import type { TrustReport } from '../../core/trust/types';
+import type { TrustStateDto } from '../contract';
+
+/** Paths (virtual, in the folder) whose change can change what the folder's configuration holds. */
+export function isFolderConfigPath(path: string): boolean {
+  return path === '/.mcp.json' || path === '/.deepdesk/hooks.json' || /^\/(?:\.deepdesk|\.agents|\.claude)\/skills(?:\/|$)/.test(path) || path === '/.deepdesk' || path === '/.agents' || path === '/.claude';
+}
+
+export interface FolderTrustOptions {
+  /** The folder's real path. */
+  folder: string;
+  env: NodeJS.ProcessEnv;
+  store: TrustStore;
+  /** Told the new state whenever it changed (the window's `trust.changed`). */
+  onState(state: TrustStateDto): void;
+}
+
+export class FolderTrustService {
+  private report: TrustReport;
+  private dismissedDigest: string | null = null;
+  private readonly granted = new Set<() => Promise<void> | void>();
+  private refreshing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: FolderTrustOptions) {
+    this.report = { folder: options.folder, entries: [], untrusted: [], problems: [] };
+  }
+
+  /** Looks at the folder's configuration again (serialised); tells the window when the question changed. */
+  refresh(): Promise<void> {
+    this.refreshing = this.refreshing
+      .then(async () => {
+        const before = JSON.stringify(this.state());
+        this.report = await trustReport(this.options.folder, this.options.store, this.options.env);
+        if (JSON.stringify(this.state()) !== before) this.options.onState(this.state());
+      })
+      .catch(() => undefined);
+    return this.refreshing;
+  }
+
+  problems(): string[] {
+    return [...this.report.problems];
+  }
+
+  state(): TrustStateDto {
+    const untrusted = this.report.untrusted.map((e) => ({ kind: e.kind, key: e.key, label: e.label, file: e.file }));
+    return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digestOf(this.report) };
+  }
+
+  /** `Trust folder`: exactly what the person was shown is trusted (an entry changed since is asked about again). */
+  async grant(): Promise<TrustStateDto> {
+    this.options.store.trust(this.options.folder, this.report.untrusted);
+    await this.refresh();
+    // What loads now has loaded (or failed) when the answer comes back.
+    await Promise.all([...this.granted].map((listener) => listener()));
+    const state = this.state();
+    this.options.onState(state);
+    return state;
+  }
+
+  dismiss(): TrustStateDto {
+    this.dismissedDigest = digestOf(this.report);
+    const state = this.state();
+    this.options.onState(state);
+    return state;
+  }
+
+  /** Called after the person trusted the folder: its configuration loads now. */
+  onGranted(listener: () => Promise<void> | void): () => void {
+    this.granted.add(listener);
+    return () => this.granted.delete(listener);
+  }
+}
+
+function digestOf(report: TrustReport): string {
+  return report.untrusted.map((e) => `${e.key}=${e.digest}`).sort().join('\n');
+}
