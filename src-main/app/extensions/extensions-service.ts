@@ -1,0 +1,169 @@
+// The person's and the folder's skills and hooks for the window (SPEC §11): found through the
+// trust gate, listed in Settings with their files and problems, turned off one by one
+// (`<data-dir>/extensions.json`), and handed to every thread's agent as they are now.
+
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { watch, type FSWatcher } from 'node:fs';
+import { z } from 'zod';
+import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
+import { loadHooks, userHooksFile, type LoadedHooks } from '../../core/extensions/hooks/config';
+import type { HookEntry } from '../../core/extensions/hooks/types';
+import { createSkillCatalog, type SkillDiscovery } from '../../core/extensions/skills/discover';
+import type { SkillListing } from '../../core/extensions/skills/prompt';
+import { skillProblemLine } from '../../core/extensions/skills/trust-entries';
+import type { Skill } from '../../core/extensions/skills/types';
+import type { TrustStore } from '../../core/trust/store';
+import type { HooksListDto, SkillsListDto } from '../contract';
+
+const RELOAD_DEBOUNCE_MS = 150;
+
+const stateShape = fieldsShape({ disabledSkills: z.array(z.string()).optional(), disabledHooks: z.array(z.string()).optional() });
+type ExtensionsState = ReturnType<typeof stateShape.check>['value'];
+
+export interface ExtensionsServiceOptions {
+  /** The folder's real path. */
+  folder: string;
+  dataDir: string;
+  home?: string;
+  trust: TrustStore;
+  onChange(): void;
+  onProblem?(problem: JsonFileProblem): void;
+}
+
+export class ExtensionsService {
+  private readonly state: JsonFileStore<ExtensionsState>;
+  /** Mutated in place: the skill catalog reads it at every scan. */
+  private readonly disabledSkills = new Set<string>();
+  private readonly catalog: { current(): SkillDiscovery };
+  private loadedHooks: LoadedHooks = { hooks: [], untrusted: [], problems: [] };
+  private listing: SkillListing | undefined;
+  private timer: NodeJS.Timeout | null = null;
+  private watcher: FSWatcher | null = null;
+
+  constructor(private readonly options: ExtensionsServiceOptions) {
+    this.state = new JsonFileStore({
+      path: join(options.dataDir, 'extensions.json'),
+      shape: stateShape,
+      defaultsText: 'every skill and hook is on again',
+      ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+    });
+    this.syncDisabled();
+    this.state.onChange(() => {
+      this.syncDisabled();
+      this.reload();
+    });
+    const isTrusted = (entry: { key: string; digest: string }): boolean => options.trust.isTrusted(options.folder, entry);
+    this.catalog = createSkillCatalog({ dataDir: options.dataDir, home: options.home ?? homedir(), folder: options.folder, isTrusted, disabled: this.disabledSkills });
+    this.reload();
+    this.watchHooksFile();
+  }
+
+  /** The skills that load now (a changed SKILL.md is read again: the catalog looks at each file's stat). */
+  skills(): Skill[] {
+    return this.catalog.current().skills;
+  }
+
+  /** The hooks in force now. */
+  hooks(): HookEntry[] {
+    return this.loadedHooks.hooks;
+  }
+
+  /** What the prompt's skill list made of them last (for Settings: what was shortened or left out). */
+  noteListing(listing: SkillListing): void {
+    const changed = JSON.stringify([listing.shortened, listing.omitted]) !== JSON.stringify([this.listing?.shortened, this.listing?.omitted]);
+    this.listing = listing;
+    if (changed) this.options.onChange();
+  }
+
+  /** Reads the hooks files again (after a change of one, a trust granted, a switch turned). */
+  reload(): void {
+    const isTrusted = (entry: { key: string; digest: string }): boolean => this.options.trust.isTrusted(this.options.folder, entry);
+    this.loadedHooks = loadHooks({ dataDir: this.options.dataDir, folder: this.options.folder, isTrusted, disabled: new Set(this.state.current().disabledHooks ?? []) });
+    this.options.onChange();
+  }
+
+  scheduleReload(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.reload();
+    }, RELOAD_DEBOUNCE_MS);
+  }
+
+  skillsList(): SkillsListDto {
+    const found = this.catalog.current();
+    const row = (skill: Skill, enabled: boolean): SkillsListDto['skills'][number] => ({
+      name: skill.name,
+      description: skill.description,
+      source: skill.source,
+      file: skill.file,
+      onlyAsCommand: skill.disableModelInvocation,
+      enabled,
+    });
+    const listing = this.listing;
+    const budget: string[] = [];
+    if (listing && listing.omitted.length > 0) budget.push(`Left out of the agent's list for lack of room (2% of the context window): ${listing.omitted.join(', ')}.`);
+    if (listing && listing.shortened.length > 0) budget.push(`Descriptions shortened to fit: ${listing.shortened.join(', ')}.`);
+    return {
+      skills: [...found.skills.map((s) => row(s, true)), ...found.off.map((s) => row(s, false))].sort((a, b) => a.name.localeCompare(b.name)),
+      problems: [...found.problems.map(skillProblemLine), ...found.notes],
+      budgetNote: budget.join(' '),
+    };
+  }
+
+  hooksList(): HooksListDto {
+    const off = new Set(this.state.current().disabledHooks ?? []);
+    const isTrusted = (entry: { key: string; digest: string }): boolean => this.options.trust.isTrusted(this.options.folder, entry);
+    // Every trusted hook, the ones turned off too.
+    const all = loadHooks({ dataDir: this.options.dataDir, folder: this.options.folder, isTrusted }).hooks;
+    return {
+      hooks: all.map((h) => ({ id: h.id, event: h.event, ...(h.matcher ? { matcher: h.matcher } : {}), command: h.command, source: h.source, file: h.file, enabled: !off.has(h.id) })),
+      problems: this.loadedHooks.problems,
+    };
+  }
+
+  setSkillEnabled(name: string, enabled: boolean): SkillsListDto {
+    this.state.update((s) => ({ ...s, disabledSkills: toggled(s.disabledSkills, name, enabled) }));
+    this.syncDisabled();
+    this.options.onChange();
+    return this.skillsList();
+  }
+
+  setHookEnabled(id: string, enabled: boolean): HooksListDto {
+    this.state.update((s) => ({ ...s, disabledHooks: toggled(s.disabledHooks, id, enabled) }));
+    this.reload();
+    return this.hooksList();
+  }
+
+  private syncDisabled(): void {
+    this.disabledSkills.clear();
+    for (const name of this.state.current().disabledSkills ?? []) this.disabledSkills.add(name);
+  }
+
+  /** The person's hooks.json lives in the data folder (edited by hand, or by another window). */
+  private watchHooksFile(): void {
+    const file = userHooksFile(this.options.dataDir);
+    try {
+      this.watcher = watch(dirname(file), (_event, name) => {
+        if (name === null || String(name) === 'hooks.json') this.scheduleReload();
+      });
+      this.watcher.on('error', () => undefined);
+    } catch {
+      // Not watchable: a change applies at the next reload.
+    }
+  }
+
+  close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.watcher?.close();
+    this.state.close();
+  }
+}
+
+function toggled(list: readonly string[] | undefined, item: string, enabled: boolean): string[] {
+  const set = new Set(list ?? []);
+  if (enabled) set.delete(item);
+  else set.add(item);
+  return [...set].sort();
+}
