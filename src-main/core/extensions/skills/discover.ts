@@ -167,7 +167,8 @@ export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache =
   }
 
   const disabled = options.disabled ?? new Set<string>();
-  const all = [...byName.values()];
+  const all = [...byName.values()].sort(byNameOrder);
+  untrusted.sort(byNameOrder);
   return {
     skills: all.filter((s) => !disabled.has(s.name)),
     untrusted,
@@ -200,6 +201,10 @@ function toSkill(found: FoundSkill, source: SkillSource, virtualPath: string): S
       return (split === null ? text : text.slice(split.bodyStart)).replace(/^\s*\n/, '');
     },
   };
+}
+
+function byNameOrder(a: Skill, b: Skill): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 function mountPath(name: string): string {
