@@ -1,13 +1,13 @@
 // `deepdesk skills ls [--folder DIR]` (SPEC §11): a line a skill, `NAME  SOURCE  PATH`, the
 // project's untrusted ones marked `not trusted`; on stderr every skill that could not be used
 // (`deepdesk: FILE: PROBLEM`), skills hidden by another of the same name, and what the
-// prompt's skill list leaves out or shortens for the context window given (default unknown:
-// 8,000 characters).
+// prompt's skill list leaves out or shortens for the context window given (2% of it, in
+// tokens; without one, 8,000 characters).
 
 import { homedir } from 'node:os';
 import { resolveDataDir } from '../app/data-dir';
 import { discoverSkills } from '../core/extensions/skills/discover';
-import { skillListing, skillPromptBudget } from '../core/extensions/skills/prompt';
+import { budgetText, skillListing, skillPromptBudget } from '../core/extensions/skills/prompt';
 import type { Skill } from '../core/extensions/skills/types';
 import { TrustStore } from '../core/trust/store';
 import { terminalSafe } from '../core/text/terminal-safe';
@@ -47,8 +47,8 @@ export async function skillsCommand(argv: string[], io: SkillsIo = { stdout: pro
     for (const problem of found.problems) say(`${problem.file}: ${problem.message}`);
     for (const note of found.notes) say(note);
     const listing = skillListing(found.skills, skillPromptBudget(contextWindow));
-    if (listing.omitted.length > 0) say(`the prompt's skill list (${listing.budgetChars} characters) leaves out ${listing.omitted.length}: ${listing.omitted.join(', ')}`);
-    if (listing.shortened.length > 0) say(`the prompt's skill list (${listing.budgetChars} characters) shortens the description of ${listing.shortened.length}: ${listing.shortened.join(', ')}`);
+    if (listing.omitted.length > 0) say(`the prompt's skill list (${budgetText(listing.budget)}) leaves out ${listing.omitted.length}: ${listing.omitted.join(', ')}`);
+    if (listing.shortened.length > 0) say(`the prompt's skill list (${budgetText(listing.budget)}) shortens the description of ${listing.shortened.length}: ${listing.shortened.join(', ')}`);
     return 0;
   } finally {
     store.close();

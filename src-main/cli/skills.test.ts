@@ -46,7 +46,7 @@ describe('deepdesk skills ls', () => {
     const result = await t.deepdesk(['skills', 'ls', '--folder', t.folder, '--context-window', '10000'], { HOME: home });
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(30);
-    expect(result.stderr).toMatch(/^deepdesk: the prompt's skill list \(800 characters\) leaves out \d+: /m);
+    expect(result.stderr).toMatch(/^deepdesk: the prompt's skill list \(200 tokens\) leaves out \d+: /m);
   });
 
   it('is bad usage without ls', async () => {

@@ -1,14 +1,15 @@
 // The skills in the system prompt (SPEC §11): each model-invocable skill's name, description
-// and the path to read it from, within 2% of the context window (4 characters a token;
-// 8,000 characters when the window is unknown). Descriptions are shortened first (all to one
-// common length, as little as needed), then skills are left out from the end of the list,
-// and the section says what it left out.
+// and the path to read it from, within 2% of the context window counted in real tokens
+// (o200k; 4 characters a token would let the list overshoot: names, paths and hyphens run
+// nearer 3.4), or 8,000 characters when the window is unknown. Descriptions are shortened
+// first (all to one common length, as little as needed), then skills are left out from the
+// end of the list, and the section says what it left out.
 
 import type { Middleware, RunContext } from '../../agent/middleware';
+import { countTextTokens } from '../../agent/token-count';
 import type { Skill } from './types';
 
 export const PROMPT_SHARE = 0.02;
-export const CHARS_PER_TOKEN = 4;
 export const UNKNOWN_WINDOW_BUDGET_CHARS = 8000;
 /** Descriptions are not shortened below this before skills are left out. */
 export const MIN_DESCRIPTION_CHARS = 40;
@@ -31,12 +32,30 @@ export interface SkillListing {
   shortened: string[];
   /** Names left out for lack of room. */
   omitted: string[];
-  budgetChars: number;
+  budget: SkillPromptBudget;
 }
 
-/** The characters the list may take for a context window of this many tokens (unknown: undefined or 0). */
-export function skillPromptBudget(contextWindow: number | undefined): number {
-  return contextWindow !== undefined && contextWindow > 0 ? Math.floor(contextWindow * PROMPT_SHARE * CHARS_PER_TOKEN) : UNKNOWN_WINDOW_BUDGET_CHARS;
+/** How much the list may take: tokens of a known context window, or characters. */
+export interface SkillPromptBudget {
+  limit: number;
+  unit: 'tokens' | 'chars';
+}
+
+/** The budget for a context window of this many tokens (unknown: undefined or 0). */
+export function skillPromptBudget(contextWindow: number | undefined): SkillPromptBudget {
+  return contextWindow !== undefined && contextWindow > 0
+    ? { limit: Math.floor(contextWindow * PROMPT_SHARE), unit: 'tokens' }
+    : { limit: UNKNOWN_WINDOW_BUDGET_CHARS, unit: 'chars' };
+}
+
+/** The size of a text in the budget's unit. */
+export function budgetSize(text: string, budget: SkillPromptBudget): number {
+  return budget.unit === 'tokens' ? countTextTokens(text) : text.length;
+}
+
+/** `4,000 tokens` / `8,000 characters`. */
+export function budgetText(budget: SkillPromptBudget): string {
+  return `${budget.limit.toLocaleString('en-US')} ${budget.unit === 'tokens' ? 'tokens' : 'characters'}`;
 }
 
 /** The skills the model may be told about: `disable-model-invocation` ones run only as `/name`. */
@@ -44,8 +63,9 @@ export function modelInvocable(skills: readonly Skill[]): Skill[] {
   return skills.filter((s) => !s.disableModelInvocation).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
-export function skillListing(skills: readonly Skill[], budgetChars: number): SkillListing {
+export function skillListing(skills: readonly Skill[], budget: SkillPromptBudget): SkillListing {
   const all = modelInvocable(skills);
+  const fits = (text: string): boolean => budgetSize(text, budget) <= budget.limit;
   const result = (kept: Skill[], cap: number): SkillListing => {
     const omitted = all.slice(kept.length).map((s) => s.name);
     return {
@@ -53,24 +73,24 @@ export function skillListing(skills: readonly Skill[], budgetChars: number): Ski
       listed: kept.map((s) => s.name),
       shortened: kept.filter((s) => oneLine(s.description).length > cap).map((s) => s.name),
       omitted,
-      budgetChars,
+      budget,
     };
   };
   const longest = Math.max(0, ...all.map((s) => oneLine(s.description).length));
-  if (render(all, longest, []).length <= budgetChars) return result(all, longest);
-  if (render(all, MIN_DESCRIPTION_CHARS, []).length <= budgetChars) {
+  if (fits(render(all, longest, []))) return result(all, longest);
+  if (fits(render(all, MIN_DESCRIPTION_CHARS, []))) {
     // The longest common cap that fits (the length only grows with the cap).
     let low = MIN_DESCRIPTION_CHARS;
     let high = longest;
     while (low < high) {
       const mid = Math.ceil((low + high) / 2);
-      if (render(all, mid, []).length <= budgetChars) low = mid;
+      if (fits(render(all, mid, []))) low = mid;
       else high = mid - 1;
     }
     return result(all, low);
   }
   let count = all.length;
-  while (count > 0 && render(all.slice(0, count), MIN_DESCRIPTION_CHARS, all.slice(count).map((s) => s.name)).length > budgetChars) count -= 1;
+  while (count > 0 && !fits(render(all.slice(0, count), MIN_DESCRIPTION_CHARS, all.slice(count).map((s) => s.name)))) count -= 1;
   return result(all.slice(0, count), MIN_DESCRIPTION_CHARS);
 }
 
@@ -84,10 +104,17 @@ export interface SkillsMiddlewareOptions {
 /** Lists `source()`'s skills (read before every model call) in the system prompt. */
 export function skillsMiddleware(source: () => readonly Skill[], options: SkillsMiddlewareOptions = {}): Middleware {
   const windowOf = (ctx: RunContext): number | undefined => options.contextWindow ?? (ctx.model.contextWindow > 0 ? ctx.model.contextWindow : undefined);
+  // Counting tokens for every trial length costs a few milliseconds: made again only when
+  // the skills or the budget changed.
+  let last: { key: string; listing: SkillListing } | null = null;
   return {
     name: 'skills',
     systemPrompt(ctx) {
-      const listing = skillListing(source(), skillPromptBudget(windowOf(ctx)));
+      const skills = source();
+      const budget = skillPromptBudget(windowOf(ctx));
+      const key = [budget.unit, budget.limit, ...skills.map((s) => `${s.name}\0${s.description}\0${s.virtualPath}\0${s.disableModelInvocation}`)].join('\0\0');
+      if (last?.key !== key) last = { key, listing: skillListing(skills, budget) };
+      const listing = last.listing;
       options.onListing?.(listing);
       return listing.section;
     },

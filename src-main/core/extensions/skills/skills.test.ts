@@ -13,7 +13,8 @@ import { trustReport } from '../../trust/report';
 import { TrustStore } from '../../trust/store';
 import { readOnlySkillError, SkillsBackend } from './backend';
 import { createSkillCatalog, discoverSkills, MAX_SKILL_FILE_BYTES, type DiscoverOptions } from './discover';
-import { MIN_DESCRIPTION_CHARS, skillListing, skillPromptBudget } from './prompt';
+import { countTextTokens } from '../../agent/token-count';
+import { MIN_DESCRIPTION_CHARS, skillListing, skillPromptBudget, type SkillPromptBudget } from './prompt';
 import type { Skill } from './types';
 
 let root: string;
@@ -201,21 +202,22 @@ describe('discoverSkills', () => {
 });
 
 describe('the prompt list', () => {
+  const chars = (limit: number): SkillPromptBudget => ({ limit, unit: 'chars' });
   const many = (count: number, descriptionChars: number): Skill[] => {
     for (let i = 0; i < count; i++) skill(join(dataDir, 'skills'), `skill-${String(i).padStart(3, '0')}`, front(`skill-${String(i).padStart(3, '0')}`, 'd'.repeat(descriptionChars)));
     return discoverSkills(options()).skills;
   };
 
-  it('is 2% of the context window at 4 characters a token, 8,000 characters when unknown', () => {
-    expect(skillPromptBudget(200_000)).toBe(16_000);
-    expect(skillPromptBudget(undefined)).toBe(8000);
-    expect(skillPromptBudget(0)).toBe(8000);
+  it('is 2% of the context window in tokens, 8,000 characters when unknown', () => {
+    expect(skillPromptBudget(200_000)).toEqual({ limit: 4000, unit: 'tokens' });
+    expect(skillPromptBudget(undefined)).toEqual({ limit: 8000, unit: 'chars' });
+    expect(skillPromptBudget(0)).toEqual({ limit: 8000, unit: 'chars' });
   });
 
   it('lists name, description and path; leaves out disable-model-invocation skills', () => {
     skill(join(dataDir, 'skills'), 'pdf', front('pdf', 'Read and fill PDF forms.'));
     skill(join(dataDir, 'skills'), 'deploy', front('deploy', 'Deploy.', 'disable-model-invocation: true'));
-    const listing = skillListing(discoverSkills(options()).skills, 8000);
+    const listing = skillListing(discoverSkills(options()).skills, chars(8000));
     expect(listing.section).toContain('- pdf: Read and fill PDF forms. (read /skills/pdf/SKILL.md)');
     expect(listing.section).not.toContain('deploy');
     expect(listing).toMatchObject({ listed: ['pdf'], shortened: [], omitted: [] });
@@ -223,20 +225,20 @@ describe('the prompt list', () => {
 
   it('shortens descriptions first, as little as needed, within the budget', () => {
     const skills = many(20, 500);
-    const listing = skillListing(skills, 4000);
+    const listing = skillListing(skills, chars(4000));
     expect(listing.section!.length).toBeLessThanOrEqual(4000);
     expect(listing.omitted).toEqual([]);
     expect(listing.shortened).toHaveLength(20);
     expect(listing.section).toMatch(/- skill-000: d+… \(read/);
     // One more character per description would not fit.
-    expect(skillListing(skills, 4000 + 20).section!.length).toBeGreaterThan(listing.section!.length);
+    expect(skillListing(skills, chars(4000 + 20)).section!.length).toBeGreaterThan(listing.section!.length);
   });
 
   it('then leaves skills out, and says which', () => {
     const skills = many(50, 300);
     const listing = skillListing(skills, skillPromptBudget(10_000));
-    expect(listing.budgetChars).toBe(800);
-    expect(listing.section!.length).toBeLessThanOrEqual(listing.budgetChars);
+    expect(listing.budget).toEqual({ limit: 200, unit: 'tokens' });
+    expect(countTextTokens(listing.section!)).toBeLessThanOrEqual(200);
     expect(listing.omitted.length).toBeGreaterThan(0);
     expect(listing.listed.length + listing.omitted.length).toBe(50);
     expect(listing.section).toContain(`Left out for lack of room (${listing.omitted.length}): ${listing.omitted.slice(0, 20).join(', ')}`);
@@ -244,7 +246,7 @@ describe('the prompt list', () => {
   });
 
   it('gives no section when there are no listable skills', () => {
-    expect(skillListing([], 8000).section).toBeUndefined();
+    expect(skillListing([], chars(8000)).section).toBeUndefined();
   });
 });
 
