@@ -21,6 +21,7 @@ import { errorText, formatMs, formatRatio, median, percentile, timeRuns, withTim
 import type { BenchOptions } from './options';
 import { loadReference } from './reference';
 import { progress, verdict, type Report, type Section } from './report';
+import { benchSkills } from './skills';
 import { generateText, makeRng } from './text-gen';
 import { THREAD_MESSAGES, threadMessages } from './thread-fixture';
 
@@ -324,4 +325,5 @@ export async function benchHarness(report: Report, options: BenchOptions): Promi
   const tokens = report.section('Issue 3 · token estimation (gpt-tokenizer, o200k_base)');
   tokens.notes.push('corpus: node_modules/typescript/lib (.d.ts prose and types first, then compiler .js), cut at line ends into ~16 KB message-sized pieces');
   await benchTokens(tokens, options).catch((err: unknown) => tokens.rows.push({ name: 'token estimation', ours: `error: ${errorText(err)}` }));
+  await benchSkills(report, options);
 }

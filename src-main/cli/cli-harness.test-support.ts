@@ -22,16 +22,16 @@ export interface CliTestEnv {
   /** The data folder, also given as DEEPDESK_HOME. */
   dataDir: string;
   server: ScriptedServer;
-  /** Runs `deepdesk ARGS…` to its end. */
-  deepdesk(args: string[]): Promise<CliResult>;
+  /** Runs `deepdesk ARGS…` to its end (with `env` added to the environment). */
+  deepdesk(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult>;
 }
 
 /** Registers the set-up and clean-up of one CLI environment per test; read it inside tests. */
 export function useCliTestEnv(prefix: string): CliTestEnv {
   const env = {
-    deepdesk: (args: string[]) =>
+    deepdesk: (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
       new Promise<CliResult>((done, reject) => {
-        const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: env.dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: env.dataDir, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -12,6 +12,7 @@ const COMMANDS: Record<string, Command> = {
   checkpoints: async (argv) => (await import('./checkpoints-command')).checkpointsCommand(argv),
   mcp: async (argv) => (await import('./mcp-command')).mcpCommand(argv),
   trust: async (argv) => (await import('./trust-command')).trustCommand(argv),
+  skills: async (argv) => (await import('./skills-command')).skillsCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

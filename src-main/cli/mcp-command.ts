@@ -13,6 +13,7 @@ import { resolveDataDir } from '../app/data-dir';
 import { statusText } from '../app/mcp/mcp-service';
 import { projectFolder } from './folders';
 import { startMcpServers } from './mcp-servers';
+import { table } from './table';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
 const MCP_OPTIONS = {
@@ -150,12 +151,6 @@ function rawHas(file: string, name: string): boolean {
   } catch {
     return false;
   }
-}
-
-function table(rows: string[][]): string {
-  if (rows.length === 0) return '';
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? terminalSafe(cell, { singleLine: true }) : terminalSafe(cell, { singleLine: true }).padEnd(widths[i]!))).join('  ') + '\n').join('');
 }
 
 function firstLine(text: string): string {

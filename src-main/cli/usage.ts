@@ -34,8 +34,10 @@ Commands:
   mcp ls | tools NAME | add NAME [--project] -- COMMAND [ARGS…] |
       add NAME [--project] --url URL [--header 'K: V']… | rm NAME
                         the MCP servers whose tools the agent gets
-  trust [--revoke]      list the folder's own configuration (MCP servers) and trust it
-                        to load, or forget that trust
+  trust [--revoke]      list the folder's own configuration (MCP servers, skills) and
+                        trust it to load, or forget that trust
+  skills ls             the skills the agent gets (yours and, once trusted, the folder's)
+                        and the ones that could not be used
   --version, -v         print deepdesk's version
 
 Common options:
@@ -64,6 +66,9 @@ checkpoints options:
 
 trust options:
   --revoke              forget the trust given in this folder
+
+skills ls options:
+  --context-window N    say what the prompt's skill list leaves out for this window (tokens)
 
 serve options:
   --port N              port to listen on (default: a free port)

@@ -1,6 +1,7 @@
 // Drives the real agent (real provider code, real backends) against the scripted
 // OpenAI-compatible server, collecting events. Shared by the agent tests.
 
+import type { MountOptions } from '../backends/mounts';
 import type { CheckpointRecorder } from '../checkpoints/recorder';
 import type { McpHubApi } from '../extensions/mcp/types';
 import { createChatModel } from '../models/create-model';
@@ -29,6 +30,8 @@ export interface HarnessOptions {
   modelName?: string;
   /** Added after the standard middleware (e.g. a mode that refuses writes). */
   extraMiddleware?: Middleware[];
+  /** The skills mounted read-only at /skills/ (read on every call). */
+  skills?: MountOptions['skills'];
   maxRepeatedCalls?: number;
   /** Called instead of the scripted decisions when set. */
   decide?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
@@ -54,7 +57,7 @@ export interface Harness {
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const server = await startScriptedServer(options.script ?? []);
-  const ws = createTestWorkspace();
+  const ws = createTestWorkspace(options.skills ? { skills: options.skills } : {});
   const model = createChatModel({
     model: `openai-compatible:${options.modelName ?? 'scripted-model'}`,
     baseUrl: server.url,

@@ -1,8 +1,12 @@
 // The default mount table of SPEC §1: the project folder at `/`, long-term memories at
 // /memories/ (SQLite, shared by every thread and folder), and the two thread-scoped
-// folders kept in memory and persisted with the thread.
+// folders kept in memory and persisted with the thread; with skills, the person's skills
+// read-only at /skills/ (SPEC §11).
 
 import type Database from 'better-sqlite3';
+import { SkillsBackend } from '../extensions/skills/backend';
+import { SKILLS_MOUNT } from '../extensions/skills/discover';
+import type { Skill } from '../extensions/skills/types';
 import type { Sandbox } from '../sandbox/types';
 import { createComposite } from './composite';
 import { FilesystemBackend } from './filesystem';
@@ -37,6 +41,8 @@ export interface MountOptions {
   sandbox?: Sandbox;
   /** Recorded as the writer of memories written through these mounts: a thread id, or 'user'. */
   memoryAuthor?: string;
+  /** The skills to serve read-only at /skills/<name>/ (read on every call, so the list may change). */
+  skills?: () => readonly Skill[];
 }
 
 export interface Mounts {
@@ -58,6 +64,7 @@ export function createDefaultMounts(options: MountOptions): Mounts {
     { prefix: MEMORIES_PREFIX, backend: memories, listInRoot: 'always' },
     { prefix: LARGE_RESULTS_PREFIX, backend: threadFiles.largeResults, listInRoot: 'when-not-empty' },
     { prefix: HISTORY_PREFIX, backend: threadFiles.history, listInRoot: 'when-not-empty' },
+    ...(options.skills ? [{ prefix: SKILLS_MOUNT, backend: new SkillsBackend(options.skills), listInRoot: 'when-not-empty' as const }] : []),
   ]);
   return { backend, folder, memories, threadFiles };
 }

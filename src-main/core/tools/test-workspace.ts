@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { createDefaultMounts, type Mounts } from '../backends/mounts';
+import { createDefaultMounts, type MountOptions, type Mounts } from '../backends/mounts';
 import { openDatabase } from '../backends/store';
 import { filesystemTools } from './filesystem-tools';
 import { ReadGuard } from './read-guard';
@@ -23,11 +23,11 @@ export interface TestWorkspace {
   dispose(): void;
 }
 
-export function createTestWorkspace(options: { execute?: boolean } = {}): TestWorkspace {
+export function createTestWorkspace(options: { execute?: boolean; skills?: MountOptions['skills'] } = {}): TestWorkspace {
   const folder = mkdtempSync(join(tmpdir(), 'deepdesk-ws-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-data-'));
   const db: Database.Database = openDatabase(join(dataDir, 'deepdesk.db'));
-  const mounts = createDefaultMounts({ folder, db, execute: options.execute ?? true });
+  const mounts = createDefaultMounts({ folder, db, execute: options.execute ?? true, ...(options.skills ? { skills: options.skills } : {}) });
   const tools = toolMap(filesystemTools({ execute: options.execute ?? true }));
   const guard = new ReadGuard();
   let n = 0;

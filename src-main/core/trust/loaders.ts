@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { readServerEntries, type CheckedServerEntry } from '../config/mcp-config';
 import { problemLine } from '../config/mcp-config-types';
+import { projectSkillTrustEntries } from '../extensions/skills/trust-entries';
 import { shellWord, visibleLine } from './labels';
 import type { FolderConfigLoader, TrustEntry } from './types';
 
@@ -45,4 +46,10 @@ export const mcpLoader: FolderConfigLoader = {
   },
 };
 
-export const FOLDER_CONFIG_LOADERS: readonly FolderConfigLoader[] = [mcpLoader];
+/** The project's skills folders: one entry per valid skill (`Skill NAME: .claude/skills/NAME/SKILL.md`). */
+export const skillLoader: FolderConfigLoader = {
+  kind: 'skill',
+  entries: (folder) => Promise.resolve().then(() => projectSkillTrustEntries(folder)),
+};
+
+export const FOLDER_CONFIG_LOADERS: readonly FolderConfigLoader[] = [mcpLoader, skillLoader];
