@@ -51,6 +51,7 @@ import { WorkspaceService } from './workspace/workspace-service';
 import { McpHub } from '../core/extensions/mcp/hub';
 import { McpService } from './mcp/mcp-service';
 import { FolderTrustService, isFolderConfigPath } from './trust/folder-trust-service';
+import { ExtensionsService } from './extensions/extensions-service';
 import { TrustStore } from '../core/trust/store';
 import { attachMcpResources, McpReferenceError } from './mcp/message-references';
 import { listCommands, resolveSlash, SlashCommandError, type CommandSources, type SlashOutcome } from './commands/slash-commands';
@@ -204,15 +205,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     onChange: () => send('mcp.changed', {}),
     onProblem: notice,
   });
+  const extensions = new ExtensionsService({ folder: realFolder, dataDir: options.dataDir, trust: trustStore, onChange: () => send('extensions.changed', {}), onProblem: notice });
   folderTrust.onGranted(() => mcp.reload());
+  folderTrust.onGranted(() => extensions.reload());
 
-  // Skills join this table when they land (issue 19).
-  const commandSources: CommandSources = { mcp: hub };
+  const commandSources: CommandSources = { mcp: hub, skills: () => extensions.skills() };
 
   const threads: ThreadService = new ThreadService({
     db,
     folder: options.folder,
     mcp: hub,
+    skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
     approvals,
     createModel: async () => {
       const current = withOverrides(settings.raw());
@@ -250,6 +253,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       if (paths.some((p) => isFolderConfigPath(p.path))) {
         void folderTrust.refresh();
         mcp.scheduleReload();
+        extensions.scheduleReload();
       }
     },
     feed: changeFeed,
@@ -404,6 +408,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
     'mcp.prompts': async () =>
       hub.prompts().map((p) => ({ command: `/${p.qualifiedName}`, ...(p.description !== undefined ? { description: p.description } : {}), arguments: p.arguments.map((a) => ({ name: a.name, required: a.required })) })),
+    'skills.list': async () => extensions.skillsList(),
+    'skills.setEnabled': async ({ name, enabled }) => extensions.setSkillEnabled(name, enabled),
+    'hooks.list': async () => extensions.hooksList(),
+    'hooks.setEnabled': async ({ id, enabled }) => extensions.setHookEnabled(id, enabled),
     'trust.get': async () => folderTrust.state(),
     'trust.grant': () => folderTrust.grant(),
     'trust.dismiss': async () => folderTrust.dismiss(),
@@ -445,6 +453,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await threads.dispose();
       await mcpStarted.catch(() => undefined);
       await mcp.close();
+      extensions.close();
       trustStore.close();
       await terminals.dispose();
       baselineAbort.abort();

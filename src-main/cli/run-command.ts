@@ -1,6 +1,8 @@
 // `deepdesk run [options] "prompt"` (SPEC §5): the agent headless, to completion.
 
 import { randomUUID } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
 import { createAgentDefinition } from '../core/agent/create-agent';
@@ -27,6 +29,9 @@ import { attachMcpResources, McpReferenceError } from '../app/mcp/message-refere
 import { resolveSlash, SlashCommandError, type SlashOutcome } from '../app/commands/slash-commands';
 import type { ChatMessage } from '../core/models/types';
 import { startMcpServers } from './mcp-servers';
+import { createSkillCatalog } from '../core/extensions/skills/discover';
+import { skillProblemLine } from '../core/extensions/skills/trust-entries';
+import { TrustStore } from '../core/trust/store';
 import { personRules } from './person-rules';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
@@ -89,6 +94,11 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     throw new UsageError(`--mode auto needs a sandbox, and none is available: ${detected.available ? 'it could not be set up' : detected.reason}`);
   }
   const mcp = await startMcpServers({ folder, dataDir, env: io.env, files: values['mcp-config'] ?? [], trust: values.trust === true, say: (line) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`) });
+  // Skills (and hooks) of the folder load through the same trust as its MCP servers (SPEC §9, §11).
+  const trustStore = new TrustStore(dataDir);
+  const isTrusted = values.trust === true ? () => true : (entry: { key: string; digest: string }) => trustStore.isTrusted(folder, entry);
+  const skills = createSkillCatalog({ dataDir, home: homedir(), folder: realpathSync(folder), isTrusted });
+  for (const problem of skills.current().problems) io.stderr.write(`deepdesk: ${terminalSafe(skillProblemLine(problem), { singleLine: true })}\n`);
   const db = openDatabase(databasePath(dataDir));
   const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
@@ -104,7 +114,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
-    const mounts = createDefaultMounts({ folder, db, threadFiles, memoryAuthor: threadId, ...(sandbox ? { sandbox } : {}) });
+    const mounts = createDefaultMounts({ folder, db, threadFiles, memoryAuthor: threadId, skills: () => skills.current().skills, ...(sandbox ? { sandbox } : {}) });
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,
@@ -115,6 +125,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       resolveModel: (spec) => createChatModel({ model: spec, env: io.env }),
       checkpoints: recorderFor(checkpoints, folder),
       mcp,
+      skills: { source: () => skills.current().skills },
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
     });
@@ -127,7 +138,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const emit = values.json ? (e: AgentEvent) => void (!WINDOW_ONLY_EVENTS.has(e.type) && io.stdout.write(terminalSafeJson(e) + '\n')) : progressPrinter(io);
     let outcome: SlashOutcome | null;
     try {
-      outcome = await resolveSlash(prompt, { mcp }, controller.signal);
+      outcome = await resolveSlash(prompt, { mcp, skills: () => skills.current().skills }, controller.signal);
     } catch (err) {
       if (err instanceof SlashCommandError) throw new UsageError(err.message);
       throw err;
@@ -175,6 +186,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     } finally {
       checkpoints.close();
       db.close();
+      trustStore.close();
       await mcp.close();
     }
   }

@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
 import type { McpHubApi } from '../../core/extensions/mcp/types';
+import type { SkillListing } from '../../core/extensions/skills/prompt';
+import type { Skill } from '../../core/extensions/skills/types';
 import { unresolvedToolCalls } from '../../core/agent/dangling';
 import { appendNotes, isPersonMessage, type PendingNote } from '../../core/agent/notes';
 import { runAgent, type QueuedInput, type RunResult } from '../../core/agent/loop';
@@ -48,6 +50,8 @@ export interface ThreadServiceOptions {
   checkpoints?: CheckpointRecorder;
   /** The folder's MCP servers: their tools join the agent's (SPEC §10). */
   mcp?: McpHubApi;
+  /** The skills there are now (SPEC §11): listed for the agent, the person's read-only at /skills/. */
+  skills?: { source: () => readonly Skill[]; onListing?: (listing: SkillListing) => void };
   /** Called when a thread is deleted (e.g. to drop its checkpoint history). */
   onDelete?: (threadId: string) => void;
 }
@@ -390,6 +394,7 @@ export class ThreadService {
       subagents: this.options.subagents(),
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
       ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
+      ...(this.options.skills ? { skills: this.options.skills } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
       ...(this.options.contextWindow?.() !== undefined ? { contextWindow: this.options.contextWindow()! } : {}),
     });
@@ -454,7 +459,14 @@ export class ThreadService {
     const state = this.store.load(threadId);
     const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
     const folderBackend = this.options.folderBackendFor?.(threadId);
-    const mounts = createDefaultMounts({ folder: this.options.folder, db: this.options.db, threadFiles, memoryAuthor: state.id, ...(folderBackend ? { folderBackend } : {}) });
+    const mounts = createDefaultMounts({
+      folder: this.options.folder,
+      db: this.options.db,
+      threadFiles,
+      memoryAuthor: state.id,
+      ...(folderBackend ? { folderBackend } : {}),
+      ...(this.options.skills ? { skills: this.options.skills.source } : {}),
+    });
     const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), streamingText: '' };
     this.live.set(threadId, live);
     return live;

@@ -18,6 +18,8 @@ import { summarizationMiddleware } from './middleware/summarization';
 import { todosMiddleware } from './middleware/todos';
 import { mcpMiddleware } from '../extensions/mcp/middleware';
 import type { McpHubApi } from '../extensions/mcp/types';
+import { skillsMiddleware, type SkillListing } from '../extensions/skills/prompt';
+import type { Skill } from '../extensions/skills/types';
 import type { ApprovalMode } from './permissions/modes';
 import type { PermissionRule } from './permissions/rules';
 import { baseSystemPrompt, modePromptSection } from './system-prompt';
@@ -45,6 +47,8 @@ export interface AgentSetup {
   checkpoints?: CheckpointRecorder;
   /** The folder's MCP servers (SPEC §10): their tools join the agent's, read before every model call. */
   mcp?: McpHubApi;
+  /** The skills there are (SPEC §11), read before every model call; `onListing` hears what the prompt's list made of them. */
+  skills?: { source: () => readonly Skill[]; onListing?: (listing: SkillListing) => void };
 }
 
 export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
@@ -63,6 +67,14 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
       ...(mcp ? { readOnlyTool: (name: string) => mcp.tools().some((t) => t.qualifiedName === name && t.readOnly) } : {}),
     }),
     ...(mcp ? [mcpMiddleware(mcp, setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {})] : []),
+    ...(setup.skills
+      ? [
+          skillsMiddleware(setup.skills.source, {
+            ...(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
+            ...(setup.skills.onListing ? { onListing: setup.skills.onListing } : {}),
+          }),
+        ]
+      : []),
     ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
     { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
     evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
