@@ -18,6 +18,7 @@ import { summarizationMiddleware } from './middleware/summarization';
 import { todosMiddleware } from './middleware/todos';
 import { mcpMiddleware } from '../extensions/mcp/middleware';
 import type { McpHubApi } from '../extensions/mcp/types';
+import { hooksMiddleware, type HooksOptions } from '../extensions/hooks/middleware';
 import type { ApprovalMode } from './permissions/modes';
 import type { PermissionRule } from './permissions/rules';
 import { baseSystemPrompt, modePromptSection } from './system-prompt';
@@ -45,6 +46,8 @@ export interface AgentSetup {
   checkpoints?: CheckpointRecorder;
   /** The folder's MCP servers (SPEC §10): their tools join the agent's, read before every model call. */
   mcp?: McpHubApi;
+  /** The person's hooks and the folder's trusted ones (SPEC §11), read at every event; `mode` defaults to setup.mode. */
+  hooks?: Omit<HooksOptions, 'mode'> & { mode?: HooksOptions['mode'] };
 }
 
 export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
@@ -53,8 +56,12 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   const systemPrompt = baseSystemPrompt({ canExecute, ...(setup.date ? { date: setup.date } : {}) });
   const mcp = setup.mcp;
   // Shared by the main agent and its subagents; state lives in the run, not here.
+  const hooks = setup.hooks;
+  const mode = hooks?.mode ?? setup.mode;
   const shared = (): Middleware[] => [
     todosMiddleware(),
+    // Outside approval: a hook's deny is never asked about, its updatedInput is what is asked about.
+    ...(hooks ? [hooksMiddleware({ ...hooks, ...(mode ? { mode } : {}) })] : []),
     approvalMiddleware({
       rules: setup.rules,
       broker: setup.broker,
