@@ -22,6 +22,7 @@ import type { BenchOptions } from './options';
 import { loadReference } from './reference';
 import { progress, verdict, type Report, type Section } from './report';
 import { generateText, makeRng } from './text-gen';
+import { benchHooks } from './hooks';
 import { THREAD_MESSAGES, threadMessages } from './thread-fixture';
 
 /** Tool-calling steps per run; one more model call answers with text. */
@@ -34,7 +35,7 @@ const LS_PATHS = ['/', '/src', '/src/area0', '/src/area1', '/src/area2', '/src/a
 const lsArgs = (step: number): { path: string } => ({ path: LS_PATHS[step % LS_PATHS.length]! });
 
 /** A model that answers at once: `ls` of the workspace's folders in turn for `toolSteps` calls, then text. Records when each call starts. */
-class InstantModel implements ChatModel {
+export class InstantModel implements ChatModel {
   readonly id = 'openai-compatible:instant-stub';
   readonly provider = 'openai-compatible' as const;
   readonly contextWindow = 200_000;
@@ -60,7 +61,7 @@ class InstantModel implements ChatModel {
 }
 
 /** A small project folder with an AGENTS.md, as the memory middleware reads one every step. */
-function makeWorkspace(): { folder: string; dataDir: string; cleanup: () => void } {
+export function makeWorkspace(): { folder: string; dataDir: string; cleanup: () => void } {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-ws-'));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-data-'));
   const rng = makeRng(7);
@@ -324,4 +325,5 @@ export async function benchHarness(report: Report, options: BenchOptions): Promi
   const tokens = report.section('Issue 3 · token estimation (gpt-tokenizer, o200k_base)');
   tokens.notes.push('corpus: node_modules/typescript/lib (.d.ts prose and types first, then compiler .js), cut at line ends into ~16 KB message-sized pieces');
   await benchTokens(tokens, options).catch((err: unknown) => tokens.rows.push({ name: 'token estimation', ours: `error: ${errorText(err)}` }));
+  await benchHooks(report, options);
 }

@@ -47,7 +47,7 @@ export interface AgentSetup {
   /** The folder's MCP servers (SPEC §10): their tools join the agent's, read before every model call. */
   mcp?: McpHubApi;
   /** The person's hooks and the folder's trusted ones (SPEC §11), read at every event; `mode` defaults to setup.mode. */
-  hooks?: Omit<HooksOptions, 'mode'> & { mode?: HooksOptions['mode'] };
+  hooks?: HooksOptions;
 }
 
 export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
