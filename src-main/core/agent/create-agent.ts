@@ -58,25 +58,30 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   // Shared by the main agent and its subagents; state lives in the run, not here.
   const hooks = setup.hooks;
   const mode = hooks?.mode ?? setup.mode;
-  const shared = (): Middleware[] => [
-    todosMiddleware(),
-    // Outside approval: a hook's deny is never asked about, its updatedInput is what is asked about.
-    ...(hooks ? [hooksMiddleware({ ...hooks, ...(mode ? { mode } : {}) })] : []),
-    approvalMiddleware({
-      rules: setup.rules,
-      broker: setup.broker,
-      ...(setup.mode ? { mode: setup.mode } : {}),
-      ...(setup.sandboxAvailable ? { sandboxAvailable: setup.sandboxAvailable } : {}),
-      ...(mcp ? { readOnlyTool: (name: string) => mcp.tools().some((t) => t.qualifiedName === name && t.readOnly) } : {}),
-    }),
-    ...(mcp ? [mcpMiddleware(mcp, setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {})] : []),
-    ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
-    { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
-    evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
-    summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
-    promptCachingMiddleware(),
-    memoryMiddleware(),
-  ];
+  const shared = (): Middleware[] => {
+    const hooked = hooks ? hooksMiddleware({ ...hooks, ...(mode ? { mode } : {}) }) : undefined;
+    return [
+      todosMiddleware(),
+      // Outside approval: a hook's deny is never asked about, its updatedInput is what is asked about.
+      ...(hooked ? [hooked.outer] : []),
+      approvalMiddleware({
+        rules: setup.rules,
+        broker: setup.broker,
+        ...(setup.mode ? { mode: setup.mode } : {}),
+        ...(setup.sandboxAvailable ? { sandboxAvailable: setup.sandboxAvailable } : {}),
+        ...(mcp ? { readOnlyTool: (name: string) => mcp.tools().some((t) => t.qualifiedName === name && t.readOnly) } : {}),
+      }),
+      ...(mcp ? [mcpMiddleware(mcp, setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {})] : []),
+      ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
+      { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
+      evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
+      summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
+      promptCachingMiddleware(),
+      memoryMiddleware(),
+      // Innermost: marks the calls that reached their tool (PostToolUse runs only for those).
+      ...(hooked ? [hooked.inner] : []),
+    ];
+  };
   const subagents = subagentsMiddleware({
     subagents: setup.subagents ?? [],
     baseTools: tools,

@@ -265,6 +265,15 @@ describe('PostToolUse', () => {
     expect(stdin.tool_response.output).toBe('Updated file /a.txt');
     expect(result!.startsWith(`${stdin.tool_response.output}\n\n`)).toBe(true);
   });
+
+  it('does not run for a call that did not run (rejected by the person)', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { PostToolUse: [{ hooks: [command(`touch "${dir}/post"`)] }] });
+    await harness(hooks, { rules: DEFAULT_RULES, decisions: [{ type: 'reject' }], script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write');
+    expect(h!.approvals).toHaveLength(1);
+    expect(existsSync(join(dir, 'post'))).toBe(false);
+  });
 });
 
 describe('UserPromptSubmit and SessionStart', () => {

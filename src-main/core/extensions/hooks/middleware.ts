@@ -3,7 +3,8 @@
 // middleware is shared with subagents), Stop when the agent would end its turn.
 // PreToolUse sits outside approval: a deny never reaches the question, an `updatedInput` is
 // what gets asked about and run, and an allow or ask is handed to approval to combine with
-// the rules and the mode (call-permission.ts).
+// the rules and the mode (call-permission.ts). PostToolUse runs only for a call that ran:
+// a second, innermost middleware marks the calls that reached the tool.
 
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, ToolCall } from '../../models/types';
@@ -27,7 +28,9 @@ export interface HooksOptions {
 
 export const HOOK_BLOCK_PREFIX = 'blocked by hook: ';
 
-export function hooksMiddleware(options: HooksOptions): Middleware {
+/** The hooks middleware (outside approval) and its marker of calls that ran (innermost). */
+export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inner: Middleware } {
+  const ran = new Set<string>();
   const matching = (event: HookEventName, tool?: string): HookEntry[] =>
     options.hooks().filter((hook) => hook.event === event && (tool === undefined || matchesTool(hook.matcher, tool)));
 
@@ -52,7 +55,15 @@ export function hooksMiddleware(options: HooksOptions): Middleware {
     ctx.emit({ type: 'note', id, kind: 'hook', text });
   };
 
-  return {
+  const inner: Middleware = {
+    name: 'hooks-ran',
+    wrapToolCall(_ctx, info, next) {
+      ran.add(info.call.id);
+      return next(info.call);
+    },
+  };
+
+  const outer: Middleware = {
     name: 'hooks',
 
     async onUserMessage(ctx, message): Promise<ChatMessage> {
@@ -94,7 +105,10 @@ export function hooksMiddleware(options: HooksOptions): Middleware {
         }
         if (permission) toRun = withHookPermission(toRun, { decision: permission.decision as 'allow' | 'ask', reason: permission.reason, hook: permission.hook });
       }
+      ran.delete(call.id);
       const output = await next(toRun);
+      // Refused, rejected or answered instead (approval, a mode): it did not run.
+      if (!ran.delete(call.id)) return output;
       const post = matching('PostToolUse', call.name);
       if (post.length === 0 || ctx.signal.aborted) return output;
       const outcome = await run(
@@ -121,6 +135,7 @@ export function hooksMiddleware(options: HooksOptions): Middleware {
       return outcome.block?.reason;
     },
   };
+  return { outer, inner };
 }
 
 function promptText(message: Extract<ChatMessage, { role: 'user' }>): string {
