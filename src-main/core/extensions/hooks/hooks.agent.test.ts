@@ -169,6 +169,17 @@ describe('PreToolUse', () => {
     expect(stored).toMatchObject({ args: { content: 'from the hook' }, originalArgs: { content: 'from the model' }, editedBy: 'hook' });
   });
 
+  it('hooks of one event run in parallel (each waits for the other\'s marker)', async () => {
+    const dir = markerDir();
+    const waitFor = (mine: string, other: string): string =>
+      `touch "${dir}/${mine}"; i=0; while [ ! -e "${dir}/${other}" ]; do i=$((i+1)); [ $i -gt 100 ] && exit 1; sleep 0.05; done; exit 0`;
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ hooks: [command(waitFor('a', 'b'))] }, { hooks: [command(waitFor('b', 'a'))] }] });
+    await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write');
+    expect(ofType(h!.events, 'hook')).toEqual([]);
+    expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('x');
+  });
+
   it('another exit code: the person sees the error, the call runs', async () => {
     const { hooks } = hooksFrom(markerDir(), { PreToolUse: [{ hooks: [command('echo "broken script" >&2; exit 1')] }] });
     await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
