@@ -5,6 +5,7 @@
 // naming it, an entry that cannot be used is one problem naming its field, the rest load.
 
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../../agent/canonical-json';
@@ -127,6 +128,34 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
     untrusted: project.hooks.filter((hook) => !trusted.includes(hook)),
     problems: [...user.problems, ...project.problems].map(problemLine),
   };
+}
+
+/**
+ * loadHooks, read again only when one of the two files changed (size, mtime, inode) or
+ * `version()` did (e.g. a trust or Settings change): cheap enough to call at every event,
+ * so an edited hooks.json applies from the next event without a restart.
+ */
+export function hooksSource(options: LoadHooksOptions & { version?: () => unknown }): () => LoadedHooks {
+  let key: string | undefined;
+  let loaded: LoadedHooks | undefined;
+  const files = [userHooksFile(options.dataDir), ...(options.folder !== undefined ? [projectHooksFile(options.folder)] : [])];
+  return () => {
+    const now = JSON.stringify([files.map(fileStamp), options.version?.() ?? null]);
+    if (loaded === undefined || now !== key) {
+      loaded = loadHooks(options);
+      key = now;
+    }
+    return loaded;
+  };
+}
+
+function fileStamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'none';
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

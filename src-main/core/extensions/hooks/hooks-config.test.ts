@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { trustReport } from '../../trust/report';
 import { TrustStore } from '../../trust/store';
-import { loadHooks, projectHooksFile, readHooksFile, userHooksFile } from './config';
+import { hooksSource, hookTrustKey, loadHooks, projectHooksFile, readHooksFile, userHooksFile } from './config';
 import { matchesTool } from './matcher';
 
 let root: string;
@@ -93,6 +93,23 @@ describe('reading hooks.json', () => {
     const all = loadHooks({ dataDir, isTrusted: () => false }).hooks;
     const on = loadHooks({ dataDir, isTrusted: () => false, disabled: new Set([all[0]!.id]) }).hooks;
     expect(on.map((h) => h.command)).toEqual(['./b.sh']);
+  });
+});
+
+describe('hooksSource', () => {
+  it('picks up an edited hooks.json at the next call, and a trust change through version()', () => {
+    writeJson(userHooksFile(dataDir), { hooks: { Stop: [{ hooks: [cmd('./one.sh')] }] } });
+    writeJson(projectHooksFile(folder), { hooks: { Stop: [{ hooks: [cmd('./project.sh')] }] } });
+    let trustVersion = 0;
+    const source = hooksSource({ dataDir, folder, isTrusted: trusted, version: () => trustVersion });
+    expect(source().hooks.map((h) => h.command)).toEqual(['./one.sh']);
+    expect(source()).toBe(source());
+    writeJson(userHooksFile(dataDir), { hooks: { Stop: [{ hooks: [cmd('./one.sh'), cmd('./two-longer.sh')] }] } });
+    expect(source().hooks.map((h) => h.command)).toEqual(['./one.sh', './two-longer.sh']);
+    const project = readHooksFile(projectHooksFile(folder), 'project').hooks[0]!;
+    store.trust(folder, [{ key: hookTrustKey(project), digest: project.digest }]);
+    trustVersion++;
+    expect(source().hooks.map((h) => h.command)).toEqual(['./one.sh', './two-longer.sh', './project.sh']);
   });
 });
 
