@@ -23,6 +23,7 @@ import { loadReference } from './reference';
 import { progress, verdict, type Report, type Section } from './report';
 import { benchSkills } from './skills';
 import { generateText, makeRng } from './text-gen';
+import { benchHooks } from './hooks';
 import { THREAD_MESSAGES, threadMessages } from './thread-fixture';
 
 /** Tool-calling steps per run; one more model call answers with text. */
@@ -35,7 +36,7 @@ const LS_PATHS = ['/', '/src', '/src/area0', '/src/area1', '/src/area2', '/src/a
 const lsArgs = (step: number): { path: string } => ({ path: LS_PATHS[step % LS_PATHS.length]! });
 
 /** A model that answers at once: `ls` of the workspace's folders in turn for `toolSteps` calls, then text. Records when each call starts. */
-class InstantModel implements ChatModel {
+export class InstantModel implements ChatModel {
   readonly id = 'openai-compatible:instant-stub';
   readonly provider = 'openai-compatible' as const;
   readonly contextWindow = 200_000;
@@ -61,7 +62,7 @@ class InstantModel implements ChatModel {
 }
 
 /** A small project folder with an AGENTS.md, as the memory middleware reads one every step. */
-function makeWorkspace(): { folder: string; dataDir: string; cleanup: () => void } {
+export function makeWorkspace(): { folder: string; dataDir: string; cleanup: () => void } {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-ws-'));
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'deepdesk-bench-data-'));
   const rng = makeRng(7);
@@ -326,4 +327,5 @@ export async function benchHarness(report: Report, options: BenchOptions): Promi
   tokens.notes.push('corpus: node_modules/typescript/lib (.d.ts prose and types first, then compiler .js), cut at line ends into ~16 KB message-sized pieces');
   await benchTokens(tokens, options).catch((err: unknown) => tokens.rows.push({ name: 'token estimation', ours: `error: ${errorText(err)}` }));
   await benchSkills(report, options);
+  await benchHooks(report, options);
 }

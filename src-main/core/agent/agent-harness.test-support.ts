@@ -4,6 +4,7 @@
 import type { MountOptions } from '../backends/mounts';
 import type { CheckpointRecorder } from '../checkpoints/recorder';
 import type { McpHubApi } from '../extensions/mcp/types';
+import type { HookEntry } from '../extensions/hooks/types';
 import { createChatModel } from '../models/create-model';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
 import { ReadGuard } from '../tools/read-guard';
@@ -42,6 +43,9 @@ export interface HarnessOptions {
   sandboxAvailable?: boolean;
   /** MCP servers whose tools the agent gets. */
   mcp?: McpHubApi;
+  /** Hooks run in the workspace folder; `hookEnv`: the app environment they are scrubbed from. */
+  hooks?: () => readonly HookEntry[];
+  hookEnv?: NodeJS.ProcessEnv;
 }
 
 export interface Harness {
@@ -82,6 +86,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
+    ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, ...(options.hookEnv ? { env: options.hookEnv } : {}) } } : {}),
     ...(options.checkpoints ? { checkpoints: options.checkpoints(ws.folder) } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),

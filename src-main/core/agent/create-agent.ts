@@ -20,6 +20,7 @@ import { mcpMiddleware } from '../extensions/mcp/middleware';
 import type { McpHubApi } from '../extensions/mcp/types';
 import { skillsMiddleware, type SkillListing } from '../extensions/skills/prompt';
 import type { Skill } from '../extensions/skills/types';
+import { hooksMiddleware, type HooksOptions } from '../extensions/hooks/middleware';
 import type { ApprovalMode } from './permissions/modes';
 import type { PermissionRule } from './permissions/rules';
 import { baseSystemPrompt, modePromptSection } from './system-prompt';
@@ -49,6 +50,8 @@ export interface AgentSetup {
   mcp?: McpHubApi;
   /** The skills there are (SPEC §11), read before every model call; `onListing` hears what the prompt's list made of them. */
   skills?: { source: () => readonly Skill[]; onListing?: (listing: SkillListing) => void };
+  /** The person's hooks and the folder's trusted ones (SPEC §11), read at every event; `mode` defaults to setup.mode. */
+  hooks?: HooksOptions;
 }
 
 export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
@@ -57,31 +60,40 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   const systemPrompt = baseSystemPrompt({ canExecute, ...(setup.date ? { date: setup.date } : {}) });
   const mcp = setup.mcp;
   // Shared by the main agent and its subagents; state lives in the run, not here.
-  const shared = (): Middleware[] => [
-    todosMiddleware(),
-    approvalMiddleware({
-      rules: setup.rules,
-      broker: setup.broker,
-      ...(setup.mode ? { mode: setup.mode } : {}),
-      ...(setup.sandboxAvailable ? { sandboxAvailable: setup.sandboxAvailable } : {}),
-      ...(mcp ? { readOnlyTool: (name: string) => mcp.tools().some((t) => t.qualifiedName === name && t.readOnly) } : {}),
-    }),
-    ...(mcp ? [mcpMiddleware(mcp, setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {})] : []),
-    ...(setup.skills
-      ? [
-          skillsMiddleware(setup.skills.source, {
-            ...(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
-            ...(setup.skills.onListing ? { onListing: setup.skills.onListing } : {}),
-          }),
-        ]
-      : []),
-    ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
-    { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
-    evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
-    summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
-    promptCachingMiddleware(),
-    memoryMiddleware(),
-  ];
+  const hooks = setup.hooks;
+  const mode = hooks?.mode ?? setup.mode;
+  const shared = (): Middleware[] => {
+    const hooked = hooks ? hooksMiddleware({ ...hooks, ...(mode ? { mode } : {}) }) : undefined;
+    return [
+      todosMiddleware(),
+      // Outside approval: a hook's deny is never asked about, its updatedInput is what is asked about.
+      ...(hooked ? [hooked.outer] : []),
+      approvalMiddleware({
+        rules: setup.rules,
+        broker: setup.broker,
+        ...(setup.mode ? { mode: setup.mode } : {}),
+        ...(setup.sandboxAvailable ? { sandboxAvailable: setup.sandboxAvailable } : {}),
+        ...(mcp ? { readOnlyTool: (name: string) => mcp.tools().some((t) => t.qualifiedName === name && t.readOnly) } : {}),
+      }),
+      ...(mcp ? [mcpMiddleware(mcp, setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {})] : []),
+      ...(setup.skills
+        ? [
+            skillsMiddleware(setup.skills.source, {
+              ...(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
+              ...(setup.skills.onListing ? { onListing: setup.skills.onListing } : {}),
+            }),
+          ]
+        : []),
+      ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
+      { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
+      evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
+      summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
+      promptCachingMiddleware(),
+      memoryMiddleware(),
+      // Innermost: marks the calls that reached their tool (PostToolUse runs only for those).
+      ...(hooked ? [hooked.inner] : []),
+    ];
+  };
   const subagents = subagentsMiddleware({
     subagents: setup.subagents ?? [],
     baseTools: tools,

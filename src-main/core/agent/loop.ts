@@ -2,6 +2,7 @@
 // middleware around both, events streamed, the thread persisted after every step, and
 // Stop (the AbortSignal) cutting the model call and running tools short.
 
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import { AbortedError, ContextOverflowError, ModelError } from '../models/errors';
@@ -14,7 +15,7 @@ import { canonicalJson } from './canonical-json';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
 import { modelView } from './model-view';
 import { appendNotes, type PendingNote } from './notes';
-import { chainModelCall, chainToolCall, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
+import { chainModelCall, chainToolCall, PromptRefusedError, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
 import { RepeatedCallsGuard } from './repeated-calls';
 import { liveOutput } from './live-output';
 import { countRequestTokens } from './token-count';
@@ -75,6 +76,8 @@ export interface RunResult {
 export { modelView };
 
 const DEFAULT_MAX_STEPS = 200;
+/** How many times in a row a Stop hook may make the agent go on (SPEC §11). */
+export const MAX_STOP_CONTINUATIONS = 8;
 const specCache = new WeakMap<AgentTool, ToolSpec>();
 
 export function toolSpec(tool: AgentTool): ToolSpec {
@@ -136,6 +139,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
   const maxSteps = def.maxSteps ?? DEFAULT_MAX_STEPS;
   const repeats = new RepeatedCallsGuard(def.maxRepeatedCalls);
   let lastText = '';
+  let stopContinuations = 0;
 
   const toolContext = (call: ToolCall): ToolContext => ({
     backend: def.backend,
@@ -222,14 +226,24 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
   /** Delivers the messages queued during the run; true if there were any. */
   const deliverQueued = async (): Promise<boolean> => {
     const queued = options.takeQueued?.() ?? [];
+    let delivered = 0;
     for (const input of queued) {
       let message: ChatMessage = { role: 'user', content: input.text };
-      for (const m of def.middleware) if (m.onUserMessage) message = await m.onUserMessage(ctx, message);
+      try {
+        for (const m of def.middleware) if (m.onUserMessage) message = await m.onUserMessage(ctx, message);
+      } catch (err) {
+        // Refused (a hook): the person is told; the run goes on without it.
+        if (!(err instanceof PromptRefusedError)) throw err;
+        ctx.emit({ type: 'error', message: err.message });
+        continue;
+      }
       state.messages.push(message);
       ctx.emit({ type: 'user_message', text: input.text, queuedId: input.id });
+      delivered++;
     }
-    if (queued.length === 0) return false;
+    if (delivered === 0) return false;
     repeats.reset();
+    stopContinuations = 0;
     await ctx.persist();
     return true;
   };
@@ -240,6 +254,23 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     if (fresh.length === 0) return;
     for (const note of fresh) ctx.emit({ type: 'note', id: note.id, kind: note.kind, text: note.display, ...(note.checkpointId !== undefined ? { checkpointId: note.checkpointId } : {}) });
     await ctx.persist();
+  };
+
+  /** A Stop hook's instruction, put into the history as a note: true when the agent goes on. */
+  const goOnAfterStop = async (text: string): Promise<boolean> => {
+    if (stopContinuations >= MAX_STOP_CONTINUATIONS) return false;
+    for (const m of def.middleware) {
+      const instruction = await m.onStop?.(ctx, { text, continued: stopContinuations });
+      if (instruction === undefined) continue;
+      stopContinuations++;
+      const id = `stop-hook-${randomUUID()}`;
+      const display = `A Stop hook made the agent go on (${stopContinuations} of at most ${MAX_STOP_CONTINUATIONS} in a row): ${instruction}`;
+      state.messages.push({ role: 'user', content: instruction, note: { id, kind: 'hook', display } });
+      ctx.emit({ type: 'note', id, kind: 'hook', text: display });
+      await ctx.persist();
+      return true;
+    }
+    return false;
   };
 
   try {
@@ -284,6 +315,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       if (turn.toolCalls.length === 0) {
         // A message that arrived during the answer starts the next turn of this same run.
         if (!signal.aborted && (await deliverQueued())) continue;
+        if (!signal.aborted && (await goOnAfterStop(turn.text))) continue;
         return finish(ctx, turn.text, 'completed');
       }
       const outputs = await runToolCalls(turn.toolCalls);
@@ -318,7 +350,7 @@ function recordRanCalls(state: ThreadState, ran: ReadonlyMap<string, ToolCall>):
       const actual = ran.get(call.id);
       if (actual === undefined || canonicalJson(actual.args) === canonicalJson(call.args)) return call;
       changed = true;
-      return { ...call, args: actual.args, argsText: JSON.stringify(actual.args), originalArgs: call.originalArgs ?? call.args };
+      return { ...call, args: actual.args, argsText: JSON.stringify(actual.args), originalArgs: call.originalArgs ?? call.args, ...(actual.editedBy ? { editedBy: actual.editedBy } : {}) };
     });
     if (changed) state.messages[i] = { ...message, toolCalls };
     return;

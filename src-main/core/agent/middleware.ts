@@ -75,8 +75,16 @@ export interface Middleware {
   tools?(ctx: RunContext): AgentTool[];
   /** A section appended to the system prompt. */
   systemPrompt?(ctx: RunContext): Promise<string | undefined> | string | undefined;
-  /** Transforms a new user message before it is stored (e.g. evicting a huge one). */
+  /**
+   * Transforms a new user message before it is stored (e.g. evicting a huge one). Throwing
+   * PromptRefusedError keeps the message out of the history: the person is told why.
+   */
   onUserMessage?(ctx: RunContext, message: ChatMessage): Promise<ChatMessage>;
+  /**
+   * The agent answered without tool calls and would stop: an instruction to go on with
+   * (sent as a note), or undefined. `continued`: how many times in a row it already went on.
+   */
+  onStop?(ctx: RunContext, stop: { text: string; continued: number }): Promise<string | undefined>;
   /** Runs before every model call; may rewrite the state (e.g. summarize). */
   beforeModel?(ctx: RunContext, request: ModelCallRequest): Promise<void>;
   /** The provider said the context overflowed: shrink it; the loop retries once. Returns true if it did. */
@@ -91,6 +99,11 @@ export interface Middleware {
    * asked about a call that cannot run) and again right before it runs.
    */
   precheck?(ctx: RunContext, info: ToolCallInfo): Promise<string | undefined> | string | undefined;
+}
+
+/** A new message is not sent to the model (a UserPromptSubmit hook refused it): `message` says why, for the person. */
+export class PromptRefusedError extends Error {
+  override readonly name = 'PromptRefusedError';
 }
 
 export function chainModelCall(middleware: readonly Middleware[], ctx: RunContext, inner: ModelCallHandler): ModelCallHandler {

@@ -95,6 +95,12 @@ export interface ApprovalRequest {
   callPath?: string[];
 }
 
+/** Which hook did something (its command and the file that declares it). */
+export interface HookRef {
+  command: string;
+  file: string;
+}
+
 export type RunStopReason = 'completed' | 'aborted' | 'error' | 'max_steps';
 
 interface EventBase {
@@ -109,7 +115,8 @@ export type AgentEvent = EventBase &
     | { type: 'tool_call'; id: string; name: string; args: unknown; parseError?: string }
     /** `change`: what a write or edit did to its file (created or not, the hunks), for the window's card. */
     | { type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; evictedTo?: string; change?: FileChangeSummary }
-    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string }
+    /** `hook`: the hook that decided (status `denied`: blocked by it; `edited`: its `updatedInput` is what runs). */
+    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; hook?: HookRef }
     | { type: 'todos'; todos: Todo[] }
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
@@ -121,7 +128,13 @@ export type AgentEvent = EventBase &
     /** The thread's queued messages changed (the app sends this; the loop never does). */
     | { type: 'queued'; queued: QueuedMessage[] }
     /** A note for the model went into the history (e.g. that the person restored files); `text` is what the window shows. */
-    | { type: 'note'; id: string; kind: 'restore'; text: string; checkpointId?: string }
+    | { type: 'note'; id: string; kind: 'restore' | 'hook'; text: string; checkpointId?: string }
+    /**
+     * A hook (SPEC §11) did something the person must see: `error` (it failed: another exit
+     * code, a timeout; nothing was blocked), `blocked` (a prompt it refused, a result it
+     * flagged). `toolCallId`: the call it ran for.
+     */
+    | { type: 'hook'; event: string; outcome: 'error' | 'blocked'; message: string; hook: HookRef; toolCallId?: string }
     /** The thread's history was rewritten (its conversation rewound or put back): reload it (the app sends this). */
     | { type: 'rewound' }
     /** The model call failed and is retried after `delayMs` (attempt counts the next one). */

@@ -231,12 +231,13 @@ function editServers(file: string, options: EditOptions, change: (servers: Recor
 
 // -------------------------------------------------------------------- small helpers
 
-type JsonObjectRead = { value: Record<string, unknown> } | { problem: ConfigProblem | undefined };
+export type JsonObjectRead = { value: Record<string, unknown> } | { problem: ConfigProblem | undefined };
 
 /** Bigger than any hand-written server list: not read (a folder's file is anyone's). */
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
-function readJsonObject(file: string, kind: ConfigSource['kind']): JsonObjectRead {
+/** A config file's top-level object, or the one problem with the file (none when a person's or folder's file is missing). */
+export function readJsonObject(file: string, kind: ConfigSource['kind'], example = '{"mcpServers": {…}}'): JsonObjectRead {
   let text: string;
   let fd: number | undefined;
   try {
@@ -260,7 +261,7 @@ function readJsonObject(file: string, kind: ConfigSource['kind']): JsonObjectRea
   } catch (err) {
     return { problem: { file, message: `is not valid JSON (${err instanceof Error ? err.message : String(err)})` } };
   }
-  if (!isObject(value)) return { problem: { file, message: 'must be a JSON object like {"mcpServers": {…}}' } };
+  if (!isObject(value)) return { problem: { file, message: `must be a JSON object like ${example}` } };
   return { value };
 }
 

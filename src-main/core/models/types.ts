@@ -17,6 +17,8 @@ export interface ToolCall {
   parseError?: string;
   /** Set when the person edited the call before it ran: the arguments the model proposed (`args` are what ran). */
   originalArgs?: unknown;
+  /** Set with originalArgs when a PreToolUse hook's `updatedInput` changed the call (not the person). */
+  editedBy?: 'hook';
 }
 
 export type ChatMessage =
@@ -32,7 +34,7 @@ export type ChatMessage =
  */
 export interface MessageNote {
   id: string;
-  kind: 'restore';
+  kind: 'restore' | 'hook';
   /** What the window shows of it (the content is written for the model). */
   display: string;
   /** The restore checkpoint it reports, when there is one. */

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { readServerEntries, type CheckedServerEntry } from '../config/mcp-config';
 import { problemLine } from '../config/mcp-config-types';
+import { hookTrustKey, projectHooksFile, readHooksFile } from '../extensions/hooks/config';
 import { projectSkillTrustEntries } from '../extensions/skills/trust-entries';
 import { shellWord, visibleLine } from './labels';
 import type { FolderConfigLoader, TrustEntry } from './types';
@@ -52,4 +53,21 @@ export const skillLoader: FolderConfigLoader = {
   entries: (folder) => Promise.resolve().then(() => projectSkillTrustEntries(folder)),
 };
 
-export const FOLDER_CONFIG_LOADERS: readonly FolderConfigLoader[] = [mcpLoader, skillLoader];
+/** `.deepdesk/hooks.json`: one entry per hook command, `Hook EVENT [MATCHER]: COMMAND`. */
+export const hookLoader: FolderConfigLoader = {
+  kind: 'hook',
+  entries(folder) {
+    const file = projectHooksFile(folder);
+    const read = readHooksFile(file, 'project');
+    const entries: TrustEntry[] = read.hooks.map((hook) => ({
+      kind: 'hook',
+      key: hookTrustKey(hook),
+      file,
+      digest: hook.digest,
+      label: visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}: ${hook.command}`),
+    }));
+    return Promise.resolve({ entries, problems: read.problems.map(problemLine) });
+  },
+};
+
+export const FOLDER_CONFIG_LOADERS: readonly FolderConfigLoader[] = [mcpLoader, hookLoader, skillLoader];

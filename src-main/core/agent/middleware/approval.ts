@@ -2,7 +2,7 @@
 // rules; `ask` pauses the call until the person approves, edits, rejects or responds.
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { decideCall, PLAN_MODE_REFUSAL, type ApprovalMode, type ModeContext, type ModeDecision } from '../permissions/modes';
+import { decideCall, isDefaultRule, PLAN_MODE_REFUSAL, type ApprovalMode, type ModeContext, type ModeDecision } from '../permissions/modes';
 import { operationOf, targetPaths, type PermissionRule } from '../permissions/rules';
 import type { Backend, LinkTarget } from '../../backends/protocol';
 import { withTargetGuard, type TargetGuard } from '../../backends/target-guard';
@@ -10,6 +10,7 @@ import { errorText, isErrorOutput, text, type ToolOutput } from '../../tools/too
 import { canonicalJson } from '../canonical-json';
 import { rootRun, taskPath, type Middleware } from '../middleware';
 import type { ApprovalDecision, ApprovalRequest } from '../types';
+import { hookPermission } from '../../extensions/hooks/call-permission';
 
 export interface ApprovalBroker {
   /** Resolves with the person's decision; rejects if the signal aborts. */
@@ -47,7 +48,17 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       // Writes that would change what other programs run later (git's hooks and config) ask
       // whatever the mode and the rules; deny and plan mode still win.
       const forced = ruled.decision === 'allow' ? await alwaysAsk(ctx.backend, call.name, args, links) : null;
-      const verdict: ModeDecision = forced !== null ? { decision: 'ask', reason: forced } : ruled;
+      let verdict: ModeDecision = forced !== null ? { decision: 'ask', reason: forced } : ruled;
+      // A PreToolUse hook's answer (SPEC §11): `ask` asks even what would run; `allow` spares
+      // only the question the defaults would ask — the same call with the default rules
+      // allowing must run, so deny and ask rules of the person's, protected paths, plan mode,
+      // `sandbox: false` and what always asks still stand.
+      const hooked = hookPermission(call);
+      if (hooked?.decision === 'ask' && verdict.decision === 'allow') verdict = { decision: 'ask', reason: `a hook asks: ${hooked.reason}` };
+      if (hooked?.decision === 'allow' && verdict.decision === 'ask' && forced === null) {
+        const withoutDefaults = { ...context(links.inside), rules: [...options.rules().filter((rule) => !isDefaultRule(rule)), HOOK_ALLOW_RULE] };
+        if (decideCall({ tool: call.name, args }, withoutDefaults).decision === 'allow') verdict = { decision: 'allow', reason: `a hook allowed it: ${hooked.reason}` };
+      }
       // What the call was checked (or approved) against; any other link target at the moment
       // the backend touches the file is checked again (a link made after this check).
       const checked = new Set(Object.entries(links.inside).map(([named, resolved]) => `${named}\0${resolved}`));
@@ -111,6 +122,9 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
     },
   };
 }
+
+/** Stands in for the default rules when a hook allows a call. */
+const HOOK_ALLOW_RULE: PermissionRule = { id: 'hook-allow', tools: ['*'], decision: 'allow', description: 'a PreToolUse hook allowed this call' };
 
 const NOTE_VALUE_CHARS = 300;
 

@@ -132,7 +132,8 @@ function linked(context: ModeContext): { resolvedTargets?: Readonly<Record<strin
   return context.resolvedTargets ? { resolvedTargets: context.resolvedTargets } : {};
 }
 
-function isDefaultRule(rule: PermissionRule): boolean {
+/** One of DEFAULT_RULES (or a copy of one, by its `default-` id). */
+export function isDefaultRule(rule: PermissionRule): boolean {
   return DEFAULT_RULES.includes(rule) || (rule.id?.startsWith('default-') ?? false);
 }
 

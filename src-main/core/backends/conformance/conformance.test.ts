@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createComposite } from '../composite';
 import { FilesystemBackend } from '../filesystem';
 import { LocalShellBackend } from '../local-shell';
+import { withPolicies } from '../policy-wrapper';
 import { StateBackend } from '../state';
 import { StoreBackend } from '../store';
 import { describeBackendConformance } from './suite';
@@ -45,6 +46,14 @@ describeBackendConformance('FilesystemBackend (Node search)', {
   create: async () => {
     const tmp = tempDir();
     return { backend: new FilesystemBackend({ rootDir: tmp.dir, ripgrepPath: null }), cleanup: async () => tmp.remove() };
+  },
+});
+
+// A policy that allows everything changes nothing.
+describeBackendConformance('FilesystemBackend wrapped by withPolicies', {
+  create: async () => {
+    const tmp = tempDir();
+    return { backend: withPolicies(new FilesystemBackend({ rootDir: tmp.dir }), [() => ({ decision: 'allow' })]), cleanup: async () => tmp.remove() };
   },
 });
 

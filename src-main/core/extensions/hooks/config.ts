@@ -1,0 +1,163 @@
+// hooks.json in Claude Code's format (SPEC §11):
+// `{"hooks": {"EVENT": [{"matcher": "REGEX", "hooks": [{"type": "command", "command": "…", "timeout": 60}]}]}}`
+// from the person's `<data-dir>/hooks.json` and, once trusted, the folder's
+// `.deepdesk/hooks.json`. Reading never throws: a file that cannot be used is one problem
+// naming it, an entry that cannot be used is one problem naming its field, the rest load.
+
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { canonicalJson } from '../../agent/canonical-json';
+import { readJsonObject } from '../../config/mcp-config';
+import { problemLine, type ConfigProblem } from '../../config/mcp-config-types';
+import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, type HookEntry, type HookEventName } from './types';
+
+export function userHooksFile(dataDir: string): string {
+  return join(dataDir, 'hooks.json');
+}
+
+export function projectHooksFile(folder: string): string {
+  return join(folder, '.deepdesk', 'hooks.json');
+}
+
+const commandSchema = z.object({
+  type: z.literal('command'),
+  command: z.string().trim().min(1),
+  /** Seconds, as Claude Code has it. */
+  timeout: z.number().positive().optional(),
+});
+
+export interface HooksFileRead {
+  hooks: HookEntry[];
+  problems: ConfigProblem[];
+}
+
+/** The commands a hooks file declares, and one problem per file or entry that cannot be used. */
+export function readHooksFile(file: string, source: HookEntry['source']): HooksFileRead {
+  const parsed = readJsonObject(file, source, '{"hooks": {"PreToolUse": […]}}');
+  if ('problem' in parsed) return { hooks: [], problems: parsed.problem ? [parsed.problem] : [] };
+  const events = parsed.value.hooks;
+  if (events === undefined) return { hooks: [], problems: [] };
+  if (!isObject(events)) return { hooks: [], problems: [{ file, field: 'hooks', message: 'must be an object of event names' }] };
+  const hooks: HookEntry[] = [];
+  const problems: ConfigProblem[] = [];
+  for (const [event, groups] of Object.entries(events)) {
+    if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+      problems.push({ file, field: `hooks.${event}`, message: `is not an event Deepdesk runs hooks on (${HOOK_EVENTS.join(', ')})` });
+      continue;
+    }
+    if (!Array.isArray(groups)) {
+      problems.push({ file, field: `hooks.${event}`, message: 'must be a list of {"matcher", "hooks"} groups' });
+      continue;
+    }
+    groups.forEach((group: unknown, g) => {
+      const at = `hooks.${event}[${g}]`;
+      if (!isObject(group)) return problems.push({ file, field: at, message: 'must be an object' });
+      const matcher = group.matcher;
+      if (matcher !== undefined && typeof matcher !== 'string') return problems.push({ file, field: `${at}.matcher`, message: 'must be a string' });
+      if (typeof matcher === 'string' && matcher !== '' && matcher !== '*') {
+        try {
+          new RegExp(matcher);
+        } catch (err) {
+          return problems.push({ file, field: `${at}.matcher`, message: `is not a regular expression (${err instanceof Error ? err.message : String(err)})` });
+        }
+      }
+      if (!Array.isArray(group.hooks)) return problems.push({ file, field: `${at}.hooks`, message: 'must be a list of {"type": "command", "command": …}' });
+      group.hooks.forEach((raw: unknown, h) => {
+        const checked = commandSchema.safeParse(raw);
+        if (!checked.success) {
+          const issue = checked.error.issues[0]!;
+          const path = issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
+          problems.push({ file, field: `${at}.hooks[${h}]${path}`, message: issue.message });
+          return;
+        }
+        hooks.push({
+          id: `${file}#${event}.${g}.${h}`,
+          event: event as HookEventName,
+          ...(typeof matcher === 'string' && matcher !== '' ? { matcher } : {}),
+          command: checked.data.command,
+          timeoutMs: checked.data.timeout !== undefined ? Math.round(checked.data.timeout * 1000) : DEFAULT_HOOK_TIMEOUT_MS,
+          source,
+          file,
+          digest: hookDigest(matcher, raw),
+        });
+      });
+      return undefined;
+    });
+  }
+  return { hooks, problems };
+}
+
+/** sha256 of a hook as written: its group's matcher and its command object (key order does not matter). */
+export function hookDigest(matcher: unknown, raw: unknown): string {
+  return createHash('sha256').update(canonicalJson({ matcher: matcher ?? null, hook: raw })).digest('hex');
+}
+
+/** The trust key of a project hook. */
+export function hookTrustKey(hook: Pick<HookEntry, 'event' | 'digest'>): string {
+  return `hook:${hook.event}:${hook.digest.slice(0, 16)}`;
+}
+
+export interface LoadHooksOptions {
+  dataDir: string;
+  /** The folder (real path); its `.deepdesk/hooks.json` loads only through isTrusted. */
+  folder?: string;
+  /** Whether a project hook is trusted (TrustStore.isTrusted for the folder, or true for `--trust`). */
+  isTrusted: (entry: { key: string; digest: string }) => boolean;
+  /** Hook ids the person turned off (Settings). */
+  disabled?: ReadonlySet<string>;
+}
+
+export interface LoadedHooks {
+  hooks: HookEntry[];
+  /** Untrusted project hooks (listed by the trust report, not run). */
+  untrusted: HookEntry[];
+  /** One line per file or entry that could not be used (`FILE: FIELD: MESSAGE`). */
+  problems: string[];
+}
+
+/** The person's hooks and the folder's trusted ones, in file order (the person's first). */
+export function loadHooks(options: LoadHooksOptions): LoadedHooks {
+  const user = readHooksFile(userHooksFile(options.dataDir), 'user');
+  const project = options.folder !== undefined ? readHooksFile(projectHooksFile(options.folder), 'project') : { hooks: [], problems: [] };
+  const trusted = project.hooks.filter((hook) => options.isTrusted({ key: hookTrustKey(hook), digest: hook.digest }));
+  const off = options.disabled ?? new Set<string>();
+  return {
+    hooks: [...user.hooks, ...trusted].filter((hook) => !off.has(hook.id)),
+    untrusted: project.hooks.filter((hook) => !trusted.includes(hook)),
+    problems: [...user.problems, ...project.problems].map(problemLine),
+  };
+}
+
+/**
+ * loadHooks, read again only when one of the two files changed (size, mtime, inode) or
+ * `version()` did (e.g. a trust or Settings change): cheap enough to call at every event,
+ * so an edited hooks.json applies from the next event without a restart.
+ */
+export function hooksSource(options: LoadHooksOptions & { version?: () => unknown }): () => LoadedHooks {
+  let key: string | undefined;
+  let loaded: LoadedHooks | undefined;
+  const files = [userHooksFile(options.dataDir), ...(options.folder !== undefined ? [projectHooksFile(options.folder)] : [])];
+  return () => {
+    const now = JSON.stringify([files.map(fileStamp), options.version?.() ?? null]);
+    if (loaded === undefined || now !== key) {
+      loaded = loadHooks(options);
+      key = now;
+    }
+    return loaded;
+  };
+}
+
+function fileStamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'none';
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,355 @@
+// Hooks in the real agent loop (SPEC §11): hook scripts in temp folders writing marker
+// files, the scripted model server recording what the model receives, real folders.
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHarness, textOf, toolMessages, type Harness, type HarnessOptions } from '../../agent/agent-harness.test-support';
+import { MAX_STOP_CONTINUATIONS } from '../../agent/loop';
+import { DEFAULT_RULES } from '../../agent/permissions/rules';
+import type { AgentEvent } from '../../agent/types';
+import type { RecordedRequest } from '../../models/testing/scripted-server';
+import { createTestHub, stdioEntry, TEST_SERVER, type TestHub } from '../mcp/hub.test-support';
+import { loadHooks } from './config';
+import type { HookEntry } from './types';
+
+let h: Harness | undefined;
+let t: TestHub | undefined;
+afterEach(async () => {
+  await h?.dispose();
+  await t?.dispose();
+  h = undefined;
+  t = undefined;
+});
+
+const markerDir = (): string => mkdtempSync(join(tmpdir(), 'deepdesk-hooks-'));
+
+/** The hooks of this hooks.json, written into `dir` as a data folder (markers go there too). */
+function hooksFrom(dir: string, config: Record<string, unknown>): { hooks: HookEntry[] } {
+  writeFileSync(join(dir, 'hooks.json'), JSON.stringify({ hooks: config }));
+  const loaded = loadHooks({ dataDir: dir, isTrusted: () => false });
+  expect(loaded.problems).toEqual([]);
+  return { hooks: loaded.hooks };
+}
+
+const command = (cmd: string, timeout?: number) => ({ type: 'command', command: cmd, ...(timeout !== undefined ? { timeout } : {}) });
+const results = (request: RecordedRequest): string[] => toolMessages(request).map((m) => textOf(m.content));
+const write = (path: string, content: string, id?: string) => ({ name: 'write_file', args: { file_path: path, content }, ...(id ? { id } : {}) });
+const ofType = <T extends AgentEvent['type']>(events: AgentEvent[], type: T) => events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
+const PLAN_ERROR = 'Error: plan mode is read-only; ask the user to switch modes to make changes';
+
+async function harness(hooks: HookEntry[], options: HarnessOptions): Promise<Harness> {
+  h = await createHarness({ ...options, hooks: () => hooks });
+  return h;
+}
+
+describe('PreToolUse', () => {
+  it('exit 2 refuses the call with the stderr; the hook got the event JSON on stdin and ran in the folder', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ matcher: 'Write', hooks: [command(`cat > "${dir}/stdin.json"; pwd > "${dir}/cwd"; echo "no writes today" >&2; exit 2`)] }] });
+    await harness(hooks, { mode: 'edit', script: [{ toolCalls: [write('/a.txt', 'x', 'call_w')] }, { text: 'ok' }] });
+    await h!.run('write it');
+    expect(results(h!.server.requests[1]!)).toEqual(['Error: blocked by hook: no writes today']);
+    expect(existsSync(join(h!.ws.folder, 'a.txt'))).toBe(false);
+    const stdin = JSON.parse(readFileSync(join(dir, 'stdin.json'), 'utf8')) as Record<string, unknown>;
+    expect(stdin).toMatchObject({
+      session_id: 'thread-1',
+      cwd: h!.ws.folder,
+      hook_event_name: 'PreToolUse',
+      permission_mode: 'edit',
+      tool_name: 'write_file',
+      tool_input: { file_path: '/a.txt', content: 'x' },
+      tool_use_id: 'call_w',
+    });
+    expect(readFileSync(join(dir, 'cwd'), 'utf8').trim()).toBe(h!.ws.folder);
+    // The card: denied, with the reason and the hook's command and file.
+    const denied = ofType(h!.events, 'approval').find((e) => e.status === 'denied')!;
+    expect(denied.reason).toBe('blocked by hook: no writes today');
+    expect(denied.hook).toEqual({ command: hooks[0]!.command, file: join(dir, 'hooks.json') });
+  });
+
+  it('matchers: Claude names match Deepdesk tools, a regex matches whole names, another tool does not run the hook', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, {
+      PreToolUse: [
+        { matcher: 'Bash', hooks: [command(`touch "${dir}/bash"`)] },
+        { matcher: 'Write|Edit', hooks: [command(`touch "${dir}/write"`)] },
+        { matcher: 'write', hooks: [command(`touch "${dir}/partial"`)] },
+        { hooks: [command(`touch "${dir}/any"`)] },
+      ],
+    });
+    await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write it');
+    expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('x');
+    expect(existsSync(join(dir, 'write'))).toBe(true);
+    expect(existsSync(join(dir, 'any'))).toBe(true);
+    expect(existsSync(join(dir, 'bash'))).toBe(false);
+    expect(existsSync(join(dir, 'partial'))).toBe(false);
+  });
+
+  it('a JSON deny refuses with its reason; deny beats another hook\'s allow', async () => {
+    const deny = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'policy says no' } });
+    const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } });
+    const { hooks } = hooksFrom(markerDir(), { PreToolUse: [{ matcher: '.*', hooks: [command(`echo '${allow}'`), command(`echo '${deny}'`)] }] });
+    await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write it');
+    expect(results(h!.server.requests[1]!)).toEqual(['Error: blocked by hook: policy says no']);
+    expect(existsSync(join(h!.ws.folder, 'a.txt'))).toBe(false);
+  });
+
+  describe('allow spares only the default question', () => {
+    const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'ok by policy' } });
+    const allowing = () => hooksFrom(markerDir(), { PreToolUse: [{ hooks: [command(`echo '${allow}'`)] }] }).hooks;
+
+    it('under the default rules a write runs without asking', async () => {
+      await harness(allowing(), { rules: DEFAULT_RULES, script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+      await h!.run('write');
+      expect(h!.approvals).toEqual([]);
+      expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('x');
+    });
+
+    it('never over a deny rule', async () => {
+      await harness(allowing(), { rules: [{ tools: ['write_file'], decision: 'deny' }, ...DEFAULT_RULES], script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+      await h!.run('write');
+      expect(results(h!.server.requests[1]!)[0]).toMatch(/^Error: this write_file call is not allowed/);
+      expect(existsSync(join(h!.ws.folder, 'a.txt'))).toBe(false);
+    });
+
+    it('never over a person\'s ask rule or a protected path: they still ask', async () => {
+      await harness(allowing(), {
+        rules: [{ tools: ['write_file'], paths: ['/asked.txt'], decision: 'ask' }, ...DEFAULT_RULES],
+        script: [{ toolCalls: [write('/.env', 'A=1'), write('/asked.txt', 'x')] }, { text: 'ok' }],
+      });
+      await h!.run('write');
+      expect(h!.approvals.map((a) => a.args.file_path).sort()).toEqual(['/.env', '/asked.txt']);
+      expect(existsSync(join(h!.ws.folder, '.env'))).toBe(false);
+    });
+
+    it('never in plan mode', async () => {
+      await harness(allowing(), { rules: DEFAULT_RULES, mode: 'plan', script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+      await h!.run('write');
+      expect(results(h!.server.requests[1]!)).toEqual([PLAN_ERROR]);
+      expect(h!.approvals).toEqual([]);
+    });
+
+    it('never for execute with sandbox: false', async () => {
+      await harness(allowing(), {
+        rules: DEFAULT_RULES,
+        mode: 'auto',
+        sandboxAvailable: true,
+        script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo hi > out.txt', sandbox: false, reason: 'needs the network' } }] }, { text: 'ok' }],
+      });
+      await h!.run('run');
+      expect(h!.approvals).toHaveLength(1);
+      expect(h!.approvals[0]!.outsideSandbox).toBeDefined();
+      expect(existsSync(join(h!.ws.folder, 'out.txt'))).toBe(false);
+    });
+  });
+
+  it('ask makes a call that the rules allow ask', async () => {
+    const ask = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'check this one' } });
+    const { hooks } = hooksFrom(markerDir(), { PreToolUse: [{ hooks: [command(`echo '${ask}'`)] }] });
+    await harness(hooks, { decisions: [{ type: 'approve' }], script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write');
+    expect(h!.approvals).toHaveLength(1);
+    expect(h!.approvals[0]!.reason).toBe('a hook asks: check this one');
+    expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('x');
+  });
+
+  it('updatedInput is what runs, what the question shows, and the history marks it edited by hook', async () => {
+    const updated = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', updatedInput: { file_path: '/a.txt', content: 'from the hook' } } });
+    const { hooks } = hooksFrom(markerDir(), { PreToolUse: [{ matcher: 'Write', hooks: [command(`echo '${updated}'`)] }] });
+    await harness(hooks, { decisions: [{ type: 'approve' }], script: [{ toolCalls: [write('/a.txt', 'from the model', 'call_u')] }, { text: 'ok' }] });
+    await h!.run('write');
+    expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('from the hook');
+    expect(h!.approvals[0]!.args).toEqual({ file_path: '/a.txt', content: 'from the hook' });
+    const edited = ofType(h!.events, 'approval').find((e) => e.status === 'edited')!;
+    expect(edited).toMatchObject({ id: 'call_u', args: { file_path: '/a.txt', content: 'from the hook' }, hook: { command: hooks[0]!.command } });
+    const stored = h!.state.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).find((c) => c.id === 'call_u')!;
+    expect(stored).toMatchObject({ args: { content: 'from the hook' }, originalArgs: { content: 'from the model' }, editedBy: 'hook' });
+  });
+
+  it('hooks of one event run in parallel (each waits for the other\'s marker)', async () => {
+    const dir = markerDir();
+    const waitFor = (mine: string, other: string): string =>
+      `touch "${dir}/${mine}"; i=0; while [ ! -e "${dir}/${other}" ]; do i=$((i+1)); [ $i -gt 100 ] && exit 1; sleep 0.05; done; exit 0`;
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ hooks: [command(waitFor('a', 'b'))] }, { hooks: [command(waitFor('b', 'a'))] }] });
+    await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write');
+    expect(ofType(h!.events, 'hook')).toEqual([]);
+    expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('x');
+  });
+
+  it('another exit code: the person sees the error, the call runs', async () => {
+    const { hooks } = hooksFrom(markerDir(), { PreToolUse: [{ hooks: [command('echo "broken script" >&2; exit 1')] }] });
+    await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write');
+    expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('x');
+    const errors = ofType(h!.events, 'hook');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ event: 'PreToolUse', outcome: 'error', message: 'PreToolUse hook exited with code 1: broken script' });
+  });
+
+  it('applies to a subagent\'s calls', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ matcher: 'Write', hooks: [command(`cat > "${dir}/stdin.json"; echo "not from subagents" >&2; exit 2`)] }] });
+    await harness(hooks, {
+      script: [
+        { toolCalls: [{ name: 'task', args: { description: 'write /sub.txt', subagent_type: 'general-purpose' } }] },
+        { toolCalls: [write('/sub.txt', 'x')] },
+        (req) => ({ text: `sub saw: ${results(req).join('')}` }),
+        { text: 'done' },
+      ],
+    });
+    await h!.run('delegate');
+    expect(existsSync(join(h!.ws.folder, 'sub.txt'))).toBe(false);
+    expect(results(h!.server.requests[2]!)).toEqual(['Error: blocked by hook: not from subagents']);
+    expect(JSON.parse(readFileSync(join(dir, 'stdin.json'), 'utf8'))).toMatchObject({ session_id: 'thread-1', tool_name: 'write_file' });
+  });
+
+  it('applies to MCP tools by their mcp__server__tool name', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ matcher: 'mcp__test__.*', hooks: [command(`cat > "${dir}/stdin.json"; echo "no MCP" >&2; exit 2`)] }] });
+    t = createTestHub();
+    await t.hub.configure([stdioEntry('test', [TEST_SERVER])], []);
+    await harness(hooks, { mcp: t.hub, script: [{ toolCalls: [{ name: 'mcp__test__peek', args: {} }] }, { text: 'done' }] });
+    await h!.run('peek');
+    expect(results(h!.server.requests[1]!)).toEqual(['Error: blocked by hook: no MCP']);
+    expect(JSON.parse(readFileSync(join(dir, 'stdin.json'), 'utf8'))).toMatchObject({ tool_name: 'mcp__test__peek' });
+  });
+
+  it('a timeout ends the whole process tree; the person sees that it timed out; nothing is blocked', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ hooks: [command(`sleep 300 & echo $! > "${dir}/child.pid"; wait`, 1)] }] });
+    await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write');
+    const pid = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
+    await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
+    expect(ofType(h!.events, 'hook')[0]).toMatchObject({ outcome: 'error', message: 'PreToolUse hook timed out after 1 s and was stopped' });
+    expect(readFileSync(join(h!.ws.folder, 'a.txt'), 'utf8')).toBe('x');
+  }, 20_000);
+
+  it('Stop ends a running hook\'s tree', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ hooks: [command(`sleep 300 & echo $! > "${dir}/child.pid"; wait`)] }] });
+    await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    const stop = new AbortController();
+    const run = h!.run('write', stop.signal);
+    await expect.poll(() => existsSync(join(dir, 'child.pid')) && readFileSync(join(dir, 'child.pid'), 'utf8').trim() !== '').toBe(true);
+    const pid = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
+    stop.abort();
+    expect((await run).reason).toBe('aborted');
+    await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
+  }, 20_000);
+
+  it('the hook runs without the app\'s secrets, with CLAUDE_PROJECT_DIR naming the folder', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ hooks: [command(`env > "${dir}/env"`)] }] });
+    h = await createHarness({
+      hooks: () => hooks,
+      hookEnv: { ...process.env, OPENAI_API_KEY: 'sk-very-secret-1', ANTHROPIC_API_KEY: 'sk-ant-very-secret-2', DEEPDESK_TOKEN: 'deepdesk-secret-3' },
+      script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }],
+    });
+    await h.run('write');
+    const env = readFileSync(join(dir, 'env'), 'utf8');
+    expect(env).not.toContain('very-secret');
+    expect(env).not.toContain('deepdesk-secret');
+    expect(env).toContain(`CLAUDE_PROJECT_DIR=${h.ws.folder}\n`);
+  });
+});
+
+describe('PostToolUse', () => {
+  it('additionalContext and a block reason are appended to the result the model sees; it gets the tool response', async () => {
+    const context = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: 'lint: 2 warnings' } });
+    const block = JSON.stringify({ decision: 'block', reason: 'the file has a TODO' });
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, {
+      PostToolUse: [{ matcher: 'Write', hooks: [command(`cat > "${dir}/stdin.json"; echo '${context}'`), command(`echo '${block}'`)] }],
+    });
+    await harness(hooks, { script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write');
+    const [result] = results(h!.server.requests[1]!);
+    expect(result).toContain('A PostToolUse hook flagged this result: the file has a TODO');
+    expect(result).toContain('Context from a PostToolUse hook:\nlint: 2 warnings');
+    const stdin = JSON.parse(readFileSync(join(dir, 'stdin.json'), 'utf8')) as { tool_response: { output: string } };
+    expect(stdin).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'write_file' });
+    expect(stdin.tool_response.output).toBe('Updated file /a.txt');
+    expect(result!.startsWith(`${stdin.tool_response.output}\n\n`)).toBe(true);
+  });
+
+  it('does not run for a call that did not run (rejected by the person)', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { PostToolUse: [{ hooks: [command(`touch "${dir}/post"`)] }] });
+    await harness(hooks, { rules: DEFAULT_RULES, decisions: [{ type: 'reject' }], script: [{ toolCalls: [write('/a.txt', 'x')] }, { text: 'ok' }] });
+    await h!.run('write');
+    expect(h!.approvals).toHaveLength(1);
+    expect(existsSync(join(dir, 'post'))).toBe(false);
+  });
+});
+
+describe('UserPromptSubmit and SessionStart', () => {
+  it('exit 2: the prompt is not sent (no model call, not in the history) and the person is told why', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { UserPromptSubmit: [{ hooks: [command(`cat > "${dir}/stdin.json"; echo "no secrets in prompts" >&2; exit 2`)] }] });
+    await harness(hooks, { script: [{ text: 'never' }] });
+    const result = await h!.run('my password is hunter2');
+    expect(result.reason).toBe('error');
+    expect(h!.server.requests).toHaveLength(0);
+    expect(h!.state.messages).toEqual([]);
+    expect(ofType(h!.events, 'error')[0]!.message).toBe('Your message was not sent: a UserPromptSubmit hook blocked it: no secrets in prompts');
+    expect(ofType(h!.events, 'hook')[0]).toMatchObject({ event: 'UserPromptSubmit', outcome: 'blocked' });
+    expect(JSON.parse(readFileSync(join(dir, 'stdin.json'), 'utf8'))).toMatchObject({ hook_event_name: 'UserPromptSubmit', prompt: 'my password is hunter2' });
+  });
+
+  it('context from SessionStart (first run only) and UserPromptSubmit (each prompt) reaches the model', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, {
+      SessionStart: [{ hooks: [command(`echo started >> "${dir}/sessions"; echo "branch: main"`)] }],
+      UserPromptSubmit: [{ hooks: [command(`echo '${JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: 'today is a holiday' } })}'`)] }],
+    });
+    await harness(hooks, { script: [{ text: 'one' }, { text: 'two' }] });
+    await h!.run('first');
+    await h!.run('second');
+    expect(readFileSync(join(dir, 'sessions'), 'utf8')).toBe('started\n');
+    const first = JSON.stringify(h!.server.requests[0]!.messages);
+    expect(first).toContain('branch: main');
+    expect(first).toContain('today is a holiday');
+    const second = h!.server.requests[1]!.messages.map((m) => textOf(m.content));
+    expect(second.filter((m) => m.includes('today is a holiday'))).toHaveLength(2);
+    expect(second.filter((m) => m.includes('branch: main'))).toHaveLength(1);
+  });
+});
+
+describe('Stop', () => {
+  it('exit 2 makes the agent go on with the stderr as its next instruction', async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { Stop: [{ hooks: [command(`if [ -e "${dir}/once" ]; then exit 0; fi; touch "${dir}/once"; echo "run the tests first" >&2; exit 2`)] }] });
+    await harness(hooks, { script: [{ text: 'done?' }, { text: 'tests pass' }] });
+    const result = await h!.run('fix it');
+    expect(result.text).toBe('tests pass');
+    expect(h!.server.requests).toHaveLength(2);
+    expect(textOf(h!.server.requests[1]!.messages.at(-1)!.content)).toBe('run the tests first');
+    expect(ofType(h!.events, 'note')[0]!.text).toContain('run the tests first');
+  });
+
+  it(`the loop ends after ${MAX_STOP_CONTINUATIONS} in a row; stop_hook_active tells the hook`, async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { Stop: [{ hooks: [command(`cat >> "${dir}/stdin"; echo >> "${dir}/stdin"; echo "keep going" >&2; exit 2`)] }] });
+    await harness(hooks, { script: Array.from({ length: 12 }, (_, i) => ({ text: `answer ${i}` })) });
+    const result = await h!.run('go');
+    expect(result.reason).toBe('completed');
+    expect(h!.server.requests).toHaveLength(MAX_STOP_CONTINUATIONS + 1);
+    const inputs = readFileSync(join(dir, 'stdin'), 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as { stop_hook_active: boolean });
+    expect(inputs).toHaveLength(MAX_STOP_CONTINUATIONS);
+    expect(inputs.map((i) => i.stop_hook_active)).toEqual([false, ...Array.from({ length: MAX_STOP_CONTINUATIONS - 1 }, () => true)]);
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,28 @@
+// Which PreToolUse/PostToolUse hooks a tool call runs (SPEC §11): the matcher is a regular
+// expression on the tool's name, matched whole as Claude Code does; Claude's names for the
+// base tools match Deepdesk's too, so existing hook files work unchanged.
+
+const CLAUDE_ALIASES: Readonly<Record<string, string>> = {
+  execute: 'Bash',
+  read_file: 'Read',
+  write_file: 'Write',
+  edit_file: 'Edit',
+  glob: 'Glob',
+  grep: 'Grep',
+  ls: 'LS',
+  task: 'Task',
+  write_todos: 'TodoWrite',
+};
+
+const compiled = new Map<string, RegExp>();
+
+export function matchesTool(matcher: string | undefined, toolName: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  let regex = compiled.get(matcher);
+  if (regex === undefined) {
+    regex = new RegExp(`^(?:${matcher})$`);
+    compiled.set(matcher, regex);
+  }
+  const alias = CLAUDE_ALIASES[toolName];
+  return regex.test(toolName) || (alias !== undefined && regex.test(alias));
+}

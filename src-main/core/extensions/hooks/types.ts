@@ -1,0 +1,25 @@
+// Hooks (SPEC §11): a person's commands run on the agent's events, in Claude Code's format.
+
+export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+
+/** One command of a hooks file, as it will run. */
+export interface HookEntry {
+  /** Stable: `FILE#EVENT.GROUP.INDEX` (the place in its file), for turning it off in Settings. */
+  id: string;
+  event: HookEventName;
+  /** The group's `matcher` (a regular expression on tool names); absent or empty matches every tool. */
+  matcher?: string;
+  command: string;
+  timeoutMs: number;
+  /** `user`: `<data-dir>/hooks.json`; `project`: the folder's `.deepdesk/hooks.json` (trusted). */
+  source: 'user' | 'project';
+  /** Absolute path of the file that declares it. */
+  file: string;
+  /** sha256 of the entry as written (its group's matcher and the command object): what trust is recorded against. */
+  digest: string;
+}
+
+export type { HookRef } from '../../agent/types';
