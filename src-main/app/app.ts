@@ -216,6 +216,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     folder: options.folder,
     mcp: hub,
     skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
+    hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env },
     approvals,
     createModel: async () => {
       const current = withOverrides(settings.raw());

@@ -29,6 +29,7 @@ import { attachMcpResources, McpReferenceError } from '../app/mcp/message-refere
 import { resolveSlash, SlashCommandError, type SlashOutcome } from '../app/commands/slash-commands';
 import type { ChatMessage } from '../core/models/types';
 import { startMcpServers } from './mcp-servers';
+import { hooksSource } from '../core/extensions/hooks/config';
 import { createSkillCatalog } from '../core/extensions/skills/discover';
 import { skillProblemLine } from '../core/extensions/skills/trust-entries';
 import { TrustStore } from '../core/trust/store';
@@ -99,6 +100,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const isTrusted = values.trust === true ? () => true : (entry: { key: string; digest: string }) => trustStore.isTrusted(folder, entry);
   const skills = createSkillCatalog({ dataDir, home: homedir(), folder: realpathSync(folder), isTrusted });
   for (const problem of skills.current().problems) io.stderr.write(`deepdesk: ${terminalSafe(skillProblemLine(problem), { singleLine: true })}\n`);
+  const hooks = hooksSource({ dataDir, folder: realpathSync(folder), isTrusted });
+  for (const problem of hooks().problems) io.stderr.write(`deepdesk: ${terminalSafe(problem, { singleLine: true })}\n`);
   const db = openDatabase(databasePath(dataDir));
   const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
@@ -126,6 +129,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       checkpoints: recorderFor(checkpoints, folder),
       mcp,
       skills: { source: () => skills.current().skills },
+      hooks: { hooks: () => hooks().hooks, folder: realpathSync(folder), mode: () => mode, env: io.env },
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
     });
@@ -135,7 +139,14 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     };
     // `retry` and `tool_output` feed the window's countdown and live tail; they are not
     // among the --json event types (SPEC §5).
-    const emit = values.json ? (e: AgentEvent) => void (!WINDOW_ONLY_EVENTS.has(e.type) && io.stdout.write(terminalSafeJson(e) + '\n')) : progressPrinter(io);
+    const progress = progressPrinter(io);
+    const emit = values.json
+      ? (e: AgentEvent) => void (!WINDOW_ONLY_EVENTS.has(e.type) && io.stdout.write(terminalSafeJson(e) + '\n'))
+      : (e: AgentEvent) => {
+          // What a hook did is the person's to know, terminal or not (a failed script, a refused message).
+          if (e.type === 'hook') io.stderr.write(`deepdesk: ${terminalSafe(e.message, { singleLine: true })} (${terminalSafe(e.hook.command, { singleLine: true })})\n`);
+          progress(e);
+        };
     let outcome: SlashOutcome | null;
     try {
       outcome = await resolveSlash(prompt, { mcp, skills: () => skills.current().skills }, controller.signal);

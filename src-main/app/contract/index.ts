@@ -113,6 +113,8 @@ export const displayItemSchema = z.discriminatedUnion('kind', [
     index: z.number(),
     /** The person edited the call before it ran: `args` are what ran, these are what the model proposed. */
     edited: z.boolean().optional(),
+    /** The edit was a hook's `updatedInput` (SPEC §11), not the person's. */
+    editedByHook: z.boolean().optional(),
     originalArgs: z.unknown().optional(),
     change: fileChangeSchema.optional(),
     /**

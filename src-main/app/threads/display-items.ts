@@ -59,7 +59,7 @@ function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], 
           args: call.args,
           index,
           ...nested,
-          ...(call.originalArgs !== undefined ? { edited: true, originalArgs: call.originalArgs } : {}),
+          ...(call.originalArgs !== undefined ? { edited: true, originalArgs: call.originalArgs, ...(call.editedBy === 'hook' ? { editedByHook: true } : {}) } : {}),
         };
         toolItems.set(`${parent ?? ''}/${call.id}`, item);
         items.push(item);

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
 import type { McpHubApi } from '../../core/extensions/mcp/types';
+import type { HooksOptions } from '../../core/extensions/hooks/middleware';
 import type { SkillListing } from '../../core/extensions/skills/prompt';
 import type { Skill } from '../../core/extensions/skills/types';
 import { unresolvedToolCalls } from '../../core/agent/dangling';
@@ -52,6 +53,8 @@ export interface ThreadServiceOptions {
   mcp?: McpHubApi;
   /** The skills there are now (SPEC §11): listed for the agent, the person's read-only at /skills/. */
   skills?: { source: () => readonly Skill[]; onListing?: (listing: SkillListing) => void };
+  /** The person's hooks and the folder's trusted ones (SPEC §11). */
+  hooks?: HooksOptions;
   /** Called when a thread is deleted (e.g. to drop its checkpoint history). */
   onDelete?: (threadId: string) => void;
 }
@@ -395,6 +398,7 @@ export class ThreadService {
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
       ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
       ...(this.options.skills ? { skills: this.options.skills } : {}),
+      ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
       ...(this.options.contextWindow?.() !== undefined ? { contextWindow: this.options.contextWindow()! } : {}),
     });

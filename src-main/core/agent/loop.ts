@@ -330,7 +330,12 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       return finish(ctx, lastText, 'aborted');
     }
     const error = err instanceof Error ? err : new Error(String(err));
-    ctx.emit({ type: 'error', message: error.message, ...(err instanceof ModelError && err.status !== undefined ? { status: err.status } : {}) });
+    ctx.emit({
+      type: 'error',
+      message: error.message,
+      ...(err instanceof ModelError && err.status !== undefined ? { status: err.status } : {}),
+      ...(err instanceof PromptRefusedError ? { refused: true } : {}),
+    });
     await ctx.persist().catch(() => undefined);
     return { ...finish(ctx, lastText, 'error'), error };
   }

@@ -122,7 +122,8 @@ export type AgentEvent = EventBase &
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
     | { type: 'checkpoint'; id: string; files: CheckpointFile[] }
     /** The run failed; `status`: the provider's HTTP status when it answered with one (401: the key was refused). */
-    | { type: 'error'; message: string; status?: number }
+    /** `refused`: a UserPromptSubmit hook kept the person's message out (it was not sent; nothing to retry). */
+    | { type: 'error'; message: string; status?: number; refused?: boolean }
     /** A message the person queued during the run, delivered now (it follows in the history). */
     | { type: 'user_message'; text: string; queuedId?: string }
     /** The thread's queued messages changed (the app sends this; the loop never does). */

@@ -113,8 +113,8 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
           </span>
         ) : null}
         {item.edited ? (
-          <span className="badge tool-edited" title="The person edited this call before it ran; it shows what ran">
-            Edited
+          <span className="badge tool-edited" title={item.editedByHook ? "A hook changed this call's arguments before it ran; it shows what ran" : 'The person edited this call before it ran; it shows what ran'}>
+            {item.editedByHook ? 'Edited by hook' : 'Edited'}
           </span>
         ) : null}
         <span className={`tool-status status-${status}`} title={detail}>
@@ -127,6 +127,16 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
       {item.approvalReason && status === 'rejected' ? (
         <p className="tool-reason">
           <VisibleText text={item.approvalReason} />
+        </p>
+      ) : null}
+      {item.blockedByHook !== undefined ? (
+        <p className="tool-reason">
+          Blocked by hook <code className="mono">{<VisibleText text={item.blockedByHook} />}</code>
+          {item.approvalReason ? (
+            <>
+              : <VisibleText text={item.approvalReason.replace(/^blocked by hook: /, '')} />
+            </>
+          ) : null}
         </p>
       ) : null}
       {item.parseError ? <p className="tool-error-text">Arguments could not be parsed: {item.parseError}</p> : null}

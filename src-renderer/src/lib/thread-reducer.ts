@@ -41,6 +41,10 @@ export interface ToolItem extends ItemBase {
   approvalReason?: string;
   /** The person edited the call before it ran: `args` are what ran, these what the agent proposed. */
   edited?: boolean;
+  /** The edit was a hook's `updatedInput`, not the person's. */
+  editedByHook?: boolean;
+  /** The hook that blocked this call (its command), when one did. */
+  blockedByHook?: string;
   originalArgs?: unknown;
   /** When it started running here (ms since epoch), for the elapsed time. */
   startedAt?: number;
@@ -257,6 +261,7 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
       if (item.edited) {
         tool.edited = true;
         tool.originalArgs = item.originalArgs;
+        if (item.editedByHook) tool.editedByHook = true;
       }
       return withParent(tool, item.parentToolCallId);
     }
@@ -324,10 +329,14 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         state = push(state, withParent({ kind: 'tool', key: '', id, name: str(event.name, 'tool'), args: event.args }, parent));
       }
       const restart = status === 'approved' || status === 'edited';
+      // A hook's decision (SPEC §11): its `updatedInput` is an edit of its own; its deny names it.
+      const hook = hookCommand(event.hook);
       return updateTool(state, id, parent, (tool) => ({
         ...withApproval(tool, status, event.args),
         approvalReason: reason || tool.approvalReason,
         ...(restart ? { startedAt: Date.now() } : {}),
+        ...(hook !== undefined && status === 'edited' ? { editedByHook: true } : {}),
+        ...(hook !== undefined && status === 'denied' ? { blockedByHook: hook } : {}),
       }));
     }
     case 'tool_output': {
@@ -384,6 +393,15 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         contextTokens: num(event.contextTokens, state.contextTokens),
         contextWindow: num(event.contextWindow, state.contextWindow),
       };
+    case 'hook': {
+      // A hook that failed is told (nothing was blocked); a refused message leaves the conversation (it was not sent).
+      if (str(event.outcome) === 'error') return push(state, withParent({ kind: 'notice', key: '', text: str(event.message) }, parent));
+      if (str(event.event) === 'UserPromptSubmit' && parent === undefined) {
+        const last = state.items.map((item) => item.kind).lastIndexOf('user');
+        if (last >= 0) return { ...state, items: state.items.filter((_, i) => i !== last) };
+      }
+      return state;
+    }
     case 'error':
       return push(
         state,
@@ -392,7 +410,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
             kind: 'error',
             key: '',
             message: str(event.message, 'Unknown error'),
-            ...(parent === undefined ? { retryable: true } : {}),
+            ...(parent === undefined && event.refused !== true ? { retryable: true } : {}),
             // The provider refused the key (401) or what it allows (403): the fix is in Settings.
             ...(event.status === 401 || event.status === 403 ? { settings: true } : {}),
           },
@@ -421,6 +439,11 @@ const PROGRESS = new Set(['text', 'tool_call', 'error', 'done', 'usage']);
 const LIVE_OUTPUT_CHARS = 8000;
 
 const APPROVAL_STATUSES = new Set(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']);
+
+function hookCommand(value: unknown): string | undefined {
+  const command = (value as { command?: unknown } | null)?.command;
+  return typeof command === 'string' ? command : undefined;
+}
 
 /** An "edited" decision: the card shows the arguments that run, and keeps what the agent proposed. */
 function withApproval(tool: ToolItem, status: ApprovalStatus, args: unknown): ToolItem {
