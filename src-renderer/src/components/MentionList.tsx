@@ -1,56 +1,48 @@
-// The @-mention suggestions under the message box (a listbox driven from the textarea).
+// The @-mention suggestions under the message box: files, then MCP resources (`server:URI`).
 
-import { useEffect, useRef } from 'react';
+import type { Result } from '../../../src-main/app/contract';
+import { SuggestionList, type Suggestion } from './SuggestionList';
 
-interface MentionListProps {
-  id: string;
-  options: readonly string[];
-  active: number;
-  loading: boolean;
-  onChoose(path: string): void;
-  onHover(index: number): void;
+/** A file's path starts with `/`; anything else is an MCP resource, `server:URI`. */
+function mentionSuggestion(path: string): Suggestion {
+  if (!path.startsWith('/')) {
+    const colon = path.indexOf(':');
+    return { key: path, name: path.slice(colon + 1), detail: `${path.slice(0, colon)} (MCP resource)` };
+  }
+  const slash = path.lastIndexOf('/');
+  return { key: path, name: path.slice(slash + 1), detail: path.slice(0, slash + 1) };
 }
 
-export function mentionOptionId(listId: string, index: number): string {
-  return `${listId}-opt-${index}`;
-}
-
-export function MentionList({ id, options, active, loading, onChoose, onHover }: MentionListProps): React.JSX.Element {
-  const ref = useRef<HTMLUListElement>(null);
-  useEffect(() => {
-    ref.current?.querySelector<HTMLElement>(`#${CSS.escape(mentionOptionId(id, active))}`)?.scrollIntoView({ block: 'nearest' });
-  }, [id, active]);
+export function MentionList(props: { id: string; options: readonly string[]; active: number; loading: boolean; onChoose(path: string): void; onHover(index: number): void }): React.JSX.Element {
+  const { id, options, active, loading, onChoose, onHover } = props;
   return (
-    <ul ref={ref} id={id} className="mention-list" role="listbox" aria-label="Files to mention">
-      {options.length === 0 ? (
-        <li className="mention-empty" role="presentation">
-          {loading ? 'Searching…' : 'No matching files or resources'}
-        </li>
-      ) : (
-        options.map((path, i) => {
-          // A file's path starts with `/`; anything else is an MCP resource, `server:URI`.
-          const resource = !path.startsWith('/');
-          const slash = resource ? path.indexOf(':') : path.lastIndexOf('/');
-          return (
-            <li
-              key={path}
-              id={mentionOptionId(id, i)}
-              role="option"
-              aria-selected={i === active}
-              className={`mention-option${i === active ? ' active' : ''}`}
-              // mousedown keeps focus in the textarea
-              onMouseDown={(e) => {
-                e.preventDefault();
-                onChoose(path);
-              }}
-              onMouseEnter={() => onHover(i)}
-            >
-              <span className="mention-name">{path.slice(slash + 1)}</span>
-              <span className="mention-dir">{resource ? `${path.slice(0, slash)} (MCP resource)` : path.slice(0, slash + 1)}</span>
-            </li>
-          );
-        })
-      )}
-    </ul>
+    <SuggestionList
+      id={id}
+      label="Files to mention"
+      options={options.map(mentionSuggestion)}
+      active={active}
+      empty={loading ? 'Searching…' : 'No matching files or resources'}
+      onChoose={(i) => onChoose(options[i]!)}
+      onHover={onHover}
+    />
+  );
+}
+
+export type CommandInfo = Result<'commands.list'>[number];
+
+const SOURCE_LABEL: Record<CommandInfo['source'], string> = { 'built-in': '', skill: 'skill · ', mcp: 'MCP prompt · ' };
+
+/** The slash commands offered while a message starts with `/`: built-ins, skills and MCP prompts. */
+export function CommandList(props: { id: string; commands: readonly CommandInfo[]; active: number; onChoose(name: string): void; onHover(index: number): void }): React.JSX.Element {
+  const { id, commands, active, onChoose, onHover } = props;
+  return (
+    <SuggestionList
+      id={id}
+      label="Commands"
+      options={commands.map((c) => ({ key: c.name, name: c.usage, detail: `${SOURCE_LABEL[c.source]}${c.description}` }))}
+      active={active}
+      onChoose={(i) => onChoose(commands[i]!.name)}
+      onHover={onHover}
+    />
   );
 }

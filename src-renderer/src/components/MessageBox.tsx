@@ -6,8 +6,8 @@ import { applyMention, findMention, mentionsIn, type Mention } from '../lib/ment
 import { useApi } from '../state/use-api';
 import { PendingAttachments } from './AttachedFiles';
 import { Icon } from './Icon';
-import { MentionList, mentionOptionId } from './MentionList';
-import { CommandList, type CommandInfo } from './CommandList';
+import { CommandList, MentionList, type CommandInfo } from './MentionList';
+import { suggestionOptionId } from './SuggestionList';
 
 interface MessageBoxProps {
   running: boolean;
@@ -280,7 +280,7 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
           aria-autocomplete="list"
           aria-controls={showMentions || showCommands ? listId : undefined}
           aria-activedescendant={
-            (showMentions && options[active] !== undefined) || (showCommands && commandOptions[active] !== undefined) ? mentionOptionId(listId, active) : undefined
+            (showMentions && options[active] !== undefined) || (showCommands && commandOptions[active] !== undefined) ? suggestionOptionId(listId, active) : undefined
           }
           placeholder={disabledReason ?? (running ? 'The agent is working… a message sent now is queued (Esc stops it)' : 'Message the agent — @ to mention a file, / for commands')}
           rows={1}
