@@ -367,3 +367,34 @@ describe('a thread loaded in pages', () => {
   });
 });
 
+
+describe('what hooks did (SPEC §11)', () => {
+  const hook = { command: 'guard.sh', file: '/data/hooks.json' };
+
+  it('a call a hook blocked names the hook; one it rewrote is marked edited by hook', () => {
+    const state = run([
+      ev('tool_call', { id: 'a', name: 'write_file', args: { file_path: '/x' } }),
+      ev('approval', { id: 'a', name: 'write_file', args: { file_path: '/x' }, status: 'denied', reason: 'blocked by hook: no', hook }),
+      ev('tool_call', { id: 'b', name: 'write_file', args: { file_path: '/y', content: 'model' } }),
+      ev('approval', { id: 'b', name: 'write_file', args: { file_path: '/y', content: 'hook' }, status: 'edited', reason: 'edited by hook', hook }),
+    ]);
+    const [a, b] = state.items as ToolItem[];
+    expect(a).toMatchObject({ approval: 'denied', blockedByHook: 'guard.sh', approvalReason: 'blocked by hook: no' });
+    expect(b).toMatchObject({ edited: true, editedByHook: true, args: { content: 'hook' }, originalArgs: { content: 'model' } });
+  });
+
+  it('a message a UserPromptSubmit hook refused leaves the conversation, and the error offers no retry', () => {
+    const state = run([
+      { type: 'local_user', text: 'deploy to prod' },
+      ev('hook', { event: 'UserPromptSubmit', outcome: 'blocked', message: 'Your message was not sent: no', hook }),
+      ev('error', { message: 'Your message was not sent: no', refused: true }),
+    ]);
+    expect(state.items.map((i) => i.kind)).toEqual(['error']);
+    expect(state.items[0]).not.toHaveProperty('retryable');
+  });
+
+  it('a hook that failed is a notice; nothing else changes', () => {
+    const state = run([ev('hook', { event: 'PostToolUse', outcome: 'error', message: 'PostToolUse hook exited with 1', hook })]);
+    expect(state.items).toMatchObject([{ kind: 'notice', text: 'PostToolUse hook exited with 1' }]);
+  });
+});
