@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkServerEntry, readMcpConfigFile, removeServerEntry, writeServerEntry } from '../core/config/mcp-config';
+import { entryProblem, readMcpConfigFile, removeServerEntry, writeServerEntry } from '../core/config/mcp-config';
 import { mcpTrustKey } from '../core/trust/loaders';
 import { userMcpFile } from '../core/trust/project-configuration';
 import { trustReport } from '../core/trust/report';
@@ -50,9 +50,9 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
     case 'tools': {
       if (sub === 'tools' && name === undefined) throw new UsageError('mcp tools needs a server name: deepdesk mcp tools NAME');
       const folder = projectFolder(values.folder);
-      const hub = await startMcpServers({ folder, dataDir, env: io.env, files: values['mcp-config'] ?? [], trust: values.trust === true, say });
+      const servers = await startMcpServers({ folder, dataDir, env: io.env, files: values['mcp-config'] ?? [], trust: values.trust === true, say });
       try {
-        const states = hub.states();
+        const states = servers.hub.states();
         if (sub === 'ls') {
           if (states.length === 0) io.stdout.write(`No MCP servers. Add one with: deepdesk mcp add NAME -- COMMAND [ARGS…]\n`);
           const rows = states.map((s) => [s.name, s.config.type, s.status, `${s.tools.length} tools`]);
@@ -68,19 +68,18 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
         for (const tool of state.tools) io.stdout.write(`${terminalSafe(tool.qualifiedName, { singleLine: true })}  ${terminalSafe(firstLine(tool.description), { singleLine: true })}\n`);
         return 0;
       } finally {
-        await hub.close();
+        await servers.close();
       }
     }
     case 'add': {
       if (name === undefined) throw new UsageError('mcp add needs a name: deepdesk mcp add NAME -- COMMAND [ARGS…] or deepdesk mcp add NAME --url URL');
       if (extra.length > 0) throw new UsageError(`put the server's command after --: deepdesk mcp add ${name} -- ${extra.join(' ')}`);
-      if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new UsageError('a server name may use letters, digits, ., - and _');
       const entry = entryFrom(values, commandLine);
       const folder = values.project ? realpathSync(projectFolder(values.folder)) : undefined;
       const file = folder ? join(folder, '.mcp.json') : userMcpFile(dataDir);
       // Checked as the file's reader will read it: a bad entry is refused before it is written.
-      const checked = checkServerEntry(file, name, entry);
-      if ('problem' in checked) throw new UsageError(`${checked.problem.field ? `${checked.problem.field}: ` : ''}${checked.problem.message}`);
+      const problem = entryProblem(file, name, entry);
+      if (problem !== undefined) throw new UsageError(`${problem.field ? `${problem.field}: ` : ''}${problem.message}`);
       const replaced = existsSync(file) && readMcpConfigFile(file, folder ? 'project' : 'user', io.env).servers.some((s) => s.name === name);
       writeServerEntry(file, name, entry, folder ? { mode: 0o644 } : {});
       if (folder) {
@@ -126,7 +125,6 @@ function entryFrom(values: McpValues, commandLine: string[]): Record<string, unk
   );
   if (values.url !== undefined) {
     if (commandLine.length > 0) throw new UsageError('give either --url URL or -- COMMAND, not both');
-    if (!/^https?:\/\//i.test(values.url) && !values.url.startsWith('${')) throw new UsageError(`--url must be an http(s) URL (got '${values.url}')`);
     const transport = values.transport ?? 'http';
     if (transport !== 'http' && transport !== 'sse') throw new UsageError(`--transport must be http or sse (got '${transport}')`);
     const headers = Object.fromEntries(

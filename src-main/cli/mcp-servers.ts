@@ -6,6 +6,7 @@ import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { McpHub } from '../core/extensions/mcp/hub';
 import { loadProjectConfiguration } from '../core/trust/project-configuration';
+import type { TrustStore } from '../core/trust/store';
 import { untrustedNotice } from '../core/trust/report';
 import { openWithSystem } from '../app/open-external';
 import { FileSecretStore } from '../app/settings/file-secret-store';
@@ -21,9 +22,17 @@ export interface CliMcpOptions {
   trust: boolean;
   /** One line for the person (stderr), without the `deepdesk: ` prefix. */
   say(line: string): void;
+  /** The session's trust store, when it has one open already. */
+  store?: TrustStore;
 }
 
-export async function startMcpServers(options: CliMcpOptions): Promise<McpHub> {
+export interface CliMcpServers {
+  hub: McpHub;
+  /** Ends the servers (and closes what the session opened for them). */
+  close(): Promise<void>;
+}
+
+export async function startMcpServers(options: CliMcpOptions): Promise<CliMcpServers> {
   const folder = realpathSync(options.folder);
   const loaded = await loadProjectConfiguration({
     folder,
@@ -31,6 +40,7 @@ export async function startMcpServers(options: CliMcpOptions): Promise<McpHub> {
     env: options.env,
     mcpConfigFiles: options.files.map((f) => resolve(f)),
     trustForRun: options.trust,
+    ...(options.store ? { store: options.store } : {}),
   });
   for (const problem of loaded.problems) options.say(problem);
   const notice = options.trust ? undefined : untrustedNotice(loaded.report);
@@ -44,15 +54,16 @@ export async function startMcpServers(options: CliMcpOptions): Promise<McpHub> {
     openBrowser: openWithSystem,
     clientInfo: { name: 'deepdesk', version: packageVersion() },
   });
-  const close = hub.close.bind(hub);
-  hub.close = async () => {
-    await close();
-    secrets.close();
-  };
   await hub.configure(loaded.servers, loaded.untrusted);
   for (const state of hub.states()) {
     if (state.status === 'failed') options.say(`MCP server ${state.name} failed: ${state.error ?? 'it did not start'}`);
-    else if (state.status === 'needs-sign-in') options.say(`MCP server ${state.name} needs sign-in: run 'deepdesk mcp ls' in a terminal with a browser, or sign in from Settings`);
+    else if (state.status === 'needs-sign-in') options.say(`MCP server ${state.name} needs sign-in: sign in from Settings › MCP servers (the app or deepdesk serve)`);
   }
-  return hub;
+  return {
+    hub,
+    async close() {
+      await hub.close();
+      secrets.close();
+    },
+  };
 }

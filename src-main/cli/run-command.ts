@@ -94,9 +94,18 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const detected = await detectSandbox();
     throw new UsageError(`--mode auto needs a sandbox, and none is available: ${detected.available ? 'it could not be set up' : detected.reason}`);
   }
-  const mcp = await startMcpServers({ folder, dataDir, env: io.env, files: values['mcp-config'] ?? [], trust: values.trust === true, say: (line) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`) });
-  // Skills (and hooks) of the folder load through the same trust as its MCP servers (SPEC §9, §11).
+  // MCP servers, skills and hooks of the folder load through the one trust gate (SPEC §9–§11).
   const trustStore = new TrustStore(dataDir);
+  const mcpServers = await startMcpServers({
+    folder,
+    dataDir,
+    env: io.env,
+    files: values['mcp-config'] ?? [],
+    trust: values.trust === true,
+    store: trustStore,
+    say: (line) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`),
+  });
+  const mcp = mcpServers.hub;
   const isTrusted = values.trust === true ? () => true : (entry: { key: string; digest: string }) => trustStore.isTrusted(folder, entry);
   const skills = createSkillCatalog({ dataDir, home: homedir(), folder: realpathSync(folder), isTrusted });
   for (const problem of skills.current().problems) io.stderr.write(`deepdesk: ${terminalSafe(skillProblemLine(problem), { singleLine: true })}\n`);
@@ -197,8 +206,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     } finally {
       checkpoints.close();
       db.close();
+      await mcpServers.close();
       trustStore.close();
-      await mcp.close();
     }
   }
 }

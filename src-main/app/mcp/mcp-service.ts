@@ -3,11 +3,10 @@
 // them, and the Settings region's edits. The trust question is the app's (app/trust/). Every change to one of the files
 // (here, by `deepdesk mcp add` in another process, by a `git pull` of .mcp.json) reloads.
 
-import { watch, type FSWatcher } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
-import { checkServerEntry, removeServerEntry, setServerDisabled, writeServerEntry } from '../../core/config/mcp-config';
+import { entryProblem, removeServerEntry, setServerDisabled, writeServerEntry } from '../../core/config/mcp-config';
 import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
 import { loadProjectConfiguration, userMcpFile } from '../../core/trust/project-configuration';
@@ -116,11 +115,17 @@ export class McpService {
   }
 
   list(): McpListDto {
-    const states = this.options.hub.states();
-    return { servers: states.map((s) => this.toDto(s)), problems: [...this.problems] };
+    // Each file read once for the entries as written (what Edit starts from).
+    const written = new Map<string, Map<string, Record<string, unknown>>>();
+    const entryOf = (file: string, name: string): Record<string, unknown> => {
+      let entries = written.get(file);
+      if (entries === undefined) written.set(file, (entries = writtenEntries(file)));
+      return entries.get(name) ?? {};
+    };
+    return { servers: this.options.hub.states().map((s) => this.toDto(s, entryOf(s.config.source.file, s.name))), problems: [...this.problems] };
   }
 
-  private toDto(state: McpServerState): McpServerDto {
+  private toDto(state: McpServerState, entry: Record<string, unknown>): McpServerDto {
     const { config } = state;
     const status = state.status;
     return {
@@ -135,7 +140,7 @@ export class McpService {
       ...(state.error !== undefined ? { error: state.error } : {}),
       tools: state.tools.map((t) => ({ name: t.name, qualifiedName: t.qualifiedName, description: t.description, readOnly: t.readOnly })),
       log: state.log,
-      entry: rawEntry(config.source.file, config.name),
+      entry,
     };
   }
 
@@ -215,23 +220,22 @@ export function statusText(status: McpStatus, tools: number): string {
 }
 
 
-/** The entry as its file has it now (Edit starts from what is written, `${VAR}`s unexpanded). */
-function rawEntry(file: string, name: string): Record<string, unknown> {
+/** A file's entries as written (`${VAR}`s unexpanded), the malformed ones too: what Edit starts from. */
+function writtenEntries(file: string): Map<string, Record<string, unknown>> {
+  const entries = new Map<string, Record<string, unknown>>();
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: Record<string, unknown> };
-    const entry = parsed.mcpServers?.[name];
-    return typeof entry === 'object' && entry !== null && !Array.isArray(entry) ? (entry as Record<string, unknown>) : {};
+    for (const [name, entry] of Object.entries(parsed.mcpServers ?? {})) {
+      if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) entries.set(name, entry as Record<string, unknown>);
+    }
   } catch {
-    return {};
+    // Unreadable now: Edit starts empty.
   }
+  return entries;
 }
 
-/** What is wrong with an entry the window sends, checked as the file's reader checks it (one clear line), or null. */
+/** What is wrong with an entry the window sends, as one line naming the field, or null. */
 function checkEntry(name: string, entry: Record<string, unknown>): string | null {
-  if (!/^[A-Za-z0-9_.-]+$/.test(name)) return 'a server name may use letters, digits, ., - and _';
-  const checked = checkServerEntry('mcp.json', name, entry);
-  if ('problem' in checked) return `${checked.problem.field ? `${checked.problem.field}: ` : ''}${checked.problem.message}`;
-  const { entry: server } = checked;
-  if (server.type !== 'stdio' && !/^https?:\/\//i.test(server.url) && !server.url.startsWith('${')) return `mcpServers.${name}.url: is not an http(s) URL: ${server.url}`;
-  return null;
+  const problem = entryProblem('mcp.json', name, entry);
+  return problem === undefined ? null : `${problem.field ? `${problem.field}: ` : ''}${problem.message}`;
 }

@@ -43,10 +43,6 @@ export class FolderTrustService {
     return this.refreshing;
   }
 
-  problems(): string[] {
-    return [...this.report.problems];
-  }
-
   state(): TrustStateDto {
     const untrusted = this.report.untrusted.map((e) => ({ kind: e.kind, key: e.key, label: e.label, file: e.file }));
     return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digestOf(this.report) };

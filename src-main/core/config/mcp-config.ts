@@ -172,10 +172,24 @@ export interface EditOptions {
   mode?: number;
 }
 
+/**
+ * What is wrong with an entry about to be written by Settings or `deepdesk mcp add`, or
+ * undefined: its name (letters, digits, `.`, `-`, `_`), its shape, and a URL written out in
+ * full (one holding no `${VAR}`) that is not http(s).
+ */
+export function entryProblem(file: string, name: string, rawEntry: unknown): ConfigProblem | undefined {
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) return { file, field: 'mcpServers', message: 'a server name may use letters, digits, ., - and _' };
+  const checked = checkServerEntry(file, name, rawEntry);
+  if ('problem' in checked) return checked.problem;
+  const { entry } = checked;
+  if (entry.type !== 'stdio' && !entry.url.includes('${') && !isWebUrl(entry.url)) return { file, field: `mcpServers.${name}.url`, message: `is not an http(s) URL: ${entry.url}` };
+  return undefined;
+}
+
 /** Adds or replaces the entry `name` (checked first: a malformed entry is refused, nothing written). */
 export function writeServerEntry(file: string, name: string, rawEntry: Record<string, unknown>, options: EditOptions = {}): void {
-  const checked = checkServerEntry(file, name, rawEntry);
-  if ('problem' in checked) throw new Error(`not saved: ${problemLine(checked.problem)}`);
+  const problem = entryProblem(file, name, rawEntry);
+  if (problem !== undefined) throw new Error(`not saved: ${problemLine(problem)}`);
   editServers(file, options, (servers) => ({ ...servers, [name]: rawEntry }));
 }
 

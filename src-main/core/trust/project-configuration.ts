@@ -28,7 +28,7 @@ export interface ProjectConfiguration {
   servers: McpServerConfig[];
   /** The folder's entries that are not trusted, as written (not expanded), for listing as `Not trusted`; none shares a name with `servers`. */
   untrusted: McpServerConfig[];
-  /** One line per file or entry that could not be used (`FILE: FIELD: MESSAGE`). */
+  /** One line per MCP file or entry that could not be used (`FILE: FIELD: MESSAGE`). */
   problems: string[];
   /** The folder's trust report; with `trustForRun` its `untrusted` is empty (everything loads, so no notice is due). */
   report: TrustReport;
@@ -50,13 +50,14 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
     const cli = (options.mcpConfigFiles ?? []).map((file) => readMcpConfigFile(resolve(file), 'cli', env));
 
     // The folder's entries: an untrusted one changes nothing (not even by disabling a server of
-    // the person's of the same name). A shape problem is in the report already; what cannot be
-    // expanded is told only for an entry that would run, and only such an entry is expanded.
+    // the person's of the same name). What cannot be expanded is told only for an entry that
+    // would run, and only such an entry is expanded.
     const source: ConfigSource = { kind: 'project', file: projectMcpFile(folder) };
     const project: McpServerConfig[] = [];
     const untrusted: McpServerConfig[] = [];
+    const projectRead = readServerEntries(source.file, 'project');
     const expansionProblems: string[] = [];
-    for (const entry of readServerEntries(source.file, 'project').entries) {
+    for (const entry of projectRead.entries) {
       const trusted = options.trustForRun === true || store.isTrusted(folder, { key: mcpTrustKey(entry.name), digest: entry.digest });
       const runs = trusted && entry.fields.disabled !== true;
       const expanded = expandServerEntry(entry, source, env, { asWritten: !runs });
@@ -71,7 +72,16 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
     return {
       servers,
       untrusted: untrusted.filter((s) => !running.has(s.name)),
-      problems: [...new Set([...storeProblems, ...user.problems.map(problemLine), ...report.problems, ...expansionProblems, ...cli.flatMap((read) => read.problems.map(problemLine))])],
+      // The MCP files' problems only: the report's other loaders (hooks, skills) have their own.
+      problems: [
+        ...new Set([
+          ...storeProblems,
+          ...user.problems.map(problemLine),
+          ...projectRead.problems.map(problemLine),
+          ...expansionProblems,
+          ...cli.flatMap((read) => read.problems.map(problemLine)),
+        ]),
+      ],
       report: options.trustForRun ? { ...report, untrusted: [] } : report,
     };
   } finally {

@@ -2,30 +2,17 @@
 // switch for each; skills that could not be loaded are listed with the file and the problem,
 // never dropped silently. Like MCP servers, these apply at once.
 
-import { useCallback, useEffect, useId, useState } from 'react';
-import type { HooksListDto, SkillsListDto } from '../../../src-main/app/contract';
+import { useId } from 'react';
 import { useApi } from '../state/use-api';
-import { useConnection, useEvent } from '../state/transport-context';
+import { useLiveValue } from '../state/use-live-value';
 import { VisibleText } from './VisibleText';
 
 const SOURCE = { user: 'yours', project: 'this folder' } as const;
 
-function useList<T>(method: 'skills.list' | 'hooks.list'): [T | null, (next: T) => void] {
-  const api = useApi();
-  const { reconnects } = useConnection();
-  const [list, setList] = useState<T | null>(null);
-  const refresh = useCallback(() => {
-    void api.safe(method, {}).then((l) => l && setList(l as T));
-  }, [api, method]);
-  useEffect(refresh, [refresh, reconnects]);
-  useEvent('extensions.changed', refresh);
-  return [list, setList];
-}
-
 export function SkillsSettings(): React.JSX.Element {
   const api = useApi();
   const titleId = useId();
-  const [list, setList] = useList<SkillsListDto>('skills.list');
+  const [list, setList] = useLiveValue('skills.list', 'extensions.changed');
   return (
     <section className="settings-section" aria-labelledby={titleId}>
       <h3 id={titleId} className="settings-section-title">
@@ -72,7 +59,7 @@ export function SkillsSettings(): React.JSX.Element {
 export function HooksSettings(): React.JSX.Element {
   const api = useApi();
   const titleId = useId();
-  const [list, setList] = useList<HooksListDto>('hooks.list');
+  const [list, setList] = useLiveValue('hooks.list', 'extensions.changed');
   return (
     <section className="settings-section" aria-labelledby={titleId}>
       <h3 id={titleId} className="settings-section-title">

@@ -6,7 +6,7 @@ import { useId, useState } from 'react';
 import type { McpListDto, McpServerDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
 import { errorMessage } from '../state/toasts';
-import { useMcpServers } from '../state/use-mcp';
+import { useLiveValue } from '../state/use-live-value';
 import { VisibleText } from './VisibleText';
 
 const SOURCE_LABEL = { user: 'your mcp.json', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
@@ -23,7 +23,7 @@ export function entryFromForm(target: string, sandbox: boolean): Record<string, 
 
 export function McpSettings(): React.JSX.Element {
   const api = useApi();
-  const { list, set } = useMcpServers();
+  const [list, set] = useLiveValue('mcp.list', 'mcp.changed');
   const titleId = useId();
   const [name, setName] = useState('');
   const [target, setTarget] = useState('');

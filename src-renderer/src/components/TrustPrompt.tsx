@@ -4,12 +4,12 @@
 
 import { useState } from 'react';
 import { useApi } from '../state/use-api';
-import { useFolderTrust } from '../state/use-mcp';
+import { useLiveValue } from '../state/use-live-value';
 import { VisibleText } from './VisibleText';
 
 export function TrustPrompt(): React.JSX.Element | null {
   const api = useApi();
-  const { state, set } = useFolderTrust();
+  const [state, set] = useLiveValue('trust.get', 'trust.changed');
   const [busy, setBusy] = useState(false);
   if (!state || state.untrusted.length === 0 || state.dismissed) return null;
 

@@ -76,8 +76,8 @@ export class McpHub implements McpHubApi {
     for (const config of servers) {
       const key = slotKey(config);
       const old = this.slots.get(config.name);
-      // An entry listed as not trusted (or turned off) before is started once it is trusted (or on).
-      if (old !== undefined && old.key === key && old.status !== 'not-trusted' && (old.status === 'disabled') === config.disabled) {
+      // An entry listed as not trusted before is started once it is trusted (`disabled` is in the key).
+      if (old !== undefined && old.key === key && old.status !== 'not-trusted') {
         next.set(config.name, old);
         continue;
       }
