@@ -484,7 +484,7 @@ async function describeApproval(request: ApprovalRequest, backend: Backend): Pro
   return { ...extras, preview: { path, before, after: edited.ok ? edited.content : before } };
 }
 
-const PROVIDER_LABELS: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'the OpenAI-compatible server', ollama: 'Ollama' };
+const PROVIDER_LABELS: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', google: 'Google', 'openai-compatible': 'the OpenAI-compatible server', ollama: 'Ollama' };
 
 function providerLabel(provider: ProviderName): string {
   return PROVIDER_LABELS[provider];

@@ -63,7 +63,13 @@ async function handleLine(line: string, call: (tool: string, args: unknown) => P
     return { output: `Error: each line must be {"tool": NAME, "args": {...}}: ${request.error.issues.map((i) => i.message).join('; ')}` };
   }
   const result = await call(request.data.tool, request.data.args ?? {});
-  return result.image ? { output: result.text, image: { mimeType: result.image.mimeType } } : { output: result.text };
+  const media = result.media;
+  if (media === undefined) return { output: result.text };
+  return {
+    output: result.text,
+    ...(media.kind === 'image' ? { image: { mimeType: media.mimeType } } : {}),
+    media: { kind: media.kind, mimeType: media.mimeType, bytes: media.bytes },
+  };
 }
 
 function writeLine(stream: NodeJS.WritableStream, line: string): Promise<void> {

@@ -52,7 +52,7 @@ export const subagentSchema = z.object({
   model: z.string().optional(),
 });
 
-export const providerSchema = z.enum(['anthropic', 'openai', 'openai-compatible', 'ollama']);
+export const providerSchema = z.enum(['anthropic', 'openai', 'google', 'openai-compatible', 'ollama']);
 
 export const settingsSchema = z.object({
   /** 'provider:model', or '' when none is configured yet. */

@@ -18,6 +18,7 @@ const DEFAULTS: Omit<Settings, 'apiKeys'> = { model: '', baseUrl: '', rules: [],
 export const API_KEY_ENV: Record<ProviderName, string | undefined> = {
   anthropic: 'ANTHROPIC_API_KEY',
   openai: 'OPENAI_API_KEY',
+  google: 'GOOGLE_GENERATIVE_AI_API_KEY',
   'openai-compatible': 'OPENAI_API_KEY',
   ollama: undefined,
 };

@@ -2,6 +2,8 @@
 // middleware around both, events streamed, the thread persisted after every step, and
 // Stop (the AbortSignal) cutting the model call and running tools short.
 
+import { takesMedia, type MediaInput } from '../media/capabilities';
+import { notTakenNotice } from '../media/kinds';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Backend } from '../backends/protocol';
@@ -148,6 +150,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     signal,
     ...(options.onTerminalData ? { onTerminalData: options.onTerminalData } : {}),
     run: ctx,
+    ...(def.model.mediaInput !== undefined ? { mediaInput: def.model.mediaInput } : {}),
   });
 
   /** Runs the tool; a command's output also streams to its card as it runs. */
@@ -206,7 +209,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
           name: call.name,
           output: output.text,
           isError: isErrorOutput(output),
-          ...(output.image ? { image: { mimeType: output.image.mimeType } } : {}),
+          ...(output.media?.kind === 'image' ? { image: { mimeType: output.media.mimeType } } : {}),
           ...(output.change ? { change: output.change } : {}),
         });
         for (const event of output.followUp ?? []) ctx.emit(event);
@@ -216,8 +219,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     // On shutdown the calls stay unanswered: approvals resume after the restart, the rest are repaired then.
     if (isShutdown(signal)) return results.map((r) => r.output);
     recordRanCalls(state, ran);
-    const images = def.model.supportsImages !== false;
-    for (const { call, output } of results) state.messages.push(toolMessage(call, output, images));
+    for (const { call, output } of results) state.messages.push(toolMessage(call, output, def.model.mediaInput));
     state.guard = options.guard.toJSON();
     await ctx.persist();
     return results.map((r) => r.output);
@@ -458,16 +460,20 @@ function recordUsage(ctx: RunContext, usage: Usage, contextTokens: number): void
   });
 }
 
-function toolMessage(call: ToolCall, output: ToolOutput, withImages: boolean): ChatMessage {
+function toolMessage(call: ToolCall, output: ToolOutput, mediaInput: MediaInput | undefined): ChatMessage {
   const isError = isErrorOutput(output);
   // What a write or edit did, for the window after a reload (the model never sees it).
   const change = output.change ? { change: output.change } : {};
-  if (output.image && !withImages) {
-    const text = `${output.text}\n(The image is not shown: this model cannot view images.)`;
+  const media = output.media;
+  if (media && !takesMedia(mediaInput, media.mimeType)) {
+    const text = `${output.text}\n${notTakenNotice(media.kind, media.name ?? call.name, media.bytes)}`;
     return { role: 'tool', toolCallId: call.id, toolName: call.name, content: text, ...change };
   }
-  const content = output.image
-    ? [{ type: 'text' as const, text: output.text }, { type: 'image' as const, mimeType: output.image.mimeType, data: output.image.data }]
+  const content = media
+    ? [
+        { type: 'text' as const, text: output.text },
+        { type: media.kind === 'image' ? ('image' as const) : ('file' as const), mimeType: media.mimeType, data: media.data, bytes: media.bytes, ...(media.name !== undefined ? { name: media.name } : {}) },
+      ]
     : output.text;
   return { role: 'tool', toolCallId: call.id, toolName: call.name, content, ...(isError ? { isError } : {}), ...change };
 }

@@ -5,6 +5,7 @@ import type {
   LanguageModelV4Usage,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
+import type { MediaInput } from '../media/capabilities';
 import { ModelError } from './errors';
 import { streamWithRetry } from './retry';
 import type { RetryInfo, RetryPolicy } from './retry';
@@ -16,7 +17,7 @@ export interface AiSdkChatModelOptions {
   id: string;
   provider: ProviderName;
   contextWindow: number;
-  supportsImages?: boolean;
+  mediaInput?: MediaInput;
   /** A provider model from @ai-sdk/* (createOpenAI().chat(...), createAnthropic()(...), ...). */
   languageModel: LanguageModelV4;
   mapping: PromptMapping;
@@ -37,14 +38,14 @@ export class AiSdkChatModel implements ChatModel {
   readonly id: string;
   readonly provider: ProviderName;
   readonly contextWindow: number;
-  readonly supportsImages: boolean;
+  readonly mediaInput: MediaInput | undefined;
   private readonly options: AiSdkChatModelOptions;
 
   constructor(options: AiSdkChatModelOptions) {
     this.id = options.id;
     this.provider = options.provider;
     this.contextWindow = options.contextWindow;
-    this.supportsImages = options.supportsImages ?? true;
+    this.mediaInput = options.mediaInput;
     this.options = options;
   }
 

@@ -12,7 +12,7 @@ describe('parseModelSpec', () => {
   it('explains bad specs', () => {
     expect(() => parseModelSpec('gpt-4o')).toThrow(/Invalid model "gpt-4o": expected PROVIDER:MODEL/);
     expect(() => parseModelSpec(':gpt-4o')).toThrow(ModelConfigError);
-    expect(() => parseModelSpec('azure:gpt-4o')).toThrow('Unknown model provider "azure" in "azure:gpt-4o"; use one of: anthropic, openai, openai-compatible, ollama');
+    expect(() => parseModelSpec('azure:gpt-4o')).toThrow('Unknown model provider "azure" in "azure:gpt-4o"; use one of: anthropic, openai, google, openai-compatible, ollama');
     expect(() => parseModelSpec('openai:')).toThrow(/Missing model name in "openai:"/);
   });
 });

@@ -1,11 +1,13 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
 import { withholdFromCommands } from '../backends/shell-env';
 import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
-import { DEFAULT_CONTEXT_WINDOW, contextWindowFor, supportsImages } from './model-info';
+import { mediaInputFor } from '../media/capabilities';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
 import { PROVIDERS } from './types';
@@ -29,9 +31,12 @@ export interface ModelSpec {
   model: string;
 }
 
-const EXAMPLE = 'e.g. anthropic:claude-sonnet-4-5, openai:gpt-4.1, ollama:qwen3:8b';
+const EXAMPLE = 'e.g. anthropic:claude-sonnet-4-5, openai:gpt-4.1, google:gemini-2.5-flash, ollama:qwen3:8b';
 export const ANTHROPIC_URL = 'https://api.anthropic.com/v1';
 export const OPENAI_URL = 'https://api.openai.com/v1';
+export const GOOGLE_URL = 'https://generativelanguage.googleapis.com/v1beta';
+/** Where a Google key is looked up, in order (SPEC §12). */
+export const GOOGLE_KEY_VARIABLES = ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'] as const;
 const OLLAMA_URL = 'http://127.0.0.1:11434/v1';
 /** Anthropic needs max_tokens; the SDK's default (the model's maximum) would eat the context window. */
 const ANTHROPIC_MAX_OUTPUT_TOKENS = 32_000;
@@ -45,7 +50,9 @@ export function parseModelSpec(spec: string): ModelSpec {
   if (colon <= 0) {
     throw new ModelConfigError(`Invalid model "${spec}": expected PROVIDER:MODEL (${EXAMPLE}); providers: ${PROVIDERS.join(', ')}`);
   }
-  const provider = trimmed.slice(0, colon).toLowerCase();
+  const written = trimmed.slice(0, colon).toLowerCase();
+  // Deep Agents names Gemini `google_genai:MODEL` (LangChain's provider id).
+  const provider = written === 'google_genai' ? 'google' : written;
   const model = trimmed.slice(colon + 1).trim();
   if (!(PROVIDERS as readonly string[]).includes(provider)) {
     throw new ModelConfigError(`Unknown model provider "${trimmed.slice(0, colon)}" in "${spec}"; use one of: ${PROVIDERS.join(', ')}`);
@@ -59,7 +66,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
   const env = options.env ?? process.env;
   const apiKey = nonEmpty(options.apiKey);
   // Whatever key the model uses (a flag, settings, the environment) stays out of the agent's commands.
-  for (const secret of [apiKey, env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.OPENAI_API_KEY]) withholdFromCommands(secret);
+  for (const secret of [apiKey, env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.OPENAI_API_KEY, ...GOOGLE_KEY_VARIABLES.map((name) => env[name])]) withholdFromCommands(secret);
   const baseUrl = nonEmpty(options.baseUrl);
   if (baseUrl !== undefined) checkUrl(baseUrl);
   if (options.contextWindow !== undefined && !(Number.isInteger(options.contextWindow) && options.contextWindow > 0)) {
@@ -95,6 +102,13 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
       }
       break;
     }
+    case 'google': {
+      const key = apiKey ?? GOOGLE_KEY_VARIABLES.map((name) => nonEmpty(env[name])).find((value) => value !== undefined);
+      if (key === undefined) throw missingKey('google', GOOGLE_KEY_VARIABLES.join(' or '));
+      languageModel = createGoogleGenerativeAI({ apiKey: key, baseURL: baseUrl ?? nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL) ?? GOOGLE_URL, fetch: options.fetch })(model);
+      mapping = { toolResultImages: 'native', anthropic: false };
+      break;
+    }
     case 'openai-compatible': {
       if (baseUrl === undefined) {
         throw new ModelConfigError(
@@ -116,7 +130,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     id: `${provider}:${model}`,
     provider,
     contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
-    supportsImages: supportsImages(provider, model),
+    mediaInput: mediaInputFor(provider, model, { responsesApi: mapping.toolResultImages === 'native' && provider === 'openai' }),
     languageModel,
     mapping,
     retry: options.retry,

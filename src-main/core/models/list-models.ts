@@ -3,7 +3,7 @@
 // `/api/tags` (its OpenAI-style list as a fallback). Keys and base URLs are found as
 // createChatModel finds them.
 
-import { ANTHROPIC_URL, OPENAI_URL, checkUrl, nonEmpty, ollamaUrl } from './create-model';
+import { ANTHROPIC_URL, GOOGLE_KEY_VARIABLES, GOOGLE_URL, OPENAI_URL, checkUrl, nonEmpty, ollamaUrl } from './create-model';
 import { ModelConfigError } from './errors';
 import type { ProviderName } from './types';
 
@@ -35,6 +35,16 @@ export async function listModels(options: ListModelsOptions): Promise<string[]> 
       if (key === undefined) throw new ModelConfigError('No API key for anthropic: save one first', { missing: 'api-key', provider: 'anthropic' });
       const base = trimSlash(baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL);
       return ids(await get({ url: `${base}/models?limit=1000`, headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' } }));
+    }
+    case 'google': {
+      const key = apiKey ?? GOOGLE_KEY_VARIABLES.map((name) => nonEmpty(env[name])).find((value) => value !== undefined);
+      if (key === undefined) throw new ModelConfigError('No API key for google: save one first', { missing: 'api-key', provider: 'google' });
+      const base = trimSlash(baseUrl ?? nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL) ?? GOOGLE_URL);
+      const listed = (await get({ url: `${base}/models?pageSize=1000`, headers: { 'x-goog-api-key': key } })) as {
+        models?: Array<{ name?: unknown; supportedGenerationMethods?: unknown }>;
+      };
+      const chat = (listed.models ?? []).filter((m) => !Array.isArray(m.supportedGenerationMethods) || m.supportedGenerationMethods.includes('generateContent'));
+      return sorted(chat.map((m) => (typeof m.name === 'string' ? m.name.replace(/^models\//, '') : m.name)));
     }
     case 'openai':
     case 'openai-compatible': {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_WINDOW, contextWindowFor, costOf, priceFor, supportsImages } from './model-info';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor, costOf, priceFor } from './model-info';
 
 describe('contextWindowFor', () => {
   it.each([
@@ -61,14 +61,3 @@ describe('costOf', () => {
   });
 });
 
-describe('supportsImages', () => {
-  it('knows hosted vision families and only trusts local names that say so', () => {
-    expect(supportsImages('anthropic', 'claude-sonnet-4-5')).toBe(true);
-    expect(supportsImages('openai', 'gpt-4.1')).toBe(true);
-    expect(supportsImages('openai', 'gpt-3.5-turbo')).toBe(false);
-    expect(supportsImages('ollama', 'llava:13b')).toBe(true);
-    expect(supportsImages('ollama', 'qwen2.5-vl:7b')).toBe(true);
-    expect(supportsImages('ollama', 'qwen3:8b')).toBe(false);
-    expect(supportsImages('openai-compatible', 'my-model')).toBe(false);
-  });
-});

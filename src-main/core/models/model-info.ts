@@ -70,19 +70,6 @@ export function contextWindowFor(provider: ProviderName, model: string): number 
   return WINDOW_RULES.find((rule) => rule.match.test(name))?.tokens;
 }
 
-const VISION_MODELS = /claude-(3|sonnet|opus|haiku)|gpt-4o|gpt-4\.1|gpt-5|^o[134]|vision|llava|bakllava|-vl\b|\bvl-|qwen2\.5-?vl|qwen3-?vl|gemma-?3|pixtral|minicpm-v|moondream|mistral-small-?3\.[12]|llama-?4|internvl|molmo/;
-
-/**
- * Whether the model can look at images. Hosted families are known; for local and
- * OpenAI-compatible servers only names that say so count, since sending an image to a
- * text-only model fails every later request of the thread.
- */
-export function supportsImages(provider: ProviderName, model: string): boolean {
-  const name = normalizeModelName(model);
-  if (provider === 'anthropic') return true;
-  return VISION_MODELS.test(name);
-}
-
 /** US dollars per million tokens. */
 export interface ModelPrice {
   input: number;

@@ -7,7 +7,7 @@ import type {
   LanguageModelV4ToolResultOutput,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
-import type { ChatMessage, ContentPart, ModelRequest, ToolCall, ToolSpec } from './types';
+import type { ChatMessage, ContentPart, MediaPart, ModelRequest, ToolCall, ToolSpec } from './types';
 
 export interface PromptMapping {
   /**
@@ -40,7 +40,7 @@ export function toSdkPrompt(request: Pick<ModelRequest, 'system' | 'messages' | 
   }
 
   const messages: LanguageModelV4Message[] = [];
-  let pendingImages: Array<{ call: string; images: Extract<ContentPart, { type: 'image' }>[] }> = [];
+  let pendingImages: Array<{ call: string; images: MediaPart[] }> = [];
   const flushImages = () => {
     if (pendingImages.length === 0) return;
     const content: Array<LanguageModelV4TextPart | LanguageModelV4FilePart> = [];
@@ -88,7 +88,7 @@ function userContent(content: string | ContentPart[]): Array<LanguageModelV4Text
   return content.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : imagePart(part)));
 }
 
-function imagePart(image: Extract<ContentPart, { type: 'image' }>): LanguageModelV4FilePart {
+function imagePart(image: MediaPart): LanguageModelV4FilePart {
   return { type: 'file', mediaType: image.mimeType, data: { type: 'data', data: image.data } };
 }
 
@@ -114,14 +114,14 @@ function historyInput(call: ToolCall, mapping: PromptMapping): unknown {
 function toolOutput(
   message: Extract<ChatMessage, { role: 'tool' }>,
   mapping: PromptMapping,
-): { output: LanguageModelV4ToolResultOutput; images: Extract<ContentPart, { type: 'image' }>[] } {
+): { output: LanguageModelV4ToolResultOutput; images: MediaPart[] } {
   // OpenAI Chat wraps 'error-text' in {"error": ...}; only Anthropic has a real error flag (is_error).
   const textOutput = (value: string): LanguageModelV4ToolResultOutput =>
     message.isError === true && mapping.anthropic ? { type: 'error-text', value } : { type: 'text', value };
   if (typeof message.content === 'string') return { output: textOutput(message.content), images: [] };
 
   const texts = message.content.filter((part): part is Extract<ContentPart, { type: 'text' }> => part.type === 'text');
-  const images = message.content.filter((part): part is Extract<ContentPart, { type: 'image' }> => part.type === 'image');
+  const images = message.content.filter((part): part is MediaPart => part.type !== 'text');
   if (images.length === 0) return { output: textOutput(texts.map((part) => part.text).join('\n')), images: [] };
 
   if (mapping.toolResultImages === 'native') {

@@ -1,10 +1,41 @@
 // Provider-neutral model interface. The agent loop depends only on this file.
 
+import type { MediaInput } from '../media/capabilities';
 import type { FileChangeSummary } from '../tools/file-change';
 
-export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image'; mimeType: string; data: string /* base64 */ };
+/**
+ * A media block. `image` parts are images (the name older threads were stored with);
+ * `file` parts are audio, video and documents (SPEC §12). `name` is where it came from
+ * (a virtual path or an attachment's name) and `bytes` its decoded size: with them a
+ * block the model does not take becomes SPEC §12's one-line notice.
+ */
+export interface MediaBlock {
+  mimeType: string;
+  /** base64 */
+  data: string;
+  name?: string;
+  bytes?: number;
+}
+
+export type ContentPart = { type: 'text'; text: string } | ({ type: 'image' } & MediaBlock) | ({ type: 'file' } & MediaBlock);
+
+export type MediaPart = Exclude<ContentPart, { type: 'text' }>;
+
+export function isMediaPart(part: ContentPart): part is MediaPart {
+  return part.type !== 'text';
+}
+
+/**
+ * What a provider returned with a part that it needs back on the next request (Gemini's
+ * thought signatures, OpenAI's reasoning item ids), keyed by provider as the AI SDK has it.
+ */
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
+/** A reasoning block of an answer, kept only to be sent back to the provider that wrote it. */
+export interface ReasoningBlock {
+  text: string;
+  providerMetadata?: ProviderMetadata;
+}
 
 export interface ToolCall {
   id: string;
@@ -19,11 +50,22 @@ export interface ToolCall {
   originalArgs?: unknown;
   /** Set with originalArgs when a PreToolUse hook's `updatedInput` changed the call (not the person). */
   editedBy?: 'hook';
+  /** Sent back with the call on the next request (e.g. Gemini's thought signature). */
+  providerMetadata?: ProviderMetadata;
 }
 
 export type ChatMessage =
   | { role: 'user'; content: string | ContentPart[]; note?: MessageNote }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | {
+      role: 'assistant';
+      content: string;
+      toolCalls?: ToolCall[];
+      /** The provider that wrote it: reasoning and metadata go back only to that provider. */
+      provider?: ProviderName;
+      reasoning?: ReasoningBlock[];
+      /** Provider metadata of the answer's text part (Gemini signs text too). */
+      textMetadata?: ProviderMetadata;
+    }
   /** `change`: what a write or edit did to its file, kept for the window (providers never see it). */
   | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean; change?: FileChangeSummary };
 
@@ -60,6 +102,10 @@ export type StopReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | '
 export type ModelEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'reasoning-delta'; text: string }
+  /** A finished reasoning block with what must be sent back with it. */
+  | { type: 'reasoning-part'; reasoning: ReasoningBlock }
+  /** Provider metadata of the text part that just ended. */
+  | { type: 'text-metadata'; providerMetadata: ProviderMetadata }
   | { type: 'tool-call-start'; id: string; name: string }
   | { type: 'tool-call'; call: ToolCall }
   | { type: 'finish'; stopReason: StopReason; usage: Usage };
@@ -86,15 +132,18 @@ export interface ModelRequest {
   onRetry?: (notice: ModelRetryNotice) => void;
 }
 
-export type ProviderName = 'anthropic' | 'openai' | 'openai-compatible' | 'ollama';
+export type ProviderName = 'anthropic' | 'openai' | 'google' | 'openai-compatible' | 'ollama';
 
 export interface ChatModel {
   /** 'provider:model', e.g. 'openai-compatible:qwen3'. */
   readonly id: string;
   readonly provider: ProviderName;
   readonly contextWindow: number;
-  /** False when images must be left out of the history (a text stand-in is sent instead). */
-  readonly supportsImages?: boolean;
+  /**
+   * The media it takes (SPEC §12); a block of another type is replaced by its notice
+   * before any request. Undefined: everything (test models).
+   */
+  readonly mediaInput?: MediaInput;
   /**
    * One model step. Yields deltas as they arrive and exactly one `finish` event last.
    * Throws ModelError / ContextOverflowError / AbortedError (see errors.ts).
@@ -102,6 +151,6 @@ export interface ChatModel {
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }
 
-export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'openai-compatible', 'ollama'];
+export const PROVIDERS: readonly ProviderName[] = ['anthropic', 'openai', 'google', 'openai-compatible', 'ollama'];
 
 export const ZERO_USAGE: Usage = Object.freeze({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 });

@@ -41,7 +41,7 @@ export const readFileTool = defineTool({
       const bytes = Math.floor((data.content.length * 3) / 4);
       const mime = data.mimeType ?? 'application/octet-stream';
       if (isImageMime(mime)) {
-        return { text: `Image file ${path} (${mime}, about ${bytes} bytes)`, image: { mimeType: mime, data: data.content } };
+        return { text: `Image file ${path} (${mime}, about ${bytes} bytes)`, media: { kind: 'image', mimeType: mime, data: data.content, bytes, name: path } };
       }
       return text(`Binary file ${path} (${mime}, about ${bytes} bytes) cannot be shown as text. Use execute with a suitable converter if you need its contents.`);
     }

@@ -5,19 +5,27 @@ import type { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import type { RunContext } from '../agent/middleware';
 import type { AgentEventBody } from '../agent/types';
+import type { MediaInput } from '../media/capabilities';
+import type { MediaKind } from '../media/kinds';
 import type { FileChangeSummary } from './file-change';
 import type { ReadGuard } from './read-guard';
 
-export interface ToolImage {
+/** A media block a tool hands to the model (SPEC §12): an image, audio, video or a document. */
+export interface ToolMedia {
+  kind: MediaKind;
   mimeType: string;
   /** base64 */
   data: string;
+  /** Decoded size. */
+  bytes: number;
+  /** Where it came from (a virtual path, or e.g. `server:uri` for an MCP resource). */
+  name?: string;
 }
 
 export interface ToolOutput {
-  /** Always present; a failure starts with `Error: `. For an image, a short stand-in. */
+  /** Always present; a failure starts with `Error: `. With media, the line naming it. */
   text: string;
-  image?: ToolImage;
+  media?: ToolMedia;
   /** Set when the text no longer starts with the failure's `Error: ` (e.g. a note was put before it). */
   isError?: boolean;
   /** Events a middleware reports about this call, emitted right after its tool_result (e.g. `checkpoint`). */
@@ -42,6 +50,8 @@ export interface ToolContext {
   onTerminalData?: (chunk: string) => void;
   /** The agent run this call belongs to (absent in a `deepdesk tools` session). */
   run?: RunContext;
+  /** What the model of this run takes (SPEC §12); undefined: everything (a `deepdesk tools` session). */
+  mediaInput?: MediaInput;
 }
 
 export interface AgentTool<Schema extends z.ZodType = z.ZodType> {

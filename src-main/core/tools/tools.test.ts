@@ -149,8 +149,8 @@ describe('read_file', () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
     put('pic.png', png);
     const out = await ws.call('read_file', { file_path: '/pic.png' });
-    expect(out.image?.mimeType).toBe('image/png');
-    expect(Buffer.from(out.image!.data, 'base64').equals(png)).toBe(true);
+    expect(out.media?.mimeType).toBe('image/png');
+    expect(Buffer.from(out.media!.data, 'base64').equals(png)).toBe(true);
     expect(out.text).not.toMatch(/^Error/);
   });
 

@@ -30,6 +30,7 @@ type ModelList = { models: string[] } | { hint: string } | { error: string } | '
 const MODEL_PLACEHOLDERS: Record<Provider, string> = {
   anthropic: 'claude-sonnet-4-5',
   openai: 'gpt-4.1',
+  google: 'gemini-2.5-flash',
   'openai-compatible': 'the model the server runs',
   ollama: 'qwen3:8b',
 };

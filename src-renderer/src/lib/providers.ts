@@ -1,21 +1,22 @@
 // The `PROVIDER:MODEL` string of the settings, and names for detected local servers.
 
-export const PROVIDERS = ['anthropic', 'openai', 'openai-compatible', 'ollama'] as const;
+export const PROVIDERS = ['anthropic', 'openai', 'google', 'openai-compatible', 'ollama'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 export const PROVIDER_LABELS: Record<Provider, string> = {
   anthropic: 'Anthropic',
   openai: 'OpenAI',
+  google: 'Google (Gemini)',
   'openai-compatible': 'OpenAI-compatible (LM Studio, llama.cpp, vLLM…)',
   ollama: 'Ollama',
 };
 
 /** The provider as a sentence names it. */
-export const SHORT_PROVIDER_LABELS: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI', 'openai-compatible': 'the server', ollama: 'Ollama' };
+export const SHORT_PROVIDER_LABELS: Record<Provider, string> = { anthropic: 'Anthropic', openai: 'OpenAI', google: 'Google', 'openai-compatible': 'the server', ollama: 'Ollama' };
 
 /** Providers that need an API key to answer at all. */
 export function needsApiKey(provider: Provider): boolean {
-  return provider === 'anthropic' || provider === 'openai';
+  return provider === 'anthropic' || provider === 'openai' || provider === 'google';
 }
 
 /**

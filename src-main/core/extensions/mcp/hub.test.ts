@@ -32,8 +32,8 @@ describe('McpHub over stdio', () => {
     expect((await t.hub.callTool('mcp__every_thing__echo', { message: 'hi there' }, never)).text).toBe('Echo: hi there');
 
     const image = await t.hub.callTool('mcp__every_thing__get-tiny-image', {}, never);
-    expect(image.image?.mimeType).toBe('image/png');
-    expect(image.image!.data.length).toBeGreaterThan(100);
+    expect(image.media?.mimeType).toBe('image/png');
+    expect(image.media!.data.length).toBeGreaterThan(100);
     expect(image.text).not.toContain('Error');
 
     const structured = await t.hub.callTool('mcp__every_thing__get-structured-content', { location: 'Chicago' }, never);
@@ -236,7 +236,7 @@ describe('McpHub over HTTP', () => {
     await t.hub.configure([httpEntry('remote', `http://127.0.0.1:${server.port}/mcp`)], []);
     expect(t.hub.states()[0]!.status, t.hub.states()[0]!.error).toBe('connected');
     expect((await t.hub.callTool('mcp__remote__echo', { message: 'over http' }, never)).text).toBe('Echo: over http');
-    expect((await t.hub.callTool('mcp__remote__get-tiny-image', {}, never)).image?.mimeType).toBe('image/png');
+    expect((await t.hub.callTool('mcp__remote__get-tiny-image', {}, never)).media?.mimeType).toBe('image/png');
     expect(await t.hub.getPrompt('mcp__remote__simple-prompt', {})).toMatch(/\w/);
   });
 

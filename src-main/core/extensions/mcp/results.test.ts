@@ -12,7 +12,7 @@ describe('mcpResultOutput (SPEC §10 results)', () => {
         { type: 'image', data: 'BBBB', mimeType: 'image/jpeg' },
       ],
     });
-    expect(out.image).toEqual({ mimeType: 'image/png', data: 'AAAA' });
+    expect(out.media).toEqual({ kind: 'image', mimeType: 'image/png', data: 'AAAA', bytes: 3 });
     expect(out.text).toBe('one\ntwo\n[image (image/jpeg) not shown: only the first image of a result is]');
   });
 

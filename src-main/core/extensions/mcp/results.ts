@@ -2,7 +2,8 @@
 // image block (later ones named in the text); resource links and embedded resources as text
 // naming their URI (an embedded text resource with its text); structuredContent as JSON
 // when there is no text; isError → `Error: `.
-import type { ToolImage, ToolOutput } from '../../tools/tool';
+import { base64Bytes } from '../../media/kinds';
+import type { ToolMedia, ToolOutput } from '../../tools/tool';
 
 /** One content block as servers send it (text, image, audio, resource_link, resource). */
 export interface McpContentBlock {
@@ -24,14 +25,14 @@ export interface McpCallResult {
 }
 
 /** What a message shows for content the model cannot take as text. */
-export function blockText(block: McpContentBlock, image: { taken: boolean } | null): { text?: string; image?: ToolImage } {
+export function blockText(block: McpContentBlock, image: { taken: boolean } | null): { text?: string; image?: ToolMedia } {
   switch (block.type) {
     case 'text':
       return { text: block.text ?? '' };
     case 'image':
       if (image !== null && !image.taken && typeof block.data === 'string') {
         image.taken = true;
-        return { image: { mimeType: block.mimeType ?? 'image/png', data: block.data } };
+        return { image: { kind: 'image', mimeType: block.mimeType ?? 'image/png', data: block.data, bytes: base64Bytes(block.data) } };
       }
       return { text: `[image (${block.mimeType ?? 'unknown type'}) not shown${image !== null ? ': only the first image of a result is' : ''}]` };
     case 'audio':
@@ -52,7 +53,7 @@ export function blockText(block: McpContentBlock, image: { taken: boolean } | nu
 
 export function mcpResultOutput(result: McpCallResult): ToolOutput {
   const parts: string[] = [];
-  let image: ToolImage | undefined;
+  let image: ToolMedia | undefined;
   const slot = { taken: false };
   let hasText = false;
   for (const block of result.content ?? []) {
@@ -67,6 +68,6 @@ export function mcpResultOutput(result: McpCallResult): ToolOutput {
   if (parts.length === 0 && result.toolResult !== undefined) parts.push(typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult, null, 2));
   let body = parts.join('\n');
   if (body === '') body = image ? `[image (${image.mimeType})]` : '(no output)';
-  if (result.isError) return { text: `Error: ${body}`, ...(image ? { image } : {}) };
-  return { text: body, ...(image ? { image } : {}) };
+  if (result.isError) return { text: `Error: ${body}`, ...(image ? { media: image } : {}) };
+  return { text: body, ...(image ? { media: image } : {}) };
 }
