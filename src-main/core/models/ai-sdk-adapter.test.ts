@@ -272,7 +272,7 @@ describe('AiSdkChatModel over the OpenAI-compatible provider', () => {
     expect(messages[3]).toMatchObject({ role: 'tool', tool_call_id: 'c1', content: 'image /a.png\n[1 image attached in the next message]' });
     expect(messages[4]).toMatchObject({ role: 'tool', tool_call_id: 'c2', content: 'Error: invalid arguments' });
     expect(messages[5]?.content).toEqual([
-      { type: 'text', text: 'Image returned by read_file (call c1):' },
+      { type: 'text', text: 'Image (image/png, 8 B) returned by read_file (call c1):' },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } },
     ]);
     expect(messages[6]?.content).toBe('and now?');

@@ -6,18 +6,21 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
 import type { MediaInput } from '../media/capabilities';
-import { ModelError } from './errors';
+import { MediaNotTakenError, ModelError } from './errors';
+import { refusedKinds, rememberRefused, withoutRefused } from './media-refusals';
 import { streamWithRetry } from './retry';
 import type { RetryInfo, RetryPolicy } from './retry';
 import { toSdkPrompt, toSdkTools } from './to-sdk-prompt';
 import type { PromptMapping } from './to-sdk-prompt';
-import type { ChatModel, ModelEvent, ModelRequest, ProviderName, StopReason, ToolCall, Usage } from './types';
+import type { ChatModel, ModelEvent, ModelRequest, ProviderMetadata, ProviderName, StopReason, ToolCall, Usage } from './types';
 
 export interface AiSdkChatModelOptions {
   id: string;
   provider: ProviderName;
   contextWindow: number;
   mediaInput?: MediaInput;
+  /** Where the model is served (its base URL): what it refused is remembered per id and endpoint. */
+  endpoint?: string;
   /** A provider model from @ai-sdk/* (createOpenAI().chat(...), createAnthropic()(...), ...). */
   languageModel: LanguageModelV4;
   mapping: PromptMapping;
@@ -38,18 +41,41 @@ export class AiSdkChatModel implements ChatModel {
   readonly id: string;
   readonly provider: ProviderName;
   readonly contextWindow: number;
-  readonly mediaInput: MediaInput | undefined;
   private readonly options: AiSdkChatModelOptions;
 
   constructor(options: AiSdkChatModelOptions) {
     this.id = options.id;
     this.provider = options.provider;
     this.contextWindow = options.contextWindow;
-    this.mediaInput = options.mediaInput;
     this.options = options;
   }
 
-  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+  /** What it takes: the table's (or the person's) input, less the kinds it refused in this process. */
+  get mediaInput(): MediaInput | undefined {
+    return withoutRefused(this.refusalKey, this.options.mediaInput);
+  }
+
+  private get refusalKey(): string {
+    return `${this.id} ${this.options.endpoint ?? ''}`;
+  }
+
+  /**
+   * A refusal of media ("image input is not supported") never ends the run: the refused kinds
+   * are remembered, sent as notices from now on, and the request goes once more.
+   */
+  async *stream(request: ModelRequest): AsyncGenerator<ModelEvent> {
+    try {
+      yield* this.attempt(request);
+    } catch (err) {
+      if (!(err instanceof MediaNotTakenError)) throw err;
+      const kinds = refusedKinds(`${err.message}\n${err.body ?? ''}`, request.messages, this.mediaInput);
+      if (kinds.length === 0) throw err;
+      rememberRefused(this.refusalKey, kinds);
+      yield* this.attempt(request);
+    }
+  }
+
+  private attempt(request: ModelRequest): AsyncIterable<ModelEvent> {
     const call = this.callOptions(request);
     return streamWithRetry(() => streamOnce(this.options.languageModel, call), {
       label: this.id,
@@ -65,7 +91,7 @@ export class AiSdkChatModel implements ChatModel {
     const cache = this.options.mapping.anthropic && request.cacheBreakpoints === true;
     const maxOutputTokens = request.maxOutputTokens ?? this.options.defaultMaxOutputTokens;
     return {
-      prompt: toSdkPrompt(request, this.options.mapping),
+      prompt: toSdkPrompt(request, this.options.mapping, { provider: this.provider, mediaInput: this.mediaInput }),
       ...(request.tools.length > 0 ? { tools: toSdkTools(request.tools, cache), toolChoice: { type: 'auto' } } : {}),
       ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
       ...(request.signal ? { abortSignal: request.signal } : {}),
@@ -85,6 +111,9 @@ async function* streamOnce(model: LanguageModelV4, call: LanguageModelV4CallOpti
   let done = false;
   let finished = false;
   let sawToolCall = false;
+  // Provider metadata arrives on a block's start, deltas or end (Gemini signs a delta); the last one counts.
+  const reasoning = new Map<string, { text: string; metadata?: ProviderMetadata }>();
+  const textMetadata = new Map<string, ProviderMetadata | undefined>();
   try {
     while (true) {
       const next = await reader.read();
@@ -94,19 +123,45 @@ async function* streamOnce(model: LanguageModelV4, call: LanguageModelV4CallOpti
       }
       const part: LanguageModelV4StreamPart = next.value;
       switch (part.type) {
+        case 'text-start':
+          textMetadata.set(part.id, part.providerMetadata);
+          break;
         case 'text-delta':
+          if (part.providerMetadata !== undefined) textMetadata.set(part.id, part.providerMetadata);
           if (part.delta !== '') yield { type: 'text-delta', text: part.delta };
           break;
-        case 'reasoning-delta':
+        case 'text-end': {
+          const providerMetadata = part.providerMetadata ?? textMetadata.get(part.id);
+          textMetadata.delete(part.id);
+          if (providerMetadata !== undefined) yield { type: 'text-metadata', providerMetadata };
+          break;
+        }
+        case 'reasoning-start':
+          reasoning.set(part.id, { text: '', metadata: part.providerMetadata });
+          break;
+        case 'reasoning-delta': {
+          const block = reasoning.get(part.id) ?? { text: '' };
+          block.text += part.delta;
+          if (part.providerMetadata !== undefined) block.metadata = part.providerMetadata;
+          reasoning.set(part.id, block);
           if (part.delta !== '') yield { type: 'reasoning-delta', text: part.delta };
           break;
+        }
+        case 'reasoning-end': {
+          const block = reasoning.get(part.id) ?? { text: '' };
+          reasoning.delete(part.id);
+          const providerMetadata = part.providerMetadata ?? block.metadata;
+          // Only a block with something to send back is kept (a signature, an encrypted item).
+          if (providerMetadata !== undefined) yield { type: 'reasoning-part', reasoning: { text: block.text, providerMetadata } };
+          break;
+        }
         case 'tool-input-start':
           if (part.providerExecuted !== true) yield { type: 'tool-call-start', id: part.id, name: part.toolName };
           break;
         case 'tool-call':
           if (part.providerExecuted === true) break;
           sawToolCall = true;
-          yield { type: 'tool-call', call: toToolCall(part.toolCallId, part.toolName, part.input) };
+          yield { type: 'tool-call', call: withProviderMetadata(toToolCall(part.toolCallId, part.toolName, part.input), part.providerMetadata) };
           break;
         case 'error':
           throw part.error;
@@ -128,6 +183,10 @@ async function* streamOnce(model: LanguageModelV4, call: LanguageModelV4CallOpti
     if (!done) await reader.cancel().catch(() => undefined);
   }
   if (!finished) throw new ModelError('The response stream ended without a finish event', { retryable: true });
+}
+
+function withProviderMetadata(call: ToolCall, providerMetadata: ProviderMetadata | undefined): ToolCall {
+  return providerMetadata === undefined ? call : { ...call, providerMetadata };
 }
 
 export function toToolCall(id: string, name: string, input: string): ToolCall {

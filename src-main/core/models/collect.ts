@@ -1,9 +1,13 @@
 import { ZERO_USAGE } from './types';
-import type { ModelEvent, StopReason, ToolCall, Usage } from './types';
+import type { ModelEvent, ProviderMetadata, ReasoningBlock, StopReason, ToolCall, Usage } from './types';
 
 export interface CollectedResponse {
   text: string;
   reasoning: string;
+  /** Reasoning blocks that must go back to the provider with the answer. */
+  reasoningParts: ReasoningBlock[];
+  /** Provider metadata of the text part, when the provider sent some. */
+  textMetadata?: ProviderMetadata;
   toolCalls: ToolCall[];
   stopReason: StopReason;
   usage: Usage;
@@ -11,7 +15,7 @@ export interface CollectedResponse {
 
 /** Drains a model stream into the whole answer (for summaries, titles and tests). */
 export async function collectResponse(events: AsyncIterable<ModelEvent>): Promise<CollectedResponse> {
-  const result: CollectedResponse = { text: '', reasoning: '', toolCalls: [], stopReason: 'other', usage: { ...ZERO_USAGE } };
+  const result: CollectedResponse = { text: '', reasoning: '', reasoningParts: [], toolCalls: [], stopReason: 'other', usage: { ...ZERO_USAGE } };
   for await (const event of events) {
     switch (event.type) {
       case 'text-delta':
@@ -19,6 +23,12 @@ export async function collectResponse(events: AsyncIterable<ModelEvent>): Promis
         break;
       case 'reasoning-delta':
         result.reasoning += event.text;
+        break;
+      case 'reasoning-part':
+        result.reasoningParts.push(event.reasoning);
+        break;
+      case 'text-metadata':
+        result.textMetadata = event.providerMetadata;
         break;
       case 'tool-call':
         result.toolCalls.push(event.call);

@@ -6,7 +6,8 @@ import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider'
 import { withholdFromCommands } from '../backends/shell-env';
 import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
-import { mediaInputFor } from '../media/capabilities';
+import { PROVIDER_MEDIA_INPUT, mediaInputFor } from '../media/capabilities';
+import type { MediaInput } from '../media/capabilities';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
@@ -40,6 +41,9 @@ export const GOOGLE_KEY_VARIABLES = ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API
 const OLLAMA_URL = 'http://127.0.0.1:11434/v1';
 /** Anthropic needs max_tokens; the SDK's default (the model's maximum) would eat the context window. */
 const ANTHROPIC_MAX_OUTPUT_TOKENS = 32_000;
+const TOOL_RESULT_IMAGES_AND_PDF: MediaInput = ['image/*', 'application/pdf'];
+/** OpenAI reasoning models (they return reasoning items). */
+const REASONING_MODEL = /codex|^o\d|^gpt-5|deep-research/;
 /** Models OpenAI serves only through the Responses API. */
 const RESPONSES_ONLY = /codex|^o[13]-pro|^gpt-5(\.\d+)?-pro|deep-research|computer-use/;
 
@@ -74,7 +78,9 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
   }
 
   let languageModel: LanguageModelV4;
-  let mapping: PromptMapping = { toolResultImages: 'user-message', anthropic: false };
+  let mapping: PromptMapping = { toolResultMedia: [], anthropic: false };
+  let endpoint: string;
+  let responsesApi = false;
   let defaultMaxOutputTokens: number | undefined;
   let providerOptions: SharedV4ProviderOptions | undefined;
 
@@ -85,18 +91,22 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
       if (key === undefined && token === undefined) throw missingKey('anthropic', 'ANTHROPIC_API_KEY');
       const baseURL = baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL;
       languageModel = createAnthropic({ baseURL, fetch: options.fetch, ...(key !== undefined ? { apiKey: key } : { authToken: token }) })(model);
-      mapping = { toolResultImages: 'native', anthropic: true };
+      endpoint = baseURL;
+      mapping = { toolResultMedia: TOOL_RESULT_IMAGES_AND_PDF, anthropic: true };
       defaultMaxOutputTokens = ANTHROPIC_MAX_OUTPUT_TOKENS;
       break;
     }
     case 'openai': {
       const key = apiKey ?? nonEmpty(env.OPENAI_API_KEY);
       if (key === undefined) throw missingKey('openai', 'OPENAI_API_KEY');
-      const openai = createOpenAI({ apiKey: key, baseURL: baseUrl ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL, fetch: options.fetch });
+      endpoint = baseUrl ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL;
+      const openai = createOpenAI({ apiKey: key, baseURL: endpoint, fetch: options.fetch });
       if (RESPONSES_ONLY.test(model.toLowerCase())) {
         languageModel = openai.responses(model);
-        mapping = { toolResultImages: 'native', anthropic: false };
-        providerOptions = { openai: { store: false } };
+        responsesApi = true;
+        mapping = { toolResultMedia: TOOL_RESULT_IMAGES_AND_PDF, anthropic: false };
+        // Nothing is stored at OpenAI, so reasoning comes back encrypted and goes with the thread.
+        providerOptions = { openai: { store: false, ...(REASONING_MODEL.test(model.toLowerCase()) ? { include: ['reasoning.encrypted_content'] } : {}) } };
       } else {
         languageModel = openai.chat(model);
       }
@@ -105,8 +115,10 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     case 'google': {
       const key = apiKey ?? GOOGLE_KEY_VARIABLES.map((name) => nonEmpty(env[name])).find((value) => value !== undefined);
       if (key === undefined) throw missingKey('google', GOOGLE_KEY_VARIABLES.join(' or '));
-      languageModel = createGoogleGenerativeAI({ apiKey: key, baseURL: baseUrl ?? nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL) ?? GOOGLE_URL, fetch: options.fetch })(model);
-      mapping = { toolResultImages: 'native', anthropic: false };
+      endpoint = baseUrl ?? nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL) ?? GOOGLE_URL;
+      languageModel = createGoogleGenerativeAI({ apiKey: key, baseURL: endpoint, fetch: options.fetch })(model);
+      // Gemini takes every media kind inside a function response (the SDK makes the parts).
+      mapping = { toolResultMedia: PROVIDER_MEDIA_INPUT.google, anthropic: false };
       break;
     }
     case 'openai-compatible': {
@@ -117,11 +129,13 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
         );
       }
       const key = apiKey ?? nonEmpty(env.OPENAI_API_KEY);
+      endpoint = baseUrl;
       languageModel = compatibleModel('openai-compatible', baseUrl, key, options.fetch, model);
       break;
     }
     case 'ollama': {
-      languageModel = compatibleModel('ollama', ollamaUrl(baseUrl, env), apiKey, options.fetch, model);
+      endpoint = ollamaUrl(baseUrl, env);
+      languageModel = compatibleModel('ollama', endpoint, apiKey, options.fetch, model);
       break;
     }
   }
@@ -130,7 +144,8 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     id: `${provider}:${model}`,
     provider,
     contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
-    mediaInput: mediaInputFor(provider, model, { responsesApi: mapping.toolResultImages === 'native' && provider === 'openai' }),
+    mediaInput: mediaInputFor(provider, model, { responsesApi }),
+    endpoint,
     languageModel,
     mapping,
     retry: options.retry,

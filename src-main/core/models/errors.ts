@@ -51,6 +51,17 @@ export class ContextOverflowError extends ModelError {
   }
 }
 
+/**
+ * The provider (or the SDK, before sending) refused a media block the model does not take:
+ * the adapter replaces that kind by SPEC §12's notice and tries once more (never a run-ending error).
+ */
+export class MediaNotTakenError extends ModelError {
+  constructor(message: string, options: ModelErrorOptions = {}) {
+    super(message, { ...options, retryable: false });
+    this.name = 'MediaNotTakenError';
+  }
+}
+
 /** The caller's AbortSignal fired (the person pressed Stop). */
 export class AbortedError extends Error {
   constructor(message = 'The model request was aborted') {
@@ -120,6 +131,29 @@ export function isContextOverflowText(text: string): boolean {
   return OVERFLOW_PATTERNS.some((re) => re.test(text));
 }
 
+// Replies that mean "this model does not take that media input", as servers word them:
+//   llama.cpp     "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
+//   LM Studio     "Model does not support images. Please use a model that does."
+//   Ollama        "this model is missing data required for image input"; "model does not support images"
+//   vLLM          "... is not a multimodal model"; "At most 0 image(s) may be provided in one request"
+//   OpenAI        "Invalid content type. image_url is only supported by certain models."; "This model does not support audio input"
+//   Gemini        "Unsupported MIME type: audio/x-foo"
+//   AI SDK        UnsupportedFunctionalityError "'file part media type video/mp4' functionality not supported."
+const MEDIA_NOT_TAKEN_PATTERNS: RegExp[] = [
+  /(image|audio|video|vision|multimodal|multi-modal|pdf|document|file) (input|inputs|content|parts?)? ?(is |are )?not supported/i,
+  /does(n't| not) support (image|images|audio|video|vision|multimodal|pdf|pdfs|documents?|files?)\b/i,
+  /unsupported mime type/i,
+  /not a multimodal model/i,
+  /missing data required for image input/i,
+  /at most 0 (image|audio|video)/i,
+  /(image_url|input_audio|input_image|input_file) is only supported by certain models/i,
+  /(media type|file parts?)\b.*functionality not supported/i,
+];
+
+export function isMediaNotTakenText(text: string): boolean {
+  return MEDIA_NOT_TAKEN_PATTERNS.some((re) => re.test(text));
+}
+
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529]);
 const RETRYABLE_ERROR_TYPES = new Set(['overloaded_error', 'rate_limit_error', 'api_error', 'server_error', 'rate_limit_exceeded']);
 const NETWORK_CODES = new Set([
@@ -158,6 +192,9 @@ export function classifyError(err: unknown, provider?: ProviderName): ModelError
     if (status !== 429 && isContextOverflowText(`${err.message}\n${body ?? ''}`)) {
       return new ContextOverflowError(message, options);
     }
+    if (status !== undefined && status >= 400 && status !== 429 && isMediaNotTakenText(`${err.message}\n${body ?? ''}`)) {
+      return new MediaNotTakenError(message, options);
+    }
     const retryable = status === undefined ? err.isRetryable === true : isRetryableStatus(status);
     return new ModelError(message, { ...options, retryable });
   }
@@ -166,6 +203,8 @@ export function classifyError(err: unknown, provider?: ProviderName): ModelError
     const message = oneLine(err.message) || err.name;
     if (isNetworkError(err)) return new ModelError(`Network error: ${causeMessages(err) || message}`, { retryable: true, provider, cause: err });
     if (isContextOverflowText(err.message)) return new ContextOverflowError(message, { provider, cause: err });
+    // The SDK refuses some media before sending (e.g. video to an OpenAI-compatible server).
+    if (err.name === 'AI_UnsupportedFunctionalityError' && isMediaNotTakenText(err.message)) return new MediaNotTakenError(message, { provider, cause: err });
     return new ModelError(message, { retryable: false, provider, cause: err });
   }
 
@@ -181,6 +220,7 @@ export function classifyError(err: unknown, provider?: ProviderName): ModelError
     if (status !== 429 && isContextOverflowText(`${text}\n${type ?? ''}\n${String(inner.code ?? '')}`)) {
       return new ContextOverflowError(message, options);
     }
+    if (status !== 429 && isMediaNotTakenText(text)) return new MediaNotTakenError(message, options);
     const retryable =
       inner.isRetryable === true ||
       (status !== undefined && isRetryableStatus(status)) ||

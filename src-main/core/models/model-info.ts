@@ -26,6 +26,9 @@ const WINDOW_RULES: WindowRule[] = [
   { match: /^o1-(mini|preview)/, tokens: 128_000 },
   { match: /^o[134](-|$)/, tokens: 200_000 },
   { match: /^gpt-oss/, tokens: 131_072 },
+  // Google Gemini (input window; 2.5 and 3 take 1,048,576 tokens, the 2.0 and 1.5 Flash families too)
+  { match: /^gemini-1\.5-pro/, tokens: 2_097_152 },
+  { match: /^gemini-(3|2\.5|2\.0|1\.5)(-|$)|^gemini-(flash|pro)(-lite)?-latest/, tokens: 1_048_576 },
   // Meta Llama
   { match: /llama-?4(?!\d)/, tokens: 1_048_576 },
   { match: /llama-?3\.[123]/, tokens: 131_072 },
@@ -99,6 +102,14 @@ const openai = (input: number, cachedInput: number, output: number): ModelPrice 
   cacheWrite: input,
 });
 
+// Google: cached input (implicit caching) costs a tenth or a quarter of input; no write charge here.
+const google = (input: number, cachedInput: number, output: number): ModelPrice => ({
+  input,
+  output,
+  cacheRead: cachedInput,
+  cacheWrite: input,
+});
+
 // List prices of common paid models; unknown, self-hosted and local models have no price.
 const PRICE_RULES: PriceRule[] = [
   { provider: 'anthropic', match: /^claude-opus-4-[5-9]/, price: anthropic(5, 25) },
@@ -107,6 +118,14 @@ const PRICE_RULES: PriceRule[] = [
   { provider: 'anthropic', match: /^claude-haiku-4/, price: anthropic(1, 5) },
   { provider: 'anthropic', match: /^claude-3-5-haiku/, price: anthropic(0.8, 4) },
   { provider: 'anthropic', match: /^claude-3-haiku/, price: anthropic(0.25, 1.25) },
+  // Gemini list prices at up to 200k prompt tokens (longer prompts cost more on the Pro models).
+  { provider: 'google', match: /^gemini-3-pro/, price: google(2, 0.2, 12) },
+  { provider: 'google', match: /^gemini-3-flash/, price: google(0.5, 0.05, 3) },
+  { provider: 'google', match: /^gemini-2\.5-pro/, price: google(1.25, 0.125, 10) },
+  { provider: 'google', match: /^gemini-2\.5-flash-lite/, price: google(0.1, 0.01, 0.4) },
+  { provider: 'google', match: /^gemini-2\.5-flash/, price: google(0.3, 0.03, 2.5) },
+  { provider: 'google', match: /^gemini-2\.0-flash-lite/, price: google(0.075, 0.075, 0.3) },
+  { provider: 'google', match: /^gemini-2\.0-flash/, price: google(0.1, 0.025, 0.4) },
   { provider: 'openai', match: /^gpt-5(\.1)?-mini/, price: openai(0.25, 0.025, 2) },
   { provider: 'openai', match: /^gpt-5(\.1)?-nano/, price: openai(0.05, 0.005, 0.4) },
   { provider: 'openai', match: /^gpt-5(\.1)?(-codex|-chat-latest)?(-\d{4}-\d{2}-\d{2})?$/, price: openai(1.25, 0.125, 10) },
