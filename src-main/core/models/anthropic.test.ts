@@ -6,6 +6,8 @@ import { collectResponse } from './collect';
 import { createChatModel } from './create-model';
 import { ContextOverflowError } from './errors';
 import type { ModelRequest } from './types';
+import { notTakenNotice } from '../media/kinds';
+import { makePdf, makeWav } from '../media/testing/fixtures';
 
 // A tiny stand-in for api.anthropic.com: records each request and answers with the next reply,
 // in the Messages API streaming format (message_start / content_block_* / message_delta / message_stop).
@@ -196,5 +198,74 @@ describe('AiSdkChatModel over the Anthropic provider', () => {
     const result = await collectResponse(model(fake.url).stream({ system: '', messages: [{ role: 'user', content: 'x' }], tools: [] }));
     expect(result.text).toBe('finally');
     expect(fake.bodies).toHaveLength(3);
+  });
+
+  it('keeps a signed thinking block and sends it back only to Anthropic', async () => {
+    const start = (messageStream([], 'end_turn') as { sse: Array<Record<string, unknown>> }).sse;
+    const fake = await startFake([
+      {
+        sse: [
+          start[0]!,
+          { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Which file?' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'ant-sig-1' } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_t', name: 'ls', input: {} } },
+          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{}' } },
+          { type: 'content_block_stop', index: 1 },
+          ...start.slice(-2).map((event) => (event.type === 'message_delta' ? { ...event, delta: { stop_reason: 'tool_use', stop_sequence: null } } : event)),
+        ],
+      },
+      messageStream([{ text: 'done' }], 'end_turn'),
+    ]);
+    const first = await collectResponse(model(fake.url).stream({ system: '', messages: [{ role: 'user', content: 'x' }], tools: TOOLS }));
+    expect(first.reasoningParts).toEqual([{ text: 'Which file?', providerMetadata: { anthropic: { signature: 'ant-sig-1' } } }]);
+    const history = JSON.parse(
+      JSON.stringify([
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: '', provider: 'anthropic', reasoning: first.reasoningParts, toolCalls: first.toolCalls },
+        { role: 'tool', toolCallId: 'toolu_t', toolName: 'ls', content: 'a.txt' },
+      ]),
+    ) as ModelRequest['messages'];
+    await collectResponse(model(fake.url).stream({ system: '', messages: history, tools: TOOLS }));
+    const body = fake.bodies[1] as { messages: Array<{ content: Array<Record<string, unknown>> }> };
+    expect(body.messages[1]?.content[0]).toEqual({ type: 'thinking', thinking: 'Which file?', signature: 'ant-sig-1' });
+  });
+
+  it('sends images and PDFs inside the tool_result and audio as the notice', async () => {
+    const fake = await startFake([messageStream([{ text: 'seen' }], 'end_turn')]);
+    const pdf = makePdf(['one']);
+    const wav = makeWav(0.05);
+    await collectResponse(
+      model(fake.url).stream({
+        system: '',
+        tools: TOOLS,
+        messages: [
+          { role: 'user', content: 'read them' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'toolu_m', name: 'read_file', args: { path: '/d' }, argsText: '{}' }] },
+          {
+            role: 'tool',
+            toolCallId: 'toolu_m',
+            toolName: 'read_file',
+            content: [
+              { type: 'text', text: 'three files' },
+              { type: 'image', mimeType: 'image/png', data: png, name: '/a.png' },
+              { type: 'file', mimeType: 'application/pdf', data: pdf.toString('base64'), name: '/d.pdf', bytes: pdf.length },
+              { type: 'file', mimeType: 'audio/wav', data: wav.toString('base64'), name: '/a.wav', bytes: wav.length },
+            ],
+          },
+        ],
+      }),
+    );
+    const body = fake.bodies[0] as { messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+    expect(body.messages).toHaveLength(3);
+    const result = body.messages[2]?.content[0] as { type: string; content: Array<Record<string, unknown>> };
+    expect(result.type).toBe('tool_result');
+    expect(result.content).toEqual([
+      { type: 'text', text: 'three files' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+      expect.objectContaining({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf.toString('base64') } }),
+      { type: 'text', text: notTakenNotice('audio', '/a.wav', wav.length) },
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
 import { PROVIDER_MEDIA_INPUT, mediaInputFor } from '../media/capabilities';
 import type { MediaInput } from '../media/capabilities';
+import type { MediaKind } from '../media/kinds';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
@@ -25,6 +26,8 @@ export interface CreateChatModelOptions {
   env?: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
   retry?: RetryPolicy;
+  /** The media kinds the person set for this model in Settings (replaces the provider's row). */
+  mediaOverride?: readonly MediaKind[];
 }
 
 export interface ModelSpec {
@@ -144,7 +147,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     id: `${provider}:${model}`,
     provider,
     contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
-    mediaInput: mediaInputFor(provider, model, { responsesApi }),
+    mediaInput: mediaInputFor(provider, model, { responsesApi, ...(options.mediaOverride !== undefined ? { override: options.mediaOverride } : {}) }),
     endpoint,
     languageModel,
     mapping,

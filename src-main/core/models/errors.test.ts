@@ -1,6 +1,7 @@
 import { APICallError } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { AbortedError, ContextOverflowError, ModelError, classifyError, isContextOverflowText, retryAfterFromHeaders } from './errors';
+import { UnsupportedFunctionalityError } from '@ai-sdk/provider';
+import { AbortedError, ContextOverflowError, MediaNotTakenError, ModelError, classifyError, isContextOverflowText, isMediaNotTakenText, retryAfterFromHeaders } from './errors';
 
 function apiError(statusCode: number | undefined, message: string, responseBody?: string, responseHeaders?: Record<string, string>) {
   return new APICallError({ message, url: 'http://x/v1/chat/completions', requestBodyValues: {}, statusCode, responseBody, responseHeaders });
@@ -105,5 +106,17 @@ describe('classifyError', () => {
     expect(err.message).toBe('anthropic:x: too long');
     expect(err.status).toBe(400);
     expect(err.retryable).toBe(false);
+  });
+
+  it('recognises a media refusal from a server or from the SDK, and nothing else', () => {
+    expect(classifyError(apiError(400, 'Bad Request', '{"error":{"message":"Model does not support images. Please use a model that does."}}'))).toBeInstanceOf(MediaNotTakenError);
+    expect(classifyError(apiError(429, 'image input is not supported'))).not.toBeInstanceOf(MediaNotTakenError);
+    const sdk = new UnsupportedFunctionalityError({ functionality: 'file part media type video/mp4' });
+    expect(classifyError(sdk)).toBeInstanceOf(MediaNotTakenError);
+    expect(classifyError(new UnsupportedFunctionalityError({ functionality: 'tool choice type: required' }))).not.toBeInstanceOf(MediaNotTakenError);
+    for (const text of ['image input is not supported - hint: provide the mmproj', 'this model is missing data required for image input', 'Unsupported MIME type: audio/ogg', 'Qwen2 is not a multimodal model', 'Invalid content type. image_url is only supported by certain models.']) {
+      expect(isMediaNotTakenText(text), text).toBe(true);
+    }
+    for (const text of ['bad temperature', 'prompt is too long', 'Tool choice is not supported']) expect(isMediaNotTakenText(text), text).toBe(false);
   });
 });

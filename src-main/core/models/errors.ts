@@ -140,7 +140,7 @@ export function isContextOverflowText(text: string): boolean {
 //   Gemini        "Unsupported MIME type: audio/x-foo"
 //   AI SDK        UnsupportedFunctionalityError "'file part media type video/mp4' functionality not supported."
 const MEDIA_NOT_TAKEN_PATTERNS: RegExp[] = [
-  /(image|audio|video|vision|multimodal|multi-modal|pdf|document|file) (input|inputs|content|parts?)? ?(is |are )?not supported/i,
+  /(image|audio|video|vision|multimodal|multi-modal|pdf|document)s? (input|inputs|content|parts?)? ?(is |are )?not supported/i,
   /does(n't| not) support (image|images|audio|video|vision|multimodal|pdf|pdfs|documents?|files?)\b/i,
   /unsupported mime type/i,
   /not a multimodal model/i,

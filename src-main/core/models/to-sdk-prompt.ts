@@ -143,7 +143,13 @@ function userContent(content: string | ContentPart[], input: MediaInput | undefi
 }
 
 function filePart(part: MediaPart): LanguageModelV4FilePart {
-  return { type: 'file', mediaType: part.mimeType, data: { type: 'data', data: part.data } };
+  return { type: 'file', ...fileFields(part) };
+}
+
+/** The SDK's fields of a file, in a message or a tool result; the file name helps the model tell them apart. */
+function fileFields(part: MediaPart): { mediaType: string; data: { type: 'data'; data: string }; filename?: string } {
+  const filename = part.name?.split('/').pop();
+  return { mediaType: part.mimeType, data: { type: 'data', data: part.data }, ...(filename ? { filename } : {}) };
 }
 
 function withMetadata<T extends object>(part: T, metadata: ProviderMetadata | undefined): T {
@@ -203,7 +209,7 @@ function toolOutput(
     return { output: textOutput(texts.join('\n')), media: apart };
   }
   const value = native.map((part) =>
-    part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'file' as const, mediaType: part.mimeType, data: { type: 'data' as const, data: part.data } },
+    part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'file' as const, ...fileFields(part) },
   );
   if (apart.length > 0) value.push({ type: 'text', text: attachedNote(apart) });
   return { output: { type: 'content', value }, media: apart };
