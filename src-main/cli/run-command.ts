@@ -83,7 +83,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       ...(contextWindow !== undefined ? { contextWindow } : {}),
     });
   } catch (err) {
-    if (err instanceof ModelConfigError) throw new UsageError(err.message);
+    // A missing key is not a mistake in the command: one line naming where a key is read from, exit 1 (SPEC §12).
+    if (err instanceof ModelConfigError && err.missing !== 'api-key') throw new UsageError(err.message);
     throw err;
   }
 

@@ -44,9 +44,11 @@ Common options:
   --folder DIR          project folder (default: the current directory; serve without
                         it opens the window on Open folder instead)
   --data-dir DIR        data folder holding deepdesk.db (default: $DEEPDESK_HOME or ~/.deepdesk)
-  --model PROVIDER:MODEL  anthropic, openai, openai-compatible or ollama
+  --model PROVIDER:MODEL  anthropic, openai, google (or google_genai), openai-compatible
+                        or ollama
   --base-url URL        the provider's base URL (OpenAI-compatible servers)
-  --api-key KEY         API key (else ANTHROPIC_API_KEY / OPENAI_API_KEY)
+  --api-key KEY         API key (else ANTHROPIC_API_KEY / OPENAI_API_KEY /
+                        GOOGLE_GENERATIVE_AI_API_KEY or GEMINI_API_KEY)
 
 run options:
   --thread ID           continue (or start) the thread with this id

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
+import { GOOGLE_KEY_VARIABLES, nonEmpty } from '../../core/models/create-model';
 import { withholdFromCommands } from '../../core/backends/shell-env';
 import type { SecretStore } from '../secret-store';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
@@ -15,12 +16,13 @@ import type { z } from 'zod';
 
 const DEFAULTS: Omit<Settings, 'apiKeys'> = { model: '', baseUrl: '', rules: [], subagents: [], theme: 'system' };
 
-export const API_KEY_ENV: Record<ProviderName, string | undefined> = {
-  anthropic: 'ANTHROPIC_API_KEY',
-  openai: 'OPENAI_API_KEY',
-  google: 'GOOGLE_GENERATIVE_AI_API_KEY',
-  'openai-compatible': 'OPENAI_API_KEY',
-  ollama: undefined,
+/** The environment variables a provider's key is read from, in order. */
+export const API_KEY_ENV: Record<ProviderName, readonly string[]> = {
+  anthropic: ['ANTHROPIC_API_KEY'],
+  openai: ['OPENAI_API_KEY'],
+  google: GOOGLE_KEY_VARIABLES,
+  'openai-compatible': ['OPENAI_API_KEY'],
+  ollama: [],
 };
 
 const stored = settingsSchema.omit({ apiKeys: true, overridden: true }).shape;
@@ -119,8 +121,7 @@ export class SettingsService {
     const stored = await this.secrets.get(keyName(provider));
     withholdFromCommands(stored);
     if (stored !== undefined) return stored;
-    const envName = API_KEY_ENV[provider];
-    return envName ? this.env[envName] : undefined;
+    return API_KEY_ENV[provider].map((name) => nonEmpty(this.env[name])).find((value) => value !== undefined);
   }
 
   close(): void {

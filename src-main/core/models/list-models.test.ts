@@ -40,6 +40,21 @@ describe('listModels', () => {
     expect(seen[0]!.headers['anthropic-version']).toBe('2023-06-01');
   });
 
+  it('lists Gemini chat models with the key from GEMINI_API_KEY, without the models/ prefix', async () => {
+    const seen: IncomingMessage[] = [];
+    const models = {
+      models: [
+        { name: 'models/gemini-2.5-flash', supportedGenerationMethods: ['generateContent', 'countTokens'] },
+        { name: 'models/text-embedding-004', supportedGenerationMethods: ['embedContent'] },
+        { name: 'models/gemini-2.5-pro', supportedGenerationMethods: ['generateContent'] },
+      ],
+    };
+    const base = await jsonServer({ '/v1beta/models?pageSize=1000': models }, seen);
+    expect(await listModels({ provider: 'google', baseUrl: `${base}/v1beta`, env: { GEMINI_API_KEY: 'gem-1' } })).toEqual(['gemini-2.5-flash', 'gemini-2.5-pro']);
+    expect(seen[0]!.headers['x-goog-api-key']).toBe('gem-1');
+    await expect(listModels({ provider: 'google', env: {} })).rejects.toThrow(/No API key for google/);
+  });
+
   it('reads Ollama\'s tags, and its OpenAI-style list when tags are missing', async () => {
     const withTags = await jsonServer({ '/api/tags': { models: [{ name: 'qwen3:8b' }, { name: 'llama3.1:8b' }] } });
     expect(await listModels({ provider: 'ollama', baseUrl: withTags, env: {} })).toEqual(['llama3.1:8b', 'qwen3:8b']);

@@ -1,0 +1,79 @@
+// `deepdesk run` with a Gemini model, as a person runs it: the built bin in a child process,
+// against the scripted Gemini server.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedGeminiServer, type ScriptedGeminiServer } from '../core/models/testing/scripted-gemini-server';
+
+const repo = resolve(import.meta.dirname, '../..');
+const bin = join(repo, 'bin/deepdesk.mjs');
+
+let folder: string;
+let dataDir: string;
+let server: ScriptedGeminiServer;
+
+beforeAll(() => {
+  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
+});
+beforeEach(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'deepdesk-google-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-google-data-'));
+  server = await startScriptedGeminiServer();
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(folder, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const NO_KEYS = { GOOGLE_GENERATIVE_AI_API_KEY: '', GEMINI_API_KEY: '', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' };
+
+function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, 'run', '--folder', folder, '--data-dir', dataDir, ...args], {
+    cwd: repo,
+    env: { ...process.env, ...NO_KEYS, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+}
+
+describe('deepdesk run with google', () => {
+  it('runs a google_genai: model through --base-url with GEMINI_API_KEY, tools included', async () => {
+    server.push(
+      { parts: [{ functionCall: { name: 'ls', args: { path: '/' } }, thoughtSignature: 'sig-1' }] },
+      { parts: [{ text: 'The folder is empty.' }] },
+    );
+    const r = await run(['--model', 'google_genai:gemini-2.5-flash', '--base-url', server.url, '--approve', 'auto', 'what is here?'], { GEMINI_API_KEY: 'gem-key' });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe('The folder is empty.');
+    expect(server.requests.map((req) => [req.model, req.apiKey])).toEqual([
+      ['gemini-2.5-flash', 'gem-key'],
+      ['gemini-2.5-flash', 'gem-key'],
+    ]);
+    expect(server.requests[0]?.body.tools?.[0]?.functionDeclarations?.map((fn) => fn.name)).toContain('read_file');
+    const reply = server.requests[1]?.body.contents.at(-1);
+    expect(reply?.parts[0]).toMatchObject({ functionResponse: { name: 'ls' } });
+  });
+
+  it('prefers --api-key to the environment', async () => {
+    server.push({ parts: [{ text: 'hi' }] });
+    const r = await run(['--model', 'google:gemini-2.5-pro', '--base-url', server.url, '--api-key', 'flag-key', 'hi'], { GOOGLE_GENERATIVE_AI_API_KEY: 'env-key' });
+    expect(r.code).toBe(0);
+    expect(server.requests[0]?.apiKey).toBe('flag-key');
+  });
+
+  it('without a key: one line naming --api-key and both variables, exit 1, no request', async () => {
+    const r = await run(['--model', 'google:gemini-2.5-flash', '--base-url', server.url, 'hi'], {});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('deepdesk run: No API key for google: set GOOGLE_GENERATIVE_AI_API_KEY or GEMINI_API_KEY or pass --api-key\n');
+    expect(server.requests).toHaveLength(0);
+  });
+});
