@@ -82,6 +82,20 @@ describe('the google provider against a scripted Gemini server', () => {
     expect(server.requests[1]?.body.contents[2]?.parts[0]).toMatchObject({ functionResponse: { name: 'read_file' } });
   });
 
+  it('keeps a signature Gemini puts on the answer text (an empty signed part) and sends it back on that text', async () => {
+    const { server, model } = await setup([{ parts: [{ text: 'Answer.' }, { text: '', thoughtSignature: 'sig-t' }] }, { parts: [{ text: 'ok' }] }]);
+    const first = await collectResponse(model.stream(request([{ role: 'user', content: 'q' }])));
+    expect(first.text).toBe('Answer.');
+    expect(first.textMetadata).toEqual({ google: { thoughtSignature: 'sig-t' } });
+    const history = JSON.parse(JSON.stringify([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: first.text, provider: 'google', textMetadata: first.textMetadata },
+      { role: 'user', content: 'and?' },
+    ])) as ChatMessage[];
+    await collectResponse(model.stream(request(history)));
+    expect(server.requests[1]?.body.contents[1]).toEqual({ role: 'model', parts: [{ text: 'Answer.', thoughtSignature: 'sig-t' }] });
+  });
+
   it('sends no reasoning or signatures that another provider wrote', async () => {
     const { server, model } = await setup([{ parts: [{ text: 'ok' }] }]);
     await collectResponse(

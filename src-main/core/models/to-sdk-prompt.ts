@@ -171,8 +171,8 @@ function assistantMessage(
     }
   }
   const textMetadata = own ? message.textMetadata : undefined;
-  // Gemini may sign an empty text part; that signature must go back too.
-  if (message.content !== '' || textMetadata !== undefined) content.push(withMetadata({ type: 'text', text: message.content }, textMetadata));
+  // Gemini may sign an empty text part; that signature must go back too (Anthropic refuses empty text blocks).
+  if (message.content !== '' || (textMetadata !== undefined && !mapping.anthropic)) content.push(withMetadata({ type: 'text', text: message.content }, textMetadata));
   for (const call of message.toolCalls ?? []) {
     const part = { type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, input: historyInput(call, mapping) };
     content.push(withMetadata(part, own ? call.providerMetadata : undefined));
