@@ -13,6 +13,12 @@ describe('contextWindowFor', () => {
     ['openai', 'o4-mini', 200_000],
     ['openai', 'o3', 200_000],
     ['openai', 'gpt-5', 272_000],
+    ['google', 'gemini-2.5-flash', 1_048_576],
+    ['google', 'gemini-2.5-pro', 1_048_576],
+    ['google', 'gemini-3-pro-preview', 1_048_576],
+    ['google', 'gemini-2.0-flash-lite', 1_048_576],
+    ['google', 'models/gemini-flash-latest', 1_048_576],
+    ['google', 'gemini-1.5-pro-002', 2_097_152],
     ['openai', 'gpt-5-chat-latest', 128_000],
     ['ollama', 'llama3.1:8b', 131_072],
     ['ollama', 'llama3:8b', 8_192],
@@ -50,6 +56,15 @@ describe('costOf', () => {
     expect(costOf('openai:gpt-4o', usage)).toBeCloseTo(0.5 * 2.5 + 0.5 * 1.25, 6);
     expect(priceFor('openai:gpt-4o-mini')?.input).toBe(0.15);
     expect(priceFor('openai:gpt-5-mini')?.output).toBe(2);
+  });
+
+  it('prices Gemini models, Flash-Lite apart from Flash', () => {
+    const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    expect(costOf('google:gemini-2.5-pro', usage)).toBeCloseTo(1.25 + 10, 6);
+    expect(costOf('google:gemini-2.5-flash', usage)).toBeCloseTo(0.3 + 2.5, 6);
+    expect(costOf('google:gemini-2.5-flash-lite', usage)).toBeCloseTo(0.1 + 0.4, 6);
+    expect(priceFor('google:gemini-3-pro-preview')?.input).toBe(2);
+    expect(priceFor('google:gemma-3-27b-it')).toBeUndefined();
   });
 
   it('is undefined for local and unknown models', () => {
