@@ -1,96 +1,22 @@
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectResponse } from './collect';
 import { createChatModel } from './create-model';
 import { ContextOverflowError } from './errors';
+import { anthropicMessageStream as messageStream, startScriptedAnthropicServer } from './testing/scripted-anthropic-server';
+import type { AnthropicReply, ScriptedAnthropicServer } from './testing/scripted-anthropic-server';
 import type { ModelRequest } from './types';
 import { notTakenNotice } from '../media/kinds';
 import { makePdf, makeWav } from '../media/testing/fixtures';
 
-// A tiny stand-in for api.anthropic.com: records each request and answers with the next reply,
-// in the Messages API streaming format (message_start / content_block_* / message_delta / message_stop).
-type Reply = { status: number; json: unknown } | { sse: Array<Record<string, unknown>> };
-
-interface FakeAnthropic {
-  url: string;
-  bodies: Array<Record<string, unknown>>;
-  headers: IncomingHttpHeaders[];
-  server: Server;
-}
-
-const fakes: FakeAnthropic[] = [];
+const fakes: ScriptedAnthropicServer[] = [];
 afterEach(async () => {
-  for (const fake of fakes.splice(0)) {
-    fake.server.closeAllConnections();
-    await new Promise((resolve) => fake.server.close(resolve));
-  }
+  await Promise.all(fakes.splice(0).map((fake) => fake.close()));
 });
 
-async function startFake(replies: Reply[]): Promise<FakeAnthropic> {
-  const fake: FakeAnthropic = { url: '', bodies: [], headers: [], server: createServer() };
-  fake.server.on('request', (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      fake.bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
-      fake.headers.push(req.headers);
-      const reply = replies.shift();
-      if (!reply || req.url !== '/v1/messages') {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `fake: no reply for ${req.url}` } }));
-        return;
-      }
-      if ('json' in reply) {
-        res.writeHead(reply.status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(reply.json));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const event of reply.sse) res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`);
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => fake.server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(fake.server.address() as AddressInfo).port}/v1`;
+async function startFake(replies: AnthropicReply[]): Promise<ScriptedAnthropicServer> {
+  const fake = await startScriptedAnthropicServer(replies);
   fakes.push(fake);
   return fake;
-}
-
-function messageStream(blocks: Array<{ text: string } | { tool: string; id: string; json: string[] }>, stopReason: string): Reply {
-  const sse: Array<Record<string, unknown>> = [
-    {
-      type: 'message_start',
-      message: {
-        id: 'msg_01',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-sonnet-4-5-20250929',
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 12, cache_creation_input_tokens: 100, cache_read_input_tokens: 50, output_tokens: 1 },
-      },
-    },
-  ];
-  blocks.forEach((block, index) => {
-    if ('text' in block) {
-      sse.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      for (const piece of [block.text.slice(0, 3), block.text.slice(3)]) {
-        sse.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
-      }
-    } else {
-      sse.push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.tool, input: {} } });
-      for (const piece of block.json) sse.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
-    }
-    sse.push({ type: 'content_block_stop', index });
-  });
-  sse.push(
-    { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 30 } },
-    { type: 'message_stop' },
-  );
-  return { sse };
 }
 
 const TOOLS = [
@@ -201,21 +127,8 @@ describe('AiSdkChatModel over the Anthropic provider', () => {
   });
 
   it('keeps a signed thinking block and sends it back only to Anthropic', async () => {
-    const start = (messageStream([], 'end_turn') as { sse: Array<Record<string, unknown>> }).sse;
     const fake = await startFake([
-      {
-        sse: [
-          start[0]!,
-          { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Which file?' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'ant-sig-1' } },
-          { type: 'content_block_stop', index: 0 },
-          { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_t', name: 'ls', input: {} } },
-          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{}' } },
-          { type: 'content_block_stop', index: 1 },
-          ...start.slice(-2).map((event) => (event.type === 'message_delta' ? { ...event, delta: { stop_reason: 'tool_use', stop_sequence: null } } : event)),
-        ],
-      },
+      messageStream([{ thinking: 'Which file?', signature: 'ant-sig-1' }, { tool: 'ls', id: 'toolu_t', json: ['{}'] }], 'tool_use'),
       messageStream([{ text: 'done' }], 'end_turn'),
     ]);
     const first = await collectResponse(model(fake.url).stream({ system: '', messages: [{ role: 'user', content: 'x' }], tools: TOOLS }));
