@@ -47,6 +47,8 @@ const ANTHROPIC_MAX_OUTPUT_TOKENS = 32_000;
 const TOOL_RESULT_IMAGES_AND_PDF: MediaInput = ['image/*', 'application/pdf'];
 /** OpenAI reasoning models (they return reasoning items). */
 const REASONING_MODEL = /codex|^o\d|^gpt-5|deep-research/;
+/** Gemini models that think (2.5 and 3); asking others for thoughts is an error. */
+const GEMINI_THINKING = /^(models\/)?gemini-(2\.5|3)/;
 /** Models OpenAI serves only through the Responses API. */
 const RESPONSES_ONLY = /codex|^o[13]-pro|^gpt-5(\.\d+)?-pro|deep-research|computer-use/;
 
@@ -122,6 +124,8 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
       languageModel = createGoogleGenerativeAI({ apiKey: key, baseURL: endpoint, fetch: options.fetch })(model);
       // Gemini takes every media kind inside a function response (the SDK makes the parts).
       mapping = { toolResultMedia: PROVIDER_MEDIA_INPUT.google, anthropic: false };
+      // Thinking models show their thoughts (as the other providers' reasoning is shown).
+      if (GEMINI_THINKING.test(model.toLowerCase())) providerOptions = { google: { thinkingConfig: { includeThoughts: true } } };
       break;
     }
     case 'openai-compatible': {

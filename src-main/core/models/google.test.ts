@@ -58,6 +58,13 @@ describe('the google provider against a scripted Gemini server', () => {
     expect(server.requests[0]).toMatchObject({ model: 'gemini-2.5-flash', apiKey: 'gem-key' });
     expect(server.requests[0]?.body.systemInstruction).toEqual({ parts: [{ text: 'You are a test.' }] });
     expect(server.requests[0]?.body.contents).toEqual([{ role: 'user', parts: [{ text: 'read /a.txt' }] }]);
+    expect(server.requests[0]?.body.generationConfig).toMatchObject({ thinkingConfig: { includeThoughts: true } });
+  });
+
+  it('asks only thinking models (2.5, 3) for their thoughts', async () => {
+    const { server, model } = await setup([{ parts: [{ text: 'ok' }] }], 'google:gemini-2.0-flash');
+    await collectResponse(model.stream(request([{ role: 'user', content: 'hi' }])));
+    expect(JSON.stringify(server.requests[0]?.body)).not.toContain('thinkingConfig');
   });
 
   it('sends the signatures back from a history that went through JSON, as a stored thread does', async () => {
