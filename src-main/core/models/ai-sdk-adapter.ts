@@ -68,7 +68,8 @@ export class AiSdkChatModel implements ChatModel {
       yield* this.attempt(request);
     } catch (err) {
       if (!(err instanceof MediaNotTakenError)) throw err;
-      const kinds = refusedKinds(`${err.message}\n${err.body ?? ''}`, request.messages, this.mediaInput);
+      // The body, not the message: the message starts with the model id, which may say "vision".
+      const kinds = refusedKinds(err.body ?? err.message, request.messages, this.mediaInput);
       if (kinds.length === 0) throw err;
       rememberRefused(this.refusalKey, kinds);
       yield* this.attempt(request);
