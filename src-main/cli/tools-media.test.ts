@@ -1,0 +1,84 @@
+// `deepdesk tools` reading media (SPEC §5, §12), through the built bin: a media read prints
+// `{"output", "media": {"kind", "mimeType", "bytes"}}` (images also §5's `"image"`); a
+// tools session takes every kind, so a PDF comes back as a block; a PPTX as its text.
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bin, repo } from './cli-harness.test-support';
+import { formatSize, PPTX_MIME } from '../core/media/kinds';
+import { makePdf, makePng, makePptx, makeWav } from '../core/media/testing/fixtures';
+
+interface ToolLine {
+  output: string;
+  image?: { mimeType: string };
+  media?: { kind: string; mimeType: string; bytes: number };
+}
+
+let folder: string;
+let dataDir: string;
+
+function tools(calls: unknown[]): Promise<{ code: number | null; lines: ToolLine[]; stderr: string }> {
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, [bin, 'tools', '--folder', folder], { cwd: repo, env: { ...process.env, DEEPDESK_HOME: dataDir } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => done({ code, stderr, lines: stdout.trim().split('\n').map((l) => JSON.parse(l) as ToolLine) }));
+    child.stdin.end(calls.map((c) => JSON.stringify(c)).join('\n') + '\n');
+  });
+}
+const read = (file_path: string, more: Record<string, unknown> = {}) => ({ tool: 'read_file', args: { file_path, ...more } });
+
+beforeAll(() => {
+  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
+});
+beforeEach(() => {
+  folder = mkdtempSync(join(tmpdir(), 'deepdesk-tools-media-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-tools-media-data-'));
+});
+afterEach(() => {
+  rmSync(folder, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('deepdesk tools: media reads', () => {
+  it('print the media object of §12 for a PDF, a WAV and a PNG (which keeps §5’s image object)', async () => {
+    const pdf = makePdf(['First page', 'Second page']);
+    const wav = makeWav(0.25);
+    const png = makePng(3, 2);
+    writeFileSync(join(folder, 'a.pdf'), pdf);
+    writeFileSync(join(folder, 'a.wav'), wav);
+    writeFileSync(join(folder, 'a.png'), png);
+    const r = await tools([read('/a.pdf'), read('/a.wav'), read('/a.png')]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.lines).toEqual([
+      { output: `Document file /a.pdf (application/pdf, ${formatSize(pdf.length)})`, media: { kind: 'document', mimeType: 'application/pdf', bytes: pdf.length } },
+      { output: `Audio file /a.wav (audio/wav, ${formatSize(wav.length)})`, media: { kind: 'audio', mimeType: 'audio/wav', bytes: wav.length } },
+      { output: `Image file /a.png (image/png, ${formatSize(png.length)})`, image: { mimeType: 'image/png' }, media: { kind: 'image', mimeType: 'image/png', bytes: png.length } },
+    ]);
+  });
+
+  it('a PPTX is its text, text-named files and a fake .png are text, no media object', async () => {
+    writeFileSync(join(folder, 'deck.pptx'), makePptx(['Agenda', 'Results: up 4%']));
+    writeFileSync(join(folder, 'Dockerfile'), 'FROM node:22\n');
+    writeFileSync(join(folder, 'fake.png'), 'just words\n');
+    const r = await tools([read('/deck.pptx', { offset: 1 }), read('/Dockerfile'), read('/fake.png')]);
+    expect(r.code).toBe(0);
+    expect(r.lines[0]!.media).toBeUndefined();
+    expect(r.lines[0]!.output).toMatch(new RegExp(`^Document file /deck\\.pptx \\(${PPTX_MIME.replace(/\./g, '\\.')}, [\\d.]+ KB\\), 2 slides\\. Its text:\\n--- slide 2 ---\\nResults: up 4%$`));
+    expect(r.lines.slice(1)).toEqual([{ output: '     1\tFROM node:22' }, { output: '     1\tjust words' }]);
+  });
+
+  it('a media file over 10 MB is an Error: line without media', async () => {
+    writeFileSync(join(folder, 'big.wav'), Buffer.concat([makeWav(0.1), Buffer.alloc(10 * 1024 * 1024)]));
+    const r = await tools([read('/big.wav')]);
+    expect(r.lines[0]!.media).toBeUndefined();
+    expect(r.lines[0]!.output).toMatch(/^Error: .*bytes.*10 MB/);
+  });
+});
