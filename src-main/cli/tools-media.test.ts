@@ -1,6 +1,7 @@
-// `deepdesk tools` reading media (SPEC §5, §12), through the built bin: a media read prints
+// Media reads through the built bin (SPEC §5, §12). `deepdesk tools`: a media read prints
 // `{"output", "media": {"kind", "mimeType", "bytes"}}` (images also §5's `"image"`); a
 // tools session takes every kind, so a PDF comes back as a block; a PPTX as its text.
+// `deepdesk run` with an OpenAI-compatible model (images only): a PDF goes as its text.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bin, repo } from './cli-harness.test-support';
+import { textOf, toolMessages } from '../core/agent/agent-harness.test-support';
+import { startScriptedServer } from '../core/models/testing/scripted-server';
 import { formatSize, PPTX_MIME } from '../core/media/kinds';
 import { makePdf, makePng, makePptx, makeWav } from '../core/media/testing/fixtures';
 
@@ -80,5 +83,37 @@ describe('deepdesk tools: media reads', () => {
     const r = await tools([read('/big.wav')]);
     expect(r.lines[0]!.media).toBeUndefined();
     expect(r.lines[0]!.output).toMatch(/^Error: .*bytes.*10 MB/);
+  });
+});
+
+describe('deepdesk run: media for a model that does not take them', () => {
+  it('sends a PDF as its text with page markers and a WAV as §12’s notice (what the server receives)', async () => {
+    const server = await startScriptedServer([
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/spec.pdf' } }, { name: 'read_file', args: { file_path: '/memo.wav' } }] },
+      { text: 'Read both.' },
+    ]);
+    try {
+      writeFileSync(join(folder, 'spec.pdf'), makePdf(['Alpha page text', 'Beta page text']));
+      const wav = makeWav(0.1);
+      writeFileSync(join(folder, 'memo.wav'), wav);
+      const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, reject) => {
+        const args = ['run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, '--approve', 'auto', 'read them'];
+        const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => done({ code, stdout, stderr }));
+      });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const results = toolMessages(server.requests[1]!).map((m) => textOf(m.content));
+      expect(results[0]).toMatch(/^Document file \/spec\.pdf \(application\/pdf, [\d.]+ (B|KB)\), 2 pages\. This model does not take PDF input; the PDF's text:\n--- page 1 ---\nAlpha page text\n--- page 2 ---\nBeta page text$/);
+      expect(results[1]).toBe(`[audio file /memo.wav, ${formatSize(wav.length)}: this model does not take audio input]`);
+      expect(JSON.stringify(server.requests[1])).not.toContain('input_audio');
+    } finally {
+      await server.close();
+    }
   });
 });
