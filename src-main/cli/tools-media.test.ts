@@ -108,6 +108,8 @@ describe('deepdesk run: media for a model that does not take them', () => {
       });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
+      // pdf.js says nothing on stdout (its warnings would go to console.log).
+      expect(r.stdout.trim()).toBe('Read both.');
       const results = toolMessages(server.requests[1]!).map((m) => textOf(m.content));
       expect(results[0]).toMatch(/^Document file \/spec\.pdf \(application\/pdf, [\d.]+ (B|KB)\), 2 pages\. This model does not take PDF input; the PDF's text:\n--- page 1 ---\nAlpha page text\n--- page 2 ---\nBeta page text$/);
       expect(results[1]).toBe(`[audio file /memo.wav, ${formatSize(wav.length)}: this model does not take audio input]`);
