@@ -11,6 +11,7 @@ import { MAX_MEDIA_BYTES, PPTX_MIME, formatSize, notTakenNotice } from '../media
 import { makePdf, makePng, makePptx, makeWav } from '../media/testing/fixtures';
 import { ReadGuard } from './read-guard';
 import { readFileTool } from './read-file';
+import { readMedia } from './read-media';
 import { runTool, toolMap } from './run-tool';
 import { createTestWorkspace, type TestWorkspace } from './test-workspace';
 import type { ToolOutput } from './tool';
@@ -70,7 +71,7 @@ describe('a PDF', () => {
     const page = Array.from({ length: 36 }, (_, i) => `Line ${i}: the quick brown fox jumps over the lazy dog.`).join('\n');
     put('long.pdf', makePdf(Array.from({ length: 60 }, () => page)));
     const out = await read({ file_path: '/long.pdf' }, COMPATIBLE);
-    expect(out.text.length).toBeLessThanOrEqual(80_000);
+    expect(out.text.split('\n\n[Showing')[0]!.length).toBeLessThanOrEqual(80_000);
     const shown = [...out.text.matchAll(/--- page (\d+) ---/g)].map((m) => Number(m[1]));
     expect(shown).toEqual(Array.from({ length: shown.length }, (_, i) => i + 1));
     expect(shown.length).toBeGreaterThan(30);
@@ -82,6 +83,17 @@ describe('a PDF', () => {
     expect(pageText(1)).toContain('Line 35: the quick brown fox');
     const next = await read({ file_path: '/long.pdf', offset: shown.length }, COMPATIBLE);
     expect(next.text).toContain(`\n--- page ${shown.length + 1} ---\n`);
+  });
+
+  it('cuts a page longer than the cap and says so; the next read starts at the next page', async () => {
+    // The fixture's pages hold little text (pdf.js keeps only what lies on the page), so the cap is made small.
+    const pdf = makePdf(['a fairly long first page line', 'after']);
+    const file = { content: pdf.toString('base64'), encoding: 'base64' as const, mimeType: 'application/pdf' };
+    const base = { path: '/cut.pdf', file, mediaInput: COMPATIBLE, limit: undefined, maxChars: 140 };
+    const out = await readMedia({ ...base, offset: 0 });
+    expect(out.text.split('\n[page 1 is cut here')[0]!.length).toBe(140);
+    expect(out.text).toMatch(/\n--- page 1 ---\na fairly[^\n]*\n\[page 1 is cut here: it is longer than 140 characters\]\n\n\[Showing pages 1-1 of 2\. Continue with offset=1\.\]$/);
+    expect((await readMedia({ ...base, offset: 1 })).text).toMatch(/\n--- page 2 ---\nafter$/);
   });
 
   it('without a text layer says so and gives §12’s notice', async () => {

@@ -93,7 +93,9 @@ async function pagedText(doc: PagedText, unit: 'page' | 'slide', header: string,
     const block = `\n--- ${unit} ${n} ---\n${body}`;
     if (out.length + block.length > maxChars) {
       if (shown > offset) break;
-      out += `${block.slice(0, Math.max(0, maxChars - out.length))}\n[${unit} ${n} is cut here: it is longer than ${maxChars} characters]`;
+      let end = Math.max(0, maxChars - out.length);
+      if (/[\uD800-\uDBFF]/.test(block[end - 1] ?? '')) end--;
+      out += `${block.slice(0, end)}\n[${unit} ${n} is cut here: it is longer than ${maxChars} characters]`;
       shown = n;
       break;
     }
