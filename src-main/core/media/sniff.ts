@@ -9,9 +9,9 @@ export const SNIFF_BYTES = 8192;
 
 export type ContentClass = { text: true } | { text: false; mimeType: string };
 
-export const OCTET_STREAM = 'application/octet-stream';
+const OCTET_STREAM = 'application/octet-stream';
 
-interface Sniffed {
+export interface Sniffed {
   mimeType: string;
   /** Other types stored in the same container: a file named as one of them keeps its name's type. */
   family?: readonly string[];
@@ -75,12 +75,12 @@ export function sniffMimeType(head: Uint8Array): Sniffed | null {
 }
 
 /** Whether the bytes hold a NUL (the git/ripgrep test for binary). */
-export function hasNul(head: Uint8Array): boolean {
+function hasNul(head: Uint8Array): boolean {
   return head.indexOf(0) >= 0;
 }
 
 /** Whether the bytes are valid UTF-8, allowing a character cut off at the end (a file's head). */
-export function isUtf8Prefix(head: Uint8Array): boolean {
+function isUtf8Prefix(head: Uint8Array): boolean {
   try {
     new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(head, { stream: true });
     return true;
