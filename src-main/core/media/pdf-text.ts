@@ -1,10 +1,10 @@
 // A PDF's text, page by page, for a model that does not take PDF input (SPEC §12).
 //
 // unpdf rather than pdfjs-dist directly: unpdf ships pdf.js as one serverless build that
-// runs in Node's main thread (no worker file to locate inside a bundle or an asar, no
-// canvas or DOMMatrix polyfills), maintained by the UnJS team and tracking pdf.js
-// releases; pdfjs-dist's Node path wants its worker module resolved at run time and warns
-// without @napi-rs/canvas. pdfjs-dist stays for the window's viewer.
+// runs in the calling thread (no worker, no canvas), maintained by the UnJS team and
+// tracking pdf.js releases. pdfjs-dist also runs in Node, but starts a "fake worker" by
+// importing pdf.worker.mjs from beside itself at run time, a path a bundle or an asar
+// must keep; it stays a devDependency for the window's viewer.
 
 import type { getDocumentProxy as getDocumentProxyType } from 'unpdf';
 
