@@ -19,6 +19,7 @@ describe('sniffMimeType (magic numbers)', () => {
     ['PDF', makePdf(['x']), 'application/pdf'],
     ['MP3 with ID3', bytes('ID3', [4, 0, 0]), 'audio/mpeg'],
     ['MP3 frame', bytes([0xff, 0xfb, 0x90, 0x64]), 'audio/mpeg'],
+    ['MPEG-2 MP3 frame', bytes([0xff, 0xf3, 0x48, 0xc4]), 'audio/mpeg'],
     ['AAC (ADTS)', bytes([0xff, 0xf1, 0x50, 0x80]), 'audio/aac'],
     ['Ogg', bytes('OggS', [0, 2]), 'audio/ogg'],
     ['FLAC', bytes('fLaC', [0, 0, 0, 0x22]), 'audio/flac'],
@@ -35,6 +36,12 @@ describe('sniffMimeType (magic numbers)', () => {
     ['PPTX', makePptx(['a']), PPTX_MIME],
   ])('%s', (_name, head, mime) => {
     expect(sniffMimeType(head)?.mimeType).toBe(mime);
+  });
+
+  it('a UTF-16 text (BOM FF FE) is not MPEG audio', () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('notes\n', 'utf16le')]);
+    expect(sniffMimeType(utf16)).toBeNull();
+    expect(classifyContent('/notes.txt', utf16)).toEqual({ text: false, mimeType: 'application/octet-stream' });
   });
 
   it('knows no type for text or unknown bytes', () => {

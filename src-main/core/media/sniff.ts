@@ -41,11 +41,20 @@ function isoMediaType(head: Uint8Array): string {
   return 'video/mp4';
 }
 
-/** MPEG audio frame sync: MP3 (a layer set) or AAC in ADTS (layer 0). */
+/**
+ * An MPEG audio frame header: MP3 (Layer III, a real bitrate and sample rate) or AAC in
+ * ADTS. Strict, so that other bytes starting 0xFF (a UTF-16 BOM, FF FE) are not audio.
+ */
 function mpegAudioType(head: Uint8Array): string | null {
-  if (head.length < 2 || head[0] !== 0xff || (head[1]! & 0xe0) !== 0xe0) return null;
-  if ((head[1]! & 0x06) !== 0) return 'audio/mpeg';
-  return (head[1]! & 0xf6) === 0xf0 ? 'audio/aac' : null;
+  if (head.length < 4 || head[0] !== 0xff) return null;
+  const b1 = head[1]!;
+  const b2 = head[2]!;
+  if ((b1 & 0xe0) === 0xe0 && (b1 & 0x06) === 0x02 && (b1 & 0x18) !== 0x08) {
+    const bitrate = b2 >> 4;
+    return bitrate !== 0 && bitrate !== 0xf && (b2 & 0x0c) !== 0x0c ? 'audio/mpeg' : null;
+  }
+  if ((b1 & 0xf6) === 0xf0 && ((b2 >> 2) & 0x0f) < 13) return 'audio/aac';
+  return null;
 }
 
 /** The type the first bytes announce, or null when no known signature matches. */
