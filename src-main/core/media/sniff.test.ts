@@ -17,6 +17,7 @@ describe('sniffMimeType (magic numbers)', () => {
     ['AVI', bytes('RIFF', [0, 0, 0, 0], 'AVI LIST'), 'video/x-msvideo'],
     ['AIFF', bytes('FORM', [0, 0, 0, 0], 'AIFFCOMM'), 'audio/aiff'],
     ['PDF', makePdf(['x']), 'application/pdf'],
+    ['PDF after some junk', Buffer.concat([Buffer.alloc(100, 0x20), makePdf(['x'])]), 'application/pdf'],
     ['MP3 with ID3', bytes('ID3', [4, 0, 0]), 'audio/mpeg'],
     ['MP3 frame', bytes([0xff, 0xfb, 0x90, 0x64]), 'audio/mpeg'],
     ['MPEG-2 MP3 frame', bytes([0xff, 0xf3, 0x48, 0xc4]), 'audio/mpeg'],

@@ -69,7 +69,6 @@ export function sniffMimeType(head: Uint8Array): Sniffed | null {
   }
   if (ascii(head, 0, 'FORM') && (ascii(head, 8, 'AIFF') || ascii(head, 8, 'AIFC'))) return { mimeType: 'audio/aiff' };
   if (ascii(head, 4, 'ftyp')) return { mimeType: isoMediaType(head), family: ISO_MEDIA };
-  if (ascii(head, 0, '%PDF-')) return { mimeType: 'application/pdf' };
   if (ascii(head, 0, 'ID3')) return { mimeType: 'audio/mpeg' };
   if (ascii(head, 0, 'OggS')) return { mimeType: 'audio/ogg' };
   if (ascii(head, 0, 'fLaC')) return { mimeType: 'audio/flac' };
@@ -79,6 +78,8 @@ export function sniffMimeType(head: Uint8Array): Sniffed | null {
   if (bytesAt(head, 0, [0x30, 0x26, 0xb2, 0x75, 0x8e, 0x66, 0xcf, 0x11])) return { mimeType: 'video/x-ms-wmv' };
   if (bytesAt(head, 0, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) return { mimeType: 'application/x-ole-storage', family: OLE };
   if (ascii(head, 0, 'PK\x03\x04')) return { mimeType: latin1(head, 0, 2048).includes('ppt/') ? PPTX_MIME : 'application/zip', family: ZIP };
+  // %PDF- may follow some junk: PDF readers look for it in the first 1024 bytes.
+  if (latin1(head, 0, 1024).includes('%PDF-')) return { mimeType: 'application/pdf' };
   const mpeg = mpegAudioType(head);
   return mpeg === null ? null : { mimeType: mpeg };
 }
