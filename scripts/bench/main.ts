@@ -20,6 +20,7 @@ import { progress, Report } from './report';
 import { benchSandbox } from './sandbox';
 import { benchThreads } from './threads';
 import { benchWindow } from './window';
+import { benchMedia } from './media';
 
 const repo = process.cwd();
 const dataDir = path.join(repo, '.bench', 'data');
@@ -85,6 +86,7 @@ async function main(): Promise<number> {
   if (options.suites.has('threads')) await guarded('Issue 17 · threads', () => benchThreads(report, options, dataDir));
 
   if (options.suites.has('memories')) await guarded('Issue 17 · memories', () => benchMemories(report, options, dataDir));
+  if (options.suites.has('media')) await guarded('Issue 20 · media', () => benchMedia(report, options));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

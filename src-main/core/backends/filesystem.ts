@@ -14,7 +14,8 @@ import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, MAX_BINARY_READ_BYTES } fro
 import { messages } from './messages';
 import { joinVirtual, normalizeVirtualPath, sortByPath } from './paths';
 import { compileGlob, globPatternError } from './glob-match';
-import { applyEdit, decodeUtf8, keepFileConventions, looksBinary, mediaMimeType } from './text';
+import { applyEdit, decodeUtf8, keepFileConventions, looksBinary } from './text';
+import { SNIFF_BYTES, classifyContent } from '../media/sniff';
 import { recordMessages } from './store-records';
 import { NotADirectoryError, OutsideRootError, atomicWriteFile, makeDirsInside } from './fs-atomic-write';
 import { LineIndexCache, readLineWindow } from './fs-line-index';
@@ -44,7 +45,6 @@ export interface SearchOptions {
 
 /** Edits read the whole file into memory; beyond this they are refused. */
 const MAX_EDIT_BYTES = 256 * 1024 * 1024;
-const SNIFF_BYTES = 8192;
 const CHUNK_BYTES = 1024 * 1024;
 
 export type SafePath = { real: string; exists: boolean; virtual: string } | { error: string };
@@ -173,16 +173,14 @@ export class FilesystemBackend implements Backend {
     try {
       const times = timesOf(st);
       const size = Number(st.size);
-      let mimeType = mediaMimeType(virtual);
-      if (mimeType === null) {
-        const head = Buffer.allocUnsafe(Math.min(SNIFF_BYTES, size));
-        const n = await readAt(handle, head, 0);
-        if (looksBinary(head.subarray(0, n))) mimeType = 'application/octet-stream';
-      }
-      if (mimeType !== null) {
+      const head = Buffer.allocUnsafe(Math.min(SNIFF_BYTES, size));
+      const kind = classifyContent(virtual, head.subarray(0, await readAt(handle, head, 0)));
+      if (!kind.text) {
+        // Decided on the size alone, and only that many bytes read: a 1 GB file is never read into memory.
         if (size > MAX_BINARY_READ_BYTES) return { error: messages.binaryTooLarge(virtual, size) };
-        const bytes = await handle.readFile();
-        return { fileData: { content: bytes.toString('base64'), encoding: 'base64', mimeType, ...times } };
+        const bytes = Buffer.allocUnsafe(size);
+        const n = await readAt(handle, bytes, 0);
+        return { fileData: { content: bytes.toString('base64', 0, n), encoding: 'base64', mimeType: kind.mimeType, ...times } };
       }
       const start = Math.max(0, Math.floor(offset));
       const count = Math.max(0, Math.floor(limit));

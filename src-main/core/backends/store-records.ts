@@ -5,7 +5,8 @@
 import type { FileEncoding, GrepMatch, ReadResult } from './protocol';
 import { MAX_BINARY_READ_BYTES } from './protocol';
 import { messages } from './messages';
-import { decodeUtf8, looksBinary, mediaMimeType, readTextWindow, splitLines } from './text';
+import { decodeUtf8, readTextWindow, splitLines } from './text';
+import { SNIFF_BYTES, classifyContent } from '../media/sniff';
 
 export interface FileRecord {
   content: string;
@@ -39,29 +40,35 @@ export function textLooksBinary(content: string): boolean {
   return Buffer.byteLength(content.slice(0, nul), 'utf8') < 8192;
 }
 
-/** Binary records (uploaded bytes, media types, text with NUL) are read whole as base64. */
-export function isBinaryRecord(path: string, record: Pick<FileRecord, 'content' | 'encoding'>): boolean {
-  return record.encoding === 'base64' || mediaMimeType(path) !== null || textLooksBinary(record.content);
+/** Binary records (uploaded bytes, text with NUL) are read whole as base64; other text, whatever its name, as text. */
+function isBinaryRecord(record: Pick<FileRecord, 'content' | 'encoding'>): boolean {
+  return record.encoding === 'base64' || textLooksBinary(record.content);
 }
 
 export function readRecord(path: string, record: FileRecord, offset: number, limit: number): ReadResult {
   const times = { createdAt: record.createdAt, modifiedAt: record.modifiedAt };
-  if (!isBinaryRecord(path, record)) return readTextWindow(record.content, offset, limit, times);
+  if (!isBinaryRecord(record)) return readTextWindow(record.content, offset, limit, times);
   const size = recordSize(record.content, record.encoding);
   if (size > MAX_BINARY_READ_BYTES) return { error: messages.binaryTooLarge(path, size) };
   const content = record.encoding === 'base64' ? record.content : Buffer.from(record.content, 'utf8').toString('base64');
-  const mimeType = record.mimeType ?? mediaMimeType(path) ?? DEFAULT_BINARY_MIME;
-  return { fileData: { content, encoding: 'base64', mimeType, ...times } };
+  return { fileData: { content, encoding: 'base64', mimeType: record.mimeType ?? binaryMimeType(path, content), ...times } };
 }
 
-/** Uploaded bytes become text when they are valid UTF-8 without NUL and not a media type. */
+/** The MIME type of a binary record stored without one, from its name and first bytes. */
+function binaryMimeType(path: string, base64: string): string {
+  const head = Buffer.from(base64.slice(0, Math.ceil(SNIFF_BYTES / 3) * 4), 'base64');
+  const kind = classifyContent(path, head);
+  return kind.text ? DEFAULT_BINARY_MIME : kind.mimeType;
+}
+
+/** Uploaded bytes become text when their name and bytes say text (core/media/sniff) and they are valid UTF-8. */
 export function recordFromBytes(path: string, bytes: Uint8Array): Pick<FileRecord, 'content' | 'encoding' | 'mimeType'> {
-  const mime = mediaMimeType(path);
-  if (mime === null && !looksBinary(bytes)) {
+  const kind = classifyContent(path, bytes.subarray(0, SNIFF_BYTES));
+  if (kind.text) {
     const text = decodeUtf8(bytes);
     if (text !== null) return { content: text, encoding: 'utf-8' };
   }
-  return { content: Buffer.from(bytes).toString('base64'), encoding: 'base64', mimeType: mime ?? DEFAULT_BINARY_MIME };
+  return { content: Buffer.from(bytes).toString('base64'), encoding: 'base64', mimeType: kind.text ? DEFAULT_BINARY_MIME : kind.mimeType };
 }
 
 /** Why a record cannot be edited as text, or null when it can. */

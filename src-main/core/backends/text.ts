@@ -1,5 +1,6 @@
 // Text handling shared by every backend: line windows, line endings, literal edits,
-// and the media/binary decision. Pure functions over strings and bytes.
+// and the binary test. Pure functions over strings and bytes. (What a file is by its
+// name and bytes is core/media/sniff.)
 
 import type { EditResult, ReadResult } from './protocol';
 import { messages } from './messages';
@@ -122,26 +123,6 @@ function notFoundHint(haystack: string, needle: string): string {
 
 export function editResult(path: string, outcome: EditOutcome): EditResult {
   return outcome.ok ? { path, occurrences: outcome.occurrences } : { error: outcome.error };
-}
-
-const MIME_BY_EXTENSION: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
-  bmp: 'image/bmp', ico: 'image/x-icon', tif: 'image/tiff', tiff: 'image/tiff', avif: 'image/avif',
-  heic: 'image/heic', svgz: 'image/svg+xml',
-  mp3: 'audio/mpeg', wav: 'audio/wav', ogg: 'audio/ogg', flac: 'audio/flac', m4a: 'audio/mp4', aac: 'audio/aac', opus: 'audio/opus',
-  mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime', mkv: 'video/x-matroska', avi: 'video/x-msvideo',
-  pdf: 'application/pdf', zip: 'application/zip', gz: 'application/gzip', tar: 'application/x-tar',
-  '7z': 'application/x-7z-compressed', wasm: 'application/wasm', exe: 'application/octet-stream',
-  so: 'application/octet-stream', dll: 'application/octet-stream', bin: 'application/octet-stream',
-  woff: 'font/woff', woff2: 'font/woff2', ttf: 'font/ttf', otf: 'font/otf',
-  sqlite: 'application/vnd.sqlite3', db: 'application/octet-stream',
-};
-
-/** The MIME type of a media or known-binary file by its extension, or null for text-like names. */
-export function mediaMimeType(path: string): string | null {
-  const dot = path.lastIndexOf('.');
-  if (dot < 0 || dot < path.lastIndexOf('/')) return null;
-  return MIME_BY_EXTENSION[path.slice(dot + 1).toLowerCase()] ?? null;
 }
 
 export function isImageMime(mime: string | undefined): boolean {

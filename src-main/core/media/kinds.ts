@@ -8,6 +8,10 @@ export const MEDIA_KINDS: readonly MediaKind[] = ['image', 'audio', 'video', 'do
 /** Refused over this many bytes (SPEC §2, §12). */
 export const MAX_MEDIA_BYTES = 10 * 1024 * 1024;
 
+export const PDF_MIME = 'application/pdf';
+export const PPT_MIME = 'application/vnd.ms-powerpoint';
+export const PPTX_MIME = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+
 /** The media extensions of SPEC §12 and their MIME types (as the providers name them). */
 const MEDIA_BY_EXTENSION: Record<string, { kind: MediaKind; mimeType: string }> = {
   png: { kind: 'image', mimeType: 'image/png' },
@@ -32,10 +36,13 @@ const MEDIA_BY_EXTENSION: Record<string, { kind: MediaKind; mimeType: string }> 
   webm: { kind: 'video', mimeType: 'video/webm' },
   wmv: { kind: 'video', mimeType: 'video/x-ms-wmv' },
   '3gpp': { kind: 'video', mimeType: 'video/3gpp' },
-  pdf: { kind: 'document', mimeType: 'application/pdf' },
-  ppt: { kind: 'document', mimeType: 'application/vnd.ms-powerpoint' },
-  pptx: { kind: 'document', mimeType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' },
+  pdf: { kind: 'document', mimeType: PDF_MIME },
+  ppt: { kind: 'document', mimeType: PPT_MIME },
+  pptx: { kind: 'document', mimeType: PPTX_MIME },
 };
+
+/** §12's media by MIME type. */
+const MEDIA_BY_MIME: ReadonlyMap<string, MediaType> = new Map(Object.values(MEDIA_BY_EXTENSION).map((entry) => [entry.mimeType, entry]));
 
 export interface MediaType {
   kind: MediaKind;
@@ -54,6 +61,14 @@ export function mediaTypeOf(path: string): MediaType | null {
   return ext === null ? null : (MEDIA_BY_EXTENSION[ext] ?? null);
 }
 
+/**
+ * The §12 media type of a MIME type (what read_file hands to a model), or null for other
+ * types (`image/bmp`, `application/zip`): those are binary files, not media.
+ */
+export function mediaTypeOfMime(mimeType: string): MediaType | null {
+  return MEDIA_BY_MIME.get(mimeType.toLowerCase().split(';')[0]!.trim()) ?? null;
+}
+
 /** The kind of a MIME type (`image/svg+xml` is text, not an image a model looks at). */
 export function kindOfMime(mimeType: string): MediaKind | null {
   const mime = mimeType.toLowerCase().split(';')[0]!.trim();
@@ -70,6 +85,11 @@ export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** The text line that goes with a media block: `Image file /pic.png (image/png, 812 B)`. */
+export function mediaLine(kind: MediaKind, path: string, mimeType: string, bytes: number): string {
+  return `${kind[0]!.toUpperCase()}${kind.slice(1)} file ${path} (${mimeType}, ${formatSize(bytes)})`;
 }
 
 /** SPEC §12's one line for a model that does not take this kind of input. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isImageMime } from '../backends/text';
 import { checkPath, intArg, pathArg } from './args';
+import { readMedia } from './read-media';
 import { defineTool, errorText, text, type ToolOutput } from './tool';
 
 export const READ_DEFAULT_LIMIT = 100;
@@ -20,7 +20,8 @@ export const readFileTool = defineTool({
     'Use it before editing a file (edits and overwrites of existing files are refused until you have read them), and to page through large files or large tool results saved under /large_tool_results/.',
     `By default it returns ${READ_DEFAULT_LIMIT} lines from the start; pass offset (0-based line index to start at) and limit (number of lines) to read other parts.`,
     'When more lines remain, the output ends with `[Showing lines A-B of T. Continue with offset=B.]`: call again with that offset to continue. Lines longer than 5,000 characters are split into rows numbered N.1, N.2, …',
-    'Images are returned as images; other binary files are described, not dumped. Prefer grep or glob to find what to read in large folders.',
+    'Images, audio, video and PDFs (up to 10 MB) come back as media you see, when you take that kind of input. Otherwise a PDF comes back as its text, as does a PowerPoint (.pptx) always: pages (slides) marked `--- page N ---`, offset and limit counting pages, by default as many as fit. Other binary files are described, not dumped.',
+    'Prefer grep or glob to find what to read in large folders.',
   ].join('\n'),
   schema,
   async run(args, ctx): Promise<ToolOutput> {
@@ -38,12 +39,7 @@ export const readFileTool = defineTool({
     if (stat.version !== undefined) ctx.guard.rememberVersion(path, stat.version);
 
     if (data.encoding === 'base64') {
-      const bytes = Math.floor((data.content.length * 3) / 4);
-      const mime = data.mimeType ?? 'application/octet-stream';
-      if (isImageMime(mime)) {
-        return { text: `Image file ${path} (${mime}, about ${bytes} bytes)`, media: { kind: 'image', mimeType: mime, data: data.content, bytes, name: path } };
-      }
-      return text(`Binary file ${path} (${mime}, about ${bytes} bytes) cannot be shown as text. Use execute with a suitable converter if you need its contents.`);
+      return readMedia({ path, file: data, mediaInput: ctx.mediaInput, offset, limit: args.limit, maxChars: READ_MAX_OUTPUT_CHARS });
     }
     const total = result.totalLines ?? 0;
     const wholeFileShown = offset === 0 && (result.endLine ?? 0) >= total;

@@ -3,7 +3,7 @@ import { qualifiedName, qualifyAll } from './naming';
 import { mcpResultOutput } from './results';
 
 describe('mcpResultOutput (SPEC §10 results)', () => {
-  it('joins text parts; the first image is an image block, later ones are named', () => {
+  it('joins text parts; the first image is the media block, later ones are named', () => {
     const out = mcpResultOutput({
       content: [
         { type: 'text', text: 'one' },
@@ -13,7 +13,27 @@ describe('mcpResultOutput (SPEC §10 results)', () => {
       ],
     });
     expect(out.media).toEqual({ kind: 'image', mimeType: 'image/png', data: 'AAAA', bytes: 3 });
-    expect(out.text).toBe('one\ntwo\n[image (image/jpeg) not shown: only the first image of a result is]');
+    expect(out.text).toBe('one\ntwo\n[image (image/jpeg) not shown: only the first media block of a result is]');
+  });
+
+  it('audio and embedded blobs of a media type are media blocks too: the first of any kind', () => {
+    const wav = Buffer.from('RIFF....WAVE').toString('base64');
+    const audio = mcpResultOutput({ content: [{ type: 'text', text: 'spoken' }, { type: 'audio', data: wav, mimeType: 'audio/wav' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] });
+    expect(audio.media).toEqual({ kind: 'audio', mimeType: 'audio/wav', data: wav, bytes: 12 });
+    expect(audio.text).toBe('spoken\n[image (image/png) not shown: only the first media block of a result is]');
+
+    const pdf = mcpResultOutput({ content: [{ type: 'resource', resource: { uri: 'docs://r/1', mimeType: 'application/pdf', blob: 'JVBERi0=' } }, { type: 'audio', data: wav, mimeType: 'audio/mpeg' }] });
+    expect(pdf.media).toEqual({ kind: 'document', mimeType: 'application/pdf', data: 'JVBERi0=', bytes: 5, name: 'docs://r/1' });
+    expect(pdf.text).toBe('[resource docs://r/1, application/pdf]\n[audio (audio/mpeg) not shown: only the first media block of a result is]');
+
+    const only = mcpResultOutput({ content: [{ type: 'audio', data: wav, mimeType: 'audio/wav' }] });
+    expect(only.text).toBe('[audio (audio/wav)]');
+  });
+
+  it('a blob of another type is named with its size; audio without a MIME type is only named', () => {
+    const out = mcpResultOutput({ content: [{ type: 'audio', data: 'AAAA' }, { type: 'resource', resource: { uri: 'x://z', mimeType: 'application/zip', blob: 'AAAAAAAA' } }] });
+    expect(out.media).toBeUndefined();
+    expect(out.text).toBe('[audio (unknown type) not shown]\n[resource x://z, application/zip: 6 bytes of binary data, not shown]');
   });
 
   it('resource links and embedded resources name their URI; an embedded text resource brings its text', () => {

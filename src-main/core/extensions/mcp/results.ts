@@ -1,8 +1,9 @@
-// MCP results as Deepdesk tool outputs (SPEC §10): text parts joined; the first image as an
-// image block (later ones named in the text); resource links and embedded resources as text
+// MCP results as Deepdesk tool outputs (SPEC §10, §12): text parts joined; the first media
+// block of any kind (an image, audio, an embedded blob of a media type) as the output's
+// media (later ones named in the text); resource links and embedded resources as text
 // naming their URI (an embedded text resource with its text); structuredContent as JSON
 // when there is no text; isError → `Error: `.
-import { base64Bytes } from '../../media/kinds';
+import { base64Bytes, kindOfMime } from '../../media/kinds';
 import type { ToolMedia, ToolOutput } from '../../tools/tool';
 
 /** One content block as servers send it (text, image, audio, resource_link, resource). */
@@ -24,41 +25,61 @@ export interface McpCallResult {
   toolResult?: unknown;
 }
 
-/** What a message shows for content the model cannot take as text. */
-export function blockText(block: McpContentBlock, image: { taken: boolean } | null): { text?: string; image?: ToolMedia } {
+/** Whether a result still has room for its one media block (the first one found takes it). */
+export interface MediaSlot {
+  taken: boolean;
+}
+
+/**
+ * What a message shows for a content block: its text, or (for the first media block of a
+ * result: an image, audio, or an embedded blob of a media type) the block itself. Without
+ * a slot, media are only named.
+ */
+export function blockText(block: McpContentBlock, slot: MediaSlot | null): { text?: string; media?: ToolMedia } {
   switch (block.type) {
     case 'text':
       return { text: block.text ?? '' };
     case 'image':
-      if (image !== null && !image.taken && typeof block.data === 'string') {
-        image.taken = true;
-        return { image: { kind: 'image', mimeType: block.mimeType ?? 'image/png', data: block.data, bytes: base64Bytes(block.data) } };
-      }
-      return { text: `[image (${block.mimeType ?? 'unknown type'}) not shown${image !== null ? ': only the first image of a result is' : ''}]` };
-    case 'audio':
-      return { text: `[audio (${block.mimeType ?? 'unknown type'}) not shown]` };
+    case 'audio': {
+      const mimeType = block.mimeType ?? (block.type === 'image' ? 'image/png' : undefined);
+      const media = takeMedia(slot, mimeType, block.data);
+      if (media) return { media };
+      return { text: `[${block.type} (${block.mimeType ?? 'unknown type'}) not shown${slot?.taken === true ? ': only the first media block of a result is' : ''}]` };
+    }
     case 'resource_link':
       return { text: `[resource ${block.uri ?? '?'}${block.name ? ` (${block.name})` : ''}${block.mimeType ? `, ${block.mimeType}` : ''}]` };
     case 'resource': {
       const r = block.resource;
       if (r === undefined) return { text: '[resource]' };
-      if (typeof r.text === 'string') return { text: `[resource ${r.uri}${r.mimeType ? `, ${r.mimeType}` : ''}]\n${r.text}` };
-      const bytes = typeof r.blob === 'string' ? Math.floor((r.blob.length * 3) / 4) : 0;
-      return { text: `[resource ${r.uri}${r.mimeType ? `, ${r.mimeType}` : ''}: ${bytes} bytes of binary data, not shown]` };
+      const named = `[resource ${r.uri}${r.mimeType ? `, ${r.mimeType}` : ''}`;
+      if (typeof r.text === 'string') return { text: `${named}]\n${r.text}` };
+      const media = takeMedia(slot, r.mimeType, r.blob, r.uri);
+      if (media) return { text: `${named}]`, media };
+      const bytes = typeof r.blob === 'string' ? base64Bytes(r.blob) : 0;
+      return { text: `${named}: ${bytes} bytes of binary data, not shown]` };
     }
     default:
       return { text: `[${block.type} content not shown]` };
   }
 }
 
+/** The block as media when it is one and the result has no media block yet. */
+function takeMedia(slot: MediaSlot | null, mimeType: string | undefined, data: string | undefined, name?: string): ToolMedia | undefined {
+  if (slot === null || slot.taken || typeof data !== 'string' || mimeType === undefined) return undefined;
+  const kind = kindOfMime(mimeType);
+  if (kind === null) return undefined;
+  slot.taken = true;
+  return { kind, mimeType, data, bytes: base64Bytes(data), ...(name !== undefined ? { name } : {}) };
+}
+
 export function mcpResultOutput(result: McpCallResult): ToolOutput {
   const parts: string[] = [];
-  let image: ToolMedia | undefined;
-  const slot = { taken: false };
+  let media: ToolMedia | undefined;
+  const slot: MediaSlot = { taken: false };
   let hasText = false;
   for (const block of result.content ?? []) {
     const shown = blockText(block, slot);
-    if (shown.image) image = shown.image;
+    if (shown.media) media = shown.media;
     if (shown.text !== undefined) {
       parts.push(shown.text);
       if (block.type === 'text' && shown.text.trim() !== '') hasText = true;
@@ -67,7 +88,7 @@ export function mcpResultOutput(result: McpCallResult): ToolOutput {
   if (!hasText && result.structuredContent !== undefined) parts.unshift(JSON.stringify(result.structuredContent, null, 2));
   if (parts.length === 0 && result.toolResult !== undefined) parts.push(typeof result.toolResult === 'string' ? result.toolResult : JSON.stringify(result.toolResult, null, 2));
   let body = parts.join('\n');
-  if (body === '') body = image ? `[image (${image.mimeType})]` : '(no output)';
-  if (result.isError) return { text: `Error: ${body}`, ...(image ? { media: image } : {}) };
-  return { text: body, ...(image ? { media: image } : {}) };
+  if (body === '') body = media ? `[${media.kind} (${media.mimeType})]` : '(no output)';
+  if (result.isError) return { text: `Error: ${body}`, ...(media ? { media } : {}) };
+  return { text: body, ...(media ? { media } : {}) };
 }

@@ -1,0 +1,107 @@
+// read_file of a binary file (SPEC §12): a media block when the run's model takes it, with
+// a line naming the file; else a PDF's text, a PPTX's text (for every model: no provider
+// takes PowerPoint) or §12's one-line notice; other binary files are described.
+
+import type { FileData } from '../backends/protocol';
+import { takesMedia, type MediaInput } from '../media/capabilities';
+import {
+  MAX_MEDIA_BYTES, PDF_MIME, PPT_MIME, PPTX_MIME, base64Bytes, formatSize, mediaLine, mediaTypeOfMime, notTakenNotice,
+} from '../media/kinds';
+import { openPdfText, type PagedText } from '../media/pdf-text';
+import { openPptxText } from '../media/pptx-text';
+import { errorText, text, type ToolOutput } from './tool';
+
+export interface MediaRead {
+  path: string;
+  file: FileData;
+  mediaInput: MediaInput | undefined;
+  /** Pages (or slides) to skip. */
+  offset: number;
+  /** Pages (or slides) to show; undefined: as many as fit in maxChars. */
+  limit: number | undefined;
+  /** The output cap (read_file's); pages are cut at a page boundary to stay under it. */
+  maxChars: number;
+}
+
+export async function readMedia({ path, file, mediaInput, offset, limit, maxChars }: MediaRead): Promise<ToolOutput> {
+  const mimeType = file.mimeType ?? 'application/octet-stream';
+  const bytes = base64Bytes(file.content);
+  if (bytes > MAX_MEDIA_BYTES) return errorText(`'${path}' is ${formatSize(bytes)} (${bytes} bytes); files over 10 MB (${MAX_MEDIA_BYTES} bytes) are not read`);
+  const media = mediaTypeOfMime(mimeType);
+  if (media === null) {
+    return text(`Binary file ${path} (${mimeType}, ${formatSize(bytes)}) cannot be shown as text. Use execute with a suitable converter if you need its contents.`);
+  }
+  const line = mediaLine(media.kind, path, mimeType, bytes);
+  const paging = { offset, limit, maxChars };
+  if (mimeType === PPTX_MIME) {
+    const slides = openPptxText(Buffer.from(file.content, 'base64'));
+    if ('error' in slides) return errorText(`'${path}' is ${slides.error}`);
+    return pagedText(slides, 'slide', `${line}, ${count(slides.pageCount, 'slide')}. Its text:`, paging);
+  }
+  // No provider takes PowerPoint: a .ppt (binary, no text reader here) always gets the notice.
+  if (mimeType !== PPT_MIME && takesMedia(mediaInput, mimeType)) {
+    return { text: line, media: { kind: media.kind, mimeType, data: file.content, bytes, name: path } };
+  }
+  if (mimeType === PDF_MIME) return pdfText(path, file.content, line, bytes, paging);
+  return text(notTakenNotice(media.kind, path, bytes));
+}
+
+interface Paging {
+  offset: number;
+  limit: number | undefined;
+  maxChars: number;
+}
+
+async function pdfText(path: string, base64: string, line: string, bytes: number, paging: Paging): Promise<ToolOutput> {
+  const pdf = await openPdfText(Buffer.from(base64, 'base64'));
+  if ('error' in pdf) return errorText(`'${path}' is not a readable PDF: ${pdf.error}`);
+  try {
+    if (paging.offset === 0 && (await hasNoText(pdf))) {
+      return text(`${line}, ${count(pdf.pageCount, 'page')} without a text layer (scanned?): no text to show.\n${notTakenNotice('document', path, bytes)}`);
+    }
+    return await pagedText(pdf, 'page', `${line}, ${count(pdf.pageCount, 'page')}. This model does not take PDF input; the PDF's text:`, paging);
+  } catch (err) {
+    return errorText(`'${path}' is not a readable PDF: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    await pdf.close();
+  }
+}
+
+async function hasNoText(doc: PagedText): Promise<boolean> {
+  for (let n = 1; n <= doc.pageCount; n++) if ((await doc.pageText(n)) !== '') return false;
+  return true;
+}
+
+const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+
+/**
+ * Pages `offset+1…` marked `--- page N ---`, as many as `limit` allows and fit in
+ * `maxChars` (at least one: a page longer than the cap is cut and says so), then §3's
+ * continue notice when pages remain.
+ */
+async function pagedText(doc: PagedText, unit: 'page' | 'slide', header: string, { offset, limit, maxChars }: Paging): Promise<ToolOutput> {
+  const total = doc.pageCount;
+  const units = `${unit}s`;
+  if (total === 0) return text(`${header}\n(no ${units})`);
+  if (offset >= total) return errorText(`${unit[0]!.toUpperCase()}${unit.slice(1)} offset ${offset} exceeds document length (${count(total, unit)})`);
+  const last = limit === undefined ? total : Math.min(total, offset + limit);
+  let out = header;
+  let shown = offset;
+  while (shown < last) {
+    const n = shown + 1;
+    const body = (await doc.pageText(n)) || '(no text)';
+    const block = `\n--- ${unit} ${n} ---\n${body}`;
+    if (out.length + block.length > maxChars) {
+      if (shown > offset) break;
+      let end = Math.max(0, maxChars - out.length);
+      if (/[\uD800-\uDBFF]/.test(block[end - 1] ?? '')) end--;
+      out += `${block.slice(0, end)}\n[${unit} ${n} is cut here: it is longer than ${maxChars} characters]`;
+      shown = n;
+      break;
+    }
+    out += block;
+    shown = n;
+  }
+  if (shown < total) out += `\n\n[Showing ${units} ${offset + 1}-${shown} of ${total}. Continue with offset=${shown}.]`;
+  return text(out);
+}
