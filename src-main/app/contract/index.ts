@@ -10,6 +10,7 @@ import { overriddenSchema, queuedMessageSchema } from './honest';
 import { extensionEvents, extensionMethods } from './extensions';
 import { mcpEvents, mcpMethods } from './mcp';
 import { modeEvents, modeMethods } from './modes';
+import { attachmentMethods, attachmentsSchema, sentAttachmentSchema } from './attachments';
 import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 
@@ -20,6 +21,7 @@ export * from './extensions';
 export * from './mcp';
 export * from './modes';
 export * from './notices';
+export * from './attachments';
 export * from './terminal';
 
 // ---------------------------------------------------------------- shared shapes
@@ -99,7 +101,7 @@ export type FileChangeDto = z.infer<typeof fileChangeSchema>;
 
 /** A message as the window shows it (images as metadata, tool calls with their results). */
 export const displayItemSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('user'), text: z.string(), index: z.number() }),
+  z.object({ kind: z.literal('user'), text: z.string(), index: z.number(), attachments: z.array(sentAttachmentSchema).optional() }),
   z.object({ kind: z.literal('assistant'), text: z.string(), index: z.number(), parentToolCallId: z.string().optional() }),
   z.object({
     kind: z.literal('tool'),
@@ -228,6 +230,7 @@ const ok = z.object({ ok: z.literal(true) });
 export const methods = {
   ...folderMethods,
   ...noticeMethods,
+  ...attachmentMethods,
   ...mcpMethods,
   ...extensionMethods,
 
@@ -268,7 +271,8 @@ export const methods = {
    * `threadId` is the thread `/clear` started. A message naming no command is refused.
    */
   'threads.send': {
-    params: threadRef.extend({ text: z.string().min(1).max(5_000_000) }),
+    /** `text` may be empty when files are attached (see attachments.ts). */
+    params: threadRef.extend({ text: z.string().max(5_000_000), attachments: attachmentsSchema.optional() }),
     result: ok.extend({ queuedId: z.string().optional(), note: z.string().optional(), threadId: z.string().optional() }),
   },
   /** The slash commands there are now (built-ins, skills, MCP prompts), for the `/` list. */

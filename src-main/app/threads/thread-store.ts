@@ -94,7 +94,11 @@ const rowStateSchema = z.object({
     costUsd: z.number().optional(),
   }),
   guard: z.record(z.string(), z.string()),
-  files: z.object({ largeResults: z.object({ files: z.record(z.string(), z.any()) }), history: z.object({ files: z.record(z.string(), z.any()) }) }),
+  files: z.object({
+    largeResults: z.object({ files: z.record(z.string(), z.any()) }),
+    history: z.object({ files: z.record(z.string(), z.any()) }),
+    attachments: z.object({ files: z.record(z.string(), z.any()) }).optional(),
+  }),
   subagentRuns: z.record(z.string(), z.array(z.any())).optional(),
   contextTokens: z.number().nonnegative().optional(),
   compactedBefore: z.number().int().min(0).optional(),
