@@ -197,7 +197,9 @@ export type FileEntry = z.infer<typeof fileEntrySchema>;
 export const fileContentSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('text'), path: z.string(), text: z.string(), truncated: z.boolean() }),
   z.object({ kind: z.literal('image'), path: z.string(), mimeType: z.string(), data: z.string() }),
-  z.object({ kind: z.literal('binary'), path: z.string(), mimeType: z.string(), size: z.number() }),
+  /** Audio, video or a PDF, for the viewer to play or show (at most MAX_MEDIA_BYTES; larger ones come as `binary` with `tooLarge`). */
+  z.object({ kind: z.literal('media'), path: z.string(), media: z.enum(['audio', 'video', 'document']), mimeType: z.string(), data: z.string() }),
+  z.object({ kind: z.literal('binary'), path: z.string(), mimeType: z.string(), size: z.number(), tooLarge: z.literal(true).optional() }),
 ]);
 export type FileContent = z.infer<typeof fileContentSchema>;
 
