@@ -38,6 +38,7 @@ interface ConversationProps {
   onLoadEarlier?(): Promise<void>;
   loadingEarlier?: boolean;
   fullToolCall?(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
+  attachment?(index: number, name: string): Promise<Result<'threads.attachment'>>;
 }
 
 const STICK_DISTANCE = 80;
@@ -48,7 +49,7 @@ const noop = async (): Promise<void> => undefined;
 
 export function Conversation(props: ConversationProps): React.JSX.Element {
   const { state, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
-  const { onLoadEarlier, loadingEarlier = false, fullToolCall } = props;
+  const { onLoadEarlier, loadingEarlier = false, fullToolCall, attachment } = props;
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   /** The scroll position as a distance from the bottom, after the last render or scroll. */
@@ -96,8 +97,9 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       openThreadFile,
       openSettings: onOpenSettings,
       ...(fullToolCall ? { fullToolCall } : {}),
+      ...(attachment ? { attachment } : {}),
     }),
-    [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall],
+    [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall, attachment],
   );
 
   // Sending jumps to the sent message, wherever the person had scrolled.

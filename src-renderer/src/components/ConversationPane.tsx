@@ -47,6 +47,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
           onLoadEarlier={session.loadEarlier}
           loadingEarlier={session.loadingEarlier}
           fullToolCall={session.fullToolCall}
+          attachment={session.attachment}
         />
       </ErrorBoundary>
       <ApprovalAnnouncer approvals={session.approvals} />

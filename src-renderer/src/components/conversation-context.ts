@@ -28,6 +28,8 @@ export interface ConversationContextValue {
   openSettings?(): void;
   /** One tool call of the thread in full (its card was loaded cut; `index`: its message index). */
   fullToolCall?(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
+  /** The bytes of an attachment of the person's message at `index` (a sent image's thumbnail). */
+  attachment?(index: number, name: string): Promise<Result<'threads.attachment'>>;
 }
 
 export const ConversationContext = createContext<ConversationContextValue>({

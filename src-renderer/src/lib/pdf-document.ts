@@ -1,13 +1,14 @@
 // PDFs for the file viewer: pdf.js loaded when the first PDF opens (it is large), its
 // worker a file of the app's own (CSP worker-src 'self').
 
+import type * as PdfJs from 'pdfjs-dist';
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 // Vite copies the worker next to the app and gives its URL.
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 
-let loading: Promise<typeof import('pdfjs-dist')> | null = null;
+let loading: Promise<typeof PdfJs> | null = null;
 
-function pdfjs(): Promise<typeof import('pdfjs-dist')> {
+function pdfjs(): Promise<typeof PdfJs> {
   loading ??= import('pdfjs-dist').then((lib) => {
     lib.GlobalWorkerOptions.workerSrc = workerUrl;
     return lib;
