@@ -48,7 +48,7 @@ export async function addFiles(current: readonly PendingFile[], files: readonly 
   for (const [i, file] of files.entries()) {
     const name = nameOf(file, i);
     if (file.size > MAX_ATTACHMENT_BYTES) {
-      problems.push(`${name} is ${formatBytes(file.size)}: a file may be at most ${MAX_ATTACHMENT_BYTES / MB} MB.`);
+      problems.push(`${name} is ${file.size.toLocaleString('en-US')} bytes (${formatBytes(file.size)}): a file may be at most ${MAX_ATTACHMENT_BYTES / MB} MB.`);
       continue;
     }
     if (next.length >= MAX_ATTACHMENTS) {
