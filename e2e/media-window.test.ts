@@ -65,6 +65,8 @@ describe('attachments in the message box', () => {
     // After a reload the thumbnail's bytes come from the thread.
     await expect.poll(() => sent().locator('img.attachment-thumb').getAttribute('src'), { timeout: 10_000 }).toBe(`data:image/png;base64,${png.toString('base64')}`);
     await expect.poll(() => conversation(page).getByText('What is in this picture?').count()).toBe(1);
+    await conversation(page).getByRole('button', { name: 'Open attachment square.png' }).click();
+    await expect.poll(() => viewer(page).getByRole('img', { name: 'square.png' }).getAttribute('src'), { timeout: 10_000 }).toBe(`data:image/png;base64,${png.toString('base64')}`);
     await page.context().close();
   });
 
@@ -93,6 +95,12 @@ describe('attachments in the message box', () => {
     const listing = (serve.model.requests[1]!.messages as Array<WireMessage & { tool_call_id?: string }>).find((m) => m.tool_call_id === 'ls1')!;
     expect(String(listing.content)).toContain('/attachments/tone.wav');
     await conversation(page).getByRole('list', { name: 'Attached files' }).getByRole('listitem').filter({ hasText: 'tone.wav' }).waitFor();
+    // After a reload the saved file opens from the thread's /attachments/ and plays.
+    await page.reload();
+    await conversation(page).getByText('I see the recording.').waitFor({ timeout: 15_000 });
+    await conversation(page).getByRole('button', { name: 'Open attachment tone.wav' }).click();
+    const audio = viewer(page).getByLabel('Audio tone.wav');
+    await expect.poll(() => audio.evaluate((el) => (el as HTMLAudioElement).readyState), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
     await page.context().close();
   });
 

@@ -60,6 +60,7 @@ const LINE = /^\[Attached (.+) \(([^(),\s]+), (\d+(?:\.\d)? [KM]?B)\)(: read it 
 
 /** A message's text split into what the person typed and the attachments its lines name. */
 export function splitAttachmentLines(text: string): { text: string; attachments: SentAttachment[] } {
+  if (!text.includes('[Attached ')) return { text, attachments: [] };
   const attachments: SentAttachment[] = [];
   const kept: string[] = [];
   for (const line of text.split('\n')) {

@@ -127,11 +127,20 @@ function SentThumbnail({ file }: { file: ShownAttachment }): React.JSX.Element {
 
 /** A file pasted, dropped or picked into a sent message: as content the model got, or saved to the thread's /attachments/. */
 function UploadChip({ file }: { file: ShownAttachment }): React.JSX.Element {
+  const { openAttachment } = useContext(ConversationContext);
   return (
-    <li className="attachment-chip" title={file.path ? `${file.name} (${file.mimeType}, ${file.size}), saved as ${file.path}` : `${file.name} (${file.mimeType}, ${file.size})`}>
-      {isImageFile(file) ? <SentThumbnail file={file} /> : <Icon name="file" size={12} />}
-      <span>{file.name}</span>
-      <span className="muted small">{file.size}</span>
+    <li className="attachment-chip">
+      <button
+        type="button"
+        className="chip-toggle"
+        aria-label={`Open attachment ${file.name}`}
+        title={file.path ? `${file.name} (${file.mimeType}, ${file.size}), saved as ${file.path}` : `${file.name} (${file.mimeType}, ${file.size})`}
+        onClick={() => openAttachment?.(file)}
+      >
+        {isImageFile(file) ? <SentThumbnail file={file} /> : <Icon name="file" size={12} />}
+        <span>{file.name}</span>
+        <span className="muted small">{file.size}</span>
+      </button>
     </li>
   );
 }

@@ -73,7 +73,7 @@ export function isImageFile(file: { mimeType: string }): boolean {
   return /^image\/(png|jpeg|gif|webp|avif|bmp)$/.test(file.mimeType);
 }
 
-/** How the sent message shows a file while the window still has its bytes. */
+/** How the sent message shows a file while the window still has its bytes (it opens from them). */
 export function shownAttachment(file: PendingFile): ShownAttachment {
-  return { name: file.name, mimeType: file.mimeType || 'application/octet-stream', size: formatBytes(file.bytes), ...(isImageFile(file) ? { data: file.data } : {}) };
+  return { name: file.name, mimeType: file.mimeType || 'application/octet-stream', size: formatBytes(file.bytes), data: file.data };
 }
