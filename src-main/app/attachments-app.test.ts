@@ -87,6 +87,8 @@ describe('attachments through the app', () => {
     const view = await second.call('threads.get', { threadId: thread.id });
     const item = view.items.find((i) => i.kind === 'user')!;
     expect(item).toMatchObject({ kind: 'user', text: 'see these' });
+    // The lines naming the files are not part of the thread's title.
+    expect(view.thread.title).toBe('see these');
     expect(item.kind === 'user' && item.attachments?.map((a) => [a.name, a.path])).toEqual([
       ['spec.pdf', '/attachments/spec.pdf'],
       ['dot.png', undefined],
@@ -94,6 +96,12 @@ describe('attachments through the app', () => {
     expect((await second.call('threads.attachment', { threadId: thread.id, index: item.index, name: 'dot.png' })).data).toBe(png.toString('base64'));
     expect(await second.call('threads.attachment', { threadId: thread.id, index: item.index, name: 'spec.pdf' })).toEqual({ mimeType: 'application/pdf', data: pdf.toString('base64') });
     await expect(second.call('threads.attachment', { threadId: thread.id, index: item.index, name: 'nope.png' })).rejects.toThrow(/not in this thread/);
+
+    server.push({ text: 'ok' });
+    const { id: filesOnly } = await second.call('threads.create', {});
+    await second.call('threads.send', { threadId: filesOnly, text: '', attachments: [{ name: 'spec.pdf', mimeType: 'application/pdf', data: pdf.toString('base64') }] });
+    // A message of files alone is titled by their names.
+    await expect.poll(async () => (await second.call('threads.get', { threadId: filesOnly })).thread.title).toBe('spec.pdf');
   });
 
   it('a message with files sent during a run is queued with its files saved, and delivered with their lines', async () => {

@@ -76,6 +76,8 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   /** Why files just pasted, dropped or picked were not attached. */
   const [fileProblems, setFileProblems] = useState<string[]>([]);
   const picker = useRef<HTMLInputElement>(null);
+  /** Files are being dragged over the box. */
+  const [dropping, setDropping] = useState(false);
 
   // While the agent works a message can still be sent: it is queued until the current step ends.
   const canSend = disabledReason === null && (text.trim() !== '' || files.length > 0);
@@ -232,10 +234,12 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
     }
   };
 
+  // Pasted files are attached; text pasted with them (a spreadsheet's cells come with a
+  // picture of them) still goes into the box, so nothing pasted is lost.
   const onPaste = (event: React.ClipboardEvent<HTMLTextAreaElement>): void => {
     const pasted = [...event.clipboardData.files];
     if (pasted.length === 0) return;
-    event.preventDefault();
+    if (event.clipboardData.getData('text/plain') === '') event.preventDefault();
     attachFiles(pasted);
   };
 
@@ -305,12 +309,18 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   return (
     <div
       className="message-box"
+      data-dropping={dropping ? '' : undefined}
       onDragOver={(event) => {
         if (!carriesFiles(event)) return;
         event.preventDefault();
         event.dataTransfer.dropEffect = 'copy';
+        setDropping(true);
+      }}
+      onDragLeave={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDropping(false);
       }}
       onDrop={(event) => {
+        setDropping(false);
         if (!carriesFiles(event)) return;
         event.preventDefault();
         attachFiles([...event.dataTransfer.files]);
