@@ -1,6 +1,7 @@
 // An attachment of a sent message as the file viewer shows it (as files.read would give it).
 
 import type { FileContent } from '../../../src-main/app/contract';
+import { isImageFile } from './pending-files';
 
 const MEDIA: ReadonlyArray<[RegExp, 'audio' | 'video' | 'document']> = [
   [/^audio\//, 'audio'],
@@ -9,7 +10,7 @@ const MEDIA: ReadonlyArray<[RegExp, 'audio' | 'video' | 'document']> = [
 ];
 
 export function attachmentContent(path: string, mimeType: string, data: string): FileContent {
-  if (/^image\/(png|jpeg|gif|webp|avif|bmp)$/.test(mimeType)) return { kind: 'image', path, mimeType, data };
+  if (isImageFile({ mimeType })) return { kind: 'image', path, mimeType, data };
   const media = MEDIA.find(([pattern]) => pattern.test(mimeType))?.[1];
   if (media !== undefined) return { kind: 'media', path, media, mimeType, data };
   const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));

@@ -69,6 +69,7 @@ export async function addFiles(current: readonly PendingFile[], files: readonly 
   return { files: next, problems };
 }
 
+/** An image the window can show (a thumbnail, the viewer). */
 export function isImageFile(file: { mimeType: string }): boolean {
   return /^image\/(png|jpeg|gif|webp|avif|bmp)$/.test(file.mimeType);
 }
