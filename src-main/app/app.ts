@@ -314,7 +314,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await terminals.close(threadId);
       return ok;
     },
-    'threads.send': async ({ threadId, text }) => {
+    'threads.send': async ({ threadId, text, attachments }) => {
       let outcome: SlashOutcome | null;
       try {
         outcome = await resolveSlash(text, commandSources);
@@ -350,13 +350,14 @@ export async function createApp(options: AppOptions): Promise<App> {
         if (err instanceof McpReferenceError) throw new ContractError(err.message, 'bad_request');
         throw err;
       }
-      return { ...ok, ...(await threads.send(threadId, await attachMentionedFiles(expanded, shared.folder))) };
+      return { ...ok, ...(await threads.send(threadId, await attachMentionedFiles(expanded, shared.folder), attachments)) };
     },
     'commands.list': async () => listCommands(commandSources),
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
     'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),
     'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
     'threads.retry': async ({ threadId }) => (await threads.retry(threadId), ok),
+    'threads.attachment': async ({ threadId, index, name }) => threads.attachment(threadId, index, name),
     'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
 
     'approvals.decide': async ({ threadId, toolCallId, parentToolCallId, decision }) => {

@@ -10,11 +10,10 @@ import { runAgent } from '../core/agent/loop';
 import type { ApprovalBroker } from '../core/agent/middleware/approval';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from '../core/agent/types';
 import { attachMentionedFiles } from '../app/threads/mention-attachments';
-import { createDefaultMounts } from '../core/backends/mounts';
+import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot } from '../core/backends/mounts';
 import { CheckpointHistory } from '../core/checkpoints/history';
 import { recorderFor } from '../core/checkpoints/recorder';
 import { CheckpointStore } from '../core/checkpoints/store';
-import { StateBackend } from '../core/backends/state';
 import { openDatabase } from '../core/backends/store';
 import { ModelConfigError } from '../core/models/errors';
 import { createChatModel } from '../core/models/create-model';
@@ -126,7 +125,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const rules = personRules(dataDir, io.env, (line) => io.stderr.write(`deepdesk: ${terminalSafe(line)}\n`));
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
-    const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
+    const threadFiles = threadFilesFrom(state.files);
     const mounts = createDefaultMounts({ folder, db, threadFiles, memoryAuthor: threadId, skills: () => skills.current().skills, ...(sandbox ? { sandbox } : {}) });
     const definition = createAgentDefinition({
       model,
@@ -144,7 +143,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       ...(evictChars !== undefined ? { evictChars } : {}),
     });
     const persist = async (s: ThreadState) => {
-      s.files = { largeResults: threadFiles.largeResults.toJSON(), history: threadFiles.history.toJSON() };
+      s.files = threadFilesSnapshot(threadFiles);
       threads.save(s, { folder });
     };
     // `retry` and `tool_output` feed the window's countdown and live tail; they are not

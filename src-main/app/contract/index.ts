@@ -10,6 +10,7 @@ import { overriddenSchema, queuedMessageSchema } from './honest';
 import { extensionEvents, extensionMethods } from './extensions';
 import { mcpEvents, mcpMethods } from './mcp';
 import { modeEvents, modeMethods } from './modes';
+import { attachmentMethods, attachmentsSchema, sentAttachmentSchema } from './attachments';
 import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 
@@ -20,6 +21,7 @@ export * from './extensions';
 export * from './mcp';
 export * from './modes';
 export * from './notices';
+export * from './attachments';
 export * from './terminal';
 
 // ---------------------------------------------------------------- shared shapes
@@ -99,7 +101,7 @@ export type FileChangeDto = z.infer<typeof fileChangeSchema>;
 
 /** A message as the window shows it (images as metadata, tool calls with their results). */
 export const displayItemSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('user'), text: z.string(), index: z.number() }),
+  z.object({ kind: z.literal('user'), text: z.string(), index: z.number(), attachments: z.array(sentAttachmentSchema).optional() }),
   z.object({ kind: z.literal('assistant'), text: z.string(), index: z.number(), parentToolCallId: z.string().optional() }),
   z.object({
     kind: z.literal('tool'),
@@ -195,7 +197,9 @@ export type FileEntry = z.infer<typeof fileEntrySchema>;
 export const fileContentSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('text'), path: z.string(), text: z.string(), truncated: z.boolean() }),
   z.object({ kind: z.literal('image'), path: z.string(), mimeType: z.string(), data: z.string() }),
-  z.object({ kind: z.literal('binary'), path: z.string(), mimeType: z.string(), size: z.number() }),
+  /** Audio, video or a PDF, for the viewer to play or show (at most MAX_MEDIA_BYTES; larger ones come as `binary` with `tooLarge`). */
+  z.object({ kind: z.literal('media'), path: z.string(), media: z.enum(['audio', 'video', 'document']), mimeType: z.string(), data: z.string() }),
+  z.object({ kind: z.literal('binary'), path: z.string(), mimeType: z.string(), size: z.number(), tooLarge: z.literal(true).optional() }),
 ]);
 export type FileContent = z.infer<typeof fileContentSchema>;
 
@@ -228,6 +232,7 @@ const ok = z.object({ ok: z.literal(true) });
 export const methods = {
   ...folderMethods,
   ...noticeMethods,
+  ...attachmentMethods,
   ...mcpMethods,
   ...extensionMethods,
 
@@ -268,7 +273,8 @@ export const methods = {
    * `threadId` is the thread `/clear` started. A message naming no command is refused.
    */
   'threads.send': {
-    params: threadRef.extend({ text: z.string().min(1).max(5_000_000) }),
+    /** `text` may be empty when files are attached (see attachments.ts). */
+    params: threadRef.extend({ text: z.string().max(5_000_000), attachments: attachmentsSchema.optional() }),
     result: ok.extend({ queuedId: z.string().optional(), note: z.string().optional(), threadId: z.string().optional() }),
   },
   /** The slash commands there are now (built-ins, skills, MCP prompts), for the `/` list. */

@@ -5,7 +5,8 @@
 import type { ThreadState } from '../../core/agent/types';
 import type { ChatMessage, ContentPart } from '../../core/models/types';
 import { archivePathFor } from '../../core/agent/middleware/summarization';
-import type { DisplayItem } from '../contract';
+import { splitAttachmentLines, type DisplayItem } from '../contract';
+import { kindOfMime } from '../../core/media/kinds';
 
 const EVICTED = /saved to (\/large_tool_results\/[^\s.]+(?:\.[^\s.]+)*)/;
 
@@ -47,7 +48,10 @@ function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], 
         return;
       }
       // A subagent's only user message is its task description, already on the task card.
-      if (parent === undefined) items.push({ kind: 'user', text: textOf(message.content), index });
+      if (parent === undefined) {
+        const { text, attachments } = splitAttachmentLines(textOfContent(message.content));
+        items.push({ kind: 'user', text, index, ...(attachments.length > 0 ? { attachments } : {}) });
+      }
       return;
     case 'assistant':
       if (message.content !== '') items.push({ kind: 'assistant', text: message.content, index, ...nested });
@@ -68,7 +72,7 @@ function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], 
     case 'tool': {
       const item = toolItems.get(`${parent ?? ''}/${message.toolCallId}`);
       if (item === undefined) return;
-      item.output = textOf(message.content);
+      item.output = textOfContent(message.content);
       if (message.isError) item.isError = true;
       if (message.change) item.change = message.change;
       const evicted = EVICTED.exec(item.output);
@@ -77,6 +81,10 @@ function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], 
   }
 }
 
-function textOf(content: string | ContentPart[]): string {
-  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}]`)).join('\n');
+/** A message's text; media parts stand as `[image image/png]` unless a line already names them (attachments). */
+export function textOfContent(content: string | ContentPart[]): string {
+  if (typeof content === 'string') return content;
+  return content
+    .flatMap((p) => (p.type === 'text' ? [p.text] : p.name !== undefined ? [] : [`[${kindOfMime(p.mimeType) ?? p.type} ${p.mimeType}]`]))
+    .join('\n');
 }

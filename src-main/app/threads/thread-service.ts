@@ -18,14 +18,16 @@ import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
 import { newThreadState, SHUTDOWN, type AgentEvent, type QueuedMessage, type ThreadState } from '../../core/agent/types';
-import { createDefaultMounts, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts';
+import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts';
 import type { Backend } from '../../core/backends/protocol';
-import { StateBackend } from '../../core/backends/state';
-import type { ChatModel } from '../../core/models/types';
+import type { MediaInput } from '../../core/media/capabilities';
+import { mediaTypeOf } from '../../core/media/kinds';
+import type { ChatModel, ContentPart } from '../../core/models/types';
 import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
-import { ContractError, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
-import { displayItems } from './display-items';
+import { ContractError, type AttachmentInput, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
+import { displayItems, textOfContent } from './display-items';
+import { safeAttachmentName, withAttachments } from './message-attachments';
 import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierItems, type ItemsPage } from './thread-page';
 import { cutConversation, isRewoundPart, putBackConversation } from './rewind';
 import { ThreadStore, type ThreadSearchMatch } from './thread-store';
@@ -180,14 +182,50 @@ export class ThreadService {
    * message is queued instead (its id is returned) and delivered when the current step
    * ends: a thread never has two runs, whatever the timing of the sends.
    */
-  async send(threadId: string, text: string): Promise<{ queuedId?: string }> {
+  async send(threadId: string, text: string, attachments: readonly AttachmentInput[] = []): Promise<{ queuedId?: string }> {
     this.requireThread(threadId);
-    if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, text) };
+    if (text.trim() === '' && attachments.length === 0) throw new ContractError('the message is empty', 'bad_request');
+    let content: string | ContentPart[] = text;
+    let unattached = attachments;
+    if (this.runs.has(threadId)) {
+      // A queued message is text: its files are saved to the thread's files and named in it.
+      content = (await this.attach(threadId, text, unattached, 'save-all')) as string;
+      unattached = [];
+      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, content) };
+    }
     const model = await this.options.createModel();
-    // Looked at again after the await, and acted on synchronously: another send may have started a run meanwhile.
-    if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, text) };
-    this.startRun(threadId, model, text);
+    if (unattached.length > 0) content = await this.attach(threadId, text, unattached, model.mediaInput);
+    // Looked at again after the awaits, and acted on synchronously: another send may have started a run meanwhile.
+    // (Media parts would not survive the queue then: their marker lines do.)
+    if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, typeof content === 'string' ? content : textOfContent(content)) };
+    this.startRun(threadId, model, content);
     return {};
+  }
+
+  private async attach(threadId: string, text: string, attachments: readonly AttachmentInput[], mediaInput: MediaInput | undefined | 'save-all'): Promise<string | ContentPart[]> {
+    if (attachments.length === 0) return text;
+    const live = this.open(threadId);
+    const content = await withAttachments(text, attachments, { mediaInput, files: live.mounts.threadFiles.attachments });
+    if (live.mounts.threadFiles.attachments.isEmpty()) return content;
+    // Saved now: the files outlive a send that fails before the run saves the thread.
+    this.persistFiles(live);
+    return content;
+  }
+
+  /** The bytes of an attachment of the person's message at `index`: sent as content, or saved to /attachments/. */
+  async attachment(threadId: string, index: number, name: string): Promise<{ mimeType: string; data: string }> {
+    this.requireThread(threadId);
+    const live = this.open(threadId);
+    const message = live.state.messages[index];
+    if (message?.role === 'user' && typeof message.content !== 'string') {
+      const part = message.content.find((p) => p.type !== 'text' && p.name === name);
+      if (part !== undefined && part.type !== 'text') return { mimeType: part.mimeType, data: part.data };
+    }
+    const files = live.mounts.threadFiles.attachments;
+    const path = `/${safeAttachmentName(name)}`;
+    const [file] = await files.downloadFiles([path]);
+    if (file?.content === undefined) throw new ContractError(`attachment ${name} is not in this thread`, 'not_found');
+    return { mimeType: mediaTypeOf(name)?.mimeType ?? 'application/octet-stream', data: Buffer.from(file.content).toString('base64') };
   }
 
   /** Withdraws a queued message before it is delivered. */
@@ -301,7 +339,7 @@ export class ThreadService {
     if (message === undefined || !isPersonMessage(message)) throw new ContractError('that message is no longer in this thread', 'not_found');
     const part = cutConversation(live.state, index);
     live.streamingText = '';
-    live.state.files = { largeResults: live.mounts.threadFiles.largeResults.toJSON(), history: live.mounts.threadFiles.history.toJSON() };
+    live.state.files = threadFilesSnapshot(live.mounts.threadFiles);
     live.state.guard = live.guard.toJSON();
     this.store.saveRewound(live.state, { folder: this.options.folder }, { threadId, index, checkpointId: record.checkpointId, checkpointSeq: record.checkpointSeq, removed: part });
     // Approvals left waiting (no run picks them up) were for calls that are gone now.
@@ -381,10 +419,10 @@ export class ThreadService {
     this.options.emit({ kind: 'thread-event', threadId, seq, event });
   }
 
-  private startRun(threadId: string, model: ChatModel, text: string | null, fromQueue?: string, compactOnly = false): void {
+  private startRun(threadId: string, model: ChatModel, text: string | ContentPart[] | null, fromQueue?: string, compactOnly = false): void {
     const live = this.open(threadId);
     // A queued message becomes this run's input: the window moves it from the queue into the conversation.
-    if (text !== null && fromQueue !== undefined) this.emitEvent(threadId, { type: 'user_message', threadId, text, queuedId: fromQueue });
+    if (typeof text === 'string' && fromQueue !== undefined) this.emitEvent(threadId, { type: 'user_message', threadId, text, queuedId: fromQueue });
     const controller = new AbortController();
     const toolArgs = new Map<string, unknown>();
     const definition = createAgentDefinition({
@@ -443,10 +481,16 @@ export class ThreadService {
     this.options.emit({ kind: 'threads-changed' });
   }
 
+  /** Saves the thread's files now (the rest of the thread as it was last saved). */
+  private persistFiles(live: LiveThread): void {
+    live.state.files = threadFilesSnapshot(live.mounts.threadFiles);
+    this.store.save(live.state, { folder: this.options.folder });
+  }
+
   private persist(live: LiveThread, state: ThreadState): void {
     // Whatever streamed is now part of a saved message.
     live.streamingText = '';
-    state.files = { largeResults: live.mounts.threadFiles.largeResults.toJSON(), history: live.mounts.threadFiles.history.toJSON() };
+    state.files = threadFilesSnapshot(live.mounts.threadFiles);
     state.guard = live.guard.toJSON();
     this.store.save(state, { folder: this.options.folder });
   }
@@ -461,7 +505,7 @@ export class ThreadService {
     }
     if (!this.store.exists(threadId)) throw new ContractError(`thread '${threadId}' not found`, 'not_found');
     const state = this.store.load(threadId);
-    const threadFiles = { largeResults: StateBackend.fromJSON(state.files.largeResults), history: StateBackend.fromJSON(state.files.history) };
+    const threadFiles = threadFilesFrom(state.files);
     const folderBackend = this.options.folderBackendFor?.(threadId);
     const mounts = createDefaultMounts({
       folder: this.options.folder,

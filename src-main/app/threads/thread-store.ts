@@ -10,6 +10,7 @@ import { runMigrations, type Migration } from '../../core/backends/store';
 import { isNote, isPersonMessage, type PendingNote } from '../../core/agent/notes';
 import { newThreadState, type ThreadState } from '../../core/agent/types';
 import type { ChatMessage } from '../../core/models/types';
+import { splitAttachmentLines } from '../contract/attachments';
 
 const MIGRATIONS: Migration[] = [
   {
@@ -94,7 +95,11 @@ const rowStateSchema = z.object({
     costUsd: z.number().optional(),
   }),
   guard: z.record(z.string(), z.string()),
-  files: z.object({ largeResults: z.object({ files: z.record(z.string(), z.any()) }), history: z.object({ files: z.record(z.string(), z.any()) }) }),
+  files: z.object({
+    largeResults: z.object({ files: z.record(z.string(), z.any()) }),
+    history: z.object({ files: z.record(z.string(), z.any()) }),
+    attachments: z.object({ files: z.record(z.string(), z.any()) }).optional(),
+  }),
   subagentRuns: z.record(z.string(), z.array(z.any())).optional(),
   contextTokens: z.number().nonnegative().optional(),
   compactedBefore: z.number().int().min(0).optional(),
@@ -427,7 +432,9 @@ export function snippetOf(text: string, words: readonly string[]): string {
 }
 
 function titleFrom(message: ChatMessage): string {
-  const text = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : '')).join(' ');
-  const line = text.replace(/\s+/g, ' ').trim();
+  const content = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
+  // The lines naming attached files are not the title, unless files are all the message has.
+  const { text, attachments } = splitAttachmentLines(content);
+  const line = (text.trim() === '' ? attachments.map((a) => a.name).join(', ') : text).replace(/\s+/g, ' ').trim();
   return line.length > 80 ? line.slice(0, 77) + '…' : line;
 }

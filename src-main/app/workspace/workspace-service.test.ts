@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FilesystemBackend } from '../../core/backends/filesystem';
+import { makePdf, makeWav } from '../../core/media/testing/fixtures';
 import { WorkspaceService, type FileChange } from './workspace-service';
 
 let folder: string;
@@ -34,6 +35,17 @@ afterEach(async () => {
 const nextBatch = () => new Promise<void>((resolve) => waiters.push(resolve));
 
 describe('WorkspaceService', () => {
+  it('reads audio, video and PDFs whole for the viewer, and only names one over 10 MB', async () => {
+    const wav = makeWav(0.5);
+    const pdf = makePdf(['one', 'two']);
+    writeFileSync(join(folder, 'a.wav'), wav);
+    writeFileSync(join(folder, 'doc.pdf'), pdf);
+    writeFileSync(join(folder, 'clip.webm'), Buffer.alloc(10 * 1024 * 1024 + 1));
+    expect(await service.read('/a.wav')).toEqual({ kind: 'media', path: '/a.wav', media: 'audio', mimeType: 'audio/wav', data: wav.toString('base64') });
+    expect(await service.read('/doc.pdf')).toEqual({ kind: 'media', path: '/doc.pdf', media: 'document', mimeType: 'application/pdf', data: pdf.toString('base64') });
+    expect(await service.read('/clip.webm')).toEqual({ kind: 'binary', path: '/clip.webm', mimeType: 'video/webm', size: 10 * 1024 * 1024 + 1, tooLarge: true });
+  });
+
   it('says which paths are files in the folder (links are shown only for those)', async () => {
     symlinkSync('/etc/hostname', join(folder, 'outside-link'));
     expect(await service.exists(['/src/index.ts', 'src/index.ts', '/src', '/missing.md', '/../etc/passwd', '/outside-link', '/src/index.ts/x'])).toEqual([

@@ -9,6 +9,7 @@ import { ancestorRules, childStack, hasGitDir, isIgnored, loadGitignore } from '
 import type { Backend, FileInfo } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
 import { normalizeVirtualPath } from '../../core/backends/paths';
+import { MAX_MEDIA_BYTES, mediaTypeOf, type MediaType } from '../../core/media/kinds';
 import { ContractError, type FileContent, type FileEntry } from '../contract';
 import type { FolderChangeFeed } from './folder-change-feed';
 import { FolderWatcher, type FileChange, type RawChange } from './folder-watcher';
@@ -16,6 +17,7 @@ import { FolderWatcher, type FileChange, type RawChange } from './folder-watcher
 export type { FileChange } from './folder-watcher';
 const DEBOUNCE_MS = 75;
 const MAX_VIEW_CHARS = 2_000_000;
+const PDF = 'application/pdf';
 
 export interface WorkspaceOptions {
   folder: string;
@@ -118,6 +120,8 @@ export class WorkspaceService {
 
   async read(path: string): Promise<FileContent> {
     const p = checked(path);
+    const media = mediaTypeOf(p);
+    if (media !== null && (media.kind !== 'document' || media.mimeType === PDF)) return this.readMedia(p, media);
     const result = await this.options.backend.read(p, 0, Number.MAX_SAFE_INTEGER);
     if (result.error !== undefined) throw new ContractError(result.error, 'not_found');
     const data = result.fileData!;
@@ -128,6 +132,20 @@ export class WorkspaceService {
     }
     const truncated = data.content.length > MAX_VIEW_CHARS;
     return { kind: 'text', path: p, text: truncated ? data.content.slice(0, MAX_VIEW_CHARS) : data.content, truncated };
+  }
+
+  /** A file the viewer shows or plays, whole: its size is looked at before its bytes are read. */
+  private async readMedia(p: string, media: MediaType): Promise<FileContent> {
+    const { backend } = this.options;
+    const stat = await backend.stat(p);
+    if (stat.error !== undefined) throw new ContractError(stat.error, 'not_found');
+    const size = stat.info?.size ?? 0;
+    if (size > MAX_MEDIA_BYTES) return { kind: 'binary', path: p, mimeType: media.mimeType, size, tooLarge: true };
+    const raw = await backend.readRaw(p);
+    if (raw.error !== undefined) throw new ContractError(raw.error, 'not_found');
+    const data = Buffer.from(raw.data ?? new Uint8Array()).toString('base64');
+    if (media.kind === 'image') return { kind: 'image', path: p, mimeType: media.mimeType, data };
+    return { kind: 'media', path: p, media: media.kind, mimeType: media.mimeType, data };
   }
 
   /** Paths whose name or path contains the query (for @-mentions), shortest first. */

@@ -31,7 +31,7 @@ export interface ThreadState {
   todos: Todo[];
   usage: UsageTotals;
   guard: ReadGuardSnapshot;
-  files: { largeResults: StateSnapshot; history: StateSnapshot };
+  files: { largeResults: StateSnapshot; history: StateSnapshot; attachments?: StateSnapshot };
   /** What each subagent did, by the id of its `task` call (shown under that call; never sent to the model). */
   subagentRuns?: Record<string, ChatMessage[]>;
   /** Tokens of the last model request (what the context meter shows). */

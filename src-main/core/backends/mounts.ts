@@ -1,6 +1,7 @@
 // The default mount table of SPEC §1: the project folder at `/`, long-term memories at
-// /memories/ (SQLite, shared by every thread and folder), and the two thread-scoped
-// folders kept in memory and persisted with the thread; with skills, the person's skills
+// /memories/ (SQLite, shared by every thread and folder), and the thread-scoped folders
+// kept in memory and persisted with the thread (/attachments/ holds files the person
+// attached that the model does not take as content); with skills, the person's skills
 // read-only at /skills/ (SPEC §11).
 
 import type Database from 'better-sqlite3';
@@ -12,21 +13,44 @@ import { createComposite } from './composite';
 import { FilesystemBackend } from './filesystem';
 import { LocalShellBackend } from './local-shell';
 import type { Backend } from './protocol';
-import { StateBackend } from './state';
+import { StateBackend, type StateSnapshot } from './state';
 import { StoreBackend } from './store';
 
 export const MEMORIES_PREFIX = '/memories/';
 export const LARGE_RESULTS_PREFIX = '/large_tool_results/';
 export const HISTORY_PREFIX = '/conversation_history/';
+export const ATTACHMENTS_PREFIX = '/attachments/';
 export const MEMORIES_NAMESPACE = 'memories';
 
 export interface ThreadFiles {
   largeResults: StateBackend;
   history: StateBackend;
+  attachments: StateBackend;
+}
+
+/** What a thread stores of its files (attachments came later: older threads have none). */
+export interface ThreadFilesSnapshot {
+  largeResults: StateSnapshot;
+  history: StateSnapshot;
+  attachments?: StateSnapshot;
 }
 
 export function emptyThreadFiles(): ThreadFiles {
-  return { largeResults: new StateBackend(), history: new StateBackend() };
+  return { largeResults: new StateBackend(), history: new StateBackend(), attachments: new StateBackend() };
+}
+
+export function threadFilesFrom(snapshot: ThreadFilesSnapshot): ThreadFiles {
+  return {
+    largeResults: StateBackend.fromJSON(snapshot.largeResults),
+    history: StateBackend.fromJSON(snapshot.history),
+    attachments: StateBackend.fromJSON(snapshot.attachments ?? { files: {} }),
+  };
+}
+
+export function threadFilesSnapshot(files: ThreadFiles): ThreadFilesSnapshot {
+  const snapshot: ThreadFilesSnapshot = { largeResults: files.largeResults.toJSON(), history: files.history.toJSON() };
+  if (!files.attachments.isEmpty()) snapshot.attachments = files.attachments.toJSON();
+  return snapshot;
 }
 
 export interface MountOptions {
@@ -64,6 +88,7 @@ export function createDefaultMounts(options: MountOptions): Mounts {
     { prefix: MEMORIES_PREFIX, backend: memories, listInRoot: 'always' },
     { prefix: LARGE_RESULTS_PREFIX, backend: threadFiles.largeResults, listInRoot: 'when-not-empty' },
     { prefix: HISTORY_PREFIX, backend: threadFiles.history, listInRoot: 'when-not-empty' },
+    { prefix: ATTACHMENTS_PREFIX, backend: threadFiles.attachments, listInRoot: 'when-not-empty' },
     ...(options.skills ? [{ prefix: SKILLS_MOUNT, backend: new SkillsBackend(options.skills), listInRoot: 'when-not-empty' as const }] : []),
   ]);
   return { backend, folder, memories, threadFiles };

@@ -9,6 +9,8 @@ export function contentSecurityPolicy(connectSources: readonly string[] = []): s
     "worker-src 'self'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
+    // Audio and video in the file viewer play from blob: URLs of the bytes files.read gave.
+    "media-src 'self' blob:",
     ["connect-src 'self'", ...connectSources].join(' '),
     "font-src 'self' data:",
     "object-src 'none'",

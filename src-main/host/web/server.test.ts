@@ -10,6 +10,7 @@ import { WebSocket } from 'ws';
 import { ContractError, type EventFrame, type MethodName } from '../../app/contract';
 import type { AppHostApi } from '../../app/host-api';
 import { startWebHost, type WebHost } from './server';
+import { MAX_FRAME_BYTES } from './socket-hub';
 
 class FakeApi implements AppHostApi {
   listeners = new Set<(frame: EventFrame) => void>();
@@ -190,7 +191,7 @@ describe('web host: headers and static files', () => {
     for (const res of [await fetch(`${h.origin}/`), await fetch(h.url, { redirect: 'manual' })]) {
       const csp = res.headers.get('content-security-policy') ?? '';
       expect(csp).toBe(
-        "default-src 'self'; script-src 'self'; worker-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+        "default-src 'self'; script-src 'self'; worker-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self' blob:; " +
           `connect-src 'self' ws://127.0.0.1:${h.port} ws://localhost:${h.port}; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'`,
       );
       expect(csp).toContain("default-src 'self'");
@@ -288,13 +289,13 @@ describe('web host: WebSocket', () => {
     expect(api.calls.map((c) => c.method)).toEqual(['app.info', 'threads.get', 'threads.delete', 'files.search']);
   });
 
-  it('closes the connection on frames over 8 MB', async () => {
+  it('closes the connection on frames over MAX_FRAME_BYTES (32 MB)', async () => {
     const h = await start();
     const socket = connect(h, { Origin: h.origin, Cookie: await login(h) });
     await opened(socket);
     const closed = new Promise<number>((done) => socket.once('close', (code) => done(code)));
     socket.on('error', () => undefined);
-    socket.send(JSON.stringify({ id: 1, method: 'memories.write', params: { path: '/x', text: 'a'.repeat(8 * 1024 * 1024 + 10) } }));
+    socket.send(JSON.stringify({ id: 1, method: 'memories.write', params: { path: '/x', text: 'a'.repeat(MAX_FRAME_BYTES + 10) } }));
     expect(await closed).toBe(1009);
     expect(api.calls).toEqual([]);
   });

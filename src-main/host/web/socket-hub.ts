@@ -6,7 +6,8 @@ import type { AppHostApi } from '../../app/host-api';
 import { errorFrame, handleRequestFrame } from './handle-frame';
 import { SUBPROTOCOL } from './security';
 
-export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+/** A message with its attachments (contract/attachments.ts: 20 MB, as base64) or a 10 MB media file read for the viewer fits. */
+export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 /** A socket that falls this far behind is dropped; the client reconnects and refetches. */
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 

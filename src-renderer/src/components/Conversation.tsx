@@ -7,7 +7,7 @@
 
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
-import { groupItems, type RetryNotice, type ThreadDisplayState } from '../lib/thread-reducer';
+import { groupItems, type RetryNotice, type ShownAttachment, type ThreadDisplayState } from '../lib/thread-reducer';
 import { useNow } from '../state/use-now';
 import { ApprovalCard } from './ApprovalCard';
 import { ConversationContext, type ConversationContextValue, type DecidedPreview } from './conversation-context';
@@ -38,6 +38,8 @@ interface ConversationProps {
   onLoadEarlier?(): Promise<void>;
   loadingEarlier?: boolean;
   fullToolCall?(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
+  attachment?(index: number, name: string): Promise<Result<'threads.attachment'>>;
+  openAttachment?(file: ShownAttachment): void;
 }
 
 const STICK_DISTANCE = 80;
@@ -48,7 +50,7 @@ const noop = async (): Promise<void> => undefined;
 
 export function Conversation(props: ConversationProps): React.JSX.Element {
   const { state, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
-  const { onLoadEarlier, loadingEarlier = false, fullToolCall } = props;
+  const { onLoadEarlier, loadingEarlier = false, fullToolCall, attachment, openAttachment } = props;
   const ref = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   /** The scroll position as a distance from the bottom, after the last render or scroll. */
@@ -96,8 +98,10 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       openThreadFile,
       openSettings: onOpenSettings,
       ...(fullToolCall ? { fullToolCall } : {}),
+      ...(attachment ? { attachment } : {}),
+      ...(openAttachment ? { openAttachment } : {}),
     }),
-    [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall],
+    [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall, attachment, openAttachment],
   );
 
   // Sending jumps to the sent message, wherever the person had scrolled.

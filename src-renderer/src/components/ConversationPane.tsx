@@ -1,6 +1,7 @@
 // The centre column: the thread's title and meter, the conversation, the message box.
 
 import { useCheckpoints } from '../state/checkpoints-context';
+import type { ShownAttachment } from '../lib/thread-reducer';
 import type { ThreadSession } from '../state/use-thread-session';
 import { ApprovalAnnouncer } from './ApprovalAnnouncer';
 import { ContextMeter } from './ContextMeter';
@@ -15,9 +16,10 @@ interface ConversationPaneProps {
   settingsLoaded: boolean;
   onOpenSettings(): void;
   openThreadFile(path: string, title: string): void;
+  openAttachment(file: ShownAttachment): void;
 }
 
-export function ConversationPane({ session, title, noModel, settingsLoaded, onOpenSettings, openThreadFile }: ConversationPaneProps): React.JSX.Element {
+export function ConversationPane({ session, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment }: ConversationPaneProps): React.JSX.Element {
   const { state } = session;
   // After "Restore files and conversation" the message goes back into the box.
   const refill = useCheckpoints()?.refill ?? null;
@@ -47,6 +49,8 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
           onLoadEarlier={session.loadEarlier}
           loadingEarlier={session.loadingEarlier}
           fullToolCall={session.fullToolCall}
+          attachment={session.attachment}
+          openAttachment={openAttachment}
         />
       </ErrorBoundary>
       <ApprovalAnnouncer approvals={session.approvals} />

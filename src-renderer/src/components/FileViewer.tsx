@@ -1,5 +1,5 @@
 // Shows an opened file: text with line numbers (highlighted when the language is known),
-// images, or a description of a binary file. Re-read when the file changes on disk.
+// images, PDFs (PdfView), audio and video (native players), or a description of a binary file. Re-read when the file changes on disk.
 
 import { useEffect, useMemo, useState } from 'react';
 import type { FileContent } from '../../../src-main/app/contract';
@@ -8,6 +8,7 @@ import { languageForPath } from '../lib/highlight';
 import { markdownPipeline } from '../lib/markdown-render';
 import { Icon, Spinner } from './Icon';
 import { Markdown } from './Markdown';
+import { PdfView } from './PdfView';
 
 export interface OpenFile {
   path: string;
@@ -79,6 +80,33 @@ function TextView({ path, text }: { path: string; text: string }): React.JSX.Ele
   );
 }
 
+/** A blob: URL for base64 bytes, revoked when they change or the view goes. */
+function useObjectUrl(data: string, mimeType: string): string | null {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+    const made = URL.createObjectURL(new Blob([bytes], { type: mimeType }));
+    setUrl(made);
+    return () => URL.revokeObjectURL(made);
+  }, [data, mimeType]);
+  return url;
+}
+
+function MediaView({ content, name }: { content: Extract<FileContent, { kind: 'media' }>; name: string }): React.JSX.Element {
+  const url = useObjectUrl(content.data, content.mimeType);
+  if (content.media === 'document') return <PdfView path={content.path} data={content.data} />;
+  if (url === null) return <Spinner label="Loading the file" />;
+  return content.media === 'audio' ? (
+    <div className="media-view">
+      <audio controls src={url} aria-label={`Audio ${name}`} preload="metadata" />
+    </div>
+  ) : (
+    <div className="media-view">
+      <video controls src={url} aria-label={`Video ${name}`} preload="metadata" />
+    </div>
+  );
+}
+
 export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void }): React.JSX.Element {
   const content = file.content;
   // Markdown is shown rendered; the source is one click away.
@@ -134,6 +162,12 @@ export function FileViewer({ file, onClose }: { file: OpenFile; onClose(): void 
           <div className="image-view">
             <img src={`data:${content.mimeType};base64,${content.data}`} alt={name} />
           </div>
+        ) : content.kind === 'media' ? (
+          <MediaView content={content} name={name} />
+        ) : content.tooLarge ? (
+          <p className="viewer-note">
+            {name} is {formatBytes(content.size)} ({content.mimeType}): the viewer shows files up to 10 MB.
+          </p>
         ) : (
           <p className="viewer-note">
             Binary file ({content.mimeType}, {formatBytes(content.size)}) — not shown.

@@ -1,8 +1,10 @@
 // The message box: Enter sends, Shift+Enter adds a line, Esc stops a run; `@` suggests files.
-// Each thread keeps its own unsent draft (also across reloads).
+// Files pasted, dropped or picked (Attach files) go with the message. Each thread keeps its
+// own unsent draft (the text also across reloads; the files while the window is open).
 
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { applyMention, findMention, mentionsIn, type Mention } from '../lib/mention';
+import { addFiles, type PendingFile } from '../lib/pending-files';
 import { useApi } from '../state/use-api';
 import { PendingAttachments } from './AttachedFiles';
 import { Icon } from './Icon';
@@ -13,7 +15,7 @@ interface MessageBoxProps {
   running: boolean;
   /** Why sending is impossible right now (shown under the box), or null. */
   disabledReason: string | null;
-  onSend(text: string): Promise<boolean>;
+  onSend(text: string, files: readonly PendingFile[]): Promise<boolean>;
   onStop(): void;
   /** The open thread: the box refocuses and shows that thread's draft when it changes. */
   focusKey: string | null;
@@ -66,9 +68,29 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   /** The command being typed: what follows a `/` that starts the message, while the caret is in that word. */
   const [slash, setSlash] = useState<string | null>(null);
   const [commands, setCommands] = useState<CommandInfo[]>([]);
+  /** Files waiting to be sent, by thread ('' before one is open). */
+  const [filesByThread, setFilesByThread] = useState<Readonly<Record<string, readonly PendingFile[]>>>({});
+  const files = filesByThread[focusKey ?? ''] ?? [];
+  const setFiles = (key: string | null, update: (files: readonly PendingFile[]) => readonly PendingFile[]): void =>
+    setFilesByThread((all) => ({ ...all, [key ?? '']: update(all[key ?? ''] ?? []) }));
+  /** Why files just pasted, dropped or picked were not attached. */
+  const [fileProblems, setFileProblems] = useState<string[]>([]);
+  const picker = useRef<HTMLInputElement>(null);
+  /** Files are being dragged over the box. */
+  const [dropping, setDropping] = useState(false);
 
   // While the agent works a message can still be sent: it is queued until the current step ends.
-  const canSend = disabledReason === null && text.trim() !== '';
+  const canSend = disabledReason === null && (text.trim() !== '' || files.length > 0);
+
+  const attachFiles = (list: readonly File[]): void => {
+    if (list.length === 0) return;
+    const key = focusKey;
+    void addFiles(filesByThread[key ?? ''] ?? [], list).then((added) => {
+      // Read against the files there were: the ones added meanwhile stay.
+      setFiles(key, (now) => [...now, ...added.files.filter((f) => !now.some((n) => n.id === f.id))]);
+      setFileProblems(added.problems);
+    });
+  };
 
   // Switching threads: keep this thread's draft, show the other's. What was typed before any
   // thread was open (the first one is still being created) belongs to the thread that opens.
@@ -76,7 +98,10 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
     if (draftOf.current !== focusKey) {
       const typedBeforeThread = draftOf.current === null;
       draftOf.current = focusKey;
-      if (typedBeforeThread) setText((typed) => (typed !== '' ? typed : loadDraft(focusKey)));
+      if (typedBeforeThread) {
+        setText((typed) => (typed !== '' ? typed : loadDraft(focusKey)));
+        setFilesByThread(({ '': early = [], ...rest }) => ({ ...rest, [focusKey ?? '']: [...(rest[focusKey ?? ''] ?? []), ...early] }));
+      }
       else {
         setText(loadDraft(focusKey));
         setMention(null);
@@ -195,12 +220,30 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   const send = async (): Promise<void> => {
     if (!canSend) return;
     const message = text;
+    const sentFiles = files;
+    const key = focusKey;
     setText('');
+    setFiles(key, () => []);
+    setFileProblems([]);
     setMention(null);
     setSlash(null);
-    const ok = await onSend(message.trim());
-    if (!ok) setText((current) => (current === '' ? message : current));
+    const ok = await onSend(message.trim(), sentFiles);
+    if (!ok) {
+      setText((current) => (current === '' ? message : current));
+      setFiles(key, (now) => [...sentFiles, ...now]);
+    }
   };
+
+  // Pasted files are attached; text pasted with them (a spreadsheet's cells come with a
+  // picture of them) still goes into the box, so nothing pasted is lost.
+  const onPaste = (event: React.ClipboardEvent<HTMLTextAreaElement>): void => {
+    const pasted = [...event.clipboardData.files];
+    if (pasted.length === 0) return;
+    if (event.clipboardData.getData('text/plain') === '') event.preventDefault();
+    attachFiles(pasted);
+  };
+
+  const carriesFiles = (event: React.DragEvent): boolean => [...event.dataTransfer.types].includes('Files');
 
   const onKeyDown = (event: React.KeyboardEvent<HTMLTextAreaElement>): void => {
     if (event.nativeEvent.isComposing) return;
@@ -264,13 +307,40 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
     textarea.current?.focus();
   };
   return (
-    <div className="message-box">
+    <div
+      className="message-box"
+      data-dropping={dropping ? '' : undefined}
+      onDragOver={(event) => {
+        if (!carriesFiles(event)) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = 'copy';
+        setDropping(true);
+      }}
+      onDragLeave={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDropping(false);
+      }}
+      onDrop={(event) => {
+        setDropping(false);
+        if (!carriesFiles(event)) return;
+        event.preventDefault();
+        attachFiles([...event.dataTransfer.files]);
+        textarea.current?.focus();
+      }}
+    >
       {showMentions ? (
         <MentionList id={listId} options={options} active={active} loading={searching} onChoose={choose} onHover={setActive} />
       ) : showCommands ? (
         <CommandList id={listId} commands={commandOptions} active={active} onChoose={chooseCommand} onHover={setActive} />
       ) : null}
-      <PendingAttachments paths={mentionsIn(text)} onRemove={removeAttachment} />
+      <PendingAttachments
+        paths={mentionsIn(text)}
+        onRemove={removeAttachment}
+        files={files}
+        onRemoveFile={(id) => {
+          setFiles(focusKey, (now) => now.filter((f) => f.id !== id));
+          textarea.current?.focus();
+        }}
+      />
       <div className={`message-input${disabledReason ? ' disabled' : ''}`}>
         <textarea
           ref={textarea}
@@ -295,8 +365,25 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
             setSlash(null);
           }}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
         />
         <div className="message-actions">
+          <input
+            ref={picker}
+            type="file"
+            multiple
+            hidden
+            tabIndex={-1}
+            aria-hidden="true"
+            onChange={(event) => {
+              attachFiles([...(event.target.files ?? [])]);
+              event.target.value = '';
+              textarea.current?.focus();
+            }}
+          />
+          <button type="button" className="icon-btn" aria-label="Attach files" title="Attach files (or paste or drop them here)" onClick={() => picker.current?.click()}>
+            <Icon name="paperclip" size={14} />
+          </button>
           {pendingApprovals > 0 ? (
             <button
               type="button"
@@ -321,6 +408,11 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
           </button>
         </div>
       </div>
+      {fileProblems.length > 0 ? (
+        <p className="message-hint message-problem" role="alert">
+          {fileProblems.join(' ')}
+        </p>
+      ) : null}
       {disabledReason ? (
         <p id={hintId} className="message-hint">
           {disabledReason}

@@ -44,7 +44,7 @@ export const UserMessage = memo(function UserMessage({ item, turn }: { item: Use
         <CopyButton text={item.text} label="Copy message" className="msg-copy" />
       </div>
       <div className="msg-user-text">{withPathLinks(text)}</div>
-      <SentAttachments files={files} />
+      <SentAttachments files={files} uploads={item.attachments ?? []} />
       {checkpoints && turn !== undefined ? (
         <div className="msg-actions">
           <button type="button" className="btn btn-small btn-quiet" disabled={checkpoints.busy} onClick={() => checkpoints.restoreToMessage(turn)}>

@@ -4,7 +4,9 @@
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AppInfo } from '../../../src-main/app/contract';
+import { attachmentContent } from '../lib/attachment-content';
 import { agentChangedPaths, type FileChange } from '../lib/file-tree';
+import type { ShownAttachment } from '../lib/thread-reducer';
 import { LEFT_PANELS, LIMITS, RIGHT_PANELS, terminalOnAgentCommand, type SidePanel } from '../lib/layout';
 import { pageTitle } from '../lib/page-title';
 import { useSettings } from '../state/settings-context';
@@ -140,6 +142,27 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
       if (narrow) setDrawer('viewer');
     },
     [readFile, narrow],
+  );
+
+  /** An attachment of a sent message, from the bytes the window kept or the thread's. */
+  const { attachment } = session;
+  const openAttachment = useCallback(
+    (file: ShownAttachment) => {
+      if (document.activeElement instanceof HTMLElement && !document.activeElement.closest('.viewer-panel')) viewerOpener.current = document.activeElement;
+      const path = file.path ?? file.name;
+      setOpenFile({ path });
+      if (narrow) setDrawer('viewer');
+      const bytes =
+        file.data !== undefined
+          ? Promise.resolve({ mimeType: file.mimeType, data: file.data })
+          : file.index !== undefined
+            ? attachment(file.index, file.name)
+            : Promise.reject(new Error('this attachment opens once its message is saved'));
+      bytes
+        .then(({ mimeType, data }) => setOpenFile((f) => (f?.path === path ? { path, content: attachmentContent(path, mimeType, data) } : f)))
+        .catch((err: unknown) => setOpenFile((f) => (f?.path === path ? { path, error: errorMessage(err) } : f)));
+    },
+    [attachment, narrow],
   );
 
   const onFileChanges = useCallback(
@@ -319,6 +342,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
               settingsLoaded={settings !== null}
               onOpenSettings={() => setSettingsOpen(true)}
               openThreadFile={openThreadFile}
+              openAttachment={openAttachment}
             />
             {terminalOpen ? (
               <Resizer

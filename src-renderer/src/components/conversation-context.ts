@@ -3,6 +3,7 @@
 import { createContext, useContext } from 'react';
 import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
 import type { Todo } from '../lib/agent-event';
+import type { ShownAttachment } from '../lib/thread-reducer';
 
 export interface DecidedPreview {
   path: string;
@@ -28,6 +29,10 @@ export interface ConversationContextValue {
   openSettings?(): void;
   /** One tool call of the thread in full (its card was loaded cut; `index`: its message index). */
   fullToolCall?(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
+  /** The bytes of an attachment of the person's message at `index` (a sent image's thumbnail). */
+  attachment?(index: number, name: string): Promise<Result<'threads.attachment'>>;
+  /** Opens an attachment of a sent message in the file viewer. */
+  openAttachment?(file: ShownAttachment): void;
 }
 
 export const ConversationContext = createContext<ConversationContextValue>({

@@ -31,6 +31,17 @@ function view(partial: Partial<ThreadView> = {}): ThreadView {
 }
 
 describe('threadReducer', () => {
+  it('keeps the attachments of a sent message: loaded ones know their message, a delivered queued one is read from its lines', () => {
+    const loaded = run([
+      { type: 'load', view: view({ items: [{ kind: 'user', text: 'look', index: 3, attachments: [{ name: 'a.png', mimeType: 'image/png', size: '1.0 KB' }] }] }) },
+      ev('user_message', { text: 'later\n[Attached /attachments/b.wav (audio/wav, 2.0 KB): read it with read_file]', queuedId: 'q1' }),
+    ]);
+    expect(loaded.items.map((i) => (i.kind === 'user' ? { text: i.text, attachments: i.attachments } : null))).toEqual([
+      { text: 'look', attachments: [{ name: 'a.png', mimeType: 'image/png', size: '1.0 KB', index: 3 }] },
+      { text: 'later', attachments: [{ name: 'b.wav', mimeType: 'audio/wav', size: '2.0 KB', path: '/attachments/b.wav' }] },
+    ]);
+  });
+
   it('appends streamed text deltas to one assistant item and finishes it on done', () => {
     const s = run([{ type: 'local_user', text: 'hi' }, ev('text', { text: 'Hel' }), ev('text', { text: 'lo' }), ev('done', { text: 'Hello', reason: 'completed' })]);
     expect(s.items.map((i) => i.kind)).toEqual(['user', 'assistant']);

@@ -4,7 +4,7 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import { fileChangeSchema, type DisplayItem, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
+import { fileChangeSchema, splitAttachmentLines, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
@@ -18,6 +18,14 @@ interface ItemBase {
 export interface UserItem extends ItemBase {
   kind: 'user';
   text: string;
+  /** Files attached to the message (see contract/attachments.ts). */
+  attachments?: ShownAttachment[];
+}
+
+/** An attachment of a sent message: `index` (its message's) to fetch its bytes, or `data` when the window still has them. */
+export interface ShownAttachment extends SentAttachment {
+  index?: number;
+  data?: string;
 }
 
 export interface AssistantItem extends ItemBase {
@@ -120,7 +128,7 @@ export type ThreadAction =
   | { type: 'event'; event: RawAgentEvent }
   /** Several live events at once (the window applies them once per animation frame). */
   | { type: 'events'; events: readonly RawAgentEvent[] }
-  | { type: 'local_user'; text: string }
+  | { type: 'local_user'; text: string; attachments?: ShownAttachment[] }
   | { type: 'local_error'; message: string; settings?: boolean }
   /** The person decided an approval: show it on the card before the agent's event says so. */
   | { type: 'local_approval'; toolCallId: string; parent?: string; status: ApprovalStatus; args?: unknown }
@@ -162,7 +170,7 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
     case 'local_user': {
       const next = finishStreaming(state, undefined, true);
       return {
-        ...push(next, { kind: 'user', key: '', text: action.text }),
+        ...push(next, { kind: 'user', key: '', text: action.text, ...(action.attachments?.length ? { attachments: action.attachments } : {}) }),
         running: true,
         textSeen: { ...next.textSeen, '': false },
       };
@@ -248,7 +256,7 @@ function prependEarlier(state: ThreadDisplayState, action: Extract<ThreadAction,
 function fromDisplayItem(item: DisplayItem): ConvItem {
   switch (item.kind) {
     case 'user':
-      return { kind: 'user', key: '', text: item.text };
+      return { kind: 'user', key: '', text: item.text, ...(item.attachments ? { attachments: item.attachments.map((a) => ({ ...a, index: item.index })) } : {}) };
     case 'assistant':
       return withParent({ kind: 'assistant', key: '', text: item.text, streaming: false }, item.parentToolCallId);
     case 'tool': {
@@ -358,8 +366,9 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       if (parent !== undefined) return state;
       const next = finishStreaming(state, undefined, true);
       const queuedId = str(event.queuedId);
+      const { text, attachments } = splitAttachmentLines(str(event.text));
       return {
-        ...push(next, { kind: 'user', key: '', text: str(event.text) }),
+        ...push(next, { kind: 'user', key: '', text, ...(attachments.length > 0 ? { attachments } : {}) }),
         queued: next.queued.filter((q) => q.id !== queuedId),
         textSeen: { ...next.textSeen, '': false },
       };

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { parseSlash, type ApprovalDecisionDto, type PendingApproval, type Result } from '../../../src-main/app/contract';
 import type { DecidedPreview } from '../components/conversation-context';
 import type { RawAgentEvent } from '../lib/agent-event';
+import { shownAttachment, type PendingFile } from '../lib/pending-files';
 import { emptyThreadState, threadReducer, type ThreadDisplayState } from '../lib/thread-reducer';
 import { errorMessage, useToasts } from './toasts';
 import { useApi } from './use-api';
@@ -26,7 +27,7 @@ export interface ThreadSession {
   loading: boolean;
   select(threadId: string | null): void;
   /** Sends a message, creating a thread first when none is open. */
-  send(text: string): Promise<boolean>;
+  send(text: string, attachments?: readonly PendingFile[]): Promise<boolean>;
   stop(): Promise<void>;
   decide(approval: PendingApproval, decision: ApprovalDecisionDto): Promise<boolean>;
   /** Withdraws a message queued during the run. */
@@ -44,6 +45,8 @@ export interface ThreadSession {
   loadingEarlier: boolean;
   /** One tool call of the open thread in full (a loaded page cut its output or arguments). */
   fullToolCall(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
+  /** The bytes of an attachment of the person's message at `index` in the open thread. */
+  attachment(index: number, name: string): Promise<Result<'threads.attachment'>>;
 }
 
 const DECISION_STATUS = { approve: 'approved', edit: 'edited', reject: 'rejected', respond: 'responded' } as const;
@@ -67,7 +70,7 @@ export function useThreadSession(): ThreadSession {
   /** Live events that arrive while threads.get loads, with their seq. */
   const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
   /** A first message for a thread that was just created; sent once that thread has loaded. */
-  const firstMessage = useRef<{ threadId: string; text: string } | null>(null);
+  const firstMessage = useRef<{ threadId: string; text: string; files: readonly PendingFile[] } | null>(null);
   const current = useRef<string | null>(null);
   current.current = threadId;
   /** While a send is in flight the thread list may not know about the run yet. */
@@ -80,26 +83,28 @@ export function useThreadSession(): ThreadSession {
   const [loadingEarlier, setLoadingEarlier] = useState(false);
   const earlierInFlight = useRef(false);
   const sendNow = useCallback(
-    async (id: string, text: string) => {
+    async (id: string, text: string, files: readonly PendingFile[] = []) => {
       // While a run is going the message is queued: the queue shows it, not the conversation.
       // A slash command is carried out by the app (or becomes the message it stands for).
       const command = parseSlash(text) !== null;
       const optimistic = !runningRef.current && !command;
-      if (optimistic) dispatch({ type: 'local_user', text });
+      const shown = files.map(shownAttachment);
+      if (optimistic) dispatch({ type: 'local_user', text, attachments: shown });
       sending.current++;
       try {
-        const result = await api.call('threads.send', { threadId: id, text });
+        const attachments = files.map(({ name, mimeType, data }) => ({ name, mimeType, data }));
+        const result = await api.call('threads.send', { threadId: id, text, ...(attachments.length > 0 ? { attachments } : {}) });
         if (result.note !== undefined) push(result.note, 'info');
         if (result.threadId !== undefined) {
           setThreadId(result.threadId);
           return true;
         }
         // A skill's or a prompt's command went to the model: it shows as the person sent it.
-        if (command && result.note === undefined && result.queuedId === undefined && current.current === id) dispatch({ type: 'local_user', text });
+        if (command && result.note === undefined && result.queuedId === undefined && current.current === id) dispatch({ type: 'local_user', text, attachments: shown });
         if (current.current === id && !command) {
           if (result.queuedId !== undefined && optimistic) dispatch({ type: 'unlocal_user', text });
           // The run ended just before the send arrived: it started a run on this message.
-          if (result.queuedId === undefined && !optimistic) dispatch({ type: 'local_user', text });
+          if (result.queuedId === undefined && !optimistic) dispatch({ type: 'local_user', text, attachments: shown });
         }
         return true;
       } catch (err) {
@@ -147,7 +152,7 @@ export function useThreadSession(): ThreadSession {
         const pending = firstMessage.current;
         if (pending && pending.threadId === threadId) {
           firstMessage.current = null;
-          void sendNow(threadId, pending.text);
+          void sendNow(threadId, pending.text, pending.files);
         }
       });
     return () => {
@@ -206,18 +211,18 @@ export function useThreadSession(): ThreadSession {
   const select = useCallback((id: string | null) => setThreadId(id), []);
 
   const send = useCallback(
-    async (text: string) => {
+    async (text: string, files: readonly PendingFile[] = []) => {
       const id = current.current;
       // While the thread is still loading, its snapshot would replace the message shown
       // now: send once it has loaded.
       if (id !== null && buffer.current !== null) {
-        firstMessage.current = { threadId: id, text };
+        firstMessage.current = { threadId: id, text, files };
         return true;
       }
-      if (id !== null) return sendNow(id, text);
+      if (id !== null) return sendNow(id, text, files);
       const created = await api.safe('threads.create', {});
       if (!created) return false;
-      firstMessage.current = { threadId: created.id, text };
+      firstMessage.current = { threadId: created.id, text, files };
       setThreadId(created.id);
       return true;
     },
@@ -336,5 +341,16 @@ export function useThreadSession(): ThreadSession {
     [api],
   );
 
-  return { threadId, state, approvals, loading, select, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall };
+  const attachment = useCallback(
+    async (index: number, name: string) => {
+      const id = current.current;
+      if (id === null) throw new Error('no thread is open');
+      return api.call('threads.attachment', { threadId: id, index, name });
+    },
+    [api],
+  );
+
+  return {
+    threadId, state, approvals, loading, select, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
+  };
 }

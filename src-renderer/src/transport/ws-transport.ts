@@ -63,7 +63,7 @@ interface Pending {
 
 const OPEN = 1;
 /** The web host closes the connection on bigger frames (its ws maxPayload). */
-export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 
 function frameTooLarge(text: string): boolean {
   if (text.length * 3 <= MAX_FRAME_BYTES) return false;
@@ -208,7 +208,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
       const id = nextId++;
       const text = JSON.stringify({ id, method, params });
       // Sending it would make the server drop the connection, and every other call with it.
-      if (frameTooLarge(text)) return Promise.reject(new TransportError(`${method} is too large to send (over 8 MB)`, 'bad_request'));
+      if (frameTooLarge(text)) return Promise.reject(new TransportError(`${method} is too large to send (over ${MAX_FRAME_BYTES / (1024 * 1024)} MB)`, 'bad_request'));
       return new Promise<Result<M>>((resolve, reject) => {
         const entry: Pending = {
           method,
