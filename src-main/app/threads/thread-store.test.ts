@@ -39,6 +39,42 @@ describe('ThreadStore', () => {
     expect(store.get('t1')).toMatchObject({ title: 'hello there', folder: '/proj', messageCount: 3 });
   });
 
+  it("keeps the thread's files one row each, written only when they change, and moves a pre-threads-004 row's files out of its JSON", () => {
+    const store = new ThreadStore(db);
+    const state = newThreadState('t1');
+    const big = 'A'.repeat(200_000);
+    state.files.attachments = { files: { '/clip.bin': { content: big, encoding: 'base64', mimeType: 'video/webm', version: 1 } as never } };
+    state.files.largeResults = { files: { '/call_1': { content: 'result', encoding: 'utf-8', version: 2 } as never } };
+    state.messages.push({ role: 'user', content: 'hi' });
+    store.save(state);
+    const rowJson = () => (db.prepare('SELECT state_json FROM threads WHERE id = ?').get('t1') as { state_json: string }).state_json;
+    expect(rowJson().length).toBeLessThan(2_000);
+    // A step later the unchanged attachment is not written again (the sentinel stays).
+    db.prepare("UPDATE thread_files SET file_json = json_set(file_json, '$.sentinel', 1) WHERE path = '/clip.bin'").run();
+    state.messages.push({ role: 'assistant', content: 'hello' });
+    state.files.largeResults = { files: {} };
+    store.save(state);
+    const rows = db.prepare('SELECT mount, path, file_json FROM thread_files WHERE thread_id = ? ORDER BY path').all('t1') as Array<{ mount: string; path: string; file_json: string }>;
+    expect(rows.map((r) => `${r.mount}:${r.path}`)).toEqual(['attachments:/clip.bin']);
+    expect(JSON.parse(rows[0]!.file_json).sentinel).toBe(1);
+    const loaded = new ThreadStore(db).load('t1');
+    expect(loaded.files.attachments?.files['/clip.bin']?.content).toBe(big);
+    expect(loaded.files.largeResults.files).toEqual({});
+
+    // A row written before thread_files: its files load, and the next save moves them to rows.
+    const legacy = { ...JSON.parse(rowJson()), files: { largeResults: { files: { '/old': { content: 'old', encoding: 'utf-8', version: 1 } } }, history: { files: {} } } };
+    db.prepare('UPDATE threads SET state_json = ? WHERE id = ?').run(JSON.stringify(legacy), 't1');
+    db.prepare('DELETE FROM thread_files').run();
+    const fresh = new ThreadStore(db);
+    const old = fresh.load('t1');
+    expect(old.files.largeResults.files['/old']?.content).toBe('old');
+    fresh.save(old);
+    expect(JSON.parse(rowJson()).files).toBeUndefined();
+    expect(new ThreadStore(db).load('t1').files.largeResults.files['/old']?.content).toBe('old');
+    fresh.delete('t1');
+    expect(db.prepare('SELECT COUNT(*) AS n FROM thread_files').get()).toEqual({ n: 0 });
+  });
+
   it('lists, renames and deletes', () => {
     const store = new ThreadStore(db);
     store.save(newThreadState('a'), { title: 'first' });

@@ -1,7 +1,8 @@
-// Threads in SQLite (SPEC §4): messages append-only in their own table, everything else
-// (todos, summary, usage, thread files, read guard) in the thread row; each save is one
-// transaction, so a killed process loses at most the step in flight. Beside them: notes
-// waiting for the model's next request, and the record of conversations rewound.
+// Threads in SQLite (SPEC §4): messages append-only in their own table, the thread's files
+// (/large_tool_results/, /conversation_history/, /attachments/) one row each, written when
+// they change, and everything else (todos, summary, usage, read guard) in the thread row; each
+// save is one transaction, so a killed process loses at most the step in flight. Beside
+// them: notes waiting for the model's next request, and the record of conversations rewound.
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -9,6 +10,7 @@ import { z } from 'zod';
 import { runMigrations, type Migration } from '../../core/backends/store';
 import { isNote, isPersonMessage, type PendingNote } from '../../core/agent/notes';
 import { newThreadState, type ThreadState } from '../../core/agent/types';
+import type { StateFile } from '../../core/backends/state';
 import type { ChatMessage } from '../../core/models/types';
 import { splitAttachmentLines } from '../contract/attachments';
 
@@ -71,7 +73,29 @@ const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE threads ADD COLUMN person_count INTEGER');
     },
   },
+  {
+    // A thread's files had been in the row's JSON, rewritten whole at every step: an attached
+    // 10 MB video made every step write 13 MB. Each file is its own row now, written when its
+    // version changes; rows saved before keep theirs in the JSON until the thread is saved again.
+    id: 'threads-004-thread-files',
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS thread_files (
+          thread_id TEXT NOT NULL REFERENCES threads(id) ON DELETE CASCADE,
+          mount TEXT NOT NULL,
+          path TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          file_json TEXT NOT NULL,
+          PRIMARY KEY (thread_id, mount, path)
+        ) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
+
+type ThreadFileMounts = ThreadState['files'];
+type MountName = keyof ThreadFileMounts;
+const FILE_MOUNTS: readonly MountName[] = ['largeResults', 'history', 'attachments'];
 
 export interface ThreadSummary {
   id: string;
@@ -95,11 +119,14 @@ const rowStateSchema = z.object({
     costUsd: z.number().optional(),
   }),
   guard: z.record(z.string(), z.string()),
-  files: z.object({
-    largeResults: z.object({ files: z.record(z.string(), z.any()) }),
-    history: z.object({ files: z.record(z.string(), z.any()) }),
-    attachments: z.object({ files: z.record(z.string(), z.any()) }).optional(),
-  }),
+  /** Only in rows saved before threads-004 (the files are rows of thread_files since). */
+  files: z
+    .object({
+      largeResults: z.object({ files: z.record(z.string(), z.any()) }),
+      history: z.object({ files: z.record(z.string(), z.any()) }),
+      attachments: z.object({ files: z.record(z.string(), z.any()) }).optional(),
+    })
+    .optional(),
   subagentRuns: z.record(z.string(), z.array(z.any())).optional(),
   contextTokens: z.number().nonnegative().optional(),
   compactedBefore: z.number().int().min(0).optional(),
@@ -146,6 +173,8 @@ interface RewindRow {
 export class ThreadStore {
   /** The message objects last saved per thread: a message replaced since (e.g. an edited call) is written again. */
   private readonly saved = new Map<string, readonly ChatMessage[]>();
+  /** The version of each file row last written or read per thread (`mount\0path` → version). */
+  private readonly savedFiles = new Map<string, Map<string, number>>();
   private readonly stmts;
 
   constructor(private readonly db: Database.Database) {
@@ -167,6 +196,12 @@ export class ThreadStore {
       setTitleIfEmpty: db.prepare("UPDATE threads SET title = ? WHERE id = ? AND title = ''"),
       delete: db.prepare('DELETE FROM threads WHERE id = ?'),
       deleteMessages: db.prepare('DELETE FROM thread_messages WHERE thread_id = ?'),
+      files: db.prepare<[string], { mount: string; path: string; version: number; file_json: string }>(
+        'SELECT mount, path, version, file_json FROM thread_files WHERE thread_id = ?',
+      ),
+      putFile: db.prepare('INSERT OR REPLACE INTO thread_files (thread_id, mount, path, version, file_json) VALUES (?, ?, ?, ?, ?)'),
+      deleteFile: db.prepare('DELETE FROM thread_files WHERE thread_id = ? AND mount = ? AND path = ?'),
+      deleteFiles: db.prepare('DELETE FROM thread_files WHERE thread_id = ?'),
       addNote: db.prepare('INSERT INTO thread_notes (id, thread_id, created_at, note_json) VALUES (?, ?, ?, ?)'),
       notes: db.prepare<[string], { note_json: string }>('SELECT note_json FROM thread_notes WHERE thread_id = ? ORDER BY rowid'),
       deleteNote: db.prepare('DELETE FROM thread_notes WHERE id = ?'),
@@ -230,6 +265,7 @@ export class ThreadStore {
     const row = this.stmts.get.get(id);
     if (row === undefined) throw new ThreadNotFoundError(`thread '${id}' not found`);
     const state = rowState(row);
+    this.readFiles(id, state);
     const rows = this.stmts.messages.all(id);
     for (const r of rows) {
       const message = safeJson(r.message_json) as ChatMessage | undefined;
@@ -253,6 +289,7 @@ export class ThreadStore {
     const end = Math.min(before ?? row.message_count, row.message_count);
     const start = Math.max(0, end - span);
     const state = rowState(row);
+    this.readFiles(id, state);
     state.messages = new Array<ChatMessage>(row.message_count);
     const rows = this.stmts.messageRange.all(id, start, end);
     if (rows.length !== end - start) return undefined;
@@ -268,10 +305,11 @@ export class ThreadStore {
   /** Creates the thread if needed and appends new messages, in one transaction. */
   save(state: ThreadState, meta: { folder?: string; title?: string } = {}): void {
     const now = new Date().toISOString();
-    const { messages, id, ...rest } = state;
+    const { messages, id, files, ...rest } = state;
     this.db.transaction(() => {
       const persons = messages.reduce((n, m) => (isPersonMessage(m) ? n + 1 : n), 0);
       this.stmts.insertThread.run({ id, title: meta.title ?? '', folder: meta.folder ?? '', now, count: messages.length, persons, state: JSON.stringify(rest) });
+      this.writeFiles(id, files);
       const from = firstUnsaved(this.saved.get(id) ?? [], messages);
       if (from === 0) this.stmts.deleteMessages.run(id);
       else this.stmts.deleteMessagesFrom.run(id, from);
@@ -292,6 +330,48 @@ export class ThreadStore {
   /** Drops what is kept of a thread between saves (it was unloaded); the next load reads it again. */
   forget(id: string): void {
     this.saved.delete(id);
+    this.savedFiles.delete(id);
+  }
+
+  /** Puts the thread's file rows into its state (over any a pre-threads-004 row still holds). */
+  private readFiles(id: string, state: ThreadState): void {
+    const versions = new Map<string, number>();
+    for (const row of this.stmts.files.all(id)) {
+      const file = safeJson(row.file_json);
+      if (!FILE_MOUNTS.includes(row.mount as MountName) || file === undefined || typeof file !== 'object') continue;
+      const mount = row.mount as MountName;
+      state.files[mount] ??= { files: {} };
+      state.files[mount].files[row.path] = file as StateFile;
+      versions.set(`${mount}\0${row.path}`, row.version);
+    }
+    this.savedFiles.set(id, versions);
+  }
+
+  /** Writes the files whose version changed since they were last read or written, and deletes the ones gone. */
+  private writeFiles(id: string, files: ThreadFileMounts): void {
+    let known = this.savedFiles.get(id);
+    if (known === undefined) {
+      // Nothing known of this thread's rows (a new thread, or saved without a load): start clean.
+      this.stmts.deleteFiles.run(id);
+      known = new Map();
+    }
+    const present = new Set<string>();
+    for (const mount of FILE_MOUNTS) {
+      for (const [path, file] of Object.entries(files[mount]?.files ?? {})) {
+        const key = `${mount}\0${path}`;
+        present.add(key);
+        if (known.get(key) === file.version) continue;
+        this.stmts.putFile.run(id, mount, path, file.version, JSON.stringify(file));
+        known.set(key, file.version);
+      }
+    }
+    for (const key of [...known.keys()]) {
+      if (present.has(key)) continue;
+      const [mount, path] = key.split('\0') as [string, string];
+      this.stmts.deleteFile.run(id, mount, path);
+      known.delete(key);
+    }
+    this.savedFiles.set(id, known);
   }
 
   list(): ThreadSummary[] {
@@ -310,8 +390,10 @@ export class ThreadStore {
 
   delete(id: string): boolean {
     this.saved.delete(id);
+    this.savedFiles.delete(id);
     return this.db.transaction(() => {
       this.stmts.deleteMessages.run(id);
+      this.stmts.deleteFiles.run(id);
       this.stmts.deleteNotes.run(id);
       this.stmts.deleteRewinds.run(id);
       return this.stmts.delete.run(id).changes > 0;
@@ -385,7 +467,11 @@ interface RowShape {
 function rowState(row: RowShape): ThreadState {
   const state = newThreadState(row.id);
   const parsed = rowStateSchema.safeParse(safeJson(row.state_json));
-  if (parsed.success) Object.assign(state, parsed.data);
+  if (parsed.success) {
+    const { files, ...rest } = parsed.data;
+    Object.assign(state, rest);
+    if (files) state.files = files as ThreadFileMounts;
+  }
   return state;
 }
 
