@@ -30,7 +30,7 @@ const OVERRIDE_INPUT: Readonly<Record<MediaKind, MediaInput>> = {
   document: ['application/pdf'],
 };
 
-/** OpenAI models that see no images (text-only families). */
+/** OpenAI models that see no images and take no PDFs (text-only families). */
 const OPENAI_TEXT_ONLY = /^(gpt-3\.5|gpt-4(-\d{4})?$|gpt-4-32k|o1-mini|o3-mini|davinci|babbage)/;
 
 /**
@@ -44,7 +44,8 @@ export function mediaInputFor(provider: ProviderName, model: string, options: { 
   if (provider !== 'openai') return row;
   const name = model.trim().toLowerCase().split('/').pop() ?? '';
   return row.filter((mime) => {
-    if (mime.startsWith('image/') && OPENAI_TEXT_ONLY.test(name)) return false;
+    // PDF input is pages as images plus their text: a model that sees no images takes no PDF either.
+    if ((mime.startsWith('image/') || mime === 'application/pdf') && OPENAI_TEXT_ONLY.test(name)) return false;
     if (mime.startsWith('audio/') && options.responsesApi === true) return false;
     return true;
   });
