@@ -26,7 +26,7 @@ import type { ChatModel, ContentPart } from '../../core/models/types';
 import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
 import { ContractError, type AttachmentInput, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
-import { displayItems, textOfContent } from './display-items';
+import { displayItems } from './display-items';
 import { safeAttachmentName, withAttachments } from './message-attachments';
 import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierItems, type ItemsPage } from './thread-page';
 import { cutConversation, isRewoundPart, putBackConversation } from './rewind';
@@ -196,8 +196,12 @@ export class ThreadService {
     const model = await this.options.createModel();
     if (unattached.length > 0) content = await this.attach(threadId, text, unattached, model.mediaInput);
     // Looked at again after the awaits, and acted on synchronously: another send may have started a run meanwhile.
-    // (Media parts would not survive the queue then: their marker lines do.)
-    if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, typeof content === 'string' ? content : textOfContent(content)) };
+    // A queued message is text, so files that were to go as content are saved and named instead.
+    if (this.runs.has(threadId)) {
+      const queued = typeof content === 'string' ? content : ((await this.attach(threadId, text, unattached, 'save-all')) as string);
+      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, queued) };
+      content = queued;
+    }
     this.startRun(threadId, model, content);
     return {};
   }
