@@ -7,6 +7,7 @@ import { withholdFromCommands } from '../backends/shell-env';
 import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
 import { mediaInputFor } from '../media/capabilities';
+import type { MediaKind } from '../media/kinds';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
@@ -24,6 +25,8 @@ export interface CreateChatModelOptions {
   env?: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
   retry?: RetryPolicy;
+  /** The media kinds the person set for this model in Settings (replaces the provider's row). */
+  mediaInput?: readonly MediaKind[];
 }
 
 export interface ModelSpec {
@@ -130,7 +133,10 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     id: `${provider}:${model}`,
     provider,
     contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
-    mediaInput: mediaInputFor(provider, model, { responsesApi: mapping.toolResultImages === 'native' && provider === 'openai' }),
+    mediaInput: mediaInputFor(provider, model, {
+      responsesApi: mapping.toolResultImages === 'native' && provider === 'openai',
+      ...(options.mediaInput !== undefined ? { override: options.mediaInput } : {}),
+    }),
     languageModel,
     mapping,
     retry: options.retry,
