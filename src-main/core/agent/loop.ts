@@ -123,7 +123,8 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     emit: (event: AgentEventBody) =>
       options.emit({ ...event, threadId: state.id, ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}) } as AgentEvent),
     persist: () => options.persist(state),
-    countRequestTokens,
+    // By the model's provider: what a media block costs depends on who reads it.
+    countRequestTokens: (request) => countRequestTokens(request, def.model),
   };
   // Middleware tools can change between steps (an MCP server's list_changed, tool_search
   // loading a tool): read again before every model call; rebuilt only when they changed.

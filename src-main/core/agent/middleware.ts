@@ -46,7 +46,7 @@ export interface RunContext {
   emit(event: AgentEventBody): void;
   /** Persists the thread now (after every step the loop does this itself). */
   persist(): Promise<void>;
-  /** Estimated tokens of a model request, with the real tokenizer. */
+  /** Estimated tokens of a model request for this run's model (media by its provider's cost), with the real tokenizer. */
   countRequestTokens(request: ModelCallRequest): number;
 }
 
