@@ -70,7 +70,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     baseUrl: server.url,
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
-    ...(options.mediaInput !== undefined ? { mediaInput: options.mediaInput } : {}),
+    ...(options.mediaInput !== undefined ? { mediaInputOverrides: { [`openai-compatible:${options.modelName ?? 'scripted-model'}`]: options.mediaInput } } : {}),
   });
   const approvals: ApprovalRequest[] = [];
   const decisions = [...(options.decisions ?? [])];

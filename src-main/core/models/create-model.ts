@@ -7,7 +7,7 @@ import { withholdFromCommands } from '../backends/shell-env';
 import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
 import { mediaInputFor } from '../media/capabilities';
-import type { MediaKind } from '../media/kinds';
+import { mediaInputOverride, type MediaInputOverrides } from '../media/override';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
@@ -25,8 +25,8 @@ export interface CreateChatModelOptions {
   env?: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
   retry?: RetryPolicy;
-  /** The media kinds the person set for this model in Settings (replaces the provider's row). */
-  mediaInput?: readonly MediaKind[];
+  /** The media input set per model in Settings; this model's entry replaces its provider's row. */
+  mediaInputOverrides?: MediaInputOverrides;
 }
 
 export interface ModelSpec {
@@ -66,6 +66,7 @@ export function parseModelSpec(spec: string): ModelSpec {
 
 export function createChatModel(options: CreateChatModelOptions): ChatModel {
   const { provider, model } = parseModelSpec(options.model);
+  const mediaOverride = mediaInputOverride(options.mediaInputOverrides, provider, model);
   const env = options.env ?? process.env;
   const apiKey = nonEmpty(options.apiKey);
   // Whatever key the model uses (a flag, settings, the environment) stays out of the agent's commands.
@@ -135,7 +136,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
     mediaInput: mediaInputFor(provider, model, {
       responsesApi: mapping.toolResultImages === 'native' && provider === 'openai',
-      ...(options.mediaInput !== undefined ? { override: options.mediaInput } : {}),
+      ...(mediaOverride !== undefined ? { override: mediaOverride } : {}),
     }),
     languageModel,
     mapping,
