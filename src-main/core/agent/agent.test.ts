@@ -231,6 +231,23 @@ describe('write_todos', () => {
 });
 
 describe('subagents', () => {
+  it('a subagent reads media as its model takes them: the notice under an override of []', async () => {
+    const png = makePng(4, 3);
+    const script: ScriptStep[] = [
+      { toolCalls: [{ name: 'task', args: { description: 'look at /pic.png', subagent_type: 'general-purpose' } }] },
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/pic.png' } }] },
+      { text: 'a red square' },
+      { text: 'The subagent saw a red square.' },
+    ];
+    h = await createHarness({ script, mediaInput: [] });
+    writeFileSync(join(h.ws.folder, 'pic.png'), png);
+    await h.run('what is in pic.png?');
+    const subagentAfterRead = h.server.requests[2]!;
+    expect(textOf(subagentAfterRead.messages[0]!.content)).toContain('You are a subagent');
+    expect(JSON.stringify(subagentAfterRead.messages)).not.toContain(png.toString('base64'));
+    expect(lastToolText(subagentAfterRead)).toMatch(/^\[image file \/pic\.png, \d+ B: this model does not take image input\]$/m);
+  });
+
   it('runs two task calls in parallel, isolated, and both writes land', async () => {
     // One responder for every request: the parent, and each subagent by its task text.
     const responder: ScriptStep = (req) => {

@@ -92,8 +92,8 @@ export function countMessageTokens(message: ChatMessage, costing: TokenCosting =
     if (message.role === 'assistant') {
       for (const call of message.toolCalls ?? []) text += MESSAGE_OVERHEAD + countTextTokens(call.name) + countTextTokens(call.argsText);
     }
-    const media = typeof message.content === 'string' ? [] : message.content.filter(isMediaPart);
-    cached = { text, media: media.length > 0 ? media : null };
+    const media = typeof message.content === 'string' ? null : message.content.filter(isMediaPart);
+    cached = { text, media: media !== null && media.length > 0 ? media : null };
     messageCache.set(message, cached);
   }
   if (cached.media === null) return cached.text;
