@@ -84,4 +84,12 @@ describe('provider metadata in the thread', () => {
     await runAgent({ ...def, model: again }, reloaded, { role: 'user', content: 'and now?' }, { ...options, persist: async () => undefined });
     expect(again.requests[0]![1]).toMatchObject(expected);
   });
+
+  it('keeps where older media left the model view (summarization), so a reloaded thread does not send them again', () => {
+    const state = newThreadState('t-media');
+    state.messages.push({ role: 'user', content: 'hi' });
+    state.mediaDroppedBefore = 1;
+    new ThreadStore(db).save(state);
+    expect(new ThreadStore(db).load('t-media').mediaDroppedBefore).toBe(1);
+  });
 });
