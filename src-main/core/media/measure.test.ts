@@ -1,6 +1,7 @@
 // A media block is measured from its own header (pixels, pages, seconds) and costed by the
 // provider's published rules. PNG, PDF and WAV are real files from the fixtures; JPEG,
 // GIF, WEBP and MP4 are the header bytes those formats define (all that is read of them).
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { makePdf, makePng, makeWav } from './testing/fixtures';
 import { imageSize, measureMedia, mp4Seconds, pdfPages, wavSeconds } from './measure';
@@ -42,6 +43,12 @@ describe('measureMedia', () => {
   it('counts PDF pages, and takes the duration of a WAV and an MP4 from their headers', () => {
     expect(pdfPages(makePdf(['one', 'two']))).toBe(2);
     expect(pdfPages(makePdf(['a', 'b', 'c', 'd', 'e']))).toBe(5);
+    // PDF 1.5 writers keep page objects in compressed object streams.
+    const objects = deflateSync(Buffer.from('4 0 5 60 << /Type /Page /Parent 3 0 R >> << /Type /Page /Parent 3 0 R >> << /Type /Page >> << /Type /Pages /Count 9 >>'));
+    const compressed = bytes(`%PDF-1.5\n1 0 obj\n<< /Type /ObjStm /N 4 /First 12 /Filter /FlateDecode /Length ${objects.length} >>\nstream\n`, objects, '\nendstream\nendobj\n%%EOF\n');
+    expect(pdfPages(compressed)).toBe(3);
+    // Nothing found: a guess from the size (about 100 KB a page), at least 1.
+    expect(pdfPages(Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(500_000)]))).toBe(5);
     expect(wavSeconds(makeWav(1.5))).toBeCloseTo(1.5, 5);
     expect(wavSeconds(makeWav(3, 16_000))).toBeCloseTo(3, 5);
     expect(mp4Seconds(mp4(600, 600 * 42))).toBe(42);

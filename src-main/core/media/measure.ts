@@ -2,6 +2,7 @@
 // size (PNG, JPEG, GIF, WEBP headers), a PDF's page count, an audio or video file's
 // duration (WAV header, MP4 `mvhd`; else the size at a typical bitrate). Pure: no I/O.
 
+import { inflateSync } from 'node:zlib';
 import type { MediaPart } from '../models/types';
 import { kindOfMime, type MediaKind } from './kinds';
 
@@ -85,14 +86,44 @@ function positive(width: number, height: number): { width: number; height: numbe
   return width > 0 && height > 0 ? { width, height } : null;
 }
 
-/** Page objects (`/Type /Page`, not `/Pages`); at least 1. Pages inside compressed object streams are not seen. */
+const PAGE = /\/Type\s*\/Page(?![A-Za-z])/g;
+const PAGES_COUNT = /\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/;
+/** Pages assumed per this many bytes when a PDF's page objects cannot be found (a scan is ~100 KB a page). */
+const BYTES_PER_UNFOUND_PAGE = 100_000;
+
+/**
+ * Page objects (`/Type /Page`, not `/Pages`), also inside compressed object streams (PDF
+ * 1.5+ writers put them there); else the root's `/Count`; else a guess from the size.
+ */
 export function pdfPages(b: Uint8Array): number {
   const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
-  const pages = text.match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
+  const pages = text.match(PAGE)?.length ?? 0;
   if (pages > 0) return pages;
-  // A PDF whose page tree is compressed still states its total in the root /Pages node, often uncompressed.
-  const count = /\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)/.exec(text) ?? /\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/.exec(text);
-  return count ? Math.max(1, Number(count[1])) : 1;
+  const streams = objectStreams(text);
+  const inStreams = streams.reduce((n, s) => n + (s.match(PAGE)?.length ?? 0), 0);
+  if (inStreams > 0) return inStreams;
+  for (const body of [text, ...streams]) {
+    const count = PAGES_COUNT.exec(body);
+    if (count) return Math.max(1, Number(count[1] ?? count[2]));
+  }
+  return Math.max(1, Math.round(b.length / BYTES_PER_UNFOUND_PAGE));
+}
+
+/** The inflated text of each Flate-compressed object stream (`/Type /ObjStm`); one that does not inflate is skipped. */
+function objectStreams(text: string): string[] {
+  const out: string[] = [];
+  const start = /\/Type\s*\/ObjStm\b[^]*?>>\s*stream\r?\n/g;
+  for (let m = start.exec(text); m !== null; m = start.exec(text)) {
+    const from = m.index + m[0].length;
+    const to = text.indexOf('endstream', from);
+    if (to < 0) break;
+    try {
+      out.push(inflateSync(Buffer.from(text.slice(from, to), 'latin1')).toString('latin1'));
+    } catch {
+      // Not Flate, or cut short (inflate takes the trailing end-of-line too): nothing to count there.
+    }
+  }
+  return out;
 }
 
 /** Exact duration of a RIFF/WAVE file: the data chunk's size over the format's bytes per second. */
