@@ -27,9 +27,10 @@ interface MessageCount {
   media: readonly MediaPart[] | null;
 }
 
+/** What is known of a media block, each part found when first needed. */
 interface MediaCount {
-  measure: MediaMeasure;
-  /** The tokens of its notice (counted when first needed). */
+  measure?: MediaMeasure;
+  /** The tokens of its notice. */
   notice?: number;
 }
 
@@ -68,19 +69,17 @@ function countText(content: string | ContentPart[]): number {
   return n;
 }
 
-function mediaCount(part: MediaPart): MediaCount {
-  let count = mediaCache.get(part);
-  if (count === undefined) {
-    count = { measure: measureMedia(mediaKindOf(part), Buffer.from(part.data, 'base64')) };
-    mediaCache.set(part, count);
-  }
-  return count;
-}
-
 /** A media block's tokens for this model: the provider's cost, or its §12 notice's when the model does not take it. */
 export function countMediaTokens(part: MediaPart, costing: TokenCosting = ANY_MODEL): number {
-  const count = mediaCount(part);
-  if (takesMedia(costing.mediaInput, part.mimeType)) return mediaTokens(count.measure, costing.provider);
+  let count = mediaCache.get(part);
+  if (count === undefined) {
+    count = {};
+    mediaCache.set(part, count);
+  }
+  if (takesMedia(costing.mediaInput, part.mimeType)) {
+    count.measure ??= measureMedia(mediaKindOf(part), Buffer.from(part.data, 'base64'));
+    return mediaTokens(count.measure, costing.provider);
+  }
   count.notice ??= countTextTokens(notTakenNotice(mediaKindOf(part), part.name ?? 'attachment', part.bytes ?? base64Bytes(part.data)));
   return count.notice;
 }
