@@ -190,9 +190,10 @@ async function summarize(ctx: RunContext, window: number, keepTokens = window * 
   }
   const summarized = cut - state.contextStart;
   const media = droppedMediaLine(state.summary, older);
-  state.summary = `${preamble(archivePath)}\n\n${summary.trim()}${media === undefined ? '' : `\n\n${media}`}`;
+  const body = media === undefined ? summary.trim() : `${summary.trim()}\n\n${media}`;
+  state.summary = `${preamble(archivePath)}\n\n${body}`;
   state.contextStart = cut;
-  ctx.emit({ type: 'summarized', archivePath, summarizedMessages: summarized, summary: summary.trim() });
+  ctx.emit({ type: 'summarized', archivePath, summarizedMessages: summarized, summary: body });
   await ctx.persist();
   return true;
 }
