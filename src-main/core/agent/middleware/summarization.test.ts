@@ -111,5 +111,12 @@ describe('media before text', () => {
     expect(state.summary).toContain(SUMMARY);
     expect(state.summary).toMatch(/no longer in view.*: image \/a\.png, [\d.]+ (B|KB); image b\.png, [\d.]+ (B|KB)\.$/);
     expect(answer.messages[0]!.content).toBe(state.summary);
+
+    // A second summary keeps naming the media of the first, then those summarized now.
+    state.messages.push({ role: 'user', content: [image('/c.png'), { type: 'text', text: big(3_000) }] }, { role: 'assistant', content: 'A third square.' });
+    const def = { model, backend: new StateBackend(), tools: [], middleware: [summarizationMiddleware()], systemPrompt: 'test' };
+    await runAgent(def, state, { role: 'user', content: 'And now?' }, { emit: () => undefined, persist: async () => undefined, guard: new ReadGuard() });
+    expect(state.summary).toMatch(/no longer in view.*: image \/a\.png, [^;]+; image b\.png, [^;]+; image \/c\.png, [\d.]+ (B|KB)\.$/);
+    expect(state.summary!.match(/no longer in view/g)).toHaveLength(1);
   });
 });
