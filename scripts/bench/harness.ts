@@ -9,6 +9,7 @@ import { createAgentDefinition } from '../../src-main/core/agent/create-agent';
 import { runAgent } from '../../src-main/core/agent/loop';
 import type { PermissionRule } from '../../src-main/core/agent/permissions/rules';
 import { countRequestTokens, countTextTokens } from '../../src-main/core/agent/token-count';
+import { makePdf, makePng } from '../../src-main/core/media/testing/fixtures';
 import { newThreadState, type ThreadState } from '../../src-main/core/agent/types';
 import { createDefaultMounts } from '../../src-main/core/backends/mounts';
 import { openDatabase } from '../../src-main/core/backends/store-db';
@@ -300,6 +301,35 @@ async function benchTokens(section: Section, options: BenchOptions): Promise<voi
   countRequestTokens(cachedReq);
   const cachedTimes = await timeRuns(async () => countRequestTokens(cachedReq), { runs: 5, budgetMs: 5_000 });
   section.rows.push({ name: '  same request again (per-message cache)', ours: formatMs(median(cachedTimes)) });
+  await benchMediaTokens(section, options);
+}
+
+/** Media blocks costed by provider: measured once per block, then arithmetic for any provider. */
+async function benchMediaTokens(section: Section, options: BenchOptions): Promise<void> {
+  const png = makePng(1000, 1000).toString('base64');
+  const pdf = makePdf(['first page', 'second page']).toString('base64');
+  const request = () => ({
+    system: 'You are a coding agent.',
+    tools: [],
+    messages: Array.from({ length: 200 }, (_, i): ChatMessage => ({
+      role: 'tool',
+      toolCallId: `m${i}`,
+      toolName: 'read_file',
+      content: [
+        { type: 'text', text: `Image file /pic${i}.png` },
+        { type: 'image', mimeType: 'image/png', data: png, name: `/pic${i}.png` },
+        { type: 'file', mimeType: 'application/pdf', data: pdf, name: `/doc${i}.pdf` },
+      ],
+    })),
+  });
+  const firstTimes = await timeRuns(async () => countRequestTokens(request(), { provider: 'anthropic' }), { runs: Math.min(options.runs, 3), budgetMs: 20_000 });
+  section.rows.push({ name: 'countRequestTokens: 200 new messages, each a 1000×1000 PNG + a 2-page PDF (Anthropic costs)', ours: formatMs(median(firstTimes)) });
+  const cached = request();
+  countRequestTokens(cached, { provider: 'anthropic' });
+  const providers = ['google', 'openai', 'anthropic'] as const;
+  let n = 0;
+  const switchTimes = await timeRuns(async () => countRequestTokens(cached, { provider: providers[n++ % providers.length]! }), { runs: 6, budgetMs: 5_000 });
+  section.rows.push({ name: '  same request, another provider each time (cached measures)', ours: formatMs(median(switchTimes)) });
 }
 
 export async function benchHarness(report: Report, options: BenchOptions): Promise<void> {

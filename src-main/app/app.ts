@@ -162,6 +162,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       ...(baseUrl ? { baseUrl } : {}),
       ...(key ? { apiKey: key } : {}),
       ...(current.contextWindow ? { contextWindow: current.contextWindow } : {}),
+      ...(current.mediaInput ? { mediaInputOverrides: current.mediaInput } : {}),
     });
   };
 

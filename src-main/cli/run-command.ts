@@ -32,7 +32,7 @@ import { hooksSource } from '../core/extensions/hooks/config';
 import { createSkillCatalog } from '../core/extensions/skills/discover';
 import { skillProblemLine } from '../core/extensions/skills/trust-entries';
 import { TrustStore } from '../core/trust/store';
-import { personRules } from './person-rules';
+import { personRules, savedMediaInput } from './person-rules';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
 const RUN_OPTIONS = {
@@ -71,12 +71,16 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const modelSpec = values.model ?? io.env.DEEPDESK_MODEL;
   if (modelSpec === undefined || modelSpec.trim() === '') throw new UsageError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL)');
   const folder = projectFolder(values.folder);
+  const dataDir = resolveDataDir(values['data-dir'], io.env);
+  const mediaInput = savedMediaInput(dataDir, io.env);
+  const overrides = mediaInput !== undefined ? { mediaInputOverrides: mediaInput } : {};
 
   let model;
   try {
     model = createChatModel({
       model: modelSpec,
       env: io.env,
+      ...overrides,
       ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
       ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
@@ -87,7 +91,6 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     throw err;
   }
 
-  const dataDir = resolveDataDir(values['data-dir'], io.env);
   // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
   const sandbox = await createSandbox({ projectDir: folder, dataDir });
   if (mode === 'auto' && sandbox === undefined) {
@@ -134,7 +137,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       broker: cliBroker(approve, io),
       mode: () => mode,
       sandboxAvailable: () => sandbox !== undefined,
-      resolveModel: (spec) => createChatModel({ model: spec, env: io.env }),
+      resolveModel: (spec) => createChatModel({ model: spec, env: io.env, ...overrides }),
       checkpoints: recorderFor(checkpoints, folder),
       mcp,
       skills: { source: () => skills.current().skills },

@@ -64,6 +64,8 @@ export const settingsSchema = z.object({
   rules: z.array(permissionRuleSchema),
   subagents: z.array(subagentSchema),
   theme: z.enum(['dark', 'light', 'system']),
+  /** The media kinds a model takes, set per `provider:model` (openai-compatible and Ollama; SPEC §12); absent: the provider's default. */
+  mediaInput: z.record(z.string(), z.array(z.enum(['image', 'audio', 'video', 'document']))).optional(),
   /** Which providers have a stored API key (the keys never reach the window). */
   apiKeys: z.record(z.string(), z.boolean()),
   /** Fields a command-line flag overrides for this session (shown with the flag's value; never saved). */

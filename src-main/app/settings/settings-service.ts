@@ -34,6 +34,7 @@ export const settingsFileShape = fieldsShape({
   rules: stored.rules.optional(),
   subagents: stored.subagents.optional(),
   theme: stored.theme.optional(),
+  mediaInput: stored.mediaInput,
 });
 type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
 type Rule = z.output<typeof permissionRuleSchema>;

@@ -51,19 +51,23 @@ describe('rewinding a conversation', () => {
     state.summary = 'summary of 0..6';
     state.contextStart = 6;
     state.compactedBefore = 6;
+    state.mediaDroppedBefore = 6;
     const part = cutConversation(state, 4);
     expect(state.summary).toBeUndefined();
     expect(state.contextStart).toBe(0);
     expect(state.compactedBefore).toBeUndefined();
+    expect(state.mediaDroppedBefore).toBeUndefined();
     expect(putBackConversation(state, part)).toBe(true);
-    expect(state).toMatchObject({ summary: 'summary of 0..6', contextStart: 6, compactedBefore: 6 });
+    expect(state).toMatchObject({ summary: 'summary of 0..6', contextStart: 6, compactedBefore: 6, mediaDroppedBefore: 6 });
 
     const kept = thread();
     kept.summary = 'summary of 0..2';
     kept.contextStart = 2;
     kept.compactedBefore = 8;
+    kept.mediaDroppedBefore = 7;
     cutConversation(kept, 4);
-    expect(kept).toMatchObject({ summary: 'summary of 0..2', contextStart: 2, compactedBefore: 4 });
+    // Messages that come after the cut are new: their media reach the model.
+    expect(kept).toMatchObject({ summary: 'summary of 0..2', contextStart: 2, compactedBefore: 4, mediaDroppedBefore: 4 });
   });
 
   it('is not put back once the person went on', () => {

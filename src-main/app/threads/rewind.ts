@@ -13,6 +13,7 @@ export interface RewoundPart {
   contextStart: number;
   summary?: string;
   compactedBefore?: number;
+  mediaDroppedBefore?: number;
   todos: Todo[];
   /** The subagent runs of the calls taken out. */
   subagentRuns: Record<string, ChatMessage[]>;
@@ -29,6 +30,7 @@ export function cutConversation(state: ThreadState, index: number): RewoundPart 
     contextStart: state.contextStart,
     ...(state.summary !== undefined ? { summary: state.summary } : {}),
     ...(state.compactedBefore !== undefined ? { compactedBefore: state.compactedBefore } : {}),
+    ...(state.mediaDroppedBefore !== undefined ? { mediaDroppedBefore: state.mediaDroppedBefore } : {}),
     todos: state.todos,
     subagentRuns: Object.fromEntries(runs.filter(([id]) => callIds.has(id))),
   };
@@ -39,7 +41,11 @@ export function cutConversation(state: ThreadState, index: number): RewoundPart 
     state.contextStart = 0;
     delete state.summary;
     delete state.compactedBefore;
-  } else if (state.compactedBefore !== undefined && state.compactedBefore > index) state.compactedBefore = index;
+    delete state.mediaDroppedBefore;
+  } else {
+    if (state.compactedBefore !== undefined && state.compactedBefore > index) state.compactedBefore = index;
+    if (state.mediaDroppedBefore !== undefined && state.mediaDroppedBefore > index) state.mediaDroppedBefore = index;
+  }
   state.todos = todosAt(state.messages);
   if (state.subagentRuns) state.subagentRuns = Object.fromEntries(runs.filter(([id]) => !callIds.has(id)));
   return part;
@@ -59,6 +65,8 @@ export function putBackConversation(state: ThreadState, part: RewoundPart): bool
   else delete state.summary;
   if (part.compactedBefore !== undefined) state.compactedBefore = part.compactedBefore;
   else delete state.compactedBefore;
+  if (part.mediaDroppedBefore !== undefined) state.mediaDroppedBefore = part.mediaDroppedBefore;
+  else delete state.mediaDroppedBefore;
   state.todos = part.todos;
   if (Object.keys(part.subagentRuns).length > 0) state.subagentRuns = { ...state.subagentRuns, ...part.subagentRuns };
   return true;

@@ -130,6 +130,7 @@ const rowStateSchema = z.object({
   subagentRuns: z.record(z.string(), z.array(z.any())).optional(),
   contextTokens: z.number().nonnegative().optional(),
   compactedBefore: z.number().int().min(0).optional(),
+  mediaDroppedBefore: z.number().int().min(0).optional(),
   queued: z.array(z.object({ id: z.string(), text: z.string(), createdAt: z.string() })).optional(),
   mcpLoadedTools: z.array(z.string()).optional(),
 });

@@ -4,6 +4,7 @@
 import type { MountOptions } from '../backends/mounts';
 import type { CheckpointRecorder } from '../checkpoints/recorder';
 import type { McpHubApi } from '../extensions/mcp/types';
+import type { MediaKind } from '../media/kinds';
 import type { HookEntry } from '../extensions/hooks/types';
 import { createChatModel } from '../models/create-model';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
@@ -27,8 +28,10 @@ export interface HarnessOptions {
   contextWindow?: number;
   evictChars?: number;
   subagents?: SubagentSpec[];
-  /** The model name sent to the scripted server (default scripted-model, a text-only name). */
+  /** The model name sent to the scripted server (default scripted-model). */
   modelName?: string;
+  /** The media kinds set for the model in Settings (replaces openai-compatible's images-only row). */
+  mediaInput?: readonly MediaKind[];
   /** Added after the standard middleware (e.g. a mode that refuses writes). */
   extraMiddleware?: Middleware[];
   /** The skills mounted read-only at /skills/ (read on every call). */
@@ -67,6 +70,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     baseUrl: server.url,
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    ...(options.mediaInput !== undefined ? { mediaInputOverrides: { [`openai-compatible:${options.modelName ?? 'scripted-model'}`]: options.mediaInput } } : {}),
   });
   const approvals: ApprovalRequest[] = [];
   const decisions = [...(options.decisions ?? [])];

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { makePng } from '../media/testing/fixtures';
 import { lastUserText, type RecordedRequest, type ScriptStep } from '../models/testing/scripted-server';
 import { assertToolPairing, createHarness, textOf, toolMessages, type Harness } from './agent-harness.test-support';
 
@@ -125,16 +126,18 @@ describe('the loop', () => {
     expect(last.role).toBe('tool');
   });
 
-  it('sends images read by read_file to a vision model, and a text stand-in to others', async () => {
-    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+  it('sends an image read by read_file to a model that takes images, and the §12 notice to one set to take none', async () => {
+    const png = makePng(4, 3);
     const readImage = { toolCalls: [{ name: 'read_file', args: { file_path: '/pic.png' } }] };
-    for (const [modelName, expectImage] of [['llava-1.6', true], ['scripted-model', false]] as const) {
-      h = await createHarness({ modelName, script: [readImage, { text: 'seen' }] });
+    // openai-compatible takes images by its row of the table; Settings can take them away.
+    for (const [mediaInput, expectImage] of [[undefined, true], [[], false]] as const) {
+      h = await createHarness({ script: [readImage, { text: 'seen' }], ...(mediaInput ? { mediaInput } : {}) });
       writeFileSync(join(h.ws.folder, 'pic.png'), png);
       await h.run('look');
       const sent = JSON.stringify(h.server.requests[1]!.messages);
-      expect(sent.includes(png.toString('base64')), modelName).toBe(expectImage);
-      if (!expectImage) expect(lastToolText(h.server.requests[1]!)).toMatch(/cannot view images/);
+      expect(sent.includes(png.toString('base64')), `override ${JSON.stringify(mediaInput)}`).toBe(expectImage);
+      // The size is read_file's to state (checked in its own tests): here, that it is the §12 line.
+      if (!expectImage) expect(lastToolText(h.server.requests[1]!)).toMatch(/^\[image file \/pic\.png, \d+ B: this model does not take image input\]$/m);
       await h.dispose();
       h = undefined;
     }
@@ -228,6 +231,23 @@ describe('write_todos', () => {
 });
 
 describe('subagents', () => {
+  it('a subagent reads media as its model takes them: the notice under an override of []', async () => {
+    const png = makePng(4, 3);
+    const script: ScriptStep[] = [
+      { toolCalls: [{ name: 'task', args: { description: 'look at /pic.png', subagent_type: 'general-purpose' } }] },
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/pic.png' } }] },
+      { text: 'a red square' },
+      { text: 'The subagent saw a red square.' },
+    ];
+    h = await createHarness({ script, mediaInput: [] });
+    writeFileSync(join(h.ws.folder, 'pic.png'), png);
+    await h.run('what is in pic.png?');
+    const subagentAfterRead = h.server.requests[2]!;
+    expect(textOf(subagentAfterRead.messages[0]!.content)).toContain('You are a subagent');
+    expect(JSON.stringify(subagentAfterRead.messages)).not.toContain(png.toString('base64'));
+    expect(lastToolText(subagentAfterRead)).toMatch(/^\[image file \/pic\.png, \d+ B: this model does not take image input\]$/m);
+  });
+
   it('runs two task calls in parallel, isolated, and both writes land', async () => {
     // One responder for every request: the parent, and each subagent by its task text.
     const responder: ScriptStep = (req) => {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import { AbortedError, ContextOverflowError, ModelError } from '../models/errors';
-import type { ChatMessage, ChatModel, ModelRetryNotice, ToolCall, ToolSpec, Usage } from '../models/types';
+import type { ChatMessage, ChatModel, ModelRetryNotice, ProviderMetadata, ReasoningBlock, ToolCall, ToolSpec, Usage } from '../models/types';
 import { costOf } from '../models/model-info';
 import type { ReadGuard } from '../tools/read-guard';
 import { checkToolCall, runTool, toolMap } from '../tools/run-tool';
@@ -123,7 +123,8 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     emit: (event: AgentEventBody) =>
       options.emit({ ...event, threadId: state.id, ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}) } as AgentEvent),
     persist: () => options.persist(state),
-    countRequestTokens,
+    // By the model's provider: what a media block costs depends on who reads it.
+    countRequestTokens: (request) => countRequestTokens(request, def.model),
   };
   // Middleware tools can change between steps (an MCP server's list_changed, tool_search
   // loading a tool): read again before every model call; rebuilt only when they changed.
@@ -312,7 +313,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       refreshTools();
       const turn = await callModel(def, ctx, specs);
       lastText = turn.text;
-      state.messages.push({ role: 'assistant', content: turn.text, ...(turn.toolCalls.length > 0 ? { toolCalls: turn.toolCalls } : {}) });
+      state.messages.push(assistantMessage(ctx.model, turn.text, turn));
       await ctx.persist();
       if (turn.toolCalls.length === 0) {
         // A message that arrived during the answer starts the next turn of this same run.
@@ -411,6 +412,8 @@ async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<M
   const toolCalls: ToolCall[] = [];
   let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let stopReason: ModelTurn['stopReason'] = 'other';
+  const reasoning: ReasoningBlock[] = [];
+  let textMetadata: ProviderMetadata | undefined;
   try {
     const onRetry = (notice: ModelRetryNotice): void => ctx.emit({ type: 'retry', ...notice });
     for await (const event of ctx.model.stream({ ...request, signal: ctx.signal, onRetry })) {
@@ -423,6 +426,12 @@ async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<M
           toolCalls.push(event.call);
           ctx.emit({ type: 'tool_call', id: event.call.id, name: event.call.name, args: event.call.args, ...(event.call.parseError ? { parseError: event.call.parseError } : {}) });
           break;
+        case 'reasoning-part':
+          reasoning.push(event.reasoning);
+          break;
+        case 'text-metadata':
+          textMetadata = { ...textMetadata, ...event.providerMetadata };
+          break;
         case 'finish':
           usage = event.usage;
           stopReason = event.stopReason;
@@ -434,11 +443,26 @@ async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<M
   } catch (err) {
     // Keep what was streamed before a Stop: the person saw it, so the history has it.
     if ((err instanceof AbortedError || ctx.signal.aborted) && text !== '') {
-      ctx.state.messages.push({ role: 'assistant', content: text });
+      ctx.state.messages.push(assistantMessage(ctx.model, text, { toolCalls: [], reasoning, ...(textMetadata ? { textMetadata } : {}) }));
     }
     throw err;
   }
-  return { text, toolCalls, stopReason, usage };
+  return { text, toolCalls, stopReason, usage, reasoning, ...(textMetadata ? { textMetadata } : {}) };
+}
+
+/**
+ * The answer as stored: with the provider that wrote it and what that provider needs back
+ * on the next request (reasoning blocks, the text's metadata; a call's is on the call).
+ */
+function assistantMessage(model: ChatModel, text: string, turn: Pick<ModelTurn, 'toolCalls' | 'reasoning' | 'textMetadata'>): ChatMessage {
+  return {
+    role: 'assistant',
+    content: text,
+    ...(turn.toolCalls.length > 0 ? { toolCalls: turn.toolCalls } : {}),
+    provider: model.provider,
+    ...(turn.reasoning !== undefined && turn.reasoning.length > 0 ? { reasoning: turn.reasoning } : {}),
+    ...(turn.textMetadata !== undefined ? { textMetadata: turn.textMetadata } : {}),
+  };
 }
 
 function recordUsage(ctx: RunContext, usage: Usage, contextTokens: number): void {

@@ -3,7 +3,7 @@
 // caching, memory, dangling-call repair) is one small module implementing some of these.
 
 import type { Backend } from '../backends/protocol';
-import type { ChatMessage, ChatModel, StopReason, ToolCall, ToolSpec, Usage } from '../models/types';
+import type { ChatMessage, ChatModel, ProviderMetadata, ReasoningBlock, StopReason, ToolCall, ToolSpec, Usage } from '../models/types';
 import type { AgentTool, ToolOutput } from '../tools/tool';
 import type { AgentEventBody, ThreadState } from './types';
 
@@ -19,6 +19,10 @@ export interface ModelTurn {
   toolCalls: ToolCall[];
   stopReason: StopReason;
   usage: Usage;
+  /** Reasoning blocks the provider needs back with this answer. */
+  reasoning?: ReasoningBlock[];
+  /** Provider metadata of the answer's text. */
+  textMetadata?: ProviderMetadata;
 }
 
 /** What a hook can see and do during one run of one (sub)agent. */
@@ -42,7 +46,7 @@ export interface RunContext {
   emit(event: AgentEventBody): void;
   /** Persists the thread now (after every step the loop does this itself). */
   persist(): Promise<void>;
-  /** Estimated tokens of a model request, with the real tokenizer. */
+  /** Estimated tokens of a model request for this run's model (media by its provider's cost), with the real tokenizer. */
   countRequestTokens(request: ModelCallRequest): number;
 }
 

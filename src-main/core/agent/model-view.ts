@@ -1,9 +1,12 @@
 // What the model sees of a thread: the summary (if any), the person's latest request,
-// then the recent messages, with older ones compacted (long tool results cut to a preview
-// that names where the full text is, long arguments truncated) and dangling calls closed.
-// The stored history itself is never changed by this: the window still shows everything.
+// then the recent messages, with older ones compacted (media blocks replaced by a note
+// naming them, long tool results cut to a preview that names where the full text is, long
+// arguments truncated) and dangling calls closed. The stored history itself is never
+// changed by this: the window still shows everything.
 
-import type { ChatMessage, ToolCall } from '../models/types';
+import { base64Bytes, formatSize } from '../media/kinds';
+import { mediaKindOf } from '../media/measure';
+import { isMediaPart, type ChatMessage, type ContentPart, type MediaPart, type ToolCall } from '../models/types';
 import { evictionFileName, previewOf } from './middleware/eviction';
 import { repairDanglingToolCalls } from './dangling';
 import { latestPersonMessage } from './notes';
@@ -16,15 +19,50 @@ const ARG_PREVIEW_CHARS = 200;
 const EVICTED = /saved to (\/large_tool_results\/[^\s.]+(?:\.[^\s.]+)*)/;
 
 export function modelView(state: ThreadState): ChatMessage[] {
-  const compactedBefore = state.compactedBefore ?? 0;
-  const recent = state.messages.slice(state.contextStart).map((m, i) => (state.contextStart + i < compactedBefore ? compactMessage(m) : m));
+  const recent = state.messages.slice(state.contextStart).map((_, i) => viewMessage(state, state.contextStart + i));
   if (state.summary === undefined) return repairDanglingToolCalls(recent);
-  // The person's latest request always stays verbatim, even when it was summarized away.
+  // The person's latest request always stays (its text verbatim), even when it was summarized away.
   const view: ChatMessage[] = [{ role: 'user', content: state.summary }];
   const latestUser = latestPersonMessage(state.messages);
-  if (latestUser >= 0 && latestUser < state.contextStart) view.push(state.messages[latestUser]!);
+  if (latestUser >= 0 && latestUser < state.contextStart) view.push(viewMessage(state, latestUser));
   view.push(...recent);
   return repairDanglingToolCalls(view);
+}
+
+/** The message at `index` as the model sees it: media dropped and long text compacted where the thread says so. */
+export function viewMessage(state: ThreadState, index: number): ChatMessage {
+  let message = state.messages[index]!;
+  if (index < (state.mediaDroppedBefore ?? 0)) message = dropMedia(message);
+  if (index < (state.compactedBefore ?? 0)) message = compactMessage(message);
+  return message;
+}
+
+/** `image /pic.png, 12.1 KB`: what a media block is, for notes and transcripts. */
+export function describeMedia(part: MediaPart): string {
+  return `${mediaKindOf(part)} ${part.name ?? 'attachment'}, ${formatSize(part.bytes ?? base64Bytes(part.data))}`;
+}
+
+/** The one line standing in for a media block taken out of the model's view. */
+export function droppedMediaNote(part: MediaPart): string {
+  const again = part.name?.startsWith('/') === true ? 'read_file it again if needed' : 'ask for it again if needed';
+  return `[${describeMedia(part)}: dropped from the context to save space; ${again}]`;
+}
+
+export function hasMedia(message: ChatMessage): boolean {
+  return message.role !== 'assistant' && typeof message.content !== 'string' && message.content.some(isMediaPart);
+}
+
+const withoutMedia = new WeakMap<ChatMessage, ChatMessage>();
+
+/** The same message with each media block replaced by its note; cached, so token counts and prompt caches stay stable. */
+export function dropMedia(message: ChatMessage): ChatMessage {
+  if (!hasMedia(message)) return message;
+  const cached = withoutMedia.get(message);
+  if (cached) return cached;
+  const content = (message.content as ContentPart[]).map((p): ContentPart => (isMediaPart(p) ? { type: 'text', text: droppedMediaNote(p) } : p));
+  const out = { ...message, content } as ChatMessage;
+  withoutMedia.set(message, out);
+  return out;
 }
 
 /** Where the full text of a compacted tool result is: its eviction file, or one written for the compaction. */
@@ -78,6 +116,7 @@ function truncateArgs(call: ToolCall): ToolCall {
   return { ...call, args, argsText: JSON.stringify(args) };
 }
 
-function textOf(message: Extract<ChatMessage, { role: 'tool' }>): string {
-  return typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType} omitted]`)).join('\n');
+/** A tool result's text; its media blocks as the note of their dropping (a preview or a file cannot hold them). */
+export function textOf(message: Extract<ChatMessage, { role: 'tool' }>): string {
+  return typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : droppedMediaNote(p))).join('\n');
 }

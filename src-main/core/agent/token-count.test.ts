@@ -2,7 +2,11 @@
 // (which byte-pair merging handles in quadratic time) is counted in pieces.
 import { countTokens } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
-import { countTextTokens } from './token-count';
+import { mediaInputFor } from '../media/capabilities';
+import { notTakenNotice } from '../media/kinds';
+import { makePdf, makePng } from '../media/testing/fixtures';
+import type { ChatMessage } from '../models/types';
+import { countMessageTokens, countRequestTokens, countTextTokens } from './token-count';
 
 const exact = (text: string): number => countTokens(text, { disallowedSpecial: new Set<string>() });
 
@@ -22,5 +26,41 @@ describe('countTextTokens', () => {
       expect(counted).toBeGreaterThanOrEqual(exact(text));
       expect(counted).toBeLessThanOrEqual(exact(text) + pieces);
     }
+  });
+});
+
+describe('countMessageTokens with media', () => {
+  const png = makePng(1000, 1000);
+  const pdf = makePdf(['one', 'two']);
+  const message: ChatMessage = {
+    role: 'tool',
+    toolCallId: 'c1',
+    toolName: 'read_file',
+    content: [
+      { type: 'text', text: 'Image file /pic.png' },
+      { type: 'image', mimeType: 'image/png', data: png.toString('base64'), name: '/pic.png', bytes: png.length },
+      { type: 'file', mimeType: 'application/pdf', data: pdf.toString('base64'), name: '/a.pdf', bytes: pdf.length },
+    ],
+  };
+  const text = countMessageTokens({ role: 'tool', toolCallId: 'c1', toolName: 'read_file', content: 'Image file /pic.png' });
+
+  it('costs each block by the provider of the model it is counted for, from the same cached message', () => {
+    expect(countMessageTokens(message, { provider: 'anthropic' }) - text).toBe(1334 + 2 * 2_000);
+    expect(countMessageTokens(message, { provider: 'google' }) - text).toBe(1032 + 2 * 258);
+    expect(countMessageTokens(message, { provider: 'openai' }) - text).toBe(765 + 2 * 2_000);
+    // A provider change recounts: back to Anthropic gives Anthropic's figure again.
+    expect(countMessageTokens(message, { provider: 'anthropic' }) - text).toBe(1334 + 4_000);
+  });
+
+  it('counts a block the model does not take as its §12 notice', () => {
+    const imagesOnly = { provider: 'openai-compatible' as const, mediaInput: mediaInputFor('openai-compatible', 'llava') };
+    const notice = countTextTokens(notTakenNotice('document', '/a.pdf', pdf.length));
+    expect(countMessageTokens(message, imagesOnly) - text).toBe(765 + notice);
+    expect(notice).toBeLessThan(40);
+  });
+
+  it('counts a request by the model given', () => {
+    const request = { system: 'sys', messages: [message], tools: [] };
+    expect(countRequestTokens(request, { provider: 'google' })).toBeLessThan(countRequestTokens(request, { provider: 'anthropic' }));
   });
 });

@@ -1,16 +1,41 @@
 // Token estimates with a real tokenizer (o200k_base). Messages are immutable once stored,
 // so each one is counted once and cached; a step over a long thread costs only the new ones.
+// A media block costs what its model's provider bills for it (core/media/tokens.ts), or
+// its §12 notice when the model does not take it: the text part of a message is cached
+// alone, the media's measure (pixels, pages, seconds) per block, so another provider is
+// only arithmetic.
 
 import { countTokens } from 'gpt-tokenizer';
-import type { ChatMessage, ContentPart, ToolSpec } from '../models/types';
+import { takesMedia } from '../media/capabilities';
+import { base64Bytes, notTakenNotice } from '../media/kinds';
+import { measureMedia, mediaKindOf, type MediaMeasure } from '../media/measure';
+import { mediaTokens } from '../media/tokens';
+import { isMediaPart, type ChatMessage, type ChatModel, type ContentPart, type MediaPart, type ToolSpec } from '../models/types';
 
 const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
 /** Per-message framing the providers add (role markers, separators). */
 const MESSAGE_OVERHEAD = 4;
-/** What providers bill for an image, roughly, independent of its bytes. */
-const IMAGE_TOKENS = 1_000;
 
-const messageCache = new WeakMap<ChatMessage, number>();
+/** Whose tokens: a media block costs by the provider's rules, or as its notice when the model does not take it. */
+export type TokenCosting = Pick<ChatModel, 'provider' | 'mediaInput'>;
+/** Without a model (benchmarks, tools): media costed as OpenAI bills images, every kind taken. */
+const ANY_MODEL: TokenCosting = { provider: 'openai' };
+
+interface MessageCount {
+  /** Everything but the media blocks. */
+  text: number;
+  media: readonly MediaPart[] | null;
+}
+
+/** What is known of a media block, each part found when first needed. */
+interface MediaCount {
+  measure?: MediaMeasure;
+  /** The tokens of its notice. */
+  notice?: number;
+}
+
+const messageCache = new WeakMap<ChatMessage, MessageCount>();
+const mediaCache = new WeakMap<MediaPart, MediaCount>();
 const toolCache = new WeakMap<ToolSpec, number>();
 const textCache = new Map<string, number>();
 
@@ -37,21 +62,42 @@ export function countTextTokens(text: string): number {
   return n;
 }
 
-function countParts(content: string | ContentPart[]): number {
+function countText(content: string | ContentPart[]): number {
   if (typeof content === 'string') return countTextTokens(content);
   let n = 0;
-  for (const part of content) n += part.type === 'text' ? countTextTokens(part.text) : IMAGE_TOKENS;
+  for (const part of content) if (part.type === 'text') n += countTextTokens(part.text);
   return n;
 }
 
-export function countMessageTokens(message: ChatMessage): number {
-  const cached = messageCache.get(message);
-  if (cached !== undefined) return cached;
-  let n = MESSAGE_OVERHEAD + countParts(message.content);
-  if (message.role === 'assistant') {
-    for (const call of message.toolCalls ?? []) n += MESSAGE_OVERHEAD + countTextTokens(call.name) + countTextTokens(call.argsText);
+/** A media block's tokens for this model: the provider's cost, or its §12 notice's when the model does not take it. */
+export function countMediaTokens(part: MediaPart, costing: TokenCosting = ANY_MODEL): number {
+  let count = mediaCache.get(part);
+  if (count === undefined) {
+    count = {};
+    mediaCache.set(part, count);
   }
-  messageCache.set(message, n);
+  if (takesMedia(costing.mediaInput, part.mimeType)) {
+    count.measure ??= measureMedia(mediaKindOf(part), Buffer.from(part.data, 'base64'));
+    return mediaTokens(count.measure, costing.provider);
+  }
+  count.notice ??= countTextTokens(notTakenNotice(mediaKindOf(part), part.name ?? 'attachment', part.bytes ?? base64Bytes(part.data)));
+  return count.notice;
+}
+
+export function countMessageTokens(message: ChatMessage, costing: TokenCosting = ANY_MODEL): number {
+  let cached = messageCache.get(message);
+  if (cached === undefined) {
+    let text = MESSAGE_OVERHEAD + countText(message.content);
+    if (message.role === 'assistant') {
+      for (const call of message.toolCalls ?? []) text += MESSAGE_OVERHEAD + countTextTokens(call.name) + countTextTokens(call.argsText);
+    }
+    const media = typeof message.content === 'string' ? null : message.content.filter(isMediaPart);
+    cached = { text, media: media !== null && media.length > 0 ? media : null };
+    messageCache.set(message, cached);
+  }
+  if (cached.media === null) return cached.text;
+  let n = cached.text;
+  for (const part of cached.media) n += countMediaTokens(part, costing);
   return n;
 }
 
@@ -73,9 +119,9 @@ export function countSystemTokens(system: string): number {
   return n;
 }
 
-export function countRequestTokens(request: { system: string; messages: readonly ChatMessage[]; tools: readonly ToolSpec[] }): number {
+export function countRequestTokens(request: { system: string; messages: readonly ChatMessage[]; tools: readonly ToolSpec[] }, costing: TokenCosting = ANY_MODEL): number {
   let n = countSystemTokens(request.system);
   for (const tool of request.tools) n += countToolTokens(tool);
-  for (const message of request.messages) n += countMessageTokens(message);
+  for (const message of request.messages) n += countMessageTokens(message, costing);
   return n;
 }

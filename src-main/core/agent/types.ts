@@ -41,6 +41,11 @@ export interface ThreadState {
    * tool results cut to a preview and long arguments truncated (see summarization).
    */
   compactedBefore?: number;
+  /**
+   * Messages before this index reach the model with their media blocks replaced by a note
+   * naming each (the first thing summarization takes out of an over-full request).
+   */
+  mediaDroppedBefore?: number;
   /** Messages the person sent while a run was going, oldest first, not yet delivered. */
   queued?: QueuedMessage[];
   /** MCP tools behind tool_search that this thread found (or called): offered to the model from then on. */

@@ -8,7 +8,7 @@ import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
 import { PROVIDER_MEDIA_INPUT, mediaInputFor } from '../media/capabilities';
 import type { MediaInput } from '../media/capabilities';
-import type { MediaKind } from '../media/kinds';
+import { mediaInputOverride, type MediaInputOverrides } from '../media/override';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
@@ -26,8 +26,8 @@ export interface CreateChatModelOptions {
   env?: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
   retry?: RetryPolicy;
-  /** The media kinds the person set for this model in Settings (replaces the provider's row). */
-  mediaOverride?: readonly MediaKind[];
+  /** The media input set per model in Settings; this model's entry replaces its provider's row. */
+  mediaInputOverrides?: MediaInputOverrides;
 }
 
 export interface ModelSpec {
@@ -72,6 +72,7 @@ export function parseModelSpec(spec: string): ModelSpec {
 
 export function createChatModel(options: CreateChatModelOptions): ChatModel {
   const { provider, model } = parseModelSpec(options.model);
+  const mediaOverride = mediaInputOverride(options.mediaInputOverrides, provider, model);
   const env = options.env ?? process.env;
   const apiKey = nonEmpty(options.apiKey);
   // Whatever key the model uses (a flag, settings, the environment) stays out of the agent's commands.
@@ -151,7 +152,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     id: `${provider}:${model}`,
     provider,
     contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
-    mediaInput: mediaInputFor(provider, model, { responsesApi, ...(options.mediaOverride !== undefined ? { override: options.mediaOverride } : {}) }),
+    mediaInput: mediaInputFor(provider, model, { responsesApi, ...(mediaOverride !== undefined ? { override: mediaOverride } : {}) }),
     endpoint,
     languageModel,
     mapping,

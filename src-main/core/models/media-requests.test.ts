@@ -21,7 +21,7 @@ afterEach(async () => {
 async function setup(spec: string, script: ScriptStep[], mediaOverride?: MediaKind[]) {
   const server = await startScriptedServer(script);
   servers.push(server);
-  const model = createChatModel({ model: spec, baseUrl: server.url, apiKey: 'sk-test', env: {}, retry: { baseDelayMs: 1, maxDelayMs: 5 }, ...(mediaOverride ? { mediaOverride } : {}) });
+  const model = createChatModel({ model: spec, baseUrl: server.url, apiKey: 'sk-test', env: {}, retry: { baseDelayMs: 1, maxDelayMs: 5 }, ...(mediaOverride ? { mediaInputOverrides: { [spec]: mediaOverride } } : {}) });
   return { server, model };
 }
 

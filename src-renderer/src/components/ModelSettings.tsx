@@ -3,9 +3,14 @@
 // `Save key`, at once). The provider's models are listed by themselves only when that can
 // work (a key is stored, or none is needed), quietly; a listing error is shown only after the
 // person pressed `Refresh models`, and with nothing to list with yet the line says what to do.
+// For a local or compatible server's model, `Media input` says which kinds of file it takes
+// (SPEC §12: the provider's default, or what the person set for that model).
 
 import { useEffect, useState } from 'react';
 import type { OverriddenFields, Result } from '../../../src-main/app/contract';
+import { mediaInputFor, takesKind } from '../../../src-main/core/media/capabilities';
+import type { MediaKind } from '../../../src-main/core/media/kinds';
+import { MEDIA_OVERRIDE_PROVIDERS, mediaInputOverride, mediaOverrideKey } from '../../../src-main/core/media/override';
 import { listingHint, needsApiKey, parseModel, PROVIDER_LABELS, PROVIDERS, serverLabel, SHORT_PROVIDER_LABELS, withProvider, type Provider } from '../lib/providers';
 import { TransportError } from '../transport/errors';
 import { errorMessage } from '../state/toasts';
@@ -235,6 +240,9 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
         </p>
         {overridden.apiKey ? <FlagNote id="settings-api-key-flag" field="apiKey" /> : null}
       </div>
+      {MEDIA_OVERRIDE_PROVIDERS.includes(provider) && parsed.model.trim() !== '' ? (
+        <MediaInputSettings provider={provider} model={parsed.model.trim()} overrides={draft.mediaInput} onChange={(mediaInput) => onChange({ mediaInput })} />
+      ) : null}
       <div className="field-inline">
         <button type="button" className="btn" onClick={() => void testConnection()} disabled={test === 'running'}>
           Test connection
@@ -285,5 +293,56 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
         ) : null}
       </div>
     </fieldset>
+  );
+}
+
+const MEDIA_CHOICES: ReadonlyArray<{ kind: MediaKind; label: string }> = [
+  { kind: 'image', label: 'Images' },
+  { kind: 'audio', label: 'Audio' },
+  { kind: 'video', label: 'Video' },
+  { kind: 'document', label: 'PDF documents' },
+];
+
+interface MediaInputSettingsProps {
+  provider: Provider;
+  model: string;
+  overrides: SettingsDraft['mediaInput'];
+  onChange(overrides: SettingsDraft['mediaInput']): void;
+}
+
+/** The kinds of file this model is sent as content (the rest reach it as text or a one-line notice). */
+function MediaInputSettings({ provider, model, overrides, onChange }: MediaInputSettingsProps): React.JSX.Element {
+  const key = mediaOverrideKey(provider, model);
+  const set = mediaInputOverride(overrides, provider, model);
+  const byDefault = mediaInputFor(provider, model);
+  const takes = (kind: MediaKind): boolean => (set !== undefined ? set.includes(kind) : takesKind(byDefault, kind));
+  const toggle = (kind: MediaKind, on: boolean): void => {
+    const kinds = MEDIA_CHOICES.map((c) => c.kind).filter((k) => (k === kind ? on : takes(k)));
+    onChange({ ...overrides, [key]: kinds });
+  };
+  const useDefault = (): void => {
+    const { [key]: _dropped, ...rest } = overrides ?? {};
+    onChange(rest);
+  };
+  return (
+    <div className="field" role="group" aria-labelledby="settings-media-input-label" aria-describedby="settings-media-input-status">
+      {/* Styled as the other fields' labels; it names the group (aria-labelledby), not one control. */}
+      <label id="settings-media-input-label">Media input</label>
+      <div className="field-inline">
+        {MEDIA_CHOICES.map(({ kind, label }) => (
+          <label key={kind} className="checkbox">
+            <input type="checkbox" checked={takes(kind)} onChange={(e) => toggle(kind, e.target.checked)} /> {label}
+          </label>
+        ))}
+        <button type="button" className="btn btn-quiet" onClick={useDefault} disabled={set === undefined}>
+          Use provider default
+        </button>
+      </div>
+      <p id="settings-media-input-status" className="muted small">
+        {set === undefined
+          ? `The ${SHORT_PROVIDER_LABELS[provider]} default for ${model}; a kind it does not take reaches it as text or a one-line notice.`
+          : `Set for ${model}; a kind it does not take reaches it as text or a one-line notice.`}
+      </p>
+    </div>
   );
 }

@@ -38,7 +38,7 @@ function toDraft(settings: Settings): SettingsDraft {
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {
@@ -79,6 +79,7 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
     if (draft.rules !== from.rules) patch.rules = draft.rules;
     if (draft.subagents !== from.subagents) patch.subagents = draft.subagents;
     if (draft.theme !== from.theme) patch.theme = draft.theme;
+    if (draft.mediaInput !== from.mediaInput) patch.mediaInput = draft.mediaInput ?? {};
     const windowText = draft.contextWindowText.trim();
     if (windowText !== '' && windowText !== from.contextWindowText && !flags.contextWindow) {
       const n = Number(windowText);

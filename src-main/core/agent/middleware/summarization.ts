@@ -1,15 +1,17 @@
 // Summarization with history offload (SPEC §4). When a request passes 85% of the model's
-// context window (or the provider says it overflowed), older messages are summarized by the
-// model into a structured summary; their full text is appended to
-// /conversation_history/<thread>.md; the model then sees the summary, the latest user
-// message and the recent messages. Tool calls always stay together with their results.
+// context window (or the provider says it overflowed), the media blocks of older messages
+// leave the model's view first (each replaced by a note naming it: SPEC §12); if that is
+// not enough, older messages are summarized by the model into a structured summary; their
+// full text is appended to /conversation_history/<thread>.md; the model then sees the
+// summary, the latest user message and the recent messages. Tool calls always stay
+// together with their results.
 
-import type { ChatMessage, ContentPart } from '../../models/types';
+import { isMediaPart, type ChatMessage, type ContentPart } from '../../models/types';
 import { DEFAULT_CONTEXT_WINDOW } from '../../models/model-info';
 import type { Middleware, ModelCallRequest, RunContext } from '../middleware';
-import { compactMessage, fullTextPath, modelView, needsCompaction } from '../model-view';
+import { describeMedia, droppedMediaNote, fullTextPath, hasMedia, modelView, needsCompaction, textOf, viewMessage } from '../model-view';
 import { latestPersonMessage } from '../notes';
-import { countMessageTokens, countTextTokens } from '../token-count';
+import { countMessageTokens, countTextTokens, type TokenCosting } from '../token-count';
 import type { ThreadState } from '../types';
 
 export const SUMMARIZE_AT = 0.85;
@@ -66,13 +68,15 @@ export function summarizationMiddleware(options: SummarizationOptions = {}): Mid
         stalled.delete(ctx.state);
         return;
       }
+      // Media go before any text: dropping them needs no model call and loses no words.
+      if (await dropOlderMedia(ctx)) now = tokens();
       let compactedFirst = false;
-      if (stalled.has(ctx.state)) {
+      if (now > limit && stalled.has(ctx.state)) {
         // The last summary did not get under the threshold: the cheap step comes first now.
         compactedFirst = true;
         if (await compactOlder(ctx)) now = tokens();
       }
-      if (now > limit && summaryGain(ctx.state, window) >= window * MIN_GAIN_SHARE) {
+      if (now > limit && summaryGain(ctx.state, window, ctx.model) >= window * MIN_GAIN_SHARE) {
         if (await summarize(ctx, window)) now = tokens();
       }
       if (now > limit && !compactedFirst && (await compactOlder(ctx))) now = tokens();
@@ -81,9 +85,10 @@ export function summarizationMiddleware(options: SummarizationOptions = {}): Mid
       if (now > window) throw new ContextTooLargeError(tooLargeMessage(ctx, request, now, window));
     },
     async onContextOverflow(ctx) {
+      const dropped = await dropOlderMedia(ctx);
       const summarized = await summarize(ctx, windowOf(ctx));
       const compacted = await compactOlder(ctx);
-      return summarized || compacted;
+      return dropped || summarized || compacted;
     },
     async compactNow(ctx) {
       // Asked for: everything but the latest exchange goes into the summary.
@@ -95,15 +100,32 @@ export function summarizationMiddleware(options: SummarizationOptions = {}): Mid
 }
 
 /** View tokens a summarization now would take out (the latest request stays in view regardless). */
-function summaryGain(state: ThreadState, window: number): number {
-  const cut = chooseCut(state.messages, state.contextStart, window * KEEP_SHARE);
+function summaryGain(state: ThreadState, window: number, costing: TokenCosting): number {
+  const viewTokens = (i: number) => countMessageTokens(viewMessage(state, i), costing);
+  const cut = chooseCut(state.messages, state.contextStart, window * KEEP_SHARE, viewTokens);
   const latestUser = latestPersonMessage(state.messages);
   let gain = 0;
   for (let i = state.contextStart; i < cut; i++) {
     if (i === latestUser) continue;
-    gain += countMessageTokens(i < (state.compactedBefore ?? 0) ? compactMessage(state.messages[i]!) : state.messages[i]!);
+    gain += viewTokens(i);
   }
   return gain;
+}
+
+/**
+ * Takes the media blocks of everything before the last turn out of the model's view (each
+ * becomes a note naming it). Returns false when there were none to take.
+ */
+async function dropOlderMedia(ctx: RunContext): Promise<boolean> {
+  const state = ctx.state;
+  const end = lastTurnStart(state.messages, state.contextStart);
+  const from = Math.max(state.contextStart, state.mediaDroppedBefore ?? 0);
+  if (end <= from) return false;
+  const found = state.messages.slice(from, end).some(hasMedia);
+  state.mediaDroppedBefore = end;
+  if (!found) return false;
+  await ctx.persist();
+  return true;
 }
 
 /**
@@ -121,8 +143,7 @@ async function compactOlder(ctx: RunContext): Promise<boolean> {
     if (message.role !== 'tool' || !needsCompaction(message)) continue;
     const target = fullTextPath(message);
     if (target.exists) continue;
-    const text = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}]`)).join('\n');
-    const written = await ctx.backend.write(target.path, text);
+    const written = await ctx.backend.write(target.path, textOf(message));
     // Without its full text kept, a result is not cut: nothing may be lost.
     if (written.error !== undefined) return false;
   }
@@ -133,11 +154,12 @@ async function compactOlder(ctx: RunContext): Promise<boolean> {
 
 function tooLargeMessage(ctx: RunContext, request: ModelCallRequest, tokens: number, window: number): string {
   const view = modelView(ctx.state);
-  const biggest = view.reduce((best, m) => (countMessageTokens(m) > countMessageTokens(best) ? m : best), view[0]!);
+  const count = (m: ChatMessage) => countMessageTokens(m, ctx.model);
+  const biggest = view.reduce((best, m) => (count(m) > count(best) ? m : best), view[0]!);
   const what =
     biggest.role === 'tool'
-      ? `the latest ${biggest.toolName} result alone is about ${countMessageTokens(biggest)} tokens`
-      : `the latest ${biggest.role === 'user' ? 'message' : 'answer'} alone is about ${countMessageTokens(biggest)} tokens`;
+      ? `the latest ${biggest.toolName} result alone is about ${count(biggest)} tokens`
+      : `the latest ${biggest.role === 'user' ? 'message' : 'answer'} alone is about ${count(biggest)} tokens`;
   const fixed = ctx.countRequestTokens({ ...request, messages: [] });
   return (
     `The conversation no longer fits the model's context window (${window} tokens): even after summarizing older messages and cutting older tool results to previews, the next request needs about ${tokens} tokens ` +
@@ -149,7 +171,7 @@ function tooLargeMessage(ctx: RunContext, request: ModelCallRequest, tokens: num
 /** Summarizes what it can; returns false when nothing could be cut. */
 async function summarize(ctx: RunContext, window: number, keepTokens = window * KEEP_SHARE): Promise<boolean> {
   const state = ctx.state;
-  const cut = chooseCut(state.messages, state.contextStart, keepTokens);
+  const cut = chooseCut(state.messages, state.contextStart, keepTokens, (i) => countMessageTokens(viewMessage(state, i), ctx.model));
   if (cut <= state.contextStart) return false;
   const older = state.messages.slice(state.contextStart, cut);
   const archivePath = archivePathFor(state.id);
@@ -167,9 +189,11 @@ async function summarize(ctx: RunContext, window: number, keepTokens = window * 
     return false;
   }
   const summarized = cut - state.contextStart;
-  state.summary = `${preamble(archivePath)}\n\n${summary.trim()}`;
+  const media = droppedMediaLine(state.summary, older);
+  const body = media === undefined ? summary.trim() : `${summary.trim()}\n\n${media}`;
+  state.summary = `${preamble(archivePath)}\n\n${body}`;
   state.contextStart = cut;
-  ctx.emit({ type: 'summarized', archivePath, summarizedMessages: summarized, summary: summary.trim() });
+  ctx.emit({ type: 'summarized', archivePath, summarizedMessages: summarized, summary: body });
   await ctx.persist();
   return true;
 }
@@ -182,18 +206,32 @@ function preamble(archivePath: string): string {
 
 function stripPreamble(summary: string): string {
   const i = summary.indexOf(PREAMBLE_END);
-  return i >= 0 ? summary.slice(i + PREAMBLE_END.length).trim() : summary;
+  const body = i >= 0 ? summary.slice(i + PREAMBLE_END.length).trim() : summary;
+  // The list of media dropped is carried over as it is (see droppedMediaLine), not by the model.
+  const media = body.lastIndexOf(`\n\n${MEDIA_DROPPED}`);
+  return media >= 0 ? body.slice(0, media) : body;
+}
+
+const MEDIA_DROPPED = 'Media in the summarized messages, no longer in view (read_file a path again, or ask for an attachment again, if needed):';
+
+/** Names the media blocks of every summarized message (those of earlier summaries first), so the model knows what it no longer sees. */
+function droppedMediaLine(previousSummary: string | undefined, messages: readonly ChatMessage[]): string | undefined {
+  const at = previousSummary?.lastIndexOf(`\n\n${MEDIA_DROPPED} `) ?? -1;
+  const earlier = at >= 0 ? previousSummary!.slice(at + MEDIA_DROPPED.length + 3).replace(/\.$/, '') : undefined;
+  const items = earlier !== undefined && earlier !== '' ? [earlier] : [];
+  for (const m of messages) if (m.role !== 'assistant' && typeof m.content !== 'string') items.push(...m.content.filter(isMediaPart).map(describeMedia));
+  return items.length === 0 ? undefined : `${MEDIA_DROPPED} ${items.join('; ')}.`;
 }
 
 /**
  * The first message kept verbatim: as early as the keep budget allows, never a tool
  * result (it must stay with its call), and always leaving at least the last turn.
  */
-export function chooseCut(messages: readonly ChatMessage[], start: number, keepBudget: number): number {
+export function chooseCut(messages: readonly ChatMessage[], start: number, keepBudget: number, tokensOf: (index: number) => number = (i) => countMessageTokens(messages[i]!)): number {
   let kept = 0;
   let cut = messages.length;
   for (let i = messages.length - 1; i > start; i--) {
-    kept += countMessageTokens(messages[i]!);
+    kept += tokensOf(i);
     if (kept > keepBudget && cut < messages.length) break;
     if (messages[i]!.role !== 'tool') cut = i;
   }
@@ -252,7 +290,7 @@ async function appendArchive(ctx: RunContext, path: string, messages: ChatMessag
 
 export function renderMessage(message: ChatMessage, maxToolChars: number): string {
   const body = (content: string | ContentPart[]) =>
-    typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[image ${p.mimeType}]`)).join('\n');
+    typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : droppedMediaNote(p))).join('\n');
   switch (message.role) {
     case 'user':
       return `### User\n${body(message.content)}`;
