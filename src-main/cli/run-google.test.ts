@@ -2,10 +2,11 @@
 // against the scripted Gemini server.
 
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makePdf, makeWav } from '../core/media/testing/fixtures';
 import { startScriptedGeminiServer, type ScriptedGeminiServer } from '../core/models/testing/scripted-gemini-server';
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -61,6 +62,34 @@ describe('deepdesk run with google', () => {
     expect(server.requests[0]?.body.tools?.[0]?.functionDeclarations?.map((fn) => fn.name)).toContain('read_file');
     const reply = server.requests[1]?.body.contents.at(-1);
     expect(reply?.parts[0]).toMatchObject({ functionResponse: { name: 'ls' } });
+  });
+
+  it('sends a PDF and a WAV read_file returns as Gemini takes them, and the signatures again when the thread goes on in a new process', async () => {
+    const pdf = makePdf(['First page', 'Second page']);
+    const wav = makeWav(0.25);
+    writeFileSync(join(folder, 'doc.pdf'), pdf);
+    writeFileSync(join(folder, 'tone.wav'), wav);
+    server.push(
+      { parts: [{ functionCall: { name: 'read_file', args: { file_path: '/doc.pdf' } }, thoughtSignature: 'sig-1' }] },
+      { parts: [{ functionCall: { name: 'read_file', args: { file_path: '/tone.wav' } }, thoughtSignature: 'sig-2' }] },
+      { parts: [{ text: 'Read both.' }] },
+    );
+    const args = ['--model', 'google:gemini-2.5-flash', '--base-url', server.url, '--approve', 'auto', '--thread', 'media-1'];
+    const first = await run([...args, 'read them'], { GEMINI_API_KEY: 'k' });
+    expect(first.stderr).toBe('');
+    expect(first.stdout.trim()).toBe('Read both.');
+    const inline = (index: number) => JSON.stringify(server.requests[index]?.body.contents.at(-1));
+    expect(inline(1)).toContain('"mimeType":"application/pdf"');
+    expect(inline(1)).toContain(pdf.toString('base64'));
+    expect(inline(2)).toContain('"mimeType":"audio/wav"');
+    expect(inline(2)).toContain(wav.toString('base64'));
+
+    server.push({ parts: [{ text: 'Still here.' }] });
+    const second = await run([...args, 'and now?'], { GEMINI_API_KEY: 'k' });
+    expect(second.stdout.trim()).toBe('Still here.');
+    const history = JSON.stringify(server.requests[3]?.body.contents);
+    expect(history).toContain('"thoughtSignature":"sig-1"');
+    expect(history).toContain('"thoughtSignature":"sig-2"');
   });
 
   it('prefers --api-key to the environment', async () => {
