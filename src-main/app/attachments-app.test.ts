@@ -3,65 +3,29 @@
 // /attachments/ and named; a message queued during a run keeps its files (saved); the
 // bytes come back (threads.attachment) after a restart.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatSize } from '../core/media/kinds';
 import { makePdf, makePng } from '../core/media/testing/fixtures';
-import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
-import { createApp, type App } from './app';
-import { attachmentsSchema, type EventFrame, type MethodName, type Params, type Result } from './contract';
-import { FileSecretStore } from './settings/file-secret-store';
+import { until, useAppTestEnv, type OpenedApp } from './app-harness.test-support';
+import { attachmentsSchema } from './contract';
 
-let folder: string;
-let dataDir: string;
-let server: ScriptedServer;
-const apps: App[] = [];
+const t = useAppTestEnv('deepdesk-attach-app');
 
-beforeEach(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'deepdesk-attach-app-'));
-  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-attach-app-data-'));
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  for (const app of apps.splice(0)) await app.close();
-  await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-type Call = <M extends MethodName>(m: M, p: Params<M>) => Promise<Result<M>>;
-
-async function open(): Promise<{ app: App; call: Call; done: (count: number) => Promise<void> }> {
-  const app = await createApp({
-    folder,
-    dataDir,
-    secrets: new FileSecretStore(dataDir),
-    transport: 'web',
-    overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url },
-    env: { ...process.env, OPENAI_API_KEY: '' },
-  });
-  apps.push(app);
-  let dones = 0;
-  const waiters: Array<{ count: number; resolve: () => void }> = [];
-  app.onEvent((frame: EventFrame) => {
-    if (frame.event !== 'thread.event' || (frame.payload as { event: { type: string } }).event.type !== 'done') return;
-    dones++;
-    for (const w of waiters.filter((w) => dones >= w.count)) w.resolve();
-  });
-  const done = (count: number) => new Promise<void>((resolve) => (dones >= count ? resolve() : waiters.push({ count, resolve })));
-  return { app, call: (method, params) => app.handle(method, params) as Promise<Result<typeof method>>, done };
+/** The app, and a wait for its `count`-th finished run. */
+async function open(): Promise<OpenedApp & { done: (count: number) => Promise<void> }> {
+  const opened = await t.open();
+  const dones = () => opened.events.filter((f) => f.event === 'thread.event' && (f.payload as { event: { type: string } }).event.type === 'done').length;
+  return { ...opened, done: async (count) => void (await until(() => dones() >= count, `run ${count} done`)) };
 }
 
 const png = makePng(5, 5);
 const pdf = makePdf(['only page']);
 type WireUser = { role: string; content: string | Array<{ type: string; text?: string; image_url?: { url: string } }> };
-const lastUser = (index: number) => (server.requests[index]!.messages as WireUser[]).findLast((m) => m.role === 'user')!;
+const lastUser = (index: number) => (t.server.requests[index]!.messages as WireUser[]).findLast((m) => m.role === 'user')!;
 
 describe('attachments through the app', () => {
   it('an image goes to the model as content, a PDF the model does not take is saved and named; both come back after a restart', async () => {
-    server.push({ text: 'Got them.' });
+    t.server.push({ text: 'Got them.' });
     const first = await open();
     const thread = await first.call('threads.create', {});
     await first.call('threads.send', {
@@ -80,8 +44,7 @@ describe('attachments through the app', () => {
     const text = parts.flatMap((p) => (p.text !== undefined ? [p.text] : [])).join('\n');
     expect(text).toContain('see these');
     expect(text).toContain(`[Attached /attachments/spec.pdf (application/pdf, ${formatSize(pdf.length)}): read it with read_file]`);
-    await first.app.close();
-    apps.splice(apps.indexOf(first.app), 1);
+    await first.close();
 
     const second = await open();
     const view = await second.call('threads.get', { threadId: thread.id });
@@ -97,7 +60,7 @@ describe('attachments through the app', () => {
     expect(await second.call('threads.attachment', { threadId: thread.id, index: item.index, name: 'spec.pdf' })).toEqual({ mimeType: 'application/pdf', data: pdf.toString('base64') });
     await expect(second.call('threads.attachment', { threadId: thread.id, index: item.index, name: 'nope.png' })).rejects.toThrow(/not in this thread/);
 
-    server.push({ text: 'ok' });
+    t.server.push({ text: 'ok' });
     const { id: filesOnly } = await second.call('threads.create', {});
     await second.call('threads.send', { threadId: filesOnly, text: '', attachments: [{ name: 'spec.pdf', mimeType: 'application/pdf', data: pdf.toString('base64') }] });
     // A message of files alone is titled by their names.
@@ -105,19 +68,19 @@ describe('attachments through the app', () => {
   });
 
   it('a message with files sent during a run is queued with its files saved, and delivered with their lines', async () => {
-    server.push({ hang: true, text: 'thinking' }, { text: 'second answer' });
+    t.server.push({ hang: true, text: 'thinking' }, { text: 'second answer' });
     const { call } = await open();
     const thread = await call('threads.create', {});
     await call('threads.send', { threadId: thread.id, text: 'start' });
     // The first request is in (and hangs) before the second message is sent.
-    await expect.poll(() => server.requests.length).toBe(1);
+    await expect.poll(() => t.server.requests.length).toBe(1);
     const { queuedId } = await call('threads.send', { threadId: thread.id, text: 'and this', attachments: [{ name: 'dot.png', mimeType: 'image/png', data: png.toString('base64') }] });
     expect(queuedId).toBeDefined();
     const line = `[Attached /attachments/dot.png (image/png, ${png.length} B): read it with read_file]`;
     expect((await call('threads.get', { threadId: thread.id })).queued.map((q) => q.text)).toEqual([`and this\n${line}`]);
     await call('threads.sendQueuedNow', { threadId: thread.id, queuedId: queuedId! });
     await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).items.flatMap((i) => (i.kind === 'assistant' ? [i.text] : [])), { timeout: 15_000 }).toContain('second answer');
-    expect(lastUser(server.requests.length - 1).content).toBe(`and this\n${line}`);
+    expect(lastUser(t.server.requests.length - 1).content).toBe(`and this\n${line}`);
   });
 
   it('bounds what one message may carry', () => {

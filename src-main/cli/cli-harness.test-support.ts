@@ -22,20 +22,25 @@ export interface CliTestEnv {
   /** The data folder, also given as DEEPDESK_HOME. */
   dataDir: string;
   server: ScriptedServer;
-  /** Runs `deepdesk ARGS…` to its end (with `env` added to the environment). */
-  deepdesk(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult>;
+  /** Runs `deepdesk ARGS…` to its end (with `env` added to the environment, and `input` on its stdin). */
+  deepdesk(args: string[], env?: NodeJS.ProcessEnv, input?: string): Promise<CliResult>;
 }
 
 /** Registers the set-up and clean-up of one CLI environment per test; read it inside tests. */
 export function useCliTestEnv(prefix: string): CliTestEnv {
   const env = {
-    deepdesk: (args: string[], extraEnv: NodeJS.ProcessEnv = {}) =>
+    deepdesk: (args: string[], extraEnv: NodeJS.ProcessEnv = {}, input?: string) =>
       new Promise<CliResult>((done, reject) => {
-        const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: env.dataDir, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [bin, ...args], {
+          cwd: repo,
+          env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: env.dataDir, ...extraEnv },
+          stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+        });
+        if (input !== undefined) child.stdin!.end(input);
         let stdout = '';
         let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+        child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
         child.on('error', reject);
         child.on('close', (code) => done({ code, stdout, stderr }));
       }),

@@ -1,48 +1,26 @@
 // `deepdesk run` with a Gemini model, as a person runs it: the built bin in a child process,
 // against the scripted Gemini server.
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makePdf, makeWav } from '../core/media/testing/fixtures';
 import { startScriptedGeminiServer, type ScriptedGeminiServer } from '../core/models/testing/scripted-gemini-server';
+import { useCliTestEnv } from './cli-harness.test-support';
 
-const repo = resolve(import.meta.dirname, '../..');
-const bin = join(repo, 'bin/deepdesk.mjs');
-
-let folder: string;
-let dataDir: string;
+const t = useCliTestEnv('deepdesk-google');
 let server: ScriptedGeminiServer;
-
-beforeAll(() => {
-  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
-});
 beforeEach(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'deepdesk-google-'));
-  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-google-data-'));
   server = await startScriptedGeminiServer();
 });
 afterEach(async () => {
   await server.close();
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
 });
 
 const NO_KEYS = { GOOGLE_GENERATIVE_AI_API_KEY: '', GEMINI_API_KEY: '', ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' };
 
-function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, 'run', '--folder', folder, '--data-dir', dataDir, ...args], {
-    cwd: repo,
-    env: { ...process.env, ...NO_KEYS, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+function run(args: string[], env: Record<string, string>) {
+  return t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, ...args], { ...NO_KEYS, ...env });
 }
 
 describe('deepdesk run with google', () => {
@@ -67,8 +45,8 @@ describe('deepdesk run with google', () => {
   it('sends a PDF and a WAV read_file returns as Gemini takes them, and the signatures again when the thread goes on in a new process', async () => {
     const pdf = makePdf(['First page', 'Second page']);
     const wav = makeWav(0.25);
-    writeFileSync(join(folder, 'doc.pdf'), pdf);
-    writeFileSync(join(folder, 'tone.wav'), wav);
+    writeFileSync(join(t.folder, 'doc.pdf'), pdf);
+    writeFileSync(join(t.folder, 'tone.wav'), wav);
     server.push(
       { parts: [{ functionCall: { name: 'read_file', args: { file_path: '/doc.pdf' } }, thoughtSignature: 'sig-1' }] },
       { parts: [{ functionCall: { name: 'read_file', args: { file_path: '/tone.wav' } }, thoughtSignature: 'sig-2' }] },

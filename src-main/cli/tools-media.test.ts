@@ -3,14 +3,11 @@
 // tools session takes every kind, so a PDF comes back as a block; a PPTX as its text.
 // `deepdesk run` with an OpenAI-compatible model (images only): a PDF goes as its text.
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bin, repo } from './cli-harness.test-support';
+import { describe, expect, it } from 'vitest';
+import { useCliTestEnv } from './cli-harness.test-support';
 import { textOf, toolMessages } from '../core/agent/agent-harness.test-support';
-import { startScriptedServer } from '../core/models/testing/scripted-server';
 import { formatSize, PPTX_MIME } from '../core/media/kinds';
 import { makePdf, makePng, makePptx, makeWav } from '../core/media/testing/fixtures';
 
@@ -20,43 +17,22 @@ interface ToolLine {
   media?: { kind: string; mimeType: string; bytes: number };
 }
 
-let folder: string;
-let dataDir: string;
+const t = useCliTestEnv('deepdesk-tools-media');
 
-function tools(calls: unknown[]): Promise<{ code: number | null; lines: ToolLine[]; stderr: string }> {
-  return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [bin, 'tools', '--folder', folder], { cwd: repo, env: { ...process.env, DEEPDESK_HOME: dataDir } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => done({ code, stderr, lines: stdout.trim().split('\n').map((l) => JSON.parse(l) as ToolLine) }));
-    child.stdin.end(calls.map((c) => JSON.stringify(c)).join('\n') + '\n');
-  });
+async function tools(calls: unknown[]): Promise<{ code: number | null; lines: ToolLine[]; stderr: string }> {
+  const r = await t.deepdesk(['tools', '--folder', t.folder], {}, calls.map((c) => JSON.stringify(c)).join('\n') + '\n');
+  return { code: r.code, stderr: r.stderr, lines: r.stdout.trim().split('\n').map((l) => JSON.parse(l) as ToolLine) };
 }
 const read = (file_path: string, more: Record<string, unknown> = {}) => ({ tool: 'read_file', args: { file_path, ...more } });
-
-beforeAll(() => {
-  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
-});
-beforeEach(() => {
-  folder = mkdtempSync(join(tmpdir(), 'deepdesk-tools-media-'));
-  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-tools-media-data-'));
-});
-afterEach(() => {
-  rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
-});
 
 describe('deepdesk tools: media reads', () => {
   it('print the media object of §12 for a PDF, a WAV and a PNG (which keeps §5’s image object)', async () => {
     const pdf = makePdf(['First page', 'Second page']);
     const wav = makeWav(0.25);
     const png = makePng(3, 2);
-    writeFileSync(join(folder, 'a.pdf'), pdf);
-    writeFileSync(join(folder, 'a.wav'), wav);
-    writeFileSync(join(folder, 'a.png'), png);
+    writeFileSync(join(t.folder, 'a.pdf'), pdf);
+    writeFileSync(join(t.folder, 'a.wav'), wav);
+    writeFileSync(join(t.folder, 'a.png'), png);
     const r = await tools([read('/a.pdf'), read('/a.wav'), read('/a.png')]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
@@ -68,9 +44,9 @@ describe('deepdesk tools: media reads', () => {
   });
 
   it('a PPTX is its text, text-named files and a fake .png are text, no media object', async () => {
-    writeFileSync(join(folder, 'deck.pptx'), makePptx(['Agenda', 'Results: up 4%']));
-    writeFileSync(join(folder, 'Dockerfile'), 'FROM node:22\n');
-    writeFileSync(join(folder, 'fake.png'), 'just words\n');
+    writeFileSync(join(t.folder, 'deck.pptx'), makePptx(['Agenda', 'Results: up 4%']));
+    writeFileSync(join(t.folder, 'Dockerfile'), 'FROM node:22\n');
+    writeFileSync(join(t.folder, 'fake.png'), 'just words\n');
     const r = await tools([read('/deck.pptx', { offset: 1 }), read('/Dockerfile'), read('/fake.png')]);
     expect(r.code).toBe(0);
     expect(r.lines[0]!.media).toBeUndefined();
@@ -79,7 +55,7 @@ describe('deepdesk tools: media reads', () => {
   });
 
   it('a media file over 10 MB is an Error: line without media', async () => {
-    writeFileSync(join(folder, 'big.wav'), Buffer.concat([makeWav(0.1), Buffer.alloc(10 * 1024 * 1024)]));
+    writeFileSync(join(t.folder, 'big.wav'), Buffer.concat([makeWav(0.1), Buffer.alloc(10 * 1024 * 1024)]));
     const r = await tools([read('/big.wav')]);
     expect(r.lines[0]!.media).toBeUndefined();
     expect(r.lines[0]!.output).toMatch(/^Error: .*bytes.*10 MB/);
@@ -88,34 +64,21 @@ describe('deepdesk tools: media reads', () => {
 
 describe('deepdesk run: media for a model that does not take them', () => {
   it('sends a PDF as its text with page markers and a WAV as §12’s notice (what the server receives)', async () => {
-    const server = await startScriptedServer([
+    t.server.push(
       { toolCalls: [{ name: 'read_file', args: { file_path: '/spec.pdf' } }, { name: 'read_file', args: { file_path: '/memo.wav' } }] },
       { text: 'Read both.' },
-    ]);
-    try {
-      writeFileSync(join(folder, 'spec.pdf'), makePdf(['Alpha page text', 'Beta page text']));
-      const wav = makeWav(0.1);
-      writeFileSync(join(folder, 'memo.wav'), wav);
-      const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done, reject) => {
-        const args = ['run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, '--approve', 'auto', 'read them'];
-        const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        child.on('error', reject);
-        child.on('close', (code) => done({ code, stdout, stderr }));
-      });
-      expect(r.stderr).toBe('');
-      expect(r.code).toBe(0);
-      // pdf.js says nothing on stdout (its warnings would go to console.log).
-      expect(r.stdout.trim()).toBe('Read both.');
-      const results = toolMessages(server.requests[1]!).map((m) => textOf(m.content));
-      expect(results[0]).toMatch(/^Document file \/spec\.pdf \(application\/pdf, [\d.]+ (B|KB)\), 2 pages\. This model does not take PDF input; the PDF's text:\n--- page 1 ---\nAlpha page text\n--- page 2 ---\nBeta page text$/);
-      expect(results[1]).toBe(`[audio file /memo.wav, ${formatSize(wav.length)}: this model does not take audio input]`);
-      expect(JSON.stringify(server.requests[1])).not.toContain('input_audio');
-    } finally {
-      await server.close();
-    }
+    );
+    writeFileSync(join(t.folder, 'spec.pdf'), makePdf(['Alpha page text', 'Beta page text']));
+    const wav = makeWav(0.1);
+    writeFileSync(join(t.folder, 'memo.wav'), wav);
+    const r = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, '--approve', 'auto', 'read them']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    // pdf.js says nothing on stdout (its warnings would go to console.log).
+    expect(r.stdout.trim()).toBe('Read both.');
+    const results = toolMessages(t.server.requests[1]!).map((m) => textOf(m.content));
+    expect(results[0]).toMatch(/^Document file \/spec\.pdf \(application\/pdf, [\d.]+ (B|KB)\), 2 pages\. This model does not take PDF input; the PDF's text:\n--- page 1 ---\nAlpha page text\n--- page 2 ---\nBeta page text$/);
+    expect(results[1]).toBe(`[audio file /memo.wav, ${formatSize(wav.length)}: this model does not take audio input]`);
+    expect(JSON.stringify(t.server.requests[1])).not.toContain('input_audio');
   });
 });
