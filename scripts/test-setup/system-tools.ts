@@ -36,6 +36,8 @@ export type Acquired = { ok: true; path: string; how: string } | { ok: false; li
 
 export const CHROMIUM_ENV = 'DEEPDESK_CHROMIUM';
 export const BWRAP_ENV = 'DEEPDESK_BWRAP';
+/** The OpenSSH server the remote-folder tests start on 127.0.0.1 (core/backends/remote/testing/sshd.ts reads it). */
+export const SSHD_ENV = 'DEEPDESK_TEST_SSHD';
 
 const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'];
 const CHROMIUM_PATHS: Partial<Record<NodeJS.Platform, string[]>> = {
@@ -98,6 +100,18 @@ const bwrap: ToolSpec = {
   paths: () => ['/usr/bin/bwrap'],
   check: (machine, file) => runs(machine, file, ['--ro-bind', '/', '/', '--', 'true']),
   hint: () => `install bubblewrap (Debian/Ubuntu: \`sudo apt-get install bubblewrap\`; Fedora: \`sudo dnf install bubblewrap\`) or set ${BWRAP_ENV} to its path`,
+};
+
+const sshd: ToolSpec = {
+  label: 'an OpenSSH server (sshd)',
+  neededBy: 'the remote-folder (SSH) tests',
+  envVar: SSHD_ENV,
+  aptPackage: 'openssh-server',
+  names: ['sshd'],
+  paths: () => ['/usr/sbin/sshd', '/usr/local/sbin/sshd'],
+  // `sshd -V` prints its version and exits (status 0 on current OpenSSH, 1 on older ones).
+  check: (machine, file) => (/OpenSSH/.test(machine.run(file, ['-V'], { timeoutMs: 20_000 }).output) ? null : `${file} is not an OpenSSH server`),
+  hint: () => `install the OpenSSH server (Debian/Ubuntu: \`sudo apt-get install openssh-server\`) or set ${SSHD_ENV} to an sshd`,
 };
 
 function runs(machine: Machine, file: string, args: string[]): string | null {
@@ -169,6 +183,11 @@ function acquire(spec: ToolSpec, machine: Machine): Acquired {
     problem = after.problem ?? problem;
   }
   return { ok: false, line: missingLine(spec, machine, problem) };
+}
+
+/** An sshd for the remote-folder tests (POSIX only: the remote side of §13 is a POSIX machine). */
+export function acquireSshd(machine: Machine): Acquired | null {
+  return machine.platform === 'win32' ? null : acquire(sshd, machine);
 }
 
 export function acquireChromium(machine: Machine): Acquired {
