@@ -30,9 +30,9 @@ export interface RunInPtyOptions {
 }
 
 export const TIMEOUT_EXIT_CODE = 124;
-const KILL_GRACE_MS = 1000;
+export const KILL_GRACE_MS = 1000;
 /** After the tree was killed, how long to wait for the pty to report the exit. */
-const EXIT_WAIT_MS = 3000;
+export const EXIT_WAIT_MS = 3000;
 
 function isExecutable(path: string): boolean {
   try {
@@ -70,7 +70,7 @@ export function composeOutput(text: string, note: string | undefined): string {
   return body.length > 0 ? `${body}\n${note}` : note;
 }
 
-const DONE_OSC = '6973';
+export const DONE_OSC = '6973';
 
 /**
  * The script the pty's shell runs (as `$0`, with the command as `$1`). The command runs in
@@ -94,16 +94,20 @@ function wrapperScript(nonce: string, stdinFromPty: boolean): string {
   ].join('\n');
 }
 
-/** Finds the wrapper's status report in the raw stream, holding back a report split across chunks. */
-class DoneReportScanner {
+/**
+ * Finds the wrapper's status report in the raw stream, holding back a report split across
+ * chunks. `report` names another number a wrapper reports the same way (remote-exec: `pgid`).
+ */
+export class DoneReportScanner {
   private held = '';
   private readonly prefix: string;
 
-  constructor(nonce: string) {
-    this.prefix = `\x1b]${DONE_OSC};done;${nonce};`;
+  constructor(nonce: string, report = 'done') {
+    this.prefix = `\x1b]${DONE_OSC};${report};${nonce};`;
   }
 
-  push(chunk: string): { forward: string; status?: number } {
+  /** `after`: what followed the report in the same chunk (the scanner is done with it). */
+  push(chunk: string): { forward: string; status?: number; after?: string } {
     const text = this.held + chunk;
     this.held = '';
     const at = text.indexOf(this.prefix);
@@ -111,7 +115,7 @@ class DoneReportScanner {
       const rest = text.slice(at + this.prefix.length);
       // eslint-disable-next-line no-control-regex -- BEL ends the report
       const match = /^(\d+)\x07/.exec(rest);
-      if (match) return { forward: text.slice(0, at), status: Number(match[1]) };
+      if (match) return { forward: text.slice(0, at), status: Number(match[1]), after: rest.slice(match[0].length) };
       if (/^\d*$/.test(rest)) {
         this.held = text.slice(at);
         return { forward: text.slice(0, at) };
@@ -127,7 +131,7 @@ class DoneReportScanner {
   }
 }
 
-const CANCELLED_BEFORE_START: ExecuteResult = {
+export const CANCELLED_BEFORE_START: ExecuteResult = {
   output: '[Command was cancelled before it started]',
   exitCode: null,
   truncated: false,
