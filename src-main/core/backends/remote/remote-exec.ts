@@ -147,21 +147,30 @@ function exportLines(env: Record<string, string>): string[] {
 export function remoteWrapperScript(spec: CommandSpec, nonce: string, stdinFromPty: boolean): string {
   const argv = [spec.file, ...spec.args].map(shQuote).join(' ');
   const report = (kind: string, value: string): string => `printf '\\033]${DONE_OSC};${kind};${nonce};%d\\007' ${value}`;
-  // $$ of the job's first process is its process group: reported before anything else, the folder entered after.
-  // The job takes its stderr (and stdin) itself: a redirection on the wrapper's command line
-  // would also catch the wrapper's own report of how the job ended ("Terminated").
+  // The job's first process (an sh) is its process group: its $$ is reported before anything
+  // else. It takes its stderr (and stdin) itself: a redirection on the wrapper's command line
+  // would also catch the wrapper's own report of how the job ended ("Terminated"). When the
+  // command is over, it ends what the command left running in the group (as killProcessGroup
+  // after a local command; SIGTERM only), with no second call over the connection.
   const job = [
     `exec 2>&3 3>&-${stdinFromPty ? '' : ' </dev/null'}`,
     report('pgid', '"$$"'),
     `cd -- "$0" 2>/dev/null || { printf 'cannot enter the folder %s\\n' "$0" >&2; exit 1; }`,
-    'exec "$@"',
+    // $1: whether job control made this a group of its own (else the group is the wrapper's).
+    '__deepdesk_own_group=$1',
+    'shift',
+    '"$@"',
+    '__deepdesk_status=$?',
+    `[ -z "$__deepdesk_own_group" ] || { trap '' TERM; kill -TERM 0; kill -CONT 0; } 2>/dev/null`,
+    'exit "$__deepdesk_status"',
   ].join('; ');
   return [
     'exec 3>&2 2>/dev/null',
     ...exportLines(spec.env),
     '[ -n "${LANG:-}${LC_ALL:-}${LC_CTYPE:-}" ] || export LANG=C.UTF-8',
     'set -m',
-    `sh -c ${shQuote(job)} ${shQuote(spec.cwd)} ${argv}`,
+    'case $- in *m*) __deepdesk_own_group=1 ;; *) __deepdesk_own_group= ;; esac',
+    `sh -c ${shQuote(job)} ${shQuote(spec.cwd)} "$__deepdesk_own_group" ${argv}`,
     '__deepdesk_status=$?',
     'set +m',
     report('done', '"$__deepdesk_status"'),
@@ -399,8 +408,6 @@ function spawnAndCollect(connection: SshConnection, spec: CommandSpec, marker: s
         resolve(connectionFailure(await whyLost(connection, started, sshText, exited?.exitCode), started ? capped.text : ''));
         return;
       }
-      // The job is over; background processes it left in its group would go on running (as killProcessGroup locally).
-      if (pgid !== undefined) await killRemote(connection, pgid, undefined);
       resolve({ output: composeOutput(capped.text, undefined), exitCode: reported, truncated: capped.truncated });
     }
   });
