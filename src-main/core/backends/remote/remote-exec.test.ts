@@ -96,6 +96,23 @@ describe('runRemoteCommand over the system ssh', () => {
     expect(result.output).toContain('got:typed in');
   });
 
+  it('a typed ^C interrupts the command, as in a local terminal', async () => {
+    let live: LiveCommand | undefined;
+    const ready = outputShows('ready');
+    const pending = run('echo ready; sleep 987656; echo not-reached', { attach: (l) => (live = l), onData: ready.onData });
+    await ready.seen;
+    live?.write('\x03');
+    const result = await pending;
+    expect(result.exitCode).toBe(130);
+    expect(result.output).not.toContain('not-reached');
+    await expect.poll(() => processesRunning('sleep 987656'), { timeout: 5000 }).toEqual([]);
+  });
+
+  it('says so when the folder cannot be entered', async () => {
+    const result = await run('echo never', { cwd: join(dir, 'missing') });
+    expect(result).toEqual({ output: `cannot enter the folder ${join(dir, 'missing')}`, exitCode: 1, truncated: false });
+  });
+
   it('on timeout kills the whole remote process tree, returns 124 and says it timed out', async () => {
     const result = await run('sleep 987651 & sleep 987651', { timeoutS: 2 });
     expect(result.exitCode).toBe(TIMEOUT_EXIT_CODE);
@@ -153,5 +170,15 @@ describe('a lost connection', () => {
     // The remote pty was hung up with the connection.
     await expect.poll(() => processesRunning('sleep 987654'), { timeout: 5000 }).toEqual([]);
     expect(await run('echo back')).toEqual({ output: 'back', exitCode: 0, truncated: false });
+  });
+});
+
+describe('a host whose key changed', () => {
+  it('is refused with the reason, as an Error naming the host', async () => {
+    const fresh = new SshConnection({ target: parseSshTarget(sshd.folderUrl(dir)), controlDir: `${sshd.dir}/cm-fresh`, sshCommand: sshd.sshCommand });
+    await sshd.changeHostKey();
+    const result = await runRemoteCommand(fresh, 'echo never', { cwd: dir, timeoutS: 30 });
+    expect(result.output).toMatch(/^Error: refused: the host's key does not match .*\(deepdesk-test\)/);
+    expect(result.exitCode).toBe(255);
   });
 });

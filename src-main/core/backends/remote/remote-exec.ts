@@ -170,6 +170,9 @@ export function remoteWrapperScript(spec: CommandSpec, nonce: string, stdinFromP
     '[ -n "${LANG:-}${LC_ALL:-}${LC_CTYPE:-}" ] || export LANG=C.UTF-8',
     'set -m',
     'case $- in *m*) __deepdesk_own_group=1 ;; *) __deepdesk_own_group= ;; esac',
+    // A shell with job control whose foreground job died of SIGINT raises it on itself (dash):
+    // caught, not ignored (an ignored signal would be inherited by the job), so the report still comes.
+    'trap : INT',
     `sh -c ${shQuote(job)} ${shQuote(spec.cwd)} "$__deepdesk_own_group" ${argv}`,
     '__deepdesk_status=$?',
     'set +m',
