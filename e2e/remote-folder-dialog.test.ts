@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSshd, type TestSshd } from '../src-main/core/backends/remote/testing/sshd';
+import { describeViolations, seriousViolations } from './axe';
 import { openApp, screenshot, useE2ESession } from './harness';
 
 const session = useE2ESession();
@@ -80,6 +81,7 @@ describe('Open remote folder', () => {
     const hosts = dialog.getByRole('listbox', { name: 'Hosts' });
     await poll(() => hosts.getByRole('option').allInnerTexts()).toEqual(['devbox', 'gpu-box', 'vm-1']);
     await screenshot(page, 'remote-folder-dialog-hosts');
+    expect(describeViolations(await seriousViolations(page)), 'axe, the host list open').toBe('');
     // Typing narrows the list; a click picks.
     await host.fill('gpu');
     await poll(() => hosts.getByRole('option').allInnerTexts()).toEqual(['gpu-box']);
@@ -107,6 +109,7 @@ describe('Open remote folder', () => {
     await dialog.getByRole('button', { name: 'Connect' }).click();
     await poll(() => alert.innerText()).toBe(`There is no folder at deepdesk-test:${missing}.`);
     await screenshot(page, 'remote-folder-dialog-error');
+    expect(describeViolations(await seriousViolations(page)), 'axe, a message under the form').toBe('');
 
     // Cancel leaves the Open folder screen as it was.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
