@@ -66,6 +66,14 @@ describe('the Host aliases of ~/.ssh/config (SPEC §13)', () => {
     ]);
   });
 
+  it('reads at most a bounded number of files, however wide an Include’s glob', async () => {
+    for (let i = 0; i < 300; i++) config(`many/${String(i).padStart(3, '0')}.conf`, `Host m${i}\n`);
+    config('config', 'Host first\nInclude many/*.conf\n');
+    const hosts = await sshConfigHosts({ home, env: {} });
+    expect(hosts.slice(0, 3)).toEqual(['first', 'm0', 'm1']);
+    expect(hosts.length).toBe(256);
+  });
+
   it('stops at ssh’s include depth when files include each other in a chain', async () => {
     for (let i = 0; i < 20; i++) config(`chain/${i}`, `Host h${i}\nInclude chain/${i + 1}\n`);
     config('config', 'Include chain/0\n');

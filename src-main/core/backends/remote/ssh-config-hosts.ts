@@ -18,8 +18,9 @@ export interface SshConfigHostsOptions {
 
 /** ssh's own limit on nested Include. */
 const MAX_INCLUDE_DEPTH = 16;
-/** Bounds for a config that is not one (a huge or generated file). */
+/** Bounds for a config that is not one (a huge or generated file, an Include of a wide glob). */
 const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_FILES = 256;
 export const MAX_LISTED_HOSTS = 500;
 
 /**
@@ -39,7 +40,7 @@ export async function sshConfigHosts(options: SshConfigHostsOptions = {}): Promi
   const seenFiles = new Set<string>();
 
   const readConfig = async (file: string, depth: number): Promise<void> => {
-    if (depth > MAX_INCLUDE_DEPTH || seenFiles.has(file)) return;
+    if (depth > MAX_INCLUDE_DEPTH || seenFiles.has(file) || seenFiles.size >= MAX_CONFIG_FILES) return;
     seenFiles.add(file);
     let text: string;
     try {
