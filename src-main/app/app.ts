@@ -25,6 +25,7 @@ import {
   ContractError,
   type methods,
   type EventFrame,
+  type FolderHostMethodName,
   type EventName,
   type EventPayload,
   type MethodName,
@@ -81,7 +82,7 @@ export interface App extends AppHostApi {
 }
 
 /** The folder methods that are the folder host's (folders/folder-host.ts): opening another folder replaces this app. */
-type HostMethodName = 'app.pickFolder' | 'app.recentFolders' | 'app.openFolder';
+type HostMethodName = FolderHostMethodName;
 type Handlers = { [M in Exclude<MethodName, HostMethodName>]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
 
 export async function createApp(options: AppOptions): Promise<App> {

@@ -8,6 +8,7 @@ import { CheckpointHistory, CheckpointNotFoundError } from '../core/checkpoints/
 import type { RestoreOutcome } from '../core/checkpoints/restore';
 import { restoreNote } from '../core/checkpoints/restore-note';
 import { CheckpointStore } from '../core/checkpoints/store';
+import { folderLocation, localFolderForNow } from './folders';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
 const OPTIONS = { ...COMMON_OPTIONS, thread: { type: 'string' }, force: { type: 'boolean' } } as const;
@@ -34,6 +35,12 @@ export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { s
   if (values.force && action !== 'restore') throw new UsageError('--force only applies to checkpoints restore');
 
   const dataDir = resolveDataDir(values['data-dir']);
+  // Checkpoints live in the local data folder, a remote folder's too (SPEC §13): ls and diff
+  // read only them; a restore writes into the folder.
+  if (values.folder !== undefined) {
+    const location = folderLocation(values.folder);
+    if (action === 'restore') await localFolderForNow(location, { dataDir });
+  }
   const store = CheckpointStore.open(dataDir);
   const history = new CheckpointHistory(store);
   try {

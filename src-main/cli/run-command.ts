@@ -23,7 +23,7 @@ import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
-import { projectFolder } from './folders';
+import { folderLocation, localFolderForNow } from './folders';
 import { attachMcpResources, McpReferenceError } from '../app/mcp/message-references';
 import { resolveSlash, SlashCommandError, type SlashOutcome } from '../app/commands/slash-commands';
 import type { ChatMessage } from '../core/models/types';
@@ -70,7 +70,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const evictChars = positiveInt('--evict-chars', values['evict-chars']);
   const modelSpec = values.model ?? io.env.DEEPDESK_MODEL;
   if (modelSpec === undefined || modelSpec.trim() === '') throw new UsageError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL)');
-  const folder = projectFolder(values.folder);
+  const location = folderLocation(values.folder);
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const mediaInput = savedMediaInput(dataDir, io.env);
   const overrides = mediaInput !== undefined ? { mediaInputOverrides: mediaInput } : {};
@@ -91,6 +91,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     throw err;
   }
 
+  const folder = await localFolderForNow(location, { dataDir, env: io.env });
   // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
   const sandbox = await createSandbox({ projectDir: folder, dataDir });
   if (mode === 'auto' && sandbox === undefined) {

@@ -1,0 +1,92 @@
+// Opening a folder's backend wherever it lives (SPEC §13): a local folder gets today's
+// backends; a remote one is connected over the system ssh to a real sshd on 127.0.0.1 (the
+// remote is this machine, so its folders are temp folders made here) and checked there.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FilesystemBackend } from '../../core/backends/filesystem';
+import { isShellBackend } from '../../core/backends/protocol';
+import { SshConnectionError } from '../../core/backends/remote/ssh-connection';
+import { startTestSshd, type TestSshd } from '../../core/backends/remote/testing/sshd';
+import { openFolderBackend, RemoteFolderError, RemoteFoldersPendingError, sshControlDir } from './folder-backend';
+import { sshFolderLocation } from './folder-location';
+
+let sshd: TestSshd;
+let root: string;
+
+beforeAll(async () => {
+  sshd = await startTestSshd();
+  root = mkdtempSync(join(tmpdir(), 'deepdesk-folder-backend-'));
+});
+afterAll(async () => {
+  await sshd?.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const options = () => ({ dataDir: join(root, 'data'), sshCommand: sshd.sshCommand });
+
+describe('openFolderBackend', () => {
+  it('gives a local folder today’s backends: files only, or with commands', async () => {
+    const folder = join(root, 'local');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a.txt'), 'a\n');
+    const files = await openFolderBackend({ kind: 'local', path: folder }, { ...options(), execute: false });
+    expect(files.backend).toBeInstanceOf(FilesystemBackend);
+    expect(isShellBackend(files.backend)).toBe(false);
+    expect(files.shell).toBeUndefined();
+    expect((await files.backend.ls('/')).entries?.map((e) => e.path)).toEqual(['/a.txt']);
+    const shell = await openFolderBackend({ kind: 'local', path: folder }, options());
+    expect(shell.shell).toBe(shell.backend);
+    expect((await shell.shell!.execute('cat a.txt')).output.trim()).toBe('a');
+  });
+
+  it('checks a remote folder over ssh and says, naming the host, when it is not there or is a file', async () => {
+    const missing = join(root, 'not here');
+    const err = await openFolderBackend(sshFolderLocation(sshd.folderUrl(missing.split('/').map(encodeURIComponent).join('/'))), options()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RemoteFolderError);
+    expect(err).toMatchObject({ message: `There is no folder at deepdesk-test:${missing}.`, code: 'not_found' });
+
+    const file = join(root, "it's a file.txt");
+    writeFileSync(file, 'x\n');
+    const url = sshd.folderUrl(file.split('/').map(encodeURIComponent).join('/'));
+    await expect(openFolderBackend(sshFolderLocation(url), options())).rejects.toMatchObject({
+      message: `deepdesk-test:${file} is a file, not a folder. Choose the folder that holds it.`,
+      code: 'bad_request',
+    });
+  });
+
+  it('until the SSH backend is merged, finds the remote folder there and then refuses it in one line', async () => {
+    const folder = join(root, 'remote "proj" $x');
+    mkdirSync(folder);
+    const url = sshd.folderUrl(folder.split('/').map(encodeURIComponent).join('/'));
+    const err = await openFolderBackend(sshFolderLocation(url), options()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RemoteFoldersPendingError);
+    expect((err as Error).message).toBe(`remote folders are being connected: this build cannot work on deepdesk-test:${folder} yet (the folder is there; its SSH backend is not built in)`);
+    expect((err as Error).message).not.toContain('\n');
+  });
+
+  it('a host that cannot be reached is an SshConnectionError naming it', async () => {
+    await sshd.stop();
+    try {
+      const err = await openFolderBackend(sshFolderLocation(sshd.folderUrl('/tmp')), options()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SshConnectionError);
+      expect((err as Error).message).toContain('deepdesk-test');
+    } finally {
+      await sshd.start();
+    }
+  });
+});
+
+describe('sshControlDir', () => {
+  it('keeps the control sockets in the data folder when a socket path fits there, else in a short temp folder of its own', () => {
+    expect(sshControlDir('/home/ann/.deepdesk')).toBe('/home/ann/.deepdesk/ssh');
+    const deep = `/home/ann/${'very-long-folder-name/'.repeat(5)}data`;
+    const elsewhere = sshControlDir(deep);
+    expect(elsewhere.startsWith(tmpdir())).toBe(true);
+    expect(Buffer.byteLength(elsewhere) + 41).toBeLessThanOrEqual(100);
+    expect(sshControlDir(deep)).toBe(elsewhere);
+    expect(sshControlDir(`${deep}2`)).not.toBe(elsewhere);
+  });
+});

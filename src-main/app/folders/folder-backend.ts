@@ -1,0 +1,116 @@
+// The backend of a project folder wherever it lives (SPEC §13): what every command and the
+// window open for `--folder` / Open folder. A local folder gets today's backends; a remote one
+// one SshConnection (the system ssh, one master per folder), its folder checked on the remote
+// before anything is built on it.
+
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FilesystemBackend } from '../../core/backends/filesystem';
+import { LocalShellBackend } from '../../core/backends/local-shell';
+import type { Backend, ShellBackend } from '../../core/backends/protocol';
+import { SshConnection, shQuote } from '../../core/backends/remote/ssh-connection';
+import type { Sandbox } from '../../core/sandbox/types';
+import { remoteFolderLabel, type FolderLocation, type SshFolderLocation } from './folder-location';
+
+export interface FolderBackendOptions {
+  /** The data folder (the ssh control sockets live below it when its path is short enough). */
+  dataDir: string;
+  /** Run commands (a ShellBackend) or not. Default true. */
+  execute?: boolean;
+  /** Local commands run inside it (SPEC §7). */
+  sandbox?: Sandbox;
+  /** The ssh command (default: DEEPDESK_SSH_COMMAND, else `ssh`). */
+  sshCommand?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface OpenedFolderBackend {
+  backend: Backend;
+  /** The same backend when it runs commands. */
+  shell?: ShellBackend;
+  close(): Promise<void>;
+}
+
+/** Why a remote folder cannot be opened, in words for the person; `code` as the contract's errors have it. */
+export class RemoteFolderError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'not_found' | 'bad_request' | 'failed',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Opens the folder's backend. A remote folder is connected and checked first: an unreachable
+ * host, a refused host key or a missing folder reject with the reason (SshConnectionError or
+ * RemoteFolderError), naming the host.
+ */
+export async function openFolderBackend(location: FolderLocation, options: FolderBackendOptions): Promise<OpenedFolderBackend> {
+  if (location.kind === 'local') {
+    if (options.execute === false) return { backend: new FilesystemBackend({ rootDir: location.path }), close: async () => undefined };
+    const shell = new LocalShellBackend({ rootDir: location.path, ...(options.sandbox ? { sandbox: options.sandbox } : {}) });
+    return { backend: shell, shell, close: async () => undefined };
+  }
+  const connection = await connectRemoteFolder(location, options);
+  // TODO(remote-merge): build the folder's backend on `connection` here — RemoteBackend (R1)
+  // when execute is false, else RemoteShellBackend (R1's remote-shell.ts + R2's runRemoteCommand)
+  // — and return { backend, shell, close: () => connection.close() }. Until then the folder is
+  // checked on the remote and then refused in one line.
+  await connection.close();
+  throw new RemoteFoldersPendingError(location);
+}
+
+/** Said (in one line) for a remote folder until the SSH backend is merged into this build. */
+export class RemoteFoldersPendingError extends Error {
+  constructor(location: SshFolderLocation) {
+    super(`remote folders are being connected: this build cannot work on ${remoteFolderLabel(location)} yet (the folder is there; its SSH backend is not built in)`);
+  }
+}
+
+/** One connection for the folder, its folder checked on the remote (it exists, is a folder, can be listed). */
+export async function connectRemoteFolder(location: SshFolderLocation, options: FolderBackendOptions): Promise<SshConnection> {
+  const connection = new SshConnection({
+    target: location.target,
+    controlDir: sshControlDir(options.dataDir),
+    ...(options.sshCommand !== undefined ? { sshCommand: options.sshCommand } : {}),
+    ...(options.env !== undefined ? { env: options.env } : {}),
+  });
+  try {
+    await checkRemoteFolder(connection, location);
+    return connection;
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+}
+
+const CHECK_SCRIPT = (path: string) =>
+  `p=${shQuote(path)}
+if [ -d "$p" ]; then if [ -r "$p" ] && [ -x "$p" ]; then echo ok; else echo denied; fi
+elif [ -e "$p" ]; then echo file
+else echo missing; fi`;
+
+async function checkRemoteFolder(connection: SshConnection, location: SshFolderLocation): Promise<void> {
+  const label = remoteFolderLabel(location);
+  const { code, stdout, stderr } = await connection.run(CHECK_SCRIPT(location.target.path), { timeoutMs: 60_000 });
+  const answer = stdout.toString('utf8').trim();
+  if (code === 0 && answer === 'ok') return;
+  if (answer === 'missing') throw new RemoteFolderError(`There is no folder at ${label}.`, 'not_found');
+  if (answer === 'file') throw new RemoteFolderError(`${label} is a file, not a folder. Choose the folder that holds it.`, 'bad_request');
+  if (answer === 'denied') throw new RemoteFolderError(`${label} cannot be opened: permission denied.`, 'failed');
+  throw new RemoteFolderError(`${label} cannot be opened: the remote shell said ${JSON.stringify((stderr.trim() || answer).slice(0, 200))} (exit ${code})`, 'failed');
+}
+
+/**
+ * Where the folder connections' control sockets live: `<data-dir>/ssh` when a socket path fits
+ * there (sockets have a ~100-byte limit; ssh's %C is 40 characters), else a short folder in the
+ * temp folder named for the data folder, so one data folder always uses the same one.
+ */
+export function sshControlDir(dataDir: string): string {
+  const inData = join(dataDir, 'ssh');
+  if (Buffer.byteLength(inData) + 1 + 40 <= 100) return inData;
+  const uid = process.getuid?.() ?? 0;
+  return join(tmpdir(), `deepdesk-ssh-${uid}-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+}
