@@ -21,10 +21,11 @@ import { SNIFF_BYTES, classifyContent } from '../../media/sniff';
 import { recordMessages } from '../store-records';
 import { MAX_WINDOW_BYTES } from '../fs-line-index';
 import { MatchCollector } from '../fs-search';
+import { isoTime } from '../fs-file-infos';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { SshConnection, SshConnectionError, shQuote } from './ssh-connection';
 import {
-  CONVENTIONS, DELETE, FieldReader, GREP_FILES, LS, PRELUDE, PROBE, READ, RESOLVE, STAT, TREE, UPLOAD, WINDOW,
+  DELETE, FieldReader, GREP_FILES, LS, PRELUDE, PROBE, READ, RESOLVE, STAT, TREE, UPLOAD, WINDOW,
   REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type RemoteStat, type Reply,
 } from './remote-scripts';
 import { globInfos, parseTree, searchBytes, walkTree } from './remote-search';
@@ -185,7 +186,7 @@ export class RemoteBackend implements Backend {
       const reply = await this.call(LS, [relOf(virtual)]);
       if (reply.status === 'file') {
         const st = parseStat(reply.args);
-        return { entries: st ? [{ path: virtual, size: st.size, modifiedAt: st.modifiedAt }] : [] };
+        return { entries: st ? [{ path: virtual, size: st.size, modifiedAt: isoTime(st.mtimeMs) }] : [] };
       }
       if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'path') };
       const reader = new FieldReader(reply.payload);
@@ -296,17 +297,14 @@ export class RemoteBackend implements Backend {
       if ('error' in target) return target;
       virtual = target.virtual;
       const rel = relOf(virtual);
-      const before = await this.call(CONVENTIONS, [rel]);
-      let previous: string | null = null;
-      let mode: string | undefined;
-      if (before.status === 'ok') {
-        const st = parseStat(before.args)!;
-        mode = st.mode;
-        previous = conventionsStandIn(before.payload.toString('utf8'), st.size);
-      } else if (before.status !== 'new') {
-        return { error: this.statusError(before, virtual, 'file') };
+      // One call in the usual case; an old file with a BOM or CRLF line breaks answers with
+      // its conventions instead, and the converted text goes in a second call.
+      let reply = await this.upload(rel, Buffer.from(content, 'utf8'), 'text');
+      if (reply.status === 'conventions') {
+        const previous = conventionsStandIn(reply.payload.toString('utf8'));
+        reply = await this.upload(rel, Buffer.from(keepFileConventions(previous, content), 'utf8'));
       }
-      const error = await this.replaceFile(rel, virtual, Buffer.from(keepFileConventions(previous, content), 'utf8'), mode);
+      const error = await this.uploadError(reply, virtual);
       return error ? { error } : { path: virtual };
     } catch (err) {
       return { error: this.failed(err, virtual) };
@@ -323,23 +321,30 @@ export class RemoteBackend implements Backend {
       const reply = await this.call(READ, [rel, String(MAX_EDIT_BYTES), String(MAX_EDIT_BYTES)]);
       if (reply.status === 'toolarge') return { error: `'${virtual}' is too large to edit (over 256 MB); use write_file or the shell` };
       if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
-      const st = parseStat(reply.args)!;
       const bytes = reply.payload;
       if (looksBinary(bytes)) return { error: messages.binaryEdit(virtual) };
       const text = decodeUtf8(bytes);
       if (text === null) return { error: messages.notUtf8(virtual) };
       const outcome = applyEdit(text, oldString, newString, replaceAll);
       if (!outcome.ok) return { error: outcome.error };
-      const error = await this.replaceFile(rel, virtual, Buffer.from(outcome.content, 'utf8'), st.mode);
+      const error = await this.uploadError(await this.upload(rel, Buffer.from(outcome.content, 'utf8')), virtual);
       return error ? { error } : { path: virtual, occurrences: outcome.occurrences };
     } catch (err) {
       return { error: this.failed(err, virtual) };
     }
   }
 
-  /** Writes `data` over the file atomically on the remote (temp file + mv), creating parents; an error text or null. */
-  private async replaceFile(rel: string, virtual: string, data: Uint8Array, mode?: string): Promise<string | null> {
-    const reply = await this.upload(rel, data, mode);
+  /**
+   * Writes `data` over the file atomically on the remote (temp file + mv, the old file's
+   * mode kept), creating parents. `text`: hand back the old file's conventions instead
+   * when they would change what is stored (see UPLOAD).
+   */
+  private upload(rel: string, data: Uint8Array, kind: 'text' | 'bytes' = 'bytes'): Promise<Reply> {
+    return this.call(UPLOAD, [rel, String(data.length), kind === 'text' ? 'text' : '', randomBytes(6).toString('hex')], data);
+  }
+
+  /** An upload's failure as write()'s error text, or null. */
+  private async uploadError(reply: Reply, virtual: string): Promise<string | null> {
     if (reply.status === 'ok') return null;
     if (reply.status === 'notdir') {
       const root = (await this.probe()).root!;
@@ -347,10 +352,6 @@ export class RemoteBackend implements Backend {
     }
     if (reply.status === 'short') return `lost the connection (${this.label}) while writing '${virtual}'; the file was not changed`;
     return this.statusError(reply, virtual, 'file');
-  }
-
-  private upload(rel: string, data: Uint8Array, mode?: string): Promise<Reply> {
-    return this.call(UPLOAD, [rel, String(data.length), mode ?? '', randomBytes(6).toString('hex')], data);
   }
 
   async delete(inputPath: string): Promise<DeleteResult> {
@@ -466,22 +467,9 @@ export class RemoteBackend implements Backend {
           out.push({ path: inputPath, error: 'invalid_path' });
           continue;
         }
-        const before = await this.call(STAT, [relOf(virtual)]);
-        let mode: string | undefined;
-        if (before.status === 'outside') {
-          out.push({ path: inputPath, error: 'invalid_path' });
-          continue;
-        }
-        if (before.status === 'ok') {
-          const st = parseStat(before.args)!;
-          if (st.isDir) {
-            out.push({ path: virtual, error: 'is_directory' });
-            continue;
-          }
-          mode = st.mode;
-        }
-        const reply = await this.upload(relOf(virtual), content, mode);
-        out.push(reply.status === 'ok' ? { path: virtual } : { path: virtual, error: transferError(reply.status) });
+        const reply = await this.upload(relOf(virtual), content);
+        if (reply.status === 'outside' || reply.status === 'noroot') out.push({ path: inputPath, error: 'invalid_path' });
+        else out.push(reply.status === 'ok' ? { path: virtual } : { path: virtual, error: transferError(reply.status) });
       } catch {
         // The protocol has no code for a lost connection; the transfer did not happen.
         out.push({ path: virtual, error: 'permission_denied' });
@@ -549,16 +537,13 @@ function parseProbe(stdout: Buffer): Probe {
 
 /**
  * What keepFileConventions looks at in the old file (a BOM; CRLF when every line break
- * is CRLF), from CONVENTIONS' counts: `x<first bytes> <newlines> <lines not ending in CR> x<last byte>`.
+ * is CRLF), from UPLOAD's counts: `x<first 3 bytes> <newlines> <line breaks without CR> x<last byte>`.
  */
-function conventionsStandIn(facts: string, size: number): string {
-  const [head = 'x', lfText = '0', badText = '0', last = 'x'] = facts.trim().split(/\s+/);
+function conventionsStandIn(facts: string): string {
+  const [head = 'x', lfText = '0', bareText = '0'] = facts.trim().split(/\s+/);
   const lf = Number(lfText);
-  // grep -c -v counts an unterminated last line too; its ending does not matter.
-  const unterminated = size > 0 && last !== 'x0a' && last !== 'x0d';
-  const bare = Number(badText) - (unterminated ? 1 : 0);
   const bom = head === 'xefbbbf';
-  return (bom ? '\uFEFF' : '') + (lf > 0 && bare === 0 ? '\r\n' : lf > 0 ? '\n' : '');
+  return (bom ? '\uFEFF' : '') + (lf > 0 && Number(bareText) === 0 ? '\r\n' : lf > 0 ? '\n' : '');
 }
 
 function transferError(status: string): FileOperationError {

@@ -6,6 +6,8 @@
 // The scripts use GNU coreutils and findutils (`realpath -e`, `stat -c`, `find -printf`,
 // `mv -T`): the probe checks for them once per connection.
 
+import { isoTime } from '../fs-file-infos';
+
 /** Positional parameter 1 is the remote root (real path); the body sees its own arguments from $1. */
 export const PRELUDE = String.raw`
 export LC_ALL=C
@@ -29,7 +31,7 @@ res() {
 }
 need() { res "$1"; case $? in 0) return 0;; 2) echo outside;; *) echo noroot;; esac; exit 0; }
 exists() { need "$1"; [ "$E" = 1 ] || { echo missing; exit 0; }; }
-info() { stat -L -c '%f %s %i %a %Y %y' -- "$1" 2>/dev/null; }
+info() { stat -L -c '%f %s %i %Y %y' -- "$1" 2>/dev/null; }
 FRAMED='for f do s=$(wc -c < "$f" 2>/dev/null) || s=-; printf "%s\0%s\0" "$f" "$s"; [ "$s" = - ] || { cat -- "$f" 2>/dev/null; cat /dev/zero; } | head -c "$s"; done'
 `;
 
@@ -84,32 +86,38 @@ echo "$n $t"
 `;
 
 /**
- * $1 rel: what write() keeps of the old file: `new`, or `ok <info>` +
- * `<first 3 bytes hex> <newlines> <lines not ending in CR> <last byte hex>`.
- */
-export const CONVENTIONS = String.raw`
-need "$1"
-[ "$E" = 1 ] || { echo new; exit 0; }
-st=$(info "$R") || { echo denied; exit 0; }
-case $st in 4*) echo isdir; exit 0;; 8*) ;; *) echo notfile; exit 0;; esac
-[ -r "$R" ] || { echo denied; exit 0; }
-b=$(head -c 3 -- "$R" | od -An -tx1 | tr -d ' \n')
-lf=$(wc -l < "$R")
-bad=$(grep -c -v -a "$(printf '\r')\$" -- "$R")
-last=$(tail -c 1 -- "$R" | od -An -tx1 | tr -d ' \n')
-echo "ok $st"
-echo "x$b $lf $bad x$last"
-`;
-
-/**
- * $1 rel, $2 byte count, $3 mode (octal, or empty), $4 temp name suffix; the content on
- * stdin. Creates missing parents inside the root, writes a temp file next to the target
- * and renames it over the target only when every byte arrived: `ok`, `isdir`, `notdir`
- * + the real path of the component that is a file, `short`, `denied`.
+ * $1 rel, $2 byte count, $3 `text` for write(): when the old file has a BOM or only CRLF
+ * line breaks, nothing is written and the reply is `conventions <info>` +
+ * `x<first 3 bytes hex> <newlines> <line breaks without a CR before them> x<last byte hex>` (the caller
+ * converts and sends again with $3 empty). $4 temp name suffix; the content on stdin.
+ * Keeps the old file's mode, creates missing parents inside the root, writes a temp file
+ * next to the target and renames it over the target only when every byte arrived:
+ * `ok`, `isdir`, `notfile`, `notdir` + the real path of the component that is a file,
+ * `short`, `denied`.
  */
 export const UPLOAD = String.raw`
 need "$1"
+want=$2; kind=$3; suffix=$4
 [ -d "$R" ] && { echo isdir; exit 0; }
+mode=
+if [ "$E" = 1 ]; then
+  st=$(info "$R") || { echo denied; exit 0; }
+  case $st in 8*) ;; *) [ "$kind" = text ] && { echo notfile; exit 0; };; esac
+  mode=$(stat -L -c %a -- "$R" 2>/dev/null)
+  if [ "$kind" = text ]; then
+    [ -r "$R" ] || { echo denied; exit 0; }
+    b=$(head -c 3 -- "$R" | od -An -tx1 | tr -d ' \n')
+    lf=$(wc -l < "$R")
+    bad=$(grep -c -v -a "$(printf '\r')\$" -- "$R")
+    last=$(tail -c 1 -- "$R" | od -An -tx1 | tr -d ' \n')
+    # grep -c -v also counts an unterminated last line, whose ending does not matter.
+    case $last in ''|0a|0d) ;; *) bad=$((bad - 1));; esac
+    if [ "$b" = efbbbf ] || { [ "$lf" -gt 0 ] && [ "$bad" -eq 0 ]; }; then
+      cat > /dev/null
+      echo "conventions $st"; echo "x$b $lf $bad x$last"; exit 0
+    fi
+  fi
+fi
 d=${'$'}{R%/*}; [ -n "$d" ] || d=/
 p=; rest=${'$'}{d#/}
 while [ -n "$rest" ]; do
@@ -121,15 +129,15 @@ while [ -n "$rest" ]; do
 done
 rp "$d" && inside "$_r" || { echo outside; exit 0; }
 [ -w "$d" ] || { echo denied; exit 0; }
-t=${'$'}{d%/}/.deepdesk-tmp-$4
+t=${'$'}{d%/}/.deepdesk-tmp-$suffix
 trap 'rm -f -- "$t"' EXIT
 trap 'rm -f -- "$t"; exit 1' HUP INT TERM PIPE
 ( set -C; : > "$t" ) 2>/dev/null || { echo denied; exit 0; }
 exec 3>>"$t"
-[ -z "$3" ] || chmod "$3" "$t" 2>/dev/null
+[ -z "$mode" ] || chmod "$mode" "$t" 2>/dev/null
 cat >&3 || { echo short; exit 0; }
 exec 3>&-
-[ "$(wc -c < "$t")" -eq "$2" ] || { echo short; exit 0; }
+[ "$(wc -c < "$t")" -eq "$want" ] || { echo short; exit 0; }
 sync -- "$t" 2>/dev/null
 [ -d "$R" ] && { echo isdir; exit 0; }
 mv -f -T -- "$t" "$R" 2>/dev/null || { echo denied; exit 0; }
@@ -227,40 +235,49 @@ export function parseReply(output: Buffer): Reply {
   return { status, args, payload: nl < 0 ? Buffer.alloc(0) : stdout.subarray(nl + 1) };
 }
 
-/** GNU `stat -c '%f %s %i %a %Y %y'` of a file. */
+/** GNU `stat -c '%f %s %i %Y %y'` of a file. */
 export interface RemoteStat {
   isDir: boolean;
   isFile: boolean;
   size: number;
-  /** Permission bits (with setuid etc.), octal as chmod takes it. */
-  mode: string;
   modifiedAt: string;
+  /** mtime in milliseconds with a fraction, as fs.Stats.mtimeMs. */
+  mtimeMs: number;
   /** Changes when the content does: inode, size and mtime to the nanosecond. */
   version: string;
 }
 
 /** Parses the words of `info` (the status line's arguments from `from`). */
 export function parseStat(words: string[], from = 0): RemoteStat | null {
-  const [type, size, inode, mode, seconds, ...rest] = words.slice(from);
-  if (type === undefined || size === undefined || inode === undefined || mode === undefined || seconds === undefined) return null;
+  const [type, size, inode, seconds, ...rest] = words.slice(from);
+  if (type === undefined || size === undefined || inode === undefined || seconds === undefined) return null;
   const raw = parseInt(type, 16) & 0xf000;
   const fraction = /\.(\d+)/.exec(rest.join(' '))?.[1] ?? '0';
   const ns = fraction.padEnd(9, '0').slice(0, 9);
   const ms = Number(seconds) * 1000 + Number(ns.slice(0, 3));
   return {
+    mtimeMs: mtimeMsOf(seconds, ns),
     isDir: raw === 0x4000,
     isFile: raw === 0x8000,
     size: Number(size),
-    mode,
+    // Truncated, as stat and read give it on disk (BigIntStats.mtime).
     modifiedAt: new Date(ms).toISOString(),
     version: `${inode}:${size}:${seconds}${ns}`,
   };
 }
 
-/** `%T@` of find (`1763880650.1234567890`) as an ISO time, truncated to the millisecond like fs.Stats.mtime. */
+/**
+ * `%T@` of find (`1763880650.1234567890`) as an ISO time rounded to the millisecond, as
+ * ls and glob give it on disk (fs.Stats.mtime, isoTime of mtimeMs).
+ */
 export function isoOfFindTime(text: string): string {
   const [seconds = '0', fraction = ''] = text.split('.');
-  return new Date(Number(seconds) * 1000 + Number(fraction.padEnd(3, '0').slice(0, 3))).toISOString();
+  return isoTime(mtimeMsOf(seconds, fraction));
+}
+
+/** Milliseconds as Node computes Stats.mtimeMs from seconds and nanoseconds. */
+function mtimeMsOf(seconds: string, fraction: string): number {
+  return Number(seconds) * 1e3 + Number(fraction.padEnd(9, '0').slice(0, 9)) / 1e6;
 }
 
 /** Reads NUL-terminated fields and framed byte runs from a reply's payload. */
