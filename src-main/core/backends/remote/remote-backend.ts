@@ -23,10 +23,10 @@ import { MAX_WINDOW_BYTES } from '../fs-line-index';
 import { MatchCollector } from '../fs-search';
 import { isoTime } from '../fs-file-infos';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
-import { SshConnection, SshConnectionError, shQuote } from './ssh-connection';
+import { type SshConnection, SshConnectionError, shQuote } from './ssh-connection';
 import {
   DELETE, FieldReader, GREP_FILES, LS, PRELUDE, PROBE, READ, RESOLVE, STAT, TREE, UPLOAD, WINDOW,
-  REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type RemoteStat, type Reply,
+  REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type Reply,
 } from './remote-scripts';
 import { globInfos, parseTree, searchBytes, walkTree } from './remote-search';
 
@@ -565,4 +565,3 @@ function lastLine(text: string): string {
   return text.trim().split('\n').pop()?.trim() ?? '';
 }
 
-export type { RemoteStat };
