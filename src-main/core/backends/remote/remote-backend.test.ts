@@ -64,7 +64,7 @@ describe('RemoteBackend reads like FilesystemBackend', () => {
       expect(remote.error).toBeUndefined();
       const { fileData, ...rest } = remote;
       const onDisk = await local.read('/big.txt', offset, limit);
-      expect(fileData?.content).toBe(onDisk.fileData?.content);
+      expect(fileData).toEqual(onDisk.fileData);
       expect(rest).toEqual({ startLine: onDisk.startLine, endLine: onDisk.endLine, totalLines: onDisk.totalLines, ...(onDisk.nextOffset !== undefined ? { nextOffset: onDisk.nextOffset } : {}) });
     }
     expect((await folder.backend.read('/big.txt', 120_000)).error).toBe(messages.offsetPastEnd(120_000, 120_000));
@@ -147,6 +147,9 @@ describe('RemoteBackend keeps to the folder', () => {
       expect((await b.write('/dangling.txt', 'x')).error).toBe(messages.outsideRoot('/dangling.txt'));
       expect((await b.grep('secret', '/out')).error).toBe(messages.outsideRoot('/out'));
       expect((await b.edit('/link.txt', 'secret', 'changed')).error).toBe(messages.outsideRoot('/link.txt'));
+      const local = new FilesystemBackend({ rootDir: folder.dir });
+      for (const p of ['/link.txt', '/out/secret.txt', '/out/new.txt', '/dangling.txt']) expect(await b.linkTarget(p), p).toEqual(await local.linkTarget(p));
+      expect(await b.linkTarget('/link.txt')).toEqual({ outside: path.join(outside, 'secret.txt') });
       expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('secret\n');
       expect(fs.existsSync(path.join(outside, 'new.txt'))).toBe(false);
       expect(fs.existsSync(path.join(outside, 'nothing-yet.txt'))).toBe(false);

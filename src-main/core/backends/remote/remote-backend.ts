@@ -25,7 +25,7 @@ import { isoTime } from '../fs-file-infos';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { type SshConnection, SshConnectionError, shQuote } from './ssh-connection';
 import {
-  DELETE, FieldReader, GREP_FILES, LS, PRELUDE, PROBE, READ, RESOLVE, STAT, TREE, UPLOAD, WINDOW,
+  DELETE, FieldReader, GREP_FILES, LINK, LS, PRELUDE, PROBE, READ, RESOLVE, STAT, TREE, UPLOAD, WINDOW,
   REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type Reply,
 } from './remote-scripts';
 import { globInfos, parseTree, searchBytes, walkTree } from './remote-search';
@@ -150,15 +150,17 @@ export class RemoteBackend implements Backend {
     return refused === null ? { virtual } : { error: refused };
   }
 
-  /** Where a path leads through symlinks, resolved on the remote (see Backend.linkTarget). */
+  /** Where a path leads through symlinks, followed on the remote (see Backend.linkTarget). */
   async linkTarget(inputPath: string): Promise<LinkTarget | null> {
     const checked = normalizeVirtualPath(inputPath);
     if (!checked.ok) return null;
     try {
-      const reply = await this.call(RESOLVE, [relOf(checked.path)]);
-      if (reply.status !== 'ok' && reply.status !== 'new') return null;
-      const resolved = virtualOfReal((await this.probe()).root!, reply.payload.toString('utf8'));
-      return resolved === null || resolved === checked.path ? null : { virtual: resolved };
+      const reply = await this.call(LINK, [relOf(checked.path)]);
+      if (reply.status !== 'ok') return null;
+      const real = reply.payload.toString('utf8');
+      const resolved = virtualOfReal((await this.probe()).root!, real);
+      if (resolved === null) return { outside: real };
+      return resolved === checked.path ? null : { virtual: resolved };
     } catch {
       return null;
     }
@@ -217,7 +219,7 @@ export class RemoteBackend implements Backend {
       if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
       const st = parseStat(reply.args)!;
       const whole = st.size <= WHOLE_READ_BYTES;
-      const times = { modifiedAt: st.modifiedAt };
+      const times = { ...(st.createdAt !== undefined ? { createdAt: st.createdAt } : {}), modifiedAt: st.modifiedAt };
       const kind = classifyContent(virtual, reply.payload.subarray(0, SNIFF_BYTES));
       if (!kind.text) {
         if (st.size > MAX_BINARY_READ_BYTES) return { error: messages.binaryTooLarge(virtual, st.size) };

@@ -31,7 +31,7 @@ res() {
 }
 need() { res "$1"; case $? in 0) return 0;; 2) echo outside;; *) echo noroot;; esac; exit 0; }
 exists() { need "$1"; [ "$E" = 1 ] || { echo missing; exit 0; }; }
-info() { stat -L -c '%f %s %i %Y %y' -- "$1" 2>/dev/null; }
+info() { stat -L -c '%f %s %i %Y %W %y|%w' -- "$1" 2>/dev/null; }
 FRAMED='for f do s=$(wc -c < "$f" 2>/dev/null) || s=-; printf "%s\0%s\0" "$f" "$s"; [ "$s" = - ] || { cat -- "$f" 2>/dev/null; cat /dev/zero; } | head -c "$s"; done'
 `;
 
@@ -48,6 +48,13 @@ export const RESOLVE = String.raw`
 need "$1"
 if [ "$E" = 1 ]; then echo "ok $(info "$R")"; else echo new; fi
 printf '%s' "$R"
+`;
+
+/** $1 rel: `ok` + where the path leads with every link followed, existing or not (realpath -m). */
+export const LINK = String.raw`
+if [ -z "$1" ]; then c=$ROOT; else c=${'$'}{ROOT%/}/$1; fi
+r=$(realpath -m -- "$c" 2>/dev/null && printf x) || { echo failed; exit 0; }
+echo ok; printf '%s' "${'$'}{r%??}"
 `;
 
 /** $1 rel: `ok <info>` for the path (symlinks followed). */
@@ -235,12 +242,14 @@ export function parseReply(output: Buffer): Reply {
   return { status, args, payload: nl < 0 ? Buffer.alloc(0) : stdout.subarray(nl + 1) };
 }
 
-/** GNU `stat -c '%f %s %i %Y %y'` of a file. */
+/** GNU `stat -c '%f %s %i %Y %W %y|%w'` of a file (%W and %w: birth time, 0 and `-` when unknown). */
 export interface RemoteStat {
   isDir: boolean;
   isFile: boolean;
   size: number;
   modifiedAt: string;
+  /** Birth time, where the remote's file system keeps it. */
+  createdAt?: string;
   /** mtime in milliseconds with a fraction, as fs.Stats.mtimeMs. */
   mtimeMs: number;
   /** Changes when the content does: inode, size and mtime to the nanosecond. */
@@ -249,21 +258,27 @@ export interface RemoteStat {
 
 /** Parses the words of `info` (the status line's arguments from `from`). */
 export function parseStat(words: string[], from = 0): RemoteStat | null {
-  const [type, size, inode, seconds, ...rest] = words.slice(from);
-  if (type === undefined || size === undefined || inode === undefined || seconds === undefined) return null;
+  const [type, size, inode, seconds, birthSeconds, ...rest] = words.slice(from);
+  if (type === undefined || size === undefined || inode === undefined || seconds === undefined || birthSeconds === undefined) return null;
   const raw = parseInt(type, 16) & 0xf000;
-  const fraction = /\.(\d+)/.exec(rest.join(' '))?.[1] ?? '0';
-  const ns = fraction.padEnd(9, '0').slice(0, 9);
-  const ms = Number(seconds) * 1000 + Number(ns.slice(0, 3));
+  const [modified = '', birth = ''] = rest.join(' ').split('|');
+  const ns = nanosOf(modified);
+  const birthMs = Number(birthSeconds) * 1000 + Number(nanosOf(birth).slice(0, 3));
   return {
     mtimeMs: mtimeMsOf(seconds, ns),
     isDir: raw === 0x4000,
     isFile: raw === 0x8000,
     size: Number(size),
-    // Truncated, as stat and read give it on disk (BigIntStats.mtime).
-    modifiedAt: new Date(ms).toISOString(),
+    // Truncated, as stat and read give them on disk (BigIntStats).
+    modifiedAt: new Date(Number(seconds) * 1000 + Number(ns.slice(0, 3))).toISOString(),
+    ...(birthMs > 0 ? { createdAt: new Date(birthMs).toISOString() } : {}),
     version: `${inode}:${size}:${seconds}${ns}`,
   };
+}
+
+/** The nanoseconds of a `%y`-style time (`2026-11-23 06:50:50.123456789 +0000`), 9 digits. */
+function nanosOf(time: string): string {
+  return (/\.(\d+)/.exec(time)?.[1] ?? '0').padEnd(9, '0').slice(0, 9);
 }
 
 /**
