@@ -121,6 +121,16 @@ describe('RemoteBackend searches like FilesystemBackend', () => {
     expect(paths).toEqual(['/a.txt', '/keep.log', '/nested/debug.log', '/sub/other.txt']);
   });
 
+  it('sends only the matched lines of a large file', async () => {
+    open();
+    put('big.log', `${'filler line\n'.repeat(400_000)}the needle\r\n${'more\n'.repeat(10)}`);
+    const sizes = meterReplies(folder);
+    const res = await folder.backend.grep('needle');
+    expect(res).toEqual(await new FilesystemBackend({ rootDir: folder.dir }).grep('needle'));
+    expect(res.matches).toEqual([{ path: '/big.log', line: 400_001, text: 'the needle' }]);
+    expect(Math.max(...sizes)).toBeLessThan(10_000);
+  });
+
   it('skips files over the size limit in grep, as on disk', async () => {
     open({ maxFileSizeMb: 1 });
     put('small.txt', 'needle\n');

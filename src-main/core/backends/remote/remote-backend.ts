@@ -25,10 +25,10 @@ import { isoTime } from '../fs-file-infos';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { type SshConnection, SshConnectionError, shQuote } from './ssh-connection';
 import {
-  DELETE, FieldReader, GREP_FILES, LINK, LS, PRELUDE, PROBE, READ, RESOLVE, STAT, TREE, UPLOAD, WINDOW,
+  DELETE, FieldReader, GREP_LINES, LINK, LS, PRELUDE, PROBE, READ, RESOLVE, STAT, TREE, UPLOAD, WINDOW,
   REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type Reply,
 } from './remote-scripts';
-import { globInfos, parseTree, searchBytes, walkTree } from './remote-search';
+import { globInfos, parseGrepLines, parseTree, walkTree } from './remote-search';
 
 export interface RemoteBackendOptions {
   connection: SshConnection;
@@ -420,16 +420,15 @@ export class RemoteBackend implements Backend {
       }
       if (files.size === 0) return collector.finish(false);
       const list = Buffer.concat([...files.keys()].map((real) => Buffer.from(`${real}\0`, 'utf8')));
-      const found = await this.call(GREP_FILES, [pattern], list, this.searchTimeBudgetMs);
-      const needle = Buffer.from(pattern, 'utf8');
+      const found = await this.call(GREP_LINES, [pattern, String(limit + 1), String(this.maxFileBytes)], list, this.searchTimeBudgetMs);
       if (found.status !== 'ok') return { error: this.statusError(found, virtual, 'path') };
       const reader = new FieldReader(found.payload);
       while (!reader.done) {
         const real = reader.next();
-        const bytes = reader.framed();
+        const lines = reader.framed();
         const path = real === null ? undefined : files.get(real);
-        if (path === undefined || bytes === null || bytes.length > this.maxFileBytes) continue;
-        for (const hit of searchBytes(bytes, needle, limit + 1) ?? []) collector.add({ path, ...hit } satisfies GrepMatch);
+        if (path === undefined || lines === null) continue;
+        for (const hit of parseGrepLines(lines)) collector.add({ path, ...hit } satisfies GrepMatch);
       }
       return collector.finish(false);
     } catch (err) {

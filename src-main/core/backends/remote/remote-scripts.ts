@@ -207,10 +207,25 @@ printf 'E\0'
 find "$R" -name .git -prune -o -name .gitignore ! -type d -exec sh -c "$FRAMED" sh {} +
 `;
 
-/** $1 the pattern; stdin: NUL-separated real paths. The files that hold it, each as `path size bytes`. */
-export const GREP_FILES = String.raw`
+/**
+ * $1 the pattern, $2 most lines per file, $3 largest file searched; stdin: NUL-separated
+ * real paths. For each file that holds the pattern, is no larger and has no NUL in its
+ * first 8 KiB (binary): `path size` + grep's `LINE:text` lines, so only matched lines
+ * travel.
+ */
+export const GREP_LINES = String.raw`
+o=$(mktemp) || { echo failed; exit 0; }
+trap 'rm -f -- "$o"' EXIT
 echo ok
-xargs -0 -r grep -l -F -a --null -e "$1" -- 2>/dev/null | xargs -0 -r sh -c "$FRAMED" sh
+xargs -0 -r grep -l -F -a --null -e "$1" -- 2>/dev/null | xargs -0 -r sh -c '
+  pat=$1; hits=$2; max=$3; o=$4; shift 4
+  for f do
+    [ "$(stat -L -c %s -- "$f" 2>/dev/null)" -le "$max" ] 2>/dev/null || continue
+    head -c 8192 -- "$f" > "$o" 2>/dev/null || continue
+    [ "$(tr -d "\000" < "$o" | wc -c)" -eq "$(wc -c < "$o")" ] || continue
+    grep -n -a -F -m "$hits" -e "$pat" -- "$f" > "$o" 2>/dev/null
+    printf "%s\0%s\0" "$f" "$(wc -c < "$o")"; cat "$o"
+  done' sh "$1" "$2" "$3" "$o"
 `;
 
 export interface Reply {

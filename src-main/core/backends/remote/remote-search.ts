@@ -1,8 +1,9 @@
 // grep and glob for a remote folder (SPEC §3, §13) with the local engines' results: the
 // remote lists the tree once (find, `.git` contents skipped) with the .gitignore files it
 // holds, and the walk that applies them runs here with the same rules as fs-walk
-// (fs-gitignore, glob-match). grep then asks the remote which of the walked files hold the
-// pattern and reads only those, searching their bytes with fs-grep-file's line rules.
+// (fs-gitignore, glob-match). grep then has the remote search the walked files (grep -F,
+// fs-grep-file's rules: lines split at LF, binary = NUL in the first 8 KiB) and send only
+// the matched lines.
 
 import type { GlobMatcher } from '../glob-match';
 import type { GitignoreRules, GitignoreStack } from '../fs-gitignore';
@@ -10,7 +11,6 @@ import { childStack, compileGitignore, isIgnored } from '../fs-gitignore';
 import type { FileInfo, GrepMatch } from '../protocol';
 import { joinVirtual, sortByPath } from '../paths';
 import { decodeLine } from '../fs-grep-file';
-import { looksBinary } from '../text';
 import { FieldReader, isoOfFindTime } from './remote-scripts';
 
 export interface TreeEntry {
@@ -121,27 +121,14 @@ export function globInfos(tree: RemoteTree, virtual: string, matcher: GlobMatche
   return sortByPath(files.map((f) => ({ path: joinVirtual(virtual, f.rel), size: f.size, modifiedAt: isoOfFindTime(f.mtime) })));
 }
 
-const NEWLINE = 0x0a;
-
-/**
- * The lines of `bytes` holding `needle`, at most `maxHits`, as fs-grep-file finds them in
- * a file on disk; null for a binary file (NUL in the first 8 KiB).
- */
-export function searchBytes(bytes: Buffer, needle: Buffer, maxHits: number): Array<Omit<GrepMatch, 'path'>> | null {
-  if (looksBinary(bytes.subarray(0, 8192))) return null;
+/** grep -n's `LINE:text` lines of one file as matches (the text as fs-grep-file decodes it). */
+export function parseGrepLines(output: Buffer): Array<Omit<GrepMatch, 'path'>> {
   const hits: Array<Omit<GrepMatch, 'path'>> = [];
-  let line = 0;
-  let counted = 0;
-  let from = 0;
-  while (hits.length < maxHits && from < bytes.length) {
-    const at = needle.length === 0 ? from : bytes.indexOf(needle, from);
-    if (at < 0) break;
-    const start = at === 0 ? 0 : bytes.lastIndexOf(NEWLINE, at - 1) + 1;
-    let end = bytes.indexOf(NEWLINE, at);
-    if (end < 0) end = bytes.length;
-    for (let i = bytes.indexOf(NEWLINE, counted); i >= 0 && i < start; i = bytes.indexOf(NEWLINE, i + 1)) line++;
-    counted = start;
-    hits.push({ line: line + 1, text: decodeLine(bytes.subarray(start, end)) });
+  for (let from = 0; from < output.length; ) {
+    let end = output.indexOf(0x0a, from);
+    if (end < 0) end = output.length;
+    const colon = output.indexOf(0x3a, from);
+    if (colon > from && colon < end) hits.push({ line: Number(output.toString('latin1', from, colon)), text: decodeLine(output.subarray(colon + 1, end)) });
     from = end + 1;
   }
   return hits;
