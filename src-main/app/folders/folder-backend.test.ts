@@ -2,7 +2,7 @@
 // backends; a remote one is connected over the system ssh to a real sshd on 127.0.0.1 (the
 // remote is this machine, so its folders are temp folders made here) and checked there.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { FilesystemBackend } from '../../core/backends/filesystem';
 import { isShellBackend } from '../../core/backends/protocol';
 import { SshConnectionError } from '../../core/backends/remote/ssh-connection';
 import { startTestSshd, type TestSshd } from '../../core/backends/remote/testing/sshd';
-import { openFolderBackend, RemoteFolderError, RemoteFoldersPendingError, sshControlDir } from './folder-backend';
+import { openFolderBackend, RemoteFolderError, sshControlDir } from './folder-backend';
 import { sshFolderLocation } from './folder-location';
 
 let sshd: TestSshd;
@@ -57,14 +57,25 @@ describe('openFolderBackend', () => {
     });
   });
 
-  it('until the SSH backend is merged, finds the remote folder there and then refuses it in one line', async () => {
+  it('opens a remote folder that is there: its files and commands are the folder on the remote', async () => {
     const folder = join(root, 'remote "proj" $x');
     mkdirSync(folder);
     const url = sshd.folderUrl(folder.split('/').map(encodeURIComponent).join('/'));
-    const err = await openFolderBackend(sshFolderLocation(url), options()).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RemoteFoldersPendingError);
-    expect((err as Error).message).toBe(`remote folders are being connected: this build cannot work on deepdesk-test:${folder} yet (the folder is there; its SSH backend is not built in)`);
-    expect((err as Error).message).not.toContain('\n');
+    const opened = await openFolderBackend(sshFolderLocation(url), options());
+    try {
+      expect(await opened.backend.write('/a.txt', 'hi\n')).toEqual({ path: '/a.txt' });
+      expect(readFileSync(join(folder, 'a.txt'), 'utf8')).toBe('hi\n');
+      const r = await opened.shell!.execute('cat a.txt');
+      // The last line: a login shell's rc files may print first (this machine's pyenv does, in the sandbox).
+      expect(r.output.trim().split('\n').at(-1)).toBe('hi');
+      expect(r.exitCode).toBe(0);
+    } finally {
+      await opened.close();
+    }
+    const filesOnly = await openFolderBackend(sshFolderLocation(url), { ...options(), execute: false });
+    expect(filesOnly.shell).toBeUndefined();
+    expect((await filesOnly.backend.ls('/')).entries?.map((e) => e.path)).toEqual(['/a.txt']);
+    await filesOnly.close();
   });
 
   it('a host that cannot be reached is an SshConnectionError naming it', async () => {

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { FilesystemBackend } from '../../core/backends/filesystem';
 import { LocalShellBackend } from '../../core/backends/local-shell';
 import type { Backend, ShellBackend } from '../../core/backends/protocol';
+import { RemoteBackend } from '../../core/backends/remote/remote-backend';
+import { createRemoteSandbox } from '../../core/backends/remote/remote-sandbox';
+import { RemoteShellBackend } from '../../core/backends/remote/remote-shell';
 import { SshConnection, shQuote } from '../../core/backends/remote/ssh-connection';
 import type { Sandbox } from '../../core/sandbox/types';
 import { remoteFolderLabel, type FolderLocation, type SshFolderLocation } from './folder-location';
@@ -20,6 +23,8 @@ export interface FolderBackendOptions {
   execute?: boolean;
   /** Local commands run inside it (SPEC §7). */
   sandbox?: Sandbox;
+  /** A remote folder's commands run in the remote's bubblewrap when it has one. Default true. */
+  remoteSandbox?: boolean;
   /** The ssh command (default: DEEPDESK_SSH_COMMAND, else `ssh`). */
   sshCommand?: string;
   env?: NodeJS.ProcessEnv;
@@ -54,12 +59,17 @@ export async function openFolderBackend(location: FolderLocation, options: Folde
     return { backend: shell, shell, close: async () => undefined };
   }
   const connection = await connectRemoteFolder(location, options);
-  // TODO(remote-merge): build the folder's backend on `connection` here — RemoteBackend (R1)
-  // when execute is false, else RemoteShellBackend (R1's remote-shell.ts + R2's runRemoteCommand)
-  // — and return { backend, shell, close: () => connection.close() }. Until then the folder is
-  // checked on the remote and then refused in one line.
-  await connection.close();
-  throw new RemoteFoldersPendingError(location);
+  if (options.execute === false) return { backend: new RemoteBackend({ connection }), close: () => connection.close() };
+  try {
+    // Commands run in the remote's bubblewrap when it has one; else the backend has no sandbox
+    // (the header reads `Not sandboxed` and commands ask, SPEC §7).
+    const sandbox = options.remoteSandbox === false ? undefined : await createRemoteSandbox(connection, { projectDir: location.target.path, dataDir: '' });
+    const shell = new RemoteShellBackend({ connection, ...(sandbox ? { sandbox } : {}) });
+    return { backend: shell, shell, close: () => connection.close() };
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
 }
 
 /** Said (in one line) for a remote folder until the SSH backend is merged into this build. */
