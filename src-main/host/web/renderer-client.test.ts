@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { WebSocket } from 'ws';
 import { ContractError, type EventFrame, type MethodName } from '../../app/contract';
 import type { AppHostApi } from '../../app/host-api';
-import { createWebSocketTransport, TransportError, type ClientTransport, type ConnectionStatus, type WebSocketConstructor } from '../../../src-renderer/src/transport';
+import { createWebSocketTransport, MAX_FRAME_BYTES, TransportError, type ClientTransport, type ConnectionStatus, type WebSocketConstructor } from '../../../src-renderer/src/transport';
 import { startWebHost, type WebHost } from './server';
 import { takeServeToken } from '../../../src-renderer/src/transport/serve-token';
 
@@ -143,7 +143,8 @@ describe('renderer WebSocket transport', () => {
   it('refuses frames the server would drop the connection for, and stays connected', async () => {
     const t = client(await serve(new FakeApi()));
     await t.call('app.info', {});
-    await expect(t.call('memories.write', { path: '/x.md', text: 'é'.repeat(4_500_000) })).rejects.toMatchObject({ code: 'bad_request' });
+    // Two bytes a character: just over the frame limit.
+    await expect(t.call('memories.write', { path: '/x.md', text: 'é'.repeat(MAX_FRAME_BYTES / 2 + 1_000) })).rejects.toMatchObject({ code: 'bad_request' });
     expect(await t.call('memories.write', { path: '/x.md', text: 'é'.repeat(1000) })).toEqual({ ok: true });
     expect(t.status).toBe('open');
   });
