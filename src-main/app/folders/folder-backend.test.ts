@@ -4,9 +4,10 @@
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FilesystemBackend } from '../../core/backends/filesystem';
+import { TMP_SOCKET_DIRS } from '../../core/sandbox/policy';
 import { isShellBackend } from '../../core/backends/protocol';
 import { SshConnectionError } from '../../core/backends/remote/ssh-connection';
 import { startTestSshd, type TestSshd } from '../../core/backends/remote/testing/sshd';
@@ -91,11 +92,13 @@ describe('openFolderBackend', () => {
 });
 
 describe('sshControlDir', () => {
-  it('keeps the control sockets in the data folder when a socket path fits there, else in a short temp folder of its own', () => {
+  it('keeps the control sockets in the data folder when a socket path fits there, else in a /tmp folder the sandbox hides', () => {
     expect(sshControlDir('/home/ann/.deepdesk')).toBe('/home/ann/.deepdesk/ssh');
     const deep = `/home/ann/${'very-long-folder-name/'.repeat(5)}data`;
     const elsewhere = sshControlDir(deep);
-    expect(elsewhere.startsWith(tmpdir())).toBe(true);
+    expect(elsewhere.startsWith('/tmp/deepdesk-ssh-')).toBe(true);
+    // The local sandbox hides /tmp folders of this name from commands (a master socket runs commands on the remote).
+    expect(TMP_SOCKET_DIRS.test(basename(elsewhere))).toBe(true);
     expect(Buffer.byteLength(elsewhere) + 41).toBeLessThanOrEqual(100);
     expect(sshControlDir(deep)).toBe(elsewhere);
     expect(sshControlDir(`${deep}2`)).not.toBe(elsewhere);

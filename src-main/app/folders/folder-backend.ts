@@ -114,13 +114,16 @@ async function checkRemoteFolder(connection: SshConnection, location: SshFolderL
 }
 
 /**
- * Where the folder connections' control sockets live: `<data-dir>/ssh` when a socket path fits
- * there (sockets have a ~100-byte limit; ssh's %C is 40 characters), else a short folder in the
- * temp folder named for the data folder, so one data folder always uses the same one.
+ * Where the folder connections' control sockets live. Whoever can reach a master's socket runs
+ * commands on the remote with the person's login, so it must be where a sandboxed command
+ * cannot go: `<data-dir>/ssh` (the sandbox hides the data folder) when a socket path fits there
+ * (sockets have a ~100-byte limit; ssh's %C is 40 characters), else `/tmp/deepdesk-ssh-UID-HASH`
+ * (the sandbox hides /tmp's socket folders of that name: policy.ts TMP_SOCKET_DIRS), which
+ * SshConnection refuses unless it is the person's own and closed to everyone else.
  */
 export function sshControlDir(dataDir: string): string {
   const inData = join(dataDir, 'ssh');
   if (Buffer.byteLength(inData) + 1 + 40 <= 100) return inData;
   const uid = process.getuid?.() ?? 0;
-  return join(tmpdir(), `deepdesk-ssh-${uid}-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+  return join(process.platform === 'win32' ? tmpdir() : '/tmp', `deepdesk-ssh-${uid}-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
 }

@@ -107,7 +107,7 @@ export function hostSocketPaths(env: Record<string, string | undefined>, uid: nu
 }
 
 /** Folders in /tmp that hold sockets of agents, displays, multiplexers, buses and editors. */
-export const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
+export const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|deepdesk-ssh-|ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
 
 /** Sockets in `dir` (one level) and the socket folders above: hidden for one run. */
 export function tmpSocketPaths(dir = '/tmp'): string[] {

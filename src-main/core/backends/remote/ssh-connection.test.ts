@@ -3,10 +3,12 @@
 // failures (server gone, host key changed) are told apart from a command's exit status.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSshTarget } from './ssh-target';
-import { SshConnection, SshConnectionError, shQuote } from './ssh-connection';
+import { checkPrivateDir, SshConnection, SshConnectionError, shQuote } from './ssh-connection';
 import { startTestSshd, type TestSshd } from './testing/sshd';
 
 let sshd: TestSshd;
@@ -72,6 +74,23 @@ describe.runIf(existsSync('/bin/sh'))('shQuote', () => {
     for (const value of ['', "'", "a'b", '$(x)', '\\n', 'a b\tc', '"', '\u00e9\u{1F600}']) {
       const r = spawnSync('/bin/sh', ['-c', `printf '%s' ${shQuote(value)}`], { encoding: 'utf8' });
       expect(r.stdout).toBe(value);
+    }
+  });
+});
+
+describe('the control socket folder', () => {
+  it('is refused unless it is a folder closed to everyone else (a master socket runs commands on the remote)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deepdesk-cm-'));
+    try {
+      chmodSync(dir, 0o700);
+      expect(() => checkPrivateDir(dir)).not.toThrow();
+      chmodSync(dir, 0o777);
+      expect(() => checkPrivateDir(dir)).toThrow(/others can use it \(mode 777\)/);
+      expect(() => new SshConnection({ target: parseSshTarget('ssh://h/p'), controlDir: dir })).toThrow(/refusing ssh control folder/);
+      writeFileSync(join(dir, 'file'), '');
+      expect(() => checkPrivateDir(join(dir, 'file'))).toThrow(/not a folder/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

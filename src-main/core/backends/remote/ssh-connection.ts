@@ -11,7 +11,7 @@
 // the bench rows against a bare `ssh host true`).
 
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshTargetLabel, type SshTarget } from './ssh-target';
 
@@ -80,6 +80,7 @@ export class SshConnection {
     this.target = options.target;
     this.label = sshTargetLabel(options.target);
     mkdirSync(options.controlDir, { recursive: true, mode: 0o700 });
+    checkPrivateDir(options.controlDir);
     // %C: a hash of local host, remote host, port and user, so one master per destination.
     this.controlPath = join(options.controlDir, '%C');
     this.env = options.env ?? process.env;
@@ -181,6 +182,19 @@ export class SshConnection {
       child.on('close', () => resolve());
     });
   }
+}
+
+/**
+ * A control socket lets whoever reaches it run commands on the remote as the person: its
+ * folder must be a real folder of the person's, closed to everyone else (a shared /tmp could
+ * hold one planted by another user).
+ */
+export function checkPrivateDir(dir: string): void {
+  const stat = lstatSync(dir);
+  const uid = process.getuid?.();
+  if (!stat.isDirectory()) throw new Error(`refusing ssh control folder ${dir}: not a folder`);
+  if (uid !== undefined && stat.uid !== uid) throw new Error(`refusing ssh control folder ${dir}: it belongs to another user`);
+  if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) throw new Error(`refusing ssh control folder ${dir}: others can use it (mode ${(stat.mode & 0o777).toString(8)}); make it 700`);
 }
 
 function lastLine(text: string): string {
