@@ -3,7 +3,7 @@
 // failures (server gone, host key changed) are told apart from a command's exit status.
 
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,14 +79,16 @@ describe.runIf(existsSync('/bin/sh'))('shQuote', () => {
 });
 
 describe('the control socket folder', () => {
-  it('is refused unless it is a folder closed to everyone else (a master socket runs commands on the remote)', () => {
+  it('is the person\'s own folder, closed to everyone else (a master socket runs commands on the remote)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'deepdesk-cm-'));
     try {
       chmodSync(dir, 0o700);
       expect(() => checkPrivateDir(dir)).not.toThrow();
       chmodSync(dir, 0o777);
-      expect(() => checkPrivateDir(dir)).toThrow(/others can use it \(mode 777\)/);
-      expect(() => new SshConnection({ target: parseSshTarget('ssh://h/p'), controlDir: dir })).toThrow(/refusing ssh control folder/);
+      new SshConnection({ target: parseSshTarget('ssh://h/p'), controlDir: dir });
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      symlinkSync(dir, join(dir, 'link'));
+      expect(() => new SshConnection({ target: parseSshTarget('ssh://h/p'), controlDir: join(dir, 'link') })).toThrow(/refusing ssh control folder .*not a folder/);
       writeFileSync(join(dir, 'file'), '');
       expect(() => checkPrivateDir(join(dir, 'file'))).toThrow(/not a folder/);
     } finally {

@@ -11,7 +11,7 @@
 // the bench rows against a bare `ssh host true`).
 
 import { spawn } from 'node:child_process';
-import { lstatSync, mkdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshTargetLabel, type SshTarget } from './ssh-target';
 
@@ -186,15 +186,16 @@ export class SshConnection {
 
 /**
  * A control socket lets whoever reaches it run commands on the remote as the person: its
- * folder must be a real folder of the person's, closed to everyone else (a shared /tmp could
- * hold one planted by another user).
+ * folder must be a real folder of the person's (a shared /tmp could hold one planted by another
+ * user), and is closed to everyone else.
  */
 export function checkPrivateDir(dir: string): void {
   const stat = lstatSync(dir);
   const uid = process.getuid?.();
   if (!stat.isDirectory()) throw new Error(`refusing ssh control folder ${dir}: not a folder`);
   if (uid !== undefined && stat.uid !== uid) throw new Error(`refusing ssh control folder ${dir}: it belongs to another user`);
-  if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) throw new Error(`refusing ssh control folder ${dir}: others can use it (mode ${(stat.mode & 0o777).toString(8)}); make it 700`);
+  // The person's own folder, too open (made under a loose umask): closed now.
+  if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }
 
 function lastLine(text: string): string {
