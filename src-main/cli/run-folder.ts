@@ -7,7 +7,7 @@ import { RemoteShellBackend } from '../core/backends/remote/remote-shell';
 import type { Sandbox } from '../core/sandbox/types';
 import { openFolderBackend } from '../app/folders/folder-backend';
 import { folderLocationText, remoteFolderLabel, type FolderLocation } from '../app/folders/folder-location';
-import { remoteFolderLimitsNotice } from '../app/remote-folder-limits';
+import { remoteFolderLimitsNotice } from '../app/remote-folder';
 import { openCommandFolder } from './folders';
 
 export interface RunFolder {
