@@ -439,7 +439,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'trust.grant': () => folderTrust.grant(),
     'trust.dismiss': async () => folderTrust.dismiss(),
 
-    'checkpoints.changes': async ({ threadId }) => (checkpoints ? checkpoints.changes(threadId) : { files: [], undo: null }),
+    'checkpoints.changes': async ({ threadId }) => (checkpoints ? checkpoints.changes(threadId) : { files: [], undo: null, off: REMOTE_CHECKPOINTS_OFF }),
     'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => withCheckpoints().restoreToMessage(threadId, turn, resolution),
     'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => withCheckpoints().rewindToMessage(threadId, turn, resolution),
     'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => withCheckpoints().undoRestore(threadId, checkpointId, resolution),

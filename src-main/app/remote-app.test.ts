@@ -99,7 +99,7 @@ describe('the app on a remote folder', () => {
       `deepdesk-test:${folder} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded and its changes are not checkpointed in this version.`,
     );
     const { id } = await call('threads.create', {});
-    expect(await call('checkpoints.changes', { threadId: id })).toEqual({ files: [], undo: null });
+    expect(await call('checkpoints.changes', { threadId: id })).toEqual({ files: [], undo: null, off: 'Checkpoints are not recorded for a remote folder in this version.' });
     await expect(call('checkpoints.revertFile', { threadId: id, path: '/x', resolution: 'ask' })).rejects.toThrow('Checkpoints are not recorded for a remote folder in this version.');
   });
 
