@@ -278,7 +278,14 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
     },
     ...(changeFeed ? { feed: changeFeed } : {}),
-    ...(remote ? { remote: { ...(remote.pollIntervalMs !== undefined ? { pollIntervalMs: remote.pollIntervalMs } : {}) } } : {}),
+    ...(remote
+      ? {
+          remote: {
+            ...(remote.pollIntervalMs !== undefined ? { pollIntervalMs: remote.pollIntervalMs } : {}),
+            onError: (message: string) => notice({ message: `The file tree cannot follow ${remote.label} now: ${message}. It keeps trying.` }),
+          },
+        }
+      : {}),
   });
   // Servers start in parallel in the background: one that is slow or fails never holds up the window or the agent.
   const mcpStarted = Promise.all([folderTrust.refresh(), mcp.start()]);

@@ -149,4 +149,20 @@ describe('the app on a remote folder', () => {
         .join('');
     await expect.poll(shown, { timeout: 15_000 }).toContain(`at:${folder}`);
   });
+
+  it('a lost connection is an error naming the host, and the next call connects again', async () => {
+    writeFileSync(join(folder, 'a.txt'), 'a\n');
+    const { call, events } = await open();
+    expect((await call('files.list', { path: '/' })).map((e) => e.path)).toEqual(['/a.txt']);
+    await sshd.stop();
+    try {
+      await expect(call('files.read', { path: '/a.txt' })).rejects.toThrow(/deepdesk-test/);
+      // The tree's polling tells the window once.
+      const told = () => events.filter((e) => e.event === 'app.notice').map((e) => (e.payload as { message: string }).message);
+      await expect.poll(told, { timeout: 10_000 }).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^The file tree cannot follow deepdesk-test:${folder} now: .*deepdesk-test.*\\. It keeps trying\\.$`))]));
+    } finally {
+      await sshd.start();
+    }
+    await expect.poll(async () => (await call('files.read', { path: '/a.txt' }).catch(() => null))?.kind, { timeout: 15_000 }).toBe('text');
+  });
 });

@@ -28,7 +28,11 @@ export interface WorkspaceOptions {
    * the folders the tree opened through the backend (PollWatcher), and .gitignore dimming is
    * left out (it reads the folder's ignore files from the local disk).
    */
-  remote?: { pollIntervalMs?: number };
+  remote?: {
+    pollIntervalMs?: number;
+    /** Listing the folder failed (the connection is lost, say): told once until a listing works again. */
+    onError?: (message: string) => void;
+  };
   onChange: (changes: FileChange[]) => void;
   /** Told every path the watcher reports, and when watching starts, fails or stops (checkpoints' change feed). */
   feed?: FolderChangeFeed;
@@ -57,7 +61,7 @@ export class WorkspaceService {
         onChanges: (changes) => {
           for (const change of changes) this.queue(change);
         },
-        onError: (message) => process.stderr.write(`deepdesk: following the remote folder failed: ${message}\n`),
+        onError: (message) => remote.onError?.(message),
       });
       this.poller.watch('/');
       this.poller.start();
