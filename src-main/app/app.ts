@@ -44,7 +44,8 @@ import type { SecretStore } from './secret-store';
 import type { JsonFileProblem } from '../core/config/json-file-store';
 import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
-import { WindowShellBackend } from './terminal/window-shell-backend';
+import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
+import { REMOTE_CHECKPOINTS_OFF, remoteFolderLimitsNotice, remoteConfigStandIn, type RemoteAppFolder } from './remote-folder';
 import { attachMentionedFiles } from './threads/mention-attachments';
 import { ThreadService } from './threads/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
@@ -74,6 +75,8 @@ export interface AppOptions {
   mcpConfigFiles?: readonly string[];
   /** Opens a URL in the person's browser (an MCP server's sign-in page); default: the system's opener. */
   openExternal?: (url: string) => Promise<void>;
+  /** The folder is remote (SPEC §13): `folder` is its ssh:// URL, this its opened backend (closed with the app). */
+  remote?: RemoteAppFolder;
 }
 
 export interface App extends AppHostApi {
@@ -96,11 +99,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Notices for the person about the app's own files: kept for windows that connect later.
   const notices: NoticeDto[] = [];
   const noticePrefix = randomUUID().slice(0, 8);
-  const notice = (problem: JsonFileProblem): void => {
+  const notice = (problem: Omit<JsonFileProblem, 'file'> & { file?: string }): void => {
     const dto: NoticeDto = {
       id: `${noticePrefix}-${notices.length + 1}`,
       message: problem.message,
-      file: problem.file,
+      ...(problem.file !== undefined ? { file: problem.file } : {}),
       ...(problem.movedTo !== undefined ? { movedTo: problem.movedTo } : {}),
     };
     notices.push(dto);
@@ -134,18 +137,27 @@ export async function createApp(options: AppOptions): Promise<App> {
     return kept;
   };
 
-  const shared = createDefaultMounts({ folder: options.folder, db, execute: false });
-  // The agent's commands run in the sandbox when this machine has one (SPEC §7).
-  const sandbox = await createSandbox({ projectDir: realpathSync(options.folder), dataDir: options.dataDir });
+  const { remote } = options;
+  if (remote) notice({ message: remoteFolderLimitsNotice(remote.label) });
+  const shared = createDefaultMounts({ folder: options.folder, db, execute: false, ...(remote ? { folderBackend: remote.shell } : {}) });
+  // The agent's commands run in the sandbox when this machine (or the remote) has one (SPEC §7).
+  const sandbox = remote ? remote.shell.sandbox : await createSandbox({ projectDir: realpathSync(options.folder), dataDir: options.dataDir });
   const sandboxStatus: SandboxAvailability = sandbox
     ? { available: true, kind: sandbox.kind }
-    : await detectSandbox().then((d) => (d.available ? { available: false, reason: 'the sandbox could not be set up' } : d));
+    : remote
+      ? { available: false, reason: `${remote.label} has no usable bubblewrap` }
+      : await detectSandbox().then((d) => (d.available ? { available: false, reason: 'the sandbox could not be set up' } : d));
   const modes = new ModeService(options.dataDir, options.folder, sandboxStatus, { onProblem: notice });
   modes.onChange((state) => send('mode.changed', state));
 
   // Terminals exist only for this folder's threads (made-up ids start nothing).
   const isThread = (threadId: string): boolean => threads.store.get(threadId)?.folder === options.folder;
-  const terminals = new TerminalService({ rootDir: options.folder, isThread, shell: { baseEnv: env } });
+  // A remote folder's shell tab is the person's login shell there, over the folder's connection.
+  const terminals = new TerminalService({
+    rootDir: remote ? options.dataDir : options.folder,
+    isThread,
+    shell: { baseEnv: env, ...(remote ? { command: remote.loginShell } : {}) },
+  });
   // The window acknowledges what it rendered (terminal.ack), so a flood of output cannot outrun it.
   terminals.onData((threadId, terminalId, data) => send('terminal.data', { threadId, terminalId, data }));
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));
@@ -167,8 +179,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
   };
 
-  const checkpointStore = CheckpointStore.open(options.dataDir);
-  const checkpoints = new CheckpointsService({
+  // Checkpoints scan the local disk: off for a remote folder in this version.
+  const checkpointStore = remote ? null : CheckpointStore.open(options.dataDir);
+  const checkpoints = checkpointStore === null ? null : new CheckpointsService({
     store: checkpointStore,
     folder: options.folder,
     // Called only after `threads` exists (by requests from the window).
@@ -183,9 +196,11 @@ export async function createApp(options: AppOptions): Promise<App> {
       rewinds: (threadId) => threads.rewinds(threadId),
     },
   });
-  checkpoints.collectGarbage();
+  checkpoints?.collectGarbage();
 
-  const realFolder = realpathSync(options.folder);
+  // The folder's own configuration (SPEC §9–§11) is read from the local disk; for a remote
+  // folder these services look at an empty local folder instead (the person's own still load).
+  const realFolder = remote ? remoteConfigStandIn(options.dataDir) : realpathSync(options.folder);
   const hub = new McpHub({
     folder: realFolder,
     dataDir: options.dataDir,
@@ -218,7 +233,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     folder: options.folder,
     mcp: hub,
     skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
-    hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env },
+    ...(remote ? {} : { hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env } }),
     approvals,
     createModel: async () => {
       const current = withOverrides(settings.raw());
@@ -234,11 +249,14 @@ export async function createApp(options: AppOptions): Promise<App> {
     rules: () => settings.raw().rules as PermissionRule[],
     subagents: () => settings.raw().subagents,
     contextWindow: () => withOverrides(settings.raw()).contextWindow,
-    folderBackendFor: (threadId) => new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
+    folderBackendFor: (threadId) =>
+      remote
+        ? new WindowRemoteShellBackend({ connection: remote.shell.connection, threadId, terminals, ...(sandbox ? { sandbox } : {}) })
+        : new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
     mode: () => modes.current(),
     sandboxAvailable: () => sandbox !== undefined,
-    checkpoints: checkpoints.recorder,
-    onDelete: (threadId) => checkpoints.deleteThread(threadId),
+    ...(checkpoints ? { checkpoints: checkpoints.recorder } : {}),
+    onDelete: (threadId) => checkpoints?.deleteThread(threadId),
     emit: (e) => {
       if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: e.event as unknown as EventPayload<'thread.event'>['event'] });
       else if (e.kind === 'threads-changed') send('threads.changed', {});
@@ -246,8 +264,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   });
 
-  const changeFeed = new FolderChangeFeed(checkpoints.recorder.root, { onBlindSpot: () => workspace.watchAgain() });
-  checkpoints.recorder.useChangeFeed(changeFeed);
+  const changeFeed = checkpoints ? new FolderChangeFeed(checkpoints.recorder.root, { onBlindSpot: () => workspace.watchAgain() }) : undefined;
+  if (changeFeed) checkpoints?.recorder.useChangeFeed(changeFeed);
   const workspace: WorkspaceService = new WorkspaceService({
     folder: options.folder,
     backend: shared.folder,
@@ -259,7 +277,15 @@ export async function createApp(options: AppOptions): Promise<App> {
         extensions.scheduleReload();
       }
     },
-    feed: changeFeed,
+    ...(changeFeed ? { feed: changeFeed } : {}),
+    ...(remote
+      ? {
+          remote: {
+            ...(remote.pollIntervalMs !== undefined ? { pollIntervalMs: remote.pollIntervalMs } : {}),
+            onError: (message: string) => notice({ message: `The file tree cannot follow ${remote.label} now: ${message}. It keeps trying.` }),
+          },
+        }
+      : {}),
   });
   // Servers start in parallel in the background: one that is slow or fails never holds up the window or the agent.
   const mcpStarted = Promise.all([folderTrust.refresh(), mcp.start()]);
@@ -267,7 +293,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Then the folder's first checkpoint snapshot is taken in the background (in slices).
   const baselineAbort = new AbortController();
   const watching = workspace.start().then(() =>
-    checkpoints.recorder.prepareBaseline(baselineAbort.signal).catch(() => {
+    checkpoints?.recorder.prepareBaseline(baselineAbort.signal).catch(() => {
       // Stopped at close, or failed: the first step takes it instead.
     }),
   );
@@ -420,12 +446,17 @@ export async function createApp(options: AppOptions): Promise<App> {
     'trust.grant': () => folderTrust.grant(),
     'trust.dismiss': async () => folderTrust.dismiss(),
 
-    'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
-    'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
-    'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => checkpoints.rewindToMessage(threadId, turn, resolution),
-    'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => checkpoints.undoRestore(threadId, checkpointId, resolution),
-    'checkpoints.revertFile': ({ threadId, path, resolution }) => checkpoints.revertFile(threadId, path, resolution),
+    'checkpoints.changes': async ({ threadId }) => (checkpoints ? checkpoints.changes(threadId) : { files: [], undo: null, off: REMOTE_CHECKPOINTS_OFF }),
+    'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => withCheckpoints().restoreToMessage(threadId, turn, resolution),
+    'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => withCheckpoints().rewindToMessage(threadId, turn, resolution),
+    'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => withCheckpoints().undoRestore(threadId, checkpointId, resolution),
+    'checkpoints.revertFile': ({ threadId, path, resolution }) => withCheckpoints().revertFile(threadId, path, resolution),
   };
+
+  function withCheckpoints(): CheckpointsService {
+    if (checkpoints === null) throw new ContractError(REMOTE_CHECKPOINTS_OFF, 'failed');
+    return checkpoints;
+  }
 
   /** The window the model of the settings has (as createChatModel would set it), without building one. */
   const contextWindowNow = (): number => {
@@ -463,12 +494,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       baselineAbort.abort();
       await watching;
       await workspace.dispose();
-      checkpoints.collectGarbage();
-      checkpointStore.close();
+      checkpoints?.collectGarbage();
+      checkpointStore?.close();
       db.close();
       stopSecretProblems?.();
       settings.close();
       modes.close();
+      await remote?.close();
     },
   };
 }

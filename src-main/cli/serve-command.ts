@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createApp } from '../app/app';
+import { openRemoteApp } from '../app/remote-folder';
 import { ContractError } from '../app/contract';
 import { createFolderHost } from '../app/folders/folder-host';
 import { resolveDataDir } from '../app/data-dir';
@@ -63,6 +64,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
     // A settings, keys, modes or recent-folders file kept aside (or values in it ignored): one line each.
     onNotice: (notice) => (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(notice.message, { singleLine: true })}\n`),
     openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles }),
+    openRemoteApp: (location) => openRemoteApp(location, { dataDir, env: process.env }, (remote) => createApp({ folder: location.url, remote, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles })),
   }).catch((err: unknown) => {
     secrets.close();
     // The --folder given is not there (or not a folder) on its remote: bad usage, as a local one is.
