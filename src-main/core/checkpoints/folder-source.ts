@@ -4,12 +4,20 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { scanFolderSliced, scanPaths, withParents, type ScanResult } from './scan';
-import type { ManifestRow } from './types';
+import { linkedParent } from './no-follow';
+import { applyRestoreLocally, type RestoreOp, type RestoreOpResult } from './restore-ops';
+import { currentState, scanFolderSliced, scanPaths, withParents, type ScanResult } from './scan';
+import type { FileState, ManifestRow } from './types';
 
 export interface PathStates {
   states: Map<string, ManifestRow | null>;
   result: ScanResult;
+}
+
+/** A path's state now, as a restore checks it (scan.ts's currentState), with the content it read. */
+export interface CurrentState {
+  state: FileState | null;
+  blobs: Map<string, Buffer>;
 }
 
 export interface FolderSource {
@@ -23,6 +31,12 @@ export interface FolderSource {
   scanPaths(rels: readonly string[], manifest: (rel: string) => ManifestRow | undefined): Promise<PathStates>;
   /** Whether a known-path step would write through a symlink: one of the paths or its parents is a link. */
   throughLinks(rels: readonly string[]): Promise<boolean>;
+  /** For a restore's plan: each path's first parent folder that is a link (no-follow.ts's linkedParent), or null. */
+  linkedParents(rels: readonly string[]): Promise<Map<string, string | null>>;
+  /** For a restore's plan: each path's state now (an entry that is neither file, link nor folder by its signature). */
+  currentStates(rels: readonly string[]): Promise<Map<string, CurrentState>>;
+  /** Does a restore's operations in order, never through a link in a parent folder; one result per operation. */
+  applyRestore(ops: readonly RestoreOp[]): Promise<RestoreOpResult[]>;
 }
 
 /** Today's local folder: the disk read with scan.ts's no-follow walk. */
@@ -43,5 +57,8 @@ export function localFolderSource(folder: string): FolderSource {
       }
       return Promise.resolve(false);
     },
+    linkedParents: (rels) => Promise.resolve(new Map(rels.map((rel) => [rel, linkedParent(root, rel)]))),
+    currentStates: (rels) => Promise.resolve(new Map(rels.map((rel) => [rel, currentState(root, rel)]))),
+    applyRestore: (ops) => Promise.resolve(applyRestoreLocally(root, ops)),
   };
 }

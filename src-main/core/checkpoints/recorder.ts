@@ -15,6 +15,7 @@ import path from 'node:path';
 import { runAttributed, type LayerSettlement, type StepAttribution } from './attribution';
 import { BlobWriter } from './blob-writer';
 import type { ChangeFeed } from './change-feed';
+import { isSshFolder } from '../backends/remote/ssh-target';
 import { localFolderSource, type FolderSource } from './folder-source';
 import { diffStates, entriesUnder, HEAVY_FOLDERS, scanTargets, walkTargets, withParents, type ScanResult } from './scan';
 import type { CheckpointStore, NewCheckpoint } from './store';
@@ -436,8 +437,10 @@ const recorders = new WeakMap<CheckpointStore, Map<string, CheckpointRecorder>>(
 export function recorderFor(store: CheckpointStore, folder: string | FolderSource): CheckpointRecorder {
   let byFolder = recorders.get(store);
   if (!byFolder) recorders.set(store, (byFolder = new Map()));
-  const root = typeof folder === 'string' ? fs.realpathSync(folder) : folder.root;
+  // A remote folder (its ssh:// URL, as checkpoints record it) has a recorder once it was opened with its source.
+  const root = typeof folder !== 'string' ? folder.root : isSshFolder(folder) ? folder : fs.realpathSync(folder);
   let recorder = byFolder.get(root);
+  if (!recorder && typeof folder === 'string' && isSshFolder(folder)) throw new Error(`the remote folder is not connected: ${folder}`);
   if (!recorder) byFolder.set(root, (recorder = new CheckpointRecorder(store, typeof folder === 'string' ? root : folder)));
   return recorder;
 }

@@ -12,7 +12,8 @@ import { RemoteShellBackend } from '../backends/remote/remote-shell';
 import { openTestRemoteFolder, type TestRemoteFolder } from '../backends/remote/testing/remote-folder';
 import { startTestSshd, type TestSshd } from '../backends/remote/testing/sshd';
 import type { FolderSource } from './folder-source';
-import { CheckpointRecorder, type StepInfo } from './recorder';
+import { CheckpointHistory } from './history';
+import { CheckpointRecorder, recorderFor, type StepInfo } from './recorder';
 import { remoteFolderSource } from './remote-folder';
 import { scanFolderSliced, sha256 } from './scan';
 import { CheckpointStore } from './store';
@@ -139,5 +140,148 @@ describe('remote folder checkpoints', () => {
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }
+  });
+
+  describe('restore on the remote', () => {
+    let home: string;
+    let recorder: CheckpointRecorder;
+    let history: CheckpointHistory;
+    const LINK = 'goes through a link';
+    const step = (fn: () => void): Promise<string> => recorder.step(info, 'all', async () => fn()).then((s) => s.checkpoint?.id ?? 'none');
+    /** Every entry below `abs` with its content or link target. */
+    const listing = (abs: string): Record<string, string> => {
+      const out: Record<string, string> = {};
+      const walk = (a: string, rel: string): void => {
+        for (const name of fs.readdirSync(a).sort()) {
+          const child = path.join(a, name);
+          const r = rel ? `${rel}/${name}` : name;
+          const st = fs.lstatSync(child);
+          if (st.isSymbolicLink()) out[r] = `link ${fs.readlinkSync(child)}`;
+          else if (st.isDirectory()) {
+            out[r + '/'] = `dir ${(st.mode & 0o777).toString(8)}`;
+            walk(child, r);
+          } else out[r] = `file ${(st.mode & 0o777).toString(8)} ${fs.readFileSync(child).toString('base64')}`;
+        }
+      };
+      walk(abs, '');
+      return out;
+    };
+    const replaceByLink = (rel: string, target: string): void => {
+      fs.rmSync(p(rel), { recursive: true, force: true });
+      fs.symlinkSync(target, p(rel));
+    };
+
+    beforeEach(async () => {
+      home = fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-rcp-home-'));
+      fs.mkdirSync(path.join(home, '.ssh'));
+      execFileSync('git', ['init', '-q'], { cwd: folder.dir });
+      fs.mkdirSync(path.join(folder.dir, '.git', 'hooks'), { recursive: true });
+      recorder = recorderFor(store, source);
+      history = new CheckpointHistory(store);
+      await recorder.prepareBaseline();
+    });
+    afterEach(() => fs.rmSync(home, { recursive: true, force: true }));
+
+    it('puts every kind of change back on the remote byte for byte (a history found by the ssh:// URL), and the restore can be undone', async () => {
+      write('crlf.txt', 'one\r\ntwo\r\n');
+      write('bin.dat', Buffer.from([0, 1, 2, 255, 254, 0, 10, 13]));
+      write('run.sh', '#!/bin/sh\n', 0o755);
+      write('gone/deep/file.txt', 'will be deleted\n', 0o640);
+      write('-dash and space.txt', 'odd\n');
+      fs.symlinkSync('crlf.txt', p('link'));
+      await step(() => {});
+      const before = listing(folder.dir);
+      const id = await step(() => {
+        write('crlf.txt', 'one\r\nTWO\r\nthree\r\n');
+        write('bin.dat', Buffer.from([9, 9, 0]));
+        fs.chmodSync(p('run.sh'), 0o644);
+        fs.rmSync(p('gone'), { recursive: true });
+        fs.rmSync(p('-dash and space.txt'));
+        fs.unlinkSync(p('link'));
+        fs.symlinkSync('bin.dat', p('link'));
+        write('made/new.txt', 'new\n');
+      });
+      const after = listing(folder.dir);
+      const restored = await history.restoreTo(id, 'ask');
+      expect(restored.conflicts).toEqual([]);
+      expect(restored.skipped).toEqual([]);
+      expect(listing(folder.dir)).toEqual(before);
+      const undone = await history.undoRestore(restored.checkpoint!.id, 'ask');
+      expect(undone.conflicts).toEqual([]);
+      expect(listing(folder.dir)).toEqual(after);
+    });
+
+    it('a link to .git/hooks planted on the remote: restore and take-restore never install the hook', async () => {
+      await step(() => write('x/post-checkout', '#!/bin/sh\necho v1\n', 0o755));
+      const second = await step(() => write('x/post-checkout', '#!/bin/sh\necho v2\n', 0o755));
+      const gitBefore = listing(path.join(folder.dir, '.git'));
+      replaceByLink('x', '.git/hooks');
+      const asked = await history.restoreTo(second, 'ask');
+      expect(asked.applied).toBe(false);
+      expect(asked.conflicts).toContainEqual(expect.objectContaining({ path: 'x/post-checkout', reason: LINK }));
+      const forced = await history.restoreTo(second, 'take-restore');
+      expect(forced.conflicts).toContainEqual(expect.objectContaining({ path: 'x/post-checkout', reason: LINK }));
+      expect(forced.restored).not.toContain('x/post-checkout');
+      expect(listing(path.join(folder.dir, '.git'))).toEqual(gitBefore);
+      expect(fs.readlinkSync(p('x'))).toBe('.git/hooks');
+    });
+
+    it('a link to a folder outside the project (a home’s .ssh): nothing is written, read or kept there', async () => {
+      await step(() => write('y/authorized_keys2', 'v1\n'));
+      const second = await step(() => write('y/authorized_keys2', 'v2\n'));
+      fs.writeFileSync(path.join(home, '.ssh', 'authorized_keys2'), 'SECRET KEY\n');
+      const before = listing(home);
+      replaceByLink('y', path.join(home, '.ssh'));
+      const forced = await history.restoreTo(second, 'take-restore');
+      expect(forced.conflicts).toEqual([{ path: 'y/authorized_keys2', reason: LINK, refused: true }]);
+      expect(listing(home)).toEqual(before);
+      expect(store.blob(sha256('SECRET KEY\n'))).toBeUndefined();
+    });
+
+    it('each operation refuses a link in a parent itself (one swapped in after the plan): nothing written, made or removed behind it', async () => {
+      fs.writeFileSync(path.join(home, 'victim.txt'), 'keep me\n');
+      fs.symlinkSync(home, p('swapped'));
+      const before = listing(home);
+      const results = await source.applyRestore([
+        { op: 'unlink', rel: 'swapped/victim.txt' },
+        { op: 'rmdir', rel: 'swapped/.ssh' },
+        { op: 'mkdir', rel: 'swapped/made', mode: 0o755, replace: false },
+        { op: 'put', rel: 'swapped/.ssh/authorized_keys', type: 'f', content: Buffer.from('planted\n'), mode: 0o600, replaceFolder: false },
+        { op: 'put', rel: 'swapped/new/link', type: 'l', content: Buffer.from('/etc'), mode: 0o777, replaceFolder: false },
+        { op: 'put', rel: 'fine/after.txt', type: 'f', content: Buffer.from('in step\n'), mode: 0o640, replaceFolder: false },
+      ]);
+      expect(results).toEqual(['link', 'link', 'link', 'link', 'link', 'ok']);
+      expect(listing(home)).toEqual(before);
+      expect(fs.readFileSync(p('fine/after.txt'), 'utf8')).toBe('in step\n');
+      expect(fs.statSync(p('fine/after.txt')).mode & 0o777).toBe(0o640);
+    });
+
+    it('a dangling link as a parent: nothing is created where it points', async () => {
+      await step(() => write('z/a/b.txt', 'v1\n'));
+      const second = await step(() => write('z/a/b.txt', 'v2\n'));
+      replaceByLink('z', path.join(home, 'missing'));
+      const forced = await history.restoreTo(second, 'take-restore');
+      expect(forced.conflicts).toContainEqual(expect.objectContaining({ path: 'z/a/b.txt', reason: LINK }));
+      expect(fs.existsSync(path.join(home, 'missing'))).toBe(false);
+    });
+
+    it('never deletes through a link: what is behind it survives', async () => {
+      fs.mkdirSync(p('w'));
+      await step(() => {});
+      const id = await step(() => {
+        write('w/file.txt', 'agent\n');
+        fs.mkdirSync(p('w/sub'));
+      });
+      fs.mkdirSync(path.join(home, 'keep', 'sub'), { recursive: true });
+      fs.writeFileSync(path.join(home, 'keep', 'file.txt'), 'agent\n');
+      const before = listing(home);
+      replaceByLink('w', path.join(home, 'keep'));
+      const forced = await history.restoreTo(id, 'take-restore');
+      expect(forced.conflicts.map((c) => [c.path, c.reason])).toEqual([
+        ['w/file.txt', LINK],
+        ['w/sub', LINK],
+      ]);
+      expect(listing(home)).toEqual(before);
+    });
   });
 });

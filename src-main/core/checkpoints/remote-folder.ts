@@ -19,7 +19,8 @@ import { FieldReader, PRELUDE, REPLY_MARK, afterMark } from '../backends/remote/
 import { shQuote, type SshConnection } from '../backends/remote/ssh-connection';
 import { formatSshTarget } from '../backends/remote/ssh-target';
 import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/fs-gitignore';
-import type { FolderSource, PathStates } from './folder-source';
+import type { CurrentState, FolderSource, PathStates } from './folder-source';
+import type { RestoreOp, RestoreOpResult } from './restore-ops';
 import { emptyResult, HEAVY_FOLDERS, MAX_BLOB_BYTES, racy, sha256, stateOf, TEMP_MARK, withParents, type ScanResult } from './scan';
 import { sameState, type EntryType, type ManifestRow } from './types';
 
@@ -89,7 +90,106 @@ for f do [ -L "$f" ] && { echo 'ok yes'; exit 0; }; done
 echo 'ok no'
 `;
 
+/** For each `./`-relative path given: the first parent folder that is a link (`./`-relative), or `-`. */
+const LINKED_PARENTS = String.raw`
+cd -- "$ROOT" 2>/dev/null || { echo noroot; exit 0; }
+echo ok
+for f do
+  _p=${'$'}{f#./}; _d=.; _l=-
+  while :; do
+    case $_p in */*) _d=$_d/${'$'}{_p%%/*}; _p=${'$'}{_p#*/};; *) break;; esac
+    if [ -L "$_d" ]; then _l=$_d; break; fi
+    [ -d "$_d" ] || break
+  done
+  printf '%s\0' "$_l"
+done
+`;
+
+/**
+ * A restore's operations (restore-ops.ts), five arguments each: `u|r|m|f|l ./rel mode flag
+ * size-or-target`; the files' bytes follow one another on stdin. One result per operation
+ * (RestoreOpResult), NUL-terminated. Every operation checks its parents for links before and
+ * after (a link swapped in meanwhile is reported as one); creating missing parents never
+ * goes through a link; a file is written to a temp name beside it and renamed over it.
+ */
+const APPLY_RESTORE = String.raw`
+cd -- "$ROOT" 2>/dev/null || { echo noroot; exit 0; }
+echo ok
+${NO_LINK_ABOVE}
+mkparents() { _p=${'$'}{1#./}; _d=.; while :; do case $_p in */*) _d=$_d/${'$'}{_p%%/*}; _p=${'$'}{_p#*/}
+  if [ -L "$_d" ]; then return 1; elif [ ! -e "$_d" ]; then mkdir -- "$_d" 2>/dev/null || [ -d "$_d" ] || return 2; elif [ ! -d "$_d" ]; then return 2; fi;;
+  *) return 0;; esac; done; }
+readn() { [ "$1" -gt 0 ] && dd bs="$1" count=1 iflag=fullblock 2>/dev/null; return 0; }
+say() { printf '%s\0' "$1"; }
+after() { if nolink "$1"; then say ok; else say link; fi; }
+n=0
+while [ $# -ge 5 ]; do
+  k=$1; f=$2; m=$3; x=$4; e=$5; shift 5; n=$((n + 1))
+  case $k in
+  u) if ! nolink "$f"; then say link
+     elif [ ! -e "$f" ] && [ ! -L "$f" ]; then say ENOENT
+     elif [ -d "$f" ] && [ ! -L "$f" ]; then say 'is a folder'
+     elif rm -f -- "$f" 2>/dev/null; then after "$f"
+     else say 'permission denied'; fi;;
+  r) if ! nolink "$f"; then say link
+     elif [ ! -e "$f" ] && [ ! -L "$f" ]; then say ENOENT
+     elif [ -L "$f" ] || [ ! -d "$f" ]; then say 'not a folder'
+     elif rmdir -- "$f" 2>/dev/null; then after "$f"
+     elif [ -n "$(ls -A -- "$f" 2>/dev/null)" ]; then say ENOTEMPTY
+     else say 'permission denied'; fi;;
+  m) mkparents "$f"; c=$?
+     if [ $c = 1 ]; then say link; elif [ $c = 2 ]; then say 'a parent is not a folder'
+     else
+       if [ "$x" = 1 ] && { [ -L "$f" ] || { [ -e "$f" ] && [ ! -d "$f" ]; }; }; then rm -f -- "$f"; fi
+       if { [ -d "$f" ] && [ ! -L "$f" ]; } || mkdir -- "$f" 2>/dev/null; then chmod -- "$m" "$f" 2>/dev/null; after "$f"
+       else say 'could not make the folder'; fi
+     fi;;
+  f|l) size=0; [ "$k" = f ] && size=$e
+     mkparents "$f"; c=$?
+     t=${'$'}{f%/*}/.$(printf '%.100s' "${'$'}{f##*/}")${TEMP_MARK}$$-$n
+     if [ $c = 1 ]; then readn "$size" >/dev/null; say link
+     elif [ $c = 2 ]; then readn "$size" >/dev/null; say 'a parent is not a folder'
+     elif ! ( set -C; : > "$t" ) 2>/dev/null; then readn "$size" >/dev/null; say 'permission denied'
+     else
+       if [ "$k" = f ]; then readn "$size" >> "$t"; chmod -- "$m" "$t" 2>/dev/null; ok=$([ "$(wc -c < "$t")" -eq "$size" ] && echo y)
+       else rm -f -- "$t"; ln -s -- "$e" "$t" 2>/dev/null && ok=y || ok=; fi
+       [ "$x" = 1 ] && [ -d "$f" ] && [ ! -L "$f" ] && rmdir -- "$f" 2>/dev/null
+       if [ "$ok" = y ] && mv -f -T -- "$t" "$f" 2>/dev/null; then after "$f"
+       else rm -f -- "$t"; if [ -d "$f" ] && [ ! -L "$f" ]; then say 'a folder is in the way'; else say 'could not write it'; fi; fi
+     fi;;
+  *) say 'unknown operation';;
+  esac
+done
+`;
+
 export class RemoteFolderError extends Error {}
+
+/**
+ * Arguments given to one script at most (bytes): the script is one argument of the remote
+ * `sh -c`, and Linux caps a single argument at 128 KiB (MAX_ARG_STRLEN).
+ */
+const ARG_BYTES = 64 * 1024;
+
+/** `items` in order, cut into runs whose arguments stay under ARG_BYTES. */
+function batches<T>(items: readonly T[], bytesOf: (item: T) => number): T[][] {
+  const out: T[][] = [];
+  let run: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = bytesOf(item) + 8;
+    if (run.length > 0 && bytes + size > ARG_BYTES) {
+      out.push(run);
+      run = [];
+      bytes = 0;
+    }
+    run.push(item);
+    bytes += size;
+  }
+  if (run.length > 0) out.push(run);
+  return out;
+}
+
+const relBytes = (rel: string): number => Buffer.byteLength(rel) + 2;
 
 /** The snapshots of the remote folder `connection` is for (its target's path). */
 export function remoteFolderSource(connection: SshConnection): FolderSource {
@@ -190,19 +290,21 @@ class RemoteFolderSource implements FolderSource {
     return out;
   }
 
-  async scanPaths(rels: readonly string[], manifest: (rel: string) => ManifestRow | undefined): Promise<PathStates> {
+  /** `orSignature`: an entry that is neither file, link nor folder (a FIFO) is given by its signature, not as absent. */
+  async scanPaths(rels: readonly string[], manifest: (rel: string) => ManifestRow | undefined, orSignature = false): Promise<PathStates> {
     const out = emptyResult();
     const states = new Map<string, ManifestRow | null>();
     if (rels.length === 0) return { states, result: out };
-    const { line, payload } = await this.run(STAT_PATHS, rels.map((rel) => `./${rel}`));
+    const wanted = new Map<string, ManifestRow>();
+    for (const batch of batches(rels, relBytes)) {
+    const { line, payload } = await this.run(STAT_PATHS, batch.map((rel) => `./${rel}`));
     const now = remoteTime(line);
     const reader = new FieldReader(payload);
-    const wanted = new Map<string, ManifestRow>();
-    for (const rel of rels) {
+    for (const rel of batch) {
       const e = readEntry(reader, true);
       const type = e === null ? null : entryType(e.kind);
       if (e === null || type === null) {
-        states.set(rel, null);
+        states.set(rel, e !== null && orSignature ? { path: rel, type: 'i', mode: 0, hash: signature(e, [], new Map()), size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, hashedAt: now } : null);
         continue;
       }
       if (type === 'd') {
@@ -213,13 +315,65 @@ class RemoteFolderSource implements FolderSource {
       if (row === 'fetch') wanted.set(rel, { ...statOf(e, type, rel), hash: '', hashedAt: now });
       else states.set(rel, row);
     }
+    }
     for (const [rel, row] of await this.fetchRows(wanted, out)) states.set(rel, row);
     return { states, result: out };
   }
 
+  async linkedParents(rels: readonly string[]): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>();
+    if (rels.length === 0) return out;
+    for (const batch of batches(rels, relBytes)) {
+      const { payload } = await this.run(LINKED_PARENTS, batch.map((rel) => `./${rel}`));
+      const reader = new FieldReader(payload);
+      for (const rel of batch) {
+        const link = reader.next();
+        if (link === null) throw new RemoteFolderError(`could not check the folder's links (${this.connection.label})`);
+        out.set(rel, link === '-' ? null : link.replace(/^\.\//, ''));
+      }
+    }
+    return out;
+  }
+
+  async currentStates(rels: readonly string[]): Promise<Map<string, CurrentState>> {
+    const { states, result } = await this.scanPaths(rels, () => undefined, true);
+    return new Map([...states].map(([rel, row]) => [rel, { state: stateOf(row), blobs: row && row.type !== 'd' && row.type !== 'i' ? new Map(result.blobs.has(row.hash) ? [[row.hash, result.blobs.get(row.hash)!]] : []) : new Map() }]));
+  }
+
+  async applyRestore(ops: readonly RestoreOp[]): Promise<RestoreOpResult[]> {
+    const results: RestoreOpResult[] = [];
+    const bytesOf = (op: RestoreOp): number => relBytes(op.rel) + (op.op === 'put' && op.type === 'l' ? op.content.length : 0) + 16;
+    for (const batch of batches(ops, bytesOf)) results.push(...(await this.applyBatch(batch)));
+    return results;
+  }
+
+  /** One script for `ops` (their arguments fit one call). */
+  private async applyBatch(ops: readonly RestoreOp[]): Promise<RestoreOpResult[]> {
+    const args: string[] = [];
+    const contents: Buffer[] = [];
+    for (const op of ops) {
+      const rel = `./${op.rel}`;
+      if (op.op === 'unlink') args.push('u', rel, '0', '0', '-');
+      else if (op.op === 'rmdir') args.push('r', rel, '0', '0', '-');
+      else if (op.op === 'mkdir') args.push('m', rel, op.mode.toString(8), op.replace ? '1' : '0', '-');
+      else if (op.type === 'l') args.push('l', rel, '0', op.replaceFolder ? '1' : '0', op.content.toString('utf8'));
+      else {
+        args.push('f', rel, op.mode.toString(8), op.replaceFolder ? '1' : '0', String(op.content.length));
+        contents.push(op.content);
+      }
+    }
+    if (ops.length === 0) return [];
+    const { payload } = await this.run(APPLY_RESTORE, args, Buffer.concat(contents));
+    const reader = new FieldReader(payload);
+    return ops.map(() => reader.next() ?? `not done (${this.connection.label})`);
+  }
+
   async throughLinks(rels: readonly string[]): Promise<boolean> {
-    const { line } = await this.run(ANY_LINK, withParents(rels).map((rel) => `./${rel}`));
-    return line === 'ok yes';
+    for (const batch of batches(withParents(rels), relBytes)) {
+      const { line } = await this.run(ANY_LINK, batch.map((rel) => `./${rel}`));
+      if (line === 'ok yes') return true;
+    }
+    return false;
   }
 
   /** Fetches the files of `wanted` in one call and gives their rows (hashed); an unreadable one is absent. */
