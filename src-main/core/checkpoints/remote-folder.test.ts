@@ -62,6 +62,7 @@ describe('remote folder checkpoints', () => {
     write('run.sh', '#!/bin/sh\n', 0o755);
     write('name with spaces\nand a newline.txt', 'odd\n');
     write('-leading-dash.txt', 'dash\n');
+    write(`${'long-folder-'.repeat(10)}/${'long-name-'.repeat(15)}.txt`, 'a path longer than a tar header holds\n');
     write('sub/deep/file.md', '# deep\n');
     write('.gitignore', 'dist/\n*.log\n');
     write('dist/bundle.js', 'ignored\n');

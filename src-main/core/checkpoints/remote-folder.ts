@@ -60,17 +60,17 @@ find . \( -name .git -o \( -type d \( ${heavy} \) \) \) -prune -o -name .gitigno
 `;
 }
 
-/** For each `./`-relative path on stdin (NUL-separated): its FRAMED content, `-` when it is not a plain file reached without a link. */
+/**
+ * The `./`-relative paths on stdin (NUL-separated) that are plain files reached without a
+ * link, as one tar stream (one process for all of them; a file that shrinks meanwhile is
+ * padded, so the stream stays whole); a path left out could not be read.
+ */
 const FETCH = String.raw`
 cd -- "$ROOT" 2>/dev/null || { echo noroot; exit 0; }
 echo ok
-${NO_LINK_ABOVE}
 xargs -0 sh -c '
-${NO_LINK_ABOVE.replaceAll("'", `'"'"'`)}
-for f do
-  if nolink "$f" && [ -f "$f" ] && [ ! -L "$f" ]; then s=$(wc -c < "$f" 2>/dev/null) || s=-; else s=-; fi
-  printf "%s\0%s\0" "$f" "$s"; [ "$s" = - ] || { cat -- "$f" 2>/dev/null; cat /dev/zero; } | head -c "$s"
-done' sh
+${NO_LINK_ABOVE}
+for f do nolink "$f" && [ -f "$f" ] && [ ! -L "$f" ] && printf "%s\0" "$f"; done' sh | tar -c -f - --format=gnu --no-recursion --null -T - 2>/dev/null
 `;
 
 /** `ok <remote time>` then, for each `./`-relative path given, its RECORD or `-` (missing, or below a link). */
@@ -383,11 +383,10 @@ class RemoteFolderSource implements FolderSource {
     const rels = [...wanted.keys()];
     const input = Buffer.concat(rels.map((rel) => Buffer.from(`./${rel}\0`)));
     const { payload } = await this.run(FETCH, [], input);
-    const reader = new FieldReader(payload);
+    const files = untar(payload);
     for (const rel of rels) {
-      const named = reader.next();
-      const content = reader.framed();
-      if (named !== `./${rel}` || content === null) {
+      const content = files.get(rel);
+      if (content === undefined) {
         rows.set(rel, null);
         continue;
       }
@@ -456,6 +455,32 @@ function childrenOf(entries: ReadonlyMap<string, RemoteEntry>): Map<string, stri
     else children.set(parent, [path.posix.basename(rel)]);
   }
   return children;
+}
+
+/** The regular files of a GNU tar stream by name (`./` dropped); a long name comes in its own `L` entry. */
+function untar(tar: Buffer): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  const text = (bytes: Buffer): string => {
+    const end = bytes.indexOf(0);
+    return bytes.subarray(0, end < 0 ? bytes.length : end).toString('utf8');
+  };
+  let longName: string | null = null;
+  for (let pos = 0; pos + 512 <= tar.length; ) {
+    const header = tar.subarray(pos, pos + 512);
+    if (header.every((b) => b === 0)) break;
+    const size = parseInt(text(header.subarray(124, 136)).trim() || '0', 8);
+    const type = String.fromCharCode(header[156]!);
+    const data = tar.subarray(pos + 512, pos + 512 + size);
+    pos += 512 + Math.ceil(size / 512) * 512;
+    if (type === 'L') {
+      longName = text(data);
+      continue;
+    }
+    const name = (longName ?? text(header.subarray(0, 100))).replace(/^\.\//, '');
+    longName = null;
+    if (type === '0' || type === '\0') files.set(name, Buffer.from(data));
+  }
+  return files;
 }
 
 /** scan.ts's signature of an ignored entry: its own and (a folder) its children's sizes and mtimes. */
