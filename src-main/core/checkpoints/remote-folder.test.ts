@@ -121,6 +121,24 @@ describe('remote folder checkpoints', () => {
     expect(store.blob(ran.changes[0]!.before!.hash)?.toString()).toBe('keep\n');
   });
 
+  it('a lost connection never stops the agent’s step (it is not recorded); the next step records again, and a restore fails naming the host', async () => {
+    write('a.txt', 'v1\n');
+    const recorder = recorderFor(store, source);
+    await recorder.prepareBaseline();
+    const changed = await recorder.step(info, 'all', async () => write('a.txt', 'v2\n'));
+    await sshd.stop();
+    try {
+      const lost = await recorder.step(info, 'all', async () => 'still done');
+      expect(lost).toEqual({ result: 'still done', changes: [] });
+      await expect(new CheckpointHistory(store).restoreTo(changed.checkpoint!.id, 'take-restore')).rejects.toThrow(/deepdesk-test/);
+      expect(fs.readFileSync(p('a.txt'), 'utf8')).toBe('v2\n');
+    } finally {
+      await sshd.start();
+    }
+    const again = await recorder.step(info, 'all', async () => write('a.txt', 'v3\n'));
+    expect(again.changes.map((c) => c.path)).toEqual(['a.txt']);
+  });
+
   it('never reads through a link: a folder linked to outside the project is recorded as a link, what is behind it neither listed nor kept', async () => {
     const outside = fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-rcp-outside-'));
     try {
