@@ -170,14 +170,17 @@ export class RemoteFolderError extends Error {}
  */
 const ARG_BYTES = 64 * 1024;
 
-/** `items` in order, cut into runs whose arguments stay under ARG_BYTES. */
-function batches<T>(items: readonly T[], bytesOf: (item: T) => number): T[][] {
+/** File content fetched in one call at most (bytes, by the listing's sizes). */
+const FETCH_BYTES = 16 * 1024 * 1024;
+
+/** `items` in order, cut into runs whose bytes stay under `limit` (a run holds one item at least). */
+function batches<T>(items: readonly T[], bytesOf: (item: T) => number, limit = ARG_BYTES): T[][] {
   const out: T[][] = [];
   let run: T[] = [];
   let bytes = 0;
   for (const item of items) {
     const size = bytesOf(item) + 8;
-    if (run.length > 0 && bytes + size > ARG_BYTES) {
+    if (run.length > 0 && bytes + size > limit) {
       out.push(run);
       run = [];
       bytes = 0;
@@ -218,7 +221,7 @@ class RemoteFolderSource implements FolderSource {
     return { line, payload: nl < 0 ? Buffer.alloc(0) : out.subarray(nl + 1) };
   }
 
-  async walk(manifest: ReadonlyMap<string, ManifestRow>, record: boolean): Promise<ScanResult> {
+  async walk(manifest: ReadonlyMap<string, ManifestRow>, record: boolean, options: { signal?: AbortSignal; onSlice?: (partial: ScanResult) => Promise<void> | void } = {}): Promise<ScanResult> {
     const { line, payload } = await this.run(walkScript());
     const now = remoteTime(line);
     const reader = new FieldReader(payload);
@@ -271,7 +274,12 @@ class RemoteFolderSource implements FolderSource {
       }
     };
     visit('', []);
-    for (const [rel, row] of await this.fetchRows(wanted, out)) note(rel, row);
+    // Content comes in runs of FETCH_BYTES, stored (onSlice) before the next: a first snapshot of a big folder is never all in memory.
+    for (const run of batches([...wanted], ([, row]) => row.size, FETCH_BYTES)) {
+      for (const [rel, row] of await this.fetchRows(new Map(run), out)) note(rel, row);
+      await options.onSlice?.(out);
+      options.signal?.throwIfAborted();
+    }
     for (const [rel, row] of out.manifest) {
       if (row === null || !record) continue;
       const before = stateOf(manifest.get(rel));
