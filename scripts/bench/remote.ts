@@ -11,6 +11,7 @@ import { LocalShellBackend } from '../../src-main/core/backends/local-shell';
 import { RemoteShellBackend } from '../../src-main/core/backends/remote/remote-shell';
 import { openTestRemoteFolder } from '../../src-main/core/backends/remote/testing/remote-folder';
 import { startTestSshd } from '../../src-main/core/backends/remote/testing/sshd';
+import { benchRemoteSnapshot } from './remote-checkpoints';
 import { errorText, formatMs, formatRatio, median, timeInterleaved } from './measure';
 import type { BenchOptions } from './options';
 import { progress, type Report } from './report';
@@ -71,6 +72,7 @@ export async function benchRemote(report: Report, options: BenchOptions): Promis
     section.rows.push({ name: 'read_file, 2,000 lines: over SSH (ratio vs on disk)', ours: formatMs(ms('read remote')), floor: formatMs(floor), reference: `${formatMs(ms('read local'))} on disk`, ratio: formatRatio(ms('read remote'), ms('read local')), target: '—' });
     section.rows.push({ name: 'grep, 201 files: over SSH (ratio vs on disk)', ours: formatMs(ms('grep remote')), floor: formatMs(floor), reference: `${formatMs(ms('grep local'))} on disk`, ratio: formatRatio(ms('grep remote'), ms('grep local')), target: '—' });
     section.rows.push({ name: 'execute `true` (not sandboxed): over SSH (ratio vs local pty)', ours: formatMs(ms('execute remote')), floor: formatMs(floor), reference: `${formatMs(ms('execute local'))} locally`, ratio: formatRatio(ms('execute remote'), ms('execute local')), target: '—' });
+    await benchRemoteSnapshot(section, sshd, options);
     section.notes.push('over SSH: RemoteBackend on the test sshd (127.0.0.1, one ControlMaster); the floor column is a bare `ssh host true` over the same master; the reference column is FilesystemBackend on the same folder');
   } catch (err) {
     section.rows.push({ name: 'remote folder', ours: `error: ${errorText(err)}` });
