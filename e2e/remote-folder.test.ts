@@ -70,9 +70,9 @@ describe('the window on a remote folder', () => {
     await approval(page).getByRole('button', { name: 'Approve' }).click({ timeout: 20_000 });
     await conversation(page).getByText('Worked on the remote.').waitFor({ timeout: 30_000 });
     expect(readFileSync(join(remote, 'agent.txt'), 'utf8')).toBe('from-agent\n');
-    // Checkpoints do not record a remote folder yet: the Changes panel says so, and no restore is offered.
-    await poll(() => page.getByRole('region', { name: 'Changes' }).innerText()).toContain('Checkpoints are not recorded for a remote folder in this version.');
-    expect(await conversation(page).getByRole('button', { name: 'Restore files to before this message' }).count()).toBe(0);
+    // The command's change on the remote is checkpointed (in the local data folder): listed in Changes, restorable.
+    await poll(() => page.getByRole('region', { name: 'Changes' }).innerText()).toContain('agent.txt');
+    await conversation(page).getByRole('button', { name: 'Restore files to before this message' }).first().waitFor();
     await poll(() => terminalText(page)).toContain(remote);
     const [, runTools] = serve.model.requests.slice(1);
     expect(JSON.stringify(runTools)).toContain('On the remote box');

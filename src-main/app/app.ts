@@ -17,6 +17,7 @@ import { ModelConfigError } from '../core/models/errors';
 import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel, ProviderName } from '../core/models/types';
+import { remoteFolderSource } from '../core/checkpoints/remote-folder';
 import { CheckpointStore } from '../core/checkpoints/store';
 import { createSandbox, detectSandbox, type SandboxAvailability } from '../core/sandbox';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
@@ -45,7 +46,7 @@ import type { JsonFileProblem } from '../core/config/json-file-store';
 import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
 import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
-import { REMOTE_CHECKPOINTS_OFF, remoteFolderLimitsNotice, remoteConfigStandIn, type RemoteAppFolder } from './remote-folder';
+import { remoteFolderLimitsNotice, remoteConfigStandIn, type RemoteAppFolder } from './remote-folder';
 import { attachMentionedFiles } from './threads/mention-attachments';
 import { ThreadService } from './threads/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
@@ -138,7 +139,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
 
   const { remote } = options;
-  if (remote) notice({ message: remoteFolderLimitsNotice(remote.label) });
+  if (remote) notice({ message: remoteFolderLimitsNotice(remote.label, { checkpointed: true }) });
   const shared = createDefaultMounts({ folder: options.folder, db, execute: false, ...(remote ? { folderBackend: remote.shell } : {}) });
   // The agent's commands run in the sandbox when this machine (or the remote) has one (SPEC §7).
   const sandbox = remote ? remote.shell.sandbox : await createSandbox({ projectDir: realpathSync(options.folder), dataDir: options.dataDir });
@@ -179,11 +180,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
   };
 
-  // Checkpoints scan the local disk: off for a remote folder in this version.
-  const checkpointStore = remote ? null : CheckpointStore.open(options.dataDir);
-  const checkpoints = checkpointStore === null ? null : new CheckpointsService({
+  // Checkpoints are kept in the local data folder; a remote folder is read and restored over its connection.
+  const checkpointStore = CheckpointStore.open(options.dataDir);
+  const checkpoints = new CheckpointsService({
     store: checkpointStore,
-    folder: options.folder,
+    folder: remote ? remoteFolderSource(remote.shell.connection) : options.folder,
     // Called only after `threads` exists (by requests from the window).
     userMessages: (threadId): UserMessageRef[] => threads.userMessages(threadId),
     onChange: (threadId) => send('checkpoints.changed', { threadId }),
@@ -196,7 +197,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       rewinds: (threadId) => threads.rewinds(threadId),
     },
   });
-  checkpoints?.collectGarbage();
+  checkpoints.collectGarbage();
 
   // The folder's own configuration (SPEC §9–§11) is read from the local disk; for a remote
   // folder these services look at an empty local folder instead (the person's own still load).
@@ -255,8 +256,8 @@ export async function createApp(options: AppOptions): Promise<App> {
         : new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
     mode: () => modes.current(),
     sandboxAvailable: () => sandbox !== undefined,
-    ...(checkpoints ? { checkpoints: checkpoints.recorder } : {}),
-    onDelete: (threadId) => checkpoints?.deleteThread(threadId),
+    checkpoints: checkpoints.recorder,
+    onDelete: (threadId) => checkpoints.deleteThread(threadId),
     emit: (e) => {
       if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: e.event as unknown as EventPayload<'thread.event'>['event'] });
       else if (e.kind === 'threads-changed') send('threads.changed', {});
@@ -264,8 +265,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   });
 
-  const changeFeed = checkpoints ? new FolderChangeFeed(checkpoints.recorder.root, { onBlindSpot: () => workspace.watchAgain() }) : undefined;
-  if (changeFeed) checkpoints?.recorder.useChangeFeed(changeFeed);
+  // The local watcher's paths tell the recorder what changed; a remote folder is walked instead.
+  const changeFeed = !remote ? new FolderChangeFeed(checkpoints.recorder.root, { onBlindSpot: () => workspace.watchAgain() }) : undefined;
+  if (changeFeed) checkpoints.recorder.useChangeFeed(changeFeed);
   const workspace: WorkspaceService = new WorkspaceService({
     folder: options.folder,
     backend: shared.folder,
@@ -293,7 +295,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Then the folder's first checkpoint snapshot is taken in the background (in slices).
   const baselineAbort = new AbortController();
   const watching = workspace.start().then(() =>
-    checkpoints?.recorder.prepareBaseline(baselineAbort.signal).catch(() => {
+    checkpoints.recorder.prepareBaseline(baselineAbort.signal).catch(() => {
       // Stopped at close, or failed: the first step takes it instead.
     }),
   );
@@ -446,17 +448,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     'trust.grant': () => folderTrust.grant(),
     'trust.dismiss': async () => folderTrust.dismiss(),
 
-    'checkpoints.changes': async ({ threadId }) => (checkpoints ? checkpoints.changes(threadId) : { files: [], undo: null, off: REMOTE_CHECKPOINTS_OFF }),
-    'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => withCheckpoints().restoreToMessage(threadId, turn, resolution),
-    'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => withCheckpoints().rewindToMessage(threadId, turn, resolution),
-    'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => withCheckpoints().undoRestore(threadId, checkpointId, resolution),
-    'checkpoints.revertFile': ({ threadId, path, resolution }) => withCheckpoints().revertFile(threadId, path, resolution),
+    'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
+    'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
+    'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => checkpoints.rewindToMessage(threadId, turn, resolution),
+    'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => checkpoints.undoRestore(threadId, checkpointId, resolution),
+    'checkpoints.revertFile': ({ threadId, path, resolution }) => checkpoints.revertFile(threadId, path, resolution),
   };
-
-  function withCheckpoints(): CheckpointsService {
-    if (checkpoints === null) throw new ContractError(REMOTE_CHECKPOINTS_OFF, 'failed');
-    return checkpoints;
-  }
 
   /** The window the model of the settings has (as createChatModel would set it), without building one. */
   const contextWindowNow = (): number => {
@@ -494,8 +491,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       baselineAbort.abort();
       await watching;
       await workspace.dispose();
-      checkpoints?.collectGarbage();
-      checkpointStore?.close();
+      checkpoints.collectGarbage();
+      checkpointStore.close();
       db.close();
       stopSecretProblems?.();
       settings.close();

@@ -92,15 +92,25 @@ describe('the app on a remote folder', () => {
     expect(await call('files.search', { query: 'added' })).toEqual(['/src/added.ts']);
   });
 
-  it('says once what it does not do on a remote folder; the Changes panel has nothing and a restore says why', async () => {
-    const { call } = await open();
+  it("says once what it does not do on a remote folder; the agent's changes there are checkpointed, and Revert puts the file back on the remote", async () => {
+    writeFileSync(join(folder, 'kept.txt'), 'before\n');
+    const { call, events } = await open();
     const notices = await call('app.notices', {});
-    expect(notices.map((n) => n.message)).toContain(
-      `deepdesk-test:${folder} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded and its changes are not checkpointed in this version.`,
+    expect(notices.map((n) => n.message)).toContain(`deepdesk-test:${folder} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded in this version.`);
+    await call('mode.set', { mode: 'auto' }).catch(() => undefined);
+    server.push(
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/kept.txt' } }] },
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/kept.txt', content: 'after\n' } }] },
+      { text: 'changed' },
     );
     const { id } = await call('threads.create', {});
-    expect(await call('checkpoints.changes', { threadId: id })).toEqual({ files: [], undo: null, off: 'Checkpoints are not recorded for a remote folder in this version.' });
-    await expect(call('checkpoints.revertFile', { threadId: id, path: '/x', resolution: 'ask' })).rejects.toThrow('Checkpoints are not recorded for a remote folder in this version.');
+    await call('threads.send', { threadId: id, text: 'change it' });
+    await expect.poll(() => events.some(isDone(id)), { timeout: 30_000 }).toBe(true);
+    expect(readFileSync(join(folder, 'kept.txt'), 'utf8')).toBe('after\n');
+    const changes = await call('checkpoints.changes', { threadId: id });
+    expect(changes.files.map((f) => f.path)).toEqual(['/kept.txt']);
+    await call('checkpoints.revertFile', { threadId: id, path: '/kept.txt', resolution: 'ask' });
+    expect(readFileSync(join(folder, 'kept.txt'), 'utf8')).toBe('before\n');
   });
 
   it.skipIf(!bwrap)("the header's sandbox is the remote's bubblewrap; without it, Not sandboxed with the reason", async () => {

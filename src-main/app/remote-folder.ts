@@ -58,12 +58,11 @@ export async function openRemoteApp(location: SshFolderLocation, options: Folder
 }
 
 /** The one notice line for a remote folder (`dev@box:/srv/proj`). */
-export function remoteFolderLimitsNotice(label: string): string {
-  return `${label} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded and its changes are not checkpointed in this version.`;
+export function remoteFolderLimitsNotice(label: string, options: { checkpointed: boolean }): string {
+  const unchecked = options.checkpointed ? '' : ' and its changes are not checkpointed';
+  return `${label} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded${unchecked} in this version.`;
 }
 
-/** Said when a restore is asked of a remote folder while checkpoints do not record it. */
-export const REMOTE_CHECKPOINTS_OFF = 'Checkpoints are not recorded for a remote folder in this version.';
 
 /**
  * An empty local folder the folder-configuration services (MCP, skills, hooks, trust) look at

@@ -31,6 +31,6 @@ export async function openRunFolder(location: FolderLocation, options: { dataDir
   }
   const opened = await openCommandFolder(location, { dataDir: options.dataDir, env: options.env });
   const sandbox = opened.shell instanceof RemoteShellBackend ? opened.shell.sandbox : undefined;
-  options.say(remoteFolderLimitsNotice(remoteFolderLabel(location)));
+  options.say(remoteFolderLimitsNotice(remoteFolderLabel(location), { checkpointed: false }));
   return { text, backend: opened.backend, ...(sandbox ? { sandbox } : {}), close: () => opened.close() };
 }

@@ -29,8 +29,6 @@ export const threadChangesSchema = z.object({
   files: z.array(changedFileSchema),
   /** The latest restore of the thread while it can be undone, and the user message (ordinal among the thread's user messages) it went back to. */
   undo: z.object({ checkpointId: z.string(), turn: z.number().int().nullable() }).nullable(),
-  /** Why the folder's changes are not recorded (a remote folder in this version): the panel says so and no restore is offered. */
-  off: z.string().optional(),
 });
 export type ThreadChanges = z.infer<typeof threadChangesSchema>;
 

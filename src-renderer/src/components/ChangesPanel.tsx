@@ -32,9 +32,7 @@ export function ChangesPanel(): React.JSX.Element {
       </div>
       <div className="changes-body">
         {files.length === 0 ? (
-          <p className="panel-empty muted">
-            {checkpoints?.changes?.off ?? (checkpoints?.threadId ? 'The agent has not changed any files in this thread.' : 'No thread is open.')}
-          </p>
+          <p className="panel-empty muted">{checkpoints?.threadId ? 'The agent has not changed any files in this thread.' : 'No thread is open.'}</p>
         ) : (
           <ul className="changes-list" aria-label="Changed files">
             {files.map((file, i) => (

@@ -45,7 +45,7 @@ export const UserMessage = memo(function UserMessage({ item, turn }: { item: Use
       </div>
       <div className="msg-user-text">{withPathLinks(text)}</div>
       <SentAttachments files={files} uploads={item.attachments ?? []} />
-      {checkpoints && turn !== undefined && checkpoints.changes?.off === undefined ? (
+      {checkpoints && turn !== undefined ? (
         <div className="msg-actions">
           <button type="button" className="btn btn-small btn-quiet" disabled={checkpoints.busy} onClick={() => checkpoints.restoreToMessage(turn)}>
             Restore files to before this message
