@@ -147,7 +147,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       mode: () => mode,
       sandboxAvailable: () => sandbox !== undefined,
       resolveModel: (spec) => createChatModel({ model: spec, env: io.env, ...overrides }),
-      ...(localFolder !== undefined ? { checkpoints: recorderFor(checkpoints, localFolder) } : {}),
+      checkpoints: recorderFor(checkpoints, folder.checkpointFolder),
       ...(mcp ? { mcp } : {}),
       skills: { source: () => skills.current().skills },
       ...(hooks && realFolder !== undefined ? { hooks: { hooks: () => hooks().hooks, folder: realFolder, mode: () => mode, env: io.env } } : {}),

@@ -1,6 +1,7 @@
 // `deepdesk run --folder ssh://…` (SPEC §13): the built bin against the scripted model server,
 // the folder on a real sshd on 127.0.0.1 (this machine, so its files are checked with node:fs).
 // The agent reads, writes and runs commands there, inside the remote's bubblewrap when it has one.
+import { CheckpointStore } from '../core/checkpoints/store';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +56,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 const NOTICE = (f: string) =>
-  `deepdesk: deepdesk-test:${f} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded and its changes are not checkpointed in this version.\n`;
+  `deepdesk: deepdesk-test:${f} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded in this version.\n`;
 
 describe('deepdesk run on a remote folder', () => {
   it('reads, writes and runs a command in the remote folder, says once what it does not load, and records the thread under the URL', async () => {
@@ -85,6 +86,18 @@ describe('deepdesk run on a remote folder', () => {
       expect(rows.map((row) => row.folder)).toEqual([sshd.folderUrl(folder)]);
     } finally {
       db.close();
+    }
+    // The step's change on the remote is checkpointed in the local data folder, under the folder's URL.
+    const store = CheckpointStore.open(dataDir);
+    try {
+      expect(store.manifestRow(sshd.folderUrl(folder), 'made.txt')).toBeDefined();
+      const threads = openDatabase(join(dataDir, 'deepdesk.db'));
+      const [thread] = threads.prepare('SELECT id FROM threads').all() as Array<{ id: string }>;
+      threads.close();
+      const changed = store.checkpointsOfThread(thread!.id).flatMap((c) => store.entries(c).map((e) => e.path));
+      expect(changed).toContain('made.txt');
+    } finally {
+      store.close();
     }
   });
 
