@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { openFolderBackend, RemoteFolderError, RemoteFoldersPendingError, type FolderBackendOptions, type OpenedFolderBackend } from '../app/folders/folder-backend';
+import { openFolderBackend, RemoteFolderError, type FolderBackendOptions, type OpenedFolderBackend } from '../app/folders/folder-backend';
 import { FolderLocationError, parseFolderLocation, type FolderLocation } from '../app/folders/folder-location';
 import { UsageError } from './usage';
 
@@ -49,17 +49,4 @@ export async function openCommandFolder(location: FolderLocation, options: Folde
     if (err instanceof RemoteFolderError && err.code !== 'failed') throw new UsageError(err.message);
     throw err;
   }
-}
-
-/**
- * The local path of the folder, for the commands whose remote-folder wiring waits for the SSH
- * backend (`run`, `checkpoints restore`). A remote folder is connected and checked first, so the
- * person hears what is wrong with it, then refused in one line (RemoteFoldersPendingError).
- * TODO(remote-merge): these commands take the folder's backend from openCommandFolder instead.
- */
-export async function localFolderForNow(location: FolderLocation, options: FolderBackendOptions): Promise<string> {
-  if (location.kind === 'local') return location.path;
-  const opened = await openCommandFolder(location, options);
-  await opened.close();
-  throw new RemoteFoldersPendingError(location);
 }

@@ -43,11 +43,15 @@ afterEach(async () => {
 });
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    [bin, 'run', '--folder', sshd.folderUrl(folder), '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, ...args],
-    { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_SSH_COMMAND: sshd.sshCommand }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  return deepdesk(['run', '--folder', sshd.folderUrl(folder), '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, ...args]);
+}
+
+function deepdesk(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: repo,
+    env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_SSH_COMMAND: sshd.sshCommand },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -96,6 +100,12 @@ describe('deepdesk run on a remote folder', () => {
       threads.close();
       const changed = store.checkpointsOfThread(thread!.id).flatMap((c) => store.entries(c).map((e) => e.path));
       expect(changed).toContain('made.txt');
+      // `deepdesk checkpoints restore` connects to the checkpoint's remote folder and puts it back there.
+      const first = store.checkpointsOfThread(thread!.id).find((c) => c.kind === 'agent')!;
+      const restored = await deepdesk(['checkpoints', 'restore', first.id, '--data-dir', dataDir]);
+      expect(restored.stderr).toBe('');
+      expect(restored.stdout).toMatch(/^Restored 1 files\n/);
+      expect(existsSync(join(folder, 'made.txt'))).toBe(false);
     } finally {
       store.close();
     }
