@@ -100,8 +100,11 @@ const bwrap: ToolSpec = {
   hint: () => `install bubblewrap (Debian/Ubuntu: \`sudo apt-get install bubblewrap\`; Fedora: \`sudo dnf install bubblewrap\`) or set ${BWRAP_ENV} to its path`,
 };
 
+/** A probe's limit: generous, since it runs while other suites load the machine (a loaded CI took over 20 s for `chromium --version`). */
+const PROBE_TIMEOUT_MS = 90_000;
+
 function runs(machine: Machine, file: string, args: string[]): string | null {
-  const result = machine.run(file, args, { timeoutMs: 20_000 });
+  const result = machine.run(file, args, { timeoutMs: PROBE_TIMEOUT_MS });
   return result.ok ? null : `${file} does not run here (${lastLine(result.output) || 'no output'})`;
 }
 
