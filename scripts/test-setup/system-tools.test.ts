@@ -185,7 +185,8 @@ describe('test set-up: bubblewrap', () => {
 });
 
 describe('test set-up on this machine', () => {
-  it('the real probes find the real tools', () => {
+  // Each probe runs the tool, which can be slow while the other suites load the machine.
+  it('the real probes find the real tools', { timeout: 200_000 }, () => {
     const chromium = chromiumPath(realMachine());
     expect(fs.existsSync(chromium)).toBe(true);
     if (process.platform === 'linux') expect(fs.existsSync(bwrapPath(realMachine()))).toBe(true);

@@ -102,6 +102,9 @@ const bwrap: ToolSpec = {
   hint: () => `install bubblewrap (Debian/Ubuntu: \`sudo apt-get install bubblewrap\`; Fedora: \`sudo dnf install bubblewrap\`) or set ${BWRAP_ENV} to its path`,
 };
 
+/** A probe's limit: generous, since it runs while other suites load the machine (a loaded CI took over 20 s for `chromium --version`). */
+const PROBE_TIMEOUT_MS = 90_000;
+
 const sshd: ToolSpec = {
   label: 'an OpenSSH server (sshd)',
   neededBy: 'the remote-folder (SSH) tests',
@@ -110,12 +113,12 @@ const sshd: ToolSpec = {
   names: ['sshd'],
   paths: () => ['/usr/sbin/sshd', '/usr/local/sbin/sshd'],
   // `sshd -V` prints its version and exits (status 0 on current OpenSSH, 1 on older ones).
-  check: (machine, file) => (/OpenSSH/.test(machine.run(file, ['-V'], { timeoutMs: 20_000 }).output) ? null : `${file} is not an OpenSSH server`),
+  check: (machine, file) => (/OpenSSH/.test(machine.run(file, ['-V'], { timeoutMs: PROBE_TIMEOUT_MS }).output) ? null : `${file} is not an OpenSSH server`),
   hint: () => `install the OpenSSH server (Debian/Ubuntu: \`sudo apt-get install openssh-server\`) or set ${SSHD_ENV} to an sshd`,
 };
 
 function runs(machine: Machine, file: string, args: string[]): string | null {
-  const result = machine.run(file, args, { timeoutMs: 20_000 });
+  const result = machine.run(file, args, { timeoutMs: PROBE_TIMEOUT_MS });
   return result.ok ? null : `${file} does not run here (${lastLine(result.output) || 'no output'})`;
 }
 

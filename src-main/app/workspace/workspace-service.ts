@@ -9,7 +9,7 @@ import { ancestorRules, childStack, hasGitDir, isIgnored, loadGitignore } from '
 import type { Backend, FileInfo } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
 import { normalizeVirtualPath } from '../../core/backends/paths';
-import { MAX_MEDIA_BYTES, mediaTypeOf, type MediaType } from '../../core/media/kinds';
+import { base64Bytes, MAX_MEDIA_BYTES, mediaTypeOf, type MediaType } from '../../core/media/kinds';
 import { ContractError, type FileContent, type FileEntry } from '../contract';
 import type { FolderChangeFeed } from './folder-change-feed';
 import { FolderWatcher, UNWATCHED_DIRS, type FileChange, type RawChange } from './folder-watcher';
@@ -152,7 +152,7 @@ export class WorkspaceService {
     if (data.encoding === 'base64') {
       const mime = data.mimeType ?? 'application/octet-stream';
       if (isImageMime(mime)) return { kind: 'image', path: p, mimeType: mime, data: data.content };
-      return { kind: 'binary', path: p, mimeType: mime, size: Math.floor((data.content.length * 3) / 4) };
+      return { kind: 'binary', path: p, mimeType: mime, size: base64Bytes(data.content) };
     }
     const truncated = data.content.length > MAX_VIEW_CHARS;
     return { kind: 'text', path: p, text: truncated ? data.content.slice(0, MAX_VIEW_CHARS) : data.content, truncated };

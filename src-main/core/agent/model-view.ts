@@ -118,5 +118,10 @@ function truncateArgs(call: ToolCall): ToolCall {
 
 /** A tool result's text; its media blocks as the note of their dropping (a preview or a file cannot hold them). */
 export function textOf(message: Extract<ChatMessage, { role: 'tool' }>): string {
-  return typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : droppedMediaNote(p))).join('\n');
+  return contentText(message.content);
+}
+
+/** A message's content as text, media blocks as the note of their dropping. */
+export function contentText(content: string | ContentPart[]): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : droppedMediaNote(p))).join('\n');
 }

@@ -7,6 +7,7 @@ import { MAX_BINARY_READ_BYTES } from './protocol';
 import { messages } from './messages';
 import { decodeUtf8, readTextWindow, splitLines } from './text';
 import { SNIFF_BYTES, classifyContent } from '../media/sniff';
+import { base64Bytes } from '../media/kinds';
 
 export interface FileRecord {
   content: string;
@@ -22,11 +23,7 @@ export const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_BINARY_MIME = 'application/octet-stream';
 
 export function recordSize(content: string, encoding: FileEncoding): number {
-  if (encoding === 'utf-8') return Buffer.byteLength(content, 'utf8');
-  let padding = 0;
-  if (content.endsWith('==')) padding = 2;
-  else if (content.endsWith('=')) padding = 1;
-  return Math.floor((content.length * 3) / 4) - padding;
+  return encoding === 'utf-8' ? Buffer.byteLength(content, 'utf8') : base64Bytes(content);
 }
 
 export function recordBytes(record: Pick<FileRecord, 'content' | 'encoding'>): Uint8Array {

@@ -6,10 +6,10 @@
 // summary, the latest user message and the recent messages. Tool calls always stay
 // together with their results.
 
-import { isMediaPart, type ChatMessage, type ContentPart } from '../../models/types';
+import { isMediaPart, type ChatMessage } from '../../models/types';
 import { DEFAULT_CONTEXT_WINDOW } from '../../models/model-info';
 import type { Middleware, ModelCallRequest, RunContext } from '../middleware';
-import { describeMedia, droppedMediaNote, fullTextPath, hasMedia, modelView, needsCompaction, textOf, viewMessage } from '../model-view';
+import { contentText, describeMedia, fullTextPath, hasMedia, modelView, needsCompaction, textOf, viewMessage } from '../model-view';
 import { latestPersonMessage } from '../notes';
 import { countMessageTokens, countTextTokens, type TokenCosting } from '../token-count';
 import type { ThreadState } from '../types';
@@ -289,8 +289,7 @@ async function appendArchive(ctx: RunContext, path: string, messages: ChatMessag
 }
 
 export function renderMessage(message: ChatMessage, maxToolChars: number): string {
-  const body = (content: string | ContentPart[]) =>
-    typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : droppedMediaNote(p))).join('\n');
+  const body = contentText;
   switch (message.role) {
     case 'user':
       return `### User\n${body(message.content)}`;

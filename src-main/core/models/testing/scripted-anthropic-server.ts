@@ -3,7 +3,7 @@
 // message_stop), so tests see what the real @ai-sdk/anthropic client sends.
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 export type AnthropicReply = { status: number; json: unknown } | { sse: Array<Record<string, unknown>> };
 
@@ -45,17 +45,13 @@ export async function startScriptedAnthropicServer(replies: AnthropicReply[] = [
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { origin, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    url: `${origin}/v1`,
     bodies,
     headers,
     push: (...more) => void queue.push(...more),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 

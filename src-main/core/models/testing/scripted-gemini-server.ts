@@ -3,7 +3,7 @@
 // the finish reason and usage on the last), and records what the client sent.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 /** A part of a Gemini `content` as the API writes it. */
 export type GeminiPart =
@@ -87,17 +87,12 @@ export async function startScriptedGeminiServer(script: GeminiStep[] = []): Prom
     res.end();
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { origin, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}/v1beta`,
+    url: `${origin}/v1beta`,
     push: (...steps) => void queue.push(...steps),
     requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 

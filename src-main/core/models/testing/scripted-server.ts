@@ -2,7 +2,7 @@
 // step of the script and answers it in the real OpenAI wire format (SSE when stream: true).
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 export interface ScriptUsage {
   promptTokens?: number;
@@ -210,20 +210,13 @@ export async function startScriptedServer(script: ScriptStep[] = [], options: Sc
     res.end();
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-
+  const { origin, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${origin}/v1`,
     push: (...steps) => void queue.push(...steps),
     requests,
     requestHeaders,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        // Hanging streams would keep close() waiting forever.
-        server.closeAllConnections();
-      }),
+    close,
   };
 }
 
