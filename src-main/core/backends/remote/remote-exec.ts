@@ -259,7 +259,7 @@ function connectionFailure(message: string, outputSoFar: string): RemoteExecuteR
 /** Runs a kill script, ignoring a connection that is gone (the remote pty's hang-up is then all there is). */
 async function killRemote(connection: SshConnection, pgid: number | undefined, marker: string | undefined): Promise<void> {
   try {
-    await connection.run(remoteKillScript(pgid, marker), { timeoutMs: 15_000 });
+    await connection.run(remoteKillScript(pgid, marker), { timeoutMs: 15_000, ownChannel: true });
   } catch {
     // lost: the local ssh is ended next, and with it the remote pty
   }

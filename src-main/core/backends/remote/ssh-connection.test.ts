@@ -50,6 +50,52 @@ describe('SshConnection over the system ssh', () => {
     expect(r.stdout.toString()).toBe('out\n');
   });
 
+  it('runs scripts with no input in a kept remote shell: one shell for calls in turn, a few for calls at once', async () => {
+    const parentOf = async () => (await connection.run('echo $PPID')).stdout.toString().trim();
+    const first = await parentOf();
+    expect(await parentOf()).toBe(first);
+    const many = await Promise.all(Array.from({ length: 12 }, (_, i) => connection.run(`printf '%s' ${i}; echo err${i} >&2; echo $PPID >&2; exit ${i % 3}`)));
+    many.forEach((r, i) => {
+      expect(r.stdout.toString()).toBe(String(i));
+      expect(r.code).toBe(i % 3);
+      expect(r.stderr).toMatch(new RegExp(`^err${i}\n`));
+    });
+    const shells = new Set(many.map((r) => r.stderr.split('\n')[1]));
+    expect(shells.size).toBeGreaterThan(1);
+    expect(shells.size).toBeLessThanOrEqual(3);
+  });
+
+  it('carries a small input inside the script to a kept shell, and a large one over a channel of its own', async () => {
+    const shell = (await connection.run('echo $PPID')).stdout.toString().trim();
+    const small = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) % 256));
+    // The decoded input is piped to a shell under the kept shell's child: its grandparent is the kept shell.
+    const viaShell = await connection.run("cat; awk '{print $4}' /proc/$PPID/stat >&2", { input: small });
+    expect(viaShell.stdout.equals(small)).toBe(true);
+    expect(viaShell.stderr.trim()).toBe(shell);
+    const large = Buffer.alloc(200_000, 0x61);
+    const viaChannel = await connection.run("cat; awk '{print $4}' /proc/$PPID/stat >&2", { input: large });
+    expect(viaChannel.stdout.equals(large)).toBe(true);
+    expect(viaChannel.stderr.trim()).not.toBe(shell);
+  });
+
+  it("brings back any bytes a kept shell's script prints, frame-like text included", async () => {
+    const r = await connection.run(`printf '@@deepdesk-frame 1 0 0 0\\n'; head -c 300000 /dev/urandom | tee /tmp/deepdesk-bytes; printf x >&2`);
+    const expected = Buffer.concat([Buffer.from('@@deepdesk-frame 1 0 0 0\n'), (await connection.run('cat /tmp/deepdesk-bytes')).stdout]);
+    expect(r.stdout.equals(expected)).toBe(true);
+    expect(r.stderr).toBe('x');
+  });
+
+  it('an aborted or timed-out call ends at once, and the next call works', async () => {
+    const controller = new AbortController();
+    const running = connection.run('sleep 30', { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error('stopped')), 200);
+    await expect(running).rejects.toThrow('stopped');
+    const late = await connection.run('sleep 30', { timeoutMs: 300 }).catch((err: unknown) => err);
+    expect(late).toBeInstanceOf(SshConnectionError);
+    expect((late as SshConnectionError).reason).toBe('timeout');
+    expect((await connection.run('echo ok')).stdout.toString()).toBe('ok\n');
+  });
+
   it('names the host when the server is gone, and works again on the next call once it is back', async () => {
     await sshd.stop();
     const lost = await connection.run('true').catch((err: unknown) => err);

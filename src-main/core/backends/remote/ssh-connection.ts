@@ -13,6 +13,7 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_SESSION_INPUT_BYTES, SessionCallError, SessionPool } from './ssh-sessions';
 import { sshTargetLabel, type SshTarget } from './ssh-target';
 
 /** A POSIX shell word for `value`: single-quoted, a `'` as `'\''`. */
@@ -31,6 +32,8 @@ export interface SshConnectionOptions {
   sshCommand?: string;
   /** Seconds a master with no calls stays up (default 300). */
   persistS?: number;
+  /** How many remote shells run scripts at once (default 3; sshd allows 10 sessions per connection). */
+  shells?: number;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -40,6 +43,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Ends the call (and its ssh client) after this long. */
   timeoutMs?: number;
+  /** Over a channel of its own, never waiting behind other calls for a kept shell (a kill). */
+  ownChannel?: boolean;
 }
 
 export interface RunResult {
@@ -75,6 +80,7 @@ export class SshConnection {
   private readonly sshCommand: string;
   private readonly persistS: number;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly shells: SessionPool;
 
   constructor(options: SshConnectionOptions) {
     this.target = options.target;
@@ -86,6 +92,7 @@ export class SshConnection {
     this.env = options.env ?? process.env;
     this.sshCommand = options.sshCommand ?? nonEmpty(this.env.DEEPDESK_SSH_COMMAND) ?? 'ssh';
     this.persistS = options.persistS ?? 300;
+    this.shells = new SessionPool(() => ({ ...this.spawnArgs([...this.sshArgs(['-T']), 'exec sh']), env: this.env }), options.shells ?? 3);
   }
 
   /** ssh's arguments before the remote command. */
@@ -121,6 +128,33 @@ export class SshConnection {
 
   /** Runs a POSIX shell script on the remote; rejects with SshConnectionError when ssh itself failed. */
   run(script: string, options: RunOptions = {}): Promise<RunResult> {
+    const input = typeof options.input === 'string' ? Buffer.from(options.input, 'utf8') : options.input;
+    if (options.ownChannel === true || (input !== undefined && input.length > MAX_SESSION_INPUT_BYTES)) return this.runOnChannel(script, options);
+    return this.runInShell(script, { ...options, ...(input !== undefined ? { input } : {}) });
+  }
+
+  /** In one of the kept remote shells (a small input carried in the script). */
+  private async runInShell(script: string, options: RunOptions): Promise<RunResult> {
+    try {
+      const input = options.input as Uint8Array | undefined;
+      return await this.shells.run({ script, ...(input !== undefined ? { input } : {}), ...(options.signal ? { signal: options.signal } : {}), ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
+    } catch (err) {
+      if (!(err instanceof SessionCallError)) throw err;
+      const failure = err.failure;
+      if (failure.kind === 'no-input') return this.runOnChannel(script, options);
+      if (failure.kind === 'aborted') throw failure.reason instanceof Error ? failure.reason : new Error('aborted');
+      if (failure.kind === 'timeout') throw this.timedOut(options.timeoutMs);
+      const end = failure.end;
+      throw this.failureOf(end.stderr, end.signal) ?? new SshConnectionError(`lost the connection (${this.label}): ${lastLine(end.stderr) || `the remote shell ended (exit ${end.code ?? '?'})`}`, 'lost');
+    }
+  }
+
+  private timedOut(timeoutMs: number | undefined): SshConnectionError {
+    return new SshConnectionError(`${this.label} did not answer within ${Math.round((timeoutMs ?? 0) / 1000)} s`, 'timeout');
+  }
+
+  /** Over a channel of its own, with `input` on its stdin. */
+  private runOnChannel(script: string, options: RunOptions): Promise<RunResult> {
     const { file, args } = this.commandLine(script);
     return new Promise((resolve, reject) => {
       if (options.signal?.aborted) {
@@ -148,7 +182,7 @@ export class SshConnection {
           return;
         }
         if (timedOut) {
-          reject(new SshConnectionError(`${this.label} did not answer within ${Math.round((options.timeoutMs ?? 0) / 1000)} s`, 'timeout'));
+          reject(this.timedOut(options.timeoutMs));
           return;
         }
         const failure = code === 255 || signal !== null ? this.failureOf(err, signal) : undefined;
@@ -173,8 +207,9 @@ export class SshConnection {
     return undefined;
   }
 
-  /** Ends the master connection (best effort). */
+  /** Ends the remote shells and the master connection (best effort). */
   async close(): Promise<void> {
+    this.shells.close();
     const { file, args } = this.spawnArgs([...this.sshArgs(['-O', 'exit'])]);
     await new Promise<void>((resolve) => {
       const child = spawn(file, args, { env: this.env, stdio: 'ignore' });
