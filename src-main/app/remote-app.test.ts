@@ -92,6 +92,20 @@ describe('the app on a remote folder', () => {
     expect(await call('files.search', { query: 'added' })).toEqual(['/src/added.ts']);
   });
 
+  it('dims what the remote folder\'s .gitignore files ignore, as for a local folder', async () => {
+    writeFileSync(join(folder, '.gitignore'), 'dist/\n*.log\n');
+    mkdirSync(join(folder, 'dist'));
+    mkdirSync(join(folder, 'pkg', 'build'), { recursive: true });
+    writeFileSync(join(folder, 'pkg', '.gitignore'), 'build/\n!keep.log\n');
+    writeFileSync(join(folder, 'pkg', 'keep.log'), '');
+    writeFileSync(join(folder, 'pkg', 'other.log'), '');
+    writeFileSync(join(folder, 'app.log'), '');
+    const { call } = await open();
+    const dimmed = async (path: string) => (await call('files.list', { path })).filter((e) => e.ignored === true).map((e) => e.path);
+    expect(await dimmed('/')).toEqual(['/app.log', '/dist/']);
+    expect(await dimmed('/pkg')).toEqual(['/pkg/build/', '/pkg/other.log']);
+  });
+
   it("says once what it does not do on a remote folder; the agent's changes there are checkpointed, and Revert puts the file back on the remote", async () => {
     writeFileSync(join(folder, 'kept.txt'), 'before\n');
     const { call, events } = await open();

@@ -5,7 +5,7 @@
 // background, and the @-mention index is built on the first search.
 
 import { join } from 'node:path';
-import { ancestorRules, childStack, hasGitDir, isIgnored, loadGitignore } from '../../core/backends/fs-gitignore';
+import { ancestorRules, childStack, compileGitignore, hasGitDir, isIgnored, loadGitignore, type GitignoreStack } from '../../core/backends/fs-gitignore';
 import type { Backend, FileInfo } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
 import { normalizeVirtualPath } from '../../core/backends/paths';
@@ -25,8 +25,8 @@ export interface WorkspaceOptions {
   backend: Backend;
   /**
    * The folder is not on this disk (a remote folder, SPEC §13): changes are followed by listing
-   * the folders the tree opened through the backend (PollWatcher), and .gitignore dimming is
-   * left out (it reads the folder's ignore files from the local disk).
+   * the folders the tree opened through the backend (PollWatcher), and .gitignore dimming
+   * reads the ignore files through the backend too.
    */
   remote?: {
     pollIntervalMs?: number;
@@ -134,11 +134,8 @@ export class WorkspaceService {
     const result = await this.options.backend.ls(dir);
     if (result.error !== undefined) throw new ContractError(result.error, 'not_found');
     const entries = result.entries ?? [];
-    if (this.poller) {
-      this.poller.watch(dir, entries);
-      return entries.map((e) => fileEntry(e, false));
-    }
-    const ignored = await ignoredEntries(this.options.folder, dir, entries);
+    if (this.poller) this.poller.watch(dir, entries);
+    const ignored = this.poller ? await ignoredEntriesThrough(this.options.backend, dir, entries) : await ignoredEntries(this.options.folder, dir, entries);
     return entries.map((e) => fileEntry(e, ignored.has(e.path)));
   }
 
@@ -228,6 +225,36 @@ async function ignoredEntries(root: string, dir: string, entries: readonly FileI
     // Unreadable .gitignore files dim nothing.
   }
   return ignored;
+}
+
+/**
+ * As ignoredEntries, for a folder that is not on this disk: the .gitignore files (and .git)
+ * of the folder's root and each folder down to `dir` are read through the backend, in one
+ * batch; virtual paths stand for real ones.
+ */
+async function ignoredEntriesThrough(backend: Backend, dir: string, entries: readonly FileInfo[]): Promise<Set<string>> {
+  const ignored = new Set<string>();
+  if (entries.length === 0) return ignored;
+  const parts = dir.split('/').filter(Boolean);
+  const folders = ['/', ...parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`)];
+  const files = await backend.downloadFiles(folders.flatMap((folder) => [virtualJoin(folder, '.gitignore'), virtualJoin(folder, '.git')]));
+  let rules: GitignoreStack = [];
+  folders.forEach((folder, i) => {
+    const own = files[2 * i];
+    const git = files[2 * i + 1];
+    const hasGit = git?.content !== undefined || git?.error === 'is_directory';
+    rules = childStack(rules, own?.content ? compileGitignore(folder, Buffer.from(own.content).toString('utf8')) : null, hasGit);
+  });
+  const current = folders.at(-1)!;
+  for (const entry of entries) {
+    const name = entry.path.replace(/\/$/, '').split('/').pop()!;
+    if (name === '.git' || isIgnored(rules, virtualJoin(current, name), entry.isDir === true)) ignored.add(entry.path);
+  }
+  return ignored;
+}
+
+function virtualJoin(folder: string, name: string): string {
+  return folder === '/' ? `/${name}` : `${folder}/${name}`;
 }
 
 function checked(path: string): string {
