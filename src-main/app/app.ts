@@ -139,7 +139,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
 
   const { remote } = options;
-  if (remote) notice({ message: remoteFolderLimitsNotice(remote.label, { checkpointed: true }) });
+  if (remote) notice({ message: remoteFolderLimitsNotice(remote.label) });
   const shared = createDefaultMounts({ folder: options.folder, db, execute: false, ...(remote ? { folderBackend: remote.shell } : {}) });
   // The agent's commands run in the sandbox when this machine (or the remote) has one (SPEC §7).
   const sandbox = remote ? remote.shell.sandbox : await createSandbox({ projectDir: realpathSync(options.folder), dataDir: options.dataDir });

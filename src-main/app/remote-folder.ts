@@ -1,8 +1,9 @@
 // A remote folder for the app (SPEC §13): what createApp needs of it (its backend with
 // commands, the person's login shell there) and what this version does not do on it, said
-// once in one line where it opens. The folder's own configuration is read through the trust
-// gate from the local disk, and checkpoints scan the local disk, so neither runs on a folder
-// that lives elsewhere.
+// once in one line where it opens. The folder's own configuration (its MCP servers, hooks and
+// skills) is not loaded: the trust gate reads it from the local disk, and its servers and
+// hooks would have to run on the remote, contained there; the person's own configuration
+// loads as for any folder.
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,11 +59,9 @@ export async function openRemoteApp(location: SshFolderLocation, options: Folder
 }
 
 /** The one notice line for a remote folder (`dev@box:/srv/proj`). */
-export function remoteFolderLimitsNotice(label: string, options: { checkpointed: boolean }): string {
-  const unchecked = options.checkpointed ? '' : ' and its changes are not checkpointed';
-  return `${label} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded${unchecked} in this version.`;
+export function remoteFolderLimitsNotice(label: string): string {
+  return `${label} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded in this version.`;
 }
-
 
 /**
  * An empty local folder the folder-configuration services (MCP, skills, hooks, trust) look at

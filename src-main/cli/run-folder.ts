@@ -39,7 +39,7 @@ export async function openRunFolder(location: FolderLocation, options: { dataDir
     throw new Error(`${remoteFolderLabel(location)} was opened without commands`);
   }
   const sandbox = opened.shell.sandbox;
-  options.say(remoteFolderLimitsNotice(remoteFolderLabel(location), { checkpointed: true }));
+  options.say(remoteFolderLimitsNotice(remoteFolderLabel(location)));
   return {
     text,
     checkpointFolder: remoteFolderSource(opened.shell.connection),

@@ -72,13 +72,6 @@ export async function openFolderBackend(location: FolderLocation, options: Folde
   }
 }
 
-/** Said (in one line) for a remote folder until the SSH backend is merged into this build. */
-export class RemoteFoldersPendingError extends Error {
-  constructor(location: SshFolderLocation) {
-    super(`remote folders are being connected: this build cannot work on ${remoteFolderLabel(location)} yet (the folder is there; its SSH backend is not built in)`);
-  }
-}
-
 /** One connection for the folder, its folder checked on the remote (it exists, is a folder, can be listed). */
 export async function connectRemoteFolder(location: SshFolderLocation, options: FolderBackendOptions): Promise<SshConnection> {
   const connection = new SshConnection({

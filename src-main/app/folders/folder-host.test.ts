@@ -52,6 +52,7 @@ async function start(folder: string | null, extra: Partial<FolderHostOptions> = 
     home,
     onNotice: (notice) => notices.push(notice),
     openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', env: { ...process.env, OPENAI_API_KEY: '' } }),
+    openRemoteApp: () => Promise.reject(new Error('no remote folders in this test')),
     ...extra,
   });
   hosts.push(host);
@@ -210,7 +211,8 @@ describe('remote folders in the folder host (SPEC §13)', () => {
 
   /**
    * Connects and checks the folder over ssh as serve does; the remote is this machine, so the
-   * folder's app is then built on the same folder, standing in for the SSH backend (R1/R2).
+   * folder's app is then built on the same folder as a local one (the remote app itself is
+   * tested in app/remote-app.test.ts): what is tested here is the host's part.
    */
   const remoteApps = (): Partial<FolderHostOptions> => ({
     openRemoteApp: async (location) => {
@@ -268,16 +270,6 @@ describe('remote folders in the folder host (SPEC §13)', () => {
     expect((await call('app.info', {})).folder).toBe(local);
     expect(events.some((e) => e.event === 'app.folderChanged')).toBe(false);
     expect((await call('app.recentFolders', {})).map((f) => f.path)).toEqual([local]);
-  });
-
-  it('by default connects and checks the folder, then says (until the SSH backend is merged) that it cannot work on it yet', async () => {
-    const { call } = await start(null, { env: { ...process.env, DEEPDESK_SSH_COMMAND: sshd.sshCommand } });
-    await expect(call('app.openRemoteFolder', { host: 'deepdesk-test', path: join(home, 'nowhere') })).rejects.toMatchObject({ code: 'not_found' });
-    await expect(call('app.openRemoteFolder', { host: 'deepdesk-test', path: home })).rejects.toMatchObject({
-      code: 'failed',
-      message: `remote folders are being connected: this build cannot work on deepdesk-test:${home} yet (the folder is there; its SSH backend is not built in)`,
-    });
-    expect((await call('app.info', {})).folder).toBeNull();
   });
 
   it('lists the Host aliases of the person’s ~/.ssh/config, or of DEEPDESK_SSH_CONFIG', async () => {

@@ -21,7 +21,7 @@ import type { JsonFileProblem } from '../../core/config/json-file-store';
 import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
 import { SshConnectionError } from '../../core/backends/remote/ssh-connection';
 import { sshConfigHosts } from '../../core/backends/remote/ssh-config-hosts';
-import { openFolderBackend, RemoteFolderError, RemoteFoldersPendingError } from './folder-backend';
+import { RemoteFolderError } from './folder-backend';
 import { FolderLocationError, folderLocationName, remoteFolderLocation, sshFolderLocation, type FolderLocation, type SshFolderLocation } from './folder-location';
 import { checkFolder, RecentFolders, typedFolderPath } from './recent-folders';
 
@@ -35,10 +35,10 @@ export interface FolderHostOptions {
   openApp: (folder: string) => Promise<App>;
   /**
    * Builds the app of a remote folder: connects, checks the folder there (rejecting with a
-   * RemoteFolderError or an SshConnectionError that says why) and builds its app. Default:
-   * the folder is connected and checked, then refused until the SSH backend is merged.
+   * RemoteFolderError or an SshConnectionError that says why) and builds its app (openRemoteApp
+   * of app/remote-folder.ts).
    */
-  openRemoteApp?: (location: SshFolderLocation) => Promise<App>;
+  openRemoteApp: (location: SshFolderLocation) => Promise<App>;
   /** The desktop app's native folder dialog; null when the person cancels. */
   pickFolder?: () => Promise<string | null>;
   /** Told each notice once, as it happens (`serve` prints them). */
@@ -129,23 +129,13 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     return now;
   };
 
-  const openRemoteApp =
-    options.openRemoteApp ??
-    (async (location: SshFolderLocation): Promise<App> => {
-      const opened = await openFolderBackend(location, { dataDir: options.dataDir, env: options.env ?? process.env });
-      // TODO(remote-merge): createApp on `opened` (its backend for the folder mount, its shell for
-      // commands and the terminal, a PollWatcher for the file tree), given by serve and the desktop
-      // app as openApp is; createApp builds a local folder's backends today.
-      await opened.close();
-      throw new RemoteFoldersPendingError(location);
-    });
   const openRemote = async (location: SshFolderLocation): Promise<App> => {
     try {
-      return await openRemoteApp(location);
+      return await options.openRemoteApp(location);
     } catch (err) {
       if (err instanceof RemoteFolderError) throw new ContractError(err.message, err.code);
       // Their messages name the host; the window puts the first letter in capitals.
-      if (err instanceof SshConnectionError || err instanceof RemoteFoldersPendingError) throw new ContractError(err.message, 'failed');
+      if (err instanceof SshConnectionError) throw new ContractError(err.message, 'failed');
       throw err;
     }
   };
