@@ -168,6 +168,9 @@ export function remoteWrapperScript(spec: CommandSpec, nonce: string, stdinFromP
     'exec 3>&2 2>/dev/null',
     ...exportLines(spec.env),
     '[ -n "${LANG:-}${LC_ALL:-}${LC_CTYPE:-}" ] || export LANG=C.UTF-8',
+    // bash run with SSH_CLIENT set and SHLVL below 1 (the login bash's `exec` leaves 0) believes
+    // sshd started it and reads ~/.bashrc, whose output would land in the command's.
+    "case ${SHLVL:-} in ''|0|-*) export SHLVL=1 ;; esac",
     'set -m',
     'case $- in *m*) __deepdesk_own_group=1 ;; *) __deepdesk_own_group= ;; esac',
     // A shell with job control whose foreground job died of SIGINT raises it on itself (dash):

@@ -46,4 +46,13 @@ describe('RemoteShellBackend', () => {
     expect(fs.readFileSync(outside, 'utf8')).toBe('out\n');
     fs.rmSync(outside);
   });
+
+  it("a command's bash, sandboxed or not, is not one sshd started: it reads no ~/.bashrc (SHLVL above 1)", async () => {
+    const sandbox = await createRemoteSandbox(folder.connection, { projectDir: folder.dir, dataDir: '' });
+    const backend = new RemoteShellBackend({ connection: folder.connection, sandbox: sandbox! });
+    for (const options of [{}, { sandbox: false }]) {
+      const r = await backend.execute('echo "level $SHLVL"', options);
+      expect(Number(/^level (\d+)$/m.exec(r.output)?.[1])).toBeGreaterThanOrEqual(2);
+    }
+  });
 });
