@@ -5,8 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { basename } from 'node:path';
 import * as pty from 'node-pty';
-import { TerminalTextDecoder } from './ansi';
-import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from './output-cap';
+import { collectPtyRun, endPty } from './pty-run';
 import { currentAttribution } from '../checkpoints/attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
@@ -31,8 +30,6 @@ export interface RunInPtyOptions {
 
 export const TIMEOUT_EXIT_CODE = 124;
 export const KILL_GRACE_MS = 1000;
-/** After the tree was killed, how long to wait for the pty to report the exit. */
-export const EXIT_WAIT_MS = 3000;
 
 function isExecutable(path: string): boolean {
   try {
@@ -168,7 +165,7 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   }
 }
 
-function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
+async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
   let proc: pty.IPty;
   try {
     proc = pty.spawn(spec.file, spec.args, {
@@ -180,126 +177,28 @@ function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts:
     });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    return Promise.resolve({ output: `Could not start ${spec.file}: ${message}`, exitCode: 127, truncated: false });
+    return { output: `Could not start ${spec.file}: ${message}`, exitCode: 127, truncated: false };
   }
 
   const pid = proc.pid;
   const scanner = new DoneReportScanner(nonce);
-  const decoder = new TerminalTextDecoder();
-  const cap = new OutputCap(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
-
-  return new Promise<ExecuteResult>((resolve) => {
-    /** The status the wrapper reported; everything the command printed has been read by then. */
-    let reported: number | undefined;
-    let exited: { exitCode: number; signal?: number } | undefined;
-    let onExited: (() => void) | undefined;
-    let stopping: 'timeout' | 'abort' | undefined;
-    let settled = false;
-    let reportTimer: NodeJS.Timeout | undefined;
-
-    const dataSub = proc.onData((chunk) => {
-      if (settled || reported !== undefined) return;
-      const { forward, status } = scanner.push(chunk);
-      if (forward.length > 0) {
-        try {
-          opts.onData?.(forward);
-        } catch {
-          // A failing viewer must not break the command.
-        }
-        cap.write(decoder.push(forward));
-      }
-      if (status === undefined) return;
-      reported = status;
-      try {
-        proc.write(`${nonce}\n`);
-      } catch {
-        // the shell is already gone
-      }
-      // The shell exits on our answer; should it not, it is killed.
-      reportTimer = setTimeout(() => void finish(), EXIT_WAIT_MS);
-    });
-
-    const exitSub = proc.onExit((event) => {
-      exited = event;
-      if (onExited) onExited();
-      else if (!stopping) void finish();
-    });
-
-    const timer =
-      opts.timeoutS > 0 && Number.isFinite(opts.timeoutS)
-        ? setTimeout(() => void stop('timeout'), opts.timeoutS * 1000)
-        : undefined;
-    const onAbort = (): void => void stop('abort');
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const live = (action: () => void): void => {
-      if (settled || exited || reported !== undefined) return;
-      try {
-        action();
-      } catch {
-        // the pty is closing
-      }
-    };
-    opts.attach?.({
-      write: (data) => live(() => proc.write(data)),
-      resize: (cols, rows) => live(() => proc.resize(cols, rows)),
-      pause: () => live(() => proc.pause()),
-      resume: () => live(() => proc.resume()),
-    });
-
-    async function stop(reason: 'timeout' | 'abort'): Promise<void> {
-      if (stopping || exited || settled || reported !== undefined) return;
-      stopping = reason;
-      await killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS });
-      if (!exited) {
-        await new Promise<void>((res) => {
-          const wait = setTimeout(res, EXIT_WAIT_MS);
-          onExited = () => {
-            clearTimeout(wait);
-            res();
-          };
-        });
-      }
-      await finish();
-    }
-
-    async function finish(): Promise<void> {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      if (reportTimer) clearTimeout(reportTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      dataSub.dispose();
-      exitSub.dispose();
-      if (stopping || !exited) {
-        await killProcessTree(pid, { marker, graceMs: stopping ? 0 : KILL_GRACE_MS });
-      } else {
+  const end = await collectPtyRun(
+    proc,
+    {
+      scan: (chunk) => scanner.push(chunk),
+      nonce,
+      killTree: () => killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS }),
+      async cleanUp({ stopping, exited }) {
+        if (stopping || !exited) await killProcessTree(pid, { marker, graceMs: stopping ? 0 : KILL_GRACE_MS });
         // The shell is gone; background jobs it left in its group would hold the pty open.
-        await killProcessGroup(pid, KILL_GRACE_MS);
-      }
-      // node-pty has closed the pty fd by the time it reports the exit; this covers a shell
-      // that never reported one. (After an exit the pid is reaped and must not be signalled.)
-      if (!exited) {
-        proc.kill('SIGKILL');
-        (proc as unknown as { destroy?: () => void }).destroy?.();
-      }
-      cap.write(decoder.end());
-      const capped = cap.finish();
-      if (stopping === 'timeout') {
-        resolve({
-          output: composeOutput(capped.text, timeoutNote(opts.timeoutS)),
-          exitCode: TIMEOUT_EXIT_CODE,
-          truncated: capped.truncated,
-          timedOut: true,
-        });
-        return;
-      }
-      let exitCode: number | null = null;
-      if (stopping !== 'abort') exitCode = reported ?? (exited ? exitCodeOf(exited) : null);
-      resolve({
-        output: composeOutput(capped.text, stopping === 'abort' ? CANCELLED_NOTE : undefined),
-        exitCode,
-        truncated: capped.truncated,
-      });
-    }
-  });
+        else await killProcessGroup(pid, KILL_GRACE_MS);
+        // After an exit the pid is reaped and must not be signalled.
+        if (!exited) endPty(proc, 'SIGKILL');
+      },
+    },
+    opts,
+  );
+  if (end.stopping === 'timeout') return { output: composeOutput(end.text, timeoutNote(opts.timeoutS)), exitCode: TIMEOUT_EXIT_CODE, truncated: end.truncated, timedOut: true };
+  if (end.stopping === 'abort') return { output: composeOutput(end.text, CANCELLED_NOTE), exitCode: null, truncated: end.truncated };
+  return { output: composeOutput(end.text, undefined), exitCode: end.reported ?? (end.exited ? exitCodeOf(end.exited) : null), truncated: end.truncated };
 }

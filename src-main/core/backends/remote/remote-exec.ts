@@ -17,8 +17,8 @@ import { basename } from 'node:path';
 import * as pty from 'node-pty';
 import { currentAttribution } from '../../checkpoints/attribution';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../../sandbox/types';
-import { TerminalTextDecoder, terminalToText } from '../ansi';
-import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from '../output-cap';
+import { terminalToText } from '../ansi';
+import { collectPtyRun, endPty } from '../pty-run';
 import { EXEC_MARKER_VAR, newTreeMarker } from '../process-tree';
 import type { ExecuteResult, LiveCommand } from '../protocol';
 import {
@@ -27,7 +27,6 @@ import {
   composeOutput,
   DONE_OSC,
   DoneReportScanner,
-  EXIT_WAIT_MS,
   TIMEOUT_EXIT_CODE,
   timeoutNote,
 } from '../pty-exec';
@@ -283,7 +282,7 @@ async function whyLost(connection: SshConnection, started: boolean, text: string
   return probe ?? `could not start the command on ${connection.label}: ${detail}`;
 }
 
-function spawnAndCollect(connection: SshConnection, spec: CommandSpec, marker: string, opts: RemoteCommandOptions): Promise<RemoteExecuteResult> {
+async function spawnAndCollect(connection: SshConnection, spec: CommandSpec, marker: string, opts: RemoteCommandOptions): Promise<RemoteExecuteResult> {
   const nonce = randomBytes(8).toString('hex');
   const line = connection.commandLine(remoteWrapperScript(spec, nonce, opts.attach !== undefined), { tty: true });
   let proc: pty.IPty;
@@ -296,125 +295,43 @@ function spawnAndCollect(connection: SshConnection, spec: CommandSpec, marker: s
       env: process.env as Record<string, string>,
     });
   } catch (err) {
-    return Promise.resolve({ output: `Could not start ${line.file}: ${errorMessage(err)}`, exitCode: 127, truncated: false });
+    return { output: `Could not start ${line.file}: ${errorMessage(err)}`, exitCode: 127, truncated: false };
   }
 
   const pgidScanner = new DoneReportScanner(nonce, 'pgid');
   const doneScanner = new DoneReportScanner(nonce);
-  const decoder = new TerminalTextDecoder();
-  const cap = new OutputCap(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
-
-  return new Promise<RemoteExecuteResult>((resolve) => {
-    let pgid: number | undefined;
-    let preamble = '';
-    let reported: number | undefined;
-    let exited: { exitCode: number; signal?: number } | undefined;
-    let onExited: (() => void) | undefined;
-    let stopping: 'timeout' | 'abort' | undefined;
-    let settled = false;
-    let reportTimer: NodeJS.Timeout | undefined;
-
-    const dataSub = proc.onData((chunk) => {
-      if (settled || reported !== undefined) return;
-      let forward = chunk;
-      if (pgid === undefined) {
-        // Before the job reports, the bytes are ssh's or the login shell's (a banner, an rc file's echo), not the command's.
-        const found = pgidScanner.push(chunk);
-        preamble = (preamble + found.forward).slice(-PREAMBLE_KEPT);
-        if (found.status === undefined) return;
-        pgid = found.status;
-        forward = found.after ?? '';
-      }
-      const done = doneScanner.push(forward);
-      if (done.forward.length > 0) {
-        try {
-          opts.onData?.(done.forward);
-        } catch {
-          // A failing viewer must not break the command.
+  let pgid: number | undefined;
+  let preamble = '';
+  const end = await collectPtyRun(
+    proc,
+    {
+      scan(chunk) {
+        let forward = chunk;
+        if (pgid === undefined) {
+          // Before the job reports, the bytes are ssh's or the login shell's (a banner, an rc file's echo), not the command's.
+          const found = pgidScanner.push(chunk);
+          preamble = (preamble + found.forward).slice(-PREAMBLE_KEPT);
+          if (found.status === undefined) return { forward: '' };
+          pgid = found.status;
+          forward = found.after ?? '';
         }
-        cap.write(decoder.push(done.forward));
-      }
-      if (done.status === undefined) return;
-      reported = done.status;
-      try {
-        proc.write(`${nonce}\n`);
-      } catch {
-        // ssh is already gone
-      }
-      reportTimer = setTimeout(() => void finish(), EXIT_WAIT_MS);
-    });
-
-    const exitSub = proc.onExit((event) => {
-      exited = event;
-      if (onExited) onExited();
-      else if (!stopping) void finish();
-    });
-
-    const timer =
-      opts.timeoutS > 0 && Number.isFinite(opts.timeoutS) ? setTimeout(() => void stop('timeout'), opts.timeoutS * 1000) : undefined;
-    const onAbort = (): void => void stop('abort');
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const live = (action: () => void): void => {
-      if (settled || exited || reported !== undefined) return;
-      try {
-        action();
-      } catch {
-        // the pty is closing
-      }
-    };
-    opts.attach?.({
-      write: (data) => live(() => proc.write(data)),
-      resize: (cols, rows) => live(() => proc.resize(cols, rows)),
-      pause: () => live(() => proc.pause()),
-      resume: () => live(() => proc.resume()),
-    });
-
-    async function stop(reason: 'timeout' | 'abort'): Promise<void> {
-      if (stopping || exited || settled || reported !== undefined) return;
-      stopping = reason;
-      await killRemote(connection, pgid, marker);
-      if (!exited) {
-        await new Promise<void>((res) => {
-          const wait = setTimeout(res, EXIT_WAIT_MS);
-          onExited = () => {
-            clearTimeout(wait);
-            res();
-          };
-        });
-      }
-      await finish();
-    }
-
-    async function finish(): Promise<void> {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      if (reportTimer) clearTimeout(reportTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      dataSub.dispose();
-      exitSub.dispose();
-      // Ending the local ssh closes the remote pty: whatever still holds it is hung up.
-      if (!exited) {
-        proc.kill('SIGTERM');
-        (proc as unknown as { destroy?: () => void }).destroy?.();
-      }
-      cap.write(decoder.end());
-      const capped = cap.finish();
-      if (stopping === 'timeout') {
-        resolve({ output: composeOutput(capped.text, timeoutNote(opts.timeoutS)), exitCode: TIMEOUT_EXIT_CODE, truncated: capped.truncated, timedOut: true });
-        return;
-      }
-      if (stopping === 'abort') {
-        resolve({ output: composeOutput(capped.text, CANCELLED_NOTE), exitCode: null, truncated: capped.truncated });
-        return;
-      }
-      if (reported === undefined) {
-        const started = pgid !== undefined;
-        const sshText = started ? capped.text : terminalToText(preamble);
-        resolve(connectionFailure(await whyLost(connection, started, sshText, exited?.exitCode), started ? capped.text : ''));
-        return;
-      }
-      resolve({ output: composeOutput(capped.text, undefined), exitCode: reported, truncated: capped.truncated });
-    }
-  });
+        return doneScanner.push(forward);
+      },
+      nonce,
+      killTree: () => killRemote(connection, pgid, marker),
+      async cleanUp({ exited }) {
+        // Ending the local ssh closes the remote pty: whatever still holds it is hung up.
+        if (!exited) endPty(proc, 'SIGTERM');
+      },
+    },
+    opts,
+  );
+  if (end.stopping === 'timeout') return { output: composeOutput(end.text, timeoutNote(opts.timeoutS)), exitCode: TIMEOUT_EXIT_CODE, truncated: end.truncated, timedOut: true };
+  if (end.stopping === 'abort') return { output: composeOutput(end.text, CANCELLED_NOTE), exitCode: null, truncated: end.truncated };
+  if (end.reported === undefined) {
+    const started = pgid !== undefined;
+    const sshText = started ? end.text : terminalToText(preamble);
+    return connectionFailure(await whyLost(connection, started, sshText, end.exited?.exitCode), started ? end.text : '');
+  }
+  return { output: composeOutput(end.text, undefined), exitCode: end.reported, truncated: end.truncated };
 }
