@@ -14,7 +14,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src-main/**/*.test.ts', 'src-renderer/**/*.test.ts', 'scripts/**/*.test.ts'],
-          globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts'],
+          globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-sshd.ts'],
         },
       },
       {

@@ -21,6 +21,7 @@ import { benchSandbox } from './sandbox';
 import { benchThreads } from './threads';
 import { benchWindow } from './window';
 import { benchMedia } from './media';
+import { benchRemote } from './remote';
 
 const repo = process.cwd();
 const dataDir = path.join(repo, '.bench', 'data');
@@ -87,6 +88,7 @@ async function main(): Promise<number> {
 
   if (options.suites.has('memories')) await guarded('Issue 17 · memories', () => benchMemories(report, options, dataDir));
   if (options.suites.has('media')) await guarded('Issue 20 · media', () => benchMedia(report, options));
+  if (options.suites.has('remote')) await guarded('Issue 21 · remote', () => benchRemote(report, options));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

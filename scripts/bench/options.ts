@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media'] as const;
+export const SUITES = ['core', 'harness', 'window', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,7 +11,7 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,checkpoints,folders,memories,threads,media]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,checkpoints,folders,memories,threads,media,remote]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
@@ -20,7 +20,8 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  folders: issue 13's big folders,
                  memories: issue 17's Memories page at 1k/20k/100k memories,
                  threads: issue 17's long threads,
-                 media: issue 20's read_file of a PDF and a PPTX)
+                 media: issue 20's read_file of a PDF and a PPTX,
+                 remote: issue 21's read_file and grep over SSH to 127.0.0.1)
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {

@@ -36,6 +36,8 @@ export type Acquired = { ok: true; path: string; how: string } | { ok: false; li
 
 export const CHROMIUM_ENV = 'DEEPDESK_CHROMIUM';
 export const BWRAP_ENV = 'DEEPDESK_BWRAP';
+/** The OpenSSH server the remote-folder tests start on 127.0.0.1 (core/backends/remote/testing/sshd.ts reads it). */
+export const SSHD_ENV = 'DEEPDESK_TEST_SSHD';
 
 const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'];
 const CHROMIUM_PATHS: Partial<Record<NodeJS.Platform, string[]>> = {
@@ -102,6 +104,18 @@ const bwrap: ToolSpec = {
 
 /** A probe's limit: generous, since it runs while other suites load the machine (a loaded CI took over 20 s for `chromium --version`). */
 const PROBE_TIMEOUT_MS = 90_000;
+
+const sshd: ToolSpec = {
+  label: 'an OpenSSH server (sshd)',
+  neededBy: 'the remote-folder (SSH) tests',
+  envVar: SSHD_ENV,
+  aptPackage: 'openssh-server',
+  names: ['sshd'],
+  paths: () => ['/usr/sbin/sshd', '/usr/local/sbin/sshd'],
+  // `sshd -V` prints its version and exits (status 0 on current OpenSSH, 1 on older ones).
+  check: (machine, file) => (/OpenSSH/.test(machine.run(file, ['-V'], { timeoutMs: PROBE_TIMEOUT_MS }).output) ? null : `${file} is not an OpenSSH server`),
+  hint: () => `install the OpenSSH server (Debian/Ubuntu: \`sudo apt-get install openssh-server\`) or set ${SSHD_ENV} to an sshd`,
+};
 
 function runs(machine: Machine, file: string, args: string[]): string | null {
   const result = machine.run(file, args, { timeoutMs: PROBE_TIMEOUT_MS });
@@ -172,6 +186,11 @@ function acquire(spec: ToolSpec, machine: Machine): Acquired {
     problem = after.problem ?? problem;
   }
   return { ok: false, line: missingLine(spec, machine, problem) };
+}
+
+/** An sshd for the remote-folder tests (POSIX only: the remote side of §13 is a POSIX machine). */
+export function acquireSshd(machine: Machine): Acquired | null {
+  return machine.platform === 'win32' ? null : acquire(sshd, machine);
 }
 
 export function acquireChromium(machine: Machine): Acquired {

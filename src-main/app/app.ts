@@ -17,6 +17,7 @@ import { ModelConfigError } from '../core/models/errors';
 import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel, ProviderName } from '../core/models/types';
+import { remoteFolderSource } from '../core/checkpoints/remote-folder';
 import { CheckpointStore } from '../core/checkpoints/store';
 import { createSandbox, detectSandbox, type SandboxAvailability } from '../core/sandbox';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
@@ -25,6 +26,7 @@ import {
   ContractError,
   type methods,
   type EventFrame,
+  type FolderHostMethodName,
   type EventName,
   type EventPayload,
   type MethodName,
@@ -43,7 +45,8 @@ import type { SecretStore } from './secret-store';
 import type { JsonFileProblem } from '../core/config/json-file-store';
 import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
-import { WindowShellBackend } from './terminal/window-shell-backend';
+import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
+import { remoteFolderLimitsNotice, remoteConfigStandIn, type RemoteAppFolder } from './remote-folder';
 import { attachMentionedFiles } from './threads/mention-attachments';
 import { ThreadService } from './threads/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
@@ -73,6 +76,8 @@ export interface AppOptions {
   mcpConfigFiles?: readonly string[];
   /** Opens a URL in the person's browser (an MCP server's sign-in page); default: the system's opener. */
   openExternal?: (url: string) => Promise<void>;
+  /** The folder is remote (SPEC §13): `folder` is its ssh:// URL, this its opened backend (closed with the app). */
+  remote?: RemoteAppFolder;
 }
 
 export interface App extends AppHostApi {
@@ -81,7 +86,7 @@ export interface App extends AppHostApi {
 }
 
 /** The folder methods that are the folder host's (folders/folder-host.ts): opening another folder replaces this app. */
-type HostMethodName = 'app.pickFolder' | 'app.recentFolders' | 'app.openFolder';
+type HostMethodName = FolderHostMethodName;
 type Handlers = { [M in Exclude<MethodName, HostMethodName>]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
 
 export async function createApp(options: AppOptions): Promise<App> {
@@ -95,11 +100,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Notices for the person about the app's own files: kept for windows that connect later.
   const notices: NoticeDto[] = [];
   const noticePrefix = randomUUID().slice(0, 8);
-  const notice = (problem: JsonFileProblem): void => {
+  const notice = (problem: Omit<JsonFileProblem, 'file'> & { file?: string }): void => {
     const dto: NoticeDto = {
       id: `${noticePrefix}-${notices.length + 1}`,
       message: problem.message,
-      file: problem.file,
+      ...(problem.file !== undefined ? { file: problem.file } : {}),
       ...(problem.movedTo !== undefined ? { movedTo: problem.movedTo } : {}),
     };
     notices.push(dto);
@@ -133,18 +138,27 @@ export async function createApp(options: AppOptions): Promise<App> {
     return kept;
   };
 
-  const shared = createDefaultMounts({ folder: options.folder, db, execute: false });
-  // The agent's commands run in the sandbox when this machine has one (SPEC §7).
-  const sandbox = await createSandbox({ projectDir: realpathSync(options.folder), dataDir: options.dataDir });
+  const { remote } = options;
+  if (remote) notice({ message: remoteFolderLimitsNotice(remote.label) });
+  const shared = createDefaultMounts({ folder: options.folder, db, execute: false, ...(remote ? { folderBackend: remote.shell } : {}) });
+  // The agent's commands run in the sandbox when this machine (or the remote) has one (SPEC §7).
+  const sandbox = remote ? remote.shell.sandbox : await createSandbox({ projectDir: realpathSync(options.folder), dataDir: options.dataDir });
   const sandboxStatus: SandboxAvailability = sandbox
     ? { available: true, kind: sandbox.kind }
-    : await detectSandbox().then((d) => (d.available ? { available: false, reason: 'the sandbox could not be set up' } : d));
+    : remote
+      ? { available: false, reason: `${remote.label} has no usable bubblewrap` }
+      : await detectSandbox().then((d) => (d.available ? { available: false, reason: 'the sandbox could not be set up' } : d));
   const modes = new ModeService(options.dataDir, options.folder, sandboxStatus, { onProblem: notice });
   modes.onChange((state) => send('mode.changed', state));
 
   // Terminals exist only for this folder's threads (made-up ids start nothing).
   const isThread = (threadId: string): boolean => threads.store.get(threadId)?.folder === options.folder;
-  const terminals = new TerminalService({ rootDir: options.folder, isThread, shell: { baseEnv: env } });
+  // A remote folder's shell tab is the person's login shell there, over the folder's connection.
+  const terminals = new TerminalService({
+    rootDir: remote ? options.dataDir : options.folder,
+    isThread,
+    shell: { baseEnv: env, ...(remote ? { command: remote.loginShell } : {}) },
+  });
   // The window acknowledges what it rendered (terminal.ack), so a flood of output cannot outrun it.
   terminals.onData((threadId, terminalId, data) => send('terminal.data', { threadId, terminalId, data }));
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));
@@ -166,10 +180,11 @@ export async function createApp(options: AppOptions): Promise<App> {
     });
   };
 
+  // Checkpoints are kept in the local data folder; a remote folder is read and restored over its connection.
   const checkpointStore = CheckpointStore.open(options.dataDir);
   const checkpoints = new CheckpointsService({
     store: checkpointStore,
-    folder: options.folder,
+    folder: remote ? remoteFolderSource(remote.shell.connection) : options.folder,
     // Called only after `threads` exists (by requests from the window).
     userMessages: (threadId): UserMessageRef[] => threads.userMessages(threadId),
     onChange: (threadId) => send('checkpoints.changed', { threadId }),
@@ -184,7 +199,9 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   checkpoints.collectGarbage();
 
-  const realFolder = realpathSync(options.folder);
+  // The folder's own configuration (SPEC §9–§11) is read from the local disk; for a remote
+  // folder these services look at an empty local folder instead (the person's own still load).
+  const realFolder = remote ? remoteConfigStandIn(options.dataDir) : realpathSync(options.folder);
   const hub = new McpHub({
     folder: realFolder,
     dataDir: options.dataDir,
@@ -217,7 +234,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     folder: options.folder,
     mcp: hub,
     skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
-    hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env },
+    ...(remote ? {} : { hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env } }),
     approvals,
     createModel: async () => {
       const current = withOverrides(settings.raw());
@@ -233,7 +250,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     rules: () => settings.raw().rules as PermissionRule[],
     subagents: () => settings.raw().subagents,
     contextWindow: () => withOverrides(settings.raw()).contextWindow,
-    folderBackendFor: (threadId) => new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
+    folderBackendFor: (threadId) =>
+      remote
+        ? new WindowRemoteShellBackend({ connection: remote.shell.connection, threadId, terminals, ...(sandbox ? { sandbox } : {}) })
+        : new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
     mode: () => modes.current(),
     sandboxAvailable: () => sandbox !== undefined,
     checkpoints: checkpoints.recorder,
@@ -245,8 +265,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
   });
 
-  const changeFeed = new FolderChangeFeed(checkpoints.recorder.root, { onBlindSpot: () => workspace.watchAgain() });
-  checkpoints.recorder.useChangeFeed(changeFeed);
+  // The local watcher's paths tell the recorder what changed; a remote folder is walked instead.
+  const changeFeed = !remote ? new FolderChangeFeed(checkpoints.recorder.root, { onBlindSpot: () => workspace.watchAgain() }) : undefined;
+  if (changeFeed) checkpoints.recorder.useChangeFeed(changeFeed);
   const workspace: WorkspaceService = new WorkspaceService({
     folder: options.folder,
     backend: shared.folder,
@@ -258,7 +279,15 @@ export async function createApp(options: AppOptions): Promise<App> {
         extensions.scheduleReload();
       }
     },
-    feed: changeFeed,
+    ...(changeFeed ? { feed: changeFeed } : {}),
+    ...(remote
+      ? {
+          remote: {
+            ...(remote.pollIntervalMs !== undefined ? { pollIntervalMs: remote.pollIntervalMs } : {}),
+            onError: (message: string) => notice({ message: `The file tree cannot follow ${remote.label} now: ${message}. It keeps trying.` }),
+          },
+        }
+      : {}),
   });
   // Servers start in parallel in the background: one that is slow or fails never holds up the window or the agent.
   const mcpStarted = Promise.all([folderTrust.refresh(), mcp.start()]);
@@ -468,6 +497,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       stopSecretProblems?.();
       settings.close();
       modes.close();
+      await remote?.close();
     },
   };
 }

@@ -3,11 +3,12 @@
 // the native dialog (faked here, as the shell passes it) opens the folder picked in place, and
 // a typed path works as in the browser.
 
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MethodName, Params, Result } from './contract';
+import { startTestSshd } from '../core/backends/remote/testing/sshd';
 import { createDesktopApp } from './desktop';
 import type { FolderHost } from './folders/folder-host';
 import type { SecretStore } from './secret-store';
@@ -69,5 +70,23 @@ describe('the desktop app', () => {
     const { call } = await start(folder, () => Promise.resolve(null));
     expect((await call('app.info', {})).folder).toBe(folder);
     await call('threads.list', {});
+  });
+
+  it('Connect in the Open remote folder dialog opens the window on the remote folder in place (a real sshd)', async () => {
+    const sshd = await startTestSshd();
+    try {
+      vi.stubEnv('DEEPDESK_SSH_COMMAND', sshd.sshCommand);
+      const remote = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-desktop-remote-')));
+      writeFileSync(join(remote, 'on-the-box.txt'), 'remote\n');
+      const { call } = await start(null, () => Promise.resolve(null));
+      const info = await call('app.openRemoteFolder', { host: 'deepdesk-test', path: remote });
+      expect(info).toMatchObject({ folder: sshd.folderUrl(remote), folderName: basename(remote), host: 'deepdesk-test' });
+      expect((await call('files.list', { path: '/' })).map((e) => e.path)).toEqual(['/on-the-box.txt']);
+      rmSync(remote, { recursive: true, force: true });
+    } finally {
+      vi.unstubAllEnvs();
+      for (const host of hosts.splice(0)) await host.close();
+      await sshd.dispose();
+    }
   });
 });

@@ -4,6 +4,7 @@
 // window: no relaunch.
 
 import { createApp } from './app';
+import { openRemoteApp } from './remote-folder';
 import { createFolderHost, type FolderHost } from './folders/folder-host';
 import type { SecretStore } from './secret-store';
 
@@ -20,20 +21,20 @@ export interface DesktopAppOptions {
 }
 
 export function createDesktopApp(options: DesktopAppOptions): Promise<FolderHost> {
+  const common = {
+    dataDir: options.dataDir,
+    secrets: options.secrets,
+    transport: 'electron' as const,
+    ...(options.version ? { version: options.version } : {}),
+    ...(options.openExternal ? { openExternal: options.openExternal } : {}),
+  };
   return createFolderHost({
     dataDir: options.dataDir,
     transport: 'electron',
     folder: options.folder,
     pickFolder: options.pickFolder,
     ...(options.version ? { version: options.version } : {}),
-    openApp: (folder) =>
-      createApp({
-        folder,
-        dataDir: options.dataDir,
-        secrets: options.secrets,
-        transport: 'electron',
-        ...(options.version ? { version: options.version } : {}),
-        ...(options.openExternal ? { openExternal: options.openExternal } : {}),
-      }),
+    openApp: (folder) => createApp({ folder, ...common }),
+    openRemoteApp: (location) => openRemoteApp(location, { dataDir: options.dataDir, env: process.env }, (remote) => createApp({ folder: location.url, remote, ...common })),
   });
 }

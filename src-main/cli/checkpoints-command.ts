@@ -8,6 +8,13 @@ import { CheckpointHistory, CheckpointNotFoundError } from '../core/checkpoints/
 import type { RestoreOutcome } from '../core/checkpoints/restore';
 import { restoreNote } from '../core/checkpoints/restore-note';
 import { CheckpointStore } from '../core/checkpoints/store';
+import type { OpenedFolderBackend } from '../app/folders/folder-backend';
+import { parseFolderLocation } from '../app/folders/folder-location';
+import { RemoteBackend } from '../core/backends/remote/remote-backend';
+import { isSshFolder } from '../core/backends/remote/ssh-target';
+import { recorderFor } from '../core/checkpoints/recorder';
+import { remoteFolderSource } from '../core/checkpoints/remote-folder';
+import { folderLocation, openCommandFolder } from './folders';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
 const OPTIONS = { ...COMMON_OPTIONS, thread: { type: 'string' }, force: { type: 'boolean' } } as const;
@@ -34,9 +41,24 @@ export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { s
   if (values.force && action !== 'restore') throw new UsageError('--force only applies to checkpoints restore');
 
   const dataDir = resolveDataDir(values['data-dir']);
+  // Checkpoints live in the local data folder, a remote folder's too (SPEC §13): ls and diff
+  // read only them; a restore writes into the folder.
+  if (values.folder !== undefined) {
+    const location = folderLocation(values.folder);
+    // A restore writes into the folder: a remote one is checked there first (missing: bad usage, as a local one).
+    if (action === 'restore' && location.kind === 'ssh') await (await openCommandFolder(location, { dataDir, execute: false })).close();
+  }
   const store = CheckpointStore.open(dataDir);
   const history = new CheckpointHistory(store);
+  let remote: OpenedFolderBackend | undefined;
   try {
+    // A remote folder's checkpoint is restored over a connection to it (its files are written there).
+    const target = action === 'restore' ? store.checkpoint(args[0]!) : undefined;
+    if (target !== undefined && isSshFolder(target.folder)) {
+      remote = await openCommandFolder(parseFolderLocation(target.folder), { dataDir, execute: false });
+      if (!(remote.backend instanceof RemoteBackend)) throw new Error(`${target.folder} did not open as a remote folder`);
+      recorderFor(store, remoteFolderSource(remote.backend.connection));
+    }
     if (action === 'ls') {
       for (const c of history.list(values.thread!)) io.stdout.write(`${c.id}  ${c.createdAt}  ${c.files} files  ${label(c)}\n`);
       return 0;
@@ -77,6 +99,7 @@ export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { s
     throw err;
   } finally {
     store.close();
+    await remote?.close();
   }
 }
 

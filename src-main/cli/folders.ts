@@ -1,10 +1,33 @@
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { openFolderBackend, RemoteFolderError, type FolderBackendOptions, type OpenedFolderBackend } from '../app/folders/folder-backend';
+import { FolderLocationError, parseFolderLocation, type FolderLocation } from '../app/folders/folder-location';
 import { UsageError } from './usage';
 
-/** The project folder from --folder (default: the current directory); must be an existing folder. */
-export function projectFolder(flag: string | undefined): string {
-  const folder = resolve(flag ?? process.cwd());
+/**
+ * The project folder from --folder (default: the current directory): an existing local
+ * folder, or `ssh://[USER@]HOST[:PORT]/ABS/PATH` (checked on the remote when it is opened).
+ * A malformed URL or a missing local folder is bad usage.
+ */
+export function folderLocation(flag: string | undefined): FolderLocation {
+  let location: FolderLocation;
+  try {
+    location = parseFolderLocation(flag ?? process.cwd());
+  } catch (err) {
+    if (err instanceof FolderLocationError) throw new UsageError(`--folder: ${err.message}`);
+    throw err;
+  }
+  if (location.kind === 'local') checkLocalFolder(location.path);
+  return location;
+}
+
+/** The project folder from --folder for the commands that work on a local folder only (trust, skills, mcp). */
+export function projectFolder(flag: string | undefined, command?: string): string {
+  const location = folderLocation(flag);
+  if (location.kind === 'ssh') throw new UsageError(`${command ?? 'this command'} works on a local folder only, not ${location.url}`);
+  return location.path;
+}
+
+function checkLocalFolder(folder: string): void {
   let isDir: boolean;
   try {
     isDir = statSync(folder).isDirectory();
@@ -12,5 +35,18 @@ export function projectFolder(flag: string | undefined): string {
     throw new UsageError(`folder not found: ${folder}`);
   }
   if (!isDir) throw new UsageError(`not a folder: ${folder}`);
-  return folder;
+}
+
+/**
+ * The folder's backend for a command (see openFolderBackend); a remote folder that is not
+ * there, or is a file, is bad usage as a local one is. Connection failures reject as they are
+ * (one line naming the host, exit 1).
+ */
+export async function openCommandFolder(location: FolderLocation, options: FolderBackendOptions): Promise<OpenedFolderBackend> {
+  try {
+    return await openFolderBackend(location, options);
+  } catch (err) {
+    if (err instanceof RemoteFolderError && err.code !== 'failed') throw new UsageError(err.message);
+    throw err;
+  }
 }

@@ -49,7 +49,7 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
     case 'ls':
     case 'tools': {
       if (sub === 'tools' && name === undefined) throw new UsageError('mcp tools needs a server name: deepdesk mcp tools NAME');
-      const folder = projectFolder(values.folder);
+      const folder = projectFolder(values.folder, 'mcp');
       const servers = await startMcpServers({ folder, dataDir, env: io.env, files: values['mcp-config'] ?? [], trust: values.trust === true, say });
       try {
         const states = servers.hub.states();
@@ -75,7 +75,7 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
       if (name === undefined) throw new UsageError('mcp add needs a name: deepdesk mcp add NAME -- COMMAND [ARGS…] or deepdesk mcp add NAME --url URL');
       if (extra.length > 0) throw new UsageError(`put the server's command after --: deepdesk mcp add ${name} -- ${extra.join(' ')}`);
       const entry = entryFrom(values, commandLine);
-      const folder = values.project ? realpathSync(projectFolder(values.folder)) : undefined;
+      const folder = values.project ? realpathSync(projectFolder(values.folder, 'mcp')) : undefined;
       const file = folder ? join(folder, '.mcp.json') : userMcpFile(dataDir);
       // Checked as the file's reader will read it: a bad entry is refused before it is written.
       const problem = entryProblem(file, name, entry);
@@ -97,7 +97,7 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
     }
     case 'rm': {
       if (name === undefined) throw new UsageError('mcp rm needs a server name: deepdesk mcp rm NAME');
-      const candidates = values.project ? [join(realpathSync(projectFolder(values.folder)), '.mcp.json')] : [userMcpFile(dataDir), join(realpathSync(projectFolder(values.folder)), '.mcp.json')];
+      const candidates = values.project ? [join(realpathSync(projectFolder(values.folder, 'mcp')), '.mcp.json')] : [userMcpFile(dataDir), join(realpathSync(projectFolder(values.folder, 'mcp')), '.mcp.json')];
       for (const file of candidates) {
         if (!existsSync(file)) continue;
         if (!rawHas(file, name)) continue;

@@ -17,13 +17,15 @@ import { CheckpointStore } from '../core/checkpoints/store';
 import { openDatabase } from '../core/backends/store';
 import { ModelConfigError } from '../core/models/errors';
 import { createChatModel } from '../core/models/create-model';
-import { createSandbox, detectSandbox } from '../core/sandbox';
+import { detectSandbox } from '../core/sandbox';
 import { ReadGuard } from '../core/tools/read-guard';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
-import { projectFolder } from './folders';
+import { folderLocation } from './folders';
+import { openRunFolder } from './run-folder';
+import { sshTargetLabel } from '../core/backends/remote/ssh-target';
 import { attachMcpResources, McpReferenceError } from '../app/mcp/message-references';
 import { resolveSlash, SlashCommandError, type SlashOutcome } from '../app/commands/slash-commands';
 import type { ChatMessage } from '../core/models/types';
@@ -70,7 +72,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const evictChars = positiveInt('--evict-chars', values['evict-chars']);
   const modelSpec = values.model ?? io.env.DEEPDESK_MODEL;
   if (modelSpec === undefined || modelSpec.trim() === '') throw new UsageError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL)');
-  const folder = projectFolder(values.folder);
+  const location = folderLocation(values.folder);
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const mediaInput = savedMediaInput(dataDir, io.env);
   const overrides = mediaInput !== undefined ? { mediaInputOverrides: mediaInput } : {};
@@ -91,29 +93,36 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     throw err;
   }
 
-  // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
-  const sandbox = await createSandbox({ projectDir: folder, dataDir });
+  const folder = await openRunFolder(location, { dataDir, env: io.env, say: (line) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`) });
+  const { sandbox } = folder;
   if (mode === 'auto' && sandbox === undefined) {
-    const detected = await detectSandbox();
+    await folder.close();
+    const detected = location.kind === 'local' ? await detectSandbox() : { available: false as const, reason: `${sshTargetLabel(location.target)} has no usable bubblewrap` };
     throw new UsageError(`--mode auto needs a sandbox, and none is available: ${detected.available ? 'it could not be set up' : detected.reason}`);
   }
-  // MCP servers, skills and hooks of the folder load through the one trust gate (SPEC §9–§11).
+  // MCP servers, skills and hooks of the folder load through the one trust gate (SPEC §9–§11);
+  // a remote folder's own configuration is not read in this version (openRunFolder says so).
   const trustStore = new TrustStore(dataDir);
-  const mcpServers = await startMcpServers({
-    folder,
-    dataDir,
-    env: io.env,
-    files: values['mcp-config'] ?? [],
-    trust: values.trust === true,
-    store: trustStore,
-    say: (line) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`),
-  });
-  const mcp = mcpServers.hub;
-  const isTrusted = values.trust === true ? () => true : (entry: { key: string; digest: string }) => trustStore.isTrusted(folder, entry);
-  const skills = createSkillCatalog({ dataDir, home: homedir(), folder: realpathSync(folder), isTrusted });
+  const localFolder = folder.localPath;
+  const mcpServers =
+    localFolder === undefined
+      ? null
+      : await startMcpServers({
+          folder: localFolder,
+          dataDir,
+          env: io.env,
+          files: values['mcp-config'] ?? [],
+          trust: values.trust === true,
+          store: trustStore,
+          say: (line) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`),
+        });
+  const mcp = mcpServers?.hub;
+  const isTrusted = values.trust === true || localFolder === undefined ? () => true : (entry: { key: string; digest: string }) => trustStore.isTrusted(localFolder, entry);
+  const realFolder = localFolder === undefined ? undefined : realpathSync(localFolder);
+  const skills = createSkillCatalog({ dataDir, home: homedir(), ...(realFolder !== undefined ? { folder: realFolder } : {}), isTrusted });
   for (const problem of skills.current().problems) io.stderr.write(`deepdesk: ${terminalSafe(skillProblemLine(problem), { singleLine: true })}\n`);
-  const hooks = hooksSource({ dataDir, folder: realpathSync(folder), isTrusted });
-  for (const problem of hooks().problems) io.stderr.write(`deepdesk: ${terminalSafe(problem, { singleLine: true })}\n`);
+  const hooks = realFolder === undefined ? undefined : hooksSource({ dataDir, folder: realFolder, isTrusted });
+  for (const problem of hooks?.().problems ?? []) io.stderr.write(`deepdesk: ${terminalSafe(problem, { singleLine: true })}\n`);
   const db = openDatabase(databasePath(dataDir));
   const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
@@ -129,7 +138,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
     const threadFiles = threadFilesFrom(state.files);
-    const mounts = createDefaultMounts({ folder, db, threadFiles, memoryAuthor: threadId, skills: () => skills.current().skills, ...(sandbox ? { sandbox } : {}) });
+    const mounts = createDefaultMounts({ folder: folder.text, folderBackend: folder.backend, db, threadFiles, memoryAuthor: threadId, skills: () => skills.current().skills });
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,
@@ -138,16 +147,16 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       mode: () => mode,
       sandboxAvailable: () => sandbox !== undefined,
       resolveModel: (spec) => createChatModel({ model: spec, env: io.env, ...overrides }),
-      checkpoints: recorderFor(checkpoints, folder),
-      mcp,
+      checkpoints: recorderFor(checkpoints, folder.checkpointFolder),
+      ...(mcp ? { mcp } : {}),
       skills: { source: () => skills.current().skills },
-      hooks: { hooks: () => hooks().hooks, folder: realpathSync(folder), mode: () => mode, env: io.env },
+      ...(hooks && realFolder !== undefined ? { hooks: { hooks: () => hooks().hooks, folder: realFolder, mode: () => mode, env: io.env } } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
     });
     const persist = async (s: ThreadState) => {
       s.files = threadFilesSnapshot(threadFiles);
-      threads.save(s, { folder });
+      threads.save(s, { folder: folder.text });
     };
     // `retry` and `tool_output` feed the window's countdown and live tail; they are not
     // among the --json event types (SPEC §5).
@@ -161,7 +170,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
         };
     let outcome: SlashOutcome | null;
     try {
-      outcome = await resolveSlash(prompt, { mcp, skills: () => skills.current().skills }, controller.signal);
+      outcome = await resolveSlash(prompt, { ...(mcp ? { mcp } : {}), skills: () => skills.current().skills }, controller.signal);
     } catch (err) {
       if (err instanceof SlashCommandError) throw new UsageError(err.message);
       throw err;
@@ -174,7 +183,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     let input: ChatMessage | null = null;
     if (outcome?.kind !== 'compact') {
       try {
-        const text = await attachMcpResources(outcome?.kind === 'send' ? outcome.text : prompt, mcp, controller.signal);
+        const typed = outcome?.kind === 'send' ? outcome.text : prompt;
+        const text = mcp ? await attachMcpResources(typed, mcp, controller.signal) : typed;
         input = { role: 'user', content: await attachMentionedFiles(text, mounts.folder) };
       } catch (err) {
         if (err instanceof McpReferenceError) throw new UsageError(err.message);
@@ -209,8 +219,9 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     } finally {
       checkpoints.close();
       db.close();
-      await mcpServers.close();
+      await mcpServers?.close();
       trustStore.close();
+      await folder.close();
     }
   }
 }

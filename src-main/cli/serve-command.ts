@@ -3,6 +3,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createApp } from '../app/app';
+import { openRemoteApp } from '../app/remote-folder';
+import { ContractError } from '../app/contract';
 import { createFolderHost } from '../app/folders/folder-host';
 import { resolveDataDir } from '../app/data-dir';
 import { FileSecretStore } from '../app/settings/file-secret-store';
@@ -12,7 +14,8 @@ import { parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
 import { packageVersion } from './package-version';
 import { terminalSafe } from '../core/text/terminal-safe';
-import { projectFolder } from './folders';
+import { folderLocation } from './folders';
+import { folderLocationText } from '../app/folders/folder-location';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 
 const SERVE_OPTIONS = { ...COMMON_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } } as const;
@@ -42,7 +45,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   }
   // Without --folder the window opens on `Open folder` (recent folders first) rather than on
   // whatever folder serve was started in (`npm start` runs it in the Deepdesk checkout).
-  const folder = values.folder === undefined ? null : projectFolder(values.folder);
+  const folder = values.folder === undefined ? null : folderLocationText(folderLocation(values.folder));
   const dataDir = resolveDataDir(values['data-dir']);
   const secrets = new FileSecretStore(dataDir);
   const mcpConfigFiles = (values['mcp-config'] ?? []).map((file) => resolve(file));
@@ -61,6 +64,12 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
     // A settings, keys, modes or recent-folders file kept aside (or values in it ignored): one line each.
     onNotice: (notice) => (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(notice.message, { singleLine: true })}\n`),
     openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles }),
+    openRemoteApp: (location) => openRemoteApp(location, { dataDir, env: process.env }, (remote) => createApp({ folder: location.url, remote, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles })),
+  }).catch((err: unknown) => {
+    secrets.close();
+    // The --folder given is not there (or not a folder) on its remote: bad usage, as a local one is.
+    if (err instanceof ContractError && err.code !== 'failed') throw new UsageError(err.message);
+    throw err;
   });
   const host = await startWebHost({ api: app, staticDir: builtFolder('renderer'), port });
   io.stdout.write(`Deepdesk is running at ${host.url}\n`);

@@ -30,7 +30,7 @@ export async function skillsCommand(argv: string[], io: SkillsIo = { stdout: pro
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   const contextWindow = values['context-window'] === undefined ? undefined : Number(values['context-window']);
   if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0)) throw new UsageError('--context-window must be a positive whole number of tokens');
-  const folder = projectFolder(values.folder);
+  const folder = projectFolder(values.folder, 'skills');
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const say = (line: string): void => void io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   const store = new TrustStore(dataDir, { onProblem: (problem) => say(problem.message) });

@@ -12,7 +12,8 @@ import { ReadGuard } from '../core/tools/read-guard';
 import { runTool, toolMap } from '../core/tools/run-tool';
 import type { ToolOutput } from '../core/tools/tool';
 import { databasePath, resolveDataDir } from '../app/data-dir';
-import { projectFolder } from './folders';
+import { folderLocation, openCommandFolder } from './folders';
+import { folderLocationText } from '../app/folders/folder-location';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
 import { terminalSafeJson } from '../core/text/terminal-safe';
 
@@ -29,10 +30,14 @@ export interface ToolsIo {
 export async function toolsCommand(argv: string[], io: ToolsIo = { input: process.stdin, output: process.stdout }): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMON_OPTIONS);
   if (positionals.length > 0) throw new UsageError(`tools takes no arguments (got '${positionals.join(' ')}')`);
-  const folder = projectFolder(values.folder);
-  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'])));
+  const location = folderLocation(values.folder);
+  const dataDir = resolveDataDir(values['data-dir']);
+  // A remote folder is connected (and its folder checked) before anything else starts.
+  const opened = await openCommandFolder(location, { dataDir });
+  let db: ReturnType<typeof openDatabase> | undefined;
   try {
-    const mounts = createDefaultMounts({ folder, db });
+    db = openDatabase(databasePath(dataDir));
+    const mounts = createDefaultMounts({ folder: folderLocationText(location), db, folderBackend: opened.backend });
     const tools = toolMap(filesystemTools({ execute: isShellBackend(mounts.backend) }));
     const guard = new ReadGuard();
     let callNumber = 0;
@@ -47,7 +52,8 @@ export async function toolsCommand(argv: string[], io: ToolsIo = { input: proces
     }
     return 0;
   } finally {
-    db.close();
+    db?.close();
+    await opened.close();
   }
 }
 

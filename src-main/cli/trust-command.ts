@@ -19,7 +19,7 @@ export interface TrustIo {
 export async function trustCommand(argv: string[], io: TrustIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const { values, positionals } = parseCommand(argv, OPTIONS);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
-  const folder = projectFolder(values.folder);
+  const folder = projectFolder(values.folder, 'trust');
   const store = new TrustStore(resolveDataDir(values['data-dir'], io.env), { onProblem: (problem) => io.stderr.write(`deepdesk trust: ${problem.message}\n`) });
   try {
     if (values.revoke) {

@@ -42,7 +42,8 @@ Commands:
 
 Common options:
   --folder DIR          project folder (default: the current directory; serve without
-                        it opens the window on Open folder instead)
+                        it opens the window on Open folder instead); on another machine:
+                        ssh://[USER@]HOST[:PORT]/ABS/PATH (run, serve, tools, checkpoints)
   --data-dir DIR        data folder holding deepdesk.db (default: $DEEPDESK_HOME or ~/.deepdesk)
   --model PROVIDER:MODEL  anthropic, openai, google (or google_genai), openai-compatible
                         or ollama

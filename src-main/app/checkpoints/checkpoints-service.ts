@@ -6,6 +6,7 @@
 
 import type { PendingNote } from '../../core/agent/notes';
 import { CheckpointHistory, type FileChange } from '../../core/checkpoints/history';
+import type { FolderSource } from '../../core/checkpoints/folder-source';
 import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { RestoreOutcome, Resolution } from '../../core/checkpoints/restore';
 import { restoreNote, type RestoreNoteOptions } from '../../core/checkpoints/restore-note';
@@ -34,7 +35,8 @@ export interface ThreadConversation {
 
 export interface CheckpointsServiceOptions {
   store: CheckpointStore;
-  folder: string;
+  /** The folder's path, or the source of a remote folder (its files over its connection). */
+  folder: string | FolderSource;
   /** The thread's user messages, oldest first. */
   userMessages: (threadId: string) => UserMessageRef[];
   /** A restore, undo or revert changed this thread's checkpoints. */

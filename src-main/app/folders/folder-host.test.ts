@@ -6,10 +6,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../app';
 import type { EventFrame, MethodName, NoticeDto, Params, Result } from '../contract';
 import { FileSecretStore } from '../settings/file-secret-store';
+import { startTestSshd, type TestSshd } from '../../core/backends/remote/testing/sshd';
+import { connectRemoteFolder } from './folder-backend';
 import { createFolderHost, type FolderHost, type FolderHostOptions } from './folder-host';
 import { MAX_RECENT_FOLDERS, RecentFolders, typedFolderPath } from './recent-folders';
 
@@ -50,6 +52,7 @@ async function start(folder: string | null, extra: Partial<FolderHostOptions> = 
     home,
     onNotice: (notice) => notices.push(notice),
     openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', env: { ...process.env, OPENAI_API_KEY: '' } }),
+    openRemoteApp: () => Promise.reject(new Error('no remote folders in this test')),
     ...extra,
   });
   hosts.push(host);
@@ -194,5 +197,90 @@ describe('typed folder paths', () => {
     expect(typedFolderPath('  ~/src/proj/ ', '/home/ann')).toBe('/home/ann/src/proj');
     expect(typedFolderPath('src/proj', '/home/ann')).toBe('/home/ann/src/proj');
     expect(typedFolderPath('/srv/proj/../other', '/home/ann')).toBe('/srv/other');
+  });
+});
+
+describe('remote folders in the folder host (SPEC §13)', () => {
+  let sshd: TestSshd;
+  beforeAll(async () => {
+    sshd = await startTestSshd();
+  });
+  afterAll(async () => {
+    await sshd?.dispose();
+  });
+
+  /**
+   * Connects and checks the folder over ssh as serve does; the remote is this machine, so the
+   * folder's app is then built on the same folder as a local one (the remote app itself is
+   * tested in app/remote-app.test.ts): what is tested here is the host's part.
+   */
+  const remoteApps = (): Partial<FolderHostOptions> => ({
+    openRemoteApp: async (location) => {
+      const connection = await connectRemoteFolder(location, { dataDir, sshCommand: sshd.sshCommand });
+      await connection.close();
+      return createApp({ folder: location.target.path, dataDir, secrets: stores[0]!, transport: 'web', env: { ...process.env, OPENAI_API_KEY: '' } });
+    },
+  });
+
+  it('opens a host and a path: the folder is its ssh:// URL, named for its last segment, and listed among the recent ones with its host', async () => {
+    const folder = project('remote-proj', { 'main.go': 'package main\n' });
+    const local = project('local-proj');
+    const { call, events } = await start(local, remoteApps());
+    const info = await call('app.openRemoteFolder', { host: 'deepdesk-test', path: folder });
+    const url = `ssh://deepdesk-test${folder}`;
+    expect(info).toEqual({ folder: url, folderName: 'remote-proj', host: 'deepdesk-test', version: '0.0.0', transport: 'web', canPickFolder: false });
+    expect(events.filter((e) => e.event === 'app.folderChanged').map((e) => e.payload)).toEqual([info]);
+    expect((await call('files.list', { path: '/' })).map((e) => e.path)).toEqual(['/main.go']);
+    expect(await call('app.recentFolders', {})).toEqual([
+      { path: url, name: 'remote-proj', openedAt: expect.any(String), missing: false, host: 'deepdesk-test' },
+      { path: local, name: 'local-proj', openedAt: expect.any(String), missing: false },
+    ]);
+    const saved = JSON.parse(readFileSync(join(dataDir, 'recent-folders.json'), 'utf8')) as { folders: Array<{ path: string }> };
+    expect(saved.folders.map((f) => f.path)).toEqual([url, local]);
+
+    // A recent remote opens again by its URL (the Open folder list, or typed).
+    await call('app.openFolder', { path: local });
+    expect(await call('app.openFolder', { path: url })).toEqual(info);
+    // Its entry stays listed after the folder is gone: that is known on connecting.
+    rmSync(folder, { recursive: true });
+    await call('app.openFolder', { path: local });
+    expect((await call('app.recentFolders', {})).find((f) => f.path === url)).toMatchObject({ missing: false, host: 'deepdesk-test' });
+  });
+
+  it('says what is wrong with a host or path, or with the folder there, and keeps the folder that is open', async () => {
+    const local = project('local-proj');
+    const file = join(home, 'notes.txt');
+    writeFileSync(file, 'x\n');
+    const { call, events } = await start(local, remoteApps());
+    await expect(call('app.openRemoteFolder', { host: '', path: '/srv' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/^Enter the host/) });
+    await expect(call('app.openRemoteFolder', { host: 'deepdesk-test', path: 'relative/path' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/must be absolute/) });
+    await expect(call('app.openRemoteFolder', { host: 'deepdesk-test:70000', path: '/srv' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/port/) });
+    await expect(call('app.openFolder', { path: 'ssh://deepdesk-test' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/absolute path/) });
+    await expect(call('app.openRemoteFolder', { host: 'deepdesk-test', path: join(home, 'nowhere') })).rejects.toMatchObject({
+      code: 'not_found',
+      message: `There is no folder at deepdesk-test:${join(home, 'nowhere')}.`,
+    });
+    await expect(call('app.openRemoteFolder', { host: 'deepdesk-test', path: file })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/is a file, not a folder/) });
+    await sshd.stop();
+    try {
+      await expect(call('app.openRemoteFolder', { host: 'deepdesk-test', path: local })).rejects.toMatchObject({ code: 'failed', message: expect.stringContaining('deepdesk-test') });
+    } finally {
+      await sshd.start();
+    }
+    expect((await call('app.info', {})).folder).toBe(local);
+    expect(events.some((e) => e.event === 'app.folderChanged')).toBe(false);
+    expect((await call('app.recentFolders', {})).map((f) => f.path)).toEqual([local]);
+  });
+
+  it('lists the Host aliases of the person’s ~/.ssh/config, or of DEEPDESK_SSH_CONFIG', async () => {
+    mkdirSync(join(home, '.ssh'));
+    writeFileSync(join(home, '.ssh', 'config'), 'Host devbox gpu *.corp\nInclude more\n');
+    writeFileSync(join(home, '.ssh', 'more'), 'Host vm1\n');
+    const { call } = await start(null, { env: {} });
+    expect(await call('app.sshHosts', {})).toEqual({ hosts: ['devbox', 'gpu', 'vm1'] });
+    const elsewhere = join(root, 'test-ssh-config');
+    writeFileSync(elsewhere, 'Host from-env\n');
+    const other = await start(null, { env: { DEEPDESK_SSH_CONFIG: elsewhere } });
+    expect(await other.call('app.sshHosts', {})).toEqual({ hosts: ['from-env'] });
   });
 });

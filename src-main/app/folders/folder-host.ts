@@ -7,6 +7,10 @@
 //
 // Notices about the person's files (settings, keys, modes, the recent folders) are kept here,
 // once each: a folder opened later does not tell the same problem again.
+//
+// A folder is a local path or an `ssh://` URL (SPEC §13): a remote one is opened by
+// `openRemoteApp`, which connects and checks it on the remote; the window's `Open remote
+// folder` dialog offers the Host aliases of the person's ~/.ssh/config.
 
 import { homedir } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -14,26 +18,39 @@ import type { App } from '../app';
 import { ContractError, type AppInfo, type EventFrame, type EventName, type EventPayload, type MethodName, type NoticeDto, type Params } from '../contract';
 import type { AppHostApi } from '../host-api';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
-import { checkFolder, folderName, RecentFolders, typedFolderPath } from './recent-folders';
+import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
+import { SshConnectionError } from '../../core/backends/remote/ssh-connection';
+import { sshConfigHosts } from '../../core/backends/remote/ssh-config-hosts';
+import { RemoteFolderError } from './folder-backend';
+import { FolderLocationError, folderLocationName, remoteFolderLocation, sshFolderLocation, type FolderLocation, type SshFolderLocation } from './folder-location';
+import { checkFolder, RecentFolders, typedFolderPath } from './recent-folders';
 
 export interface FolderHostOptions {
   dataDir: string;
   transport: 'electron' | 'web';
   version?: string;
-  /** The folder to open at start (absolute, existing); null: none, the window offers Open folder. */
+  /** The folder to open at start (absolute and existing, or an `ssh://` URL); null: none, the window offers Open folder. */
   folder: string | null;
-  /** Builds the app of one folder (its own notices are collected from it). */
+  /** Builds the app of one local folder (its own notices are collected from it). */
   openApp: (folder: string) => Promise<App>;
+  /**
+   * Builds the app of a remote folder: connects, checks the folder there (rejecting with a
+   * RemoteFolderError or an SshConnectionError that says why) and builds its app (openRemoteApp
+   * of app/remote-folder.ts).
+   */
+  openRemoteApp: (location: SshFolderLocation) => Promise<App>;
   /** The desktop app's native folder dialog; null when the person cancels. */
   pickFolder?: () => Promise<string | null>;
   /** Told each notice once, as it happens (`serve` prints them). */
   onNotice?: (notice: NoticeDto) => void;
-  /** Where `~` and relative typed paths start (default: the home folder). */
+  /** Where `~` and relative typed paths start, and whose ~/.ssh/config lists the hosts (default: the home folder). */
   home?: string;
+  /** Read for DEEPDESK_SSH_CONFIG (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface FolderHost extends AppHostApi {
-  /** The open folder, or null. */
+  /** The open folder (a path or an `ssh://` URL), or null. */
   readonly folder: string | null;
   close(): Promise<void>;
 }
@@ -57,16 +74,17 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     addNotice({ message: problem.message, file: problem.file, ...(problem.movedTo !== undefined ? { movedTo: problem.movedTo } : {}) });
   const recent = new RecentFolders(options.dataDir, { onProblem: fileProblem });
 
-  let current: { folder: string; app: App; stopEvents: () => void } | null = null;
+  let current: { folder: string; location: FolderLocation; app: App; stopEvents: () => void } | null = null;
   /** The open-folder operations in turn; requests for the folder's app wait for the one under way. */
   let switching: Promise<unknown> = Promise.resolve();
 
   const info = (): AppInfo => ({
     folder: current?.folder ?? null,
-    folderName: current ? folderName(current.folder) : '',
+    folderName: current ? folderLocationName(current.location) : '',
     version: options.version ?? '0.0.0',
     transport: options.transport,
     canPickFolder: options.pickFolder !== undefined,
+    ...(current?.location.kind === 'ssh' ? { host: sshTargetLabel(current.location.target) } : {}),
   });
 
   const remember = (folder: string): void => {
@@ -77,13 +95,17 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     }
   };
 
-  const open = async (folder: string): Promise<AppInfo> => {
+  const open = async (location: FolderLocation): Promise<AppInfo> => {
+    const folder = location.kind === 'local' ? location.path : location.url;
     if (current?.folder === folder) {
       remember(folder);
       return info();
     }
-    checkFolder(folder);
-    const app = await options.openApp(folder);
+    let app: App;
+    if (location.kind === 'local') {
+      checkFolder(location.path);
+      app = await options.openApp(location.path);
+    } else app = await openRemote(location);
     const stopEvents = app.onEvent((frame) => {
       if (frame.event === 'app.notice') addNotice(frame.payload as NoticeDto);
       else for (const listener of listeners) listener(frame);
@@ -96,7 +118,7 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       throw err;
     }
     const previous = current;
-    current = { folder, app, stopEvents };
+    current = { folder, location, app, stopEvents };
     remember(folder);
     if (previous !== null) {
       previous.stopEvents();
@@ -107,15 +129,44 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     return now;
   };
 
+  const openRemote = async (location: SshFolderLocation): Promise<App> => {
+    try {
+      return await options.openRemoteApp(location);
+    } catch (err) {
+      if (err instanceof RemoteFolderError) throw new ContractError(err.message, err.code);
+      // Their messages name the host; the window puts the first letter in capitals.
+      if (err instanceof SshConnectionError) throw new ContractError(err.message, 'failed');
+      throw err;
+    }
+  };
+
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     const result = switching.then(work);
     switching = result.catch(() => undefined);
     return result;
   };
 
-  if (options.folder !== null) await open(options.folder);
-
   const home = options.home ?? homedir();
+  /** What the person typed or picked: an `ssh://` URL, or a path (`~` and relative ones from the home folder). */
+  const typedLocation = (typed: string): FolderLocation => {
+    if (!isSshFolder(typed.trim())) return { kind: 'local', path: typedFolderPath(typed, home) };
+    try {
+      return sshFolderLocation(typed.trim());
+    } catch (err) {
+      if (err instanceof FolderLocationError) throw new ContractError(err.message, 'bad_request');
+      throw err;
+    }
+  };
+
+  if (options.folder !== null) {
+    try {
+      await open(isSshFolder(options.folder) ? sshFolderLocation(options.folder) : { kind: 'local', path: options.folder });
+    } catch (err) {
+      recent.close();
+      throw err;
+    }
+  }
+
   const own: Partial<Record<MethodName, (params: unknown) => Promise<unknown>>> = {
     'app.info': async () => {
       await switching;
@@ -123,12 +174,27 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     },
     'app.notices': async () => [...notices],
     'app.recentFolders': async () => recent.list(),
-    'app.openFolder': (params) => inTurn(() => open(typedFolderPath((params as Params<'app.openFolder'>).path, home))),
+    'app.openFolder': async (params) => {
+      const location = typedLocation((params as Params<'app.openFolder'>).path);
+      return inTurn(() => open(location));
+    },
+    'app.sshHosts': async () => ({ hosts: await sshConfigHosts({ home, env: options.env ?? process.env }) }),
+    'app.openRemoteFolder': async (params) => {
+      const { host, path } = params as Params<'app.openRemoteFolder'>;
+      let location: SshFolderLocation;
+      try {
+        location = remoteFolderLocation(host, path);
+      } catch (err) {
+        if (err instanceof FolderLocationError) throw new ContractError(err.message, 'bad_request');
+        throw err;
+      }
+      return inTurn(() => open(location));
+    },
     'app.pickFolder': async () => {
       if (options.pickFolder === undefined) throw new ContractError('there is no folder dialog here: type the folder’s path instead', 'failed');
       const picked = await options.pickFolder();
       if (picked === null) return { folder: null };
-      await inTurn(() => open(picked));
+      await inTurn(() => open({ kind: 'local', path: picked }));
       return { folder: picked };
     },
   };

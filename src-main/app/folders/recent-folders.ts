@@ -1,13 +1,16 @@
 // The folders the person opened in the window, latest first, in `<data-dir>/recent-folders.json`
 // (a JsonFileStore: an unreadable file is kept aside and told, each entry is checked on its
-// own, two windows on one data folder merge their saves). Also what a typed folder path means
-// and whether it can be opened, in words for the person.
+// own, two windows on one data folder merge their saves). A remote folder is kept as its
+// `ssh://` URL next to the local paths (SPEC §13). Also what a typed folder path means and
+// whether it can be opened, in words for the person.
 
 import { accessSync, constants, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
+import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
+import { folderLocationName, sshFolderLocation } from './folder-location';
 import { ContractError, type RecentFolder } from '../contract';
 
 /** How many folders the list keeps. */
@@ -29,9 +32,18 @@ export class RecentFolders {
     });
   }
 
-  /** Latest first; a folder that is no longer there is listed as missing. */
+  /** Latest first; a local folder that is no longer there is listed as missing (a remote one is checked on connecting). */
   list(): RecentFolder[] {
-    return (this.store.current().folders ?? []).map(({ path, openedAt }) => ({ path, name: folderName(path), openedAt, missing: !isDirectory(path) }));
+    return (this.store.current().folders ?? []).flatMap(({ path, openedAt }): RecentFolder[] => {
+      if (!isSshFolder(path)) return [{ path, name: folderLocationName({ kind: 'local', path }), openedAt, missing: !isDirectory(path) }];
+      try {
+        const location = sshFolderLocation(path);
+        return [{ path: location.url, name: folderLocationName(location), openedAt, missing: false, host: sshTargetLabel(location.target) }];
+      } catch {
+        // A URL this version cannot read (edited by hand): not offered.
+        return [];
+      }
+    });
   }
 
   /** Puts `folder` first (once). Throws when the file could not be written. */
@@ -72,10 +84,6 @@ export function checkFolder(path: string): void {
   } catch {
     throw new ContractError(`${path} cannot be opened: permission denied.`, 'failed');
   }
-}
-
-export function folderName(path: string): string {
-  return basename(path) || path;
 }
 
 function isDirectory(path: string): boolean {

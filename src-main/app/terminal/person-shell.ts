@@ -17,6 +17,11 @@ export interface PersonShellOptions {
   env?: Record<string, string>;
   /** Default: the user's bash or zsh, else bash, else sh. */
   shell?: string;
+  /**
+   * Started instead of a local shell: a remote folder's login shell over ssh
+   * (remoteLoginShellCommandLine, SPEC §13); rootDir is then only the local ssh's cwd.
+   */
+  command?: { file: string; args: string[] };
   mirror?: Omit<OutputMirrorOptions, 'pause' | 'resume'>;
   /** Called when the shell process ended by itself (the person typed `exit`). */
   onExit?: () => void;
@@ -56,10 +61,10 @@ export class PersonShell {
       ...this.options.env,
       [SHELL_MARKER_VAR]: this.marker.slice(SHELL_MARKER_VAR.length + 1),
     };
-    const shell = this.options.shell ?? resolveShell(env.SHELL);
+    const shell = this.options.command?.file ?? this.options.shell ?? resolveShell(env.SHELL);
     let proc: pty.IPty;
     try {
-      proc = pty.spawn(shell, [], { name: 'xterm-256color', cols: this.cols, rows: this.rows, cwd: this.options.rootDir, env });
+      proc = pty.spawn(shell, this.options.command?.args ?? [], { name: 'xterm-256color', cols: this.cols, rows: this.rows, cwd: this.options.rootDir, env });
     } catch (err) {
       this.mirror.push(`\r\nCould not start ${shell}: ${err instanceof Error ? err.message : String(err)}\r\n`);
       return;

@@ -1,50 +1,78 @@
-// The project folder for a thread in the window: commands run as LocalShellBackend runs
-// them (each in a pty of its own, in the sandbox when there is one), and each is shown
+// The project folder for a thread in the window: commands run as the folder's ShellBackend
+// runs them (LocalShellBackend: each in a pty of its own, in the sandbox when there is one;
+// RemoteShellBackend: in a remote pty over the folder's ssh connection), and each is shown
 // live in a command view of the thread's Terminal region, where the person can type into it.
 import { LocalShellBackend, type LocalShellBackendOptions } from '../../core/backends/local-shell';
 import type { ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
+import { RemoteShellBackend, type RemoteShellBackendOptions } from '../../core/backends/remote/remote-shell';
 import type { TerminalService } from './terminal-service';
 
-export interface WindowShellBackendOptions extends LocalShellBackendOptions {
+interface ShownIn {
   threadId: string;
   terminals: TerminalService;
 }
 
+export type WindowShellBackendOptions = LocalShellBackendOptions & ShownIn;
+
 export class WindowShellBackend extends LocalShellBackend {
-  private readonly threadId: string;
-  private readonly terminals: TerminalService;
+  private readonly shownIn: ShownIn;
   private readonly sandboxed: boolean;
 
   constructor(options: WindowShellBackendOptions) {
     super(options);
-    this.threadId = options.threadId;
-    this.terminals = options.terminals;
+    this.shownIn = options;
     this.sandboxed = options.sandbox !== undefined;
   }
 
-  override async execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
-    let recorder;
-    try {
-      recorder = this.terminals.startCommand(this.threadId, command, this.sandboxed && options.sandbox !== false);
-    } catch {
-      // The thread is gone or the app shuts down: run it unseen rather than not at all.
-      return super.execute(command, options);
-    }
-    const { view } = recorder;
-    let result: ExecuteResult = { output: '', exitCode: null, truncated: false };
-    try {
-      result = await super.execute(command, {
-        ...options,
-        attach: (live) => view.attach(live),
-        onData: (chunk) => {
-          options.onData?.(chunk);
-          view.output(chunk);
-        },
-      });
-      return result;
-    } finally {
-      view.finish(result);
-      recorder.done();
-    }
+  override execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    return executeShown(this.shownIn, this.sandboxed && options.sandbox !== false, command, options, (o) => super.execute(command, o));
+  }
+}
+
+export type WindowRemoteShellBackendOptions = RemoteShellBackendOptions & ShownIn;
+
+/** A remote folder's commands (SPEC §13), shown live as a local folder's are. */
+export class WindowRemoteShellBackend extends RemoteShellBackend {
+  private readonly shownIn: ShownIn;
+
+  constructor(options: WindowRemoteShellBackendOptions) {
+    super(options);
+    this.shownIn = options;
+  }
+
+  override execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    return executeShown(this.shownIn, this.sandbox !== undefined && options.sandbox !== false, command, options, (o) => super.execute(command, o));
+  }
+}
+
+async function executeShown(
+  { threadId, terminals }: ShownIn,
+  sandboxed: boolean,
+  command: string,
+  options: ExecuteOptions,
+  run: (options: ExecuteOptions) => Promise<ExecuteResult>,
+): Promise<ExecuteResult> {
+  let recorder;
+  try {
+    recorder = terminals.startCommand(threadId, command, sandboxed);
+  } catch {
+    // The thread is gone or the app shuts down: run it unseen rather than not at all.
+    return run(options);
+  }
+  const { view } = recorder;
+  let result: ExecuteResult = { output: '', exitCode: null, truncated: false };
+  try {
+    result = await run({
+      ...options,
+      attach: (live) => view.attach(live),
+      onData: (chunk) => {
+        options.onData?.(chunk);
+        view.output(chunk);
+      },
+    });
+    return result;
+  } finally {
+    view.finish(result);
+    recorder.done();
   }
 }

@@ -5,14 +5,15 @@
 // background, and the @-mention index is built on the first search.
 
 import { join } from 'node:path';
-import { ancestorRules, childStack, hasGitDir, isIgnored, loadGitignore } from '../../core/backends/fs-gitignore';
+import { ancestorRules, childStack, compileGitignore, hasGitDir, isIgnored, loadGitignore, type GitignoreStack } from '../../core/backends/fs-gitignore';
 import type { Backend, FileInfo } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
 import { normalizeVirtualPath } from '../../core/backends/paths';
 import { base64Bytes, MAX_MEDIA_BYTES, mediaTypeOf, type MediaType } from '../../core/media/kinds';
 import { ContractError, type FileContent, type FileEntry } from '../contract';
 import type { FolderChangeFeed } from './folder-change-feed';
-import { FolderWatcher, type FileChange, type RawChange } from './folder-watcher';
+import { FolderWatcher, UNWATCHED_DIRS, type FileChange, type RawChange } from './folder-watcher';
+import { PollWatcher } from '../../core/backends/poll-watcher';
 
 export type { FileChange } from './folder-watcher';
 const DEBOUNCE_MS = 75;
@@ -22,6 +23,16 @@ const PDF = 'application/pdf';
 export interface WorkspaceOptions {
   folder: string;
   backend: Backend;
+  /**
+   * The folder is not on this disk (a remote folder, SPEC §13): changes are followed by listing
+   * the folders the tree opened through the backend (PollWatcher), and .gitignore dimming
+   * reads the ignore files through the backend too.
+   */
+  remote?: {
+    pollIntervalMs?: number;
+    /** Listing the folder failed (the connection is lost, say): told once until a listing works again. */
+    onError?: (message: string) => void;
+  };
   onChange: (changes: FileChange[]) => void;
   /** Told every path the watcher reports, and when watching starts, fails or stops (checkpoints' change feed). */
   feed?: FolderChangeFeed;
@@ -29,6 +40,7 @@ export interface WorkspaceOptions {
 
 export class WorkspaceService {
   private watcher: FolderWatcher | null = null;
+  private poller: PollWatcher | null = null;
   private restarting: Promise<void> | null = null;
   private restartAgain = false;
   private pending = new Map<string, FileChange>();
@@ -40,7 +52,21 @@ export class WorkspaceService {
 
   /** Starts watching; resolves once changes are being reported (the app does not wait for it). */
   async start(): Promise<void> {
-    const { feed } = this.options;
+    const { feed, remote } = this.options;
+    if (remote !== undefined) {
+      this.poller = new PollWatcher({
+        backend: this.options.backend,
+        ignoredNames: UNWATCHED_DIRS,
+        ...(remote.pollIntervalMs !== undefined ? { intervalMs: remote.pollIntervalMs } : {}),
+        onChanges: (changes) => {
+          for (const change of changes) this.queue(change);
+        },
+        onError: (message) => remote.onError?.(message),
+      });
+      this.poller.watch('/');
+      this.poller.start();
+      return;
+    }
     this.watcher = new FolderWatcher({
       folder: this.options.folder,
       onChanges: (changes) => {
@@ -108,14 +134,9 @@ export class WorkspaceService {
     const result = await this.options.backend.ls(dir);
     if (result.error !== undefined) throw new ContractError(result.error, 'not_found');
     const entries = result.entries ?? [];
-    const ignored = await ignoredEntries(this.options.folder, dir, entries);
-    return entries.map((e) => ({
-      path: e.path,
-      isDir: e.isDir === true,
-      ...(e.size !== undefined ? { size: e.size } : {}),
-      ...(e.modifiedAt ? { modifiedAt: e.modifiedAt } : {}),
-      ...(ignored.has(e.path) ? { ignored: true } : {}),
-    }));
+    if (this.poller) this.poller.watch(dir, entries);
+    const ignored = this.poller ? await ignoredEntriesThrough(this.options.backend, dir, entries) : await ignoredEntries(this.options.folder, dir, entries);
+    return entries.map((e) => fileEntry(e, ignored.has(e.path)));
   }
 
   async read(path: string): Promise<FileContent> {
@@ -173,8 +194,19 @@ export class WorkspaceService {
     this.options.feed?.stopped();
     await this.restarting;
     await this.watcher?.close();
+    await this.poller?.close();
   }
 
+}
+
+function fileEntry(e: FileInfo, ignored: boolean): FileEntry {
+  return {
+    path: e.path,
+    isDir: e.isDir === true,
+    ...(e.size !== undefined ? { size: e.size } : {}),
+    ...(e.modifiedAt ? { modifiedAt: e.modifiedAt } : {}),
+    ...(ignored ? { ignored: true } : {}),
+  };
 }
 
 /** The entries of virtual folder `dir` that the folder's .gitignore files ignore (and .git itself). */
@@ -193,6 +225,36 @@ async function ignoredEntries(root: string, dir: string, entries: readonly FileI
     // Unreadable .gitignore files dim nothing.
   }
   return ignored;
+}
+
+/**
+ * As ignoredEntries, for a folder that is not on this disk: the .gitignore files (and .git)
+ * of the folder's root and each folder down to `dir` are read through the backend, in one
+ * batch; virtual paths stand for real ones.
+ */
+async function ignoredEntriesThrough(backend: Backend, dir: string, entries: readonly FileInfo[]): Promise<Set<string>> {
+  const ignored = new Set<string>();
+  if (entries.length === 0) return ignored;
+  const parts = dir.split('/').filter(Boolean);
+  const folders = ['/', ...parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`)];
+  const files = await backend.downloadFiles(folders.flatMap((folder) => [virtualJoin(folder, '.gitignore'), virtualJoin(folder, '.git')]));
+  let rules: GitignoreStack = [];
+  folders.forEach((folder, i) => {
+    const own = files[2 * i];
+    const git = files[2 * i + 1];
+    const hasGit = git?.content !== undefined || git?.error === 'is_directory';
+    rules = childStack(rules, own?.content ? compileGitignore(folder, Buffer.from(own.content).toString('utf8')) : null, hasGit);
+  });
+  const current = folders.at(-1)!;
+  for (const entry of entries) {
+    const name = entry.path.replace(/\/$/, '').split('/').pop()!;
+    if (name === '.git' || isIgnored(rules, virtualJoin(current, name), entry.isDir === true)) ignored.add(entry.path);
+  }
+  return ignored;
+}
+
+function virtualJoin(folder: string, name: string): string {
+  return folder === '/' ? `/${name}` : `${folder}/${name}`;
 }
 
 function checked(path: string): string {

@@ -5,8 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { basename } from 'node:path';
 import * as pty from 'node-pty';
-import { TerminalTextDecoder } from './ansi';
-import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from './output-cap';
+import { collectPtyRun, endPty } from './pty-run';
 import { currentAttribution } from '../checkpoints/attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
@@ -30,9 +29,7 @@ export interface RunInPtyOptions {
 }
 
 export const TIMEOUT_EXIT_CODE = 124;
-const KILL_GRACE_MS = 1000;
-/** After the tree was killed, how long to wait for the pty to report the exit. */
-const EXIT_WAIT_MS = 3000;
+export const KILL_GRACE_MS = 1000;
 
 function isExecutable(path: string): boolean {
   try {
@@ -70,7 +67,7 @@ export function composeOutput(text: string, note: string | undefined): string {
   return body.length > 0 ? `${body}\n${note}` : note;
 }
 
-const DONE_OSC = '6973';
+export const DONE_OSC = '6973';
 
 /**
  * The script the pty's shell runs (as `$0`, with the command as `$1`). The command runs in
@@ -94,16 +91,20 @@ function wrapperScript(nonce: string, stdinFromPty: boolean): string {
   ].join('\n');
 }
 
-/** Finds the wrapper's status report in the raw stream, holding back a report split across chunks. */
-class DoneReportScanner {
+/**
+ * Finds the wrapper's status report in the raw stream, holding back a report split across
+ * chunks. `report` names another number a wrapper reports the same way (remote-exec: `pgid`).
+ */
+export class DoneReportScanner {
   private held = '';
   private readonly prefix: string;
 
-  constructor(nonce: string) {
-    this.prefix = `\x1b]${DONE_OSC};done;${nonce};`;
+  constructor(nonce: string, report = 'done') {
+    this.prefix = `\x1b]${DONE_OSC};${report};${nonce};`;
   }
 
-  push(chunk: string): { forward: string; status?: number } {
+  /** `after`: what followed the report in the same chunk (the scanner is done with it). */
+  push(chunk: string): { forward: string; status?: number; after?: string } {
     const text = this.held + chunk;
     this.held = '';
     const at = text.indexOf(this.prefix);
@@ -111,7 +112,7 @@ class DoneReportScanner {
       const rest = text.slice(at + this.prefix.length);
       // eslint-disable-next-line no-control-regex -- BEL ends the report
       const match = /^(\d+)\x07/.exec(rest);
-      if (match) return { forward: text.slice(0, at), status: Number(match[1]) };
+      if (match) return { forward: text.slice(0, at), status: Number(match[1]), after: rest.slice(match[0].length) };
       if (/^\d*$/.test(rest)) {
         this.held = text.slice(at);
         return { forward: text.slice(0, at) };
@@ -127,7 +128,7 @@ class DoneReportScanner {
   }
 }
 
-const CANCELLED_BEFORE_START: ExecuteResult = {
+export const CANCELLED_BEFORE_START: ExecuteResult = {
   output: '[Command was cancelled before it started]',
   exitCode: null,
   truncated: false,
@@ -164,7 +165,7 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   }
 }
 
-function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
+async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
   let proc: pty.IPty;
   try {
     proc = pty.spawn(spec.file, spec.args, {
@@ -176,126 +177,28 @@ function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts:
     });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    return Promise.resolve({ output: `Could not start ${spec.file}: ${message}`, exitCode: 127, truncated: false });
+    return { output: `Could not start ${spec.file}: ${message}`, exitCode: 127, truncated: false };
   }
 
   const pid = proc.pid;
   const scanner = new DoneReportScanner(nonce);
-  const decoder = new TerminalTextDecoder();
-  const cap = new OutputCap(opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES);
-
-  return new Promise<ExecuteResult>((resolve) => {
-    /** The status the wrapper reported; everything the command printed has been read by then. */
-    let reported: number | undefined;
-    let exited: { exitCode: number; signal?: number } | undefined;
-    let onExited: (() => void) | undefined;
-    let stopping: 'timeout' | 'abort' | undefined;
-    let settled = false;
-    let reportTimer: NodeJS.Timeout | undefined;
-
-    const dataSub = proc.onData((chunk) => {
-      if (settled || reported !== undefined) return;
-      const { forward, status } = scanner.push(chunk);
-      if (forward.length > 0) {
-        try {
-          opts.onData?.(forward);
-        } catch {
-          // A failing viewer must not break the command.
-        }
-        cap.write(decoder.push(forward));
-      }
-      if (status === undefined) return;
-      reported = status;
-      try {
-        proc.write(`${nonce}\n`);
-      } catch {
-        // the shell is already gone
-      }
-      // The shell exits on our answer; should it not, it is killed.
-      reportTimer = setTimeout(() => void finish(), EXIT_WAIT_MS);
-    });
-
-    const exitSub = proc.onExit((event) => {
-      exited = event;
-      if (onExited) onExited();
-      else if (!stopping) void finish();
-    });
-
-    const timer =
-      opts.timeoutS > 0 && Number.isFinite(opts.timeoutS)
-        ? setTimeout(() => void stop('timeout'), opts.timeoutS * 1000)
-        : undefined;
-    const onAbort = (): void => void stop('abort');
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const live = (action: () => void): void => {
-      if (settled || exited || reported !== undefined) return;
-      try {
-        action();
-      } catch {
-        // the pty is closing
-      }
-    };
-    opts.attach?.({
-      write: (data) => live(() => proc.write(data)),
-      resize: (cols, rows) => live(() => proc.resize(cols, rows)),
-      pause: () => live(() => proc.pause()),
-      resume: () => live(() => proc.resume()),
-    });
-
-    async function stop(reason: 'timeout' | 'abort'): Promise<void> {
-      if (stopping || exited || settled || reported !== undefined) return;
-      stopping = reason;
-      await killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS });
-      if (!exited) {
-        await new Promise<void>((res) => {
-          const wait = setTimeout(res, EXIT_WAIT_MS);
-          onExited = () => {
-            clearTimeout(wait);
-            res();
-          };
-        });
-      }
-      await finish();
-    }
-
-    async function finish(): Promise<void> {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      if (reportTimer) clearTimeout(reportTimer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      dataSub.dispose();
-      exitSub.dispose();
-      if (stopping || !exited) {
-        await killProcessTree(pid, { marker, graceMs: stopping ? 0 : KILL_GRACE_MS });
-      } else {
+  const end = await collectPtyRun(
+    proc,
+    {
+      scan: (chunk) => scanner.push(chunk),
+      nonce,
+      killTree: () => killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS }),
+      async cleanUp({ stopping, exited }) {
+        if (stopping || !exited) await killProcessTree(pid, { marker, graceMs: stopping ? 0 : KILL_GRACE_MS });
         // The shell is gone; background jobs it left in its group would hold the pty open.
-        await killProcessGroup(pid, KILL_GRACE_MS);
-      }
-      // node-pty has closed the pty fd by the time it reports the exit; this covers a shell
-      // that never reported one. (After an exit the pid is reaped and must not be signalled.)
-      if (!exited) {
-        proc.kill('SIGKILL');
-        (proc as unknown as { destroy?: () => void }).destroy?.();
-      }
-      cap.write(decoder.end());
-      const capped = cap.finish();
-      if (stopping === 'timeout') {
-        resolve({
-          output: composeOutput(capped.text, timeoutNote(opts.timeoutS)),
-          exitCode: TIMEOUT_EXIT_CODE,
-          truncated: capped.truncated,
-          timedOut: true,
-        });
-        return;
-      }
-      let exitCode: number | null = null;
-      if (stopping !== 'abort') exitCode = reported ?? (exited ? exitCodeOf(exited) : null);
-      resolve({
-        output: composeOutput(capped.text, stopping === 'abort' ? CANCELLED_NOTE : undefined),
-        exitCode,
-        truncated: capped.truncated,
-      });
-    }
-  });
+        else await killProcessGroup(pid, KILL_GRACE_MS);
+        // After an exit the pid is reaped and must not be signalled.
+        if (!exited) endPty(proc, 'SIGKILL');
+      },
+    },
+    opts,
+  );
+  if (end.stopping === 'timeout') return { output: composeOutput(end.text, timeoutNote(opts.timeoutS)), exitCode: TIMEOUT_EXIT_CODE, truncated: end.truncated, timedOut: true };
+  if (end.stopping === 'abort') return { output: composeOutput(end.text, CANCELLED_NOTE), exitCode: null, truncated: end.truncated };
+  return { output: composeOutput(end.text, undefined), exitCode: end.reported ?? (end.exited ? exitCodeOf(end.exited) : null), truncated: end.truncated };
 }

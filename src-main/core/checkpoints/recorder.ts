@@ -15,7 +15,9 @@ import path from 'node:path';
 import { runAttributed, type LayerSettlement, type StepAttribution } from './attribution';
 import { BlobWriter } from './blob-writer';
 import type { ChangeFeed } from './change-feed';
-import { diffStates, entriesUnder, HEAVY_FOLDERS, scanFolderSliced, scanPaths, scanTargets, walkTargets, withParents, type ScanResult } from './scan';
+import { isSshFolder } from '../backends/remote/ssh-target';
+import { localFolderSource, type FolderSource } from './folder-source';
+import { diffStates, entriesUnder, HEAVY_FOLDERS, scanTargets, walkTargets, withParents, type ScanResult } from './scan';
 import type { CheckpointStore, NewCheckpoint } from './store';
 import { sameState, type Change, type Checkpoint, type ManifestRow } from './types';
 
@@ -70,6 +72,8 @@ const BASELINE_BLOBS_PER_COMMIT = 2000;
 
 export class CheckpointRecorder {
   readonly root: string;
+  /** Reads the folder's files: the local disk, or a remote folder over ssh (folder-source.ts). */
+  readonly source: FolderSource;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly inFlight: Running[] = [];
   private cache: { version: number; rows: Map<string, ManifestRow> } | null = null;
@@ -79,9 +83,11 @@ export class CheckpointRecorder {
 
   readonly store: CheckpointStore;
 
-  constructor(store: CheckpointStore, folder: string) {
+  /** `folder`: a local folder's path, or the source of a folder elsewhere (a remote one). */
+  constructor(store: CheckpointStore, folder: string | FolderSource) {
     this.store = store;
-    this.root = fs.realpathSync(folder);
+    this.source = typeof folder === 'string' ? localFolderSource(folder) : folder;
+    this.root = this.source.root;
   }
 
   /** Runs `fn` with the folder's snapshots serialised (restores use it too). */
@@ -96,7 +102,8 @@ export class CheckpointRecorder {
    * looks only at those paths (once the folder has a baseline and walking it is slow).
    */
   useChangeFeed(feed: ChangeFeed | null, options: { fromEntries?: number } = {}): void {
-    this.feed = feed;
+    // A feed reports local paths: a remote folder is always walked.
+    this.feed = this.source.local ? feed : null;
     this.feedFromEntries = options.fromEntries ?? FEED_FROM_ENTRIES;
   }
 
@@ -123,7 +130,7 @@ export class CheckpointRecorder {
       };
       let scan: ScanResult;
       try {
-        scan = await scanFolderSliced(this.root, this.manifest(), false, { ...(signal ? { signal } : {}), onSlice: flushBlobs });
+        scan = await this.source.walk(this.manifest(), false, { ...(signal ? { signal } : {}), onSlice: flushBlobs });
         await this.store.putBlobs(scan.blobs, writer);
       } finally {
         await writer?.close();
@@ -145,7 +152,7 @@ export class CheckpointRecorder {
    * neither is recorded as blind, comparing what it left with the last state recorded.
    */
   async step<T>(info: StepInfo, requested: StepScope, run: () => Promise<T>): Promise<StepOutcome<T>> {
-    const scope: StepScope = requested !== 'all' && requested !== 'command' && this.throughLinks(requested) ? 'all' : requested;
+    const scope: StepScope = requested !== 'all' && requested !== 'command' && (await this.throughLinks(requested)) ? 'all' : requested;
     // `self`: a command step already running, whose snapshot before it must not count as its own what differs.
     const walkBefore = (self?: Running): Promise<BeforeState | null> =>
       this.locked(() => this.snapshotBefore(scope === 'command' ? 'all' : scope, self)).catch(() => {
@@ -197,6 +204,8 @@ export class CheckpointRecorder {
     let targets: Map<string, boolean>;
     let pre: Map<string, ManifestRow | null>;
     try {
+      // Write layers are local sandboxes' (a remote command never has one): nothing to read here otherwise.
+      if (!this.source.local) throw new Error('no write layer on a remote folder');
       targets = this.targetsOf(planned);
       const manifest = this.manifest();
       const baseline = this.store.hasBaseline(this.root);
@@ -297,7 +306,7 @@ export class CheckpointRecorder {
       this.commit({ folder: this.root, blobs: scan.blobs, manifest: scan.manifest, checkpoints: this.outsideChanges(scan.changes, self), baseline: !baseline });
       return 'walk';
     }
-    const { states, result } = scanPaths(this.root, withParents(scope), (rel) => manifest.get(rel));
+    const { states, result } = await this.source.scanPaths(withParents(scope), (rel) => manifest.get(rel));
     const theirs = againstManifest(states, manifest, this.store.hasBaseline(this.root), { ignoredChanges: false });
     this.commit({ folder: this.root, blobs: result.blobs, manifest: theirs.writes, checkpoints: this.outsideChanges(theirs.changes) });
     return states;
@@ -314,7 +323,7 @@ export class CheckpointRecorder {
       if (changed !== 'unknown') return this.scanChanged(changed, manifest);
     }
     this.feed?.reset();
-    return scanFolderSliced(this.root, manifest, record);
+    return this.source.walk(manifest, record);
   }
 
   /** A whole-folder scan's answer for a folder where only `changed` (and dependency folders the feed does not look into) can differ. */
@@ -352,7 +361,7 @@ export class CheckpointRecorder {
       manifestWrites = scan.manifest;
     } else {
       const rels = withParents(scope);
-      const { states, result } = scanPaths(this.root, rels, (rel) => before.get(rel) ?? undefined);
+      const { states, result } = await this.source.scanPaths(rels, (rel) => before.get(rel) ?? undefined);
       changes = diffStates(before, states);
       blobs = result.blobs;
       manifestWrites = new Map([...states].filter(([rel, row]) => row !== null || before.get(rel) != null));
@@ -380,16 +389,9 @@ export class CheckpointRecorder {
   }
 
   /** Whether a known-path step would write through a symlink (then its real target is unknown here: walk). */
-  private throughLinks(scope: WalkScope): boolean {
-    if (scope === 'all') return false;
-    for (const rel of withParents(scope)) {
-      try {
-        if (fs.lstatSync(path.join(this.root, rel)).isSymbolicLink()) return true;
-      } catch {
-        // Missing: nothing below it exists either.
-      }
-    }
-    return false;
+  private throughLinks(scope: WalkScope): Promise<boolean> {
+    if (scope === 'all') return Promise.resolve(false);
+    return this.source.throughLinks(scope).catch(() => true);
   }
 
   /** A folder-relative path for a real path inside the folder, or null outside it. */
@@ -432,11 +434,13 @@ function againstManifest(
 const recorders = new WeakMap<CheckpointStore, Map<string, CheckpointRecorder>>();
 
 /** One recorder per folder and store, so every thread of a folder shares its serialisation. */
-export function recorderFor(store: CheckpointStore, folder: string): CheckpointRecorder {
+export function recorderFor(store: CheckpointStore, folder: string | FolderSource): CheckpointRecorder {
   let byFolder = recorders.get(store);
   if (!byFolder) recorders.set(store, (byFolder = new Map()));
-  const root = fs.realpathSync(folder);
+  // A remote folder (its ssh:// URL, as checkpoints record it) has a recorder once it was opened with its source.
+  const root = typeof folder !== 'string' ? folder.root : isSshFolder(folder) ? folder : fs.realpathSync(folder);
   let recorder = byFolder.get(root);
-  if (!recorder) byFolder.set(root, (recorder = new CheckpointRecorder(store, root)));
+  if (!recorder && typeof folder === 'string' && isSshFolder(folder)) throw new Error(`the remote folder is not connected: ${folder}`);
+  if (!recorder) byFolder.set(root, (recorder = new CheckpointRecorder(store, typeof folder === 'string' ? root : folder)));
   return recorder;
 }

@@ -13,11 +13,10 @@
 // into that new, real folder; the operations still refuse any link they meet.
 
 import type fs from 'node:fs';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { THROUGH_LINK, ThroughLinkError, linkedParent, lstatAt, mkdirAt, refusedByName, replaceAt, rmdirAt, unlinkAt } from './no-follow';
+import { THROUGH_LINK, lstatAt, refusedByName } from './no-follow';
 import type { CheckpointRecorder } from './recorder';
-import { currentState, scanPaths } from './scan';
+import type { RestoreOp } from './restore-ops';
+import { scanPaths } from './scan';
 import { sameState, type Change, type Checkpoint, type FileState, type ManifestRow } from './types';
 
 export interface NetChange {
@@ -87,8 +86,9 @@ export function restoreCheckpoints(recorder: CheckpointRecorder, request: Restor
   return recorder.locked(() => restoreLocked(recorder, request));
 }
 
-function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): RestoreOutcome {
+async function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): Promise<RestoreOutcome> {
   const root = recorder.root;
+  const source = recorder.source;
   const plan: Array<NetChange & { current: FileState | null }> = [];
   const conflicts: Conflict[] = [];
   const skipped: Conflict[] = [];
@@ -99,14 +99,20 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
   const refuse = (rel: string, reason: string): void => {
     conflicts.push({ path: rel, reason, refused: true });
   };
-  for (const n of netChanges(request.entriesOf, request.checkpoints, request.only)) {
+  const net = netChanges(request.entriesOf, request.checkpoints, request.only);
+  // What the plan looks at, asked of the folder in one go (a remote one answers in one call each).
+  const named = net.filter((n) => refusedByName(n.path) === null);
+  const links = await source.linkedParents(named.map((n) => n.path));
+  const unlinked = named.filter((n) => links.get(n.path) == null && n.target?.type !== 'i' && n.expected?.type !== 'i' && !n.target?.hash.startsWith('big:'));
+  const currents = await source.currentStates(unlinked.map((n) => n.path));
+  for (const n of net) {
     const byName = refusedByName(n.path);
     if (byName !== null) {
       refuse(n.path, byName);
       continue;
     }
     // Parents come before their children (sorted paths), so a link's fate is known here.
-    const link = linkedParent(root, n.path);
+    const link = links.get(n.path) ?? null;
     if (link !== null && !linksToFolders.has(link)) {
       refuse(n.path, THROUGH_LINK);
       continue;
@@ -119,7 +125,7 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
       skipped.push({ path: n.path, reason: 'too big to keep: cannot be restored' });
       continue;
     }
-    const { state: current, blobs } = link === null ? currentState(root, n.path) : { state: null, blobs: new Map<string, Buffer>() };
+    const { state: current, blobs } = (link === null ? currents.get(n.path) : undefined) ?? { state: null, blobs: new Map<string, Buffer>() };
     for (const [hash, data] of blobs) kept.set(hash, data);
     if (sameState(current, n.target)) continue;
     const conflict = n.interleaved
@@ -142,49 +148,24 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
   const done: Change[] = [];
   // A path whose operation met a link (one swapped in since the plan): refused, read back.
   const metLink = new Set<string>();
-  const fail = (p: string, err: unknown): void => {
-    if (err instanceof ThroughLinkError) {
+  const fail = (p: string, why: string): void => {
+    if (why === 'link') {
       if (!metLink.has(p)) refuse(p, THROUGH_LINK);
       metLink.add(p);
       return;
     }
-    skipped.push({ path: p, reason: err instanceof Error ? err.message.replace(root + path.sep, '') : String(err) });
+    skipped.push({ path: p, reason: why });
   };
   const isFileLike = (s: FileState | null): boolean => s !== null && (s.type === 'f' || s.type === 'l');
 
-  // Every operation below goes through no-follow.ts: never through a link in a parent folder.
+  // The operations, in order; the folder does each without going through a link in a parent folder.
+  const ops: RestoreOp[] = [];
   // 1. Remove files and links that must go or change type (a link itself, never its target).
-  for (const p of plan) {
-    if (isFileLike(p.current) && (p.target === null || p.target.type === 'd')) {
-      try {
-        unlinkAt(root, p.path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') fail(p.path, err);
-      }
-    }
-  }
+  for (const p of plan) if (isFileLike(p.current) && (p.target === null || p.target.type === 'd')) ops.push({ op: 'unlink', rel: p.path });
   // 2. Remove folders, deepest first (only empty ones: a folder someone filled stays).
-  for (const p of [...plan].reverse()) {
-    if (p.current?.type === 'd' && p.target?.type !== 'd') {
-      try {
-        rmdirAt(root, p.path);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOTEMPTY' || code === 'EEXIST') skipped.push({ path: p.path, reason: 'folder is not empty: left in place' });
-        else if (code !== 'ENOENT') fail(p.path, err);
-      }
-    }
-  }
+  for (const p of [...plan].reverse()) if (p.current?.type === 'd' && p.target?.type !== 'd') ops.push({ op: 'rmdir', rel: p.path });
   // 3. Create folders, shallowest first, with their modes.
-  for (const p of plan) {
-    if (p.target?.type === 'd') {
-      try {
-        mkdirAt(root, p.path, p.target.mode, p.current !== null && p.current.type !== 'd');
-      } catch (err) {
-        fail(p.path, err);
-      }
-    }
-  }
+  for (const p of plan) if (p.target?.type === 'd') ops.push({ op: 'mkdir', rel: p.path, mode: p.target.mode, replace: p.current !== null && p.current.type !== 'd' });
   // 4. Write files and links: a temp file in the same folder renamed over the path (which
   // replaces a link itself, never what it points to); missing parents are created.
   for (const p of plan) {
@@ -195,18 +176,24 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
       skipped.push({ path: p.path, reason: 'its earlier content is no longer kept' });
       continue;
     }
-    try {
-      replaceAt(root, p.path, t.type === 'l' ? 'l' : 'f', content, t.mode, p.current?.type === 'd', randomBytes(6).toString('hex'));
-    } catch (err) {
-      fail(p.path, err);
-    }
+    ops.push({ op: 'put', rel: p.path, type: t.type === 'l' ? 'l' : 'f', content, mode: t.mode, replaceFolder: p.current?.type === 'd' });
   }
+  const results = await source.applyRestore(ops);
+  ops.forEach((op, i) => {
+    const result = results[i] ?? 'not done';
+    if (result === 'ok' || (result === 'ENOENT' && op.op !== 'mkdir' && op.op !== 'put')) return;
+    if (op.op === 'rmdir' && result === 'ENOTEMPTY') skipped.push({ path: op.rel, reason: 'folder is not empty: left in place' });
+    else fail(op.rel, result);
+  });
 
   // What was written is known: only a path that failed is read back to see where it stands.
   const failed = new Set([...skipped.map((s) => s.path), ...metLink]);
   const states = new Map<string, ManifestRow | null>();
   const unsure: string[] = [];
-  for (const p of plan) {
+  // A remote folder's stat is not the local one: every path it restored is read back (one call).
+  if (!source.local) unsure.push(...plan.map((p) => p.path));
+  else {
+    for (const p of plan) {
     if (failed.has(p.path)) {
       unsure.push(p.path);
       continue;
@@ -223,8 +210,9 @@ function restoreLocked(recorder: CheckpointRecorder, request: RestoreRequest): R
     else if (t !== null && st !== undefined && (t.type === 'd') === st.isDirectory() && (t.type === 'l') === st.isSymbolicLink()) {
       states.set(p.path, { path: p.path, type: t.type, mode: t.type === 'd' ? t.mode : st.mode & 0o7777, hash: t.hash, size: t.type === 'd' ? 0 : st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, hashedAt: Date.now() });
     } else unsure.push(p.path);
+    }
   }
-  const reread = scanPaths(root, unsure, () => undefined);
+  const reread = source.local ? scanPaths(root, unsure, () => undefined) : await source.scanPaths(unsure, () => undefined);
   for (const [rel, row] of reread.states) states.set(rel, row);
   const result = reread.result;
   for (const [hash, data] of kept) result.blobs.set(hash, data);

@@ -39,7 +39,7 @@ export const HEAVY_FOLDERS: ReadonlySet<string> = new Set([
 export const MAX_BLOB_BYTES = 32 * 1024 * 1024;
 
 /** Temp files of atomic writes in flight (fs-atomic-write) are never part of a snapshot. */
-const TEMP_MARK = '.deepdesk-tmp-';
+export const TEMP_MARK = '.deepdesk-tmp-';
 
 export interface ScanResult {
   changes: Change[];
@@ -49,7 +49,7 @@ export interface ScanResult {
   manifest: Map<string, ManifestRow | null>;
 }
 
-function emptyResult(): ScanResult {
+export function emptyResult(): ScanResult {
   return { changes: [], blobs: new Map(), manifest: new Map() };
 }
 
@@ -64,7 +64,7 @@ function statKeyEqual(row: ManifestRow, st: fs.Stats): boolean {
 }
 
 /** A file modified in the same clock tick as its last hash may have changed without its stat moving. */
-function racy(row: ManifestRow, st: fs.Stats): boolean {
+export function racy(row: ManifestRow, st: Pick<fs.Stats, 'mtimeMs' | 'ctimeMs'>): boolean {
   return st.mtimeMs >= row.hashedAt - 5 || st.ctimeMs >= row.hashedAt - 5;
 }
 
@@ -133,7 +133,7 @@ function ignoredRow(rel: string, abs: string, st: fs.Stats, now: number): Manife
   return { path: rel, type: 'i', mode: 0, hash: ignoredSignature(abs, st), size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, hashedAt: now };
 }
 
-function stateOf(row: ManifestRow | null | undefined): FileState | null {
+export function stateOf(row: ManifestRow | null | undefined): FileState | null {
   return row ? { type: row.type, mode: row.mode, hash: row.hash } : null;
 }
 

@@ -15,14 +15,18 @@ export interface BwrapRun {
   /** An empty file nobody may read, mounted over secret files. */
   unreadableFile: string;
   cwd: string;
+  /** What each path is, where the command runs (default: lstat on this machine; a remote sandbox asks the remote). */
+  kindOf?: (path: string) => PathKind;
 }
+
+export type PathKind = 'dir' | 'file' | 'missing';
 
 /** Highest number of processes a command may have at once (where RLIMIT_NPROC binds: not for root). */
 export const SANDBOX_MAX_PROCESSES = 4096;
 
 type Mount = { path: string; args: string[] };
 
-function kindOf(path: string): 'dir' | 'file' | 'missing' {
+function localKindOf(path: string): PathKind {
   try {
     return lstatSync(path).isDirectory() ? 'dir' : 'file';
   } catch {
@@ -36,6 +40,7 @@ function depth(path: string): number {
 
 export function bwrapArgs(run: BwrapRun): string[] {
   const { policy } = run;
+  const kindOf = run.kindOf ?? localKindOf;
   const mounts: Mount[] = [
     { path: '/', args: ['--ro-bind', '/', '/'] },
     { path: '/dev', args: ['--dev', '/dev'] },

@@ -70,7 +70,7 @@ export const PROTECTED_PROJECT_PATHS: readonly string[] = [
  * exist, so that moving one aside cannot take the protected path with it and put a writable
  * one in its place.
  */
-const PROTECTED_PROJECT_PARENTS: readonly string[] = [...new Set(PROTECTED_PROJECT_PATHS.filter((p) => p.includes('/') && !p.startsWith('.git/')).map((p) => dirname(p)))];
+export const PROTECTED_PROJECT_PARENTS: readonly string[] = [...new Set(PROTECTED_PROJECT_PATHS.filter((p) => p.includes('/') && !p.startsWith('.git/')).map((p) => dirname(p)))];
 
 /**
  * Unix sockets on the host that hand out power beyond the sandbox (a session bus that
@@ -107,7 +107,7 @@ export function hostSocketPaths(env: Record<string, string | undefined>, uid: nu
 }
 
 /** Folders in /tmp that hold sockets of agents, displays, multiplexers, buses and editors. */
-const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
+export const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|deepdesk-ssh-|ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
 
 /** Sockets in `dir` (one level) and the socket folders above: hidden for one run. */
 export function tmpSocketPaths(dir = '/tmp'): string[] {

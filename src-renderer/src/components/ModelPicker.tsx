@@ -1,6 +1,7 @@
 // The model field of Settings: a combobox over the models the provider listed (click the
 // arrow, or ArrowDown, to see them all; typing narrows them), where any other model id can
-// still be typed. Enter or a click picks; Esc closes the list (not the dialog).
+// still be typed. Enter or a click picks; Esc closes the list (not the dialog). The remote
+// folder dialog's Host field is the same combobox over the person's ssh hosts.
 
 import { useEffect, useRef, useState } from 'react';
 import { Icon } from './Icon';
@@ -17,9 +18,24 @@ interface ModelPickerProps {
   onChange(value: string): void;
   /** Each new value opens the list with every model (after `Refresh models` found some). */
   openKey?: number;
+  /** The list's name (default `Models`); its toggle is `Show …`/`Hide …` of it in lower case. */
+  listLabel?: string;
+  /** Shown when nothing listed matches what was typed. */
+  noMatchText?: string;
 }
 
-export function ModelPicker({ id, value, models, placeholder, disabled = false, describedBy, onChange, openKey = 0 }: ModelPickerProps): React.JSX.Element {
+export function ModelPicker({
+  id,
+  value,
+  models,
+  placeholder,
+  disabled = false,
+  describedBy,
+  onChange,
+  openKey = 0,
+  listLabel = 'Models',
+  noMatchText = 'No listed model matches; this id is used as typed.',
+}: ModelPickerProps): React.JSX.Element {
   const listId = `${id}-models`;
   const input = useRef<HTMLInputElement>(null);
   const [open, setOpen] = useState(false);
@@ -113,7 +129,7 @@ export function ModelPicker({ id, value, models, placeholder, disabled = false, 
       <button
         type="button"
         className="icon-btn model-picker-toggle"
-        aria-label={expanded ? 'Hide models' : 'Show models'}
+        aria-label={`${expanded ? 'Hide' : 'Show'} ${listLabel.toLowerCase()}`}
         aria-controls={listId}
         aria-expanded={expanded}
         tabIndex={-1}
@@ -128,10 +144,10 @@ export function ModelPicker({ id, value, models, placeholder, disabled = false, 
       >
         <Icon name="chevronDown" size={14} />
       </button>
-      <ul id={listId} className="model-picker-list" role="listbox" aria-label="Models" hidden={!expanded}>
+      <ul id={listId} className="model-picker-list" role="listbox" aria-label={listLabel} hidden={!expanded}>
         {shown.length === 0 ? (
           <li className="model-picker-empty" role="presentation">
-            No listed model matches; this id is used as typed.
+            {noMatchText}
           </li>
         ) : (
           shown.map((model, i) => (

@@ -1,12 +1,14 @@
-// `Open folder`: the folders opened before (latest first), a path field, and in the desktop
-// app the native dialog. The window's first screen when no folder is open, and a dialog from
-// the header's `Open folder`. A path that cannot be opened says why and stays in the field.
+// `Open folder`: the folders opened before (latest first; remote ones by their ssh:// URL), a
+// path field, in the desktop app the native dialog, and `Remote (SSH)…` for a folder on another
+// machine (RemoteFolderDialog). The window's first screen when no folder is open, and a dialog
+// from the header's `Open folder`. A path that cannot be opened says why and stays in the field.
 
 import { useEffect, useId, useRef, useState } from 'react';
 import type { AppInfo, RecentFolder } from '../../../src-main/app/contract';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { Icon, Spinner } from './Icon';
+import { RemoteFolderDialog } from './RemoteFolderDialog';
 
 interface OpenFolderProps {
   info: AppInfo;
@@ -26,6 +28,7 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
   const [path, setPath] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [opening, setOpening] = useState<string | null>(null);
+  const [remote, setRemote] = useState(false);
   const input = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
@@ -88,7 +91,7 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
                     title={folder.missing ? `${folder.path} is no longer there` : folder.path}
                     onClick={() => (current && onCancel ? onCancel() : void open(folder.path))}
                   >
-                    <Icon name="folder" size={15} />
+                    <Icon name={folder.host !== undefined ? 'terminal' : 'folder'} size={15} />
                     <span className="recent-folder-name">{folder.name}</span>
                     {/* Cut at the start when long (the end names the folder); the text itself stays left to right. */}
                     <span className="recent-folder-path mono">
@@ -143,20 +146,33 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
           </p>
         )}
       </form>
-      {info.canPickFolder || onCancel ? (
-        <div className="dialog-actions">
-          {info.canPickFolder ? (
-            <button type="button" className="btn" onClick={() => void browse()}>
-              <Icon name="folderOpen" size={15} />
-              Browse…
-            </button>
-          ) : null}
-          {onCancel ? (
-            <button type="button" className="btn" onClick={onCancel}>
-              Cancel
-            </button>
-          ) : null}
-        </div>
+      <div className="dialog-actions">
+        {info.canPickFolder ? (
+          <button type="button" className="btn" onClick={() => void browse()}>
+            <Icon name="folderOpen" size={15} />
+            Browse…
+          </button>
+        ) : null}
+        <button type="button" className="btn" disabled={opening !== null} onClick={() => setRemote(true)}>
+          <Icon name="terminal" size={15} />
+          Remote (SSH)…
+        </button>
+        {onCancel ? (
+          <button type="button" className="btn" onClick={onCancel}>
+            Cancel
+          </button>
+        ) : null}
+      </div>
+      {remote ? (
+        <RemoteFolderDialog
+          info={info}
+          recent={recent ?? []}
+          onCancel={() => setRemote(false)}
+          onOpened={(opened) => {
+            setRemote(false);
+            onOpened(opened);
+          }}
+        />
       ) : null}
     </div>
   );

@@ -29,6 +29,7 @@ export function serveProtocols(token: string | null): string[] {
 export const LONG_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'app.pickFolder',
   'app.openFolder',
+  'app.openRemoteFolder',
   'settings.testConnection',
   'settings.detectLocalServers',
   'threads.send',

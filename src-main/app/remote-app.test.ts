@@ -1,0 +1,192 @@
+// The window's app on a remote folder (SPEC §13), through the contract: a real sshd on
+// 127.0.0.1 (this machine, so the folder is set up and checked with node:fs), real SQLite,
+// real ptys, the scripted model server.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { textOf, toolMessages } from '../core/agent/agent-harness.test-support';
+import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+import { FilesystemBackend } from '../core/backends/filesystem';
+import { startTestSshd, type TestSshd } from '../core/backends/remote/testing/sshd';
+import { detectSandbox } from '../core/sandbox';
+import { createApp, type App } from './app';
+import { parseRequest, type EventFrame, type MethodName, type Params, type Result } from './contract';
+import { sshFolderLocation } from './folders/folder-location';
+import { openRemoteApp } from './remote-folder';
+import { FileSecretStore } from './settings/file-secret-store';
+
+const bwrap = (await detectSandbox()).available;
+let sshd: TestSshd;
+let root: string;
+let folder: string;
+let dataDir: string;
+let server: ScriptedServer;
+const apps: App[] = [];
+
+beforeAll(async () => {
+  sshd = await startTestSshd();
+});
+afterAll(async () => {
+  await sshd?.dispose();
+});
+beforeEach(async () => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-remote-app-')));
+  folder = join(root, 'project');
+  dataDir = join(root, 'data');
+  mkdirSync(folder);
+  mkdirSync(dataDir);
+  server = await startScriptedServer();
+});
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function open(options: { remoteSandbox?: boolean } = {}) {
+  const location = sshFolderLocation(sshd.folderUrl(folder));
+  const env = { ...process.env, OPENAI_API_KEY: '', DEEPDESK_REMOTE_POLL_MS: '100' };
+  const app = await openRemoteApp(location, { dataDir, sshCommand: sshd.sshCommand, env, ...options }, (remote) =>
+    createApp({
+      folder: location.url,
+      remote,
+      dataDir,
+      secrets: new FileSecretStore(dataDir),
+      transport: 'web',
+      overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url },
+      env,
+    }),
+  );
+  apps.push(app);
+  const events: EventFrame[] = [];
+  app.onEvent((frame) => events.push(frame));
+  const call = async <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> => {
+    const parsed = parseRequest({ id: 1, method, params });
+    return app.handle(parsed.method, parsed.params as never) as Promise<Result<M>>;
+  };
+  return { app, call, events };
+}
+
+const isDone = (threadId: string) => (e: EventFrame) =>
+  e.event === 'thread.event' && (e.payload as { threadId: string; event: { type: string } }).threadId === threadId && (e.payload as { event: { type: string } }).event.type === 'done';
+
+describe('the app on a remote folder', () => {
+  it('lists and reads the remote folder, and follows a change made there by polling the folders the tree opened', async () => {
+    writeFileSync(join(folder, 'readme.md'), '# remote\n');
+    mkdirSync(join(folder, 'src'));
+    writeFileSync(join(folder, 'src', 'main.ts'), 'export {};\n');
+    const { call, events } = await open();
+    expect((await call('files.list', { path: '/' })).map((e) => [e.path, e.isDir])).toEqual([
+      ['/readme.md', false],
+      ['/src/', true],
+    ]);
+    // As the local folder's backend shows it.
+    const local = await new FilesystemBackend({ rootDir: folder }).read('/readme.md', 0, Number.MAX_SAFE_INTEGER);
+    expect(await call('files.read', { path: '/readme.md' })).toEqual({ kind: 'text', path: '/readme.md', text: local.fileData!.content, truncated: false });
+    await call('files.list', { path: '/src' });
+    writeFileSync(join(folder, 'src', 'added.ts'), 'x\n');
+    writeFileSync(join(folder, 'later.txt'), 'y\n');
+    const changed = () => events.filter((e) => e.event === 'files.changed').flatMap((e) => (e.payload as { paths: Array<{ path: string; kind: string }> }).paths);
+    await expect.poll(changed, { timeout: 10_000 }).toEqual(expect.arrayContaining([{ path: '/src/added.ts', kind: 'add' }, { path: '/later.txt', kind: 'add' }]));
+    expect(await call('files.search', { query: 'added' })).toEqual(['/src/added.ts']);
+  });
+
+  it('dims what the remote folder\'s .gitignore files ignore, as for a local folder', async () => {
+    writeFileSync(join(folder, '.gitignore'), 'dist/\n*.log\n');
+    mkdirSync(join(folder, 'dist'));
+    mkdirSync(join(folder, 'pkg', 'build'), { recursive: true });
+    writeFileSync(join(folder, 'pkg', '.gitignore'), 'build/\n!keep.log\n');
+    writeFileSync(join(folder, 'pkg', 'keep.log'), '');
+    writeFileSync(join(folder, 'pkg', 'other.log'), '');
+    writeFileSync(join(folder, 'app.log'), '');
+    const { call } = await open();
+    const dimmed = async (path: string) => (await call('files.list', { path })).filter((e) => e.ignored === true).map((e) => e.path);
+    expect(await dimmed('/')).toEqual(['/app.log', '/dist/']);
+    expect(await dimmed('/pkg')).toEqual(['/pkg/build/', '/pkg/other.log']);
+  });
+
+  it("says once what it does not do on a remote folder; the agent's changes there are checkpointed, and Revert puts the file back on the remote", async () => {
+    writeFileSync(join(folder, 'kept.txt'), 'before\n');
+    const { call, events } = await open();
+    const notices = await call('app.notices', {});
+    expect(notices.map((n) => n.message)).toContain(`deepdesk-test:${folder} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded in this version.`);
+    await call('mode.set', { mode: 'auto' }).catch(() => undefined);
+    server.push(
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/kept.txt' } }] },
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/kept.txt', content: 'after\n' } }] },
+      { text: 'changed' },
+    );
+    const { id } = await call('threads.create', {});
+    await call('threads.send', { threadId: id, text: 'change it' });
+    await expect.poll(() => events.some(isDone(id)), { timeout: 30_000 }).toBe(true);
+    expect(readFileSync(join(folder, 'kept.txt'), 'utf8')).toBe('after\n');
+    const changes = await call('checkpoints.changes', { threadId: id });
+    expect(changes.files.map((f) => f.path)).toEqual(['/kept.txt']);
+    await call('checkpoints.revertFile', { threadId: id, path: '/kept.txt', resolution: 'ask' });
+    expect(readFileSync(join(folder, 'kept.txt'), 'utf8')).toBe('before\n');
+  });
+
+  it.skipIf(!bwrap)("the header's sandbox is the remote's bubblewrap; without it, Not sandboxed with the reason", async () => {
+    const sandboxed = await open();
+    expect((await sandboxed.call('mode.get', {})).sandbox).toEqual({ available: true, kind: 'bubblewrap' });
+    await sandboxed.app.close();
+    apps.splice(0);
+    const plain = await open({ remoteSandbox: false });
+    expect((await plain.call('mode.get', {})).sandbox).toEqual({ available: false, reason: `deepdesk-test:${folder} has no usable bubblewrap` });
+  });
+
+  it('the agent reads and runs a command there, shown live in a command view of the thread', async () => {
+    writeFileSync(join(folder, 'notes.txt'), 'remote notes\n');
+    const { call, events } = await open();
+    await call('mode.set', { mode: 'auto' }).catch(() => undefined);
+    server.push(
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/notes.txt' } }] },
+      { toolCalls: [{ name: 'execute', args: { command: 'echo ran > ran.txt; pwd' } }] },
+      { text: 'done' },
+    );
+    const { id } = await call('threads.create', {});
+    await call('threads.send', { threadId: id, text: 'work there' });
+    const approvals = async () => {
+      const pending = (await call('threads.get', { threadId: id })).approvals;
+      for (const a of pending) await call('approvals.decide', { threadId: id, toolCallId: a.toolCallId, decision: { type: 'approve' } });
+      return events.some(isDone(id));
+    };
+    await expect.poll(approvals, { timeout: 30_000 }).toBe(true);
+    const [read, exec] = toolMessages(server.requests[2]!).map((m) => textOf(m.content));
+    expect(read).toBe('     1\tremote notes');
+    expect(exec).toContain(`${folder}\n`);
+    expect(readFileSync(join(folder, 'ran.txt'), 'utf8')).toBe('ran\n');
+    const terminals = await call('terminal.list', { threadId: id });
+    expect(terminals.find((t) => t.kind === 'command')).toMatchObject({ kind: 'command', command: 'echo ran > ran.txt; pwd', running: false });
+  });
+
+  it("the person's shell tab is their login shell on the remote, in the folder", async () => {
+    const { call, events } = await open();
+    const { id } = await call('threads.create', {});
+    await call('terminal.attach', { threadId: id });
+    await call('terminal.input', { threadId: id, data: 'echo "at:$(pwd)"\r' });
+    const shown = () =>
+      events
+        .filter((e) => e.event === 'terminal.data')
+        .map((e) => (e.payload as { data: string }).data)
+        .join('');
+    await expect.poll(shown, { timeout: 15_000 }).toContain(`at:${folder}`);
+  });
+
+  it('a lost connection is an error naming the host, and the next call connects again', async () => {
+    writeFileSync(join(folder, 'a.txt'), 'a\n');
+    const { call, events } = await open();
+    expect((await call('files.list', { path: '/' })).map((e) => e.path)).toEqual(['/a.txt']);
+    await sshd.stop();
+    try {
+      await expect(call('files.read', { path: '/a.txt' })).rejects.toThrow(/deepdesk-test/);
+      // The tree's polling tells the window once.
+      const told = () => events.filter((e) => e.event === 'app.notice').map((e) => (e.payload as { message: string }).message);
+      await expect.poll(told, { timeout: 10_000 }).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^The file tree cannot follow deepdesk-test:${folder} now: .*deepdesk-test.*\\. It keeps trying\\.$`))]));
+    } finally {
+      await sshd.start();
+    }
+    await expect.poll(async () => (await call('files.read', { path: '/a.txt' }).catch(() => null))?.kind, { timeout: 15_000 }).toBe('text');
+  });
+});

@@ -1,0 +1,50 @@
+// The project folder of `deepdesk run`, local or remote (SPEC §13): its backend (commands
+// included), the sandbox its commands run in, and the text its thread is recorded under.
+
+import { createSandbox } from '../core/sandbox';
+import type { Backend } from '../core/backends/protocol';
+import type { FolderSource } from '../core/checkpoints/folder-source';
+import { remoteFolderSource } from '../core/checkpoints/remote-folder';
+import { RemoteShellBackend } from '../core/backends/remote/remote-shell';
+import type { Sandbox } from '../core/sandbox/types';
+import { openFolderBackend } from '../app/folders/folder-backend';
+import { folderLocationText, remoteFolderLabel, type FolderLocation } from '../app/folders/folder-location';
+import { remoteFolderLimitsNotice } from '../app/remote-folder';
+import { openCommandFolder } from './folders';
+
+export interface RunFolder {
+  /** The local path or the ssh:// URL (the thread's folder). */
+  text: string;
+  /** Set for a local folder only: what reads the folder's configuration needs. */
+  localPath?: string;
+  /** What checkpoints record: the local path, or the remote folder's files over its connection. */
+  checkpointFolder: string | FolderSource;
+  backend: Backend;
+  /** Where the agent's commands run sandboxed: this machine's, or the remote's bubblewrap. */
+  sandbox?: Sandbox;
+  close(): Promise<void>;
+}
+
+export async function openRunFolder(location: FolderLocation, options: { dataDir: string; env: NodeJS.ProcessEnv; say: (line: string) => void }): Promise<RunFolder> {
+  const text = folderLocationText(location);
+  if (location.kind === 'local') {
+    // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
+    const sandbox = await createSandbox({ projectDir: location.path, dataDir: options.dataDir });
+    const opened = await openFolderBackend(location, { dataDir: options.dataDir, env: options.env, ...(sandbox ? { sandbox } : {}) });
+    return { text, localPath: location.path, checkpointFolder: location.path, backend: opened.backend, ...(sandbox ? { sandbox } : {}), close: () => opened.close() };
+  }
+  const opened = await openCommandFolder(location, { dataDir: options.dataDir, env: options.env });
+  if (!(opened.shell instanceof RemoteShellBackend)) {
+    await opened.close();
+    throw new Error(`${remoteFolderLabel(location)} was opened without commands`);
+  }
+  const sandbox = opened.shell.sandbox;
+  options.say(remoteFolderLimitsNotice(remoteFolderLabel(location)));
+  return {
+    text,
+    checkpointFolder: remoteFolderSource(opened.shell.connection),
+    backend: opened.backend,
+    ...(sandbox ? { sandbox } : {}),
+    close: () => opened.close(),
+  };
+}

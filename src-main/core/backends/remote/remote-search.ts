@@ -1,0 +1,139 @@
+// grep and glob for a remote folder (SPEC §3, §13) with the local engines' results: the
+// remote lists the tree once (find, `.git` contents skipped) with the .gitignore files it
+// holds, and the walk that applies them runs here with the same rules as fs-walk
+// (fs-gitignore, glob-match). grep then has the remote search the walked files (grep -F,
+// fs-grep-file's rules: lines split at LF, binary = NUL in the first 8 KiB) and send only
+// the matched lines.
+
+import type { GlobMatcher } from '../glob-match';
+import type { GitignoreRules, GitignoreStack } from '../fs-gitignore';
+import { childStack, compileGitignore, isIgnored } from '../fs-gitignore';
+import type { FileInfo, GrepMatch } from '../protocol';
+import { joinVirtual, sortByPath } from '../paths';
+import { decodeLine } from '../fs-grep-file';
+import { FieldReader, isoOfFindTime } from './remote-scripts';
+
+export interface TreeEntry {
+  /** find's %y: `f` file, `d` folder, `l` link, … */
+  type: string;
+  size: number;
+  mtime: string;
+  /** Relative to the searched folder, '/'-separated. */
+  rel: string;
+}
+
+export interface RemoteTree {
+  /** The searched folder's real path on the remote. */
+  real: string;
+  /** Rules in force for the folder's own entries (from the root down to its parent). */
+  inherited: GitignoreStack;
+  entries: TreeEntry[];
+  /** .gitignore contents by real path. */
+  gitignores: Map<string, string>;
+}
+
+/** Parses TREE's payload after its `ok` line. */
+export function parseTree(payload: Buffer): RemoteTree {
+  const reader = new FieldReader(payload);
+  const real = reader.next() ?? '/';
+  let inherited: GitignoreStack = [];
+  const entries: TreeEntry[] = [];
+  for (;;) {
+    const tag = reader.next();
+    if (tag === null || tag === 'E') break;
+    if (tag === 'A') {
+      const dir = reader.next() ?? '';
+      const git = reader.next() === '1';
+      reader.next();
+      const content = reader.framed();
+      const rules = content === null ? null : compileGitignore(dir, content.toString('utf8'));
+      inherited = childStack(inherited, rules, git);
+      continue;
+    }
+    const size = Number(reader.next() ?? '0');
+    const mtime = reader.next() ?? '0';
+    const rel = reader.next() ?? '';
+    entries.push({ type: tag, size, mtime, rel });
+  }
+  const gitignores = new Map<string, string>();
+  while (!reader.done) {
+    const path = reader.next();
+    const content = reader.framed();
+    if (path !== null && content !== null) gitignores.set(path, content.toString('utf8'));
+  }
+  return { real, inherited, entries, gitignores };
+}
+
+interface Folder {
+  rel: string;
+  children: TreeEntry[];
+}
+
+/**
+ * The regular files of the tree as fs-walk reports them: `.git` skipped, .gitignore
+ * rules applied folder by folder, links not followed, folders entered only when
+ * `enterDir` allows.
+ */
+export function walkTree(tree: RemoteTree, enterDir?: (relDir: string) => boolean): TreeEntry[] {
+  const folders = new Map<string, Folder>([['', { rel: '', children: [] }]]);
+  for (const entry of tree.entries) {
+    const slash = entry.rel.lastIndexOf('/');
+    const parent = slash < 0 ? '' : entry.rel.slice(0, slash);
+    let folder = folders.get(parent);
+    if (!folder) {
+      folder = { rel: parent, children: [] };
+      folders.set(parent, folder);
+    }
+    folder.children.push(entry);
+    if (entry.type === 'd' && !folders.has(entry.rel)) folders.set(entry.rel, { rel: entry.rel, children: [] });
+  }
+  const realOf = (rel: string) => (rel === '' ? tree.real : `${tree.real === '/' ? '' : tree.real}/${rel}`);
+  const out: TreeEntry[] = [];
+  const pending: Array<{ rel: string; inherited: GitignoreStack }> = [{ rel: '', inherited: tree.inherited }];
+  while (pending.length > 0) {
+    const frame = pending.pop()!;
+    const folder = folders.get(frame.rel);
+    if (!folder) continue;
+    const dirReal = realOf(frame.rel);
+    const git = folder.children.some((e) => baseOf(e.rel) === '.git');
+    const ignoreFile = folder.children.some((e) => baseOf(e.rel) === '.gitignore' && e.type !== 'd');
+    const content = ignoreFile ? tree.gitignores.get(`${dirReal === '/' ? '' : dirReal}/.gitignore`) : undefined;
+    const rules: GitignoreRules | null = content === undefined ? null : compileGitignore(dirReal, content);
+    const stack = childStack(frame.inherited, rules, git);
+    for (const entry of folder.children) {
+      if (baseOf(entry.rel) === '.git') continue;
+      const real = realOf(entry.rel);
+      if (entry.type === 'd') {
+        if (isIgnored(stack, real, true)) continue;
+        if (enterDir && !enterDir(entry.rel)) continue;
+        pending.push({ rel: entry.rel, inherited: stack });
+      } else if (entry.type === 'f') {
+        if (!isIgnored(stack, real, false)) out.push(entry);
+      }
+    }
+  }
+  return out;
+}
+
+/** glob's result for the walked files matching `matcher`. */
+export function globInfos(tree: RemoteTree, virtual: string, matcher: GlobMatcher): FileInfo[] {
+  const files = walkTree(tree, (rel) => matcher.mayMatchBelow(rel)).filter((f) => matcher.matches(f.rel));
+  return sortByPath(files.map((f) => ({ path: joinVirtual(virtual, f.rel), size: f.size, modifiedAt: isoOfFindTime(f.mtime) })));
+}
+
+/** grep -n's `LINE:text` lines of one file as matches (the text as fs-grep-file decodes it). */
+export function parseGrepLines(output: Buffer): Array<Omit<GrepMatch, 'path'>> {
+  const hits: Array<Omit<GrepMatch, 'path'>> = [];
+  for (let from = 0; from < output.length; ) {
+    let end = output.indexOf(0x0a, from);
+    if (end < 0) end = output.length;
+    const colon = output.indexOf(0x3a, from);
+    if (colon > from && colon < end) hits.push({ line: Number(output.toString('latin1', from, colon)), text: decodeLine(output.subarray(colon + 1, end)) });
+    from = end + 1;
+  }
+  return hits;
+}
+
+function baseOf(rel: string): string {
+  return rel.slice(rel.lastIndexOf('/') + 1);
+}

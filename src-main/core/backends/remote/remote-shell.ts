@@ -1,0 +1,50 @@
+// The remote folder as a ShellBackend (SPEC §13): RemoteBackend's files plus commands run
+// on the remote in a pty (remote-exec.ts), inside the remote's bubblewrap when it has one.
+
+import type { Sandbox } from '../../sandbox/types';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-cap';
+import type { ExecuteOptions, ExecuteResult, ShellBackend } from '../protocol';
+import { DEFAULT_EXECUTE_TIMEOUT_S } from '../local-shell';
+import { RemoteBackend, type RemoteBackendOptions } from './remote-backend';
+import { runRemoteCommand } from './remote-exec';
+import { formatSshTarget } from './ssh-target';
+
+export interface RemoteShellBackendOptions extends RemoteBackendOptions {
+  /** Seconds, when execute() is given none. Default 120. */
+  defaultTimeoutS?: number;
+  maxOutputBytes?: number;
+  /** Extra variables for every command. */
+  env?: Record<string, string>;
+  /** The remote's sandbox (createRemoteSandbox); commands run inside it unless execute() is told `sandbox: false`. */
+  sandbox?: Sandbox;
+}
+
+export class RemoteShellBackend extends RemoteBackend implements ShellBackend {
+  readonly id: string;
+  readonly sandbox: Sandbox | undefined;
+  private readonly defaultTimeoutS: number;
+  private readonly maxOutputBytes: number;
+  private readonly extraEnv: Record<string, string>;
+
+  constructor(options: RemoteShellBackendOptions) {
+    super(options);
+    this.id = formatSshTarget(options.connection.target);
+    this.sandbox = options.sandbox;
+    this.defaultTimeoutS = options.defaultTimeoutS ?? DEFAULT_EXECUTE_TIMEOUT_S;
+    this.maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+    this.extraEnv = { ...options.env };
+  }
+
+  execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
+    return runRemoteCommand(this.connection, command, {
+      cwd: this.connection.target.path,
+      env: this.extraEnv,
+      timeoutS: options.timeoutS ?? this.defaultTimeoutS,
+      maxOutputBytes: this.maxOutputBytes,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onData ? { onData: options.onData } : {}),
+      ...(options.attach ? { attach: options.attach } : {}),
+      ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
+    });
+  }
+}

@@ -1,0 +1,164 @@
+// `Open folder` → `Remote (SSH)…` (SPEC §13): a folder on another machine, reached with the
+// person's own ssh. The host is picked from the Host aliases of their ~/.ssh/config or typed
+// (`[user@]host[:port]`), the path is absolute there; the remote folders opened before are
+// listed to open again. What the main process says about a host or path (malformed, not
+// there, unreachable, a host key that does not match) is shown under the form, and what was
+// typed stays to be corrected.
+
+import { useEffect, useId, useState } from 'react';
+import type { AppInfo, RecentFolder } from '../../../src-main/app/contract';
+import { errorMessage } from '../state/toasts';
+import { useApi } from '../state/use-api';
+import { Icon, Spinner } from './Icon';
+import { Modal } from './Modal';
+import { ModelPicker } from './ModelPicker';
+
+interface RemoteFolderDialogProps {
+  info: AppInfo;
+  /** The remote folder is open. */
+  onOpened(info: AppInfo): void;
+  onCancel(): void;
+  /** The folders opened before (the Open folder list's); the remote ones are offered here. */
+  recent: readonly RecentFolder[];
+}
+
+export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteFolderDialogProps): React.JSX.Element {
+  const api = useApi();
+  const hostId = useId();
+  const pathId = useId();
+  const messageId = useId();
+  const [hosts, setHosts] = useState<string[]>([]);
+  const [host, setHost] = useState('');
+  const [path, setPath] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  /** What is being connected to: a recent folder's URL, or `form`. */
+  const [connecting, setConnecting] = useState<string | null>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .call('app.sshHosts', {})
+      .then((list) => !cancelled && setHosts(list.hosts))
+      .catch(() => !cancelled && setHosts([]));
+    return () => {
+      cancelled = true;
+    };
+  }, [api]);
+
+  const connect = async (key: string, request: () => Promise<AppInfo>): Promise<void> => {
+    if (connecting !== null) return;
+    setError(null);
+    setConnecting(key);
+    try {
+      onOpened(await request());
+    } catch (err) {
+      const why = errorMessage(err);
+      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}`);
+    } finally {
+      setConnecting(null);
+    }
+  };
+
+  const remotes = recent.filter((folder) => folder.host !== undefined);
+  return (
+    <Modal label="Open remote folder" title="Open remote folder" onEscape={onCancel} className="open-folder-dialog">
+      <div className="open-folder">
+        {remotes.length > 0 ? (
+          <section className="recent-folders" aria-labelledby={`${pathId}-recent`}>
+            <h2 id={`${pathId}-recent`} className="open-folder-subtitle">
+              Recent remote folders
+            </h2>
+            <ul aria-label="Recent remote folders">
+              {remotes.map((folder) => {
+                const current = folder.path === info.folder;
+                return (
+                  <li key={folder.path}>
+                    <button
+                      type="button"
+                      className={`recent-folder${current ? ' current' : ''}`}
+                      disabled={connecting !== null}
+                      title={folder.path}
+                      onClick={() => (current ? onCancel() : void connect(folder.path, () => api.call('app.openFolder', { path: folder.path })))}
+                    >
+                      <Icon name="terminal" size={15} />
+                      <span className="recent-folder-name">{folder.name}</span>
+                      <span className="recent-folder-path mono">
+                        <span dir="ltr">{folder.path}</span>
+                      </span>
+                      {current ? <span className="recent-folder-note">open now</span> : null}
+                      {connecting === folder.path ? <Spinner label="Connecting" /> : null}
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        ) : null}
+        <form
+          className="open-folder-path"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void connect('form', () => api.call('app.openRemoteFolder', { host, path }));
+          }}
+        >
+          <label htmlFor={hostId}>Host</label>
+          <ModelPicker
+            id={hostId}
+            value={host}
+            models={hosts}
+            listLabel="Hosts"
+            noMatchText="Not in your ~/.ssh/config: used as typed ([user@]host[:port])."
+            placeholder={hosts[0] ?? 'devbox or you@host:22'}
+            disabled={connecting !== null}
+            describedBy={messageId}
+            onChange={(value) => {
+              setHost(value);
+              setError(null);
+            }}
+          />
+          <label htmlFor={pathId}>Path</label>
+          <input
+            id={pathId}
+            className="mono"
+            value={path}
+            placeholder="/home/you/project"
+            spellCheck={false}
+            autoComplete="off"
+            disabled={connecting !== null}
+            aria-invalid={error !== null}
+            aria-describedby={messageId}
+            onChange={(e) => {
+              setPath(e.target.value);
+              setError(null);
+            }}
+          />
+          {error !== null ? (
+            <p id={messageId} className="error-text" role="alert">
+              {error}
+            </p>
+          ) : (
+            <p id={messageId} className="muted small">
+              {connecting === 'form' ? (
+                <>
+                  <Spinner /> Connecting to {host.trim()}…
+                </>
+              ) : (
+                <>
+                  Connects with your own <span className="mono">ssh</span> (your ~/.ssh/config, agent and keys); the path is the folder’s full path on that machine.
+                </>
+              )}
+            </p>
+          )}
+          <div className="dialog-actions">
+            <button type="submit" className="btn btn-primary" disabled={connecting !== null}>
+              Connect
+            </button>
+            <button type="button" className="btn" onClick={onCancel}>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </div>
+    </Modal>
+  );
+}
