@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ancestorRules, childStack, compileGitignore, hasGitDir, isIgnored, loadGitignore, type GitignoreStack } from '../../core/backends/fs-gitignore';
 import type { Backend, FileInfo } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
-import { normalizeVirtualPath } from '../../core/backends/paths';
+import { joinVirtual, normalizeVirtualPath } from '../../core/backends/paths';
 import { base64Bytes, MAX_MEDIA_BYTES, mediaTypeOf, type MediaType } from '../../core/media/kinds';
 import { ContractError, type FileContent, type FileEntry } from '../contract';
 import type { FolderChangeFeed } from './folder-change-feed';
@@ -237,7 +237,7 @@ async function ignoredEntriesThrough(backend: Backend, dir: string, entries: rea
   if (entries.length === 0) return ignored;
   const parts = dir.split('/').filter(Boolean);
   const folders = ['/', ...parts.map((_, i) => `/${parts.slice(0, i + 1).join('/')}`)];
-  const files = await backend.downloadFiles(folders.flatMap((folder) => [virtualJoin(folder, '.gitignore'), virtualJoin(folder, '.git')]));
+  const files = await backend.downloadFiles(folders.flatMap((folder) => [joinVirtual(folder, '.gitignore'), joinVirtual(folder, '.git')]));
   let rules: GitignoreStack = [];
   folders.forEach((folder, i) => {
     const own = files[2 * i];
@@ -248,13 +248,9 @@ async function ignoredEntriesThrough(backend: Backend, dir: string, entries: rea
   const current = folders.at(-1)!;
   for (const entry of entries) {
     const name = entry.path.replace(/\/$/, '').split('/').pop()!;
-    if (name === '.git' || isIgnored(rules, virtualJoin(current, name), entry.isDir === true)) ignored.add(entry.path);
+    if (name === '.git' || isIgnored(rules, joinVirtual(current, name), entry.isDir === true)) ignored.add(entry.path);
   }
   return ignored;
-}
-
-function virtualJoin(folder: string, name: string): string {
-  return folder === '/' ? `/${name}` : `${folder}/${name}`;
 }
 
 function checked(path: string): string {

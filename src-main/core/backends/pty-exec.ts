@@ -5,25 +5,17 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { basename } from 'node:path';
 import * as pty from 'node-pty';
-import { collectPtyRun, endPty } from './pty-run';
+import { collectPtyRun, endPty, type PtyRunOptions } from './pty-run';
 import { currentAttribution } from '../checkpoints/attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
-import type { ExecuteResult, LiveCommand } from './protocol';
+import type { ExecuteResult } from './protocol';
 
-export interface RunInPtyOptions {
+export interface RunInPtyOptions extends PtyRunOptions {
   cwd: string;
   env: Record<string, string>;
-  /** Seconds; 0 or less means no timeout. */
-  timeoutS: number;
-  signal?: AbortSignal;
-  onData?: (chunk: string) => void;
-  /** Default 100,000. */
-  maxOutputBytes?: number;
   cols?: number;
   rows?: number;
-  /** Stdin from the pty, and its controls for a live view (see ExecuteOptions.attach). */
-  attach?: (live: LiveCommand) => void;
   /** Runs the command inside this sandbox; the result then says what it blocked, if anything. */
   sandbox?: Sandbox;
 }

@@ -453,35 +453,37 @@ export class RemoteBackend implements Backend {
     }
   }
 
-  async uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]> {
-    const out: FileUploadResponse[] = [];
-    for (const { path: inputPath, content } of files) {
-      const checked = normalizeVirtualPath(inputPath);
-      if (!checked.ok) {
-        out.push({ path: inputPath, error: 'invalid_path' });
-        continue;
-      }
-      const virtual = checked.path;
-      try {
-        const target = await this.prepare(virtual, 'write');
-        if ('error' in target) {
-          out.push({ path: inputPath, error: 'invalid_path' });
-          continue;
-        }
-        const reply = await this.upload(relOf(virtual), content);
-        if (reply.status === 'outside' || reply.status === 'noroot') out.push({ path: inputPath, error: 'invalid_path' });
-        else out.push(reply.status === 'ok' ? { path: virtual } : { path: virtual, error: transferError(reply.status) });
-      } catch {
-        // The protocol has no code for a lost connection; the transfer did not happen.
-        out.push({ path: virtual, error: 'permission_denied' });
-      }
-    }
-    return out;
+  uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]> {
+    return this.transferEach(
+      files.map((f) => f.path),
+      'write',
+      async (virtual, i) => this.upload(relOf(virtual), files[i]!.content),
+      (virtual) => ({ path: virtual }),
+    );
   }
 
-  async downloadFiles(paths: string[]): Promise<FileDownloadResponse[]> {
-    const out: FileDownloadResponse[] = [];
-    for (const inputPath of paths) {
+  downloadFiles(paths: string[]): Promise<FileDownloadResponse[]> {
+    return this.transferEach(
+      paths,
+      'read',
+      (virtual) => this.call(READ, [relOf(virtual), String(Number.MAX_SAFE_INTEGER), '-']),
+      (virtual, reply) => ({ path: virtual, content: new Uint8Array(reply.payload) }),
+    );
+  }
+
+  /**
+   * One script per path, in order: a path that is malformed, refused or outside the folder is
+   * `invalid_path` (named as given); a failed call (a lost connection, for which the protocol
+   * has no code) is `permission_denied`, and nothing was transferred.
+   */
+  private async transferEach<R>(
+    paths: string[],
+    operation: GuardedOperation,
+    run: (virtual: string, index: number) => Promise<Reply>,
+    done: (virtual: string, reply: Reply) => R,
+  ): Promise<Array<R | { path: string; error: FileOperationError }>> {
+    const out: Array<R | { path: string; error: FileOperationError }> = [];
+    for (const [index, inputPath] of paths.entries()) {
       const checked = normalizeVirtualPath(inputPath);
       if (!checked.ok) {
         out.push({ path: inputPath, error: 'invalid_path' });
@@ -489,15 +491,10 @@ export class RemoteBackend implements Backend {
       }
       const virtual = checked.path;
       try {
-        const target = await this.prepare(virtual, 'read');
-        if ('error' in target) {
-          out.push({ path: inputPath, error: 'invalid_path' });
-          continue;
-        }
-        const reply = await this.call(READ, [relOf(virtual), String(Number.MAX_SAFE_INTEGER), '-']);
-        if (reply.status === 'outside' || reply.status === 'noroot') out.push({ path: inputPath, error: 'invalid_path' });
-        else if (reply.status === 'ok') out.push({ path: virtual, content: new Uint8Array(reply.payload) });
-        else out.push({ path: virtual, error: transferError(reply.status) });
+        const target = await this.prepare(virtual, operation);
+        const reply = 'error' in target ? null : await run(virtual, index);
+        if (reply === null || reply.status === 'outside' || reply.status === 'noroot') out.push({ path: inputPath, error: 'invalid_path' });
+        else out.push(reply.status === 'ok' ? done(virtual, reply) : { path: virtual, error: transferError(reply.status) });
       } catch {
         out.push({ path: virtual, error: 'permission_denied' });
       }

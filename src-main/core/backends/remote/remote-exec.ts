@@ -16,11 +16,11 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import * as pty from 'node-pty';
 import { currentAttribution } from '../../checkpoints/attribution';
-import type { CommandSpec, PreparedCommand, Sandbox } from '../../sandbox/types';
+import type { CommandSpec, PreparedCommand } from '../../sandbox/types';
 import { terminalToText } from '../ansi';
 import { collectPtyRun, endPty } from '../pty-run';
 import { EXEC_MARKER_VAR, newTreeMarker } from '../process-tree';
-import type { ExecuteResult, LiveCommand } from '../protocol';
+import type { ExecuteResult } from '../protocol';
 import {
   CANCELLED_BEFORE_START,
   CANCELLED_NOTE,
@@ -28,28 +28,16 @@ import {
   DONE_OSC,
   DoneReportScanner,
   TIMEOUT_EXIT_CODE,
+  type RunInPtyOptions,
   timeoutNote,
 } from '../pty-exec';
 import { NON_INTERACTIVE_ENV } from '../shell-env';
 import { shQuote, SshConnectionError, type SshConnection } from './ssh-connection';
 
-export interface RemoteCommandOptions {
-  /** Absolute path on the remote. */
-  cwd: string;
+/** As a local run's (RunInPtyOptions), on the remote; the sandbox is the remote's (remote-sandbox.ts). */
+export interface RemoteCommandOptions extends Omit<RunInPtyOptions, 'env'> {
   /** Variables set for the command on top of the remote user's own environment and NON_INTERACTIVE_ENV. */
   env?: Record<string, string>;
-  /** Seconds; 0 or less means no timeout. */
-  timeoutS: number;
-  signal?: AbortSignal;
-  onData?: (chunk: string) => void;
-  /** Default 100,000. */
-  maxOutputBytes?: number;
-  cols?: number;
-  rows?: number;
-  /** Stdin from the pty, and its controls for a live view (see ExecuteOptions.attach). */
-  attach?: (live: LiveCommand) => void;
-  /** A sandbox on the remote (remote-sandbox.ts); the result then says what it blocked. */
-  sandbox?: Sandbox;
 }
 
 export interface RemoteExecuteResult extends ExecuteResult {
