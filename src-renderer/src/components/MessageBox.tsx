@@ -6,6 +6,7 @@ import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { applyMention, findMention, mentionsIn, type Mention } from '../lib/mention';
 import { addFiles, type PendingFile } from '../lib/pending-files';
 import { useApi } from '../state/use-api';
+import { keyboardIsFree } from '../lib/focus';
 import { PendingAttachments } from './AttachedFiles';
 import { Icon } from './Icon';
 import { CommandList, MentionList, type CommandInfo } from './MentionList';
@@ -95,6 +96,9 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   // Switching threads: keep this thread's draft, show the other's. What was typed before any
   // thread was open (the first one is still being created) belongs to the thread that opens.
   useEffect(() => {
+    // The first thread opening at start-up comes a moment after the window: by then the person
+    // may be on another control, which keeps the keyboard. A thread they switch to takes it.
+    const starting = draftOf.current === null;
     if (draftOf.current !== focusKey) {
       const typedBeforeThread = draftOf.current === null;
       draftOf.current = focusKey;
@@ -108,7 +112,8 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
       }
     }
     // Not away from what keeps the keyboard on purpose (the offer of modes opened for the person).
-    if (!document.activeElement?.closest('[data-keeps-focus]')) textarea.current?.focus();
+    if (document.activeElement?.closest('[data-keeps-focus]')) return;
+    if (!starting || keyboardIsFree()) textarea.current?.focus();
   }, [focusKey]);
 
   useEffect(() => {
