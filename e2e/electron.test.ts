@@ -1,11 +1,16 @@
 // The desktop app itself: the built app (out/main/index.js) in Electron, driven by Playwright's
 // Electron support, against the scripted model server. It opens on a folder, a message
 // round-trips, an approval is answered, the terminal shows the command, and quitting leaves
-// no process behind. Where Electron cannot run (no binary: `npm start` downloads it on first
-// use; no display) the suite is skipped and says why in the output.
+// no process behind. Then the shell's own paths (issue 25): the page comes from app://deepdesk
+// with its CSP as a header and reaches no file outside the renderer; a model-written link asks
+// before the browser opens it, and a link followed in the window itself opens in the browser
+// too; a crashed page is reloaded with a notice; a second launch opens its folder in the same
+// window; Settings › Updates says why updates are off. Where Electron cannot run (no binary:
+// `npm start` downloads it on first use; no display) the suite is skipped and says why in the
+// output.
 
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron as electron, type ElectronApplication, type Page } from 'playwright-core';
@@ -66,6 +71,7 @@ function alive(pid: number): boolean {
 
 describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
   let model: ScriptedServer;
+  let linkModel: ScriptedServer | undefined;
   let app: ElectronApplication | undefined;
   const dirs: string[] = [];
   const temp = (name: string) => {
@@ -85,6 +91,7 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
   afterAll(async () => {
     if (app && app.process().exitCode === null) await app.close().catch(() => {});
     await model?.close();
+    await linkModel?.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
@@ -130,5 +137,92 @@ describe.skipIf(skipReason !== null)('the desktop app in Electron', () => {
     expect(tree.length).toBeGreaterThan(1);
     await app.close();
     await expect.poll(() => tree.filter(alive), { timeout: 15_000 }).toEqual([]);
+  });
+
+  it('serves app://, asks before links, recovers from a crash, opens a second launch in place, and says updates are off', { timeout: 180_000 }, async () => {
+    const folder = temp('folder2');
+    const other = temp('other');
+    const dataDir = temp('data2');
+    const home = temp('home2');
+    linkModel = await startScriptedServer([{ text: 'Read [the official docs](https://docs.example.com/guide?x=1).' }]);
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ model: 'openai-compatible:scripted-model', baseUrl: linkModel.url }));
+    writeFileSync(join(folder, 'README.md'), '# A project\n');
+    writeFileSync(join(other, 'OTHER.md'), '# Another\n');
+    mkdirSync(join(home, '.config'), { recursive: true });
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) if (value !== undefined && name !== 'ELECTRON_RUN_AS_NODE') env[name] = value;
+    Object.assign(env, { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), OPENAI_API_KEY: 'scripted' });
+    const sandboxArgs = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
+    app = await electron.launch({ executablePath: binary!, args: [...sandboxArgs, repo, '--folder', folder, '--data-dir', dataDir], cwd: repo, env, timeout: 60_000 });
+    const page: Page = await app.firstWindow();
+    await page.getByRole('textbox', { name: 'Message' }).waitFor({ timeout: 30_000 });
+
+    // The page is app://deepdesk's, its CSP a header; nothing outside out/renderer is reachable.
+    expect(page.url()).toBe('app://deepdesk/index.html');
+    const served = await page.evaluate(async () => {
+      const index = await fetch('app://deepdesk/index.html');
+      const outside = await fetch('app://deepdesk/%2e%2e/%2e%2e/package.json');
+      const file = await fetch('file:///etc/hostname').then(
+        () => 'read',
+        () => 'refused',
+      );
+      return { csp: index.headers.get('content-security-policy'), outside: outside.status, file };
+    });
+    expect(served.csp).toContain("connect-src 'self';");
+    expect(served.csp).not.toMatch(/ws:|wss:/);
+    expect(served.outside).toBe(404);
+    expect(served.file).toBe('refused');
+
+    // Links go to a recorder instead of the browser.
+    await app.evaluate(({ shell }) => {
+      const opened: string[] = [];
+      (globalThis as { openedLinks?: string[] }).openedLinks = opened;
+      shell.openExternal = async (url: string) => void opened.push(url);
+    });
+    const openedLinks = () => app!.evaluate(() => (globalThis as { openedLinks?: string[] }).openedLinks ?? []);
+
+    // A model-written link asks, showing its real address, and opens once confirmed.
+    await page.getByRole('textbox', { name: 'Message' }).fill('Where are the docs?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const conversation = page.getByRole('log', { name: 'Conversation' });
+    await conversation.getByRole('link', { name: 'the official docs' }).click({ timeout: 20_000 });
+    const question = page.getByRole('alertdialog', { name: 'Open link' });
+    expect(await question.locator('.link-address').innerText()).toBe('https://docs.example.com/guide?x=1');
+    expect(await openedLinks()).toEqual([]);
+    await question.getByRole('button', { name: 'Open link' }).click();
+    await expect.poll(openedLinks).toEqual(['https://docs.example.com/guide?x=1']);
+
+    // A link followed in the window itself (will-frame-navigate, then will-navigate) opens in the browser; the page stays.
+    await page.evaluate(() => {
+      location.href = 'https://example.com/same-window';
+    });
+    await expect.poll(openedLinks).toContain('https://example.com/same-window');
+    expect(page.url()).toBe('app://deepdesk/index.html');
+
+    // Settings › Updates: off, and why (this copy runs from the checkout).
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const updates = page.getByRole('dialog', { name: 'Settings' }).getByRole('region', { name: 'Updates' });
+    await expect.poll(() => updates.innerText(), { timeout: 10_000 }).toContain('source checkout');
+    expect(await updates.getByRole('button', { name: 'Check for updates' }).isDisabled()).toBe(true);
+    await page.keyboard.press('Escape');
+
+    // A second launch with another folder: it hands it over and ends; this window opens it.
+    const second = spawn(binary!, [...sandboxArgs, repo, '--folder', other, '--data-dir', dataDir], { cwd: repo, env, stdio: 'ignore' });
+    const secondExit = await new Promise<number | null>((resolve) => second.on('exit', (code) => resolve(code)));
+    expect(secondExit).toBe(0);
+    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /OTHER\.md/ }).waitFor({ timeout: 20_000 });
+    expect(app.windows()).toHaveLength(1);
+
+    // A crashed page is reloaded and says so (read through the main process: Playwright's page object ends with the crash).
+    await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]!.webContents.forcefullyCrashRenderer());
+    const pageText = () =>
+      app!.evaluate(async ({ BrowserWindow }) => {
+        const contents = BrowserWindow.getAllWindows()[0]!.webContents;
+        if (contents.isCrashed() || contents.isLoading()) return '';
+        return `${contents.getURL()}\n${String(await contents.executeJavaScript('document.body.innerText'))}`;
+      });
+    await expect.poll(pageText, { timeout: 30_000 }).toMatch(/^app:\/\/deepdesk\/index\.html\n[\s\S]*stopped \(crashed/);
+
+    await app.close();
   });
 });

@@ -2,7 +2,7 @@
 // `npm start`: the desktop app, always ending in a usable window. Builds when out/ is missing;
 // fetches Electron's binary on first use with Electron's own installer (what
 // `require('electron')` runs), then starts it. Where Electron cannot open a window (no display,
-// the binary cannot be downloaded, it does not start), one line says why and the same window
+// the binary cannot be downloaded, it does not start, its sandbox aborts), one line says why and the same window
 // is served as `deepdesk serve` does: opened in the default browser when there is a desktop,
 // otherwise its link is printed. Arguments: `[--folder DIR | DIR] [--data-dir DIR]`; without a
 // folder both open on the window's `Open folder` screen (never on the folder npm runs in, this
@@ -22,6 +22,11 @@ const userArgs = process.argv.slice(2);
 const PLATFORM_BINARY = { darwin: 'Electron.app/Contents/MacOS/Electron', mas: 'Electron.app/Contents/MacOS/Electron', win32: 'electron.exe' };
 // The dynamic loader's status when a shared library is missing.
 const LOADER_FAILED = 127;
+// Chromium's abort (SIGTRAP) when no sandbox can start: Ubuntu 24.04's AppArmor keeps the
+// unprivileged user namespaces of its first choice from Electron, and the SUID helper of an
+// npm-installed Electron (chrome-sandbox) is not setuid root.
+const SANDBOX_ABORT = /The SUID sandbox helper binary was found, but is not configured correctly|No usable sandbox!/;
+const STDERR_KEPT = 64 * 1024;
 
 function say(line) {
   process.stderr.write(`deepdesk: ${line}\n`);
@@ -76,7 +81,7 @@ function supervise(child) {
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, forward);
   return new Promise((resolveExit) => {
     child.on('error', (err) => resolveExit({ error: err }));
-    child.on('exit', (code, signal) => resolveExit({ code: code ?? (signal ? 1 : 0) }));
+    child.on('exit', (code, signal) => resolveExit({ code: code ?? (signal ? 1 : 0), signal }));
   }).finally(() => {
     for (const signal of ['SIGINT', 'SIGTERM']) process.off(signal, forward);
   });
@@ -172,10 +177,24 @@ async function main() {
 
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE;
-  const child = spawn(binary, [root, ...userArgs], { cwd: callerCwd, env, stdio: 'inherit' });
+  // stderr is passed on as it comes, and its end kept to tell a sandbox abort.
+  const child = spawn(binary, [root, ...userArgs], { cwd: callerCwd, env, stdio: ['inherit', 'inherit', 'pipe'] });
+  let stderrTail = '';
+  child.stderr.on('data', (chunk) => {
+    process.stderr.write(chunk);
+    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_KEPT);
+  });
   const outcome = await supervise(child);
   if (outcome.error) return serveInstead(`Electron could not be started (${outcome.error.message})`);
   if (outcome.code === LOADER_FAILED) return serveInstead('Electron could not start (a system library it needs is missing; see above)');
+  const sandboxAborted = process.platform === 'linux' && (outcome.signal === 'SIGTRAP' || (outcome.code !== 0 && SANDBOX_ABORT.test(stderrTail)));
+  if (sandboxAborted) {
+    say(
+      `to open the window instead: \`sudo chown root ${join(electronDir, 'dist', 'chrome-sandbox')} && sudo chmod 4755 ${join(electronDir, 'dist', 'chrome-sandbox')}\`, ` +
+        'or allow Electron user namespaces with an AppArmor profile (README › Packaging).',
+    );
+    return serveInstead("Electron's sandbox cannot start on this system (Chromium aborted: its SUID helper is not set up and user namespaces are restricted)");
+  }
   return outcome.code;
 }
 

@@ -139,6 +139,29 @@ describe('npm start where Electron cannot open a window', () => {
     },
   );
 
+  it.runIf(process.platform === 'linux')(
+    "when Chromium aborts on its SUID sandbox (Ubuntu 24.04): passes its line on, says why and how to fix it, and serves the window",
+    async () => {
+      // An Electron that does what Electron 45 does there: the SUID helper's complaint, then SIGTRAP.
+      const dist = tempDir('electron-dist');
+      const complaint =
+        `[4242:1123/101010.000:FATAL:setuid_sandbox_host.cc(163)] The SUID sandbox helper binary was found, but is not configured correctly. ` +
+        `Rather than run without sandboxing I am aborting now. You need to make sure that ${dist}/chrome-sandbox is owned by root and has mode 4755.`;
+      fs.writeFileSync(path.join(dist, 'electron'), `#!/bin/sh\necho '${complaint}' >&2\nkill -TRAP $$\n`, { mode: 0o755 });
+      const browser = recordingBrowser();
+      const env = { ...baseEnv(), DISPLAY: ':99', BROWSER: browser.command, ELECTRON_OVERRIDE_DIST_PATH: dist };
+      const dataDir = tempDir('data');
+      const started = await start(env, ['--folder', tempDir('folder'), '--data-dir', dataDir], asRoot ? { uid: NOBODY, gid: NOBODY } : {});
+      expectOneReasonNoStack(started.stderr(), /^deepdesk: Electron's sandbox cannot start on this system \(.+\); serving the same window/);
+      expect(started.stderr()).toContain('The SUID sandbox helper binary was found, but is not configured correctly');
+      expect(started.stderr()).toMatch(/sudo chmod 4755 .*chrome-sandbox/);
+      await expectServesTheWindow(started.url);
+      await expect.poll(browser.opened, { timeout: 10_000 }).toBe(`${started.url}\n`);
+      expect(fs.existsSync(path.join(dataDir, 'deepdesk.db'))).toBe(true);
+      await expectStopsCleanly(started);
+    },
+  );
+
   it.runIf(process.platform === 'linux' && asRoot)('as root: says Electron does not run as root and serves the window instead of downloading', async () => {
     const dataDir = tempDir('data');
     const env = { ...baseEnv(), DISPLAY: ':99', BROWSER: 'none', ELECTRON_MIRROR: `http://127.0.0.1:${await closedPort()}/` };

@@ -35,6 +35,7 @@ import {
   type Params,
   type Result,
   type Settings,
+  type UpdateMethodName,
 } from './contract';
 import { databasePath } from './data-dir';
 import type { AppHostApi } from './host-api';
@@ -85,8 +86,8 @@ export interface App extends AppHostApi {
   close(): Promise<void>;
 }
 
-/** The folder methods that are the folder host's (folders/folder-host.ts): opening another folder replaces this app. */
-type HostMethodName = FolderHostMethodName;
+/** The folder host's methods (folders/folder-host.ts): opening another folder replaces this app; updates are the whole app's. */
+type HostMethodName = FolderHostMethodName | UpdateMethodName;
 type Handlers = { [M in Exclude<MethodName, HostMethodName>]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
 
 export async function createApp(options: AppOptions): Promise<App> {

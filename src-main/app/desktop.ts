@@ -7,6 +7,7 @@ import { createApp } from './app';
 import { openRemoteApp } from './remote-folder';
 import { createFolderHost, type FolderHost } from './folders/folder-host';
 import type { SecretStore } from './secret-store';
+import type { UpdateService } from './updates';
 
 export interface DesktopAppOptions {
   /** From the command line; null when none was given (or it was not a folder). */
@@ -18,6 +19,8 @@ export interface DesktopAppOptions {
   /** Opens an MCP server's sign-in page in the person's browser (Electron's shell.openExternal). */
   openExternal?: (url: string) => Promise<void>;
   version?: string;
+  /** The shell's updater (Settings › Updates). */
+  updates?: UpdateService;
 }
 
 export function createDesktopApp(options: DesktopAppOptions): Promise<FolderHost> {
@@ -34,6 +37,7 @@ export function createDesktopApp(options: DesktopAppOptions): Promise<FolderHost
     folder: options.folder,
     pickFolder: options.pickFolder,
     ...(options.version ? { version: options.version } : {}),
+    ...(options.updates ? { updates: options.updates } : {}),
     openApp: (folder) => createApp({ folder, ...common }),
     openRemoteApp: (location) => openRemoteApp(location, { dataDir: options.dataDir, env: process.env }, (remote) => createApp({ folder: location.url, remote, ...common })),
   });

@@ -3,6 +3,7 @@
 
 import { ErrorBoundary } from './components/ErrorBoundary';
 import { FolderGate } from './components/FolderGate';
+import { ExternalLinkProvider } from './state/external-links';
 import { FileNotices } from './state/use-file-notices';
 import { Workspace } from './components/Workspace';
 import { SettingsProvider } from './state/settings-context';
@@ -13,16 +14,18 @@ export function App({ transport }: { transport: AppTransport }): React.JSX.Eleme
   return (
     <TransportProvider transport={transport}>
       <ToastProvider>
-        <FileNotices />
-        <FolderGate>
-          {(info, openFolder) => (
-            <SettingsProvider>
-              <ErrorBoundary name="Deepdesk">
-                <Workspace info={info} onOpenFolder={openFolder} />
-              </ErrorBoundary>
-            </SettingsProvider>
-          )}
-        </FolderGate>
+        <ExternalLinkProvider>
+          <FileNotices />
+          <FolderGate>
+            {(info, openFolder) => (
+              <SettingsProvider>
+                <ErrorBoundary name="Deepdesk">
+                  <Workspace info={info} onOpenFolder={openFolder} />
+                </ErrorBoundary>
+              </SettingsProvider>
+            )}
+          </FolderGate>
+        </ExternalLinkProvider>
       </ToastProvider>
     </TransportProvider>
   );

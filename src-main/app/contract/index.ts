@@ -13,6 +13,7 @@ import { modeEvents, modeMethods } from './modes';
 import { attachmentMethods, attachmentsSchema, sentAttachmentSchema } from './attachments';
 import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
+import { updateEvents, updateMethods } from './updates';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './commands';
@@ -23,6 +24,7 @@ export * from './modes';
 export * from './notices';
 export * from './attachments';
 export * from './terminal';
+export * from './updates';
 
 // ---------------------------------------------------------------- shared shapes
 
@@ -237,6 +239,7 @@ export const methods = {
   ...attachmentMethods,
   ...mcpMethods,
   ...extensionMethods,
+  ...updateMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
   'settings.update': { params: settingsPatchSchema, result: settingsSchema },
@@ -346,6 +349,7 @@ export const events = {
   ...extensionEvents,
   ...folderEvents,
   ...checkpointEvents,
+  ...updateEvents,
 } as const;
 
 export type EventName = keyof typeof events;

@@ -22,6 +22,7 @@ import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-targ
 import { SshConnectionError } from '../../core/backends/remote/ssh-connection';
 import { sshConfigHosts } from '../../core/backends/remote/ssh-config-hosts';
 import { RemoteFolderError } from './folder-backend';
+import { notApplicableUpdates, type UpdateService } from '../updates';
 import { FolderLocationError, folderLocationName, remoteFolderLocation, sshFolderLocation, type FolderLocation, type SshFolderLocation } from './folder-location';
 import { checkFolder, RecentFolders, typedFolderPath } from './recent-folders';
 
@@ -47,11 +48,15 @@ export interface FolderHostOptions {
   home?: string;
   /** Read for DEEPDESK_SSH_CONFIG (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The desktop app's updater; without one, updates are `not-applicable`. */
+  updates?: UpdateService;
 }
 
 export interface FolderHost extends AppHostApi {
   /** The open folder (a path or an `ssh://` URL), or null. */
   readonly folder: string | null;
+  /** A notice from the host itself (e.g. the window's page crashed and was reloaded). */
+  notice(message: string): void;
   close(): Promise<void>;
 }
 
@@ -146,6 +151,9 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     return result;
   };
 
+  const updates = options.updates ?? notApplicableUpdates(options.version ?? '0.0.0');
+  const stopUpdateEvents = updates.onChange((status) => send('updates.changed', status));
+
   const home = options.home ?? homedir();
   /** What the person typed or picked: an `ssh://` URL, or a path (`~` and relative ones from the home folder). */
   const typedLocation = (typed: string): FolderLocation => {
@@ -197,11 +205,21 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       await inTurn(() => open({ kind: 'local', path: picked }));
       return { folder: picked };
     },
+    'updates.status': async () => updates.status(),
+    'updates.check': () => updates.check(),
+    'updates.install': async () => {
+      if (updates.status().state !== 'downloaded') throw new ContractError('no update has been downloaded yet', 'failed');
+      updates.install();
+      return { ok: true };
+    },
   };
 
   return {
     get folder() {
       return current?.folder ?? null;
+    },
+    notice(message) {
+      addNotice({ message });
     },
     async handle(method, params) {
       const answer = own[method];
@@ -223,6 +241,7 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
         await last.app.close();
       }
       recent.close();
+      stopUpdateEvents();
       listeners.clear();
     },
   };

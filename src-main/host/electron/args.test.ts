@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDesktopArgs, userArgs } from './args';
+import { parseDesktopArgs, secondLaunchArgs, userArgs } from './args';
 
 describe('desktop arguments', () => {
   it('skips the executable, and the app path when Electron runs an unpackaged app', () => {
@@ -20,5 +20,17 @@ describe('desktop arguments', () => {
     expect(parseDesktopArgs(['--enable-logging', 'proj', 'other'], '/w').folder).toBe('/w/proj');
     expect(parseDesktopArgs(['--folder'], '/w').folder).toBeNull();
     expect(parseDesktopArgs(['--folder', 'a', 'b'], '/w').folder).toBe('/w/a');
+  });
+});
+
+describe('a second launch', () => {
+  it("takes the launch's own data (arguments and folder), never the argv Chromium rewrote", () => {
+    const data = { args: ['--data-dir', 'data', 'proj'], cwd: '/home/b' };
+    expect(secondLaunchArgs(['/opt/Deepdesk/deepdesk', '--allow-file-access', 'elsewhere'], '/tmp', data, false)).toEqual({ folder: '/home/b/proj', dataDir: '/home/b/data' });
+  });
+
+  it('falls back to argv and the working directory, skipping the app path of an unpackaged app', () => {
+    expect(secondLaunchArgs(['/usr/bin/electron', '/work/deepdesk', '--folder', 'x'], '/home/c', undefined, true)).toEqual({ folder: '/home/c/x', dataDir: undefined });
+    expect(secondLaunchArgs(['/opt/Deepdesk/deepdesk', 'y'], '/home/c', { args: 'not a list' }, false).folder).toBe('/home/c/y');
   });
 });

@@ -40,3 +40,25 @@ export function parseDesktopArgs(args: readonly string[], cwd: string): DesktopA
     dataDir: dataDir === undefined ? undefined : resolve(cwd, dataDir),
   };
 }
+
+/** What a launch hands to the running instance (app.requestSingleInstanceLock's additionalData). */
+export interface LaunchData {
+  args: string[];
+  cwd: string;
+}
+
+export function isLaunchData(value: unknown): value is LaunchData {
+  if (typeof value !== 'object' || value === null) return false;
+  const { args, cwd } = value as Record<string, unknown>;
+  return Array.isArray(args) && args.every((a) => typeof a === 'string') && typeof cwd === 'string';
+}
+
+/**
+ * The arguments of a second launch, as the running instance hears them ('second-instance'):
+ * the data the launch sent when it is there (Chromium may add and reorder switches in argv),
+ * else its argv and working directory.
+ */
+export function secondLaunchArgs(argv: readonly string[], workingDirectory: string, additionalData: unknown, defaultApp: boolean): DesktopArgs {
+  if (isLaunchData(additionalData)) return parseDesktopArgs(additionalData.args, additionalData.cwd);
+  return parseDesktopArgs(userArgs(argv, defaultApp), workingDirectory);
+}

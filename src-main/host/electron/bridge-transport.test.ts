@@ -63,3 +63,22 @@ describe('renderer bridge transport', () => {
     warn.mockRestore();
   });
 });
+
+describe('the desktop page without its bridge', () => {
+  it('fails every call saying the preload did not load, and never opens a WebSocket', async () => {
+    const { createTransport } = await import('../../../src-renderer/src/transport');
+    const WebSocketBefore = globalThis.WebSocket;
+    const opened = vi.fn();
+    vi.stubGlobal('location', { protocol: 'app:', host: 'deepdesk' });
+    vi.stubGlobal('WebSocket', opened);
+    try {
+      const t = createTransport();
+      expect(t.kind).toBe('electron');
+      await expect(t.call('app.info', {})).rejects.toMatchObject({ code: 'failed', message: expect.stringContaining('preload script) did not load') });
+      expect(opened).not.toHaveBeenCalled();
+    } finally {
+      vi.unstubAllGlobals();
+      expect(globalThis.WebSocket).toBe(WebSocketBefore);
+    }
+  });
+});

@@ -7,6 +7,7 @@ import { handleRequestFrame } from '../web/handle-frame';
 import { CALL_CHANNEL, EVENT_CHANNEL } from './bridge-api';
 import { isAppPageUrl, type AppPages } from './trusted-urls';
 
+/** The main window's own top frame on the app's page (app://deepdesk/index.html): nothing else may call. */
 function trustedSender(event: IpcMainInvokeEvent, window: BrowserWindow | null, pages: AppPages): boolean {
   const frame = event.senderFrame;
   return window !== null && !window.isDestroyed() && event.sender === window.webContents && frame !== null && frame.parent === null && isAppPageUrl(frame.url, pages);

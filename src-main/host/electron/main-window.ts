@@ -1,7 +1,9 @@
-// The one app window: hardened webPreferences, restored bounds, shown when ready.
+// The one app window: hardened webPreferences, restored bounds, shown when ready, loaded
+// from app://deepdesk (or the dev server in development).
 
 import { BrowserWindow, screen } from 'electron';
-import type { AppPages } from './trusted-urls';
+import { spellcheckerWanted } from './hardening';
+import { appPageUrl, type AppPages } from './trusted-urls';
 import { debounce, loadWindowState, MIN_HEIGHT, MIN_WIDTH, saveWindowState } from './window-state';
 
 export interface MainWindowOptions {
@@ -9,6 +11,8 @@ export interface MainWindowOptions {
   preload: string;
   /** JSON file for the bounds, in userData. */
   stateFile: string;
+  /** False in a packaged app: no DevTools at all, whatever the menu or a shortcut asks. */
+  devTools: boolean;
 }
 
 export function createMainWindow(options: MainWindowOptions): BrowserWindow {
@@ -36,6 +40,8 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
       allowRunningInsecureContent: false,
       webviewTag: false,
       navigateOnDragDrop: false,
+      spellcheck: spellcheckerWanted(),
+      devTools: options.devTools,
     },
   });
 
@@ -61,7 +67,6 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
     window.show();
   });
 
-  if (options.pages.devServerUrl !== undefined) void window.loadURL(options.pages.devServerUrl);
-  else void window.loadFile(options.pages.indexFile);
+  void window.loadURL(appPageUrl(options.pages));
   return window;
 }

@@ -1,60 +1,33 @@
-// The desktop shell's start (`npm start` with Electron), with a faked `electron` module and
-// the window, keychain and IPC parts it wires stubbed (Electron itself cannot run here): with
-// no folder on the command line it asks nothing at start and the window's first answer is
-// `folder: null` (the window opens on Open folder); the native dialog then opens the folder
-// picked in the same process and window, never by relaunching the app.
+// The desktop shell's start (`npm start` with Electron), over the faked `electron` module (Electron
+// itself cannot run here) with the real window, hardening, IPC and keychain code on top: the
+// app:// scheme is made privileged before 'ready' and the window loads app://deepdesk; with no
+// folder on the command line the window opens on Open folder, and every way to open another
+// folder (the window's dialog, File › Open Folder…, a second launch) opens it in place, in the
+// same process, never by relaunching; a renderer crash reloads with a notice; updates are off
+// and say why; quitting closes the app.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { AppHostApi } from '../../app/host-api';
-import type { SecretStore } from '../../app/secret-store';
+import { CALL_CHANNEL } from './bridge-api';
+import { electron, fake, FakeEvent } from './testing/fake-electron';
+
+vi.mock('electron', async () => (await import('./testing/fake-electron')).electron);
 
 const root = mkdtempSync(join(tmpdir(), 'deepdesk-electron-main-'));
 const dataDir = join(root, 'data');
 const project = join(root, 'proj');
+const other = join(root, 'other');
 mkdirSync(project);
+mkdirSync(other);
 writeFileSync(join(project, 'main.py'), 'print("hi")\n');
+fake.paths.userData = join(root, 'user-data');
+const resourcesPath = join(root, 'resources');
+mkdirSync(resourcesPath);
+Object.defineProperty(process, 'resourcesPath', { value: resourcesPath, configurable: true });
 
-const handlers = new Map<string, (...args: unknown[]) => void>();
-const electronApp = {
-  isPackaged: true,
-  enableSandbox: vi.fn(),
-  requestSingleInstanceLock: vi.fn(() => true),
-  on: vi.fn((event: string, handler: (...args: unknown[]) => void) => void handlers.set(event, handler)),
-  whenReady: vi.fn(() => Promise.resolve()),
-  isReady: vi.fn(() => true),
-  getPath: vi.fn(() => join(root, 'user-data')),
-  getVersion: vi.fn(() => '1.2.3'),
-  relaunch: vi.fn(),
-  quit: vi.fn(),
-  exit: vi.fn(),
-};
-const dialog = { showOpenDialog: vi.fn(), showErrorBox: vi.fn() };
-vi.mock('electron', () => ({ app: electronApp, dialog, session: { defaultSession: {} } }));
-
-const fakeWindow = { on: vi.fn(), isDestroyed: () => false, isMinimized: () => false, restore: vi.fn(), focus: vi.fn() };
-vi.mock('./main-window', () => ({ createMainWindow: vi.fn(() => fakeWindow) }));
-vi.mock('./hardening', () => ({ hardenSession: vi.fn(), hardenContents: vi.fn() }));
-const keychain = new Map<string, string>();
-vi.mock('./secrets', () => ({
-  createSafeStorageSecretStore: (): SecretStore => ({
-    get: async (name) => keychain.get(name),
-    set: async (name, value) => void keychain.set(name, value),
-    delete: async (name) => void keychain.delete(name),
-  }),
-}));
-let served: Promise<AppHostApi> | undefined;
-vi.mock('./ipc', () => ({
-  registerCallHandler: vi.fn((api: Promise<AppHostApi>) => {
-    served = api;
-    return () => undefined;
-  }),
-  forwardEvents: vi.fn(() => () => undefined),
-}));
-
-// `electron <packaged app> --data-dir DIR`: no folder.
+// `<packaged app> --data-dir DIR`: no folder.
 const argv = process.argv;
 process.argv = ['deepdesk', '--data-dir', dataDir];
 await import('./main');
@@ -62,25 +35,85 @@ process.argv = argv;
 
 afterAll(async () => {
   // Quitting closes the app (will-quit waits for it, then quits).
-  handlers.get('will-quit')?.({ preventDefault: () => undefined });
-  await vi.waitFor(() => expect(electronApp.quit).toHaveBeenCalled());
+  electron.app.emit('will-quit', new FakeEvent());
+  await vi.waitFor(() => expect(fake.quits).toBeGreaterThan(0));
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('the desktop shell without a folder', () => {
-  it('asks nothing at start, opens on Open folder, and opens the folder picked in place', async () => {
-    await vi.waitFor(() => expect(served).toBeDefined());
-    const api = await served!;
-    expect(dialog.showOpenDialog).not.toHaveBeenCalled();
-    expect(await api.handle('app.info', {})).toEqual({ folder: null, folderName: '', version: '1.2.3', transport: 'electron', canPickFolder: true });
+const window = () => fake.windows[0]!;
+const call = async (method: string, params: unknown = {}): Promise<unknown> => {
+  const frame = (await electron.ipcMain.invoke(CALL_CHANNEL, window().webContents, window().webContents.mainFrame, { id: 1, method, params })) as {
+    result?: unknown;
+    error?: { message: string };
+  };
+  if (frame.error) throw new Error(frame.error.message);
+  return frame.result;
+};
 
-    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] });
-    expect(await api.handle('app.pickFolder', {})).toEqual({ folder: null });
-    dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: [project] });
-    expect(await api.handle('app.pickFolder', {})).toEqual({ folder: project });
-    expect(await api.handle('app.info', {})).toMatchObject({ folder: project, folderName: 'proj' });
-    expect(((await api.handle('files.list', { path: '/' })) as Array<{ path: string }>).map((e) => e.path)).toEqual(['/main.py']);
-    expect(electronApp.relaunch).not.toHaveBeenCalled();
-    expect(electronApp.exit).not.toHaveBeenCalled();
+describe('the desktop shell', () => {
+  it('registers app:// as privileged before ready, sandboxes, and hands its launch to later ones', async () => {
+    await vi.waitFor(() => expect(fake.windows).toHaveLength(1));
+    expect(electron.protocol.privileged).toEqual([
+      { scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) },
+    ]);
+    expect(fake.sandboxEnabled).toBe(true);
+    expect(fake.lockData).toEqual({ args: ['--data-dir', dataDir], cwd: process.cwd() });
+  });
+
+  it('loads the window from app://deepdesk, hardened, with DevTools and Reload out of the menu', () => {
+    expect(window().webContents.loaded).toEqual(['app://deepdesk/index.html']);
+    expect(window().options.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, webSecurity: true, spellcheck: process.platform === 'darwin', devTools: false });
+    expect(electron.session.defaultSession.protocol.isProtocolHandled('app')).toBe(true);
+    // hardenContents ran on the window (web-contents-created): a link followed in the page opens in the browser.
+    expect(window().webContents.navigate('https://example.com/')).toBe('cancelled');
+    expect(electron.shell.opened).toEqual(['https://example.com/']);
+    const menu = JSON.stringify(electron.Menu.current);
+    expect(menu).not.toMatch(/toggleDevTools|"reload"|forceReload/);
+  });
+
+  it('asks nothing at start, opens on Open folder, and opens the folder picked in place', async () => {
+    await vi.waitFor(() => expect(call('app.info')).resolves.toMatchObject({ folder: null }));
+    expect(fake.dialogCalls).toEqual([]);
+    expect(await call('app.info')).toEqual({ folder: null, folderName: '', version: '1.2.3', transport: 'electron', canPickFolder: true });
+
+    fake.dialogAnswers.push({ canceled: true, filePaths: [] });
+    expect(await call('app.pickFolder')).toEqual({ folder: null });
+    fake.dialogAnswers.push({ canceled: false, filePaths: [project] });
+    expect(await call('app.pickFolder')).toEqual({ folder: project });
+    expect(await call('app.info')).toMatchObject({ folder: project, folderName: 'proj' });
+    expect(((await call('files.list', { path: '/' })) as Array<{ path: string }>).map((e) => e.path)).toEqual(['/main.py']);
+    expect(fake.relaunches).toEqual([]);
+    expect(fake.exits).toEqual([]);
+  });
+
+  it('File › Open Folder… opens the folder in place too', async () => {
+    fake.dialogAnswers.push({ canceled: false, filePaths: [other] });
+    const template = (electron.Menu.current as { template: Array<{ label?: string; submenu?: Array<{ label?: string; click?: () => void }> }> }).template;
+    template.find((m) => m.label === 'File')!.submenu!.find((i) => i.label === 'Open Folder…')!.click!();
+    await vi.waitFor(async () => expect(await call('app.info')).toMatchObject({ folder: other }));
+    expect(fake.relaunches).toEqual([]);
+  });
+
+  it('a second launch with a folder opens it in this window; its other --data-dir is told, not used', async () => {
+    electron.app.emit('second-instance', new FakeEvent(), ['deepdesk', 'ignored'], '/', { args: ['--data-dir', join(root, 'elsewhere'), 'proj'], cwd: root });
+    await vi.waitFor(async () => expect(await call('app.info')).toMatchObject({ folder: project }));
+    expect(window().focused).toBe(true);
+    const notices = (await call('app.notices')) as Array<{ message: string }>;
+    expect(notices.map((n) => n.message)).toContainEqual(expect.stringContaining(`the second launch's --data-dir ${join(root, 'elsewhere')} was not used`));
+    expect(fake.relaunches).toEqual([]);
+  });
+
+  it('reloads a crashed page, and the reloaded page hears why', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    window().webContents.processGone('crashed', 133);
+    expect(window().webContents.reloads).toBe(1);
+    await vi.waitFor(async () =>
+      expect(((await call('app.notices')) as Array<{ message: string }>).map((n) => n.message)).toContainEqual(expect.stringContaining('(crashed, exit code 133)')),
+    );
+    error.mockRestore();
+  });
+
+  it('shows updates as off, saying that no publish target is configured', async () => {
+    expect(await call('updates.status')).toMatchObject({ currentVersion: '1.2.3', state: 'off', canCheck: false, message: expect.stringContaining('no publish target') });
   });
 });

@@ -1,26 +1,32 @@
 // The desktop shell (`npm start`): one hardened window over the same app `deepdesk serve` serves.
 // The app itself comes from createDesktopApp; this file only wires Electron to it.
 
-import { app, dialog, session, shell, type BrowserWindow } from 'electron';
+import { app, dialog, Menu, protocol, session, shell, type BrowserWindow } from 'electron';
+import type { AppUpdater } from 'electron-updater';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDesktopApp } from '../../app/desktop';
 import { resolveDataDir } from '../../app/data-dir';
-import type { AppHostApi } from '../../app/host-api';
-import { parseDesktopArgs, userArgs } from './args';
+import type { FolderHost } from '../../app/folders/folder-host';
+import { appMenuTemplate } from './app-menu';
+import { APP_SCHEME_PRIVILEGES } from './app-protocol';
+import { parseDesktopArgs, secondLaunchArgs, userArgs, type DesktopArgs, type LaunchData } from './args';
+import { watchRendererCrashes } from './crash-recovery';
 import { pickFolderDialog } from './dialogs';
-import { hardenContents, hardenSession } from './hardening';
+import { debugSwitchGiven, hardenContents, hardenSession } from './hardening';
 import { forwardEvents, registerCallHandler } from './ipc';
 import { createMainWindow } from './main-window';
 import { createSafeStorageSecretStore } from './secrets';
 import type { AppPages } from './trusted-urls';
+import { createElectronUpdates, updateTarget, type UpdaterLike } from './updates';
 
 const pages: AppPages = {
-  indexFile: join(import.meta.dirname, '../renderer/index.html'),
+  rendererDir: join(import.meta.dirname, '../renderer'),
   // Only an unpackaged app may load the electron-vite dev server.
   devServerUrl: !app.isPackaged && process.env.ELECTRON_RENDERER_URL ? process.env.ELECTRON_RENDERER_URL : undefined,
 };
 const preload = join(import.meta.dirname, '../preload/index.cjs');
+const launch: LaunchData = { args: userArgs(process.argv, process.defaultApp === true), cwd: process.cwd() };
 
 function isDirectory(path: string): boolean {
   try {
@@ -30,28 +36,72 @@ function isDirectory(path: string): boolean {
   }
 }
 
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 function fail(title: string, err: unknown): void {
-  const message = err instanceof Error ? err.message : String(err);
-  console.error(`deepdesk: ${title}: ${message}`);
-  if (app.isReady()) dialog.showErrorBox(title, message);
+  console.error(`deepdesk: ${title}: ${errorText(err)}`);
+  if (app.isReady()) dialog.showErrorBox(title, errorText(err));
   app.exit(1);
 }
 
+/** electron-updater, loaded only when updates are on (its module is CommonJS with a lazy getter). */
+async function loadAutoUpdater(): Promise<UpdaterLike> {
+  const mod = (await import('electron-updater')) as { autoUpdater?: AppUpdater; default?: { autoUpdater?: AppUpdater } };
+  const updater = mod.autoUpdater ?? mod.default?.autoUpdater;
+  if (updater === undefined) throw new Error('electron-updater has no autoUpdater');
+  return updater;
+}
+
 async function start(): Promise<void> {
-  const args = parseDesktopArgs(userArgs(process.argv, process.defaultApp === true), process.cwd());
+  const args = parseDesktopArgs(launch.args, launch.cwd);
+  const dataDir = resolveDataDir(args.dataDir);
   let mainWindow: BrowserWindow | null = null;
   const currentWindow = (): BrowserWindow | null => mainWindow;
 
-  app.on('second-instance', () => {
-    if (mainWindow === null || mainWindow.isDestroyed()) return;
-    if (mainWindow.isMinimized()) mainWindow.restore();
-    mainWindow.focus();
+  // The window loads while the app starts; its calls (and these) wait for the app.
+  let apiResolved!: (api: FolderHost) => void;
+  const apiReady = new Promise<FolderHost>((resolve) => (apiResolved = resolve));
+
+  /** A later launch (`deepdesk-desktop DIR`, a file manager's "Open with") opens its folder here, in place. */
+  const openLaunchedFolder = async (next: DesktopArgs): Promise<void> => {
+    const api = await apiReady;
+    if (next.dataDir !== undefined && next.dataDir !== dataDir) {
+      api.notice(`Deepdesk is already running with its data in ${dataDir}; the second launch's --data-dir ${next.dataDir} was not used (quit Deepdesk first to switch).`);
+    }
+    if (next.folder === null) return;
+    try {
+      await api.handle('app.openFolder', { path: next.folder });
+    } catch (err) {
+      dialog.showErrorBox('Folder not opened', `${next.folder}: ${errorText(err)}`);
+    }
+  };
+
+  app.on('second-instance', (_event, argv, workingDirectory, additionalData) => {
+    if (mainWindow !== null && !mainWindow.isDestroyed()) {
+      if (mainWindow.isMinimized()) mainWindow.restore();
+      mainWindow.focus();
+    }
+    void openLaunchedFolder(secondLaunchArgs(argv, workingDirectory, additionalData, process.defaultApp === true));
   });
   app.on('web-contents-created', (_event, contents) => hardenContents(contents, pages));
   app.on('window-all-closed', () => app.quit());
 
   await app.whenReady();
   hardenSession(session.defaultSession, pages);
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      appMenuTemplate({
+        packaged: app.isPackaged,
+        platform: process.platform,
+        openFolder: () => {
+          // In place, like the window's own Open folder: no relaunch.
+          void apiReady.then((api) => api.handle('app.pickFolder', {})).catch((err: unknown) => dialog.showErrorBox('Folder not opened', errorText(err)));
+        },
+      }),
+    ),
+  );
 
   // Without a folder the window opens on `Open folder` (the recent folders and the native dialog).
   let folder = args.folder;
@@ -60,24 +110,30 @@ async function start(): Promise<void> {
     folder = null;
   }
 
-  // The window loads while the app starts; its calls wait for the app.
-  let apiResolved!: (api: AppHostApi) => void;
-  const apiReady = new Promise<AppHostApi>((resolve) => (apiResolved = resolve));
   registerCallHandler(apiReady, currentWindow, pages);
-  mainWindow = createMainWindow({ pages, preload, stateFile: join(app.getPath('userData'), 'window-state.json') });
+  mainWindow = createMainWindow({ pages, preload, stateFile: join(app.getPath('userData'), 'window-state.json'), devTools: !app.isPackaged });
+  watchRendererCrashes(mainWindow.webContents, { notify: (message) => void apiReady.then((api) => api.notice(message)) });
   mainWindow.on('closed', () => {
     mainWindow = null;
   });
 
-  let desktopApp: AppHostApi & { close(): Promise<void> };
+  const updates = createElectronUpdates({
+    currentVersion: app.getVersion(),
+    target: updateTarget({ packaged: app.isPackaged, resourcesPath: process.resourcesPath, platform: process.platform }),
+    platform: process.platform,
+    loadUpdater: loadAutoUpdater,
+  });
+
+  let desktopApp: FolderHost;
   try {
     desktopApp = await createDesktopApp({
       folder,
-      dataDir: resolveDataDir(args.dataDir),
+      dataDir,
       secrets: createSafeStorageSecretStore(join(app.getPath('userData'), 'secrets.json')),
       pickFolder: () => pickFolderDialog(currentWindow()),
       openExternal: (url) => (/^https?:\/\//i.test(url) ? shell.openExternal(url) : Promise.reject(new Error(`not a web address: ${url}`))),
       version: app.getVersion(),
+      updates,
     });
   } catch (err) {
     fail('Deepdesk could not start', err);
@@ -85,6 +141,8 @@ async function start(): Promise<void> {
   }
   apiResolved(desktopApp);
   const stopEvents = forwardEvents(desktopApp, currentWindow);
+  // A configured build checks once at start; Settings › Updates shows what it found.
+  if (updates.status().canCheck) void updates.check();
 
   let closed = false;
   app.on('will-quit', (event) => {
@@ -99,8 +157,16 @@ async function start(): Promise<void> {
   });
 }
 
+// Before 'ready': app://deepdesk is a standard, secure origin of its own.
+protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
 app.enableSandbox();
-if (!app.requestSingleInstanceLock()) {
+const debugSwitch = app.isPackaged ? debugSwitchGiven((name) => app.commandLine.hasSwitch(name)) : undefined;
+if (debugSwitch !== undefined) {
+  // A debugger port is a way into the window for any process of this user.
+  console.error(`deepdesk: the installed app does not run with --${debugSwitch}`);
+  app.exit(1);
+} else if (!app.requestSingleInstanceLock(launch)) {
+  // The first instance hears this launch's arguments and working directory ('second-instance').
   app.quit();
 } else {
   start().catch((err: unknown) => fail('Deepdesk could not start', err));

@@ -12,7 +12,10 @@ export interface SecretCipher {
   /** Undefined when encryption is usable, else the reason it is not (shown to the person). */
   unavailableReason(): Promise<string | undefined>;
   encrypt(plain: string): Promise<Buffer>;
-  decrypt(data: Buffer): Promise<string>;
+  /** `reEncrypt`: the key was rotated or a better one is there now; the value should be encrypted anew. */
+  decrypt(data: Buffer): Promise<{ plain: string; reEncrypt: boolean }>;
+  /** Undefined when `data` was made with a key of the OS keychain, else why it was not (it is then refused). */
+  insecureReason(data: Buffer): string | undefined;
 }
 
 const secretFileShape = fieldsShape({
@@ -22,6 +25,7 @@ const secretFileShape = fieldsShape({
 
 export class EncryptedFileSecretStore implements SecretStore {
   private readonly store: JsonFileStore<ReturnType<typeof secretFileShape.check>['value']>;
+  private readonly reEncryptWarned = new Set<string>();
 
   constructor(
     file: string,
@@ -33,20 +37,49 @@ export class EncryptedFileSecretStore implements SecretStore {
   async get(name: string): Promise<string | undefined> {
     const secrets = this.store.current().secrets ?? {};
     if (!Object.hasOwn(secrets, name)) return undefined;
+    const stored = secrets[name]!;
+    const data = Buffer.from(stored, 'base64');
+    let decrypted: { plain: string; reEncrypt: boolean };
     try {
-      return await this.cipher.decrypt(Buffer.from(secrets[name]!, 'base64'));
+      decrypted = await this.cipher.decrypt(data);
     } catch (err) {
       // A changed or reset keychain: the value is lost, not the whole store.
       console.warn(`deepdesk: could not decrypt the stored secret '${name}': ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
     }
+    // Asked to (a rotated key), or stored under a key that was not the keychain's (before the refusal below): encrypt it anew.
+    if (decrypted.reEncrypt || this.cipher.insecureReason(data) !== undefined) await this.reEncrypt(name, stored, decrypted.plain);
+    return decrypted.plain;
   }
 
   async set(name: string, value: string): Promise<void> {
+    const encrypted = await this.encrypt(name, value);
+    this.store.update((current) => ({ ...current, version: 1, secrets: { ...current.secrets, [name]: encrypted } }));
+  }
+
+  /** Base64 ciphertext under the keychain's key; throws, saying why, when there is no such key. */
+  private async encrypt(name: string, value: string): Promise<string> {
     const reason = await this.cipher.unavailableReason();
     if (reason !== undefined) throw new Error(`cannot store '${name}' securely: ${reason}`);
-    const encrypted = (await this.cipher.encrypt(value)).toString('base64');
-    this.store.update((current) => ({ ...current, version: 1, secrets: { ...current.secrets, [name]: encrypted } }));
+    const data = await this.cipher.encrypt(value);
+    const insecure = this.cipher.insecureReason(data);
+    if (insecure !== undefined) throw new Error(`cannot store '${name}' securely: ${insecure}`);
+    return data.toString('base64');
+  }
+
+  private async reEncrypt(name: string, stored: string, plain: string): Promise<void> {
+    let encrypted: string;
+    try {
+      encrypted = await this.encrypt(name, plain);
+    } catch (err) {
+      if (!this.reEncryptWarned.has(name)) console.warn(`deepdesk: the stored secret '${name}' should be encrypted anew but could not be: ${err instanceof Error ? err.message : String(err)}`);
+      this.reEncryptWarned.add(name);
+      return;
+    }
+    // Only if nobody changed it meanwhile (another window, another process).
+    this.store.update((current) =>
+      current.secrets?.[name] === stored ? { ...current, version: 1, secrets: { ...current.secrets, [name]: encrypted } } : current,
+    );
   }
 
   async delete(name: string): Promise<void> {

@@ -1,22 +1,25 @@
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { externalLink, isAppPageUrl } from './trusted-urls';
+import { APP_PAGE_URL, appPageUrl, externalLink, isAppPageUrl } from './trusted-urls';
 
-const indexFile = '/opt/deepdesk/out/renderer/index.html';
-const indexUrl = pathToFileURL(indexFile).href;
+const pages = { rendererDir: '/opt/deepdesk/out/renderer' };
 
 describe('trusted renderer URLs', () => {
-  it("accepts the app's own index.html, with or without a query or fragment", () => {
-    expect(isAppPageUrl(indexUrl, { indexFile })).toBe(true);
-    expect(isAppPageUrl(`${indexUrl}#/threads/1`, { indexFile })).toBe(true);
-    expect(isAppPageUrl(`${indexUrl}?x=1`, { indexFile })).toBe(true);
+  it("accepts the app's own page at app://deepdesk, with or without a query or fragment", () => {
+    expect(appPageUrl(pages)).toBe('app://deepdesk/index.html');
+    expect(isAppPageUrl(APP_PAGE_URL, pages)).toBe(true);
+    expect(isAppPageUrl('app://deepdesk/', pages)).toBe(true);
+    expect(isAppPageUrl(`${APP_PAGE_URL}#/threads/1`, pages)).toBe(true);
+    expect(isAppPageUrl(`${APP_PAGE_URL}?x=1`, pages)).toBe(true);
   });
 
-  it('refuses other files, other schemes and garbage', () => {
+  it('refuses other pages, other hosts, file:// (even the built index.html), other schemes and garbage', () => {
     for (const url of [
-      pathToFileURL('/opt/deepdesk/out/renderer/other.html').href,
-      pathToFileURL('/tmp/index.html').href,
-      'file:///opt/deepdesk/out/renderer/../renderer/evil/../../../../etc/passwd',
+      'app://deepdesk/other.html',
+      'app://deepdesk/assets/index.js',
+      'app://evil/index.html',
+      'app://user@deepdesk/index.html',
+      'app://deepdesk:8080/index.html',
+      'file:///opt/deepdesk/out/renderer/index.html',
       'https://example.com/',
       'http://localhost:5173/',
       'data:text/html,<script>1</script>',
@@ -25,17 +28,18 @@ describe('trusted renderer URLs', () => {
       'not a url',
       undefined,
     ]) {
-      expect(isAppPageUrl(url, { indexFile }), String(url)).toBe(false);
+      expect(isAppPageUrl(url, pages), String(url)).toBe(false);
     }
   });
 
   it('accepts the dev server origin only when one is configured', () => {
-    const pages = { indexFile, devServerUrl: 'http://localhost:5173' };
-    expect(isAppPageUrl('http://localhost:5173/', pages)).toBe(true);
-    expect(isAppPageUrl('http://localhost:5173/src/main.tsx?t=1', pages)).toBe(true);
-    expect(isAppPageUrl('http://localhost:5174/', pages)).toBe(false);
-    expect(isAppPageUrl('http://127.0.0.1:5173/', pages)).toBe(false);
-    expect(isAppPageUrl('http://localhost:5173/', { indexFile, devServerUrl: 'javascript:alert(1)' })).toBe(false);
+    const dev = { ...pages, devServerUrl: 'http://localhost:5173' };
+    expect(appPageUrl(dev)).toBe('http://localhost:5173');
+    expect(isAppPageUrl('http://localhost:5173/', dev)).toBe(true);
+    expect(isAppPageUrl('http://localhost:5173/src/main.tsx?t=1', dev)).toBe(true);
+    expect(isAppPageUrl('http://localhost:5174/', dev)).toBe(false);
+    expect(isAppPageUrl('http://127.0.0.1:5173/', dev)).toBe(false);
+    expect(isAppPageUrl('http://localhost:5173/', { ...pages, devServerUrl: 'javascript:alert(1)' })).toBe(false);
   });
 
   it('hands only http(s) links to the OS browser', () => {

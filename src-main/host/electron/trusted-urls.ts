@@ -1,10 +1,15 @@
-// Which URLs are the app's own page: the built index.html, or the electron-vite dev server.
+// Which URLs are the app's own page: app://deepdesk/index.html (the built renderer, served by
+// app-protocol.ts), or the electron-vite dev server in an unpackaged app.
 
-import { pathToFileURL } from 'node:url';
+/** The scheme and host the built renderer is served from (registered before app 'ready'). */
+export const APP_SCHEME = 'app';
+export const APP_HOST = 'deepdesk';
+export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+export const APP_PAGE_URL = `${APP_ORIGIN}/index.html`;
 
 export interface AppPages {
-  /** Absolute path of out/renderer/index.html. */
-  indexFile: string;
+  /** Absolute path of out/renderer, the only folder app:// serves. */
+  rendererDir: string;
   /** ELECTRON_RENDERER_URL in development; undefined in a packaged app. */
   devServerUrl?: string | undefined;
 }
@@ -18,14 +23,18 @@ function parse(url: string | undefined): URL | undefined {
   }
 }
 
+/** The page the window loads. */
+export function appPageUrl(pages: AppPages): string {
+  return pages.devServerUrl ?? APP_PAGE_URL;
+}
+
 /** True for the app's own page (any query or fragment), false for everything else. */
 export function isAppPageUrl(url: string | undefined, pages: AppPages): boolean {
   const parsed = parse(url);
   if (parsed === undefined) return false;
-  if (parsed.protocol === 'file:') {
-    parsed.search = '';
-    parsed.hash = '';
-    return parsed.href === pathToFileURL(pages.indexFile).href;
+  if (parsed.protocol === `${APP_SCHEME}:`) {
+    // A non-special scheme: Node's URL gives no origin, so scheme, host and path are compared.
+    return parsed.host === APP_HOST && parsed.username === '' && parsed.port === '' && (parsed.pathname === '/index.html' || parsed.pathname === '/');
   }
   const dev = parse(pages.devServerUrl);
   if (dev === undefined || (dev.protocol !== 'http:' && dev.protocol !== 'https:')) return false;

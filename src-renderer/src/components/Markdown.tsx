@@ -1,18 +1,20 @@
-// Sanitised Markdown with highlighted code. Web links open outside the window; links and
-// inline-code paths to files in the folder open them in the viewer (only files that are
-// there: a path the folder does not have is plain text); code blocks have a Copy button. What rendering may cost the page is bounded (lib/markdown-render.ts): large
-// or slow texts are parsed in a worker, shown as plain text past a deadline or a size, and
-// inserted in parts; a streaming answer re-renders at most every LIMITS.streamIntervalMs.
+// Sanitised Markdown with highlighted code. Web links open outside the window once the
+// person has seen where they go (state/external-links); links and inline-code paths to files
+// in the folder open them in the viewer (only files that are there: a path the folder does
+// not have is plain text); code blocks have a Copy button. What rendering may cost the page
+// is bounded (lib/markdown-render.ts): large or slow texts are parsed in a worker, shown as
+// plain text past a deadline or a size, and inserted in parts; a streaming answer re-renders at most every LIMITS.streamIntervalMs.
 
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { splitMarkdownBlocks } from '../lib/markdown';
 import { blocksAgree, LIMITS, markdownPipeline, plainPieces, type PlainReason, type RenderedPart, type Rendering } from '../lib/markdown-render';
+import { useOpenExternalLink } from '../state/external-links';
 import { useOpenFile } from '../state/file-links';
 import { useTransport } from '../state/transport-context';
 import { pathExistence } from '../state/use-path-exists';
 import { copyText } from './CopyButton';
 
-function activate(target: HTMLElement, openFile: (path: string) => void): boolean {
+function activate(target: HTMLElement, openFile: (path: string) => void, openLink: (href: string) => void): boolean {
   const copy = target.closest<HTMLElement>('[data-copy-code]');
   if (copy) {
     const code = copy.closest('.code-block')?.querySelector('pre')?.textContent ?? '';
@@ -32,8 +34,8 @@ function activate(target: HTMLElement, openFile: (path: string) => void): boolea
   if (!anchor) return false;
   // A path the folder does not have: not a link.
   if (anchor.hasAttribute('data-unlinked')) return true;
-  const href = anchor.getAttribute('href') ?? '';
-  if (/^https?:\/\//i.test(href) || /^mailto:/i.test(href)) window.open(href, '_blank', 'noopener,noreferrer');
+  // Web and mail links ask first, showing where they really go (state/external-links).
+  openLink(anchor.getAttribute('href') ?? '');
   return true;
 }
 
@@ -73,6 +75,8 @@ function applyPathLinks(root: HTMLElement, exists: (path: string) => boolean | u
 
 interface Handlers {
   onClick(e: React.MouseEvent<HTMLDivElement>): void;
+  /** A middle click would open a link in a new tab or window without asking. */
+  onAuxClick(e: React.MouseEvent<HTMLDivElement>): void;
   onKeyDown(e: React.KeyboardEvent<HTMLDivElement>): void;
   /** Keeps folder-path links true to the folder as the rendered HTML changes. */
   ref(el: HTMLDivElement | null): (() => void) | undefined;
@@ -80,6 +84,7 @@ interface Handlers {
 
 function useHandlers(): Handlers {
   const openFile = useOpenFile();
+  const openLink = useOpenExternalLink();
   const store = pathExistence(useTransport());
   const ref = useCallback(
     (el: HTMLDivElement | null) => {
@@ -100,17 +105,20 @@ function useHandlers(): Handlers {
     () => ({
       ref,
       onClick(e) {
-        if (activate(e.target as HTMLElement, openFile)) e.preventDefault();
+        if (activate(e.target as HTMLElement, openFile, openLink)) e.preventDefault();
+      },
+      onAuxClick(e) {
+        if (e.button === 1 && activate(e.target as HTMLElement, openFile, openLink)) e.preventDefault();
       },
       onKeyDown(e) {
         const target = e.target as HTMLElement;
         if ((e.key === 'Enter' || e.key === ' ') && target.matches('[data-copy-code], code[data-path]:not([data-unlinked])')) {
           e.preventDefault();
-          activate(target, openFile);
+          activate(target, openFile, openLink);
         }
       },
     }),
-    [openFile, ref],
+    [openFile, openLink, ref],
   );
 }
 

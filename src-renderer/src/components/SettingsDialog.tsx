@@ -19,6 +19,7 @@ import { McpSettings } from './McpSettings';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { SubagentSettings } from './SubagentSettings';
+import { UpdateSettings } from './UpdateSettings';
 
 export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
   contextWindowText: string;
@@ -165,6 +166,7 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
               </select>
             </div>
           </fieldset>
+          <UpdateSettings />
         </div>
       )}
       {error ? (

@@ -9,6 +9,7 @@ import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState } from 'react';
 import { AckBatcher } from '../lib/ack-batcher';
 import { TERMINAL_THEMES as THEMES } from '../lib/terminal-theme';
+import { useOpenExternalLink } from '../state/external-links';
 import { useApi } from '../state/use-api';
 import { useTransport } from '../state/transport-context';
 
@@ -31,6 +32,12 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
   const transport = useTransport();
   const host = useRef<HTMLDivElement>(null);
   const term = useRef<Terminal | null>(null);
+  // The terminal is made once; its link handler asks the latest opener (links ask first, as the conversation's do).
+  const openExternalLink = useOpenExternalLink();
+  const openLink = useRef(openExternalLink);
+  useEffect(() => {
+    openLink.current = openExternalLink;
+  });
   const [attachError, setAttachError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -48,7 +55,7 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
     });
     const fitAddon = new FitAddon();
     terminal.loadAddon(fitAddon);
-    terminal.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, '_blank', 'noopener,noreferrer')));
+    terminal.loadAddon(new WebLinksAddon((_event, uri) => openLink.current(uri)));
     terminal.open(el);
     term.current = terminal;
     if (focus) terminal.focus();

@@ -12,10 +12,24 @@ declare global {
   }
 }
 
-/** Electron's bridge when the preload provided one, else a WebSocket to the serving origin. */
+/** The desktop app's page (app-protocol.ts): its only way out is the preload's bridge. */
+const DESKTOP_PAGE_PROTOCOL = 'app:';
+
+/**
+ * Electron's bridge when the preload provided one; on the desktop app's page without it (the
+ * preload failed), a bridge that fails every call saying so (there is no server to fall back
+ * to, and the CSP allows none); else a WebSocket to the serving origin.
+ */
 export function createTransport(): ClientTransport {
   const bridge = typeof window !== 'undefined' ? window.deepdeskBridge : undefined;
-  return bridge !== undefined ? createBridgeTransport(bridge) : createWebSocketTransport();
+  if (bridge !== undefined) return createBridgeTransport(bridge);
+  if (typeof location !== 'undefined' && location.protocol === DESKTOP_PAGE_PROTOCOL) return createBridgeTransport(missingBridge());
+  return createWebSocketTransport();
+}
+
+function missingBridge(): DeepdeskBridge {
+  const reason = new Error("the desktop app's bridge (its preload script) did not load; quit Deepdesk and start it again");
+  return { call: () => Promise.reject(reason), onEvent: () => () => undefined };
 }
 
 export { createBridgeTransport } from './bridge-transport';
