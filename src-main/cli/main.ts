@@ -13,6 +13,7 @@ const COMMANDS: Record<string, Command> = {
   mcp: async (argv) => (await import('./mcp-command')).mcpCommand(argv),
   trust: async (argv) => (await import('./trust-command')).trustCommand(argv),
   skills: async (argv) => (await import('./skills-command')).skillsCommand(argv),
+  acp: async (argv) => (await import('./acp-command')).acpCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

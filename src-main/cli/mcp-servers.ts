@@ -4,6 +4,8 @@
 
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { mergeServers } from '../core/config/mcp-config';
+import type { McpServerConfig } from '../core/config/mcp-config-types';
 import { McpHub } from '../core/extensions/mcp/hub';
 import { loadProjectConfiguration } from '../core/trust/project-configuration';
 import type { TrustStore } from '../core/trust/store';
@@ -24,6 +26,8 @@ export interface CliMcpOptions {
   say(line: string): void;
   /** The session's trust store, when it has one open already. */
   store?: TrustStore;
+  /** Servers the caller gives itself (an ACP editor's), merged after the files (later wins). */
+  extraServers?: readonly McpServerConfig[];
 }
 
 export interface CliMcpServers {
@@ -54,7 +58,9 @@ export async function startMcpServers(options: CliMcpOptions): Promise<CliMcpSer
     openBrowser: openWithSystem,
     clientInfo: { name: 'deepdesk', version: packageVersion() },
   });
-  await hub.configure(loaded.servers, loaded.untrusted);
+  const servers = options.extraServers?.length ? mergeServers(loaded.servers, options.extraServers) : loaded.servers;
+  const running = new Set(servers.map((s) => s.name));
+  await hub.configure(servers, loaded.untrusted.filter((s) => !running.has(s.name)));
   for (const state of hub.states()) {
     if (state.status === 'failed') options.say(`MCP server ${state.name} failed: ${state.error ?? 'it did not start'}`);
     else if (state.status === 'needs-sign-in') options.say(`MCP server ${state.name} needs sign-in: sign in from Settings › MCP servers (the app or deepdesk serve)`);

@@ -14,11 +14,11 @@ const NO_SECRETS: SecretStore = {
 };
 
 export function personRules(dataDir: string, env: NodeJS.ProcessEnv, warn: (line: string) => void): PermissionRule[] {
-  const settings = new SettingsService(dataDir, NO_SECRETS, env, { onProblem: (problem) => warn(problem.message) });
+  const book = personRuleBook(dataDir, env, warn);
   try {
-    return [...(settings.raw().rules as PermissionRule[]), ...DEFAULT_RULES];
+    return book.rules();
   } finally {
-    settings.close();
+    book.close();
   }
 }
 
@@ -30,4 +30,18 @@ export function savedMediaInput(dataDir: string, env: NodeJS.ProcessEnv): MediaI
   } finally {
     settings.close();
   }
+}
+
+/**
+ * The person's rules as they are in settings.json now (read on every call, so an "Always
+ * allow" saved here or in the window applies at once), followed by the defaults; `add`
+ * saves a rule where the window's "Always allow" does.
+ */
+export function personRuleBook(dataDir: string, env: NodeJS.ProcessEnv, warn: (line: string) => void): { rules(): PermissionRule[]; add(rule: PermissionRule): Promise<void>; close(): void } {
+  const settings = new SettingsService(dataDir, NO_SECRETS, env, { onProblem: (problem) => warn(problem.message) });
+  return {
+    rules: () => [...(settings.raw().rules as PermissionRule[]), ...DEFAULT_RULES],
+    add: async (rule) => void (await settings.addRule(rule)),
+    close: () => settings.close(),
+  };
 }

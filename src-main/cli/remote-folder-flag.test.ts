@@ -65,9 +65,11 @@ describe('--folder ssh://…', () => {
   });
 
   it('the commands that work on a local folder only say so', async () => {
-    const r = await deepdesk(['trust', '--folder', 'ssh://box/srv']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe('deepdesk trust: trust works on a local folder only, not ssh://box/srv\n');
+    for (const name of ['trust', 'acp']) {
+      const r = await deepdesk([name, '--folder', 'ssh://box/srv']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`deepdesk ${name}: ${name} works on a local folder only, not ssh://box/srv\n`);
+    }
   });
 
   it('a remote folder that is not there is bad usage, named with its host, found so over ssh', async () => {

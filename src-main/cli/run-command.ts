@@ -1,8 +1,6 @@
 // `deepdesk run [options] "prompt"` (SPEC §5): the agent headless, to completion.
 
 import { randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
 import { createAgentDefinition } from '../core/agent/create-agent';
@@ -15,7 +13,6 @@ import { CheckpointHistory } from '../core/checkpoints/history';
 import { recorderFor } from '../core/checkpoints/recorder';
 import { CheckpointStore } from '../core/checkpoints/store';
 import { openDatabase } from '../core/backends/store';
-import { ModelConfigError } from '../core/models/errors';
 import { createChatModel } from '../core/models/create-model';
 import { detectSandbox } from '../core/sandbox';
 import { ReadGuard } from '../core/tools/read-guard';
@@ -26,16 +23,12 @@ import { ThreadStore } from '../app/threads/thread-store';
 import { folderLocation } from './folders';
 import { openRunFolder } from './run-folder';
 import { sshTargetLabel } from '../core/backends/remote/ssh-target';
+import { cliChatModel, openFolderExtensions } from './folder-runtime';
 import { attachMcpResources, McpReferenceError } from '../app/mcp/message-references';
 import { resolveSlash, SlashCommandError, type SlashOutcome } from '../app/commands/slash-commands';
 import type { ChatMessage } from '../core/models/types';
-import { startMcpServers } from './mcp-servers';
-import { hooksSource } from '../core/extensions/hooks/config';
-import { createSkillCatalog } from '../core/extensions/skills/discover';
-import { skillProblemLine } from '../core/extensions/skills/trust-entries';
-import { TrustStore } from '../core/trust/store';
 import { personRules, savedMediaInput } from './person-rules';
-import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { COMMON_OPTIONS, parseCommand, positiveInt, UsageError } from './usage';
 
 const RUN_OPTIONS = {
   ...COMMON_OPTIONS,
@@ -70,30 +63,17 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   if (!isApprovalMode(mode)) throw new UsageError(`--mode must be ${APPROVAL_MODES.join(', ')} (got '${values.mode}')`);
   const contextWindow = positiveInt('--context-window', values['context-window']);
   const evictChars = positiveInt('--evict-chars', values['evict-chars']);
-  const modelSpec = values.model ?? io.env.DEEPDESK_MODEL;
-  if (modelSpec === undefined || modelSpec.trim() === '') throw new UsageError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL)');
   const location = folderLocation(values.folder);
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const mediaInput = savedMediaInput(dataDir, io.env);
   const overrides = mediaInput !== undefined ? { mediaInputOverrides: mediaInput } : {};
+  const model = cliChatModel(
+    { model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput },
+    io.env,
+  );
 
-  let model;
-  try {
-    model = createChatModel({
-      model: modelSpec,
-      env: io.env,
-      ...overrides,
-      ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-      ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
-      ...(contextWindow !== undefined ? { contextWindow } : {}),
-    });
-  } catch (err) {
-    // A missing key is not a mistake in the command: one line naming where a key is read from, exit 1 (SPEC §12).
-    if (err instanceof ModelConfigError && err.missing !== 'api-key') throw new UsageError(err.message);
-    throw err;
-  }
-
-  const folder = await openRunFolder(location, { dataDir, env: io.env, say: (line) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`) });
+  const say = (line: string) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
+  const folder = await openRunFolder(location, { dataDir, env: io.env, say });
   const { sandbox } = folder;
   if (mode === 'auto' && sandbox === undefined) {
     await folder.close();
@@ -102,27 +82,14 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   }
   // MCP servers, skills and hooks of the folder load through the one trust gate (SPEC §9–§11);
   // a remote folder's own configuration is not read in this version (openRunFolder says so).
-  const trustStore = new TrustStore(dataDir);
-  const localFolder = folder.localPath;
-  const mcpServers =
-    localFolder === undefined
-      ? null
-      : await startMcpServers({
-          folder: localFolder,
-          dataDir,
-          env: io.env,
-          files: values['mcp-config'] ?? [],
-          trust: values.trust === true,
-          store: trustStore,
-          say: (line) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`),
-        });
-  const mcp = mcpServers?.hub;
-  const isTrusted = values.trust === true || localFolder === undefined ? () => true : (entry: { key: string; digest: string }) => trustStore.isTrusted(localFolder, entry);
-  const realFolder = localFolder === undefined ? undefined : realpathSync(localFolder);
-  const skills = createSkillCatalog({ dataDir, home: homedir(), ...(realFolder !== undefined ? { folder: realFolder } : {}), isTrusted });
-  for (const problem of skills.current().problems) io.stderr.write(`deepdesk: ${terminalSafe(skillProblemLine(problem), { singleLine: true })}\n`);
-  const hooks = realFolder === undefined ? undefined : hooksSource({ dataDir, folder: realFolder, isTrusted });
-  for (const problem of hooks?.().problems ?? []) io.stderr.write(`deepdesk: ${terminalSafe(problem, { singleLine: true })}\n`);
+  let extensions;
+  try {
+    extensions = await openFolderExtensions(folder.localPath, { dataDir, env: io.env, mcpFiles: values['mcp-config'] ?? [], trust: values.trust === true, say });
+  } catch (err) {
+    await folder.close();
+    throw err;
+  }
+  const { mcp, skills, hooks, realFolder } = extensions;
   const db = openDatabase(databasePath(dataDir));
   const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
@@ -219,18 +186,10 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     } finally {
       checkpoints.close();
       db.close();
-      await mcpServers?.close();
-      trustStore.close();
+      await extensions.close();
       await folder.close();
     }
   }
-}
-
-function positiveInt(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive whole number (got '${raw}')`);
-  return n;
 }
 
 function firstLine(text: string): string {

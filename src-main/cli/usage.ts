@@ -21,6 +21,14 @@ export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
   }
 }
 
+/** A flag's value as a positive whole number (undefined when the flag is absent). */
+export function positiveInt(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive whole number (got '${raw}')`);
+  return n;
+}
+
 export const HELP = `Usage: deepdesk <command> [options]
 
 Commands:
@@ -38,6 +46,8 @@ Commands:
                         trust it to load, or forget that trust
   skills ls             the skills the agent gets (yours and, once trusted, the folder's)
                         and the ones that could not be used
+  acp                   the agent for an editor (Zed, JetBrains, Neovim, Emacs) over the
+                        Agent Client Protocol on stdin/stdout
   --version, -v         print deepdesk's version
 
 Common options:
@@ -72,6 +82,14 @@ trust options:
 
 skills ls options:
   --context-window N    say what the prompt's skill list leaves out for this window (tokens)
+
+acp options:
+  --folder DIR          the folder session/list lists without a cwd (each session works in
+                        the editor's cwd)
+  --mcp-config FILE     MCP servers from FILE too, besides the editor's (repeatable)
+  --trust               load the folders' untrusted configuration for this session only
+  --context-window N    override the model's context window (tokens)
+  --evict-chars N       override the large-result eviction threshold (characters)
 
 serve options:
   --port N              port to listen on (default: a free port)

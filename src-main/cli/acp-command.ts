@@ -1,0 +1,87 @@
+// `deepdesk acp [options]` (SPEC §14): the agent for an editor (Zed, JetBrains, Neovim,
+// Emacs) over the Agent Client Protocol on stdin/stdout. stdout carries protocol messages
+// only: everything for the person goes to stderr.
+
+import { Readable, Writable } from 'node:stream';
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { databasePath, resolveDataDir } from '../app/data-dir';
+import { CheckpointHistory } from '../core/checkpoints/history';
+import { recorderFor } from '../core/checkpoints/recorder';
+import { CheckpointStore } from '../core/checkpoints/store';
+import { openDatabase } from '../core/backends/store';
+import { createChatModel } from '../core/models/create-model';
+import { stopAllProcesses } from '../core/process/supervisor';
+import { detectSandbox } from '../core/sandbox';
+import { terminalSafe } from '../core/text/terminal-safe';
+import { startAcpAgent } from '../host/acp/acp-agent';
+import { cliChatModel, openFolderRuntime } from './folder-runtime';
+import { projectFolder } from './folders';
+import { packageVersion } from './package-version';
+import { personRuleBook, savedMediaInput } from './person-rules';
+import { COMMON_OPTIONS, parseCommand, positiveInt, UsageError } from './usage';
+
+const ACP_OPTIONS = {
+  ...COMMON_OPTIONS,
+  trust: { type: 'boolean' },
+  'mcp-config': { type: 'string', multiple: true },
+  'context-window': { type: 'string' },
+  'evict-chars': { type: 'string' },
+} as const;
+
+export async function acpCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(argv, ACP_OPTIONS);
+  if (positionals.length > 0) throw new UsageError(`acp takes no arguments (got '${positionals.join(' ')}')`);
+  const env = process.env;
+  const contextWindow = positiveInt('--context-window', values['context-window']);
+  const evictChars = positiveInt('--evict-chars', values['evict-chars']);
+  const folder = projectFolder(values.folder, 'acp');
+  const dataDir = resolveDataDir(values['data-dir'], env);
+  const mediaInput = savedMediaInput(dataDir, env);
+  const model = cliChatModel({ model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput }, env);
+  const say = (line: string) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
+  // A library that logs with console.log would corrupt the protocol stream.
+  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
+
+  const db = openDatabase(databasePath(dataDir));
+  const checkpoints = CheckpointStore.open(dataDir);
+  const ruleBook = personRuleBook(dataDir, env, say);
+  try {
+    const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+    const running = startAcpAgent(stream, {
+      version: packageVersion(),
+      db,
+      dataDir,
+      env,
+      model,
+      resolveModel: (spec) => createChatModel({ model: spec, env, ...(mediaInput !== undefined ? { mediaInputOverrides: mediaInput } : {}) }),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(evictChars !== undefined ? { evictChars } : {}),
+      defaultFolder: folder,
+      sandbox: await detectSandbox(),
+      openFolder: (sessionFolder, mcpServers) =>
+        openFolderRuntime({ folder: sessionFolder, dataDir, env, mcpFiles: values['mcp-config'] ?? [], trust: values.trust === true, extraMcpServers: mcpServers, say }),
+      checkpoints: (sessionFolder) => recorderFor(checkpoints, sessionFolder),
+      rules: () => ruleBook.rules(),
+      addRule: (rule) => ruleBook.add(rule),
+      log: say,
+    });
+    const stop = new Promise<void>((done) => {
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+    await Promise.race([running.closed, stop]);
+    await running.close();
+    // Whatever a library left open must not keep an editor waiting for this process to end.
+    setTimeout(() => process.exit(), 2_000).unref();
+    return 0;
+  } finally {
+    try {
+      new CheckpointHistory(checkpoints).collectGarbage();
+    } finally {
+      ruleBook.close();
+      checkpoints.close();
+      db.close();
+      await stopAllProcesses();
+    }
+  }
+}

@@ -1,0 +1,361 @@
+// `deepdesk acp` as an editor drives it (SPEC §14): the built bin in a child process, the
+// SDK's client side on its stdin/stdout, the scripted model server behind it.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import {
+  client,
+  methods,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type ClientConnection,
+  type RequestPermissionRequest,
+  type SessionNotification,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makePng } from '../core/media/testing/fixtures';
+import { bin, repo, useCliTestEnv } from './cli-harness.test-support';
+
+const t = useCliTestEnv('deepdesk-acp');
+
+interface Editor {
+  child: ChildProcess;
+  conn: ClientConnection;
+  updates: SessionNotification[];
+  permissions: RequestPermissionRequest[];
+  /** What the editor answers each permission request with, in order (then: reject); 'wait' never answers until cancelled. */
+  answers: string[];
+  /** The editor's open buffers by absolute path (fs/read_text_file reads them first). */
+  buffers: Map<string, string>;
+  stderr: () => string;
+  close(): Promise<void>;
+}
+
+const editors: Editor[] = [];
+afterEach(async () => {
+  for (const e of editors.splice(0)) await e.close();
+});
+
+function startEditor(options: { fs?: boolean } = {}): Editor {
+  const child = spawn(process.execPath, [bin, 'acp', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url], {
+    cwd: repo,
+    env: { ...process.env, OPENAI_API_KEY: '' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const editor = { child, updates: [], permissions: [], answers: [], buffers: new Map(), stderr: () => stderr } as unknown as Editor;
+  const app = client({ name: 'test-editor' })
+    .onNotification(methods.client.session.update, ({ params }) => void editor.updates.push(params))
+    .onRequest(methods.client.session.requestPermission, async ({ params, signal }) => {
+      editor.permissions.push(params);
+      const optionId = editor.answers.shift() ?? 'reject_once';
+      // 'wait': the person has not answered yet; the request ends only when the agent withdraws it.
+      if (optionId === 'wait') {
+        await new Promise((done) => signal.addEventListener('abort', done, { once: true }));
+        return { outcome: { outcome: 'cancelled' } };
+      }
+      return { outcome: { outcome: 'selected', optionId } };
+    });
+  if (options.fs) {
+    app
+      .onRequest(methods.client.fs.readTextFile, ({ params }) => ({ content: editor.buffers.get(params.path) ?? readFileSync(params.path, 'utf8') }))
+      .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
+        editor.buffers.set(params.path, params.content);
+        return {};
+      });
+  }
+  editor.conn = app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+  editor.close = async () => {
+    editor.conn.close();
+    child.stdin!.end();
+    if (child.exitCode === null) await new Promise((done) => child.once('close', done));
+  };
+  editors.push(editor);
+  return editor;
+}
+
+async function initialize(editor: Editor, fs = false, terminal = false) {
+  return editor.conn.agent.request(methods.agent.initialize, {
+    protocolVersion: PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: fs, writeTextFile: fs }, terminal },
+  });
+}
+
+async function newSession(editor: Editor, fs = false, terminal = false): Promise<string> {
+  await initialize(editor, fs, terminal);
+  return (await editor.conn.agent.request(methods.agent.session.new, { cwd: t.folder, mcpServers: [] })).sessionId;
+}
+
+const prompt = (editor: Editor, sessionId: string, text: string) =>
+  editor.conn.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+
+const ofKind = <K extends SessionUpdate['sessionUpdate']>(editor: Editor, kind: K) =>
+  editor.updates.map((n) => n.update).filter((u): u is Extract<SessionUpdate, { sessionUpdate: K }> => u.sessionUpdate === kind);
+
+const textOfChunks = (updates: SessionUpdate[]) => updates.map((u) => ('content' in u && !Array.isArray(u.content) && u.content?.type === 'text' ? u.content.text : '')).join('');
+
+function toolTexts(editor: Editor): string {
+  return JSON.stringify(ofKind(editor, 'tool_call_update').map((u) => u.content));
+}
+
+/** Pids of live processes whose command line contains `marker`. */
+function processesWith(marker: string): string[] {
+  return readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe('deepdesk acp', () => {
+  it('initializes with loadSession and image prompts, and streams an answer as agent_message_chunk', async () => {
+    const editor = startEditor();
+    const init = await initialize(editor);
+    expect(init.agentCapabilities?.loadSession).toBe(true);
+    expect(init.agentCapabilities?.promptCapabilities?.image).toBe(true);
+    const { sessionId, modes } = await editor.conn.agent.request(methods.agent.session.new, { cwd: t.folder, mcpServers: [] });
+    expect(modes?.currentModeId).toBe('ask');
+    expect(modes?.availableModes.map((m) => m.id)).toEqual(['ask', 'edit', 'auto', 'plan']);
+    t.server.push({ text: 'Hello from Deepdesk', pace: { chunkChars: 4, chunksPerSecond: 200 } });
+    expect((await prompt(editor, sessionId, 'hi')).stopReason).toBe('end_turn');
+    const chunks = ofKind(editor, 'agent_message_chunk');
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(textOfChunks(chunks)).toBe('Hello from Deepdesk');
+  });
+
+  it('shows an edit as a tool call with its kind, real location and diff, after allow once', async () => {
+    writeFileSync(join(t.folder, 'a.txt'), 'one\ntwo\n');
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    t.server.push(
+      { toolCalls: [{ id: 'r1', name: 'read_file', args: { file_path: '/a.txt' } }] },
+      { toolCalls: [{ id: 'e1', name: 'edit_file', args: { file_path: '/a.txt', old_string: 'two', new_string: 'TWO' } }] },
+      { text: 'edited' },
+    );
+    editor.answers.push('allow_once');
+    expect((await prompt(editor, sessionId, 'edit a.txt')).stopReason).toBe('end_turn');
+    expect(readFileSync(join(t.folder, 'a.txt'), 'utf8')).toBe('one\nTWO\n');
+    const calls = ofKind(editor, 'tool_call');
+    expect(calls.find((c) => c.toolCallId === 'r1')).toMatchObject({ kind: 'read', locations: [{ path: join(t.folder, 'a.txt') }] });
+    expect(calls.find((c) => c.toolCallId === 'e1')).toMatchObject({ kind: 'edit' });
+    // The permission request shows the call and its diff, with the three options.
+    expect(editor.permissions).toHaveLength(1);
+    expect(editor.permissions[0]!.toolCall).toMatchObject({ toolCallId: 'e1', kind: 'edit' });
+    expect(editor.permissions[0]!.options.map((o) => o.kind)).toEqual(['allow_once', 'allow_always', 'reject_once']);
+    const done = ofKind(editor, 'tool_call_update').find((u) => u.toolCallId === 'e1')!;
+    expect(done.status).toBe('completed');
+    expect(done.locations).toEqual([{ path: join(t.folder, 'a.txt'), line: expect.any(Number) }]);
+    const diff = done.content!.find((c) => c.type === 'diff')!;
+    expect(diff).toMatchObject({ type: 'diff', path: join(t.folder, 'a.txt') });
+    expect((diff as { oldText: string }).oldText).toContain('two');
+    expect((diff as { newText: string }).newText).toContain('TWO');
+  });
+
+  it('reject leaves the file alone; allow always saves the rule, and the same call then runs without asking', async () => {
+    writeFileSync(join(t.folder, 'b.txt'), 'b\n');
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    const write = (id: string) => ({ toolCalls: [{ id, name: 'write_file', args: { file_path: '/c.txt', content: `${id}\n` } }] });
+    t.server.push(write('w1'), { text: 'ok' });
+    editor.answers.push('reject_once');
+    await prompt(editor, sessionId, 'write c');
+    expect(existsSync(join(t.folder, 'c.txt'))).toBe(false);
+    expect(ofKind(editor, 'tool_call_update').find((u) => u.toolCallId === 'w1')?.status).toBe('failed');
+
+    t.server.push(write('w2'), { text: 'ok' });
+    editor.answers.push('allow_always');
+    await prompt(editor, sessionId, 'write c again');
+    expect(readFileSync(join(t.folder, 'c.txt'), 'utf8')).toBe('w2\n');
+    const settings = JSON.parse(readFileSync(join(t.dataDir, 'settings.json'), 'utf8')) as { rules: Array<{ decision: string; paths?: string[] }> };
+    expect(settings.rules).toEqual([expect.objectContaining({ decision: 'allow', paths: ['/c.txt'] })]);
+
+    t.server.push(write('w3'), { text: 'ok' });
+    await prompt(editor, sessionId, 'and again');
+    expect(editor.permissions).toHaveLength(2);
+    expect(readFileSync(join(t.folder, 'c.txt'), 'utf8')).toBe('w3\n');
+  });
+
+  it('session/cancel answers the prompt `cancelled` and ends the running command’s process tree', async () => {
+    const editor = startEditor();
+    // The editor offers terminals (this one has no terminal/* handlers): with a sandbox here,
+    // commands still run sandboxed in Deepdesk's own pty, never in the editor's terminal.
+    const sessionId = await newSession(editor, false, true);
+    const marker = `61.${process.pid}${Date.now() % 100000}`;
+    t.server.push({ toolCalls: [{ id: 'x1', name: 'execute', args: { command: `sh -c 'sleep ${marker}' ; echo never` } }] }, { text: 'after' });
+    editor.answers.push('allow_once');
+    const running = prompt(editor, sessionId, 'run it');
+    await expect.poll(() => processesWith(marker).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await editor.conn.agent.notify(methods.agent.session.cancel, { sessionId });
+    expect((await running).stopReason).toBe('cancelled');
+    await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([]);
+  });
+
+  it('session/cancel while a permission request is open withdraws it and answers `cancelled`; nothing ran', async () => {
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    t.server.push({ toolCalls: [{ id: 'w1', name: 'write_file', args: { file_path: '/never.txt', content: 'x' } }] }, { text: 'after' });
+    editor.answers.push('wait');
+    const running = prompt(editor, sessionId, 'write it');
+    await expect.poll(() => editor.permissions.length, { timeout: 20_000 }).toBe(1);
+    await editor.conn.agent.notify(methods.agent.session.cancel, { sessionId });
+    expect((await running).stopReason).toBe('cancelled');
+    expect(existsSync(join(t.folder, 'never.txt'))).toBe(false);
+    // The session takes the next prompt.
+    t.server.push({ text: 'ready' });
+    expect((await prompt(editor, sessionId, 'again')).stopReason).toBe('end_turn');
+  });
+
+  it('lists the folder’s sessions and loads one in a new process, replaying its history first; close and resume', async () => {
+    writeFileSync(join(t.folder, 'r.txt'), 'r\n');
+    const first = startEditor();
+    const sessionId = await newSession(first);
+    t.server.push({ toolCalls: [{ id: 'g1', name: 'read_file', args: { file_path: '/r.txt' } }] }, { text: 'It holds r.' });
+    await prompt(first, sessionId, 'what is in r.txt?');
+    await first.close();
+
+    const second = startEditor();
+    await initialize(second);
+    // A session never prompted is not listed.
+    await second.conn.agent.request(methods.agent.session.new, { cwd: t.folder, mcpServers: [] });
+    const listed = await second.conn.agent.request(methods.agent.session.list, { cwd: t.folder });
+    expect(listed.sessions).toEqual([expect.objectContaining({ sessionId, cwd: t.folder, title: 'what is in r.txt?' })]);
+    const loaded = await second.conn.agent.request(methods.agent.session.load, { sessionId, cwd: t.folder, mcpServers: [] });
+    expect(loaded.modes?.currentModeId).toBe('ask');
+    // Updates sent before the answer arrived before it.
+    expect(textOfChunks(ofKind(second, 'user_message_chunk'))).toBe('what is in r.txt?');
+    expect(textOfChunks(ofKind(second, 'agent_message_chunk'))).toBe('It holds r.');
+    expect(ofKind(second, 'tool_call')).toEqual([expect.objectContaining({ toolCallId: 'g1', kind: 'read' })]);
+    expect(ofKind(second, 'tool_call_update')).toEqual([expect.objectContaining({ toolCallId: 'g1', status: 'completed' })]);
+
+    // The loaded session goes on: the model sees the earlier conversation.
+    t.server.push({ text: 'still here' });
+    expect((await prompt(second, sessionId, 'and now?')).stopReason).toBe('end_turn');
+    expect(JSON.stringify(t.server.requests.at(-1)!.messages)).toContain('It holds r.');
+
+    // Closed, it takes no prompt; resumed (without a replay), it goes on again.
+    await second.conn.agent.request(methods.agent.session.close, { sessionId });
+    await expect(prompt(second, sessionId, 'closed?')).rejects.toMatchObject({ code: -32002 });
+    const replayed = () => second.updates.filter((n) => n.update.sessionUpdate !== 'available_commands_update').length;
+    const before = replayed();
+    await second.conn.agent.request(methods.agent.session.resume, { sessionId, cwd: t.folder, mcpServers: [] });
+    expect(replayed()).toBe(before);
+    t.server.push({ text: 'resumed' });
+    expect((await prompt(second, sessionId, 'back?')).stopReason).toBe('end_turn');
+    expect(JSON.stringify(t.server.requests.at(-1)!.messages)).toContain('still here');
+  });
+
+  it('reads and edits the editor’s unsaved buffer through fs/read_text_file and fs/write_text_file', async () => {
+    const file = join(t.folder, 'u.txt');
+    writeFileSync(file, 'on disk\n');
+    const editor = startEditor({ fs: true });
+    editor.buffers.set(file, 'unsaved line\n');
+    const sessionId = await newSession(editor, true);
+    await editor.conn.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'edit' });
+    t.server.push(
+      { toolCalls: [{ id: 'u1', name: 'read_file', args: { file_path: '/u.txt' } }] },
+      { toolCalls: [{ id: 'u2', name: 'edit_file', args: { file_path: '/u.txt', old_string: 'unsaved', new_string: 'edited' } }] },
+      { text: 'done' },
+    );
+    await prompt(editor, sessionId, 'fix u.txt');
+    expect(JSON.stringify(t.server.requests[1]!.messages)).toContain('     1\\tunsaved line');
+    expect(editor.buffers.get(file)).toBe('edited line\n');
+    expect(readFileSync(file, 'utf8')).toBe('on disk\n');
+    expect(editor.permissions).toHaveLength(0);
+    expect(toolTexts(editor)).toContain("Successfully replaced 1 instance(s) of the string in '/u.txt'");
+  });
+
+  it('set_mode plan refuses writes with the plan-mode error; /mode edit in a prompt switches back', async () => {
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    await editor.conn.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'plan' });
+    t.server.push({ toolCalls: [{ id: 'p1', name: 'write_file', args: { file_path: '/p.txt', content: 'p' } }] }, { text: 'ok' });
+    await prompt(editor, sessionId, 'write p');
+    expect(existsSync(join(t.folder, 'p.txt'))).toBe(false);
+    expect(toolTexts(editor)).toContain('Error: plan mode is read-only; ask the user to switch modes to make changes');
+    await expect(editor.conn.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'yolo' })).rejects.toMatchObject({ code: -32602 });
+
+    // The slash commands are offered, and `/mode edit` switches as set_mode does, without a model call.
+    await expect.poll(() => ofKind(editor, 'available_commands_update').at(-1)?.availableCommands.map((c) => c.name)).toEqual(expect.arrayContaining(['compact', 'mode', 'model']));
+    const calls = t.server.requests.length;
+    expect((await prompt(editor, sessionId, '/mode edit')).stopReason).toBe('end_turn');
+    expect(ofKind(editor, 'current_mode_update').at(-1)?.currentModeId).toBe('edit');
+    expect(t.server.requests.length).toBe(calls);
+    t.server.push({ toolCalls: [{ id: 'p2', name: 'write_file', args: { file_path: '/p.txt', content: 'p' } }] }, { text: 'ok' });
+    await prompt(editor, sessionId, 'write p now');
+    expect(readFileSync(join(t.folder, 'p.txt'), 'utf8')).toBe('p');
+  });
+
+  it('starts the editor’s MCP servers for the session, and shows write_todos as a plan', async () => {
+    const everything = join(repo, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    const editor = startEditor();
+    await initialize(editor);
+    const { sessionId } = await editor.conn.agent.request(methods.agent.session.new, {
+      cwd: t.folder,
+      mcpServers: [{ name: 'ed', command: process.execPath, args: [everything, 'stdio'], env: [] }],
+    });
+    t.server.push(
+      { toolCalls: [{ id: 't1', name: 'write_todos', args: { todos: [{ content: 'look around', status: 'in_progress' }, { content: 'report', status: 'pending' }] } }] },
+      { text: 'planned' },
+    );
+    await prompt(editor, sessionId, 'plan it');
+    expect((t.server.requests[0]!.tools ?? []).map((tool) => tool.function.name)).toContain('mcp__ed__echo');
+    expect(ofKind(editor, 'plan').at(-1)!.entries).toEqual([
+      { content: 'look around', status: 'in_progress', priority: 'medium' },
+      { content: 'report', status: 'pending', priority: 'medium' },
+    ]);
+  }, 90_000);
+
+  it('sends an image prompt to the model as an image', async () => {
+    const png = makePng(4, 4).toString('base64');
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    t.server.push({ text: 'a small square' });
+    const r = await editor.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image', mimeType: 'image/png', data: png },
+      ],
+    });
+    expect(r.stopReason).toBe('end_turn');
+    expect(JSON.stringify(t.server.requests[0]!.messages)).toContain(png);
+  });
+
+  it('refuses a relative cwd and an unknown method with JSON-RPC errors', async () => {
+    const editor = startEditor();
+    await initialize(editor);
+    await expect(editor.conn.agent.request(methods.agent.session.new, { cwd: 'relative/dir', mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
+    await expect(editor.conn.agent.request('deepdesk/no_such_method', {})).rejects.toMatchObject({ code: -32601 });
+  });
+
+  it('answers a malformed line with a parse error and goes on; stdout holds only protocol messages', async () => {
+    const child = spawn(process.execPath, [bin, 'acp', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url], {
+      cwd: repo,
+      env: { ...process.env, OPENAI_API_KEY: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const send = (line: string) => child.stdin.write(line + '\n');
+    const lines = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { id?: unknown; result?: unknown; error?: { code: number } });
+    send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL_VERSION } }));
+    await expect.poll(() => lines().some((m) => m.id === 1), { timeout: 20_000 }).toBe(true);
+    send('{this is not json');
+    send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'nope/nothing', params: {} }));
+    send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'session/list', params: {} }));
+    await expect.poll(() => lines().some((m) => m.id === 3), { timeout: 20_000 }).toBe(true);
+    const messages = lines();
+    expect(messages.find((m) => m.error?.code === -32700)).toBeDefined();
+    expect(messages.find((m) => m.id === 2)?.error?.code).toBe(-32601);
+    expect(messages.find((m) => m.id === 3)?.result).toEqual({ sessions: [] });
+    child.stdin.end();
+    expect(await new Promise((done) => child.once('close', done))).toBe(0);
+  });
+});

@@ -1,0 +1,135 @@
+// What a headless session (`run`, `acp`) needs around the agent for one project folder: the
+// chat model from the command's flags, the sandbox, the MCP servers, skills and hooks through
+// the one trust gate (SPEC §7, §9–§11). Each thing the person should know is one line to `say`.
+
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import type { McpServerConfig } from '../core/config/mcp-config-types';
+import type { McpHub } from '../core/extensions/mcp/hub';
+import { hooksSource } from '../core/extensions/hooks/config';
+import { createSkillCatalog } from '../core/extensions/skills/discover';
+import { skillProblemLine } from '../core/extensions/skills/trust-entries';
+import type { MediaInputOverrides } from '../core/media/override';
+import { createChatModel } from '../core/models/create-model';
+import { ModelConfigError } from '../core/models/errors';
+import type { ChatModel } from '../core/models/types';
+import { createSandbox } from '../core/sandbox';
+import type { Sandbox } from '../core/sandbox/types';
+import { TrustStore } from '../core/trust/store';
+import { startMcpServers } from './mcp-servers';
+import { UsageError } from './usage';
+
+export interface ModelFlags {
+  model: string | undefined;
+  baseUrl?: string | undefined;
+  apiKey?: string | undefined;
+  contextWindow?: number | undefined;
+  mediaInput?: MediaInputOverrides | undefined;
+}
+
+/** The chat model the flags name; a bad spec is bad usage, a missing key an error (exit 1, SPEC §12). */
+export function cliChatModel(flags: ModelFlags, env: NodeJS.ProcessEnv): ChatModel {
+  const spec = flags.model ?? env.DEEPDESK_MODEL;
+  if (spec === undefined || spec.trim() === '') throw new UsageError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL)');
+  try {
+    return createChatModel({
+      model: spec,
+      env,
+      ...(flags.mediaInput !== undefined ? { mediaInputOverrides: flags.mediaInput } : {}),
+      ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
+      ...(flags.apiKey !== undefined ? { apiKey: flags.apiKey } : {}),
+      ...(flags.contextWindow !== undefined ? { contextWindow: flags.contextWindow } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ModelConfigError && err.missing !== 'api-key') throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+export interface FolderExtensionsOptions {
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  /** `--mcp-config FILE` (repeatable). */
+  mcpFiles: readonly string[];
+  /** `--trust`: the folder's untrusted configuration loads for this session only. */
+  trust: boolean;
+  /** MCP servers given by the caller itself (an editor's), after the files' (later wins). */
+  extraMcpServers?: readonly McpServerConfig[];
+  /** One line for the person, without the `deepdesk: ` prefix. */
+  say(line: string): void;
+}
+
+/** The MCP servers, skills and hooks of a local folder, through the one trust gate. */
+export interface LocalFolderExtensions {
+  /** The folder's real path (hooks and skills are keyed by it). */
+  realFolder: string;
+  mcp: McpHub;
+  skills: ReturnType<typeof createSkillCatalog>;
+  hooks: ReturnType<typeof hooksSource>;
+  close(): Promise<void>;
+}
+
+/** For a remote folder (SPEC §13) only the person's own skills: the folder's configuration is not read. */
+export type FolderExtensions = LocalFolderExtensions | { realFolder?: undefined; mcp?: undefined; hooks?: undefined; skills: ReturnType<typeof createSkillCatalog>; close(): Promise<void> };
+
+export interface FolderRuntimeOptions extends FolderExtensionsOptions {
+  folder: string;
+}
+
+export interface FolderRuntime extends LocalFolderExtensions {
+  /** Commands run inside it when there is one (SPEC §7). */
+  sandbox: Sandbox | undefined;
+}
+
+/** A local folder's sandbox and extensions (acp's sessions). */
+export async function openFolderRuntime(options: FolderRuntimeOptions): Promise<FolderRuntime> {
+  const sandbox = await createSandbox({ projectDir: options.folder, dataDir: options.dataDir });
+  return { ...(await openLocalExtensions(options.folder, options)), sandbox };
+}
+
+/** `folder`: the local path, or undefined for a remote folder. */
+export async function openFolderExtensions(folder: string | undefined, options: FolderExtensionsOptions): Promise<FolderExtensions> {
+  if (folder !== undefined) return openLocalExtensions(folder, options);
+  const skills = createSkillCatalog({ dataDir: options.dataDir, home: homedir(), isTrusted: () => true });
+  for (const problem of skills.current().problems) options.say(skillProblemLine(problem));
+  return { skills, close: async () => undefined };
+}
+
+async function openLocalExtensions(folder: string, options: FolderExtensionsOptions): Promise<LocalFolderExtensions> {
+  const { dataDir, env, say } = options;
+  const realFolder = realpathSync(folder);
+  const trustStore = new TrustStore(dataDir);
+  try {
+    const mcpServers = await startMcpServers({
+      folder,
+      dataDir,
+      env,
+      files: options.mcpFiles,
+      trust: options.trust,
+      store: trustStore,
+      say,
+      ...(options.extraMcpServers ? { extraServers: options.extraMcpServers } : {}),
+    });
+    const isTrusted = options.trust ? () => true : (entry: { key: string; digest: string }) => trustStore.isTrusted(folder, entry);
+    const skills = createSkillCatalog({ dataDir, home: homedir(), folder: realFolder, isTrusted });
+    for (const problem of skills.current().problems) say(skillProblemLine(problem));
+    const hooks = hooksSource({ dataDir, folder: realFolder, isTrusted });
+    for (const problem of hooks().problems) say(problem);
+    return {
+      realFolder,
+      mcp: mcpServers.hub,
+      skills,
+      hooks,
+      async close() {
+        try {
+          await mcpServers.close();
+        } finally {
+          trustStore.close();
+        }
+      },
+    };
+  } catch (err) {
+    trustStore.close();
+    throw err;
+  }
+}

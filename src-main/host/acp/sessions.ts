@@ -1,0 +1,404 @@
+// ACP sessions are Deepdesk threads (SPEC §14): session/new starts a thread in the editor's
+// folder, session/load opens a stored one (replaying its history as updates), session/list
+// lists them from SQLite, session/prompt runs the agent on the thread, session/cancel stops
+// it (a running command's process tree included: the run's AbortSignal reaches execute).
+// Modes are the folder's saved approval mode (§7), shared with the window and `run`.
+
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import type Database from 'better-sqlite3';
+import type {
+  ContentBlock,
+  ListSessionsResponse,
+  McpServer,
+  PermissionOption,
+  RequestPermissionResponse,
+  SessionModeState,
+  SessionUpdate,
+  StopReason,
+  ToolCallUpdate,
+} from '@agentclientprotocol/sdk';
+import { RequestError } from '@agentclientprotocol/sdk';
+import { createAgentDefinition } from '../../core/agent/create-agent';
+import { runAgent, type RunResult } from '../../core/agent/loop';
+import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
+import type { PermissionRule } from '../../core/agent/permissions/rules';
+import { newThreadState, type AgentEvent, type ThreadState } from '../../core/agent/types';
+import { LocalShellBackend } from '../../core/backends/local-shell';
+import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot, type Mounts } from '../../core/backends/mounts';
+import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
+import type { McpServerConfig } from '../../core/config/mcp-config-types';
+import type { HookEntry } from '../../core/extensions/hooks/types';
+import type { McpHubApi } from '../../core/extensions/mcp/types';
+import type { Skill } from '../../core/extensions/skills/types';
+import type { ChatModel, ContentPart } from '../../core/models/types';
+import type { Sandbox, SandboxAvailability } from '../../core/sandbox/types';
+import { ReadGuard } from '../../core/tools/read-guard';
+import { listCommands, resolveSlash, SlashCommandError, type CommandSources, type SlashOutcome } from '../../app/commands/slash-commands';
+import { attachMcpResources, McpReferenceError } from '../../app/mcp/message-references';
+import { ModeService } from '../../app/modes/mode-service';
+import { ThreadStore } from '../../app/threads/thread-store';
+import { EditorFsBackend, type EditorFiles } from './editor-fs';
+import { editorMcpServers } from './editor-mcp';
+import { editorTerminalRunner, type CommandRunner, type CreateEditorTerminal } from './editor-terminal';
+import { permissionBridge } from './permission-bridge';
+import { replayUpdates, updatesForEvent, type OpenCall } from './session-updates';
+
+/** What a folder opens with (the command's folder runtime has this shape). */
+export interface FolderResources {
+  realFolder: string;
+  sandbox: Sandbox | undefined;
+  mcp: McpHubApi;
+  skills: { current(): { skills: readonly Skill[] } };
+  hooks: () => { hooks: readonly HookEntry[] };
+  close(): Promise<void>;
+}
+
+/** The editor, as the sessions call it. */
+export interface EditorClient {
+  update(sessionId: string, update: SessionUpdate): Promise<void>;
+  requestPermission(params: { sessionId: string; toolCall: ToolCallUpdate; options: PermissionOption[] }, signal: AbortSignal): Promise<RequestPermissionResponse>;
+  /** The editor's files for a session, when it offers them (fs capability). */
+  files(sessionId: string): EditorFiles;
+  /** Opens a terminal in the editor for a session's command, when it offers them (terminal capability). */
+  terminal(sessionId: string): CreateEditorTerminal | undefined;
+}
+
+export interface AcpSessionsOptions {
+  db: Database.Database;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  model: ChatModel;
+  resolveModel: (spec: string) => ChatModel;
+  contextWindow?: number;
+  evictChars?: number;
+  /** The default folder (`--folder`): session/list without a cwd lists its threads. */
+  defaultFolder: string;
+  sandbox: SandboxAvailability;
+  openFolder(folder: string, mcpServers: readonly McpServerConfig[]): Promise<FolderResources>;
+  checkpoints(folder: string): CheckpointRecorder;
+  rules(): readonly PermissionRule[];
+  addRule(rule: PermissionRule): Promise<void>;
+  log(line: string): void;
+}
+
+interface Session {
+  id: string;
+  folder: string;
+  resources: FolderResources;
+  modes: ModeService;
+  state: ThreadState;
+  mounts: Mounts;
+  guard: ReadGuard;
+  /** Set by `/model`: this session's model instead of the command's. */
+  model?: ChatModel;
+  running?: { controller: AbortController; done: Promise<unknown> };
+}
+
+const MODE_NAMES: Record<ApprovalMode, { name: string; description: string }> = {
+  ask: { name: 'Ask', description: 'Reads run; file changes and commands ask first' },
+  edit: { name: 'Edit', description: 'Reads and file changes in the folder run; commands ask' },
+  auto: { name: 'Auto', description: 'File changes run, and commands run in the sandbox (needs one)' },
+  plan: { name: 'Plan', description: 'Read-only: changes and commands are refused' },
+};
+
+export class AcpSessions {
+  private readonly sessions = new Map<string, Session>();
+  private readonly threads: ThreadStore;
+
+  constructor(
+    private readonly options: AcpSessionsOptions,
+    private readonly editor: EditorClient,
+  ) {
+    this.threads = new ThreadStore(options.db);
+  }
+
+  async newSession(cwd: string, mcpServers: readonly McpServer[]): Promise<{ sessionId: string; modes: SessionModeState }> {
+    const folder = sessionFolder(cwd);
+    const state = newThreadState(randomUUID());
+    this.threads.save(state, { folder });
+    const session = await this.open(state, folder, mcpServers);
+    // After the answer: the editor knows the session by then.
+    setImmediate(() => void this.announceCommands(session).catch((err: unknown) => this.options.log(`could not list the commands: ${String(err)}`)));
+    return { sessionId: session.id, modes: this.modeState(session) };
+  }
+
+  /** session/load replays the history; session/resume (`replay: false`) only opens the thread. */
+  async loadSession(sessionId: string, cwd: string, mcpServers: readonly McpServer[], replay = true): Promise<{ modes: SessionModeState }> {
+    const folder = sessionFolder(cwd);
+    if (!this.threads.exists(sessionId)) throw RequestError.resourceNotFound(sessionId);
+    const existing = this.sessions.get(sessionId);
+    if (existing !== undefined) {
+      if (existing.running !== undefined) throw RequestError.invalidRequest(undefined, 'this session is working on a prompt; cancel it first');
+      await this.close(existing);
+    }
+    const state = this.threads.load(sessionId);
+    const session = await this.open(state, folder, mcpServers);
+    // The history as the editor shows it, before the answer (as ACP requires).
+    if (replay) for (const update of replayUpdates(session.resources.realFolder, state.messages, state.todos)) await this.editor.update(sessionId, update);
+    await this.announceCommands(session);
+    return { modes: this.modeState(session) };
+  }
+
+  list(cwd: string | null | undefined): ListSessionsResponse {
+    const folder = cwd ? sessionFolder(cwd) : this.options.defaultFolder;
+    const sessions = this.threads
+      .list()
+      // A session never prompted is nothing to come back to.
+      .filter((t) => t.folder === folder && t.messageCount > 0)
+      .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
+      .map((t) => ({ sessionId: t.id, cwd: t.folder, title: t.title === '' ? null : t.title, updatedAt: t.updatedAt }));
+    return { sessions };
+  }
+
+  setMode(sessionId: string, modeId: string): void {
+    const session = this.get(sessionId);
+    if (!isApprovalMode(modeId)) throw RequestError.invalidParams(undefined, `unknown mode '${modeId}' (one of ${APPROVAL_MODES.join(', ')})`);
+    try {
+      session.modes.set(modeId);
+    } catch (err) {
+      throw RequestError.invalidParams(undefined, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  async prompt(sessionId: string, prompt: readonly ContentBlock[]): Promise<StopReason> {
+    const session = this.get(sessionId);
+    if (session.running !== undefined) throw RequestError.invalidRequest(undefined, 'this session is already working on a prompt');
+    const controller = new AbortController();
+    let content = promptContent(prompt);
+    let compactOnly = false;
+    if (typeof content === 'string') {
+      // Slash commands and @server:URI references work as in the window (SPEC §10, §11).
+      let outcome: SlashOutcome | null;
+      try {
+        outcome = await resolveSlash(content, this.commandSources(session), controller.signal);
+        content = await attachMcpResources(outcome?.kind === 'send' ? outcome.text : content, session.resources.mcp, controller.signal);
+      } catch (err) {
+        if (!(err instanceof SlashCommandError || err instanceof McpReferenceError)) throw err;
+        await this.say(sessionId, err.message);
+        return 'end_turn';
+      }
+      if (outcome !== null && outcome.kind !== 'send' && outcome.kind !== 'compact') {
+        await this.command(session, outcome);
+        return 'end_turn';
+      }
+      compactOnly = outcome?.kind === 'compact';
+    }
+    const folder = session.resources.realFolder;
+    const calls = new Map<string, OpenCall>();
+    // Sent at once, so they go out in the order the agent made them (and before a permission request of the call).
+    const sent: Array<Promise<void>> = [];
+    const emit = (event: AgentEvent) => {
+      for (const update of updatesForEvent(folder, event, calls)) {
+        sent.push(this.editor.update(sessionId, update).catch((err: unknown) => this.options.log(`could not send an update: ${String(err)}`)));
+      }
+    };
+    const run = runAgent(this.definition(session), session.state, compactOnly ? null : { role: 'user', content }, {
+      signal: controller.signal,
+      emit,
+      persist: async (state) => this.persist(session, state),
+      guard: session.guard,
+      ...(compactOnly ? { compactOnly } : {}),
+    }).catch((err: unknown): RunResult => ({ text: '', reason: 'error', error: err instanceof Error ? err : new Error(String(err)) }));
+    session.running = { controller, done: run };
+    let result: RunResult;
+    try {
+      result = await run;
+    } finally {
+      session.running = undefined;
+    }
+    await Promise.all(sent);
+    if (controller.signal.aborted || result.reason === 'aborted') return 'cancelled';
+    if (result.reason === 'max_steps') return 'max_turn_requests';
+    if (result.reason === 'error') throw RequestError.internalError(undefined, result.error?.message ?? 'the agent failed');
+    return 'end_turn';
+  }
+
+  /** `/mode`, `/model`, `/clear`: done here, told in one line. */
+  private async command(session: Session, outcome: Exclude<SlashOutcome, { kind: 'send' } | { kind: 'compact' }>): Promise<void> {
+    switch (outcome.kind) {
+      case 'mode':
+        try {
+          session.modes.set(outcome.mode);
+        } catch (err) {
+          return this.say(session.id, err instanceof Error ? err.message : String(err));
+        }
+        await this.editor.update(session.id, { sessionUpdate: 'current_mode_update', currentModeId: outcome.mode });
+        return this.say(session.id, `Mode: ${outcome.mode}`);
+      case 'model':
+        try {
+          session.model = this.options.resolveModel(outcome.model);
+        } catch (err) {
+          return this.say(session.id, err instanceof Error ? err.message : String(err));
+        }
+        return this.say(session.id, `Model: ${outcome.model} (for this session)`);
+      case 'clear':
+        return this.say(session.id, 'Start a new session in the editor for a new thread; this one stays as it is.');
+    }
+  }
+
+  /** One line of Deepdesk's own (not the model's) in the conversation. */
+  private say(sessionId: string, text: string): Promise<void> {
+    return this.editor.update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+  }
+
+  private commandSources(session: Session): CommandSources {
+    return { skills: () => session.resources.skills.current().skills, mcp: session.resources.mcp };
+  }
+
+  /** The commands the editor offers after `/` (all but /clear, which is the editor's New session). */
+  private async announceCommands(session: Session): Promise<void> {
+    const availableCommands = listCommands(this.commandSources(session))
+      .filter((c) => c.name !== 'clear')
+      .map((c) => {
+        const hint = c.usage.slice(c.name.length + 2).trim();
+        return { name: c.name, description: c.description, ...(hint !== '' ? { input: { hint } } : {}) };
+      });
+    await this.editor.update(session.id, { sessionUpdate: 'available_commands_update', availableCommands });
+  }
+
+  /** session/close: stops its prompt and ends what the session started (its MCP servers); the thread stays. */
+  async closeSession(sessionId: string): Promise<void> {
+    await this.close(this.get(sessionId));
+  }
+
+  /** Stops the session's prompt; its pending permission request is withdrawn, its command's process tree ended. */
+  cancel(sessionId: string): void {
+    this.sessions.get(sessionId)?.running?.controller.abort();
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => this.close(s)));
+  }
+
+  private async close(session: Session): Promise<void> {
+    this.sessions.delete(session.id);
+    if (session.running !== undefined) {
+      session.running.controller.abort();
+      await session.running.done;
+    }
+    session.modes.close();
+    await session.resources.close();
+  }
+
+  private get(sessionId: string): Session {
+    const session = this.sessions.get(sessionId);
+    if (session === undefined) throw RequestError.resourceNotFound(sessionId);
+    return session;
+  }
+
+  private async open(state: ThreadState, folder: string, mcpServers: readonly McpServer[]): Promise<Session> {
+    const resources = await this.options.openFolder(folder, editorMcpServers(mcpServers));
+    const threadFiles = threadFilesFrom(state.files);
+    const disk = new LocalShellBackend({ rootDir: folder, ...(resources.sandbox ? { sandbox: resources.sandbox } : {}) });
+    const log = (line: string) => this.options.log(line);
+    const mounts = createDefaultMounts({
+      folder,
+      db: this.options.db,
+      threadFiles,
+      memoryAuthor: state.id,
+      folderBackend: new EditorFsBackend(disk, resources.realFolder, this.editor.files(state.id), log, this.commandRunner(state.id, resources)),
+      skills: () => resources.skills.current().skills,
+    });
+    const session: Session = {
+      id: state.id,
+      folder,
+      resources,
+      modes: new ModeService(this.options.dataDir, folder, this.options.sandbox, { onProblem: (p) => log(p.message) }),
+      state,
+      mounts,
+      guard: new ReadGuard(state.guard),
+    };
+    this.sessions.set(state.id, session);
+    return session;
+  }
+
+  /**
+   * The editor's terminal for `execute`, only where there is no sandbox: a command that would
+   * run sandboxed here never runs in a terminal whose containment nothing vouches for.
+   */
+  private commandRunner(sessionId: string, resources: FolderResources): CommandRunner | undefined {
+    const create = this.editor.terminal(sessionId);
+    if (create === undefined || resources.sandbox !== undefined) return undefined;
+    return editorTerminalRunner(create, resources.realFolder);
+  }
+
+  private definition(session: Session) {
+    const { resources } = session;
+    const mode = () => session.modes.current();
+    return createAgentDefinition({
+      model: session.model ?? this.options.model,
+      backend: session.mounts.backend,
+      rules: () => this.options.rules(),
+      broker: permissionBridge({
+        sessionId: session.id,
+        folder: resources.realFolder,
+        ask: (params, signal) => this.editor.requestPermission(params, signal),
+        addRule: (rule) => this.options.addRule(rule),
+        log: (line) => this.options.log(line),
+      }),
+      mode,
+      sandboxAvailable: () => resources.sandbox !== undefined,
+      resolveModel: this.options.resolveModel,
+      checkpoints: this.options.checkpoints(session.folder),
+      mcp: resources.mcp,
+      skills: { source: () => resources.skills.current().skills },
+      hooks: { hooks: () => resources.hooks().hooks, folder: resources.realFolder, mode, env: this.options.env },
+      ...(this.options.contextWindow !== undefined ? { contextWindow: this.options.contextWindow } : {}),
+      ...(this.options.evictChars !== undefined ? { evictChars: this.options.evictChars } : {}),
+    });
+  }
+
+  private persist(session: Session, state: ThreadState): void {
+    state.files = threadFilesSnapshot(session.mounts.threadFiles);
+    state.guard = session.guard.toJSON();
+    this.threads.save(state, { folder: session.folder });
+  }
+
+  private modeState(session: Session): SessionModeState {
+    return {
+      currentModeId: session.modes.current(),
+      availableModes: APPROVAL_MODES.map((id) => ({ id, ...MODE_NAMES[id] })),
+    };
+  }
+}
+
+/** The session's folder: the editor's cwd, which must be an absolute path to a folder. */
+function sessionFolder(cwd: string): string {
+  if (!isAbsolute(cwd)) throw RequestError.invalidParams(undefined, `cwd must be an absolute path (got '${cwd}')`);
+  const folder = resolve(cwd);
+  let isDir = false;
+  try {
+    isDir = statSync(folder).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw RequestError.invalidParams(undefined, `cwd is not a folder: ${folder}`);
+  return folder;
+}
+
+/** The prompt's blocks as the person's message (SPEC §12: images go to the model as images). */
+export function promptContent(blocks: readonly ContentBlock[]): string | ContentPart[] {
+  const parts: ContentPart[] = blocks.map((block): ContentPart => {
+    switch (block.type) {
+      case 'text':
+        return { type: 'text', text: block.text };
+      case 'image':
+        return { type: 'image', mimeType: block.mimeType, data: block.data, ...(block.uri ? { name: block.uri } : {}) };
+      case 'audio':
+        return { type: 'file', mimeType: block.mimeType, data: block.data };
+      case 'resource_link':
+        return { type: 'text', text: `[${block.name}](${block.uri})` };
+      case 'resource': {
+        const r = block.resource;
+        if ('text' in r) return { type: 'text', text: `\n<context uri="${r.uri}">\n${r.text}\n</context>\n` };
+        return { type: 'file', mimeType: r.mimeType ?? 'application/octet-stream', data: r.blob, name: r.uri };
+      }
+      default:
+        return { type: 'text', text: '' };
+    }
+  });
+  if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
+  return parts;
+}
