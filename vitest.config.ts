@@ -22,6 +22,9 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['e2e/**/*.test.ts'],
+          // The page answers in its own time on a loaded machine: expect.poll's 1 s default
+          // made a state that came a little later a failure (CI runs these under load).
+          expect: { poll: { timeout: 10_000 } },
           globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-chromium.ts'],
         },
       },

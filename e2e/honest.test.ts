@@ -137,8 +137,9 @@ describe('what the window says after a restart, and about flags', () => {
     serve = await startServe({ folder: first.folder, dataDir: first.dataDir });
     const again = await openApp(browser, serve.url);
     await conversation(again).getByText('Counted.').waitFor({ timeout: 15_000 });
-    expect(await again.locator('.context-meter .meter-text').innerText()).toMatch(/^12k \//);
-    expect(await again.getByRole('meter', { name: 'Context used' }).getAttribute('aria-valuenow')).toBe('12345');
+    // The thread's text and its usage arrive by separate calls: poll, never read once.
+    await expect.poll(() => again.locator('.context-meter .meter-text').innerText()).toMatch(/^12k \//);
+    await expect.poll(() => again.getByRole('meter', { name: 'Context used' }).getAttribute('aria-valuenow')).toBe('12345');
     await again.context().close();
   });
 
@@ -148,7 +149,8 @@ describe('what the window says after a restart, and about flags', () => {
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     await dialog.waitFor();
-    expect(await dialog.innerText()).toContain('Set by --model for this session');
+    // The dialog opens on 'Loading settings…' and fills in when settings.get answers.
+    await expect.poll(() => dialog.innerText()).toContain('Set by --model for this session');
     expect(await dialog.innerText()).toContain('Set by --base-url for this session');
     expect(await dialog.innerText()).toContain('Set by --context-window for this session');
     expect(await dialog.getByLabel('Model', { exact: true }).isDisabled()).toBe(true);

@@ -346,6 +346,24 @@ describe('conversation', () => {
     }).toBe(true);
   });
 
+  it('scrolls to a message queued during a run, wherever the person had scrolled', async () => {
+    const long = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1} of a long answer that keeps streaming in.`).join('\n\n');
+    serve = await startServe({ script: [{ text: long, pace: { chunkChars: 20, chunksPerSecond: 5 } }, { text: 'Queued reply.' }] });
+    const page = await open(serve.url, 1024, 700);
+    await send(page, 'write a lot');
+    await log(page).getByText('Paragraph 16 ').waitFor({ timeout: 20_000 });
+    await log(page).evaluate((el) => el.scrollTo({ top: 0 }));
+    await page.getByRole('button', { name: 'Jump to latest' }).waitFor({ timeout: 10_000 });
+    await send(page, 'meanwhile, this');
+    const queued = page.getByRole('listitem', { name: 'Queued message' });
+    await queued.waitFor({ timeout: 10_000 });
+    await poll(async () => {
+      const m = await box(queued);
+      const l = await box(log(page));
+      return m.y >= l.y && m.y + m.height <= l.y + l.height;
+    }).toBe(true);
+  });
+
   it('shows a provider retry countdown, and a failed run offers Retry', async () => {
     serve = await startServe({
       script: [

@@ -104,16 +104,21 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     [state.running, state.subTodos, pending, order, focusApproval, decide, decidedPreviews, openThreadFile, onOpenSettings, fullToolCall, attachment, openAttachment],
   );
 
-  // Sending jumps to the sent message, wherever the person had scrolled.
-  // (The latest user message, not their count: earlier pages add user messages above.)
+  // Sending jumps to the sent message, wherever the person had scrolled; so does one queued
+  // during a run (the queue is at the end). (The latest user message, not their count:
+  // earlier pages add user messages above.)
   const lastUser = useMemo(() => state.items.findLast((i) => i.kind === 'user')?.key, [state.items]);
   const lastUserSeen = useRef(lastUser);
+  const lastQueued = state.queued.at(-1)?.id;
+  const lastQueuedSeen = useRef(lastQueued);
   const pageSeen = useRef(state.page.cursor);
   useLayoutEffect(() => {
     const el = ref.current;
     const earlier = state.page.cursor < pageSeen.current;
-    const sent = !earlier && lastUser !== undefined && lastUser !== lastUserSeen.current;
+    const queued = lastQueued !== undefined && lastQueued !== lastQueuedSeen.current;
+    const sent = !earlier && ((lastUser !== undefined && lastUser !== lastUserSeen.current) || queued);
     lastUserSeen.current = lastUser;
+    lastQueuedSeen.current = lastQueued;
     pageSeen.current = state.page.cursor;
     if (!el) return;
     // Earlier items arrived above: what the person was reading stays where it was on screen.
@@ -133,7 +138,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
       setBehind(false);
     } else setBehind(true);
     fromBottom.current = el.scrollHeight - el.clientHeight - el.scrollTop;
-  }, [state.items, state.todos, state.queued, approvals, lastUser]);
+  }, [state.items, state.todos, state.queued, approvals, lastUser, lastQueued]);
 
   useLayoutEffect(() => {
     stick.current = true;
