@@ -14,7 +14,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src-main/**/*.test.ts', 'src-renderer/**/*.test.ts', 'scripts/**/*.test.ts'],
-          globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-sshd.ts'],
+          globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-sshd.ts', './scripts/test-setup/global-setup-postgres.ts'],
         },
       },
       {
@@ -25,7 +25,7 @@ export default defineConfig({
           // The page answers in its own time on a loaded machine: expect.poll's 1 s default
           // made a state that came a little later a failure (CI runs these under load).
           expect: { poll: { timeout: 10_000 } },
-          globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-chromium.ts'],
+          globalSetup: ['./scripts/test-setup/global-setup-bwrap.ts', './scripts/test-setup/global-setup-chromium.ts', './scripts/test-setup/global-setup-postgres.ts'],
         },
       },
     ],

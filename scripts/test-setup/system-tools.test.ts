@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { acquireBwrap, acquireChromium, bwrapPath, chromiumPath, realMachine, type Machine } from './system-tools';
+import { acquireBwrap, acquireChromium, acquirePostgres, bwrapPath, chromiumPath, realMachine, type Machine } from './system-tools';
 
 interface FakeOptions {
   platform?: NodeJS.Platform;
@@ -39,6 +39,7 @@ function fakeMachine(options: FakeOptions = {}): Machine & { commands: string[];
     commands,
     lines,
     isExecutable: (file) => files.has(file),
+    listDir: (dir) => [...new Set([...files].filter((f) => f.startsWith(dir + '/')).map((f) => f.slice(dir.length + 1).split('/')[0]!))],
     onPath: (name) => path[name] ?? null,
     run(command, args, runOptions) {
       commands.push([command, ...args].join(' '));
@@ -190,5 +191,36 @@ describe('test set-up on this machine', () => {
     const chromium = chromiumPath(realMachine());
     expect(fs.existsSync(chromium)).toBe(true);
     if (process.platform === 'linux') expect(fs.existsSync(bwrapPath(realMachine()))).toBe(true);
+  });
+});
+
+describe('PostgreSQL for the shared-memories tests', () => {
+  const PG = ['/usr/lib/postgresql/15/bin/initdb', '/usr/lib/postgresql/15/bin/pg_ctl', '/usr/lib/postgresql/15/bin/postgres'];
+  const withVersion = (m: Machine): Machine => ({ ...m, run: (c, a, o) => (a[0] === '--version' ? { ok: true, output: 'initdb (PostgreSQL) 15.18' } : m.run(c, a, o)) });
+
+  it("finds Debian's server programs off PATH, the newest major first", () => {
+    const m = withVersion(fakeMachine({ files: [...PG, ...PG.map((f) => f.replace('/15/', '/13/'))] }));
+    expect(acquirePostgres(m)).toEqual({ ok: true, path: '/usr/lib/postgresql/15/bin', how: 'found' });
+  });
+
+  it('takes DEEPDESK_POSTGRES_BIN as the folder, and reports it when it holds no PostgreSQL', () => {
+    const files = ['/opt/pg/bin/initdb', '/opt/pg/bin/pg_ctl', '/opt/pg/bin/postgres'];
+    expect(acquirePostgres(withVersion(fakeMachine({ files, env: { DEEPDESK_POSTGRES_BIN: '/opt/pg/bin' } })))).toEqual({ ok: true, path: '/opt/pg/bin', how: 'found' });
+    const missing = acquirePostgres(fakeMachine({ files: [files[0]!], env: { DEEPDESK_POSTGRES_BIN: '/opt/pg/bin' }, isRoot: true, path: { 'apt-get': '/usr/bin/apt-get' } }));
+    expect(missing).toEqual({ ok: false, line: expect.stringContaining('DEEPDESK_POSTGRES_BIN: /opt/pg/bin has no pg_ctl') });
+  });
+
+  it('as root on Debian installs the postgresql package (after apt-get update on a fresh image)', () => {
+    const m = fakeMachine({ isRoot: true, path: { 'apt-get': '/usr/bin/apt-get' }, apt: { postgresql: PG }, aptNeedsUpdate: true });
+    expect(acquirePostgres(withVersion(m))).toEqual({ ok: true, path: '/usr/lib/postgresql/15/bin', how: 'installed with apt-get' });
+    expect(m.commands.filter((c) => c.startsWith('apt-get'))).toEqual([
+      'apt-get install -y -q --no-install-recommends postgresql', 'apt-get update -q', 'apt-get install -y -q --no-install-recommends postgresql',
+    ]);
+  });
+
+  it('otherwise says in one line what to install', () => {
+    const result = acquirePostgres(fakeMachine());
+    expect(result).toEqual({ ok: false, line: expect.stringMatching(/^the shared-memories \(PostgreSQL\) tests need PostgreSQL .*apt-get install postgresql.*DEEPDESK_POSTGRES_BIN/) });
+    expect(acquirePostgres(fakeMachine({ platform: 'win32' }))).toBeNull();
   });
 });

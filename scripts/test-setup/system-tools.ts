@@ -23,6 +23,8 @@ export interface Machine {
   env: NodeJS.ProcessEnv;
   /** Whether `file` is an executable file. */
   isExecutable(file: string): boolean;
+  /** The names in a folder ([] when it cannot be read). */
+  listDir?(dir: string): string[];
   /** The first `name` on PATH, or null. */
   onPath(name: string): string | null;
   /** Runs a command with stdin closed; output is captured, never shown. */
@@ -38,6 +40,8 @@ export const CHROMIUM_ENV = 'DEEPDESK_CHROMIUM';
 export const BWRAP_ENV = 'DEEPDESK_BWRAP';
 /** The OpenSSH server the remote-folder tests start on 127.0.0.1 (core/backends/remote/testing/sshd.ts reads it). */
 export const SSHD_ENV = 'DEEPDESK_TEST_SSHD';
+/** A folder holding PostgreSQL's server programs (initdb, pg_ctl, postgres), for the shared-memories tests. */
+export const POSTGRES_BIN_ENV = 'DEEPDESK_POSTGRES_BIN';
 
 const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'chrome'];
 const CHROMIUM_PATHS: Partial<Record<NodeJS.Platform, string[]>> = {
@@ -56,6 +60,8 @@ interface ToolSpec {
   /** Which tests need it. */
   neededBy: string;
   envVar: string;
+  /** The file to check for the variable's value (default: the value itself). */
+  explicitFile?(value: string): string;
   aptPackage: string;
   /** Where to look, best first (absolute paths); PATH lookups come from `names`. */
   paths(machine: Machine): string[];
@@ -117,6 +123,34 @@ const sshd: ToolSpec = {
   hint: () => `install the OpenSSH server (Debian/Ubuntu: \`sudo apt-get install openssh-server\`) or set ${SSHD_ENV} to an sshd`,
 };
 
+/** Debian's server programs live in /usr/lib/postgresql/<major>/bin (not on PATH); newest first. */
+function postgresBinDirs(machine: Machine): string[] {
+  const dirs: string[] = [];
+  for (const root of ['/usr/lib/postgresql', '/opt/homebrew/opt', '/usr/local/opt']) {
+    for (const name of machine.listDir?.(root) ?? []) {
+      if (root === '/usr/lib/postgresql' ? /^\d+(\.\d+)?$/.test(name) : /^postgresql(@\d+)?$/.test(name)) dirs.push(path.join(root, name, 'bin'));
+    }
+  }
+  const major = (dir: string) => Number(/(\d+)(?:\.\d+)?\/bin$/.exec(dir)?.[1] ?? 0);
+  return dirs.sort((a, b) => major(b) - major(a));
+}
+
+const postgres: ToolSpec = {
+  label: 'PostgreSQL (initdb, pg_ctl, postgres)',
+  neededBy: 'the shared-memories (PostgreSQL) tests',
+  envVar: POSTGRES_BIN_ENV,
+  explicitFile: (dir) => path.join(dir, 'initdb'),
+  aptPackage: 'postgresql',
+  names: ['initdb'],
+  paths: (machine) => postgresBinDirs(machine).map((dir) => path.join(dir, 'initdb')),
+  check(machine, file) {
+    const dir = path.dirname(file);
+    for (const program of ['pg_ctl', 'postgres']) if (!machine.isExecutable(path.join(dir, program))) return `${dir} has no ${program}`;
+    return /PostgreSQL/.test(machine.run(file, ['--version'], { timeoutMs: PROBE_TIMEOUT_MS }).output) ? null : `${file} is not PostgreSQL's initdb`;
+  },
+  hint: () => `install PostgreSQL's server (Debian/Ubuntu: \`sudo apt-get install postgresql\`; macOS: \`brew install postgresql\`) or set ${POSTGRES_BIN_ENV} to the folder holding its initdb, pg_ctl and postgres`,
+};
+
 function runs(machine: Machine, file: string, args: string[]): string | null {
   const result = machine.run(file, args, { timeoutMs: PROBE_TIMEOUT_MS });
   return result.ok ? null : `${file} does not run here (${lastLine(result.output) || 'no output'})`;
@@ -129,8 +163,9 @@ function lastLine(output: string): string {
 
 /** The tool on this machine without installing anything: the explicit path, else the first candidate that runs. */
 function find(spec: ToolSpec, machine: Machine): { path: string } | { problem: string | null } {
-  const explicit = machine.env[spec.envVar];
-  if (explicit !== undefined && explicit !== '') {
+  const value = machine.env[spec.envVar];
+  if (value !== undefined && value !== '') {
+    const explicit = spec.explicitFile ? spec.explicitFile(value) : value;
     if (!machine.isExecutable(explicit)) return { problem: `${spec.envVar}=${explicit} is not an executable file` };
     const problem = spec.check(machine, explicit);
     return problem === null ? { path: explicit } : { problem: `${spec.envVar}: ${problem}` };
@@ -202,6 +237,20 @@ export function acquireBwrap(machine: Machine): Acquired | null {
   return machine.platform === 'linux' ? acquire(bwrap, machine) : null;
 }
 
+/** The folder of PostgreSQL's server programs for the shared-memories tests (POSIX only). */
+export function acquirePostgres(machine: Machine): Acquired | null {
+  if (machine.platform === 'win32') return null;
+  const acquired = acquire(postgres, machine);
+  return acquired.ok ? { ...acquired, path: path.dirname(acquired.path) } : acquired;
+}
+
+/** For tests and the bench: the folder holding initdb, pg_ctl and postgres; throws the install instruction. */
+export function postgresBinDir(machine: Machine = realMachine()): string {
+  const found = find(postgres, machine);
+  if ('path' in found) return path.dirname(found.path);
+  throw new Error(missingLine(postgres, machine, found.problem));
+}
+
 /** This machine, as the decisions see it. */
 export function realMachine(): Machine {
   return {
@@ -215,6 +264,13 @@ export function realMachine(): Machine {
         return true;
       } catch {
         return false;
+      }
+    },
+    listDir(dir) {
+      try {
+        return fs.readdirSync(dir);
+      } catch {
+        return [];
       }
     },
     onPath(name) {

@@ -1,8 +1,10 @@
-// /memories/ for the window: a page of the list or of a search, view, edit, delete (SQLite StoreBackend).
+// /memories/ for the window: a page of the list or of a search, view, edit, delete, on the
+// memories store (SQLite, or PostgreSQL shared by a team).
 
 import { MEMORIES_PREFIX } from '../../core/backends/mounts';
 import { normalizeVirtualPath } from '../../core/backends/paths';
-import type { StoreBackend, StoreListing } from '../../core/backends/store';
+import type { MemoryStore } from '../../core/backends/memory-store';
+import type { StoreListing, StorePage } from '../../core/backends/store-query';
 import { ContractError, type MemoryEntry, type MemoryPage, type Params } from '../contract';
 
 /** The writer recorded for memories the person writes (the window, `deepdesk memories write`). */
@@ -15,16 +17,24 @@ const MAX_SNIPPET_CHARS = 200;
 
 export class MemoriesService {
   constructor(
-    private readonly store: StoreBackend,
+    private readonly store: MemoryStore,
     private readonly onChange: () => void,
+    /** The shared store's URL without its password, when the memories live in one (the panel says so). */
+    private readonly sharedStore?: string,
   ) {}
 
   /** One page in path order: every memory, or (with a query) those whose name or text contains it, ignoring case. */
   async list({ query, after, limit = MEMORY_PAGE_SIZE }: Params<'memories.list'> = {}): Promise<MemoryPage> {
     const q = query?.trim() ?? '';
     const from = after === undefined ? '' : toStore(after);
-    const page = q === '' ? this.store.listPage(from, limit) : this.store.searchPage(q, from, limit);
-    return { entries: page.files.map(toEntry), next: page.next === null ? null : toShown(page.next) };
+    let page: StorePage;
+    try {
+      page = q === '' ? await this.store.listPage(from, limit) : await this.store.searchPage(q, from, limit);
+    } catch (err) {
+      // A shared store that cannot be reached: the panel shows why.
+      throw new ContractError(err instanceof Error ? err.message : String(err), 'failed');
+    }
+    return { entries: page.files.map(toEntry), next: page.next === null ? null : toShown(page.next), ...(this.sharedStore !== undefined ? { sharedStore: this.sharedStore } : {}) };
   }
 
   async read(path: string): Promise<{ path: string; text: string }> {

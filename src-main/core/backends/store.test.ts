@@ -79,8 +79,8 @@ describe('openDatabase', () => {
     ).run();
     old.close();
     const s = store('memories', file);
-    expect(s.searchPage('vat', '', 10).files.map((f) => [f.path, f.line])).toEqual([['/Tax Notes.md', 'Prices include VAT.']]);
-    expect(s.searchPage('TAX NOT', '', 10).files.map((f) => f.path)).toEqual(['/Tax Notes.md']);
+    expect((await s.searchPage('vat', '', 10)).files.map((f) => [f.path, f.line])).toEqual([['/Tax Notes.md', 'Prices include VAT.']]);
+    expect((await s.searchPage('TAX NOT', '', 10)).files.map((f) => f.path)).toEqual(['/Tax Notes.md']);
     expect((await s.grep('VAT')).matches?.map((m) => m.path)).toEqual(['/Tax Notes.md']);
     expect((await s.grep('vat')).matches).toEqual([]);
     expect((await s.grep('Tax')).matches).toEqual([]);

@@ -7,7 +7,7 @@
 
 import type Database from 'better-sqlite3';
 import type {
-  Backend, DeleteResult, EditResult, FileDownloadResponse, FileEncoding, FileInfo, FileUpload,
+  DeleteResult, EditResult, FileDownloadResponse, FileEncoding, FileInfo, FileUpload,
   FileUploadResponse, GlobResult, GrepMatch, GrepResult, LsResult, ReadRawResult, ReadResult, StatResult,
   WriteResult,
 } from './protocol';
@@ -23,6 +23,14 @@ import {
 } from './store-records';
 import { openDatabase, runMigrations } from './store-db';
 import { STORE_MIGRATIONS } from './store-schema';
+import type { ListRow, PageRow, SearchRow, StoreListing, StorePage } from './store-query';
+import {
+  LAST_PATH, SHORT_QUERY_SCAN_ROWS, caseVariants, childrenStep, fileInfo, rangeOf, searchHit, searchUsesIndex, toListing, toRecord,
+} from './store-query';
+import type { MemoryStore } from './memory-store';
+
+export { SHORT_QUERY_SCAN_ROWS } from './store-query';
+export type { StoreListing, StorePage } from './store-query';
 
 export { openDatabase, runMigrations } from './store-db';
 export type { Migration } from './store-db';
@@ -36,34 +44,6 @@ export interface StoreBackendOptions {
   author?: string;
 }
 
-/** A file as the window lists it; `line` is the first line matching a search, if any. */
-export interface StoreListing {
-  path: string;
-  size: number;
-  modifiedAt: string;
-  /** The last writer (a thread id, or 'user'), when recorded. */
-  modifiedBy: string | null;
-  line?: string;
-}
-
-/** Files in path order, and the path to continue after when there may be more. */
-export interface StorePage {
-  files: StoreListing[];
-  next: string | null;
-}
-
-interface PageRow {
-  path: string;
-  size: number;
-  modified_at: string;
-  modified_by: string | null;
-}
-
-interface SearchRow extends PageRow {
-  encoding: FileEncoding;
-  content: string;
-}
-
 interface FileRow {
   id: number;
   content: string;
@@ -73,12 +53,6 @@ interface FileRow {
   created_at: string;
   modified_at: string;
   version: number;
-}
-
-interface ListRow {
-  path: string;
-  size: number;
-  modified_at: string;
 }
 
 interface Candidate {
@@ -157,13 +131,8 @@ class StoreStatements {
   }
 }
 
-/** Files a search shorter than a trigram reads per call (a few tens of ms at most). */
-export const SHORT_QUERY_SCAN_ROWS = 5_000;
 
-/** Sorts after every path: paths start with '/', and '0' follows it. */
-const LAST_PATH = '0';
-
-export class StoreBackend implements Backend {
+export class StoreBackend implements MemoryStore {
   readonly namespace: string;
   private readonly db: Database.Database;
   private readonly ownsDb: boolean;
@@ -186,7 +155,7 @@ export class StoreBackend implements Backend {
   }
 
   /** Up to `limit` files after the path `after` ('' for the first page), in path order. */
-  listPage(after: string, limit: number): StorePage {
+  async listPage(after: string, limit: number): Promise<StorePage> {
     const rows = this.sql.page.all(this.namespace, after, limit + 1);
     const files = rows.slice(0, limit).map(toListing);
     return { files, next: rows.length > limit ? files[files.length - 1]!.path : null };
@@ -200,12 +169,12 @@ export class StoreBackend implements Backend {
    * SHORT_QUERY_SCAN_ROWS files per call, so a page can come back short (even empty) with
    * a `next` to continue from.
    */
-  searchPage(query: string, after: string, limit: number): StorePage {
+  async searchPage(query: string, after: string, limit: number): Promise<StorePage> {
     const folded = query.toLowerCase();
     if (folded === '') return { files: [], next: null };
     let rows: IterableIterator<SearchRow>;
     let scannedTo: string | null = null;
-    if ([...query].length >= 3) {
+    if (searchUsesIndex(query)) {
       rows = this.sql.searchIndexed.iterate(this.namespace, after, ftsPhrase(query));
     } else {
       scannedTo = this.sql.pathAt.get(this.namespace, after, SHORT_QUERY_SCAN_ROWS - 1)?.path ?? null;
@@ -214,9 +183,9 @@ export class StoreBackend implements Backend {
     }
     const files: StoreListing[] = [];
     for (const row of rows) {
-      const line = row.encoding === 'utf-8' ? row.content.split('\n').find((l) => l.toLowerCase().includes(folded)) : undefined;
-      if (line === undefined && !row.path.toLowerCase().includes(folded)) continue;
-      files.push({ ...toListing(row), ...(line !== undefined ? { line } : {}) });
+      const hit = searchHit(row, folded);
+      if (hit === null) continue;
+      files.push(hit);
       if (files.length === limit) return { files, next: row.path };
     }
     return { files, next: scannedTo };
@@ -320,7 +289,7 @@ export class StoreBackend implements Backend {
       }
       if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
       const [lo, hi] = rangeOf(p.path);
-      const candidates = [...pattern].length >= 3
+      const candidates = searchUsesIndex(pattern)
         ? this.sql.ftsCandidates.all(`{content} : ${ftsPhrase(pattern)}`, this.namespace, lo, hi, MAX_GREP_FILE_BYTES)
         : this.sql.instrCandidates.all(this.namespace, lo, hi, MAX_GREP_FILE_BYTES, pattern);
       for (const { id, path: filePath } of candidates) {
@@ -442,61 +411,16 @@ export class StoreBackend implements Backend {
   private children(dir: string): FileInfo[] {
     const [prefix, hi] = rangeOf(dir);
     const entries: FileInfo[] = [];
-    let lo = prefix;
-    for (;;) {
-      let next: string | null = null;
-      for (const row of this.sql.listRange.iterate(this.namespace, lo, hi)) {
-        const rel = row.path.slice(prefix.length);
-        const slash = rel.indexOf('/');
-        if (slash < 0) {
-          entries.push(fileInfo(row.path, row));
-          continue;
-        }
-        const sub = prefix + rel.slice(0, slash);
-        entries.push({ path: sub + '/', isDir: true });
-        next = sub + '0';
-        break;
-      }
-      if (next === null) break;
-      lo = next;
+    for (let lo = prefix; ; ) {
+      const step = childrenStep(prefix, this.sql.listRange.iterate(this.namespace, lo, hi), entries);
+      if (!('restartAt' in step)) break;
+      lo = step.restartAt;
     }
     return sortByPath(entries);
   }
 }
 
-/** The half-open path range of everything below a folder: ['/a/', '/a0'). */
-function rangeOf(dir: string): [string, string] {
-  return dir === '/' ? ['/', '0'] : [dir + '/', dir + '0'];
-}
-
 /** An FTS5 phrase that matches the text literally (trigram tokens, so any substring). */
 function ftsPhrase(pattern: string): string {
   return `"${pattern.replaceAll('"', '""')}"`;
-}
-
-function toRecord(row: FileRow): FileRecord {
-  const record: FileRecord = { content: row.content, encoding: row.encoding, createdAt: row.created_at, modifiedAt: row.modified_at };
-  if (row.mime_type !== null) record.mimeType = row.mime_type;
-  return record;
-}
-
-/**
- * The spellings of a short query that lower() (ASCII-only folding) can leave in a text
- * containing it in any case: ASCII letters lowercased, other characters in each case.
- */
-function caseVariants(query: string): string[] {
-  let variants = [''];
-  for (const ch of query) {
-    const forms = ch.charCodeAt(0) < 128 ? [ch.toLowerCase()] : [...new Set([ch, ch.toLowerCase(), ch.toUpperCase()])].filter((f) => [...f].length === 1);
-    variants = variants.flatMap((v) => forms.map((f) => v + f));
-  }
-  return variants;
-}
-
-function toListing(row: PageRow): StoreListing {
-  return { path: row.path, size: row.size, modifiedAt: row.modified_at, modifiedBy: row.modified_by };
-}
-
-function fileInfo(path: string, row: { size: number; modified_at: string }): FileInfo {
-  return { path, size: row.size, modifiedAt: row.modified_at };
 }

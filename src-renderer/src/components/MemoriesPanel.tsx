@@ -29,7 +29,7 @@ export function MemoriesPanel(): React.JSX.Element {
   const [deleting, setDeleting] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
   const [threadTitles, setThreadTitles] = useState<ReadonlyMap<string, string>>(new Map());
-  const { entries, more, loadMore } = useMemoryPages(query, version);
+  const { entries, more, loadMore, sharedStore } = useMemoryPages(query, version);
 
   const count = entries?.length ?? 0;
   // The rows in view of the list's own scroller (mounted while there are rows).
@@ -121,7 +121,14 @@ export function MemoriesPanel(): React.JSX.Element {
         </button>
       </div>
       <p className="memories-about muted">
-        Shared by every thread and every folder. <code>/memories/AGENTS.md</code> is always part of the agent&apos;s instructions; the agent reads the
+        {sharedStore === undefined ? (
+          'Shared by every thread and every folder. '
+        ) : (
+          <>
+            Kept in <code>{sharedStore}</code>, shared by every thread, every folder and everyone who uses that store.{' '}
+          </>
+        )}
+        <code>/memories/AGENTS.md</code> is always part of the agent&apos;s instructions; the agent reads the
         others when it needs them.
       </p>
       <div className="memories-search">

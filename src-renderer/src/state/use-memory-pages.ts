@@ -14,6 +14,8 @@ export interface MemoryPages {
   entries: MemoryEntry[] | null;
   /** True while later pages remain to be fetched. */
   more: boolean;
+  /** The shared store the memories live in, if they are not this computer's. */
+  sharedStore: string | undefined;
   loadMore: () => void;
 }
 
@@ -22,6 +24,7 @@ export function useMemoryPages(query: string, version: number): MemoryPages {
   const { reconnects } = useConnection();
   const [entries, setEntries] = useState<MemoryEntry[] | null>(null);
   const [next, setNext] = useState<string | null>(null);
+  const [sharedStore, setSharedStore] = useState<string | undefined>(undefined);
   // Bumped on every reload, so pages asked for before it are dropped.
   const generation = useRef(0);
   const loading = useRef(false);
@@ -38,6 +41,7 @@ export function useMemoryPages(query: string, version: number): MemoryPages {
         shown.current = { query: q, count: page.entries.length };
         setEntries(page.entries);
         setNext(page.next);
+        setSharedStore(page.sharedStore);
       });
     }, query ? 200 : 0);
     return () => clearTimeout(timer);
@@ -58,5 +62,5 @@ export function useMemoryPages(query: string, version: number): MemoryPages {
     });
   }, [api, next]);
 
-  return { entries, more: next !== null, loadMore };
+  return { entries, more: next !== null, loadMore, sharedStore };
 }
