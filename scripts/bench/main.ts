@@ -22,6 +22,8 @@ import { benchThreads } from './threads';
 import { benchWindow } from './window';
 import { benchMedia } from './media';
 import { benchRemote } from './remote';
+import { benchGitMount } from './git-mount';
+import { benchSharedMemories } from './shared-memories';
 
 const repo = process.cwd();
 const dataDir = path.join(repo, '.bench', 'data');
@@ -89,6 +91,8 @@ async function main(): Promise<number> {
   if (options.suites.has('memories')) await guarded('Issue 17 · memories', () => benchMemories(report, options, dataDir));
   if (options.suites.has('media')) await guarded('Issue 20 · media', () => benchMedia(report, options));
   if (options.suites.has('remote')) await guarded('Issue 21 · remote', () => benchRemote(report, options));
+  if (options.suites.has('git-mount')) await guarded('Issue 22 · git mount', () => benchGitMount(report, options));
+  if (options.suites.has('shared-memories')) await guarded('Issue 22 · shared memories', () => benchSharedMemories(report, options, dataDir));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote'] as const;
+export const SUITES = ['core', 'harness', 'window', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,7 +11,7 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,checkpoints,folders,memories,threads,media,remote]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
@@ -21,7 +21,9 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  memories: issue 17's Memories page at 1k/20k/100k memories,
                  threads: issue 17's long threads,
                  media: issue 20's read_file of a PDF and a PPTX,
-                 remote: issue 21's read_file and grep over SSH to 127.0.0.1)
+                 remote: issue 21's read_file and grep over SSH to 127.0.0.1,
+                 git-mount: issue 22's write+push round trip and grep over a 10k-file git mount,
+                 shared-memories: issue 22's PostgreSQL memories store beside the SQLite one at 10k memories)
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {

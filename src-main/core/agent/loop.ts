@@ -200,25 +200,44 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       // edited the call, or the file or the mode changed while they decided.
       return (await middlewarePrecheck(call, calls)) ?? runWithLiveOutput(call);
     });
-    const results = await Promise.all(
+    const emitResult = (call: ToolCall, output: ToolOutput): void => {
+      ctx.emit({
+        type: 'tool_result',
+        id: call.id,
+        name: call.name,
+        output: output.text,
+        isError: isErrorOutput(output),
+        ...(output.media?.kind === 'image' ? { image: { mimeType: output.media.mimeType } } : {}),
+        ...(output.change ? { change: output.change } : {}),
+      });
+      for (const event of output.followUp ?? []) ctx.emit(event);
+    };
+    /** Results emitted as their call ended; the others wait for the afterToolCalls hooks. */
+    const emitted = new Map<string, ToolOutput>();
+    let results = await Promise.all(
       calls.map(async (call) => {
         const refused = resumed ? undefined : await precheck(call, calls).catch((err: unknown) => errorText(`${call.name} failed: ${errorMessage(err)}`));
         const output = refused ?? (await execute(call).catch((err: unknown) => errorText(`${call.name} failed: ${errorMessage(err)}`)));
-        ctx.emit({
-          type: 'tool_result',
-          id: call.id,
-          name: call.name,
-          output: output.text,
-          isError: isErrorOutput(output),
-          ...(output.media?.kind === 'image' ? { image: { mimeType: output.media.mimeType } } : {}),
-          ...(output.change ? { change: output.change } : {}),
-        });
-        for (const event of output.followUp ?? []) ctx.emit(event);
+        if (!def.middleware.some((m) => m.holdsToolResult?.(ctx, call, output) === true)) {
+          emitted.set(call.id, output);
+          emitResult(call, output);
+        }
         return { call, output };
       }),
     );
     // On shutdown the calls stay unanswered: approvals resume after the restart, the rest are repaired then.
     if (isShutdown(signal)) return results.map((r) => r.output);
+    // The step boundary: hooks may replace outputs before anything is recorded (SPEC §13: a git mount pushes here).
+    for (const m of def.middleware) {
+      if (!m.afterToolCalls) continue;
+      // A hook that throws fails the calls it held (their outcome is unknown), not the others.
+      const replaced = await m
+        .afterToolCalls(ctx, results)
+        .catch((err: unknown) => results.map((r) => (emitted.has(r.call.id) ? r.output : errorText(`${r.call.name} failed: ${errorMessage(err)}`))));
+      if (replaced !== undefined) results = results.map((r, i) => ({ call: r.call, output: replaced[i] ?? r.output }));
+    }
+    // Held results go out now, once; one already shown that a hook changed is shown again.
+    for (const { call, output } of results) if (emitted.get(call.id) !== output) emitResult(call, output);
     recordRanCalls(state, ran);
     for (const { call, output } of results) state.messages.push(toolMessage(call, output, def.model.mediaInput));
     state.guard = options.guard.toJSON();

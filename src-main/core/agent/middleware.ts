@@ -70,6 +70,11 @@ export interface ToolCallInfo {
   turnCalls: readonly ToolCall[];
 }
 
+export interface TurnToolResult {
+  call: ToolCall;
+  output: ToolOutput;
+}
+
 export type ModelCallHandler = (request: ModelCallRequest) => Promise<ModelTurn>;
 export type ToolCallHandler = (call: ToolCall) => Promise<ToolOutput>;
 
@@ -97,6 +102,17 @@ export interface Middleware {
   compactNow?(ctx: RunContext): Promise<boolean>;
   wrapModelCall?(ctx: RunContext, request: ModelCallRequest, next: ModelCallHandler): Promise<ModelTurn>;
   wrapToolCall?(ctx: RunContext, info: ToolCallInfo, next: ToolCallHandler): Promise<ToolOutput>;
+  /**
+   * Whether the result of this finished call waits for afterToolCalls before it is emitted
+   * (e.g. a change not yet pushed), so the window, `run --json` and ACP get its final output once.
+   */
+  holdsToolResult?(ctx: RunContext, call: ToolCall, output: ToolOutput): boolean;
+  /**
+   * Runs once every tool call of one model turn ran, before their results go into the
+   * history (the step boundary: e.g. a git mount commits and pushes the step). Returns the
+   * outputs to use instead (same order), or undefined to keep them.
+   */
+  afterToolCalls?(ctx: RunContext, results: readonly TurnToolResult[]): Promise<ToolOutput[] | undefined>;
   /**
    * A check that needs no person (e.g. a read-only mode refusing writes): the reason the
    * call is refused, or undefined. Runs before anyone is asked about the call (so nobody is
