@@ -3,11 +3,14 @@
 
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { suggestAllowRule, type PermissionRule } from '../core/agent/permissions/rules';
 import type { ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { createDefaultMounts } from '../core/backends/mounts';
+import { openMemoriesStore } from '../core/backends/memory-store';
+import { MountSpecError, parseMountPrefix, type MountSpec } from '../core/backends/mount-spec';
+import { localMountProblem, MountTable, parseSavedMount } from '../core/backends/mount-table';
 import type { Backend } from '../core/backends/protocol';
 import { openDatabase } from '../core/backends/store';
 import { applyEdit } from '../core/backends/text';
@@ -30,6 +33,7 @@ import {
   type EventName,
   type EventPayload,
   type MethodName,
+  type MountsListDto,
   type NoticeDto,
   type OverriddenFields,
   type Params,
@@ -69,7 +73,9 @@ export interface AppOptions {
   transport: 'electron' | 'web';
   version?: string;
   /** Session overrides from the command line (`deepdesk serve --model …`); not saved. */
-  overrides?: { model?: string; baseUrl?: string; apiKey?: string; contextWindow?: number };
+  overrides?: { model?: string; baseUrl?: string; apiKey?: string; contextWindow?: number; memoriesStore?: string };
+  /** `--mount` flags of `deepdesk serve` (parsed): added to Settings' mounts for this session, a flag winning at its prefix. */
+  mountFlags?: readonly MountSpec[];
   env?: NodeJS.ProcessEnv;
   /** Told each notice for the person (a file kept aside, values ignored) as it happens; `serve` prints them. */
   onNotice?: (notice: NoticeDto) => void;
@@ -116,11 +122,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   const settings = new SettingsService(options.dataDir, options.secrets, env, { onProblem: notice });
   const overrides = options.overrides ?? {};
   settings.onChange((s) => send('settings.changed', forWindow(s)));
-  const withOverrides = <T extends { model: string; baseUrl: string; contextWindow?: number }>(s: T): T => ({
+  const withOverrides = <T extends { model: string; baseUrl: string; contextWindow?: number; memoriesStore?: string }>(s: T): T => ({
     ...s,
     ...(overrides.model ? { model: overrides.model } : {}),
     ...(overrides.baseUrl ? { baseUrl: overrides.baseUrl } : {}),
     ...(overrides.contextWindow ? { contextWindow: overrides.contextWindow } : {}),
+    ...(overrides.memoriesStore ? { memoriesStore: memoriesStore.label } : {}),
   });
   // Flags override for this session only: the window is told which fields they set...
   const overridden: OverriddenFields = {
@@ -128,6 +135,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(overrides.baseUrl ? { baseUrl: true } : {}),
     ...(overrides.contextWindow ? { contextWindow: true } : {}),
     ...(overrides.apiKey ? { apiKey: true } : {}),
+    ...(overrides.memoriesStore ? { memoriesStore: true } : {}),
   };
   const forWindow = (s: Settings): Settings => ({ ...withOverrides(s), ...(Object.keys(overridden).length > 0 ? { overridden } : {}) });
   // ...and a save never writes a flag's value into settings.json (the dialog sends back what it shows).
@@ -136,12 +144,33 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (overrides.model && kept.model === overrides.model) delete kept.model;
     if (overrides.baseUrl && kept.baseUrl === overrides.baseUrl) delete kept.baseUrl;
     if (overrides.contextWindow && kept.contextWindow === overrides.contextWindow) delete kept.contextWindow;
+    if (overrides.memoriesStore) delete kept.memoriesStore;
     return kept;
   };
 
   const { remote } = options;
   if (remote) notice({ message: remoteFolderLimitsNotice(remote.label) });
-  const shared = createDefaultMounts({ folder: options.folder, db, execute: false, ...(remote ? { folderBackend: remote.shell } : {}) });
+  // The person's mounts (flags over Settings; SPEC §13), read on every call, and the store behind
+  // /memories/ (chosen when the folder opens: a change in Settings applies from the next opening).
+  const mountTable = new MountTable({
+    cacheRoot: join(options.dataDir, 'mounts'),
+    flags: options.mountFlags ?? [],
+    saved: () => settings.raw().mounts,
+    env,
+    onProblem: (message) => notice({ message }),
+  });
+  const mountRoutes = { routes: () => mountTable.routes(), git: () => mountTable.gitMounts() };
+  const memoriesStore = openMemoriesStore(overrides.memoriesStore ?? settings.raw().memoriesStore, db, (why) =>
+    notice({ message: `The memories store cannot be used (${why}); memories are kept in SQLite for now.` }),
+  );
+  const shared = createDefaultMounts({
+    folder: options.folder,
+    db,
+    execute: false,
+    memories: memoriesStore.store,
+    extraMounts: mountRoutes.routes,
+    ...(remote ? { folderBackend: remote.shell } : {}),
+  });
   // The agent's commands run in the sandbox when this machine (or the remote) has one (SPEC §7).
   const sandbox = remote ? remote.shell.sandbox : await createSandbox({ projectDir: realpathSync(options.folder), dataDir: options.dataDir });
   const sandboxStatus: SandboxAvailability = sandbox
@@ -258,6 +287,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     mode: () => modes.current(),
     sandboxAvailable: () => sandbox !== undefined,
     checkpoints: checkpoints.recorder,
+    mounts: mountRoutes,
+    memories: memoriesStore.store,
     onDelete: (threadId) => checkpoints.deleteThread(threadId),
     emit: (e) => {
       if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: e.event as unknown as EventPayload<'thread.event'>['event'] });
@@ -300,7 +331,17 @@ export async function createApp(options: AppOptions): Promise<App> {
       // Stopped at close, or failed: the first step takes it instead.
     }),
   );
-  const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}));
+  const memories = new MemoriesService(shared.memories.withAuthor(MEMORY_AUTHOR_USER), () => send('memories.changed', {}), memoriesStore.shared ? memoriesStore.label : undefined);
+
+  const mountsList = (): MountsListDto => ({ mounts: mountTable.list(), memoriesStore: memoriesStore.label });
+  // Settings › Mounts changed (here or in another window): the window's list follows.
+  let mountsKey = JSON.stringify(settings.raw().mounts);
+  settings.onChange((s) => {
+    const key = JSON.stringify(s.mounts);
+    if (key === mountsKey) return;
+    mountsKey = key;
+    send('mounts.changed', {});
+  });
 
   const ok = { ok: true as const };
   const handlers: Handlers = {
@@ -425,6 +466,30 @@ export async function createApp(options: AppOptions): Promise<App> {
     'mode.sandboxNoticeShown': async () => modes.sandboxNoticeShown(),
     'mode.offer': async ({ event }) => modes.offer(event),
 
+    'mounts.list': async () => mountsList(),
+    'mounts.add': async ({ prefix, spec }) => {
+      const mount = savedMount(prefix, spec);
+      if (mountTable.list().some((m) => m.from === 'flag' && m.prefix === mount.prefix)) {
+        throw new ContractError(`${mount.prefix} is set by --mount for this session; start Deepdesk without that flag to change it`, 'bad_request');
+      }
+      await settings.putMount(mount);
+      return mountsList();
+    },
+    'mounts.remove': async ({ prefix }) => {
+      const saved = settings.raw().mounts.find((m) => m.prefix === prefix || normalisedPrefix(m.prefix) === normalisedPrefix(prefix));
+      if (saved === undefined) {
+        const flagged = mountTable.list().some((m) => m.from === 'flag' && m.prefix === normalisedPrefix(prefix));
+        throw new ContractError(flagged ? `${prefix} is set by --mount for this session and cannot be removed here` : `no saved mount at ${prefix}`, flagged ? 'bad_request' : 'not_found');
+      }
+      await settings.removeMount(saved.prefix);
+      return mountsList();
+    },
+    'mounts.history': async ({ prefix, limit }) => {
+      const commits = await mountTable.history(normalisedPrefix(prefix), limit);
+      if (commits === undefined) throw new ContractError(`${prefix} is not a git mount`, 'not_found');
+      return { commits };
+    },
+
     'mcp.list': async () => mcp.list(),
     'mcp.save': ({ name, entry, previousName }) => mcp.save(name, entry, previousName),
     'mcp.remove': ({ name }) => mcp.remove(name),
@@ -498,9 +563,32 @@ export async function createApp(options: AppOptions): Promise<App> {
       stopSecretProblems?.();
       settings.close();
       modes.close();
+      await mountTable.close();
+      await memoriesStore.store.close();
       await remote?.close();
     },
   };
+}
+
+/** A mount the window asks to save, checked as --mount checks one (folders absolute or ~/…). */
+function savedMount(prefix: string, spec: string): { prefix: string; spec: string } {
+  try {
+    const parsed = parseSavedMount({ prefix, spec });
+    const problem = localMountProblem(parsed);
+    if (problem !== null) throw new ContractError(`${parsed.prefix}: ${problem}`, 'bad_request');
+    return { prefix: parsed.prefix, spec: spec.trim() };
+  } catch (err) {
+    if (err instanceof MountSpecError) throw new ContractError(err.message, 'bad_request');
+    throw err;
+  }
+}
+
+function normalisedPrefix(prefix: string): string {
+  try {
+    return parseMountPrefix(prefix);
+  } catch {
+    return prefix;
+  }
 }
 
 /** The diff preview and the suggested "always allow" rule shown in the approval dialog. */

@@ -19,6 +19,7 @@ import { projectFolder } from './folders';
 import { packageVersion } from './package-version';
 import { personRuleBook, savedMediaInput } from './person-rules';
 import { COMMON_OPTIONS, parseCommand, positiveInt, UsageError } from './usage';
+import { memoriesStoreFlag, MOUNT_OPTIONS, mountFlags, openSessionMounts } from './mount-flags';
 
 const ACP_OPTIONS = {
   ...COMMON_OPTIONS,
@@ -26,6 +27,7 @@ const ACP_OPTIONS = {
   'mcp-config': { type: 'string', multiple: true },
   'context-window': { type: 'string' },
   'evict-chars': { type: 'string' },
+  ...MOUNT_OPTIONS,
 } as const;
 
 export async function acpCommand(argv: string[]): Promise<number> {
@@ -35,6 +37,8 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const contextWindow = positiveInt('--context-window', values['context-window']);
   const evictChars = positiveInt('--evict-chars', values['evict-chars']);
   const folder = projectFolder(values.folder, 'acp');
+  const flaggedMounts = mountFlags(values.mount);
+  const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], env);
   const mediaInput = savedMediaInput(dataDir, env);
   const model = cliChatModel({ model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput }, env);
@@ -45,6 +49,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const db = openDatabase(databasePath(dataDir));
   const checkpoints = CheckpointStore.open(dataDir);
   const ruleBook = personRuleBook(dataDir, env, say);
+  const sessionMounts = openSessionMounts({ dataDir, env, db, flags: flaggedMounts, memoriesStore, say });
   try {
     const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
     const running = startAcpAgent(stream, {
@@ -64,6 +69,8 @@ export async function acpCommand(argv: string[]): Promise<number> {
       rules: () => ruleBook.rules(),
       addRule: (rule) => ruleBook.add(rule),
       log: say,
+      mounts: { routes: () => sessionMounts.table.routes(), git: () => sessionMounts.table.gitMounts(), realRoots: () => sessionMounts.table.realRoots() },
+      memories: sessionMounts.memories.store,
     });
     const stop = new Promise<void>((done) => {
       process.once('SIGINT', done);
@@ -80,6 +87,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
     } finally {
       ruleBook.close();
       checkpoints.close();
+      await sessionMounts.close();
       db.close();
       await stopAllProcesses();
     }

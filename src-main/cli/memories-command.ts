@@ -1,12 +1,14 @@
-// `deepdesk memories ls | cat PATH | write PATH (stdin) | rm PATH` over /memories/ in SQLite.
+// `deepdesk memories ls | cat PATH | write PATH (stdin) | rm PATH` over /memories/, in SQLite
+// or the store `--memories-store` (else Settings) names.
 
-import { MEMORIES_NAMESPACE } from '../core/backends/mounts';
-import { openDatabase, StoreBackend } from '../core/backends/store';
+import { openDatabase } from '../core/backends/store';
+import { terminalSafe as safeLine } from '../core/text/terminal-safe';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ContractError, MAX_MEMORY_PAGE } from '../app/contract';
 import { MEMORY_AUTHOR_USER, MemoriesService } from '../app/memories/memories-service';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { memoriesStoreFlag, openSessionMounts } from './mount-flags';
 
 export interface MemoriesIo {
   input: NodeJS.ReadableStream;
@@ -22,8 +24,18 @@ export async function memoriesCommand(argv: string[], io: MemoriesIo = { input: 
   if (action === undefined || !ACTIONS.includes(action)) throw new UsageError('expected one of: memories ls | cat PATH | write PATH | rm PATH');
   if (action !== 'ls' && path === undefined) throw new UsageError(`memories ${action} needs a PATH`);
   if (action === 'ls' && path !== undefined) throw new UsageError('memories ls takes no PATH');
-  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'])));
-  const memories = new MemoriesService(new StoreBackend({ db, namespace: MEMORIES_NAMESPACE, author: MEMORY_AUTHOR_USER }), () => undefined);
+  const memoriesStore = memoriesStoreFlag(values['memories-store']);
+  const dataDir = resolveDataDir(values['data-dir']);
+  const db = openDatabase(databasePath(dataDir));
+  const session = openSessionMounts({
+    dataDir,
+    env: process.env,
+    db,
+    flags: [],
+    memoriesStore,
+    say: (line) => void process.stderr.write(`deepdesk: ${safeLine(line, { singleLine: true })}\n`),
+  });
+  const memories = new MemoriesService(session.memories.store.withAuthor(MEMORY_AUTHOR_USER), () => undefined);
   // Memories are written by the model: on a terminal, its control characters are shown, not obeyed.
   const shown = (text: string) => ((io.output as { isTTY?: boolean }).isTTY ? terminalSafe(text) : text);
   try {
@@ -44,6 +56,7 @@ export async function memoriesCommand(argv: string[], io: MemoriesIo = { input: 
     if (err instanceof ContractError && err.code === 'bad_request') throw new UsageError(err.message);
     throw err;
   } finally {
+    await session.close();
     db.close();
   }
 }

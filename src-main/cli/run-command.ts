@@ -29,6 +29,7 @@ import { resolveSlash, SlashCommandError, type SlashOutcome } from '../app/comma
 import type { ChatMessage } from '../core/models/types';
 import { personRules, savedMediaInput } from './person-rules';
 import { COMMON_OPTIONS, parseCommand, positiveInt, UsageError } from './usage';
+import { memoriesStoreFlag, MOUNT_OPTIONS, mountFlags, openSessionMounts } from './mount-flags';
 
 const RUN_OPTIONS = {
   ...COMMON_OPTIONS,
@@ -40,6 +41,7 @@ const RUN_OPTIONS = {
   'evict-chars': { type: 'string' },
   trust: { type: 'boolean' },
   'mcp-config': { type: 'string', multiple: true },
+  ...MOUNT_OPTIONS,
 } as const;
 
 type ApproveMode = 'ask' | 'auto' | 'deny';
@@ -64,6 +66,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const contextWindow = positiveInt('--context-window', values['context-window']);
   const evictChars = positiveInt('--evict-chars', values['evict-chars']);
   const location = folderLocation(values.folder);
+  const flaggedMounts = mountFlags(values.mount);
+  const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const mediaInput = savedMediaInput(dataDir, io.env);
   const overrides = mediaInput !== undefined ? { mediaInputOverrides: mediaInput } : {};
@@ -91,6 +95,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   }
   const { mcp, skills, hooks, realFolder } = extensions;
   const db = openDatabase(databasePath(dataDir));
+  const sessionMounts = openSessionMounts({ dataDir, env: io.env, db, flags: flaggedMounts, memoriesStore, say });
   const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
   const onSignal = () => {
@@ -105,7 +110,16 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const threadId = values.thread ?? randomUUID();
     const state: ThreadState = threads.exists(threadId) ? threads.load(threadId) : newThreadState(threadId);
     const threadFiles = threadFilesFrom(state.files);
-    const mounts = createDefaultMounts({ folder: folder.text, folderBackend: folder.backend, db, threadFiles, memoryAuthor: threadId, skills: () => skills.current().skills });
+    const mounts = createDefaultMounts({
+      folder: folder.text,
+      folderBackend: folder.backend,
+      db,
+      threadFiles,
+      memoryAuthor: threadId,
+      skills: () => skills.current().skills,
+      memories: sessionMounts.memories.store,
+      extraMounts: () => sessionMounts.table.routes(),
+    });
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,
@@ -115,6 +129,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       sandboxAvailable: () => sandbox !== undefined,
       resolveModel: (spec) => createChatModel({ model: spec, env: io.env, ...overrides }),
       checkpoints: recorderFor(checkpoints, folder.checkpointFolder),
+      gitMounts: () => sessionMounts.table.gitMounts(),
       ...(mcp ? { mcp } : {}),
       skills: { source: () => skills.current().skills },
       ...(hooks && realFolder !== undefined ? { hooks: { hooks: () => hooks().hooks, folder: realFolder, mode: () => mode, env: io.env } } : {}),
@@ -185,6 +200,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       new CheckpointHistory(checkpoints).collectGarbage();
     } finally {
       checkpoints.close();
+      await sessionMounts.close();
       db.close();
       await extensions.close();
       await folder.close();

@@ -17,8 +17,9 @@ import { terminalSafe } from '../core/text/terminal-safe';
 import { folderLocation } from './folders';
 import { folderLocationText } from '../app/folders/folder-location';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { memoriesStoreFlag, MOUNT_OPTIONS, mountFlags } from './mount-flags';
 
-const SERVE_OPTIONS = { ...COMMON_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } } as const;
+const SERVE_OPTIONS = { ...COMMON_OPTIONS, ...MOUNT_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } } as const;
 
 export interface ServeIo {
   stdout: NodeJS.WritableStream;
@@ -46,6 +47,8 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   // Without --folder the window opens on `Open folder` (recent folders first) rather than on
   // whatever folder serve was started in (`npm start` runs it in the Deepdesk checkout).
   const folder = values.folder === undefined ? null : folderLocationText(folderLocation(values.folder));
+  const flaggedMounts = mountFlags(values.mount);
+  const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir']);
   const secrets = new FileSecretStore(dataDir);
   const mcpConfigFiles = (values['mcp-config'] ?? []).map((file) => resolve(file));
@@ -55,6 +58,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
     ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
     ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(memoriesStore !== undefined ? { memoriesStore } : {}),
   };
   const app = await createFolderHost({
     dataDir,
@@ -63,8 +67,8 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
     folder,
     // A settings, keys, modes or recent-folders file kept aside (or values in it ignored): one line each.
     onNotice: (notice) => (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(notice.message, { singleLine: true })}\n`),
-    openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles }),
-    openRemoteApp: (location) => openRemoteApp(location, { dataDir, env: process.env }, (remote) => createApp({ folder: location.url, remote, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles })),
+    openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles, mountFlags: flaggedMounts }),
+    openRemoteApp: (location) => openRemoteApp(location, { dataDir, env: process.env }, (remote) => createApp({ folder: location.url, remote, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles, mountFlags: flaggedMounts })),
   }).catch((err: unknown) => {
     secrets.close();
     // The --folder given is not there (or not a folder) on its remote: bad usage, as a local one is.

@@ -15,7 +15,9 @@ import { databasePath, resolveDataDir } from '../app/data-dir';
 import { folderLocation, openCommandFolder } from './folders';
 import { folderLocationText } from '../app/folders/folder-location';
 import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
-import { terminalSafeJson } from '../core/text/terminal-safe';
+import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
+import { commitToolStep } from '../core/agent/middleware/mount-steps';
+import { memoriesStoreFlag, MOUNT_OPTIONS, mountFlags, openSessionMounts, type SessionMounts } from './mount-flags';
 
 const requestSchema = z.object({
   tool: z.string({ error: '"tool" must be a string' }),
@@ -28,16 +30,27 @@ export interface ToolsIo {
 }
 
 export async function toolsCommand(argv: string[], io: ToolsIo = { input: process.stdin, output: process.stdout }): Promise<number> {
-  const { values, positionals } = parseCommand(argv, COMMON_OPTIONS);
+  const { values, positionals } = parseCommand(argv, { ...COMMON_OPTIONS, ...MOUNT_OPTIONS });
   if (positionals.length > 0) throw new UsageError(`tools takes no arguments (got '${positionals.join(' ')}')`);
   const location = folderLocation(values.folder);
+  const flaggedMounts = mountFlags(values.mount);
+  const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir']);
   // A remote folder is connected (and its folder checked) before anything else starts.
   const opened = await openCommandFolder(location, { dataDir });
   let db: ReturnType<typeof openDatabase> | undefined;
+  let session: SessionMounts | undefined;
   try {
     db = openDatabase(databasePath(dataDir));
-    const mounts = createDefaultMounts({ folder: folderLocationText(location), db, folderBackend: opened.backend });
+    session = openSessionMounts({ dataDir, env: process.env, db, flags: flaggedMounts, memoriesStore, say: (line) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`) });
+    const { table } = session;
+    const mounts = createDefaultMounts({
+      folder: folderLocationText(location),
+      db,
+      folderBackend: opened.backend,
+      memories: session.memories.store,
+      extraMounts: () => table.routes(),
+    });
     const tools = toolMap(filesystemTools({ execute: isShellBackend(mounts.backend) }));
     const guard = new ReadGuard();
     let callNumber = 0;
@@ -45,13 +58,18 @@ export async function toolsCommand(argv: string[], io: ToolsIo = { input: proces
     for await (const line of lines) {
       if (line.trim() === '') continue;
       callNumber++;
-      const output = await handleLine(line, async (tool, args) =>
-        runTool(tools, tool, args, { backend: mounts.backend, guard, toolCallId: `tools-${callNumber}` }),
-      );
+      // Each call is a step (SPEC §13): its changes on a git mount are committed and pushed
+      // before its output is written.
+      const output = await handleLine(line, async (tool, args) => {
+        const toolCallId = `tools-${callNumber}`;
+        const result = await runTool(tools, tool, args, { backend: mounts.backend, guard, toolCallId });
+        return commitToolStep(table.gitMounts(), result);
+      });
       await writeLine(io.output, terminalSafeJson(output));
     }
     return 0;
   } finally {
+    await session?.close();
     db?.close();
     await opened.close();
   }

@@ -10,6 +10,7 @@ export const COMMON_OPTIONS = {
   model: { type: 'string' },
   'base-url': { type: 'string' },
   'api-key': { type: 'string' },
+  'memories-store': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -60,6 +61,16 @@ Common options:
   --base-url URL        the provider's base URL (OpenAI-compatible servers)
   --api-key KEY         API key (else ANTHROPIC_API_KEY / OPENAI_API_KEY /
                         GOOGLE_GENERATIVE_AI_API_KEY or GEMINI_API_KEY)
+  --memories-store sqlite|postgres://USER@HOST[:PORT]/DB
+                        where /memories/ lives (default: Settings', else sqlite in the
+                        data folder); the password comes from PGPASSWORD or ~/.pgpass
+
+Mount options (run, serve, tools, acp):
+  --mount /PREFIX/=SPEC  adds a folder to the agent's paths (repeatable; over Settings'
+                        mounts, a flag winning at its prefix; this session only). SPEC:
+                        FOLDER, ro:FOLDER (read-only) or git+URL[#BRANCH] (file://,
+                        ssh://, http(s)://, git:// or user@host:path; each step's writes
+                        are one commit, pushed)
 
 run options:
   --thread ID           continue (or start) the thread with this id

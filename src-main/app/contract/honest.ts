@@ -17,6 +17,7 @@ export const overriddenSchema = z.object({
   baseUrl: z.boolean().optional(),
   contextWindow: z.boolean().optional(),
   apiKey: z.boolean().optional(),
+  memoriesStore: z.boolean().optional(),
 });
 export type OverriddenFields = z.infer<typeof overriddenSchema>;
 
@@ -26,4 +27,5 @@ export const OVERRIDE_FLAGS: Record<keyof OverriddenFields, string> = {
   baseUrl: '--base-url',
   contextWindow: '--context-window',
   apiKey: '--api-key',
+  memoriesStore: '--memories-store',
 };

@@ -9,6 +9,7 @@ import { folderEvents, folderMethods } from './folders';
 import { overriddenSchema, queuedMessageSchema } from './honest';
 import { extensionEvents, extensionMethods } from './extensions';
 import { mcpEvents, mcpMethods } from './mcp';
+import { memoriesStoreSchema, mountEvents, mountMethods, savedMountSchema } from './mounts';
 import { modeEvents, modeMethods } from './modes';
 import { attachmentMethods, attachmentsSchema, sentAttachmentSchema } from './attachments';
 import { noticeEvents, noticeMethods } from './notices';
@@ -20,6 +21,7 @@ export * from './commands';
 export * from './folders';
 export * from './extensions';
 export * from './mcp';
+export * from './mounts';
 export * from './modes';
 export * from './notices';
 export * from './attachments';
@@ -70,6 +72,10 @@ export const settingsSchema = z.object({
   mediaInput: z.record(z.string(), z.array(z.enum(['image', 'audio', 'video', 'document']))).optional(),
   /** Which providers have a stored API key (the keys never reach the window). */
   apiKeys: z.record(z.string(), z.boolean()),
+  /** Mounts the person added (SPEC §13): `/PREFIX/` and `[ro:]FOLDER` or `git+URL[#BRANCH]`. */
+  mounts: z.array(savedMountSchema),
+  /** Where /memories/ lives: `sqlite` or a postgres:// URL without a password. */
+  memoriesStore: memoriesStoreSchema,
   /** Fields a command-line flag overrides for this session (shown with the flag's value; never saved). */
   overridden: overriddenSchema.optional(),
 });
@@ -221,7 +227,12 @@ export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
 export const MAX_MEMORY_PAGE = 500;
 
 /** Memories in path order; `next` is the path to pass as `after` for the following page, null at the end. */
-export const memoryPageSchema = z.object({ entries: z.array(memoryEntrySchema), next: z.string().nullable() });
+export const memoryPageSchema = z.object({
+  entries: z.array(memoryEntrySchema),
+  next: z.string().nullable(),
+  /** A shared store's URL (without its password) when the memories are not this computer's SQLite (SPEC §13). */
+  sharedStore: z.string().optional(),
+});
 export type MemoryPage = z.infer<typeof memoryPageSchema>;
 
 export const localServerSchema = z.object({ provider: providerSchema, baseUrl: z.string(), models: z.array(z.string()) });
@@ -238,6 +249,7 @@ export const methods = {
   ...noticeMethods,
   ...attachmentMethods,
   ...mcpMethods,
+  ...mountMethods,
   ...extensionMethods,
   ...updateMethods,
 
@@ -346,6 +358,7 @@ export const events = {
   'settings.changed': settingsSchema,
   ...noticeEvents,
   ...mcpEvents,
+  ...mountEvents,
   ...extensionEvents,
   ...folderEvents,
   ...checkpointEvents,

@@ -27,3 +27,48 @@ describe('SettingsService.apiKeyFor', () => {
     for (const s of [both, gemini, none]) s.close();
   });
 });
+
+describe('SettingsService mounts and memories store', () => {
+  it('keeps valid mounts and stores field by field, drops invalid entries with a notice, and never keeps a password', async () => {
+    const { writeFileSync, readFileSync } = await import('node:fs');
+    writeFileSync(
+      join(dataDir, 'settings.json'),
+      JSON.stringify({
+        model: 'openai:gpt-4.1',
+        mounts: [
+          { prefix: '/docs/', spec: 'ro:~/docs' },
+          { prefix: '/memories/x/', spec: '/srv' },
+          { prefix: '/rel/', spec: 'relative/folder' },
+          { prefix: '/kb/', spec: 'git+https://me:secret@example.com/kb.git' },
+          { prefix: '/kb2/', spec: 'git+ssh://git@example.com/kb.git#main' },
+        ],
+        memoriesStore: 'postgres://me:hunter2@127.0.0.1/team',
+      }),
+    );
+    const problems: string[] = [];
+    const service = new SettingsService(dataDir, new FileSecretStore(dataDir), {}, { onProblem: (p) => problems.push(p.message) });
+    const settings = service.raw();
+    expect(settings.model).toBe('openai:gpt-4.1');
+    expect(settings.mounts).toEqual([
+      { prefix: '/docs/', spec: 'ro:~/docs' },
+      { prefix: '/kb2/', spec: 'git+ssh://git@example.com/kb.git#main' },
+    ]);
+    // The password-bearing URL is not kept (nor shown): the default applies.
+    expect(settings.memoriesStore).toBe('sqlite');
+    expect(JSON.stringify(await service.get())).not.toContain('hunter2');
+    expect(problems.join('\n')).toMatch(/mounts/);
+    expect(problems.join('\n')).toMatch(/memoriesStore/);
+
+    await service.putMount({ prefix: '/notes/', spec: '/srv/notes' });
+    await service.putMount({ prefix: '/docs/', spec: '/srv/docs' });
+    await service.removeMount('/kb2/');
+    await service.update({ memoriesStore: 'postgres://me@127.0.0.1:5433/team' });
+    expect(service.raw().mounts).toEqual([
+      { prefix: '/notes/', spec: '/srv/notes' },
+      { prefix: '/docs/', spec: '/srv/docs' },
+    ]);
+    const onDisk = JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')) as { memoriesStore: string };
+    expect(onDisk.memoriesStore).toBe('postgres://me@127.0.0.1:5433/team');
+    service.close();
+  });
+});

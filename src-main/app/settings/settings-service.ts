@@ -1,4 +1,5 @@
-// Settings: model, base URL, approval rules, subagents, theme in `<data-dir>/settings.json`;
+// Settings: model, base URL, approval rules, subagents, theme, mounts and the memories store in
+// `<data-dir>/settings.json` (a memories store URL never holds a password: PGPASSWORD or ~/.pgpass do);
 // API keys in the SecretStore (never sent to the window, only whether one is stored).
 // The file is a JsonFileStore: an unreadable one is kept aside and told, an invalid field
 // never costs the others, a save changes only the fields it sets (merged under a lock with
@@ -14,7 +15,7 @@ import type { SecretStore } from '../secret-store';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { z } from 'zod';
 
-const DEFAULTS: Omit<Settings, 'apiKeys'> = { model: '', baseUrl: '', rules: [], subagents: [], theme: 'system' };
+const DEFAULTS: Omit<Settings, 'apiKeys'> = { model: '', baseUrl: '', rules: [], subagents: [], theme: 'system', mounts: [], memoriesStore: 'sqlite' };
 
 /** The environment variables a provider's key is read from, in order. */
 export const API_KEY_ENV: Record<ProviderName, readonly string[]> = {
@@ -35,9 +36,12 @@ export const settingsFileShape = fieldsShape({
   subagents: stored.subagents.optional(),
   theme: stored.theme.optional(),
   mediaInput: stored.mediaInput,
+  mounts: stored.mounts.optional(),
+  memoriesStore: stored.memoriesStore.optional(),
 });
 type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
 type Rule = z.output<typeof permissionRuleSchema>;
+type SavedMount = Settings['mounts'][number];
 
 export interface SettingsServiceOptions {
   /** Told of each problem with settings.json (and of earlier ones at once). */
@@ -105,6 +109,18 @@ export class SettingsService {
   /** Appends a rule to the rules as they are in the file now ("Always allow"). */
   async addRule(rule: Rule): Promise<Settings> {
     this.store.update((current) => ({ ...current, rules: [...(current.rules ?? []), rule] }));
+    return this.get();
+  }
+
+  /** Saves a mount (replacing the one at its prefix) onto the mounts as they are in the file now. */
+  async putMount(mount: SavedMount): Promise<Settings> {
+    this.store.update((current) => ({ ...current, mounts: [...(current.mounts ?? []).filter((m) => m.prefix !== mount.prefix), mount] }));
+    return this.get();
+  }
+
+  /** Removes the saved mount at `prefix` (as written or normalised), from the file as it is now. */
+  async removeMount(prefix: string): Promise<Settings> {
+    this.store.update((current) => ({ ...current, mounts: (current.mounts ?? []).filter((m) => m.prefix !== prefix) }));
     return this.get();
   }
 

@@ -18,6 +18,8 @@ import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
 import { newThreadState, SHUTDOWN, type AgentEvent, type QueuedMessage, type ThreadState } from '../../core/agent/types';
+import type { MemoryStore } from '../../core/backends/memory-store';
+import type { GitMountRoute, MountRoute } from '../../core/backends/mount-table';
 import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts';
 import type { Backend } from '../../core/backends/protocol';
 import type { MediaInput } from '../../core/media/capabilities';
@@ -59,6 +61,10 @@ export interface ThreadServiceOptions {
   hooks?: HooksOptions;
   /** Called when a thread is deleted (e.g. to drop its checkpoint history). */
   onDelete?: (threadId: string) => void;
+  /** The person's mounts (SPEC §13), read on every call; the git ones also at every step (commit and push). */
+  mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
+  /** The store behind /memories/ (default: SQLite on `db`). */
+  memories?: MemoryStore;
 }
 
 export type ThreadServiceEvent =
@@ -441,6 +447,7 @@ export class ThreadService {
       ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
       ...(this.options.skills ? { skills: this.options.skills } : {}),
       ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+      ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
       ...(this.options.contextWindow?.() !== undefined ? { contextWindow: this.options.contextWindow()! } : {}),
     });
@@ -518,6 +525,8 @@ export class ThreadService {
       memoryAuthor: state.id,
       ...(folderBackend ? { folderBackend } : {}),
       ...(this.options.skills ? { skills: this.options.skills.source } : {}),
+      ...(this.options.mounts ? { extraMounts: this.options.mounts.routes } : {}),
+      ...(this.options.memories ? { memories: this.options.memories } : {}),
     });
     const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), streamingText: '' };
     this.live.set(threadId, live);

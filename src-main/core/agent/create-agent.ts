@@ -10,6 +10,8 @@ import type { Middleware } from './middleware';
 import type { CheckpointRecorder } from '../checkpoints/recorder';
 import { approvalMiddleware, type ApprovalBroker } from './middleware/approval';
 import { checkpointsMiddleware } from './middleware/checkpoints';
+import { mountStepsMiddleware } from './middleware/mount-steps';
+import type { GitMountRoute } from '../backends/mount-table';
 import { promptCachingMiddleware } from './middleware/caching';
 import { evictionMiddleware } from './middleware/eviction';
 import { memoryMiddleware } from './middleware/memory';
@@ -52,6 +54,8 @@ export interface AgentSetup {
   skills?: { source: () => readonly Skill[]; onListing?: (listing: SkillListing) => void };
   /** The person's hooks and the folder's trusted ones (SPEC §11), read at every event; `mode` defaults to setup.mode. */
   hooks?: HooksOptions;
+  /** The git mounts in force (SPEC §13), read at every step: a step's writes there are committed and pushed before the model sees their results. */
+  gitMounts?: () => readonly GitMountRoute[];
 }
 
 export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
@@ -85,6 +89,7 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
           ]
         : []),
       ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
+      ...(setup.gitMounts ? [mountStepsMiddleware(setup.gitMounts)] : []),
       { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
       evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
       summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),

@@ -59,8 +59,48 @@ describe('routing', () => {
     await nested.write('/memories/shared/team.md', 'team\n');
     await nested.write('/memories/mine.md', 'mine\n');
     expect(paths((await inner.ls('/')).entries)).toEqual(['/team.md']);
-    expect(paths((await nested.ls('/memories')).entries)).toEqual(['/memories/mine.md']);
+    // The outer mount's listing shows the nested mount's folder, as the root shows a mount's.
+    expect(paths((await nested.ls('/memories')).entries)).toEqual(['/memories/mine.md', '/memories/shared/']);
     expect(paths((await nested.ls('/memories/shared')).entries)).toEqual(['/memories/shared/team.md']);
+  });
+
+  it('serves nested mounts (/docs/ and /docs/api/v2/) by the longest prefix, in listings and searches of the outer one', async () => {
+    const docs = new StateBackend();
+    const api = new StateBackend();
+    const nested = new CompositeBackend(folder, [
+      { prefix: '/docs/', backend: docs, listInRoot: 'always' },
+      { prefix: '/docs/api/v2/', backend: api, listInRoot: 'always' },
+    ]);
+    await nested.write('/docs/guide.md', 'needle in the guide\n');
+    await nested.write('/docs/api/v2/ref.md', 'needle in the reference\n');
+    await nested.write('/top.md', 'needle at the top\n');
+    expect(paths((await api.ls('/')).entries)).toEqual(['/ref.md']);
+    expect(paths((await docs.ls('/')).entries)).toEqual(['/guide.md']);
+    expect(paths((await nested.ls('/')).entries)).toEqual(['/docs/', '/top.md']);
+    expect(paths((await nested.ls('/docs')).entries)).toEqual(['/docs/api/', '/docs/guide.md']);
+    expect(paths((await nested.ls('/docs/api')).entries)).toEqual(['/docs/api/v2/']);
+    expect((await nested.read('/docs/api/v2/ref.md')).fileData?.content).toBe('needle in the reference');
+    expect((await nested.grep('needle', '/docs')).matches?.map((m) => m.path)).toEqual(['/docs/api/v2/ref.md', '/docs/guide.md']);
+    expect((await nested.grep('needle', '/')).matches?.map((m) => m.path)).toEqual(['/docs/api/v2/ref.md', '/docs/guide.md', '/top.md']);
+    expect(paths((await nested.glob('**/*.md', '/docs')).matches)).toEqual(['/docs/api/v2/ref.md', '/docs/guide.md']);
+    expect(paths((await nested.glob('**/*.md', '/')).matches)).toEqual(['/docs/api/v2/ref.md', '/docs/guide.md', '/top.md']);
+    // A file the outer backend has where the inner mount sits is shadowed by the mount.
+    await docs.write('/api/v2/ref.md', 'shadowed needle\n');
+    expect((await nested.grep('needle', '/docs')).matches?.map((m) => m.text)).toEqual(['needle in the reference', 'needle in the guide']);
+  });
+
+  it('reads its routes from a function on every call, so mounts added or removed apply at once', async () => {
+    const extra = new StateBackend();
+    let table: CompositeRoute[] = routes();
+    const live = new CompositeBackend(folder, () => table);
+    expect(paths((await live.ls('/')).entries)).toEqual(['/memories/']);
+    table = [...routes(), { prefix: '/extra/', backend: extra, listInRoot: 'always' }];
+    await live.write('/extra/a.md', 'a\n');
+    expect((await extra.read('/a.md')).fileData?.content).toBe('a');
+    expect(paths((await live.ls('/')).entries)).toEqual(['/extra/', '/memories/']);
+    table = routes();
+    expect(paths((await live.ls('/')).entries)).toEqual(['/memories/']);
+    expect(() => new CompositeBackend(folder, () => [{ prefix: '/', backend: extra, listInRoot: 'always' }])).toThrow(/invalid mount prefix/);
   });
 
   it('puts the prefix back on every returned path', async () => {

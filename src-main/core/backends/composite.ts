@@ -34,30 +34,37 @@ type Target = { mount: Mount; inner: string } | { mount: null; path: string };
 
 export class CompositeBackend implements Backend {
   readonly defaultBackend: Backend;
-  /** Longest base first, so the first match is the longest prefix. */
-  private readonly mounts: Mount[];
+  private readonly routes: () => readonly CompositeRoute[];
+  private built: { from: readonly CompositeRoute[]; mounts: Mount[] } | undefined;
 
-  constructor(defaultBackend: Backend, routes: CompositeRoute[]) {
+  /**
+   * `routes` may be a function, read on every call (mounts the person adds or removes apply
+   * to the next call); it should return the same array while nothing changed.
+   */
+  constructor(defaultBackend: Backend, routes: readonly CompositeRoute[] | (() => readonly CompositeRoute[])) {
     this.defaultBackend = defaultBackend;
-    this.mounts = routes.map((route) => {
+    this.routes = typeof routes === 'function' ? routes : () => routes;
+    void this.mounts; // a bad prefix fails here, not at the first call
+  }
+
+  /** Longest base first, so the first match is the longest prefix. */
+  private get mounts(): Mount[] {
+    const routes = this.routes();
+    if (this.built?.from === routes) return this.built.mounts;
+    const mounts = routes.map((route) => {
       const p = normalizeVirtualPath(route.prefix);
       if (!p.ok || p.path === '/') throw new Error(`invalid mount prefix '${route.prefix}'`);
       return { base: p.path, backend: route.backend, listInRoot: route.listInRoot };
     });
-    this.mounts.sort((a, b) => b.base.length - a.base.length);
+    mounts.sort((a, b) => b.base.length - a.base.length);
+    this.built = { from: routes, mounts };
+    return mounts;
   }
 
   async ls(path: string): Promise<LsResult> {
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
-    const target = this.route(p.path);
-    if (target.mount) {
-      const { mount, inner } = target;
-      const res = await mount.backend.ls(inner);
-      if (res.error !== undefined) return { error: outerError(res.error, mount.base, inner) };
-      return { entries: (res.entries ?? []).map((e) => ({ ...e, path: mount.base + e.path })) };
-    }
-    const [res, mountDirs] = await Promise.all([this.defaultBackend.ls(p.path), this.visibleMountDirs(p.path)]);
+    const [res, mountDirs] = await Promise.all([this.ownLs(p.path), this.visibleMountDirs(p.path)]);
     if (mountDirs.length === 0) return res;
     if (res.error !== undefined) return { entries: mountDirs };
     const own = res.entries ?? [];
@@ -65,6 +72,16 @@ export class CompositeBackend implements Backend {
     const shadowed = new Set(mountDirs.map((d) => d.path.slice(0, -1)));
     const kept = own.filter((e) => !shadowed.has(e.path.replace(/\/$/, '')));
     return { entries: sortByPath([...kept, ...mountDirs]) };
+  }
+
+  /** The listing of the backend that owns `path` (the longest mount, else the default), in outer paths. */
+  private async ownLs(path: string): Promise<LsResult> {
+    const target = this.route(path);
+    if (!target.mount) return this.defaultBackend.ls(path);
+    const { mount, inner } = target;
+    const res = await mount.backend.ls(inner);
+    if (res.error !== undefined) return { error: outerError(res.error, mount.base, inner) };
+    return { entries: (res.entries ?? []).map((e) => ({ ...e, path: mount.base + e.path })) };
   }
 
   async read(path: string, offset = 0, limit = DEFAULT_READ_LIMIT): Promise<ReadResult> {
@@ -102,6 +119,17 @@ export class CompositeBackend implements Backend {
     return (await backend.alwaysAskReason?.(inner)) ?? null;
   }
 
+  /** The owning backend's refusal of a change at `path`, its paths in outer terms (as write would say it). */
+  async changeRefusal(path: string): Promise<string | undefined> {
+    const p = normalizeVirtualPath(path);
+    if (!p.ok) return p.error;
+    const target = this.route(p.path);
+    if (!target.mount) return this.defaultBackend.changeRefusal?.(p.path);
+    const { mount, inner } = target;
+    const refusal = await mount.backend.changeRefusal?.(inner);
+    return refusal === undefined ? undefined : outerError(refusal, mount.base, inner);
+  }
+
   async stat(path: string): Promise<StatResult> {
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
@@ -119,30 +147,24 @@ export class CompositeBackend implements Backend {
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
     const target = this.route(p.path);
-    if (target.mount) {
-      const { mount, inner } = target;
-      const res = await mount.backend.grep(pattern, inner, glob, maxCount);
-      if (res.error !== undefined) return { error: outerError(res.error, mount.base, inner) };
-      return { matches: (res.matches ?? []).map((m) => ({ ...m, path: mount.base + m.path })), truncated: res.truncated === true };
-    }
+    const owner = target.mount;
     const below = this.mountsBelow(p.path);
     const [own, parts] = await Promise.all([
-      this.defaultBackend.grep(pattern, p.path, glob, maxCount),
+      owner ? this.inMount(owner, (target as { inner: string }).inner, (b, inner) => b.grep(pattern, inner, glob, maxCount)) : this.defaultBackend.grep(pattern, p.path, glob, maxCount),
       Promise.all(below.flatMap(({ mount, rel }) =>
-        patternsFor(glob, rel).map(async (g) => ({ mount, res: await mount.backend.grep(pattern, '/', g, maxCount) })))),
+        // Through this composite again: a mount nested in that one is searched too (paths come back outer).
+        patternsFor(glob, rel).map(async (g) => ({ mount, res: await this.grep(pattern, mount.base, g, maxCount) })))),
     ]);
     if (own.error !== undefined) return { error: own.error };
+    if (below.length === 0 && owner) return { matches: own.matches ?? [], truncated: own.truncated === true };
     let truncated = own.truncated === true;
     const merged = new Map<string, GrepMatch>();
-    for (const m of own.matches ?? []) if (!this.isMounted(m.path)) merged.set(`${m.line}:${m.path}`, m);
-    for (const { mount, res } of parts) {
+    for (const m of own.matches ?? []) if (this.route(m.path).mount === owner) merged.set(`${m.line}:${m.path}`, m);
+    for (const { res } of parts) {
       // A failing mount does not hide the rest of the tree from the search.
       if (res.error !== undefined) continue;
       truncated ||= res.truncated === true;
-      for (const m of res.matches ?? []) {
-        const outer = { ...m, path: mount.base + m.path };
-        merged.set(`${outer.line}:${outer.path}`, outer);
-      }
+      for (const m of res.matches ?? []) merged.set(`${m.line}:${m.path}`, m);
     }
     const sorted = [...merged.values()].sort((a, b) => compareCodePoints(a.path, b.path) || a.line - b.line);
     if (sorted.length > maxCount) return { matches: sorted.slice(0, Math.max(0, maxCount)), truncated: true };
@@ -155,28 +177,35 @@ export class CompositeBackend implements Backend {
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
     const target = this.route(p.path);
-    if (target.mount) {
-      const { mount, inner } = target;
-      const res = await mount.backend.glob(pattern, inner);
-      if (res.error !== undefined) return { error: outerError(res.error, mount.base, inner) };
-      return { matches: (res.matches ?? []).map((m) => ({ ...m, path: mount.base + m.path })), truncated: res.truncated === true };
-    }
+    const owner = target.mount;
     const below = this.mountsBelow(p.path);
     const [own, parts] = await Promise.all([
-      this.defaultBackend.glob(pattern, p.path),
+      owner ? this.inMount(owner, (target as { inner: string }).inner, (b, inner) => b.glob(pattern, inner)) : this.defaultBackend.glob(pattern, p.path),
       Promise.all(below.flatMap(({ mount, rel }) =>
-        globBelowMount(pattern, rel).map(async (g) => ({ mount, res: await mount.backend.glob(g, '/') })))),
+        globBelowMount(pattern, rel).map(async (g) => ({ mount, res: await this.glob(g, mount.base) })))),
     ]);
     if (own.error !== undefined) return { error: own.error };
+    if (below.length === 0 && owner) return { matches: own.matches ?? [], truncated: own.truncated === true };
     let truncated = own.truncated === true;
     const merged = new Map<string, FileInfo>();
-    for (const m of own.matches ?? []) if (!this.isMounted(m.path)) merged.set(m.path, m);
-    for (const { mount, res } of parts) {
+    for (const m of own.matches ?? []) if (this.route(m.path).mount === owner) merged.set(m.path, m);
+    for (const { res } of parts) {
       if (res.error !== undefined) continue;
       truncated ||= res.truncated === true;
-      for (const m of res.matches ?? []) merged.set(mount.base + m.path, { ...m, path: mount.base + m.path });
+      for (const m of res.matches ?? []) merged.set(m.path, m);
     }
     return { matches: sortByPath([...merged.values()]), truncated };
+  }
+
+  /** A search in one mount, its paths (and error) in outer terms. */
+  private async inMount<T extends { error?: string; matches?: { path: string }[]; truncated?: boolean }>(
+    mount: Mount,
+    inner: string,
+    call: (backend: Backend, inner: string) => Promise<T>,
+  ): Promise<T> {
+    const res = await call(mount.backend, inner);
+    if (res.error !== undefined) return { ...res, error: outerError(res.error, mount.base, inner) };
+    return { ...res, matches: (res.matches ?? []).map((m) => ({ ...m, path: mount.base + m.path })), truncated: res.truncated === true };
   }
 
   async uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]> {
@@ -258,17 +287,16 @@ export class CompositeBackend implements Backend {
     return res.path !== undefined ? { ...res, path: mount.base + res.path } : res;
   }
 
-  private isMounted(path: string): boolean {
-    return this.route(path).mount !== null;
-  }
-
-  /** Mounts strictly below a default-backend folder, with their path relative to it. */
+  /**
+   * Mounts strictly below `dir` that the backend owning `dir` would otherwise hide, with their
+   * path relative to it (a mount nested in one of those is reached through it).
+   */
   private mountsBelow(dir: string): { mount: Mount; rel: string }[] {
+    const owner = this.route(dir).mount;
     const out: { mount: Mount; rel: string }[] = [];
     for (const mount of this.mounts) {
       const rel = relativeVirtual(dir, mount.base);
-      // A mount nested inside another mount is reached through the outer one's backend only.
-      if (rel !== null && rel !== '' && this.route(parentOf(mount.base)).mount === null) out.push({ mount, rel });
+      if (rel !== null && rel !== '' && this.route(parentOf(mount.base)).mount === owner) out.push({ mount, rel });
     }
     return out;
   }
@@ -292,7 +320,7 @@ export class CompositeBackend implements Backend {
 export class CompositeShellBackend extends CompositeBackend implements ShellBackend {
   private readonly shell: ShellBackend;
 
-  constructor(defaultBackend: ShellBackend, routes: CompositeRoute[]) {
+  constructor(defaultBackend: ShellBackend, routes: readonly CompositeRoute[] | (() => readonly CompositeRoute[])) {
     super(defaultBackend, routes);
     this.shell = defaultBackend;
   }
@@ -306,9 +334,10 @@ export class CompositeShellBackend extends CompositeBackend implements ShellBack
   }
 }
 
-export function createComposite(defaultBackend: ShellBackend, routes: CompositeRoute[]): CompositeShellBackend;
-export function createComposite(defaultBackend: Backend, routes: CompositeRoute[]): CompositeBackend;
-export function createComposite(defaultBackend: Backend, routes: CompositeRoute[]): CompositeBackend {
+type Routes = readonly CompositeRoute[] | (() => readonly CompositeRoute[]);
+export function createComposite(defaultBackend: ShellBackend, routes: Routes): CompositeShellBackend;
+export function createComposite(defaultBackend: Backend, routes: Routes): CompositeBackend;
+export function createComposite(defaultBackend: Backend, routes: Routes): CompositeBackend {
   return isShellBackend(defaultBackend) ? new CompositeShellBackend(defaultBackend, routes) : new CompositeBackend(defaultBackend, routes);
 }
 

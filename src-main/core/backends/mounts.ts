@@ -2,16 +2,19 @@
 // /memories/ (SQLite, shared by every thread and folder), and the thread-scoped folders
 // kept in memory and persisted with the thread (/attachments/ holds files the person
 // attached that the model does not take as content); with skills, the person's skills
-// read-only at /skills/ (SPEC §11).
+// read-only at /skills/ (SPEC §11); and the mounts the person added (--mount, Settings ›
+// Mounts; SPEC §13), each listed in `ls /`. /memories/ may live in PostgreSQL instead.
 
 import type Database from 'better-sqlite3';
 import { SkillsBackend } from '../extensions/skills/backend';
 import { SKILLS_MOUNT } from '../extensions/skills/discover';
 import type { Skill } from '../extensions/skills/types';
 import type { Sandbox } from '../sandbox/types';
-import { createComposite } from './composite';
+import { createComposite, type CompositeRoute } from './composite';
 import { FilesystemBackend } from './filesystem';
 import { LocalShellBackend } from './local-shell';
+import type { MemoryStore } from './memory-store';
+import type { MountRoute } from './mount-table';
 import type { Backend } from './protocol';
 import { StateBackend, type StateSnapshot } from './state';
 import { StoreBackend } from './store';
@@ -67,12 +70,16 @@ export interface MountOptions {
   memoryAuthor?: string;
   /** The skills to serve read-only at /skills/<name>/ (read on every call, so the list may change). */
   skills?: () => readonly Skill[];
+  /** Mounts added by the person, read on every call when a function (a change applies to the next call). */
+  extraMounts?: readonly MountRoute[] | (() => readonly MountRoute[]);
+  /** The store behind /memories/ (default: the SQLite StoreBackend on `db`); `memoryAuthor` is applied to it. */
+  memories?: MemoryStore;
 }
 
 export interface Mounts {
   backend: Backend;
   folder: Backend;
-  memories: StoreBackend;
+  memories: MemoryStore;
   threadFiles: ThreadFiles;
 }
 
@@ -82,14 +89,35 @@ export function createDefaultMounts(options: MountOptions): Mounts {
     (options.execute === false
       ? new FilesystemBackend({ rootDir: options.folder })
       : new LocalShellBackend({ rootDir: options.folder, ...(options.sandbox ? { sandbox: options.sandbox } : {}) }));
-  const memories = new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE, ...(options.memoryAuthor ? { author: options.memoryAuthor } : {}) });
+  const memories: MemoryStore = options.memories
+    ? options.memoryAuthor
+      ? options.memories.withAuthor(options.memoryAuthor)
+      : options.memories
+    : new StoreBackend({ db: options.db, namespace: MEMORIES_NAMESPACE, ...(options.memoryAuthor ? { author: options.memoryAuthor } : {}) });
   const threadFiles = options.threadFiles ?? emptyThreadFiles();
-  const backend = createComposite(folder, [
+  const fixed: CompositeRoute[] = [
     { prefix: MEMORIES_PREFIX, backend: memories, listInRoot: 'always' },
     { prefix: LARGE_RESULTS_PREFIX, backend: threadFiles.largeResults, listInRoot: 'when-not-empty' },
     { prefix: HISTORY_PREFIX, backend: threadFiles.history, listInRoot: 'when-not-empty' },
     { prefix: ATTACHMENTS_PREFIX, backend: threadFiles.attachments, listInRoot: 'when-not-empty' },
     ...(options.skills ? [{ prefix: SKILLS_MOUNT, backend: new SkillsBackend(options.skills), listInRoot: 'when-not-empty' as const }] : []),
-  ]);
+  ];
+  const extra = options.extraMounts;
+  const backend = createComposite(folder, typeof extra === 'function' ? withExtra(fixed, extra) : [...fixed, ...asRoutes(extra ?? [])]);
   return { backend, folder, memories, threadFiles };
+}
+
+/** The person's mounts show in their parent's listing always (an empty mount is still there). */
+function asRoutes(extra: readonly MountRoute[]): CompositeRoute[] {
+  return extra.map((m) => ({ prefix: m.prefix, backend: m.backend, listInRoot: 'always' as const }));
+}
+
+/** The routes with the extra mounts as they are now: the same array while they are unchanged. */
+function withExtra(fixed: readonly CompositeRoute[], extra: () => readonly MountRoute[]): () => readonly CompositeRoute[] {
+  let last: { from: readonly MountRoute[]; routes: readonly CompositeRoute[] } | undefined;
+  return () => {
+    const now = extra();
+    if (last?.from !== now) last = { from: now, routes: [...fixed, ...asRoutes(now)] };
+    return last.routes;
+  };
 }

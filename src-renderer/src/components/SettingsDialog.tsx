@@ -1,5 +1,5 @@
 // Settings: model and provider (keys, connection test, local servers), context window,
-// approval rules, subagents, theme. Edits are a draft until Save, the API key typed in too:
+// approval rules, subagents, mounts and the memories store, theme. Edits are a draft until Save, the API key typed in too:
 // `Save settings` stores it (`Save key` stores it at once); keys go to the OS keychain or the
 // data folder's secrets file, never back to the window.
 // Save sends only the fields the person changed here, so a save never undoes what another
@@ -16,6 +16,8 @@ import { Modal } from './Modal';
 import { FlagNote } from './FlagNote';
 import { HooksSettings, SkillsSettings } from './ExtensionSettings';
 import { McpSettings } from './McpSettings';
+import { MountsSettings } from './MountsSettings';
+import { memoriesStoreTextError } from '../../../src-main/core/backends/memories-store-text';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { SubagentSettings } from './SubagentSettings';
@@ -39,7 +41,7 @@ function toDraft(settings: Settings): SettingsDraft {
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {
@@ -81,6 +83,14 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
     if (draft.subagents !== from.subagents) patch.subagents = draft.subagents;
     if (draft.theme !== from.theme) patch.theme = draft.theme;
     if (draft.mediaInput !== from.mediaInput) patch.mediaInput = draft.mediaInput ?? {};
+    if (!flags.memoriesStore && draft.memoriesStore.trim() !== from.memoriesStore) {
+      const why = memoriesStoreTextError(draft.memoriesStore);
+      if (why !== null) {
+        setError(`The memories store: ${why}.`);
+        return;
+      }
+      patch.memoriesStore = draft.memoriesStore.trim() || 'sqlite';
+    }
     const windowText = draft.contextWindowText.trim();
     if (windowText !== '' && windowText !== from.contextWindowText && !flags.contextWindow) {
       const n = Number(windowText);
@@ -151,6 +161,11 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
 
           <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
           <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />
+          <MountsSettings
+            memoriesStore={draft.memoriesStore}
+            memoriesStoreFlag={settings.overridden?.memoriesStore === true}
+            onMemoriesStoreChange={(memoriesStore) => change({ memoriesStore })}
+          />
           <McpSettings />
           <SkillsSettings />
           <HooksSettings />

@@ -1,0 +1,171 @@
+// Settings › Mounts (SPEC §13): the folders and git remotes added to the agent's paths, with
+// where each comes from (a --mount flag is shown, not editable), add and remove (applied at
+// once, to the next tool call of every thread), a git mount's history (the agent's commits),
+// and the memories store (saved with Save settings, used from the next time the folder opens).
+
+import { useId, useState } from 'react';
+import { savedMountError, type MountCommitDto, type MountInfoDto, type MountsListDto } from '../../../src-main/app/contract';
+import { memoriesStoreTextError } from '../../../src-main/core/backends/memories-store-text';
+import { useApi } from '../state/use-api';
+import { errorMessage } from '../state/toasts';
+import { useLiveValue } from '../state/use-live-value';
+import { FlagNote } from './FlagNote';
+import { VisibleText } from './VisibleText';
+
+export interface MountsSettingsProps {
+  memoriesStore: string;
+  /** The memories store is set by --memories-store for this session. */
+  memoriesStoreFlag: boolean;
+  onMemoriesStoreChange(value: string): void;
+}
+
+export function MountsSettings({ memoriesStore, memoriesStoreFlag, onMemoriesStoreChange }: MountsSettingsProps): React.JSX.Element {
+  const api = useApi();
+  const [list, set] = useLiveValue('mounts.list', 'mounts.changed');
+  const titleId = useId();
+  const [prefix, setPrefix] = useState('');
+  const [spec, setSpec] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const storeProblem = memoriesStoreFlag ? null : memoriesStoreTextError(memoriesStore);
+
+  const run = async (work: () => Promise<MountsListDto>): Promise<boolean> => {
+    setError(null);
+    try {
+      set(await work());
+      return true;
+    } catch (err) {
+      const why = errorMessage(err);
+      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}.`);
+      return false;
+    }
+  };
+
+  const add = async (): Promise<void> => {
+    const why = savedMountError(prefix.trim(), spec.trim());
+    if (why !== null) return setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}.`);
+    if (await run(() => api.call('mounts.add', { prefix: prefix.trim(), spec: spec.trim() }))) {
+      setPrefix('');
+      setSpec('');
+    }
+  };
+
+  return (
+    <section className="settings-section mounts-settings" aria-labelledby={titleId}>
+      <h3 id={titleId} className="settings-section-title">
+        Mounts
+      </h3>
+      <p className="muted small">
+        Folders and git remotes the agent sees as paths such as /docs/. Adding or removing one applies at once, to the next tool call. A git remote is cloned into the data
+        folder; each step&apos;s changes there are one commit, pushed.
+      </p>
+      {list === null ? <p className="muted small">Loading…</p> : null}
+      {list && list.mounts.length === 0 ? <p className="muted small">No mounts yet.</p> : null}
+      {list && list.mounts.length > 0 ? (
+        <ul className="mcp-list" aria-label="Mounts in force">
+          {list.mounts.map((mount) => (
+            <MountItem key={mount.prefix} mount={mount} run={run} />
+          ))}
+        </ul>
+      ) : null}
+      <div className="mcp-add">
+        <div className="field">
+          <label htmlFor={`${titleId}-prefix`}>Mount prefix</label>
+          <input id={`${titleId}-prefix`} className="mono" value={prefix} placeholder="/docs/" onChange={(e) => setPrefix(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${titleId}-spec`}>Mount source</label>
+          <input
+            id={`${titleId}-spec`}
+            className="mono"
+            value={spec}
+            placeholder="ro:~/docs  or  /abs/folder  or  git+ssh://git@host/repo.git#main"
+            onChange={(e) => setSpec(e.target.value)}
+          />
+        </div>
+        <button type="button" className="btn" onClick={() => void add()}>
+          Add mount
+        </button>
+      </div>
+      {error ? (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div className="field">
+        <label htmlFor={`${titleId}-memories`}>Memories store</label>
+        <input
+          id={`${titleId}-memories`}
+          className="mono"
+          value={memoriesStore}
+          placeholder="sqlite  or  postgres://user@host:5432/team"
+          disabled={memoriesStoreFlag}
+          aria-invalid={storeProblem !== null}
+          aria-describedby={`${titleId}-memories-help`}
+          onChange={(e) => onMemoriesStoreChange(e.target.value)}
+        />
+        {memoriesStoreFlag ? <FlagNote id={`${titleId}-memories-flag`} field="memoriesStore" /> : null}
+        <p id={`${titleId}-memories-help`} className={storeProblem ? 'error-text small' : 'muted small'}>
+          {storeProblem ??
+            `Where /memories/ lives${list ? ` (now: ${list.memoriesStore})` : ''}: sqlite in the data folder, or a PostgreSQL database a team shares. Put its password in PGPASSWORD or ~/.pgpass, never here. Used from the next time the folder opens.`}
+        </p>
+      </div>
+    </section>
+  );
+}
+
+function MountItem({ mount, run }: { mount: MountInfoDto; run(work: () => Promise<MountsListDto>): Promise<boolean> }): React.JSX.Element {
+  const api = useApi();
+  const [history, setHistory] = useState<MountCommitDto[] | null>(null);
+  const [historyError, setHistoryError] = useState<string | null>(null);
+
+  const showHistory = async (): Promise<void> => {
+    if (history !== null) return setHistory(null);
+    setHistoryError(null);
+    try {
+      setHistory((await api.call('mounts.history', { prefix: mount.prefix })).commits);
+    } catch (err) {
+      setHistoryError(errorMessage(err));
+    }
+  };
+
+  return (
+    <li className="mcp-server" aria-label={mount.prefix}>
+      <div className="mcp-server-head">
+        <strong className="mono">{mount.prefix}</strong>
+        <span className="muted small">{mount.kind === 'git' ? 'git remote' : 'folder'}</span>
+        {mount.readOnly ? <span className="mcp-unsandboxed">read-only</span> : null}
+      </div>
+      <div className="mono small mcp-target">
+        <VisibleText text={mount.source} />
+      </div>
+      <div className="muted small">{mount.from === 'flag' ? 'Set by --mount for this session (not saved, not editable here)' : 'Saved in Settings'}</div>
+      {mount.problem ? <p className="error-text small">Not mounted: {mount.problem}</p> : null}
+      <div className="mcp-actions">
+        {mount.kind === 'git' ? (
+          <button type="button" className="btn btn-small" aria-expanded={history !== null} onClick={() => void showHistory()}>
+            {history !== null ? `Hide history of ${mount.prefix}` : `History of ${mount.prefix}`}
+          </button>
+        ) : null}
+        {mount.from === 'settings' ? (
+          <button type="button" className="btn btn-small" aria-label={`Remove ${mount.prefix}`} onClick={() => void run(() => api.call('mounts.remove', { prefix: mount.prefix }))}>
+            Remove
+          </button>
+        ) : null}
+      </div>
+      {historyError ? <p className="error-text small">{historyError}</p> : null}
+      {history !== null ? (
+        history.length === 0 ? (
+          <p className="muted small">No commits yet.</p>
+        ) : (
+          <ul className="mount-history" aria-label={`Commits of ${mount.prefix}`}>
+            {history.map((c) => (
+              <li key={c.commit}>
+                <VisibleText text={c.subject} /> <span className="muted small">· {new Date(c.date).toLocaleString()} · {c.commit.slice(0, 8)}</span>
+              </li>
+            ))}
+          </ul>
+        )
+      ) : null}
+    </li>
+  );
+}
