@@ -36,6 +36,8 @@ export interface HarnessOptions {
   extraMiddleware?: Middleware[];
   /** The skills mounted read-only at /skills/ (read on every call). */
   skills?: MountOptions['skills'];
+  /** Mounts added as the person's (e.g. a read-only folder). */
+  extraMounts?: MountOptions['extraMounts'];
   maxRepeatedCalls?: number;
   /** Called instead of the scripted decisions when set. */
   decide?: (request: ApprovalRequest) => Promise<ApprovalDecision>;
@@ -64,7 +66,7 @@ export interface Harness {
 
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const server = await startScriptedServer(options.script ?? []);
-  const ws = createTestWorkspace(options.skills ? { skills: options.skills } : {});
+  const ws = createTestWorkspace({ ...(options.skills ? { skills: options.skills } : {}), ...(options.extraMounts ? { extraMounts: options.extraMounts } : {}) });
   const model = createChatModel({
     model: `openai-compatible:${options.modelName ?? 'scripted-model'}`,
     baseUrl: server.url,

@@ -92,6 +92,9 @@ export function withPolicies(inner: Backend, policies: readonly Policy[]): Backe
     },
     ...(inner.linkTarget ? { linkTarget: (path: string) => inner.linkTarget!(path) } : {}),
     ...(inner.alwaysAskReason ? { alwaysAskReason: (path: string) => inner.alwaysAskReason!(path) } : {}),
+    // The inner backend's own refusal; the policies are not asked here (a hook is a process,
+    // not a cheap check), they still decide when the change runs.
+    ...(inner.changeRefusal ? { changeRefusal: (path: string) => inner.changeRefusal!(path) } : {}),
   };
   if (!isShellBackend(inner)) return wrapped;
   const shell: ShellBackend = {

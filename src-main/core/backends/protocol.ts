@@ -169,6 +169,14 @@ export interface Backend {
    * Absent on backends where nothing runs what they hold.
    */
   alwaysAskReason?(path: string): Promise<string | null>;
+  /**
+   * Why a write, edit, delete or upload at `path` would be refused whatever it holds (a
+   * read-only mount, a git mount's `.git`), in the exact words the change itself would
+   * return; undefined when nothing is known against it. Cheap and without effects: it
+   * touches nothing (no clone, no fetch, no file read), so the tools can refuse such a call
+   * before anyone is asked to approve it. Absent on backends that refuse no path this way.
+   */
+  changeRefusal?(path: string): string | undefined | Promise<string | undefined>;
 }
 
 export type LinkTarget = { virtual: string } | { outside: string };

@@ -26,6 +26,9 @@ export const editFileTool = defineTool({
     const checked = checkPath(args.file_path);
     if ('error' in checked) return checked.error;
     if (args.old_string === args.new_string) return 'old_string and new_string are identical; nothing to change';
+    // A path the backend never lets change (a read-only mount, a git mount's .git): refused now, in its words.
+    const refused = await ctx.backend.changeRefusal?.(checked.path);
+    if (refused !== undefined) return refused;
     const refusal = await ctx.guard.check(ctx.backend, checked.path, 'edit');
     if (refusal !== null) return refusal;
     // Would the edit apply to the file as it is now? (The backend decides again when it runs.)

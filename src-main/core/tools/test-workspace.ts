@@ -23,11 +23,11 @@ export interface TestWorkspace {
   dispose(): void;
 }
 
-export function createTestWorkspace(options: { execute?: boolean; skills?: MountOptions['skills'] } = {}): TestWorkspace {
+export function createTestWorkspace(options: { execute?: boolean; skills?: MountOptions['skills']; extraMounts?: MountOptions['extraMounts'] } = {}): TestWorkspace {
   const folder = mkdtempSync(join(tmpdir(), 'deepdesk-ws-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-data-'));
   const db: Database.Database = openDatabase(join(dataDir, 'deepdesk.db'));
-  const mounts = createDefaultMounts({ folder, db, execute: options.execute ?? true, ...(options.skills ? { skills: options.skills } : {}) });
+  const mounts = createDefaultMounts({ folder, db, execute: options.execute ?? true, ...(options.skills ? { skills: options.skills } : {}), ...(options.extraMounts ? { extraMounts: options.extraMounts } : {}) });
   const tools = toolMap(filesystemTools({ execute: options.execute ?? true }));
   const guard = new ReadGuard();
   let n = 0;

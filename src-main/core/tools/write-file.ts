@@ -22,6 +22,9 @@ export const writeFileTool = defineTool({
   async precheck(args, ctx) {
     const checked = checkPath(args.file_path);
     if ('error' in checked) return checked.error;
+    // A path the backend never lets change (a read-only mount, a git mount's .git): refused now, in its words.
+    const refused = await ctx.backend.changeRefusal?.(checked.path);
+    if (refused !== undefined) return refused;
     return (await ctx.guard.check(ctx.backend, checked.path, 'overwrite')) ?? undefined;
   },
   async run(args, ctx) {

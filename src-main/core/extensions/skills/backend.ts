@@ -60,6 +60,10 @@ export class SkillsBackend implements Backend {
   downloadFiles(paths: string[]): Promise<FileDownloadResponse[]> {
     return this.view().downloadFiles(paths);
   }
+  /** Every change is refused, before anyone is asked about it. */
+  changeRefusal(path: string): string {
+    return readOnlySkillError(path);
+  }
   write(path: string, _content: string): Promise<WriteResult> {
     return Promise.resolve({ error: readOnlySkillError(path) });
   }
