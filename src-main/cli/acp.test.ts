@@ -2,7 +2,7 @@
 // SDK's client side on its stdin/stdout, the scripted model server behind it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import {
@@ -39,8 +39,9 @@ afterEach(async () => {
   for (const e of editors.splice(0)) await e.close();
 });
 
-function startEditor(options: { fs?: boolean } = {}): Editor {
-  const child = spawn(process.execPath, [bin, 'acp', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url], {
+function startEditor(options: { fs?: boolean; args?: string[] } = {}): Editor {
+  const args = [bin, 'acp', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, ...(options.args ?? [])];
+  const child = spawn(process.execPath, args, {
     cwd: repo,
     env: { ...process.env, OPENAI_API_KEY: '' },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -156,6 +157,38 @@ describe('deepdesk acp', () => {
     expect(diff).toMatchObject({ type: 'diff', path: join(t.folder, 'a.txt') });
     expect((diff as { oldText: string }).oldText).toContain('two');
     expect((diff as { newText: string }).newText).toContain('TWO');
+  });
+
+  it('locates a call on a mount in the mount’s folder (longest prefix), not in the project folder', async () => {
+    const docs = join(realpathSync(t.dataDir), 'srv-docs');
+    const api = join(realpathSync(t.dataDir), 'srv-api');
+    mkdirSync(docs);
+    mkdirSync(api);
+    writeFileSync(join(docs, 'a.md'), 'one\ntwo\n');
+    writeFileSync(join(api, 'ref.md'), 'ref\n');
+    const editor = startEditor({ args: ['--mount', `/docs/=${docs}`, '--mount', `/docs/api/=ro:${api}`] });
+    const sessionId = await newSession(editor);
+    t.server.push(
+      { toolCalls: [{ id: 'r1', name: 'read_file', args: { file_path: '/docs/api/ref.md' } }, { id: 'r2', name: 'read_file', args: { file_path: '/docs/a.md' } }] },
+      { toolCalls: [{ id: 'e1', name: 'edit_file', args: { file_path: '/docs/a.md', old_string: 'two', new_string: 'TWO' } }] },
+      { text: 'edited' },
+    );
+    editor.answers.push('allow_once');
+    expect((await prompt(editor, sessionId, 'edit docs/a.md')).stopReason).toBe('end_turn');
+    expect(readFileSync(join(docs, 'a.md'), 'utf8')).toBe('one\nTWO\n');
+    expect(existsSync(join(t.folder, 'docs'))).toBe(false);
+    const calls = ofKind(editor, 'tool_call');
+    expect(calls.find((c) => c.toolCallId === 'r1')).toMatchObject({ locations: [{ path: join(api, 'ref.md') }] });
+    expect(calls.find((c) => c.toolCallId === 'r2')).toMatchObject({ locations: [{ path: join(docs, 'a.md') }] });
+    expect(calls.find((c) => c.toolCallId === 'e1')).toMatchObject({ locations: [{ path: join(docs, 'a.md') }] });
+    // Asked first (ask mode): the request shows the same real path, in its location and its diff.
+    expect(editor.permissions).toHaveLength(1);
+    expect(editor.permissions[0]!.toolCall.locations).toEqual([{ path: join(docs, 'a.md') }]);
+    expect(editor.permissions[0]!.toolCall.content).toContainEqual({ type: 'diff', path: join(docs, 'a.md'), oldText: 'two', newText: 'TWO' });
+    const done = ofKind(editor, 'tool_call_update').find((u) => u.toolCallId === 'e1')!;
+    expect(done.status).toBe('completed');
+    expect(done.locations).toEqual([{ path: join(docs, 'a.md'), line: expect.any(Number) }]);
+    expect(done.content!.find((c) => c.type === 'diff')).toMatchObject({ type: 'diff', path: join(docs, 'a.md'), oldText: expect.stringContaining('two'), newText: expect.stringContaining('TWO') });
   });
 
   it('reject leaves the file alone; allow always saves the rule, and the same call then runs without asking', async () => {

@@ -9,6 +9,7 @@ import { suggestAllowRule } from '../../core/agent/permissions/suggest';
 import type { PermissionRule } from '../../core/agent/permissions/rules';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
 import { acpToolCallId, toolCallShown } from './session-updates';
+import type { EditorPaths } from './tool-calls';
 
 export const ALLOW_ONCE = 'allow_once';
 export const ALLOW_ALWAYS = 'allow_always';
@@ -16,8 +17,8 @@ export const REJECT_ONCE = 'reject_once';
 
 export interface PermissionBridgeOptions {
   sessionId: string;
-  /** The session's folder (real path), for the call's locations and diff. */
-  folder: string;
+  /** Where the session's paths live on disk, for the call's locations and diff. */
+  paths: EditorPaths;
   /** Sends session/request_permission to the editor; aborting the signal withdraws it. */
   ask(params: { sessionId: string; toolCall: ToolCallUpdate; options: PermissionOption[] }, signal: AbortSignal): Promise<RequestPermissionResponse>;
   /** Saves an "Always allow" rule where the window's go (the person's settings). */
@@ -37,7 +38,7 @@ export function permissionBridge(options: PermissionBridgeOptions): ApprovalBrok
       ];
       const id = acpToolCallId(request.toolCallId, request.parentToolCallId);
       const why = [request.reason, request.resolvedTarget, request.outsideSandbox ? `outside the sandbox: ${request.outsideSandbox.reason}` : undefined].filter(Boolean).join(' — ');
-      const shown = toolCallShown(options.folder, id, request.toolName, request.args, 'pending');
+      const shown = toolCallShown(options.paths, id, request.toolName, request.args, 'pending');
       const toolCall: ToolCallUpdate = { ...shown, content: [...shown.content, { type: 'content', content: { type: 'text', text: `Needs approval: ${why}` } }] };
       let response: RequestPermissionResponse;
       try {

@@ -6,7 +6,7 @@ import type { ContentBlock, PlanEntry, SessionUpdate, ToolCallContent, ToolCallU
 import { isPersonMessage } from '../../core/agent/notes';
 import type { AgentEvent, ChatMessage, Todo } from '../../core/agent/types';
 import type { FileChangeSummary } from '../../core/tools/file-change';
-import { toolDiff, toolKind, toolLocations, toolTitle } from './tool-calls';
+import { toolDiff, toolKind, toolLocations, toolTitle, type EditorPaths } from './tool-calls';
 
 /** A subagent's call ids are its own: under its task call they are told apart by that call's id. */
 export function acpToolCallId(id: string, parentToolCallId?: string): string {
@@ -19,36 +19,36 @@ export function planUpdate(todos: readonly Todo[]): SessionUpdate {
 }
 
 /** A call as the editor first sees it: its title, kind, input, locations and the diff its arguments would make. */
-export function toolCallShown(folder: string, id: string, name: string, args: unknown, status: 'pending' | 'in_progress') {
+export function toolCallShown(paths: EditorPaths, id: string, name: string, args: unknown, status: 'pending' | 'in_progress') {
   return {
     toolCallId: id,
     title: toolTitle(name, args),
     kind: toolKind(name),
     status,
     rawInput: args,
-    locations: toolLocations(folder, name, args),
-    content: toolDiff(folder, name, args),
+    locations: toolLocations(paths, name, args),
+    content: toolDiff(paths, name, args),
   } satisfies ToolCallUpdate;
 }
 
-export function toolCallStarted(folder: string, id: string, name: string, args: unknown, status: 'pending' | 'in_progress'): SessionUpdate {
-  return { sessionUpdate: 'tool_call', ...toolCallShown(folder, id, name, args, status) };
+export function toolCallStarted(paths: EditorPaths, id: string, name: string, args: unknown, status: 'pending' | 'in_progress'): SessionUpdate {
+  return { sessionUpdate: 'tool_call', ...toolCallShown(paths, id, name, args, status) };
 }
 
 export function toolCallFinished(
-  folder: string,
+  paths: EditorPaths,
   id: string,
   name: string,
   args: unknown,
   result: { output: string; isError: boolean; change?: FileChangeSummary | undefined },
 ): SessionUpdate {
   const text: ToolCallContent = { type: 'content', content: { type: 'text', text: result.output } };
-  const diff = result.isError ? [] : toolDiff(folder, name, args, result.change);
+  const diff = result.isError ? [] : toolDiff(paths, name, args, result.change);
   return {
     sessionUpdate: 'tool_call_update',
     toolCallId: id,
     status: result.isError ? 'failed' : 'completed',
-    locations: toolLocations(folder, name, args, result.change),
+    locations: toolLocations(paths, name, args, result.change),
     content: [...diff, text],
     rawOutput: { output: result.output },
   };
@@ -65,7 +65,7 @@ export interface OpenCall {
 }
 
 /** What one agent event shows in the editor (none for events it has no place for). */
-export function updatesForEvent(folder: string, event: AgentEvent, args: Map<string, OpenCall>): SessionUpdate[] {
+export function updatesForEvent(paths: EditorPaths, event: AgentEvent, args: Map<string, OpenCall>): SessionUpdate[] {
   switch (event.type) {
     case 'text':
       // A subagent's words stay under its task call: only its final answer comes back.
@@ -73,13 +73,13 @@ export function updatesForEvent(folder: string, event: AgentEvent, args: Map<str
     case 'tool_call': {
       const id = acpToolCallId(event.id, event.parentToolCallId);
       args.set(id, { name: event.name, args: event.args });
-      return [toolCallStarted(folder, id, event.name, event.args, 'in_progress')];
+      return [toolCallStarted(paths, id, event.name, event.args, 'in_progress')];
     }
     case 'tool_result': {
       const id = acpToolCallId(event.id, event.parentToolCallId);
       const call = args.get(id);
       args.delete(id);
-      return [toolCallFinished(folder, id, event.name, call?.args, event)];
+      return [toolCallFinished(paths, id, event.name, call?.args, event)];
     }
     case 'tool_output': {
       const call = args.get(acpToolCallId(event.id, event.parentToolCallId));
@@ -97,7 +97,7 @@ export function updatesForEvent(folder: string, event: AgentEvent, args: Map<str
 }
 
 /** A stored thread as the updates an editor shows it with (session/load). */
-export function replayUpdates(folder: string, messages: readonly ChatMessage[], todos: readonly Todo[]): SessionUpdate[] {
+export function replayUpdates(paths: EditorPaths, messages: readonly ChatMessage[], todos: readonly Todo[]): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
   const open = new Map<string, OpenCall>();
   for (const message of messages) {
@@ -108,14 +108,14 @@ export function replayUpdates(folder: string, messages: readonly ChatMessage[], 
       if (message.content !== '') updates.push({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: message.content } });
       for (const call of message.toolCalls ?? []) {
         open.set(call.id, { name: call.name, args: call.args });
-        updates.push(toolCallStarted(folder, call.id, call.name, call.args, 'pending'));
+        updates.push(toolCallStarted(paths, call.id, call.name, call.args, 'pending'));
       }
     } else {
       const call = open.get(message.toolCallId);
       open.delete(message.toolCallId);
       const output = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('\n');
       updates.push(
-        toolCallFinished(folder, message.toolCallId, message.toolName, call?.args, {
+        toolCallFinished(paths, message.toolCallId, message.toolName, call?.args, {
           output,
           isError: message.isError ?? output.startsWith('Error:'),
           ...(message.change ? { change: message.change } : {}),

@@ -27,6 +27,8 @@ import type { PermissionRule } from '../../core/agent/permissions/rules';
 import { newThreadState, type AgentEvent, type ThreadState } from '../../core/agent/types';
 import { LocalShellBackend } from '../../core/backends/local-shell';
 import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot, type Mounts } from '../../core/backends/mounts';
+import type { MemoryStore } from '../../core/backends/memory-store';
+import type { GitMountRoute, MountRoute } from '../../core/backends/mount-table';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import type { HookEntry } from '../../core/extensions/hooks/types';
@@ -44,6 +46,7 @@ import { editorMcpServers } from './editor-mcp';
 import { editorTerminalRunner, type CommandRunner, type CreateEditorTerminal } from './editor-terminal';
 import { permissionBridge } from './permission-bridge';
 import { replayUpdates, updatesForEvent, type OpenCall } from './session-updates';
+import type { EditorPaths } from './tool-calls';
 
 /** What a folder opens with (the command's folder runtime has this shape). */
 export interface FolderResources {
@@ -81,6 +84,13 @@ export interface AcpSessionsOptions {
   rules(): readonly PermissionRule[];
   addRule(rule: PermissionRule): Promise<void>;
   log(line: string): void;
+  /**
+   * `--mount` and Settings' mounts (SPEC §13), read on every call; the git ones at every step;
+   * the list (the mount table's) for where their paths live on disk, shown to the editor.
+   */
+  mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[]; realRoots: () => readonly { prefix: string; root: string | undefined }[] };
+  /** The store behind /memories/ (`--memories-store`, else Settings'; default SQLite on `db`). */
+  memories?: MemoryStore;
 }
 
 interface Session {
@@ -136,7 +146,7 @@ export class AcpSessions {
     const state = this.threads.load(sessionId);
     const session = await this.open(state, folder, mcpServers);
     // The history as the editor shows it, before the answer (as ACP requires).
-    if (replay) for (const update of replayUpdates(session.resources.realFolder, state.messages, state.todos)) await this.editor.update(sessionId, update);
+    if (replay) for (const update of replayUpdates(this.editorPaths(session), state.messages, state.todos)) await this.editor.update(sessionId, update);
     await this.announceCommands(session);
     return { modes: this.modeState(session) };
   }
@@ -185,12 +195,12 @@ export class AcpSessions {
       }
       compactOnly = outcome?.kind === 'compact';
     }
-    const folder = session.resources.realFolder;
+    const paths = this.editorPaths(session);
     const calls = new Map<string, OpenCall>();
     // Sent at once, so they go out in the order the agent made them (and before a permission request of the call).
     const sent: Array<Promise<void>> = [];
     const emit = (event: AgentEvent) => {
-      for (const update of updatesForEvent(folder, event, calls)) {
+      for (const update of updatesForEvent(paths, event, calls)) {
         sent.push(this.editor.update(sessionId, update).catch((err: unknown) => this.options.log(`could not send an update: ${String(err)}`)));
       }
     };
@@ -300,6 +310,8 @@ export class AcpSessions {
       memoryAuthor: state.id,
       folderBackend: new EditorFsBackend(disk, resources.realFolder, this.editor.files(state.id), log, this.commandRunner(state.id, resources)),
       skills: () => resources.skills.current().skills,
+      ...(this.options.mounts ? { extraMounts: this.options.mounts.routes } : {}),
+      ...(this.options.memories ? { memories: this.options.memories } : {}),
     });
     const session: Session = {
       id: state.id,
@@ -333,7 +345,7 @@ export class AcpSessions {
       rules: () => this.options.rules(),
       broker: permissionBridge({
         sessionId: session.id,
-        folder: resources.realFolder,
+        paths: this.editorPaths(session),
         ask: (params, signal) => this.editor.requestPermission(params, signal),
         addRule: (rule) => this.options.addRule(rule),
         log: (line) => this.options.log(line),
@@ -342,12 +354,19 @@ export class AcpSessions {
       sandboxAvailable: () => resources.sandbox !== undefined,
       resolveModel: this.options.resolveModel,
       checkpoints: this.options.checkpoints(session.folder),
+      ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
       mcp: resources.mcp,
       skills: { source: () => resources.skills.current().skills },
       hooks: { hooks: () => resources.hooks().hooks, folder: resources.realFolder, mode, env: this.options.env },
       ...(this.options.contextWindow !== undefined ? { contextWindow: this.options.contextWindow } : {}),
       ...(this.options.evictChars !== undefined ? { evictChars: this.options.evictChars } : {}),
     });
+  }
+
+  /** Where the session's virtual paths live on disk: its folder, and the mounts as they are now. */
+  private editorPaths(session: Session): EditorPaths {
+    const mounts = this.options.mounts;
+    return { folder: session.resources.realFolder, mounts: () => mounts?.realRoots() ?? [] };
   }
 
   private persist(session: Session, state: ThreadState): void {
@@ -364,6 +383,11 @@ export class AcpSessions {
   }
 }
 
+/**
+ * The mounts in force (the ones routed: a mount with a problem is not) with their real folders:
+ * a local mount's folder (its source, without `ro:`), a git mount's work tree (none before its
+ * first clone).
+ */
 /** The session's folder: the editor's cwd, which must be an absolute path to a folder. */
 function sessionFolder(cwd: string): string {
   if (!isAbsolute(cwd)) throw RequestError.invalidParams(undefined, `cwd must be an absolute path (got '${cwd}')`);

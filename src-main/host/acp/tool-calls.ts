@@ -1,12 +1,15 @@
 // How a Deepdesk tool call looks in an ACP editor (SPEC §14): its kind, a short title, the
 // real absolute paths it touches (ACP requires real paths; the agent's are virtual, §1) and,
-// for writes and edits, the diff. Paths in Deepdesk's own mounts (/memories/, thread files,
-// /skills/) live nowhere on the person's disk, so they get no location.
+// for writes and edits, the diff. A virtual path is routed as the composite routes it (the
+// longest mount prefix, §1, §13): a path on a local mount lives in that mount's folder, one on
+// a git mount in its clone's work tree, any other in the project folder. Paths in Deepdesk's
+// own mounts (/memories/, thread files, /skills/) live nowhere on the person's disk, so they
+// get no location (nor a diff).
 
 import { join } from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import { ATTACHMENTS_PREFIX, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX } from '../../core/backends/mounts';
-import { normalizeVirtualPath } from '../../core/backends/paths';
+import { normalizeVirtualPath, relativeVirtual } from '../../core/backends/paths';
 import { SKILLS_MOUNT } from '../../core/extensions/skills/discover';
 import type { FileChangeSummary } from '../../core/tools/file-change';
 
@@ -23,7 +26,23 @@ const KINDS: Record<string, ToolKind> = {
   task: 'think',
 };
 
-const DEEPDESK_MOUNTS = [MEMORIES_PREFIX, LARGE_RESULTS_PREFIX, HISTORY_PREFIX, ATTACHMENTS_PREFIX, SKILLS_MOUNT];
+/** A mount's prefix and the real folder its paths live in (undefined: nowhere on the person's disk). */
+export interface EditorMount {
+  prefix: string;
+  root: string | undefined;
+}
+
+/** Where a session's virtual paths live on disk: the project folder, and the person's mounts now. */
+export interface EditorPaths {
+  folder: string;
+  mounts(): readonly EditorMount[];
+}
+
+/** Deepdesk's own mounts: nowhere on disk. (The person's mounts can never be inside them, §13.) */
+const DEEPDESK_MOUNTS: readonly EditorMount[] = [MEMORIES_PREFIX, LARGE_RESULTS_PREFIX, HISTORY_PREFIX, ATTACHMENTS_PREFIX, SKILLS_MOUNT].map((prefix) => ({
+  prefix,
+  root: undefined,
+}));
 
 export function toolKind(name: string): ToolKind {
   // The name is the model's: only our own keys count (never Object.prototype's).
@@ -73,19 +92,26 @@ export function toolTitle(name: string, rawArgs: unknown): string {
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
-/** The real path of a virtual path in the project folder, or undefined for Deepdesk's own mounts. */
-export function realPathOf(folder: string, virtualPath: string): string | undefined {
+/** The real path of a virtual path: on its mount (longest prefix) or in the project folder; undefined where it has none. */
+export function realPathOf(paths: EditorPaths, virtualPath: string): string | undefined {
   const normal = normalizeVirtualPath(virtualPath);
   if (!normal.ok) return undefined;
-  const p = normal.path;
-  if (DEEPDESK_MOUNTS.some((prefix) => p === prefix.slice(0, -1) || p.startsWith(prefix))) return undefined;
-  return p === '/' ? folder : join(folder, p);
+  let best: { base: string; root: string | undefined; rest: string } | undefined;
+  for (const mount of [...DEEPDESK_MOUNTS, ...paths.mounts()]) {
+    const base = normalizeVirtualPath(mount.prefix);
+    if (!base.ok || base.path === '/') continue;
+    const rest = relativeVirtual(base.path, normal.path);
+    if (rest !== null && (best === undefined || base.path.length > best.base.length)) best = { base: base.path, root: mount.root, rest };
+  }
+  if (best === undefined) return normal.path === '/' ? paths.folder : join(paths.folder, normal.path);
+  if (best.root === undefined) return undefined;
+  return best.rest === '' ? best.root : join(best.root, best.rest);
 }
 
-export function toolLocations(folder: string, name: string, rawArgs: unknown, change?: FileChangeSummary): ToolCallLocation[] {
+export function toolLocations(paths: EditorPaths, name: string, rawArgs: unknown, change?: FileChangeSummary): ToolCallLocation[] {
   const path = pathArg(name, asArgs(rawArgs));
   if (path === undefined) return [];
-  const real = realPathOf(folder, path);
+  const real = realPathOf(paths, path);
   if (real === undefined) return [];
   const line = change?.hunks[0]?.newStart ?? (name === 'read_file' ? readLine(asArgs(rawArgs)) : undefined);
   return [{ path: real, ...(line !== undefined ? { line } : {}) }];
@@ -99,11 +125,11 @@ function readLine(args: Args): number | undefined {
  * The diff of a write or edit. With the change the tool recorded, its hunks (with their
  * context); before the call runs (or without one), what the arguments would change.
  */
-export function toolDiff(folder: string, name: string, rawArgs: unknown, change?: FileChangeSummary): ToolCallContent[] {
+export function toolDiff(paths: EditorPaths, name: string, rawArgs: unknown, change?: FileChangeSummary): ToolCallContent[] {
   if (name !== 'write_file' && name !== 'edit_file') return [];
   const args = asArgs(rawArgs);
   const path = str(args.file_path);
-  const real = path === undefined ? undefined : realPathOf(folder, path);
+  const real = path === undefined ? undefined : realPathOf(paths, path);
   if (real === undefined) return [];
   if (change !== undefined && change.hunks.length > 0 && change.truncated !== true) {
     const oldLines = change.hunks.flatMap((h) => h.lines.filter((l) => !l.startsWith('+')).map((l) => l.slice(1)));
