@@ -8,6 +8,7 @@ import { useApi } from '../state/use-api';
 import { errorMessage } from '../state/toasts';
 import { useLiveValue } from '../state/use-live-value';
 import { VisibleText } from './VisibleText';
+import { capitalized } from '../lib/format';
 
 const SOURCE_LABEL = { user: 'your mcp.json', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
 
@@ -37,7 +38,7 @@ export function McpSettings(): React.JSX.Element {
       return true;
     } catch (err) {
       const why = errorMessage(err);
-      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}.`);
+      setError(`${capitalized(why)}.`);
       return false;
     }
   };

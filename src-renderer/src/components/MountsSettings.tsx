@@ -11,6 +11,7 @@ import { errorMessage } from '../state/toasts';
 import { useLiveValue } from '../state/use-live-value';
 import { FlagNote } from './FlagNote';
 import { VisibleText } from './VisibleText';
+import { capitalized } from '../lib/format';
 
 export interface MountsSettingsProps {
   memoriesStore: string;
@@ -35,14 +36,14 @@ export function MountsSettings({ memoriesStore, memoriesStoreFlag, onMemoriesSto
       return true;
     } catch (err) {
       const why = errorMessage(err);
-      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}.`);
+      setError(`${capitalized(why)}.`);
       return false;
     }
   };
 
   const add = async (): Promise<void> => {
     const why = savedMountError(prefix.trim(), spec.trim());
-    if (why !== null) return setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}.`);
+    if (why !== null) return setError(`${capitalized(why)}.`);
     if (await run(() => api.call('mounts.add', { prefix: prefix.trim(), spec: spec.trim() }))) {
       setPrefix('');
       setSpec('');

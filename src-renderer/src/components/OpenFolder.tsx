@@ -9,6 +9,7 @@ import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { Icon, Spinner } from './Icon';
 import { RemoteFolderDialog } from './RemoteFolderDialog';
+import { capitalized } from '../lib/format';
 
 interface OpenFolderProps {
   info: AppInfo;
@@ -55,7 +56,7 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
     } catch (err) {
       // What was typed stays, to be corrected.
       const why = errorMessage(err);
-      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}`);
+      setError(capitalized(why));
     } finally {
       setOpening(null);
     }

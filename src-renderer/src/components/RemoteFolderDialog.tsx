@@ -12,6 +12,7 @@ import { useApi } from '../state/use-api';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
 import { ModelPicker } from './ModelPicker';
+import { capitalized } from '../lib/format';
 
 interface RemoteFolderDialogProps {
   info: AppInfo;
@@ -53,7 +54,7 @@ export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteF
       onOpened(await request());
     } catch (err) {
       const why = errorMessage(err);
-      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}`);
+      setError(capitalized(why));
     } finally {
       setConnecting(null);
     }

@@ -22,6 +22,7 @@ import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
+import { capitalized } from '../lib/format';
 
 export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
   contextWindowText: string;
@@ -120,7 +121,7 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
     } catch (err) {
       // Not saved: the dialog stays open with what was typed.
       const why = errorMessage(err);
-      setError(`${why.charAt(0).toUpperCase()}${why.slice(1)}. ${keySaved ? 'The API key was saved; the other settings were not.' : 'Nothing was saved.'}`);
+      setError(`${capitalized(why)}. ${keySaved ? 'The API key was saved; the other settings were not.' : 'Nothing was saved.'}`);
       return;
     } finally {
       setSaving(false);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { clip, contextFraction, formatBytes, formatCost, formatRelativeTime, formatTokens } from './format';
+import { capitalized, clip, contextFraction, formatBytes, formatCost, formatRelativeTime, formatTokens } from './format';
 
 describe('formatters', () => {
   it('formats token counts', () => {
@@ -45,5 +45,13 @@ describe('formatters', () => {
   it('clips long text', () => {
     expect(clip('abcdef', 4)).toBe('abc…');
     expect(clip('abc', 4)).toBe('abc');
+  });
+});
+
+describe('capitalized', () => {
+  it('starts the text with a capital and keeps the rest', () => {
+    expect(capitalized('folder not found: /x')).toBe('Folder not found: /x');
+    expect(capitalized('')).toBe('');
+    expect(capitalized('éte')).toBe('Éte');
   });
 });

@@ -64,3 +64,8 @@ export function formatElapsed(ms: number): string {
   if (m < 60) return `${m} min ${String(s % 60).padStart(2, '0')} s`;
   return `${Math.floor(m / 60)} h ${String(m % 60).padStart(2, '0')} min`;
 }
+
+/** An error's message as the start of a sentence in the window ("folder not found…" → "Folder not found…"). */
+export function capitalized(text: string): string {
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+}
