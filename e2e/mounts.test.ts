@@ -3,13 +3,13 @@
 // mount (a file:// bare repository made here) commits the agent's write, and its history
 // shows the commit; the section passes the axe audit.
 
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../src-main/core/models/testing/scripted-server';
+import { makeRemote, remoteFile } from '../src-main/core/backends/git-mount.test-support';
 import { auditEveryWay, describeViolations } from './axe';
 import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
 
@@ -19,24 +19,13 @@ afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
-
 function fixtures(): { ref: string; bare: string } {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-e2e-mounts-')));
   made.push(root);
   const ref = join(root, 'ref');
   mkdirSync(ref);
   writeFileSync(join(ref, 'facts.md'), 'the sky is green\n');
-  const bare = join(root, 'kb.git');
-  const seed = join(root, 'seed');
-  git(root, 'init', '--bare', '-b', 'main', bare);
-  git(root, 'init', '-b', 'main', seed);
-  writeFileSync(join(seed, 'readme.md'), 'hello\n');
-  git(seed, 'add', '.');
-  git(seed, 'commit', '-m', 'seed');
-  git(seed, 'push', '-q', bare, 'main');
-  return { ref, bare };
+  return { ref, bare: makeRemote(root, { 'readme.md': 'hello\n' }) };
 }
 
 const textOf = (content: unknown): string =>
@@ -91,7 +80,7 @@ describe('Settings › Mounts', () => {
     expect(results[1]).toBe("Error: '/ref/new.md' is on a read-only mount");
     expect(results[2]).toBe('Updated file /kb/note.md');
     expect(existsSync(join(ref, 'new.md'))).toBe(false);
-    expect(git(ref, '--git-dir', bare, 'show', 'main:note.md')).toBe('a note\n');
+    expect(remoteFile(bare, 'note.md')).toBe('a note\n');
 
     await openSettings(page);
     const kb = mountsRegion(page).getByRole('listitem', { name: '/kb/' });

@@ -4,29 +4,13 @@
 // agent reads a mounted file and cannot write a read-only one); bad values exit 2 with the
 // reason; Settings' mounts apply and a flag wins at its prefix.
 
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeRemote, remoteFile, remoteSubjects } from '../core/backends/git-mount.test-support';
 import { useCliTestEnv } from './cli-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-mounts');
-
-const GIT_ENV = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: 'utf8' });
-
-/** A bare repository with one commit (`readme.md`). */
-function bareRepo(root: string): string {
-  const bare = join(root, 'kb.git');
-  const seed = join(root, 'seed');
-  git(root, 'init', '--bare', '-b', 'main', bare);
-  git(root, 'init', '-b', 'main', seed);
-  writeFileSync(join(seed, 'readme.md'), 'hello\n');
-  git(seed, 'add', '.');
-  git(seed, 'commit', '-m', 'seed');
-  git(seed, 'push', '-q', bare, 'main');
-  return bare;
-}
 
 async function tools(args: string[], calls: unknown[]) {
   const r = await t.deepdesk(['tools', '--folder', t.folder, ...args], {}, calls.map((c) => JSON.stringify(c)).join('\n') + '\n');
@@ -61,7 +45,7 @@ describe('deepdesk tools --mount', () => {
   }, 60_000);
 
   it('a git mount on a file:// bare repository: each call that changes it is one commit, pushed', async () => {
-    const bare = bareRepo(t.dataDir);
+    const bare = makeRemote(t.dataDir, { 'readme.md': 'hello\n' });
     const r = await tools(
       ['--mount', `/kb/=git+file://${bare}#main`],
       [
@@ -76,11 +60,11 @@ describe('deepdesk tools --mount', () => {
     expect(r.outputs[0]).toContain('hello');
     expect(r.outputs[1]).toBe('Updated file /kb/a.md');
     expect(r.outputs[3]).toBe('Updated file /kb/b.md');
-    const log = git(t.dataDir, '--git-dir', bare, 'log', '--format=%s', 'main').trim().split('\n');
+    const log = remoteSubjects(bare);
     expect(log).toHaveLength(3);
     expect(log[0]).toMatch(/^deepdesk: write_file \/kb\/b\.md/);
     expect(log[1]).toMatch(/^deepdesk: write_file \/kb\/a\.md/);
-    expect(git(t.dataDir, '--git-dir', bare, 'show', 'main:a.md')).toBe('alpha\n');
+    expect(remoteFile(bare, 'a.md')).toBe('alpha\n');
     // The clone lives in the data folder, never in the project folder.
     expect(existsSync(join(t.dataDir, 'mounts'))).toBe(true);
     expect(existsSync(join(t.folder, '.git'))).toBe(false);

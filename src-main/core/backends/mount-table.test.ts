@@ -3,13 +3,13 @@
 // Settings at the same prefix, Settings changes applying to the next call, a missing folder
 // told and left out, and a git mount committing a step (history shows it).
 
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitToolStep } from '../agent/middleware/mount-steps';
+import { makeRemote, remoteFile } from './git-mount.test-support';
 import { parseMountSpec } from './mount-spec';
 import { MountTable, parseMountFlags, type SavedMount } from './mount-table';
 import { createDefaultMounts } from './mounts';
@@ -110,15 +110,7 @@ describe('MountTable', () => {
   });
 
   it('opens a git remote as a git mount under <data-dir>/mounts: a step is one commit, shown in its history', async () => {
-    const bare = path.join(tmp, 'kb.git');
-    const seed = path.join(tmp, 'seed');
-    const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' }, encoding: 'utf8' });
-    git(tmp, 'init', '--bare', '-b', 'main', bare);
-    git(tmp, 'init', '-b', 'main', seed);
-    fs.writeFileSync(path.join(seed, 'readme.md'), 'hello\n');
-    git(seed, 'add', '.');
-    git(seed, 'commit', '-m', 'seed');
-    git(seed, 'push', bare, 'main');
+    const bare = makeRemote(tmp, { 'readme.md': 'hello\n' });
     const t = table([`/kb/=git+file://${bare}`]);
     const mounts = createDefaultMounts({ folder: path.join(tmp, 'project'), db, execute: false, extraMounts: () => t.routes() });
     expect(t.list()).toEqual([{ prefix: '/kb/', source: `git+file://${bare}`, kind: 'git', readOnly: false, from: 'flag' }]);
@@ -129,7 +121,7 @@ describe('MountTable', () => {
     const history = await t.history('/kb/');
     expect(history?.[0]?.subject).toMatch(/^deepdesk: write_file \/kb\/note\.md/);
     expect(history?.map((c) => c.subject).at(-1)).toBe('seed');
-    expect(git(tmp, '--git-dir', bare, 'show', 'main:note.md')).toBe('note\n');
+    expect(remoteFile(bare, 'note.md')).toBe('note\n');
     expect(fs.readdirSync(path.join(tmp, 'data', 'mounts')).length).toBeGreaterThan(0);
     expect(await t.history('/nope/')).toBeUndefined();
   });

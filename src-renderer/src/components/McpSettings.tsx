@@ -5,10 +5,9 @@
 import { useId, useState } from 'react';
 import type { McpListDto, McpServerDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
-import { errorMessage } from '../state/toasts';
+import { useListChange } from '../state/use-list-change';
 import { useLiveValue } from '../state/use-live-value';
 import { VisibleText } from './VisibleText';
-import { capitalized } from '../lib/format';
 
 const SOURCE_LABEL = { user: 'your mcp.json', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
 
@@ -29,19 +28,8 @@ export function McpSettings(): React.JSX.Element {
   const [name, setName] = useState('');
   const [target, setTarget] = useState('');
   const [sandbox, setSandbox] = useState(true);
-  const [error, setError] = useState<string | null>(null);
+  const { error, setError, run } = useListChange(set);
 
-  const run = async (work: () => Promise<McpListDto>): Promise<boolean> => {
-    setError(null);
-    try {
-      set(await work());
-      return true;
-    } catch (err) {
-      const why = errorMessage(err);
-      setError(`${capitalized(why)}.`);
-      return false;
-    }
-  };
 
   const add = async (): Promise<void> => {
     const entry = entryFromForm(target, sandbox);

@@ -8,6 +8,7 @@ import { savedMountError, type MountCommitDto, type MountInfoDto, type MountsLis
 import { memoriesStoreTextError } from '../../../src-main/core/backends/memories-store-text';
 import { useApi } from '../state/use-api';
 import { errorMessage } from '../state/toasts';
+import { useListChange } from '../state/use-list-change';
 import { useLiveValue } from '../state/use-live-value';
 import { FlagNote } from './FlagNote';
 import { VisibleText } from './VisibleText';
@@ -26,20 +27,9 @@ export function MountsSettings({ memoriesStore, memoriesStoreFlag, onMemoriesSto
   const titleId = useId();
   const [prefix, setPrefix] = useState('');
   const [spec, setSpec] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const { error, setError, run } = useListChange(set);
   const storeProblem = memoriesStoreFlag ? null : memoriesStoreTextError(memoriesStore);
 
-  const run = async (work: () => Promise<MountsListDto>): Promise<boolean> => {
-    setError(null);
-    try {
-      set(await work());
-      return true;
-    } catch (err) {
-      const why = errorMessage(err);
-      setError(`${capitalized(why)}.`);
-      return false;
-    }
-  };
 
   const add = async (): Promise<void> => {
     const why = savedMountError(prefix.trim(), spec.trim());
