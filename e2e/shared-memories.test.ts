@@ -4,32 +4,22 @@
 // password, which comes from PGPASSWORD.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../src-main/core/backends/testing/postgres';
-import { launchBrowser, openApp, repo, screenshot, startServe, type ServeHandle } from './harness';
+import { openApp, repo, screenshot, useE2ESession } from './harness';
 
-let browser: Browser;
-let serve: ServeHandle | undefined;
+const e2e = useE2ESession();
 let database: TestDatabase | undefined;
 let teammate: string | undefined;
 
-beforeAll(async () => {
-  if (!existsSync(join(repo, 'out/renderer/index.html'))) throw new Error('run `npm run build` before the end-to-end tests (npm test does)');
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 afterEach(async () => {
-  await serve?.stop();
-  serve = undefined;
   await database?.drop();
   database = undefined;
   if (teammate) rmSync(teammate, { recursive: true, force: true });
+  teammate = undefined;
 });
 
 describe('the Memories panel on a shared PostgreSQL store', () => {
@@ -48,8 +38,8 @@ describe('the Memories panel on a shared PostgreSQL store', () => {
       });
     asTeammate(['write', '/memories/release.md'], 'Releases are tagged vX.Y.Z and signed.\n');
 
-    serve = await startServe({ extraArgs: ['--memories-store', url], env: { PGPASSWORD: password } });
-    const page = await openApp(browser, serve.url);
+    const serve = await e2e.serve({ extraArgs: ['--memories-store', url], env: { PGPASSWORD: password } });
+    const page = await openApp(e2e.browser, serve.url);
     const memories = page.getByRole('region', { name: 'Memories' });
     await expect.poll(() => memories.innerText(), { timeout: 15_000 }).toMatch(/release\.md[\s\S]*by you/);
     // The panel says where the memories live, and that they are shared beyond this computer.
