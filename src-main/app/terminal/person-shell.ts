@@ -3,8 +3,9 @@
 // commands run in ptys of their own, see command-view.ts). Output goes through an
 // OutputMirror (scrollback for late viewers, flow control from the window's acks).
 import { randomBytes } from 'node:crypto';
-import * as pty from 'node-pty';
+import type * as pty from 'node-pty';
 import { killProcessTree } from '../../core/backends/process-tree';
+import { spawnPty } from '../../core/process/spawn';
 import { resolveShell } from '../../core/backends/pty-exec';
 import { sanitizeEnv } from '../../core/backends/shell-env';
 import { OutputMirror, type MirrorListener, type MirrorSubscribeOptions, type OutputMirrorOptions } from './output-mirror';
@@ -64,7 +65,7 @@ export class PersonShell {
     const shell = this.options.command?.file ?? this.options.shell ?? resolveShell(env.SHELL);
     let proc: pty.IPty;
     try {
-      proc = pty.spawn(shell, this.options.command?.args ?? [], { name: 'xterm-256color', cols: this.cols, rows: this.rows, cwd: this.options.rootDir, env });
+      proc = spawnPty({ role: 'shell', file: shell, args: this.options.command?.args ?? [], cols: this.cols, rows: this.rows, cwd: this.options.rootDir, env });
     } catch (err) {
       this.mirror.push(`\r\nCould not start ${shell}: ${err instanceof Error ? err.message : String(err)}\r\n`);
       return;

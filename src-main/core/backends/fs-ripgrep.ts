@@ -3,7 +3,7 @@
 // skipped, symlinks not followed. Binary detection is left to the caller (`-a`), because
 // ripgrep's own stops at the first NUL anywhere in a file, which the walker cannot mirror.
 
-import { spawn } from 'node:child_process';
+import { spawnPipe } from '../process/spawn';
 import type { SearchDeadline } from './fs-deadline';
 
 export interface RipgrepTarget {
@@ -91,17 +91,19 @@ export function ripgrepFiles(target: RipgrepTarget, deadline: SearchDeadline, on
 async function run(rg: string, args: string[], deadline: SearchDeadline, onChunk: (chunk: Buffer) => Promise<void>): Promise<RipgrepOutcome> {
   let child;
   try {
-    child = spawn(rg, args, { stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    child = spawnPipe({ role: 'search', file: rg, args, stdio: ['ignore', 'pipe', 'pipe'] });
   } catch {
     return { ok: false };
   }
+  const { stdout, stderr: errStream } = child;
+  if (!stdout || !errStream) return { ok: false };
   let spawnFailed = false;
   let killed = false;
   let stderr = '';
   child.on('error', () => {
     spawnFailed = true;
   });
-  child.stderr.on('data', (d: Buffer) => {
+  errStream.on('data', (d: Buffer) => {
     if (stderr.length < 4096) stderr += d.toString('utf8');
   });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
@@ -110,7 +112,7 @@ async function run(rg: string, args: string[], deadline: SearchDeadline, onChunk
     child.kill('SIGKILL');
   });
   try {
-    for await (const chunk of child.stdout) {
+    for await (const chunk of stdout) {
       if (killed) break;
       await onChunk(chunk as Buffer);
     }

@@ -2,7 +2,7 @@
 // deadline and an AbortSignal that end git's whole process group (ssh included), and on
 // every call the settings that keep anything fetched from the remote from running code.
 
-import { spawn } from 'node:child_process';
+import { runToEnd } from '../process/spawn';
 import { ALLOWED_PROTOCOLS } from './git-url';
 
 /** Given to git before every subcommand (`-c key=value`). */
@@ -82,52 +82,22 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     ...(options.workTree !== undefined ? [`--work-tree=${options.workTree}`] : []),
     ...args,
   ];
-  return new Promise((resolve) => {
-    if (options.signal?.aborted) {
-      resolve({ code: null, stdout: '', stderr: 'cancelled', timedOut: false, aborted: true });
-      return;
-    }
-    const detached = process.platform !== 'win32';
-    const child = spawn('git', full, {
-      cwd: options.cwd ?? options.workTree ?? options.gitDir ?? process.cwd(),
-      env: options.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached,
-      windowsHide: true,
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let timedOut = false;
-    let aborted = false;
-    const kill = () => {
-      try {
-        if (detached && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, options.timeoutMs);
-    const onAbort = () => {
-      aborted = true;
-      kill();
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    const done = (result: GitRunResult) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve(result);
-    };
-    child.on('error', (e) => done({ code: null, stdout: '', stderr: e.message, timedOut, aborted, spawnError: e.message }));
-    child.on('close', (code) =>
-      done({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), timedOut, aborted }),
-    );
-  });
+  return runToEnd({
+    role: 'git',
+    file: 'git',
+    args: full,
+    cwd: options.cwd ?? options.workTree ?? options.gitDir ?? process.cwd(),
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+  }).then((r) => ({
+    code: r.code,
+    stdout: r.stdout.toString('utf8'),
+    stderr: r.aborted && r.code === null && r.stderr.length === 0 ? 'cancelled' : r.stderr.toString('utf8'),
+    timedOut: r.timedOut,
+    aborted: r.aborted,
+    ...(r.spawnError !== undefined ? { spawnError: r.spawnError } : {}),
+  }));
 }
 
 /** The gist of a failed git call for a message: the `fatal:`/`error:` lines, else the last line. */

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { basename } from 'node:path';
-import * as pty from 'node-pty';
+import type * as pty from 'node-pty';
+import { spawnPty } from '../process/spawn';
 import { collectPtyRun, endPty, type PtyRunOptions } from './pty-run';
 import { currentAttribution } from '../checkpoints/attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
@@ -160,7 +161,10 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
 async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
   let proc: pty.IPty;
   try {
-    proc = pty.spawn(spec.file, spec.args, {
+    proc = spawnPty({
+      role: 'command',
+      file: spec.file,
+      args: spec.args,
       name: spec.env.TERM ?? 'xterm-256color',
       cols: opts.cols ?? 120,
       rows: opts.rows ?? 30,

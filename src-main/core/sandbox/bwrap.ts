@@ -3,7 +3,7 @@
 // paths inside the project are bound read-only again, and the secrets are covered by an
 // unreadable, read-only empty folder or file. Mounts are applied parents first, so a
 // secret or protected path inside a writable folder stays covered.
-import { execFile } from 'node:child_process';
+import { runToEnd } from '../process/spawn';
 import { accessSync, constants, lstatSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { ResolvedPolicy } from './policy';
@@ -101,7 +101,7 @@ export function findBwrap(path: string | undefined = process.env.PATH): string |
 }
 
 /** Runs `bwrap … true` with the same isolation a command gets; resolves to an error text or undefined. */
-export function probeBwrap(bwrap: string): Promise<string | undefined> {
+export async function probeBwrap(bwrap: string): Promise<string | undefined> {
   const args = [
     '--ro-bind',
     '/',
@@ -121,11 +121,7 @@ export function probeBwrap(bwrap: string): Promise<string | undefined> {
     '--die-with-parent',
     'true',
   ];
-  return new Promise((resolve) => {
-    execFile(bwrap, args, { timeout: 10_000 }, (error, _stdout, stderr) => {
-      if (!error) return resolve(undefined);
-      const detail = String(stderr).trim().split('\n')[0] || error.message;
-      resolve(detail);
-    });
-  });
+  const ran = await runToEnd({ role: 'probe', file: bwrap, args, timeoutMs: 10_000 });
+  if (ran.spawnError === undefined && ran.code === 0) return undefined;
+  return ran.stderr.toString('utf8').trim().split('\n')[0] || ran.spawnError || (ran.timedOut ? 'timed out' : `exit code ${ran.code}`);
 }
