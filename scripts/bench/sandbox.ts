@@ -6,6 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAgentDefinition } from '../../src-main/core/agent/create-agent';
+import { McpHub } from '../../src-main/core/extensions/mcp/hub';
+import { EVERYTHING, stdioEntry } from '../../src-main/core/extensions/mcp/hub.test-support';
 import { runAgent } from '../../src-main/core/agent/loop';
 import type { PermissionRule } from '../../src-main/core/agent/permissions/rules';
 import { newThreadState } from '../../src-main/core/agent/types';
@@ -145,6 +147,55 @@ async function benchAgentStep(section: Section, sandbox: Sandbox, folder: string
   });
 }
 
+const SERVER_CALLS = 200;
+
+/**
+ * The sandbox's cost per MCP tool call: server-everything's echo through the hub, the same
+ * server sandboxed and not, interleaved (what a sandboxed server pays per call: the checks
+ * before its result is accepted, and bwrap's namespaces on its pipes).
+ */
+async function benchServerCall(section: Section, options: BenchOptions, folder: string, dataDir: string): Promise<void> {
+  const hubs = { sandboxed: true, unsandboxed: false } as const;
+  const opened: McpHub[] = [];
+  try {
+    const calls: Record<string, () => Promise<string>> = {};
+    for (const [label, sandboxed] of Object.entries(hubs)) {
+      const hub = new McpHub({ folder, dataDir, env: process.env, clientInfo: { name: 'deepdesk-bench', version: '0' } });
+      opened.push(hub);
+      await hub.configure([stdioEntry('every', [EVERYTHING, 'stdio'], { sandbox: sandboxed })], []);
+      const state = hub.states()[0]!;
+      if (state.status !== 'connected') throw new Error(`server-everything (${label}) did not connect: ${state.error ?? state.status}`);
+      const never = new AbortController().signal;
+      calls[label] = async () => {
+        const r = await hub.callTool('mcp__every__echo', { message: 'bench' }, never);
+        const text = typeof r === 'string' ? r : JSON.stringify(r);
+        if (text.startsWith('Error: ')) throw new Error(`echo failed: ${text.slice(0, 200)}`);
+        return `${text.length} chars`;
+      };
+    }
+    progress(`MCP echo calls, sandboxed server and not`);
+    const runs = Math.max(options.runs * 40, SERVER_CALLS);
+    const results = await timeInterleaved({ sandboxed: { run: calls.sandboxed! }, unsandboxed: { run: calls.unsandboxed! } }, { runs, budgetMs: 30_000 });
+    const inside = results.sandboxed!;
+    const outside = results.unsandboxed!;
+    if (inside.error || outside.error) {
+      section.rows.push({ name: 'MCP tool call, sandboxed server vs not', ours: `error: ${inside.error ?? outside.error}` });
+      return;
+    }
+    const a = median(inside.times);
+    const b = median(outside.times);
+    section.rows.push({
+      name: `MCP tool call (server-everything echo): sandboxed server vs not (${inside.times.length} calls each)`,
+      ours: `${formatMs(a)} vs ${formatMs(b)} (+${formatMs(a - b)})`,
+      ratio: formatRatio(a, b),
+      target: `≤ +${TARGET_EXTRA_MS} ms median`,
+      result: verdict(a - b <= TARGET_EXTRA_MS),
+    });
+  } finally {
+    for (const hub of opened) await hub.close().catch(() => undefined);
+  }
+}
+
 export async function benchSandbox(report: Report, options: BenchOptions): Promise<void> {
   const section = report.section('Issue 11 · Trust II: sandbox cost per command (bubblewrap)');
   const availability = await detectSandbox();
@@ -159,6 +210,9 @@ export async function benchSandbox(report: Report, options: BenchOptions): Promi
     await benchCommands(section, options, sandbox, folder);
     await benchAgentStep(section, sandbox, folder, dataDir).catch((err: unknown) =>
       section.rows.push({ name: 'agent step with execute', ours: `error: ${errorText(err)}` }),
+    );
+    await benchServerCall(section, options, folder, dataDir).catch((err: unknown) =>
+      section.rows.push({ name: 'MCP tool call, sandboxed server vs not', ours: `error: ${errorText(err)}` }),
     );
     section.notes.push('both sides run through the same LocalShellBackend and pty; sandboxed adds prepare (policy, private TMPDIR, git state) + bwrap + the post-run checks and blocked-line scan');
     section.notes.push(`ratio = sandboxed ÷ unsandboxed; ${availability.kind}; machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores at the end`);
