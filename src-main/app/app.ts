@@ -59,8 +59,11 @@ import { WorkspaceService } from './workspace/workspace-service';
 import { McpHub } from '../core/extensions/mcp/hub';
 import { McpService } from './mcp/mcp-service';
 import { FolderTrustService, isFolderConfigPath } from './trust/folder-trust-service';
+import { touchesEntryFiles } from './trust/entry-file-changes';
 import { ExtensionsService } from './extensions/extensions-service';
 import { TrustStore } from '../core/trust/store';
+import { trustGatedHub } from '../core/trust/gated-hub';
+import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
 import { attachMcpResources, McpReferenceError } from './mcp/message-references';
 import { listCommands, resolveSlash, SlashCommandError, type CommandSources, type SlashOutcome } from './commands/slash-commands';
 import { openWithSystem } from './open-external';
@@ -172,7 +175,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(remote ? { folderBackend: remote.shell } : {}),
   });
   // The agent's commands run in the sandbox when this machine (or the remote) has one (SPEC §7).
-  const sandbox = remote ? remote.shell.sandbox : await createSandbox({ projectDir: realpathSync(options.folder), dataDir: options.dataDir });
+  const sandbox = remote ? remote.shell.sandbox : await createSandbox(folderSandboxPolicy({ projectDir: realpathSync(options.folder), dataDir: options.dataDir }));
   const sandboxStatus: SandboxAvailability = sandbox
     ? { available: true, kind: sandbox.kind }
     : remote
@@ -243,11 +246,14 @@ export async function createApp(options: AppOptions): Promise<App> {
   // The one trust gate for the folder's own configuration (SPEC §9): MCP servers, hooks, skills.
   const trustStore = new TrustStore(options.dataDir, { onProblem: notice });
   const folderTrust = new FolderTrustService({ folder: realFolder, env, store: trustStore, onState: (state) => send('trust.changed', state) });
-  const mcp = new McpService({
+  // The agent, slash commands and Settings see the folder's servers through the trust gate at
+  // every use: a revoke or a changed entry takes effect before the reload that stops them.
+  const gatedHub = trustGatedHub(hub, { folder: realFolder, gate: trustStore, onStale: () => mcp.scheduleReload() });
+  const mcp: McpService = new McpService({
     folder: realFolder,
     dataDir: options.dataDir,
     env,
-    hub,
+    hub: gatedHub,
     trust: trustStore,
     ...(options.mcpConfigFiles ? { cliFiles: options.mcpConfigFiles } : {}),
     onChange: () => send('mcp.changed', {}),
@@ -256,13 +262,20 @@ export async function createApp(options: AppOptions): Promise<App> {
   const extensions = new ExtensionsService({ folder: realFolder, dataDir: options.dataDir, trust: trustStore, onChange: () => send('extensions.changed', {}), onProblem: notice });
   folderTrust.onGranted(() => mcp.reload());
   folderTrust.onGranted(() => extensions.reload());
+  // Trust given or revoked elsewhere (`deepdesk trust --revoke`, another window): the question,
+  // the servers (stopped) and the hooks and skills follow at once.
+  trustStore.onChange(() => {
+    void folderTrust.refresh();
+    void mcp.reload();
+    extensions.reload();
+  });
 
-  const commandSources: CommandSources = { mcp: hub, skills: () => extensions.skills() };
+  const commandSources: CommandSources = { mcp: gatedHub, skills: () => extensions.skills() };
 
   const threads: ThreadService = new ThreadService({
     db,
     folder: options.folder,
-    mcp: hub,
+    mcp: gatedHub,
     skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
     ...(remote ? {} : { hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env } }),
     approvals,
@@ -305,7 +318,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     backend: shared.folder,
     onChange: (paths) => {
       send('files.changed', { paths });
-      if (paths.some((p) => isFolderConfigPath(p.path))) {
+      if (paths.some((p) => isFolderConfigPath(p.path)) || touchesEntryFiles(realFolder, paths)) {
         void folderTrust.refresh();
         mcp.scheduleReload();
         extensions.scheduleReload();
@@ -417,7 +430,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
       let expanded = outcome?.kind === 'send' ? outcome.text : text;
       try {
-        expanded = await attachMcpResources(expanded, hub);
+        expanded = await attachMcpResources(expanded, gatedHub);
       } catch (err) {
         if (err instanceof McpReferenceError) throw new ContractError(err.message, 'bad_request');
         throw err;
@@ -498,20 +511,23 @@ export async function createApp(options: AppOptions): Promise<App> {
     'mcp.restart': ({ name }) => mcp.restart(name),
     'mcp.resources': async ({ query }) => {
       const words = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-      return hub
+      return gatedHub
         .resources()
         .filter((r) => words.every((w) => `${r.server}:${r.uri} ${r.name}`.toLowerCase().includes(w)))
         .slice(0, 50)
         .map((r) => ({ server: r.server, uri: r.uri, name: r.name, ...(r.description !== undefined ? { description: r.description } : {}) }));
     },
     'mcp.prompts': async () =>
-      hub.prompts().map((p) => ({ command: `/${p.qualifiedName}`, ...(p.description !== undefined ? { description: p.description } : {}), arguments: p.arguments.map((a) => ({ name: a.name, required: a.required })) })),
+      gatedHub.prompts().map((p) => ({ command: `/${p.qualifiedName}`, ...(p.description !== undefined ? { description: p.description } : {}), arguments: p.arguments.map((a) => ({ name: a.name, required: a.required })) })),
     'skills.list': async () => extensions.skillsList(),
     'skills.setEnabled': async ({ name, enabled }) => extensions.setSkillEnabled(name, enabled),
     'hooks.list': async () => extensions.hooksList(),
     'hooks.setEnabled': async ({ id, enabled }) => extensions.setHookEnabled(id, enabled),
-    'trust.get': async () => folderTrust.state(),
-    'trust.grant': () => folderTrust.grant(),
+    'trust.get': async () => {
+      await folderTrust.refresh();
+      return folderTrust.state();
+    },
+    'trust.grant': ({ digest }) => folderTrust.grant(digest),
     'trust.dismiss': async () => folderTrust.dismiss(),
 
     'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),

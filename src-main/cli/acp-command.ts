@@ -14,6 +14,7 @@ import { stopAllProcesses } from '../core/process/supervisor';
 import { detectSandbox } from '../core/sandbox';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { startAcpAgent } from '../host/acp/acp-agent';
+import { acpTrustScope } from './acp-trust';
 import { cliChatModel, openFolderRuntime } from './folder-runtime';
 import { projectFolder } from './folders';
 import { packageVersion } from './package-version';
@@ -46,6 +47,10 @@ export async function acpCommand(argv: string[]): Promise<number> {
   // A library that logs with console.log would corrupt the protocol stream.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
 
+  // `--trust` trusts one folder, for this process only: the one given with --folder, else the
+  // first session's. Every other folder an editor opens asks as usual (SPEC §9).
+  const trusting = acpTrustScope(values.trust === true, values.folder !== undefined ? folder : undefined);
+
   const db = openDatabase(databasePath(dataDir));
   const checkpoints = CheckpointStore.open(dataDir);
   const ruleBook = personRuleBook(dataDir, env, say);
@@ -64,7 +69,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
       defaultFolder: folder,
       sandbox: await detectSandbox(),
       openFolder: (sessionFolder, mcpServers) =>
-        openFolderRuntime({ folder: sessionFolder, dataDir, env, mcpFiles: values['mcp-config'] ?? [], trust: values.trust === true, extraMcpServers: mcpServers, say }),
+        openFolderRuntime({ folder: sessionFolder, dataDir, env, mcpFiles: values['mcp-config'] ?? [], trust: trusting(sessionFolder), extraMcpServers: mcpServers, say }),
       checkpoints: (sessionFolder) => recorderFor(checkpoints, sessionFolder),
       rules: () => ruleBook.rules(),
       addRule: (rule) => ruleBook.add(rule),

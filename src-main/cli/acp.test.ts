@@ -2,7 +2,8 @@
 // SDK's client side on its stdin/stdout, the scripted model server behind it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import {
@@ -390,5 +391,34 @@ describe('deepdesk acp', () => {
     expect(messages.find((m) => m.id === 3)?.result).toEqual({ sessions: [] });
     child.stdin.end();
     expect(await new Promise((done) => child.once('close', done))).toBe(0);
+  });
+});
+
+describe('deepdesk acp --trust', () => {
+  it("trusts the folder given for this process only: a session on another folder the editor opens does not load that folder's hooks", async () => {
+    const other = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-acp-other-')));
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-acp-markers-')));
+    try {
+      const hook = (folder: string, marker: string): void => {
+        mkdirSync(join(folder, '.deepdesk'), { recursive: true });
+        writeFileSync(join(folder, '.deepdesk', 'hooks.json'), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `touch "${marker}"` }] }] } }));
+      };
+      hook(t.folder, join(outside, 'given'));
+      hook(other, join(outside, 'other'));
+      const editor = startEditor({ args: ['--trust'] });
+      await initialize(editor);
+      const elsewhere = (await editor.conn.agent.request(methods.agent.session.new, { cwd: other, mcpServers: [] })).sessionId;
+      t.server.push({ text: 'one' }, { text: 'two' });
+      expect((await prompt(editor, elsewhere, 'hi')).stopReason).toBe('end_turn');
+      expect(existsSync(join(outside, 'other'))).toBe(false);
+      const given = (await editor.conn.agent.request(methods.agent.session.new, { cwd: t.folder, mcpServers: [] })).sessionId;
+      expect((await prompt(editor, given, 'hi')).stopReason).toBe('end_turn');
+      expect(existsSync(join(outside, 'given'))).toBe(true);
+      // Nothing was recorded: --trust is for this process.
+      expect(existsSync(join(t.dataDir, 'trust.json')) ? readFileSync(join(t.dataDir, 'trust.json'), 'utf8') : '{}').not.toContain('hook:');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

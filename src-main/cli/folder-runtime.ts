@@ -5,7 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import type { McpServerConfig } from '../core/config/mcp-config-types';
-import type { McpHub } from '../core/extensions/mcp/hub';
+import type { McpHubApi } from '../core/extensions/mcp/types';
 import { hooksSource } from '../core/extensions/hooks/config';
 import { createSkillCatalog } from '../core/extensions/skills/discover';
 import { skillProblemLine } from '../core/extensions/skills/trust-entries';
@@ -15,6 +15,10 @@ import { ModelConfigError } from '../core/models/errors';
 import type { ChatModel } from '../core/models/types';
 import { createSandbox } from '../core/sandbox';
 import type { Sandbox } from '../core/sandbox/types';
+import { trustGatedHub } from '../core/trust/gated-hub';
+import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
+import { trustReport } from '../core/trust/report';
+import { SessionTrust } from '../core/trust/session-trust';
 import { TrustStore } from '../core/trust/store';
 import { startMcpServers } from './mcp-servers';
 import { UsageError } from './usage';
@@ -51,7 +55,10 @@ export interface FolderExtensionsOptions {
   env: NodeJS.ProcessEnv;
   /** `--mcp-config FILE` (repeatable). */
   mcpFiles: readonly string[];
-  /** `--trust`: the folder's untrusted configuration loads for this session only. */
+  /**
+   * `--trust`: the folder's configuration as it is now loads for this session only (nothing is
+   * recorded; what changes or appears afterwards is not trusted by it).
+   */
   trust: boolean;
   /** MCP servers given by the caller itself (an editor's), after the files' (later wins). */
   extraMcpServers?: readonly McpServerConfig[];
@@ -63,7 +70,8 @@ export interface FolderExtensionsOptions {
 export interface LocalFolderExtensions {
   /** The folder's real path (hooks and skills are keyed by it). */
   realFolder: string;
-  mcp: McpHub;
+  /** The servers through the trust gate: a project server whose trust is revoked (or whose entry changed) is not offered from the next step. */
+  mcp: McpHubApi;
   skills: ReturnType<typeof createSkillCatalog>;
   hooks: ReturnType<typeof hooksSource>;
   close(): Promise<void>;
@@ -83,7 +91,7 @@ export interface FolderRuntime extends LocalFolderExtensions {
 
 /** A local folder's sandbox and extensions (acp's sessions). */
 export async function openFolderRuntime(options: FolderRuntimeOptions): Promise<FolderRuntime> {
-  const sandbox = await createSandbox({ projectDir: options.folder, dataDir: options.dataDir });
+  const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: options.folder, dataDir: options.dataDir }));
   return { ...(await openLocalExtensions(options.folder, options)), sandbox };
 }
 
@@ -100,24 +108,28 @@ async function openLocalExtensions(folder: string, options: FolderExtensionsOpti
   const realFolder = realpathSync(folder);
   const trustStore = new TrustStore(dataDir);
   try {
+    // Trust is asked at every step (a revoke in another process applies from the next one);
+    // `--trust` adds, for this session, what the folder holds now.
+    const gate = new SessionTrust(trustStore);
+    if (options.trust) gate.grant(realFolder, (await trustReport(realFolder, trustStore, env)).untrusted);
     const mcpServers = await startMcpServers({
       folder,
       dataDir,
       env,
       files: options.mcpFiles,
-      trust: options.trust,
-      store: trustStore,
+      trust: false,
+      store: gate,
       say,
       ...(options.extraMcpServers ? { extraServers: options.extraMcpServers } : {}),
     });
-    const isTrusted = options.trust ? () => true : (entry: { key: string; digest: string }) => trustStore.isTrusted(folder, entry);
+    const isTrusted = (entry: { key: string; digest: string }): boolean => gate.isTrusted(realFolder, entry);
     const skills = createSkillCatalog({ dataDir, home: homedir(), folder: realFolder, isTrusted });
     for (const problem of skills.current().problems) say(skillProblemLine(problem));
-    const hooks = hooksSource({ dataDir, folder: realFolder, isTrusted });
+    const hooks = hooksSource({ dataDir, folder: realFolder, isTrusted, version: () => gate.version() });
     for (const problem of hooks().problems) say(problem);
     return {
       realFolder,
-      mcp: mcpServers.hub,
+      mcp: trustGatedHub(mcpServers.hub, { folder: realFolder, gate }),
       skills,
       hooks,
       async close() {

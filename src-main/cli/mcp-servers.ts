@@ -8,7 +8,7 @@ import { mergeServers } from '../core/config/mcp-config';
 import type { McpServerConfig } from '../core/config/mcp-config-types';
 import { McpHub } from '../core/extensions/mcp/hub';
 import { loadProjectConfiguration } from '../core/trust/project-configuration';
-import type { TrustStore } from '../core/trust/store';
+import type { TrustGate } from '../core/trust/types';
 import { untrustedNotice } from '../core/trust/report';
 import { openWithSystem } from '../app/open-external';
 import { FileSecretStore } from '../app/settings/file-secret-store';
@@ -24,8 +24,8 @@ export interface CliMcpOptions {
   trust: boolean;
   /** One line for the person (stderr), without the `deepdesk: ` prefix. */
   say(line: string): void;
-  /** The session's trust store, when it has one open already. */
-  store?: TrustStore;
+  /** The session's trust (its store, and what `--trust` added), when it has one open already. */
+  store?: TrustGate;
   /** Servers the caller gives itself (an ACP editor's), merged after the files (later wins). */
   extraServers?: readonly McpServerConfig[];
 }

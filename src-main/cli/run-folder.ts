@@ -11,6 +11,7 @@ import { openFolderBackend } from '../app/folders/folder-backend';
 import { folderLocationText, remoteFolderLabel, type FolderLocation } from '../app/folders/folder-location';
 import { remoteFolderLimitsNotice } from '../app/remote-folder';
 import { openCommandFolder } from './folders';
+import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
 
 export interface RunFolder {
   /** The local path or the ssh:// URL (the thread's folder). */
@@ -29,7 +30,7 @@ export async function openRunFolder(location: FolderLocation, options: { dataDir
   const text = folderLocationText(location);
   if (location.kind === 'local') {
     // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
-    const sandbox = await createSandbox({ projectDir: location.path, dataDir: options.dataDir });
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: location.path, dataDir: options.dataDir }));
     const opened = await openFolderBackend(location, { dataDir: options.dataDir, env: options.env, ...(sandbox ? { sandbox } : {}) });
     return { text, localPath: location.path, checkpointFolder: location.path, backend: opened.backend, ...(sandbox ? { sandbox } : {}), close: () => opened.close() };
   }

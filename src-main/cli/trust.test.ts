@@ -53,6 +53,16 @@ describe('deepdesk trust', () => {
     expect(twice.stdout).toBe(`${t.folder} was not trusted; nothing to revoke\n`);
   });
 
+  it("shows a remote server's headers and the person's variables each entry expands, and records exactly what it printed", async () => {
+    writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { api: { url: 'https://api.example.com/mcp', headers: { Authorization: 'Bearer ${OPENAI_API_KEY}' } } } }));
+    const result = await t.deepdesk(['trust', '--folder', t.folder]);
+    expect(result.code).toBe(0);
+    const line = result.stdout.split('\n')[0]!;
+    expect(line).toContain("Authorization: 'Bearer ${OPENAI_API_KEY}'");
+    expect(line).toMatch(/your environment variables: OPENAI_API_KEY$/);
+    expect(trustedKeys()).toEqual(['mcp:api']);
+  });
+
   it('is bad usage with arguments or a folder that does not exist', async () => {
     expect((await t.deepdesk(['trust', 'extra', '--folder', t.folder])).code).toBe(2);
     const missing = await t.deepdesk(['trust', '--folder', join(t.folder, 'nope')]);

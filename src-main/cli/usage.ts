@@ -98,7 +98,8 @@ acp options:
   --folder DIR          the folder session/list lists without a cwd (each session works in
                         the editor's cwd)
   --mcp-config FILE     MCP servers from FILE too, besides the editor's (repeatable)
-  --trust               load the folders' untrusted configuration for this session only
+  --trust               load one folder's untrusted configuration (--folder's, else the
+                        first session's), as it is now, for this process only
   --context-window N    override the model's context window (tokens)
   --evict-chars N       override the large-result eviction threshold (characters)
 

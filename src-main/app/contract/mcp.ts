@@ -41,6 +41,10 @@ export const trustStateSchema = z.object({
   untrusted: z.array(trustEntrySchema),
   /** The person said `Not now` in this session. */
   dismissed: z.boolean(),
+  /** The digest of the list shown: `trust.grant` sends it back, and trusts only while it still holds. */
+  digest: z.string(),
+  /** Why the last `Trust folder` trusted nothing (the configuration changed since it was shown). */
+  note: z.string().optional(),
 });
 export type TrustStateDto = z.infer<typeof trustStateSchema>;
 
@@ -65,8 +69,12 @@ export const mcpMethods = {
     result: z.array(z.object({ command: z.string(), description: z.string().optional(), arguments: z.array(z.object({ name: z.string(), required: z.boolean() })) })),
   },
   'trust.get': { params: z.object({}).strict(), result: trustStateSchema },
-  /** `Trust folder`: records trust in every entry listed, then loads them. */
-  'trust.grant': { params: z.object({}).strict(), result: trustStateSchema },
+  /**
+   * `Trust folder`: records trust in every entry of the list that was shown (its `digest`), then
+   * loads them; when the folder's configuration changed since, trusts nothing and answers with
+   * the new list and a `note`.
+   */
+  'trust.grant': { params: z.object({ digest: z.string().min(1).max(200) }).strict(), result: trustStateSchema },
   /** `Not now`: the question is not put again in this session (until the configuration changes). */
   'trust.dismiss': { params: z.object({}).strict(), result: trustStateSchema },
 } as const;

@@ -49,7 +49,7 @@ describe('skills and hooks through the contract', () => {
     expect((await call('hooks.list', {})).hooks).toEqual([]);
     expect((await call('skills.list', {})).skills).toEqual([]);
 
-    await call('trust.grant', {});
+    await call('trust.grant', { digest: (await call('trust.get', {})).digest });
     const hooks = (await call('hooks.list', {})).hooks;
     expect(hooks.map((h) => [h.event, h.source])).toEqual([['UserPromptSubmit', 'project']]);
     expect((await call('skills.list', {})).skills.map((s) => s.name)).toEqual(['deploy']);

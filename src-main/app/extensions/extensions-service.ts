@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { watch, type FSWatcher } from 'node:fs';
 import { z } from 'zod';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
-import { loadHooks, userHooksFile, type LoadedHooks } from '../../core/extensions/hooks/config';
+import { hooksSource, loadHooks, userHooksFile, type LoadedHooks } from '../../core/extensions/hooks/config';
 import type { HookEntry } from '../../core/extensions/hooks/types';
 import { createSkillCatalog, type SkillDiscovery } from '../../core/extensions/skills/discover';
 import type { SkillListing } from '../../core/extensions/skills/prompt';
@@ -37,6 +37,10 @@ export class ExtensionsService {
   private readonly disabledSkills = new Set<string>();
   private readonly catalog: { current(): SkillDiscovery };
   private loadedHooks: LoadedHooks = { hooks: [], untrusted: [], problems: [] };
+  /** Mutated in place: the hooks source reads it at every load. */
+  private readonly disabledHooks = new Set<string>();
+  /** The hooks as they are at this event: hooks.json, the scripts they run and trust looked at again. */
+  private readonly hooksNow: () => LoadedHooks;
   private listing: SkillListing | undefined;
   private timer: NodeJS.Timeout | null = null;
   private watcher: FSWatcher | null = null;
@@ -55,6 +59,14 @@ export class ExtensionsService {
     });
     const isTrusted = (entry: { key: string; digest: string }): boolean => options.trust.isTrusted(options.folder, entry);
     this.catalog = createSkillCatalog({ dataDir: options.dataDir, home: options.home ?? homedir(), folder: options.folder, isTrusted, disabled: this.disabledSkills });
+    this.hooksNow = hooksSource({
+      dataDir: options.dataDir,
+      folder: options.folder,
+      isTrusted,
+      disabled: this.disabledHooks,
+      // Trust given or revoked (here or in another process), a hook turned off.
+      version: () => [options.trust.version(), [...this.syncDisabledHooks()]],
+    });
     this.reload();
     this.watchHooksFile();
   }
@@ -64,9 +76,9 @@ export class ExtensionsService {
     return this.catalog.current().skills;
   }
 
-  /** The hooks in force now. */
+  /** The hooks in force now: checked again at every event (SPEC §9: a revoke or a changed script applies before the next step). */
   hooks(): HookEntry[] {
-    return this.loadedHooks.hooks;
+    return this.hooksNow().hooks;
   }
 
   /** What the prompt's skill list made of them last (for Settings: what was shortened or left out). */
@@ -134,6 +146,15 @@ export class ExtensionsService {
     this.state.update((s) => ({ ...s, disabledHooks: toggled(s.disabledHooks, id, enabled) }));
     this.reload();
     return this.hooksList();
+  }
+
+  private syncDisabledHooks(): ReadonlySet<string> {
+    const now = this.state.current().disabledHooks ?? [];
+    if (now.length !== this.disabledHooks.size || now.some((id) => !this.disabledHooks.has(id))) {
+      this.disabledHooks.clear();
+      for (const id of now) this.disabledHooks.add(id);
+    }
+    return this.disabledHooks;
   }
 
   private syncDisabled(): void {

@@ -62,7 +62,7 @@ describe('MCP servers through the contract', () => {
     expect((await call('mcp.list', {})).servers[0]).toMatchObject({ name: 'theirs', status: 'not-trusted', statusText: 'Not trusted' });
 
     expect(await call('trust.dismiss', {})).toMatchObject({ dismissed: true });
-    const granted = await call('trust.grant', {});
+    const granted = await call('trust.grant', { digest: (await call('trust.get', {})).digest });
     expect(granted.untrusted).toEqual([]);
     expect((await call('mcp.list', {})).servers[0]!.status).toBe('connected');
 

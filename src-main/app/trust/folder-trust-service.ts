@@ -1,8 +1,10 @@
 // The folder's trust question for the window (SPEC §9): what its own configuration would
 // load and is not trusted (MCP servers, hooks, skills: every loader of core/trust), `Trust
-// folder` and `Not now`. Whatever loads that configuration listens and loads again.
+// folder` and `Not now`. `Trust folder` trusts the list that was shown, by its digest: a
+// change in between trusts nothing and shows the new list. Whatever loads that
+// configuration listens and loads again.
 
-import { trustReport } from '../../core/trust/report';
+import { shownDigest, trustReport } from '../../core/trust/report';
 import type { TrustStore } from '../../core/trust/store';
 import type { TrustReport } from '../../core/trust/types';
 import type { TrustStateDto } from '../contract';
@@ -11,6 +13,8 @@ import type { TrustStateDto } from '../contract';
 export function isFolderConfigPath(path: string): boolean {
   return path === '/.mcp.json' || path === '/.deepdesk/hooks.json' || /^\/(?:\.deepdesk|\.agents|\.claude)\/skills(?:\/|$)/.test(path) || path === '/.deepdesk' || path === '/.agents' || path === '/.claude';
 }
+
+export const CHANGED_SINCE_SHOWN = "The folder's configuration changed since it was shown, so nothing was trusted. This is what it would load now.";
 
 export interface FolderTrustOptions {
   /** The folder's real path. */
@@ -45,11 +49,23 @@ export class FolderTrustService {
 
   state(): TrustStateDto {
     const untrusted = this.report.untrusted.map((e) => ({ kind: e.kind, key: e.key, label: e.label, file: e.file }));
-    return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digestOf(this.report) };
+    const digest = shownDigest(this.report);
+    return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digest, digest };
   }
 
-  /** `Trust folder`: exactly what the person was shown is trusted (an entry changed since is asked about again). */
-  async grant(): Promise<TrustStateDto> {
+  /**
+   * `Trust folder` on the list whose digest is `shown`: exactly those entries, with the content
+   * they had when listed, are trusted. If the folder's configuration gives another list now,
+   * nothing is trusted and the answer is the new list with a note.
+   */
+  async grant(shown: string): Promise<TrustStateDto> {
+    await this.refresh();
+    if (shownDigest(this.report) !== shown) {
+      const state = { ...this.state(), note: CHANGED_SINCE_SHOWN };
+      this.options.onState(state);
+      return state;
+    }
+    // Digests of content as it was read for the list: a change since is simply not trusted.
     this.options.store.trust(this.options.folder, this.report.untrusted);
     await this.refresh();
     // What loads now has loaded (or failed) when the answer comes back.
@@ -60,7 +76,7 @@ export class FolderTrustService {
   }
 
   dismiss(): TrustStateDto {
-    this.dismissedDigest = digestOf(this.report);
+    this.dismissedDigest = shownDigest(this.report);
     const state = this.state();
     this.options.onState(state);
     return state;
@@ -71,8 +87,4 @@ export class FolderTrustService {
     this.granted.add(listener);
     return () => this.granted.delete(listener);
   }
-}
-
-function digestOf(report: TrustReport): string {
-  return report.untrusted.map((e) => `${e.key}=${e.digest}`).sort().join('\n');
 }

@@ -23,6 +23,7 @@ import { READ_FLAGS, accessError, errnoOf, isInside, linkTargetOf, resolveInside
 import { currentTargetGuard, type GuardedOperation } from './target-guard';
 import { forEachLimit } from './fs-pool';
 import { gitSurfaceReason } from '../git/surface';
+import { entryFilesReason } from '../trust/protected-entry-files';
 import { findRipgrep } from './ripgrep-binary';
 import type { SearchEnv, SearchTarget } from './fs-search';
 import { globTree, grepFile, grepTree } from './fs-search';
@@ -105,7 +106,9 @@ export class FilesystemBackend implements Backend {
   async alwaysAskReason(inputPath: string): Promise<string | null> {
     const checked = normalizeVirtualPath(inputPath);
     if (!checked.ok || !this.virtualMode) return null;
-    return gitSurfaceReason(this.rootDir, path.join(this.rootDir, ...checked.path.split('/').filter(Boolean)), os.homedir());
+    const target = path.join(this.rootDir, ...checked.path.split('/').filter(Boolean));
+    // What the folder's configuration runs (a hook's script, SPEC §9) asks like the configuration itself.
+    return (await gitSurfaceReason(this.rootDir, target, os.homedir())) ?? entryFilesReason(this.rootDir, target);
   }
 
   /** Asks the current call's guard (if any) when a path reaches another file than it names. */

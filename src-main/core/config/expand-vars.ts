@@ -21,3 +21,8 @@ export function expandVars(text: string, env: NodeJS.ProcessEnv): Expanded {
   });
   return missing.length > 0 ? { ok: false, missing: [...new Set(missing)] } : { ok: true, value };
 }
+
+/** The names of the variables `text` expands (each once, in order): what expandVars reads from the environment. */
+export function variableNames(text: string): string[] {
+  return [...new Set([...text.matchAll(REFERENCE)].map((m) => m[1]!))];
+}

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { canonicalJson } from '../agent/canonical-json';
-import { expandVars } from './expand-vars';
+import { expandVars, variableNames } from './expand-vars';
 import { fieldsShape, JsonFileStore } from './json-file-store';
 import { DEFAULT_MCP_TIMEOUT_MS, problemLine, type ConfigProblem, type ConfigSource, type McpServerConfig } from './mcp-config-types';
 
@@ -151,6 +151,13 @@ export function expandServerEntry(
     server = { ...base, type: entry.type, url, headers: expandRecord(fields.headers, 'headers') };
   }
   return problem !== undefined ? { problem } : { server };
+}
+
+/** The person's variables an entry expands (SPEC §9: the trust list names each), from the fields expandServerEntry expands. */
+export function entryVariables(entry: CheckedServerEntry): string[] {
+  const { fields } = entry;
+  const texts = entry.type === 'stdio' ? [entry.command, ...(fields.args ?? []), ...Object.values(fields.env ?? {})] : [entry.url, ...Object.values(fields.headers ?? {})];
+  return [...new Set(texts.flatMap(variableNames))].sort();
 }
 
 /** Lists merged by server name: a later list's entry replaces an earlier one of the same name. */

@@ -2,10 +2,11 @@
 // would load, shown and digested for trust. Skills and hooks add one entry here each.
 
 import { join } from 'node:path';
-import { readServerEntries, type CheckedServerEntry } from '../config/mcp-config';
+import { entryVariables, readServerEntries, type CheckedServerEntry } from '../config/mcp-config';
 import { problemLine } from '../config/mcp-config-types';
 import { hookTrustKey, projectHooksFile, readHooksFile } from '../extensions/hooks/config';
 import { projectSkillTrustEntries } from '../extensions/skills/trust-entries';
+import { projectHookDigest, projectServerDigest } from './entry-files';
 import { shellWord, visibleLine } from './labels';
 import type { FolderConfigLoader, TrustEntry } from './types';
 
@@ -21,17 +22,25 @@ export function mcpTrustKey(name: string): string {
 
 /**
  * `MCP server NAME: [ENV=VALUE…] COMMAND ARGS… (sandboxed[, network: DOMAINS])` or
- * `(not sandboxed)`; `MCP server NAME: URL` (with ` (sse)` for the older transport). Values are
- * as written (before `${VAR}` expansion): that is what is trusted. The environment is shown
- * because it can change what runs (NODE_OPTIONS, LD_PRELOAD, PATH).
+ * `(not sandboxed)`; `MCP server NAME: URL` (with ` (sse)` for the older transport) and
+ * `(headers: K: V, …)`; then `; your environment variables: A, B` when it expands any. Values
+ * are as written (before `${VAR}` expansion): that is what is trusted. Everything that decides
+ * what runs or what is sent is shown: the environment (NODE_OPTIONS, LD_PRELOAD, PATH), the
+ * headers (a token), and the names of the person's variables that go into them.
  */
 export function mcpServerLabel(entry: CheckedServerEntry): string {
-  if (entry.type !== 'stdio') return visibleLine(`MCP server ${entry.name}: ${entry.url}${entry.type === 'sse' ? ' (sse)' : ''}`);
+  const names = entryVariables(entry);
+  const uses = names.length > 0 ? `; your environment variables: ${names.join(', ')}` : '';
+  if (entry.type !== 'stdio') {
+    const headers = Object.entries(entry.fields.headers ?? {}).map(([key, value]) => `${key}: ${shellWord(value)}`);
+    const sent = headers.length > 0 ? ` (headers: ${headers.join(', ')})` : '';
+    return visibleLine(`MCP server ${entry.name}: ${entry.url}${entry.type === 'sse' ? ' (sse)' : ''}${sent}${uses}`);
+  }
   const env = Object.entries(entry.fields.env ?? {}).map(([key, value]) => `${key}=${shellWord(value)}`);
   const command = [entry.command, ...(entry.fields.args ?? [])].map(shellWord);
   const domains = entry.fields.allowedDomains ?? [];
   const containment = entry.fields.sandbox === false ? 'not sandboxed' : domains.length > 0 ? `sandboxed, network: ${domains.join(', ')}` : 'sandboxed';
-  return visibleLine(`MCP server ${entry.name}: ${[...env, ...command].join(' ')} (${containment})`);
+  return visibleLine(`MCP server ${entry.name}: ${[...env, ...command].join(' ')} (${containment})${uses}`);
 }
 
 /** `.mcp.json`: one entry per server that would start (a disabled one would not). */
@@ -42,7 +51,7 @@ export const mcpLoader: FolderConfigLoader = {
     const read = readServerEntries(file, 'project');
     const entries: TrustEntry[] = read.entries
       .filter((entry) => entry.fields.disabled !== true)
-      .map((entry) => ({ kind: 'mcp', key: mcpTrustKey(entry.name), file, digest: entry.digest, label: mcpServerLabel(entry) }));
+      .map((entry) => ({ kind: 'mcp', key: mcpTrustKey(entry.name), file, digest: projectServerDigest(folder, entry), label: mcpServerLabel(entry) }));
     return Promise.resolve({ entries, problems: read.problems.map(problemLine) });
   },
 };
@@ -63,7 +72,7 @@ export const hookLoader: FolderConfigLoader = {
       kind: 'hook',
       key: hookTrustKey(hook),
       file,
-      digest: hook.digest,
+      digest: projectHookDigest(folder, hook),
       label: visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}: ${hook.command}`),
     }));
     return Promise.resolve({ entries, problems: read.problems.map(problemLine) });

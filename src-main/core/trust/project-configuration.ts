@@ -4,12 +4,13 @@
 // folder opens; what did not load is returned, never thrown.
 
 import { join, resolve } from 'node:path';
-import { expandServerEntry, mergeServers, readMcpConfigFile, readServerEntries } from '../config/mcp-config';
+import { entryVariables, expandServerEntry, mergeServers, readMcpConfigFile, readServerEntries } from '../config/mcp-config';
 import { problemLine, type ConfigSource, type McpServerConfig } from '../config/mcp-config-types';
+import { projectServerDigest } from './entry-files';
 import { mcpTrustKey, projectMcpFile } from './loaders';
 import { trustReport } from './report';
 import { realFolder, TrustStore } from './store';
-import type { TrustReport } from './types';
+import type { TrustGate, TrustReport } from './types';
 
 export interface ProjectConfigurationOptions {
   folder: string;
@@ -19,8 +20,8 @@ export interface ProjectConfigurationOptions {
   mcpConfigFiles?: readonly string[];
   /** `deepdesk run --trust`: the folder's untrusted entries load for this run, and nothing is recorded. */
   trustForRun?: boolean;
-  /** The app's store; without one, trust.json is opened for this call. */
-  store?: TrustStore;
+  /** The app's store (or a session's trust on top of it); without one, trust.json is opened for this call. */
+  store?: TrustGate;
 }
 
 export interface ProjectConfiguration {
@@ -58,9 +59,10 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
     const projectRead = readServerEntries(source.file, 'project');
     const expansionProblems: string[] = [];
     for (const entry of projectRead.entries) {
-      const trusted = options.trustForRun === true || store.isTrusted(folder, { key: mcpTrustKey(entry.name), digest: entry.digest });
+      const trusted = options.trustForRun === true || store.isTrusted(folder, { key: mcpTrustKey(entry.name), digest: projectServerDigest(folder, entry) });
       const runs = trusted && entry.fields.disabled !== true;
-      const expanded = expandServerEntry(entry, source, env, { asWritten: !runs });
+      // Only the variables the trust list named are expanded (SPEC §9).
+      const expanded = expandServerEntry(entry, source, namedOnly(env, entryVariables(entry)), { asWritten: !runs });
       if ('problem' in expanded) expansionProblems.push(problemLine(expanded.problem));
       else (trusted ? project : untrusted).push(expanded.server);
     }
@@ -85,6 +87,10 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
       report: options.trustForRun ? { ...report, untrusted: [] } : report,
     };
   } finally {
-    if (options.store === undefined) store.close();
+    if (options.store === undefined) (store as TrustStore).close();
   }
+}
+
+function namedOnly(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
+  return Object.fromEntries(names.filter((name) => Object.hasOwn(env, name)).map((name) => [name, env[name]]));
 }

@@ -2,11 +2,12 @@
 // (SPEC §9), for the window's `Trust this folder?` list, `deepdesk trust` and the line
 // `deepdesk run` prints.
 
+import { createHash } from 'node:crypto';
 import { FOLDER_CONFIG_LOADERS } from './loaders';
-import { realFolder, type TrustStore } from './store';
-import type { FolderConfigLoader, TrustEntry, TrustReport } from './types';
+import { realFolder } from './store';
+import type { FolderConfigLoader, TrustEntry, TrustGate, TrustReport } from './types';
 
-export async function trustReport(folder: string, store: TrustStore, env: NodeJS.ProcessEnv, loaders: readonly FolderConfigLoader[] = FOLDER_CONFIG_LOADERS): Promise<TrustReport> {
+export async function trustReport(folder: string, store: TrustGate, env: NodeJS.ProcessEnv, loaders: readonly FolderConfigLoader[] = FOLDER_CONFIG_LOADERS): Promise<TrustReport> {
   const real = realFolder(folder);
   const results = await Promise.all(
     loaders.map((loader) =>
@@ -23,6 +24,16 @@ export async function trustReport(folder: string, store: TrustStore, env: NodeJS
     untrusted: entries.filter((entry) => !store.isTrusted(real, entry)),
     problems: results.flatMap((r) => r.problems),
   };
+}
+
+/**
+ * What the person is shown, as one digest: `Trust folder` and `deepdesk trust` send it back,
+ * and trust is given only while the folder's configuration still gives the same one.
+ */
+export function shownDigest(report: Pick<TrustReport, 'untrusted'>): string {
+  return createHash('sha256')
+    .update(report.untrusted.map((e) => `${e.key}=${e.digest}\0${e.label}`).sort().join('\n'))
+    .digest('hex');
 }
 
 export const UNTRUSTED_LINE = "deepdesk: not loading this folder's configuration";

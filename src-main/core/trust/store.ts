@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { JsonFileStore, recordShape, type JsonFileProblem } from '../config/json-file-store';
 import { realPathOf } from '../sandbox/policy';
-import type { TrustEntry } from './types';
+import { pathsStamp } from './entry-files';
+import type { TrustEntry, TrustGate } from './types';
 
 const folderTrustSchema = z.object({
   /** Entry key → sha256 of its content when trusted. */
@@ -30,10 +31,12 @@ export function realFolder(folder: string): string {
   return realPathOf(folder);
 }
 
-export class TrustStore {
+export class TrustStore implements TrustGate {
   private readonly store: JsonFileStore<Record<string, FolderTrust>>;
+  private readonly file: string;
 
   constructor(dataDir: string, options: { onProblem?: (problem: JsonFileProblem) => void } = {}) {
+    this.file = trustFile(dataDir);
     this.store = new JsonFileStore({
       path: trustFile(dataDir),
       shape: recordShape(folderTrustSchema),
@@ -46,6 +49,11 @@ export class TrustStore {
   isTrusted(folder: string, entry: TrustedContent): boolean {
     const record = this.store.current()[realFolder(folder)];
     return record !== undefined && Object.hasOwn(record.entries, entry.key) && record.entries[entry.key] === entry.digest;
+  }
+
+  /** trust.json's identity and change times: another process's trust or revoke changes it. */
+  version(): string {
+    return pathsStamp([this.file]);
   }
 
   /** Records trust in these entries' current content (other entries of the folder keep theirs). */

@@ -28,3 +28,13 @@ export interface TrustReport {
   untrusted: TrustEntry[];
   problems: string[];
 }
+
+/**
+ * Whether an entry, with this content, is trusted in a folder: the store in the data folder
+ * (trust.json), or a session's own trust on top of it (`--trust`). Asked again at every step.
+ */
+export interface TrustGate {
+  isTrusted(folder: string, entry: Pick<TrustEntry, 'key' | 'digest'>): boolean;
+  /** Changes whenever what is trusted may have changed (here or in another process): a cheap stat. */
+  version(): string;
+}

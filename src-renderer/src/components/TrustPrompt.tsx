@@ -1,6 +1,8 @@
 // The folder's own configuration (SPEC §9): until the person trusts it, nothing of it loads.
 // The question does not block the window: it lists exactly what would load (each MCP server
 // with its command or URL and whether it runs sandboxed, each hook, each skill) and waits.
+// `Trust folder` sends the digest of the list on screen: if the configuration changed since,
+// nothing is trusted and the new list is shown with a note.
 
 import { useState } from 'react';
 import { useApi } from '../state/use-api';
@@ -16,7 +18,7 @@ export function TrustPrompt(): React.JSX.Element | null {
   const act = async (method: 'trust.grant' | 'trust.dismiss'): Promise<void> => {
     setBusy(true);
     try {
-      const next = await api.safe(method, {});
+      const next = method === 'trust.grant' ? await api.safe('trust.grant', { digest: state.digest }) : await api.safe('trust.dismiss', {});
       if (next) set(next);
     } finally {
       setBusy(false);
@@ -29,6 +31,11 @@ export function TrustPrompt(): React.JSX.Element | null {
         Trust this folder?
       </h2>
       <p className="muted small">This folder&apos;s own configuration would load the following. Nothing of it runs until you trust it.</p>
+      {state.note ? (
+        <p className="small" role="status">
+          {state.note}
+        </p>
+      ) : null}
       <ul className="trust-list">
         {state.untrusted.map((entry) => (
           <li key={entry.key} title={entry.file}>

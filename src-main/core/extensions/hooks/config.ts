@@ -5,12 +5,12 @@
 // naming it, an entry that cannot be used is one problem naming its field, the rest load.
 
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../../agent/canonical-json';
 import { readJsonObject } from '../../config/mcp-config';
 import { problemLine, type ConfigProblem } from '../../config/mcp-config-types';
+import { hookFiles, pathsStamp, projectHookDigest } from '../../trust/entry-files';
 import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, type HookEntry, type HookEventName } from './types';
 
 export function userHooksFile(dataDir: string): string {
@@ -103,7 +103,7 @@ export interface LoadHooksOptions {
   dataDir: string;
   /** The folder (real path); its `.deepdesk/hooks.json` loads only through isTrusted. */
   folder?: string;
-  /** Whether a project hook is trusted (TrustStore.isTrusted for the folder, or true for `--trust`). */
+  /** Whether a project hook (its key, and its digest with the files it runs) is trusted (the folder's trust gate). */
   isTrusted: (entry: { key: string; digest: string }) => boolean;
   /** Hook ids the person turned off (Settings). */
   disabled?: ReadonlySet<string>;
@@ -121,7 +121,9 @@ export interface LoadedHooks {
 export function loadHooks(options: LoadHooksOptions): LoadedHooks {
   const user = readHooksFile(userHooksFile(options.dataDir), 'user');
   const project = options.folder !== undefined ? readHooksFile(projectHooksFile(options.folder), 'project') : { hooks: [], problems: [] };
-  const trusted = project.hooks.filter((hook) => options.isTrusted({ key: hookTrustKey(hook), digest: hook.digest }));
+  // What the hook runs from the folder is part of it (SPEC §9): a changed script is a changed hook.
+  const folder = options.folder;
+  const trusted = folder === undefined ? [] : project.hooks.filter((hook) => options.isTrusted({ key: hookTrustKey(hook), digest: projectHookDigest(folder, hook) }));
   const off = options.disabled ?? new Set<string>();
   return {
     hooks: [...user.hooks, ...trusted].filter((hook) => !off.has(hook.id)),
@@ -131,31 +133,27 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
 }
 
 /**
- * loadHooks, read again only when one of the two files changed (size, mtime, inode) or
- * `version()` did (e.g. a trust or Settings change): cheap enough to call at every event,
- * so an edited hooks.json applies from the next event without a restart.
+ * loadHooks, read again only when one of the two files or a file a project hook runs changed
+ * (identity, size, change times) or `version()` did (a trust or Settings change, here or in
+ * another process): cheap enough to call at every event, so an edited hooks.json, a changed
+ * script or a revoked trust applies from the next event without a restart.
  */
 export function hooksSource(options: LoadHooksOptions & { version?: () => unknown }): () => LoadedHooks {
   let key: string | undefined;
   let loaded: LoadedHooks | undefined;
   const files = [userHooksFile(options.dataDir), ...(options.folder !== undefined ? [projectHooksFile(options.folder)] : [])];
+  let runs: string[] = [];
   return () => {
-    const now = JSON.stringify([files.map(fileStamp), options.version?.() ?? null]);
-    if (loaded === undefined || now !== key) {
-      loaded = loadHooks(options);
-      key = now;
-    }
+    const before = JSON.stringify([pathsStamp(files), pathsStamp(runs), options.version?.() ?? null]);
+    if (loaded !== undefined && before === key) return loaded;
+    loaded = loadHooks(options);
+    const folder = options.folder;
+    const now = folder === undefined ? [] : [...new Set([...loaded.hooks, ...loaded.untrusted].filter((h) => h.source === 'project').flatMap((h) => hookFiles(folder, h)))].sort();
+    // Stamped as things were before reading them: a change made meanwhile is read next time.
+    key = JSON.stringify(now) === JSON.stringify(runs) ? before : undefined;
+    runs = now;
     return loaded;
   };
-}
-
-function fileStamp(file: string): string {
-  try {
-    const st = statSync(file);
-    return `${st.ino}:${st.size}:${st.mtimeMs}`;
-  } catch {
-    return 'none';
-  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

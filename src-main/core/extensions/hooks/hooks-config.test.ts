@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { projectHookDigest } from '../../trust/entry-files';
 import { trustReport } from '../../trust/report';
 import { TrustStore } from '../../trust/store';
 import { hooksSource, hookTrustKey, loadHooks, projectHooksFile, readHooksFile, userHooksFile } from './config';
@@ -107,7 +108,8 @@ describe('hooksSource', () => {
     writeJson(userHooksFile(dataDir), { hooks: { Stop: [{ hooks: [cmd('./one.sh'), cmd('./two-longer.sh')] }] } });
     expect(source().hooks.map((h) => h.command)).toEqual(['./one.sh', './two-longer.sh']);
     const project = readHooksFile(projectHooksFile(folder), 'project').hooks[0]!;
-    store.trust(folder, [{ key: hookTrustKey(project), digest: project.digest }]);
+    // The digest covers the script the command names (SPEC §9).
+    store.trust(folder, [{ key: hookTrustKey(project), digest: projectHookDigest(folder, project) }]);
     trustVersion++;
     expect(source().hooks.map((h) => h.command)).toEqual(['./one.sh', './two-longer.sh', './project.sh']);
   });

@@ -7,6 +7,7 @@ import type { McpStdioServerConfig } from '../../config/mcp-config-types';
 import { startProcess } from '../../process/supervisor';
 import { loadMcpSdk, type McpSdk } from './sdk';
 import type { ProcessExit, SupervisedProcess } from '../../process/types';
+import { folderSandboxPolicy } from '../../trust/protected-entry-files';
 
 export interface StdioServerContext {
   /** The project folder (real path): the server's cwd and, sandboxed, its one writable folder. */
@@ -40,7 +41,8 @@ export async function startStdioServer(config: McpStdioServerConfig, context: St
     cwd: context.folder,
     env: config.env,
     baseEnv: context.env,
-    sandbox: config.sandbox === false ? false : { projectDir: context.folder, dataDir: context.dataDir, allowedDomains: config.allowedDomains },
+    // What the folder's configuration runs stays read-only for the server too (SPEC §9).
+    sandbox: config.sandbox === false ? false : folderSandboxPolicy({ projectDir: context.folder, dataDir: context.dataDir, allowedDomains: config.allowedDomains }),
   });
   return {
     transport: new SupervisedStdioTransport(server, sdk),
