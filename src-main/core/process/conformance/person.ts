@@ -21,8 +21,12 @@ export function localPerson(env: ConformanceEnvironment): Person {
   return { sh: (script, cwd) => shell('/bin/sh', ['-c', script], personEnv(env), cwd) };
 }
 
-/** The person on the remote: `<sshCommand> <host> 'cd DIR && …'` with their environment exported there. */
-export function sshPerson(env: ConformanceEnvironment, sshCommand: string, host: string): Person {
+/**
+ * The person on the remote: `<sshCommand> <host> 'cd DIR && …'` with their environment
+ * exported there; one connection of their own, shared by their calls (`controlDir`).
+ */
+export function sshPerson(env: ConformanceEnvironment, sshCommand: string, host: string, controlDir: string): Person {
+  const ssh = `${sshCommand} -o ControlMaster=auto -o ControlPersist=60 -o ${shQuote(`ControlPath=${controlDir}/person-%C`)}`;
   return {
     sh(script, cwd) {
       const exports = Object.entries(personEnv(env))
@@ -30,7 +34,7 @@ export function sshPerson(env: ConformanceEnvironment, sshCommand: string, host:
         .map(([name, value]) => `export ${name}=${shQuote(value)}`)
         .join('; ');
       const remote = `${exports}; cd ${shQuote(cwd)} && ${script}`;
-      return shell('/bin/sh', ['-c', `${sshCommand} ${shQuote(host)} ${shQuote(remote)}`], personEnv(env));
+      return shell('/bin/sh', ['-c', `${ssh} ${shQuote(host)} ${shQuote(remote)}`], personEnv(env));
     },
   };
 }

@@ -29,14 +29,16 @@ export const processTreeCases: readonly ContainmentCase[] = [
   {
     group: 'process-tree',
     name: 'the whole process tree ends at the time limit (background, double fork, setsid, nohup)',
-    timeoutS: 3,
+    timeoutS: 5,
     scripts: (s) => {
       const [a, b, c, d, e] = leftBehind(s.token);
-      return [[`${a} &`, `( ${b} & ) &`, `setsid ${c} &`, `nohup ${d} >/dev/null 2>&1 &`, 'ready', e].join('\n')];
+      return [[`${a} &`, `( ${b} & ) &`, `setsid ${c} &`, `nohup ${d} >/dev/null 2>&1 &`, 'echo started > tree-started', 'ready', e].join('\n')];
     },
     async check({ person, scene, runs }) {
-      // Started, seen, then ended (a server is ended by its stop, which is its time limit).
+      // A server is ended by its stop, which is its time limit.
       for (const run of runs) await run.end();
+      // The harness: the tree was started before the limit (else nothing would be left to see).
+      expect(await readText(person, scene, 'tree-started'), 'the script got to start its tree').toBe('started\n');
       await expect.poll(() => processesWith(person, scene, `sleep ${scene.token}`), { timeout: 15_000, interval: 200 }).toEqual([]);
     },
   },
