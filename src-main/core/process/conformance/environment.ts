@@ -28,16 +28,13 @@ export function useConformanceEnvironment(): ConformanceEnvironment {
     // The memories store's URL with its password (the same password, given another way).
     DATABASE_URL: `postgres://deepdesk:${pgPassword}@db.example:5432/memories`,
   };
+  const secretOfFile = Object.fromEntries(Object.entries(secretFiles).map(([rel, text]) => [rel, /(?:SSHKEY|PGPASS|PGSERVICE|AWS)-[0-9a-f]+/.exec(text)![0]]));
   const env: ConformanceEnvironment = {
     home: '',
     secretFiles,
+    secretOfFile,
     credentials,
-    secretValues: [
-      ...Object.values(secretFiles).map((text) => /(?:SSHKEY|PGPASS|PGSERVICE|AWS)-[0-9a-f]+/.exec(text)![0]),
-      pgPassword,
-      credentials.ANTHROPIC_API_KEY!,
-      credentials.OPENAI_API_KEY!,
-    ],
+    secretValues: [...Object.values(secretOfFile), pgPassword, credentials.ANTHROPIC_API_KEY!, credentials.OPENAI_API_KEY!],
   };
   const saved = new Map<string, string | undefined>();
   let home = '';

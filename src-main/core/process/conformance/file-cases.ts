@@ -120,8 +120,15 @@ export const secretCases: readonly ContainmentCase[] = [
       ].join('\n'),
     ],
     async check({ person, scene, env, runs }) {
-      expect(await filesHolding(person, scene, scene.project, env.secretValues), 'files in the folder holding a secret').toEqual([]);
-      for (const run of runs) expect(valuesIn(run.output, env.secretValues), "secrets in the run's output").toEqual([]);
+      const copied: Record<string, string[]> = {};
+      const shown: Record<string, boolean> = {};
+      for (const [rel, secret] of Object.entries(env.secretOfFile)) {
+        copied[`~/${rel}`] = await filesHolding(person, scene, scene.project, [secret]);
+        shown[`~/${rel}`] = runs.some((run) => run.output.includes(secret));
+      }
+      const none = (value: unknown) => Object.fromEntries(Object.keys(env.secretOfFile).map((rel) => [`~/${rel}`, value]));
+      expect(copied, 'files in the folder holding each secret').toEqual(none([]));
+      expect(shown, "each secret in the run's output").toEqual(none(false));
     },
   },
 ];

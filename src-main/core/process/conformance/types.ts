@@ -102,6 +102,8 @@ export interface ConformanceEnvironment {
   home: string;
   /** Contents of the secret files under `home`, by path relative to it. */
   secretFiles: Readonly<Record<string, string>>;
+  /** The secret each of those files holds (what must not be seen anywhere), by the same path. */
+  secretOfFile: Readonly<Record<string, string>>;
   /** Values of Deepdesk's own credentials set in its environment, by variable. */
   credentials: Readonly<Record<string, string>>;
   /** Every value no run may see: the secret files' secrets and the credentials. */
