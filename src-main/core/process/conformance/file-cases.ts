@@ -2,7 +2,7 @@
 // lead outside, the folder's own configuration (protected paths), the person's secrets, and
 // kinds of file that must not be left (setuid, setgid, devices).
 import { expect } from 'vitest';
-import { filesHolding, findInProject, kindOf, readText, valuesIn } from './effects';
+import { filesHolding, findInProject, kindOf, readText } from './effects';
 import { OUTSIDE_TARGET, PROJECT_FILES } from './scene';
 import type { CaseContext, ContainmentCase } from './case';
 
