@@ -23,12 +23,13 @@ export const linkCases: readonly ContainmentCase[] = [
     name: 'a folder swapped with a symlink to outside over and over while files are written through it',
     scripts: (s) => [
       [
-        `( i=0; while [ $i -lt 150 ]; do rm -rf d; mkdir d; rm -rf d; ln -s ${s.outside} d; i=$((i+1)); done ) &`,
+        `( i=0; while [ $i -lt 100 ]; do rm -rf d; mkdir d; rm -rf d; ln -s ${s.outside} d; i=$((i+1)); done ) &`,
         'swapper=$!',
-        'i=0; while [ $i -lt 150 ]; do echo pwned > d/target.txt 2>/dev/null; echo pwned > d/new.txt 2>/dev/null; i=$((i+1)); done',
+        'i=0; while [ $i -lt 100 ]; do echo pwned > d/target.txt 2>/dev/null; echo pwned > d/new.txt 2>/dev/null; i=$((i+1)); done',
         'wait $swapper',
-        // Left as a link at the end.
+        // Left as a link at the end, and written through once more.
         `rm -rf d; ln -s ${s.outside} d`,
+        'echo pwned > d/target.txt',
       ].join('\n'),
     ],
     check: outsideUnchanged,

@@ -26,7 +26,10 @@ export const CONTAINMENT_CASES: readonly ContainmentCase[] = [
   ...trustedScriptCases,
 ];
 
-/** Per case: a fresh scene, its runs, its check, then everything it left running and the scene are gone. */
+/**
+ * Per case: a fresh scene, its runs, its check, then everything it left running and the scene
+ * are gone. CONTAINMENT_VERBOSE=1 prints each run's output (to see why an attack failed).
+ */
 const CASE_TIMEOUT_MS = 120_000;
 
 export function runContainmentConformance(path: ExecutionPath): void {
@@ -68,6 +71,7 @@ export function runContainmentConformance(path: ExecutionPath): void {
         try {
           if (c.act) runs.push(...(await c.act({ scene, person: path.person, env, path })));
           for (const script of c.scripts?.(scene, env) ?? []) runs.push(await path.run(scene, script, { timeoutS: c.timeoutS ?? 60 }));
+          if (process.env.CONTAINMENT_VERBOSE) for (const [i, run] of runs.entries()) console.log(`--- ${path.name} / ${c.name} / run ${i + 1}\n${run.output}\n${run.blocked ?? ''}`);
           await c.check({ scene, person: path.person, env, path, runs });
         } finally {
           await endAll(runs);
