@@ -1,0 +1,80 @@
+// A fresh scene for one case, made as the person (plain fs and git, outside any sandbox):
+// a project folder that is a git repository with one commit, a folder outside it, the marker
+// program, a data folder. The remote path's folder is on this machine too (the test sshd),
+// so the scene is made the same way for every path.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { personEnv } from './environment';
+import type { ConformanceEnvironment, Scene, SceneOptions } from './types';
+
+/** The project's files as committed. */
+export const PROJECT_FILES: Readonly<Record<string, string>> = {
+  'README.md': 'hello\n',
+  'a.txt': 'original a\n',
+  'd/inside.txt': 'inside d\n',
+  '.mcp.json': '{"mcpServers":{}}\n',
+  '.claude/settings.json': '{"permissions":{}}\n',
+};
+
+export const OUTSIDE_TARGET = 'original\n';
+
+export interface MadeScene extends Scene {
+  remove(): void;
+}
+
+export function makeScene(env: ConformanceEnvironment, options: SceneOptions = {}): MadeScene {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'dd-contain-')));
+  const project = join(root, 'project');
+  const outside = join(root, 'outside');
+  const dataDir = join(root, 'data');
+  for (const dir of [project, outside, dataDir]) mkdirSync(dir, { recursive: true });
+  let mounted = false;
+  const remove = () => {
+    // Lazily: a process of the run may still hold it for a moment.
+    if (mounted) spawnSync('umount', ['-l', project], { stdio: 'ignore' });
+    rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    if (options.smallDiskBytes !== undefined) {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${options.smallDiskBytes}`, 'tmpfs', project], { stdio: 'pipe' });
+      mounted = true;
+    }
+    const fired = join(root, 'fired');
+    const fire = join(root, 'fire.sh');
+    writeFileSync(fire, `#!/bin/sh\necho "ran: $0 $*" >> ${fired}\nexit 0\n`);
+    chmodSync(fire, 0o755);
+    writeFileSync(join(outside, 'target.txt'), OUTSIDE_TARGET);
+    for (const [rel, text] of Object.entries(PROJECT_FILES)) {
+      mkdirSync(join(project, rel, '..'), { recursive: true });
+      writeFileSync(join(project, rel), text);
+    }
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: project, env: personEnv(env), stdio: 'pipe' });
+    git('init', '-q', '-b', 'main');
+    git('add', '-A');
+    git('commit', '-qm', 'first');
+    // Numbers no other process on the machine has as its argument.
+    const token = String(randomInt(100_000, 999_999)) + String(randomInt(100, 999));
+    return { root, project, outside, fire, fired, dataDir, home: env.home, token, remove };
+  } catch (err) {
+    remove();
+    throw err;
+  }
+}
+
+let smallDisks: boolean | undefined;
+
+/** Whether this machine lets the suite mount a small file system (root, and mount allowed). */
+export function canMountSmallDisk(): boolean {
+  if (smallDisks !== undefined) return smallDisks;
+  const dir = mkdtempSync(join(tmpdir(), 'dd-contain-mount-'));
+  try {
+    smallDisks = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=65536', 'tmpfs', dir], { stdio: 'ignore' }).status === 0;
+    if (smallDisks) spawnSync('umount', [dir], { stdio: 'ignore' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return smallDisks;
+}

@@ -1,0 +1,111 @@
+// The containment conformance suite's contract (SPEC §7, DESIGN "process/conformance"): an
+// execution path is one way Deepdesk runs something on a folder's behalf (a sandboxed
+// command, locally or over ssh, a long-lived sandboxed server, a hook). Each adversarial
+// case runs a shell script under the path and then judges by effect, as the person: their
+// own git in the folder must not run a marker program, files outside must not change, no
+// secret or credential may be copied into the folder or the output.
+
+/** The folders and files one case works with; all under `root`, removed afterwards. */
+export interface Scene {
+  root: string;
+  /** The project folder (real path): a git repository with one commit (see scene.ts for its files). */
+  project: string;
+  /** A folder outside the project holding `target.txt` ("original\n"). */
+  outside: string;
+  /** The marker program, outside the project: each run of it appends a line to `fired`. */
+  fire: string;
+  fired: string;
+  /** Deepdesk's data folder for this scene. */
+  dataDir: string;
+  /** The person's home (shared by the scenes of one file): see environment.ts. */
+  home: string;
+  /** Digits unique to this scene, for finding its processes (`sleep <token>N`). */
+  token: string;
+}
+
+export interface SceneOptions {
+  /** The project folder is a file system of its own of this many bytes (a disk that fills up). */
+  smallDiskBytes?: number;
+}
+
+export interface PersonResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The person at the folder's machine: their own shell, outside any sandbox (local: sh; remote: over ssh). */
+export interface Person {
+  /** Runs a POSIX sh script in `cwd`; never throws. */
+  sh(script: string, cwd: string): Promise<PersonResult>;
+}
+
+/** One run under a path, its effects final (a server: after it called `ready`, while it still runs). */
+export interface ContainedRun {
+  /** What the run gave back (a command's result, a server's stdout and log, a hook's stdout and stderr): what the model or person sees. */
+  output: string;
+  /** The run's `[Sandbox blocked …]` line, if it had one. */
+  blocked?: string;
+  /** Ends what still runs (a server); resolves when it has ended. Idempotent. */
+  end(): Promise<void>;
+}
+
+export interface RunOptions {
+  /** The run's time limit: a command's or hook's timeout; a server must call `ready` within it. */
+  timeoutS: number;
+}
+
+/** The kinds of case; a path declares, with a reason, the ones that do not apply to it. */
+export type CaseGroup =
+  | 'git'
+  | 'links'
+  | 'protected'
+  | 'secrets'
+  | 'file-kinds'
+  | 'credentials'
+  | 'process-tree'
+  | 'application'
+  | 'trusted-script';
+
+/**
+ * A file in the folder that a trusted configuration entry runs (a hook's script, SPEC §9):
+ * how the path declares and trusts one, and how the product then runs it.
+ */
+export interface TrustedScriptRunner {
+  /** As the person: writes the configuration that runs the folder's `rel` script, and trusts it. */
+  install(scene: Scene, rel: string): Promise<void>;
+  /** Makes the product run the folder's trusted entries (a hook's event), as it would; resolves when they ended. */
+  trigger(scene: Scene): Promise<void>;
+  /** A sandboxed command of the same folder: the one that tries to rewrite the script. */
+  neighbour: ExecutionPath;
+}
+
+export interface ExecutionPath {
+  name: string;
+  /** For each group that does not apply to this path: why (shown as the skipped case's name). */
+  notApplicable: Partial<Record<CaseGroup, string>>;
+  person: Person;
+  setUp(env: ConformanceEnvironment): Promise<void>;
+  tearDown(): Promise<void>;
+  /**
+   * Runs `script` (POSIX sh, in the project folder) under this path. The script may call the
+   * shell function `ready` to say it did its thing (the path defines it); a server is left
+   * running from then on, until `end()`.
+   */
+  run(scene: Scene, script: string, options: RunOptions): Promise<ContainedRun>;
+  /** Paths that run a folder's trusted configuration (hooks) provide this. */
+  trustedScript?: TrustedScriptRunner;
+}
+
+/** Deepdesk's process for the suite: a person's home with secrets in it, and credentials in its environment. */
+export interface ConformanceEnvironment {
+  home: string;
+  /** Contents of the secret files under `home`, by path relative to it. */
+  secretFiles: Readonly<Record<string, string>>;
+  /** The secret each of those files holds (what must not be seen anywhere), by the same path. */
+  secretOfFile: Readonly<Record<string, string>>;
+  /** Values of Deepdesk's own credentials set in its environment, by variable. */
+  credentials: Readonly<Record<string, string>>;
+  /** Every value no run may see: the secret files' secrets and the credentials. */
+  secretValues: readonly string[];
+}
