@@ -5,7 +5,7 @@
 // Modes are the folder's saved approval mode (§7), shared with the window and `run`.
 
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type {
@@ -137,7 +137,10 @@ export class AcpSessions {
   /** session/load replays the history; session/resume (`replay: false`) only opens the thread. */
   async loadSession(sessionId: string, cwd: string, mcpServers: readonly McpServer[], replay = true): Promise<{ modes: SessionModeState }> {
     const folder = sessionFolder(cwd);
-    if (!this.threads.exists(sessionId)) throw RequestError.resourceNotFound(sessionId);
+    const thread = this.threads.get(sessionId);
+    if (thread === undefined) throw RequestError.resourceNotFound(sessionId);
+    // A session is its folder's: an editor in another folder never opens it (nor learns where it is).
+    if (!sameFolder(thread.folder, folder)) throw RequestError.invalidParams(undefined, `${sessionId} is not a session of this folder (${folder})`);
     const existing = this.sessions.get(sessionId);
     if (existing !== undefined) {
       if (existing.running !== undefined) throw RequestError.invalidRequest(undefined, 'this session is working on a prompt; cancel it first');
@@ -388,6 +391,17 @@ export class AcpSessions {
  * a local mount's folder (its source, without `ro:`), a git mount's work tree (none before its
  * first clone).
  */
+/** Whether a thread's stored folder is the session's folder (the same folder on disk, however named). */
+function sameFolder(stored: string, folder: string): boolean {
+  if (stored === '') return false;
+  if (stored === folder) return true;
+  try {
+    return realpathSync(stored) === realpathSync(folder);
+  } catch {
+    return false;
+  }
+}
+
 /** The session's folder: the editor's cwd, which must be an absolute path to a folder. */
 function sessionFolder(cwd: string): string {
   if (!isAbsolute(cwd)) throw RequestError.invalidParams(undefined, `cwd must be an absolute path (got '${cwd}')`);
