@@ -37,8 +37,8 @@ import type { Skill } from '../../core/extensions/skills/types';
 import type { ChatModel, ContentPart } from '../../core/models/types';
 import type { Sandbox, SandboxAvailability } from '../../core/sandbox/types';
 import { ReadGuard } from '../../core/tools/read-guard';
-import { listCommands, resolveSlash, SlashCommandError, type CommandSources, type SlashOutcome } from '../../app/commands/slash-commands';
-import { attachMcpResources, McpReferenceError } from '../../app/mcp/message-references';
+import { listCommands, type CommandSources } from '../../app/commands/slash-commands';
+import { expandInput, isInputError, withAttachments, type InputOutcome, type PersonMessage } from '../../app/commands/person-input';
 import { ModeService } from '../../app/modes/mode-service';
 import { ThreadStore } from '../../app/threads/thread-store';
 import { EditorFsBackend, type EditorFiles } from './editor-fs';
@@ -179,25 +179,22 @@ export class AcpSessions {
     const session = this.get(sessionId);
     if (session.running !== undefined) throw RequestError.invalidRequest(undefined, 'this session is already working on a prompt');
     const controller = new AbortController();
-    let content = promptContent(prompt);
-    let compactOnly = false;
-    if (typeof content === 'string') {
-      // Slash commands and @server:URI references work as in the window (SPEC §10, §11).
-      let outcome: SlashOutcome | null;
-      try {
-        outcome = await resolveSlash(content, this.commandSources(session), controller.signal);
-        content = await attachMcpResources(outcome?.kind === 'send' ? outcome.text : content, session.resources.mcp, controller.signal);
-      } catch (err) {
-        if (!(err instanceof SlashCommandError || err instanceof McpReferenceError)) throw err;
-        await this.say(sessionId, err.message);
-        return 'end_turn';
-      }
-      if (outcome !== null && outcome.kind !== 'send' && outcome.kind !== 'compact') {
-        await this.command(session, outcome);
-        return 'end_turn';
-      }
-      compactOnly = outcome?.kind === 'compact';
+    // Slash commands and mentions work as in the window (SPEC §10, §11), read from what the
+    // person typed only: an embedded file's text is the editor's attachment, never expanded.
+    let outcome: InputOutcome;
+    try {
+      outcome = await expandInput(typedText(prompt), this.commandSources(session), controller.signal);
+    } catch (err) {
+      if (!isInputError(err)) throw err;
+      await this.say(sessionId, err.message);
+      return 'end_turn';
     }
+    if (outcome.kind !== 'send' && outcome.kind !== 'compact') {
+      await this.command(session, outcome);
+      return 'end_turn';
+    }
+    const compactOnly = outcome.kind === 'compact';
+    const content = outcome.kind === 'send' ? promptContent(prompt, outcome) : '';
     const paths = this.editorPaths(session);
     const calls = new Map<string, OpenCall>();
     // Sent at once, so they go out in the order the agent made them (and before a permission request of the call).
@@ -229,7 +226,7 @@ export class AcpSessions {
   }
 
   /** `/mode`, `/model`, `/clear`: done here, told in one line. */
-  private async command(session: Session, outcome: Exclude<SlashOutcome, { kind: 'send' } | { kind: 'compact' }>): Promise<void> {
+  private async command(session: Session, outcome: Exclude<InputOutcome, { kind: 'send' } | { kind: 'compact' }>): Promise<void> {
     switch (outcome.kind) {
       case 'mode':
         try {
@@ -416,27 +413,45 @@ function sessionFolder(cwd: string): string {
   return folder;
 }
 
-/** The prompt's blocks as the person's message (SPEC §12: images go to the model as images). */
-export function promptContent(blocks: readonly ContentBlock[]): string | ContentPart[] {
-  const parts: ContentPart[] = blocks.map((block): ContentPart => {
-    switch (block.type) {
-      case 'text':
-        return { type: 'text', text: block.text };
-      case 'image':
-        return { type: 'image', mimeType: block.mimeType, data: block.data, ...(block.uri ? { name: block.uri } : {}) };
-      case 'audio':
-        return { type: 'file', mimeType: block.mimeType, data: block.data };
-      case 'resource_link':
-        return { type: 'text', text: `[${block.name}](${block.uri})` };
-      case 'resource': {
-        const r = block.resource;
-        if ('text' in r) return { type: 'text', text: `\n<context uri="${r.uri}">\n${r.text}\n</context>\n` };
-        return { type: 'file', mimeType: r.mimeType ?? 'application/octet-stream', data: r.blob, name: r.uri };
-      }
-      default:
-        return { type: 'text', text: '' };
-    }
-  });
+/** What the person typed: the prompt's text blocks. */
+function typedText(blocks: readonly ContentBlock[]): string {
+  return blocks.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+/**
+ * The prompt's blocks as the person's message (SPEC §12: images go to the model as images):
+ * the text blocks, or the command's text in their place, then the attachments the person's
+ * mentions named.
+ */
+function promptContent(blocks: readonly ContentBlock[], message: PersonMessage): string | ContentPart[] {
+  const parts: ContentPart[] = [];
+  if (message.fromCommand) parts.push({ type: 'text', text: message.body });
+  for (const block of blocks) {
+    if (block.type === 'text' && message.fromCommand) continue;
+    const part = blockPart(block);
+    if (part !== undefined) parts.push(part);
+  }
+  if (message.attachments.length > 0) parts.push({ type: 'text', text: withAttachments('', message.attachments) });
   if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
   return parts;
+}
+
+function blockPart(block: ContentBlock): ContentPart | undefined {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+      return { type: 'image', mimeType: block.mimeType, data: block.data, ...(block.uri ? { name: block.uri } : {}) };
+    case 'audio':
+      return { type: 'file', mimeType: block.mimeType, data: block.data };
+    case 'resource_link':
+      return { type: 'text', text: `[${block.name}](${block.uri})` };
+    case 'resource': {
+      const r = block.resource;
+      if ('text' in r) return { type: 'text', text: `\n<context uri="${r.uri}">\n${r.text}\n</context>\n` };
+      return { type: 'file', mimeType: r.mimeType ?? 'application/octet-stream', data: r.blob, name: r.uri };
+    }
+    default:
+      return undefined;
+  }
 }
