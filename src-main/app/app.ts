@@ -52,7 +52,6 @@ import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
 import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
 import { remoteFolderLimitsNotice, remoteConfigStandIn, type RemoteAppFolder } from './remote-folder';
-import { attachMentionedFiles } from './threads/mention-attachments';
 import { ThreadService } from './threads/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
@@ -64,8 +63,8 @@ import { ExtensionsService } from './extensions/extensions-service';
 import { TrustStore } from '../core/trust/store';
 import { trustGatedHub } from '../core/trust/gated-hub';
 import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
-import { attachMcpResources, McpReferenceError } from './mcp/message-references';
-import { listCommands, resolveSlash, SlashCommandError, type CommandSources, type SlashOutcome } from './commands/slash-commands';
+import { listCommands, type CommandSources } from './commands/slash-commands';
+import { expandInput, isInputError, messageText, type InputOutcome } from './commands/person-input';
 import { openWithSystem } from './open-external';
 import type { z } from 'zod';
 
@@ -400,14 +399,14 @@ export async function createApp(options: AppOptions): Promise<App> {
       return ok;
     },
     'threads.send': async ({ threadId, text, attachments }) => {
-      let outcome: SlashOutcome | null;
+      let outcome: InputOutcome;
       try {
-        outcome = await resolveSlash(text, commandSources);
+        outcome = await expandInput(text, { ...commandSources, files: shared.folder });
       } catch (err) {
-        if (err instanceof SlashCommandError) throw new ContractError(err.message, 'bad_request');
+        if (isInputError(err)) throw new ContractError(err.message, 'bad_request');
         throw err;
       }
-      switch (outcome?.kind) {
+      switch (outcome.kind) {
         case 'compact':
           await threads.compact(threadId);
           return { ...ok, note: 'Compacting the conversation…' };
@@ -428,14 +427,7 @@ export async function createApp(options: AppOptions): Promise<App> {
           await modes.set(outcome.mode);
           return { ...ok, note: `Mode: ${outcome.mode}` };
       }
-      let expanded = outcome?.kind === 'send' ? outcome.text : text;
-      try {
-        expanded = await attachMcpResources(expanded, gatedHub);
-      } catch (err) {
-        if (err instanceof McpReferenceError) throw new ContractError(err.message, 'bad_request');
-        throw err;
-      }
-      return { ...ok, ...(await threads.send(threadId, await attachMentionedFiles(expanded, shared.folder), attachments)) };
+      return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments)) };
     },
     'commands.list': async () => listCommands(commandSources),
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),

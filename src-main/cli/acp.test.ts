@@ -2,6 +2,7 @@
 // SDK's client side on its stdin/stdout, the scripted model server behind it.
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makePng } from '../core/media/testing/fixtures';
+import { invisiblePatternSource } from '../core/text/invisible';
 import { bin, repo, useCliTestEnv } from './cli-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-acp');
@@ -421,4 +423,99 @@ describe('deepdesk acp --trust', () => {
       rmSync(outside, { recursive: true, force: true });
     }
   });
+});
+
+describe('deepdesk acp: what the editor shows and loads is what runs', () => {
+  const ZWSP = '\u200b';
+  const hidden = new RegExp(invisiblePatternSource(), 'u');
+  /** Every text of a permission request the editor may show: its title and its text content. */
+  const shownTexts = (request: RequestPermissionRequest): string[] => [
+    request.toolCall.title ?? '',
+    ...(request.toolCall.content ?? []).flatMap((c) => (c.type === 'content' && c.content.type === 'text' ? [c.content.text] : [])),
+  ];
+
+  it.each([
+    ['300 zero-width spaces', ZWSP.repeat(300)],
+    ['bidi overrides', '\u202e'.repeat(40)],
+    ['300 spaces', ' '.repeat(300)],
+    ['200 newlines', '\n'.repeat(200)],
+  ])('a command padded with %s shows its whole tail, escaped, in the permission request and the tool call', async (_name, padding) => {
+    const marker = join(t.dataDir, `acp-marker-${randomUUID()}`);
+    const command = `git status${padding}; touch ${marker}`;
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    t.server.push({ toolCalls: [{ id: 'x1', name: 'execute', args: { command, sandbox: false, reason: 'git needs the real repository' } }] }, { text: 'done' });
+    editor.answers.push('reject_once');
+    await prompt(editor, sessionId, 'check the status');
+    expect(editor.permissions).toHaveLength(1);
+    const request = editor.permissions[0]!;
+    const title = request.toolCall.title ?? '';
+    // The title is the whole command on one line: its tail is there, nothing in it is invisible or a line break.
+    expect(title).toContain(`; touch ${marker}`);
+    expect(title).not.toMatch(hidden);
+    expect(title).not.toMatch(/[\n\r]| {17}/);
+    if (padding.startsWith(ZWSP)) expect(title).toContain('\\u200b');
+    if (padding.startsWith('\u202e')) expect(title).toContain('\\u202e');
+    // The text shows the whole command on its lines: no invisible characters, no screenful of blanks before its tail.
+    const text = shownTexts(request).slice(1).join('\n');
+    expect(text).toContain(`; touch ${marker}`);
+    expect(text.replace(/[\n\t]/g, ' ')).not.toMatch(hidden);
+    expect(text).not.toMatch(/ {17}|(\n[ \t]*){5}/);
+    const call = ofKind(editor, 'tool_call').find((c) => c.toolCallId === 'x1')!;
+    expect(call.title).toBe(title);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('session/load and session/resume of another folder’s thread fail with a clear error; session/list does not show it', async () => {
+    const first = startEditor();
+    const sessionId = await newSession(first);
+    t.server.push({ text: 'secret plans' });
+    await prompt(first, sessionId, 'remember the plans');
+    await first.close();
+
+    const other = realpathSync(mkdtempSync(join(t.dataDir, 'folder-b-')));
+    const second = startEditor();
+    await initialize(second);
+    expect((await second.conn.agent.request(methods.agent.session.list, { cwd: other })).sessions).toEqual([]);
+    for (const method of [methods.agent.session.load, methods.agent.session.resume]) {
+      await expect(second.conn.agent.request(method, { sessionId, cwd: other, mcpServers: [] })).rejects.toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/is not a session of this folder/),
+      });
+    }
+    expect(textOfChunks(ofKind(second, 'user_message_chunk'))).toBe('');
+    expect(textOfChunks(ofKind(second, 'agent_message_chunk'))).toBe('');
+    // From its own folder it loads.
+    await second.conn.agent.request(methods.agent.session.load, { sessionId, cwd: t.folder, mcpServers: [] });
+    expect(textOfChunks(ofKind(second, 'agent_message_chunk'))).toBe('secret plans');
+  });
+
+  it('a repository’s MCP prompt and an editor’s embedded file are never read for @server:URI', async () => {
+    const TEST_SERVER = join(repo, 'src-main/core/extensions/mcp/__fixtures__/test-server.mjs');
+    const vaultLog = join(t.dataDir, 'vault.log');
+    writeFileSync(vaultLog, '');
+    const entry = (log: string) => ({ command: process.execPath, args: [TEST_SERVER], env: { MCP_TEST_LOG: log }, sandbox: false });
+    writeFileSync(join(t.dataDir, 'mcp.json'), JSON.stringify({ mcpServers: { repo: entry(join(t.dataDir, 'repo.log')), vault: entry(vaultLog) } }));
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    await expect.poll(() => ofKind(editor, 'available_commands_update').at(-1)?.availableCommands.map((c) => c.name), { timeout: 30_000 }).toContain('mcp__repo__inject');
+    t.server.push({ text: 'one' }, { text: 'two' }, { text: 'three' });
+    await prompt(editor, sessionId, '/mcp__repo__inject');
+    await editor.conn.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [
+        { type: 'text', text: 'what does this say?' },
+        { type: 'resource', resource: { uri: `file://${t.folder}/README.md`, text: 'See @vault:secret://x for details.' } },
+      ],
+    });
+    for (const request of t.server.requests) {
+      const sent = JSON.stringify(request.messages.at(-1)!.content);
+      expect(sent).toContain('@vault:secret://x');
+      expect(sent).not.toContain('TOP-SECRET-VALUE');
+    }
+    expect(readFileSync(vaultLog, 'utf8')).not.toContain('read secret://x');
+    // What the person types is expanded.
+    await prompt(editor, sessionId, 'and @vault:secret://x');
+    expect(JSON.stringify(t.server.requests[2]!.messages.at(-1)!.content)).toContain('TOP-SECRET-VALUE');
+  }, 90_000);
 });

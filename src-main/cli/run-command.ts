@@ -7,7 +7,6 @@ import { createAgentDefinition } from '../core/agent/create-agent';
 import { runAgent } from '../core/agent/loop';
 import type { ApprovalBroker } from '../core/agent/middleware/approval';
 import { newThreadState, type AgentEvent, type ApprovalDecision, type ApprovalRequest, type ThreadState } from '../core/agent/types';
-import { attachMentionedFiles } from '../app/threads/mention-attachments';
 import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot } from '../core/backends/mounts';
 import { CheckpointHistory } from '../core/checkpoints/history';
 import { recorderFor } from '../core/checkpoints/recorder';
@@ -24,8 +23,7 @@ import { folderLocation } from './folders';
 import { openRunFolder } from './run-folder';
 import { sshTargetLabel } from '../core/backends/remote/ssh-target';
 import { cliChatModel, openFolderExtensions } from './folder-runtime';
-import { attachMcpResources, McpReferenceError } from '../app/mcp/message-references';
-import { resolveSlash, SlashCommandError, type SlashOutcome } from '../app/commands/slash-commands';
+import { expandInput, isInputError, messageText, type InputOutcome } from '../app/commands/person-input';
 import type { ChatMessage } from '../core/models/types';
 import { personRules, savedMediaInput } from './person-rules';
 import { COMMON_OPTIONS, parseCommand, positiveInt, UsageError } from './usage';
@@ -150,35 +148,25 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
           if (e.type === 'hook') io.stderr.write(`deepdesk: ${terminalSafe(e.message, { singleLine: true })} (${terminalSafe(e.hook.command, { singleLine: true })})\n`);
           progress(e);
         };
-    let outcome: SlashOutcome | null;
+    let outcome: InputOutcome;
     try {
-      outcome = await resolveSlash(prompt, { ...(mcp ? { mcp } : {}), skills: () => skills.current().skills }, controller.signal);
+      outcome = await expandInput(prompt, { ...(mcp ? { mcp } : {}), skills: () => skills.current().skills, files: mounts.folder }, controller.signal);
     } catch (err) {
-      if (err instanceof SlashCommandError) throw new UsageError(err.message);
+      if (isInputError(err)) throw new UsageError(err.message);
       throw err;
     }
-    if (outcome?.kind === 'model' || outcome?.kind === 'mode') {
+    if (outcome.kind === 'model' || outcome.kind === 'mode') {
       const value = outcome.kind === 'model' ? outcome.model : outcome.mode;
       throw new UsageError(`/${outcome.kind} changes the window's ${outcome.kind}; for deepdesk run pass --${outcome.kind} ${value}`);
     }
-    if (outcome?.kind === 'clear') throw new UsageError('/clear starts a new thread in the window; deepdesk run starts one whenever --thread is not given');
-    let input: ChatMessage | null = null;
-    if (outcome?.kind !== 'compact') {
-      try {
-        const typed = outcome?.kind === 'send' ? outcome.text : prompt;
-        const text = mcp ? await attachMcpResources(typed, mcp, controller.signal) : typed;
-        input = { role: 'user', content: await attachMentionedFiles(text, mounts.folder) };
-      } catch (err) {
-        if (err instanceof McpReferenceError) throw new UsageError(err.message);
-        throw err;
-      }
-    }
+    if (outcome.kind === 'clear') throw new UsageError('/clear starts a new thread in the window; deepdesk run starts one whenever --thread is not given');
+    const input: ChatMessage | null = outcome.kind === 'send' ? { role: 'user', content: messageText(outcome) } : null;
     const result = await runAgent(definition, state, input, {
       signal: controller.signal,
       emit,
       persist,
       guard: new ReadGuard(state.guard),
-      ...(outcome?.kind === 'compact' ? { compactOnly: true } : {}),
+      ...(outcome.kind === 'compact' ? { compactOnly: true } : {}),
       // A `deepdesk checkpoints restore` (or the window) may have left news for this thread.
       pendingNotes: () => threads.pendingNotes(threadId),
     });

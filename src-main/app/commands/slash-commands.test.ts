@@ -53,15 +53,15 @@ describe('slash commands', () => {
 
   it("a skill's body and the arguments become the message; a built-in wins a name clash", async () => {
     const skills = () => [skill('pdf', '# Reading PDFs\nUse pdftotext.'), skill('compact', 'not this')];
-    expect(await resolveSlash('/pdf report.pdf page 2', { skills })).toEqual({ kind: 'send', text: '# Reading PDFs\nUse pdftotext.\n\nreport.pdf page 2' });
-    expect(await resolveSlash('/pdf', { skills })).toEqual({ kind: 'send', text: '# Reading PDFs\nUse pdftotext.' });
+    expect(await resolveSlash('/pdf report.pdf page 2', { skills })).toEqual({ kind: 'send', text: '# Reading PDFs\nUse pdftotext.\n\nreport.pdf page 2', personText: 'report.pdf page 2' });
+    expect(await resolveSlash('/pdf', { skills })).toEqual({ kind: 'send', text: '# Reading PDFs\nUse pdftotext.', personText: '' });
     expect(await resolveSlash('/compact', { skills })).toEqual({ kind: 'compact' });
     expect(listCommands({ skills }).map((c) => `${c.source}:${c.name}`)).toEqual(['built-in:compact', 'built-in:model', 'built-in:mode', 'built-in:clear', 'skill:pdf']);
   });
 
   it('an MCP prompt sends what it returns; its arguments by name or in order', async () => {
     const mcp = hubWith([review]);
-    expect(await resolveSlash('/mcp__gh__review 42 "security"', { mcp })).toEqual({ kind: 'send', text: 'Review PR 42 for security' });
+    expect(await resolveSlash('/mcp__gh__review 42 "security"', { mcp })).toEqual({ kind: 'send', text: 'Review PR 42 for security', personText: '' });
     expect(mcp.calls).toEqual(['mcp__gh__review {"pr":"42","focus":"security"}']);
     expect(listCommands({ mcp }).at(-1)).toEqual({ name: 'mcp__gh__review', source: 'mcp', description: 'The review prompt of MCP server gh', usage: '/mcp__gh__review <pr> [focus]' });
   });

@@ -28,7 +28,8 @@ export interface SlashCommandInfo {
 
 /** What a command asks for; the caller (the app, `run`) carries it out. */
 export type SlashOutcome =
-  | { kind: 'send'; text: string }
+  /** `text` for the model; `personText` the part of it the person typed (a skill's arguments; none of a prompt's text). */
+  | { kind: 'send'; text: string; personText: string }
   | { kind: 'compact' }
   | { kind: 'clear' }
   | { kind: 'model'; model: string }
@@ -85,10 +86,11 @@ export async function resolveSlash(text: string, sources: CommandSources, signal
   const skill = sources.skills?.().find((s) => s.name === name);
   if (skill) {
     const body = (await skill.body()).trim();
-    return { kind: 'send', text: args === '' ? body : `${body}\n\n${args}` };
+    return { kind: 'send', text: args === '' ? body : `${body}\n\n${args}`, personText: args };
   }
   const prompt = sources.mcp?.prompts().find((p) => p.qualifiedName === name);
-  if (prompt && sources.mcp) return { kind: 'send', text: await sources.mcp.getPrompt(name, promptArguments(prompt, splitWords(args)), signal) };
+  // The person's arguments went into the prompt; its text is the server's.
+  if (prompt && sources.mcp) return { kind: 'send', text: await sources.mcp.getPrompt(name, promptArguments(prompt, splitWords(args)), signal), personText: '' };
   if (name.startsWith('mcp__')) throw new SlashCommandError(`/${name} is not a prompt of a connected MCP server`);
   throw new SlashCommandError(`unknown command /${name}: type / to see the commands`);
 }

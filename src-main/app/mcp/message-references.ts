@@ -21,6 +21,12 @@ export function resourceMentions(text: string, servers: ReadonlySet<string>): { 
 
 /** `text` with the `@server:URI` resources it mentions attached after it. */
 export async function attachMcpResources(text: string, hub: McpHubApi, signal?: AbortSignal): Promise<string> {
+  const blocks = await resourceAttachments(text, hub, signal);
+  return blocks.length === 0 ? text : `${text}\n\n${blocks.join('\n\n')}`;
+}
+
+/** The `<attached_resource>` blocks of the `@server:URI` resources that `text` mentions. */
+export async function resourceAttachments(text: string, hub: McpHubApi, signal?: AbortSignal): Promise<string[]> {
   const connected = new Set(hub.states().filter((s) => s.status === 'connected').map((s) => s.name));
   const blocks: string[] = [];
   for (const { server, uri } of resourceMentions(text, connected).slice(0, MAX_ATTACHED_RESOURCES)) {
@@ -34,7 +40,7 @@ export async function attachMcpResources(text: string, hub: McpHubApi, signal?: 
     }
     blocks.push(`<attached_resource server="${escapeAttribute(server)}" uri="${escapeAttribute(uri)}">\n${body.replace(/\n?$/, '\n')}</attached_resource>`);
   }
-  return blocks.length === 0 ? text : `${text}\n\n${blocks.join('\n\n')}`;
+  return blocks;
 }
 
 function escapeAttribute(value: string): string {

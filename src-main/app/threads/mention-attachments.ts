@@ -27,6 +27,12 @@ export function mentionedPaths(text: string): string[] {
 
 /** `text` with the mentioned files attached after it (unchanged when none is a readable text file). */
 export async function attachMentionedFiles(text: string, backend: Backend): Promise<string> {
+  const blocks = await fileAttachments(text, backend);
+  return blocks.length === 0 ? text : `${text}\n\n${blocks.join('\n\n')}`;
+}
+
+/** The `<attached_file>` blocks of the readable text files that `text` mentions. */
+export async function fileAttachments(text: string, backend: Backend): Promise<string[]> {
   const blocks: string[] = [];
   for (const path of mentionedPaths(text).slice(0, MAX_ATTACHED_FILES)) {
     const result = await backend.read(path, 0, ATTACH_MAX_LINES);
@@ -43,5 +49,5 @@ export async function attachMentionedFiles(text: string, backend: Backend): Prom
     const rest = shownLines < total ? `\n(The first ${shownLines} of ${total} lines; read_file ${path} with offset=${shownLines} for the rest.)` : '';
     blocks.push(`<attached_file path="${path}"${part}>\n${content.replace(/\n?$/, '\n')}</attached_file>${rest}`);
   }
-  return blocks.length === 0 ? text : `${text}\n\n${blocks.join('\n\n')}`;
+  return blocks;
 }

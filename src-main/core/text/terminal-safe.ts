@@ -11,7 +11,8 @@ import { invisiblePatternSource } from './invisible';
 /** Characters that change what a person sees without showing themselves. */
 const HIDDEN = new RegExp(invisiblePatternSource(), 'gu');
 
-function visible(char: string): string {
+/** The escape a hidden character is shown as: `\x1b`, `\u202e`, `\u{e0041}`. */
+export function visibleEscape(char: string): string {
   const code = char.codePointAt(0)!;
   if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
   if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
@@ -20,7 +21,7 @@ function visible(char: string): string {
 
 /** `text` with every control and invisible character shown as an escape; `\n` and `\t` kept unless `singleLine`. */
 export function terminalSafe(text: string, options: { singleLine?: boolean } = {}): string {
-  return text.replace(HIDDEN, (char) => (!options.singleLine && (char === '\n' || char === '\t') ? char : visible(char)));
+  return text.replace(HIDDEN, (char) => (!options.singleLine && (char === '\n' || char === '\t') ? char : visibleEscape(char)));
 }
 
 /** A JSON string literal for `text` whose hidden characters are `\uXXXX` escapes (JSON's own short forms for controls). */

@@ -2,12 +2,15 @@
 // becomes a `session/request_permission` with allow once, allow always (when the window
 // would offer an "Always allow" rule: the same rule is saved) and reject. The editor's
 // answer is the person's; a cancelled or failed request rejects the call (fail closed).
+// What the request shows is what runs: the whole command (or the call's arguments), never
+// cut, with whatever would hide part of it escaped (core/text/shown-text.ts).
 
 import type { PermissionOption, RequestPermissionResponse, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { suggestAllowRule } from '../../core/agent/permissions/suggest';
 import type { PermissionRule } from '../../core/agent/permissions/rules';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
+import { shownCodeBlock, shownText } from '../../core/text/shown-text';
 import { acpToolCallId, toolCallShown } from './session-updates';
 import type { EditorPaths } from './tool-calls';
 
@@ -39,7 +42,8 @@ export function permissionBridge(options: PermissionBridgeOptions): ApprovalBrok
       const id = acpToolCallId(request.toolCallId, request.parentToolCallId);
       const why = [request.reason, request.resolvedTarget, request.outsideSandbox ? `outside the sandbox: ${request.outsideSandbox.reason}` : undefined].filter(Boolean).join(' — ');
       const shown = toolCallShown(options.paths, id, request.toolName, request.args, 'pending');
-      const toolCall: ToolCallUpdate = { ...shown, content: [...shown.content, { type: 'content', content: { type: 'text', text: `Needs approval: ${why}` } }] };
+      const text = `Needs approval: ${shownText(why)}\n\n${callText(request.toolName, request.args)}`;
+      const toolCall: ToolCallUpdate = { ...shown, content: [...shown.content, { type: 'content', content: { type: 'text', text } }] };
       let response: RequestPermissionResponse;
       try {
         response = await options.ask({ sessionId: options.sessionId, toolCall, options: choices }, signal);
@@ -59,4 +63,10 @@ export function permissionBridge(options: PermissionBridgeOptions): ApprovalBrok
       return { type: 'reject' };
     },
   };
+}
+
+/** The call as it will run: an execute's whole command, any other call's arguments. */
+function callText(toolName: string, args: Record<string, unknown>): string {
+  if (toolName === 'execute' && typeof args.command === 'string') return `Command:\n${shownCodeBlock(args.command)}`;
+  return `Arguments:\n${shownCodeBlock(JSON.stringify(args, null, 2) ?? '{}')}`;
 }

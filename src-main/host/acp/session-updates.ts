@@ -5,6 +5,7 @@
 import type { ContentBlock, PlanEntry, SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { isPersonMessage } from '../../core/agent/notes';
 import type { AgentEvent, ChatMessage, Todo } from '../../core/agent/types';
+import { shownText } from '../../core/text/shown-text';
 import type { FileChangeSummary } from '../../core/tools/file-change';
 import { toolDiff, toolKind, toolLocations, toolTitle, type EditorPaths } from './tool-calls';
 
@@ -14,7 +15,8 @@ export function acpToolCallId(id: string, parentToolCallId?: string): string {
 }
 
 export function planUpdate(todos: readonly Todo[]): SessionUpdate {
-  const entries: PlanEntry[] = todos.map((t) => ({ content: t.content, status: t.status, priority: 'medium' }));
+  // The model's words, shown as one line each with nothing hidden (like a card's title).
+  const entries: PlanEntry[] = todos.map((t) => ({ content: shownText(t.content, { singleLine: true }), status: t.status, priority: 'medium' }));
   return { sessionUpdate: 'plan', entries };
 }
 

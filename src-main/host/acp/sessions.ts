@@ -5,7 +5,7 @@
 // Modes are the folder's saved approval mode (§7), shared with the window and `run`.
 
 import { randomUUID } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import type {
@@ -37,8 +37,8 @@ import type { Skill } from '../../core/extensions/skills/types';
 import type { ChatModel, ContentPart } from '../../core/models/types';
 import type { Sandbox, SandboxAvailability } from '../../core/sandbox/types';
 import { ReadGuard } from '../../core/tools/read-guard';
-import { listCommands, resolveSlash, SlashCommandError, type CommandSources, type SlashOutcome } from '../../app/commands/slash-commands';
-import { attachMcpResources, McpReferenceError } from '../../app/mcp/message-references';
+import { listCommands, type CommandSources } from '../../app/commands/slash-commands';
+import { expandInput, isInputError, withAttachments, type InputOutcome, type PersonMessage } from '../../app/commands/person-input';
 import { ModeService } from '../../app/modes/mode-service';
 import { ThreadStore } from '../../app/threads/thread-store';
 import { EditorFsBackend, type EditorFiles } from './editor-fs';
@@ -137,7 +137,10 @@ export class AcpSessions {
   /** session/load replays the history; session/resume (`replay: false`) only opens the thread. */
   async loadSession(sessionId: string, cwd: string, mcpServers: readonly McpServer[], replay = true): Promise<{ modes: SessionModeState }> {
     const folder = sessionFolder(cwd);
-    if (!this.threads.exists(sessionId)) throw RequestError.resourceNotFound(sessionId);
+    const thread = this.threads.get(sessionId);
+    if (thread === undefined) throw RequestError.resourceNotFound(sessionId);
+    // A session is its folder's: an editor in another folder never opens it (nor learns where it is).
+    if (!sameFolder(thread.folder, folder)) throw RequestError.invalidParams(undefined, `${sessionId} is not a session of this folder (${folder})`);
     const existing = this.sessions.get(sessionId);
     if (existing !== undefined) {
       if (existing.running !== undefined) throw RequestError.invalidRequest(undefined, 'this session is working on a prompt; cancel it first');
@@ -176,25 +179,22 @@ export class AcpSessions {
     const session = this.get(sessionId);
     if (session.running !== undefined) throw RequestError.invalidRequest(undefined, 'this session is already working on a prompt');
     const controller = new AbortController();
-    let content = promptContent(prompt);
-    let compactOnly = false;
-    if (typeof content === 'string') {
-      // Slash commands and @server:URI references work as in the window (SPEC §10, §11).
-      let outcome: SlashOutcome | null;
-      try {
-        outcome = await resolveSlash(content, this.commandSources(session), controller.signal);
-        content = await attachMcpResources(outcome?.kind === 'send' ? outcome.text : content, session.resources.mcp, controller.signal);
-      } catch (err) {
-        if (!(err instanceof SlashCommandError || err instanceof McpReferenceError)) throw err;
-        await this.say(sessionId, err.message);
-        return 'end_turn';
-      }
-      if (outcome !== null && outcome.kind !== 'send' && outcome.kind !== 'compact') {
-        await this.command(session, outcome);
-        return 'end_turn';
-      }
-      compactOnly = outcome?.kind === 'compact';
+    // Slash commands and mentions work as in the window (SPEC §10, §11), read from what the
+    // person typed only: an embedded file's text is the editor's attachment, never expanded.
+    let outcome: InputOutcome;
+    try {
+      outcome = await expandInput(typedText(prompt), this.commandSources(session), controller.signal);
+    } catch (err) {
+      if (!isInputError(err)) throw err;
+      await this.say(sessionId, err.message);
+      return 'end_turn';
     }
+    if (outcome.kind !== 'send' && outcome.kind !== 'compact') {
+      await this.command(session, outcome);
+      return 'end_turn';
+    }
+    const compactOnly = outcome.kind === 'compact';
+    const content = outcome.kind === 'send' ? promptContent(prompt, outcome) : '';
     const paths = this.editorPaths(session);
     const calls = new Map<string, OpenCall>();
     // Sent at once, so they go out in the order the agent made them (and before a permission request of the call).
@@ -226,7 +226,7 @@ export class AcpSessions {
   }
 
   /** `/mode`, `/model`, `/clear`: done here, told in one line. */
-  private async command(session: Session, outcome: Exclude<SlashOutcome, { kind: 'send' } | { kind: 'compact' }>): Promise<void> {
+  private async command(session: Session, outcome: Exclude<InputOutcome, { kind: 'send' } | { kind: 'compact' }>): Promise<void> {
     switch (outcome.kind) {
       case 'mode':
         try {
@@ -388,6 +388,17 @@ export class AcpSessions {
  * a local mount's folder (its source, without `ro:`), a git mount's work tree (none before its
  * first clone).
  */
+/** Whether a thread's stored folder is the session's folder (the same folder on disk, however named). */
+function sameFolder(stored: string, folder: string): boolean {
+  if (stored === '') return false;
+  if (stored === folder) return true;
+  try {
+    return realpathSync(stored) === realpathSync(folder);
+  } catch {
+    return false;
+  }
+}
+
 /** The session's folder: the editor's cwd, which must be an absolute path to a folder. */
 function sessionFolder(cwd: string): string {
   if (!isAbsolute(cwd)) throw RequestError.invalidParams(undefined, `cwd must be an absolute path (got '${cwd}')`);
@@ -402,27 +413,45 @@ function sessionFolder(cwd: string): string {
   return folder;
 }
 
-/** The prompt's blocks as the person's message (SPEC §12: images go to the model as images). */
-export function promptContent(blocks: readonly ContentBlock[]): string | ContentPart[] {
-  const parts: ContentPart[] = blocks.map((block): ContentPart => {
-    switch (block.type) {
-      case 'text':
-        return { type: 'text', text: block.text };
-      case 'image':
-        return { type: 'image', mimeType: block.mimeType, data: block.data, ...(block.uri ? { name: block.uri } : {}) };
-      case 'audio':
-        return { type: 'file', mimeType: block.mimeType, data: block.data };
-      case 'resource_link':
-        return { type: 'text', text: `[${block.name}](${block.uri})` };
-      case 'resource': {
-        const r = block.resource;
-        if ('text' in r) return { type: 'text', text: `\n<context uri="${r.uri}">\n${r.text}\n</context>\n` };
-        return { type: 'file', mimeType: r.mimeType ?? 'application/octet-stream', data: r.blob, name: r.uri };
-      }
-      default:
-        return { type: 'text', text: '' };
-    }
-  });
+/** What the person typed: the prompt's text blocks. */
+function typedText(blocks: readonly ContentBlock[]): string {
+  return blocks.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+/**
+ * The prompt's blocks as the person's message (SPEC §12: images go to the model as images):
+ * the text blocks, or the command's text in their place, then the attachments the person's
+ * mentions named.
+ */
+function promptContent(blocks: readonly ContentBlock[], message: PersonMessage): string | ContentPart[] {
+  const parts: ContentPart[] = [];
+  if (message.fromCommand) parts.push({ type: 'text', text: message.body });
+  for (const block of blocks) {
+    if (block.type === 'text' && message.fromCommand) continue;
+    const part = blockPart(block);
+    if (part !== undefined) parts.push(part);
+  }
+  if (message.attachments.length > 0) parts.push({ type: 'text', text: withAttachments('', message.attachments) });
   if (parts.every((p) => p.type === 'text')) return parts.map((p) => (p as { text: string }).text).join('');
   return parts;
+}
+
+function blockPart(block: ContentBlock): ContentPart | undefined {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+      return { type: 'image', mimeType: block.mimeType, data: block.data, ...(block.uri ? { name: block.uri } : {}) };
+    case 'audio':
+      return { type: 'file', mimeType: block.mimeType, data: block.data };
+    case 'resource_link':
+      return { type: 'text', text: `[${block.name}](${block.uri})` };
+    case 'resource': {
+      const r = block.resource;
+      if ('text' in r) return { type: 'text', text: `\n<context uri="${r.uri}">\n${r.text}\n</context>\n` };
+      return { type: 'file', mimeType: r.mimeType ?? 'application/octet-stream', data: r.blob, name: r.uri };
+    }
+    default:
+      return undefined;
+  }
 }

@@ -11,6 +11,7 @@ import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientpr
 import { ATTACHMENTS_PREFIX, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX } from '../../core/backends/mounts';
 import { normalizeVirtualPath, relativeVirtual } from '../../core/backends/paths';
 import { SKILLS_MOUNT } from '../../core/extensions/skills/discover';
+import { shownText } from '../../core/text/shown-text';
 import type { FileChangeSummary } from '../../core/tools/file-change';
 
 const KINDS: Record<string, ToolKind> = {
@@ -60,7 +61,10 @@ function pathArg(name: string, args: Args): string | undefined {
   return undefined;
 }
 
-/** A title for the editor's card; model-controlled text stays data (one line, bounded). */
+/**
+ * A title for the editor's card: one line, and whole (the person approves by it, so a long
+ * command is never cut), with what would hide part of it escaped (core/text/shown-text.ts).
+ */
 export function toolTitle(name: string, rawArgs: unknown): string {
   const args = asArgs(rawArgs);
   const path = pathArg(name, args);
@@ -88,8 +92,7 @@ export function toolTitle(name: string, rawArgs: unknown): string {
         return name;
     }
   })();
-  const line = title.replace(/\s+/g, ' ').trim();
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+  return shownText(title, { singleLine: true });
 }
 
 /** The real path of a virtual path: on its mount (longest prefix) or in the project folder; undefined where it has none. */

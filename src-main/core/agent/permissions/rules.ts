@@ -134,7 +134,9 @@ function evaluatePart(command: ShellCommand, tool: string, rules: readonly Permi
 }
 
 function matchesTool(rule: PermissionRule, tool: string, operation: Operation | null): boolean {
-  if (rule.tools !== undefined && !rule.tools.some((t) => toolNameMatches(t, tool))) return false;
+  // A rule that refuses or asks covers at least what it says (see toolNameMatches).
+  const broad = rule.decision !== 'allow';
+  if (rule.tools !== undefined && !rule.tools.some((t) => toolNameMatches(t, tool, { broad }))) return false;
   if (rule.operations !== undefined && (operation === null || !rule.operations.includes(operation))) return false;
   return true;
 }

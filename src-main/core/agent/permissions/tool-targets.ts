@@ -16,6 +16,8 @@ const OPERATIONS: Record<string, Operation> = {
 const FOLDER_TOOLS = new Set(['ls', 'glob', 'grep']);
 /** What every MCP tool's name starts with (SPEC §10: `mcp__<server>__<tool>`). */
 export const MCP_PREFIX = 'mcp__';
+/** What ends the server's part of an MCP tool's name (a server part never holds it, extensions/mcp/naming.ts). */
+export const MCP_SEPARATOR = '__';
 
 /** The operation of a built-in tool; null for tools without side effects of their own (task, write_todos, ...) and MCP tools. */
 export function operationOf(tool: string): Operation | null {
@@ -27,10 +29,32 @@ export function isMcpTool(tool: string): boolean {
   return tool.startsWith(MCP_PREFIX);
 }
 
-/** Whether a rule's tool name covers the tool: exactly, `*`, or an MCP prefix ending in `*` (`mcp__*`, `mcp__server__*`). */
-export function toolNameMatches(pattern: string, tool: string): boolean {
+/** An MCP tool's name by its parts: the server's part (up to the first `__` after `mcp__`) and the tool's; null for any other name. */
+export function parseMcpName(name: string): { server: string; tool: string } | null {
+  if (!isMcpTool(name)) return null;
+  const rest = name.slice(MCP_PREFIX.length);
+  const end = rest.indexOf(MCP_SEPARATOR);
+  if (end <= 0) return null;
+  return { server: rest.slice(0, end), tool: rest.slice(end + MCP_SEPARATOR.length) };
+}
+
+/**
+ * Whether a rule's tool name covers the tool: exactly, `*`, `mcp__*` (every MCP tool), or an
+ * MCP name whose tool part ends in `*` (`mcp__server__*`, `mcp__server__create*`), matched by
+ * parts: the server's part must be the tool's exactly, so `mcp__notes__*` is every tool of the
+ * server `notes` and of no other (not `notes_`'s, not `notes__x`'s). A star anywhere else is no
+ * wildcard. `broad` (deny and ask rules) also takes a trailing `*` as a plain prefix of the name, as a
+ * person who wrote `mcp__notes*` to refuse meant it: such a rule covers at least what it says.
+ */
+export function toolNameMatches(pattern: string, tool: string, options: { broad?: boolean } = {}): boolean {
   if (pattern === '*' || pattern === tool) return true;
-  return pattern.endsWith('*') && pattern.startsWith(MCP_PREFIX) && isMcpTool(tool) && tool.startsWith(pattern.slice(0, -1));
+  if (!pattern.endsWith('*') || !isMcpTool(tool) || !pattern.startsWith(MCP_PREFIX)) return false;
+  if (pattern === `${MCP_PREFIX}*`) return true;
+  if (options.broad && tool.startsWith(pattern.slice(0, -1))) return true;
+  const want = parseMcpName(pattern);
+  const have = parseMcpName(tool);
+  if (want === null || have === null || want.server.includes('*') || want.server !== have.server) return false;
+  return have.tool.startsWith(want.tool.slice(0, -1));
 }
 
 /**

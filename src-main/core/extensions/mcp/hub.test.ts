@@ -202,13 +202,13 @@ describe('McpHub over stdio', () => {
     expect(t.hub.tools().every((tool) => tool.server === 'b')).toBe(true);
   });
 
-  it('two servers whose names clean alike keep their tools apart (the later entry\'s names get a hash)', async () => {
+  it('two servers whose names clean alike keep their tools apart: neither keeps the plain name, each gets a hash of its own', async () => {
     t = createTestHub();
     await t.hub.configure([stdioEntry('a.b', [TEST_SERVER]), stdioEntry('a_b', [TEST_SERVER], { env: { MARK: '2' } })], []);
     const peeks = t.hub.tools().filter((tool) => tool.name === 'peek');
     expect(peeks.map((p) => p.server)).toEqual(['a.b', 'a_b']);
-    expect(peeks[0]!.qualifiedName).toBe('mcp__a_b__peek');
-    expect(peeks[1]!.qualifiedName).toMatch(/^mcp__a_b__peek_[0-9a-f]{8}$/);
+    for (const peek of peeks) expect(peek.qualifiedName).toMatch(/^mcp__a_b_[0-9a-f]{8}__peek$/);
+    expect(peeks[0]!.qualifiedName).not.toBe(peeks[1]!.qualifiedName);
     expect((await t.hub.callTool(peeks[1]!.qualifiedName, {}, never)).text).toBe('peeked');
   });
 

@@ -6,7 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MCP_STARTUP_TIMEOUT_MS, type McpRemoteServerConfig, type McpServerConfig } from '../../config/mcp-config-types';
 import { canonicalJson } from '../../agent/canonical-json';
 import { errorText, type ToolOutput } from '../../tools/tool';
-import { qualifiedName, qualifyAll } from './naming';
+import { qualifyAll, serverParts } from './naming';
 import { memoryTokenStore, McpOAuthProvider, oauthKey, startRedirectListener, type McpTokenStore } from './oauth';
 import { blockText, mcpResultOutput, type McpCallResult, type McpContentBlock } from './results';
 import { loadedSdk, loadMcpSdk, type McpSdk } from './sdk';
@@ -38,6 +38,8 @@ interface Slot {
   config: McpServerConfig;
   /** What decides whether a changed entry restarts it. */
   key: string;
+  /** The server's part of its tools' and prompts' names (naming.ts); null: another server's would be the same, so it is refused. */
+  part: string | null;
   status: McpStatus;
   error?: string;
   tools: McpToolInfo[];
@@ -73,24 +75,30 @@ export class McpHub implements McpHubApi {
     const next = new Map<string, Slot>();
     const starting: Slot[] = [];
     const stopping: Slot[] = [];
+    const parts = serverParts([...servers, ...untrusted].map((c) => c.name));
     for (const config of servers) {
       const key = slotKey(config);
+      const part = parts.get(config.name) ?? null;
       const old = this.slots.get(config.name);
       // An entry listed as not trusted before is started once it is trusted (`disabled` is in the key).
-      if (old !== undefined && old.key === key && old.status !== 'not-trusted') {
+      if (old !== undefined && old.key === key && old.part === part && old.status !== 'not-trusted') {
         next.set(config.name, old);
         continue;
       }
       if (old !== undefined) stopping.push(old);
-      const slot = newSlot(config, config.disabled ? 'disabled' : 'starting');
+      const slot = newSlot(config, part, config.disabled ? 'disabled' : part === null ? 'failed' : 'starting');
+      if (part === null && !config.disabled) {
+        slot.error = `its tools would be named like another MCP server's (${config.name} cleans to the same name); rename one of them`;
+        appendLog(slot, `failed: ${slot.error}`);
+      }
       next.set(config.name, slot);
-      if (!config.disabled) starting.push(slot);
+      if (slot.status === 'starting') starting.push(slot);
     }
     for (const config of untrusted) {
       if (next.has(config.name)) continue;
       const old = this.slots.get(config.name);
       if (old !== undefined) stopping.push(old);
-      next.set(config.name, newSlot(config, 'not-trusted'));
+      next.set(config.name, newSlot(config, parts.get(config.name) ?? null, 'not-trusted'));
     }
     for (const [name, old] of this.slots) if (!next.has(name) && !stopping.includes(old)) stopping.push(old);
     this.slots = next;
@@ -211,8 +219,10 @@ export class McpHub implements McpHubApi {
     if (old === undefined || this.closed) return;
     await this.stopSlot(old);
     if (this.slots.get(server) !== old) return;
-    const status: McpStatus = old.status === 'not-trusted' ? 'not-trusted' : old.config.disabled ? 'disabled' : 'starting';
-    const slot = newSlot(old.config, status);
+    // A server refused for its name stays refused (its error with it).
+    const status: McpStatus = old.status === 'not-trusted' ? 'not-trusted' : old.config.disabled ? 'disabled' : old.part === null ? 'failed' : 'starting';
+    const slot = newSlot(old.config, old.part, status);
+    if (status === 'failed' && old.error !== undefined) slot.error = old.error;
     slot.log = old.log;
     slot.lastStderr = old.lastStderr;
     this.slots.set(server, slot);
@@ -237,15 +247,10 @@ export class McpHub implements McpHubApi {
   private index(): Map<string, { slot: Slot; tool: McpToolInfo }> {
     if (this.toolIndex === null) {
       this.toolIndex = new Map();
-      const taken = new Set<string>();
+      // Server parts are unique (naming.ts), so no two servers' tools share a name.
       for (const slot of this.slots.values()) {
         if (slot.status !== 'connected') continue;
-        for (const listed of slot.tools) {
-          // Two servers whose names clean alike (`a.b`, `a_b`): the later entry's names get a hash.
-          const tool = taken.has(listed.qualifiedName) ? { ...listed, qualifiedName: qualifiedName(listed.server, listed.name, taken) } : listed;
-          taken.add(tool.qualifiedName);
-          this.toolIndex.set(tool.qualifiedName, { slot, tool });
-        }
+        for (const tool of slot.tools) this.toolIndex.set(tool.qualifiedName, { slot, tool });
       }
     }
     return this.toolIndex;
@@ -401,7 +406,7 @@ export class McpHub implements McpHubApi {
     const server = slot.config.name;
     if (what === 'tools') {
       const tools = await pages((cursor) => client.listTools(cursor ? { cursor } : {}).then((r) => ({ items: r.tools, next: r.nextCursor })));
-      const names = qualifyAll(server, tools.map((t) => t.name));
+      const names = qualifyAll(slot.part!, tools.map((t) => t.name));
       slot.tools = tools.map((t, i) => ({
         server,
         name: t.name,
@@ -421,7 +426,7 @@ export class McpHub implements McpHubApi {
       }));
     } else {
       const prompts = await pages((cursor) => client.listPrompts(cursor ? { cursor } : {}).then((r) => ({ items: r.prompts, next: r.nextCursor })));
-      const names = qualifyAll(server, prompts.map((p) => p.name));
+      const names = qualifyAll(slot.part!, prompts.map((p) => p.name));
       slot.prompts = prompts.map((p, i) => ({
         server,
         name: p.name,
@@ -449,8 +454,8 @@ export class McpHub implements McpHubApi {
   }
 }
 
-function newSlot(config: McpServerConfig, status: McpStatus): Slot {
-  return { config, key: slotKey(config), status, tools: [], resources: [], prompts: [], log: [], stopping: false, abandoned: false, refreshing: new Set() };
+function newSlot(config: McpServerConfig, part: string | null, status: McpStatus): Slot {
+  return { config, key: slotKey(config), part, status, tools: [], resources: [], prompts: [], log: [], stopping: false, abandoned: false, refreshing: new Set() };
 }
 
 /** An entry restarts when what it was written as or what it expanded to changed (not where it was read from). */
