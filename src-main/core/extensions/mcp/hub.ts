@@ -143,7 +143,7 @@ export class McpHub implements McpHubApi {
       })) as McpCallResult;
       // A list_changed that the call caused is picked up before the model sees the result.
       await Promise.all([...slot.refreshing]);
-      return mcpResultOutput(result);
+      return await this.accepted(slot, qualifiedName, mcpResultOutput(result));
     } catch (err) {
       if (signal.aborted) return errorText(`${qualifiedName} was cancelled`);
       if (timeout.signal.aborted) return errorText(`MCP tool ${qualifiedName} timed out after ${seconds(timeoutMs)} s`);
@@ -151,6 +151,28 @@ export class McpHub implements McpHubApi {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * A result is accepted only once what the server did meanwhile was checked (SPEC §7): what
+   * git would run outside the sandbox is undone and said after the result; a check that
+   * could not be made, or a change that could not be undone, refuses the result.
+   */
+  private async accepted(slot: Slot, qualifiedName: string, output: ToolOutput): Promise<ToolOutput> {
+    const proc = slot.process;
+    if (proc === undefined) return output;
+    let found;
+    try {
+      found = await proc.checkEffects();
+    } catch (err) {
+      appendLog(slot, `could not check what ${qualifiedName} changed: ${oneLine(messageOf(err))}`);
+      return errorText(`MCP tool ${qualifiedName}: what the server changed in the folder could not be checked (${oneLine(messageOf(err))}); its result was not accepted`);
+    }
+    if (found.unremoved.length > 0) {
+      return errorText(`MCP tool ${qualifiedName}: the server made changes git would run outside the sandbox that could not be undone (${found.unremoved.join(', ')}); its result was not accepted`);
+    }
+    if (found.blockedLine === undefined) return output;
+    return { ...output, text: `${output.text}\n${found.blockedLine}` };
   }
 
   async readResource(server: string, uri: string, signal?: AbortSignal): Promise<{ text: string; image?: { mimeType: string; data: string } }> {
