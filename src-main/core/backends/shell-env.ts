@@ -164,8 +164,11 @@ async function askLoginShellPath(shell: string | undefined): Promise<string | un
 export function sanitizeEnv(base: NodeJS.ProcessEnv): Record<string, string> {
   const fromNpmScript = base.npm_lifecycle_event !== undefined;
   const env: Record<string, string> = {};
+  // A credential's value under another name (`MY_DB_PASS=$PGPASSWORD`) is withheld too.
+  const secretValues = Object.entries(base).flatMap(([key, value]) => (value !== undefined && value.trim().length >= MIN_WITHHELD_LENGTH && isAppSecret(key, value) ? [value.trim()] : []));
   for (const [key, value] of Object.entries(base)) {
     if (value === undefined || DROPPED.has(key) || key.startsWith('npm_') || isAppSecret(key, value)) continue;
+    if (secretValues.some((secret) => value.includes(secret))) continue;
     env[key] = value;
   }
   if (fromNpmScript) {

@@ -55,7 +55,8 @@ beforeEach(() => {
   serviceFile = join(root, 'elsewhere', 'services.conf');
   writeFileSync(passFile, NAMED_PASS_TEXT, { mode: 0o600 });
   writeFileSync(serviceFile, SERVICE_TEXT, { mode: 0o600 });
-  const planted: Record<string, string> = { ...SECRETS, PGPASSFILE: passFile, PGSERVICEFILE: serviceFile, KEEP_ME: 'ordinary-value' };
+  // The password again under a name of the person's.
+  const planted: Record<string, string> = { ...SECRETS, MY_DB_PASS: SECRETS.PGPASSWORD, PGPASSFILE: passFile, PGSERVICEFILE: serviceFile, KEEP_ME: 'ordinary-value' };
   for (const [name, value] of Object.entries(planted)) {
     saved.set(name, process.env[name]);
     process.env[name] = value;
