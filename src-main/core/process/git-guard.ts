@@ -4,24 +4,33 @@
 // has blind spots — @parcel/watcher on Linux watches a folder made inside a new folder
 // only once it is subscribed again (so a made folder renews the subscription, and the
 // check runs after it), and the heavy dependency folders' insides are not watched at all.
+//
+// It also removes a link made in the folder that leads into the server's own writable places
+// outside it (its temp folder): the surface check does not follow links, and a person who
+// enters such a folder would run git on a repository the server controls.
 import watcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
-import { lstat } from 'node:fs/promises';
-import { relative, sep } from 'node:path';
+import { lstat, readdir, readlink, unlink } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { HEAVY_FOLDERS } from '../checkpoints/scan';
+import { isWithin, realPathOf } from '../sandbox/policy';
 
 /** Names that make, move or configure a repository: a change to any path through one of them is checked at once. */
 const SURFACE_NAMES: ReadonlySet<string> = new Set(['.git', 'HEAD', 'config', 'config.worktree', 'commondir', 'gitdir', 'objects', 'refs', 'hooks', 'info', 'modules', 'worktrees']);
 /** Between checks made whatever the watch saw (what it cannot see is found by then). */
 const DEFAULT_INTERVAL_MS = 2_000;
 const IGNORED = [...HEAVY_FOLDERS].flatMap((dir) => [`${dir}/*/**`, `**/${dir}/*/**`]);
+/** Entries looked at in a folder made all at once (a tree moved in), for links. */
+const MAX_SCANNED = 10_000;
 
 export interface GitGuardOptions {
   /** The project folder (real path). */
   folder: string;
   /** The check; it reports what it found itself. */
   check: () => Promise<unknown>;
-  /** A line for the process's log: why the guard could not do its part. */
+  /** A line for the process's log: what the guard undid itself, or why it could not do its part. */
   report: (line: string) => void;
+  /** Real paths outside the folder that the process may write (its temp folder): a link into them is removed. */
+  writableOutside?: readonly string[];
   intervalMs?: number;
 }
 
@@ -69,8 +78,8 @@ class Guard implements GitGuard {
     }
     if (!events.some((e) => this.relevant(e))) return;
     this.check();
-    void this.madeFolder(events).then((made) => {
-      if (made) this.renew();
+    void this.looked(events).then((madeFolder) => {
+      if (madeFolder) this.renew();
     });
   }
 
@@ -81,16 +90,48 @@ class Guard implements GitGuard {
       .some((part) => SURFACE_NAMES.has(part));
   }
 
-  private async madeFolder(events: Event[]): Promise<boolean> {
+  /** Looks at what was made: links leading out are removed; says whether a folder was made (the watch may not see inside it). */
+  private async looked(events: Event[]): Promise<boolean> {
+    let madeFolder = false;
     for (const event of events) {
       if (event.type !== 'create') continue;
-      const isDir = await lstat(event.path).then(
-        (st) => st.isDirectory(),
-        () => false,
-      );
-      if (isDir) return true;
+      const st = await lstat(event.path).catch(() => undefined);
+      if (st?.isSymbolicLink()) await this.refuseLink(event.path);
+      else if (st?.isDirectory()) {
+        madeFolder = true;
+        await this.refuseLinksIn(event.path);
+      }
     }
-    return false;
+    return madeFolder;
+  }
+
+  private async refuseLinksIn(dir: string): Promise<void> {
+    const queue = [dir];
+    for (let seen = 0, next = queue.pop(); next !== undefined && seen < MAX_SCANNED; next = queue.pop()) {
+      const names = await readdir(next, { withFileTypes: true }).catch(() => []);
+      seen += names.length;
+      for (const d of names) {
+        if (d.isSymbolicLink()) await this.refuseLink(join(next, d.name));
+        else if (d.isDirectory() && !HEAVY_FOLDERS.has(d.name)) queue.push(join(next, d.name));
+      }
+    }
+  }
+
+  private async refuseLink(path: string): Promise<void> {
+    const outside = this.options.writableOutside ?? [];
+    if (outside.length === 0) return;
+    // Where it leads even before that exists (the target may be made later, where no watch looks).
+    const target = await readlink(path).then(
+      (to) => realPathOf(resolve(dirname(path), to)),
+      () => undefined,
+    );
+    if (target === undefined || !outside.some((root) => isWithin(target, root))) return;
+    try {
+      await unlink(path);
+      this.options.report(`deepdesk: removed ${relative(this.options.folder, path)}, a link into the server's own temp folder`);
+    } catch (err) {
+      this.options.report(`deepdesk: could not remove ${relative(this.options.folder, path)}, a link into the server's own temp folder (${messageOf(err)})`);
+    }
   }
 
   /** A fresh subscription (it watches the folders the old one missed), then a check for what changed in between. */

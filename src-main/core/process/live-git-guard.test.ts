@@ -5,7 +5,7 @@
 // must never run, whenever it would have, and what was planted must be undone while the
 // server still runs, not only when it stops.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -175,3 +175,24 @@ describe.skipIf(!available.available)("a running sandboxed server cannot make th
     expect(readFileSync(join(project, 'src', 'lib', 'a.ts'), 'utf8')).toBe('export {};\n');
   });
 });
+
+describe.skipIf(!available.available)('links into its own temp folder', () => {
+  it('a folder link leading to a repository in its temp folder is removed while it runs, even one made before its target', async () => {
+    const probe = await startServer();
+    const env = (await probe.ask<Record<string, string>>({ op: 'env' })).value!;
+    const evil = join(env.TMPDIR!, 'later');
+    expect((await probe.ask({ op: 'symlink', target: evil, path: join(project, 'tools') })).ok).toBe(true);
+    await plantRepository(probe, join(evil, '.git'));
+    await untilUndone(probe, project, () => !existsSync(join(project, 'tools')) && !lstatExists(join(project, 'tools')));
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+function lstatExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

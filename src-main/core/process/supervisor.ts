@@ -59,7 +59,8 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
   try {
     // Watching before it starts: nothing it does goes unseen.
     if (prepared?.checkNow && spec.sandbox !== false) {
-      guard = await startGitGuard({ folder: realPathOf(spec.sandbox.projectDir), check: checkEffects, report: (line) => log.note(line) });
+      const writableOutside = prepared.env.TMPDIR !== undefined ? [realPathOf(prepared.env.TMPDIR)] : [];
+      guard = await startGitGuard({ folder: realPathOf(spec.sandbox.projectDir), check: checkEffects, report: (line) => log.note(line), writableOutside });
     }
     child = await spawnChild(command, spec.command);
   } catch (err) {
