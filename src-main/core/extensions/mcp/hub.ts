@@ -478,6 +478,8 @@ export class McpHub implements McpHubApi {
     if (client !== undefined) client.onclose = undefined;
     await client?.close().catch(() => undefined);
     await process?.stop().catch(() => undefined);
+    // With what its last check at its end found (what was undone, or could not be).
+    if (process !== undefined) slot.lastStderr = process.logTail();
   }
 }
 
