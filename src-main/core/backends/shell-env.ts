@@ -47,21 +47,33 @@ const DROPPED = new Set([
 ]);
 
 /**
- * The app's own secrets (issue 9 §7): provider keys Deepdesk holds and its internal
- * variables never reach a command. By name (the list and the patterns) and by value (any
- * variable carrying a key Deepdesk uses, whatever its name: see withholdFromCommands).
+ * Deepdesk's own credentials (SPEC §7), the one list: they reach no command, server or hook.
+ * Provider keys and OAuth tokens, the memories store's password however PostgreSQL's client
+ * would find it (PGPASSWORD, or a file PGPASSFILE or PGSERVICEFILE names; ~/.pgpass and
+ * ~/.pg_service.conf are hidden by the sandbox instead), and Deepdesk's internal variables.
+ * By name (the list and the patterns) and by value (a postgres URL carrying a password in
+ * any variable, or any variable carrying a key Deepdesk uses, whatever its name: see
+ * withholdFromCommands).
  */
-const APP_SECRET_VARS = new Set([
+export const APP_SECRET_VARS: ReadonlySet<string> = new Set([
   'OPENAI_API_KEY',
   'OPENAI_ORG_ID',
   'OPENAI_ORGANIZATION',
   'OPENAI_PROJECT_ID',
   'ANTHROPIC_API_KEY',
   'ANTHROPIC_AUTH_TOKEN',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'GOOGLE_GENERATIVE_AI_API_KEY',
+  'GEMINI_API_KEY',
   'AZURE_OPENAI_API_KEY',
   'OLLAMA_API_KEY',
+  'PGPASSWORD',
+  'PGPASSFILE',
+  'PGSERVICEFILE',
 ]);
-const APP_SECRET_PATTERNS: readonly RegExp[] = [/_API_KEY$/i, /^_*DEEPDESK_/i];
+const APP_SECRET_PATTERNS: readonly RegExp[] = [/_API_KEY$/i, /_OAUTH_TOKEN$/i, /^_*DEEPDESK_/i];
+/** A PostgreSQL URL with a password in it (`postgres://user:pw@host`, `…?password=pw`): the memories store's, whatever the variable. */
+const POSTGRES_URL_WITH_PASSWORD = /postgres(?:ql)?:\/\/(?:[^\s/@:]*:[^\s/@]+@|[^\s]*[?&]password=)/i;
 /** Values shorter than this are not matched (they would strip unrelated variables). */
 const MIN_WITHHELD_LENGTH = 8;
 const withheldValues = new Set<string>();
@@ -72,8 +84,10 @@ export function withholdFromCommands(value: string | undefined): void {
   if (trimmed !== undefined && trimmed.length >= MIN_WITHHELD_LENGTH) withheldValues.add(trimmed);
 }
 
-function isAppSecret(key: string, value: string): boolean {
+/** Whether a variable of Deepdesk's environment is one of its own credentials. */
+export function isAppSecret(key: string, value: string): boolean {
   if (APP_SECRET_VARS.has(key.toUpperCase()) || APP_SECRET_PATTERNS.some((p) => p.test(key))) return true;
+  if (POSTGRES_URL_WITH_PASSWORD.test(value)) return true;
   for (const secret of withheldValues) if (value.includes(secret)) return true;
   return false;
 }
@@ -150,8 +164,11 @@ async function askLoginShellPath(shell: string | undefined): Promise<string | un
 export function sanitizeEnv(base: NodeJS.ProcessEnv): Record<string, string> {
   const fromNpmScript = base.npm_lifecycle_event !== undefined;
   const env: Record<string, string> = {};
+  // A credential's value under another name (`MY_DB_PASS=$PGPASSWORD`) is withheld too.
+  const secretValues = Object.entries(base).flatMap(([key, value]) => (value !== undefined && value.trim().length >= MIN_WITHHELD_LENGTH && isAppSecret(key, value) ? [value.trim()] : []));
   for (const [key, value] of Object.entries(base)) {
     if (value === undefined || DROPPED.has(key) || key.startsWith('npm_') || isAppSecret(key, value)) continue;
+    if (secretValues.some((secret) => value.includes(secret))) continue;
     env[key] = value;
   }
   if (fromNpmScript) {
@@ -186,9 +203,10 @@ export async function buildCommandEnv(base: NodeJS.ProcessEnv = process.env): Pr
 }
 
 /**
- * What every process Deepdesk starts for the agent or a folder begins with (commands, MCP
- * servers): the user's environment without the app's secrets (sanitizeEnv), the login
- * shell's PATH, a UTF-8 locale, and ssh that never prompts.
+ * What every process Deepdesk starts for the agent or a folder begins with, the one base
+ * (commands through buildCommandEnv, MCP servers and hooks through the supervisor's
+ * buildServerEnv): the user's environment without Deepdesk's credentials (sanitizeEnv), the
+ * login shell's PATH, a UTF-8 locale, and ssh that never prompts.
  */
 export async function buildProcessEnv(base: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
   const env = sanitizeEnv(base);

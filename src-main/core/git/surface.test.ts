@@ -4,7 +4,7 @@ import { lstatSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RepositoryWalkCache, snapshotGitSurface, type GitSurface } from './surface';
+import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, type GitSurface } from './surface';
 
 let root: string;
 let home: string;
@@ -156,5 +156,35 @@ describe('walking for repositories with a cache', () => {
       const fresh = await snapshotGitSurface(root, home);
       expect(summary(cached), `round ${round}`).toEqual(summary(fresh));
     }
+  });
+});
+
+describe('what a run made that leads out of the folder', () => {
+  it('a new `.git` file, a `.git` link or a new repository\'s commondir leading out of the folder is removed, one leading inside is kept', async () => {
+    // A repository outside the folder whose config runs a program (a server's own temp folder, say).
+    const outside = join(root, '..', 'outside-repo');
+    gitFolder(outside, '[core]\n\tfsmonitor = /bin/evil\n');
+    const before = await snapshotGitSurface(root, home);
+    mkdirSync(join(root, 'a'));
+    writeFileSync(join(root, 'a', '.git'), `gitdir: ${outside}\n`);
+    mkdirSync(join(root, 'b'));
+    symlinkSync(outside, join(root, 'b', '.git'));
+    gitFolder(join(root, 'c', '.git'));
+    writeFileSync(join(root, 'c', '.git', 'commondir'), `${outside}\n`);
+    gitFolder(join(root, 'inside'));
+    mkdirSync(join(root, 'd'));
+    writeFileSync(join(root, 'd', '.git'), 'gitdir: ../inside\n');
+    const { items } = await enforceGitSurface(root, before, { home, untouchable: [], runStartedMs: 0 });
+    const gone = (path: string): boolean => {
+      try {
+        lstatSync(path);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    expect([join(root, 'a', '.git'), join(root, 'b', '.git'), join(root, 'c', '.git', 'commondir')].filter((p) => !gone(p))).toEqual([]);
+    expect(gone(join(root, 'd', '.git'))).toBe(false);
+    expect(items.map((i) => ('path' in i ? i.path : '')).sort()).toEqual([join(root, 'a', '.git'), join(root, 'b', '.git'), join(root, 'c', '.git', 'commondir')].sort());
   });
 });

@@ -386,7 +386,8 @@ export async function enforceGitSurface(
     cache?: RepositoryWalkCache;
   },
 ): Promise<{ items: BlockedItem[]; after: GitSurface }> {
-  const after = await snapshotGitSurface(projectDir, options.home, options.cache);
+  const root = realPathOf(projectDir);
+  const after = await snapshotGitSurface(root, options.home, options.cache);
   const items: BlockedItem[] = [];
   const untouchable = (path: string): boolean => options.untouchable.some((p) => isWithin(path, p));
   // Parents first, so that a folder put back is there before its files.
@@ -409,7 +410,10 @@ export async function enforceGitSurface(
     if (was && sameEntry(now, was)) continue;
     // A repository `before` did not know, made before the run (the person's, meanwhile).
     if (!was && unknownAndOld(now)) continue;
-    if (isInert(path, now, before)) continue;
+    // A pointer leading out of the folder leads where no check looks (a server's own temp folder): never inert.
+    const target = now.role === 'pointer' ? after.targets.get(path) : undefined;
+    const leadsOut = target !== undefined && !isWithin(target, root);
+    if (!leadsOut && isInert(path, now, before)) continue;
     const existing = was !== undefined || (now.gitDir !== undefined && before.gitDirs.has(now.gitDir));
     try {
       if (was && (was.kind === 'dir' || was.content !== undefined)) {

@@ -30,6 +30,11 @@ export class LogTail {
     if (rest.length > 0) this.add(rest);
   }
 
+  /** A line of Deepdesk's own about the process (what its guard undid), among its output. */
+  note(line: string): void {
+    this.add(line);
+  }
+
   text(): string {
     return this.lines.join('\n');
   }

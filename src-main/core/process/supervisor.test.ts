@@ -8,7 +8,9 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire, isBuiltin } from 'node:module';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { build } from 'rolldown';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { collectProcessTree, isProcessAlive } from '../backends/process-tree';
@@ -18,6 +20,7 @@ import type { SandboxPolicy } from '../sandbox/types';
 import { liveProcessCount, startProcess, stopAllProcesses } from './supervisor';
 import type { SupervisedProcess } from './types';
 
+const requireHere = createRequire(import.meta.url);
 const PROBE = join(import.meta.dirname, '__fixtures__', 'probe-server.mjs');
 const SECRET = 'PRIVATE-KEY-5d1e77';
 const DB_CONTENT = 'SQLITE-ROWS-2b9c';
@@ -284,7 +287,8 @@ describe('no orphans when Deepdesk is SIGKILLed', () => {
       platform: 'node',
       external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0'),
       logLevel: 'silent',
-      output: { dir: buildDir, format: 'esm', entryFileNames: 'parent.mjs' },
+      // Built outside the project: packages are imported by their full paths (node's own modules by name).
+      output: { dir: buildDir, format: 'esm', entryFileNames: 'parent.mjs', paths: (id) => (isBuiltin(id) ? id : pathToFileURL(requireHere.resolve(id)).href) },
     });
     parentScript = join(buildDir, 'parent.mjs');
   });

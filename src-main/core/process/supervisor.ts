@@ -4,11 +4,15 @@
 // stop() ends the whole tree, stopAllProcesses() ends every one on quit, a process 'exit'
 // hook signals what is left, and when Deepdesk is killed outright bubblewrap's
 // --die-with-parent and pid namespace end a sandboxed tree while the watchdog
-// (watchdog.ts) ends an unsandboxed one.
+// (watchdog.ts) ends an unsandboxed one. While a sandboxed one runs, its guard
+// (git-guard.ts) keeps what it could plant for the person's git undone, and its effects are
+// checked again before anything it answers is accepted (checkEffects) and at its end.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker, sendSignal } from '../backends/process-tree';
 import { createSandbox, detectSandbox } from '../sandbox';
-import type { CommandSpec, PreparedCommand } from '../sandbox/types';
+import { realPathOf } from '../sandbox/policy';
+import type { CommandSpec, LiveCheck, PreparedCommand } from '../sandbox/types';
+import { startGitGuard, type GitGuard } from './git-guard';
 import { LogTail } from './log-tail';
 import { buildServerEnv } from './server-env';
 import { watchProcessGroup } from './watchdog';
@@ -48,10 +52,19 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
     command = prepared;
     diesWithDeepdesk = sandbox.kind === 'bubblewrap';
   }
+  const log = new LogTail(spec.logLines ?? DEFAULT_LOG_LINES);
+  const checkEffects = reportingCheck(prepared, log);
+  let guard: GitGuard | undefined;
   let child: ChildProcess;
   try {
+    // Watching before it starts: nothing it does goes unseen.
+    if (prepared?.checkNow && spec.sandbox !== false) {
+      const writableOutside = prepared.env.TMPDIR !== undefined ? [realPathOf(prepared.env.TMPDIR)] : [];
+      guard = await startGitGuard({ folder: realPathOf(spec.sandbox.projectDir), check: checkEffects, report: (line) => log.note(line), writableOutside });
+    }
     child = await spawnChild(command, spec.command);
   } catch (err) {
+    await guard?.close();
     await prepared?.dispose();
     throw err;
   }
@@ -59,8 +72,11 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
   // A process of its own group (detached), so that the group is the tree; registered
   // before anything else can go wrong.
   const release = diesWithDeepdesk ? () => undefined : watchProcessGroup(pid, marker);
-  const supervised = new Supervised(child, pid, marker, new LogTail(spec.logLines ?? DEFAULT_LOG_LINES), async () => {
+  const supervised = new Supervised(child, pid, marker, log, checkEffects, async () => {
     release();
+    await guard?.close();
+    // Once more at its end, saying what it finds; then the sandbox's own check after the run.
+    await checkEffects().catch((err: unknown) => log.note(`deepdesk: git's files could not be checked at its end (${err instanceof Error ? err.message : String(err)})`));
     await prepared?.dispose();
   });
   live.add(supervised);
@@ -77,6 +93,22 @@ export async function stopAllProcesses(): Promise<void> {
 /** The supervised processes still running (for tests and diagnostics). */
 export function liveProcessCount(): number {
   return live.size;
+}
+
+/** The sandbox's check of a running process, putting what it found in the process's log (once per finding). */
+function reportingCheck(prepared: PreparedCommand | undefined, log: LogTail): () => Promise<LiveCheck> {
+  const checkNow = prepared?.checkNow;
+  if (!checkNow) return () => Promise.resolve({ unremoved: [] });
+  let reported: LiveCheck | undefined;
+  return async () => {
+    const found = await checkNow();
+    if (found !== reported) {
+      reported = found;
+      if (found.blockedLine !== undefined) log.note(`deepdesk: ${found.blockedLine}`);
+      if (found.unremoved.length > 0) log.note(`deepdesk: could not undo what git would run outside the sandbox: ${found.unremoved.join(', ')}`);
+    }
+    return found;
+  };
 }
 
 function spawnChild(command: CommandSpec, name: string): Promise<ChildProcess> {
@@ -119,6 +151,7 @@ class Supervised implements SupervisedProcess {
     readonly pid: number,
     private readonly marker: string,
     private readonly log: LogTail,
+    readonly checkEffects: () => Promise<LiveCheck>,
     cleanUp: () => Promise<void>,
   ) {
     if (!child.stdin || !child.stdout || !child.stderr) throw new Error('a supervised process needs its three pipes');

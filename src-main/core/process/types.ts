@@ -2,7 +2,7 @@
 // behalf (MCP stdio servers, hooks; SPEC §10–§11): contained by default, a scrubbed
 // environment, the whole tree ended on stop, on quit and when Deepdesk dies.
 import type { Readable, Writable } from 'node:stream';
-import type { SandboxPolicy } from '../sandbox/types';
+import type { LiveCheck, SandboxPolicy } from '../sandbox/types';
 
 export interface ProcessSpec {
   command: string;
@@ -35,4 +35,11 @@ export interface SupervisedProcess {
   onLog(listener: (line: string) => void): () => void;
   /** Ends the whole process tree (TERM, then KILL after a grace period); resolves when it has ended. */
   stop(): Promise<void>;
+  /**
+   * Checks now what a sandboxed process did to git's files in its folder and undoes what git
+   * would run (as its guard does on its own while it runs); what was undone and what could
+   * not be is also put in its log. Before accepting anything it answered. Nothing to check
+   * for an unsandboxed process. Rejects when the check could not be made.
+   */
+  checkEffects(): Promise<LiveCheck>;
 }

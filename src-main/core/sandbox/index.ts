@@ -44,6 +44,7 @@ import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from 
 import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap';
 import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
 import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMounts } from '../git/surface';
+import { liveSurfaceCheck, serverReadOnlyPaths } from './live-guard';
 import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { applyLayer, createWriteLayer, discardLayer, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
@@ -182,7 +183,9 @@ class OsSandbox implements Sandbox {
     if (!walkCache) this.repositoryWalks.set(resolved.projectDir, (walkCache = new RepositoryWalkCache()));
     const gitBefore = await snapshotGitSurface(resolved.projectDir, resolved.home, walkCache);
     const gitMounts = surfaceMounts(gitBefore);
-    resolved.protectedPaths = [...new Set([...resolved.protectedPaths, ...gitMounts.readOnly])];
+    // A long-lived process gets every existing repository read-only, whole (live-guard.ts).
+    const serverReadOnly = longLived ? serverReadOnlyPaths(gitBefore, resolved.projectDir) : [];
+    resolved.protectedPaths = [...new Set([...resolved.protectedPaths, ...gitMounts.readOnly, ...serverReadOnly])];
     resolved.pinnedPaths = [...new Set([...resolved.pinnedPaths, ...gitMounts.pinned])];
     const untouchable = resolved.protectedPaths.filter(mountable);
     // A long-lived process shares the folder with the person for hours: what appears at such a
@@ -292,6 +295,7 @@ class OsSandbox implements Sandbox {
         await rm(tmpDir, { recursive: true, force: true });
         if (proxyDir) await rm(proxyDir, { recursive: true, force: true });
       },
+      ...(longLived ? { checkNow: liveSurfaceCheck({ policy: resolved, before: gitBefore, untouchable, cache: walkCache }) } : {}),
     };
   }
 }

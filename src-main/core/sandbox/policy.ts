@@ -28,6 +28,8 @@ export const SECRET_HOME_PATHS: readonly HomeRule[] = [
   { path: '.git-credentials', why: 'git credentials' },
   { path: '.netrc', why: 'login credentials' },
   { path: '.docker', why: 'registry credentials' },
+  { path: '.pgpass', why: 'database passwords' },
+  { path: '.pg_service.conf', why: 'database passwords' },
   { path: '.mozilla', why: 'a browser profile', only: 'linux' },
   { path: 'snap/firefox', why: 'a browser profile', only: 'linux' },
   { path: '.config/google-chrome', why: 'a browser profile', only: 'linux' },
@@ -120,6 +122,15 @@ export function tmpSocketPaths(dir = '/tmp'): string[] {
   return entries.filter((e) => e.isSocket() || (e.isDirectory() && TMP_SOCKET_DIRS.test(e.name))).map((e) => join(dir, e.name));
 }
 
+/**
+ * Deepdesk's own PostgreSQL password files, where its environment names them (the memories
+ * store, SPEC §7): hidden like ~/.pgpass. Read from Deepdesk's environment, not the
+ * command's (which never has these variables).
+ */
+export function pgPasswordFiles(env: Record<string, string | undefined>): string[] {
+  return ['PGPASSFILE', 'PGSERVICEFILE'].map((name) => env[name]).filter((value): value is string => value !== undefined && isAbsolute(value));
+}
+
 /** Variables that point commands at the host sockets above; dropped inside the sandbox. */
 export const DROPPED_ENV: readonly string[] = [
   'SSH_AUTH_SOCK',
@@ -203,6 +214,7 @@ export function resolvePolicy(
       }
     }
     hide(dataDir, "Deepdesk's data folder");
+    for (const file of pgPasswordFiles(process.env)) hide(file, 'database passwords');
     if (platform === 'linux') {
       for (const socket of hostSocketPaths(options.env ?? process.env, options.uid ?? process.getuid?.() ?? 0)) {
         hide(socket, 'a host service socket');

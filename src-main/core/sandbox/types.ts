@@ -29,14 +29,29 @@ export interface PreparedCommand extends CommandSpec {
   blockedLine(output: string, exitCode: number | null): Promise<string | undefined>;
   /** Frees per-run resources (temp dirs, proxies). */
   dispose(): Promise<void>;
+  /**
+   * A long-lived process only (sandbox/live-guard.ts): checks git's surface in the folder now,
+   * against what it was before the process started, and undoes what the process could have
+   * planted. Rejects when the check could not be made.
+   */
+  checkNow?(): Promise<LiveCheck>;
+}
+
+/** What one check of a running process's effects found. */
+export interface LiveCheck {
+  /** One `[Sandbox blocked …]` line naming what was undone, when something was. */
+  blockedLine?: string;
+  /** What was found and could not be undone (paths as shown): nothing it names may be trusted. */
+  unremoved: string[];
 }
 
 export interface PrepareOptions {
   /**
    * A process that outlives any one step (an MCP server, SPEC §10): no write layer and no
    * checkpoint attribution, so its writes land in the folder as it makes them; a temp folder
-   * of its own for its whole life. What git would run later is still undone when it ends;
-   * a protected path that was missing and appeared meanwhile is left (it may be the person's).
+   * of its own for its whole life. Every existing repository is read-only to it, whole, and
+   * what git would run later is undone while it runs (checkNow) and when it ends; a protected
+   * path that was missing and appeared meanwhile is left (it may be the person's).
    */
   longLived?: boolean;
 }

@@ -1,9 +1,11 @@
 // The hub against real servers: server-everything over stdio and streamable HTTP (and its
 // SSE transport through the fallback), server-filesystem, and the test server of __fixtures__.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { detectSandbox } from '../../sandbox';
 import { createTestHub, EVERYTHING, FILESYSTEM, httpEntry, startHttpServer, stdioEntry, TEST_SERVER, type HttpServerProcess, type TestHub } from './hub.test-support';
 
 let t: TestHub | undefined;
@@ -279,5 +281,36 @@ describe('McpHub over HTTP', () => {
     const byName = Object.fromEntries(t.hub.states().map((s) => [s.name, s]));
     expect(byName.gone!.status).toBe('failed');
     expect(byName.good!.status).toBe('connected');
+  });
+});
+
+describe.skipIf(!(await detectSandbox()).available)("a sandboxed server's tool results are accepted only once what it did was checked", () => {
+  it("what it planted for the person's git is undone before its result comes back, and said", async () => {
+    t = createTestHub();
+    const folder = realpathSync(t.folder);
+    execFileSync('git', ['init', '-q'], { cwd: folder });
+    const marker = join(t.dataDir, 'MARKER-ran');
+    const program = join(t.dataDir, 'mark.sh');
+    writeFileSync(program, `#!/bin/sh\necho ran >> '${marker}'\n`, { mode: 0o755 });
+    await t.hub.configure([stdioEntry('planter', [TEST_SERVER, '--write-tool'], { sandbox: true })], []);
+    expect(t.hub.states()[0]!.status, t.hub.states()[0]!.error).toBe('connected');
+    const nested = join(folder, 'nested', '.git');
+    const result = await t.hub.callTool(
+      'mcp__planter__write',
+      {
+        files: {
+          [join(nested, 'HEAD')]: 'ref: refs/heads/main\n',
+          [join(nested, 'objects', '.keep')]: '',
+          [join(nested, 'refs', 'heads', '.keep')]: '',
+          [join(nested, 'config')]: `[core]\n\trepositoryformatversion = 0\n\tfsmonitor = ${program}\n`,
+        },
+      },
+      never,
+    );
+    // At once, not when some watch gets to it: the person may run git the moment the agent says so.
+    expect(readFileSync(join(nested, 'config'), 'utf8')).not.toContain('fsmonitor');
+    expect(`${result.text}\n${t.hub.states()[0]!.log}`).toMatch(/\[Sandbox blocked [^\n]*\/nested\/\.git\/config/);
+    execFileSync('git', ['status'], { cwd: join(folder, 'nested'), stdio: 'ignore' });
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -151,7 +151,7 @@ export class McpHub implements McpHubApi {
       })) as McpCallResult;
       // A list_changed that the call caused is picked up before the model sees the result.
       await Promise.all([...slot.refreshing]);
-      return mcpResultOutput(result);
+      return await this.accepted(slot, qualifiedName, mcpResultOutput(result));
     } catch (err) {
       if (signal.aborted) return errorText(`${qualifiedName} was cancelled`);
       if (timeout.signal.aborted) return errorText(`MCP tool ${qualifiedName} timed out after ${seconds(timeoutMs)} s`);
@@ -161,9 +161,40 @@ export class McpHub implements McpHubApi {
     }
   }
 
+  /**
+   * A result is accepted only once what the server did meanwhile was checked (SPEC §7): what
+   * git would run outside the sandbox is undone and said after the result; a check that
+   * could not be made, or a change that could not be undone, refuses the result.
+   */
+  private async accepted(slot: Slot, qualifiedName: string, output: ToolOutput): Promise<ToolOutput> {
+    try {
+      const blockedLine = await this.checkedEffects(slot);
+      return blockedLine === undefined ? output : { ...output, text: `${output.text}\n${blockedLine}` };
+    } catch (err) {
+      return errorText(`MCP tool ${qualifiedName}: ${messageOf(err)}; its result was not accepted`);
+    }
+  }
+
+  /** A stdio server's effects checked (see accepted): the blocked line; throws when they could not be checked or undone. */
+  private async checkedEffects(slot: Slot): Promise<string | undefined> {
+    const proc = slot.process;
+    if (proc === undefined) return undefined;
+    let found;
+    try {
+      found = await proc.checkEffects();
+    } catch (err) {
+      appendLog(slot, `could not check what it changed: ${oneLine(messageOf(err))}`);
+      throw new Error(`what the server changed in the folder could not be checked (${oneLine(messageOf(err))})`, { cause: err });
+    }
+    if (found.unremoved.length > 0) throw new Error(`the server made changes git would run outside the sandbox that could not be undone (${found.unremoved.join(', ')})`);
+    return found.blockedLine;
+  }
+
   async readResource(server: string, uri: string, signal?: AbortSignal): Promise<{ text: string; image?: { mimeType: string; data: string } }> {
     const client = this.connectedClient(server);
     const result = await client.readResource({ uri }, signal ? { signal } : undefined);
+    // Accepted, as a tool's result is, once what the server did meanwhile was checked (said in its log).
+    await this.checkedEffects(this.slots.get(server)!);
     const parts: string[] = [];
     let image: { mimeType: string; data: string } | undefined;
     for (const content of result.contents) {
@@ -181,6 +212,7 @@ export class McpHub implements McpHubApi {
     if (prompt === undefined) throw new Error(`no connected MCP server offers a prompt '${qualifiedName}'`);
     const client = this.connectedClient(prompt.server);
     const result = await client.getPrompt({ name: prompt.name, arguments: args }, signal ? { signal } : undefined);
+    await this.checkedEffects(this.slots.get(prompt.server)!);
     return result.messages.map((m) => blockText(m.content as McpContentBlock, null).text ?? '').join('\n\n');
   }
 
@@ -451,6 +483,8 @@ export class McpHub implements McpHubApi {
     if (client !== undefined) client.onclose = undefined;
     await client?.close().catch(() => undefined);
     await process?.stop().catch(() => undefined);
+    // With what its last check at its end found (what was undone, or could not be).
+    if (process !== undefined) slot.lastStderr = process.logTail();
   }
 }
 

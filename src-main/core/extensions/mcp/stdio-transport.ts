@@ -8,6 +8,7 @@ import { startProcess } from '../../process/supervisor';
 import { loadMcpSdk, type McpSdk } from './sdk';
 import type { ProcessExit, SupervisedProcess } from '../../process/types';
 import { folderSandboxPolicy } from '../../trust/protected-entry-files';
+import type { LiveCheck } from '../../sandbox/types';
 
 export interface StdioServerContext {
   /** The project folder (real path): the server's cwd and, sandboxed, its one writable folder. */
@@ -26,6 +27,8 @@ export interface StdioServerProcess {
   readonly exited: Promise<ProcessExit>;
   /** Ends the server's whole process tree. */
   stop(): Promise<void>;
+  /** What it did to git's files in the folder, checked and undone now (SupervisedProcess.checkEffects). */
+  checkEffects(): Promise<LiveCheck>;
 }
 
 /**
@@ -50,6 +53,7 @@ export async function startStdioServer(config: McpStdioServerConfig, context: St
     onLog: (listener) => server.onLog(listener),
     exited: server.exited,
     stop: () => server.stop(),
+    checkEffects: () => server.checkEffects(),
   };
 }
 

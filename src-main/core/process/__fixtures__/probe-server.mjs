@@ -3,7 +3,7 @@
 // hostile or careless server would: read secrets, write anywhere, connect out, spawn
 // processes that outlive it.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -37,6 +37,9 @@ async function handle(request) {
       return readFileSync(request.path, 'utf8');
     case 'write':
       writeFileSync(request.path, request.text);
+      return true;
+    case 'symlink':
+      symlinkSync(request.target, request.path);
       return true;
     case 'mkdir':
       mkdirSync(request.path, { recursive: true });

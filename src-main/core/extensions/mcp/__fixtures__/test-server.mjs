@@ -5,9 +5,11 @@
 // (returns $MCP_TEST_PROMPT_TEXT, text that mentions other servers' resources and files).
 // Tools: slow (waits; records a cancellation in $MCP_TEST_LOG), add_tool (adds `extra` and
 // announces tools/list_changed before answering), add_resource (likewise for resources), peek (readOnlyHint), big (a long text),
-// fail (isError), crash (exits), weather (structuredContent only), header (the request's x-test header); $MANY_TOOLS more tools `tool_N`; tools/list pages 3 at a time.
-// Usage: node test-server.mjs [--http PORT] [--fail-start]
-import { appendFileSync } from 'node:fs';
+// fail (isError), crash (exits), weather (structuredContent only), header (the request's x-test header), with --write-tool write (files: {path: text});
+// $MANY_TOOLS more tools `tool_N`; tools/list pages 3 at a time.
+// Usage: node test-server.mjs [--http PORT] [--fail-start] [--write-tool]
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { setTimeout, clearTimeout } from 'node:timers';
 import { createServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -44,6 +46,7 @@ function baseTools() {
     { name: 'header', description: 'The x-test header of the HTTP request.', inputSchema: obj() },
     { name: 'weather', description: 'Structured content only.', inputSchema: obj(), outputSchema: obj({ temperature: { type: 'number' } }) },
   ];
+  if (argv.includes('--write-tool')) tools.push({ name: 'write', description: 'Writes files (folders made), then answers.', inputSchema: obj({ files: { type: 'object' } }, ['files']) });
   const many = Number(process.env.MANY_TOOLS ?? 0);
   for (let i = 0; i < many; i++) {
     tools.push({
@@ -125,6 +128,12 @@ function makeServer() {
         return { content: [{ type: 'text', text: `x-test: ${extra.requestInfo?.headers?.['x-test'] ?? '(none)'}` }] };
       case 'weather':
         return { content: [], structuredContent: { temperature: 21, sky: 'clear' } };
+      case 'write':
+        for (const [path, text] of Object.entries(args.files)) {
+          mkdirSync(dirname(path), { recursive: true });
+          writeFileSync(path, String(text));
+        }
+        return { content: [{ type: 'text', text: 'written' }] };
       case 'crash':
         process.stderr.write('test-server: crashing on request\n');
         process.exit(7);
