@@ -44,6 +44,10 @@ describe('resolvePolicy', () => {
       '/home/u/code/app/.mcp.json',
       '/home/u/code/app/.agents/skills',
       '/home/u/code/app/.claude/skills',
+      '/home/u/code/app/.claude/settings.json',
+      '/home/u/code/app/.claude/settings.local.json',
+      '/home/u/code/app/.claude/commands',
+      '/home/u/code/app/.claude/agents',
       '/home/u/code/app/.env',
     ]);
     expect(policy.pinnedPaths).toEqual(['/home/u/code/app/.git', '/home/u/code/app/.agents', '/home/u/code/app/.claude']);

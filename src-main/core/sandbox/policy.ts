@@ -65,6 +65,10 @@ export const PROTECTED_PROJECT_PATHS: readonly string[] = [
   '.mcp.json',
   '.agents/skills',
   '.claude/skills',
+  '.claude/settings.json',
+  '.claude/settings.local.json',
+  '.claude/commands',
+  '.claude/agents',
 ];
 
 /**

@@ -20,6 +20,10 @@ const CONFIG_FILES = [
   '/.agents/skills/pdf/scripts/run.py',
   '/.claude/skills/pdf/SKILL.md',
   '/.claude/skills',
+  '/.claude/settings.json',
+  '/.claude/settings.local.json',
+  '/.claude/commands/review.md',
+  '/.claude/agents/tester.md',
   '/docs/guides/SKILL.md',
 ];
 const REASON = /folder's own configuration \(MCP servers, hooks, skills\) always ask/;
@@ -72,7 +76,7 @@ describe('decideCall on the folder configuration', () => {
   });
 
   it('files beside the configuration are not caught', () => {
-    for (const path of ['/docs/mcp.json', '/src/skills/pdf.ts', '/.claude/settings.json', '/SKILL.md.txt']) {
+    for (const path of ['/docs/mcp.json', '/src/skills/pdf.ts', '/.claude/settings.json.bak', '/SKILL.md.txt']) {
       expect(decideCall({ tool: 'write_file', args: { file_path: path, content: 'x' } }, { mode: 'edit', rules: DEFAULT_RULES, sandboxAvailable: true }).decision, path).toBe('allow');
     }
   });
