@@ -1,7 +1,7 @@
 // The environment commands run in: the user's own environment with the PATH their login
 // shell sets up (an app started from a desktop launcher often has a bare PATH), made
 // non-interactive so that nothing waits for a prompt nobody will answer.
-import { spawn } from 'node:child_process';
+import { spawnPipe } from '../process/spawn';
 import { basename } from 'node:path';
 
 /** Set for every command. Colours stay allowed: the terminal view shows them and the text result is stripped. */
@@ -117,7 +117,7 @@ async function askLoginShellPath(shell: string | undefined): Promise<string | un
   return new Promise((resolve) => {
     let out = '';
     let settled = false;
-    let child: ReturnType<typeof spawn>;
+    let child: ReturnType<typeof spawnPipe>;
     const done = (value: string | undefined): void => {
       if (settled) return;
       settled = true;
@@ -134,11 +134,7 @@ async function askLoginShellPath(shell: string | undefined): Promise<string | un
     };
     const timer = setTimeout(() => done(undefined), LOGIN_SHELL_TIMEOUT_MS);
     try {
-      child = spawn(shell, [flags, script], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-        detached: true,
-        env: { ...sanitizeEnv(process.env), TERM: 'dumb' },
-      });
+      child = spawnPipe({ role: 'probe', file: shell, args: [flags, script], stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...sanitizeEnv(process.env), TERM: 'dumb' } });
     } catch {
       clearTimeout(timer);
       resolve(undefined);

@@ -1,14 +1,15 @@
 // Starts and ends the long-lived processes Deepdesk runs on a folder's behalf (MCP stdio
 // servers; SPEC §10): inside the OS sandbox unless told otherwise (and never silently
 // outside it), with an environment scrubbed of the app's secrets, and with no orphans —
-// stop() ends the whole tree, stopAllProcesses() ends every one on quit, a process 'exit'
-// hook signals what is left, and when Deepdesk is killed outright bubblewrap's
+// stop() ends the whole tree, stopAllProcesses() ends every one on quit, the registry of
+// spawn.ts signals what is left on exit, and when Deepdesk is killed outright bubblewrap's
 // --die-with-parent and pid namespace end a sandboxed tree while the watchdog
 // (watchdog.ts) ends an unsandboxed one. While a sandboxed one runs, its guard
 // (git-guard.ts) keeps what it could plant for the person's git undone, and its effects are
 // checked again before anything it answers is accepted (checkEffects) and at its end.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker, sendSignal } from '../backends/process-tree';
+import type { ChildProcess } from 'node:child_process';
+import { spawnPipe } from './spawn';
+import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker } from '../backends/process-tree';
 import { createSandbox, detectSandbox } from '../sandbox';
 import { realPathOf } from '../sandbox/policy';
 import type { CommandSpec, LiveCheck, PreparedCommand } from '../sandbox/types';
@@ -62,7 +63,7 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
       const writableOutside = prepared.env.TMPDIR !== undefined ? [realPathOf(prepared.env.TMPDIR)] : [];
       guard = await startGitGuard({ folder: realPathOf(spec.sandbox.projectDir), check: checkEffects, report: (line) => log.note(line), writableOutside });
     }
-    child = await spawnChild(command, spec.command);
+    child = await spawnChild(command, spec.command, spec.role ?? 'server');
   } catch (err) {
     await guard?.close();
     await prepared?.dispose();
@@ -80,7 +81,6 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
     await prepared?.dispose();
   });
   live.add(supervised);
-  ensureExitHook();
   void supervised.exited.then(() => live.delete(supervised));
   return supervised;
 }
@@ -111,31 +111,17 @@ function reportingCheck(prepared: PreparedCommand | undefined, log: LogTail): ()
   };
 }
 
-function spawnChild(command: CommandSpec, name: string): Promise<ChildProcess> {
+function spawnChild(command: CommandSpec, name: string, role: 'server' | 'hook'): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {
-      child = spawn(command.file, command.args, { cwd: command.cwd, env: command.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true, windowsHide: true });
+      child = spawnPipe({ role, file: command.file, args: command.args, cwd: command.cwd, env: command.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     } catch (err) {
       reject(new Error(`could not start ${name}: ${err instanceof Error ? err.message : String(err)}`));
       return;
     }
     child.once('spawn', () => resolve(child));
     child.once('error', (err) => reject(new Error(`could not start ${name}: ${err.message}`)));
-  });
-}
-
-let exitHooked = false;
-
-/** On a normal exit nothing can be awaited: every tree still running is signalled at once (the watchdog follows up). */
-function ensureExitHook(): void {
-  if (exitHooked) return;
-  exitHooked = true;
-  process.on('exit', () => {
-    for (const p of live) {
-      sendSignal(-p.pid, 'SIGTERM');
-      sendSignal(p.pid, 'SIGTERM');
-    }
   });
 }
 

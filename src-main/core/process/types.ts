@@ -5,6 +5,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { LiveCheck, SandboxPolicy } from '../sandbox/types';
 
 export interface ProcessSpec {
+  /** What it is for (default a server): the registry's label (spawn.ts). */
+  role?: 'server' | 'hook';
   command: string;
   args: string[];
   cwd: string;

@@ -6,7 +6,8 @@
 // process carrying the marker variable, which catches those that left the group), `- PGID`
 // lets it go. When the pipe closes (Deepdesk is gone, whatever ended it) it sends SIGTERM
 // to all of them, then SIGKILL after a grace period, and exits.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnPipe } from './spawn';
 import type { Writable } from 'node:stream';
 
 const GRACE_MS = 1000;
@@ -66,7 +67,7 @@ function ensureWatchdog(): Writable | undefined {
   let child: ChildProcess;
   try {
     // Its own session: a signal to Deepdesk's process group (Ctrl-C in a terminal) must not end it first.
-    child = spawn(process.execPath, ['-e', WATCHDOG_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+    child = spawnPipe({ role: 'watchdog', file: process.execPath, args: ['-e', WATCHDOG_SCRIPT], detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: { ELECTRON_RUN_AS_NODE: '1' } });
   } catch {
     return undefined;
   }

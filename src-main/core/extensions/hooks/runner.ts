@@ -67,6 +67,7 @@ export async function runHook(hook: HookEntry, input: HookInput, context: HookRu
   let child;
   try {
     child = await startProcess({
+      role: 'hook',
       command: '/bin/sh',
       args: ['-c', hook.command],
       cwd: context.folder,
