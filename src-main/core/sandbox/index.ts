@@ -48,6 +48,8 @@ import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy }
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { applyLayer, createWriteLayer, discardLayer, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { currentAttribution } from '../checkpoints/attribution';
+import { errnoOf } from '../checkpoints/no-follow';
+import { checkLayer, type LayerVerdict } from './layer-check';
 import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
 export type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
@@ -245,31 +247,51 @@ class OsSandbox implements Sandbox {
     // Without a layer the folder's state is recorded before the command can change it.
     if (!layer && !longLived) await currentAttribution()?.blind();
     let enforced: Promise<BlockedItem[]> | undefined;
-    /** After the run: apply its layer, undo what git would run later, and what was made at a protected path. */
+    /**
+     * After the run. With a layer: check it whole (git surface, protected paths, file kinds),
+     * then apply what passed, whole or not at all. Without one: undo what git would run
+     * later and what was made at a protected path.
+     */
     const enforce = (): Promise<BlockedItem[]> =>
       (enforced ??= (async () => {
         const items: BlockedItem[] = [];
-        const entries = layer ? await readLayer(layer) : [];
-        const finish = async (): Promise<AppliedLayer> => {
-          let applied: AppliedLayer = { touched: [], subtrees: [], failed: [] };
-          if (layer) {
-            // Nothing of the command touched the real folder: what changed there after it started is someone else's
-            // (a change in the tick the run began came before the command could look).
-            applied = applyLayer(layer, entries, (_rel, st) => st.ctimeMs > runStartedMs);
-            items.push(...applied.failed.map((f) => ({ kind: 'write' as const, path: join(resolved.projectDir, f.rel), why: f.why })));
+        const report = (failed: AppliedLayer['failed']): void =>
+          void items.push(...failed.map((f) => ({ kind: 'write' as const, path: join(resolved.projectDir, f.rel), why: f.why })));
+        if (layer) {
+          const ran = layer;
+          let verdict: LayerVerdict;
+          try {
+            verdict = await checkLayer(ran, await readLayer(ran), { home: resolved.home, protectedPaths: resolved.protectedPaths, cache: walkCache });
+          } catch (err) {
+            // Checks that could not be completed: nothing is applied.
+            verdict = { apply: [], items: [{ kind: 'write', path: resolved.projectDir, why: `none of the command's writes was applied: they could not be checked (${errnoOf(err)})` }] };
           }
-          const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, runStartedMs, cache: walkCache });
-          items.push(...git.items);
-          for (const path of missingProtected) {
-            if (!existsSync(path)) continue;
-            const made = madeUnder(path);
+          items.push(...verdict.items);
+          // Nothing of the command touched the real folder: what changed there after it started is someone else's
+          // (a change in the tick the run began came before the command could look).
+          const apply = async (): Promise<AppliedLayer> => {
+            const applied = applyLayer(ran, verdict.apply, (_rel, st) => st.ctimeMs > runStartedMs);
+            report(applied.failed);
+            return applied;
+          };
+          if (attribution) await attribution.settle(plannedBy(verdict.apply), apply);
+          else await apply();
+          return items;
+        }
+        const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, cache: walkCache });
+        items.push(...git.items);
+        for (const path of missingProtected) {
+          if (!existsSync(path)) continue;
+          const made = madeUnder(path);
+          let why = 'a protected path';
+          try {
             rmSync(path, { recursive: true, force: true });
-            items.push(...made.map((p) => ({ kind: 'write' as const, path: p, why: 'a protected path' })));
+            if (existsSync(path)) throw Object.assign(new Error('still there'), { code: 'EPERM' });
+          } catch (err) {
+            why = `could not undo (${errnoOf(err)}): a protected path`;
           }
-          return applied;
-        };
-        if (attribution) await attribution.settle(plannedBy(entries), finish);
-        else await finish();
+          items.push(...made.map((p) => ({ kind: 'write' as const, path: p, why })));
+        }
         return items;
       })());
 
