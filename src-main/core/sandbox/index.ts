@@ -31,8 +31,10 @@
  * existing `.git` is pinned (a mount point cannot be moved aside and replaced); nothing is
  * created in the person's folder to serve as a mount point; and what a command may still
  * create (a `commondir`, a new repository, a hook where there was no hooks folder, a
- * `.deepdesk/`) is checked after the run (core/git/surface.ts), when the pid namespace
- * guarantees nothing of it still runs.
+ * `.deepdesk/`, a setuid file) lands in its write layer, which is checked whole when the
+ * pid namespace guarantees nothing of it still runs, before any of it is applied
+ * (layer-check.ts, write-layer.ts); without a layer, the folder is checked after the run
+ * (core/git/surface.ts).
  * Root: RLIMIT_NPROC does not bind uid 0, so there a fork bomb is bounded by the timeout
  * (and the pid namespace, whose end kills every process in it) only.
  */

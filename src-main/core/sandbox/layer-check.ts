@@ -55,6 +55,8 @@ function kindRefused(e: LayerEntry): string | null {
 }
 
 export async function checkLayer(layer: WriteLayer, entries: readonly LayerEntry[], options: LayerCheckOptions): Promise<LayerVerdict> {
+  // Nothing written: nothing to check (and no walk of the folder).
+  if (entries.length === 0) return { apply: [], items: [] };
   const root = layer.projectDir;
   const upper = path.join(layer.dir, 'upper');
   const items: BlockedItem[] = [];
@@ -78,7 +80,8 @@ export async function checkLayer(layer: WriteLayer, entries: readonly LayerEntry
     .filter((rel) => !rel.split('/').some((part) => part.toLowerCase() === '.git'));
   const hasFilesBelow = (rel: string): boolean => entries.some((o) => o.rel !== rel && within(o.rel, rel) && o.kind !== 'dir');
   for (const e of entries) {
-    if (isRefused(e.rel)) continue;
+    // Each entry on its own (not skipped below a refused folder), so that the files are named.
+    if (refused.has(e.rel)) continue;
     const under = protectedRels.some((p) => within(e.rel, p));
     const removesOne = (e.kind === 'whiteout' || e.opaque === true || e.kind !== 'dir') && protectedRels.some((p) => within(p, e.rel) && p !== e.rel && fs.existsSync(path.join(root, p)));
     // A folder is named only when nothing below it is (the files say more).

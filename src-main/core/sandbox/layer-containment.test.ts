@@ -114,7 +114,7 @@ async function personKeepsRunningGitStatus(cwd: string): Promise<() => Promise<n
 function manyFiles(dir: string, n = MANY): string {
   return `mkdir -p ${dir} && (cd ${dir} && seq 1 ${n} | sed 's/^/f/' | xargs touch)`;
 }
-const MANY = 10_000;
+const MANY = 4_000;
 
 /** Polls until the kernel's file clock has moved past `path`'s last change. */
 function afterTickOf(path: string): void {

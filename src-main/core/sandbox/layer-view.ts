@@ -30,7 +30,9 @@ export function layerView(root: string, upper: string, entries: readonly LayerEn
   const touched = new Set<string>(['']);
   for (const e of entries) {
     const parent = parentRel(e.rel);
-    children.set(parent, [...(children.get(parent) ?? []), e]);
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(e);
+    else children.set(parent, [e]);
     for (let a = e.rel; a !== ''; a = parentRel(a)) touched.add(a);
   }
 

@@ -4,8 +4,9 @@
 // known exactly what they changed (SPEC §8: a change is the agent's only if the step's own
 // processes made it); an edit the person saves meanwhile lands in the real folder and stays
 // theirs. When the command has ended (its pid namespace is gone, nothing of it still runs),
-// the upper layer is applied to the real folder by `applyLayer`, as the person, never through
-// a link (no-follow.ts), between the checkpoint recorder's snapshots.
+// the upper layer is checked whole (layer-check.ts) and what passed is applied to the real
+// folder by `applyLayer`, whole or not at all, as the person, never through a link
+// (no-follow.ts), between the checkpoint recorder's snapshots.
 //
 // Mounting: `unshare -r -m` gives a user and mount namespace in which an unprivileged
 // overlay can be mounted (Linux ≥ 5.11, `userxattr`); bwrap (0.8 has no overlay option)
@@ -260,7 +261,8 @@ async function markOpaque(layer: WriteLayer, entries: LayerEntry[]): Promise<voi
   for (let i = 0; i < names.length; i += 2000) {
     const chunk = names.slice(i, i + 2000);
     const ran = await run(layer.tools.unshare, ['-r', '-m', '/bin/sh', '-c', HIDDEN_NAMES_SCRIPT, 'sh', layer.projectDir, layer.dir, layer.tools.mount, lowerOf(layer), ...chunk]);
-    if (!ran.ok) continue;
+    // Not knowing which folders were made anew, the layer cannot be checked as it would apply.
+    if (!ran.ok) throw Object.assign(new Error(`could not tell the folders made anew: ${ran.stderr.trim()}`), { code: 'EOPAQUE' });
     for (const hidden of ran.stdout.toString('utf8').split('\0')) {
       const entry = probes.get(hidden);
       // Still in the real folder: the layer really hides it.
@@ -353,6 +355,8 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
 
   // 1. Plan.
   const planned: LayerEntry[] = [];
+  /** What the folder held at each planned path (undefined: nothing). */
+  const found = new Map<string, fs.Stats | undefined>();
   const left: string[] = [];
   for (const e of entries) {
     if (e.kind === 'other' || left.some((b) => within(e.rel, b))) continue;
@@ -361,6 +365,7 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
       if (e.kind === 'dir' && current?.isSymbolicLink()) throw new ThroughLinkError(e.rel, e.rel);
       if (e.kind === 'dir' && current && !current.isDirectory()) throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
       planned.push(e);
+      found.set(e.rel, current);
     } catch (err) {
       left.push(e.rel);
       applied.failed.push({ rel: e.rel, why: err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err) });
@@ -384,7 +389,7 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
       staging = e.rel;
       stageHook?.(e.rel);
       if (e.kind === 'dir') {
-        if (lstatAt(root, e.rel) === undefined) {
+        if (found.get(e.rel) === undefined) {
           mkdirAt(root, e.rel, 0o700, false);
           made.push(e.rel);
         }
@@ -423,7 +428,7 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
             }
             break;
           default: {
-            if (lstatAt(root, e.rel)?.isDirectory() && !remove(e.rel)) throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
+            if (found.get(e.rel)?.isDirectory() && !remove(e.rel)) throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
             renameInParentAt(root, e.rel, staged.get(e.rel)!);
             staged.delete(e.rel);
           }
