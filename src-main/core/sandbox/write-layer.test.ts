@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { setRaceHookForTests } from '../checkpoints/no-follow';
 import { setInsideDeferredHookForTests } from './defer-signals';
 import { applyLayer, createWriteLayer, discardLayer, readLayer, setStageHookForTests, writeLayerTools, type WriteLayer } from './write-layer';
 
@@ -20,6 +21,7 @@ beforeEach(() => {
 afterEach(() => {
   setStageHookForTests(null);
   setInsideDeferredHookForTests(null);
+  setRaceHookForTests(null);
   for (const l of layers.splice(0)) discardLayer(l.dir);
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -142,5 +144,29 @@ describe.skipIf(!tools)('the write layer', () => {
     } finally {
       process.off('SIGINT', onInterrupt);
     }
+  });
+
+  it('a repository is never completed in the folder before the contents the layer gives it are there', async () => {
+    // Written earlier, harmless while not a repository (no objects/): the layer makes it a
+    // harmless one, and at no step of applying it is it a repository with the old config.
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(path.join(project, 'x', 'refs', 'heads'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'x', 'HEAD'), 'ref: refs/heads/main\n');
+    fs.writeFileSync(path.join(project, 'x', 'config'), '[core]\n\tfsmonitor = touch /tmp/never\n');
+    const ran = await runIn(project, "printf '[core]\\n\\tbare = false\\n' > x/config && mkdir x/objects && echo y > x/objects/keep");
+    expect(ran.code).toBe(0);
+    const layer = layers.at(-1)!;
+    const entries = await readLayer(layer);
+    const live: string[] = [];
+    setRaceHookForTests((rel) => {
+      const shaped = fs.existsSync(path.join(project, 'x', 'objects'));
+      if (shaped && fs.readFileSync(path.join(project, 'x', 'config'), 'utf8').includes('fsmonitor')) live.push(rel);
+    });
+    const applied = applyLayer(layer, entries);
+    setRaceHookForTests(null);
+    expect(applied.failed).toEqual([]);
+    expect(live).toEqual([]);
+    expect(fs.readFileSync(path.join(project, 'x', 'config'), 'utf8')).toBe('[core]\n\tbare = false\n');
+    expect(fs.readFileSync(path.join(project, 'x', 'objects', 'keep'), 'utf8')).toBe('y\n');
   });
 });

@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LayerSettlement } from '../checkpoints/attribution';
-import { errnoOf, lstatAt, mkdirAt, placeFileAt, readdirAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
+import { errnoOf, lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
 import { withSignalsDeferred } from './defer-signals';
 
 export interface LayerTools {
@@ -339,11 +339,11 @@ function bytesNeeded(layer: WriteLayer, entries: readonly LayerEntry[]): number 
  * 1. what cannot be applied as the folder is now (a link in a parent, a file where the
  *    command kept a folder) is left out with everything below it, and reported;
  * 2. the disk must have room for every file that is copied (its apparent size);
- * 3. every file and link is staged beside its target under a random name, and missing
- *    folders are made — any failure (a full disk) removes all of it again and nothing is
- *    applied;
+ * 3. every file and link is staged under a hidden, random name beside its target (a new
+ *    folder is made whole under such a name) — any failure (a full disk) removes all of it
+ *    again and nothing is applied;
  * 4. then, with SIGINT/SIGTERM/SIGHUP deferred, removals and renames (which take no room)
- *    put it in place, and folders get their modes.
+ *    put it in place, what makes git look somewhere new last, and folders get their modes.
  * A removal (a whiteout, the old contents of a folder made anew) spares the files and
  * links `spare` names, and the folders holding them: the command never saw them.
  */
@@ -380,63 +380,83 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
     if (needed + SPACE_RESERVE > bavail * bsize) return nothing('', `not enough free space (${Math.ceil(needed / 1024 / 1024)} MB needed)`);
   }
 
-  // 3. Stage.
-  const made: string[] = [];
+  // 3. Stage: nothing staged is where git (or anyone) looks. A folder the real folder lacks
+  // is made under a hidden name beside where it goes, with everything below it inside under
+  // its own names; a file or link in an existing folder goes beside its target, hidden.
+  /** New folders' tops, and files and links in existing folders → their hidden names. */
+  const tops = new Map<string, string>();
   const staged = new Map<string, string>();
+  const physical = (rel: string): string => {
+    for (let a = rel; a !== ''; a = parentOf(a)) {
+      const name = tops.get(a);
+      if (name !== undefined) return joinRel(parentOf(a), name) + rel.slice(a.length);
+    }
+    return rel;
+  };
   let staging = '';
   try {
     for (const e of planned) {
       staging = e.rel;
       stageHook?.(e.rel);
+      if (e.kind === 'whiteout') continue;
+      const inNew = physical(e.rel) !== e.rel;
       if (e.kind === 'dir') {
-        if (found.get(e.rel) === undefined) {
-          mkdirAt(root, e.rel, 0o700, false);
-          made.push(e.rel);
+        if (inNew) mkdirAt(root, physical(e.rel), 0o700, false);
+        else if (found.get(e.rel) === undefined) {
+          const name = stagedName(e.rel, suffix);
+          mkdirAt(root, joinRel(parentOf(e.rel), name), 0o700, false);
+          tops.set(e.rel, name);
         }
         continue;
       }
-      if (e.kind === 'whiteout') continue;
       const name = stagedName(e.rel, suffix);
-      const at = parentOf(e.rel) === '' ? name : `${parentOf(e.rel)}/${name}`;
+      const at = inNew ? physical(e.rel) : joinRel(parentOf(e.rel), name);
       if (e.kind === 'file') placeFileAt(root, at, path.join(upper, e.rel), e.stat.mode & 0o7777, { atime: e.stat.atime, mtime: e.stat.mtime }, suffix);
       else replaceAt(root, at, 'l', fs.readlinkSync(path.join(upper, e.rel), { encoding: 'buffer' }), 0o777, false, suffix);
-      staged.set(e.rel, name);
+      if (!inNew) staged.set(e.rel, name);
     }
   } catch (err) {
-    unstage(root, staged, made);
+    unstage(root, staged, tops);
     return nothing(staging, err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err));
   }
 
-  // 4. Put in place.
+  // 4. Put in place: removals, then renames (neither takes room), interrupts deferred.
   const inLayer = new Set(planned.map((e) => e.rel));
-  const stagedNames = new Set(staged.values());
+  const hidden = new Set([...staged.values(), ...tops.values()]);
+  const broken: string[] = [];
+  const fail = (rel: string, err: unknown): void => {
+    broken.push(rel);
+    applied.failed.push({ rel, why: err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err) });
+  };
   withSignalsDeferred(() => {
-    const broken: string[] = [];
     const remove = (rel: string): boolean => removeSparing(root, rel, spare);
     for (const e of planned) {
-      if (broken.some((b) => within(e.rel, b))) continue;
       try {
-        switch (e.kind) {
-          case 'whiteout':
-            remove(e.rel);
-            applied.subtrees.push(e.rel);
-            break;
-          case 'dir':
-            if (e.opaque) {
-              for (const name of readdirAt(root, e.rel)) if (!inLayer.has(`${e.rel}/${name}`) && !stagedNames.has(name)) remove(`${e.rel}/${name}`);
-              applied.subtrees.push(e.rel);
-            }
-            break;
-          default: {
-            if (found.get(e.rel)?.isDirectory() && !remove(e.rel)) throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
-            renameInParentAt(root, e.rel, staged.get(e.rel)!);
-            staged.delete(e.rel);
-          }
+        if (e.kind === 'whiteout') {
+          remove(e.rel);
+          applied.subtrees.push(e.rel);
+        } else if (e.kind === 'dir' && e.opaque && !tops.has(e.rel) && physical(e.rel) === e.rel) {
+          for (const name of readdirAt(root, e.rel)) if (!inLayer.has(`${e.rel}/${name}`) && !hidden.has(name)) remove(`${e.rel}/${name}`);
+          applied.subtrees.push(e.rel);
+        } else if (staged.has(e.rel) && found.get(e.rel)?.isDirectory() && !remove(e.rel)) {
+          throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
         }
-        applied.touched.push(e.rel);
       } catch (err) {
-        broken.push(e.rel);
-        applied.failed.push({ rel: e.rel, why: err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err) });
+        fail(e.rel, err);
+      }
+    }
+    // What could make git look somewhere new (a `.git`, HEAD, objects/, refs/, commondir,
+    // gitdir) goes last: a repository is never completed before its contents are in place.
+    const activating = activatingRels(planned);
+    const moves = [...tops, ...staged].filter(([rel]) => !broken.some((b) => within(rel, b)));
+    moves.sort(([a], [b]) => Number(activating.has(a)) - Number(activating.has(b)));
+    for (const [rel, name] of moves) {
+      try {
+        renameInParentAt(root, rel, name);
+        tops.delete(rel);
+        staged.delete(rel);
+      } catch (err) {
+        fail(rel, err);
       }
     }
     // Modes last, deepest first: a folder made read-only still took its files.
@@ -449,25 +469,37 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
       }
     }
   });
+  for (const e of planned) if (!broken.some((b) => within(e.rel, b))) applied.touched.push(e.rel);
   // What a failed rename left staged.
-  unstage(root, staged, []);
+  unstage(root, staged, tops);
   return applied;
 }
 
-/** Removes staged files and the folders made for them (deepest first, only when empty). */
-function unstage(root: string, staged: ReadonlyMap<string, string>, made: readonly string[]): void {
-  for (const [rel, name] of staged) {
+/** Names git acts on when they appear: a repository's place, its shape, its pointers. */
+const ACTIVATING_NAMES = new Set(['HEAD', 'objects', 'refs', 'commondir', 'gitdir']);
+
+/** The entries that are, or hold, a name that can make git look somewhere new. */
+function activatingRels(entries: readonly LayerEntry[]): Set<string> {
+  const out = new Set<string>();
+  for (const e of entries) {
+    const name = path.posix.basename(e.rel);
+    if (!ACTIVATING_NAMES.has(name) && name.toLowerCase() !== '.git') continue;
+    for (let a = e.rel; a !== '' && !out.has(a); a = parentOf(a)) out.add(a);
+  }
+  return out;
+}
+
+function joinRel(parent: string, name: string): string {
+  return parent === '' ? name : `${parent}/${name}`;
+}
+
+/** Removes staged files and the hidden folders made for new ones, with what is in them. */
+function unstage(root: string, staged: ReadonlyMap<string, string>, tops: ReadonlyMap<string, string>): void {
+  for (const [rel, name] of [...staged, ...tops]) {
     try {
-      unlinkAt(root, parentOf(rel) === '' ? name : `${parentOf(rel)}/${name}`);
+      removeTreeAt(root, joinRel(parentOf(rel), name));
     } catch {
       // Gone already.
-    }
-  }
-  for (const rel of [...made].reverse()) {
-    try {
-      rmdirAt(root, rel);
-    } catch {
-      // Not empty (someone else's file), or gone.
     }
   }
 }
