@@ -65,7 +65,10 @@ export async function checkLayer(layer: WriteLayer, entries: readonly LayerEntry
     refused.add(e.rel);
     if (report) items.push({ kind: 'write', path: path.join(root, e.rel), why });
   };
-  const isRefused = (rel: string): boolean => [...refused].some((r) => within(rel, r));
+  const isRefused = (rel: string): boolean => {
+    for (let a = rel; a !== ''; a = a.includes('/') ? a.slice(0, a.lastIndexOf('/')) : '') if (refused.has(a)) return true;
+    return false;
+  };
 
   // File kinds.
   for (const e of entries) {
@@ -83,7 +86,10 @@ export async function checkLayer(layer: WriteLayer, entries: readonly LayerEntry
     // Each entry on its own (not skipped below a refused folder), so that the files are named.
     if (refused.has(e.rel)) continue;
     const under = protectedRels.some((p) => within(e.rel, p));
-    const removesOne = (e.kind === 'whiteout' || e.opaque === true || e.kind !== 'dir') && protectedRels.some((p) => within(p, e.rel) && p !== e.rel && fs.existsSync(path.join(root, p)));
+    // Above one: removing or replacing a folder that holds one, or a link the protected path would then lead through.
+    const above = protectedRels.filter((p) => within(p, e.rel) && p !== e.rel);
+    const removesOne =
+      (e.kind === 'link' && above.length > 0) || ((e.kind === 'whiteout' || e.opaque === true || e.kind !== 'dir') && above.some((p) => fs.existsSync(path.join(root, p))));
     // A folder is named only when nothing below it is (the files say more).
     if (under || removesOne) refuse(e, 'a protected path', !(e.kind === 'dir' && !e.opaque && hasFilesBelow(e.rel)));
   }

@@ -209,6 +209,15 @@ describe.skipIf(!available)('a write layer is checked whole before any of it is 
   });
 });
 
+describe.skipIf(!available)('protected paths in a write layer', () => {
+  it('a link the path of a protected folder would lead through is not applied', async () => {
+    const result = await run('mkdir -p elsewhere/skills/x && echo evil > elsewhere/skills/x/SKILL.md && ln -s elsewhere .agents && echo ok > ok.txt');
+    expect(() => lstatSync(join(project, '.agents'))).toThrow();
+    expect(result.sandboxBlocked).toContain('/.agents');
+    expect(readFileSync(join(project, 'ok.txt'), 'utf8')).toBe('ok\n');
+  });
+});
+
 describe.skipIf(!available || !canMount)('a layer that cannot be applied whole leaves nothing applied', () => {
   it('a full disk midway: nothing of the layer is in the folder, and the result says blocked', async () => {
     const disk = smallDisk('2m');
