@@ -43,7 +43,7 @@ function gitFolder(dir: string, config: string, withObjects = true): void {
   writeFileSync(join(dir, 'config'), config);
 }
 
-/** Polls until the kernel's file clock has moved past everything made so far. */
+/** Polls until the kernel's file clock has moved past everything made so far: what came before is older than the run (age must decide nothing). */
 function nextTick(): number {
   const probe = join(base, 'tick');
   writeFileSync(probe, '');
@@ -71,9 +71,9 @@ describe('the after-run check without a write layer', () => {
     // Written by an earlier command (old ctimes), not yet a repository: no objects/.
     gitFolder(join(project, 'x'), FSMONITOR, false);
     const before = await snapshotGitSurface(project, home);
-    const runStartedMs = nextTick();
+    nextTick();
     mkdirSync(join(project, 'x', 'objects'));
-    const { items } = await enforceGitSurface(project, before, { home, untouchable: [], runStartedMs });
+    const { items } = await enforceGitSurface(project, before, { home, untouchable: [] });
     const config = join(project, 'x', 'config');
     expect(existsSync(config) ? readFileSync(config, 'utf8') : '').not.toContain('fsmonitor');
     expect(items.map((i) => ('path' in i ? i.path : ''))).toContain(config);
@@ -86,10 +86,10 @@ describe('the after-run check without a write layer', () => {
     // Not a repository git finds there, yet it is walked as one because it is git-shaped: so move its shape out first.
     rmSync(join(project, 'sub', 'prepared', 'objects'), { recursive: true });
     const before = await snapshotGitSurface(project, home);
-    const runStartedMs = nextTick();
+    nextTick();
     execFileSync('mv', [join(project, 'sub', 'prepared'), join(project, 'sub', '.git')]);
     mkdirSync(join(project, 'sub', '.git', 'objects'));
-    await enforceGitSurface(project, before, { home, untouchable: [], runStartedMs });
+    await enforceGitSurface(project, before, { home, untouchable: [] });
     expect(existsSync(join(project, 'sub', '.git', 'hooks', 'pre-commit'))).toBe(false);
     const config = join(project, 'sub', '.git', 'config');
     expect(existsSync(config) ? readFileSync(config, 'utf8') : '').not.toContain('fsmonitor');
@@ -97,12 +97,12 @@ describe('the after-run check without a write layer', () => {
 
   it('a hook that cannot be removed is reported as not undone', async () => {
     const before = await snapshotGitSurface(project, home);
-    const runStartedMs = nextTick();
+    nextTick();
     gitFolder(join(project, 'sub', '.git'), '[core]\n\tbare = false\n');
     const hook = join(project, 'sub', '.git', 'hooks', 'pre-commit');
     writeFileSync(hook, '#!/bin/sh\n', { mode: 0o755 });
     if (!immutable(hook)) return;
-    const { items } = await enforceGitSurface(project, before, { home, untouchable: [], runStartedMs });
+    const { items } = await enforceGitSurface(project, before, { home, untouchable: [] });
     const item = items.find((i) => i.kind !== 'network' && i.path === hook);
     expect(item && 'why' in item ? item.why : '').toMatch(/^could not undo/);
   });
@@ -117,14 +117,14 @@ describe('the after-run check without a write layer', () => {
     }
     cleanups.push(() => execFileSync('umount', ['-l', disk]));
     const before = await snapshotGitSurface(disk, home);
-    const runStartedMs = nextTick();
+    nextTick();
     gitFolder(join(disk, 'sub', '.git'), FSMONITOR);
     try {
       execFileSync('dd', ['if=/dev/zero', `of=${join(disk, 'fill')}`, 'bs=64k'], { stdio: 'ignore' });
     } catch {
       // Full.
     }
-    const { items } = await enforceGitSurface(disk, before, { home, untouchable: [], runStartedMs });
+    const { items } = await enforceGitSurface(disk, before, { home, untouchable: [] });
     const config = join(disk, 'sub', '.git', 'config');
     const left = existsSync(config) ? readFileSync(config, 'utf8') : '';
     const item = items.find((i) => i.kind !== 'network' && i.path === config);

@@ -506,8 +506,6 @@ export async function enforceGitSurface(
   options: {
     home: string;
     untouchable: readonly string[];
-    /** Kept for callers; age decides nothing (a file's ctime says when, not who). */
-    runStartedMs?: number;
     /** The folder's walk cache (snapshotGitSurface). */
     cache?: RepositoryWalkCache;
   },

@@ -380,99 +380,103 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
     if (needed + SPACE_RESERVE > bavail * bsize) return nothing('', `not enough free space (${Math.ceil(needed / 1024 / 1024)} MB needed)`);
   }
 
-  // 3. Stage: nothing staged is where git (or anyone) looks. A folder the real folder lacks
-  // is made under a hidden name beside where it goes, with everything below it inside under
-  // its own names; a file or link in an existing folder goes beside its target, hidden.
-  /** New folders' tops, and files and links in existing folders → their hidden names. */
-  const tops = new Map<string, string>();
-  const staged = new Map<string, string>();
-  const physical = (rel: string): string => {
-    for (let a = rel; a !== ''; a = parentOf(a)) {
-      const name = tops.get(a);
-      if (name !== undefined) return joinRel(parentOf(a), name) + rel.slice(a.length);
-    }
-    return rel;
-  };
-  let staging = '';
-  try {
-    for (const e of planned) {
-      staging = e.rel;
-      stageHook?.(e.rel);
-      if (e.kind === 'whiteout') continue;
-      const inNew = physical(e.rel) !== e.rel;
-      if (e.kind === 'dir') {
-        if (inNew) mkdirAt(root, physical(e.rel), 0o700, false);
-        else if (found.get(e.rel) === undefined) {
-          const name = stagedName(e.rel, suffix);
-          mkdirAt(root, joinRel(parentOf(e.rel), name), 0o700, false);
-          tops.set(e.rel, name);
-        }
-        continue;
+  // Staged and put in place with SIGINT/SIGTERM/SIGHUP deferred: an interrupt neither leaves
+  // staged files behind nor half a layer applied.
+  return withSignalsDeferred((): AppliedLayer => {
+    // 3. Stage: nothing staged is where git (or anyone) looks. A folder the real folder lacks
+    // is made under a hidden name beside where it goes, with everything below it inside under
+    // its own names; a file or link in an existing folder goes beside its target, hidden.
+    /** New folders' tops, and files and links in existing folders → their hidden names. */
+    const tops = new Map<string, string>();
+    const staged = new Map<string, string>();
+    const physical = (rel: string): string => {
+      for (let a = rel; a !== ''; a = parentOf(a)) {
+        const name = tops.get(a);
+        if (name !== undefined) return joinRel(parentOf(a), name) + rel.slice(a.length);
       }
-      const name = stagedName(e.rel, suffix);
-      const at = inNew ? physical(e.rel) : joinRel(parentOf(e.rel), name);
-      if (e.kind === 'file') placeFileAt(root, at, path.join(upper, e.rel), e.stat.mode & 0o7777, { atime: e.stat.atime, mtime: e.stat.mtime }, suffix);
-      else replaceAt(root, at, 'l', fs.readlinkSync(path.join(upper, e.rel), { encoding: 'buffer' }), 0o777, false, suffix);
-      if (!inNew) staged.set(e.rel, name);
+      return rel;
+    };
+    let staging = '';
+    try {
+      for (const e of planned) {
+        staging = e.rel;
+        stageHook?.(e.rel);
+        if (e.kind === 'whiteout') continue;
+        const inNew = physical(e.rel) !== e.rel;
+        if (e.kind === 'dir') {
+          if (inNew) mkdirAt(root, physical(e.rel), 0o700, false);
+          else if (found.get(e.rel) === undefined) {
+            const name = stagedName(e.rel, suffix);
+            mkdirAt(root, joinRel(parentOf(e.rel), name), 0o700, false);
+            tops.set(e.rel, name);
+          }
+          continue;
+        }
+        const name = stagedName(e.rel, suffix);
+        const at = inNew ? physical(e.rel) : joinRel(parentOf(e.rel), name);
+        if (e.kind === 'file') placeFileAt(root, at, path.join(upper, e.rel), e.stat.mode & 0o7777, { atime: e.stat.atime, mtime: e.stat.mtime }, suffix);
+        else replaceAt(root, at, 'l', fs.readlinkSync(path.join(upper, e.rel), { encoding: 'buffer' }), 0o777, false, suffix);
+        if (!inNew) staged.set(e.rel, name);
+      }
+    } catch (err) {
+      unstage(root, staged, tops);
+      return nothing(staging, err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err));
     }
-  } catch (err) {
-    unstage(root, staged, tops);
-    return nothing(staging, err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err));
-  }
 
-  // 4. Put in place: removals, then renames (neither takes room), interrupts deferred.
-  const inLayer = new Set(planned.map((e) => e.rel));
-  const hidden = new Set([...staged.values(), ...tops.values()]);
-  const broken: string[] = [];
-  const fail = (rel: string, err: unknown): void => {
-    broken.push(rel);
-    applied.failed.push({ rel, why: err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err) });
-  };
-  withSignalsDeferred(() => {
-    const remove = (rel: string): boolean => removeSparing(root, rel, spare);
-    for (const e of planned) {
-      try {
-        if (e.kind === 'whiteout') {
-          remove(e.rel);
-          applied.subtrees.push(e.rel);
-        } else if (e.kind === 'dir' && e.opaque && !tops.has(e.rel) && physical(e.rel) === e.rel) {
-          for (const name of readdirAt(root, e.rel)) if (!inLayer.has(`${e.rel}/${name}`) && !hidden.has(name)) remove(`${e.rel}/${name}`);
-          applied.subtrees.push(e.rel);
-        } else if (staged.has(e.rel) && found.get(e.rel)?.isDirectory() && !remove(e.rel)) {
-          throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
+    // 4. Put in place: removals, then renames (neither takes room).
+    const inLayer = new Set(planned.map((e) => e.rel));
+    const hidden = new Set([...staged.values(), ...tops.values()]);
+    const broken: string[] = [];
+    const fail = (rel: string, err: unknown): void => {
+      broken.push(rel);
+      applied.failed.push({ rel, why: err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err) });
+    };
+    {
+      const remove = (rel: string): boolean => removeSparing(root, rel, spare);
+      for (const e of planned) {
+        try {
+          if (e.kind === 'whiteout') {
+            remove(e.rel);
+            applied.subtrees.push(e.rel);
+          } else if (e.kind === 'dir' && e.opaque && !tops.has(e.rel) && physical(e.rel) === e.rel) {
+            for (const name of readdirAt(root, e.rel)) if (!inLayer.has(`${e.rel}/${name}`) && !hidden.has(name)) remove(`${e.rel}/${name}`);
+            applied.subtrees.push(e.rel);
+          } else if (staged.has(e.rel) && found.get(e.rel)?.isDirectory() && !remove(e.rel)) {
+            throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
+          }
+        } catch (err) {
+          fail(e.rel, err);
         }
-      } catch (err) {
-        fail(e.rel, err);
+      }
+      // What could make git look somewhere new (a `.git`, HEAD, objects/, refs/, commondir,
+      // gitdir) goes last: a repository is never completed before its contents are in place.
+      const activating = activatingRels(planned);
+      const moves = [...tops, ...staged].filter(([rel]) => !broken.some((b) => within(rel, b)));
+      moves.sort(([a], [b]) => Number(activating.has(a)) - Number(activating.has(b)));
+      for (const [rel, name] of moves) {
+        try {
+          renameInParentAt(root, rel, name);
+          tops.delete(rel);
+          staged.delete(rel);
+        } catch (err) {
+          fail(rel, err);
+        }
+      }
+      // Modes last, deepest first: a folder made read-only still took its files.
+      for (const e of [...planned].reverse()) {
+        if (e.kind !== 'dir' || broken.some((b) => within(e.rel, b))) continue;
+        try {
+          mkdirAt(root, e.rel, e.stat.mode & 0o7777, false);
+        } catch (err) {
+          applied.failed.push({ rel: e.rel, why: errnoOf(err) });
+        }
       }
     }
-    // What could make git look somewhere new (a `.git`, HEAD, objects/, refs/, commondir,
-    // gitdir) goes last: a repository is never completed before its contents are in place.
-    const activating = activatingRels(planned);
-    const moves = [...tops, ...staged].filter(([rel]) => !broken.some((b) => within(rel, b)));
-    moves.sort(([a], [b]) => Number(activating.has(a)) - Number(activating.has(b)));
-    for (const [rel, name] of moves) {
-      try {
-        renameInParentAt(root, rel, name);
-        tops.delete(rel);
-        staged.delete(rel);
-      } catch (err) {
-        fail(rel, err);
-      }
-    }
-    // Modes last, deepest first: a folder made read-only still took its files.
-    for (const e of [...planned].reverse()) {
-      if (e.kind !== 'dir' || broken.some((b) => within(e.rel, b))) continue;
-      try {
-        mkdirAt(root, e.rel, e.stat.mode & 0o7777, false);
-      } catch (err) {
-        applied.failed.push({ rel: e.rel, why: errnoOf(err) });
-      }
-    }
+    for (const e of planned) if (!broken.some((b) => within(e.rel, b))) applied.touched.push(e.rel);
+    // What a failed rename left staged.
+    unstage(root, staged, tops);
+    return applied;
   });
-  for (const e of planned) if (!broken.some((b) => within(e.rel, b))) applied.touched.push(e.rel);
-  // What a failed rename left staged.
-  unstage(root, staged, tops);
-  return applied;
 }
 
 /** Names git acts on when they appear: a repository's place, its shape, its pointers. */
