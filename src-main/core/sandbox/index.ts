@@ -48,7 +48,7 @@ import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProx
 import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMounts } from '../git/surface';
 import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
-import { applyLayer, createWriteLayer, discardLayer, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
+import { applyLayer, createWriteLayer, discardLayer, NOTHING_APPLIED, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { currentAttribution } from '../checkpoints/attribution';
 import { errnoOf } from '../checkpoints/no-follow';
 import { checkLayer, type LayerVerdict } from './layer-check';
@@ -257,8 +257,13 @@ class OsSandbox implements Sandbox {
     const enforce = (): Promise<BlockedItem[]> =>
       (enforced ??= (async () => {
         const items: BlockedItem[] = [];
-        const report = (failed: AppliedLayer['failed']): void =>
-          void items.push(...failed.map((f) => ({ kind: 'write' as const, path: join(resolved.projectDir, f.rel), why: f.why })));
+        const report = (failed: AppliedLayer['failed']): void => {
+          const failures = failed.map((f) => ({ kind: 'write' as const, path: join(resolved.projectDir, f.rel), why: f.why }));
+          // "Nothing was applied" comes first: the line lists only the first few.
+          const whole = failures.filter((f) => f.why.endsWith(NOTHING_APPLIED));
+          items.unshift(...whole);
+          items.push(...failures.filter((f) => !whole.includes(f)));
+        };
         if (layer) {
           const ran = layer;
           let verdict: LayerVerdict;
@@ -266,7 +271,7 @@ class OsSandbox implements Sandbox {
             verdict = await checkLayer(ran, await readLayer(ran), { home: resolved.home, protectedPaths: resolved.protectedPaths, cache: walkCache });
           } catch (err) {
             // Checks that could not be completed: nothing is applied.
-            verdict = { apply: [], items: [{ kind: 'write', path: resolved.projectDir, why: `none of the command's writes was applied: they could not be checked (${errnoOf(err)})` }] };
+            verdict = { apply: [], items: [{ kind: 'write', path: resolved.projectDir, why: `they could not be checked (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
           }
           items.push(...verdict.items);
           // Nothing of the command touched the real folder: what changed there after it started is someone else's

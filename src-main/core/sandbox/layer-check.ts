@@ -17,7 +17,7 @@ import { snapshotGitSurface, surfaceChanges, type GitSurface, type RepositoryWal
 import type { BlockedItem } from './blocked';
 import { layerView } from './layer-view';
 import { isWithin } from './policy';
-import type { LayerEntry, WriteLayer } from './write-layer';
+import { NOTHING_APPLIED, type LayerEntry, type WriteLayer } from './write-layer';
 
 /** Rounds of "leave out what fails, check again" before the whole layer is left out. */
 const MAX_ROUNDS = 6;
@@ -121,7 +121,8 @@ export async function checkLayer(layer: WriteLayer, entries: readonly LayerEntry
       const blamed = blame(root, change, rel, byRel, merged);
       if (blamed.length === 0) return refuseAll(root, entries, items, `${change.why} (${change.path})`);
       for (const e of blamed) refuse(e, '', false);
-      items.push({ kind: 'write', path: change.path, why: change.existing ? change.why : `${change.why}; not applied` });
+      const outcome = blamed.some((e) => e.rel === rel) ? 'not applied' : 'what would make git use it was not applied';
+      items.push({ kind: 'write', path: change.path, why: change.existing && blamed.some((e) => e.rel === rel) ? change.why : `${change.why}; ${outcome}` });
     }
     // Nothing more could be left out: what remains cannot be blamed on any one entry.
     if (refused.size + reduced.size === settledBefore) return refuseAll(root, entries, items, 'what it changes in git could not be told apart');
@@ -165,6 +166,7 @@ function reduceConfig(upper: string, entry: LayerEntry, change: SurfaceChange): 
 }
 
 function refuseAll(root: string, entries: readonly LayerEntry[], items: BlockedItem[], why: string): LayerVerdict {
-  if (entries.length > 0) items.push({ kind: 'write', path: root, why: `none of the command's writes was applied: ${why}` });
+  // First: the blocked line lists only the first few.
+  if (entries.length > 0) items.unshift({ kind: 'write', path: root, why: `${why}; ${NOTHING_APPLIED}` });
   return { apply: [], items };
 }

@@ -225,7 +225,7 @@ describe.skipIf(!available || !canMount)('a layer that cannot be applied whole l
     await useFolder(disk);
     const result = await run('echo first > a-first.txt && head -c 1500000 /dev/zero > b-big && head -c 1500000 /dev/zero > c-big && echo last > d-last.txt');
     expect(readdirSync(disk).sort()).toEqual(['README.md']);
-    expect(result.sandboxBlocked).toBeDefined();
+    expect(result.sandboxBlocked).toContain("none of the command's writes was applied");
   });
 
   it('a sparse file that would fill the disk when copied: nothing applied, blocked', async () => {
@@ -234,6 +234,6 @@ describe.skipIf(!available || !canMount)('a layer that cannot be applied whole l
     await useFolder(disk);
     const result = await run('echo small > a.txt && truncate -s 1G sparse.bin');
     expect(readdirSync(disk).sort()).toEqual(['README.md']);
-    expect(result.sandboxBlocked).toBeDefined();
+    expect(result.sandboxBlocked).toContain("none of the command's writes was applied");
   });
 });

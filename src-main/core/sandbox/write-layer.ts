@@ -304,6 +304,9 @@ export function plannedBy(entries: readonly LayerEntry[]): LayerSettlement {
 /** Whether a file or link in the real folder was made or changed by someone else while the command ran (spared by its removals). */
 export type Spare = (rel: string, st: fs.Stats) => boolean;
 
+/** Ends the reason of a layer that was not applied at all. */
+export const NOTHING_APPLIED = "none of the command's writes was applied";
+
 /** Room kept free on the folder's disk beyond what the copied files need. */
 const SPACE_RESERVE = 1024 * 1024;
 const STAGE_MARK = '.deepdesk-stage-';
@@ -371,7 +374,7 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
       applied.failed.push({ rel: e.rel, why: err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err) });
     }
   }
-  const nothing = (rel: string, why: string): AppliedLayer => ({ touched: [], subtrees: [], failed: [...applied.failed, { rel, why: `${why}; none of the command's writes was applied` }] });
+  const nothing = (rel: string, why: string): AppliedLayer => ({ touched: [], subtrees: [], failed: [...applied.failed, { rel, why: `${why}; ${NOTHING_APPLIED}` }] });
 
   // 2. Room.
   const needed = bytesNeeded(layer, planned);
