@@ -277,7 +277,13 @@ class OsSandbox implements Sandbox {
           // Nothing of the command touched the real folder: what changed there after it started is someone else's
           // (a change in the tick the run began came before the command could look).
           const apply = async (): Promise<AppliedLayer> => {
-            const applied = applyLayer(ran, verdict.apply, (_rel, st) => st.ctimeMs > runStartedMs);
+            let applied: AppliedLayer;
+            try {
+              applied = applyLayer(ran, verdict.apply, (_rel, st) => st.ctimeMs > runStartedMs);
+            } catch (err) {
+              // Only what comes before staging throws (the disk's size could not be read): nothing was applied.
+              applied = { touched: [], subtrees: [], failed: [{ rel: '', why: `they could not be applied (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
+            }
             report(applied.failed);
             return applied;
           };
