@@ -101,6 +101,24 @@ export async function createSandbox(policy: SandboxPolicy): Promise<Sandbox | un
   return new OsSandbox(launcher, policy);
 }
 
+/** Per folder, the layer being checked and applied: one at a time, each checked against the folder the one before left. */
+const layerTurns = new Map<string, Promise<void>>();
+
+async function inTurn<T>(folder: string, fn: () => Promise<T>): Promise<T> {
+  const before = layerTurns.get(folder) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  const turn = before.then(() => mine);
+  layerTurns.set(folder, turn);
+  try {
+    await before;
+    return await fn();
+  } finally {
+    release();
+    if (layerTurns.get(folder) === turn) layerTurns.delete(folder);
+  }
+}
+
 let unreadable: string | undefined;
 
 /** An empty file no one may read, mounted over secret files (bwrap). */
@@ -266,30 +284,32 @@ class OsSandbox implements Sandbox {
         };
         if (layer) {
           const ran = layer;
-          let verdict: LayerVerdict;
-          try {
-            verdict = await checkLayer(ran, await readLayer(ran), { home: resolved.home, protectedPaths: resolved.protectedPaths, cache: walkCache });
-          } catch (err) {
-            // Checks that could not be completed: nothing is applied.
-            verdict = { apply: [], items: [{ kind: 'write', path: resolved.projectDir, why: `they could not be checked (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
-          }
-          items.push(...verdict.items);
-          // Nothing of the command touched the real folder: what changed there after it started is someone else's
-          // (a change in the tick the run began came before the command could look).
-          const apply = async (): Promise<AppliedLayer> => {
-            let applied: AppliedLayer;
+          return inTurn(resolved.projectDir, async () => {
+            let verdict: LayerVerdict;
             try {
-              applied = applyLayer(ran, verdict.apply, (_rel, st) => st.ctimeMs > runStartedMs);
+              verdict = await checkLayer(ran, await readLayer(ran), { home: resolved.home, protectedPaths: resolved.protectedPaths, cache: walkCache });
             } catch (err) {
-              // Only what comes before staging throws (the disk's size could not be read): nothing was applied.
-              applied = { touched: [], subtrees: [], failed: [{ rel: '', why: `they could not be applied (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
+              // Checks that could not be completed: nothing is applied.
+              verdict = { apply: [], items: [{ kind: 'write', path: resolved.projectDir, why: `they could not be checked (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
             }
-            report(applied.failed);
-            return applied;
-          };
-          if (attribution) await attribution.settle(plannedBy(verdict.apply), apply);
-          else await apply();
-          return items;
+            items.push(...verdict.items);
+            // Nothing of the command touched the real folder: what changed there after it started is someone else's
+            // (a change in the tick the run began came before the command could look).
+            const apply = async (): Promise<AppliedLayer> => {
+              let applied: AppliedLayer;
+              try {
+                applied = applyLayer(ran, verdict.apply, (_rel, st) => st.ctimeMs > runStartedMs);
+              } catch (err) {
+                // Only what comes before staging throws (the disk's size could not be read): nothing was applied.
+                applied = { touched: [], subtrees: [], failed: [{ rel: '', why: `they could not be applied (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
+              }
+              report(applied.failed);
+              return applied;
+            };
+            if (attribution) await attribution.settle(plannedBy(verdict.apply), apply);
+            else await apply();
+            return items;
+          });
         }
         const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, cache: walkCache });
         items.push(...git.items);

@@ -191,6 +191,29 @@ describe.skipIf(!available)('a write layer is checked whole before any of it is 
     expect(ran()).toEqual([]);
   });
 
+  it('two commands on one folder at once: each layer is checked against the folder the other left', async () => {
+    // Each half is harmless alone; together they make a repository whose config runs a program.
+    // Another window (or process) on the same folder, with a sandbox of its own.
+    const sandbox = await createSandbox({ projectDir: project, dataDir: join(root, 'data') });
+    const other = new LocalShellBackend({ rootDir: project, env: { HOME: home }, sandbox: sandbox! });
+    const config = `printf '[core]\\n\\tbare = false\\n\\tworktree = %s\\n\\tfsmonitor = %s\\n' "$PWD/ev" '${inlineEvil()}' > ev/config`;
+    for (let round = 0; round < 3; round++) {
+      rmSync(join(project, 'ev'), { recursive: true, force: true });
+      // Both end at once: their layers are checked and applied side by side.
+      const go = join(root, `go-${round}`);
+      const wait = `while [ ! -e ${go} ]; do sleep 0.01; done`;
+      const both = Promise.all([
+        run(`mkdir -p ev/refs/heads && echo 'ref: refs/heads/main' > ev/HEAD && ${config} && ${wait}`),
+        other.execute(`mkdir -p ev/objects/info && ${wait}`, { timeoutS: 60 }),
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      writeFileSync(go, '');
+      await both;
+      personUsesGit(join(project, 'ev'));
+      expect(ran()).toEqual([]);
+    }
+  });
+
   it('setuid and setgid bits, fifos and sockets are not applied, and are named', async () => {
     const results = [
       await run('echo x > suid && chmod 4755 suid && mkfifo pipe; echo plain > ok.txt'),
