@@ -400,6 +400,15 @@ export function placeFileAt(root: string, rel: string, source: string, mode: num
   });
 }
 
+/**
+ * Renames `fromName`, a name in `rel`'s parent folder, over `rel` (a file or link is
+ * replaced, never followed): one rename inside one folder, which allocates nothing.
+ */
+export function renameInParentAt(root: string, rel: string, fromName: string): void {
+  if (fromName.includes('/') || fromName === '' || fromName === '.' || fromName === '..') throw Object.assign(new Error(`${fromName}: not a name`), { code: 'EINVAL' });
+  inParent(root, rel, { verify: true }, (at) => fs.renameSync(path.join(path.dirname(at), fromName), at));
+}
+
 /** The names in the folder at `rel` (never through a link); empty when it is missing or not a folder. */
 export function readdirAt(root: string, rel: string): string[] {
   try {

@@ -174,7 +174,7 @@ describe('what a run made that leads out of the folder', () => {
     gitFolder(join(root, 'inside'));
     mkdirSync(join(root, 'd'));
     writeFileSync(join(root, 'd', '.git'), 'gitdir: ../inside\n');
-    const { items } = await enforceGitSurface(root, before, { home, untouchable: [], runStartedMs: 0 });
+    const { items } = await enforceGitSurface(root, before, { home, untouchable: [] });
     const gone = (path: string): boolean => {
       try {
         lstatSync(path);

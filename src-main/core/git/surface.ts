@@ -21,7 +21,7 @@
 // Paths that were read-only during the run are not checked afterwards: the command could
 // not have changed them, so a change there is the person's own.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Dirent } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile, chmod } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { BlockedItem } from '../sandbox/blocked';
@@ -76,10 +76,43 @@ const MAX_INCLUDE_DEPTH = 10;
 /** Walk this many folders at once (the work is readdir calls, in libuv's pool). */
 const WALK_CONCURRENCY = 16;
 
-async function readEntry(path: string): Promise<Omit<SurfaceFile, 'role'> | undefined> {
+/** A name in a folder, and whether it is a folder or a file (a link is neither). */
+export interface NameEntry {
+  name: string;
+  isDirectory(): boolean;
+  isFile(): boolean;
+}
+
+/**
+ * How the surface reads the folder: as it is (`realFs`), or as it would be once a command's
+ * write layer were applied (sandbox/layer-view.ts), so that the layer is checked before any
+ * of it reaches the folder. Paths are absolute; links are resolved as the folder would
+ * resolve them.
+ */
+export interface SurfaceFs {
+  lstat(path: string): Promise<Stats>;
+  readFile(path: string): Promise<Buffer>;
+  readlink(path: string): Promise<string>;
+  readdir(path: string): Promise<NameEntry[]>;
+  /** Like realPathOf: links resolved, a missing tail kept as named. */
+  realpath(path: string): string;
+  /** Whether the folder reads exactly as the real one does (so the walk cache may answer for it). */
+  asReal(dir: string): boolean;
+}
+
+export const realFs: SurfaceFs = {
+  lstat: (path) => lstat(path),
+  readFile: (path) => readFile(path),
+  readlink: (path) => readlink(path),
+  readdir: (path) => readdir(path, { withFileTypes: true }),
+  realpath: realPathOf,
+  asReal: () => true,
+};
+
+async function readEntry(path: string, fs: SurfaceFs = realFs): Promise<Omit<SurfaceFile, 'role'> | undefined> {
   let st;
   try {
-    st = await lstat(path);
+    st = await fs.lstat(path);
   } catch {
     return undefined;
   }
@@ -87,7 +120,7 @@ async function readEntry(path: string): Promise<Omit<SurfaceFile, 'role'> | unde
   const ctimeMs = st.ctimeMs;
   if (st.isSymbolicLink()) {
     try {
-      return { kind: 'link', mode, ctimeMs, content: Buffer.from(await readlink(path)) };
+      return { kind: 'link', mode, ctimeMs, content: Buffer.from(await fs.readlink(path)) };
     } catch {
       return { kind: 'link', mode, ctimeMs };
     }
@@ -95,7 +128,7 @@ async function readEntry(path: string): Promise<Omit<SurfaceFile, 'role'> | unde
   if (st.isDirectory()) return { kind: 'dir', mode, ctimeMs };
   if (!st.isFile()) return { kind: 'other', mode, ctimeMs };
   try {
-    const data = await readFile(path);
+    const data = await fs.readFile(path);
     if (data.length > MAX_KEPT_BYTES) return { kind: 'file', mode, ctimeMs, digest: createHash('sha256').update(data).digest('hex') };
     return { kind: 'file', mode, ctimeMs, content: data };
   } catch {
@@ -111,24 +144,24 @@ function sameEntry(a: SurfaceFile, b: SurfaceFile): boolean {
   return a.content.equals(b.content);
 }
 
-async function readNames(dir: string): Promise<Dirent[]> {
+async function readNames(dir: string, fs: SurfaceFs = realFs): Promise<NameEntry[]> {
   try {
-    return await readdir(dir, { withFileTypes: true });
+    return await fs.readdir(dir);
   } catch {
     return [];
   }
 }
 
 /** What `gitdir: X` in a `.git` file (or a `.git` link) leads to. */
-async function pointerTarget(path: string, entry: Omit<SurfaceFile, 'role'>): Promise<string | undefined> {
-  if (entry.kind === 'link') return realPathOf(path);
+async function pointerTarget(path: string, entry: Omit<SurfaceFile, 'role'>, fs: SurfaceFs = realFs): Promise<string | undefined> {
+  if (entry.kind === 'link') return fs.realpath(path);
   const text = entry.content?.toString('utf8');
   const m = text === undefined ? null : /^gitdir:\s*(.+?)\s*$/m.exec(text);
-  return m?.[1] ? realPathOf(resolve(dirname(path), m[1])) : undefined;
+  return m?.[1] ? fs.realpath(resolve(dirname(path), m[1])) : undefined;
 }
 
 /** HEAD, objects/ and refs/: what git takes for a git folder when it stands in it. */
-function looksLikeGitDir(names: Dirent[]): boolean {
+function looksLikeGitDir(names: NameEntry[]): boolean {
   if (!names.some((d) => d.name === 'HEAD')) return false;
   const byName = new Map(names.map((d) => [d.name, d]));
   return Boolean(byName.get('HEAD')?.isFile() && byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory());
@@ -141,6 +174,7 @@ class SurfaceReader {
   constructor(
     private readonly projectDir: string,
     private readonly home: string,
+    private readonly fs: SurfaceFs = realFs,
   ) {}
 
   private inside(path: string): boolean {
@@ -149,7 +183,7 @@ class SurfaceReader {
 
   private async record(path: string, role: SurfaceRole, gitDir?: string): Promise<Omit<SurfaceFile, 'role'> | undefined> {
     if (!this.inside(path) || this.surface.entries.has(path)) return this.surface.entries.get(path);
-    const entry = await readEntry(path);
+    const entry = await readEntry(path, this.fs);
     if (entry) this.surface.entries.set(path, { ...entry, role, ...(gitDir !== undefined ? { gitDir } : {}) });
     return entry;
   }
@@ -158,22 +192,23 @@ class SurfaceReader {
   private async recordFolder(path: string, childRole: SurfaceRole, gitDir?: string): Promise<void> {
     const entry = await this.record(path, 'folder', gitDir);
     if (entry?.kind !== 'dir') return;
-    for (const child of await readNames(path)) await this.record(join(path, child.name), childRole, gitDir);
+    for (const child of await readNames(path, this.fs)) await this.record(join(path, child.name), childRole, gitDir);
   }
 
   private async recordConfig(path: string, gitDir: string | undefined, workTree: string | undefined, depth = 0): Promise<void> {
     const entry = await this.record(path, 'config', gitDir);
     if (entry?.kind !== 'file' || entry.content === undefined || depth > MAX_INCLUDE_DEPTH) return;
     const named = namedFiles(entry.content.toString('utf8'), path, workTree, this.home);
-    for (const path of [...named.includes, ...named.hookFolders, ...named.programs]) this.named.add(realPathOf(path));
-    for (const include of named.includes) await this.recordConfig(realPathOf(include), undefined, workTree, depth + 1);
-    for (const folder of named.hookFolders) await this.recordFolder(realPathOf(folder), 'hook');
-    for (const program of named.programs) await this.record(realPathOf(program), 'program');
+    const real = (p: string): string => this.fs.realpath(p);
+    for (const path of [...named.includes, ...named.hookFolders, ...named.programs]) this.named.add(real(path));
+    for (const include of named.includes) await this.recordConfig(real(include), undefined, workTree, depth + 1);
+    for (const folder of named.hookFolders) await this.recordFolder(real(folder), 'hook');
+    for (const program of named.programs) await this.record(real(program), 'program');
   }
 
   /** A git folder: its surface, and the git folders it leads to. */
   async addGitDir(dir: string, workTree: string | undefined): Promise<void> {
-    const real = realPathOf(dir);
+    const real = this.fs.realpath(dir);
     if (!this.inside(real) || this.surface.gitDirs.has(real)) return;
     this.surface.gitDirs.set(real, workTree);
     await this.recordConfig(join(real, 'config'), real, workTree);
@@ -184,10 +219,10 @@ class SurfaceReader {
     const common = await this.record(join(real, 'commondir'), 'pointer', real);
     const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
     if (commonText) {
-      this.surface.targets.set(join(real, 'commondir'), realPathOf(resolve(real, commonText)));
+      this.surface.targets.set(join(real, 'commondir'), this.fs.realpath(resolve(real, commonText)));
       await this.addGitDir(resolve(real, commonText), undefined);
     }
-    for (const worktree of await readNames(join(real, 'worktrees'))) {
+    for (const worktree of await readNames(join(real, 'worktrees'), this.fs)) {
       if (worktree.isDirectory()) await this.addGitDir(join(real, 'worktrees', worktree.name), undefined);
     }
     await this.addModules(join(real, 'modules'), 0);
@@ -195,7 +230,7 @@ class SurfaceReader {
 
   private async addModules(dir: string, depth: number): Promise<void> {
     if (depth > MAX_MODULE_DEPTH) return;
-    const names = await readNames(dir);
+    const names = await readNames(dir, this.fs);
     if (depth > 0 && looksLikeGitDir(names)) await this.addGitDir(dir, undefined);
     for (const child of names) {
       if (child.isDirectory() && !['objects', 'refs', 'logs', 'hooks', 'info'].includes(child.name)) await this.addModules(join(dir, child.name), depth + 1);
@@ -206,7 +241,7 @@ class SurfaceReader {
   async addPointer(path: string, workTree: string): Promise<void> {
     this.surface.pointers.set(path, workTree);
     const entry = await this.record(path, 'pointer');
-    const target = entry ? await pointerTarget(path, entry) : undefined;
+    const target = entry ? await pointerTarget(path, entry, this.fs) : undefined;
     if (target === undefined) return;
     this.surface.targets.set(path, target);
     await this.addGitDir(target, workTree);
@@ -225,7 +260,7 @@ class SurfaceReader {
     const queue: string[] = [this.projectDir];
     const worker = async (): Promise<void> => {
       for (let dir = queue.pop(); dir !== undefined; dir = queue.pop()) {
-        const folder = await walkedFolder(dir, cache !== undefined, last);
+        const folder = this.fs.asReal(dir) ? await walkedFolder(dir, cache !== undefined, last) : await folderIn(this.fs, dir);
         if (!folder) continue;
         seen.set(dir, folder);
         if (folder.shaped) await this.addGitDir(dir, undefined);
@@ -237,7 +272,8 @@ class SurfaceReader {
     // Workers take folders as the walk finds them; one ends when the queue is empty at that moment,
     // so keep starting rounds until a round finds nothing more.
     while (queue.length > 0) await Promise.all(Array.from({ length: Math.min(WALK_CONCURRENCY, queue.length) }, worker));
-    if (cache) cache.last = { folders: seen, takenAtMs: startedMs };
+    // A walk of a layer's view would teach the cache folders the real one does not have.
+    if (cache && this.fs === realFs) cache.last = { folders: seen, takenAtMs: startedMs };
   }
 }
 
@@ -295,12 +331,29 @@ async function walkedFolder(dir: string, withStat: boolean, last: LastWalk | und
   };
 }
 
+/** A folder as `fs` shows it (a layer's view): read whole, never from the cache. */
+async function folderIn(fs: SurfaceFs, dir: string): Promise<WalkedFolder | undefined> {
+  try {
+    if (!(await fs.lstat(dir)).isDirectory()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const names = await readNames(dir, fs);
+  const dotGit = names.find((d) => d.name === '.git');
+  return {
+    subfolders: names.filter((d) => d.isDirectory() && d.name !== '.git').map((d) => d.name),
+    dotGit: dotGit === undefined ? null : dotGit.isDirectory() ? 'dir' : 'other',
+    shaped: basename(dir) !== '.git' && looksLikeGitDir(names),
+  };
+}
+
 /**
  * The surface of every repository in the project folder. With `cache` (kept per folder by
- * the caller), folders unchanged since the last walk are not read again.
+ * the caller), folders unchanged since the last walk are not read again. With `fs`, the
+ * folder as that view shows it (a write layer over it).
  */
-export async function snapshotGitSurface(projectDir: string, home: string, cache?: RepositoryWalkCache): Promise<GitSurface> {
-  const reader = new SurfaceReader(realPathOf(projectDir), home);
+export async function snapshotGitSurface(projectDir: string, home: string, cache?: RepositoryWalkCache, fs: SurfaceFs = realFs): Promise<GitSurface> {
+  const reader = new SurfaceReader(realPathOf(projectDir), home, fs);
   await reader.walk(cache);
   return reader.surface;
 }
@@ -355,24 +408,100 @@ async function putBack(path: string, entry: SurfaceFile, before: GitSurface): Pr
   else if (entry.kind === 'file' && entry.content) await writeAtomically(path, entry.content, entry.mode);
 }
 
+/** Why a surface path that is new would change what git runs or where a repository lives. */
 function whyNew(entry: SurfaceFile): string {
   switch (entry.role) {
     case 'hook':
-      return 'a git hook would run outside the sandbox; removed';
+      return 'a git hook would run outside the sandbox';
     case 'config':
-      return 'settings that run programs; reset';
+      return 'settings that run programs';
     case 'pointer':
-      return 'it would move a git repository; removed';
+      return 'it would move a git repository';
     case 'program':
-      return 'a program git runs; removed';
+      return 'a program git runs';
     default:
-      return 'a protected path; removed';
+      return 'a protected path';
   }
 }
 
+/** A surface path that `after` changed from `before` in a way git would act on. */
+export interface SurfaceChange {
+  /** Absolute path. */
+  path: string;
+  now: SurfaceFile;
+  was?: SurfaceFile;
+  /** It belongs to a repository (or is a path) that existed before. */
+  existing: boolean;
+  /** What it is to git, for the blocked line. */
+  why: string;
+  /** A new repository's config: its inert part may stay (inertPart). */
+  reducible: boolean;
+}
+
 /**
- * Puts back what the run changed in git's surface and makes what it added inert; says what
- * it undid. `untouchable`: paths that were read-only during the run.
+ * What `after` changed in git's surface that is not inert, parents first (nothing below a
+ * change is listed: it goes with it). Judged by content alone: an entry that is not as it
+ * was is a change whatever its age.
+ */
+export function surfaceChanges(before: GitSurface, after: GitSurface, skip: (path: string) => boolean = () => false, root?: string): SurfaceChange[] {
+  const changes: SurfaceChange[] = [];
+  const paths = [...after.entries.keys()].sort((a, b) => a.split(sep).length - b.split(sep).length || (a < b ? -1 : 1));
+  for (const path of paths) {
+    const now = after.entries.get(path)!;
+    if (skip(path) || changes.some((c) => isWithin(path, c.path))) continue;
+    const was = before.entries.get(path);
+    if (was && sameEntry(now, was)) continue;
+    // A pointer leading out of the folder leads where no check looks (a server's own temp folder): never inert.
+    const target = root !== undefined && now.role === 'pointer' ? after.targets.get(path) : undefined;
+    const leadsOut = target !== undefined && !isWithin(target, root!);
+    if (!leadsOut && isInert(path, now, before)) continue;
+    const existing = was !== undefined || (now.gitDir !== undefined && before.gitDirs.has(now.gitDir));
+    const reducible = !existing && now.role === 'config' && basename(path) === 'config' && now.gitDir !== undefined && now.kind === 'file' && now.content !== undefined;
+    changes.push({ path, now, ...(was ? { was } : {}), existing, why: existing ? 'a protected path' : whyNew(now), reducible });
+  }
+  return changes;
+}
+
+/** The outcome of undoing one change, for the blocked line: done, or "could not undo …". */
+function undone(change: SurfaceChange, outcome: string): string {
+  return change.existing ? change.why : `${change.why}; ${outcome}`;
+}
+
+function couldNotUndo(change: SurfaceChange, err: unknown): string {
+  const code = typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'EUNKNOWN';
+  return `could not undo (${code}): ${change.why}`;
+}
+
+/** Undoes one change in the real folder; throws when it could not be (the path is then as the run left it, or gone). */
+async function undo(change: SurfaceChange, before: GitSurface): Promise<string> {
+  const { path, now, was } = change;
+  if (was && (was.kind === 'dir' || was.content !== undefined)) {
+    await putBack(path, was, before);
+    return undone(change, 'put back');
+  }
+  if (change.reducible && now.content !== undefined) {
+    try {
+      await writeAtomically(path, inertPart(now.content.toString('utf8')), now.mode);
+      return undone(change, 'reset');
+    } catch {
+      // No room for the reduced copy (a full disk): removing it needs none.
+    }
+  }
+  await rm(path, { recursive: true, force: true });
+  // rm with force says nothing when the path is still there (e.g. immutable); look.
+  try {
+    await lstat(path);
+  } catch {
+    return undone(change, 'removed');
+  }
+  throw Object.assign(new Error(`${path} is still there`), { code: 'EPERM' });
+}
+
+/**
+ * Where no write layer is available: puts back what the run changed in git's surface and
+ * makes what it added inert; says what it undid, and what it could not ("could not undo
+ * …"). `untouchable`: paths that were read-only during the run. Nothing is spared for its
+ * age: what is git-shaped and not as it was before the run is the run's to undo.
  */
 export async function enforceGitSurface(
   projectDir: string,
@@ -380,8 +509,6 @@ export async function enforceGitSurface(
   options: {
     home: string;
     untouchable: readonly string[];
-    /** When the run started: a path `before` did not know that has not changed since is not the run's. */
-    runStartedMs: number;
     /** The folder's walk cache (snapshotGitSurface). */
     cache?: RepositoryWalkCache;
   },
@@ -390,50 +517,20 @@ export async function enforceGitSurface(
   const after = await snapshotGitSurface(root, options.home, options.cache);
   const items: BlockedItem[] = [];
   const untouchable = (path: string): boolean => options.untouchable.some((p) => isWithin(path, p));
-  // Parents first, so that a folder put back is there before its files.
-  const paths = [...after.entries.keys()].sort((a, b) => a.split(sep).length - b.split(sep).length || (a < b ? -1 : 1));
-  const handled: string[] = [];
-  // A pointer the run made or changed leads to a repository that is checked whole, however
-  // old its files (the agent's file tools may have prepared it before the run).
-  const pointedAt = new Set<string>();
-  for (const [pointer, target] of after.targets) {
-    const now = after.entries.get(pointer);
-    const was = before.entries.get(pointer);
-    if (now && !(was && sameEntry(now, was))) pointedAt.add(target);
-  }
-  const unknownAndOld = (entry: SurfaceFile): boolean =>
-    entry.ctimeMs < options.runStartedMs && (entry.gitDir === undefined ? entry.role === 'pointer' : !before.gitDirs.has(entry.gitDir) && !pointedAt.has(entry.gitDir));
-  for (const path of paths) {
-    const now = after.entries.get(path);
-    if (!now || untouchable(path) || handled.some((h) => isWithin(path, h))) continue;
-    const was = before.entries.get(path);
-    if (was && sameEntry(now, was)) continue;
-    // A repository `before` did not know, made before the run (the person's, meanwhile).
-    if (!was && unknownAndOld(now)) continue;
-    // A pointer leading out of the folder leads where no check looks (a server's own temp folder): never inert.
-    const target = now.role === 'pointer' ? after.targets.get(path) : undefined;
-    const leadsOut = target !== undefined && !isWithin(target, root);
-    if (!leadsOut && isInert(path, now, before)) continue;
-    const existing = was !== undefined || (now.gitDir !== undefined && before.gitDirs.has(now.gitDir));
+  for (const change of surfaceChanges(before, after, untouchable, root)) {
+    let why: string;
     try {
-      if (was && (was.kind === 'dir' || was.content !== undefined)) {
-        await putBack(path, was, before);
-      } else if (now.role === 'config' && basename(path) === 'config' && now.gitDir !== undefined && !existing && now.content !== undefined) {
-        await writeAtomically(path, inertPart(now.content.toString('utf8')), now.mode);
-      } else {
-        await rm(path, { recursive: true, force: true });
-      }
-    } catch {
-      // Could not be undone: still reported, so the agent and the person know.
+      why = await undo(change, before);
+    } catch (err) {
+      why = couldNotUndo(change, err);
     }
-    handled.push(path);
-    items.push({ kind: 'write', path, why: existing ? 'a protected path' : whyNew(now) });
+    items.push({ kind: 'write', path: change.path, why });
   }
   return { items, after };
 }
 
 /** Whether `dir` looks like a git folder once `target` (below it) is written: the write that completes one counts too. */
-function becomesGitDir(names: Dirent[], dir: string, target: string): boolean {
+function becomesGitDir(names: NameEntry[], dir: string, target: string): boolean {
   const [child, ...rest] = target.slice(dir.length + 1).split(sep);
   if (!child || !['HEAD', 'objects', 'refs'].includes(child)) return false;
   const has = (name: string, folder: boolean): boolean =>

@@ -31,8 +31,10 @@
  * existing `.git` is pinned (a mount point cannot be moved aside and replaced); nothing is
  * created in the person's folder to serve as a mount point; and what a command may still
  * create (a `commondir`, a new repository, a hook where there was no hooks folder, a
- * `.deepdesk/`) is checked after the run (core/git/surface.ts), when the pid namespace
- * guarantees nothing of it still runs.
+ * `.deepdesk/`, a setuid file) lands in its write layer, which is checked whole when the
+ * pid namespace guarantees nothing of it still runs, before any of it is applied
+ * (layer-check.ts, write-layer.ts); without a layer, the folder is checked after the run
+ * (core/git/surface.ts).
  * Root: RLIMIT_NPROC does not bind uid 0, so there a fork bomb is bounded by the timeout
  * (and the pid namespace, whose end kills every process in it) only.
  */
@@ -47,8 +49,10 @@ import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMoun
 import { liveSurfaceCheck, serverReadOnlyPaths } from './live-guard';
 import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
-import { applyLayer, createWriteLayer, discardLayer, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
+import { applyLayer, createWriteLayer, discardLayer, NOTHING_APPLIED, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { currentAttribution } from '../checkpoints/attribution';
+import { errnoOf } from '../checkpoints/no-follow';
+import { checkLayer, type LayerVerdict } from './layer-check';
 import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
 export type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
@@ -96,6 +100,24 @@ export async function createSandbox(policy: SandboxPolicy): Promise<Sandbox | un
   const { launcher } = await detection;
   if (!launcher) return undefined;
   return new OsSandbox(launcher, policy);
+}
+
+/** Per folder, the layer being checked and applied: one at a time, each checked against the folder the one before left. */
+const layerTurns = new Map<string, Promise<void>>();
+
+async function inTurn<T>(folder: string, fn: () => Promise<T>): Promise<T> {
+  const before = layerTurns.get(folder) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  const turn = before.then(() => mine);
+  layerTurns.set(folder, turn);
+  try {
+    await before;
+    return await fn();
+  } finally {
+    release();
+    if (layerTurns.get(folder) === turn) layerTurns.delete(folder);
+  }
 }
 
 let unreadable: string | undefined;
@@ -248,31 +270,64 @@ class OsSandbox implements Sandbox {
     // Without a layer the folder's state is recorded before the command can change it.
     if (!layer && !longLived) await currentAttribution()?.blind();
     let enforced: Promise<BlockedItem[]> | undefined;
-    /** After the run: apply its layer, undo what git would run later, and what was made at a protected path. */
+    /**
+     * After the run. With a layer: check it whole (git surface, protected paths, file kinds),
+     * then apply what passed, whole or not at all. Without one: undo what git would run
+     * later and what was made at a protected path.
+     */
     const enforce = (): Promise<BlockedItem[]> =>
       (enforced ??= (async () => {
         const items: BlockedItem[] = [];
-        const entries = layer ? await readLayer(layer) : [];
-        const finish = async (): Promise<AppliedLayer> => {
-          let applied: AppliedLayer = { touched: [], subtrees: [], failed: [] };
-          if (layer) {
+        const report = (failed: AppliedLayer['failed']): void => {
+          const failures = failed.map((f) => ({ kind: 'write' as const, path: join(resolved.projectDir, f.rel), why: f.why }));
+          // "Nothing was applied" comes first: the line lists only the first few.
+          const whole = failures.filter((f) => f.why.endsWith(NOTHING_APPLIED));
+          items.unshift(...whole);
+          items.push(...failures.filter((f) => !whole.includes(f)));
+        };
+        if (layer) {
+          const ran = layer;
+          return inTurn(resolved.projectDir, async () => {
+            let verdict: LayerVerdict;
+            try {
+              verdict = await checkLayer(ran, await readLayer(ran), { home: resolved.home, protectedPaths: resolved.protectedPaths, cache: walkCache });
+            } catch (err) {
+              // Checks that could not be completed: nothing is applied.
+              verdict = { apply: [], items: [{ kind: 'write', path: resolved.projectDir, why: `they could not be checked (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
+            }
+            items.push(...verdict.items);
             // Nothing of the command touched the real folder: what changed there after it started is someone else's
             // (a change in the tick the run began came before the command could look).
-            applied = applyLayer(layer, entries, (_rel, st) => st.ctimeMs > runStartedMs);
-            items.push(...applied.failed.map((f) => ({ kind: 'write' as const, path: join(resolved.projectDir, f.rel), why: f.why })));
-          }
-          const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, runStartedMs, cache: walkCache });
-          items.push(...git.items);
-          for (const path of missingProtected) {
-            if (!existsSync(path)) continue;
-            const made = madeUnder(path);
+            const apply = async (): Promise<AppliedLayer> => {
+              let applied: AppliedLayer;
+              try {
+                applied = applyLayer(ran, verdict.apply, (_rel, st) => st.ctimeMs > runStartedMs);
+              } catch (err) {
+                // Only what comes before staging throws (the disk's size could not be read): nothing was applied.
+                applied = { touched: [], subtrees: [], failed: [{ rel: '', why: `they could not be applied (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
+              }
+              report(applied.failed);
+              return applied;
+            };
+            if (attribution) await attribution.settle(plannedBy(verdict.apply), apply);
+            else await apply();
+            return items;
+          });
+        }
+        const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, cache: walkCache });
+        items.push(...git.items);
+        for (const path of missingProtected) {
+          if (!existsSync(path)) continue;
+          const made = madeUnder(path);
+          let why = 'a protected path';
+          try {
             rmSync(path, { recursive: true, force: true });
-            items.push(...made.map((p) => ({ kind: 'write' as const, path: p, why: 'a protected path' })));
+            if (existsSync(path)) throw Object.assign(new Error('still there'), { code: 'EPERM' });
+          } catch (err) {
+            why = `could not undo (${errnoOf(err)}): a protected path`;
           }
-          return applied;
-        };
-        if (attribution) await attribution.settle(plannedBy(entries), finish);
-        else await finish();
+          items.push(...made.map((p) => ({ kind: 'write' as const, path: p, why })));
+        }
         return items;
       })());
 

@@ -55,7 +55,7 @@ export function liveSurfaceCheck(options: LiveCheckOptions): () => Promise<LiveC
 
 async function checkOnce({ policy, before, untouchable, cache }: LiveCheckOptions): Promise<LiveCheck> {
   // Nothing is excused for being old: a path the snapshot did not hold is judged by what it is.
-  const enforce = () => enforceGitSurface(policy.projectDir, before, { home: policy.home, untouchable, runStartedMs: 0, cache });
+  const enforce = () => enforceGitSurface(policy.projectDir, before, { home: policy.home, untouchable, cache });
   const undone = await enforce();
   if (undone.items.length === 0) return { unremoved: [] };
   // What is still there once undone could not be undone (or was made again at once).

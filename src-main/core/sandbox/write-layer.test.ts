@@ -7,7 +7,9 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyLayer, createWriteLayer, discardLayer, readLayer, writeLayerTools, type WriteLayer } from './write-layer';
+import { setRaceHookForTests } from '../checkpoints/no-follow';
+import { setInsideDeferredHookForTests } from './defer-signals';
+import { applyLayer, createWriteLayer, discardLayer, readLayer, setStageHookForTests, writeLayerTools, type WriteLayer } from './write-layer';
 
 const tools = await writeLayerTools();
 
@@ -17,6 +19,9 @@ beforeEach(() => {
   dir = fs.realpathSync(fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-wl-')));
 });
 afterEach(() => {
+  setStageHookForTests(null);
+  setInsideDeferredHookForTests(null);
+  setRaceHookForTests(null);
   for (const l of layers.splice(0)) discardLayer(l.dir);
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -91,5 +96,77 @@ describe.skipIf(!tools)('the write layer', () => {
     const layer = layers.at(-1)!;
     applyLayer(layer, await readLayer(layer), (rel) => rel === 'out/person.txt');
     expect(fs.readdirSync(path.join(project, 'out'))).toEqual(['person.txt']);
+  });
+
+  it('a failure while staging (a full disk) leaves nothing of the layer applied, nor anything staged, and says so', async () => {
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, 'a.txt'), 'a\n');
+    const ran = await runIn(project, 'echo changed > a.txt && echo b > b.txt && echo c > c.txt && mkdir d && echo e > d/e.txt && rm -f gone');
+    expect(ran.code).toBe(0);
+    const layer = layers.at(-1)!;
+    const entries = await readLayer(layer);
+    setStageHookForTests((rel) => {
+      if (rel === 'd/e.txt') throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    });
+    const applied = applyLayer(layer, entries);
+    expect(applied.touched).toEqual([]);
+    expect(applied.failed.map((f) => f.why).join('\n')).toMatch(/ENOSPC; none of the command's writes was applied/);
+    expect(fs.readdirSync(project)).toEqual(['a.txt']);
+    expect(fs.readFileSync(path.join(project, 'a.txt'), 'utf8')).toBe('a\n');
+  });
+
+  it('an interrupt while the layer is put in place is handled only once all of it is in place', async () => {
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(project);
+    const ran = await runIn(project, 'mkdir many && cd many && seq 1 200 | sed s/^/f/ | xargs touch');
+    expect(ran.code).toBe(0);
+    const layer = layers.at(-1)!;
+    const listeners = process.listenerCount('SIGINT');
+    let seen: number | undefined;
+    const onInterrupt = (): void => {
+      seen = fs.readdirSync(path.join(project, 'many')).length;
+    };
+    process.on('SIGINT', onInterrupt);
+    try {
+      setInsideDeferredHookForTests(() => {
+        // The default action (ending the process) is off for the section.
+        expect(process.listenerCount('SIGINT')).toBeGreaterThan(listeners + 1);
+        process.kill(process.pid, 'SIGINT');
+      });
+      const applied = applyLayer(layer, await readLayer(layer));
+      expect(applied.failed).toEqual([]);
+      expect(seen).toBeUndefined();
+      while (seen === undefined) await new Promise((resolve) => setImmediate(resolve));
+      expect(seen).toBe(200);
+      // The section's own listener is gone again.
+      while (process.listenerCount('SIGINT') > listeners + 1) await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('SIGINT', onInterrupt);
+    }
+  });
+
+  it('a repository is never completed in the folder before the contents the layer gives it are there', async () => {
+    // Written earlier, harmless while not a repository (no objects/): the layer makes it a
+    // harmless one, and at no step of applying it is it a repository with the old config.
+    const project = path.join(dir, 'p');
+    fs.mkdirSync(path.join(project, 'x', 'refs', 'heads'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'x', 'HEAD'), 'ref: refs/heads/main\n');
+    fs.writeFileSync(path.join(project, 'x', 'config'), '[core]\n\tfsmonitor = touch /tmp/never\n');
+    const ran = await runIn(project, "printf '[core]\\n\\tbare = false\\n' > x/config && mkdir x/objects && echo y > x/objects/keep");
+    expect(ran.code).toBe(0);
+    const layer = layers.at(-1)!;
+    const entries = await readLayer(layer);
+    const live: string[] = [];
+    setRaceHookForTests((rel) => {
+      const shaped = fs.existsSync(path.join(project, 'x', 'objects'));
+      if (shaped && fs.readFileSync(path.join(project, 'x', 'config'), 'utf8').includes('fsmonitor')) live.push(rel);
+    });
+    const applied = applyLayer(layer, entries);
+    setRaceHookForTests(null);
+    expect(applied.failed).toEqual([]);
+    expect(live).toEqual([]);
+    expect(fs.readFileSync(path.join(project, 'x', 'config'), 'utf8')).toBe('[core]\n\tbare = false\n');
+    expect(fs.readFileSync(path.join(project, 'x', 'objects', 'keep'), 'utf8')).toBe('y\n');
   });
 });

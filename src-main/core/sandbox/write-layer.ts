@@ -4,8 +4,9 @@
 // known exactly what they changed (SPEC §8: a change is the agent's only if the step's own
 // processes made it); an edit the person saves meanwhile lands in the real folder and stays
 // theirs. When the command has ended (its pid namespace is gone, nothing of it still runs),
-// the upper layer is applied to the real folder by `applyLayer`, as the person, never through
-// a link (no-follow.ts), between the checkpoint recorder's snapshots.
+// the upper layer is checked whole (layer-check.ts) and what passed is applied to the real
+// folder by `applyLayer`, whole or not at all, as the person, never through a link
+// (no-follow.ts), between the checkpoint recorder's snapshots.
 //
 // Mounting: `unshare -r -m` gives a user and mount namespace in which an unprivileged
 // overlay can be mounted (Linux ≥ 5.11, `userxattr`); bwrap (0.8 has no overlay option)
@@ -23,7 +24,8 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LayerSettlement } from '../checkpoints/attribution';
-import { errnoOf, lstatAt, mkdirAt, placeFileAt, readdirAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
+import { errnoOf, lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
+import { withSignalsDeferred } from './defer-signals';
 
 export interface LayerTools {
   unshare: string;
@@ -33,9 +35,12 @@ export interface LayerTools {
 /** One entry of the upper layer, parents before their children. */
 export interface LayerEntry {
   rel: string;
-  kind: 'whiteout' | 'dir' | 'file' | 'link';
+  /** 'other': a device, fifo or socket, which never reaches the folder (layer-check.ts). */
+  kind: 'whiteout' | 'dir' | 'file' | 'link' | 'other';
   /** A folder made anew: what the real folder holds there and the layer does not was removed. */
   opaque?: boolean;
+  /** A folder whose names could not be read: what it holds is unknown, so it is not applied. */
+  unreadable?: boolean;
   stat: fs.Stats;
 }
 
@@ -202,11 +207,12 @@ function* walkDirs(dir: string): Generator<string> {
 export async function readLayer(layer: WriteLayer): Promise<LayerEntry[]> {
   const upper = path.join(layer.dir, 'upper');
   const entries: LayerEntry[] = [];
-  const visit = (abs: string, rel: string): void => {
+  const visit = (abs: string, rel: string, self?: LayerEntry): void => {
     let names: string[];
     try {
       names = fs.readdirSync(abs).sort();
     } catch {
+      if (self) self.unreadable = true;
       return;
     }
     for (const name of names) {
@@ -220,11 +226,12 @@ export async function readLayer(layer: WriteLayer): Promise<LayerEntry[]> {
       }
       if (st.isCharacterDevice() && st.rdev === 0) entries.push({ rel: childRel, kind: 'whiteout', stat: st });
       else if (st.isDirectory()) {
-        entries.push({ rel: childRel, kind: 'dir', stat: st });
-        visit(childAbs, childRel);
+        const entry: LayerEntry = { rel: childRel, kind: 'dir', stat: st };
+        entries.push(entry);
+        visit(childAbs, childRel, entry);
       } else if (st.isFile()) entries.push({ rel: childRel, kind: 'file', stat: st });
       else if (st.isSymbolicLink()) entries.push({ rel: childRel, kind: 'link', stat: st });
-      // Sockets, fifos and devices are not carried over.
+      else entries.push({ rel: childRel, kind: 'other', stat: st });
     }
   };
   visit(upper, '');
@@ -254,7 +261,8 @@ async function markOpaque(layer: WriteLayer, entries: LayerEntry[]): Promise<voi
   for (let i = 0; i < names.length; i += 2000) {
     const chunk = names.slice(i, i + 2000);
     const ran = await run(layer.tools.unshare, ['-r', '-m', '/bin/sh', '-c', HIDDEN_NAMES_SCRIPT, 'sh', layer.projectDir, layer.dir, layer.tools.mount, lowerOf(layer), ...chunk]);
-    if (!ran.ok) continue;
+    // Not knowing which folders were made anew, the layer cannot be checked as it would apply.
+    if (!ran.ok) throw Object.assign(new Error(`could not tell the folders made anew: ${ran.stderr.trim()}`), { code: 'EOPAQUE' });
     for (const hidden of ran.stdout.toString('utf8').split('\0')) {
       const entry = probes.get(hidden);
       // Still in the real folder: the layer really hides it.
@@ -290,61 +298,217 @@ export interface AppliedLayer extends LayerSettlement {
 
 /** What applying these entries will change (attribution.ts), known before it is done. */
 export function plannedBy(entries: readonly LayerEntry[]): LayerSettlement {
-  return { touched: entries.map((e) => e.rel), subtrees: entries.filter((e) => e.kind === 'whiteout' || e.opaque).map((e) => e.rel) };
+  return { touched: entries.filter((e) => e.kind !== 'other').map((e) => e.rel), subtrees: entries.filter((e) => e.kind === 'whiteout' || e.opaque).map((e) => e.rel) };
 }
 
 /** Whether a file or link in the real folder was made or changed by someone else while the command ran (spared by its removals). */
 export type Spare = (rel: string, st: fs.Stats) => boolean;
 
+/** Ends the reason of a layer that was not applied at all. */
+export const NOTHING_APPLIED = "none of the command's writes was applied";
+
+/** Room kept free on the folder's disk beyond what the copied files need. */
+const SPACE_RESERVE = 1024 * 1024;
+const STAGE_MARK = '.deepdesk-stage-';
+
+/** Tests: called before each entry is staged, to fail it as a full disk would. */
+let stageHook: ((rel: string) => void) | null = null;
+export function setStageHookForTests(hook: ((rel: string) => void) | null): void {
+  stageHook = hook;
+}
+
+function stagedName(rel: string, suffix: string): string {
+  return `.${path.posix.basename(rel).slice(0, 100)}${STAGE_MARK}${suffix}`;
+}
+
+function parentOf(rel: string): string {
+  const i = rel.lastIndexOf('/');
+  return i < 0 ? '' : rel.slice(0, i);
+}
+
+function within(rel: string, above: string): boolean {
+  return rel === above || rel.startsWith(above + '/');
+}
+
+/** Bytes the folder's disk must take: the files' apparent sizes (a sparse file may be filled in by a copy) when they cannot be moved. */
+function bytesNeeded(layer: WriteLayer, entries: readonly LayerEntry[]): number {
+  if (fs.statSync(path.join(layer.dir, 'upper')).dev === fs.statSync(layer.projectDir).dev) return 0;
+  return entries.reduce((sum, e) => sum + (e.kind === 'file' ? e.stat.size : 0), 0);
+}
+
 /**
- * Applies the layer's entries to the real folder, never through a link in a parent folder.
- * A removal (a whiteout, the old contents of a folder made anew) spares the files and links
- * `spare` names, and the folders holding them: the command never saw them.
+ * Applies the layer's entries (already checked: layer-check.ts) to the real folder, never
+ * through a link in a parent folder, whole or not at all:
+ * 1. what cannot be applied as the folder is now (a link in a parent, a file where the
+ *    command kept a folder) is left out with everything below it, and reported;
+ * 2. the disk must have room for every file that is copied (its apparent size);
+ * 3. every file and link is staged under a hidden, random name beside its target (a new
+ *    folder is made whole under such a name) — any failure (a full disk) removes all of it
+ *    again and nothing is applied;
+ * 4. then, with SIGINT/SIGTERM/SIGHUP deferred, removals and renames (which take no room)
+ *    put it in place, what makes git look somewhere new last, and folders get their modes.
+ * A removal (a whiteout, the old contents of a folder made anew) spares the files and
+ * links `spare` names, and the folders holding them: the command never saw them.
  */
 export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], spare: Spare = () => false): AppliedLayer {
   const root = layer.projectDir;
   const upper = path.join(layer.dir, 'upper');
   const suffix = randomBytes(6).toString('hex');
   const applied: AppliedLayer = { touched: [], subtrees: [], failed: [] };
-  const broken: string[] = [];
-  const inLayer = new Set(entries.map((e) => e.rel));
-  const remove = (rel: string): void => void removeSparing(root, rel, spare);
+
+  // 1. Plan.
+  const planned: LayerEntry[] = [];
+  /** What the folder held at each planned path (undefined: nothing). */
+  const found = new Map<string, fs.Stats | undefined>();
+  const left: string[] = [];
   for (const e of entries) {
-    // Below an entry that could not be applied nothing is.
-    if (broken.some((b) => e.rel.startsWith(b + '/'))) continue;
+    if (e.kind === 'other' || left.some((b) => within(e.rel, b))) continue;
     try {
       const current = lstatAt(root, e.rel);
-      switch (e.kind) {
-        case 'whiteout':
-          remove(e.rel);
-          applied.subtrees.push(e.rel);
-          break;
-        case 'dir':
-          // A link where the command had a folder was put there by someone else: never followed, never removed.
-          if (current?.isSymbolicLink()) throw new ThroughLinkError(e.rel, e.rel);
-          // A file where the command kept the folder (not made anew) is someone else's: left alone.
-          if (current && !current.isDirectory() && !e.opaque) throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
-          if (current && !current.isDirectory()) remove(e.rel);
-          mkdirAt(root, e.rel, e.stat.mode & 0o7777, true);
-          if (e.opaque) {
-            for (const name of readdirAt(root, e.rel)) if (!inLayer.has(`${e.rel}/${name}`)) remove(`${e.rel}/${name}`);
-            applied.subtrees.push(e.rel);
-          }
-          break;
-        case 'file':
-        case 'link':
-          if (current?.isDirectory()) remove(e.rel);
-          if (e.kind === 'file') placeFileAt(root, e.rel, path.join(upper, e.rel), e.stat.mode & 0o7777, { atime: e.stat.atime, mtime: e.stat.mtime }, suffix);
-          else replaceAt(root, e.rel, 'l', fs.readlinkSync(path.join(upper, e.rel), { encoding: 'buffer' }), 0o777, false, suffix);
-          break;
-      }
-      applied.touched.push(e.rel);
+      if (e.kind === 'dir' && current?.isSymbolicLink()) throw new ThroughLinkError(e.rel, e.rel);
+      if (e.kind === 'dir' && current && !current.isDirectory()) throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
+      planned.push(e);
+      found.set(e.rel, current);
     } catch (err) {
-      broken.push(e.rel);
+      left.push(e.rel);
       applied.failed.push({ rel: e.rel, why: err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err) });
     }
   }
-  return applied;
+  const nothing = (rel: string, why: string): AppliedLayer => ({ touched: [], subtrees: [], failed: [...applied.failed, { rel, why: `${why}; ${NOTHING_APPLIED}` }] });
+
+  // 2. Room.
+  const needed = bytesNeeded(layer, planned);
+  if (needed > 0) {
+    const { bavail, bsize } = fs.statfsSync(root);
+    if (needed + SPACE_RESERVE > bavail * bsize) return nothing('', `not enough free space (${Math.ceil(needed / 1024 / 1024)} MB needed)`);
+  }
+
+  // Staged and put in place with SIGINT/SIGTERM/SIGHUP deferred: an interrupt neither leaves
+  // staged files behind nor half a layer applied.
+  return withSignalsDeferred((): AppliedLayer => {
+    // 3. Stage: nothing staged is where git (or anyone) looks. A folder the real folder lacks
+    // is made under a hidden name beside where it goes, with everything below it inside under
+    // its own names; a file or link in an existing folder goes beside its target, hidden.
+    /** New folders' tops, and files and links in existing folders → their hidden names. */
+    const tops = new Map<string, string>();
+    const staged = new Map<string, string>();
+    const physical = (rel: string): string => {
+      for (let a = rel; a !== ''; a = parentOf(a)) {
+        const name = tops.get(a);
+        if (name !== undefined) return joinRel(parentOf(a), name) + rel.slice(a.length);
+      }
+      return rel;
+    };
+    let staging = '';
+    try {
+      for (const e of planned) {
+        staging = e.rel;
+        stageHook?.(e.rel);
+        if (e.kind === 'whiteout') continue;
+        const inNew = physical(e.rel) !== e.rel;
+        if (e.kind === 'dir') {
+          if (inNew) mkdirAt(root, physical(e.rel), 0o700, false);
+          else if (found.get(e.rel) === undefined) {
+            const name = stagedName(e.rel, suffix);
+            mkdirAt(root, joinRel(parentOf(e.rel), name), 0o700, false);
+            tops.set(e.rel, name);
+          }
+          continue;
+        }
+        const name = stagedName(e.rel, suffix);
+        const at = inNew ? physical(e.rel) : joinRel(parentOf(e.rel), name);
+        if (e.kind === 'file') placeFileAt(root, at, path.join(upper, e.rel), e.stat.mode & 0o7777, { atime: e.stat.atime, mtime: e.stat.mtime }, suffix);
+        else replaceAt(root, at, 'l', fs.readlinkSync(path.join(upper, e.rel), { encoding: 'buffer' }), 0o777, false, suffix);
+        if (!inNew) staged.set(e.rel, name);
+      }
+    } catch (err) {
+      unstage(root, staged, tops);
+      return nothing(staging, err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err));
+    }
+
+    // 4. Put in place: removals, then renames (neither takes room).
+    const inLayer = new Set(planned.map((e) => e.rel));
+    const hidden = new Set([...staged.values(), ...tops.values()]);
+    const broken: string[] = [];
+    const fail = (rel: string, err: unknown): void => {
+      broken.push(rel);
+      applied.failed.push({ rel, why: err instanceof ThroughLinkError ? 'goes through a link' : errnoOf(err) });
+    };
+    {
+      const remove = (rel: string): boolean => removeSparing(root, rel, spare);
+      for (const e of planned) {
+        try {
+          if (e.kind === 'whiteout') {
+            remove(e.rel);
+            applied.subtrees.push(e.rel);
+          } else if (e.kind === 'dir' && e.opaque && !tops.has(e.rel) && physical(e.rel) === e.rel) {
+            for (const name of readdirAt(root, e.rel)) if (!inLayer.has(`${e.rel}/${name}`) && !hidden.has(name)) remove(`${e.rel}/${name}`);
+            applied.subtrees.push(e.rel);
+          } else if (staged.has(e.rel) && found.get(e.rel)?.isDirectory() && !remove(e.rel)) {
+            throw Object.assign(new Error('replaced while the command ran'), { code: 'replaced while the command ran' });
+          }
+        } catch (err) {
+          fail(e.rel, err);
+        }
+      }
+      // What could make git look somewhere new (a `.git`, HEAD, objects/, refs/, commondir,
+      // gitdir) goes last: a repository is never completed before its contents are in place.
+      const activating = activatingRels(planned);
+      const moves = [...tops, ...staged].filter(([rel]) => !broken.some((b) => within(rel, b)));
+      moves.sort(([a], [b]) => Number(activating.has(a)) - Number(activating.has(b)));
+      for (const [rel, name] of moves) {
+        try {
+          renameInParentAt(root, rel, name);
+          tops.delete(rel);
+          staged.delete(rel);
+        } catch (err) {
+          fail(rel, err);
+        }
+      }
+      // Modes last, deepest first: a folder made read-only still took its files.
+      for (const e of [...planned].reverse()) {
+        if (e.kind !== 'dir' || broken.some((b) => within(e.rel, b))) continue;
+        try {
+          mkdirAt(root, e.rel, e.stat.mode & 0o7777, false);
+        } catch (err) {
+          applied.failed.push({ rel: e.rel, why: errnoOf(err) });
+        }
+      }
+    }
+    for (const e of planned) if (!broken.some((b) => within(e.rel, b))) applied.touched.push(e.rel);
+    // What a failed rename left staged.
+    unstage(root, staged, tops);
+    return applied;
+  });
+}
+
+/** Names git acts on when they appear: a repository's place, its shape, its pointers. */
+const ACTIVATING_NAMES = new Set(['HEAD', 'objects', 'refs', 'commondir', 'gitdir']);
+
+/** The entries that are, or hold, a name that can make git look somewhere new. */
+function activatingRels(entries: readonly LayerEntry[]): Set<string> {
+  const out = new Set<string>();
+  for (const e of entries) {
+    const name = path.posix.basename(e.rel);
+    if (!ACTIVATING_NAMES.has(name) && name.toLowerCase() !== '.git') continue;
+    for (let a = e.rel; a !== '' && !out.has(a); a = parentOf(a)) out.add(a);
+  }
+  return out;
+}
+
+function joinRel(parent: string, name: string): string {
+  return parent === '' ? name : `${parent}/${name}`;
+}
+
+/** Removes staged files and the hidden folders made for new ones, with what is in them. */
+function unstage(root: string, staged: ReadonlyMap<string, string>, tops: ReadonlyMap<string, string>): void {
+  for (const [rel, name] of [...staged, ...tops]) {
+    try {
+      removeTreeAt(root, joinRel(parentOf(rel), name));
+    } catch {
+      // Gone already.
+    }
+  }
 }
 
 /** Removes `rel` and everything below it except what `spare` names (and the folders holding that); true when all of it went. */

@@ -1,0 +1,33 @@
+// A short critical section that an interrupt cannot cut in two. While `fn` runs, SIGINT,
+// SIGTERM and SIGHUP have a listener, so their default action (ending the process at once)
+// does not happen; Node delivers them on the event loop, after the synchronous `fn` has
+// returned. Once delivered, a signal that nothing else listens to is raised again, so the
+// process still ends as it would have, only with `fn` done whole.
+
+const DEFERRED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Tests: called inside the section (after `fn`), to send a signal as if from outside. */
+let insideHook: (() => void) | null = null;
+
+export function setInsideDeferredHookForTests(hook: (() => void) | null): void {
+  insideHook = hook;
+}
+
+export function withSignalsDeferred<T>(fn: () => T): T {
+  const caught = new Set<NodeJS.Signals>();
+  const keep = (signal: NodeJS.Signals): void => void caught.add(signal);
+  for (const signal of DEFERRED) process.on(signal, keep);
+  try {
+    const result = fn();
+    insideHook?.();
+    return result;
+  } finally {
+    // A signal that arrived meanwhile waits in libuv's pipe, read in a poll phase: after two
+    // check phases (setImmediate) a whole poll phase has passed since `fn` returned.
+    const release = (): void => {
+      for (const signal of DEFERRED) process.off(signal, keep);
+      for (const signal of caught) if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    setImmediate(() => setImmediate(release));
+  }
+}
