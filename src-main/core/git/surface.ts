@@ -69,9 +69,46 @@ export interface GitSurface {
 }
 
 /** Surface files bigger than this are compared by digest (and removed rather than restored). */
-const MAX_KEPT_BYTES = 1024 * 1024;
+export const MAX_KEPT_BYTES = 1024 * 1024;
 /** `modules/` names may nest (`modules/a/b`); deeper than this is not a submodule git makes. */
 const MAX_MODULE_DEPTH = 6;
+
+/**
+ * What git reads in a git folder, by name: the rule table of this walk and of the remote
+ * folder's (backends/remote/remote-git-surface.ts), which is generated from it.
+ */
+export const GIT_DIR_SURFACE = {
+  /** Config files (what they include or name is surface too). */
+  configs: ['config', 'config.worktree'],
+  /** Folders whose every entry git may run or read, with their entries' role. */
+  folders: [
+    ['hooks', 'hook'],
+    ['info', 'info'],
+  ],
+  /** Files that say where the repository is. */
+  pointers: ['gitdir', 'commondir'],
+  /** The pointer to the folder that holds the repository's config and hooks. */
+  commondir: 'commondir',
+  /** Linked worktrees' git folders, one per entry. */
+  worktrees: 'worktrees',
+  /** Submodules' git folders, nested up to `maxModuleDepth`. */
+  modules: 'modules',
+  maxModuleDepth: MAX_MODULE_DEPTH,
+  /** Names in `modules/` that are a git folder's own, not submodules. */
+  notModules: ['objects', 'refs', 'logs', 'hooks', 'info'],
+  /** What a folder holds when git takes it for a git folder: a HEAD file, objects/ and refs/. */
+  shape: { file: 'HEAD', folders: ['objects', 'refs'] },
+} as const satisfies {
+  configs: readonly string[];
+  folders: ReadonlyArray<readonly [string, SurfaceRole]>;
+  pointers: readonly string[];
+  commondir: string;
+  worktrees: string;
+  modules: string;
+  maxModuleDepth: number;
+  notModules: readonly string[];
+  shape: { file: string; folders: readonly string[] };
+};
 const MAX_INCLUDE_DEPTH = 10;
 /** Walk this many folders at once (the work is readdir calls, in libuv's pool). */
 const WALK_CONCURRENCY = 16;
@@ -129,9 +166,10 @@ async function pointerTarget(path: string, entry: Omit<SurfaceFile, 'role'>): Pr
 
 /** HEAD, objects/ and refs/: what git takes for a git folder when it stands in it. */
 function looksLikeGitDir(names: Dirent[]): boolean {
-  if (!names.some((d) => d.name === 'HEAD')) return false;
+  const { shape } = GIT_DIR_SURFACE;
+  if (!names.some((d) => d.name === shape.file)) return false;
   const byName = new Map(names.map((d) => [d.name, d]));
-  return Boolean(byName.get('HEAD')?.isFile() && byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory());
+  return Boolean(byName.get(shape.file)?.isFile() && shape.folders.every((f) => byName.get(f)?.isDirectory()));
 }
 
 class SurfaceReader {
@@ -176,29 +214,28 @@ class SurfaceReader {
     const real = realPathOf(dir);
     if (!this.inside(real) || this.surface.gitDirs.has(real)) return;
     this.surface.gitDirs.set(real, workTree);
-    await this.recordConfig(join(real, 'config'), real, workTree);
-    await this.recordConfig(join(real, 'config.worktree'), real, workTree);
-    await this.recordFolder(join(real, 'hooks'), 'hook', real);
-    await this.recordFolder(join(real, 'info'), 'info', real);
-    await this.record(join(real, 'gitdir'), 'pointer', real);
-    const common = await this.record(join(real, 'commondir'), 'pointer', real);
+    const table = GIT_DIR_SURFACE;
+    for (const name of table.configs) await this.recordConfig(join(real, name), real, workTree);
+    for (const [name, role] of table.folders) await this.recordFolder(join(real, name), role, real);
+    for (const name of table.pointers) await this.record(join(real, name), 'pointer', real);
+    const common = this.surface.entries.get(join(real, table.commondir));
     const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
     if (commonText) {
-      this.surface.targets.set(join(real, 'commondir'), realPathOf(resolve(real, commonText)));
+      this.surface.targets.set(join(real, table.commondir), realPathOf(resolve(real, commonText)));
       await this.addGitDir(resolve(real, commonText), undefined);
     }
-    for (const worktree of await readNames(join(real, 'worktrees'))) {
-      if (worktree.isDirectory()) await this.addGitDir(join(real, 'worktrees', worktree.name), undefined);
+    for (const worktree of await readNames(join(real, table.worktrees))) {
+      if (worktree.isDirectory()) await this.addGitDir(join(real, table.worktrees, worktree.name), undefined);
     }
-    await this.addModules(join(real, 'modules'), 0);
+    await this.addModules(join(real, table.modules), 0);
   }
 
   private async addModules(dir: string, depth: number): Promise<void> {
-    if (depth > MAX_MODULE_DEPTH) return;
+    if (depth > GIT_DIR_SURFACE.maxModuleDepth) return;
     const names = await readNames(dir);
     if (depth > 0 && looksLikeGitDir(names)) await this.addGitDir(dir, undefined);
     for (const child of names) {
-      if (child.isDirectory() && !['objects', 'refs', 'logs', 'hooks', 'info'].includes(child.name)) await this.addModules(join(dir, child.name), depth + 1);
+      if (child.isDirectory() && !(GIT_DIR_SURFACE.notModules as readonly string[]).includes(child.name)) await this.addModules(join(dir, child.name), depth + 1);
     }
   }
 
@@ -318,7 +355,7 @@ export function surfaceMounts(surface: GitSurface, limit = 2000): { readOnly: st
   return { readOnly: readOnly.slice(0, limit), pinned: pinned.slice(0, limit) };
 }
 
-function isInert(path: string, after: SurfaceFile, before: GitSurface): boolean {
+function isInert(path: string, after: SurfaceFile, before: GitSurface, afterSurface: GitSurface): boolean {
   const newRepository = after.gitDir !== undefined && !before.gitDirs.has(after.gitDir);
   switch (after.role) {
     case 'hook':
@@ -330,10 +367,14 @@ function isInert(path: string, after: SurfaceFile, before: GitSurface): boolean 
       return after.kind === 'dir';
     case 'info':
       return newRepository;
-    case 'pointer':
-      // A new repository may point where it likes (its target is checked as a repository
-      // itself); an existing one is never moved.
-      return after.gitDir === undefined ? !before.entries.has(path) : newRepository;
+    case 'pointer': {
+      // A new repository may point where it likes inside the folder (its target is checked as
+      // a repository itself); not outside it (what is there is nobody's to check: another
+      // user's /tmp/x on a shared host); an existing one is never moved.
+      if (after.gitDir !== undefined) return newRepository;
+      const target = afterSurface.targets.get(path);
+      return !before.entries.has(path) && target !== undefined && afterSurface.gitDirs.has(target);
+    }
     case 'program':
       return false;
   }
@@ -370,24 +411,26 @@ function whyNew(entry: SurfaceFile): string {
   }
 }
 
+/** One undo after a run: put back what was there, keep only the inert part of a new config, or remove. */
+export interface SurfaceRepair {
+  path: string;
+  action: 'put-back' | 'inert' | 'remove';
+  /** What is there now. */
+  now: SurfaceFile;
+  /** What was there before (put-back). */
+  was?: SurfaceFile;
+  /** What the blocked line says. */
+  item: Extract<BlockedItem, { path: string }>;
+}
+
 /**
- * Puts back what the run changed in git's surface and makes what it added inert; says what
- * it undid. `untouchable`: paths that were read-only during the run.
+ * What a run changed in git's surface that must be undone (the decisions of
+ * enforceGitSurface, also taken for a remote folder). `untouchable`: paths that were
+ * read-only during the run. `runStartedMs`: a path `before` did not know whose ctime is
+ * older is not the run's (0: every path is judged).
  */
-export async function enforceGitSurface(
-  projectDir: string,
-  before: GitSurface,
-  options: {
-    home: string;
-    untouchable: readonly string[];
-    /** When the run started: a path `before` did not know that has not changed since is not the run's. */
-    runStartedMs: number;
-    /** The folder's walk cache (snapshotGitSurface). */
-    cache?: RepositoryWalkCache;
-  },
-): Promise<{ items: BlockedItem[]; after: GitSurface }> {
-  const after = await snapshotGitSurface(projectDir, options.home, options.cache);
-  const items: BlockedItem[] = [];
+export function planSurfaceRepairs(before: GitSurface, after: GitSurface, options: { untouchable: readonly string[]; runStartedMs: number }): SurfaceRepair[] {
+  const repairs: SurfaceRepair[] = [];
   const untouchable = (path: string): boolean => options.untouchable.some((p) => isWithin(path, p));
   // Parents first, so that a folder put back is there before its files.
   const paths = [...after.entries.keys()].sort((a, b) => a.split(sep).length - b.split(sep).length || (a < b ? -1 : 1));
@@ -409,23 +452,45 @@ export async function enforceGitSurface(
     if (was && sameEntry(now, was)) continue;
     // A repository `before` did not know, made before the run (the person's, meanwhile).
     if (!was && unknownAndOld(now)) continue;
-    if (isInert(path, now, before)) continue;
+    if (isInert(path, now, before, after)) continue;
     const existing = was !== undefined || (now.gitDir !== undefined && before.gitDirs.has(now.gitDir));
+    const item: SurfaceRepair['item'] = { kind: 'write', path, why: existing ? 'a protected path' : whyNew(now) };
+    if (was && (was.kind === 'dir' || was.content !== undefined)) repairs.push({ path, action: 'put-back', now, was, item });
+    else if (now.role === 'config' && basename(path) === 'config' && now.gitDir !== undefined && !existing && now.content !== undefined) repairs.push({ path, action: 'inert', now, item });
+    else repairs.push({ path, action: 'remove', now, item });
+    handled.push(path);
+  }
+  return repairs;
+}
+
+/**
+ * Puts back what the run changed in git's surface and makes what it added inert; says what
+ * it undid. `untouchable`: paths that were read-only during the run.
+ */
+export async function enforceGitSurface(
+  projectDir: string,
+  before: GitSurface,
+  options: {
+    home: string;
+    untouchable: readonly string[];
+    /** When the run started: a path `before` did not know that has not changed since is not the run's. */
+    runStartedMs: number;
+    /** The folder's walk cache (snapshotGitSurface). */
+    cache?: RepositoryWalkCache;
+  },
+): Promise<{ items: BlockedItem[]; after: GitSurface }> {
+  const after = await snapshotGitSurface(projectDir, options.home, options.cache);
+  const repairs = planSurfaceRepairs(before, after, options);
+  for (const repair of repairs) {
     try {
-      if (was && (was.kind === 'dir' || was.content !== undefined)) {
-        await putBack(path, was, before);
-      } else if (now.role === 'config' && basename(path) === 'config' && now.gitDir !== undefined && !existing && now.content !== undefined) {
-        await writeAtomically(path, inertPart(now.content.toString('utf8')), now.mode);
-      } else {
-        await rm(path, { recursive: true, force: true });
-      }
+      if (repair.action === 'put-back') await putBack(repair.path, repair.was!, before);
+      else if (repair.action === 'inert') await writeAtomically(repair.path, inertPart(repair.now.content!.toString('utf8')), repair.now.mode);
+      else await rm(repair.path, { recursive: true, force: true });
     } catch {
       // Could not be undone: still reported, so the agent and the person know.
     }
-    handled.push(path);
-    items.push({ kind: 'write', path, why: existing ? 'a protected path' : whyNew(now) });
   }
-  return { items, after };
+  return { items: repairs.map((r) => r.item), after };
 }
 
 /** Whether `dir` looks like a git folder once `target` (below it) is written: the write that completes one counts too. */

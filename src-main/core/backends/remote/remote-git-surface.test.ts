@@ -156,6 +156,16 @@ describe('a sandboxed command on a remote folder cannot redirect the person\'s g
     expect(result.sandboxBlocked).toContain('.claude/skills');
   });
 
+  it('a protected path reached through a link the command made: the link goes, what it leads to outside stays', async () => {
+    const personal = join(root, 'personal', '.claude', 'skills');
+    mkdirSync(personal, { recursive: true });
+    writeFileSync(join(personal, 'keep.md'), 'mine\n');
+    const result = await run(`ln -s ${join(root, 'personal', '.claude')} .claude; true`);
+    expect(readFileSync(join(personal, 'keep.md'), 'utf8')).toBe('mine\n');
+    expect(existsSync(join(project, '.claude'))).toBe(false);
+    expect(result.sandboxBlocked).toContain('.claude/skills');
+  });
+
   it('normal git work still runs inside: status, diff, add, commit, branch, init', async () => {
     initRepo(project);
     writeFileSync(join(project, 'f.txt'), 'changed\n');

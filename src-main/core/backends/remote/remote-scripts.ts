@@ -37,18 +37,24 @@ FRAMED='for f do s=$(wc -c < "$f" 2>/dev/null) || s=-; printf "%s\0%s\0" "$f" "$
 `;
 
 /**
- * Checks the tools and resolves the root: `stat-flavour\0find-and-realpath\0realroot\0python3\0`,
- * python3 the system's before one on the PATH (a version manager's shim costs a shell per call).
+ * Sets `p` to the remote's python3 that opens files relative to a folder (empty when there is
+ * none): the system's before one on the PATH (a version manager's shim costs a shell per call).
+ */
+export const FIND_PYTHON = String.raw`
+p=
+for c in /usr/bin/python3 /usr/local/bin/python3 /bin/python3 "$(command -v python3 2>/dev/null)"; do
+  [ -n "$c" ] && [ -x "$c" ] && "$c" -I -S -c 'import os, sys; sys.exit(0 if os.open in os.supports_dir_fd else 1)' >/dev/null 2>&1 && { p=$c; break; }
+done
+`;
+
+/**
+ * Checks the tools and resolves the root: `stat-flavour\0find-and-realpath\0realroot\0python3\0`.
  */
 export const PROBE = String.raw`
 r=$(realpath -e -- "$1" 2>/dev/null && printf x) && r=${'$'}{r%??} || r=
 if stat -c %s / >/dev/null 2>&1; then s=gnu; elif stat -f %z / >/dev/null 2>&1; then s=bsd; else s=none; fi
 if find / -maxdepth 0 -printf '' >/dev/null 2>&1 && realpath -e / >/dev/null 2>&1; then f=gnu; else f=none; fi
-p=
-for c in /usr/bin/python3 /usr/local/bin/python3 /bin/python3 "$(command -v python3 2>/dev/null)"; do
-  [ -n "$c" ] && [ -x "$c" ] && "$c" -I -S -c 'import os, sys; sys.exit(0 if os.open in os.supports_dir_fd else 1)' >/dev/null 2>&1 && { p=$c; break; }
-done
-printf '%s\0%s\0%s\0%s\0' "$s" "$f" "$r" "$p"
+${FIND_PYTHON}printf '%s\0%s\0%s\0%s\0' "$s" "$f" "$r" "$p"
 `;
 
 
