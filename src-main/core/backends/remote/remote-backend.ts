@@ -1,8 +1,8 @@
 // RemoteBackend (SPEC §13): a folder on another machine, reached over one SshConnection.
 // Every file operation is one program run on the remote, as Deep Agents' BaseSandbox builds
-// file operations on execute: reads, writes, edits, deletes, listings and grep's reads walk
-// the path from the root's descriptor and use what they checked (remote-file-ops.ts); the
-// tree listing for grep and glob is a shell script (remote-scripts.ts). The results are the
+// file operations on execute: reads, writes, edits, deletes, listings and grep's and glob's
+// walks go from the root's descriptor and use what they checked (remote-file-ops.ts); the
+// probe and linkTarget are shell scripts (remote-scripts.ts). The results are the
 // FilesystemBackend's, message for message: virtual paths with the folder at `/`, resolved
 // on the remote through symlinks and refused when they land outside, atomic writes (temp
 // file + rename), line endings and BOM kept, the same text/media rules.
@@ -26,7 +26,7 @@ import { MatchCollector } from '../fs-search';
 import { isoTime } from '../fs-file-infos';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { type SshConnection, SshConnectionError, shQuote } from './ssh-connection';
-import { FieldReader, LINK, PRELUDE, PROBE, TREE, REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type Reply } from './remote-scripts';
+import { FieldReader, LINK, PRELUDE, PROBE, REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type Reply } from './remote-scripts';
 import { fileOp } from './remote-file-ops';
 import { globInfos, parseGrepLines, parseTree, walkTree } from './remote-search';
 
@@ -401,7 +401,7 @@ export class RemoteBackend implements Backend {
       virtual = target.virtual;
       const limit = Number.isFinite(maxCount) ? Math.max(0, Math.floor(maxCount)) : DEFAULT_GREP_MAX_COUNT;
       const filter = glob ? compileGlob(glob) : null;
-      const tree = await this.call(TREE, [relOf(virtual)], undefined, this.searchTimeBudgetMs);
+      const tree = await this.call(fileOp('tree'), [relOf(virtual)], undefined, this.searchTimeBudgetMs);
       if (tree.status === 'special') return { matches: [], truncated: false };
       if (tree.status !== 'ok' && tree.status !== 'file') return { error: this.statusError(tree, virtual, 'path') };
       const collector = new MatchCollector(limit);
@@ -446,7 +446,7 @@ export class RemoteBackend implements Backend {
       const target = await this.prepare(inputPath, 'read');
       if ('error' in target) return target;
       virtual = target.virtual;
-      const tree = await this.call(TREE, [relOf(virtual)], undefined, this.searchTimeBudgetMs);
+      const tree = await this.call(fileOp('tree'), [relOf(virtual)], undefined, this.searchTimeBudgetMs);
       if (tree.status === 'file' || tree.status === 'special') return { error: messages.notADirectory(virtual) };
       if (tree.status !== 'ok') return { error: this.statusError(tree, virtual, 'path') };
       return { matches: globInfos(parseTree(tree.payload), virtual, compileGlob(pattern)), truncated: false };

@@ -15,7 +15,7 @@
 // probe in remote-backend.ts), never served by racy code.
 import { shQuote } from './ssh-connection';
 
-export type FileOp = 'read' | 'window' | 'upload' | 'delete' | 'ls' | 'stat' | 'resolve' | 'grep';
+export type FileOp = 'read' | 'window' | 'upload' | 'delete' | 'ls' | 'stat' | 'resolve' | 'grep' | 'tree';
 
 const FILE_OPS_PY = String.raw`import errno, os, signal, stat as S, sys
 
@@ -436,7 +436,83 @@ def op_grep(pattern, hits, most):
         OUT.write(path + b'\0' + str(len(found)).encode() + b'\0' + found)
 
 
-OPS = {'read': op_read, 'window': op_window, 'upload': op_upload, 'delete': op_delete, 'ls': op_ls, 'stat': op_stat, 'resolve': op_resolve, 'grep': op_grep}
+def gitignore(folder, path):
+    """A .gitignore as 'path\0size\0' + its bytes ('-' for the size when it is no readable regular file)."""
+    name = path.encode('utf-8', 'surrogateescape')
+    try:
+        fd = os.open('.gitignore', FILE, dir_fd=folder)
+        try:
+            data = b''.join(chunks(fd)) if S.S_ISREG(os.fstat(fd).st_mode) else None
+        finally:
+            os.close(fd)
+    except OSError:
+        data = None
+    if data is None:
+        return name + b'\0-\0'
+    return name + b'\0' + str(len(data)).encode() + b'\0' + data
+
+
+def op_tree(rel):
+    """As find lists a folder for grep and glob (remote-search.ts parseTree): 'ok' + the
+    folder's real path, 'A' records for the folders from the root to its parent (whether
+    they hold .git, their .gitignore), every entry below it (not inside .git), 'E', then
+    each .gitignore below it. 'file' + the real path for a regular file, 'special' else."""
+    d, name, parts, st = resolve(rel)
+    if st is None:
+        raise Reply('missing')
+    here = parts + ([name] if name else [])
+    if not S.S_ISDIR(st.st_mode):
+        if S.S_ISREG(st.st_mode):
+            say('file', real(here).encode('utf-8', 'surrogateescape'))
+        else:
+            say('special')
+        return
+    top = os.dup(d) if name is None else open_dir(name, d)
+    out = [real(here).encode('utf-8', 'surrogateescape') + b'\0']
+    if here:
+        folder = open_root()
+        for i in range(len(here)):
+            at = real(here[:i])
+            try:
+                os.stat('.git', dir_fd=folder, follow_symlinks=False)
+                has_git = b'1'
+            except OSError:
+                has_git = b'0'
+            out.append(b'A\0' + at.encode('utf-8', 'surrogateescape') + b'\0' + has_git + b'\0')
+            try:
+                is_file = S.S_ISREG(os.stat('.gitignore', dir_fd=folder, follow_symlinks=False).st_mode)
+            except OSError:
+                is_file = False
+            out.append(gitignore(folder, at.rstrip('/') + '/.gitignore') if is_file else b'-\0-\0')
+            folder = open_dir(here[i], folder)
+    ignores = []
+    pending = [(top, '')]
+    while pending:
+        folder, prefix = pending.pop()
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for n in names:
+            try:
+                lst = os.stat(n, dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                continue
+            path = prefix + n
+            out.append(entry(lst) + path.encode('utf-8', 'surrogateescape') + b'\0')
+            if n == '.git':
+                continue
+            if n == '.gitignore' and not S.S_ISDIR(lst.st_mode):
+                ignores.append(gitignore(folder, real(here + path.split('/'))))
+            if S.S_ISDIR(lst.st_mode):
+                try:
+                    pending.append((os.open(n, DIR, dir_fd=folder), path + '/'))
+                except OSError:
+                    pass
+    say('ok', b''.join(out) + b'E\0' + b''.join(ignores))
+
+
+OPS = {'tree': op_tree, 'read': op_read, 'window': op_window, 'upload': op_upload, 'delete': op_delete, 'ls': op_ls, 'stat': op_stat, 'resolve': op_resolve, 'grep': op_grep}
 
 
 def main():
@@ -467,7 +543,8 @@ OUT.flush()
  * - `read REL WHOLE MOST`, `window REL FIRST LAST CAP`, `upload REL BYTES KIND SUFFIX` (the
  *   content on stdin), `delete PARENT NAME`, `ls REL`, `stat REL`, `resolve REL`: as READ,
  *   WINDOW, UPLOAD, DELETE, LS, STAT and RESOLVE were;
- * - `grep PATTERN HITS MOST`: as GREP_LINES (the real paths on stdin).
+ * - `grep PATTERN HITS MOST`: as GREP_LINES did (the real paths on stdin);
+ * - `tree REL`: as TREE did (remote-search.ts parseTree reads it).
  */
 export function fileOp(op: FileOp): string {
   return `exec "$PY" -I -S -c ${shQuote(FILE_OPS_PY)} "$ROOT" ${op} "$@"\n`;

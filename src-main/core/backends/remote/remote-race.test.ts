@@ -55,6 +55,8 @@ describe('remote file tools under a racing swapper', () => {
     folder = openTestRemoteFolder(sshd);
     outside = fs.realpathSync(fs.mkdtempSync(path.join(path.dirname(folder.dir), 'deepdesk-race-outside-')));
     fs.writeFileSync(path.join(outside, 'data.txt'), SECRET);
+    fs.writeFileSync(path.join(outside, 'outside-only.txt'), SECRET);
+    fs.writeFileSync(path.join(outside, '.gitignore'), SECRET);
     fs.mkdirSync(path.join(folder.dir, 'box'));
     fs.writeFileSync(path.join(folder.dir, 'box', 'data.txt'), 'inside');
     fs.symlinkSync(outside, path.join(folder.dir, 'box.link'));
@@ -72,10 +74,12 @@ describe('remote file tools under a racing swapper', () => {
       for (let i = 0; i < ROUNDS; i++) {
         // Every round a read and a write; every fourth also the other ways in.
         const others = i % 4 === 0;
-        const [read, raw, listed] = await Promise.all([
+        const [read, raw, listed, found, globbed] = await Promise.all([
           folder.backend.read('/box/data.txt'),
           others ? folder.backend.readRaw('/box/data.txt') : undefined,
           others ? folder.backend.ls('/box') : undefined,
+          others ? folder.backend.grep(SECRET, '/box') : undefined,
+          others ? folder.backend.glob('**', '/box') : undefined,
           folder.backend.write(`/box/w${i}.txt`, `written ${i}`),
           others ? folder.backend.edit('/box/data.txt', 'inside', 'inside') : undefined,
           others ? folder.backend.uploadFiles([{ path: `/box/u${i}.bin`, content: new Uint8Array([1, 2, 3]) }]) : undefined,
@@ -83,7 +87,9 @@ describe('remote file tools under a racing swapper', () => {
         if (JSON.stringify(read).includes(SECRET)) leaked.push(`read ${i}`);
         if (raw?.data && Buffer.from(raw.data).toString('utf8').includes(SECRET)) leaked.push(`readRaw ${i}`);
         if (JSON.stringify([read, raw]).includes(outside)) leaked.push(`named the outside folder ${i}`);
-        if (listed?.entries?.some((e) => e.path.endsWith('/data.txt') && e.size === SECRET.length)) leaked.push(`ls ${i}`);
+        if (listed?.entries?.some((e) => e.path.includes('outside-only'))) leaked.push(`ls ${i}`);
+        if (found?.matches?.length) leaked.push(`grep ${i}`);
+        if (globbed?.matches?.some((e) => e.path.includes('outside-only'))) leaked.push(`glob ${i}`);
       }
     } finally {
       await stop(swapper);

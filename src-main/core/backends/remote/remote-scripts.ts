@@ -1,38 +1,22 @@
 // The POSIX shell scripts RemoteBackend runs on the remote (SPEC §13) for what only looks
-// (the probe, where a link leads, the tree listing of grep and glob), and the parsing of
-// every reply; what reads or changes a file is remote-file-ops.ts. Every script starts with
+// (the probe, where a link leads), and the parsing of every reply; what reads, lists or
+// changes a file is remote-file-ops.ts. Every script starts with
 // PRELUDE and takes its inputs as positional arguments (always shQuote'd by the caller) or
 // on stdin, never spliced into its text. A reply is one status line (`ok`, `missing`,
 // `outside`, …) followed by a payload.
 //
-// The scripts use GNU coreutils and findutils (`realpath -e`, `stat -c`, `find -printf`):
-// the probe checks for them, and for python3, once per connection.
+// The scripts use GNU coreutils and findutils (`realpath`, `stat -c`, `find -printf`): the
+// probe checks for them, and for python3, once per connection.
 
 import { isoTime } from '../fs-file-infos';
 
-/** Positional parameter 1 is the remote root (real path); the body sees its own arguments from $1. */
+/**
+ * Positional parameter 1 is the remote root (real path); the body sees its own arguments from
+ * $1. FRAMED (for `sh -c`, checkpoints' walk): each file as `path\0size\0` and its bytes.
+ */
 export const PRELUDE = String.raw`
 export LC_ALL=C
 ROOT=$1; shift
-rp() { _r=$(realpath -e -- "$1" 2>/dev/null && printf x) || return 1; _r=${'$'}{_r%??}; }
-inside() { [ "$ROOT" = / ] && return 0; case $1 in "$ROOT"|"$ROOT"/*) return 0;; esac; return 1; }
-res() {
-  if [ -z "$1" ]; then _c=$ROOT; else _c=${'$'}{ROOT%/}/$1; fi
-  if rp "$_c"; then inside "$_r" || return 2; R=$_r; E=1; return 0; fi
-  _a=$_c; _rest=
-  while [ "$_a" != "$ROOT" ]; do
-    _rest=/${'$'}{_a##*/}$_rest; _a=${'$'}{_a%/*}; [ -n "$_a" ] || _a=/
-    if rp "$_a"; then
-      inside "$_r" || return 2
-      _f=${'$'}{_rest#/}; _f=${'$'}{_f%%/*}
-      [ -L "${'$'}{_r%/}/$_f" ] && return 2
-      R=${'$'}{_r%/}$_rest; E=0; return 0
-    fi
-  done
-  return 3
-}
-need() { res "$1"; case $? in 0) return 0;; 2) echo outside;; *) echo noroot;; esac; exit 0; }
-exists() { need "$1"; [ "$E" = 1 ] || { echo missing; exit 0; }; }
 FRAMED='for f do s=$(wc -c < "$f" 2>/dev/null) || s=-; printf "%s\0%s\0" "$f" "$s"; [ "$s" = - ] || { cat -- "$f" 2>/dev/null; cat /dev/zero; } | head -c "$s"; done'
 `;
 
@@ -71,30 +55,6 @@ echo ok; printf '%s' "${'$'}{r%??}"
 
 
 
-/**
- * $1 rel of the folder to search: `ok` + its real path, then records (NUL-separated):
- * `A dir hasgit path size bytes` for each folder from the root to the folder's parent (its
- * .gitignore; path and size `-` when none), `type size mtime relpath` for every entry below
- * the folder (not inside `.git`), `E`, then `path size bytes` for each .gitignore below it.
- * `file` + the real path when it is a regular file, `special` for another kind of file.
- */
-export const TREE = String.raw`
-exists "$1"
-if [ ! -d "$R" ]; then if [ -f "$R" ]; then printf 'file\n%s' "$R"; else echo special; fi; exit 0; fi
-printf 'ok\n%s\0' "$R"
-if [ "$R" != "$ROOT" ]; then
-  a=$ROOT; rest=${'$'}{R#"${'$'}{ROOT%/}"/}
-  while :; do
-    if [ -e "$a/.git" ]; then g=1; else g=0; fi
-    printf 'A\0%s\0%s\0' "$a" "$g"
-    if [ -f "$a/.gitignore" ]; then sh -c "$FRAMED" sh "${'$'}{a%/}/.gitignore"; else printf '%s\0%s\0' - -; fi
-    case $rest in */*) a=${'$'}{a%/}/${'$'}{rest%%/*}; rest=${'$'}{rest#*/};; *) break;; esac
-  done
-fi
-find "$R" -mindepth 1 -printf '%y\0%s\0%T@\0%P\0' -name .git -prune
-printf 'E\0'
-find "$R" -name .git -prune -o -name .gitignore ! -type d -exec sh -c "$FRAMED" sh {} +
-`;
 
 
 export interface Reply {
