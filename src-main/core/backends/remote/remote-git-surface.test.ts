@@ -166,6 +166,31 @@ describe('a sandboxed command on a remote folder cannot redirect the person\'s g
     expect(result.sandboxBlocked).toContain('.claude/skills');
   });
 
+  it('a run whose check the lost connection stopped is checked before the next one runs', async () => {
+    initRepo(join(project, 'sub'));
+    let seen = '';
+    let started!: () => void;
+    const startedSeen = new Promise<void>((resolve) => (started = resolve));
+    const pending = runRemoteCommand(connection, `${evilProgram()}; cp -r sub/.git ev; git --git-dir=ev config core.fsmonitor "$PWD/evil.sh"; echo "$PWD/ev" > sub/.git/commondir; echo started; sleep 60`, {
+      cwd: project,
+      timeoutS: 60,
+      sandbox,
+      onData: (chunk) => {
+        seen += chunk;
+        if (seen.includes('started')) started();
+      },
+    });
+    await startedSeen;
+    await sshd.stop();
+    const lost = await pending;
+    await sshd.start();
+    expect(lost.connectionError).toBeDefined();
+    const next = await run('true');
+    expect(next.sandboxBlocked).toContain('/sub/.git/commondir');
+    await personUsesGit(join(project, 'sub'));
+    expect(ran()).toEqual([]);
+  });
+
   it('normal git work still runs inside: status, diff, add, commit, branch, init', async () => {
     initRepo(project);
     writeFileSync(join(project, 'f.txt'), 'changed\n');

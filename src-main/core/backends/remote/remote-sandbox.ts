@@ -116,8 +116,21 @@ interface ResolvedCandidate extends Candidate {
   kind: PathKind;
 }
 
+/** What undoing one run needs: git's surface before it, and what it may not have made. */
+interface RunToCheck {
+  projectDir: string;
+  home: string;
+  before: GitSurface;
+  /** Read-only during the run (not checked after it). */
+  untouchable: string[];
+  /** Protected paths missing before it. */
+  missingProtected: string[];
+}
+
 class RemoteBwrapSandbox implements Sandbox {
   readonly kind = 'bubblewrap' as const;
+  /** A run whose check could not be done (the connection went): done before the next one starts. */
+  private unchecked: RunToCheck | undefined;
 
   constructor(
     private readonly connection: SshConnection,
@@ -141,6 +154,14 @@ class RemoteBwrapSandbox implements Sandbox {
 
   async prepare(spec: CommandSpec): Promise<PreparedCommand> {
     const host = await remoteHost(this.connection);
+    // Nothing runs on top of what an unchecked run may have left: it is checked first, and its undos reported with this run's.
+    let carried: BlockedItem[] = [];
+    if (this.unchecked) {
+      const earlier = await undoRun(this.connection, this.python, this.unchecked);
+      if (!earlier.checked) throw new Error(`git's files after the last command on ${this.connection.label} could not be checked yet`);
+      this.unchecked = undefined;
+      carried = earlier.items;
+    }
     const candidates = this.candidates(host.uid);
     // Records, NUL-separated: the run's folder, the real project, cwd and home, then per
     // candidate its real path and kind (d, f, -; empty when the word was empty), then the
@@ -217,8 +238,11 @@ class RemoteBwrapSandbox implements Sandbox {
     /** After the run: what it changed of git's surface is undone, what it made at a protected path removed, and its temp folder. */
     const enforce = (): Promise<BlockedItem[]> =>
       (enforced ??= (async () => {
+        const run: RunToCheck = { projectDir, home, before: gitBefore, untouchable, missingProtected };
         try {
-          return await undoRun(connection, python, projectDir, home, gitBefore, untouchable, missingProtected);
+          const done = await undoRun(connection, python, run);
+          if (!done.checked) this.unchecked = run;
+          return [...carried, ...done.items];
         } finally {
           await removeBase();
         }
@@ -246,15 +270,8 @@ class RemoteBwrapSandbox implements Sandbox {
  * Takes git's surface again and undoes what the run changed there and what it made at a
  * protected path; says what. A check or an undo that could not be done is reported too.
  */
-async function undoRun(
-  connection: SshConnection,
-  python: string,
-  projectDir: string,
-  home: string,
-  before: GitSurface,
-  untouchable: string[],
-  missingProtected: string[],
-): Promise<BlockedItem[]> {
+async function undoRun(connection: SshConnection, python: string, run: RunToCheck): Promise<{ checked: boolean; items: BlockedItem[] }> {
+  const { projectDir, home, before, untouchable, missingProtected } = run;
   let after: GitSurface | undefined;
   let failure = '';
   // Once more after a failure (a connection that dropped meanwhile); then the run is reported unchecked.
@@ -265,7 +282,9 @@ async function undoRun(
       failure = err instanceof Error ? err.message : String(err);
     }
   }
-  if (after === undefined) return [{ kind: 'write', path: projectDir, why: `git's files could not be checked after the command (${failure}); do not run git there before looking` }];
+  if (after === undefined) {
+    return { checked: false, items: [{ kind: 'write', path: projectDir, why: `git's files could not be checked after the command (${failure}); do not run git there before looking` }] };
+  }
   const repairs = planSurfaceRepairs(before, after, { untouchable, runStartedMs: 0 });
   const groups = [...repairs.map((r) => repairSteps(r, before)), ...missingProtected.map((p) => [['remove-new', p] as ['remove-new', string]])];
   const outcomes = await applyRemoteSteps(connection, python, projectDir, groups);
@@ -275,7 +294,7 @@ async function undoRun(
     if (outcome === 'ok') items.push({ kind: 'write', path, why: 'a protected path' });
     else if (outcome === 'failed') items.push({ kind: 'write', path, why: 'a protected path; could not be removed' });
   });
-  return items;
+  return { checked: true, items };
 }
 
 /** The policy as resolvePolicy gives it locally, from the remote's real paths. */
