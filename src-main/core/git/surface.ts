@@ -69,9 +69,46 @@ export interface GitSurface {
 }
 
 /** Surface files bigger than this are compared by digest (and removed rather than restored). */
-const MAX_KEPT_BYTES = 1024 * 1024;
+export const MAX_KEPT_BYTES = 1024 * 1024;
 /** `modules/` names may nest (`modules/a/b`); deeper than this is not a submodule git makes. */
 const MAX_MODULE_DEPTH = 6;
+
+/**
+ * What git reads in a git folder, by name: the rule table of this walk and of the remote
+ * folder's (backends/remote/remote-git-surface.ts), which is generated from it.
+ */
+export const GIT_DIR_SURFACE = {
+  /** Config files (what they include or name is surface too). */
+  configs: ['config', 'config.worktree'],
+  /** Folders whose every entry git may run or read, with their entries' role. */
+  folders: [
+    ['hooks', 'hook'],
+    ['info', 'info'],
+  ],
+  /** Files that say where the repository is. */
+  pointers: ['gitdir', 'commondir'],
+  /** The pointer to the folder that holds the repository's config and hooks. */
+  commondir: 'commondir',
+  /** Linked worktrees' git folders, one per entry. */
+  worktrees: 'worktrees',
+  /** Submodules' git folders, nested up to `maxModuleDepth`. */
+  modules: 'modules',
+  maxModuleDepth: MAX_MODULE_DEPTH,
+  /** Names in `modules/` that are a git folder's own, not submodules. */
+  notModules: ['objects', 'refs', 'logs', 'hooks', 'info'],
+  /** What a folder holds when git takes it for a git folder: a HEAD file, objects/ and refs/. */
+  shape: { file: 'HEAD', folders: ['objects', 'refs'] },
+} as const satisfies {
+  configs: readonly string[];
+  folders: ReadonlyArray<readonly [string, SurfaceRole]>;
+  pointers: readonly string[];
+  commondir: string;
+  worktrees: string;
+  modules: string;
+  maxModuleDepth: number;
+  notModules: readonly string[];
+  shape: { file: string; folders: readonly string[] };
+};
 const MAX_INCLUDE_DEPTH = 10;
 /** Walk this many folders at once (the work is readdir calls, in libuv's pool). */
 const WALK_CONCURRENCY = 16;
@@ -162,9 +199,10 @@ async function pointerTarget(path: string, entry: Omit<SurfaceFile, 'role'>, fs:
 
 /** HEAD, objects/ and refs/: what git takes for a git folder when it stands in it. */
 function looksLikeGitDir(names: NameEntry[]): boolean {
-  if (!names.some((d) => d.name === 'HEAD')) return false;
+  const { shape } = GIT_DIR_SURFACE;
+  if (!names.some((d) => d.name === shape.file)) return false;
   const byName = new Map(names.map((d) => [d.name, d]));
-  return Boolean(byName.get('HEAD')?.isFile() && byName.get('objects')?.isDirectory() && byName.get('refs')?.isDirectory());
+  return Boolean(byName.get(shape.file)?.isFile() && shape.folders.every((f) => byName.get(f)?.isDirectory()));
 }
 
 class SurfaceReader {
@@ -211,29 +249,28 @@ class SurfaceReader {
     const real = this.fs.realpath(dir);
     if (!this.inside(real) || this.surface.gitDirs.has(real)) return;
     this.surface.gitDirs.set(real, workTree);
-    await this.recordConfig(join(real, 'config'), real, workTree);
-    await this.recordConfig(join(real, 'config.worktree'), real, workTree);
-    await this.recordFolder(join(real, 'hooks'), 'hook', real);
-    await this.recordFolder(join(real, 'info'), 'info', real);
-    await this.record(join(real, 'gitdir'), 'pointer', real);
-    const common = await this.record(join(real, 'commondir'), 'pointer', real);
+    const table = GIT_DIR_SURFACE;
+    for (const name of table.configs) await this.recordConfig(join(real, name), real, workTree);
+    for (const [name, role] of table.folders) await this.recordFolder(join(real, name), role, real);
+    for (const name of table.pointers) await this.record(join(real, name), 'pointer', real);
+    const common = this.surface.entries.get(join(real, table.commondir));
     const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
     if (commonText) {
-      this.surface.targets.set(join(real, 'commondir'), this.fs.realpath(resolve(real, commonText)));
+      this.surface.targets.set(join(real, table.commondir), this.fs.realpath(resolve(real, commonText)));
       await this.addGitDir(resolve(real, commonText), undefined);
     }
-    for (const worktree of await readNames(join(real, 'worktrees'), this.fs)) {
-      if (worktree.isDirectory()) await this.addGitDir(join(real, 'worktrees', worktree.name), undefined);
+    for (const worktree of await readNames(join(real, table.worktrees), this.fs)) {
+      if (worktree.isDirectory()) await this.addGitDir(join(real, table.worktrees, worktree.name), undefined);
     }
-    await this.addModules(join(real, 'modules'), 0);
+    await this.addModules(join(real, table.modules), 0);
   }
 
   private async addModules(dir: string, depth: number): Promise<void> {
-    if (depth > MAX_MODULE_DEPTH) return;
+    if (depth > GIT_DIR_SURFACE.maxModuleDepth) return;
     const names = await readNames(dir, this.fs);
     if (depth > 0 && looksLikeGitDir(names)) await this.addGitDir(dir, undefined);
     for (const child of names) {
-      if (child.isDirectory() && !['objects', 'refs', 'logs', 'hooks', 'info'].includes(child.name)) await this.addModules(join(dir, child.name), depth + 1);
+      if (child.isDirectory() && !(GIT_DIR_SURFACE.notModules as readonly string[]).includes(child.name)) await this.addModules(join(dir, child.name), depth + 1);
     }
   }
 
@@ -371,7 +408,7 @@ export function surfaceMounts(surface: GitSurface, limit = 2000): { readOnly: st
   return { readOnly: readOnly.slice(0, limit), pinned: pinned.slice(0, limit) };
 }
 
-function isInert(path: string, after: SurfaceFile, before: GitSurface): boolean {
+function isInert(path: string, after: SurfaceFile, before: GitSurface, afterSurface: GitSurface): boolean {
   const newRepository = after.gitDir !== undefined && !before.gitDirs.has(after.gitDir);
   switch (after.role) {
     case 'hook':
@@ -383,10 +420,14 @@ function isInert(path: string, after: SurfaceFile, before: GitSurface): boolean 
       return after.kind === 'dir';
     case 'info':
       return newRepository;
-    case 'pointer':
-      // A new repository may point where it likes (its target is checked as a repository
-      // itself); an existing one is never moved.
-      return after.gitDir === undefined ? !before.entries.has(path) : newRepository;
+    case 'pointer': {
+      // A new repository may point where it likes inside the folder (its target is checked as
+      // a repository itself); not outside it (what is there is nobody's to check: another
+      // user's /tmp/x on a shared host); an existing one is never moved.
+      if (after.gitDir !== undefined) return newRepository;
+      const target = afterSurface.targets.get(path);
+      return !before.entries.has(path) && target !== undefined && afterSurface.gitDirs.has(target);
+    }
     case 'program':
       return false;
   }
@@ -443,7 +484,7 @@ export interface SurfaceChange {
  * change is listed: it goes with it). Judged by content alone: an entry that is not as it
  * was is a change whatever its age.
  */
-export function surfaceChanges(before: GitSurface, after: GitSurface, skip: (path: string) => boolean = () => false, root?: string): SurfaceChange[] {
+export function surfaceChanges(before: GitSurface, after: GitSurface, skip: (path: string) => boolean = () => false): SurfaceChange[] {
   const changes: SurfaceChange[] = [];
   const paths = [...after.entries.keys()].sort((a, b) => a.split(sep).length - b.split(sep).length || (a < b ? -1 : 1));
   for (const path of paths) {
@@ -451,10 +492,7 @@ export function surfaceChanges(before: GitSurface, after: GitSurface, skip: (pat
     if (skip(path) || changes.some((c) => isWithin(path, c.path))) continue;
     const was = before.entries.get(path);
     if (was && sameEntry(now, was)) continue;
-    // A pointer leading out of the folder leads where no check looks (a server's own temp folder): never inert.
-    const target = root !== undefined && now.role === 'pointer' ? after.targets.get(path) : undefined;
-    const leadsOut = target !== undefined && !isWithin(target, root!);
-    if (!leadsOut && isInert(path, now, before)) continue;
+    if (isInert(path, now, before, after)) continue;
     const existing = was !== undefined || (now.gitDir !== undefined && before.gitDirs.has(now.gitDir));
     const reducible = !existing && now.role === 'config' && basename(path) === 'config' && now.gitDir !== undefined && now.kind === 'file' && now.content !== undefined;
     changes.push({ path, now, ...(was ? { was } : {}), existing, why: existing ? 'a protected path' : whyNew(now), reducible });
@@ -517,7 +555,7 @@ export async function enforceGitSurface(
   const after = await snapshotGitSurface(root, options.home, options.cache);
   const items: BlockedItem[] = [];
   const untouchable = (path: string): boolean => options.untouchable.some((p) => isWithin(path, p));
-  for (const change of surfaceChanges(before, after, untouchable, root)) {
+  for (const change of surfaceChanges(before, after, untouchable)) {
     let why: string;
     try {
       why = await undo(change, before);
@@ -525,8 +563,33 @@ export async function enforceGitSurface(
       why = couldNotUndo(change, err);
     }
     items.push({ kind: 'write', path: change.path, why });
+
   }
   return { items, after };
+}
+
+/** One undo after a run, for a folder undone elsewhere (a remote folder): put back what was there, keep only the inert part of a new config, or remove. */
+export interface SurfaceRepair {
+  path: string;
+  action: 'put-back' | 'inert' | 'remove';
+  /** What is there now. */
+  now: SurfaceFile;
+  /** What was there before (put-back). */
+  was?: SurfaceFile;
+  /** What the blocked line says. */
+  item: Extract<BlockedItem, { path: string }>;
+}
+
+/** surfaceChanges as the undo steps a remote folder carries out (remote-git-surface.ts). */
+export function planSurfaceRepairs(before: GitSurface, after: GitSurface, options: { untouchable: readonly string[] }): SurfaceRepair[] {
+  const untouchable = (path: string): boolean => options.untouchable.some((p) => isWithin(path, p));
+  return surfaceChanges(before, after, untouchable).map((change) => ({
+    path: change.path,
+    action: change.was && (change.was.kind === 'dir' || change.was.content !== undefined) ? 'put-back' : change.reducible ? 'inert' : 'remove',
+    now: change.now,
+    ...(change.was ? { was: change.was } : {}),
+    item: { kind: 'write', path: change.path, why: change.why },
+  }));
 }
 
 /** Whether `dir` looks like a git folder once `target` (below it) is written: the write that completes one counts too. */

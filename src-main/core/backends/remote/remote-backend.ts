@@ -1,9 +1,11 @@
 // RemoteBackend (SPEC §13): a folder on another machine, reached over one SshConnection.
-// Every file operation is a POSIX shell script run on the remote (remote-scripts.ts), as
-// Deep Agents' BaseSandbox builds file operations on execute; the results are the
-// FilesystemBackend's, message for message: virtual paths with the folder at `/`,
-// resolved on the remote through symlinks and refused when they land outside, atomic
-// writes (temp file + rename), line endings and BOM kept, the same text/media rules.
+// Every file operation is one program run on the remote, as Deep Agents' BaseSandbox builds
+// file operations on execute: reads, writes, edits, deletes, listings and grep's and glob's
+// walks go from the root's descriptor and use what they checked (remote-file-ops.ts); the
+// probe and linkTarget are shell scripts (remote-scripts.ts). The results are the
+// FilesystemBackend's, message for message: virtual paths with the folder at `/`, resolved
+// on the remote through symlinks and refused when they land outside, atomic writes (temp
+// file + rename), line endings and BOM kept, the same text/media rules.
 //
 // A lost connection is an `{ error }` naming the host; the next call connects again.
 
@@ -24,10 +26,8 @@ import { MatchCollector } from '../fs-search';
 import { isoTime } from '../fs-file-infos';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { type SshConnection, SshConnectionError, shQuote } from './ssh-connection';
-import {
-  DELETE, FieldReader, GREP_LINES, LINK, LS, PRELUDE, PROBE, READ, RESOLVE, STAT, TREE, UPLOAD, WINDOW,
-  REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type Reply,
-} from './remote-scripts';
+import { FieldReader, LINK, PRELUDE, PROBE, REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type Reply } from './remote-scripts';
+import { fileOp } from './remote-file-ops';
 import { globInfos, parseGrepLines, parseTree, walkTree } from './remote-search';
 
 export interface RemoteBackendOptions {
@@ -53,6 +53,8 @@ interface Probe {
   root: string | null;
   /** Set when the remote lacks the tools the scripts need. */
   unsupported?: string;
+  /** The remote's python3 (remote-file-ops.ts). */
+  python: string;
 }
 
 type Resolved = { virtual: string } | { error: string };
@@ -93,7 +95,7 @@ export class RemoteBackend implements Backend {
     const probe = await this.probe();
     if (probe.unsupported) throw new RemoteToolsError(probe.unsupported);
     if (probe.root === null) throw new RemoteRootMissing();
-    const script = `set -- ${[probe.root, ...args].map(shQuote).join(' ')}\n${PRINT_MARK}\n${PRELUDE}\n${body}`;
+    const script = `set -- ${[probe.root, ...args].map(shQuote).join(' ')}\nPY=${shQuote(probe.python)}\n${PRINT_MARK}\n${PRELUDE}\n${body}`;
     const r = await this.connection.run(script, { input: input ?? '', ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
     const reply = parseReply(r.stdout);
     // Our scripts always answer; silence with ssh's own status means the connection went.
@@ -142,7 +144,7 @@ export class RemoteBackend implements Backend {
     const virtual = checked.path;
     const guard = operation ? currentTargetGuard() : undefined;
     if (guard === undefined) return { virtual };
-    const reply = await this.call(RESOLVE, [relOf(virtual)]);
+    const reply = await this.call(fileOp('resolve'), [relOf(virtual)]);
     if (reply.status !== 'ok' && reply.status !== 'new') return { error: this.statusError(reply, virtual, 'path') };
     const root = (await this.probe()).root!;
     const resolved = virtualOfReal(root, reply.payload.toString('utf8'));
@@ -185,7 +187,7 @@ export class RemoteBackend implements Backend {
       const target = await this.prepare(inputPath, 'read');
       if ('error' in target) return target;
       virtual = target.virtual;
-      const reply = await this.call(LS, [relOf(virtual)]);
+      const reply = await this.call(fileOp('ls'), [relOf(virtual)]);
       if (reply.status === 'file') {
         const st = parseStat(reply.args);
         return { entries: st ? [{ path: virtual, size: st.size, modifiedAt: isoTime(st.mtimeMs) }] : [] };
@@ -215,7 +217,7 @@ export class RemoteBackend implements Backend {
       if ('error' in target) return target;
       virtual = target.virtual;
       const rel = relOf(virtual);
-      const reply = await this.call(READ, [rel, String(WHOLE_READ_BYTES), '-']);
+      const reply = await this.call(fileOp('read'), [rel, String(WHOLE_READ_BYTES), '-']);
       if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
       const st = parseStat(reply.args)!;
       const whole = st.size <= WHOLE_READ_BYTES;
@@ -225,7 +227,7 @@ export class RemoteBackend implements Backend {
         if (st.size > MAX_BINARY_READ_BYTES) return { error: messages.binaryTooLarge(virtual, st.size) };
         let bytes = reply.payload;
         if (!whole) {
-          const all = await this.call(READ, [rel, String(MAX_BINARY_READ_BYTES), String(MAX_BINARY_READ_BYTES)]);
+          const all = await this.call(fileOp('read'), [rel, String(MAX_BINARY_READ_BYTES), String(MAX_BINARY_READ_BYTES)]);
           if (all.status === 'toolarge') return { error: messages.binaryTooLarge(virtual, parseStat(all.args)?.size ?? st.size) };
           if (all.status !== 'ok') return { error: this.statusError(all, virtual, 'file') };
           bytes = all.payload;
@@ -262,7 +264,7 @@ export class RemoteBackend implements Backend {
 
   /** Lines start..start+count-1 (0-based) of a large text file and its line count, read on the remote. */
   private async window(rel: string, virtual: string, start: number, count: number): Promise<{ lines: string[]; total: number } | { error: string }> {
-    const reply = await this.call(`${WINDOW.trimEnd()} | head -c ${MAX_WINDOW_BYTES}\n`, [rel, String(start + 1), String(start + count)]);
+    const reply = await this.call(fileOp('window'), [rel, String(start + 1), String(start + count), String(MAX_WINDOW_BYTES)]);
     if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
     const st = parseStat(reply.args)!;
     const nl = reply.payload.indexOf(0x0a);
@@ -284,7 +286,7 @@ export class RemoteBackend implements Backend {
       const target = await this.prepare(inputPath, 'read');
       if ('error' in target) return target;
       virtual = target.virtual;
-      const reply = await this.call(READ, [relOf(virtual), String(Number.MAX_SAFE_INTEGER), '-']);
+      const reply = await this.call(fileOp('read'), [relOf(virtual), String(Number.MAX_SAFE_INTEGER), '-']);
       if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
       return { data: new Uint8Array(reply.payload) };
     } catch (err) {
@@ -320,7 +322,7 @@ export class RemoteBackend implements Backend {
       if ('error' in target) return target;
       virtual = target.virtual;
       const rel = relOf(virtual);
-      const reply = await this.call(READ, [rel, String(MAX_EDIT_BYTES), String(MAX_EDIT_BYTES)]);
+      const reply = await this.call(fileOp('read'), [rel, String(MAX_EDIT_BYTES), String(MAX_EDIT_BYTES)]);
       if (reply.status === 'toolarge') return { error: `'${virtual}' is too large to edit (over 256 MB); use write_file or the shell` };
       if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
       const bytes = reply.payload;
@@ -342,7 +344,7 @@ export class RemoteBackend implements Backend {
    * when they would change what is stored (see UPLOAD).
    */
   private upload(rel: string, data: Uint8Array, kind: 'text' | 'bytes' = 'bytes'): Promise<Reply> {
-    return this.call(UPLOAD, [rel, String(data.length), kind === 'text' ? 'text' : '', randomBytes(6).toString('hex')], data);
+    return this.call(fileOp('upload'), [rel, String(data.length), kind === 'text' ? 'text' : '', randomBytes(6).toString('hex')], data);
   }
 
   /** An upload's failure as write()'s error text, or null. */
@@ -365,7 +367,7 @@ export class RemoteBackend implements Backend {
       if (virtual === '/') return { error: recordMessages.deleteRoot };
       const slash = virtual.lastIndexOf('/');
       const parent = virtual.slice(0, slash) || '/';
-      const reply = await this.call(DELETE, [relOf(parent), virtual.slice(slash + 1)]);
+      const reply = await this.call(fileOp('delete'), [relOf(parent), virtual.slice(slash + 1)]);
       if (reply.status === 'ok') return { path: virtual };
       return { error: this.statusError(reply, virtual, 'path') };
     } catch (err) {
@@ -379,7 +381,7 @@ export class RemoteBackend implements Backend {
       const target = await this.prepare(inputPath);
       if ('error' in target) return target;
       virtual = target.virtual;
-      const reply = await this.call(STAT, [relOf(virtual)]);
+      const reply = await this.call(fileOp('stat'), [relOf(virtual)]);
       if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'path') };
       const st = parseStat(reply.args)!;
       if (st.isDir) return { info: { path: virtual === '/' ? '/' : virtual + '/', isDir: true, modifiedAt: st.modifiedAt }, version: st.version };
@@ -399,7 +401,7 @@ export class RemoteBackend implements Backend {
       virtual = target.virtual;
       const limit = Number.isFinite(maxCount) ? Math.max(0, Math.floor(maxCount)) : DEFAULT_GREP_MAX_COUNT;
       const filter = glob ? compileGlob(glob) : null;
-      const tree = await this.call(TREE, [relOf(virtual)], undefined, this.searchTimeBudgetMs);
+      const tree = await this.call(fileOp('tree'), [relOf(virtual)], undefined, this.searchTimeBudgetMs);
       if (tree.status === 'special') return { matches: [], truncated: false };
       if (tree.status !== 'ok' && tree.status !== 'file') return { error: this.statusError(tree, virtual, 'path') };
       const collector = new MatchCollector(limit);
@@ -420,7 +422,7 @@ export class RemoteBackend implements Backend {
       }
       if (files.size === 0) return collector.finish(false);
       const list = Buffer.concat([...files.keys()].map((real) => Buffer.from(`${real}\0`, 'utf8')));
-      const found = await this.call(GREP_LINES, [pattern, String(limit + 1), String(this.maxFileBytes)], list, this.searchTimeBudgetMs);
+      const found = await this.call(fileOp('grep'), [pattern, String(limit + 1), String(this.maxFileBytes)], list, this.searchTimeBudgetMs);
       if (found.status !== 'ok') return { error: this.statusError(found, virtual, 'path') };
       const reader = new FieldReader(found.payload);
       while (!reader.done) {
@@ -444,7 +446,7 @@ export class RemoteBackend implements Backend {
       const target = await this.prepare(inputPath, 'read');
       if ('error' in target) return target;
       virtual = target.virtual;
-      const tree = await this.call(TREE, [relOf(virtual)], undefined, this.searchTimeBudgetMs);
+      const tree = await this.call(fileOp('tree'), [relOf(virtual)], undefined, this.searchTimeBudgetMs);
       if (tree.status === 'file' || tree.status === 'special') return { error: messages.notADirectory(virtual) };
       if (tree.status !== 'ok') return { error: this.statusError(tree, virtual, 'path') };
       return { matches: globInfos(parseTree(tree.payload), virtual, compileGlob(pattern)), truncated: false };
@@ -466,7 +468,7 @@ export class RemoteBackend implements Backend {
     return this.transferEach(
       paths,
       'read',
-      (virtual) => this.call(READ, [relOf(virtual), String(Number.MAX_SAFE_INTEGER), '-']),
+      (virtual) => this.call(fileOp('read'), [relOf(virtual), String(Number.MAX_SAFE_INTEGER), '-']),
       (virtual, reply) => ({ path: virtual, content: new Uint8Array(reply.payload) }),
     );
   }
@@ -526,10 +528,16 @@ function parseProbe(stdout: Buffer): Probe {
   const stat = reader.next();
   const find = reader.next();
   const root = reader.next();
+  const python = reader.next();
   const missing = [stat !== 'gnu' ? 'GNU stat' : '', find !== 'gnu' ? 'GNU find and realpath' : ''].filter(Boolean);
+  const needs = [
+    ...(missing.length > 0 ? [`${missing.join(' and ')} (GNU coreutils and findutils, as on Linux)`] : []),
+    ...(!python ? ['python3 (its file tools open each path relative to the folder checked)'] : []),
+  ];
   return {
     root: root ? root : null,
-    ...(missing.length > 0 ? { unsupported: `the remote folder needs ${missing.join(' and ')} (GNU coreutils and findutils, as on Linux)` } : {}),
+    python: python ?? '',
+    ...(needs.length > 0 ? { unsupported: `the remote folder needs ${needs.join(' and ')}` } : {}),
   };
 }
 

@@ -2,15 +2,18 @@
 // it has one that works (else the folder is `Not sandboxed` and commands ask), with the
 // local policy (sandbox/policy.ts) resolved against the remote's paths, and the same
 // bubblewrap command line (sandbox/bwrap.ts bwrapArgs) built from what the remote says its
-// paths are. One call over the connection before each run resolves the paths and makes
-// the run's private temp folder; one after it removes the temp folder and any protected
-// path the command created.
+// paths are. Before each run, one call resolves the paths and makes the run's private temp
+// folder, and one takes git's surface in every repository of the folder
+// (remote-git-surface.ts): what exists of it is kept read-only (its `.git` folders pinned),
+// as locally. After the run, when its pid namespace is gone, the surface is taken again and
+// what the command changed or added there is undone, with any protected path it created;
+// each undo is reported in the blocked line, a failed one too. A remote without python3
+// (which those walks need) has no sandbox: its commands ask.
 //
 // Not done remotely (the local sandbox does it with local file-system access): the write
-// layer and per-file checkpoint attribution (the run is `blind`), git's surface in nested
-// repositories (core/git/surface.ts: only the folder's own `.git` is pinned and its
-// protected paths kept read-only), and allowed domains (a remote command has no network).
-import { dirname, join } from 'node:path';
+// layer and per-file checkpoint attribution (the run is `blind`), and allowed domains (a
+// remote command has no network).
+import { join } from 'node:path';
 import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from '../../sandbox/blocked';
 import { bwrapArgs, SANDBOX_MAX_PROCESSES, type PathKind } from '../../sandbox/bwrap';
 import {
@@ -25,7 +28,10 @@ import {
   type ResolvedPolicy,
 } from '../../sandbox/policy';
 import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxPolicy } from '../../sandbox/types';
+import { planSurfaceRepairs, surfaceMounts, type GitSurface } from '../../git/surface';
 import { remoteHost } from './remote-exec';
+import { applyRemoteSteps, repairSteps, snapshotRemoteSurface } from './remote-git-surface';
+import { FIND_PYTHON } from './remote-scripts';
 import { shQuote, type SshConnection } from './ssh-connection';
 
 /** The isolation every command gets, run with `true` to see that the remote's bwrap can make a sandbox (as probeBwrap). */
@@ -35,6 +41,8 @@ export interface RemoteSandboxProbe {
   availability: SandboxAvailability;
   /** The remote's bwrap, when available. */
   bwrap?: string;
+  /** The remote's python3 (git's surface is walked with it), when available. */
+  python?: string;
 }
 
 export interface ProbeRemoteSandboxOptions {
@@ -67,13 +75,17 @@ async function askRemoteSandbox(connection: SshConnection, pathWord: string): Pr
   const script = [
     `PATH=${pathWord}`,
     'b=$(command -v bwrap 2>/dev/null) || exit 3',
-    `if e=$("$b" ${PROBE_ARGS.map(shQuote).join(' ')} 2>&1); then printf '%s' "$b"; exit 0; fi`,
+    FIND_PYTHON,
+    '[ -n "$p" ] || exit 5',
+    `if e=$("$b" ${PROBE_ARGS.map(shQuote).join(' ')} 2>&1); then printf '%s\\0%s' "$b" "$p"; exit 0; fi`,
     `printf '%s' "$e" | head -n 1; exit 4`,
   ].join('\n');
   const r = await connection.run(script, { timeoutMs: 30_000 });
   const said = r.stdout.toString('utf8').trim();
-  if (r.code === 0 && said.startsWith('/')) return { availability: { available: true, kind: 'bubblewrap' }, bwrap: said };
+  const [bwrap = '', python = ''] = said.split('\0');
+  if (r.code === 0 && bwrap.startsWith('/') && python.startsWith('/')) return { availability: { available: true, kind: 'bubblewrap' }, bwrap, python };
   if (r.code === 3) return { availability: { available: false, reason: `bubblewrap (bwrap) is not installed on ${connection.label}` } };
+  if (r.code === 5) return { availability: { available: false, reason: `python3 is not installed on ${connection.label} (the sandbox checks git's files with it)` } };
   return {
     availability: {
       available: false,
@@ -85,8 +97,8 @@ async function askRemoteSandbox(connection: SshConnection, pathWord: string): Pr
 /** A sandbox for one remote folder's commands (policy paths are the remote's), or undefined where the remote has none. */
 export async function createRemoteSandbox(connection: SshConnection, policy: SandboxPolicy, options: ProbeRemoteSandboxOptions = {}): Promise<Sandbox | undefined> {
   const probe = await probeRemoteSandbox(connection, options);
-  if (!probe.bwrap) return undefined;
-  return new RemoteBwrapSandbox(connection, probe.bwrap, policy);
+  if (!probe.bwrap || !probe.python) return undefined;
+  return new RemoteBwrapSandbox(connection, probe.bwrap, probe.python, policy);
 }
 
 type Role = 'hidden' | 'protected' | 'pinned';
@@ -104,12 +116,26 @@ interface ResolvedCandidate extends Candidate {
   kind: PathKind;
 }
 
+/** What undoing one run needs: git's surface before it, and what it may not have made. */
+interface RunToCheck {
+  projectDir: string;
+  home: string;
+  before: GitSurface;
+  /** Read-only during the run (not checked after it). */
+  untouchable: string[];
+  /** Protected paths missing before it. */
+  missingProtected: string[];
+}
+
 class RemoteBwrapSandbox implements Sandbox {
   readonly kind = 'bubblewrap' as const;
+  /** A run whose check could not be done (the connection went): done before the next one starts. */
+  private unchecked: RunToCheck | undefined;
 
   constructor(
     private readonly connection: SshConnection,
     private readonly bwrap: string,
+    private readonly python: string,
     readonly policy: SandboxPolicy,
   ) {}
 
@@ -128,6 +154,14 @@ class RemoteBwrapSandbox implements Sandbox {
 
   async prepare(spec: CommandSpec): Promise<PreparedCommand> {
     const host = await remoteHost(this.connection);
+    // Nothing runs on top of what an unchecked run may have left: it is checked first, and its undos reported with this run's.
+    let carried: BlockedItem[] = [];
+    if (this.unchecked) {
+      const earlier = await undoRun(this.connection, this.python, this.unchecked);
+      if (!earlier.checked) throw new Error(`git's files after the last command on ${this.connection.label} could not be checked yet`);
+      this.unchecked = undefined;
+      carried = earlier.items;
+    }
     const candidates = this.candidates(host.uid);
     // Records, NUL-separated: the run's folder, the real project, cwd and home, then per
     // candidate its real path and kind (d, f, -; empty when the word was empty), then the
@@ -169,10 +203,29 @@ class RemoteBwrapSandbox implements Sandbox {
       }
     }
 
+    const connection = this.connection;
+    const python = this.python;
+    const removeBase = () => connection.run(`rm -rf -- ${shQuote(base)}`, { timeoutMs: 30_000 }).catch(() => undefined);
+    let gitBefore: GitSurface;
+    try {
+      gitBefore = await snapshotRemoteSurface(connection, python, projectDir, home);
+    } catch (err) {
+      await removeBase();
+      throw new Error(`could not read git's files on ${connection.label}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
     const policy = remotePolicy(projectDir, home, resolved, tmpEntries);
+    // What exists of git's surface stays in place and read-only during the run.
+    const gitMounts = surfaceMounts(gitBefore);
+    for (const path of gitMounts.readOnly) kinds.set(path, gitBefore.entries.get(path)?.kind === 'dir' ? 'dir' : 'file');
+    for (const path of gitMounts.pinned) kinds.set(path, 'dir');
+    policy.protectedPaths = [...new Set([...policy.protectedPaths, ...gitMounts.readOnly])];
+    policy.pinnedPaths = [...new Set([...policy.pinnedPaths, ...gitMounts.pinned])];
+    const untouchable = policy.protectedPaths.filter((p) => (kinds.get(p) ?? 'missing') !== 'missing');
     const tmpDir = `${base}/tmp`;
-    // Missing before the run and not inside a new repository: removed after it should the command make one.
-    const missingProtected = resolved.filter((c) => c.role === 'protected' && c.kind === 'missing' && c.real !== '' && isWithin(c.real, projectDir) && kinds.get(dirname(c.real)) === 'dir').map((c) => c.real);
+    // Missing before the run (outside `.git`, whose surface is checked whole): removed after it should the command make one.
+    const missingProtected = resolved
+      .filter((c) => c.role === 'protected' && c.kind === 'missing' && c.real !== '' && isWithin(c.real, projectDir) && !isWithin(c.real, join(projectDir, '.git')))
+      .map((c) => c.real);
 
     const env: Record<string, string> = { ...spec.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, npm_config_cache: join(tmpDir, '.npm'), XDG_CACHE_HOME: join(tmpDir, '.cache') };
     for (const name of Object.keys(env)) if (/^(?:https?|all|no)_proxy$/i.test(name)) delete env[name];
@@ -181,20 +234,17 @@ class RemoteBwrapSandbox implements Sandbox {
     const inner = `unset ${DROPPED_ENV.join(' ')}; ulimit -u ${SANDBOX_MAX_PROCESSES} 2>/dev/null || ulimit -p ${SANDBOX_MAX_PROCESSES} 2>/dev/null; exec "$@"`;
     const args = [...bwrapArgs({ policy, tmpDir, unreadableFile: `${base}/hidden`, cwd, kindOf: (path) => kinds.get(path) ?? 'missing' }), '--', '/bin/sh', '-c', inner, 'sh', spec.file, ...spec.args];
 
-    const connection = this.connection;
     let enforced: Promise<BlockedItem[]> | undefined;
-    /** After the run: what it made at a protected path is removed, and its temp folder. */
+    /** After the run: what it changed of git's surface is undone, what it made at a protected path removed, and its temp folder. */
     const enforce = (): Promise<BlockedItem[]> =>
       (enforced ??= (async () => {
-        const cleanup = [
-          `for p in ${missingProtected.map(shQuote).join(' ')}; do [ -e "$p" ] || [ -L "$p" ] || continue; rm -rf -- "$p"; printf '%s\\0' "$p"; done`,
-          `rm -rf -- ${shQuote(base)}`,
-        ].join('\n');
+        const run: RunToCheck = { projectDir, home, before: gitBefore, untouchable, missingProtected };
         try {
-          const done = await connection.run(cleanup, { timeoutMs: 30_000 });
-          return done.stdout.toString('utf8').split('\0').filter(Boolean).map((path) => ({ kind: 'write' as const, path, why: 'a protected path' }));
-        } catch {
-          return [];
+          const done = await undoRun(connection, python, run);
+          if (!done.checked) this.unchecked = run;
+          return [...carried, ...done.items];
+        } finally {
+          await removeBase();
         }
       })());
 
@@ -214,6 +264,37 @@ class RemoteBwrapSandbox implements Sandbox {
       },
     };
   }
+}
+
+/**
+ * Takes git's surface again and undoes what the run changed there and what it made at a
+ * protected path; says what. A check or an undo that could not be done is reported too.
+ */
+async function undoRun(connection: SshConnection, python: string, run: RunToCheck): Promise<{ checked: boolean; items: BlockedItem[] }> {
+  const { projectDir, home, before, untouchable, missingProtected } = run;
+  let after: GitSurface | undefined;
+  let failure = '';
+  // Once more after a failure (a connection that dropped meanwhile); then the run is reported unchecked.
+  for (let attempt = 0; attempt < 2 && after === undefined; attempt++) {
+    try {
+      after = await snapshotRemoteSurface(connection, python, projectDir, home);
+    } catch (err) {
+      failure = err instanceof Error ? err.message : String(err);
+    }
+  }
+  if (after === undefined) {
+    return { checked: false, items: [{ kind: 'write', path: projectDir, why: `git's files could not be checked after the command (${failure}); do not run git there before looking` }] };
+  }
+  const repairs = planSurfaceRepairs(before, after, { untouchable });
+  const groups = [...repairs.map((r) => repairSteps(r, before)), ...missingProtected.map((p) => [['remove-new', p] as ['remove-new', string]])];
+  const outcomes = await applyRemoteSteps(connection, python, projectDir, groups);
+  const items: BlockedItem[] = repairs.map((r, i) => (outcomes[i] === 'failed' ? { ...r.item, why: `${r.item.why}; could not be undone` } : r.item));
+  missingProtected.forEach((path, i) => {
+    const outcome = outcomes[repairs.length + i];
+    if (outcome === 'ok') items.push({ kind: 'write', path, why: 'a protected path' });
+    else if (outcome === 'failed') items.push({ kind: 'write', path, why: 'a protected path; could not be removed' });
+  });
+  return { checked: true, items };
 }
 
 /** The policy as resolvePolicy gives it locally, from the remote's real paths. */

@@ -1,54 +1,46 @@
-// The POSIX shell scripts RemoteBackend runs on the remote (SPEC §13), and the parsing of
-// their replies. Every script starts with PRELUDE and takes its inputs as positional
-// arguments (always shQuote'd by the caller) or on stdin, never spliced into its text.
-// A reply is one status line (`ok`, `missing`, `outside`, …) followed by a payload.
+// The POSIX shell scripts RemoteBackend runs on the remote (SPEC §13) for what only looks
+// (the probe, where a link leads), and the parsing of every reply; what reads, lists or
+// changes a file is remote-file-ops.ts. Every script starts with
+// PRELUDE and takes its inputs as positional arguments (always shQuote'd by the caller) or
+// on stdin, never spliced into its text. A reply is one status line (`ok`, `missing`,
+// `outside`, …) followed by a payload.
 //
-// The scripts use GNU coreutils and findutils (`realpath -e`, `stat -c`, `find -printf`,
-// `mv -T`): the probe checks for them once per connection.
+// The scripts use GNU coreutils and findutils (`realpath`, `stat -c`, `find -printf`): the
+// probe checks for them, and for python3, once per connection.
 
 import { isoTime } from '../fs-file-infos';
 
-/** Positional parameter 1 is the remote root (real path); the body sees its own arguments from $1. */
+/**
+ * Positional parameter 1 is the remote root (real path); the body sees its own arguments from
+ * $1. FRAMED (for `sh -c`, checkpoints' walk): each file as `path\0size\0` and its bytes.
+ */
 export const PRELUDE = String.raw`
 export LC_ALL=C
 ROOT=$1; shift
-rp() { _r=$(realpath -e -- "$1" 2>/dev/null && printf x) || return 1; _r=${'$'}{_r%??}; }
-inside() { [ "$ROOT" = / ] && return 0; case $1 in "$ROOT"|"$ROOT"/*) return 0;; esac; return 1; }
-res() {
-  if [ -z "$1" ]; then _c=$ROOT; else _c=${'$'}{ROOT%/}/$1; fi
-  if rp "$_c"; then inside "$_r" || return 2; R=$_r; E=1; return 0; fi
-  _a=$_c; _rest=
-  while [ "$_a" != "$ROOT" ]; do
-    _rest=/${'$'}{_a##*/}$_rest; _a=${'$'}{_a%/*}; [ -n "$_a" ] || _a=/
-    if rp "$_a"; then
-      inside "$_r" || return 2
-      _f=${'$'}{_rest#/}; _f=${'$'}{_f%%/*}
-      [ -L "${'$'}{_r%/}/$_f" ] && return 2
-      R=${'$'}{_r%/}$_rest; E=0; return 0
-    fi
-  done
-  return 3
-}
-need() { res "$1"; case $? in 0) return 0;; 2) echo outside;; *) echo noroot;; esac; exit 0; }
-exists() { need "$1"; [ "$E" = 1 ] || { echo missing; exit 0; }; }
-info() { stat -L -c '%f %s %i %Y %W %y|%w' -- "$1" 2>/dev/null; }
 FRAMED='for f do s=$(wc -c < "$f" 2>/dev/null) || s=-; printf "%s\0%s\0" "$f" "$s"; [ "$s" = - ] || { cat -- "$f" 2>/dev/null; cat /dev/zero; } | head -c "$s"; done'
 `;
 
-/** Checks the tools and resolves the root: `stat-flavour\0find-and-realpath\0realroot\0`. */
+/**
+ * Sets `p` to the remote's python3 that opens files relative to a folder (empty when there is
+ * none): the system's before one on the PATH (a version manager's shim costs a shell per call).
+ */
+export const FIND_PYTHON = String.raw`
+p=
+for c in /usr/bin/python3 /usr/local/bin/python3 /bin/python3 "$(command -v python3 2>/dev/null)"; do
+  [ -n "$c" ] && [ -x "$c" ] && "$c" -I -S -c 'import os, sys; sys.exit(0 if os.open in os.supports_dir_fd else 1)' >/dev/null 2>&1 && { p=$c; break; }
+done
+`;
+
+/**
+ * Checks the tools and resolves the root: `stat-flavour\0find-and-realpath\0realroot\0python3\0`.
+ */
 export const PROBE = String.raw`
 r=$(realpath -e -- "$1" 2>/dev/null && printf x) && r=${'$'}{r%??} || r=
 if stat -c %s / >/dev/null 2>&1; then s=gnu; elif stat -f %z / >/dev/null 2>&1; then s=bsd; else s=none; fi
 if find / -maxdepth 0 -printf '' >/dev/null 2>&1 && realpath -e / >/dev/null 2>&1; then f=gnu; else f=none; fi
-printf '%s\0%s\0%s\0' "$s" "$f" "$r"
+${FIND_PYTHON}printf '%s\0%s\0%s\0%s\0' "$s" "$f" "$r" "$p"
 `;
 
-/** $1 rel: `ok <info>` + real path (for the target guard) or `new` + real path. */
-export const RESOLVE = String.raw`
-need "$1"
-if [ "$E" = 1 ]; then echo "ok $(info "$R")"; else echo new; fi
-printf '%s' "$R"
-`;
 
 /** $1 rel: `ok` + where the path leads with every link followed, existing or not (realpath -m). */
 export const LINK = String.raw`
@@ -57,176 +49,13 @@ r=$(realpath -m -- "$c" 2>/dev/null && printf x) || { echo failed; exit 0; }
 echo ok; printf '%s' "${'$'}{r%??}"
 `;
 
-/** $1 rel: `ok <info>` for the path (symlinks followed). */
-export const STAT = String.raw`
-exists "$1"
-st=$(info "$R") || { echo denied; exit 0; }
-echo "ok $st"
-`;
 
-/**
- * $1 rel, $2 bytes sent whole (else only the first 8 KiB), $3 largest size sent at all (`-`: any):
- * `ok <info>` + the bytes; `isdir`, `notfile`, `toolarge <info>`.
- */
-export const READ = String.raw`
-exists "$1"
-whole=$2; max=$3
-st=$(info "$R") || { echo denied; exit 0; }
-case $st in 4*) echo isdir; exit 0;; 8*) ;; *) echo notfile; exit 0;; esac
-[ -r "$R" ] || { echo denied; exit 0; }
-set -- $st; size=$2
-if [ "$max" != - ] && [ "$size" -gt "$max" ]; then echo "toolarge $st"; exit 0; fi
-echo "ok $st"
-if [ "$size" -le "$whole" ]; then exec cat -- "$R"; else exec head -c 8192 -- "$R"; fi
-`;
 
-/** $1 rel, $2 first line (1-based), $3 last line: `ok <info>` + `<newlines> <last byte hex>\n` + the lines. */
-export const WINDOW = String.raw`
-exists "$1"
-st=$(info "$R") || { echo denied; exit 0; }
-case $st in 4*) echo isdir; exit 0;; 8*) ;; *) echo notfile; exit 0;; esac
-[ -r "$R" ] || { echo denied; exit 0; }
-echo "ok $st"
-n=$(wc -l < "$R"); t=$(tail -c 1 -- "$R" | od -An -tx1 | tr -d ' \n')
-echo "$n $t"
-[ "$3" -ge "$2" ] && exec sed -n "$2,$3p;$3q" -- "$R"
-`;
 
-/**
- * $1 rel, $2 byte count, $3 `text` for write(): when the old file has a BOM or only CRLF
- * line breaks, nothing is written and the reply is `conventions <info>` +
- * `x<first 3 bytes hex> <newlines> <line breaks without a CR before them> x<last byte hex>` (the caller
- * converts and sends again with $3 empty). $4 temp name suffix; the content on stdin.
- * Keeps the old file's mode, creates missing parents inside the root, writes a temp file
- * next to the target and renames it over the target only when every byte arrived:
- * `ok`, `isdir`, `notfile`, `notdir` + the real path of the component that is a file,
- * `short`, `denied`.
- */
-export const UPLOAD = String.raw`
-need "$1"
-want=$2; kind=$3; suffix=$4
-[ -d "$R" ] && { echo isdir; exit 0; }
-mode=
-if [ "$E" = 1 ]; then
-  st=$(info "$R") || { echo denied; exit 0; }
-  case $st in 8*) ;; *) [ "$kind" = text ] && { echo notfile; exit 0; };; esac
-  mode=$(stat -L -c %a -- "$R" 2>/dev/null)
-  if [ "$kind" = text ]; then
-    [ -r "$R" ] || { echo denied; exit 0; }
-    b=$(head -c 3 -- "$R" | od -An -tx1 | tr -d ' \n')
-    lf=$(wc -l < "$R")
-    bad=$(grep -c -v -a "$(printf '\r')\$" -- "$R")
-    last=$(tail -c 1 -- "$R" | od -An -tx1 | tr -d ' \n')
-    # grep -c -v also counts an unterminated last line, whose ending does not matter.
-    case $last in ''|0a|0d) ;; *) bad=$((bad - 1));; esac
-    if [ "$b" = efbbbf ] || { [ "$lf" -gt 0 ] && [ "$bad" -eq 0 ]; }; then
-      cat > /dev/null
-      echo "conventions $st"; echo "x$b $lf $bad x$last"; exit 0
-    fi
-  fi
-fi
-d=${'$'}{R%/*}; [ -n "$d" ] || d=/
-p=; rest=${'$'}{d#/}
-while [ -n "$rest" ]; do
-  n=${'$'}{rest%%/*}; case $rest in */*) rest=${'$'}{rest#*/};; *) rest=;; esac
-  p=$p/$n
-  [ -d "$p" ] && continue
-  if [ -e "$p" ] || [ -L "$p" ]; then printf 'notdir\n%s' "$p"; exit 0; fi
-  mkdir -- "$p" 2>/dev/null || [ -d "$p" ] || { echo denied; exit 0; }
-done
-rp "$d" && inside "$_r" || { echo outside; exit 0; }
-[ -w "$d" ] || { echo denied; exit 0; }
-t=${'$'}{d%/}/.deepdesk-tmp-$suffix
-trap 'rm -f -- "$t"' EXIT
-trap 'rm -f -- "$t"; exit 1' HUP INT TERM PIPE
-( set -C; : > "$t" ) 2>/dev/null || { echo denied; exit 0; }
-exec 3>>"$t"
-[ -z "$mode" ] || chmod "$mode" "$t" 2>/dev/null
-cat >&3 || { echo short; exit 0; }
-exec 3>&-
-[ "$(wc -c < "$t")" -eq "$want" ] || { echo short; exit 0; }
-sync -- "$t" 2>/dev/null
-[ -d "$R" ] && { echo isdir; exit 0; }
-mv -f -T -- "$t" "$R" 2>/dev/null || { echo denied; exit 0; }
-echo ok
-`;
 
-/** $1 parent rel, $2 name: removes a file, a link or an empty folder: `ok`, `missing`, `notempty`, `denied`. */
-export const DELETE = String.raw`
-exists "$1"
-t=${'$'}{R%/}/$2
-if [ -d "$t" ] && [ ! -L "$t" ]; then
-  rmdir -- "$t" 2>/dev/null && { echo ok; exit 0; }
-  [ -n "$(ls -A -- "$t" 2>/dev/null)" ] && echo notempty || echo denied
-  exit 0
-fi
-[ -e "$t" ] || [ -L "$t" ] || { echo missing; exit 0; }
-rm -f -- "$t" 2>/dev/null && echo ok || echo denied
-`;
 
-/**
- * $1 rel: a folder's entries as NUL-separated records `type size mtime name` (links
- * followed when they stay inside the root), or `file <info>` for a file.
- */
-export const LS = String.raw`
-exists "$1"
-if [ ! -d "$R" ]; then st=$(info "$R") || { echo denied; exit 0; }; echo "file $st"; exit 0; fi
-[ -r "$R" ] && [ -x "$R" ] || { echo denied; exit 0; }
-echo ok
-find "$R" -mindepth 1 -maxdepth 1 ! -type l -printf '%y\0%s\0%T@\0%f\0'
-for l in "$R"/* "$R"/.[!.]* "$R"/..?*; do
-  [ -L "$l" ] || continue
-  if rp "$l" && inside "$_r"; then find "$_r" -maxdepth 0 -printf '%y\0%s\0%T@\0'
-  else find "$l" -maxdepth 0 -printf '%y\0%s\0%T@\0'; fi
-  printf '%s\0' "${'$'}{l##*/}"
-done
-`;
 
-/**
- * $1 rel of the folder to search: `ok` + its real path, then records (NUL-separated):
- * `A dir hasgit path size bytes` for each folder from the root to the folder's parent (its
- * .gitignore; path and size `-` when none), `type size mtime relpath` for every entry below
- * the folder (not inside `.git`), `E`, then `path size bytes` for each .gitignore below it.
- * `file` + the real path when it is a regular file, `special` for another kind of file.
- */
-export const TREE = String.raw`
-exists "$1"
-if [ ! -d "$R" ]; then if [ -f "$R" ]; then printf 'file\n%s' "$R"; else echo special; fi; exit 0; fi
-printf 'ok\n%s\0' "$R"
-if [ "$R" != "$ROOT" ]; then
-  a=$ROOT; rest=${'$'}{R#"${'$'}{ROOT%/}"/}
-  while :; do
-    if [ -e "$a/.git" ]; then g=1; else g=0; fi
-    printf 'A\0%s\0%s\0' "$a" "$g"
-    if [ -f "$a/.gitignore" ]; then sh -c "$FRAMED" sh "${'$'}{a%/}/.gitignore"; else printf '%s\0%s\0' - -; fi
-    case $rest in */*) a=${'$'}{a%/}/${'$'}{rest%%/*}; rest=${'$'}{rest#*/};; *) break;; esac
-  done
-fi
-find "$R" -mindepth 1 -printf '%y\0%s\0%T@\0%P\0' -name .git -prune
-printf 'E\0'
-find "$R" -name .git -prune -o -name .gitignore ! -type d -exec sh -c "$FRAMED" sh {} +
-`;
 
-/**
- * $1 the pattern, $2 most lines per file, $3 largest file searched; stdin: NUL-separated
- * real paths. For each file that holds the pattern, is no larger and has no NUL in its
- * first 8 KiB (binary): `path size` + grep's `LINE:text` lines, so only matched lines
- * travel.
- */
-export const GREP_LINES = String.raw`
-o=$(mktemp) || { echo failed; exit 0; }
-trap 'rm -f -- "$o"' EXIT
-echo ok
-xargs -0 -r grep -l -F -a --null -e "$1" -- 2>/dev/null | xargs -0 -r sh -c '
-  pat=$1; hits=$2; max=$3; o=$4; shift 4
-  for f do
-    [ "$(stat -L -c %s -- "$f" 2>/dev/null)" -le "$max" ] 2>/dev/null || continue
-    head -c 8192 -- "$f" > "$o" 2>/dev/null || continue
-    [ "$(tr -d "\000" < "$o" | wc -c)" -eq "$(wc -c < "$o")" ] || continue
-    grep -n -a -F -m "$hits" -e "$pat" -- "$f" > "$o" 2>/dev/null
-    printf "%s\0%s\0" "$f" "$(wc -c < "$o")"; cat "$o"
-  done' sh "$1" "$2" "$3" "$o"
-`;
 
 export interface Reply {
   /** The status word and its arguments (the first line, split on spaces). */

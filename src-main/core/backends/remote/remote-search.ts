@@ -1,9 +1,9 @@
 // grep and glob for a remote folder (SPEC §3, §13) with the local engines' results: the
-// remote lists the tree once (find, `.git` contents skipped) with the .gitignore files it
-// holds, and the walk that applies them runs here with the same rules as fs-walk
-// (fs-gitignore, glob-match). grep then has the remote search the walked files (grep -F,
-// fs-grep-file's rules: lines split at LF, binary = NUL in the first 8 KiB) and send only
-// the matched lines.
+// remote lists the tree once (remote-file-ops.ts `tree`, `.git` contents skipped) with the
+// .gitignore files it holds, and the walk that applies them runs here with the same rules
+// as fs-walk (fs-gitignore, glob-match). grep then has the remote search the walked files
+// (remote-file-ops.ts `grep`: fixed strings, fs-grep-file's rules: lines split at LF, binary
+// = NUL in the first 8 KiB) and send only the matched lines.
 
 import type { GlobMatcher } from '../glob-match';
 import type { GitignoreRules, GitignoreStack } from '../fs-gitignore';
@@ -32,7 +32,7 @@ export interface RemoteTree {
   gitignores: Map<string, string>;
 }
 
-/** Parses TREE's payload after its `ok` line. */
+/** Parses the payload of remote-file-ops.ts `tree` after its `ok` line. */
 export function parseTree(payload: Buffer): RemoteTree {
   const reader = new FieldReader(payload);
   const real = reader.next() ?? '/';
