@@ -220,6 +220,15 @@ describe.skipIf(!available.available)('no set-id file is made in the sandbox (bu
     }
   });
 
+  it('is installed, and neither its file nor its descriptor reaches the command', async () => {
+    const filter = seccompFilter();
+    if (!filter) return;
+    const result = await backend.execute(`grep '^Seccomp:' /proc/self/status; [ -e /proc/self/fd/${filter.fd} ] && echo fd-open; od -An -tx1 ${filter.file} | head -c 40; ls ${filter.dir} | wc -l`);
+    expect(result.output.split('\n')).toEqual(expect.arrayContaining(['Seccomp:\t2', '0']));
+    expect(result.output).not.toContain('fd-open');
+    expect(result.output).not.toMatch(/ 20 00 00 00/);
+  });
+
   it('keeps ordinary modes, npm-style files, git, and tar (a setuid member lands without the bit)', async () => {
     const staging = join(outside, 'staging');
     mkdirSync(staging);
