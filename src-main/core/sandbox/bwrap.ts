@@ -106,7 +106,13 @@ export function findBwrap(path: string | undefined = process.env.PATH): string |
 }
 
 /** Runs `bwrap … true` with the same isolation a command gets; resolves to an error text or undefined. */
-export async function probeBwrap(bwrap: string, seccomp: SeccompFilter | undefined = seccompFilter()): Promise<string | undefined> {
+export async function probeBwrap(bwrap: string): Promise<string | undefined> {
+  let seccomp: SeccompFilter | undefined;
+  try {
+    seccomp = seccompFilter();
+  } catch (err) {
+    return `its seccomp filter could not be written: ${err instanceof Error ? err.message : String(err)}`;
+  }
   const isolation = [
     '--ro-bind',
     '/',
