@@ -7,6 +7,7 @@ import { runToEnd } from '../process/spawn';
 import { accessSync, constants, lstatSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { ResolvedPolicy } from './policy';
+import { seccompArgs, seccompFilter, withFilterOpen, type SeccompFilter } from './seccomp';
 
 export interface BwrapRun {
   policy: ResolvedPolicy;
@@ -17,6 +18,8 @@ export interface BwrapRun {
   cwd: string;
   /** What each path is, where the command runs (default: lstat on this machine; a remote sandbox asks the remote). */
   kindOf?: (path: string) => PathKind;
+  /** The seccomp filter bwrap installs (seccomp.ts): the launch must open it (withFilterOpen). */
+  seccomp?: SeccompFilter;
 }
 
 export type PathKind = 'dir' | 'file' | 'missing';
@@ -63,10 +66,12 @@ export function bwrapArgs(run: BwrapRun): string[] {
     if (kind === 'dir') mounts.push({ path, args: ['--perms', '0000', '--tmpfs', path, '--remount-ro', path] });
     else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', run.unreadableFile, path] });
   }
+  if (run.seccomp) mounts.push({ path: run.seccomp.dir, args: ['--perms', '0000', '--tmpfs', run.seccomp.dir, '--remount-ro', run.seccomp.dir] });
   // Stable: among equal depths the order above holds (a secret after the folder it sits in).
   const ordered = mounts.map((m, i) => ({ ...m, i })).sort((a, b) => depth(a.path) - depth(b.path) || a.i - b.i);
   return [
     ...ordered.flatMap((m) => m.args),
+    ...(run.seccomp ? seccompArgs(run.seccomp) : []),
     '--unshare-pid',
     '--unshare-ipc',
     // No network: with allowed domains, a proxy outside is reached through a Unix socket.
@@ -102,7 +107,13 @@ export function findBwrap(path: string | undefined = process.env.PATH): string |
 
 /** Runs `bwrap … true` with the same isolation a command gets; resolves to an error text or undefined. */
 export async function probeBwrap(bwrap: string): Promise<string | undefined> {
-  const args = [
+  let seccomp: SeccompFilter | undefined;
+  try {
+    seccomp = seccompFilter();
+  } catch (err) {
+    return `its seccomp filter could not be written: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  const isolation = [
     '--ro-bind',
     '/',
     '/',
@@ -119,9 +130,11 @@ export async function probeBwrap(bwrap: string): Promise<string | undefined> {
     'ALL',
     '--new-session',
     '--die-with-parent',
+    ...(seccomp ? seccompArgs(seccomp) : []),
     'true',
   ];
-  const ran = await runToEnd({ role: 'probe', file: bwrap, args, timeoutMs: 10_000 });
+  const launch = seccomp ? withFilterOpen(seccomp, bwrap, isolation) : { file: bwrap, args: isolation };
+  const ran = await runToEnd({ role: 'probe', ...launch, timeoutMs: 10_000 });
   if (ran.spawnError === undefined && ran.code === 0) return undefined;
   return ran.stderr.toString('utf8').trim().split('\n')[0] || ran.spawnError || (ran.timedOut ? 'timed out' : `exit code ${ran.code}`);
 }

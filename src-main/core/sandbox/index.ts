@@ -49,6 +49,7 @@ import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMoun
 import { liveSurfaceCheck, serverReadOnlyPaths } from './live-guard';
 import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
+import { seccompFilter, withFilterOpen } from './seccomp';
 import { applyLayer, createWriteLayer, discardLayer, NOTHING_APPLIED, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { currentAttribution } from '../checkpoints/attribution';
 import { errnoOf } from '../checkpoints/no-follow';
@@ -250,8 +251,9 @@ class OsSandbox implements Sandbox {
       if (layer) resolved.hidden.push({ path: layer.dir, why: "the command's write layer" });
       // Inside the layer's user namespace the person is root: bwrap maps them back.
       const ids = layer && typeof process.getuid === 'function' && typeof process.getgid === 'function' ? ['--uid', String(process.getuid()), '--gid', String(process.getgid())] : [];
-      file = this.launcher.path;
-      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd }), ...ids, '--', '/bin/sh', '-c', limit, 'sh', ...command];
+      const seccomp = seccompFilter();
+      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd, seccomp }), ...ids, '--', '/bin/sh', '-c', limit, 'sh', ...command];
+      ({ file, args } = seccomp ? withFilterOpen(seccomp, this.launcher.path, args) : { file: this.launcher.path, args });
       if (layer) ({ file, args } = layer.wrap(file, args));
     } else {
       if (resolved.allowedDomains.length > 0) {
