@@ -119,7 +119,9 @@ function binaryTypeByName(path: string): string {
  * (`SNIFF_BYTES` of them, or the whole file when shorter):
  * - a §12 media name (`x.png`) is that media when the bytes are some media (the magic
  *   number's type wins over a wrong name, a container keeps its name's type: `.m4a`);
- *   bytes that are plainly text (UTF-8, no NUL) are text; other bytes keep the name's type;
+ *   bytes that are plainly text (UTF-8, no NUL) are text; other bytes are not the media
+ *   the name claims (every §12 type has a signature): they are `application/octet-stream`,
+ *   never sent to a model as that media (an executable named `shot.png`);
  * - any other name (`Dockerfile`, `.jsonl`, `.env`, `.db`, none) is text unless the bytes
  *   hold a NUL, as git and ripgrep decide; binary bytes are the media their magic number
  *   says, else the name's binary type or `application/octet-stream`.
@@ -130,7 +132,7 @@ export function classifyContent(path: string, head: Uint8Array): ContentClass {
   if (named !== null) {
     if (sniffed !== null) return { text: false, mimeType: sniffed.family?.includes(named.mimeType) ? named.mimeType : sniffed.mimeType };
     if (!hasNul(head) && isUtf8Prefix(head)) return { text: true };
-    return { text: false, mimeType: named.mimeType };
+    return { text: false, mimeType: OCTET_STREAM };
   }
   if (!hasNul(head)) {
     // Text unless the bytes are a known format that is not UTF-8 (a PDF or MP3 without a NUL in its head).
