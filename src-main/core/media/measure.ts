@@ -2,8 +2,8 @@
 // size (PNG, JPEG, GIF, WEBP headers), a PDF's page count, an audio or video file's
 // duration (WAV header, MP4 `mvhd`; else the size at a typical bitrate). Pure: no I/O.
 
-import { inflateSync } from 'node:zlib';
 import type { MediaPart } from '../models/types';
+import { ByteBudget, inflateWithin } from './inflate-budget';
 import { kindOfMime, type MediaKind } from './kinds';
 
 export type MediaMeasure =
@@ -109,19 +109,31 @@ export function pdfPages(b: Uint8Array): number {
   return Math.max(1, Math.round(b.length / BYTES_PER_UNFOUND_PAGE));
 }
 
-/** The inflated text of each Flate-compressed object stream (`/Type /ObjStm`); one that does not inflate is skipped. */
+/** What counting pages may inflate of a PDF's object streams, all together: past it, the pages found so far count. */
+const OBJECT_STREAMS_BUDGET_BYTES = 32 * 1024 * 1024;
+/** How far before its `stream` keyword an object stream's `/Type /ObjStm` may stand (its dictionary). */
+const DICTIONARY_CHARS = 4096;
+
+/** The inflated text of each Flate-compressed object stream (`/Type /ObjStm`) within the budget; one that does not inflate is skipped. */
 function objectStreams(text: string): string[] {
   const out: string[] = [];
-  const start = /\/Type\s*\/ObjStm\b[^]*?>>\s*stream\r?\n/g;
-  for (let m = start.exec(text); m !== null; m = start.exec(text)) {
-    const from = m.index + m[0].length;
+  const budget = new ByteBudget(OBJECT_STREAMS_BUDGET_BYTES);
+  for (let at = text.indexOf('/ObjStm'); at >= 0; at = text.indexOf('/ObjStm', at + 7)) {
+    if (!/\/Type\s*$/.test(text.slice(Math.max(0, at - 16), at))) continue;
+    const keyword = text.indexOf('stream', at);
+    if (keyword < 0) break;
+    if (keyword - at > DICTIONARY_CHARS) continue;
+    let from = keyword + 6;
+    if (text[from] === '\r') from++;
+    if (text[from] !== '\n') continue;
+    from++;
     const to = text.indexOf('endstream', from);
     if (to < 0) break;
-    try {
-      out.push(inflateSync(Buffer.from(text.slice(from, to), 'latin1')).toString('latin1'));
-    } catch {
-      // Not Flate, or cut short (inflate takes the trailing end-of-line too): nothing to count there.
-    }
+    const inflated = inflateWithin(Buffer.from(text.slice(from, to), 'latin1'), budget, { zlib: true, keep: true });
+    if (inflated.status === 'over-budget') break;
+    // Not Flate, or cut short (inflate takes the trailing end-of-line too): what came out still counts.
+    out.push(Buffer.from(inflated.bytes).toString('latin1'));
+    at = to;
   }
   return out;
 }

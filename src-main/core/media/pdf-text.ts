@@ -7,6 +7,14 @@
 // must keep; it stays a devDependency for the window's viewer.
 
 import type { getDocumentProxy as getDocumentProxyType } from 'unpdf';
+import { ByteBudget, inflateWithin } from './inflate-budget';
+
+/**
+ * What a PDF's Flate streams may unpack to, all together, before pdf.js is given it: pdf.js
+ * inflates a stream whole when it reads it, so a 1 MB file whose content stream inflates to
+ * gigabytes would take that much memory. A 10 MB PDF of text and fonts unpacks to far less.
+ */
+export const PDF_UNPACKED_BUDGET_BYTES = 128 * 1024 * 1024;
 
 /** Pages of a document read on demand: only the pages a read shows are extracted. */
 export interface PagedText {
@@ -21,6 +29,9 @@ type PdfDocument = Awaited<ReturnType<typeof getDocumentProxyType>>;
 /** Opens a PDF's text, or the reason it is not a readable PDF. */
 export async function openPdfText(bytes: Uint8Array): Promise<PagedText | { error: string }> {
   // Loaded on first use: pdf.js is 1.6 MB, and most sessions never read a PDF.
+  if (!flateStreamsWithin(bytes, new ByteBudget(PDF_UNPACKED_BUDGET_BYTES))) {
+    return { error: `it unpacks to more than ${PDF_UNPACKED_BUDGET_BYTES / (1024 * 1024)} MB` };
+  }
   const { getDocumentProxy } = await import('unpdf');
   let pdf: PdfDocument;
   try {
@@ -43,6 +54,30 @@ export async function openPdfText(bytes: Uint8Array): Promise<PagedText | { erro
     },
     close: () => pdf.loadingTask.destroy(),
   };
+}
+
+/** Whether every Flate stream of the file, inflated (only counted), stays within `budget`. */
+function flateStreamsWithin(bytes: Uint8Array, budget: ByteBudget): boolean {
+  for (const data of pdfStreams(bytes)) {
+    if (inflateWithin(data, budget, { zlib: true, keep: false }).status === 'over-budget') return false;
+  }
+  return true;
+}
+
+/** The data of each `stream … endstream` of a PDF, found by indexOf (streams that are not Flate simply do not inflate). */
+export function* pdfStreams(bytes: Uint8Array): Generator<Uint8Array> {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  for (let at = text.indexOf('stream'); at >= 0; at = text.indexOf('stream', at + 6)) {
+    if (text.startsWith('end', at - 3)) continue;
+    let from = at + 6;
+    if (text[from] === '\r') from++;
+    if (text[from] !== '\n') continue;
+    from++;
+    const to = text.indexOf('endstream', from);
+    if (to < 0) return;
+    yield bytes.subarray(from, to);
+    at = to + 3;
+  }
 }
 
 function pdfError(err: unknown): string {
