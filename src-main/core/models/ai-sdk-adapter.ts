@@ -10,6 +10,7 @@ import { MediaNotTakenError, ModelError } from './errors';
 import {
   mayBeAttachmentRejection, refusedKinds, rejectionReason, rememberRefused, rememberRejected, standInMedia, withoutRefused, withoutRejected,
 } from './media-refusals';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
 import { streamWithRetry } from './retry';
 import type { RetryInfo, RetryPolicy } from './retry';
 import { toSdkPrompt, toSdkTools } from './to-sdk-prompt';
@@ -233,6 +234,10 @@ export function toToolCall(id: string, name: string, input: string): ToolCall {
       } catch {
         // keep the string
       }
+    }
+    if (nestsDeeperThan(args)) {
+      call.parseError = `Tool call arguments are nested deeper than ${MAX_JSON_DEPTH} levels`;
+      return call;
     }
     call.args = args;
   } catch (err) {
