@@ -3,7 +3,7 @@
 // never an uncaught exception of Deepdesk's, and what it sends is never held past the limit.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestHub, stdioEntry, TEST_SERVER, type TestHub } from './hub.test-support';
-import { LineFramer, MCP_STDIO_MAX_LINE_BYTES } from './stdio-lines';
+import { LineFramer, MCP_MAX_MESSAGE_DEPTH, MCP_STDIO_MAX_LINE_BYTES } from './stdio-lines';
 
 let t: TestHub | undefined;
 afterEach(async () => {
@@ -53,6 +53,25 @@ describe('a stdio server that writes a line over the limit', () => {
     expect(t.hub.states()[0]!.status).toBe('failed');
     expect(t.hub.states()[0]!.error).toContain('longer than');
     expect(peak - before).toBeLessThan(200 * MB);
+  });
+});
+
+describe('a stdio server whose message nests too deep', () => {
+  it('a tool schema nested 100,000 deep: the server is failed with one line saying so (the schema would overflow the stack of every model call)', async () => {
+    t = createTestHub();
+    const script = [
+      "const send = (o) => process.stdout.write(JSON.stringify(o) + '\\n');",
+      "require('readline').createInterface({ input: process.stdin }).on('line', (l) => {",
+      '  const m = JSON.parse(l);',
+      "  if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'deep', version: '1' } } });",
+      `  else if (m.method === 'tools/list') process.stdout.write('{"jsonrpc":"2.0","id":' + m.id + ',"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"x":' + '['.repeat(100000) + ']'.repeat(100000) + '}}}]}}\\n');`,
+      '});',
+    ].join('\n');
+    await t.hub.configure([stdioEntry('deep', ['-e', script]), stdioEntry('good', [TEST_SERVER])], []);
+    const byName = Object.fromEntries(t.hub.states().map((s) => [s.name, s]));
+    expect(byName.deep!.status).toBe('failed');
+    expect(byName.deep!.error).toContain(`nested deeper than ${MCP_MAX_MESSAGE_DEPTH} levels`);
+    expect(byName.good!.status).toBe('connected');
   });
 });
 

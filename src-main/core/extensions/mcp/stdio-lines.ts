@@ -9,6 +9,9 @@
  */
 export const MCP_STDIO_MAX_LINE_BYTES = 8 * 1024 * 1024;
 
+/** How deep a message may nest: JSON schemas and results nest a few levels, 128 is far past them. */
+export const MCP_MAX_MESSAGE_DEPTH = 128;
+
 const NEWLINE = 0x0a;
 
 export interface Frames {
@@ -65,4 +68,9 @@ export class LineFramer {
 /** The one line a server that broke the limit is failed with. */
 export function overLimitMessage(maxLineBytes = MCP_STDIO_MAX_LINE_BYTES): string {
   return `the server sent a message longer than ${maxLineBytes / (1024 * 1024)} MB on stdout (a line without its end); it was stopped`;
+}
+
+/** The one line a server that sent a message nested too deep is failed with. */
+export function tooDeepMessage(): string {
+  return `the server sent a message nested deeper than ${MCP_MAX_MESSAGE_DEPTH} levels; it was stopped`;
 }

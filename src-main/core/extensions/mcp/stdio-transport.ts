@@ -6,7 +6,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpStdioServerConfig } from '../../config/mcp-config-types';
 import { startProcess } from '../../process/supervisor';
 import { loadMcpSdk, type McpSdk } from './sdk';
-import { LineFramer, overLimitMessage } from './stdio-lines';
+import { LineFramer, MCP_MAX_MESSAGE_DEPTH, overLimitMessage, tooDeepMessage } from './stdio-lines';
+import { nestsDeeperThan } from '../../text/json-depth';
 import type { ProcessExit, SupervisedProcess } from '../../process/types';
 
 export interface StdioServerContext {
@@ -69,7 +70,7 @@ export class SupervisedStdioTransport implements Transport {
 
   constructor(
     private readonly server: SupervisedProcess,
-    private readonly sdk: Pick<McpSdk, 'deserializeMessage' | 'serializeMessage'>,
+    private readonly sdk: Pick<McpSdk, 'JSONRPCMessageSchema' | 'serializeMessage'>,
   ) {}
 
   start(): Promise<void> {
@@ -77,12 +78,8 @@ export class SupervisedStdioTransport implements Transport {
     this.started = true;
     this.server.stdout.on('data', (chunk: Buffer) => {
       const { lines, overflow } = this.framer.push(chunk);
-      for (const line of lines) this.receive(line);
-      if (overflow && this.protocolError === undefined) {
-        // Reported once, by the close that follows (the hub reads protocolError).
-        this.protocolError = overLimitMessage();
-        void this.close().catch(() => undefined);
-      }
+      for (const line of lines) if (this.protocolError === undefined) this.receive(line);
+      if (overflow) this.broken(overLimitMessage());
     });
     this.server.stdout.on('error', (err: Error) => this.onerror?.(err));
     this.server.stdin.on('error', (err: Error) => this.onerror?.(err));
@@ -103,11 +100,21 @@ export class SupervisedStdioTransport implements Transport {
     this.fireClose();
   }
 
+  /** The server broke the protocol's bounds: it is stopped, and the reason reported once, by the close that follows (the hub reads protocolError). */
+  private broken(why: string): void {
+    if (this.protocolError !== undefined) return;
+    this.protocolError = why;
+    void this.close().catch(() => undefined);
+  }
+
   private receive(line: string): void {
     if (line.trim() === '') return;
     let message: JSONRPCMessage;
     try {
-      message = this.sdk.deserializeMessage(line);
+      const value: unknown = JSON.parse(line);
+      // Nested deeper than this, a result would overflow the stack of whatever walks it later.
+      if (nestsDeeperThan(value, MCP_MAX_MESSAGE_DEPTH)) return this.broken(tooDeepMessage());
+      message = this.sdk.JSONRPCMessageSchema.parse(value);
     } catch (err) {
       // A line that is not JSON-RPC (a server printing to stdout): reported, the rest still read.
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
