@@ -61,7 +61,7 @@ describe.skipIf(!existsSync(TIME))('media bombs, by the memory they take', () =>
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe('Could not read it.');
     const result = textOf(toolMessages(t.server.requests[1]!)[0]!.content);
-    expect(result).toMatch(/^Error: '\/bomb\.pdf' is not a readable PDF: it unpacks to more than 128 MB/);
+    expect(result).toMatch(/^Error: '\/bomb\.pdf' is not a readable PDF: it unpacks to more than 64 MB/);
     expect(r.peak).toBeLessThan(PEAK_LIMIT);
   }, 120_000);
 

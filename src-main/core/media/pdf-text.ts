@@ -12,9 +12,11 @@ import { ByteBudget, inflateWithin } from './inflate-budget';
 /**
  * What a PDF's Flate streams may unpack to, all together, before pdf.js is given it: pdf.js
  * inflates a stream whole when it reads it, so a 1 MB file whose content stream inflates to
- * gigabytes would take that much memory. A 10 MB PDF of text and fonts unpacks to far less.
+ * gigabytes would take that much memory, and it reads a page's content in one synchronous
+ * go (~0.1 s a MB), so the budget bounds the time too. A 10 MB PDF of text and fonts
+ * unpacks to far less; scans are mostly JPEG, CCITT or JBIG2, which are not counted.
  */
-export const PDF_UNPACKED_BUDGET_BYTES = 128 * 1024 * 1024;
+export const PDF_UNPACKED_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Pages of a document read on demand: only the pages a read shows are extracted. */
 export interface PagedText {

@@ -7,12 +7,12 @@ import { crc32, createDeflate, createDeflateRaw } from 'node:zlib';
 
 const MB = 1024 * 1024;
 
-/** `megabytes` MB of spaces, deflated (zlib-wrapped, or raw as zip entries hold them). */
-export async function deflatedSpaces(megabytes: number, raw = false): Promise<Buffer> {
+/** `megabytes` MB of spaces (or of `unit` repeated), deflated (zlib-wrapped, or raw as zip entries hold them). */
+export async function deflatedSpaces(megabytes: number, raw = false, unit = ' '): Promise<Buffer> {
   const deflate = raw ? createDeflateRaw({ level: 9 }) : createDeflate({ level: 9 });
   const out: Buffer[] = [];
   deflate.on('data', (chunk: Buffer) => out.push(chunk));
-  const spaces = Buffer.alloc(MB, 0x20);
+  const spaces = Buffer.alloc(MB, unit);
   for (let i = 0; i < megabytes; i++) if (!deflate.write(spaces)) await once(deflate, 'drain');
   deflate.end();
   await once(deflate, 'end');
@@ -92,10 +92,11 @@ export async function makePptxBomb(slides: number, megabytesPerSlide: number): P
 /**
  * A one-page PDF whose content stream and an object stream each inflate to `megabytes` MB
  * of spaces (pdf.js reads the first for the page's text). With `pageTypeHidden`, the page's
- * dictionary says no `/Type /Page`, so a page count looks into the object stream.
+ * dictionary says no `/Type /Page`, so a page count looks into the object stream. With
+ * `content`, the streams repeat that text instead of a space (`(x) Tj ` draws text).
  */
-export async function makePdfBomb(megabytes: number, { pageTypeHidden = false } = {}): Promise<Buffer> {
-  const flate = await deflatedSpaces(megabytes);
+export async function makePdfBomb(megabytes: number, { pageTypeHidden = false, content = ' ' } = {}): Promise<Buffer> {
+  const flate = await deflatedSpaces(megabytes, false, content);
   const parts: Buffer[] = [];
   const offsets: number[] = [];
   let size = 0;
