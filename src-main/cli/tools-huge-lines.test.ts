@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useCliTestEnv } from './cli-harness.test-support';
+import { textOf, toolMessages } from '../core/agent/agent-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-tools-huge');
 
@@ -60,4 +61,23 @@ describe('deepdesk tools on a file with one 11 MB line', () => {
     expect(r.outputs[1]).toBe("Error: String not found in file: 'y'");
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 150_000);
+});
+
+describe('deepdesk run on a file with one 11 MB line', () => {
+  it('read_file and grep answer within their caps, --json prints every event, and the run answers', async () => {
+    writeFileSync(join(t.folder, 'big.txt'), 'a'.repeat(11 * MB) + '\nsecond line\n');
+    writeFileSync(join(t.folder, 'long.txt'), 'b'.repeat(5 * MB) + 'NEEDLE' + 'c'.repeat(4 * MB) + '\n');
+    t.server.push(
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/big.txt' } }, { name: 'grep', args: { pattern: 'NEEDLE', output_mode: 'content' } }] },
+      { text: 'Read it.' },
+    );
+    const r = await t.deepdesk(['run', '--json', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, '--approve', 'auto', 'read it']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Read it.');
+    const [read, grep] = toolMessages(t.server.requests[1]!).map((m) => textOf(m.content));
+    expect(read!.length).toBeLessThanOrEqual(81_000);
+    expect(read).toContain('[Showing lines 1-1 of 2. Continue with offset=1.]');
+    expect(grep!.length).toBeLessThan(6_000);
+  }, 60_000);
 });
