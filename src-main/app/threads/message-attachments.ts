@@ -7,7 +7,7 @@ import { ATTACHMENTS_PREFIX } from '../../core/backends/mounts';
 import type { StateBackend } from '../../core/backends/state';
 import { type MediaInput, takesMedia } from '../../core/media/capabilities';
 import { base64Bytes, formatSize, kindOfMime, mediaTypeOf } from '../../core/media/kinds';
-import { classifyContent, SNIFF_BYTES } from '../../core/media/sniff';
+import { base64Head, classifyContent } from '../../core/media/sniff';
 import type { ContentPart } from '../../core/models/types';
 import { type AttachmentInput, MAX_ATTACHMENT_BYTES, savedToFilesLine, sentAsContentLine } from '../contract/attachments';
 import { ContractError } from '../contract';
@@ -42,8 +42,7 @@ function mimeTypeOf(attachment: AttachmentInput, name: string): string {
   const given = attachment.mimeType.trim().toLowerCase();
   const claimed = given !== '' && /^[\w.+-]+\/[\w.+-]+$/.test(given) ? given : (mediaTypeOf(attachment.name)?.mimeType ?? FALLBACK_MIME);
   if (kindOfMime(claimed) === null) return claimed;
-  const head = Buffer.from(attachment.data.slice(0, Math.ceil(SNIFF_BYTES / 3) * 4), 'base64');
-  const content = classifyContent(`/${name}`, head);
+  const content = classifyContent(`/${name}`, base64Head(attachment.data));
   return content.text ? 'text/plain' : content.mimeType;
 }
 
