@@ -125,9 +125,12 @@ function lenientYaml(yaml: string): string {
   return yaml
     .split('\n')
     .map((line) => {
-      const field = /^([A-Za-z0-9_-]+):[ \t]+(.*?)[ \t]*(\r?)$/.exec(line);
+      // No lazy `(.*?)[ \t]*$`: it is quadratic on a line of spaces.
+      const field = /^([A-Za-z0-9_-]+):[ \t]+(.*)$/.exec(line);
       if (field === null) return line;
-      const [, key, value, cr] = field as unknown as [string, string, string, string];
+      const key = field[1]!;
+      const cr = field[2]!.endsWith('\r') ? '\r' : '';
+      const value = field[2]!.slice(0, field[2]!.length - cr.length).trimEnd();
       const reserved = /^[@`]/.test(value);
       const colon = value.includes(': ') && !/^["'[{|>&*!#]/.test(value);
       return reserved || colon ? `${key}: ${JSON.stringify(value)}${cr}` : line;
