@@ -87,7 +87,10 @@ function positive(width: number, height: number): { width: number; height: numbe
 }
 
 const PAGE = /\/Type\s*\/Page(?![A-Za-z])/g;
-const PAGES_COUNT = /\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/;
+const PAGE_TREE = /\/Type\s*\/Pages\b/g;
+/** How far around `/Type /Pages` its `/Count` is looked for, and in how many page trees. */
+const DICTIONARY_WINDOW = 2048;
+const MAX_PAGE_TREES = 64;
 /** Pages assumed per this many bytes when a PDF's page objects cannot be found (a scan is ~100 KB a page). */
 const BYTES_PER_UNFOUND_PAGE = 100_000;
 
@@ -103,10 +106,29 @@ export function pdfPages(b: Uint8Array): number {
   const inStreams = streams.reduce((n, s) => n + (s.match(PAGE)?.length ?? 0), 0);
   if (inStreams > 0) return inStreams;
   for (const body of [text, ...streams]) {
-    const count = PAGES_COUNT.exec(body);
-    if (count) return Math.max(1, Number(count[1] ?? count[2]));
+    const count = pageTreeCount(body);
+    if (count !== null) return Math.max(1, count);
   }
   return Math.max(1, Math.round(b.length / BYTES_PER_UNFOUND_PAGE));
+}
+
+/**
+ * The `/Count` of the first page tree (`/Type /Pages`) that has one within its dictionary,
+ * looked for in a bounded window around each of the first few trees (a regex spanning the
+ * text from every `/Count` is quadratic on a file full of them).
+ */
+function pageTreeCount(body: string): number | null {
+  let trees = 0;
+  for (const tree of body.matchAll(PAGE_TREE)) {
+    if (++trees > MAX_PAGE_TREES) break;
+    const from = Math.max(0, tree.index - DICTIONARY_WINDOW);
+    const open = body.lastIndexOf('<<', tree.index);
+    const close = body.indexOf('>>', tree.index);
+    const window = body.slice(Math.max(from, open), close < 0 ? tree.index + DICTIONARY_WINDOW : Math.min(close, tree.index + DICTIONARY_WINDOW));
+    const count = /\/Count\s+(\d+)/.exec(window);
+    if (count) return Number(count[1]);
+  }
+  return null;
 }
 
 /** What counting pages may inflate of a PDF's object streams, all together: past it, the pages found so far count. */

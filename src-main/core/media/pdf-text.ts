@@ -8,6 +8,7 @@
 
 import type { getDocumentProxy as getDocumentProxyType } from 'unpdf';
 import { ByteBudget, inflateWithin } from './inflate-budget';
+import { trimLineEnds } from '../text/trim-line-ends';
 
 /**
  * What a PDF's Flate streams may unpack to, all together, before pdf.js is given it: pdf.js
@@ -52,7 +53,7 @@ export async function openPdfText(bytes: Uint8Array): Promise<PagedText | { erro
         if (!('str' in item)) continue;
         text += item.str + (item.hasEOL ? '\n' : '');
       }
-      return text.replace(/[ \t]+$/gm, '').trim();
+      return trimLineEnds(text).trim();
     },
     close: () => pdf.loadingTask.destroy(),
   };
