@@ -51,6 +51,14 @@ describe('withAttachments', () => {
     expect((await mounts.backend.ls('/')).entries?.map((e) => e.path)).toContain('/attachments/');
   });
 
+  it('a file that is not the image its name and type claim (an executable named shot.png) is saved, never sent as an image', async () => {
+    const mounts = createDefaultMounts({ folder: dir, db, execute: false });
+    const files = mounts.threadFiles.attachments;
+    const elf = Buffer.concat([Buffer.from([0x7f]), Buffer.from('ELF'), Buffer.from([2, 1, 1, 0]), Buffer.alloc(60)]);
+    const content = await withAttachments('what is this', [{ name: 'shot.png', mimeType: 'image/png', data: elf.toString('base64') }], { mediaInput: undefined, files });
+    expect(content).toBe(`what is this\n[Attached /attachments/shot.png (application/octet-stream, ${elf.length} B): read it with read_file]`);
+  });
+
   it('sanitises names and never overwrites an earlier attachment', async () => {
     const mounts = createDefaultMounts({ folder: dir, db, execute: false });
     const files = mounts.threadFiles.attachments;

@@ -7,6 +7,7 @@ import { ATTACHMENTS_PREFIX } from '../../core/backends/mounts';
 import type { StateBackend } from '../../core/backends/state';
 import { type MediaInput, takesMedia } from '../../core/media/capabilities';
 import { base64Bytes, formatSize, kindOfMime, mediaTypeOf } from '../../core/media/kinds';
+import { base64Head, classifyContent } from '../../core/media/sniff';
 import type { ContentPart } from '../../core/models/types';
 import { type AttachmentInput, MAX_ATTACHMENT_BYTES, savedToFilesLine, sentAsContentLine } from '../contract/attachments';
 import { ContractError } from '../contract';
@@ -32,11 +33,17 @@ function unusedName(name: string, taken: (candidate: string) => boolean): string
   }
 }
 
-/** The MIME type a browser gave, or the one of the name's extension when it gave none. */
-function mimeTypeOf(attachment: AttachmentInput): string {
+/**
+ * The MIME type a browser gave, or the one of the name's extension when it gave none; for a
+ * media type, what the bytes are (core/media/sniff): a file that is not the media it claims
+ * is never sent as that media.
+ */
+function mimeTypeOf(attachment: AttachmentInput, name: string): string {
   const given = attachment.mimeType.trim().toLowerCase();
-  if (given !== '' && /^[\w.+-]+\/[\w.+-]+$/.test(given)) return given;
-  return mediaTypeOf(attachment.name)?.mimeType ?? FALLBACK_MIME;
+  const claimed = given !== '' && /^[\w.+-]+\/[\w.+-]+$/.test(given) ? given : (mediaTypeOf(attachment.name)?.mimeType ?? FALLBACK_MIME);
+  if (kindOfMime(claimed) === null) return claimed;
+  const content = classifyContent(`/${name}`, base64Head(attachment.data));
+  return content.text ? 'text/plain' : content.mimeType;
 }
 
 export interface AttachOptions {
@@ -58,7 +65,7 @@ export async function withAttachments(text: string, attachments: readonly Attach
     if (bytes > MAX_ATTACHMENT_BYTES) {
       throw new ContractError(`${name} is ${formatSize(bytes)}; an attached file may be at most ${formatSize(MAX_ATTACHMENT_BYTES)}`, 'bad_request');
     }
-    const mimeType = mimeTypeOf(attachment);
+    const mimeType = mimeTypeOf(attachment, name);
     const kind = kindOfMime(mimeType);
     if (options.mediaInput !== 'save-all' && kind !== null && takesMedia(options.mediaInput, mimeType)) {
       const unique = unusedName(name, (n) => namesHere.has(n));

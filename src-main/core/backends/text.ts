@@ -4,6 +4,7 @@
 
 import type { EditResult, ReadResult } from './protocol';
 import { messages } from './messages';
+import { trimLineEnds } from '../text/trim-line-ends';
 
 /** Lines without their endings; `a\nb\n` has 2 lines, `` has 0. A lone `\r` stays in its line. */
 export function splitLines(content: string): string[] {
@@ -94,7 +95,7 @@ function replaceFirst(haystack: string, needle: string, replacement: string): st
 }
 
 const GUTTER = /^\s*\d+(\.\d+)?(\t|: | {2})/;
-const trimLineEnds = (s: string) => s.split('\n').map((l) => l.replace(/[ \t]+$/, '')).join('\n');
+
 
 function notFoundHint(haystack: string, needle: string): string {
   if (needle.includes('\r\n') || haystack.includes('\r\n')) {

@@ -44,6 +44,7 @@ import {
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -428,6 +429,7 @@ export class JsonFileStore<T extends JsonObject> {
     } catch (err) {
       return { ok: false, key, text, reason: text.trim() === '' ? 'the file is empty' : oneLine(errorText(err)), parseError: true };
     }
+    if (nestsDeeperThan(parsed)) return { ok: false, key, text, reason: `it is nested deeper than ${MAX_JSON_DEPTH} levels`, parseError: true };
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       return { ok: false, key, text, reason: `it holds ${parsed === null ? 'null' : Array.isArray(parsed) ? 'a list' : `a ${typeof parsed}`}, not an object`, parseError: true };
     }

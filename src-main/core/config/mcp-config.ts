@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { canonicalJson } from '../agent/canonical-json';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
 import { expandVars, variableNames } from './expand-vars';
 import { fieldsShape, JsonFileStore } from './json-file-store';
 import { DEFAULT_MCP_TIMEOUT_MS, problemLine, type ConfigProblem, type ConfigSource, type McpServerConfig } from './mcp-config-types';
@@ -282,6 +283,7 @@ export function readJsonObject(file: string, kind: ConfigSource['kind'], example
   } catch (err) {
     return { problem: { file, message: `is not valid JSON (${err instanceof Error ? err.message : String(err)})` } };
   }
+  if (nestsDeeperThan(value)) return { problem: { file, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` } };
   if (!isObject(value)) return { problem: { file, message: `must be a JSON object like ${example}` } };
   return { value };
 }

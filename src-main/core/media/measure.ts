@@ -2,8 +2,8 @@
 // size (PNG, JPEG, GIF, WEBP headers), a PDF's page count, an audio or video file's
 // duration (WAV header, MP4 `mvhd`; else the size at a typical bitrate). Pure: no I/O.
 
-import { inflateSync } from 'node:zlib';
 import type { MediaPart } from '../models/types';
+import { ByteBudget, inflateWithin } from './inflate-budget';
 import { kindOfMime, type MediaKind } from './kinds';
 
 export type MediaMeasure =
@@ -87,7 +87,10 @@ function positive(width: number, height: number): { width: number; height: numbe
 }
 
 const PAGE = /\/Type\s*\/Page(?![A-Za-z])/g;
-const PAGES_COUNT = /\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)|\/Count\s+(\d+)[^>]*?\/Type\s*\/Pages\b/;
+const PAGE_TREE = /\/Type\s*\/Pages\b/g;
+/** How far around `/Type /Pages` its `/Count` is looked for, and in how many page trees. */
+const DICTIONARY_WINDOW = 2048;
+const MAX_PAGE_TREES = 64;
 /** Pages assumed per this many bytes when a PDF's page objects cannot be found (a scan is ~100 KB a page). */
 const BYTES_PER_UNFOUND_PAGE = 100_000;
 
@@ -103,25 +106,56 @@ export function pdfPages(b: Uint8Array): number {
   const inStreams = streams.reduce((n, s) => n + (s.match(PAGE)?.length ?? 0), 0);
   if (inStreams > 0) return inStreams;
   for (const body of [text, ...streams]) {
-    const count = PAGES_COUNT.exec(body);
-    if (count) return Math.max(1, Number(count[1] ?? count[2]));
+    const count = pageTreeCount(body);
+    if (count !== null) return Math.max(1, count);
   }
   return Math.max(1, Math.round(b.length / BYTES_PER_UNFOUND_PAGE));
 }
 
-/** The inflated text of each Flate-compressed object stream (`/Type /ObjStm`); one that does not inflate is skipped. */
+/**
+ * The `/Count` of the first page tree (`/Type /Pages`) that has one within its dictionary,
+ * looked for in a bounded window around each of the first few trees (a regex spanning the
+ * text from every `/Count` is quadratic on a file full of them).
+ */
+function pageTreeCount(body: string): number | null {
+  let trees = 0;
+  for (const tree of body.matchAll(PAGE_TREE)) {
+    if (++trees > MAX_PAGE_TREES) break;
+    const from = Math.max(0, tree.index - DICTIONARY_WINDOW);
+    const open = body.lastIndexOf('<<', tree.index);
+    const close = body.indexOf('>>', tree.index);
+    const window = body.slice(Math.max(from, open), close < 0 ? tree.index + DICTIONARY_WINDOW : Math.min(close, tree.index + DICTIONARY_WINDOW));
+    const count = /\/Count\s+(\d+)/.exec(window);
+    if (count) return Number(count[1]);
+  }
+  return null;
+}
+
+/** What counting pages may inflate of a PDF's object streams, all together: past it, the pages found so far count. */
+const OBJECT_STREAMS_BUDGET_BYTES = 32 * 1024 * 1024;
+/** How far before its `stream` keyword an object stream's `/Type /ObjStm` may stand (its dictionary). */
+const DICTIONARY_CHARS = 4096;
+
+/** The inflated text of each Flate-compressed object stream (`/Type /ObjStm`) within the budget; one that does not inflate is skipped. */
 function objectStreams(text: string): string[] {
   const out: string[] = [];
-  const start = /\/Type\s*\/ObjStm\b[^]*?>>\s*stream\r?\n/g;
-  for (let m = start.exec(text); m !== null; m = start.exec(text)) {
-    const from = m.index + m[0].length;
+  const budget = new ByteBudget(OBJECT_STREAMS_BUDGET_BYTES);
+  for (let at = text.indexOf('/ObjStm'); at >= 0; at = text.indexOf('/ObjStm', at + 7)) {
+    if (!/\/Type\s*$/.test(text.slice(Math.max(0, at - 16), at))) continue;
+    const keyword = text.indexOf('stream', at);
+    if (keyword < 0) break;
+    if (keyword - at > DICTIONARY_CHARS) continue;
+    let from = keyword + 6;
+    if (text[from] === '\r') from++;
+    if (text[from] !== '\n') continue;
+    from++;
     const to = text.indexOf('endstream', from);
     if (to < 0) break;
-    try {
-      out.push(inflateSync(Buffer.from(text.slice(from, to), 'latin1')).toString('latin1'));
-    } catch {
-      // Not Flate, or cut short (inflate takes the trailing end-of-line too): nothing to count there.
-    }
+    const inflated = inflateWithin(Buffer.from(text.slice(from, to), 'latin1'), budget, { zlib: true, keep: true });
+    if (inflated.status === 'over-budget') break;
+    // Not Flate, or cut short (inflate takes the trailing end-of-line too): what came out still counts.
+    out.push(Buffer.from(inflated.bytes).toString('latin1'));
+    at = to;
   }
   return out;
 }

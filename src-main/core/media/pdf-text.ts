@@ -7,6 +7,17 @@
 // must keep; it stays a devDependency for the window's viewer.
 
 import type { getDocumentProxy as getDocumentProxyType } from 'unpdf';
+import { ByteBudget, inflateWithin } from './inflate-budget';
+import { trimLineEnds } from '../text/trim-line-ends';
+
+/**
+ * What a PDF's Flate streams may unpack to, all together, before pdf.js is given it: pdf.js
+ * inflates a stream whole when it reads it, so a 1 MB file whose content stream inflates to
+ * gigabytes would take that much memory, and it reads a page's content in one synchronous
+ * go (~0.1 s a MB), so the budget bounds the time too. A 10 MB PDF of text and fonts
+ * unpacks to far less; scans are mostly JPEG, CCITT or JBIG2, which are not counted.
+ */
+export const PDF_UNPACKED_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** Pages of a document read on demand: only the pages a read shows are extracted. */
 export interface PagedText {
@@ -21,6 +32,9 @@ type PdfDocument = Awaited<ReturnType<typeof getDocumentProxyType>>;
 /** Opens a PDF's text, or the reason it is not a readable PDF. */
 export async function openPdfText(bytes: Uint8Array): Promise<PagedText | { error: string }> {
   // Loaded on first use: pdf.js is 1.6 MB, and most sessions never read a PDF.
+  if (!flateStreamsWithin(bytes, new ByteBudget(PDF_UNPACKED_BUDGET_BYTES))) {
+    return { error: `it unpacks to more than ${PDF_UNPACKED_BUDGET_BYTES / (1024 * 1024)} MB` };
+  }
   const { getDocumentProxy } = await import('unpdf');
   let pdf: PdfDocument;
   try {
@@ -39,10 +53,34 @@ export async function openPdfText(bytes: Uint8Array): Promise<PagedText | { erro
         if (!('str' in item)) continue;
         text += item.str + (item.hasEOL ? '\n' : '');
       }
-      return text.replace(/[ \t]+$/gm, '').trim();
+      return trimLineEnds(text).trim();
     },
     close: () => pdf.loadingTask.destroy(),
   };
+}
+
+/** Whether every Flate stream of the file, inflated (only counted), stays within `budget`. */
+function flateStreamsWithin(bytes: Uint8Array, budget: ByteBudget): boolean {
+  for (const data of pdfStreams(bytes)) {
+    if (inflateWithin(data, budget, { zlib: true, keep: false }).status === 'over-budget') return false;
+  }
+  return true;
+}
+
+/** The data of each `stream … endstream` of a PDF, found by indexOf (streams that are not Flate simply do not inflate). */
+export function* pdfStreams(bytes: Uint8Array): Generator<Uint8Array> {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  for (let at = text.indexOf('stream'); at >= 0; at = text.indexOf('stream', at + 6)) {
+    if (text.startsWith('end', at - 3)) continue;
+    let from = at + 6;
+    if (text[from] === '\r') from++;
+    if (text[from] !== '\n') continue;
+    from++;
+    const to = text.indexOf('endstream', from);
+    if (to < 0) return;
+    yield bytes.subarray(from, to);
+    at = to + 3;
+  }
 }
 
 function pdfError(err: unknown): string {

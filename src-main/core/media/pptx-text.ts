@@ -3,47 +3,78 @@
 // order by relationship id, its .rels maps those ids to slide parts, and a slide's
 // visible text is its `<a:t>` runs, a paragraph (`<a:p>`) a line.
 
-import { unzipSync, strFromU8 } from 'fflate';
+import { strFromU8 } from 'fflate';
 import type { PagedText } from './pdf-text';
+import { readZipEntries } from './zip-entries';
 
-/** A slide part over this many bytes once unpacked is not read (a zip bomb, not a slide). */
-const MAX_PART_BYTES = 20 * 1024 * 1024;
+/**
+ * What the parts read here may unpack to, all together. A deck's slide XML is tens of KB a
+ * slide, so 64 MB holds thousands of slides; more is a zip bomb, not a presentation.
+ */
+export const PPTX_TEXT_BUDGET_BYTES = 64 * 1024 * 1024;
+
+const isTextPart = (name: string) => name === 'ppt/presentation.xml' || name === 'ppt/_rels/presentation.xml.rels' || /^ppt\/slides\/slide\d+\.xml$/.test(name);
 
 /** The slides' text, or the reason the file is not a readable PPTX. */
 export function openPptxText(bytes: Uint8Array): PagedText | { error: string } {
-  let parts: Record<string, Uint8Array>;
-  try {
-    parts = unzipSync(bytes, {
-      filter: (file) => file.originalSize <= MAX_PART_BYTES && (file.name === 'ppt/presentation.xml' || file.name === 'ppt/_rels/presentation.xml.rels' || /^ppt\/slides\/slide\d+\.xml$/.test(file.name)),
-    });
-  } catch (err) {
-    return { error: `not a readable PPTX (${err instanceof Error ? err.message : String(err)})` };
-  }
-  const presentation = parts['ppt/presentation.xml'];
-  const rels = parts['ppt/_rels/presentation.xml.rels'];
-  if (presentation === undefined || rels === undefined) return { error: 'not a readable PPTX (no ppt/presentation.xml)' };
+  const read = readZipEntries(bytes, isTextPart, PPTX_TEXT_BUDGET_BYTES);
+  if ('error' in read) return { error: `not a readable PPTX: ${read.error}` };
+  const parts = read.entries;
+  const presentation = parts.get('ppt/presentation.xml');
+  const rels = parts.get('ppt/_rels/presentation.xml.rels');
+  if (presentation === undefined || rels === undefined) return { error: 'not a readable PPTX: no ppt/presentation.xml' };
   const targets = new Map<string, string>();
-  for (const rel of strFromU8(rels).matchAll(/<Relationship\b[^>]*>/g)) {
-    const id = attribute(rel[0], 'Id');
-    const target = attribute(rel[0], 'Target');
+  for (const rel of tags(strFromU8(rels), 'Relationship')) {
+    const id = attribute(rel, 'Id');
+    const target = attribute(rel, 'Target');
     if (id !== null && target !== null) targets.set(id, slidePartName(target));
   }
-  const slides: string[] = [];
-  for (const slideId of strFromU8(presentation).matchAll(/<p:sldId\b[^>]*>/g)) {
-    const id = attribute(slideId[0], 'r:id');
-    const part = id === null ? undefined : parts[targets.get(id) ?? ''];
-    slides.push(part === undefined ? '' : slideText(strFromU8(part)));
+  const slideParts: Array<Uint8Array | undefined> = [];
+  for (const slideId of tags(strFromU8(presentation), 'p:sldId')) {
+    const id = attribute(slideId, 'r:id');
+    slideParts.push(id === null ? undefined : parts.get(targets.get(id) ?? ''));
   }
   return {
-    pageCount: slides.length,
-    pageText: (n) => Promise.resolve(slides[n - 1] ?? ''),
+    pageCount: slideParts.length,
+    pageText: (n) => {
+      const part = slideParts[n - 1];
+      return Promise.resolve(part === undefined ? '' : slideText(strFromU8(part)));
+    },
     close: () => Promise.resolve(),
   };
 }
 
-function attribute(tag: string, name: string): string | null {
-  const match = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
-  return match ? match[1]! : null;
+interface Tag {
+  /** What stands between `<` and `>`. */
+  body: string;
+  name: string;
+  /** Where the tag starts and ends (after its `>`). */
+  start: number;
+  end: number;
+}
+
+/**
+ * The tags of an XML text in order (of one name, when given), found with indexOf: linear in
+ * the text whatever it holds (regexes like `<a:p[^>]*>([\s\S]*?)</a:p>` are quadratic on
+ * a part full of unclosed tags, and a part may be tens of MB).
+ */
+function* tags(xml: string, only?: string): Generator<Tag> {
+  for (let at = xml.indexOf('<'); at >= 0; ) {
+    const close = xml.indexOf('>', at);
+    if (close < 0) return;
+    const body = xml.slice(at + 1, close);
+    const name = /^\/?[^\s/>]*/.exec(body)![0];
+    if (only === undefined || name === only) yield { body, name, start: at, end: close + 1 };
+    at = xml.indexOf('<', close);
+  }
+}
+
+function attribute(tag: Tag, name: string): string | null {
+  const at = tag.body.search(new RegExp(`\\s${name}="`));
+  if (at < 0) return null;
+  const from = at + name.length + 3;
+  const to = tag.body.indexOf('"', from);
+  return to < 0 ? null : tag.body.slice(from, to);
 }
 
 /** `slides/slide1.xml` or `/ppt/slides/slide1.xml` → `ppt/slides/slide1.xml`. */
@@ -51,12 +82,27 @@ function slidePartName(target: string): string {
   return target.startsWith('/') ? target.slice(1) : `ppt/${target.replace(/^\.\//, '')}`;
 }
 
+/** The `<a:t>` runs of each `<a:p>` paragraph, a paragraph a line (`<a:br/>` breaks one), empty lines dropped. */
 function slideText(xml: string): string {
   const lines: string[] = [];
-  for (const paragraph of xml.matchAll(/<a:p(?:\s[^>]*[^/])?>([\s\S]*?)<\/a:p>/g)) {
-    const runs = paragraph[1]!.matchAll(/<a:t(?:\s[^>]*[^/])?>([^<]*)<\/a:t>|<a:br\b[^>]*\/>/g);
-    const line = [...runs].map((run) => (run[1] === undefined ? '\n' : decodeXml(run[1]))).join('').trimEnd();
-    if (line !== '') lines.push(line);
+  let line: string | null = null;
+  let textFrom = -1;
+  for (const tag of tags(xml)) {
+    const selfClosing = tag.body.endsWith('/');
+    if (tag.name === 'a:p' && !selfClosing) line = '';
+    else if (tag.name === '/a:p' && line !== null) {
+      const trimmed = line.trimEnd();
+      if (trimmed !== '') lines.push(trimmed);
+      line = null;
+    } else if (line === null) continue;
+    else if (tag.name === 'a:t' && !selfClosing) textFrom = tag.end;
+    else if (tag.name === '/a:t' && textFrom >= 0) {
+      line += decodeXml(xml.slice(textFrom, tag.start));
+      textFrom = -1;
+    } else {
+      if (tag.name === 'a:br' && selfClosing) line += '\n';
+      textFrom = -1;
+    }
   }
   return lines.join('\n');
 }

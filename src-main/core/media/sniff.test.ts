@@ -59,10 +59,16 @@ describe('classifyContent (name and bytes)', () => {
       expect(classifyContent(name, Buffer.from('key=value\n{"a": "é"}\n')), name).toEqual(text);
   });
 
-  it('a media name whose bytes are plainly text is text; other bytes keep the name’s type', () => {
+  it('a media name whose bytes are plainly text is text; other bytes are not the media the name claims', () => {
     expect(classifyContent('/x.png', Buffer.from('not a picture\n'))).toEqual(text);
     expect(classifyContent('/x.pdf', Buffer.from('plain words'))).toEqual(text);
-    expect(classifyContent('/x.png', Buffer.from([0x89, 0x50, 0, 1, 2]))).toEqual({ text: false, mimeType: 'image/png' });
+    const octets = { text: false, mimeType: 'application/octet-stream' };
+    expect(classifyContent('/x.png', Buffer.from([0x89, 0x50, 0, 1, 2]))).toEqual(octets);
+    // An executable named as a screenshot, a recording, a document.
+    const elf = bytes([0x7f], 'ELF', [2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0x3e, 0]);
+    for (const name of ['/shot.png', '/a.jpg', '/b.webp', '/c.heic', '/d.wav', '/e.mp3', '/f.mp4', '/g.pdf', '/h.pptx', '/i.ppt']) {
+      expect(classifyContent(name, elf), name).toEqual(octets);
+    }
     expect(classifyContent('/empty.mp3', Buffer.alloc(0))).toEqual(text);
   });
 

@@ -2,7 +2,7 @@
 // text when the bytes say so. The backends ask here with a file's first bytes and store or
 // return text or base64 with the MIME type decided here. Pure functions: no I/O.
 
-import { PPT_MIME, PPTX_MIME, mediaTypeOf } from './kinds';
+import { PPT_MIME, PPTX_MIME, kindOfMime, mediaTypeOf } from './kinds';
 
 /** How many leading bytes the decision looks at (git's and ripgrep's binary window). */
 export const SNIFF_BYTES = 8192;
@@ -119,7 +119,9 @@ function binaryTypeByName(path: string): string {
  * (`SNIFF_BYTES` of them, or the whole file when shorter):
  * - a §12 media name (`x.png`) is that media when the bytes are some media (the magic
  *   number's type wins over a wrong name, a container keeps its name's type: `.m4a`);
- *   bytes that are plainly text (UTF-8, no NUL) are text; other bytes keep the name's type;
+ *   bytes that are plainly text (UTF-8, no NUL) are text; other bytes are not the media
+ *   the name claims (every §12 type has a signature): they are `application/octet-stream`,
+ *   never sent to a model as that media (an executable named `shot.png`);
  * - any other name (`Dockerfile`, `.jsonl`, `.env`, `.db`, none) is text unless the bytes
  *   hold a NUL, as git and ripgrep decide; binary bytes are the media their magic number
  *   says, else the name's binary type or `application/octet-stream`.
@@ -130,7 +132,7 @@ export function classifyContent(path: string, head: Uint8Array): ContentClass {
   if (named !== null) {
     if (sniffed !== null) return { text: false, mimeType: sniffed.family?.includes(named.mimeType) ? named.mimeType : sniffed.mimeType };
     if (!hasNul(head) && isUtf8Prefix(head)) return { text: true };
-    return { text: false, mimeType: named.mimeType };
+    return { text: false, mimeType: OCTET_STREAM };
   }
   if (!hasNul(head)) {
     // Text unless the bytes are a known format that is not UTF-8 (a PDF or MP3 without a NUL in its head).
@@ -138,4 +140,23 @@ export function classifyContent(path: string, head: Uint8Array): ContentClass {
     return { text: false, mimeType: sniffed.mimeType };
   }
   return { text: false, mimeType: sniffed?.mimeType ?? binaryTypeByName(path) };
+}
+
+/**
+ * The MIME type to send media declared as `declared` under (a block from a server, say): the
+ * type its bytes are when they are media of the same kind (a PNG that is really a JPEG goes
+ * as JPEG; a container keeps the declared type of its family), or null when they are not
+ * that kind of media at all (an executable declared as an image is never sent as one).
+ */
+export function mediaTypeByContent(declared: string, head: Uint8Array): string | null {
+  const kind = kindOfMime(declared);
+  const sniffed = sniffMimeType(head);
+  if (kind === null || sniffed === null) return null;
+  if (sniffed.family?.includes(declared)) return declared;
+  return kindOfMime(sniffed.mimeType) === kind ? sniffed.mimeType : null;
+}
+
+/** The first SNIFF_BYTES bytes of base64 data, decoded. */
+export function base64Head(data: string): Buffer {
+  return Buffer.from(data.slice(0, Math.ceil(SNIFF_BYTES / 3) * 4), 'base64');
 }

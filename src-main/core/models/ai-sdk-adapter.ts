@@ -7,7 +7,10 @@ import type {
 } from '@ai-sdk/provider';
 import type { MediaInput } from '../media/capabilities';
 import { MediaNotTakenError, ModelError } from './errors';
-import { refusedKinds, rememberRefused, withoutRefused } from './media-refusals';
+import {
+  mayBeAttachmentRejection, refusedKinds, rejectionReason, rememberRefused, rememberRejected, standInMedia, withoutRefused, withoutRejected,
+} from './media-refusals';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
 import { streamWithRetry } from './retry';
 import type { RetryInfo, RetryPolicy } from './retry';
 import { toSdkPrompt, toSdkTools } from './to-sdk-prompt';
@@ -63,17 +66,46 @@ export class AiSdkChatModel implements ChatModel {
    * A refusal of media ("image input is not supported") never ends the run: the refused kinds
    * are remembered, sent as notices from now on, and the request goes once more.
    */
-  async *stream(request: ModelRequest): AsyncGenerator<ModelEvent> {
+  async *stream(original: ModelRequest): AsyncGenerator<ModelEvent> {
+    const request = { ...original, messages: withoutRejected(this.refusalKey, original.messages) };
     try {
       yield* this.attempt(request);
     } catch (err) {
-      if (!(err instanceof MediaNotTakenError)) throw err;
-      // The body, not the message: the message starts with the model id, which may say "vision".
-      const kinds = refusedKinds(err.body ?? err.message, request.messages, this.mediaInput);
-      if (kinds.length === 0) throw err;
-      rememberRefused(this.refusalKey, kinds);
-      yield* this.attempt(request);
+      if (err instanceof MediaNotTakenError) {
+        // The body, not the message: the message starts with the model id, which may say "vision".
+        const kinds = refusedKinds(err.body ?? err.message, request.messages, this.mediaInput);
+        if (kinds.length === 0) throw err;
+        rememberRefused(this.refusalKey, kinds);
+        yield* this.attempt(request);
+        return;
+      }
+      yield* this.withoutRejectedMedia(request, err);
     }
+  }
+
+  /**
+   * A client error on a request that carries media may be the provider rejecting one of them
+   * (a file that is not the image it claims): the blocks of the kinds it names go once more
+   * as stand-ins, and when that is answered they are remembered as rejected, so the thread
+   * that holds them is never refused for them again. Otherwise the first error stands.
+   */
+  private async *withoutRejectedMedia(request: ModelRequest, err: unknown): AsyncGenerator<ModelEvent> {
+    if (!mayBeAttachmentRejection(err)) throw err;
+    const kinds = refusedKinds(err.body ?? err.message, request.messages, this.mediaInput);
+    if (kinds.length === 0) throw err;
+    const reason = rejectionReason(err);
+    const { messages, replaced } = standInMedia(request.messages, kinds, this.mediaInput, reason);
+    let answered = false;
+    try {
+      for await (const event of this.attempt({ ...request, messages })) {
+        answered = true;
+        yield event;
+      }
+    } catch (again) {
+      if (!answered) throw err;
+      throw again;
+    }
+    rememberRejected(this.refusalKey, replaced, reason);
   }
 
   private attempt(request: ModelRequest): AsyncIterable<ModelEvent> {
@@ -202,6 +234,10 @@ export function toToolCall(id: string, name: string, input: string): ToolCall {
       } catch {
         // keep the string
       }
+    }
+    if (nestsDeeperThan(args)) {
+      call.parseError = `Tool call arguments are nested deeper than ${MAX_JSON_DEPTH} levels`;
+      return call;
     }
     call.args = args;
   } catch (err) {

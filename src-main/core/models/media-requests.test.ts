@@ -107,10 +107,13 @@ describe('media in OpenAI Chat Completions requests', () => {
     ]);
   });
 
-  it('an ordinary 400 is still an error, not a media refusal', async () => {
-    const { server, model } = await setup('openai-compatible:qwen3', [{ error: { status: 400, body: { error: { message: 'bad temperature', type: 'invalid_request_error' } } } }]);
+  it('an ordinary 400 is still an error, not a media refusal (after one try without the media, which might have been rejected)', async () => {
+    const bad = { error: { status: 400, body: { error: { message: 'bad temperature', type: 'invalid_request_error' } } } };
+    const { server, model } = await setup('openai-compatible:qwen3', [bad, bad]);
     await expect(collectResponse(model.stream(withMedia([IMAGE])))).rejects.toThrow(/bad temperature/);
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.stringify(server.requests[1])).not.toContain(IMAGE.data);
+    expect(model.mediaInput).toContain('image/png');
   });
 });
 

@@ -73,6 +73,13 @@ describe('terminalSafeJson', () => {
       expect(activeOutside(text)).toEqual([]);
     }
   });
+
+  it('holds strings of any length (an 11 MB line with escapes and a bidi control at its end)', () => {
+    const value = { output: 'x"\\\n'.repeat(3 * 1024 * 1024) + '\u202e' };
+    const text = terminalSafeJson(value);
+    expect(JSON.parse(text)).toEqual(value);
+    expect(text.endsWith('\\u202e"}')).toBe(true);
+  });
 });
 
 /** Every code point (no lone surrogates) that `test` accepts. */

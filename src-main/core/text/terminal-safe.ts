@@ -46,5 +46,23 @@ function safeJsonString(text: string): string {
 export function terminalSafeJson(value: unknown, space?: number): string {
   const json = JSON.stringify(value, null, space);
   // Outside string literals JSON holds only punctuation, digits, letters and whitespace.
-  return json.replace(/"(?:[^"\\]|\\.)*"/g, (literal) => safeJsonString(JSON.parse(literal) as string));
+  // The literals are found by a scan, not a regex: a regex over a literal of megabytes
+  // recurses once per character and overflows the stack.
+  let out = '';
+  let at = 0;
+  while (at < json.length) {
+    const open = json.indexOf('"', at);
+    if (open < 0) break;
+    const close = closingQuote(json, open);
+    out += json.slice(at, open) + safeJsonString(JSON.parse(json.slice(open, close + 1)) as string);
+    at = close + 1;
+  }
+  return out + json.slice(at);
+}
+
+/** The index of the quote that ends the JSON string literal opening at `open`. */
+function closingQuote(json: string, open: number): number {
+  let i = open + 1;
+  for (let c = json.charCodeAt(i); c !== 0x22; c = json.charCodeAt(i)) i += c === 0x5c ? 2 : 1;
+  return i;
 }

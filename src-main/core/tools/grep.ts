@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_GREP_MAX_COUNT, type GrepMatch } from '../backends/protocol';
 import { checkPath, intArg, pathArg } from './args';
+import { READ_ROW_CHARS } from './read-file';
 import { defineTool, errorText, text } from './tool';
 
 const schema = z.object({
@@ -36,7 +37,7 @@ export const grepTool = defineTool({
         : '';
       return text(`No matches found${hint}`);
     }
-    const body = formatMatches(matches, args.output_mode ?? 'files_with_matches');
+    const body = formatMatches(matches, args.output_mode ?? 'files_with_matches', args.pattern);
     const note = result.truncated
       ? `\n[Results truncated at ${maxCount} matching lines. Narrow the search with a more specific pattern, a path or a glob, or raise max_count.]`
       : '';
@@ -44,7 +45,7 @@ export const grepTool = defineTool({
   },
 });
 
-function formatMatches(matches: GrepMatch[], mode: 'files_with_matches' | 'content' | 'count'): string {
+function formatMatches(matches: GrepMatch[], mode: 'files_with_matches' | 'content' | 'count', pattern: string): string {
   const byFile = new Map<string, GrepMatch[]>();
   for (const m of matches) {
     const list = byFile.get(m.path);
@@ -57,7 +58,20 @@ function formatMatches(matches: GrepMatch[], mode: 'files_with_matches' | 'conte
   const out: string[] = [];
   for (const f of files) {
     out.push(`${f}:`);
-    for (const m of byFile.get(f)!) out.push(`  ${m.line}: ${m.text}`);
+    for (const m of byFile.get(f)!) out.push(`  ${m.line}: ${aroundMatch(m.text, pattern)}`);
   }
   return out.join('\n');
+}
+
+/** A matching line as content mode shows it: whole, or a window of a read row's width around the match when it is longer. */
+function aroundMatch(line: string, pattern: string): string {
+  if (line.length <= READ_ROW_CHARS) return line;
+  const at = Math.max(0, line.indexOf(pattern));
+  let from = Math.max(0, Math.min(at - Math.floor((READ_ROW_CHARS - pattern.length) / 2), line.length - READ_ROW_CHARS));
+  let to = from + READ_ROW_CHARS;
+  // Never split a surrogate pair at either end.
+  if (/[\uDC00-\uDFFF]/.test(line[from] ?? '')) from++;
+  if (/[\uD800-\uDBFF]/.test(line[to - 1] ?? '')) to--;
+  const shown = `${from > 0 ? '…' : ''}${line.slice(from, to)}${to < line.length ? '…' : ''}`;
+  return `${shown} [line of ${line.length.toLocaleString('en-US')} characters, cut around the match]`;
 }

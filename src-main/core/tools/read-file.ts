@@ -50,38 +50,55 @@ export const readFileTool = defineTool({
   },
 });
 
+/** Room kept under the cap for the notes that may follow the rows. */
+const NOTES_RESERVE = 300;
+
 /** Formats a window of file lines (joined with `\n`) per SPEC §3 read_file. */
 export function formatNumberedWindow(content: string, startLine: number, totalLines: number): string {
   const lines = content.split('\n');
   const rows: string[] = [];
   let size = 0;
   let shown = 0;
+  let cutNote = '';
   for (const line of lines) {
     const lineNumber = startLine + shown;
-    const formatted = numberLine(line, lineNumber);
-    if (shown > 0 && size + formatted.length + 1 > READ_MAX_OUTPUT_CHARS) break;
-    rows.push(formatted);
-    size += formatted.length + 1;
+    // Every row adds at least its 7-character gutter: a line that cannot fit is never formatted.
+    if (shown > 0 && size + line.length + 8 > READ_MAX_OUTPUT_CHARS) break;
+    // The first line always shows, as many of its rows as fit (one huge line must not blow the cap).
+    const numbered = numberLine(line, lineNumber, shown === 0 ? READ_MAX_OUTPUT_CHARS - NOTES_RESERVE : Infinity);
+    if (shown > 0 && size + numbered.text.length + 1 > READ_MAX_OUTPUT_CHARS) break;
+    rows.push(numbered.text);
+    size += numbered.text.length + 1;
     shown++;
+    if (numbered.chars < line.length) {
+      cutNote = `\n[Line ${lineNumber} is longer than one read shows: only its first ${numbered.chars.toLocaleString('en-US')} characters are shown. Use grep to find text in it.]`;
+      break;
+    }
   }
   const lastLine = startLine + shown - 1;
-  let out = rows.join('\n');
+  let out = rows.join('\n') + cutNote;
   if (lastLine < totalLines) {
     out += `\n\n[Showing lines ${startLine}-${lastLine} of ${totalLines}. Continue with offset=${lastLine}.]`;
   }
   return out;
 }
 
-function numberLine(line: string, lineNumber: number): string {
-  if (line.length <= READ_ROW_CHARS) return `${String(lineNumber).padStart(6)}\t${line}`;
+/** The line as numbered rows, as many as fit in `budget` characters (at least one); `chars` is how much of the line they hold. */
+function numberLine(line: string, lineNumber: number, budget: number): { text: string; chars: number } {
+  if (line.length <= READ_ROW_CHARS) return { text: `${String(lineNumber).padStart(6)}\t${line}`, chars: line.length };
   const rows: string[] = [];
-  for (let start = 0, part = 0; start < line.length; part++) {
+  let size = 0;
+  let start = 0;
+  for (let part = 0; start < line.length; part++) {
     let end = Math.min(line.length, start + READ_ROW_CHARS);
     // Never split a surrogate pair across two rows.
     if (end < line.length && /[\uD800-\uDBFF]/.test(line[end - 1]!)) end--;
     const label = part === 0 ? String(lineNumber) : `${lineNumber}.${part}`;
-    rows.push(`${label.padStart(6)}\t${line.slice(start, end)}`);
+    const row = `${label.padStart(6)}\t${line.slice(start, end)}`;
+    if (part > 0 && size + row.length + 1 > budget) break;
+    rows.push(row);
+    size += row.length + 1;
     start = end;
   }
-  return rows.join('\n');
+  return { text: rows.join('\n'), chars: start };
 }

@@ -67,8 +67,11 @@ async function pdfText(path: string, base64: string, line: string, bytes: number
   }
 }
 
+/** Pages looked at for a text layer: a scan has none on its first pages either, and a document of 100,000 empty pages is not read through. */
+const TEXT_LAYER_PAGES = 20;
+
 async function hasNoText(doc: PagedText): Promise<boolean> {
-  for (let n = 1; n <= doc.pageCount; n++) if ((await doc.pageText(n)) !== '') return false;
+  for (let n = 1; n <= Math.min(doc.pageCount, TEXT_LAYER_PAGES); n++) if ((await doc.pageText(n)) !== '') return false;
   return true;
 }
 

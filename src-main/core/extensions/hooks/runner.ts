@@ -5,6 +5,7 @@
 
 import { startProcess } from '../../process/supervisor';
 import type { HookEntry, HookEventName, HookRef } from './types';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../text/json-depth';
 
 /** What a hook reads on stdin: Claude Code's fields (`session_id` is the thread). */
 export interface HookInput {
@@ -154,6 +155,10 @@ export function combine(runs: readonly HookRun[], event: HookEventName): HookOut
       } catch {
         json = undefined;
       }
+    }
+    if (isObject(json) && nestsDeeperThan(json)) {
+      outcome.errors.push({ message: `printed JSON nested deeper than ${MAX_JSON_DEPTH} levels; it is not read`, hook });
+      continue;
     }
     if (!isObject(json)) {
       // Claude Code: plain stdout of these two events is context for the model.

@@ -352,7 +352,7 @@ export class McpHub implements McpHubApi {
         return;
       }
       slot.process = proc;
-      void proc.exited.then((exit) => this.died(slot, exitText(exit)));
+      void proc.exited.then((exit) => this.died(slot, proc.protocolError() ?? exitText(exit)));
       await this.handshake(sdk, slot, proc.transport);
       return;
     }
@@ -389,7 +389,7 @@ export class McpHub implements McpHubApi {
     client.onclose = () => {
       const proc = slot.process;
       if (proc === undefined) this.died(slot, 'the connection closed');
-      else void proc.exited.then((exit) => this.died(slot, exitText(exit)));
+      else void proc.exited.then((exit) => this.died(slot, proc.protocolError() ?? exitText(exit)));
     };
     slot.client = client;
     await client.connect(transport);
@@ -413,6 +413,8 @@ export class McpHub implements McpHubApi {
     const proc = slot.process;
     if (proc === undefined) return message;
     const exit = await Promise.race([proc.exited, new Promise<null>((resolve) => setTimeout(() => resolve(null), 200).unref())]);
+    const broken = proc.protocolError();
+    if (broken !== undefined) return broken;
     const why = exit === null ? message : `${message}; ${exitText(exit)}`;
     return withLastLine(why, proc.logTail());
   }

@@ -1,19 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { qualifiedName, qualifyAll } from './naming';
 import { mcpResultOutput } from './results';
+import { base64Bytes } from '../../media/kinds';
+import { makePng } from '../../media/testing/fixtures';
+
+const PNG = makePng(2, 2).toString('base64');
 
 describe('mcpResultOutput (SPEC §10 results)', () => {
   it('joins text parts; the first image is the media block, later ones are named', () => {
     const out = mcpResultOutput({
       content: [
         { type: 'text', text: 'one' },
-        { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        { type: 'image', data: PNG, mimeType: 'image/png' },
         { type: 'text', text: 'two' },
         { type: 'image', data: 'BBBB', mimeType: 'image/jpeg' },
       ],
     });
-    expect(out.media).toEqual({ kind: 'image', mimeType: 'image/png', data: 'AAAA', bytes: 3 });
+    expect(out.media).toEqual({ kind: 'image', mimeType: 'image/png', data: PNG, bytes: base64Bytes(PNG) });
     expect(out.text).toBe('one\ntwo\n[image (image/jpeg) not shown: only the first media block of a result is]');
+  });
+
+  it('a block is sent as the media its bytes are: an executable declared as an image is only named; a PNG declared as JPEG goes as PNG', () => {
+    const elf = Buffer.concat([Buffer.from([0x7f]), Buffer.from('ELF'), Buffer.alloc(60)]).toString('base64');
+    const fake = mcpResultOutput({ content: [{ type: 'image', data: elf, mimeType: 'image/png' }, { type: 'resource', resource: { uri: 'x://doc', mimeType: 'application/pdf', blob: elf } }] });
+    expect(fake.media).toBeUndefined();
+    expect(fake.text).toBe('[image (image/png) not shown: its bytes are not image/png]\n[resource x://doc, application/pdf: its bytes are not application/pdf, not shown]');
+    const relabelled = mcpResultOutput({ content: [{ type: 'image', data: PNG, mimeType: 'image/jpeg' }] });
+    expect(relabelled.media).toMatchObject({ kind: 'image', mimeType: 'image/png' });
   });
 
   it('audio and embedded blobs of a media type are media blocks too: the first of any kind', () => {

@@ -2,8 +2,10 @@
 // block of any kind (an image, audio, an embedded blob of a media type) as the output's
 // media (later ones named in the text); resource links and embedded resources as text
 // naming their URI (an embedded text resource with its text); structuredContent as JSON
-// when there is no text; isError → `Error: `.
+// when there is no text; isError → `Error: `. A media block goes as the media its bytes are:
+// one whose bytes are not the kind it declares is only named.
 import { base64Bytes, kindOfMime } from '../../media/kinds';
+import { base64Head, mediaTypeByContent } from '../../media/sniff';
 import type { ToolMedia, ToolOutput } from '../../tools/tool';
 
 /** One content block as servers send it (text, image, audio, resource_link, resource). */
@@ -43,6 +45,7 @@ export function blockText(block: McpContentBlock, slot: MediaSlot | null): { tex
     case 'audio': {
       const mimeType = block.mimeType ?? (block.type === 'image' ? 'image/png' : undefined);
       const media = takeMedia(slot, mimeType, block.data);
+      if (media === 'not-that-media') return { text: `[${block.type} (${mimeType}) not shown: its bytes are not ${mimeType}]` };
       if (media) return { media };
       return { text: `[${block.type} (${block.mimeType ?? 'unknown type'}) not shown${slot?.taken === true ? ': only the first media block of a result is' : ''}]` };
     }
@@ -54,6 +57,7 @@ export function blockText(block: McpContentBlock, slot: MediaSlot | null): { tex
       const named = `[resource ${r.uri}${r.mimeType ? `, ${r.mimeType}` : ''}`;
       if (typeof r.text === 'string') return { text: `${named}]\n${r.text}` };
       const media = takeMedia(slot, r.mimeType, r.blob, r.uri);
+      if (media === 'not-that-media') return { text: `${named}: its bytes are not ${r.mimeType}, not shown]` };
       if (media) return { text: `${named}]`, media };
       const bytes = typeof r.blob === 'string' ? base64Bytes(r.blob) : 0;
       return { text: `${named}: ${bytes} bytes of binary data, not shown]` };
@@ -63,11 +67,13 @@ export function blockText(block: McpContentBlock, slot: MediaSlot | null): { tex
   }
 }
 
-/** The block as media when it is one and the result has no media block yet. */
-function takeMedia(slot: MediaSlot | null, mimeType: string | undefined, data: string | undefined, name?: string): ToolMedia | undefined {
-  if (slot === null || slot.taken || typeof data !== 'string' || mimeType === undefined) return undefined;
-  const kind = kindOfMime(mimeType);
+/** The block as media when it is one (by its bytes) and the result has no media block yet. */
+function takeMedia(slot: MediaSlot | null, declared: string | undefined, data: string | undefined, name?: string): ToolMedia | 'not-that-media' | undefined {
+  if (slot === null || slot.taken || typeof data !== 'string' || declared === undefined) return undefined;
+  const kind = kindOfMime(declared);
   if (kind === null) return undefined;
+  const mimeType = mediaTypeByContent(declared, base64Head(data));
+  if (mimeType === null) return 'not-that-media';
   slot.taken = true;
   return { kind, mimeType, data, bytes: base64Bytes(data), ...(name !== undefined ? { name } : {}) };
 }

@@ -14,7 +14,7 @@ export interface McpSdk {
   Client: typeof ClientModule.Client;
   SSEClientTransport: typeof SseModule.SSEClientTransport;
   StreamableHTTPClientTransport: typeof HttpModule.StreamableHTTPClientTransport;
-  ReadBuffer: typeof StdioModule.ReadBuffer;
+  JSONRPCMessageSchema: typeof TypesModule.JSONRPCMessageSchema;
   serializeMessage: typeof StdioModule.serializeMessage;
   ToolListChangedNotificationSchema: typeof TypesModule.ToolListChangedNotificationSchema;
   ResourceListChangedNotificationSchema: typeof TypesModule.ResourceListChangedNotificationSchema;
@@ -41,7 +41,7 @@ export function loadMcpSdk(): Promise<McpSdk> {
       Client: client.Client,
       SSEClientTransport: sse.SSEClientTransport,
       StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-      ReadBuffer: stdio.ReadBuffer,
+      JSONRPCMessageSchema: types.JSONRPCMessageSchema,
       serializeMessage: stdio.serializeMessage,
       ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
       ResourceListChangedNotificationSchema: types.ResourceListChangedNotificationSchema,

@@ -1,11 +1,13 @@
 // An MCP stdio server as a supervised process (core/process): inside the sandbox unless its
 // entry says `"sandbox": false` (SPEC §10), and JSON-RPC over its pipes as the SDK's own
-// stdio transport frames it (one message a line).
+// stdio transport frames it (one message a line), each line bounded (stdio-lines.ts).
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpStdioServerConfig } from '../../config/mcp-config-types';
 import { startProcess } from '../../process/supervisor';
 import { loadMcpSdk, type McpSdk } from './sdk';
+import { LineFramer, MCP_MAX_MESSAGE_DEPTH, overLimitMessage, tooDeepMessage } from './stdio-lines';
+import { nestsDeeperThan } from '../../text/json-depth';
 import type { ProcessExit, SupervisedProcess } from '../../process/types';
 import { folderSandboxPolicy } from '../../trust/protected-entry-files';
 import type { LiveCheck } from '../../sandbox/types';
@@ -24,6 +26,8 @@ export interface StdioServerProcess {
   /** The tail of the server's stderr. */
   logTail(): string;
   onLog(listener: (line: string) => void): () => void;
+  /** Set when the server broke the protocol's bounds (and was stopped for it): why, in one line. */
+  protocolError(): string | undefined;
   readonly exited: Promise<ProcessExit>;
   /** Ends the server's whole process tree. */
   stop(): Promise<void>;
@@ -47,10 +51,12 @@ export async function startStdioServer(config: McpStdioServerConfig, context: St
     // What the folder's configuration runs stays read-only for the server too (SPEC §9).
     sandbox: config.sandbox === false ? false : folderSandboxPolicy({ projectDir: context.folder, dataDir: context.dataDir, allowedDomains: config.allowedDomains }),
   });
+  const transport = new SupervisedStdioTransport(server, sdk);
   return {
-    transport: new SupervisedStdioTransport(server, sdk),
+    transport,
     logTail: () => server.logTail(),
     onLog: (listener) => server.onLog(listener),
+    protocolError: () => transport.protocolError,
     exited: server.exited,
     stop: () => server.stop(),
     checkEffects: () => server.checkEffects(),
@@ -62,34 +68,24 @@ export class SupervisedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private readonly readBuffer: InstanceType<McpSdk['ReadBuffer']>;
+  /** Why the server was stopped for breaking the protocol, if it was. */
+  protocolError: string | undefined;
+  private readonly framer = new LineFramer();
   private started = false;
   private closed = false;
 
   constructor(
     private readonly server: SupervisedProcess,
-    private readonly sdk: Pick<McpSdk, 'ReadBuffer' | 'serializeMessage'>,
-  ) {
-    this.readBuffer = new sdk.ReadBuffer();
-  }
+    private readonly sdk: Pick<McpSdk, 'JSONRPCMessageSchema' | 'serializeMessage'>,
+  ) {}
 
   start(): Promise<void> {
     if (this.started) throw new Error('SupervisedStdioTransport already started');
     this.started = true;
     this.server.stdout.on('data', (chunk: Buffer) => {
-      this.readBuffer.append(chunk);
-      for (;;) {
-        let message: JSONRPCMessage | null;
-        try {
-          message = this.readBuffer.readMessage();
-        } catch (err) {
-          // A line that is not JSON-RPC (a server printing to stdout): reported, the rest still read.
-          this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-          continue;
-        }
-        if (message === null) break;
-        this.onmessage?.(message);
-      }
+      const { lines, overflow } = this.framer.push(chunk);
+      for (const line of lines) if (this.protocolError === undefined) this.receive(line);
+      if (overflow) this.broken(overLimitMessage());
     });
     this.server.stdout.on('error', (err: Error) => this.onerror?.(err));
     this.server.stdin.on('error', (err: Error) => this.onerror?.(err));
@@ -110,10 +106,33 @@ export class SupervisedStdioTransport implements Transport {
     this.fireClose();
   }
 
+  /** The server broke the protocol's bounds: it is stopped, and the reason reported once, by the close that follows (the hub reads protocolError). */
+  private broken(why: string): void {
+    if (this.protocolError !== undefined) return;
+    this.protocolError = why;
+    void this.close().catch(() => undefined);
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      const value: unknown = JSON.parse(line);
+      // Nested deeper than this, a result would overflow the stack of whatever walks it later.
+      if (nestsDeeperThan(value, MCP_MAX_MESSAGE_DEPTH)) return this.broken(tooDeepMessage());
+      message = this.sdk.JSONRPCMessageSchema.parse(value);
+    } catch (err) {
+      // A line that is not JSON-RPC (a server printing to stdout): reported, the rest still read.
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
   private fireClose(): void {
     if (this.closed) return;
     this.closed = true;
-    this.readBuffer.clear();
+    this.framer.clear();
     this.onclose?.();
   }
 }

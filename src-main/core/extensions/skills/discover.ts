@@ -77,8 +77,20 @@ interface CachedRead {
 /** Parsed SKILL.md files by path, reused while their stat is unchanged. */
 export type SkillScanCache = Map<string, CachedRead>;
 
+/**
+ * How long one scan may spend reading SKILL.md files it has not read before. Each front
+ * matter is bounded (front-matter.ts), but a cloned folder may hold thousands of skills: past
+ * this, the rest wait for the next scan (which goes on where this one stopped).
+ */
+export const SCAN_READ_BUDGET_MS = 1_000;
+
+/** When the current scan stops reading new files. */
+interface ScanClock {
+  readUntil: number;
+}
+
 /** The valid skill folders directly inside `root`; the rest are problems. */
-export function scanSkillsDir(root: string, problems: SkillProblem[], cache: SkillScanCache = new Map()): FoundSkill[] {
+export function scanSkillsDir(root: string, problems: SkillProblem[], cache: SkillScanCache = new Map(), clock: ScanClock = newClock()): FoundSkill[] {
   let names: string[];
   try {
     names = readdirSync(root);
@@ -111,7 +123,11 @@ export function scanSkillsDir(root: string, problems: SkillProblem[], cache: Ski
       problems.push({ file: skillFile, message: `is larger than ${MAX_SKILL_FILE_BYTES / 1024} KB (${Math.ceil(fileStat.size / 1024)} KB)` });
       continue;
     }
-    const read = readCached(path, skillFile, name, dirStat, fileStat, cache);
+    const read = readCached(path, skillFile, name, dirStat, fileStat, cache, clock);
+    if (read === 'later') {
+      problems.push({ file: skillFile, message: `was not read: reading skills took longer than ${SCAN_READ_BUDGET_MS / 1000} s; it is read on the next look` });
+      continue;
+    }
     if (read === null) {
       problems.push({ file: skillFile, message: 'could not be read' });
       continue;
@@ -126,6 +142,7 @@ export function scanSkillsDir(root: string, problems: SkillProblem[], cache: Ski
 }
 
 export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache = new Map()): SkillDiscovery {
+  const clock = newClock();
   const problems: SkillProblem[] = [];
   const notes: string[] = [];
   const byName = new Map<string, Skill>();
@@ -144,7 +161,7 @@ export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache =
   if (options.folder !== undefined) {
     const folder = realpathOr(options.folder);
     for (const relRoot of PROJECT_SKILL_DIRS) {
-      for (const found of scanSkillsDir(join(folder, relRoot), problems, cache)) {
+      for (const found of scanSkillsDir(join(folder, relRoot), problems, cache, clock)) {
         const relDir = `${relRoot}/${found.name}`;
         const inside = isInside(folder, found.dir);
         const skill = toSkill(found, 'project', inside ? `/${toPosix(relative(folder, found.file))}` : mountPath(found.name));
@@ -156,7 +173,7 @@ export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache =
   for (const skill of project) take(skill);
   const user: Skill[] = [];
   for (const root of userSkillDirs(options.dataDir, options.home)) {
-    for (const found of scanSkillsDir(root, problems, cache)) user.push(toSkill(found, 'user', mountPath(found.name)));
+    for (const found of scanSkillsDir(root, problems, cache, clock)) user.push(toSkill(found, 'user', mountPath(found.name)));
   }
   // The same folder reached twice (e.g. ~/.claude/skills linked to ~/.agents/skills) is one skill.
   const seenDirs = new Set(project.map((s) => s.dir));
@@ -211,10 +228,15 @@ function mountPath(name: string): string {
   return `${SKILLS_MOUNT}${name}/${SKILL_FILE}`;
 }
 
-function readCached(path: string, skillFile: string, name: string, dirStat: Stats, fileStat: Stats, cache: SkillScanCache): CachedRead | null {
+function newClock(): ScanClock {
+  return { readUntil: performance.now() + SCAN_READ_BUDGET_MS };
+}
+
+function readCached(path: string, skillFile: string, name: string, dirStat: Stats, fileStat: Stats, cache: SkillScanCache, clock: ScanClock): CachedRead | null | 'later' {
   const stamp = `${dirStat.ino}:${fileStat.ino}:${fileStat.size}:${fileStat.mtimeMs}:${fileStat.ctimeMs}`;
   const cached = cache.get(skillFile);
   if (cached?.stamp === stamp) return cached;
+  if (performance.now() > clock.readUntil) return 'later';
   try {
     const bytes = readFileSync(skillFile);
     const text = bytes.toString('utf8');

@@ -1,0 +1,130 @@
+// Front matter is data (SPEC §9 last bullet, issue 37): read within bounded time and size, so
+// a cloned repository's SKILL.md can neither stall a scan nor take the process's memory. A
+// front matter over the limits, or an alias bomb, is one problem naming the file; the same
+// content is parsed once however many catalogs look at it; and §11's lenient reading holds.
+
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSkillCatalog, discoverSkills, SCAN_READ_BUDGET_MS, type DiscoverOptions } from './discover';
+import { MAX_FRONT_MATTER_CHARS } from './front-matter';
+
+let root: string;
+let home: string;
+let dataDir: string;
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-skill-bounds-')));
+  home = join(root, 'home');
+  dataDir = join(root, 'data');
+  for (const dir of [home, dataDir]) mkdirSync(dir);
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+function skill(name: string, front: string): string {
+  const dir = join(dataDir, 'skills', name);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'SKILL.md');
+  writeFileSync(file, `---\n${front}\n---\n# ${name}\n`);
+  return file;
+}
+const options: () => DiscoverOptions = () => ({ dataDir, home, isTrusted: () => false });
+const timed = <T>(run: () => T): [T, number] => {
+  const started = performance.now();
+  const result = run();
+  return [result, performance.now() - started];
+};
+const header = (name: string) => `name: ${name}\ndescription: Use for ${name} tasks.`;
+
+describe('front matter within bounds', () => {
+  it('two SKILL.md with 20,000 keys each are refused at once, one problem naming each file; a good skill beside them loads', () => {
+    const keys = Array.from({ length: 20_000 }, (_, i) => `k${i}: v`).join('\n');
+    const a = skill('many-a', `${header('many-a')}\n${keys}`);
+    const b = skill('many-b', `${header('many-b')}\n${keys}`);
+    skill('good', header('good'));
+    const [found, ms] = timed(() => discoverSkills(options()));
+    expect(found.skills.map((s) => s.name)).toEqual(['good']);
+    expect(found.problems).toEqual([
+      { file: a, message: expect.stringMatching(new RegExp(`^front matter is longer than ${MAX_FRONT_MATTER_CHARS.toLocaleString('en-US')} characters`)) as unknown },
+      { file: b, message: expect.stringMatching(/^front matter is longer than/) as unknown },
+    ]);
+    expect(ms).toBeLessThan(2_000);
+  });
+
+  it('an alias bomb (a billion laughs) within the size limit is refused, quickly', () => {
+    const lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 10; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    const file = skill('laughs', `${header('laughs')}\n${lines.join('\n')}`);
+    const [found, ms] = timed(() => discoverSkills(options()));
+    expect(found.skills).toEqual([]);
+    expect(found.problems).toEqual([{ file, message: expect.stringMatching(/^front matter uses more than \d+ aliases/) as unknown }]);
+    expect(ms).toBeLessThan(2_000);
+  });
+
+  it('a one-line flow mapping of 1,500 keys and a flow list nested 3,000 deep answer quickly', () => {
+    const flow = `{${Array.from({ length: 1_500 }, (_, i) => `k${i}: v`).join(', ')}}`;
+    skill('flow', `${header('flow')}\nextra: ${flow}`.slice(0, MAX_FRONT_MATTER_CHARS - 10));
+    skill('deep', `${header('deep')}\nextra: ${'['.repeat(3_000)}${']'.repeat(3_000)}`);
+    const [found, ms] = timed(() => discoverSkills(options()));
+    expect(found.skills.length + found.problems.length).toBe(2);
+    expect(ms).toBeLessThan(2_000);
+  });
+
+  it('the same content is parsed once: a second catalog over the same skills costs next to nothing', () => {
+    const body = Array.from({ length: 120 }, (_, i) => `k${i}: {a: [1, 2, {b: c}], d: "e"}`).join('\n');
+    for (let i = 0; i < 40; i++) skill(`s${i}`, `${header(`s${i}`)}\n${body}`);
+    const catalog = createSkillCatalog(options());
+    let [first, cold] = timed(() => catalog.current());
+    for (let look = 0; look < 40 && first.problems.length > 0; look++) {
+      const [found, ms] = timed(() => catalog.current());
+      first = found;
+      cold += ms;
+    }
+    const [second, warm] = timed(() => createSkillCatalog(options()).current());
+    const described = (d: typeof first) => d.skills.map((s) => [s.name, s.description, s.digest]);
+    expect(second.problems).toEqual([]);
+    expect(described(second)).toEqual(described(first));
+    expect(first.skills).toHaveLength(40);
+    expect(warm).toBeLessThan(Math.max(cold / 3, 30));
+  });
+});
+
+describe('many skills', () => {
+  it('a scan spends a bounded time reading new front matter; the rest is read by the next looks', () => {
+    const body = Array.from({ length: 190 }, (_, i) => `k${i}: {a: [1, 2, {b: c}]}`).join('\n').slice(0, 7_000);
+    for (let i = 0; i < 60; i++) skill(`s${i}`, `${header(`s${i}`)}\n${body.slice(0, body.lastIndexOf('\n'))}`);
+    const catalog = createSkillCatalog(options());
+    let looks = 0;
+    for (;;) {
+      const [found, ms] = timed(() => catalog.current());
+      looks++;
+      // The budget, plus the one file that was being read when it ran out.
+      expect(ms).toBeLessThan(SCAN_READ_BUDGET_MS + 1_500);
+      expect(found.problems.every((p) => p.message.startsWith('was not read: reading skills took longer than 1 s'))).toBe(true);
+      if (found.problems.length === 0) {
+        expect(found.skills).toHaveLength(60);
+        break;
+      }
+      expect(looks).toBeLessThan(60);
+    }
+  });
+});
+
+describe("§11's lenient reading", () => {
+  it('an unquoted `: ` or a leading `@` in a plain value is the text it plainly is, with no problem', () => {
+    skill('colon', 'name: colon\ndescription: Use when: the person asks for a colon');
+    skill('at', 'name: at\ndescription: @mentions are expanded by this skill');
+    const found = discoverSkills(options());
+    expect(found.problems).toEqual([]);
+    expect(found.skills.map((s) => [s.name, s.description])).toEqual([
+      ['at', '@mentions are expanded by this skill'],
+      ['colon', 'Use when: the person asks for a colon'],
+    ]);
+  });
+
+  it('what no reading can save is still a problem', () => {
+    const file = skill('broken', 'name: broken\ndescription: [unclosed');
+    expect(discoverSkills(options()).problems).toEqual([{ file, message: expect.stringMatching(/^front matter is not valid YAML/) as unknown }]);
+  });
+});
