@@ -424,9 +424,10 @@ function isInert(path: string, after: SurfaceFile, before: GitSurface, afterSurf
       // A new repository may point where it likes inside the folder (its target is checked as
       // a repository itself); not outside it (what is there is nobody's to check: another
       // user's /tmp/x on a shared host); an existing one is never moved.
-      if (after.gitDir !== undefined) return newRepository;
       const target = afterSurface.targets.get(path);
-      return !before.entries.has(path) && target !== undefined && afterSurface.gitDirs.has(target);
+      const leadsIn = target !== undefined && afterSurface.gitDirs.has(target);
+      if (after.gitDir !== undefined) return newRepository && (target === undefined || leadsIn);
+      return !before.entries.has(path) && leadsIn;
     }
     case 'program':
       return false;
