@@ -211,12 +211,9 @@ class OsSandbox implements Sandbox {
     resolved.protectedPaths = [...new Set([...resolved.protectedPaths, ...gitMounts.readOnly, ...serverReadOnly])];
     resolved.pinnedPaths = [...new Set([...resolved.pinnedPaths, ...gitMounts.pinned])];
     const untouchable = resolved.protectedPaths.filter(mountable);
-    // A long-lived process shares the folder with the person for hours: what appears at such a
-    // path meanwhile may be theirs (project settings, `deepdesk mcp add --project`), and it is
-    // all configuration that loads only once trusted (SPEC §9), so it is not removed.
-    const missingProtected = longLived
-      ? []
-      : resolved.protectedPaths.filter((p) => isWithin(p, resolved.projectDir) && !isWithin(p, join(resolved.projectDir, '.git')) && !existsSync(p));
+    // Protected paths that do not exist cannot be mounted: one that appears is the run's to undo
+    // (a long-lived process's, moved to the quarantine: it may be the person's, live-guard.ts).
+    const missingProtected = resolved.protectedPaths.filter((p) => isWithin(p, resolved.projectDir) && !isWithin(p, join(resolved.projectDir, '.git')) && !existsSync(p));
     const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), longLived ? 'deepdesk-server-' : 'deepdesk-run-')));
     // A file's ctime cannot be set back by any process: what is older than the run's own temp
     // folder (stamped by the same kernel clock) is not the run's; a tie counts as the run's.
@@ -352,7 +349,7 @@ class OsSandbox implements Sandbox {
         await rm(tmpDir, { recursive: true, force: true });
         if (proxyDir) await rm(proxyDir, { recursive: true, force: true });
       },
-      ...(longLived ? { checkNow: liveSurfaceCheck({ policy: resolved, before: gitBefore, untouchable, cache: walkCache }) } : {}),
+      ...(longLived ? { checkNow: liveSurfaceCheck({ policy: resolved, before: gitBefore, untouchable, cache: walkCache, missingProtected }) } : {}),
     };
   }
 }

@@ -14,8 +14,14 @@
 //   supervisor's watch, each tool result, its stop). It compares the folder with the
 //   snapshot taken before it started by content, never by age: whatever is new and not
 //   inert is undone, whoever made it. What could not be undone is said, never swallowed.
+// - A protected path (the folder's own configuration, SPEC §7 and §9) that did not exist when
+//   it started cannot be mounted read-only either: one that appears is moved out of the
+//   folder into the data folder's quarantine (kept, not deleted: the person may have made it
+//   meanwhile), and the log says where.
+import { cpSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { enforceGitSurface, type GitSurface, type RepositoryWalkCache } from '../git/surface';
-import { dedupeItems, displayPath, formatBlockedLine } from './blocked';
+import { dedupeItems, displayPath, formatBlockedLine, type BlockedItem } from './blocked';
 import { isWithin, type ResolvedPolicy } from './policy';
 import type { LiveCheck } from './types';
 
@@ -31,6 +37,8 @@ export interface LiveCheckOptions {
   /** Paths read-only to the process: what changes there is the person's. */
   untouchable: readonly string[];
   cache: RepositoryWalkCache;
+  /** Protected paths in the folder that did not exist when it started. */
+  missingProtected?: readonly string[];
 }
 
 /**
@@ -53,10 +61,12 @@ export function liveSurfaceCheck(options: LiveCheckOptions): () => Promise<LiveC
   };
 }
 
-async function checkOnce({ policy, before, untouchable, cache }: LiveCheckOptions): Promise<LiveCheck> {
+async function checkOnce({ policy, before, untouchable, cache, missingProtected = [] }: LiveCheckOptions): Promise<LiveCheck> {
   // Nothing is excused for being old: a path the snapshot did not hold is judged by what it is.
   const enforce = () => enforceGitSurface(policy.projectDir, before, { home: policy.home, untouchable, cache });
   const undone = await enforce();
+  const quarantined = quarantineProtected(policy, missingProtected);
+  undone.items.push(...quarantined);
   if (undone.items.length === 0) return { unremoved: [] };
   // What is still there once undone could not be undone (or was made again at once).
   const left = await enforce();
@@ -65,4 +75,39 @@ async function checkOnce({ policy, before, untouchable, cache }: LiveCheckOption
     ...(blockedLine !== undefined ? { blockedLine } : {}),
     unremoved: [...new Set(left.items.flatMap((item) => ('path' in item ? [displayPath(item.path, policy)] : [])))],
   };
+}
+
+/** Moves protected paths that appeared into `<data-dir>/quarantine/<time>/`, for the blocked line. */
+function quarantineProtected(policy: ResolvedPolicy, paths: readonly string[]): BlockedItem[] {
+  const items: BlockedItem[] = [];
+  for (const path of paths) {
+    if (!present(path)) continue;
+    const rel = relative(policy.projectDir, path);
+    const kept = join(policy.dataDir, 'quarantine', new Date().toISOString().replace(/[:.]/g, '-'), rel);
+    try {
+      mkdirSync(dirname(kept), { recursive: true, mode: 0o700 });
+      try {
+        renameSync(path, kept);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+        // Another file system: copied (links as links), then removed.
+        cpSync(path, kept, { recursive: true, verbatimSymlinks: true });
+        rmSync(path, { recursive: true, force: true });
+      }
+      if (existsSync(path)) throw Object.assign(new Error('still there'), { code: 'EPERM' });
+      items.push({ kind: 'write', path, why: `a protected path; moved to ${kept}` });
+    } catch (err) {
+      items.push({ kind: 'write', path, why: `could not undo (${(err as NodeJS.ErrnoException).code ?? 'EUNKNOWN'}): a protected path` });
+    }
+  }
+  return items;
+}
+
+function present(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,7 @@
 // The long-lived sandboxed server: a process the supervisor starts inside the sandbox for a
 // folder (an MCP stdio server, SPEC §10). The script runs, says `ready` on stdout, and the
-// server goes on running: the cases judge while it still runs, then it is stopped.
+// server goes on running: the cases judge while it still runs, at the point where its
+// effects are accepted, then it is stopped.
 import { randomBytes } from 'node:crypto';
 import { startProcess } from '../../supervisor';
 import { localPerson } from '../person';
@@ -44,7 +45,10 @@ export function longLivedSandboxedServer(): ExecutionPath {
         await server.stop();
         throw new Error(`the server ${state === 'timeout' ? 'never said ready' : 'ended before it said ready'}: ${stdout}\n${server.logTail()}`);
       }
-      return { output: `${stdout.replace(said, '')}\n${server.logTail()}`, end: () => server.stop() };
+      // Where a server's effects are accepted (each answer of its, hub.ts): the rule must hold
+      // there whatever the watch has seen meanwhile (live-git-guard.test.ts covers the watch).
+      const check = await server.checkEffects();
+      return { output: `${stdout.replace(said, '')}\n${server.logTail()}\n${check.blockedLine ?? ''}`, end: () => server.stop() };
     },
   };
 }
