@@ -2,7 +2,7 @@
 // leader, so its pid is also its process group and session id; descendants that left the
 // group (setsid) or were orphaned are still found through their parent chain or through a
 // marker variable in their environment (/proc/<pid>/environ, Linux only).
-import { execFileSync } from 'node:child_process';
+import { querySync } from '../process/spawn';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -79,12 +79,8 @@ export function listProcesses(marker?: string): ProcessInfo[] {
     }
     return out;
   }
-  let text: string;
-  try {
-    text = execFileSync('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat='], { encoding: 'utf8', timeout: 5000 });
-  } catch {
-    return [];
-  }
+  const text = querySync('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat='], 5000);
+  if (text === undefined) return [];
   const out: ProcessInfo[] = [];
   for (const line of text.split('\n')) {
     const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);

@@ -5,7 +5,7 @@
 // (eslint.config.js) keeps `node:child_process` and `node-pty` out of every other module.
 // What a process may read, write, reach and inherit is decided by its caller's policy
 // (the sandbox, the environment builders); this module only starts, tracks and ends.
-import { spawn as nodeSpawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { execFileSync, spawn as nodeSpawn, type ChildProcess, type ChildProcessWithoutNullStreams, type StdioOptions } from 'node:child_process';
 import * as pty from 'node-pty';
 
 /** What a process is for: shown in diagnostics, and decides what is ended when Deepdesk exits. */
@@ -99,6 +99,20 @@ export function spawnPipe(spec: PipeSpec): ChildProcess {
     child.once('error', untrack);
   }
   return child;
+}
+
+/** spawnPipe with its three streams as pipes. */
+export function spawnPiped(spec: Omit<PipeSpec, 'stdio'>): ChildProcessWithoutNullStreams {
+  return spawnPipe({ ...spec, stdio: ['pipe', 'pipe', 'pipe'] }) as ChildProcessWithoutNullStreams;
+}
+
+/** Runs a short read-only query to its end, blocking (the process list where there is no /proc); its stdout, or undefined. Over before it could be tracked. */
+export function querySync(file: string, args: readonly string[], timeoutMs: number): string | undefined {
+  try {
+    return execFileSync(file, [...args], { encoding: 'utf8', timeout: timeoutMs, windowsHide: true });
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starts a process in a fresh pty (a session leader: its pid is its group). Throws when it cannot start. */

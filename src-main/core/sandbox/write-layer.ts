@@ -18,7 +18,7 @@
 // Node cannot read; they are recognised by mounting the two layers read-only once more and
 // checking whether a name of the real folder is still visible there.
 
-import { execFile } from 'node:child_process';
+import { runToEnd } from '../process/spawn';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,12 +93,9 @@ function findTool(name: string): string | undefined {
   return undefined;
 }
 
-function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: Buffer; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(file, args, { encoding: 'buffer', timeout: 20_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ ok: !error, stdout, stderr: stderr.toString('utf8') });
-    });
-  });
+async function run(file: string, args: string[]): Promise<{ ok: boolean; stdout: Buffer; stderr: string }> {
+  const r = await runToEnd({ role: 'probe', file, args, timeoutMs: 20_000 });
+  return { ok: r.code === 0 && r.spawnError === undefined && !r.timedOut && !r.truncated, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
 }
 
 function makeLayerDir(): string {

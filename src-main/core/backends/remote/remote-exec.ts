@@ -14,7 +14,8 @@
 // where the remote has /proc, with a second call over the same connection.
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
-import * as pty from 'node-pty';
+import type * as pty from 'node-pty';
+import { spawnPty } from '../../process/spawn';
 import { currentAttribution } from '../../checkpoints/attribution';
 import type { CommandSpec, PreparedCommand } from '../../sandbox/types';
 import { terminalToText } from '../ansi';
@@ -275,7 +276,10 @@ async function spawnAndCollect(connection: SshConnection, spec: CommandSpec, mar
   const line = connection.commandLine(remoteWrapperScript(spec, nonce, opts.attach !== undefined), { tty: true });
   let proc: pty.IPty;
   try {
-    proc = pty.spawn(line.file, line.args, {
+    proc = spawnPty({
+      role: 'command',
+      file: line.file,
+      args: line.args,
       name: spec.env.TERM ?? 'xterm-256color',
       cols: opts.cols ?? 120,
       rows: opts.rows ?? 30,

@@ -10,7 +10,7 @@
 // Deepdesk to work the same; the per-call cost over a master is a channel open (measured in
 // the bench rows against a bare `ssh host true`).
 
-import { spawn } from 'node:child_process';
+import { spawnPipe, spawnPiped } from '../../process/spawn';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_SESSION_INPUT_BYTES, SessionCallError, SessionPool } from './ssh-sessions';
@@ -161,7 +161,7 @@ export class SshConnection {
         reject(options.signal.reason instanceof Error ? options.signal.reason : new Error('aborted'));
         return;
       }
-      const child = spawn(file, args, { env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawnPiped({ role: 'ssh', file, args, env: this.env });
       const out: Buffer[] = [];
       let err = '';
       let timedOut = false;
@@ -212,7 +212,7 @@ export class SshConnection {
     this.shells.close();
     const { file, args } = this.spawnArgs([...this.sshArgs(['-O', 'exit'])]);
     await new Promise<void>((resolve) => {
-      const child = spawn(file, args, { env: this.env, stdio: 'ignore' });
+      const child = spawnPipe({ role: 'ssh', file, args, env: this.env, stdio: 'ignore' });
       child.on('error', () => resolve());
       child.on('close', () => resolve());
     });

@@ -7,7 +7,8 @@
 // A shell that dies, times out or whose call is aborted is dropped (the next call starts a
 // fresh one), so a lost connection fails only the calls in flight.
 
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnPiped } from '../../process/spawn';
 import { shQuote, type RunResult } from './ssh-connection';
 
 const READY = '@@deepdesk-ready';
@@ -96,7 +97,7 @@ class RemoteShell {
       this.failStart = reject;
     });
     this.started.catch(() => undefined);
-    this.child = spawn(spawnAs.file, spawnAs.args, { env: spawnAs.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawnPiped({ role: 'ssh', file: spawnAs.file, args: spawnAs.args, env: spawnAs.env });
     this.child.stdout.on('data', (chunk: Buffer) => this.take(chunk));
     this.child.stderr.on('data', (chunk: Buffer) => {
       // Kept short: only the last lines name a failure.
