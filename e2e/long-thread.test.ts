@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { newThreadState } from '../src-main/core/agent/types';
-import { openDatabase } from '../src-main/core/backends/store';
+import { openDatabase } from '../src-main/core/backends/store/store';
 import type { ChatMessage } from '../src-main/core/models/types';
 import { databasePath } from '../src-main/app/data-dir';
 import { ThreadStore } from '../src-main/app/threads/thread-store';

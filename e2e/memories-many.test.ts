@@ -4,8 +4,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { databasePath } from '../src-main/app/data-dir';
-import { MEMORIES_NAMESPACE } from '../src-main/core/backends/mounts';
-import { openDatabase, StoreBackend } from '../src-main/core/backends/store';
+import { MEMORIES_NAMESPACE } from '../src-main/core/backends/mounts/mounts';
+import { openDatabase, StoreBackend } from '../src-main/core/backends/store/store';
 import { openApp, screenshot, useE2ESession } from './harness';
 
 const COUNT = 3000;

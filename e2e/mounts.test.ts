@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../src-main/core/models/testing/scripted-server';
-import { makeRemote, remoteFile } from '../src-main/core/backends/git-mount.test-support';
+import { makeRemote, remoteFile } from '../src-main/core/backends/git-mount/git-mount.test-support';
 import { auditEveryWay, describeViolations } from './axe';
 import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
 

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../src-main/core/backends/testing/postgres';
+import { createTestDatabase, type TestDatabase } from '../src-main/core/backends/store/testing/postgres';
 import { openApp, repo, screenshot, useE2ESession } from './harness';
 
 const e2e = useE2ESession();

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FilesystemBackend } from '../../src-main/core/backends/filesystem';
+import { FilesystemBackend } from '../../src-main/core/backends/filesystem/filesystem';
 import { WorkspaceService } from '../../src-main/app/workspace/workspace-service';
 import { formatMs, formatRatio, median, withTimeout } from './measure';
 import type { BenchOptions } from './options';

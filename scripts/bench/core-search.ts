@@ -5,8 +5,8 @@
 // load from elsewhere on the machine falls on all of them alike.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { FilesystemBackend } from '../../src-main/core/backends/filesystem';
-import { bundledRipgrep, findRipgrep } from '../../src-main/core/backends/ripgrep-binary';
+import { FilesystemBackend } from '../../src-main/core/backends/filesystem/filesystem';
+import { bundledRipgrep, findRipgrep } from '../../src-main/core/backends/filesystem/ripgrep-binary';
 import type { GlobResult, GrepResult } from '../../src-main/core/backends/protocol';
 import { GREP_PATTERNS, type TreeData } from './gen-data';
 import { type Contender, type ContenderResult, formatMs, formatRatio, median, timeInterleaved } from './measure';

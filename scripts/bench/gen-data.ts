@@ -9,8 +9,8 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/mounts';
-import { openDatabase, StoreBackend } from '../../src-main/core/backends/store';
+import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/mounts/mounts';
+import { openDatabase, StoreBackend } from '../../src-main/core/backends/store/store';
 import { generateText, makeRng, pick, type Rng, sentence, type TextKind, word } from './text-gen';
 import { progress } from './report';
 

@@ -11,8 +11,8 @@ import type { PermissionRule } from '../../src-main/core/agent/permissions/rules
 import { countRequestTokens, countTextTokens } from '../../src-main/core/agent/token-count';
 import { makePdf, makePng } from '../../src-main/core/media/testing/fixtures';
 import { newThreadState, type ThreadState } from '../../src-main/core/agent/types';
-import { createDefaultMounts } from '../../src-main/core/backends/mounts';
-import { openDatabase } from '../../src-main/core/backends/store-db';
+import { createDefaultMounts } from '../../src-main/core/backends/mounts/mounts';
+import { openDatabase } from '../../src-main/core/backends/store/store-db';
 import { createChatModel } from '../../src-main/core/models/create-model';
 import { startScriptedServer, type ScriptStep } from '../../src-main/core/models/testing/scripted-server';
 import type { ChatMessage, ChatModel, ModelEvent, ModelRequest } from '../../src-main/core/models/types';

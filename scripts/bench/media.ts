@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FilesystemBackend } from '../../src-main/core/backends/filesystem';
+import { FilesystemBackend } from '../../src-main/core/backends/filesystem/filesystem';
 import { mediaInputFor } from '../../src-main/core/media/capabilities';
 import { makePdf, makePptx } from '../../src-main/core/media/testing/fixtures';
 import { readFileTool } from '../../src-main/core/tools/read-file';

@@ -5,7 +5,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { FilesystemBackend } from '../../src-main/core/backends/filesystem';
+import { FilesystemBackend } from '../../src-main/core/backends/filesystem/filesystem';
 
 export interface ReadChildResult {
   /** First read in a fresh process (the file is scanned once for its line count). */

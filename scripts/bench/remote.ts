@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { FilesystemBackend } from '../../src-main/core/backends/filesystem';
-import { LocalShellBackend } from '../../src-main/core/backends/local-shell';
+import { FilesystemBackend } from '../../src-main/core/backends/filesystem/filesystem';
+import { LocalShellBackend } from '../../src-main/core/backends/filesystem/local-shell';
 import { RemoteShellBackend } from '../../src-main/core/backends/remote/remote-shell';
 import { openTestRemoteFolder } from '../../src-main/core/backends/remote/testing/remote-folder';
 import { startTestSshd } from '../../src-main/core/backends/remote/testing/sshd';

@@ -11,9 +11,9 @@ import { EVERYTHING, stdioEntry } from '../../src-main/core/extensions/mcp/hub.t
 import { runAgent } from '../../src-main/core/agent/loop';
 import type { PermissionRule } from '../../src-main/core/agent/permissions/rules';
 import { newThreadState } from '../../src-main/core/agent/types';
-import { LocalShellBackend } from '../../src-main/core/backends/local-shell';
-import { createDefaultMounts } from '../../src-main/core/backends/mounts';
-import { openDatabase } from '../../src-main/core/backends/store-db';
+import { LocalShellBackend } from '../../src-main/core/backends/filesystem/local-shell';
+import { createDefaultMounts } from '../../src-main/core/backends/mounts/mounts';
+import { openDatabase } from '../../src-main/core/backends/store/store-db';
 import type { ChatModel, ModelEvent, ModelRequest } from '../../src-main/core/models/types';
 import { createSandbox, detectSandbox } from '../../src-main/core/sandbox';
 import type { Sandbox } from '../../src-main/core/sandbox/types';

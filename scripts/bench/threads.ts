@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { openDatabase } from '../../src-main/core/backends/store';
+import { openDatabase } from '../../src-main/core/backends/store/store';
 import { newThreadState } from '../../src-main/core/agent/types';
 import { createApp, type App } from '../../src-main/app/app';
 import type { Result } from '../../src-main/app/contract';

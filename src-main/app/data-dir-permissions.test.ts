@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeF
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openDatabase } from '../core/backends/store';
+import { openDatabase } from '../core/backends/store/store';
 import { FileSecretStore } from './settings/file-secret-store';
 import { databasePath, resolveDataDir } from './data-dir';
 

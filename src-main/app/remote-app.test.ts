@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { textOf, toolMessages } from '../core/agent/agent-harness.test-support';
 import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
-import { FilesystemBackend } from '../core/backends/filesystem';
+import { FilesystemBackend } from '../core/backends/filesystem/filesystem';
 import { startTestSshd, type TestSshd } from '../core/backends/remote/testing/sshd';
 import { detectSandbox } from '../core/sandbox';
 import { createApp, type App } from './app';

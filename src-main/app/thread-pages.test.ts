@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { newThreadState, type ThreadState } from '../core/agent/types';
-import { openDatabase } from '../core/backends/store';
+import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage } from '../core/models/types';
 import { useAppTestEnv, type Call } from './app-harness.test-support';
 import type { DisplayItem, Result } from './contract';

@@ -8,7 +8,7 @@ import { databasePath, resolveDataDir } from '../app/data-dir';
 import { CheckpointHistory } from '../core/checkpoints/history';
 import { recorderFor } from '../core/checkpoints/recorder';
 import { CheckpointStore } from '../core/checkpoints/store';
-import { openDatabase } from '../core/backends/store';
+import { openDatabase } from '../core/backends/store/store';
 import { createChatModel } from '../core/models/create-model';
 import { stopAllProcesses } from '../core/process/supervisor';
 import { detectSandbox } from '../core/sandbox';

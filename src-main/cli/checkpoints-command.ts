@@ -3,7 +3,7 @@
 
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
-import { openDatabase } from '../core/backends/store';
+import { openDatabase } from '../core/backends/store/store';
 import { CheckpointHistory, CheckpointNotFoundError } from '../core/checkpoints/history';
 import type { RestoreOutcome } from '../core/checkpoints/restore';
 import { restoreNote } from '../core/checkpoints/restore-note';

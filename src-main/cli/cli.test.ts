@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_MEMORY_PAGE } from '../app/contract';
 import { databasePath } from '../app/data-dir';
-import { MEMORIES_NAMESPACE } from '../core/backends/mounts';
-import { StoreBackend } from '../core/backends/store';
+import { MEMORIES_NAMESPACE } from '../core/backends/mounts/mounts';
+import { StoreBackend } from '../core/backends/store/store';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');

@@ -1,7 +1,7 @@
 // `deepdesk memories ls | cat PATH | write PATH (stdin) | rm PATH` over /memories/, in SQLite
 // or the store `--memories-store` (else Settings) names.
 
-import { openDatabase } from '../core/backends/store';
+import { openDatabase } from '../core/backends/store/store';
 import { terminalSafe as safeLine } from '../core/text/terminal-safe';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ContractError, MAX_MEMORY_PAGE } from '../app/contract';

@@ -4,10 +4,10 @@
 
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { openMemoriesStore, type OpenedMemories } from '../core/backends/memory-store';
-import { memoriesStoreTextError } from '../core/backends/memories-store-text';
-import { MountSpecError, type MountSpec } from '../core/backends/mount-spec';
-import { localMountProblem, MountTable, parseMountFlags } from '../core/backends/mount-table';
+import { openMemoriesStore, type OpenedMemories } from '../core/backends/store/memory-store';
+import { memoriesStoreTextError } from '../core/backends/store/memories-store-text';
+import { MountSpecError, type MountSpec } from '../core/backends/mounts/mount-spec';
+import { localMountProblem, MountTable, parseMountFlags } from '../core/backends/mounts/mount-table';
 import type { SecretStore } from '../app/secret-store';
 import { SettingsService } from '../app/settings/settings-service';
 import { UsageError } from './usage';

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeRemote, remoteFile, remoteSubjects } from '../core/backends/git-mount.test-support';
+import { makeRemote, remoteFile, remoteSubjects } from '../core/backends/git-mount/git-mount.test-support';
 import { useCliTestEnv } from './cli-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-mounts');

@@ -11,7 +11,7 @@ import { textOf, toolMessages } from '../core/agent/agent-harness.test-support';
 import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
 import { startTestSshd, type TestSshd } from '../core/backends/remote/testing/sshd';
 import { detectSandbox } from '../core/sandbox';
-import { openDatabase } from '../core/backends/store';
+import { openDatabase } from '../core/backends/store/store';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');

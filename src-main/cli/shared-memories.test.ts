@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../core/backends/testing/postgres';
+import { createTestDatabase, type TestDatabase } from '../core/backends/store/testing/postgres';
 import { useCliTestEnv } from './cli-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-shared-memories');

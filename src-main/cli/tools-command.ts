@@ -4,8 +4,8 @@
 
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
-import { openDatabase } from '../core/backends/store';
-import { createDefaultMounts } from '../core/backends/mounts';
+import { openDatabase } from '../core/backends/store/store';
+import { createDefaultMounts } from '../core/backends/mounts/mounts';
 import { isShellBackend } from '../core/backends/protocol';
 import { filesystemTools } from '../core/tools/filesystem-tools';
 import { ReadGuard } from '../core/tools/read-guard';

@@ -2,7 +2,7 @@
 // waits for a decision survives a restart; decided through the window (approvals.decide).
 
 import type Database from 'better-sqlite3';
-import { runMigrations, type Migration } from '../../core/backends/store';
+import { runMigrations, type Migration } from '../../core/backends/store/store';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { isShutdown, type ApprovalDecision, type ApprovalRequest } from '../../core/agent/types';
 import { AbortedError } from '../../core/models/errors';

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FilesystemBackend } from '../../core/backends/filesystem';
+import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
 import { createTestHub, stdioEntry, TEST_SERVER, type TestHub } from '../../core/extensions/mcp/hub.test-support';
 import { expandInput, messageText, type InputOutcome, type InputSources } from './person-input';
 import type { CommandSkill } from './slash-commands';

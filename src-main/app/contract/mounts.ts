@@ -2,8 +2,8 @@
 // the pure spec parsers only (the window checks what is typed with the same messages).
 
 import { z } from 'zod';
-import { memoriesStoreTextError } from '../../core/backends/memories-store-text';
-import { MountSpecError, parseMountSpec } from '../../core/backends/mount-spec';
+import { memoriesStoreTextError } from '../../core/backends/store/memories-store-text';
+import { MountSpecError, parseMountSpec } from '../../core/backends/mounts/mount-spec';
 
 /** Why `{prefix, spec}` is no mount the person can save, or null. Saved folders are absolute or ~/…. */
 export function savedMountError(prefix: string, spec: string): string | null {

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FilesystemBackend } from '../../core/backends/filesystem';
+import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
 import { TMP_SOCKET_DIRS } from '../../core/sandbox/policy';
 import { isShellBackend } from '../../core/backends/protocol';
 import { SshConnectionError } from '../../core/backends/remote/ssh-connection';

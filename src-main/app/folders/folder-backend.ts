@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FilesystemBackend } from '../../core/backends/filesystem';
-import { LocalShellBackend } from '../../core/backends/local-shell';
+import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
+import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
 import type { Backend, ShellBackend } from '../../core/backends/protocol';
 import { RemoteBackend } from '../../core/backends/remote/remote-backend';
 import { createRemoteSandbox } from '../../core/backends/remote/remote-sandbox';

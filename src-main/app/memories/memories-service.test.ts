@@ -6,12 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MemoryStore } from '../../core/backends/memory-store';
-import { MEMORIES_NAMESPACE } from '../../core/backends/mounts';
+import type { MemoryStore } from '../../core/backends/store/memory-store';
+import { MEMORIES_NAMESPACE } from '../../core/backends/mounts/mounts';
 import { compareCodePoints } from '../../core/backends/paths';
-import { openDatabase, SHORT_QUERY_SCAN_ROWS, StoreBackend } from '../../core/backends/store';
-import { POSTGRES_TABLE, PostgresStoreBackend } from '../../core/backends/store-postgres';
-import { createTestDatabase, type TestDatabase } from '../../core/backends/testing/postgres';
+import { openDatabase, SHORT_QUERY_SCAN_ROWS, StoreBackend } from '../../core/backends/store/store';
+import { POSTGRES_TABLE, PostgresStoreBackend } from '../../core/backends/store/store-postgres';
+import { createTestDatabase, type TestDatabase } from '../../core/backends/store/testing/postgres';
 import { MAX_MEMORY_PAGE, parseRequest, type MemoryPage, type Params } from '../contract';
 import { MEMORY_AUTHOR_USER, MemoriesService } from './memories-service';
 

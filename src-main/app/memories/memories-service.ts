@@ -1,10 +1,10 @@
 // /memories/ for the window: a page of the list or of a search, view, edit, delete, on the
 // memories store (SQLite, or PostgreSQL shared by a team).
 
-import { MEMORIES_PREFIX } from '../../core/backends/mounts';
+import { MEMORIES_PREFIX } from '../../core/backends/mounts/mounts';
 import { normalizeVirtualPath } from '../../core/backends/paths';
-import type { MemoryStore } from '../../core/backends/memory-store';
-import type { StoreListing, StorePage } from '../../core/backends/store-query';
+import type { MemoryStore } from '../../core/backends/store/memory-store';
+import type { StoreListing, StorePage } from '../../core/backends/store/store-query';
 import { ContractError, type MemoryEntry, type MemoryPage, type Params } from '../contract';
 
 /** The writer recorded for memories the person writes (the window, `deepdesk memories write`). */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
 import { GOOGLE_KEY_VARIABLES, nonEmpty } from '../../core/models/create-model';
-import { withholdFromCommands } from '../../core/backends/shell-env';
+import { withholdFromCommands } from '../../core/process/shell-env';
 import type { SecretStore } from '../secret-store';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { z } from 'zod';

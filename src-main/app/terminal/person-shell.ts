@@ -4,10 +4,10 @@
 // OutputMirror (scrollback for late viewers, flow control from the window's acks).
 import { randomBytes } from 'node:crypto';
 import type * as pty from 'node-pty';
-import { killProcessTree } from '../../core/backends/process-tree';
+import { killProcessTree } from '../../core/process/process-tree';
 import { spawnPty } from '../../core/process/spawn';
-import { resolveShell } from '../../core/backends/pty-exec';
-import { sanitizeEnv } from '../../core/backends/shell-env';
+import { resolveShell } from '../../core/process/pty-exec';
+import { sanitizeEnv } from '../../core/process/shell-env';
 import { OutputMirror, type MirrorListener, type MirrorSubscribeOptions, type OutputMirrorOptions } from './output-mirror';
 
 export interface PersonShellOptions {

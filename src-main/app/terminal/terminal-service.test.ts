@@ -4,7 +4,7 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isProcessAlive, listProcesses } from '../../core/backends/process-tree';
+import { isProcessAlive, listProcesses } from '../../core/process/process-tree';
 import { SHELL_TERMINAL_ID, TerminalService, type TerminalLimits } from './terminal-service';
 import { WindowShellBackend } from './window-shell-backend';
 

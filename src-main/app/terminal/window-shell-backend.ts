@@ -2,7 +2,7 @@
 // runs them (LocalShellBackend: each in a pty of its own, in the sandbox when there is one;
 // RemoteShellBackend: in a remote pty over the folder's ssh connection), and each is shown
 // live in a command view of the thread's Terminal region, where the person can type into it.
-import { LocalShellBackend, type LocalShellBackendOptions } from '../../core/backends/local-shell';
+import { LocalShellBackend, type LocalShellBackendOptions } from '../../core/backends/filesystem/local-shell';
 import type { ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
 import { RemoteShellBackend, type RemoteShellBackendOptions } from '../../core/backends/remote/remote-shell';
 import type { TerminalService } from './terminal-service';

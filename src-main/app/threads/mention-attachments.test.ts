@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FilesystemBackend } from '../../core/backends/filesystem';
+import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
 import { ATTACH_MAX_LINES, attachMentionedFiles, mentionedPaths } from './mention-attachments';
 
 let folder: string;

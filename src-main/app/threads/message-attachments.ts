@@ -3,8 +3,8 @@
 // file (or every file, for a message that waits in the queue, which holds text) is saved to
 // the thread's /attachments/ folder and named in the message, for read_file.
 
-import { ATTACHMENTS_PREFIX } from '../../core/backends/mounts';
-import type { StateBackend } from '../../core/backends/state';
+import { ATTACHMENTS_PREFIX } from '../../core/backends/mounts/mounts';
+import type { StateBackend } from '../../core/backends/store/state';
 import { type MediaInput, takesMedia } from '../../core/media/capabilities';
 import { base64Bytes, formatSize, kindOfMime, mediaTypeOf } from '../../core/media/kinds';
 import { base64Head, classifyContent } from '../../core/media/sniff';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../core/backends/store';
+import { openDatabase } from '../../core/backends/store/store';
 import { newThreadState, type ThreadState } from '../../core/agent/types';
 import { ThreadNotFoundError, ThreadStore } from './thread-store';
 

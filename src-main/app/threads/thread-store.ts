@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import { runMigrations, type Migration } from '../../core/backends/store';
+import { runMigrations, type Migration } from '../../core/backends/store/store';
 import { isNote, isPersonMessage, type PendingNote } from '../../core/agent/notes';
 import { newThreadState, type ThreadState } from '../../core/agent/types';
-import type { StateFile } from '../../core/backends/state';
+import type { StateFile } from '../../core/backends/store/state';
 import type { ChatMessage } from '../../core/models/types';
 import { splitAttachmentLines } from '../contract/attachments';
 

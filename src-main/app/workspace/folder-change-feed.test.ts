@@ -11,7 +11,7 @@ import { currentAttribution } from '../../core/checkpoints/attribution';
 import type { ChangeFeed } from '../../core/checkpoints/change-feed';
 import { CheckpointRecorder, type StepInfo } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
-import { FilesystemBackend } from '../../core/backends/filesystem';
+import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
 import type { Change } from '../../core/checkpoints/types';
 import { FolderChangeFeed } from './folder-change-feed';
 import { WorkspaceService } from './workspace-service';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FilesystemBackend } from '../../core/backends/filesystem';
+import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
 import { makePdf, makeWav } from '../../core/media/testing/fixtures';
 import { WorkspaceService, type FileChange } from './workspace-service';
 

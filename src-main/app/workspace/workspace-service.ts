@@ -5,7 +5,7 @@
 // background, and the @-mention index is built on the first search.
 
 import { join } from 'node:path';
-import { ancestorRules, childStack, compileGitignore, hasGitDir, isIgnored, loadGitignore, type GitignoreStack } from '../../core/backends/fs-gitignore';
+import { ancestorRules, childStack, compileGitignore, hasGitDir, isIgnored, loadGitignore, type GitignoreStack } from '../../core/backends/filesystem/fs-gitignore';
 import type { Backend, FileInfo } from '../../core/backends/protocol';
 import { isImageMime } from '../../core/backends/text';
 import { joinVirtual, normalizeVirtualPath } from '../../core/backends/paths';
@@ -13,7 +13,7 @@ import { base64Bytes, MAX_MEDIA_BYTES, mediaTypeOf, type MediaType } from '../..
 import { ContractError, type FileContent, type FileEntry } from '../contract';
 import type { FolderChangeFeed } from './folder-change-feed';
 import { FolderWatcher, UNWATCHED_DIRS, type FileChange, type RawChange } from './folder-watcher';
-import { PollWatcher } from '../../core/backends/poll-watcher';
+import { PollWatcher } from '../../core/backends/filesystem/poll-watcher';
 
 export type { FileChange } from './folder-watcher';
 const DEBOUNCE_MS = 75;

@@ -1,7 +1,7 @@
 // Drives the real agent (real provider code, real backends) against the scripted
 // OpenAI-compatible server, collecting events. Shared by the agent tests.
 
-import type { MountOptions } from '../backends/mounts';
+import type { MountOptions } from '../backends/mounts/mounts';
 import type { CheckpointRecorder } from '../checkpoints/recorder';
 import type { McpHubApi } from '../extensions/mcp/types';
 import type { MediaKind } from '../media/kinds';

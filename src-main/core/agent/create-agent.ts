@@ -11,7 +11,7 @@ import type { CheckpointRecorder } from '../checkpoints/recorder';
 import { approvalMiddleware, type ApprovalBroker } from './middleware/approval';
 import { checkpointsMiddleware } from './middleware/checkpoints';
 import { mountStepsMiddleware } from './middleware/mount-steps';
-import type { GitMountRoute } from '../backends/mount-table';
+import type { GitMountRoute } from '../backends/mounts/mount-table';
 import { promptCachingMiddleware } from './middleware/caching';
 import { evictionMiddleware } from './middleware/eviction';
 import { memoryMiddleware } from './middleware/memory';

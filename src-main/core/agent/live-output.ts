@@ -2,7 +2,7 @@
 // like a terminal shows them, batched (at most one event per interval) and bounded (only
 // the end of a burst is sent), so a chatty command cannot flood the event stream.
 
-import { TerminalTextDecoder } from '../backends/ansi';
+import { TerminalTextDecoder } from '../text/ansi';
 
 export interface LiveOutput {
   push(chunk: string): void;

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FilesystemBackend } from '../backends/filesystem';
-import { GitMountBackend } from '../backends/git-mount';
-import { readOnlyBackend } from '../backends/read-only';
+import { FilesystemBackend } from '../backends/filesystem/filesystem';
+import { GitMountBackend } from '../backends/git-mount/git-mount';
+import { readOnlyBackend } from '../backends/mounts/read-only';
 import { createHarness, textOf, toolMessages, type Harness } from './agent-harness.test-support';
 import { DEFAULT_RULES } from './permissions/rules';
 

@@ -1,6 +1,6 @@
 // The agent's state and the events it streams (SPEC §4, §5 `run --json`).
 
-import type { StateSnapshot } from '../backends/state';
+import type { StateSnapshot } from '../backends/store/state';
 import type { ChatMessage, ContentPart, Usage } from '../models/types';
 import type { FileChangeSummary } from '../tools/file-change';
 import type { ReadGuardSnapshot } from '../tools/read-guard';

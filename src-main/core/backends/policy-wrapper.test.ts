@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadHooks } from '../extensions/hooks/config';
-import { FilesystemBackend } from './filesystem';
-import { LocalShellBackend } from './local-shell';
+import { FilesystemBackend } from './filesystem/filesystem';
+import { LocalShellBackend } from './filesystem/local-shell';
 import { hookPolicy, withPolicies, type Policy, type PolicyRequest } from './policy-wrapper';
 import { isShellBackend } from './protocol';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalShellBackend } from '../backends/local-shell';
+import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { CheckpointHistory } from './history';
 import { MAYBE_YOURS } from './restore';
 import { CheckpointRecorder, type StepInfo } from './recorder';

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { FieldReader, PRELUDE, REPLY_MARK, afterMark } from '../backends/remote/remote-scripts';
 import { shQuote, type SshConnection } from '../backends/remote/ssh-connection';
 import { formatSshTarget } from '../backends/remote/ssh-target';
-import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/fs-gitignore';
+import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/filesystem/fs-gitignore';
 import type { CurrentState, FolderSource, PathStates } from './folder-source';
 import type { RestoreOp, RestoreOpResult } from './restore-ops';
 import { emptyResult, HEAVY_FOLDERS, MAX_BLOB_BYTES, racy, sha256, stateOf, TEMP_MARK, withParents, type ScanResult } from './scan';

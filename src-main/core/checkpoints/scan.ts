@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/fs-gitignore';
-import { READ_FLAGS } from '../backends/fs-resolve';
+import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/filesystem/fs-gitignore';
+import { READ_FLAGS } from '../backends/filesystem/fs-resolve';
 import { inParent } from './no-follow';
 import { sameState, type Change, type EntryType, type FileState, type ManifestRow } from './types';
 

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { runMigrations, type Migration } from '../backends/store-db';
+import { runMigrations, type Migration } from '../backends/store/store-db';
 import type { BlobWriter } from './blob-writer';
 import { changeStatus, type Change, type Checkpoint, type CheckpointEntry, type CheckpointKind, type EntryType, type FileState, type ManifestRow } from './types';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalShellBackend } from '../backends/local-shell';
+import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { runHook } from '../extensions/hooks/runner';
 import type { HookEntry } from '../extensions/hooks/types';
 import { createSandbox, detectSandbox } from '../sandbox';

@@ -1,6 +1,6 @@
 // The tail of a process's stderr as plain lines: split across chunks, escapes removed,
 // bounded, with listeners for each line as it comes.
-import { stripAnsi } from '../backends/ansi';
+import { stripAnsi } from '../text/ansi';
 
 /** A line longer than this is cut (a server dumping a blob on stderr must not grow memory). */
 const MAX_LINE_CHARS = 4096;

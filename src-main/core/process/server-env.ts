@@ -1,7 +1,7 @@
 // The environment of a supervised process (an MCP stdio server): the base every process of
 // the agent's gets (no app secrets, the login PATH), non-interactive as commands are, but
 // with no terminal: its stdout carries JSON-RPC, so nothing may be told to colour it.
-import { buildProcessEnv, NON_INTERACTIVE_ENV } from '../backends/shell-env';
+import { buildProcessEnv, NON_INTERACTIVE_ENV } from './shell-env';
 
 /** Variables that force colour (escapes) onto output that is not a terminal. */
 const COLOUR_FORCING = ['FORCE_COLOR', 'CLICOLOR_FORCE', 'COLORTERM'];

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { build } from 'rolldown';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { collectProcessTree, isProcessAlive } from '../backends/process-tree';
+import { collectProcessTree, isProcessAlive } from './process-tree';
 import { runAttributed, type StepAttribution } from '../checkpoints/attribution';
 import { detectSandbox } from '../sandbox';
 import type { SandboxPolicy } from '../sandbox/types';

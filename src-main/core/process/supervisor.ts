@@ -9,7 +9,7 @@
 // checked again before anything it answers is accepted (checkEffects) and at its end.
 import type { ChildProcess } from 'node:child_process';
 import { spawnPipe } from './spawn';
-import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker } from '../backends/process-tree';
+import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker } from './process-tree';
 import { createSandbox, detectSandbox } from '../sandbox';
 import { realPathOf } from '../sandbox/policy';
 import type { CommandSpec, LiveCheck, PreparedCommand } from '../sandbox/types';

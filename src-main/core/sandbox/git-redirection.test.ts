@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalShellBackend } from '../backends/local-shell';
+import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { createSandbox, detectSandbox } from './index';
 
 const available = await detectSandbox();

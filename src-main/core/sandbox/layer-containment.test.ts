@@ -10,7 +10,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalShellBackend } from '../backends/local-shell';
+import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { createSandbox, detectSandbox } from './index';
 import { writeLayerTools } from './write-layer';
 

@@ -8,8 +8,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { LocalShellBackend } from '../backends/local-shell';
-import { isProcessAlive } from '../backends/process-tree';
+import { LocalShellBackend } from '../backends/filesystem/local-shell';
+import { isProcessAlive } from '../process/process-tree';
 import { createSandbox, detectSandbox } from './index';
 import type { Sandbox } from './types';
 

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalShellBackend } from '../backends/local-shell';
+import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { spawnPipe } from '../process/spawn';
 import { createSandbox, detectSandbox } from './index';
 import { compileFilter, HOST_ABIS, seccompFilter } from './seccomp';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FilesystemBackend } from '../backends/filesystem';
+import { FilesystemBackend } from '../backends/filesystem/filesystem';
 import { editFileTool } from './edit-file';
 import { describeChange, MAX_DIFF_LINES } from './file-change';
 import { readFileTool } from './read-file';

@@ -5,7 +5,7 @@
 import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StateBackend } from '../backends/state';
+import { StateBackend } from '../backends/store/state';
 import { mediaInputFor, type MediaInput } from '../media/capabilities';
 import { MAX_MEDIA_BYTES, PPTX_MIME, formatSize, notTakenNotice } from '../media/kinds';
 import { makePdf, makePng, makePptx, makeWav } from '../media/testing/fixtures';

@@ -8,7 +8,7 @@
 
 import { join } from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
-import { ATTACHMENTS_PREFIX, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX } from '../../core/backends/mounts';
+import { ATTACHMENTS_PREFIX, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX } from '../../core/backends/mounts/mounts';
 import { normalizeVirtualPath, relativeVirtual } from '../../core/backends/paths';
 import { SKILLS_MOUNT } from '../../core/extensions/skills/discover';
 import { shownText } from '../../core/text/shown-text';

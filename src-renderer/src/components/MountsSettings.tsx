@@ -5,7 +5,7 @@
 
 import { useId, useState } from 'react';
 import { savedMountError, type MountCommitDto, type MountInfoDto, type MountsListDto } from '../../../src-main/app/contract';
-import { memoriesStoreTextError } from '../../../src-main/core/backends/memories-store-text';
+import { memoriesStoreTextError } from '../../../src-main/core/backends/store/memories-store-text';
 import { useApi } from '../state/use-api';
 import { errorMessage } from '../state/toasts';
 import { useListChange } from '../state/use-list-change';

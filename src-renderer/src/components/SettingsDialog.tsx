@@ -17,7 +17,7 @@ import { FlagNote } from './FlagNote';
 import { HooksSettings, SkillsSettings } from './ExtensionSettings';
 import { McpSettings } from './McpSettings';
 import { MountsSettings } from './MountsSettings';
-import { memoriesStoreTextError } from '../../../src-main/core/backends/memories-store-text';
+import { memoriesStoreTextError } from '../../../src-main/core/backends/store/memories-store-text';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { SubagentSettings } from './SubagentSettings';

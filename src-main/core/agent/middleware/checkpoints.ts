@@ -3,7 +3,7 @@
 // changed becomes a checkpoint of the thread, belonging to the user message it answers.
 // Runs inside approval, so it sees the arguments that actually run.
 
-import { HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX } from '../../backends/mounts';
+import { HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX } from '../../backends/mounts/mounts';
 import { normalizeVirtualPath } from '../../backends/paths';
 import type { CheckpointRecorder, StepScope } from '../../checkpoints/recorder';
 import { changeStatus, toVirtual } from '../../checkpoints/types';

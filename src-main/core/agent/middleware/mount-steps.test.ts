@@ -5,10 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createComposite } from '../../backends/composite';
-import { FilesystemBackend } from '../../backends/filesystem';
-import type { GitMountBackend } from '../../backends/git-mount';
-import { makeRemote, openMount, remoteFile, remoteSubjects, tempDir } from '../../backends/git-mount.test-support';
+import { createComposite } from '../../backends/mounts/composite';
+import { FilesystemBackend } from '../../backends/filesystem/filesystem';
+import type { GitMountBackend } from '../../backends/git-mount/git-mount';
+import { makeRemote, openMount, remoteFile, remoteSubjects, tempDir } from '../../backends/git-mount/git-mount.test-support';
 import { createChatModel } from '../../models/create-model';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../../models/testing/scripted-server';
 import { ReadGuard } from '../../tools/read-guard';

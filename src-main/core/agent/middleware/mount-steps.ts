@@ -4,8 +4,8 @@
 // push ran and replaced by an `Error: ` naming the remote when the push (or the replay of
 // that call's change on the remote's newer commits) failed.
 
-import type { GitMountBackend } from '../../backends/git-mount';
-import { withMountOperationTag } from '../../backends/git-mount';
+import type { GitMountBackend } from '../../backends/git-mount/git-mount';
+import { withMountOperationTag } from '../../backends/git-mount/git-mount';
 import { errorText, type ToolOutput } from '../../tools/tool';
 import type { Middleware } from '../middleware';
 

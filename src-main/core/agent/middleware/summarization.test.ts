@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StateBackend } from '../../backends/state';
+import { StateBackend } from '../../backends/store/state';
 import { formatSize } from '../../media/kinds';
 import { makePng } from '../../media/testing/fixtures';
 import { ZERO_USAGE, type ChatMessage, type ChatModel, type ModelEvent, type ModelRequest } from '../../models/types';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileGlob } from '../../backends/glob-match';
+import { compileGlob } from '../../backends/filesystem/glob-match';
 import { matchesCommandPattern } from './command-patterns';
 import { protectedPattern } from './protected-paths';
 import {

@@ -2,8 +2,8 @@
 // decides. Shell commands are split into simple commands and each must be allowed;
 // substitutions, redirections into files and shell wrappers always ask; writes to
 // protected paths never run without asking.
-import { compileGlob } from '../../backends/glob-match';
-import type { GlobMatcher } from '../../backends/glob-match';
+import { compileGlob } from '../../backends/filesystem/glob-match';
+import type { GlobMatcher } from '../../backends/filesystem/glob-match';
 import { matchesCommandPattern } from './command-patterns';
 import { PROTECTED_PATHS, protectedPattern, protectedReason } from './protected-paths';
 import { analyzeCommand } from './shell-parse';

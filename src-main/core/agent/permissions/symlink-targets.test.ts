@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkTargetOf } from '../../backends/fs-resolve';
-import { FilesystemBackend } from '../../backends/filesystem';
+import { linkTargetOf } from '../../backends/filesystem/fs-resolve';
+import { FilesystemBackend } from '../../backends/filesystem/filesystem';
 import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace';
 import type { RunContext } from '../middleware';
 import { approvalMiddleware } from '../middleware/approval';

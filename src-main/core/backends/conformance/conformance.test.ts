@@ -3,12 +3,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createComposite } from '../composite';
-import { FilesystemBackend } from '../filesystem';
-import { LocalShellBackend } from '../local-shell';
+import { createComposite } from '../mounts/composite';
+import { FilesystemBackend } from '../filesystem/filesystem';
+import { LocalShellBackend } from '../filesystem/local-shell';
 import { withPolicies } from '../policy-wrapper';
-import { StateBackend } from '../state';
-import { StoreBackend } from '../store';
+import { StateBackend } from '../store/state';
+import { StoreBackend } from '../store/store';
 import { describeBackendConformance } from './suite';
 
 function tempDir(): { dir: string; remove(): void } {

@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Backend } from '../protocol';
-import { GitMountBackend } from '../git-mount';
-import { makeRemote, tempDir, TEST_GIT_ENV } from '../git-mount.test-support';
+import { GitMountBackend } from '../git-mount/git-mount';
+import { makeRemote, tempDir, TEST_GIT_ENV } from '../git-mount/git-mount.test-support';
 import { describeBackendConformance } from './suite';
 
 function seedingGitFolders(mount: GitMountBackend): Backend {

@@ -4,8 +4,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import { PostgresStoreBackend } from '../store-postgres';
-import { createTestDatabase, type TestDatabase } from '../testing/postgres';
+import { PostgresStoreBackend } from '../store/store-postgres';
+import { createTestDatabase, type TestDatabase } from '../store/testing/postgres';
 import { describeBackendConformance } from './suite';
 
 let database: TestDatabase | undefined;

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FilesystemBackend } from '../filesystem';
+import { FilesystemBackend } from '../filesystem/filesystem';
 import { messages } from '../messages';
 import { withTargetGuard } from '../target-guard';
 import { WHOLE_READ_BYTES } from './remote-backend';

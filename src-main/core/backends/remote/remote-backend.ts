@@ -17,13 +17,13 @@ import type {
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, MAX_BINARY_READ_BYTES } from '../protocol';
 import { messages } from '../messages';
 import { joinVirtual, normalizeVirtualPath, sortByPath } from '../paths';
-import { compileGlob, globPatternError } from '../glob-match';
+import { compileGlob, globPatternError } from '../filesystem/glob-match';
 import { applyEdit, decodeUtf8, keepFileConventions, looksBinary, splitLines } from '../text';
 import { SNIFF_BYTES, classifyContent } from '../../media/sniff';
-import { recordMessages } from '../store-records';
-import { MAX_WINDOW_BYTES } from '../fs-line-index';
-import { MatchCollector } from '../fs-search';
-import { isoTime } from '../fs-file-infos';
+import { recordMessages } from '../store/store-records';
+import { MAX_WINDOW_BYTES } from '../filesystem/fs-line-index';
+import { MatchCollector } from '../filesystem/fs-search';
+import { isoTime } from '../filesystem/fs-file-infos';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { type SshConnection, SshConnectionError, shQuote } from './ssh-connection';
 import { FieldReader, LINK, PRELUDE, PROBE, REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type Reply } from './remote-scripts';

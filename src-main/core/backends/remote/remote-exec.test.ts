@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as pty from 'node-pty';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CANCELLED_NOTE, TIMEOUT_EXIT_CODE } from '../pty-exec';
+import { CANCELLED_NOTE, TIMEOUT_EXIT_CODE } from '../../process/pty-exec';
 import type { LiveCommand } from '../protocol';
 import { remoteLoginShellCommandLine, runRemoteCommand, type RemoteCommandOptions } from './remote-exec';
 import { SshConnection } from './ssh-connection';

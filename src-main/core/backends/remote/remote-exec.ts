@@ -18,9 +18,9 @@ import type * as pty from 'node-pty';
 import { spawnPty } from '../../process/spawn';
 import { currentAttribution } from '../../checkpoints/attribution';
 import type { CommandSpec, PreparedCommand } from '../../sandbox/types';
-import { terminalToText } from '../ansi';
-import { collectPtyRun, endPty } from '../pty-run';
-import { EXEC_MARKER_VAR, newTreeMarker } from '../process-tree';
+import { terminalToText } from '../../text/ansi';
+import { collectPtyRun, endPty } from '../../process/pty-run';
+import { EXEC_MARKER_VAR, newTreeMarker } from '../../process/process-tree';
 import type { ExecuteResult } from '../protocol';
 import {
   CANCELLED_BEFORE_START,
@@ -31,8 +31,8 @@ import {
   TIMEOUT_EXIT_CODE,
   type RunInPtyOptions,
   timeoutNote,
-} from '../pty-exec';
-import { NON_INTERACTIVE_ENV } from '../shell-env';
+} from '../../process/pty-exec';
+import { NON_INTERACTIVE_ENV } from '../../process/shell-env';
 import { shQuote, SshConnectionError, type SshConnection } from './ssh-connection';
 
 /** As a local run's (RunInPtyOptions), on the remote; the sandbox is the remote's (remote-sandbox.ts). */

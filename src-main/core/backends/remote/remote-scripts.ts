@@ -8,7 +8,7 @@
 // The scripts use GNU coreutils and findutils (`realpath`, `stat -c`, `find -printf`): the
 // probe checks for them, and for python3, once per connection.
 
-import { isoTime } from '../fs-file-infos';
+import { isoTime } from '../filesystem/fs-file-infos';
 
 /**
  * Positional parameter 1 is the remote root (real path); the body sees its own arguments from

@@ -5,12 +5,12 @@
 // (remote-file-ops.ts `grep`: fixed strings, fs-grep-file's rules: lines split at LF, binary
 // = NUL in the first 8 KiB) and send only the matched lines.
 
-import type { GlobMatcher } from '../glob-match';
-import type { GitignoreRules, GitignoreStack } from '../fs-gitignore';
-import { childStack, compileGitignore, isIgnored } from '../fs-gitignore';
+import type { GlobMatcher } from '../filesystem/glob-match';
+import type { GitignoreRules, GitignoreStack } from '../filesystem/fs-gitignore';
+import { childStack, compileGitignore, isIgnored } from '../filesystem/fs-gitignore';
 import type { FileInfo, GrepMatch } from '../protocol';
 import { joinVirtual, sortByPath } from '../paths';
-import { decodeLine } from '../fs-grep-file';
+import { decodeLine } from '../filesystem/fs-grep-file';
 import { FieldReader, isoOfFindTime } from './remote-scripts';
 
 export interface TreeEntry {

@@ -2,9 +2,9 @@
 // on the remote in a pty (remote-exec.ts), inside the remote's bubblewrap when it has one.
 
 import type { Sandbox } from '../../sandbox/types';
-import { DEFAULT_MAX_OUTPUT_BYTES } from '../output-cap';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../../process/output-cap';
 import type { ExecuteOptions, ExecuteResult, ShellBackend } from '../protocol';
-import { DEFAULT_EXECUTE_TIMEOUT_S } from '../local-shell';
+import { DEFAULT_EXECUTE_TIMEOUT_S } from '../filesystem/local-shell';
 import { RemoteBackend, type RemoteBackendOptions } from './remote-backend';
 import { runRemoteCommand } from './remote-exec';
 import { formatSshTarget } from './ssh-target';

@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FilesystemBackend } from '../../backends/filesystem';
+import { FilesystemBackend } from '../../backends/filesystem/filesystem';
 import { describeBackendConformance } from '../../backends/conformance/suite';
 import type { Backend } from '../../backends/protocol';
 import { SkillsBackend } from './backend';

@@ -3,13 +3,13 @@
 // skill's folder are refused), joined under one composite that is rebuilt when the list of
 // skills changes. Every change is refused: a skill is edited in its own folder.
 
-import { createComposite } from '../../backends/composite';
-import { FilesystemBackend } from '../../backends/filesystem';
+import { createComposite } from '../../backends/mounts/composite';
+import { FilesystemBackend } from '../../backends/filesystem/filesystem';
 import type {
   Backend, DeleteResult, EditResult, FileDownloadResponse, FileUpload, FileUploadResponse, GlobResult, GrepResult, LsResult,
   ReadRawResult, ReadResult, StatResult, WriteResult,
 } from '../../backends/protocol';
-import { StateBackend } from '../../backends/state';
+import { StateBackend } from '../../backends/store/state';
 import { SKILLS_MOUNT } from './discover';
 import type { Skill } from './types';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { createDefaultMounts } from '../../backends/mounts';
+import { createDefaultMounts } from '../../backends/mounts/mounts';
 import { trustReport } from '../../trust/report';
 import { TrustStore } from '../../trust/store';
 import { readOnlySkillError, SkillsBackend } from './backend';

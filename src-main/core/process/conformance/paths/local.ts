@@ -1,6 +1,6 @@
 // The local sandboxed command: the agent's `execute` on a local folder (LocalShellBackend in a
 // pty, inside the sandbox createSandbox makes for the folder, as the app assembles it).
-import { LocalShellBackend } from '../../../backends/local-shell';
+import { LocalShellBackend } from '../../../backends/filesystem/local-shell';
 import { createSandbox } from '../../../sandbox';
 import type { Sandbox } from '../../../sandbox/types';
 import { localPerson } from '../person';

@@ -1,0 +1,137 @@
+// issue 9 §5: a glob pattern cannot take the app down. Brace expansion is bounded with a
+// clear error, matching is linear (no regex backtracking), a pathological search leaves
+// the event loop responsive, and the semantics equal the old matcher's on ordinary input.
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { referenceCompileGlob } from './__fixtures__/regex-glob-reference';
+import { FilesystemBackend } from './filesystem';
+import { compileGlob, expandBraces, GlobPatternError, MAX_BRACE_ALTERNATIVES } from './glob-match';
+import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace';
+
+const braces24 = '{a,b}'.repeat(24);
+const starQ25 = '*?'.repeat(25);
+const longName = 'a'.repeat(60) + '.txt';
+
+describe('brace expansion is bounded', () => {
+  it.each([
+    ['{a,b} × 24', braces24],
+    ['{a,b} × 11', '{a,b}'.repeat(11)],
+    ['one group of 1,001', `{${Array.from({ length: 1001 }, (_, i) => i).join(',')}}`],
+    ['nested 11 deep', '{'.repeat(11) + 'a,b' + '}'.repeat(11)],
+    ['nested products', '{{a,b}{c,d}{e,f},{g,h}}'.repeat(6)],
+    ['300 groups', '{a}'.repeat(300)],
+  ])('%s → a clear error, quickly', (_name, pattern) => {
+    const started = performance.now();
+    expect(() => compileGlob(pattern)).toThrow(GlobPatternError);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
+  it('accepts up to the bound and keeps the old expansion', () => {
+    expect(expandBraces('{a,b}'.repeat(9))).toHaveLength(512);
+    expect(expandBraces(`{${Array.from({ length: MAX_BRACE_ALTERNATIVES }, (_, i) => i).join(',')}}`)).toHaveLength(MAX_BRACE_ALTERNATIVES);
+    expect(expandBraces('a{b,c{d,e}}f')).toEqual(['abf', 'acdf', 'acef']);
+    expect(expandBraces('a{b')).toEqual(['a{b']);
+    expect(expandBraces('x{y}{1,2}')).toEqual(['x{y}1', 'x{y}2']);
+  });
+});
+
+describe('matching runs in linear time', () => {
+  it.each([
+    ['*?×25', starQ25],
+    ['*a×30 then b', '*a'.repeat(30) + 'b'],
+    ['?*×40 anchored', `src/${'?*'.repeat(40)}x`],
+    ['classes and stars', '*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*[a-z]*!'],
+    ['**×30', `${'**/'.repeat(30)}*.x`],
+    ['**/a ×15', `${'**/a/'.repeat(15)}b`],
+  ])('%s against hostile names and paths', (_name, pattern) => {
+    const matcher = compileGlob(pattern);
+    const started = performance.now();
+    for (let i = 0; i < 200; i++) {
+      matcher.matches(longName);
+      matcher.matches('a/'.repeat(40) + longName);
+      matcher.mayMatchBelow('a/'.repeat(40).slice(0, -1));
+    }
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('the same results as before on ordinary patterns (differential against the old regex matcher)', () => {
+  it('agrees on thousands of generated pattern/path pairs', () => {
+    let seed = 42;
+    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+    // Lone surrogates and astral names check that `*lit`-style shortcuts never split a code point.
+    const atoms = ['a', 'b', '.', '*', '?', '**', '[ab]', '[!a]', '[a-c]', '[^b]', '{a,b}', '{,.}', 'x', '[', ']', '.py', '日', '🙂', '{a,{b,c}}', '-', '\uDE42', '\uD83D'];
+    const names = ['a', 'b', '.a', 'ab', 'a.py', '.hidden', 'x', 'b.py', '日本', '🙂', 'a-b', '[a]', 'abc', '.', 'a🙂', '🙂.py', '.py🙂b', 'a\uD83D', '\uDE42b'];
+    let compared = 0;
+    for (let i = 0; i < 4000; i++) {
+      const segs = Array.from({ length: 1 + rand(3) }, () => Array.from({ length: 1 + rand(4) }, () => atoms[rand(atoms.length)]!).join(''));
+      const pattern = (rand(3) === 0 ? '/' : '') + segs.join('/');
+      let reference;
+      try {
+        reference = referenceCompileGlob(pattern);
+      } catch {
+        continue; // the old matcher could not compile it (e.g. a reversed range)
+      }
+      const current = compileGlob(pattern);
+      for (let k = 0; k < 6; k++) {
+        const path = Array.from({ length: 1 + rand(3) }, () => names[rand(names.length)]!).join('/');
+        expect(current.matches(path), `${pattern} ~ ${path}`).toBe(reference.matches(path));
+        const dir = path.slice(0, Math.max(0, path.lastIndexOf('/')));
+        expect(current.mayMatchBelow(dir), `${pattern} below ${dir}`).toBe(reference.mayMatchBelow(dir));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(10_000);
+  });
+});
+
+describe('searches through the tools', () => {
+  let ws: TestWorkspace;
+  beforeAll(() => {
+    ws = createTestWorkspace({ execute: false });
+    for (let d = 0; d < 20; d++) {
+      mkdirSync(join(ws.folder, `dir${d}`, 'a'.repeat(40)), { recursive: true });
+      for (let f = 0; f < 20; f++) writeFileSync(join(ws.folder, `dir${d}`, 'a'.repeat(40), `${'a'.repeat(50)}${f}.txt`), 'needle\n');
+    }
+  });
+  afterAll(() => ws.dispose());
+
+  it.each(['glob', 'grep'])('%s with {a,b}×24 returns Error: and the process lives', async (tool) => {
+    const args = tool === 'glob' ? { pattern: braces24 } : { pattern: 'needle', glob: braces24 };
+    const out = await ws.run(tool, args);
+    expect(out).toMatch(/^Error: .*more than 1000 alternatives/);
+  });
+
+  it.each(['glob', 'grep'])('%s with *?×25 finishes and a timer keeps firing meanwhile', async (tool) => {
+    let ticks = 0;
+    let longestGap = 0;
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+      ticks++;
+    }, 5);
+    try {
+      const args = tool === 'glob' ? { pattern: `${starQ25}.txt` } : { pattern: 'needle', glob: `${starQ25}.txt`, output_mode: 'count' };
+      const started = performance.now();
+      const out = await ws.run(tool, args);
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(out.split('\n').length).toBe(400);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThan(0);
+    expect(longestGap).toBeLessThan(1000);
+  });
+
+  it('the backend answers with an error object, not an exception', async () => {
+    const fs = new FilesystemBackend({ rootDir: ws.folder });
+    expect((await fs.glob(braces24)).error).toMatch(/alternatives/);
+    expect((await fs.grep('needle', '/', braces24)).error).toMatch(/alternatives/);
+    expect((await ws.mounts.backend.glob(braces24)).error).toMatch(/alternatives/);
+    expect((await ws.mounts.backend.grep('x', '/', braces24)).error).toMatch(/alternatives/);
+  });
+});

@@ -1,0 +1,222 @@
+// Finds every process a command started and kills them all. A pty child is a session
+// leader, so its pid is also its process group and session id; descendants that left the
+// group (setsid) or were orphaned are still found through their parent chain or through a
+// marker variable in their environment (/proc/<pid>/environ, Linux only).
+import { querySync } from './spawn';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** The variable that marks every process a command or a supervised process starts, so that all of them can be found. */
+export const EXEC_MARKER_VAR = 'DEEPDESK_EXEC_ID';
+
+/** A fresh `NAME=VALUE` marker for one process tree. */
+export function newTreeMarker(): string {
+  return `${EXEC_MARKER_VAR}=${randomBytes(8).toString('hex')}`;
+}
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** Session id; -1 where the platform does not tell. */
+  sid: number;
+  /** One-letter state as in ps ('R', 'S', 'Z', ...). */
+  state: string;
+  /** Whether the environment holds the marker asked for. */
+  marked: boolean;
+}
+
+export interface KillTreeOptions {
+  /** `NAME=VALUE` placed in the command's environment; processes carrying it are part of the tree. */
+  marker?: string;
+  /** Wait this long after SIGTERM before SIGKILL. Default 1000 ms. */
+  graceMs?: number;
+  /** The root has exited and was reaped: its pid may be someone else's now; only its group, session and marked processes count. */
+  rootReaped?: boolean;
+}
+
+const HAS_PROC = (() => {
+  try {
+    readFileSync('/proc/self/stat');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** Parses /proc/<pid>/stat; the command name may itself contain spaces and parentheses. */
+function readProcStat(pid: number): Omit<ProcessInfo, 'marked'> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const close = text.lastIndexOf(')');
+  const fields = text.slice(close + 2).split(' ');
+  const [state, ppid, pgid, sid] = fields;
+  if (state === undefined || ppid === undefined || pgid === undefined || sid === undefined) return undefined;
+  return { pid, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), state };
+}
+
+function environHas(pid: number, marker: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`).includes(`${marker}\0`);
+  } catch {
+    return false;
+  }
+}
+
+/** A snapshot of the processes on the machine (those we may see). */
+export function listProcesses(marker?: string): ProcessInfo[] {
+  if (HAS_PROC) {
+    const out: ProcessInfo[] = [];
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      const pid = Number(name);
+      const stat = readProcStat(pid);
+      if (stat) out.push({ ...stat, marked: marker !== undefined && environHas(pid, marker) });
+    }
+    return out;
+  }
+  const text = querySync('ps', ['-A', '-o', 'pid=,ppid=,pgid=,stat='], 5000);
+  if (text === undefined) return [];
+  const out: ProcessInfo[] = [];
+  for (const line of text.split('\n')) {
+    const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
+    if (pid === undefined || ppid === undefined || pgid === undefined || stat === undefined) continue;
+    out.push({ pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid), sid: -1, state: stat.charAt(0), marked: false });
+  }
+  return out;
+}
+
+/** Our own process and its ancestors: never signalled, whatever a snapshot says. */
+function protectedPids(processes: ProcessInfo[]): Set<number> {
+  const byPid = new Map(processes.map((p) => [p.pid, p]));
+  const keep = new Set<number>([0, 1]);
+  let pid: number | undefined = process.pid;
+  while (pid !== undefined && pid > 1 && !keep.has(pid)) {
+    keep.add(pid);
+    pid = byPid.get(pid)?.ppid;
+  }
+  return keep;
+}
+
+/**
+ * The live (non-zombie) processes of the tree of the session leader `rootPid`: its process
+ * group and session (which include the leader itself), everything carrying the marker, and
+ * all their descendants. The root pid alone is not trusted: once reaped it may be reused.
+ */
+export function collectProcessTree(rootPid: number, marker?: string, rootReaped = false): number[] {
+  const processes = listProcesses(marker);
+  const keep = protectedPids(processes);
+  const children = new Map<number, number[]>();
+  for (const p of processes) {
+    const list = children.get(p.ppid);
+    if (list) list.push(p.pid);
+    else children.set(p.ppid, [p.pid]);
+  }
+  const found = new Set<number>();
+  const queue: number[] = [];
+  const add = (pid: number): void => {
+    if (found.has(pid) || keep.has(pid)) return;
+    found.add(pid);
+    queue.push(pid);
+  };
+  for (const p of processes) {
+    // The root itself too: just spawned, it may not have made its own group or session yet (nor exec'd with the marker).
+    if ((p.pid === rootPid && !rootReaped) || p.pgid === rootPid || p.sid === rootPid || p.marked) add(p.pid);
+  }
+  while (queue.length > 0) {
+    const pid = queue.pop() as number;
+    for (const child of children.get(pid) ?? []) add(child);
+  }
+  const live = new Set(processes.filter((p) => !isZombieState(p.state)).map((p) => p.pid));
+  return [...found].filter((pid) => live.has(pid)).sort((a, b) => a - b);
+}
+
+/** Live processes whose process group is `pgid`. */
+export function processGroupMembers(pgid: number): number[] {
+  const processes = listProcesses();
+  const keep = protectedPids(processes);
+  return processes
+    .filter((p) => p.pgid === pgid && !keep.has(p.pid) && !isZombieState(p.state))
+    .map((p) => p.pid);
+}
+
+function isZombieState(state: string): boolean {
+  return state === 'Z' || state === 'X' || state === 'x';
+}
+
+/** True while the process exists and is not a zombie waiting to be reaped. */
+export function isProcessAlive(pid: number): boolean {
+  if (HAS_PROC) {
+    const stat = readProcStat(pid);
+    return stat !== undefined && !isZombieState(stat.state);
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Sends a signal, ignoring processes that are already gone. Negative pid: a process group. */
+export function sendSignal(pid: number, signal: NodeJS.Signals): void {
+  if (pid === 0 || pid === 1 || pid === -1 || pid === process.pid || pid === -process.pid) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // ESRCH: already gone; EPERM: not ours to kill.
+  }
+}
+
+async function waitUntilDead(pids: number[], timeoutMs: number): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let alive = pids.filter(isProcessAlive);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    alive = alive.filter(isProcessAlive);
+  }
+  return alive;
+}
+
+/**
+ * Kills the whole tree of `rootPid` (see collectProcessTree): SIGTERM to the group and to
+ * every member, SIGKILL to whatever is still alive after the grace period, repeated for
+ * processes forked meanwhile. Resolves once they are gone (or after a few seconds if the
+ * kernel cannot kill one, e.g. in uninterruptible sleep).
+ */
+export async function killProcessTree(rootPid: number, options: KillTreeOptions = {}): Promise<void> {
+  const graceMs = options.graceMs ?? 1000;
+  let pids = collectProcessTree(rootPid, options.marker, options.rootReaped);
+  sendSignal(-rootPid, 'SIGTERM');
+  // Nothing of a reaped root's tree is left, so nothing can have forked since: the usual end
+  // of a short-lived process (a hook) needs no second scan of /proc (~4 ms).
+  if (pids.length === 0 && options.rootReaped === true) return;
+  for (const pid of pids) sendSignal(pid, 'SIGTERM');
+  // Stopped processes only act on SIGTERM once continued.
+  for (const pid of pids) sendSignal(pid, 'SIGCONT');
+  await waitUntilDead(pids, graceMs);
+  for (let round = 0; round < 5; round++) {
+    pids = collectProcessTree(rootPid, options.marker, options.rootReaped);
+    if (pids.length === 0) return;
+    sendSignal(-rootPid, 'SIGKILL');
+    for (const pid of pids) sendSignal(pid, 'SIGKILL');
+    await waitUntilDead(pids, 1000);
+  }
+}
+
+/** Kills what is left of a process group (its leader already exited): SIGTERM, then SIGKILL. */
+export async function killProcessGroup(pgid: number, graceMs = 1000): Promise<void> {
+  let pids = processGroupMembers(pgid);
+  if (pids.length === 0) return;
+  sendSignal(-pgid, 'SIGTERM');
+  sendSignal(-pgid, 'SIGCONT');
+  pids = await waitUntilDead(pids, graceMs);
+  if (pids.length === 0) return;
+  sendSignal(-pgid, 'SIGKILL');
+  for (const pid of pids) sendSignal(pid, 'SIGKILL');
+  await waitUntilDead(pids, 1000);
+}

@@ -1,0 +1,200 @@
+// Runs one command in a fresh pty and collects its output as plain text. The raw bytes go
+// to `onData` as they come (for a live terminal view); the result is escape-stripped,
+// capped (head and tail kept), and the whole process tree is killed on timeout or abort.
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants } from 'node:fs';
+import { basename } from 'node:path';
+import type * as pty from 'node-pty';
+import { spawnPty } from './spawn';
+import { collectPtyRun, endPty, type PtyRunOptions } from './pty-run';
+import { currentAttribution } from '../checkpoints/attribution';
+import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
+import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
+import type { ExecuteResult } from '../backends/protocol';
+
+export interface RunInPtyOptions extends PtyRunOptions {
+  cwd: string;
+  env: Record<string, string>;
+  cols?: number;
+  rows?: number;
+  /** Runs the command inside this sandbox; the result then says what it blocked, if anything. */
+  sandbox?: Sandbox;
+}
+
+export const TIMEOUT_EXIT_CODE = 124;
+export const KILL_GRACE_MS = 1000;
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The user's shell when it is bash or zsh, else bash, else sh. */
+export function resolveShell(userShell: string | undefined = process.env.SHELL): string {
+  if (userShell && ['bash', 'zsh'].includes(basename(userShell)) && isExecutable(userShell)) return userShell;
+  for (const candidate of ['/bin/bash', '/usr/bin/bash', '/usr/local/bin/bash']) {
+    if (isExecutable(candidate)) return candidate;
+  }
+  return '/bin/sh';
+}
+
+/** A shell's way of ending, as a number: a process killed by signal N reports 128+N. */
+export function exitCodeOf(event: { exitCode: number; signal?: number }): number {
+  return event.signal ? 128 + event.signal : event.exitCode;
+}
+
+export function timeoutNote(timeoutS: number): string {
+  return `[Command timed out after ${timeoutS} second${timeoutS === 1 ? '' : 's'} and was killed]`;
+}
+
+export const CANCELLED_NOTE = '[Command was cancelled and killed]';
+
+/** Text output followed by a status line, without trailing newlines of its own. */
+export function composeOutput(text: string, note: string | undefined): string {
+  const body = text.replace(/\n+$/, '');
+  if (!note) return body;
+  return body.length > 0 ? `${body}\n${note}` : note;
+}
+
+export const DONE_OSC = '6973';
+
+/**
+ * The script the pty's shell runs (as `$0`, with the command as `$1`). The command runs in
+ * a child shell of its own (`shell -c command`, so it behaves exactly as typed, `exit` and
+ * all) with stdin from /dev/null: a command that reads stdin sees EOF at once instead of
+ * waiting on the pty. Then this shell reports the exit status with an OSC sequence and
+ * waits for our answer before it exits: on Linux, output still unread when the pty's
+ * session leader exits is lost, so the leader stays until everything before the report
+ * has been read.
+ */
+function wrapperScript(nonce: string, stdinFromPty: boolean): string {
+  return [
+    // Our own stderr goes to /dev/null so that a job report ("Killed ...") of ours shows nowhere.
+    'exec 3>&2 2>/dev/null',
+    `"$0" -c "$1" "\${0##*/}" ${stdinFromPty ? '' : '</dev/null '}2>&3 3>&-`,
+    '__deepdesk_status=$?',
+    `printf '\\033]${DONE_OSC};done;${nonce};%d\\007' "$__deepdesk_status"`,
+    // Only our answer ends the wait, not a line the person typed ahead.
+    `while read -r __deepdesk_ack; do [ "$__deepdesk_ack" = ${nonce} ] && break; done`,
+    'exit "$__deepdesk_status"',
+  ].join('\n');
+}
+
+/**
+ * Finds the wrapper's status report in the raw stream, holding back a report split across
+ * chunks. `report` names another number a wrapper reports the same way (remote-exec: `pgid`).
+ */
+export class DoneReportScanner {
+  private held = '';
+  private readonly prefix: string;
+
+  constructor(nonce: string, report = 'done') {
+    this.prefix = `\x1b]${DONE_OSC};${report};${nonce};`;
+  }
+
+  /** `after`: what followed the report in the same chunk (the scanner is done with it). */
+  push(chunk: string): { forward: string; status?: number; after?: string } {
+    const text = this.held + chunk;
+    this.held = '';
+    const at = text.indexOf(this.prefix);
+    if (at !== -1) {
+      const rest = text.slice(at + this.prefix.length);
+      // eslint-disable-next-line no-control-regex -- BEL ends the report
+      const match = /^(\d+)\x07/.exec(rest);
+      if (match) return { forward: text.slice(0, at), status: Number(match[1]), after: rest.slice(match[0].length) };
+      if (/^\d*$/.test(rest)) {
+        this.held = text.slice(at);
+        return { forward: text.slice(0, at) };
+      }
+      return { forward: text };
+    }
+    const esc = text.lastIndexOf('\x1b');
+    if (esc !== -1 && this.prefix.startsWith(text.slice(esc))) {
+      this.held = text.slice(esc);
+      return { forward: text.slice(0, esc) };
+    }
+    return { forward: text };
+  }
+}
+
+export const CANCELLED_BEFORE_START: ExecuteResult = {
+  output: '[Command was cancelled before it started]',
+  exitCode: null,
+  truncated: false,
+};
+
+export async function runInPty(command: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
+  if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START };
+  const marker = newTreeMarker();
+  const nonce = randomBytes(8).toString('hex');
+  const shell = resolveShell(opts.env.SHELL ?? process.env.SHELL);
+  const env: Record<string, string> = { ...opts.env, [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
+  const spec = { file: shell, args: ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], cwd: opts.cwd, env };
+  if (!opts.sandbox) {
+    // Its writes land straight in the folder, indistinguishable from anyone else's.
+    await currentAttribution()?.blind();
+    return spawnAndCollect(spec, marker, nonce, opts);
+  }
+
+  let prepared: PreparedCommand;
+  try {
+    prepared = await opts.sandbox.prepare(spec);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { output: `Could not start the sandbox: ${message}`, exitCode: 127, truncated: false, sandboxed: true };
+  }
+  try {
+    if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START, sandboxed: true };
+    const result = await spawnAndCollect(prepared, marker, nonce, opts);
+    const blocked = await prepared.blockedLine(result.output, result.exitCode);
+    if (!blocked) return { ...result, sandboxed: true };
+    return { ...result, output: composeOutput(result.output, blocked), sandboxed: true, sandboxBlocked: blocked };
+  } finally {
+    await prepared.dispose();
+  }
+}
+
+async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
+  let proc: pty.IPty;
+  try {
+    proc = spawnPty({
+      role: 'command',
+      file: spec.file,
+      args: spec.args,
+      name: spec.env.TERM ?? 'xterm-256color',
+      cols: opts.cols ?? 120,
+      rows: opts.rows ?? 30,
+      cwd: spec.cwd,
+      env: spec.env,
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { output: `Could not start ${spec.file}: ${message}`, exitCode: 127, truncated: false };
+  }
+
+  const pid = proc.pid;
+  const scanner = new DoneReportScanner(nonce);
+  const end = await collectPtyRun(
+    proc,
+    {
+      scan: (chunk) => scanner.push(chunk),
+      nonce,
+      killTree: () => killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS }),
+      async cleanUp({ stopping, exited }) {
+        if (stopping || !exited) await killProcessTree(pid, { marker, graceMs: stopping ? 0 : KILL_GRACE_MS });
+        // The shell is gone; background jobs it left in its group would hold the pty open.
+        else await killProcessGroup(pid, KILL_GRACE_MS);
+        // After an exit the pid is reaped and must not be signalled.
+        if (!exited) endPty(proc, 'SIGKILL');
+      },
+    },
+    opts,
+  );
+  if (end.stopping === 'timeout') return { output: composeOutput(end.text, timeoutNote(opts.timeoutS)), exitCode: TIMEOUT_EXIT_CODE, truncated: end.truncated, timedOut: true };
+  if (end.stopping === 'abort') return { output: composeOutput(end.text, CANCELLED_NOTE), exitCode: null, truncated: end.truncated };
+  return { output: composeOutput(end.text, undefined), exitCode: end.reported ?? (end.exited ? exitCodeOf(end.exited) : null), truncated: end.truncated };
+}

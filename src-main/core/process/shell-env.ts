@@ -1,0 +1,218 @@
+// The environment commands run in: the user's own environment with the PATH their login
+// shell sets up (an app started from a desktop launcher often has a bare PATH), made
+// non-interactive so that nothing waits for a prompt nobody will answer.
+import { spawnPipe } from './spawn';
+import { basename } from 'node:path';
+
+/** Set for every command. Colours stay allowed: the terminal view shows them and the text result is stripped. */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
+  CI: '1',
+  TERM: 'xterm-256color',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_PAGER: 'cat',
+  PAGER: 'cat',
+  MANPAGER: 'cat',
+  GIT_EDITOR: 'true',
+  EDITOR: 'true',
+  VISUAL: 'true',
+  DEBIAN_FRONTEND: 'noninteractive',
+  PIP_NO_INPUT: '1',
+  npm_config_yes: 'true',
+  HOMEBREW_NO_AUTO_UPDATE: '1',
+  GCM_INTERACTIVE: 'never',
+};
+
+/** Variables that would tell a command it runs in another terminal, or that leak our own runtime. */
+const DROPPED = new Set([
+  'ELECTRON_RUN_AS_NODE',
+  'ELECTRON_NO_ASAR',
+  'ELECTRON_NO_ATTACH_CONSOLE',
+  'INIT_CWD',
+  'SSH_ASKPASS',
+  'PS1',
+  'PROMPT_COMMAND',
+  'COLUMNS',
+  'LINES',
+  'TERM_PROGRAM',
+  'TERM_PROGRAM_VERSION',
+  'TERM_SESSION_ID',
+  'ITERM_SESSION_ID',
+  'ITERM_PROFILE',
+  'VTE_VERSION',
+  'WINDOWID',
+  'TMUX',
+  'TMUX_PANE',
+  'STY',
+  'WINDOW',
+]);
+
+/**
+ * Deepdesk's own credentials (SPEC §7), the one list: they reach no command, server or hook.
+ * Provider keys and OAuth tokens, the memories store's password however PostgreSQL's client
+ * would find it (PGPASSWORD, or a file PGPASSFILE or PGSERVICEFILE names; ~/.pgpass and
+ * ~/.pg_service.conf are hidden by the sandbox instead), and Deepdesk's internal variables.
+ * By name (the list and the patterns) and by value (a postgres URL carrying a password in
+ * any variable, or any variable carrying a key Deepdesk uses, whatever its name: see
+ * withholdFromCommands).
+ */
+export const APP_SECRET_VARS: ReadonlySet<string> = new Set([
+  'OPENAI_API_KEY',
+  'OPENAI_ORG_ID',
+  'OPENAI_ORGANIZATION',
+  'OPENAI_PROJECT_ID',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'GOOGLE_GENERATIVE_AI_API_KEY',
+  'GEMINI_API_KEY',
+  'AZURE_OPENAI_API_KEY',
+  'OLLAMA_API_KEY',
+  'PGPASSWORD',
+  'PGPASSFILE',
+  'PGSERVICEFILE',
+]);
+const APP_SECRET_PATTERNS: readonly RegExp[] = [/_API_KEY$/i, /_OAUTH_TOKEN$/i, /^_*DEEPDESK_/i];
+/** A PostgreSQL URL with a password in it (`postgres://user:pw@host`, `…?password=pw`): the memories store's, whatever the variable. */
+const POSTGRES_URL_WITH_PASSWORD = /postgres(?:ql)?:\/\/(?:[^\s/@:]*:[^\s/@]+@|[^\s]*[?&]password=)/i;
+/** Values shorter than this are not matched (they would strip unrelated variables). */
+const MIN_WITHHELD_LENGTH = 8;
+const withheldValues = new Set<string>();
+
+/** Registers a secret the app uses (an API key from settings, a flag or the environment). */
+export function withholdFromCommands(value: string | undefined): void {
+  const trimmed = value?.trim();
+  if (trimmed !== undefined && trimmed.length >= MIN_WITHHELD_LENGTH) withheldValues.add(trimmed);
+}
+
+/** Whether a variable of Deepdesk's environment is one of its own credentials. */
+export function isAppSecret(key: string, value: string): boolean {
+  if (APP_SECRET_VARS.has(key.toUpperCase()) || APP_SECRET_PATTERNS.some((p) => p.test(key))) return true;
+  if (POSTGRES_URL_WITH_PASSWORD.test(value)) return true;
+  for (const secret of withheldValues) if (value.includes(secret)) return true;
+  return false;
+}
+
+const LOGIN_SHELL_TIMEOUT_MS = 3000;
+const PATH_MARK = '__DEEPDESK_LOGIN_PATH__';
+
+let loginPathPromise: Promise<string | undefined> | undefined;
+
+/**
+ * The PATH of the user's login shell, asked once per process (`$SHELL -ilc`, 3 s at most);
+ * undefined when it cannot be had. Interactive too, because many people extend PATH in
+ * ~/.bashrc or ~/.zshrc, which a non-interactive login shell skips.
+ */
+export function getLoginShellPath(): Promise<string | undefined> {
+  loginPathPromise ??= askLoginShellPath(process.env.SHELL);
+  return loginPathPromise;
+}
+
+async function askLoginShellPath(shell: string | undefined): Promise<string | undefined> {
+  if (!shell || process.platform === 'win32') return undefined;
+  const name = basename(shell);
+  if (!['bash', 'zsh', 'fish', 'sh', 'dash', 'ksh', 'mksh'].includes(name)) return undefined;
+  const flags = name === 'bash' || name === 'zsh' ? '-ilc' : '-lc';
+  // The marks cut the PATH out of whatever the profile scripts print themselves.
+  const script = `printf '${PATH_MARK}%s${PATH_MARK}' "$PATH"`;
+  return new Promise((resolve) => {
+    let out = '';
+    let settled = false;
+    let child: ReturnType<typeof spawnPipe>;
+    const done = (value: string | undefined): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Its own group, so that whatever the profile scripts started goes with it.
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      resolve(value);
+    };
+    const timer = setTimeout(() => done(undefined), LOGIN_SHELL_TIMEOUT_MS);
+    try {
+      child = spawnPipe({ role: 'probe', file: shell, args: [flags, script], stdio: ['ignore', 'pipe', 'ignore'], detached: true, env: { ...sanitizeEnv(process.env), TERM: 'dumb' } });
+    } catch {
+      clearTimeout(timer);
+      resolve(undefined);
+      return;
+    }
+    child.on('error', () => done(undefined));
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      out += chunk;
+      const start = out.indexOf(PATH_MARK);
+      const end = start === -1 ? -1 : out.indexOf(PATH_MARK, start + PATH_MARK.length);
+      if (end !== -1) {
+        const path = out.slice(start + PATH_MARK.length, end);
+        done(path.length > 0 ? path : undefined);
+      }
+    });
+    // 'close' comes after all output was read, so the marks would have been seen by then.
+    child.on('close', () => done(undefined));
+  });
+}
+
+/** The user's environment without the variables in DROPPED, the app's secrets, npm's script variables and unset values. */
+export function sanitizeEnv(base: NodeJS.ProcessEnv): Record<string, string> {
+  const fromNpmScript = base.npm_lifecycle_event !== undefined;
+  const env: Record<string, string> = {};
+  // A credential's value under another name (`MY_DB_PASS=$PGPASSWORD`) is withheld too.
+  const secretValues = Object.entries(base).flatMap(([key, value]) => (value !== undefined && value.trim().length >= MIN_WITHHELD_LENGTH && isAppSecret(key, value) ? [value.trim()] : []));
+  for (const [key, value] of Object.entries(base)) {
+    if (value === undefined || DROPPED.has(key) || key.startsWith('npm_') || isAppSecret(key, value)) continue;
+    if (secretValues.some((secret) => value.includes(secret))) continue;
+    env[key] = value;
+  }
+  if (fromNpmScript) {
+    // `npm run` also sets NODE and puts node_modules/.bin folders in front of PATH.
+    delete env.NODE;
+    if (env.PATH) {
+      env.PATH = env.PATH.split(':')
+        .filter((dir) => !/[/\\]node_modules[/\\]\.bin$/.test(dir) && !/node-gyp-bin$/.test(dir))
+        .join(':');
+    }
+  }
+  return env;
+}
+
+/**
+ * The login shell's PATH, preceded by the folders only our own PATH has: started from a
+ * terminal with a virtualenv or similar activated, those stay first, as the person expects;
+ * started from a desktop launcher, our bare PATH adds nothing and the login PATH is used.
+ */
+export function mergePath(own: string | undefined, login: string): string {
+  const loginDirs = login.split(':').filter(Boolean);
+  const known = new Set(loginDirs);
+  const ownOnly = (own ?? '').split(':').filter((dir) => dir && !known.has(dir));
+  return [...new Set([...ownOnly, ...loginDirs])].join(':');
+}
+
+/** The environment for one command (see NON_INTERACTIVE_ENV); `base` defaults to process.env. */
+export async function buildCommandEnv(base: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
+  const env = await buildProcessEnv(base);
+  Object.assign(env, NON_INTERACTIVE_ENV);
+  return env;
+}
+
+/**
+ * What every process Deepdesk starts for the agent or a folder begins with, the one base
+ * (commands through buildCommandEnv, MCP servers and hooks through the supervisor's
+ * buildServerEnv): the user's environment without Deepdesk's credentials (sanitizeEnv), the
+ * login shell's PATH, a UTF-8 locale, and ssh that never prompts.
+ */
+export async function buildProcessEnv(base: NodeJS.ProcessEnv = process.env): Promise<Record<string, string>> {
+  const env = sanitizeEnv(base);
+  const loginPath = await getLoginShellPath();
+  if (loginPath) env.PATH = mergePath(env.PATH, loginPath);
+  else if (!env.PATH) env.PATH = '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin';
+  if (!env.LANG && !env.LC_ALL && !env.LC_CTYPE) {
+    env.LANG = process.platform === 'darwin' ? 'en_US.UTF-8' : 'C.UTF-8';
+  }
+  // ssh asks about unknown host keys on the terminal; a command nobody watches would hang.
+  if (!env.GIT_SSH_COMMAND && !env.GIT_SSH) env.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes';
+  return env;
+}
