@@ -4,7 +4,7 @@
 // ssh (`git status`, `git diff`, `git checkout`, `git commit`, in the places the attack
 // prepared) and a marker program the attack pointed git at must not have run.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -189,6 +189,17 @@ describe('a sandboxed command on a remote folder cannot redirect the person\'s g
     expect(next.sandboxBlocked).toContain('/sub/.git/commondir');
     await personUsesGit(join(project, 'sub'));
     expect(ran()).toEqual([]);
+  });
+
+  it("a setuid file the person had keeps its bit; ones the command made lose theirs, and its fifo goes", async () => {
+    writeFileSync(join(project, 'mine'), 'x\n');
+    chmodSync(join(project, 'mine'), 0o4755);
+    const result = await run('echo x > made && chmod 4755 made && mkdir -p deep && cp /bin/sh deep/tool && chmod 6755 deep/tool && mkdir sg && chmod 2755 sg && mkfifo pipe; true');
+    const setId = (rel: string) => lstatSync(join(project, rel)).mode & 0o6000;
+    expect({ mine: setId('mine'), made: setId('made'), tool: setId('deep/tool'), sg: setId('sg'), pipe: existsSync(join(project, 'pipe')) }).toEqual({ mine: 0o4000, made: 0, tool: 0, sg: 0, pipe: false });
+    expect(result.sandboxBlocked).toMatch(/^\[Sandbox blocked/);
+    expect(result.sandboxBlocked).toContain('made (a setuid file: its bit was cleared)');
+    expect(result.sandboxBlocked).not.toContain('mine');
   });
 
   it('normal git work still runs inside: status, diff, add, commit, branch, init', async () => {
