@@ -202,6 +202,17 @@ describe('a sandboxed command on a remote folder cannot redirect the person\'s g
     expect(result.sandboxBlocked).not.toContain('mine');
   });
 
+  it('a setuid file inside .git, and one in a folder the command made unreadable, do not go unseen', async () => {
+    initRepo(project);
+    const result = await run('cp /bin/sh .git/objects/tool && chmod 4755 .git/objects/tool && mkdir shut && cp /bin/sh shut/tool && chmod 4755 shut/tool && chmod 000 shut; true');
+    chmodSync(join(project, 'shut'), 0o755);
+    expect(lstatSync(join(project, '.git', 'objects', 'tool')).mode & 0o6000).toBe(0);
+    expect(result.sandboxBlocked).toContain('/.git/objects/tool (a setuid file: its bit was cleared)');
+    // Cleared where the walk can enter (as root it can), else reported as not checked.
+    const shut = lstatSync(join(project, 'shut', 'tool')).mode & 0o6000;
+    expect(result.sandboxBlocked).toContain(shut === 0 ? '/shut/tool (a setuid file: its bit was cleared)' : '/shut (could not be checked for setuid, setgid and device files (EACCES))');
+  });
+
   it('normal git work still runs inside: status, diff, add, commit, branch, init', async () => {
     initRepo(project);
     writeFileSync(join(project, 'f.txt'), 'changed\n');
