@@ -4,7 +4,7 @@
 // ssh (`git status`, `git diff`, `git checkout`, `git commit`, in the places the attack
 // prepared) and a marker program the attack pointed git at must not have run.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -189,6 +189,28 @@ describe('a sandboxed command on a remote folder cannot redirect the person\'s g
     expect(next.sandboxBlocked).toContain('/sub/.git/commondir');
     await personUsesGit(join(project, 'sub'));
     expect(ran()).toEqual([]);
+  });
+
+  it("a setuid file the person had keeps its bit; ones the command made lose theirs, and its fifo goes", async () => {
+    writeFileSync(join(project, 'mine'), 'x\n');
+    chmodSync(join(project, 'mine'), 0o4755);
+    const result = await run('echo x > made && chmod 4755 made && mkdir -p deep && cp /bin/sh deep/tool && chmod 6755 deep/tool && mkdir sg && chmod 2755 sg && mkfifo pipe; true');
+    const setId = (rel: string) => lstatSync(join(project, rel)).mode & 0o6000;
+    expect({ mine: setId('mine'), made: setId('made'), tool: setId('deep/tool'), sg: setId('sg'), pipe: existsSync(join(project, 'pipe')) }).toEqual({ mine: 0o4000, made: 0, tool: 0, sg: 0, pipe: false });
+    expect(result.sandboxBlocked).toMatch(/^\[Sandbox blocked/);
+    expect(result.sandboxBlocked).toContain('made (a setuid file: its bit was cleared)');
+    expect(result.sandboxBlocked).not.toContain('mine');
+  });
+
+  it('a setuid file inside .git, and one in a folder the command made unreadable, do not go unseen', async () => {
+    initRepo(project);
+    const result = await run('cp /bin/sh .git/objects/tool && chmod 4755 .git/objects/tool && mkdir shut && cp /bin/sh shut/tool && chmod 4755 shut/tool && chmod 000 shut; true');
+    chmodSync(join(project, 'shut'), 0o755);
+    expect(lstatSync(join(project, '.git', 'objects', 'tool')).mode & 0o6000).toBe(0);
+    expect(result.sandboxBlocked).toContain('/.git/objects/tool (a setuid file: its bit was cleared)');
+    // Cleared where the walk can enter (as root it can), else reported as not checked.
+    const shut = lstatSync(join(project, 'shut', 'tool')).mode & 0o6000;
+    expect(result.sandboxBlocked).toContain(shut === 0 ? '/shut/tool (a setuid file: its bit was cleared)' : '/shut (could not be checked for setuid, setgid and device files (EACCES))');
   });
 
   it('normal git work still runs inside: status, diff, add, commit, branch, init', async () => {

@@ -9,18 +9,29 @@
 // again, core/git/surface.ts planSurfaceRepairs decides what to undo exactly as for a local
 // folder, and a second program on the remote undoes it, answering for each undo whether it
 // was done, so a failed one is reported as blocked.
+//
+// The same walk goes through every folder (git folders' insides too) for the file kinds no
+// command may add (SPEC §7): set-id files and folders, devices, fifos and sockets. The walk
+// after a command compares them with the walk before it (by path and inode) and undoes what
+// the command made, through descriptors that follow no link; the person's own stay.
 import { posix } from 'node:path';
 import { namedFiles, inertPart } from '../../git/config';
 import { GIT_DIR_SURFACE, MAX_KEPT_BYTES, type GitSurface, type SurfaceFile, type SurfaceRepair, type SurfaceRole } from '../../git/surface';
+import type { BlockedItem } from '../../sandbox/blocked';
 import { isWithin } from '../../sandbox/policy';
 import { shQuote, type SshConnection } from './ssh-connection';
 
-const SNAPSHOT_PY = String.raw`import base64, hashlib, json, os, re, stat as S, sys
+const SNAPSHOT_PY = String.raw`import base64, errno, hashlib, json, os, re, stat as S, sys
 
 P = sys.argv[1]
 T = json.loads(sys.argv[2])
-EXTRAS = json.loads(sys.stdin.read() or '[]')
+IN = json.loads(sys.stdin.read() or '{}')
+EXTRAS = IN.get('extras', [])
+# The file kinds before the command, when this is the walk after it: what it made is undone.
+BEFORE = IN.get('kinds')
 git_dirs, entries, pointers, targets = {}, {}, {}, {}
+# [path, 'dev:ino', mode] of every set-id file or folder, device, fifo and socket; [path, errno] of folders that could not be read.
+odd, unread = [], []
 join, real = os.path.join, os.path.realpath
 
 
@@ -153,21 +164,52 @@ def add_pointer(path, work_tree):
     add_git_dir(target, work_tree)
 
 
-todo = [P]
+def errno_name(e):
+    return errno.errorcode.get(e.errno, 'EIO') if isinstance(e, OSError) and e.errno else 'EIO'
+
+
+def note_kind(path, st):
+    mode = st.st_mode
+    plain = S.S_ISREG(mode) or S.S_ISDIR(mode)
+    if S.S_ISLNK(mode) or (plain and not mode & 0o6000):
+        return
+    odd.append([path, '%d:%d' % (st.st_dev, st.st_ino), mode])
+
+
+def walk_scan(folder):
+    try:
+        return list(os.scandir(folder))
+    except OSError as e:
+        unread.append([folder, errno_name(e)])
+        return []
+
+
+try:
+    note_kind(P, os.lstat(P))
+except OSError as e:
+    unread.append([P, errno_name(e)])
+# Every folder is walked for file kinds; git's surface is looked for outside git folders' insides.
+todo = [(P, True)]
 while todo:
-    folder = todo.pop()
-    names = scan(folder)
-    git_shaped = os.path.basename(folder) != '.git' and shaped(names)
+    folder, look = todo.pop()
+    names = walk_scan(folder)
+    git_shaped = look and os.path.basename(folder) != '.git' and shaped(names)
     if git_shaped:
         add_git_dir(folder, None)
     for d in names:
-        if d.name == '.git':
-            if d.is_dir(follow_symlinks=False):
+        try:
+            note_kind(d.path, d.stat(follow_symlinks=False))
+        except OSError as e:
+            unread.append([d.path, errno_name(e)])
+        is_dir = d.is_dir(follow_symlinks=False)
+        if look and d.name == '.git':
+            if is_dir:
                 add_git_dir(join(folder, '.git'), folder)
+                todo.append((d.path, False))
             else:
                 add_pointer(join(folder, '.git'), folder)
-        elif d.is_dir(follow_symlinks=False) and not (git_shaped and d.name == 'objects'):
-            todo.append(join(folder, d.name))
+        elif is_dir:
+            todo.append((d.path, look and not (git_shaped and d.name == 'objects')))
 
 # What the configs name (found by the caller, which reads them): includes, hooks folders, programs.
 for role, path in EXTRAS:
@@ -177,7 +219,74 @@ for role, path in EXTRAS:
     else:
         record(path, role)
 
-json.dump({'gitDirs': list(git_dirs.items()), 'entries': list(entries.values()), 'pointers': list(pointers.items()), 'targets': list(targets.items())}, sys.stdout)
+
+
+def open_parent(path):
+    """A descriptor of path's folder, reached from the folder's parent without following a link on the way; and path's name."""
+    top = os.path.dirname(P.rstrip('/')) or '/'
+    names = os.path.relpath(path, top).split('/')
+    fd = os.open(top, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for name in names[:-1]:
+            below = os.open(name, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            os.close(fd)
+            fd = below
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, names[-1]
+
+
+def chmod_here(fd, name, mode):
+    try:
+        os.chmod(name, mode, dir_fd=fd, follow_symlinks=False)
+    except (NotImplementedError, ValueError):
+        # A Python or libc without fchmodat(AT_SYMLINK_NOFOLLOW): through a descriptor of the entry itself.
+        own = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+        try:
+            if S.S_ISLNK(os.fstat(own).st_mode):
+                raise OSError(errno.ELOOP, 'a link')
+            os.chmod('/proc/self/fd/%d' % own, mode)
+        finally:
+            os.close(own)
+
+
+def undo(path, key, bits):
+    """Clears \`bits\` of a set-id entry, or removes a device, fifo or socket (bits 0): the entry \`key\` names, not one put in its place."""
+    fd, name = open_parent(path)
+    try:
+        st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        if '%d:%d' % (st.st_dev, st.st_ino) != key:
+            raise OSError(errno.ESTALE, 'replaced')
+        if not bits:
+            os.unlink(name, dir_fd=fd)
+            return
+        chmod_here(fd, name, S.S_IMODE(st.st_mode) & ~bits)
+        if os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode & bits:
+            raise OSError(errno.EPERM, 'still set')
+    finally:
+        os.close(fd)
+
+
+undone = []
+if BEFORE is not None:
+    had = {(path, key): mode for path, key, mode in BEFORE['odd']}
+    for path, key, mode in odd:
+        was = had.get((path, key))
+        special = not (S.S_ISREG(mode) or S.S_ISDIR(mode))
+        bits = 0 if special else mode & 0o6000 & ~(was or 0)
+        if was is not None and (special or not bits):
+            continue
+        try:
+            undo(path, key, bits)
+            undone.append([path, mode, bits, None])
+        except Exception as e:
+            undone.append([path, mode, bits, errno_name(e)])
+    unread_before = set(path for path, _ in BEFORE['unread'])
+    unread = [u for u in unread if u[0] not in unread_before]
+
+json.dump({'gitDirs': list(git_dirs.items()), 'entries': list(entries.values()), 'pointers': list(pointers.items()), 'targets': list(targets.items()),
+           'kinds': {'odd': odd, 'unread': unread}, 'undone': undone}, sys.stdout)
 `;
 
 const APPLY_PY = String.raw`import base64, json, os, shutil, stat as S, sys
@@ -279,6 +388,28 @@ interface SnapshotReply {
   entries: Entry[];
   pointers: Array<[string, string]>;
   targets: Array<[string, string]>;
+  kinds: FileKinds;
+  /** What the walk after a command undid of what it made: path, its mode, the set-id bits cleared (0: removed), and the errno of a failed undo. */
+  undone: Array<[path: string, mode: number, bits: number, failed: string | null]>;
+}
+
+/**
+ * The folder's entries that no command may add (SPEC §7 "no setuid, setgid or device
+ * file"), as a walk found them: the person's own are left as they are after a command.
+ */
+export interface FileKinds {
+  /** Set-id files and folders, devices, fifos and sockets: path, `dev:ino` and mode. */
+  odd: Array<[path: string, key: string, mode: number]>;
+  /** Folders and entries the walk could not read: path and errno. */
+  unread: Array<[path: string, errno: string]>;
+}
+
+/** A walk of the folder: git's surface and the file kinds; after a command, what of those it made was undone. */
+export interface RemoteSnapshot {
+  surface: GitSurface;
+  kinds: FileKinds;
+  /** Only for a walk after a command: what was undone, or could not be, or could not be checked. */
+  undone: BlockedItem[];
 }
 
 type Named = ['config' | 'hooks' | 'program', string];
@@ -323,14 +454,45 @@ function namedInside(surface: GitSurface, projectDir: string, home: string): Nam
   return named.filter(([, p]) => isWithin(p, projectDir));
 }
 
-/** Git's surface in every repository of the remote folder `projectDir` (a real path on the remote). */
-export async function snapshotRemoteSurface(connection: SshConnection, python: string, projectDir: string, home: string): Promise<GitSurface> {
+/** What a set-id entry or a special file is called in the blocked line. */
+function kindName(mode: number, bits: number): string {
+  const type = mode & 0o170000;
+  if (type === 0o020000 || type === 0o060000) return 'a device file';
+  if (type === 0o010000) return 'a fifo';
+  if (type === 0o140000) return 'a socket';
+  const setId = [bits & 0o4000 ? 'setuid' : '', bits & 0o2000 ? 'setgid' : ''].filter(Boolean).join(' and ');
+  return `a ${setId} ${type === 0o040000 ? 'folder' : 'file'}`;
+}
+
+function undoneItems(reply: SnapshotReply): BlockedItem[] {
+  const byPath = [...reply.undone].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const items: BlockedItem[] = byPath.map(([path, mode, bits, failed]) => {
+    const what = kindName(mode, bits);
+    if (failed !== null) return { kind: 'write', path, why: `could not undo (${failed}): ${what}` };
+    return { kind: 'write', path, why: bits === 0 ? `${what}: removed` : `${what}: ${bits === 0o6000 ? 'its bits were' : 'its bit was'} cleared` };
+  });
+  for (const [path, errno] of reply.kinds.unread) items.push({ kind: 'write', path, why: `could not be checked for setuid, setgid and device files (${errno})` });
+  return items;
+}
+
+/**
+ * Git's surface in every repository of the remote folder `projectDir` (a real path on the
+ * remote), and its file kinds. Given the kinds before a command (`kindsBefore`), the same
+ * walk undoes what the command made: set-id bits it set are cleared, devices, fifos and
+ * sockets it made removed.
+ */
+export async function snapshotRemoteSurface(connection: SshConnection, python: string, projectDir: string, home: string, kindsBefore?: FileKinds): Promise<RemoteSnapshot> {
   const table = JSON.stringify({ ...GIT_DIR_SURFACE, maxKeptBytes: MAX_KEPT_BYTES });
   const asked = new Map<string, Named>();
+  let first: { kinds: FileKinds; undone: BlockedItem[] } | undefined;
   for (let round = 0; ; round++) {
-    const surface = surfaceOf((await runPython(connection, python, SNAPSHOT_PY, [projectDir, table], JSON.stringify([...asked.values()]))) as SnapshotReply);
+    // Only the first round undoes (and the first round's kinds are the folder's): the further ones walk for what configs name.
+    const input = { extras: [...asked.values()], kinds: round === 0 ? (kindsBefore ?? null) : null };
+    const reply = (await runPython(connection, python, SNAPSHOT_PY, [projectDir, table], JSON.stringify(input))) as SnapshotReply;
+    first ??= { kinds: reply.kinds, undone: kindsBefore ? undoneItems(reply) : [] };
+    const surface = surfaceOf(reply);
     const more = namedInside(surface, projectDir, home).filter(([role, p]) => !asked.has(`${role}:${p}`));
-    if (more.length === 0 || round >= MAX_INCLUDE_ROUNDS) return surface;
+    if (more.length === 0 || round >= MAX_INCLUDE_ROUNDS) return { surface, ...first };
     for (const n of more) asked.set(`${n[0]}:${n[1]}`, n);
   }
 }

@@ -7,7 +7,9 @@
 // (remote-git-surface.ts): what exists of it is kept read-only (its `.git` folders pinned),
 // as locally. After the run, when its pid namespace is gone, the surface is taken again and
 // what the command changed or added there is undone, with any protected path it created;
-// each undo is reported in the blocked line, a failed one too. A remote without python3
+// each undo is reported in the blocked line, a failed one too. The same walks find the
+// setuid, setgid and device files, fifos and sockets the run made (there is no seccomp filter
+// on the remote): their set-id bits are cleared, the others removed. A remote without python3
 // (which those walks need) has no sandbox: its commands ask.
 //
 // Not done remotely (the local sandbox does it with local file-system access): the write
@@ -30,7 +32,7 @@ import {
 import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxPolicy } from '../../sandbox/types';
 import { planSurfaceRepairs, surfaceMounts, type GitSurface } from '../../git/surface';
 import { remoteHost } from './remote-exec';
-import { applyRemoteSteps, repairSteps, snapshotRemoteSurface } from './remote-git-surface';
+import { applyRemoteSteps, repairSteps, snapshotRemoteSurface, type FileKinds } from './remote-git-surface';
 import { FIND_PYTHON } from './remote-scripts';
 import { shQuote, type SshConnection } from './ssh-connection';
 
@@ -121,6 +123,8 @@ interface RunToCheck {
   projectDir: string;
   home: string;
   before: GitSurface;
+  /** The folder's set-id and special files before it. */
+  kindsBefore: FileKinds;
   /** Read-only during the run (not checked after it). */
   untouchable: string[];
   /** Protected paths missing before it. */
@@ -207,8 +211,9 @@ class RemoteBwrapSandbox implements Sandbox {
     const python = this.python;
     const removeBase = () => connection.run(`rm -rf -- ${shQuote(base)}`, { timeoutMs: 30_000 }).catch(() => undefined);
     let gitBefore: GitSurface;
+    let kindsBefore: FileKinds;
     try {
-      gitBefore = await snapshotRemoteSurface(connection, python, projectDir, home);
+      ({ surface: gitBefore, kinds: kindsBefore } = await snapshotRemoteSurface(connection, python, projectDir, home));
     } catch (err) {
       await removeBase();
       throw new Error(`could not read git's files on ${connection.label}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
@@ -238,7 +243,7 @@ class RemoteBwrapSandbox implements Sandbox {
     /** After the run: what it changed of git's surface is undone, what it made at a protected path removed, and its temp folder. */
     const enforce = (): Promise<BlockedItem[]> =>
       (enforced ??= (async () => {
-        const run: RunToCheck = { projectDir, home, before: gitBefore, untouchable, missingProtected };
+        const run: RunToCheck = { projectDir, home, before: gitBefore, kindsBefore, untouchable, missingProtected };
         try {
           const done = await undoRun(connection, python, run);
           if (!done.checked) this.unchecked = run;
@@ -271,13 +276,14 @@ class RemoteBwrapSandbox implements Sandbox {
  * protected path; says what. A check or an undo that could not be done is reported too.
  */
 async function undoRun(connection: SshConnection, python: string, run: RunToCheck): Promise<{ checked: boolean; items: BlockedItem[] }> {
-  const { projectDir, home, before, untouchable, missingProtected } = run;
+  const { projectDir, home, before, kindsBefore, untouchable, missingProtected } = run;
   let after: GitSurface | undefined;
+  let kindsUndone: BlockedItem[] = [];
   let failure = '';
   // Once more after a failure (a connection that dropped meanwhile); then the run is reported unchecked.
   for (let attempt = 0; attempt < 2 && after === undefined; attempt++) {
     try {
-      after = await snapshotRemoteSurface(connection, python, projectDir, home);
+      ({ surface: after, undone: kindsUndone } = await snapshotRemoteSurface(connection, python, projectDir, home, kindsBefore));
     } catch (err) {
       failure = err instanceof Error ? err.message : String(err);
     }
@@ -294,7 +300,7 @@ async function undoRun(connection: SshConnection, python: string, run: RunToChec
     if (outcome === 'ok') items.push({ kind: 'write', path, why: 'a protected path' });
     else if (outcome === 'failed') items.push({ kind: 'write', path, why: 'a protected path; could not be removed' });
   });
-  return { checked: true, items };
+  return { checked: true, items: [...items, ...kindsUndone] };
 }
 
 /** The policy as resolvePolicy gives it locally, from the remote's real paths. */

@@ -21,6 +21,7 @@ export function remoteSandboxedCommand(): ExecutionPath {
   return {
     name: 'remote sandboxed command (ssh to 127.0.0.1)',
     notApplicable: {
+      application: 'a remote folder has no write layer: a remote command’s writes land on the remote as it makes them, there is no application to interrupt',
       'trusted-script': 'a command runs no configuration entry (hooks and servers of a remote folder run locally)',
     },
     person,
