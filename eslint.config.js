@@ -45,7 +45,7 @@ export default tseslint.config(
   },
   {
     files: ['src-main/core/**/*.ts'],
-    ignores: [...TEST_FILES, 'src-main/core/process/spawn.ts'],
+    ignores: [...TEST_FILES, 'src-main/core/process/spawn.ts', 'src-main/core/process/spawn-pty.ts'],
     rules: restricted(LAYERS.core),
   },
   {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type * as pty from 'node-pty';
 import { killProcessTree } from '../../core/process/process-tree';
-import { spawnPty } from '../../core/process/spawn';
+import { spawnPty } from '../../core/process/spawn-pty';
 import { resolveShell } from '../../core/process/pty-exec';
 import { sanitizeEnv } from '../../core/process/shell-env';
 import { OutputMirror, type MirrorListener, type MirrorSubscribeOptions, type OutputMirrorOptions } from './output-mirror';

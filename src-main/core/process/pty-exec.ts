@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { basename } from 'node:path';
 import type * as pty from 'node-pty';
-import { spawnPty } from './spawn';
+import { spawnPty } from './spawn-pty';
 import { collectPtyRun, endPty, type PtyRunOptions } from './pty-run';
 import { currentAttribution } from '../checkpoints/attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';

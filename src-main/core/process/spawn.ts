@@ -3,10 +3,10 @@
 // probes, the person's shell — is started here, so that one registry knows what is running
 // (each with the role it plays), ends it when Deepdesk exits, and one lint rule
 // (eslint.config.js) keeps `node:child_process` and `node-pty` out of every other module.
+// Ptys start in spawn-pty.ts (the native module loads only where a pty is wanted).
 // What a process may read, write, reach and inherit is decided by its caller's policy
 // (the sandbox, the environment builders); this module only starts, tracks and ends.
 import { execFileSync, spawn as nodeSpawn, type ChildProcess, type ChildProcessWithoutNullStreams, type StdioOptions } from 'node:child_process';
-import * as pty from 'node-pty';
 
 /** What a process is for: shown in diagnostics, and decides what is ended when Deepdesk exits. */
 export type ProcessRole =
@@ -32,18 +32,6 @@ export interface PipeSpec {
   detached?: boolean;
 }
 
-export interface PtySpec {
-  role: ProcessRole;
-  file: string;
-  args: readonly string[];
-  cwd: string;
-  env: Record<string, string>;
-  cols: number;
-  rows: number;
-  /** The terminal type (default `xterm-256color`). */
-  name?: string;
-}
-
 export interface LiveProcess {
   pid: number;
   role: ProcessRole;
@@ -58,7 +46,8 @@ const LEFT_RUNNING: ReadonlySet<ProcessRole> = new Set(['opener', 'watchdog']);
 const live = new Map<number, LiveProcess>();
 let exitHooked = false;
 
-function track(entry: LiveProcess): () => void {
+/** Registers a started process until `untrack` is called (spawn-pty.ts registers its ptys here). */
+export function track(entry: LiveProcess): () => void {
   live.set(entry.pid, entry);
   if (!exitHooked) {
     exitHooked = true;
@@ -113,14 +102,6 @@ export function querySync(file: string, args: readonly string[], timeoutMs: numb
   } catch {
     return undefined;
   }
-}
-
-/** Starts a process in a fresh pty (a session leader: its pid is its group). Throws when it cannot start. */
-export function spawnPty(spec: PtySpec): pty.IPty {
-  const proc = pty.spawn(spec.file, [...spec.args], { name: spec.name ?? 'xterm-256color', cols: spec.cols, rows: spec.rows, cwd: spec.cwd, env: spec.env });
-  const untrack = track({ pid: proc.pid, role: spec.role, file: spec.file, group: true });
-  proc.onExit(untrack);
-  return proc;
 }
 
 export interface RunSpec extends Omit<PipeSpec, 'stdio' | 'detached'> {

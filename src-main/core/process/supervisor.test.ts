@@ -3,7 +3,7 @@
 // folder outside, and servers on the host; then unsandboxed. Its process trees must end
 // on stop(), and when the process that started them is SIGKILLed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -122,13 +122,17 @@ describe.skipIf(!available.available)('a sandboxed server (bubblewrap, for real)
     expect(readFileSync(join(project, 'during-step.txt'), 'utf8')).toBe('x');
   });
 
-  it("leaves what the person made at a protected path while it ran (commands' runs remove it)", async () => {
+  it('moves a protected path made while it ran out of the folder into the quarantine, kept whole, and says so in its log', async () => {
     const probe = await startProbe(policy());
-    // The person saves project configuration while the server runs.
+    // Made while the server runs: the server's or the person's, no one can tell.
     mkdirSync(join(project, '.deepdesk'));
     writeFileSync(join(project, '.deepdesk', 'hooks.json'), '{}');
     await probe.server.stop();
-    expect(readFileSync(join(project, '.deepdesk', 'hooks.json'), 'utf8')).toBe('{}');
+    expect(existsSync(join(project, '.deepdesk'))).toBe(false);
+    const quarantine = join(dataDir, 'quarantine');
+    const [kept] = readdirSync(quarantine);
+    expect(readFileSync(join(quarantine, kept!, '.deepdesk', 'hooks.json'), 'utf8')).toBe('{}');
+    expect(probe.server.logTail()).toContain(join(quarantine, kept!));
   });
 
   it('a repository it made keeps no hook once it ended: nothing it leaves runs later on the host', async () => {

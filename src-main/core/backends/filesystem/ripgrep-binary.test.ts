@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledRipgrep, findRipgrep, outsideAsar, ripgrepOnPath } from './ripgrep-binary';
 
-const repo = path.resolve(import.meta.dirname, '../../..');
+const repo = path.resolve(import.meta.dirname, '../../../..');
 // @vscode/ripgrep 1.18's optional per-platform packages.
 const SHIPPED = ['darwin-x64', 'darwin-arm64', 'win32-x64', 'win32-arm64', 'win32-ia32', 'linux-x64', 'linux-arm64', 'linux-arm', 'linux-ppc64', 'linux-riscv64', 'linux-s390x', 'linux-ia32'];
 const shipsHere = SHIPPED.includes(`${process.platform}-${process.arch}`);

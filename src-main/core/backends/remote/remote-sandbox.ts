@@ -168,8 +168,7 @@ class RemoteBwrapSandbox implements Sandbox {
     }
     const candidates = this.candidates(host.uid);
     // Records, NUL-separated: the run's folder, the real project, cwd and home, then per
-    // candidate its real path and kind (d, f, -; empty when the word was empty), then the
-    // sockets (s) and folders (d) at the top of /tmp.
+    // candidate its real path and kind (d, f, -; empty when the word was empty).
     const script = [
       'P=$(cd -P -- ' + shQuote(this.policy.projectDir) + ' && pwd) || { echo "cannot enter the folder" >&2; exit 5; }',
       'C=$(cd -P -- ' + shQuote(spec.cwd) + ' && pwd) || C=$P',
@@ -183,9 +182,6 @@ class RemoteBwrapSandbox implements Sandbox {
       '  r=$(readlink -f -- "$p" 2>/dev/null) && [ -n "$r" ] || r=$p',
       '  kind "$r"; printf "%s\\0%s\\0" "$r" "$k"',
       'done',
-      'for e in /tmp/* /tmp/.[!.]* /tmp/..?*; do',
-      '  if [ -S "$e" ]; then printf "s\\0%s\\0" "$e"; elif [ -d "$e" ] && [ ! -L "$e" ]; then printf "d\\0%s\\0" "$e"; fi',
-      'done',
     ].join('\n');
     const r = await this.connection.run(script, { timeoutMs: 30_000 });
     if (r.code !== 0) throw new Error(r.stderr.trim() || `the remote could not prepare the run (status ${r.code})`);
@@ -197,15 +193,6 @@ class RemoteBwrapSandbox implements Sandbox {
     });
     const kinds = new Map<string, PathKind>([[projectDir, 'dir']]);
     for (const c of resolved) if (c.real !== '') kinds.set(c.real, c.kind);
-    const tmpEntries: HiddenPath[] = [];
-    while (fields.length >= 2) {
-      const [type, path] = fields.splice(0, 2) as [string, string];
-      const name = path.slice('/tmp/'.length);
-      if (type === 's' || TMP_SOCKET_DIRS.test(name)) {
-        tmpEntries.push({ path, why: 'a host service socket' });
-        kinds.set(path, type === 's' ? 'file' : 'dir');
-      }
-    }
 
     const connection = this.connection;
     const python = this.python;
@@ -217,6 +204,26 @@ class RemoteBwrapSandbox implements Sandbox {
     } catch (err) {
       await removeBase();
       throw new Error(`could not read git's files on ${connection.label}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+    // The sockets (s) and folders (d) at the top of /tmp, read last: one that goes away before
+    // the run starts would leave bwrap a mount point it cannot make.
+    const tmpEntries: HiddenPath[] = [];
+    const listed = await this.connection.run(
+      ['for e in /tmp/* /tmp/.[!.]* /tmp/..?*; do', '  if [ -S "$e" ]; then printf "s\\0%s\\0" "$e"; elif [ -d "$e" ] && [ ! -L "$e" ]; then printf "d\\0%s\\0" "$e"; fi', 'done'].join('\n'),
+      { timeoutMs: 30_000 },
+    );
+    if (listed.code !== 0) {
+      await removeBase();
+      throw new Error(`could not list /tmp on ${connection.label} (status ${listed.code})`);
+    }
+    const tmpFields = listed.stdout.toString('utf8').split('\0');
+    while (tmpFields.length >= 2) {
+      const [type, path] = tmpFields.splice(0, 2) as [string, string];
+      const name = path.slice('/tmp/'.length);
+      if (type === 's' || TMP_SOCKET_DIRS.test(name)) {
+        tmpEntries.push({ path, why: 'a host service socket' });
+        kinds.set(path, type === 's' ? 'file' : 'dir');
+      }
     }
     const policy = remotePolicy(projectDir, home, resolved, tmpEntries);
     // What exists of git's surface stays in place and read-only during the run.
