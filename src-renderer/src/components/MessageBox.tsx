@@ -87,8 +87,11 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
     if (list.length === 0) return;
     const key = focusKey;
     void addFiles(filesByThread[key ?? ''] ?? [], list).then((added) => {
+      // Attached before the first thread opened: they go to the thread that opened meanwhile
+      // (the move of early files has already run by then, and would not see these).
+      const target = key === null ? draftOf.current : key;
       // Read against the files there were: the ones added meanwhile stay.
-      setFiles(key, (now) => [...now, ...added.files.filter((f) => !now.some((n) => n.id === f.id))]);
+      setFiles(target, (now) => [...now, ...added.files.filter((f) => !now.some((n) => n.id === f.id))]);
       setFileProblems(added.problems);
     });
   };
