@@ -20,9 +20,11 @@ export function openDatabase(file: string): Database.Database {
   }
   const db = new Database(file);
   try {
+    // First: switching a new file to WAL takes a lock another process opening it at the same
+    // moment may hold; without the timeout set already, that open failed at once ("database is locked").
+    db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
-    db.pragma('busy_timeout = 5000');
     db.pragma('foreign_keys = ON');
     runMigrations(db, STORE_MIGRATIONS);
   } catch (err) {
