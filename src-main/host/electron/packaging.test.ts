@@ -1,5 +1,5 @@
 // electron-builder.yml: the fuses every installer is built with, signing and notarisation,
-// and updates off until a build names a publish target (README › Packaging).
+// and updates off until a build names a publish target (docs/packaging.md).
 
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

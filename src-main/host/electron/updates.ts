@@ -1,6 +1,6 @@
 // Updates of the installed desktop app through electron-updater, from signed artefacts only,
 // and off until the build has a publish target (electron-builder writes it into
-// resources/app-update.yml when `publish` is configured; see README › Packaging):
+// resources/app-update.yml when `publish` is configured; see docs/packaging.md):
 // - Windows installs an update only when its Authenticode signature names one of the
 //   `publisherName`s of app-update.yml (electron-builder writes them when it signs); a
 //   target without one is not used.
@@ -37,7 +37,7 @@ export interface UpdateTargetInput {
 export function updateTarget(input: UpdateTargetInput): UpdateTarget {
   if (!input.packaged) return { kind: 'none', reason: 'Updates are off: this copy runs from a source checkout (`npm start`); installed copies update themselves.' };
   const file = join(input.resourcesPath, 'app-update.yml');
-  if (!existsSync(file)) return { kind: 'none', reason: 'Updates are off: no publish target is configured for this build (see README › Packaging).' };
+  if (!existsSync(file)) return { kind: 'none', reason: 'Updates are off: no publish target is configured for this build (see docs/packaging.md).' };
   let config: unknown;
   try {
     config = parseYaml(readFileSync(file, 'utf8'));
