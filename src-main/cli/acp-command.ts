@@ -19,17 +19,11 @@ import { cliChatModel, openFolderRuntime } from './folder-runtime';
 import { projectFolder } from './folders';
 import { packageVersion } from './package-version';
 import { personRuleBook, savedMediaInput } from './person-rules';
-import { COMMON_OPTIONS, parseCommand, positiveInt, UsageError } from './usage';
-import { memoriesStoreFlag, MOUNT_OPTIONS, mountFlags, openSessionMounts } from './mount-flags';
+import { COMMAND_OPTIONS } from './command-table';
+import { parseCommand, positiveInt, UsageError } from './usage';
+import { memoriesStoreFlag, mountFlags, openSessionMounts } from './mount-flags';
 
-const ACP_OPTIONS = {
-  ...COMMON_OPTIONS,
-  trust: { type: 'boolean' },
-  'mcp-config': { type: 'string', multiple: true },
-  'context-window': { type: 'string' },
-  'evict-chars': { type: 'string' },
-  ...MOUNT_OPTIONS,
-} as const;
+const ACP_OPTIONS = COMMAND_OPTIONS.acp;
 
 export async function acpCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, ACP_OPTIONS);

@@ -15,9 +15,10 @@ import { isSshFolder } from '../core/backends/remote/ssh-target';
 import { recorderFor } from '../core/checkpoints/recorder';
 import { remoteFolderSource } from '../core/checkpoints/remote-folder';
 import { folderLocation, openCommandFolder } from './folders';
-import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { COMMAND_OPTIONS } from './command-table';
+import { parseCommand, UsageError } from './usage';
 
-const OPTIONS = { ...COMMON_OPTIONS, thread: { type: 'string' }, force: { type: 'boolean' } } as const;
+const OPTIONS = COMMAND_OPTIONS.checkpoints;
 
 export interface CheckpointsIo {
   stdout: NodeJS.WritableStream;

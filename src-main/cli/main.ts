@@ -1,10 +1,12 @@
+import { HELP_ARGUMENTS, isCommandName, VERSION_ARGUMENTS, type CommandName } from './command-table';
 import { packageVersion } from './package-version';
 import { HELP, UsageError } from './usage';
 
 type Command = (argv: string[]) => Promise<number>;
 
-// Loaded on demand: each command pulls in only what it needs (start-up time matters).
-const COMMANDS: Record<string, Command> = {
+// Loaded on demand: each command pulls in only what it needs (start-up time matters). One
+// entry per row of the command table, no more, no fewer.
+const COMMANDS: Record<CommandName, Command> = {
   tools: async (argv) => (await import('./tools-command')).toolsCommand(argv),
   memories: async (argv) => (await import('./memories-command')).memoriesCommand(argv),
   run: async (argv) => (await import('./run-command')).runCommand(argv),
@@ -19,15 +21,15 @@ const COMMANDS: Record<string, Command> = {
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined || (HELP_ARGUMENTS as readonly string[]).includes(name)) {
     process.stdout.write(HELP);
     return name === undefined ? 2 : 0;
   }
-  if (name === '--version' || name === '-v') {
+  if ((VERSION_ARGUMENTS as readonly string[]).includes(name)) {
     process.stdout.write(`deepdesk ${packageVersion()}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
+  const command = isCommandName(name) ? COMMANDS[name] : undefined;
   if (command === undefined) {
     process.stderr.write(`deepdesk: unknown command '${name}'\n${HELP}`);
     return 2;

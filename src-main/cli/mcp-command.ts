@@ -14,19 +14,10 @@ import { statusText } from '../app/mcp/mcp-service';
 import { projectFolder } from './folders';
 import { startMcpServers } from './mcp-servers';
 import { table } from './table';
-import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { COMMAND_OPTIONS } from './command-table';
+import { parseCommand, UsageError } from './usage';
 
-const MCP_OPTIONS = {
-  ...COMMON_OPTIONS,
-  project: { type: 'boolean' },
-  url: { type: 'string' },
-  header: { type: 'string', multiple: true },
-  env: { type: 'string', short: 'e', multiple: true },
-  transport: { type: 'string' },
-  'no-sandbox': { type: 'boolean' },
-  trust: { type: 'boolean' },
-  'mcp-config': { type: 'string', multiple: true },
-} as const;
+const MCP_OPTIONS = COMMAND_OPTIONS.mcp;
 
 export interface McpIo {
   stdout: NodeJS.WritableStream;

@@ -7,7 +7,8 @@ import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ContractError, MAX_MEMORY_PAGE } from '../app/contract';
 import { MEMORY_AUTHOR_USER, MemoriesService } from '../app/memories/memories-service';
 import { terminalSafe } from '../core/text/terminal-safe';
-import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
+import { parseCommand, UsageError } from './usage';
 import { memoriesStoreFlag, openSessionMounts } from './mount-flags';
 
 export interface MemoriesIo {
@@ -15,10 +16,10 @@ export interface MemoriesIo {
   output: NodeJS.WritableStream;
 }
 
-const ACTIONS = ['ls', 'cat', 'write', 'rm'];
+const ACTIONS: readonly string[] = SUBCOMMANDS.memories;
 
 export async function memoriesCommand(argv: string[], io: MemoriesIo = { input: process.stdin, output: process.stdout }): Promise<number> {
-  const { values, positionals } = parseCommand(argv, COMMON_OPTIONS);
+  const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.memories);
   const [action, path, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   if (action === undefined || !ACTIONS.includes(action)) throw new UsageError('expected one of: memories ls | cat PATH | write PATH | rm PATH');

@@ -12,8 +12,6 @@ import type { SecretStore } from '../app/secret-store';
 import { SettingsService } from '../app/settings/settings-service';
 import { UsageError } from './usage';
 
-export const MOUNT_OPTIONS = { mount: { type: 'string', multiple: true } } as const;
-
 /** The `--mount` flags, parsed and checked (a local folder must be there); throws UsageError. */
 export function mountFlags(flags: readonly string[] | undefined, cwd: string = process.cwd()): MountSpec[] {
   let specs: MountSpec[];

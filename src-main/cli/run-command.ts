@@ -26,21 +26,11 @@ import { cliChatModel, openFolderExtensions } from './folder-runtime';
 import { expandInput, isInputError, messageText, type InputOutcome } from '../app/commands/person-input';
 import type { ChatMessage } from '../core/models/types';
 import { personRules, savedMediaInput } from './person-rules';
-import { COMMON_OPTIONS, parseCommand, positiveInt, UsageError } from './usage';
-import { memoriesStoreFlag, MOUNT_OPTIONS, mountFlags, openSessionMounts } from './mount-flags';
+import { COMMAND_OPTIONS } from './command-table';
+import { parseCommand, positiveInt, UsageError } from './usage';
+import { memoriesStoreFlag, mountFlags, openSessionMounts } from './mount-flags';
 
-const RUN_OPTIONS = {
-  ...COMMON_OPTIONS,
-  thread: { type: 'string' },
-  approve: { type: 'string' },
-  mode: { type: 'string' },
-  json: { type: 'boolean' },
-  'context-window': { type: 'string' },
-  'evict-chars': { type: 'string' },
-  trust: { type: 'boolean' },
-  'mcp-config': { type: 'string', multiple: true },
-  ...MOUNT_OPTIONS,
-} as const;
+const RUN_OPTIONS = COMMAND_OPTIONS.run;
 
 type ApproveMode = 'ask' | 'auto' | 'deny';
 

@@ -16,10 +16,11 @@ import { packageVersion } from './package-version';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { folderLocation } from './folders';
 import { folderLocationText } from '../app/folders/folder-location';
-import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
-import { memoriesStoreFlag, MOUNT_OPTIONS, mountFlags } from './mount-flags';
+import { COMMAND_OPTIONS } from './command-table';
+import { parseCommand, UsageError } from './usage';
+import { memoriesStoreFlag, mountFlags } from './mount-flags';
 
-const SERVE_OPTIONS = { ...COMMON_OPTIONS, ...MOUNT_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } } as const;
+const SERVE_OPTIONS = COMMAND_OPTIONS.serve;
 
 export interface ServeIo {
   stdout: NodeJS.WritableStream;

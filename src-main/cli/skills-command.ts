@@ -13,9 +13,10 @@ import { TrustStore } from '../core/trust/store';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { projectFolder } from './folders';
 import { table } from './table';
-import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { COMMAND_OPTIONS } from './command-table';
+import { parseCommand, UsageError } from './usage';
 
-const OPTIONS = { ...COMMON_OPTIONS, 'context-window': { type: 'string' } } as const;
+const OPTIONS = COMMAND_OPTIONS.skills;
 
 export interface SkillsIo {
   stdout: NodeJS.WritableStream;

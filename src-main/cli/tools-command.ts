@@ -14,10 +14,11 @@ import type { ToolOutput } from '../core/tools/tool';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { folderLocation, openCommandFolder } from './folders';
 import { folderLocationText } from '../app/folders/folder-location';
-import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { COMMAND_OPTIONS } from './command-table';
+import { parseCommand, UsageError } from './usage';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { commitToolStep } from '../core/agent/middleware/mount-steps';
-import { memoriesStoreFlag, MOUNT_OPTIONS, mountFlags, openSessionMounts, type SessionMounts } from './mount-flags';
+import { memoriesStoreFlag, mountFlags, openSessionMounts, type SessionMounts } from './mount-flags';
 
 const requestSchema = z.object({
   tool: z.string({ error: '"tool" must be a string' }),
@@ -30,7 +31,7 @@ export interface ToolsIo {
 }
 
 export async function toolsCommand(argv: string[], io: ToolsIo = { input: process.stdin, output: process.stdout }): Promise<number> {
-  const { values, positionals } = parseCommand(argv, { ...COMMON_OPTIONS, ...MOUNT_OPTIONS });
+  const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.tools);
   if (positionals.length > 0) throw new UsageError(`tools takes no arguments (got '${positionals.join(' ')}')`);
   const location = folderLocation(values.folder);
   const flaggedMounts = mountFlags(values.mount);

@@ -6,9 +6,10 @@ import { resolveDataDir } from '../app/data-dir';
 import { trustReport } from '../core/trust/report';
 import { TrustStore } from '../core/trust/store';
 import { projectFolder } from './folders';
-import { COMMON_OPTIONS, parseCommand, UsageError } from './usage';
+import { COMMAND_OPTIONS } from './command-table';
+import { parseCommand, UsageError } from './usage';
 
-const OPTIONS = { ...COMMON_OPTIONS, revoke: { type: 'boolean' } } as const;
+const OPTIONS = COMMAND_OPTIONS.trust;
 
 export interface TrustIo {
   stdout: NodeJS.WritableStream;

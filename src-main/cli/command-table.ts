@@ -1,0 +1,70 @@
+// The CLI's one table of commands: the options each command's parser accepts and the
+// subcommands it takes. main.ts dispatches on these names and every command parses with its
+// row, so the docs test (scripts/docs.test.ts) checks README and docs/ against what the CLI
+// really accepts. Kept free of the commands' own imports: loading it costs nothing.
+
+import type { ParseArgsConfig } from 'node:util';
+import { COMMON_OPTIONS } from './usage';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** `--mount /PREFIX/=SPEC`, on the commands that open a mount table (run, serve, tools, acp). */
+export const MOUNT_OPTIONS = { mount: { type: 'string', multiple: true } } as const satisfies Options;
+
+export const COMMAND_OPTIONS = {
+  tools: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS },
+  memories: COMMON_OPTIONS,
+  run: {
+    ...COMMON_OPTIONS,
+    thread: { type: 'string' },
+    approve: { type: 'string' },
+    mode: { type: 'string' },
+    json: { type: 'boolean' },
+    'context-window': { type: 'string' },
+    'evict-chars': { type: 'string' },
+    trust: { type: 'boolean' },
+    'mcp-config': { type: 'string', multiple: true },
+    ...MOUNT_OPTIONS,
+  },
+  serve: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } },
+  checkpoints: { ...COMMON_OPTIONS, thread: { type: 'string' }, force: { type: 'boolean' } },
+  mcp: {
+    ...COMMON_OPTIONS,
+    project: { type: 'boolean' },
+    url: { type: 'string' },
+    header: { type: 'string', multiple: true },
+    env: { type: 'string', short: 'e', multiple: true },
+    transport: { type: 'string' },
+    'no-sandbox': { type: 'boolean' },
+    trust: { type: 'boolean' },
+    'mcp-config': { type: 'string', multiple: true },
+  },
+  trust: { ...COMMON_OPTIONS, revoke: { type: 'boolean' } },
+  skills: { ...COMMON_OPTIONS, 'context-window': { type: 'string' } },
+  acp: {
+    ...COMMON_OPTIONS,
+    trust: { type: 'boolean' },
+    'mcp-config': { type: 'string', multiple: true },
+    'context-window': { type: 'string' },
+    'evict-chars': { type: 'string' },
+    ...MOUNT_OPTIONS,
+  },
+} as const satisfies Record<string, Options>;
+
+export type CommandName = keyof typeof COMMAND_OPTIONS;
+
+/** The first word after the command, for the commands that take one. */
+export const SUBCOMMANDS = {
+  memories: ['ls', 'cat', 'write', 'rm'],
+  checkpoints: ['ls', 'diff', 'restore'],
+  mcp: ['ls', 'tools', 'add', 'rm'],
+  skills: ['ls'],
+} as const satisfies Partial<Record<CommandName, readonly string[]>>;
+
+/** What main.ts takes in place of a command. */
+export const HELP_ARGUMENTS = ['--help', '-h', 'help'] as const;
+export const VERSION_ARGUMENTS = ['--version', '-v'] as const;
+
+export function isCommandName(name: string): name is CommandName {
+  return Object.hasOwn(COMMAND_OPTIONS, name);
+}
