@@ -8,7 +8,7 @@ import { benchCommandCheckpoints } from './command-checkpoints';
 import { benchFiles } from './core-files';
 import { benchSearch } from './core-search';
 import { benchBigFolders } from './big-folders';
-import { ensureEditFile, ensureFolder100k, ensureHuge, ensureTree } from './gen-data';
+import { ensureEditFile, ensureFolder100k, ensureHuge, ensureRepo100k, ensureTree } from './gen-data';
 import { benchHarness } from './harness';
 import { benchMcpStart } from './mcp-start';
 import { benchMcpClient } from './mcp-client';
@@ -74,6 +74,7 @@ async function main(): Promise<number> {
       benchBigFolders(report, options, repo, {
         tree20k: (await ensureTree(dataDir, options.regenerate)).dir,
         folder100k: (await ensureFolder100k(dataDir, options.regenerate)).dir,
+        repo100k: (await ensureRepo100k(dataDir, options.regenerate)).dir,
       }),
     );
   }
