@@ -7,6 +7,7 @@
 // - memories-{1k,20k,100k}.sqlite: Deepdesk databases holding that many memories.
 // Each part has a manifest; a part is rebuilt when it is missing, stale or --regenerate.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/mounts/mounts';
@@ -16,7 +17,7 @@ import { progress } from './report';
 
 /** Bump a part's version when its shape changes: stale data is then rebuilt. */
 const VERSIONS = {
-  tree: 2, 'huge.log': 1, 'edit-50mb.ts': 1, 'folder-100k': 1, 'memories-1k.sqlite': 1, 'memories-20k.sqlite': 1, 'memories-100k.sqlite': 1,
+  tree: 2, 'huge.log': 1, 'edit-50mb.ts': 1, 'folder-100k': 1, 'repo-100k': 1, 'memories-1k.sqlite': 1, 'memories-20k.sqlite': 1, 'memories-100k.sqlite': 1,
 } as const;
 type Part = keyof typeof VERSIONS;
 
@@ -98,6 +99,34 @@ export function ensureFolder100k(dataDir: string, regenerate: boolean): Promise<
       for (let f = 0; f < 100; f++, files++) fs.writeFileSync(path.join(dir, `file${f}.ts`), `export const value${f} = ${d * 100 + f};\n`);
     }
     return { dir: root, files };
+  });
+}
+
+/**
+ * Issue 42's shape: a git repository of 100,000 committed files in 5,000 folders, a
+ * .gitignore and an ignored dist/ of 20,000 more (a build's output). The plain 100k folder
+ * has none of these, and missed that they made the folder watch take 27 s.
+ */
+export function ensureRepo100k(dataDir: string, regenerate: boolean): Promise<{ dir: string; files: number; ignoredFiles: number }> {
+  return cached(dataDir, 'repo-100k', regenerate, (root) => {
+    let files = 0;
+    let ignoredFiles = 0;
+    for (let d = 0; d < 5000; d++) {
+      const dir = path.join(root, `pkg${Math.floor(d / 100)}`, `mod${d}`);
+      fs.mkdirSync(dir, { recursive: true });
+      for (let f = 0; f < 20; f++, files++) fs.writeFileSync(path.join(dir, `file${f}.ts`), `export const value${f} = ${d * 20 + f};\n`);
+      if (d % 5 !== 0) continue;
+      const out = path.join(root, 'dist', `chunk${Math.floor(d / 250)}`, `part${d}`);
+      fs.mkdirSync(out, { recursive: true });
+      for (let f = 0; f < 20; f++, ignoredFiles++) fs.writeFileSync(path.join(out, `out${f}.js`), `console.log(${f});\n`);
+    }
+    fs.writeFileSync(path.join(root, '.gitignore'), 'dist/\n');
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: root, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'the 100k repository');
+    return { dir: root, files, ignoredFiles };
   });
 }
 

@@ -8,7 +8,7 @@ import { benchCommandCheckpoints } from './command-checkpoints';
 import { benchFiles } from './core-files';
 import { benchSearch } from './core-search';
 import { benchBigFolders } from './big-folders';
-import { ensureEditFile, ensureFolder100k, ensureHuge, ensureTree } from './gen-data';
+import { ensureEditFile, ensureFolder100k, ensureHuge, ensureRepo100k, ensureTree } from './gen-data';
 import { benchHarness } from './harness';
 import { benchMcpStart } from './mcp-start';
 import { benchMcpClient } from './mcp-client';
@@ -65,6 +65,7 @@ async function main(): Promise<number> {
     await guarded('Issue 18 · MCP client', () => benchMcpClient(report, options));
   }
   if (options.suites.has('window')) await guarded('Issue 4 · window', () => benchWindow(report, options, repo));
+  else if (options.suites.has('chat')) await guarded('Issue 4 · window', () => benchWindow(report, options, repo, { only: 'chat' }));
   if (options.suites.has('sandbox')) {
     await guarded('Issue 11 · sandbox', () => benchSandbox(report, options));
     await guarded('Issue 18 · MCP server start', () => benchMcpStart(report, options));
@@ -74,6 +75,7 @@ async function main(): Promise<number> {
       benchBigFolders(report, options, repo, {
         tree20k: (await ensureTree(dataDir, options.regenerate)).dir,
         folder100k: (await ensureFolder100k(dataDir, options.regenerate)).dir,
+        repo100k: (await ensureRepo100k(dataDir, options.regenerate)).dir,
       }),
     );
   }

@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories'] as const;
+export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,11 +11,12 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
   --only LIST    run only these suites (core: issue 2, harness: issue 3, window: issue 4,
+                 chat: only the window's chat streaming rows (part of window),
                  sandbox: issue 11 and issue 18's MCP server start, checkpoints: issue 12,
                  folders: issue 13's big folders,
                  memories: issue 17's Memories page at 1k/20k/100k memories,

@@ -248,13 +248,14 @@ async function benchStreaming(section: Section, browser: Browser, repo: string, 
   }
 }
 
-export async function benchWindow(report: Report, options: BenchOptions, repo: string): Promise<void> {
+/** `only: 'chat'` measures the chat's streaming rows alone (`--only chat`). */
+export async function benchWindow(report: Report, options: BenchOptions, repo: string, scope: { only?: 'chat' } = {}): Promise<void> {
   const section = report.section('Issue 4 · the window (deepdesk serve, headless Chromium)');
   if (builtCli(repo) === null) {
     section.rows.push({ name: 'window benchmarks', ours: 'not yet measurable: the app is not built (npm run build)' });
     return;
   }
-  await benchReady(section, options, repo).catch((err: unknown) => section.rows.push({ name: 'deepdesk serve ready time', ours: `error: ${errorText(err)}` }));
+  if (scope.only !== 'chat') await benchReady(section, options, repo).catch((err: unknown) => section.rows.push({ name: 'deepdesk serve ready time', ours: `error: ${errorText(err)}` }));
   if (!fs.existsSync(CHROMIUM)) {
     section.rows.push({ name: 'terminal and chat in the page', ours: `not measurable here: no Chromium at ${CHROMIUM}` });
     return;
@@ -262,9 +263,11 @@ export async function benchWindow(report: Report, options: BenchOptions, repo: s
   const browser = await withTimeout(chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true }), 60_000, 'Chromium launch');
   try {
     const runs = Math.min(options.runs, 3);
-    await withTimeout(benchTerminal(section, browser, repo, runs), 600_000, 'terminal benchmark').catch((err: unknown) =>
-      section.rows.push({ name: 'terminal throughput', ours: `error: ${errorText(err)}` }),
-    );
+    if (scope.only !== 'chat') {
+      await withTimeout(benchTerminal(section, browser, repo, runs), 600_000, 'terminal benchmark').catch((err: unknown) =>
+        section.rows.push({ name: 'terminal throughput', ours: `error: ${errorText(err)}` }),
+      );
+    }
     await withTimeout(benchStreaming(section, browser, repo, runs), 300_000, 'streaming benchmark').catch((err: unknown) =>
       section.rows.push({ name: 'chat streaming', ours: `error: ${errorText(err)}` }),
     );

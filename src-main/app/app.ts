@@ -324,6 +324,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
     },
     ...(changeFeed ? { feed: changeFeed } : {}),
+    onWatchLimited: (message) => notice({ message }),
     ...(remote
       ? {
           remote: {

@@ -12,7 +12,8 @@ import { joinVirtual, normalizeVirtualPath } from '../../core/backends/paths';
 import { base64Bytes, MAX_MEDIA_BYTES, mediaTypeOf, type MediaType } from '../../core/media/kinds';
 import { ContractError, type FileContent, type FileEntry } from '../contract';
 import type { FolderChangeFeed } from './folder-change-feed';
-import { FolderWatcher, UNWATCHED_DIRS, type FileChange, type RawChange } from './folder-watcher';
+import { FolderWatcher, UNWATCHED_DIRS, type FileChange, type FolderWatcherOptions, type RawChange } from './folder-watcher';
+import { ListedFoldersWatcher } from './listed-folders-watcher';
 import { PollWatcher } from '../../core/backends/filesystem/poll-watcher';
 
 export type { FileChange } from './folder-watcher';
@@ -36,10 +37,18 @@ export interface WorkspaceOptions {
   onChange: (changes: FileChange[]) => void;
   /** Told every path the watcher reports, and when watching starts, fails or stops (checkpoints' change feed). */
   feed?: FolderChangeFeed;
+  /** The whole folder cannot be watched (the system's watch limit, say): only the folders the tree opened are followed. */
+  onWatchLimited?: (message: string) => void;
+  /** The native subscription (tests make it fail as the watch limit does). */
+  subscribe?: FolderWatcherOptions['subscribe'];
 }
 
 export class WorkspaceService {
   private watcher: FolderWatcher | null = null;
+  /** The folders the tree listed, each watched on its own until the whole-folder watch is up (or for good if it cannot be). */
+  private listed: ListedFoldersWatcher | null = null;
+  /** Every folder the tree listed ('/' among them), for a ListedFoldersWatcher made later. */
+  private readonly opened = new Set<string>(['/']);
   private poller: PollWatcher | null = null;
   private restarting: Promise<void> | null = null;
   private restartAgain = false;
@@ -67,25 +76,45 @@ export class WorkspaceService {
       this.poller.start();
       return;
     }
+    // The subscription walks the folder's folders first (seconds in a big one): meanwhile the
+    // root and the folders the tree lists are watched one by one, so what the tree shows is live at once.
+    this.followListed();
     this.watcher = new FolderWatcher({
       folder: this.options.folder,
-      onChanges: (changes) => {
-        for (const change of changes) this.queue(change);
-      },
+      onChanges: (changes) => this.queueAll(changes),
       ...(feed ? { onPaths: (changes: RawChange[]) => feed.paths(changes) } : {}),
       onError: (err) => {
         feed?.failed();
         process.stderr.write(`deepdesk: watching the folder failed: ${err.message}\n`);
       },
+      ...(this.options.subscribe ? { subscribe: this.options.subscribe } : {}),
     });
     try {
       await this.watcher.start();
       feed?.started();
+      this.stopFollowingListed();
     } catch (err) {
-      // Too many folders for the OS's watch limit, or no native watcher: the tree still
-      // lists on demand, it just does not update by itself.
-      process.stderr.write(`deepdesk: the file tree will not update live: ${err instanceof Error ? err.message : String(err)}\n`);
+      // Too many folders for the OS's watch limit, or no native watcher: the folders the tree
+      // opens are still followed one by one, the rest is listed when opened.
+      const reason = err instanceof Error ? err.message : String(err);
+      process.stderr.write(`deepdesk: the file tree follows only the folders it shows: ${reason}\n`);
+      this.options.onWatchLimited?.(watchLimitedMessage(reason));
     }
+  }
+
+  private followListed(): void {
+    if (this.listed) return;
+    this.listed = new ListedFoldersWatcher({ folder: this.options.folder, onChanges: (changes) => this.queueAll(changes) });
+    for (const dir of this.opened) this.listed.watch(dir);
+  }
+
+  private stopFollowingListed(): void {
+    this.listed?.close();
+    this.listed = null;
+  }
+
+  private queueAll(changes: readonly FileChange[]): void {
+    for (const change of changes) this.queue(change);
   }
 
   /**
@@ -103,9 +132,12 @@ export class WorkspaceService {
       do {
         this.restartAgain = false;
         this.options.feed?.stopped();
+        // Between the old subscription and the new one, what the tree shows stays followed.
+        this.followListed();
         try {
           await watcher.restart();
           this.options.feed?.started();
+          this.stopFollowingListed();
         } catch (err) {
           process.stderr.write(`deepdesk: watching the folder again failed: ${err instanceof Error ? err.message : String(err)}\n`);
         }
@@ -135,6 +167,8 @@ export class WorkspaceService {
     if (result.error !== undefined) throw new ContractError(result.error, 'not_found');
     const entries = result.entries ?? [];
     if (this.poller) this.poller.watch(dir, entries);
+    this.opened.add(dir);
+    this.listed?.watch(dir);
     const ignored = this.poller ? await ignoredEntriesThrough(this.options.backend, dir, entries) : await ignoredEntries(this.options.folder, dir, entries);
     return entries.map((e) => fileEntry(e, ignored.has(e.path)));
   }
@@ -193,10 +227,19 @@ export class WorkspaceService {
     if (this.timer) clearTimeout(this.timer);
     this.options.feed?.stopped();
     await this.restarting;
+    this.stopFollowingListed();
     await this.watcher?.close();
     await this.poller?.close();
   }
 
+}
+
+/** The notice for a folder that cannot be watched whole; `reason` is the watcher's own error. */
+export function watchLimitedMessage(reason: string): string {
+  const limit = /ENOSPC|no space left|too many/i.test(reason);
+  return limit
+    ? 'The file tree follows only the folders you open: this folder has more folders than the system lets Deepdesk watch. Raising fs.inotify.max_user_watches lets it follow all of them.'
+    : `The file tree follows only the folders you open: watching the whole folder failed (${reason}).`;
 }
 
 function fileEntry(e: FileInfo, ignored: boolean): FileEntry {
