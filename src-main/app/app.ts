@@ -265,6 +265,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.mcpConfigFiles ? { cliFiles: options.mcpConfigFiles } : {}),
     onChange: () => send('mcp.changed', {}),
     onProblem: notice,
+    onNotice: (message) => notice({ message }),
   });
   const extensions = new ExtensionsService({ folder: realFolder, dataDir: options.dataDir, trust: trustStore, onChange: () => send('extensions.changed', {}), onProblem: notice });
   folderTrust.onGranted(() => mcp.reload());
