@@ -71,6 +71,8 @@ describe('MCP servers through the contract', () => {
     // A `git pull` changes the entry: it stops loading until it is trusted again.
     writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: { ...everything, env: { EXTRA: '1' } } } }));
     await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.key), { timeout: 20_000 }).toEqual(['mcp:theirs']);
+    // Asked again, it says it changed since it was trusted, and what it was then.
+    expect((await call('trust.get', {})).untrusted[0]).toMatchObject({ key: 'mcp:theirs', changedFrom: `MCP server theirs: ${process.execPath} ${EVERYTHING} stdio (sandboxed)` });
     await expect.poll(async () => (await call('mcp.list', {})).servers[0]!.status).toBe('not-trusted');
     expect(events.some((e) => e.event === 'trust.changed')).toBe(true);
   }, 90_000);

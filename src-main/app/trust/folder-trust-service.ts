@@ -48,7 +48,10 @@ export class FolderTrustService {
   }
 
   state(): TrustStateDto {
-    const untrusted = this.report.untrusted.map((e) => ({ kind: e.kind, key: e.key, label: e.label, file: e.file }));
+    const untrusted = this.report.untrusted.map((e) => {
+      const before = this.options.store.trustedBefore(this.options.folder, e);
+      return { kind: e.kind, key: e.key, label: e.label, file: e.file, ...(before !== undefined ? { changedFrom: before } : {}) };
+    });
     const digest = shownDigest(this.report);
     return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digest, digest };
   }
