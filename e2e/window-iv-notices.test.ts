@@ -199,3 +199,34 @@ describe('Trust folder', () => {
     await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message');
   });
 });
+
+describe('the served window after its server moved', () => {
+  it('stops saying reconnecting… after a bounded time: says the server is gone, how to open the new address, and offers Reload', { timeout: 120_000 }, async () => {
+    const first = await session.serve();
+    const page = await openApp(session.browser, first.url);
+    await first.stop({ keepData: true });
+    await poll(() => page.getByRole('banner').innerText()).toContain('reconnecting…');
+    // Started again elsewhere (a new port, a new token): the old tab cannot follow it.
+    const second = await session.serve({ folder: first.folder, dataDir: first.dataDir });
+    expect(second.origin).not.toBe(first.origin);
+
+    const gone = notices(page).getByRole('alert').filter({ hasText: 'server is gone' });
+    await gone.waitFor({ timeout: 45_000 });
+    expect(await gone.innerText()).toContain('open the address it printed');
+    expect(await page.getByRole('banner').innerText()).not.toContain('reconnecting…');
+    await gone.getByRole('button', { name: 'Reload' }).waitFor();
+    await gone.getByRole('button', { name: 'Try again' }).waitFor();
+    expect(await coveredControls(page)).toEqual([]);
+    await screenshot(page, 'window-iv-server-gone-1400');
+    const findings = await auditEveryWay(page);
+    expect(describeViolations(Object.values(findings).flat())).toBe('');
+
+    // Try again keeps trying this address only as asked: it is still gone.
+    await gone.getByRole('button', { name: 'Try again' }).click();
+    await gone.waitFor({ timeout: 45_000 });
+    // The way out: the new address opens the window on the same folder.
+    await page.goto(second.url);
+    await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+    expect(await notices(page).getByRole('alert').filter({ hasText: 'server is gone' }).count()).toBe(0);
+  });
+});

@@ -45,7 +45,7 @@ export function AppHeader({ folderName, folder, host, model, connection, onOpenF
       <ModeControl state={mode.state} onChange={(m) => void mode.setMode(m)} />
       {connection !== 'open' ? (
         <span className="connection" role="status">
-          {connection === 'connecting' ? 'Connecting…' : 'Disconnected — reconnecting…'}
+          {connection === 'connecting' ? 'Connecting…' : connection === 'gone' ? 'Disconnected' : 'Disconnected — reconnecting…'}
         </span>
       ) : null}
       <button type="button" className={`model-chip${model ? '' : ' missing'}`} onClick={onOpenSettings} title="Change the model" aria-label={model ? `Model ${model}` : 'No model configured'}>

@@ -5,6 +5,7 @@
 import { useEffect, useRef } from 'react';
 import { createPortal } from 'react-dom';
 import { useToasts } from '../state/toasts';
+import { ConnectionGone } from './ConnectionGone';
 import { Icon } from './Icon';
 
 export function Toasts(): React.JSX.Element {
@@ -23,6 +24,7 @@ export function Toasts(): React.JSX.Element {
   }, []);
   return createPortal(
     <div ref={ref} className="toasts" role="region" aria-live="polite" aria-label="Notifications">
+      <ConnectionGone />
       {toasts.map((toast) => (
         <div key={toast.id} className={`toast toast-${toast.kind}`} role={toast.kind === 'error' ? 'alert' : 'status'}>
           <Icon name={toast.kind === 'error' ? 'alert' : 'info'} />
