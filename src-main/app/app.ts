@@ -89,6 +89,21 @@ export interface AppOptions {
   remote?: RemoteAppFolder;
 }
 
+/** How long a request may wait for slow work (a clone) before it answers and the work goes on in the background. */
+const PROMPT_ANSWER_MS = 2_000;
+const LATER = Symbol('later');
+
+/** `work`'s value when it comes within `ms`, else LATER (the work goes on). */
+async function answerWithin<T>(work: Promise<T>, ms: number): Promise<T | typeof LATER> {
+  let timer: NodeJS.Timeout | undefined;
+  const later = new Promise<typeof LATER>((resolve) => (timer = setTimeout(() => resolve(LATER), ms)));
+  try {
+    return await Promise.race([work, later]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface App extends AppHostApi {
   readonly folder: string;
   close(): Promise<void>;
@@ -499,7 +514,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       return mountsList();
     },
     'mounts.history': async ({ prefix, limit }) => {
-      const commits = await mountTable.history(normalisedPrefix(prefix), limit);
+      // A git mount is cloned on first use: the answer does not wait for a long clone (issue 42).
+      const history = mountTable.history(normalisedPrefix(prefix), limit);
+      const commits = await answerWithin(history, PROMPT_ANSWER_MS);
+      if (commits === LATER) {
+        void history.catch(() => undefined).then(() => send('mounts.changed', {}));
+        return { commits: [], cloning: true };
+      }
       if (commits === undefined) throw new ContractError(`${prefix} is not a git mount`, 'not_found');
       return { commits };
     },
