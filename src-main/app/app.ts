@@ -41,6 +41,7 @@ import {
   type Settings,
   type UpdateMethodName,
 } from './contract';
+import { answerWithin, LATER } from './answer-within';
 import { databasePath } from './data-dir';
 import type { AppHostApi } from './host-api';
 import { detectLocalServers } from './local-servers';
@@ -87,21 +88,6 @@ export interface AppOptions {
   openExternal?: (url: string) => Promise<void>;
   /** The folder is remote (SPEC §13): `folder` is its ssh:// URL, this its opened backend (closed with the app). */
   remote?: RemoteAppFolder;
-}
-
-/** How long a request may wait for slow work (a clone) before it answers and the work goes on in the background. */
-const PROMPT_ANSWER_MS = 2_000;
-const LATER = Symbol('later');
-
-/** `work`'s value when it comes within `ms`, else LATER (the work goes on). */
-async function answerWithin<T>(work: Promise<T>, ms: number): Promise<T | typeof LATER> {
-  let timer: NodeJS.Timeout | undefined;
-  const later = new Promise<typeof LATER>((resolve) => (timer = setTimeout(() => resolve(LATER), ms)));
-  try {
-    return await Promise.race([work, later]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 export interface App extends AppHostApi {
@@ -516,7 +502,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'mounts.history': async ({ prefix, limit }) => {
       // A git mount is cloned on first use: the answer does not wait for a long clone (issue 42).
       const history = mountTable.history(normalisedPrefix(prefix), limit);
-      const commits = await answerWithin(history, PROMPT_ANSWER_MS);
+      const commits = await answerWithin(history);
       if (commits === LATER) {
         void history.catch(() => undefined).then(() => send('mounts.changed', {}));
         return { commits: [], cloning: true };

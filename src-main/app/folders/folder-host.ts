@@ -15,6 +15,7 @@
 import { homedir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { App } from '../app';
+import { answerWithin, LATER } from '../answer-within';
 import { ContractError, type AppInfo, type EventFrame, type EventName, type EventPayload, type MethodName, type NoticeDto, type Params } from '../contract';
 import type { AppHostApi } from '../host-api';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
@@ -224,7 +225,11 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       return { folder: picked };
     },
     'updates.status': async () => updates.status(),
-    'updates.check': () => updates.check(),
+    // A check on a slow network answers with `checking`; its result follows as updates.changed.
+    'updates.check': async () => {
+      const checked = await answerWithin(updates.check());
+      return checked === LATER ? updates.status() : checked;
+    },
     'updates.install': async () => {
       if (updates.status().state !== 'downloaded') throw new ContractError('no update has been downloaded yet', 'failed');
       updates.install();
