@@ -41,6 +41,7 @@ import {
   type Settings,
   type UpdateMethodName,
 } from './contract';
+import { answerWithin, LATER } from './answer-within';
 import { databasePath } from './data-dir';
 import type { AppHostApi } from './host-api';
 import { detectLocalServers } from './local-servers';
@@ -51,7 +52,7 @@ import type { JsonFileProblem } from '../core/config/json-file-store';
 import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
 import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
-import { remoteFolderLimitsNotice, remoteConfigStandIn, type RemoteAppFolder } from './remote-folder';
+import { remoteFolderConfiguration, remoteFolderLimitsNotice, remoteConfigStandIn, type RemoteAppFolder } from './remote-folder';
 import { ThreadService } from './threads/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
@@ -109,12 +110,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   // Notices for the person about the app's own files: kept for windows that connect later.
   const notices: NoticeDto[] = [];
   const noticePrefix = randomUUID().slice(0, 8);
-  const notice = (problem: Omit<JsonFileProblem, 'file'> & { file?: string }): void => {
+  // A problem with one of the person's files needs their answer; a note about this folder belongs to it.
+  const notice = (problem: Omit<JsonFileProblem, 'file'> & { file?: string } & Partial<Pick<NoticeDto, 'id' | 'kind' | 'folder'>>): void => {
     const dto: NoticeDto = {
-      id: `${noticePrefix}-${notices.length + 1}`,
+      id: problem.id ?? `${noticePrefix}-${notices.length + 1}`,
       message: problem.message,
-      ...(problem.file !== undefined ? { file: problem.file } : {}),
+      ...(problem.file !== undefined ? { file: problem.file, needsAnswer: true } : {}),
       ...(problem.movedTo !== undefined ? { movedTo: problem.movedTo } : {}),
+      ...(problem.kind !== undefined ? { kind: problem.kind } : {}),
+      ...(problem.folder !== undefined ? { folder: problem.folder } : {}),
     };
     notices.push(dto);
     options.onNotice?.(dto);
@@ -151,7 +155,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   };
 
   const { remote } = options;
-  if (remote) notice({ message: remoteFolderLimitsNotice(remote.label) });
+  // Told only when the remote folder has configuration of its own; looked for in the background.
+  if (remote) {
+    void remoteFolderConfiguration(remote.shell).then((found) => {
+      if (found.length > 0) notice({ id: `remote-config:${options.folder}:${found.join(',')}`, message: remoteFolderLimitsNotice(remote.label, found), kind: 'info', folder: options.folder });
+    });
+  }
   // The person's mounts (flags over Settings; SPEC §13), read on every call, and the store behind
   // /memories/ (chosen when the folder opens: a change in Settings applies from the next opening).
   const mountTable = new MountTable({
@@ -257,6 +266,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...(options.mcpConfigFiles ? { cliFiles: options.mcpConfigFiles } : {}),
     onChange: () => send('mcp.changed', {}),
     onProblem: notice,
+    onNotice: (message) => notice({ message }),
   });
   const extensions = new ExtensionsService({ folder: realFolder, dataDir: options.dataDir, trust: trustStore, onChange: () => send('extensions.changed', {}), onProblem: notice });
   folderTrust.onGranted(() => mcp.reload());
@@ -329,7 +339,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       ? {
           remote: {
             ...(remote.pollIntervalMs !== undefined ? { pollIntervalMs: remote.pollIntervalMs } : {}),
-            onError: (message: string) => notice({ message: `The file tree cannot follow ${remote.label} now: ${message}. It keeps trying.` }),
+            onError: (message: string) => notice({ message: `The file tree cannot follow ${remote.label} now: ${message}. It keeps trying.`, folder: options.folder }),
           },
         }
       : {}),
@@ -491,7 +501,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       return mountsList();
     },
     'mounts.history': async ({ prefix, limit }) => {
-      const commits = await mountTable.history(normalisedPrefix(prefix), limit);
+      // A git mount is cloned on first use: the answer does not wait for a long clone (issue 42).
+      const history = mountTable.history(normalisedPrefix(prefix), limit);
+      const commits = await answerWithin(history);
+      if (commits === LATER) {
+        void history.catch(() => undefined).then(() => send('mounts.changed', {}));
+        return { commits: [], cloning: true };
+      }
       if (commits === undefined) throw new ContractError(`${prefix} is not a git mount`, 'not_found');
       return { commits };
     },

@@ -13,7 +13,7 @@ import { detectSandbox } from '../core/sandbox';
 import { createApp, type App } from './app';
 import { parseRequest, type EventFrame, type MethodName, type Params, type Result } from './contract';
 import { sshFolderLocation } from './folders/folder-location';
-import { openRemoteApp } from './remote-folder';
+import { openRemoteApp, remoteFolderConfiguration } from './remote-folder';
 import { FileSecretStore } from './settings/file-secret-store';
 
 const bwrap = (await detectSandbox()).available;
@@ -108,9 +108,20 @@ describe('the app on a remote folder', () => {
 
   it("says once what it does not do on a remote folder; the agent's changes there are checkpointed, and Revert puts the file back on the remote", async () => {
     writeFileSync(join(folder, 'kept.txt'), 'before\n');
+    writeFileSync(join(folder, '.mcp.json'), '{"mcpServers":{}}\n');
+    mkdirSync(join(folder, '.claude', 'skills', 'demo'), { recursive: true });
+    writeFileSync(join(folder, '.claude', 'settings.json'), '{"hooks":{}}\n');
+    writeFileSync(join(folder, '.claude', 'skills', 'demo', 'SKILL.md'), '---\nname: demo\ndescription: d\n---\n');
     const { call, events } = await open();
-    const notices = await call('app.notices', {});
-    expect(notices.map((n) => n.message)).toContain(`deepdesk-test:${folder} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded in this version.`);
+    // Looked for in the background: the notice is information about this folder, with an id that stays the same.
+    await expect.poll(async () => (await call('app.notices', {})).filter((n) => n.message.includes('is a remote folder')), { timeout: 10_000 }).toEqual([
+      {
+        id: `remote-config:${sshd.folderUrl(folder)}:.mcp.json,hooks,skills`,
+        message: `deepdesk-test:${folder} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded in this version.`,
+        kind: 'info',
+        folder: sshd.folderUrl(folder),
+      },
+    ]);
     await call('mode.set', { mode: 'auto' }).catch(() => undefined);
     server.push(
       { toolCalls: [{ name: 'read_file', args: { file_path: '/kept.txt' } }] },
@@ -172,6 +183,31 @@ describe('the app on a remote folder', () => {
         .map((e) => (e.payload as { data: string }).data)
         .join('');
     await expect.poll(shown, { timeout: 15_000 }).toContain(`at:${folder}`);
+  });
+
+  it('finds the configuration a folder has of its own, and none where there is none', async () => {
+    const files = new FilesystemBackend({ rootDir: folder });
+    expect(await remoteFolderConfiguration(files)).toEqual([]);
+    // An empty skills folder and Claude settings without hooks are nothing not loaded.
+    mkdirSync(join(folder, '.agents', 'skills'), { recursive: true });
+    mkdirSync(join(folder, '.claude'));
+    writeFileSync(join(folder, '.claude', 'settings.json'), '{"permissions":{}}');
+    expect(await remoteFolderConfiguration(files)).toEqual([]);
+    mkdirSync(join(folder, '.agents', 'skills', 'one'));
+    writeFileSync(join(folder, '.deepdesk-not-hooks.json'), '{}');
+    expect(await remoteFolderConfiguration(files)).toEqual(['skills']);
+    mkdirSync(join(folder, '.deepdesk'));
+    writeFileSync(join(folder, '.deepdesk', 'hooks.json'), '{"hooks":{}}');
+    expect(await remoteFolderConfiguration(files)).toEqual(['hooks', 'skills']);
+  });
+
+  it('says nothing about its own configuration when the remote folder has none', async () => {
+    writeFileSync(join(folder, 'a.txt'), 'a\n');
+    const { call } = await open();
+    // The look happens over the same connection as this listing: it is done once the listing is.
+    await call('files.list', { path: '/' });
+    await call('files.list', { path: '/' });
+    expect((await call('app.notices', {})).filter((n) => n.message.includes('is a remote folder'))).toEqual([]);
   });
 
   it('a lost connection is an error naming the host, and the next call connects again', async () => {

@@ -7,6 +7,8 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Backend } from '../core/backends/protocol';
+import { PROJECT_SKILL_DIRS } from '../core/extensions/skills/discover';
 import { remoteLoginShellCommandLine } from '../core/backends/remote/remote-exec';
 import { RemoteShellBackend } from '../core/backends/remote/remote-shell';
 import type { App } from './app';
@@ -58,9 +60,47 @@ export async function openRemoteApp(location: SshFolderLocation, options: Folder
   }
 }
 
-/** The one notice line for a remote folder (`dev@box:/srv/proj`). */
-export function remoteFolderLimitsNotice(label: string): string {
-  return `${label} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded in this version.`;
+/** What a remote folder's own configuration holds, of what this version does not load. */
+export type RemoteConfigKind = '.mcp.json' | 'hooks' | 'skills';
+
+/** The one notice line for a remote folder (`dev@box:/srv/proj`) and the configuration found there. */
+export function remoteFolderLimitsNotice(label: string, found: readonly RemoteConfigKind[]): string {
+  return `${label} is a remote folder: its own configuration (${found.join(', ')}) is not loaded in this version.`;
+}
+
+/**
+ * The configuration the remote folder has of its own (a few looks over its connection, for the
+ * notice to be given only when there is something not loaded). Never rejects: a look that
+ * fails for another reason than the path being absent is tried again (a connection lost just
+ * then is made anew on the next call), then counts as absent.
+ */
+export async function remoteFolderConfiguration(files: Pick<Backend, 'stat' | 'ls' | 'readRaw'>, retryDelayMs = 500): Promise<RemoteConfigKind[]> {
+  const look = async <T extends { error?: string }>(call: () => Promise<T>): Promise<T | null> => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const result = await call().catch((err: unknown) => ({ error: String(err) }) as T);
+      if (result.error === undefined) return result;
+      if (/not found/i.test(result.error)) return null;
+      await new Promise((resolve) => setTimeout(resolve, retryDelayMs));
+    }
+    return null;
+  };
+  const exists = async (path: string): Promise<boolean> => (await look(() => files.stat(path))) !== null;
+  const claudeHooks = async (): Promise<boolean> => {
+    const raw = await look(() => files.readRaw('/.claude/settings.json'));
+    return raw?.data !== undefined && new TextDecoder().decode(raw.data).includes('"hooks"');
+  };
+  const hasEntries = async (dir: string): Promise<boolean> => ((await look(() => files.ls(dir)))?.entries?.length ?? 0) > 0;
+  // One after another: the folder's connection is shared with the window's own requests.
+  const found: RemoteConfigKind[] = [];
+  if (await exists('/.mcp.json')) found.push('.mcp.json');
+  if ((await exists('/.deepdesk/hooks.json')) || (await claudeHooks())) found.push('hooks');
+  for (const dir of PROJECT_SKILL_DIRS) {
+    if (await hasEntries(`/${dir}`)) {
+      found.push('skills');
+      break;
+    }
+  }
+  return found;
 }
 
 /**

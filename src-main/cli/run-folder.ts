@@ -9,7 +9,7 @@ import { RemoteShellBackend } from '../core/backends/remote/remote-shell';
 import type { Sandbox } from '../core/sandbox/types';
 import { openFolderBackend } from '../app/folders/folder-backend';
 import { folderLocationText, remoteFolderLabel, type FolderLocation } from '../app/folders/folder-location';
-import { remoteFolderLimitsNotice } from '../app/remote-folder';
+import { remoteFolderConfiguration, remoteFolderLimitsNotice } from '../app/remote-folder';
 import { openCommandFolder } from './folders';
 import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
 
@@ -40,7 +40,8 @@ export async function openRunFolder(location: FolderLocation, options: { dataDir
     throw new Error(`${remoteFolderLabel(location)} was opened without commands`);
   }
   const sandbox = opened.shell.sandbox;
-  options.say(remoteFolderLimitsNotice(remoteFolderLabel(location)));
+  const found = await remoteFolderConfiguration(opened.backend);
+  if (found.length > 0) options.say(remoteFolderLimitsNotice(remoteFolderLabel(location), found));
   return {
     text,
     checkpointFolder: remoteFolderSource(opened.shell.connection),

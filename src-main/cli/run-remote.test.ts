@@ -60,7 +60,7 @@ function deepdesk(args: string[]): Promise<{ code: number | null; stdout: string
 }
 
 const NOTICE = (f: string) =>
-  `deepdesk: deepdesk-test:${f} is a remote folder: its own configuration (.mcp.json, hooks, skills) is not loaded in this version.\n`;
+  `deepdesk: deepdesk-test:${f} is a remote folder: its own configuration (.mcp.json) is not loaded in this version.\n`;
 
 describe('deepdesk run on a remote folder', () => {
   it('reads, writes and runs a command in the remote folder, says once what it does not load, and records the thread under the URL', async () => {

@@ -33,7 +33,14 @@ export const mcpListSchema = z.object({
 });
 export type McpListDto = z.infer<typeof mcpListSchema>;
 
-export const trustEntrySchema = z.object({ kind: z.enum(['mcp', 'hook', 'skill']), key: z.string(), label: z.string(), file: z.string() });
+export const trustEntrySchema = z.object({
+  kind: z.enum(['mcp', 'hook', 'skill']),
+  key: z.string(),
+  label: z.string(),
+  file: z.string(),
+  /** It was trusted before and changed since: the line shown when it was trusted (`''` when not known). */
+  changedFrom: z.string().optional(),
+});
 
 export const trustStateSchema = z.object({
   folder: z.string(),

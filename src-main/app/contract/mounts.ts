@@ -66,7 +66,11 @@ export const mountMethods = {
   /** A git mount's commits, newest first. */
   'mounts.history': {
     params: z.object({ prefix: z.string().max(500), limit: z.number().int().positive().max(500).optional() }),
-    result: z.object({ commits: z.array(mountCommitSchema) }),
+    result: z.object({
+      commits: z.array(mountCommitSchema),
+      /** The remote is still being cloned (the answer does not wait for it): no commits yet; `mounts.changed` tells when it is done. */
+      cloning: z.boolean().optional(),
+    }),
   },
 } as const;
 

@@ -1,6 +1,7 @@
-// One-line notices for the person about the app's own files (SPEC §6; issue 26): a settings,
-// keys or folder-modes file that could not be read and was kept aside, or values in it that
-// were ignored. Renderer-safe: zod only.
+// One-line notices for the person (SPEC §6; issues 26, 42): a settings, keys or folder-modes
+// file that could not be read and was kept aside, or values in it that were ignored (these need
+// an answer: they stay until dismissed), and notes about the open folder (information: they
+// expire, and leave with the folder). Renderer-safe: zod only.
 import { z } from 'zod';
 
 export const noticeSchema = z.object({
@@ -10,6 +11,12 @@ export const noticeSchema = z.object({
   message: z.string(),
   file: z.string().optional(),
   movedTo: z.string().optional(),
+  /** How it is shown: a problem (the default) or information. */
+  kind: z.enum(['error', 'info']).optional(),
+  /** The person must answer it (at least by dismissing it): it stays until then. Otherwise it expires. */
+  needsAnswer: z.boolean().optional(),
+  /** The folder (a path or `ssh://` URL) it is about: it is not shown once another folder is open. */
+  folder: z.string().optional(),
 });
 export type NoticeDto = z.infer<typeof noticeSchema>;
 

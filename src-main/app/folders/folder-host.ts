@@ -15,6 +15,7 @@
 import { homedir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { App } from '../app';
+import { answerWithin, LATER } from '../answer-within';
 import { ContractError, type AppInfo, type EventFrame, type EventName, type EventPayload, type MethodName, type NoticeDto, type Params } from '../contract';
 import type { AppHostApi } from '../host-api';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
@@ -70,16 +71,24 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
   const noticePrefix = randomUUID().slice(0, 8);
   const addNotice = (notice: Omit<NoticeDto, 'id'> & { id?: string }): void => {
     if (notices.some((n) => n.message === notice.message)) return;
+    // A folder's notice that arrives after another folder opened is not about the open one.
+    if (notice.folder !== undefined && notice.folder !== current?.folder && notice.folder !== opening) return;
     const dto: NoticeDto = { ...notice, id: notice.id ?? `${noticePrefix}-recent-${notices.length + 1}` };
     notices.push(dto);
     options.onNotice?.(dto);
     send('app.notice', dto);
   };
   const fileProblem = (problem: JsonFileProblem): void =>
-    addNotice({ message: problem.message, file: problem.file, ...(problem.movedTo !== undefined ? { movedTo: problem.movedTo } : {}) });
+    addNotice({ message: problem.message, file: problem.file, needsAnswer: true, ...(problem.movedTo !== undefined ? { movedTo: problem.movedTo } : {}) });
+  /** The notices about folders other than `folder` leave (the window drops them on app.folderChanged). */
+  const keepNoticesOf = (folder: string): void => {
+    for (let i = notices.length - 1; i >= 0; i--) if (notices[i]!.folder !== undefined && notices[i]!.folder !== folder) notices.splice(i, 1);
+  };
   const recent = new RecentFolders(options.dataDir, { onProblem: fileProblem });
 
   let current: { folder: string; location: FolderLocation; app: App; stopEvents: () => void } | null = null;
+  /** The folder whose app is being built (its notices are kept). */
+  let opening: string | null = null;
   /** The open-folder operations in turn; requests for the folder's app wait for the one under way. */
   let switching: Promise<unknown> = Promise.resolve();
 
@@ -106,6 +115,15 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       remember(folder);
       return info();
     }
+    opening = folder;
+    try {
+      return await openApp(folder, location);
+    } finally {
+      opening = null;
+    }
+  };
+
+  const openApp = async (folder: string, location: FolderLocation): Promise<AppInfo> => {
     let app: App;
     if (location.kind === 'local') {
       checkFolder(location.path);
@@ -124,6 +142,7 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     }
     const previous = current;
     current = { folder, location, app, stopEvents };
+    keepNoticesOf(folder);
     remember(folder);
     if (previous !== null) {
       previous.stopEvents();
@@ -206,7 +225,11 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       return { folder: picked };
     },
     'updates.status': async () => updates.status(),
-    'updates.check': () => updates.check(),
+    // A check on a slow network answers with `checking`; its result follows as updates.changed.
+    'updates.check': async () => {
+      const checked = await answerWithin(updates.check());
+      return checked === LATER ? updates.status() : checked;
+    },
     'updates.install': async () => {
       if (updates.status().state !== 'downloaded') throw new ContractError('no update has been downloaded yet', 'failed');
       updates.install();

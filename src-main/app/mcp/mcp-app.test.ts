@@ -39,8 +39,10 @@ describe('MCP servers through the contract', () => {
     list = await call('mcp.setEnabled', { name: 'everything', enabled: false });
     expect(list.servers[0]).toMatchObject({ status: 'disabled', statusText: 'Disabled', tools: [] });
     expect(userServers()).toEqual({ everything: { ...everything, disabled: true } });
+    // Turning it on answers at once (listed Starting); it connects in the background.
     list = await call('mcp.setEnabled', { name: 'everything', enabled: true });
-    expect(list.servers[0]!.status).toBe('connected');
+    expect(list.servers[0]!.status).toMatch(/^(starting|connected)$/);
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 30_000 }).toBe('connected');
 
     // A bad edit is refused with the field named, and nothing is written.
     await expect(call('mcp.save', { name: 'everything', entry: { command: 3 } })).rejects.toThrow(/mcpServers\.everything\.command/);
@@ -64,11 +66,13 @@ describe('MCP servers through the contract', () => {
     expect(await call('trust.dismiss', {})).toMatchObject({ dismissed: true });
     const granted = await call('trust.grant', { digest: (await call('trust.get', {})).digest });
     expect(granted.untrusted).toEqual([]);
-    expect((await call('mcp.list', {})).servers[0]!.status).toBe('connected');
+    await expect.poll(async () => (await call('mcp.list', {})).servers[0]?.status, { timeout: 30_000 }).toBe('connected');
 
     // A `git pull` changes the entry: it stops loading until it is trusted again.
     writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { theirs: { ...everything, env: { EXTRA: '1' } } } }));
     await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.key), { timeout: 20_000 }).toEqual(['mcp:theirs']);
+    // Asked again, it says it changed since it was trusted, and what it was then.
+    expect((await call('trust.get', {})).untrusted[0]).toMatchObject({ key: 'mcp:theirs', changedFrom: `MCP server theirs: ${process.execPath} ${EVERYTHING} stdio (sandboxed)` });
     await expect.poll(async () => (await call('mcp.list', {})).servers[0]!.status).toBe('not-trusted');
     expect(events.some((e) => e.event === 'trust.changed')).toBe(true);
   }, 90_000);

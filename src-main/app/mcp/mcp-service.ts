@@ -27,6 +27,8 @@ export interface McpServiceOptions {
   trust: TrustStore;
   onChange(): void;
   onProblem?(problem: JsonFileProblem): void;
+  /** A problem of work done in the background (a sign-in), for the person. */
+  onNotice?(message: string): void;
 }
 
 const folderStateSchema = z.object({ disabled: z.array(z.string()).optional() });
@@ -38,6 +40,8 @@ export class McpService {
   private watchers: FSWatcher[] = [];
   private timer: NodeJS.Timeout | null = null;
   private loading: Promise<void> = Promise.resolve();
+  /** The starts and stops of the reloads so far, under way. */
+  private readonly starting = new Set<Promise<void>>();
   private closed = false;
   private readonly stopHub: () => void;
 
@@ -59,15 +63,27 @@ export class McpService {
   async start(): Promise<void> {
     this.watchFiles();
     await this.reload();
+    await this.settled();
   }
 
-  /** Reads the files again and brings the hub in line (serialised: one reload at a time). */
+  /**
+   * Reads the files again and brings the hub in line (serialised: one reload at a time).
+   * Resolves once the hub has the new configuration (a server to start is listed `Starting`);
+   * the servers start in the background, each change told by onChange, so a request that
+   * reloads answers at once however slow a server is to start (issue 42).
+   */
   reload(): Promise<void> {
     this.loading = this.loading.then(() => this.load()).catch((err: unknown) => {
       this.problems = [`MCP servers could not be loaded: ${err instanceof Error ? err.message : String(err)}`];
       this.options.onChange();
     });
     return this.loading;
+  }
+
+  /** Resolves when every reload so far is done, its servers connected or failed. */
+  async settled(): Promise<void> {
+    await this.loading;
+    await Promise.all([...this.starting]);
   }
 
   private async load(): Promise<void> {
@@ -83,7 +99,16 @@ export class McpService {
     this.problems = loaded.problems;
     const off = new Set(this.folderState.current()[this.options.folder]?.disabled ?? []);
     const servers = loaded.servers.map((s) => (s.source.kind !== 'user' && off.has(s.name) ? { ...s, disabled: true } : s));
-    await this.options.hub.configure(servers, loaded.untrusted);
+    // configure sets the new slots before its first wait: what it returns is the starts and
+    // stops, left to go on (a later reload keeps a server that is still starting as it is).
+    const startsAndStops: Promise<void> = this.options.hub
+      .configure(servers, loaded.untrusted)
+      .catch(() => undefined)
+      .then(() => {
+        this.starting.delete(startsAndStops);
+        this.options.onChange();
+      });
+    this.starting.add(startsAndStops);
     this.options.onChange();
   }
 
@@ -177,15 +202,34 @@ export class McpService {
     return this.list();
   }
 
+  /** Starts the sign-in (the browser opens; the person may take minutes there) and answers at once; the server restarts when it is done. */
   async signIn(name: string): Promise<McpListDto> {
-    this.stateOf(name);
-    await this.options.hub.signIn(name);
+    const state = this.stateOf(name);
+    if (state.config.type === 'stdio') throw new ContractError(`MCP server ${name} runs on this machine and needs no sign-in`, 'bad_request');
+    this.options.hub.signIn(name).then(
+      () => this.options.onChange(),
+      (err: unknown) => {
+        this.options.onNotice?.(`Signing in to MCP server ${name} did not finish: ${err instanceof Error ? err.message : String(err)}. Try Sign in again in Settings › MCP servers.`);
+        this.options.onChange();
+      },
+    );
     return this.list();
   }
 
+  /** Answers once the server is stopped and listed `Starting`; it starts in the background. */
   async restart(name: string): Promise<McpListDto> {
     this.stateOf(name);
-    await this.options.hub.restart(name);
+    let stopListening = (): void => undefined;
+    const starting = new Promise<void>((resolve) => {
+      stopListening = this.options.hub.onChange(() => {
+        if (this.options.hub.states().find((s) => s.name === name)?.status === 'starting') resolve();
+      });
+    });
+    try {
+      await Promise.race([this.options.hub.restart(name), starting]);
+    } finally {
+      stopListening();
+    }
     return this.list();
   }
 

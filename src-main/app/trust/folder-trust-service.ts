@@ -48,7 +48,10 @@ export class FolderTrustService {
   }
 
   state(): TrustStateDto {
-    const untrusted = this.report.untrusted.map((e) => ({ kind: e.kind, key: e.key, label: e.label, file: e.file }));
+    const untrusted = this.report.untrusted.map((e) => {
+      const before = this.options.store.trustedBefore(this.options.folder, e);
+      return { kind: e.kind, key: e.key, label: e.label, file: e.file, ...(before !== undefined ? { changedFrom: before } : {}) };
+    });
     const digest = shownDigest(this.report);
     return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digest, digest };
   }
@@ -68,7 +71,8 @@ export class FolderTrustService {
     // Digests of content as it was read for the list: a change since is simply not trusted.
     this.options.store.trust(this.options.folder, this.report.untrusted);
     await this.refresh();
-    // What loads now has loaded (or failed) when the answer comes back.
+    // What loads now is in place when the answer comes back (servers listed `Starting`); the
+    // servers start in the background, their state told as it changes (issue 42).
     await Promise.all([...this.granted].map((listener) => listener()));
     const state = this.state();
     this.options.onState(state);

@@ -15,12 +15,14 @@ import type { TrustEntry, TrustGate } from './types';
 const folderTrustSchema = z.object({
   /** Entry key → sha256 of its content when trusted. */
   entries: z.record(z.string(), z.string()),
+  /** Entry key → the line the person was shown when they trusted it (to say what changed since). */
+  labels: z.record(z.string(), z.string()).optional(),
   /** When trust was last given (ISO time), for the person reading the file. */
   trustedAt: z.string().optional(),
 });
 type FolderTrust = z.output<typeof folderTrustSchema>;
 
-export type TrustedContent = Pick<TrustEntry, 'key' | 'digest'>;
+export type TrustedContent = Pick<TrustEntry, 'key' | 'digest'> & { label?: string };
 
 export function trustFile(dataDir: string): string {
   return join(dataDir, 'trust.json');
@@ -56,14 +58,30 @@ export class TrustStore implements TrustGate {
     return pathsStamp([this.file]);
   }
 
+  /**
+   * What was trusted before for this entry key in this folder, when its content is another now:
+   * the line shown then (`''` when that was not kept). Undefined: never trusted, or trusted as is.
+   */
+  trustedBefore(folder: string, entry: TrustedContent): string | undefined {
+    const record = this.store.current()[realFolder(folder)];
+    if (record === undefined || !Object.hasOwn(record.entries, entry.key) || record.entries[entry.key] === entry.digest) return undefined;
+    return record.labels !== undefined && Object.hasOwn(record.labels, entry.key) ? record.labels[entry.key]! : '';
+  }
+
   /** Records trust in these entries' current content (other entries of the folder keep theirs). */
   trust(folder: string, entries: readonly TrustedContent[]): void {
     const key = realFolder(folder);
+    const set = (record: Record<string, string>, name: string, value: string): void => {
+      Object.defineProperty(record, name, { value, enumerable: true, writable: true, configurable: true });
+    };
     this.store.update((all) => {
-      const before = all[key]?.entries ?? {};
-      const next: Record<string, string> = { ...before };
-      for (const entry of entries) Object.defineProperty(next, entry.key, { value: entry.digest, enumerable: true, writable: true, configurable: true });
-      return { ...all, [key]: { entries: next, trustedAt: new Date().toISOString() } };
+      const next: Record<string, string> = { ...all[key]?.entries };
+      const labels: Record<string, string> = { ...all[key]?.labels };
+      for (const entry of entries) {
+        set(next, entry.key, entry.digest);
+        if (entry.label !== undefined) set(labels, entry.key, entry.label);
+      }
+      return { ...all, [key]: { entries: next, ...(Object.keys(labels).length > 0 ? { labels } : {}), trustedAt: new Date().toISOString() } };
     });
   }
 

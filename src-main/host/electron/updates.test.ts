@@ -132,6 +132,28 @@ describe('updates in the contract', () => {
     await host.close();
   });
 
+  it('a check on a network that does not answer answers with checking at once; its result follows as an event', async () => {
+    let answer: (() => void) | undefined;
+    class SlowUpdater extends FakeUpdater {
+      override async checkForUpdates(): Promise<unknown> {
+        this.emit('checking-for-update');
+        await new Promise<void>((resolve) => (answer = resolve));
+        this.emit('update-not-available', {});
+        return null;
+      }
+    }
+    const updates = createElectronUpdates({ currentVersion: '0.1.0', target: { kind: 'published', provider: 'github' }, platform: 'darwin', loadUpdater: async () => new SlowUpdater(() => undefined) });
+    const host = await createFolderHost({ dataDir: resources(), transport: 'electron', folder: null, openApp: () => Promise.reject(new Error('unused')), openRemoteApp: () => Promise.reject(new Error('unused')), updates });
+    const changes: unknown[] = [];
+    host.onEvent((frame) => frame.event === 'updates.changed' && changes.push(frame.payload));
+    const started = Date.now();
+    expect(await host.handle('updates.check', {})).toMatchObject({ state: 'checking' });
+    expect(Date.now() - started).toBeLessThan(4_000);
+    answer!();
+    await expect.poll(() => changes.at(-1)).toMatchObject({ state: 'up-to-date' });
+    await host.close();
+  });
+
   it('are not applicable in the served window', async () => {
     const host = await createFolderHost({ dataDir: resources(), transport: 'web', version: '0.1.0', folder: null, openApp: () => Promise.reject(new Error('unused')), openRemoteApp: () => Promise.reject(new Error('unused')) });
     expect(await host.handle('updates.status', {})).toMatchObject({ state: 'not-applicable', canCheck: false, currentVersion: '0.1.0', message: expect.stringContaining('deepdesk serve') });

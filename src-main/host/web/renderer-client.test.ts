@@ -77,7 +77,7 @@ class BrowserLikeWebSocket extends WebSocket {
   }
 }
 
-function client(h: WebHost, options: { callTimeoutMs?: number } = {}): ClientTransport {
+function client(h: WebHost, options: { callTimeoutMs?: number; giveUpAfter?: number } = {}): ClientTransport {
   transport = createWebSocketTransport({
     url: `ws://127.0.0.1:${h.port}/ws`,
     WebSocketImpl: BrowserLikeWebSocket satisfies WebSocketConstructor,
@@ -192,6 +192,24 @@ describe('renderer WebSocket transport', () => {
     second.emit({ event: 'terminal.data', payload: { threadId: 't1', terminalId: 'shell', data: 'again' } });
     await until(() => seen.length === 1, 'the event after reconnect');
     expect(seen).toEqual(['again']);
+  });
+
+  it('stops reconnecting after a bounded number of failures (gone), and reconnect() tries again', async () => {
+    const h = await serve(new FakeApi());
+    const port = h.port;
+    const t = client(h, { giveUpAfter: 3 });
+    await t.call('app.info', {});
+    await h.close();
+    await until(() => t.status === 'gone', 'giving up');
+    await expect(t.call('app.info', {})).rejects.toMatchObject({ code: 'disconnected' });
+    // It stays gone: no attempt is made by itself any more.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(t.status).toBe('gone');
+
+    await serve(new FakeApi(), port);
+    t.reconnect!();
+    await until(() => t.status === 'open', 'the reconnect asked for');
+    expect(await t.call('app.info', {})).toEqual(INFO);
   });
 
   it('close() fails pending calls and stops reconnecting', async () => {

@@ -9,6 +9,8 @@ import { ModeControl } from './ModeControl';
 interface AppHeaderProps {
   folderName: string;
   folder: string;
+  /** A remote folder's `[USER@]HOST[:PORT]`: the header marks it as remote. */
+  host?: string | undefined;
   model: string;
   connection: ConnectionStatus;
   /** Offers another folder: recent ones, a path, the native dialog in the desktop app. */
@@ -17,7 +19,7 @@ interface AppHeaderProps {
   mode: ModeApi;
 }
 
-export function AppHeader({ folderName, folder, model, connection, onOpenFolder, onOpenSettings, mode }: AppHeaderProps): React.JSX.Element {
+export function AppHeader({ folderName, folder, host, model, connection, onOpenFolder, onOpenSettings, mode }: AppHeaderProps): React.JSX.Element {
   return (
     <header className="app-header" data-region="Header">
       <div className="brand">
@@ -27,6 +29,11 @@ export function AppHeader({ folderName, folder, model, connection, onOpenFolder,
       <div className="header-folder" title={folder}>
         <Icon name="folder" size={14} />
         <span className="header-folder-name">{folderName || folder || '…'}</span>
+        {host !== undefined ? (
+          <span className="badge header-remote" role="img" aria-label={`Remote folder on ${host}`} title={`On ${host}, over SSH`}>
+            Remote · {host}
+          </span>
+        ) : null}
         <button type="button" className="btn btn-small btn-quiet header-open-folder" onClick={onOpenFolder} title="Open another folder">
           <Icon name="folderOpen" size={14} />
           {/* Only the icon shows on a narrow window; the name stays for assistive technology and tests. */}
@@ -38,7 +45,7 @@ export function AppHeader({ folderName, folder, model, connection, onOpenFolder,
       <ModeControl state={mode.state} onChange={(m) => void mode.setMode(m)} />
       {connection !== 'open' ? (
         <span className="connection" role="status">
-          {connection === 'connecting' ? 'Connecting…' : 'Disconnected — reconnecting…'}
+          {connection === 'connecting' ? 'Connecting…' : connection === 'gone' ? 'Disconnected' : 'Disconnected — reconnecting…'}
         </span>
       ) : null}
       <button type="button" className={`model-chip${model ? '' : ' missing'}`} onClick={onOpenSettings} title="Change the model" aria-label={model ? `Model ${model}` : 'No model configured'}>

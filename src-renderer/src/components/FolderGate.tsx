@@ -56,9 +56,12 @@ export function FolderGate({ children }: FolderGateProps): React.JSX.Element {
 
   if (info === null) {
     return (
-      <div className="app-starting" role="status">
-        {failed !== null ? `Deepdesk is not answering (${failed}); ${status === 'open' ? 'reload the page' : 'reconnecting…'}` : <Spinner label="Starting Deepdesk" />}
-      </div>
+      <>
+        <div className="app-starting" role="status">
+          {failed !== null ? `Deepdesk is not answering (${failed}); ${status === 'open' ? 'reload the page' : status === 'gone' ? 'its server is gone' : 'reconnecting…'}` : <Spinner label="Starting Deepdesk" />}
+        </div>
+        <Toasts />
+      </>
     );
   }
   if (info.folder === null) return <OpenFolderScreen info={info} onOpened={opened} />;

@@ -86,7 +86,14 @@ export function ModeChooser({ mode }: { mode: ModeApi }): React.JSX.Element | nu
     };
     update();
     window.addEventListener('resize', update);
-    return () => window.removeEventListener('resize', update);
+    // The window's own area moves when notices come or go above it (Toasts.tsx).
+    const moved = new ResizeObserver(update);
+    const root = document.getElementById('root');
+    if (root) moved.observe(root);
+    return () => {
+      window.removeEventListener('resize', update);
+      moved.disconnect();
+    };
   }, [open]);
 
   useEffect(() => {

@@ -10,6 +10,7 @@ import { useApi } from '../state/use-api';
 import { errorMessage } from '../state/toasts';
 import { useListChange } from '../state/use-list-change';
 import { useLiveValue } from '../state/use-live-value';
+import { useEvent } from '../state/transport-context';
 import { FlagNote } from './FlagNote';
 import { VisibleText } from './VisibleText';
 import { capitalized } from '../lib/format';
@@ -108,16 +109,26 @@ function MountItem({ mount, run }: { mount: MountInfoDto; run(work: () => Promis
   const api = useApi();
   const [history, setHistory] = useState<MountCommitDto[] | null>(null);
   const [historyError, setHistoryError] = useState<string | null>(null);
+  /** The remote is still being cloned: its history is asked for again when the mounts change. */
+  const [cloning, setCloning] = useState(false);
 
-  const showHistory = async (): Promise<void> => {
-    if (history !== null) return setHistory(null);
+  const loadHistory = async (): Promise<void> => {
     setHistoryError(null);
     try {
-      setHistory((await api.call('mounts.history', { prefix: mount.prefix })).commits);
+      const answer = await api.call('mounts.history', { prefix: mount.prefix });
+      setCloning(answer.cloning === true);
+      setHistory(answer.commits);
     } catch (err) {
       setHistoryError(errorMessage(err));
     }
   };
+  const showHistory = async (): Promise<void> => {
+    if (history !== null) return setHistory(null);
+    await loadHistory();
+  };
+  useEvent('mounts.changed', () => {
+    if (cloning && history !== null) void loadHistory();
+  });
 
   return (
     <li className="mcp-server" aria-label={mount.prefix}>
@@ -145,7 +156,11 @@ function MountItem({ mount, run }: { mount: MountInfoDto; run(work: () => Promis
       </div>
       {historyError ? <p className="error-text small">{historyError}</p> : null}
       {history !== null ? (
-        history.length === 0 ? (
+        cloning ? (
+          <p className="muted small" role="status">
+            Still cloning {mount.source}; its history shows here when that is done.
+          </p>
+        ) : history.length === 0 ? (
           <p className="muted small">No commits yet.</p>
         ) : (
           <ul className="mount-history" aria-label={`Commits of ${mount.prefix}`}>

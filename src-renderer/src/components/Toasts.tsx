@@ -1,17 +1,33 @@
-// The toast stack (errors from calls and short notes), outside the app root so it stays
-// usable while a modal makes the page inert.
+// The notices (errors from calls and short notes), outside the app root so they stay usable
+// while a modal makes the page inert. They take a place of their own above the window (the
+// page gives way; a modal's backdrop starts below them), so a notice never covers a control.
 
+import { useEffect, useRef } from 'react';
 import { createPortal } from 'react-dom';
 import { useToasts } from '../state/toasts';
+import { ConnectionGone } from './ConnectionGone';
 import { Icon } from './Icon';
 
 export function Toasts(): React.JSX.Element {
   const { toasts, dismiss } = useToasts();
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const region = ref.current;
+    if (!region) return undefined;
+    const root = document.documentElement;
+    const observer = new ResizeObserver(() => root.style.setProperty('--notices-height', `${region.offsetHeight}px`));
+    observer.observe(region);
+    return () => {
+      observer.disconnect();
+      root.style.removeProperty('--notices-height');
+    };
+  }, []);
   return createPortal(
-    <div className="toasts" role="region" aria-live="polite" aria-label="Notifications">
+    <div ref={ref} className="toasts" role="region" aria-live="polite" aria-label="Notifications">
+      <ConnectionGone />
       {toasts.map((toast) => (
         <div key={toast.id} className={`toast toast-${toast.kind}`} role={toast.kind === 'error' ? 'alert' : 'status'}>
-          <Icon name={toast.kind === 'error' ? 'alert' : 'check'} />
+          <Icon name={toast.kind === 'error' ? 'alert' : 'info'} />
           <span className="toast-message">{toast.message}</span>
           <button type="button" className="icon-btn" aria-label="Dismiss notification" onClick={() => dismiss(toast.id)}>
             <Icon name="x" size={14} />

@@ -1,25 +1,48 @@
 // The folder's own configuration (SPEC §9): until the person trusts it, nothing of it loads.
 // The question does not block the window: it lists exactly what would load (each MCP server
 // with its command or URL and whether it runs sandboxed, each hook, each skill) and waits.
+// An entry trusted before and changed since says so, with what it was then.
 // `Trust folder` sends the digest of the list on screen: if the configuration changed since,
-// nothing is trusted and the new list is shown with a note.
+// nothing is trusted and the new list is shown with a note. Trusting answers at once; the
+// servers start in the background (Settings › MCP servers shows how they are doing). After
+// either answer the keyboard goes to the message box (the prompt's buttons are gone).
 
 import { useState } from 'react';
+import type { TrustStateDto } from '../../../src-main/app/contract';
+import { focusMessageBox } from '../lib/focus';
+import { useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useLiveValue } from '../state/use-live-value';
 import { VisibleText } from './VisibleText';
 
+type TrustEntryDto = TrustStateDto['untrusted'][number];
+
+function serversStartingNote(trusted: readonly TrustEntryDto[]): string | null {
+  const servers = trusted.filter((entry) => entry.kind === 'mcp').length;
+  if (servers === 0) return null;
+  return `Folder trusted. ${servers === 1 ? 'Its MCP server is' : `Its ${servers} MCP servers are`} starting; Settings › MCP servers shows how ${servers === 1 ? 'it is' : 'they are'} doing.`;
+}
+
 export function TrustPrompt(): React.JSX.Element | null {
   const api = useApi();
+  const { push } = useToasts();
   const [state, set] = useLiveValue('trust.get', 'trust.changed');
   const [busy, setBusy] = useState(false);
   if (!state || state.untrusted.length === 0 || state.dismissed) return null;
 
   const act = async (method: 'trust.grant' | 'trust.dismiss'): Promise<void> => {
+    const shown = state.untrusted;
     setBusy(true);
     try {
       const next = method === 'trust.grant' ? await api.safe('trust.grant', { digest: state.digest }) : await api.safe('trust.dismiss', {});
-      if (next) set(next);
+      if (!next) return;
+      set(next);
+      const gone = next.untrusted.length === 0 || next.dismissed;
+      if (method === 'trust.grant' && next.untrusted.length === 0) {
+        const note = serversStartingNote(shown);
+        if (note !== null) push(note, 'info');
+      }
+      if (gone) focusMessageBox();
     } finally {
       setBusy(false);
     }
@@ -40,6 +63,7 @@ export function TrustPrompt(): React.JSX.Element | null {
         {state.untrusted.map((entry) => (
           <li key={entry.key} title={entry.file}>
             <VisibleText text={entry.label} />
+            {entry.changedFrom !== undefined ? <ChangedSince entry={entry} before={entry.changedFrom} /> : null}
           </li>
         ))}
       </ul>
@@ -52,5 +76,24 @@ export function TrustPrompt(): React.JSX.Element | null {
         </button>
       </div>
     </section>
+  );
+}
+
+/** What changed in an entry trusted before: the line it had then, or that only what it does not show changed. */
+function ChangedSince({ entry, before }: { entry: TrustEntryDto; before: string }): React.JSX.Element {
+  return (
+    <div className="trust-changed small">
+      <span className="badge badge-warn">Changed since you trusted it</span>{' '}
+      {before === '' ? (
+        <span className="muted">what it was then is not known.</span>
+      ) : before === entry.label ? (
+        <span className="muted">The line above is the same; settings it does not show (such as its environment) changed.</span>
+      ) : (
+        <span>
+          <span className="muted">Was: </span>
+          <VisibleText text={before} />
+        </span>
+      )}
+    </div>
   );
 }

@@ -277,6 +277,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
         <AppHeader
           folderName={info?.folderName ?? ''}
           folder={info?.folder ?? ''}
+          host={info?.host}
           model={settings?.model ?? ''}
           connection={status}
           onOpenFolder={onOpenFolder}

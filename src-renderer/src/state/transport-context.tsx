@@ -3,12 +3,15 @@
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { EventName, EventPayload, Transport } from '../../../src-main/app/contract';
 
-export type ConnectionStatus = 'connecting' | 'open' | 'closed';
+/** `gone`: the window stopped reconnecting (its server stopped or moved). */
+export type ConnectionStatus = 'connecting' | 'open' | 'closed' | 'gone';
 
 /** The contract's Transport; the connection-status part is optional (Electron never drops). */
 export interface AppTransport extends Transport {
   readonly status?: ConnectionStatus;
   onStatus?(listener: (status: ConnectionStatus) => void): () => void;
+  /** Tries to connect again now. */
+  reconnect?(): void;
 }
 
 const TransportContext = createContext<AppTransport | null>(null);
@@ -41,8 +44,14 @@ export function useConnection(): { status: ConnectionStatus; reconnects: number 
   useEffect(() => {
     if (!transport.onStatus) return undefined;
     let previous: ConnectionStatus = transport.status ?? 'open';
+    // A reconnect goes closed → connecting → open (and maybe gone between): state is refetched after it.
+    let sawClose = false;
     const off = transport.onStatus((next) => {
-      if (next === 'open' && previous === 'closed') setReconnects((n) => n + 1);
+      if (next === 'closed' || next === 'gone') sawClose = true;
+      if (next === 'open' && sawClose) {
+        sawClose = false;
+        setReconnects((n) => n + 1);
+      }
       previous = next;
       setStatus(next);
     });

@@ -1,5 +1,7 @@
 // The window's transport under `deepdesk serve`: one WebSocket to the page's own origin
 // (the token goes as a subprotocol, see serve-token.ts), request ids, timeouts and reconnection.
+// Reconnecting is bounded: after `giveUpAfter` failed attempts in a row (the server stopped, or
+// runs at another address now) the status is `gone` and it stops until `reconnect()`.
 
 import type { EventName, EventPayload, MethodName, Params, Result } from '../../../src-main/app/contract';
 import { decodeResponse } from './decode';
@@ -51,6 +53,8 @@ export interface WebSocketTransportOptions {
   connectWaitMs?: number;
   /** Delay before reconnect attempt `attempt` (0-based). Default: 250 ms doubling to 5 s, with jitter. */
   reconnectDelay?: (attempt: number) => number;
+  /** Failed reconnect attempts in a row before the status is `gone`. Default 7 (some 18 s with the default delays). */
+  giveUpAfter?: number;
 }
 
 interface Pending {
@@ -63,6 +67,8 @@ interface Pending {
 }
 
 const OPEN = 1;
+/** Every call's error once reconnecting stopped: one line, so the window shows it once. */
+const SERVER_GONE = 'Deepdesk’s server is gone (it stopped, or runs at another address now); nothing was sent';
 /** The web host closes the connection on bigger frames (its ws maxPayload). */
 export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 
@@ -87,6 +93,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
   const callTimeoutMs = options.callTimeoutMs ?? 30_000;
   const connectWaitMs = options.connectWaitMs ?? 15_000;
   const reconnectDelay = options.reconnectDelay ?? defaultDelay;
+  const giveUpAfter = options.giveUpAfter ?? 7;
 
   const hub = createEventHub();
   const pending = new Map<number, Pending>();
@@ -192,6 +199,11 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
 
   const scheduleReconnect = (): void => {
     if (stopped || reconnectTimer !== undefined) return;
+    if (attempt >= giveUpAfter) {
+      for (const id of [...pending.keys()]) fail(id, new TransportError(SERVER_GONE, 'disconnected'));
+      setStatus('gone');
+      return;
+    }
     const delay = reconnectDelay(attempt);
     attempt += 1;
     reconnectTimer = setTimeout(connect, delay);
@@ -206,6 +218,7 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
     },
     call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> {
       if (stopped) return Promise.reject(new TransportError('the transport is closed', 'disconnected'));
+      if (status === 'gone') return Promise.reject(new TransportError(SERVER_GONE, 'disconnected'));
       const id = nextId++;
       const text = JSON.stringify({ id, method, params });
       // Sending it would make the server drop the connection, and every other call with it.
@@ -235,6 +248,12 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
       return () => {
         statusListeners.delete(listener);
       };
+    },
+    reconnect() {
+      if (stopped || status === 'open' || status === 'connecting') return;
+      clearTimeout(reconnectTimer);
+      attempt = 0;
+      connect();
     },
     close() {
       if (stopped) return;

@@ -7,7 +7,8 @@
 // announces tools/list_changed before answering), add_resource (likewise for resources), peek (readOnlyHint), big (a long text),
 // fail (isError), crash (exits), weather (structuredContent only), header (the request's x-test header), with --write-tool write (files: {path: text});
 // $MANY_TOOLS more tools `tool_N`; tools/list pages 3 at a time.
-// Usage: node test-server.mjs [--http PORT] [--fail-start] [--write-tool]
+// `--slow-start MS`: answers nothing (initialize included) for its first MS milliseconds.
+// Usage: node test-server.mjs [--http PORT] [--fail-start] [--slow-start MS] [--write-tool]
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout, clearTimeout } from 'node:timers';
@@ -159,6 +160,8 @@ if (httpAt >= 0) {
   });
   http.listen(port, '127.0.0.1', () => process.stdout.write(`listening ${http.address().port}\n`));
 } else {
+  const slowAt = argv.indexOf('--slow-start');
+  if (slowAt >= 0) await new Promise((resolve) => setTimeout(resolve, Number(argv[slowAt + 1] ?? 0)));
   await makeServer().connect(new StdioServerTransport());
   process.stderr.write('test-server: ready\n');
 }
