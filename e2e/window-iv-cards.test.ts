@@ -138,3 +138,58 @@ describe('a refused call says why once', () => {
   });
 });
 
+
+describe('reads and searches fold into one row', () => {
+  for (const [width, height] of [
+    [1400, 900],
+    [1024, 700],
+  ] as const) {
+    it(`a run of them is one summary row that opens to each card, shows its failure, and ends at a write (${width}x${height})`, { timeout: 90_000 }, async () => {
+      const reads = ['a.py', 'b.py', 'c.py', 'd.py', 'missing.py'].map((f) => ({ name: 'read_file', args: { file_path: `/${f}` } }));
+      const greps = ['alpha', 'beta', 'gamma', 'delta', 'eps'].map((p) => ({ name: 'grep', args: { pattern: p } }));
+      const serve = await e2e.serve({
+        script: [
+          { toolCalls: [...reads, ...greps] },
+          { toolCalls: [{ name: 'write_file', args: { file_path: '/out.txt', content: 'o\n' } }] },
+          { toolCalls: [{ name: 'read_file', args: { file_path: '/a.py' } }, { name: 'glob', args: { pattern: '*.py' } }, { name: 'ls', args: { path: '/' } }] },
+          { text: 'Looked around.' },
+        ],
+        settings: { rules: [{ tools: ['write_file'], decision: 'allow' }] },
+      });
+      for (const f of ['a.py', 'b.py', 'c.py', 'd.py']) writeFileSync(join(serve.folder, f), 'alpha = 1\n');
+      const page = await openApp(e2e.browser, serve.url, { width, height });
+      await sendMessage(page, 'look around');
+      await conversation(page).getByText('Looked around.').waitFor({ timeout: 30_000 });
+
+      const first = conversation(page).getByRole('button', { name: /^Read 5 files, searched 5 times/ });
+      const second = conversation(page).getByRole('button', { name: /^Read 1 file, searched 1 time, listed 1 folder/ });
+      await poll(() => first.count()).toBe(1);
+      expect(await second.count()).toBe(1);
+      expect(await first.getAttribute('aria-expanded')).toBe('false');
+      // Folded: the failure is said on the row and its card stays in view; the rest wait behind the row.
+      expect(await first.innerText()).toContain('1 failed');
+      expect(await toolCard(page, 'read_file').count()).toBe(1);
+      expect(await toolCard(page, 'read_file').innerText()).toContain('missing.py');
+      expect(await toolCard(page, 'grep').count()).toBe(0);
+      // The write stands between the groups, a card of its own.
+      expect(await toolCard(page, 'write_file').count()).toBe(1);
+      // The row is exactly as wide as a card.
+      const rowWidth = await first.evaluate((el) => el.getBoundingClientRect().width);
+      const cardWidth = await toolCard(page, 'write_file').evaluate((el) => el.getBoundingClientRect().width);
+      expect(Math.abs(rowWidth - cardWidth)).toBeLessThanOrEqual(2);
+      await screenshot(page, `iv-read-group-folded-${width}x${height}`);
+
+      await first.click();
+      expect(await first.getAttribute('aria-expanded')).toBe('true');
+      await poll(() => toolCard(page, 'read_file').count()).toBe(5);
+      expect(await toolCard(page, 'grep').count()).toBe(5);
+      // Each card keeps its status and result.
+      expect(await toolCard(page, 'read_file').filter({ hasText: 'a.py' }).first().locator('.tool-status').innerText()).toBe('Done');
+      expect(await toolCard(page, 'read_file').filter({ hasText: 'missing.py' }).locator('.tool-status').innerText()).toBe('Error');
+      expect(await toolCard(page, 'grep').filter({ hasText: 'alpha' }).innerText()).toContain('4 files');
+      // Focus stays on the row's button, which reads as expanded.
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-expanded'))).toBe('true');
+      await screenshot(page, `iv-read-group-open-${width}x${height}`);
+    });
+  }
+});
