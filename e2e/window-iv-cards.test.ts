@@ -4,7 +4,7 @@
 // once; a command's approval says where it runs; consecutive reads and searches fold into
 // one summary row; the `/` list never breaks a name mid-word.
 
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -190,6 +190,44 @@ describe('reads and searches fold into one row', () => {
       // Focus stays on the row's button, which reads as expanded.
       expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-expanded'))).toBe('true');
       await screenshot(page, `iv-read-group-open-${width}x${height}`);
+    });
+  }
+});
+
+describe('the / list', () => {
+  for (const [width, height] of [
+    [1024, 700],
+    [1400, 900],
+  ] as const) {
+    it(`never breaks a name mid-word; a long one is cut with an ellipsis and the description wraps (${width}x${height})`, { timeout: 60_000 }, async () => {
+      const serve = await e2e.serve({ script: [{ text: 'unused' }] });
+      const description = 'Writes the release notes for every package of the monorepo from the git log since the last tag, grouped by feature';
+      for (const name of ['release-notes-for-the-whole-monorepo-since-the-last-tag', 'changelog']) {
+        mkdirSync(join(serve.dataDir, 'skills', name), { recursive: true });
+        writeFileSync(join(serve.dataDir, 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\n---\nWrite them.\n`);
+      }
+      const page = await openApp(e2e.browser, serve.url, { width, height });
+      const box = page.getByRole('textbox', { name: 'Message', exact: true });
+      await box.click();
+      await box.pressSequentially('/');
+      const list = page.getByRole('listbox', { name: 'Commands' });
+      await poll(() => list.getByRole('option').filter({ hasText: 'changelog' }).count()).toBe(1);
+      await poll(() => list.getByRole('option').filter({ hasText: 'release-notes' }).count()).toBe(1);
+      const names = await list.locator('.mention-name').evaluateAll((els) =>
+        els.map((el) => {
+          const style = getComputedStyle(el);
+          return { text: el.textContent ?? '', oneLine: el.getBoundingClientRect().height <= parseFloat(style.lineHeight) * 1.5, cut: el.scrollWidth > el.clientWidth, ellipsis: style.textOverflow === 'ellipsis' };
+        }),
+      );
+      for (const name of names) {
+        expect(name.oneLine, name.text).toBe(true);
+        if (name.cut) expect(name.ellipsis, name.text).toBe(true);
+      }
+      // Short names show whole; the description of a command reads whole (wrapped), never cut.
+      expect(names.find((n) => n.text.startsWith('/changelog'))?.cut).toBe(false);
+      const detail = list.getByRole('option').filter({ hasText: 'changelog' }).locator('.mention-dir');
+      expect(await detail.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      await screenshot(page, `iv-slash-list-${width}x${height}`);
     });
   }
 });

@@ -15,7 +15,7 @@ import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/
 import { focusMessageBox } from '../lib/focus';
 import { describeRule } from '../lib/rules';
 import { commandOf, safeJson } from '../lib/tool-summary';
-import { hasInvisible } from '../lib/visible-text';
+import { hasInvisible, visibleText } from '../lib/visible-text';
 import { DiffView } from './DiffView';
 import { Icon } from './Icon';
 import { PathLink } from './PathLink';
@@ -174,14 +174,14 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
 
   const titleId = `${baseId}-title`;
   return (
-    <div role="group" aria-label="Approve tool call" aria-describedby={titleId} className="approval-card" onKeyDown={onKeyDown}>
+    <div role="group" aria-label="Approve tool call" aria-describedby={inCard ? `${baseId}-call ${titleId}` : titleId} className="approval-card" onKeyDown={onKeyDown}>
       <div className="approval-meta" id={titleId}>
         <Icon name="alert" size={14} />
-        {/* Inside its tool card the card's header names the call: said once on screen, whole to a screen reader. */}
+        {/* Inside its tool card the card's header names the call: said once on screen, whole to a screen reader (the group's description). */}
         {inCard ? (
           <span>
-            <span className="visually-hidden">
-              <VisibleText text={`${toolTitleText(approval.toolName, approval.args)} `} />
+            <span hidden id={`${baseId}-call`}>
+              {visibleText(toolTitleText(approval.toolName, approval.args))}
             </span>
             Needs your approval
           </span>
