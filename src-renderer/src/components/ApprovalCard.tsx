@@ -227,6 +227,12 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
 
       {editing ? (
         <div className="approval-editors">
+          {/* The diff that named the file gives way to the editors: the file is still said. */}
+          {path !== undefined && command === null ? (
+            <p className="muted small approval-editing">
+              File <span className="mono"><VisibleText text={path} /></span>
+            </p>
+          ) : null}
           {fields.map((field) => {
             const id = `${baseId}-${field.key || 'json'}`;
             const value = drafts[field.key] ?? '';
