@@ -81,7 +81,7 @@ describe('the approval loop by keyboard', () => {
     await poll(() => approval(page).count()).toBe(2);
     // Announced assertively (the log is polite), naming the call.
     const announcer = page.locator('[aria-live="assertive"]');
-    await poll(() => announcer.innerText()).toMatch(/^write_file \/note-\d\.txt needs your approval \(2 waiting\)$/);
+    await poll(() => announcer.innerText()).toMatch(/^Write note-\d\.txt needs your approval \(2 waiting\)$/);
     // The box was empty: the first approval took the keys.
     await poll(() => focused(page)).toBe('approval Approve');
     // The second one decided first (Enter on its Approve): the keys go to the one still waiting.

@@ -73,7 +73,8 @@ describe('skills and hooks in the window', () => {
     await conversation(page).getByText('Done writing.').waitFor({ timeout: 30_000 });
     expect(requests[0]!.messages[0]!.content).toContain('release-notes: Write release notes from the git log');
 
-    const blocked = toolCard(page, 'write_file').filter({ hasText: '/blocked.txt' });
+    // Cards title a file by its path in the folder (`Write blocked.txt`); a refused one shows no restated result.
+    const blocked = toolCard(page, 'write_file').filter({ hasText: 'blocked.txt' });
     await expect.poll(() => blocked.textContent()).toContain('Blocked by hook');
     await expect.poll(() => blocked.textContent()).toContain('that file is off limits');
     expect(await blocked.textContent()).toContain(command);

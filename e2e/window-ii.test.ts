@@ -223,9 +223,10 @@ describe('approvals inline', () => {
     const shown = await group.innerText();
     expect(shown).toContain('⟨U+202E⟩');
     expect(shown).not.toContain('\u202E');
-    // The reason quotes the command as plain text, never Markdown (e2e/hostile-cards.test.ts),
-    // and "always allow" is said once.
-    expect(await group.locator('.approval-reason').innerText()).toContain('`echo "safe⟨U+202E⟩txt.sh"`');
+    // The card's title shows the command as code with its escape; the reason does not repeat
+    // it and is plain text, never Markdown (e2e/hostile-cards.test.ts); "always allow" is said once.
+    expect(await card(page, 'execute').locator('.tool-title-code').innerText()).toBe('echo "safe⟨U+202E⟩txt.sh"');
+    expect(await group.locator('.approval-reason').innerText()).not.toContain('echo');
     expect(await group.locator('.approval-reason code').count()).toBe(0);
     const always = group.getByRole('checkbox');
     expect((await group.locator('label.always-allow').innerText()).match(/always allow/gi)).toHaveLength(1);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+import { detectSandbox } from '../core/sandbox';
 import { createApp, type App } from './app';
 import type { EventFrame, MethodName, Params, Result } from './contract';
 import { FileSecretStore } from './settings/file-secret-store';
@@ -87,6 +88,26 @@ describe('the app', () => {
     const items = (await second.call('threads.get', { threadId: thread.id })).items;
     expect(items.at(-1)).toMatchObject({ kind: 'assistant', text: 'Written after the restart.' });
     expect(items.find((i) => i.kind === 'tool')).toMatchObject({ name: 'write_file', output: 'Updated file /kept.txt' });
+  });
+
+  it('an approval of a command says where it runs: on this machine, inside the sandbox when there is one, and outside when it asks to be', async () => {
+    server.push(
+      { toolCalls: [{ name: 'execute', args: { command: 'echo inside' } }, { name: 'execute', args: { command: 'echo outside', sandbox: false, reason: 'needs the network' } }, { name: 'write_file', args: { file_path: '/w.txt', content: 'w\n' } }] },
+      { text: 'done' },
+    );
+    const { call, next } = await open();
+    const thread = await call('threads.create', {});
+    await call('threads.send', { threadId: thread.id, text: 'run' });
+    await next((e) => e.event === 'approvals.changed');
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).approvals.length, { timeout: 20_000 }).toBe(3);
+    const pending = (await call('threads.get', { threadId: thread.id })).approvals;
+    const by = (command: string) => pending.find((a) => a.args.command === command);
+    const sandboxed = (await detectSandbox()).available;
+    expect(by('echo inside')?.runsOn).toEqual({ sandboxed });
+    expect(by('echo outside')?.runsOn).toEqual({ sandboxed: false });
+    expect(pending.find((a) => a.toolName === 'write_file')?.runsOn).toBeUndefined();
+    for (const a of pending) await call('approvals.decide', { threadId: thread.id, toolCallId: a.toolCallId, decision: { type: 'reject' } });
+    await next(doneEvent(thread.id));
   });
 
   it('"always allow" adds a visible rule and the next matching call runs without asking', async () => {

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { wantsOutsideSandbox } from '../core/agent/permissions/modes';
 import { suggestAllowRule, type PermissionRule } from '../core/agent/permissions/rules';
 import type { ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { createDefaultMounts } from '../core/backends/mounts/mounts';
@@ -204,7 +205,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   terminals.onData((threadId, terminalId, data) => send('terminal.data', { threadId, terminalId, data }));
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));
 
-  const approvals = new ApprovalService(db, (request) => describeApproval(request, shared.backend));
+  const commandsRun: CommandsRun = { ...(remote ? { host: remote.shell.connection.label } : {}), sandboxed: sandbox !== undefined };
+  const approvals = new ApprovalService(db, (request) => describeApproval(request, shared.backend, commandsRun));
   approvals.onChange((threadId) => send('approvals.changed', { threadId }));
 
   const modelFor = async (spec: string, baseUrl?: string, apiKey?: string): Promise<ChatModel> => {
@@ -616,9 +618,14 @@ function normalisedPrefix(prefix: string): string {
   }
 }
 
-/** The diff preview and the suggested "always allow" rule shown in the approval dialog. */
-async function describeApproval(request: ApprovalRequest, backend: Backend): Promise<ApprovalExtras> {
+/** Where this folder's commands run: the remote machine of an SSH folder (else this one), and whether a sandbox contains them. */
+type CommandsRun = { host?: string; sandboxed: boolean };
+
+/** The diff preview, the suggested "always allow" rule and where a command runs, shown in the approval. */
+async function describeApproval(request: ApprovalRequest, backend: Backend, commands: CommandsRun): Promise<ApprovalExtras> {
   const extras: ApprovalExtras = { suggestedRule: suggestAllowRule({ tool: request.toolName, args: request.args }) };
+  // A command asking to run outside the sandbox runs outside it, wherever it runs.
+  if (request.toolName === 'execute') extras.runsOn = { ...commands, sandboxed: commands.sandboxed && request.outsideSandbox === undefined && !wantsOutsideSandbox(request.args) };
   const path = typeof request.args.file_path === 'string' ? request.args.file_path : undefined;
   if (path === undefined || (request.toolName !== 'write_file' && request.toolName !== 'edit_file')) return extras;
   const raw = await backend.readRaw(path);

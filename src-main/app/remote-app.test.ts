@@ -172,6 +172,18 @@ describe('the app on a remote folder', () => {
     expect(terminals.find((t) => t.kind === 'command')).toMatchObject({ kind: 'command', command: 'echo ran > ran.txt; pwd', running: false });
   });
 
+  it('an approval of a command says it runs on the remote machine, and whether inside its sandbox', async () => {
+    const { call, events } = await open({ remoteSandbox: false });
+    server.push({ toolCalls: [{ name: 'execute', args: { command: 'echo here' } }] }, { text: 'done' });
+    const { id } = await call('threads.create', {});
+    await call('threads.send', { threadId: id, text: 'run it' });
+    await expect.poll(async () => (await call('threads.get', { threadId: id })).approvals.length, { timeout: 30_000 }).toBe(1);
+    const [pending] = (await call('threads.get', { threadId: id })).approvals;
+    expect(pending!.runsOn).toEqual({ host: sshFolderLocation(sshd.folderUrl(folder)).target.host, sandboxed: false });
+    await call('approvals.decide', { threadId: id, toolCallId: pending!.toolCallId, decision: { type: 'reject' } });
+    await expect.poll(() => events.some(isDone(id)), { timeout: 30_000 }).toBe(true);
+  });
+
   it("the person's shell tab is their login shell on the remote, in the folder", async () => {
     const { call, events } = await open();
     const { id } = await call('threads.create', {});

@@ -26,7 +26,7 @@ const MIGRATIONS: Migration[] = [
   },
 ];
 
-export type ApprovalExtras = Pick<PendingApproval, 'preview' | 'suggestedRule'>;
+export type ApprovalExtras = Pick<PendingApproval, 'preview' | 'suggestedRule' | 'runsOn'>;
 
 interface Waiter {
   resolve(decision: ApprovalDecision): void;
@@ -39,7 +39,7 @@ export class ApprovalService implements ApprovalBroker {
 
   constructor(
     db: Database.Database,
-    /** Adds the diff preview and the suggested "always allow" rule. */
+    /** Adds the diff preview, the suggested "always allow" rule and where a command runs. */
     private readonly describe: (request: ApprovalRequest) => Promise<ApprovalExtras>,
   ) {
     runMigrations(db, MIGRATIONS);

@@ -163,6 +163,8 @@ export const pendingApprovalSchema = z.object({
   suggestedRule: permissionRuleSchema.optional(),
   /** An execute asking to run outside the sandbox, with the model's reason. */
   outsideSandbox: z.object({ reason: z.string() }).optional(),
+  /** For execute: where the command runs: the remote machine (`user@host`) of an SSH folder, else this one; and whether inside the sandbox. */
+  runsOn: z.object({ host: z.string().optional(), sandboxed: z.boolean() }).optional(),
   createdAt: z.string(),
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;

@@ -4,15 +4,14 @@
 import { useEffect, useRef, useState } from 'react';
 import type { PendingApproval } from '../../../src-main/app/contract';
 import { approvalKey } from '../lib/approval-key';
-import { summarizeArgs } from '../lib/tool-summary';
+import { toolTitleText } from '../lib/tool-title';
 import { visibleText } from '../lib/visible-text';
 
 /** What is read out when `arrived` start waiting, `total` waiting in all. */
 export function approvalAnnouncement(arrived: readonly PendingApproval[], total: number): string {
   const first = arrived[0];
   if (!first) return '';
-  const target = visibleText(summarizeArgs(first.toolName, first.args));
-  const what = `${first.toolName}${target ? ` ${target}` : ''} needs your approval`;
+  const what = `${visibleText(toolTitleText(first.toolName, first.args))} needs your approval`;
   return total > 1 ? `${what} (${total} waiting)` : what;
 }
 

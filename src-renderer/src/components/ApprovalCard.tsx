@@ -9,14 +9,17 @@
 
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import { approvalReasonText } from '../lib/approval-reason';
+import { toolTitleText } from '../lib/tool-title';
 import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/approval-edit';
 import { focusMessageBox } from '../lib/focus';
 import { describeRule } from '../lib/rules';
 import { commandOf, safeJson } from '../lib/tool-summary';
-import { hasInvisible } from '../lib/visible-text';
+import { hasInvisible, visibleText } from '../lib/visible-text';
 import { DiffView } from './DiffView';
 import { Icon } from './Icon';
 import { PathLink } from './PathLink';
+import { ToolTitle } from './ToolTitle';
 import { VisibleText } from './VisibleText';
 
 interface ApprovalCardProps {
@@ -27,6 +30,8 @@ interface ApprovalCardProps {
   onDecide(decision: ApprovalDecisionDto): Promise<boolean>;
   /** Take focus when it appears (the first waiting approval, when focus is free). */
   autoFocus: boolean;
+  /** Shown inside the call's own card, whose header already names the call. */
+  inCard?: boolean;
 }
 
 /** The symlink target and the outside-the-sandbox request of an approval, when it has them. */
@@ -48,7 +53,27 @@ function Kbd({ children }: { children: string }): React.JSX.Element {
   );
 }
 
-export function ApprovalCard({ approval, position, total, onDecide, autoFocus }: ApprovalCardProps): React.JSX.Element {
+/** Where the command runs: the remote machine or this one, and (unless the warning above says it) whether sandboxed. */
+function RunsOn({ where, outsideSandbox }: { where: NonNullable<PendingApproval['runsOn']>; outsideSandbox: boolean }): React.JSX.Element {
+  return (
+    <p className="approval-where muted small">
+      <Icon name="terminal" size={12} />
+      {where.host !== undefined ? (
+        <>
+          Runs on{' '}
+          <span className="mono approval-host">
+            <VisibleText text={where.host} />
+          </span>
+        </>
+      ) : (
+        'Runs on this computer'
+      )}
+      {outsideSandbox ? null : where.sandboxed ? ' · Sandboxed' : ' · Not sandboxed'}
+    </p>
+  );
+}
+
+export function ApprovalCard({ approval, position, total, onDecide, autoFocus, inCard = false }: ApprovalCardProps): React.JSX.Element {
   const command = approval.toolName === 'execute' ? commandOf(approval.args) : null;
   const fields = useMemo(() => editFields(approval.toolName, approval.args), [approval.toolName, approval.args]);
   const [editing, setEditing] = useState(false);
@@ -64,6 +89,7 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
   const { resolvedTarget, outsideSandbox, sandboxReason } = extras(approval);
   const path = approval.preview?.path ?? (typeof approval.args.file_path === 'string' ? approval.args.file_path : typeof approval.args.path === 'string' ? approval.args.path : undefined);
   const rule = approval.suggestedRule;
+  const reason = approval.reason ? approvalReasonText(approval.toolName, approval.args, approval.reason) : '';
 
   useEffect(() => {
     if (autoFocus) approveRef.current?.focus({ preventScroll: false });
@@ -148,12 +174,22 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
 
   const titleId = `${baseId}-title`;
   return (
-    <div role="group" aria-label="Approve tool call" aria-describedby={titleId} className="approval-card" onKeyDown={onKeyDown}>
+    <div role="group" aria-label="Approve tool call" aria-describedby={inCard ? `${baseId}-call ${titleId}` : titleId} className="approval-card" onKeyDown={onKeyDown}>
       <div className="approval-meta" id={titleId}>
         <Icon name="alert" size={14} />
-        <span>
-          <span className="approval-tool mono">{approval.toolName}</span> needs your approval
-        </span>
+        {/* Inside its tool card the card's header names the call: said once on screen, whole to a screen reader (the group's description). */}
+        {inCard ? (
+          <span>
+            <span hidden id={`${baseId}-call`}>
+              {visibleText(toolTitleText(approval.toolName, approval.args))}
+            </span>
+            Needs your approval
+          </span>
+        ) : (
+          <span>
+            <ToolTitle name={approval.toolName} args={approval.args} className="approval-tool" /> needs your approval
+          </span>
+        )}
         {approval.parentToolCallId ? <span className="badge">subagent</span> : null}
         {total > 1 ? (
           <span className="muted approval-position">
@@ -162,9 +198,9 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
         ) : null}
       </div>
       {/* The reason quotes the call (a command, a path, a redirection target): plain text. */}
-      {approval.reason ? (
+      {reason ? (
         <p className="approval-reason">
-          <VisibleText text={approval.reason} />
+          <VisibleText text={reason} />
         </p>
       ) : null}
 
@@ -191,6 +227,12 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
 
       {editing ? (
         <div className="approval-editors">
+          {/* The diff that named the file gives way to the editors: the file is still said. */}
+          {path !== undefined && command === null ? (
+            <p className="muted small approval-editing">
+              File <span className="mono"><VisibleText text={path} /></span>
+            </p>
+          ) : null}
           {fields.map((field) => {
             const id = `${baseId}-${field.key || 'json'}`;
             const value = drafts[field.key] ?? '';
@@ -232,6 +274,7 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus }:
             <VisibleText text={command} />
           </pre>
           {hasInvisible(command) ? <p className="approval-warning small">This command contains invisible, control or stray combining characters (shown as ⟨U+…⟩).</p> : null}
+          {approval.runsOn ? <RunsOn where={approval.runsOn} outsideSandbox={outsideSandbox} /> : null}
         </div>
       ) : approval.preview ? (
         <DiffView path={approval.preview.path} before={approval.preview.before} after={approval.preview.after} />

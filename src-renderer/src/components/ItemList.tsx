@@ -1,7 +1,11 @@
-// Renders conversation items in order; a task call's nested items go inside its card.
+// Renders conversation items in order; a task call's nested items go inside its card; a run
+// of reads and searches folds into one row (ReadGroup).
 
-import type { ConvItem } from '../lib/thread-reducer';
+import { useMemo } from 'react';
+import { readGroupRows } from '../lib/read-groups';
+import type { ConvItem, ToolItem } from '../lib/thread-reducer';
 import { AssistantMessage } from './AssistantMessage';
+import { ReadGroup } from './ReadGroup';
 import { ToolCallCard } from './ToolCallCard';
 import { SummaryNotice } from './SummaryNotice';
 import { UserMessage } from './UserMessage';
@@ -19,25 +23,26 @@ interface ItemListProps {
 
 export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: ItemListProps): React.JSX.Element {
   let turn = firstTurn;
+  const rows = useMemo(() => readGroupRows(items), [items]);
+  const card = (item: ToolItem): React.JSX.Element => {
+    const nested = depth < 4 ? nestedByCall.get(item.id) : undefined;
+    return (
+      <ToolCallCard key={item.key} item={item} nested={nested && nested.length > 0 ? <ItemList items={nested} nestedByCall={nestedByCall} depth={depth + 1} /> : undefined} />
+    );
+  };
   return (
     <>
-      {items.map((item) => {
+      {rows.map((row) => {
+        if (row.kind === 'reads') return <ReadGroup key={row.key} items={row.items} renderCard={card} />;
+        const item = row.item;
         switch (item.kind) {
           case 'user':
             // Top-level user messages are the person's turns; checkpoints name them by ordinal.
             return <UserMessage key={item.key} item={item} {...(depth === 0 && item.parent === undefined ? { turn: turn++ } : {})} />;
           case 'assistant':
             return <AssistantMessage key={item.key} item={item} />;
-          case 'tool': {
-            const nested = depth < 4 ? nestedByCall.get(item.id) : undefined;
-            return (
-              <ToolCallCard
-                key={item.key}
-                item={item}
-                nested={nested && nested.length > 0 ? <ItemList items={nested} nestedByCall={nestedByCall} depth={depth + 1} /> : undefined}
-              />
-            );
-          }
+          case 'tool':
+            return card(item);
           case 'summary':
             return <SummaryNotice key={item.key} item={item} />;
           case 'error':

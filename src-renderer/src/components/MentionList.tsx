@@ -43,6 +43,7 @@ export function CommandList(props: { id: string; commands: readonly CommandInfo[
       active={active}
       onChoose={(i) => onChoose(commands[i]!.name)}
       onHover={onHover}
+      wrapDetail
     />
   );
 }

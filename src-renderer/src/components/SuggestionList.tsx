@@ -21,19 +21,21 @@ interface SuggestionListProps {
   empty?: string;
   onChoose(index: number): void;
   onHover(index: number): void;
+  /** The detail is prose (a command's description): it wraps instead of being cut. */
+  wrapDetail?: boolean;
 }
 
 export function suggestionOptionId(listId: string, index: number): string {
   return `${listId}-opt-${index}`;
 }
 
-export function SuggestionList({ id, label, options, active, empty, onChoose, onHover }: SuggestionListProps): React.JSX.Element {
+export function SuggestionList({ id, label, options, active, empty, onChoose, onHover, wrapDetail = false }: SuggestionListProps): React.JSX.Element {
   const ref = useRef<HTMLUListElement>(null);
   useEffect(() => {
     ref.current?.querySelector<HTMLElement>(`#${CSS.escape(suggestionOptionId(id, active))}`)?.scrollIntoView({ block: 'nearest' });
   }, [id, active]);
   return (
-    <ul ref={ref} id={id} className="mention-list" role="listbox" aria-label={label}>
+    <ul ref={ref} id={id} className={`mention-list${wrapDetail ? ' mention-list-prose' : ''}`} role="listbox" aria-label={label}>
       {options.length === 0 && empty !== undefined ? (
         <li className="mention-empty" role="presentation">
           {empty}
@@ -53,7 +55,10 @@ export function SuggestionList({ id, label, options, active, empty, onChoose, on
             }}
             onMouseEnter={() => onHover(i)}
           >
-            <span className="mention-name">{option.name}</span>
+            {/* A name is never broken mid-word: one line, cut with an ellipsis when it is too long (whole in its tooltip). */}
+            <span className="mention-name" title={option.name}>
+              {option.name}
+            </span>
             <span className="mention-dir">{option.detail}</span>
           </li>
         ))

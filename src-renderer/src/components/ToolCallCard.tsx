@@ -8,6 +8,8 @@ import { memo, useState, type ReactNode } from 'react';
 import { formatBytes, formatElapsed } from '../lib/format';
 import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
+import { toolTitleText } from '../lib/tool-title';
+import { approvalReasonText } from '../lib/approval-reason';
 import { ONE_LINE_TOOLS, commandOf, offloadedPath, oneLine, safeJson, summarizeArgs, tailLines, toolCardName } from '../lib/tool-summary';
 import { useNow } from '../state/use-now';
 import { ApprovalCard } from './ApprovalCard';
@@ -17,6 +19,7 @@ import { DiffView } from './DiffView';
 import { Icon, Spinner } from './Icon';
 import { PathLink } from './PathLink';
 import { TodoList } from './TodoList';
+import { ToolTitle } from './ToolTitle';
 import { VisibleText } from './VisibleText';
 import { approvalKey } from '../lib/approval-key';
 import { useFullToolCall } from './use-full-tool-call';
@@ -94,18 +97,9 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
             <OneLineSummary item={item} summary={summary} path={path} />
           </span>
         ) : (
-          <>
-            <span className="tool-name">{item.name}</span>
-            {path !== null ? (
-              <span className="tool-summary">
-                <PathLink path={path} fit />
-              </span>
-            ) : summary ? (
-              <span className="tool-summary" title={summary}>
-                <VisibleText text={summary} />
-              </span>
-            ) : null}
-          </>
+          <span className="tool-summary tool-line" title={toolTitleText(item.name, item.args)}>
+            <ToolTitle name={item.name} args={item.args} />
+          </span>
         )}
         {item.change?.created ? (
           <span className="badge tool-created" title="The file did not exist before this call">
@@ -124,21 +118,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
         </span>
       </header>
 
-      {item.approvalReason && status === 'rejected' ? (
-        <p className="tool-reason">
-          <VisibleText text={item.approvalReason} />
-        </p>
-      ) : null}
-      {item.blockedByHook !== undefined ? (
-        <p className="tool-reason">
-          Blocked by hook <code className="mono">{<VisibleText text={item.blockedByHook} />}</code>
-          {item.approvalReason ? (
-            <>
-              : <VisibleText text={item.approvalReason.replace(/^blocked by hook: /, '')} />
-            </>
-          ) : null}
-        </p>
-      ) : null}
+      {status === 'rejected' ? <RefusalReason item={item} /> : null}
       {item.parseError ? <p className="tool-error-text">Arguments could not be parsed: {item.parseError}</p> : null}
 
       {pending ? (
@@ -149,6 +129,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
           total={approvalOrder.length}
           onDecide={(decision) => decide(pending, decision)}
           autoFocus={focusApproval === key}
+          inCard
         />
       ) : null}
 
@@ -201,7 +182,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
             </>
           ) : null}
         </div>
-      ) : output !== '' && !offloaded && !oneLiner && !diff ? (
+      ) : output !== '' && !offloaded && !oneLiner && !diff && status !== 'rejected' ? (
         <div className="tool-output">
           {tail.hidden > 0 ? (
             <button type="button" className="tool-more" aria-label={`Show all ${tail.hidden + TAIL_LINES} lines of output of ${what.slice(0, 80)}`} onClick={() => setOpen(true)}>
@@ -244,6 +225,43 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
     </article>
   );
 });
+
+/**
+ * Why a call did not run, said once: the hook that blocked it and its words, the rule that
+ * refused it, or the person's own message (the result, which restates it for the agent,
+ * stays under the card's details).
+ */
+function RefusalReason({ item }: { item: ToolItem }): React.JSX.Element | null {
+  if (item.blockedByHook !== undefined) {
+    const said = item.approvalReason?.replace(/^blocked by hook: /, '');
+    return (
+      <p className="tool-reason">
+        Blocked by hook <code className="mono">{<VisibleText text={item.blockedByHook} />}</code>
+        {said ? (
+          <>
+            : <VisibleText text={said} />
+          </>
+        ) : null}
+      </p>
+    );
+  }
+  if (item.approval === 'denied' && item.approvalReason) {
+    return (
+      <p className="tool-reason">
+        <VisibleText text={approvalReasonText(item.name, record(item.args), item.approvalReason)} />
+      </p>
+    );
+  }
+  const message = item.output !== undefined ? PERSON_SAID.exec(item.output)?.[1]?.trim() : undefined;
+  return message ? (
+    <p className="tool-reason">
+      You said: <VisibleText text={message} />
+    </p>
+  ) : null;
+}
+
+/** What the person wrote when they rejected a call, as its result tells the agent. */
+const PERSON_SAID = /^Error: the person rejected this \S+ call; it was not run\. They said: ([\s\S]*)$/;
 
 function DiffOf({ diff }: { diff: Diff }): React.JSX.Element {
   return 'change' in diff ? <DiffView path={diff.path} change={diff.change} /> : <DiffView path={diff.path} before={diff.before} after={diff.after} />;

@@ -27,11 +27,11 @@ export function exitCodeOf(output: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-export function toolStatus(item: Pick<ToolItem, 'name' | 'output' | 'isError' | 'approval'>, running: boolean, awaiting: boolean): ToolStatusView {
+export function toolStatus(item: Pick<ToolItem, 'name' | 'output' | 'isError' | 'approval' | 'blockedByHook'>, running: boolean, awaiting: boolean): ToolStatusView {
   if (awaiting || (item.approval === 'pending' && item.output === undefined)) return { status: 'awaiting', label: 'Awaiting approval' };
   const output = item.output;
   if (item.approval === 'rejected' || (output !== undefined && REJECTED.test(output))) return { status: 'rejected', label: 'Rejected' };
-  if (item.approval === 'denied') return { status: 'rejected', label: 'Rejected', detail: 'Refused by a rule' };
+  if (item.approval === 'denied') return { status: 'rejected', label: 'Rejected', detail: item.blockedByHook !== undefined ? 'Blocked by a hook' : 'Refused by a rule' };
   if (item.approval === 'responded' || (output !== undefined && ANSWERED.test(output))) return { status: 'answered', label: 'Answered' };
   if (output === undefined) return running ? { status: 'running', label: 'Running' } : { status: 'stopped', label: 'Stopped', detail: 'The run ended before this call returned' };
   if (INTERRUPTED.test(output)) return { status: 'stopped', label: 'Stopped', detail: 'Interrupted before it finished' };
