@@ -1,0 +1,107 @@
+// Issue 42, the details of a first day, in headless Chromium at the sizes where they were
+// seen: the agent's pty is as wide as the view that shows it; the Changes panel's diffs open
+// large and its names are not cut; media reads are labelled truthfully.
+
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
+
+const session = useE2ESession();
+const pages: Page[] = [];
+afterEach(async () => {
+  for (const page of pages.splice(0)) await page.context().close();
+});
+
+async function open(url: string, width: number, height: number): Promise<Page> {
+  const page = await openApp(session.browser, url, { width, height });
+  pages.push(page);
+  return page;
+}
+
+const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
+const ALLOW_COMMANDS = { rules: [{ tools: ['execute'], decision: 'allow' }] };
+const terminal = (page: Page) => page.getByRole('region', { name: 'Terminal' });
+const terminalText = (page: Page) => terminal(page).locator('.xterm-rows').innerText();
+
+/** Opens the Terminal as tall as it goes (at 1024×700 its default shows three rows). */
+async function expandTerminal(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Expand Terminal' }).click();
+  await page.getByRole('separator', { name: 'Resize Terminal' }).press('End');
+}
+
+/** Prints its pty's width, then a line of `=` exactly that wide, then `after`. */
+const WIDTH_COMMAND = `stty size | awk '{ print $2; s = ""; for (i = 0; i < $2; i++) s = s "="; print s }'; echo after-$((6*7))`;
+
+interface WidthSeen {
+  /** What `tput cols` printed. */
+  printed: number;
+  /** The rows of `=` as the view shows them. */
+  ruleRows: string[];
+  /** The row after them. */
+  next: string;
+  /** The view's columns, from its screen's width and a cell's. */
+  viewCols: number;
+}
+
+/** The shown terminal's rows of WIDTH_COMMAND's output. */
+function widthSeen(page: Page): Promise<WidthSeen> {
+  return terminal(page)
+    .locator('.xterm-screen')
+    .evaluate((screen) => {
+      const rows = [...screen.querySelectorAll('.xterm-rows > div')];
+      const texts = rows.map((r) => (r.textContent ?? '').replace(/\u00a0/g, ' ').trimEnd());
+      const first = texts.findIndex((t) => /^=+$/.test(t));
+      let end = first;
+      while (end < texts.length && /^=+$/.test(texts[end]!)) end++;
+      const span = rows[first]?.querySelector('span') ?? rows[first];
+      const cell = span ? span.getBoundingClientRect().width / (span.textContent ?? '').length : 1;
+      return {
+        printed: Number(texts[first - 1]),
+        ruleRows: texts.slice(first, end),
+        next: texts[end] ?? '',
+        viewCols: Math.round(screen.getBoundingClientRect().width / cell),
+      };
+    });
+}
+
+describe("the agent's pty is as wide as the view that shows it", () => {
+  for (const [width, height] of [
+    [1400, 900],
+    [1024, 700],
+  ] as const) {
+    it(`at ${width}×${height}, with the Terminal open: a line as wide as the pty fills one row of the view`, async () => {
+      const serve = await session.serve({ settings: ALLOW_COMMANDS, script: [{ toolCalls: [{ name: 'execute', args: { command: WIDTH_COMMAND } }] }, { text: 'Measured.' }] });
+      const page = await open(serve.url, width, height);
+      await expandTerminal(page);
+      await poll(() => terminalText(page)).toMatch(/\S/);
+      await sendMessage(page, 'How wide is your terminal?');
+      await conversation(page).getByText('Measured.').waitFor({ timeout: 20_000 });
+      await poll(() => terminalText(page)).toContain('after-42');
+      const seen = await widthSeen(page);
+      expect(seen.ruleRows).toEqual(['='.repeat(seen.printed)]);
+      expect(seen.next).toBe('after-42');
+      expect(seen.printed).toBe(seen.viewCols);
+      await screenshot(page, `window-iv-pty-width-${width}x${height}`);
+    });
+
+    it(`at ${width}×${height}, with the Terminal closed by the person while it runs: the line does not wrap once it is opened`, async () => {
+      const serve = await session.serve({ settings: ALLOW_COMMANDS, script: [{ toolCalls: [{ name: 'execute', args: { command: WIDTH_COMMAND } }] }, { text: 'Measured.' }] });
+      const page = await open(serve.url, width, height);
+      // Closed by the person: an agent command does not open it again.
+      await page.getByRole('button', { name: 'Expand Terminal' }).click();
+      await page.getByRole('button', { name: 'Collapse Terminal' }).click();
+      await sendMessage(page, 'How wide is your terminal?');
+      await conversation(page).getByText('Measured.').waitFor({ timeout: 20_000 });
+      expect(await page.getByRole('button', { name: 'Expand Terminal' }).isVisible()).toBe(true);
+      await expandTerminal(page);
+      await poll(() => terminalText(page)).toContain('after-42');
+      await poll(async () => (await widthSeen(page)).ruleRows.length).toBe(1);
+      const seen = await widthSeen(page);
+      expect(seen.ruleRows).toEqual(['='.repeat(seen.printed)]);
+      expect(seen.next).toBe('after-42');
+      // As wide as the panel would hold, give or take a column or two of its estimate.
+      expect(seen.printed).toBeLessThanOrEqual(seen.viewCols);
+      expect(seen.printed).toBeGreaterThanOrEqual(seen.viewCols - 3);
+    });
+  }
+});
