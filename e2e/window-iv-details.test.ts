@@ -105,3 +105,85 @@ describe("the agent's pty is as wide as the view that shows it", () => {
     });
   }
 });
+
+const changes = (page: Page) => page.getByRole('region', { name: 'Changes' });
+const ALLOW_WRITES = { rules: [{ tools: ['write_file', 'edit_file'], decision: 'allow' }] };
+const PRICING = '/src/acme_store/checkout/pricing.py';
+const LONG_NAME = '/tests/checkout/test_pricing_rules_for_discounts.py';
+const PRICING_TEXT = Array.from({ length: 40 }, (_, i) => `def price_${i}(amount: float, discount: float = 0.0) -> float:  # a line longer than the panel is wide\n    return amount * (1 - discount) + ${i}\n`).join('');
+
+async function writeFiles(width: number, height: number): Promise<Page> {
+  const serve = await session.serve({
+    settings: ALLOW_WRITES,
+    script: [
+      { toolCalls: [{ name: 'write_file', args: { file_path: PRICING, content: PRICING_TEXT } }] },
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/pyproject.toml', content: '[project]\nname = "acme"\n' } }] },
+      { toolCalls: [{ name: 'write_file', args: { file_path: LONG_NAME, content: 'def test_it():\n    pass\n' } }] },
+      { text: 'Wrote pricing.' },
+    ],
+  });
+  const page = await open(serve.url, width, height);
+  await sendMessage(page, 'Write the pricing module');
+  await conversation(page).getByText('Wrote pricing.').waitFor({ timeout: 20_000 });
+  await changes(page).getByRole('listitem', { name: LONG_NAME }).waitFor({ timeout: 20_000 });
+  return page;
+}
+
+/** How a changed file's name shows: its file name's text, whether any of it is cut, and its box against the row's. */
+async function nameShown(page: Page, path: string) {
+  const item = changes(page).getByRole('listitem', { name: path });
+  const name = item.locator('.changes-path').first();
+  const base = name.locator('.path-base');
+  const cut = await base.evaluate((el) => {
+    const outer = el.closest('.path-name')!;
+    const box = el.getBoundingClientRect();
+    const room = outer.getBoundingClientRect();
+    return el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight || box.right > room.right + 0.5 || box.bottom > room.bottom + 0.5;
+  });
+  return { text: await base.textContent(), cut, title: await name.getAttribute('title'), box: (await base.boundingBox())!, row: (await item.boundingBox())! };
+}
+
+describe('the Changes panel', () => {
+  it('at 1024×700 shows every changed file’s name in full (the folders give way, a long name wraps), the whole path in its tooltip', async () => {
+    const page = await writeFiles(1024, 700);
+    await screenshot(page, 'window-iv-changes-1024x700');
+    for (const [path, file] of [
+      [PRICING, 'pricing.py'],
+      ['/pyproject.toml', 'pyproject.toml'],
+      [LONG_NAME, 'test_pricing_rules_for_discounts.py'],
+    ] as const) {
+      const shown = await nameShown(page, path);
+      expect(shown.text).toBe(file);
+      expect(shown.cut, `${path} is cut`).toBe(false);
+      expect(shown.title).toBe(path);
+      expect(shown.box.x + shown.box.width).toBeLessThanOrEqual(shown.row.x + shown.row.width);
+    }
+  });
+
+  for (const [width, height] of [
+    [1400, 900],
+    [1024, 700],
+  ] as const) {
+    it(`at ${width}×${height} opens a changed file's diff large by keyboard; Esc closes it and focus returns`, async () => {
+      const page = await writeFiles(width, height);
+      const item = changes(page).getByRole('listitem', { name: PRICING });
+      const small = (await item.getByRole('figure', { name: `Changes to ${PRICING}` }).boundingBox())!;
+      const opener = item.getByRole('button', { name: 'Open diff' });
+      await opener.focus();
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: `Diff of ${PRICING}` });
+      await dialog.waitFor();
+      const figure = dialog.getByRole('figure', { name: `Changes to ${PRICING}` });
+      const large = (await figure.boundingBox())!;
+      expect(large.width).toBeGreaterThan(Math.min(width - 120, 1100));
+      expect(large.width).toBeGreaterThan(small.width * 2.5);
+      expect(large.height).toBeGreaterThan(height / 2);
+      // The whole diff is there: its last line too.
+      expect(await figure.innerText()).toContain('return amount * (1 - discount) + 39');
+      await screenshot(page, `window-iv-diff-dialog-${width}x${height}`);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await poll(() => opener.evaluate((el) => el === document.activeElement)).toBe(true);
+    });
+  }
+});
