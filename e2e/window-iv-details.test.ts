@@ -2,9 +2,12 @@
 // seen: the agent's pty is as wide as the view that shows it; the Changes panel's diffs open
 // large and its names are not cut; media reads are labelled truthfully.
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
+import { makePdf, makePng } from '../src-main/core/media/testing/fixtures';
+import { conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
 const session = useE2ESession();
 const pages: Page[] = [];
@@ -186,4 +189,31 @@ describe('the Changes panel', () => {
       await poll(() => opener.evaluate((el) => el === document.activeElement)).toBe(true);
     });
   }
+});
+
+describe('reads of files that are not text', () => {
+  it('at 1400×900 a 2-page PDF, an image and a binary file are labelled by what they hold, not "0 lines"', async () => {
+    const serve = await session.serve({
+      script: [
+        { toolCalls: [{ name: 'read_file', args: { file_path: '/spec.pdf' } }] },
+        { toolCalls: [{ name: 'read_file', args: { file_path: '/shot.png' } }] },
+        { toolCalls: [{ name: 'read_file', args: { file_path: '/tool.bin' } }] },
+        { text: 'Read them.' },
+      ],
+    });
+    writeFileSync(join(serve.folder, 'spec.pdf'), makePdf(['Alpha page text', 'Beta page text']));
+    writeFileSync(join(serve.folder, 'shot.png'), makePng(800, 600));
+    writeFileSync(join(serve.folder, 'tool.bin'), Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0, 0, 7, 8, 9]));
+    const page = await open(serve.url, 1400, 900);
+    await sendMessage(page, 'Read the spec, the screenshot and the tool');
+    await conversation(page).getByText('Read them.').waitFor({ timeout: 20_000 });
+    const cards = toolCard(page, 'read_file');
+    await poll(() => cards.count()).toBe(3);
+    const text = await conversation(page).innerText();
+    expect(text).not.toMatch(/\b0 lines\b/);
+    expect(text).toContain('Read spec.pdf · 2 pages');
+    expect(text).toMatch(/Read shot\.png · image(?: 800×600|, not shown to this model)/);
+    expect(text).toContain('Read tool.bin · binary, not shown as text');
+    await screenshot(page, 'window-iv-media-reads');
+  });
 });
