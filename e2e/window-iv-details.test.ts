@@ -2,10 +2,12 @@
 // seen: the agent's pty is as wide as the view that shows it; the Changes panel's diffs open
 // large and its names are not cut; media reads are labelled truthfully.
 
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSshd, type TestSshd } from '../src-main/core/backends/remote/testing/sshd';
 import { makePdf, makePng } from '../src-main/core/media/testing/fixtures';
 import { conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
@@ -215,5 +217,55 @@ describe('reads of files that are not text', () => {
     expect(text).toMatch(/Read shot\.png · image(?: 800×600|, not shown to this model)/);
     expect(text).toContain('Read tool.bin · binary, not shown as text');
     await screenshot(page, 'window-iv-media-reads');
+  });
+});
+
+describe('marks of what the agent changed, on a remote folder', () => {
+  let sshd: TestSshd;
+  let remote: string | undefined;
+  beforeAll(async () => {
+    sshd = await startTestSshd();
+  });
+  afterAll(async () => {
+    await sshd?.dispose();
+  });
+  afterEach(() => {
+    if (remote) rmSync(remote, { recursive: true, force: true });
+  });
+
+  it('at 1400×900 a new file is marked added (A), a changed one modified (M), in Files and in Changes', async () => {
+    remote = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-e2e-remote-')));
+    writeFileSync(join(remote, 'README.md'), '# On the remote box\n');
+    const serve = await session.serve({
+      noFolder: true,
+      extraArgs: ['--folder', sshd.folderUrl(remote)],
+      settings: { rules: [{ tools: ['execute', 'write_file', 'edit_file'], decision: 'allow' }] },
+      env: { DEEPDESK_SSH_COMMAND: sshd.sshCommand, DEEPDESK_REMOTE_POLL_MS: '300' },
+      script: [
+        { toolCalls: [{ name: 'write_file', args: { file_path: '/src/pricing.py', content: 'PRICE = 1\n' } }] },
+        { toolCalls: [{ name: 'read_file', args: { file_path: '/README.md' } }] },
+        { toolCalls: [{ name: 'edit_file', args: { file_path: '/README.md', old_string: 'remote box', new_string: 'remote machine' } }] },
+        { toolCalls: [{ name: 'execute', args: { command: 'cp README.md made.txt' } }] },
+        { text: 'Changed the remote.' },
+      ],
+    });
+    const page = await open(serve.url, 1400, 900);
+    const files = page.getByRole('region', { name: 'Files' });
+    await files.getByRole('treeitem', { name: 'README.md' }).waitFor();
+    // Typed and sent with Enter: the remote folder's notice may still lie over `Send` (another part of issue 42).
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Change things there');
+    await page.getByRole('textbox', { name: 'Message', exact: true }).press('Enter');
+    await conversation(page).getByText('Changed the remote.').waitFor({ timeout: 30_000 });
+    const status = (path: string) => changes(page).getByRole('listitem', { name: path }).locator('.changes-status').innerText();
+    await poll(() => status('/src/pricing.py')).toBe('added');
+    await poll(() => status('/made.txt')).toBe('added');
+    await poll(() => status('/README.md')).toBe('modified');
+    const badge = (name: string) => files.getByRole('treeitem', { name }).locator('.tree-badge');
+    await files.getByRole('treeitem', { name: 'src' }).click();
+    await poll(() => badge('pricing.py').innerText()).toBe('A');
+    await poll(() => badge('made.txt').innerText()).toBe('A');
+    await poll(() => badge('README.md').innerText()).toBe('M');
+    expect(await badge('pricing.py').getAttribute('aria-label')).toBe('changed by the agent: added');
+    await screenshot(page, 'window-iv-remote-change-marks');
   });
 });
