@@ -2,14 +2,14 @@
 // seen: the agent's pty is as wide as the view that shows it; the Changes panel's diffs open
 // large and its names are not cut; media reads are labelled truthfully.
 
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSshd, type TestSshd } from '../src-main/core/backends/remote/testing/sshd';
 import { makePdf, makePng } from '../src-main/core/media/testing/fixtures';
-import { conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
+import { approval, conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
 const session = useE2ESession();
 const pages: Page[] = [];
@@ -267,5 +267,41 @@ describe('marks of what the agent changed, on a remote folder', () => {
     await poll(() => badge('README.md').innerText()).toBe('M');
     expect(await badge('pricing.py').getAttribute('aria-label')).toBe('changed by the agent: added');
     await screenshot(page, 'window-iv-remote-change-marks');
+  });
+});
+
+describe('a command with an environment prefix and the rule offered for it', () => {
+  it('at 1400×900 `PYTHONPATH=src python3 -m pytest` is allowed by the rule its approval offers: the same command next time runs without asking', async () => {
+    const PYTEST = 'PYTHONPATH=src python3 -m pytest -q -p no:cacheprovider';
+    const serve = await session.serve({
+      script: [
+        { toolCalls: [{ name: 'execute', args: { command: PYTEST } }] },
+        { text: 'First run done.' },
+        { toolCalls: [{ name: 'execute', args: { command: PYTEST } }] },
+        { text: 'Second run done.' },
+      ],
+    });
+    mkdirSync(join(serve.folder, 'src'));
+    mkdirSync(join(serve.folder, 'tests'));
+    writeFileSync(join(serve.folder, 'src', 'pricing.py'), 'def total(x):\n    return x * 2\n');
+    writeFileSync(join(serve.folder, 'tests', 'test_pricing.py'), 'from pricing import total\n\ndef test_total():\n    assert total(2) == 4\n');
+    const page = await open(serve.url, 1400, 900);
+    await sendMessage(page, 'Run the tests');
+    const group = approval(page);
+    await group.waitFor({ timeout: 20_000 });
+    const always = group.locator('label.always-allow');
+    expect(await always.innerText()).toContain('python3 -m pytest');
+    await group.getByRole('checkbox').check();
+    await group.getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('First run done.').waitFor({ timeout: 30_000 });
+    expect(await conversation(page).innerText()).toMatch(/1 passed/);
+
+    await sendMessage(page, 'Run them again');
+    await conversation(page).getByText('Second run done.').waitFor({ timeout: 30_000 });
+    // Never asked the second time: the rule covered it.
+    expect(await approval(page).count()).toBe(0);
+    const results = serve.model.requests.at(-1)!.messages.filter((m) => m.role === 'tool').map((m) => String(m.content));
+    expect(results).toHaveLength(2);
+    expect(results[1]).toMatch(/1 passed/);
   });
 });
