@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSshd, type TestSshd } from '../src-main/core/backends/remote/testing/sshd';
 import { makePdf, makePng } from '../src-main/core/media/testing/fixtures';
+import { auditEveryWay, describeViolations } from './axe';
 import { approval, conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 
 const session = useE2ESession();
@@ -163,6 +164,16 @@ describe('the Changes panel', () => {
       expect(shown.title).toBe(path);
       expect(shown.box.x + shown.box.width).toBeLessThanOrEqual(shown.row.x + shown.row.width);
     }
+  });
+
+  it('passes the axe audit (WCAG 2.2 AA) with the panel and with the large diff open, at both sizes and in both themes', async () => {
+    const page = await writeFiles(1400, 900);
+    const panel = await auditEveryWay(page);
+    await changes(page).getByRole('listitem', { name: PRICING }).getByRole('button', { name: 'Open diff' }).click();
+    await page.getByRole('dialog', { name: `Diff of ${PRICING}` }).waitFor();
+    const dialog = await auditEveryWay(page);
+    const found = { ...panel, ...Object.fromEntries(Object.entries(dialog).map(([way, v]) => [`dialog ${way}`, v])) };
+    expect(Object.entries(found).map(([way, v]) => `${way}: ${describeViolations(v)}`)).toEqual([]);
   });
 
   for (const [width, height] of [
