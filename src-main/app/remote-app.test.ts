@@ -138,6 +138,37 @@ describe('the app on a remote folder', () => {
     expect(readFileSync(join(folder, 'kept.txt'), 'utf8')).toBe('before\n');
   });
 
+  it('marks what the agent did on the remote as it was: a new file added, a changed one modified, a removed one deleted', async () => {
+    writeFileSync(join(folder, 'kept.txt'), 'before\n');
+    writeFileSync(join(folder, 'gone.txt'), 'bye\n');
+    writeFileSync(join(folder, 'ran.txt'), 'old\n');
+    const { call, events } = await open();
+    await call('mode.set', { mode: 'auto' }).catch(() => undefined);
+    server.push(
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/src/pricing.py', content: 'PRICE = 1\n' } }] },
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/kept.txt' } }] },
+      { toolCalls: [{ name: 'edit_file', args: { file_path: '/kept.txt', old_string: 'before', new_string: 'after' } }] },
+      { toolCalls: [{ name: 'execute', args: { command: 'rm gone.txt; echo made > made.txt; echo new >> ran.txt' } }] },
+      { text: 'changed' },
+    );
+    const { id } = await call('threads.create', {});
+    await call('threads.send', { threadId: id, text: 'change things' });
+    const approvals = async () => {
+      for (const a of (await call('threads.get', { threadId: id })).approvals) await call('approvals.decide', { threadId: id, toolCallId: a.toolCallId, decision: { type: 'approve' } });
+      return events.some(isDone(id));
+    };
+    await expect.poll(approvals, { timeout: 30_000 }).toBe(true);
+    expect(readFileSync(join(folder, 'src', 'pricing.py'), 'utf8')).toBe('PRICE = 1\n');
+    const changes = await call('checkpoints.changes', { threadId: id });
+    expect(Object.fromEntries(changes.files.map((f) => [f.path, f.status]))).toEqual({
+      '/src/pricing.py': 'added',
+      '/kept.txt': 'modified',
+      '/gone.txt': 'deleted',
+      '/made.txt': 'added',
+      '/ran.txt': 'modified',
+    });
+  });
+
   it.skipIf(!bwrap)("the header's sandbox is the remote's bubblewrap; without it, Not sandboxed with the reason", async () => {
     const sandboxed = await open();
     expect((await sandboxed.call('mode.get', {})).sandbox).toEqual({ available: true, kind: 'bubblewrap' });

@@ -37,9 +37,9 @@ describe('deepdesk tools: media reads', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.lines).toEqual([
-      { output: `Document file /a.pdf (application/pdf, ${formatSize(pdf.length)})`, media: { kind: 'document', mimeType: 'application/pdf', bytes: pdf.length } },
-      { output: `Audio file /a.wav (audio/wav, ${formatSize(wav.length)})`, media: { kind: 'audio', mimeType: 'audio/wav', bytes: wav.length } },
-      { output: `Image file /a.png (image/png, ${formatSize(png.length)})`, image: { mimeType: 'image/png' }, media: { kind: 'image', mimeType: 'image/png', bytes: png.length } },
+      { output: `Document file /a.pdf (application/pdf, ${formatSize(pdf.length)}), 2 pages`, media: { kind: 'document', mimeType: 'application/pdf', bytes: pdf.length } },
+      { output: `Audio file /a.wav (audio/wav, ${formatSize(wav.length)}), 0.3 s`, media: { kind: 'audio', mimeType: 'audio/wav', bytes: wav.length } },
+      { output: `Image file /a.png (image/png, ${formatSize(png.length)}), 3×2`, image: { mimeType: 'image/png' }, media: { kind: 'image', mimeType: 'image/png', bytes: png.length } },
     ]);
   });
 

@@ -158,6 +158,25 @@ describe('TerminalService: agent commands in views of their own', () => {
     expect(text.split('\n')[0]).not.toContain('\x1b[2J');
   });
 
+  it("an agent command's pty is as wide as the window's Terminal panel, and follows its view's resizes", async () => {
+    const svc = makeService();
+    const seen = collect(svc);
+    // The window reports its panel's size (for the person's shell, even one not started).
+    svc.resize('a', SHELL_TERMINAL_ID, 93, 17);
+    expect(svc.shellPids()).toEqual([]);
+    const first = await backendFor(svc, 'a').execute('stty size; tput cols');
+    expect(first.output.split('\n').map((l) => l.trim())).toEqual(['17 93', '93']);
+    // A running command's view is resized: the command sees it.
+    const running = backendFor(svc, 'a').execute(`read -p 'go? ' x; stty size`, { timeoutS: 30 });
+    await waitFor(() => Object.entries(seen).some(([k, v]) => k.startsWith('a/cmd-') && v.includes('go? ')), 'prompt shown');
+    const view = svc.list('a').at(-1)!;
+    svc.resize('a', view.id, 71, 19);
+    svc.input('a', view.id, '\r');
+    expect((await running).output).toContain('19 71');
+    // Another thread's next command starts at the panel's latest size.
+    expect((await backendFor(svc, 'b').execute('stty size')).output.trim()).toBe('19 71');
+  });
+
   it('the person types into a running command: the answer reaches it', async () => {
     const svc = makeService();
     const seen = collect(svc);

@@ -31,6 +31,15 @@ export interface TerminalServiceOptions {
   limits?: TerminalLimits;
 }
 
+/** A terminal's size in character cells. */
+export interface TerminalSize {
+  cols: number;
+  rows: number;
+}
+
+/** Before any window showed a terminal: about what a Terminal panel holds. */
+export const DEFAULT_COMMAND_SIZE: TerminalSize = { cols: 100, rows: 24 };
+
 export type TerminalInfo =
   | { id: typeof SHELL_TERMINAL_ID; kind: 'shell'; running: boolean; sandboxed: false }
   | ({ kind: 'command' } & CommandViewInfo);
@@ -72,6 +81,8 @@ export class TerminalService {
   private readonly changeListeners = new Set<TerminalChangeListener>();
   private readonly limits: Required<TerminalLimits>;
   private nextCommand = 0;
+  /** The size the window's Terminal panel last reported: an agent command's pty starts at it. */
+  private panelSize: TerminalSize = DEFAULT_COMMAND_SIZE;
   private disposed = false;
 
   constructor(private readonly options: TerminalServiceOptions) {
@@ -110,8 +121,20 @@ export class TerminalService {
     this.terminal(threadId, terminalId, true).write(data);
   }
 
+  /**
+   * A window's view of this terminal has this size. Also the size the next agent command's
+   * pty starts at (the Terminal panel is as wide for every terminal; the window reports its
+   * size for the person's shell even while the panel is collapsed, see TerminalPanel).
+   */
   resize(threadId: string, terminalId: string, cols: number, rows: number): void {
-    this.terminal(threadId, terminalId, false).resize(cols, rows);
+    const terminal = this.terminal(threadId, terminalId, false);
+    this.panelSize = { cols, rows };
+    terminal.resize(cols, rows);
+  }
+
+  /** The size an agent command's pty starts at: the window's Terminal panel's. */
+  commandSize(): TerminalSize {
+    return { ...this.panelSize };
   }
 
   /** The window rendered this many characters (string length) of the terminal's data. */

@@ -64,6 +64,8 @@ async function executeShown(
   try {
     result = await run({
       ...options,
+      // The pty is as wide as the view that shows it (pytest's `[100%]` must not wrap there).
+      ...terminals.commandSize(),
       attach: (live) => view.attach(live),
       onData: (chunk) => {
         options.onData?.(chunk);

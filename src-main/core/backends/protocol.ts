@@ -117,6 +117,9 @@ export interface ExecuteOptions {
    * and this receives the pty's controls when it starts. Without it stdin is empty.
    */
   attach?: (live: LiveCommand) => void;
+  /** The size of the pty the command starts in (the view that shows it). Default 120×30. */
+  cols?: number;
+  rows?: number;
 }
 
 /** A running command's pty, for a view that shows it. Calls after it ended do nothing. */

@@ -38,10 +38,10 @@ afterEach(() => ws.dispose());
 const TWO_PAGES = makePdf(['Hello from page one\nsecond line', 'Page two says goodbye']);
 
 describe('a PDF', () => {
-  it('is a document block with a line naming it when the model takes PDFs', async () => {
+  it('is a document block with a line naming it and its pages when the model takes PDFs', async () => {
     put('docs/a.pdf', TWO_PAGES);
     const out = await read({ file_path: '/docs/a.pdf' }, ANTHROPIC);
-    expect(out.text).toBe(`Document file /docs/a.pdf (application/pdf, ${formatSize(TWO_PAGES.length)})`);
+    expect(out.text).toBe(`Document file /docs/a.pdf (application/pdf, ${formatSize(TWO_PAGES.length)}), 2 pages`);
     expect(out.media).toEqual({ kind: 'document', mimeType: 'application/pdf', data: TWO_PAGES.toString('base64'), bytes: TWO_PAGES.length, name: '/docs/a.pdf' });
   });
 
@@ -148,7 +148,7 @@ describe('audio, video and images', () => {
     const wav = makeWav(0.5);
     put('a.wav', wav);
     const taken = await read({ file_path: '/a.wav' }, GOOGLE);
-    expect(taken.text).toBe(`Audio file /a.wav (audio/wav, ${formatSize(wav.length)})`);
+    expect(taken.text).toBe(`Audio file /a.wav (audio/wav, ${formatSize(wav.length)}), 0.5 s`);
     expect(taken.media).toMatchObject({ kind: 'audio', mimeType: 'audio/wav', bytes: wav.length });
     const notTaken = await read({ file_path: '/a.wav' }, ANTHROPIC);
     expect(notTaken).toEqual({ text: notTakenNotice('audio', '/a.wav', wav.length) });
@@ -158,7 +158,10 @@ describe('audio, video and images', () => {
     const heic = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypheic\0\0\0\0mif1heic', 'latin1'), Buffer.alloc(100)]);
     put('photo.heic', heic);
     expect((await read({ file_path: '/photo.heic' }, ANTHROPIC)).text).toBe(notTakenNotice('image', '/photo.heic', heic.length));
-    expect((await read({ file_path: '/photo.heic' }, GOOGLE)).media).toMatchObject({ kind: 'image', mimeType: 'image/heic' });
+    const heicBlock = await read({ file_path: '/photo.heic' }, GOOGLE);
+    expect(heicBlock.media).toMatchObject({ kind: 'image', mimeType: 'image/heic' });
+    // Its pixels are not in a header read here: no size rather than a guessed one.
+    expect(heicBlock.text).toBe(`Image file /photo.heic (image/heic, ${heic.length} B)`);
   });
 
   it('a video is the notice for OpenAI-compatible models and a block in a tools session (everything taken)', async () => {
@@ -170,11 +173,11 @@ describe('audio, video and images', () => {
     expect(block.text).toBe(`Video file /clip.mp4 (video/mp4, ${mp4.length} B)`);
   });
 
-  it('a PNG is an image block named by its path; a JPEG named .png goes as the JPEG it is', async () => {
+  it('a PNG is an image block named by its path and pixels; a JPEG named .png goes as the JPEG it is', async () => {
     const png = makePng(4, 3);
     put('pic.png', png);
     const out = await read({ file_path: '/pic.png' }, COMPATIBLE);
-    expect(out.text).toBe(`Image file /pic.png (image/png, ${png.length} B)`);
+    expect(out.text).toBe(`Image file /pic.png (image/png, ${png.length} B), 4×3`);
     expect(Buffer.from(out.media!.data, 'base64').equals(png)).toBe(true);
     put('really-jpeg.png', Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]));
     expect((await read({ file_path: '/really-jpeg.png' }, COMPATIBLE)).media?.mimeType).toBe('image/jpeg');

@@ -1,5 +1,5 @@
 // read_file of a binary file (SPEC §12): a media block when the run's model takes it, with
-// a line naming the file; else a PDF's text, a PPTX's text (for every model: no provider
+// a line naming the file and what it holds (`, 2 pages`, `, 800×600`, `, 3.5 s`); else a PDF's text, a PPTX's text (for every model: no provider
 // takes PowerPoint) or §12's one-line notice; other binary files are described.
 
 import type { FileData } from '../backends/protocol';
@@ -7,6 +7,7 @@ import { takesMedia, type MediaInput } from '../media/capabilities';
 import {
   MAX_MEDIA_BYTES, PDF_MIME, PPT_MIME, PPTX_MIME, base64Bytes, formatSize, mediaLine, mediaTypeOfMime, notTakenNotice,
 } from '../media/kinds';
+import { imageSize, mp4Seconds, wavSeconds } from '../media/measure';
 import { openPdfText, type PagedText } from '../media/pdf-text';
 import { openPptxText } from '../media/pptx-text';
 import { errorText, text, type ToolOutput } from './tool';
@@ -40,10 +41,31 @@ export async function readMedia({ path, file, mediaInput, offset, limit, maxChar
   }
   // No provider takes PowerPoint: a .ppt (binary, no text reader here) always gets the notice.
   if (mimeType !== PPT_MIME && takesMedia(mediaInput, mimeType)) {
-    return { text: line, media: { kind: media.kind, mimeType, data: file.content, bytes, name: path } };
+    const holds = await measured(media.kind, mimeType, file.content);
+    return { text: holds ? `${line}, ${holds}` : line, media: { kind: media.kind, mimeType, data: file.content, bytes, name: path } };
   }
   if (mimeType === PDF_MIME) return pdfText(path, file.content, line, bytes, paging);
   return text(notTakenNotice(media.kind, path, bytes));
+}
+
+/**
+ * What a media file holds, read from its own bytes: a PDF's pages, an image's pixels, a
+ * sound's or film's length; undefined when its header does not say (never a guess).
+ */
+async function measured(kind: string, mimeType: string, base64: string): Promise<string | undefined> {
+  const bytes = Buffer.from(base64, 'base64');
+  if (mimeType === PDF_MIME) {
+    const pdf = await openPdfText(bytes);
+    if ('error' in pdf) return undefined;
+    await pdf.close();
+    return count(pdf.pageCount, 'page');
+  }
+  if (kind === 'image') {
+    const size = imageSize(bytes);
+    return size ? `${size.width}×${size.height}` : undefined;
+  }
+  const seconds = kind === 'audio' ? wavSeconds(bytes) : kind === 'video' ? mp4Seconds(bytes) : null;
+  return seconds === null ? undefined : `${seconds < 10 ? Number(seconds.toFixed(1)) : Math.round(seconds)} s`;
 }
 
 interface Paging {

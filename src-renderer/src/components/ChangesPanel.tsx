@@ -1,9 +1,12 @@
 // The Changes region (SPEC §6, §8): every file the agent changed in this thread, with
-// added/removed line counts, a diff per file and a Revert button each.
+// added/removed line counts, a diff per file (`Open diff` shows it large) and a Revert
+// button each. The file's name has the row's whole width: its folders give way first, and a
+// name longer than the row wraps rather than being cut.
 
 import { useState } from 'react';
 import type { ChangedFile } from '../../../src-main/app/contract/checkpoints';
 import { useCheckpoints } from '../state/checkpoints-context';
+import { DiffDialog } from './DiffDialog';
 import { DiffView } from './DiffView';
 import { Icon } from './Icon';
 import { PathName } from './PathName';
@@ -47,12 +50,17 @@ export function ChangesPanel(): React.JSX.Element {
 
 function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedFile; defaultOpen: boolean; busy: boolean; onRevert(): void }): React.JSX.Element {
   const [open, setOpen] = useState(defaultOpen);
+  const [large, setLarge] = useState(false);
   const ignored = file.type === 'i';
+  const texts = !ignored && !file.binary && file.before !== undefined && file.after !== undefined ? { before: file.before, after: file.after } : null;
   return (
     <li className="changes-item" aria-label={file.path}>
       <div className="changes-item-head">
         <button type="button" className="changes-toggle" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+          <Icon name={open ? 'chevronDown' : 'chevronRight'} size={12} />
           <PathName path={file.path} className="mono changes-path" />
+        </button>
+        <div className="changes-item-bar">
           <span className="changes-meta">
             <span className="changes-status muted">{ignored ? 'changed inside ignored folder' : file.status}</span>
             {!file.binary && !ignored ? (
@@ -61,24 +69,32 @@ function ChangedFileItem({ file, defaultOpen, busy, onRevert }: { file: ChangedF
               </span>
             ) : null}
           </span>
-        </button>
-        {ignored ? null : (
-          <button type="button" className="btn btn-small" disabled={busy} onClick={onRevert} title={`Undo the agent's changes to ${file.path}`}>
-            Revert
-          </button>
-        )}
+          <span className="changes-actions">
+            {texts ? (
+              <button type="button" className="btn btn-small" onClick={() => setLarge(true)} title={`Open the diff of ${file.path} large`}>
+                Open diff
+              </button>
+            ) : null}
+            {ignored ? null : (
+              <button type="button" className="btn btn-small" disabled={busy} onClick={onRevert} title={`Undo the agent's changes to ${file.path}`}>
+                Revert
+              </button>
+            )}
+          </span>
+        </div>
       </div>
       {open ? (
         ignored ? (
           <p className="muted changes-note">Something changed inside this ignored folder; its contents are not kept, so it cannot be reverted.</p>
         ) : file.binary ? (
           <p className="muted changes-note">{file.type === 'l' ? 'Symbolic link changed.' : `Binary file ${file.status}.`}</p>
-        ) : file.before === undefined || file.after === undefined ? (
+        ) : texts === null ? (
           <p className="muted changes-note">Too much changed text to show here; `deepdesk checkpoints diff` prints it.</p>
         ) : (
-          <DiffView path={file.path} before={file.before} after={file.after} />
+          <DiffView path={file.path} before={texts.before} after={texts.after} />
         )
       ) : null}
+      {large && texts ? <DiffDialog path={file.path} before={texts.before} after={texts.after} onClose={() => setLarge(false)} /> : null}
     </li>
   );
 }

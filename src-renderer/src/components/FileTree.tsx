@@ -2,7 +2,8 @@
 // listed lazily, kept current by 'files.changed'.
 
 import { useMemo, useRef, useState } from 'react';
-import { visibleRows, type FileChange, type TreeRow } from '../lib/file-tree';
+import { changeMarks, visibleRows, type ChangeMark, type FileChange, type TreeRow } from '../lib/file-tree';
+import { useCheckpoints } from '../state/checkpoints-context';
 import { useFileTree } from '../state/use-file-tree';
 import { Icon, Spinner } from './Icon';
 
@@ -11,13 +12,15 @@ interface FileTreeProps {
   selectedPath: string | null;
   onOpenFile(path: string): void;
   onChanges?(changes: readonly FileChange[]): void;
-  /** Files the agent changed in the current thread: marked in the tree. */
-  changedPaths?: ReadonlySet<string>;
+  /** Files the agent wrote or edited in the current thread, by its calls: marked in the tree (checkpoints have the last word). */
+  changedPaths?: ReadonlyMap<string, ChangeMark>;
 }
 
 export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, changedPaths }: FileTreeProps): React.JSX.Element {
   const { listings, expanded, toggle, refreshAll } = useFileTree(onChanges);
   const rows = useMemo(() => visibleRows(listings, expanded), [listings, expanded]);
+  const recorded = useCheckpoints()?.changes?.files;
+  const marks = useMemo(() => changeMarks(changedPaths, recorded), [changedPaths, recorded]);
   const [focusKey, setFocusKey] = useState<string | null>(null);
   const treeRef = useRef<HTMLDivElement>(null);
   const root = listings['/'];
@@ -99,7 +102,8 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
         {rows.map((row, index) => {
           const selected = row.key === selectedPath;
           const error = row.entry.isDir && row.expanded ? listings[row.key]?.error : undefined;
-          const changed = !row.entry.isDir && changedPaths?.has(row.key) === true;
+          const mark = row.entry.isDir ? undefined : marks.get(row.key);
+          const changed = mark !== undefined;
           const ignored = row.entry.ignored === true;
           return (
             <div
@@ -115,7 +119,7 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
               tabIndex={index === focusedIndex ? 0 : -1}
               className={`tree-row${selected ? ' selected' : ''}${row.entry.isDir ? ' dir' : ''}${ignored ? ' ignored' : ''}${changed ? ' agent-changed' : ''}`}
               style={{ paddingLeft: `${(row.level - 1) * 14 + 8}px` }}
-              title={error ?? [row.key, ignored ? 'ignored by .gitignore' : null, changed ? 'changed by the agent in this thread' : null].filter(Boolean).join(' · ')}
+              title={error ?? [row.key, ignored ? 'ignored by .gitignore' : null, changed ? `${mark === 'added' ? 'added' : 'changed'} by the agent in this thread` : null].filter(Boolean).join(' · ')}
               onClick={() => activate(row)}
               onFocus={() => setFocusKey(row.key)}
             >
@@ -125,8 +129,8 @@ export function FileTree({ folderName, selectedPath, onOpenFile, onChanges, chan
               <Icon name={row.entry.isDir ? (row.expanded ? 'folderOpen' : 'folder') : 'file'} size={14} className={row.entry.isDir ? 'icon-folder' : 'icon-file'} />
               <span className="tree-name">{row.name}</span>
               {changed ? (
-                <span className="tree-badge" aria-label="changed by the agent">
-                  M
+                <span className={`tree-badge ${mark}`} aria-label={`changed by the agent: ${mark}`}>
+                  {mark === 'added' ? 'A' : 'M'}
                 </span>
               ) : null}
               {row.loading ? <Spinner /> : null}

@@ -6,6 +6,7 @@
 
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { TerminalInfoDto } from '../../../src-main/app/contract';
+import { estimateTerminalSize } from '../lib/terminal-size';
 import { useApi } from '../state/use-api';
 import type { ModeApi } from '../state/use-mode';
 import { useEvent } from '../state/transport-context';
@@ -65,6 +66,8 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
     setSelected(SHELL);
     if (threadId !== null) void refresh(threadId, true);
   }, [threadId, refresh]);
+
+  useCollapsedSizeReport(panel, threadId, open);
 
   useEvent('terminal.changed', ({ threadId: changed }) => {
     if (changed === threadId) void refresh(changed, false);
@@ -165,6 +168,36 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
       )}
     </section>
   );
+}
+
+/**
+ * While the panel is collapsed no view has a size, yet the agent's commands start at the
+ * size the window reports: it reports what a view as wide as the panel would hold.
+ */
+function useCollapsedSizeReport(panel: React.RefObject<HTMLElement | null>, threadId: string | null, open: boolean): void {
+  const api = useApi();
+  useEffect(() => {
+    const el = panel.current;
+    if (open || threadId === null || !el) return undefined;
+    let last = '';
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const report = (): void => {
+      if (el.clientWidth === 0) return;
+      const size = estimateTerminalSize(el.clientWidth);
+      const key = `${size.cols}x${size.rows}`;
+      if (key === last) return;
+      last = key;
+      clearTimeout(timer);
+      timer = setTimeout(() => void api.call('terminal.resize', { threadId, ...size }).catch(() => undefined), 100);
+    };
+    const observer = new ResizeObserver(report);
+    observer.observe(el);
+    report();
+    return () => {
+      observer.disconnect();
+      clearTimeout(timer);
+    };
+  }, [api, panel, threadId, open]);
 }
 
 // eslint-disable-next-line no-control-regex -- control, bidi and invisible characters are what this finds

@@ -8,6 +8,7 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Terminal } from '@xterm/xterm';
 import { useEffect, useRef, useState } from 'react';
 import { AckBatcher } from '../lib/ack-batcher';
+import { rememberCellWidth, TERMINAL_FONT } from '../lib/terminal-size';
 import { TERMINAL_THEMES as THEMES } from '../lib/terminal-theme';
 import { useOpenExternalLink } from '../state/external-links';
 import { useApi } from '../state/use-api';
@@ -44,9 +45,9 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
     const el = host.current;
     if (!el) return undefined;
     const terminal = new Terminal({
-      fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
-      fontSize: 13,
-      lineHeight: 1.15,
+      fontFamily: TERMINAL_FONT.family,
+      fontSize: TERMINAL_FONT.size,
+      lineHeight: TERMINAL_FONT.lineHeight,
       cursorBlink: interactive,
       scrollback: 5000,
       allowProposedApi: false,
@@ -85,12 +86,18 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
       );
     };
     const resize = terminal.onResize(({ cols, rows }) => sendSize(cols, rows));
+    /** Fits the view to its host; false while it is hidden (a collapsed panel has no size to fit to). */
+    const fit = (): boolean => {
+      if (el.clientWidth === 0 || el.clientHeight === 0) return false;
+      fitAddon.fit();
+      const screen = el.querySelector<HTMLElement>('.xterm-screen');
+      if (screen && terminal.cols > 0) rememberCellWidth(screen.getBoundingClientRect().width / terminal.cols);
+      return true;
+    };
     let frame = 0;
     const observer = new ResizeObserver(() => {
       cancelAnimationFrame(frame);
-      frame = requestAnimationFrame(() => {
-        if (el.clientWidth > 0 && el.clientHeight > 0) fitAddon.fit();
-      });
+      frame = requestAnimationFrame(() => void fit());
     });
     observer.observe(el);
 
@@ -102,8 +109,8 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
         if (buffer) terminal.write(buffer);
         if (pendingInput) send(pendingInput);
         pendingInput = '';
-        if (el.clientWidth > 0 && el.clientHeight > 0) fitAddon.fit();
-        sendSize(terminal.cols, terminal.rows);
+        // xterm's own 80×24 is no size of the window's: a hidden view reports nothing.
+        if (fit()) sendSize(terminal.cols, terminal.rows);
       })
       .catch((err: unknown) => {
         if (!disposed) setAttachError(err instanceof Error ? err.message : String(err));

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { agentChangedPaths, dirKey, foldersToRefresh, nameOf, parentKey, sortEntries, visibleRows, type Listings } from './file-tree';
+import { agentChangedPaths, changeMarks, dirKey, foldersToRefresh, nameOf, parentKey, sortEntries, visibleRows, type Listings } from './file-tree';
 
 const f = (path: string) => ({ path, isDir: false, size: 1 });
 const d = (path: string) => ({ path, isDir: true });
@@ -57,6 +57,28 @@ describe('agentChangedPaths', () => {
       { kind: 'tool', name: 'read_file', args: { file_path: '/d.md' }, output: '     1\tx' },
       { kind: 'user', text: 'hi' },
     ];
-    expect([...agentChangedPaths(items)].sort()).toEqual(['/b.md', '/src/a.ts']);
+    expect([...agentChangedPaths(items).keys()].sort()).toEqual(['/b.md', '/src/a.ts']);
+  });
+
+  it('marks a file its first change made as added, any other as modified', () => {
+    const items = [
+      { kind: 'tool', name: 'write_file', args: { file_path: '/new.py' }, output: 'Updated file /new.py', change: { created: true } },
+      { kind: 'tool', name: 'edit_file', args: { file_path: '/new.py' }, output: "Successfully replaced 1 instance(s) of the string in '/new.py'", change: { created: false } },
+      { kind: 'tool', name: 'write_file', args: { file_path: '/old.py' }, output: 'Updated file /old.py', change: { created: false } },
+    ];
+    expect(Object.fromEntries(agentChangedPaths(items))).toEqual({ '/new.py': 'added', '/old.py': 'modified' });
+  });
+});
+
+describe('changeMarks', () => {
+  it("takes the checkpoints' word over the calls', and adds what commands changed", () => {
+    const calls = new Map([['/a.py', 'modified' as const], ['/b.py', 'modified' as const]]);
+    const recorded = [
+      { path: '/a.py', status: 'added' },
+      { path: '/made.txt', status: 'added' },
+      { path: '/ran.txt', status: 'modified' },
+      { path: '/gone.txt', status: 'deleted' },
+    ];
+    expect(Object.fromEntries(changeMarks(calls, recorded))).toEqual({ '/a.py': 'added', '/b.py': 'modified', '/made.txt': 'added', '/ran.txt': 'modified' });
   });
 });

@@ -108,14 +108,34 @@ export function sortEntries(entries: readonly FileEntry[]): FileEntry[] {
   });
 }
 
-/** Files this thread's agent wrote or edited (successful write_file / edit_file calls), by virtual path. */
-export function agentChangedPaths(items: ReadonlyArray<{ kind: string; name?: string; args?: unknown; output?: string; isError?: boolean }>): Set<string> {
-  const paths = new Set<string>();
+/** How a file the agent changed in this thread is marked in the tree: `A` added, `M` modified. */
+export type ChangeMark = 'added' | 'modified';
+
+/**
+ * Files this thread's agent wrote or edited (successful write_file / edit_file calls), by
+ * virtual path: added when its first change made it (the call's `change.created`).
+ */
+export function agentChangedPaths(items: ReadonlyArray<{ kind: string; name?: string; args?: unknown; output?: string; isError?: boolean; change?: { created: boolean } }>): Map<string, ChangeMark> {
+  const paths = new Map<string, ChangeMark>();
   for (const item of items) {
     if (item.kind !== 'tool' || (item.name !== 'write_file' && item.name !== 'edit_file')) continue;
     if (item.output === undefined || item.isError || item.output.startsWith('Error')) continue;
     const path = (item.args as { file_path?: unknown } | null)?.file_path;
-    if (typeof path === 'string' && path.trim() !== '') paths.add(dirKey(path.replaceAll('\\', '/').replace(/\/{2,}/g, '/')));
+    if (typeof path !== 'string' || path.trim() === '') continue;
+    const key = dirKey(path.replaceAll('\\', '/').replace(/\/{2,}/g, '/'));
+    if (!paths.has(key)) paths.set(key, item.change?.created === true ? 'added' : 'modified');
   }
   return paths;
+}
+
+/**
+ * The marks the tree shows: what the thread's checkpoints say (every backend, commands'
+ * changes too, net of restores), over what the calls said while checkpoints catch up.
+ */
+export function changeMarks(fromCalls: ReadonlyMap<string, ChangeMark> | undefined, recorded: ReadonlyArray<{ path: string; status: string }> | undefined): Map<string, ChangeMark> {
+  const marks = new Map(fromCalls ?? []);
+  for (const file of recorded ?? []) {
+    if (file.status === 'added' || file.status === 'modified') marks.set(dirKey(file.path), file.status);
+  }
+  return marks;
 }

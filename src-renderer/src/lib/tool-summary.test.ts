@@ -57,6 +57,24 @@ describe('one-line cards', () => {
     expect(oneLine('ls', { path: '/src' }, '/src/a.ts (3 bytes)')).toBe('Listed src · 1 entry');
   });
 
+  it('labels a read of a file that is not text by what it holds, never `0 lines`', () => {
+    const read = (path: string, output: string) => oneLine('read_file', { file_path: path }, output);
+    // As read_file (src-main/core/tools/read-media.ts) words them.
+    expect(read('/spec.pdf', 'Document file /spec.pdf (application/pdf, 12.1 KB), 2 pages')).toBe('Read spec.pdf · 2 pages');
+    expect(read('/one.pdf', 'Document file /one.pdf (application/pdf, 1 KB), 1 page')).toBe('Read one.pdf · 1 page');
+    expect(read('/spec.pdf', "Document file /spec.pdf (application/pdf, 12.1 KB), 2 pages. This model does not take PDF input; the PDF's text:\n--- page 1 ---\nAlpha\n--- page 2 ---\nBeta")).toBe('Read spec.pdf · 2 pages');
+    expect(read('/big.pdf', "Document file /big.pdf (application/pdf, 2 MB), 40 pages. This model does not take PDF input; the PDF's text:\n--- page 1 ---\nA\n\n[Showing pages 1-12 of 40. Continue with offset=12.]")).toBe('Read big.pdf · pages 1–12 of 40');
+    expect(read('/scan.pdf', 'Document file /scan.pdf (application/pdf, 80 KB), 2 pages without a text layer (scanned?): no text to show.\n[document file /scan.pdf, 80 KB: this model does not take document input]')).toBe('Read scan.pdf · 2 pages, no text layer');
+    expect(read('/deck.pptx', 'Document file /deck.pptx (application/vnd.openxmlformats-officedocument.presentationml.presentation, 30 KB), 3 slides. Its text:\n--- slide 1 ---\nAgenda')).toBe('Read deck.pptx · 3 slides');
+    expect(read('/shot.png', 'Image file /shot.png (image/png, 48.2 KB), 800×600')).toBe('Read shot.png · image 800×600');
+    expect(read('/photo.heic', 'Image file /photo.heic (image/heic, 1.2 MB)')).toBe('Read photo.heic · image');
+    expect(read('/a.wav', 'Audio file /a.wav (audio/wav, 16 KB), 0.5 s')).toBe('Read a.wav · audio 0.5 s');
+    expect(read('/pic.png', '[image file /pic.png, 48.2 KB: this model does not take image input]')).toBe('Read pic.png · image, not shown to this model');
+    expect(read('/app.bin', 'Binary file /app.bin (application/octet-stream, 3 MB) cannot be shown as text. Use execute with a suitable converter if you need its contents.')).toBe('Read app.bin · binary, not shown as text');
+    // A text file that merely starts like one is still counted in lines.
+    expect(read('/notes.md', '     1\tImage file /x.png (image/png, 1 KB), 2×2\n     2\tmore')).toBe('Read notes.md · 2 lines');
+  });
+
   it('keeps the last lines of output, where errors are', () => {
     expect(tailLines('1\n2\n3\n4\n', 2)).toEqual({ text: '3\n4', hidden: 2 });
     expect(tailLines('only', 3)).toEqual({ text: 'only', hidden: 0 });

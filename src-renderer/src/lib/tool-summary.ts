@@ -1,6 +1,7 @@
 // How a tool call reads in a card header, and where an offloaded result went.
 
 import { clip } from './format';
+import { mediaReadLabel } from './media-read-label';
 import { visibleText } from './visible-text';
 
 const PATH_TOOLS = new Set(['ls', 'read_file', 'write_file', 'edit_file']);
@@ -99,6 +100,8 @@ function resultCount(name: string, output: string, args: Record<string, unknown>
   switch (name) {
     case 'read_file': {
       if (output.startsWith('System reminder: File exists but has empty contents')) return 'empty';
+      const media = mediaReadLabel(output);
+      if (media !== undefined) return media;
       const rows = output.split('\n').filter((l) => /^\s*\d+\t/.test(l)).length;
       const window = /\[Showing lines (\d+)-(\d+) of (\d+)\./.exec(output);
       return window ? `lines ${window[1]}–${window[2]} of ${window[3]}` : plural(rows, 'line');

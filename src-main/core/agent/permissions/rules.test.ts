@@ -399,3 +399,82 @@ describe('suggestAllowRule', () => {
     expect(suggestAllowRule({ tool: 'task', args: {} })).toEqual({ tools: ['task'], decision: 'allow', description: 'Always allow `task`' });
   });
 });
+
+describe('commands with leading environment assignments (issue 42)', () => {
+  const PYTEST: PermissionRule[] = [{ tools: ['execute'], commands: ['python3 -m pytest'], decision: 'allow' }, ...DEFAULT_RULES];
+  const PYTEST_ANY: PermissionRule[] = [{ tools: ['execute'], commands: ['python3 -m pytest *'], decision: 'allow' }, ...DEFAULT_RULES];
+
+  it.each([
+    'PYTHONPATH=src python3 -m pytest',
+    'PYTHONPATH=src python3 -m pytest -q tests/test_pricing.py',
+    'PYTHONPATH="src:lib" python3 -m pytest',
+    'PYTHONPATH=./src/pkg python3 -m pytest',
+    'CI=1 PYTHONPATH=src LANG=C.UTF-8 python3 -m pytest',
+    'PYTHONDONTWRITEBYTECODE=1 python3 -m pytest',
+    'env PYTHONPATH=src python3 -m pytest',
+    'PYTHONPATH=src python3 -m pytest && PYTHONPATH=lib python3 -m pytest -x',
+  ])('a rule for the command allows %j: the assignments are harmless', (command) => {
+    expect(decide(run(command), PYTEST)).toBe('allow');
+    expect(decide(run(command), PYTEST_ANY)).toBe('allow');
+  });
+
+  it.each([
+    ['PYTHONPATH=/tmp/evil python3 -m pytest', /sets PYTHONPATH to folders outside the project/],
+    ['PYTHONPATH=../elsewhere python3 -m pytest', /PYTHONPATH/],
+    ['PYTHONPATH=src/../../elsewhere python3 -m pytest', /PYTHONPATH/],
+    ['PYTHONPATH=src:/usr/evil python3 -m pytest', /PYTHONPATH/],
+    ['PYTHONPATH=~/evil python3 -m pytest', /PYTHONPATH/],
+    ['PYTHONPATH=src:~/evil python3 -m pytest', /PYTHONPATH/],
+    ['PYTHONPATH=$HOME/evil python3 -m pytest', /computed/],
+    ['PYTHONPATH= python3 -m pytest', /PYTHONPATH/],
+    ['PYTHONPATH+=src python3 -m pytest', /PYTHONPATH/],
+    ['env PYTHONPATH=/tmp/evil python3 -m pytest', /PYTHONPATH/],
+    ['PYTHONSTARTUP=x.py python3 -m pytest', /sets PYTHONSTARTUP/],
+    ['PYTHONHOME=/tmp python3 -m pytest', /sets PYTHONHOME/],
+    ['PYTHONWARNINGS=ignore::evil.Warn python3 -m pytest', /sets PYTHONWARNINGS/],
+    ['PYTEST_ADDOPTS="-p evil" python3 -m pytest', /sets PYTEST_ADDOPTS/],
+    ['PATH=.:$PATH python3 -m pytest', /sets PATH/],
+    ['LD_PRELOAD=./x.so python3 -m pytest', /sets LD_PRELOAD/],
+    ['LD_LIBRARY_PATH=. python3 -m pytest', /sets LD_LIBRARY_PATH/],
+    ['DYLD_INSERT_LIBRARIES=x python3 -m pytest', /sets DYLD_INSERT_LIBRARIES/],
+    ['BASH_ENV=x python3 -m pytest', /sets BASH_ENV/],
+    ['ENV=x python3 -m pytest', /sets ENV/],
+    ['GIT_DIR=x python3 -m pytest', /sets GIT_DIR/],
+    ['NODE_OPTIONS=--require=./x.js python3 -m pytest', /sets NODE_OPTIONS/],
+    ['NODE_PATH=/tmp/evil python3 -m pytest', /sets NODE_PATH/],
+    ['PERL5OPT=-Mevil python3 -m pytest', /sets PERL5OPT/],
+    ['RUBYOPT=-revil python3 -m pytest', /sets RUBYOPT/],
+    ['SOME_FLAG=1 python3 -m pytest', /only known-inert variables/],
+  ])('%j still asks under that rule', (command, reason) => {
+    const verdict = evaluatePermission(run(command), PYTEST_ANY);
+    expect(verdict.decision).toBe('ask');
+    expect(verdict.reason).toMatch(reason);
+  });
+
+  it('a rule for another command does not allow it because of harmless assignments', () => {
+    expect(decide(run('PYTHONPATH=src python3 -m pip install evil'), PYTEST_ANY)).toBe('ask');
+    expect(decide(run('PYTHONPATH=src python3 evil.py'), PYTEST)).toBe('ask');
+  });
+
+  it.each([
+    'PYTHONPATH=src python3 -m pytest',
+    'PYTHONPATH=src python3 -m pytest -x tests/',
+    'CI=1 npm test',
+    'env PYTHONPATH=src python3 -m pytest -q',
+  ])('the rule offered for %j allows the same command next time', (command) => {
+    expect(decide(run(command))).toBe('ask');
+    const rule = suggestAllowRule(run(command));
+    expect(rule).toBeDefined();
+    expect(rule!.commands!.some((p) => p.includes('='))).toBe(false);
+    expect(decide(run(command), [rule!, ...DEFAULT_RULES])).toBe('allow');
+  });
+
+  it('offers no rule for a command whose assignments always ask', () => {
+    expect(suggestAllowRule(run('PYTHONPATH=/tmp/evil python3 -m pytest'))).toBeUndefined();
+    expect(suggestAllowRule(run('LD_PRELOAD=x.so python3 -m pytest'))).toBeUndefined();
+  });
+
+  it('the matcher sees the command without its assignments', () => {
+    expect(matchesCommandPattern('python3 -m pytest', ['python3', '-m', 'pytest', '-q'])).toBe(true);
+  });
+});

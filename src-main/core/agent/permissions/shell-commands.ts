@@ -72,6 +72,30 @@ export function shellAssignmentReason(name: string, exported = false): string | 
   return `sets ${name}, an upper-case variable that programs or bash may read`;
 }
 
+/**
+ * Variables that name where a program imports code from. Set in a command's environment to
+ * folders inside the project (relative, no `..`, no `~`), they add nothing a command there
+ * does not do anyway (`python -m pytest` imports the folder's code from where it runs); any
+ * other value (absolute, leaving the folder, computed) asks as the DANGEROUS ones do.
+ */
+const FOLDER_PATH_VARIABLES = new Set(['PYTHONPATH', 'NODE_PATH']);
+
+/** A `:`-separated list of folders, each relative and inside where the command runs. */
+function insideFolder(value: string): boolean {
+  return value.split(':').every((entry) => /^[A-Za-z0-9_.+@/-]+$/.test(entry) && !entry.startsWith('/') && !entry.split('/').includes('..'));
+}
+
+/**
+ * Why `NAME=value` before a command (or after `env`) must ask, or null when it is harmless:
+ * a known-inert variable, or an import path inside the folder. `value` is null when it is
+ * computed when the command runs. Everything else asks (shellAssignmentReason).
+ */
+export function prefixAssignmentReason(name: string, value: string | null): string | null {
+  if (value !== null && FOLDER_PATH_VARIABLES.has(name) && insideFolder(value)) return null;
+  if (FOLDER_PATH_VARIABLES.has(name)) return `sets ${name} to ${value === null ? 'a value computed when it runs' : 'folders outside the project'}, which changes what code a command runs`;
+  return shellAssignmentReason(name, true);
+}
+
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(\[)?(\+?=)?/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -403,7 +427,7 @@ function peelEnv(argv: readonly ArgWord[], at: number, result: CommandInspection
       if (match?.[2] !== undefined) ask('an unusual assignment');
       break;
     }
-    const reason = shellAssignmentReason(match[1]!, true);
+    const reason = prefixAssignmentReason(match[1]!, word.dynamic || match[3] !== '=' ? null : word.value.slice(match[0].length));
     if (reason !== null) result.reasons.push(reason);
   }
   return i >= argv.length ? null : i;

@@ -28,7 +28,7 @@
 // rules match (`words`: wrappers unwrapped) and whether allow rules may cover its form
 // (`escalation`, see command-effects.ts). Commands nested in substitutions, `sh -c`
 // strings and wrappers are reported too, marked `nested`, so that deny rules see them.
-import { inspectCommand, shellAssignmentReason } from './shell-commands';
+import { inspectCommand, prefixAssignmentReason, shellAssignmentReason } from './shell-commands';
 
 export interface ShellCommand {
   /** The simple command as written, trimmed. */
@@ -448,10 +448,13 @@ class Parser {
       this.ask(`assigns to an array element (\`${shorten(word.raw)}\`), whose subscript is evaluated`);
       return;
     }
-    this.pendingAssignments.push(name);
+    // `+=` appends to what the variable already holds: its value is not the word's.
+    const value = word.dynamic || word.raw.charAt(name.length) !== '=' ? null : word.value.slice(name.length + 1);
+    this.pendingAssignments.push({ name, value });
   }
 
-  private pendingAssignments: string[] = [];
+  /** Leading assignments of the command being read; `value` null when computed when it runs. */
+  private pendingAssignments: { name: string; value: string | null }[] = [];
 
   private checkDoubleBracket(words: readonly Word[]): void {
     // Operands that are numbers whatever the data: literal integers, `$#`, `$?`, `$$`, `$!`, `${#x}`.
@@ -479,14 +482,15 @@ class Parser {
     if (cmd.header) return;
     if (cmd.words.length === 0) {
       // Only assignments: they set shell variables (exported ones reach later commands).
-      for (const name of assignments) {
+      for (const { name } of assignments) {
         const reason = shellAssignmentReason(name);
         if (reason !== null) this.ask(reason);
       }
       return;
     }
-    for (const name of assignments) {
-      const reason = shellAssignmentReason(name, true);
+    // Prefixes reach the command's environment: harmless ones leave it to the rules for the command.
+    for (const { name, value } of assignments) {
+      const reason = prefixAssignmentReason(name, value);
       if (reason !== null) this.ask(reason);
     }
     const first = cmd.words[0]!;

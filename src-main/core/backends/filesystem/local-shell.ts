@@ -65,6 +65,8 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
       signal: options.signal,
       maxOutputBytes: this.maxOutputBytes,
       ...(options.attach ? { attach: options.attach } : {}),
+      ...(options.cols !== undefined ? { cols: options.cols } : {}),
+      ...(options.rows !== undefined ? { rows: options.rows } : {}),
       ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
       onData: (chunk) => {
         const receivers: Array<(chunk: string, run: ShellRun) => void> = [...this.listeners];

@@ -145,6 +145,8 @@ export class RemoteBackend implements Backend {
     const guard = operation ? currentTargetGuard() : undefined;
     if (guard === undefined) return { virtual };
     const reply = await this.call(fileOp('resolve'), [relOf(virtual)]);
+    // A write into folders that do not exist yet makes them (upload): no link on the way leads elsewhere.
+    if (reply.status === 'missing' && operation === 'write') return { virtual };
     if (reply.status !== 'ok' && reply.status !== 'new') return { error: this.statusError(reply, virtual, 'path') };
     const root = (await this.probe()).root!;
     const resolved = virtualOfReal(root, reply.payload.toString('utf8'));

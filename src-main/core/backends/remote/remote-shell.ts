@@ -44,6 +44,8 @@ export class RemoteShellBackend extends RemoteBackend implements ShellBackend {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onData ? { onData: options.onData } : {}),
       ...(options.attach ? { attach: options.attach } : {}),
+      ...(options.cols !== undefined ? { cols: options.cols } : {}),
+      ...(options.rows !== undefined ? { rows: options.rows } : {}),
       ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
     });
   }
