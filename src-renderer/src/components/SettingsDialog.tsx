@@ -20,6 +20,7 @@ import { MountsSettings } from './MountsSettings';
 import { memoriesStoreTextError } from '../../../src-main/core/backends/store/memories-store-text';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
+import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './SettingsNav';
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
 import { capitalized } from '../lib/format';
@@ -42,6 +43,21 @@ function toDraft(settings: Settings): SettingsDraft {
   };
 }
 
+/** The sections in the order they show, each named as its heading says. */
+const SECTIONS = {
+  model: { id: 'settings-section-model', label: 'Model' },
+  context: { id: 'settings-section-context', label: 'Context window' },
+  rules: { id: 'settings-section-rules', label: 'Approval rules' },
+  subagents: { id: 'settings-section-subagents', label: 'Subagents' },
+  mounts: { id: 'settings-section-mounts', label: 'Mounts' },
+  mcp: { id: 'settings-section-mcp', label: 'MCP servers' },
+  skills: { id: 'settings-section-skills', label: 'Skills' },
+  hooks: { id: 'settings-section-hooks', label: 'Hooks' },
+  appearance: { id: 'settings-section-appearance', label: 'Appearance' },
+  updates: { id: 'settings-section-updates', label: 'Updates' },
+} as const satisfies Record<string, SettingsSectionRef>;
+const SECTION_LIST: readonly SettingsSectionRef[] = Object.values(SECTIONS);
+
 const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
@@ -60,6 +76,7 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
   const [draft, setDraft] = useState<SettingsDraft | null>(() => base.current?.draft ?? null);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const body = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (!settings || base.current?.source === settings) return;
@@ -134,55 +151,75 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
       {draft === null || settings === null ? (
         <p className="muted">Loading settings…</p>
       ) : (
-        <div className="settings-body">
-          <ModelSettings draft={draft} apiKeys={settings.apiKeys} overridden={settings.overridden ?? {}} onChange={change} />
-
-          <fieldset className="settings-section">
-            <legend>Context window</legend>
-            <div className="field">
-              <label htmlFor="settings-context-window">Context window override (tokens)</label>
-              <input
-                id="settings-context-window"
-                inputMode="numeric"
-                placeholder="the model's own window"
-                value={draft.contextWindowText}
-                disabled={settings.overridden?.contextWindow === true}
-                aria-describedby={settings.overridden?.contextWindow ? 'settings-context-window-flag' : undefined}
-                onChange={(e) => change({ contextWindowText: e.target.value })}
+        <div className="settings-layout">
+          <SettingsNav sections={SECTION_LIST} scroller={body} />
+          <div className="settings-body" ref={body}>
+            <SettingsAnchor section={SECTIONS.model}>
+              <ModelSettings draft={draft} apiKeys={settings.apiKeys} overridden={settings.overridden ?? {}} onChange={change} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.context}>
+              <fieldset className="settings-section">
+                <legend>Context window</legend>
+                <div className="field">
+                  <label htmlFor="settings-context-window">Context window override (tokens)</label>
+                  <input
+                    id="settings-context-window"
+                    inputMode="numeric"
+                    placeholder="the model's own window"
+                    value={draft.contextWindowText}
+                    disabled={settings.overridden?.contextWindow === true}
+                    aria-describedby={settings.overridden?.contextWindow ? 'settings-context-window-flag' : undefined}
+                    onChange={(e) => change({ contextWindowText: e.target.value })}
+                  />
+                  {settings.overridden?.contextWindow ? <FlagNote id="settings-context-window-flag" field="contextWindow" /> : null}
+                  <p className="muted small">
+                    History is summarized when a request passes 85% of this.
+                    {settings.contextWindow !== undefined && draft.contextWindowText.trim() === ''
+                      ? ` The stored override (${settings.contextWindow}) stays until you enter another number.`
+                      : ''}
+                  </p>
+                </div>
+              </fieldset>
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.rules}>
+              <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.subagents}>
+              <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.mounts}>
+              <MountsSettings
+                memoriesStore={draft.memoriesStore}
+                memoriesStoreFlag={settings.overridden?.memoriesStore === true}
+                onMemoriesStoreChange={(memoriesStore) => change({ memoriesStore })}
               />
-              {settings.overridden?.contextWindow ? <FlagNote id="settings-context-window-flag" field="contextWindow" /> : null}
-              <p className="muted small">
-                History is summarized when a request passes 85% of this.
-                {settings.contextWindow !== undefined && draft.contextWindowText.trim() === ''
-                  ? ` The stored override (${settings.contextWindow}) stays until you enter another number.`
-                  : ''}
-              </p>
-            </div>
-          </fieldset>
-
-          <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
-          <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />
-          <MountsSettings
-            memoriesStore={draft.memoriesStore}
-            memoriesStoreFlag={settings.overridden?.memoriesStore === true}
-            onMemoriesStoreChange={(memoriesStore) => change({ memoriesStore })}
-          />
-          <McpSettings />
-          <SkillsSettings />
-          <HooksSettings />
-
-          <fieldset className="settings-section">
-            <legend>Appearance</legend>
-            <div className="field">
-              <label htmlFor="settings-theme">Theme</label>
-              <select id="settings-theme" value={draft.theme} onChange={(e) => change({ theme: e.target.value as SettingsDraft['theme'] })}>
-                <option value="system">Follow the system</option>
-                <option value="dark">Dark</option>
-                <option value="light">Light</option>
-              </select>
-            </div>
-          </fieldset>
-          <UpdateSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.mcp}>
+              <McpSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.skills}>
+              <SkillsSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.hooks}>
+              <HooksSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.appearance}>
+              <fieldset className="settings-section">
+                <legend>Appearance</legend>
+                <div className="field">
+                  <label htmlFor="settings-theme">Theme</label>
+                  <select id="settings-theme" value={draft.theme} onChange={(e) => change({ theme: e.target.value as SettingsDraft['theme'] })}>
+                    <option value="system">Follow the system</option>
+                    <option value="dark">Dark</option>
+                    <option value="light">Light</option>
+                  </select>
+                </div>
+              </fieldset>
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.updates}>
+              <UpdateSettings />
+            </SettingsAnchor>
+          </div>
         </div>
       )}
       {error ? (
