@@ -4,9 +4,11 @@
 // through the same trust gate (what it runs is shown first), and the answer does not wait for
 // the server to start; Save settings leaves the keyboard on a control.
 
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openApp, screenshot, useE2ESession } from './harness';
+import { openApp, repo, screenshot, useE2ESession } from './harness';
 
 const session = useE2ESession();
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -86,4 +88,51 @@ describe('Settings sections', () => {
       await poll(() => nav.getByRole('link', { name: 'Model' }).getAttribute('aria-current')).toBe('true');
     });
   }
+});
+
+const TEST_SERVER = join(repo, 'src-main/core/extensions/mcp/__fixtures__/test-server.mjs');
+
+describe('Settings › MCP servers: Trust', () => {
+  it("a folder's server not trusted is trusted from Settings, after what it runs is shown; the answer does not wait for its start", { timeout: 90_000 }, async () => {
+    const serve = await session.serve();
+    // `slow` answers only after 8 s, as a server still downloading its package does.
+    const slow = { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 8000)', TEST_SERVER], env: { SEEN_HOME: '${HOME}' } };
+    writeFileSync(join(serve.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow, other: { command: 'srv' } } }));
+    const page = await open(serve.url, 1400, 900);
+    await page.getByRole('group', { name: 'Trust this folder?' }).waitFor({ timeout: 20_000 });
+
+    const dialog = await openSettings(page);
+    await dialog.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'MCP servers' }).click();
+    const item = dialog.getByRole('region', { name: 'MCP servers' }).getByRole('listitem', { name: 'slow' });
+    await poll(() => item.innerText()).toContain('Not trusted');
+    await item.getByRole('button', { name: 'Trust', exact: true }).click();
+
+    // What will be trusted, exactly: the command, its arguments, its environment and the person's variables it expands.
+    const question = item.getByRole('group', { name: 'Trust this server?' });
+    await question.waitFor();
+    await poll(() => question.innerText()).toContain(`MCP server slow: SEEN_HOME='\${HOME}' ${process.execPath} -e`);
+    expect(await question.innerText()).toContain(`${TEST_SERVER} (sandboxed); your environment variables: HOME`);
+    const confirm = question.getByRole('button', { name: 'Trust server' });
+    expect(await confirm.evaluate((el) => el === document.activeElement)).toBe(true);
+    await screenshot(page, 'settings-mcp-trust-1400x900');
+    const asked = Date.now();
+    await confirm.click();
+    await question.waitFor({ state: 'detached', timeout: 5_000 });
+    // Answered while the server is still starting.
+    expect(Date.now() - asked).toBeLessThan(5_000);
+    await poll(() => item.innerText()).toContain('Starting');
+    // The keyboard is on a control of the server, not on the page.
+    await poll(() => page.evaluate(() => document.activeElement?.getAttribute('type'))).toBe('checkbox');
+    expect(await item.getByRole('checkbox', { name: 'Enabled' }).evaluate((el) => el === document.activeElement)).toBe(true);
+
+    // That entry alone was recorded; the folder's question still asks about the other.
+    const trusted = readFileSync(join(serve.dataDir, 'trust.json'), 'utf8');
+    expect(trusted).toContain('mcp:slow');
+    expect(trusted).not.toContain('mcp:other');
+    expect(await dialog.getByRole('region', { name: 'MCP servers' }).getByRole('listitem', { name: 'other' }).innerText()).toContain('Not trusted');
+    await expect.poll(() => item.innerText(), { timeout: 40_000 }).toMatch(/Connected · \d+ tools/);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await poll(() => page.getByRole('group', { name: 'Trust this folder?' }).innerText()).toContain('MCP server other: srv (sandboxed)');
+    expect(await page.getByRole('group', { name: 'Trust this folder?' }).innerText()).not.toContain('MCP server slow');
+  });
 });

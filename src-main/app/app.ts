@@ -519,7 +519,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await folderTrust.refresh();
       return folderTrust.state();
     },
-    'trust.grant': ({ digest }) => folderTrust.grant(digest),
+    'trust.grant': ({ digest, keys }) => folderTrust.grant(digest, keys),
     'trust.dismiss': async () => folderTrust.dismiss(),
 
     'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
