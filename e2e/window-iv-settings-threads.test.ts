@@ -136,3 +136,24 @@ describe('Settings › MCP servers: Trust', () => {
     expect(await page.getByRole('group', { name: 'Trust this folder?' }).innerText()).not.toContain('MCP server slow');
   });
 });
+
+/** Words said twice in a row ("The the server default"), case-insensitive; numbers and code aside. */
+function doubledWords(text: string): string[] {
+  return [...text.matchAll(/\b([A-Za-z]+)[ \t]+\1\b(?!-)/gi)].map((m) => m[0]);
+}
+
+describe('text glitches', () => {
+  it('Settings says no word twice, for every provider, nor does the window around it', { timeout: 60_000 }, async () => {
+    // The model from settings.json (not a flag), so Settings may change it.
+    const serve = await session.serve({ withModel: false, settings: { model: 'openai-compatible:some-model', baseUrl: 'http://127.0.0.1:9/v1' }, env: { ANTHROPIC_API_KEY: '' } });
+    const page = await open(serve.url, 1400, 900);
+    expect(doubledWords(await page.locator('body').innerText())).toEqual([]);
+    const dialog = await openSettings(page);
+    const provider = dialog.getByRole('combobox', { name: 'Provider' });
+    for (const value of await provider.locator('option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))) {
+      await provider.selectOption(value);
+      await dialog.getByLabel('Model', { exact: true }).fill('some-model');
+      expect({ value, doubled: doubledWords(await dialog.innerText()) }).toEqual({ value, doubled: [] });
+    }
+  });
+});
