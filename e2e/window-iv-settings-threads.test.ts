@@ -157,3 +157,44 @@ describe('text glitches', () => {
     }
   });
 });
+
+/** What has the keyboard: its role and accessible name as a test finds it, or `body`. */
+function focused(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return 'body';
+    return `${el.tagName.toLowerCase()} ${el.getAttribute('aria-label') ?? el.textContent?.trim() ?? ''}`;
+  });
+}
+
+describe('Save settings', () => {
+  it('from the "No model" notice: once saved (and the notice gone), the keyboard is on the message box', { timeout: 60_000 }, async () => {
+    const serve = await session.serve({ withModel: false, env: { ANTHROPIC_API_KEY: '', OPENAI_API_KEY: '' } });
+    const page = await open(serve.url, 1400, 900);
+    const notice = page.getByRole('button', { name: 'Open settings' });
+    await notice.click();
+    const dialog = settingsDialog(page);
+    await dialog.waitFor();
+    await dialog.getByRole('combobox', { name: 'Provider' }).selectOption('openai-compatible');
+    await dialog.getByLabel('Model', { exact: true }).fill('scripted-model');
+    await dialog.getByLabel('Base URL').fill(serve.model.url);
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await poll(() => notice.count()).toBe(0);
+    await poll(() => focused(page)).toBe('textarea Message');
+  });
+
+  it('from the header: the keyboard goes back to Settings, whether anything changed or not', { timeout: 60_000 }, async () => {
+    const serve = await session.serve({ withModel: false, settings: { model: 'openai-compatible:some-model', baseUrl: 'http://127.0.0.1:9/v1' } });
+    const page = await open(serve.url, 1400, 900);
+    let dialog = await openSettings(page);
+    await dialog.getByRole('combobox', { name: 'Theme' }).selectOption('light');
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await poll(() => focused(page)).toBe('button Settings');
+    dialog = await openSettings(page);
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await poll(() => focused(page)).toBe('button Settings');
+  });
+});

@@ -4,9 +4,10 @@
 // data folder's secrets file, never back to the window.
 // Save sends only the fields the person changed here, so a save never undoes what another
 // window saved meanwhile; fields not touched here follow such saves while the dialog is open.
-// A save that fails keeps the dialog open with what was typed, and says why.
+// A save that fails keeps the dialog open with what was typed, and says why. Closed, it gives
+// the keyboard back to what opened it, or to the message box when that went with the change.
 
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Params, Settings } from '../../../src-main/app/contract';
 import { parseModel, type Provider } from '../lib/providers';
 import { useSettings } from '../state/settings-context';
@@ -24,6 +25,7 @@ import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './Settings
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
 import { capitalized } from '../lib/format';
+import { focusMessageBox, stillFocusable } from '../lib/focus';
 
 export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
   contextWindowText: string;
@@ -68,8 +70,49 @@ function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraf
   return next;
 }
 
-export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Element {
+/** How long after Settings closed the page may still be taking away what opened it. */
+const WATCH_MS = 2_000;
+
+/**
+ * After Settings closed, the keyboard goes back to what opened it (the Modal does that), or,
+ * when the change just saved took that away (the "No model" notice's `Open settings` goes
+ * once a model is set, in a render that may come before or after the close), to the message
+ * box: never to the page. Watched until the page behind is no longer inert and the keyboard
+ * is on a control, for a short while.
+ */
+function keepFocusAfterClose(opener: HTMLElement | null): void {
+  const root = document.getElementById('root');
+  const check = (): void => {
+    if (root?.hasAttribute('inert')) return;
+    const active = document.activeElement;
+    if (active !== null && active !== document.body && active.isConnected) {
+      // Back on what opened Settings: it may still go with the change, so keep watching.
+      if (active !== opener) stop();
+      return;
+    }
+    const back = stillFocusable(opener);
+    if (back) back.focus();
+    else focusMessageBox();
+    if (back === null) stop();
+  };
+  const watch = new MutationObserver(check);
+  const timer = setTimeout(() => stop(), WATCH_MS);
+  function stop(): void {
+    watch.disconnect();
+    clearTimeout(timer);
+  }
+  watch.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['inert'] });
+  requestAnimationFrame(check);
+}
+
+export function SettingsDialog({ onClose: close }: { onClose(): void }): React.JSX.Element {
   const api = useApi();
+  // What opened Settings: the first render comes before the dialog takes the keyboard.
+  const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
+  const onClose = useCallback(() => {
+    close();
+    keepFocusAfterClose(opener);
+  }, [close, opener]);
   const { settings, update, replace } = useSettings();
   // `base`: the settings the draft started from (moved on when they change elsewhere).
   const base = useRef<{ source: Settings; draft: SettingsDraft } | null>(settings ? { source: settings, draft: toDraft(settings) } : null);
@@ -231,7 +274,8 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
         <button type="button" className="btn" onClick={onClose}>
           Cancel
         </button>
-        <button type="button" className="btn btn-primary" onClick={() => void save()} disabled={saving || draft === null}>
+        {/* Not `disabled` while saving: a disabled button drops the keyboard to the page. */}
+        <button type="button" className="btn btn-primary" onClick={() => !saving && void save()} aria-disabled={saving || undefined} disabled={draft === null}>
           Save settings
         </button>
       </div>
