@@ -427,7 +427,7 @@ export async function createApp(options: AppOptions): Promise<App> {
           await modes.set(outcome.mode);
           return { ...ok, note: `Mode: ${outcome.mode}` };
       }
-      return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments)) };
+      return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments, text)) };
     },
     'commands.list': async () => listCommands(commandSources),
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
