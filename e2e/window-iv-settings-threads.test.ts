@@ -198,3 +198,55 @@ describe('Save settings', () => {
     await poll(() => focused(page)).toBe('button Settings');
   });
 });
+
+const messageBox = (page: Page): Locator => page.getByRole('textbox', { name: 'Message', exact: true });
+const pendingFiles = (page: Page): Locator => page.locator('.message-box').getByRole('list', { name: 'Attached files' }).getByRole('listitem');
+const threadList = (page: Page): Locator => page.getByRole('region', { name: 'Threads' });
+
+async function attach(page: Page, name: string): Promise<void> {
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Attach files' }).click();
+  await (await chooser).setFiles([{ name, mimeType: 'text/plain', buffer: Buffer.from(`${name}\n`) }]);
+  await pendingFiles(page).filter({ hasText: name }).waitFor({ timeout: 10_000 });
+}
+
+describe('New thread', () => {
+  it('starts empty: the draft and its files stay with the thread they were typed in, and come back there', { timeout: 90_000 }, async () => {
+    const serve = await session.serve({ script: [{ text: 'Answered.' }] });
+    const page = await open(serve.url, 1400, 900);
+
+    // In the thread the window opened on (empty, as on a first start).
+    await messageBox(page).fill('a draft for the first thread');
+    await attach(page, 'first.txt');
+    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await poll(() => messageBox(page).inputValue()).toBe('');
+    expect(await pendingFiles(page).count()).toBe(0);
+    await poll(() => threadList(page).locator('.thread-select').count()).toBe(2);
+
+    // In a thread with a conversation.
+    await messageBox(page).fill('the question');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('log', { name: 'Conversation' }).getByText('Answered.').waitFor({ timeout: 20_000 });
+    await messageBox(page).fill('a second draft');
+    await attach(page, 'second.txt');
+    await screenshot(page, 'new-thread-draft-before-1400x900');
+    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await poll(() => messageBox(page).inputValue()).toBe('');
+    expect(await pendingFiles(page).count()).toBe(0);
+    await screenshot(page, 'new-thread-empty-1400x900');
+
+    // Back in each: its own draft and files.
+    await threadList(page).getByRole('button', { name: /^the question/ }).click();
+    await poll(() => messageBox(page).inputValue()).toBe('a second draft');
+    expect(await pendingFiles(page).allInnerTexts()).toEqual([expect.stringContaining('second.txt')]);
+    const untitled = threadList(page).locator('.thread-select', { hasText: 'Untitled thread' });
+    await poll(() => untitled.count()).toBe(2);
+    for (const button of await untitled.all()) {
+      await button.click();
+      const text = await messageBox(page).inputValue();
+      if (text === '') continue;
+      expect(text).toBe('a draft for the first thread');
+      expect(await pendingFiles(page).allInnerTexts()).toEqual([expect.stringContaining('first.txt')]);
+    }
+  });
+});
