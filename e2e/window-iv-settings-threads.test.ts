@@ -4,10 +4,15 @@
 // through the same trust gate (what it runs is shown first), and the answer does not wait for
 // the server to start; Save settings leaves the keyboard on a control.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { databasePath } from '../src-main/app/data-dir';
+import { ThreadStore } from '../src-main/app/threads/thread-store';
+import { openDatabase } from '../src-main/core/backends/store/store';
+import { newThreadState } from '../src-main/core/agent/types';
 import { openApp, repo, screenshot, useE2ESession } from './harness';
 
 const session = useE2ESession();
@@ -248,5 +253,72 @@ describe('New thread', () => {
       expect(text).toBe('a draft for the first thread');
       expect(await pendingFiles(page).allInnerTexts()).toEqual([expect.stringContaining('first.txt')]);
     }
+  });
+});
+
+const TITLES = [
+  'Why does test_rounding fail on Python 3.12 with the new Decimal context',
+  'Add a --dry-run flag to the release script',
+  'Explain the caching layer in src/cache',
+  'Refactor the parser into smaller modules',
+  'Fix the flaky integration test in CI',
+  'Write docs for the plugin API',
+  'Bump dependencies and check the changelog',
+  'Review the pull request about async IO',
+  'Speed up the test suite',
+  'Port the CLI to argparse subcommands',
+  'Find where the config is loaded twice',
+  'Summarise the open issues labelled bug',
+  'Add type hints to utils.py',
+  'Investigate the memory leak in the worker',
+];
+
+/** A data folder whose database holds a thread a title (each with a message), in `folder`. */
+function seededDataDir(folder: string): string {
+  const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+  const db = openDatabase(databasePath(dataDir));
+  try {
+    const store = new ThreadStore(db);
+    TITLES.forEach((title, i) => {
+      const state = newThreadState(`seeded-${i}`);
+      state.messages = [{ role: 'user', content: title }, { role: 'assistant', content: `About: ${title}` }];
+      store.save(state, { folder: realpathSync(folder), title });
+    });
+  } finally {
+    db.close();
+  }
+  return dataDir;
+}
+
+describe('the thread list', () => {
+  it('at 1400×900 shows at least ten threads, each title on one line across the row, cut only at its edge', { timeout: 60_000 }, async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
+    const serve = await session.serve({ folder, dataDir: seededDataDir(folder) });
+    const page = await open(serve.url, 1400, 900);
+    const list = threadList(page).locator('.thread-items');
+    const rows = threadList(page).locator('.thread-select');
+    await poll(() => rows.count()).toBe(TITLES.length);
+    await screenshot(page, 'thread-list-1400x900');
+    const box = (await list.boundingBox())!;
+    let shown = 0;
+    for (const row of await rows.all()) {
+      const r = (await row.boundingBox())!;
+      if (r.y >= box.y - 1 && r.y + r.height <= box.y + box.height + 1) shown++;
+    }
+    expect(shown).toBeGreaterThanOrEqual(10);
+    // Each title is one line from the row's start to its time (the row's own buttons take room only where they show).
+    for (const row of (await rows.all()).slice(1, 11)) {
+      const [rowBox, titleBox, whenBox] = await Promise.all([row.boundingBox(), row.locator('.thread-title').boundingBox(), row.locator('.thread-when').boundingBox()]);
+      expect(titleBox!.x - rowBox!.x).toBeLessThan(12);
+      expect(whenBox!.x - (titleBox!.x + titleBox!.width)).toBeLessThan(12);
+      expect(rowBox!.x + rowBox!.width - (whenBox!.x + whenBox!.width)).toBeLessThan(12);
+      expect(titleBox!.height).toBeLessThan(22);
+    }
+    // Cut only what does not fit: a short title is whole.
+    expect(await rows.filter({ hasText: 'Add type hints to utils.py' }).locator('.thread-title').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    // A long title is cut with an ellipsis at the edge, and the whole of it is its tooltip.
+    const long = rows.filter({ hasText: 'Why does test_rounding fail' });
+    expect(await long.getAttribute('title')).toBe(TITLES[0]);
+    expect(await long.locator('.thread-title').evaluate((el) => el.scrollWidth > el.clientWidth && getComputedStyle(el).textOverflow === 'ellipsis')).toBe(true);
   });
 });
