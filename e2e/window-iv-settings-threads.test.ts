@@ -4,7 +4,7 @@
 // through the same trust gate (what it runs is shown first), and the answer does not wait for
 // the server to start; Save settings leaves the keyboard on a control.
 
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -320,5 +320,65 @@ describe('the thread list', () => {
     const long = rows.filter({ hasText: 'Why does test_rounding fail' });
     expect(await long.getAttribute('title')).toBe(TITLES[0]);
     expect(await long.locator('.thread-title').evaluate((el) => el.scrollWidth > el.clientWidth && getComputedStyle(el).textOverflow === 'ellipsis')).toBe(true);
+  });
+});
+
+describe('thread titles and search', () => {
+  it('a thread started with a skill command is titled by the command as typed, never by the skill’s body', { timeout: 60_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+    mkdirSync(join(dataDir, 'skills', 'review-pr'), { recursive: true });
+    writeFileSync(join(dataDir, 'skills', 'review-pr', 'SKILL.md'), '---\nname: review-pr\ndescription: Reviews a pull request\n---\n## When to use this skill\nWhen asked to review a change.\n');
+    const serve = await session.serve({ dataDir, script: [{ text: 'Reviewed.' }, { text: 'Read it.' }] });
+    writeFileSync(join(serve.folder, 'notes.md'), '# Notes, not a title\n');
+    const page = await open(serve.url, 1400, 900);
+    await messageBox(page).fill('/review-pr 42');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('log', { name: 'Conversation' }).getByText('Reviewed.').waitFor({ timeout: 20_000 });
+    const rows = threadList(page).locator('.thread-title');
+    await poll(() => rows.allInnerTexts()).toEqual(['/review-pr 42']);
+    await poll(() => page.locator('.thread-heading').innerText()).toContain('/review-pr 42');
+
+    // A mention: the words typed, not the file's text.
+    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await poll(() => messageBox(page).inputValue()).toBe('');
+    await messageBox(page).fill('summarise @notes.md');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('log', { name: 'Conversation' }).getByText('Read it.').waitFor({ timeout: 20_000 });
+    await poll(() => rows.allInnerTexts()).toEqual(['summarise @notes.md', '/review-pr 42']);
+    expect(await threadList(page).innerText()).not.toMatch(/When to use|Notes, not a title|attached_file/);
+    await screenshot(page, 'thread-titles-typed-1400x900');
+  });
+
+  it('search finds what was said, never the base64 of an attached image', { timeout: 60_000 }, async () => {
+    const serve = await session.serve({ script: [{ text: 'A picture of a road.' }, { text: 'Noted.' }] });
+    const page = await open(serve.url, 1400, 900);
+    // An image whose base64 holds the word searched for (as large images' base64 holds most short words).
+    const base64 = 'iVBORw0KGgoAZebraCrossingAAA';
+    const chooser = page.waitForEvent('filechooser');
+    await page.getByRole('button', { name: 'Attach files' }).click();
+    await (await chooser).setFiles([{ name: 'road.png', mimeType: 'image/png', buffer: Buffer.from(base64, 'base64') }]);
+    await pendingFiles(page).filter({ hasText: 'road.png' }).waitFor({ timeout: 10_000 });
+    await messageBox(page).fill('what is in this picture?');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('log', { name: 'Conversation' }).getByText('A picture of a road.').waitFor({ timeout: 20_000 });
+    // The image went as an image: its base64 is in the thread.
+    expect(JSON.stringify(serve.model.requests[0]!.messages)).toContain(base64);
+
+    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await poll(() => messageBox(page).inputValue()).toBe('');
+    await messageBox(page).fill('a zebra crossing outside the office');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('log', { name: 'Conversation' }).getByText('Noted.').waitFor({ timeout: 20_000 });
+
+    await threadList(page).getByRole('searchbox', { name: 'Search threads' }).fill('zebra');
+    const titles = threadList(page).locator('.thread-title');
+    await poll(() => titles.allInnerTexts()).toEqual(['a zebra crossing outside the office']);
+    // Held a moment longer than the search's debounce: the image's thread does not come back.
+    await threadList(page).getByRole('searchbox', { name: 'Search threads' }).fill('picture');
+    await poll(() => titles.allInnerTexts()).toEqual(['what is in this picture?']);
+    await threadList(page).getByRole('searchbox', { name: 'Search threads' }).fill('crossing');
+    await poll(() => titles.allInnerTexts()).toEqual(['a zebra crossing outside the office']);
+    await screenshot(page, 'thread-search-image-1400x900');
   });
 });
