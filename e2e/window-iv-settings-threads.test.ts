@@ -13,6 +13,7 @@ import { databasePath } from '../src-main/app/data-dir';
 import { ThreadStore } from '../src-main/app/threads/thread-store';
 import { openDatabase } from '../src-main/core/backends/store/store';
 import { newThreadState } from '../src-main/core/agent/types';
+import { auditEveryWay, describeViolations } from './axe';
 import { openApp, repo, screenshot, useE2ESession } from './harness';
 
 const session = useE2ESession();
@@ -120,6 +121,10 @@ describe('Settings › MCP servers: Trust', () => {
     const confirm = question.getByRole('button', { name: 'Trust server' });
     expect(await confirm.evaluate((el) => el === document.activeElement)).toBe(true);
     await screenshot(page, 'settings-mcp-trust-1400x900');
+    // WCAG 2.2 AA in both themes at both sizes: the section links, the question.
+    const found = await auditEveryWay(page);
+    expect(Object.entries(found).map(([way, v]) => `${way}:\n${describeViolations(v)}`).join('\n')).toBe('');
+    await page.setViewportSize({ width: 1400, height: 900 });
     const asked = Date.now();
     await confirm.click();
     await question.waitFor({ state: 'detached', timeout: 5_000 });
@@ -306,7 +311,14 @@ describe('the thread list', () => {
       if (r.y >= box.y - 1 && r.y + r.height <= box.y + box.height + 1) shown++;
     }
     expect(shown).toBeGreaterThanOrEqual(10);
+    // Audited on a new thread: the list, with nothing of another area's in the conversation.
+    await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    await poll(() => rows.count()).toBe(TITLES.length + 1);
+    const found = await auditEveryWay(page);
+    expect(Object.entries(found).map(([way, v]) => `${way}:\n${describeViolations(v)}`).join('\n')).toBe('');
+    await page.setViewportSize({ width: 1400, height: 900 });
     // Each title is one line from the row's start to its time (the row's own buttons take room only where they show).
+    await page.mouse.move(700, 450);
     for (const row of (await rows.all()).slice(1, 11)) {
       const [rowBox, titleBox, whenBox] = await Promise.all([row.boundingBox(), row.locator('.thread-title').boundingBox(), row.locator('.thread-when').boundingBox()]);
       expect(titleBox!.x - rowBox!.x).toBeLessThan(12);
