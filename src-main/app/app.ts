@@ -440,7 +440,7 @@ export async function createApp(options: AppOptions): Promise<App> {
           await modes.set(outcome.mode);
           return { ...ok, note: `Mode: ${outcome.mode}` };
       }
-      return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments)) };
+      return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments, text)) };
     },
     'commands.list': async () => listCommands(commandSources),
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
@@ -538,7 +538,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await folderTrust.refresh();
       return folderTrust.state();
     },
-    'trust.grant': ({ digest }) => folderTrust.grant(digest),
+    'trust.grant': ({ digest, keys }) => folderTrust.grant(digest, keys),
     'trust.dismiss': async () => folderTrust.dismiss(),
 
     'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),

@@ -35,9 +35,12 @@ export type McpListDto = z.infer<typeof mcpListSchema>;
 
 export const trustEntrySchema = z.object({
   kind: z.enum(['mcp', 'hook', 'skill']),
+  /** `mcp:NAME` for a server of the folder's .mcp.json. */
   key: z.string(),
   label: z.string(),
   file: z.string(),
+  /** The digest of this entry alone as shown: `trust.grant` with `keys: [key]` sends it back (Settings' `Trust`). */
+  digest: z.string(),
   /** It was trusted before and changed since: the line shown when it was trusted (`''` when not known). */
   changedFrom: z.string().optional(),
 });
@@ -79,9 +82,21 @@ export const mcpMethods = {
   /**
    * `Trust folder`: records trust in every entry of the list that was shown (its `digest`), then
    * loads them; when the folder's configuration changed since, trusts nothing and answers with
-   * the new list and a `note`.
+   * the new list and a `note`. With `keys`, the same for those entries only.
    */
-  'trust.grant': { params: z.object({ digest: z.string().min(1).max(200) }).strict(), result: trustStateSchema },
+  'trust.grant': {
+    params: z
+      .object({
+        digest: z.string().min(1).max(200),
+        /**
+         * Only these entries of the list (Settings' `Trust` on one server; `digest` is then that
+         * entry's own). What they load starts in the background: the answer does not wait for it.
+         */
+        keys: z.array(z.string().min(1).max(300)).min(1).max(100).optional(),
+      })
+      .strict(),
+    result: trustStateSchema,
+  },
   /** `Not now`: the question is not put again in this session (until the configuration changes). */
   'trust.dismiss': { params: z.object({}).strict(), result: trustStateSchema },
 } as const;

@@ -77,6 +77,30 @@ describe('MCP servers through the contract', () => {
     expect(events.some((e) => e.event === 'trust.changed')).toBe(true);
   }, 90_000);
 
+  it("Settings' Trust on one server trusts that entry alone, and answers before the server has started", async () => {
+    // `slow` answers `initialize` only after 4 s (as a server still downloading its package).
+    const slow = { command: process.execPath, args: ['-e', 'setTimeout(() => import(process.argv[1]), 4000)', TEST_SERVER] };
+    writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ mcpServers: { slow, other: { command: 'srv' } } }));
+    const { call } = await t.open();
+    await expect.poll(async () => (await call('trust.get', {})).untrusted.map((e) => e.key), { timeout: 20_000 }).toEqual(['mcp:slow', 'mcp:other']);
+    const shown = (await call('trust.get', {})).untrusted.find((e) => e.key === 'mcp:slow')!;
+    expect(shown.label).toBe(`MCP server slow: ${process.execPath} -e 'setTimeout(() => import(process.argv[1]), 4000)' ${TEST_SERVER} (sandboxed)`);
+
+    // The list's digest is not this entry's: nothing is trusted.
+    const refused = await call('trust.grant', { digest: (await call('trust.get', {})).digest, keys: ['mcp:slow'] });
+    expect(refused.note).toMatch(/changed/);
+    expect(refused.untrusted.map((e) => e.key)).toEqual(['mcp:slow', 'mcp:other']);
+
+    const started = Date.now();
+    const granted = await call('trust.grant', { digest: shown.digest, keys: [shown.key] });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(granted.untrusted.map((e) => e.key)).toEqual(['mcp:other']);
+    // It starts in the background, shown as starting meanwhile.
+    await expect.poll(async () => (await call('mcp.list', {})).servers.find((s) => s.name === 'slow')?.status, { timeout: 10_000 }).toBe('starting');
+    expect((await call('mcp.list', {})).servers.find((s) => s.name === 'other')?.status).toBe('not-trusted');
+    await expect.poll(async () => (await call('mcp.list', {})).servers.find((s) => s.name === 'slow')?.status, { timeout: 20_000 }).toBe('connected');
+  }, 60_000);
+
   it('@server:URI attaches the resource and /mcp__server__prompt sends the prompt', async () => {
     writeFileSync(userFile(), JSON.stringify({ mcpServers: { everything } }));
     t.server.push(

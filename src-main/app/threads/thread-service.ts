@@ -32,6 +32,7 @@ import { displayItems } from './display-items';
 import { safeAttachmentName, withAttachments } from './message-attachments';
 import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierItems, type ItemsPage } from './thread-page';
 import { cutConversation, isRewoundPart, putBackConversation } from './rewind';
+import { titleFromTyped } from './thread-title';
 import { ThreadStore, type ThreadSearchMatch } from './thread-store';
 
 export interface ThreadServiceOptions {
@@ -186,9 +187,10 @@ export class ThreadService {
   /**
    * Starts a run on a new message; events stream while it works. While a run is going the
    * message is queued instead (its id is returned) and delivered when the current step
-   * ends: a thread never has two runs, whatever the timing of the sends.
+   * ends: a thread never has two runs, whatever the timing of the sends. `typed` is what the
+   * person typed when `text` is what it became (a command's text, mentioned files attached).
    */
-  async send(threadId: string, text: string, attachments: readonly AttachmentInput[] = []): Promise<{ queuedId?: string }> {
+  async send(threadId: string, text: string, attachments: readonly AttachmentInput[] = [], typed: string = text): Promise<{ queuedId?: string }> {
     this.requireThread(threadId);
     if (text.trim() === '' && attachments.length === 0) throw new ContractError('the message is empty', 'bad_request');
     let content: string | ContentPart[] = text;
@@ -208,6 +210,8 @@ export class ThreadService {
       if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, queued) };
       content = queued;
     }
+    // A thread's first message titles it by what the person typed (`typed`: before a command or mention became text for the model).
+    this.store.titleIfUntitled(threadId, titleFromTyped(typed, attachments.map((a) => a.name)));
     this.startRun(threadId, model, content);
     return {};
   }

@@ -159,6 +159,27 @@ describe('ThreadStore', () => {
     expect(store.search('/proj', '   ')).toEqual([]);
   });
 
+  it("searches only what a person can see: never the data of an attached image or file", () => {
+    const store = new ThreadStore(db);
+    const save = (id: string, messages: ThreadState['messages']): void => {
+      const state = newThreadState(id);
+      state.messages.push(...messages);
+      store.save(state, { folder: '/proj' });
+    };
+    // Base64 that holds the word searched for (as base64 of any large image holds most short words).
+    const data = `iVBORw0KGgo${'A'.repeat(40)}ZebraCrossing${'B'.repeat(40)}`;
+    save('image', [{ role: 'user', content: [{ type: 'text', text: 'what is in this picture?\n[Attached road.png (image/png, 2 KB)]' }, { type: 'image', mimeType: 'image/png', data, name: 'road.png' }] }]);
+    save('pdf', [{ role: 'user', content: [{ type: 'text', text: 'summarise it' }, { type: 'file', mimeType: 'application/pdf', data: `JVBERi0x${'zebra'.repeat(3)}`, name: 'spec.pdf' }] }]);
+    save('said', [{ role: 'user', content: 'a zebra crossing outside' }]);
+
+    expect(store.search('/proj', 'zebra').map((m) => m.threadId)).toEqual(['said']);
+    expect(store.search('/proj', 'iVBORw0KGgo')).toEqual([]);
+    // The file's name, shown on its chip, is found.
+    expect(store.search('/proj', 'road.png').map((m) => m.threadId)).toEqual(['image']);
+    // The text beside the image is found, and its snippet is text.
+    expect(store.search('/proj', 'picture')[0]).toEqual({ threadId: 'image', snippet: 'what is in this picture? [Attached road.png (image/png, 2 KB)]' });
+  });
+
   it('a search stays fast on a long history', () => {
     const store = new ThreadStore(db);
     for (let t = 0; t < 40; t++) {

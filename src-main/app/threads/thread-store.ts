@@ -12,7 +12,7 @@ import { isNote, isPersonMessage, type PendingNote } from '../../core/agent/note
 import { newThreadState, type ThreadState } from '../../core/agent/types';
 import type { StateFile } from '../../core/backends/store/state';
 import type { ChatMessage } from '../../core/models/types';
-import { splitAttachmentLines } from '../contract/attachments';
+import { titleFromMessage } from './thread-title';
 
 const MIGRATIONS: Migration[] = [
   {
@@ -227,7 +227,7 @@ export class ThreadStore {
     const params: Record<string, string | number> = { folder, limit };
     words.forEach((w, i) => (params[`w${i}`] = `%${w.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
     const rows = statement.all(params) as Array<{ thread_id: string; content: string | null }>;
-    return rows.map((row) => ({ threadId: row.thread_id, snippet: snippetOf(contentText(row.content), words) }));
+    return rows.map((row) => ({ threadId: row.thread_id, snippet: snippetOf(row.content ?? '', words) }));
   }
 
   private readonly searchStatements = new Map<string, Database.Statement>();
@@ -235,21 +235,29 @@ export class ThreadStore {
   private searchStatement(words: number, rawCheck: boolean): Database.Statement {
     let statement = this.searchStatements.get(`${words}:${rawCheck}`);
     if (!statement) {
-      const content = "json_extract(m.message_json, '$.content')";
+      // What a person sees of a message: its text, or the text of its parts — never the data
+      // (base64) of an attached image or file, which would match nearly any short word.
+      const visible = `CASE json_type(m.message_json, '$.content')
+          WHEN 'text' THEN json_extract(m.message_json, '$.content')
+          ELSE (SELECT group_concat(json_extract(p.value, '$.text'), char(10)) FROM json_each(m.message_json, '$.content') AS p WHERE json_extract(p.value, '$.type') = 'text')
+        END`;
       // The raw text is checked first (cheap, and every match contains the word there too, unless
-      // JSON escaped it), then the message's own text.
-      const terms = Array.from({ length: words }, (_, i) => `${content} LIKE @w${i} ESCAPE '\\'`).join(' AND ');
+      // JSON escaped it), then the message's visible text.
+      const terms = Array.from({ length: words }, (_, i) => `v.text LIKE @w${i} ESCAPE '\\'`).join(' AND ');
       const raw = rawCheck ? "m.message_json LIKE @w0 ESCAPE '\\' AND" : '';
       // One row a thread: its first matching message (SQLite takes the bare column from the MIN row).
       statement = this.db.prepare(
-        `SELECT m.thread_id AS thread_id, MIN(m.seq) AS seq, ${content} AS content
-         FROM thread_messages m JOIN threads t ON t.id = m.thread_id
-         WHERE t.folder = @folder AND ${raw}
-           json_extract(m.message_json, '$.role') IN ('user', 'assistant')
-           AND json_extract(m.message_json, '$.note') IS NULL
-           AND ${terms}
-         GROUP BY m.thread_id
-         ORDER BY t.updated_at DESC, t.id
+        `SELECT v.thread_id AS thread_id, MIN(v.seq) AS seq, v.text AS content
+         FROM (
+           SELECT m.thread_id AS thread_id, m.seq AS seq, t.updated_at AS updated_at, ${visible} AS text
+           FROM thread_messages m JOIN threads t ON t.id = m.thread_id
+           WHERE t.folder = @folder AND ${raw}
+             json_extract(m.message_json, '$.role') IN ('user', 'assistant')
+             AND json_extract(m.message_json, '$.note') IS NULL
+         ) v
+         WHERE ${terms}
+         GROUP BY v.thread_id
+         ORDER BY MAX(v.updated_at) DESC, v.thread_id
          LIMIT @limit`,
       );
       this.searchStatements.set(`${words}:${rawCheck}`, statement);
@@ -322,7 +330,7 @@ export class ThreadStore {
       }
       if (meta.title === undefined) {
         const firstUser = messages.find(isPersonMessage);
-        if (firstUser) this.stmts.setTitleIfEmpty.run(titleFrom(firstUser), id);
+        if (firstUser) this.stmts.setTitleIfEmpty.run(titleFromMessage(firstUser), id);
       }
     })();
     this.saved.set(id, messages.slice());
@@ -382,6 +390,11 @@ export class ThreadStore {
   get(id: string): ThreadSummary | undefined {
     const row = this.stmts.get.get(id);
     return row ? toSummary(row) : undefined;
+  }
+
+  /** Titles a thread that has no title yet (its first message's, from what the person typed). */
+  titleIfUntitled(id: string, title: string): void {
+    if (title !== '') this.stmts.setTitleIfEmpty.run(title, id);
   }
 
   rename(id: string, title: string): void {
@@ -497,14 +510,6 @@ function safeJson(text: string): unknown {
 }
 
 /** A message's content as json_extract gives it: its text, or its parts' JSON. */
-function contentText(content: string | null): string {
-  if (content === null) return '';
-  if (!content.startsWith('[')) return content;
-  const parts = safeJson(content);
-  if (!Array.isArray(parts)) return content;
-  return parts.map((p: unknown) => (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text' ? String((p as { text?: unknown }).text ?? '') : '')).join(' ');
-}
-
 /** About 100 characters of `text` from a little before the first of `words` (a narrow row shows the match), on one line. */
 export function snippetOf(text: string, words: readonly string[]): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -516,12 +521,4 @@ export function snippetOf(text: string, words: readonly string[]): string {
   if (start > 0 && space >= 0 && space < at) start = space + 1;
   const end = Math.min(flat.length, start + 100);
   return `${start > 0 ? '…' : ''}${flat.slice(start, end)}${end < flat.length ? '…' : ''}`;
-}
-
-function titleFrom(message: ChatMessage): string {
-  const content = typeof message.content === 'string' ? message.content : message.content.map((p) => (p.type === 'text' ? p.text : '')).join('\n');
-  // The lines naming attached files are not the title, unless files are all the message has.
-  const { text, attachments } = splitAttachmentLines(content);
-  const line = (text.trim() === '' ? attachments.map((a) => a.name).join(', ') : text).replace(/\s+/g, ' ').trim();
-  return line.length > 80 ? line.slice(0, 77) + '…' : line;
 }

@@ -50,7 +50,7 @@ export class FolderTrustService {
   state(): TrustStateDto {
     const untrusted = this.report.untrusted.map((e) => {
       const before = this.options.store.trustedBefore(this.options.folder, e);
-      return { kind: e.kind, key: e.key, label: e.label, file: e.file, ...(before !== undefined ? { changedFrom: before } : {}) };
+      return { kind: e.kind, key: e.key, label: e.label, file: e.file, digest: shownDigest({ untrusted: [e] }), ...(before !== undefined ? { changedFrom: before } : {}) };
     });
     const digest = shownDigest(this.report);
     return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digest, digest };
@@ -59,17 +59,19 @@ export class FolderTrustService {
   /**
    * `Trust folder` on the list whose digest is `shown`: exactly those entries, with the content
    * they had when listed, are trusted. If the folder's configuration gives another list now,
-   * nothing is trusted and the answer is the new list with a note.
+   * nothing is trusted and the answer is the new list with a note. With `keys` (Settings'
+   * `Trust` on one server), only those entries of the list, `shown` being their own digest.
    */
-  async grant(shown: string): Promise<TrustStateDto> {
+  async grant(shown: string, keys?: readonly string[]): Promise<TrustStateDto> {
     await this.refresh();
-    if (shownDigest(this.report) !== shown) {
+    const listed = keys === undefined ? this.report.untrusted : this.report.untrusted.filter((e) => keys.includes(e.key));
+    if (listed.length === 0 || shownDigest({ untrusted: listed }) !== shown) {
       const state = { ...this.state(), note: CHANGED_SINCE_SHOWN };
       this.options.onState(state);
       return state;
     }
     // Digests of content as it was read for the list: a change since is simply not trusted.
-    this.options.store.trust(this.options.folder, this.report.untrusted);
+    this.options.store.trust(this.options.folder, listed);
     await this.refresh();
     // What loads now is in place when the answer comes back (servers listed `Starting`); the
     // servers start in the background, their state told as it changes (issue 42).

@@ -1,12 +1,14 @@
 // Settings › MCP servers (SPEC §10): each server with its status, its tools, the tail of its
-// log, and enable, edit, remove and `Sign in`. Unlike the rest of Settings these apply at
+// log, and enable, edit, remove, `Sign in` and, for a folder's server not trusted, `Trust`
+// (McpServerTrust). Unlike the rest of Settings these apply at
 // once: they edit the person's mcp.json (a folder's .mcp.json is edited in the folder).
 
-import { useId, useState } from 'react';
-import type { McpListDto, McpServerDto } from '../../../src-main/app/contract';
+import { useEffect, useId, useRef, useState } from 'react';
+import type { McpListDto, McpServerDto, TrustStateDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
 import { useListChange } from '../state/use-list-change';
 import { useLiveValue } from '../state/use-live-value';
+import { McpServerTrust } from './McpServerTrust';
 import { VisibleText } from './VisibleText';
 
 const SOURCE_LABEL = { user: 'your mcp.json', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
@@ -29,7 +31,8 @@ export function McpSettings(): React.JSX.Element {
   const [target, setTarget] = useState('');
   const [sandbox, setSandbox] = useState(true);
   const { error, setError, run } = useListChange(set);
-
+  // The folder's trust list: what `Trust` on one of its servers shows and trusts.
+  const [trust, setTrust] = useLiveValue('trust.get', 'trust.changed');
 
   const add = async (): Promise<void> => {
     const entry = entryFromForm(target, sandbox);
@@ -53,7 +56,13 @@ export function McpSettings(): React.JSX.Element {
       {list && list.servers.length > 0 ? (
         <ul className="mcp-list">
           {list.servers.map((server) => (
-            <McpServerItem key={server.name} server={server} run={run} />
+            <McpServerItem
+              key={server.name}
+              server={server}
+              run={run}
+              trustEntry={trust?.untrusted.find((e) => e.kind === 'mcp' && e.key === `mcp:${server.name}`)}
+              onTrusted={setTrust}
+            />
           ))}
         </ul>
       ) : null}
@@ -87,11 +96,34 @@ export function McpSettings(): React.JSX.Element {
   );
 }
 
-function McpServerItem({ server, run }: { server: McpServerDto; run(work: () => Promise<McpListDto>): Promise<boolean> }): React.JSX.Element {
+interface McpServerItemProps {
+  server: McpServerDto;
+  run(work: () => Promise<McpListDto>): Promise<boolean>;
+  /** Its entry in the folder's trust list, when it is a folder's server not trusted. */
+  trustEntry: TrustStateDto['untrusted'][number] | undefined;
+  onTrusted(state: TrustStateDto): void;
+}
+
+function McpServerItem({ server, run, trustEntry, onTrusted }: McpServerItemProps): React.JSX.Element {
   const api = useApi();
   const [editing, setEditing] = useState<string | null>(null);
   const editId = useId();
   const enabled = server.status !== 'disabled';
+  // After `Trust server` the question goes: the keyboard goes on to the server's `Enabled`.
+  const enabledBox = useRef<HTMLInputElement>(null);
+  const justTrusted = useRef(false);
+  useEffect(() => {
+    if (justTrusted.current && server.status !== 'not-trusted') {
+      justTrusted.current = false;
+      enabledBox.current?.focus();
+    }
+  }, [server.status]);
+  const trusted = (state: TrustStateDto): void => {
+    justTrusted.current = true;
+    onTrusted(state);
+    // The list now, with the server starting (it does not wait for the start).
+    void run(() => api.call('mcp.list', {}));
+  };
 
   const saveEdit = async (): Promise<void> => {
     if (editing === null) return;
@@ -159,9 +191,10 @@ function McpServerItem({ server, run }: { server: McpServerDto; run(work: () => 
       <div className="mcp-actions">
         {server.status !== 'not-trusted' ? (
           <label className="checkbox">
-            <input type="checkbox" checked={enabled} onChange={(e) => void run(() => api.call('mcp.setEnabled', { name: server.name, enabled: e.target.checked }))} /> Enabled
+            <input ref={enabledBox} type="checkbox" checked={enabled} onChange={(e) => void run(() => api.call('mcp.setEnabled', { name: server.name, enabled: e.target.checked }))} /> Enabled
           </label>
         ) : null}
+        {server.status === 'not-trusted' && server.source === 'project' ? <McpServerTrust entry={trustEntry} onTrusted={trusted} /> : null}
         {server.status === 'needs-sign-in' ? (
           <button type="button" className="btn btn-small" onClick={() => void run(() => api.call('mcp.signIn', { name: server.name }))}>
             Sign in

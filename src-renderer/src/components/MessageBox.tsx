@@ -5,6 +5,7 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { applyMention, findMention, mentionsIn, type Mention } from '../lib/mention';
 import { addFiles, type PendingFile } from '../lib/pending-files';
+import { noteDraft } from '../state/drafts';
 import { useApi } from '../state/use-api';
 import { keyboardIsFree } from '../lib/focus';
 import { PendingAttachments } from './AttachedFiles';
@@ -122,6 +123,9 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
   useEffect(() => {
     if (draftOf.current === focusKey) saveDraft(focusKey, text);
   }, [text, focusKey]);
+  useEffect(() => {
+    if (focusKey !== null && draftOf.current === focusKey) noteDraft(focusKey, text.trim() !== '' || files.length > 0);
+  }, [text, files, focusKey]);
 
   // Where the caret goes once a text set by the box itself is in the page: placed right after
   // the commit, before the next key is handled (a frame later would move it back past keys

@@ -13,6 +13,7 @@ import type { MediaKind } from '../../../src-main/core/media/kinds';
 import { MEDIA_OVERRIDE_PROVIDERS, mediaInputOverride, mediaOverrideKey } from '../../../src-main/core/media/override';
 import { listingHint, needsApiKey, parseModel, PROVIDER_LABELS, PROVIDERS, serverLabel, SHORT_PROVIDER_LABELS, withProvider, type Provider } from '../lib/providers';
 import { TransportError } from '../transport/errors';
+import { capitalized } from '../lib/format';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { FlagNote } from './FlagNote';
@@ -340,7 +341,7 @@ function MediaInputSettings({ provider, model, overrides, onChange }: MediaInput
       </div>
       <p id="settings-media-input-status" className="muted small">
         {set === undefined
-          ? `The ${SHORT_PROVIDER_LABELS[provider]} default for ${model}; a kind it does not take reaches it as text or a one-line notice.`
+          ? `${capitalized(SHORT_PROVIDER_LABELS[provider])}’s default for ${model}; a kind it does not take reaches it as text or a one-line notice.`
           : `Set for ${model}; a kind it does not take reaches it as text or a one-line notice.`}
       </p>
     </div>

@@ -4,9 +4,10 @@
 // data folder's secrets file, never back to the window.
 // Save sends only the fields the person changed here, so a save never undoes what another
 // window saved meanwhile; fields not touched here follow such saves while the dialog is open.
-// A save that fails keeps the dialog open with what was typed, and says why.
+// A save that fails keeps the dialog open with what was typed, and says why. Closed, it gives
+// the keyboard back to what opened it, or to the message box when that went with the change.
 
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { Params, Settings } from '../../../src-main/app/contract';
 import { parseModel, type Provider } from '../lib/providers';
 import { useSettings } from '../state/settings-context';
@@ -20,9 +21,11 @@ import { MountsSettings } from './MountsSettings';
 import { memoriesStoreTextError } from '../../../src-main/core/backends/store/memories-store-text';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
+import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './SettingsNav';
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
 import { capitalized } from '../lib/format';
+import { focusMessageBox, stillFocusable } from '../lib/focus';
 
 export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
   contextWindowText: string;
@@ -42,6 +45,21 @@ function toDraft(settings: Settings): SettingsDraft {
   };
 }
 
+/** The sections in the order they show, each named as its heading says. */
+const SECTIONS = {
+  model: { id: 'settings-section-model', label: 'Model' },
+  context: { id: 'settings-section-context', label: 'Context window' },
+  rules: { id: 'settings-section-rules', label: 'Approval rules' },
+  subagents: { id: 'settings-section-subagents', label: 'Subagents' },
+  mounts: { id: 'settings-section-mounts', label: 'Mounts' },
+  mcp: { id: 'settings-section-mcp', label: 'MCP servers' },
+  skills: { id: 'settings-section-skills', label: 'Skills' },
+  hooks: { id: 'settings-section-hooks', label: 'Hooks' },
+  appearance: { id: 'settings-section-appearance', label: 'Appearance' },
+  updates: { id: 'settings-section-updates', label: 'Updates' },
+} as const satisfies Record<string, SettingsSectionRef>;
+const SECTION_LIST: readonly SettingsSectionRef[] = Object.values(SECTIONS);
+
 const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
@@ -52,14 +70,56 @@ function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraf
   return next;
 }
 
-export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Element {
+/** How long after Settings closed the page may still be taking away what opened it. */
+const WATCH_MS = 2_000;
+
+/**
+ * After Settings closed, the keyboard goes back to what opened it (the Modal does that), or,
+ * when the change just saved took that away (the "No model" notice's `Open settings` goes
+ * once a model is set, in a render that may come before or after the close), to the message
+ * box: never to the page. Watched until the page behind is no longer inert and the keyboard
+ * is on a control, for a short while.
+ */
+function keepFocusAfterClose(opener: HTMLElement | null): void {
+  const root = document.getElementById('root');
+  const check = (): void => {
+    if (root?.hasAttribute('inert')) return;
+    const active = document.activeElement;
+    if (active !== null && active !== document.body && active.isConnected) {
+      // Back on what opened Settings: it may still go with the change, so keep watching.
+      if (active !== opener) stop();
+      return;
+    }
+    const back = stillFocusable(opener);
+    if (back) back.focus();
+    else focusMessageBox();
+    if (back === null) stop();
+  };
+  const watch = new MutationObserver(check);
+  const timer = setTimeout(() => stop(), WATCH_MS);
+  function stop(): void {
+    watch.disconnect();
+    clearTimeout(timer);
+  }
+  watch.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ['inert'] });
+  requestAnimationFrame(check);
+}
+
+export function SettingsDialog({ onClose: close }: { onClose(): void }): React.JSX.Element {
   const api = useApi();
+  // What opened Settings: the first render comes before the dialog takes the keyboard.
+  const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
+  const onClose = useCallback(() => {
+    close();
+    keepFocusAfterClose(opener);
+  }, [close, opener]);
   const { settings, update, replace } = useSettings();
   // `base`: the settings the draft started from (moved on when they change elsewhere).
   const base = useRef<{ source: Settings; draft: SettingsDraft } | null>(settings ? { source: settings, draft: toDraft(settings) } : null);
   const [draft, setDraft] = useState<SettingsDraft | null>(() => base.current?.draft ?? null);
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const body = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (!settings || base.current?.source === settings) return;
@@ -134,55 +194,75 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
       {draft === null || settings === null ? (
         <p className="muted">Loading settings…</p>
       ) : (
-        <div className="settings-body">
-          <ModelSettings draft={draft} apiKeys={settings.apiKeys} overridden={settings.overridden ?? {}} onChange={change} />
-
-          <fieldset className="settings-section">
-            <legend>Context window</legend>
-            <div className="field">
-              <label htmlFor="settings-context-window">Context window override (tokens)</label>
-              <input
-                id="settings-context-window"
-                inputMode="numeric"
-                placeholder="the model's own window"
-                value={draft.contextWindowText}
-                disabled={settings.overridden?.contextWindow === true}
-                aria-describedby={settings.overridden?.contextWindow ? 'settings-context-window-flag' : undefined}
-                onChange={(e) => change({ contextWindowText: e.target.value })}
+        <div className="settings-layout">
+          <SettingsNav sections={SECTION_LIST} scroller={body} />
+          <div className="settings-body" ref={body}>
+            <SettingsAnchor section={SECTIONS.model}>
+              <ModelSettings draft={draft} apiKeys={settings.apiKeys} overridden={settings.overridden ?? {}} onChange={change} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.context}>
+              <fieldset className="settings-section">
+                <legend>Context window</legend>
+                <div className="field">
+                  <label htmlFor="settings-context-window">Context window override (tokens)</label>
+                  <input
+                    id="settings-context-window"
+                    inputMode="numeric"
+                    placeholder="the model's own window"
+                    value={draft.contextWindowText}
+                    disabled={settings.overridden?.contextWindow === true}
+                    aria-describedby={settings.overridden?.contextWindow ? 'settings-context-window-flag' : undefined}
+                    onChange={(e) => change({ contextWindowText: e.target.value })}
+                  />
+                  {settings.overridden?.contextWindow ? <FlagNote id="settings-context-window-flag" field="contextWindow" /> : null}
+                  <p className="muted small">
+                    History is summarized when a request passes 85% of this.
+                    {settings.contextWindow !== undefined && draft.contextWindowText.trim() === ''
+                      ? ` The stored override (${settings.contextWindow}) stays until you enter another number.`
+                      : ''}
+                  </p>
+                </div>
+              </fieldset>
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.rules}>
+              <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.subagents}>
+              <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.mounts}>
+              <MountsSettings
+                memoriesStore={draft.memoriesStore}
+                memoriesStoreFlag={settings.overridden?.memoriesStore === true}
+                onMemoriesStoreChange={(memoriesStore) => change({ memoriesStore })}
               />
-              {settings.overridden?.contextWindow ? <FlagNote id="settings-context-window-flag" field="contextWindow" /> : null}
-              <p className="muted small">
-                History is summarized when a request passes 85% of this.
-                {settings.contextWindow !== undefined && draft.contextWindowText.trim() === ''
-                  ? ` The stored override (${settings.contextWindow}) stays until you enter another number.`
-                  : ''}
-              </p>
-            </div>
-          </fieldset>
-
-          <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
-          <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />
-          <MountsSettings
-            memoriesStore={draft.memoriesStore}
-            memoriesStoreFlag={settings.overridden?.memoriesStore === true}
-            onMemoriesStoreChange={(memoriesStore) => change({ memoriesStore })}
-          />
-          <McpSettings />
-          <SkillsSettings />
-          <HooksSettings />
-
-          <fieldset className="settings-section">
-            <legend>Appearance</legend>
-            <div className="field">
-              <label htmlFor="settings-theme">Theme</label>
-              <select id="settings-theme" value={draft.theme} onChange={(e) => change({ theme: e.target.value as SettingsDraft['theme'] })}>
-                <option value="system">Follow the system</option>
-                <option value="dark">Dark</option>
-                <option value="light">Light</option>
-              </select>
-            </div>
-          </fieldset>
-          <UpdateSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.mcp}>
+              <McpSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.skills}>
+              <SkillsSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.hooks}>
+              <HooksSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.appearance}>
+              <fieldset className="settings-section">
+                <legend>Appearance</legend>
+                <div className="field">
+                  <label htmlFor="settings-theme">Theme</label>
+                  <select id="settings-theme" value={draft.theme} onChange={(e) => change({ theme: e.target.value as SettingsDraft['theme'] })}>
+                    <option value="system">Follow the system</option>
+                    <option value="dark">Dark</option>
+                    <option value="light">Light</option>
+                  </select>
+                </div>
+              </fieldset>
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.updates}>
+              <UpdateSettings />
+            </SettingsAnchor>
+          </div>
         </div>
       )}
       {error ? (
@@ -194,7 +274,8 @@ export function SettingsDialog({ onClose }: { onClose(): void }): React.JSX.Elem
         <button type="button" className="btn" onClick={onClose}>
           Cancel
         </button>
-        <button type="button" className="btn btn-primary" onClick={() => void save()} disabled={saving || draft === null}>
+        {/* Not `disabled` while saving: a disabled button drops the keyboard to the page. */}
+        <button type="button" className="btn btn-primary" onClick={() => !saving && void save()} aria-disabled={saving || undefined} disabled={draft === null}>
           Save settings
         </button>
       </div>

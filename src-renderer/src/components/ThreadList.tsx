@@ -4,7 +4,7 @@
 
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
-import { formatRelativeTime } from '../lib/format';
+import { formatRelativeTime, formatShortAge } from '../lib/format';
 import { groupThreads, searchThreads, type MessageMatches } from '../lib/thread-groups';
 import { useApi } from '../state/use-api';
 import { ConfirmDialog } from './ConfirmDialog';
@@ -120,6 +120,7 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
                     running={thread.id === currentId ? currentRunning || thread.running : thread.running}
                     renaming={renaming === thread.id}
                     when={formatRelativeTime(thread.updatedAt)}
+                    age={formatShortAge(thread.updatedAt)}
                     match={found.snippets.get(thread.id)}
                     onSelect={() => onSelect(thread.id)}
                     onStartRename={() => setRenaming(thread.id)}

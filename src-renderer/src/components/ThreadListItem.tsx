@@ -1,4 +1,5 @@
-// One thread in the list, with its inline rename field.
+// One thread in the list, one line (title, then when) and a second only when there is more to
+// say (it waits for an approval, or what the search found in it); with its inline rename field.
 
 import { useEffect, useRef, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
@@ -9,7 +10,9 @@ interface ThreadListItemProps {
   current: boolean;
   running: boolean;
   renaming: boolean;
+  /** How long ago it changed, in words (`5 min ago`) and in few characters for the row (`5m`). */
   when: string;
+  age: string;
   /** What matched the search in its messages, when it was found by them. */
   match?: string | undefined;
   onSelect(): void;
@@ -20,7 +23,7 @@ interface ThreadListItemProps {
 }
 
 export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
-  const { thread, current, running, renaming, when, match } = props;
+  const { thread, current, running, renaming, when, age, match } = props;
   const title = thread.title || 'Untitled thread';
   const [draft, setDraft] = useState(title);
   const input = useRef<HTMLInputElement>(null);
@@ -91,24 +94,30 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
           e.preventDefault();
         }}
       >
-        <span className="thread-title">{title}</span>
-        <span className="thread-meta">
+        {/* One line: the title, as wide as the row allows, then when (or that it runs). */}
+        <span className="thread-line">
+          <span className="thread-title">{title}</span>
           {running && thread.pendingApprovals === 0 ? (
             <span className="thread-running">
               <Spinner /> running
             </span>
           ) : (
-            <span className="muted">{when}</span>
+            <span className="thread-when muted">
+              <span aria-hidden="true">{age}</span>
+              <span className="visually-hidden">{when}</span>
+            </span>
           )}
-          {thread.pendingApprovals > 0 ? (
+        </span>
+        {thread.pendingApprovals > 0 ? (
+          <span className="thread-meta">
             <span
               className="badge badge-warn thread-waiting"
               title={thread.pendingApprovals === 1 ? 'A call waits for your approval' : `${thread.pendingApprovals} calls wait for your approval`}
             >
               waiting for approval
             </span>
-          ) : null}
-        </span>
+          </span>
+        ) : null}
         {match !== undefined ? (
           <span className="thread-match muted" title={match}>
             {match}

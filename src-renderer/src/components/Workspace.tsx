@@ -39,6 +39,7 @@ import { Toasts } from './Toasts';
 import { useRegionNavigation } from './use-region-navigation';
 import { useTerminalFocus, TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { focusMessageBox, stillFocusable } from '../lib/focus';
+import { hasDraft } from '../state/drafts';
 
 type Drawer = SidePanel | 'viewer' | null;
 
@@ -78,8 +79,9 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   const currentEmpty = threadId !== null && session.state.items.length === 0 && !session.state.running && (currentSummary?.messageCount ?? 0) === 0;
 
   const newThread = useCallback(async () => {
-    // An empty thread is already a new thread: don't pile up empty ones.
-    if (currentEmpty) {
+    // An empty thread is already a new thread: don't pile up empty ones. Unless a draft was
+    // typed in it: that stays there, and the new thread starts empty.
+    if (currentEmpty && threadId !== null && !hasDraft(threadId)) {
       document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.focus();
       return;
     }
@@ -88,7 +90,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
       select(created.id);
       void refreshThreads();
     }
-  }, [api, select, refreshThreads, currentEmpty]);
+  }, [api, select, refreshThreads, currentEmpty, threadId]);
 
   // Open the most recent thread at start; with none, start one, so the terminal (which
   // belongs to a thread) works before the first message.

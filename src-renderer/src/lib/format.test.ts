@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { capitalized, clip, contextFraction, formatBytes, formatCost, formatRelativeTime, formatTokens } from './format';
+import { capitalized, clip, contextFraction, formatBytes, formatCost, formatRelativeTime, formatShortAge, formatTokens } from './format';
 
 describe('formatters', () => {
   it('formats token counts', () => {
@@ -53,5 +53,17 @@ describe('capitalized', () => {
     expect(capitalized('folder not found: /x')).toBe('Folder not found: /x');
     expect(capitalized('')).toBe('');
     expect(capitalized('éte')).toBe('Éte');
+  });
+});
+
+describe('formatShortAge', () => {
+  it('says how long ago in a few characters', () => {
+    const now = Date.parse('2025-01-10T12:00:00Z');
+    expect(formatShortAge('2025-01-10T11:59:50Z', now)).toBe('now');
+    expect(formatShortAge('2025-01-10T11:50:00Z', now)).toBe('10m');
+    expect(formatShortAge('2025-01-10T09:00:00Z', now)).toBe('3h');
+    expect(formatShortAge('2025-01-08T12:00:00Z', now)).toBe('2d');
+    expect(formatShortAge('2024-12-24T12:00:00Z', now)).toBe('Dec 24');
+    expect(formatShortAge(undefined, now)).toBe('');
   });
 });

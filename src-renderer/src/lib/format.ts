@@ -47,6 +47,19 @@ export function formatRelativeTime(iso: string | undefined, now: number = Date.n
   return new Date(t).toISOString().slice(0, 10);
 }
 
+/** How long ago, in few characters for a narrow row: `now`, `5m`, `3h`, `2d`, then the date (`Nov 3`). */
+export function formatShortAge(iso: string | undefined, now: number = Date.now()): string {
+  if (!iso) return '';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 45) return 'now';
+  if (s < 3600) return `${Math.max(1, Math.round(s / 60))}m`;
+  if (s < 86_400) return `${Math.round(s / 3600)}h`;
+  if (s < 7 * 86_400) return `${Math.round(s / 86_400)}d`;
+  return new Date(t).toLocaleDateString('en', { month: 'short', day: 'numeric' });
+}
+
 /** Cuts `text` to at most `max` characters, marking the cut. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, Math.max(0, max - 1))}…`;
