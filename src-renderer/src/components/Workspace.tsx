@@ -21,6 +21,7 @@ import { useThreadSession } from '../state/use-thread-session';
 import { useThreads } from '../state/use-threads';
 import { CheckpointsProvider } from '../state/checkpoints-context';
 import { AppHeader } from './AppHeader';
+import { MODE_OFFER_SLOT } from './ModeChooser';
 import { ChangesPanel } from './ChangesPanel';
 import { ConversationPane } from './ConversationPane';
 import { ErrorBoundary } from './ErrorBoundary';
@@ -334,6 +335,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
             />
           ) : null}
           <main className="center">
+            <div id={MODE_OFFER_SLOT} className="mode-offer-slot" />
             <TrustPrompt />
             <ConversationPane
               session={session}
