@@ -4,10 +4,11 @@
 // closes it as its text says (it can be opened again) and the keyboard lands on a control.
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { openApp, screenshot, useE2ESession } from './harness';
+import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
 
@@ -183,6 +184,49 @@ describe('the offer of modes on the first screen', () => {
     await poll(() => offerButton(page).count()).toBe(0);
     await poll(() => focused(page)).toBe('Message');
     await poll(() => folderModes(serve.dataDir, serve.folder).offerDismissed).toBe(true);
+    await page.context().close();
+  });
+});
+
+/** A port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('a model server that is down', () => {
+  it('the run’s error says so in plain words and offers Open settings and Retry; Test connection answers at once', { timeout: 90_000 }, async () => {
+    const port = await closedPort();
+    const serve = await e2e.serve({ withModel: false, settings: { model: 'openai-compatible:qwen3', baseUrl: `http://127.0.0.1:${port}/v1` } });
+    const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
+    await sendMessage(page, 'Why does test_total fail?');
+    const error = conversation(page).locator('.notice-error').last();
+    await expect.poll(() => error.count(), { timeout: 30_000 }).toBe(1);
+    await poll(() => error.innerText()).toContain(`Can't reach the model server at 127.0.0.1:${port}. Is it running? Check the address in Settings.`);
+    // The technical text is there, secondary: behind `Technical detail`, not in the words shown.
+    expect(await error.getByText(/ECONNREFUSED/).isVisible()).toBe(false);
+    const detail = error.locator('summary', { hasText: 'Technical detail' });
+    await detail.click();
+    await poll(() => error.getByText(/ECONNREFUSED/).isVisible()).toBe(true);
+    expect(await conversation(page).getByRole('button', { name: 'Retry' }).count()).toBe(1);
+    await screenshot(page, 'iv-server-down-1400x900');
+
+    // Its way out: Settings, where Test connection answers at once (no five retries), in the same words.
+    await error.getByRole('button', { name: 'Open settings' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.waitFor();
+    const test = dialog.getByRole('button', { name: 'Test connection' });
+    await test.scrollIntoViewIfNeeded();
+    const started = Date.now();
+    await test.click();
+    const status = dialog.getByRole('status').filter({ hasText: /model server/ });
+    await status.waitFor({ timeout: 10_000 });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(await status.innerText()).toBe(`Can't reach the model server at 127.0.0.1:${port}. Is it running? Check the address above.`);
+    await screenshot(page, 'iv-server-down-test-connection-1400x900');
     await page.context().close();
   });
 });
