@@ -3,7 +3,7 @@
 // modes covers no control and waits while a model is still to be set; by keyboard, Esc
 // closes it as its text says (it can be opened again) and the keyboard lands on a control.
 
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -227,6 +227,114 @@ describe('a model server that is down', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
     expect(await status.innerText()).toBe(`Can't reach the model server at 127.0.0.1:${port}. Is it running? Check the address above.`);
     await screenshot(page, 'iv-server-down-test-connection-1400x900');
+    await page.context().close();
+  });
+});
+
+/**
+ * What is wrong with the focus indicator of the element that has the keyboard, or null: it
+ * must have a ring of its own (an outline, ≥ 2 px) whose colour stands at 3:1 or more against
+ * what is behind it (the element's surroundings; its own background when drawn inside).
+ */
+function focusRingProblem(): string | null {
+  type Rgba = [number, number, number, number];
+  const parse = (value: string): Rgba | null => {
+    const m = /^rgba?\(([^)]+)\)$/.exec(value.trim());
+    if (!m) return null;
+    const parts = m[1]!.split(/[\s,/]+/).filter(Boolean).map(Number);
+    return [parts[0]!, parts[1]!, parts[2]!, parts[3] ?? 1];
+  };
+  const over = (top: Rgba, under: Rgba): Rgba => [top[0] * top[3] + under[0] * (1 - top[3]), top[1] * top[3] + under[1] * (1 - top[3]), top[2] * top[3] + under[2] * (1 - top[3]), 1];
+  const luminance = ([r, g, b]: Rgba): number => {
+    const channel = (c: number): number => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+  };
+  const contrast = (a: Rgba, b: Rgba): number => {
+    const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+    return (hi + 0.05) / (lo + 0.05);
+  };
+  /** The colour that shows through at `from`: its background and its ancestors', composited. */
+  const backgroundAt = (from: Element | null): Rgba => {
+    const layers: Rgba[] = [];
+    for (let el = from; el; el = el.parentElement) {
+      const colour = parse(getComputedStyle(el).backgroundColor);
+      if (colour && colour[3] > 0) layers.push(colour);
+      if (colour && colour[3] >= 1) break;
+    }
+    return layers.reverse().reduce<Rgba>((under, top) => over(top, under), [255, 255, 255, 1]);
+  };
+  const el = document.activeElement;
+  if (!(el instanceof HTMLElement) || el === document.body) return 'nothing has the keyboard';
+  const name = `${el.tagName.toLowerCase()} “${(el.getAttribute('aria-label') ?? el.innerText ?? '').split('\n')[0]!.trim().slice(0, 40)}”`;
+  const style = getComputedStyle(el);
+  const width = parseFloat(style.outlineWidth);
+  if (style.outlineStyle === 'none' || !(width >= 2)) return `${name}: no ring of its own (outline ${style.outlineStyle} ${style.outlineWidth})`;
+  const ring = parse(style.outlineColor);
+  if (!ring) return `${name}: unreadable ring colour ${style.outlineColor}`;
+  const inside = parseFloat(style.outlineOffset) < 0;
+  const behind = backgroundAt(inside ? el : el.parentElement);
+  const ratio = contrast(over(ring, behind), behind);
+  return ratio >= 3 ? null : `${name}: ring ${style.outlineColor} at ${ratio.toFixed(2)}:1 against rgb(${behind.slice(0, 3).map(Math.round).join(', ')})`;
+}
+
+/** Tabs from where the keyboard is through every control until it comes back round (or `limit`); the problems found. */
+async function tabThrough(page: Page, limit: number): Promise<{ visited: number; problems: string[] }> {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  let visited = 0;
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    const where = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return 'body';
+      el.dataset.tabSeen ??= String(Math.random());
+      return el.dataset.tabSeen;
+    });
+    // Past the last control the keyboard leaves the page (to the browser); the next Tab comes back to the first.
+    if (where === 'body') continue;
+    if (seen.has(where)) break;
+    seen.add(where);
+    visited++;
+    const problem = await page.evaluate(focusRingProblem);
+    if (problem !== null && !problems.includes(problem)) problems.push(problem);
+  }
+  return { visited, problems };
+}
+
+describe('focus indicators', () => {
+  it('every control of the main window and of Settings shows a ring of its own, ≥ 2 px at 3:1, in both themes at 1400×900', { timeout: 120_000 }, async () => {
+    const serve = await e2e.serve({ script: [{ text: 'Here is an answer with `code` in it.' }] });
+    writeFileSync(join(serve.folder, 'pricing.py'), 'def total():\n    return 1\n');
+    const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
+    await sendMessage(page, 'Hello there');
+    await conversation(page).getByText('Here is an answer').waitFor({ timeout: 15_000 });
+    for (const theme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });
+      await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
+      // The main window, from the top.
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      const main = await tabThrough(page, 120);
+      expect(main.visited, theme).toBeGreaterThan(15);
+      expect(main.problems, `main window, ${theme}`).toEqual([]);
+      // The message box and Attach files each show their own.
+      await page.getByRole('textbox', { name: 'Message', exact: true }).focus();
+      expect(await page.evaluate(focusRingProblem), theme).toBeNull();
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Attach files');
+      expect(await page.evaluate(focusRingProblem), theme).toBeNull();
+      // Settings (the keyboard stays in it: Tab comes back round).
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      await page.getByRole('dialog', { name: 'Settings' }).waitFor();
+      const settings = await tabThrough(page, 150);
+      expect(settings.visited, theme).toBeGreaterThan(8);
+      expect(settings.problems, `Settings, ${theme}`).toEqual([]);
+      await page.keyboard.press('Escape');
+      await poll(() => page.getByRole('dialog').count()).toBe(0);
+    }
+    await page.getByRole('textbox', { name: 'Message', exact: true }).focus();
+    await screenshot(page, 'iv-focus-message-box-dark-1400x900');
+    await page.keyboard.press('Tab');
+    await screenshot(page, 'iv-focus-attach-files-dark-1400x900');
     await page.context().close();
   });
 });
