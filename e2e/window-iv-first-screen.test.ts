@@ -3,7 +3,7 @@
 // modes covers no control and waits while a model is still to be set; by keyboard, Esc
 // closes it as its text says (it can be opened again) and the keyboard lands on a control.
 
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -335,6 +335,61 @@ describe('focus indicators', () => {
     await screenshot(page, 'iv-focus-message-box-dark-1400x900');
     await page.keyboard.press('Tab');
     await screenshot(page, 'iv-focus-attach-files-dark-1400x900');
+    await page.context().close();
+  });
+});
+
+describe('the keyboard lands on a control after an action', () => {
+  it('after Save settings, after Esc in Settings, and after Trust folder (its prompt goes away), never on the page', { timeout: 90_000 }, async () => {
+    const serve = await e2e.serve();
+    const skill = join(serve.folder, '.claude', 'skills', 'release-notes');
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(join(skill, 'SKILL.md'), '---\nname: release-notes\ndescription: Write release notes from the git log\n---\n# Release notes\n');
+    const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    const settingsButton = page.getByRole('button', { name: 'Settings', exact: true });
+
+    // Esc closes Settings: the keyboard is back on what opened it.
+    await settingsButton.focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.press('Escape');
+    await poll(() => dialog.count()).toBe(0);
+    await poll(() => focused(page)).toBe('Settings');
+
+    // Save settings: the same.
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => dialog.count()).toBe(0);
+    await poll(() => focused(page)).toBe('Settings');
+
+    // Trust folder: its button goes with the prompt; the keyboard goes to the message box.
+    const trust = page.getByRole('button', { name: 'Trust folder' });
+    await trust.waitFor({ timeout: 10_000 });
+    await trust.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => trust.count(), { timeout: 40_000 }).toBe(0);
+    await poll(() => focused(page)).toBe('Message');
+    await page.context().close();
+  });
+
+  it('after Save settings from the `No model` banner (the banner, its opener, goes away), the keyboard is in the message box', async () => {
+    const serve = await e2e.serve({ withModel: false });
+    const page = await openApp(e2e.browser, serve.url, { width: 1024, height: 700 });
+    const openSettings = page.getByRole('button', { name: 'Open settings' });
+    await openSettings.waitFor({ timeout: 10_000 });
+    await openSettings.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.waitFor();
+    await dialog.getByLabel('Provider', { exact: true }).selectOption('openai-compatible');
+    await dialog.getByLabel('Model', { exact: true }).fill('scripted-model');
+    await dialog.getByLabel('Base URL', { exact: true }).fill(serve.model.url);
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => dialog.count()).toBe(0);
+    await poll(() => openSettings.count()).toBe(0);
+    await poll(() => focused(page)).toBe('Message');
     await page.context().close();
   });
 });

@@ -40,6 +40,7 @@ import { Toasts } from './Toasts';
 import { useRegionNavigation } from './use-region-navigation';
 import { useTerminalFocus, TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { focusMessageBox, stillFocusable } from '../lib/focus';
+import { useFocusRescue } from '../lib/focus-rescue';
 
 type Drawer = SidePanel | 'viewer' | null;
 
@@ -238,6 +239,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   }, [drawer]);
 
   useRegionNavigation();
+  useFocusRescue();
 
   const noModel = settings !== null && settings.model.trim() === '';
   const changedPaths = useMemo(() => agentChangedPaths(session.state.items), [session.state.items]);
