@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { auditEveryWay, describeViolations } from './axe';
 import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
@@ -93,6 +94,11 @@ describe('the offer of modes on the first screen', () => {
       expect(await controlsUnder(offer(page)), `${width}×${height}`).toEqual([]);
       expect(await onTop(openSettings), `${width}×${height}`).toBe(true);
       await screenshot(page, `iv-mode-offer-no-model-${width}x${height}`);
+      if (width === 1400) {
+        // The first screen with both, in both themes at both sizes: WCAG 2.2 AA.
+        const found = await auditEveryWay(page);
+        expect(Object.entries(found).map(([where, v]) => `${where}\n${describeViolations(v)}`).join('\n')).toBe('');
+      }
       await page.context().close();
     }
   });
@@ -121,7 +127,7 @@ describe('the offer of modes on the first screen', () => {
     await poll(() => focused(page)).toBe('ask');
     await poll(() => folderModes(serve.dataDir, serve.folder).offerShown).toBe(true);
     // Tab goes through the choices in the order they are drawn, then its two actions.
-    const enabled = await choices.locator('button.mode-choice:not(:disabled)').evaluateAll((els) => els.map((el) => el.getAttribute('aria-label')));
+    const enabled = await choices.locator('button.mode-choice:not(:disabled)').evaluateAll((els) => els.map((el) => el.textContent?.trim() ?? ''));
     const order: string[] = [];
     for (let i = 0; i < enabled.length + 1; i++) {
       await page.keyboard.press('Tab');
@@ -213,6 +219,9 @@ describe('a model server that is down', () => {
     await poll(() => error.getByText(/ECONNREFUSED/).isVisible()).toBe(true);
     expect(await conversation(page).getByRole('button', { name: 'Retry' }).count()).toBe(1);
     await screenshot(page, 'iv-server-down-1400x900');
+    const found = await auditEveryWay(page);
+    expect(Object.entries(found).map(([where, v]) => `${where}\n${describeViolations(v)}`).join('\n')).toBe('');
+    await page.setViewportSize({ width: 1400, height: 900 });
 
     // Its way out: Settings, where Test connection answers at once (no five retries), in the same words.
     await error.getByRole('button', { name: 'Open settings' }).click();

@@ -123,23 +123,19 @@ export function ModeChooser({ mode, waiting }: ModeChooserProps): React.JSX.Elem
           const unavailable = m === 'auto' && !state.sandbox.available;
           const current = m === state.mode;
           return (
-            <button
-              key={m}
-              type="button"
-              className={`mode-choice${unavailable ? ' unavailable' : ''}${current ? ' current' : ''}`}
-              aria-label={m}
-              aria-describedby={`${panelId}-${m}`}
-              disabled={unavailable}
-              onClick={() => answer(() => void setMode(m))}
-            >
+            // The button's name is its visible text (the mode); what it means is its description,
+            // beside it in the card, which the button covers for a pointer (mode-choice::after).
+            <div key={m} className={`mode-choice-card${unavailable ? ' unavailable' : ''}${current ? ' current' : ''}`}>
               <span className="mode-choice-title">
-                {m}
+                <button type="button" className="mode-choice" aria-describedby={`${panelId}-${m}`} disabled={unavailable} onClick={() => answer(() => void setMode(m))}>
+                  {m}
+                </button>
                 {current ? <span className="muted"> (now)</span> : null}
               </span>
               <span className="mode-choice-detail" id={`${panelId}-${m}`}>
                 {unavailable ? `Needs a sandbox (${state.sandbox.reason ?? 'none here'}).` : MODE_LABELS[m].detail}
               </span>
-            </button>
+            </div>
           );
         })}
       </div>
