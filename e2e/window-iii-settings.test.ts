@@ -123,7 +123,8 @@ describe('an API key, from the first message to a working model list', () => {
     // The provider refuses it: the run's error offers Settings again.
     await send(page, 'Why does test_add fail?');
     const refused = errors(page).last();
-    await poll(() => refused.innerText()).toMatch(/HTTP 401: invalid x-api-key/);
+    await poll(() => refused.innerText()).toMatch(/refused the API key \(401\).*Check the API key in Settings\./);
+    expect(await refused.locator('.notice-detail code').textContent()).toMatch(/HTTP 401: invalid x-api-key/);
     expect(anthropic.requests.some((r) => r.method === 'POST' && r.path.startsWith('/v1/messages') && r.key === 'sk-ant-typo')).toBe(true);
     await screenshots(page, 'refused-key-error');
     await refused.getByRole('button', { name: 'Open settings' }).click();

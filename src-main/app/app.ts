@@ -17,10 +17,13 @@ import { openDatabase } from '../core/backends/store/store';
 import { applyEdit } from '../core/backends/text';
 import { collectResponse } from '../core/models/collect';
 import { createChatModel, parseModelSpec } from '../core/models/create-model';
-import { ModelConfigError } from '../core/models/errors';
+import { AbortedError, ModelConfigError } from '../core/models/errors';
+import { modelProblem } from '../core/models/connection-problem';
+import type { RetryPolicy } from '../core/models/retry';
 import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel, ProviderName } from '../core/models/types';
+import { problemForWindow } from './model-problem-words';
 import { remoteFolderSource } from '../core/checkpoints/remote-folder';
 import { CheckpointStore } from '../core/checkpoints/store';
 import { createSandbox, detectSandbox, type SandboxAvailability } from '../core/sandbox';
@@ -209,7 +212,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const approvals = new ApprovalService(db, (request) => describeApproval(request, shared.backend, commandsRun));
   approvals.onChange((threadId) => send('approvals.changed', { threadId }));
 
-  const modelFor = async (spec: string, baseUrl?: string, apiKey?: string): Promise<ChatModel> => {
+  const modelFor = async (spec: string, baseUrl?: string, apiKey?: string, retry?: RetryPolicy): Promise<ChatModel> => {
     const { provider } = parseModelSpec(spec);
     const key = apiKey ?? overrides.apiKey ?? (await settings.apiKeyFor(provider));
     const current = withOverrides(settings.raw());
@@ -220,6 +223,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       ...(key ? { apiKey: key } : {}),
       ...(current.contextWindow ? { contextWindow: current.contextWindow } : {}),
       ...(current.mediaInput ? { mediaInputOverrides: current.mediaInput } : {}),
+      ...(retry ? { retry } : {}),
     });
   };
 
@@ -382,7 +386,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'settings.get': async () => forWindow(await settings.get()),
     'settings.update': async (patch) => forWindow(await settings.update(withoutFlagValues(patch))),
     'settings.setApiKey': async ({ provider, key }) => forWindow(await settings.setApiKey(provider, key)),
-    'settings.testConnection': async ({ model, baseUrl, apiKey }) => testConnection(() => modelFor(model, baseUrl, apiKey)),
+    'settings.testConnection': async ({ model, baseUrl, apiKey }) => testConnection(model, (retry) => modelFor(model, baseUrl, apiKey, retry)),
     'settings.detectLocalServers': () => detectLocalServers(),
     'settings.listModels': async ({ provider, baseUrl, apiKey }) => {
       const key = apiKey ?? overrides.apiKey ?? (await settings.apiKeyFor(provider));
@@ -657,16 +661,26 @@ export function modelProblemForWindow(err: ModelConfigError, where: 'Settings' |
   return where === 'Settings' ? `${err.message}. Check Settings.` : err.message;
 }
 
-async function testConnection(make: () => Promise<ChatModel>): Promise<{ ok: boolean; message: string }> {
+/** A test answers at once when asking again cannot help (nothing listens, no such host, a refused key). */
+const TEST_RETRY: RetryPolicy = { retryIf: (error) => modelProblem(error)?.lasting !== true };
+const TEST_TIMEOUT_MS = 30_000;
+
+async function testConnection(spec: string, make: (retry: RetryPolicy) => Promise<ChatModel>): Promise<{ ok: boolean; message: string; detail?: string }> {
+  const timeout = AbortSignal.timeout(TEST_TIMEOUT_MS);
   try {
-    const model = await make();
+    const model = await make(TEST_RETRY);
     const started = Date.now();
     const response = await collectResponse(
-      model.stream({ system: 'You are a connection test.', messages: [{ role: 'user', content: 'Reply with the single word OK.' }], tools: [], maxOutputTokens: 16, signal: AbortSignal.timeout(30_000) }),
+      model.stream({ system: 'You are a connection test.', messages: [{ role: 'user', content: 'Reply with the single word OK.' }], tools: [], maxOutputTokens: 16, signal: timeout }),
     );
     return { ok: true, message: `Connected to ${model.id} in ${Date.now() - started} ms: "${response.text.trim().slice(0, 60)}"` };
   } catch (err) {
     if (err instanceof ModelConfigError) return { ok: false, message: modelProblemForWindow(err, 'above') };
-    return { ok: false, message: err instanceof Error ? err.message : String(err) };
+    const detail = err instanceof Error ? err.message : String(err);
+    if (err instanceof AbortedError && timeout.aborted) {
+      return { ok: false, message: `The model server did not answer within ${TEST_TIMEOUT_MS / 1000} s. Is it running and reachable? Check the address above.`, detail };
+    }
+    const problem = modelProblem(err, spec);
+    return problem ? { ok: false, message: problemForWindow(problem, 'above'), detail } : { ok: false, message: detail };
   }
 }

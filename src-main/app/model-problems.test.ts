@@ -43,16 +43,69 @@ describe('a model that cannot be used, in the window', () => {
     await expect(none.call('threads.retry', { threadId: none.thread.id })).rejects.toMatchObject({ code: 'needs_settings' });
   });
 
-  it('a key the provider refuses (401) ends the run with an error event that carries the status', async () => {
+  it('a key the provider refuses (401) ends the run with an error event that carries the status, says so plainly and offers Settings', async () => {
     t.server.push({ error: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } } });
     const { call, events, thread } = await open({ model: 'openai-compatible:scripted-model', baseUrl: t.server.url });
     await call('threads.send', { threadId: thread.id, text: 'hi' });
     const failed = () =>
       events
         .filter((e) => e.event === 'thread.event')
-        .map((e) => (e.payload as { event: { type: string; message?: string; status?: number } }).event)
+        .map((e) => (e.payload as { event: { type: string; message?: string; status?: number; detail?: string; settings?: boolean } }).event)
         .find((e) => e.type === 'error');
-    await expect.poll(failed, { timeout: 10_000 }).toMatchObject({ status: 401, message: expect.stringContaining('Incorrect API key provided') });
+    await expect.poll(failed, { timeout: 10_000 }).toMatchObject({
+      status: 401,
+      message: 'The model server refused the API key (401): it is missing, wrong or expired. Check the API key in Settings.',
+      settings: true,
+      // The provider's own words stay available.
+      detail: expect.stringContaining('Incorrect API key provided'),
+    });
     expect(failed()!.message).not.toMatch(COMMAND_LINE);
+  });
+});
+
+/** A port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('a model server that cannot be reached, in the window (issue 42)', () => {
+  it('Test connection against a closed port answers at once (no retries), in plain words with what to check', async () => {
+    const port = await closedPort();
+    const { call } = await open({});
+    const started = Date.now();
+    const result = await call('settings.testConnection', { model: 'openai-compatible:qwen3', baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'sk-test' });
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(result).toMatchObject({ ok: false, message: `Can't reach the model server at 127.0.0.1:${port}. Is it running? Check the address above.` });
+    expect(result.detail).toContain('ECONNREFUSED');
+  });
+
+  it('Test connection answers a refused key (401) at once, and still retries what may pass (503)', async () => {
+    const { call } = await open({});
+    t.server.push({ error: { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } } } });
+    const refused = await call('settings.testConnection', { model: 'openai-compatible:scripted-model', baseUrl: t.server.url, apiKey: 'sk-wrong' });
+    expect(refused).toMatchObject({ ok: false, message: expect.stringMatching(/refused the API key .* Check the API key above\.$/) });
+    t.server.push({ error: { status: 503, headers: { 'retry-after': '0' } } }, { text: 'OK' });
+    await expect(call('settings.testConnection', { model: 'openai-compatible:scripted-model', baseUrl: t.server.url, apiKey: 'sk-test' })).resolves.toMatchObject({ ok: true });
+  });
+
+  it('a run against a server that is down ends with the plain words, the way to Settings, and the technical detail', async () => {
+    const port = await closedPort();
+    const { call, events, thread } = await open({ model: 'openai-compatible:qwen3', baseUrl: `http://127.0.0.1:${port}/v1` });
+    await call('threads.send', { threadId: thread.id, text: 'hi' });
+    const failed = () =>
+      events
+        .filter((e) => e.event === 'thread.event')
+        .map((e) => (e.payload as { event: { type: string; message?: string; detail?: string; settings?: boolean } }).event)
+        .find((e) => e.type === 'error');
+    await expect.poll(failed, { timeout: 20_000 }).toMatchObject({
+      message: `Can't reach the model server at 127.0.0.1:${port}. Is it running? Check the address in Settings.`,
+      settings: true,
+      detail: expect.stringContaining(`ECONNREFUSED 127.0.0.1:${port}`),
+    });
   });
 });

@@ -260,7 +260,8 @@ export const methods = {
   'settings.setApiKey': { params: z.object({ provider: providerSchema, key: z.string() }), result: settingsSchema },
   'settings.testConnection': {
     params: z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() }),
-    result: z.object({ ok: z.boolean(), message: z.string() }),
+    /** `message` in plain words with what to check; `detail`: the technical text, when there is one. */
+    result: z.object({ ok: z.boolean(), message: z.string(), detail: z.string().optional() }),
   },
   'settings.detectLocalServers': { params: empty, result: z.array(localServerSchema) },
   /** The models a provider offers (its /models, Ollama's tags), for the model picker. */

@@ -28,6 +28,7 @@ import type { ChatModel, ContentPart } from '../../core/models/types';
 import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
 import { ContractError, type AttachmentInput, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
+import { errorEventForWindow } from '../model-problem-words';
 import { displayItems } from './display-items';
 import { safeAttachmentName, withAttachments } from './message-attachments';
 import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierItems, type ItemsPage } from './thread-page';
@@ -461,7 +462,7 @@ export class ThreadService {
       if (event.type === 'tool_result' && WRITING_TOOLS.has(event.name) && touchesMemories(toolArgs.get(event.id))) {
         this.options.emit({ kind: 'memories-changed' });
       }
-      this.emitEvent(threadId, event);
+      this.emitEvent(threadId, errorEventForWindow(event));
     };
     const done = runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
       signal: controller.signal,

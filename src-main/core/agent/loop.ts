@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import { AbortedError, ContextOverflowError, ModelError } from '../models/errors';
+import { modelProblem, type ModelProblem } from '../models/connection-problem';
 import type { ChatMessage, ChatModel, ModelRetryNotice, ProviderMetadata, ReasoningBlock, ToolCall, ToolSpec, Usage } from '../models/types';
 import { costOf } from '../models/model-info';
 import type { ReadGuard } from '../tools/read-guard';
@@ -357,10 +358,18 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       message: error.message,
       ...(err instanceof ModelError && err.status !== undefined ? { status: err.status } : {}),
       ...(err instanceof PromptRefusedError ? { refused: true } : {}),
+      ...problemOf(err, def.model.id),
     });
     await ctx.persist().catch(() => undefined);
     return { ...finish(ctx, lastText, 'error'), error };
   }
+}
+
+/** A failed model call's problem in plain words (server down, refused key…), when it is one. */
+function problemOf(err: unknown, model: string): { problem?: ModelProblem } {
+  if (!(err instanceof ModelError)) return {};
+  const problem = modelProblem(err, model);
+  return problem ? { problem } : {};
 }
 
 /**

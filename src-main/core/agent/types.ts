@@ -2,6 +2,7 @@
 
 import type { StateSnapshot } from '../backends/store/state';
 import type { ChatMessage, ContentPart, Usage } from '../models/types';
+import type { ModelProblem } from '../models/connection-problem';
 import type { FileChangeSummary } from '../tools/file-change';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 
@@ -128,7 +129,13 @@ export type AgentEvent = EventBase &
     | { type: 'checkpoint'; id: string; files: CheckpointFile[] }
     /** The run failed; `status`: the provider's HTTP status when it answered with one (401: the key was refused). */
     /** `refused`: a UserPromptSubmit hook kept the person's message out (it was not sent; nothing to retry). */
-    | { type: 'error'; message: string; status?: number; refused?: boolean }
+    /**
+     * `problem`: a model call that could not be made (server down, no such host, a refused
+     * key…) in plain words, with what to check; `message` keeps the technical text. The app
+     * may add the way to the fix in its own words (`settings`: it is in Settings) and keep
+     * the technical text as `detail`.
+     */
+    | { type: 'error'; message: string; status?: number; refused?: boolean; problem?: ModelProblem; detail?: string; settings?: boolean }
     /** A message the person queued during the run, delivered now (it follows in the history). */
     | { type: 'user_message'; text: string; queuedId?: string }
     /** The thread's queued messages changed (the app sends this; the loop never does). */

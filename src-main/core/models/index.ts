@@ -12,6 +12,8 @@ export type {
 } from './types';
 export { PROVIDERS, ZERO_USAGE } from './types';
 export { AbortedError, ContextOverflowError, ModelConfigError, ModelError, classifyError, isContextOverflowText } from './errors';
+export { modelProblem } from './connection-problem';
+export type { ModelProblem, ModelProblemCheck, ModelProblemKind } from './connection-problem';
 export { createChatModel, parseModelSpec } from './create-model';
 export type { CreateChatModelOptions, ModelSpec } from './create-model';
 export type { RetryInfo, RetryPolicy } from './retry';

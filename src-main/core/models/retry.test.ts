@@ -46,6 +46,21 @@ describe('streamWithRetry', () => {
     expect(seen).toEqual([1, 2]);
   });
 
+  it('retries only what the policy’s retryIf allows (a connection test answers a refused connection at once)', async () => {
+    let calls = 0;
+    const refused = () => new ModelError('Network error: connect ECONNREFUSED 127.0.0.1:9', { retryable: true });
+    const stream = streamWithRetry(
+      async function* () {
+        calls += 1;
+        yield* [];
+        throw refused();
+      },
+      { label: 'p:m', policy: { baseDelayMs: 1, retryIf: (error) => !error.message.includes('ECONNREFUSED') } },
+    );
+    await expect(drain(stream)).rejects.toThrow('p:m: Network error: connect ECONNREFUSED 127.0.0.1:9');
+    expect(calls).toBe(1);
+  });
+
   it('does not retry once something was yielded', async () => {
     let calls = 0;
     const out: string[] = [];

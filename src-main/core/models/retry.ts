@@ -20,9 +20,11 @@ export interface RetryPolicy {
   maxDelayMs?: number;
   /** Called before each wait, e.g. to show "retrying in 2 s". */
   onRetry?: (info: RetryInfo) => void;
+  /** Further narrows which retryable failures are retried (e.g. a connection test answers at once when nothing listens). */
+  retryIf?: (error: ModelError) => boolean;
 }
 
-export const DEFAULT_RETRY: Required<Omit<RetryPolicy, 'onRetry'>> = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 20_000 };
+export const DEFAULT_RETRY: Required<Omit<RetryPolicy, 'onRetry' | 'retryIf'>> = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 20_000 };
 
 /** Exponential backoff with jitter (50–100% of the step), or the server's Retry-After; both capped. */
 export function retryDelay(retryIndex: number, policy: RetryPolicy, retryAfterMs?: number, random = Math.random): number {
@@ -80,7 +82,7 @@ export async function* streamWithRetry<T>(attempt: () => AsyncIterable<T>, optio
       if (options.signal?.aborted) throw new AbortedError();
       const error = classifyError(raw, options.provider);
       if (error instanceof AbortedError) throw error;
-      if (emitted || !error.retryable || attemptNo > maxRetries) {
+      if (emitted || !error.retryable || attemptNo > maxRetries || policy.retryIf?.(error) === false) {
         throw attemptNo > 1
           ? error.withMessage(`${options.label} failed after ${attemptNo} attempts: ${error.message}`)
           : error.withMessage(`${options.label}: ${error.message}`);

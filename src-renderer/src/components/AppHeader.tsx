@@ -41,7 +41,8 @@ export function AppHeader({ folderName, folder, host, model, connection, onOpenF
         </button>
       </div>
       <span className="spacer" />
-      <ModeChooser mode={mode} />
+      {/* With no model yet, `Open settings` is the first step: the offer waits behind its button. */}
+      <ModeChooser mode={mode} waiting={model.trim() === ''} />
       <ModeControl state={mode.state} onChange={(m) => void mode.setMode(m)} />
       {connection !== 'open' ? (
         <span className="connection" role="status">

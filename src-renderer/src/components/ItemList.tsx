@@ -46,7 +46,7 @@ export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: Item
           case 'summary':
             return <SummaryNotice key={item.key} item={item} />;
           case 'error':
-            return <ErrorNotice key={item.key} message={item.message} settings={item.settings === true} />;
+            return <ErrorNotice key={item.key} message={item.message} settings={item.settings === true} {...(item.detail !== undefined ? { detail: item.detail } : {})} />;
           case 'notice':
             // A note the agent was given about a restore of files: what changed back (Undo restore is on the message or in Changes).
             if (item.restore) {
@@ -70,17 +70,29 @@ export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: Item
   );
 }
 
-/** A failed run or send; when its fix is in Settings (no model or key, a refused key) it offers them. */
-function ErrorNotice({ message, settings }: { message: string; settings: boolean }): React.JSX.Element {
+/**
+ * A failed run or send, in plain words; when its fix is in Settings (no model or key, a
+ * refused key, a server not reached) it offers them. The technical text, when there is one,
+ * is kept behind `Technical detail`.
+ */
+function ErrorNotice({ message, settings, detail }: { message: string; settings: boolean; detail?: string }): React.JSX.Element {
   const { openSettings } = useConversation();
   return (
     <div className="notice notice-error">
-      <Icon name="alert" />
-      <span>Error: {message}</span>
-      {settings && openSettings ? (
-        <button type="button" className="btn btn-small" onClick={openSettings}>
-          Open settings
-        </button>
+      <div className="notice-row">
+        <Icon name="alert" />
+        <span className="notice-text">Error: {message}</span>
+        {settings && openSettings ? (
+          <button type="button" className="btn btn-small" onClick={openSettings}>
+            Open settings
+          </button>
+        ) : null}
+      </div>
+      {detail !== undefined ? (
+        <details className="notice-detail">
+          <summary>Technical detail</summary>
+          <code>{detail}</code>
+        </details>
       ) : null}
     </div>
   );

@@ -1,8 +1,9 @@
 // A modal dialog: rendered over the page, focus kept inside (Tab cycles), the page behind
-// made inert, focus returned on close. Esc calls onEscape only when given.
+// made inert, focus returned on close (to its opener, else a sensible control). Esc calls onEscape only when given.
 
 import { useEffect, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
+import { focusFallback } from '../lib/focus-rescue';
 
 interface ModalProps {
   label: string;
@@ -84,7 +85,9 @@ export function Modal({ label, role = 'dialog', onEscape, className, title, chil
       const at = stack.indexOf(entry);
       if (at >= 0) stack.splice(at, 1);
       updateBackground();
-      if (previous?.isConnected) previous.focus();
+      // Back to what opened it; when that is gone (or was nothing), to a sensible control, never the page.
+      if (previous?.isConnected && previous !== document.body) previous.focus();
+      else focusFallback();
     };
     // Mount-only: the dialog keeps its focus handling for its lifetime.
   }, []);

@@ -47,7 +47,7 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
   const provider = parsed.provider ?? draft.keyProvider;
   const key = draft.apiKeyText;
   const [savingKey, setSavingKey] = useState(false);
-  const [test, setTest] = useState<{ ok: boolean; message: string } | 'running' | null>(null);
+  const [test, setTest] = useState<{ ok: boolean; message: string; detail?: string } | 'running' | null>(null);
   const [servers, setServers] = useState<Servers | 'running' | null>(null);
   const [modelList, setModelList] = useState<ModelList>(null);
   /** The person's `Refresh models` (each lists again, says why it failed and opens the list), for this provider and URL. */
@@ -250,6 +250,12 @@ export function ModelSettings({ draft, apiKeys, overridden, onChange }: ModelSet
         </button>
         {test === 'running' ? <Spinner label="Testing" /> : test ? <span className={test.ok ? 'ok-text' : 'error-text'} role="status">{test.message}</span> : null}
       </div>
+      {test !== 'running' && test?.detail !== undefined ? (
+        <details className="notice-detail">
+          <summary>Technical detail</summary>
+          <code>{test.detail}</code>
+        </details>
+      ) : null}
 
       <div className="local-servers">
         <div className="field-inline">

@@ -21,6 +21,7 @@ import { useThreadSession } from '../state/use-thread-session';
 import { useThreads } from '../state/use-threads';
 import { CheckpointsProvider } from '../state/checkpoints-context';
 import { AppHeader } from './AppHeader';
+import { MODE_OFFER_SLOT } from './ModeChooser';
 import { ChangesPanel } from './ChangesPanel';
 import { ConversationPane } from './ConversationPane';
 import { ErrorBoundary } from './ErrorBoundary';
@@ -40,6 +41,7 @@ import { useRegionNavigation } from './use-region-navigation';
 import { useTerminalFocus, TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { focusMessageBox, stillFocusable } from '../lib/focus';
 import { hasDraft } from '../state/drafts';
+import { useFocusRescue } from '../lib/focus-rescue';
 
 type Drawer = SidePanel | 'viewer' | null;
 
@@ -239,6 +241,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   }, [drawer]);
 
   useRegionNavigation();
+  useFocusRescue();
 
   const noModel = settings !== null && settings.model.trim() === '';
   const changedPaths = useMemo(() => agentChangedPaths(session.state.items), [session.state.items]);
@@ -337,6 +340,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
             />
           ) : null}
           <main className="center">
+            <div id={MODE_OFFER_SLOT} className="mode-offer-slot" />
             <TrustPrompt />
             <ConversationPane
               session={session}

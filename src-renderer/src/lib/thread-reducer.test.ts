@@ -245,6 +245,11 @@ describe('threadReducer', () => {
     expect(s.items.map((i) => (i.kind === 'error' ? i.settings === true : null))).toEqual([true, true, true, false, false]);
   });
 
+  it('a server not reached: the app’s plain words, the way to Settings, the technical text kept as detail', () => {
+    const s = run([ev('error', { message: "Can't reach the model server at 127.0.0.1:9. Is it running? Check the address in Settings.", settings: true, detail: 'connect ECONNREFUSED 127.0.0.1:9' })]);
+    expect(s.items[0]).toMatchObject({ kind: 'error', settings: true, retryable: true, detail: 'connect ECONNREFUSED 127.0.0.1:9' });
+  });
+
   it('records local errors and resets', () => {
     const s = run([{ type: 'local_error', message: 'send failed' }]);
     expect(s.items[0]).toMatchObject({ kind: 'error', message: 'send failed' });

@@ -76,8 +76,10 @@ export interface ErrorItem extends ItemBase {
   message: string;
   /** The run failed (not just a send): running it again can help. */
   retryable?: boolean;
-  /** The fix is in Settings (no model or API key, a key the provider refused): the notice offers them. */
+  /** The fix is in Settings (no model or API key, a key the provider refused, a server not reached): the notice offers them. */
   settings?: boolean;
+  /** The technical text behind a message in plain words (e.g. `connect ECONNREFUSED 127.0.0.1:1234`). */
+  detail?: string;
 }
 
 /** A provider call failed and is retried after a wait. */
@@ -420,8 +422,9 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
             key: '',
             message: str(event.message, 'Unknown error'),
             ...(parent === undefined && event.refused !== true ? { retryable: true } : {}),
-            // The provider refused the key (401) or what it allows (403): the fix is in Settings.
-            ...(event.status === 401 || event.status === 403 ? { settings: true } : {}),
+            // The app says when the fix is in Settings (a server not reached, a refused key); a 401 or 403 always is.
+            ...(event.settings === true || event.status === 401 || event.status === 403 ? { settings: true } : {}),
+            ...(typeof event.detail === 'string' && event.detail !== '' ? { detail: event.detail } : {}),
           },
           parent,
         ),

@@ -74,6 +74,10 @@ describe.each(Object.entries(THEMES))('the %s theme', (_name, theme) => {
     expect(below(4.5, ['accent', 'accent-strong'].map((b): [string, Rgba, string, Rgba] => ['on-accent', color('on-accent'), b, color(b)]))).toEqual([]);
     expect(below(3, SURFACES.map((s): [string, Rgba, string, Rgba] => ['accent', color('accent'), s, color(s)]))).toEqual([]);
   });
+
+  it('the focus ring shows at 3:1 on every surface and tint it may be drawn over', () => {
+    expect(below(3, backgrounds.map(([b, bg]): [string, Rgba, string, Rgba] => ['focus-ring', color('focus-ring'), b, bg]))).toEqual([]);
+  });
 });
 
 describe.each(Object.entries(TERMINAL_THEMES))('the terminal in the %s theme', (name, palette) => {
