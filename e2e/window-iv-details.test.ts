@@ -220,6 +220,8 @@ describe('reads of files that are not text', () => {
     const page = await open(serve.url, 1400, 900);
     await sendMessage(page, 'Read the spec, the screenshot and the tool');
     await conversation(page).getByText('Read them.').waitFor({ timeout: 20_000 });
+    // Three reads in a row fold into one line (ReadGroup): opened, each card shows its label.
+    await conversation(page).getByRole('button', { name: /^Read 3 files/ }).click();
     const cards = toolCard(page, 'read_file');
     await poll(() => cards.count()).toBe(3);
     const text = await conversation(page).innerText();

@@ -19,6 +19,7 @@ import { useDecisionFocus } from './use-decision-focus';
 import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { approvalKey } from '../lib/approval-key';
 import { focusMessageBox, keyboardIsFree } from '../lib/focus';
+import { useScrollFocusable } from '../lib/scroll-focusable';
 
 interface ConversationProps {
   state: ThreadDisplayState;
@@ -52,6 +53,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const { state, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
   const { onLoadEarlier, loadingEarlier = false, fullToolCall, attachment, openAttachment } = props;
   const ref = useRef<HTMLDivElement>(null);
+  useScrollFocusable(ref);
   const stick = useRef(true);
   /** The scroll position as a distance from the bottom, after the last render or scroll. */
   const fromBottom = useRef(0);
