@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useRef, type RefObject } from 'react';
 import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
 import { focusMessageBox } from '../lib/focus';
+import { keyboardWasRescued } from '../lib/focus-rescue';
 
 const CARD = '[role="group"][aria-label="Approve tool call"]';
 
@@ -31,7 +32,7 @@ export function useDecisionFocus(log: RefObject<HTMLElement | null>, decide: Dec
     const from = decidedIn.current;
     if (from === null) return;
     const active = document.activeElement;
-    const lost = active === null || active === document.body || !active.isConnected || (active as HTMLButtonElement).disabled === true || from.contains(active);
+    const lost = active === null || active === document.body || !active.isConnected || keyboardWasRescued() || (active as HTMLButtonElement).disabled === true || from.contains(active);
     if (from !== document.body && from.isConnected && !lost) return;
     decidedIn.current = null;
     if (!lost) return;

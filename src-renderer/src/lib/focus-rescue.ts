@@ -32,10 +32,23 @@ export function fallbackControl(): HTMLElement | null {
   return null;
 }
 
+/** The control the last rescue gave the keyboard to, while it still has it. */
+let rescued: Element | null = null;
+
+/**
+ * Whether the keyboard is where a rescue put it, not where someone chose: code that moves the
+ * keyboard on purpose, but a little later than the rescue (an effect after a render), treats it
+ * as still on nothing.
+ */
+export function keyboardWasRescued(): boolean {
+  return rescued !== null && rescued === document.activeElement;
+}
+
 /** Gives the keyboard to the fallback control; false when there is none. */
 export function focusFallback(): boolean {
   const control = fallbackControl();
   control?.focus();
+  rescued = control;
   return control !== null;
 }
 
@@ -46,6 +59,7 @@ export function useFocusRescue(): void {
     let pending: ReturnType<typeof setTimeout> | undefined;
     const onFocusIn = (event: FocusEvent): void => {
       last = event.target instanceof Element ? event.target : null;
+      if (last !== rescued) rescued = null;
     };
     const observer = new MutationObserver(() => {
       if (pending !== undefined || last === null || last.isConnected || !keyboardOnNothing()) return;
