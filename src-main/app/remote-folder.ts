@@ -8,7 +8,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend } from '../core/backends/protocol';
+import { projectHooksFile } from '../core/extensions/hooks/config';
 import { PROJECT_SKILL_DIRS } from '../core/extensions/skills/discover';
+import { projectMcpFile } from '../core/trust/loaders';
 import { remoteLoginShellCommandLine } from '../core/backends/remote/remote-exec';
 import { RemoteShellBackend } from '../core/backends/remote/remote-shell';
 import type { App } from './app';
@@ -92,8 +94,9 @@ export async function remoteFolderConfiguration(files: Pick<Backend, 'stat' | 'l
   const hasEntries = async (dir: string): Promise<boolean> => ((await look(() => files.ls(dir)))?.entries?.length ?? 0) > 0;
   // One after another: the folder's connection is shared with the window's own requests.
   const found: RemoteConfigKind[] = [];
-  if (await exists('/.mcp.json')) found.push('.mcp.json');
-  if ((await exists('/.deepdesk/hooks.json')) || (await claudeHooks())) found.push('hooks');
+  // The folder's own paths as the local loaders name them, the remote folder's root being '/'.
+  if (await exists(projectMcpFile('/'))) found.push('.mcp.json');
+  if ((await exists(projectHooksFile('/'))) || (await claudeHooks())) found.push('hooks');
   for (const dir of PROJECT_SKILL_DIRS) {
     if (await hasEntries(`/${dir}`)) {
       found.push('skills');
