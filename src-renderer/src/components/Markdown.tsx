@@ -273,6 +273,41 @@ function FallbackNote({ reason, chars, onRender }: { reason: PlainReason; chars:
   );
 }
 
+/**
+ * Whether a streamed text's whole rendering says what its blocks say (blocksAgree), so its
+ * blocks may stay. A block not rendered yet (the stream's last words came with its end, and
+ * a busy page left its rendering to the worker) is waited for, the blocks staying meanwhile:
+ * deciding without it would swap the whole answer for nothing.
+ */
+function useBlocksAgreement(rendering: Rendering | null, streamed: boolean, text: string): 'agree' | 'differ' | 'pending' {
+  const pipeline = markdownPipeline();
+  const blocks = useMemo(() => splitMarkdownBlocks(text), [text]);
+  /** Renderings of blocks that came late, for this text. */
+  const [late, setLate] = useState<{ text: string; renderings: ReadonlyMap<string, Rendering> }>({ text, renderings: new Map() });
+  const own = useCallback(
+    (block: string): Rendering | undefined => (late.text === text ? late.renderings.get(block) : undefined) ?? pipeline.cached(block) ?? pipeline.immediate(block, false) ?? undefined,
+    [late, text, pipeline],
+  );
+  const missing = useMemo(() => (rendering !== null && streamed ? blocks.filter((block) => own(block) === undefined) : []), [rendering, streamed, blocks, own]);
+  useEffect(() => {
+    if (missing.length === 0) return undefined;
+    const requests = missing.map((block) => ({ block, request: pipeline.request(block) }));
+    let live = true;
+    void Promise.all(requests.map(({ block, request }) => request.promise.then((r) => [block, r] as const))).then((done) => {
+      if (live) setLate((prev) => ({ text, renderings: new Map([...(prev.text === text ? prev.renderings : []), ...done]) }));
+    });
+    return () => {
+      live = false;
+      for (const { request } of requests) request.cancel();
+    };
+  }, [missing, pipeline, text]);
+  return useMemo(() => {
+    if (rendering === null || !streamed) return 'differ';
+    if (missing.length > 0) return 'pending';
+    return blocksAgree(rendering, blocks, own) ? 'agree' : 'differ';
+  }, [rendering, streamed, missing, blocks, own]);
+}
+
 interface ViewProps {
   text: string;
   streaming: boolean;
@@ -295,17 +330,13 @@ function MarkdownView({ text, streaming, classes, handlers }: ViewProps): React.
   const [streamed, setStreamed] = useState(streaming);
   if (streaming && !streamed) setStreamed(true);
   const rendering = useRendering(text, force, streaming ? 'off' : 'worker');
-  const pipeline = markdownPipeline();
-  // The last block may not have been rendered yet (the stream's last words came with its end): a small one is rendered now.
-  const keepBlocks = useMemo(
-    () => rendering !== null && streamed && blocksAgree(rendering, splitMarkdownBlocks(text), (block) => pipeline.cached(block) ?? pipeline.immediate(block, false) ?? undefined),
-    [rendering, streamed, text, pipeline],
-  );
+  const agreement = useBlocksAgreement(rendering, streamed, text);
+  const keepBlocks = agreement !== 'differ';
   const parts = rendering?.kind === 'html' && !keepBlocks ? rendering.parts : null;
   const shown = useReveal(parts);
   if (rendering === null || keepBlocks) {
     return (
-      <div className={classes} aria-busy={rendering === null ? 'true' : undefined} {...handlers}>
+      <div className={classes} aria-busy={rendering === null || agreement === 'pending' ? 'true' : undefined} {...handlers}>
         <Blocks text={streaming ? throttled : text} useWorker={streamed} />
       </div>
     );
