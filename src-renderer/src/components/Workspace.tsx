@@ -76,7 +76,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
     document.title = pageTitle(info?.folderName, waitingForApproval);
   }, [info, waitingForApproval]);
 
-  const { select, syncRunning, threadId } = session;
+  const { select, selectIfNone, syncRunning, threadId } = session;
   const currentSummary = threads.find((t) => t.id === threadId);
   const currentEmpty = threadId !== null && session.state.items.length === 0 && !session.state.running && (currentSummary?.messageCount ?? 0) === 0;
 
@@ -87,12 +87,15 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
       document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.focus();
       return;
     }
+    // From the click on, what is typed belongs to the thread that opens, not to the one left
+    // (the message box gives what was typed while no thread was open to the one that opens).
+    select(null);
     const created = await api.safe('threads.create', {});
     if (created) {
-      select(created.id);
+      selectIfNone(created.id);
       void refreshThreads();
-    }
-  }, [api, select, refreshThreads, currentEmpty, threadId]);
+    } else if (threadId !== null) selectIfNone(threadId);
+  }, [api, select, selectIfNone, refreshThreads, currentEmpty, threadId]);
 
   // Open the most recent thread at start; with none, start one, so the terminal (which
   // belongs to a thread) works before the first message.

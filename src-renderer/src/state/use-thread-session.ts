@@ -26,6 +26,8 @@ export interface ThreadSession {
   approvals: PendingApproval[];
   loading: boolean;
   select(threadId: string | null): void;
+  /** Opens `threadId` unless a thread was opened meanwhile (e.g. a message sent while it was being made). */
+  selectIfNone(threadId: string): void;
   /** Sends a message, creating a thread first when none is open. */
   send(text: string, attachments?: readonly PendingFile[]): Promise<boolean>;
   stop(): Promise<void>;
@@ -209,6 +211,7 @@ export function useThreadSession(): ThreadSession {
   });
 
   const select = useCallback((id: string | null) => setThreadId(id), []);
+  const selectIfNone = useCallback((id: string) => setThreadId((open) => open ?? id), []);
 
   const send = useCallback(
     async (text: string, files: readonly PendingFile[] = []) => {
@@ -351,6 +354,6 @@ export function useThreadSession(): ThreadSession {
   );
 
   return {
-    threadId, state, approvals, loading, select, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
+    threadId, state, approvals, loading, select, selectIfNone, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
   };
 }
