@@ -3,7 +3,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { wantsOutsideSandbox } from '../core/agent/permissions/modes';
 import { suggestAllowRule, type PermissionRule } from '../core/agent/permissions/rules';
@@ -53,6 +54,8 @@ import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service
 import { ModeService } from './modes/mode-service';
 import type { SecretStore } from './secret-store';
 import type { JsonFileProblem } from '../core/config/json-file-store';
+import { changesFolderConfiguration, personConfigPaths } from '../core/config/registry';
+import { watchPersonConfiguration } from '../core/config/watch-person-configuration';
 import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
 import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
@@ -62,8 +65,7 @@ import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
 import { McpHub } from '../core/extensions/mcp/hub';
 import { McpService } from './mcp/mcp-service';
-import { FolderTrustService, isFolderConfigPath } from './trust/folder-trust-service';
-import { touchesEntryFiles } from './trust/entry-file-changes';
+import { FolderTrustService } from './trust/folder-trust-service';
 import { ExtensionsService } from './extensions/extensions-service';
 import { TrustStore } from '../core/trust/store';
 import { trustGatedHub } from '../core/trust/gated-hub';
@@ -275,6 +277,12 @@ export async function createApp(options: AppOptions): Promise<App> {
     onNotice: (message) => notice({ message }),
   });
   const extensions = new ExtensionsService({ folder: realFolder, dataDir: options.dataDir, trust: trustStore, onChange: () => send('extensions.changed', {}), onProblem: notice });
+  // The person's own configuration (every kind's places in the data folder and home, and
+  // `--mcp-config` files): one watcher; the folder's own comes through the folder's watcher.
+  const personConfiguration = watchPersonConfiguration([...personConfigPaths({ dataDir: options.dataDir, home: homedir() }), ...(options.mcpConfigFiles ?? []).map((f) => resolve(f))], () => {
+    mcp.scheduleReload();
+    extensions.scheduleReload();
+  });
   folderTrust.onGranted(() => mcp.reload());
   folderTrust.onGranted(() => extensions.reload());
   // Trust given or revoked elsewhere (`deepdesk trust --revoke`, another window): the question,
@@ -333,7 +341,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     backend: shared.folder,
     onChange: (paths) => {
       send('files.changed', { paths });
-      if (paths.some((p) => isFolderConfigPath(p.path)) || touchesEntryFiles(realFolder, paths)) {
+      if (changesFolderConfiguration(realFolder, paths)) {
         void folderTrust.refresh();
         mcp.scheduleReload();
         extensions.scheduleReload();
@@ -581,6 +589,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async close() {
       await threads.dispose();
       await mcpStarted.catch(() => undefined);
+      personConfiguration.close();
       await mcp.close();
       extensions.close();
       trustStore.close();

@@ -241,6 +241,8 @@ describe('the app on a remote folder', () => {
     expect(await remoteFolderConfiguration(files)).toEqual(['skills']);
     mkdirSync(join(folder, '.deepdesk'));
     writeFileSync(join(folder, '.deepdesk', 'hooks.json'), '{"hooks":{}}');
+    expect(await remoteFolderConfiguration(files), 'a hooks file without hooks').toEqual(['skills']);
+    writeFileSync(join(folder, '.deepdesk', 'hooks.json'), '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}');
     expect(await remoteFolderConfiguration(files)).toEqual(['hooks', 'skills']);
   });
 

@@ -8,9 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Backend } from '../core/backends/protocol';
-import { projectHooksFile } from '../core/extensions/hooks/config';
-import { PROJECT_SKILL_DIRS } from '../core/extensions/skills/discover';
-import { projectMcpFile } from '../core/trust/loaders';
+import { CONFIG_KINDS, type ConfigKind } from '../core/config/registry';
 import { remoteLoginShellCommandLine } from '../core/backends/remote/remote-exec';
 import { RemoteShellBackend } from '../core/backends/remote/remote-shell';
 import type { App } from './app';
@@ -62,21 +60,19 @@ export async function openRemoteApp(location: SshFolderLocation, options: Folder
   }
 }
 
-/** What a remote folder's own configuration holds, of what this version does not load. */
-export type RemoteConfigKind = '.mcp.json' | 'hooks' | 'skills';
-
-/** The one notice line for a remote folder (`dev@box:/srv/proj`) and the configuration found there. */
-export function remoteFolderLimitsNotice(label: string, found: readonly RemoteConfigKind[]): string {
+/** The one notice line for a remote folder (`dev@box:/srv/proj`) and the kinds of configuration found there (their nouns). */
+export function remoteFolderLimitsNotice(label: string, found: readonly string[]): string {
   return `${label} is a remote folder: its own configuration (${found.join(', ')}) is not loaded in this version.`;
 }
 
 /**
- * The configuration the remote folder has of its own (a few looks over its connection, for the
- * notice to be given only when there is something not loaded). Never rejects: a look that
- * fails for another reason than the path being absent is tried again (a connection lost just
- * then is made anew on the next call), then counts as absent.
+ * The kinds of configuration the remote folder has of its own, by their nouns (a few looks
+ * over its connection at every kind's places, for the notice to be given only when there is
+ * something not loaded). Never rejects: a look that fails for another reason than the path
+ * being absent is tried again (a connection lost just then is made anew on the next call),
+ * then counts as absent.
  */
-export async function remoteFolderConfiguration(files: Pick<Backend, 'stat' | 'ls' | 'readRaw'>, retryDelayMs = 500): Promise<RemoteConfigKind[]> {
+export async function remoteFolderConfiguration(files: Pick<Backend, 'stat' | 'ls' | 'readRaw'>, retryDelayMs = 500): Promise<string[]> {
   const look = async <T extends { error?: string }>(call: () => Promise<T>): Promise<T | null> => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const result = await call().catch((err: unknown) => ({ error: String(err) }) as T);
@@ -86,24 +82,36 @@ export async function remoteFolderConfiguration(files: Pick<Backend, 'stat' | 'l
     }
     return null;
   };
-  const exists = async (path: string): Promise<boolean> => (await look(() => files.stat(path))) !== null;
-  const claudeHooks = async (): Promise<boolean> => {
-    const raw = await look(() => files.readRaw('/.claude/settings.json'));
-    return raw?.data !== undefined && new TextDecoder().decode(raw.data).includes('"hooks"');
+  // A place holds something: a folder with entries, a file (a shared JSON file: a value at the kind's key).
+  const holds = async (kind: ConfigKind, place: string): Promise<boolean> => {
+    const path = `/${place}`;
+    const stat = await look(() => files.stat(path));
+    if (stat === null) return false;
+    if (stat.info?.isDir === true) return ((await look(() => files.ls(path)))?.entries?.length ?? 0) > 0;
+    if (kind.jsonKey === undefined) return true;
+    const raw = await look(() => files.readRaw(path));
+    return raw?.data !== undefined && hasValueAt(new TextDecoder().decode(raw.data), kind.jsonKey);
   };
-  const hasEntries = async (dir: string): Promise<boolean> => ((await look(() => files.ls(dir)))?.entries?.length ?? 0) > 0;
-  // One after another: the folder's connection is shared with the window's own requests.
-  const found: RemoteConfigKind[] = [];
-  // The folder's own paths as the local loaders name them, the remote folder's root being '/'.
-  if (await exists(projectMcpFile('/'))) found.push('.mcp.json');
-  if ((await exists(projectHooksFile('/'))) || (await claudeHooks())) found.push('hooks');
-  for (const dir of PROJECT_SKILL_DIRS) {
-    if (await hasEntries(`/${dir}`)) {
-      found.push('skills');
-      break;
+  // One look after another: the folder's connection is shared with the window's own requests.
+  const found: string[] = [];
+  for (const kind of CONFIG_KINDS) {
+    for (const place of kind.projectPaths) {
+      if (await holds(kind, place)) {
+        found.push(kind.noun);
+        break;
+      }
     }
   }
-  return found;
+  return [...new Set(found)];
+}
+
+function hasValueAt(text: string, key: string): boolean {
+  try {
+    const value: unknown = (JSON.parse(text) as Record<string, unknown> | null)?.[key];
+    return value !== undefined && value !== null && (typeof value !== 'object' || Object.keys(value).length > 0);
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -15,6 +15,7 @@ import { ModelConfigError } from '../core/models/errors';
 import type { ChatModel } from '../core/models/types';
 import { createSandbox } from '../core/sandbox';
 import type { Sandbox } from '../core/sandbox/types';
+import { folderTrust } from '../core/trust/folder-trust';
 import { trustGatedHub } from '../core/trust/gated-hub';
 import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
 import { trustReport } from '../core/trust/report';
@@ -122,10 +123,10 @@ async function openLocalExtensions(folder: string, options: FolderExtensionsOpti
       say,
       ...(options.extraMcpServers ? { extraServers: options.extraMcpServers } : {}),
     });
-    const isTrusted = (entry: { key: string; digest: string }): boolean => gate.isTrusted(realFolder, entry);
+    const { isTrusted, version } = folderTrust(gate, realFolder);
     const skills = createSkillCatalog({ dataDir, home: homedir(), folder: realFolder, isTrusted });
     for (const problem of skills.current().problems) say(skillProblemLine(problem));
-    const hooks = hooksSource({ dataDir, folder: realFolder, isTrusted, version: () => gate.version() });
+    const hooks = hooksSource({ dataDir, folder: realFolder, isTrusted, version });
     for (const problem of hooks().problems) say(problem);
     return {
       realFolder,

@@ -2,10 +2,8 @@
 // [--header 'K: V']… | rm NAME` (SPEC §10).
 
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
 import { entryProblem, readMcpConfigFile, removeServerEntry, writeServerEntry } from '../core/config/mcp-config';
-import { mcpTrustKey } from '../core/trust/loaders';
-import { userMcpFile } from '../core/trust/project-configuration';
+import { mcpTrustKey, projectMcpFile, userMcpFile } from '../core/config/kinds/mcp';
 import { trustReport } from '../core/trust/report';
 import { TrustStore } from '../core/trust/store';
 import { terminalSafe } from '../core/text/terminal-safe';
@@ -67,7 +65,7 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
       if (extra.length > 0) throw new UsageError(`put the server's command after --: deepdesk mcp add ${name} -- ${extra.join(' ')}`);
       const entry = entryFrom(values, commandLine);
       const folder = values.project ? realpathSync(projectFolder(values.folder, 'mcp')) : undefined;
-      const file = folder ? join(folder, '.mcp.json') : userMcpFile(dataDir);
+      const file = folder ? projectMcpFile(folder) : userMcpFile(dataDir);
       // Checked as the file's reader will read it: a bad entry is refused before it is written.
       const problem = entryProblem(file, name, entry);
       if (problem !== undefined) throw new UsageError(`${problem.field ? `${problem.field}: ` : ''}${problem.message}`);
@@ -88,7 +86,7 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
     }
     case 'rm': {
       if (name === undefined) throw new UsageError('mcp rm needs a server name: deepdesk mcp rm NAME');
-      const candidates = values.project ? [join(realpathSync(projectFolder(values.folder, 'mcp')), '.mcp.json')] : [userMcpFile(dataDir), join(realpathSync(projectFolder(values.folder, 'mcp')), '.mcp.json')];
+      const candidates = values.project ? [projectMcpFile(realpathSync(projectFolder(values.folder, 'mcp')))] : [userMcpFile(dataDir), projectMcpFile(realpathSync(projectFolder(values.folder, 'mcp')))];
       for (const file of candidates) {
         if (!existsSync(file)) continue;
         if (!rawHas(file, name)) continue;

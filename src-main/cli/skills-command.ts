@@ -9,6 +9,7 @@ import { resolveDataDir } from '../app/data-dir';
 import { discoverSkills } from '../core/extensions/skills/discover';
 import { budgetText, skillListing, skillPromptBudget } from '../core/extensions/skills/prompt';
 import type { Skill } from '../core/extensions/skills/types';
+import { folderTrust } from '../core/trust/folder-trust';
 import { TrustStore } from '../core/trust/store';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { projectFolder } from './folders';
@@ -36,7 +37,7 @@ export async function skillsCommand(argv: string[], io: SkillsIo = { stdout: pro
   const say = (line: string): void => void io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   const store = new TrustStore(dataDir, { onProblem: (problem) => say(problem.message) });
   try {
-    const found = discoverSkills({ dataDir, home: io.env.HOME ?? homedir(), folder, isTrusted: (entry) => store.isTrusted(folder, entry) });
+    const found = discoverSkills({ dataDir, home: io.env.HOME ?? homedir(), folder, isTrusted: folderTrust(store, folder).isTrusted });
     const row = (skill: Skill, state?: string): string[] => [
       skill.name,
       state === undefined ? skill.source : `${skill.source} (${state})`,

@@ -3,16 +3,16 @@
 // (`<data-dir>/extensions.json`), and handed to every thread's agent as they are now.
 
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
-import { hooksSource, loadHooks, userHooksFile, type LoadedHooks } from '../../core/extensions/hooks/config';
+import { hooksSource, loadHooks, type LoadedHooks } from '../../core/extensions/hooks/config';
 import type { HookEntry } from '../../core/extensions/hooks/types';
 import { createSkillCatalog, type SkillDiscovery } from '../../core/extensions/skills/discover';
 import type { SkillListing } from '../../core/extensions/skills/prompt';
 import { skillProblemLine } from '../../core/extensions/skills/trust-entries';
 import type { Skill } from '../../core/extensions/skills/types';
+import { folderTrust, type FolderTrust } from '../../core/trust/folder-trust';
 import type { TrustStore } from '../../core/trust/store';
 import type { HooksListDto, SkillsListDto } from '../contract';
 
@@ -33,6 +33,7 @@ export interface ExtensionsServiceOptions {
 
 export class ExtensionsService {
   private readonly state: JsonFileStore<ExtensionsState>;
+  private readonly trust: FolderTrust;
   /** Mutated in place: the skill catalog reads it at every scan. */
   private readonly disabledSkills = new Set<string>();
   private readonly catalog: { current(): SkillDiscovery };
@@ -43,9 +44,9 @@ export class ExtensionsService {
   private readonly hooksNow: () => LoadedHooks;
   private listing: SkillListing | undefined;
   private timer: NodeJS.Timeout | null = null;
-  private watcher: FSWatcher | null = null;
 
   constructor(private readonly options: ExtensionsServiceOptions) {
+    this.trust = folderTrust(options.trust, options.folder);
     this.state = new JsonFileStore({
       path: join(options.dataDir, 'extensions.json'),
       shape: stateShape,
@@ -57,7 +58,7 @@ export class ExtensionsService {
       this.syncDisabled();
       this.reload();
     });
-    const isTrusted = (entry: { key: string; digest: string }): boolean => options.trust.isTrusted(options.folder, entry);
+    const { isTrusted } = this.trust;
     this.catalog = createSkillCatalog({ dataDir: options.dataDir, home: options.home ?? homedir(), folder: options.folder, isTrusted, disabled: this.disabledSkills });
     this.hooksNow = hooksSource({
       dataDir: options.dataDir,
@@ -68,7 +69,6 @@ export class ExtensionsService {
       version: () => [options.trust.version(), [...this.syncDisabledHooks()]],
     });
     this.reload();
-    this.watchHooksFile();
   }
 
   /** The skills that load now (a changed SKILL.md is read again: the catalog looks at each file's stat). */
@@ -90,8 +90,7 @@ export class ExtensionsService {
 
   /** Reads the hooks files again (after a change of one, a trust granted, a switch turned). */
   reload(): void {
-    const isTrusted = (entry: { key: string; digest: string }): boolean => this.options.trust.isTrusted(this.options.folder, entry);
-    this.loadedHooks = loadHooks({ dataDir: this.options.dataDir, folder: this.options.folder, isTrusted, disabled: new Set(this.state.current().disabledHooks ?? []) });
+    this.loadedHooks = loadHooks({ dataDir: this.options.dataDir, folder: this.options.folder, isTrusted: this.trust.isTrusted, disabled: new Set(this.state.current().disabledHooks ?? []) });
     this.options.onChange();
   }
 
@@ -126,9 +125,8 @@ export class ExtensionsService {
 
   hooksList(): HooksListDto {
     const off = new Set(this.state.current().disabledHooks ?? []);
-    const isTrusted = (entry: { key: string; digest: string }): boolean => this.options.trust.isTrusted(this.options.folder, entry);
     // Every trusted hook, the ones turned off too.
-    const all = loadHooks({ dataDir: this.options.dataDir, folder: this.options.folder, isTrusted }).hooks;
+    const all = loadHooks({ dataDir: this.options.dataDir, folder: this.options.folder, isTrusted: this.trust.isTrusted }).hooks;
     return {
       hooks: all.map((h) => ({ id: h.id, event: h.event, ...(h.matcher ? { matcher: h.matcher } : {}), command: h.command, source: h.source, file: h.file, enabled: !off.has(h.id) })),
       problems: this.loadedHooks.problems,
@@ -162,22 +160,8 @@ export class ExtensionsService {
     for (const name of this.state.current().disabledSkills ?? []) this.disabledSkills.add(name);
   }
 
-  /** The person's hooks.json lives in the data folder (edited by hand, or by another window). */
-  private watchHooksFile(): void {
-    const file = userHooksFile(this.options.dataDir);
-    try {
-      this.watcher = watch(dirname(file), (_event, name) => {
-        if (name === null || String(name) === 'hooks.json') this.scheduleReload();
-      });
-      this.watcher.on('error', () => undefined);
-    } catch {
-      // Not watchable: a change applies at the next reload.
-    }
-  }
-
   close(): void {
     if (this.timer) clearTimeout(this.timer);
-    this.watcher?.close();
     this.state.close();
   }
 }

@@ -3,13 +3,14 @@
 // them, and the Settings region's edits. The trust question is the app's (app/trust/). Every change to one of the files
 // (here, by `deepdesk mcp add` in another process, by a `git pull` of .mcp.json) reloads.
 
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { entryProblem, removeServerEntry, setServerDisabled, writeServerEntry } from '../../core/config/mcp-config';
 import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
-import { loadProjectConfiguration, userMcpFile } from '../../core/trust/project-configuration';
+import { userMcpFile } from '../../core/config/kinds/mcp';
+import { loadProjectConfiguration } from '../../core/trust/project-configuration';
 import type { TrustStore } from '../../core/trust/store';
 import { ContractError, type McpListDto, type McpServerDto } from '../contract';
 
@@ -37,7 +38,6 @@ export class McpService {
   /** Per folder, the servers of its .mcp.json or of --mcp-config the person turned off. */
   private readonly folderState: JsonFileStore<Record<string, z.output<typeof folderStateSchema>>>;
   private problems: string[] = [];
-  private watchers: FSWatcher[] = [];
   private timer: NodeJS.Timeout | null = null;
   private loading: Promise<void> = Promise.resolve();
   /** The starts and stops of the reloads so far, under way. */
@@ -61,7 +61,6 @@ export class McpService {
 
   /** Loads the configuration and starts the servers; resolves once they connected or failed. */
   async start(): Promise<void> {
-    this.watchFiles();
     await this.reload();
     await this.settled();
   }
@@ -120,23 +119,6 @@ export class McpService {
       this.timer = null;
       void this.reload();
     }, RELOAD_DEBOUNCE_MS);
-  }
-
-  /** The person's file lives in the data folder, changed here or by `deepdesk mcp add`. */
-  private watchFiles(): void {
-    const files = [this.userFile, ...(this.options.cliFiles ?? [])];
-    for (const dir of new Set(files.map(dirname))) {
-      const names = new Set(files.filter((f) => dirname(f) === dir).map((f) => basename(f)));
-      try {
-        const watcher = watch(dir, (_event, name) => {
-          if (name === null || names.has(String(name))) this.scheduleReload();
-        });
-        watcher.on('error', () => undefined);
-        this.watchers.push(watcher);
-      } catch {
-        // A folder that cannot be watched: changes apply at the next reload.
-      }
-    }
   }
 
   list(): McpListDto {
@@ -242,7 +224,6 @@ export class McpService {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const w of this.watchers) w.close();
     this.stopHub();
     await this.loading.catch(() => undefined);
     await this.options.hub.close();

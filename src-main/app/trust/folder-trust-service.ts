@@ -9,11 +9,6 @@ import type { TrustStore } from '../../core/trust/store';
 import type { TrustReport } from '../../core/trust/types';
 import type { TrustStateDto } from '../contract';
 
-/** Paths (virtual, in the folder) whose change can change what the folder's configuration holds. */
-export function isFolderConfigPath(path: string): boolean {
-  return path === '/.mcp.json' || path === '/.deepdesk/hooks.json' || /^\/(?:\.deepdesk|\.agents|\.claude)\/skills(?:\/|$)/.test(path) || path === '/.deepdesk' || path === '/.agents' || path === '/.claude';
-}
-
 export const CHANGED_SINCE_SHOWN = "The folder's configuration changed since it was shown, so nothing was trusted. This is what it would load now.";
 
 export interface FolderTrustOptions {

@@ -4,13 +4,12 @@
 // another process), a changed entry or a changed script takes effect before the next model
 // call, even before the reload that stops the server has happened; `onStale` asks for it.
 
-import { join } from 'node:path';
 import { readServerEntries } from '../config/mcp-config';
 import type { McpServerConfig } from '../config/mcp-config-types';
 import type { McpHubApi } from '../extensions/mcp/types';
 import { errorText } from '../tools/tool';
 import { pathsStamp, projectServerDigest, serverFiles } from './entry-files';
-import { mcpTrustKey } from './loaders';
+import { mcpTrustKey, projectMcpFile } from '../config/kinds/mcp';
 import type { TrustGate } from './types';
 
 export interface TrustGatedHubOptions {
@@ -22,7 +21,7 @@ export interface TrustGatedHubOptions {
 }
 
 export function trustGatedHub(hub: McpHubApi, options: TrustGatedHubOptions): McpHubApi {
-  const file = join(options.folder, '.mcp.json');
+  const file = projectMcpFile(options.folder);
   let stamp: string | undefined;
   let allowed = new Map<string, boolean>();
 

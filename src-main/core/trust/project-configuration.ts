@@ -3,11 +3,11 @@
 // name (later wins). The one call the window's app, `run`, `serve` and `acp` make when a
 // folder opens; what did not load is returned, never thrown.
 
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { entryVariables, expandServerEntry, mergeServers, readMcpConfigFile, readServerEntries } from '../config/mcp-config';
 import { problemLine, type ConfigSource, type McpServerConfig } from '../config/mcp-config-types';
 import { projectServerDigest } from './entry-files';
-import { mcpTrustKey, projectMcpFile } from './loaders';
+import { mcpTrustKey, projectMcpFile, userMcpFile } from '../config/kinds/mcp';
 import { trustReport } from './report';
 import { realFolder, TrustStore } from './store';
 import type { TrustGate, TrustReport } from './types';
@@ -33,11 +33,6 @@ export interface ProjectConfiguration {
   problems: string[];
   /** The folder's trust report; with `trustForRun` its `untrusted` is empty (everything loads, so no notice is due). */
   report: TrustReport;
-}
-
-/** The person's own MCP servers file. */
-export function userMcpFile(dataDir: string): string {
-  return join(dataDir, 'mcp.json');
 }
 
 export async function loadProjectConfiguration(options: ProjectConfigurationOptions): Promise<ProjectConfiguration> {

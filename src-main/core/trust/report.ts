@@ -3,27 +3,17 @@
 // `deepdesk run` prints.
 
 import { createHash } from 'node:crypto';
-import { FOLDER_CONFIG_LOADERS } from './loaders';
+import { CONFIG_KINDS, folderConfiguration, type ConfigKind } from '../config/registry';
 import { realFolder } from './store';
-import type { FolderConfigLoader, TrustEntry, TrustGate, TrustReport } from './types';
+import type { TrustEntry, TrustGate, TrustReport } from './types';
 
-export async function trustReport(folder: string, store: TrustGate, env: NodeJS.ProcessEnv, loaders: readonly FolderConfigLoader[] = FOLDER_CONFIG_LOADERS): Promise<TrustReport> {
-  const real = realFolder(folder);
-  const results = await Promise.all(
-    loaders.map((loader) =>
-      loader.entries(real, env).catch((err: unknown) => ({
-        entries: [] as TrustEntry[],
-        problems: [`${real}: the folder's ${loader.kind} configuration could not be read (${err instanceof Error ? err.message : String(err)})`],
-      })),
-    ),
-  );
-  const entries = results.flatMap((r) => r.entries);
-  return {
-    folder: real,
-    entries,
-    untrusted: entries.filter((entry) => !store.isTrusted(real, entry)),
-    problems: results.flatMap((r) => r.problems),
-  };
+/** Every kind of the registry, read for the folder (real path): what would load, and what of it is not trusted. */
+export function trustReport(folder: string, store: TrustGate, env: NodeJS.ProcessEnv, kinds: readonly ConfigKind[] = CONFIG_KINDS): Promise<TrustReport> {
+  return Promise.resolve().then(() => {
+    const real = realFolder(folder);
+    const { entries, problems } = folderConfiguration(real, env, kinds);
+    return { folder: real, entries, untrusted: entries.filter((entry) => !store.isTrusted(real, entry)), problems };
+  });
 }
 
 /**

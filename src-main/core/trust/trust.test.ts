@@ -7,11 +7,11 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mcpLoader } from './loaders';
+import { mcpKind } from '../config/kinds/mcp';
+import type { ConfigKind } from '../config/registry';
 import { loadProjectConfiguration } from './project-configuration';
 import { trustReport, UNTRUSTED_LINE, untrustedNotice } from './report';
 import { TrustStore } from './store';
-import type { FolderConfigLoader } from './types';
 
 let root: string;
 let folder: string;
@@ -71,9 +71,17 @@ describe('the trust list', () => {
   });
 
   it('a loader that fails is one problem, and the others still report', async () => {
-    const broken: FolderConfigLoader = { kind: 'hook', entries: () => Promise.reject(new Error('disk on fire')) };
+    const broken: ConfigKind = {
+      kind: 'hook',
+      noun: 'hooks',
+      projectPaths: [],
+      userPaths: () => [],
+      folderEntries: () => {
+        throw new Error('disk on fire');
+      },
+    };
     projectConfig({ a: { command: 'x' } });
-    const report = await trustReport(folder, store, {}, [mcpLoader, broken]);
+    const report = await trustReport(folder, store, {}, [mcpKind, broken]);
     expect(report.entries).toHaveLength(1);
     expect(report.problems).toEqual([`${folder}: the folder's hook configuration could not be read (disk on fire)`]);
   });

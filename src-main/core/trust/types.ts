@@ -13,13 +13,6 @@ export interface TrustEntry {
   label: string;
 }
 
-/** A kind of folder-provided configuration: one loader entry (and nothing else) per kind. */
-export interface FolderConfigLoader {
-  kind: TrustEntry['kind'];
-  /** The entries the folder (real path) provides now, and what is wrong with its files. */
-  entries(folder: string, env: NodeJS.ProcessEnv): Promise<{ entries: TrustEntry[]; problems: string[] }>;
-}
-
 export interface TrustReport {
   folder: string;
   /** Everything the folder's configuration would load. */

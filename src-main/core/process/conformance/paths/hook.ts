@@ -9,6 +9,7 @@ import { expect } from 'vitest';
 import { loadHooks } from '../../../extensions/hooks/config';
 import { runHook, runHooks, type HookInput } from '../../../extensions/hooks/runner';
 import type { HookEntry } from '../../../extensions/hooks/types';
+import { folderTrust } from '../../../trust/folder-trust';
 import { trustReport } from '../../../trust/report';
 import { TrustStore } from '../../../trust/store';
 import { readText } from '../effects';
@@ -79,7 +80,7 @@ export function hookPath(): ExecutionPath {
       },
       async trigger(scene) {
         const store = new TrustStore(scene.dataDir);
-        const loaded = loadHooks({ dataDir: scene.dataDir, folder: scene.project, isTrusted: (entry) => store.isTrusted(scene.project, entry) });
+        const loaded = loadHooks({ dataDir: scene.dataDir, folder: scene.project, isTrusted: folderTrust(store, scene.project).isTrusted });
         await runHooks(loaded.hooks.filter((h) => h.event === 'PreToolUse'), input(scene), { folder: scene.project });
       },
     },

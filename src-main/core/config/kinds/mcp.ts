@@ -1,18 +1,22 @@
-// The kinds of configuration a folder provides (SPEC §9), one loader each: what each entry
-// would load, shown and digested for trust. Skills and hooks add one entry here each.
+// MCP servers (SPEC §10): the person's `<data-dir>/mcp.json` and the folder's `.mcp.json`,
+// one trust entry per server that would start.
 
 import { join } from 'node:path';
-import { entryVariables, readServerEntries, type CheckedServerEntry } from '../config/mcp-config';
-import { problemLine } from '../config/mcp-config-types';
-import { hookTrustKey, projectHooksFile, readHooksFile } from '../extensions/hooks/config';
-import { projectSkillTrustEntries } from '../extensions/skills/trust-entries';
-import { projectHookDigest, projectServerDigest } from './entry-files';
-import { shellWord, visibleLine } from './labels';
-import type { FolderConfigLoader, TrustEntry } from './types';
+import { entryVariables, readServerEntries, type CheckedServerEntry } from '../mcp-config';
+import { problemLine } from '../mcp-config-types';
+import { projectServerDigest, serverFiles } from '../../trust/entry-files';
+import { shellWord, visibleLine } from '../../trust/labels';
+import type { TrustEntry } from '../../trust/types';
+import type { ConfigKind } from './kind';
 
 /** The folder's own MCP servers file. */
 export function projectMcpFile(folder: string): string {
   return join(folder, '.mcp.json');
+}
+
+/** The person's own MCP servers file. */
+export function userMcpFile(dataDir: string): string {
+  return join(dataDir, 'mcp.json');
 }
 
 /** The trust key of a project MCP server entry. */
@@ -43,40 +47,20 @@ export function mcpServerLabel(entry: CheckedServerEntry): string {
   return visibleLine(`MCP server ${entry.name}: ${[...env, ...command].join(' ')} (${containment})${uses}`);
 }
 
-/** `.mcp.json`: one entry per server that would start (a disabled one would not). */
-export const mcpLoader: FolderConfigLoader = {
+export const mcpKind: ConfigKind = {
   kind: 'mcp',
-  entries(folder) {
+  noun: '.mcp.json',
+  projectPaths: ['.mcp.json'],
+  userPaths: ({ dataDir }) => [userMcpFile(dataDir)],
+  // One entry per server that would start (a disabled one would not).
+  folderEntries(folder) {
     const file = projectMcpFile(folder);
     const read = readServerEntries(file, 'project');
     const entries: TrustEntry[] = read.entries
       .filter((entry) => entry.fields.disabled !== true)
       .map((entry) => ({ kind: 'mcp', key: mcpTrustKey(entry.name), file, digest: projectServerDigest(folder, entry), label: mcpServerLabel(entry) }));
-    return Promise.resolve({ entries, problems: read.problems.map(problemLine) });
+    return { entries, problems: read.problems.map(problemLine) };
   },
+  // What unsandboxed servers run from the folder (a sandboxed one is contained whatever it runs).
+  entryFiles: (folder) => readServerEntries(projectMcpFile(folder), 'project').entries.flatMap((entry) => serverFiles(folder, entry)),
 };
-
-/** The project's skills folders: one entry per valid skill (`Skill NAME: .claude/skills/NAME/SKILL.md`). */
-export const skillLoader: FolderConfigLoader = {
-  kind: 'skill',
-  entries: (folder) => Promise.resolve().then(() => projectSkillTrustEntries(folder)),
-};
-
-/** `.deepdesk/hooks.json`: one entry per hook command, `Hook EVENT [MATCHER]: COMMAND`. */
-export const hookLoader: FolderConfigLoader = {
-  kind: 'hook',
-  entries(folder) {
-    const file = projectHooksFile(folder);
-    const read = readHooksFile(file, 'project');
-    const entries: TrustEntry[] = read.hooks.map((hook) => ({
-      kind: 'hook',
-      key: hookTrustKey(hook),
-      file,
-      digest: projectHookDigest(folder, hook),
-      label: visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}: ${hook.command}`),
-    }));
-    return Promise.resolve({ entries, problems: read.problems.map(problemLine) });
-  },
-};
-
-export const FOLDER_CONFIG_LOADERS: readonly FolderConfigLoader[] = [mcpLoader, hookLoader, skillLoader];

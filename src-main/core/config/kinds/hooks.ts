@@ -1,0 +1,30 @@
+// Hooks (SPEC §11): one trust entry per hook command of the folder's hooks files.
+
+import { projectHooksFile, readHooksFile, hookTrustKey, userHooksFile } from '../../extensions/hooks/config';
+import { problemLine } from '../mcp-config-types';
+import { hookFiles, projectHookDigest } from '../../trust/entry-files';
+import { visibleLine } from '../../trust/labels';
+import type { TrustEntry } from '../../trust/types';
+import type { ConfigKind } from './kind';
+
+export const hookKind: ConfigKind = {
+  kind: 'hook',
+  noun: 'hooks',
+  jsonKey: 'hooks',
+  projectPaths: ['.deepdesk/hooks.json'],
+  userPaths: ({ dataDir }) => [userHooksFile(dataDir)],
+  // `Hook EVENT [MATCHER]: COMMAND`
+  folderEntries(folder) {
+    const file = projectHooksFile(folder);
+    const read = readHooksFile(file, 'project');
+    const entries: TrustEntry[] = read.hooks.map((hook) => ({
+      kind: 'hook',
+      key: hookTrustKey(hook),
+      file,
+      digest: projectHookDigest(folder, hook),
+      label: visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}: ${hook.command}`),
+    }));
+    return { entries, problems: read.problems.map(problemLine) };
+  },
+  entryFiles: (folder) => readHooksFile(projectHooksFile(folder), 'project').hooks.flatMap((hook) => hookFiles(folder, hook)),
+};
