@@ -1,5 +1,6 @@
 // The contract's shapes for MCP servers and folder trust (SPEC §9, §10). Renderer-safe: zod only.
 import { z } from 'zod';
+import { TRUST_ENTRY_KINDS } from '../../core/trust/types';
 
 export const mcpStatusSchema = z.enum(['starting', 'connected', 'failed', 'needs-sign-in', 'not-trusted', 'disabled']);
 export type McpStatusDto = z.infer<typeof mcpStatusSchema>;
@@ -34,7 +35,7 @@ export const mcpListSchema = z.object({
 export type McpListDto = z.infer<typeof mcpListSchema>;
 
 export const trustEntrySchema = z.object({
-  kind: z.enum(['mcp', 'hook', 'skill']),
+  kind: z.enum(TRUST_ENTRY_KINDS),
   /** `mcp:NAME` for a server of the folder's .mcp.json. */
   key: z.string(),
   label: z.string(),

@@ -1,8 +1,12 @@
 // Folder trust (SPEC §9): what a folder's own configuration would load, entry by entry.
 
+/** The kinds of configuration a folder provides (one entry each in core/config/registry). */
+export const TRUST_ENTRY_KINDS = ['mcp', 'hook', 'skill', 'command', 'agent', 'rule', 'plugin'] as const;
+export type TrustEntryKind = (typeof TRUST_ENTRY_KINDS)[number];
+
 /** One thing a folder's configuration would load: an MCP server, a hook, a skill. */
 export interface TrustEntry {
-  kind: 'mcp' | 'hook' | 'skill';
+  kind: TrustEntryKind;
   /** Stable within the folder, e.g. `mcp:github`, `hook:PreToolUse:0`, `skill:pdf`. */
   key: string;
   /** Absolute path of the file that declares it. */
