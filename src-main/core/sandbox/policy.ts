@@ -4,6 +4,7 @@
 import { readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ALL_FOLDER_CONFIG_PLACES } from '../config/places';
 import type { SandboxPolicy } from './types';
 
 type Platform = 'linux' | 'darwin';
@@ -62,13 +63,8 @@ export const PROTECTED_PROJECT_PATHS: readonly string[] = [
   '.git/commondir',
   '.git/info',
   '.deepdesk',
-  '.mcp.json',
-  '.agents/skills',
-  '.claude/skills',
-  '.claude/settings.json',
-  '.claude/settings.local.json',
-  '.claude/commands',
-  '.claude/agents',
+  // The folder's own configuration, every kind (`.deepdesk` holds its own places already).
+  ...ALL_FOLDER_CONFIG_PLACES.filter((place) => !place.startsWith('.deepdesk/')),
 ];
 
 /**

@@ -12,24 +12,16 @@
 // and trailing dots and spaces of a name: on macOS and Windows `/.GIT/config` and
 // `/.env.` are the same files as `/.git/config` and `/.env`.
 
+
+import { ALL_FOLDER_CONFIG_PLACES } from '../../config/places';
+
 /**
  * The folder's own configuration (SPEC §9): `.mcp.json`, `.deepdesk/hooks.json`, Claude
  * Code's settings files (hooks and permission rules), its commands and agents, the skills
  * folders, and any `SKILL.md` wherever it is. The sandbox keeps the same files read-only
  * (sandbox/policy.ts PROTECTED_PROJECT_PATHS).
  */
-export const FOLDER_CONFIG_PATHS: readonly string[] = [
-  '/.mcp.json',
-  '/.deepdesk/hooks.json',
-  '/.deepdesk/skills/**',
-  '/.agents/skills/**',
-  '/.claude/skills/**',
-  '/.claude/settings.json',
-  '/.claude/settings.local.json',
-  '/.claude/commands/**',
-  '/.claude/agents/**',
-  '**/SKILL.md',
-];
+export const FOLDER_CONFIG_PATHS: readonly string[] = [...ALL_FOLDER_CONFIG_PLACES.map((place) => `/${place}`), '**/SKILL.md'];
 
 /** Each kind of protected path and why writing there asks; the first that matches is told. */
 const PROTECTED_KINDS: ReadonlyArray<{ patterns: readonly string[]; reason: string }> = [

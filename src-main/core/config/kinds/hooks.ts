@@ -5,13 +5,14 @@ import { problemLine } from '../mcp-config-types';
 import { hookFiles, projectHookDigest } from '../../trust/entry-files';
 import { visibleLine } from '../../trust/labels';
 import type { TrustEntry } from '../../trust/types';
+import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';
 
 export const hookKind: ConfigKind = {
   kind: 'hook',
   noun: 'hooks',
   jsonKey: 'hooks',
-  projectPaths: ['.deepdesk/hooks.json'],
+  projectPaths: FOLDER_CONFIG_PLACES.hook,
   userPaths: ({ dataDir }) => [userHooksFile(dataDir)],
   // `Hook EVENT [MATCHER]: COMMAND`
   folderEntries(folder) {

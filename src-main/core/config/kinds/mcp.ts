@@ -7,6 +7,7 @@ import { problemLine } from '../mcp-config-types';
 import { projectServerDigest, serverFiles } from '../../trust/entry-files';
 import { shellWord, visibleLine } from '../../trust/labels';
 import type { TrustEntry } from '../../trust/types';
+import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';
 
 /** The folder's own MCP servers file. */
@@ -50,7 +51,7 @@ export function mcpServerLabel(entry: CheckedServerEntry): string {
 export const mcpKind: ConfigKind = {
   kind: 'mcp',
   noun: '.mcp.json',
-  projectPaths: ['.mcp.json'],
+  projectPaths: FOLDER_CONFIG_PLACES.mcp,
   userPaths: ({ dataDir }) => [userMcpFile(dataDir)],
   // One entry per server that would start (a disabled one would not).
   folderEntries(folder) {

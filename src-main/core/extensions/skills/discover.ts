@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import { checkSkillHeader, splitFrontMatter, type HeaderCheck } from './front-matter';
 import type { Skill, SkillProblem, SkillSource } from './types';
 
@@ -19,7 +20,7 @@ export const SKILL_FILE = 'SKILL.md';
 export const MAX_SKILL_FILE_BYTES = 256 * 1024;
 export const SKILLS_MOUNT = '/skills/';
 /** The project's skills folders, relative to the folder, in the order they win on a name clash. */
-export const PROJECT_SKILL_DIRS = ['.deepdesk/skills', '.agents/skills', '.claude/skills'] as const;
+export const PROJECT_SKILL_DIRS = FOLDER_CONFIG_PLACES.skill;
 
 /** The person's skills folders, in the order they win on a name clash. */
 export function userSkillDirs(dataDir: string, home: string): string[] {
