@@ -154,6 +154,19 @@ describe('the loop', () => {
     expect(system).toContain('The person is called Ada.');
     expect(system).toContain('/memories/');
   });
+
+  it("takes CLAUDE.md as the project's instructions where there is no AGENTS.md, and AGENTS.md where there are both", async () => {
+    h = await createHarness({ script: [{ text: 'one' }, { text: 'two' }] });
+    writeFileSync(join(h.ws.folder, 'CLAUDE.md'), 'Run make check before committing.\n');
+    await h.run('hi');
+    const first = textOf(h.server.requests[0]!.messages[0]!.content);
+    expect(first).toContain('## Project instructions (/CLAUDE.md)\nRun make check before committing.');
+    writeFileSync(join(h.ws.folder, 'AGENTS.md'), 'Always use tabs.\n');
+    await h.run('again');
+    const second = textOf(h.server.requests[1]!.messages[0]!.content);
+    expect(second).toContain('## Project instructions (/AGENTS.md)\nAlways use tabs.');
+    expect(second).not.toContain('Run make check');
+  });
 });
 
 describe('large result eviction', () => {

@@ -1,5 +1,6 @@
-// Memory (SPEC §4): the folder's AGENTS.md and /memories/AGENTS.md go into the system
-// prompt, with guidance on keeping /memories/ useful. Files are re-read only when they change.
+// Memory (SPEC §4): the folder's AGENTS.md (where there is none, its CLAUDE.md, as Claude
+// Code users have it) and /memories/AGENTS.md go into the system prompt, with guidance on
+// keeping /memories/ useful. Files are re-read only when they change.
 
 import type { Backend } from '../../backends/protocol';
 import type { Middleware } from '../middleware';
@@ -34,9 +35,10 @@ export function memoryMiddleware(): Middleware {
   return {
     name: 'memory',
     async systemPrompt(ctx) {
-      const [project, personal] = await Promise.all([load(ctx.backend, '/AGENTS.md'), load(ctx.backend, '/memories/AGENTS.md')]);
+      const [agents, claude, personal] = await Promise.all([load(ctx.backend, '/AGENTS.md'), load(ctx.backend, '/CLAUDE.md'), load(ctx.backend, '/memories/AGENTS.md')]);
+      const [projectFile, project] = agents !== null ? ['/AGENTS.md', agents] : ['/CLAUDE.md', claude];
       const parts = [GUIDANCE];
-      if (project && project.trim() !== '') parts.push(`## Project instructions (/AGENTS.md)\n${project.trim()}`);
+      if (project && project.trim() !== '') parts.push(`## Project instructions (${projectFile})\n${project.trim()}`);
       if (personal && personal.trim() !== '') parts.push(`## Your memory index (/memories/AGENTS.md)\n${personal.trim()}`);
       return parts.join('\n\n');
     },
