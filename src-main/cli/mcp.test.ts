@@ -10,6 +10,17 @@ const t = useCliTestEnv('deepdesk-mcp-cli');
 const EVERYTHING = join(import.meta.dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const readJson = (file: string): { mcpServers: Record<string, Record<string, unknown>> } => JSON.parse(readFileSync(file, 'utf8'));
 
+describe("a folder's .mcp.json in the plugin layout", () => {
+  it('is one line naming the file in `mcp ls` and `trust`, never silence', async () => {
+    writeFileSync(join(t.folder, '.mcp.json'), JSON.stringify({ notes: { command: 'node', args: ['server.js'] } }));
+    const ls = await t.deepdesk(['mcp', 'ls', '--folder', t.folder, '--data-dir', t.dataDir]);
+    expect(ls.code).toBe(0);
+    expect(ls.stderr).toContain(`.mcp.json: mcpServers: is missing: the servers notes stand at the top level; put them under "mcpServers"`);
+    const trust = await t.deepdesk(['trust', '--folder', t.folder, '--data-dir', t.dataDir]);
+    expect(trust.stderr).toContain(`.mcp.json: mcpServers: is missing: the servers notes stand at the top level`);
+  }, 60_000);
+});
+
 describe('deepdesk mcp add / rm', () => {
   it('adds a command server to the person’s mcp.json, private to them, and removes it', async () => {
     const added = await t.deepdesk(['mcp', 'add', 'everything', '--data-dir', t.dataDir, '-e', 'TOKEN=${GH_TOKEN:-none}', '--', process.execPath, EVERYTHING, 'stdio']);

@@ -33,6 +33,21 @@ describe('expandVars', () => {
 });
 
 describe('readMcpConfigFile', () => {
+  it("a folder's file with its servers at the top level is one line naming the file and the servers; a plugin's loads them", () => {
+    write({ github: { command: 'npx', args: ['-y', '@x/github'] }, docs: { type: 'http', url: 'https://x.example/mcp' } });
+    const folder = readMcpConfigFile(file, 'project', {});
+    expect(folder.servers).toEqual([]);
+    expect(lines(folder)).toEqual([`${file}: mcpServers: is missing: the servers github, docs stand at the top level; put them under "mcpServers" ({"mcpServers":{"github":{…}}}), as Claude Code's .mcp.json has them`]);
+    const plugin = readMcpConfigFile(file, 'user', {}, 'plugin');
+    expect(plugin.servers.map((s) => [s.name, s.type])).toEqual([['github', 'stdio'], ['docs', 'http']]);
+    expect(plugin.problems).toEqual([]);
+    // A plugin's file may wrap them too, and a file of other settings is no server file at all.
+    write({ mcpServers: { a: { command: 'x' } } });
+    expect(readMcpConfigFile(file, 'user', {}, 'plugin').servers.map((s) => s.name)).toEqual(['a']);
+    write({ theme: 'dark', version: 2 });
+    expect(readMcpConfigFile(file, 'project', {})).toEqual({ servers: [], problems: [] });
+  });
+
   it('reads stdio and http entries with types inferred, defaults filled in and variables expanded', () => {
     write({
       mcpServers: {

@@ -51,9 +51,9 @@ export function serverDigest(raw: unknown): string {
  * The servers a file declares, `${VAR}` expanded from `env`. A missing file declares none
  * (for `kind: 'cli'`, a file named on the command line, that is a problem too).
  */
-export function readMcpConfigFile(file: string, kind: ConfigSource['kind'], env: NodeJS.ProcessEnv): McpConfigRead {
+export function readMcpConfigFile(file: string, kind: ConfigSource['kind'], env: NodeJS.ProcessEnv, layout: McpFileLayout = 'wrapped'): McpConfigRead {
   const source: ConfigSource = { kind, file };
-  const read = readServerEntries(file, kind);
+  const read = readServerEntries(file, kind, layout);
   const servers: McpServerConfig[] = [];
   const problems = [...read.problems];
   for (const entry of read.entries) {
@@ -64,12 +64,26 @@ export function readMcpConfigFile(file: string, kind: ConfigSource['kind'], env:
   return { servers, problems };
 }
 
+/**
+ * How a file holds its servers: `wrapped` under `mcpServers` (every `.mcp.json` but a
+ * plugin's), or `plugin`, where they may also stand at the top level (SPEC §10, §15).
+ */
+export type McpFileLayout = 'wrapped' | 'plugin';
+
 /** The entries of a file whose shape is right, and one problem per file or entry that is not. */
-export function readServerEntries(file: string, kind: ConfigSource['kind']): { entries: CheckedServerEntry[]; problems: ConfigProblem[] } {
+export function readServerEntries(file: string, kind: ConfigSource['kind'], layout: McpFileLayout = 'wrapped'): { entries: CheckedServerEntry[]; problems: ConfigProblem[] } {
   const parsed = readJsonObject(file, kind);
   if ('problem' in parsed) return { entries: [], problems: parsed.problem ? [parsed.problem] : [] };
-  const servers = parsed.value.mcpServers;
-  if (servers === undefined) return { entries: [], problems: [] };
+  let servers = parsed.value.mcpServers;
+  if (servers === undefined) {
+    const flat = topLevelServers(parsed.value);
+    if (flat.length === 0) return { entries: [], problems: [] };
+    if (layout === 'plugin') servers = parsed.value;
+    else {
+      const example = JSON.stringify({ mcpServers: { [flat[0]!]: '…' } }).replace('"…"', '{…}');
+      return { entries: [], problems: [{ file, field: 'mcpServers', message: `is missing: the servers ${flat.join(', ')} stand at the top level; put them under "mcpServers" (${example}), as Claude Code's .mcp.json has them` }] };
+    }
+  }
   if (!isObject(servers)) return { entries: [], problems: [{ file, field: 'mcpServers', message: 'must be an object of server entries by name' }] };
   const entries: CheckedServerEntry[] = [];
   const problems: ConfigProblem[] = [];
@@ -79,6 +93,13 @@ export function readServerEntries(file: string, kind: ConfigSource['kind']): { e
     else entries.push(checked.entry);
   }
   return { entries, problems };
+}
+
+/** The top-level keys that look like server entries (an object with `command`, `url` or `type`): the plugin layout. */
+function topLevelServers(value: Record<string, unknown>): string[] {
+  return Object.entries(value)
+    .filter(([, entry]) => isObject(entry) && (typeof entry.command === 'string' || typeof entry.url === 'string' || typeof entry.type === 'string'))
+    .map(([name]) => name);
 }
 
 /** The entry's shape: field types, and which kind of server it is (`type`, else `command` or `url`). */
