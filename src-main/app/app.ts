@@ -293,7 +293,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     extensions.reload();
   });
 
-  const commandSources: CommandSources = { mcp: gatedHub, skills: () => extensions.skills() };
+  const commandSources: CommandSources = { mcp: gatedHub, skills: () => extensions.skills(), commands: () => extensions.commands() };
 
   const threads: ThreadService = new ThreadService({
     db,
@@ -314,7 +314,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       }
     },
     rules: () => settings.raw().rules as PermissionRule[],
-    subagents: () => settings.raw().subagents,
+    subagents: () => extensions.subagents(settings.raw().subagents),
     contextWindow: () => withOverrides(settings.raw()).contextWindow,
     folderBackendFor: (threadId) =>
       remote
@@ -545,6 +545,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'skills.list': async () => extensions.skillsList(),
     'skills.setEnabled': async ({ name, enabled }) => extensions.setSkillEnabled(name, enabled),
     'hooks.list': async () => extensions.hooksList(),
+    'agents.list': async () => extensions.agentsList(settings.raw().subagents),
     'hooks.setEnabled': async ({ id, enabled }) => extensions.setHookEnabled(id, enabled),
     'trust.get': async () => {
       await folderTrust.refresh();

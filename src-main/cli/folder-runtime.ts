@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import type { McpServerConfig } from '../core/config/mcp-config-types';
 import type { McpHubApi } from '../core/extensions/mcp/types';
 import { hooksSource } from '../core/extensions/hooks/config';
+import { createDefinitionsCatalog, type DefinitionsCatalog } from '../core/extensions/definitions/catalog';
 import { createSkillCatalog } from '../core/extensions/skills/discover';
 import { skillProblemLine } from '../core/extensions/skills/trust-entries';
 import type { MediaInputOverrides } from '../core/media/override';
@@ -74,12 +75,16 @@ export interface LocalFolderExtensions {
   /** The servers through the trust gate: a project server whose trust is revoked (or whose entry changed) is not offered from the next step. */
   mcp: McpHubApi;
   skills: ReturnType<typeof createSkillCatalog>;
+  /** Custom commands and subagents (Claude Code's Markdown files). */
+  definitions: DefinitionsCatalog;
   hooks: ReturnType<typeof hooksSource>;
   close(): Promise<void>;
 }
 
 /** For a remote folder (SPEC §13) only the person's own skills: the folder's configuration is not read. */
-export type FolderExtensions = LocalFolderExtensions | { realFolder?: undefined; mcp?: undefined; hooks?: undefined; skills: ReturnType<typeof createSkillCatalog>; close(): Promise<void> };
+export type FolderExtensions =
+  | LocalFolderExtensions
+  | { realFolder?: undefined; mcp?: undefined; hooks?: undefined; skills: ReturnType<typeof createSkillCatalog>; definitions: DefinitionsCatalog; close(): Promise<void> };
 
 export interface FolderRuntimeOptions extends FolderExtensionsOptions {
   folder: string;
@@ -101,7 +106,8 @@ export async function openFolderExtensions(folder: string | undefined, options: 
   if (folder !== undefined) return openLocalExtensions(folder, options);
   const skills = createSkillCatalog({ dataDir: options.dataDir, home: homedir(), isTrusted: () => true });
   for (const problem of skills.current().problems) options.say(skillProblemLine(problem));
-  return { skills, close: async () => undefined };
+  const definitions = createDefinitionsCatalog({ dataDir: options.dataDir, home: homedir(), isTrusted: () => true });
+  return { skills, definitions, close: async () => undefined };
 }
 
 async function openLocalExtensions(folder: string, options: FolderExtensionsOptions): Promise<LocalFolderExtensions> {
@@ -126,12 +132,15 @@ async function openLocalExtensions(folder: string, options: FolderExtensionsOpti
     const { isTrusted, version } = folderTrust(gate, realFolder);
     const skills = createSkillCatalog({ dataDir, home: homedir(), folder: realFolder, isTrusted });
     for (const problem of skills.current().problems) say(skillProblemLine(problem));
+    const definitions = createDefinitionsCatalog({ dataDir, home: homedir(), folder: realFolder, isTrusted });
+    for (const problem of [...definitions.commands().problems, ...definitions.agents().problems]) say(problem);
     const hooks = hooksSource({ dataDir, folder: realFolder, isTrusted, version });
     for (const problem of hooks().problems) say(problem);
     return {
       realFolder,
       mcp: trustGatedHub(mcpServers.hub, { folder: realFolder, gate }),
       skills,
+      definitions,
       hooks,
       async close() {
         try {

@@ -81,7 +81,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     await folder.close();
     throw err;
   }
-  const { mcp, skills, hooks, realFolder } = extensions;
+  const { mcp, skills, definitions, hooks, realFolder } = extensions;
   const db = openDatabase(databasePath(dataDir));
   const sessionMounts = openSessionMounts({ dataDir, env: io.env, db, flags: flaggedMounts, memoriesStore, say });
   const checkpoints = CheckpointStore.open(dataDir);
@@ -120,6 +120,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       gitMounts: () => sessionMounts.table.gitMounts(),
       ...(mcp ? { mcp } : {}),
       skills: { source: () => skills.current().skills },
+      subagents: definitions.agents().agents,
       ...(hooks && realFolder !== undefined ? { hooks: { hooks: () => hooks().hooks, folder: realFolder, mode: () => mode, env: io.env } } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
@@ -140,7 +141,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
         };
     let outcome: InputOutcome;
     try {
-      outcome = await expandInput(prompt, { ...(mcp ? { mcp } : {}), skills: () => skills.current().skills, files: mounts.folder }, controller.signal);
+      outcome = await expandInput(prompt, { ...(mcp ? { mcp } : {}), skills: () => skills.current().skills, commands: () => definitions.commands().commands, files: mounts.folder }, controller.signal);
     } catch (err) {
       if (isInputError(err)) throw new UsageError(err.message);
       throw err;

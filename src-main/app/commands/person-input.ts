@@ -37,6 +37,7 @@ export async function expandInput(typed: string, sources: InputSources, signal?:
   const attachments = [
     ...(sources.mcp && own !== '' ? await resourceAttachments(own, sources.mcp, signal) : []),
     ...(sources.files && own !== '' ? await fileAttachments(own, sources.files) : []),
+    ...(sources.files && outcome?.commandText !== undefined ? await fileAttachments(outcome.commandText, sources.files) : []),
   ];
   return { kind: 'send', body: outcome === null ? typed : outcome.text, fromCommand: outcome !== null, attachments };
 }

@@ -1,11 +1,13 @@
 // Slash commands (SPEC §11): one table of what `/name` means in a message, for the window
 // and `deepdesk run` alike. Built-ins first, then the skills (`/name [args]`: the skill's
-// body and the args become the message), then the MCP servers' prompts
-// (`/mcp__server__prompt`). A message whose first word is not a command of this table is
+// body and the args become the message), then the custom commands (Claude Code's Markdown
+// commands: their body with the arguments put in), then the MCP servers' prompts
+// (`/mcp__server__prompt`); on a name clash the earlier wins. A message whose first word is not a command of this table is
 // one clear error and never reaches the model; a path such as `/etc/hosts …` is no command.
 
 import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
 import type { McpHubApi, McpPromptInfo } from '../../core/extensions/mcp/types';
+import { commandMessage, type CustomCommand } from '../../core/extensions/definitions/commands';
 import { parseSlash } from '../contract/commands';
 
 export { parseSlash };
@@ -20,7 +22,7 @@ export interface CommandSkill {
 export interface SlashCommandInfo {
   /** Without the `/`. */
   name: string;
-  source: 'built-in' | 'skill' | 'mcp';
+  source: 'built-in' | 'skill' | 'command' | 'mcp';
   description: string;
   /** e.g. `/mode ask|edit|auto|plan`. */
   usage: string;
@@ -28,8 +30,12 @@ export interface SlashCommandInfo {
 
 /** What a command asks for; the caller (the app, `run`) carries it out. */
 export type SlashOutcome =
-  /** `text` for the model; `personText` the part of it the person typed (a skill's arguments; none of a prompt's text). */
-  | { kind: 'send'; text: string; personText: string }
+  /**
+   * `text` for the model; `personText` the part of it the person typed (a skill's arguments; none
+   * of a prompt's text); `commandText` a trusted command file's own text, whose `@path` mentions
+   * attach files as Claude Code's commands do.
+   */
+  | { kind: 'send'; text: string; personText: string; commandText?: string }
   | { kind: 'compact' }
   | { kind: 'clear' }
   | { kind: 'model'; model: string }
@@ -39,6 +45,7 @@ export class SlashCommandError extends Error {}
 
 export interface CommandSources {
   skills?: () => readonly CommandSkill[];
+  commands?: () => readonly CustomCommand[];
   mcp?: McpHubApi;
 }
 
@@ -55,6 +62,10 @@ export function listCommands(sources: CommandSources): SlashCommandInfo[] {
   const skills = (sources.skills?.() ?? [])
     .filter((s) => !taken.has(s.name))
     .map((s): SlashCommandInfo => ({ name: s.name, source: 'skill', description: s.description, usage: `/${s.name} [args]` }));
+  for (const s of skills) taken.add(s.name);
+  const commands = (sources.commands?.() ?? [])
+    .filter((c) => !taken.has(c.name))
+    .map((c): SlashCommandInfo => ({ name: c.name, source: 'command', description: c.description, usage: `/${c.name}${c.argumentHint !== undefined ? ` ${c.argumentHint}` : ''}` }));
   const prompts = (sources.mcp?.prompts() ?? []).map(
     (p): SlashCommandInfo => ({
       name: p.qualifiedName,
@@ -63,7 +74,7 @@ export function listCommands(sources: CommandSources): SlashCommandInfo[] {
       usage: `/${p.qualifiedName}${p.arguments.map((a) => (a.required ? ` <${a.name}>` : ` [${a.name}]`)).join('')}`,
     }),
   );
-  return [...BUILT_INS, ...skills, ...prompts];
+  return [...BUILT_INS, ...skills, ...commands, ...prompts];
 }
 
 /** What the message's command asks for, or null when the message is no command. Throws SlashCommandError for a bad one. */
@@ -88,6 +99,8 @@ export async function resolveSlash(text: string, sources: CommandSources, signal
     const body = (await skill.body()).trim();
     return { kind: 'send', text: args === '' ? body : `${body}\n\n${args}`, personText: args };
   }
+  const command = sources.commands?.().find((c) => c.name === name);
+  if (command) return { kind: 'send', text: commandMessage(command, args, splitWords(args)), personText: args, commandText: command.body };
   const prompt = sources.mcp?.prompts().find((p) => p.qualifiedName === name);
   // The person's arguments went into the prompt; its text is the server's.
   if (prompt && sources.mcp) return { kind: 'send', text: await sources.mcp.getPrompt(name, promptArguments(prompt, splitWords(args)), signal), personText: '' };

@@ -35,7 +35,24 @@ export type SkillsListDto = z.infer<typeof skillsListSchema>;
 export const hooksListSchema = z.object({ hooks: z.array(hookDtoSchema), problems: z.array(z.string()) });
 export type HooksListDto = z.infer<typeof hooksListSchema>;
 
+/** A subagent defined in a Markdown file (Claude Code's format): read-only in Settings, its file is the place to change it. */
+export const fileAgentDtoSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  tools: z.array(z.string()).optional(),
+  model: z.string().optional(),
+  source: z.enum(['user', 'project', 'plugin']),
+  file: z.string(),
+  /** Hidden by a subagent of the same name in Settings. */
+  shadowed: z.boolean(),
+  note: z.string().optional(),
+});
+
+export const agentsListSchema = z.object({ agents: z.array(fileAgentDtoSchema), problems: z.array(z.string()) });
+export type AgentsListDto = z.infer<typeof agentsListSchema>;
+
 export const extensionMethods = {
+  'agents.list': { params: z.object({}).strict(), result: agentsListSchema },
   'skills.list': { params: z.object({}).strict(), result: skillsListSchema },
   'skills.setEnabled': { params: z.object({ name: z.string().min(1), enabled: z.boolean() }), result: skillsListSchema },
   'hooks.list': { params: z.object({}).strict(), result: hooksListSchema },

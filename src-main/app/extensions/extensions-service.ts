@@ -14,7 +14,10 @@ import { skillProblemLine } from '../../core/extensions/skills/trust-entries';
 import type { Skill } from '../../core/extensions/skills/types';
 import { folderTrust, type FolderTrust } from '../../core/trust/folder-trust';
 import type { TrustStore } from '../../core/trust/store';
-import type { HooksListDto, SkillsListDto } from '../contract';
+import type { SubagentSpec } from '../../core/agent/middleware/subagents';
+import { createDefinitionsCatalog, type DefinitionsCatalog } from '../../core/extensions/definitions/catalog';
+import type { CustomCommand } from '../../core/extensions/definitions/commands';
+import type { AgentsListDto, HooksListDto, SkillsListDto } from '../contract';
 
 const RELOAD_DEBOUNCE_MS = 150;
 
@@ -34,6 +37,7 @@ export interface ExtensionsServiceOptions {
 export class ExtensionsService {
   private readonly state: JsonFileStore<ExtensionsState>;
   private readonly trust: FolderTrust;
+  private readonly definitions: DefinitionsCatalog;
   /** Mutated in place: the skill catalog reads it at every scan. */
   private readonly disabledSkills = new Set<string>();
   private readonly catalog: { current(): SkillDiscovery };
@@ -59,6 +63,7 @@ export class ExtensionsService {
       this.reload();
     });
     const { isTrusted } = this.trust;
+    this.definitions = createDefinitionsCatalog({ dataDir: options.dataDir, home: options.home ?? homedir(), folder: options.folder, isTrusted });
     this.catalog = createSkillCatalog({ dataDir: options.dataDir, home: options.home ?? homedir(), folder: options.folder, isTrusted, disabled: this.disabledSkills });
     this.hooksNow = hooksSource({
       dataDir: options.dataDir,
@@ -69,6 +74,35 @@ export class ExtensionsService {
       version: () => [options.trust.version(), [...this.syncDisabledHooks()]],
     });
     this.reload();
+  }
+
+  /** The custom commands that load now (Claude Code's Markdown commands). */
+  commands(): CustomCommand[] {
+    return this.definitions.commands().commands;
+  }
+
+  /** The subagents `task` offers now: those in Settings, then the Markdown ones of other names. */
+  subagents(fromSettings: readonly SubagentSpec[]): SubagentSpec[] {
+    const taken = new Set(fromSettings.map((s) => s.name));
+    return [...fromSettings, ...this.definitions.agents().agents.filter((a) => !taken.has(a.name)).map(({ name, description, systemPrompt, tools, model }) => ({ name, description, systemPrompt, ...(tools ? { tools } : {}), ...(model ? { model } : {}) }))];
+  }
+
+  agentsList(fromSettings: readonly SubagentSpec[]): AgentsListDto {
+    const found = this.definitions.agents();
+    const taken = new Set(fromSettings.map((s) => s.name));
+    return {
+      agents: found.agents.map((a) => ({
+        name: a.name,
+        description: a.description,
+        ...(a.tools ? { tools: a.tools } : {}),
+        ...(a.model ? { model: a.model } : {}),
+        source: a.source,
+        file: a.file,
+        shadowed: taken.has(a.name),
+        ...(a.note ? { note: a.note } : {}),
+      })),
+      problems: found.problems,
+    };
   }
 
   /** The skills that load now (a changed SKILL.md is read again: the catalog looks at each file's stat). */

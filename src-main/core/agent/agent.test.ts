@@ -261,6 +261,21 @@ describe('subagents', () => {
     expect(lastToolText(subagentAfterRead)).toMatch(/^\[image file \/pic\.png, \d+ B: this model does not take image input\]$/m);
   });
 
+  it("a subagent's tools (Claude Code's names) limit what it is offered and what it can call: a write it was not given does not happen", async () => {
+    const script: ScriptStep[] = [
+      { toolCalls: [{ name: 'task', args: { description: 'write /secret.txt', subagent_type: 'reader' } }] },
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/secret.txt', content: 'x' } }] },
+      { text: 'could not write' },
+      { text: 'done' },
+    ];
+    h = await createHarness({ script, subagents: [{ name: 'reader', description: 'reads', systemPrompt: 'You read.', tools: ['Read', 'Grep'] }] });
+    await h.run('go');
+    expect(existsSync(join(h.ws.folder, 'secret.txt'))).toBe(false);
+    const offered = (h.server.requests[1]!.tools ?? []).map((t) => t.function.name).sort();
+    expect(offered).toEqual(['grep', 'read_file']);
+    expect(lastToolText(h.server.requests[2]!)).toMatch(/^Error: /);
+  });
+
   it('runs two task calls in parallel, isolated, and both writes land', async () => {
     // One responder for every request: the parent, and each subagent by its task text.
     const responder: ScriptStep = (req) => {

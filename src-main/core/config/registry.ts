@@ -3,6 +3,8 @@
 // writes and the watchers all read it here, so a new kind is one entry in CONFIG_KINDS.
 
 import { join } from 'node:path';
+import { agentKind } from './kinds/agents';
+import { commandKind } from './kinds/commands';
 import { hookKind } from './kinds/hooks';
 import type { ConfigKind, ConfigPlaces, FolderEntries } from './kinds/kind';
 import { mcpKind } from './kinds/mcp';
@@ -10,7 +12,7 @@ import { skillKind } from './kinds/skills';
 
 export type { ConfigKind, ConfigPlaces, FolderEntries } from './kinds/kind';
 
-export const CONFIG_KINDS: readonly ConfigKind[] = [mcpKind, hookKind, skillKind];
+export const CONFIG_KINDS: readonly ConfigKind[] = [mcpKind, hookKind, skillKind, commandKind, agentKind];
 
 /** Everything the folder's (real path) configuration would load, kind by kind; a kind that fails is one problem. */
 export function folderConfiguration(folder: string, env: NodeJS.ProcessEnv, kinds: readonly ConfigKind[] = CONFIG_KINDS): FolderEntries {

@@ -33,6 +33,7 @@ import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import type { HookEntry } from '../../core/extensions/hooks/types';
 import type { McpHubApi } from '../../core/extensions/mcp/types';
+import type { DefinitionsCatalog } from '../../core/extensions/definitions/catalog';
 import type { Skill } from '../../core/extensions/skills/types';
 import type { ChatModel, ContentPart } from '../../core/models/types';
 import type { Sandbox, SandboxAvailability } from '../../core/sandbox/types';
@@ -54,6 +55,7 @@ export interface FolderResources {
   sandbox: Sandbox | undefined;
   mcp: McpHubApi;
   skills: { current(): { skills: readonly Skill[] } };
+  definitions: DefinitionsCatalog;
   hooks: () => { hooks: readonly HookEntry[] };
   close(): Promise<void>;
 }
@@ -254,7 +256,7 @@ export class AcpSessions {
   }
 
   private commandSources(session: Session): CommandSources {
-    return { skills: () => session.resources.skills.current().skills, mcp: session.resources.mcp };
+    return { skills: () => session.resources.skills.current().skills, commands: () => session.resources.definitions.commands().commands, mcp: session.resources.mcp };
   }
 
   /** The commands the editor offers after `/` (all but /clear, which is the editor's New session). */
@@ -357,6 +359,7 @@ export class AcpSessions {
       ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
       mcp: resources.mcp,
       skills: { source: () => resources.skills.current().skills },
+      subagents: resources.definitions.agents().agents,
       hooks: { hooks: () => resources.hooks().hooks, folder: resources.realFolder, mode, env: this.options.env },
       ...(this.options.contextWindow !== undefined ? { contextWindow: this.options.contextWindow } : {}),
       ...(this.options.evictChars !== undefined ? { evictChars: this.options.evictChars } : {}),

@@ -30,7 +30,7 @@ export function MentionList(props: { id: string; options: readonly string[]; act
 
 export type CommandInfo = Result<'commands.list'>[number];
 
-const SOURCE_LABEL: Record<CommandInfo['source'], string> = { 'built-in': '', skill: 'skill · ', mcp: 'MCP prompt · ' };
+const SOURCE_LABEL: Record<CommandInfo['source'], string> = { 'built-in': '', skill: 'skill · ', command: 'command · ', mcp: 'MCP prompt · ' };
 
 /** The slash commands offered while a message starts with `/`: built-ins, skills and MCP prompts. */
 export function CommandList(props: { id: string; commands: readonly CommandInfo[]; active: number; onChoose(name: string): void; onHover(index: number): void }): React.JSX.Element {

@@ -5,6 +5,7 @@
 
 import { z } from 'zod';
 import type { ChatModel } from '../../models/types';
+import { deepdeskToolName } from '../../tools/claude-code-names';
 import { ReadGuard } from '../../tools/read-guard';
 import { defineTool, errorText, text, type AgentTool } from '../../tools/tool';
 import { runAgent } from '../loop';
@@ -34,6 +35,16 @@ export interface SubagentOptions {
 }
 
 export const GENERAL_PURPOSE = 'general-purpose';
+
+/** Only these tools are offered to the model, and a call of any other is refused before anything runs or asks. */
+function toolLimit(subagent: string, allowed: ReadonlySet<string>): Middleware {
+  const listed = [...allowed].join(', ');
+  return {
+    name: 'subagent-tools',
+    wrapModelCall: (_ctx, request, next) => next({ ...request, tools: request.tools.filter((t) => allowed.has(t.name)) }),
+    precheck: (_ctx, info) => (allowed.has(info.call.name) ? undefined : `${info.call.name} is not one of the tools of subagent ${subagent} (${listed})`),
+  };
+}
 
 /** The calls of the subagent under `callId` that were waiting for approval (`callId/id` → `id`). */
 function resumableUnder(parent: RunContext, callId: string): Set<string> {
@@ -86,7 +97,9 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
         return errorText(`subagent ${spec.name} has an unusable model '${spec.model}': ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    const tools = spec.tools ? options.baseTools.filter((t) => spec.tools!.includes(t.name)) : options.baseTools;
+    // A subagent's `tools` (Deepdesk's names or Claude Code's) limit what it is offered and what it can call, whatever adds the tool.
+    const allowed = spec.tools ? new Set(spec.tools.map(deepdeskToolName)) : undefined;
+    const tools = allowed ? options.baseTools.filter((t) => allowed.has(t.name)) : options.baseTools;
     const state = newThreadState(`${parent.threadId}.${callId}`);
     // After a restart, a subagent that was waiting for the person goes on from its saved
     // transcript, so its pending call (and the saved approval) is the same one.
@@ -99,7 +112,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
         model,
         backend: parent.backend,
         tools,
-        middleware: options.childMiddleware(),
+        middleware: allowed ? [...options.childMiddleware(), toolLimit(spec.name, allowed)] : options.childMiddleware(),
         systemPrompt: `${spec.systemPrompt}\n\n${SUBAGENT_NOTE}`,
         ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
       },

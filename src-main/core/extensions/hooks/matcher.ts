@@ -2,17 +2,7 @@
 // expression on the tool's name, matched whole as Claude Code does; Claude's names for the
 // base tools match Deepdesk's too, so existing hook files work unchanged.
 
-const CLAUDE_ALIASES: Readonly<Record<string, string>> = {
-  execute: 'Bash',
-  read_file: 'Read',
-  write_file: 'Write',
-  edit_file: 'Edit',
-  glob: 'Glob',
-  grep: 'Grep',
-  ls: 'LS',
-  task: 'Task',
-  write_todos: 'TodoWrite',
-};
+import { CLAUDE_CODE_NAMES } from '../../tools/claude-code-names';
 
 const compiled = new Map<string, RegExp>();
 
@@ -23,6 +13,6 @@ export function matchesTool(matcher: string | undefined, toolName: string): bool
     regex = new RegExp(`^(?:${matcher})$`);
     compiled.set(matcher, regex);
   }
-  const alias = CLAUDE_ALIASES[toolName];
+  const alias = Object.hasOwn(CLAUDE_CODE_NAMES, toolName) ? CLAUDE_CODE_NAMES[toolName] : undefined;
   return regex.test(toolName) || (alias !== undefined && regex.test(alias));
 }

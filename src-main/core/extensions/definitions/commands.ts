@@ -1,0 +1,124 @@
+// Custom slash commands in Claude Code's format (SPEC §11): Markdown files in
+// `<data-dir>/commands/`, `~/.claude/commands/`, the folder's `.claude/commands/` and
+// `.deepdesk/commands/` (after trust) and enabled plugins' `commands/`; sub-folders give
+// `/folder:name`, a plugin's are `/plugin:name`. Front matter (all optional): `description`,
+// `argument-hint`, `allowed-tools`, `model`. The body, with `$ARGUMENTS` and `$1`…`$9`
+// replaced, becomes the message. A folder's command wins over the person's of the same name.
+
+import type { FolderEntries } from '../../config/kinds/kind';
+import { FOLDER_CONFIG_PLACES } from '../../config/places';
+import type { MarkdownCache, MarkdownDefinition } from './markdown-files';
+import { definitionPlaces, definitionTrustEntries, readTrusted, type DefinitionPlaces } from './project-places';
+
+export interface CustomCommand {
+  /** Without the `/`: `review`, `frontend:component`, `plugin-name:command`. */
+  name: string;
+  description: string;
+  argumentHint?: string;
+  /** As written; shown, not used to allow anything (the rules and the mode decide). */
+  allowedTools?: string[];
+  model?: string;
+  source: MarkdownDefinition['place']['source'];
+  file: string;
+  body: string;
+}
+
+export interface CommandDiscovery {
+  commands: CustomCommand[];
+  /** The folder's commands that are not (or no longer) trusted. */
+  untrusted: CustomCommand[];
+  /** `FILE: PROBLEM` */
+  problems: string[];
+}
+
+const SEGMENT = /^[A-Za-z0-9_.-]+$/;
+const MAX_DESCRIPTION = 300;
+
+/** A definition as a command, or what is wrong with it. */
+export function checkCommand(definition: MarkdownDefinition): CustomCommand | { problem: string } {
+  const segments = definition.relName.split('/');
+  const bad = segments.find((s) => !SEGMENT.test(s));
+  if (bad !== undefined) return { problem: `'${bad}' cannot be part of a command's name (letters, digits, '.', '-' and '_')` };
+  const name = [...(definition.place.plugin !== undefined ? [definition.place.plugin] : []), ...segments].join(':');
+  const { fields } = definition;
+  const text = (key: string): string | undefined | { problem: string } => {
+    const value = fields[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string' || typeof value === 'number') return String(value);
+    // `argument-hint: [message]` is a YAML list: it is the hint as written.
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number')) return value.map((v) => `[${String(v)}]`).join(' ');
+    return { problem: `${key}: must be text` };
+  };
+  const description = text('description');
+  const hint = text('argument-hint');
+  const model = text('model');
+  for (const value of [description, hint, model]) if (typeof value === 'object') return value;
+  const tools = fields['allowed-tools'];
+  const allowedTools = typeof tools === 'string' ? tools.split(',').map((t) => t.trim()).filter(Boolean) : Array.isArray(tools) ? tools.map(String) : undefined;
+  const firstLine = definition.body.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  return {
+    name,
+    description: ((description as string | undefined) ?? firstLine.replace(/^#+\s*/, '')).slice(0, MAX_DESCRIPTION),
+    ...(typeof hint === 'string' ? { argumentHint: hint } : {}),
+    ...(allowedTools ? { allowedTools } : {}),
+    ...(typeof model === 'string' ? { model } : {}),
+    source: definition.place.source,
+    file: definition.file,
+    body: definition.body,
+  };
+}
+
+/** The commands that load: the folder's trusted ones first (they win on a name), then the person's and the plugins'. */
+export function discoverCommands(options: DefinitionPlaces & { isTrusted(entry: { key: string; digest: string }): boolean }, cache?: MarkdownCache): CommandDiscovery {
+  const places = definitionPlaces('commands', FOLDER_CONFIG_PLACES.command, options);
+  const read = readTrusted('command', places, { ...(options.folder !== undefined ? { folder: options.folder } : {}), isTrusted: options.isTrusted, recursive: true }, cache);
+  const problems = [...read.problems];
+  const checked = (list: readonly MarkdownDefinition[]): CustomCommand[] =>
+    list.flatMap((d) => {
+      const command = checkCommand(d);
+      if ('problem' in command) {
+        problems.push(`${d.file}: ${command.problem}`);
+        return [];
+      }
+      return [command];
+    });
+  const commands: CustomCommand[] = [];
+  for (const command of [...checked(read.project), ...checked(read.person.found)]) {
+    if (!commands.some((c) => c.name === command.name)) commands.push(command);
+  }
+  return { commands, untrusted: checked(read.untrusted), problems: [...new Set(problems)] };
+}
+
+/** The folder's commands as trust entries: `Command /name: .claude/commands/name.md`. */
+export function commandTrustEntries(folder: string): FolderEntries {
+  return definitionTrustEntries(
+    'command',
+    folder,
+    FOLDER_CONFIG_PLACES.command,
+    (d) => {
+      const command = checkCommand(d);
+      return 'problem' in command ? command : `Command /${command.name}`;
+    },
+    true,
+  );
+}
+
+/**
+ * The message a command gives: its body with `$ARGUMENTS` (all the arguments) and `$1`…`$9`
+ * (the words, quotes keeping blanks) replaced; a body that uses neither gets the arguments
+ * after it (`ARGUMENTS: …`, as Claude Code does). A command line written `` !`git status` ``
+ * is run with the agent's `execute`, asking as the mode says like any command the agent
+ * runs: the message asks for it first.
+ */
+export function commandMessage(command: Pick<CustomCommand, 'body'>, args: string, words: readonly string[]): string {
+  const usesArguments = /\$ARGUMENTS\b|\$[1-9](?![0-9])/.test(command.body);
+  let body = command.body
+    .replace(/\$ARGUMENTS\b/g, () => args)
+    .replace(/\$([1-9])(?![0-9])/g, (_m, n: string) => words[Number(n) - 1] ?? '')
+    .trim();
+  if (!usesArguments && args !== '') body = `${body}\n\nARGUMENTS: ${args}`;
+  const runs = [...body.matchAll(/!`([^`\n]+)`/g)].map((m) => m[1]!.trim());
+  if (runs.length === 0) return body;
+  body = body.replace(/!`([^`\n]+)`/g, (_m, cmd: string) => `(the output of \`${cmd.trim()}\`)`);
+  return `First run ${runs.length === 1 ? 'this command' : 'these commands'} with the execute tool, and use the output where the request below refers to it:\n${runs.map((r) => `- \`${r}\``).join('\n')}\n\n${body}`;
+}
