@@ -8,9 +8,7 @@
 
 import { join } from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
-import { ATTACHMENTS_PREFIX, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX } from '../../core/backends/mounts/mounts';
-import { normalizeVirtualPath, relativeVirtual } from '../../core/backends/paths';
-import { SKILLS_MOUNT } from '../../core/extensions/skills/discover';
+import { realPathOf, type EditorPaths } from '../../core/backends/mounts/real-paths';
 import { shownText } from '../../core/text/shown-text';
 import type { FileChangeSummary } from '../../core/tools/file-change';
 
@@ -27,23 +25,8 @@ const KINDS: Record<string, ToolKind> = {
   task: 'think',
 };
 
-/** A mount's prefix and the real folder its paths live in (undefined: nowhere on the person's disk). */
-export interface EditorMount {
-  prefix: string;
-  root: string | undefined;
-}
-
-/** Where a session's virtual paths live on disk: the project folder, and the person's mounts now. */
-export interface EditorPaths {
-  folder: string;
-  mounts(): readonly EditorMount[];
-}
-
-/** Deepdesk's own mounts: nowhere on disk. (The person's mounts can never be inside them, §13.) */
-const DEEPDESK_MOUNTS: readonly EditorMount[] = [MEMORIES_PREFIX, LARGE_RESULTS_PREFIX, HISTORY_PREFIX, ATTACHMENTS_PREFIX, SKILLS_MOUNT].map((prefix) => ({
-  prefix,
-  root: undefined,
-}));
+export { realPathOf };
+export type { EditorMount, EditorPaths } from '../../core/backends/mounts/real-paths';
 
 export function toolKind(name: string): ToolKind {
   // The name is the model's: only our own keys count (never Object.prototype's).
@@ -93,22 +76,6 @@ export function toolTitle(name: string, rawArgs: unknown): string {
     }
   })();
   return shownText(title, { singleLine: true });
-}
-
-/** The real path of a virtual path: on its mount (longest prefix) or in the project folder; undefined where it has none. */
-export function realPathOf(paths: EditorPaths, virtualPath: string): string | undefined {
-  const normal = normalizeVirtualPath(virtualPath);
-  if (!normal.ok) return undefined;
-  let best: { base: string; root: string | undefined; rest: string } | undefined;
-  for (const mount of [...DEEPDESK_MOUNTS, ...paths.mounts()]) {
-    const base = normalizeVirtualPath(mount.prefix);
-    if (!base.ok || base.path === '/') continue;
-    const rest = relativeVirtual(base.path, normal.path);
-    if (rest !== null && (best === undefined || base.path.length > best.base.length)) best = { base: base.path, root: mount.root, rest };
-  }
-  if (best === undefined) return normal.path === '/' ? paths.folder : join(paths.folder, normal.path);
-  if (best.root === undefined) return undefined;
-  return best.rest === '' ? best.root : join(best.root, best.rest);
 }
 
 export function toolLocations(paths: EditorPaths, name: string, rawArgs: unknown, change?: FileChangeSummary): ToolCallLocation[] {
