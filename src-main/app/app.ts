@@ -55,6 +55,7 @@ import { ModeService } from './modes/mode-service';
 import type { SecretStore } from './secret-store';
 import type { JsonFileProblem } from '../core/config/json-file-store';
 import { changesFolderConfiguration, personConfigPaths } from '../core/config/registry';
+import { transcriptsDir, transcriptWriter } from '../core/extensions/hooks/transcript';
 import { watchPersonConfiguration } from '../core/config/watch-person-configuration';
 import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
@@ -300,7 +301,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     folder: options.folder,
     mcp: gatedHub,
     skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
-    ...(remote ? {} : { hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env } }),
+    ...(remote ? {} : { hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env, transcripts: transcriptWriter(transcriptsDir(options.dataDir)) } }),
     approvals,
     createModel: async () => {
       const current = withOverrides(settings.raw());

@@ -1,5 +1,6 @@
 // `deepdesk run [options] "prompt"` (SPEC §5): the agent headless, to completion.
 
+import { transcriptsDir, transcriptWriter } from '../core/extensions/hooks/transcript';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
@@ -121,7 +122,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       ...(mcp ? { mcp } : {}),
       skills: { source: () => skills.current().skills },
       subagents: definitions.agents().agents,
-      ...(hooks && realFolder !== undefined ? { hooks: { hooks: () => hooks().hooks, folder: realFolder, mode: () => mode, env: io.env } } : {}),
+      ...(hooks && realFolder !== undefined ? { hooks: { hooks: () => hooks().hooks, folder: realFolder, mode: () => mode, env: io.env, transcripts: transcriptWriter(transcriptsDir(dataDir)) } } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
     });

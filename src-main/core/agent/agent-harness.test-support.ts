@@ -1,10 +1,14 @@
 // Drives the real agent (real provider code, real backends) against the scripted
 // OpenAI-compatible server, collecting events. Shared by the agent tests.
 
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { MountOptions } from '../backends/mounts/mounts';
 import type { CheckpointRecorder } from '../checkpoints/recorder';
 import type { McpHubApi } from '../extensions/mcp/types';
 import type { MediaKind } from '../media/kinds';
+import { transcriptWriter } from '../extensions/hooks/transcript';
 import type { HookEntry } from '../extensions/hooks/types';
 import { createChatModel } from '../models/create-model';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
@@ -92,7 +96,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
-    ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, ...(options.hookEnv ? { env: options.hookEnv } : {}) } } : {}),
+    ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, transcripts: transcriptWriter(mkdtempSync(join(tmpdir(), 'deepdesk-transcripts-'))), ...(options.hookEnv ? { env: options.hookEnv } : {}) } } : {}),
     ...(options.checkpoints ? { checkpoints: options.checkpoints(ws.folder) } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),

@@ -33,6 +33,7 @@ import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import type { HookEntry } from '../../core/extensions/hooks/types';
 import type { McpHubApi } from '../../core/extensions/mcp/types';
+import { transcriptsDir, transcriptWriter } from '../../core/extensions/hooks/transcript';
 import type { DefinitionsCatalog } from '../../core/extensions/definitions/catalog';
 import type { Skill } from '../../core/extensions/skills/types';
 import type { ChatModel, ContentPart } from '../../core/models/types';
@@ -360,7 +361,7 @@ export class AcpSessions {
       mcp: resources.mcp,
       skills: { source: () => resources.skills.current().skills },
       subagents: resources.definitions.agents().agents,
-      hooks: { hooks: () => resources.hooks().hooks, folder: resources.realFolder, mode, env: this.options.env },
+      hooks: { hooks: () => resources.hooks().hooks, folder: resources.realFolder, mode, env: this.options.env, transcripts: transcriptWriter(transcriptsDir(this.options.dataDir)) },
       ...(this.options.contextWindow !== undefined ? { contextWindow: this.options.contextWindow } : {}),
       ...(this.options.evictChars !== undefined ? { evictChars: this.options.evictChars } : {}),
     });

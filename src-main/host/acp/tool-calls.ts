@@ -6,7 +6,6 @@
 // own mounts (/memories/, thread files, /skills/) live nowhere on the person's disk, so they
 // get no location (nor a diff).
 
-import { join } from 'node:path';
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
 import { realPathOf, type EditorPaths } from '../../core/backends/mounts/real-paths';
 import { shownText } from '../../core/text/shown-text';

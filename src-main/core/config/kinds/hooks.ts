@@ -23,7 +23,7 @@ export const hookKind: ConfigKind = {
       key: hookTrustKey(hook),
       file,
       digest: projectHookDigest(folder, hook),
-      label: visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}: ${hook.command}`),
+      label: visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}${hook.if !== undefined ? ` if ${hook.if}` : ''}: ${hook.command}`),
     }));
     return { entries, problems: read.problems.map(problemLine) };
   },

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../../agent/canonical-json';
+import { parseClaudeRule } from '../../agent/permissions/claude-rule';
 import { readJsonObject } from '../../config/mcp-config';
 import { problemLine, type ConfigProblem } from '../../config/mcp-config-types';
 import { hookFiles, pathsStamp, projectHookDigest } from '../../trust/entry-files';
@@ -26,6 +27,11 @@ const commandSchema = z.object({
   command: z.string().trim().min(1),
   /** Seconds, as Claude Code has it. */
   timeout: z.number().positive().optional(),
+  /** A permission rule limiting the handler to the calls it matches (`Bash(git push:*)`). */
+  if: z
+    .string()
+    .optional()
+    .refine((rule) => rule === undefined || !('problem' in parseClaudeRule(rule)), { message: 'is not a permission rule such as Bash(git push:*) or Write(*.env)' }),
 });
 
 export interface HooksFileRead {
@@ -77,6 +83,7 @@ export function readHooksFile(file: string, source: HookEntry['source']): HooksF
           event: event as HookEventName,
           ...(typeof matcher === 'string' && matcher !== '' ? { matcher } : {}),
           command: checked.data.command,
+          ...(checked.data.if !== undefined ? { if: checked.data.if } : {}),
           timeoutMs: checked.data.timeout !== undefined ? Math.round(checked.data.timeout * 1000) : DEFAULT_HOOK_TIMEOUT_MS,
           source,
           file,

@@ -57,8 +57,10 @@ describe('PreToolUse', () => {
       cwd: h!.ws.folder,
       hook_event_name: 'PreToolUse',
       permission_mode: 'edit',
-      tool_name: 'write_file',
-      tool_input: { file_path: '/a.txt', content: 'x' },
+      // Claude Code's name for the tool, and the real path on disk.
+      tool_name: 'Write',
+      tool_input: { file_path: join(h!.ws.folder, 'a.txt'), content: 'x' },
+      transcript_path: expect.stringMatching(/\.jsonl$/),
       tool_use_id: 'call_w',
     });
     expect(readFileSync(join(dir, 'cwd'), 'utf8').trim()).toBe(h!.ws.folder);
@@ -204,7 +206,7 @@ describe('PreToolUse', () => {
     await h!.run('delegate');
     expect(existsSync(join(h!.ws.folder, 'sub.txt'))).toBe(false);
     expect(results(h!.server.requests[2]!)).toEqual(['Error: blocked by hook: not from subagents']);
-    expect(JSON.parse(readFileSync(join(dir, 'stdin.json'), 'utf8'))).toMatchObject({ session_id: 'thread-1', tool_name: 'write_file' });
+    expect(JSON.parse(readFileSync(join(dir, 'stdin.json'), 'utf8'))).toMatchObject({ session_id: 'thread-1', tool_name: 'Write' });
   });
 
   it('applies to MCP tools by their mcp__server__tool name', async () => {
@@ -271,10 +273,10 @@ describe('PostToolUse', () => {
     const [result] = results(h!.server.requests[1]!);
     expect(result).toContain('A PostToolUse hook flagged this result: the file has a TODO');
     expect(result).toContain('Context from a PostToolUse hook:\nlint: 2 warnings');
-    const stdin = JSON.parse(readFileSync(join(dir, 'stdin.json'), 'utf8')) as { tool_response: { output: string } };
-    expect(stdin).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'write_file' });
-    expect(stdin.tool_response.output).toBe('Updated file /a.txt');
-    expect(result!.startsWith(`${stdin.tool_response.output}\n\n`)).toBe(true);
+    const stdin = JSON.parse(readFileSync(join(dir, 'stdin.json'), 'utf8')) as Record<string, unknown>;
+    // Claude Code's Write response.
+    expect(stdin).toMatchObject({ hook_event_name: 'PostToolUse', tool_name: 'Write', tool_response: { filePath: join(h!.ws.folder, 'a.txt'), success: true } });
+    expect(result!.startsWith('Updated file /a.txt\n\n')).toBe(true);
   });
 
   it('does not run for a call that did not run (rejected by the person)', async () => {
@@ -353,3 +355,104 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+describe("scripts written for Claude Code decide the same way here", () => {
+  const script = (dir: string, name: string, body: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, body, { mode: 0o755 });
+    return path;
+  };
+
+  it('a guard on tool_name == "Bash" and tool_input.command blocks a direct push to main, and lets another command run', async () => {
+    const dir = markerDir();
+    const guard = script(
+      dir,
+      'no-push-main.py',
+      `#!/usr/bin/env python3
+import json, sys
+data = json.load(sys.stdin)
+if data.get("tool_name") == "Bash" and "git push origin main" in data.get("tool_input", {}).get("command", ""):
+    print("Direct push to main is not allowed", file=sys.stderr)
+    sys.exit(2)
+sys.exit(0)
+`,
+    );
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ matcher: 'Bash', hooks: [command(`python3 ${guard}`)] }] });
+    await harness(hooks, {
+      mode: 'auto',
+      sandboxAvailable: false,
+      script: [{ toolCalls: [{ name: 'execute', args: { command: `git push origin main; touch ${dir}/pushed` } }] }, { toolCalls: [{ name: 'execute', args: { command: `touch ${dir}/other` } }] }, { text: 'ok' }],
+    });
+    await h!.run('push');
+    expect(results(h!.server.requests[1]!)).toEqual(['Error: blocked by hook: Direct push to main is not allowed']);
+    expect(existsSync(join(dir, 'pushed'))).toBe(false);
+    expect(existsSync(join(dir, 'other'))).toBe(true);
+  });
+
+  it("a handler's `if` limits it to the calls it matches: an .env guard blocks the .env write only", async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, { PreToolUse: [{ matcher: 'Write|Edit', hooks: [{ ...command('echo "no .env writes" >&2; exit 2'), if: 'Write(*.env)' }] }] });
+    await harness(hooks, { mode: 'auto', script: [{ toolCalls: [write('/config/.env', 'SECRET=1'), write('/app.ts', 'x')] }, { text: 'ok' }], rules: DEFAULT_RULES });
+    await h!.run('write both');
+    const [envResult, appResult] = results(h!.server.requests[1]!);
+    expect(envResult).toMatch(/^Error: /);
+    expect(appResult).toBe('Updated file /app.ts');
+    expect(existsSync(join(h!.ws.folder, 'app.ts'))).toBe(true);
+  });
+
+  it("a Stop hook that reads transcript_path's last assistant message decides from it (a continue-until-done loop)", async () => {
+    const dir = markerDir();
+    const loop = script(
+      dir,
+      'stop-loop.py',
+      `#!/usr/bin/env python3
+import json, sys
+data = json.load(sys.stdin)
+last = ""
+with open(data["transcript_path"]) as f:
+    for line in f:
+        entry = json.loads(line)
+        if entry.get("type") == "assistant":
+            for block in entry["message"]["content"]:
+                if block.get("type") == "text":
+                    last = block["text"]
+if "DONE" not in last:
+    print("Keep going until you can say DONE", file=sys.stderr)
+    sys.exit(2)
+`,
+    );
+    const { hooks } = hooksFrom(dir, { Stop: [{ hooks: [command(`python3 ${loop}`)] }] });
+    await harness(hooks, { script: [{ text: 'halfway' }, { text: 'now DONE' }] });
+    const result = await h!.run('work');
+    expect(result.text).toBe('now DONE');
+    expect(h!.server.requests).toHaveLength(2);
+    expect(JSON.stringify(h!.server.requests[1]!.messages)).toContain('Keep going until you can say DONE');
+  });
+
+  it("SessionStart's top-level additionalContext reaches the model; SubagentStart/SubagentStop and PostToolUseFailure are sent", async () => {
+    const dir = markerDir();
+    const { hooks } = hooksFrom(dir, {
+      SessionStart: [{ hooks: [command(`echo '{"additionalContext": "The build is broken since Monday."}'`)] }],
+      SubagentStart: [{ hooks: [command(`cat >> "${dir}/events.jsonl"`)] }],
+      SubagentStop: [{ hooks: [command(`cat >> "${dir}/events.jsonl"`)] }],
+      PostToolUseFailure: [{ matcher: 'Read', hooks: [command(`cat >> "${dir}/events.jsonl"`)] }],
+    });
+    await harness(hooks, {
+      script: [
+        { toolCalls: [{ name: 'read_file', args: { file_path: '/missing.txt' } }] },
+        { toolCalls: [{ name: 'task', args: { description: 'look around', subagent_type: 'general-purpose' } }] },
+        { text: 'sub done' },
+        { text: 'all done' },
+      ],
+    });
+    await h!.run('start');
+    expect(JSON.stringify(h!.server.requests[0]!.messages)).toContain('The build is broken since Monday.');
+    const events = readFileSync(join(dir, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.map((e) => e.hook_event_name)).toEqual(['PostToolUseFailure', 'SubagentStart', 'SubagentStop']);
+    expect(events[0]).toMatchObject({ tool_name: 'Read', tool_input: { file_path: join(h!.ws.folder, 'missing.txt') }, error: expect.stringMatching(/^Error: /) });
+    expect(events[1]!.agent_id).toEqual(expect.any(String));
+  });
+});

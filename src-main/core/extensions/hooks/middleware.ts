@@ -10,7 +10,11 @@ import { randomUUID } from 'node:crypto';
 import type { ChatMessage, ToolCall } from '../../models/types';
 import { errorText, isErrorOutput, type ToolOutput } from '../../tools/tool';
 import { PromptRefusedError, rootRun, type Middleware, type RunContext } from '../../agent/middleware';
+import { matchesClaudeRule, parseClaudeRule } from '../../agent/permissions/claude-rule';
+import type { EditorMount, EditorPaths } from '../../backends/mounts/real-paths';
+import { claudeToolCall, claudeToolResponse, deepdeskToolArgs, type ClaudeToolCall } from './claude-tool-input';
 import { matchesTool } from './matcher';
+import type { TranscriptWriter } from './transcript';
 import { withHookPermission } from './call-permission';
 import { runHooks, type HookInput, type HookOutcome } from './runner';
 import type { HookEntry, HookEventName } from './types';
@@ -24,6 +28,10 @@ export interface HooksOptions {
   mode?: () => string;
   /** The app's environment, scrubbed of its secrets for the hooks (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Where the thread's JSONL transcript is kept for `transcript_path` (in the data folder). */
+  transcripts?: TranscriptWriter;
+  /** The person's mounts, for the real paths hooks are told (the folder and Deepdesk's own are known). */
+  mounts?: () => readonly EditorMount[];
 }
 
 export const HOOK_BLOCK_PREFIX = 'blocked by hook: ';
@@ -31,13 +39,29 @@ export const HOOK_BLOCK_PREFIX = 'blocked by hook: ';
 /** The hooks middleware (outside approval) and its marker of calls that ran (innermost). */
 export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inner: Middleware } {
   const ran = new Set<string>();
-  const matching = (event: HookEventName, tool?: string): HookEntry[] =>
-    options.hooks().filter((hook) => hook.event === event && (tool === undefined || matchesTool(hook.matcher, tool)));
+  const paths: EditorPaths = { folder: options.folder, mounts: () => options.mounts?.() ?? [] };
+  /** The hooks of an event (of a call: by matcher and `if`); a handler with an `if` runs only on calls it matches. */
+  const matching = (event: HookEventName, tool?: { name: string; claude: ClaudeToolCall }): HookEntry[] =>
+    options.hooks().filter((hook) => {
+      if (hook.event !== event) return false;
+      if (tool === undefined) return hook.if === undefined;
+      if (!matchesTool(hook.matcher, tool.name)) return false;
+      if (hook.if === undefined) return true;
+      const rule = parseClaudeRule(hook.if);
+      return !('problem' in rule) && matchesClaudeRule(rule, tool.claude, options.folder);
+    });
 
   const run = async (ctx: RunContext, hooks: readonly HookEntry[], input: Omit<HookInput, 'session_id' | 'cwd' | 'permission_mode'>, toolCallId?: string): Promise<HookOutcome> => {
+    const root = rootRun(ctx);
+    let transcript: string | undefined;
+    try {
+      transcript = options.transcripts?.write(root.threadId, root.state.messages, options.folder);
+    } catch {
+      // No transcript this time (a full disk): the hook still runs, without the path.
+    }
     const outcome = await runHooks(
       hooks,
-      { session_id: rootRun(ctx).threadId, cwd: options.folder, permission_mode: options.mode?.() ?? 'ask', ...input },
+      { session_id: root.threadId, ...(transcript !== undefined ? { transcript_path: transcript } : {}), cwd: options.folder, permission_mode: options.mode?.() ?? 'ask', ...input },
       { folder: options.folder, signal: ctx.signal, ...(options.env ? { env: options.env } : {}) },
     );
     for (const error of outcome.errors) {
@@ -67,7 +91,12 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
     name: 'hooks',
 
     async onUserMessage(ctx, message): Promise<ChatMessage> {
-      if (ctx.depth > 0 || message.role !== 'user') return message;
+      if (message.role !== 'user') return message;
+      if (ctx.depth > 0) {
+        const hooks = matching('SubagentStart');
+        if (hooks.length > 0) await run(ctx, hooks, { hook_event_name: 'SubagentStart', ...(ctx.parentToolCallId !== undefined ? { agent_id: ctx.parentToolCallId } : {}) });
+        return message;
+      }
       // A thread's first run: nothing the person wrote is in it yet.
       if (!ctx.state.messages.some((m) => m.role === 'user' && m.note === undefined)) {
         const hooks = matching('SessionStart');
@@ -89,9 +118,10 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
       const { call } = info;
       if (call.parseError !== undefined) return next(call);
       let toRun: ToolCall = call;
-      const pre = matching('PreToolUse', call.name);
+      const claude = claudeToolCall(call.name, asArgs(call.args), paths);
+      const pre = matching('PreToolUse', { name: call.name, claude });
       if (pre.length > 0) {
-        const outcome = await run(ctx, pre, { hook_event_name: 'PreToolUse', tool_name: call.name, tool_input: call.args ?? {}, tool_use_id: call.id }, call.id);
+        const outcome = await run(ctx, pre, { hook_event_name: 'PreToolUse', ...claude, tool_use_id: call.id }, call.id);
         const permission = outcome.permission;
         if (permission?.decision === 'deny') {
           const reason = `${HOOK_BLOCK_PREFIX}${permission.reason}`;
@@ -99,7 +129,8 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
           return errorText(reason);
         }
         if (outcome.updatedInput) {
-          const args = outcome.updatedInput.args;
+          // The hook wrote Claude Code's fields and real paths: what runs is Deepdesk's arguments, checked as any call's.
+          const args = deepdeskToolArgs(call.name, outcome.updatedInput.args, paths);
           ctx.emit({ type: 'approval', id: call.id, name: call.name, args, status: 'edited', reason: 'edited by hook', hook: outcome.updatedInput.hook });
           toRun = { ...call, args, argsText: JSON.stringify(args), editedBy: 'hook' };
         }
@@ -109,33 +140,43 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
       const output = await next(toRun);
       // Refused, rejected or answered instead (approval, a mode): it did not run.
       if (!ran.delete(call.id)) return output;
-      const post = matching('PostToolUse', call.name);
+      const ran_ = claudeToolCall(toRun.name, asArgs(toRun.args), paths);
+      const failed = isErrorOutput(output);
+      const event: HookEventName = failed ? 'PostToolUseFailure' : 'PostToolUse';
+      const post = matching(event, { name: call.name, claude: ran_ });
       if (post.length === 0 || ctx.signal.aborted) return output;
       const outcome = await run(
         ctx,
         post,
-        { hook_event_name: 'PostToolUse', tool_name: call.name, tool_input: toRun.args ?? {}, tool_use_id: call.id, tool_response: { output: output.text, isError: isErrorOutput(output) } },
+        failed
+          ? { hook_event_name: event, ...ran_, tool_use_id: call.id, error: output.text }
+          : { hook_event_name: event, ...ran_, tool_use_id: call.id, tool_response: claudeToolResponse(call.name, ran_.tool_input, { text: output.text, isError: false }) },
         call.id,
       );
       const added: string[] = [];
       if (outcome.block) {
         added.push(`A PostToolUse hook flagged this result: ${outcome.block.reason}`);
-        ctx.emit({ type: 'hook', event: 'PostToolUse', outcome: 'blocked', message: outcome.block.reason, hook: outcome.block.hook, toolCallId: call.id });
+        ctx.emit({ type: 'hook', event, outcome: 'blocked', message: outcome.block.reason, hook: outcome.block.hook, toolCallId: call.id });
       }
-      if (outcome.context.length > 0) added.push(`Context from a PostToolUse hook:\n${outcome.context.join('\n\n')}`);
+      if (outcome.context.length > 0) added.push(`Context from a ${event} hook:\n${outcome.context.join('\n\n')}`);
       if (added.length === 0) return output;
       return { ...output, text: `${output.text}\n\n${added.join('\n\n')}`, isError: isErrorOutput(output) };
     },
 
     async onStop(ctx, stop): Promise<string | undefined> {
-      if (ctx.depth > 0) return undefined;
-      const hooks = matching('Stop');
+      // A subagent's end is SubagentStop, and a block there makes the subagent go on as Stop does the agent.
+      const event: HookEventName = ctx.depth > 0 ? 'SubagentStop' : 'Stop';
+      const hooks = matching(event);
       if (hooks.length === 0) return undefined;
-      const outcome = await run(ctx, hooks, { hook_event_name: 'Stop', stop_hook_active: stop.continued > 0 });
+      const outcome = await run(ctx, hooks, { hook_event_name: event, stop_hook_active: stop.continued > 0, ...(ctx.depth > 0 && ctx.parentToolCallId !== undefined ? { agent_id: ctx.parentToolCallId } : {}) });
       return outcome.block?.reason;
     },
   };
   return { outer, inner };
+}
+
+function asArgs(args: unknown): Record<string, unknown> {
+  return typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
 }
 
 function promptText(message: Extract<ChatMessage, { role: 'user' }>): string {

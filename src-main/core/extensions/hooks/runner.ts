@@ -10,6 +10,8 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../text/json-depth';
 /** What a hook reads on stdin: Claude Code's fields (`session_id` is the thread). */
 export interface HookInput {
   session_id: string;
+  /** The thread as a JSONL transcript in Claude Code's layout (transcript.ts). */
+  transcript_path?: string;
   cwd: string;
   hook_event_name: HookEventName;
   permission_mode: string;
@@ -21,6 +23,18 @@ export interface HookInput {
   /** Stop: true when the agent is already going on because of a Stop hook. */
   stop_hook_active?: boolean;
   source?: 'startup';
+  /** SubagentStart/SubagentStop: the task call and the subagent's type. */
+  agent_id?: string;
+  agent_type?: string;
+  /** PostToolUseFailure: the error the call gave. */
+  error?: string;
+  /** Notification: what it says, and why. */
+  message?: string;
+  notification_type?: string;
+  /** PreCompact/PostCompact: `manual` (/compact) or `auto`. */
+  trigger?: 'manual' | 'auto';
+  /** SessionEnd: why. */
+  reason?: string;
 }
 
 export interface HookRunContext {
@@ -72,7 +86,7 @@ export async function runHook(hook: HookEntry, input: HookInput, context: HookRu
       command: '/bin/sh',
       args: ['-c', hook.command],
       cwd: context.folder,
-      env: { CLAUDE_PROJECT_DIR: context.folder, DEEPDESK_PROJECT_DIR: context.folder },
+      env: { CLAUDE_PROJECT_DIR: context.folder, DEEPDESK_PROJECT_DIR: context.folder, ...(hook.pluginRoot !== undefined ? { CLAUDE_PLUGIN_ROOT: hook.pluginRoot } : {}) },
       ...(context.env ? { baseEnv: context.env } : {}),
       sandbox: false,
       logLines: 400,
@@ -179,6 +193,8 @@ function readJsonOutput(outcome: HookOutcome, json: Record<string, unknown>, eve
   } else if (json.decision === 'approve' && event === 'PreToolUse') {
     setPermission(outcome, { decision: 'allow', reason, hook });
   }
+  // Claude Code reads `additionalContext` at the top level too (SessionStart hooks often put it there).
+  if (typeof json.additionalContext === 'string' && json.additionalContext.trim() !== '') outcome.context.push(json.additionalContext.trim());
   const specific = json.hookSpecificOutput;
   if (!isObject(specific)) return;
   const decision = specific.permissionDecision;

@@ -1,6 +1,20 @@
 // Hooks (SPEC §11): a person's commands run on the agent's events, in Claude Code's format.
 
-export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'] as const;
+export const HOOK_EVENTS = [
+  'SessionStart',
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'Stop',
+  'SessionEnd',
+  'PostToolUseFailure',
+  'PermissionRequest',
+  'Notification',
+  'SubagentStart',
+  'SubagentStop',
+  'PreCompact',
+  'PostCompact',
+] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
@@ -13,6 +27,10 @@ export interface HookEntry {
   /** The group's `matcher` (a regular expression on tool names); absent or empty matches every tool. */
   matcher?: string;
   command: string;
+  /** The handler's `if`: a permission rule (Claude Code's syntax) limiting it to the calls it matches. */
+  if?: string;
+  /** A plugin's hook: its installed folder (`CLAUDE_PLUGIN_ROOT`). */
+  pluginRoot?: string;
   timeoutMs: number;
   /** `user`: `<data-dir>/hooks.json`; `project`: the folder's `.deepdesk/hooks.json` (trusted). */
   source: 'user' | 'project';
