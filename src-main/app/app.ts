@@ -7,7 +7,8 @@ import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { wantsOutsideSandbox } from '../core/agent/permissions/modes';
-import { suggestAllowRule, type PermissionRule } from '../core/agent/permissions/rules';
+import { withClaudeRules } from '../core/agent/permissions/claude-permissions';
+import { evaluatePermission, suggestAllowRule, type PermissionRule } from '../core/agent/permissions/rules';
 import type { ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { createDefaultMounts } from '../core/backends/mounts/mounts';
 import { openMemoriesStore } from '../core/backends/store/memory-store';
@@ -212,7 +213,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));
 
   const commandsRun: CommandsRun = { ...(remote ? { host: remote.shell.connection.label } : {}), sandboxed: sandbox !== undefined };
-  const approvals = new ApprovalService(db, (request) => describeApproval(request, shared.backend, commandsRun));
+  const approvals = new ApprovalService(db, (request) => describeApproval(request, shared.backend, commandsRun, () => extensions.claudeRules().first));
   approvals.onChange((threadId) => send('approvals.changed', { threadId }));
 
   const modelFor = async (spec: string, baseUrl?: string, apiKey?: string, retry?: RetryPolicy): Promise<ChatModel> => {
@@ -314,7 +315,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         throw err;
       }
     },
-    rules: () => settings.raw().rules as PermissionRule[],
+    rules: () => withClaudeRules(extensions.claudeRules(), settings.raw().rules as PermissionRule[]),
     subagents: () => extensions.subagents(settings.raw().subagents),
     contextWindow: () => withOverrides(settings.raw()).contextWindow,
     folderBackendFor: (threadId) =>
@@ -637,8 +638,11 @@ function normalisedPrefix(prefix: string): string {
 type CommandsRun = { host?: string; sandboxed: boolean };
 
 /** The diff preview, the suggested "always allow" rule and where a command runs, shown in the approval. */
-async function describeApproval(request: ApprovalRequest, backend: Backend, commands: CommandsRun): Promise<ApprovalExtras> {
-  const extras: ApprovalExtras = { suggestedRule: suggestAllowRule({ tool: request.toolName, args: request.args }) };
+async function describeApproval(request: ApprovalRequest, backend: Backend, commands: CommandsRun, rulesBefore: () => readonly PermissionRule[]): Promise<ApprovalExtras> {
+  // "Always allow" is offered only when the rule it saves would allow the call: not past a deny or ask rule of a settings file that comes first.
+  const suggested = suggestAllowRule({ tool: request.toolName, args: request.args });
+  const effective = suggested !== undefined && evaluatePermission({ tool: request.toolName, args: request.args }, [...rulesBefore(), suggested]).decision === 'allow';
+  const extras: ApprovalExtras = { suggestedRule: effective ? suggested : undefined };
   // A command asking to run outside the sandbox runs outside it, wherever it runs.
   if (request.toolName === 'execute') extras.runsOn = { ...commands, sandboxed: commands.sandboxed && request.outsideSandbox === undefined && !wantsOutsideSandbox(request.args) };
   const path = typeof request.args.file_path === 'string' ? request.args.file_path : undefined;

@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import type { McpServerConfig } from '../core/config/mcp-config-types';
 import type { McpHubApi } from '../core/extensions/mcp/types';
 import { hooksSource } from '../core/extensions/hooks/config';
+import { loadClaudeRules, type ClaudeRules } from '../core/agent/permissions/claude-permissions';
 import { createDefinitionsCatalog, type DefinitionsCatalog } from '../core/extensions/definitions/catalog';
 import { createSkillCatalog } from '../core/extensions/skills/discover';
 import { skillProblemLine } from '../core/extensions/skills/trust-entries';
@@ -77,6 +78,8 @@ export interface LocalFolderExtensions {
   skills: ReturnType<typeof createSkillCatalog>;
   /** Custom commands and subagents (Claude Code's Markdown files). */
   definitions: DefinitionsCatalog;
+  /** The permission rules of Claude Code's settings files in force now. */
+  claudeRules: () => ClaudeRules;
   hooks: ReturnType<typeof hooksSource>;
   close(): Promise<void>;
 }
@@ -84,7 +87,15 @@ export interface LocalFolderExtensions {
 /** For a remote folder (SPEC §13) only the person's own skills: the folder's configuration is not read. */
 export type FolderExtensions =
   | LocalFolderExtensions
-  | { realFolder?: undefined; mcp?: undefined; hooks?: undefined; skills: ReturnType<typeof createSkillCatalog>; definitions: DefinitionsCatalog; close(): Promise<void> };
+  | {
+      realFolder?: undefined;
+      mcp?: undefined;
+      hooks?: undefined;
+      skills: ReturnType<typeof createSkillCatalog>;
+      definitions: DefinitionsCatalog;
+      claudeRules: () => ClaudeRules;
+      close(): Promise<void>;
+    };
 
 export interface FolderRuntimeOptions extends FolderExtensionsOptions {
   folder: string;
@@ -107,7 +118,8 @@ export async function openFolderExtensions(folder: string | undefined, options: 
   const skills = createSkillCatalog({ dataDir: options.dataDir, home: homedir(), isTrusted: () => true });
   for (const problem of skills.current().problems) options.say(skillProblemLine(problem));
   const definitions = createDefinitionsCatalog({ dataDir: options.dataDir, home: homedir(), isTrusted: () => true });
-  return { skills, definitions, close: async () => undefined };
+  // A remote folder's own settings are not read (SPEC §13): the person's rules only.
+  return { skills, definitions, claudeRules: () => loadClaudeRules({ home: homedir(), isTrusted: () => false }), close: async () => undefined };
 }
 
 async function openLocalExtensions(folder: string, options: FolderExtensionsOptions): Promise<LocalFolderExtensions> {
@@ -134,13 +146,14 @@ async function openLocalExtensions(folder: string, options: FolderExtensionsOpti
     for (const problem of skills.current().problems) say(skillProblemLine(problem));
     const definitions = createDefinitionsCatalog({ dataDir, home: homedir(), folder: realFolder, isTrusted });
     for (const problem of [...definitions.commands().problems, ...definitions.agents().problems]) say(problem);
-    const hooks = hooksSource({ dataDir, folder: realFolder, isTrusted, version });
+    const hooks = hooksSource({ dataDir, home: homedir(), folder: realFolder, isTrusted, version });
     for (const problem of hooks().problems) say(problem);
     return {
       realFolder,
       mcp: trustGatedHub(mcpServers.hub, { folder: realFolder, gate }),
       skills,
       definitions,
+      claudeRules: () => loadClaudeRules({ home: homedir(), folder: realFolder, isTrusted }),
       hooks,
       async close() {
         try {

@@ -1,5 +1,8 @@
 // `deepdesk run [options] "prompt"` (SPEC §5): the agent headless, to completion.
 
+import { withClaudeRules } from '../core/agent/permissions/claude-permissions';
+import { isDefaultRule } from '../core/agent/permissions/modes';
+import { DEFAULT_RULES } from '../core/agent/permissions/rules';
 import { transcriptsDir, transcriptWriter } from '../core/extensions/hooks/transcript';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline/promises';
@@ -112,7 +115,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     const definition = createAgentDefinition({
       model,
       backend: mounts.backend,
-      rules: () => rules,
+      // Claude Code's settings files' rules around the person's own, the defaults last (SPEC §11).
+      rules: () => [...withClaudeRules(extensions.claudeRules(), rules.filter((rule) => !isDefaultRule(rule))), ...DEFAULT_RULES],
       broker: cliBroker(approve, io),
       mode: () => mode,
       sandboxAvailable: () => sandbox !== undefined,

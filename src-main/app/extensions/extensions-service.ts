@@ -15,6 +15,7 @@ import type { Skill } from '../../core/extensions/skills/types';
 import { folderTrust, type FolderTrust } from '../../core/trust/folder-trust';
 import type { TrustStore } from '../../core/trust/store';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
+import { loadClaudeRules, type ClaudeRules } from '../../core/agent/permissions/claude-permissions';
 import { createDefinitionsCatalog, type DefinitionsCatalog } from '../../core/extensions/definitions/catalog';
 import type { CustomCommand } from '../../core/extensions/definitions/commands';
 import type { AgentsListDto, HooksListDto, SkillsListDto } from '../contract';
@@ -37,6 +38,7 @@ export interface ExtensionsServiceOptions {
 export class ExtensionsService {
   private readonly state: JsonFileStore<ExtensionsState>;
   private readonly trust: FolderTrust;
+  private readonly home: string;
   private readonly definitions: DefinitionsCatalog;
   /** Mutated in place: the skill catalog reads it at every scan. */
   private readonly disabledSkills = new Set<string>();
@@ -51,6 +53,7 @@ export class ExtensionsService {
 
   constructor(private readonly options: ExtensionsServiceOptions) {
     this.trust = folderTrust(options.trust, options.folder);
+    this.home = options.home ?? homedir();
     this.state = new JsonFileStore({
       path: join(options.dataDir, 'extensions.json'),
       shape: stateShape,
@@ -63,10 +66,11 @@ export class ExtensionsService {
       this.reload();
     });
     const { isTrusted } = this.trust;
-    this.definitions = createDefinitionsCatalog({ dataDir: options.dataDir, home: options.home ?? homedir(), folder: options.folder, isTrusted });
-    this.catalog = createSkillCatalog({ dataDir: options.dataDir, home: options.home ?? homedir(), folder: options.folder, isTrusted, disabled: this.disabledSkills });
+    this.definitions = createDefinitionsCatalog({ dataDir: options.dataDir, home: this.home, folder: options.folder, isTrusted });
+    this.catalog = createSkillCatalog({ dataDir: options.dataDir, home: this.home, folder: options.folder, isTrusted, disabled: this.disabledSkills });
     this.hooksNow = hooksSource({
       dataDir: options.dataDir,
+      home: this.home,
       folder: options.folder,
       isTrusted,
       disabled: this.disabledHooks,
@@ -74,6 +78,11 @@ export class ExtensionsService {
       version: () => [options.trust.version(), [...this.syncDisabledHooks()]],
     });
     this.reload();
+  }
+
+  /** The permission rules of Claude Code's settings files in force now (the folder's allow and ask rules once trusted). */
+  claudeRules(): ClaudeRules {
+    return loadClaudeRules({ home: this.home, folder: this.options.folder, isTrusted: this.trust.isTrusted });
   }
 
   /** The custom commands that load now (Claude Code's Markdown commands). */
@@ -124,7 +133,7 @@ export class ExtensionsService {
 
   /** Reads the hooks files again (after a change of one, a trust granted, a switch turned). */
   reload(): void {
-    this.loadedHooks = loadHooks({ dataDir: this.options.dataDir, folder: this.options.folder, isTrusted: this.trust.isTrusted, disabled: new Set(this.state.current().disabledHooks ?? []) });
+    this.loadedHooks = loadHooks({ dataDir: this.options.dataDir, home: this.home, folder: this.options.folder, isTrusted: this.trust.isTrusted, disabled: new Set(this.state.current().disabledHooks ?? []) });
     this.options.onChange();
   }
 
@@ -160,7 +169,7 @@ export class ExtensionsService {
   hooksList(): HooksListDto {
     const off = new Set(this.state.current().disabledHooks ?? []);
     // Every trusted hook, the ones turned off too.
-    const all = loadHooks({ dataDir: this.options.dataDir, folder: this.options.folder, isTrusted: this.trust.isTrusted }).hooks;
+    const all = loadHooks({ dataDir: this.options.dataDir, home: this.home, folder: this.options.folder, isTrusted: this.trust.isTrusted }).hooks;
     return {
       hooks: all.map((h) => ({ id: h.id, event: h.event, ...(h.matcher ? { matcher: h.matcher } : {}), command: h.command, source: h.source, file: h.file, enabled: !off.has(h.id) })),
       problems: this.loadedHooks.problems,

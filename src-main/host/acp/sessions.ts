@@ -23,7 +23,9 @@ import { RequestError } from '@agentclientprotocol/sdk';
 import { createAgentDefinition } from '../../core/agent/create-agent';
 import { runAgent, type RunResult } from '../../core/agent/loop';
 import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
-import type { PermissionRule } from '../../core/agent/permissions/rules';
+import { withClaudeRules, type ClaudeRules } from '../../core/agent/permissions/claude-permissions';
+import { isDefaultRule } from '../../core/agent/permissions/modes';
+import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
 import { newThreadState, type AgentEvent, type ThreadState } from '../../core/agent/types';
 import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
 import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot, type Mounts } from '../../core/backends/mounts/mounts';
@@ -57,6 +59,7 @@ export interface FolderResources {
   mcp: McpHubApi;
   skills: { current(): { skills: readonly Skill[] } };
   definitions: DefinitionsCatalog;
+  claudeRules: () => ClaudeRules;
   hooks: () => { hooks: readonly HookEntry[] };
   close(): Promise<void>;
 }
@@ -345,7 +348,7 @@ export class AcpSessions {
     return createAgentDefinition({
       model: session.model ?? this.options.model,
       backend: session.mounts.backend,
-      rules: () => this.options.rules(),
+      rules: () => [...withClaudeRules(resources.claudeRules(), this.options.rules().filter((rule) => !isDefaultRule(rule))), ...DEFAULT_RULES],
       broker: permissionBridge({
         sessionId: session.id,
         paths: this.editorPaths(session),

@@ -1,6 +1,6 @@
 // Hooks (SPEC §11): one trust entry per hook command of the folder's hooks files.
 
-import { projectHooksFile, readHooksFile, hookTrustKey, userHooksFile } from '../../extensions/hooks/config';
+import { hookTrustKey, projectHooksFiles, readHooksFiles, userHooksFiles } from '../../extensions/hooks/config';
 import { problemLine } from '../mcp-config-types';
 import { hookFiles, projectHookDigest } from '../../trust/entry-files';
 import { visibleLine } from '../../trust/labels';
@@ -13,19 +13,18 @@ export const hookKind: ConfigKind = {
   noun: 'hooks',
   jsonKey: 'hooks',
   projectPaths: FOLDER_CONFIG_PLACES.hook,
-  userPaths: ({ dataDir }) => [userHooksFile(dataDir)],
+  userPaths: ({ dataDir, home }) => userHooksFiles(dataDir, home),
   // `Hook EVENT [MATCHER]: COMMAND`
   folderEntries(folder) {
-    const file = projectHooksFile(folder);
-    const read = readHooksFile(file, 'project');
+    const read = readHooksFiles(projectHooksFiles(folder), 'project');
     const entries: TrustEntry[] = read.hooks.map((hook) => ({
       kind: 'hook',
       key: hookTrustKey(hook),
-      file,
+      file: hook.file,
       digest: projectHookDigest(folder, hook),
       label: visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}${hook.if !== undefined ? ` if ${hook.if}` : ''}: ${hook.command}`),
     }));
     return { entries, problems: read.problems.map(problemLine) };
   },
-  entryFiles: (folder) => readHooksFile(projectHooksFile(folder), 'project').hooks.flatMap((hook) => hookFiles(folder, hook)),
+  entryFiles: (folder) => readHooksFiles(projectHooksFiles(folder), 'project').hooks.flatMap((hook) => hookFiles(folder, hook)),
 };

@@ -1,7 +1,8 @@
-// hooks.json in Claude Code's format (SPEC §11):
+// Hooks in Claude Code's format (SPEC §11):
 // `{"hooks": {"EVENT": [{"matcher": "REGEX", "hooks": [{"type": "command", "command": "…", "timeout": 60}]}]}}`
-// from the person's `<data-dir>/hooks.json` and, once trusted, the folder's
-// `.deepdesk/hooks.json`. Reading never throws: a file that cannot be used is one problem
+// from the person's `<data-dir>/hooks.json` and `~/.claude/settings.json` and, once trusted,
+// the folder's `.deepdesk/hooks.json`, `.claude/settings.json` and `.claude/settings.local.json`
+// (the `hooks` key of each; a settings file's other keys are not hooks). Reading never throws: a file that cannot be used is one problem
 // naming it, an entry that cannot be used is one problem naming its field, the rest load.
 
 import { createHash } from 'node:crypto';
@@ -9,7 +10,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../../agent/canonical-json';
 import { parseClaudeRule } from '../../agent/permissions/claude-rule';
+import { userClaudeSettingsFile } from '../../config/claude-settings';
 import { readJsonObject } from '../../config/mcp-config';
+import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import { problemLine, type ConfigProblem } from '../../config/mcp-config-types';
 import { hookFiles, pathsStamp, projectHookDigest } from '../../trust/entry-files';
 import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, type HookEntry, type HookEventName } from './types';
@@ -20,6 +23,22 @@ export function userHooksFile(dataDir: string): string {
 
 export function projectHooksFile(folder: string): string {
   return join(folder, '.deepdesk', 'hooks.json');
+}
+
+/** Every file of the folder that may hold hooks, in the order they run. */
+export function projectHooksFiles(folder: string): string[] {
+  return FOLDER_CONFIG_PLACES.hook.map((rel) => join(folder, rel));
+}
+
+/** Every file of the person's that may hold hooks; `~/.claude/settings.json` only when the home folder is given. */
+export function userHooksFiles(dataDir: string, home?: string): string[] {
+  return [userHooksFile(dataDir), ...(home !== undefined ? [userClaudeSettingsFile(home)] : [])];
+}
+
+/** The hooks of several files, and their problems. */
+export function readHooksFiles(files: readonly string[], source: HookEntry['source']): HooksFileRead {
+  const reads = files.map((file) => readHooksFile(file, source));
+  return { hooks: reads.flatMap((r) => r.hooks), problems: reads.flatMap((r) => r.problems) };
 }
 
 const commandSchema = z.object({
@@ -108,6 +127,8 @@ export function hookTrustKey(hook: Pick<HookEntry, 'event' | 'digest'>): string 
 
 export interface LoadHooksOptions {
   dataDir: string;
+  /** The person's home folder: its `~/.claude/settings.json` hooks load too. */
+  home?: string;
   /** The folder (real path); its `.deepdesk/hooks.json` loads only through isTrusted. */
   folder?: string;
   /** Whether a project hook (its key, and its digest with the files it runs) is trusted (the folder's trust gate). */
@@ -126,8 +147,8 @@ export interface LoadedHooks {
 
 /** The person's hooks and the folder's trusted ones, in file order (the person's first). */
 export function loadHooks(options: LoadHooksOptions): LoadedHooks {
-  const user = readHooksFile(userHooksFile(options.dataDir), 'user');
-  const project = options.folder !== undefined ? readHooksFile(projectHooksFile(options.folder), 'project') : { hooks: [], problems: [] };
+  const user = readHooksFiles(userHooksFiles(options.dataDir, options.home), 'user');
+  const project = options.folder !== undefined ? readHooksFiles(projectHooksFiles(options.folder), 'project') : { hooks: [], problems: [] };
   // What the hook runs from the folder is part of it (SPEC §9): a changed script is a changed hook.
   const folder = options.folder;
   const trusted = folder === undefined ? [] : project.hooks.filter((hook) => options.isTrusted({ key: hookTrustKey(hook), digest: projectHookDigest(folder, hook) }));
@@ -148,7 +169,7 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
 export function hooksSource(options: LoadHooksOptions & { version?: () => unknown }): () => LoadedHooks {
   let key: string | undefined;
   let loaded: LoadedHooks | undefined;
-  const files = [userHooksFile(options.dataDir), ...(options.folder !== undefined ? [projectHooksFile(options.folder)] : [])];
+  const files = [...userHooksFiles(options.dataDir, options.home), ...(options.folder !== undefined ? projectHooksFiles(options.folder) : [])];
   let runs: string[] = [];
   return () => {
     const before = JSON.stringify([pathsStamp(files), pathsStamp(runs), options.version?.() ?? null]);
