@@ -41,6 +41,7 @@ export const COMMAND_OPTIONS = {
   },
   trust: { ...COMMON_OPTIONS, revoke: { type: 'boolean' } },
   skills: { ...COMMON_OPTIONS, 'context-window': { type: 'string' } },
+  plugin: { ...COMMON_OPTIONS, yes: { type: 'boolean' } },
   acp: {
     ...COMMON_OPTIONS,
     trust: { type: 'boolean' },
@@ -59,6 +60,7 @@ export const SUBCOMMANDS = {
   checkpoints: ['ls', 'diff', 'restore'],
   mcp: ['ls', 'tools', 'add', 'rm'],
   skills: ['ls'],
+  plugin: ['marketplace', 'install', 'add', 'ls', 'enable', 'disable', 'rm', 'update'],
 } as const satisfies Partial<Record<CommandName, readonly string[]>>;
 
 /** What main.ts takes in place of a command. */

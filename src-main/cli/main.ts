@@ -15,6 +15,7 @@ const COMMANDS: Record<CommandName, Command> = {
   mcp: async (argv) => (await import('./mcp-command')).mcpCommand(argv),
   trust: async (argv) => (await import('./trust-command')).trustCommand(argv),
   skills: async (argv) => (await import('./skills-command')).skillsCommand(argv),
+  plugin: async (argv) => (await import('./plugin-command')).pluginCommand(argv),
   acp: async (argv) => (await import('./acp-command')).acpCommand(argv),
 };
 

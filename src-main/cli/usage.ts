@@ -47,6 +47,11 @@ Commands:
                         trust it to load, or forget that trust
   skills ls             the skills the agent gets (yours and, once trusted, the folder's)
                         and the ones that could not be used
+  plugin marketplace add SOURCE | marketplace ls | marketplace rm NAME |
+      marketplace update [NAME] | install PLUGIN@MARKETPLACE [--yes] |
+      add SOURCE [--yes] | ls | enable NAME | disable NAME | rm NAME | update [NAME] [--yes]
+                        Claude Code plugins and marketplaces (skills, commands, agents,
+                        hooks, MCP servers), each confirmed by what it loads
   acp                   the agent for an editor (Zed, JetBrains, Neovim, Emacs) over the
                         Agent Client Protocol on stdin/stdout
   --version, -v         print deepdesk's version

@@ -8,12 +8,13 @@ import { commandKind } from './kinds/commands';
 import { hookKind } from './kinds/hooks';
 import type { ConfigKind, ConfigPlaces, FolderEntries } from './kinds/kind';
 import { mcpKind } from './kinds/mcp';
+import { pluginKind } from './kinds/plugins';
 import { ruleKind } from './kinds/rules';
 import { skillKind } from './kinds/skills';
 
 export type { ConfigKind, ConfigPlaces, FolderEntries } from './kinds/kind';
 
-export const CONFIG_KINDS: readonly ConfigKind[] = [mcpKind, hookKind, skillKind, commandKind, agentKind, ruleKind];
+export const CONFIG_KINDS: readonly ConfigKind[] = [mcpKind, hookKind, skillKind, commandKind, agentKind, ruleKind, pluginKind];
 
 /** Everything the folder's (real path) configuration would load, kind by kind; a kind that fails is one problem. */
 export function folderConfiguration(folder: string, env: NodeJS.ProcessEnv, kinds: readonly ConfigKind[] = CONFIG_KINDS): FolderEntries {

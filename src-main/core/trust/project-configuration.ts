@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { entryVariables, expandServerEntry, mergeServers, readMcpConfigFile, readServerEntries } from '../config/mcp-config';
 import { problemLine, type ConfigSource, type McpServerConfig } from '../config/mcp-config-types';
+import { enabledPluginParts } from '../extensions/plugins/store';
 import { projectServerDigest } from './entry-files';
 import { mcpTrustKey, projectMcpFile, userMcpFile } from '../config/kinds/mcp';
 import { trustReport } from './report';
@@ -42,7 +43,10 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
   try {
     const folder = realFolder(options.folder);
     const report = await trustReport(folder, store, env);
-    const user = readMcpConfigFile(userMcpFile(options.dataDir), 'user', env);
+    const person = readMcpConfigFile(userMcpFile(options.dataDir), 'user', env);
+    // Enabled, confirmed plugins' servers are the person's; `${CLAUDE_PLUGIN_ROOT}` is the plugin's folder.
+    const pluginReads = enabledPluginParts(options.dataDir).plugins.flatMap((p) => p.mcpFiles.map((file) => readMcpConfigFile(file, 'user', { ...env, CLAUDE_PLUGIN_ROOT: p.root }, 'plugin')));
+    const user = { servers: [...person.servers, ...pluginReads.flatMap((r) => r.servers)], problems: [...person.problems, ...pluginReads.flatMap((r) => r.problems)] };
     const cli = (options.mcpConfigFiles ?? []).map((file) => readMcpConfigFile(resolve(file), 'cli', env));
 
     // The folder's entries: an untrusted one changes nothing (not even by disabling a server of

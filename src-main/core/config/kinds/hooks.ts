@@ -4,9 +4,15 @@ import { hookTrustKey, projectHooksFiles, readHooksFiles, userHooksFiles } from 
 import { problemLine } from '../mcp-config-types';
 import { hookFiles, projectHookDigest } from '../../trust/entry-files';
 import { visibleLine } from '../../trust/labels';
+import type { HookEntry } from '../../extensions/hooks/types';
 import type { TrustEntry } from '../../trust/types';
 import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';
+
+/** `Hook EVENT [MATCHER] if RULE: COMMAND`, as the trust question and a plugin's install list show it. */
+export function hookLabel(hook: HookEntry): string {
+  return visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}${hook.if !== undefined ? ` if ${hook.if}` : ''}: ${hook.command}`);
+}
 
 export const hookKind: ConfigKind = {
   kind: 'hook',
@@ -22,7 +28,7 @@ export const hookKind: ConfigKind = {
       key: hookTrustKey(hook),
       file: hook.file,
       digest: projectHookDigest(folder, hook),
-      label: visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}${hook.if !== undefined ? ` if ${hook.if}` : ''}: ${hook.command}`),
+      label: hookLabel(hook),
     }));
     return { entries, problems: read.problems.map(problemLine) };
   },

@@ -4,7 +4,8 @@
 
 import { discoverAgents, type AgentDiscovery } from './agents';
 import { discoverCommands, type CommandDiscovery } from './commands';
-import type { MarkdownCache } from './markdown-files';
+import { enabledPluginParts } from '../plugins/store';
+import type { DefinitionPlace, MarkdownCache } from './markdown-files';
 import type { DefinitionPlaces } from './project-places';
 
 export interface DefinitionsCatalog {
@@ -14,8 +15,11 @@ export interface DefinitionsCatalog {
 
 export function createDefinitionsCatalog(options: DefinitionPlaces & { isTrusted(entry: { key: string; digest: string }): boolean }): DefinitionsCatalog {
   const cache: MarkdownCache = new Map();
+  // Enabled plugins' folders, named `plugin:part`, looked at again at every use.
+  const plugins = (kind: 'commands' | 'agents'): DefinitionPlace[] =>
+    enabledPluginParts(options.dataDir).plugins.flatMap((p) => (kind === 'commands' ? p.commandsDirs : p.agentsDirs).map((dir) => ({ dir, source: 'plugin' as const, plugin: p.name })));
   return {
-    commands: () => discoverCommands(options, cache),
-    agents: () => discoverAgents(options, cache),
+    commands: () => discoverCommands({ ...options, plugins: plugins('commands') }, cache),
+    agents: () => discoverAgents({ ...options, plugins: plugins('agents') }, cache),
   };
 }

@@ -13,6 +13,7 @@ import { parseClaudeRule } from '../../agent/permissions/claude-rule';
 import { userClaudeSettingsFile } from '../../config/claude-settings';
 import { readJsonObject } from '../../config/mcp-config';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
+import { enabledPluginParts } from '../plugins/store';
 import { problemLine, type ConfigProblem } from '../../config/mcp-config-types';
 import { hookFiles, pathsStamp, projectHookDigest } from '../../trust/entry-files';
 import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, type HookEntry, type HookEventName } from './types';
@@ -147,7 +148,13 @@ export interface LoadedHooks {
 
 /** The person's hooks and the folder's trusted ones, in file order (the person's first). */
 export function loadHooks(options: LoadHooksOptions): LoadedHooks {
-  const user = readHooksFiles(userHooksFiles(options.dataDir, options.home), 'user');
+  const person = readHooksFiles(userHooksFiles(options.dataDir, options.home), 'user');
+  // Enabled, confirmed plugins' hooks are the person's, each knowing its plugin's folder.
+  const plugins = enabledPluginParts(options.dataDir).plugins.map((p) => ({ root: p.root, read: readHooksFiles(p.hooksFiles, 'user') }));
+  const user = {
+    hooks: [...person.hooks, ...plugins.flatMap((p) => p.read.hooks.map((hook) => ({ ...hook, pluginRoot: p.root })))],
+    problems: [...person.problems, ...plugins.flatMap((p) => p.read.problems)],
+  };
   const project = options.folder !== undefined ? readHooksFiles(projectHooksFiles(options.folder), 'project') : { hooks: [], problems: [] };
   // What the hook runs from the folder is part of it (SPEC §9): a changed script is a changed hook.
   const folder = options.folder;

@@ -13,6 +13,7 @@ import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'n
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
+import { enabledPluginParts } from '../plugins/store';
 import { checkSkillHeader, splitFrontMatter, type HeaderCheck } from './front-matter';
 import type { Skill, SkillProblem, SkillSource } from './types';
 
@@ -24,7 +25,7 @@ export const PROJECT_SKILL_DIRS = FOLDER_CONFIG_PLACES.skill;
 
 /** The person's skills folders, in the order they win on a name clash. */
 export function userSkillDirs(dataDir: string, home: string): string[] {
-  return [join(dataDir, 'skills'), join(home, '.agents', 'skills'), join(home, '.claude', 'skills')];
+  return [join(dataDir, 'skills'), join(home, '.agents', 'skills'), join(home, '.claude', 'skills'), ...enabledPluginParts(dataDir).plugins.flatMap((p) => p.skillsDirs)];
 }
 
 /** The trust key of a project skill: its folder relative to the project, e.g. `skill:.claude/skills/pdf`. */
