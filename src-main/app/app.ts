@@ -67,6 +67,7 @@ import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
 import { McpHub } from '../core/extensions/mcp/hub';
 import { McpService } from './mcp/mcp-service';
+import { PluginsService } from './plugins/plugins-service';
 import { FolderTrustService } from './trust/folder-trust-service';
 import { ExtensionsService } from './extensions/extensions-service';
 import { TrustStore } from '../core/trust/store';
@@ -282,6 +283,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   // The person's own configuration (every kind's places in the data folder and home, and
   // `--mcp-config` files): one watcher; the folder's own comes through the folder's watcher.
   const personConfiguration = watchPersonConfiguration([...personConfigPaths({ dataDir: options.dataDir, home: homedir() }), ...(options.mcpConfigFiles ?? []).map((f) => resolve(f))], () => {
+    mcp.scheduleReload();
+    extensions.scheduleReload();
+  });
+  const plugins = new PluginsService(options.dataDir, env, () => {
+    send('plugins.changed', {});
     mcp.scheduleReload();
     extensions.scheduleReload();
   });
@@ -548,6 +554,15 @@ export async function createApp(options: AppOptions): Promise<App> {
     'skills.setEnabled': async ({ name, enabled }) => extensions.setSkillEnabled(name, enabled),
     'hooks.list': async () => extensions.hooksList(),
     'agents.list': async () => extensions.agentsList(settings.raw().subagents),
+    'plugins.list': async () => plugins.list(),
+    'plugins.addMarketplace': async ({ source }) => plugins.addMarketplace(source),
+    'plugins.removeMarketplace': async ({ name }) => plugins.removeMarketplace(name),
+    'plugins.preview': async ({ spec }) => plugins.preview(spec),
+    'plugins.previewUpdate': async ({ name }) => plugins.previewUpdate(name),
+    'plugins.install': async ({ token }) => plugins.install(token),
+    'plugins.cancel': async ({ token }) => plugins.cancel(token),
+    'plugins.setEnabled': async ({ name, enabled }) => plugins.setEnabled(name, enabled),
+    'plugins.remove': async ({ name }) => plugins.remove(name),
     'hooks.setEnabled': async ({ id, enabled }) => extensions.setHookEnabled(id, enabled),
     'trust.get': async () => {
       await folderTrust.refresh();
@@ -593,6 +608,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await threads.dispose();
       await mcpStarted.catch(() => undefined);
       personConfiguration.close();
+      plugins.close();
       await mcp.close();
       extensions.close();
       trustStore.close();

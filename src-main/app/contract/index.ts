@@ -8,6 +8,7 @@ import { checkpointEvents, checkpointMethods } from './checkpoints';
 import { folderEvents, folderMethods } from './folders';
 import { overriddenSchema, queuedMessageSchema } from './honest';
 import { extensionEvents, extensionMethods } from './extensions';
+import { pluginEvents, pluginMethods } from './plugins';
 import { mcpEvents, mcpMethods } from './mcp';
 import { memoriesStoreSchema, mountEvents, mountMethods, savedMountSchema } from './mounts';
 import { modeEvents, modeMethods } from './modes';
@@ -20,6 +21,7 @@ export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './
 export * from './commands';
 export * from './folders';
 export * from './extensions';
+export * from './plugins';
 export * from './mcp';
 export * from './mounts';
 export * from './modes';
@@ -253,6 +255,7 @@ export const methods = {
   ...mcpMethods,
   ...mountMethods,
   ...extensionMethods,
+  ...pluginMethods,
   ...updateMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
@@ -363,6 +366,7 @@ export const events = {
   ...mcpEvents,
   ...mountEvents,
   ...extensionEvents,
+  ...pluginEvents,
   ...folderEvents,
   ...checkpointEvents,
   ...updateEvents,

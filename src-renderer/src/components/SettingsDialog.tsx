@@ -21,6 +21,7 @@ import { MountsSettings } from './MountsSettings';
 import { memoriesStoreTextError } from '../../../src-main/core/backends/store/memories-store-text';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
+import { PluginSettings } from './PluginSettings';
 import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './SettingsNav';
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
@@ -55,6 +56,7 @@ const SECTIONS = {
   mcp: { id: 'settings-section-mcp', label: 'MCP servers' },
   skills: { id: 'settings-section-skills', label: 'Skills' },
   hooks: { id: 'settings-section-hooks', label: 'Hooks' },
+  plugins: { id: 'settings-section-plugins', label: 'Plugins' },
   appearance: { id: 'settings-section-appearance', label: 'Appearance' },
   updates: { id: 'settings-section-updates', label: 'Updates' },
 } as const satisfies Record<string, SettingsSectionRef>;
@@ -245,6 +247,9 @@ export function SettingsDialog({ onClose: close }: { onClose(): void }): React.J
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.hooks}>
               <HooksSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.plugins}>
+              <PluginSettings />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.appearance}>
               <fieldset className="settings-section">

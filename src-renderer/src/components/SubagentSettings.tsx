@@ -3,13 +3,19 @@
 import { useState } from 'react';
 import { subagentSchema } from '../../../src-main/app/contract';
 import type { Settings } from '../../../src-main/app/contract';
+import { useLiveValue } from '../state/use-live-value';
 import { Icon } from './Icon';
+import { VisibleText } from './VisibleText';
 
 type Subagent = Settings['subagents'][number];
 
 const EMPTY = { name: '', description: '', systemPrompt: '', tools: '', model: '' };
 
+/** Where a subagent defined in a Markdown file comes from. */
+const FILE_SOURCE = { user: 'yours', project: "the folder's", plugin: "a plugin's" } as const;
+
 export function SubagentSettings({ subagents, onChange }: { subagents: Subagent[]; onChange(list: Subagent[]): void }): React.JSX.Element {
+  const [files] = useLiveValue('agents.list', 'extensions.changed');
   const [form, setForm] = useState(EMPTY);
   const [adding, setAdding] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -73,7 +79,26 @@ export function SubagentSettings({ subagents, onChange }: { subagents: Subagent[
             </button>
           </li>
         ))}
+        {(files?.agents ?? []).map((a) => (
+          <li key={`${a.source}:${a.name}`} className="subagent-entry" aria-label={`Subagent ${a.name}`}>
+            <span className="mono">{a.name}</span>
+            <span className="muted small">
+              <VisibleText text={a.description} />
+              {a.tools?.length ? ` · tools: ${a.tools.join(', ')}` : ''}
+              {a.model ? ` · ${a.model}` : ''}
+              {` · ${FILE_SOURCE[a.source]}: `}
+              <span className="mono">{a.file}</span>
+              {a.shadowed ? ' · hidden by the one of the same name above' : ''}
+              {a.note ? ` · ${a.note}` : ''}
+            </span>
+          </li>
+        ))}
       </ul>
+      {files?.problems.map((problem) => (
+        <p key={problem} className="error-text small">
+          <VisibleText text={problem} />
+        </p>
+      ))}
       {adding ? (
         <div className="subagent-form">
           {field('name', 'Name', { placeholder: 'researcher' })}

@@ -1,0 +1,92 @@
+// Issue 38 in headless Chromium against `deepdesk serve`: a folder's Claude Code commands and
+// subagents wait for trust, then show in the `/` list and in Settings › Subagents with where
+// they come from; Settings › Plugins adds a marketplace from a local git repository, shows
+// exactly what a plugin would load before `Install`, and lists it installed.
+
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openApp, useE2ESession } from './harness';
+
+const session = useE2ESession();
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const put = (path: string, text: string): void => {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+};
+
+async function open(url: string): Promise<Page> {
+  const page = await openApp(session.browser, url, { width: 1400, height: 900 });
+  cleanups.push(() => page.context().close());
+  return page;
+}
+
+describe("Claude Code's files in the window", () => {
+  it('a folder command and subagent load after Trust folder: the / list and Settings › Subagents show them', { timeout: 90_000 }, async () => {
+    const serve = await session.serve();
+    put(join(serve.folder, '.claude', 'commands', 'ship.md'), '---\ndescription: Ship the release\nargument-hint: [version]\n---\nShip version $1.\n');
+    put(join(serve.folder, '.claude', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews changes\ntools: Read, Grep\n---\nYou review.\n');
+    const page = await open(serve.url);
+    const question = page.getByRole('group', { name: 'Trust this folder?' });
+    await question.waitFor({ timeout: 20_000 });
+    await expect.poll(() => question.textContent(), { timeout: 15_000 }).toContain('Command /ship: .claude/commands/ship.md');
+    await expect.poll(() => question.textContent()).toContain('Subagent reviewer (tools: Read, Grep): .claude/agents/reviewer.md');
+
+    const box = page.getByRole('textbox', { name: 'Message', exact: true });
+    await box.fill('/sh');
+    const commands = page.getByRole('listbox', { name: 'Commands' });
+    // Not trusted yet: not offered.
+    await expect.poll(async () => (await commands.count()) === 0 || !(await commands.textContent())?.includes('ship')).toBe(true);
+    await box.fill('');
+
+    await question.getByRole('button', { name: 'Trust folder' }).click();
+    await question.waitFor({ state: 'detached' });
+    await box.fill('/sh');
+    await expect.poll(() => commands.textContent(), { timeout: 15_000 }).toContain('Ship the release');
+    await box.fill('');
+
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    await dialog.waitFor();
+    const reviewer = dialog.getByRole('listitem', { name: 'Subagent reviewer' });
+    await expect.poll(() => reviewer.textContent(), { timeout: 15_000 }).toContain("the folder's");
+    expect(await reviewer.textContent()).toContain('tools: Read, Grep');
+  });
+
+  it('Settings › Plugins: add a marketplace, see what a plugin loads, Install', { timeout: 90_000 }, async () => {
+    const market = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-e2e-market-')));
+    cleanups.push(() => rmSync(market, { recursive: true, force: true }));
+    put(join(market, '.claude-plugin', 'marketplace.json'), JSON.stringify({ name: 'tools', plugins: [{ name: 'helper', source: './helper', description: 'Helps with tidying' }] }));
+    put(join(market, 'helper', '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'helper', version: '1.2.0' }));
+    put(join(market, 'helper', 'skills', 'tidy', 'SKILL.md'), '---\nname: tidy\ndescription: Tidies code\n---\nTidy.\n');
+    put(join(market, 'helper', 'commands', 'review.md'), 'Review the change\n');
+    for (const args of [['init', '-q', '-b', 'main'], ['add', '.'], ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'm']]) execFileSync('git', args, { cwd: market });
+
+    const serve = await session.serve();
+    const page = await open(serve.url);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    const plugins = dialog.getByRole('region', { name: 'Plugins' });
+    await plugins.waitFor();
+    await plugins.getByLabel('Add a marketplace (a git URL or a local folder)').fill(`file://${market}`);
+    await plugins.getByRole('button', { name: 'Add marketplace' }).click();
+    await plugins.getByRole('button', { name: 'Install helper' }).click();
+    const preview = plugins.getByRole('group', { name: 'Install helper?' });
+    await expect.poll(() => preview.textContent(), { timeout: 20_000 }).toContain('Install helper 1.2.0 would load:');
+    expect(await preview.textContent()).toContain('Skill tidy');
+    expect(await preview.textContent()).toContain('Command /helper:review');
+    await preview.getByRole('button', { name: 'Install', exact: true }).click();
+    const installed = plugins.getByRole('listitem', { name: 'helper' });
+    await expect.poll(() => installed.textContent(), { timeout: 15_000 }).toContain('1 skills, 1 commands, 0 agents, 0 hooks, 0 servers');
+    expect(await installed.getByRole('checkbox', { name: 'Enable helper' }).isChecked()).toBe(true);
+    // Its skill is the person's now: Settings › Skills lists it.
+    await expect.poll(() => dialog.getByRole('region', { name: 'Skills' }).textContent(), { timeout: 15_000 }).toContain('tidy');
+  });
+});

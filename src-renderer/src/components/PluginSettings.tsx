@@ -1,0 +1,182 @@
+// Settings › Plugins (SPEC §15): installed plugins with their parts, turned on and off,
+// updated and removed; marketplaces added and removed; a plugin installed or updated only
+// after its list of what it would load is shown (`Install` confirms exactly that copy).
+// Plugin-, marketplace- and repository-written text is shown as text, never as markup.
+
+import { useId, useState } from 'react';
+import type { PluginPreviewDto, PluginsListDto } from '../../../src-main/app/contract';
+import { useApi } from '../state/use-api';
+import { useLiveValue } from '../state/use-live-value';
+import { VisibleText } from './VisibleText';
+
+type Contents = PluginPreviewDto['contents'];
+
+function contentLines(c: Contents): string[] {
+  return [...c.servers, ...c.hooks, ...c.skills, ...c.commands, ...c.agents];
+}
+
+function counts(c: Contents): string {
+  return `${c.skills.length} skills, ${c.commands.length} commands, ${c.agents.length} agents, ${c.hooks.length} hooks, ${c.servers.length} servers`;
+}
+
+export function PluginSettings(): React.JSX.Element {
+  const api = useApi();
+  const titleId = useId();
+  const sourceId = useId();
+  const [list, setList] = useLiveValue('plugins.list', 'plugins.changed');
+  const [source, setSource] = useState('');
+  const [preview, setPreview] = useState<(PluginPreviewDto & { verb: 'Install' | 'Update' }) | null>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async <T,>(work: () => Promise<T | undefined>): Promise<T | undefined> => {
+    setBusy(true);
+    try {
+      return await work();
+    } finally {
+      setBusy(false);
+    }
+  };
+  const took = (next: PluginsListDto | undefined): void => {
+    if (next) setList(next);
+  };
+  const cancelPreview = (): void => {
+    if (preview) void api.safe('plugins.cancel', { token: preview.token });
+    setPreview(null);
+  };
+
+  return (
+    <section className="settings-section" aria-labelledby={titleId} role="region">
+      <h3 id={titleId} className="settings-section-title">
+        Plugins
+      </h3>
+      <p className="muted small">Claude Code plugins: skills, commands, subagents, hooks and MCP servers in one package. Each is installed only after you see what it loads, and loads only while it is what you confirmed.</p>
+      {list === null ? <p className="muted small">Loading…</p> : null}
+      {list && list.plugins.length === 0 ? <p className="muted small">No plugins installed.</p> : null}
+      {list && list.plugins.length > 0 ? (
+        <ul className="mcp-list">
+          {list.plugins.map((plugin) => (
+            <li key={plugin.name} className="mcp-server" aria-label={plugin.name}>
+              <div className="mcp-server-head">
+                <strong className="mono">{plugin.name}</strong>
+                {plugin.version ? <span className="muted small">{plugin.version}</span> : null}
+                <span className="muted small">{plugin.marketplace ? `from ${plugin.marketplace}` : 'added directly'}</span>
+              </div>
+              {plugin.contents ? <div className="small">{counts(plugin.contents)}</div> : null}
+              {plugin.contents ? (
+                <ul className="small mono plugin-parts">
+                  {contentLines(plugin.contents).map((line) => (
+                    <li key={line}>
+                      <VisibleText text={line} />
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+              {plugin.problem ? (
+                <p className="error-text small">
+                  <VisibleText text={plugin.problem} />
+                </p>
+              ) : null}
+              <label className="checkbox">
+                <input
+                  type="checkbox"
+                  aria-label={`Enable ${plugin.name}`}
+                  checked={plugin.enabled}
+                  onChange={(e) => void api.safe('plugins.setEnabled', { name: plugin.name, enabled: e.target.checked }).then(took)}
+                />{' '}
+                Enabled
+              </label>
+              <div className="row-actions">
+                <button type="button" className="btn btn-small" disabled={busy} aria-label={`Update ${plugin.name}`} onClick={() => void run(async () => {
+                  const next = await api.safe('plugins.previewUpdate', { name: plugin.name });
+                  if (next) setPreview({ ...next, verb: 'Update' });
+                  return next;
+                })}>
+                  Update
+                </button>
+                <button type="button" className="btn btn-small" disabled={busy} aria-label={`Remove ${plugin.name}`} onClick={() => void api.safe('plugins.remove', { name: plugin.name }).then(took)}>
+                  Remove
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {preview ? (
+        <div role="group" aria-label={`${preview.verb} ${preview.name}?`} className="plugin-preview">
+          {preview.upToDate && preview.verb === 'Update' ? (
+            <p className="small">{preview.name} is up to date.</p>
+          ) : (
+            <>
+              <p className="small">
+                {preview.verb} {preview.name}
+                {preview.version ? ` ${preview.version}` : ''} would load:
+              </p>
+              <ul className="small mono plugin-parts">
+                {(contentLines(preview.contents).length > 0 ? contentLines(preview.contents) : ['(nothing that runs or loads)']).map((line) => (
+                  <li key={line}>
+                    <VisibleText text={line} />
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          <div className="row-actions">
+            {preview.upToDate && preview.verb === 'Update' ? null : (
+              <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void run(async () => {
+                const next = await api.safe('plugins.install', { token: preview.token });
+                took(next);
+                setPreview(null);
+                return next;
+              })}>
+                {preview.verb === 'Install' ? 'Install' : 'Update'}
+              </button>
+            )}
+            <button type="button" className="btn" onClick={cancelPreview}>
+              {preview.upToDate && preview.verb === 'Update' ? 'Close' : 'Cancel'}
+            </button>
+          </div>
+        </div>
+      ) : null}
+      <h4 className="small">Marketplaces</h4>
+      {list?.marketplaces.map((market) => (
+        <div key={market.name} className="mcp-server" role="group" aria-label={`Marketplace ${market.name}`}>
+          <div className="mcp-server-head">
+            <strong className="mono">{market.name}</strong>
+            <span className="muted small mono">{market.source}</span>
+            <button type="button" className="btn btn-small" aria-label={`Remove marketplace ${market.name}`} onClick={() => void api.safe('plugins.removeMarketplace', { name: market.name }).then(took)}>
+              Remove
+            </button>
+          </div>
+          {market.problem ? <p className="error-text small">{market.problem}</p> : null}
+          <ul className="mcp-list">
+            {market.plugins.map((p) => (
+              <li key={p.name} className="small">
+                <span className="mono">{p.name}</span> {p.description ? <VisibleText text={p.description} /> : null}{' '}
+                <button type="button" className="btn btn-small" disabled={busy} aria-label={`Install ${p.name}`} onClick={() => void run(async () => {
+                  const next = await api.safe('plugins.preview', { spec: `${p.name}@${market.name}` });
+                  if (next) setPreview({ ...next, verb: 'Install' });
+                  return next;
+                })}>
+                  Install…
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+      <div className="field">
+        <label htmlFor={sourceId}>Add a marketplace (a git URL or a local folder)</label>
+        <input id={sourceId} className="mono" value={source} placeholder="https://github.com/owner/marketplace.git" onChange={(e) => setSource(e.target.value)} />
+        <button type="button" className="btn" disabled={busy || source.trim() === ''} onClick={() => void run(async () => {
+          const next = await api.safe('plugins.addMarketplace', { source: source.trim() });
+          if (next) {
+            took(next);
+            setSource('');
+          }
+          return next;
+        })}>
+          Add marketplace
+        </button>
+      </div>
+    </section>
+  );
+}
