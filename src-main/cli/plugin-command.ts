@@ -58,6 +58,7 @@ export async function pluginCommand(argv: string[], io: PluginIo = { stdin: proc
         if (action === 'add' && rest.length === 1) {
           const added = await store.addMarketplace(rest[0]!);
           say(`Added marketplace ${added.name} (${added.plugins.length} ${added.plugins.length === 1 ? 'plugin' : 'plugins'}: ${added.plugins.map((p) => p.name).join(', ') || 'none'})`);
+          for (const problem of added.problems) io.stderr.write(`deepdesk plugin: ${terminalSafe(problem, { singleLine: true })}\n`);
           return 0;
         }
         if (action === 'ls' && rest.length === 0) {

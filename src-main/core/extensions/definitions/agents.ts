@@ -47,8 +47,8 @@ export function checkAgent(definition: MarkdownDefinition): CustomAgent | { prob
   let note: string | undefined;
   if (rawModel !== undefined && rawModel !== 'inherit') {
     if (/^[a-z-]+:\S+$/.test(rawModel)) model = rawModel;
-    else if (CLAUDE_MODEL_ALIASES.has(rawModel)) note = `model '${rawModel}' is Claude Code's alias: this subagent uses the thread's model`;
-    else return { problem: `model: '${rawModel}' is neither inherit nor PROVIDER:MODEL` };
+    // A model named another way (Claude Code's aliases, a name of its own) still leaves a usable subagent: on the thread's model.
+    else note = CLAUDE_MODEL_ALIASES.has(rawModel) ? `model '${rawModel}' is Claude Code's alias: this subagent uses the thread's model` : `model '${rawModel}' is not PROVIDER:MODEL: this subagent uses the thread's model`;
   }
   const systemPrompt = definition.body.trim();
   return {

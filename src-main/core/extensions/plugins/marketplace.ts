@@ -11,7 +11,9 @@ import { problemLine } from '../../config/mcp-config-types';
 export const MARKETPLACE_FILE = join('.claude-plugin', 'marketplace.json');
 
 const remote = z.object({
-  source: z.enum(['git', 'url', 'github']),
+  source: z.enum(['git', 'url', 'github', 'git-subdir']),
+  /** git-subdir: the plugin's folder inside the repository. */
+  path: z.string().optional(),
   url: z.string().optional(),
   repo: z.string().regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, 'must be owner/name').optional(),
   ref: z.string().optional(),
@@ -29,11 +31,17 @@ const entry = z.object({
 const schema = z.object({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a name of letters, digits, ., - and _'),
   owner: z.union([z.string(), z.object({ name: z.string().optional() })]).optional(),
-  plugins: z.array(entry),
+  // Entries are read one by one: one this version cannot use does not hide the others.
+  plugins: z.array(z.unknown()),
 });
 
-export type Marketplace = z.infer<typeof schema>;
 export type MarketplacePlugin = z.infer<typeof entry>;
+export interface Marketplace {
+  name: string;
+  plugins: MarketplacePlugin[];
+  /** `FILE: plugins.N: …` for each entry that cannot be used. */
+  problems: string[];
+}
 
 export function readMarketplace(dir: string): Marketplace | { problem: string } {
   const file = join(dir, MARKETPLACE_FILE);
@@ -44,7 +52,14 @@ export function readMarketplace(dir: string): Marketplace | { problem: string } 
     const issue = checked.error.issues[0]!;
     return { problem: `${file}: ${issue.path.join('.') || 'marketplace.json'}: ${issue.message}` };
   }
-  return checked.data;
+  const plugins: MarketplacePlugin[] = [];
+  const problems: string[] = [];
+  checked.data.plugins.forEach((raw, i) => {
+    const one = entry.safeParse(raw);
+    if (one.success) plugins.push(one.data);
+    else problems.push(`${file}: plugins.${i}${one.error.issues[0]!.path.length > 0 ? `.${one.error.issues[0]!.path.join('.')}` : ''}: ${one.error.issues[0]!.message}`);
+  });
+  return { name: checked.data.name, plugins, problems };
 }
 
 /** The git URL of a remote source. */

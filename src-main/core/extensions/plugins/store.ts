@@ -81,7 +81,7 @@ export class PluginStore {
   // ------------------------------------------------------------------ marketplaces
 
   /** A git URL (cloned) or a local folder (read where it is). */
-  async addMarketplace(source: string, signal?: AbortSignal): Promise<{ name: string; plugins: MarketplacePlugin[] }> {
+  async addMarketplace(source: string, signal?: AbortSignal): Promise<{ name: string; plugins: MarketplacePlugin[]; problems: string[] }> {
     const local = localFolder(source);
     let dir: string;
     if (local !== undefined) dir = local;
@@ -102,7 +102,7 @@ export class PluginStore {
     }
     state.marketplaces[market.name] = { source, dir };
     this.save(state);
-    return { name: market.name, plugins: market.plugins };
+    return { name: market.name, plugins: market.plugins, problems: market.problems };
   }
 
   marketplaces(): Array<{ name: string; source: string; dir: string; plugins: MarketplacePlugin[]; problem?: string }> {
@@ -154,7 +154,21 @@ export class PluginStore {
     }
     const url = remoteUrl(entry.source);
     if (url === undefined) throw new PluginError(`marketplace ${marketName}: plugin ${pluginName}'s source names no repository`);
-    await this.clone(url, staging, entry.source.sha ?? entry.source.ref, signal);
+    const sub = entry.source.source === 'git-subdir' ? entry.source.path : undefined;
+    if (sub === undefined) {
+      await this.clone(url, staging, entry.source.sha ?? entry.source.ref, signal);
+      return this.staged(staging, marketName, `${pluginName}@${marketName}`);
+    }
+    // A plugin in a folder of a repository: the repository is fetched, the folder is the plugin.
+    const whole = await this.clone(url, `${staging}-repo`, entry.source.sha ?? entry.source.ref, signal);
+    try {
+      const from = resolve(whole, sub);
+      const back = relative(whole, existsSync(from) ? realpathSync(from) : from);
+      if (back === '' || back.startsWith('..') || isAbsolute(back)) throw new PluginError(`marketplace ${marketName}: plugin ${pluginName}'s path ${sub} is not a folder inside its repository`);
+      copyPlugin(from, staging);
+    } finally {
+      rmSync(whole, { recursive: true, force: true });
+    }
     return this.staged(staging, marketName, `${pluginName}@${marketName}`);
   }
 
