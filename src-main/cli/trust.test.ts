@@ -30,7 +30,7 @@ describe('deepdesk trust', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toBe(
       [
-        'MCP server fs: npx -y server-fs . (sandboxed)',
+        'MCP server fs: npx -y server-fs . (sandboxed, network: registry.npmjs.org (package runner))',
         'MCP server docs: https://docs.example.com/mcp',
         `Trusted 2 entries in ${t.folder}; a changed entry needs trust again`,
         '',

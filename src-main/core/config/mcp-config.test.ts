@@ -69,7 +69,8 @@ describe('readMcpConfigFile', () => {
       args: ['-y', '@x/github', '--home=/h'],
       env: { TOKEN: 't0k', LEVEL: 'info' },
       sandbox: true,
-      allowedDomains: [],
+      // npx fetches its package: it may reach the registry (the default one here).
+      allowedDomains: ['registry.npmjs.org'],
       timeoutMs: 60_000,
       disabled: false,
       digest: expect.stringMatching(/^[0-9a-f]{64}$/),
@@ -205,5 +206,30 @@ describe('editing a file', () => {
     write('{ not json');
     expect(() => writeServerEntry(file, 'gh', { command: 'x' })).toThrow(/cannot edit .*is not valid JSON/);
     expect(readFileSync(file, 'utf8')).toBe('{ not json');
+  });
+});
+
+describe('package runners (SPEC §10)', () => {
+  it("a server started by npx, pnpm dlx, bunx, uvx or pipx run may reach its runner's registry, as the person's configuration names it; the label says so", async () => {
+    const { mcpServerLabel } = await import('./kinds/mcp');
+    const { readServerEntries } = await import('./mcp-config');
+    write({
+      mcpServers: {
+        everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] },
+        py: { command: 'uvx', args: ['mcp-server-fetch'] },
+        plain: { command: 'node', args: ['server.js'] },
+        own: { command: 'pnpm', args: ['dlx', 'x'], allowedDomains: ['api.example.com'] },
+      },
+    });
+    const env = { npm_config_registry: 'http://127.0.0.1:4873/' };
+    const servers = readMcpConfigFile(file, 'user', env).servers;
+    const byName = Object.fromEntries(servers.map((s) => [s.name, s.type === 'stdio' ? s.allowedDomains : []]));
+    // Inside the sandbox the person's ~/.npmrc is not readable: the runner is told the registry, without credentials.
+    expect(servers.find((s) => s.name === 'everything')).toMatchObject({ env: { npm_config_registry: 'http://127.0.0.1:4873/' } });
+    expect(readMcpConfigFile(file, 'user', { npm_config_registry: 'https://me:secret@npm.example.com/' }).servers.find((s) => s.name === 'everything')).toMatchObject({ env: { npm_config_registry: 'https://npm.example.com/' }, allowedDomains: ['npm.example.com'] });
+    expect(byName).toEqual({ everything: ['127.0.0.1'], py: ['pypi.org', 'files.pythonhosted.org'], plain: [], own: ['api.example.com', '127.0.0.1'] });
+    const labels = readServerEntries(file, 'user').entries.map((e) => mcpServerLabel(e, {}));
+    expect(labels[0]).toBe('MCP server everything: npx -y @modelcontextprotocol/server-everything (sandboxed, network: registry.npmjs.org (package runner))');
+    expect(labels[2]).toBe('MCP server plain: node server.js (sandboxed)');
   });
 });

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { canonicalJson } from '../agent/canonical-json';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
 import { expandVars, variableNames } from './expand-vars';
+import { packageRunnerOf, registryEnv, registryHosts } from './package-runners';
 import { fieldsShape, JsonFileStore } from './json-file-store';
 import { DEFAULT_MCP_TIMEOUT_MS, problemLine, type ConfigProblem, type ConfigSource, type McpServerConfig } from './mcp-config-types';
 
@@ -140,7 +141,8 @@ export function expandServerEntry(
   entry: CheckedServerEntry,
   source: ConfigSource,
   env: NodeJS.ProcessEnv,
-  options: { asWritten?: boolean } = {},
+  /** `personEnv`: where a package runner's registry is named (the person's whole environment; default `env`). */
+  options: { asWritten?: boolean; personEnv?: NodeJS.ProcessEnv } = {},
 ): { server: McpServerConfig } | { problem: ConfigProblem } {
   const at = `mcpServers.${entry.name}`;
   let problem: ConfigProblem | undefined;
@@ -163,9 +165,10 @@ export function expandServerEntry(
       type: 'stdio',
       command: expand(entry.command, 'command'),
       args: (fields.args ?? []).map((arg, i) => expand(arg, `args[${i}]`)),
-      env: expandRecord(fields.env, 'env'),
+      // A package runner finds the person's registry (its own env wins).
+      env: { ...runnerEnv(entry.command, fields.args ?? [], options.personEnv ?? env), ...expandRecord(fields.env, 'env') },
       sandbox: fields.sandbox !== false,
-      allowedDomains: [...(fields.allowedDomains ?? [])],
+      allowedDomains: [...new Set([...(fields.allowedDomains ?? []), ...runnerHosts(entry.command, fields.args ?? [], options.personEnv ?? env)])],
     };
   } else {
     const url = expand(entry.url, 'url');
@@ -332,4 +335,16 @@ function existingMode(file: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A package runner's registry hosts (SPEC §10), which its sandbox may reach. */
+export function runnerHosts(command: string, args: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const runner = packageRunnerOf(command, args);
+  return runner === undefined ? [] : registryHosts(runner, env);
+}
+
+/** The registry a package runner is told, as the person's configuration names it. */
+function runnerEnv(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Record<string, string> {
+  const runner = packageRunnerOf(command, args);
+  return runner === undefined ? {} : registryEnv(runner, env);
 }

@@ -61,7 +61,7 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
       const trusted = options.trustForRun === true || store.isTrusted(folder, { key: mcpTrustKey(entry.name), digest: projectServerDigest(folder, entry) });
       const runs = trusted && entry.fields.disabled !== true;
       // Only the variables the trust list named are expanded (SPEC §9).
-      const expanded = expandServerEntry(entry, source, namedOnly(env, entryVariables(entry)), { asWritten: !runs });
+      const expanded = expandServerEntry(entry, source, namedOnly(env, entryVariables(entry)), { asWritten: !runs, personEnv: env });
       if ('problem' in expanded) expansionProblems.push(problemLine(expanded.problem));
       else (trusted ? project : untrusted).push(expanded.server);
     }

@@ -46,7 +46,8 @@ describe('the trust list', () => {
     const report = await trustReport(folder, store, {});
     expect(report.folder).toBe(folder);
     expect(report.entries.map((e) => e.label)).toEqual([
-      "MCP server gh: TOKEN='${GH_TOKEN}' npx -y @x/github 'two words' (sandboxed); your environment variables: GH_TOKEN",
+      // A package runner may reach its registry: the list says so.
+      "MCP server gh: TOKEN='${GH_TOKEN}' npx -y @x/github 'two words' (sandboxed, network: registry.npmjs.org (package runner)); your environment variables: GH_TOKEN",
       'MCP server free: ./srv (not sandboxed)',
       'MCP server net: srv (sandboxed, network: api.example.com)',
       'MCP server docs: https://docs.example.com/mcp',

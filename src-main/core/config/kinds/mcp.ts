@@ -2,7 +2,7 @@
 // one trust entry per server that would start.
 
 import { join } from 'node:path';
-import { entryVariables, readServerEntries, type CheckedServerEntry } from '../mcp-config';
+import { entryVariables, readServerEntries, runnerHosts, type CheckedServerEntry } from '../mcp-config';
 import { problemLine } from '../mcp-config-types';
 import { projectServerDigest, serverFiles } from '../../trust/entry-files';
 import { shellWord, visibleLine } from '../../trust/labels';
@@ -33,7 +33,7 @@ export function mcpTrustKey(name: string): string {
  * what runs or what is sent is shown: the environment (NODE_OPTIONS, LD_PRELOAD, PATH), the
  * headers (a token), and the names of the person's variables that go into them.
  */
-export function mcpServerLabel(entry: CheckedServerEntry): string {
+export function mcpServerLabel(entry: CheckedServerEntry, personEnv: NodeJS.ProcessEnv = process.env): string {
   const names = entryVariables(entry);
   const uses = names.length > 0 ? `; your environment variables: ${names.join(', ')}` : '';
   if (entry.type !== 'stdio') {
@@ -43,7 +43,8 @@ export function mcpServerLabel(entry: CheckedServerEntry): string {
   }
   const env = Object.entries(entry.fields.env ?? {}).map(([key, value]) => `${key}=${shellWord(value)}`);
   const command = [entry.command, ...(entry.fields.args ?? [])].map(shellWord);
-  const domains = entry.fields.allowedDomains ?? [];
+  const runner = runnerHosts(entry.command, entry.fields.args ?? [], personEnv).map((host) => `${host} (package runner)`);
+  const domains = [...(entry.fields.allowedDomains ?? []), ...runner];
   const containment = entry.fields.sandbox === false ? 'not sandboxed' : domains.length > 0 ? `sandboxed, network: ${domains.join(', ')}` : 'sandboxed';
   return visibleLine(`MCP server ${entry.name}: ${[...env, ...command].join(' ')} (${containment})${uses}`);
 }
@@ -54,12 +55,12 @@ export const mcpKind: ConfigKind = {
   projectPaths: FOLDER_CONFIG_PLACES.mcp,
   userPaths: ({ dataDir }) => [userMcpFile(dataDir)],
   // One entry per server that would start (a disabled one would not).
-  folderEntries(folder) {
+  folderEntries(folder, env) {
     const file = projectMcpFile(folder);
     const read = readServerEntries(file, 'project');
     const entries: TrustEntry[] = read.entries
       .filter((entry) => entry.fields.disabled !== true)
-      .map((entry) => ({ kind: 'mcp', key: mcpTrustKey(entry.name), file, digest: projectServerDigest(folder, entry), label: mcpServerLabel(entry) }));
+      .map((entry) => ({ kind: 'mcp', key: mcpTrustKey(entry.name), file, digest: projectServerDigest(folder, entry), label: mcpServerLabel(entry, env) }));
     return { entries, problems: read.problems.map(problemLine) };
   },
   // What unsandboxed servers run from the folder (a sandboxed one is contained whatever it runs).

@@ -1,6 +1,8 @@
 // The MCP servers of one folder (SPEC §10): started in parallel, listed (tools, resources,
 // prompts, re-listed on list_changed), called with a per-entry timeout and Stop, and
 // stopped or restarted when their entries change. A server that fails never blocks the others.
+import { basename } from 'node:path';
+import { packageRunnerOf } from '../../config/package-runners';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MCP_STARTUP_TIMEOUT_MS, type McpRemoteServerConfig, type McpServerConfig } from '../../config/mcp-config-types';
@@ -416,7 +418,17 @@ export class McpHub implements McpHubApi {
     const broken = proc.protocolError();
     if (broken !== undefined) return broken;
     const why = exit === null ? message : `${message}; ${exitText(exit)}`;
-    return withLastLine(why, proc.logTail());
+    // What the sandbox refused it (a host, a path) is most often why, and says how to allow it.
+    const blocked = await this.checkedEffects(slot).catch(() => undefined);
+    const refused = blocked === undefined ? '' : `; ${blocked} (to allow it: its entry's "allowedDomains" for a host, or "sandbox": false)`;
+    const tail = proc.logTail();
+    // Nothing printed at all: say what was run, for the person to try it themselves; a package
+    // runner that did not finish was most likely still fetching its package.
+    const config = slot.config;
+    const runner = config.type === 'stdio' && packageRunnerOf(config.command, config.args) !== undefined;
+    const fetching = runner && message.startsWith('did not start') && config.type === 'stdio' ? `; ${basename(config.command)} may still have been fetching its package (the sandbox lets it reach ${config.allowedDomains.join(', ') || 'no host'})` : '';
+    const ran = tail.trim() === '' && config.type === 'stdio' ? `; it printed nothing (it ran: ${[config.command, ...config.args].join(' ')})` : '';
+    return withLastLine(`${why}${refused}${fetching}${ran}`, tail);
   }
 
   private async listAll(slot: Slot): Promise<void> {
@@ -548,9 +560,20 @@ function exitText(exit: ProcessExit): string {
   return exit.code !== null ? `the server exited with code ${exit.code}` : 'the server exited';
 }
 
+/** Lines that say why a program failed (a refused connection, a path it could not write), as package runners print them. */
+const TELLING = /\b(?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ENETUNREACH|EACCES|EROFS|EPERM|E404|E401|E403)\b|\b40[134]\b.*(?:Forbidden|Unauthorized|Not Found)|permission denied|read-only file system|no such file|not found|cannot find module/i;
+/** What a package runner adds after its error, saying nothing of it. */
+const FILLER = /A complete log of this run can be found in|^npm (?:error|ERR!)\s*$/;
+const SANDBOX_ERRNO = /\b(?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EACCES|EROFS|EPERM|E403)\b|Forbidden|permission denied|read-only file system/i;
+
+/** The failure with the line of its output that says most about it (the last telling line, else the last). */
 function withLastLine(why: string, stderr: string | undefined): string {
-  const last = stderr?.trimEnd().split('\n').pop()?.trim();
-  return last ? `${why} (its last output: ${last})` : why;
+  const lines = (stderr ?? '').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !FILLER.test(l));
+  const telling = lines.filter((l) => TELLING.test(l)).slice(-2).join('; ');
+  const line = telling !== '' ? telling : lines.at(-1);
+  if (line === undefined) return why;
+  const hint = SANDBOX_ERRNO.test(line) && !why.includes('to allow it') ? ' (in the sandbox a server reaches only its entry\'s "allowedDomains" and writes only the folder and its temp folder; "sandbox": false runs it outside)' : '';
+  return `${why} (its ${telling !== '' ? 'output' : 'last output'}: ${line})${hint}`;
 }
 
 /** `60`, `1.5`: the timeout as the error message says it. */

@@ -25,7 +25,7 @@ export interface PluginContents {
 }
 
 export function pluginContents(parts: PluginParts): PluginContents {
-  const servers = parts.mcpFiles.flatMap((file) => readServerEntries(file, 'user', 'plugin').entries.map(mcpServerLabel));
+  const servers = parts.mcpFiles.flatMap((file) => readServerEntries(file, 'user', 'plugin').entries.map((entry) => mcpServerLabel(entry)));
   const hooks = pluginHooks(parts).hooks.map(hookLabel);
   const skillProblems: SkillProblem[] = [];
   const skills = parts.skillsDirs.flatMap((dir) => scanSkillsDir(dir, skillProblems)).map((skill) => `Skill ${skill.name}`);
