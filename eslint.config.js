@@ -23,7 +23,7 @@ const restricted = (patterns, spawning = true) => ({ '@typescript-eslint/no-rest
 const TEST_FILES = ['**/*.test.ts', '**/*.test-support.ts', '**/testing/**', '**/__fixtures__/**', 'src-main/core/process/conformance/**'];
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'node_modules/**', '.bench/**', 'test-results/**'] },
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', '.bench/**', 'test-results/**', 'test/fixtures/claude-code-corpus/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
