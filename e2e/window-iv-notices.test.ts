@@ -122,7 +122,7 @@ describe('notices', () => {
   });
 
   it('a notice that needs no answer expires; one that does stays with a Dismiss button', async () => {
-    const configured = remoteDir({ '.deepdesk/hooks.json': '{"hooks":{}}\n' });
+    const configured = remoteDir({ '.deepdesk/hooks.json': '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}\n' });
     const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
     // A settings file that cannot be read is kept aside: the person must know, so it stays.
     writeFileSync(join(dataDir, 'settings.json'), '{"model":');

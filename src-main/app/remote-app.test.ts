@@ -110,7 +110,7 @@ describe('the app on a remote folder', () => {
     writeFileSync(join(folder, 'kept.txt'), 'before\n');
     writeFileSync(join(folder, '.mcp.json'), '{"mcpServers":{}}\n');
     mkdirSync(join(folder, '.claude', 'skills', 'demo'), { recursive: true });
-    writeFileSync(join(folder, '.claude', 'settings.json'), '{"hooks":{}}\n');
+    writeFileSync(join(folder, '.claude', 'settings.json'), '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}\n');
     writeFileSync(join(folder, '.claude', 'skills', 'demo', 'SKILL.md'), '---\nname: demo\ndescription: d\n---\n');
     const { call, events } = await open();
     // Looked for in the background: the notice is information about this folder, with an id that stays the same.
