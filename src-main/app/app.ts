@@ -554,6 +554,10 @@ export async function createApp(options: AppOptions): Promise<App> {
     'skills.setEnabled': async ({ name, enabled }) => extensions.setSkillEnabled(name, enabled),
     'hooks.list': async () => extensions.hooksList(),
     'agents.list': async () => extensions.agentsList(settings.raw().subagents),
+    'rules.fromFiles': async () => {
+      const claude = extensions.claudeRules();
+      return { rules: claude.listed, problems: claude.problems };
+    },
     'plugins.list': async () => plugins.list(),
     'plugins.addMarketplace': async ({ source }) => plugins.addMarketplace(source),
     'plugins.removeMarketplace': async ({ name }) => plugins.removeMarketplace(name),

@@ -51,7 +51,15 @@ export const fileAgentDtoSchema = z.object({
 export const agentsListSchema = z.object({ agents: z.array(fileAgentDtoSchema), problems: z.array(z.string()) });
 export type AgentsListDto = z.infer<typeof agentsListSchema>;
 
+/** The permission rules of Claude Code's settings files in force: read-only in Settings, the file is the place to change them. */
+export const fileRulesSchema = z.object({
+  rules: z.array(z.object({ decision: z.enum(['allow', 'ask', 'deny']), rule: z.string(), origin: z.string() })),
+  problems: z.array(z.string()),
+});
+export type FileRulesDto = z.infer<typeof fileRulesSchema>;
+
 export const extensionMethods = {
+  'rules.fromFiles': { params: z.object({}).strict(), result: fileRulesSchema },
   'agents.list': { params: z.object({}).strict(), result: agentsListSchema },
   'skills.list': { params: z.object({}).strict(), result: skillsListSchema },
   'skills.setEnabled': { params: z.object({ name: z.string().min(1), enabled: z.boolean() }), result: skillsListSchema },

@@ -2,10 +2,12 @@
 // A rule quotes model-written commands and paths: plain text, invisible characters escaped.
 
 import { describeRule, type PermissionRule } from '../lib/rules';
+import { useLiveValue } from '../state/use-live-value';
 import { Icon } from './Icon';
 import { VisibleText } from './VisibleText';
 
 export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; onChange(rules: PermissionRule[]): void }): React.JSX.Element {
+  const [fromFiles] = useLiveValue('rules.fromFiles', 'extensions.changed');
   return (
     <fieldset className="settings-section">
       <legend>Approval rules</legend>
@@ -36,6 +38,30 @@ export function RulesSettings({ rules, onChange }: { rules: PermissionRule[]; on
           })}
         </ul>
       )}
+      {fromFiles && fromFiles.rules.length > 0 ? (
+        <>
+          <p className="muted small">From Claude Code&apos;s settings files (change them there): deny and ask rules are checked before the ones above, allow rules after.</p>
+          <ul className="rule-list" aria-label="Rules from settings files">
+            {fromFiles.rules.map((r) => (
+              <li key={`${r.origin}:${r.decision}:${r.rule}`} className={`rule rule-${r.decision}`} aria-label={`${r.decision} ${r.rule} from ${r.origin}`}>
+                <span className="rule-decision">{r.decision}</span>
+                <span className="rule-text">
+                  <VisibleText text={r.rule} />
+                  <span className="muted small">
+                    {' — '}
+                    <VisibleText text={r.origin} />
+                  </span>
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {fromFiles?.problems.map((problem) => (
+        <p key={problem} className="error-text small">
+          <VisibleText text={problem} />
+        </p>
+      ))}
     </fieldset>
   );
 }

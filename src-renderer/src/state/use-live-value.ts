@@ -6,7 +6,7 @@ import type { EventName, Params, Result } from '../../../src-main/app/contract';
 import { useApi } from './use-api';
 import { useConnection, useEvent } from './transport-context';
 
-type LiveMethod = 'mcp.list' | 'trust.get' | 'skills.list' | 'hooks.list' | 'mounts.list' | 'plugins.list' | 'agents.list';
+type LiveMethod = 'mcp.list' | 'trust.get' | 'skills.list' | 'hooks.list' | 'mounts.list' | 'plugins.list' | 'agents.list' | 'rules.fromFiles';
 
 /** The value (null until loaded) and a setter for an answer that already carries it (e.g. a save's). */
 export function useLiveValue<M extends LiveMethod>(method: M, changed: EventName): [Result<M> | null, (value: Result<M>) => void] {

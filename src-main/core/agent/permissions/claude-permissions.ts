@@ -28,6 +28,8 @@ const TOOLS: Readonly<Record<string, readonly string[]>> = {
 };
 
 export interface ClaudeRules {
+  /** Every rule in force, as written and where it is (for Settings). */
+  listed: Array<{ decision: PermissionListName; rule: string; origin: string }>;
   /** Before the person's Settings rules. */
   first: PermissionRule[];
   /** After them, before the defaults. */
@@ -99,6 +101,7 @@ export function folderRuleEntries(folder: string): FolderEntries {
 
 export function loadClaudeRules(options: { home: string; folder?: string; isTrusted(entry: { key: string; digest: string }): boolean }): ClaudeRules {
   const out = { deny: [] as PermissionRule[], ask: [] as PermissionRule[], allow: [] as PermissionRule[] };
+  const listed: ClaudeRules['listed'] = [];
   const problems: string[] = [];
   const add = (file: string, origin: string, trusted: (decision: PermissionListName, text: string) => boolean): void => {
     const settings = readClaudeSettings(file);
@@ -108,7 +111,10 @@ export function loadClaudeRules(options: { home: string; folder?: string; isTrus
         if (!trusted(decision, text)) continue;
         const rule = deepdeskRule(text, decision, origin);
         if ('problem' in rule) problems.push(`${file}: permissions.${decision}: ${rule.problem}`);
-        else out[decision].push(rule);
+        else {
+          out[decision].push(rule);
+          listed.push({ decision, rule: text, origin });
+        }
       }
     }
   };
@@ -120,5 +126,5 @@ export function loadClaudeRules(options: { home: string; folder?: string; isTrus
       add(file, origin, (decision, text) => decision === 'deny' || options.isTrusted(ruleTrustEntry(folder, file, decision, text)));
     }
   }
-  return { first: [...out.deny, ...out.ask], allow: out.allow, problems: [...new Set(problems)] };
+  return { listed, first: [...out.deny, ...out.ask], allow: out.allow, problems: [...new Set(problems)] };
 }

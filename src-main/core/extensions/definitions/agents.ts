@@ -9,7 +9,7 @@ import type { SubagentSpec } from '../../agent/middleware/subagents';
 import type { FolderEntries } from '../../config/kinds/kind';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import type { MarkdownCache, MarkdownDefinition } from './markdown-files';
-import { definitionPlaces, definitionTrustEntries, readTrusted, type DefinitionPlaces } from './project-places';
+import { definitionPlaces, definitionTrustEntries, discoverDefinitions, type DefinitionPlaces } from './project-places';
 
 export interface CustomAgent extends SubagentSpec {
   source: MarkdownDefinition['place']['source'];
@@ -66,22 +66,8 @@ export function checkAgent(definition: MarkdownDefinition): CustomAgent | { prob
 /** The subagents that load: the folder's trusted ones first (they win on a name), then the person's and the plugins'. */
 export function discoverAgents(options: DefinitionPlaces & { isTrusted(entry: { key: string; digest: string }): boolean }, cache?: MarkdownCache): AgentDiscovery {
   const places = definitionPlaces('agents', FOLDER_CONFIG_PLACES.agent, options);
-  const read = readTrusted('agent', places, { ...(options.folder !== undefined ? { folder: options.folder } : {}), isTrusted: options.isTrusted, recursive: false }, cache);
-  const problems = [...read.problems];
-  const checked = (list: readonly MarkdownDefinition[]): CustomAgent[] =>
-    list.flatMap((d) => {
-      const agent = checkAgent(d);
-      if ('problem' in agent) {
-        problems.push(`${d.file}: ${agent.problem}`);
-        return [];
-      }
-      return [agent];
-    });
-  const agents: CustomAgent[] = [];
-  for (const agent of [...checked(read.project), ...checked(read.person.found)]) {
-    if (!agents.some((a) => a.name === agent.name)) agents.push(agent);
-  }
-  return { agents, untrusted: checked(read.untrusted), problems: [...new Set(problems)] };
+  const found = discoverDefinitions('agent', places, { ...(options.folder !== undefined ? { folder: options.folder } : {}), isTrusted: options.isTrusted, recursive: false }, checkAgent, cache);
+  return { agents: found.found, untrusted: found.untrusted, problems: found.problems };
 }
 
 /** The folder's subagents as trust entries: `Subagent NAME: .claude/agents/x.md`. */

@@ -8,7 +8,7 @@
 import type { FolderEntries } from '../../config/kinds/kind';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import type { MarkdownCache, MarkdownDefinition } from './markdown-files';
-import { definitionPlaces, definitionTrustEntries, readTrusted, type DefinitionPlaces } from './project-places';
+import { definitionPlaces, definitionTrustEntries, discoverDefinitions, type DefinitionPlaces } from './project-places';
 
 export interface CustomCommand {
   /** Without the `/`: `review`, `frontend:component`, `plugin-name:command`. */
@@ -71,22 +71,8 @@ export function checkCommand(definition: MarkdownDefinition): CustomCommand | { 
 /** The commands that load: the folder's trusted ones first (they win on a name), then the person's and the plugins'. */
 export function discoverCommands(options: DefinitionPlaces & { isTrusted(entry: { key: string; digest: string }): boolean }, cache?: MarkdownCache): CommandDiscovery {
   const places = definitionPlaces('commands', FOLDER_CONFIG_PLACES.command, options);
-  const read = readTrusted('command', places, { ...(options.folder !== undefined ? { folder: options.folder } : {}), isTrusted: options.isTrusted, recursive: true }, cache);
-  const problems = [...read.problems];
-  const checked = (list: readonly MarkdownDefinition[]): CustomCommand[] =>
-    list.flatMap((d) => {
-      const command = checkCommand(d);
-      if ('problem' in command) {
-        problems.push(`${d.file}: ${command.problem}`);
-        return [];
-      }
-      return [command];
-    });
-  const commands: CustomCommand[] = [];
-  for (const command of [...checked(read.project), ...checked(read.person.found)]) {
-    if (!commands.some((c) => c.name === command.name)) commands.push(command);
-  }
-  return { commands, untrusted: checked(read.untrusted), problems: [...new Set(problems)] };
+  const found = discoverDefinitions('command', places, { ...(options.folder !== undefined ? { folder: options.folder } : {}), isTrusted: options.isTrusted, recursive: true }, checkCommand, cache);
+  return { commands: found.found, untrusted: found.untrusted, problems: found.problems };
 }
 
 /** The folder's commands as trust entries: `Command /name: .claude/commands/name.md`. */

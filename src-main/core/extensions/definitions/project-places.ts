@@ -60,3 +60,31 @@ export function definitionTrustEntries(kind: TrustEntryKind, folder: string, pro
   }
   return { entries, problems };
 }
+
+/**
+ * A kind's definitions that load (the folder's trusted ones first: they win on a name, then the
+ * person's and the plugins'), the folder's not trusted, and one line for each file its author
+ * got wrong.
+ */
+export function discoverDefinitions<T extends { name: string }>(
+  kind: 'command' | 'agent',
+  places: ReturnType<typeof definitionPlaces>,
+  options: { folder?: string; isTrusted(entry: { key: string; digest: string }): boolean; recursive: boolean },
+  check: (definition: MarkdownDefinition) => T | { problem: string },
+  cache?: MarkdownCache,
+): { found: T[]; untrusted: T[]; problems: string[] } {
+  const read = readTrusted(kind, places, options, cache);
+  const problems = [...read.problems];
+  const checked = (list: readonly MarkdownDefinition[]): T[] =>
+    list.flatMap((d) => {
+      const value = check(d);
+      if ('problem' in value) {
+        problems.push(`${d.file}: ${value.problem}`);
+        return [];
+      }
+      return [value];
+    });
+  const found: T[] = [];
+  for (const value of [...checked(read.project), ...checked(read.person.found)]) if (!found.some((f) => f.name === value.name)) found.push(value);
+  return { found, untrusted: checked(read.untrusted), problems: [...new Set(problems)] };
+}
