@@ -33,11 +33,13 @@ describe("Claude Code's files in the window", () => {
     const serve = await session.serve();
     put(join(serve.folder, '.claude', 'commands', 'ship.md'), '---\ndescription: Ship the release\nargument-hint: [version]\n---\nShip version $1.\n');
     put(join(serve.folder, '.claude', 'agents', 'reviewer.md'), '---\nname: reviewer\ndescription: Reviews changes\ntools: Read, Grep\n---\nYou review.\n');
+    put(join(serve.folder, '.claude', 'settings.json'), JSON.stringify({ permissions: { deny: ['Bash(rm -rf:*)'], allow: ['Bash(npm test:*)'] } }));
     const page = await open(serve.url);
     const question = page.getByRole('group', { name: 'Trust this folder?' });
     await question.waitFor({ timeout: 20_000 });
     await expect.poll(() => question.textContent(), { timeout: 15_000 }).toContain('Command /ship: .claude/commands/ship.md');
     await expect.poll(() => question.textContent()).toContain('Subagent reviewer (tools: Read, Grep): .claude/agents/reviewer.md');
+    expect(await question.textContent()).toContain('Permission allow: Bash(npm test:*) (.claude/settings.json)');
 
     const box = page.getByRole('textbox', { name: 'Message', exact: true });
     await box.fill('/sh');
@@ -58,6 +60,12 @@ describe("Claude Code's files in the window", () => {
     const reviewer = dialog.getByRole('listitem', { name: 'Subagent reviewer' });
     await expect.poll(() => reviewer.textContent(), { timeout: 15_000 }).toContain("the folder's");
     expect(await reviewer.textContent()).toContain('tools: Read, Grep');
+    // The folder's settings rules, trusted now, listed with their file.
+    const fromFiles = dialog.getByRole('list', { name: 'Rules from settings files' });
+    await expect.poll(() => fromFiles.getByRole('listitem').evaluateAll((items) => items.map((i) => i.getAttribute('aria-label'))), { timeout: 15_000 }).toEqual([
+      'deny Bash(rm -rf:*) from .claude/settings.json',
+      'allow Bash(npm test:*) from .claude/settings.json',
+    ]);
   });
 
   it('Settings › Plugins: add a marketplace, see what a plugin loads, Install', { timeout: 90_000 }, async () => {
