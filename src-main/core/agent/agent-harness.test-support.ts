@@ -11,6 +11,7 @@ import type { MediaKind } from '../media/kinds';
 import { transcriptWriter } from '../extensions/hooks/transcript';
 import type { HookEntry } from '../extensions/hooks/types';
 import { createChatModel } from '../models/create-model';
+import type { PriceOverride } from '../models/model-info';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../models/testing/scripted-server';
 import { ReadGuard } from '../tools/read-guard';
 import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace';
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   /** Hooks run in the workspace folder; `hookEnv`: the app environment they are scrubbed from. */
   hooks?: () => readonly HookEntry[];
   hookEnv?: NodeJS.ProcessEnv;
+  /** Prices set per 'provider:model' (as in Settings). */
+  prices?: Record<string, PriceOverride>;
 }
 
 export interface Harness {
@@ -64,7 +67,8 @@ export interface Harness {
   events: AgentEvent[];
   approvals: ApprovalRequest[];
   guard: ReadGuard;
-  run(prompt: string | null, signal?: AbortSignal): Promise<RunResult>;
+  /** `extra`: more run options (telemetry, a budget, compactOnly…). */
+  run(prompt: string | null, signal?: AbortSignal, extra?: Partial<RunOptions>): Promise<RunResult>;
   dispose(): Promise<void>;
 }
 
@@ -77,6 +81,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     retry: { baseDelayMs: 1, maxDelayMs: 5 },
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.mediaInput !== undefined ? { mediaInputOverrides: { [`openai-compatible:${options.modelName ?? 'scripted-model'}`]: options.mediaInput } } : {}),
+    ...(options.prices !== undefined ? { priceOverrides: options.prices } : {}),
   });
   const approvals: ApprovalRequest[] = [];
   const decisions = [...(options.decisions ?? [])];
@@ -113,13 +118,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     events,
     approvals,
     guard,
-    run: (prompt, signal) =>
+    run: (prompt, signal, extra) =>
       runAgent(definition, state, prompt === null ? null : { role: 'user', content: prompt }, {
         emit: (e) => events.push(e),
         persist: async () => undefined,
         guard,
         ...(signal ? { signal } : {}),
         ...(options.takeQueued ? { takeQueued: options.takeQueued } : {}),
+        ...extra,
       }),
     async dispose() {
       await server.close();

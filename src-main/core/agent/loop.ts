@@ -10,7 +10,10 @@ import type { Backend } from '../backends/protocol';
 import { AbortedError, ContextOverflowError, ModelError } from '../models/errors';
 import { modelProblem, type ModelProblem } from '../models/connection-problem';
 import type { ChatMessage, ChatModel, ModelRetryNotice, ProviderMetadata, ReasoningBlock, ToolCall, ToolSpec, Usage } from '../models/types';
-import { costOf } from '../models/model-info';
+import { NOOP_RUN, type RunObserver, type Telemetry, type ToolCallObserver } from '../telemetry/observer';
+import { BudgetExceededError, type RunBudget } from './budget';
+import { meteredStream, modelName, recordUsage } from './model-call';
+import { isPersonMessage } from './notes';
 import type { ReadGuard } from '../tools/read-guard';
 import { checkToolCall, runTool, toolMap } from '../tools/run-tool';
 import { errorText, isErrorOutput, type AgentTool, type ToolContext, type ToolOutput } from '../tools/tool';
@@ -68,6 +71,14 @@ export interface RunOptions {
   pendingNotes?: () => PendingNote[];
   /** `/compact`: summarize the history now and end, without a model call for an answer. */
   compactOnly?: boolean;
+  /** Who audits the thread's turns (the usage ledger, traces). A subagent reports under its parent's task call instead. */
+  telemetry?: Telemetry;
+  /** The budget of this run (a subagent keeps its parent's). */
+  budget?: RunBudget;
+  /** The agent's name in the audit: the subagent type (default `deepdesk`). */
+  agentName?: string;
+  /** The project folder as the person names it, for the audit. */
+  folder?: string;
 }
 
 export interface RunResult {
@@ -111,6 +122,23 @@ function stripHugeBounds(schema: Record<string, unknown>): Record<string, unknow
 export async function runAgent(def: AgentDefinition, state: ThreadState, input: ChatMessage | null, options: RunOptions): Promise<RunResult> {
   const controller = new AbortController();
   const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  const parentRun = options.parentRun;
+  const turn = parentRun?.turn ?? state.messages.filter(isPersonMessage).length + (input !== null && isPersonMessage(input) ? 1 : 0);
+  const runInfo = {
+    threadId: parentRun ? rootThreadId(parentRun) : state.id,
+    turn: Math.max(1, turn),
+    agentName: options.agentName ?? 'deepdesk',
+    depth: options.depth ?? 0,
+    provider: def.model.provider,
+    model: modelName(def.model.id),
+    ...(options.parentToolCallId ? { parentToolCallId: options.parentToolCallId } : {}),
+    ...(input !== null ? { input } : {}),
+    ...(options.folder !== undefined ? { folder: options.folder } : {}),
+  };
+  const observer: RunObserver =
+    (parentRun && options.parentToolCallId ? parentRun.toolObserver?.(options.parentToolCallId)?.subagent(runInfo) : options.telemetry?.turn(runInfo)) ?? NOOP_RUN;
+  const toolObservers = new Map<string, ToolCallObserver>();
+  const budget = options.budget ?? parentRun?.budget;
   const ctx: RunContext = {
     threadId: state.id,
     state,
@@ -126,6 +154,10 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     persist: () => options.persist(state),
     // By the model's provider: what a media block costs depends on who reads it.
     countRequestTokens: (request) => countRequestTokens(request, def.model),
+    turn: runInfo.turn,
+    observer,
+    toolObserver: (callId) => toolObservers.get(callId),
+    ...(budget ? { budget } : {}),
   };
   // Middleware tools can change between steps (an MCP server's list_changed, tool_search
   // loading a tool): read again before every model call; rebuilt only when they changed.
@@ -153,6 +185,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     ...(options.onTerminalData ? { onTerminalData: options.onTerminalData } : {}),
     run: ctx,
     ...(def.model.mediaInput !== undefined ? { mediaInput: def.model.mediaInput } : {}),
+    ...traceparentOf(toolObservers.get(call.id)),
   });
 
   /** Runs the tool; a command's output also streams to its card as it runs. */
@@ -213,6 +246,11 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       });
       for (const event of output.followUp ?? []) ctx.emit(event);
     };
+    for (const call of calls) if (!toolObservers.has(call.id)) toolObservers.set(call.id, observer.toolCall({ id: call.id, name: call.name, args: call.args }));
+    const endObserved = (call: ToolCall, output: ToolOutput): void => {
+      toolObservers.get(call.id)?.end({ output: output.text, isError: isErrorOutput(output) });
+      toolObservers.delete(call.id);
+    };
     /** Results emitted as their call ended; the others wait for the afterToolCalls hooks. */
     const emitted = new Map<string, ToolOutput>();
     let results = await Promise.all(
@@ -227,7 +265,10 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       }),
     );
     // On shutdown the calls stay unanswered: approvals resume after the restart, the rest are repaired then.
-    if (isShutdown(signal)) return results.map((r) => r.output);
+    if (isShutdown(signal)) {
+      for (const { call, output } of results) endObserved(call, output);
+      return results.map((r) => r.output);
+    }
     // The step boundary: hooks may replace outputs before anything is recorded (SPEC §13: a git mount pushes here).
     for (const m of def.middleware) {
       if (!m.afterToolCalls) continue;
@@ -239,6 +280,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     }
     // Held results go out now, once; one already shown that a hook changed is shown again.
     for (const { call, output } of results) if (emitted.get(call.id) !== output) emitResult(call, output);
+    for (const { call, output } of results) endObserved(call, output);
     recordRanCalls(state, ran);
     for (const { call, output } of results) state.messages.push(toolMessage(call, output, def.model.mediaInput));
     state.guard = options.guard.toJSON();
@@ -352,6 +394,11 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       if (!isShutdown(signal)) await ctx.persist().catch(() => undefined);
       return finish(ctx, lastText, 'aborted');
     }
+    if (err instanceof BudgetExceededError) {
+      ctx.emit({ type: 'error', message: err.message, budget: true });
+      await ctx.persist().catch(() => undefined);
+      return { ...finish(ctx, lastText, 'budget', err.message), error: err };
+    }
     const error = err instanceof Error ? err : new Error(String(err));
     ctx.emit({
       type: 'error',
@@ -361,7 +408,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       ...problemOf(err, def.model.id),
     });
     await ctx.persist().catch(() => undefined);
-    return { ...finish(ctx, lastText, 'error'), error };
+    return { ...finish(ctx, lastText, 'error', error.message), error };
   }
 }
 
@@ -393,9 +440,22 @@ function recordRanCalls(state: ThreadState, ran: ReadonlyMap<string, ToolCall>):
   }
 }
 
-function finish(ctx: RunContext, text: string, reason: RunStopReason): RunResult {
+function finish(ctx: RunContext, text: string, reason: RunStopReason, error?: string): RunResult {
+  ctx.observer.end({ reason, text, ...(error !== undefined ? { error } : {}) });
   ctx.emit({ type: 'done', text, reason });
   return { text, reason };
+}
+
+/** The thread the person sees, from inside a subagent. */
+function rootThreadId(run: RunContext): string {
+  let root = run;
+  while (root.parent) root = root.parent;
+  return root.threadId;
+}
+
+function traceparentOf(observer: ToolCallObserver | undefined): { traceparent?: string } {
+  const traceparent = observer?.traceparent();
+  return traceparent !== undefined ? { traceparent } : {};
 }
 
 async function buildRequest(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[]): Promise<ModelCallRequest> {
@@ -421,7 +481,7 @@ async function callModel(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[
     const call = chainModelCall(def.middleware, ctx, (req) => streamTurn(ctx, req));
     try {
       const turn = await call(request);
-      recordUsage(ctx, turn.usage, ctx.countRequestTokens(request));
+      recordUsage(ctx, turn.usage, turn.costUsd, ctx.countRequestTokens(request));
       return turn;
     } catch (err) {
       if (err instanceof ContextOverflowError && !overflowHandled) {
@@ -439,12 +499,18 @@ async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<M
   let text = '';
   const toolCalls: ToolCall[] = [];
   let usage: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let costUsd: number | undefined;
   let stopReason: ModelTurn['stopReason'] = 'other';
   const reasoning: ReasoningBlock[] = [];
   let textMetadata: ProviderMetadata | undefined;
   try {
     const onRetry = (notice: ModelRetryNotice): void => ctx.emit({ type: 'retry', ...notice });
-    for await (const event of ctx.model.stream({ ...request, signal: ctx.signal, onRetry })) {
+    const metered = meteredStream(ctx, { ...request, signal: ctx.signal, onRetry }, {
+      purpose: 'agent',
+      promptTokens: () => ctx.countRequestTokens(request),
+      onUsage: (_usage, cost) => (costUsd = cost),
+    });
+    for await (const event of metered) {
       switch (event.type) {
         case 'text-delta':
           text += event.text;
@@ -475,7 +541,7 @@ async function streamTurn(ctx: RunContext, request: ModelCallRequest): Promise<M
     }
     throw err;
   }
-  return { text, toolCalls, stopReason, usage, reasoning, ...(textMetadata ? { textMetadata } : {}) };
+  return { text, toolCalls, stopReason, usage, reasoning, ...(textMetadata ? { textMetadata } : {}), ...(costUsd !== undefined ? { costUsd } : {}) };
 }
 
 /**
@@ -491,25 +557,6 @@ function assistantMessage(model: ChatModel, text: string, turn: Pick<ModelTurn, 
     ...(turn.reasoning !== undefined && turn.reasoning.length > 0 ? { reasoning: turn.reasoning } : {}),
     ...(turn.textMetadata !== undefined ? { textMetadata: turn.textMetadata } : {}),
   };
-}
-
-function recordUsage(ctx: RunContext, usage: Usage, contextTokens: number): void {
-  const total = ctx.state.usage;
-  total.inputTokens += usage.inputTokens;
-  total.outputTokens += usage.outputTokens;
-  total.cacheReadTokens += usage.cacheReadTokens;
-  total.cacheWriteTokens += usage.cacheWriteTokens;
-  const cost = costOf(ctx.model.id, usage);
-  if (cost !== undefined) total.costUsd = (total.costUsd ?? 0) + cost;
-  // Kept with the thread, so a reopened thread shows how full its context was.
-  ctx.state.contextTokens = usage.inputTokens > 0 ? usage.inputTokens : contextTokens;
-  ctx.emit({
-    type: 'usage',
-    usage: { ...usage, ...(cost !== undefined ? { costUsd: cost } : {}) },
-    total: { ...total },
-    contextTokens: ctx.state.contextTokens,
-    contextWindow: ctx.model.contextWindow,
-  });
 }
 
 function toolMessage(call: ToolCall, output: ToolOutput, mediaInput: MediaInput | undefined): ChatMessage {

@@ -6,6 +6,8 @@ import type { Backend } from '../backends/protocol';
 import type { ChatMessage, ChatModel, ProviderMetadata, ReasoningBlock, StopReason, ToolCall, ToolSpec, Usage } from '../models/types';
 import type { AgentTool, ToolOutput } from '../tools/tool';
 import type { AgentEventBody, ThreadState } from './types';
+import type { RunObserver, ToolCallObserver } from '../telemetry/observer';
+import type { RunBudget } from './budget';
 
 export interface ModelCallRequest {
   system: string;
@@ -23,6 +25,8 @@ export interface ModelTurn {
   reasoning?: ReasoningBlock[];
   /** Provider metadata of the answer's text. */
   textMetadata?: ProviderMetadata;
+  /** What the call cost (USD), when the model's price is known. */
+  costUsd?: number;
 }
 
 /** What a hook can see and do during one run of one (sub)agent. */
@@ -48,6 +52,14 @@ export interface RunContext {
   persist(): Promise<void>;
   /** Estimated tokens of a model request for this run's model (media by its provider's cost), with the real tokenizer. */
   countRequestTokens(request: ModelCallRequest): number;
+  /** The thread's turn this run answers (1-based; a subagent's is its parent's). */
+  readonly turn: number;
+  /** Who audits this run (the usage ledger, traces); a no-op when nobody does. */
+  readonly observer: RunObserver;
+  /** The observer of one of this run's tool calls while it runs (approvals report their decision to it). */
+  toolObserver?(callId: string): ToolCallObserver | undefined;
+  /** The budget this run (and its subagents) must keep, when one is set. */
+  readonly budget?: RunBudget;
 }
 
 /** The `task` calls from the thread's own agent down to this run (empty for the agent itself). */

@@ -107,7 +107,8 @@ export interface HookRef {
   file: string;
 }
 
-export type RunStopReason = 'completed' | 'aborted' | 'error' | 'max_steps';
+/** `budget`: stopped before a model call that would have crossed a budget (SPEC §17). */
+export type RunStopReason = 'completed' | 'aborted' | 'error' | 'max_steps' | 'budget';
 
 interface EventBase {
   threadId: string;
@@ -135,7 +136,8 @@ export type AgentEvent = EventBase &
      * may add the way to the fix in its own words (`settings`: it is in Settings) and keep
      * the technical text as `detail`.
      */
-    | { type: 'error'; message: string; status?: number; refused?: boolean; problem?: ModelProblem; detail?: string; settings?: boolean }
+    /** `budget`: a budget stopped the run before its next model call (the message says which and how much). */
+    | { type: 'error'; message: string; status?: number; refused?: boolean; problem?: ModelProblem; detail?: string; settings?: boolean; budget?: boolean }
     /** A message the person queued during the run, delivered now (it follows in the history). */
     | { type: 'user_message'; text: string; queuedId?: string }
     /** The thread's queued messages changed (the app sends this; the loop never does). */

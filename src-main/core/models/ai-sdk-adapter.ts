@@ -15,13 +15,15 @@ import { streamWithRetry } from './retry';
 import type { RetryInfo, RetryPolicy } from './retry';
 import { toSdkPrompt, toSdkTools } from './to-sdk-prompt';
 import type { PromptMapping } from './to-sdk-prompt';
-import type { ChatModel, ModelEvent, ModelRequest, ProviderMetadata, ProviderName, StopReason, ToolCall, Usage } from './types';
+import type { ChatModel, ModelEvent, ModelPrice, ModelRequest, ProviderMetadata, ProviderName, StopReason, ToolCall, Usage } from './types';
 
 export interface AiSdkChatModelOptions {
   id: string;
   provider: ProviderName;
   contextWindow: number;
   mediaInput?: MediaInput;
+  /** USD per million tokens; null: unknown. */
+  price?: ModelPrice | null;
   /** Where the model is served (its base URL): what it refused is remembered per id and endpoint. */
   endpoint?: string;
   /** A provider model from @ai-sdk/* (createOpenAI().chat(...), createAnthropic()(...), ...). */
@@ -44,12 +46,14 @@ export class AiSdkChatModel implements ChatModel {
   readonly id: string;
   readonly provider: ProviderName;
   readonly contextWindow: number;
+  readonly price: ModelPrice | null | undefined;
   private readonly options: AiSdkChatModelOptions;
 
   constructor(options: AiSdkChatModelOptions) {
     this.id = options.id;
     this.provider = options.provider;
     this.contextWindow = options.contextWindow;
+    this.price = options.price;
     this.options = options;
   }
 

@@ -13,6 +13,7 @@ import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
 import { PROVIDERS } from './types';
+import { resolvePrice, type PriceOverride } from './model-info';
 import type { ChatModel, ProviderName } from './types';
 
 export interface CreateChatModelOptions {
@@ -28,6 +29,8 @@ export interface CreateChatModelOptions {
   retry?: RetryPolicy;
   /** The media input set per model in Settings; this model's entry replaces its provider's row. */
   mediaInputOverrides?: MediaInputOverrides;
+  /** Prices set per 'provider:model' in Settings; this model's replaces the table's (SPEC §17). */
+  priceOverrides?: Readonly<Record<string, PriceOverride>>;
 }
 
 export interface ModelSpec {
@@ -153,6 +156,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     provider,
     contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
     mediaInput: mediaInputFor(provider, model, { responsesApi, ...(mediaOverride !== undefined ? { override: mediaOverride } : {}) }),
+    price: resolvePrice(`${provider}:${model}`, options.priceOverrides),
     endpoint,
     languageModel,
     mapping,

@@ -17,7 +17,7 @@ export type { ModelProblem, ModelProblemCheck, ModelProblemKind } from './connec
 export { createChatModel, parseModelSpec } from './create-model';
 export type { CreateChatModelOptions, ModelSpec } from './create-model';
 export type { RetryInfo, RetryPolicy } from './retry';
-export { DEFAULT_CONTEXT_WINDOW, contextWindowFor, costOf, priceFor } from './model-info';
+export { DEFAULT_CONTEXT_WINDOW, contextWindowFor, costAt, costOf, modelPrice, priceFor, resolvePrice } from './model-info';
 export type { ModelPrice } from './model-info';
 export { collectResponse } from './collect';
 export type { CollectedResponse } from './collect';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_WINDOW, contextWindowFor, costOf, priceFor } from './model-info';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor, costOf, priceFor, resolvePrice } from './model-info';
 
 describe('contextWindowFor', () => {
   it.each([
@@ -67,12 +67,19 @@ describe('costOf', () => {
     expect(priceFor('google:gemma-3-27b-it')).toBeUndefined();
   });
 
-  it('is undefined for local and unknown models', () => {
+  it('is nothing for a model Ollama runs on this machine, and undefined for unknown models', () => {
     const usage = { inputTokens: 10, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 };
-    expect(costOf('ollama:qwen3:8b', usage)).toBeUndefined();
+    expect(costOf('ollama:qwen3:8b', usage)).toBe(0);
     expect(costOf('openai-compatible:gpt-4o', usage)).toBeUndefined();
     expect(costOf('openai:some-new-model', usage)).toBeUndefined();
     expect(costOf('nonsense', usage)).toBeUndefined();
+  });
+
+  it('takes the person’s price for a model over the table’s, cache prices defaulting to the input price', () => {
+    expect(resolvePrice('openai-compatible:qwen3', { 'openai-compatible:qwen3': { input: 1, output: 2 } })).toEqual({ input: 1, output: 2, cacheRead: 1, cacheWrite: 1 });
+    expect(resolvePrice('anthropic:claude-sonnet-4-5', { 'anthropic:claude-sonnet-4-5': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 } })).toEqual({ input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5 });
+    expect(resolvePrice('anthropic:claude-sonnet-4-5', {})?.input).toBe(3);
+    expect(resolvePrice('openai-compatible:qwen3')).toBeNull();
   });
 });
 

@@ -1,4 +1,4 @@
-import type { ProviderName, Usage } from './types';
+import type { ChatModel, ModelPrice, ProviderName, Usage } from './types';
 
 /** Used when a model's window is unknown; 85% of it is the SPEC's 170,000-token summarization point. */
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
@@ -73,13 +73,7 @@ export function contextWindowFor(provider: ProviderName, model: string): number 
   return WINDOW_RULES.find((rule) => rule.match.test(name))?.tokens;
 }
 
-/** US dollars per million tokens. */
-export interface ModelPrice {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-}
+export type { ModelPrice };
 
 interface PriceRule {
   provider: ProviderName;
@@ -138,6 +132,8 @@ const PRICE_RULES: PriceRule[] = [
   { provider: 'openai', match: /^o3-mini/, price: openai(1.1, 0.55, 4.4) },
   { provider: 'openai', match: /^o3(-\d{4}-\d{2}-\d{2})?$/, price: openai(2, 0.5, 8) },
   { provider: 'openai', match: /^o1(-\d{4}-\d{2}-\d{2})?$/, price: openai(15, 7.5, 60) },
+  // Ollama runs the model on the person's own machine: no per-token charge.
+  { provider: 'ollama', match: /./, price: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } },
 ];
 
 /** Price of 'provider:model', or undefined when unknown. */
@@ -149,10 +145,29 @@ export function priceFor(modelId: string): ModelPrice | undefined {
   return PRICE_RULES.find((rule) => rule.provider === provider && rule.match.test(name))?.price;
 }
 
-/** Cost in US dollars of one call's usage, or undefined for unknown or local models. */
-export function costOf(modelId: string, usage: Usage): number | undefined {
-  const price = priceFor(modelId);
-  if (!price) return undefined;
+/** A price the person set for a model (cache prices default to the input price). */
+export interface PriceOverride {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/** The price of 'provider:model': the person's for it, else the table's; null when unknown. */
+export function resolvePrice(modelId: string, overrides?: Readonly<Record<string, PriceOverride>>): ModelPrice | null {
+  const set = overrides?.[modelId];
+  if (set !== undefined) return { input: set.input, output: set.output, cacheRead: set.cacheRead ?? set.input, cacheWrite: set.cacheWrite ?? set.input };
+  return priceFor(modelId) ?? null;
+}
+
+/** The model's price: its own (set when it was made), else the table's by its id. */
+export function modelPrice(model: Pick<ChatModel, 'id' | 'price'>): ModelPrice | null {
+  return model.price !== undefined ? model.price : (priceFor(model.id) ?? null);
+}
+
+/** Cost in US dollars of one call's usage at a price, or undefined when the price is unknown. */
+export function costAt(price: ModelPrice | null, usage: Usage): number | undefined {
+  if (price === null) return undefined;
   const uncached = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens);
   const dollars =
     uncached * price.input +
@@ -160,4 +175,9 @@ export function costOf(modelId: string, usage: Usage): number | undefined {
     usage.cacheWriteTokens * price.cacheWrite +
     usage.outputTokens * price.output;
   return dollars / 1_000_000;
+}
+
+/** Cost in US dollars of one call's usage by the table's price of 'provider:model', or undefined when unknown. */
+export function costOf(modelId: string, usage: Usage): number | undefined {
+  return costAt(priceFor(modelId) ?? null, usage);
 }

@@ -132,6 +132,14 @@ export interface ModelRequest {
   onRetry?: (notice: ModelRetryNotice) => void;
 }
 
+/** US dollars per million tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
 export type ProviderName = 'anthropic' | 'openai' | 'google' | 'openai-compatible' | 'ollama';
 
 export interface ChatModel {
@@ -144,6 +152,11 @@ export interface ChatModel {
    * before any request. Undefined: everything (test models).
    */
   readonly mediaInput?: MediaInput;
+  /**
+   * US dollars per million tokens (the table in code, or the person's price for this model);
+   * null: unknown. Absent (test models): looked up in the table by id.
+   */
+  readonly price?: ModelPrice | null;
   /**
    * One model step. Yields deltas as they arrive and exactly one `finish` event last.
    * Throws ModelError / ContextOverflowError / AbortedError (see errors.ts).

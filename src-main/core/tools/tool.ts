@@ -52,6 +52,8 @@ export interface ToolContext {
   run?: RunContext;
   /** What the model of this run takes (SPEC §12); undefined: everything (a `deepdesk tools` session). */
   mediaInput?: MediaInput;
+  /** The W3C traceparent of this call's span when tracing is on: `execute` passes it as TRACEPARENT (SPEC §17). */
+  traceparent?: string;
 }
 
 export interface AgentTool<Schema extends z.ZodType = z.ZodType> {

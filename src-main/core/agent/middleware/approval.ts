@@ -54,10 +54,14 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       // allowing must run, so deny and ask rules of the person's, protected paths, plan mode,
       // `sandbox: false` and what always asks still stand.
       const hooked = hookPermission(call);
+      let allowedByHook = false;
       if (hooked?.decision === 'ask' && verdict.decision === 'allow') verdict = { decision: 'ask', reason: `a hook asks: ${hooked.reason}` };
       if (hooked?.decision === 'allow' && verdict.decision === 'ask' && forced === null) {
         const withoutDefaults = { ...context(links.inside), rules: [...options.rules().filter((rule) => !isDefaultRule(rule)), HOOK_ALLOW_RULE] };
-        if (decideCall({ tool: call.name, args }, withoutDefaults).decision === 'allow') verdict = { decision: 'allow', reason: `a hook allowed it: ${hooked.reason}` };
+        if (decideCall({ tool: call.name, args }, withoutDefaults).decision === 'allow') {
+          verdict = { decision: 'allow', reason: `a hook allowed it: ${hooked.reason}` };
+          allowedByHook = true;
+        }
       }
       // What the call was checked (or approved) against; any other link target at the moment
       // the backend touches the file is checked again (a link made after this check).
@@ -71,10 +75,20 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         },
       };
       const run = (toRun: typeof call) => withTargetGuard(guard, () => next(toRun));
-      if (verdict.decision === 'allow') return run(call);
-      if (verdict.decision === 'refuse') return errorText(PLAN_MODE_REFUSAL);
+      const observed = ctx.toolObserver?.(call.id);
+      if (verdict.decision === 'allow') {
+        // The mode decided when the rules alone would have asked; a hook when its allow spared the question.
+        const by = allowedByHook ? 'hook' : ruled.decision === 'allow' && options.mode !== undefined && decideCall({ tool: call.name, args }, { ...context(links.inside), mode: 'ask' }).decision !== 'allow' ? 'mode' : 'rule';
+        observed?.decided('allow', by);
+        return run(call);
+      }
+      if (verdict.decision === 'refuse') {
+        observed?.decided('refuse', 'mode');
+        return errorText(PLAN_MODE_REFUSAL);
+      }
       const base = { id: call.id, name: call.name, args, reason: verdict.reason } as const;
       if (verdict.decision === 'deny') {
+        observed?.decided('deny', 'rule');
         ctx.emit({ type: 'approval', ...base, status: 'denied' });
         return errorText(`this ${call.name} call is not allowed: ${verdict.reason}. Do not retry it; find another way or ask the person.`);
       }
@@ -93,6 +107,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         ...(path.length > 0 ? { callPath: path } : {}),
       };
       const decision = await options.broker.decide(request, ctx.signal);
+      observed?.decided(decision.type, 'person');
       switch (decision.type) {
         case 'approve':
           ctx.emit({ type: 'approval', ...base, status: 'approved' });

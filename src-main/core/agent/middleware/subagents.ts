@@ -122,6 +122,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
         signal: parent.signal,
         ...(resuming ? { resumableToolCalls: waiting } : {}),
         guard: new ReadGuard(),
+        agentName: spec.name,
         parentToolCallId: callId,
         depth: parent.depth + 1,
         parentRun: parent,

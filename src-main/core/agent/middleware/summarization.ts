@@ -6,6 +6,7 @@
 // summary, the latest user message and the recent messages. Tool calls always stay
 // together with their results.
 
+import { meteredStream, recordUsage } from '../model-call';
 import { isMediaPart, type ChatMessage } from '../../models/types';
 import { DEFAULT_CONTEXT_WINDOW } from '../../models/model-info';
 import type { Middleware, ModelCallRequest, RunContext } from '../middleware';
@@ -273,7 +274,14 @@ async function callSummarizer(ctx: RunContext, previous: string | undefined, tra
     ? `Summary of the conversation so far:\n\n${previous}\n\nThe conversation continued as follows. Produce one updated summary covering everything.\n\n${transcript}`
     : `Summarize this conversation:\n\n${transcript}`;
   let text = '';
-  for await (const event of ctx.model.stream({ system: SUMMARIZER_PROMPT, messages: [{ role: 'user', content: input }], tools: [], signal: ctx.signal })) {
+  const request = { system: SUMMARIZER_PROMPT, messages: [{ role: 'user' as const, content: input }], tools: [], signal: ctx.signal };
+  const metered = meteredStream(ctx, request, {
+    purpose: 'summarization',
+    promptTokens: () => ctx.countRequestTokens(request),
+    // A summary costs like any call: it counts in the thread's totals (the context meter stays as it is).
+    onUsage: (usage, cost) => recordUsage(ctx, usage, cost),
+  });
+  for await (const event of metered) {
     if (event.type === 'text-delta') text += event.text;
   }
   if (text.trim() === '') throw new Error('the model returned an empty summary');

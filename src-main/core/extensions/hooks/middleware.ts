@@ -126,6 +126,7 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
         if (permission?.decision === 'deny') {
           const reason = `${HOOK_BLOCK_PREFIX}${permission.reason}`;
           ctx.emit({ type: 'approval', id: call.id, name: call.name, args: call.args ?? {}, status: 'denied', reason, hook: permission.hook });
+          ctx.toolObserver?.(call.id)?.decided('deny', 'hook');
           return errorText(reason);
         }
         if (outcome.updatedInput) {

@@ -11,7 +11,7 @@ export type GeminiPart =
   | { functionCall: { name: string; args: Record<string, unknown>; id?: string }; thoughtSignature?: string };
 
 export type GeminiStep =
-  | { parts: GeminiPart[]; finishReason?: string; usage?: { promptTokenCount: number; candidatesTokenCount: number } }
+  | { parts: GeminiPart[]; finishReason?: string; usage?: { promptTokenCount: number; candidatesTokenCount: number; cachedContentTokenCount?: number; thoughtsTokenCount?: number } }
   | { error: { status: number; message: string } }
   | ((request: GeminiRequest) => GeminiStep);
 

@@ -1,0 +1,83 @@
+// Every model call of a run goes through here — the agent's steps and the summaries — so
+// that each is checked against the budget before it is made, and counted once after it
+// ends: its usage and cost added to the thread's totals, and reported to whoever observes
+// the run (the usage ledger, traces).
+
+import { costAt, modelPrice } from '../models/model-info';
+import type { ModelEvent, ModelRequest, Usage } from '../models/types';
+import { ZERO_USAGE } from '../models/types';
+import type { ModelCallPurpose } from '../telemetry/observer';
+import type { RunContext } from './middleware';
+
+export interface MeteredCall {
+  purpose: ModelCallPurpose;
+  /** Estimated prompt tokens (for the budget); computed only when a budget is set. */
+  promptTokens: () => number;
+  /** Called once with what the provider reported and the cost, when the call finished. */
+  onUsage?: (usage: Usage, costUsd: number | undefined) => void;
+}
+
+/** Streams one model call: the budget checked first, the call measured and reported when it ends. */
+export async function* meteredStream(ctx: RunContext, request: ModelRequest, call: MeteredCall): AsyncGenerator<ModelEvent> {
+  ctx.budget?.check(ctx.model, ctx.budget.active ? call.promptTokens() : 0);
+  const observed = ctx.observer.modelCall({ purpose: call.purpose, provider: ctx.model.provider, model: modelName(ctx.model.id), system: request.system, messages: request.messages, tools: request.tools });
+  const started = performance.now();
+  let usage: Usage | undefined;
+  let costUsd: number | undefined;
+  let text = '';
+  let stopReason: Extract<ModelEvent, { type: 'finish' }>['stopReason'] | undefined;
+  const toolCalls: Array<{ id: string; name: string; args: unknown }> = [];
+  let error: string | undefined;
+  try {
+    for await (const event of ctx.model.stream(request)) {
+      if (event.type === 'text-delta') text += event.text;
+      else if (event.type === 'tool-call') toolCalls.push({ id: event.call.id, name: event.call.name, args: event.call.args });
+      else if (event.type === 'finish') {
+        usage = event.usage;
+        stopReason = event.stopReason;
+        costUsd = costAt(modelPrice(ctx.model), usage);
+        ctx.budget?.spend(usage, costUsd);
+        call.onUsage?.(usage, costUsd);
+      }
+      yield event;
+    }
+  } catch (err) {
+    error = err instanceof Error ? err.message : String(err);
+    throw err;
+  } finally {
+    observed.end({
+      usage: usage ?? ZERO_USAGE,
+      ...(costUsd !== undefined ? { costUsd } : {}),
+      durationMs: performance.now() - started,
+      ...(stopReason !== undefined ? { stopReason } : {}),
+      ...(error !== undefined ? { error } : usage === undefined ? { error: 'the call ended before the provider reported its usage' } : {}),
+      text,
+      toolCalls,
+    });
+  }
+}
+
+/** The model's name without its provider ('anthropic:claude-sonnet-4-5' → 'claude-sonnet-4-5'). */
+export function modelName(id: string): string {
+  const colon = id.indexOf(':');
+  return colon < 0 ? id : id.slice(colon + 1);
+}
+
+/** Adds one call's usage to the thread's totals and tells the window (summaries' calls too: `contextTokens` unchanged). */
+export function recordUsage(ctx: RunContext, usage: Usage, cost: number | undefined, contextTokens?: number): void {
+  const total = ctx.state.usage;
+  total.inputTokens += usage.inputTokens;
+  total.outputTokens += usage.outputTokens;
+  total.cacheReadTokens += usage.cacheReadTokens;
+  total.cacheWriteTokens += usage.cacheWriteTokens;
+  if (cost !== undefined) total.costUsd = (total.costUsd ?? 0) + cost;
+  // Kept with the thread, so a reopened thread shows how full its context was.
+  if (contextTokens !== undefined) ctx.state.contextTokens = usage.inputTokens > 0 ? usage.inputTokens : contextTokens;
+  ctx.emit({
+    type: 'usage',
+    usage: { ...usage, ...(cost !== undefined ? { costUsd: cost } : {}) },
+    total: { ...total },
+    contextTokens: ctx.state.contextTokens ?? 0,
+    contextWindow: ctx.model.contextWindow,
+  });
+}

@@ -1,0 +1,94 @@
+// The usage ledger on a real SQLite file: rows as recorded, sums by thread, day and model.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../backends/store/store';
+import { sinceInstant, UsageLedger, type ModelCallRecord } from './usage-ledger';
+
+let dir: string;
+beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'deepdesk-ledger-'))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function call(over: Partial<ModelCallRecord>): ModelCallRecord {
+  return {
+    id: Math.random().toString(36).slice(2),
+    at: '2026-11-20T10:00:00.000Z',
+    threadId: 't1',
+    turn: 1,
+    subagent: null,
+    purpose: 'agent',
+    provider: 'anthropic',
+    model: 'claude-sonnet-4-5',
+    inputTokens: 100,
+    outputTokens: 10,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    costUsd: 0.001,
+    durationMs: 500,
+    failed: false,
+    error: null,
+    ...over,
+  };
+}
+
+describe('UsageLedger', () => {
+  it('keeps every record across a reopen, and sums by thread, day and model', () => {
+    const file = join(dir, 'deepdesk.db');
+    let db = openDatabase(file);
+    let ledger = new UsageLedger(db);
+    ledger.record(call({ threadId: 't1', costUsd: 0.002 }));
+    ledger.record(call({ threadId: 't1', at: '2026-11-21T09:00:00.000Z', subagent: 'reviewer', cacheReadTokens: 40 }));
+    ledger.record(call({ threadId: 't2', provider: 'openai-compatible', model: 'qwen3', costUsd: null, at: '2026-11-21T11:00:00.000Z' }));
+    ledger.record(call({ threadId: 't2', failed: true, error: 'refused', inputTokens: 0, outputTokens: 0, costUsd: null, at: '2026-11-22T00:00:00.000Z', provider: 'openai-compatible', model: 'qwen3' }));
+    ledger.close();
+    db.close();
+
+    db = openDatabase(file);
+    ledger = new UsageLedger(db);
+    expect(ledger.calls()).toHaveLength(4);
+    expect(ledger.calls('t1').map((c) => c.subagent)).toEqual([null, 'reviewer']);
+    expect(ledger.threadCost('t1')).toBeCloseTo(0.003, 12);
+
+    const byThread = ledger.report({ by: 'thread' });
+    expect(byThread.rows.map((r) => [r.key, r.calls, r.failedCalls, r.unpricedCalls, r.inputTokens, r.cacheReadTokens])).toEqual([
+      ['t1', 2, 0, 0, 200, 40],
+      ['t2', 2, 1, 2, 100, 0],
+    ]);
+    expect(byThread.total).toMatchObject({ calls: 4, failedCalls: 1, unpricedCalls: 2, inputTokens: 300, outputTokens: 30, durationMs: 2000 });
+    expect(byThread.total.costUsd).toBeCloseTo(0.003, 12);
+    expect(ledger.report({ by: 'day' }).rows.map((r) => [r.key, r.calls])).toEqual([
+      ['2026-11-20', 1],
+      ['2026-11-21', 2],
+      ['2026-11-22', 1],
+    ]);
+    expect(ledger.report({ by: 'model' }).rows.map((r) => r.key)).toEqual(['anthropic:claude-sonnet-4-5', 'openai-compatible:qwen3']);
+    const since = ledger.report({ by: 'day', since: '2026-11-21' });
+    expect(since.rows.map((r) => r.key)).toEqual(['2026-11-21', '2026-11-22']);
+    expect(since.total.calls).toBe(3);
+    expect(ledger.report({ by: 'thread', threadId: 't2' }).total.calls).toBe(2);
+    ledger.close();
+    db.close();
+  });
+
+  it('writes a turn’s records together, after the call that made them returned', async () => {
+    const db = openDatabase(join(dir, 'deepdesk.db'));
+    const ledger = new UsageLedger(db);
+    ledger.record(call({}));
+    const direct = db.prepare('SELECT COUNT(*) AS n FROM model_calls');
+    expect((direct.get() as { n: number }).n).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((direct.get() as { n: number }).n).toBe(1);
+    ledger.close();
+    ledger.record(call({}));
+    expect(ledger.calls()).toHaveLength(1);
+    db.close();
+  });
+
+  it('reads a day as its start in UTC and refuses what is not a date', () => {
+    expect(sinceInstant('2026-11-21')).toBe('2026-11-21T00:00:00.000Z');
+    expect(sinceInstant('2026-11-21T10:00:00+02:00')).toBe('2026-11-21T08:00:00.000Z');
+    expect(() => sinceInstant('last week')).toThrow(/not a date/);
+  });
+});

@@ -1,0 +1,292 @@
+// The usage ledger (SPEC §17): every model call — the agent's, a subagent's, a summary's — is
+// one row in SQLite with its thread, turn, subagent, provider, model, the four token counts
+// the provider reported, its cost (when the price is known), its duration and whether it
+// failed. Rows are written in one transaction per event-loop turn, off the run's path; a
+// report sums them by thread, day or model.
+
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { runMigrations, type Migration } from '../backends/store/store-db';
+import type { ModelCallPurpose, RunObserver, Telemetry, ToolCallObserver, AgentRunInfo } from './observer';
+import { NOOP_RUN } from './observer';
+
+const MIGRATIONS: Migration[] = [
+  {
+    id: 'usage-001-model-calls',
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS model_calls (
+          id TEXT PRIMARY KEY,
+          at TEXT NOT NULL,
+          thread_id TEXT NOT NULL,
+          turn INTEGER NOT NULL,
+          subagent TEXT,
+          purpose TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          model TEXT NOT NULL,
+          input_tokens INTEGER NOT NULL,
+          output_tokens INTEGER NOT NULL,
+          cache_read_tokens INTEGER NOT NULL,
+          cache_write_tokens INTEGER NOT NULL,
+          cost_usd REAL,
+          duration_ms INTEGER NOT NULL,
+          failed INTEGER NOT NULL,
+          error TEXT
+        );
+        CREATE INDEX IF NOT EXISTS model_calls_at ON model_calls(at);
+        CREATE INDEX IF NOT EXISTS model_calls_thread ON model_calls(thread_id, at);
+      `);
+    },
+  },
+];
+
+/** One model call as the ledger keeps it. */
+export interface ModelCallRecord {
+  id: string;
+  /** When it started, ISO 8601 UTC. */
+  at: string;
+  threadId: string;
+  turn: number;
+  /** The subagent type, for a subagent's call; null for the thread's own agent. */
+  subagent: string | null;
+  purpose: ModelCallPurpose;
+  provider: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** null: the model's price is unknown (its tokens still count). */
+  costUsd: number | null;
+  durationMs: number;
+  failed: boolean;
+  error: string | null;
+}
+
+export type UsageGrouping = 'thread' | 'day' | 'model';
+
+export interface UsageSums {
+  calls: number;
+  failedCalls: number;
+  unpricedCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  durationMs: number;
+}
+
+export interface UsageGroup extends UsageSums {
+  key: string;
+  firstAt: string;
+  lastAt: string;
+}
+
+export interface UsageQuery {
+  by: UsageGrouping;
+  /** ISO time or `YYYY-MM-DD` (from that day's start, UTC). */
+  since?: string;
+  threadId?: string;
+}
+
+/** The row key of each grouping, as SQL over model_calls. */
+const GROUP_KEY: Record<UsageGrouping, string> = {
+  thread: 'thread_id',
+  day: 'substr(at, 1, 10)',
+  model: "provider || ':' || model",
+};
+
+const SUMS = `COUNT(*) AS calls, SUM(failed) AS failedCalls, SUM(CASE WHEN cost_usd IS NULL THEN 1 ELSE 0 END) AS unpricedCalls,
+  SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens, SUM(cache_read_tokens) AS cacheReadTokens,
+  SUM(cache_write_tokens) AS cacheWriteTokens, COALESCE(SUM(cost_usd), 0) AS costUsd, SUM(duration_ms) AS durationMs`;
+
+interface RecordRow {
+  id: string;
+  at: string;
+  thread_id: string;
+  turn: number;
+  subagent: string | null;
+  purpose: string;
+  provider: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
+  duration_ms: number;
+  failed: number;
+  error: string | null;
+}
+
+export class UsageLedger {
+  private readonly insert;
+  private pending: ModelCallRecord[] = [];
+  private scheduled = false;
+  private closed = false;
+
+  constructor(private readonly db: Database.Database) {
+    runMigrations(db, MIGRATIONS);
+    this.insert = db.prepare(
+      `INSERT OR IGNORE INTO model_calls (id, at, thread_id, turn, subagent, purpose, provider, model, input_tokens, output_tokens,
+        cache_read_tokens, cache_write_tokens, cost_usd, duration_ms, failed, error)
+       VALUES (@id, @at, @threadId, @turn, @subagent, @purpose, @provider, @model, @inputTokens, @outputTokens,
+        @cacheReadTokens, @cacheWriteTokens, @costUsd, @durationMs, @failed, @error)`,
+    );
+  }
+
+  /** Queues the record; it is written with the others of this event-loop turn. */
+  record(record: ModelCallRecord): void {
+    if (this.closed) return;
+    this.pending.push(record);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes what is queued now. */
+  flush(): void {
+    this.scheduled = false;
+    if (this.pending.length === 0 || !this.db.open) return;
+    const rows = this.pending;
+    this.pending = [];
+    try {
+      this.db.transaction(() => {
+        for (const r of rows) this.insert.run({ ...r, failed: r.failed ? 1 : 0 });
+      })();
+    } catch {
+      // A busy or read-only database loses these rows, never the run.
+    }
+  }
+
+  close(): void {
+    this.flush();
+    this.closed = true;
+  }
+
+  /** The calls of one thread (or all), oldest first. */
+  calls(threadId?: string): ModelCallRecord[] {
+    this.flush();
+    const rows =
+      threadId === undefined
+        ? this.db.prepare<[], RecordRow>('SELECT * FROM model_calls ORDER BY at, rowid').all()
+        : this.db.prepare<[string], RecordRow>('SELECT * FROM model_calls WHERE thread_id = ? ORDER BY at, rowid').all(threadId);
+    return rows.map(fromRow);
+  }
+
+  /** What a thread's calls cost so far (priced calls only). */
+  threadCost(threadId: string): number {
+    this.flush();
+    return this.db.prepare<[string], { cost: number }>('SELECT COALESCE(SUM(cost_usd), 0) AS cost FROM model_calls WHERE thread_id = ?').get(threadId)?.cost ?? 0;
+  }
+
+  /** Sums by thread (most expensive first), day (oldest first) or model (most expensive first), with the total. */
+  report(query: UsageQuery): { rows: UsageGroup[]; total: UsageSums } {
+    this.flush();
+    const where: string[] = [];
+    const params: string[] = [];
+    if (query.since !== undefined) {
+      where.push('at >= ?');
+      params.push(sinceInstant(query.since));
+    }
+    if (query.threadId !== undefined) {
+      where.push('thread_id = ?');
+      params.push(query.threadId);
+    }
+    const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    const order = query.by === 'day' ? 'key' : 'costUsd DESC, calls DESC, key';
+    const rows = this.db
+      .prepare<string[], UsageGroup>(`SELECT ${GROUP_KEY[query.by]} AS key, ${SUMS}, MIN(at) AS firstAt, MAX(at) AS lastAt FROM model_calls ${filter} GROUP BY key ORDER BY ${order}`)
+      .all(...params)
+      .map((row) => ({ ...row, ...sums(row) }));
+    const total = sums(this.db.prepare<string[], Partial<UsageSums>>(`SELECT ${SUMS} FROM model_calls ${filter}`).get(...params) ?? {});
+    return { rows, total };
+  }
+
+  /** The ledger as a listener of runs: one row per model call. */
+  telemetry(): Telemetry {
+    return { turn: (info) => this.runObserver(info, null) };
+  }
+
+  private runObserver(info: AgentRunInfo, subagent: string | null): RunObserver {
+    if (this.closed) return NOOP_RUN;
+    const tool: ToolCallObserver = {
+      decided() {},
+      traceparent: () => undefined,
+      subagent: (child) => this.runObserver(child, child.agentName),
+      end() {},
+    };
+    return {
+      modelCall: (call) => {
+        const startedAt = new Date();
+        return {
+          end: (outcome) =>
+            this.record({
+              id: randomUUID(),
+              at: startedAt.toISOString(),
+              threadId: info.threadId,
+              turn: info.turn,
+              subagent,
+              purpose: call.purpose,
+              provider: call.provider,
+              model: call.model,
+              inputTokens: outcome.usage.inputTokens,
+              outputTokens: outcome.usage.outputTokens,
+              cacheReadTokens: outcome.usage.cacheReadTokens,
+              cacheWriteTokens: outcome.usage.cacheWriteTokens,
+              costUsd: outcome.costUsd ?? null,
+              durationMs: Math.round(outcome.durationMs),
+              failed: outcome.error !== undefined,
+              error: outcome.error ?? null,
+            }),
+        };
+      },
+      toolCall: () => tool,
+      end() {},
+    };
+  }
+}
+
+/** `YYYY-MM-DD` is that day's start (UTC); a full time is taken as it is. */
+export function sinceInstant(since: string): string {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(since)) return `${since}T00:00:00.000Z`;
+  const time = new Date(since);
+  if (Number.isNaN(time.getTime())) throw new Error(`'${since}' is not a date (use YYYY-MM-DD)`);
+  return time.toISOString();
+}
+
+function sums(row: Partial<UsageSums>): UsageSums {
+  return {
+    calls: row.calls ?? 0,
+    failedCalls: row.failedCalls ?? 0,
+    unpricedCalls: row.unpricedCalls ?? 0,
+    inputTokens: row.inputTokens ?? 0,
+    outputTokens: row.outputTokens ?? 0,
+    cacheReadTokens: row.cacheReadTokens ?? 0,
+    cacheWriteTokens: row.cacheWriteTokens ?? 0,
+    costUsd: row.costUsd ?? 0,
+    durationMs: row.durationMs ?? 0,
+  };
+}
+
+function fromRow(row: RecordRow): ModelCallRecord {
+  return {
+    id: row.id,
+    at: row.at,
+    threadId: row.thread_id,
+    turn: row.turn,
+    subagent: row.subagent,
+    purpose: row.purpose === 'summarization' ? 'summarization' : 'agent',
+    provider: row.provider,
+    model: row.model,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cacheReadTokens: row.cache_read_tokens,
+    cacheWriteTokens: row.cache_write_tokens,
+    costUsd: row.cost_usd,
+    durationMs: row.duration_ms,
+    failed: row.failed === 1,
+    error: row.error,
+  };
+}
