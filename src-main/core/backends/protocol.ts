@@ -120,6 +120,11 @@ export interface ExecuteOptions {
   /** The size of the pty the command starts in (the view that shows it). Default 120×30. */
   cols?: number;
   rows?: number;
+  /**
+   * The W3C traceparent of the tool call that runs it (SPEC §17): the command gets it as
+   * TRACEPARENT, after the environment was scrubbed; a malformed value is not passed.
+   */
+  traceparent?: string;
 }
 
 /** A running command's pty, for a view that shows it. Calls after it ended do nothing. */

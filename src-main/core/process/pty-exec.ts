@@ -11,6 +11,7 @@ import { currentAttribution } from '../checkpoints/attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
 import type { ExecuteResult } from '../backends/protocol';
+import { traceparentEnv } from './traceparent';
 
 export interface RunInPtyOptions extends PtyRunOptions {
   cwd: string;
@@ -19,6 +20,8 @@ export interface RunInPtyOptions extends PtyRunOptions {
   rows?: number;
   /** Runs the command inside this sandbox; the result then says what it blocked, if anything. */
   sandbox?: Sandbox;
+  /** The W3C traceparent of the call that runs it: the command gets it as TRACEPARENT, when well formed (traceparent.ts). */
+  traceparent?: string;
 }
 
 export const TIMEOUT_EXIT_CODE = 124;
@@ -132,7 +135,7 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   const marker = newTreeMarker();
   const nonce = randomBytes(8).toString('hex');
   const shell = resolveShell(opts.env.SHELL ?? process.env.SHELL);
-  const env: Record<string, string> = { ...opts.env, [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
+  const env: Record<string, string> = { ...opts.env, ...traceparentEnv(opts.traceparent), [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
   const spec = { file: shell, args: ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], cwd: opts.cwd, env };
   if (!opts.sandbox) {
     // Its writes land straight in the folder, indistinguishable from anyone else's.

@@ -63,6 +63,7 @@ export const executeTool = defineTool({
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(ctx.onTerminalData ? { onData: ctx.onTerminalData } : {}),
       ...(args.sandbox === false ? { sandbox: false } : {}),
+      ...(ctx.traceparent !== undefined ? { traceparent: ctx.traceparent } : {}),
     });
     let output = result.output.replace(/\n+$/, '');
     // The blocked line comes last, after the exit status (SPEC §7).

@@ -77,6 +77,12 @@ describe('execute in the editor’s terminal', () => {
     expect(released).toEqual(['t1']);
   });
 
+  it('gives the command the tool call’s traceparent, and nothing that is not one', async () => {
+    const traceparent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+    expect((await run('printf "%s" "$TRACEPARENT"', { traceparent })).output).toBe(traceparent);
+    expect((await run('printf "[%s]" "$TRACEPARENT"', { traceparent: '00-x; touch pwned' })).output).toBe('[]');
+  });
+
   it('kills the command on a timeout: exit code 124 and the timeout note', async () => {
     const r = await run('echo started; sleep 30', { timeoutS: 1 });
     expect(r).toMatchObject({ exitCode: TIMEOUT_EXIT_CODE, timedOut: true });

@@ -15,6 +15,7 @@ import { capText, DEFAULT_MAX_OUTPUT_BYTES } from '../../core/process/output-cap
 import type { ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
 import { CANCELLED_NOTE, composeOutput, resolveShell, TIMEOUT_EXIT_CODE, timeoutNote } from '../../core/process/pty-exec';
 import { NON_INTERACTIVE_ENV } from '../../core/process/shell-env';
+import { traceparentEnv } from '../../core/process/traceparent';
 
 /** The editor's terminal as the ACP SDK's TerminalHandle offers it. */
 export interface EditorTerminal {
@@ -31,7 +32,7 @@ export type CommandRunner = (command: string, options?: ExecuteOptions) => Promi
 export function editorTerminalRunner(create: CreateEditorTerminal, cwd: string, maxOutputBytes = DEFAULT_MAX_OUTPUT_BYTES): CommandRunner {
   return async (command, options = {}) => {
     const timeoutS = options.timeoutS ?? DEFAULT_EXECUTE_TIMEOUT_S;
-    const env = Object.entries(NON_INTERACTIVE_ENV).map(([name, value]) => ({ name, value }));
+    const env = Object.entries({ ...NON_INTERACTIVE_ENV, ...traceparentEnv(options.traceparent) }).map(([name, value]) => ({ name, value }));
     const terminal = await create({ command: resolveShell(), args: ['-c', command], cwd, env, outputByteLimit: maxOutputBytes });
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;

@@ -67,6 +67,7 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
       ...(options.attach ? { attach: options.attach } : {}),
       ...(options.cols !== undefined ? { cols: options.cols } : {}),
       ...(options.rows !== undefined ? { rows: options.rows } : {}),
+      ...(options.traceparent !== undefined ? { traceparent: options.traceparent } : {}),
       ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
       onData: (chunk) => {
         const receivers: Array<(chunk: string, run: ShellRun) => void> = [...this.listeners];

@@ -33,6 +33,7 @@ import {
   timeoutNote,
 } from '../../process/pty-exec';
 import { NON_INTERACTIVE_ENV } from '../../process/shell-env';
+import { traceparentEnv } from '../../process/traceparent';
 import { shQuote, SshConnectionError, type SshConnection } from './ssh-connection';
 
 /** As a local run's (RunInPtyOptions), on the remote; the sandbox is the remote's (remote-sandbox.ts). */
@@ -213,7 +214,8 @@ export async function runRemoteCommand(connection: SshConnection, command: strin
     return connectionFailure(errorMessage(err), '');
   }
   const marker = newTreeMarker();
-  const env = { ...remoteCommandEnv(host, opts.env), [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
+  // TRACEPARENT reaches the remote command as an exported, quoted variable (remoteWrapperScript).
+  const env = { ...remoteCommandEnv(host, opts.env), ...traceparentEnv(opts.traceparent), [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
   const spec: CommandSpec = { file: host.shell, args: ['-c', command, basename(host.shell)], cwd: opts.cwd, env };
   // Nothing of a remote command's writes can be observed: the folder's state is recorded before it.
   await currentAttribution()?.blind();

@@ -46,6 +46,7 @@ export class RemoteShellBackend extends RemoteBackend implements ShellBackend {
       ...(options.attach ? { attach: options.attach } : {}),
       ...(options.cols !== undefined ? { cols: options.cols } : {}),
       ...(options.rows !== undefined ? { rows: options.rows } : {}),
+      ...(options.traceparent !== undefined ? { traceparent: options.traceparent } : {}),
       ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
     });
   }
