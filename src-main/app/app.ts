@@ -1,6 +1,9 @@
 // The app behind the window: builds the services for one project folder and answers the
 // contract's requests. Transports (Electron IPC, the web host) only carry messages to it.
 
+import { RunAudit } from './telemetry/run-audit';
+import { usageReport } from './usage/usage-report';
+import { ThreadStore } from './threads/thread-store';
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -228,6 +231,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       ...(key ? { apiKey: key } : {}),
       ...(current.contextWindow ? { contextWindow: current.contextWindow } : {}),
       ...(current.mediaInput ? { mediaInputOverrides: current.mediaInput } : {}),
+      ...(current.prices ? { priceOverrides: current.prices } : {}),
       ...(retry ? { retry } : {}),
     });
   };
@@ -303,9 +307,21 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const commandSources: CommandSources = { mcp: gatedHub, skills: () => extensions.skills(), commands: () => extensions.commands() };
 
+  const audit = await RunAudit.open({
+    db,
+    env,
+    folder: options.folder,
+    ...(remote ? {} : { localFolder: options.folder }),
+    sandboxType: sandbox?.kind ?? 'none',
+    version: options.version ?? '0.0.0',
+    settings: () => settings.raw(),
+  });
+  const threadTitles = new ThreadStore(db);
+
   const threads: ThreadService = new ThreadService({
     db,
     folder: options.folder,
+    audit: (state) => audit.runOptions(state),
     mcp: gatedHub,
     skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
     ...(remote ? {} : { hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env, transcripts: transcriptWriter(transcriptsDir(options.dataDir)) } }),
@@ -417,6 +433,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     },
 
     'threads.list': async () => threads.list(),
+    'usage.report': async ({ by, since }) => usageReport(audit.ledger, threadTitles, { by, ...(since !== undefined ? { since } : {}) }),
     'threads.create': async ({ title }) => threads.create(title),
     'threads.search': async ({ query }) => threads.search(query),
     'threads.get': async ({ threadId }) => {
@@ -622,6 +639,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await workspace.dispose();
       checkpoints.collectGarbage();
       checkpointStore.close();
+      await audit.close();
       db.close();
       stopSecretProblems?.();
       settings.close();

@@ -24,6 +24,9 @@ export function problemForWindow(problem: ModelProblem, where: FixPlace): string
  * its fix (`settings`), the technical message kept as `detail`. Other events pass unchanged.
  */
 export function errorEventForWindow(event: AgentEvent): AgentEvent {
-  if (event.type !== 'error' || event.problem === undefined) return event;
+  if (event.type !== 'error') return event;
+  // Budgets and prices are set in Settings: the stop offers the way there.
+  if (event.budget === true) return { ...event, settings: true };
+  if (event.problem === undefined) return event;
   return { ...event, message: problemForWindow(event.problem, 'Settings'), detail: event.message, ...(event.problem.check !== undefined ? { settings: true } : {}) };
 }

@@ -18,10 +18,11 @@ import { acpTrustScope } from './acp-trust';
 import { cliChatModel, openFolderRuntime } from './folder-runtime';
 import { projectFolder } from './folders';
 import { packageVersion } from './package-version';
-import { personRuleBook, savedMediaInput } from './person-rules';
+import { personRuleBook, savedRunSettings } from './person-rules';
 import { COMMAND_OPTIONS } from './command-table';
 import { parseCommand, positiveInt, UsageError } from './usage';
 import { memoriesStoreFlag, mountFlags, openSessionMounts } from './mount-flags';
+import { runAudits } from '../app/telemetry/run-audit';
 
 const ACP_OPTIONS = COMMAND_OPTIONS.acp;
 
@@ -35,8 +36,8 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const flaggedMounts = mountFlags(values.mount);
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], env);
-  const mediaInput = savedMediaInput(dataDir, env);
-  const model = cliChatModel({ model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput }, env);
+  const saved = savedRunSettings(dataDir, env);
+  const model = cliChatModel({ model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput: saved.mediaInput, prices: saved.prices }, env);
   const say = (line: string) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   // A library that logs with console.log would corrupt the protocol stream.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
@@ -49,6 +50,8 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const checkpoints = CheckpointStore.open(dataDir);
   const ruleBook = personRuleBook(dataDir, env, say);
   const sessionMounts = openSessionMounts({ dataDir, env, db, flags: flaggedMounts, memoriesStore, say });
+  const sandbox = await detectSandbox();
+  const audits = runAudits((sessionFolder) => ({ db, env, folder: sessionFolder, localFolder: sessionFolder, sandboxType: sandbox.available ? sandbox.kind : 'none', version: packageVersion(), settings: () => saved }));
   try {
     const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
     const running = startAcpAgent(stream, {
@@ -57,11 +60,12 @@ export async function acpCommand(argv: string[]): Promise<number> {
       dataDir,
       env,
       model,
-      resolveModel: (spec) => createChatModel({ model: spec, env, ...(mediaInput !== undefined ? { mediaInputOverrides: mediaInput } : {}) }),
+      resolveModel: (spec) =>
+        createChatModel({ model: spec, env, ...(saved.mediaInput !== undefined ? { mediaInputOverrides: saved.mediaInput } : {}), ...(saved.prices !== undefined ? { priceOverrides: saved.prices } : {}) }),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
       ...(evictChars !== undefined ? { evictChars } : {}),
       defaultFolder: folder,
-      sandbox: await detectSandbox(),
+      sandbox,
       openFolder: (sessionFolder, mcpServers) =>
         openFolderRuntime({ folder: sessionFolder, dataDir, env, mcpFiles: values['mcp-config'] ?? [], trust: trusting(sessionFolder), extraMcpServers: mcpServers, say }),
       checkpoints: (sessionFolder) => recorderFor(checkpoints, sessionFolder),
@@ -70,6 +74,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
       log: say,
       mounts: { routes: () => sessionMounts.table.routes(), git: () => sessionMounts.table.gitMounts(), realRoots: () => sessionMounts.table.realRoots() },
       memories: sessionMounts.memories.store,
+      audit: async (sessionFolder, state) => (await audits.for(sessionFolder)).runOptions(state),
     });
     const stop = new Promise<void>((done) => {
       process.once('SIGINT', done);
@@ -87,6 +92,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
       ruleBook.close();
       checkpoints.close();
       await sessionMounts.close();
+      await audits.close();
       db.close();
       await stopAllProcesses();
     }

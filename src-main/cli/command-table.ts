@@ -22,6 +22,7 @@ export const COMMAND_OPTIONS = {
     json: { type: 'boolean' },
     'context-window': { type: 'string' },
     'evict-chars': { type: 'string' },
+    'max-cost': { type: 'string' },
     trust: { type: 'boolean' },
     'mcp-config': { type: 'string', multiple: true },
     ...MOUNT_OPTIONS,
@@ -50,6 +51,8 @@ export const COMMAND_OPTIONS = {
     'evict-chars': { type: 'string' },
     ...MOUNT_OPTIONS,
   },
+  usage: { ...COMMON_OPTIONS, since: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' } },
+  threads: { ...COMMON_OPTIONS, format: { type: 'string' }, output: { type: 'string' }, 'no-media': { type: 'boolean' } },
 } as const satisfies Record<string, Options>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;
@@ -61,6 +64,7 @@ export const SUBCOMMANDS = {
   mcp: ['ls', 'tools', 'add', 'rm'],
   skills: ['ls'],
   plugin: ['marketplace', 'install', 'add', 'ls', 'enable', 'disable', 'rm', 'update'],
+  threads: ['ls', 'export'],
 } as const satisfies Partial<Record<CommandName, readonly string[]>>;
 
 /** What main.ts takes in place of a command. */

@@ -12,6 +12,7 @@ import { createDefinitionsCatalog, type DefinitionsCatalog } from '../core/exten
 import { createSkillCatalog } from '../core/extensions/skills/discover';
 import { skillProblemLine } from '../core/extensions/skills/trust-entries';
 import type { MediaInputOverrides } from '../core/media/override';
+import type { PriceOverride } from '../core/models/model-info';
 import { createChatModel } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
 import type { ChatModel } from '../core/models/types';
@@ -32,6 +33,7 @@ export interface ModelFlags {
   apiKey?: string | undefined;
   contextWindow?: number | undefined;
   mediaInput?: MediaInputOverrides | undefined;
+  prices?: Readonly<Record<string, PriceOverride>> | undefined;
 }
 
 /** The chat model the flags name; a bad spec is bad usage, a missing key an error (exit 1, SPEC §12). */
@@ -43,6 +45,7 @@ export function cliChatModel(flags: ModelFlags, env: NodeJS.ProcessEnv): ChatMod
       model: spec,
       env,
       ...(flags.mediaInput !== undefined ? { mediaInputOverrides: flags.mediaInput } : {}),
+      ...(flags.prices !== undefined ? { priceOverrides: flags.prices } : {}),
       ...(flags.baseUrl !== undefined ? { baseUrl: flags.baseUrl } : {}),
       ...(flags.apiKey !== undefined ? { apiKey: flags.apiKey } : {}),
       ...(flags.contextWindow !== undefined ? { contextWindow: flags.contextWindow } : {}),

@@ -17,6 +17,8 @@ const COMMANDS: Record<CommandName, Command> = {
   skills: async (argv) => (await import('./skills-command')).skillsCommand(argv),
   plugin: async (argv) => (await import('./plugin-command')).pluginCommand(argv),
   acp: async (argv) => (await import('./acp-command')).acpCommand(argv),
+  usage: async (argv) => (await import('./usage-command')).usageCommand(argv),
+  threads: async (argv) => (await import('./threads-command')).threadsCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

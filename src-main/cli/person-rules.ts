@@ -3,6 +3,8 @@
 // defaults follow them (first match wins). So does the media input set per model.
 import { DEFAULT_RULES, type PermissionRule } from '../core/agent/permissions/rules';
 import type { MediaInputOverrides } from '../core/media/override';
+import type { PriceOverride } from '../core/models/model-info';
+import type { TelemetrySettings } from '../app/contract/usage';
 import type { SecretStore } from '../app/secret-store';
 import { SettingsService } from '../app/settings/settings-service';
 
@@ -22,11 +24,20 @@ export function personRules(dataDir: string, env: NodeJS.ProcessEnv, warn: (line
   }
 }
 
-/** The media input set per model in Settings (problems with the file are told by personRules). */
-export function savedMediaInput(dataDir: string, env: NodeJS.ProcessEnv): MediaInputOverrides | undefined {
+/** What Settings set for models and runs that a headless session honours too. */
+export interface SavedRunSettings {
+  mediaInput?: MediaInputOverrides;
+  prices?: Readonly<Record<string, PriceOverride>>;
+  threadBudgetUsd?: number;
+  telemetry?: TelemetrySettings;
+}
+
+/** The media input and prices set per model, the budget per thread and where traces go (problems with the file are told by personRules). */
+export function savedRunSettings(dataDir: string, env: NodeJS.ProcessEnv): SavedRunSettings {
   const settings = new SettingsService(dataDir, NO_SECRETS, env);
   try {
-    return settings.raw().mediaInput;
+    const { mediaInput, prices, threadBudgetUsd, telemetry } = settings.raw();
+    return { ...(mediaInput ? { mediaInput } : {}), ...(prices ? { prices } : {}), ...(threadBudgetUsd !== undefined ? { threadBudgetUsd } : {}), ...(telemetry ? { telemetry } : {}) };
   } finally {
     settings.close();
   }

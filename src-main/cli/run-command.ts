@@ -29,10 +29,12 @@ import { sshTargetLabel } from '../core/backends/remote/ssh-target';
 import { cliChatModel, openFolderExtensions } from './folder-runtime';
 import { expandInput, isInputError, messageText, type InputOutcome } from '../app/commands/person-input';
 import type { ChatMessage } from '../core/models/types';
-import { personRules, savedMediaInput } from './person-rules';
+import { personRules, savedRunSettings } from './person-rules';
 import { COMMAND_OPTIONS } from './command-table';
-import { parseCommand, positiveInt, UsageError } from './usage';
+import { parseCommand, positiveAmount, positiveInt, UsageError } from './usage';
 import { memoriesStoreFlag, mountFlags, openSessionMounts } from './mount-flags';
+import { RunAudit } from '../app/telemetry/run-audit';
+import { packageVersion } from './package-version';
 
 const RUN_OPTIONS = COMMAND_OPTIONS.run;
 
@@ -61,10 +63,11 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const flaggedMounts = mountFlags(values.mount);
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], io.env);
-  const mediaInput = savedMediaInput(dataDir, io.env);
-  const overrides = mediaInput !== undefined ? { mediaInputOverrides: mediaInput } : {};
+  const maxCost = positiveAmount('--max-cost', values['max-cost']);
+  const saved = savedRunSettings(dataDir, io.env);
+  const overrides = { ...(saved.mediaInput !== undefined ? { mediaInputOverrides: saved.mediaInput } : {}), ...(saved.prices !== undefined ? { priceOverrides: saved.prices } : {}) };
   const model = cliChatModel(
-    { model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput },
+    { model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput: saved.mediaInput, prices: saved.prices },
     io.env,
   );
 
@@ -87,6 +90,15 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   }
   const { mcp, skills, definitions, hooks, realFolder } = extensions;
   const db = openDatabase(databasePath(dataDir));
+  const audit = await RunAudit.open({
+    db,
+    env: io.env,
+    folder: folder.text,
+    ...(folder.localPath !== undefined ? { localFolder: folder.localPath } : {}),
+    sandboxType: sandbox?.kind ?? 'none',
+    version: packageVersion(),
+    settings: () => saved,
+  });
   const sessionMounts = openSessionMounts({ dataDir, env: io.env, db, flags: flaggedMounts, memoriesStore, say });
   const checkpoints = CheckpointStore.open(dataDir);
   const controller = new AbortController();
@@ -165,6 +177,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       ...(outcome.kind === 'compact' ? { compactOnly: true } : {}),
       // A `deepdesk checkpoints restore` (or the window) may have left news for this thread.
       pendingNotes: () => threads.pendingNotes(threadId),
+      ...audit.runOptions(state, maxCost),
     });
     if (result.reason === 'completed') {
       if (!values.json) {
@@ -174,7 +187,11 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       return 0;
     }
     const why =
-      result.reason === 'error' ? (result.error?.message ?? 'the agent failed') : result.reason === 'aborted' ? 'interrupted' : 'stopped after too many steps';
+      result.reason === 'error' || result.reason === 'budget'
+        ? (result.error?.message ?? 'the agent failed')
+        : result.reason === 'aborted'
+          ? 'interrupted'
+          : 'stopped after too many steps';
     io.stderr.write(`deepdesk run: ${terminalSafe(firstLine(why))}\n`);
     return 1;
   } finally {
@@ -185,9 +202,13 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     } finally {
       checkpoints.close();
       await sessionMounts.close();
+      await audit.close();
       db.close();
       await extensions.close();
       await folder.close();
+      // Everything of the run is closed and flushed (bounded): a trace exporter's retry timer
+      // against a collector that is down must not hold the command up after it is done.
+      setTimeout(() => process.exit(), 1_000).unref();
     }
   }
 }

@@ -22,6 +22,14 @@ export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
   }
 }
 
+/** A flag's value as a positive amount, e.g. dollars (undefined when the flag is absent). */
+export function positiveAmount(flag: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw.trim().replace(/^\$/, ''));
+  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive amount of US dollars, e.g. 0.50 (got '${raw}')`);
+  return n;
+}
+
 /** A flag's value as a positive whole number (undefined when the flag is absent). */
 export function positiveInt(flag: string, raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
@@ -54,6 +62,12 @@ Commands:
                         hooks, MCP servers), each confirmed by what it loads
   acp                   the agent for an editor (Zed, JetBrains, Neovim, Emacs) over the
                         Agent Client Protocol on stdin/stdout
+  usage [--since DATE] [--by thread|day|model] [--json]
+                        what the model calls cost: tokens and dollars by thread, day or
+                        model, with a total
+  threads ls | export THREAD [--format jsonl|md] [--output FILE] [--no-media]
+                        list the threads; write one (messages, tool calls, approvals,
+                        usage) as JSON lines or a Markdown transcript
   --version, -v         print deepdesk's version
 
 Common options:
@@ -110,6 +124,16 @@ acp options:
 
 serve options:
   --port N              port to listen on (default: a free port)
+
+usage options:
+  --since DATE          only the calls from that day on (YYYY-MM-DD, UTC)
+  --by thread|day|model how to group (default thread)
+  --json                print the report as one JSON document
+
+threads export options:
+  --format jsonl|md     JSON lines (default; for evals) or a Markdown transcript
+  --output FILE         write it to FILE (created readable by you only), not stdout
+  --no-media            leave out the base64 of images and files (jsonl)
 
 mcp add options:
   --project             into the folder's .mcp.json (trusted as you wrote it), not yours

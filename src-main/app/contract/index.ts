@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { checkpointEvents, checkpointMethods } from './checkpoints';
 import { folderEvents, folderMethods } from './folders';
 import { overriddenSchema, queuedMessageSchema } from './honest';
+import { modelPriceSchema, telemetrySettingsSchema, usageMethods } from './usage';
 import { extensionEvents, extensionMethods } from './extensions';
 import { pluginEvents, pluginMethods } from './plugins';
 import { mcpEvents, mcpMethods } from './mcp';
@@ -29,6 +30,7 @@ export * from './notices';
 export * from './attachments';
 export * from './terminal';
 export * from './updates';
+export * from './usage';
 
 // ---------------------------------------------------------------- shared shapes
 
@@ -78,6 +80,11 @@ export const settingsSchema = z.object({
   mounts: z.array(savedMountSchema),
   /** Where /memories/ lives: `sqlite` or a postgres:// URL without a password. */
   memoriesStore: memoriesStoreSchema,
+  /** Prices per `provider:model` (USD per million tokens) over the table in code (SPEC §17). */
+  prices: z.record(z.string(), modelPriceSchema).optional(),
+  /** A thread's runs stop before the model call that would take its cost past this (USD). */
+  threadBudgetUsd: z.number().positive().optional(),
+  telemetry: telemetrySettingsSchema.optional(),
   /** Fields a command-line flag overrides for this session (shown with the flag's value; never saved). */
   overridden: overriddenSchema.optional(),
 });
@@ -86,7 +93,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 /** A partial update; `contextWindow: null` clears the override. */
 export const settingsPatchSchema = settingsSchema
   .omit({ apiKeys: true, overridden: true })
-  .extend({ contextWindow: z.number().int().positive().nullable() })
+  .extend({ contextWindow: z.number().int().positive().nullable(), threadBudgetUsd: z.number().positive().nullable() })
   .partial();
 
 export const threadSummarySchema = z.object({
@@ -257,6 +264,7 @@ export const methods = {
   ...extensionMethods,
   ...pluginMethods,
   ...updateMethods,
+  ...usageMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
   'settings.update': { params: settingsPatchSchema, result: settingsSchema },

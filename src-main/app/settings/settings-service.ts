@@ -38,6 +38,9 @@ export const settingsFileShape = fieldsShape({
   mediaInput: stored.mediaInput,
   mounts: stored.mounts.optional(),
   memoriesStore: stored.memoriesStore.optional(),
+  prices: stored.prices,
+  threadBudgetUsd: stored.threadBudgetUsd,
+  telemetry: stored.telemetry,
 });
 type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
 type Rule = z.output<typeof permissionRuleSchema>;
@@ -96,11 +99,13 @@ export class SettingsService {
    * file could not be written; then nothing changed. Listeners hear of the change.
    */
   async update(patch: z.output<typeof settingsPatchSchema>): Promise<Settings> {
-    const { contextWindow, ...rest } = patch;
+    const { contextWindow, threadBudgetUsd, ...rest } = patch;
     this.store.update((current) => {
       const next: StoredSettings = { ...current, ...stripUndefined(rest) };
       if (contextWindow === null) delete next.contextWindow;
       else if (contextWindow !== undefined) next.contextWindow = contextWindow;
+      if (threadBudgetUsd === null) delete next.threadBudgetUsd;
+      else if (threadBudgetUsd !== undefined) next.threadBudgetUsd = threadBudgetUsd;
       return next;
     });
     return this.get();

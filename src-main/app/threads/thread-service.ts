@@ -3,6 +3,7 @@
 // Only running threads and the last one opened stay in memory; the window is sent a thread
 // in bounded pages (thread-page.ts).
 
+import type { AuditRunOptions } from '../telemetry/run-audit';
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
@@ -46,6 +47,8 @@ export interface ThreadServiceOptions {
   subagents: () => SubagentSpec[];
   resolveModel?: (spec: string) => ChatModel;
   contextWindow?: () => number | undefined;
+  /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
+  audit?: (state: ThreadState) => AuditRunOptions;
   /** The backend at `/` for a thread (the window's shows its commands in the thread's terminal). */
   folderBackendFor?: (threadId: string) => Backend;
   /** The folder's approval mode, read on every call. */
@@ -473,6 +476,7 @@ export class ThreadService {
       takeQueued: () => this.takeQueued(threadId),
       pendingNotes: () => this.store.pendingNotes(threadId),
       ...(compactOnly ? { compactOnly } : {}),
+      ...this.options.audit?.(live.state),
     })
       .catch((err: unknown): RunResult => {
         emit({ type: 'error', threadId, message: err instanceof Error ? err.message : String(err) });

@@ -93,6 +93,9 @@ export function updatesForEvent(paths: EditorPaths, event: AgentEvent, args: Map
       return event.parentToolCallId === undefined ? [planUpdate(event.todos)] : [];
     case 'summarized':
       return [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n_(Earlier messages were summarized; the full text is in ${event.archivePath}.)_\n\n` } }];
+    case 'error':
+      // A budget's stop is the turn's end, said in one line (other failures end the prompt with an error).
+      return event.budget === true && event.parentToolCallId === undefined ? [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n${event.message}\n` } }] : [];
     default:
       return [];
   }

@@ -51,6 +51,7 @@ import { editorTerminalRunner, type CommandRunner, type CreateEditorTerminal } f
 import { permissionBridge } from './permission-bridge';
 import { replayUpdates, updatesForEvent, type OpenCall } from './session-updates';
 import type { EditorPaths } from './tool-calls';
+import type { AuditRunOptions } from '../../app/telemetry/run-audit';
 
 /** What a folder opens with (the command's folder runtime has this shape). */
 export interface FolderResources {
@@ -97,6 +98,8 @@ export interface AcpSessionsOptions {
   mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[]; realRoots: () => readonly { prefix: string; root: string | undefined }[] };
   /** The store behind /memories/ (`--memories-store`, else Settings'; default SQLite on `db`). */
   memories?: MemoryStore;
+  /** What a run of a thread in this folder is audited with (the usage ledger, traces, the budget). */
+  audit?: (folder: string, state: ThreadState) => Promise<AuditRunOptions>;
 }
 
 interface Session {
@@ -210,12 +213,14 @@ export class AcpSessions {
         sent.push(this.editor.update(sessionId, update).catch((err: unknown) => this.options.log(`could not send an update: ${String(err)}`)));
       }
     };
+    const audit = await this.options.audit?.(session.folder, session.state);
     const run = runAgent(this.definition(session), session.state, compactOnly ? null : { role: 'user', content }, {
       signal: controller.signal,
       emit,
       persist: async (state) => this.persist(session, state),
       guard: session.guard,
       ...(compactOnly ? { compactOnly } : {}),
+      ...audit,
     }).catch((err: unknown): RunResult => ({ text: '', reason: 'error', error: err instanceof Error ? err : new Error(String(err)) }));
     session.running = { controller, done: run };
     let result: RunResult;
@@ -228,6 +233,8 @@ export class AcpSessions {
     if (controller.signal.aborted || result.reason === 'aborted') return 'cancelled';
     if (result.reason === 'max_steps') return 'max_turn_requests';
     if (result.reason === 'error') throw RequestError.internalError(undefined, result.error?.message ?? 'the agent failed');
+    // A budget stop was told as a message of the agent's; the turn ended as the person asked it to.
+    if (result.reason === 'budget') return 'max_tokens';
     return 'end_turn';
   }
 

@@ -1,0 +1,69 @@
+// The contract's usage shapes (SPEC §17): the window's `Usage` view reads the ledger of every
+// model call by thread, day or model, with totals; Settings sets prices per model, a budget
+// per thread and where traces go. Renderer-safe: zod only.
+import { z } from 'zod';
+
+export const usageGroupingSchema = z.enum(['thread', 'day', 'model']);
+export type UsageGrouping = z.infer<typeof usageGroupingSchema>;
+
+/** Sums over some model calls. `costUsd` counts only the calls whose price is known. */
+export const usageSumsSchema = z.object({
+  calls: z.number().int().nonnegative(),
+  failedCalls: z.number().int().nonnegative(),
+  /** Calls of a model whose price is unknown: their tokens are counted, not their cost. */
+  unpricedCalls: z.number().int().nonnegative(),
+  inputTokens: z.number().nonnegative(),
+  outputTokens: z.number().nonnegative(),
+  cacheReadTokens: z.number().nonnegative(),
+  cacheWriteTokens: z.number().nonnegative(),
+  costUsd: z.number().nonnegative(),
+  durationMs: z.number().nonnegative(),
+});
+export type UsageSums = z.infer<typeof usageSumsSchema>;
+
+export const usageRowSchema = usageSumsSchema.extend({
+  /** The thread id, the day (`YYYY-MM-DD`, UTC) or `provider:model`. */
+  key: z.string(),
+  /** What to show: a thread's title (the id when it has none or is gone), else the key. */
+  label: z.string(),
+  /** By thread: the folder the thread belongs to (absent when the thread is gone). */
+  folder: z.string().optional(),
+  firstAt: z.string(),
+  lastAt: z.string(),
+});
+export type UsageRow = z.infer<typeof usageRowSchema>;
+
+export const usageReportSchema = z.object({
+  by: usageGroupingSchema,
+  since: z.string().optional(),
+  /** Most expensive first for threads and models, oldest first for days. */
+  rows: z.array(usageRowSchema),
+  total: usageSumsSchema,
+});
+export type UsageReport = z.infer<typeof usageReportSchema>;
+
+/** `YYYY-MM-DD` or a full ISO time. */
+export const usageSinceSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, 'a date as YYYY-MM-DD');
+
+/** US dollars per million tokens, set for one `provider:model` (SPEC §17). */
+export const modelPriceSchema = z.object({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cacheRead: z.number().nonnegative().optional(),
+  cacheWrite: z.number().nonnegative().optional(),
+});
+export type ModelPriceSetting = z.infer<typeof modelPriceSchema>;
+
+/** Settings › Telemetry: where traces go (the standard OTEL_* variables also do). */
+export const telemetrySettingsSchema = z.object({
+  /** An OTLP/HTTP endpoint (`http://host:4318`); empty: none. */
+  otlpEndpoint: z.string().optional(),
+  /** Send message and tool content with the spans. */
+  captureContent: z.boolean().optional(),
+});
+export type TelemetrySettings = z.infer<typeof telemetrySettingsSchema>;
+
+export const usageMethods = {
+  /** The ledger summed by thread, day or model since a date (all time when absent). */
+  'usage.report': { params: z.object({ by: usageGroupingSchema, since: usageSinceSchema.optional() }), result: usageReportSchema },
+} as const;

@@ -1,0 +1,128 @@
+// What every run of a session is audited with (SPEC §17): the usage ledger always, traces
+// (OpenTelemetry, LangSmith) only when the person configured them, and the budget a run
+// must keep. The window, `deepdesk run` and `deepdesk acp` each give their runs
+// `audit.runOptions(state)`; nothing else of the audit is theirs to assemble.
+
+import type Database from 'better-sqlite3';
+import { RunBudget } from '../../core/agent/budget';
+import type { ThreadState } from '../../core/agent/types';
+import { codingTraceContext } from '../../core/telemetry/coding-context';
+import { langsmithConfig, langsmithTelemetry } from '../../core/telemetry/langsmith';
+import { combineTelemetry, type Telemetry } from '../../core/telemetry/observer';
+import { otelTelemetry } from '../../core/telemetry/otel';
+import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import type { TelemetrySettings } from '../contract/usage';
+
+export interface RunAuditOptions {
+  db: Database.Database;
+  env: NodeJS.ProcessEnv;
+  /** The project folder as the person names it (a path, or an ssh:// URL). */
+  folder: string;
+  /** The local folder git can read, when there is one (a remote folder has none here). */
+  localFolder?: string;
+  /** How commands are contained (`bubblewrap`, `seatbelt`, `none`, …), for LangSmith's metadata. */
+  sandboxType: string;
+  version: string;
+  /** Read at every run, so a change in Settings applies to the next run. */
+  settings: () => { telemetry?: TelemetrySettings; threadBudgetUsd?: number };
+}
+
+export interface AuditRunOptions {
+  telemetry: Telemetry;
+  budget: RunBudget;
+  folder: string;
+}
+
+export class RunAudit {
+  readonly ledger: UsageLedger;
+  private readonly ledgerTelemetry: Telemetry;
+  private langsmith: Telemetry | undefined;
+  private otel: { key: string; telemetry: Telemetry | undefined } | undefined;
+  private readonly retired: Telemetry[] = [];
+
+  private constructor(
+    private readonly options: RunAuditOptions,
+    langsmith: Telemetry | undefined,
+  ) {
+    this.ledger = new UsageLedger(options.db);
+    this.ledgerTelemetry = this.ledger.telemetry();
+    this.langsmith = langsmith;
+  }
+
+  static async open(options: RunAuditOptions): Promise<RunAudit> {
+    let langsmith: Telemetry | undefined;
+    if (langsmithConfig(options.env) !== undefined) {
+      // Git's facts are read once, bounded in time: a session's branch is what it started on.
+      const context = await codingTraceContext(options.localFolder ?? options.folder, options.sandboxType, AbortSignal.timeout(5_000)).catch(() => ({
+        cwd: options.folder,
+        sandboxType: options.sandboxType,
+      }));
+      langsmith = langsmithTelemetry({ env: options.env, context: options.localFolder === undefined ? { ...context, cwd: options.folder } : context });
+    }
+    return new RunAudit(options, langsmith);
+  }
+
+  /**
+   * What a run of this thread is given: the listeners of its turns and its budget.
+   * `maxCostUsd`: `deepdesk run --max-cost`, what this run may spend.
+   */
+  runOptions(state: ThreadState, maxCostUsd?: number): AuditRunOptions {
+    const settings = this.options.settings();
+    const telemetry = combineTelemetry([this.ledgerTelemetry, this.otelFor(settings.telemetry), this.langsmith])!;
+    const budget = new RunBudget(
+      { ...(maxCostUsd !== undefined ? { runUsd: maxCostUsd } : {}), ...(settings.threadBudgetUsd !== undefined ? { threadUsd: settings.threadBudgetUsd } : {}) },
+      state.usage.costUsd ?? 0,
+    );
+    return { telemetry, budget, folder: this.options.folder };
+  }
+
+  /** Sends what the exporters hold (bounded in time) and writes the ledger's last rows. */
+  async flush(): Promise<void> {
+    this.ledger.flush();
+    await Promise.allSettled([this.otel?.telemetry?.flush?.(), this.langsmith?.flush?.()]);
+  }
+
+  async close(): Promise<void> {
+    this.ledger.close();
+    const exporters = [this.otel?.telemetry, this.langsmith, ...this.retired];
+    this.otel = undefined;
+    this.langsmith = undefined;
+    await Promise.allSettled(exporters.map((t) => t?.shutdown?.()));
+  }
+
+  /** The OpenTelemetry exporter for the settings now; a changed endpoint gets a new one. */
+  private otelFor(settings: TelemetrySettings | undefined): Telemetry | undefined {
+    const endpoint = settings?.otlpEndpoint?.trim() || undefined;
+    const key = `${endpoint ?? ''}\0${settings?.captureContent === true}`;
+    if (this.otel?.key === key) return this.otel.telemetry;
+    if (this.otel?.telemetry) this.retired.push(this.otel.telemetry);
+    const telemetry = otelTelemetry({
+      env: this.options.env,
+      ...(endpoint !== undefined ? { endpoint } : {}),
+      ...(settings?.captureContent === true ? { captureContent: true } : {}),
+      serviceVersion: this.options.version,
+    });
+    this.otel = { key, telemetry };
+    return telemetry;
+  }
+}
+
+/** One audit per folder, opened when a folder's first run starts (an editor's sessions may name several). */
+export function runAudits(optionsFor: (folder: string) => RunAuditOptions): { for(folder: string): Promise<RunAudit>; close(): Promise<void> } {
+  const audits = new Map<string, Promise<RunAudit>>();
+  return {
+    for(folder) {
+      let audit = audits.get(folder);
+      if (audit === undefined) {
+        audit = RunAudit.open(optionsFor(folder));
+        audits.set(folder, audit);
+      }
+      return audit;
+    },
+    async close() {
+      const opened = await Promise.allSettled(audits.values());
+      audits.clear();
+      await Promise.allSettled(opened.map((r) => (r.status === 'fulfilled' ? r.value.close() : undefined)));
+    },
+  };
+}

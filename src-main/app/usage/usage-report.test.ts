@@ -1,0 +1,30 @@
+// The report the window and `deepdesk usage` show: a thread's row is labelled with its
+// title and its folder (a thread of another folder is not opened in this window).
+
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../core/backends/store/store';
+import { newThreadState } from '../../core/agent/types';
+import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import { usageReportSchema } from '../contract/usage';
+import { ThreadStore } from '../threads/thread-store';
+import { usageReport } from './usage-report';
+
+describe('usageReport', () => {
+  it('labels threads with their title and folder, a gone thread with its id, days and models with their key', () => {
+    const db = openDatabase(':memory:');
+    const threads = new ThreadStore(db);
+    threads.save(newThreadState('a'), { folder: '/work/alpha', title: 'Fix the build' });
+    const ledger = new UsageLedger(db);
+    const base = { at: '2026-11-20T10:00:00.000Z', turn: 1, subagent: null, purpose: 'agent' as const, provider: 'anthropic', model: 'claude-haiku-4-5', inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01, durationMs: 5, failed: false, error: null };
+    ledger.record({ ...base, id: '1', threadId: 'a' });
+    ledger.record({ ...base, id: '2', threadId: 'gone', costUsd: 0.02 });
+    const byThread = usageReportSchema.parse(usageReport(ledger, threads, { by: 'thread' }));
+    expect(byThread.rows.map((r) => [r.key, r.label, r.folder])).toEqual([
+      ['gone', 'gone', undefined],
+      ['a', 'Fix the build', '/work/alpha'],
+    ]);
+    expect(usageReport(ledger, threads, { by: 'model', since: '2026-11-20' })).toMatchObject({ by: 'model', since: '2026-11-20', rows: [{ key: 'anthropic:claude-haiku-4-5', label: 'anthropic:claude-haiku-4-5' }] });
+    ledger.close();
+    db.close();
+  });
+});

@@ -1,0 +1,186 @@
+// `deepdesk usage` through the built bin, on a real data folder whose ledger and threads the
+// test writes with the app's own classes: the table and its groupings, --since, the line for
+// calls of models with no known price, titles that try to drive the terminal, and --json as
+// the contract's UsageReport.
+
+import { describe, expect, it } from 'vitest';
+import { usageReportSchema } from '../app/contract/usage';
+import { databasePath } from '../app/data-dir';
+import { ThreadStore } from '../app/threads/thread-store';
+import { newThreadState } from '../core/agent/types';
+import { openDatabase } from '../core/backends/store/store';
+import { UsageLedger, type ModelCallRecord } from '../core/telemetry/usage-ledger';
+import { useCliTestEnv } from './cli-harness.test-support';
+
+const t = useCliTestEnv('deepdesk-usage-cli');
+
+const LOGIN = 'aaaaaaaa-1111-4111-8111-111111111111';
+const EVIL = 'bbbbbbbb-2222-4222-8222-222222222222';
+const LOCAL = 'cccccccc-3333-4333-8333-333333333333';
+const GONE = 'dddddddd-4444-4444-8444-444444444444';
+const EVIL_TITLE = 'Evil \x1b[2J\x1b]0;pwned\x07 title \u202emoc.evil';
+
+let seq = 0;
+function call(threadId: string, at: string, model: string, costUsd: number | null, tokens = 1000): ModelCallRecord {
+  const [provider, name] = model.split(':') as [string, string];
+  return {
+    id: `call-${++seq}`,
+    at,
+    threadId,
+    turn: 1,
+    subagent: null,
+    purpose: 'agent',
+    provider,
+    model: name,
+    inputTokens: tokens,
+    outputTokens: tokens / 10,
+    cacheReadTokens: tokens / 2,
+    cacheWriteTokens: tokens / 4,
+    costUsd,
+    durationMs: 1200,
+    failed: false,
+    error: null,
+  };
+}
+
+function seed(): void {
+  const db = openDatabase(databasePath(t.dataDir));
+  try {
+    const threads = new ThreadStore(db);
+    threads.save({ ...newThreadState(LOGIN), messages: [{ role: 'user', content: 'Fix the login bug' }] }, { folder: t.folder });
+    threads.save({ ...newThreadState(EVIL), messages: [{ role: 'user', content: 'x' }] }, { folder: t.folder, title: EVIL_TITLE });
+    threads.save({ ...newThreadState(LOCAL), messages: [{ role: 'user', content: 'Ask the local model' }] }, { folder: t.folder });
+    const ledger = new UsageLedger(db);
+    ledger.record(call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01, 2000));
+    ledger.record(call(LOGIN, '2025-01-11T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.0023));
+    ledger.record(call(EVIL, '2025-01-11T10:00:00.000Z', 'openai:gpt-5', 1.5));
+    ledger.record(call(EVIL, '2025-01-12T10:00:00.000Z', 'ollama:qwen3', null));
+    ledger.record(call(LOCAL, '2025-01-12T11:00:00.000Z', 'ollama:qwen3', null, 3000));
+    ledger.record(call(GONE, '2025-01-09T08:00:00.000Z', 'openai:gpt-5', 0.5));
+    ledger.close();
+  } finally {
+    db.close();
+  }
+}
+
+/** The table's rows as cells (columns are two or more spaces apart; a cell has single spaces at most). */
+const cells = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter((l) => l !== '' && !l.includes('no known price'))
+    .map((l) => l.split(/ {2,}/));
+
+describe('deepdesk usage', () => {
+  it('says so when nothing is recorded, and --json is an empty report', async () => {
+    const text = await t.deepdesk(['usage']);
+    expect(text).toMatchObject({ code: 0, stdout: 'No model calls recorded yet.\n', stderr: '' });
+    const json = await t.deepdesk(['usage', '--json', '--by', 'model']);
+    expect(json.code).toBe(0);
+    expect(usageReportSchema.parse(JSON.parse(json.stdout))).toMatchObject({ by: 'model', rows: [], total: { calls: 0, costUsd: 0 } });
+  });
+
+  it('prints a table by thread (the default): titles with short ids, the id of a thread that is gone, a total, and the unknown-price line', async () => {
+    seed();
+    const r = await t.deepdesk(['usage']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const rows = cells(r.stdout);
+    expect(rows[0]).toEqual(['THREAD', 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST']);
+    // Most expensive first.
+    expect(rows.slice(1).map((row) => row.slice(1))).toEqual([
+      ['2', '2,000', '200', '1,000', '500', '$1.50'],
+      ['1', '1,000', '100', '500', '250', '$0.5000'],
+      ['2', '3,000', '300', '1,500', '750', '$0.0123'],
+      ['1', '3,000', '300', '1,500', '750', '—'],
+      ['6', '9,000', '900', '4,500', '2,250', '$2.01'],
+    ]);
+    const labels = rows.slice(1).map((row) => row[0]);
+    expect(labels[1]).toBe(GONE);
+    expect(labels[2]).toBe('Fix the login bug (aaaaaaaa)');
+    expect(labels[3]).toBe('Ask the local model (cccccccc)');
+    expect(labels[4]).toBe('TOTAL');
+    // The title is shown, its controls as escapes: nothing reaches the terminal that it would obey.
+    expect(labels[0]).toBe('Evil \\x1b[2J\\x1b]0;pwned\\x07 title \\u202emoc.evil (bbbbbbbb)');
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
+    expect(r.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/);
+    // Columns line up (the escapes were measured, not the raw title).
+    const lines = r.stdout.split('\n').filter((l) => l.includes('$') || l.startsWith('THREAD'));
+    const costAt = lines[0]!.indexOf('COST');
+    for (const line of lines.slice(1)) expect(line.slice(costAt)).toMatch(/^(\$|—)/);
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('2 calls of models with no known price: tokens counted, cost not (set a price in Settings › Prices)');
+  });
+
+  it('groups by day (oldest first) and by model, and --since keeps the calls from that day on', async () => {
+    seed();
+    const days = await t.deepdesk(['usage', '--by', 'day']);
+    expect(days.code).toBe(0);
+    expect(cells(days.stdout).map((row) => [row[0], row[1], row[6]])).toEqual([
+      ['DAY', 'CALLS', 'COST'],
+      ['2025-01-09', '1', '$0.5000'],
+      ['2025-01-10', '1', '$0.0100'],
+      ['2025-01-11', '2', '$1.50'],
+      ['2025-01-12', '2', '—'],
+      ['TOTAL', '6', '$2.01'],
+    ]);
+
+    const models = await t.deepdesk(['usage', '--by', 'model', '--since', '2025-01-11']);
+    expect(models.code).toBe(0);
+    expect(cells(models.stdout).map((row) => [row[0], row[1], row[2], row[6]])).toEqual([
+      ['MODEL', 'CALLS', 'INPUT', 'COST'],
+      ['openai:gpt-5', '1', '1,000', '$1.50'],
+      ['anthropic:claude-sonnet-4-5', '1', '1,000', '$0.0023'],
+      ['ollama:qwen3', '2', '4,000', '—'],
+      ['TOTAL', '4', '6,000', '$1.50'],
+    ]);
+    expect(models.stdout).toContain('\n2 calls of models with no known price');
+
+    const priced = await t.deepdesk(['usage', '--by', 'model', '--since', '2025-01-09T00:00:00Z']);
+    expect(cells(priced.stdout).at(-1)).toEqual(['TOTAL', '6', '9,000', '900', '4,500', '2,250', '$2.01']);
+
+    const later = await t.deepdesk(['usage', '--since', '2025-02-01']);
+    expect(later).toMatchObject({ code: 0, stdout: 'No model calls recorded since 2025-02-01.\n' });
+  });
+
+  it('--json prints the contract UsageReport: keys, labels (title, or id when gone), sums and times', async () => {
+    seed();
+    const r = await t.deepdesk(['usage', '--json', '--since', '2025-01-10']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const report = usageReportSchema.parse(JSON.parse(r.stdout));
+    expect(report.by).toBe('thread');
+    expect(report.since).toBe('2025-01-10');
+    expect(report.rows.map((row) => [row.key, row.label, row.calls, row.unpricedCalls])).toEqual([
+      [EVIL, EVIL_TITLE, 2, 1],
+      [LOGIN, 'Fix the login bug', 2, 0],
+      [LOCAL, 'Ask the local model', 1, 1],
+    ]);
+    expect(report.rows[1]).toMatchObject({ inputTokens: 3000, outputTokens: 300, cacheReadTokens: 1500, cacheWriteTokens: 750, durationMs: 2400, firstAt: '2025-01-10T09:00:00.000Z', lastAt: '2025-01-11T09:00:00.000Z' });
+    expect(report.rows[1]!.costUsd).toBeCloseTo(0.0123, 10);
+    expect(report.total).toMatchObject({ calls: 5, unpricedCalls: 2, failedCalls: 0, inputTokens: 8000 });
+    // Controls in the title are JSON escapes, never raw bytes on the terminal.
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
+    expect(r.stdout).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f\u202e]/);
+    expect(r.stdout).toContain('\\u001b[2J');
+
+    const gone = usageReportSchema.parse(JSON.parse((await t.deepdesk(['usage', '--json'])).stdout));
+    expect(gone.rows.find((row) => row.key === GONE)?.label).toBe(GONE);
+    const byDay = usageReportSchema.parse(JSON.parse((await t.deepdesk(['usage', '--json', '--by', 'day'])).stdout));
+    expect(byDay.rows.map((row) => [row.key, row.label])).toEqual(['2025-01-09', '2025-01-10', '2025-01-11', '2025-01-12'].map((d) => [d, d]));
+  });
+
+  it('exits 2 on a bad date, grouping or argument', async () => {
+    for (const args of [
+      ['--since', 'yesterday'],
+      ['--since', '2025-02-30'],
+      ['--since', '2025-13-01'],
+      ['--by', 'week'],
+      ['extra'],
+      ['--frobnicate'],
+    ]) {
+      const r = await t.deepdesk(['usage', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(/^deepdesk usage: /);
+    }
+    expect((await t.deepdesk(['usage', '--since', 'yesterday'])).stderr).toBe("deepdesk usage: --since must be a date as YYYY-MM-DD (got 'yesterday')\n");
+  });
+});

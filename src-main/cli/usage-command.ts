@@ -1,0 +1,98 @@
+// `deepdesk usage [--since DATE] [--by thread|day|model] [--json]` (SPEC §17): the usage
+// ledger summed by thread, day or model, as a table with a total, or as one JSON document
+// shaped as the contract's UsageReport (what the window's Usage view reads).
+
+import { databasePath, resolveDataDir } from '../app/data-dir';
+import { usageGroupingSchema, usageSinceSchema, type UsageGrouping, type UsageReport, type UsageSums } from '../app/contract/usage';
+import { ThreadStore } from '../app/threads/thread-store';
+import { openDatabase } from '../core/backends/store/store';
+import { sinceInstant, UsageLedger } from '../core/telemetry/usage-ledger';
+import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
+import { COMMAND_OPTIONS } from './command-table';
+import { table } from './table';
+import { usageReport } from '../app/usage/usage-report';
+import { formatUsd } from '../core/agent/budget';
+import { parseCommand, UsageError } from './usage';
+
+export interface UsageIo {
+  stdout: NodeJS.WritableStream;
+}
+
+const HEADINGS: Record<UsageGrouping, string> = { thread: 'THREAD', day: 'DAY', model: 'MODEL' };
+
+/** A table's thread label: at most this many characters of the title (the short id follows it). */
+const MAX_LABEL = 60;
+
+export async function usageCommand(argv: string[], io: UsageIo = { stdout: process.stdout }): Promise<number> {
+  const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.usage);
+  if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
+  const by = usageGroupingSchema.safeParse(values.by ?? 'thread');
+  if (!by.success) throw new UsageError(`--by must be thread, day or model (got '${values.by}')`);
+  const since = values.since;
+  if (since !== undefined) checkSince(since);
+
+  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'])));
+  try {
+    const report = usageReport(new UsageLedger(db), new ThreadStore(db), { by: by.data, ...(since !== undefined ? { since } : {}) });
+    if (values.json) {
+      io.stdout.write(terminalSafeJson(report) + '\n');
+      return 0;
+    }
+    io.stdout.write(usageText(report));
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+/** `YYYY-MM-DD` (a day that exists, from its start, UTC) or a full ISO time; anything else is bad usage. */
+function checkSince(since: string): void {
+  const bad = new UsageError(`--since must be a date as YYYY-MM-DD (got '${since}')`);
+  if (!usageSinceSchema.safeParse(since).success) throw bad;
+  // `2024-02-30` would be taken as a day in March: only a day that exists is.
+  const [y, m, d] = since.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const day = new Date(Date.UTC(y, m - 1, d));
+  if (day.getUTCFullYear() !== y || day.getUTCMonth() !== m - 1 || day.getUTCDate() !== d) throw bad;
+  try {
+    sinceInstant(since);
+  } catch {
+    throw bad;
+  }
+}
+
+/** The report as the table a person reads, with the unknown-price line under it. */
+export function usageText(report: UsageReport): string {
+  if (report.rows.length === 0) {
+    return report.since === undefined ? 'No model calls recorded yet.\n' : `No model calls recorded since ${terminalSafe(report.since, { singleLine: true })}.\n`;
+  }
+  const rows = [
+    [HEADINGS[report.by], 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST'],
+    ...report.rows.map((row) => [rowLabel(report.by, row), ...sumCells(row)]),
+    ['TOTAL', ...sumCells(report.total)],
+  ];
+  let text = table(rows);
+  const unpriced = report.total.unpricedCalls;
+  if (unpriced > 0) text += `${unpriced} ${unpriced === 1 ? 'call' : 'calls'} of models with no known price: tokens counted, cost not (set a price in Settings › Prices)\n`;
+  return text;
+}
+
+/** A row's first cell, safe for a terminal: a thread's title and short id, else the key. */
+function rowLabel(by: UsageGrouping, row: { key: string; label: string }): string {
+  if (by !== 'thread' || row.label === row.key) return terminalSafe(row.key, { singleLine: true });
+  const title = row.label.replace(/\s+/g, ' ').trim();
+  const shown = title.length > MAX_LABEL ? `${title.slice(0, MAX_LABEL - 1).trimEnd()}…` : title;
+  // Escaped before the table measures it, so the columns line up.
+  return `${terminalSafe(shown, { singleLine: true })} (${terminalSafe(shortId(row.key), { singleLine: true })})`;
+}
+
+function shortId(id: string): string {
+  return id.length > 8 ? id.slice(0, 8) : id;
+}
+
+function sumCells(sums: UsageSums): string[] {
+  return [count(sums.calls), count(sums.inputTokens), count(sums.outputTokens), count(sums.cacheReadTokens), count(sums.cacheWriteTokens), sums.calls > 0 && sums.unpricedCalls >= sums.calls ? '—' : formatUsd(sums.costUsd)];
+}
+
+function count(n: number): string {
+  return n.toLocaleString('en-US');
+}
