@@ -45,7 +45,7 @@ async function offsetWithin(inner: Locator, outer: Locator): Promise<number> {
   return a.y - b.y;
 }
 
-const SECTION_NAMES = ['Model', 'Context window', 'Approval rules', 'Subagents', 'Mounts', 'MCP servers', 'Skills', 'Hooks', 'Plugins', 'Appearance', 'Updates'];
+const SECTION_NAMES = ['Model', 'Context window', 'Prices', 'Approval rules', 'Subagents', 'Mounts', 'MCP servers', 'Skills', 'Hooks', 'Plugins', 'Telemetry', 'Appearance', 'Updates'];
 
 describe('Settings sections', () => {
   for (const [width, height] of [
@@ -77,6 +77,7 @@ describe('Settings sections', () => {
 
       // By keyboard: Tab to the links, Enter on one.
       await nav.getByRole('link', { name: 'Model' }).focus();
+      await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
       await page.keyboard.press('Tab');
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Approval rules');

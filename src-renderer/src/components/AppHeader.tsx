@@ -1,4 +1,5 @@
-// The top bar: the folder, the approval mode, the model in use, the connection, and the settings button.
+// The top bar: the folder, the approval mode, the model in use, the connection, the Usage view's
+// button and the settings button.
 
 import type { ModeApi } from '../state/use-mode';
 import type { ConnectionStatus } from '../state/transport-context';
@@ -16,10 +17,13 @@ interface AppHeaderProps {
   /** Offers another folder: recent ones, a path, the native dialog in the desktop app. */
   onOpenFolder(): void;
   onOpenSettings(): void;
+  /** Whether the Usage view is shown (in the conversation's place); the button shows or hides it. */
+  usageShown: boolean;
+  onToggleUsage(): void;
   mode: ModeApi;
 }
 
-export function AppHeader({ folderName, folder, host, model, connection, onOpenFolder, onOpenSettings, mode }: AppHeaderProps): React.JSX.Element {
+export function AppHeader({ folderName, folder, host, model, connection, onOpenFolder, onOpenSettings, usageShown, onToggleUsage, mode }: AppHeaderProps): React.JSX.Element {
   return (
     <header className="app-header" data-region="Header">
       <div className="brand">
@@ -52,9 +56,14 @@ export function AppHeader({ folderName, folder, host, model, connection, onOpenF
       <button type="button" className={`model-chip${model ? '' : ' missing'}`} onClick={onOpenSettings} title="Change the model" aria-label={model ? `Model ${model}` : 'No model configured'}>
         {model || 'No model'}
       </button>
-      <button type="button" className="btn btn-quiet" onClick={onOpenSettings}>
+      <button type="button" className="btn btn-quiet header-usage" onClick={onToggleUsage} aria-pressed={usageShown} title={usageShown ? 'Back to the conversation' : 'Model calls, tokens and cost by thread, day and model'}>
+        <Icon name="chart" size={15} />
+        {/* Only the icon shows on a narrow window; the name stays for assistive technology and tests. */}
+        <span className="header-usage-label">Usage</span>
+      </button>
+      <button type="button" className="btn btn-quiet header-settings" onClick={onOpenSettings} title="Settings">
         <Icon name="gear" size={15} />
-        Settings
+        <span className="header-settings-label">Settings</span>
       </button>
     </header>
   );

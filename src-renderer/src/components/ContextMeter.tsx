@@ -2,11 +2,14 @@
 
 import type { UsageTotals } from '../lib/agent-event';
 import { contextFraction, formatCost, formatTokens } from '../lib/format';
+import '../styles/usage.css';
 
 export function ContextMeter({ tokens, window, usage }: { tokens: number; window: number; usage: UsageTotals | null }): React.JSX.Element {
   const fraction = contextFraction(tokens, window);
   const level = fraction >= 0.85 ? 'high' : fraction >= 0.6 ? 'mid' : 'low';
   const cost = formatCost(usage?.costUsd);
+  // Tokens spent with no cost: the model's price is unknown (SPEC §17: tokens only).
+  const used = usage !== null && usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens > 0;
   const text = window > 0 ? `${formatTokens(tokens)} / ${formatTokens(window)} tokens` : `${formatTokens(tokens)} tokens`;
   const detail = usage
     ? `Input ${formatTokens(usage.inputTokens)} · output ${formatTokens(usage.outputTokens)} · cache read ${formatTokens(usage.cacheReadTokens)} · cache write ${formatTokens(usage.cacheWriteTokens)}`
@@ -26,8 +29,13 @@ export function ContextMeter({ tokens, window, usage }: { tokens: number; window
       </div>
       <span className="meter-text">{text}</span>
       {cost ? (
-        <span className="cost" aria-label={`Cost ${cost}`}>
+        <span className="cost" title="What this thread's model calls have cost so far (Usage has them all)">
+          <span className="visually-hidden">Cost of this thread: </span>
           {cost}
+        </span>
+      ) : used ? (
+        <span className="cost cost-unknown" title="No price is known for this model: set one in Settings › Prices">
+          Cost unknown
         </span>
       ) : null}
     </div>

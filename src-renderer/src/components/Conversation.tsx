@@ -31,7 +31,8 @@ interface ConversationProps {
   onRetry(): void;
   /** Stops the run (Esc in the conversation, as in the message box). */
   onStop?(): void;
-  onOpenSettings(): void;
+  /** Opens Settings, at the section of this label if given. */
+  onOpenSettings(section?: string): void;
   openThreadFile(path: string, title: string): void;
   onSendQueuedNow?(queuedId: string): Promise<void>;
   onCancelQueued?(queuedId: string): Promise<void>;
@@ -218,7 +219,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
               <p className="no-model-title">No model is configured yet.</p>
               <p className="muted">Choose a provider and a model (for example a local Ollama server) to start chatting.</p>
             </div>
-            <button type="button" className="btn btn-primary" onClick={onOpenSettings}>
+            <button type="button" className="btn btn-primary" onClick={() => onOpenSettings()}>
               Open settings
             </button>
           </div>

@@ -14,18 +14,20 @@ interface ConversationPaneProps {
   title: string;
   noModel: boolean;
   settingsLoaded: boolean;
-  onOpenSettings(): void;
+  onOpenSettings(section?: string): void;
   openThreadFile(path: string, title: string): void;
   openAttachment(file: ShownAttachment): void;
+  /** Hidden while the Usage view has its place (it stays mounted: its draft, scroll and approvals). */
+  hidden?: boolean;
 }
 
-export function ConversationPane({ session, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment }: ConversationPaneProps): React.JSX.Element {
+export function ConversationPane({ session, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false }: ConversationPaneProps): React.JSX.Element {
   const { state } = session;
   // After "Restore files and conversation" the message goes back into the box.
   const refill = useCheckpoints()?.refill ?? null;
   const disabledReason = !settingsLoaded ? 'Loading settings…' : noModel ? 'Set a model in Settings to send messages.' : null;
   return (
-    <section className="conversation-pane" aria-label="Chat" data-region="Chat">
+    <section className="conversation-pane" aria-label="Chat" data-region="Chat" hidden={hidden}>
       <div className="conversation-head">
         <h1 className="thread-heading" title={title}>
           {title}

@@ -46,7 +46,15 @@ export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: Item
           case 'summary':
             return <SummaryNotice key={item.key} item={item} />;
           case 'error':
-            return <ErrorNotice key={item.key} message={item.message} settings={item.settings === true} {...(item.detail !== undefined ? { detail: item.detail } : {})} />;
+            return (
+              <ErrorNotice
+                key={item.key}
+                message={item.message}
+                settings={item.settings === true}
+                budget={item.budget === true}
+                {...(item.detail !== undefined ? { detail: item.detail } : {})}
+              />
+            );
           case 'notice':
             // A note the agent was given about a restore of files: what changed back (Undo restore is on the message or in Changes).
             if (item.restore) {
@@ -73,17 +81,18 @@ export function ItemList({ items, nestedByCall, depth = 0, firstTurn = 0 }: Item
 /**
  * A failed run or send, in plain words; when its fix is in Settings (no model or key, a
  * refused key, a server not reached) it offers them. The technical text, when there is one,
- * is kept behind `Technical detail`.
+ * is kept behind `Technical detail`. A budget's stop says its own line (it is no failure)
+ * and opens Settings at `Prices`, where the budget and the prices are.
  */
-function ErrorNotice({ message, settings, detail }: { message: string; settings: boolean; detail?: string }): React.JSX.Element {
+function ErrorNotice({ message, settings, budget, detail }: { message: string; settings: boolean; budget: boolean; detail?: string }): React.JSX.Element {
   const { openSettings } = useConversation();
   return (
-    <div className="notice notice-error">
+    <div className={`notice notice-error${budget ? ' notice-budget' : ''}`}>
       <div className="notice-row">
         <Icon name="alert" />
-        <span className="notice-text">Error: {message}</span>
+        <span className="notice-text">{budget ? message : `Error: ${message}`}</span>
         {settings && openSettings ? (
-          <button type="button" className="btn btn-small" onClick={openSettings}>
+          <button type="button" className="btn btn-small" onClick={() => openSettings(budget ? 'Prices' : undefined)}>
             Open settings
           </button>
         ) : null}

@@ -1,5 +1,6 @@
-// Settings: model and provider (keys, connection test, local servers), context window,
-// approval rules, subagents, mounts and the memories store, theme. Edits are a draft until Save, the API key typed in too:
+// Settings: model and provider (keys, connection test, local servers), context window, prices
+// and the budget per thread, approval rules, subagents, mounts and the memories store,
+// telemetry, theme. Edits are a draft until Save, the API key typed in too:
 // `Save settings` stores it (`Save key` stores it at once); keys go to the OS keychain or the
 // data folder's secrets file, never back to the window.
 // Save sends only the fields the person changed here, so a save never undoes what another
@@ -25,6 +26,8 @@ import { PluginSettings } from './PluginSettings';
 import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './SettingsNav';
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
+import { PricesSettings, TelemetrySettings } from './UsageSettings';
+import { budgetFromText, pricesToRows, rowsToPrices, sameRows, telemetryFromDraft, type PriceRow } from '../lib/usage-settings';
 import { capitalized } from '../lib/format';
 import { focusMessageBox, stillFocusable } from '../lib/focus';
 
@@ -34,6 +37,12 @@ export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
   apiKeyText: string;
   /** The provider chosen while the model has none yet (the key field is for it). */
   keyProvider: Provider;
+  /** Settings › Prices as typed: a row a model, and the budget per thread. */
+  priceRows: PriceRow[];
+  budgetText: string;
+  /** Settings › Telemetry as typed. */
+  otlpEndpointText: string;
+  captureContent: boolean;
 };
 
 function toDraft(settings: Settings): SettingsDraft {
@@ -43,6 +52,10 @@ function toDraft(settings: Settings): SettingsDraft {
     contextWindowText: settings.contextWindow !== undefined ? String(settings.contextWindow) : '',
     apiKeyText: '',
     keyProvider: parseModel(settings.model).provider ?? 'anthropic',
+    priceRows: pricesToRows(settings.prices),
+    budgetText: settings.threadBudgetUsd !== undefined ? String(settings.threadBudgetUsd) : '',
+    otlpEndpointText: settings.telemetry?.otlpEndpoint ?? '',
+    captureContent: settings.telemetry?.captureContent === true,
   };
 }
 
@@ -50,6 +63,7 @@ function toDraft(settings: Settings): SettingsDraft {
 const SECTIONS = {
   model: { id: 'settings-section-model', label: 'Model' },
   context: { id: 'settings-section-context', label: 'Context window' },
+  prices: { id: 'settings-section-prices', label: 'Prices' },
   rules: { id: 'settings-section-rules', label: 'Approval rules' },
   subagents: { id: 'settings-section-subagents', label: 'Subagents' },
   mounts: { id: 'settings-section-mounts', label: 'Mounts' },
@@ -57,12 +71,13 @@ const SECTIONS = {
   skills: { id: 'settings-section-skills', label: 'Skills' },
   hooks: { id: 'settings-section-hooks', label: 'Hooks' },
   plugins: { id: 'settings-section-plugins', label: 'Plugins' },
+  telemetry: { id: 'settings-section-telemetry', label: 'Telemetry' },
   appearance: { id: 'settings-section-appearance', label: 'Appearance' },
   updates: { id: 'settings-section-updates', label: 'Updates' },
 } as const satisfies Record<string, SettingsSectionRef>;
 const SECTION_LIST: readonly SettingsSectionRef[] = Object.values(SECTIONS);
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'otlpEndpointText', 'captureContent'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {
@@ -107,7 +122,11 @@ function keepFocusAfterClose(opener: HTMLElement | null): void {
   requestAnimationFrame(check);
 }
 
-export function SettingsDialog({ onClose: close }: { onClose(): void }): React.JSX.Element {
+/**
+ * `section`: the label of a section to open Settings at (a budget's stop opens `Prices`);
+ * the keyboard goes there too.
+ */
+export function SettingsDialog({ onClose: close, section }: { onClose(): void; section?: string | undefined }): React.JSX.Element {
   const api = useApi();
   // What opened Settings: the first render comes before the dialog takes the keyboard.
   const [opener] = useState(() => (document.activeElement instanceof HTMLElement ? document.activeElement : null));
@@ -163,6 +182,30 @@ export function SettingsDialog({ onClose: close }: { onClose(): void }): React.J
       }
       patch.contextWindow = n;
     }
+    if (!sameRows(draft.priceRows, from.priceRows)) {
+      const prices = rowsToPrices(draft.priceRows);
+      if ('error' in prices) {
+        setError(prices.error);
+        return;
+      }
+      patch.prices = prices.prices;
+    }
+    if (draft.budgetText.trim() !== from.budgetText.trim()) {
+      const budget = budgetFromText(draft.budgetText);
+      if ('error' in budget) {
+        setError(budget.error);
+        return;
+      }
+      patch.threadBudgetUsd = budget.budget;
+    }
+    if (draft.otlpEndpointText.trim() !== from.otlpEndpointText.trim() || draft.captureContent !== from.captureContent) {
+      const telemetry = telemetryFromDraft(draft.otlpEndpointText, draft.captureContent);
+      if ('error' in telemetry) {
+        setError(telemetry.error);
+        return;
+      }
+      patch.telemetry = telemetry.telemetry;
+    }
     // The key typed in is saved too, for the provider shown (whatever button stored keys before).
     const key = draft.apiKeyText.trim();
     const keyProvider = parseModel(draft.model).provider ?? draft.keyProvider;
@@ -197,7 +240,7 @@ export function SettingsDialog({ onClose: close }: { onClose(): void }): React.J
         <p className="muted">Loading settings…</p>
       ) : (
         <div className="settings-layout">
-          <SettingsNav sections={SECTION_LIST} scroller={body} />
+          <SettingsNav sections={SECTION_LIST} scroller={body} initial={SECTION_LIST.find((s) => s.label === section)?.id} />
           <div className="settings-body" ref={body}>
             <SettingsAnchor section={SECTIONS.model}>
               <ModelSettings draft={draft} apiKeys={settings.apiKeys} overridden={settings.overridden ?? {}} onChange={change} />
@@ -226,6 +269,15 @@ export function SettingsDialog({ onClose: close }: { onClose(): void }): React.J
                 </div>
               </fieldset>
             </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.prices}>
+              <PricesSettings
+                rows={draft.priceRows}
+                onRowsChange={(priceRows) => change({ priceRows })}
+                budgetText={draft.budgetText}
+                onBudgetChange={(budgetText) => change({ budgetText })}
+                savedBudget={settings.threadBudgetUsd}
+              />
+            </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.rules}>
               <RulesSettings rules={draft.rules} onChange={(rules) => change({ rules })} />
             </SettingsAnchor>
@@ -250,6 +302,13 @@ export function SettingsDialog({ onClose: close }: { onClose(): void }): React.J
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.plugins}>
               <PluginSettings />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.telemetry}>
+              <TelemetrySettings
+                endpoint={draft.otlpEndpointText}
+                captureContent={draft.captureContent}
+                onChange={(p) => change({ ...(p.endpoint !== undefined ? { otlpEndpointText: p.endpoint } : {}), ...(p.captureContent !== undefined ? { captureContent: p.captureContent } : {}) })}
+              />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.appearance}>
               <fieldset className="settings-section">

@@ -39,7 +39,8 @@ function sectionInView(scroller: HTMLElement, sections: readonly SettingsSection
   return current;
 }
 
-export function SettingsNav({ sections, scroller }: { sections: readonly SettingsSectionRef[]; scroller: RefObject<HTMLElement | null> }): React.JSX.Element {
+/** `initial`: the id of a section to go to when the navigation first shows (as its link would). */
+export function SettingsNav({ sections, scroller, initial }: { sections: readonly SettingsSectionRef[]; scroller: RefObject<HTMLElement | null>; initial?: string | undefined }): React.JSX.Element {
   const [current, setCurrent] = useState<string | null>(sections[0]?.id ?? null);
   const asked = useRef<string | null>(null);
 
@@ -70,6 +71,14 @@ export function SettingsNav({ sections, scroller }: { sections: readonly Setting
     if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
     target.focus({ preventScroll: true });
   }, []);
+
+  // After the dialog has put the keyboard on its first control (its effect runs after this one).
+  const [start] = useState(initial);
+  useEffect(() => {
+    if (start === undefined) return undefined;
+    const frame = requestAnimationFrame(() => go(start));
+    return () => cancelAnimationFrame(frame);
+  }, [start, go]);
 
   return (
     <nav className="settings-nav" aria-label="Settings sections">

@@ -35,6 +35,7 @@ import { SettingsDialog } from './SettingsDialog';
 import { TerminalPanel } from './TerminalPanel';
 import { TextViewerDialog, type TextViewerContent } from './TextViewerDialog';
 import { TrustPrompt } from './TrustPrompt';
+import { UsageView } from './UsageView';
 import { ThreadList } from './ThreadList';
 import { Toasts } from './Toasts';
 import { useRegionNavigation } from './use-region-navigation';
@@ -61,6 +62,26 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   const session = useThreadSession();
   const mode = useMode();
   const [settingsOpen, setSettingsOpen] = useState(false);
+  /** The section Settings opens at (a label), when something asked for one. */
+  const [settingsSection, setSettingsSection] = useState<string | undefined>(undefined);
+  const openSettings = useCallback((section?: string) => {
+    setSettingsSection(typeof section === 'string' ? section : undefined);
+    setSettingsOpen(true);
+  }, []);
+  /** The Usage view in the conversation's place; where the keyboard goes when it closes. */
+  const [usageShown, setUsageShown] = useState(false);
+  const afterUsage = useRef<'opener' | 'message' | null>(null);
+  const closeUsage = useCallback((focus: 'opener' | 'message' | null) => {
+    afterUsage.current = focus;
+    setUsageShown(false);
+  }, []);
+  useEffect(() => {
+    if (usageShown || afterUsage.current === null) return;
+    const focus = afterUsage.current;
+    afterUsage.current = null;
+    if (focus === 'opener') document.querySelector<HTMLElement>('.header-usage')?.focus();
+    else focusMessageBox();
+  }, [usageShown]);
   const [openFile, setOpenFile] = useState<OpenFile | null>(null);
   const [viewer, setViewer] = useState<TextViewerContent | null>(null);
   const [drawer, setDrawer] = useState<Drawer>(null);
@@ -87,6 +108,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
       document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.focus();
       return;
     }
+    closeUsage(null);
     // From the click on, what is typed belongs to the thread that opens, not to the one left
     // (the message box gives what was typed while no thread was open to the one that opens).
     select(null);
@@ -95,7 +117,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
       selectIfNone(created.id);
       void refreshThreads();
     } else if (threadId !== null) selectIfNone(threadId);
-  }, [api, select, selectIfNone, refreshThreads, currentEmpty, threadId]);
+  }, [api, select, selectIfNone, refreshThreads, currentEmpty, threadId, closeUsage]);
 
   // Open the most recent thread at start; with none, start one, so the terminal (which
   // belongs to a thread) works before the first message.
@@ -249,6 +271,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   const noModel = settings !== null && settings.model.trim() === '';
   const changedPaths = useMemo(() => agentChangedPaths(session.state.items), [session.state.items]);
   const title = currentSummary?.title || (threadId ? 'Untitled thread' : 'New conversation');
+  const threadIds = useMemo(() => new Set(threads.map((t) => t.id)), [threads]);
 
   const frame = (panel: SidePanel, share: number | null): { collapsed: boolean; style: React.CSSProperties; className: string } => {
     const collapsed = !narrow && layout.collapsed[panel];
@@ -289,7 +312,9 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           model={settings?.model ?? ''}
           connection={status}
           onOpenFolder={onOpenFolder}
-          onOpenSettings={() => setSettingsOpen(true)}
+          onOpenSettings={() => openSettings()}
+          usageShown={usageShown}
+          onToggleUsage={() => (usageShown ? closeUsage(null) : setUsageShown(true))}
           mode={mode}
         />
         <div className="app-body">
@@ -309,6 +334,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
                 currentRunning={session.state.running}
                 onSelect={(id) => {
                   select(id);
+                  closeUsage(null);
                   if (narrow) setDrawer(null);
                 }}
                 onNew={() => void newThread()}
@@ -350,10 +376,23 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
               title={title}
               noModel={noModel}
               settingsLoaded={settings !== null}
-              onOpenSettings={() => setSettingsOpen(true)}
+              onOpenSettings={openSettings}
               openThreadFile={openThreadFile}
               openAttachment={openAttachment}
+              hidden={usageShown}
             />
+            {usageShown ? (
+              <ErrorBoundary name="Usage">
+                <UsageView
+                  threadIds={threadIds}
+                  onOpenThread={(id) => {
+                    select(id);
+                    closeUsage('message');
+                  }}
+                  onClose={() => closeUsage('opener')}
+                />
+              </ErrorBoundary>
+            ) : null}
             {terminalOpen ? (
               <Resizer
                 label="Resize Terminal"
@@ -414,7 +453,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           {narrow && drawer !== null ? <div className="drawer-scrim" aria-hidden="true" onClick={() => setDrawer(null)} /> : null}
         </div>
       </div>
-      <ErrorBoundary name="Settings">{settingsOpen ? <SettingsDialog onClose={() => setSettingsOpen(false)} /> : null}</ErrorBoundary>
+      <ErrorBoundary name="Settings">{settingsOpen ? <SettingsDialog onClose={() => setSettingsOpen(false)} section={settingsSection} /> : null}</ErrorBoundary>
       <ErrorBoundary name="Viewer">{viewer ? <TextViewerDialog content={viewer} onClose={() => setViewer(null)} /> : null}</ErrorBoundary>
       <Toasts />
     </FileLinkContext.Provider>

@@ -25,8 +25,8 @@ export interface ConversationContextValue {
   decidedPreviews: ReadonlyMap<string, DecidedPreview>;
   /** Opens a thread file (/large_tool_results/…, /conversation_history/…) in the text viewer. */
   openThreadFile(path: string, title: string): void;
-  /** Opens the Settings dialog (an error whose fix is there offers it). */
-  openSettings?(): void;
+  /** Opens the Settings dialog (an error whose fix is there offers it), at the section of this label if given. */
+  openSettings?(section?: string): void;
   /** One tool call of the thread in full (its card was loaded cut; `index`: its message index). */
   fullToolCall?(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
   /** The bytes of an attachment of the person's message at `index` (a sent image's thumbnail). */

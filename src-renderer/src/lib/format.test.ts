@@ -17,6 +17,10 @@ describe('formatters', () => {
     expect(formatCost(undefined)).toBeNull();
     expect(formatCost(0)).toBe('$0.00');
     expect(formatCost(0.00421)).toBe('$0.0042');
+    expect(formatCost(0.0123)).toBe('$0.0123');
+    expect(formatCost(0.012)).toBe('$0.012');
+    expect(formatCost(0.5)).toBe('$0.50');
+    expect(formatCost(0.00001)).toBe('< $0.0001');
     expect(formatCost(1.5)).toBe('$1.50');
     expect(formatCost(1234.4)).toBe('$1,234');
   });

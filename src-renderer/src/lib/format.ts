@@ -7,10 +7,12 @@ export function formatTokens(n: number): string {
   return `${trimZero((n / 1_000_000).toFixed(n < 10_000_000 ? 2 : 1))}M`;
 }
 
+/** US dollars: cents and two more places below a dollar (`$0.0123`, `$0.50`), cents up to $100, then whole dollars. */
 export function formatCost(usd: number | undefined): string | null {
   if (usd === undefined || !Number.isFinite(usd) || usd < 0) return null;
   if (usd === 0) return '$0.00';
-  if (usd < 0.01) return `$${usd.toFixed(4)}`;
+  if (usd < 0.0001) return '< $0.0001';
+  if (usd < 1) return `$${usd.toFixed(4).replace(/0{1,2}$/, '')}`;
   if (usd < 100) return `$${usd.toFixed(2)}`;
   return `$${Math.round(usd).toLocaleString('en-US')}`;
 }

@@ -250,6 +250,16 @@ describe('threadReducer', () => {
     expect(s.items[0]).toMatchObject({ kind: 'error', settings: true, retryable: true, detail: 'connect ECONNREFUSED 127.0.0.1:9' });
   });
 
+  it('a budget stop: its one line, with the way to Settings, said once (SPEC §17)', () => {
+    const line = 'Stopped before the next model call: it would take this thread past its budget of $0.0100 (spent $0.0090; the call would cost about $0.0020).';
+    const s = run([{ type: 'local_user', text: 'go on' }, ev('error', { message: line, budget: true }), ev('done', { text: '', reason: 'budget' })]);
+    expect(s.items.filter((i) => i.kind !== 'user')).toEqual([{ kind: 'error', key: 'i1', message: line, retryable: true, settings: true, budget: true }]);
+    expect(s.running).toBe(false);
+    // Without its line (an app that sends only the reason), the stop is still said, once.
+    const bare = run([{ type: 'local_user', text: 'go on' }, ev('done', { text: '', reason: 'budget' })]);
+    expect(bare.items.filter((i) => i.kind === 'error')).toMatchObject([{ message: 'Stopped: the budget was reached.', settings: true, budget: true }]);
+  });
+
   it('records local errors and resets', () => {
     const s = run([{ type: 'local_error', message: 'send failed' }]);
     expect(s.items[0]).toMatchObject({ kind: 'error', message: 'send failed' });

@@ -80,6 +80,8 @@ export interface ErrorItem extends ItemBase {
   settings?: boolean;
   /** The technical text behind a message in plain words (e.g. `connect ECONNREFUSED 127.0.0.1:1234`). */
   detail?: string;
+  /** A budget stopped the run (SPEC §17): budgets and prices are set in Settings. */
+  budget?: boolean;
 }
 
 /** A provider call failed and is retried after a wait. */
@@ -422,8 +424,10 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
             key: '',
             message: str(event.message, 'Unknown error'),
             ...(parent === undefined && event.refused !== true ? { retryable: true } : {}),
-            // The app says when the fix is in Settings (a server not reached, a refused key); a 401 or 403 always is.
-            ...(event.settings === true || event.status === 401 || event.status === 403 ? { settings: true } : {}),
+            // The app says when the fix is in Settings (a server not reached, a refused key); a 401 or 403 always is,
+            // and so is a budget's stop (budgets and prices are set there).
+            ...(event.settings === true || event.budget === true || event.status === 401 || event.status === 403 ? { settings: true } : {}),
+            ...(event.budget === true ? { budget: true } : {}),
             ...(typeof event.detail === 'string' && event.detail !== '' ? { detail: event.detail } : {}),
           },
           parent,
@@ -440,6 +444,11 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       const reason = str(event.reason);
       if (reason === 'aborted') next = push(next, { kind: 'notice', key: '', text: 'Stopped.' });
       if (reason === 'max_steps') next = push(next, { kind: 'notice', key: '', text: 'Stopped: the step limit was reached.' });
+      // A budget's stop: its `error` event has said so in one line (with Open settings); only if none came, it is said here, once.
+      const said = next.items.findLast((i) => i.parent === undefined);
+      if (reason === 'budget' && !(said?.kind === 'error' && said.budget === true)) {
+        next = push(next, { kind: 'error', key: '', message: 'Stopped: the budget was reached.', settings: true, budget: true });
+      }
       return { ...next, running: false };
     }
     default:

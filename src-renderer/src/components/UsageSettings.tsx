@@ -1,0 +1,154 @@
+// Settings › Prices (a price per `provider:model` over the table Deepdesk knows, and the budget
+// per thread) and Settings › Telemetry (where traces go), SPEC §17. Both are part of the
+// Settings draft: nothing is saved before `Save settings`.
+
+import { useEffect, useId, useRef, useState } from 'react';
+import { emptyPriceRow, type PriceRow } from '../lib/usage-settings';
+import { Icon } from './Icon';
+import '../styles/usage.css';
+
+const AMOUNTS = [
+  ['input', 'Input'],
+  ['output', 'Output'],
+  ['cacheRead', 'Cache read'],
+  ['cacheWrite', 'Cache write'],
+] as const;
+
+interface PricesSettingsProps {
+  rows: readonly PriceRow[];
+  onRowsChange(rows: PriceRow[]): void;
+  budgetText: string;
+  onBudgetChange(text: string): void;
+  /** The budget saved now (shown while the field is being changed). */
+  savedBudget: number | undefined;
+}
+
+export function PricesSettings({ rows, onRowsChange, budgetText, onBudgetChange, savedBudget }: PricesSettingsProps): React.JSX.Element {
+  const ids = useId();
+  const list = useRef<HTMLUListElement>(null);
+  const addButton = useRef<HTMLButtonElement>(null);
+  /** A row just added: its model field takes the keyboard once it is drawn. */
+  const [focusKey, setFocusKey] = useState<string | null>(null);
+  useEffect(() => {
+    if (focusKey === null) return;
+    list.current?.querySelector<HTMLInputElement>(`[data-price-key="${CSS.escape(focusKey)}"] input`)?.focus();
+    setFocusKey(null);
+  }, [focusKey]);
+
+  const change = (key: string, patch: Partial<PriceRow>): void => onRowsChange(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)));
+  const remove = (index: number): void => {
+    const next = rows.filter((_, i) => i !== index);
+    onRowsChange(next);
+    // The keyboard goes to the row that takes its place, else to `Add price`.
+    const after = next[index] ?? next[index - 1];
+    if (after) setFocusKey(after.key);
+    else addButton.current?.focus();
+  };
+  const add = (): void => {
+    const row = emptyPriceRow();
+    onRowsChange([...rows, row]);
+    setFocusKey(row.key);
+  };
+
+  const budgetId = `${ids}-budget`;
+  return (
+    <fieldset className="settings-section">
+      <legend>Prices</legend>
+      <p className="muted small">
+        US dollars per million tokens, for a model Deepdesk has no price for or to use yours instead. A call of a model with no known price is counted in tokens only.
+      </p>
+      {rows.length > 0 ? (
+        <ul className="price-list" ref={list} aria-label="Prices per model">
+          {rows.map((row, i) => {
+            const name = row.model.trim() || 'new model';
+            return (
+              <li key={row.key} data-price-key={row.key}>
+                <fieldset className="price-row">
+                  <legend className="visually-hidden">Price of {name}</legend>
+                  <div className="field price-model">
+                    <label htmlFor={`${ids}-${row.key}-model`}>Model (provider:model)</label>
+                    <input
+                      id={`${ids}-${row.key}-model`}
+                      className="mono"
+                      value={row.model}
+                      placeholder="openai:gpt-4o"
+                      spellCheck={false}
+                      autoComplete="off"
+                      onChange={(e) => change(row.key, { model: e.target.value })}
+                    />
+                  </div>
+                  {AMOUNTS.map(([field, label]) => (
+                    <div key={field} className="field price-amount">
+                      <label htmlFor={`${ids}-${row.key}-${field}`}>{label}</label>
+                      <input
+                        id={`${ids}-${row.key}-${field}`}
+                        inputMode="decimal"
+                        value={row[field]}
+                        placeholder={field === 'input' || field === 'output' ? '0.00' : 'optional'}
+                        autoComplete="off"
+                        onChange={(e) => change(row.key, { [field]: e.target.value })}
+                      />
+                    </div>
+                  ))}
+                  <button type="button" className="icon-btn price-remove" aria-label={`Remove price of ${name}`} title="Remove" onClick={() => remove(i)}>
+                    <Icon name="trash" size={14} />
+                  </button>
+                </fieldset>
+              </li>
+            );
+          })}
+        </ul>
+      ) : (
+        <p className="muted small">No prices of your own yet.</p>
+      )}
+      <button type="button" className="btn btn-small" ref={addButton} onClick={add}>
+        <Icon name="plus" size={14} />
+        Add price
+      </button>
+      <div className="field price-budget">
+        <label htmlFor={budgetId}>Budget per thread (USD)</label>
+        <input id={budgetId} inputMode="decimal" value={budgetText} placeholder="no budget" autoComplete="off" aria-describedby={`${budgetId}-help`} onChange={(e) => onBudgetChange(e.target.value)} />
+        <p className="muted small" id={`${budgetId}-help`}>
+          A run stops before the model call that would take its thread&apos;s cost past this, and says so. A model with no known price cannot be held to a budget: give it a price
+          above. Empty: no budget.
+          {savedBudget !== undefined && budgetText.trim() === '' ? ` The budget of $${savedBudget} goes when you save.` : ''}
+        </p>
+      </div>
+    </fieldset>
+  );
+}
+
+interface TelemetrySettingsProps {
+  endpoint: string;
+  captureContent: boolean;
+  onChange(patch: { endpoint?: string; captureContent?: boolean }): void;
+}
+
+export function TelemetrySettings({ endpoint, captureContent, onChange }: TelemetrySettingsProps): React.JSX.Element {
+  const ids = useId();
+  return (
+    <fieldset className="settings-section">
+      <legend>Telemetry</legend>
+      <p className="muted small" id={`${ids}-about`}>
+        Nothing leaves this machine unless an endpoint is set here (or the OTEL_* or LANGSMITH_* variables are set where Deepdesk starts).
+      </p>
+      <div className="field">
+        <label htmlFor={`${ids}-endpoint`}>OTLP endpoint</label>
+        <input
+          id={`${ids}-endpoint`}
+          value={endpoint}
+          placeholder="http://localhost:4318"
+          spellCheck={false}
+          autoComplete="off"
+          aria-describedby={`${ids}-about`}
+          onChange={(e) => onChange({ endpoint: e.target.value })}
+        />
+      </div>
+      <label className="usage-checkbox">
+        <input type="checkbox" checked={captureContent} onChange={(e) => onChange({ captureContent: e.target.checked })} />
+        Send message content with traces
+      </label>
+      <p className="muted small">Traces follow the OpenTelemetry GenAI conventions: a span per turn, model call and tool call. Messages and tool content go only when this is on.</p>
+    </fieldset>
+  );
+}

@@ -1,0 +1,321 @@
+// The `Usage` view (SPEC §17): the ledger of every model call by thread, day or model since a
+// date, with totals. It takes the conversation's place in the centre column while it is shown
+// (the header's `Usage` button); a thread's row opens that thread. The table is the source of
+// truth; by day a bar chart of cost per day (tokens when no price is known) comes first, its
+// text alternative saying what it shows. It asks the ledger again when shown, when Group by or
+// Since change, and when a run ends.
+
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import type { UsageGrouping, UsageReport, UsageRow, UsageSums } from '../../../src-main/app/contract';
+import { costCell, dayChart, formatCount, SINCE_CHOICES, sinceParam, unpricedNote, type DayChart, type SinceChoice } from '../lib/usage';
+import { errorMessage } from '../state/toasts';
+import { useApi } from '../state/use-api';
+import { useConnection, useEvent } from '../state/transport-context';
+import { Icon, Spinner } from './Icon';
+import { useRovingFocus } from './use-roving-focus';
+import '../styles/usage.css';
+
+const GROUPINGS: ReadonlyArray<{ value: UsageGrouping; label: string }> = [
+  { value: 'thread', label: 'Thread' },
+  { value: 'day', label: 'Day' },
+  { value: 'model', label: 'Model' },
+];
+
+/** How long to wait for more changes before asking the ledger again (a run ending sends a few). */
+const REFRESH_DELAY_MS = 200;
+
+interface UsageViewProps {
+  /** The threads that still exist (a row of a deleted one cannot open it). */
+  threadIds: ReadonlySet<string>;
+  onOpenThread(threadId: string): void;
+  onClose(): void;
+}
+
+export function UsageView({ threadIds, onOpenThread, onClose }: UsageViewProps): React.JSX.Element {
+  const api = useApi();
+  const { reconnects } = useConnection();
+  const ids = useId();
+  const [by, setBy] = useState<UsageGrouping>('thread');
+  const [since, setSince] = useState<SinceChoice>('all');
+  const [sinceDate, setSinceDate] = useState('');
+  /** The last report read, with the question it answers (`by|since`). */
+  const [report, setReport] = useState<{ asked: string; report: UsageReport } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const generation = useRef(0);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const tabs = useRef<HTMLDivElement>(null);
+  const onTabsKeyDown = useRovingFocus(tabs, '[role="tab"]', 'horizontal');
+
+  const sinceValue = sinceParam(since, sinceDate);
+  const load = useCallback(async () => {
+    const mine = ++generation.current;
+    if (sinceValue === null) {
+      setLoading(false);
+      return;
+    }
+    setLoading(true);
+    try {
+      const next = await api.call('usage.report', { by, ...(sinceValue !== undefined ? { since: sinceValue } : {}) });
+      if (mine !== generation.current) return;
+      setReport({ asked: `${by}|${sinceValue ?? ''}`, report: next });
+      setError(null);
+    } catch (err) {
+      if (mine !== generation.current) return;
+      setError(errorMessage(err));
+    } finally {
+      if (mine === generation.current) setLoading(false);
+    }
+  }, [api, by, sinceValue]);
+
+  useEffect(() => {
+    void load();
+  }, [load, reconnects]);
+
+  // A run that ended (or a thread renamed or deleted) changes the ledger or its labels.
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const later = useCallback(() => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => void load(), REFRESH_DELAY_MS);
+  }, [load]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  useEvent('threads.changed', later);
+  useEvent('thread.event', ({ event }) => {
+    if (event.type === 'done' && event.parentToolCallId === undefined) later();
+  });
+
+  // Shown: the keyboard goes to its heading, so a screen reader says where it is.
+  useEffect(() => {
+    heading.current?.focus();
+  }, []);
+
+  // Only the answer to the question shown (another grouping or date waits for its own).
+  const shown = sinceValue !== null && report?.asked === `${by}|${sinceValue ?? ''}` ? report.report : null;
+  const tabId = (value: UsageGrouping): string => `${ids}-tab-${value}`;
+  const panelId = `${ids}-panel`;
+  const dateId = `${ids}-since-date`;
+  const chart = shown && by === 'day' ? dayChart(shown.rows, shown.total) : null;
+  const note = shown ? unpricedNote(shown.total) : null;
+  const sinceLabel = since === 'date' ? `since ${sinceValue ?? 'a date'}` : (SINCE_CHOICES.find((c) => c.value === since)?.label.toLowerCase() ?? '');
+  const empty = since === 'all' ? 'No model calls yet.' : since === 'date' ? `No model calls ${sinceLabel}.` : `No model calls in the ${sinceLabel}.`;
+
+  return (
+    <section className="usage-view" aria-label="Usage" data-region="Usage">
+      <div className="usage-head">
+        <h1 className="usage-heading" ref={heading} tabIndex={-1}>
+          Usage
+        </h1>
+        <div className="usage-controls">
+          <span className="usage-tabs-label" id={`${ids}-group-by`}>
+            Group by
+          </span>
+          <div className="usage-tabs" role="tablist" aria-labelledby={`${ids}-group-by`} ref={tabs} onKeyDown={onTabsKeyDown}>
+            {GROUPINGS.map((g) => (
+              <button
+                key={g.value}
+                type="button"
+                role="tab"
+                id={tabId(g.value)}
+                aria-selected={by === g.value}
+                aria-controls={panelId}
+                className={`usage-tab${by === g.value ? ' selected' : ''}`}
+                onClick={() => setBy(g.value)}
+                onFocus={() => setBy(g.value)}
+              >
+                {g.label}
+              </button>
+            ))}
+          </div>
+          <div className="usage-since">
+            <label htmlFor={`${ids}-since`}>Since</label>
+            <select id={`${ids}-since`} value={since} onChange={(e) => setSince(e.target.value as SinceChoice)}>
+              {SINCE_CHOICES.map((c) => (
+                <option key={c.value} value={c.value}>
+                  {c.label}
+                </option>
+              ))}
+            </select>
+            {since === 'date' ? (
+              <>
+                <label htmlFor={dateId} className="visually-hidden">
+                  Since date
+                </label>
+                <input id={dateId} type="date" value={sinceDate} onChange={(e) => setSinceDate(e.target.value)} aria-invalid={sinceValue === null && sinceDate !== '' ? true : undefined} />
+              </>
+            ) : null}
+          </div>
+        </div>
+        <button type="button" className="btn btn-small btn-quiet usage-close" onClick={onClose} aria-label="Close Usage" title="Back to the conversation">
+          <Icon name="x" size={14} />
+          <span aria-hidden="true">Close</span>
+        </button>
+      </div>
+      <div className="usage-body" role="tabpanel" id={panelId} aria-labelledby={tabId(by)} tabIndex={0} aria-busy={loading || undefined}>
+        {since === 'date' && sinceValue === null ? <p className="muted">Choose a day to count from.</p> : null}
+        {error !== null ? (
+          <p className="error-text" role="alert">
+            The usage could not be read: {error}
+          </p>
+        ) : null}
+        {shown === null ? (
+          error === null && sinceValue !== null ? <Spinner label="Loading usage" /> : null
+        ) : shown.rows.length === 0 ? (
+          <p className="muted usage-empty">{empty}</p>
+        ) : (
+          <>
+            {chart ? <DayBars chart={chart} /> : null}
+            <UsageTable report={shown} sinceLabel={sinceLabel} threadIds={threadIds} onOpenThread={onOpenThread} />
+            {note ? <p className="usage-note">{note}</p> : null}
+          </>
+        )}
+      </div>
+    </section>
+  );
+}
+
+const FIRST_COLUMN: Record<UsageGrouping, string> = { thread: 'Thread', day: 'Day (UTC)', model: 'Model' };
+
+function UsageTable({ report, sinceLabel, threadIds, onOpenThread }: { report: UsageReport; sinceLabel: string; threadIds: ReadonlySet<string>; onOpenThread(id: string): void }): React.JSX.Element {
+  return (
+    <table className="usage-table">
+      <caption>
+        By {report.by}, {sinceLabel}: tokens, and cost in US dollars
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">{FIRST_COLUMN[report.by]}</th>
+          <th scope="col">Calls</th>
+          <th scope="col">Input</th>
+          <th scope="col">Output</th>
+          <th scope="col">Cache read</th>
+          <th scope="col">Cache write</th>
+          <th scope="col">Cost</th>
+        </tr>
+      </thead>
+      <tbody>
+        {report.rows.map((row) => (
+          <tr key={row.key}>
+            <th scope="row" className="usage-label">
+              <RowLabel row={row} by={report.by} openable={threadIds.has(row.key)} onOpenThread={onOpenThread} />
+            </th>
+            <SumCells sums={row} />
+          </tr>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <th scope="row">Total</th>
+          <SumCells sums={report.total} />
+        </tr>
+      </tfoot>
+    </table>
+  );
+}
+
+function RowLabel({ row, by, openable, onOpenThread }: { row: UsageRow; by: UsageGrouping; openable: boolean; onOpenThread(id: string): void }): React.JSX.Element {
+  if (by !== 'thread') return <span className={by === 'model' ? 'mono' : undefined}>{row.label}</span>;
+  if (!openable) {
+    // Usage counts every folder's threads; only this folder's open here.
+    return (
+      <span>
+        {row.label} <span className="muted">{row.folder !== undefined ? `(in ${folderName(row.folder)})` : '(deleted)'}</span>
+      </span>
+    );
+  }
+  return (
+    <button type="button" className="usage-thread-link" title="Open this thread" onClick={() => onOpenThread(row.key)}>
+      {row.label || 'Untitled thread'}
+    </button>
+  );
+}
+
+function SumCells({ sums }: { sums: UsageSums }): React.JSX.Element {
+  const cost = costCell(sums);
+  return (
+    <>
+      <td>
+        {formatCount(sums.calls)}
+        {sums.failedCalls > 0 ? <span className="muted usage-failed"> ({formatCount(sums.failedCalls)} failed)</span> : null}
+      </td>
+      <td>{formatCount(sums.inputTokens)}</td>
+      <td>{formatCount(sums.outputTokens)}</td>
+      <td>{formatCount(sums.cacheReadTokens)}</td>
+      <td>{formatCount(sums.cacheWriteTokens)}</td>
+      <td title={cost.note}>
+        {cost.note ? (
+          <>
+            <span aria-hidden="true">{cost.text}</span>
+            <span className="visually-hidden">{cost.note}</span>
+          </>
+        ) : (
+          cost.text
+        )}
+      </td>
+    </>
+  );
+}
+
+// ------------------------------------------------------------------ the chart
+
+const CHART = { width: 640, height: 150, left: 76, bottom: 20, top: 8 } as const;
+/** The widest a day's slot gets: a few days stay at the left, over their labels. */
+const MAX_SLOT = 56;
+const FEW_DAYS = 10;
+
+/** Bars of cost (or tokens) per day; an image whose text alternative summarises it. */
+function DayBars({ chart }: { chart: DayChart }): React.JSX.Element {
+  const plotWidth = CHART.width - CHART.left - 4;
+  const plotHeight = CHART.height - CHART.bottom - CHART.top;
+  const slot = Math.min(MAX_SLOT, plotWidth / chart.bars.length);
+  const barWidth = Math.max(1, slot * 0.7);
+  const baseline = CHART.top + plotHeight;
+  const first = chart.bars[0]?.day ?? '';
+  const last = chart.bars.at(-1)?.day ?? '';
+  const center = (i: number): number => CHART.left + i * slot + slot / 2;
+  // A few days: each under its bar (month and day; the whole date when alone). More: the first and last at the ends.
+  const few = chart.bars.length <= FEW_DAYS;
+  return (
+    <figure className="usage-chart">
+      <svg role="img" aria-label={chart.summary} viewBox={`0 0 ${CHART.width} ${CHART.height}`} preserveAspectRatio="xMinYMin meet">
+        <line className="usage-chart-axis" x1={CHART.left} y1={CHART.top} x2={CHART.width - 4} y2={CHART.top} strokeDasharray="3 3" />
+        <line className="usage-chart-axis" x1={CHART.left} y1={baseline} x2={CHART.width - 4} y2={baseline} />
+        <text className="usage-chart-text" x={CHART.left - 6} y={CHART.top + 4} textAnchor="end">
+          {chart.maxLabel}
+        </text>
+        <text className="usage-chart-text" x={CHART.left - 6} y={baseline} textAnchor="end">
+          0
+        </text>
+        {chart.bars.map((bar, i) => {
+          const height = bar.share * plotHeight;
+          return (
+            <rect key={bar.day} className="usage-chart-bar" x={CHART.left + i * slot + (slot - barWidth) / 2} y={baseline - height} width={barWidth} height={height}>
+              <title>{bar.label}</title>
+            </rect>
+          );
+        })}
+        {few ? (
+          chart.bars.map((bar, i) => (
+            <text key={bar.day} className="usage-chart-text" x={center(i)} y={CHART.height - 4} textAnchor="middle">
+              {chart.bars.length === 1 ? bar.day : bar.day.slice(5)}
+            </text>
+          ))
+        ) : (
+          <>
+            <text className="usage-chart-text" x={CHART.left} y={CHART.height - 4} textAnchor="start">
+              {first}
+            </text>
+            <text className="usage-chart-text" x={CHART.width - 4} y={CHART.height - 4} textAnchor="end">
+              {last}
+            </text>
+          </>
+        )}
+      </svg>
+      <figcaption className="muted small">{chart.metric === 'cost' ? 'Cost per day (the table below has every figure).' : 'Tokens per day: no price is known for these calls (the table below has every figure).'}</figcaption>
+    </figure>
+  );
+}
+
+/** The last segment of a folder's path or URL, as the header names a folder. */
+function folderName(folder: string): string {
+  return folder.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || folder;
+}
