@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories'] as const;
+export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,7 +11,7 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
@@ -24,7 +24,8 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  media: issue 20's read_file of a PDF and a PPTX,
                  remote: issue 21's read_file and grep over SSH to 127.0.0.1,
                  git-mount: issue 22's write+push round trip and grep over a 10k-file git mount,
-                 shared-memories: issue 22's PostgreSQL memories store beside the SQLite one at 10k memories)
+                 shared-memories: issue 22's PostgreSQL memories store beside the SQLite one at 10k memories,
+                 usage: issue 41's usage ledger and trace exporters per model call)
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {
