@@ -21,7 +21,7 @@ import { canonicalJson } from './canonical-json';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
 import { modelView } from './model-view';
 import { appendNotes, type PendingNote } from './notes';
-import { chainModelCall, chainToolCall, PromptRefusedError, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
+import { chainModelCall, chainToolCall, PromptRefusedError, rootRun, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
 import { RepeatedCallsGuard } from './repeated-calls';
 import { liveOutput } from './live-output';
 import { countRequestTokens } from './token-count';
@@ -125,7 +125,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
   const parentRun = options.parentRun;
   const turn = parentRun?.turn ?? state.messages.filter(isPersonMessage).length + (input !== null && isPersonMessage(input) ? 1 : 0);
   const runInfo = {
-    threadId: parentRun ? rootThreadId(parentRun) : state.id,
+    threadId: parentRun ? rootRun(parentRun).threadId : state.id,
     turn: Math.max(1, turn),
     agentName: options.agentName ?? 'deepdesk',
     depth: options.depth ?? 0,
@@ -444,13 +444,6 @@ function finish(ctx: RunContext, text: string, reason: RunStopReason, error?: st
   ctx.observer.end({ reason, text, ...(error !== undefined ? { error } : {}) });
   ctx.emit({ type: 'done', text, reason });
   return { text, reason };
-}
-
-/** The thread the person sees, from inside a subagent. */
-function rootThreadId(run: RunContext): string {
-  let root = run;
-  while (root.parent) root = root.parent;
-  return root.threadId;
 }
 
 function traceparentOf(observer: ToolCallObserver | undefined): { traceparent?: string } {
