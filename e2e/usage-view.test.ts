@@ -150,8 +150,11 @@ describe('the Usage view', () => {
     const settingsButton = page.getByRole('banner').getByRole('button', { name: 'Settings', exact: true });
     await screenshot(page, 'usage-by-thread-800x700');
     for (const [name, control] of [['Usage', usageButton(page)], ['Settings', settingsButton], ['Model', tab(usage, 'Model')], ['Since', since], ['Close', usage.getByRole('button', { name: 'Close Usage' })]] as const) {
-      const box = await control.boundingBox();
-      expect({ name, inView: box !== null && box.x >= 0 && box.x + box.width <= 800 }).toEqual({ name, inView: true });
+      // The narrow layout is the window's (it folds the panels on a resize): wait for it, never race it.
+      await poll(async () => {
+        const box = await control.boundingBox();
+        return { name, inView: box !== null && box.x >= 0 && box.x + box.width <= 800 };
+      }).toEqual({ name, inView: true });
     }
     await page.setViewportSize({ width: 1400, height: 900 });
 
@@ -238,6 +241,8 @@ describe('prices and budgets', () => {
     // 1,000 input tokens at $10/M and 500 output tokens at $20/M: $0.02.
     await ask(page, 'and now', 'Priced answer.');
     await poll(() => head.getByText('Cost of this thread: $0.02', { exact: true }).count()).toBe(1);
+    // And what the run just ended cost on its own.
+    expect(await head.locator('.run-cost').textContent()).toBe('Cost of the latest run: last run $0.02');
     // What the eye gets beside the context meter.
     expect(await head.locator('.cost').evaluate((el) => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(''))).toBe('$0.02');
 

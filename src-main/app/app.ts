@@ -322,6 +322,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     db,
     folder: options.folder,
     audit: (state) => audit.runOptions(state),
+    lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
     mcp: gatedHub,
     skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
     ...(remote ? {} : { hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env, transcripts: transcriptWriter(transcriptsDir(options.dataDir)) } }),

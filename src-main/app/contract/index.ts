@@ -193,6 +193,8 @@ export const threadViewSchema = z.object({
   page: threadPageSchema,
   todos: z.array(todoSchema),
   usage: usageSchema,
+  /** What the thread's latest run used (its cost when every price was known), from the usage ledger. */
+  lastRun: usageSchema.optional(),
   contextTokens: z.number(),
   contextWindow: z.number(),
   approvals: z.array(pendingApprovalSchema),

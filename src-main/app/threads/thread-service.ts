@@ -18,7 +18,7 @@ import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
-import { newThreadState, SHUTDOWN, type AgentEvent, type QueuedMessage, type ThreadState } from '../../core/agent/types';
+import { newThreadState, SHUTDOWN, type AgentEvent, type QueuedMessage, type ThreadState, type UsageTotals } from '../../core/agent/types';
 import type { MemoryStore } from '../../core/backends/store/memory-store';
 import type { GitMountRoute, MountRoute } from '../../core/backends/mounts/mount-table';
 import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts/mounts';
@@ -49,6 +49,8 @@ export interface ThreadServiceOptions {
   contextWindow?: () => number | undefined;
   /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
   audit?: (state: ThreadState) => AuditRunOptions;
+  /** What a thread's latest run used, from the usage ledger. */
+  lastRunUsage?: (threadId: string) => UsageTotals | undefined;
   /** The backend at `/` for a thread (the window's shows its commands in the thread's terminal). */
   folderBackendFor?: (threadId: string) => Backend;
   /** The folder's approval mode, read on every call. */
@@ -549,6 +551,7 @@ export class ThreadService {
       page,
       todos: state.todos,
       usage: state.usage,
+      ...lastRunOf(this.options.lastRunUsage?.(threadId)),
       contextTokens: state.contextTokens ?? 0,
       contextWindow: this.options.contextWindow?.() ?? 0,
       approvals: this.options.approvals.pending(threadId),
@@ -632,4 +635,8 @@ export class ThreadService {
 function touchesMemories(args: unknown): boolean {
   const path = (args as { file_path?: unknown } | undefined)?.file_path;
   return typeof path === 'string' && (path.startsWith(MEMORIES_PREFIX) || path === '/memories');
+}
+
+function lastRunOf(usage: UsageTotals | undefined): { lastRun?: UsageTotals } {
+  return usage !== undefined ? { lastRun: usage } : {};
 }

@@ -12,7 +12,7 @@ import { modelProblem, type ModelProblem } from '../models/connection-problem';
 import type { ChatMessage, ChatModel, ModelRetryNotice, ProviderMetadata, ReasoningBlock, ToolCall, ToolSpec, Usage } from '../models/types';
 import { NOOP_RUN, type RunObserver, type Telemetry, type ToolCallObserver } from '../telemetry/observer';
 import { BudgetExceededError, type RunBudget } from './budget';
-import { meteredStream, modelName, recordUsage } from './model-call';
+import { meteredStream, modelName, recordUsage, runTally, startRunTally } from './model-call';
 import { isPersonMessage } from './notes';
 import type { ReadGuard } from '../tools/read-guard';
 import { checkToolCall, runTool, toolMap } from '../tools/run-tool';
@@ -159,6 +159,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     toolObserver: (callId) => toolObservers.get(callId),
     ...(budget ? { budget } : {}),
   };
+  if (parentRun === undefined) startRunTally(ctx);
   // Middleware tools can change between steps (an MCP server's list_changed, tool_search
   // loading a tool): read again before every model call; rebuilt only when they changed.
   let tools: AgentTool[] = [];
@@ -442,7 +443,8 @@ function recordRanCalls(state: ThreadState, ran: ReadonlyMap<string, ToolCall>):
 
 function finish(ctx: RunContext, text: string, reason: RunStopReason, error?: string): RunResult {
   ctx.observer.end({ reason, text, ...(error !== undefined ? { error } : {}) });
-  ctx.emit({ type: 'done', text, reason });
+  const usage = runTally(ctx);
+  ctx.emit({ type: 'done', text, reason, ...(usage !== undefined ? { usage } : {}) });
   return { text, reason };
 }
 

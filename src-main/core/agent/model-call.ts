@@ -7,7 +7,8 @@ import { costAt, modelPrice } from '../models/model-info';
 import type { ModelEvent, ModelRequest, Usage } from '../models/types';
 import { ZERO_USAGE } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';
-import type { RunContext } from './middleware';
+import { rootRun, type RunContext } from './middleware';
+import type { UsageTotals } from './types';
 
 export interface MeteredCall {
   purpose: ModelCallPurpose;
@@ -37,6 +38,7 @@ export async function* meteredStream(ctx: RunContext, request: ModelRequest, cal
         stopReason = event.stopReason;
         costUsd = costAt(modelPrice(ctx.model), usage);
         ctx.budget?.spend(usage, costUsd);
+        TALLIES.get(rootRun(ctx))?.add(usage, costUsd);
         call.onUsage?.(usage, costUsd);
       }
       yield event;
@@ -80,4 +82,39 @@ export function recordUsage(ctx: RunContext, usage: Usage, cost: number | undefi
     contextTokens: ctx.state.contextTokens ?? 0,
     contextWindow: ctx.model.contextWindow,
   });
+}
+
+/** What one run of a thread's own agent used: every call under it, subagents' and summaries' included. */
+class RunTally {
+  private readonly total = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  private cost = 0;
+  private calls = 0;
+  private unpriced = 0;
+
+  add(usage: Usage, costUsd: number | undefined): void {
+    this.total.inputTokens += usage.inputTokens;
+    this.total.outputTokens += usage.outputTokens;
+    this.total.cacheReadTokens += usage.cacheReadTokens;
+    this.total.cacheWriteTokens += usage.cacheWriteTokens;
+    this.calls++;
+    if (costUsd === undefined) this.unpriced++;
+    else this.cost += costUsd;
+  }
+
+  /** The cost only when every call's price was known. */
+  usage(): UsageTotals {
+    return { ...this.total, ...(this.calls > 0 && this.unpriced === 0 ? { costUsd: this.cost } : {}) };
+  }
+}
+
+const TALLIES = new WeakMap<RunContext, RunTally>();
+
+/** Starts counting what a run of the thread's own agent uses (subagents count into it). */
+export function startRunTally(ctx: RunContext): void {
+  TALLIES.set(ctx, new RunTally());
+}
+
+/** What the run used so far; undefined for a subagent's run (its parent's tally has it). */
+export function runTally(ctx: RunContext): UsageTotals | undefined {
+  return TALLIES.get(ctx)?.usage();
 }

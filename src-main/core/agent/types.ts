@@ -156,7 +156,8 @@ export type AgentEvent = EventBase &
     | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; message: string }
     /** Lines a running `execute` printed since the last such event (plain text, for its card). */
     | { type: 'tool_output'; id: string; chunk: string }
-    | { type: 'done'; text: string; reason: RunStopReason }
+    /** `usage`: what this run of the thread's own agent used and cost, subagents and summaries included (SPEC §17). */
+    | { type: 'done'; text: string; reason: RunStopReason; usage?: UsageTotals }
   );
 
 /** A file a checkpoint recorded (`checkpoint` event): its virtual path and what happened to it. */

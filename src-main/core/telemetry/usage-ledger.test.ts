@@ -86,6 +86,21 @@ describe('UsageLedger', () => {
     db.close();
   });
 
+  it('sums a thread’s latest turn, with a cost only when every call of it had a price', () => {
+    const db = openDatabase(join(dir, 'deepdesk.db'));
+    const ledger = new UsageLedger(db);
+    expect(ledger.lastTurn('t1')).toBeUndefined();
+    ledger.record(call({ turn: 1, costUsd: 0.5 }));
+    ledger.record(call({ turn: 2, costUsd: 0.01, cacheReadTokens: 30 }));
+    ledger.record(call({ turn: 2, costUsd: 0.02, subagent: 'reviewer' }));
+    expect(ledger.lastTurn('t1')).toEqual({ inputTokens: 200, outputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: 0, costUsd: expect.closeTo(0.03, 12) as number });
+    ledger.record(call({ turn: 3, costUsd: 0.01 }));
+    ledger.record(call({ turn: 3, costUsd: null }));
+    expect(ledger.lastTurn('t1')).toEqual({ inputTokens: 200, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    ledger.close();
+    db.close();
+  });
+
   it('reads a day as its start in UTC and refuses what is not a date', () => {
     expect(sinceInstant('2026-11-21')).toBe('2026-11-21T00:00:00.000Z');
     expect(sinceInstant('2026-11-21T10:00:00+02:00')).toBe('2026-11-21T08:00:00.000Z');

@@ -181,6 +181,18 @@ export class UsageLedger {
     return this.db.prepare<[string], { cost: number }>('SELECT COALESCE(SUM(cost_usd), 0) AS cost FROM model_calls WHERE thread_id = ?').get(threadId)?.cost ?? 0;
   }
 
+  /** What the calls of a thread's latest turn used; the cost only when every call's price was known. */
+  lastTurn(threadId: string): { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd?: number } | undefined {
+    this.flush();
+    const row = this.db
+      .prepare<[string, string], Partial<UsageSums>>(`SELECT ${SUMS} FROM model_calls WHERE thread_id = ? AND turn = (SELECT MAX(turn) FROM model_calls WHERE thread_id = ?)`)
+      .get(threadId, threadId);
+    const s = sums(row ?? {});
+    if (s.calls === 0) return undefined;
+    const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = s;
+    return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, ...(s.unpricedCalls === 0 ? { costUsd: s.costUsd } : {}) };
+  }
+
   /** Sums by thread (most expensive first), day (oldest first) or model (most expensive first), with the total. */
   report(query: UsageQuery): { rows: UsageGroup[]; total: UsageSums } {
     this.flush();

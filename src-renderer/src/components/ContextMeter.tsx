@@ -4,10 +4,11 @@ import type { UsageTotals } from '../lib/agent-event';
 import { contextFraction, formatCost, formatTokens } from '../lib/format';
 import '../styles/usage.css';
 
-export function ContextMeter({ tokens, window, usage }: { tokens: number; window: number; usage: UsageTotals | null }): React.JSX.Element {
+export function ContextMeter({ tokens, window, usage, lastRun = null }: { tokens: number; window: number; usage: UsageTotals | null; lastRun?: UsageTotals | null }): React.JSX.Element {
   const fraction = contextFraction(tokens, window);
   const level = fraction >= 0.85 ? 'high' : fraction >= 0.6 ? 'mid' : 'low';
   const cost = formatCost(usage?.costUsd);
+  const runCost = formatCost(lastRun?.costUsd);
   // Tokens spent with no cost: the model's price is unknown (SPEC §17: tokens only).
   const used = usage !== null && usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens > 0;
   const text = window > 0 ? `${formatTokens(tokens)} / ${formatTokens(window)} tokens` : `${formatTokens(tokens)} tokens`;
@@ -36,6 +37,13 @@ export function ContextMeter({ tokens, window, usage }: { tokens: number; window
       ) : used ? (
         <span className="cost cost-unknown" title="No price is known for this model: set one in Settings › Prices">
           Cost unknown
+        </span>
+      ) : null}
+      {runCost ? (
+        <span className="run-cost" title={`What the latest run used: ${formatTokens(lastRun!.inputTokens)} input and ${formatTokens(lastRun!.outputTokens)} output tokens`}>
+          <span className="visually-hidden">Cost of the latest run: </span>
+          <span aria-hidden="true">last run </span>
+          {runCost}
         </span>
       ) : null}
     </div>

@@ -32,7 +32,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
         <h1 className="thread-heading" title={title}>
           {title}
         </h1>
-        <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} />
+        <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
       <ErrorBoundary name="Conversation">
         <Conversation

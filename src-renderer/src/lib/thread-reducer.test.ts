@@ -260,6 +260,18 @@ describe('threadReducer', () => {
     expect(bare.items.filter((i) => i.kind === 'error')).toMatchObject([{ message: 'Stopped: the budget was reached.', settings: true, budget: true }]);
   });
 
+  it('keeps what the latest run used: from the thread view, then from each run’s done (SPEC §17)', () => {
+    const before = { inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.5 };
+    const loaded = run([{ type: 'load', view: view({ lastRun: before }) }]);
+    expect(loaded.lastRun).toEqual(before);
+    const runUsage = { inputTokens: 300, outputTokens: 20, cacheReadTokens: 100, cacheWriteTokens: 0, costUsd: 0.0123 };
+    const after = run([{ type: 'local_user', text: 'go' }, ev('done', { text: 'ok', reason: 'completed', usage: runUsage })], loaded);
+    expect(after.lastRun).toEqual(runUsage);
+    // A subagent's done is its own, not the run's.
+    const sub = run([ev('done', { text: 'ok', reason: 'completed', parentToolCallId: 'task-1', usage: { ...runUsage, costUsd: 9 } })], after);
+    expect(sub.lastRun).toEqual(runUsage);
+  });
+
   it('records local errors and resets', () => {
     const s = run([{ type: 'local_error', message: 'send failed' }]);
     expect(s.items[0]).toMatchObject({ kind: 'error', message: 'send failed' });

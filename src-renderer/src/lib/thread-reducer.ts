@@ -109,6 +109,8 @@ export interface ThreadDisplayState {
   /** Each subagent's latest todo list, by its task call id. */
   subTodos: Record<string, Todo[]>;
   usage: UsageTotals | null;
+  /** What the thread's latest run used (its cost when every price was known). */
+  lastRun: UsageTotals | null;
   contextTokens: number;
   contextWindow: number;
   running: boolean;
@@ -147,6 +149,7 @@ export function emptyThreadState(threadId: string | null = null): ThreadDisplayS
     todos: [],
     subTodos: {},
     usage: null,
+    lastRun: null,
     contextTokens: 0,
     contextWindow: 0,
     running: false,
@@ -221,6 +224,7 @@ function loadView(view: ThreadView): ThreadDisplayState {
     ...emptyThreadState(view.thread.id),
     todos: view.todos,
     usage: view.usage,
+    lastRun: view.lastRun ?? null,
     contextTokens: view.contextTokens,
     contextWindow: view.contextWindow,
     running: view.thread.running,
@@ -444,6 +448,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       const reason = str(event.reason);
       if (reason === 'aborted') next = push(next, { kind: 'notice', key: '', text: 'Stopped.' });
       if (reason === 'max_steps') next = push(next, { kind: 'notice', key: '', text: 'Stopped: the step limit was reached.' });
+      if (event.usage !== undefined) next = { ...next, lastRun: usageOf(event.usage) };
       // A budget's stop: its `error` event has said so in one line (with Open settings); only if none came, it is said here, once.
       const said = next.items.findLast((i) => i.parent === undefined);
       if (reason === 'budget' && !(said?.kind === 'error' && said.budget === true)) {
