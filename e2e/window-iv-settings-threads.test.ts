@@ -254,6 +254,10 @@ describe('New thread', () => {
     await poll(() => untitled.count()).toBe(2);
     for (const button of await untitled.all()) {
       await button.click();
+      // Read the box only once the clicked thread is the one shown and its draft is in: right
+      // after the click it can still hold the thread left behind ('a second draft').
+      await poll(() => button.getAttribute('aria-current')).toBe('true');
+      await poll(() => messageBox(page).inputValue().then((value) => ['', 'a draft for the first thread'].includes(value))).toBe(true);
       const text = await messageBox(page).inputValue();
       if (text === '') continue;
       expect(text).toBe('a draft for the first thread');
