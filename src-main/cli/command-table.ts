@@ -25,6 +25,7 @@ export const COMMAND_OPTIONS = {
     'max-cost': { type: 'string' },
     trust: { type: 'boolean' },
     'mcp-config': { type: 'string', multiple: true },
+    detach: { type: 'boolean' },
     ...MOUNT_OPTIONS,
   },
   serve: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } },
@@ -53,6 +54,10 @@ export const COMMAND_OPTIONS = {
   },
   usage: { ...COMMON_OPTIONS, since: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' } },
   threads: { ...COMMON_OPTIONS, format: { type: 'string' }, output: { type: 'string' }, 'no-media': { type: 'boolean' } },
+  host: { ...COMMON_OPTIONS, 'idle-seconds': { type: 'string' } },
+  agents: { ...COMMON_OPTIONS, json: { type: 'boolean' } },
+  attach: { ...COMMON_OPTIONS, approve: { type: 'string' } },
+  stop: COMMON_OPTIONS,
 } as const satisfies Record<string, Options>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;

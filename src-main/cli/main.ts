@@ -19,6 +19,10 @@ const COMMANDS: Record<CommandName, Command> = {
   acp: async (argv) => (await import('./acp-command')).acpCommand(argv),
   usage: async (argv) => (await import('./usage-command')).usageCommand(argv),
   threads: async (argv) => (await import('./threads-command')).threadsCommand(argv),
+  host: async (argv) => (await import('./host-command')).hostCommand(argv),
+  agents: async (argv) => (await import('./agents-command')).agentsCommand(argv),
+  attach: async (argv) => (await import('./agents-command')).attachCommand(argv),
+  stop: async (argv) => (await import('./agents-command')).stopCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

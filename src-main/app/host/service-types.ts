@@ -1,0 +1,36 @@
+// What the agent host's socket server (server.ts) asks of the service behind it, and what a
+// connected client is to that service. The server knows frames, authentication and idleness;
+// the service (runs.ts) knows threads.
+
+/** One authenticated client on the host's socket. */
+export interface HostConnection {
+  /** Unique for the host's lifetime. */
+  readonly id: string;
+  /** What the client said it is in its hello (`run`, `attach`, `agents`, `window`…): for logs. */
+  readonly client: string;
+  /** Sends an event frame to this client only (dropped once it has gone). */
+  send(event: string, payload: unknown): void;
+  /** Called once when the client goes (closed, crashed, or dropped for falling behind). */
+  onClose(listener: () => void): void;
+  readonly closed: boolean;
+}
+
+/** An error the client is told as it is (`code` as the contract's ContractError codes). */
+export class HostRequestError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'bad_request' | 'not_found' | 'failed' = 'failed',
+  ) {
+    super(message);
+    this.name = 'HostRequestError';
+  }
+}
+
+export interface HostService {
+  /** Answers one request of a connection; throws HostRequestError (or any Error: `failed`). */
+  handle(connection: HostConnection, method: string, params: unknown): Promise<unknown>;
+  /** Whether work is going (runs, approvals waiting): the host does not stop for idleness then. */
+  busy(): boolean;
+  /** Ends what the service owns (runs are marked interrupted, servers stopped). */
+  close(): Promise<void>;
+}
