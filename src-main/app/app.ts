@@ -28,7 +28,7 @@ import type { RetryPolicy } from '../core/models/retry';
 import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
 import type { ChatModel, ProviderName } from '../core/models/types';
-import { problemForWindow } from './model-problem-words';
+import { errorEventForWindow, problemForWindow } from './model-problem-words';
 import { remoteFolderSource } from '../core/checkpoints/remote-folder';
 import { CheckpointStore } from '../core/checkpoints/store';
 import { createSandbox, detectSandbox, type SandboxAvailability } from '../core/sandbox';
@@ -65,7 +65,7 @@ import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
 import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
 import { remoteFolderConfiguration, remoteFolderLimitsNotice, remoteConfigStandIn, type RemoteAppFolder } from './remote-folder';
-import { ThreadService } from './threads/thread-service';
+import { ThreadService } from './session/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
 import { McpHub } from '../core/extensions/mcp/hub';
@@ -321,7 +321,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const threads: ThreadService = new ThreadService({
     db,
     folder: options.folder,
-    audit: (state) => audit.runOptions(state),
+    audit: (state, maxCostUsd) => audit.runOptions(state, maxCostUsd),
     lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
     mcp: gatedHub,
     skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
@@ -352,7 +352,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     memories: memoriesStore.store,
     onDelete: (threadId) => checkpoints.deleteThread(threadId),
     emit: (e) => {
-      if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: e.event as unknown as EventPayload<'thread.event'>['event'] });
+      // Core's messages name the command line's flags; the window says where it takes them.
+      if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: errorEventForWindow(e.event) as unknown as EventPayload<'thread.event'>['event'] });
       else if (e.kind === 'threads-changed') send('threads.changed', {});
       else send('memories.changed', {});
     },

@@ -13,7 +13,7 @@ import { databasePath } from './data-dir';
 import { displayItems } from './threads/display-items';
 import { PAGE_LIMITS } from './threads/thread-page';
 import { ThreadStore } from './threads/thread-store';
-import { ThreadService } from './threads/thread-service';
+import { ThreadService } from './session/thread-service';
 import { ApprovalService } from './approvals/approval-service';
 
 const env = useAppTestEnv('deepdesk-pages');

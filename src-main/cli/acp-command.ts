@@ -15,12 +15,12 @@ import { detectSandbox } from '../core/sandbox';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { startAcpAgent } from '../host/acp/acp-agent';
 import { acpTrustScope } from './acp-trust';
-import { cliChatModel, openFolderRuntime } from './folder-runtime';
+import { cliChatModel, openFolderRuntime } from '../app/session/folder-runtime';
 import { projectFolder } from './folders';
-import { packageVersion } from './package-version';
-import { personRuleBook, savedRunSettings } from './person-rules';
+import { packageVersion } from '../app/package-version';
+import { personRuleBook, savedRunSettings } from '../app/session/person-rules';
 import { COMMAND_OPTIONS } from './command-table';
-import { parseCommand, positiveInt, UsageError } from './usage';
+import { badRequestAsUsage, parseCommand, positiveInt, UsageError } from './usage';
 import { memoriesStoreFlag, mountFlags, openSessionMounts } from './mount-flags';
 import { runAudits } from '../app/telemetry/run-audit';
 
@@ -37,7 +37,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], env);
   const saved = savedRunSettings(dataDir, env);
-  const model = cliChatModel({ model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput: saved.mediaInput, prices: saved.prices }, env);
+  const model = badRequestAsUsage(() => cliChatModel({ model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput: saved.mediaInput, prices: saved.prices }, env));
   const say = (line: string) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   // A library that logs with console.log would corrupt the protocol stream.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
@@ -74,7 +74,10 @@ export async function acpCommand(argv: string[]): Promise<number> {
       log: say,
       mounts: { routes: () => sessionMounts.table.routes(), git: () => sessionMounts.table.gitMounts(), realRoots: () => sessionMounts.table.realRoots() },
       memories: sessionMounts.memories.store,
-      audit: async (sessionFolder, state) => (await audits.for(sessionFolder)).runOptions(state),
+      audit: async (sessionFolder) => {
+        const audit = await audits.for(sessionFolder);
+        return (state, maxCostUsd) => audit.runOptions(state, maxCostUsd);
+      },
     });
     const stop = new Promise<void>((done) => {
       process.once('SIGINT', done);

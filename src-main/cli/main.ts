@@ -1,5 +1,5 @@
 import { HELP_ARGUMENTS, isCommandName, VERSION_ARGUMENTS, type CommandName } from './command-table';
-import { packageVersion } from './package-version';
+import { packageVersion } from '../app/package-version';
 import { HELP, UsageError } from './usage';
 
 type Command = (argv: string[]) => Promise<number>;

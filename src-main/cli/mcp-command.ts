@@ -10,7 +10,7 @@ import { terminalSafe } from '../core/text/terminal-safe';
 import { resolveDataDir } from '../app/data-dir';
 import { statusText } from '../app/mcp/mcp-service';
 import { projectFolder } from './folders';
-import { startMcpServers } from './mcp-servers';
+import { startMcpServers } from '../app/session/mcp-servers';
 import { table } from './table';
 import { COMMAND_OPTIONS } from './command-table';
 import { parseCommand, UsageError } from './usage';

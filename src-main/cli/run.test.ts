@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertToolPairing, textOf, toolMessages } from '../core/agent/agent-harness.test-support';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../core/models/testing/scripted-server';
+import { hostPid } from './host-harness.test-support';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -125,13 +126,16 @@ describe('deepdesk run', () => {
     expect(results[1]).toMatch(/^Error: the person rejected/);
   });
 
-  it('continues a thread after the process was killed mid-tool, with a valid history', async () => {
+  it('continues a thread after the agent host was killed mid-tool, with a valid history', async () => {
     server.push({ toolCalls: [{ name: 'execute', args: { command: 'sleep 37.5' }, id: 'call_sleep' }] });
     const first = start(['--json', '--approve', 'auto', '--thread', 'killed', 'sleep please']);
     // Mid-tool: the command runs (the step was saved before it started), not merely announced.
     await waitFor(() => first.stdout().includes('"tool_call"') && sleeping('sleep 37.5'));
-    first.child.kill('SIGKILL');
-    await first.done;
+    // The run is the host's: killing the command that started it would leave it going.
+    process.kill(hostPid(dataDir)!, 'SIGKILL');
+    const ended = await first.done;
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toMatch(/^deepdesk run: the agent host stopped .*the run was interrupted/);
 
     server.push({ text: 'recovered' });
     const second = await run(['--thread', 'killed', 'what happened?']);

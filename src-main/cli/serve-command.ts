@@ -12,7 +12,7 @@ import { startWebHost } from '../host/web/server';
 import { stopAllProcesses } from '../core/process/supervisor';
 import { parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
-import { packageVersion } from './package-version';
+import { packageVersion } from '../app/package-version';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { folderLocation } from './folders';
 import { folderLocationText } from '../app/folders/folder-location';

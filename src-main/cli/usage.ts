@@ -141,3 +141,13 @@ mcp add options:
   --no-sandbox          run the server outside the sandbox
   --transport http|sse  for --url (default http)
 `;
+
+/** What the app's session code refused as a bad request (an error with code `bad_request`) is bad usage here. */
+export function badRequestAsUsage<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    if (err instanceof Error && (err as { code?: unknown }).code === 'bad_request') throw new UsageError(err.message);
+    throw err;
+  }
+}

@@ -31,6 +31,11 @@ export interface HostService {
   handle(connection: HostConnection, method: string, params: unknown): Promise<unknown>;
   /** Whether work is going (runs, approvals waiting): the host does not stop for idleness then. */
   busy(): boolean;
+  /**
+   * Called once the host serves the data folder's socket: it is the only host of that folder
+   * now, so whatever another host left going is that dead host's (see HostRuns).
+   */
+  serving?(): void;
   /** Ends what the service owns (runs are marked interrupted, servers stopped). */
   close(): Promise<void>;
 }

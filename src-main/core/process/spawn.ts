@@ -19,7 +19,8 @@ export type ProcessRole =
   | 'probe' // the sandbox's and the environment's probes
   | 'shell' // the person's own shell
   | 'opener' // the system's URL opener: handed over, not ours to end
-  | 'watchdog'; // outlives Deepdesk on purpose, to end what a killed Deepdesk left
+  | 'watchdog' // outlives Deepdesk on purpose, to end what a killed Deepdesk left
+  | 'host'; // the agent host (SPEC §16): started by a client, serves every client, outlives the one that started it
 
 export interface PipeSpec {
   role: ProcessRole;
@@ -41,7 +42,7 @@ export interface LiveProcess {
 }
 
 /** Roles that are not ended when Deepdesk exits: they are handed over, or outlive it by design. */
-const LEFT_RUNNING: ReadonlySet<ProcessRole> = new Set(['opener', 'watchdog']);
+const LEFT_RUNNING: ReadonlySet<ProcessRole> = new Set(['opener', 'watchdog', 'host']);
 
 const live = new Map<number, LiveProcess>();
 let exitHooked = false;

@@ -3,6 +3,9 @@
 // lists them from SQLite, session/prompt runs the agent on the thread, session/cancel stops
 // it (a running command's process tree included: the run's AbortSignal reaches execute).
 // Modes are the folder's saved approval mode (§7), shared with the window and `run`.
+// A session's thread runs through the one run assembly (app/session/thread-service.ts): this
+// file only translates its events into session updates and its approvals into the editor's
+// permission requests, as host/web translates them into frames.
 
 import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
@@ -20,15 +23,13 @@ import type {
   ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
 import { RequestError } from '@agentclientprotocol/sdk';
-import { createAgentDefinition } from '../../core/agent/create-agent';
-import { runAgent, type RunResult } from '../../core/agent/loop';
+import type { RunResult } from '../../core/agent/loop';
 import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
 import { withClaudeRules, type ClaudeRules } from '../../core/agent/permissions/claude-permissions';
 import { isDefaultRule } from '../../core/agent/permissions/modes';
-import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
+import type { PermissionRule } from '../../core/agent/permissions/rules';
 import { newThreadState, type AgentEvent, type ThreadState } from '../../core/agent/types';
 import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
-import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot, type Mounts } from '../../core/backends/mounts/mounts';
 import type { MemoryStore } from '../../core/backends/store/memory-store';
 import type { GitMountRoute, MountRoute } from '../../core/backends/mounts/mount-table';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
@@ -40,11 +41,13 @@ import type { DefinitionsCatalog } from '../../core/extensions/definitions/catal
 import type { Skill } from '../../core/extensions/skills/types';
 import type { ChatModel, ContentPart } from '../../core/models/types';
 import type { Sandbox, SandboxAvailability } from '../../core/sandbox/types';
-import { ReadGuard } from '../../core/tools/read-guard';
 import { listCommands, type CommandSources } from '../../app/commands/slash-commands';
 import { expandInput, isInputError, withAttachments, type InputOutcome, type PersonMessage } from '../../app/commands/person-input';
 import { ModeService } from '../../app/modes/mode-service';
 import { ThreadStore } from '../../app/threads/thread-store';
+import { ThreadService } from '../../app/session/thread-service';
+import { ApprovalService } from '../../app/approvals/approval-service';
+import { ContractError } from '../../app/contract';
 import { EditorFsBackend, type EditorFiles } from './editor-fs';
 import { editorMcpServers } from './editor-mcp';
 import { editorTerminalRunner, type CommandRunner, type CreateEditorTerminal } from './editor-terminal';
@@ -99,7 +102,7 @@ export interface AcpSessionsOptions {
   /** The store behind /memories/ (`--memories-store`, else Settings'; default SQLite on `db`). */
   memories?: MemoryStore;
   /** What a run of a thread in this folder is audited with (the usage ledger, traces, the budget). */
-  audit?: (folder: string, state: ThreadState) => Promise<AuditRunOptions>;
+  audit?: (folder: string) => Promise<(state: ThreadState, maxCostUsd?: number) => AuditRunOptions>;
 }
 
 interface Session {
@@ -107,12 +110,12 @@ interface Session {
   folder: string;
   resources: FolderResources;
   modes: ModeService;
-  state: ThreadState;
-  mounts: Mounts;
-  guard: ReadGuard;
-  /** Set by `/model`: this session's model instead of the command's. */
-  model?: ChatModel;
-  running?: { controller: AbortController; done: Promise<unknown> };
+  /** The session's thread and its runs (the one run assembly). */
+  threads: ThreadService;
+  /** Where the running prompt's events go (updates for the editor). */
+  onEvent?: (event: AgentEvent) => void;
+  /** The prompt being worked on. */
+  running?: Promise<unknown>;
 }
 
 const MODE_NAMES: Record<ApprovalMode, { name: string; description: string }> = {
@@ -135,9 +138,7 @@ export class AcpSessions {
 
   async newSession(cwd: string, mcpServers: readonly McpServer[]): Promise<{ sessionId: string; modes: SessionModeState }> {
     const folder = sessionFolder(cwd);
-    const state = newThreadState(randomUUID());
-    this.threads.save(state, { folder });
-    const session = await this.open(state, folder, mcpServers);
+    const session = await this.open(randomUUID(), folder, mcpServers);
     // After the answer: the editor knows the session by then.
     setImmediate(() => void this.announceCommands(session).catch((err: unknown) => this.options.log(`could not list the commands: ${String(err)}`)));
     return { sessionId: session.id, modes: this.modeState(session) };
@@ -156,7 +157,7 @@ export class AcpSessions {
       await this.close(existing);
     }
     const state = this.threads.load(sessionId);
-    const session = await this.open(state, folder, mcpServers);
+    const session = await this.open(sessionId, folder, mcpServers);
     // The history as the editor shows it, before the answer (as ACP requires).
     if (replay) for (const update of replayUpdates(this.editorPaths(session), state.messages, state.todos)) await this.editor.update(sessionId, update);
     await this.announceCommands(session);
@@ -203,34 +204,32 @@ export class AcpSessions {
       return 'end_turn';
     }
     const compactOnly = outcome.kind === 'compact';
-    const content = outcome.kind === 'send' ? promptContent(prompt, outcome) : '';
+    const content = outcome.kind === 'send' ? promptContent(prompt, outcome) : null;
     const paths = this.editorPaths(session);
     const calls = new Map<string, OpenCall>();
     // Sent at once, so they go out in the order the agent made them (and before a permission request of the call).
     const sent: Array<Promise<void>> = [];
-    const emit = (event: AgentEvent) => {
+    session.onEvent = (event: AgentEvent) => {
       for (const update of updatesForEvent(paths, event, calls)) {
         sent.push(this.editor.update(sessionId, update).catch((err: unknown) => this.options.log(`could not send an update: ${String(err)}`)));
       }
     };
-    const audit = await this.options.audit?.(session.folder, session.state);
-    const run = runAgent(this.definition(session), session.state, compactOnly ? null : { role: 'user', content }, {
-      signal: controller.signal,
-      emit,
-      persist: async (state) => this.persist(session, state),
-      guard: session.guard,
-      ...(compactOnly ? { compactOnly } : {}),
-      ...audit,
-    }).catch((err: unknown): RunResult => ({ text: '', reason: 'error', error: err instanceof Error ? err : new Error(String(err)) }));
-    session.running = { controller, done: run };
+    const run = session.threads
+      .run(sessionId, content, { compactOnly, typed: typedText(prompt) })
+      .catch((err: unknown): RunResult => {
+        if (err instanceof ContractError) throw RequestError.invalidRequest(undefined, err.message);
+        return { text: '', reason: 'error', error: err instanceof Error ? err : new Error(String(err)) };
+      });
+    session.running = run;
     let result: RunResult;
     try {
       result = await run;
     } finally {
       session.running = undefined;
+      session.onEvent = undefined;
     }
     await Promise.all(sent);
-    if (controller.signal.aborted || result.reason === 'aborted') return 'cancelled';
+    if (result.reason === 'aborted') return 'cancelled';
     if (result.reason === 'max_steps') return 'max_turn_requests';
     if (result.reason === 'error') throw RequestError.internalError(undefined, result.error?.message ?? 'the agent failed');
     // A budget stop was told as a message of the agent's; the turn ended as the person asked it to.
@@ -251,7 +250,7 @@ export class AcpSessions {
         return this.say(session.id, `Mode: ${outcome.mode}`);
       case 'model':
         try {
-          session.model = this.options.resolveModel(outcome.model);
+          this.useSettings(session, this.options.resolveModel(outcome.model));
         } catch (err) {
           return this.say(session.id, err instanceof Error ? err.message : String(err));
         }
@@ -288,7 +287,8 @@ export class AcpSessions {
 
   /** Stops the session's prompt; its pending permission request is withdrawn, its command's process tree ended. */
   cancel(sessionId: string): void {
-    this.sessions.get(sessionId)?.running?.controller.abort();
+    const session = this.sessions.get(sessionId);
+    if (session !== undefined) void session.threads.stop(sessionId);
   }
 
   async closeAll(): Promise<void> {
@@ -297,10 +297,8 @@ export class AcpSessions {
 
   private async close(session: Session): Promise<void> {
     this.sessions.delete(session.id);
-    if (session.running !== undefined) {
-      session.running.controller.abort();
-      await session.running.done;
-    }
+    await session.threads.stop(session.id);
+    await session.running?.catch(() => undefined);
     session.modes.close();
     await session.resources.close();
   }
@@ -311,32 +309,62 @@ export class AcpSessions {
     return session;
   }
 
-  private async open(state: ThreadState, folder: string, mcpServers: readonly McpServer[]): Promise<Session> {
+  private async open(threadId: string, folder: string, mcpServers: readonly McpServer[]): Promise<Session> {
     const resources = await this.options.openFolder(folder, editorMcpServers(mcpServers));
-    const threadFiles = threadFilesFrom(state.files);
-    const disk = new LocalShellBackend({ rootDir: folder, ...(resources.sandbox ? { sandbox: resources.sandbox } : {}) });
     const log = (line: string) => this.options.log(line);
-    const mounts = createDefaultMounts({
-      folder,
-      db: this.options.db,
-      threadFiles,
-      memoryAuthor: state.id,
-      folderBackend: new EditorFsBackend(disk, resources.realFolder, this.editor.files(state.id), log, this.commandRunner(state.id, resources)),
-      skills: () => resources.skills.current().skills,
-      ...(this.options.mounts ? { extraMounts: this.options.mounts.routes } : {}),
-      ...(this.options.memories ? { memories: this.options.memories } : {}),
-    });
+    const modes = new ModeService(this.options.dataDir, folder, this.options.sandbox, { onProblem: (p) => log(p.message) });
+    const audit = await this.options.audit?.(folder);
+    const mode = () => modes.current();
     const session: Session = {
-      id: state.id,
+      id: threadId,
       folder,
       resources,
-      modes: new ModeService(this.options.dataDir, folder, this.options.sandbox, { onProblem: (p) => log(p.message) }),
-      state,
-      mounts,
-      guard: new ReadGuard(state.guard),
+      modes,
+      threads: new ThreadService({
+        db: this.options.db,
+        folder,
+        // The editor answers this session's approvals (its RunSettings' broker); nothing waits here.
+        approvals: new ApprovalService(this.options.db, async () => ({})),
+        createModel: async () => this.options.model,
+        rules: () => withClaudeRules(resources.claudeRules(), this.options.rules().filter((rule) => !isDefaultRule(rule))),
+        subagents: () => resources.definitions.agents().agents,
+        resolveModel: this.options.resolveModel,
+        ...(this.options.contextWindow !== undefined ? { contextWindow: () => this.options.contextWindow } : {}),
+        ...(this.options.evictChars !== undefined ? { evictChars: this.options.evictChars } : {}),
+        ...(audit ? { audit } : {}),
+        folderBackendFor: (id) => {
+          const disk = new LocalShellBackend({ rootDir: folder, ...(resources.sandbox ? { sandbox: resources.sandbox } : {}) });
+          return new EditorFsBackend(disk, resources.realFolder, this.editor.files(id), log, this.commandRunner(id, resources));
+        },
+        mode,
+        sandboxAvailable: () => resources.sandbox !== undefined,
+        checkpoints: this.options.checkpoints(folder),
+        mcp: resources.mcp,
+        skills: { source: () => resources.skills.current().skills },
+        hooks: { hooks: () => resources.hooks().hooks, folder: resources.realFolder, mode, env: this.options.env, transcripts: transcriptWriter(transcriptsDir(this.options.dataDir)) },
+        ...(this.options.mounts ? { mounts: { routes: this.options.mounts.routes, git: this.options.mounts.git } } : {}),
+        ...(this.options.memories ? { memories: this.options.memories } : {}),
+        emit: (e) => {
+          if (e.kind === 'thread-event' && e.threadId === threadId) session.onEvent?.(e.event);
+        },
+      }),
     };
-    this.sessions.set(state.id, session);
+    if (!this.threads.exists(threadId)) this.threads.save(newThreadState(threadId), { folder });
+    this.useSettings(session);
+    this.sessions.set(threadId, session);
     return session;
+  }
+
+  /** The session's runs: the editor answers their approvals; `/model` sets their model. */
+  private useSettings(session: Session, model?: ChatModel): void {
+    const broker = permissionBridge({
+      sessionId: session.id,
+      paths: this.editorPaths(session),
+      ask: (params, signal) => this.editor.requestPermission(params, signal),
+      addRule: (rule) => this.options.addRule(rule),
+      log: (line) => this.options.log(line),
+    });
+    session.threads.useRunSettings(session.id, { broker, ...(model ? { model } : {}) });
   }
 
   /**
@@ -349,44 +377,10 @@ export class AcpSessions {
     return editorTerminalRunner(create, resources.realFolder);
   }
 
-  private definition(session: Session) {
-    const { resources } = session;
-    const mode = () => session.modes.current();
-    return createAgentDefinition({
-      model: session.model ?? this.options.model,
-      backend: session.mounts.backend,
-      rules: () => [...withClaudeRules(resources.claudeRules(), this.options.rules().filter((rule) => !isDefaultRule(rule))), ...DEFAULT_RULES],
-      broker: permissionBridge({
-        sessionId: session.id,
-        paths: this.editorPaths(session),
-        ask: (params, signal) => this.editor.requestPermission(params, signal),
-        addRule: (rule) => this.options.addRule(rule),
-        log: (line) => this.options.log(line),
-      }),
-      mode,
-      sandboxAvailable: () => resources.sandbox !== undefined,
-      resolveModel: this.options.resolveModel,
-      checkpoints: this.options.checkpoints(session.folder),
-      ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
-      mcp: resources.mcp,
-      skills: { source: () => resources.skills.current().skills },
-      subagents: resources.definitions.agents().agents,
-      hooks: { hooks: () => resources.hooks().hooks, folder: resources.realFolder, mode, env: this.options.env, transcripts: transcriptWriter(transcriptsDir(this.options.dataDir)) },
-      ...(this.options.contextWindow !== undefined ? { contextWindow: this.options.contextWindow } : {}),
-      ...(this.options.evictChars !== undefined ? { evictChars: this.options.evictChars } : {}),
-    });
-  }
-
   /** Where the session's virtual paths live on disk: its folder, and the mounts as they are now. */
   private editorPaths(session: Session): EditorPaths {
     const mounts = this.options.mounts;
     return { folder: session.resources.realFolder, mounts: () => mounts?.realRoots() ?? [] };
-  }
-
-  private persist(session: Session, state: ThreadState): void {
-    state.files = threadFilesSnapshot(session.mounts.threadFiles);
-    state.guard = session.guard.toJSON();
-    this.threads.save(state, { folder: session.folder });
   }
 
   private modeState(session: Session): SessionModeState {

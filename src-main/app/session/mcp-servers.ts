@@ -4,15 +4,15 @@
 
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { mergeServers } from '../core/config/mcp-config';
-import type { McpServerConfig } from '../core/config/mcp-config-types';
-import { McpHub } from '../core/extensions/mcp/hub';
-import { loadProjectConfiguration } from '../core/trust/project-configuration';
-import type { TrustGate } from '../core/trust/types';
-import { untrustedNotice } from '../core/trust/report';
-import { openWithSystem } from '../app/open-external';
-import { FileSecretStore } from '../app/settings/file-secret-store';
-import { packageVersion } from './package-version';
+import { mergeServers } from '../../core/config/mcp-config';
+import type { McpServerConfig } from '../../core/config/mcp-config-types';
+import { McpHub } from '../../core/extensions/mcp/hub';
+import { loadProjectConfiguration } from '../../core/trust/project-configuration';
+import type { TrustGate } from '../../core/trust/types';
+import { untrustedNotice } from '../../core/trust/report';
+import { openWithSystem } from '../open-external';
+import { FileSecretStore } from '../settings/file-secret-store';
+import { packageVersion } from '../package-version';
 
 export interface CliMcpOptions {
   folder: string;

@@ -1,7 +1,10 @@
-// Threads for the window: list, create, open, rename, delete, and runs of the agent
-// streamed as events. Every step is saved; a run waiting for approval resumes after a restart.
-// Only running threads and the last one opened stay in memory; the window is sent a thread
-// in bounded pages (thread-page.ts).
+// The one run assembly (issue 39): a folder's threads and every run of the agent on them,
+// whoever asked for it — the window, `deepdesk run` through the agent host, an editor over
+// ACP. A thread's mounts, its agent definition, the read guard, persistence after every step,
+// its queue and its events are assembled here and nowhere else; what differs between the
+// clients (the model flags of a `run`, an editor's permission bridge) is a thread's
+// RunSettings. A run waiting for approval resumes after a restart. Only running threads and
+// the last one opened stay in memory; a window is sent a thread in bounded pages.
 
 import type { AuditRunOptions } from '../telemetry/run-audit';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +17,7 @@ import type { Skill } from '../../core/extensions/skills/types';
 import { unresolvedToolCalls } from '../../core/agent/dangling';
 import { appendNotes, isPersonMessage, type PendingNote } from '../../core/agent/notes';
 import { runAgent, type QueuedInput, type RunResult } from '../../core/agent/loop';
+import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
@@ -29,13 +33,12 @@ import type { ChatModel, ContentPart } from '../../core/models/types';
 import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
 import { ContractError, type AttachmentInput, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
-import { errorEventForWindow } from '../model-problem-words';
-import { displayItems } from './display-items';
-import { safeAttachmentName, withAttachments } from './message-attachments';
-import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierItems, type ItemsPage } from './thread-page';
-import { cutConversation, isRewoundPart, putBackConversation } from './rewind';
-import { titleFromTyped } from './thread-title';
-import { ThreadStore, type ThreadSearchMatch } from './thread-store';
+import { displayItems } from '../threads/display-items';
+import { safeAttachmentName, withAttachments } from '../threads/message-attachments';
+import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierItems, type ItemsPage } from '../threads/thread-page';
+import { cutConversation, isRewoundPart, putBackConversation } from '../threads/rewind';
+import { titleFromTyped } from '../threads/thread-title';
+import { ThreadStore, type ThreadSearchMatch } from '../threads/thread-store';
 
 export interface ThreadServiceOptions {
   db: Database.Database;
@@ -48,7 +51,9 @@ export interface ThreadServiceOptions {
   resolveModel?: (spec: string) => ChatModel;
   contextWindow?: () => number | undefined;
   /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
-  audit?: (state: ThreadState) => AuditRunOptions;
+  audit?: (state: ThreadState, maxCostUsd?: number) => AuditRunOptions;
+  /** Steps' tool results longer than this go to a file (default: the harness's). */
+  evictChars?: number;
   /** What a thread's latest run used, from the usage ledger. */
   lastRunUsage?: (threadId: string) => UsageTotals | undefined;
   /** The backend at `/` for a thread (the window's shows its commands in the thread's terminal). */
@@ -81,7 +86,27 @@ export type ThreadServiceEvent =
 
 interface ActiveRun {
   controller: AbortController;
+  /** Settles when the run has ended and its thread is tidied up (a queued message may have started the next). */
   done: Promise<void>;
+  /** How this run ended. */
+  result: Promise<RunResult>;
+}
+
+/**
+ * What a thread's runs use instead of the folder's own: set by the client that drives the
+ * thread (`deepdesk run`'s flags, an editor's session) and kept for its queued messages.
+ */
+export interface RunSettings {
+  /** The model (default: the folder's, from Settings). */
+  model?: ChatModel;
+  /** Who answers approvals (default: the folder's ApprovalService, i.e. the window). */
+  broker?: ApprovalBroker;
+  /** The approval mode (default: the folder's saved one). */
+  mode?: () => ApprovalMode;
+  /** `--max-cost`: the budget of each run, in dollars. */
+  maxCostUsd?: number;
+  contextWindow?: number;
+  evictChars?: number;
 }
 
 interface LiveThread {
@@ -109,6 +134,7 @@ export class ThreadService {
   private readonly runs = new Map<string, ActiveRun>();
   /** Counts each thread's events (see the contract's thread.event `seq`); kept when the thread is unloaded. */
   private readonly eventSeqs = new Map<string, number>();
+  private readonly settings = new Map<string, RunSettings>();
 
   constructor(private readonly options: ThreadServiceOptions) {
     this.store = new ThreadStore(options.db);
@@ -180,6 +206,7 @@ export class ThreadService {
     await this.stop(threadId);
     this.live.delete(threadId);
     this.eventSeqs.delete(threadId);
+    this.settings.delete(threadId);
     this.store.delete(threadId);
     this.options.approvals.forgetThread(threadId);
     this.options.onDelete?.(threadId);
@@ -188,6 +215,33 @@ export class ThreadService {
 
   isRunning(threadId: string): boolean {
     return this.runs.has(threadId);
+  }
+
+  /** The settings of the thread's runs from now on (see RunSettings); undefined: the folder's. */
+  useRunSettings(threadId: string, settings: RunSettings | undefined): void {
+    this.requireThread(threadId);
+    if (settings === undefined) this.settings.delete(threadId);
+    else this.settings.set(threadId, settings);
+  }
+
+  /**
+   * Runs the agent on `content` (null: on the history as it is, e.g. a run resumed) and
+   * resolves with how the run ended. Refused while the thread works: an editor's prompt and a
+   * `deepdesk run` wait for their own run, so they never queue.
+   */
+  async run(threadId: string, content: string | ContentPart[] | null, options: { compactOnly?: boolean; typed?: string } = {}): Promise<RunResult> {
+    this.requireThread(threadId);
+    if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
+    const model = await this.modelFor(threadId);
+    if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
+    if (options.typed !== undefined) this.store.titleIfUntitled(threadId, titleFromTyped(options.typed, []));
+    this.startRun(threadId, model, content, undefined, options.compactOnly === true);
+    return this.runs.get(threadId)!.result;
+  }
+
+  /** The model of the thread's next run: its RunSettings', else the folder's. */
+  private async modelFor(threadId: string): Promise<ChatModel> {
+    return this.settings.get(threadId)?.model ?? (await this.options.createModel());
   }
 
   /**
@@ -207,7 +261,7 @@ export class ThreadService {
       unattached = [];
       if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, content) };
     }
-    const model = await this.options.createModel();
+    const model = await this.modelFor(threadId);
     if (unattached.length > 0) content = await this.attach(threadId, text, unattached, model.mediaInput);
     // Looked at again after the awaits, and acted on synchronously: another send may have started a run meanwhile.
     // A queued message is text, so files that were to go as content are saved and named instead.
@@ -268,7 +322,7 @@ export class ThreadService {
     const queue = () => this.open(threadId).state.queued ?? [];
     const find = () => queue().find((q) => q.id === queuedId);
     if (find() === undefined) throw new ContractError('that message is no longer queued (it was delivered or cancelled)', 'not_found');
-    const model = await this.options.createModel();
+    const model = await this.modelFor(threadId);
     await this.stop(threadId);
     const item = find();
     if (item === undefined) return; // delivered by the step that just ended
@@ -285,7 +339,7 @@ export class ThreadService {
   async compact(threadId: string): Promise<void> {
     this.requireThread(threadId);
     if (this.runs.has(threadId)) throw new ContractError('this thread is working; /compact when it has finished (or Stop it)', 'failed');
-    const model = await this.options.createModel();
+    const model = await this.modelFor(threadId);
     this.startRun(threadId, model, null, undefined, true);
   }
 
@@ -293,7 +347,7 @@ export class ThreadService {
   async retry(threadId: string): Promise<void> {
     this.requireThread(threadId);
     if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
-    const model = await this.options.createModel();
+    const model = await this.modelFor(threadId);
     this.startRun(threadId, model, null);
   }
 
@@ -310,7 +364,7 @@ export class ThreadService {
       const thread = this.store.get(threadId);
       if (!thread || thread.folder !== this.options.folder || this.runs.has(threadId)) continue;
       try {
-        this.startRun(threadId, await this.options.createModel(), null);
+        this.startRun(threadId, await this.modelFor(threadId), null);
       } catch {
         // No model configured: the approval stays pending until one is.
       }
@@ -445,12 +499,16 @@ export class ThreadService {
     if (typeof text === 'string' && fromQueue !== undefined) this.emitEvent(threadId, { type: 'user_message', threadId, text, queuedId: fromQueue });
     const controller = new AbortController();
     const toolArgs = new Map<string, unknown>();
+    const settings = this.settings.get(threadId) ?? {};
+    const mode = settings.mode ?? this.options.mode;
+    const contextWindow = settings.contextWindow ?? this.options.contextWindow?.();
+    const evictChars = settings.evictChars ?? this.options.evictChars;
     const definition = createAgentDefinition({
       model,
       backend: live.mounts.backend,
       rules: () => [...this.options.rules(), ...DEFAULT_RULES],
-      broker: this.options.approvals,
-      ...(this.options.mode ? { mode: this.options.mode } : {}),
+      broker: settings.broker ?? this.options.approvals,
+      ...(mode ? { mode } : {}),
       ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
       subagents: this.options.subagents(),
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
@@ -459,7 +517,8 @@ export class ThreadService {
       ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
       ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
-      ...(this.options.contextWindow?.() !== undefined ? { contextWindow: this.options.contextWindow()! } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(evictChars !== undefined ? { evictChars } : {}),
     });
     const emit = (event: AgentEvent) => {
       if (event.type === 'text' && event.parentToolCallId === undefined) live.streamingText += event.text;
@@ -467,9 +526,9 @@ export class ThreadService {
       if (event.type === 'tool_result' && WRITING_TOOLS.has(event.name) && touchesMemories(toolArgs.get(event.id))) {
         this.options.emit({ kind: 'memories-changed' });
       }
-      this.emitEvent(threadId, errorEventForWindow(event));
+      this.emitEvent(threadId, event);
     };
-    const done = runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
+    const result = runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
       signal: controller.signal,
       emit,
       persist: async (state) => this.persist(live, state),
@@ -478,14 +537,14 @@ export class ThreadService {
       takeQueued: () => this.takeQueued(threadId),
       pendingNotes: () => this.store.pendingNotes(threadId),
       ...(compactOnly ? { compactOnly } : {}),
-      ...this.options.audit?.(live.state),
-    })
-      .catch((err: unknown): RunResult => {
-        emit({ type: 'error', threadId, message: err instanceof Error ? err.message : String(err) });
-        emit({ type: 'done', threadId, text: '', reason: 'error' });
-        return { text: '', reason: 'error' };
-      })
-      .then((result) => {
+      ...this.options.audit?.(live.state, settings.maxCostUsd),
+    }).catch((err: unknown): RunResult => {
+      const error = err instanceof Error ? err : new Error(String(err));
+      emit({ type: 'error', threadId, message: error.message });
+      emit({ type: 'done', threadId, text: '', reason: 'error' });
+      return { text: '', reason: 'error', error };
+    });
+    const done = result.then((result) => {
         this.runs.delete(threadId);
         // A message queued after the run's last look at the queue: it starts the next run now,
         // in the same tick, so no other send can start one first. After a Stop or a failure,
@@ -499,7 +558,7 @@ export class ThreadService {
         this.unloadIdle();
         this.options.emit({ kind: 'threads-changed' });
       });
-    this.runs.set(threadId, { controller, done });
+    this.runs.set(threadId, { controller, done, result });
     this.options.emit({ kind: 'threads-changed' });
   }
 

@@ -4,28 +4,28 @@
 
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import type { McpServerConfig } from '../core/config/mcp-config-types';
-import type { McpHubApi } from '../core/extensions/mcp/types';
-import { hooksSource } from '../core/extensions/hooks/config';
-import { loadClaudeRules, type ClaudeRules } from '../core/agent/permissions/claude-permissions';
-import { createDefinitionsCatalog, type DefinitionsCatalog } from '../core/extensions/definitions/catalog';
-import { createSkillCatalog } from '../core/extensions/skills/discover';
-import { skillProblemLine } from '../core/extensions/skills/trust-entries';
-import type { MediaInputOverrides } from '../core/media/override';
-import type { PriceOverride } from '../core/models/model-info';
-import { createChatModel } from '../core/models/create-model';
-import { ModelConfigError } from '../core/models/errors';
-import type { ChatModel } from '../core/models/types';
-import { createSandbox } from '../core/sandbox';
-import type { Sandbox } from '../core/sandbox/types';
-import { folderTrust } from '../core/trust/folder-trust';
-import { trustGatedHub } from '../core/trust/gated-hub';
-import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
-import { trustReport } from '../core/trust/report';
-import { SessionTrust } from '../core/trust/session-trust';
-import { TrustStore } from '../core/trust/store';
+import type { McpServerConfig } from '../../core/config/mcp-config-types';
+import type { McpHubApi } from '../../core/extensions/mcp/types';
+import { hooksSource } from '../../core/extensions/hooks/config';
+import { loadClaudeRules, type ClaudeRules } from '../../core/agent/permissions/claude-permissions';
+import { createDefinitionsCatalog, type DefinitionsCatalog } from '../../core/extensions/definitions/catalog';
+import { createSkillCatalog } from '../../core/extensions/skills/discover';
+import { skillProblemLine } from '../../core/extensions/skills/trust-entries';
+import type { MediaInputOverrides } from '../../core/media/override';
+import type { PriceOverride } from '../../core/models/model-info';
+import { createChatModel } from '../../core/models/create-model';
+import { ModelConfigError } from '../../core/models/errors';
+import type { ChatModel } from '../../core/models/types';
+import { createSandbox } from '../../core/sandbox';
+import type { Sandbox } from '../../core/sandbox/types';
+import { folderTrust } from '../../core/trust/folder-trust';
+import { trustGatedHub } from '../../core/trust/gated-hub';
+import { folderSandboxPolicy } from '../../core/trust/protected-entry-files';
+import { trustReport } from '../../core/trust/report';
+import { SessionTrust } from '../../core/trust/session-trust';
+import { TrustStore } from '../../core/trust/store';
 import { startMcpServers } from './mcp-servers';
-import { UsageError } from './usage';
+import { ContractError } from '../contract';
 
 export interface ModelFlags {
   model: string | undefined;
@@ -36,10 +36,10 @@ export interface ModelFlags {
   prices?: Readonly<Record<string, PriceOverride>> | undefined;
 }
 
-/** The chat model the flags name; a bad spec is bad usage, a missing key an error (exit 1, SPEC §12). */
+/** The chat model the flags name; a bad spec is bad usage (`bad_request`), a missing key an error (exit 1, SPEC §12). */
 export function cliChatModel(flags: ModelFlags, env: NodeJS.ProcessEnv): ChatModel {
   const spec = flags.model ?? env.DEEPDESK_MODEL;
-  if (spec === undefined || spec.trim() === '') throw new UsageError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL)');
+  if (spec === undefined || spec.trim() === '') throw new ContractError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL)', 'bad_request');
   try {
     return createChatModel({
       model: spec,
@@ -51,7 +51,7 @@ export function cliChatModel(flags: ModelFlags, env: NodeJS.ProcessEnv): ChatMod
       ...(flags.contextWindow !== undefined ? { contextWindow: flags.contextWindow } : {}),
     });
   } catch (err) {
-    if (err instanceof ModelConfigError && err.missing !== 'api-key') throw new UsageError(err.message);
+    if (err instanceof ModelConfigError && err.missing !== 'api-key') throw new ContractError(err.message, 'bad_request');
     throw err;
   }
 }

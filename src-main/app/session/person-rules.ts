@@ -1,12 +1,12 @@
 // The approval rules a person saved in Settings apply to `deepdesk run` too: their deny
 // rules beat every mode wherever the agent runs on that data folder. Read once; the
 // defaults follow them (first match wins). So does the media input set per model.
-import { DEFAULT_RULES, type PermissionRule } from '../core/agent/permissions/rules';
-import type { MediaInputOverrides } from '../core/media/override';
-import type { PriceOverride } from '../core/models/model-info';
-import type { TelemetrySettings } from '../app/contract/usage';
-import type { SecretStore } from '../app/secret-store';
-import { SettingsService } from '../app/settings/settings-service';
+import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
+import type { MediaInputOverrides } from '../../core/media/override';
+import type { PriceOverride } from '../../core/models/model-info';
+import type { TelemetrySettings } from '../contract/usage';
+import type { SecretStore } from '../secret-store';
+import { SettingsService } from '../settings/settings-service';
 
 /** No keys are read here: only the rules of settings.json. */
 const NO_SECRETS: SecretStore = {

@@ -1,17 +1,17 @@
 // The project folder of `deepdesk run`, local or remote (SPEC §13): its backend (commands
 // included), the sandbox its commands run in, and the text its thread is recorded under.
 
-import { createSandbox } from '../core/sandbox';
-import type { Backend } from '../core/backends/protocol';
-import type { FolderSource } from '../core/checkpoints/folder-source';
-import { remoteFolderSource } from '../core/checkpoints/remote-folder';
-import { RemoteShellBackend } from '../core/backends/remote/remote-shell';
-import type { Sandbox } from '../core/sandbox/types';
-import { openFolderBackend } from '../app/folders/folder-backend';
-import { folderLocationText, remoteFolderLabel, type FolderLocation } from '../app/folders/folder-location';
-import { remoteFolderConfiguration, remoteFolderLimitsNotice } from '../app/remote-folder';
-import { openCommandFolder } from './folders';
-import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
+import { createSandbox } from '../../core/sandbox';
+import type { Backend } from '../../core/backends/protocol';
+import type { FolderSource } from '../../core/checkpoints/folder-source';
+import { remoteFolderSource } from '../../core/checkpoints/remote-folder';
+import { RemoteShellBackend } from '../../core/backends/remote/remote-shell';
+import type { Sandbox } from '../../core/sandbox/types';
+import { openFolderBackend, RemoteFolderError } from '../folders/folder-backend';
+import { ContractError } from '../contract';
+import { folderLocationText, remoteFolderLabel, type FolderLocation } from '../folders/folder-location';
+import { remoteFolderConfiguration, remoteFolderLimitsNotice } from '../remote-folder';
+import { folderSandboxPolicy } from '../../core/trust/protected-entry-files';
 
 export interface RunFolder {
   /** The local path or the ssh:// URL (the thread's folder). */
@@ -34,7 +34,11 @@ export async function openRunFolder(location: FolderLocation, options: { dataDir
     const opened = await openFolderBackend(location, { dataDir: options.dataDir, env: options.env, ...(sandbox ? { sandbox } : {}) });
     return { text, localPath: location.path, checkpointFolder: location.path, backend: opened.backend, ...(sandbox ? { sandbox } : {}), close: () => opened.close() };
   }
-  const opened = await openCommandFolder(location, { dataDir: options.dataDir, env: options.env });
+  const opened = await openFolderBackend(location, { dataDir: options.dataDir, env: options.env }).catch((err: unknown) => {
+    // A remote folder that is not there, or is a file, is bad usage as a local one is.
+    if (err instanceof RemoteFolderError && err.code !== 'failed') throw new ContractError(err.message, 'bad_request');
+    throw err;
+  });
   if (!(opened.shell instanceof RemoteShellBackend)) {
     await opened.close();
     throw new Error(`${remoteFolderLabel(location)} was opened without commands`);

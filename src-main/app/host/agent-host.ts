@@ -1,0 +1,51 @@
+// The body of `deepdesk host` (SPEC §16): one agent host per data folder, serving its clients
+// until it is idle, told to stop, or its socket is gone. Its stderr is host.log when a client
+// started it (host/host-client/launch.ts).
+
+import { hostPaths } from './paths';
+import { HostAlreadyRunningError, socketAnswers, startHostServer } from './server';
+import type { HostService } from './service-types';
+
+export interface AgentHostOptions {
+  dataDir: string;
+  idleMs: number;
+  version: string;
+  /** The environment the host was started with (the service's to read). */
+  env: NodeJS.ProcessEnv;
+  createService: () => Promise<HostService>;
+}
+
+export type AgentHostOutcome = 'stopped' | 'already-running';
+
+export async function runAgentHost(options: AgentHostOptions): Promise<AgentHostOutcome> {
+  const log = (line: string): void => {
+    process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
+  };
+  // A cheap look first: the service (databases, servers) is not made for a host that would not bind.
+  if (await socketAnswers(hostPaths(options.dataDir).socket)) return 'already-running';
+  const service = await options.createService();
+  let server;
+  try {
+    server = await startHostServer({ dataDir: options.dataDir, service, idleMs: options.idleMs, version: options.version, log });
+  } catch (err) {
+    await service.close();
+    if (err instanceof HostAlreadyRunningError) return 'already-running';
+    throw err;
+  }
+  service.serving?.();
+  log(`host up: pid ${process.pid}, version ${options.version}, socket ${server.paths.socket}`);
+  const stop = (): void => void server.close();
+  // The host outlives the terminal that started it.
+  const ignore = (): void => {};
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.on('SIGHUP', ignore);
+  try {
+    await server.closed;
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGINT', stop);
+    process.off('SIGHUP', ignore);
+  }
+  return 'stopped';
+}

@@ -1,0 +1,115 @@
+// The frames on the agent host's socket: one JSON value a line. A client says hello with the
+// token first; then requests and their responses, and events the host sends on its own.
+
+import { z } from 'zod';
+import type { HostRequestError } from './service-types';
+
+/** As the web host's (host/web/socket-hub.ts): a message with its attachments fits. */
+export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
+/** A peer that falls this far behind is dropped (it reconnects and refetches). */
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export const HelloFrame = z.object({ type: z.literal('hello'), token: z.string(), client: z.string(), version: z.string() });
+export type HelloFrame = z.infer<typeof HelloFrame>;
+
+export const WelcomeFrame = z.object({ type: z.literal('welcome'), pid: z.number().int(), version: z.string() });
+export type WelcomeFrame = z.infer<typeof WelcomeFrame>;
+
+export const RefusedFrame = z.object({ type: z.literal('refused'), message: z.string() });
+export type RefusedFrame = z.infer<typeof RefusedFrame>;
+
+export const RequestFrame = z.object({ id: z.number().int().nonnegative(), method: z.string(), params: z.unknown().optional() });
+export type RequestFrame = z.infer<typeof RequestFrame>;
+
+export type ErrorCode = HostRequestError['code'];
+const ERROR_CODES: readonly ErrorCode[] = ['bad_request', 'not_found', 'failed'];
+
+/** `id` is -1 when the line could not be read as a request. */
+export const ResultFrame = z.object({ id: z.number().int(), result: z.unknown() });
+export const ErrorFrame = z.object({ id: z.number().int(), error: z.object({ message: z.string(), code: z.string() }) });
+export type ResponseFrame = { id: number; result: unknown } | { id: number; error: { message: string; code: ErrorCode } };
+
+export const EventFrame = z.object({ event: z.string(), payload: z.unknown() });
+export type EventFrame = z.infer<typeof EventFrame>;
+
+/** A code from the wire as one the client knows (an unknown one is `failed`). */
+export function errorCode(code: string): ErrorCode {
+  return (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : 'failed';
+}
+
+export function errorResponse(id: number, message: string, code: ErrorCode): ResponseFrame {
+  return { id, error: { message, code } };
+}
+
+/** One frame as its line. Throws when the value cannot be encoded (a cycle, a BigInt). */
+export function encodeFrame(frame: object): string {
+  return `${JSON.stringify(frame)}\n`;
+}
+
+export interface LineHandlers {
+  /** A complete line that parsed as JSON. */
+  frame(value: unknown): void;
+  /** A complete line that did not. */
+  malformed(): void;
+  /** A line grew over the limit: nothing more is read. */
+  oversize(limit: number): void;
+}
+
+/**
+ * Splits a byte stream into JSON lines. Never throws on what it is sent; a line over
+ * `maxBytes` stops it (the connection is to be dropped: the peer is broken or hostile).
+ */
+export class LineReader {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly handlers: LineHandlers,
+    private readonly maxBytes: number = MAX_FRAME_BYTES,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (!this.stopped) {
+      const newline = chunk.indexOf(0x0a, start);
+      const piece = chunk.subarray(start, newline === -1 ? chunk.length : newline);
+      if (this.size + piece.length > this.maxBytes) {
+        this.stop();
+        this.handlers.oversize(this.maxBytes);
+        return;
+      }
+      if (newline === -1) {
+        if (piece.length > 0) {
+          this.parts.push(piece);
+          this.size += piece.length;
+        }
+        return;
+      }
+      const line = this.size === 0 ? piece : Buffer.concat([...this.parts, piece]);
+      this.parts = [];
+      this.size = 0;
+      start = newline + 1;
+      this.line(line);
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.parts = [];
+    this.size = 0;
+  }
+
+  private line(bytes: Buffer): void {
+    const text = bytes.toString('utf8').trim();
+    if (text === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.handlers.malformed();
+      return;
+    }
+    this.handlers.frame(value);
+  }
+}

@@ -1,0 +1,322 @@
+// The runs the agent host owns (SPEC §16): each one's events kept for clients that attach
+// later, sent to every client watching it, its approvals asked of whoever is watching (the
+// first answer wins, and the question is withdrawn from the others), its state recorded in
+// SQLite so that `deepdesk agents` lists it and a host that dies leaves it marked
+// interrupted, never lost.
+
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { RunResult } from '../../core/agent/loop';
+import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import { AbortedError } from '../../core/models/errors';
+import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
+import { ContractError } from '../contract';
+import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../session/headless-run';
+import { ThreadStore } from '../threads/thread-store';
+import { RunRecords, type RunRecord, type RunState } from './run-records';
+import { HostRequestError, type HostConnection } from './service-types';
+
+export type ApprovePolicy = 'ask' | 'auto' | 'deny';
+
+/** How a run ended, as clients are told. */
+export interface RunEnd {
+  state: RunState;
+  reason: RunResult['reason'] | 'interrupted';
+  text: string;
+  error?: string;
+}
+
+export interface PendingQuestion {
+  key: string;
+  request: ApprovalRequest;
+}
+
+/** What a client attaching to a thread gets first; then `run.*` events follow. */
+export interface AttachedRun {
+  threadId: string;
+  folder: string;
+  state: RunState;
+  /** The events kept, after the `afterSeq` asked for. */
+  events: Array<{ seq: number; event: AgentEvent }>;
+  /** Events before these were not kept (a long run): how many. */
+  dropped: number;
+  says: string[];
+  approvals: PendingQuestion[];
+  end?: RunEnd;
+}
+
+export interface AgentLine {
+  threadId: string;
+  state: RunState;
+  folder: string;
+  title: string;
+  startedAt: string;
+  endedAt: string | null;
+  message: string | null;
+}
+
+interface Watcher {
+  connection: HostConnection;
+  interactive: boolean;
+}
+
+interface LiveRun {
+  threadId: string;
+  folder: string;
+  state: RunState;
+  events: Array<{ seq: number; event: AgentEvent }>;
+  seq: number;
+  says: string[];
+  watchers: Map<string, Watcher>;
+  questions: Map<string, { request: ApprovalRequest; answer: (decision: ApprovalDecision) => void }>;
+  approve: ApprovePolicy;
+  /** The connection that started it while it stays attached (a `run` without --detach). */
+  starter?: string;
+  run?: HeadlessRun;
+  end?: RunEnd;
+}
+
+/** Events kept per run for clients that attach later; beyond it the oldest go. */
+const KEPT_EVENTS = 50_000;
+/** Ended runs kept in memory (their events) for a late attach. */
+const KEPT_ENDED = 20;
+
+const NOBODY_TO_ASK = 'Nobody is available to approve this (non-interactive run). Continue without it, or tell the person to rerun with --approve auto.';
+const DENIED = 'This run does not allow actions that need approval (--approve deny). Continue without it or explain what you would need.';
+
+export interface StartRunParams {
+  request: Omit<HeadlessRunRequest, 'threadId'> & { threadId?: string | undefined };
+  approve: ApprovePolicy;
+  /** The starting client can answer approvals (a terminal). */
+  interactive: boolean;
+  /** The client returns at once (`run --detach`): the run's approvals wait for someone to attach. */
+  detach: boolean;
+}
+
+export class HostRuns {
+  private readonly live = new Map<string, LiveRun>();
+  private readonly records: RunRecords;
+  private readonly threads: ThreadStore;
+
+  constructor(private readonly options: { dataDir: string; db: Database.Database; version: string }) {
+    this.records = new RunRecords(options.db);
+    this.threads = new ThreadStore(options.db);
+  }
+
+  /**
+   * Runs another host left going are interrupted: this one serves the data folder's socket, so
+   * that host is gone (it stops when it loses its socket). Told in their thread, listed as such.
+   */
+  interruptOrphans(): void {
+    for (const orphan of this.records.interruptOrphans(process.pid)) {
+      if (this.threads.exists(orphan.threadId)) {
+        this.threads.addNote(orphan.threadId, { kind: 'interrupted', text: 'Note: the previous run of this thread was interrupted (the agent host stopped). Its last step may not have finished.', display: 'The run was interrupted: the agent host stopped.' });
+      }
+    }
+  }
+
+  busy(): boolean {
+    for (const run of this.live.values()) if (run.end === undefined) return true;
+    return false;
+  }
+
+  async start(connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }> {
+    const threadId = params.request.threadId ?? randomUUID();
+    const existing = this.live.get(threadId);
+    if (existing !== undefined && existing.end === undefined) {
+      throw new HostRequestError(`thread ${threadId} is already working: deepdesk attach ${threadId} to follow it, or deepdesk stop ${threadId}`, 'failed');
+    }
+    const run: LiveRun = {
+      threadId,
+      folder: params.request.folder,
+      state: 'working',
+      events: [],
+      seq: 0,
+      says: [],
+      watchers: new Map([[connection.id, { connection, interactive: params.interactive && !params.detach }]]),
+      questions: new Map(),
+      approve: params.approve,
+      ...(params.detach ? {} : { starter: connection.id }),
+    };
+    this.live.set(threadId, run);
+    connection.onClose(() => this.unwatch(run, connection.id));
+    try {
+      run.run = await startHeadlessRun({ ...params.request, threadId }, this.options, {
+        say: (line) => {
+          run.says.push(line);
+          this.tell(run, 'run.say', { threadId, line });
+        },
+        emit: (event) => this.event(run, event),
+        broker: this.broker(run),
+      });
+    } catch (err) {
+      this.live.delete(threadId);
+      throw asHostError(err);
+    }
+    run.folder = run.run.folder;
+    this.records.start(threadId, run.folder, process.pid);
+    if (params.detach) this.unwatch(run, connection.id);
+    void run.run.result.then(
+      (result) => this.ended(run, endOf(result)),
+      (err: unknown) => this.ended(run, { state: 'failed', reason: 'error', text: '', error: err instanceof Error ? err.message : String(err) }),
+    );
+    return { threadId };
+  }
+
+  attach(connection: HostConnection, threadId: string, afterSeq: number, interactive: boolean): AttachedRun {
+    const run = this.live.get(threadId);
+    if (run === undefined) {
+      const record = this.records.get(threadId);
+      if (record === undefined) throw new HostRequestError(`thread ${threadId} has no run in the agent host`, 'not_found');
+      return { threadId, folder: record.folder, state: record.state, events: [], dropped: 0, says: [], approvals: [], end: recordEnd(record) };
+    }
+    if (run.end === undefined && !run.watchers.has(connection.id)) {
+      run.watchers.set(connection.id, { connection, interactive });
+      connection.onClose(() => this.unwatch(run, connection.id));
+    }
+    const first = run.events[0]?.seq ?? run.seq + 1;
+    return {
+      threadId,
+      folder: run.folder,
+      state: run.state,
+      events: run.events.filter((e) => e.seq > afterSeq),
+      dropped: Math.max(0, first - 1 - afterSeq),
+      says: [...run.says],
+      approvals: [...run.questions].map(([key, q]) => ({ key, request: q.request })),
+      ...(run.end ? { end: run.end } : {}),
+    };
+  }
+
+  detach(connection: HostConnection, threadId: string): void {
+    const run = this.live.get(threadId);
+    if (run !== undefined) this.unwatch(run, connection.id);
+  }
+
+  /** The first answer wins; the others are told the question is gone. */
+  decide(threadId: string, key: string, decision: ApprovalDecision): void {
+    const question = this.live.get(threadId)?.questions.get(key);
+    if (question === undefined) throw new HostRequestError('that approval is no longer pending', 'not_found');
+    question.answer(decision);
+  }
+
+  async stop(threadId: string): Promise<RunEnd> {
+    const run = this.live.get(threadId);
+    if (run?.run === undefined) throw new HostRequestError(`thread ${threadId} is not running in the agent host`, 'not_found');
+    if (run.end === undefined) {
+      await run.run.stop();
+      await run.run.result.catch(() => undefined);
+    }
+    return run.end ?? { state: 'stopped', reason: 'aborted', text: '' };
+  }
+
+  list(): AgentLine[] {
+    return this.records.list().map((record) => {
+      const live = this.live.get(record.threadId);
+      return {
+        threadId: record.threadId,
+        state: live?.end === undefined && live !== undefined ? live.state : record.state,
+        folder: record.folder,
+        title: this.threads.get(record.threadId)?.title ?? '',
+        startedAt: record.startedAt,
+        endedAt: record.endedAt,
+        message: record.message,
+      };
+    });
+  }
+
+  /** The host is stopping: its runs end as interrupted (their approvals stay unanswered). */
+  async close(): Promise<void> {
+    const going = [...this.live.values()].filter((run) => run.end === undefined && run.run !== undefined);
+    await Promise.all(going.map((run) => run.run!.stop()));
+    await Promise.all(going.map((run) => run.run!.result.catch(() => undefined)));
+  }
+
+  private event(run: LiveRun, event: AgentEvent): void {
+    run.seq += 1;
+    run.events.push({ seq: run.seq, event });
+    if (run.events.length > KEPT_EVENTS) run.events.splice(0, run.events.length - KEPT_EVENTS);
+    this.tell(run, 'run.event', { threadId: run.threadId, seq: run.seq, event });
+  }
+
+  private tell(run: LiveRun, event: string, payload: unknown): void {
+    for (const watcher of run.watchers.values()) watcher.connection.send(event, payload);
+  }
+
+  private setState(run: LiveRun, state: RunState): void {
+    if (run.state === state) return;
+    run.state = state;
+    if (run.run !== undefined) this.records.setState(run.threadId, state);
+    this.tell(run, 'run.state', { threadId: run.threadId, state });
+  }
+
+  private unwatch(run: LiveRun, connectionId: string): void {
+    run.watchers.delete(connectionId);
+    if (run.starter === connectionId) delete run.starter;
+  }
+
+  private ended(run: LiveRun, end: RunEnd): void {
+    run.end = end;
+    run.state = end.state;
+    this.records.end(run.threadId, end.state, end.error);
+    this.tell(run, 'run.end', { threadId: run.threadId, ...end });
+    run.watchers.clear();
+    const ended = [...this.live.values()].filter((r) => r.end !== undefined);
+    for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED))) this.live.delete(old.threadId);
+  }
+
+  private broker(run: LiveRun): ApprovalBroker {
+    return {
+      decide: async (request, signal) => {
+        if (run.approve === 'auto') return { type: 'approve' };
+        if (run.approve === 'deny') return { type: 'reject', message: DENIED };
+        const someoneCanAnswer = [...run.watchers.values()].some((w) => w.interactive);
+        // A foreground run with nobody at a terminal keeps today's answer; a detached one waits for someone to attach.
+        if (!someoneCanAnswer && run.starter !== undefined) return { type: 'reject', message: NOBODY_TO_ASK };
+        return this.ask(run, request, signal);
+      },
+    };
+  }
+
+  private ask(run: LiveRun, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    const key = [...(request.callPath ?? []), request.toolCallId].join('/');
+    return new Promise<ApprovalDecision>((resolve, reject) => {
+      if (signal.aborted) return reject(new AbortedError());
+      const settle = () => {
+        run.questions.delete(key);
+        signal.removeEventListener('abort', onAbort);
+        this.tell(run, 'run.approvalGone', { threadId: run.threadId, key });
+        if (run.questions.size === 0 && run.end === undefined) this.setState(run, 'working');
+      };
+      const onAbort = () => {
+        settle();
+        reject(new AbortedError());
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      run.questions.set(key, {
+        request,
+        answer: (decision) => {
+          settle();
+          resolve(decision);
+        },
+      });
+      this.setState(run, 'needs-you');
+      this.tell(run, 'run.approval', { threadId: run.threadId, key, request });
+    });
+  }
+}
+
+function endOf(result: RunResult): RunEnd {
+  const state: RunState = result.reason === 'completed' ? 'done' : result.reason === 'aborted' ? 'stopped' : 'failed';
+  return { state, reason: result.reason, text: result.text, ...(result.error ? { error: result.error.message } : {}) };
+}
+
+function recordEnd(record: RunRecord): RunEnd | undefined {
+  if (record.state === 'working' || record.state === 'needs-you') return undefined;
+  return { state: record.state, reason: record.state === 'interrupted' ? 'interrupted' : record.state === 'done' ? 'completed' : record.state === 'stopped' ? 'aborted' : 'error', text: '', ...(record.message ? { error: record.message } : {}) };
+}
+
+/** The session code's errors as the client is told them (bad usage stays bad usage). */
+export function asHostError(err: unknown): Error {
+  if (err instanceof ContractError) return new HostRequestError(err.message, err.code === 'bad_request' || err.code === 'not_found' ? err.code : 'failed');
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,0 +1,91 @@
+// The agent host's service (SPEC §16): the methods its clients call over the socket, each
+// checked with zod (a client is another process), answered by the runs it owns.
+
+import { z } from 'zod';
+import { APPROVAL_MODES } from '../../core/agent/permissions/modes';
+import { openDatabase } from '../../core/backends/store/store';
+import { databasePath } from '../data-dir';
+import { HostRuns } from './runs';
+import { HostRequestError, type HostService } from './service-types';
+
+const threadId = z.string().min(1).max(200);
+
+const startParams = z.object({
+  request: z.object({
+    folder: z.string().min(1),
+    prompt: z.string(),
+    threadId: threadId.optional(),
+    model: z.string().optional(),
+    baseUrl: z.string().optional(),
+    apiKey: z.string().optional(),
+    contextWindow: z.number().int().positive().optional(),
+    evictChars: z.number().int().positive().optional(),
+    mode: z.enum(APPROVAL_MODES),
+    maxCostUsd: z.number().positive().optional(),
+    mounts: z.array(z.string()),
+    memoriesStore: z.string().optional(),
+    mcpConfig: z.array(z.string()),
+    trust: z.boolean(),
+    cwd: z.string().min(1),
+    env: z.record(z.string(), z.string()),
+  }),
+  approve: z.enum(['ask', 'auto', 'deny']),
+  interactive: z.boolean(),
+  detach: z.boolean(),
+});
+
+const METHODS = {
+  'runs.start': startParams,
+  'runs.attach': z.object({ threadId, afterSeq: z.number().int().min(0).default(0), interactive: z.boolean().default(false) }),
+  'runs.detach': z.object({ threadId }),
+  'runs.decide': z.object({
+    threadId,
+    key: z.string().min(1),
+    decision: z.discriminatedUnion('type', [z.object({ type: z.literal('approve') }), z.object({ type: z.literal('reject'), message: z.string().max(100_000).optional() })]),
+  }),
+  'runs.stop': z.object({ threadId }),
+  'runs.list': z.object({}).default({}),
+} as const;
+
+type MethodName = keyof typeof METHODS;
+
+export async function createHostService(options: { dataDir: string; env: NodeJS.ProcessEnv; version: string }): Promise<HostService> {
+  const db = openDatabase(databasePath(options.dataDir));
+  const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version });
+  return {
+    busy: () => runs.busy(),
+    serving: () => runs.interruptOrphans(),
+    async handle(connection, method, raw) {
+      if (!Object.hasOwn(METHODS, method)) throw new HostRequestError(`unknown method ${method}`, 'bad_request');
+      const parsed = METHODS[method as MethodName].safeParse(raw ?? {});
+      if (!parsed.success) throw new HostRequestError(`bad parameters for ${method}: ${z.prettifyError(parsed.error)}`, 'bad_request');
+      const params = parsed.data;
+      switch (method as MethodName) {
+        case 'runs.start': {
+          const p = params as z.output<typeof startParams>;
+          return runs.start(connection, p);
+        }
+        case 'runs.attach': {
+          const p = params as z.output<(typeof METHODS)['runs.attach']>;
+          return runs.attach(connection, p.threadId, p.afterSeq, p.interactive);
+        }
+        case 'runs.detach':
+          runs.detach(connection, (params as { threadId: string }).threadId);
+          return { ok: true };
+        case 'runs.decide': {
+          const p = params as z.output<(typeof METHODS)['runs.decide']>;
+          runs.decide(p.threadId, p.key, p.decision.type === 'approve' ? { type: 'approve' } : { type: 'reject', ...(p.decision.message !== undefined ? { message: p.decision.message } : {}) });
+          return { ok: true };
+        }
+        case 'runs.stop':
+          return runs.stop((params as { threadId: string }).threadId);
+        case 'runs.list':
+          return { agents: runs.list() };
+      }
+    },
+    async close() {
+      await runs.close();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,21 @@
+// The CLI's connection to the data folder's agent host: started on demand, its refusals of a
+// bad request told as bad usage (exit 2), as the command itself would have.
+
+import { HostRequestError } from '../app/host/service-types';
+import { packageVersion } from '../app/package-version';
+import { HostClient } from '../host/host-client/client';
+import { UsageError } from './usage';
+
+export async function connectToHost(dataDir: string, client: string, env: NodeJS.ProcessEnv, start = true): Promise<HostClient> {
+  return HostClient.connect({ dataDir, client, version: packageVersion(), env, start });
+}
+
+/** A host request whose `bad_request` answer is a UsageError. */
+export async function hostRequest<T>(host: HostClient, method: string, params?: unknown): Promise<T> {
+  try {
+    return await host.request<T>(method, params);
+  } catch (err) {
+    if (err instanceof HostRequestError && err.code === 'bad_request') throw new UsageError(err.message);
+    throw err;
+  }
+}

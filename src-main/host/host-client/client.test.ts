@@ -1,0 +1,211 @@
+// The host's clients against real hosts (SPEC §16): `deepdesk host` of the build started on
+// demand by HostClient.connect, raced by several clients, left idle, shut down, and killed.
+
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ensureHostDir, hostPaths } from '../../app/host/paths';
+import { startHostServer } from '../../app/host/server';
+import { HostRequestError, type HostService } from '../../app/host/service-types';
+import { isProcessAlive } from '../../core/process/process-tree';
+import { HostGoneError, HostClient, HostNotRunningError, type HostConnectOptions } from './client';
+import { defaultHostLaunch } from './launch';
+
+const repo = resolve(import.meta.dirname, '../../..');
+
+let root: string;
+let dataDir: string;
+let clients: HostClient[];
+
+beforeAll(() => {
+  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the host client tests (npm test does)');
+});
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'dd-hc-')));
+  dataDir = join(root, 'data');
+  clients = [];
+});
+
+afterEach(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  // Every host this test started, by the pids their log names.
+  for (const pid of upPids()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  rmSync(root, { recursive: true, force: true });
+});
+
+function log(): string {
+  try {
+    return readFileSync(hostPaths(dataDir).log, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function upPids(): number[] {
+  return [...log().matchAll(/host up: pid (\d+)/g)].map((m) => Number(m[1]));
+}
+
+async function connect(options: Partial<HostConnectOptions> = {}): Promise<HostClient> {
+  const client = await HostClient.connect({ dataDir, client: 'test', version: '0.0.0-test', timeoutMs: 15_000, ...options });
+  clients.push(client);
+  return client;
+}
+
+interface Ping {
+  pid: number;
+  version: string;
+  uptimeMs: number;
+  connections: number;
+}
+
+describe('connect or start', () => {
+  it('clients racing on a fresh data folder start exactly one host', async () => {
+    const racing = await Promise.all([connect(), connect(), connect()]);
+    expect(racing.map((c) => c.started).filter(Boolean)).toHaveLength(1);
+    const pings = await Promise.all(racing.map((c) => c.request<Ping>('host.ping')));
+    const pid = pings[0]!.pid;
+    expect(pings.map((p) => p.pid)).toEqual([pid, pid, pid]);
+    expect(racing.map((c) => c.hostPid)).toEqual([pid, pid, pid]);
+    expect(pings[2]!.connections).toBe(3);
+    let told = 0;
+    const late = await connect({ onStarting: () => told++ });
+    expect({ started: late.started, told, pid: late.hostPid }).toEqual({ started: false, told: 0, pid });
+    expect(upPids()).toEqual([pid]);
+    // No second host was launched only to find the first one running.
+    expect(log()).not.toMatch(/already running/);
+    expect(existsSync(hostPaths(dataDir).lock)).toBe(false);
+    expect(statSync(hostPaths(dataDir).log).mode & 0o777).toBe(0o600);
+  });
+
+  it('with start: false and no host, says so and starts nothing', async () => {
+    await expect(connect({ start: false })).rejects.toBeInstanceOf(HostNotRunningError);
+    expect(existsSync(hostPaths(dataDir).log)).toBe(false);
+  });
+
+  it('a host that cannot start fails the connect at once, quoting its log', async () => {
+    const launch = { file: process.execPath, args: ['-e', 'console.error("boom: no database here"); process.exit(3)'], env: process.env };
+    const began = Date.now();
+    const failure = connect({ launch });
+    await expect(failure).rejects.toThrow(/could not start: it exited with status 3; the end of .*host\.log:\nboom: no database here/);
+    expect(Date.now() - began).toBeLessThan(5000);
+    expect(existsSync(hostPaths(dataDir).lock)).toBe(false);
+  });
+
+  it("a start lock left by a dead client, or an old one, does not stop the start", async () => {
+    const paths = ensureHostDir(dataDir);
+    // A client that died mid-start (a pid that cannot be running).
+    writeFileSync(paths.lock, '2147483646 dead\n');
+    const first = await connect();
+    expect(first.started).toBe(true);
+    await first.request('host.shutdown');
+    await expect.poll(() => existsSync(paths.socket), { timeout: 5000 }).toBe(false);
+    // A live writer's lock, but from long ago.
+    writeFileSync(paths.lock, `${process.pid} old\n`);
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(paths.lock, past, past);
+    const second = await connect();
+    expect(second.started).toBe(true);
+  });
+});
+
+describe('the host ends when no one needs it', () => {
+  it('a host started with 1 s of idleness exits about a second after its last client leaves', async () => {
+    const client = await connect({ env: { ...process.env, DEEPDESK_HOST_IDLE_SECONDS: '1' } });
+    const pid = client.hostPid;
+    await client.close();
+    const left = Date.now();
+    await expect.poll(() => existsSync(hostPaths(dataDir).socket) || isProcessAlive(pid), { timeout: 5000, interval: 25 }).toBe(false);
+    const after = Date.now() - left;
+    expect(after).toBeGreaterThanOrEqual(900);
+    expect(after).toBeLessThan(3500);
+    expect(log()).toMatch(/stopping: idle for 1 s with no client/);
+  });
+
+  it('host.shutdown stops it: the client is told, and the socket is gone', async () => {
+    const client = await connect();
+    const reasons: string[] = [];
+    client.onClose((reason) => reasons.push(reason));
+    expect(await client.request('host.shutdown')).toEqual({ ok: true });
+    await expect.poll(() => reasons, { timeout: 5000 }).toEqual(['the agent host closed the connection']);
+    await expect.poll(() => existsSync(hostPaths(dataDir).socket) || isProcessAlive(client.hostPid), { timeout: 5000 }).toBe(false);
+    await expect(client.request('host.ping')).rejects.toBeInstanceOf(HostGoneError);
+  });
+});
+
+describe('a host that dies', () => {
+  it("tells its client, fails what was pending, and the next connect starts a new host over its socket", async () => {
+    const client = await connect();
+    const pid = client.hostPid;
+    const reasons: string[] = [];
+    client.onClose((reason) => reasons.push(reason));
+    // Stopped first, so that the request is surely pending when it dies.
+    process.kill(pid, 'SIGSTOP');
+    const pending = client.request('host.ping');
+    process.kill(pid, 'SIGKILL');
+    await expect(pending).rejects.toBeInstanceOf(HostGoneError);
+    await expect.poll(() => reasons, { timeout: 5000 }).toHaveLength(1);
+    expect(reasons[0]).toMatch(/agent host/);
+    await expect(client.request('host.ping')).rejects.toBeInstanceOf(HostGoneError);
+    expect(statSync(hostPaths(dataDir).socket).isSocket()).toBe(true);
+
+    let told = 0;
+    const next = await connect({ onStarting: () => told++ });
+    expect(told).toBe(1);
+    expect(next.started).toBe(true);
+    expect(next.hostPid).not.toBe(pid);
+    expect(await next.request<Ping>('host.ping')).toMatchObject({ pid: next.hostPid, connections: 1 });
+  });
+});
+
+describe('requests and events (a host in this process)', () => {
+  it('answers, errors with their codes, events in order, and a request given up by its signal', async () => {
+    const service: HostService = {
+      handle: async (connection, method, params) => {
+        if (method === 'emit') {
+          connection.send('tick', params);
+          return 'sent';
+        }
+        if (method === 'missing') throw new HostRequestError('no such thread', 'not_found');
+        if (method === 'hang') return new Promise(() => {});
+        throw new Error('it broke');
+      },
+      busy: () => false,
+      close: async () => {},
+    };
+    const server = await startHostServer({ dataDir, service, idleMs: 60_000, version: '9.9.9' });
+    try {
+      const client = await connect({ start: false });
+      expect({ pid: client.hostPid, version: client.hostVersion, started: client.started }).toEqual({ pid: process.pid, version: '9.9.9', started: false });
+      const events: unknown[] = [];
+      client.onEvent((event, payload) => events.push([event, payload]));
+      expect(await client.request('emit', { n: 1 })).toBe('sent');
+      expect(events).toEqual([['tick', { n: 1 }]]);
+      await expect(client.request('missing')).rejects.toMatchObject({ name: 'HostRequestError', code: 'not_found', message: 'no such thread' });
+      await expect(client.request('other')).rejects.toMatchObject({ name: 'HostRequestError', code: 'failed', message: 'it broke' });
+      const giveUp = new AbortController();
+      const hanging = client.request('hang', undefined, giveUp.signal);
+      giveUp.abort();
+      await expect(hanging).rejects.toMatchObject({ name: 'AbortError' });
+      expect(await client.request('host.ping')).toMatchObject({ pid: process.pid, connections: 1 });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('the launch', () => {
+  it("runs this build's CLI entry with `host --data-dir`", () => {
+    const launch = defaultHostLaunch(dataDir, { A: '1' });
+    expect(launch.file).toBe(process.execPath);
+    expect(launch.args.slice(-4)).toEqual([join(repo, 'out/main/cli.js'), 'host', '--data-dir', dataDir]);
+    expect(launch.env).toEqual({ A: '1' });
+  });
+});
