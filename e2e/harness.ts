@@ -32,7 +32,8 @@ export interface ServeHandle {
   model: ScriptedServer;
   process: ChildProcess;
   /** Ends the process and the model server (once); `keepData` leaves the folder and data folder for a restart on them. */
-  stop(options?: { keepData?: boolean }): Promise<void>;
+  /** `keepModel`: the scripted model server goes on (a run the agent host keeps going still talks to it). */
+  stop(options?: { keepData?: boolean; keepModel?: boolean }): Promise<void>;
 }
 
 export async function startServe(
@@ -93,7 +94,7 @@ export async function startServe(
         await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }
-      if (!modelClosed) {
+      if (!modelClosed && stopOptions.keepModel !== true) {
         modelClosed = true;
         await model.close();
       }

@@ -64,18 +64,20 @@ describe("a subagent's approval in the window", () => {
     expect(readFileSync(join(s.folder, 'b.txt'), 'utf8')).toBe('edited by me\n');
   });
 
-  it('a waiting subagent approval is there again after a restart, and approving it finishes the run', async () => {
+  it('a waiting subagent approval is there again after the window and serve restart (the run is the agent host’s), and approving it finishes the run', async () => {
     const first = await start(['/later.txt']);
     await sendMessage(first.page, 'delegate later');
     await approval(first.page).first().waitFor();
     const { folder, dataDir } = first.serve;
     await first.page.context().close();
-    await first.serve.stop({ keepData: true });
-    const serve = await e2e.serve({ folder, dataDir, script: Array.from({ length: 4 }, () => responder(['/later.txt'])) });
+    // The run goes on in the agent host, with the model it started with.
+    await first.serve.stop({ keepData: true, keepModel: true });
+    const serve = await e2e.serve({ folder, dataDir });
     const page = await openApp(e2e.browser, serve.url);
     await approval(page).first().waitFor({ timeout: 20_000 });
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
     await conversation(page).getByText('All done:').waitFor({ timeout: 20_000 });
     expect(readFileSync(join(folder, 'later.txt'), 'utf8')).toBe('from /later.txt\n');
+    await first.serve.stop();
   });
 });

@@ -25,6 +25,7 @@ import { benchRemote } from './remote';
 import { benchGitMount } from './git-mount';
 import { benchSharedMemories } from './shared-memories';
 import { benchUsageTelemetry } from './usage-telemetry';
+import { benchAgentHost } from './agent-host';
 
 const repo = process.cwd();
 const dataDir = path.join(repo, '.bench', 'data');
@@ -97,6 +98,7 @@ async function main(): Promise<number> {
   if (options.suites.has('git-mount')) await guarded('Issue 22 · git mount', () => benchGitMount(report, options));
   if (options.suites.has('shared-memories')) await guarded('Issue 22 · shared memories', () => benchSharedMemories(report, options, dataDir));
   if (options.suites.has('usage')) await guarded('Issue 41 · usage and telemetry', () => benchUsageTelemetry(report, options));
+  if (options.suites.has('host')) await guarded('Issue 39 · the agent host', () => benchAgentHost(report, options));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

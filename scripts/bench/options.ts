@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench`.
 
-export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage'] as const;
+export const SUITES = ['core', 'harness', 'window', 'chat', 'sandbox', 'checkpoints', 'folders', 'memories', 'threads', 'media', 'remote', 'git-mount', 'shared-memories', 'usage', 'host'] as const;
 export type Suite = (typeof SUITES)[number];
 
 export interface BenchOptions {
@@ -11,7 +11,7 @@ export interface BenchOptions {
   suites: Set<Suite>;
 }
 
-export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage]
+export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only core,harness,window,chat,sandbox,checkpoints,folders,memories,threads,media,remote,git-mount,shared-memories,usage,host]
 
   --regenerate   rebuild the generated tree, the 1 GB file, the 50 MB file and the memory databases in .bench/data
   --runs N       timed runs per measurement, median reported (default 5; slow ones stop early)
@@ -25,7 +25,8 @@ export const USAGE = `Usage: npm run bench -- [--regenerate] [--runs N] [--only 
                  remote: issue 21's read_file and grep over SSH to 127.0.0.1,
                  git-mount: issue 22's write+push round trip and grep over a 10k-file git mount,
                  shared-memories: issue 22's PostgreSQL memories store beside the SQLite one at 10k memories,
-                 usage: issue 41's usage ledger and trace exporters per model call)
+                 usage: issue 41's usage ledger and trace exporters per model call,
+                 host: issue 39's agent host: run "hi" cold and warm, a window's attach, an extra client)
 `;
 
 export function parseOptions(argv: string[]): BenchOptions | 'help' {

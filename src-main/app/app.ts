@@ -104,6 +104,8 @@ export interface AppOptions {
 
 export interface App extends AppHostApi {
   readonly folder: string;
+  /** Whether a thread of the folder is working (the agent host keeps the app open for it). */
+  busy(): boolean;
   close(): Promise<void>;
 }
 
@@ -618,6 +620,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   return {
     folder: options.folder,
+    busy: () => threads.anyRunning(),
     async handle(method, params) {
       const handler = (handlers as Partial<Record<MethodName, (p: unknown) => Promise<unknown>>>)[method];
       if (handler === undefined) throw new ContractError(`${method} is answered by the folder host, not by the app of one folder`, 'bad_request');

@@ -19,3 +19,8 @@ export async function hostRequest<T>(host: HostClient, method: string, params?: 
     throw err;
   }
 }
+
+/** The environment as the host's schemas take it (no unset values). */
+export function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}

@@ -15,7 +15,7 @@ import { folderLocation } from './folders';
 import { COMMAND_OPTIONS } from './command-table';
 import { parseCommand, positiveAmount, positiveInt, UsageError } from './usage';
 import { memoriesStoreFlag, mountFlags } from './mount-flags';
-import { connectToHost, hostRequest } from './host-connection';
+import { connectToHost, definedEnv, hostRequest } from './host-connection';
 import { followRun, interactiveTerminal, printAnswer, whyNotCompleted, type TerminalIo } from './run-client';
 
 const RUN_OPTIONS = COMMAND_OPTIONS.run;
@@ -56,6 +56,13 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const host = await connectToHost(dataDir, 'run', io.env);
   const interactive = !detach && interactiveTerminal(io);
   const follower = detach ? undefined : followRun(host, threadId, io, { json, interactive });
+  // Detached, the lines said while the run starts (a server that failed, a skill left out) are still the person's.
+  const stopSays = detach
+    ? host.onEvent((event, payload) => {
+        const said = payload as { threadId?: string; line?: string };
+        if (event === 'run.say' && said.threadId === threadId) io.stderr.write(`deepdesk: ${terminalSafe(String(said.line), { singleLine: true })}\n`);
+      })
+    : undefined;
   const onSignal = () => {
     // The first Ctrl-C stops the run (its commands' process trees too); a second one leaves at once.
     if (stopping) process.exit(130);
@@ -109,14 +116,10 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     io.stderr.write(`deepdesk run: ${terminalSafe(whyNotCompleted(end))}\n`);
     return 1;
   } finally {
+    stopSays?.();
     follower?.detach();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await host.close();
   }
-}
-
-/** The environment as the host's schema takes it (no unset values). */
-export function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

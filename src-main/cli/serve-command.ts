@@ -2,14 +2,11 @@
 
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createApp } from '../app/app';
-import { openRemoteApp } from '../app/remote-folder';
 import { ContractError } from '../app/contract';
-import { createFolderHost } from '../app/folders/folder-host';
 import { resolveDataDir } from '../app/data-dir';
-import { FileSecretStore } from '../app/settings/file-secret-store';
 import { startWebHost } from '../host/web/server';
-import { stopAllProcesses } from '../core/process/supervisor';
+import { HostWindow } from '../host/host-client/host-window';
+import { definedEnv } from './host-connection';
 import { parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
 import { packageVersion } from '../app/package-version';
@@ -48,10 +45,9 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   // Without --folder the window opens on `Open folder` (recent folders first) rather than on
   // whatever folder serve was started in (`npm start` runs it in the Deepdesk checkout).
   const folder = values.folder === undefined ? null : folderLocationText(folderLocation(values.folder));
-  const flaggedMounts = mountFlags(values.mount);
+  mountFlags(values.mount);
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir']);
-  const secrets = new FileSecretStore(dataDir);
   const mcpConfigFiles = (values['mcp-config'] ?? []).map((file) => resolve(file));
   const version = packageVersion();
   const overrides = {
@@ -61,17 +57,23 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
     ...(contextWindow !== undefined ? { contextWindow } : {}),
     ...(memoriesStore !== undefined ? { memoriesStore } : {}),
   };
-  const app = await createFolderHost({
-    dataDir,
-    transport: 'web',
-    version,
-    folder,
+  // The window's app lives in the agent host (SPEC §16): closing a tab or stopping this
+  // command leaves its runs going; this process only serves the window to the browser.
+  const say = (line: string) => void (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
+  const app = await HostWindow.open({
+    connect: { dataDir, client: 'serve', version, env: process.env },
+    window: {
+      folder,
+      overrides,
+      mounts: values.mount ?? [],
+      mcpConfig: mcpConfigFiles,
+      cwd: process.cwd(),
+      env: definedEnv(process.env),
+    },
     // A settings, keys, modes or recent-folders file kept aside (or values in it ignored): one line each.
-    onNotice: (notice) => (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(notice.message, { singleLine: true })}\n`),
-    openApp: (opened) => createApp({ folder: opened, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles, mountFlags: flaggedMounts }),
-    openRemoteApp: (location) => openRemoteApp(location, { dataDir, env: process.env }, (remote) => createApp({ folder: location.url, remote, dataDir, secrets, transport: 'web', version, overrides, mcpConfigFiles, mountFlags: flaggedMounts })),
+    onNotice: (notice) => say(notice.message),
+    onHostGone: say,
   }).catch((err: unknown) => {
-    secrets.close();
     // The --folder given is not there (or not a folder) on its remote: bad usage, as a local one is.
     if (err instanceof ContractError && err.code !== 'failed') throw new UsageError(err.message);
     throw err;
@@ -81,9 +83,6 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   await (io.until ?? untilSignal());
   await host.close();
   await app.close();
-  // Whatever child process is left (an MCP server of a folder that failed to close) ends with us.
-  await stopAllProcesses();
-  secrets.close();
   return 0;
 }
 

@@ -68,6 +68,12 @@ Commands:
   threads ls | export THREAD [--format jsonl|md] [--output FILE] [--no-media]
                         list the threads; write one (messages, tool calls, approvals,
                         usage) as JSON lines or a Markdown transcript
+  agents [--json]       the agent host's runs: ID  STATE  FOLDER  TITLE
+  attach THREAD         follow a run of the agent host and answer its approvals here
+                        (Ctrl-C detaches; the run goes on)
+  stop THREAD           stop a run of the agent host
+  host [--idle-seconds N]
+                        the agent host itself (run, serve and attach start it on demand)
   --version, -v         print deepdesk's version
 
 Common options:
@@ -98,6 +104,7 @@ run options:
                         commands; edit runs file changes; auto also runs commands in the
                         sandbox (needs one); plan is read-only
   --json                print events as JSON lines
+  --detach              start the run in the agent host, print its thread id and return
   --trust               load this folder's untrusted configuration for this run only
   --mcp-config FILE     MCP servers from FILE too (repeatable; also on serve)
   --context-window N    override the model's context window (tokens)

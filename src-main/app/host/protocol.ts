@@ -22,7 +22,7 @@ export const RequestFrame = z.object({ id: z.number().int().nonnegative(), metho
 export type RequestFrame = z.infer<typeof RequestFrame>;
 
 export type ErrorCode = HostRequestError['code'];
-const ERROR_CODES: readonly ErrorCode[] = ['bad_request', 'not_found', 'failed'];
+const ERROR_CODES: readonly ErrorCode[] = ['bad_request', 'not_found', 'failed', 'needs_settings'];
 
 /** `id` is -1 when the line could not be read as a request. */
 export const ResultFrame = z.object({ id: z.number().int(), result: z.unknown() });

@@ -317,6 +317,6 @@ function recordEnd(record: RunRecord): RunEnd | undefined {
 
 /** The session code's errors as the client is told them (bad usage stays bad usage). */
 export function asHostError(err: unknown): Error {
-  if (err instanceof ContractError) return new HostRequestError(err.message, err.code === 'bad_request' || err.code === 'not_found' ? err.code : 'failed');
+  if (err instanceof ContractError) return new HostRequestError(err.message, err.code);
   return err instanceof Error ? err : new Error(String(err));
 }

@@ -19,7 +19,8 @@ export interface HostConnection {
 export class HostRequestError extends Error {
   constructor(
     message: string,
-    readonly code: 'bad_request' | 'not_found' | 'failed' = 'failed',
+    /** `needs_settings`: the window's contract's own (it offers Open settings). */
+    readonly code: 'bad_request' | 'not_found' | 'failed' | 'needs_settings' = 'failed',
   ) {
     super(message);
     this.name = 'HostRequestError';

@@ -6,6 +6,7 @@ import { APPROVAL_MODES } from '../../core/agent/permissions/modes';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
 import { HostRuns } from './runs';
+import { HostWindows, windowCallParams, windowOpenParams } from './windows';
 import { HostRequestError, type HostService } from './service-types';
 
 const threadId = z.string().min(1).max(200);
@@ -45,6 +46,8 @@ const METHODS = {
   }),
   'runs.stop': z.object({ threadId }),
   'runs.list': z.object({}).default({}),
+  'window.open': windowOpenParams,
+  'window.call': windowCallParams,
 } as const;
 
 type MethodName = keyof typeof METHODS;
@@ -52,8 +55,11 @@ type MethodName = keyof typeof METHODS;
 export async function createHostService(options: { dataDir: string; env: NodeJS.ProcessEnv; version: string }): Promise<HostService> {
   const db = openDatabase(databasePath(options.dataDir));
   const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version });
+  // Made when the first window opens: a host of `run`s only reads no keys.
+  let windows: HostWindows | undefined;
+  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
   return {
-    busy: () => runs.busy(),
+    busy: () => runs.busy() || (windows?.busy() ?? false),
     serving: () => runs.interruptOrphans(),
     async handle(connection, method, raw) {
       if (!Object.hasOwn(METHODS, method)) throw new HostRequestError(`unknown method ${method}`, 'bad_request');
@@ -81,9 +87,18 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
           return runs.stop((params as { threadId: string }).threadId);
         case 'runs.list':
           return { agents: runs.list() };
+        case 'window.open':
+          windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log });
+          return windows.open(connection, params as z.output<typeof windowOpenParams>);
+        case 'window.call': {
+          const p = params as z.output<typeof windowCallParams>;
+          if (windows === undefined) throw new HostRequestError('open a window first (window.open)', 'bad_request');
+          return windows.call(connection, p.method, p.params);
+        }
       }
     },
     async close() {
+      await windows?.close();
       await runs.close();
       db.close();
     },

@@ -217,6 +217,11 @@ export class ThreadService {
     return this.runs.has(threadId);
   }
 
+  /** Whether any thread of the folder is working. */
+  anyRunning(): boolean {
+    return this.runs.size > 0;
+  }
+
   /** The settings of the thread's runs from now on (see RunSettings); undefined: the folder's. */
   useRunSettings(threadId: string, settings: RunSettings | undefined): void {
     this.requireThread(threadId);

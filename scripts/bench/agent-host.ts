@@ -1,0 +1,186 @@
+// Issue 39: the agent host. `deepdesk run "hi"` end to end with no host running (cold: the
+// command starts one) and with one running (warm), beside the `run` of the build before the
+// host (today's floor: it assembled the run in its own process), interleaved; a window's
+// attach (open + threads.get over the host's socket) to a thread of 10,000 messages; and
+// what one more client watching a run adds per streamed token.
+
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { newThreadState } from '../../src-main/core/agent/types';
+import { openDatabase } from '../../src-main/core/backends/store/store-db';
+import { startScriptedServer, type ScriptedServer } from '../../src-main/core/models/testing/scripted-server';
+import { ThreadStore } from '../../src-main/app/threads/thread-store';
+import { HostClient } from '../../src-main/host/host-client/client';
+import { HostWindow } from '../../src-main/host/host-client/host-window';
+import { formatMs, formatRatio, median, timeInterleaved, timeRuns } from './measure';
+import type { BenchOptions } from './options';
+import { progress, verdict, type Report } from './report';
+import { threadMessages } from './thread-fixture';
+
+const root = path.resolve(import.meta.dirname, '../..');
+const bin = path.join(root, 'bin/deepdesk.mjs');
+/** The last commit before the agent host: its `run` assembled the run in-process. */
+const PRE_HOST_COMMIT = 'dcf9e40';
+const preHostDir = path.join(root, '.bench', 'pre-host');
+const ATTACH_MESSAGES = 10_000;
+const STREAMED_TOKENS = 4_000;
+
+function deepdesk(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [binary, ...args], { env: { ...process.env, OPENAI_API_KEY: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${err.trim().split('\n')[0] ?? ''}`))));
+  });
+}
+
+/** The build before the host, in a worktree of its own (made once; node_modules shared). */
+function preHostBuild(): string | undefined {
+  const cli = path.join(preHostDir, 'bin', 'deepdesk.mjs');
+  if (existsSync(path.join(preHostDir, 'out', 'main', 'cli.js'))) return cli;
+  try {
+    rmSync(preHostDir, { recursive: true, force: true });
+    execFileSync('git', ['worktree', 'prune'], { cwd: root, stdio: 'ignore' });
+    execFileSync('git', ['worktree', 'add', '--detach', preHostDir, PRE_HOST_COMMIT], { cwd: root, stdio: 'ignore' });
+    symlinkSync(path.join(root, 'node_modules'), path.join(preHostDir, 'node_modules'));
+    execFileSync(path.join(root, 'node_modules', '.bin', 'electron-vite'), ['build'], { cwd: preHostDir, stdio: 'ignore' });
+    return cli;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function benchAgentHost(report: Report, options: BenchOptions): Promise<void> {
+  const section = report.section('Issue 39 · the agent host');
+  const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-'));
+  const warmData = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-data-'));
+  const colds: string[] = [];
+  const server: ScriptedServer = await startScriptedServer([], {});
+  const answer = () => server.push(...Array.from({ length: 1 }, () => ({ text: 'hi' })));
+  const flags = (dataDir: string) => ['run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, 'hi'];
+  // A cold host would wait 30 s for a client before it stops; these stop at once.
+  const env = { DEEPDESK_HOST_IDLE_SECONDS: '0.5' };
+  try {
+    progress('deepdesk run "hi": host cold, warm, and the build before the host');
+    const old = preHostBuild();
+    const contenders: Parameters<typeof timeInterleaved>[0] = {
+      cold: {
+        before: answer,
+        run: () => {
+          const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-cold-'));
+          colds.push(dataDir);
+          return deepdesk(bin, flags(dataDir), env);
+        },
+      },
+      warm: { before: answer, run: () => deepdesk(bin, flags(warmData), {}) },
+      ...(old !== undefined
+        ? {
+            today: {
+              before: answer,
+              run: () => {
+                const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-old-'));
+                colds.push(dataDir);
+                return deepdesk(old, flags(dataDir), {});
+              },
+            },
+          }
+        : {}),
+    };
+    // The warm host is up before the first timed run (the untimed round starts it).
+    const results = await timeInterleaved(contenders, { runs: Math.max(5, options.runs), budgetMs: 60_000 });
+    const floor = results.today && results.today.error === undefined ? median(results.today.times) : undefined;
+    for (const name of ['cold', 'warm'] as const) {
+      const r = results[name]!;
+      if (r.error !== undefined) {
+        section.rows.push({ name: `deepdesk run "hi", host ${name}`, ours: 'failed', result: r.error });
+        continue;
+      }
+      const ms = median(r.times);
+      section.rows.push({
+        name: `deepdesk run "hi" end to end, host ${name}`,
+        ours: formatMs(ms),
+        ...(floor !== undefined ? { floor: formatMs(floor), ratio: formatRatio(ms, floor) } : {}),
+        ...(name === 'warm' && floor !== undefined ? { target: '< today', result: verdict(ms < floor) } : {}),
+      });
+    }
+    section.notes.push(
+      floor !== undefined
+        ? `The floor column is \`deepdesk run "hi"\` of commit ${PRE_HOST_COMMIT} (the run assembled in its own process), built in .bench/pre-host and run interleaved with ours.`
+        : `The build before the host (${PRE_HOST_COMMIT}) could not be made in .bench/pre-host: ${results.today?.error ?? 'git worktree or the build failed'}.`,
+    );
+
+    progress(`a window attaching to a thread of ${ATTACH_MESSAGES.toLocaleString('en-US')} messages`);
+    const db = openDatabase(path.join(warmData, 'deepdesk.db'));
+    const state = newThreadState('bench-long-thread');
+    state.messages = threadMessages(ATTACH_MESSAGES);
+    new ThreadStore(db).save(state, { folder, title: 'long' });
+    db.close();
+    const attachTimes = await timeRuns(
+      async () => {
+        const window = await HostWindow.open({
+          connect: { dataDir: warmData, client: 'bench', version: 'bench' },
+          window: { folder, overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url }, mounts: [], mcpConfig: [], cwd: folder, env: { PATH: process.env.PATH ?? '' } },
+        });
+        try {
+          const view = (await window.handle('threads.get', { threadId: state.id })) as { items: unknown[] };
+          if (view.items.length === 0) throw new Error('the thread came back empty');
+        } finally {
+          await window.close();
+        }
+      },
+      { runs: options.runs, budgetMs: 30_000 },
+    );
+    section.rows.push({ name: `a window's attach (open over the socket + threads.get) to a ${ATTACH_MESSAGES.toLocaleString('en-US')}-message thread, host warm`, ours: formatMs(median(attachTimes)) });
+
+    progress('one more client watching a run, per streamed token');
+    const streamText = 'tok '.repeat(STREAMED_TOKENS);
+    const watchRun = async (extraWatchers: number): Promise<string> => {
+      server.push({ text: streamText, pace: { chunkChars: 4, chunksPerSecond: 1_000_000 } });
+      const starter = await HostClient.connect({ dataDir: warmData, client: 'bench', version: 'bench' });
+      const watchers = await Promise.all(Array.from({ length: extraWatchers }, () => HostClient.connect({ dataDir: warmData, client: 'bench', version: 'bench' })));
+      const threadId = `bench-stream-${Math.random().toString(36).slice(2)}`;
+      const attached: Array<Promise<unknown>> = [];
+      try {
+        const ended = new Promise<void>((resolve) => starter.onEvent((event, payload) => event === 'run.end' && (payload as { threadId: string }).threadId === threadId && resolve()));
+        const watch = () => watchers.map(
+          (w) =>
+            new Promise<void>((resolve) => {
+              w.onEvent((event, payload) => event === 'run.end' && (payload as { threadId: string }).threadId === threadId && resolve());
+              // A run that ended before this client attached: its end comes with the events kept.
+              attached.push(w.request<{ end?: unknown }>('runs.attach', { threadId, afterSeq: 0 }).then((r) => r.end !== undefined && resolve()));
+            }),
+        );
+        await starter.request('runs.start', {
+          request: { folder, prompt: 'stream', threadId, model: 'openai-compatible:scripted-model', baseUrl: server.url, mode: 'ask', mounts: [], mcpConfig: [], trust: false, cwd: folder, env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: '' } },
+          approve: 'deny',
+          interactive: false,
+          detach: false,
+        });
+        const seen = watch();
+        await Promise.all([ended, ...seen, ...attached]);
+        return `${STREAMED_TOKENS} tokens`;
+      } finally {
+        await Promise.all([starter, ...watchers].map((c) => c.close()));
+      }
+    };
+    const watched = await timeInterleaved({ one: { run: () => watchRun(0) }, two: { run: () => watchRun(1) } }, { runs: Math.max(5, options.runs), budgetMs: 60_000 });
+    if (watched.one!.error === undefined && watched.two!.error === undefined) {
+      const one = median(watched.one!.times);
+      const two = median(watched.two!.times);
+      section.rows.push({ name: `a run streaming ${STREAMED_TOKENS.toLocaleString('en-US')} tokens, one client`, ours: formatMs(one) });
+      section.rows.push({ name: 'the same with one more client attached', ours: formatMs(two), ratio: formatRatio(two, one) });
+      section.rows.push({ name: 'what the extra client adds per streamed token', ours: `${formatMs(Math.max(0, two - one) / STREAMED_TOKENS)}/token` });
+    } else {
+      section.rows.push({ name: 'an extra client per streamed token', ours: 'failed', result: watched.one!.error ?? watched.two!.error ?? '' });
+    }
+  } finally {
+    await server.close();
+    // The warm host stops once its data folder is gone.
+    for (const dir of [folder, warmData, ...colds]) rmSync(dir, { recursive: true, force: true });
+  }
+}

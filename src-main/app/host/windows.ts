@@ -1,0 +1,112 @@
+// Windows in the agent host (SPEC §16): each client showing the window (`deepdesk serve`, for
+// the browser tabs it serves) gets a folder host of its own — its open folder, its recent
+// folders — over the host's apps, one per folder and shared (app-pool.ts). Its requests are
+// the contract's, checked again here (the client is another process); its events come back
+// as `window.event`.
+
+import { z } from 'zod';
+import { parseMountFlags } from '../../core/backends/mounts/mount-table';
+import { createApp } from '../app';
+import { ContractError, parseRequest, type NoticeDto } from '../contract';
+import { createFolderHost, type FolderHost } from '../folders/folder-host';
+import { openRemoteApp } from '../remote-folder';
+import { FileSecretStore } from '../settings/file-secret-store';
+import { AppPool } from './app-pool';
+import { HostRequestError, type HostConnection } from './service-types';
+
+export const windowOpenParams = z.object({
+  /** The folder to open at start (a checked path or an ssh:// URL), or null for `Open folder`. */
+  folder: z.string().nullable(),
+  /** `deepdesk serve`'s flags for this window's session (never saved). */
+  overrides: z.object({
+    model: z.string().optional(),
+    baseUrl: z.string().optional(),
+    apiKey: z.string().optional(),
+    contextWindow: z.number().int().positive().optional(),
+    memoriesStore: z.string().optional(),
+  }),
+  mounts: z.array(z.string()),
+  mcpConfig: z.array(z.string()),
+  cwd: z.string().min(1),
+  env: z.record(z.string(), z.string()),
+});
+export type WindowOpenParams = z.output<typeof windowOpenParams>;
+
+export const windowCallParams = z.object({ method: z.string(), params: z.unknown() });
+
+export class HostWindows {
+  private readonly windows = new Map<string, FolderHost>();
+  private readonly pool: AppPool;
+  private readonly secrets: FileSecretStore;
+
+  constructor(private readonly options: { dataDir: string; version: string; log: (line: string) => void }) {
+    this.pool = new AppPool(options.log);
+    this.secrets = new FileSecretStore(options.dataDir);
+  }
+
+  /** Opens this connection's window; its notices so far are returned (later ones come as events). */
+  async open(connection: HostConnection, params: WindowOpenParams): Promise<{ notices: NoticeDto[] }> {
+    if (this.windows.has(connection.id)) throw new HostRequestError('this connection already has a window', 'bad_request');
+    const { dataDir, version } = this.options;
+    const env = params.env;
+    const mountFlags = parseMountFlags(params.mounts, params.cwd);
+    const make = (folder: string, remote?: Parameters<Parameters<typeof openRemoteApp>[2]>[0]) =>
+      createApp({ folder, dataDir, secrets: this.secrets, transport: 'web', version, overrides: params.overrides, mcpConfigFiles: params.mcpConfig, mountFlags, env, ...(remote ? { remote } : {}) });
+    let host: FolderHost;
+    try {
+      host = await createFolderHost({
+        dataDir,
+        transport: 'web',
+        version,
+        folder: params.folder,
+        env,
+        openApp: (folder) => this.pool.lease(folder, () => make(folder)),
+        openRemoteApp: (location) => this.pool.lease(location.url, () => openRemoteApp(location, { dataDir, env }, (remote) => make(location.url, remote))),
+      });
+    } catch (err) {
+      throw asHostError(err);
+    }
+    if (connection.closed) {
+      await host.close();
+      throw new HostRequestError('the window went away while it was opening', 'failed');
+    }
+    this.windows.set(connection.id, host);
+    const stopEvents = host.onEvent((frame) => connection.send('window.event', frame));
+    connection.onClose(() => {
+      stopEvents();
+      this.windows.delete(connection.id);
+      // The window's lease on its folder's app ends; a working app stays until its runs end.
+      void host.close().catch((err: unknown) => this.options.log(`closing a window failed: ${String(err)}`));
+    });
+    return { notices: (await host.handle('app.notices', {})) as NoticeDto[] };
+  }
+
+  /** One request of the window's contract, checked as the web host checks it. */
+  async call(connection: HostConnection, method: string, params: unknown): Promise<unknown> {
+    const host = this.windows.get(connection.id);
+    if (host === undefined) throw new HostRequestError('open a window first (window.open)', 'bad_request');
+    try {
+      const request = parseRequest({ id: 0, method, params });
+      return (await host.handle(request.method, request.params)) ?? null;
+    } catch (err) {
+      throw asHostError(err);
+    }
+  }
+
+  busy(): boolean {
+    return this.pool.busy();
+  }
+
+  async close(): Promise<void> {
+    const windows = [...this.windows.values()];
+    this.windows.clear();
+    await Promise.all(windows.map((w) => w.close().catch(() => undefined)));
+    await this.pool.closeAll();
+    this.secrets.close();
+  }
+}
+
+function asHostError(err: unknown): Error {
+  if (err instanceof ContractError) return new HostRequestError(err.message, err.code);
+  return err instanceof Error ? err : new Error(String(err));
+}
