@@ -1,0 +1,115 @@
+// The window's app in the agent host, over its real socket (SPEC §16): a window that closes
+// leaves its run going and the next one sees it; two windows on one thread see the same
+// events, and an approval answered in one is gone from the other; a host that dies is told
+// and replaced.
+
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EventFrame, Result, ThreadView } from '../../app/contract';
+import { startScriptedServer, type ScriptedServer } from '../../core/models/testing/scripted-server';
+import { HostWindow } from './host-window';
+
+const repo = resolve(import.meta.dirname, '../../..');
+let folder: string;
+let dataDir: string;
+let server: ScriptedServer;
+const opened: HostWindow[] = [];
+
+beforeAll(() => {
+  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before these tests (npm test does)');
+});
+beforeEach(async () => {
+  folder = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-hostwin-')));
+  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-hostwin-data-'));
+  server = await startScriptedServer();
+});
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((w) => w.close()));
+  await server.close();
+  // The host stops once its socket is gone.
+  rmSync(folder, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function open(lines: string[] = []): Promise<HostWindow> {
+  const window = await HostWindow.open({
+    connect: { dataDir, client: 'test', version: 'test', env: { ...process.env, DEEPDESK_HOST_IDLE_SECONDS: '1' } },
+    window: { folder, overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url }, mounts: [], mcpConfig: [], cwd: folder, env: { PATH: process.env.PATH ?? '', HOME: folder, OPENAI_API_KEY: '' } },
+    onHostGone: (line) => lines.push(line),
+  });
+  opened.push(window);
+  return window;
+}
+
+function call<M extends Parameters<HostWindow['handle']>[0]>(window: HostWindow, method: M, params: unknown): Promise<Result<M>> {
+  return window.handle(method, params) as Promise<Result<M>>;
+}
+
+async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not in time`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function hostPid(): number {
+  const ups = [...readFileSync(join(dataDir, 'host', 'host.log'), 'utf8').matchAll(/host up: pid (\d+)/g)];
+  return Number(ups.at(-1)![1]);
+}
+
+describe("the window's app in the agent host", () => {
+  it('a window that closes leaves its run going; the next window sees it finish', async () => {
+    server.push({ delayMs: 1200, then: { text: 'finished without a window' } });
+    const first = await open();
+    const { id } = await call(first, 'threads.create', {});
+    await call(first, 'threads.send', { threadId: id, text: 'take your time' });
+    await first.close();
+    const second = await open();
+    const running = (await call(second, 'threads.get', { threadId: id })) as ThreadView;
+    expect(running.thread.running).toBe(true);
+    await waitFor(async () => !((await call(second, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the run to end');
+    const done = (await call(second, 'threads.get', { threadId: id })) as ThreadView;
+    expect(JSON.stringify(done.items)).toContain('finished without a window');
+  });
+
+  it('two windows on one thread see the same events; an approval answered in one is gone from the other', async () => {
+    server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/asked.txt', content: 'yes\n' } }] }, { text: 'written' });
+    const one = await open();
+    const other = await open();
+    const seen: Array<{ one: EventFrame[]; other: EventFrame[] }> = [{ one: [], other: [] }];
+    one.onEvent((frame) => seen[0]!.one.push(frame));
+    other.onEvent((frame) => seen[0]!.other.push(frame));
+    const { id } = await call(one, 'threads.create', {});
+    await call(one, 'threads.send', { threadId: id, text: 'write it' });
+    await waitFor(async () => ((await call(other, 'threads.get', { threadId: id })) as ThreadView).approvals.length === 1, 'the approval in the other window');
+    const [pending] = ((await call(other, 'threads.get', { threadId: id })) as ThreadView).approvals;
+    await call(one, 'approvals.decide', { threadId: id, toolCallId: pending!.toolCallId, decision: { type: 'approve' } });
+    await waitFor(async () => !((await call(other, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the run to end');
+    expect(((await call(other, 'threads.get', { threadId: id })) as ThreadView).approvals).toEqual([]);
+    await expect(call(other, 'approvals.decide', { threadId: id, toolCallId: pending!.toolCallId, decision: { type: 'approve' } })).rejects.toThrow(/no longer pending/);
+    expect(readFileSync(join(folder, 'asked.txt'), 'utf8')).toBe('yes\n');
+    const threadEvents = (frames: EventFrame[]) => frames.filter((f) => f.event === 'thread.event').map((f) => JSON.stringify(f.payload));
+    expect(threadEvents(seen[0]!.other)).toEqual(threadEvents(seen[0]!.one));
+    expect(threadEvents(seen[0]!.one).length).toBeGreaterThan(3);
+  });
+
+  it('a host that dies is told in one line and replaced; the window works again', async () => {
+    const lines: string[] = [];
+    const window = await open(lines);
+    const first = hostPid();
+    process.kill(first, 'SIGKILL');
+    await waitFor(() => lines.some((l) => l.includes('is back')), 'the host to be back');
+    expect(lines[0]).toMatch(/^the agent host stopped .*starting it again/);
+    expect(hostPid()).not.toBe(first);
+    const { id } = await call(window, 'threads.create', {});
+    expect(typeof id).toBe('string');
+  });
+
+  it('refuses a request the contract does not have, checked in the host', async () => {
+    const window = await open();
+    await expect(window.handle('threads.get' as never, { threadId: 42 })).rejects.toThrow(/invalid params/);
+  });
+});
