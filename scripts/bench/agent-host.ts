@@ -123,7 +123,7 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
     const attachTimes = await timeRuns(
       async () => {
         const window = await HostWindow.open({
-          connect: { dataDir: warmData, client: 'bench', version: 'bench' },
+          connect: { dataDir: warmData, client: 'bench', version: '' },
           window: { folder, overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url }, mounts: [], mcpConfig: [], cwd: folder, env: { PATH: process.env.PATH ?? '' } },
         });
         try {
@@ -141,8 +141,8 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
     const streamText = 'tok '.repeat(STREAMED_TOKENS);
     const watchRun = async (extraWatchers: number): Promise<string> => {
       server.push({ text: streamText, pace: { chunkChars: 4, chunksPerSecond: 1_000_000 } });
-      const starter = await HostClient.connect({ dataDir: warmData, client: 'bench', version: 'bench' });
-      const watchers = await Promise.all(Array.from({ length: extraWatchers }, () => HostClient.connect({ dataDir: warmData, client: 'bench', version: 'bench' })));
+      const starter = await HostClient.connect({ dataDir: warmData, client: 'bench', version: '' });
+      const watchers = await Promise.all(Array.from({ length: extraWatchers }, () => HostClient.connect({ dataDir: warmData, client: 'bench', version: '' })));
       const threadId = `bench-stream-${Math.random().toString(36).slice(2)}`;
       const attached: Array<Promise<unknown>> = [];
       try {

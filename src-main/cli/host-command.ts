@@ -3,7 +3,7 @@
 
 import { runAgentHost } from '../app/host/agent-host';
 import { resolveDataDir } from '../app/data-dir';
-import { packageVersion } from '../app/package-version';
+import { buildId, packageVersion } from '../app/package-version';
 import { COMMAND_OPTIONS } from './command-table';
 import { parseCommand, UsageError } from './usage';
 
@@ -18,7 +18,8 @@ export async function hostCommand(argv: string[]): Promise<number> {
   const outcome = await runAgentHost({
     dataDir,
     idleMs: idleSeconds * 1000,
-    version,
+    // Clients of another build replace this host once it is idle (package-version.ts).
+    version: buildId(),
     env: process.env,
     createService: async () => (await import('../app/host/service')).createHostService({ dataDir, env: process.env, version }),
   });

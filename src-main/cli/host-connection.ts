@@ -2,12 +2,12 @@
 // bad request told as bad usage (exit 2), as the command itself would have.
 
 import { HostRequestError } from '../app/host/service-types';
-import { packageVersion } from '../app/package-version';
+import { buildId } from '../app/package-version';
 import { HostClient } from '../host/host-client/client';
 import { UsageError } from './usage';
 
 export async function connectToHost(dataDir: string, client: string, env: NodeJS.ProcessEnv, start = true): Promise<HostClient> {
-  return HostClient.connect({ dataDir, client, version: packageVersion(), env, start });
+  return HostClient.connect({ dataDir, client, version: buildId(), env, start });
 }
 
 /** A host request whose `bad_request` answer is a UsageError. */

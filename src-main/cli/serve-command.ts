@@ -9,7 +9,7 @@ import { HostWindow } from '../host/host-client/host-window';
 import { definedEnv } from './host-connection';
 import { parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
-import { packageVersion } from '../app/package-version';
+import { buildId } from '../app/package-version';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { folderLocation } from './folders';
 import { folderLocationText } from '../app/folders/folder-location';
@@ -49,7 +49,6 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir']);
   const mcpConfigFiles = (values['mcp-config'] ?? []).map((file) => resolve(file));
-  const version = packageVersion();
   const overrides = {
     ...(values.model !== undefined ? { model: values.model } : {}),
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
@@ -61,7 +60,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   // command leaves its runs going; this process only serves the window to the browser.
   const say = (line: string) => void (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   const app = await HostWindow.open({
-    connect: { dataDir, client: 'serve', version, env: process.env },
+    connect: { dataDir, client: 'serve', version: buildId(), env: process.env },
     window: {
       folder,
       overrides,

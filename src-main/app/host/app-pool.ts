@@ -70,6 +70,11 @@ export class AppPool {
     return [...this.settled()].some(({ app }) => app.busy());
   }
 
+  /** The apps made so far. */
+  apps(): App[] {
+    return [...this.settled()].map(({ app }) => app);
+  }
+
   async closeAll(): Promise<void> {
     clearInterval(this.timer);
     const all = [...this.entries.entries()];

@@ -192,6 +192,12 @@ export class HostRuns {
     if (run !== undefined) this.unwatch(run, connection.id);
   }
 
+  /** Whether a run of the thread is going here. */
+  has(threadId: string): boolean {
+    const run = this.live.get(threadId);
+    return run !== undefined && run.end === undefined;
+  }
+
   /** The first answer wins; the others are told the question is gone. */
   decide(threadId: string, key: string, decision: ApprovalDecision): void {
     const question = this.live.get(threadId)?.questions.get(key);

@@ -83,10 +83,17 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
           runs.decide(p.threadId, p.key, p.decision.type === 'approve' ? { type: 'approve' } : { type: 'reject', ...(p.decision.message !== undefined ? { message: p.decision.message } : {}) });
           return { ok: true };
         }
-        case 'runs.stop':
-          return runs.stop((params as { threadId: string }).threadId);
-        case 'runs.list':
-          return { agents: runs.list() };
+        case 'runs.stop': {
+          const { threadId } = params as { threadId: string };
+          // A window's thread is stopped in its folder's app.
+          if (!runs.has(threadId) && (await windows?.stop(threadId))) return { state: 'stopped', reason: 'aborted', text: '' };
+          return runs.stop(threadId);
+        }
+        case 'runs.list': {
+          const fromWindows = (await windows?.agents()) ?? [];
+          const own = runs.list().filter((line) => !fromWindows.some((w) => w.threadId === line.threadId));
+          return { agents: [...fromWindows, ...own] };
+        }
         case 'window.open':
           windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log });
           return windows.open(connection, params as z.output<typeof windowOpenParams>);

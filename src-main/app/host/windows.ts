@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
 import { createApp } from '../app';
-import { ContractError, parseRequest, type NoticeDto } from '../contract';
+import { ContractError, parseRequest, type NoticeDto, type ThreadSummaryDto } from '../contract';
+import type { AgentLine } from './runs';
 import { createFolderHost, type FolderHost } from '../folders/folder-host';
 import { openRemoteApp } from '../remote-folder';
 import { FileSecretStore } from '../settings/file-secret-store';
@@ -95,6 +96,30 @@ export class HostWindows {
 
   busy(): boolean {
     return this.pool.busy();
+  }
+
+  /** The windows' threads that are working or waiting for the person, as `deepdesk agents` lists them. */
+  async agents(): Promise<AgentLine[]> {
+    const lines: AgentLine[] = [];
+    for (const app of this.pool.apps()) {
+      const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
+      for (const t of threads) {
+        if (!t.running && t.pendingApprovals === 0) continue;
+        lines.push({ threadId: t.id, state: t.pendingApprovals > 0 ? 'needs-you' : 'working', folder: app.folder, title: t.title, startedAt: t.updatedAt, endedAt: null, message: null });
+      }
+    }
+    return lines;
+  }
+
+  /** Stops a window's thread that is working; false when no window's app has it working. */
+  async stop(threadId: string): Promise<boolean> {
+    for (const app of this.pool.apps()) {
+      const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
+      if (!threads.some((t) => t.id === threadId && t.running)) continue;
+      await app.handle('threads.stop', { threadId });
+      return true;
+    }
+    return false;
   }
 
   async close(): Promise<void> {

@@ -54,7 +54,7 @@ function upPids(): number[] {
 }
 
 async function connect(options: Partial<HostConnectOptions> = {}): Promise<HostClient> {
-  const client = await HostClient.connect({ dataDir, client: 'test', version: '0.0.0-test', timeoutMs: 15_000, ...options });
+  const client = await HostClient.connect({ dataDir, client: 'test', version: '', timeoutMs: 15_000, ...options });
   clients.push(client);
   return client;
 }
@@ -83,6 +83,16 @@ describe('connect or start', () => {
     expect(log()).not.toMatch(/already running/);
     expect(existsSync(hostPaths(dataDir).lock)).toBe(false);
     expect(statSync(hostPaths(dataDir).log).mode & 0o777).toBe(0o600);
+  });
+
+  it('a host of another build is replaced once, while it is idle', async () => {
+    const old = await connect();
+    const oldPid = old.hostPid;
+    await old.close();
+    const updated = await connect({ version: 'another-build' });
+    expect(updated.started).toBe(true);
+    expect(updated.hostPid).not.toBe(oldPid);
+    expect(upPids()).toEqual([oldPid, updated.hostPid]);
   });
 
   it('with start: false and no host, says so and starts nothing', async () => {

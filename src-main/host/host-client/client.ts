@@ -24,6 +24,7 @@ export interface HostConnectOptions {
   dataDir: string;
   /** What this client is (`run`, `window`…), for the host's log. */
   client: string;
+  /** This client's build (package-version.ts `buildId`); a host of another build is replaced once idle. '' : any host will do. */
   version: string;
   /** Start a host when none answers (default true). */
   start?: boolean;
@@ -109,6 +110,7 @@ export class HostClient {
     let launches = 0;
     let announced = false;
     let refusals = 0;
+    let replacedOld = false;
     let problem = '';
     const starting = (): void => {
       if (!announced) options.onStarting?.();
@@ -119,7 +121,22 @@ export class HostClient {
         const remaining = deadline - Date.now();
         if (remaining <= 0) throw startFailure(paths, `did not answer within ${((options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000).toFixed(1)} s${problem}`);
         const attempt = await HostClient.attempt(paths, options, launched !== undefined && launchEnd?.ok !== true, Math.min(remaining, 5000));
-        if (attempt.kind === 'welcome') return attempt.client;
+        if (attempt.kind === 'welcome') {
+          // A host of another build (Deepdesk was updated or rebuilt while it idled) is asked to
+          // stop when it has nothing going, once, and a host of this build started instead.
+          if (options.version !== '' && attempt.client.hostVersion !== options.version && !replacedOld) {
+            replacedOld = true;
+            const stopped = await attempt.client.request('host.shutdown', {}).then(
+              () => true,
+              () => false,
+            );
+            if (stopped) {
+              await attempt.client.ended;
+              continue;
+            }
+          }
+          return attempt.client;
+        }
         if (attempt.kind === 'refused') {
           problem = ` (it refused: ${attempt.message})`;
           if (++refusals > MAX_REFUSALS) throw new Error(`the agent host of ${options.dataDir} refused this client: ${attempt.message}`);

@@ -3,6 +3,7 @@
 // events, and an approval answered in one is gone from the other; a host that dies is told
 // and replaced.
 
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -35,7 +36,7 @@ afterEach(async () => {
 
 async function open(lines: string[] = []): Promise<HostWindow> {
   const window = await HostWindow.open({
-    connect: { dataDir, client: 'test', version: 'test', env: { ...process.env, DEEPDESK_HOST_IDLE_SECONDS: '1' } },
+    connect: { dataDir, client: 'test', version: '', env: { ...process.env, DEEPDESK_HOST_IDLE_SECONDS: '1' } },
     window: { folder, overrides: { model: 'openai-compatible:scripted-model', baseUrl: server.url }, mounts: [], mcpConfig: [], cwd: folder, env: { PATH: process.env.PATH ?? '', HOME: folder, OPENAI_API_KEY: '' } },
     onHostGone: (line) => lines.push(line),
   });
@@ -106,6 +107,17 @@ describe("the window's app in the agent host", () => {
     expect(hostPid()).not.toBe(first);
     const { id } = await call(window, 'threads.create', {});
     expect(typeof id).toBe('string');
+  });
+
+  it("deepdesk agents lists a window's working thread, and deepdesk stop stops it", async () => {
+    server.push({ hang: true, text: 'working on it' });
+    const window = await open();
+    const { id } = await call(window, 'threads.create', {});
+    await call(window, 'threads.send', { threadId: id, text: 'think hard' });
+    const cli = (args: string[]) => execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), ...args, '--data-dir', dataDir], { encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' } });
+    expect(cli(['agents'])).toMatch(new RegExp(`^${id}\\s+Working\\s+${folder}\\s+think hard$`, 'm'));
+    expect(cli(['stop', id])).toContain(`Stopped ${id}`);
+    await waitFor(async () => !((await call(window, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the run to stop');
   });
 
   it('refuses a request the contract does not have, checked in the host', async () => {
