@@ -17,7 +17,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('the agent host', () => {
   it('run --detach prints the thread id and returns; agents lists it Working, then Done; attach shows its answer', async () => {
-    t.server.push({ delayMs: 1500, then: { text: 'all done' } });
+    t.server.push({ delayMs: 4000, then: { text: 'all done' } });
     const started = await t.deepdesk(['run', '--detach', ...model(), 'take your time']);
     expect(started.code).toBe(0);
     const id = started.stdout.trim();
