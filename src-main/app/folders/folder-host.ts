@@ -58,6 +58,8 @@ export interface FolderHost extends AppHostApi {
   readonly folder: string | null;
   /** A notice from the host itself (e.g. the window's page crashed and was reloaded). */
   notice(message: string): void;
+  /** Whether a thread of the open folder is working. */
+  busy(): boolean;
   close(): Promise<void>;
 }
 
@@ -244,6 +246,7 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     notice(message) {
       addNotice({ message });
     },
+    busy: () => current?.app.busy() ?? false,
     async handle(method, params) {
       const answer = own[method];
       if (answer !== undefined) return answer(params);

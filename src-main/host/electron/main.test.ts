@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CALL_CHANNEL } from './bridge-api';
 import { electron, fake, FakeEvent } from './testing/fake-electron';
+import { KEEP_RUNNING, quitChoice, quitQuestion, STOP_RUNS_AND_QUIT } from './quit-prompt';
+import { startScriptedServer } from '../../core/models/testing/scripted-server';
 
 vi.mock('electron', async () => (await import('./testing/fake-electron')).electron);
 
@@ -115,5 +117,39 @@ describe('the desktop shell', () => {
 
   it('shows updates as off, saying that no publish target is configured', async () => {
     expect(await call('updates.status')).toMatchObject({ currentVersion: '1.2.3', state: 'off', canCheck: false, message: expect.stringContaining('no publish target') });
+  });
+
+  it('quitting with a thread working asks; kept in the background, the window closes, a launch shows it again, and it quits when the run ends', async () => {
+    const server = await startScriptedServer([{ delayMs: 2_500, then: { text: 'finished in the background' } }]);
+    try {
+      await call('settings.update', { model: 'openai-compatible:scripted-model', baseUrl: server.url });
+      const { id } = (await call('threads.create')) as { id: string };
+      await call('threads.send', { threadId: id, text: 'take your time' });
+      await vi.waitFor(async () => expect(((await call('threads.get', { threadId: id })) as { thread: { running: boolean } }).thread.running).toBe(true));
+      const quitsBefore = fake.quits;
+      const windowsBefore = fake.windows.length;
+      fake.messageBoxAnswers.push(1);
+      const quitting = new FakeEvent();
+      electron.app.emit('before-quit', quitting);
+      expect(quitting.defaultPrevented).toBe(true);
+      await vi.waitFor(() => expect(fake.messageBoxes).toHaveLength(1));
+      expect(fake.messageBoxes[0]![0]).toMatchObject({ buttons: [STOP_RUNS_AND_QUIT, KEEP_RUNNING], cancelId: 1 });
+      await vi.waitFor(() => expect(fake.windows.at(-1)!.isDestroyed()).toBe(true));
+      expect(fake.quits).toBe(quitsBefore);
+      // A launch while in the background opens a window on the same app.
+      electron.app.emit('second-instance', new FakeEvent(), ['deepdesk'], root, { args: [], cwd: root });
+      expect(fake.windows).toHaveLength(windowsBefore + 1);
+      fake.windows.at(-1)!.close();
+      await vi.waitFor(() => expect(fake.quits).toBe(quitsBefore + 1), { timeout: 15_000 });
+      expect(fake.messageBoxes).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the question's first button stops the runs and quits; Escape keeps them", () => {
+    expect(quitChoice(0)).toBe('quit');
+    expect(quitChoice(1)).toBe('background');
+    expect(quitQuestion()).toMatchObject({ buttons: ['Stop runs and quit', 'Keep running in the background'], cancelId: 1 });
   });
 });

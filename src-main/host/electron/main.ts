@@ -17,6 +17,7 @@ import { debugSwitchGiven, hardenContents, hardenSession } from './hardening';
 import { forwardEvents, registerCallHandler } from './ipc';
 import { createMainWindow } from './main-window';
 import { createSafeStorageSecretStore } from './secrets';
+import { quitChoice, quitQuestion } from './quit-prompt';
 import type { AppPages } from './trusted-urls';
 import { createElectronUpdates, updateTarget, type UpdaterLike } from './updates';
 
@@ -54,6 +55,11 @@ async function loadAutoUpdater(): Promise<UpdaterLike> {
   return updater;
 }
 
+/** Opens the window (at start, and again on a launch while running in the background). */
+let openWindow: () => void = () => undefined;
+/** The person chose to keep runs going without a window. */
+let inBackground = false;
+
 async function start(): Promise<void> {
   const args = parseDesktopArgs(launch.args, launch.cwd);
   const dataDir = resolveDataDir(args.dataDir);
@@ -82,11 +88,17 @@ async function start(): Promise<void> {
     if (mainWindow !== null && !mainWindow.isDestroyed()) {
       if (mainWindow.isMinimized()) mainWindow.restore();
       mainWindow.focus();
+    } else if (app.isReady()) {
+      // Running in the background (its runs going, no window): a launch shows them again.
+      openWindow();
     }
     void openLaunchedFolder(secondLaunchArgs(argv, workingDirectory, additionalData, process.defaultApp === true));
   });
   app.on('web-contents-created', (_event, contents) => hardenContents(contents, pages));
-  app.on('window-all-closed', () => app.quit());
+  // In the background (runs going, no window) the process stays until they end.
+  app.on('window-all-closed', () => {
+    if (!inBackground) app.quit();
+  });
 
   await app.whenReady();
   hardenSession(session.defaultSession, pages);
@@ -111,11 +123,16 @@ async function start(): Promise<void> {
   }
 
   registerCallHandler(apiReady, currentWindow, pages);
-  mainWindow = createMainWindow({ pages, preload, stateFile: join(app.getPath('userData'), 'window-state.json'), devTools: !app.isPackaged });
-  watchRendererCrashes(mainWindow.webContents, { notify: (message) => void apiReady.then((api) => api.notice(message)) });
-  mainWindow.on('closed', () => {
-    mainWindow = null;
-  });
+  openWindow = () => {
+    inBackground = false;
+    const window = createMainWindow({ pages, preload, stateFile: join(app.getPath('userData'), 'window-state.json'), devTools: !app.isPackaged });
+    mainWindow = window;
+    watchRendererCrashes(window.webContents, { notify: (message) => void apiReady.then((api) => api.notice(message)) });
+    window.on('closed', () => {
+      if (mainWindow === window) mainWindow = null;
+    });
+  };
+  openWindow();
 
   const updates = createElectronUpdates({
     currentVersion: app.getVersion(),
@@ -143,6 +160,28 @@ async function start(): Promise<void> {
   const stopEvents = forwardEvents(desktopApp, currentWindow);
   // A configured build checks once at start; Settings › Updates shows what it found.
   if (updates.status().canCheck) void updates.check();
+
+  // Quitting with threads working asks first (SPEC §16); in the background, the process quits when they end.
+  let quitDecided = false;
+  app.on('before-quit', (event) => {
+    if (quitDecided || !desktopApp.busy()) return;
+    event.preventDefault();
+    void dialog.showMessageBox(quitQuestion()).then(({ response }) => {
+      if (quitChoice(response) === 'quit') {
+        quitDecided = true;
+        app.quit();
+        return;
+      }
+      inBackground = true;
+      mainWindow?.close();
+      const waiting = setInterval(() => {
+        if (desktopApp.busy()) return;
+        clearInterval(waiting);
+        quitDecided = true;
+        app.quit();
+      }, 1_000);
+    });
+  });
 
   let closed = false;
   app.on('will-quit', (event) => {

@@ -339,6 +339,10 @@ function createElectron() {
         return fake.dialogAnswers.shift() ?? { canceled: true, filePaths: [] };
       },
       showErrorBox: (title: string, content: string): void => void fake.errorBoxes.push({ title, content }),
+      showMessageBox: async (...args: unknown[]): Promise<{ response: number; checkboxChecked: boolean }> => {
+        fake.messageBoxes.push(args);
+        return { response: fake.messageBoxAnswers.shift() ?? 0, checkboxChecked: false };
+      },
     },
     safeStorage: fakeSafeStorage(fakeSafeStorageState()),
     screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
@@ -367,6 +371,8 @@ function freshState() {
     errorBoxes: [] as Array<{ title: string; content: string }>,
     dialogAnswers: [] as Array<{ canceled: boolean; filePaths: string[] }>,
     dialogCalls: [] as unknown[][],
+    messageBoxes: [] as unknown[][],
+    messageBoxAnswers: [] as number[],
     singleInstanceLock: true,
     /** What requestSingleInstanceLock was given (the launch's data for the first instance). */
     lockData: undefined as unknown,
