@@ -3,6 +3,7 @@
 
 import { z } from 'zod';
 import { APPROVAL_MODES } from '../../core/agent/permissions/modes';
+import type { ApprovalDecision } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
 import { HostRuns } from './runs';
@@ -73,6 +74,11 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
         }
         case 'runs.attach': {
           const p = params as z.output<(typeof METHODS)['runs.attach']>;
+          // A window's thread that works is followed in its folder's app.
+          if (!runs.has(p.threadId)) {
+            const windowThread = await windows?.attach(connection, p.threadId);
+            if (windowThread !== undefined) return windowThread;
+          }
           return runs.attach(connection, p.threadId, p.afterSeq, p.interactive);
         }
         case 'runs.detach':
@@ -80,7 +86,9 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
           return { ok: true };
         case 'runs.decide': {
           const p = params as z.output<(typeof METHODS)['runs.decide']>;
-          runs.decide(p.threadId, p.key, p.decision.type === 'approve' ? { type: 'approve' } : { type: 'reject', ...(p.decision.message !== undefined ? { message: p.decision.message } : {}) });
+          const decision: ApprovalDecision = p.decision.type === 'approve' ? { type: 'approve' } : { type: 'reject', ...(p.decision.message !== undefined ? { message: p.decision.message } : {}) };
+          if (!runs.has(p.threadId) && (await windows?.decide(p.threadId, p.key, decision))) return { ok: true };
+          runs.decide(p.threadId, p.key, decision);
           return { ok: true };
         }
         case 'runs.stop': {

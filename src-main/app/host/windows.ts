@@ -7,8 +7,10 @@
 import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
 import { createApp } from '../app';
-import { ContractError, parseRequest, type NoticeDto, type ThreadSummaryDto } from '../contract';
-import type { AgentLine } from './runs';
+import { ContractError, parseRequest, type EventFrame, type NoticeDto, type PendingApproval, type ThreadSummaryDto, type ThreadView } from '../contract';
+import type { App } from '../app';
+import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
+import type { AgentLine, AttachedRun } from './runs';
 import { createFolderHost, type FolderHost } from '../folders/folder-host';
 import { openRemoteApp } from '../remote-folder';
 import { FileSecretStore } from '../settings/file-secret-store';
@@ -111,6 +113,73 @@ export class HostWindows {
     return lines;
   }
 
+  /**
+   * Follows a window's thread that is working or waiting for the person, as `deepdesk attach`
+   * follows a run: its events as `run.event`, its approvals as `run.approval` (withdrawn with
+   * `run.approvalGone` when answered anywhere), `run.end` when it stops working. Undefined when
+   * no window's app has it going.
+   */
+  async attach(connection: HostConnection, threadId: string): Promise<AttachedRun | undefined> {
+    const app = await this.appWorkingOn(threadId);
+    if (app === undefined) return undefined;
+    let asked = new Map<string, PendingApproval>();
+    let ended = false;
+    const tell = (event: string, payload: unknown) => connection.send(event, { threadId, ...(payload as object) });
+    const refresh = async (): Promise<void> => {
+      const view = (await app.handle('threads.get', { threadId })) as ThreadView;
+      const now = new Map(view.approvals.map((a) => [approvalKey(a), a]));
+      for (const [key, approval] of now) if (!asked.has(key)) tell('run.approval', { key, request: asRequest(approval) });
+      for (const key of asked.keys()) if (!now.has(key)) tell('run.approvalGone', { key });
+      asked = now;
+      if (!ended && !view.thread.running && view.approvals.length === 0) {
+        ended = true;
+        stop();
+        tell('run.end', { state: 'done', reason: 'completed', text: '' });
+      }
+    };
+    const stop = app.onEvent((frame: EventFrame) => {
+      const payload = frame.payload as { threadId?: string; seq?: number; event?: unknown };
+      if (frame.event === 'thread.event' && payload.threadId === threadId) tell('run.event', { seq: payload.seq, event: payload.event });
+      else if ((frame.event === 'approvals.changed' && payload.threadId === threadId) || frame.event === 'threads.changed') void refresh().catch(() => undefined);
+    });
+    connection.onClose(stop);
+    const view = (await app.handle('threads.get', { threadId })) as ThreadView;
+    asked = new Map(view.approvals.map((a) => [approvalKey(a), a]));
+    return {
+      threadId,
+      folder: app.folder,
+      state: view.approvals.length > 0 ? 'needs-you' : 'working',
+      events: [],
+      dropped: 0,
+      says: [],
+      approvals: [...asked].map(([key, approval]) => ({ key, request: asRequest(approval) })),
+    };
+  }
+
+  /** Answers a window's thread's approval (by the key `attach` gave it); false when no window's app has it. */
+  async decide(threadId: string, key: string, decision: ApprovalDecision): Promise<boolean> {
+    const app = await this.appWorkingOn(threadId);
+    if (app === undefined) return false;
+    const view = (await app.handle('threads.get', { threadId })) as ThreadView;
+    const approval = view.approvals.find((a) => approvalKey(a) === key);
+    if (approval === undefined) throw new HostRequestError('that approval is no longer pending', 'not_found');
+    await app.handle('approvals.decide', {
+      threadId,
+      toolCallId: approval.toolCallId,
+      ...(approval.parentToolCallId !== undefined ? { parentToolCallId: approval.parentToolCallId } : {}),
+      decision: decision.type === 'approve' ? { type: 'approve' } : { type: 'reject', ...(decision.type === 'reject' && decision.message !== undefined ? { message: decision.message } : {}) },
+    });
+    return true;
+  }
+
+  private async appWorkingOn(threadId: string): Promise<App | undefined> {
+    for (const app of this.pool.apps()) {
+      const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
+      if (threads.some((t) => t.id === threadId && (t.running || t.pendingApprovals > 0))) return app;
+    }
+    return undefined;
+  }
+
   /** Stops a window's thread that is working; false when no window's app has it working. */
   async stop(threadId: string): Promise<boolean> {
     for (const app of this.pool.apps()) {
@@ -134,4 +203,21 @@ export class HostWindows {
 function asHostError(err: unknown): Error {
   if (err instanceof ContractError) return new HostRequestError(err.message, err.code);
   return err instanceof Error ? err : new Error(String(err));
+}
+
+function approvalKey(approval: Pick<PendingApproval, 'toolCallId' | 'parentToolCallId'>): string {
+  return [approval.parentToolCallId ?? '', approval.toolCallId].join('/');
+}
+
+/** A window's pending approval as a terminal asks it. */
+function asRequest(approval: PendingApproval): ApprovalRequest {
+  return {
+    threadId: approval.threadId,
+    toolCallId: approval.toolCallId,
+    toolName: approval.toolName,
+    args: approval.args,
+    reason: approval.reason,
+    ...(approval.resolvedTarget !== undefined ? { resolvedTarget: approval.resolvedTarget } : {}),
+    ...(approval.parentToolCallId !== undefined ? { parentToolCallId: approval.parentToolCallId } : {}),
+  };
 }

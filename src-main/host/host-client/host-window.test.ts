@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import * as pty from 'node-pty';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventFrame, Result, ThreadView } from '../../app/contract';
 import { startScriptedServer, type ScriptedServer } from '../../core/models/testing/scripted-server';
@@ -118,6 +119,25 @@ describe("the window's app in the agent host", () => {
     expect(cli(['agents'])).toMatch(new RegExp(`^${id}\\s+Working\\s+${folder}\\s+think hard$`, 'm'));
     expect(cli(['stop', id])).toContain(`Stopped ${id}`);
     await waitFor(async () => !((await call(window, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the run to stop');
+  });
+
+  it("deepdesk attach follows a window's thread and answers its approval on the terminal; the window's is gone", async () => {
+    server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/from-terminal.txt', content: 'ok\n' } }] }, { text: 'written from the terminal' });
+    const window = await open();
+    const { id } = await call(window, 'threads.create', {});
+    await call(window, 'threads.send', { threadId: id, text: 'write it' });
+    await waitFor(async () => ((await call(window, 'threads.get', { threadId: id })) as ThreadView).approvals.length === 1, 'the approval in the window');
+    const term = pty.spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'attach', id, '--data-dir', dataDir], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '' } as Record<string, string>, cols: 160, rows: 50 });
+    let screen = '';
+    term.onData((d) => (screen += d));
+    const exited = new Promise<number>((done) => term.onExit(({ exitCode }) => done(exitCode)));
+    await waitFor(() => screen.includes('Approve?'), 'the terminal to ask');
+    expect(screen).toContain('write_file needs approval');
+    term.write('y\r');
+    expect(await exited).toBe(0);
+    expect(screen).toContain('written from the terminal');
+    expect(readFileSync(join(folder, 'from-terminal.txt'), 'utf8')).toBe('ok\n');
+    expect(((await call(window, 'threads.get', { threadId: id })) as ThreadView).approvals).toEqual([]);
   });
 
   it('refuses a request the contract does not have, checked in the host', async () => {
