@@ -106,6 +106,8 @@ export interface App extends AppHostApi {
   readonly folder: string;
   /** Whether a thread of the folder is working (the agent host keeps the app open for it). */
   busy(): boolean;
+  /** A thread of the folder was changed by a run elsewhere (see ThreadService.changedElsewhere). */
+  changedElsewhere(threadId: string): void;
   close(): Promise<void>;
 }
 
@@ -621,6 +623,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   return {
     folder: options.folder,
     busy: () => threads.anyRunning(),
+    changedElsewhere: (threadId) => threads.changedElsewhere(threadId),
     async handle(method, params) {
       const handler = (handlers as Partial<Record<MethodName, (p: unknown) => Promise<unknown>>>)[method];
       if (handler === undefined) throw new ContractError(`${method} is answered by the folder host, not by the app of one folder`, 'bad_request');

@@ -54,6 +54,7 @@ export class AppPool {
     return {
       folder: app.folder,
       busy: () => app.busy(),
+      changedElsewhere: (threadId) => app.changedElsewhere(threadId),
       handle: (method, params) => app.handle(method, params),
       onEvent: (listener) => app.onEvent(listener),
       close: async () => {

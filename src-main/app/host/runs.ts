@@ -93,8 +93,14 @@ export interface StartRunParams {
   detach: boolean;
 }
 
+/** What happens to the host's runs, for the windows showing their folders (windows.ts). */
+export type RunActivity =
+  | { kind: 'started' | 'ended' | 'approvals'; threadId: string; folder: string }
+  | { kind: 'event'; threadId: string; folder: string; seq: number; event: AgentEvent };
+
 export class HostRuns {
   private readonly live = new Map<string, LiveRun>();
+  private readonly watchers = new Set<(activity: RunActivity) => void>();
   private readonly records: RunRecords;
   private readonly threads: ThreadStore;
 
@@ -155,6 +161,7 @@ export class HostRuns {
     }
     run.folder = run.run.folder;
     this.records.start(threadId, run.folder, process.pid);
+    this.activity({ kind: 'started', threadId, folder: run.folder });
     if (params.detach) this.unwatch(run, connection.id);
     void run.run.result.then(
       (result) => this.ended(run, endOf(result)),
@@ -190,6 +197,25 @@ export class HostRuns {
   detach(connection: HostConnection, threadId: string): void {
     const run = this.live.get(threadId);
     if (run !== undefined) this.unwatch(run, connection.id);
+  }
+
+  /** Whether a window shows a folder (it can answer the approvals of runs there). */
+  private windowOn: (folder: string) => boolean = () => false;
+
+  answeredByWindowsOf(windowOn: (folder: string) => boolean): void {
+    this.windowOn = windowOn;
+  }
+
+  onActivity(listener: (activity: RunActivity) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /** A going run's pending questions and the number of its latest event (for a window showing its thread). */
+  going(threadId: string): { folder: string; seq: number; questions: PendingQuestion[] } | undefined {
+    const run = this.live.get(threadId);
+    if (run === undefined || run.end !== undefined || run.run === undefined) return undefined;
+    return { folder: run.folder, seq: run.seq, questions: [...run.questions].map(([key, q]) => ({ key, request: q.request })) };
   }
 
   /** Whether a run of the thread is going here. */
@@ -242,6 +268,17 @@ export class HostRuns {
     run.events.push({ seq: run.seq, event });
     if (run.events.length > KEPT_EVENTS) run.events.splice(0, run.events.length - KEPT_EVENTS);
     this.tell(run, 'run.event', { threadId: run.threadId, seq: run.seq, event });
+    if (run.run !== undefined) this.activity({ kind: 'event', threadId: run.threadId, folder: run.folder, seq: run.seq, event });
+  }
+
+  private activity(activity: RunActivity): void {
+    for (const listener of this.watchers) {
+      try {
+        listener(activity);
+      } catch {
+        // A window's trouble is not the run's.
+      }
+    }
   }
 
   private tell(run: LiveRun, event: string, payload: unknown): void {
@@ -265,6 +302,7 @@ export class HostRuns {
     run.state = end.state;
     this.records.end(run.threadId, end.state, end.error);
     this.tell(run, 'run.end', { threadId: run.threadId, ...end });
+    this.activity({ kind: 'ended', threadId: run.threadId, folder: run.folder });
     run.watchers.clear();
     const ended = [...this.live.values()].filter((r) => r.end !== undefined);
     for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED))) this.live.delete(old.threadId);
@@ -275,7 +313,7 @@ export class HostRuns {
       decide: async (request, signal) => {
         if (run.approve === 'auto') return { type: 'approve' };
         if (run.approve === 'deny') return { type: 'reject', message: DENIED };
-        const someoneCanAnswer = [...run.watchers.values()].some((w) => w.interactive);
+        const someoneCanAnswer = [...run.watchers.values()].some((w) => w.interactive) || this.windowOn(run.folder);
         // A foreground run with nobody at a terminal keeps today's answer; a detached one waits for someone to attach.
         if (!someoneCanAnswer && run.starter !== undefined) return { type: 'reject', message: NOBODY_TO_ASK };
         return this.ask(run, request, signal);
@@ -291,6 +329,7 @@ export class HostRuns {
         run.questions.delete(key);
         signal.removeEventListener('abort', onAbort);
         this.tell(run, 'run.approvalGone', { threadId: run.threadId, key });
+        this.activity({ kind: 'approvals', threadId: run.threadId, folder: run.folder });
         if (run.questions.size === 0 && run.end === undefined) this.setState(run, 'working');
       };
       const onAbort = () => {
@@ -307,6 +346,7 @@ export class HostRuns {
       });
       this.setState(run, 'needs-you');
       this.tell(run, 'run.approval', { threadId: run.threadId, key, request });
+      this.activity({ kind: 'approvals', threadId: run.threadId, folder: run.folder });
     });
   }
 }

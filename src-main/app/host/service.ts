@@ -103,7 +103,7 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
           return { agents: [...fromWindows, ...own] };
         }
         case 'window.open':
-          windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log });
+          windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log, runs });
           return windows.open(connection, params as z.output<typeof windowOpenParams>);
         case 'window.call': {
           const p = params as z.output<typeof windowCallParams>;

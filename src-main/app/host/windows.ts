@@ -10,7 +10,7 @@ import { createApp } from '../app';
 import { ContractError, parseRequest, type EventFrame, type NoticeDto, type PendingApproval, type ThreadSummaryDto, type ThreadView } from '../contract';
 import type { App } from '../app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import type { AgentLine, AttachedRun } from './runs';
+import type { AgentLine, AttachedRun, HostRuns } from './runs';
 import { createFolderHost, type FolderHost } from '../folders/folder-host';
 import { openRemoteApp } from '../remote-folder';
 import { FileSecretStore } from '../settings/file-secret-store';
@@ -42,9 +42,16 @@ export class HostWindows {
   private readonly pool: AppPool;
   private readonly secrets: FileSecretStore;
 
-  constructor(private readonly options: { dataDir: string; version: string; log: (line: string) => void }) {
+  constructor(private readonly options: { dataDir: string; version: string; log: (line: string) => void; runs: HostRuns }) {
     this.pool = new AppPool(options.log);
     this.secrets = new FileSecretStore(options.dataDir);
+    // A window on a `deepdesk run`'s folder can answer its approvals.
+    options.runs.answeredByWindowsOf((folder) => [...this.windows.values()].some((w) => w.folder === folder));
+    // A folder's app never keeps (nor saves over) a copy of a thread a `deepdesk run` changes.
+    options.runs.onActivity((activity) => {
+      if (activity.kind !== 'started' && activity.kind !== 'ended') return;
+      for (const app of this.pool.apps()) if (app.folder === activity.folder) app.changedElsewhere(activity.threadId);
+    });
   }
 
   /** Opens this connection's window; its notices so far are returned (later ones come as events). */
@@ -75,8 +82,17 @@ export class HostWindows {
     }
     this.windows.set(connection.id, host);
     const stopEvents = host.onEvent((frame) => connection.send('window.event', frame));
+    // A `deepdesk run` in this window's folder shows here as it goes (its events, its approvals).
+    const stopRuns = this.options.runs.onActivity((activity) => {
+      if (host.folder === null || activity.folder !== host.folder) return;
+      const frame = (event: string, payload: unknown) => connection.send('window.event', { event, payload });
+      if (activity.kind === 'event') frame('thread.event', { threadId: activity.threadId, seq: activity.seq, event: activity.event });
+      else if (activity.kind === 'approvals') frame('approvals.changed', { threadId: activity.threadId });
+      else frame('threads.changed', {});
+    });
     connection.onClose(() => {
       stopEvents();
+      stopRuns();
       this.windows.delete(connection.id);
       // The window's lease on its folder's app ends; a working app stays until its runs end.
       void host.close().catch((err: unknown) => this.options.log(`closing a window failed: ${String(err)}`));
@@ -90,7 +106,15 @@ export class HostWindows {
     if (host === undefined) throw new HostRequestError('open a window first (window.open)', 'bad_request');
     try {
       const request = parseRequest({ id: 0, method, params });
-      return (await host.handle(request.method, request.params)) ?? null;
+      const ran = await this.runsCall(request.method, request.params);
+      if (ran !== NOT_A_RUN) return ran;
+      // The folder's app reads a thread a `deepdesk run` is working on from what it saved.
+      const threadId = (request.params as { threadId?: unknown }).threadId;
+      if (typeof threadId === 'string' && this.options.runs.going(threadId) !== undefined) {
+        for (const app of this.pool.apps()) if (app.folder === host.folder) app.changedElsewhere(threadId);
+      }
+      const result = (await host.handle(request.method, request.params)) ?? null;
+      return this.withRuns(request.method, result);
     } catch (err) {
       throw asHostError(err);
     }
@@ -98,6 +122,56 @@ export class HostWindows {
 
   busy(): boolean {
     return this.pool.busy();
+  }
+
+  /** A window's request about a thread a `deepdesk run` is working on: answered by that run. */
+  private async runsCall(method: string, params: unknown): Promise<unknown> {
+    const threadId = (params as { threadId?: unknown }).threadId;
+    if (typeof threadId !== 'string') return NOT_A_RUN;
+    const going = this.options.runs.going(threadId);
+    if (going === undefined) return NOT_A_RUN;
+    switch (method) {
+      case 'threads.send':
+      case 'threads.retry':
+      case 'threads.compact':
+      case 'threads.sendQueuedNow':
+      case 'threads.delete':
+        throw new HostRequestError('this thread is working in a `deepdesk run`: wait for it, or Stop it', 'failed');
+      case 'threads.stop':
+        await this.options.runs.stop(threadId);
+        return { ok: true };
+      case 'approvals.decide': {
+        const p = params as { toolCallId: string; parentToolCallId?: string; decision: ApprovalDecision };
+        const question = going.questions.find((q) => q.request.toolCallId === p.toolCallId && q.request.parentToolCallId === p.parentToolCallId);
+        if (question === undefined) throw new HostRequestError('that approval is no longer pending', 'not_found');
+        this.options.runs.decide(threadId, question.key, p.decision);
+        return { ok: true };
+      }
+      default:
+        return NOT_A_RUN;
+    }
+  }
+
+  /** What the folder's app says of threads, with the `deepdesk run`s going on them. */
+  private withRuns(method: string, result: unknown): unknown {
+    if (method === 'threads.list') {
+      return (result as ThreadSummaryDto[]).map((t) => {
+        const going = this.options.runs.going(t.id);
+        return going === undefined ? t : { ...t, running: true, pendingApprovals: going.questions.length };
+      });
+    }
+    if (method === 'threads.get') {
+      const view = result as ThreadView;
+      const going = this.options.runs.going(view.thread.id);
+      if (going === undefined) return view;
+      return {
+        ...view,
+        thread: { ...view.thread, running: true, pendingApprovals: going.questions.length },
+        approvals: going.questions.map((q) => pendingOf(q.request)),
+        eventSeq: going.seq,
+      };
+    }
+    return result;
   }
 
   /** The windows' threads that are working or waiting for the person, as `deepdesk agents` lists them. */
@@ -203,6 +277,23 @@ export class HostWindows {
 function asHostError(err: unknown): Error {
   if (err instanceof ContractError) return new HostRequestError(err.message, err.code);
   return err instanceof Error ? err : new Error(String(err));
+}
+
+const NOT_A_RUN = Symbol('not a run');
+
+/** A `deepdesk run`'s question as the window shows a pending approval. */
+function pendingOf(request: ApprovalRequest): PendingApproval {
+  return {
+    threadId: request.threadId,
+    toolCallId: request.toolCallId,
+    toolName: request.toolName,
+    args: request.args,
+    reason: request.reason,
+    ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
+    ...(request.resolvedTarget !== undefined ? { resolvedTarget: request.resolvedTarget } : {}),
+    ...(request.outsideSandbox !== undefined ? { outsideSandbox: request.outsideSandbox } : {}),
+    createdAt: new Date().toISOString(),
+  };
 }
 
 function approvalKey(approval: Pick<PendingApproval, 'toolCallId' | 'parentToolCallId'>): string {

@@ -217,6 +217,16 @@ export class ThreadService {
     return this.runs.has(threadId);
   }
 
+  /**
+   * The thread was changed by another run assembly (a `deepdesk run` in the agent host): a
+   * copy loaded here is dropped, so the next look reads what was saved (never overwrites it).
+   */
+  changedElsewhere(threadId: string): void {
+    if (this.runs.has(threadId) || !this.live.has(threadId)) return;
+    this.live.delete(threadId);
+    this.store.forget(threadId);
+  }
+
   /** Whether any thread of the folder is working. */
   anyRunning(): boolean {
     return this.runs.size > 0;

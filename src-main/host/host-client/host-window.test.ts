@@ -3,7 +3,7 @@
 // events, and an approval answered in one is gone from the other; a host that dies is told
 // and replaced.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -138,6 +138,37 @@ describe("the window's app in the agent host", () => {
     expect(screen).toContain('written from the terminal');
     expect(readFileSync(join(folder, 'from-terminal.txt'), 'utf8')).toBe('ok\n');
     expect(((await call(window, 'threads.get', { threadId: id })) as ThreadView).approvals).toEqual([]);
+  });
+
+  it("a deepdesk run in the window's folder shows in the window as it goes, and its approval is answered there", async () => {
+    server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/from-run.txt', content: 'run\n' } }] }, { text: 'the run wrote it' });
+    const window = await open();
+    const frames: EventFrame[] = [];
+    window.onEvent((frame) => frames.push(frame));
+    // A `run` with no terminal to ask on: the window showing its folder answers for it.
+    const id = 'run-seen-in-the-window';
+    const run = spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'run', '--thread', id, '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, 'write it from the terminal'], {
+      env: { ...process.env, OPENAI_API_KEY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let answer = '';
+    run.stdout.on('data', (d: Buffer) => (answer += d.toString()));
+    const runExit = new Promise<number | null>((done) => run.on('close', done));
+    await waitFor(
+      async () => ((await call(window, 'threads.get', { threadId: id }).catch(() => undefined)) as ThreadView | undefined)?.approvals.length === 1,
+      "the run's approval in the window",
+    );
+    const view = (await call(window, 'threads.get', { threadId: id })) as ThreadView;
+    expect(view.thread.running).toBe(true);
+    expect(((await call(window, 'threads.list', {})) as Array<{ id: string; running: boolean }>).find((t) => t.id === id)?.running).toBe(true);
+    await expect(call(window, 'threads.send', { threadId: id, text: 'me too' })).rejects.toThrow(/deepdesk run/);
+    await call(window, 'approvals.decide', { threadId: id, toolCallId: view.approvals[0]!.toolCallId, decision: { type: 'approve' } });
+    await waitFor(async () => !((await call(window, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the run to end');
+    expect(readFileSync(join(folder, 'from-run.txt'), 'utf8')).toBe('run\n');
+    expect(JSON.stringify(((await call(window, 'threads.get', { threadId: id })) as ThreadView).items)).toContain('the run wrote it');
+    expect(frames.some((f) => f.event === 'thread.event' && (f.payload as { threadId: string }).threadId === id)).toBe(true);
+    expect(await runExit).toBe(0);
+    expect(answer).toBe('the run wrote it\n');
   });
 
   it('refuses a request the contract does not have, checked in the host', async () => {
