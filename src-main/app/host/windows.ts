@@ -202,7 +202,7 @@ export class HostWindows {
     const refresh = async (): Promise<void> => {
       const view = (await app.handle('threads.get', { threadId })) as ThreadView;
       const now = new Map(view.approvals.map((a) => [approvalKey(a), a]));
-      for (const [key, approval] of now) if (!asked.has(key)) tell('run.approval', { key, request: asRequest(approval) });
+      for (const [key, approval] of now) if (!asked.has(key)) tell('run.approval', { key, request: approval });
       for (const key of asked.keys()) if (!now.has(key)) tell('run.approvalGone', { key });
       asked = now;
       if (!ended && !view.thread.running && view.approvals.length === 0) {
@@ -226,7 +226,7 @@ export class HostWindows {
       events: [],
       dropped: 0,
       says: [],
-      approvals: [...asked].map(([key, approval]) => ({ key, request: asRequest(approval) })),
+      approvals: [...asked].map(([key, request]) => ({ key, request })),
     };
   }
 
@@ -281,34 +281,11 @@ function asHostError(err: unknown): Error {
 
 const NOT_A_RUN = Symbol('not a run');
 
-/** A `deepdesk run`'s question as the window shows a pending approval. */
-function pendingOf(request: ApprovalRequest): PendingApproval {
-  return {
-    threadId: request.threadId,
-    toolCallId: request.toolCallId,
-    toolName: request.toolName,
-    args: request.args,
-    reason: request.reason,
-    ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
-    ...(request.resolvedTarget !== undefined ? { resolvedTarget: request.resolvedTarget } : {}),
-    ...(request.outsideSandbox !== undefined ? { outsideSandbox: request.outsideSandbox } : {}),
-    createdAt: new Date().toISOString(),
-  };
+/** A `deepdesk run`'s question as the window shows a pending approval (as ApprovalService records one). */
+function pendingOf({ callPath: _callPath, ...request }: ApprovalRequest): PendingApproval {
+  return { ...request, createdAt: new Date().toISOString() };
 }
 
 function approvalKey(approval: Pick<PendingApproval, 'toolCallId' | 'parentToolCallId'>): string {
   return [approval.parentToolCallId ?? '', approval.toolCallId].join('/');
-}
-
-/** A window's pending approval as a terminal asks it. */
-function asRequest(approval: PendingApproval): ApprovalRequest {
-  return {
-    threadId: approval.threadId,
-    toolCallId: approval.toolCallId,
-    toolName: approval.toolName,
-    args: approval.args,
-    reason: approval.reason,
-    ...(approval.resolvedTarget !== undefined ? { resolvedTarget: approval.resolvedTarget } : {}),
-    ...(approval.parentToolCallId !== undefined ? { parentToolCallId: approval.parentToolCallId } : {}),
-  };
 }

@@ -163,8 +163,9 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
     opened.push(() => threads.dispose());
     const store = new ThreadStore(db);
     const threadId = request.threadId ?? randomUUID();
-    if (!store.exists(threadId)) store.save(newThreadState(threadId), { folder: folder.text });
-    else if (store.get(threadId)?.folder !== folder.text) throw new ContractError(`thread ${threadId} belongs to another folder (${store.get(threadId)?.folder}); pass that --folder`, 'bad_request');
+    const stored = store.get(threadId);
+    if (stored === undefined) store.save(newThreadState(threadId), { folder: folder.text });
+    else if (stored.folder !== folder.text) throw new ContractError(`thread ${threadId} belongs to another folder (${stored.folder}); pass that --folder`, 'bad_request');
     threads.useRunSettings(threadId, { broker: io.broker, ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}) });
 
     const input = await personInput(request.prompt, { ...(mcp ? { mcp } : {}), skills: () => skills.current().skills, commands: () => definitions.commands().commands, files: folder.backend });
