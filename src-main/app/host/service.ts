@@ -70,6 +70,10 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
       switch (method as MethodName) {
         case 'runs.start': {
           const p = params as z.output<typeof startParams>;
+          // A thread never has two runs: not one in a window and one of `deepdesk run`.
+          if (p.request.threadId !== undefined && (await windows?.working(p.request.threadId))) {
+            throw new HostRequestError(`thread ${p.request.threadId} is working in a window: wait for it or stop it (deepdesk stop ${p.request.threadId})`, 'failed');
+          }
           return runs.start(connection, p);
         }
         case 'runs.attach': {

@@ -246,6 +246,11 @@ export class HostWindows {
     return true;
   }
 
+  /** Whether a window's app has the thread working or waiting for the person. */
+  async working(threadId: string): Promise<boolean> {
+    return (await this.appWorkingOn(threadId)) !== undefined;
+  }
+
   private async appWorkingOn(threadId: string): Promise<App | undefined> {
     for (const app of this.pool.apps()) {
       const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];

@@ -171,6 +171,26 @@ describe("the window's app in the agent host", () => {
     expect(answer).toBe('the run wrote it\n');
   });
 
+  it('deepdesk run --thread on a thread working in a window is refused: a thread never has two runs', async () => {
+    server.push({ hang: true, text: 'busy in the window' });
+    const window = await open();
+    const { id } = await call(window, 'threads.create', {});
+    await call(window, 'threads.send', { threadId: id, text: 'work' });
+    await waitFor(async () => ((await call(window, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the window to work');
+    let failure = '';
+    try {
+      execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'run', '--thread', id, '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, 'me too'], {
+        encoding: 'utf8',
+        env: { ...process.env, OPENAI_API_KEY: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (err) {
+      failure = String((err as { stderr?: string }).stderr);
+    }
+    expect(failure).toMatch(/^deepdesk run: thread .* is working in a window/);
+    await call(window, 'threads.stop', { threadId: id });
+  });
+
   it('refuses a request the contract does not have, checked in the host', async () => {
     const window = await open();
     await expect(window.handle('threads.get' as never, { threadId: 42 })).rejects.toThrow(/invalid params/);
