@@ -33,7 +33,8 @@ export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()
       io.stdout.write('No runs in the agent host yet: deepdesk run --detach "…" starts one.\n');
       return 0;
     }
-    const rows = agents.map((a) => [a.threadId, STATE_WORDS[a.state] + (a.state === 'interrupted' ? ' (interrupted)' : ''), a.folder, a.title]);
+    // The STATE column holds SPEC §16's four words only; `--json` tells an interrupted run apart.
+    const rows = agents.map((a) => [a.threadId, STATE_WORDS[a.state], a.folder, a.title]);
     io.stdout.write(table([['ID', 'STATE', 'FOLDER', 'TITLE'], ...rows]));
     return 0;
   } finally {

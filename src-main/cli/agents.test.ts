@@ -75,7 +75,9 @@ describe('the agent host', () => {
     expect(watching.screen()).toMatch(/the agent host stopped .*reconnecting/);
     expect(watching.screen()).toContain('interrupted');
     await waitFor(() => !sleeping('sleep 41.5'), 20_000, 'the command to end with its host');
-    expect(await agents()).toMatch(new RegExp(`^${id}\\s+Failed \\(interrupted\\)\\s`, 'm'));
+    expect(await agents()).toMatch(new RegExp(`^${id}\\s+Failed\\s`, 'm'));
+    const listed = JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir])).stdout) as Array<{ threadId: string; state: string }>;
+    expect(listed.find((a) => a.threadId === id)?.state).toBe('interrupted');
 
     t.server.push({ text: 'recovered' });
     const again = await t.deepdesk(['run', ...model(), '--thread', id, 'what happened?']);
