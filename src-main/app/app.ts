@@ -39,6 +39,7 @@ import {
   type methods,
   type EventFrame,
   type FolderHostMethodName,
+  type AgentViewMethodName,
   type EventName,
   type EventPayload,
   type MethodName,
@@ -112,7 +113,7 @@ export interface App extends AppHostApi {
 }
 
 /** The folder host's methods (folders/folder-host.ts): opening another folder replaces this app; updates are the whole app's. */
-type HostMethodName = FolderHostMethodName | UpdateMethodName;
+type HostMethodName = FolderHostMethodName | UpdateMethodName | AgentViewMethodName;
 type Handlers = { [M in Exclude<MethodName, HostMethodName>]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
 
 export async function createApp(options: AppOptions): Promise<App> {
@@ -345,6 +346,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     rules: () => withClaudeRules(extensions.claudeRules(), settings.raw().rules as PermissionRule[]),
     subagents: () => extensions.subagents(settings.raw().subagents),
     contextWindow: () => withOverrides(settings.raw()).contextWindow,
+    maxConcurrentRuns: () => settings.raw().maxConcurrentRuns,
     folderBackendFor: (threadId) =>
       remote
         ? new WindowRemoteShellBackend({ connection: remote.shell.connection, threadId, terminals, ...(sandbox ? { sandbox } : {}) })
@@ -444,6 +446,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     'threads.search': async ({ query }) => threads.search(query),
     'threads.get': async ({ threadId }) => {
       const view = threads.get(threadId);
+      threads.markSeen(threadId);
       return view.contextWindow > 0 ? view : { ...view, contextWindow: contextWindowNow() };
     },
     'threads.earlier': async ({ threadId, cursor }) => threads.earlier(threadId, cursor),

@@ -6,6 +6,7 @@
 import { createApp } from './app';
 import { openRemoteApp } from './remote-folder';
 import { createFolderHost, type FolderHost } from './folders/folder-host';
+import { AppPool } from './folders/app-pool';
 import type { SecretStore } from './secret-store';
 import type { UpdateService } from './updates';
 
@@ -23,7 +24,13 @@ export interface DesktopAppOptions {
   updates?: UpdateService;
 }
 
-export function createDesktopApp(options: DesktopAppOptions): Promise<FolderHost> {
+/**
+ * Each folder's app is leased from a pool (as in the agent host), so opening another folder
+ * leaves the runs of the one before going: they show in the Agents view, and the folder's app
+ * closes once they end and no window shows it.
+ */
+export async function createDesktopApp(options: DesktopAppOptions): Promise<FolderHost> {
+  const pool = new AppPool((line) => console.error(`deepdesk: ${line}`));
   const common = {
     dataDir: options.dataDir,
     secrets: options.secrets,
@@ -31,14 +38,35 @@ export function createDesktopApp(options: DesktopAppOptions): Promise<FolderHost
     ...(options.version ? { version: options.version } : {}),
     ...(options.openExternal ? { openExternal: options.openExternal } : {}),
   };
-  return createFolderHost({
-    dataDir: options.dataDir,
-    transport: 'electron',
-    folder: options.folder,
-    pickFolder: options.pickFolder,
-    ...(options.version ? { version: options.version } : {}),
-    ...(options.updates ? { updates: options.updates } : {}),
-    openApp: (folder) => createApp({ folder, ...common }),
-    openRemoteApp: (location) => openRemoteApp(location, { dataDir: options.dataDir, env: process.env }, (remote) => createApp({ folder: location.url, remote, ...common })),
-  });
+  let host: FolderHost;
+  try {
+    host = await createFolderHost({
+      dataDir: options.dataDir,
+      transport: 'electron',
+      folder: options.folder,
+      pickFolder: options.pickFolder,
+      ...(options.version ? { version: options.version } : {}),
+      ...(options.updates ? { updates: options.updates } : {}),
+      openApp: (folder) => pool.lease(folder, () => createApp({ folder, ...common })),
+      openRemoteApp: (location) =>
+        pool.lease(location.url, () => openRemoteApp(location, { dataDir: options.dataDir, env: process.env }, (remote) => createApp({ folder: location.url, remote, ...common }))),
+    });
+  } catch (err) {
+    await pool.closeAll();
+    throw err;
+  }
+  return {
+    get folder() {
+      return host.folder;
+    },
+    notice: (message) => host.notice(message),
+    handle: (method, params) => host.handle(method, params),
+    onEvent: (listener) => host.onEvent(listener),
+    // Quitting asks while a run of any folder goes, not only the open one's.
+    busy: () => host.busy() || pool.busy(),
+    async close() {
+      await host.close();
+      await pool.closeAll();
+    },
+  };
 }

@@ -4,7 +4,7 @@
 
 import { resolveDataDir } from '../app/data-dir';
 import type { AgentLine, AttachedRun, RunEnd } from '../app/host/runs';
-import type { RunState } from '../app/host/run-records';
+import type { RunState } from '../app/session/run-records';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { HostNotRunningError, type HostClient } from '../host/host-client/client';
 import { COMMAND_OPTIONS } from './command-table';
@@ -16,7 +16,7 @@ import { parseCommand, UsageError } from './usage';
 const defaultIo = (): TerminalIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
 /** The states as SPEC §16 names them. */
-const STATE_WORDS: Record<RunState, string> = { working: 'Working', 'needs-you': 'Needs you', done: 'Done', stopped: 'Done', failed: 'Failed', interrupted: 'Failed' };
+const STATE_WORDS: Record<RunState, string> = { queued: 'Queued', working: 'Working', 'needs-you': 'Needs you', done: 'Done', stopped: 'Done', failed: 'Failed', interrupted: 'Failed' };
 
 export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.agents);
@@ -33,7 +33,7 @@ export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()
       io.stdout.write('No runs in the agent host yet: deepdesk run --detach "…" starts one.\n');
       return 0;
     }
-    // The STATE column holds SPEC §16's four words only; `--json` tells an interrupted run apart.
+    // The STATE column holds SPEC §16's words (and Queued, issue 40); `--json` tells an interrupted run apart.
     const rows = agents.map((a) => [a.threadId, STATE_WORDS[a.state], a.folder, a.title]);
     io.stdout.write(table([['ID', 'STATE', 'FOLDER', 'TITLE'], ...rows]));
     return 0;

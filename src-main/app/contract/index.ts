@@ -17,6 +17,7 @@ import { attachmentMethods, attachmentsSchema, sentAttachmentSchema } from './at
 import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
+import { agentEvents, agentMethods } from './agents';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './commands';
@@ -30,6 +31,7 @@ export * from './notices';
 export * from './attachments';
 export * from './terminal';
 export * from './updates';
+export * from './agents';
 export * from './usage';
 
 // ---------------------------------------------------------------- shared shapes
@@ -84,6 +86,8 @@ export const settingsSchema = z.object({
   prices: z.record(z.string(), modelPriceSchema).optional(),
   /** A thread's runs stop before the model call that would take its cost past this (USD). */
   threadBudgetUsd: z.number().positive().optional(),
+  /** How many runs may go at once in one process (the desktop app, the agent host); beyond it they wait `Queued`. Absent: the machine's default (maxConcurrentRunsDefault). */
+  maxConcurrentRuns: z.number().int().min(1).max(64).optional(),
   telemetry: telemetrySettingsSchema.optional(),
   /** Fields a command-line flag overrides for this session (shown with the flag's value; never saved). */
   overridden: overriddenSchema.optional(),
@@ -93,7 +97,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 /** A partial update; `contextWindow: null` clears the override. */
 export const settingsPatchSchema = settingsSchema
   .omit({ apiKeys: true, overridden: true })
-  .extend({ contextWindow: z.number().int().positive().nullable(), threadBudgetUsd: z.number().positive().nullable() })
+  .extend({ contextWindow: z.number().int().positive().nullable(), threadBudgetUsd: z.number().positive().nullable(), maxConcurrentRuns: z.number().int().min(1).max(64).nullable() })
   .partial();
 
 export const threadSummarySchema = z.object({
@@ -104,6 +108,10 @@ export const threadSummarySchema = z.object({
   messageCount: z.number(),
   running: z.boolean(),
   pendingApprovals: z.number(),
+  /** Waiting for a free run slot (Settings `maxConcurrentRuns`). */
+  queued: z.boolean().optional(),
+  /** Another thread of this folder is working at the same time (no worktree keeps them apart). */
+  sharesFolder: z.boolean().optional(),
 });
 export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
 
@@ -259,6 +267,7 @@ const ok = z.object({ ok: z.literal(true) });
 /** Every method: its params and its result. */
 export const methods = {
   ...folderMethods,
+  ...agentMethods,
   ...noticeMethods,
   ...attachmentMethods,
   ...mcpMethods,
@@ -380,6 +389,7 @@ export const events = {
   ...folderEvents,
   ...checkpointEvents,
   ...updateEvents,
+  ...agentEvents,
 } as const;
 
 export type EventName = keyof typeof events;

@@ -12,6 +12,7 @@
 // `openRemoteApp`, which connects and checks it on the remote; the window's `Open remote
 // folder` dialog offers the Host aliases of the person's ~/.ssh/config.
 
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { App } from '../app';
@@ -26,6 +27,24 @@ import { RemoteFolderError } from './folder-backend';
 import { notApplicableUpdates, type UpdateService } from '../updates';
 import { FolderLocationError, folderLocationName, remoteFolderLocation, sshFolderLocation, type FolderLocation, type SshFolderLocation } from './folder-location';
 import { checkFolder, RecentFolders, typedFolderPath } from './recent-folders';
+import { AgentBoard } from '../session/agent-board';
+import { openDatabase } from '../../core/backends/store/store';
+import { databasePath } from '../data-dir';
+
+const BOARD_COALESCE_MS = 150;
+
+/** The Agents view's list on its own connection to the data folder's database. */
+function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
+  const db = openDatabase(databasePath(dataDir));
+  const board = new AgentBoard(db);
+  return {
+    board,
+    close() {
+      board.close();
+      db.close();
+    },
+  };
+}
 
 export interface FolderHostOptions {
   dataDir: string;
@@ -51,6 +70,8 @@ export interface FolderHostOptions {
   env?: NodeJS.ProcessEnv;
   /** The desktop app's updater; without one, updates are `not-applicable`. */
   updates?: UpdateService;
+  /** The Agents view's list (default: one on the data folder's database, closed with the host). */
+  board?: AgentBoard;
 }
 
 export interface FolderHost extends AppHostApi {
@@ -151,6 +172,8 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       await previous.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${previous.folder} failed`, err));
     }
     const now = info();
+    // The data folder has its database now: the Agents view can be watched.
+    boardNow();
     send('app.folderChanged', now);
     return now;
   };
@@ -170,6 +193,29 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     const result = switching.then(work);
     switching = result.catch(() => undefined);
     return result;
+  };
+
+  // Opened on the first look at the Agents view once the data folder has a database (nothing
+  // is made in the data folder before a folder is opened).
+  let ownBoard: { board: AgentBoard; close(): void } | undefined;
+  let stopBoard: (() => void) | undefined;
+  // A burst of record changes (a run's start, its approvals) is one re-list for the window.
+  let boardTimer: NodeJS.Timeout | undefined;
+  const boardNow = (): AgentBoard | undefined => {
+    let board = options.board ?? ownBoard?.board;
+    if (board === undefined) {
+      if (!existsSync(databasePath(options.dataDir))) return undefined;
+      ownBoard = openBoard(options.dataDir);
+      board = ownBoard.board;
+    }
+    stopBoard ??= board.onChange(() => {
+      if (boardTimer !== undefined) return;
+      boardTimer = setTimeout(() => {
+        boardTimer = undefined;
+        send('agentsView.changed', {});
+      }, BOARD_COALESCE_MS);
+    });
+    return board;
   };
 
   const updates = options.updates ?? notApplicableUpdates(options.version ?? '0.0.0');
@@ -226,6 +272,23 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       await inTurn(() => open({ kind: 'local', path: picked }));
       return { folder: picked };
     },
+    'agentsView.list': async () => boardNow()?.list() ?? [],
+    'agentsView.open': async (params) => {
+      const { threadId } = params as Params<'agentsView.open'>;
+      const board = boardNow();
+      const folder = board?.folderOf(threadId);
+      if (board === undefined || folder === undefined) throw new ContractError(`thread '${threadId}' not found`, 'not_found');
+      let location: FolderLocation;
+      try {
+        location = isSshFolder(folder) ? sshFolderLocation(folder) : { kind: 'local', path: folder };
+      } catch (err) {
+        if (err instanceof FolderLocationError) throw new ContractError(err.message, 'bad_request');
+        throw err;
+      }
+      const info = await inTurn(() => open(location));
+      board.seen(threadId);
+      return { info, threadId };
+    },
     'updates.status': async () => updates.status(),
     // A check on a slow network answers with `checking`; its result follows as updates.changed.
     'updates.check': async () => {
@@ -268,6 +331,9 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       }
       recent.close();
       stopUpdateEvents();
+      stopBoard?.();
+      if (boardTimer !== undefined) clearTimeout(boardTimer);
+      ownBoard?.close();
       listeners.clear();
     },
   };

@@ -13,7 +13,7 @@ import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/a
 import { ContractError } from '../contract';
 import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../session/headless-run';
 import { ThreadStore } from '../threads/thread-store';
-import { RunRecords, type RunRecord, type RunState } from './run-records';
+import { RunRecords, type RunRecord, type RunState } from '../session/run-records';
 import { HostRequestError, type HostConnection } from './service-types';
 
 export type ApprovePolicy = 'ask' | 'auto' | 'deny';
@@ -114,7 +114,7 @@ export class HostRuns {
    * that host is gone (it stops when it loses its socket). Told in their thread, listed as such.
    */
   interruptOrphans(): void {
-    for (const orphan of this.records.interruptOrphans(process.pid)) {
+    for (const orphan of this.records.interruptDead()) {
       if (this.threads.exists(orphan.threadId)) {
         this.threads.addNote(orphan.threadId, { kind: 'interrupted', text: 'Note: the previous run of this thread was interrupted (the agent host stopped). Its last step may not have finished.', display: 'The run was interrupted: the agent host stopped.' });
       }
@@ -160,7 +160,6 @@ export class HostRuns {
       throw asHostError(err);
     }
     run.folder = run.run.folder;
-    this.records.start(threadId, run.folder, process.pid);
     this.activity({ kind: 'started', threadId, folder: run.folder });
     if (params.detach) this.unwatch(run, connection.id);
     void run.run.result.then(
@@ -242,11 +241,11 @@ export class HostRuns {
   }
 
   list(): AgentLine[] {
+    this.records.interruptDead();
     return this.records.list().map((record) => {
-      const live = this.live.get(record.threadId);
       return {
         threadId: record.threadId,
-        state: live?.end === undefined && live !== undefined ? live.state : record.state,
+        state: record.state,
         folder: record.folder,
         title: this.threads.get(record.threadId)?.title ?? '',
         startedAt: record.startedAt,
@@ -288,7 +287,6 @@ export class HostRuns {
   private setState(run: LiveRun, state: RunState): void {
     if (run.state === state) return;
     run.state = state;
-    if (run.run !== undefined) this.records.setState(run.threadId, state);
     this.tell(run, 'run.state', { threadId: run.threadId, state });
   }
 
@@ -300,7 +298,6 @@ export class HostRuns {
   private ended(run: LiveRun, end: RunEnd): void {
     run.end = end;
     run.state = end.state;
-    this.records.end(run.threadId, end.state, end.error);
     this.tell(run, 'run.end', { threadId: run.threadId, ...end });
     this.activity({ kind: 'ended', threadId: run.threadId, folder: run.folder });
     run.watchers.clear();

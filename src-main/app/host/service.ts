@@ -101,11 +101,9 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
           if (!runs.has(threadId) && (await windows?.stop(threadId))) return { state: 'stopped', reason: 'aborted', text: '' };
           return runs.stop(threadId);
         }
-        case 'runs.list': {
-          const fromWindows = (await windows?.agents()) ?? [];
-          const own = runs.list().filter((line) => !fromWindows.some((w) => w.threadId === line.threadId));
-          return { agents: [...fromWindows, ...own] };
-        }
+        // Every run's record: this host's, its windows' and those of other processes (run-records.ts).
+        case 'runs.list':
+          return { agents: runs.list() };
         case 'window.open':
           windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log, runs });
           return windows.open(connection, params as z.output<typeof windowOpenParams>);

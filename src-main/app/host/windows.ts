@@ -10,11 +10,11 @@ import { createApp } from '../app';
 import { ContractError, parseRequest, type EventFrame, type NoticeDto, type PendingApproval, type ThreadSummaryDto, type ThreadView } from '../contract';
 import type { App } from '../app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import type { AgentLine, AttachedRun, HostRuns } from './runs';
+import type { AttachedRun, HostRuns } from './runs';
 import { createFolderHost, type FolderHost } from '../folders/folder-host';
 import { openRemoteApp } from '../remote-folder';
 import { FileSecretStore } from '../settings/file-secret-store';
-import { AppPool } from './app-pool';
+import { AppPool } from '../folders/app-pool';
 import { HostRequestError, type HostConnection } from './service-types';
 
 export const windowOpenParams = z.object({
@@ -175,18 +175,6 @@ export class HostWindows {
   }
 
   /** The windows' threads that are working or waiting for the person, as `deepdesk agents` lists them. */
-  async agents(): Promise<AgentLine[]> {
-    const lines: AgentLine[] = [];
-    for (const app of this.pool.apps()) {
-      const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
-      for (const t of threads) {
-        if (!t.running && t.pendingApprovals === 0) continue;
-        lines.push({ threadId: t.id, state: t.pendingApprovals > 0 ? 'needs-you' : 'working', folder: app.folder, title: t.title, startedAt: t.updatedAt, endedAt: null, message: null });
-      }
-    }
-    return lines;
-  }
-
   /**
    * Follows a window's thread that is working or waiting for the person, as `deepdesk attach`
    * follows a run: its events as `run.event`, its approvals as `run.approval` (withdrawn with

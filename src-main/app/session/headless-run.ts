@@ -146,6 +146,7 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
         createChatModel({ model: spec, env, ...(saved.mediaInput !== undefined ? { mediaInputOverrides: saved.mediaInput } : {}), ...(saved.prices !== undefined ? { priceOverrides: saved.prices } : {}) }),
       ...(request.contextWindow !== undefined ? { contextWindow: () => request.contextWindow } : {}),
       ...(request.evictChars !== undefined ? { evictChars: request.evictChars } : {}),
+      maxConcurrentRuns: () => saved.maxConcurrentRuns,
       audit: (state, maxCostUsd) => audit.runOptions(state, maxCostUsd),
       folderBackendFor: () => folder.backend,
       mode,

@@ -29,6 +29,7 @@ export interface SavedRunSettings {
   mediaInput?: MediaInputOverrides;
   prices?: Readonly<Record<string, PriceOverride>>;
   threadBudgetUsd?: number;
+  maxConcurrentRuns?: number;
   telemetry?: TelemetrySettings;
 }
 
@@ -36,8 +37,14 @@ export interface SavedRunSettings {
 export function savedRunSettings(dataDir: string, env: NodeJS.ProcessEnv): SavedRunSettings {
   const settings = new SettingsService(dataDir, NO_SECRETS, env);
   try {
-    const { mediaInput, prices, threadBudgetUsd, telemetry } = settings.raw();
-    return { ...(mediaInput ? { mediaInput } : {}), ...(prices ? { prices } : {}), ...(threadBudgetUsd !== undefined ? { threadBudgetUsd } : {}), ...(telemetry ? { telemetry } : {}) };
+    const { mediaInput, prices, threadBudgetUsd, maxConcurrentRuns, telemetry } = settings.raw();
+    return {
+      ...(mediaInput ? { mediaInput } : {}),
+      ...(prices ? { prices } : {}),
+      ...(threadBudgetUsd !== undefined ? { threadBudgetUsd } : {}),
+      ...(maxConcurrentRuns !== undefined ? { maxConcurrentRuns } : {}),
+      ...(telemetry ? { telemetry } : {}),
+    };
   } finally {
     settings.close();
   }

@@ -30,6 +30,7 @@ import type { Backend } from '../../core/backends/protocol';
 import type { MediaInput } from '../../core/media/capabilities';
 import { mediaTypeOf } from '../../core/media/kinds';
 import type { ChatModel, ContentPart } from '../../core/models/types';
+import { AbortedError } from '../../core/models/errors';
 import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
 import { ContractError, type AttachmentInput, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
@@ -39,6 +40,8 @@ import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierI
 import { cutConversation, isRewoundPart, putBackConversation } from '../threads/rewind';
 import { titleFromTyped } from '../threads/thread-title';
 import { ThreadStore, type ThreadSearchMatch } from '../threads/thread-store';
+import { RunRecords, type RunState } from './run-records';
+import { defaultMaxConcurrentRuns, processRunSlots, type RunSlots } from './run-slots';
 
 export interface ThreadServiceOptions {
   db: Database.Database;
@@ -77,6 +80,10 @@ export interface ThreadServiceOptions {
   mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
   /** The store behind /memories/ (default: SQLite on `db`). */
   memories?: MemoryStore;
+  /** The slots runs wait for (default: the process's). */
+  slots?: RunSlots;
+  /** Settings `maxConcurrentRuns`, read whenever a run asks for a slot (undefined: the machine's default). */
+  maxConcurrentRuns?: () => number | undefined;
 }
 
 export type ThreadServiceEvent =
@@ -135,16 +142,47 @@ export class ThreadService {
   /** Counts each thread's events (see the contract's thread.event `seq`); kept when the thread is unloaded. */
   private readonly eventSeqs = new Map<string, number>();
   private readonly settings = new Map<string, RunSettings>();
+  /** Every run's state, for the Agents view and `deepdesk agents` (run-records.ts). */
+  readonly records: RunRecords;
+  private readonly slots: RunSlots;
+  /** Runs waiting for a slot. */
+  private readonly queuedRuns = new Set<string>();
+  /** Per running thread, the approvals its run is waiting for (the run `needs-you` while there is one). */
+  private readonly asking = new Map<string, Set<string>>();
 
   constructor(private readonly options: ThreadServiceOptions) {
     this.store = new ThreadStore(options.db);
+    this.records = new RunRecords(options.db);
+    this.slots = options.slots ?? processRunSlots;
   }
 
   list(): ThreadSummaryDto[] {
+    const going = this.runs.size > 0 ? this.goingElsewhereCount() : 0;
     return this.store
       .list()
       .filter((t) => t.folder === this.options.folder)
-      .map((t) => ({ ...t, running: this.runs.has(t.id), pendingApprovals: this.options.approvals.pending(t.id).length }));
+      .map((t) => this.summaryOf(t, going));
+  }
+
+  /** How many runs go in this folder, this process's and others' (two or more: they share it). */
+  private goingElsewhereCount(): number {
+    return this.records.goingIn(this.options.folder).length;
+  }
+
+  private summaryOf<T extends { id: string }>(t: T, goingInFolder: number): T & Pick<ThreadSummaryDto, 'running' | 'pendingApprovals' | 'queued' | 'sharesFolder'> {
+    const running = this.runs.has(t.id);
+    return {
+      ...t,
+      running,
+      pendingApprovals: this.options.approvals.pending(t.id).length,
+      ...(this.queuedRuns.has(t.id) ? { queued: true } : {}),
+      ...(running && goingInFolder > 1 ? { sharesFolder: true } : {}),
+    };
+  }
+
+  /** A window opened the thread: a finished run of it leaves the Agents view. */
+  markSeen(threadId: string): void {
+    this.records.seen(threadId);
   }
 
   /** This folder's threads whose messages contain every word of `query` (the window adds title matches). */
@@ -538,29 +576,55 @@ export class ThreadService {
     const emit = (event: AgentEvent) => {
       if (event.type === 'text' && event.parentToolCallId === undefined) live.streamingText += event.text;
       if (event.type === 'tool_call') toolArgs.set(event.id, event.args);
+      if (event.type === 'approval') this.noteApproval(threadId, event);
       if (event.type === 'tool_result' && WRITING_TOOLS.has(event.name) && touchesMemories(toolArgs.get(event.id))) {
         this.options.emit({ kind: 'memories-changed' });
       }
       this.emitEvent(threadId, event);
     };
-    const result = runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
-      signal: controller.signal,
-      emit,
-      persist: async (state) => this.persist(live, state),
-      guard: live.guard,
-      resumableToolCalls: this.options.approvals.resumable(threadId),
-      takeQueued: () => this.takeQueued(threadId),
-      pendingNotes: () => this.store.pendingNotes(threadId),
-      ...(compactOnly ? { compactOnly } : {}),
-      ...this.options.audit?.(live.state, settings.maxCostUsd),
-    }).catch((err: unknown): RunResult => {
-      const error = err instanceof Error ? err : new Error(String(err));
-      emit({ type: 'error', threadId, message: error.message });
-      emit({ type: 'done', threadId, text: '', reason: 'error' });
-      return { text: '', reason: 'error', error };
-    });
+    const limit = this.options.maxConcurrentRuns;
+    if (limit !== undefined) this.slots.setLimit(limit() ?? defaultMaxConcurrentRuns());
+    const queuedFirst = !this.slots.free();
+    this.records.start(threadId, this.options.folder, process.pid, queuedFirst ? 'queued' : 'working');
+    if (queuedFirst) this.queuedRuns.add(threadId);
+    const result = this.slots
+      .acquire(controller.signal)
+      .then(async (release) => {
+        if (this.queuedRuns.delete(threadId)) {
+          this.records.setState(threadId, 'working');
+          this.options.emit({ kind: 'threads-changed' });
+        }
+        try {
+          return await runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
+            signal: controller.signal,
+            emit,
+            persist: async (state) => this.persist(live, state),
+            guard: live.guard,
+            resumableToolCalls: this.options.approvals.resumable(threadId),
+            takeQueued: () => this.takeQueued(threadId),
+            pendingNotes: () => this.store.pendingNotes(threadId),
+            ...(compactOnly ? { compactOnly } : {}),
+            ...this.options.audit?.(live.state, settings.maxCostUsd),
+          });
+        } finally {
+          release();
+        }
+      })
+      .catch((err: unknown): RunResult => {
+        if (this.queuedRuns.delete(threadId) && err instanceof AbortedError) {
+          // Stopped while it waited for a slot: nothing ran.
+          emit({ type: 'done', threadId, text: '', reason: 'aborted' });
+          return { text: '', reason: 'aborted' };
+        }
+        const error = err instanceof Error ? err : new Error(String(err));
+        emit({ type: 'error', threadId, message: error.message });
+        emit({ type: 'done', threadId, text: '', reason: 'error' });
+        return { text: '', reason: 'error', error };
+      });
     const done = result.then((result) => {
         this.runs.delete(threadId);
+        this.asking.delete(threadId);
+        this.records.end(threadId, recordedEnd(result), result.error?.message);
         // A message queued after the run's last look at the queue: it starts the next run now,
         // in the same tick, so no other send can start one first. After a Stop or a failure,
         // queued messages wait for the person (Send now or Cancel).
@@ -575,6 +639,19 @@ export class ThreadService {
       });
     this.runs.set(threadId, { controller, done, result });
     this.options.emit({ kind: 'threads-changed' });
+  }
+
+  /** Keeps the run's record `needs-you` while one of its approvals waits for the person. */
+  private noteApproval(threadId: string, event: Extract<AgentEvent, { type: 'approval' }>): void {
+    const key = `${event.parentToolCallId ?? ''}/${event.id}`;
+    let asked = this.asking.get(threadId);
+    if (event.status === 'pending') {
+      if (asked === undefined) this.asking.set(threadId, (asked = new Set()));
+      asked.add(key);
+      if (asked.size === 1) this.records.setState(threadId, 'needs-you');
+    } else if (asked?.delete(key) === true && asked.size === 0) {
+      this.records.setState(threadId, 'working');
+    }
   }
 
   /** Saves the thread's files now (the rest of the thread as it was last saved). */
@@ -702,8 +779,13 @@ export class ThreadService {
   private summary(threadId: string): ThreadSummaryDto {
     const t = this.store.get(threadId);
     if (!t) throw new ContractError(`thread '${threadId}' not found`, 'not_found');
-    return { ...t, running: this.runs.has(threadId), pendingApprovals: this.options.approvals.pending(threadId).length };
+    return this.summaryOf(t, this.runs.has(threadId) ? this.goingElsewhereCount() : 0);
   }
+}
+
+/** How a run's end is recorded. */
+function recordedEnd(result: RunResult): RunState {
+  return result.reason === 'completed' ? 'done' : result.reason === 'aborted' ? 'stopped' : 'failed';
 }
 
 function touchesMemories(args: unknown): boolean {

@@ -40,6 +40,7 @@ export const settingsFileShape = fieldsShape({
   memoriesStore: stored.memoriesStore.optional(),
   prices: stored.prices,
   threadBudgetUsd: stored.threadBudgetUsd,
+  maxConcurrentRuns: stored.maxConcurrentRuns,
   telemetry: stored.telemetry,
 });
 type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
@@ -99,13 +100,15 @@ export class SettingsService {
    * file could not be written; then nothing changed. Listeners hear of the change.
    */
   async update(patch: z.output<typeof settingsPatchSchema>): Promise<Settings> {
-    const { contextWindow, threadBudgetUsd, ...rest } = patch;
+    const { contextWindow, threadBudgetUsd, maxConcurrentRuns, ...rest } = patch;
     this.store.update((current) => {
       const next: StoredSettings = { ...current, ...stripUndefined(rest) };
       if (contextWindow === null) delete next.contextWindow;
       else if (contextWindow !== undefined) next.contextWindow = contextWindow;
       if (threadBudgetUsd === null) delete next.threadBudgetUsd;
       else if (threadBudgetUsd !== undefined) next.threadBudgetUsd = threadBudgetUsd;
+      if (maxConcurrentRuns === null) delete next.maxConcurrentRuns;
+      else if (maxConcurrentRuns !== undefined) next.maxConcurrentRuns = maxConcurrentRuns;
       return next;
     });
     return this.get();

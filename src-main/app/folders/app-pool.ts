@@ -1,5 +1,5 @@
-// The agent host's apps, one per folder (a local path or an ssh:// URL), shared by every
-// window showing that folder: one owner of its runs, approvals, terminals and MCP servers.
+// Folder apps, one per folder (a local path or an ssh:// URL), shared by every window showing
+// that folder (in the agent host and in the desktop app): one owner of its runs, approvals, terminals and MCP servers.
 // A window leases the folder's app; the app closes once no window holds it and none of its
 // threads is working, so closing a window (or a browser tab, or `deepdesk serve`) leaves its
 // runs going.

@@ -1,0 +1,100 @@
+// The contract's Agents view (SPEC §16, issue 40): every thread that is running, waiting for
+// the person, queued, or finished since it was last opened, across folders and across the
+// processes sharing the data folder (the desktop app, the agent host). Answered by the folder
+// host, so it works with no folder open; selecting one opens its folder and the thread.
+// Renderer-safe: zod only.
+import { z } from 'zod';
+import { appInfoSchema } from './folders';
+
+/** `queued`: waiting for a free run slot (Settings `maxConcurrentRuns`). */
+export const agentStateSchema = z.enum(['working', 'needs-you', 'queued', 'done', 'failed']);
+export type AgentState = z.infer<typeof agentStateSchema>;
+
+/** The words the window and `deepdesk agents` show for each state. */
+export const AGENT_STATE_WORDS: Record<AgentState, string> = { working: 'Working', 'needs-you': 'Needs you', queued: 'Queued', done: 'Done', failed: 'Failed' };
+
+export const agentWorktreeSchema = z.object({
+  /** The worktree's name (its folder under `<data-dir>/worktrees/`). */
+  name: z.string(),
+  /** `deepdesk/<name>`. */
+  branch: z.string(),
+  /** The person's folder it was made from. */
+  originFolder: z.string(),
+});
+export type AgentWorktreeDto = z.infer<typeof agentWorktreeSchema>;
+
+export const agentSchema = z.object({
+  threadId: z.string(),
+  title: z.string(),
+  /** The thread's folder: a path (a worktree's own path for a worktree thread) or an `ssh://` URL. */
+  folder: z.string(),
+  folderName: z.string(),
+  /** Set when the thread's folder is a Deepdesk worktree. */
+  worktree: agentWorktreeSchema.optional(),
+  state: agentStateSchema,
+  /** When its latest run started (ISO). */
+  startedAt: z.string(),
+  /** When it ended (ISO); absent while it goes. */
+  endedAt: z.string().optional(),
+  /** The thread's cost so far in USD; absent when no call had a known price. */
+  costUsd: z.number().optional(),
+  /** Why it failed, in one line. */
+  message: z.string().optional(),
+  /** Another thread works in the same folder at the same time, without a worktree. */
+  sharesFolder: z.boolean(),
+});
+export type AgentDto = z.infer<typeof agentSchema>;
+
+export const agentMethods = {
+  /** Working, needing the person, queued, or finished and not opened since; working first, then the newest. */
+  'agentsView.list': { params: z.object({}).strict(), result: z.array(agentSchema) },
+  /** Opens the thread's folder in this window (as app.openFolder) and marks the thread seen; the window then selects it. */
+  'agentsView.open': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ info: appInfoSchema, threadId: z.string() }) },
+} as const;
+
+export type AgentViewMethodName = keyof typeof agentMethods;
+
+export const agentEvents = {
+  /** The list changed (a state, a new run, one seen): ask agentsView.list again. */
+  'agentsView.changed': z.object({}),
+  /** The person clicked an OS notification about this thread (desktop): open it as agentsView.open does. */
+  'agentsView.openThread': z.object({ threadId: z.string() }),
+} as const;
+
+/** An OS notification (or a line read out in the window) about one thread. */
+export interface AgentNotice {
+  threadId: string;
+  title: string;
+  body: string;
+}
+
+/** Where a thread works, in words: its worktree and branch, else its folder's name. */
+export function agentPlace(agent: Pick<AgentDto, 'folderName' | 'worktree'>): string {
+  return agent.worktree !== undefined ? `${agent.worktree.name} (${agent.worktree.branch})` : agent.folderName;
+}
+
+/** The states worth telling the person about when a thread reaches them. */
+const NOTICE_STATES: ReadonlySet<AgentState> = new Set(['needs-you', 'done', 'failed']);
+
+/**
+ * What to tell the person between two listings of the Agents view: a thread that newly needs
+ * them, or newly finished (done or failed). "Newly": it was not listed before, or listed in
+ * another state, or its latest run is another one (a run that started and ended between the
+ * two listings). Renderer-safe, pure: the desktop app's OS notifications and the browser's
+ * (and what the window reads out) come from the same diff.
+ */
+export function agentNotices(previous: readonly AgentDto[], next: readonly AgentDto[]): AgentNotice[] {
+  const before = new Map(previous.map((a) => [a.threadId, a]));
+  const notices: AgentNotice[] = [];
+  for (const agent of next) {
+    if (!NOTICE_STATES.has(agent.state)) continue;
+    const was = before.get(agent.threadId);
+    if (was !== undefined && was.state === agent.state && was.startedAt === agent.startedAt) continue;
+    const title = `“${agent.title.trim() || 'Untitled thread'}”`;
+    const place = agentPlace(agent);
+    if (agent.state === 'needs-you') notices.push({ threadId: agent.threadId, title: `${title} needs you`, body: `It waits for your answer in ${place}.` });
+    else if (agent.state === 'done') notices.push({ threadId: agent.threadId, title: `${title} is done`, body: `It finished in ${place}.` });
+    else notices.push({ threadId: agent.threadId, title: `${title} failed`, body: agent.message?.trim() ? `${agent.message.trim()} (${place})` : `It stopped with an error in ${place}.` });
+  }
+  return notices;
+}

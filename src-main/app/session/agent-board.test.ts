@@ -1,0 +1,71 @@
+// The Agents view's list from the run records (real SQLite): what is shown, in what order,
+// runs of a process that died shown as failed, and a finished run gone once its thread is opened.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import { newThreadState } from '../../core/agent/types';
+import { openDatabase } from '../../core/backends/store/store';
+import { ThreadStore } from '../threads/thread-store';
+import { AgentBoard } from './agent-board';
+import { RunRecords } from './run-records';
+
+let dir: string;
+let db: Database.Database;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'deepdesk-board-'));
+  db = openDatabase(join(dir, 'deepdesk.db'));
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function thread(id: string, title: string, folder: string): void {
+  new ThreadStore(db).save(newThreadState(id), { folder, title });
+}
+
+describe('the Agents view’s list', () => {
+  it('shows going runs first (needs you, working, queued), then finished ones not opened since; a dead process’s run is failed', () => {
+    const board = new AgentBoard(db, { worktreeOf: (folder) => (folder.endsWith('/wt') ? { name: 'wt', branch: 'deepdesk/wt', originFolder: '/p' } : undefined) });
+    const records = new RunRecords(db);
+    for (const [id, title, folder] of [['a', 'Alpha', '/p'], ['b', 'Beta', '/p'], ['c', 'Gamma', '/q'], ['d', 'Delta', '/wt'], ['e', 'Epsilon', '/q'], ['f', '', '/q']] as const) thread(id, title, folder);
+    records.start('a', '/p', process.pid);
+    records.start('b', '/p', process.pid);
+    records.setState('b', 'needs-you');
+    records.start('c', '/q', process.pid, 'queued');
+    records.start('d', '/wt', process.pid);
+    records.start('e', '/q', process.pid);
+    records.end('e', 'done');
+    // A process that is gone (a child that exited) left its run working.
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    records.start('f', '/q', gone);
+
+    const listed = board.list();
+    expect(listed.map((x) => [x.threadId, x.state])).toEqual([['b', 'needs-you'], ['a', 'working'], ['d', 'working'], ['c', 'queued'], ['f', 'failed'], ['e', 'done']]);
+    expect(listed.find((x) => x.threadId === 'a')).toMatchObject({ title: 'Alpha', folder: '/p', folderName: 'p', sharesFolder: true });
+    expect(listed.find((x) => x.threadId === 'd')).toMatchObject({ worktree: { name: 'wt', branch: 'deepdesk/wt' }, sharesFolder: false });
+    expect(listed.find((x) => x.threadId === 'f')).toMatchObject({ title: 'New thread', message: expect.stringMatching(/interrupted/) });
+    expect(listed.find((x) => x.threadId === 'e')?.endedAt).toBeDefined();
+
+    board.seen('e');
+    expect(board.list().map((x) => x.threadId)).not.toContain('e');
+    // Its next run shows it again.
+    records.start('e', '/q', process.pid);
+    expect(board.list().map((x) => x.threadId)).toContain('e');
+  });
+
+  it('tells a change made in this process at once', () => {
+    const board = new AgentBoard(db);
+    let told = 0;
+    const stop = board.onChange(() => told++);
+    thread('a', 'Alpha', '/p');
+    new RunRecords(db).start('a', '/p', process.pid);
+    expect(told).toBeGreaterThan(0);
+    stop();
+    board.close();
+  });
+});

@@ -1,0 +1,157 @@
+// The Agents view's list (SPEC §16): every thread whose run is going, waiting for the person
+// or queued, and every one that finished since it was last opened — of every folder and every
+// process sharing the data folder, read from the run records. Changes made in this process are
+// told at once; another process's (the agent host's, the desktop app's) are noticed by a
+// cheap look at the records every second while someone listens.
+
+import { basename } from 'node:path';
+import type Database from 'better-sqlite3';
+import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
+import type { AgentDto, AgentState, AgentWorktreeDto } from '../contract';
+import { folderLocationName, sshFolderLocation } from '../folders/folder-location';
+import { ThreadStore } from '../threads/thread-store';
+import { GOING_STATES, onRunRecordsChanged, RunRecords, type RunRecord, type RunState } from './run-records';
+
+const POLL_MS = 1_000;
+
+const SHOWN_AS: Record<RunState, AgentState> = {
+  queued: 'queued',
+  working: 'working',
+  'needs-you': 'needs-you',
+  done: 'done',
+  stopped: 'done',
+  failed: 'failed',
+  interrupted: 'failed',
+};
+
+/** Needs you first, then working, queued, and the finished ones; the newest first within each. */
+const ORDER: Record<AgentState, number> = { 'needs-you': 0, working: 1, queued: 2, failed: 3, done: 4 };
+
+export interface AgentBoardOptions {
+  /** The worktree a thread's folder lies in (app/worktrees), if any. */
+  worktreeOf?: (folder: string) => AgentWorktreeDto | undefined;
+  pollMs?: number;
+}
+
+interface ThreadRow {
+  title: string;
+  folder: string;
+  cost: number | null;
+}
+
+export class AgentBoard {
+  private readonly records: RunRecords;
+  private readonly threads: ThreadStore;
+  private readonly thread: Database.Statement<[string], ThreadRow>;
+  private readonly signature: Database.Statement<[], { sig: string | null }>;
+  private readonly listeners = new Set<() => void>();
+  private stopLocal: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastSignature: string | null = null;
+
+  constructor(
+    db: Database.Database,
+    private readonly options: AgentBoardOptions = {},
+  ) {
+    this.records = new RunRecords(db);
+    // Its tables exist before any folder was opened in this data folder.
+    this.threads = new ThreadStore(db);
+    this.thread = db.prepare(`SELECT title, folder, json_extract(state_json, '$.usage.costUsd') AS cost FROM threads WHERE id = ?`);
+    this.signature = db.prepare(`SELECT group_concat(thread_id || ':' || state || ':' || ifnull(seen_at, '') || ':' || ifnull(ended_at, ''), ',') AS sig FROM host_runs`);
+  }
+
+  list(): AgentDto[] {
+    const shown = this.records.shown().flatMap((record) => {
+      const thread = this.thread.get(record.threadId);
+      return thread === undefined ? [] : [{ record, thread }];
+    });
+    const goingPerFolder = new Map<string, number>();
+    for (const { record } of shown) if (GOING_STATES.includes(record.state)) goingPerFolder.set(record.folder, (goingPerFolder.get(record.folder) ?? 0) + 1);
+    return shown
+      .map(({ record, thread }) => this.agent(record, thread, (goingPerFolder.get(record.folder) ?? 0) > 1))
+      .sort((a, b) => ORDER[a.state] - ORDER[b.state] || b.startedAt.localeCompare(a.startedAt));
+  }
+
+  /** The folder of a thread (its run's, else the thread's own), or undefined when there is no such thread. */
+  folderOf(threadId: string): string | undefined {
+    return this.threads.get(threadId)?.folder;
+  }
+
+  /** The person opened the thread: a finished run of it leaves the list. */
+  seen(threadId: string): void {
+    this.records.seen(threadId);
+  }
+
+  /** Told (coalesced by the caller) whenever the list may have changed. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    if (this.listeners.size === 1) this.watch();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.unwatch();
+    };
+  }
+
+  close(): void {
+    this.listeners.clear();
+    this.unwatch();
+  }
+
+  private agent(record: RunRecord, thread: ThreadRow, sharesFolder: boolean): AgentDto {
+    const state = SHOWN_AS[record.state];
+    const worktree = isSshFolder(record.folder) ? undefined : this.options.worktreeOf?.(record.folder);
+    return {
+      threadId: record.threadId,
+      title: thread.title || 'New thread',
+      folder: record.folder,
+      folderName: folderName(record.folder),
+      ...(worktree ? { worktree } : {}),
+      state,
+      startedAt: record.startedAt,
+      ...(record.endedAt !== null && !GOING_STATES.includes(record.state) ? { endedAt: record.endedAt } : {}),
+      ...(typeof thread.cost === 'number' && thread.cost > 0 ? { costUsd: thread.cost } : {}),
+      ...(record.message !== null && state === 'failed' ? { message: record.message } : {}),
+      sharesFolder: sharesFolder && GOING_STATES.includes(record.state) && worktree === undefined,
+    };
+  }
+
+  private watch(): void {
+    this.lastSignature = this.signature.get()?.sig ?? null;
+    this.stopLocal = onRunRecordsChanged(() => this.changed());
+    this.timer = setInterval(() => {
+      // Runs of a process that died are marked interrupted here too (RunRecords.shown).
+      this.records.interruptDead();
+      const now = this.signature.get()?.sig ?? null;
+      if (now !== this.lastSignature) this.changed();
+    }, this.options.pollMs ?? POLL_MS);
+    this.timer.unref();
+  }
+
+  private unwatch(): void {
+    this.stopLocal?.();
+    this.stopLocal = undefined;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private changed(): void {
+    this.lastSignature = this.signature.get()?.sig ?? null;
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch {
+        // One window's trouble is not another's.
+      }
+    }
+  }
+}
+
+function folderName(folder: string): string {
+  if (!isSshFolder(folder)) return basename(folder) || folder;
+  try {
+    const location = sshFolderLocation(folder);
+    return `${folderLocationName(location)} (${sshTargetLabel(location.target)})`;
+  } catch {
+    return folder;
+  }
+}

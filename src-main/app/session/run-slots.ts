@@ -1,0 +1,79 @@
+// How many runs go at once in this process (SPEC §16, Settings `maxConcurrentRuns`): a run
+// beyond the limit waits `Queued` for a slot, first come first served, and Stop ends the wait.
+// One instance serves every folder's threads of the process (the desktop app, the agent host).
+
+import { availableParallelism, totalmem } from 'node:os';
+import { AbortedError } from '../../core/models/errors';
+
+const GIB = 1024 ** 3;
+
+/**
+ * The default limit: two runs per core (a run mostly waits for the model; its commands —
+ * builds, tests — are what take the machine), at most one per GiB of memory (a run's commands
+ * and its tools' buffers), and never fewer than 4, so a small machine still runs a few agents.
+ */
+export function defaultMaxConcurrentRuns(cores = availableParallelism(), memoryBytes = totalmem()): number {
+  return Math.max(4, Math.min(cores * 2, Math.floor(memoryBytes / GIB)));
+}
+
+interface Waiter {
+  grant: (release: () => void) => void;
+  fail: (err: Error) => void;
+}
+
+export class RunSlots {
+  private running = 0;
+  private readonly waiting: Waiter[] = [];
+
+  constructor(private limit = defaultMaxConcurrentRuns()) {}
+
+  /** Changes the limit; runs waiting start at once when it grew (going ones are never stopped). */
+  setLimit(limit: number): void {
+    this.limit = Math.max(1, Math.floor(limit));
+    this.next();
+  }
+
+  /** Whether a run asking now would start at once. */
+  free(): boolean {
+    return this.running < this.limit && this.waiting.length === 0;
+  }
+
+  /** Resolves with the slot's release once the run may go; rejects with AbortedError when `signal` ends the wait. */
+  acquire(signal: AbortSignal): Promise<() => void> {
+    if (signal.aborted) return Promise.reject(new AbortedError());
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: (release) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(release);
+        },
+        fail: reject,
+      };
+      const onAbort = (): void => {
+        const at = this.waiting.indexOf(waiter);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(new AbortedError());
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(waiter);
+      this.next();
+    });
+  }
+
+  private next(): void {
+    while (this.running < this.limit && this.waiting.length > 0) {
+      const waiter = this.waiting.shift()!;
+      this.running += 1;
+      let released = false;
+      waiter.grant(() => {
+        if (released) return;
+        released = true;
+        this.running -= 1;
+        this.next();
+      });
+    }
+  }
+}
+
+/** The process's slots, shared by every folder's ThreadService. */
+export const processRunSlots = new RunSlots();
