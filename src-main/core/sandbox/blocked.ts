@@ -3,7 +3,7 @@
 // links, failed name lookups and connections) judged against the policy, so that a path
 // the policy allows is never reported. The result is the one `[Sandbox blocked …]` line.
 import { isAbsolute, relative, resolve } from 'node:path';
-import { isWithin, realPathOf, type ResolvedPolicy } from './policy';
+import { hides, isWithin, realPathOf, type ResolvedPolicy } from './policy';
 
 export type BlockedItem =
   | { kind: 'write' | 'link' | 'read'; path: string; why: string }
@@ -57,7 +57,7 @@ export function displayPath(path: string, policy: ResolvedPolicy): string {
 }
 
 function hiddenReason(path: string, policy: ResolvedPolicy): string | undefined {
-  const why = policy.hidden.find((h) => isWithin(path, h.path))?.why;
+  const why = policy.hidden.find((h) => hides(h, path))?.why;
   return why === undefined ? undefined : `${why}, hidden from commands`;
 }
 

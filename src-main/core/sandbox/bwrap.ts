@@ -2,11 +2,15 @@
 // the project folder and the run's private temp folder are bound writable, the protected
 // paths inside the project are bound read-only again, and the secrets are covered by an
 // unreadable, read-only empty folder or file. Mounts are applied parents first, so a
-// secret or protected path inside a writable folder stays covered.
+// secret or protected path inside a writable folder stays covered. A hidden folder that
+// holds the project folder (a worktree in the data folder) is covered by an empty folder
+// that can be passed through but not listed, with only the project folder bound back at
+// its place inside (and the folders leading to it made, as bare as the cover); that cover
+// is made read-only last, once everything inside it is mounted.
 import { runToEnd } from '../process/spawn';
 import { accessSync, constants, lstatSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
-import type { ResolvedPolicy } from './policy';
+import { delimiter, dirname, join } from 'node:path';
+import { hides, isWithin, type ResolvedPolicy } from './policy';
 import { seccompArgs, seccompFilter, withFilterOpen, type SeccompFilter } from './seccomp';
 
 export interface BwrapRun {
@@ -51,7 +55,10 @@ export function bwrapArgs(run: BwrapRun): string[] {
     { path: policy.projectDir, args: ['--bind', policy.projectDir, policy.projectDir] },
     { path: run.tmpDir, args: ['--bind', run.tmpDir, run.tmpDir] },
   ];
+  // A path a hidden folder covers is not mounted again: that would show it through the cover.
+  const covered = (path: string): boolean => policy.hidden.some((h) => hides(h, path));
   for (const path of policy.pinnedPaths) {
+    if (covered(path)) continue;
     // A mount point cannot be renamed or removed; a `.git` file (a pointer to the real git
     // folder) is kept read-only, as redirecting it would bring in hooks.
     const kind = kindOf(path);
@@ -59,11 +66,20 @@ export function bwrapArgs(run: BwrapRun): string[] {
     else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', path, path] });
   }
   for (const path of policy.protectedPaths) {
-    if (kindOf(path) !== 'missing') mounts.push({ path, args: ['--ro-bind', path, path] });
+    if (!covered(path) && kindOf(path) !== 'missing') mounts.push({ path, args: ['--ro-bind', path, path] });
   }
-  for (const { path } of policy.hidden) {
+  /** Made read-only after every mount inside them. */
+  const lastReadOnly: string[] = [];
+  for (const { path, contains } of policy.hidden) {
     const kind = kindOf(path);
-    if (kind === 'dir') mounts.push({ path, args: ['--perms', '0000', '--tmpfs', path, '--remount-ro', path] });
+    if (kind === 'dir' && contains !== undefined) {
+      // Search permission only (even for its owner, with no capability left): the project
+      // folder is reached through it, nothing in it is listed. The project folder is bound
+      // at its place inside it above; the folders between are made here, as bare.
+      mounts.push({ path, args: ['--perms', '0111', '--tmpfs', path] });
+      for (let dir = dirname(contains); dir !== path && isWithin(dir, path); dir = dirname(dir)) mounts.push({ path: dir, args: ['--perms', '0111', '--dir', dir] });
+      lastReadOnly.push(path);
+    } else if (kind === 'dir') mounts.push({ path, args: ['--perms', '0000', '--tmpfs', path, '--remount-ro', path] });
     else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', run.unreadableFile, path] });
   }
   if (run.seccomp) mounts.push({ path: run.seccomp.dir, args: ['--perms', '0000', '--tmpfs', run.seccomp.dir, '--remount-ro', run.seccomp.dir] });
@@ -71,6 +87,8 @@ export function bwrapArgs(run: BwrapRun): string[] {
   const ordered = mounts.map((m, i) => ({ ...m, i })).sort((a, b) => depth(a.path) - depth(b.path) || a.i - b.i);
   return [
     ...ordered.flatMap((m) => m.args),
+    // Not recursive: the project folder bound inside stays writable.
+    ...lastReadOnly.flatMap((path) => ['--remount-ro', path]),
     ...(run.seccomp ? seccompArgs(run.seccomp) : []),
     '--unshare-pid',
     '--unshare-ipc',

@@ -1,6 +1,6 @@
 // The policy table resolved for a home and a folder: what is hidden, what stays read-only.
 import { describe, expect, it } from 'vitest';
-import { resolvePolicy, SECRET_HOME_PATHS } from './policy';
+import { hiddenPaths, hides, resolvePolicy, SECRET_HOME_PATHS } from './policy';
 
 const linux = (projectDir: string, extra: { protectedPaths?: string[]; homes?: string[]; env?: Record<string, string> } = {}) =>
   resolvePolicy(
@@ -27,9 +27,36 @@ describe('resolvePolicy', () => {
     expect(hidden).toContain('/opt/agent/sock');
   });
 
-  it('never hides a folder that holds the project itself', () => {
-    const policy = linux('/home/u/.config/gh/project');
-    expect(policy.hidden.map((h) => h.path)).not.toContain('/home/u/.config/gh');
+  it('keeps a hidden folder that holds the project hidden, all but the project (a worktree in the data folder)', () => {
+    const policy = linux('/home/u/.deepdesk/worktrees/w', { env: { SSH_AUTH_SOCK: '/home/u/.deepdesk/worktrees/w/agent.sock' } });
+    expect(policy.hidden.find((h) => h.path === '/home/u/.deepdesk')).toEqual({ path: '/home/u/.deepdesk', why: "Deepdesk's data folder", contains: '/home/u/.deepdesk/worktrees/w' });
+    // Only the one that holds the project is marked; a secret inside the project stays hidden on its own.
+    expect(policy.hidden.filter((h) => h.contains !== undefined).map((h) => h.path)).toEqual(['/home/u/.deepdesk']);
+    expect(policy.hidden.map((h) => h.path)).toContain('/home/u/.deepdesk/worktrees/w/agent.sock');
+    const dataDir = policy.hidden.find((h) => h.path === '/home/u/.deepdesk')!;
+    for (const p of ['/home/u/.deepdesk', '/home/u/.deepdesk/deepdesk.db', '/home/u/.deepdesk/host/token', '/home/u/.deepdesk/worktrees', '/home/u/.deepdesk/worktrees/other/a.txt', '/home/u/.deepdesk/worktrees/w2']) {
+      expect(hides(dataDir, p), p).toBe(true);
+    }
+    for (const p of ['/home/u/.deepdesk/worktrees/w', '/home/u/.deepdesk/worktrees/w/.git', '/home/u/code']) expect(hides(dataDir, p), p).toBe(false);
+    // The protected and pinned paths of the worktree are the project's as anywhere.
+    expect(policy.pinnedPaths).toContain('/home/u/.deepdesk/worktrees/w/.git');
+    expect(policy.protectedPaths).toContain('/home/u/.deepdesk/worktrees/w/.deepdesk');
+  });
+
+  it('leaves out a hidden folder that is the project itself, and one inside a folder that hides it', () => {
+    expect(linux('/home/u/.config/gh').hidden.map((h) => h.path)).not.toContain('/home/u/.config/gh');
+    // Both hold the project: the outer one covers the inner one whole.
+    const nested = hiddenPaths('/s/a/b/p', [
+      { path: '/s/a', why: 'outer' },
+      { path: '/s/a/b', why: 'inner' },
+      { path: '/s/a/c', why: 'beside' },
+      { path: '/s/a/b/p/key', why: 'in the project' },
+      { path: '/s/a/b/p', why: 'the project' },
+    ]);
+    expect(nested).toEqual([
+      { path: '/s/a', why: 'outer', contains: '/s/a/b/p' },
+      { path: '/s/a/b/p/key', why: 'in the project' },
+    ]);
   });
 
   it("keeps the root repository's surface, .deepdesk, the folder's configuration and the settings-protected paths read-only, and pins .git and the folders holding skills", () => {

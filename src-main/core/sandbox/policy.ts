@@ -146,6 +146,35 @@ export const DROPPED_ENV: readonly string[] = [
 export interface HiddenPath {
   path: string;
   why: string;
+  /**
+   * The project folder, when it lies inside this hidden folder (a worktree in the data
+   * folder, SPEC §16): it alone stays the command's, as anywhere else (writable, its
+   * protected paths kept), reached through the folders above it, which can be passed
+   * through but not listed; everything else in the hidden folder stays hidden.
+   */
+  contains?: string;
+}
+
+/** Whether `h` hides `path`: it lies in `h` and not in the project folder `h` holds. */
+export function hides(h: HiddenPath, path: string): boolean {
+  return isWithin(path, h.path) && (h.contains === undefined || !isWithin(path, h.contains));
+}
+
+/**
+ * The hidden paths as the launchers mount them, from candidates (real paths): each once; one
+ * that holds the project folder marked with it (`contains`) and kept; one that is the project
+ * folder itself left out (the person chose to work there); one that another hides left out,
+ * as that one covers it (nothing can be mounted inside it afterwards).
+ */
+export function hiddenPaths(projectDir: string, candidates: readonly HiddenPath[]): HiddenPath[] {
+  const out: HiddenPath[] = [];
+  const seen = new Set<string>();
+  for (const { path, why } of candidates) {
+    if (path === projectDir || seen.has(path)) continue;
+    seen.add(path);
+    out.push(isWithin(projectDir, path) ? { path, why, contains: projectDir } : { path, why });
+  }
+  return out.filter((h) => !out.some((other) => other.path !== h.path && hides(other, h.path)));
 }
 
 /** The policy with every path made real and absolute, for one platform and home folder. */
@@ -153,7 +182,7 @@ export interface ResolvedPolicy {
   projectDir: string;
   dataDir: string;
   home: string;
-  /** Secrets and sockets: neither readable nor writable (whether or not they exist now). */
+  /** Secrets and sockets: neither readable nor writable (whether or not they exist now); one that holds the project folder, all of it but that folder. */
   hidden: HiddenPath[];
   /** The part of `hidden` that depends only on the homes and the environment (to pass back as `hidden`). */
   staticHidden: HiddenPath[];
@@ -200,10 +229,11 @@ export function resolvePolicy(
   const dataDir = realPathOf(policy.dataDir);
   const hidden: HiddenPath[] = options.hidden ? [...options.hidden] : [];
   const seen = new Set<string>(hidden.map((h) => h.path));
+  // A folder that holds the project folder stays hidden all the same, but for the project
+  // folder (hiddenPaths): a worktree in the data folder shows none of the rest of it.
   const hide = (path: string, why: string): void => {
     const real = realPathOf(path);
-    // The project folder is the agent's to work in, whatever it sits under.
-    if (isWithin(projectDir, real) || seen.has(real)) return;
+    if (seen.has(real)) return;
     seen.add(real);
     hidden.push({ path: real, why });
   };
@@ -232,8 +262,7 @@ export function resolvePolicy(
     projectDir,
     dataDir,
     home,
-    // A hidden folder covers what lies in it (nothing can be mounted inside it afterwards).
-    hidden: hidden.filter((h) => !hidden.some((other) => other.path !== h.path && isWithin(h.path, other.path))),
+    hidden: hiddenPaths(projectDir, hidden),
     staticHidden,
     protectedPaths: [...new Set(protectedPaths)],
     // `.git` moved aside and made anew would carry hooks of the command's choosing.

@@ -1,7 +1,7 @@
 // The macOS profile as text (sandbox-exec cannot run on Linux): deny by default, reads
 // everywhere but the secrets, writes only in the folder and the private temp folder with
 // the protected paths carved out after the allow (later rules win in SBPL), no network.
-import { mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -90,6 +90,46 @@ describe('seatbelt profile', () => {
     const text = seatbeltProfile({ policy: odd, tmpDir: '/tmp/t' });
     expect(balanced(text)).toBe(true);
     expect(text).toContain('(subpath "/Users/ann/we\\"ird)")');
+  });
+
+  it('keeps the data folder hidden around a worktree: only the worktree is allowed again, after the denies, and its protected paths denied after that', () => {
+    // A real worktree layout (the profile protects git's files only where `.git` exists).
+    const data = join(realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-sbpl-'))), 'data');
+    const worktree = join(data, 'worktrees', 'w');
+    mkdirSync(worktree, { recursive: true });
+    writeFileSync(join(worktree, '.git'), 'gitdir: /Users/ann/app/.git/worktrees/w\n');
+    const nested = resolvePolicy({ projectDir: worktree, dataDir: data }, { platform: 'darwin', homes: ['/Users/ann'], env: {}, uid: 501 });
+    const text = seatbeltProfile({ policy: nested, tmpDir: '/tmp/t' });
+    expect(balanced(text)).toBe(true);
+    const hiddenData = `(subpath "${data}")`;
+    const lastDeny = text.lastIndexOf(hiddenData);
+    expect(text.indexOf(hiddenData)).toBeGreaterThan(text.indexOf('(allow file-read*)'));
+    // The worktree, read and written, after the last deny of the data folder.
+    const allowProject = text.indexOf(`(allow file-read* file-write*\n  (subpath "${worktree}")`);
+    expect(allowProject).toBeGreaterThan(lastDeny);
+    // The folders on the way: their metadata only (passed through, not listed), nothing else of the data folder.
+    const way = text.indexOf('(allow file-read-metadata');
+    expect(way).toBeGreaterThan(lastDeny);
+    const wayRule = text.slice(way, text.indexOf('\n(', way));
+    expect(wayRule).toContain(`(literal "${data}")`);
+    expect(wayRule).toContain(`(literal "${join(data, 'worktrees')}")`);
+    expect(wayRule).not.toContain('subpath');
+    expect(wayRule).not.toContain(`"${worktree}"`);
+    // Then its protected paths and its .git file, denied again.
+    const reDeny = text.indexOf('(deny file-write*', allowProject);
+    expect(reDeny).toBeGreaterThan(allowProject);
+    const denied = text.slice(reDeny, text.indexOf('\n(', reDeny + 1));
+    for (const rel of ['.deepdesk', '.mcp.json', '.claude/skills']) expect(denied, rel).toContain(`(subpath "${worktree}/${rel}")`);
+    expect(denied).toContain(`(literal "${worktree}/.git")`);
+    // Nothing after it allows anything in the data folder.
+    expect(text.slice(reDeny)).not.toMatch(/\(allow file-(read|write)/);
+    // A folder beside it is not the project's: no allow names it.
+    expect(text).not.toContain(`(subpath "${join(data, 'worktrees')}")`);
+  });
+
+  it('without a hidden folder around the project, has no second allow of the project', () => {
+    expect(profile).not.toContain('(allow file-read-metadata');
+    expect(profile.match(/\(allow file-read\* file-write\*/g)).toBeNull();
   });
 
   it('runs the command through sandbox-exec -p', () => {

@@ -4,7 +4,8 @@
 // that does not exist yet cannot be created either. Not run on this machine (Linux): only
 // the generated text is tested.
 import { existsSync } from 'node:fs';
-import type { ResolvedPolicy } from './policy';
+import { dirname } from 'node:path';
+import { isWithin, type ResolvedPolicy } from './policy';
 
 export interface SeatbeltRun {
   policy: ResolvedPolicy;
@@ -95,9 +96,30 @@ export function seatbeltProfile(run: SeatbeltRun): string {
     .flatMap((p) => [...literals(p), ...subpaths(p)]);
   // Existing pinned folders (`.git`) may be written inside but not moved or deleted.
   protectedRules.push(...policy.pinnedPaths.filter((p) => existsSync(p)).flatMap((p) => literals(p)));
-  if (protectedRules.length > 0) lines.push(`(deny file-write*\n  ${[...new Set(protectedRules)].join('\n  ')})`);
+  const denyProtected = protectedRules.length > 0 ? `(deny file-write*\n  ${[...new Set(protectedRules)].join('\n  ')})` : undefined;
+  if (denyProtected) lines.push(denyProtected);
   lines.push('; Secrets stay hidden even where they sit in a writable folder.');
   if (hidden.length > 0) lines.push(`(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
+  // A hidden folder that holds the project folder (a worktree in the data folder): the
+  // project folder alone is the command's again, after the denies above, with its protected
+  // paths and the secrets inside it denied once more after that. The folders leading to it
+  // can be passed through (their own metadata), not listed.
+  const holding = policy.hidden.filter((h) => h.contains !== undefined);
+  if (holding.length > 0) {
+    lines.push('; The project folder inside a hidden folder: only it, and the way to it.');
+    const way = new Set<string>();
+    for (const h of holding) {
+      for (let dir = dirname(policy.projectDir); isWithin(dir, h.path); dir = dirname(dir)) {
+        for (const rule of literals(dir)) way.add(rule);
+        if (dir === h.path) break;
+      }
+    }
+    if (way.size > 0) lines.push(`(allow file-read-metadata\n  ${[...way].join('\n  ')})`);
+    lines.push(`(allow file-read* file-write*\n  ${subpaths(policy.projectDir).join('\n  ')})`);
+    if (denyProtected) lines.push(denyProtected);
+    const inside = policy.hidden.filter((h) => h.contains === undefined && isWithin(h.path, policy.projectDir)).flatMap((h) => subpaths(h.path));
+    if (inside.length > 0) lines.push(`(deny file-read* file-write*\n  ${inside.join('\n  ')})`);
+  }
   lines.push('; No network, except the domain proxy (which lets only the allowed domains through).');
   lines.push('(deny network*)');
   if (run.proxyPort !== undefined) lines.push(`(allow network-outbound (remote ip ${sbplString(`localhost:${run.proxyPort}`)}))`);

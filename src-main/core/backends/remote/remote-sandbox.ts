@@ -20,6 +20,7 @@ import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from 
 import { bwrapArgs, SANDBOX_MAX_PROCESSES, type PathKind } from '../../sandbox/bwrap';
 import {
   DROPPED_ENV,
+  hiddenPaths,
   hostSocketPaths,
   isWithin,
   PROTECTED_PROJECT_PARENTS,
@@ -312,21 +313,14 @@ async function undoRun(connection: SshConnection, python: string, run: RunToChec
 
 /** The policy as resolvePolicy gives it locally, from the remote's real paths. */
 function remotePolicy(projectDir: string, home: string, candidates: ResolvedCandidate[], tmpEntries: HiddenPath[]): ResolvedPolicy {
-  const hidden: HiddenPath[] = [];
-  const seen = new Set<string>();
-  for (const h of [...candidates.filter((c) => c.role === 'hidden' && c.real !== '').map((c) => ({ path: c.real, why: c.why })), ...tmpEntries]) {
-    // The project folder is the agent's to work in, whatever it sits under.
-    if (isWithin(projectDir, h.path) || seen.has(h.path)) continue;
-    seen.add(h.path);
-    hidden.push(h);
-  }
+  const hidden = [...candidates.filter((c) => c.role === 'hidden' && c.real !== '').map((c) => ({ path: c.real, why: c.why })), ...tmpEntries];
   const of = (role: Role): string[] => [...new Set(candidates.filter((c) => c.role === role && c.real !== '').map((c) => c.real))];
   return {
     projectDir,
     dataDir: '',
     home,
-    // A hidden folder covers what lies in it (nothing can be mounted inside it afterwards).
-    hidden: hidden.filter((h) => !hidden.some((other) => other.path !== h.path && isWithin(h.path, other.path))),
+    // As locally: one that holds the project folder hides all of it but that folder.
+    hidden: hiddenPaths(projectDir, hidden),
     staticHidden: [],
     protectedPaths: of('protected'),
     pinnedPaths: of('pinned'),

@@ -1,14 +1,14 @@
 // A fresh scene for one case, made as the person (plain fs and git, outside any sandbox):
-// a project folder that is a git repository with one commit, a folder outside it, the marker
-// program, a data folder. The remote path's folder is on this machine too (the test sshd),
+// a project folder that is a git repository with one commit (or a linked worktree of one in
+// the data folder), a folder outside it, the marker program, a data folder. The remote path's folder is on this machine too (the test sshd),
 // so the scene is made the same way for every path.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomInt } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { personEnv } from './environment';
-import type { ConformanceEnvironment, Scene, SceneOptions } from './types';
+import type { ConformanceEnvironment, Scene, SceneOptions, WorktreeScene } from './types';
 
 /** The project's files as committed. */
 export const PROJECT_FILES: Readonly<Record<string, string>> = {
@@ -57,6 +57,10 @@ export function makeScene(env: ConformanceEnvironment, options: SceneOptions = {
     git('commit', '-qm', 'first');
     // Numbers no other process on the machine has as its argument.
     const token = String(randomInt(100_000, 999_999)) + String(randomInt(100, 999));
+    if (options.worktree) {
+      const worktree = addWorktrees(env, project, dataDir);
+      return { root, project: join(dataDir, 'worktrees', 'w'), outside, fire, fired, dataDir, home: env.home, token, worktree, remove };
+    }
     return { root, project, outside, fire, fired, dataDir, home: env.home, token, remove };
   } catch (err) {
     remove();
@@ -77,4 +81,41 @@ export function canMountSmallDisk(): boolean {
     rmSync(dir, { recursive: true, force: true });
   }
   return smallDisks;
+}
+
+/**
+ * A thread's worktree as the app makes it (SPEC §16): `git worktree add <dataDir>/worktrees/w
+ * -b deepdesk/w` in the repository, with another thread's worktree beside it and what the
+ * app keeps in its data folder (the database, the agent host's token, the secrets store, a
+ * transcript), each file holding a value of its own.
+ */
+function addWorktrees(env: ConformanceEnvironment, repository: string, dataDir: string): WorktreeScene {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: repository, env: personEnv(env), stdio: 'pipe' });
+  const tag = (name: string) => `${name}-${randomBytes(6).toString('hex')}`;
+  const otherName = tag('other');
+  const transcript = `${tag('thread')}.jsonl`;
+  const project = join(dataDir, 'worktrees', 'w');
+  const other = join(dataDir, 'worktrees', otherName);
+  git('worktree', 'add', '-q', project, '-b', 'deepdesk/w');
+  git('worktree', 'add', '-q', other, '-b', `deepdesk/${otherName}`);
+  const dataFiles: Record<string, string> = {
+    'deepdesk.db': tag('DATABASE'),
+    'host/token': tag('HOSTTOKEN'),
+    'secrets.json': tag('PROVIDERKEY'),
+    [`worktrees/${otherName}/notes.txt`]: tag('OTHERWORKTREE'),
+    [`transcripts/${transcript}`]: tag('TRANSCRIPT'),
+  };
+  for (const [rel, value] of Object.entries(dataFiles)) {
+    mkdirSync(dirname(join(dataDir, rel)), { recursive: true, mode: 0o700 });
+    writeFileSync(join(dataDir, rel), `${value}\n`, { mode: 0o600 });
+  }
+  const admin = join(repository, '.git', 'worktrees', 'w');
+  const surfacePaths = [
+    join(project, '.git'),
+    ...['gitdir', 'commondir', 'HEAD', 'config.worktree'].map((name) => join(admin, name)),
+    join(repository, '.git', 'config'),
+    join(repository, '.git', 'hooks', 'post-checkout'),
+  ];
+  const surface = Object.fromEntries(surfacePaths.map((p) => [p, existsSync(p) ? readFileSync(p, 'utf8') : null]));
+  return { repository, admin, other, dataFiles, unlistedNames: [otherName, transcript], surface };
 }

@@ -11,6 +11,7 @@ import { makeScene } from './scene';
 import { gitCases } from './git-cases';
 import { fileKindCases, linkCases, protectedCases, secretCases } from './file-cases';
 import { applicationCases, credentialCases, processTreeCases, todoCases, trustedScriptCases } from './process-cases';
+import { worktreeCases } from './worktree-cases';
 
 export type { ContainedRun, ExecutionPath, Person, Scene, TrustedScriptRunner } from './types';
 
@@ -24,6 +25,7 @@ export const CONTAINMENT_CASES: readonly ContainmentCase[] = [
   ...processTreeCases,
   ...applicationCases,
   ...trustedScriptCases,
+  ...worktreeCases,
 ];
 
 /**

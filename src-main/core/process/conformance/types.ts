@@ -21,11 +21,35 @@ export interface Scene {
   home: string;
   /** Digits unique to this scene, for finding its processes (`sleep <token>N`). */
   token: string;
+  /** With SceneOptions.worktree: the project folder is a linked worktree in the data folder. */
+  worktree?: WorktreeScene;
+}
+
+/**
+ * A thread's worktree (SPEC §16): the repository is made as for any scene, outside the data
+ * folder, and `git worktree add <dataDir>/worktrees/w -b deepdesk/w` makes the project folder.
+ * The data folder holds what the app keeps there, each file with a value no run may see.
+ */
+export interface WorktreeScene {
+  /** The repository (a real path, outside the data folder) whose linked worktree the project folder is. */
+  repository: string;
+  /** The worktree's admin folder in the repository: `<repository>/.git/worktrees/w`. */
+  admin: string;
+  /** Another worktree of the repository in the data folder (`<dataDir>/worktrees/<name>`), with a file no commit holds. */
+  other: string;
+  /** The data folder's files (relative to it, the other worktree's among them) → the value each holds (a line of its own). */
+  dataFiles: Readonly<Record<string, string>>;
+  /** Names in the data folder that only a listing of it would show. */
+  unlistedNames: readonly string[];
+  /** What git reads to find and run the worktree's repository, as made: path → text, null where there is none. */
+  surface: Readonly<Record<string, string | null>>;
 }
 
 export interface SceneOptions {
   /** The project folder is a file system of its own of this many bytes (a disk that fills up). */
   smallDiskBytes?: number;
+  /** The project folder is a linked worktree in the data folder (Scene.worktree). */
+  worktree?: boolean;
 }
 
 export interface PersonResult {
@@ -65,7 +89,8 @@ export type CaseGroup =
   | 'credentials'
   | 'process-tree'
   | 'application'
-  | 'trusted-script';
+  | 'trusted-script'
+  | 'worktree';
 
 /**
  * A file in the folder that a trusted configuration entry runs (a hook's script, SPEC §9):

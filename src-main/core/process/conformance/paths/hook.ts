@@ -36,6 +36,7 @@ export function hookPath(): ExecutionPath {
       secrets: `${BY_DESIGN}; it reads what the person can`,
       'file-kinds': BY_DESIGN,
       application: 'a hook writes straight to the folder as the person: there is no write layer to apply',
+      worktree: `${BY_DESIGN}; a worktree's hook runs as the person like any other`,
     },
     person,
     async setUp(env) {

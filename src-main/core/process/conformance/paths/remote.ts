@@ -23,6 +23,7 @@ export function remoteSandboxedCommand(): ExecutionPath {
     notApplicable: {
       application: 'a remote folder has no write layer: a remote command’s writes land on the remote as it makes them, there is no application to interrupt',
       'trusted-script': 'a command runs no configuration entry (hooks and servers of a remote folder run locally)',
+      worktree: 'worktrees are local only (SPEC §16: made by the local system git in the local data folder); a remote folder has no data folder on the remote to work in',
     },
     person,
     async setUp(env) {
