@@ -11,6 +11,8 @@ export interface ServeProcess {
   /** From spawn to the "Deepdesk is running at" line. */
   readyMs: number;
   folder: string;
+  /** Its data folder (DEEPDESK_HOME): another client of its agent host connects there. */
+  dataDir: string;
   pid: number;
   stop(): Promise<void>;
 }
@@ -66,7 +68,7 @@ export async function startServe(repo: string, options: { modelUrl?: string; tim
         reject(new Error(`deepdesk serve exited with ${code}: ${stderr.trim().split('\n').pop() ?? ''}`));
       });
     });
-    return { url, readyMs, folder, pid: child.pid!, stop: cleanup };
+    return { url, readyMs, folder, dataDir, pid: child.pid!, stop: cleanup };
   } catch (err) {
     await cleanup();
     throw err;

@@ -12,8 +12,8 @@ import { progress, verdict, type Report, type Section } from './report';
 import { builtCli, startServe } from './serve-process';
 import { generateText, makeRng } from './text-gen';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'];
 const TERMINAL_BYTES = 50 * 1024 * 1024;
 const STREAM_TOKENS_PER_SECOND = 2_000;
 const STREAM_SECONDS = 8;
@@ -48,21 +48,21 @@ interface Probe {
   recording: boolean;
 }
 
-async function probe(page: Page): Promise<Probe> {
+export async function probe(page: Page): Promise<Probe> {
   return page.evaluate(() => (window as unknown as { __bench: Probe }).__bench);
 }
 
-async function resetProbe(page: Page): Promise<void> {
+export async function resetProbe(page: Page): Promise<void> {
   await page.evaluate(() => {
     (window as unknown as { __bench: Probe }).__bench.longtasks = [];
   });
 }
 
-async function startFrames(page: Page): Promise<void> {
+export async function startFrames(page: Page): Promise<void> {
   await page.evaluate(() => (window as unknown as { __benchRecord: () => void }).__benchRecord());
 }
 
-async function stopFrames(page: Page): Promise<number[]> {
+export async function stopFrames(page: Page): Promise<number[]> {
   return page.evaluate(() => {
     const b = (window as unknown as { __bench: Probe }).__bench;
     b.recording = false;
@@ -70,13 +70,13 @@ async function stopFrames(page: Page): Promise<number[]> {
   });
 }
 
-function intervals(frames: number[]): number[] {
+export function intervals(frames: number[]): number[] {
   const out: number[] = [];
   for (let i = 1; i < frames.length; i++) out.push(frames[i]! - frames[i - 1]!);
   return out;
 }
 
-async function openApp(browser: Browser, url: string, beforeLoad?: (page: Page) => void): Promise<Page> {
+export async function openApp(browser: Browser, url: string, beforeLoad?: (page: Page) => void): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   await context.addInitScript(PAGE_PROBE);
   const page = await context.newPage();
