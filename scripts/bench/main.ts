@@ -26,6 +26,8 @@ import { benchGitMount } from './git-mount';
 import { benchSharedMemories } from './shared-memories';
 import { benchUsageTelemetry } from './usage-telemetry';
 import { benchAgentHost } from './agent-host';
+import { benchWorktrees } from './worktrees';
+import { benchParallel } from './parallel';
 
 const repo = process.cwd();
 const dataDir = path.join(repo, '.bench', 'data');
@@ -99,6 +101,8 @@ async function main(): Promise<number> {
   if (options.suites.has('shared-memories')) await guarded('Issue 22 · shared memories', () => benchSharedMemories(report, options, dataDir));
   if (options.suites.has('usage')) await guarded('Issue 41 · usage and telemetry', () => benchUsageTelemetry(report, options));
   if (options.suites.has('host')) await guarded('Issue 39 · the agent host', () => benchAgentHost(report, options));
+  if (options.suites.has('worktrees')) await guarded('Issue 40 · worktrees', () => benchWorktrees(report, options));
+  if (options.suites.has('parallel')) await guarded('Issue 40 · threads at the same time', () => benchParallel(report, options, repo));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

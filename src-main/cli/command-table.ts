@@ -26,6 +26,9 @@ export const COMMAND_OPTIONS = {
     trust: { type: 'boolean' },
     'mcp-config': { type: 'string', multiple: true },
     detach: { type: 'boolean' },
+    // `--worktree [NAME]`: run-command.ts reads the optional NAME before parsing (parseArgs has no optional values).
+    worktree: { type: 'string' },
+    'carry-changes': { type: 'boolean' },
     ...MOUNT_OPTIONS,
   },
   serve: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } },
@@ -58,6 +61,7 @@ export const COMMAND_OPTIONS = {
   agents: { ...COMMON_OPTIONS, json: { type: 'boolean' } },
   attach: { ...COMMON_OPTIONS, approve: { type: 'string' } },
   stop: COMMON_OPTIONS,
+  worktrees: { ...COMMON_OPTIONS, json: { type: 'boolean' }, force: { type: 'boolean' } },
 } as const satisfies Record<string, Options>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;
@@ -70,6 +74,7 @@ export const SUBCOMMANDS = {
   skills: ['ls'],
   plugin: ['marketplace', 'install', 'add', 'ls', 'enable', 'disable', 'rm', 'update'],
   threads: ['ls', 'export'],
+  worktrees: ['ls', 'apply', 'rm'],
 } as const satisfies Partial<Record<CommandName, readonly string[]>>;
 
 /** What main.ts takes in place of a command. */

@@ -23,6 +23,7 @@ const COMMANDS: Record<CommandName, Command> = {
   agents: async (argv) => (await import('./agents-command')).agentsCommand(argv),
   attach: async (argv) => (await import('./agents-command')).attachCommand(argv),
   stop: async (argv) => (await import('./agents-command')).stopCommand(argv),
+  worktrees: async (argv) => (await import('./worktrees-command')).worktreesCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

@@ -2,9 +2,12 @@
 // itself is the agent host's (started on demand); this command checks its flags, asks the
 // host to start it, follows it on the terminal and prints its final answer. With --detach it
 // prints the thread's id and returns while the run goes on (`deepdesk attach ID` follows it).
+// With --worktree [NAME] it first makes a git worktree of the folder (here, in the CLI) and the
+// run's thread works there.
 
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import { nameProblem } from '../app/worktrees/worktree-names';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { resolveDataDir } from '../app/data-dir';
@@ -26,10 +29,39 @@ export type RunIo = TerminalIo;
 
 const defaultIo = (): RunIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
+/**
+ * The run's flags. `--worktree` takes an optional NAME, which parseArgs cannot say: `--worktree=NAME`;
+ * `--worktree NAME "prompt"` when NAME is a valid worktree name and a prompt still follows;
+ * otherwise `--worktree` alone, read as `--worktree=` (a made-up name).
+ */
+export function parseRunArgs(argv: string[]) {
+  const end = argv.indexOf('--');
+  const at = argv.findIndex((arg, i) => arg === '--worktree' && (end < 0 || i < end));
+  if (at < 0) return parseCommand(argv, RUN_OPTIONS);
+  const next = argv[at + 1];
+  if (next !== undefined && nameProblem(next) === undefined) {
+    try {
+      const named = parseCommand([...argv.slice(0, at), `--worktree=${next}`, ...argv.slice(at + 2)], RUN_OPTIONS);
+      if (named.positionals.join(' ').trim() !== '') return named;
+    } catch {
+      // Read with NAME as the prompt instead, below.
+    }
+  }
+  return parseCommand([...argv.slice(0, at), '--worktree=', ...argv.slice(at + 1)], RUN_OPTIONS);
+}
+
 export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promise<number> {
-  const { values, positionals } = parseCommand(argv, RUN_OPTIONS);
+  const { values, positionals } = parseRunArgs(argv);
   const prompt = positionals.join(' ').trim();
   if (prompt === '') throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
+  const worktree = values.worktree;
+  if (worktree !== undefined) {
+    if (values.thread !== undefined) throw new UsageError('--worktree starts a new thread in a new worktree; it cannot continue --thread');
+    const problem = worktree === '' ? undefined : nameProblem(worktree);
+    if (problem !== undefined) throw new UsageError(`--worktree: ${problem}`);
+  } else if (values['carry-changes'] === true) {
+    throw new UsageError('--carry-changes goes with --worktree');
+  }
   const approve = (values.approve ?? 'ask') as ApproveMode;
   if (!['ask', 'auto', 'deny'].includes(approve)) throw new UsageError(`--approve must be ask, auto or deny (got '${values.approve}')`);
   const mode = values.mode ?? DEFAULT_MODE;
@@ -52,9 +84,24 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const detach = values.detach === true;
   const json = values.json === true;
   const threadId = values.thread ?? randomUUID();
+  const interactive = !detach && interactiveTerminal(io);
+  let folder = folderLocationText(location);
+  if (worktree !== undefined) {
+    if (location.kind !== 'local') throw new UsageError(`--worktree: worktrees need a local git repository, not ${location.url}`);
+    const { worktreeForRun } = await import('./worktrees-command');
+    const made = await worktreeForRun({
+      dataDir,
+      folder: location.path,
+      ...(worktree !== '' ? { name: worktree } : {}),
+      carry: values['carry-changes'] === true,
+      nameHint: prompt,
+      mayAsk: interactive,
+      io,
+    });
+    folder = made.threadFolder;
+  }
 
   const host = await connectToHost(dataDir, 'run', io.env);
-  const interactive = !detach && interactiveTerminal(io);
   const follower = detach ? undefined : followRun(host, threadId, io, { json, interactive });
   // Detached, the lines said while the run starts (a server that failed, a skill left out) are still the person's.
   const stopSays = detach
@@ -77,7 +124,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   try {
     await hostRequest(host, 'runs.start', {
       request: {
-        folder: folderLocationText(location),
+        folder,
         prompt,
         threadId,
         ...(values.model !== undefined ? { model: values.model } : {}),

@@ -72,6 +72,9 @@ Commands:
   attach THREAD         follow a run of the agent host and answer its approvals here
                         (Ctrl-C detaches; the run goes on)
   stop THREAD           stop a run of the agent host
+  worktrees ls [--json] | apply THREAD | rm THREAD [--force]
+                        the git worktrees threads work in: list them with their
+                        threads and changes, apply one's changes to your folder, remove one
   host [--idle-seconds N]
                         the agent host itself (run, serve and attach start it on demand)
   --version, -v         print deepdesk's version
@@ -105,6 +108,9 @@ run options:
                         sandbox (needs one); plan is read-only
   --json                print events as JSON lines
   --detach              start the run in the agent host, print its thread id and return
+  --worktree [NAME]     run in a new git worktree of the folder (branch deepdesk/NAME; a
+                        name is made up when none is given; --worktree=NAME works too)
+  --carry-changes       with --worktree: carry the folder's uncommitted changes over
   --trust               load this folder's untrusted configuration for this run only
   --mcp-config FILE     MCP servers from FILE too (repeatable; also on serve)
   --context-window N    override the model's context window (tokens)
@@ -141,6 +147,10 @@ threads export options:
   --format jsonl|md     JSON lines (default; for evals) or a Markdown transcript
   --output FILE         write it to FILE (created readable by you only), not stdout
   --no-media            leave out the base64 of images and files (jsonl)
+
+worktrees options:
+  --json                ls: print the worktrees as JSON
+  --force               rm: remove even when work would be lost (its branch too)
 
 mcp add options:
   --project             into the folder's .mcp.json (trusted as you wrote it), not yours

@@ -5,7 +5,7 @@
 // libs/code/deepagents_code/config.py `build_coding_agent_metadata` and _git.py).
 
 import { stat } from 'node:fs/promises';
-import { gitEnv, runGit, type GitRunResult } from '../backends/git-mount/git-run';
+import { gitEnv, runGit, type GitRunResult } from '../git/run-git';
 
 export interface CodingTraceContext {
   /** The project folder (a path, or the ssh:// URL of a remote folder). */

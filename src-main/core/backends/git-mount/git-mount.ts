@@ -26,7 +26,7 @@ import path from 'node:path';
 import { FilesystemBackend } from '../filesystem/filesystem';
 import { claimCacheDir, cacheKey, ReadWriteLock, type CacheClaim } from './git-mount-cache';
 import { commitMessage, currentOperationTag, replayOperation, shownPath, type FailedOperation, type MountOperation } from './git-mount-ops';
-import { gitEnv, gitFailure, runGit, type GitRunResult } from './git-run';
+import { gitEnv, gitFailure, runGit, type GitRunResult } from '../../git/run-git';
 import { checkGitUrl, redactText } from './git-url';
 import { normalizeVirtualPath } from '../paths';
 import type {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import { gitEnv, gitFailure, runGit } from '../../backends/git-mount/git-run';
+import { gitEnv, gitFailure, runGit } from '../../git/run-git';
 import { pluginDigest } from './content-digest';
 import { readPlugin, type PluginParts } from './manifest';
 import { readMarketplace, remoteUrl, type MarketplacePlugin } from './marketplace';

@@ -1,9 +1,11 @@
-// Runs the system git for a git mount: argument arrays (never a shell), no prompts, a
-// deadline and an AbortSignal that end git's whole process group (ssh included), and on
-// every call the settings that keep anything fetched from the remote from running code.
+// The one way Deepdesk runs the system git (git mounts, plugin marketplaces, worktrees,
+// telemetry's coding context): argument arrays (never a shell), no prompts, a deadline and
+// an AbortSignal that end git's whole process group (ssh included), and on every call the
+// settings that keep anything in a repository or fetched from a remote from running code
+// (no hook ever runs: `core.hooksPath=/dev/null`).
 
-import { runToEnd } from '../../process/spawn';
-import { ALLOWED_PROTOCOLS } from './git-url';
+import { runToEnd } from '../process/spawn';
+import { ALLOWED_PROTOCOLS } from '../backends/git-mount/git-url';
 
 /** Given to git before every subcommand (`-c key=value`). */
 const SAFE_CONFIG = [
@@ -39,9 +41,14 @@ export interface GitRunOptions {
   gitDir?: string;
   workTree?: string;
   cwd?: string;
+  /** The environment, from gitEnv() (which strips GIT_INDEX_FILE and the other location variables). */
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** The index git uses instead of the repository's own (GIT_INDEX_FILE), e.g. a temporary copy. */
+  indexFile?: string;
+  /** Output kept at most (default 64 MB); `truncated` says when more was cut. */
+  maxBytes?: number;
 }
 
 export interface GitRunResult {
@@ -52,6 +59,8 @@ export interface GitRunResult {
   aborted: boolean;
   /** git could not be started (not installed). */
   spawnError?: string;
+  /** stdout or stderr was longer than `maxBytes` and was cut there. */
+  truncated?: boolean;
 }
 
 /**
@@ -87,9 +96,10 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     file: 'git',
     args: full,
     cwd: options.cwd ?? options.workTree ?? options.gitDir ?? process.cwd(),
-    env: options.env,
+    env: options.indexFile !== undefined ? { ...options.env, GIT_INDEX_FILE: options.indexFile } : options.env,
     timeoutMs: options.timeoutMs,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
   }).then((r) => ({
     code: r.code,
     stdout: r.stdout.toString('utf8'),
@@ -97,6 +107,7 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
     timedOut: r.timedOut,
     aborted: r.aborted,
     ...(r.spawnError !== undefined ? { spawnError: r.spawnError } : {}),
+    ...(r.truncated ? { truncated: true } : {}),
   }));
 }
 

@@ -1,0 +1,82 @@
+// A working tree's whole state as a git tree, made without touching it: tracked files as they
+// are on disk, deletions, and untracked files that are not ignored. The repository's index is
+// copied to a temporary file and `git add -A` + `git write-tree` run on the copy: the copy
+// keeps the index's stat cache, so only files that changed are read again (a big repository
+// costs a walk of its folders, not a re-hash of every file). The person's index and files stay
+// as they were; only blobs are added to the object store.
+
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { gitError, LONG_TIMEOUT_MS, nulFields, type GitRunner } from './worktree-git';
+
+export interface Snapshot {
+  /** The tree object of the working state. */
+  tree: string;
+  /** The temporary index holding that state, its stat cache fresh (kept until dispose()). */
+  indexFile: string;
+  dispose(): void;
+}
+
+/** The snapshot of the working tree whose top-level folder is `top`. */
+export async function snapshotTree(git: GitRunner, top: string, signal?: AbortSignal): Promise<Snapshot> {
+  const indexPath = await indexPathOf(git, top, signal);
+  const dir = mkdtempSync(join(tmpdir(), 'deepdesk-snapshot-'));
+  const indexFile = join(dir, 'index');
+  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    let copied = true;
+    try {
+      copyFileSync(indexPath, indexFile);
+      // The copy keeps the index's own times: git trusts a file's cached stat only when the
+      // file is older than the index, so a fresh time would hide an edit of the same size made
+      // in the second the index was written ("racy git").
+      const { atime, mtime } = statSync(indexPath);
+      utimesSync(indexFile, atime, mtime);
+    } catch {
+      copied = false; // No index yet: git starts from an empty one.
+    }
+    let added = await git.run(['add', '-A'], { cwd: top, signal, indexFile, timeoutMs: LONG_TIMEOUT_MS });
+    if (added.code !== 0 && copied && !added.aborted) {
+      // A copy git cannot use (a split index whose shared part lies beside the original): start empty.
+      rmSync(indexFile, { force: true });
+      added = await git.run(['add', '-A'], { cwd: top, signal, indexFile, timeoutMs: LONG_TIMEOUT_MS });
+    }
+    if (added.code !== 0) throw gitError(added, 'reading the working tree', LONG_TIMEOUT_MS);
+    const tree = await git.line(['write-tree'], { cwd: top, signal, indexFile }, 'writing the snapshot');
+    return { tree, indexFile, dispose };
+  } catch (err) {
+    dispose();
+    throw err;
+  }
+}
+
+/** Where a working tree's index lives (it never moves: asked once per folder and process). */
+const indexPaths = new Map<string, string>();
+
+/** Forgets where `top`'s index is (a worktree made or removed there). */
+export function forgetIndexPath(top: string): void {
+  indexPaths.delete(top);
+}
+
+async function indexPathOf(git: GitRunner, top: string, signal?: AbortSignal): Promise<string> {
+  const known = indexPaths.get(top);
+  if (known !== undefined && existsSync(known)) return known;
+  const path = resolve(top, await git.line(['rev-parse', '--git-path', 'index'], { cwd: top, signal }, 'finding the index'));
+  indexPaths.set(top, path);
+  return path;
+}
+
+/** The snapshot's tree, the temporary index removed at once. */
+export async function snapshotTreeOnly(git: GitRunner, top: string, signal?: AbortSignal): Promise<string> {
+  const snapshot = await snapshotTree(git, top, signal);
+  snapshot.dispose();
+  return snapshot.tree;
+}
+
+/** The paths that differ between two trees (or commits), renames as a deletion and an addition. */
+export async function changedPaths(git: GitRunner, cwd: string, from: string, to: string, signal?: AbortSignal): Promise<string[]> {
+  if (from === to) return [];
+  const out = await git.out(['diff-tree', '-r', '-z', '--name-only', '--no-renames', from, to], { cwd, signal, timeoutMs: LONG_TIMEOUT_MS }, 'comparing trees');
+  return nulFields(out);
+}

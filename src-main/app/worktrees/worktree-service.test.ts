@@ -1,0 +1,297 @@
+// WorktreeService with the real system git on real folders: making worktrees (carrying the
+// folder's uncommitted and untracked work over without touching its index), the naming rules,
+// Apply to folder (clean, conflicting, the folder changed meanwhile), Commit… and removal.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { carryOut, planApply } from './apply-to-folder';
+import { GitRunner } from './worktree-git';
+import { WorktreeError, WorktreeService, generateName, nameProblem } from './worktree-service';
+
+let root: string;
+let repo: string;
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+let service: WorktreeService;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env, encoding: 'utf8' });
+}
+
+function write(path: string, text: string): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+}
+
+/** The person's view of their repository: status, index and HEAD. */
+function personState(): string {
+  return [git(repo, 'status', '--porcelain=v1', '-uall'), git(repo, 'ls-files', '-s'), git(repo, 'rev-parse', 'HEAD')].join('\n--\n');
+}
+
+async function refusal(work: Promise<unknown>): Promise<WorktreeError> {
+  const err = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorktreeError);
+  return err as WorktreeError;
+}
+
+beforeEach(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-worktrees-')));
+  repo = join(root, 'project');
+  dataDir = join(root, 'data');
+  mkdirSync(repo);
+  const gitconfig = join(root, 'gitconfig');
+  writeFileSync(gitconfig, '[user]\n\tname = Pat Person\n\temail = pat@example.com\n[init]\n\tdefaultBranch = main\n');
+  env = { ...process.env, GIT_CONFIG_GLOBAL: gitconfig, GIT_CONFIG_NOSYSTEM: '1' };
+  git(repo, 'init', '-q');
+  write(join(repo, '.gitignore'), '*.log\n');
+  write(join(repo, 'a.txt'), 'one\ntwo\nthree\n');
+  write(join(repo, 'shared.txt'), 'line 1\nline 2\nline 3\nline 4\nline 5\n');
+  write(join(repo, 'gone.txt'), 'to be deleted\n');
+  write(join(repo, 'sub', 'b.txt'), 'bee\n');
+  git(repo, 'add', '-A');
+  git(repo, 'commit', '-q', '-m', 'base');
+  service = new WorktreeService({ dataDir, env });
+});
+
+afterEach(() => {
+  service.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('snapshots', () => {
+  it('see an edit of the same size made in the second the index was written (racy git)', async () => {
+    const made = await service.create({ folder: repo, name: 'racy', carry: false });
+    // Same size as 'one\ntwo\nthree\n', written at once after the checkout wrote the index.
+    writeFileSync(join(made.path, 'a.txt'), 'one\nTWO\nthree\n');
+    // Looked at a second later: a copy of the index with a time of its own would trust the old stat.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const status = await service.status('racy');
+    expect(status.uncommitted).toBe(true);
+    expect(status.files.map((f) => f.path)).toEqual(['a.txt']);
+  });
+});
+
+describe('making a worktree', () => {
+  it('makes <data-dir>/worktrees/NAME on deepdesk/NAME from HEAD, carrying changes and untracked files over without touching the index', async () => {
+    write(join(repo, 'a.txt'), 'one\nTWO\nthree\n');
+    write(join(repo, 'new.txt'), 'untracked\n');
+    write(join(repo, 'debug.log'), 'ignored\n');
+    write(join(repo, 'sub', 'b.txt'), 'bee staged\n');
+    git(repo, 'add', 'sub/b.txt');
+    const before = personState();
+
+    const made = await service.create({ folder: join(repo, 'sub'), name: 'carry-1', carry: true });
+    expect(made).toMatchObject({ name: 'carry-1', branch: 'deepdesk/carry-1', baseCommit: git(repo, 'rev-parse', 'HEAD').trim(), carried: 3 });
+    expect(made.path).toBe(join(realpathSync(dataDir), 'worktrees', 'carry-1'));
+    expect(made.threadFolder).toBe(join(made.path, 'sub'));
+    expect(personState()).toBe(before);
+
+    expect(readFileSync(join(made.path, 'a.txt'), 'utf8')).toBe('one\nTWO\nthree\n');
+    expect(readFileSync(join(made.path, 'sub', 'b.txt'), 'utf8')).toBe('bee staged\n');
+    expect(existsSync(join(made.path, 'debug.log'))).toBe(false);
+    // Uncommitted there too: the index is at HEAD, the changes in the working tree.
+    expect(git(made.path, 'diff', '--cached', '--name-only')).toBe('');
+    expect(git(made.path, 'status', '--porcelain=v1', '-uall').split('\n').filter(Boolean).sort()).toEqual([' M a.txt', ' M sub/b.txt', '?? new.txt']);
+    expect(git(made.path, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe('deepdesk/carry-1');
+
+    expect(service.byFolder(join(made.threadFolder))?.name).toBe('carry-1');
+    expect(service.byFolder(repo)).toBeUndefined();
+    expect(service.list()).toEqual([expect.objectContaining({ name: 'carry-1', originFolder: join(repo, 'sub'), subdir: 'sub', exists: true })]);
+    const status = await service.status('carry-1');
+    expect(status).toMatchObject({ ahead: 0, uncommitted: true, uncommittedFiles: 3, counts: { added: 1, modified: 2, deleted: 0 }, applied: false });
+    expect(status.files.find((f) => f.path === 'a.txt')).toEqual({ path: 'a.txt', kind: 'modified', additions: 1, deletions: 1 });
+    const { diff } = await service.diff('carry-1');
+    expect(diff).toContain('+++ b/new.txt');
+    expect(diff).toContain('+TWO');
+  });
+
+  it('without carry the worktree is clean, and the folder says how much it would have carried', async () => {
+    write(join(repo, 'a.txt'), 'changed\n');
+    write(join(repo, 'loose.txt'), 'untracked\n');
+    expect(await service.uncommittedChanges(repo)).toBe(2);
+    const made = await service.create({ folder: repo, carry: false });
+    expect(made.carried).toBe(0);
+    expect(made.name).toMatch(/^wt-[a-z0-9]{5}$/);
+    expect(made.threadFolder).toBe(made.path);
+    expect(git(made.path, 'status', '--porcelain')).toBe('');
+    expect(readFileSync(join(made.path, 'a.txt'), 'utf8')).toBe('one\ntwo\nthree\n');
+  });
+
+  it('refuses bad names, taken names and branches, and folders that cannot have worktrees, leaving nothing made', async () => {
+    for (const bad of ['Upper', '-dash', '.dot', 'a b', 'a/b', 'a..b', 'x.lock', 'x.', 'x'.repeat(64), '']) {
+      expect(nameProblem(bad), bad).toBeDefined();
+      expect((await refusal(service.create({ folder: repo, name: bad, carry: false }))).code).toBe('bad_name');
+    }
+    for (const good of ['a', 'fix-parser', 'v1.2_x', 'x'.repeat(63)]) expect(nameProblem(good), good).toBeUndefined();
+    expect(generateName('Please fix the flaky parser test')).toMatch(/^fix-flaky-[a-z0-9]{4}$/);
+
+    await service.create({ folder: repo, name: 'one', carry: false });
+    const taken = await refusal(service.create({ folder: repo, name: 'one', carry: false }));
+    expect(taken.code).toBe('taken');
+    expect(taken.message).toContain('a worktree named one exists already');
+    expect(existsSync(join(dataDir, 'worktrees', 'one', 'a.txt'))).toBe(true);
+
+    git(repo, 'branch', 'deepdesk/two');
+    const branch = await refusal(service.create({ folder: repo, name: 'two', carry: false }));
+    expect(branch).toMatchObject({ code: 'taken', message: expect.stringContaining('the branch deepdesk/two exists already') });
+    expect(existsSync(join(dataDir, 'worktrees', 'two'))).toBe(false);
+    expect(service.list().map((w) => w.name)).toEqual(['one']);
+
+    const plain = join(root, 'plain');
+    mkdirSync(plain);
+    expect(await refusal(service.create({ folder: plain, carry: false }))).toMatchObject({ code: 'not_git', message: expect.stringContaining('worktrees need a local git repository') });
+    expect(await refusal(service.create({ folder: 'ssh://host/srv/project', carry: false }))).toMatchObject({ code: 'not_git', message: expect.stringContaining('worktrees need a local git repository') });
+  });
+
+  it('a failure while making it leaves no folder, branch or record behind', async () => {
+    // The person's folder `x` is a folder now, a file at HEAD: the worktree cannot have it as a folder.
+    write(join(repo, 'x'), 'a file\n');
+    git(repo, 'add', 'x');
+    git(repo, 'commit', '-q', '-m', 'x is a file');
+    rmSync(join(repo, 'x'));
+    mkdirSync(join(repo, 'x'));
+    expect((await refusal(service.create({ folder: join(repo, 'x'), name: 'cut', carry: false }))).message).toMatch(/^making the worktree: EEXIST/);
+    expect(existsSync(join(dataDir, 'worktrees', 'cut'))).toBe(false);
+    expect(git(repo, 'branch', '--list', 'deepdesk/*')).toBe('');
+    expect(git(repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(service.list()).toEqual([]);
+
+    const controller = new AbortController();
+    controller.abort();
+    expect((await refusal(service.create({ folder: repo, name: 'cut', carry: false, signal: controller.signal }))).code).toBe('cancelled');
+    expect(service.list()).toEqual([]);
+  });
+});
+
+describe('Apply to folder', () => {
+  it('merges commits and uncommitted work into the working tree only, keeping the person’s own edits and their prior state', async () => {
+    const wt = (await service.create({ folder: repo, name: 'work', carry: false })).path;
+    write(join(wt, 'shared.txt'), 'line 1\nline 2 (agent)\nline 3\nline 4\nline 5\n');
+    git(wt, 'commit', '-q', '-am', 'agent commit');
+    write(join(wt, 'added.txt'), 'from the agent\n');
+    rmSync(join(wt, 'gone.txt'));
+    // The person's own uncommitted work: another part of the same file, and another file.
+    write(join(repo, 'shared.txt'), 'line 1\nline 2\nline 3\nline 4\nline 5 (person)\n');
+    write(join(repo, 'a.txt'), 'mine\n');
+    const head = git(repo, 'rev-parse', 'HEAD');
+
+    const result = await service.apply('work');
+    expect(result.conflicts).toEqual([]);
+    expect(result.applied.sort()).toEqual(['added.txt', 'gone.txt', 'shared.txt']);
+    expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('line 1\nline 2 (agent)\nline 3\nline 4\nline 5 (person)\n');
+    expect(readFileSync(join(repo, 'added.txt'), 'utf8')).toBe('from the agent\n');
+    expect(existsSync(join(repo, 'gone.txt'))).toBe(false);
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('mine\n');
+    expect(git(repo, 'rev-parse', 'HEAD')).toBe(head);
+    expect(git(repo, 'diff', '--cached', '--name-only')).toBe('');
+    // The folder as it was is kept.
+    expect(result.savedRef).toMatch(/^refs\/deepdesk\/before-apply\/work\/\d{8}T\d{9}Z$/);
+    expect(git(repo, 'show', `${result.savedRef}:shared.txt`)).toBe('line 1\nline 2\nline 3\nline 4\nline 5 (person)\n');
+    expect(git(repo, 'show', `${result.savedRef}:a.txt`)).toBe('mine\n');
+
+    expect((await service.status('work')).applied).toBe(true);
+    // Applied: nothing would be lost.
+    expect(await service.remove('work')).toEqual({ removed: true, branchDeleted: false });
+    expect(existsSync(wt)).toBe(false);
+  });
+
+  it('on a conflict lists it and changes nothing', async () => {
+    const wt = (await service.create({ folder: repo, name: 'clash', carry: false })).path;
+    write(join(wt, 'a.txt'), 'one\nagent\nthree\n');
+    write(join(wt, 'other.txt'), 'agent file\n');
+    write(join(repo, 'a.txt'), 'one\nperson\nthree\n');
+    write(join(repo, 'sub', 'b.txt'), 'person edit\n');
+    const before = personState();
+    const files = () => [readFileSync(join(repo, 'a.txt'), 'utf8'), readFileSync(join(repo, 'sub', 'b.txt'), 'utf8'), existsSync(join(repo, 'other.txt'))];
+    const contents = files();
+
+    expect(await service.apply('clash')).toEqual({ applied: [], conflicts: ['a.txt'] });
+    expect(files()).toEqual(contents);
+    expect(personState()).toBe(before);
+    expect(git(repo, 'for-each-ref', 'refs/deepdesk/')).toBe('');
+  });
+
+  it('fails cleanly when a file it touches changes between the snapshot and the apply; other files are the person’s to change', async () => {
+    const wt = (await service.create({ folder: repo, name: 'race', carry: false })).path;
+    write(join(wt, 'shared.txt'), 'line 1 (agent)\nline 2\nline 3\nline 4\nline 5\n');
+    const runner = new GitRunner(env);
+    const plan = await planApply(runner, { name: 'race', worktree: wt, repoRoot: repo });
+    try {
+      // Far enough from the agent's line for the patch to still apply: only reading it again sees it.
+      write(join(repo, 'shared.txt'), 'line 1\nline 2\nline 3\nline 4\nline 5 (typed meanwhile)\n');
+      const err = await refusal(carryOut(runner, plan));
+      expect(err.code).toBe('changed');
+      expect(err.message).toMatch(/changed .*nothing was changed — try again/);
+    } finally {
+      plan.dispose();
+    }
+    expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('line 1\nline 2\nline 3\nline 4\nline 5 (typed meanwhile)\n');
+    expect(git(repo, 'for-each-ref', 'refs/deepdesk/')).toBe('');
+
+    // Asked again it goes; a file it does not touch, changed meanwhile, is left as the person made it.
+    const again = await planApply(runner, { name: 'race', worktree: wt, repoRoot: repo });
+    try {
+      write(join(repo, 'sub', 'b.txt'), 'typed meanwhile\n');
+      expect((await carryOut(runner, again)).applied).toEqual(['shared.txt']);
+    } finally {
+      again.dispose();
+    }
+    expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('line 1 (agent)\nline 2\nline 3\nline 4\nline 5 (typed meanwhile)\n');
+    expect(readFileSync(join(repo, 'sub', 'b.txt'), 'utf8')).toBe('typed meanwhile\n');
+  });
+});
+
+describe('Commit… and Remove worktree', () => {
+  it('commits everything on the worktree branch as the person; says when there is nothing or no identity', async () => {
+    const wt = (await service.create({ folder: repo, name: 'commits', carry: false })).path;
+    write(join(wt, 'a.txt'), 'committed\n');
+    write(join(wt, 'fresh.txt'), 'new\n');
+    const made = await service.commit('commits', 'Agent work');
+    expect(made.files).toBe(2);
+    expect(git(wt, 'log', '-1', '--format=%an <%ae>|%s|%D')).toBe(`Pat Person <pat@example.com>|Agent work|HEAD -> deepdesk/commits\n`);
+    expect(made.commit).toBe(git(wt, 'rev-parse', 'HEAD').trim());
+    expect(await service.status('commits')).toMatchObject({ ahead: 1, uncommitted: false, currentBranch: 'deepdesk/commits' });
+    expect((await refusal(service.commit('commits', 'again'))).code).toBe('nothing_to_commit');
+
+    const anonymous = new WorktreeService({ dataDir, env: { ...env, GIT_CONFIG_GLOBAL: '/dev/null' } });
+    try {
+      write(join(wt, 'a.txt'), 'more\n');
+      const err = await refusal(anonymous.commit('commits', 'who?'));
+      expect(err.code).toBe('no_identity');
+      expect(err.message).toContain('git config user.name');
+    } finally {
+      anonymous.close();
+    }
+  });
+
+  it('refuses to remove unapplied work, saying what would be lost; --force removes it and its branch', async () => {
+    const wt = (await service.create({ folder: repo, name: 'keep', carry: false })).path;
+    write(join(wt, 'a.txt'), 'agent a\n');
+    git(wt, 'commit', '-q', '-am', 'one');
+    write(join(wt, 'shared.txt'), 'agent shared\n');
+    write(join(wt, 'loose.txt'), 'untracked\n');
+    expect(await service.remove('keep')).toEqual({ removed: false, lost: '3 changed files not applied, 2 uncommitted', branchDeleted: false });
+    expect(existsSync(wt)).toBe(true);
+    expect(await service.remove('keep', { force: true })).toEqual({ removed: true, branchDeleted: true });
+    expect(existsSync(wt)).toBe(false);
+    expect(git(repo, 'branch', '--list', 'deepdesk/*')).toBe('');
+    expect(git(repo, 'worktree', 'list')).not.toContain(wt);
+    expect(service.list()).toEqual([]);
+  });
+
+  it('a worktree whose folder the person deleted is pruned', async () => {
+    const wt = (await service.create({ folder: repo, name: 'deleted', carry: false })).path;
+    rmSync(wt, { recursive: true, force: true });
+    expect(service.list()[0]).toMatchObject({ name: 'deleted', exists: false });
+    expect((await refusal(service.status('deleted'))).code).toBe('not_found');
+    expect(await service.remove('deleted')).toEqual({ removed: true, branchDeleted: true });
+    expect(git(repo, 'worktree', 'list')).not.toContain(wt);
+    expect(service.list()).toEqual([]);
+  });
+});
