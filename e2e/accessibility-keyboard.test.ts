@@ -148,11 +148,11 @@ describe('moving around', () => {
     const page = await openApp(e2e.browser, serve.url);
     await messageBox(page).focus();
     const order: Array<string | null> = [];
-    for (let i = 0; i < 7; i++) {
+    for (let i = 0; i < 8; i++) {
       await page.keyboard.press('F6');
       order.push(await focusedRegion(page));
     }
-    expect(order).toEqual(['Terminal', 'Memories', 'Changes', 'Header', 'Threads', 'Files', 'Chat']);
+    expect(order).toEqual(['Terminal', 'Memories', 'Changes', 'Header', 'Agents', 'Threads', 'Files', 'Chat']);
     // Back in the chat, where the keyboard was: the message box.
     expect(await focused(page)).toBe('Message');
     await page.keyboard.press('Shift+F6');

@@ -314,12 +314,12 @@ describe('names first, metadata truncates', () => {
     }
   });
 
-  it('a thread waiting for approval says so in the list (its title keeps its room) and in the page title', async () => {
+  it('a thread waiting for approval says so in the list (its title keeps its room) and the page title counts it', async () => {
     const serve = await e2e.serve({ script: [{ toolCalls: [{ name: 'write_file', args: { file_path: '/a.txt', content: 'a\n' } }] }, { text: 'Written.' }] });
     const page = await open(serve.url, 1024, 700);
     await sendMessage(page, LONG_TITLE);
     await approval(page).waitFor({ timeout: 15_000 });
-    await poll(() => page.title()).toMatch(/^\(waiting for approval\) /);
+    await poll(() => page.title()).toMatch(/^\(1 needs you\) /);
     // Another thread open: the first one waits in the background.
     const threads = page.getByRole('region', { name: 'Threads' });
     await threads.getByRole('button', { name: 'New thread' }).click();
@@ -328,12 +328,12 @@ describe('names first, metadata truncates', () => {
     await poll(() => waiting.count()).toBe(1);
     expect(await waiting.innerText()).not.toMatch(/pending/);
     expect(await waiting.locator('.thread-title').evaluate((el) => el.getBoundingClientRect().width)).toBeGreaterThan(120);
-    await poll(() => page.title()).toMatch(/^\(waiting for approval\) .* — Deepdesk$/);
+    await poll(() => page.title()).toMatch(/^\(1 needs you\) .* — Deepdesk$/);
     await screenshot(page, 'thread-waiting-1024x700');
     await waiting.locator('.thread-select').click();
     await approval(page).getByRole('button', { name: 'Approve' }).click({ timeout: 15_000 });
     await conversation(page).getByText('Written.').waitFor({ timeout: 15_000 });
-    await poll(() => page.title()).not.toMatch(/waiting for approval/);
+    await poll(() => page.title()).not.toMatch(/needs? you/);
     await poll(() => threads.getByText('waiting for approval').count()).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
-// The window: providers for the transport, toasts and settings around the workspace of the
-// open folder (or the `Open folder` screen while none is).
+// The window: providers for the transport, toasts, the Agents view (every folder's) and
+// settings around the workspace of the open folder (or the `Open folder` screen while none is).
 
 import { ErrorBoundary } from './components/ErrorBoundary';
+import { AgentsProvider } from './state/agents-context';
 import { FolderGate } from './components/FolderGate';
 import { ExternalLinkProvider } from './state/external-links';
 import { FileNotices } from './state/use-file-notices';
@@ -16,15 +17,17 @@ export function App({ transport }: { transport: AppTransport }): React.JSX.Eleme
       <ToastProvider>
         <ExternalLinkProvider>
           <FileNotices />
-          <FolderGate>
-            {(info, openFolder) => (
-              <SettingsProvider>
-                <ErrorBoundary name="Deepdesk">
-                  <Workspace info={info} onOpenFolder={openFolder} />
-                </ErrorBoundary>
-              </SettingsProvider>
-            )}
-          </FolderGate>
+          <AgentsProvider>
+            <FolderGate>
+              {(info, openFolder) => (
+                <SettingsProvider>
+                  <ErrorBoundary name="Deepdesk">
+                    <Workspace info={info} onOpenFolder={openFolder} />
+                  </ErrorBoundary>
+                </SettingsProvider>
+              )}
+            </FolderGate>
+          </AgentsProvider>
         </ExternalLinkProvider>
       </ToastProvider>
     </TransportProvider>

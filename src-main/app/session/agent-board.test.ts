@@ -45,10 +45,13 @@ describe('the Agents view’s list', () => {
     records.start('f', '/q', gone);
 
     const listed = board.list();
-    expect(listed.map((x) => [x.threadId, x.state])).toEqual([['b', 'needs-you'], ['a', 'working'], ['d', 'working'], ['c', 'queued'], ['f', 'failed'], ['e', 'done']]);
+    // By state first; within one, the newest first (a and d may have started in the same millisecond).
+    expect(listed.map((x) => x.state)).toEqual(['needs-you', 'working', 'working', 'queued', 'failed', 'done']);
+    expect(listed.map((x) => x.threadId)).toEqual(['b', ...listed.slice(1, 3).map((x) => x.threadId), 'c', 'f', 'e']);
+    expect(listed.slice(1, 3).map((x) => x.threadId).sort()).toEqual(['a', 'd']);
     expect(listed.find((x) => x.threadId === 'a')).toMatchObject({ title: 'Alpha', folder: '/p', folderName: 'p', sharesFolder: true });
     expect(listed.find((x) => x.threadId === 'd')).toMatchObject({ worktree: { name: 'wt', branch: 'deepdesk/wt' }, sharesFolder: false });
-    expect(listed.find((x) => x.threadId === 'f')).toMatchObject({ title: 'New thread', message: expect.stringMatching(/interrupted/) });
+    expect(listed.find((x) => x.threadId === 'f')).toMatchObject({ title: 'Untitled thread', message: expect.stringMatching(/interrupted/) });
     expect(listed.find((x) => x.threadId === 'e')?.endedAt).toBeDefined();
 
     board.seen('e');

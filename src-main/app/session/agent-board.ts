@@ -69,7 +69,7 @@ export class AgentBoard {
     for (const { record } of shown) if (GOING_STATES.includes(record.state)) goingPerFolder.set(record.folder, (goingPerFolder.get(record.folder) ?? 0) + 1);
     return shown
       .map(({ record, thread }) => this.agent(record, thread, (goingPerFolder.get(record.folder) ?? 0) > 1))
-      .sort((a, b) => ORDER[a.state] - ORDER[b.state] || b.startedAt.localeCompare(a.startedAt));
+      .sort((a, b) => ORDER[a.state] - ORDER[b.state] || b.startedAt.localeCompare(a.startedAt) || a.threadId.localeCompare(b.threadId));
   }
 
   /** The folder of a thread (its run's, else the thread's own), or undefined when there is no such thread. */
@@ -102,7 +102,7 @@ export class AgentBoard {
     const worktree = isSshFolder(record.folder) ? undefined : this.options.worktreeOf?.(record.folder);
     return {
       threadId: record.threadId,
-      title: thread.title || 'New thread',
+      title: thread.title || 'Untitled thread',
       folder: record.folder,
       folderName: folderName(record.folder),
       ...(worktree ? { worktree } : {}),

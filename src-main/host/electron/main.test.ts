@@ -4,13 +4,14 @@
 // folder on the command line the window opens on Open folder, and every way to open another
 // folder (the window's dialog, File › Open Folder…, a second launch) opens it in place, in the
 // same process, never by relaunching; a renderer crash reloads with a notice; updates are off
-// and say why; quitting closes the app.
+// and say why; a thread that finishes while the window is not focused is told by an OS
+// notification whose click opens it; quitting closes the app.
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { CALL_CHANNEL } from './bridge-api';
+import { CALL_CHANNEL, EVENT_CHANNEL } from './bridge-api';
 import { electron, fake, FakeEvent } from './testing/fake-electron';
 import { KEEP_RUNNING, quitChoice, quitQuestion, STOP_RUNS_AND_QUIT } from './quit-prompt';
 import { startScriptedServer } from '../../core/models/testing/scripted-server';
@@ -117,6 +118,26 @@ describe('the desktop shell', () => {
 
   it('shows updates as off, saying that no publish target is configured', async () => {
     expect(await call('updates.status')).toMatchObject({ currentVersion: '1.2.3', state: 'off', canCheck: false, message: expect.stringContaining('no publish target') });
+  });
+
+  it('a thread that finishes while the window is not focused is told by an OS notification; its click brings the window up on it', async () => {
+    const server = await startScriptedServer([{ delayMs: 300, then: { text: 'finished while you were away' } }]);
+    try {
+      await call('settings.update', { model: 'openai-compatible:scripted-model', baseUrl: server.url });
+      const before = fake.notifications.length;
+      window().blur();
+      const { id } = (await call('threads.create')) as { id: string };
+      await call('threads.send', { threadId: id, text: 'Tidy the imports' });
+      await vi.waitFor(() => expect(fake.notifications.slice(before).map((n) => n.options.title)).toEqual(['“Tidy the imports” is done']), { timeout: 15_000 });
+      const notice = fake.notifications.at(-1)!;
+      expect(notice.shown).toBe(true);
+      const sentBefore = window().webContents.sent.length;
+      notice.click();
+      expect(window().focused).toBe(true);
+      expect(window().webContents.sent.slice(sentBefore)).toContainEqual([EVENT_CHANNEL, { event: 'agentsView.openThread', payload: { threadId: id } }]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('quitting with a thread working asks; kept in the background, the window closes, a launch shows it again, and it quits when the run ends', async () => {

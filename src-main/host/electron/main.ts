@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { createDesktopApp } from '../../app/desktop';
 import { resolveDataDir } from '../../app/data-dir';
 import type { FolderHost } from '../../app/folders/folder-host';
+import { watchAgentNotifications } from './agent-notifications';
 import { appMenuTemplate } from './app-menu';
 import { APP_SCHEME_PRIVILEGES } from './app-protocol';
 import { parseDesktopArgs, secondLaunchArgs, userArgs, type DesktopArgs, type LaunchData } from './args';
@@ -55,8 +56,8 @@ async function loadAutoUpdater(): Promise<UpdaterLike> {
   return updater;
 }
 
-/** Opens the window (at start, and again on a launch while running in the background). */
-let openWindow: () => void = () => undefined;
+/** Opens the window (at start, and again on a launch or a notification's click while running in the background). */
+let openWindow: () => BrowserWindow | null = () => null;
 /** The person chose to keep runs going without a window. */
 let inBackground = false;
 
@@ -131,6 +132,7 @@ async function start(): Promise<void> {
     window.on('closed', () => {
       if (mainWindow === window) mainWindow = null;
     });
+    return window;
   };
   openWindow();
 
@@ -158,6 +160,8 @@ async function start(): Promise<void> {
   }
   apiResolved(desktopApp);
   const stopEvents = forwardEvents(desktopApp, currentWindow);
+  // A thread that needs the person or finished while the window is not in front: an OS notification (SPEC §16).
+  const agentNotifications = watchAgentNotifications({ api: desktopApp, window: currentWindow, openWindow: () => openWindow() });
   // A configured build checks once at start; Settings › Updates shows what it found.
   if (updates.status().canCheck) void updates.check();
 
@@ -189,6 +193,7 @@ async function start(): Promise<void> {
     event.preventDefault();
     closed = true;
     stopEvents();
+    agentNotifications.stop();
     desktopApp
       .close()
       .catch((err: unknown) => console.error('deepdesk: closing the app failed', err))

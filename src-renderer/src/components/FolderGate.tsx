@@ -1,14 +1,19 @@
 // Which folder the window works on. With none open (`deepdesk serve` or `npm start` without a
 // folder) it shows the `Open folder` screen; with one, the workspace of that folder, made anew
 // when another folder is opened (here, from another window, or by the native dialog), so no
-// thread, file or terminal of the previous folder stays on screen.
+// thread, file or terminal of the previous folder stays on screen. A thread opened from the
+// Agents view opens its folder the same way (its workspace then selects it).
 
 import { Fragment, useEffect, useState, type ReactNode } from 'react';
 import type { AppInfo } from '../../../src-main/app/contract';
+import { needYouCount } from '../lib/agents';
+import { openFolderTitle } from '../lib/page-title';
+import { useAgents } from '../state/agents-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { lastThemeSetting, useTheme } from '../state/use-theme';
 import { useConnection, useEvent } from '../state/transport-context';
+import { AgentsPanel } from './AgentsPanel';
 import { Spinner } from './Icon';
 import { Modal } from './Modal';
 import { OpenFolder } from './OpenFolder';
@@ -50,9 +55,18 @@ export function FolderGate({ children }: FolderGateProps): React.JSX.Element {
   };
   useEvent('app.folderChanged', opened);
 
+  // A thread opened from the Agents view: the folder host opened its folder (maybe this one).
+  const { request, agents } = useAgents();
   useEffect(() => {
-    if (info !== null && info.folder === null) document.title = 'Open a folder — Deepdesk';
-  }, [info]);
+    if (request === null || request.info.folder === null) return;
+    setInfo(request.info);
+    setChoosing(false);
+  }, [request]);
+
+  const needYou = needYouCount({ agents });
+  useEffect(() => {
+    if (info !== null && info.folder === null) document.title = openFolderTitle(needYou);
+  }, [info, needYou]);
 
   if (info === null) {
     return (
@@ -83,14 +97,18 @@ function OpenFolderScreen({ info, onOpened }: { info: AppInfo; onOpened(info: Ap
   useTheme(lastThemeSetting());
   return (
     <main className="open-folder-screen" aria-labelledby="open-folder-title">
-      <div className="open-folder-card">
-        <div className="brand">
-          <span className="brand-mark" aria-hidden="true" />
-          <span className="brand-name">Deepdesk</span>
+      <div className="open-folder-column">
+        <div className="open-folder-card">
+          <div className="brand">
+            <span className="brand-mark" aria-hidden="true" />
+            <span className="brand-name">Deepdesk</span>
+          </div>
+          <h1 id="open-folder-title">Open a folder</h1>
+          <p className="muted">The agent reads, changes and runs things in the folder you open, and asks first where it matters.</p>
+          <OpenFolder info={info} onOpened={onOpened} autoFocus />
         </div>
-        <h1 id="open-folder-title">Open a folder</h1>
-        <p className="muted">The agent reads, changes and runs things in the folder you open, and asks first where it matters.</p>
-        <OpenFolder info={info} onOpened={onOpened} autoFocus />
+        {/* The threads of every folder that work, wait for the person or finished: one opens its folder. */}
+        <AgentsPanel />
       </div>
       {/* The workspace shows its own; here, notices about the person's files. */}
       <Toasts />

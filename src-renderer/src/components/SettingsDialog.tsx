@@ -1,5 +1,5 @@
-// Settings: model and provider (keys, connection test, local servers), context window, prices
-// and the budget per thread, approval rules, subagents, mounts and the memories store,
+// Settings: model and provider (keys, connection test, local servers), context window, prices,
+// the budget per thread and the runs at once, approval rules, subagents, mounts and the memories store,
 // telemetry, theme. Edits are a draft until Save, the API key typed in too:
 // `Save settings` stores it (`Save key` stores it at once); keys go to the OS keychain or the
 // data folder's secrets file, never back to the window.
@@ -27,7 +27,7 @@ import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './Settings
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
 import { PricesSettings, TelemetrySettings } from './UsageSettings';
-import { budgetFromText, pricesToRows, rowsToPrices, sameRows, telemetryFromDraft, type PriceRow } from '../lib/usage-settings';
+import { budgetFromText, pricesToRows, rowsToPrices, runsFromText, sameRows, telemetryFromDraft, type PriceRow } from '../lib/usage-settings';
 import { capitalized } from '../lib/format';
 import { focusMessageBox, stillFocusable } from '../lib/focus';
 
@@ -40,6 +40,8 @@ export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
   /** Settings › Prices as typed: a row a model, and the budget per thread. */
   priceRows: PriceRow[];
   budgetText: string;
+  /** Settings › Prices › Runs at once as typed (empty: the default). */
+  runsText: string;
   /** Settings › Telemetry as typed. */
   otlpEndpointText: string;
   captureContent: boolean;
@@ -54,6 +56,7 @@ function toDraft(settings: Settings): SettingsDraft {
     keyProvider: parseModel(settings.model).provider ?? 'anthropic',
     priceRows: pricesToRows(settings.prices),
     budgetText: settings.threadBudgetUsd !== undefined ? String(settings.threadBudgetUsd) : '',
+    runsText: settings.maxConcurrentRuns !== undefined ? String(settings.maxConcurrentRuns) : '',
     otlpEndpointText: settings.telemetry?.otlpEndpoint ?? '',
     captureContent: settings.telemetry?.captureContent === true,
   };
@@ -77,7 +80,7 @@ const SECTIONS = {
 } as const satisfies Record<string, SettingsSectionRef>;
 const SECTION_LIST: readonly SettingsSectionRef[] = Object.values(SECTIONS);
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'otlpEndpointText', 'captureContent'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {
@@ -198,6 +201,14 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
       }
       patch.threadBudgetUsd = budget.budget;
     }
+    if (draft.runsText.trim() !== from.runsText.trim()) {
+      const runs = runsFromText(draft.runsText);
+      if ('error' in runs) {
+        setError(runs.error);
+        return;
+      }
+      patch.maxConcurrentRuns = runs.runs;
+    }
     if (draft.otlpEndpointText.trim() !== from.otlpEndpointText.trim() || draft.captureContent !== from.captureContent) {
       const telemetry = telemetryFromDraft(draft.otlpEndpointText, draft.captureContent);
       if ('error' in telemetry) {
@@ -276,6 +287,9 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
                 budgetText={draft.budgetText}
                 onBudgetChange={(budgetText) => change({ budgetText })}
                 savedBudget={settings.threadBudgetUsd}
+                runsText={draft.runsText}
+                onRunsChange={(runsText) => change({ runsText })}
+                savedRuns={settings.maxConcurrentRuns}
               />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.rules}>

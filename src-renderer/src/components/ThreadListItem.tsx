@@ -1,9 +1,11 @@
-// One thread in the list, one line (title, then when) and a second only when there is more to
+// One thread in the list, one line (title, then when, or that it runs or waits its turn, and
+// a mark when another thread works in its folder) and a second only when there is more to
 // say (it waits for an approval, or what the search found in it); with its inline rename field.
 
 import { useEffect, useRef, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
 import { Icon, Spinner } from './Icon';
+import { SharedFolderMark } from './SharedFolderMark';
 
 interface ThreadListItemProps {
   thread: ThreadSummaryDto;
@@ -97,7 +99,12 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
         {/* One line: the title, as wide as the row allows, then when (or that it runs). */}
         <span className="thread-line">
           <span className="thread-title">{title}</span>
-          {running && thread.pendingApprovals === 0 ? (
+          {thread.sharesFolder === true ? <SharedFolderMark /> : null}
+          {thread.queued === true && thread.pendingApprovals === 0 ? (
+            <span className="thread-queued muted" title="It waits for a free run slot (Settings › Runs at once)">
+              Queued
+            </span>
+          ) : running && thread.pendingApprovals === 0 ? (
             <span className="thread-running">
               <Spinner /> running
             </span>

@@ -1,9 +1,9 @@
-// Settings › Prices (a price per `provider:model` over the table Deepdesk knows, and the budget
-// per thread) and Settings › Telemetry (where traces go), SPEC §17. Both are part of the
-// Settings draft: nothing is saved before `Save settings`.
+// Settings › Prices (a price per `provider:model` over the table Deepdesk knows, the budget
+// per thread, and how many runs go at once, SPEC §16) and Settings › Telemetry (where traces
+// go), SPEC §17. Both are part of the Settings draft: nothing is saved before `Save settings`.
 
 import { useEffect, useId, useRef, useState } from 'react';
-import { emptyPriceRow, type PriceRow } from '../lib/usage-settings';
+import { emptyPriceRow, MAX_RUNS_AT_ONCE, type PriceRow } from '../lib/usage-settings';
 import { Icon } from './Icon';
 import '../styles/usage.css';
 
@@ -21,9 +21,13 @@ interface PricesSettingsProps {
   onBudgetChange(text: string): void;
   /** The budget saved now (shown while the field is being changed). */
   savedBudget: number | undefined;
+  /** `Runs at once` as typed (empty: the default), and what is saved now. */
+  runsText: string;
+  onRunsChange(text: string): void;
+  savedRuns: number | undefined;
 }
 
-export function PricesSettings({ rows, onRowsChange, budgetText, onBudgetChange, savedBudget }: PricesSettingsProps): React.JSX.Element {
+export function PricesSettings({ rows, onRowsChange, budgetText, onBudgetChange, savedBudget, runsText, onRunsChange, savedRuns }: PricesSettingsProps): React.JSX.Element {
   const ids = useId();
   const list = useRef<HTMLUListElement>(null);
   const addButton = useRef<HTMLButtonElement>(null);
@@ -51,6 +55,7 @@ export function PricesSettings({ rows, onRowsChange, budgetText, onBudgetChange,
   };
 
   const budgetId = `${ids}-budget`;
+  const runsId = `${ids}-runs`;
   return (
     <fieldset className="settings-section">
       <legend>Prices</legend>
@@ -112,6 +117,22 @@ export function PricesSettings({ rows, onRowsChange, budgetText, onBudgetChange,
           A run stops before the model call that would take its thread&apos;s cost past this, and says so. A model with no known price cannot be held to a budget: give it a price
           above. Empty: no budget.
           {savedBudget !== undefined && budgetText.trim() === '' ? ` The budget of $${savedBudget} goes when you save.` : ''}
+        </p>
+      </div>
+      <div className="field price-budget">
+        <label htmlFor={runsId}>Runs at once</label>
+        <input
+          id={runsId}
+          inputMode="numeric"
+          value={runsText}
+          placeholder="the default"
+          autoComplete="off"
+          aria-describedby={`${runsId}-help`}
+          onChange={(e) => onRunsChange(e.target.value)}
+        />
+        <p className="muted small" id={`${runsId}-help`}>
+          How many threads may work at the same time (1 to {MAX_RUNS_AT_ONCE}); a run beyond it waits, shown as Queued, until one ends. Empty: the default for this machine.
+          {savedRuns !== undefined && runsText.trim() === '' ? ` The limit of ${savedRuns} goes when you save.` : ''}
         </p>
       </div>
     </fieldset>

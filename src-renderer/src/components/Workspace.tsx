@@ -1,6 +1,7 @@
-// The window's layout and the state that ties the panels together: which thread is open,
-// which file is shown, which dialog is up, and the panel frames (collapse, resize, the
-// switcher on narrow windows, the terminal as a bottom panel).
+// The window's layout and the state that ties the panels together: which thread is open
+// (also from the Agents view, whose row of another folder opens that folder first), which
+// file is shown, which dialog is up, and the panel frames (collapse, resize, the switcher on
+// narrow windows, the terminal as a bottom panel).
 
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AppInfo } from '../../../src-main/app/contract';
@@ -9,6 +10,9 @@ import { agentChangedPaths, type FileChange } from '../lib/file-tree';
 import type { ShownAttachment } from '../lib/thread-reducer';
 import { LEFT_PANELS, LIMITS, RIGHT_PANELS, terminalOnAgentCommand, type SidePanel } from '../lib/layout';
 import { pageTitle } from '../lib/page-title';
+import { needYouCount } from '../lib/agents';
+import { useAgents } from '../state/agents-context';
+import { usePageLooking } from '../state/use-page-looking';
 import { useSettings } from '../state/settings-context';
 import { FileLinkContext } from '../state/file-links';
 import { errorMessage } from '../state/toasts';
@@ -20,6 +24,7 @@ import { useTheme } from '../state/use-theme';
 import { useThreadSession } from '../state/use-thread-session';
 import { useThreads } from '../state/use-threads';
 import { CheckpointsProvider } from '../state/checkpoints-context';
+import { AgentsPanel } from './AgentsPanel';
 import { AppHeader } from './AppHeader';
 import { MODE_OFFER_SLOT } from './ModeChooser';
 import { ChangesPanel } from './ChangesPanel';
@@ -91,13 +96,15 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   const leftRef = useRef<HTMLElement>(null);
   const rightRef = useRef<HTMLElement>(null);
 
-  // A thread waiting for the person's approval says so in the title (seen from another tab).
-  const waitingForApproval = threads.some((t) => t.pendingApprovals > 0) || session.approvals.length > 0;
-  useEffect(() => {
-    document.title = pageTitle(info?.folderName, waitingForApproval);
-  }, [info, waitingForApproval]);
-
   const { select, selectIfNone, syncRunning, threadId } = session;
+
+  // The title counts the threads that need the person, of every folder (seen from another
+  // tab, or the taskbar); this folder's own list and the open thread know theirs first.
+  const agentsView = useAgents();
+  const needYou = needYouCount({ agents: agentsView.agents, threads, currentThreadId: threadId, currentWaiting: session.approvals.length > 0 });
+  useEffect(() => {
+    document.title = pageTitle(info?.folderName, needYou);
+  }, [info, needYou]);
   const currentSummary = threads.find((t) => t.id === threadId);
   const currentEmpty = threadId !== null && session.state.items.length === 0 && !session.state.running && (currentSummary?.messageCount ?? 0) === 0;
 
@@ -128,6 +135,33 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
     if (threads[0]) select(threads[0].id);
     else void newThread();
   }, [threadsLoaded, threads, threadId, select, newThread]);
+
+  // A thread opened from the Agents view: once its folder is the open one (this workspace is
+  // made anew for another folder), it is the open thread.
+  const { request: openRequest, consume: consumeRequest } = agentsView;
+  const narrowNow = layout.narrow;
+  useEffect(() => {
+    if (openRequest === null || openRequest.info.folder !== info.folder) return;
+    consumeRequest(openRequest.seq);
+    autoSelected.current = true;
+    select(openRequest.threadId);
+    closeUsage(null);
+    if (narrowNow) setDrawer(null);
+    void refreshThreads();
+  }, [openRequest, consumeRequest, info.folder, select, closeUsage, narrowNow, refreshThreads]);
+
+  // The open thread finished while the person looked at it: it was seen, so it leaves the
+  // Agents view as one opened there does (a run that ended unseen stays listed `Done`).
+  const looking = usePageLooking();
+  const finishedHere = agentsView.agents?.find((a) => a.threadId === threadId && (a.state === 'done' || a.state === 'failed'));
+  const seenRun = useRef<string | null>(null);
+  useEffect(() => {
+    if (finishedHere === undefined || !looking) return;
+    const run = `${finishedHere.threadId} ${finishedHere.startedAt}`;
+    if (seenRun.current === run) return;
+    seenRun.current = run;
+    void api.call('agentsView.open', { threadId: finishedHere.threadId }).catch(() => undefined);
+  }, [finishedHere, looking, api]);
 
   // The open thread was deleted elsewhere: move to another.
   const listed = useRef(new Set<string>());
@@ -273,13 +307,14 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   const title = currentSummary?.title || (threadId ? 'Untitled thread' : 'New conversation');
   const threadIds = useMemo(() => new Set(threads.map((t) => t.id)), [threads]);
 
-  const frame = (panel: SidePanel, share: number | null): { collapsed: boolean; style: React.CSSProperties; className: string } => {
+  /** `share`: of the column, as a flex grow factor; or the frame's whole `flex`. */
+  const frame = (panel: SidePanel, share: number | string | null): { collapsed: boolean; style: React.CSSProperties; className: string } => {
     const collapsed = !narrow && layout.collapsed[panel];
     const hidden = narrow && drawer !== panel;
     return {
       collapsed,
       className: hidden ? 'drawer-hidden' : '',
-      style: narrow || collapsed || share === null ? {} : { flex: `${share} 1 0` },
+      style: narrow || collapsed || share === null ? {} : { flex: typeof share === 'string' ? share : `${share} 1 0` },
     };
   };
 
@@ -288,7 +323,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   const leftColumnHeight = (): number => leftRef.current?.clientHeight ?? viewport.height - 46;
   const rightColumnHeight = (): number => rightRef.current?.clientHeight ?? viewport.height - 46;
 
-  const sidePanel = (panel: SidePanel, share: number | null, body: React.ReactNode): React.JSX.Element => {
+  const sidePanel = (panel: SidePanel, share: number | string | null, body: React.ReactNode): React.JSX.Element => {
     const f = frame(panel, share);
     return (
       <PanelFrame name={panel} collapsed={f.collapsed} onToggle={() => togglePanel(panel)} className={f.className} style={f.style}>
@@ -325,9 +360,22 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
             className={`side side-left${layout.leftRail && !narrow ? ' rail' : ''}${narrow ? (leftDrawer ? ' drawer open' : ' drawer') : ''}`}
             style={narrow ? undefined : { width: layout.leftWidth }}
           >
+            <PanelFrame
+              name="Agents"
+              collapsed={!narrow && layout.collapsed.Agents}
+              onToggle={() => togglePanel('Agents')}
+              className={`agents-frame${narrow && drawer !== 'Threads' ? ' drawer-hidden' : ''}`}
+              // With Threads and Files folded, it takes the column.
+              style={!narrow && !layout.collapsed.Agents && LEFT_PANELS.every((p) => layout.collapsed[p]) ? { flex: '1 1 0', maxHeight: 'none' } : undefined}
+            >
+              <ErrorBoundary name="Agents">
+                <AgentsPanel currentId={threadId} />
+              </ErrorBoundary>
+            </PanelFrame>
+            {/* Threads keeps its share of the whole column: the Agents view's rows take their room from Files. */}
             {sidePanel(
               'Threads',
-              layout.leftSplit,
+              leftOpen ? `0 1 ${layout.leftSplit * 100}%` : '1 1 0',
               <ThreadList
                 threads={threads}
                 currentId={threadId}
@@ -353,7 +401,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
             ) : null}
             {sidePanel(
               'Files',
-              1 - layout.leftSplit,
+              '1 1 0',
               <FileTree folderName={info?.folderName ?? ''} selectedPath={openFile?.path ?? null} onOpenFile={openPath} onChanges={onFileChanges} changedPaths={changedPaths} />,
             )}
           </aside>

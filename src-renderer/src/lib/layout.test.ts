@@ -46,10 +46,12 @@ describe('resolveLayout', () => {
   });
 
   it('folds a column whose panels are all collapsed into a rail', () => {
-    const l = resolveLayout({ collapsed: { Threads: true, Files: true } }, { width: 1400, height: 900 }, false);
+    const l = resolveLayout({ collapsed: { Agents: true, Threads: true, Files: true } }, { width: 1400, height: 900 }, false);
     expect(l.leftRail).toBe(true);
     expect(l.leftWidth).toBe(RAIL_WIDTH);
     expect(resolveLayout({ collapsed: { Threads: true } }, { width: 1400, height: 900 }, false).leftRail).toBe(false);
+    // The Agents view shares the left column: open, it keeps the column open.
+    expect(resolveLayout({ collapsed: { Threads: true, Files: true } }, { width: 1400, height: 900 }, false).leftRail).toBe(false);
     // A file being viewed keeps the right column open.
     expect(resolveLayout({ collapsed: { Memories: true, Changes: true } }, { width: 1400, height: 900 }, true).rightRail).toBe(false);
   });
@@ -65,9 +67,9 @@ describe('parsePrefs', () => {
     expect(parsePrefs(null)).toEqual({ collapsed: {} });
     expect(parsePrefs('not json')).toEqual({ collapsed: {} });
     expect(parsePrefs('[1]')).toEqual({ collapsed: {} });
-    expect(parsePrefs(JSON.stringify({ leftWidth: 300, rightWidth: 'wide', terminalHeight: -4, viewerWidth: Infinity, collapsed: { Files: true, Bogus: true, Threads: 'yes' }, terminal: 'closed' }))).toEqual({
+    expect(parsePrefs(JSON.stringify({ leftWidth: 300, rightWidth: 'wide', terminalHeight: -4, viewerWidth: Infinity, collapsed: { Files: true, Bogus: true, Threads: 'yes', Agents: true }, terminal: 'closed' }))).toEqual({
       leftWidth: 300,
-      collapsed: { Files: true },
+      collapsed: { Files: true, Agents: true },
       terminal: 'closed',
     });
   });

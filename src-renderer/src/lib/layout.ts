@@ -8,6 +8,10 @@ export type SidePanel = (typeof SIDE_PANELS)[number];
 export type PanelName = SidePanel | 'Terminal';
 
 export const LEFT_PANELS: readonly SidePanel[] = ['Threads', 'Files'];
+
+/** The panels the person can fold: the side panels, and `Agents` at the top of the left column (as tall as its rows). */
+export const FOLDABLE_PANELS = [...SIDE_PANELS, 'Agents'] as const;
+export type FoldablePanel = (typeof FOLDABLE_PANELS)[number];
 export const RIGHT_PANELS: readonly SidePanel[] = ['Memories', 'Changes'];
 
 /** Below this width the side panels fold into a switcher. */
@@ -38,7 +42,7 @@ export interface LayoutPrefs {
   leftSplit?: number;
   /** Share of the right column given to Memories (the rest to Changes). */
   rightSplit?: number;
-  collapsed: Partial<Record<SidePanel, boolean>>;
+  collapsed: Partial<Record<FoldablePanel, boolean>>;
   /** See TerminalState. */
   terminal?: TerminalState;
 }
@@ -56,7 +60,7 @@ export interface Layout {
   terminalHeight: number;
   leftSplit: number;
   rightSplit: number;
-  collapsed: Record<SidePanel, boolean>;
+  collapsed: Record<FoldablePanel, boolean>;
   terminalOpen: boolean;
   leftRail: boolean;
   rightRail: boolean;
@@ -91,8 +95,8 @@ export function defaultSizes(v: Viewport): Required<Omit<LayoutPrefs, 'collapsed
 export function resolveLayout(prefs: LayoutPrefs, v: Viewport, viewing: boolean): Layout {
   const d = defaultSizes(v);
   const narrow = v.width < NARROW_WIDTH;
-  const collapsed = Object.fromEntries(SIDE_PANELS.map((p) => [p, prefs.collapsed[p] === true])) as Record<SidePanel, boolean>;
-  const leftRail = LEFT_PANELS.every((p) => collapsed[p]);
+  const collapsed = Object.fromEntries(FOLDABLE_PANELS.map((p) => [p, prefs.collapsed[p] === true])) as Record<FoldablePanel, boolean>;
+  const leftRail = LEFT_PANELS.every((p) => collapsed[p]) && collapsed.Agents;
   const rightRail = !viewing && RIGHT_PANELS.every((p) => collapsed[p]);
   let leftWidth = leftRail ? RAIL_WIDTH : clamp(prefs.leftWidth ?? d.leftWidth, ...LIMITS.leftWidth(v));
   let rightWidth = rightRail
@@ -157,7 +161,7 @@ export function parsePrefs(raw: string | null): LayoutPrefs {
   }
   const collapsed = input.collapsed;
   if (collapsed && typeof collapsed === 'object') {
-    for (const panel of SIDE_PANELS) if ((collapsed as Record<string, unknown>)[panel] === true) prefs.collapsed[panel] = true;
+    for (const panel of FOLDABLE_PANELS) if ((collapsed as Record<string, unknown>)[panel] === true) prefs.collapsed[panel] = true;
   }
   if (input.terminal === 'open' || input.terminal === 'closed' || input.terminal === 'auto') prefs.terminal = input.terminal;
   return prefs;

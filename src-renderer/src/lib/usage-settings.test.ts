@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetFromText, emptyPriceRow, pricesToRows, rowsToPrices, sameRows, telemetryFromDraft, type PriceRow } from './usage-settings';
+import { budgetFromText, emptyPriceRow, pricesToRows, rowsToPrices, runsFromText, sameRows, telemetryFromDraft, type PriceRow } from './usage-settings';
 
 const row = (fields: Partial<PriceRow>): PriceRow => ({ ...emptyPriceRow(), ...fields });
 
@@ -53,5 +53,15 @@ describe('Settings › Telemetry', () => {
     expect(telemetryFromDraft('', false)).toEqual({ telemetry: { captureContent: false } });
     expect(telemetryFromDraft('localhost:4318', false)).toHaveProperty('error');
     expect(telemetryFromDraft('ftp://collector', false)).toHaveProperty('error');
+  });
+});
+
+describe('runsFromText', () => {
+  it('takes a whole number from 1 to 64, and empty for the default', () => {
+    expect(runsFromText('')).toEqual({ runs: null });
+    expect(runsFromText(' 4 ')).toEqual({ runs: 4 });
+    expect(runsFromText('1')).toEqual({ runs: 1 });
+    expect(runsFromText('64')).toEqual({ runs: 64 });
+    for (const wrong of ['0', '65', '2.5', '-1', 'four', '1e2']) expect(runsFromText(wrong), wrong).toHaveProperty('error');
   });
 });

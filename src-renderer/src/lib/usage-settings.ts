@@ -100,3 +100,15 @@ export function telemetryFromDraft(endpoint: string, captureContent: boolean): {
   }
   return { telemetry: { ...(url !== '' ? { otlpEndpoint: url } : {}), captureContent } };
 }
+
+/** The most runs at once Settings takes (the contract's bound). */
+export const MAX_RUNS_AT_ONCE = 64;
+
+/** `Runs at once`: null goes back to the default; a whole number from 1 to 64 sets it; else what is wrong. */
+export function runsFromText(text: string): { runs: number | null } | { error: string } {
+  const t = text.trim();
+  if (t === '') return { runs: null };
+  const n = /^\d+$/.test(t) ? Number(t) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_RUNS_AT_ONCE) return { error: `Runs at once must be a whole number from 1 to ${MAX_RUNS_AT_ONCE} (or empty for the default).` };
+  return { runs: n };
+}

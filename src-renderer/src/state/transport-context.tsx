@@ -8,6 +8,8 @@ export type ConnectionStatus = 'connecting' | 'open' | 'closed' | 'gone';
 
 /** The contract's Transport; the connection-status part is optional (Electron never drops). */
 export interface AppTransport extends Transport {
+  /** Which window this is: the desktop app's (its main process shows OS notifications) or a browser's. */
+  readonly kind?: 'electron' | 'web';
   readonly status?: ConnectionStatus;
   onStatus?(listener: (status: ConnectionStatus) => void): () => void;
   /** Tries to connect again now. */

@@ -2,7 +2,7 @@
 // window size (see lib/layout).
 
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { parsePrefs, prefsToStore, resolveLayout, type Layout, type LayoutPrefs, type SidePanel, type TerminalState, type Viewport } from '../lib/layout';
+import { parsePrefs, prefsToStore, resolveLayout, type FoldablePanel, type Layout, type LayoutPrefs, type TerminalState, type Viewport } from '../lib/layout';
 
 const STORAGE_KEY = 'deepdesk.layout.v1';
 
@@ -13,7 +13,7 @@ export interface LayoutControls {
   viewport: Viewport;
   prefs: LayoutPrefs;
   setSize(key: SizeKey, value: number | undefined): void;
-  togglePanel(panel: SidePanel, collapsed?: boolean): void;
+  togglePanel(panel: FoldablePanel, collapsed?: boolean): void;
   setTerminal(state: TerminalState | ((old: TerminalState | undefined) => TerminalState)): void;
 }
 
@@ -56,7 +56,7 @@ export function useLayout(viewing: boolean): LayoutControls {
     });
   }, []);
 
-  const togglePanel = useCallback((panel: SidePanel, collapsed?: boolean) => {
+  const togglePanel = useCallback((panel: FoldablePanel, collapsed?: boolean) => {
     setPrefs((p) => ({ ...p, collapsed: { ...p.collapsed, [panel]: collapsed ?? !p.collapsed[panel] } }));
   }, []);
 

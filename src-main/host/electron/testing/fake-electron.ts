@@ -190,6 +190,13 @@ export class FakeBrowserWindow extends FakeEmitter {
   focus(): void {
     this.focused = true;
   }
+  /** The person went to another window. */
+  blur(): void {
+    this.focused = false;
+  }
+  isFocused(): boolean {
+    return this.focused;
+  }
   isDestroyed(): boolean {
     return this.destroyed;
   }
@@ -201,6 +208,33 @@ export class FakeBrowserWindow extends FakeEmitter {
     this.destroyed = true;
     this.webContents.destroyed = true;
     this.emit('closed');
+  }
+}
+
+/** Electron's Notification: recorded in `fake.notifications` as made; `click()` is the person clicking it. */
+export class FakeNotification extends FakeEmitter {
+  static isSupported(): boolean {
+    return fake.notificationsSupported;
+  }
+  shown = false;
+  closed = false;
+
+  constructor(readonly options: { title?: string; body?: string; [key: string]: unknown } = {}) {
+    super();
+    fake.notifications.push(this);
+  }
+  show(): void {
+    this.shown = true;
+    this.emit('show', new FakeEvent());
+  }
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.emit('close', new FakeEvent());
+  }
+  /** The person clicks it. */
+  click(): void {
+    this.emit('click', new FakeEvent());
   }
 }
 
@@ -295,6 +329,7 @@ function createElectron() {
   const electronModule = {
     app,
     BrowserWindow: FakeBrowserWindow,
+    Notification: FakeNotification,
     session: { defaultSession },
     protocol: {
       privileged: [] as unknown[],
@@ -364,6 +399,10 @@ function fakeSafeStorageState(): FakeSafeStorageState {
 function freshState() {
   return {
     windows: [] as FakeBrowserWindow[],
+    /** Every Notification made (shown or not). */
+    notifications: [] as FakeNotification[],
+    /** What Notification.isSupported() answers. */
+    notificationsSupported: true,
     contents: [] as FakeWebContents[],
     relaunches: [] as Array<{ execPath?: string; args?: string[] }>,
     exits: [] as number[],

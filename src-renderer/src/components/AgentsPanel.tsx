@@ -1,0 +1,131 @@
+// Region `Agents` (SPEC §16): every thread working, needing the person, queued, or finished
+// and not opened since, across folders: its title, folder or worktree, state in words,
+// elapsed time (live while it goes) and cost, and a mark when another thread works in the
+// same folder. One Tab stop, arrows between rows; a row (click, Enter, Space) opens the
+// thread, in its folder. (What changes is read out by the Agents state, agents-context.)
+
+import { useEffect, useRef } from 'react';
+import { AGENT_STATE_WORDS, type AgentDto } from '../../../src-main/app/contract';
+import { agentElapsedMs, anyGoing } from '../lib/agents';
+import { formatCost, formatElapsed } from '../lib/format';
+import { useAgents } from '../state/agents-context';
+import { useNow } from '../state/use-now';
+import { Icon, Spinner } from './Icon';
+import { SharedFolderMark } from './SharedFolderMark';
+import { useRovingFocus } from './use-roving-focus';
+import '../styles/agents.css';
+
+const STATE_CLASS: Record<AgentDto['state'], string> = {
+  working: 'agent-state-working',
+  'needs-you': 'badge badge-warn',
+  queued: 'badge',
+  done: 'badge badge-success',
+  failed: 'badge badge-danger',
+};
+
+/** Read between a row's parts (its name would run them together otherwise). */
+function Pause(): React.JSX.Element {
+  return <span className="visually-hidden">, </span>;
+}
+
+interface AgentsPanelProps {
+  /** The thread open in the window (marked current; what is read out leaves it to its conversation). */
+  currentId?: string | null;
+}
+
+export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.Element {
+  const { agents, error, setCurrentThread, open, notifications, enableNotifications } = useAgents();
+  const now = useNow(agents !== null && anyGoing(agents));
+  const items = useRef<HTMLUListElement>(null);
+  const onItemsKeyDown = useRovingFocus(items, '.agent-select');
+
+  useEffect(() => {
+    setCurrentThread(currentId);
+    return () => setCurrentThread(null);
+  }, [currentId, setCurrentThread]);
+
+  return (
+    <section className="panel agents-panel" aria-label="Agents">
+      <div className="panel-head">
+        <h2 className="panel-title">Agents</h2>
+        {notifications === 'default' ? (
+          <button type="button" className="btn btn-small" title="Tell me when a thread needs me or finishes while this page is not in front" onClick={enableNotifications}>
+            <Icon name="bell" size={14} />
+            Turn on notifications
+          </button>
+        ) : null}
+      </div>
+      {agents === null ? (
+        error !== null ? <p className="panel-empty muted">The agents could not be listed: {error}</p> : null
+      ) : agents.length === 0 ? (
+        <p className="panel-empty muted">No agents right now.</p>
+      ) : null}
+      {/* Always there (hidden while empty): the roving focus keeps track of it from the start. */}
+      <ul className="agent-items" ref={items} onKeyDown={onItemsKeyDown} hidden={agents === null || agents.length === 0}>
+        {(agents ?? []).map((agent) => (
+          <AgentRow key={agent.threadId} agent={agent} now={now} current={agent.threadId === currentId} onOpen={() => void open(agent.threadId)} />
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: number; current: boolean; onOpen(): void }): React.JSX.Element {
+  const title = agent.title.trim() || 'Untitled thread';
+  const word = AGENT_STATE_WORDS[agent.state];
+  const elapsed = agentElapsedMs(agent, now);
+  const cost = formatCost(agent.costUsd);
+  const place = agent.worktree !== undefined ? `${agent.worktree.branch}, a worktree of ${agent.worktree.originFolder}` : agent.folder;
+  return (
+    <li className={`agent-item${current ? ' current' : ''}`}>
+      <button type="button" className="agent-select" title={title} aria-current={current ? 'true' : undefined} onClick={onOpen}>
+        <span className="agent-line">
+          <span className="agent-title">{title}</span>
+          <Pause />
+          <span className={`agent-state ${STATE_CLASS[agent.state]}`} title={agent.state === 'failed' && agent.message ? agent.message : undefined}>
+            {agent.state === 'working' ? <Spinner /> : null}
+            {word}
+          </span>
+        </span>
+        <span className="agent-meta muted">
+          <Pause />
+          <span className="agent-place" title={place}>
+            {agent.worktree !== undefined ? (
+              <>
+                <Icon name="branch" size={12} />
+                <span className="agent-place-name">{agent.worktree.name}</span>
+                <span className="agent-branch mono">{agent.worktree.branch}</span>
+              </>
+            ) : (
+              <span className="agent-place-name">{agent.folderName}</span>
+            )}
+          </span>
+          {elapsed !== null ? (
+            <>
+              <Pause />
+              <span className="agent-elapsed">{formatElapsed(elapsed)}</span>
+            </>
+          ) : null}
+          {cost !== null ? (
+            <>
+              <Pause />
+              <span className="agent-cost">{cost}</span>
+            </>
+          ) : null}
+          {agent.sharesFolder ? (
+            <>
+              <Pause />
+              <SharedFolderMark />
+            </>
+          ) : null}
+        </span>
+        {agent.state === 'failed' && agent.message ? (
+          <span className="agent-message error-text" title={agent.message}>
+            <Pause />
+            {agent.message}
+          </span>
+        ) : null}
+      </button>
+    </li>
+  );
+}
