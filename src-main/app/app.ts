@@ -80,6 +80,7 @@ import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
 import { listCommands, type CommandSources } from './commands/slash-commands';
 import { expandInput, isInputError, messageText, type InputOutcome } from './commands/person-input';
 import { openWithSystem } from './open-external';
+import { worktreeMethods } from './worktrees/worktree-methods';
 import type { z } from 'zod';
 
 export interface AppOptions {
@@ -412,6 +413,18 @@ export async function createApp(options: AppOptions): Promise<App> {
     send('mounts.changed', {});
   });
 
+  // Worktrees of this folder, or this folder as one (SPEC §16): a new one takes the folder's mode along.
+  const worktrees = worktreeMethods({
+    folder: options.folder,
+    remote: remote !== undefined,
+    dataDir: options.dataDir,
+    db,
+    env,
+    busy: () => threads.anyRunning(),
+    onCreated: (threadFolder) => carryModeTo(options.dataDir, modes, threadFolder, sandboxStatus),
+    changed: () => send('worktrees.changed', {}),
+  });
+
   const ok = { ok: true as const };
   const handlers: Handlers = {
     'app.info': async () => ({
@@ -606,6 +619,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => checkpoints.rewindToMessage(threadId, turn, resolution),
     'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => checkpoints.undoRestore(threadId, checkpointId, resolution),
     'checkpoints.revertFile': ({ threadId, path, resolution }) => checkpoints.revertFile(threadId, path, resolution),
+
+    ...worktrees.handlers,
   };
 
   /** The window the model of the settings has (as createChatModel would set it), without building one. */
@@ -637,6 +652,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       return () => listeners.delete(listener);
     },
     async close() {
+      worktrees.close();
       await threads.dispose();
       await mcpStarted.catch(() => undefined);
       personConfiguration.close();
@@ -660,6 +676,21 @@ export async function createApp(options: AppOptions): Promise<App> {
       await remote?.close();
     },
   };
+}
+
+/** A new worktree's folder starts in the mode chosen for the folder it was made from (best effort). */
+function carryModeTo(dataDir: string, from: ModeService, folder: string, sandbox: SandboxAvailability): void {
+  const state = from.get();
+  if (!state.chosen && !state.offerShown) return;
+  const modes = new ModeService(dataDir, folder, sandbox);
+  try {
+    if (state.chosen) modes.set(state.mode);
+    modes.offer(state.offerDismissed ? 'dismissed' : 'shown');
+  } catch {
+    // The worktree's folder asks as any new folder does.
+  } finally {
+    modes.close();
+  }
 }
 
 /** A mount the window asks to save, checked as --mount checks one (folders absolute or ~/…). */

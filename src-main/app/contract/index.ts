@@ -18,6 +18,7 @@ import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
 import { agentEvents, agentMethods } from './agents';
+import { worktreeEvents, worktreeMethods } from './worktrees';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './commands';
@@ -32,6 +33,7 @@ export * from './attachments';
 export * from './terminal';
 export * from './updates';
 export * from './agents';
+export * from './worktrees';
 export * from './usage';
 
 // ---------------------------------------------------------------- shared shapes
@@ -361,6 +363,7 @@ export const methods = {
   ...modeMethods,
 
   ...checkpointMethods,
+  ...worktreeMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;
@@ -390,6 +393,7 @@ export const events = {
   ...checkpointEvents,
   ...updateEvents,
   ...agentEvents,
+  ...worktreeEvents,
 } as const;
 
 export type EventName = keyof typeof events;

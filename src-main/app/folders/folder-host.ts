@@ -30,17 +30,25 @@ import { checkFolder, RecentFolders, typedFolderPath } from './recent-folders';
 import { AgentBoard } from '../session/agent-board';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
+import { WorktreeService } from '../worktrees/worktree-service';
 
 const BOARD_COALESCE_MS = 150;
 
-/** The Agents view's list on its own connection to the data folder's database. */
+/** The Agents view's list on its own connection to the data folder's database, each thread's worktree named. */
 function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
   const db = openDatabase(databasePath(dataDir));
-  const board = new AgentBoard(db);
+  const worktrees = new WorktreeService({ dataDir, db });
+  const board = new AgentBoard(db, {
+    worktreeOf: (folder) => {
+      const record = worktrees.byFolder(folder);
+      return record === undefined ? undefined : { name: record.name, branch: record.branch, originFolder: record.originFolder };
+    },
+  });
   return {
     board,
     close() {
       board.close();
+      worktrees.close();
       db.close();
     },
   };

@@ -8,6 +8,7 @@ import { ContextMeter } from './ContextMeter';
 import { Conversation } from './Conversation';
 import { ErrorBoundary } from './ErrorBoundary';
 import { MessageBox } from './MessageBox';
+import { WorktreeBar } from './WorktreeBar';
 
 interface ConversationPaneProps {
   session: ThreadSession;
@@ -34,6 +35,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
         </h1>
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
+      <WorktreeBar />
       <ErrorBoundary name="Conversation">
         <Conversation
           state={state}

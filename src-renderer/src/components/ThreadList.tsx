@@ -9,6 +9,7 @@ import { groupThreads, searchThreads, type MessageMatches } from '../lib/thread-
 import { useApi } from '../state/use-api';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './Icon';
+import { NewWorktreeButton } from './NewWorktreeDialog';
 import { ThreadListItem } from './ThreadListItem';
 import { useRovingFocus } from './use-roving-focus';
 
@@ -81,6 +82,7 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
           <Icon name="plus" size={14} />
           New thread
         </button>
+        <NewWorktreeButton />
       </div>
       {threads.length > 0 ? (
         <div className="thread-search">

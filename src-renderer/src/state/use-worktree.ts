@@ -1,0 +1,63 @@
+// The open folder's worktree (worktrees.info; null when the folder is not one), kept current by
+// `worktrees.changed` and, a little after, by the folder's own file changes (the agent's
+// writes change its diff against its base). The workspace is made anew for another folder,
+// so this hook starts again with it.
+
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { WorktreeInfoDto } from '../../../src-main/app/contract';
+import { useApi } from './use-api';
+import { useConnection, useEvent } from './transport-context';
+
+/** A burst of file changes (a run writing files, a checkout) asks once. */
+const FILES_SETTLE_MS = 600;
+
+export interface WorktreeState {
+  /** undefined while first asked; null when the open folder is not a worktree. */
+  info: WorktreeInfoDto | null | undefined;
+  refresh(): void;
+}
+
+export function useWorktree(): WorktreeState {
+  const api = useApi();
+  const { reconnects } = useConnection();
+  const [info, setInfo] = useState<WorktreeInfoDto | null | undefined>(undefined);
+  // Only the latest question's answer counts.
+  const asked = useRef(0);
+  const isWorktree = useRef(false);
+
+  const refresh = useCallback(() => {
+    const id = ++asked.current;
+    api
+      .call('worktrees.info', {})
+      .then((next) => {
+        if (id !== asked.current) return;
+        isWorktree.current = next !== null;
+        setInfo(next);
+      })
+      .catch(() => {
+        // Gone or unreadable (e.g. just removed): the bar keeps what it showed until the next answer.
+        if (id === asked.current && !isWorktree.current) setInfo(null);
+      });
+  }, [api]);
+
+  useEffect(() => {
+    refresh();
+    return () => {
+      asked.current++;
+    };
+  }, [refresh, reconnects]);
+
+  useEvent('worktrees.changed', refresh);
+
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEvent('files.changed', () => {
+    if (!isWorktree.current || timer.current !== undefined) return;
+    timer.current = setTimeout(() => {
+      timer.current = undefined;
+      refresh();
+    }, FILES_SETTLE_MS);
+  });
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  return { info, refresh };
+}
