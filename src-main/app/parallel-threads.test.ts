@@ -1,7 +1,8 @@
 // Threads at the same time (SPEC §16, issue 40), with the real app, SQLite and the scripted
 // model: two threads of one folder run at once (their model calls overlap), are marked as
 // sharing the folder, each change is its own thread's in the checkpoints, a limit of runs
-// queues the rest, and the Agents view's list follows every state.
+// queues the rest (a run waiting for the person gives its slot up), and the Agents view's
+// list follows every state.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,17 +80,19 @@ describe('threads at the same time', () => {
     expect((await agentsOf(app)).map((x) => x.threadId)).toEqual([b.id]);
   });
 
-  it('runs beyond the limit wait Queued, start when a slot frees, and Stop ends the wait', async () => {
+  it('runs beyond the limit wait Queued and start when a slot frees; a run waiting for the person gives its slot up; Stop ends a wait', async () => {
     const { call, app } = await env.open();
     await call('settings.update', { maxConcurrentRuns: 1 });
     await call('mode.set', { mode: 'ask' });
-    env.server.push(writeThenAnswer(), writeThenAnswer(), writeThenAnswer(), writeThenAnswer());
+    let letFirstGo!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (letFirstGo = resolve));
+    env.server.push(writeThenAnswer(() => firstHeld), writeThenAnswer(), writeThenAnswer(), writeThenAnswer());
     const a = await call('threads.create', {});
     const b = await call('threads.create', {});
     const c = await call('threads.create', {});
     await call('threads.send', { threadId: a.id, text: 'first' });
-    // The first waits for the person (its write asks): it holds the one slot.
-    await until(async () => (await call('threads.get', { threadId: a.id })).approvals.length === 1, 'the first run to ask');
+    // The first is working (its model call held): it has the one slot.
+    await until(() => env.server.requests.length === 1, 'the first run’s model call');
     await call('threads.send', { threadId: b.id, text: 'second' });
     await call('threads.send', { threadId: c.id, text: 'third' });
     const queued = await until(async () => {
@@ -97,22 +100,26 @@ describe('threads at the same time', () => {
       return listed.filter((t) => t.queued === true).length === 2 && listed;
     }, 'two runs queued');
     expect(queued.find((t) => t.id === a.id)?.queued).toBeUndefined();
-    const states = Object.fromEntries((await agentsOf(app)).map((x) => [x.threadId, x.state]));
-    expect(states).toEqual({ [a.id]: 'needs-you', [b.id]: 'queued', [c.id]: 'queued' });
-    expect(env.server.requests).toHaveLength(1);
+    expect(Object.fromEntries((await agentsOf(app)).map((x) => [x.threadId, x.state]))).toEqual({ [a.id]: 'working', [b.id]: 'queued', [c.id]: 'queued' });
 
     // Stop ends a queued run's wait: nothing of it ran.
     await call('threads.stop', { threadId: c.id });
     expect((await call('threads.list', {})).find((t) => t.id === c.id)?.running).toBe(false);
 
-    const pending = (await call('threads.get', { threadId: a.id })).approvals[0]!;
-    await call('approvals.decide', { threadId: a.id, toolCallId: pending.toolCallId, decision: { type: 'approve' } });
-    // The slot frees: the second starts and asks in its turn.
-    await until(async () => (await call('threads.get', { threadId: b.id })).approvals.length === 1, 'the second run to start and ask');
+    // The first asks the person: its slot goes to the second, which asks in its turn.
+    letFirstGo();
+    await until(async () => (await call('threads.get', { threadId: b.id })).approvals.length === 1, 'the second run to start while the first waits for the person');
+    expect((await call('threads.get', { threadId: a.id })).approvals).toHaveLength(1);
+    expect(Object.fromEntries((await agentsOf(app)).map((x) => [x.threadId, x.state]))).toMatchObject({ [a.id]: 'needs-you', [b.id]: 'needs-you' });
     expect(env.server.requests.map((r) => lastUserText(r))).not.toContain('third');
-    const second = (await call('threads.get', { threadId: b.id })).approvals[0]!;
-    await call('approvals.decide', { threadId: b.id, toolCallId: second.toolCallId, decision: { type: 'approve' } });
+
+    for (const thread of [a, b]) {
+      const pending = (await call('threads.get', { threadId: thread.id })).approvals[0]!;
+      await call('approvals.decide', { threadId: thread.id, toolCallId: pending.toolCallId, decision: { type: 'approve' } });
+    }
     await until(async () => (await call('threads.list', {})).every((t) => !t.running), 'the runs to end');
+    expect(readFileSync(join(env.folder, 'first.txt'), 'utf8')).toBe('first\n');
+    expect(readFileSync(join(env.folder, 'second.txt'), 'utf8')).toBe('second\n');
     await call('settings.update', { maxConcurrentRuns: null });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortedError } from '../../core/models/errors';
-import { defaultMaxConcurrentRuns, RunSlots } from './run-slots';
+import { defaultMaxConcurrentRuns, RunSlot, RunSlots } from './run-slots';
 
 describe('run slots', () => {
   it('lets `limit` runs go, the rest wait in order, a stop ends a wait, a larger limit starts waiters', async () => {
@@ -23,6 +23,28 @@ describe('run slots', () => {
     expect(order).toEqual(['second', 'third']);
     releaseSecond();
     releaseThird();
+    expect(slots.free()).toBe(true);
+  });
+
+  it('a run’s slot goes to another while it waits for the person, and is taken again (queued if need be) after', async () => {
+    const slots = new RunSlots(1);
+    const told: string[] = [];
+    const signal = new AbortController().signal;
+    const first = new RunSlot(slots, (queued) => told.push(`first ${queued ? 'queued' : 'goes'}`));
+    const second = new RunSlot(slots, (queued) => told.push(`second ${queued ? 'queued' : 'goes'}`));
+    await first.take(signal);
+    const secondTook = second.take(signal);
+    first.pause();
+    first.pause(); // two questions at once: one slot given back
+    await secondTook;
+    await first.resume(signal); // one question still open: nothing taken
+    const firstBack = first.resume(signal);
+    second.end();
+    await firstBack;
+    expect(told).toEqual(['second queued', 'second goes', 'first queued', 'first goes']);
+    expect(slots.free()).toBe(false);
+    first.end();
+    first.end();
     expect(slots.free()).toBe(true);
   });
 

@@ -77,3 +77,55 @@ export class RunSlots {
 
 /** The process's slots, shared by every folder's ThreadService. */
 export const processRunSlots = new RunSlots();
+
+/**
+ * One run's hold on a slot: taken before the run's first step, given back while the run waits
+ * for the person (a run that waits takes nothing from the machine) and taken again — perhaps
+ * after waiting Queued — once the answer came, and given back for good when the run ends.
+ */
+export class RunSlot {
+  private release: (() => void) | undefined;
+  private paused = 0;
+  private ended = false;
+
+  constructor(
+    private readonly slots: RunSlots,
+    /** Told when the run starts or stops waiting for a slot. */
+    private readonly onQueued: (queued: boolean) => void,
+  ) {}
+
+  /** Resolves once the run holds a slot (at once when one is free); rejects with AbortedError when `signal` ends the wait. */
+  async take(signal: AbortSignal): Promise<void> {
+    if (this.release !== undefined || this.paused > 0 || this.ended) return;
+    const waits = !this.slots.free();
+    if (waits) this.onQueued(true);
+    let release: () => void;
+    try {
+      release = await this.slots.acquire(signal);
+    } finally {
+      if (waits) this.onQueued(false);
+    }
+    // Paused (or given another slot) meanwhile: this one goes back at once.
+    if (this.release !== undefined || this.paused > 0 || this.ended) release();
+    else this.release = release;
+  }
+
+  /** The run waits for the person: its slot goes to another run meanwhile. */
+  pause(): void {
+    this.paused += 1;
+    this.release?.();
+    this.release = undefined;
+  }
+
+  /** The person answered: the run takes a slot again before it goes on. */
+  async resume(signal: AbortSignal): Promise<void> {
+    this.paused = Math.max(0, this.paused - 1);
+    if (this.paused === 0) await this.take(signal);
+  }
+
+  end(): void {
+    this.ended = true;
+    this.release?.();
+    this.release = undefined;
+  }
+}

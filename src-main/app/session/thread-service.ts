@@ -41,7 +41,7 @@ import { cutConversation, isRewoundPart, putBackConversation } from '../threads/
 import { titleFromTyped } from '../threads/thread-title';
 import { ThreadStore, type ThreadSearchMatch } from '../threads/thread-store';
 import { RunRecords, type RunState } from './run-records';
-import { defaultMaxConcurrentRuns, processRunSlots, type RunSlots } from './run-slots';
+import { defaultMaxConcurrentRuns, processRunSlots, RunSlot, type RunSlots } from './run-slots';
 
 export interface ThreadServiceOptions {
   db: Database.Database;
@@ -556,11 +556,30 @@ export class ThreadService {
     const mode = settings.mode ?? this.options.mode;
     const contextWindow = settings.contextWindow ?? this.options.contextWindow?.();
     const evictChars = settings.evictChars ?? this.options.evictChars;
+    const limit = this.options.maxConcurrentRuns;
+    if (limit !== undefined) this.slots.setLimit(limit() ?? defaultMaxConcurrentRuns());
+    const slot = new RunSlot(this.slots, (queued) => {
+      if (queued) this.queuedRuns.add(threadId);
+      else this.queuedRuns.delete(threadId);
+      if (this.runs.has(threadId)) this.records.setState(threadId, queued ? 'queued' : this.asking.get(threadId)?.size ? 'needs-you' : 'working');
+      this.options.emit({ kind: 'threads-changed' });
+    });
+    const broker = settings.broker ?? this.options.approvals;
     const definition = createAgentDefinition({
       model,
       backend: live.mounts.backend,
       rules: () => [...this.options.rules(), ...DEFAULT_RULES],
-      broker: settings.broker ?? this.options.approvals,
+      // While the run waits for the person its slot goes to another run (RunSlot).
+      broker: {
+        decide: async (request, signal) => {
+          slot.pause();
+          try {
+            return await broker.decide(request, signal);
+          } finally {
+            await slot.resume(signal);
+          }
+        },
+      },
       ...(mode ? { mode } : {}),
       ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
       subagents: this.options.subagents(),
@@ -582,18 +601,12 @@ export class ThreadService {
       }
       this.emitEvent(threadId, event);
     };
-    const limit = this.options.maxConcurrentRuns;
-    if (limit !== undefined) this.slots.setLimit(limit() ?? defaultMaxConcurrentRuns());
-    const queuedFirst = !this.slots.free();
-    this.records.start(threadId, this.options.folder, process.pid, queuedFirst ? 'queued' : 'working');
-    if (queuedFirst) this.queuedRuns.add(threadId);
-    const result = this.slots
-      .acquire(controller.signal)
-      .then(async (release) => {
-        if (this.queuedRuns.delete(threadId)) {
-          this.records.setState(threadId, 'working');
-          this.options.emit({ kind: 'threads-changed' });
-        }
+    this.records.start(threadId, this.options.folder, process.pid, this.slots.free() ? 'working' : 'queued');
+    let started = false;
+    const result = slot
+      .take(controller.signal)
+      .then(async () => {
+        started = true;
         try {
           return await runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
             signal: controller.signal,
@@ -607,11 +620,12 @@ export class ThreadService {
             ...this.options.audit?.(live.state, settings.maxCostUsd),
           });
         } finally {
-          release();
+          slot.end();
         }
       })
       .catch((err: unknown): RunResult => {
-        if (this.queuedRuns.delete(threadId) && err instanceof AbortedError) {
+        slot.end();
+        if (!started && err instanceof AbortedError) {
           // Stopped while it waited for a slot: nothing ran.
           emit({ type: 'done', threadId, text: '', reason: 'aborted' });
           return { text: '', reason: 'aborted' };
