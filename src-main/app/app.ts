@@ -420,7 +420,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     dataDir: options.dataDir,
     db,
     env,
-    busy: () => threads.anyRunning(),
     onCreated: (threadFolder) => carryModeTo(options.dataDir, modes, threadFolder, sandboxStatus),
     changed: () => send('worktrees.changed', {}),
   });

@@ -21,6 +21,8 @@ export type WorktreeErrorCode =
   | 'nothing_to_commit'
   /** The person's folder changed while an apply was being prepared: nothing was changed. */
   | 'changed'
+  /** A run is going in the worktree (in any process sharing the data folder): stop it first. */
+  | 'busy'
   | 'cancelled'
   | 'failed';
 

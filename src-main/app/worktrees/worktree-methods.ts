@@ -21,8 +21,6 @@ export interface WorktreeMethodsOptions {
   dataDir: string;
   db: Database.Database;
   env: NodeJS.ProcessEnv;
-  /** Whether a thread of the open folder is working (a worktree is not removed under it). */
-  busy: () => boolean;
   /** A worktree was made of this folder: e.g. its approval mode goes with it. */
   onCreated?: (threadFolder: string) => void;
   /** Tells the windows of this folder (`worktrees.changed`). */
@@ -116,7 +114,6 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
     'worktrees.remove': ({ force }) =>
       answer(async () => {
         const record = required();
-        if (options.busy()) throw new ContractError('A thread is working in this worktree: stop it before removing the worktree.', 'failed');
         const result = await service.remove(record.name, { force, signal });
         if (result.removed) options.changed();
         return { ...result, originFolder: record.originFolder };

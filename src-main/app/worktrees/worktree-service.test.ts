@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { carryOut, planApply } from './apply-to-folder';
 import { GitRunner } from './worktree-git';
+import { openDatabase } from '../../core/backends/store/store-db';
+import { databasePath } from '../data-dir';
+import { RunRecords } from '../session/run-records';
 import { WorktreeError, WorktreeService, generateName, nameProblem } from './worktree-service';
 
 let root: string;
@@ -278,6 +281,15 @@ describe('Commit… and Remove worktree', () => {
     write(join(wt, 'loose.txt'), 'untracked\n');
     expect(await service.remove('keep')).toEqual({ removed: false, lost: '3 changed files not applied, 2 uncommitted', branchDeleted: false });
     expect(existsSync(wt)).toBe(true);
+    // A run going in it (in any process sharing the data folder) keeps it, forced or not.
+    const db = openDatabase(databasePath(dataDir));
+    const runs = new RunRecords(db);
+    runs.start('thread-in-keep', wt, process.pid);
+    const busy = await refusal(service.remove('keep', { force: true }));
+    expect(busy.code).toBe('busy');
+    expect(busy.message).toMatch(/thread thread-in-keep.*stop it first/);
+    runs.end('thread-in-keep', 'done');
+    db.close();
     expect(await service.remove('keep', { force: true })).toEqual({ removed: true, branchDeleted: true });
     expect(existsSync(wt)).toBe(false);
     expect(git(repo, 'branch', '--list', 'deepdesk/*')).toBe('');

@@ -18,6 +18,7 @@ import { changedPaths, forgetIndexPath, snapshotTreeOnly } from './snapshot';
 import { BRANCH_PREFIX, generateName, nameProblem } from './worktree-names';
 import { GitRunner, LONG_TIMEOUT_MS, WorktreeError } from './worktree-git';
 import { WorktreeStore, type WorktreeRecord } from './worktree-store';
+import { RunRecords } from '../session/run-records';
 
 export { WorktreeError, type WorktreeErrorCode } from './worktree-git';
 export type { WorktreeRecord } from './worktree-store';
@@ -115,12 +116,14 @@ const DIFF_BYTES = 4 * 1024 * 1024;
 export class WorktreeService {
   private readonly git: GitRunner;
   private readonly store: WorktreeStore;
+  private readonly runs: RunRecords;
   private readonly ownDb: Database.Database | undefined;
 
   constructor(private readonly options: WorktreeServiceOptions) {
     this.git = new GitRunner(options.env ?? process.env);
     this.ownDb = options.db === undefined ? openDatabase(databasePath(options.dataDir)) : undefined;
     this.store = new WorktreeStore(options.db ?? this.ownDb!);
+    this.runs = new RunRecords(options.db ?? this.ownDb!);
   }
 
   /** Closes the database when the service opened it. */
@@ -299,6 +302,11 @@ export class WorktreeService {
     const record = this.store.get(name);
     if (record === undefined) throw new WorktreeError(`there is no worktree named ${name}`, 'not_found');
     const force = options.force === true;
+    // Whatever forces it, a worktree is never pulled from under a run (the window's, a `deepdesk run`'s).
+    const going = this.runs.goingIn(record.threadFolder);
+    if (going.length > 0) {
+      throw new WorktreeError(`a thread is working in worktree ${name} (thread ${going.map((r) => r.threadId).join(', ')}): stop it first`, 'busy');
+    }
     const cwd = record.repoRoot;
     if (!existsSync(cwd)) {
       // The repository itself is gone: only the worktree's folder is left to remove.
