@@ -110,6 +110,8 @@ export interface App extends AppHostApi {
   busy(): boolean;
   /** A thread of the folder was changed by a run elsewhere (see ThreadService.changedElsewhere). */
   changedElsewhere(threadId: string): void;
+  /** What the window shows with an approval of this folder (a `deepdesk run`'s too): the diff preview, the suggested "always allow" rule, where a command runs. */
+  describeApproval(request: ApprovalRequest): Promise<ApprovalExtras>;
   close(): Promise<void>;
 }
 
@@ -223,7 +225,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));
 
   const commandsRun: CommandsRun = { ...(remote ? { host: remote.shell.connection.label } : {}), sandboxed: sandbox !== undefined };
-  const approvals = new ApprovalService(db, (request) => describeApproval(request, shared.backend, commandsRun, () => extensions.claudeRules().first));
+  const describe = (request: ApprovalRequest): Promise<ApprovalExtras> => describeApproval(request, shared.backend, commandsRun, () => extensions.claudeRules().first);
+  const approvals = new ApprovalService(db, describe);
   approvals.onChange((threadId) => send('approvals.changed', { threadId }));
 
   const modelFor = async (spec: string, baseUrl?: string, apiKey?: string, retry?: RetryPolicy): Promise<ChatModel> => {
@@ -641,6 +644,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     folder: options.folder,
     busy: () => threads.anyRunning(),
     changedElsewhere: (threadId) => threads.changedElsewhere(threadId),
+    describeApproval: describe,
     async handle(method, params) {
       const handler = (handlers as Partial<Record<MethodName, (p: unknown) => Promise<unknown>>>)[method];
       if (handler === undefined) throw new ContractError(`${method} is answered by the folder host, not by the app of one folder`, 'bad_request');

@@ -55,6 +55,7 @@ export class AppPool {
       folder: app.folder,
       busy: () => app.busy(),
       changedElsewhere: (threadId) => app.changedElsewhere(threadId),
+      describeApproval: (request) => app.describeApproval(request),
       handle: (method, params) => app.handle(method, params),
       onEvent: (listener) => app.onEvent(listener),
       close: async () => {

@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
 import { createApp } from '../app';
-import { ContractError, parseRequest, type EventFrame, type NoticeDto, type PendingApproval, type ThreadSummaryDto, type ThreadView } from '../contract';
+import { ContractError, parseRequest, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
+import type { ApprovalExtras } from '../approvals/approval-service';
 import type { App } from '../app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
 import type { AttachedRun, HostRuns } from './runs';
@@ -106,7 +107,7 @@ export class HostWindows {
     if (host === undefined) throw new HostRequestError('open a window first (window.open)', 'bad_request');
     try {
       const request = parseRequest({ id: 0, method, params });
-      const ran = await this.runsCall(request.method, request.params);
+      const ran = await this.runsCall(host, request.method, request.params);
       if (ran !== NOT_A_RUN) return ran;
       // The folder's app reads a thread a `deepdesk run` is working on from what it saved.
       const threadId = (request.params as { threadId?: unknown }).threadId;
@@ -114,7 +115,7 @@ export class HostWindows {
         for (const app of this.pool.apps()) if (app.folder === host.folder) app.changedElsewhere(threadId);
       }
       const result = (await host.handle(request.method, request.params)) ?? null;
-      return this.withRuns(request.method, result);
+      return await this.withRuns(host, request.method, result);
     } catch (err) {
       throw asHostError(err);
     }
@@ -125,7 +126,7 @@ export class HostWindows {
   }
 
   /** A window's request about a thread a `deepdesk run` is working on: answered by that run. */
-  private async runsCall(method: string, params: unknown): Promise<unknown> {
+  private async runsCall(host: FolderHost, method: string, params: unknown): Promise<unknown> {
     const threadId = (params as { threadId?: unknown }).threadId;
     if (typeof threadId !== 'string') return NOT_A_RUN;
     const going = this.options.runs.going(threadId);
@@ -141,10 +142,16 @@ export class HostWindows {
         await this.options.runs.stop(threadId);
         return { ok: true };
       case 'approvals.decide': {
-        const p = params as { toolCallId: string; parentToolCallId?: string; decision: ApprovalDecision };
+        const p = params as Params<'approvals.decide'>;
         const question = going.questions.find((q) => q.request.toolCallId === p.toolCallId && q.request.parentToolCallId === p.parentToolCallId);
         if (question === undefined) throw new HostRequestError('that approval is no longer pending', 'not_found');
-        this.options.runs.decide(threadId, question.key, p.decision);
+        if (p.decision.type === 'approve' && p.decision.alwaysAllow) {
+          // Saved as the window's own "Always allow" is: the run reads the person's rules at every call.
+          const settings = (await host.handle('settings.get', {})) as Settings;
+          await host.handle('settings.update', { rules: [...settings.rules, p.decision.alwaysAllow] });
+        }
+        const decision: ApprovalDecision = p.decision.type === 'approve' ? { type: 'approve' } : p.decision.type === 'edit' ? { type: 'edit', args: p.decision.args } : p.decision;
+        this.options.runs.decide(threadId, question.key, decision);
         return { ok: true };
       }
       default:
@@ -152,8 +159,15 @@ export class HostWindows {
     }
   }
 
+  /** A run's question with what the window shows beside an approval of its own (the diff, "Always allow", where a command runs). */
+  private async pendingOf(host: FolderHost, request: ApprovalRequest): Promise<PendingApproval> {
+    const app = this.pool.apps().find((a) => a.folder === host.folder);
+    const extras = await app?.describeApproval(request).catch(() => undefined);
+    return pendingOf(request, extras);
+  }
+
   /** What the folder's app says of threads, with the `deepdesk run`s going on them. */
-  private withRuns(method: string, result: unknown): unknown {
+  private async withRuns(host: FolderHost, method: string, result: unknown): Promise<unknown> {
     if (method === 'threads.list') {
       return (result as ThreadSummaryDto[]).map((t) => {
         const going = this.options.runs.going(t.id);
@@ -167,7 +181,7 @@ export class HostWindows {
       return {
         ...view,
         thread: { ...view.thread, running: true, pendingApprovals: going.questions.length },
-        approvals: going.questions.map((q) => pendingOf(q.request)),
+        approvals: await Promise.all(going.questions.map((q) => this.pendingOf(host, q.request))),
         eventSeq: going.seq,
       };
     }
@@ -275,8 +289,9 @@ function asHostError(err: unknown): Error {
 const NOT_A_RUN = Symbol('not a run');
 
 /** A `deepdesk run`'s question as the window shows a pending approval (as ApprovalService records one). */
-function pendingOf({ callPath: _callPath, ...request }: ApprovalRequest): PendingApproval {
-  return { ...request, createdAt: new Date().toISOString() };
+/** A run's question as the window shows an approval of its own. */
+function pendingOf({ callPath: _callPath, ...request }: ApprovalRequest, extras: ApprovalExtras = {}): PendingApproval {
+  return { ...request, ...extras, createdAt: new Date().toISOString() };
 }
 
 function approvalKey(approval: Pick<PendingApproval, 'toolCallId' | 'parentToolCallId'>): string {

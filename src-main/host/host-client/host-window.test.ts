@@ -162,7 +162,12 @@ describe("the window's app in the agent host", () => {
     expect(view.thread.running).toBe(true);
     expect(((await call(window, 'threads.list', {})) as Array<{ id: string; running: boolean }>).find((t) => t.id === id)?.running).toBe(true);
     await expect(call(window, 'threads.send', { threadId: id, text: 'me too' })).rejects.toThrow(/deepdesk run/);
-    await call(window, 'approvals.decide', { threadId: id, toolCallId: view.approvals[0]!.toolCallId, decision: { type: 'approve' } });
+    // Shown as the window's own approvals are: the diff, and "Always allow" (saved when chosen).
+    const [asked] = view.approvals;
+    expect(asked!.preview).toEqual({ path: '/from-run.txt', before: '', after: 'run\n' });
+    expect(asked!.suggestedRule).toBeDefined();
+    await call(window, 'approvals.decide', { threadId: id, toolCallId: asked!.toolCallId, decision: { type: 'approve', alwaysAllow: asked!.suggestedRule! } });
+    expect(((await call(window, 'settings.get', {})) as { rules: unknown[] }).rules).toContainEqual(asked!.suggestedRule);
     await waitFor(async () => !((await call(window, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the run to end');
     expect(readFileSync(join(folder, 'from-run.txt'), 'utf8')).toBe('run\n');
     expect(JSON.stringify(((await call(window, 'threads.get', { threadId: id })) as ThreadView).items)).toContain('the run wrote it');
