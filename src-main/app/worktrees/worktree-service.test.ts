@@ -12,6 +12,7 @@ import { GitRunner } from './worktree-git';
 import { openDatabase } from '../../core/backends/store/store-db';
 import { databasePath } from '../data-dir';
 import { RunRecords } from '../session/run-records';
+import { TrustStore } from '../../core/trust/store';
 import { WorktreeError, WorktreeService, generateName, nameProblem } from './worktree-service';
 
 let root: string;
@@ -77,6 +78,25 @@ describe('snapshots', () => {
     const status = await service.status('racy');
     expect(status.uncommitted).toBe(true);
     expect(status.files.map((f) => f.path)).toEqual(['a.txt']);
+  });
+});
+
+describe('folder trust', () => {
+  it('a worktree carries the trust given in its folder over, entry by entry and digest by digest; removing it forgets it', async () => {
+    const trust = new TrustStore(dataDir);
+    trust.trust(repo, [{ key: 'mcp:server', digest: 'sha-shown' }]);
+    const made = await service.create({ folder: repo, name: 'trusted', carry: false });
+    const seen = new TrustStore(dataDir);
+    expect(seen.isTrusted(made.threadFolder, { key: 'mcp:server', digest: 'sha-shown' })).toBe(true);
+    // Another content there is not what the person trusted.
+    expect(seen.isTrusted(made.threadFolder, { key: 'mcp:server', digest: 'sha-other' })).toBe(false);
+    seen.close();
+    await service.remove('trusted');
+    const after = new TrustStore(dataDir);
+    expect(after.isTrusted(made.threadFolder, { key: 'mcp:server', digest: 'sha-shown' })).toBe(false);
+    expect(after.isTrusted(repo, { key: 'mcp:server', digest: 'sha-shown' })).toBe(true);
+    after.close();
+    trust.close();
   });
 });
 

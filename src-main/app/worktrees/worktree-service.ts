@@ -19,6 +19,7 @@ import { BRANCH_PREFIX, generateName, nameProblem } from './worktree-names';
 import { GitRunner, LONG_TIMEOUT_MS, WorktreeError } from './worktree-git';
 import { WorktreeStore, type WorktreeRecord } from './worktree-store';
 import { RunRecords } from '../session/run-records';
+import { TrustStore } from '../../core/trust/store';
 
 export { WorktreeError, type WorktreeErrorCode } from './worktree-git';
 export type { WorktreeRecord } from './worktree-store';
@@ -166,6 +167,7 @@ export class WorktreeService {
         await this.git.out(['reset', '-q'], { cwd: record.path, signal, timeoutMs: LONG_TIMEOUT_MS }, 'carrying the changes over');
       }
       mkdirSync(record.threadFolder, { recursive: true });
+      this.withTrust((trust) => trust.carryOver(options.folder, record.threadFolder));
     } catch (err) {
       await this.undoCreate(record);
       if (err instanceof WorktreeError) throw err;
@@ -324,10 +326,24 @@ export class WorktreeService {
       if (removed.code !== 0) rmSync(record.path, { recursive: true, force: true });
     }
     forgetIndexPath(record.path);
+    this.withTrust((trust) => trust.revoke(record.threadFolder));
     await this.git.run(['worktree', 'prune'], { cwd });
     const branchDeleted = (await this.git.run(['branch', force ? '-D' : '-d', '--', record.branch], { cwd })).code === 0;
     this.store.delete(name);
     return { removed: true, branchDeleted };
+  }
+
+  /** The person's trust file (folder trust, SPEC §9), opened for one change; best effort: without it the worktree's folder asks, as any new folder does. */
+  private withTrust(change: (trust: TrustStore) => void): void {
+    let trust: TrustStore | undefined;
+    try {
+      trust = new TrustStore(this.options.dataDir);
+      change(trust);
+    } catch {
+      // Fails closed: nothing carried over is nothing trusted.
+    } finally {
+      trust?.close();
+    }
   }
 
   /** What removing the worktree would lose, in a few words, or undefined when nothing. */

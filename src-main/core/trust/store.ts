@@ -85,6 +85,21 @@ export class TrustStore implements TrustGate {
     });
   }
 
+  /**
+   * Gives folder `to` the trust given in folder `from` (a worktree made from it): the same
+   * keys with the same digests, so only an entry whose content there is exactly what the
+   * person trusted here is trusted there.
+   */
+  carryOver(from: string, to: string): void {
+    const source = realFolder(from);
+    const target = realFolder(to);
+    this.store.update((all) => {
+      const given = all[source];
+      if (given === undefined) return all;
+      return { ...all, [target]: { entries: { ...given.entries }, ...(given.labels ? { labels: { ...given.labels } } : {}), trustedAt: new Date().toISOString() } };
+    });
+  }
+
   /** Forgets every trust given in this folder; false when there was none. */
   revoke(folder: string): boolean {
     const key = realFolder(folder);
