@@ -34,6 +34,11 @@ import { WorktreeService } from '../worktrees/worktree-service';
 
 const BOARD_COALESCE_MS = 150;
 
+/** A folder as Deepdesk keeps it (a checked path, or an `ssh://` URL) as a location to open. */
+function savedLocation(folder: string): FolderLocation {
+  return isSshFolder(folder) ? sshFolderLocation(folder) : { kind: 'local', path: folder };
+}
+
 /** The Agents view's list on its own connection to the data folder's database, each thread's worktree named. */
 function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
   const db = openDatabase(databasePath(dataDir));
@@ -78,8 +83,6 @@ export interface FolderHostOptions {
   env?: NodeJS.ProcessEnv;
   /** The desktop app's updater; without one, updates are `not-applicable`. */
   updates?: UpdateService;
-  /** The Agents view's list (default: one on the data folder's database, closed with the host). */
-  board?: AgentBoard;
 }
 
 export interface FolderHost extends AppHostApi {
@@ -203,19 +206,18 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
     return result;
   };
 
-  // Opened on the first look at the Agents view once the data folder has a database (nothing
+  // The Agents view's list, on its own connection to the data folder's database: opened on the first look at it once the data folder has a database (nothing
   // is made in the data folder before a folder is opened).
   let ownBoard: { board: AgentBoard; close(): void } | undefined;
   let stopBoard: (() => void) | undefined;
   // A burst of record changes (a run's start, its approvals) is one re-list for the window.
   let boardTimer: NodeJS.Timeout | undefined;
   const boardNow = (): AgentBoard | undefined => {
-    let board = options.board ?? ownBoard?.board;
-    if (board === undefined) {
+    if (ownBoard === undefined) {
       if (!existsSync(databasePath(options.dataDir))) return undefined;
       ownBoard = openBoard(options.dataDir);
-      board = ownBoard.board;
     }
+    const { board } = ownBoard;
     stopBoard ??= board.onChange(() => {
       if (boardTimer !== undefined) return;
       boardTimer = setTimeout(() => {
@@ -243,7 +245,7 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
 
   if (options.folder !== null) {
     try {
-      await open(isSshFolder(options.folder) ? sshFolderLocation(options.folder) : { kind: 'local', path: options.folder });
+      await open(savedLocation(options.folder));
     } catch (err) {
       recent.close();
       throw err;
@@ -288,7 +290,7 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       if (board === undefined || folder === undefined) throw new ContractError(`thread '${threadId}' not found`, 'not_found');
       let location: FolderLocation;
       try {
-        location = isSshFolder(folder) ? sshFolderLocation(folder) : { kind: 'local', path: folder };
+        location = savedLocation(folder);
       } catch (err) {
         if (err instanceof FolderLocationError) throw new ContractError(err.message, 'bad_request');
         throw err;

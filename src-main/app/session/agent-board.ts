@@ -57,7 +57,12 @@ export class AgentBoard {
     // Its tables exist before any folder was opened in this data folder.
     this.threads = new ThreadStore(db);
     this.thread = db.prepare(`SELECT title, folder, json_extract(state_json, '$.usage.costUsd') AS cost FROM threads WHERE id = ?`);
-    this.signature = db.prepare(`SELECT group_concat(thread_id || ':' || state || ':' || ifnull(seen_at, '') || ':' || ifnull(ended_at, ''), ',') AS sig FROM host_runs`);
+    // Over the rows the view shows only (the table keeps every thread's latest run): a row that
+    // changes state, starts or is seen changes it.
+    this.signature = db.prepare(
+      `SELECT group_concat(thread_id || ':' || state || ':' || started_at || ':' || ifnull(seen_at, '') || ':' || ifnull(ended_at, ''), ',') AS sig FROM host_runs
+       WHERE state IN ('queued', 'working', 'needs-you') OR seen_at IS NULL OR seen_at < ended_at`,
+    );
   }
 
   list(): AgentDto[] {

@@ -80,8 +80,6 @@ export interface ThreadServiceOptions {
   mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
   /** The store behind /memories/ (default: SQLite on `db`). */
   memories?: MemoryStore;
-  /** The slots runs wait for (default: the process's). */
-  slots?: RunSlots;
   /** Settings `maxConcurrentRuns`, read whenever a run asks for a slot (undefined: the machine's default). */
   maxConcurrentRuns?: () => number | undefined;
 }
@@ -143,8 +141,9 @@ export class ThreadService {
   private readonly eventSeqs = new Map<string, number>();
   private readonly settings = new Map<string, RunSettings>();
   /** Every run's state, for the Agents view and `deepdesk agents` (run-records.ts). */
-  readonly records: RunRecords;
-  private readonly slots: RunSlots;
+  private readonly records: RunRecords;
+  /** The process's run slots, shared by every folder's threads. */
+  private readonly slots: RunSlots = processRunSlots;
   /** Runs waiting for a slot. */
   private readonly queuedRuns = new Set<string>();
   /** Per running thread, the approvals its run is waiting for (the run `needs-you` while there is one). */
@@ -153,19 +152,18 @@ export class ThreadService {
   constructor(private readonly options: ThreadServiceOptions) {
     this.store = new ThreadStore(options.db);
     this.records = new RunRecords(options.db);
-    this.slots = options.slots ?? processRunSlots;
   }
 
   list(): ThreadSummaryDto[] {
-    const going = this.runs.size > 0 ? this.goingElsewhereCount() : 0;
+    const going = this.runs.size > 0 ? this.goingInFolder() : 0;
     return this.store
       .list()
       .filter((t) => t.folder === this.options.folder)
       .map((t) => this.summaryOf(t, going));
   }
 
-  /** How many runs go in this folder, this process's and others' (two or more: they share it). */
-  private goingElsewhereCount(): number {
+  /** How many runs go in this folder now, this process's and others' (two or more: they share it). */
+  private goingInFolder(): number {
     return this.records.goingIn(this.options.folder).length;
   }
 
@@ -793,7 +791,7 @@ export class ThreadService {
   private summary(threadId: string): ThreadSummaryDto {
     const t = this.store.get(threadId);
     if (!t) throw new ContractError(`thread '${threadId}' not found`, 'not_found');
-    return this.summaryOf(t, this.runs.has(threadId) ? this.goingElsewhereCount() : 0);
+    return this.summaryOf(t, this.runs.has(threadId) ? this.goingInFolder() : 0);
   }
 }
 

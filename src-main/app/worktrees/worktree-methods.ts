@@ -7,10 +7,7 @@ import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { z } from 'zod';
 import { ContractError, type methods, type Result, type WorktreeMethodName } from '../contract';
-import { gitEnv, runGit } from '../../core/git/run-git';
 import { WorktreeError, WorktreeService, type WorktreeRecord } from './worktree-service';
-
-const QUICK_GIT_MS = 30_000;
 
 type WorktreeHandlers = { [M in WorktreeMethodName]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
 
@@ -37,7 +34,6 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
   const service = new WorktreeService({ dataDir: options.dataDir, db: options.db, env: options.env });
   const abort = new AbortController();
   const { signal } = abort;
-  const git = gitEnv(options.env);
 
   const own = (): WorktreeRecord | undefined => (options.remote ? undefined : service.byFolder(options.folder));
   const required = (): WorktreeRecord => {
@@ -78,10 +74,10 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
       if (options.remote) return { git: false, why: 'Worktrees need a local git repository; this folder is remote.' };
       const record = own();
       if (record !== undefined) return { git: false, why: `This folder is the worktree ${record.name}: make new worktrees from ${record.originFolder}.` };
-      const problem = await repositoryProblem(options.folder, git, signal);
-      if (problem !== undefined) return { git: false, why: problem };
-      if (count === false) return { git: true };
       try {
+        // Quick git questions; counting the changes reads the whole folder.
+        await service.baseOf(options.folder, signal);
+        if (count === false) return { git: true };
         return { git: true, uncommitted: await service.uncommittedChanges(options.folder, signal) };
       } catch (err) {
         if (err instanceof WorktreeError && err.code !== 'cancelled') return { git: false, why: sentence(err.message) };
@@ -127,20 +123,6 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
       service.close();
     },
   };
-}
-
-/**
- * Why no worktree can be made of `folder` (not in a git repository, no commit yet), or
- * undefined: two quick git calls, where counting its changes would read the whole folder.
- */
-async function repositoryProblem(folder: string, env: NodeJS.ProcessEnv, signal: AbortSignal): Promise<string | undefined> {
-  const call = { cwd: folder, env, timeoutMs: QUICK_GIT_MS, signal };
-  const top = await runGit(['rev-parse', '--show-toplevel'], call);
-  if (top.spawnError !== undefined) return `Worktrees need git, which could not be started (${top.spawnError}).`;
-  if (top.code !== 0) return `Worktrees need a local git repository; ${basename(folder)} is not in one.`;
-  const head = await runGit(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], call);
-  if (head.code !== 0) return `${basename(folder)} has no commit yet: commit once before making a worktree of it.`;
-  return undefined;
 }
 
 /** A WorktreeError in the window's words: a sentence, `bad_request` when it is about the name. */

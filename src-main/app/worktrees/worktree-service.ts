@@ -139,11 +139,8 @@ export class WorktreeService {
       const problem = nameProblem(options.name);
       if (problem !== undefined) throw new WorktreeError(problem, 'bad_name');
     }
-    const { top, folder } = await this.repositoryOf(options.folder, signal);
+    const { top, folder, baseCommit } = await this.baseOf(options.folder, signal);
     await this.git.requireMergeTree(top);
-    const head = await this.git.run(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { cwd: top, signal });
-    if (head.code !== 0) throw new WorktreeError(`${top} has no commit yet: commit once before making a worktree of it`, 'failed');
-    const baseCommit = head.stdout.trim();
 
     let carriedTree: string | undefined;
     let carried = 0;
@@ -373,6 +370,19 @@ export class WorktreeService {
 
   private treeOf(cwd: string, commit: string, signal?: AbortSignal): Promise<string> {
     return this.git.line(['rev-parse', '--verify', `${commit}^{tree}`], { cwd, signal }, 'reading a commit');
+  }
+
+  /**
+   * Where a worktree of `folder` would come from: its repository's top folder, `folder`
+   * itself (both real paths) and the commit of its HEAD. Throws a WorktreeError saying why
+   * none can be made (remote, not in a repository, no commit yet).
+   */
+  async baseOf(folder: string, signal?: AbortSignal): Promise<{ top: string; folder: string; baseCommit: string }> {
+    const where = await this.repositoryOf(folder, signal);
+    const head = await this.git.run(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { cwd: where.top, signal });
+    if (head.aborted) throw new WorktreeError('cancelled', 'cancelled');
+    if (head.code !== 0) throw new WorktreeError(`${where.top} has no commit yet: commit once before making a worktree of it`, 'failed');
+    return { ...where, baseCommit: head.stdout.trim() };
   }
 
   /** The top folder of `folder`'s repository and `folder` itself, both real paths. */
