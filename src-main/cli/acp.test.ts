@@ -241,8 +241,16 @@ describe('deepdesk acp', () => {
     const marker = `61.${process.pid}${Date.now() % 100000}`;
     t.server.push({ toolCalls: [{ id: 'x1', name: 'execute', args: { command: `sh -c 'sleep ${marker}' ; echo never` } }] }, { text: 'after' });
     editor.answers.push('allow_once');
-    const running = prompt(editor, sessionId, 'run it');
-    await expect.poll(() => processesWith(marker).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    let settled = false;
+    const running = prompt(editor, sessionId, 'run it').finally(() => (settled = true));
+    // If the prompt ends before the command is seen, say what it did instead of timing out blind.
+    await expect
+      .poll(() => {
+        if (processesWith(marker).length > 0) return true;
+        if (settled) throw new Error(`the prompt ended before the command ran: ${toolTexts(editor)}\n${editor.stderr()}`);
+        return false;
+      }, { timeout: 30_000 })
+      .toBe(true);
     await editor.conn.agent.notify(methods.agent.session.cancel, { sessionId });
     expect((await running).stopReason).toBe('cancelled');
     await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([]);

@@ -2,7 +2,7 @@
 // folder that holds the project folder (a worktree in the data folder) is covered whole, the
 // project bound back inside it, and made read-only only after everything inside is mounted.
 import { describe, expect, it } from 'vitest';
-import { bwrapArgs, type PathKind } from './bwrap';
+import { bwrapArgs, findBwrap, probeBwrap, type PathKind } from './bwrap';
 import { resolvePolicy } from './policy';
 
 const data = '/home/u/.deepdesk';
@@ -83,5 +83,13 @@ describe('bwrapArgs', () => {
     const kinds: Record<string, PathKind> = { [data]: 'dir', '/home/u/.ssh': 'dir', [worktree]: 'dir', [`${data}/settings.json`]: 'file', '/home/u/.ssh/config': 'file', [`${data}/worktrees/other/.git`]: 'file' };
     const m = mounts(bwrapArgs({ policy, tmpDir: '/tmp/run', unreadableFile: '/tmp/hidden', cwd: worktree, kindOf: (p) => kinds[p] ?? 'missing' }));
     expect(m.filter((o) => o.includes('settings.json') || o.includes('.ssh/config') || o.includes('worktrees/other'))).toEqual([]);
+  });
+});
+
+describe('probeBwrap', () => {
+  const bwrap = findBwrap();
+  it.skipIf(bwrap === undefined)('a probe that only ran out of time is no verdict (asked again, not remembered as unavailable)', async () => {
+    expect(await probeBwrap(bwrap!, 1)).toEqual({ slow: true });
+    expect(await probeBwrap(bwrap!)).toBeUndefined();
   });
 });

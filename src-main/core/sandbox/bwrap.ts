@@ -123,8 +123,12 @@ export function findBwrap(path: string | undefined = process.env.PATH): string |
   return undefined;
 }
 
-/** Runs `bwrap … true` with the same isolation a command gets; resolves to an error text or undefined. */
-export async function probeBwrap(bwrap: string): Promise<string | undefined> {
+/**
+ * Runs `bwrap … true` with the same isolation a command gets; resolves to an error text or
+ * undefined. A probe that only ran out of time (a loaded machine) says so in `slow`: that is
+ * no verdict on the sandbox, and is asked again rather than remembered.
+ */
+export async function probeBwrap(bwrap: string, timeoutMs = 10_000): Promise<string | undefined | { slow: true }> {
   let seccomp: SeccompFilter | undefined;
   try {
     seccomp = seccompFilter();
@@ -152,7 +156,8 @@ export async function probeBwrap(bwrap: string): Promise<string | undefined> {
     'true',
   ];
   const launch = seccomp ? withFilterOpen(seccomp, bwrap, isolation) : { file: bwrap, args: isolation };
-  const ran = await runToEnd({ role: 'probe', ...launch, timeoutMs: 10_000 });
+  const ran = await runToEnd({ role: 'probe', ...launch, timeoutMs });
   if (ran.spawnError === undefined && ran.code === 0) return undefined;
+  if (ran.timedOut) return { slow: true };
   return ran.stderr.toString('utf8').trim().split('\n')[0] || ran.spawnError || (ran.timedOut ? 'timed out' : `exit code ${ran.code}`);
 }

@@ -70,7 +70,14 @@ async function detect(): Promise<{ availability: SandboxAvailability; launcher?:
   if (process.platform === 'linux') {
     const bwrap = findBwrap();
     if (!bwrap) return { availability: { available: false, reason: 'bubblewrap (bwrap) is not installed' } };
-    const failure = await probeBwrap(bwrap);
+    // A probe that ran out of time tells nothing: once more with longer, and if that is slow
+    // too, unavailable for now but not remembered (the next caller probes again).
+    let failure = await probeBwrap(bwrap);
+    if (typeof failure === 'object') failure = await probeBwrap(bwrap, 30_000);
+    if (typeof failure === 'object') {
+      detection = undefined;
+      return { availability: { available: false, reason: 'bubblewrap did not start in time (the machine is busy); it is tried again at the next start' } };
+    }
     if (failure) {
       return {
         availability: {
