@@ -21,6 +21,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makePng } from '../core/media/testing/fixtures';
 import { invisiblePatternSource } from '../core/text/invisible';
 import { bin, repo, useCliTestEnv } from './cli-harness.test-support';
+import { hostPid } from './host-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-acp');
 
@@ -541,4 +542,66 @@ describe('deepdesk acp: what the editor shows and loads is what runs', () => {
     await prompt(editor, sessionId, 'and @vault:secret://x');
     expect(JSON.stringify(t.server.requests[2]!.messages.at(-1)!.content)).toContain('TOP-SECRET-VALUE');
   }, 90_000);
+});
+
+describe('deepdesk acp in the agent host (SPEC §16)', () => {
+  const agents = async () => JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir])).stdout) as Array<{ threadId: string; state: string }>;
+
+  it('an editor that goes leaves its prompt’s run going: the command finishes and the model is called again after it left', async () => {
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    const late = join(t.folder, 'late.txt');
+    t.server.push({ toolCalls: [{ id: 'x1', name: 'execute', args: { command: `sleep 1.5; echo late > late.txt` } }] }, { text: 'finished after the editor left' });
+    editor.answers.push('allow_once');
+    void prompt(editor, sessionId, 'run it').catch(() => undefined);
+    await expect.poll(() => editor.permissions.length, { timeout: 20_000 }).toBe(1);
+    await editor.close();
+    expect(editor.child.exitCode).toBe(0);
+    expect(existsSync(late)).toBe(false);
+    await expect.poll(() => existsSync(late), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(async () => (await agents()).find((a) => a.threadId === sessionId)?.state, { timeout: 20_000 }).toBe('done');
+  });
+
+  it('deepdesk agents lists an editor’s run that goes on without it, and deepdesk stop ends it and its command', async () => {
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    const marker = `62.${process.pid}${Date.now() % 100000}`;
+    t.server.push({ toolCalls: [{ id: 'x1', name: 'execute', args: { command: `sleep ${marker}` } }] }, { text: 'stopped' });
+    editor.answers.push('allow_once');
+    void prompt(editor, sessionId, 'run it').catch(() => undefined);
+    await expect.poll(() => processesWith(marker).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    await editor.close();
+    expect((await agents()).find((a) => a.threadId === sessionId)?.state).toBe('working');
+    const stopped = await t.deepdesk(['stop', sessionId, '--data-dir', t.dataDir]);
+    expect(stopped.code).toBe(0);
+    await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([]);
+  });
+
+  it('a host that dies: one line on stderr, the prompt is answered with an error, and the session goes on in a new host (resumed, its history not sent again)', async () => {
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    const marker = `63.${process.pid}${Date.now() % 100000}`;
+    t.server.push({ toolCalls: [{ id: 'x1', name: 'execute', args: { command: `sleep ${marker}` } }] });
+    editor.answers.push('allow_once');
+    const running = prompt(editor, sessionId, 'run it');
+    await expect.poll(() => processesWith(marker).length, { timeout: 20_000 }).toBeGreaterThan(0);
+    const pid = hostPid(t.dataDir)!;
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid, 'SIGKILL');
+    await expect(running).rejects.toThrow(/the agent host stopped/);
+    await expect.poll(() => editor.stderr(), { timeout: 30_000 }).toContain('the agent host is back');
+    expect(editor.stderr()).toMatch(/the agent host stopped \(.*\); starting it again/);
+    await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([]);
+    expect(hostPid(t.dataDir)).not.toBe(pid);
+
+    const before = editor.updates.length;
+    t.server.push({ text: 'still here' });
+    expect((await prompt(editor, sessionId, 'again')).stopReason).toBe('end_turn');
+    const after = editor.updates.slice(before).map((n) => n.update);
+    expect(textOfChunks(after)).toContain('still here');
+    expect(after.filter((u) => u.sessionUpdate === 'user_message_chunk')).toEqual([]);
+    // The model saw the interrupted call repaired, and the new message.
+    expect(JSON.stringify(t.server.requests.at(-1)!.messages)).toMatch(/interrupted/);
+  });
 });

@@ -21,7 +21,14 @@ export async function hostCommand(argv: string[]): Promise<number> {
     // Clients of another build replace this host once it is idle (package-version.ts).
     version: buildId(),
     env: process.env,
-    createService: async () => (await import('../app/host/service')).createHostService({ dataDir, env: process.env, version }),
+    createService: async () =>
+      (await import('../app/host/service')).createHostService({
+        dataDir,
+        env: process.env,
+        version,
+        // `deepdesk acp`'s editors: their agent runs here (its transport is the host's to give).
+        openAcp: async (streams, params) => (await import('./acp-session')).openAcpSession(streams, params, dataDir),
+      }),
   });
   if (outcome === 'already-running') process.stderr.write(`deepdesk host: an agent host is already running for ${dataDir}\n`);
   return 0;

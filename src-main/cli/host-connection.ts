@@ -11,9 +11,14 @@ export async function connectToHost(dataDir: string, client: string, env: NodeJS
 }
 
 /** A host request whose `bad_request` answer is a UsageError. */
-export async function hostRequest<T>(host: HostClient, method: string, params?: unknown): Promise<T> {
+export function hostRequest<T>(host: HostClient, method: string, params?: unknown): Promise<T> {
+  return badRequestsAsUsage(host.request<T>(method, params));
+}
+
+/** What the host answered `bad_request` to, as a UsageError (exit 2). */
+export async function badRequestsAsUsage<T>(answer: Promise<T>): Promise<T> {
   try {
-    return await host.request<T>(method, params);
+    return await answer;
   } catch (err) {
     if (err instanceof HostRequestError && err.code === 'bad_request') throw new UsageError(err.message);
     throw err;

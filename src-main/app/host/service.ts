@@ -8,6 +8,8 @@ import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
 import { HostRuns } from './runs';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
+import { acpInParams, acpOpenParams, HostAcp, type OpenAcpAgent } from './acp-tunnels';
+import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';
 
 const threadId = z.string().min(1).max(200);
@@ -49,18 +51,29 @@ const METHODS = {
   'runs.list': z.object({}).default({}),
   'window.open': windowOpenParams,
   'window.call': windowCallParams,
+  'acp.open': acpOpenParams,
+  'acp.in': acpInParams,
 } as const;
 
 type MethodName = keyof typeof METHODS;
 
-export async function createHostService(options: { dataDir: string; env: NodeJS.ProcessEnv; version: string }): Promise<HostService> {
+export interface HostServiceOptions {
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  version: string;
+  /** The editor's agent for `deepdesk acp` (its transport lives outside app/); none: acp.open is refused. */
+  openAcp?: OpenAcpAgent;
+}
+
+export async function createHostService(options: HostServiceOptions): Promise<HostService> {
   const db = openDatabase(databasePath(options.dataDir));
   const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version });
   // Made when the first window opens: a host of `run`s only reads no keys.
   let windows: HostWindows | undefined;
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
+  const editors = options.openAcp !== undefined ? new HostAcp({ open: options.openAcp, log }) : undefined;
   return {
-    busy: () => runs.busy() || (windows?.busy() ?? false),
+    busy: () => runs.busy() || (windows?.busy() ?? false) || (editors?.busy() ?? false),
     serving: () => runs.interruptOrphans(),
     async handle(connection, method, raw) {
       if (!Object.hasOwn(METHODS, method)) throw new HostRequestError(`unknown method ${method}`, 'bad_request');
@@ -71,8 +84,8 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
         case 'runs.start': {
           const p = params as z.output<typeof startParams>;
           // A thread never has two runs: not one in a window and one of `deepdesk run`.
-          if (p.request.threadId !== undefined && (await windows?.working(p.request.threadId))) {
-            throw new HostRequestError(`thread ${p.request.threadId} is working in a window: wait for it or stop it (deepdesk stop ${p.request.threadId})`, 'failed');
+          if (p.request.threadId !== undefined && ((await windows?.working(p.request.threadId)) || editors?.working(p.request.threadId))) {
+            throw new HostRequestError(`thread ${p.request.threadId} is working in a window or an editor: wait for it or stop it (deepdesk stop ${p.request.threadId})`, 'failed');
           }
           return runs.start(connection, p);
         }
@@ -98,7 +111,7 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
         case 'runs.stop': {
           const { threadId } = params as { threadId: string };
           // A window's thread is stopped in its folder's app.
-          if (!runs.has(threadId) && (await windows?.stop(threadId))) return { state: 'stopped', reason: 'aborted', text: '' };
+          if (!runs.has(threadId) && ((await windows?.stop(threadId)) || (await editors?.stop(threadId)))) return { state: 'stopped', reason: 'aborted', text: '' };
           return runs.stop(threadId);
         }
         // Every run's record: this host's, its windows' and those of other processes (run-records.ts).
@@ -112,9 +125,21 @@ export async function createHostService(options: { dataDir: string; env: NodeJS.
           if (windows === undefined) throw new HostRequestError('open a window first (window.open)', 'bad_request');
           return windows.call(connection, p.method, p.params);
         }
+        case 'acp.open':
+          if (editors === undefined) throw new HostRequestError('this host does not serve editors', 'bad_request');
+          try {
+            return await editors.open(connection, params as z.output<typeof acpOpenParams>);
+          } catch (err) {
+            if (err instanceof ContractError) throw new HostRequestError(err.message, err.code);
+            throw err;
+          }
+        case 'acp.in':
+          if (editors === undefined) throw new HostRequestError('this host does not serve editors', 'bad_request');
+          return editors.input(connection, (params as z.output<typeof acpInParams>).data);
       }
     },
     async close() {
+      await editors?.close();
       await windows?.close();
       await runs.close();
       db.close();

@@ -11,9 +11,17 @@ export interface AcpAgentOptions extends AcpSessionsOptions {
 }
 
 export interface RunningAcpAgent {
-  /** Resolves when the editor closes the connection (stdin ends); the sessions are closed by then. */
+  /**
+   * Resolves when the editor has gone (its stream ended) and the sessions are closed: a prompt
+   * being worked on then goes on to its end first (AcpSessions.detachAll).
+   */
   closed: Promise<void>;
-  /** Ends every session (its run, its MCP servers). */
+  /** Whether a session's prompt is being worked on. */
+  busy(): boolean;
+  working(threadId: string): boolean;
+  /** Stops a thread's prompt (`deepdesk stop`); false when it is not one of these sessions'. */
+  stop(threadId: string): Promise<boolean>;
+  /** Ends every session now (its run, its MCP servers). */
   close(): Promise<void>;
 }
 
@@ -80,7 +88,10 @@ export function startAcpAgent(stream: Stream, options: AcpAgentOptions): Running
   const connection = app.connect(stream);
   peer.client = connection.client;
   return {
-    closed: connection.closed.then(() => sessions.closeAll()),
+    closed: connection.closed.then(() => sessions.detachAll()),
+    busy: () => sessions.busy(),
+    working: (threadId) => sessions.working(threadId),
+    stop: (threadId) => sessions.stop(threadId),
     close: async () => {
       connection.close();
       await sessions.closeAll();

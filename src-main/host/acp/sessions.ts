@@ -295,6 +295,38 @@ export class AcpSessions {
     await Promise.all([...this.sessions.values()].map((s) => this.close(s)));
   }
 
+  /**
+   * The editor went away (SPEC §16: runs outlive their client): a prompt being worked on goes
+   * on to its end, then its session closes; idle sessions close now. What it would ask the
+   * editor fails, and so is refused (permission-bridge.ts).
+   */
+  async detachAll(): Promise<void> {
+    await Promise.all(
+      [...this.sessions.values()].map(async (session) => {
+        await session.running?.catch(() => undefined);
+        if (this.sessions.get(session.id) === session) await this.close(session);
+      }),
+    );
+  }
+
+  /** Whether a session's prompt is being worked on. */
+  busy(): boolean {
+    return [...this.sessions.values()].some((s) => s.running !== undefined);
+  }
+
+  /** Whether this thread's prompt is being worked on here. */
+  working(threadId: string): boolean {
+    return this.sessions.get(threadId)?.running !== undefined;
+  }
+
+  /** Stops the thread's prompt when it is one of these sessions' (`deepdesk stop`); false when it is not. */
+  async stop(threadId: string): Promise<boolean> {
+    const session = this.sessions.get(threadId);
+    if (session?.running === undefined) return false;
+    await session.threads.stop(threadId);
+    return true;
+  }
+
   private async close(session: Session): Promise<void> {
     this.sessions.delete(session.id);
     await session.threads.stop(session.id);
