@@ -32,6 +32,14 @@ export type ResponseFrame = { id: number; result: unknown } | { id: number; erro
 export const EventFrame = z.object({ event: z.string(), payload: z.unknown() });
 export type EventFrame = z.infer<typeof EventFrame>;
 
+/** The host asks a client for what only it can do (the desktop app's keychain, its browser). */
+export const AskFrame = z.object({ ask: z.number().int().nonnegative(), method: z.string(), params: z.unknown().optional() });
+export type AskFrame = z.infer<typeof AskFrame>;
+
+/** A client's answer to an ask: its result, or why not. */
+export const AnswerFrame = z.object({ answer: z.number().int().nonnegative(), result: z.unknown().optional(), error: z.object({ message: z.string() }).optional() });
+export type AnswerFrame = z.infer<typeof AnswerFrame>;
+
 /** A code from the wire as one the client knows (an unknown one is `failed`). */
 export function errorCode(code: string): ErrorCode {
   return (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : 'failed';

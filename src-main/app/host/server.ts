@@ -8,7 +8,7 @@ import { chmodSync, linkSync, renameSync, rmSync, statSync, unlinkSync, writeFil
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { ensureHostDir, type HostPaths } from './paths';
-import { encodeFrame, errorResponse, HelloFrame, LineReader, MAX_BUFFERED_BYTES, RequestFrame, type ResponseFrame } from './protocol';
+import { AnswerFrame, encodeFrame, errorResponse, HelloFrame, LineReader, MAX_BUFFERED_BYTES, RequestFrame, type ResponseFrame } from './protocol';
 import { HostRequestError, type HostConnection, type HostService } from './service-types';
 
 export interface HostServerOptions {
@@ -176,6 +176,8 @@ class Peer implements HostConnection {
   private gone = false;
   private ending = false;
   private readonly listeners: (() => void)[] = [];
+  private readonly asked = new Map<number, { resolve(value: unknown): void; reject(err: Error): void }>();
+  private nextAsk = 1;
   private readonly helloTimer: NodeJS.Timeout;
   private readonly reader: LineReader;
 
@@ -212,6 +214,15 @@ class Peer implements HostConnection {
     this.write(text);
   }
 
+  ask(method: string, params?: unknown): Promise<unknown> {
+    if (!this.authenticated || this.closed) return Promise.reject(new Error(`${this.client} is not connected`));
+    const id = this.nextAsk++;
+    return new Promise((resolve, reject) => {
+      this.asked.set(id, { resolve, reject });
+      this.write(encodeFrame(params === undefined ? { ask: id, method } : { ask: id, method, params }));
+    });
+  }
+
   onClose(listener: () => void): void {
     if (this.gone) queueMicrotask(listener);
     else this.listeners.push(listener);
@@ -229,6 +240,15 @@ class Peer implements HostConnection {
   private frame(value: unknown): void {
     if (!this.authenticated) {
       this.hello(value);
+      return;
+    }
+    if (typeof value === 'object' && value !== null && 'answer' in value) {
+      const answer = AnswerFrame.safeParse(value);
+      const asked = answer.success ? this.asked.get(answer.data.answer) : undefined;
+      if (!answer.success || asked === undefined) return this.drop('an answer to nothing it was asked');
+      this.asked.delete(answer.data.answer);
+      if (answer.data.error !== undefined) asked.reject(new Error(answer.data.error.message));
+      else asked.resolve(answer.data.result);
       return;
     }
     const request = RequestFrame.safeParse(value);
@@ -310,6 +330,8 @@ class Peer implements HostConnection {
     this.gone = true;
     clearTimeout(this.helloTimer);
     this.reader.stop();
+    for (const asked of this.asked.values()) asked.reject(new Error(`${this.client} went away before answering`));
+    this.asked.clear();
     if (!this.authenticated && !this.ending) this.options.log(`${this.id}: closed before its hello`);
     else if (this.authenticated) this.options.log(`${this.id}: ${this.client} detached`);
     for (const listener of this.listeners.splice(0)) {

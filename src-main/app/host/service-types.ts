@@ -10,6 +10,11 @@ export interface HostConnection {
   readonly client: string;
   /** Sends an event frame to this client only (dropped once it has gone). */
   send(event: string, payload: unknown): void;
+  /**
+   * Asks this client for what only it can do (protocol.ts AskFrame); rejects with its error,
+   * or when it goes before answering. What it answers is the client's: check it.
+   */
+  ask(method: string, params?: unknown): Promise<unknown>;
   /** Called once when the client goes (closed, crashed, or dropped for falling behind). */
   onClose(listener: () => void): void;
   readonly closed: boolean;

@@ -211,6 +211,41 @@ describe('requests and events (a host in this process)', () => {
   });
 });
 
+describe('the host asks a client (a host in this process)', () => {
+  it('for what only the client can do: its answer or its error comes back; an unknown ask is refused; a client that goes fails what it was asked', async () => {
+    let asking: import('../../app/host/service-types').HostConnection | undefined;
+    const service: HostService = {
+      handle: async (connection) => {
+        asking = connection;
+        return 'ok';
+      },
+      busy: () => false,
+      close: async () => {},
+    };
+    const server = await startHostServer({ dataDir, service, idleMs: 60_000, version: '' });
+    try {
+      const client = await connect({ start: false });
+      client.answer('shout', async (params) => String((params as { text: string }).text).toUpperCase());
+      client.answer('refuse', async () => {
+        throw new Error('not today');
+      });
+      let release!: () => void;
+      client.answer('slow', () => new Promise((resolve) => (release = () => resolve('late'))));
+      await client.request('hello');
+      expect(await asking!.ask('shout', { text: 'hi' })).toBe('HI');
+      await expect(asking!.ask('refuse')).rejects.toThrow('not today');
+      await expect(asking!.ask('unknown')).rejects.toThrow('this client does not answer unknown');
+      const slow = expect(asking!.ask('slow')).rejects.toThrow(/went away before answering/);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await client.close();
+      await slow;
+      release();
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('the launch', () => {
   it("runs this build's CLI entry with `host --data-dir`", () => {
     const launch = defaultHostLaunch(dataDir, { A: '1' });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { connect as connectSocket, type Socket } from 'node:net';
 import { ensureHostDir, type HostPaths } from '../../app/host/paths';
 import {
+  AskFrame,
   encodeFrame,
   errorCode,
   ErrorFrame,
@@ -72,6 +73,7 @@ export class HostClient {
   private nextId = 1;
   private readonly eventListeners = new Set<(event: string, payload: unknown) => void>();
   private readonly closeListeners = new Set<(reason: string) => void>();
+  private readonly answerers = new Map<string, (params: unknown) => Promise<unknown>>();
   private goneReason: string | undefined;
   private closedByUs = false;
   private answerHello: ((answer: HelloAnswer) => void) | undefined;
@@ -240,6 +242,11 @@ export class HostClient {
     return () => this.eventListeners.delete(listener);
   }
 
+  /** Answers the host's asks of `method` (protocol.ts AskFrame); what it is given is the host's: check it. */
+  answer(method: string, handler: (params: unknown) => Promise<unknown>): void {
+    this.answerers.set(method, handler);
+  }
+
   /** Called once when the host goes away or the connection fails (not when this client closes). */
   onClose(listener: (reason: string) => void): () => void {
     if (this.goneReason !== undefined && !this.closedByUs) {
@@ -296,6 +303,11 @@ export class HostClient {
       }
       return;
     }
+    const ask = AskFrame.safeParse(value);
+    if (ask.success) {
+      void this.answerAsk(ask.data);
+      return;
+    }
     const error = ErrorFrame.safeParse(value);
     if (error.success) {
       this.settle(error.data.id)?.reject(new HostRequestError(error.data.error.message, errorCode(error.data.error.code)));
@@ -303,6 +315,23 @@ export class HostClient {
     }
     const result = ResultFrame.safeParse(value);
     if (result.success) this.settle(result.data.id)?.resolve(result.data.result);
+  }
+
+  private async answerAsk(ask: AskFrame): Promise<void> {
+    const handler = this.answerers.get(ask.method);
+    let frame: object;
+    try {
+      if (handler === undefined) throw new Error(`this client does not answer ${ask.method}`);
+      frame = { answer: ask.ask, result: (await handler(ask.params)) ?? null };
+    } catch (err) {
+      frame = { answer: ask.ask, error: { message: err instanceof Error ? err.message : String(err) } };
+    }
+    if (this.goneReason !== undefined) return;
+    try {
+      this.socket.write(encodeFrame(frame));
+    } catch {
+      this.socket.write(encodeFrame({ answer: ask.ask, error: { message: 'the answer could not be encoded' } }));
+    }
   }
 
   private settle(id: number): Pending | undefined {
