@@ -1,7 +1,8 @@
 // What the app needs from whoever updates it: the desktop shell (host/electron/updates.ts)
 // provides one; everything else (`deepdesk serve`) answers that updates do not apply.
 
-import type { UpdateStatus } from './contract';
+import { answerWithin, LATER } from './answer-within';
+import { ContractError, type UpdateStatus } from './contract';
 
 export interface UpdateService {
   status(): UpdateStatus;
@@ -26,5 +27,22 @@ export function notApplicableUpdates(currentVersion: string): UpdateService {
       throw new Error('there is no update to install here');
     },
     onChange: () => () => undefined,
+  };
+}
+
+/** The window's `updates.*` requests, answered by an update service (the folder host's, the desktop app's own). */
+export function updateMethods(updates: UpdateService) {
+  return {
+    'updates.status': async () => updates.status(),
+    // A check on a slow network answers with `checking`; its result follows as updates.changed.
+    'updates.check': async () => {
+      const checked = await answerWithin(updates.check());
+      return checked === LATER ? updates.status() : checked;
+    },
+    'updates.install': async () => {
+      if (updates.status().state !== 'downloaded') throw new ContractError('no update has been downloaded yet', 'failed');
+      updates.install();
+      return { ok: true as const };
+    },
   };
 }

@@ -16,7 +16,6 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { App } from '../app';
-import { answerWithin, LATER } from '../answer-within';
 import { ContractError, type AppInfo, type EventFrame, type EventName, type EventPayload, type MethodName, type NoticeDto, type Params } from '../contract';
 import type { AppHostApi } from '../host-api';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
@@ -24,7 +23,7 @@ import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-targ
 import { SshConnectionError } from '../../core/backends/remote/ssh-connection';
 import { sshConfigHosts } from '../../core/backends/remote/ssh-config-hosts';
 import { RemoteFolderError } from './folder-backend';
-import { notApplicableUpdates, type UpdateService } from '../updates';
+import { notApplicableUpdates, updateMethods, type UpdateService } from '../updates';
 import { FolderLocationError, folderLocationName, remoteFolderLocation, sshFolderLocation, type FolderLocation, type SshFolderLocation } from './folder-location';
 import { checkFolder, RecentFolders, typedFolderPath } from './recent-folders';
 import { AgentBoard } from '../session/agent-board';
@@ -299,17 +298,7 @@ export async function createFolderHost(options: FolderHostOptions): Promise<Fold
       board.seen(threadId);
       return { info, threadId };
     },
-    'updates.status': async () => updates.status(),
-    // A check on a slow network answers with `checking`; its result follows as updates.changed.
-    'updates.check': async () => {
-      const checked = await answerWithin(updates.check());
-      return checked === LATER ? updates.status() : checked;
-    },
-    'updates.install': async () => {
-      if (updates.status().state !== 'downloaded') throw new ContractError('no update has been downloaded yet', 'failed');
-      updates.install();
-      return { ok: true };
-    },
+    ...updateMethods(updates),
   };
 
   return {

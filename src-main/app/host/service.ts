@@ -51,6 +51,7 @@ const METHODS = {
   'runs.list': z.object({}).default({}),
   'window.open': windowOpenParams,
   'window.call': windowCallParams,
+  'window.runs': z.object({}).default({}),
   'acp.open': acpOpenParams,
   'acp.in': acpInParams,
 } as const;
@@ -125,6 +126,9 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           if (windows === undefined) throw new HostRequestError('open a window first (window.open)', 'bad_request');
           return windows.call(connection, p.method, p.params);
         }
+        // The threads the windows' apps have working: what quitting the desktop app asks about.
+        case 'window.runs':
+          return { threadIds: (await windows?.workingThreads()) ?? [] };
         case 'acp.open':
           if (editors === undefined) throw new HostRequestError('this host does not serve editors', 'bad_request');
           try {

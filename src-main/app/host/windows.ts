@@ -17,6 +17,7 @@ import { openRemoteApp } from '../remote-folder';
 import { FileSecretStore } from '../settings/file-secret-store';
 import { AppPool } from '../folders/app-pool';
 import { HostRequestError, type HostConnection } from './service-types';
+import { DesktopClients, desktopWindowParams } from './desktop-clients';
 
 export const windowOpenParams = z.object({
   /** The folder to open at start (a checked path or an ssh:// URL), or null for `Open folder`. */
@@ -33,6 +34,8 @@ export const windowOpenParams = z.object({
   mcpConfig: z.array(z.string()),
   cwd: z.string().min(1),
   env: z.record(z.string(), z.string()),
+  /** The desktop app's window: its keys are in its keychain, its folder dialog and browser its own (desktop-clients.ts). */
+  desktop: desktopWindowParams.optional(),
 });
 export type WindowOpenParams = z.output<typeof windowOpenParams>;
 
@@ -42,6 +45,7 @@ export class HostWindows {
   private readonly windows = new Map<string, FolderHost>();
   private readonly pool: AppPool;
   private readonly secrets: FileSecretStore;
+  private readonly desktops = new DesktopClients();
 
   constructor(private readonly options: { dataDir: string; version: string; log: (line: string) => void; runs: HostRuns }) {
     this.pool = new AppPool(options.log);
@@ -61,18 +65,37 @@ export class HostWindows {
     const { dataDir, version } = this.options;
     const env = params.env;
     const mountFlags = parseMountFlags(params.mounts, params.cwd);
+    const desktop = params.desktop;
+    if (desktop !== undefined) this.desktops.add(connection);
+    // The desktop app's windows keep their keys in its keychain: their folders' apps are theirs
+    // (a `serve` window on the same folder has an app of its own, with the data folder's keys).
+    const transport = desktop !== undefined ? ('electron' as const) : ('web' as const);
+    const poolKey = (folder: string) => (desktop !== undefined ? `desktop\0${desktop.secretsFile}\0${folder}` : folder);
     const make = (folder: string, remote?: Parameters<Parameters<typeof openRemoteApp>[2]>[0]) =>
-      createApp({ folder, dataDir, secrets: this.secrets, transport: 'web', version, overrides: params.overrides, mcpConfigFiles: params.mcpConfig, mountFlags, env, ...(remote ? { remote } : {}) });
+      createApp({
+        folder,
+        dataDir,
+        secrets: desktop !== undefined ? this.desktops.secrets(desktop) : this.secrets,
+        ...(desktop !== undefined ? { openExternal: (url: string) => this.desktops.openExternal(url) } : {}),
+        transport,
+        version,
+        overrides: params.overrides,
+        mcpConfigFiles: params.mcpConfig,
+        mountFlags,
+        env,
+        ...(remote ? { remote } : {}),
+      });
     let host: FolderHost;
     try {
       host = await createFolderHost({
         dataDir,
-        transport: 'web',
+        transport,
         version,
         folder: params.folder,
         env,
-        openApp: (folder) => this.pool.lease(folder, () => make(folder)),
-        openRemoteApp: (location) => this.pool.lease(location.url, () => openRemoteApp(location, { dataDir, env }, (remote) => make(location.url, remote))),
+        ...(desktop !== undefined ? { pickFolder: () => DesktopClients.pickFolder(connection) } : {}),
+        openApp: (folder) => this.pool.lease(poolKey(folder), () => make(folder)),
+        openRemoteApp: (location) => this.pool.lease(poolKey(location.url), () => openRemoteApp(location, { dataDir, env }, (remote) => make(location.url, remote))),
       });
     } catch (err) {
       throw asHostError(err);
@@ -123,6 +146,16 @@ export class HostWindows {
 
   busy(): boolean {
     return this.pool.busy();
+  }
+
+  /** The threads working (or waiting for the person) in the windows' folders' apps: what quitting the desktop app asks about. */
+  async workingThreads(): Promise<string[]> {
+    const working: string[] = [];
+    for (const app of this.pool.apps()) {
+      const threads = (await app.handle('threads.list', {}).catch(() => [])) as ThreadSummaryDto[];
+      for (const t of threads) if (t.running || t.pendingApprovals > 0) working.push(t.id);
+    }
+    return working;
   }
 
   /** A window's request about a thread a `deepdesk run` is working on: answered by that run. */

@@ -1,13 +1,15 @@
-// The desktop shell (`npm start`): one hardened window over the same app `deepdesk serve` serves.
-// The app itself comes from createDesktopApp; this file only wires Electron to it.
+// The desktop shell (`npm start`): one hardened window over the same app `deepdesk serve` serves,
+// a client of the data folder's agent host (desktop-window.ts), which owns the runs; started
+// with AGENT_HOST_SWITCH, this binary is that host (agent-host-entry.ts). This file only
+// wires Electron to them.
 
 import { app, dialog, Menu, protocol, session, shell, type BrowserWindow } from 'electron';
 import type { AppUpdater } from 'electron-updater';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDesktopApp } from '../../app/desktop';
 import { resolveDataDir } from '../../app/data-dir';
-import type { FolderHost } from '../../app/folders/folder-host';
+import { agentHostArgs, desktopHostLaunch, runAgentHost } from './agent-host-entry';
+import { openDesktopWindow, type DesktopWindow } from './desktop-window';
 import { watchAgentNotifications } from './agent-notifications';
 import { appMenuTemplate } from './app-menu';
 import { APP_SCHEME_PRIVILEGES } from './app-protocol';
@@ -17,7 +19,7 @@ import { pickFolderDialog } from './dialogs';
 import { debugSwitchGiven, hardenContents, hardenSession } from './hardening';
 import { forwardEvents, registerCallHandler } from './ipc';
 import { createMainWindow } from './main-window';
-import { createSafeStorageSecretStore } from './secrets';
+import { safeStorageCipher } from './secrets';
 import { quitChoice, quitQuestion } from './quit-prompt';
 import type { AppPages } from './trusted-urls';
 import { createElectronUpdates, updateTarget, type UpdaterLike } from './updates';
@@ -68,8 +70,8 @@ async function start(): Promise<void> {
   const currentWindow = (): BrowserWindow | null => mainWindow;
 
   // The window loads while the app starts; its calls (and these) wait for the app.
-  let apiResolved!: (api: FolderHost) => void;
-  const apiReady = new Promise<FolderHost>((resolve) => (apiResolved = resolve));
+  let apiResolved!: (api: DesktopWindow) => void;
+  const apiReady = new Promise<DesktopWindow>((resolve) => (apiResolved = resolve));
 
   /** A later launch (`deepdesk-desktop DIR`, a file manager's "Open with") opens its folder here, in place. */
   const openLaunchedFolder = async (next: DesktopArgs): Promise<void> => {
@@ -143,16 +145,20 @@ async function start(): Promise<void> {
     loadUpdater: loadAutoUpdater,
   });
 
-  let desktopApp: FolderHost;
+  let desktopApp: DesktopWindow;
   try {
-    desktopApp = await createDesktopApp({
+    desktopApp = await openDesktopWindow({
       folder,
       dataDir,
-      secrets: createSafeStorageSecretStore(join(app.getPath('userData'), 'secrets.json')),
+      secretsFile: join(app.getPath('userData'), 'secrets.json'),
+      cipher: safeStorageCipher(),
+      platform: process.platform,
       pickFolder: () => pickFolderDialog(currentWindow()),
       openExternal: (url) => (/^https?:\/\//i.test(url) ? shell.openExternal(url) : Promise.reject(new Error(`not a web address: ${url}`))),
-      version: app.getVersion(),
       updates,
+      launch: desktopHostLaunch({ packaged: app.isPackaged, electron: process.versions.electron !== undefined, execPath: process.execPath, dataDir, env: process.env }),
+      env: process.env,
+      cwd: launch.cwd,
     });
   } catch (err) {
     fail('Deepdesk could not start', err);
@@ -165,26 +171,32 @@ async function start(): Promise<void> {
   // A configured build checks once at start; Settings › Updates shows what it found.
   if (updates.status().canCheck) void updates.check();
 
-  // Quitting with threads working asks first (SPEC §16); in the background, the process quits when they end.
+  // Quitting with threads working asks first (SPEC §16). Their runs are the agent host's, so they
+  // go on whatever this process does; kept in the background, it stays without a window (to
+  // tell what they need) and quits when they end.
   let quitDecided = false;
+  let asking = false;
+  const working = () => desktopApp.workingThreads().catch(() => [] as string[]);
   app.on('before-quit', (event) => {
-    if (quitDecided || !desktopApp.busy()) return;
+    if (quitDecided) return;
     event.preventDefault();
-    void dialog.showMessageBox(quitQuestion()).then(({ response }) => {
-      if (quitChoice(response) === 'quit') {
-        quitDecided = true;
-        app.quit();
-        return;
+    if (asking) return;
+    asking = true;
+    void (async () => {
+      const threads = await working();
+      if (threads.length > 0) {
+        const { response } = await dialog.showMessageBox(quitQuestion());
+        if (quitChoice(response) === 'background') {
+          inBackground = true;
+          mainWindow?.close();
+          while ((await working()).length > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+        } else {
+          await desktopApp.stopRuns(threads);
+        }
       }
-      inBackground = true;
-      mainWindow?.close();
-      const waiting = setInterval(() => {
-        if (desktopApp.busy()) return;
-        clearInterval(waiting);
-        quitDecided = true;
-        app.quit();
-      }, 1_000);
-    });
+      quitDecided = true;
+      app.quit();
+    })().finally(() => (asking = false));
   });
 
   let closed = false;
@@ -201,17 +213,28 @@ async function start(): Promise<void> {
   });
 }
 
-// Before 'ready': app://deepdesk is a standard, secure origin of its own.
-protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
-app.enableSandbox();
 const debugSwitch = app.isPackaged ? debugSwitchGiven((name) => app.commandLine.hasSwitch(name)) : undefined;
+const hostArgs = agentHostArgs(process.argv);
 if (debugSwitch !== undefined) {
-  // A debugger port is a way into the window for any process of this user.
+  // A debugger port is a way into the window (or the host, and the keys it holds) for any process of this user.
   console.error(`deepdesk: the installed app does not run with --${debugSwitch}`);
   app.exit(1);
+} else if (hostArgs !== undefined) {
+  // The agent host: no window, no dock icon, no single-instance lock (the desktop app is its client).
+  app.dock?.hide();
+  runAgentHost(hostArgs).then(
+    (code) => app.exit(code),
+    (err: unknown) => {
+      console.error(`deepdesk host: ${errorText(err)}`);
+      app.exit(1);
+    },
+  );
 } else if (!app.requestSingleInstanceLock(launch)) {
   // The first instance hears this launch's arguments and working directory ('second-instance').
   app.quit();
 } else {
+  // Before 'ready': app://deepdesk is a standard, secure origin of its own.
+  protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
+  app.enableSandbox();
   start().catch((err: unknown) => fail('Deepdesk could not start', err));
 }

@@ -12,7 +12,7 @@ import { fake, resetFakeElectron } from './testing/fake-electron';
 
 vi.mock('electron', async () => (await import('./testing/fake-electron')).electron);
 const { safeStorageCipher } = await import('./secrets');
-const { EncryptedFileSecretStore } = await import('./secret-file');
+const { EncryptedFileSecretStore } = await import('../../app/settings/encrypted-file-secret-store');
 
 let dir: string;
 beforeEach(() => {

@@ -1,23 +1,11 @@
-// The desktop SecretStore: Electron safeStorage (the OS keychain) over an encrypted JSON file.
+// The desktop app's keychain: Electron safeStorage (the OS keychain), the cipher of the
+// encrypted secrets file (app/settings/encrypted-file-secret-store.ts) the agent host keeps
+// for the desktop app's windows, asked over the host's socket (desktop-answers.ts).
 
 import { safeStorage } from 'electron';
-import type { SecretStore } from '../../app/secret-store';
-import { EncryptedFileSecretStore, type SecretCipher } from './secret-file';
-
-/**
- * Chromium's OSCrypt on Linux prefixes what it encrypts with the kind of key: `v11` for a key
- * kept by the keyring (GNOME Keyring, KWallet), `v10` for its built-in, hard-coded fallback
- * key, which decrypts on any machine. The async API falls back to it silently, whatever the
- * (sync) selected backend says, so the ciphertext itself is what is checked.
- */
-const LINUX_BUILT_IN_KEY_PREFIX = 'v10';
-
-const BUILT_IN_KEY_REASON =
-  'no OS keyring (GNOME Keyring, KWallet) is unlocked on this Linux desktop, so Electron would encrypt with Chromium\'s built-in key, which anyone can decrypt; start a keyring, or set the provider\'s API key variable in the environment instead';
+import { keychainKeyProblem, type SecretCipher } from '../../app/settings/encrypted-file-secret-store';
 
 export function safeStorageCipher(platform: NodeJS.Platform = process.platform): SecretCipher {
-  const insecureReason = (data: Buffer): string | undefined =>
-    platform === 'linux' && data.subarray(0, LINUX_BUILT_IN_KEY_PREFIX.length).toString('latin1') === LINUX_BUILT_IN_KEY_PREFIX ? BUILT_IN_KEY_REASON : undefined;
   return {
     async unavailableReason() {
       if (!(await safeStorage.isAsyncEncryptionAvailable())) {
@@ -30,11 +18,6 @@ export function safeStorageCipher(platform: NodeJS.Platform = process.platform):
       const { result, shouldReEncrypt } = await safeStorage.decryptStringAsync(data);
       return { plain: result, reEncrypt: shouldReEncrypt };
     },
-    insecureReason,
+    insecureReason: (data) => keychainKeyProblem(platform, data),
   };
-}
-
-/** `file` is normally join(app.getPath('userData'), 'secrets.json'); call after app 'ready'. */
-export function createSafeStorageSecretStore(file: string): SecretStore {
-  return new EncryptedFileSecretStore(file, safeStorageCipher());
 }

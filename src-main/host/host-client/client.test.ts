@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureHostDir, hostPaths } from '../../app/host/paths';
 import { startHostServer } from '../../app/host/server';
-import { HostRequestError, type HostService } from '../../app/host/service-types';
+import { HostRequestError, type HostConnection, type HostService } from '../../app/host/service-types';
 import { isProcessAlive } from '../../core/process/process-tree';
 import { HostGoneError, HostClient, HostNotRunningError, type HostConnectOptions } from './client';
 import { defaultHostLaunch } from './launch';
@@ -213,7 +213,7 @@ describe('requests and events (a host in this process)', () => {
 
 describe('the host asks a client (a host in this process)', () => {
   it('for what only the client can do: its answer or its error comes back; an unknown ask is refused; a client that goes fails what it was asked', async () => {
-    let asking: import('../../app/host/service-types').HostConnection | undefined;
+    let asking: HostConnection | undefined;
     const service: HostService = {
       handle: async (connection) => {
         asking = connection;

@@ -16,6 +16,8 @@ export interface HostWindowOptions {
   onNotice?: (notice: NoticeDto) => void;
   /** One line when the host went away and when it is back. */
   onHostGone?: (line: string) => void;
+  /** What this window answers when the host asks (the desktop app's keychain, dialog and browser). */
+  answers?: Readonly<Record<string, (params: unknown) => Promise<unknown>>>;
 }
 
 const RECONNECT_ATTEMPTS = 5;
@@ -27,7 +29,12 @@ export class HostWindow implements AppHostApi {
   private reconnecting: Promise<void> | undefined;
   private closed = false;
 
-  private constructor(private readonly options: HostWindowOptions) {}
+  /** The folder open now: a new host opens the window on it. */
+  private folder: string | null;
+
+  private constructor(private readonly options: HostWindowOptions) {
+    this.folder = options.window.folder;
+  }
 
   /** Connects (starting the host when none runs) and opens the window; rejects as `window.open` does (a ContractError). */
   static async open(options: HostWindowOptions): Promise<HostWindow> {
@@ -59,17 +66,26 @@ export class HostWindow implements AppHostApi {
     await this.client?.close();
   }
 
+  /** A request of the host's own (not the window's contract), e.g. `runs.stop`. */
+  async hostRequest<T>(method: string, params?: unknown): Promise<T> {
+    await this.reconnecting;
+    if (this.client === undefined) throw new ContractError('the agent host is not reachable', 'failed');
+    return this.client.request<T>(method, params);
+  }
+
   private async connect(): Promise<void> {
     const client = await HostClient.connect(this.options.connect);
+    for (const [method, handler] of Object.entries(this.options.answers ?? {})) client.answer(method, handler);
     client.onEvent((event, payload) => {
       if (event !== 'window.event') return;
       const frame = payload as EventFrame;
       if (frame.event === 'app.notice') this.tell(frame.payload as NoticeDto);
+      if (frame.event === 'app.folderChanged') this.folder = (frame.payload as { folder: string | null }).folder;
       for (const listener of this.listeners) listener(frame);
     });
     let opened: { notices: NoticeDto[] };
     try {
-      opened = await client.request<{ notices: NoticeDto[] }>('window.open', this.options.window);
+      opened = await client.request<{ notices: NoticeDto[] }>('window.open', { ...this.options.window, folder: this.folder });
     } catch (err) {
       await client.close();
       if (err instanceof HostRequestError) throw new ContractError(err.message, err.code);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { EncryptedFileSecretStore, type SecretCipher } from './secret-file';
+import { EncryptedFileSecretStore, type SecretCipher } from './encrypted-file-secret-store';
 
 // Stands in for Electron safeStorage, which cannot run here: a reversible, visibly non-plain encoding.
 const cipher: SecretCipher = {

@@ -1,12 +1,29 @@
 // Encrypted secrets in a JSON file: values are ciphertext (base64) from a SecretCipher,
-// which on the desktop is Electron safeStorage (secrets.ts). Node-only so it can be tested.
+// which on the desktop is Electron safeStorage (host/electron/secrets.ts), asked over the
+// agent host's socket when the store is the host's (app/host/desktop-clients.ts).
 // The file is a JsonFileStore: an unreadable one is kept aside and told (never overwritten
 // from an empty state), each entry is checked on its own, and saves from several processes
 // merge under its lock.
 
 import { z } from 'zod';
-import type { SecretStore } from '../../app/secret-store';
+import type { SecretStore } from '../secret-store';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
+
+/**
+ * Chromium's OSCrypt on Linux prefixes what it encrypts with the kind of key: `v11` for a key
+ * kept by the keyring (GNOME Keyring, KWallet), `v10` for its built-in, hard-coded fallback
+ * key, which decrypts on any machine. The async API falls back to it silently, whatever the
+ * (sync) selected backend says, so the ciphertext itself is what is checked.
+ */
+const LINUX_BUILT_IN_KEY_PREFIX = 'v10';
+
+const BUILT_IN_KEY_REASON =
+  'no OS keyring (GNOME Keyring, KWallet) is unlocked on this Linux desktop, so Electron would encrypt with Chromium\'s built-in key, which anyone can decrypt; start a keyring, or set the provider\'s API key variable in the environment instead';
+
+/** Undefined when `data` (safeStorage's ciphertext on `platform`) was made with a key of the OS keychain, else why not. */
+export function keychainKeyProblem(platform: string, data: Buffer): string | undefined {
+  return platform === 'linux' && data.subarray(0, LINUX_BUILT_IN_KEY_PREFIX.length).toString('latin1') === LINUX_BUILT_IN_KEY_PREFIX ? BUILT_IN_KEY_REASON : undefined;
+}
 
 export interface SecretCipher {
   /** Undefined when encryption is usable, else the reason it is not (shown to the person). */
