@@ -10,6 +10,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../src-main/core/models/testing/scripted-server';
 import { chromiumPath } from '../scripts/test-setup/system-tools';
+import { removeDataDir } from '../src-main/app/host/testing/remove-data-dir';
 
 export const repo = resolve(import.meta.dirname, '..');
 export const screenshotDir = join(repo, 'test-results', 'screenshots');
@@ -100,7 +101,7 @@ export async function startServe(
       }
       if (stopOptions.keepData) return;
       rmSync(folder, { recursive: true, force: true });
-      rmSync(dataDir, { recursive: true, force: true });
+      removeDataDir(dataDir);
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -12,6 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { removeDataDir } from '../src-main/app/host/testing/remove-data-dir';
 
 const repo = path.resolve(import.meta.dirname, '..');
 const script = path.join(repo, 'scripts', 'start-electron.mjs');
@@ -36,7 +37,8 @@ function tempDir(name: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `deepdesk-start-${name}-`));
   // Usable by `nobody` too.
   fs.chmodSync(dir, 0o777);
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // A data folder's agent host (the served window's) may still be winding down in it.
+  cleanups.push(() => (name === 'data' ? removeDataDir(dir) : fs.rmSync(dir, { recursive: true, force: true })));
   return dir;
 }
 

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+import { removeDataDir } from '../app/host/testing/remove-data-dir';
 
 export const repo = resolve(import.meta.dirname, '../..');
 export const bin = join(repo, 'bin/deepdesk.mjs');
@@ -56,7 +57,7 @@ export function useCliTestEnv(prefix: string): CliTestEnv {
   afterEach(async () => {
     await env.server.close();
     rmSync(env.folder, { recursive: true, force: true });
-    rmSync(env.dataDir, { recursive: true, force: true });
+    removeDataDir(env.dataDir);
   });
   return env;
 }

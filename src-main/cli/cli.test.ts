@@ -9,6 +9,7 @@ import { MAX_MEMORY_PAGE } from '../app/contract';
 import { databasePath } from '../app/data-dir';
 import { MEMORIES_NAMESPACE } from '../core/backends/mounts/mounts';
 import { StoreBackend } from '../core/backends/store/store';
+import { removeDataDir } from '../app/host/testing/remove-data-dir';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -44,7 +45,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
+  removeDataDir(dataDir);
 });
 
 const lines = (calls: unknown[]) => calls.map((c) => (typeof c === 'string' ? c : JSON.stringify(c))).join('\n') + '\n';

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
 import { createSandbox } from '../core/sandbox';
+import { removeDataDir } from '../app/host/testing/remove-data-dir';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -26,7 +27,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
   rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
+  removeDataDir(dataDir);
 });
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
+import { removeDataDir } from '../app/host/testing/remove-data-dir';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -25,7 +26,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
   rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
+  removeDataDir(dataDir);
 });
 
 // Sequences a model would use to clear the screen, move the cursor, retitle the window,

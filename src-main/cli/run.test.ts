@@ -10,6 +10,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { assertToolPairing, textOf, toolMessages } from '../core/agent/agent-harness.test-support';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../core/models/testing/scripted-server';
 import { hostPid } from './host-harness.test-support';
+import { removeDataDir } from '../app/host/testing/remove-data-dir';
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -29,7 +30,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
   rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
+  removeDataDir(dataDir);
 });
 
 function start(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }>; stdout: () => string } {

@@ -4,6 +4,7 @@
 // the contract's, checked again here (the client is another process); its events come back
 // as `window.event`.
 
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
 import { createApp } from '../app';
@@ -67,10 +68,12 @@ export class HostWindows {
     const mountFlags = parseMountFlags(params.mounts, params.cwd);
     const desktop = params.desktop;
     if (desktop !== undefined) this.desktops.add(connection);
-    // The desktop app's windows keep their keys in its keychain: their folders' apps are theirs
-    // (a `serve` window on the same folder has an app of its own, with the data folder's keys).
+    // A folder's app is shared by the windows that would build the same one: a `serve` with
+    // other flags or another environment, or the desktop app (its keys are in its keychain),
+    // gets an app of its own rather than the first window's.
     const transport = desktop !== undefined ? ('electron' as const) : ('web' as const);
-    const poolKey = (folder: string) => (desktop !== undefined ? `desktop\0${desktop.secretsFile}\0${folder}` : folder);
+    const configuration = appConfiguration(params);
+    const poolKey = (folder: string) => `${configuration}\0${folder}`;
     const make = (folder: string, remote?: Parameters<Parameters<typeof openRemoteApp>[2]>[0]) =>
       createApp({
         folder,
@@ -312,6 +315,18 @@ export class HostWindows {
     await this.pool.closeAll();
     this.secrets.close();
   }
+}
+
+/** What a window's folder app is built from, besides the folder: windows that agree share it. */
+function appConfiguration(params: WindowOpenParams): string {
+  const parts = {
+    desktop: params.desktop ?? null,
+    overrides: Object.entries(params.overrides).sort(([a], [b]) => (a < b ? -1 : 1)),
+    mounts: parseMountFlags(params.mounts, params.cwd).map(({ prefix, source }) => ({ prefix, source })),
+    mcpConfig: params.mcpConfig,
+    env: Object.entries(params.env).sort(([a], [b]) => (a < b ? -1 : 1)),
+  };
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32);
 }
 
 function asHostError(err: unknown): Error {

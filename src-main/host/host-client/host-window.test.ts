@@ -12,6 +12,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EventFrame, Result, ThreadView } from '../../app/contract';
 import { startScriptedServer, type ScriptedServer } from '../../core/models/testing/scripted-server';
 import { HostWindow } from './host-window';
+import { removeDataDir } from '../../app/host/testing/remove-data-dir';
 
 const repo = resolve(import.meta.dirname, '../../..');
 let folder: string;
@@ -32,7 +33,7 @@ afterEach(async () => {
   await server.close();
   // The host stops once its socket is gone.
   rmSync(folder, { recursive: true, force: true });
-  rmSync(dataDir, { recursive: true, force: true });
+  removeDataDir(dataDir);
 });
 
 async function open(lines: string[] = []): Promise<HostWindow> {
@@ -63,6 +64,29 @@ function hostPid(): number {
 }
 
 describe("the window's app in the agent host", () => {
+  it('windows with the same flags share the folder’s app; a serve with another --model gets an app of its own, with its model', async () => {
+    const other = await startScriptedServer();
+    try {
+      const first = await open();
+      const same = await open();
+      const { id } = await call(first, 'threads.create', {});
+      expect((await call(same, 'threads.list', {})).map((t) => t.id)).toContain(id);
+      const another = await HostWindow.open({
+        connect: { dataDir, client: 'test', version: '', env: { ...process.env, DEEPDESK_HOST_IDLE_SECONDS: '1' } },
+        window: { folder, overrides: { model: 'openai-compatible:other-model', baseUrl: other.url }, mounts: [], mcpConfig: [], cwd: folder, env: { PATH: process.env.PATH ?? '', HOME: folder, OPENAI_API_KEY: '' } },
+      });
+      opened.push(another);
+      other.push({ text: 'from the other model' });
+      const thread = await call(another, 'threads.create', {});
+      await call(another, 'threads.send', { threadId: thread.id, text: 'which model?' });
+      await waitFor(async () => JSON.stringify(((await call(another, 'threads.get', { threadId: thread.id })) as ThreadView).items).includes('from the other model'), 'the other model’s answer');
+      expect(other.requests.at(-1)!.model).toBe('other-model');
+      expect(server.requests).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a window that closes leaves its run going; the next window sees it finish', async () => {
     server.push({ delayMs: 1200, then: { text: 'finished without a window' } });
     const first = await open();

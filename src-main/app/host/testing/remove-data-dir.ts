@@ -1,0 +1,35 @@
+// For tests: removes a data folder an agent host may still be serving. The host (started by
+// `run`, `serve`, `acp` or a window) outlives its client by design and writes into the data
+// folder while it winds down, so a plain recursive remove can race it (ENOTEMPTY): the host
+// is ended first, and the remove retried.
+
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function removeDataDir(dataDir: string): void {
+  let log = '';
+  try {
+    log = readFileSync(join(dataDir, 'host', 'host.log'), 'utf8');
+  } catch {
+    // No host ever ran here.
+  }
+  const last = [...log.matchAll(/host up: pid (\d+)/g)].at(-1);
+  const pid = last !== undefined ? Number(last[1]) : undefined;
+  // Only that host: a pid of the log may since be another process's.
+  if (pid !== undefined && pid !== process.pid && commandLine(pid).includes(dataDir)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
