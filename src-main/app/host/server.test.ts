@@ -196,6 +196,18 @@ describe('the host folder, socket and token', () => {
     expect(statSync(join(dataDir, 'host')).mode & 0o777).toBe(0o770);
   });
 
+  it('on Windows the socket is a named pipe of its own per data folder (no path length to keep under), beside the same token, lock and log', () => {
+    const one = hostPaths('C:\\Users\\ada\\.deepdesk', 'win32');
+    expect(one.pipe).toBe(true);
+    expect(one.socket).toMatch(/^\\\\\.\\pipe\\deepdesk-host-[0-9a-f]{32}$/);
+    expect(hostPaths('C:\\Users\\ada\\.deepdesk', 'win32').socket).toBe(one.socket);
+    expect(hostPaths('C:\\Users\\bob\\.deepdesk', 'win32').socket).not.toBe(one.socket);
+    expect(hostPaths(join(root, 'd'.repeat(200)), 'win32').socket.length).toBeLessThan(60);
+    const unix = hostPaths(dataDir, 'linux');
+    expect({ pipe: unix.pipe, socket: unix.socket }).toEqual({ pipe: false, socket: join(dataDir, 'host', 'host.sock') });
+    expect([one.token, one.lock, one.log].map((p) => p.slice(-10))).toEqual([unix.token, unix.lock, unix.log].map((p) => p.slice(-10)));
+  });
+
   it("a data folder whose path is too long for a socket is refused with the length", () => {
     const deep = join(root, 'd'.repeat(90));
     expect(() => ensureHostDir(deep)).toThrow(/too long for the agent host's socket: .* is \d+ bytes, at most 100/);

@@ -48,7 +48,10 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   const token = randomBytes(32).toString('hex');
   const server = createServer({ allowHalfOpen: false });
   await bind(server, paths);
-  const socketId = fileId(paths.socket);
+  // A pipe is no file: its host is watched by its token file (written below) instead.
+  const watched = paths.pipe ? paths.token : paths.socket;
+  const ownSocket = (): boolean => !paths.pipe && fileId(paths.socket) === socketId;
+  const socketId = paths.pipe ? undefined : fileId(paths.socket);
   // Written once the socket is ours, never before: a host that lost the race to bind must
   // not replace the token of the one that won. A client that reads the previous token in
   // between is refused and tries again.
@@ -56,9 +59,10 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     writePrivateFile(paths.token, token);
   } catch (err) {
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    if (fileId(paths.socket) === socketId) rmSync(paths.socket, { force: true });
+    if (ownSocket()) rmSync(paths.socket, { force: true });
     throw err;
   }
+  const watchedId = fileId(watched);
   const started = Date.now();
 
   const connections = new Map<string, Peer>();
@@ -91,8 +95,8 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   // A host whose socket was removed or replaced (its data folder deleted, another host bound)
   // is unreachable: it must not linger.
   const watchTimer = setInterval(() => {
-    const now = fileId(paths.socket);
-    if (now !== socketId) void close(now === undefined ? 'its socket file was removed' : 'its socket file was replaced');
+    const now = fileId(watched);
+    if (now !== watchedId) void close(now === undefined ? `its ${paths.pipe ? 'token' : 'socket'} file was removed` : `its ${paths.pipe ? 'token' : 'socket'} file was replaced`);
   }, options.watchMs ?? WATCH_MS);
   watchTimer.unref();
 
@@ -111,7 +115,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
       } catch (err) {
         log(`the service did not close cleanly: ${messageOf(err)}`);
       }
-      if (fileId(paths.socket) === socketId) rmSync(paths.socket, { force: true });
+      if (ownSocket()) rmSync(paths.socket, { force: true });
       log('stopped');
       resolveClosed();
     })();
@@ -357,6 +361,16 @@ function sameSecret(given: string, expected: string): boolean {
  * host whose socket was replaced by a newer host's must not remove the newer one's.
  */
 async function bind(server: Server, paths: HostPaths): Promise<void> {
+  if (paths.pipe) {
+    // Windows: the pipe's name is taken by one host at a time (a second bind fails).
+    try {
+      await listen(server, paths.socket);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new HostAlreadyRunningError(paths.socket);
+      throw err;
+    }
+    return;
+  }
   const temp = join(paths.dir, `hs-${randomBytes(3).toString('hex')}`);
   await listen(server, temp);
   try {
