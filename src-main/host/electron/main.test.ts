@@ -142,7 +142,7 @@ describe('the desktop shell', () => {
   });
 
   it('quitting with a thread working asks; kept in the background, the window closes, a launch shows it again, and it quits when the run ends', async () => {
-    const server = await startScriptedServer([{ delayMs: 2_500, then: { text: 'finished in the background' } }]);
+    const server = await startScriptedServer([{ delayMs: 6_000, then: { text: 'finished in the background' } }]);
     try {
       await call('settings.update', { model: 'openai-compatible:scripted-model', baseUrl: server.url });
       const { id } = (await call('threads.create')) as { id: string };
@@ -158,12 +158,23 @@ describe('the desktop shell', () => {
       expect(fake.messageBoxes[0]![0]).toMatchObject({ buttons: [STOP_RUNS_AND_QUIT, KEEP_RUNNING], cancelId: 1 });
       await vi.waitFor(() => expect(fake.windows.at(-1)!.isDestroyed()).toBe(true));
       expect(fake.quits).toBe(quitsBefore);
-      // A launch while in the background opens a window on the same app.
+      // A launch while in the background opens a window on the same app: the person is back,
+      // and closing that window with the run still going asks again.
       electron.app.emit('second-instance', new FakeEvent(), ['deepdesk'], root, { args: [], cwd: root });
       expect(fake.windows).toHaveLength(windowsBefore + 1);
       fake.windows.at(-1)!.close();
+      fake.messageBoxAnswers.push(1);
+      // Quitting again (the last window closed) once the first wait has seen the person come back.
+      await vi.waitFor(
+        () => {
+          electron.app.emit('before-quit', new FakeEvent());
+          expect(fake.messageBoxes).toHaveLength(2);
+        },
+        { timeout: 10_000, interval: 200 },
+      );
+      expect(fake.quits).toBe(quitsBefore);
       await vi.waitFor(() => expect(fake.quits).toBe(quitsBefore + 1), { timeout: 15_000 });
-      expect(fake.messageBoxes).toHaveLength(1);
+      expect(fake.messageBoxes).toHaveLength(2);
     } finally {
       await server.close();
     }

@@ -189,7 +189,9 @@ async function start(): Promise<void> {
         if (quitChoice(response) === 'background') {
           inBackground = true;
           mainWindow?.close();
-          while ((await working()).length > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+          while (inBackground && (await working()).length > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+          // Opened again meanwhile (a launch, a notification): the person is back, nothing quits.
+          if (!inBackground) return;
         } else {
           await desktopApp.stopRuns(threads);
         }
