@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { HostConnection } from './service-types';
 import { HostRequestError } from './service-types';
+import { textPieces } from './protocol';
 
 export const acpOpenParams = z.object({
   /** `--folder`, absolute, or the command's working folder. */
@@ -79,7 +80,7 @@ export class HostAcp {
       },
     });
     const send = (text: string) => {
-      for (let at = 0; at < text.length; at += MAX_OUT_CHARS) connection.send('acp.out', { data: text.slice(at, at + MAX_OUT_CHARS) });
+      for (const data of textPieces(text, MAX_OUT_CHARS)) connection.send('acp.out', { data });
     };
     const output = new WritableStream<Uint8Array>({
       // Once the editor has gone, what its agent still says goes nowhere (its requests fail).

@@ -121,3 +121,20 @@ export class LineReader {
     this.handlers.frame(value);
   }
 }
+
+/**
+ * `text` in pieces of at most `max` UTF-16 units, never splitting a surrogate pair (a piece
+ * that ends half a character would reach the other side as U+FFFD).
+ */
+export function textPieces(text: string, max: number): string[] {
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(at + max, text.length);
+    const last = text.charCodeAt(end - 1);
+    // A cut after a high surrogate moves before it (or, in a piece of one unit, after its pair).
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += end - at > 1 ? -1 : 1;
+    pieces.push(text.slice(at, end));
+    at = end;
+  }
+  return pieces;
+}

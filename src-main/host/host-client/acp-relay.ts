@@ -5,6 +5,7 @@
 // the editor had set up (acp-relay-state.ts).
 
 import type { AcpOpenParams } from '../../app/host/acp-tunnels';
+import { textPieces } from '../../app/host/protocol';
 import { AcpRelayState } from './acp-relay-state';
 import { HostClient, type HostConnectOptions } from './client';
 
@@ -42,10 +43,7 @@ export async function relayAcp(options: AcpRelayOptions): Promise<number> {
   const send = (line: string) => {
     const host = client;
     if (host === undefined) return;
-    const text = `${line}\n`;
-    for (let at = 0; at < text.length; at += MAX_IN_CHARS) {
-      last = host.request('acp.in', { data: text.slice(at, at + MAX_IN_CHARS) }).catch(() => undefined);
-    }
+    for (const data of textPieces(`${line}\n`, MAX_IN_CHARS)) last = host.request('acp.in', { data }).catch(() => undefined);
   };
   const flush = () => {
     if (client === undefined || state.replaying) return;
