@@ -1,6 +1,7 @@
 // Issue 39: the agent host. `deepdesk run "hi"` end to end with no host running (cold: the
 // command starts one) and with one running (warm), beside the `run` of the build before the
-// host (today's floor: it assembled the run in its own process), interleaved; a window's
+// host (today's floor: it assembled the run in its own process), interleaved; an editor's
+// first answer over `deepdesk acp` (its agent in the host now) beside that build's; a window's
 // attach (open + threads.get over the host's socket) to a thread of 10,000 messages; and
 // what one more client watching a run adds per streamed token.
 
@@ -8,6 +9,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { client, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
 import { newThreadState } from '../../src-main/core/agent/types';
 import { openDatabase } from '../../src-main/core/backends/store/store-db';
 import { startScriptedServer, type ScriptedServer } from '../../src-main/core/models/testing/scripted-server';
@@ -37,6 +40,26 @@ function deepdesk(binary: string, args: string[], env: NodeJS.ProcessEnv): Promi
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${err.trim().split('\n')[0] ?? ''}`))));
   });
+}
+
+/** `deepdesk acp` started as an editor starts it, driven by the SDK's client to its first answer. */
+async function editorFirstAnswer(binary: string, folder: string, dataDir: string, baseUrl: string): Promise<string> {
+  const child = spawn(process.execPath, [binary, 'acp', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', baseUrl], {
+    env: { ...process.env, OPENAI_API_KEY: '' },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const editor = client({ name: 'bench-editor' }).connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
+  try {
+    await editor.agent.request(methods.agent.initialize, { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await editor.agent.request(methods.agent.session.new, { cwd: folder, mcpServers: [] });
+    const { stopReason } = await editor.agent.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'hi' }] });
+    if (stopReason !== 'end_turn') throw new Error(`the prompt ended ${stopReason}`);
+    return stopReason;
+  } finally {
+    editor.close();
+    child.stdin!.end();
+    if (child.exitCode === null) await new Promise((done) => child.once('close', done));
+  }
 }
 
 /** The build before the host, in a worktree of its own (made once; node_modules shared). */
@@ -110,7 +133,7 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
     }
     section.notes.push(
       floor !== undefined
-        ? `The floor column is \`deepdesk run "hi"\` of commit ${PRE_HOST_COMMIT} (the run assembled in its own process), built in .bench/pre-host and run interleaved with ours.`
+        ? `The floor column is \`deepdesk run "hi"\` (and \`deepdesk acp\` for the editor's row) of commit ${PRE_HOST_COMMIT} (the run assembled in its own process), built in .bench/pre-host and run interleaved with ours.`
         : `The build before the host (${PRE_HOST_COMMIT}) could not be made in .bench/pre-host: ${results.today?.error ?? 'git worktree or the build failed'}.`,
     );
 
@@ -136,6 +159,38 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
       { runs: options.runs, budgetMs: 30_000 },
     );
     section.rows.push({ name: `a window's attach (open over the socket + threads.get) to a ${ATTACH_MESSAGES.toLocaleString('en-US')}-message thread, host warm`, ours: formatMs(median(attachTimes)) });
+
+    progress('an editor over deepdesk acp: its first answer, host warm, and the build before the host');
+    const editorTimes = await timeInterleaved(
+      {
+        warm: { before: answer, run: () => editorFirstAnswer(bin, folder, warmData, server.url) },
+        ...(old !== undefined
+          ? {
+              today: {
+                before: answer,
+                run: () => {
+                  const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-old-'));
+                  colds.push(dataDir);
+                  return editorFirstAnswer(old, folder, dataDir, server.url);
+                },
+              },
+            }
+          : {}),
+      },
+      { runs: Math.max(5, options.runs), budgetMs: 60_000 },
+    );
+    const editorWarm = editorTimes.warm!;
+    if (editorWarm.error !== undefined) {
+      section.rows.push({ name: 'an editor’s first answer over deepdesk acp, host warm', ours: 'failed', result: editorWarm.error });
+    } else {
+      const ms = median(editorWarm.times);
+      const before = editorTimes.today && editorTimes.today.error === undefined ? median(editorTimes.today.times) : undefined;
+      section.rows.push({
+        name: 'an editor’s first answer over deepdesk acp (start, initialize, session/new, prompt "hi"), host warm',
+        ours: formatMs(ms),
+        ...(before !== undefined ? { floor: formatMs(before), ratio: formatRatio(ms, before) } : {}),
+      });
+    }
 
     progress('one more client watching a run, per streamed token');
     const streamText = 'tok '.repeat(STREAMED_TOKENS);
