@@ -83,6 +83,12 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
   const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-'));
   const warmData = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-data-'));
   const colds: string[] = [];
+  /** A data folder of its own for one timed run (removed at the end). */
+  const freshDataDir = (kind: string): string => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), `deepdesk-bench-${kind}-`));
+    colds.push(dataDir);
+    return dataDir;
+  };
   const server: ScriptedServer = await startScriptedServer([], {});
   const answer = () => server.push(...Array.from({ length: 1 }, () => ({ text: 'hi' })));
   const flags = (dataDir: string) => ['run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, 'hi'];
@@ -94,25 +100,10 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
     const contenders: Parameters<typeof timeInterleaved>[0] = {
       cold: {
         before: answer,
-        run: () => {
-          const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-cold-'));
-          colds.push(dataDir);
-          return deepdesk(bin, flags(dataDir), env);
-        },
+        run: () => deepdesk(bin, flags(freshDataDir('cold')), env),
       },
       warm: { before: answer, run: () => deepdesk(bin, flags(warmData), {}) },
-      ...(old !== undefined
-        ? {
-            today: {
-              before: answer,
-              run: () => {
-                const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-old-'));
-                colds.push(dataDir);
-                return deepdesk(old, flags(dataDir), {});
-              },
-            },
-          }
-        : {}),
+      ...(old !== undefined ? { today: { before: answer, run: () => deepdesk(old, flags(freshDataDir('old')), {}) } } : {}),
     };
     // The warm host is up before the first timed run (the untimed round starts it).
     const results = await timeInterleaved(contenders, { runs: Math.max(5, options.runs), budgetMs: 60_000 });
@@ -164,18 +155,7 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
     const editorTimes = await timeInterleaved(
       {
         warm: { before: answer, run: () => editorFirstAnswer(bin, folder, warmData, server.url) },
-        ...(old !== undefined
-          ? {
-              today: {
-                before: answer,
-                run: () => {
-                  const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-old-'));
-                  colds.push(dataDir);
-                  return editorFirstAnswer(old, folder, dataDir, server.url);
-                },
-              },
-            }
-          : {}),
+        ...(old !== undefined ? { today: { before: answer, run: () => editorFirstAnswer(old, folder, freshDataDir('old'), server.url) } } : {}),
       },
       { runs: Math.max(5, options.runs), budgetMs: 60_000 },
     );

@@ -8,6 +8,8 @@ import type { App } from '../app';
 
 interface Entry {
   app: Promise<App>;
+  /** What the app was built from besides its folder (a window's flags and environment). */
+  configuration: string;
   /** The app once made. */
   ready?: App;
   leases: number;
@@ -26,12 +28,17 @@ export class AppPool {
     this.timer.unref();
   }
 
-  /** The folder's app, made by `make` when there is none; `close()` on what it returns gives the lease back. */
-  async lease(folder: string, make: () => Promise<App>): Promise<App> {
+  /**
+   * The folder's app, made by `make` when there is none; `close()` on what it returns gives the
+   * lease back. An app no window holds and with nothing going is closed at once, so one built
+   * from another `configuration` is shared only while a window holds it or its runs go
+   * (`builtFrom` tells).
+   */
+  async lease(folder: string, make: () => Promise<App>, configuration = ''): Promise<App> {
     await this.closing.get(folder);
     let entry = this.entries.get(folder);
     if (entry === undefined) {
-      entry = { app: make(), leases: 0 };
+      entry = { app: make(), leases: 0, configuration };
       this.entries.set(folder, entry);
       const made = entry;
       made.app.then(
@@ -65,6 +72,11 @@ export class AppPool {
         await this.sweep();
       },
     };
+  }
+
+  /** The configuration the folder's app was built from (undefined: there is none). */
+  builtFrom(folder: string): string | undefined {
+    return this.entries.get(folder)?.configuration;
   }
 
   /** Whether an app has a thread working. */

@@ -4,28 +4,16 @@
 // whoever starts the host (cli/acp-session.ts): this file knows streams and connections.
 
 import { z } from 'zod';
+import { sessionFlags } from './session-flags';
 import type { HostConnection } from './service-types';
 import { HostRequestError } from './service-types';
 import { textPieces } from './protocol';
 
-export const acpOpenParams = z.object({
+export const acpOpenParams = sessionFlags.extend({
   /** `--folder`, absolute, or the command's working folder. */
   folder: z.string().min(1),
   /** Whether `--folder` was given (`--trust` then trusts that folder only; else the first session's). */
   folderGiven: z.boolean(),
-  model: z.string().optional(),
-  baseUrl: z.string().optional(),
-  apiKey: z.string().optional(),
-  contextWindow: z.number().int().positive().optional(),
-  evictChars: z.number().int().positive().optional(),
-  /** `--mount` flags as given, relative folders from `cwd`. */
-  mounts: z.array(z.string()),
-  memoriesStore: z.string().optional(),
-  /** `--mcp-config` files, absolute. */
-  mcpConfig: z.array(z.string()),
-  trust: z.boolean(),
-  cwd: z.string().min(1),
-  env: z.record(z.string(), z.string()),
 });
 export type AcpOpenParams = z.output<typeof acpOpenParams>;
 

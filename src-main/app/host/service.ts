@@ -9,29 +9,19 @@ import { databasePath } from '../data-dir';
 import { HostRuns } from './runs';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
 import { acpInParams, acpOpenParams, HostAcp, type OpenAcpAgent } from './acp-tunnels';
+import { sessionFlags } from './session-flags';
 import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';
 
 const threadId = z.string().min(1).max(200);
 
 const startParams = z.object({
-  request: z.object({
+  request: sessionFlags.extend({
     folder: z.string().min(1),
     prompt: z.string(),
     threadId: threadId.optional(),
-    model: z.string().optional(),
-    baseUrl: z.string().optional(),
-    apiKey: z.string().optional(),
-    contextWindow: z.number().int().positive().optional(),
-    evictChars: z.number().int().positive().optional(),
     mode: z.enum(APPROVAL_MODES),
     maxCostUsd: z.number().positive().optional(),
-    mounts: z.array(z.string()),
-    memoriesStore: z.string().optional(),
-    mcpConfig: z.array(z.string()),
-    trust: z.boolean(),
-    cwd: z.string().min(1),
-    env: z.record(z.string(), z.string()),
   }),
   approve: z.enum(['ask', 'auto', 'deny']),
   interactive: z.boolean(),

@@ -68,12 +68,24 @@ export class HostWindows {
     const mountFlags = parseMountFlags(params.mounts, params.cwd);
     const desktop = params.desktop;
     if (desktop !== undefined) this.desktops.add(connection);
-    // A folder's app is shared by the windows that would build the same one: a `serve` with
-    // other flags or another environment, or the desktop app (its keys are in its keychain),
-    // gets an app of its own rather than the first window's.
+    // One app per folder, shared by every window on it, so that each sees the runs going there
+    // (a restarted `serve` included). The desktop app's windows have apps of their own: their
+    // keys are in its keychain. An app built from other flags is shared only while a window
+    // holds it or its runs go (AppPool): the window is told so.
     const transport = desktop !== undefined ? ('electron' as const) : ('web' as const);
     const configuration = appConfiguration(params);
-    const poolKey = (folder: string) => `${configuration}\0${folder}`;
+    const poolKey = (folder: string) => (desktop !== undefined ? `desktop\0${desktop.secretsFile}\0${folder}` : folder);
+    let host: FolderHost | undefined;
+    let sharedNotice: string | undefined;
+    const lease = async (folder: string, make: () => Promise<App>): Promise<App> => {
+      const app = await this.pool.lease(poolKey(folder), make, configuration);
+      if (this.pool.builtFrom(poolKey(folder)) !== configuration) {
+        const message = `${folder} is already open in the agent host with other settings (another window's \`serve\` flags or environment); they apply here until its windows close and its runs end.`;
+        if (host !== undefined) host.notice(message);
+        else sharedNotice = message;
+      }
+      return app;
+    };
     const make = (folder: string, remote?: Parameters<Parameters<typeof openRemoteApp>[2]>[0]) =>
       createApp({
         folder,
@@ -88,7 +100,6 @@ export class HostWindows {
         env,
         ...(remote ? { remote } : {}),
       });
-    let host: FolderHost;
     try {
       host = await createFolderHost({
         dataDir,
@@ -97,12 +108,13 @@ export class HostWindows {
         folder: params.folder,
         env,
         ...(desktop !== undefined ? { pickFolder: () => DesktopClients.pickFolder(connection) } : {}),
-        openApp: (folder) => this.pool.lease(poolKey(folder), () => make(folder)),
-        openRemoteApp: (location) => this.pool.lease(poolKey(location.url), () => openRemoteApp(location, { dataDir, env }, (remote) => make(location.url, remote))),
+        openApp: (folder) => lease(folder, () => make(folder)),
+        openRemoteApp: (location) => lease(location.url, () => openRemoteApp(location, { dataDir, env }, (remote) => make(location.url, remote))),
       });
     } catch (err) {
       throw asHostError(err);
     }
+    if (sharedNotice !== undefined) host.notice(sharedNotice);
     if (connection.closed) {
       await host.close();
       throw new HostRequestError('the window went away while it was opening', 'failed');

@@ -64,22 +64,36 @@ function hostPid(): number {
 }
 
 describe("the window's app in the agent host", () => {
-  it('windows with the same flags share the folder’s app; a serve with another --model gets an app of its own, with its model', async () => {
+  it('every window on a folder shares its app; one with other serve flags is told they apply until the app is idle, and a later one gets its own', async () => {
     const other = await startScriptedServer();
+    const withOtherModel = async (notices: string[] = []) => {
+      const window = await HostWindow.open({
+        connect: { dataDir, client: 'test', version: '', env: { ...process.env, DEEPDESK_HOST_IDLE_SECONDS: '1' } },
+        window: { folder, overrides: { model: 'openai-compatible:other-model', baseUrl: other.url }, mounts: [], mcpConfig: [], cwd: folder, env: { PATH: process.env.PATH ?? '', HOME: folder, OPENAI_API_KEY: '' } },
+        onNotice: (notice) => notices.push(notice.message),
+      });
+      opened.push(window);
+      return window;
+    };
     try {
       const first = await open();
       const same = await open();
       const { id } = await call(first, 'threads.create', {});
       expect((await call(same, 'threads.list', {})).map((t) => t.id)).toContain(id);
-      const another = await HostWindow.open({
-        connect: { dataDir, client: 'test', version: '', env: { ...process.env, DEEPDESK_HOST_IDLE_SECONDS: '1' } },
-        window: { folder, overrides: { model: 'openai-compatible:other-model', baseUrl: other.url }, mounts: [], mcpConfig: [], cwd: folder, env: { PATH: process.env.PATH ?? '', HOME: folder, OPENAI_API_KEY: '' } },
-      });
-      opened.push(another);
+      // Another serve's window while the app is held: the same app (it sees the same threads), and told so.
+      const told: string[] = [];
+      const sharing = await withOtherModel(told);
+      expect((await call(sharing, 'threads.list', {})).map((t) => t.id)).toContain(id);
+      expect(told).toContainEqual(expect.stringContaining('is already open in the agent host with other settings'));
+      for (const window of [first, same, sharing]) await window.close();
+      // Once nothing holds it and nothing runs, the next window's flags are the app's.
+      const later: string[] = [];
+      const own = await withOtherModel(later);
+      expect(later.filter((m) => m.includes('other settings'))).toEqual([]);
       other.push({ text: 'from the other model' });
-      const thread = await call(another, 'threads.create', {});
-      await call(another, 'threads.send', { threadId: thread.id, text: 'which model?' });
-      await waitFor(async () => JSON.stringify(((await call(another, 'threads.get', { threadId: thread.id })) as ThreadView).items).includes('from the other model'), 'the other model’s answer');
+      const thread = await call(own, 'threads.create', {});
+      await call(own, 'threads.send', { threadId: thread.id, text: 'which model?' });
+      await waitFor(async () => JSON.stringify(((await call(own, 'threads.get', { threadId: thread.id })) as ThreadView).items).includes('from the other model'), 'the other model’s answer');
       expect(other.requests.at(-1)!.model).toBe('other-model');
       expect(server.requests).toEqual([]);
     } finally {
