@@ -73,7 +73,7 @@ export class HostWindows {
     // keys are in its keychain. An app built from other flags is shared only while a window
     // holds it or its runs go (AppPool): the window is told so.
     const transport = desktop !== undefined ? ('electron' as const) : ('web' as const);
-    const configuration = appConfiguration(params);
+    const configuration = appConfiguration(params, mountFlags);
     const poolKey = (folder: string) => (desktop !== undefined ? `desktop\0${desktop.secretsFile}\0${folder}` : folder);
     let host: FolderHost | undefined;
     let sharedNotice: string | undefined;
@@ -329,12 +329,11 @@ export class HostWindows {
   }
 }
 
-/** What a window's folder app is built from, besides the folder: windows that agree share it. */
-function appConfiguration(params: WindowOpenParams): string {
+/** What a window's folder app is built from, besides the folder (a window that differs is told it shares another's). */
+function appConfiguration(params: WindowOpenParams, mounts: ReturnType<typeof parseMountFlags>): string {
   const parts = {
-    desktop: params.desktop ?? null,
     overrides: Object.entries(params.overrides).sort(([a], [b]) => (a < b ? -1 : 1)),
-    mounts: parseMountFlags(params.mounts, params.cwd).map(({ prefix, source }) => ({ prefix, source })),
+    mounts: mounts.map(({ prefix, source }) => ({ prefix, source })),
     mcpConfig: params.mcpConfig,
     env: Object.entries(params.env).sort(([a], [b]) => (a < b ? -1 : 1)),
   };

@@ -33,6 +33,8 @@ const MAX_IN_CHARS = 4 * 1024 * 1024;
 export async function relayAcp(options: AcpRelayOptions): Promise<number> {
   const state = new AcpRelayState();
   let client: HostClient | undefined;
+  /** The host has the editor's stream open and the replay queued: the editor's lines may go. */
+  let ready = false;
   let ending = false;
   /** The editor's lines waiting for a host (reconnecting, or a replay not yet answered). */
   let waiting: string[] = [];
@@ -46,7 +48,7 @@ export async function relayAcp(options: AcpRelayOptions): Promise<number> {
     for (const data of textPieces(`${line}\n`, MAX_IN_CHARS)) last = host.request('acp.in', { data }).catch(() => undefined);
   };
   const flush = () => {
-    if (client === undefined || state.replaying) return;
+    if (client === undefined || !ready || state.replaying) return;
     const lines = waiting;
     waiting = [];
     for (const line of lines) {
@@ -56,6 +58,7 @@ export async function relayAcp(options: AcpRelayOptions): Promise<number> {
   };
 
   const connect = async (): Promise<void> => {
+    ready = false;
     const next = await HostClient.connect(options.connect);
     let partial = '';
     next.onEvent((event, payload) => {
@@ -92,7 +95,10 @@ export async function relayAcp(options: AcpRelayOptions): Promise<number> {
       options.say(`the agent host stopped (${reason}); starting it again…`);
       void reconnect();
     });
+    // The replay goes first: an editor's line sent before it would reach a host that has not
+    // been told `initialize` nor the sessions.
     for (const line of state.replay()) send(line);
+    ready = true;
     flush();
   };
 
