@@ -3,14 +3,14 @@ import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 
 // One build for every process: the Electron main process and the CLI share the
-// main-process bundle (plain Node, no Electron import outside src-main/host/electron).
+// main-process bundle (plain Node, no Electron import outside src-main/clients/electron).
 export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
       rollupOptions: {
         input: {
-          index: resolve(__dirname, 'src-main/host/electron/main.ts'),
+          index: resolve(__dirname, 'src-main/clients/electron/main.ts'),
           cli: resolve(__dirname, 'src-main/cli/main.ts'),
         },
       },
@@ -20,7 +20,7 @@ export default defineConfig({
     build: {
       outDir: 'out/preload',
       rollupOptions: {
-        input: { index: resolve(__dirname, 'src-main/host/electron/preload.ts') },
+        input: { index: resolve(__dirname, 'src-main/clients/electron/preload.ts') },
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },
     },

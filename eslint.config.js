@@ -11,11 +11,11 @@ const SPAWNING = [
 const LAYERS = {
   core: [
     { group: ['electron', 'electron/*'], message: 'core/ must not import Electron' },
-    { group: ['**/app/**', '**/host/**', '**/cli/**', '**/src-renderer/**'], message: 'core/ must not import app, host, cli or renderer code' },
+    { group: ['**/app/**', '**/clients/**', '**/cli/**', '**/src-renderer/**'], message: 'core/ must not import app, clients, cli or renderer code' },
   ],
   app: [
     { group: ['electron', 'electron/*'], message: 'app/ services are transport-agnostic' },
-    { group: ['**/host/**', '**/cli/**', '**/src-renderer/**'], message: 'app/ must not import host, cli or renderer code' },
+    { group: ['**/clients/**', '**/cli/**', '**/src-renderer/**'], message: 'app/ must not import clients, cli or renderer code' },
   ],
 };
 const restricted = (patterns, spawning = true) => ({ '@typescript-eslint/no-restricted-imports': ['error', { paths: spawning ? SPAWNING : [], patterns }] });
@@ -34,7 +34,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src-main/host/**/*.ts', 'src-main/cli/**/*.ts'],
+    files: ['src-main/clients/**/*.ts', 'src-main/cli/**/*.ts'],
     ignores: TEST_FILES,
     rules: restricted([]),
   },

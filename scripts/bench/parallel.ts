@@ -10,7 +10,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { createApp } from '../../src-main/app/app';
 import { FileSecretStore } from '../../src-main/app/settings/file-secret-store';
 import { lastUserText, startScriptedServer, type ScriptStep, type ScriptedServer } from '../../src-main/core/models/testing/scripted-server';
-import { HostWindow } from '../../src-main/host/host-client/host-window';
+import { HostWindow } from '../../src-main/clients/host-client/host-window';
 import { formatMs, formatRatio, median, withTimeout } from './measure';
 import type { BenchOptions } from './options';
 import { progress, verdict, type Report } from './report';

@@ -38,7 +38,7 @@ import {
   ContractError,
   type methods,
   type EventFrame,
-  type FolderHostMethodName,
+  type WindowFoldersMethodName,
   type AgentViewMethodName,
   type EventName,
   type EventPayload,
@@ -53,7 +53,7 @@ import {
 } from './contract';
 import { answerWithin, LATER } from './answer-within';
 import { databasePath } from './data-dir';
-import type { AppHostApi } from './host-api';
+import type { WindowApi } from './window-api';
 import { detectLocalServers } from './local-servers';
 import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service';
 import { ModeService } from './modes/mode-service';
@@ -104,7 +104,7 @@ export interface AppOptions {
   remote?: RemoteAppFolder;
 }
 
-export interface App extends AppHostApi {
+export interface App extends WindowApi {
   readonly folder: string;
   /** Whether a thread of the folder is working (the agent host keeps the app open for it). */
   busy(): boolean;
@@ -115,8 +115,8 @@ export interface App extends AppHostApi {
   close(): Promise<void>;
 }
 
-/** The folder host's methods (folders/folder-host.ts): opening another folder replaces this app; updates are the whole app's. */
-type HostMethodName = FolderHostMethodName | UpdateMethodName | AgentViewMethodName;
+/** The folder host's methods (folders/window-folders.ts): opening another folder replaces this app; updates are the whole app's. */
+type HostMethodName = WindowFoldersMethodName | UpdateMethodName | AgentViewMethodName;
 type Handlers = { [M in Exclude<MethodName, HostMethodName>]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
 
 export async function createApp(options: AppOptions): Promise<App> {
@@ -647,7 +647,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     describeApproval: describe,
     async handle(method, params) {
       const handler = (handlers as Partial<Record<MethodName, (p: unknown) => Promise<unknown>>>)[method];
-      if (handler === undefined) throw new ContractError(`${method} is answered by the folder host, not by the app of one folder`, 'bad_request');
+      if (handler === undefined) throw new ContractError(`${method} is answered by the window's folders, not by the app of one folder`, 'bad_request');
       return handler(params);
     },
     onEvent(listener) {

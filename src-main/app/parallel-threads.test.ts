@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../core/models/testing/scripted-server';
 import { lastUserText } from '../core/models/testing/scripted-server';
 import { until, useAppTestEnv } from './app-harness.test-support';
-import { createFolderHost } from './folders/folder-host';
+import { createWindowFolders } from './folders/window-folders';
 import type { App } from './app';
 import type { AgentDto } from './contract';
 
@@ -27,7 +27,7 @@ function writeThenAnswer(gate?: (request: RecordedRequest) => Promise<void>): Sc
 }
 
 async function agentsOf(app: App): Promise<AgentDto[]> {
-  const host = await createFolderHost({ dataDir: env.dataDir, transport: 'web', folder: null, openApp: async () => app, openRemoteApp: async () => app });
+  const host = await createWindowFolders({ dataDir: env.dataDir, transport: 'web', folder: null, openApp: async () => app, openRemoteApp: async () => app });
   try {
     return (await host.handle('agentsView.list', {})) as AgentDto[];
   } finally {

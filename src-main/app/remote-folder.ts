@@ -47,7 +47,7 @@ export async function openRemoteAppFolder(location: SshFolderLocation, options: 
 }
 
 /**
- * The app of a remote folder, for createFolderHost's openRemoteApp: the folder connected and
+ * The app of a remote folder, for createWindowFolders's openRemoteApp: the folder connected and
  * checked, then `build` on it; the connection is closed when building fails (else with the app).
  */
 export async function openRemoteApp(location: SshFolderLocation, options: FolderBackendOptions, build: (remote: RemoteAppFolder) => Promise<App>): Promise<App> {

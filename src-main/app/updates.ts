@@ -30,7 +30,7 @@ export function notApplicableUpdates(currentVersion: string): UpdateService {
   };
 }
 
-/** The window's `updates.*` requests, answered by an update service (the folder host's, the desktop app's own). */
+/** The window's `updates.*` requests, answered by an update service (the window's folders', the desktop app's own). */
 export function updateMethods(updates: UpdateService) {
   return {
     'updates.status': async () => updates.status(),

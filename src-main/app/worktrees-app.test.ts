@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { until, useAppTestEnv } from './app-harness.test-support';
 import { createApp, type App } from './app';
 import { parseRequest, type AgentDto, type ContractError, type EventFrame, type MethodName, type Params, type Result } from './contract';
-import { createFolderHost } from './folders/folder-host';
+import { createWindowFolders } from './folders/window-folders';
 import { FileSecretStore } from './settings/file-secret-store';
 
 const env = useAppTestEnv('deepdesk-worktrees-app');
@@ -132,7 +132,7 @@ describe('worktrees in the window', () => {
     expect(diff.diff).toContain('+two, changed');
 
     // The Agents view names the thread's worktree.
-    const host = await createFolderHost({ dataDir: env.dataDir, transport: 'web', folder: null, openApp: async () => tree.app, openRemoteApp: async () => tree.app });
+    const host = await createWindowFolders({ dataDir: env.dataDir, transport: 'web', folder: null, openApp: async () => tree.app, openRemoteApp: async () => tree.app });
     try {
       const listed = (await host.handle('agentsView.list', {})) as AgentDto[];
       expect(listed.find((a) => a.threadId === thread.id)?.worktree).toEqual({ name: 'feature', branch: 'deepdesk/feature', originFolder: person });

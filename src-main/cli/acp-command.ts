@@ -10,7 +10,7 @@ import { buildId } from '../app/package-version';
 import { cliChatModel } from '../app/session/folder-runtime';
 import { savedRunSettings } from '../app/session/person-rules';
 import { terminalSafe } from '../core/text/terminal-safe';
-import { relayAcp } from '../host/host-client/acp-relay';
+import { relayAcp } from '../clients/host-client/acp-relay';
 import { projectFolder } from './folders';
 import { COMMAND_OPTIONS } from './command-table';
 import { badRequestsAsUsage, definedEnv } from './host-connection';

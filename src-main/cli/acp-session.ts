@@ -18,7 +18,7 @@ import { CheckpointStore } from '../core/checkpoints/store';
 import { createChatModel } from '../core/models/create-model';
 import { detectSandbox } from '../core/sandbox';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
-import { startAcpAgent } from '../host/acp/acp-agent';
+import { startAcpAgent } from '../app/host/acp/acp-agent';
 import { acpTrustScope } from './acp-trust';
 import { memoriesStoreFlag, mountFlags } from './mount-flags';
 import { UsageError } from './usage';

@@ -6,7 +6,7 @@ import { resolveDataDir } from '../app/data-dir';
 import type { AgentLine, AttachedRun, RunEnd } from '../app/host/runs';
 import type { RunState } from '../app/session/run-records';
 import { terminalSafe } from '../core/text/terminal-safe';
-import { HostNotRunningError, type HostClient } from '../host/host-client/client';
+import { HostNotRunningError, type HostClient } from '../clients/host-client/client';
 import { COMMAND_OPTIONS } from './command-table';
 import { connectToHost, hostRequest } from './host-connection';
 import { followRun, interactiveTerminal, printAnswer, whyNotCompleted, type TerminalIo } from './run-client';

@@ -3,7 +3,7 @@
 
 import { HostRequestError } from '../app/host/service-types';
 import { buildId } from '../app/package-version';
-import { HostClient } from '../host/host-client/client';
+import { HostClient } from '../clients/host-client/client';
 import { UsageError } from './usage';
 
 export async function connectToHost(dataDir: string, client: string, env: NodeJS.ProcessEnv, start = true): Promise<HostClient> {

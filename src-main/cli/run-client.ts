@@ -7,7 +7,7 @@ import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../core/agen
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import type { AttachedRun, RunEnd } from '../app/host/runs';
-import type { HostClient } from '../host/host-client/client';
+import type { HostClient } from '../clients/host-client/client';
 
 export interface TerminalIo {
   stdin: NodeJS.ReadStream | NodeJS.ReadableStream;

@@ -54,10 +54,10 @@ export const folderMethods = {
   'app.openRemoteFolder': { params: z.object({ host: z.string().max(300), path: z.string().max(4096) }).strict(), result: appInfoSchema },
 } as const;
 
-/** The methods answered by the folder host, not by the app of one folder. */
+/** The methods answered by the window's folders, not by the app of one folder. */
 export type FolderMethodName = keyof typeof folderMethods;
-/** The folder methods the folder host answers itself (the rest, app.info, the app of the folder answers too). */
-export type FolderHostMethodName = Exclude<FolderMethodName, 'app.info'>;
+/** The folder methods the window's folders answers itself (the rest, app.info, the app of the folder answers too). */
+export type WindowFoldersMethodName = Exclude<FolderMethodName, 'app.info'>;
 
 export const folderEvents = {
   /** Another folder was opened (by this window or another one): reload everything. */

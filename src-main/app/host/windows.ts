@@ -1,5 +1,5 @@
 // Windows in the agent host (SPEC §16): each client showing the window (`deepdesk serve`, for
-// the browser tabs it serves) gets a folder host of its own — its open folder, its recent
+// the browser tabs it serves) gets a window's folders of its own — its open folder, its recent
 // folders — over the host's apps, one per folder and shared (app-pool.ts). Its requests are
 // the contract's, checked again here (the client is another process); its events come back
 // as `window.event`.
@@ -13,7 +13,7 @@ import type { ApprovalExtras } from '../approvals/approval-service';
 import type { App } from '../app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
 import type { AttachedRun, HostRuns } from './runs';
-import { createFolderHost, type FolderHost } from '../folders/folder-host';
+import { createWindowFolders, type WindowFolders } from '../folders/window-folders';
 import { openRemoteApp } from '../remote-folder';
 import { FileSecretStore } from '../settings/file-secret-store';
 import { AppPool } from '../folders/app-pool';
@@ -43,7 +43,7 @@ export type WindowOpenParams = z.output<typeof windowOpenParams>;
 export const windowCallParams = z.object({ method: z.string(), params: z.unknown() });
 
 export class HostWindows {
-  private readonly windows = new Map<string, FolderHost>();
+  private readonly windows = new Map<string, WindowFolders>();
   private readonly pool: AppPool;
   private readonly secrets: FileSecretStore;
   private readonly desktops = new DesktopClients();
@@ -75,7 +75,7 @@ export class HostWindows {
     const transport = desktop !== undefined ? ('electron' as const) : ('web' as const);
     const configuration = appConfiguration(params, mountFlags);
     const poolKey = (folder: string) => (desktop !== undefined ? `desktop\0${desktop.secretsFile}\0${folder}` : folder);
-    let host: FolderHost | undefined;
+    let host: WindowFolders | undefined;
     let sharedNotice: string | undefined;
     const lease = async (folder: string, make: () => Promise<App>): Promise<App> => {
       const app = await this.pool.lease(poolKey(folder), make, configuration);
@@ -101,7 +101,7 @@ export class HostWindows {
         ...(remote ? { remote } : {}),
       });
     try {
-      host = await createFolderHost({
+      host = await createWindowFolders({
         dataDir,
         transport,
         version,
@@ -174,7 +174,7 @@ export class HostWindows {
   }
 
   /** A window's request about a thread a `deepdesk run` is working on: answered by that run. */
-  private async runsCall(host: FolderHost, method: string, params: unknown): Promise<unknown> {
+  private async runsCall(host: WindowFolders, method: string, params: unknown): Promise<unknown> {
     const threadId = (params as { threadId?: unknown }).threadId;
     if (typeof threadId !== 'string') return NOT_A_RUN;
     const going = this.options.runs.going(threadId);
@@ -208,14 +208,14 @@ export class HostWindows {
   }
 
   /** A run's question with what the window shows beside an approval of its own (the diff, "Always allow", where a command runs). */
-  private async pendingOf(host: FolderHost, request: ApprovalRequest): Promise<PendingApproval> {
+  private async pendingOf(host: WindowFolders, request: ApprovalRequest): Promise<PendingApproval> {
     const app = this.pool.apps().find((a) => a.folder === host.folder);
     const extras = await app?.describeApproval(request).catch(() => undefined);
     return pendingOf(request, extras);
   }
 
   /** What the folder's app says of threads, with the `deepdesk run`s going on them. */
-  private async withRuns(host: FolderHost, method: string, result: unknown): Promise<unknown> {
+  private async withRuns(host: WindowFolders, method: string, result: unknown): Promise<unknown> {
     if (method === 'threads.list') {
       return (result as ThreadSummaryDto[]).map((t) => {
         const going = this.options.runs.going(t.id);

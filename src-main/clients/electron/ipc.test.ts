@@ -3,7 +3,7 @@
 
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventFrame } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { CALL_CHANNEL, EVENT_CHANNEL } from './bridge-api';
 import { electron, FakeBrowserWindow, FakeFrame, resetFakeElectron } from './testing/fake-electron';
 
@@ -13,7 +13,7 @@ const { APP_PAGE_URL } = await import('./trusted-urls');
 
 const pages = { rendererDir: '/opt/deepdesk/out/renderer' };
 const listeners = new Set<(frame: EventFrame) => void>();
-const api: AppHostApi = {
+const api: WindowApi = {
   handle: async (method) => ({ answered: method }),
   onEvent: (listener) => {
     listeners.add(listener);

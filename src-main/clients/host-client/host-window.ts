@@ -4,7 +4,7 @@
 // refetches what it shows); the requests in flight at that moment fail.
 
 import { ContractError, type EventFrame, type MethodName, type NoticeDto } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { HostRequestError } from '../../app/host/service-types';
 import type { WindowOpenParams } from '../../app/host/windows';
 import { HostClient, HostGoneError, type HostConnectOptions } from './client';
@@ -22,7 +22,7 @@ export interface HostWindowOptions {
 
 const RECONNECT_ATTEMPTS = 5;
 
-export class HostWindow implements AppHostApi {
+export class HostWindow implements WindowApi {
   private readonly listeners = new Set<(frame: EventFrame) => void>();
   private readonly told = new Set<string>();
   private client: HostClient | undefined;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { UpdateStatus } from '../../app/contract';
-import { createFolderHost } from '../../app/folders/folder-host';
+import { createWindowFolders } from '../../app/folders/window-folders';
 import { createElectronUpdates, updateTarget, type UpdaterLike } from './updates';
 
 const dirs: string[] = [];
@@ -118,11 +118,11 @@ describe('checking for updates', () => {
 });
 
 describe('updates in the contract', () => {
-  it('reach the window through the folder host, with their changes as events', async () => {
+  it('reach the window through the window folders, with their changes as events', async () => {
     const dataDir = resources();
     const updater = new FakeUpdater((u) => u.emit('update-not-available', {}));
     const updates = createElectronUpdates({ currentVersion: '0.1.0', target: { kind: 'published', provider: 'github' }, platform: 'darwin', loadUpdater: async () => updater });
-    const host = await createFolderHost({ dataDir, transport: 'electron', folder: null, openApp: () => Promise.reject(new Error('unused')), openRemoteApp: () => Promise.reject(new Error('unused')), updates });
+    const host = await createWindowFolders({ dataDir, transport: 'electron', folder: null, openApp: () => Promise.reject(new Error('unused')), openRemoteApp: () => Promise.reject(new Error('unused')), updates });
     const events: string[] = [];
     host.onEvent((frame) => events.push(frame.event));
     expect(await host.handle('updates.status', {})).toMatchObject({ state: 'idle', canCheck: true });
@@ -143,7 +143,7 @@ describe('updates in the contract', () => {
       }
     }
     const updates = createElectronUpdates({ currentVersion: '0.1.0', target: { kind: 'published', provider: 'github' }, platform: 'darwin', loadUpdater: async () => new SlowUpdater(() => undefined) });
-    const host = await createFolderHost({ dataDir: resources(), transport: 'electron', folder: null, openApp: () => Promise.reject(new Error('unused')), openRemoteApp: () => Promise.reject(new Error('unused')), updates });
+    const host = await createWindowFolders({ dataDir: resources(), transport: 'electron', folder: null, openApp: () => Promise.reject(new Error('unused')), openRemoteApp: () => Promise.reject(new Error('unused')), updates });
     const changes: unknown[] = [];
     host.onEvent((frame) => frame.event === 'updates.changed' && changes.push(frame.payload));
     const started = Date.now();
@@ -155,7 +155,7 @@ describe('updates in the contract', () => {
   });
 
   it('are not applicable in the served window', async () => {
-    const host = await createFolderHost({ dataDir: resources(), transport: 'web', version: '0.1.0', folder: null, openApp: () => Promise.reject(new Error('unused')), openRemoteApp: () => Promise.reject(new Error('unused')) });
+    const host = await createWindowFolders({ dataDir: resources(), transport: 'web', version: '0.1.0', folder: null, openApp: () => Promise.reject(new Error('unused')), openRemoteApp: () => Promise.reject(new Error('unused')) });
     expect(await host.handle('updates.status', {})).toMatchObject({ state: 'not-applicable', canCheck: false, currentVersion: '0.1.0', message: expect.stringContaining('deepdesk serve') });
     expect(await host.handle('updates.check', {})).toMatchObject({ state: 'not-applicable' });
     await host.close();

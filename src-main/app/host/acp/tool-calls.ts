@@ -7,9 +7,9 @@
 // get no location (nor a diff).
 
 import type { ToolCallContent, ToolCallLocation, ToolKind } from '@agentclientprotocol/sdk';
-import { realPathOf, type EditorPaths } from '../../core/backends/mounts/real-paths';
-import { shownText } from '../../core/text/shown-text';
-import type { FileChangeSummary } from '../../core/tools/file-change';
+import { realPathOf, type EditorPaths } from '../../../core/backends/mounts/real-paths';
+import { shownText } from '../../../core/text/shown-text';
+import type { FileChangeSummary } from '../../../core/tools/file-change';
 
 const KINDS: Record<string, ToolKind> = {
   read_file: 'read',
@@ -25,7 +25,7 @@ const KINDS: Record<string, ToolKind> = {
 };
 
 export { realPathOf };
-export type { EditorMount, EditorPaths } from '../../core/backends/mounts/real-paths';
+export type { EditorMount, EditorPaths } from '../../../core/backends/mounts/real-paths';
 
 export function toolKind(name: string): ToolKind {
   // The name is the model's: only our own keys count (never Object.prototype's).

@@ -1,7 +1,7 @@
 // A stand-in for the `electron` module, shared by the shell's tests (Electron's binary cannot
 // run here). Each test file mocks `electron` with it:
 //
-//   vi.mock('electron', async () => (await import('./testing/fake-electron')).electron);
+//   vi.mock('electron', async () => (await import('../../../host/electron/testing/testing/fake-electron')).electron);
 //
 // and resets it with resetFakeElectron() between tests. Events fire in Electron's own order
 // (electron/shell/browser/electron_navigation_throttle.cc): a navigation emits

@@ -1,16 +1,16 @@
 // `deepdesk serve`: the window's static files and its WebSocket on 127.0.0.1 (SPEC §5).
-// A transport only: requests go to the AppHostApi, events come from it.
+// A transport only: requests go to the WindowApi, events come from it.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { hasSessionCookie, hostAllowed, newToken, originAllowed, securityHeaders, sessionCookie, tokenFromProtocols, tokenMatches } from './security';
 import { createSocketHub } from './socket-hub';
 import { resolveStaticFile, sendStaticFile } from './static-files';
 
 export interface WebHostOptions {
-  api: AppHostApi;
+  api: WindowApi;
   /** The built renderer, normally out/renderer. */
   staticDir: string;
   /** 0 (the default) picks a free port. */

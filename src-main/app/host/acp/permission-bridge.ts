@@ -6,11 +6,11 @@
 // cut, with whatever would hide part of it escaped (core/text/shown-text.ts).
 
 import type { PermissionOption, RequestPermissionResponse, ToolCallUpdate } from '@agentclientprotocol/sdk';
-import type { ApprovalBroker } from '../../core/agent/middleware/approval';
-import { suggestAllowRule } from '../../core/agent/permissions/suggest';
-import type { PermissionRule } from '../../core/agent/permissions/rules';
-import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import { shownCodeBlock, shownText } from '../../core/text/shown-text';
+import type { ApprovalBroker } from '../../../core/agent/middleware/approval';
+import { suggestAllowRule } from '../../../core/agent/permissions/suggest';
+import type { PermissionRule } from '../../../core/agent/permissions/rules';
+import type { ApprovalDecision, ApprovalRequest } from '../../../core/agent/types';
+import { shownCodeBlock, shownText } from '../../../core/text/shown-text';
 import { acpToolCallId, toolCallShown } from './session-updates';
 import type { EditorPaths } from './tool-calls';
 

@@ -2,7 +2,7 @@
 
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { EventFrame, ResponseFrame } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { errorFrame, handleRequestFrame } from './handle-frame';
 import { SUBPROTOCOL } from './security';
 
@@ -16,7 +16,7 @@ export interface SocketHub {
   close(): Promise<void>;
 }
 
-export function createSocketHub(api: AppHostApi, options: { maxBufferedBytes?: number } = {}): SocketHub {
+export function createSocketHub(api: WindowApi, options: { maxBufferedBytes?: number } = {}): SocketHub {
   const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
   const server = new WebSocketServer({
     noServer: true,

@@ -1,9 +1,9 @@
 // What a transport needs from the app: answer a validated request, and pass on events.
-// Implemented once (app/dispatcher.ts); served by Electron IPC and by the web host.
+// Implemented once ; served by Electron IPC and by the web host.
 
 import type { EventFrame, MethodName } from './contract';
 
-export interface AppHostApi {
+export interface WindowApi {
   /** Params are already validated against the contract; errors are ContractError or plain Error. */
   handle(method: MethodName, params: unknown): Promise<unknown>;
   /** Every event for the window; returns an unsubscribe function. */

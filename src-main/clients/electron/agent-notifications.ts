@@ -1,7 +1,7 @@
 // The desktop app's OS notifications (SPEC §16): when a thread newly needs the person, or
 // finishes or fails, while the window is not focused (or there is none: the app runs in the
 // background), Electron's Notification says so. The main process lists the Agents view
-// again on each `agentsView.changed` of the folder host (a burst makes one listing), diffs
+// again on each `agentsView.changed` of the window's folders (a burst makes one listing), diffs
 // it with the listing before (agentNotices, shared with the browser's window), and shows one
 // notification a notice. Clicking one brings the window up and sends its page
 // `agentsView.openThread`, which opens the thread as a row of the Agents view does. The page
@@ -10,13 +10,13 @@
 import { Notification, type BrowserWindow } from 'electron';
 import { z } from 'zod';
 import { agentNotices, agentSchema, type AgentDto, type AgentNotice, type EventFrame } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { EVENT_CHANNEL } from './bridge-api';
 
 const agentList = z.array(agentSchema);
 
 export interface AgentNotificationOptions {
-  api: AppHostApi;
+  api: WindowApi;
   /** The main window, when one is open. */
   window(): BrowserWindow | null;
   /** Opens a window when there is none (the app kept its runs going in the background). */
@@ -54,7 +54,7 @@ export function watchAgentNotifications(options: AgentNotificationOptions): Agen
     }
     const opened = options.openWindow();
     if (opened === null) return;
-    // A new page loads on the folder host's open folder: make it the thread's now, and tell the
+    // A new page loads on the window's folders' open folder: make it the thread's now, and tell the
     // page once it loaded (the workspace it opens on selects the thread then).
     void options.api.handle('agentsView.open', { threadId }).catch(() => undefined);
     opened.webContents.once('did-finish-load', () => send(opened, frame));

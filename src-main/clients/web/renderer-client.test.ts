@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { ContractError, type EventFrame, type MethodName } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { createWebSocketTransport, MAX_FRAME_BYTES, TransportError, type ClientTransport, type ConnectionStatus, type WebSocketConstructor } from '../../../src-renderer/src/transport';
 import { startWebHost, type WebHost } from './server';
 import { takeServeToken } from '../../../src-renderer/src/transport/serve-token';
 
 const INFO = { folder: '/tmp/x', folderName: 'x', version: '0.1.0', transport: 'web', canPickFolder: false } as const;
 
-class FakeApi implements AppHostApi {
+class FakeApi implements WindowApi {
   listeners = new Set<(frame: EventFrame) => void>();
   /** Calls that wait until the test releases them. */
   held: { method: MethodName; release: (value: unknown) => void }[] = [];
@@ -54,7 +54,7 @@ afterEach(async () => {
 /** What a browser tab holds: the origin and the cookie it got from the token link. */
 const browser: { origin: string; cookie: string; token: string | null } = { origin: '', cookie: '', token: null };
 
-async function serve(api: AppHostApi, port = 0): Promise<WebHost> {
+async function serve(api: WindowApi, port = 0): Promise<WebHost> {
   host = await startWebHost({ api, staticDir, port });
   const res = await fetch(host.url, { redirect: 'manual' });
   browser.origin = host.origin;

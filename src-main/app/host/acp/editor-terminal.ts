@@ -9,13 +9,13 @@
 
 import { constants } from 'node:os';
 import type { EnvVariable, TerminalExitStatus } from '@agentclientprotocol/sdk';
-import { terminalToText } from '../../core/text/ansi';
-import { DEFAULT_EXECUTE_TIMEOUT_S } from '../../core/backends/filesystem/local-shell';
-import { capText, DEFAULT_MAX_OUTPUT_BYTES } from '../../core/process/output-cap';
-import type { ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
-import { CANCELLED_NOTE, composeOutput, resolveShell, TIMEOUT_EXIT_CODE, timeoutNote } from '../../core/process/pty-exec';
-import { NON_INTERACTIVE_ENV } from '../../core/process/shell-env';
-import { traceparentEnv } from '../../core/process/traceparent';
+import { terminalToText } from '../../../core/text/ansi';
+import { DEFAULT_EXECUTE_TIMEOUT_S } from '../../../core/backends/filesystem/local-shell';
+import { capText, DEFAULT_MAX_OUTPUT_BYTES } from '../../../core/process/output-cap';
+import type { ExecuteOptions, ExecuteResult } from '../../../core/backends/protocol';
+import { CANCELLED_NOTE, composeOutput, resolveShell, TIMEOUT_EXIT_CODE, timeoutNote } from '../../../core/process/pty-exec';
+import { NON_INTERACTIVE_ENV } from '../../../core/process/shell-env';
+import { traceparentEnv } from '../../../core/process/traceparent';
 
 /** The editor's terminal as the ACP SDK's TerminalHandle offers it. */
 export interface EditorTerminal {

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import type { McpServer } from '@agentclientprotocol/sdk';
-import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from '../../core/config/mcp-config-types';
+import { DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig } from '../../../core/config/mcp-config-types';
 
 const EDITOR_SOURCE = { kind: 'cli', file: '(the editor, over ACP)' } as const;
 

@@ -3,12 +3,12 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import { ContractError, type EventFrame, type MethodName } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { createBridgeTransport } from '../../../src-renderer/src/transport';
 import { handleRequestFrame } from '../web/handle-frame';
 import type { DeepdeskBridge } from './bridge-api';
 
-function setup(): { api: AppHostApi & { emit(frame: EventFrame): void }; bridge: DeepdeskBridge; listeners: Set<(frame: EventFrame) => void> } {
+function setup(): { api: WindowApi & { emit(frame: EventFrame): void }; bridge: DeepdeskBridge; listeners: Set<(frame: EventFrame) => void> } {
   const listeners = new Set<(frame: EventFrame) => void>();
   const api = {
     async handle(method: MethodName, params: unknown): Promise<unknown> {

@@ -5,7 +5,7 @@
 // launch) never leave this process.
 
 import type { EventFrame, MethodName, NoticeDto } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { buildId } from '../../app/package-version';
 import type { SecretCipher } from '../../app/settings/encrypted-file-secret-store';
 import { updateMethods, type UpdateService } from '../../app/updates';
@@ -29,7 +29,7 @@ export interface DesktopWindowOptions {
   cwd: string;
 }
 
-export interface DesktopWindow extends AppHostApi {
+export interface DesktopWindow extends WindowApi {
   /** A notice of the desktop app's own (the page crashed and was reloaded, a second launch's flags). */
   notice(message: string): void;
   /** The threads working in the host's windows' folders: what quitting asks about. */

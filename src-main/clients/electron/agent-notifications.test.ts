@@ -6,7 +6,7 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentDto, EventFrame } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { watchAgentNotifications, type AgentNotifications } from './agent-notifications';
 import { EVENT_CHANNEL } from './bridge-api';
 import { electron, fake, resetFakeElectron, type FakeBrowserWindow } from './testing/fake-electron';
@@ -28,7 +28,7 @@ function fakeHost() {
   let listed: AgentDto[] = [];
   const listeners = new Set<(frame: EventFrame) => void>();
   const calls: Array<[string, unknown]> = [];
-  const api: AppHostApi = {
+  const api: WindowApi = {
     async handle(method, params) {
       calls.push([method, params]);
       if (method === 'agentsView.list') return structuredClone(listed);

@@ -3,10 +3,10 @@
 // diffs, the todo list as a plan; and a stored thread replayed as the same updates.
 
 import type { ContentBlock, PlanEntry, SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
-import { isPersonMessage } from '../../core/agent/notes';
-import type { AgentEvent, ChatMessage, Todo } from '../../core/agent/types';
-import { shownText } from '../../core/text/shown-text';
-import type { FileChangeSummary } from '../../core/tools/file-change';
+import { isPersonMessage } from '../../../core/agent/notes';
+import type { AgentEvent, ChatMessage, Todo } from '../../../core/agent/types';
+import { shownText } from '../../../core/text/shown-text';
+import type { FileChangeSummary } from '../../../core/tools/file-change';
 import { toolDiff, toolKind, toolLocations, toolTitle, type EditorPaths } from './tool-calls';
 
 /** A subagent's call ids are its own: under its task call they are told apart by that call's id. */

@@ -1,8 +1,8 @@
 // One request frame in, one response frame out: the part both transports share.
-// No app logic here: validation comes from the contract, answers from the AppHostApi.
+// No app logic here: validation comes from the contract, answers from the WindowApi.
 
 import { ContractError, parseRequest, type ResponseFrame } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 
 /** The id to answer with: the frame's own when it has a usable one, else -1. */
 export function frameId(frame: unknown): number {
@@ -18,7 +18,7 @@ export function errorFrame(id: number, err: unknown): ResponseFrame {
 }
 
 /** Never throws: every failure becomes an error frame. */
-export async function handleRequestFrame(api: AppHostApi, frame: unknown): Promise<ResponseFrame> {
+export async function handleRequestFrame(api: WindowApi, frame: unknown): Promise<ResponseFrame> {
   let request: ReturnType<typeof parseRequest>;
   try {
     request = parseRequest(frame);

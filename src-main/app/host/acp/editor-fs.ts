@@ -11,10 +11,10 @@
 // apply there), so the editor is only ever asked about a plain file in the folder.
 
 import { join } from 'node:path';
-import type { Backend, EditResult, ExecuteOptions, ExecuteResult, ReadRawResult, ReadResult, ShellBackend, WriteResult } from '../../core/backends/protocol';
-import { DEFAULT_READ_LIMIT } from '../../core/backends/protocol';
-import { applyEdit, keepFileConventions, readTextWindow } from '../../core/backends/text';
-import { mediaTypeOf } from '../../core/media/kinds';
+import type { Backend, EditResult, ExecuteOptions, ExecuteResult, ReadRawResult, ReadResult, ShellBackend, WriteResult } from '../../../core/backends/protocol';
+import { DEFAULT_READ_LIMIT } from '../../../core/backends/protocol';
+import { applyEdit, keepFileConventions, readTextWindow } from '../../../core/backends/text';
+import { mediaTypeOf } from '../../../core/media/kinds';
 
 /** The editor's side: whole-file text by real absolute path. */
 export interface EditorFiles {

@@ -12,13 +12,13 @@ import type { EventFrame, MethodName, NoticeDto, Params, Result } from '../contr
 import { FileSecretStore } from '../settings/file-secret-store';
 import { startTestSshd, type TestSshd } from '../../core/backends/remote/testing/sshd';
 import { connectRemoteFolder } from './folder-backend';
-import { createFolderHost, type FolderHost, type FolderHostOptions } from './folder-host';
+import { createWindowFolders, type WindowFolders, type WindowFoldersOptions } from './window-folders';
 import { MAX_RECENT_FOLDERS, RecentFolders, typedFolderPath } from './recent-folders';
 
 let root: string;
 let dataDir: string;
 let home: string;
-const hosts: FolderHost[] = [];
+const hosts: WindowFolders[] = [];
 const stores: FileSecretStore[] = [];
 
 beforeEach(() => {
@@ -41,11 +41,11 @@ function project(name: string, files: Record<string, string> = { 'README.md': `#
   return dir;
 }
 
-async function start(folder: string | null, extra: Partial<FolderHostOptions> = {}) {
+async function start(folder: string | null, extra: Partial<WindowFoldersOptions> = {}) {
   const secrets = new FileSecretStore(dataDir);
   stores.push(secrets);
   const notices: NoticeDto[] = [];
-  const host = await createFolderHost({
+  const host = await createWindowFolders({
     dataDir,
     transport: 'web',
     folder,
@@ -62,7 +62,7 @@ async function start(folder: string | null, extra: Partial<FolderHostOptions> = 
   return { host, call, events, notices };
 }
 
-describe('the folder host', () => {
+describe('the window folders', () => {
   it('without a folder answers the folder methods and refuses the rest until one is opened', async () => {
     const { call } = await start(null);
     expect(await call('app.info', {})).toEqual({ folder: null, folderName: '', version: '0.0.0', transport: 'web', canPickFolder: false });
@@ -200,7 +200,7 @@ describe('typed folder paths', () => {
   });
 });
 
-describe('remote folders in the folder host (SPEC §13)', () => {
+describe('remote folders in the window folders (SPEC §13)', () => {
   let sshd: TestSshd;
   beforeAll(async () => {
     sshd = await startTestSshd();
@@ -214,7 +214,7 @@ describe('remote folders in the folder host (SPEC §13)', () => {
    * folder's app is then built on the same folder as a local one (the remote app itself is
    * tested in app/remote-app.test.ts): what is tested here is the host's part.
    */
-  const remoteApps = (): Partial<FolderHostOptions> => ({
+  const remoteApps = (): Partial<WindowFoldersOptions> => ({
     openRemoteApp: async (location) => {
       const connection = await connectRemoteFolder(location, { dataDir, sshCommand: sshd.sshCommand });
       await connection.close();

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ContractError, type EventFrame, type MethodName } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { startWebHost, type WebHost } from './server';
 import { MAX_FRAME_BYTES } from './socket-hub';
 
-class FakeApi implements AppHostApi {
+class FakeApi implements WindowApi {
   listeners = new Set<(frame: EventFrame) => void>();
   calls: { method: MethodName; params: unknown }[] = [];
   async handle(method: MethodName, params: unknown): Promise<unknown> {

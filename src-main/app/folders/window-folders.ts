@@ -17,7 +17,7 @@ import { homedir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { App } from '../app';
 import { ContractError, type AppInfo, type EventFrame, type EventName, type EventPayload, type MethodName, type NoticeDto, type Params } from '../contract';
-import type { AppHostApi } from '../host-api';
+import type { WindowApi } from '../window-api';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
 import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
 import { SshConnectionError } from '../../core/backends/remote/ssh-connection';
@@ -58,7 +58,7 @@ function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
   };
 }
 
-export interface FolderHostOptions {
+export interface WindowFoldersOptions {
   dataDir: string;
   transport: 'electron' | 'web';
   version?: string;
@@ -84,7 +84,7 @@ export interface FolderHostOptions {
   updates?: UpdateService;
 }
 
-export interface FolderHost extends AppHostApi {
+export interface WindowFolders extends WindowApi {
   /** The open folder (a path or an `ssh://` URL), or null. */
   readonly folder: string | null;
   /** A notice from the host itself (e.g. the window's page crashed and was reloaded). */
@@ -94,7 +94,7 @@ export interface FolderHost extends AppHostApi {
   close(): Promise<void>;
 }
 
-export async function createFolderHost(options: FolderHostOptions): Promise<FolderHost> {
+export async function createWindowFolders(options: WindowFoldersOptions): Promise<WindowFolders> {
   const listeners = new Set<(frame: EventFrame) => void>();
   const send = <E extends EventName>(event: E, payload: EventPayload<E>): void => {
     for (const listener of listeners) listener({ event, payload });

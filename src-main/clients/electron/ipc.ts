@@ -2,7 +2,7 @@
 
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import type { ResponseFrame } from '../../app/contract';
-import type { AppHostApi } from '../../app/host-api';
+import type { WindowApi } from '../../app/window-api';
 import { handleRequestFrame } from '../web/handle-frame';
 import { CALL_CHANNEL, EVENT_CHANNEL } from './bridge-api';
 import { isAppPageUrl, type AppPages } from './trusted-urls';
@@ -17,7 +17,7 @@ function trustedSender(event: IpcMainInvokeEvent, window: BrowserWindow | null, 
  * Answers `deepdesk:call` from the main window's own page; anything else is refused.
  * `api` may still be starting: calls wait for it. Returns a function that removes the handler.
  */
-export function registerCallHandler(api: Promise<AppHostApi>, mainWindow: () => BrowserWindow | null, pages: AppPages): () => void {
+export function registerCallHandler(api: Promise<WindowApi>, mainWindow: () => BrowserWindow | null, pages: AppPages): () => void {
   ipcMain.handle(CALL_CHANNEL, async (event, frame: unknown): Promise<ResponseFrame> => {
     if (!trustedSender(event, mainWindow(), pages)) throw new Error('deepdesk: refused a call from a frame that is not the app');
     return handleRequestFrame(await api, frame);
@@ -26,7 +26,7 @@ export function registerCallHandler(api: Promise<AppHostApi>, mainWindow: () => 
 }
 
 /** Sends every app event to the main window; returns the unsubscribe function. */
-export function forwardEvents(api: AppHostApi, mainWindow: () => BrowserWindow | null): () => void {
+export function forwardEvents(api: WindowApi, mainWindow: () => BrowserWindow | null): () => void {
   return api.onEvent((frame) => {
     const window = mainWindow();
     if (window !== null && !window.isDestroyed()) window.webContents.send(EVENT_CHANNEL, frame);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agent, client, methods, type AgentConnection } from '@agentclientprotocol/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CANCELLED_NOTE, TIMEOUT_EXIT_CODE, timeoutNote } from '../../core/process/pty-exec';
+import { CANCELLED_NOTE, TIMEOUT_EXIT_CODE, timeoutNote } from '../../../core/process/pty-exec';
 import { editorTerminalRunner, type CommandRunner } from './editor-terminal';
 
 interface Term {
