@@ -1,37 +1,35 @@
 // The app behind the window: builds the services for one project folder and answers the
 // contract's requests. Transports (Electron IPC, the web host) only carry messages to it.
 
-import { RunAudit } from './telemetry/run-audit';
+
 import { usageReport } from './usage/usage-report';
 import { ThreadStore } from './threads/thread-store';
 import { randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { wantsOutsideSandbox } from '../core/agent/permissions/modes';
-import { withClaudeRules } from '../core/agent/permissions/claude-permissions';
 import { evaluatePermission, suggestAllowRule, type PermissionRule } from '../core/agent/permissions/rules';
 import type { ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { createDefaultMounts } from '../core/backends/mounts/mounts';
-import { openMemoriesStore } from '../core/backends/store/memory-store';
 import { MountSpecError, parseMountPrefix, type MountSpec } from '../core/backends/mounts/mount-spec';
-import { localMountProblem, MountTable, parseSavedMount } from '../core/backends/mounts/mount-table';
+import { localMountProblem, parseSavedMount } from '../core/backends/mounts/mount-table';
 import type { Backend } from '../core/backends/protocol';
 import { openDatabase } from '../core/backends/store/store';
 import { applyEdit } from '../core/backends/text';
 import { collectResponse } from '../core/models/collect';
-import { createChatModel, parseModelSpec } from '../core/models/create-model';
+import { parseModelSpec } from '../core/models/create-model';
 import { AbortedError, ModelConfigError } from '../core/models/errors';
 import { modelProblem } from '../core/models/connection-problem';
 import type { RetryPolicy } from '../core/models/retry';
 import { listModels } from '../core/models/list-models';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
-import type { ChatModel, ProviderName } from '../core/models/types';
-import { errorEventForWindow, problemForWindow } from './model-problem-words';
-import { remoteFolderSource } from '../core/checkpoints/remote-folder';
-import { CheckpointStore } from '../core/checkpoints/store';
-import { createSandbox, detectSandbox, type SandboxAvailability } from '../core/sandbox';
+import type { ChatModel } from '../core/models/types';
+import { errorEventForWindow, modelProblemForWindow, problemForWindow, providerLabel } from './model-problem-words';
+import { openFolderSession } from './session/folder-session';
+
+
+import { type SandboxAvailability } from '../core/sandbox';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
 import { CheckpointsService, type UserMessageRef } from './checkpoints/checkpoints-service';
 import {
@@ -60,23 +58,21 @@ import { ModeService } from './modes/mode-service';
 import type { SecretStore } from './secret-store';
 import type { JsonFileProblem } from '../core/config/json-file-store';
 import { changesFolderConfiguration, personConfigPaths } from '../core/config/registry';
-import { transcriptsDir, transcriptWriter } from '../core/extensions/hooks/transcript';
 import { watchPersonConfiguration } from '../core/config/watch-person-configuration';
-import { SettingsService } from './settings/settings-service';
 import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
 import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
-import { remoteFolderConfiguration, remoteFolderLimitsNotice, remoteConfigStandIn, type RemoteAppFolder } from './remote-folder';
-import { ThreadService } from './session/thread-service';
+import { remoteFolderConfiguration, remoteFolderLimitsNotice, type RemoteAppFolder } from './remote-folder';
+import type { ThreadService } from './session/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
-import { McpHub } from '../core/extensions/mcp/hub';
-import { McpService } from './mcp/mcp-service';
+
+
 import { PluginsService } from './plugins/plugins-service';
 import { FolderTrustService } from './trust/folder-trust-service';
-import { ExtensionsService } from './extensions/extensions-service';
-import { TrustStore } from '../core/trust/store';
-import { trustGatedHub } from '../core/trust/gated-hub';
-import { folderSandboxPolicy } from '../core/trust/protected-entry-files';
+
+
+
+
 import { listCommands, type CommandSources } from './commands/slash-commands';
 import { expandInput, isInputError, messageText, type InputOutcome } from './commands/person-input';
 import { openWithSystem } from './open-external';
@@ -145,8 +141,34 @@ export async function createApp(options: AppOptions): Promise<App> {
     send('app.notice', dto);
   };
   const stopSecretProblems = options.secrets.onProblem?.(notice);
-  const settings = new SettingsService(options.dataDir, options.secrets, env, { onProblem: notice });
   const overrides = options.overrides ?? {};
+  const { remote } = options;
+  // The one composition (session/folder-session.ts): the place, Settings, the extensions
+  // through the trust gate, mounts, memories, checkpoints, the audit and the models. The
+  // window adds its terminals, its Settings regions and its watchers on top.
+  const session = await openFolderSession({
+    place: remote ? { kind: 'opened-remote', remote, url: options.folder } : { kind: 'local', path: options.folder },
+    flags: {
+      ...(overrides.model ? { model: overrides.model } : {}),
+      ...(overrides.baseUrl ? { baseUrl: overrides.baseUrl } : {}),
+      ...(overrides.apiKey ? { apiKey: overrides.apiKey } : {}),
+      ...(overrides.contextWindow ? { contextWindow: overrides.contextWindow } : {}),
+      ...(overrides.memoriesStore ? { memoriesStore: overrides.memoriesStore } : {}),
+      mounts: options.mountFlags ?? [],
+      mcpConfig: (options.mcpConfigFiles ?? []).map((f) => resolve(f)),
+    },
+    policy: { mode: 'saved', wording: 'window' },
+    context: { dataDir: options.dataDir, db, env, version: options.version ?? '0.0.0', secrets: options.secrets, openBrowser: options.openExternal ?? openWithSystem, notice },
+    onChange: { extensions: () => send('extensions.changed', {}), mcp: () => send('mcp.changed', {}) },
+  }).catch((err: unknown) => {
+    db.close();
+    stopSecretProblems?.();
+    throw err;
+  });
+  const { settings, place, mounts: mountTable, memories: memoriesStore, models, audit } = session;
+  const { sandbox, sandboxStatus } = place;
+  const modes = session.modes!;
+  const { extensions, mcp, hub: gatedHub, trustStore } = { ...session.extensions, extensions: session.extensions.extensions };
   settings.onChange((s) => send('settings.changed', forWindow(s)));
   const withOverrides = <T extends { model: string; baseUrl: string; contextWindow?: number; memoriesStore?: string }>(s: T): T => ({
     ...s,
@@ -174,26 +196,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     return kept;
   };
 
-  const { remote } = options;
   // Told only when the remote folder has configuration of its own; looked for in the background.
   if (remote) {
     void remoteFolderConfiguration(remote.shell).then((found) => {
       if (found.length > 0) notice({ id: `remote-config:${options.folder}:${found.join(',')}`, message: remoteFolderLimitsNotice(remote.label, found), kind: 'info', folder: options.folder });
     });
   }
-  // The person's mounts (flags over Settings; SPEC §13), read on every call, and the store behind
-  // /memories/ (chosen when the folder opens: a change in Settings applies from the next opening).
-  const mountTable = new MountTable({
-    cacheRoot: join(options.dataDir, 'mounts'),
-    flags: options.mountFlags ?? [],
-    saved: () => settings.raw().mounts,
-    env,
-    onProblem: (message) => notice({ message }),
-  });
   const mountRoutes = { routes: () => mountTable.routes(), git: () => mountTable.gitMounts() };
-  const memoriesStore = openMemoriesStore(overrides.memoriesStore ?? settings.raw().memoriesStore, db, (why) =>
-    notice({ message: `The memories store cannot be used (${why}); memories are kept in SQLite for now.` }),
-  );
   const shared = createDefaultMounts({
     folder: options.folder,
     db,
@@ -202,14 +211,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     extraMounts: mountRoutes.routes,
     ...(remote ? { folderBackend: remote.shell } : {}),
   });
-  // The agent's commands run in the sandbox when this machine (or the remote) has one (SPEC §7).
-  const sandbox = remote ? remote.shell.sandbox : await createSandbox(folderSandboxPolicy({ projectDir: realpathSync(options.folder), dataDir: options.dataDir }));
-  const sandboxStatus: SandboxAvailability = sandbox
-    ? { available: true, kind: sandbox.kind }
-    : remote
-      ? { available: false, reason: `${remote.label} has no usable bubblewrap` }
-      : await detectSandbox().then((d) => (d.available ? { available: false, reason: 'the sandbox could not be set up' } : d));
-  const modes = new ModeService(options.dataDir, options.folder, sandboxStatus, { onProblem: notice });
   modes.onChange((state) => send('mode.changed', state));
 
   // Terminals exist only for this folder's threads (made-up ids start nothing).
@@ -229,27 +230,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   const approvals = new ApprovalService(db, describe);
   approvals.onChange((threadId) => send('approvals.changed', { threadId }));
 
-  const modelFor = async (spec: string, baseUrl?: string, apiKey?: string, retry?: RetryPolicy): Promise<ChatModel> => {
-    const { provider } = parseModelSpec(spec);
-    const key = apiKey ?? overrides.apiKey ?? (await settings.apiKeyFor(provider));
-    const current = withOverrides(settings.raw());
-    return createChatModel({
-      model: spec,
-      env,
-      ...(baseUrl ? { baseUrl } : {}),
-      ...(key ? { apiKey: key } : {}),
-      ...(current.contextWindow ? { contextWindow: current.contextWindow } : {}),
-      ...(current.mediaInput ? { mediaInputOverrides: current.mediaInput } : {}),
-      ...(current.prices ? { priceOverrides: current.prices } : {}),
-      ...(retry ? { retry } : {}),
-    });
-  };
-
   // Checkpoints are kept in the local data folder; a remote folder is read and restored over its connection.
-  const checkpointStore = CheckpointStore.open(options.dataDir);
   const checkpoints = new CheckpointsService({
-    store: checkpointStore,
-    folder: remote ? remoteFolderSource(remote.shell.connection) : options.folder,
+    store: session.checkpointStore,
+    recorder: session.recorder,
+    folder: place.checkpointFolder,
     // Called only after `threads` exists (by requests from the window).
     userMessages: (threadId): UserMessageRef[] => threads.userMessages(threadId),
     onChange: (threadId) => send('checkpoints.changed', { threadId }),
@@ -266,33 +251,9 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   // The folder's own configuration (SPEC §9–§11) is read from the local disk; for a remote
   // folder these services look at an empty local folder instead (the person's own still load).
-  const realFolder = remote ? remoteConfigStandIn(options.dataDir) : realpathSync(options.folder);
-  const hub = new McpHub({
-    folder: realFolder,
-    dataDir: options.dataDir,
-    env,
-    tokens: options.secrets,
-    openBrowser: options.openExternal ?? openWithSystem,
-    clientInfo: { name: 'deepdesk', version: options.version ?? '0.0.0' },
-  });
-  // The one trust gate for the folder's own configuration (SPEC §9): MCP servers, hooks, skills.
-  const trustStore = new TrustStore(options.dataDir, { onProblem: notice });
+  const realFolder = session.configFolder;
+  // The trust question (SPEC §9) over the session's trust store.
   const folderTrust = new FolderTrustService({ folder: realFolder, env, store: trustStore, onState: (state) => send('trust.changed', state) });
-  // The agent, slash commands and Settings see the folder's servers through the trust gate at
-  // every use: a revoke or a changed entry takes effect before the reload that stops them.
-  const gatedHub = trustGatedHub(hub, { folder: realFolder, gate: trustStore, onStale: () => mcp.scheduleReload() });
-  const mcp: McpService = new McpService({
-    folder: realFolder,
-    dataDir: options.dataDir,
-    env,
-    hub: gatedHub,
-    trust: trustStore,
-    ...(options.mcpConfigFiles ? { cliFiles: options.mcpConfigFiles } : {}),
-    onChange: () => send('mcp.changed', {}),
-    onProblem: notice,
-    onNotice: (message) => notice({ message }),
-  });
-  const extensions = new ExtensionsService({ folder: realFolder, dataDir: options.dataDir, trust: trustStore, onChange: () => send('extensions.changed', {}), onProblem: notice });
   // The person's own configuration (every kind's places in the data folder and home, and
   // `--mcp-config` files): one watcher; the folder's own comes through the folder's watcher.
   const personConfiguration = watchPersonConfiguration([...personConfigPaths({ dataDir: options.dataDir, home: homedir() }), ...(options.mcpConfigFiles ?? []).map((f) => resolve(f))], () => {
@@ -306,61 +267,19 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   folderTrust.onGranted(() => mcp.reload());
   folderTrust.onGranted(() => extensions.reload());
-  // Trust given or revoked elsewhere (`deepdesk trust --revoke`, another window): the question,
-  // the servers (stopped) and the hooks and skills follow at once.
-  trustStore.onChange(() => {
-    void folderTrust.refresh();
-    void mcp.reload();
-    extensions.reload();
-  });
+  // Trust given or revoked elsewhere (`deepdesk trust --revoke`, another window): the question
+  // follows at once (the servers, hooks and skills follow in the session).
+  trustStore.onChange(() => void folderTrust.refresh());
 
   const commandSources: CommandSources = { mcp: gatedHub, skills: () => extensions.skills(), commands: () => extensions.commands() };
-
-  const audit = await RunAudit.open({
-    db,
-    env,
-    folder: options.folder,
-    ...(remote ? {} : { localFolder: options.folder }),
-    sandboxType: sandbox?.kind ?? 'none',
-    version: options.version ?? '0.0.0',
-    settings: () => settings.raw(),
-  });
   const threadTitles = new ThreadStore(db);
 
-  const threads: ThreadService = new ThreadService({
-    db,
-    folder: options.folder,
-    audit: (state, maxCostUsd) => audit.runOptions(state, maxCostUsd),
-    lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
-    mcp: gatedHub,
-    skills: { source: () => extensions.skills(), onListing: (listing) => extensions.noteListing(listing) },
-    ...(remote ? {} : { hooks: { hooks: () => extensions.hooks(), folder: realFolder, mode: () => modes.current(), env, transcripts: transcriptWriter(transcriptsDir(options.dataDir)) } }),
+  const threads: ThreadService = session.threads({
     approvals,
-    createModel: async () => {
-      const current = withOverrides(settings.raw());
-      if (current.model.trim() === '') throw new ContractError('No model is configured yet. Open Settings and choose a provider and model.', 'needs_settings');
-      try {
-        return await modelFor(current.model, current.baseUrl || undefined);
-      } catch (err) {
-        // The window has no command line: say where in the window to fix it.
-        if (err instanceof ModelConfigError) throw new ContractError(modelProblemForWindow(err, 'Settings'), 'needs_settings');
-        throw err;
-      }
-    },
-    rules: () => withClaudeRules(extensions.claudeRules(), settings.raw().rules as PermissionRule[]),
-    subagents: () => extensions.subagents(settings.raw().subagents),
-    contextWindow: () => withOverrides(settings.raw()).contextWindow,
-    maxConcurrentRuns: () => settings.raw().maxConcurrentRuns,
     folderBackendFor: (threadId) =>
       remote
         ? new WindowRemoteShellBackend({ connection: remote.shell.connection, threadId, terminals, ...(sandbox ? { sandbox } : {}) })
         : new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
-    mode: () => modes.current(),
-    sandboxAvailable: () => sandbox !== undefined,
-    checkpoints: checkpoints.recorder,
-    mounts: mountRoutes,
-    memories: memoriesStore.store,
-    onDelete: (threadId) => checkpoints.deleteThread(threadId),
     emit: (e) => {
       // Core's messages name the command line's flags; the window says where it takes them.
       if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: errorEventForWindow(e.event) as unknown as EventPayload<'thread.event'>['event'] });
@@ -441,7 +360,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     'settings.get': async () => forWindow(await settings.get()),
     'settings.update': async (patch) => forWindow(await settings.update(withoutFlagValues(patch))),
     'settings.setApiKey': async ({ provider, key }) => forWindow(await settings.setApiKey(provider, key)),
-    'settings.testConnection': async ({ model, baseUrl, apiKey }) => testConnection(model, (retry) => modelFor(model, baseUrl, apiKey, retry)),
+    'settings.testConnection': async ({ model, baseUrl, apiKey }) =>
+      testConnection(model, (retry) => models.named(model, { ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}), retry })),
     'settings.detectLocalServers': () => detectLocalServers(),
     'settings.listModels': async ({ provider, baseUrl, apiKey }) => {
       const key = apiKey ?? overrides.apiKey ?? (await settings.apiKeyFor(provider));
@@ -660,23 +580,13 @@ export async function createApp(options: AppOptions): Promise<App> {
       await mcpStarted.catch(() => undefined);
       personConfiguration.close();
       plugins.close();
-      await mcp.close();
-      extensions.close();
-      trustStore.close();
       await terminals.dispose();
       baselineAbort.abort();
       await watching;
       await workspace.dispose();
-      checkpoints.collectGarbage();
-      checkpointStore.close();
-      await audit.close();
+      await session.close();
       db.close();
       stopSecretProblems?.();
-      settings.close();
-      modes.close();
-      await mountTable.close();
-      await memoriesStore.store.close();
-      await remote?.close();
     },
   };
 }
@@ -737,26 +647,6 @@ async function describeApproval(request: ApprovalRequest, backend: Backend, comm
   }
   const edited = applyEdit(before, String(request.args.old_string ?? ''), String(request.args.new_string ?? ''), request.args.replace_all === true);
   return { ...extras, preview: { path, before, after: edited.ok ? edited.content : before } };
-}
-
-const PROVIDER_LABELS: Record<ProviderName, string> = { anthropic: 'Anthropic', openai: 'OpenAI', google: 'Google', 'openai-compatible': 'the OpenAI-compatible server', ollama: 'Ollama' };
-
-function providerLabel(provider: ProviderName): string {
-  return PROVIDER_LABELS[provider];
-}
-
-/**
- * Bad model settings in the window's words: core's messages name the command line's
- * variables and flags (right for `deepdesk run`), the window says where it takes them.
- */
-export function modelProblemForWindow(err: ModelConfigError, where: 'Settings' | 'above'): string {
-  const provider = err.provider ?? 'openai-compatible';
-  if (err.missing === 'api-key') return where === 'Settings' ? `No API key for ${providerLabel(provider)}: add one in Settings.` : `No API key for ${providerLabel(provider)}: enter one above.`;
-  if (err.missing === 'base-url') {
-    const example = 'e.g. http://127.0.0.1:1234/v1 for LM Studio or http://127.0.0.1:8080/v1 for llama.cpp';
-    return where === 'Settings' ? `The OpenAI-compatible provider needs the server’s base URL: enter it in Settings (${example}).` : `Enter the server’s base URL above (${example}).`;
-  }
-  return where === 'Settings' ? `${err.message}. Check Settings.` : err.message;
 }
 
 /** A test answers at once when asking again cannot help (nothing listens, no such host, a refused key). */

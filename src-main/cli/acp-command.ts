@@ -7,8 +7,7 @@
 import { resolve } from 'node:path';
 import { resolveDataDir } from '../app/data-dir';
 import { buildId } from '../app/package-version';
-import { cliChatModel } from '../app/session/folder-runtime';
-import { savedRunSettings } from '../app/session/person-rules';
+import { checkedModelSpec } from '../app/session/session-models';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { relayAcp } from '../clients/host-client/acp-relay';
 import { projectFolder } from './folders';
@@ -29,9 +28,8 @@ export async function acpCommand(argv: string[]): Promise<number> {
   mountFlags(values.mount);
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], env);
-  // Checked here too, so that a bad flag is told before any host starts (the host checks again).
-  const saved = savedRunSettings(dataDir, env);
-  badRequestAsUsage(() => cliChatModel({ model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput: saved.mediaInput, prices: saved.prices }, env));
+  // Checked here too, so that a bad spec is told before any host starts (the host checks the model, with Settings', again).
+  if (values.model !== undefined) badRequestAsUsage(() => checkedModelSpec(values.model!));
   const say = (line: string) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   // A library that logs with console.log would corrupt the protocol stream.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);

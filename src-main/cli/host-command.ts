@@ -21,14 +21,7 @@ export async function hostCommand(argv: string[]): Promise<number> {
     // Clients of another build replace this host once it is idle (package-version.ts).
     version: buildId(),
     env: process.env,
-    createService: async () =>
-      (await import('../app/host/service')).createHostService({
-        dataDir,
-        env: process.env,
-        version,
-        // `deepdesk acp`'s editors: their agent runs here (its transport is the host's to give).
-        openAcp: async (streams, params) => (await import('./acp-session')).openAcpSession(streams, params, dataDir),
-      }),
+    createService: async () => (await import('../app/host/service')).createHostService({ dataDir, env: process.env, version }),
   });
   if (outcome === 'already-running') process.stderr.write(`deepdesk host: an agent host is already running for ${dataDir}\n`);
   return 0;

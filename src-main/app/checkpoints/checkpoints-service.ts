@@ -35,6 +35,8 @@ export interface ThreadConversation {
 
 export interface CheckpointsServiceOptions {
   store: CheckpointStore;
+  /** The recorder of the folder's session (it records every step's changes). */
+  recorder?: CheckpointRecorder;
   /** The folder's path, or the source of a remote folder (its files over its connection). */
   folder: string | FolderSource;
   /** The thread's user messages, oldest first. */
@@ -49,7 +51,7 @@ export class CheckpointsService {
   private readonly history: CheckpointHistory;
 
   constructor(private readonly options: CheckpointsServiceOptions) {
-    this.recorder = recorderFor(options.store, options.folder);
+    this.recorder = options.recorder ?? recorderFor(options.store, options.folder);
     this.history = new CheckpointHistory(options.store);
   }
 

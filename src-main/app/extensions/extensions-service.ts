@@ -13,7 +13,7 @@ import type { SkillListing } from '../../core/extensions/skills/prompt';
 import { skillProblemLine } from '../../core/extensions/skills/trust-entries';
 import type { Skill } from '../../core/extensions/skills/types';
 import { folderTrust, type FolderTrust } from '../../core/trust/folder-trust';
-import type { TrustStore } from '../../core/trust/store';
+import type { TrustGate } from '../../core/trust/types';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import { loadClaudeRules, type ClaudeRules } from '../../core/agent/permissions/claude-permissions';
 import { createDefinitionsCatalog, type DefinitionsCatalog } from '../../core/extensions/definitions/catalog';
@@ -30,7 +30,8 @@ export interface ExtensionsServiceOptions {
   folder: string;
   dataDir: string;
   home?: string;
-  trust: TrustStore;
+  /** What the session trusts (trust.json, and `--trust`'s grants). */
+  trust: TrustGate;
   onChange(): void;
   onProblem?(problem: JsonFileProblem): void;
 }
@@ -129,6 +130,11 @@ export class ExtensionsService {
     const changed = JSON.stringify([listing.shortened, listing.omitted]) !== JSON.stringify([this.listing?.shortened, this.listing?.omitted]);
     this.listing = listing;
     if (changed) this.options.onChange();
+  }
+
+  /** What did not load, one line each (a command's session says them on stderr; the window lists them in Settings). */
+  problemLines(): string[] {
+    return [...this.catalog.current().problems.map(skillProblemLine), ...this.definitions.commands().problems, ...this.definitions.agents().problems, ...this.loadedHooks.problems];
   }
 
   /** Reads the hooks files again (after a change of one, a trust granted, a switch turned). */

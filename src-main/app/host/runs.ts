@@ -13,6 +13,7 @@ import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/a
 import { ContractError } from '../contract';
 import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../session/headless-run';
 import { ThreadStore } from '../threads/thread-store';
+import type { SecretStore } from '../secret-store';
 import { RunRecords, type RunRecord, type RunState } from '../session/run-records';
 import { HostRequestError, type HostConnection } from './service-types';
 
@@ -104,7 +105,7 @@ export class HostRuns {
   private readonly records: RunRecords;
   private readonly threads: ThreadStore;
 
-  constructor(private readonly options: { dataDir: string; db: Database.Database; version: string }) {
+  constructor(private readonly options: { dataDir: string; db: Database.Database; version: string; secrets: SecretStore }) {
     this.records = new RunRecords(options.db);
     this.threads = new ThreadStore(options.db);
   }

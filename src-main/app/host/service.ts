@@ -8,7 +8,9 @@ import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
 import { HostRuns } from './runs';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
-import { acpInParams, acpOpenParams, HostAcp, type OpenAcpAgent } from './acp-tunnels';
+import { acpInParams, acpOpenParams, HostAcp } from './acp-tunnels';
+import { openAcpSession } from './acp/open-acp-session';
+import { FileSecretStore } from '../settings/file-secret-store';
 import { sessionFlags } from './session-flags';
 import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';
@@ -52,19 +54,19 @@ export interface HostServiceOptions {
   dataDir: string;
   env: NodeJS.ProcessEnv;
   version: string;
-  /** The editor's agent for `deepdesk acp` (its transport lives outside app/); none: acp.open is refused. */
-  openAcp?: OpenAcpAgent;
 }
 
 export async function createHostService(options: HostServiceOptions): Promise<HostService> {
   const db = openDatabase(databasePath(options.dataDir));
-  const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version });
+  // The data folder's keys (Settings' model keys, MCP sign-ins), one store for every client's sessions.
+  const secrets = new FileSecretStore(options.dataDir);
+  const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version, secrets });
   // Made when the first window opens: a host of `run`s only reads no keys.
   let windows: HostWindows | undefined;
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
-  const editors = options.openAcp !== undefined ? new HostAcp({ open: options.openAcp, log }) : undefined;
+  const editors = new HostAcp({ open: (streams, params) => openAcpSession(streams, params, { dataDir: options.dataDir, secrets }), log });
   return {
-    busy: () => runs.busy() || (windows?.busy() ?? false) || (editors?.busy() ?? false),
+    busy: () => runs.busy() || (windows?.busy() ?? false) || editors.busy(),
     serving: () => runs.interruptOrphans(),
     async handle(connection, method, raw) {
       if (!Object.hasOwn(METHODS, method)) throw new HostRequestError(`unknown method ${method}`, 'bad_request');
@@ -75,7 +77,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
         case 'runs.start': {
           const p = params as z.output<typeof startParams>;
           // A thread never has two runs: not one in a window and one of `deepdesk run`.
-          if (p.request.threadId !== undefined && ((await windows?.working(p.request.threadId)) || editors?.working(p.request.threadId))) {
+          if (p.request.threadId !== undefined && ((await windows?.working(p.request.threadId)) || editors.working(p.request.threadId))) {
             throw new HostRequestError(`thread ${p.request.threadId} is working in a window or an editor: wait for it or stop it (deepdesk stop ${p.request.threadId})`, 'failed');
           }
           return runs.start(connection, p);
@@ -102,14 +104,14 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
         case 'runs.stop': {
           const { threadId } = params as { threadId: string };
           // A window's thread is stopped in its folder's app.
-          if (!runs.has(threadId) && ((await windows?.stop(threadId)) || (await editors?.stop(threadId)))) return { state: 'stopped', reason: 'aborted', text: '' };
+          if (!runs.has(threadId) && ((await windows?.stop(threadId)) || (await editors.stop(threadId)))) return { state: 'stopped', reason: 'aborted', text: '' };
           return runs.stop(threadId);
         }
         // Every run's record: this host's, its windows' and those of other processes (run-records.ts).
         case 'runs.list':
           return { agents: runs.list() };
         case 'window.open':
-          windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log, runs });
+          windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log, runs, secrets });
           return windows.open(connection, params as z.output<typeof windowOpenParams>);
         case 'window.call': {
           const p = params as z.output<typeof windowCallParams>;
@@ -120,7 +122,6 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
         case 'window.runs':
           return { threadIds: (await windows?.workingThreads()) ?? [] };
         case 'acp.open':
-          if (editors === undefined) throw new HostRequestError('this host does not serve editors', 'bad_request');
           try {
             return await editors.open(connection, params as z.output<typeof acpOpenParams>);
           } catch (err) {
@@ -128,15 +129,15 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
             throw err;
           }
         case 'acp.in':
-          if (editors === undefined) throw new HostRequestError('this host does not serve editors', 'bad_request');
           return editors.input(connection, (params as z.output<typeof acpInParams>).data);
       }
     },
     async close() {
-      await editors?.close();
+      await editors.close();
       await windows?.close();
       await runs.close();
       db.close();
+      secrets.close();
     },
   };
 }

@@ -15,7 +15,7 @@ import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
 import type { AttachedRun, HostRuns } from './runs';
 import { createWindowFolders, type WindowFolders } from '../folders/window-folders';
 import { openRemoteApp } from '../remote-folder';
-import { FileSecretStore } from '../settings/file-secret-store';
+import type { FileSecretStore } from '../settings/file-secret-store';
 import { AppPool } from '../folders/app-pool';
 import { HostRequestError, type HostConnection } from './service-types';
 import { DesktopClients, desktopWindowParams } from './desktop-clients';
@@ -48,9 +48,9 @@ export class HostWindows {
   private readonly secrets: FileSecretStore;
   private readonly desktops = new DesktopClients();
 
-  constructor(private readonly options: { dataDir: string; version: string; log: (line: string) => void; runs: HostRuns }) {
+  constructor(private readonly options: { dataDir: string; version: string; log: (line: string) => void; runs: HostRuns; secrets: FileSecretStore }) {
     this.pool = new AppPool(options.log);
-    this.secrets = new FileSecretStore(options.dataDir);
+    this.secrets = options.secrets;
     // A window on a `deepdesk run`'s folder can answer its approvals.
     options.runs.answeredByWindowsOf((folder) => [...this.windows.values()].some((w) => w.folder === folder));
     // A folder's app never keeps (nor saves over) a copy of a thread a `deepdesk run` changes.
@@ -325,7 +325,6 @@ export class HostWindows {
     this.windows.clear();
     await Promise.all(windows.map((w) => w.close().catch(() => undefined)));
     await this.pool.closeAll();
-    this.secrets.close();
   }
 }
 

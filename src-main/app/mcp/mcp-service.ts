@@ -11,7 +11,9 @@ import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/con
 import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
 import { userMcpFile } from '../../core/config/kinds/mcp';
 import { loadProjectConfiguration } from '../../core/trust/project-configuration';
-import type { TrustStore } from '../../core/trust/store';
+import type { TrustGate } from '../../core/trust/types';
+import { mergeServers } from '../../core/config/mcp-config';
+import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import { ContractError, type McpListDto, type McpServerDto } from '../contract';
 
 const RELOAD_DEBOUNCE_MS = 150;
@@ -24,8 +26,10 @@ export interface McpServiceOptions {
   hub: McpHubApi;
   /** `--mcp-config FILE` of `deepdesk serve` (read on every reload). */
   cliFiles?: readonly string[];
-  /** The app's trust store (shared with the trust question). */
-  trust: TrustStore;
+  /** What the session trusts (trust.json, shared with the trust question, and `--trust`'s grants). */
+  trust: TrustGate;
+  /** Servers the client gives itself (an editor's), merged after the files (later wins). */
+  extraServers?: readonly McpServerConfig[];
   onChange(): void;
   onProblem?(problem: JsonFileProblem): void;
   /** A problem of work done in the background (a sign-in), for the person. */
@@ -97,11 +101,13 @@ export class McpService {
     });
     this.problems = loaded.problems;
     const off = new Set(this.folderState.current()[this.options.folder]?.disabled ?? []);
-    const servers = loaded.servers.map((s) => (s.source.kind !== 'user' && off.has(s.name) ? { ...s, disabled: true } : s));
+    const configured = this.options.extraServers?.length ? mergeServers(loaded.servers, this.options.extraServers) : loaded.servers;
+    const servers = configured.map((s) => (s.source.kind !== 'user' && off.has(s.name) ? { ...s, disabled: true } : s));
+    const running = new Set(servers.map((s) => s.name));
     // configure sets the new slots before its first wait: what it returns is the starts and
     // stops, left to go on (a later reload keeps a server that is still starting as it is).
     const startsAndStops: Promise<void> = this.options.hub
-      .configure(servers, loaded.untrusted)
+      .configure(servers, loaded.untrusted.filter((s) => !running.has(s.name)))
       .catch(() => undefined)
       .then(() => {
         this.starting.delete(startsAndStops);
@@ -119,6 +125,16 @@ export class McpService {
       this.timer = null;
       void this.reload();
     }, RELOAD_DEBOUNCE_MS);
+  }
+
+  /** What did not load or start, one line each, for a command's session (the window lists them in Settings). */
+  problemLines(): string[] {
+    const lines = [...this.problems];
+    for (const state of this.options.hub.states()) {
+      if (state.status === 'failed') lines.push(`MCP server ${state.name} failed: ${state.error ?? 'it did not start'}`);
+      else if (state.status === 'needs-sign-in') lines.push(`MCP server ${state.name} needs sign-in: sign in from Settings › MCP servers (the app or deepdesk serve)`);
+    }
+    return lines;
   }
 
   list(): McpListDto {

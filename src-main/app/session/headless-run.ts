@@ -8,28 +8,17 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
-import { withClaudeRules } from '../../core/agent/permissions/claude-permissions';
-import { isDefaultRule, type ApprovalMode } from '../../core/agent/permissions/modes';
+import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { newThreadState, type AgentEvent } from '../../core/agent/types';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
-import { CheckpointHistory } from '../../core/checkpoints/history';
-import { recorderFor } from '../../core/checkpoints/recorder';
-import { CheckpointStore } from '../../core/checkpoints/store';
-import { transcriptsDir, transcriptWriter } from '../../core/extensions/hooks/transcript';
-import { createChatModel } from '../../core/models/create-model';
-import { detectSandbox } from '../../core/sandbox';
-import { sshTargetLabel } from '../../core/backends/remote/ssh-target';
 import { ApprovalService } from '../approvals/approval-service';
 import { expandInput, isInputError, messageText } from '../commands/person-input';
 import { ContractError } from '../contract';
 import { parseFolderLocation } from '../folders/folder-location';
-import { RunAudit } from '../telemetry/run-audit';
+import { openWithSystem } from '../open-external';
+import type { SecretStore } from '../secret-store';
 import { ThreadStore } from '../threads/thread-store';
-import { cliChatModel, openFolderExtensions } from './folder-runtime';
-import { personRules, savedRunSettings } from './person-rules';
-import { openRunFolder } from './run-folder';
-import { openSessionMounts } from './session-mounts';
-import { ThreadService } from './thread-service';
+import { openFolderSession } from './folder-session';
 
 /** What `deepdesk run` asks for: its flags, checked by the command already, and its environment. */
 export interface HeadlessRunRequest {
@@ -80,6 +69,8 @@ export interface HeadlessRunContext {
   dataDir: string;
   db: Database.Database;
   version: string;
+  /** The data folder's keys (Settings' model keys, MCP sign-ins). */
+  secrets: SecretStore;
 }
 
 /**
@@ -88,92 +79,71 @@ export interface HeadlessRunContext {
  * without a sandbox, a bad mention), and with the error itself for the rest.
  */
 export async function startHeadlessRun(request: HeadlessRunRequest, context: HeadlessRunContext, io: HeadlessRunIo): Promise<HeadlessRun> {
-  const { dataDir, db } = context;
-  const { env } = request;
-  const saved = savedRunSettings(dataDir, env);
-  const model = cliChatModel(
-    { model: request.model, baseUrl: request.baseUrl, apiKey: request.apiKey, contextWindow: request.contextWindow, mediaInput: saved.mediaInput, prices: saved.prices },
-    env,
-  );
-  const location = parseFolderLocation(request.folder, request.cwd);
-  const opened: Array<() => Promise<void> | void> = [];
-  const closeAll = async () => {
-    for (const close of opened.reverse()) await close();
-  };
-  try {
-    const folder = await openRunFolder(location, { dataDir, env, say: io.say });
-    opened.push(() => folder.close());
-    const { sandbox } = folder;
-    if (request.mode === 'auto' && sandbox === undefined) {
-      const detected = location.kind === 'local' ? await detectSandbox() : { available: false as const, reason: `${sshTargetLabel(location.target)} has no usable bubblewrap` };
-      throw new ContractError(`--mode auto needs a sandbox, and none is available: ${detected.available ? 'it could not be set up' : detected.reason}`, 'bad_request');
-    }
-    // MCP servers, skills and hooks of the folder load through the one trust gate (SPEC §9–§11).
-    const extensions = await openFolderExtensions(folder.localPath, { dataDir, env, mcpFiles: request.mcpConfig, trust: request.trust, say: io.say });
-    opened.push(() => extensions.close());
-    const { mcp, skills, definitions, hooks, realFolder } = extensions;
-    const audit = await RunAudit.open({
-      db,
-      env,
-      folder: folder.text,
-      ...(folder.localPath !== undefined ? { localFolder: folder.localPath } : {}),
-      sandboxType: sandbox?.kind ?? 'none',
-      version: context.version,
-      settings: () => saved,
-    });
-    opened.push(() => audit.close());
-    const sessionMounts = openSessionMounts({ dataDir, env, db, flags: parseMountFlags(request.mounts, request.cwd), memoriesStore: request.memoriesStore, say: io.say });
-    opened.push(() => sessionMounts.close());
-    const checkpoints = CheckpointStore.open(dataDir);
-    opened.push(() => {
-      try {
-        new CheckpointHistory(checkpoints).collectGarbage();
-      } finally {
-        checkpoints.close();
-      }
-    });
-    const rules = personRules(dataDir, env, io.say);
-    const mode = () => request.mode;
-    const threads = new ThreadService({
-      db,
-      folder: folder.text,
-      approvals: new ApprovalService(db, async () => ({})),
-      createModel: async () => model,
-      // Claude Code's settings files' rules around the person's own; the defaults follow (SPEC §11).
-      rules: () => withClaudeRules(extensions.claudeRules(), rules.filter((rule) => !isDefaultRule(rule))),
-      subagents: () => definitions.agents().agents,
-      resolveModel: (spec) =>
-        createChatModel({ model: spec, env, ...(saved.mediaInput !== undefined ? { mediaInputOverrides: saved.mediaInput } : {}), ...(saved.prices !== undefined ? { priceOverrides: saved.prices } : {}) }),
-      ...(request.contextWindow !== undefined ? { contextWindow: () => request.contextWindow } : {}),
+  const { db } = context;
+  const session = await openFolderSession({
+    place: parseFolderLocation(request.folder, request.cwd),
+    flags: {
+      ...(request.model !== undefined ? { model: request.model } : {}),
+      ...(request.baseUrl !== undefined ? { baseUrl: request.baseUrl } : {}),
+      ...(request.apiKey !== undefined ? { apiKey: request.apiKey } : {}),
+      ...(request.contextWindow !== undefined ? { contextWindow: request.contextWindow } : {}),
       ...(request.evictChars !== undefined ? { evictChars: request.evictChars } : {}),
-      maxConcurrentRuns: () => saved.maxConcurrentRuns,
-      audit: (state, maxCostUsd) => audit.runOptions(state, maxCostUsd),
-      folderBackendFor: () => folder.backend,
-      mode,
-      sandboxAvailable: () => sandbox !== undefined,
-      checkpoints: recorderFor(checkpoints, folder.checkpointFolder),
-      ...(mcp ? { mcp } : {}),
-      skills: { source: () => skills.current().skills },
-      ...(hooks && realFolder !== undefined ? { hooks: { hooks: () => hooks().hooks, folder: realFolder, mode, env, transcripts: transcriptWriter(transcriptsDir(dataDir)) } } : {}),
-      mounts: { routes: () => sessionMounts.table.routes(), git: () => sessionMounts.table.gitMounts() },
-      memories: sessionMounts.memories.store,
+      mounts: parseMountFlags(request.mounts, request.cwd),
+      ...(request.memoriesStore !== undefined ? { memoriesStore: request.memoriesStore } : {}),
+      mcpConfig: request.mcpConfig,
+      trust: request.trust,
+    },
+    policy: { mode: request.mode, wording: 'command' },
+    context: { ...context, env: request.env, openBrowser: openWithSystem, notice: (problem) => io.say(problem.message) },
+  });
+  try {
+    // A bad model spec or a missing key is told before anything runs.
+    await session.models.main();
+    const { place, extensions } = session;
+    if (request.mode === 'auto' && place.sandbox === undefined) {
+      const status = place.sandboxStatus;
+      throw new ContractError(`--mode auto needs a sandbox, and none is available: ${status.available ? 'it could not be set up' : status.reason}`, 'bad_request');
+    }
+    // MCP servers start before the first step; what did not load is told in one line each (SPEC §9–§11).
+    await extensions.mcp.start();
+    for (const line of extensions.extensions.problemLines()) io.say(line);
+    for (const line of extensions.mcp.problemLines()) io.say(line);
+    const untrusted = await extensions.untrustedNotice();
+    if (untrusted !== undefined) io.say(untrusted);
+    const threads = session.threads({
+      approvals: new ApprovalService(db, async () => ({})),
       emit: (e) => {
         if (e.kind === 'thread-event') io.emit(e.event);
       },
     });
-    opened.push(() => threads.dispose());
-    const store = new ThreadStore(db);
-    const threadId = request.threadId ?? randomUUID();
-    const stored = store.get(threadId);
-    if (stored === undefined) store.save(newThreadState(threadId), { folder: folder.text });
-    else if (stored.folder !== folder.text) throw new ContractError(`thread ${threadId} belongs to another folder (${stored.folder}); pass that --folder`, 'bad_request');
-    threads.useRunSettings(threadId, { broker: io.broker, ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}) });
-
-    const input = await personInput(request.prompt, { ...(mcp ? { mcp } : {}), skills: () => skills.current().skills, commands: () => definitions.commands().commands, files: folder.backend });
-    const result = threads.run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt }).finally(closeAll);
-    return { threadId, folder: folder.text, result, stop: () => threads.stop(threadId) };
+    const closeAll = async () => {
+      try {
+        await threads.dispose();
+      } finally {
+        await session.close();
+      }
+    };
+    try {
+      const store = new ThreadStore(db);
+      const threadId = request.threadId ?? randomUUID();
+      const stored = store.get(threadId);
+      if (stored === undefined) store.save(newThreadState(threadId), { folder: place.text });
+      else if (stored.folder !== place.text) throw new ContractError(`thread ${threadId} belongs to another folder (${stored.folder}); pass that --folder`, 'bad_request');
+      threads.useRunSettings(threadId, { broker: io.broker, ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}) });
+      const input = await personInput(request.prompt, {
+        mcp: extensions.hub,
+        skills: () => extensions.extensions.skills(),
+        commands: () => extensions.extensions.commands(),
+        files: place.shell,
+      });
+      const result = threads.run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt }).finally(closeAll);
+      return { threadId, folder: place.text, result, stop: () => threads.stop(threadId) };
+    } catch (err) {
+      await closeAll();
+      throw err;
+    }
   } catch (err) {
-    await closeAll();
+    await session.close();
     throw err;
   }
 }

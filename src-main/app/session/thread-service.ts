@@ -51,7 +51,7 @@ export interface ThreadServiceOptions {
   createModel: () => Promise<ChatModel>;
   rules: () => readonly PermissionRule[];
   subagents: () => SubagentSpec[];
-  resolveModel?: (spec: string) => ChatModel;
+  resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   contextWindow?: () => number | undefined;
   /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
   audit?: (state: ThreadState, maxCostUsd?: number) => AuditRunOptions;

@@ -37,7 +37,7 @@ export interface AgentSetup {
   /** Whether commands run in an OS sandbox (default: no). */
   sandboxAvailable?: () => boolean;
   subagents?: SubagentSpec[];
-  resolveModel?: (spec: string) => ChatModel;
+  resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   /** Overrides the model's context window for summarization (tokens). */
   contextWindow?: number;
   /** Overrides the tool-result eviction threshold (characters). */

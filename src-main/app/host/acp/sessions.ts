@@ -10,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import type Database from 'better-sqlite3';
 import type {
   ContentBlock,
   ListSessionsResponse,
@@ -25,27 +24,16 @@ import type {
 import { RequestError } from '@agentclientprotocol/sdk';
 import type { RunResult } from '../../../core/agent/loop';
 import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../../core/agent/permissions/modes';
-import { withClaudeRules, type ClaudeRules } from '../../../core/agent/permissions/claude-permissions';
-import { isDefaultRule } from '../../../core/agent/permissions/modes';
 import type { PermissionRule } from '../../../core/agent/permissions/rules';
-import { newThreadState, type AgentEvent, type ThreadState } from '../../../core/agent/types';
+import { newThreadState, type AgentEvent } from '../../../core/agent/types';
 import { LocalShellBackend } from '../../../core/backends/filesystem/local-shell';
-import type { MemoryStore } from '../../../core/backends/store/memory-store';
-import type { GitMountRoute, MountRoute } from '../../../core/backends/mounts/mount-table';
-import type { CheckpointRecorder } from '../../../core/checkpoints/recorder';
-import type { McpServerConfig } from '../../../core/config/mcp-config-types';
-import type { HookEntry } from '../../../core/extensions/hooks/types';
-import type { McpHubApi } from '../../../core/extensions/mcp/types';
-import { transcriptsDir, transcriptWriter } from '../../../core/extensions/hooks/transcript';
-import type { DefinitionsCatalog } from '../../../core/extensions/definitions/catalog';
-import type { Skill } from '../../../core/extensions/skills/types';
 import type { ChatModel, ContentPart } from '../../../core/models/types';
-import type { Sandbox, SandboxAvailability } from '../../../core/sandbox/types';
 import { listCommands, type CommandSources } from '../../commands/slash-commands';
 import { expandInput, isInputError, withAttachments, type InputOutcome, type PersonMessage } from '../../commands/person-input';
-import { ModeService } from '../../modes/mode-service';
 import { ThreadStore } from '../../threads/thread-store';
-import { ThreadService } from '../../session/thread-service';
+import type { ThreadService } from '../../session/thread-service';
+import type { FolderSession, SessionContext, SessionFlags } from '../../session/folder-session';
+import { openFolderSession } from '../../session/folder-session';
 import { ApprovalService } from '../../approvals/approval-service';
 import { ContractError } from '../../contract';
 import { EditorFsBackend, type EditorFiles } from './editor-fs';
@@ -54,19 +42,6 @@ import { editorTerminalRunner, type CommandRunner, type CreateEditorTerminal } f
 import { permissionBridge } from './permission-bridge';
 import { replayUpdates, updatesForEvent, type OpenCall } from './session-updates';
 import type { EditorPaths } from './tool-calls';
-import type { AuditRunOptions } from '../../telemetry/run-audit';
-
-/** What a folder opens with (the command's folder runtime has this shape). */
-export interface FolderResources {
-  realFolder: string;
-  sandbox: Sandbox | undefined;
-  mcp: McpHubApi;
-  skills: { current(): { skills: readonly Skill[] } };
-  definitions: DefinitionsCatalog;
-  claudeRules: () => ClaudeRules;
-  hooks: () => { hooks: readonly HookEntry[] };
-  close(): Promise<void>;
-}
 
 /** The editor, as the sessions call it. */
 export interface EditorClient {
@@ -79,37 +54,25 @@ export interface EditorClient {
 }
 
 export interface AcpSessionsOptions {
-  db: Database.Database;
-  dataDir: string;
-  env: NodeJS.ProcessEnv;
-  model: ChatModel;
-  resolveModel: (spec: string) => ChatModel;
-  contextWindow?: number;
-  evictChars?: number;
+  db: AcpSessionContext['db'];
+  /** What every session's folder opens with: the data folder, keys, environment. */
+  context: AcpSessionContext;
+  /** The command's flags (model, mounts, MCP config files): each session's folder opens with them. */
+  flags: SessionFlags;
+  /** `--trust`, for this session's folder (it trusts one folder only). */
+  trusts(folder: string): boolean;
   /** The default folder (`--folder`): session/list without a cwd lists its threads. */
   defaultFolder: string;
-  sandbox: SandboxAvailability;
-  openFolder(folder: string, mcpServers: readonly McpServerConfig[]): Promise<FolderResources>;
-  checkpoints(folder: string): CheckpointRecorder;
-  rules(): readonly PermissionRule[];
-  addRule(rule: PermissionRule): Promise<void>;
   log(line: string): void;
-  /**
-   * `--mount` and Settings' mounts (SPEC §13), read on every call; the git ones at every step;
-   * the list (the mount table's) for where their paths live on disk, shown to the editor.
-   */
-  mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[]; realRoots: () => readonly { prefix: string; root: string | undefined }[] };
-  /** The store behind /memories/ (`--memories-store`, else Settings'; default SQLite on `db`). */
-  memories?: MemoryStore;
-  /** What a run of a thread in this folder is audited with (the usage ledger, traces, the budget). */
-  audit?: (folder: string) => Promise<(state: ThreadState, maxCostUsd?: number) => AuditRunOptions>;
 }
+
+type AcpSessionContext = Omit<SessionContext, 'notice'>;
 
 interface Session {
   id: string;
   folder: string;
-  resources: FolderResources;
-  modes: ModeService;
+  /** The folder's session (the one composition): extensions, mounts, models, the saved mode. */
+  resources: FolderSession;
   /** The session's thread and its runs (the one run assembly). */
   threads: ThreadService;
   /** Where the running prompt's events go (updates for the editor). */
@@ -179,7 +142,7 @@ export class AcpSessions {
     const session = this.get(sessionId);
     if (!isApprovalMode(modeId)) throw RequestError.invalidParams(undefined, `unknown mode '${modeId}' (one of ${APPROVAL_MODES.join(', ')})`);
     try {
-      session.modes.set(modeId);
+      modesOf(session).set(modeId);
     } catch (err) {
       throw RequestError.invalidParams(undefined, err instanceof Error ? err.message : String(err));
     }
@@ -242,7 +205,7 @@ export class AcpSessions {
     switch (outcome.kind) {
       case 'mode':
         try {
-          session.modes.set(outcome.mode);
+          modesOf(session).set(outcome.mode);
         } catch (err) {
           return this.say(session.id, err instanceof Error ? err.message : String(err));
         }
@@ -250,7 +213,7 @@ export class AcpSessions {
         return this.say(session.id, `Mode: ${outcome.mode}`);
       case 'model':
         try {
-          this.useSettings(session, this.options.resolveModel(outcome.model));
+          this.useSettings(session, await session.resources.models.named(outcome.model));
         } catch (err) {
           return this.say(session.id, err instanceof Error ? err.message : String(err));
         }
@@ -266,7 +229,8 @@ export class AcpSessions {
   }
 
   private commandSources(session: Session): CommandSources {
-    return { skills: () => session.resources.skills.current().skills, commands: () => session.resources.definitions.commands().commands, mcp: session.resources.mcp };
+    const { extensions, hub } = session.resources.extensions;
+    return { skills: () => extensions.skills(), commands: () => extensions.commands(), mcp: hub };
   }
 
   /** The commands the editor offers after `/` (all but /clear, which is the editor's New session). */
@@ -331,7 +295,7 @@ export class AcpSessions {
     this.sessions.delete(session.id);
     await session.threads.stop(session.id);
     await session.running?.catch(() => undefined);
-    session.modes.close();
+    await session.threads.dispose();
     await session.resources.close();
   }
 
@@ -342,49 +306,44 @@ export class AcpSessions {
   }
 
   private async open(threadId: string, folder: string, mcpServers: readonly McpServer[]): Promise<Session> {
-    const resources = await this.options.openFolder(folder, editorMcpServers(mcpServers));
     const log = (line: string) => this.options.log(line);
-    const modes = new ModeService(this.options.dataDir, folder, this.options.sandbox, { onProblem: (p) => log(p.message) });
-    const audit = await this.options.audit?.(folder);
-    const mode = () => modes.current();
-    const session: Session = {
-      id: threadId,
-      folder,
-      resources,
-      modes,
-      threads: new ThreadService({
-        db: this.options.db,
+    const resources = await openFolderSession({
+      place: { kind: 'local', path: folder },
+      flags: { ...this.options.flags, extraMcpServers: editorMcpServers(mcpServers), trust: this.options.trusts(folder) },
+      policy: { mode: 'saved', wording: 'command' },
+      context: { ...this.options.context, notice: (problem) => log(problem.message) },
+    });
+    try {
+      const { extensions } = resources;
+      await extensions.mcp.start();
+      for (const line of [...extensions.extensions.problemLines(), ...extensions.mcp.problemLines()]) log(line);
+      const untrusted = await extensions.untrustedNotice();
+      if (untrusted !== undefined) log(untrusted);
+      const session: Session = {
+        id: threadId,
         folder,
-        // The editor answers this session's approvals (its RunSettings' broker); nothing waits here.
-        approvals: new ApprovalService(this.options.db, async () => ({})),
-        createModel: async () => this.options.model,
-        rules: () => withClaudeRules(resources.claudeRules(), this.options.rules().filter((rule) => !isDefaultRule(rule))),
-        subagents: () => resources.definitions.agents().agents,
-        resolveModel: this.options.resolveModel,
-        ...(this.options.contextWindow !== undefined ? { contextWindow: () => this.options.contextWindow } : {}),
-        ...(this.options.evictChars !== undefined ? { evictChars: this.options.evictChars } : {}),
-        ...(audit ? { audit } : {}),
-        folderBackendFor: (id) => {
-          const disk = new LocalShellBackend({ rootDir: folder, ...(resources.sandbox ? { sandbox: resources.sandbox } : {}) });
-          return new EditorFsBackend(disk, resources.realFolder, this.editor.files(id), log, this.commandRunner(id, resources));
-        },
-        mode,
-        sandboxAvailable: () => resources.sandbox !== undefined,
-        checkpoints: this.options.checkpoints(folder),
-        mcp: resources.mcp,
-        skills: { source: () => resources.skills.current().skills },
-        hooks: { hooks: () => resources.hooks().hooks, folder: resources.realFolder, mode, env: this.options.env, transcripts: transcriptWriter(transcriptsDir(this.options.dataDir)) },
-        ...(this.options.mounts ? { mounts: { routes: this.options.mounts.routes, git: this.options.mounts.git } } : {}),
-        ...(this.options.memories ? { memories: this.options.memories } : {}),
-        emit: (e) => {
-          if (e.kind === 'thread-event' && e.threadId === threadId) session.onEvent?.(e.event);
-        },
-      }),
-    };
-    if (!this.threads.exists(threadId)) this.threads.save(newThreadState(threadId), { folder });
-    this.useSettings(session);
-    this.sessions.set(threadId, session);
-    return session;
+        resources,
+        threads: resources.threads({
+          // The editor answers this session's approvals (its RunSettings' broker); nothing waits here.
+          approvals: new ApprovalService(this.options.db, async () => ({})),
+          folderBackendFor: (id) => {
+            const { place } = resources;
+            const disk = new LocalShellBackend({ rootDir: folder, ...(place.sandbox ? { sandbox: place.sandbox } : {}) });
+            return new EditorFsBackend(disk, resources.configFolder, this.editor.files(id), log, this.commandRunner(id, resources));
+          },
+          emit: (e) => {
+            if (e.kind === 'thread-event' && e.threadId === threadId) session.onEvent?.(e.event);
+          },
+        }),
+      };
+      if (!this.threads.exists(threadId)) this.threads.save(newThreadState(threadId), { folder });
+      this.useSettings(session);
+      this.sessions.set(threadId, session);
+      return session;
+    } catch (err) {
+      await resources.close();
+      throw err;
+    }
   }
 
   /** The session's runs: the editor answers their approvals; `/model` sets their model. */
@@ -393,7 +352,7 @@ export class AcpSessions {
       sessionId: session.id,
       paths: this.editorPaths(session),
       ask: (params, signal) => this.editor.requestPermission(params, signal),
-      addRule: (rule) => this.options.addRule(rule),
+      addRule: async (rule: PermissionRule) => void (await session.resources.settings.addRule(rule)),
       log: (line) => this.options.log(line),
     });
     session.threads.useRunSettings(session.id, { broker, ...(model ? { model } : {}) });
@@ -403,24 +362,31 @@ export class AcpSessions {
    * The editor's terminal for `execute`, only where there is no sandbox: a command that would
    * run sandboxed here never runs in a terminal whose containment nothing vouches for.
    */
-  private commandRunner(sessionId: string, resources: FolderResources): CommandRunner | undefined {
+  private commandRunner(sessionId: string, resources: FolderSession): CommandRunner | undefined {
     const create = this.editor.terminal(sessionId);
-    if (create === undefined || resources.sandbox !== undefined) return undefined;
-    return editorTerminalRunner(create, resources.realFolder);
+    if (create === undefined || resources.place.sandbox !== undefined) return undefined;
+    return editorTerminalRunner(create, resources.configFolder);
   }
 
   /** Where the session's virtual paths live on disk: its folder, and the mounts as they are now. */
   private editorPaths(session: Session): EditorPaths {
-    const mounts = this.options.mounts;
-    return { folder: session.resources.realFolder, mounts: () => mounts?.realRoots() ?? [] };
+    const { mounts } = session.resources;
+    return { folder: session.resources.configFolder, mounts: () => mounts.realRoots() };
   }
 
   private modeState(session: Session): SessionModeState {
     return {
-      currentModeId: session.modes.current(),
+      currentModeId: session.resources.mode(),
       availableModes: APPROVAL_MODES.map((id) => ({ id, ...MODE_NAMES[id] })),
     };
   }
+}
+
+/** The folder's saved mode (an editor's sessions follow the folder's, as the window does). */
+function modesOf(session: Session) {
+  const { modes } = session.resources;
+  if (modes === undefined) throw new Error('an editor session follows the folder\'s saved mode');
+  return modes;
 }
 
 /**

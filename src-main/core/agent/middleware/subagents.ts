@@ -30,7 +30,7 @@ export interface SubagentOptions {
   childMiddleware: () => Middleware[];
   /** The base system prompt the general-purpose subagent shares. */
   basePrompt: string;
-  resolveModel?: (spec: string) => ChatModel;
+  resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   maxSteps?: number;
 }
 
@@ -92,7 +92,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
     let model = parent.model;
     if (spec.model !== undefined && options.resolveModel) {
       try {
-        model = options.resolveModel(spec.model);
+        model = await options.resolveModel(spec.model);
       } catch (err) {
         return errorText(`subagent ${spec.name} has an unusable model '${spec.model}': ${err instanceof Error ? err.message : String(err)}`);
       }

@@ -2,7 +2,7 @@
 // opens whatever folders it likes; the person who passed `--trust` meant one: the folder they
 // named with --folder, else the folder of the first session. Nothing is recorded.
 
-import { realFolder } from '../core/trust/store';
+import { realFolder } from '../../../core/trust/store';
 
 /** For each session's folder, whether `--trust` applies to it. */
 export function acpTrustScope(trust: boolean, given: string | undefined): (sessionFolder: string) => boolean {

@@ -1,0 +1,78 @@
+// What the agent host runs for one `deepdesk acp` (SPEC §14, §16): the editor's agent over the
+// stream the host carries (acp-tunnels.ts), with the command's flags. Each session's folder
+// opens through the one composition (app/session/folder-session.ts); the `acp` command itself
+// only relays the editor's bytes (clients/host-client/acp-relay.ts).
+
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { openDatabase } from '../../../core/backends/store/store';
+import { databasePath } from '../../data-dir';
+import { openWithSystem } from '../../open-external';
+import { packageVersion } from '../../package-version';
+import type { SecretStore } from '../../secret-store';
+import { checkedMemoriesStore, checkedMountFlags } from '../../session/flag-checks';
+import { sessionModels } from '../../session/session-models';
+import { SettingsService } from '../../settings/settings-service';
+import type { AcpAgentHandle, AcpOpenParams, AcpStreams } from '../acp-tunnels';
+import { startAcpAgent } from './acp-agent';
+import { acpTrustScope } from './trust-scope';
+
+/** Opens an editor's agent in the host; bad flags reject with ContractError `bad_request`. */
+export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams, host: { dataDir: string; secrets: SecretStore }): Promise<AcpAgentHandle> {
+  const { dataDir } = host;
+  const mounts = checkedMountFlags(params.mounts, params.cwd);
+  const memoriesStore = checkedMemoriesStore(params.memoriesStore);
+  // `--trust` trusts one folder, for this editor only: the one given with --folder, else the
+  // first session's. Every other folder an editor opens asks as usual (SPEC §9).
+  await checkModel(params, host);
+  const trusts = acpTrustScope(params.trust, params.folderGiven ? params.folder : undefined);
+  const db = openDatabase(databasePath(dataDir));
+  try {
+    const running = startAcpAgent(ndJsonStream(streams.output, streams.input), {
+      version: packageVersion(),
+      db,
+      context: { dataDir, db, env: params.env, version: packageVersion(), secrets: host.secrets, openBrowser: openWithSystem },
+      flags: {
+        ...(params.model !== undefined ? { model: params.model } : {}),
+        ...(params.baseUrl !== undefined ? { baseUrl: params.baseUrl } : {}),
+        ...(params.apiKey !== undefined ? { apiKey: params.apiKey } : {}),
+        ...(params.contextWindow !== undefined ? { contextWindow: params.contextWindow } : {}),
+        ...(params.evictChars !== undefined ? { evictChars: params.evictChars } : {}),
+        mounts,
+        ...(memoriesStore !== undefined ? { memoriesStore } : {}),
+        mcpConfig: params.mcpConfig,
+      },
+      trusts,
+      defaultFolder: params.folder,
+      log: streams.say,
+    });
+    return {
+      closed: running.closed.finally(() => {
+        if (db.open) db.close();
+      }),
+      busy: () => running.busy(),
+      working: (threadId) => running.working(threadId),
+      stop: (threadId) => running.stop(threadId),
+      async close() {
+        try {
+          await running.close();
+        } finally {
+          if (db.open) db.close();
+        }
+      },
+    };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/** The editor's model as its sessions will make it (flags over Settings): a bad or missing one is told at once. */
+async function checkModel(params: AcpOpenParams, host: { dataDir: string; secrets: SecretStore }): Promise<void> {
+  const settings = new SettingsService(host.dataDir, host.secrets, params.env);
+  try {
+    const flags = { ...(params.model !== undefined ? { model: params.model } : {}), ...(params.baseUrl !== undefined ? { baseUrl: params.baseUrl } : {}), ...(params.apiKey !== undefined ? { apiKey: params.apiKey } : {}) };
+    await sessionModels({ flags, env: params.env, wording: 'command', settings: () => settings.raw(), apiKeyFor: (provider) => settings.apiKeyFor(provider) }).main();
+  } finally {
+    settings.close();
+  }
+}

@@ -1,0 +1,220 @@
+// THE composition (issue 50): everything a folder's threads need, assembled once for every
+// client — the window, `deepdesk run`, an editor over ACP. From a folder location, a client's
+// flags and its policy it opens the place (files, commands and their sandbox: local or SSH),
+// Settings (read live: rules, subagents, prices, the run limit), the extensions through the one
+// trust gate, the mounts and the memories store, checkpoints, the audit (ledger, traces,
+// budget) and one model factory (the main model and the subagents'). A client adds only how
+// it shows events and who answers approvals (`threads(client)`), and the window its Settings
+// services and watchers on top of the same objects.
+
+import type Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { withClaudeRules } from '../../core/agent/permissions/claude-permissions';
+import type { ApprovalMode } from '../../core/agent/permissions/modes';
+import type { PermissionRule } from '../../core/agent/permissions/rules';
+import type { MountSpec } from '../../core/backends/mounts/mount-spec';
+import { MountTable } from '../../core/backends/mounts/mount-table';
+import { openMemoriesStore, type OpenedMemories } from '../../core/backends/store/memory-store';
+import type { Backend } from '../../core/backends/protocol';
+import { CheckpointHistory } from '../../core/checkpoints/history';
+import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
+import { CheckpointStore } from '../../core/checkpoints/store';
+import type { JsonFileProblem } from '../../core/config/json-file-store';
+import type { McpServerConfig } from '../../core/config/mcp-config-types';
+import { transcriptsDir, transcriptWriter } from '../../core/extensions/hooks/transcript';
+import type { ApprovalService } from '../approvals/approval-service';
+import { ModeService } from '../modes/mode-service';
+import { remoteConfigStandIn } from '../remote-folder';
+import type { SecretStore } from '../secret-store';
+import { SettingsService } from '../settings/settings-service';
+import { RunAudit } from '../telemetry/run-audit';
+import { openSessionExtensions, type SessionExtensions } from './session-extensions';
+import { sessionModels, type ModelFlags, type ModelWording, type SessionModels } from './session-models';
+import { openSessionPlace, type PlaceRequest, type SessionPlace } from './session-place';
+import { ThreadService, type ThreadServiceEvent } from './thread-service';
+
+/** A client's flags: each applies to this session only, over what Settings saved. */
+export interface SessionFlags extends ModelFlags {
+  evictChars?: number;
+  /** `--mount`, parsed: added to Settings' mounts, a flag winning at its prefix. */
+  mounts?: readonly MountSpec[];
+  /** `--memories-store`, checked. */
+  memoriesStore?: string;
+  /** `--mcp-config FILE`s. */
+  mcpConfig?: readonly string[];
+  /** `--trust`: the folder's configuration as it is now loads for this session only. */
+  trust?: boolean;
+  /** MCP servers the client gives itself (an editor's). */
+  extraMcpServers?: readonly McpServerConfig[];
+}
+
+/** What a client decides: the approval mode (the folder's saved one, or fixed by a flag), and how problems are worded. */
+export interface SessionPolicy {
+  mode: 'saved' | ApprovalMode;
+  wording: ModelWording;
+}
+
+export interface SessionContext {
+  dataDir: string;
+  db: Database.Database;
+  env: NodeJS.ProcessEnv;
+  version: string;
+  /** Model keys and MCP sign-in tokens. */
+  secrets: SecretStore;
+  openBrowser: (url: string) => void | Promise<void>;
+  /** A problem with one of the person's files, or a line the person should read. */
+  notice(problem: Omit<JsonFileProblem, 'file'> & { file?: string }): void;
+}
+
+export interface FolderSessionRequest {
+  place: PlaceRequest;
+  flags: SessionFlags;
+  policy: SessionPolicy;
+  context: SessionContext;
+  /** Told when the extensions or MCP servers change (the window's Settings follow). */
+  onChange?: { extensions(): void; mcp(): void };
+}
+
+/** What a client adds to the session's threads: how it shows their events, who answers their approvals. */
+export interface SessionClient {
+  approvals: ApprovalService;
+  emit(event: ThreadServiceEvent): void;
+  /** The backend at `/` for a thread (the window's shows its commands in the thread's terminal); default the place's. */
+  folderBackendFor?: (threadId: string) => Backend;
+}
+
+export interface FolderSession {
+  readonly place: SessionPlace;
+  /** The folder's real path where its own configuration is read (a stand-in for a remote folder). */
+  readonly configFolder: string;
+  readonly settings: SettingsService;
+  readonly extensions: SessionExtensions;
+  readonly mounts: MountTable;
+  readonly memories: OpenedMemories;
+  readonly checkpointStore: CheckpointStore;
+  readonly recorder: CheckpointRecorder;
+  readonly audit: RunAudit;
+  readonly models: SessionModels;
+  /** The folder's saved mode, when the policy follows it. */
+  readonly modes: ModeService | undefined;
+  /** The mode in force now. */
+  mode(): ApprovalMode;
+  /** The permission rules in force now: Claude Code's settings files' around the person's own (read on every call). */
+  rules(): PermissionRule[];
+  /** The folder's threads and their runs, shown and answered by this client. */
+  threads(client: SessionClient): ThreadService;
+  close(): Promise<void>;
+}
+
+export async function openFolderSession(request: FolderSessionRequest): Promise<FolderSession> {
+  const { flags, policy, context } = request;
+  const { dataDir, db, env } = context;
+  const say = (message: string) => context.notice({ message });
+  const opened: Array<() => Promise<void> | void> = [];
+  const closeAll = async () => {
+    for (const close of opened.splice(0).reverse()) await close();
+  };
+  try {
+    const settings = new SettingsService(dataDir, context.secrets, env, { onProblem: context.notice });
+    opened.push(() => settings.close());
+    const place = await openSessionPlace(request.place, { dataDir, env, say });
+    opened.push(() => place.close());
+    // A remote folder's own configuration is not read (SPEC §13): an empty local stand-in, so the person's own still loads.
+    const configFolder = place.localPath ?? remoteConfigStandIn(dataDir);
+    const extensions = await openSessionExtensions({
+      configFolder,
+      local: place.localPath !== undefined,
+      dataDir,
+      env,
+      secrets: context.secrets,
+      version: context.version,
+      openBrowser: context.openBrowser,
+      mcpConfigFiles: flags.mcpConfig ?? [],
+      ...(flags.extraMcpServers ? { extraMcpServers: flags.extraMcpServers } : {}),
+      trust: flags.trust === true,
+      onChange: request.onChange ?? { extensions: () => undefined, mcp: () => undefined },
+      onProblem: context.notice,
+      onNotice: say,
+    });
+    opened.push(() => extensions.close());
+    const mounts = new MountTable({ cacheRoot: join(dataDir, 'mounts'), flags: flags.mounts ?? [], saved: () => settings.raw().mounts, env, onProblem: say });
+    opened.push(() => mounts.close());
+    // The store behind /memories/ is chosen when the session opens: a change in Settings applies from the next.
+    const memories = openMemoriesStore(flags.memoriesStore ?? settings.raw().memoriesStore, db, (why) => say(`The memories store cannot be used (${why}); memories are kept in SQLite for now.`));
+    opened.push(() => memories.store.close());
+    const checkpointStore = CheckpointStore.open(dataDir);
+    opened.push(() => {
+      try {
+        new CheckpointHistory(checkpointStore).collectGarbage();
+      } finally {
+        checkpointStore.close();
+      }
+    });
+    const recorder = recorderFor(checkpointStore, place.checkpointFolder);
+    const audit = await RunAudit.open({
+      db,
+      env,
+      folder: place.text,
+      ...(place.localPath !== undefined ? { localFolder: place.localPath } : {}),
+      sandboxType: place.sandbox?.kind ?? 'none',
+      version: context.version,
+      settings: () => settings.raw(),
+    });
+    opened.push(() => audit.close());
+    const modes = policy.mode === 'saved' ? new ModeService(dataDir, place.text, place.sandboxStatus, { onProblem: context.notice }) : undefined;
+    if (modes) opened.push(() => modes.close());
+    const fixedMode = policy.mode === 'saved' ? undefined : policy.mode;
+    const mode = (): ApprovalMode => fixedMode ?? modes!.current();
+    const models = sessionModels({ flags, env, wording: policy.wording, settings: () => settings.raw(), apiKeyFor: (provider) => settings.apiKeyFor(provider) });
+    const rules = () => withClaudeRules(extensions.extensions.claudeRules(), settings.raw().rules as PermissionRule[]);
+    const hooksFolder = place.localPath;
+    const transcripts = transcriptWriter(transcriptsDir(dataDir));
+
+    return {
+      place,
+      configFolder,
+      settings,
+      extensions,
+      mounts,
+      memories,
+      checkpointStore,
+      recorder,
+      audit,
+      models,
+      modes,
+      mode,
+      rules,
+      threads: (client) =>
+        new ThreadService({
+          db,
+          folder: place.text,
+          approvals: client.approvals,
+          emit: client.emit,
+          folderBackendFor: client.folderBackendFor ?? (() => place.shell),
+          createModel: () => models.main(),
+          resolveModel: (spec) => models.named(spec),
+          contextWindow: () => models.contextWindow(),
+          ...(flags.evictChars !== undefined ? { evictChars: flags.evictChars } : {}),
+          rules,
+          subagents: () => extensions.extensions.subagents(settings.raw().subagents),
+          maxConcurrentRuns: () => settings.raw().maxConcurrentRuns,
+          audit: (state, maxCostUsd) => audit.runOptions(state, maxCostUsd),
+          lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
+          mode,
+          sandboxAvailable: () => place.sandbox !== undefined,
+          checkpoints: recorder,
+          onDelete: (threadId) => new CheckpointHistory(checkpointStore).deleteThread(threadId),
+          mcp: extensions.hub,
+          skills: { source: () => extensions.extensions.skills(), onListing: (listing) => extensions.extensions.noteListing(listing) },
+          // A remote folder's hooks would have to run there: only a local folder's run (SPEC §13).
+          ...(hooksFolder !== undefined ? { hooks: { hooks: () => extensions.extensions.hooks(), folder: hooksFolder, mode, env, transcripts } } : {}),
+          mounts: { routes: () => mounts.routes(), git: () => mounts.gitMounts() },
+          memories: memories.store,
+        }),
+      close: closeAll,
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

@@ -1,0 +1,104 @@
+// A folder session's extensions (SPEC §9–§11), one stack for every client: the trust gate (the
+// data folder's trust.json, plus what `--trust` grants for this session), the person's and the
+// folder's skills, commands, subagents, hooks and Claude Code rules (ExtensionsService, with
+// the switches of Settings), and the MCP servers (McpService over a hub the gate filters at
+// every use). The window's Settings regions and watchers sit on top of this same stack.
+
+import type { McpServerConfig } from '../../core/config/mcp-config-types';
+import { McpHub } from '../../core/extensions/mcp/hub';
+import type { McpHubApi } from '../../core/extensions/mcp/types';
+import { trustGatedHub } from '../../core/trust/gated-hub';
+import { trustReport, untrustedNotice } from '../../core/trust/report';
+import { SessionTrust } from '../../core/trust/session-trust';
+import { TrustStore } from '../../core/trust/store';
+import type { JsonFileProblem } from '../../core/config/json-file-store';
+import { ExtensionsService } from '../extensions/extensions-service';
+import { McpService } from '../mcp/mcp-service';
+import type { SecretStore } from '../secret-store';
+
+export interface SessionExtensionsOptions {
+  /** Where the folder's own configuration is read: its real path, or an empty stand-in for a remote folder. */
+  configFolder: string;
+  /** The folder's configuration is its own (a local folder): hooks run, `--trust` may grant. */
+  local: boolean;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  /** MCP sign-in tokens are kept here (the same store as the model keys). */
+  secrets: SecretStore;
+  version: string;
+  openBrowser: (url: string) => void | Promise<void>;
+  /** `--mcp-config FILE`s (read on every reload). */
+  mcpConfigFiles: readonly string[];
+  /** MCP servers the client gives itself (an editor's), after the files' (later wins). */
+  extraMcpServers?: readonly McpServerConfig[];
+  /** `--trust`: the folder's configuration as it is now loads for this session only. */
+  trust: boolean;
+  onChange: { extensions(): void; mcp(): void };
+  onProblem(problem: JsonFileProblem): void;
+  onNotice(message: string): void;
+}
+
+export interface SessionExtensions {
+  /** trust.json: what the person trusted (the window's trust question writes here). */
+  trustStore: TrustStore;
+  /** What this session trusts: the store, and `--trust`'s grants. */
+  gate: SessionTrust;
+  extensions: ExtensionsService;
+  mcp: McpService;
+  /** The servers as the agent and slash commands see them: a project server whose trust is revoked, or whose entry changed, is gone from the next use. */
+  hub: McpHubApi;
+  /** The folder's configuration that is not trusted, in one line (`--trust`, `deepdesk trust`), or undefined. */
+  untrustedNotice(): Promise<string | undefined>;
+  close(): Promise<void>;
+}
+
+export async function openSessionExtensions(options: SessionExtensionsOptions): Promise<SessionExtensions> {
+  const { configFolder: folder, dataDir, env } = options;
+  const trustStore = new TrustStore(dataDir, { onProblem: options.onProblem });
+  const gate = new SessionTrust(trustStore);
+  try {
+    if (options.trust && options.local) gate.grant(folder, (await trustReport(folder, trustStore, env)).untrusted);
+    const rawHub = new McpHub({ folder, dataDir, env, tokens: options.secrets, openBrowser: options.openBrowser, clientInfo: { name: 'deepdesk', version: options.version } });
+    const hub: McpHubApi = trustGatedHub(rawHub, { folder, gate, onStale: () => mcp.scheduleReload() });
+    const mcp: McpService = new McpService({
+      folder,
+      dataDir,
+      env,
+      hub,
+      trust: gate,
+      cliFiles: options.mcpConfigFiles,
+      ...(options.extraMcpServers ? { extraServers: options.extraMcpServers } : {}),
+      onChange: options.onChange.mcp,
+      onProblem: options.onProblem,
+      onNotice: options.onNotice,
+    });
+    const extensions = new ExtensionsService({ folder, dataDir, trust: gate, onChange: options.onChange.extensions, onProblem: options.onProblem });
+    // A trust given or revoked elsewhere (`deepdesk trust --revoke`, a window): the servers, hooks and skills follow at once.
+    trustStore.onChange(() => {
+      void mcp.reload();
+      extensions.reload();
+    });
+    return {
+      trustStore,
+      gate,
+      extensions,
+      mcp,
+      hub,
+      async untrustedNotice() {
+        if (options.trust || !options.local) return undefined;
+        return untrustedNotice(await trustReport(folder, gate, env))?.replace(/^deepdesk: /, '');
+      },
+      async close() {
+        extensions.close();
+        try {
+          await mcp.close();
+        } finally {
+          trustStore.close();
+        }
+      },
+    };
+  } catch (err) {
+    trustStore.close();
+    throw err;
+  }
+}

@@ -1,0 +1,116 @@
+// The one model factory of a folder session: the main model and every model named by spec (a
+// subagent's `model`, an editor's `/model`), from a client's flags over what Settings saved
+// (model, base URL, key, context window, media input, prices), read when a run asks. A flag
+// applies to this session only; a key comes from the flag, else the secret store Settings
+// saves keys in, else the provider's variables.
+
+import { createChatModel, parseModelSpec } from '../../core/models/create-model';
+import { ModelConfigError } from '../../core/models/errors';
+import type { RetryPolicy } from '../../core/models/retry';
+import type { ChatModel, ProviderName } from '../../core/models/types';
+import { ContractError, type Settings } from '../contract';
+import { modelProblemForWindow } from '../model-problem-words';
+
+/** A client's model flags (`--model`, `--base-url`, `--api-key`, `--context-window`). */
+export interface ModelFlags {
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  contextWindow?: number;
+}
+
+/** Where the person fixes a model problem: the window's Settings, or the command's flags. */
+export type ModelWording = 'window' | 'command';
+
+export interface SessionModelsOptions {
+  flags: ModelFlags;
+  env: NodeJS.ProcessEnv;
+  /** Settings as saved now. */
+  settings: () => Pick<Settings, 'model' | 'baseUrl' | 'contextWindow' | 'mediaInput' | 'prices'>;
+  /** The key Settings keeps for a provider (its secret store, then the provider's variables). */
+  apiKeyFor: (provider: ProviderName) => Promise<string | undefined>;
+  wording: ModelWording;
+}
+
+export interface SessionModels {
+  /** The session's model; rejects with a ContractError that says where to set one. */
+  main(retry?: RetryPolicy): Promise<ChatModel>;
+  /** A model named by `provider:model`, with the session's keys and Settings' overrides. */
+  named(spec: string, options?: { baseUrl?: string; apiKey?: string; retry?: RetryPolicy }): Promise<ChatModel>;
+  /** The spec the main model is made from (flag, then DEEPDESK_MODEL for a command, then Settings), '' when none. */
+  spec(): string;
+  /** The context window a flag or Settings set (undefined: the model's own). */
+  contextWindow(): number | undefined;
+}
+
+export function sessionModels(options: SessionModelsOptions): SessionModels {
+  const { flags, env, wording } = options;
+  const spec = (): string => {
+    const fromCommand = wording === 'command' ? env.DEEPDESK_MODEL?.trim() : undefined;
+    return (flags.model ?? (fromCommand || undefined) ?? options.settings().model).trim();
+  };
+  const contextWindow = () => flags.contextWindow ?? options.settings().contextWindow;
+
+  const named: SessionModels['named'] = async (modelSpec, extra = {}) => {
+    const { provider } = parseModelSpec(modelSpec);
+    const saved = options.settings();
+    // Settings' base URL is the one of Settings' provider: a model of another provider never goes there.
+    const savedBaseUrl = saved.baseUrl !== '' && saved.model !== '' && providerOf(saved.model) === provider ? saved.baseUrl : undefined;
+    const baseUrl = extra.baseUrl ?? flags.baseUrl ?? savedBaseUrl;
+    const apiKey = extra.apiKey ?? flags.apiKey ?? (await options.apiKeyFor(provider));
+    const window = contextWindow();
+    return createChatModel({
+      model: modelSpec,
+      env,
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      ...(window ? { contextWindow: window } : {}),
+      ...(saved.mediaInput ? { mediaInputOverrides: saved.mediaInput } : {}),
+      ...(saved.prices ? { priceOverrides: saved.prices } : {}),
+      ...(extra.retry ? { retry: extra.retry } : {}),
+    });
+  };
+
+  return {
+    spec,
+    contextWindow,
+    named,
+    async main(retry) {
+      const chosen = spec();
+      if (chosen === '') {
+        throw wording === 'window'
+          ? new ContractError('No model is configured yet. Open Settings and choose a provider and model.', 'needs_settings')
+          : new ContractError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL, or choose one in Settings)', 'bad_request');
+      }
+      try {
+        return await named(chosen, retry ? { retry } : {});
+      } catch (err) {
+        if (!(err instanceof ModelConfigError)) throw err;
+        // The window has no command line: say where in the window to fix it.
+        if (wording === 'window') throw new ContractError(modelProblemForWindow(err, 'Settings'), 'needs_settings');
+        // A bad spec is bad usage; a missing key is an error of its own (exit 1, SPEC §12).
+        if (err.missing !== 'api-key') throw new ContractError(err.message, 'bad_request');
+        throw err;
+      }
+    },
+  };
+}
+
+function providerOf(spec: string): ProviderName | undefined {
+  try {
+    return parseModelSpec(spec).provider;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A `provider:model` spec, checked (a bad one is bad usage). */
+export function checkedModelSpec(spec: string): string {
+  try {
+    parseModelSpec(spec);
+    return spec;
+  } catch (err) {
+    if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
+    throw err;
+  }
+}
