@@ -5,6 +5,7 @@
 // With --worktree [NAME] it first makes a git worktree of the folder (here, in the CLI) and the
 // run's thread works there.
 
+import { checkedModelSpec } from '../app/session/session-models';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { nameProblem } from '../app/worktrees/worktree-names';
@@ -12,11 +13,11 @@ import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/perm
 import { terminalSafe } from '../core/text/terminal-safe';
 import { resolveDataDir } from '../app/data-dir';
 import { folderLocationText } from '../app/folders/folder-location';
-import { parseModelSpec } from '../core/models/create-model';
-import { ModelConfigError } from '../core/models/errors';
+
+
 import { folderLocation } from './folders';
 import { COMMAND_OPTIONS } from './command-table';
-import { parseCommand, positiveAmount, positiveInt, UsageError } from './usage';
+import { badRequestAsUsage, parseCommand, positiveAmount, positiveInt, UsageError } from './usage';
 import { memoriesStoreFlag, mountFlags } from './mount-flags';
 import { connectToHost, definedEnv, hostRequest } from './host-connection';
 import { followRun, interactiveTerminal, printAnswer, whyNotCompleted, type TerminalIo } from './run-client';
@@ -73,14 +74,9 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const maxCost = positiveAmount('--max-cost', values['max-cost']);
-  const spec = values.model ?? io.env.DEEPDESK_MODEL;
-  if (spec === undefined || spec.trim() === '') throw new UsageError('no model configured: pass --model PROVIDER:MODEL (or set DEEPDESK_MODEL)');
-  try {
-    parseModelSpec(spec);
-  } catch (err) {
-    if (err instanceof ModelConfigError) throw new UsageError(err.message);
-    throw err;
-  }
+  // A spec given is checked before the host starts; none given, the host takes Settings' model (or says there is none).
+  const spec = values.model ?? (io.env.DEEPDESK_MODEL?.trim() || undefined);
+  if (spec !== undefined) badRequestAsUsage(() => checkedModelSpec(spec));
   const detach = values.detach === true;
   const json = values.json === true;
   const threadId = values.thread ?? randomUUID();
