@@ -61,11 +61,9 @@ export interface GitRead {
 const IN_GIT = '**/.git/**';
 
 export const GIT_READS: readonly GitRead[] = [
+  { name: 'hooks', where: 'git-folder', use: 'hooks', runsCode: true, activates: false, sandbox: 'read-only', agentAsks: IN_GIT, live: 'always' },
   { name: 'config', where: 'git-folder', use: 'config', runsCode: true, activates: false, sandbox: 'read-only', agentAsks: IN_GIT, live: 'always' },
   { name: 'config.worktree', where: 'git-folder', use: 'config', runsCode: true, activates: false, sandbox: 'read-only', agentAsks: IN_GIT, live: 'always' },
-  { name: 'hooks', where: 'git-folder', use: 'hooks', runsCode: true, activates: false, sandbox: 'read-only', agentAsks: IN_GIT, live: 'always' },
-  { name: 'info', where: 'git-folder', use: 'info', runsCode: true, activates: false, sandbox: 'read-only', agentAsks: IN_GIT, live: 'always' },
-  { name: 'commondir', where: 'git-folder', use: 'pointer', runsCode: true, activates: true, sandbox: 'read-only', agentAsks: IN_GIT, live: 'always' },
   {
     name: 'gitdir',
     where: 'git-folder',
@@ -77,6 +75,8 @@ export const GIT_READS: readonly GitRead[] = [
     live: 'always',
     why: 'only in a linked worktree\'s git folder (worktrees/NAME/gitdir), which a command may make: no path to mount before the run, so it is compared after it',
   },
+  { name: 'commondir', where: 'git-folder', use: 'pointer', runsCode: true, activates: true, sandbox: 'read-only', agentAsks: IN_GIT, live: 'always' },
+  { name: 'info', where: 'git-folder', use: 'info', runsCode: true, activates: false, sandbox: 'read-only', agentAsks: IN_GIT, live: 'always' },
   {
     name: 'HEAD',
     where: 'git-folder',
