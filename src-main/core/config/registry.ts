@@ -12,7 +12,7 @@ import { pluginKind } from './kinds/plugins';
 import { ruleKind } from './kinds/rules';
 import { skillKind } from './kinds/skills';
 
-export type { ConfigKind, ConfigPlaces, FolderEntries } from './kinds/kind';
+export type { ConfigKind, ConfigPlaces, FolderEntries, FolderItem, FolderItems } from './kinds/kind';
 
 export const CONFIG_KINDS: readonly ConfigKind[] = [mcpKind, hookKind, skillKind, commandKind, agentKind, ruleKind, pluginKind];
 
@@ -20,7 +20,8 @@ export const CONFIG_KINDS: readonly ConfigKind[] = [mcpKind, hookKind, skillKind
 export function folderConfiguration(folder: string, env: NodeJS.ProcessEnv, kinds: readonly ConfigKind[] = CONFIG_KINDS): FolderEntries {
   const read = kinds.map((kind): FolderEntries => {
     try {
-      return kind.folderEntries(folder, env);
+      const read = kind.folderItems(folder, env);
+      return { entries: read.items.map((item) => item.entry), problems: read.problems };
     } catch (err) {
       return { entries: [], problems: [`${folder}: the folder's ${kind.kind} configuration could not be read (${err instanceof Error ? err.message : String(err)})`] };
     }

@@ -2,33 +2,12 @@
 // telemetry's coding context): argument arrays (never a shell), no prompts, a deadline and
 // an AbortSignal that end git's whole process group (ssh included), and on every call the
 // settings that keep anything in a repository or fetched from a remote from running code
-// (no hook ever runs: `core.hooksPath=/dev/null`).
+// (held-off-config.ts: no hook, filter, driver, helper or editor the repository's own config
+// names ever runs).
 
 import { runToEnd } from '../process/spawn';
 import { ALLOWED_PROTOCOLS } from '../backends/git-mount/git-url';
-
-/** Given to git before every subcommand (`-c key=value`). */
-const SAFE_CONFIG = [
-  // Hooks never run (a clone holds none, but nothing is left to chance).
-  'core.hooksPath=/dev/null',
-  'core.fsmonitor=false',
-  'protocol.allow=never',
-  'protocol.file.allow=always',
-  'protocol.ssh.allow=always',
-  'protocol.git.allow=always',
-  'protocol.http.allow=always',
-  'protocol.https.allow=always',
-  'protocol.ext.allow=never',
-  'submodule.recurse=false',
-  // A signing program could ask for a passphrase in a window nobody sees.
-  'commit.gpgSign=false',
-  'core.pager=cat',
-  'advice.detachedHead=false',
-  // No background `git gc` left running after the call.
-  'gc.autoDetach=false',
-  'maintenance.auto=false',
-  'credential.interactive=false',
-];
+import { ALWAYS_HELD, heldOffSettings, namesGitProxy, parseScopedList } from './held-off-config';
 
 /** Variables that would point git at another repository, index or object store. */
 const LOCATION_VARS = [
@@ -76,7 +55,9 @@ export function gitEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   env.GIT_OPTIONAL_LOCKS = '0';
   env.LC_ALL = 'C';
   env.LANGUAGE = 'C';
-  if (!env.GIT_SSH_COMMAND && !env.GIT_SSH) {
+  // Always set: it wins over a repository's `core.sshCommand` (GIT_SSH would not).
+  if (!env.GIT_SSH_COMMAND && env.GIT_SSH) env.GIT_SSH_COMMAND = `'${env.GIT_SSH.replaceAll("'", `'\\''`)}'`;
+  else if (!env.GIT_SSH_COMMAND) {
     // Deepdesk's own ssh command (e.g. `ssh -F config`) when set, as for remote folders.
     const ssh = env.DEEPDESK_SSH_COMMAND?.trim() || 'ssh';
     env.GIT_SSH_COMMAND = `${ssh} -o BatchMode=yes -o ConnectTimeout=15`;
@@ -84,17 +65,23 @@ export function gitEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return env;
 }
 
-export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitRunResult> {
-  const full = [
-    ...SAFE_CONFIG.flatMap((c) => ['-c', c]),
-    ...(options.gitDir !== undefined ? [`--git-dir=${options.gitDir}`] : []),
-    ...(options.workTree !== undefined ? [`--work-tree=${options.workTree}`] : []),
-    ...args,
-  ];
+export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitRunResult> {
+  const place = [...(options.gitDir !== undefined ? [`--git-dir=${options.gitDir}`] : []), ...(options.workTree !== undefined ? [`--work-tree=${options.workTree}`] : [])];
+  // What the repository's own config runs is found first, to be given again on the command line; a config git cannot list fails the call.
+  const listed = await spawnGit([...place, 'config', '--list', '--show-scope', '-z'], { ...options, maxBytes: 16 * 1024 * 1024 });
+  if (listed.spawnError !== undefined || listed.aborted || listed.timedOut) return listed;
+  if (listed.code !== 0 || listed.truncated) return { ...listed, code: listed.code === 0 ? 1 : listed.code, stderr: `fatal: the repository's config could not be read to hold off what it runs: ${listed.stderr.trim()}` };
+  const config = parseScopedList(listed.stdout);
+  const held = [...ALWAYS_HELD, ...heldOffSettings(config)];
+  const env = namesGitProxy(config) && options.env.GIT_PROXY_COMMAND === undefined ? { ...options.env, GIT_PROXY_COMMAND: '' } : options.env;
+  return spawnGit([...held.flatMap((c) => ['-c', c]), ...place, ...args], { ...options, env });
+}
+
+function spawnGit(full: readonly string[], options: GitRunOptions): Promise<GitRunResult> {
   return runToEnd({
     role: 'git',
     file: 'git',
-    args: full,
+    args: [...full],
     cwd: options.cwd ?? options.workTree ?? options.gitDir ?? process.cwd(),
     env: options.indexFile !== undefined ? { ...options.env, GIT_INDEX_FILE: options.indexFile } : options.env,
     timeoutMs: options.timeoutMs,

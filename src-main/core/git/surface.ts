@@ -26,6 +26,7 @@ import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFi
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { BlockedItem } from '../sandbox/blocked';
 import { inertPart, isInertConfig, namedFiles } from './config';
+import { GIT_CONFIG_NAMES, GIT_OWN_FOLDERS, GIT_POINTER_NAMES, GIT_RUN_FOLDERS, GIT_SHAPE } from './git-reads';
 import { isWithin, realPathOf } from '../sandbox/policy';
 
 /** What a path is to git. */
@@ -74,40 +75,38 @@ export const MAX_KEPT_BYTES = 1024 * 1024;
 const MAX_MODULE_DEPTH = 6;
 
 /**
- * What git reads in a git folder, by name: the rule table of this walk and of the remote
- * folder's (backends/remote/remote-git-surface.ts), which is generated from it.
+ * What git reads in a git folder, by name (git-reads.ts GIT_READS): the rule table of this
+ * walk and of the remote folder's (backends/remote/remote-git-surface.ts), which is generated
+ * from it.
  */
-export const GIT_DIR_SURFACE = {
+export const GIT_DIR_SURFACE: {
   /** Config files (what they include or name is surface too). */
-  configs: ['config', 'config.worktree'],
-  /** Folders whose every entry git may run or read, with their entries' role. */
-  folders: [
-    ['hooks', 'hook'],
-    ['info', 'info'],
-  ],
-  /** Files that say where the repository is. */
-  pointers: ['gitdir', 'commondir'],
-  /** The pointer to the folder that holds the repository's config and hooks. */
-  commondir: 'commondir',
-  /** Linked worktrees' git folders, one per entry. */
-  worktrees: 'worktrees',
-  /** Submodules' git folders, nested up to `maxModuleDepth`. */
-  modules: 'modules',
-  maxModuleDepth: MAX_MODULE_DEPTH,
-  /** Names in `modules/` that are a git folder's own, not submodules. */
-  notModules: ['objects', 'refs', 'logs', 'hooks', 'info'],
-  /** What a folder holds when git takes it for a git folder: a HEAD file, objects/ and refs/. */
-  shape: { file: 'HEAD', folders: ['objects', 'refs'] },
-} as const satisfies {
   configs: readonly string[];
+  /** Folders whose every entry git may run or read, with their entries' role. */
   folders: ReadonlyArray<readonly [string, SurfaceRole]>;
+  /** Files that say where the repository is. */
   pointers: readonly string[];
+  /** The pointer to the folder that holds the repository's config and hooks. */
   commondir: string;
+  /** Linked worktrees' git folders, one per entry. */
   worktrees: string;
+  /** Submodules' git folders, nested up to `maxModuleDepth`. */
   modules: string;
   maxModuleDepth: number;
+  /** Names in `modules/` that are a git folder's own, not submodules. */
   notModules: readonly string[];
+  /** What a folder holds when git takes it for a git folder: a HEAD file, objects/ and refs/. */
   shape: { file: string; folders: readonly string[] };
+} = {
+  configs: GIT_CONFIG_NAMES,
+  folders: GIT_RUN_FOLDERS.map((name) => [name, name === 'hooks' ? 'hook' : 'info'] as const),
+  pointers: GIT_POINTER_NAMES,
+  commondir: 'commondir',
+  worktrees: 'worktrees',
+  modules: 'modules',
+  maxModuleDepth: MAX_MODULE_DEPTH,
+  notModules: GIT_OWN_FOLDERS,
+  shape: GIT_SHAPE,
 };
 const MAX_INCLUDE_DEPTH = 10;
 /** Walk this many folders at once (the work is readdir calls, in libuv's pool). */
@@ -270,7 +269,7 @@ class SurfaceReader {
     const names = await readNames(dir, this.fs);
     if (depth > 0 && looksLikeGitDir(names)) await this.addGitDir(dir, undefined);
     for (const child of names) {
-      if (child.isDirectory() && !(GIT_DIR_SURFACE.notModules as readonly string[]).includes(child.name)) await this.addModules(join(dir, child.name), depth + 1);
+      if (child.isDirectory() && !GIT_DIR_SURFACE.notModules.includes(child.name)) await this.addModules(join(dir, child.name), depth + 1);
     }
   }
 

@@ -12,16 +12,9 @@ import watcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
 import { lstat, readdir, readlink, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { HEAVY_FOLDERS } from '../checkpoints/scan';
+import { GIT_FOLDER_LIVE_NAMES, GIT_LIVE_NAMES } from '../git/git-reads';
 import { isWithin, realPathOf } from '../sandbox/policy';
 
-/** Names that make, move or configure a repository: a change to any path through one of them is checked at once. */
-const SURFACE_NAMES: ReadonlySet<string> = new Set(['.git', 'HEAD', 'config', 'config.worktree', 'commondir', 'gitdir', 'objects', 'refs', 'hooks', 'info', 'modules', 'worktrees']);
-/**
- * Inside a `.git` folder, what decides what runs or where the repository is; the rest there
- * (the index and its lock, objects, refs, logs) changes with every `git status` the person
- * or their editor runs, and is looked at by the periodic check only.
- */
-const GIT_FOLDER_SURFACE: ReadonlySet<string> = new Set(['config', 'config.worktree', 'commondir', 'gitdir', 'hooks', 'info', 'modules', 'worktrees']);
 /** Between checks made whatever the watch saw (what it cannot see is found by then). */
 const DEFAULT_INTERVAL_MS = 2_000;
 const IGNORED = [...HEAVY_FOLDERS].flatMap((dir) => [`${dir}/*/**`, `**/${dir}/*/**`]);
@@ -92,8 +85,8 @@ class Guard implements GitGuard {
   private relevant(event: Event): boolean {
     const parts = relative(this.options.folder, event.path).split(sep);
     const inGit = parts.indexOf('.git');
-    if (inGit >= 0) return inGit === parts.length - 1 || parts.slice(inGit + 1).some((part) => GIT_FOLDER_SURFACE.has(part));
-    return event.type === 'create' || parts.some((part) => SURFACE_NAMES.has(part));
+    if (inGit >= 0) return inGit === parts.length - 1 || parts.slice(inGit + 1).some((part) => GIT_FOLDER_LIVE_NAMES.has(part));
+    return event.type === 'create' || parts.some((part) => GIT_LIVE_NAMES.has(part));
   }
 
   /** Looks at what was made: links leading out are removed; says whether a folder was made (the watch may not see inside it). */

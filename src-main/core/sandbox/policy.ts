@@ -5,6 +5,7 @@ import { readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { ALL_FOLDER_CONFIG_PLACES } from '../config/places';
+import { GIT_PINNED_PATHS, GIT_READ_ONLY_PATHS } from '../git/git-reads';
 import type { SandboxPolicy } from './types';
 
 type Platform = 'linux' | 'darwin';
@@ -57,11 +58,7 @@ export const SECRET_HOME_PATHS: readonly HomeRule[] = [
  * after the run.
  */
 export const PROTECTED_PROJECT_PATHS: readonly string[] = [
-  '.git/hooks',
-  '.git/config',
-  '.git/config.worktree',
-  '.git/commondir',
-  '.git/info',
+  ...GIT_READ_ONLY_PATHS,
   '.deepdesk',
   // The folder's own configuration, every kind (`.deepdesk` holds its own places already).
   ...ALL_FOLDER_CONFIG_PLACES.filter((place) => !place.startsWith('.deepdesk/')),
@@ -72,7 +69,10 @@ export const PROTECTED_PROJECT_PATHS: readonly string[] = [
  * exist, so that moving one aside cannot take the protected path with it and put a writable
  * one in its place.
  */
-export const PROTECTED_PROJECT_PARENTS: readonly string[] = [...new Set(PROTECTED_PROJECT_PATHS.filter((p) => p.includes('/') && !p.startsWith('.git/')).map((p) => dirname(p)))];
+export const PROTECTED_PROJECT_PARENTS: readonly string[] = [...new Set(PROTECTED_PROJECT_PATHS.filter((p) => p.includes('/') && !GIT_READ_ONLY_PATHS.includes(p)).map((p) => dirname(p)))];
+
+/** Kept in place, never moved aside or replaced, while what is inside stays writable: git's (`.git`) and the folders of protected paths. */
+export const PINNED_PROJECT_PATHS: readonly string[] = [...GIT_PINNED_PATHS, ...PROTECTED_PROJECT_PARENTS];
 
 /**
  * Unix sockets on the host that hand out power beyond the sandbox (a session bus that
@@ -265,8 +265,7 @@ export function resolvePolicy(
     hidden: hiddenPaths(projectDir, hidden),
     staticHidden,
     protectedPaths: [...new Set(protectedPaths)],
-    // `.git` moved aside and made anew would carry hooks of the command's choosing.
-    pinnedPaths: [join(projectDir, '.git'), ...PROTECTED_PROJECT_PARENTS.map((p) => join(projectDir, p))],
+    pinnedPaths: PINNED_PROJECT_PATHS.map((p) => join(projectDir, p)),
     allowedDomains: [...(policy.allowedDomains ?? [])],
   };
 }

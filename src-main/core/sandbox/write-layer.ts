@@ -26,6 +26,7 @@ import path from 'node:path';
 import type { LayerSettlement } from '../checkpoints/attribution';
 import { errnoOf, lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
 import { withSignalsDeferred } from './defer-signals';
+import { GIT_ACTIVATING_NAMES } from '../git/git-reads';
 
 export interface LayerTools {
   unshare: string;
@@ -479,15 +480,13 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
   });
 }
 
-/** Names git acts on when they appear: a repository's place, its shape, its pointers. */
-const ACTIVATING_NAMES = new Set(['HEAD', 'objects', 'refs', 'commondir', 'gitdir']);
-
 /** The entries that are, or hold, a name that can make git look somewhere new. */
 function activatingRels(entries: readonly LayerEntry[]): Set<string> {
   const out = new Set<string>();
   for (const e of entries) {
     const name = path.posix.basename(e.rel);
-    if (!ACTIVATING_NAMES.has(name) && name.toLowerCase() !== '.git') continue;
+    // Names git acts on when they appear (a repository's place, its shape, its pointers); `.git` in any case.
+    if (!GIT_ACTIVATING_NAMES.has(name) && name.toLowerCase() !== '.git') continue;
     for (let a = e.rel; a !== '' && !out.has(a); a = parentOf(a)) out.add(a);
   }
   return out;

@@ -4,12 +4,11 @@
 // another process), a changed entry or a changed script takes effect before the next model
 // call, even before the reload that stops the server has happened; `onStale` asks for it.
 
-import { readServerEntries } from '../config/mcp-config';
 import type { McpServerConfig } from '../config/mcp-config-types';
 import type { McpHubApi } from '../extensions/mcp/types';
 import { errorText } from '../tools/tool';
-import { pathsStamp, projectServerDigest, serverFiles } from './entry-files';
-import { mcpTrustKey, projectMcpFile } from '../config/kinds/mcp';
+import { pathsStamp } from './entry-files';
+import { mcpKind, projectMcpFile, projectServerItems } from '../config/kinds/mcp';
 import type { TrustGate } from './types';
 
 export interface TrustGatedHubOptions {
@@ -36,14 +35,14 @@ export function trustGatedHub(hub: McpHubApi, options: TrustGatedHubOptions): Mc
     }
     const known = allowed.get(`${config.name}\0${config.digest}`);
     if (known !== undefined) return known;
-    const entry = readServerEntries(file, 'project').entries.find((e) => e.name === config.name);
-    const ok = entry !== undefined && entry.digest === config.digest && options.gate.isTrusted(options.folder, { key: mcpTrustKey(entry.name), digest: projectServerDigest(options.folder, entry) });
+    const item = projectServerItems(options.folder, {}).items.find((i) => i.value.name === config.name);
+    const ok = item !== undefined && item.value.digest === config.digest && options.gate.isTrusted(options.folder, item.entry);
     allowed.set(`${config.name}\0${config.digest}`, ok);
     if (!ok) options.onStale?.(config.name);
     return ok;
   };
   const stampNow = (): string => {
-    const files = readServerEntries(file, 'project').entries.flatMap((entry) => serverFiles(options.folder, entry));
+    const files = mcpKind.entryFiles?.(options.folder) ?? [];
     return JSON.stringify([pathsStamp([file]), pathsStamp(files), options.gate.version()]);
   };
   const configOf = (server: string): McpServerConfig | undefined => hub.states().find((s) => s.name === server)?.config;

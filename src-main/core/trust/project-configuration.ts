@@ -4,11 +4,10 @@
 // folder opens; what did not load is returned, never thrown.
 
 import { resolve } from 'node:path';
-import { entryVariables, expandServerEntry, mergeServers, readMcpConfigFile, readServerEntries } from '../config/mcp-config';
+import { entryVariables, expandServerEntry, mergeServers, readMcpConfigFile } from '../config/mcp-config';
 import { problemLine, type ConfigSource, type McpServerConfig } from '../config/mcp-config-types';
 import { enabledPluginParts } from '../extensions/plugins/store';
-import { projectServerDigest } from './entry-files';
-import { mcpTrustKey, projectMcpFile, userMcpFile } from '../config/kinds/mcp';
+import { projectMcpFile, projectServerItems, userMcpFile } from '../config/kinds/mcp';
 import { trustReport } from './report';
 import { realFolder, TrustStore } from './store';
 import type { TrustGate, TrustReport } from './types';
@@ -55,10 +54,10 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
     const source: ConfigSource = { kind: 'project', file: projectMcpFile(folder) };
     const project: McpServerConfig[] = [];
     const untrusted: McpServerConfig[] = [];
-    const projectRead = readServerEntries(source.file, 'project');
+    const projectRead = projectServerItems(folder, env);
     const expansionProblems: string[] = [];
-    for (const entry of projectRead.entries) {
-      const trusted = options.trustForRun === true || store.isTrusted(folder, { key: mcpTrustKey(entry.name), digest: projectServerDigest(folder, entry) });
+    for (const { entry: trustEntry, value: entry } of projectRead.items) {
+      const trusted = options.trustForRun === true || store.isTrusted(folder, trustEntry);
       const runs = trusted && entry.fields.disabled !== true;
       // Only the variables the trust list named are expanded (SPEC §9).
       const expanded = expandServerEntry(entry, source, namedOnly(env, entryVariables(entry)), { asWritten: !runs, personEnv: env });
@@ -78,7 +77,7 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
         ...new Set([
           ...storeProblems,
           ...user.problems.map(problemLine),
-          ...projectRead.problems.map(problemLine),
+          ...projectRead.problems,
           ...expansionProblems,
           ...cli.flatMap((read) => read.problems.map(problemLine)),
         ]),

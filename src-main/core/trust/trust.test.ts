@@ -77,7 +77,7 @@ describe('the trust list', () => {
       noun: 'hooks',
       projectPaths: [],
       userPaths: () => [],
-      folderEntries: () => {
+      folderItems: () => {
         throw new Error('disk on fire');
       },
     };

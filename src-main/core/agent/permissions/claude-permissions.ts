@@ -7,10 +7,9 @@
 
 import { createHash } from 'node:crypto';
 import { relative, sep } from 'node:path';
-import { projectClaudeSettingsFiles, readClaudeSettings, userClaudeSettingsFile, type PermissionListName } from '../../config/claude-settings';
-import type { FolderEntries } from '../../config/kinds/kind';
+import { projectClaudeSettingsFiles, readClaudeSettings, userClaudeSettingsFile, type ClaudeSettings, type PermissionListName } from '../../config/claude-settings';
+import { splitByTrust, type FolderItem, type FolderItems, type IsTrusted } from '../../config/kinds/kind';
 import { visibleLine } from '../../trust/labels';
-import type { TrustEntry } from '../../trust/types';
 import { parseClaudeRule, type ClaudeRule } from './claude-rule';
 import type { PermissionRule } from './types';
 
@@ -75,36 +74,41 @@ function virtualPattern(rule: ClaudeRule): { pattern: string } | { problem: stri
   return { pattern: rel.includes('/') ? `/${rel}` : `/**/${rel}` };
 }
 
+/** A folder's allow or ask rule: what needs trust. */
+export interface FolderRule {
+  file: string;
+  decision: Exclude<PermissionListName, 'deny'>;
+  text: string;
+}
+
 /** A folder's allow or ask rule as the trust question lists it. */
-function ruleTrustEntry(folder: string, file: string, decision: PermissionListName, text: string): TrustEntry {
-  const rel = relative(folder, file).split(sep).join('/');
+function ruleItem(folder: string, rule: FolderRule): FolderItem<FolderRule> {
+  const rel = relative(folder, rule.file).split(sep).join('/');
+  const { decision, text } = rule;
   return {
-    kind: 'rule',
-    key: `rule:${rel}:${decision}:${text}`,
-    file,
-    digest: createHash('sha256').update(`${rel}\0${decision}\0${text}`).digest('hex'),
-    label: visibleLine(`Permission ${decision}: ${text} (${rel})`),
+    entry: { kind: 'rule', key: `rule:${rel}:${decision}:${text}`, file: rule.file, digest: createHash('sha256').update(`${rel}\0${decision}\0${text}`).digest('hex'), label: visibleLine(`Permission ${decision}: ${text} (${rel})`) },
+    value: rule,
   };
 }
 
-/** The folder's allow and ask rules, for trust (its deny rules need none). */
-export function folderRuleEntries(folder: string): FolderEntries {
-  const entries: TrustEntry[] = [];
-  const problems: string[] = [];
-  for (const file of projectClaudeSettingsFiles(folder)) {
-    const settings = readClaudeSettings(file);
-    problems.push(...settings.problems);
-    for (const decision of ['allow', 'ask'] as const) for (const text of settings.permissions[decision]) entries.push(ruleTrustEntry(folder, file, decision, text));
-  }
-  return { entries, problems };
+/** The folder's settings files as read, and their allow and ask rules as trust items (its deny rules need none). */
+function readFolderRules(folder: string): { files: ClaudeSettings[]; rules: FolderItems<FolderRule> } {
+  const files = projectClaudeSettingsFiles(folder).map(readClaudeSettings);
+  const items = files.flatMap((settings) => (['allow', 'ask'] as const).flatMap((decision) => settings.permissions[decision].map((text) => ruleItem(folder, { file: settings.file, decision, text }))));
+  return { files, rules: { items, problems: files.flatMap((settings) => settings.problems) } };
 }
 
-export function loadClaudeRules(options: { home: string; folder?: string; isTrusted(entry: { key: string; digest: string }): boolean }): ClaudeRules {
+/** The folder's (real path) allow and ask rules, as the trust question lists them and loadClaudeRules checks them. */
+export function folderRuleItems(folder: string): FolderItems<FolderRule> {
+  return readFolderRules(folder).rules;
+}
+
+export function loadClaudeRules(options: { home: string; folder?: string; isTrusted: IsTrusted }): ClaudeRules {
   const out = { deny: [] as PermissionRule[], ask: [] as PermissionRule[], allow: [] as PermissionRule[] };
   const listed: ClaudeRules['listed'] = [];
   const problems: string[] = [];
-  const add = (file: string, origin: string, trusted: (decision: PermissionListName, text: string) => boolean): void => {
-    const settings = readClaudeSettings(file);
+  const add = (settings: ClaudeSettings, origin: string, trusted: (decision: PermissionListName, text: string) => boolean): void => {
+    const file = settings.file;
     problems.push(...settings.problems);
     for (const decision of ['deny', 'ask', 'allow'] as const) {
       for (const text of settings.permissions[decision]) {
@@ -118,12 +122,14 @@ export function loadClaudeRules(options: { home: string; folder?: string; isTrus
       }
     }
   };
-  add(userClaudeSettingsFile(options.home), '~/.claude/settings.json', () => true);
+  add(readClaudeSettings(userClaudeSettingsFile(options.home)), '~/.claude/settings.json', () => true);
   const folder = options.folder;
   if (folder !== undefined) {
-    for (const file of projectClaudeSettingsFiles(folder)) {
-      const origin = relative(folder, file).split(sep).join('/');
-      add(file, origin, (decision, text) => decision === 'deny' || options.isTrusted(ruleTrustEntry(folder, file, decision, text)));
+    const read = readFolderRules(folder);
+    const trusted = new Set(splitByTrust(read.rules.items, options.isTrusted).trusted.map((rule) => `${rule.file}\0${rule.decision}\0${rule.text}`));
+    for (const settings of read.files) {
+      const origin = relative(folder, settings.file).split(sep).join('/');
+      add(settings, origin, (decision, text) => decision === 'deny' || trusted.has(`${settings.file}\0${decision}\0${text}`));
     }
   }
   return { listed, first: [...out.deny, ...out.ask], allow: out.allow, problems: [...new Set(problems)] };

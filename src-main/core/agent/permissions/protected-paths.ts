@@ -14,6 +14,7 @@
 
 
 import { ALL_FOLDER_CONFIG_PLACES } from '../../config/places';
+import { GIT_ASK_PATTERNS } from '../../git/git-reads';
 
 /**
  * The folder's own configuration (SPEC §9): `.mcp.json`, `.deepdesk/hooks.json`, Claude
@@ -25,7 +26,7 @@ export const FOLDER_CONFIG_PATHS: readonly string[] = [...ALL_FOLDER_CONFIG_PLAC
 
 /** Each kind of protected path and why writing there asks; the first that matches is told. */
 const PROTECTED_KINDS: ReadonlyArray<{ patterns: readonly string[]; reason: string }> = [
-  { patterns: ['**/.git/**'], reason: 'writes inside .git/ always ask' },
+  { patterns: GIT_ASK_PATTERNS, reason: 'writes inside .git/ always ask' },
   { patterns: ['**/.env*'], reason: 'writes to .env files always ask' },
   { patterns: FOLDER_CONFIG_PATHS, reason: "writes to the folder's own configuration (MCP servers, hooks, skills) always ask: it runs programs once the folder is trusted" },
   { patterns: ['/.deepdesk/**'], reason: "writes to Deepdesk's own data (/.deepdesk/) always ask" },

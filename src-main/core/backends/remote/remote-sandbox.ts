@@ -23,7 +23,7 @@ import {
   hiddenPaths,
   hostSocketPaths,
   isWithin,
-  PROTECTED_PROJECT_PARENTS,
+  PINNED_PROJECT_PATHS,
   PROTECTED_PROJECT_PATHS,
   SECRET_HOME_PATHS,
   TMP_SOCKET_DIRS,
@@ -153,7 +153,7 @@ class RemoteBwrapSandbox implements Sandbox {
     for (const name of ['SSH_AUTH_SOCK', 'GPG_AGENT_INFO', 'XDG_RUNTIME_DIR']) list.push({ role: 'hidden', word: `"\${${name}%%:*}"`, why: 'a host service socket' });
     for (const rel of PROTECTED_PROJECT_PATHS) list.push({ role: 'protected', word: under('$P', rel), why: 'a protected path' });
     for (const extra of this.policy.protectedPaths ?? []) if (extra.startsWith('/')) list.push({ role: 'protected', word: shQuote(extra), why: 'a protected path' });
-    for (const rel of ['.git', ...PROTECTED_PROJECT_PARENTS]) list.push({ role: 'pinned', word: under('$P', rel), why: 'a protected path' });
+    for (const rel of PINNED_PROJECT_PATHS) list.push({ role: 'pinned', word: under('$P', rel), why: 'a protected path' });
     return list;
   }
 

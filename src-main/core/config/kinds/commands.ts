@@ -1,6 +1,6 @@
 // Custom slash commands (SPEC §11): one trust entry per command file of the folder.
 
-import { commandTrustEntries } from '../../extensions/definitions/commands';
+import { commandItems } from '../../extensions/definitions/commands';
 import { definitionPlaces } from '../../extensions/definitions/project-places';
 import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';
@@ -9,6 +9,6 @@ export const commandKind: ConfigKind = {
   kind: 'command',
   noun: 'commands',
   projectPaths: FOLDER_CONFIG_PLACES.command,
-  userPaths: (places) => definitionPlaces('commands', [], places).person.map((p) => p.dir),
-  folderEntries: (folder) => commandTrustEntries(folder),
+  userPaths: (places) => definitionPlaces('commands', places).person.map((p) => p.dir),
+  folderItems: (folder) => commandItems(folder),
 };

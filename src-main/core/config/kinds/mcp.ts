@@ -6,9 +6,8 @@ import { entryVariables, readServerEntries, runnerHosts, type CheckedServerEntry
 import { problemLine } from '../mcp-config-types';
 import { projectServerDigest, serverFiles } from '../../trust/entry-files';
 import { shellWord, visibleLine } from '../../trust/labels';
-import type { TrustEntry } from '../../trust/types';
 import { FOLDER_CONFIG_PLACES } from '../places';
-import type { ConfigKind } from './kind';
+import type { ConfigKind, FolderItems } from './kind';
 
 /** The folder's own MCP servers file. */
 export function projectMcpFile(folder: string): string {
@@ -49,19 +48,26 @@ export function mcpServerLabel(entry: CheckedServerEntry, personEnv: NodeJS.Proc
   return visibleLine(`MCP server ${entry.name}: ${[...env, ...command].join(' ')} (${containment})${uses}`);
 }
 
+/**
+ * Every server entry of the folder's (real path) `.mcp.json`, disabled ones too, with the trust
+ * entry its loaders check (the digest holds what an unsandboxed one runs from the folder).
+ */
+export function projectServerItems(folder: string, env: NodeJS.ProcessEnv): FolderItems<CheckedServerEntry> {
+  const file = projectMcpFile(folder);
+  const read = readServerEntries(file, 'project');
+  const items = read.entries.map((entry) => ({ entry: { kind: 'mcp' as const, key: mcpTrustKey(entry.name), file, digest: projectServerDigest(folder, entry), label: mcpServerLabel(entry, env) }, value: entry }));
+  return { items, problems: read.problems.map(problemLine) };
+}
+
 export const mcpKind: ConfigKind = {
   kind: 'mcp',
   noun: '.mcp.json',
   projectPaths: FOLDER_CONFIG_PLACES.mcp,
   userPaths: ({ dataDir }) => [userMcpFile(dataDir)],
-  // One entry per server that would start (a disabled one would not).
-  folderEntries(folder, env) {
-    const file = projectMcpFile(folder);
-    const read = readServerEntries(file, 'project');
-    const entries: TrustEntry[] = read.entries
-      .filter((entry) => entry.fields.disabled !== true)
-      .map((entry) => ({ kind: 'mcp', key: mcpTrustKey(entry.name), file, digest: projectServerDigest(folder, entry), label: mcpServerLabel(entry, env) }));
-    return { entries, problems: read.problems.map(problemLine) };
+  // One entry per server that would start (a disabled one would not, so trust is not asked for it).
+  folderItems(folder, env) {
+    const read = projectServerItems(folder, env);
+    return { items: read.items.filter((item) => item.value.fields.disabled !== true), problems: read.problems };
   },
   // What unsandboxed servers run from the folder (a sandboxed one is contained whatever it runs).
   entryFiles: (folder) => readServerEntries(projectMcpFile(folder), 'project').entries.flatMap((entry) => serverFiles(folder, entry)),

@@ -15,7 +15,7 @@ export const pluginKind: ConfigKind = {
   projectPaths: FOLDER_CONFIG_PLACES.plugin,
   jsonKey: 'enabledPlugins',
   userPaths: ({ dataDir }) => [join(pluginsDir(dataDir), 'plugins.json')],
-  folderEntries(folder) {
+  folderItems(folder) {
     const problems: string[] = [];
     for (const file of projectClaudeSettingsFiles(folder)) {
       const settings = readClaudeSettings(file);
@@ -27,6 +27,6 @@ export const pluginKind: ConfigKind = {
         );
       }
     }
-    return { entries: [], problems };
+    return { items: [], problems };
   },
 };

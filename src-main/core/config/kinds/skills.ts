@@ -1,7 +1,6 @@
 // Skills (SPEC §11): one trust entry per valid skill of the folder's skills folders.
 
-import { userSkillDirs } from '../../extensions/skills/discover';
-import { projectSkillTrustEntries } from '../../extensions/skills/trust-entries';
+import { projectSkillItems, userSkillDirs } from '../../extensions/skills/discover';
 import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';
 
@@ -10,5 +9,5 @@ export const skillKind: ConfigKind = {
   noun: 'skills',
   projectPaths: FOLDER_CONFIG_PLACES.skill,
   userPaths: ({ dataDir, home }) => userSkillDirs(dataDir, home),
-  folderEntries: (folder) => projectSkillTrustEntries(folder),
+  folderItems: (folder) => projectSkillItems(folder),
 };

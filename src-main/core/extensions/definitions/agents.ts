@@ -6,10 +6,10 @@
 // subagent types beside those in Settings; a folder's wins over the person's of the same name.
 
 import type { SubagentSpec } from '../../agent/middleware/subagents';
-import type { FolderEntries } from '../../config/kinds/kind';
+import type { FolderItems, IsTrusted } from '../../config/kinds/kind';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import type { MarkdownCache, MarkdownDefinition } from './markdown-files';
-import { definitionPlaces, definitionTrustEntries, discoverDefinitions, type DefinitionPlaces } from './project-places';
+import { definitionItems, definitionPlaces, discoverDefinitions, type DefinitionPlaces } from './project-places';
 
 export interface CustomAgent extends SubagentSpec {
   source: MarkdownDefinition['place']['source'];
@@ -63,23 +63,18 @@ export function checkAgent(definition: MarkdownDefinition): CustomAgent | { prob
   };
 }
 
-/** The subagents that load: the folder's trusted ones first (they win on a name), then the person's and the plugins'. */
-export function discoverAgents(options: DefinitionPlaces & { isTrusted(entry: { key: string; digest: string }): boolean }, cache?: MarkdownCache): AgentDiscovery {
-  const places = definitionPlaces('agents', FOLDER_CONFIG_PLACES.agent, options);
-  const found = discoverDefinitions('agent', places, { ...(options.folder !== undefined ? { folder: options.folder } : {}), isTrusted: options.isTrusted, recursive: false }, checkAgent, cache);
-  return { agents: found.found, untrusted: found.untrusted, problems: found.problems };
+/** The folder's (real path) subagents as trust items: `Subagent NAME: .claude/agents/x.md`. */
+export function agentItems(folder: string, cache?: MarkdownCache): FolderItems<MarkdownDefinition> {
+  const label = (d: MarkdownDefinition): string | { problem: string } => {
+    const agent = checkAgent(d);
+    return 'problem' in agent ? agent : `Subagent ${agent.name}${agent.tools ? ` (tools: ${agent.tools.join(', ')})` : ''}`;
+  };
+  return definitionItems('agent', folder, FOLDER_CONFIG_PLACES.agent, label, false, cache);
 }
 
-/** The folder's subagents as trust entries: `Subagent NAME: .claude/agents/x.md`. */
-export function agentTrustEntries(folder: string): FolderEntries {
-  return definitionTrustEntries(
-    'agent',
-    folder,
-    FOLDER_CONFIG_PLACES.agent,
-    (d) => {
-      const agent = checkAgent(d);
-      return 'problem' in agent ? agent : `Subagent ${agent.name}${agent.tools ? ` (tools: ${agent.tools.join(', ')})` : ''}`;
-    },
-    false,
-  );
+/** The subagents that load: the folder's trusted ones first (they win on a name), then the person's and the plugins'. */
+export function discoverAgents(options: DefinitionPlaces & { isTrusted: IsTrusted }, cache?: MarkdownCache): AgentDiscovery {
+  const project = options.folder !== undefined ? agentItems(options.folder, cache) : { items: [], problems: [] };
+  const found = discoverDefinitions(definitionPlaces('agents', options), project, { isTrusted: options.isTrusted, recursive: false }, checkAgent, cache);
+  return { agents: found.found, untrusted: found.untrusted, problems: found.problems };
 }

@@ -7,13 +7,14 @@ import { discoverCommands, type CommandDiscovery } from './commands';
 import { enabledPluginParts } from '../plugins/store';
 import type { DefinitionPlace, MarkdownCache } from './markdown-files';
 import type { DefinitionPlaces } from './project-places';
+import type { IsTrusted } from '../../config/kinds/kind';
 
 export interface DefinitionsCatalog {
   commands(): CommandDiscovery;
   agents(): AgentDiscovery;
 }
 
-export function createDefinitionsCatalog(options: DefinitionPlaces & { isTrusted(entry: { key: string; digest: string }): boolean }): DefinitionsCatalog {
+export function createDefinitionsCatalog(options: DefinitionPlaces & { isTrusted: IsTrusted }): DefinitionsCatalog {
   const cache: MarkdownCache = new Map();
   // Enabled plugins' folders, named `plugin:part`, looked at again at every use.
   const plugins = (kind: 'commands' | 'agents'): DefinitionPlace[] =>

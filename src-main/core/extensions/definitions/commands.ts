@@ -5,10 +5,10 @@
 // `argument-hint`, `allowed-tools`, `model`. The body, with `$ARGUMENTS` and `$1`…`$9`
 // replaced, becomes the message. A folder's command wins over the person's of the same name.
 
-import type { FolderEntries } from '../../config/kinds/kind';
+import type { FolderItems, IsTrusted } from '../../config/kinds/kind';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import type { MarkdownCache, MarkdownDefinition } from './markdown-files';
-import { definitionPlaces, definitionTrustEntries, discoverDefinitions, type DefinitionPlaces } from './project-places';
+import { definitionItems, definitionPlaces, discoverDefinitions, type DefinitionPlaces } from './project-places';
 
 export interface CustomCommand {
   /** Without the `/`: `review`, `frontend:component`, `plugin-name:command`. */
@@ -68,25 +68,20 @@ export function checkCommand(definition: MarkdownDefinition): CustomCommand | { 
   };
 }
 
-/** The commands that load: the folder's trusted ones first (they win on a name), then the person's and the plugins'. */
-export function discoverCommands(options: DefinitionPlaces & { isTrusted(entry: { key: string; digest: string }): boolean }, cache?: MarkdownCache): CommandDiscovery {
-  const places = definitionPlaces('commands', FOLDER_CONFIG_PLACES.command, options);
-  const found = discoverDefinitions('command', places, { ...(options.folder !== undefined ? { folder: options.folder } : {}), isTrusted: options.isTrusted, recursive: true }, checkCommand, cache);
-  return { commands: found.found, untrusted: found.untrusted, problems: found.problems };
+/** The folder's (real path) commands as trust items: `Command /name: .claude/commands/name.md`. */
+export function commandItems(folder: string, cache?: MarkdownCache): FolderItems<MarkdownDefinition> {
+  const label = (d: MarkdownDefinition): string | { problem: string } => {
+    const command = checkCommand(d);
+    return 'problem' in command ? command : `Command /${command.name}`;
+  };
+  return definitionItems('command', folder, FOLDER_CONFIG_PLACES.command, label, true, cache);
 }
 
-/** The folder's commands as trust entries: `Command /name: .claude/commands/name.md`. */
-export function commandTrustEntries(folder: string): FolderEntries {
-  return definitionTrustEntries(
-    'command',
-    folder,
-    FOLDER_CONFIG_PLACES.command,
-    (d) => {
-      const command = checkCommand(d);
-      return 'problem' in command ? command : `Command /${command.name}`;
-    },
-    true,
-  );
+/** The commands that load: the folder's trusted ones first (they win on a name), then the person's and the plugins'. */
+export function discoverCommands(options: DefinitionPlaces & { isTrusted: IsTrusted }, cache?: MarkdownCache): CommandDiscovery {
+  const project = options.folder !== undefined ? commandItems(options.folder, cache) : { items: [], problems: [] };
+  const found = discoverDefinitions(definitionPlaces('commands', options), project, { isTrusted: options.isTrusted, recursive: true }, checkCommand, cache);
+  return { commands: found.found, untrusted: found.untrusted, problems: found.problems };
 }
 
 /**

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { agentTrustEntries, discoverAgents } from './agents';
-import { commandMessage, commandTrustEntries, discoverCommands } from './commands';
+import { agentItems, discoverAgents } from './agents';
+import { commandMessage, commandItems, discoverCommands } from './commands';
 
 let root: string;
 let dataDir: string;
@@ -56,8 +56,8 @@ describe('custom commands', () => {
     put(join(folder, '.claude', 'commands', 'bad name!.md'), 'x\n');
     put(join(folder, '.claude', 'commands', 'broken.md'), '---\ndescription: [unclosed\n---\nx\n');
     put(join(folder, '.deepdesk', 'commands', 'ok.md'), 'Do it\n');
-    const entries = commandTrustEntries(folder);
-    expect(entries.entries.map((e) => [e.key, e.label])).toEqual([['command:.deepdesk/commands/ok.md', 'Command /ok: .deepdesk/commands/ok.md']]);
+    const entries = commandItems(folder);
+    expect(entries.items.map(({ entry: e }) => [e.key, e.label])).toEqual([['command:.deepdesk/commands/ok.md', 'Command /ok: .deepdesk/commands/ok.md']]);
     expect([...entries.problems].sort()).toEqual([expect.stringMatching(/bad name!\.md: 'bad name!' cannot be part of a command's name/), expect.stringMatching(/broken\.md: front matter is not valid YAML/)]);
   });
 });
@@ -79,8 +79,8 @@ describe('custom subagents', () => {
   it("refuses with one line what no reading can save, and lists the folder's as trust entries", () => {
     put(join(folder, '.claude', 'agents', 'noname.md'), '---\ndescription: x\n---\nbody\n');
     put(join(folder, '.claude', 'agents', 'good.md'), '---\nname: good\ndescription: fine\ntools: Read\n---\nbody\n');
-    const entries = agentTrustEntries(folder);
-    expect(entries.entries.map((e) => e.label)).toEqual(['Subagent good (tools: Read): .claude/agents/good.md']);
+    const entries = agentItems(folder);
+    expect(entries.items.map(({ entry: e }) => e.label)).toEqual(['Subagent good (tools: Read): .claude/agents/good.md']);
     expect(entries.problems).toEqual([expect.stringMatching(/noname\.md: name: missing/)]);
   });
 });

@@ -1,10 +1,11 @@
 // The places of a kind of Markdown definitions (commands, subagents) for the person, the
-// folder and the installed plugins, and the folder's ones as trust entries (SPEC §9).
+// folder and the installed plugins, and the folder's ones as trust items (SPEC §9).
 
 import { join, relative, sep } from 'node:path';
 import { visibleLine } from '../../trust/labels';
-import type { TrustEntry, TrustEntryKind } from '../../trust/types';
-import { readMarkdownPlaces, type DefinitionPlace, type MarkdownCache, type MarkdownDefinition, type MarkdownRead } from './markdown-files';
+import { splitByTrust, type FolderItem, type FolderItems, type IsTrusted } from '../../config/kinds/kind';
+import type { TrustEntryKind } from '../../trust/types';
+import { readMarkdownPlaces, type DefinitionPlace, type MarkdownCache, type MarkdownDefinition } from './markdown-files';
 
 export interface DefinitionPlaces {
   dataDir: string;
@@ -15,12 +16,10 @@ export interface DefinitionPlaces {
   plugins?: readonly DefinitionPlace[];
 }
 
-/** A kind's places: `<data-dir>/<dir>`, `~/.claude/<dir>`, the folder's, and the plugins'. */
-export function definitionPlaces(dir: 'commands' | 'agents', projectPlaces: readonly string[], options: DefinitionPlaces): { person: DefinitionPlace[]; project: DefinitionPlace[]; plugins: DefinitionPlace[] } {
-  const folder = options.folder;
+/** A kind's places outside the folder: `<data-dir>/<dir>`, `~/.claude/<dir>`, and the plugins'. */
+export function definitionPlaces(dir: 'commands' | 'agents', options: DefinitionPlaces): { person: DefinitionPlace[]; plugins: DefinitionPlace[] } {
   return {
     person: [join(options.dataDir, dir), join(options.home, '.claude', dir)].map((d) => ({ dir: d, source: 'user' as const })),
-    project: folder === undefined ? [] : projectPlaces.map((rel) => ({ dir: join(folder, rel), source: 'project' as const })),
     plugins: [...(options.plugins ?? [])],
   };
 }
@@ -30,24 +29,17 @@ export function definitionTrustKey(kind: TrustEntryKind, folder: string, file: s
   return `${kind}:${relative(folder, file).split(sep).join('/')}`;
 }
 
-/** The folder's definitions that load once trusted, split from those not (yet) trusted. */
-export function readTrusted(
+/** The folder's definitions of a kind as the trust question lists them (`LABEL: .claude/commands/x.md`) and their loader checks them. */
+export function definitionItems(
   kind: TrustEntryKind,
-  places: ReturnType<typeof definitionPlaces>,
-  options: { folder?: string; isTrusted(entry: { key: string; digest: string }): boolean; recursive: boolean },
+  folder: string,
+  projectPlaces: readonly string[],
+  label: (d: MarkdownDefinition) => string | { problem: string },
+  recursive: boolean,
   cache?: MarkdownCache,
-): { person: MarkdownRead; project: MarkdownDefinition[]; untrusted: MarkdownDefinition[]; problems: string[] } {
-  const person = readMarkdownPlaces([...places.plugins, ...places.person], { recursive: options.recursive }, cache);
-  const project = readMarkdownPlaces(places.project, { recursive: options.recursive }, cache);
-  const folder = options.folder;
-  const trusted = folder === undefined ? [] : project.found.filter((d) => options.isTrusted({ key: definitionTrustKey(kind, folder, d.file), digest: d.digest }));
-  return { person, project: trusted, untrusted: project.found.filter((d) => !trusted.includes(d)), problems: [...person.problems, ...project.problems] };
-}
-
-/** The folder's definitions of a kind as the trust question lists them: `LABEL: .claude/commands/x.md`. */
-export function definitionTrustEntries(kind: TrustEntryKind, folder: string, projectPlaces: readonly string[], label: (d: MarkdownDefinition) => string | { problem: string }, recursive: boolean): { entries: TrustEntry[]; problems: string[] } {
-  const read = readMarkdownPlaces(projectPlaces.map((rel) => ({ dir: join(folder, rel), source: 'project' as const })), { recursive });
-  const entries: TrustEntry[] = [];
+): FolderItems<MarkdownDefinition> {
+  const read = readMarkdownPlaces(projectPlaces.map((rel) => ({ dir: join(folder, rel), source: 'project' as const })), { recursive }, cache);
+  const items: FolderItem<MarkdownDefinition>[] = [];
   const problems = [...read.problems];
   for (const definition of read.found) {
     const shown = label(definition);
@@ -56,9 +48,9 @@ export function definitionTrustEntries(kind: TrustEntryKind, folder: string, pro
       continue;
     }
     const rel = relative(folder, definition.file).split(sep).join('/');
-    entries.push({ kind, key: definitionTrustKey(kind, folder, definition.file), file: definition.file, digest: definition.digest, label: visibleLine(`${shown}: ${rel}`) });
+    items.push({ entry: { kind, key: definitionTrustKey(kind, folder, definition.file), file: definition.file, digest: definition.digest, label: visibleLine(`${shown}: ${rel}`) }, value: definition });
   }
-  return { entries, problems };
+  return { items, problems };
 }
 
 /**
@@ -67,14 +59,15 @@ export function definitionTrustEntries(kind: TrustEntryKind, folder: string, pro
  * got wrong.
  */
 export function discoverDefinitions<T extends { name: string }>(
-  kind: 'command' | 'agent',
   places: ReturnType<typeof definitionPlaces>,
-  options: { folder?: string; isTrusted(entry: { key: string; digest: string }): boolean; recursive: boolean },
+  project: FolderItems<MarkdownDefinition>,
+  options: { isTrusted: IsTrusted; recursive: boolean },
   check: (definition: MarkdownDefinition) => T | { problem: string },
   cache?: MarkdownCache,
 ): { found: T[]; untrusted: T[]; problems: string[] } {
-  const read = readTrusted(kind, places, options, cache);
-  const problems = [...read.problems];
+  const person = readMarkdownPlaces([...places.plugins, ...places.person], { recursive: options.recursive }, cache);
+  const split = splitByTrust(project.items, options.isTrusted);
+  const problems = [...person.problems, ...project.problems];
   const checked = (list: readonly MarkdownDefinition[]): T[] =>
     list.flatMap((d) => {
       const value = check(d);
@@ -85,6 +78,6 @@ export function discoverDefinitions<T extends { name: string }>(
       return [value];
     });
   const found: T[] = [];
-  for (const value of [...checked(read.project), ...checked(read.person.found)]) if (!found.some((f) => f.name === value.name)) found.push(value);
-  return { found, untrusted: checked(read.untrusted), problems: [...new Set(problems)] };
+  for (const value of [...checked(split.trusted), ...checked(person.found)]) if (!found.some((f) => f.name === value.name)) found.push(value);
+  return { found, untrusted: checked(split.untrusted), problems: [...new Set(problems)] };
 }

@@ -11,11 +11,13 @@ import { z } from 'zod';
 import { canonicalJson } from '../../agent/canonical-json';
 import { parseClaudeRule } from '../../agent/permissions/claude-rule';
 import { userClaudeSettingsFile } from '../../config/claude-settings';
+import { splitByTrust, type FolderItems, type IsTrusted } from '../../config/kinds/kind';
 import { readJsonObject } from '../../config/mcp-config';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import { enabledPluginParts } from '../plugins/store';
 import { problemLine, type ConfigProblem } from '../../config/mcp-config-types';
 import { hookFiles, pathsStamp, projectHookDigest } from '../../trust/entry-files';
+import { visibleLine } from '../../trust/labels';
 import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, type HookEntry, type HookEventName } from './types';
 
 export function userHooksFile(dataDir: string): string {
@@ -126,6 +128,18 @@ export function hookTrustKey(hook: Pick<HookEntry, 'event' | 'digest'>): string 
   return `hook:${hook.event}:${hook.digest.slice(0, 16)}`;
 }
 
+/** `Hook EVENT [MATCHER] if RULE: COMMAND`, as the trust question and a plugin's install list show it. */
+export function hookLabel(hook: HookEntry): string {
+  return visibleLine(`Hook ${hook.event}${hook.matcher !== undefined ? ` [${hook.matcher}]` : ''}${hook.if !== undefined ? ` if ${hook.if}` : ''}: ${hook.command}`);
+}
+
+/** The folder's (real path) own hooks, as the trust question lists them and loadHooks checks them: the digest holds what each runs from the folder. */
+export function projectHookItems(folder: string): FolderItems<HookEntry> {
+  const read = readHooksFiles(projectHooksFiles(folder), 'project');
+  const items = read.hooks.map((hook) => ({ entry: { kind: 'hook' as const, key: hookTrustKey(hook), file: hook.file, digest: projectHookDigest(folder, hook), label: hookLabel(hook) }, value: hook }));
+  return { items, problems: read.problems.map(problemLine) };
+}
+
 export interface LoadHooksOptions {
   dataDir: string;
   /** The person's home folder: its `~/.claude/settings.json` hooks load too. */
@@ -133,7 +147,7 @@ export interface LoadHooksOptions {
   /** The folder (real path); its `.deepdesk/hooks.json` loads only through isTrusted. */
   folder?: string;
   /** Whether a project hook (its key, and its digest with the files it runs) is trusted (the folder's trust gate). */
-  isTrusted: (entry: { key: string; digest: string }) => boolean;
+  isTrusted: IsTrusted;
   /** Hook ids the person turned off (Settings). */
   disabled?: ReadonlySet<string>;
 }
@@ -155,15 +169,14 @@ export function loadHooks(options: LoadHooksOptions): LoadedHooks {
     hooks: [...person.hooks, ...plugins.flatMap((p) => p.read.hooks.map((hook) => ({ ...hook, pluginRoot: p.root })))],
     problems: [...person.problems, ...plugins.flatMap((p) => p.read.problems)],
   };
-  const project = options.folder !== undefined ? readHooksFiles(projectHooksFiles(options.folder), 'project') : { hooks: [], problems: [] };
   // What the hook runs from the folder is part of it (SPEC §9): a changed script is a changed hook.
-  const folder = options.folder;
-  const trusted = folder === undefined ? [] : project.hooks.filter((hook) => options.isTrusted({ key: hookTrustKey(hook), digest: projectHookDigest(folder, hook) }));
+  const project = options.folder !== undefined ? projectHookItems(options.folder) : { items: [], problems: [] };
+  const { trusted, untrusted } = splitByTrust(project.items, options.isTrusted);
   const off = options.disabled ?? new Set<string>();
   return {
     hooks: [...user.hooks, ...trusted].filter((hook) => !off.has(hook.id)),
-    untrusted: project.hooks.filter((hook) => !trusted.includes(hook)),
-    problems: [...user.problems, ...project.problems].map(problemLine),
+    untrusted,
+    problems: [...user.problems.map(problemLine), ...project.problems],
   };
 }
 

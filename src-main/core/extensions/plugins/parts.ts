@@ -2,7 +2,7 @@
 // §9 list: each server, hook, skill, command and agent) and for `deepdesk plugin ls`; and
 // the enabled, confirmed plugins' parts as each kind's loader takes them.
 
-import { hookLabel } from '../../config/kinds/hooks';
+import { hookLabel } from '../hooks/config';
 import { mcpServerLabel } from '../../config/kinds/mcp';
 import { readServerEntries } from '../../config/mcp-config';
 import { problemLine } from '../../config/mcp-config-types';

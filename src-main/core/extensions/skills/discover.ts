@@ -12,7 +12,10 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import type { FolderItem, FolderItems, IsTrusted } from '../../config/kinds/kind';
+import { splitByTrust } from '../../config/kinds/kind';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
+import { visibleLine } from '../../trust/labels';
 import { enabledPluginParts } from '../plugins/store';
 import { checkSkillHeader, splitFrontMatter, type HeaderCheck } from './front-matter';
 import type { Skill, SkillProblem, SkillSource } from './types';
@@ -39,7 +42,7 @@ export interface DiscoverOptions {
   /** The project folder; without one only the person's skills are found. */
   folder?: string;
   /** Whether a project skill (by trust key and digest) is trusted; untrusted ones do not load. */
-  isTrusted(entry: { key: string; digest: string }): boolean;
+  isTrusted: IsTrusted;
   /** Names the person turned off. */
   disabled?: ReadonlySet<string>;
 }
@@ -143,6 +146,29 @@ export function scanSkillsDir(root: string, problems: SkillProblem[], cache: Ski
   return found;
 }
 
+/** The folder's valid skills with their trust entries: keyed by folder (two project folders may hold the same name), digest = sha256 of the SKILL.md. */
+function scanProjectSkills(folder: string, problems: SkillProblem[], cache?: SkillScanCache, clock?: ScanClock): FolderItem<FoundSkill>[] {
+  return PROJECT_SKILL_DIRS.flatMap((relRoot) =>
+    scanSkillsDir(join(folder, relRoot), problems, cache, clock).map((found) => {
+      const relDir = `${relRoot}/${found.name}`;
+      const label = visibleLine(`Skill ${found.name}: ${relDir}/${SKILL_FILE}`);
+      return { entry: { kind: 'skill' as const, key: projectSkillKey(relDir), file: join(found.path, SKILL_FILE), digest: found.digest, label }, value: found };
+    }),
+  );
+}
+
+/** The folder's (real path) own skills, as the trust question lists them and discoverSkills checks them. */
+export function projectSkillItems(folder: string): FolderItems<FoundSkill> {
+  const problems: SkillProblem[] = [];
+  const items = scanProjectSkills(folder, problems);
+  return { items, problems: problems.map(skillProblemLine) };
+}
+
+/** `FILE: PROBLEM`, as every configuration problem is told. */
+export function skillProblemLine(problem: SkillProblem): string {
+  return `${problem.file}: ${problem.message}`;
+}
+
 export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache = new Map()): SkillDiscovery {
   const clock = newClock();
   const problems: SkillProblem[] = [];
@@ -162,15 +188,10 @@ export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache =
   const project: Skill[] = [];
   if (options.folder !== undefined) {
     const folder = realpathOr(options.folder);
-    for (const relRoot of PROJECT_SKILL_DIRS) {
-      for (const found of scanSkillsDir(join(folder, relRoot), problems, cache, clock)) {
-        const relDir = `${relRoot}/${found.name}`;
-        const inside = isInside(folder, found.dir);
-        const skill = toSkill(found, 'project', inside ? `/${toPosix(relative(folder, found.file))}` : mountPath(found.name));
-        if (!options.isTrusted({ key: projectSkillKey(relDir), digest: found.digest })) untrusted.push(skill);
-        else project.push(skill);
-      }
-    }
+    const split = splitByTrust(scanProjectSkills(folder, problems, cache, clock), options.isTrusted);
+    const asSkill = (found: FoundSkill): Skill => toSkill(found, 'project', isInside(folder, found.dir) ? `/${toPosix(relative(folder, found.file))}` : mountPath(found.name));
+    project.push(...split.trusted.map(asSkill));
+    untrusted.push(...split.untrusted.map(asSkill));
   }
   for (const skill of project) take(skill);
   const user: Skill[] = [];

@@ -1,0 +1,138 @@
+// What in a repository's config runs code, and how every git call Deepdesk makes
+// (run-git.ts) holds it off (SPEC §7, §9): a folder that arrives with its own `.git` must not
+// run anything its config names until the person runs git there themselves. Beside the table
+// of what git reads (git-reads.ts): its `config` rows are what this table reads.
+//
+// Two ways, a class where git has one:
+// - ALWAYS_HELD: given on every call whatever the config says (no hook, no fsmonitor, no pager,
+//   no signing, only the transports Deepdesk allows);
+// - REPOSITORY_CODE_KEYS: keys that name a program; when the repository's own config (its
+//   `local` or `worktree` scope, what it includes among it) sets one, the call gives it again
+//   on the command line (which wins over every file): the person's own value (global or
+//   system) when they set it, else a value that runs nothing. Driver names (`filter.NAME.*`,
+//   `diff.NAME.*`, `merge.NAME.*`) are found in the config itself, so a new name is covered.
+// Where an empty value would break the command rather than turn the program off, the value is
+// git's own built-in (a merge driver, `:` for an editor), or it fails closed (a textconv:
+// Deepdesk's diffs pass `--no-textconv --no-ext-diff`). `uploadpack.packObjectsHook` is not
+// here: git itself ignores it in a repository's config (and would honour it on the command line).
+
+/** Given to git before every subcommand (`-c key=value`). */
+export const ALWAYS_HELD: readonly string[] = [
+  // Hooks never run (a clone holds none, but nothing is left to chance).
+  'core.hooksPath=/dev/null',
+  'core.fsmonitor=false',
+  'protocol.allow=never',
+  'protocol.file.allow=always',
+  'protocol.ssh.allow=always',
+  'protocol.git.allow=always',
+  'protocol.http.allow=always',
+  'protocol.https.allow=always',
+  'protocol.ext.allow=never',
+  'submodule.recurse=false',
+  // A signing program could ask for a passphrase in a window nobody sees.
+  'commit.gpgSign=false',
+  'tag.gpgSign=false',
+  'core.pager=cat',
+  'advice.detachedHead=false',
+  // No background `git gc` left running after the call.
+  'gc.autoDetach=false',
+  'maintenance.auto=false',
+  'credential.interactive=false',
+];
+
+export interface CodeKey {
+  /** The key, lower-cased as git lists it (`filter.NAME.clean`: any driver name). */
+  key: RegExp;
+  /** What git runs with it. */
+  runs: string;
+  /** The value given when the person set none: runs nothing, or git's own built-in. */
+  neutral: string;
+  /** A list (every value is used): emptied, then the person's values given again in order. */
+  list?: true;
+}
+
+export const REPOSITORY_CODE_KEYS: readonly CodeKey[] = [
+  { key: /^filter\..+\.(clean|smudge|process)$/, runs: 'a filter driver on checkout, add, status and diff', neutral: '' },
+  { key: /^filter\..+\.required$/, runs: 'nothing, but makes an emptied filter an error', neutral: 'false' },
+  { key: /^diff\..+\.(textconv|command)$/, runs: 'a diff driver or text converter', neutral: '' },
+  { key: /^diff\.external$/, runs: 'an external diff program', neutral: '' },
+  { key: /^merge\..+\.driver$/, runs: 'a merge driver (merge-tree, merge, cherry-pick)', neutral: 'git merge-file --marker-size=%L %A %O %B' },
+  { key: /^core\.editor$|^sequence\.editor$/, runs: 'an editor (commit, rebase)', neutral: ':' },
+  { key: /^core\.(askpass|alternaterefscommand)$/, runs: 'a password prompt, an alternates lister', neutral: '' },
+  { key: /^pager\..+$/, runs: 'a pager for one command', neutral: 'false' },
+  { key: /^gpg\.(.+\.)?program$|^gpg\.ssh\.defaultkeycommand$/, runs: 'a signing program', neutral: '' },
+  { key: /^credential\.(.+\.)?helper$/, runs: 'a credential helper on fetch and push', neutral: '', list: true },
+  { key: /^remote\..+\.uploadpack$/, runs: 'the upload-pack program of a local remote', neutral: 'git-upload-pack' },
+  { key: /^remote\..+\.receivepack$/, runs: 'the receive-pack program of a local remote', neutral: 'git-receive-pack' },
+  { key: /^submodule\..+\.update$/, runs: '`!command` updates of a submodule', neutral: 'checkout' },
+  { key: /^tar\..+\.command$/, runs: 'an archive filter', neutral: '' },
+  { key: /^interactive\.difffilter$/, runs: 'a filter of interactive diffs', neutral: '' },
+];
+
+/**
+ * Held off through the environment instead (run-git.ts gitEnv), because there the environment
+ * wins over every config file: `core.sshCommand` (GIT_SSH_COMMAND is always set) and
+ * `core.gitProxy` (GIT_PROXY_COMMAND, set empty when the repository names a proxy).
+ */
+export const ENV_HELD_KEYS: readonly RegExp[] = [/^core\.sshcommand$/, /^core\.gitproxy$/];
+
+/** One line of `git config --list --show-scope -z`. */
+export interface ScopedValue {
+  scope: string;
+  key: string;
+  value: string;
+}
+
+/** `git config --list --show-scope -z` as scope, key (lower-cased section and name) and value. */
+export function parseScopedList(text: string): ScopedValue[] {
+  const fields = text.split('\0');
+  const out: ScopedValue[] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const line = fields[i + 1]!;
+    const nl = line.indexOf('\n');
+    const key = nl < 0 ? line : line.slice(0, nl);
+    out.push({ scope: fields[i]!, key: lowerKey(key), value: nl < 0 ? 'true' : line.slice(nl + 1) });
+  }
+  return out;
+}
+
+/** Section and name lower-cased; a subsection (`filter.MyDriver.clean`) as written. */
+function lowerKey(key: string): string {
+  const first = key.indexOf('.');
+  const last = key.lastIndexOf('.');
+  if (first < 0) return key.toLowerCase();
+  return `${key.slice(0, first).toLowerCase()}${key.slice(first, last)}${key.slice(last).toLowerCase()}`;
+}
+
+/** The repository's own scopes: what arrives with a folder. */
+const REPOSITORY_SCOPES = new Set(['local', 'worktree']);
+
+/** Whether a key names a program git runs. */
+export function codeKey(key: string): CodeKey | undefined {
+  const lower = key.toLowerCase();
+  return REPOSITORY_CODE_KEYS.find((row) => row.key.test(lower));
+}
+
+/**
+ * The `-c` settings (`key=value`) that hold off what the repository's own config runs, given
+ * everything the config holds: the person's values where they set the key, else the neutral one.
+ */
+export function heldOffSettings(config: readonly ScopedValue[]): string[] {
+  const settings: string[] = [];
+  const done = new Set<string>();
+  for (const { scope, key } of config) {
+    if (!REPOSITORY_SCOPES.has(scope) || done.has(key)) continue;
+    const row = codeKey(key);
+    if (row === undefined) continue;
+    done.add(key);
+    const persons = config.filter((v) => v.key === key && !REPOSITORY_SCOPES.has(v.scope) && v.scope !== 'command').map((v) => v.value);
+    if (row.list) settings.push(`${key}=`, ...persons.map((value) => `${key}=${value}`));
+    else settings.push(`${key}=${persons.at(-1) ?? row.neutral}`);
+  }
+  return settings;
+}
+
+/** Whether the repository's own config names a proxy program (held off through GIT_PROXY_COMMAND). */
+export function namesGitProxy(config: readonly ScopedValue[]): boolean {
+  return config.some((v) => REPOSITORY_SCOPES.has(v.scope) && ENV_HELD_KEYS[1]!.test(v.key));
+}
