@@ -50,6 +50,10 @@ export const toolResultFactsShape = {
   interrupted: z.boolean().optional(),
 };
 
+/** Picks the facts out of a result, an event or a display item (its other fields are left out). */
+export const toolResultFactsSchema = z.object(toolResultFactsShape);
+export type ToolResultFactsDto = z.infer<typeof toolResultFactsSchema>;
+
 const hookRefSchema = z.strictObject({ command: z.string(), file: z.string() });
 
 const modelProblemSchema = z.strictObject({
