@@ -37,6 +37,8 @@ export * from './agents';
 export * from './worktrees';
 export * from './usage';
 export * from './agent-events';
+export * from './core-helpers';
+export type { DeepdeskBridge } from './bridge';
 
 // ---------------------------------------------------------------- shared shapes
 

@@ -9,7 +9,7 @@
 // the keyboard back to what opened it, or to the message box when that went with the change.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Params, Settings } from '../../../src-main/app/contract';
+import { memoriesStoreTextError, type Params, type Settings } from '../../../src-main/app/contract';
 import { parseModel, type Provider } from '../lib/providers';
 import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
@@ -19,7 +19,6 @@ import { FlagNote } from './FlagNote';
 import { HooksSettings, SkillsSettings } from './ExtensionSettings';
 import { McpSettings } from './McpSettings';
 import { MountsSettings } from './MountsSettings';
-import { memoriesStoreTextError } from '../../../src-main/core/backends/store/memories-store-text';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { PluginSettings } from './PluginSettings';
