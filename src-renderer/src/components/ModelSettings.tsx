@@ -16,7 +16,7 @@ import { useApi } from '../state/use-api';
 import { FlagNote } from './FlagNote';
 import { Spinner } from './Icon';
 import { ModelPicker } from './ModelPicker';
-import type { SettingsDraft } from './SettingsDialog';
+import type { SettingsDraft } from '../lib/settings-draft';
 
 interface ModelSettingsProps {
   draft: SettingsDraft;
