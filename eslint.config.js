@@ -17,6 +17,9 @@ const LAYERS = {
     { group: ['electron', 'electron/*'], message: 'app/ services are transport-agnostic' },
     { group: ['**/clients/**', '**/cli/**', '**/src-renderer/**'], message: 'app/ must not import clients, cli or renderer code' },
   ],
+  // The window imports only the contract (and what it re-exports): never core, app or host code.
+  renderer: [{ regex: 'src-main/(?!app/contract(?:/|$))', message: 'the window imports only src-main/app/contract' }],
+  browser: [{ group: ['electron', 'electron/*', 'node:*'], message: 'the window runs in a browser' }],
 };
 const restricted = (patterns, spawning = true) => ({ '@typescript-eslint/no-restricted-imports': ['error', { paths: spawning ? SPAWNING : [], patterns }] });
 /** Tests, fixtures and test servers start what they need themselves. */
@@ -56,5 +59,14 @@ export default tseslint.config(
     files: ['src-main/app/**/*.ts'],
     ignores: TEST_FILES,
     rules: restricted(LAYERS.app),
+  },
+  {
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    rules: restricted(LAYERS.renderer, false),
+  },
+  {
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    ignores: TEST_FILES,
+    rules: restricted([...LAYERS.renderer, ...LAYERS.browser], false),
   },
 );

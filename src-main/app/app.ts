@@ -282,7 +282,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         : new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
     emit: (e) => {
       // Core's messages name the command line's flags; the window says where it takes them.
-      if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: errorEventForWindow(e.event) as unknown as EventPayload<'thread.event'>['event'] });
+      if (e.kind === 'thread-event') send('thread.event', { threadId: e.threadId, seq: e.seq, event: errorEventForWindow(e.event) });
       else if (e.kind === 'threads-changed') send('threads.changed', {});
       else send('memories.changed', {});
     },

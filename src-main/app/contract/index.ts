@@ -19,6 +19,7 @@ import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
 import { agentEvents, agentMethods } from './agents';
 import { worktreeEvents, worktreeMethods } from './worktrees';
+import { agentEventSchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './commands';
@@ -35,18 +36,12 @@ export * from './updates';
 export * from './agents';
 export * from './worktrees';
 export * from './usage';
+export * from './agent-events';
+export * from './core-helpers';
+export type { DeepdeskBridge } from './bridge';
 
 // ---------------------------------------------------------------- shared shapes
 
-export const todoSchema = z.object({ content: z.string(), status: z.enum(['pending', 'in_progress', 'completed']) });
-
-export const usageSchema = z.object({
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadTokens: z.number(),
-  cacheWriteTokens: z.number(),
-  costUsd: z.number().optional(),
-});
 
 export const permissionRuleSchema = z.object({
   id: z.string().optional(),
@@ -117,17 +112,6 @@ export const threadSummarySchema = z.object({
 });
 export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
 
-/** What a write or edit did to its file: created or not, and the hunks with the file's real line numbers. */
-export const fileChangeSchema = z.object({
-  path: z.string(),
-  created: z.boolean(),
-  hunks: z.array(z.object({ oldStart: z.number(), oldLines: z.number(), newStart: z.number(), newLines: z.number(), lines: z.array(z.string()) })),
-  added: z.number(),
-  removed: z.number(),
-  truncated: z.boolean().optional(),
-});
-export type FileChangeDto = z.infer<typeof fileChangeSchema>;
-
 /** A message as the window shows it (images as metadata, tool calls with their results). */
 export const displayItemSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user'), text: z.string(), index: z.number(), attachments: z.array(sentAttachmentSchema).optional() }),
@@ -139,7 +123,7 @@ export const displayItemSchema = z.discriminatedUnion('kind', [
     args: z.unknown(),
     output: z.string().optional(),
     isError: z.boolean().optional(),
-    evictedTo: z.string().optional(),
+    ...toolResultFactsShape,
     parentToolCallId: z.string().optional(),
     index: z.number(),
     /** The person edited the call before it ran: `args` are what ran, these are what the model proposed. */
@@ -371,8 +355,6 @@ export type Params<M extends MethodName> = z.input<(typeof methods)[M]['params']
 export type Result<M extends MethodName> = z.output<(typeof methods)[M]['result']>;
 
 // ---------------------------------------------------------------- events (main → window)
-
-export const agentEventSchema = z.object({ type: z.string(), threadId: z.string(), parentToolCallId: z.string().optional() }).passthrough();
 
 export const events = {
   /** `seq` counts a thread's events, so a window can drop the ones its threads.get snapshot already has. */

@@ -7,8 +7,7 @@ import type { ChatMessage, ContentPart } from '../../core/models/types';
 import { archivePathFor } from '../../core/agent/middleware/summarization';
 import { splitAttachmentLines, type DisplayItem } from '../contract';
 import { kindOfMime } from '../../core/media/kinds';
-
-const EVICTED = /saved to (\/large_tool_results\/[^\s.]+(?:\.[^\s.]+)*)/;
+import { storedResultFacts } from './stored-result-facts';
 
 /**
  * The items of messages[from…to) (all by default). Their `index` is the message's absolute
@@ -75,8 +74,7 @@ function pushMessage(message: ChatMessage, index: number, items: DisplayItem[], 
       item.output = textOfContent(message.content);
       if (message.isError) item.isError = true;
       if (message.change) item.change = message.change;
-      const evicted = EVICTED.exec(item.output);
-      if (evicted) item.evictedTo = evicted[1]!;
+      Object.assign(item, storedResultFacts(message, item.output));
     }
   }
 }

@@ -41,7 +41,7 @@ export function repairDanglingToolCalls(messages: ChatMessage[]): ChatMessage[] 
     } else {
       out ??= messages.slice(0, i);
       out.push(...messages.slice(i, j));
-      for (const call of missing) out.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: INTERRUPTED_RESULT, isError: true });
+      for (const call of missing) out.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: INTERRUPTED_RESULT, isError: true, interrupted: true });
     }
     i = j - 1;
   }

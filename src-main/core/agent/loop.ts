@@ -16,6 +16,7 @@ import { meteredStream, modelName, recordUsage, runTally, startRunTally } from '
 import { isPersonMessage } from './notes';
 import type { ReadGuard } from '../tools/read-guard';
 import { checkToolCall, runTool, toolMap } from '../tools/run-tool';
+import { resultFacts } from '../tools/result-facts';
 import { errorText, isErrorOutput, type AgentTool, type ToolContext, type ToolOutput } from '../tools/tool';
 import { canonicalJson } from './canonical-json';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
@@ -244,6 +245,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
         isError: isErrorOutput(output),
         ...(output.media?.kind === 'image' ? { image: { mimeType: output.media.mimeType } } : {}),
         ...(output.change ? { change: output.change } : {}),
+        ...resultFacts(output),
       });
       for (const event of output.followUp ?? []) ctx.emit(event);
     };
@@ -556,8 +558,8 @@ function assistantMessage(model: ChatModel, text: string, turn: Pick<ModelTurn, 
 
 function toolMessage(call: ToolCall, output: ToolOutput, mediaInput: MediaInput | undefined): ChatMessage {
   const isError = isErrorOutput(output);
-  // What a write or edit did, for the window after a reload (the model never sees it).
-  const change = output.change ? { change: output.change } : {};
+  // What a write or edit did and the result's facts, for the window after a reload (the model never sees them).
+  const change = { ...(output.change ? { change: output.change } : {}), ...resultFacts(output) };
   const media = output.media;
   if (media && !takesMedia(mediaInput, media.mimeType)) {
     const text = `${output.text}\n${notTakenNotice(media.kind, media.name ?? call.name, media.bytes)}`;

@@ -7,7 +7,7 @@
 import { base64Bytes, formatSize } from '../media/kinds';
 import { mediaKindOf } from '../media/measure';
 import { isMediaPart, type ChatMessage, type ContentPart, type MediaPart, type ToolCall } from '../models/types';
-import { evictionFileName, previewOf } from './middleware/eviction';
+import { evictedPathOf, evictionFileName, previewOf } from './middleware/eviction';
 import { repairDanglingToolCalls } from './dangling';
 import { latestPersonMessage } from './notes';
 import type { ThreadState } from './types';
@@ -16,7 +16,6 @@ import type { ThreadState } from './types';
 export const COMPACT_CHARS = 2_000;
 const PREVIEW_CHARS = 600;
 const ARG_PREVIEW_CHARS = 200;
-const EVICTED = /saved to (\/large_tool_results\/[^\s.]+(?:\.[^\s.]+)*)/;
 
 export function modelView(state: ThreadState): ChatMessage[] {
   const recent = state.messages.slice(state.contextStart).map((_, i) => viewMessage(state, state.contextStart + i));
@@ -67,8 +66,8 @@ export function dropMedia(message: ChatMessage): ChatMessage {
 
 /** Where the full text of a compacted tool result is: its eviction file, or one written for the compaction. */
 export function fullTextPath(message: Extract<ChatMessage, { role: 'tool' }>): { path: string; exists: boolean } {
-  const evicted = EVICTED.exec(textOf(message));
-  return evicted ? { path: evicted[1]!, exists: true } : { path: `/large_tool_results/${evictionFileName(message.toolCallId)}`, exists: false };
+  const evicted = evictedPathOf(message);
+  return evicted !== undefined ? { path: evicted, exists: true } : { path: `/large_tool_results/${evictionFileName(message.toolCallId)}`, exists: false };
 }
 
 /** Whether compacting this message changes it (so its full text must be kept first). */

@@ -4,6 +4,7 @@ import type { StateSnapshot } from '../backends/store/state';
 import type { ChatMessage, ContentPart, Usage } from '../models/types';
 import type { ModelProblem } from '../models/connection-problem';
 import type { FileChangeSummary } from '../tools/file-change';
+import type { ToolResultFacts } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
@@ -120,8 +121,8 @@ export type AgentEvent = EventBase &
   (
     | { type: 'text'; text: string }
     | { type: 'tool_call'; id: string; name: string; args: unknown; parseError?: string }
-    /** `change`: what a write or edit did to its file (created or not, the hunks), for the window's card. */
-    | { type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; evictedTo?: string; change?: FileChangeSummary }
+    /** `change`: what a write or edit did to its file (created or not, the hunks), for the window's card; the facts: how a command ended, why it did not run, where a large result went. */
+    | ({ type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; change?: FileChangeSummary } & ToolResultFacts)
     /** `hook`: the hook that decided (status `denied`: blocked by it; `edited`: its `updatedInput` is what runs). */
     | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; hook?: HookRef }
     | { type: 'todos'; todos: Todo[] }

@@ -2,6 +2,7 @@
 
 import type { MediaInput } from '../media/capabilities';
 import type { FileChangeSummary } from '../tools/file-change';
+import type { ToolResultFacts } from '../tools/result-facts';
 
 /**
  * A media block. `image` parts are images (the name older threads were stored with);
@@ -66,8 +67,8 @@ export type ChatMessage =
       /** Provider metadata of the answer's text part (Gemini signs text too). */
       textMetadata?: ProviderMetadata;
     }
-  /** `change`: what a write or edit did to its file, kept for the window (providers never see it). */
-  | { role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean; change?: FileChangeSummary };
+  /** `change` and the facts: what a write or edit did to its file, how a command ended…, kept for the window (providers never see them). */
+  | ({ role: 'tool'; toolCallId: string; toolName: string; content: string | ContentPart[]; isError?: boolean; change?: FileChangeSummary } & ToolResultFacts);
 
 /**
  * Marks a user-role message that Deepdesk put into the history to tell the model something

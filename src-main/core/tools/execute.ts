@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isShellBackend } from '../backends/protocol';
 import { boolArg, numberArg } from './args';
-import { defineTool, errorText, text } from './tool';
+import { defineTool, errorText } from './tool';
 
 export const EXECUTE_DEFAULT_TIMEOUT_S = 120;
 /** The last line of a cancelled command's output, when the backend wrote one. */
@@ -69,15 +69,16 @@ export const executeTool = defineTool({
     // The blocked line comes last, after the exit status (SPEC §7).
     const blocked = result.sandboxBlocked;
     if (blocked && output.endsWith(blocked)) output = output.slice(0, -blocked.length).replace(/\n+$/, '');
+    const facts = { exitCode: result.exitCode, ...(result.timedOut ? { timedOut: true } : {}) };
     // A stopped command says so once: the backend's own line ("… cancelled and killed") is the status.
-    if (result.exitCode === null && CANCELLED_LINE.test(output)) return text(`${output}${blocked ? `\n${blocked}` : ''}`);
+    if (result.exitCode === null && CANCELLED_LINE.test(output)) return { text: `${output}${blocked ? `\n${blocked}` : ''}`, ...facts };
     const status =
       result.exitCode === 0
         ? '[Command succeeded with exit code 0]'
         : result.exitCode === null
           ? '[Command was cancelled]'
           : `[Command failed with exit code ${result.exitCode}]`;
-    return text(`${output}\n${status}${blocked ? `\n${blocked}` : ''}`);
+    return { text: `${output}\n${status}${blocked ? `\n${blocked}` : ''}`, ...facts };
   },
 });
 

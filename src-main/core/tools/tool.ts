@@ -9,6 +9,7 @@ import type { MediaInput } from '../media/capabilities';
 import type { MediaKind } from '../media/kinds';
 import type { FileChangeSummary } from './file-change';
 import type { ReadGuard } from './read-guard';
+import type { ToolResultFacts } from './result-facts';
 
 /** A media block a tool hands to the model (SPEC §12): an image, audio, video or a document. */
 export interface ToolMedia {
@@ -22,7 +23,8 @@ export interface ToolMedia {
   name?: string;
 }
 
-export interface ToolOutput {
+/** `ToolResultFacts`: what the tool or a middleware knows of the result beyond its text. */
+export interface ToolOutput extends ToolResultFacts {
   /** Always present; a failure starts with `Error: `. With media, the line naming it. */
   text: string;
   media?: ToolMedia;

@@ -7,10 +7,7 @@
 // (SPEC §12: the provider's default, or what the person set for that model).
 
 import { useEffect, useState } from 'react';
-import type { OverriddenFields, Result } from '../../../src-main/app/contract';
-import { mediaInputFor, takesKind } from '../../../src-main/core/media/capabilities';
-import type { MediaKind } from '../../../src-main/core/media/kinds';
-import { MEDIA_OVERRIDE_PROVIDERS, mediaInputOverride, mediaOverrideKey } from '../../../src-main/core/media/override';
+import { MEDIA_OVERRIDE_PROVIDERS, mediaInputFor, mediaInputOverride, mediaOverrideKey, takesKind, type MediaKind, type OverriddenFields, type Result } from '../../../src-main/app/contract';
 import { listingHint, needsApiKey, parseModel, PROVIDER_LABELS, PROVIDERS, serverLabel, SHORT_PROVIDER_LABELS, withProvider, type Provider } from '../lib/providers';
 import { TransportError } from '../transport/errors';
 import { capitalized } from '../lib/format';
@@ -19,7 +16,7 @@ import { useApi } from '../state/use-api';
 import { FlagNote } from './FlagNote';
 import { Spinner } from './Icon';
 import { ModelPicker } from './ModelPicker';
-import type { SettingsDraft } from './SettingsDialog';
+import type { SettingsDraft } from '../lib/settings-draft';
 
 interface ModelSettingsProps {
   draft: SettingsDraft;

@@ -4,8 +4,7 @@
 // and the memories store (saved with Save settings, used from the next time the folder opens).
 
 import { useId, useState } from 'react';
-import { savedMountError, type MountCommitDto, type MountInfoDto, type MountsListDto } from '../../../src-main/app/contract';
-import { memoriesStoreTextError } from '../../../src-main/core/backends/store/memories-store-text';
+import { memoriesStoreTextError, savedMountError, type MountCommitDto, type MountInfoDto, type MountsListDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
 import { errorMessage } from '../state/toasts';
 import { useListChange } from '../state/use-list-change';

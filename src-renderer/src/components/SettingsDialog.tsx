@@ -9,8 +9,8 @@
 // the keyboard back to what opened it, or to the message box when that went with the change.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { Params, Settings } from '../../../src-main/app/contract';
-import { parseModel, type Provider } from '../lib/providers';
+import { memoriesStoreTextError, type Params, type Settings } from '../../../src-main/app/contract';
+import { parseModel } from '../lib/providers';
 import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
@@ -19,7 +19,6 @@ import { FlagNote } from './FlagNote';
 import { HooksSettings, SkillsSettings } from './ExtensionSettings';
 import { McpSettings } from './McpSettings';
 import { MountsSettings } from './MountsSettings';
-import { memoriesStoreTextError } from '../../../src-main/core/backends/store/memories-store-text';
 import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { PluginSettings } from './PluginSettings';
@@ -27,40 +26,10 @@ import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './Settings
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
 import { PricesSettings, TelemetrySettings } from './UsageSettings';
-import { budgetFromText, pricesToRows, rowsToPrices, runsFromText, sameRows, telemetryFromDraft, type PriceRow } from '../lib/usage-settings';
+import { budgetFromText, rowsToPrices, runsFromText, sameRows, telemetryFromDraft } from '../lib/usage-settings';
+import { rebase, toDraft, type SettingsDraft } from '../lib/settings-draft';
 import { capitalized } from '../lib/format';
 import { focusMessageBox, stillFocusable } from '../lib/focus';
-
-export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
-  contextWindowText: string;
-  /** An API key typed in and not stored yet (for the provider shown). */
-  apiKeyText: string;
-  /** The provider chosen while the model has none yet (the key field is for it). */
-  keyProvider: Provider;
-  /** Settings › Prices as typed: a row a model, and the budget per thread. */
-  priceRows: PriceRow[];
-  budgetText: string;
-  /** Settings › Prices › Runs at once as typed (empty: the default). */
-  runsText: string;
-  /** Settings › Telemetry as typed. */
-  otlpEndpointText: string;
-  captureContent: boolean;
-};
-
-function toDraft(settings: Settings): SettingsDraft {
-  const { apiKeys: _keys, overridden: _flags, ...rest } = settings;
-  return {
-    ...rest,
-    contextWindowText: settings.contextWindow !== undefined ? String(settings.contextWindow) : '',
-    apiKeyText: '',
-    keyProvider: parseModel(settings.model).provider ?? 'anthropic',
-    priceRows: pricesToRows(settings.prices),
-    budgetText: settings.threadBudgetUsd !== undefined ? String(settings.threadBudgetUsd) : '',
-    runsText: settings.maxConcurrentRuns !== undefined ? String(settings.maxConcurrentRuns) : '',
-    otlpEndpointText: settings.telemetry?.otlpEndpoint ?? '',
-    captureContent: settings.telemetry?.captureContent === true,
-  };
-}
 
 /** The sections in the order they show, each named as its heading says. */
 const SECTIONS = {
@@ -79,16 +48,6 @@ const SECTIONS = {
   updates: { id: 'settings-section-updates', label: 'Updates' },
 } as const satisfies Record<string, SettingsSectionRef>;
 const SECTION_LIST: readonly SettingsSectionRef[] = Object.values(SECTIONS);
-
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent'] as const;
-
-/** The draft with every field the person left alone moved from `before` to `after`. */
-function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {
-  const next = { ...draft };
-  for (const field of FIELDS) if (Object.is(draft[field], before[field])) (next as Record<string, unknown>)[field] = after[field];
-  if (next.contextWindowText === after.contextWindowText) next.contextWindow = after.contextWindow;
-  return next;
-}
 
 /** How long after Settings closed the page may still be taking away what opened it. */
 const WATCH_MS = 2_000;

@@ -10,7 +10,7 @@ import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
 import { toolTitleText } from '../lib/tool-title';
 import { approvalReasonText } from '../lib/approval-reason';
-import { ONE_LINE_TOOLS, commandOf, offloadedPath, oneLine, safeJson, summarizeArgs, tailLines, toolCardName } from '../lib/tool-summary';
+import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines, toolCardName } from '../lib/tool-summary';
 import { useNow } from '../state/use-now';
 import { ApprovalCard } from './ApprovalCard';
 import { useConversation, type DecidedPreview } from './conversation-context';
@@ -68,7 +68,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
   const now = useNow(status === 'running' && item.startedAt !== undefined);
   const oneLiner = ONE_LINE_TOOLS.has(item.name);
   const summary = oneLiner ? oneLine(item.name, item.args, item.output) : summarizeArgs(item.name, item.args);
-  const offloaded = offloadedPath(item.output, item.evictedTo);
+  const offloaded = item.evictedTo ?? null;
   const command = item.name === 'execute' ? commandOf(item.args) : null;
   const a = record(item.args);
   const path = PATH_TOOLS.has(item.name) ? (typeof a.file_path === 'string' ? a.file_path : typeof a.path === 'string' ? a.path : null) : null;
@@ -252,16 +252,13 @@ function RefusalReason({ item }: { item: ToolItem }): React.JSX.Element | null {
       </p>
     );
   }
-  const message = item.output !== undefined ? PERSON_SAID.exec(item.output)?.[1]?.trim() : undefined;
+  const message = item.rejected?.by === 'person' && item.rejected.answered !== true ? item.rejected.message?.trim() : undefined;
   return message ? (
     <p className="tool-reason">
       You said: <VisibleText text={message} />
     </p>
   ) : null;
 }
-
-/** What the person wrote when they rejected a call, as its result tells the agent. */
-const PERSON_SAID = /^Error: the person rejected this \S+ call; it was not run\. They said: ([\s\S]*)$/;
 
 function DiffOf({ diff }: { diff: Diff }): React.JSX.Element {
   return 'change' in diff ? <DiffView path={diff.path} change={diff.change} /> : <DiffView path={diff.path} before={diff.before} after={diff.after} />;

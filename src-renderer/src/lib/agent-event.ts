@@ -1,10 +1,11 @@
 // The agent's events as they arrive inside 'thread.event' (SPEC §5 `run --json` shapes).
-// The contract only guarantees `type` and `threadId`, so fields are read defensively:
-// a malformed event must never crash the window.
+// The transport validates them against the contract's union; the reducer still reads their
+// fields defensively (it also folds events no transport checked): a malformed event must
+// never crash the window.
 
-import type { AgentEvent, Todo, UsageTotals } from '../../../src-main/core/agent/types';
+import type { Todo, UsageTotals } from '../../../src-main/app/contract';
 
-export type { AgentEvent, Todo, UsageTotals };
+export type { Todo, UsageTotals };
 
 export type RawAgentEvent = { type: string; threadId: string; parentToolCallId?: string } & Record<string, unknown>;
 

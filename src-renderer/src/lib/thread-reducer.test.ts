@@ -79,6 +79,31 @@ describe('threadReducer', () => {
     expect(tools[1]).toMatchObject({ id: 'b', output: 'x', isError: false });
   });
 
+  it('keeps the facts of a result, from the live result and from the saved thread, never from its text', () => {
+    const live = run([
+      ev('tool_call', { id: 'a', name: 'execute', args: { command: 'exit 3' } }),
+      ev('tool_result', { id: 'a', name: 'execute', output: 'x\n[Command failed with exit code 3]', isError: false, exitCode: 3 }),
+      ev('tool_call', { id: 'b', name: 'execute', args: { command: 'rm x' } }),
+      ev('tool_result', { id: 'b', name: 'execute', output: 'Error: the person rejected this execute call; it was not run.', isError: true, rejected: { by: 'person', message: 'no' } }),
+      ev('tool_call', { id: 'c', name: 'execute', args: { command: 'true' } }),
+      ev('tool_result', { id: 'c', name: 'execute', output: '[Command failed with exit code 3]', isError: false, exitCode: 0, rejected: { by: 'nobody' } }),
+    ]);
+    const [a, b, c] = live.items as ToolItem[];
+    expect(a).toMatchObject({ exitCode: 3 });
+    expect(b).toMatchObject({ rejected: { by: 'person', message: 'no' } });
+    expect(b!.exitCode).toBeUndefined();
+    // Malformed facts are none at all.
+    expect(c!.exitCode).toBeUndefined();
+    expect(c!.rejected).toBeUndefined();
+    const saved = run([
+      {
+        type: 'load',
+        view: view({ items: [{ kind: 'tool', id: 'd', name: 'execute', args: {}, index: 1, output: 'big', evictedTo: '/large_tool_results/d', exitCode: null, timedOut: true }] }),
+      },
+    ]);
+    expect(saved.items[0]).toMatchObject({ evictedTo: '/large_tool_results/d', exitCode: null, timedOut: true });
+  });
+
   it('keeps what a write did to its file, from the live result and from the saved thread; a malformed one is ignored', () => {
     const change = { path: '/a.py', created: false, hunks: [{ oldStart: 40, oldLines: 7, newStart: 40, newLines: 7, lines: [' a', '-b', '+c', ' d'] }], added: 1, removed: 1 };
     const live = run([ev('tool_call', { id: 'w', name: 'edit_file', args: {} }), ev('tool_result', { id: 'w', name: 'edit_file', output: 'ok', isError: false, change })]);

@@ -4,7 +4,7 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import { fileChangeSchema, splitAttachmentLines, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
+import { fileChangeSchema, splitAttachmentLines, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
@@ -35,7 +35,8 @@ export interface AssistantItem extends ItemBase {
   streaming: boolean;
 }
 
-export interface ToolItem extends ItemBase {
+/** `ToolResultFactsDto`: how a command ended, why the call did not run, where a large result went (core's facts, never parsed from the output). */
+export interface ToolItem extends ItemBase, ToolResultFactsDto {
   kind: 'tool';
   id: string;
   name: string;
@@ -43,7 +44,6 @@ export interface ToolItem extends ItemBase {
   parseError?: string;
   output?: string;
   isError?: boolean;
-  evictedTo?: string;
   image?: { mimeType: string };
   approval?: ApprovalStatus;
   approvalReason?: string;
@@ -271,7 +271,7 @@ function fromDisplayItem(item: DisplayItem): ConvItem {
       const tool: ToolItem = { kind: 'tool', key: '', id: item.id, name: item.name, args: item.args };
       if (item.output !== undefined) tool.output = item.output;
       if (item.isError !== undefined) tool.isError = item.isError;
-      if (item.evictedTo !== undefined) tool.evictedTo = item.evictedTo;
+      Object.assign(tool, factsOf(item));
       if (item.change !== undefined) tool.change = item.change;
       if (item.omitted !== undefined) tool.omitted = { index: item.index, ...item.omitted };
       if (item.edited) {
@@ -323,7 +323,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       const id = str(event.id);
       const patch = (tool: ToolItem): ToolItem => {
         const next: ToolItem = { ...tool, output: str(event.output), isError: event.isError === true };
-        if (typeof event.evictedTo === 'string') next.evictedTo = event.evictedTo;
+        Object.assign(next, factsOf(event));
         const change = fileChangeSchema.safeParse(event.change);
         if (change.success) next.change = change.data;
         const image = event.image as { mimeType?: unknown } | undefined;
@@ -459,6 +459,12 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
     default:
       return state;
   }
+}
+
+/** The facts a result carries (none when they are malformed). */
+function factsOf(source: unknown): ToolResultFactsDto {
+  const facts = toolResultFactsSchema.safeParse(source);
+  return facts.success ? Object.fromEntries(Object.entries(facts.data).filter(([, value]) => value !== undefined)) : {};
 }
 
 const PROGRESS = new Set(['text', 'tool_call', 'error', 'done', 'usage']);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { exitCodeOf, toolStatus } from './tool-status';
+import { toolStatus } from './tool-status';
 
 const exec = (output: string | undefined, extra: Record<string, unknown> = {}) => ({ name: 'execute', output, isError: false, ...extra });
 
@@ -13,31 +13,29 @@ describe('toolStatus', () => {
     expect(toolStatus({ name: 'read_file', output: 'Error: x', isError: true }, false, false)).toMatchObject({ status: 'error', label: 'Error' });
   });
 
-  it('never calls a failed, timed-out or stopped command Done', () => {
-    expect(toolStatus(exec('ok\n[Command succeeded with exit code 0]'), false, false).label).toBe('Done');
-    expect(toolStatus(exec('nope\n[Command failed with exit code 2]'), false, false).label).toBe('Failed · exit 2');
-    expect(toolStatus(exec('[Command failed with exit code 127]'), false, false).label).toBe('Failed · exit 127');
-    expect(toolStatus(exec('partial\n[Command timed out after 5 seconds and was killed]\n[Command failed with exit code 124]'), false, false).label).toBe('Timed out');
-    expect(toolStatus(exec('[Command failed with exit code 124]'), false, false).label).toBe('Timed out');
-    expect(toolStatus(exec('x\n[Command was cancelled]'), false, false).label).toBe('Stopped');
-    expect(toolStatus(exec('x\n[Command was cancelled and killed]\n[Command was cancelled]'), false, false).label).toBe('Stopped');
-    expect(toolStatus(exec('Error: this tool call was interrupted before it finished (the run was stopped)', { isError: true }), false, false).label).toBe('Stopped');
+  it('never calls a failed, timed-out or stopped command Done (from its facts, not its text)', () => {
+    expect(toolStatus(exec('ok', { exitCode: 0 }), false, false).label).toBe('Done');
+    expect(toolStatus(exec('nope', { exitCode: 2 }), false, false).label).toBe('Failed · exit 2');
+    expect(toolStatus(exec('', { exitCode: 127 }), false, false).label).toBe('Failed · exit 127');
+    expect(toolStatus(exec('partial', { exitCode: 124, timedOut: true }), false, false).label).toBe('Timed out');
+    expect(toolStatus(exec('', { exitCode: 124 }), false, false).label).toBe('Timed out');
+    expect(toolStatus(exec('x', { exitCode: null }), false, false).label).toBe('Stopped');
+    expect(toolStatus(exec('Error: interrupted', { isError: true, interrupted: true }), false, false)).toMatchObject({ label: 'Stopped', detail: 'Interrupted before it finished' });
     expect(toolStatus(exec(undefined), false, false).label).toBe('Stopped');
-    // A command that prints an exit line of its own is judged by the last line only.
-    expect(toolStatus(exec('[Command failed with exit code 3]\nfine\n[Command succeeded with exit code 0]'), false, false).label).toBe('Done');
+    // Text that looks like a status line is the command's output, not its status.
+    expect(toolStatus(exec('[Command failed with exit code 3]', { exitCode: 0 }), false, false).label).toBe('Done');
+    expect(toolStatus(exec('x\n[Command failed with exit code 3]'), false, false).label).toBe('Done');
   });
 
   it('shows refusals and answers whether or not the approval event was seen', () => {
     expect(toolStatus({ name: 'execute', approval: 'rejected' }, true, false).label).toBe('Rejected');
-    expect(toolStatus({ name: 'execute', output: 'Error: the person rejected this execute call; it was not run.', isError: true }, false, false).label).toBe('Rejected');
+    expect(toolStatus({ name: 'execute', output: 'Error: no', isError: true, rejected: { by: 'person', message: 'no' } }, false, false).label).toBe('Rejected');
     expect(toolStatus({ name: 'write_file', approval: 'denied', output: 'Error: denied', isError: true }, false, false).label).toBe('Rejected');
+    expect(toolStatus({ name: 'write_file', output: 'Error: x', isError: true, rejected: { by: 'rule' } }, false, false)).toEqual({ status: 'rejected', label: 'Rejected', detail: 'Refused by a rule' });
+    expect(toolStatus({ name: 'write_file', output: 'Error: x', isError: true, rejected: { by: 'hook' } }, false, false).detail).toBe('Blocked by a hook');
     expect(toolStatus({ name: 'execute', approval: 'responded', output: 'the answer' }, false, false).label).toBe('Answered');
-    expect(toolStatus({ name: 'execute', output: 'The person did not run this execute call and answered instead:\nuse make' }, false, false).label).toBe('Answered');
-  });
-
-  it('reads the exit code', () => {
-    expect(exitCodeOf('x\n[Command failed with exit code 9]')).toBe(9);
-    expect(exitCodeOf('x\n[Command succeeded with exit code 0]\n')).toBe(0);
-    expect(exitCodeOf('no code')).toBeNull();
+    expect(toolStatus({ name: 'execute', output: 'use make', rejected: { by: 'person', answered: true, message: 'use make' } }, false, false).label).toBe('Answered');
+    // An error that merely says "denied" is an error.
+    expect(toolStatus({ name: 'read_file', output: 'Error: permission denied', isError: true }, false, false).label).toBe('Error');
   });
 });

@@ -13,35 +13,26 @@ export interface ToolStatusView {
   detail?: string;
 }
 
-const EXIT_LINE = /\[Command (?:succeeded|failed) with exit code (-?\d+)\]\s*$/;
-const TIMED_OUT = /\[Command timed out after [^\]]*\]/;
-const CANCELLED = /\[Command was cancelled[^\]]*\]\s*$/;
-const INTERRUPTED = /^Error: this tool call was interrupted/;
-const REJECTED = /^Error: the person rejected this /;
-const ANSWERED = /^The person did not run this \S+ call and answered instead/;
-const DENIED = /^Error: .*\b(?:denied|not allowed by a rule|refused by a rule)\b/i;
+const REFUSED_BY = { rule: 'Refused by a rule', hook: 'Blocked by a hook', mode: 'Plan mode is read-only' } as const;
 
-/** The exit code an execute result reports, or null. */
-export function exitCodeOf(output: string): number | null {
-  const m = EXIT_LINE.exec(output);
-  return m ? Number(m[1]) : null;
-}
-
-export function toolStatus(item: Pick<ToolItem, 'name' | 'output' | 'isError' | 'approval' | 'blockedByHook'>, running: boolean, awaiting: boolean): ToolStatusView {
+export function toolStatus(
+  item: Pick<ToolItem, 'name' | 'output' | 'isError' | 'approval' | 'blockedByHook' | 'exitCode' | 'timedOut' | 'rejected' | 'interrupted'>,
+  running: boolean,
+  awaiting: boolean,
+): ToolStatusView {
   if (awaiting || (item.approval === 'pending' && item.output === undefined)) return { status: 'awaiting', label: 'Awaiting approval' };
+  const { rejected } = item;
+  if (item.approval === 'responded' || rejected?.answered === true) return { status: 'answered', label: 'Answered' };
+  if (item.approval === 'rejected' || rejected?.by === 'person') return { status: 'rejected', label: 'Rejected' };
+  if (item.approval === 'denied') return { status: 'rejected', label: 'Rejected', detail: item.blockedByHook !== undefined ? REFUSED_BY.hook : REFUSED_BY.rule };
+  if (rejected !== undefined) return { status: 'rejected', label: 'Rejected', detail: REFUSED_BY[rejected.by] };
   const output = item.output;
-  if (item.approval === 'rejected' || (output !== undefined && REJECTED.test(output))) return { status: 'rejected', label: 'Rejected' };
-  if (item.approval === 'denied') return { status: 'rejected', label: 'Rejected', detail: item.blockedByHook !== undefined ? 'Blocked by a hook' : 'Refused by a rule' };
-  if (item.approval === 'responded' || (output !== undefined && ANSWERED.test(output))) return { status: 'answered', label: 'Answered' };
   if (output === undefined) return running ? { status: 'running', label: 'Running' } : { status: 'stopped', label: 'Stopped', detail: 'The run ended before this call returned' };
-  if (INTERRUPTED.test(output)) return { status: 'stopped', label: 'Stopped', detail: 'Interrupted before it finished' };
-  if (item.name === 'execute') {
-    if (TIMED_OUT.test(output)) return { status: 'timeout', label: 'Timed out' };
-    if (CANCELLED.test(output)) return { status: 'stopped', label: 'Stopped' };
-    const code = exitCodeOf(output);
-    if (code === 124) return { status: 'timeout', label: 'Timed out', detail: 'Exit code 124' };
-    if (code !== null && code !== 0) return { status: 'failed', label: `Failed · exit ${code}` };
-  }
-  if (item.isError) return { status: 'error', label: 'Error', ...(DENIED.test(output) ? { detail: 'Refused by a rule' } : {}) };
+  if (item.interrupted) return { status: 'stopped', label: 'Stopped', detail: 'Interrupted before it finished' };
+  if (item.timedOut) return { status: 'timeout', label: 'Timed out' };
+  if (item.exitCode === null) return { status: 'stopped', label: 'Stopped' };
+  if (item.exitCode === 124) return { status: 'timeout', label: 'Timed out', detail: 'Exit code 124' };
+  if (item.exitCode !== undefined && item.exitCode !== 0) return { status: 'failed', label: `Failed · exit ${item.exitCode}` };
+  if (item.isError) return { status: 'error', label: 'Error' };
   return { status: 'done', label: 'Done', ...(item.approval === 'edited' ? { detail: 'Ran with your edits' } : {}) };
 }

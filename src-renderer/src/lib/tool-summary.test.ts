@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { commandOf, offloadedPath, oneLine, previewLines, summarizeArgs, tailLines, toolCardName } from './tool-summary';
+import { commandOf, oneLine, previewLines, summarizeArgs, tailLines, toolCardName } from './tool-summary';
 
 describe('tool summaries', () => {
   it('summarizes arguments per tool', () => {
@@ -26,14 +26,6 @@ describe('tool summaries', () => {
   it('reads the command of an execute call', () => {
     expect(commandOf({ command: 'ls -la' })).toBe('ls -la');
     expect(commandOf({})).toBeNull();
-  });
-
-  it('finds where a result was offloaded', () => {
-    expect(offloadedPath('anything', '/large_tool_results/x')).toBe('/large_tool_results/x');
-    expect(offloadedPath('Tool result too large, saved to /large_tool_results/call_1.\nRead it with read_file')).toBe('/large_tool_results/call_1');
-    expect(offloadedPath("saved at '/large_tool_results/abc_def' now")).toBe('/large_tool_results/abc_def');
-    expect(offloadedPath('plain output')).toBeNull();
-    expect(offloadedPath(undefined)).toBeNull();
   });
 
   it('previews the first lines', () => {

@@ -1,4 +1,4 @@
-// How a tool call reads in a card header, and where an offloaded result went.
+// How a tool call reads in a card header.
 
 import { clip } from './format';
 import { mediaReadLabel } from './media-read-label';
@@ -47,16 +47,6 @@ export function safeJson(value: unknown, indent?: number): string {
   } catch {
     return String(value);
   }
-}
-
-const OFFLOAD_PATTERN = /\/(?:large_tool_results|conversation_history)\/[^\s'"`)\]<>,;]+/;
-
-/** Where a tool's result was offloaded to: `evictedTo`, else a path named in the output. */
-export function offloadedPath(output: string | undefined, evictedTo?: string): string | null {
-  if (evictedTo) return evictedTo;
-  if (!output) return null;
-  const match = OFFLOAD_PATTERN.exec(output);
-  return match ? match[0].replace(/[.:]+$/, '') : null;
 }
 
 /** The first `n` lines of `text`, and how many lines were left out. */

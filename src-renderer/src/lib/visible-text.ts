@@ -3,7 +3,7 @@
 // text can hide a `touch` behind a right-to-left override (U+202E), a zero-width space or
 // a terminal control; each such character is shown as an escape like ⟨U+202E⟩ instead.
 
-import { invisiblePatternSource } from '../../../src-main/core/text/invisible';
+import { invisiblePatternSource } from '../../../src-main/app/contract';
 
 // Which characters: src-main/core/text/invisible.ts (every control but tab and newline,
 // every format character, line and paragraph separator, lone surrogate and default-ignorable

@@ -1,7 +1,7 @@
 // The window's transport inside Electron: the preload's narrow bridge over IPC.
 
 import type { EventName, EventPayload, MethodName, Params, Result } from '../../../src-main/app/contract';
-import type { DeepdeskBridge } from '../../../src-main/clients/electron/bridge-api';
+import type { DeepdeskBridge } from '../../../src-main/app/contract';
 import { decodeResponse } from './decode';
 import { TransportError } from './errors';
 import { createEventHub } from './event-hub';

@@ -1,6 +1,6 @@
 // The window's one way to talk to the main process, whichever host shows it (SPEC §6).
 
-import type { DeepdeskBridge } from '../../../src-main/clients/electron/bridge-api';
+import type { DeepdeskBridge } from '../../../src-main/app/contract';
 import { createBridgeTransport } from './bridge-transport';
 import type { ClientTransport } from './types';
 import { createWebSocketTransport } from './ws-transport';

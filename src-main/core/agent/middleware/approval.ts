@@ -84,13 +84,13 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       }
       if (verdict.decision === 'refuse') {
         observed?.decided('refuse', 'mode');
-        return errorText(PLAN_MODE_REFUSAL);
+        return { ...errorText(PLAN_MODE_REFUSAL), rejected: { by: 'mode' } };
       }
       const base = { id: call.id, name: call.name, args, reason: verdict.reason } as const;
       if (verdict.decision === 'deny') {
         observed?.decided('deny', 'rule');
         ctx.emit({ type: 'approval', ...base, status: 'denied' });
-        return errorText(`this ${call.name} call is not allowed: ${verdict.reason}. Do not retry it; find another way or ask the person.`);
+        return { ...errorText(`this ${call.name} call is not allowed: ${verdict.reason}. Do not retry it; find another way or ask the person.`), rejected: { by: 'rule' } };
       }
       ctx.emit({ type: 'approval', ...base, status: 'pending' });
       const path = taskPath(ctx);
@@ -127,12 +127,13 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         }
         case 'reject': {
           ctx.emit({ type: 'approval', ...base, status: 'rejected' });
-          const said = decision.message?.trim() ? ` They said: ${decision.message.trim()}` : '';
-          return errorText(`the person rejected this ${call.name} call; it was not run.${said}`);
+          const message = decision.message?.trim() ?? '';
+          const said = message !== '' ? ` They said: ${message}` : '';
+          return { ...errorText(`the person rejected this ${call.name} call; it was not run.${said}`), rejected: { by: 'person', ...(message !== '' ? { message } : {}) } };
         }
         case 'respond':
           ctx.emit({ type: 'approval', ...base, status: 'responded' });
-          return text(`The person did not run this ${call.name} call and answered instead:\n${decision.message}`);
+          return { ...text(`The person did not run this ${call.name} call and answered instead:\n${decision.message}`), rejected: { by: 'person', answered: true, message: decision.message } };
       }
     },
   };

@@ -42,6 +42,16 @@ export function evictionNotice(kind: 'tool result' | 'message', path: string, co
   ].join('\n');
 }
 
+/** Where the notice of a result stored before results carried `evictedTo` says it was saved. */
+const SAVED_TO = /saved to (\/large_tool_results\/[^\s.]+(?:\.[^\s.]+)*)/;
+
+/** Where a stored tool result was evicted to: its `evictedTo`, else (a result stored before it had one) the path its notice names. */
+export function evictedPathOf(message: Extract<ChatMessage, { role: 'tool' }>): string | undefined {
+  if (message.evictedTo !== undefined) return message.evictedTo;
+  const text = typeof message.content === 'string' ? message.content : message.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+  return SAVED_TO.exec(text)?.[1];
+}
+
 export function evictionMiddleware(options: EvictionOptions = {}): Middleware {
   const toolLimit = options.toolResultChars ?? DEFAULT_EVICT_CHARS;
   const userLimit = options.userMessageChars ?? DEFAULT_USER_MESSAGE_EVICT_CHARS;
@@ -53,7 +63,7 @@ export function evictionMiddleware(options: EvictionOptions = {}): Middleware {
       const path = `/large_tool_results/${evictionFileName(info.call.id)}`;
       const written = await ctx.backend.write(path, output.text);
       if (written.error !== undefined) return output;
-      return { ...output, text: evictionNotice('tool result', path, output.text) };
+      return { ...output, text: evictionNotice('tool result', path, output.text), evictedTo: path };
     },
     async onUserMessage(ctx, message): Promise<ChatMessage> {
       if (message.role !== 'user' || typeof message.content !== 'string' || message.content.length <= userLimit) return message;

@@ -127,7 +127,7 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
           const reason = `${HOOK_BLOCK_PREFIX}${permission.reason}`;
           ctx.emit({ type: 'approval', id: call.id, name: call.name, args: call.args ?? {}, status: 'denied', reason, hook: permission.hook });
           ctx.toolObserver?.(call.id)?.decided('deny', 'hook');
-          return errorText(reason);
+          return { ...errorText(reason), rejected: { by: 'hook' } };
         }
         if (outcome.updatedInput) {
           // The hook wrote Claude Code's fields and real paths: what runs is Deepdesk's arguments, checked as any call's.

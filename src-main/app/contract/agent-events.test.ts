@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../core/agent/types';
+import { agentEventSchema, events, type AgentEventDto } from './index';
+
+// Compile-time: every kind of core's AgentEvent is a kind of the contract's, field for field (no
+// field the contract does not know),
+// and the contract has no kind core does not send.
+type Assert<T extends true> = T;
+type CoreKind = AgentEvent['type'];
+type Maps<C, D> = [C] extends [D] ? ([Exclude<keyof C, keyof D>] extends [never] ? true : false) : false;
+type PerKind = { [K in CoreKind]: Maps<Extract<AgentEvent, { type: K }>, Extract<AgentEventDto, { type: K }>> };
+export type CoreEventsMapIn = Assert<PerKind[CoreKind]>;
+export type SameKinds = Assert<[Exclude<AgentEventDto['type'], CoreKind>] extends [never] ? ([Exclude<CoreKind, AgentEventDto['type']>] extends [never] ? true : false) : false>;
+
+const usage = { inputTokens: 10, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 };
+const hook = { command: './check.sh', file: '.claude/settings.json' };
+const t = { threadId: 't1' };
+
+/** One event of each kind core sends, as core types it: a kind left out does not compile. */
+const EVERY_KIND: { [K in CoreKind]: Extract<AgentEvent, { type: K }> } = {
+  text: { ...t, type: 'text', text: 'hi' },
+  tool_call: { ...t, type: 'tool_call', id: 'c1', name: 'execute', args: { command: 'exit 3' }, parentToolCallId: 'task1' },
+  tool_result: {
+    ...t,
+    type: 'tool_result',
+    id: 'c1',
+    name: 'execute',
+    output: 'x\n[Command failed with exit code 3]',
+    isError: false,
+    exitCode: 3,
+    timedOut: true,
+    rejected: { by: 'person', message: 'no', answered: false },
+    evictedTo: '/large_tool_results/c1',
+    interrupted: true,
+    image: { mimeType: 'image/png' },
+    change: { path: '/a.txt', created: true, hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ['+a'] }], added: 1, removed: 0 },
+  },
+  approval: { ...t, type: 'approval', id: 'c1', name: 'write_file', args: {}, status: 'denied', reason: 'a hook blocked it', hook },
+  todos: { ...t, type: 'todos', todos: [{ content: 'a', status: 'in_progress' }] },
+  summarized: { ...t, type: 'summarized', archivePath: '/conversation_history/t1.md', summarizedMessages: 4, summary: 's' },
+  usage: { ...t, type: 'usage', usage: { ...usage, costUsd: 0.1 }, total: usage, contextTokens: 10, contextWindow: 1000 },
+  checkpoint: { ...t, type: 'checkpoint', id: 'k1', files: [{ path: '/a.txt', status: 'added' }] },
+  error: {
+    ...t,
+    type: 'error',
+    message: 'm',
+    status: 401,
+    refused: false,
+    problem: { kind: 'unauthorized', summary: 's', check: 'api-key', lasting: true, detail: 'd' },
+    detail: 'd',
+    settings: true,
+    budget: false,
+  },
+  user_message: { ...t, type: 'user_message', text: 'more', queuedId: 'q1' },
+  queued: { ...t, type: 'queued', queued: [{ id: 'q1', text: 'more', createdAt: '2026-01-01T00:00:00Z' }] },
+  note: { ...t, type: 'note', id: 'n1', kind: 'restore', text: 'restored', checkpointId: 'k1' },
+  hook: { ...t, type: 'hook', event: 'PostToolUse', outcome: 'blocked', message: 'm', hook, toolCallId: 'c1' },
+  rewound: { ...t, type: 'rewound' },
+  retry: { ...t, type: 'retry', attempt: 2, maxAttempts: 3, delayMs: 100, message: '429' },
+  tool_output: { ...t, type: 'tool_output', id: 'c1', chunk: 'line\n' },
+  done: { ...t, type: 'done', text: 'ok', reason: 'completed', usage },
+};
+
+describe('the agent events of the window contract', () => {
+  it('takes every kind of event core sends, as it is', () => {
+    for (const event of Object.values(EVERY_KIND)) {
+      const parsed = agentEventSchema.safeParse(event);
+      expect(parsed.success, `${event.type}: ${parsed.error?.message}`).toBe(true);
+      expect(parsed.data).toEqual(event);
+    }
+  });
+
+  it('refuses an unknown kind, an extra field (also nested) and a missing one', () => {
+    expect(agentEventSchema.safeParse({ ...t, type: 'telepathy', text: 'x' }).success).toBe(false);
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.text, extra: 1 }).success).toBe(false);
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.rewound, text: 'x' }).success).toBe(false);
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.tool_result, rejected: { by: 'person', why: 'x' } }).success).toBe(false);
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.usage, total: { ...usage, calls: 3 } }).success).toBe(false);
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.tool_result, rejected: { by: 'someone' } }).success).toBe(false);
+    const { threadId: _, ...withoutThread } = EVERY_KIND.text;
+    expect(agentEventSchema.safeParse(withoutThread).success).toBe(false);
+  });
+
+  it('is what a thread.event frame carries', () => {
+    expect(events['thread.event'].safeParse({ threadId: 't1', seq: 1, event: EVERY_KIND.done }).success).toBe(true);
+    expect(events['thread.event'].safeParse({ threadId: 't1', seq: 1, event: { ...EVERY_KIND.done, reason: 'tired' } }).success).toBe(false);
+  });
+});

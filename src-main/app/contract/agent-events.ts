@@ -1,0 +1,121 @@
+// The agent's events as the window receives them inside `thread.event` (SPEC §5 `run --json`
+// shapes): one exact schema per kind, extra fields refused. Core's AgentEvent must map into
+// this type (checked where the app sends them). Renderer-safe: zod only.
+
+import { z } from 'zod';
+import { queuedMessageSchema } from './honest';
+
+const todoStatusSchema = z.enum(['pending', 'in_progress', 'completed']);
+export const todoSchema = z.strictObject({ content: z.string(), status: todoStatusSchema });
+export type Todo = z.infer<typeof todoSchema>;
+
+export const usageSchema = z.strictObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number(),
+  cacheWriteTokens: z.number(),
+  costUsd: z.number().optional(),
+});
+export type UsageTotals = z.infer<typeof usageSchema>;
+
+/** What a write or edit did to its file: created or not, and the hunks with the file's real line numbers. */
+export const fileChangeSchema = z.strictObject({
+  path: z.string(),
+  created: z.boolean(),
+  hunks: z.array(z.strictObject({ oldStart: z.number(), oldLines: z.number(), newStart: z.number(), newLines: z.number(), lines: z.array(z.string()) })),
+  added: z.number(),
+  removed: z.number(),
+  truncated: z.boolean().optional(),
+});
+export type FileChangeDto = z.infer<typeof fileChangeSchema>;
+
+/** Why a call did not run: a rule, a hook or the mode refused it, or the person rejected it (`message`: what they said) or answered instead (`answered`, `message`: the answer). */
+export const toolRejectionSchema = z.strictObject({
+  by: z.enum(['person', 'rule', 'hook', 'mode']),
+  message: z.string().optional(),
+  answered: z.boolean().optional(),
+});
+export type ToolRejection = z.infer<typeof toolRejectionSchema>;
+
+/** What core knows of a tool result beyond its text, so the window never parses it. */
+export const toolResultFactsShape = {
+  /** execute: the command's exit code (124 after its timeout); null: it was stopped before it ended. */
+  exitCode: z.number().int().nullable().optional(),
+  /** execute: stopped at its timeout. */
+  timedOut: z.boolean().optional(),
+  rejected: toolRejectionSchema.optional(),
+  /** The result was too large for the context: saved to this file; the output is a notice with a preview. */
+  evictedTo: z.string().optional(),
+  /** The call never finished (the run was stopped or the app closed while it ran). */
+  interrupted: z.boolean().optional(),
+};
+
+/** Picks the facts out of a result, an event or a display item (its other fields are left out). */
+export const toolResultFactsSchema = z.object(toolResultFactsShape);
+export type ToolResultFactsDto = z.infer<typeof toolResultFactsSchema>;
+
+const hookRefSchema = z.strictObject({ command: z.string(), file: z.string() });
+
+const modelProblemSchema = z.strictObject({
+  kind: z.enum(['refused', 'host-not-found', 'timeout', 'tls', 'unreachable', 'unauthorized', 'forbidden', 'model-not-found', 'rate-limited', 'server-error']),
+  summary: z.string(),
+  check: z.enum(['address', 'api-key', 'model']).optional(),
+  lasting: z.boolean(),
+  detail: z.string(),
+});
+
+/** Every event's own fields: its thread, and for a subagent's, the `task` call it runs under. */
+const base = { threadId: z.string(), parentToolCallId: z.string().optional() };
+
+const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) => z.strictObject({ type: z.literal(type), ...base, ...shape });
+
+export const agentEventSchema = z.discriminatedUnion('type', [
+  event('text', { text: z.string() }),
+  event('tool_call', { id: z.string(), name: z.string(), args: z.unknown(), parseError: z.string().optional() }),
+  event('tool_result', {
+    id: z.string(),
+    name: z.string(),
+    output: z.string(),
+    isError: z.boolean(),
+    image: z.strictObject({ mimeType: z.string() }).optional(),
+    change: fileChangeSchema.optional(),
+    ...toolResultFactsShape,
+  }),
+  /** `hook`: the hook that decided (`denied`: blocked by it; `edited`: its `updatedInput` is what runs). */
+  event('approval', {
+    id: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    status: z.enum(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']),
+    reason: z.string(),
+    hook: hookRefSchema.optional(),
+  }),
+  event('todos', { todos: z.array(todoSchema) }),
+  event('summarized', { archivePath: z.string(), summarizedMessages: z.number(), summary: z.string() }),
+  event('usage', { usage: usageSchema, total: usageSchema, contextTokens: z.number(), contextWindow: z.number() }),
+  event('checkpoint', { id: z.string(), files: z.array(z.strictObject({ path: z.string(), status: z.enum(['added', 'modified', 'deleted']) })) }),
+  /**
+   * The run failed: `status` the provider's HTTP status, `refused` a hook kept the message out,
+   * `problem` a model call that could not be made (in plain words; `detail` the technical
+   * text, `settings` the fix is in Settings), `budget` a budget stopped the run.
+   */
+  event('error', {
+    message: z.string(),
+    status: z.number().optional(),
+    refused: z.boolean().optional(),
+    problem: modelProblemSchema.optional(),
+    detail: z.string().optional(),
+    settings: z.boolean().optional(),
+    budget: z.boolean().optional(),
+  }),
+  event('user_message', { text: z.string(), queuedId: z.string().optional() }),
+  event('queued', { queued: z.array(z.strictObject(queuedMessageSchema.shape)) }),
+  event('note', { id: z.string(), kind: z.enum(['restore', 'hook', 'interrupted']), text: z.string(), checkpointId: z.string().optional() }),
+  event('hook', { event: z.string(), outcome: z.enum(['error', 'blocked']), message: z.string(), hook: hookRefSchema, toolCallId: z.string().optional() }),
+  event('rewound', {}),
+  event('retry', { attempt: z.number(), maxAttempts: z.number(), delayMs: z.number(), message: z.string() }),
+  event('tool_output', { id: z.string(), chunk: z.string() }),
+  event('done', { text: z.string(), reason: z.enum(['completed', 'aborted', 'error', 'max_steps', 'budget']), usage: usageSchema.optional() }),
+]);
+export type AgentEventDto = z.infer<typeof agentEventSchema>;
+export type AgentEventType = AgentEventDto['type'];

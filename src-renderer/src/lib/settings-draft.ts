@@ -1,0 +1,47 @@
+// Settings as the dialog edits them: a draft of the settings with the fields as typed, and how
+// a draft follows a save made elsewhere while the dialog is open.
+
+import type { Settings } from '../../../src-main/app/contract';
+import { parseModel, type Provider } from './providers';
+import { pricesToRows, type PriceRow } from './usage-settings';
+
+export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
+  contextWindowText: string;
+  /** An API key typed in and not stored yet (for the provider shown). */
+  apiKeyText: string;
+  /** The provider chosen while the model has none yet (the key field is for it). */
+  keyProvider: Provider;
+  /** Settings › Prices as typed: a row a model, and the budget per thread. */
+  priceRows: PriceRow[];
+  budgetText: string;
+  /** Settings › Prices › Runs at once as typed (empty: the default). */
+  runsText: string;
+  /** Settings › Telemetry as typed. */
+  otlpEndpointText: string;
+  captureContent: boolean;
+};
+
+export function toDraft(settings: Settings): SettingsDraft {
+  const { apiKeys: _keys, overridden: _flags, ...rest } = settings;
+  return {
+    ...rest,
+    contextWindowText: settings.contextWindow !== undefined ? String(settings.contextWindow) : '',
+    apiKeyText: '',
+    keyProvider: parseModel(settings.model).provider ?? 'anthropic',
+    priceRows: pricesToRows(settings.prices),
+    budgetText: settings.threadBudgetUsd !== undefined ? String(settings.threadBudgetUsd) : '',
+    runsText: settings.maxConcurrentRuns !== undefined ? String(settings.maxConcurrentRuns) : '',
+    otlpEndpointText: settings.telemetry?.otlpEndpoint ?? '',
+    captureContent: settings.telemetry?.captureContent === true,
+  };
+}
+
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent'] as const;
+
+/** The draft with every field the person left alone moved from `before` to `after`. */
+export function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {
+  const next = { ...draft };
+  for (const field of FIELDS) if (Object.is(draft[field], before[field])) (next as Record<string, unknown>)[field] = after[field];
+  if (next.contextWindowText === after.contextWindowText) next.contextWindow = after.contextWindow;
+  return next;
+}
