@@ -145,7 +145,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     send('app.notice', dto);
   };
   const stopSecretProblems = options.secrets.onProblem?.(notice);
-  const settings = new SettingsService(options.dataDir, options.secrets, env, { onProblem: notice });
+  const settings = new SettingsService(options.dataDir, options.secrets, { onProblem: notice });
   const overrides = options.overrides ?? {};
   settings.onChange((s) => send('settings.changed', forWindow(s)));
   const withOverrides = <T extends { model: string; baseUrl: string; contextWindow?: number; memoriesStore?: string }>(s: T): T => ({

@@ -35,7 +35,7 @@ export interface SavedRunSettings {
 
 /** The media input and prices set per model, the budget per thread and where traces go (problems with the file are told by personRules). */
 export function savedRunSettings(dataDir: string, env: NodeJS.ProcessEnv): SavedRunSettings {
-  const settings = new SettingsService(dataDir, NO_SECRETS, env);
+  const settings = new SettingsService(dataDir, NO_SECRETS);
   try {
     const { mediaInput, prices, threadBudgetUsd, maxConcurrentRuns, telemetry } = settings.raw();
     return {
@@ -56,7 +56,7 @@ export function savedRunSettings(dataDir: string, env: NodeJS.ProcessEnv): Saved
  * saves a rule where the window's "Always allow" does.
  */
 export function personRuleBook(dataDir: string, env: NodeJS.ProcessEnv, warn: (line: string) => void): { rules(): PermissionRule[]; add(rule: PermissionRule): Promise<void>; close(): void } {
-  const settings = new SettingsService(dataDir, NO_SECRETS, env, { onProblem: (problem) => warn(problem.message) });
+  const settings = new SettingsService(dataDir, NO_SECRETS, { onProblem: (problem) => warn(problem.message) });
   return {
     rules: () => [...(settings.raw().rules as PermissionRule[]), ...DEFAULT_RULES],
     add: async (rule) => void (await settings.addRule(rule)),
