@@ -30,7 +30,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], env);
   // Checked here too, so that a bad flag is told before any host starts (the host checks again).
-  const saved = savedRunSettings(dataDir, env);
+  const saved = savedRunSettings(dataDir);
   badRequestAsUsage(() => cliChatModel({ model: values.model, baseUrl: values['base-url'], apiKey: values['api-key'], contextWindow, mediaInput: saved.mediaInput, prices: saved.prices }, env));
   const say = (line: string) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   // A library that logs with console.log would corrupt the protocol stream.

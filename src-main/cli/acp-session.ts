@@ -31,7 +31,7 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
     mounts: mountFlags(params.mounts, params.cwd),
     memoriesStore: memoriesStoreFlag(params.memoriesStore),
   }));
-  const saved = savedRunSettings(dataDir, env);
+  const saved = savedRunSettings(dataDir);
   const model = cliChatModel(
     { model: params.model, baseUrl: params.baseUrl, apiKey: params.apiKey, contextWindow: params.contextWindow, mediaInput: saved.mediaInput, prices: saved.prices },
     env,
@@ -42,7 +42,7 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
 
   const db = openDatabase(databasePath(dataDir));
   const checkpoints = CheckpointStore.open(dataDir);
-  const ruleBook = personRuleBook(dataDir, env, say);
+  const ruleBook = personRuleBook(dataDir, say);
   const sessionMounts = openSessionMounts({ dataDir, env, db, flags: flags.mounts, memoriesStore: flags.memoriesStore, say });
   const sandbox = await detectSandbox();
   const audits = runAudits((sessionFolder) => ({ db, env, folder: sessionFolder, localFolder: sessionFolder, sandboxType: sandbox.available ? sandbox.kind : 'none', version: packageVersion(), settings: () => saved }));

@@ -90,7 +90,7 @@ export interface HeadlessRunContext {
 export async function startHeadlessRun(request: HeadlessRunRequest, context: HeadlessRunContext, io: HeadlessRunIo): Promise<HeadlessRun> {
   const { dataDir, db } = context;
   const { env } = request;
-  const saved = savedRunSettings(dataDir, env);
+  const saved = savedRunSettings(dataDir);
   const model = cliChatModel(
     { model: request.model, baseUrl: request.baseUrl, apiKey: request.apiKey, contextWindow: request.contextWindow, mediaInput: saved.mediaInput, prices: saved.prices },
     env,
@@ -132,7 +132,7 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
         checkpoints.close();
       }
     });
-    const rules = personRules(dataDir, env, io.say);
+    const rules = personRules(dataDir, io.say);
     const mode = () => request.mode;
     const threads = new ThreadService({
       db,

@@ -15,8 +15,8 @@ const NO_SECRETS: SecretStore = {
   delete: async () => undefined,
 };
 
-export function personRules(dataDir: string, env: NodeJS.ProcessEnv, warn: (line: string) => void): PermissionRule[] {
-  const book = personRuleBook(dataDir, env, warn);
+export function personRules(dataDir: string, warn: (line: string) => void): PermissionRule[] {
+  const book = personRuleBook(dataDir, warn);
   try {
     return book.rules();
   } finally {
@@ -34,7 +34,7 @@ export interface SavedRunSettings {
 }
 
 /** The media input and prices set per model, the budget per thread and where traces go (problems with the file are told by personRules). */
-export function savedRunSettings(dataDir: string, env: NodeJS.ProcessEnv): SavedRunSettings {
+export function savedRunSettings(dataDir: string): SavedRunSettings {
   const settings = new SettingsService(dataDir, NO_SECRETS);
   try {
     const { mediaInput, prices, threadBudgetUsd, maxConcurrentRuns, telemetry } = settings.raw();
@@ -55,7 +55,7 @@ export function savedRunSettings(dataDir: string, env: NodeJS.ProcessEnv): Saved
  * allow" saved here or in the window applies at once), followed by the defaults; `add`
  * saves a rule where the window's "Always allow" does.
  */
-export function personRuleBook(dataDir: string, env: NodeJS.ProcessEnv, warn: (line: string) => void): { rules(): PermissionRule[]; add(rule: PermissionRule): Promise<void>; close(): void } {
+export function personRuleBook(dataDir: string, warn: (line: string) => void): { rules(): PermissionRule[]; add(rule: PermissionRule): Promise<void>; close(): void } {
   const settings = new SettingsService(dataDir, NO_SECRETS, { onProblem: (problem) => warn(problem.message) });
   return {
     rules: () => [...(settings.raw().rules as PermissionRule[]), ...DEFAULT_RULES],
