@@ -3,7 +3,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import { withholdFromCommands } from '../process/shell-env';
+import { withholdFromCommands } from '../process/app-secrets';
 import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
 import { PROVIDER_MEDIA_INPUT, mediaInputFor } from '../media/capabilities';
