@@ -45,6 +45,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
+import { readConfigFile } from './read-config-file';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -183,6 +184,8 @@ interface Snapshot<T> {
 
 type Loaded<T> = { ok: true; snapshot: Snapshot<T> } | { ok: false; key: string; text: string | null; reason: string; code?: string; parseError: boolean };
 
+/** A store's own file is bigger than a hand-written one may be (many trusted entries, many keys). */
+const MAX_STORE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 const DEFAULT_STALE_LOCK_MS = 30_000;
 /** A lock file whose content cannot be read (someone else's doing) is stale after this. */
@@ -404,25 +407,11 @@ export class JsonFileStore<T extends JsonObject> {
   }
 
   private load(): Loaded<T> {
-    let fd: number;
-    try {
-      fd = openSync(this.path, 'r');
-    } catch (err) {
-      const code = errnoCode(err);
-      if (code === 'ENOENT') return { ok: true, snapshot: { key: 'missing', text: null, raw: {}, value: this.options.shape.check({}).value } };
-      return { ok: false, key: 'unreadable', text: null, reason: errorText(err), ...(code ? { code } : {}), parseError: false };
-    }
-    let text: string;
-    let key: string;
-    try {
-      key = statKey(fstatSync(fd, { bigint: true }));
-      text = readFileSync(fd, 'utf8');
-    } catch (err) {
-      const code = errnoCode(err);
-      return { ok: false, key: 'unreadable', text: null, reason: errorText(err), ...(code ? { code } : {}), parseError: false };
-    } finally {
-      closeSync(fd);
-    }
+    const read = readConfigFile(this.path, MAX_STORE_BYTES);
+    if (!read.ok && read.missing) return { ok: true, snapshot: { key: 'missing', text: null, raw: {}, value: this.options.shape.check({}).value } };
+    if (!read.ok) return { ok: false, key: 'unreadable', text: null, reason: read.message, ...(read.code ? { code: read.code } : {}), parseError: false };
+    const key = statKey(read.stat);
+    const text = read.bytes.toString('utf8');
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
