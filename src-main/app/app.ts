@@ -70,6 +70,7 @@ import { ThreadService } from './session/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
 import { WorkspaceService } from './workspace/workspace-service';
 import { McpHub } from '../core/extensions/mcp/hub';
+import type { McpTokenStore } from '../core/extensions/mcp/oauth';
 import { McpService } from './mcp/mcp-service';
 import { PluginsService } from './plugins/plugins-service';
 import { FolderTrustService } from './trust/folder-trust-service';
@@ -87,6 +88,8 @@ export interface AppOptions {
   folder: string;
   dataDir: string;
   secrets: SecretStore;
+  /** Where MCP sign-in tokens are kept: the data folder's one store (data-folder-secrets.ts), shared by every client. Default `secrets`. */
+  mcpTokens?: McpTokenStore;
   transport: 'electron' | 'web';
   version?: string;
   /** Session overrides from the command line (`deepdesk serve --model …`); not saved. */
@@ -271,7 +274,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     folder: realFolder,
     dataDir: options.dataDir,
     env,
-    tokens: options.secrets,
+    tokens: options.mcpTokens ?? options.secrets,
     openBrowser: options.openExternal ?? openWithSystem,
     clientInfo: { name: 'deepdesk', version: options.version ?? '0.0.0' },
   });

@@ -15,7 +15,7 @@ import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
 import type { AttachedRun, HostRuns } from './runs';
 import { createFolderHost, type FolderHost } from '../folders/folder-host';
 import { openRemoteApp } from '../remote-folder';
-import { FileSecretStore } from '../settings/file-secret-store';
+import { holdDataFolderSecrets, type DataFolderSecrets } from '../settings/data-folder-secrets';
 import { AppPool } from '../folders/app-pool';
 import { HostRequestError, type HostConnection } from './service-types';
 import { DesktopClients, desktopWindowParams } from './desktop-clients';
@@ -45,12 +45,13 @@ export const windowCallParams = z.object({ method: z.string(), params: z.unknown
 export class HostWindows {
   private readonly windows = new Map<string, FolderHost>();
   private readonly pool: AppPool;
-  private readonly secrets: FileSecretStore;
+  /** The data folder's own secrets (web windows' keys; every window's MCP sign-ins). */
+  private readonly secrets: DataFolderSecrets;
   private readonly desktops = new DesktopClients();
 
   constructor(private readonly options: { dataDir: string; version: string; log: (line: string) => void; runs: HostRuns }) {
     this.pool = new AppPool(options.log);
-    this.secrets = new FileSecretStore(options.dataDir);
+    this.secrets = holdDataFolderSecrets(options.dataDir);
     // A window on a `deepdesk run`'s folder can answer its approvals.
     options.runs.answeredByWindowsOf((folder) => [...this.windows.values()].some((w) => w.folder === folder));
     // A folder's app never keeps (nor saves over) a copy of a thread a `deepdesk run` changes.
@@ -90,7 +91,8 @@ export class HostWindows {
       createApp({
         folder,
         dataDir,
-        secrets: desktop !== undefined ? this.desktops.secrets(desktop) : this.secrets,
+        secrets: desktop !== undefined ? this.desktops.secrets(desktop) : this.secrets.store,
+        mcpTokens: this.secrets.store,
         ...(desktop !== undefined ? { openExternal: (url: string) => this.desktops.openExternal(url) } : {}),
         transport,
         version,
@@ -325,7 +327,7 @@ export class HostWindows {
     this.windows.clear();
     await Promise.all(windows.map((w) => w.close().catch(() => undefined)));
     await this.pool.closeAll();
-    this.secrets.close();
+    this.secrets.release();
   }
 }
 
