@@ -59,6 +59,14 @@ describe('a configuration file that is a FIFO is refused at once', () => {
     expect(() => promptly(() => removeServerEntry(file, 'x'))).toThrow(/cannot edit .*is not a regular file/);
   });
 
+  it("a FIFO where a file's lock goes (.mcp.json.lock in a cloned folder) is taken over at once, and the edit done", () => {
+    const file = join(dir, '.mcp.json');
+    writeFileSync(file, '{"mcpServers": {}}');
+    fifo(`${file}.lock`);
+    promptly(() => writeServerEntry(file, 'x', { command: 'x' }));
+    expect(readMcpConfigFile(file, 'project', {}).servers.map((s) => s.name)).toEqual(['x']);
+  });
+
   it('Claude settings, hooks and a plugin manifest', () => {
     expect(promptly(() => readClaudeSettings(fifo(join(dir, 'settings.json')))).problems).toEqual([`${join(dir, 'settings.json')}: is not a regular file`]);
     expect(promptly(() => readHooksFile(fifo(join(dir, 'hooks.json')), 'project')).problems.map((p) => p.message)).toEqual(['is not a regular file']);
