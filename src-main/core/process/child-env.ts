@@ -41,15 +41,16 @@ const BASE: Names = [
  */
 const SSH: Names = ['SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'KRB5CCNAME', 'KRB5_CONFIG'];
 
-/** A proxy the person set for the network (git fetching a marketplace). */
-const PROXY: Names = [/^(http|https|ftp|all|no)_proxy$/i];
+/** How the person reaches the network (git fetching a marketplace): their proxy and certificate authorities. */
+const NETWORK: Names = [/^(http|https|ftp|all|no)_proxy$/i, 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'CURL_CA_BUNDLE'];
 
 /**
  * git: its own variables (gitEnv then removes those that relocate the repository), where
- * its configuration and signing keys are, the person's credential manager's settings, ssh's
- * and the proxy's — the person's credentials and config apply (SPEC §11).
+ * its configuration and signing keys are, the person's credential manager (its settings, and
+ * the session bus a keyring helper such as libsecret asks), ssh's and the network's — the
+ * person's credentials and config apply (SPEC §11).
  */
-const GIT: Names = [/^GIT_/, 'XDG_CONFIG_HOME', 'GNUPGHOME', /^GCM_/, ...SSH, ...PROXY];
+const GIT: Names = [/^GIT_/, 'XDG_CONFIG_HOME', 'GNUPGHOME', /^GCM_/, 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', ...SSH, ...NETWORK];
 
 /** The system's opener (xdg-open, open): the desktop session it hands the address to. */
 const OPENER: Names = ['DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XAUTHORITY', /^XDG_/, 'BROWSER'];
@@ -65,7 +66,9 @@ export function allowedEnv(optIn: Names = [], from: NodeJS.ProcessEnv = process.
   const names = [...BASE, ...optIn];
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(from)) {
-    if (value === undefined || !names.some((n) => (typeof n === 'string' ? n === key : n.test(key)))) continue;
+    // Windows spells them as it likes (`Path`): its names are matched without case.
+    const name = process.platform === 'win32' ? key.toUpperCase() : key;
+    if (value === undefined || !names.some((n) => (typeof n === 'string' ? n === name : n.test(name)))) continue;
     if (isAppSecret(key, value)) continue;
     env[key] = value;
   }
