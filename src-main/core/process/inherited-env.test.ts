@@ -6,7 +6,7 @@
 // sandbox. Only what a server's entry sets explicitly is passed on. The processes Deepdesk
 // starts for itself (git, ripgrep, ssh, probes) get only the allow-listed environment, and
 // ssh and git the ssh agent's socket besides.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -16,12 +16,13 @@ import { ripgrepFiles } from '../backends/filesystem/fs-ripgrep';
 import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { SshConnection } from '../backends/remote/ssh-connection';
 import { parseSshTarget } from '../backends/remote/ssh-target';
+import { startTestSshd } from '../backends/remote/testing/sshd';
 import { gitEnv, runGit } from '../git/run-git';
 import { runHook } from '../extensions/hooks/runner';
 import type { HookEntry } from '../extensions/hooks/types';
 import { createSandbox, detectSandbox } from '../sandbox';
 import type { SandboxPolicy } from '../sandbox/types';
-import { querySync, spawnPipe } from './spawn';
+import { liveProcesses, querySync, spawnPipe } from './spawn';
 import { startProcess, stopAllProcesses } from './supervisor';
 import type { SupervisedProcess } from './types';
 
@@ -186,17 +187,18 @@ describe('the processes Deepdesk starts for itself get the allow-listed environm
     expectAllowListed(readFileSync(out, 'utf8'), false);
   });
 
-  it('ssh (a remote folder): no credentials, the ssh agent kept', async () => {
-    const out = join(root, 'ssh-env.txt');
-    const controlDir = mkdtempSync(join(tmpdir(), 'dd-cm-'));
-    const connection = new SshConnection({ target: parseSshTarget('ssh://127.0.0.1/tmp'), controlDir, sshCommand: envDumper('ssh', out) });
+  it('ssh (a remote folder, against the test sshd): no credentials, the ssh agent kept', async () => {
+    const sshd = await startTestSshd();
+    const connection = new SshConnection({ target: parseSshTarget(sshd.folderUrl('/tmp')), controlDir: join(sshd.dir, 'cm'), sshCommand: sshd.sshCommand });
     try {
-      await connection.run('true', { timeoutMs: 10_000 }).catch(() => undefined);
-      expect(existsSync(out)).toBe(true);
-      expectAllowListed(readFileSync(out, 'utf8'), true);
+      expect((await connection.run('true')).code).toBe(0);
+      // The connection's kept shells are ssh clients still running: their environment as the kernel has it.
+      const clients = liveProcesses().filter((p) => p.role === 'ssh');
+      expect(clients.length).toBeGreaterThan(0);
+      for (const client of clients) expectAllowListed(readFileSync(`/proc/${client.pid}/environ`, 'utf8').split('\0').join('\n'), true);
     } finally {
       await connection.close();
-      rmSync(controlDir, { recursive: true, force: true });
+      await sshd.dispose();
     }
   });
 
