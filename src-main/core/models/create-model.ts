@@ -13,7 +13,7 @@ import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
 import { PROVIDERS } from './types';
-import { PROVIDER_KEY_VARIABLES, keyVariablesText, providerCredential } from './provider-keys';
+import { allProviderKeyVariables, keyVariablesText, providerCredential } from './provider-keys';
 import { resolvePrice, type PriceOverride } from './model-info';
 import type { ChatModel, ProviderName } from './types';
 
@@ -211,7 +211,7 @@ function missingKey(provider: ProviderName): ModelConfigError {
 /** Whatever key a model may use (a flag, Settings, any provider's variable) stays out of the agent's commands. */
 export function withholdProviderKeys(env: NodeJS.ProcessEnv, given?: string): void {
   withholdFromCommands(given);
-  for (const list of Object.values(PROVIDER_KEY_VARIABLES)) for (const variable of list) withholdFromCommands(env[variable.name]);
+  for (const name of allProviderKeyVariables()) withholdFromCommands(env[name]);
 }
 
 export function nonEmpty(value: string | undefined): string | undefined {
