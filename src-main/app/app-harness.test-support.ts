@@ -32,6 +32,8 @@ export interface AppTestEnv {
 export interface OpenOptions {
   /** Written to settings.json first; the app then runs on them alone (no scripted-model overrides, no keys in its environment). */
   settings?: Record<string, unknown>;
+  /** Added to the environment the app opens with `settings` (otherwise it has only PATH). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Registers the set-up and clean-up of one app environment per test; read it inside tests. */
@@ -46,7 +48,7 @@ export function useAppTestEnv(prefix: string): AppTestEnv {
       secrets: new FileSecretStore(env.dataDir),
       transport: 'web',
       ...(options.settings
-        ? { env: { PATH: process.env.PATH } }
+        ? { env: { PATH: process.env.PATH, ...options.env } }
         : { overrides: { model: 'openai-compatible:scripted-model', baseUrl: env.server.url }, env: { ...process.env, OPENAI_API_KEY: '' } }),
     });
     apps.push(app);

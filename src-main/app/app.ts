@@ -56,6 +56,7 @@ import { detectLocalServers } from './local-servers';
 import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service';
 import { ModeService } from './modes/mode-service';
 import type { SecretStore } from './secret-store';
+import type { McpTokenStore } from '../core/extensions/mcp/oauth';
 import type { JsonFileProblem } from '../core/config/json-file-store';
 import { changesFolderConfiguration, personConfigPaths } from '../core/config/registry';
 import { watchPersonConfiguration } from '../core/config/watch-person-configuration';
@@ -83,6 +84,8 @@ export interface AppOptions {
   folder: string;
   dataDir: string;
   secrets: SecretStore;
+  /** Where MCP sign-in tokens are kept: the data folder's one store (data-folder-secrets.ts), shared by every client. Default `secrets`. */
+  mcpTokens?: McpTokenStore;
   transport: 'electron' | 'web';
   version?: string;
   /** Session overrides from the command line (`deepdesk serve --model …`); not saved. */
@@ -158,7 +161,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       mcpConfig: (options.mcpConfigFiles ?? []).map((f) => resolve(f)),
     },
     policy: { mode: 'saved', wording: 'window' },
-    context: { dataDir: options.dataDir, db, env, version: options.version ?? '0.0.0', secrets: options.secrets, openBrowser: options.openExternal ?? openWithSystem, notice },
+    context: { dataDir: options.dataDir, db, env, version: options.version ?? '0.0.0', secrets: options.secrets, ...(options.mcpTokens ? { mcpTokens: options.mcpTokens } : {}), openBrowser: options.openExternal ?? openWithSystem, notice },
     onChange: { extensions: () => send('extensions.changed', {}), mcp: () => send('mcp.changed', {}) },
   }).catch((err: unknown) => {
     db.close();

@@ -5,6 +5,7 @@
 // window as an error event with its HTTP status.
 
 import { describe, expect, it } from 'vitest';
+import { startScriptedAnthropicServer } from '../core/models/testing/scripted-anthropic-server';
 import { useAppTestEnv } from './app-harness.test-support';
 
 const t = useAppTestEnv('deepdesk-model-problems');
@@ -18,6 +19,17 @@ async function open(settings: Record<string, unknown>) {
 }
 
 describe('a model that cannot be used, in the window', () => {
+  it('ANTHROPIC_AUTH_TOKEN alone is a key for the window: it lists the models, sent as a bearer token', async () => {
+    const anthropic = await startScriptedAnthropicServer();
+    try {
+      const { call } = await t.open({ settings: { model: 'anthropic:claude-scripted' }, env: { ANTHROPIC_AUTH_TOKEN: 'tok-window', ANTHROPIC_BASE_URL: anthropic.url } });
+      await expect(call('settings.listModels', { provider: 'anthropic' })).resolves.toEqual({ models: ['claude-scripted'] });
+      expect(anthropic.headers.at(-1)!.authorization).toBe('Bearer tok-window');
+    } finally {
+      await anthropic.close();
+    }
+  });
+
   it('no API key: the window is told to add one in Settings, never the command line', async () => {
     const { call, thread } = await open({ model: 'anthropic:claude-sonnet-4-5' });
     const sent = call('threads.send', { threadId: thread.id, text: 'hello' });

@@ -1,8 +1,9 @@
 // `deepdesk mcp ls | tools NAME | add NAME [--project] -- CMD… | add NAME --url URL
 // [--header 'K: V']… | rm NAME` (SPEC §10).
 
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { entryProblem, readMcpConfigFile, removeServerEntry, writeServerEntry } from '../core/config/mcp-config';
+import { existsSync, realpathSync } from 'node:fs';
+import { entryProblem, readJsonObject, readMcpConfigFile, removeServerEntry, writeServerEntry } from '../core/config/mcp-config';
+import { problemLine } from '../core/config/mcp-config-types';
 import { mcpTrustKey, projectMcpFile, userMcpFile } from '../core/config/kinds/mcp';
 import { trustReport } from '../core/trust/report';
 import { TrustStore } from '../core/trust/store';
@@ -88,8 +89,14 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
       if (name === undefined) throw new UsageError('mcp rm needs a server name: deepdesk mcp rm NAME');
       const candidates = values.project ? [projectMcpFile(realpathSync(projectFolder(values.folder, 'mcp')))] : [userMcpFile(dataDir), projectMcpFile(realpathSync(projectFolder(values.folder, 'mcp')))];
       for (const file of candidates) {
-        if (!existsSync(file)) continue;
-        if (!rawHas(file, name)) continue;
+        const read = readJsonObject(file, 'user');
+        if ('problem' in read) {
+          if (read.problem === undefined) continue;
+          say(`cannot remove ${name}: ${problemLine(read.problem)}`);
+          return 1;
+        }
+        const servers = read.value.mcpServers;
+        if (typeof servers !== 'object' || servers === null || !Object.hasOwn(servers, name)) continue;
         removeServerEntry(file, name);
         io.stdout.write(`Removed MCP server ${name} from ${file}\n`);
         return 0;
@@ -129,15 +136,6 @@ function entryFrom(values: McpValues, commandLine: string[]): Record<string, unk
   if ((values.header ?? []).length > 0) throw new UsageError('--header is for --url servers');
   const [command, ...args] = commandLine;
   return { command, args, ...(Object.keys(env).length > 0 ? { env } : {}), ...(values['no-sandbox'] ? { sandbox: false } : {}) };
-}
-
-function rawHas(file: string, name: string): boolean {
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: Record<string, unknown> };
-    return parsed.mcpServers !== undefined && Object.hasOwn(parsed.mcpServers, name);
-  } catch {
-    return false;
-  }
 }
 
 function firstLine(text: string): string {

@@ -10,7 +10,7 @@ import { HostRuns } from './runs';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
 import { acpInParams, acpOpenParams, HostAcp } from './acp-tunnels';
 import { openAcpSession } from './acp/open-acp-session';
-import { FileSecretStore } from '../settings/file-secret-store';
+import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
 import { sessionFlags } from './session-flags';
 import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';
@@ -59,7 +59,8 @@ export interface HostServiceOptions {
 export async function createHostService(options: HostServiceOptions): Promise<HostService> {
   const db = openDatabase(databasePath(options.dataDir));
   // The data folder's keys (Settings' model keys, MCP sign-ins), one store for every client's sessions.
-  const secrets = new FileSecretStore(options.dataDir);
+  const held = holdDataFolderSecrets(options.dataDir);
+  const secrets = held.store;
   const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version, secrets });
   // Made when the first window opens: a host of `run`s only reads no keys.
   let windows: HostWindows | undefined;
@@ -137,7 +138,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
       await windows?.close();
       await runs.close();
       db.close();
-      secrets.close();
+      held.release();
     },
   };
 }

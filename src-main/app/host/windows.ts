@@ -45,6 +45,7 @@ export const windowCallParams = z.object({ method: z.string(), params: z.unknown
 export class HostWindows {
   private readonly windows = new Map<string, WindowFolders>();
   private readonly pool: AppPool;
+  /** The data folder's own secrets (web windows' keys; every window's MCP sign-ins). */
   private readonly secrets: FileSecretStore;
   private readonly desktops = new DesktopClients();
 
@@ -91,6 +92,7 @@ export class HostWindows {
         folder,
         dataDir,
         secrets: desktop !== undefined ? this.desktops.secrets(desktop) : this.secrets,
+        mcpTokens: this.secrets,
         ...(desktop !== undefined ? { openExternal: (url: string) => this.desktops.openExternal(url) } : {}),
         transport,
         version,

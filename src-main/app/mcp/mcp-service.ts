@@ -3,10 +3,9 @@
 // them, and the Settings region's edits. The trust question is the app's (app/trust/). Every change to one of the files
 // (here, by `deepdesk mcp add` in another process, by a `git pull` of .mcp.json) reloads.
 
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { entryProblem, removeServerEntry, setServerDisabled, writeServerEntry } from '../../core/config/mcp-config';
+import { entryProblem, readJsonObject, removeServerEntry, setServerDisabled, writeServerEntry } from '../../core/config/mcp-config';
 import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
 import { userMcpFile } from '../../core/config/kinds/mcp';
@@ -264,13 +263,12 @@ export function statusText(status: McpStatus, tools: number): string {
 /** A file's entries as written (`${VAR}`s unexpanded), the malformed ones too: what Edit starts from. */
 function writtenEntries(file: string): Map<string, Record<string, unknown>> {
   const entries = new Map<string, Record<string, unknown>>();
-  try {
-    const parsed = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: Record<string, unknown> };
-    for (const [name, entry] of Object.entries(parsed.mcpServers ?? {})) {
-      if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) entries.set(name, entry as Record<string, unknown>);
-    }
-  } catch {
-    // Unreadable now: Edit starts empty.
+  // Unreadable now (a FIFO, not JSON, …): Edit starts empty.
+  const read = readJsonObject(file, 'user');
+  const servers = 'value' in read ? read.value.mcpServers : undefined;
+  if (typeof servers !== 'object' || servers === null) return entries;
+  for (const [name, entry] of Object.entries(servers)) {
+    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) entries.set(name, entry as Record<string, unknown>);
   }
   return entries;
 }

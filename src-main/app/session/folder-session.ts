@@ -22,6 +22,7 @@ import { CheckpointStore } from '../../core/checkpoints/store';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import { transcriptsDir, transcriptWriter } from '../../core/extensions/hooks/transcript';
+import type { McpTokenStore } from '../../core/extensions/mcp/oauth';
 import type { ApprovalService } from '../approvals/approval-service';
 import { ModeService } from '../modes/mode-service';
 import { remoteConfigStandIn } from '../remote-folder';
@@ -59,8 +60,10 @@ export interface SessionContext {
   db: Database.Database;
   env: NodeJS.ProcessEnv;
   version: string;
-  /** Model keys and MCP sign-in tokens. */
+  /** The keys Settings saves (model providers). */
   secrets: SecretStore;
+  /** Where MCP sign-ins are kept: the data folder's own store, shared by every client (default `secrets`). */
+  mcpTokens?: McpTokenStore;
   openBrowser: (url: string) => void | Promise<void>;
   /** A problem with one of the person's files, or a line the person should read. */
   notice(problem: Omit<JsonFileProblem, 'file'> & { file?: string }): void;
@@ -115,7 +118,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     for (const close of opened.splice(0).reverse()) await close();
   };
   try {
-    const settings = new SettingsService(dataDir, context.secrets, env, { onProblem: context.notice });
+    const settings = new SettingsService(dataDir, context.secrets, { onProblem: context.notice });
     opened.push(() => settings.close());
     const place = await openSessionPlace(request.place, { dataDir, env, say });
     opened.push(() => place.close());
@@ -126,7 +129,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
       local: place.localPath !== undefined,
       dataDir,
       env,
-      secrets: context.secrets,
+      mcpTokens: context.mcpTokens ?? context.secrets,
       version: context.version,
       openBrowser: context.openBrowser,
       mcpConfigFiles: flags.mcpConfig ?? [],

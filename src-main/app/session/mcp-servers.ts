@@ -7,11 +7,12 @@ import { resolve } from 'node:path';
 import { mergeServers } from '../../core/config/mcp-config';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import { McpHub } from '../../core/extensions/mcp/hub';
+import type { McpTokenStore } from '../../core/extensions/mcp/oauth';
 import { loadProjectConfiguration } from '../../core/trust/project-configuration';
 import type { TrustGate } from '../../core/trust/types';
 import { untrustedNotice } from '../../core/trust/report';
 import { openWithSystem } from '../open-external';
-import { FileSecretStore } from '../settings/file-secret-store';
+import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
 import { packageVersion } from '../package-version';
 
 export interface CliMcpOptions {
@@ -28,6 +29,8 @@ export interface CliMcpOptions {
   store?: TrustGate;
   /** Servers the caller gives itself (an ACP editor's), merged after the files (later wins). */
   extraServers?: readonly McpServerConfig[];
+  /** Where sign-in tokens are kept; default the data folder's one store (data-folder-secrets.ts), as every client's. */
+  tokens?: McpTokenStore;
 }
 
 export interface CliMcpServers {
@@ -49,12 +52,12 @@ export async function startMcpServers(options: CliMcpOptions): Promise<CliMcpSer
   for (const problem of loaded.problems) options.say(problem);
   const notice = options.trust ? undefined : untrustedNotice(loaded.report);
   if (notice !== undefined) options.say(notice.replace(/^deepdesk: /, ''));
-  const secrets = new FileSecretStore(options.dataDir);
+  const secrets = options.tokens === undefined ? holdDataFolderSecrets(options.dataDir) : undefined;
   const hub = new McpHub({
     folder,
     dataDir: options.dataDir,
     env: options.env,
-    tokens: secrets,
+    tokens: options.tokens ?? secrets!.store,
     openBrowser: openWithSystem,
     clientInfo: { name: 'deepdesk', version: packageVersion() },
   });
@@ -69,7 +72,7 @@ export async function startMcpServers(options: CliMcpOptions): Promise<CliMcpSer
     hub,
     async close() {
       await hub.close();
-      secrets.close();
+      secrets?.release();
     },
   };
 }

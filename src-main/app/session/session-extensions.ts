@@ -14,7 +14,7 @@ import { TrustStore } from '../../core/trust/store';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
 import { ExtensionsService } from '../extensions/extensions-service';
 import { McpService } from '../mcp/mcp-service';
-import type { SecretStore } from '../secret-store';
+import type { McpTokenStore } from '../../core/extensions/mcp/oauth';
 
 export interface SessionExtensionsOptions {
   /** Where the folder's own configuration is read: its real path, or an empty stand-in for a remote folder. */
@@ -23,8 +23,8 @@ export interface SessionExtensionsOptions {
   local: boolean;
   dataDir: string;
   env: NodeJS.ProcessEnv;
-  /** MCP sign-in tokens are kept here (the same store as the model keys). */
-  secrets: SecretStore;
+  /** Where MCP sign-in tokens are kept (the data folder's store, shared by every client). */
+  mcpTokens: McpTokenStore;
   version: string;
   openBrowser: (url: string) => void | Promise<void>;
   /** `--mcp-config FILE`s (read on every reload). */
@@ -58,7 +58,7 @@ export async function openSessionExtensions(options: SessionExtensionsOptions): 
   const gate = new SessionTrust(trustStore);
   try {
     if (options.trust && options.local) gate.grant(folder, (await trustReport(folder, trustStore, env)).untrusted);
-    const rawHub = new McpHub({ folder, dataDir, env, tokens: options.secrets, openBrowser: options.openBrowser, clientInfo: { name: 'deepdesk', version: options.version } });
+    const rawHub = new McpHub({ folder, dataDir, env, tokens: options.mcpTokens, openBrowser: options.openBrowser, clientInfo: { name: 'deepdesk', version: options.version } });
     const hub: McpHubApi = trustGatedHub(rawHub, { folder, gate, onStale: () => mcp.scheduleReload() });
     const mcp: McpService = new McpService({
       folder,

@@ -32,7 +32,7 @@ export interface SessionMounts {
 
 /** The mount table (flags over Settings, read live) and the memories store of a command's session. */
 export function openSessionMounts(options: SessionMountsOptions): SessionMounts {
-  const settings = new SettingsService(options.dataDir, NO_SECRETS, options.env);
+  const settings = new SettingsService(options.dataDir, NO_SECRETS);
   const table = new MountTable({
     cacheRoot: join(options.dataDir, 'mounts'),
     flags: options.flags,

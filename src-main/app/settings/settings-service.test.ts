@@ -12,19 +12,12 @@ beforeEach(() => {
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('SettingsService.apiKeyFor', () => {
-  it('reads a Google key from GOOGLE_GENERATIVE_AI_API_KEY, else GEMINI_API_KEY, and a stored key wins', async () => {
-    const service = (env: NodeJS.ProcessEnv) => new SettingsService(dataDir, new FileSecretStore(dataDir), env);
-    const both = service({ GOOGLE_GENERATIVE_AI_API_KEY: 'g-first', GEMINI_API_KEY: 'g-second' });
-    expect(await both.apiKeyFor('google')).toBe('g-first');
-    const gemini = service({ GOOGLE_GENERATIVE_AI_API_KEY: ' ', GEMINI_API_KEY: 'g-second' });
-    expect(await gemini.apiKeyFor('google')).toBe('g-second');
-    const none = service({ OPENAI_API_KEY: 'sk-o' });
-    expect(await none.apiKeyFor('google')).toBeUndefined();
-    expect(await none.apiKeyFor('openai')).toBe('sk-o');
-    expect(await none.apiKeyFor('ollama')).toBeUndefined();
-    await gemini.setApiKey('google', 'g-stored');
-    expect(await gemini.apiKeyFor('google')).toBe('g-stored');
-    for (const s of [both, gemini, none]) s.close();
+  it('is the key saved in Settings only: a key in the environment is read by the model factory, from the one table', async () => {
+    const service = new SettingsService(dataDir, new FileSecretStore(dataDir));
+    expect(await service.apiKeyFor('google')).toBeUndefined();
+    await service.setApiKey('google', 'g-stored');
+    expect(await service.apiKeyFor('google')).toBe('g-stored');
+    service.close();
   });
 });
 
@@ -46,7 +39,7 @@ describe('SettingsService mounts and memories store', () => {
       }),
     );
     const problems: string[] = [];
-    const service = new SettingsService(dataDir, new FileSecretStore(dataDir), {}, { onProblem: (p) => problems.push(p.message) });
+    const service = new SettingsService(dataDir, new FileSecretStore(dataDir), { onProblem: (p) => problems.push(p.message) });
     const settings = service.raw();
     expect(settings.model).toBe('openai:gpt-4.1');
     expect(settings.mounts).toEqual([

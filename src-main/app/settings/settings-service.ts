@@ -9,22 +9,12 @@
 import { join } from 'node:path';
 import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
-import { GOOGLE_KEY_VARIABLES, nonEmpty } from '../../core/models/create-model';
-import { withholdFromCommands } from '../../core/process/shell-env';
+import { withholdFromCommands } from '../../core/process/app-secrets';
 import type { SecretStore } from '../secret-store';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { z } from 'zod';
 
 const DEFAULTS: Omit<Settings, 'apiKeys'> = { model: '', baseUrl: '', rules: [], subagents: [], theme: 'system', mounts: [], memoriesStore: 'sqlite' };
-
-/** The environment variables a provider's key is read from, in order. */
-export const API_KEY_ENV: Record<ProviderName, readonly string[]> = {
-  anthropic: ['ANTHROPIC_API_KEY'],
-  openai: ['OPENAI_API_KEY'],
-  google: GOOGLE_KEY_VARIABLES,
-  'openai-compatible': ['OPENAI_API_KEY'],
-  ollama: [],
-};
 
 const stored = settingsSchema.omit({ apiKeys: true, overridden: true }).shape;
 /** settings.json, field by field (rules and subagents entry by entry). */
@@ -60,7 +50,6 @@ export class SettingsService {
   constructor(
     dataDir: string,
     private readonly secrets: SecretStore,
-    private readonly env: NodeJS.ProcessEnv = process.env,
     options: SettingsServiceOptions = {},
   ) {
     this.store = new JsonFileStore({
@@ -141,12 +130,15 @@ export class SettingsService {
     return this.get();
   }
 
-  /** The stored key, else the provider's usual environment variable. */
+  /**
+   * The key saved in Settings, if any. A key in the environment is not looked up here: the
+   * model factory and the model list read it from the one table (core/models/provider-keys.ts),
+   * with the bearer tokens it names sent as such.
+   */
   async apiKeyFor(provider: ProviderName): Promise<string | undefined> {
     const stored = await this.secrets.get(keyName(provider));
     withholdFromCommands(stored);
-    if (stored !== undefined) return stored;
-    return API_KEY_ENV[provider].map((name) => nonEmpty(this.env[name])).find((value) => value !== undefined);
+    return stored;
   }
 
   close(): void {

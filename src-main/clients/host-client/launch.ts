@@ -33,7 +33,8 @@ export function defaultHostLaunch(dataDir: string, env: NodeJS.ProcessEnv = proc
   return {
     file: process.execPath,
     args: ['-e', RUN_ENTRY, cliEntry(), 'host', '--data-dir', dataDir],
-    // Under Electron, its binary runs the CLI as plain Node.
+    // The agent host is Deepdesk itself: it gets Deepdesk's environment, its keys included
+    // (what the host starts gets child-env.ts's). Under Electron, its binary runs the CLI as plain Node.
     env: process.versions.electron !== undefined ? { ...env, ELECTRON_RUN_AS_NODE: '1' } : { ...env },
   };
 }

@@ -26,13 +26,12 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
-  fstatSync,
   fsyncSync,
   linkSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   statSync,
@@ -45,6 +44,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
+import { readConfigFile } from './read-config-file';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -183,6 +183,10 @@ interface Snapshot<T> {
 
 type Loaded<T> = { ok: true; snapshot: Snapshot<T> } | { ok: false; key: string; text: string | null; reason: string; code?: string; parseError: boolean };
 
+/** A store's own file is bigger than a hand-written one may be (many trusted entries, many keys). */
+const MAX_STORE_BYTES = 16 * 1024 * 1024;
+/** A lock holds a pid, a host and a time. */
+const MAX_LOCK_BYTES = 64 * 1024;
 const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 const DEFAULT_STALE_LOCK_MS = 30_000;
 /** A lock file whose content cannot be read (someone else's doing) is stale after this. */
@@ -404,25 +408,11 @@ export class JsonFileStore<T extends JsonObject> {
   }
 
   private load(): Loaded<T> {
-    let fd: number;
-    try {
-      fd = openSync(this.path, 'r');
-    } catch (err) {
-      const code = errnoCode(err);
-      if (code === 'ENOENT') return { ok: true, snapshot: { key: 'missing', text: null, raw: {}, value: this.options.shape.check({}).value } };
-      return { ok: false, key: 'unreadable', text: null, reason: errorText(err), ...(code ? { code } : {}), parseError: false };
-    }
-    let text: string;
-    let key: string;
-    try {
-      key = statKey(fstatSync(fd, { bigint: true }));
-      text = readFileSync(fd, 'utf8');
-    } catch (err) {
-      const code = errnoCode(err);
-      return { ok: false, key: 'unreadable', text: null, reason: errorText(err), ...(code ? { code } : {}), parseError: false };
-    } finally {
-      closeSync(fd);
-    }
+    const read = readConfigFile(this.path, MAX_STORE_BYTES);
+    if (!read.ok && read.missing) return { ok: true, snapshot: { key: 'missing', text: null, raw: {}, value: this.options.shape.check({}).value } };
+    if (!read.ok) return { ok: false, key: 'unreadable', text: null, reason: read.message, ...(read.code ? { code: read.code } : {}), parseError: false };
+    const key = statKey(read.stat);
+    const text = read.bytes.toString('utf8');
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -687,27 +677,23 @@ function tryCreateLock(lockPath: string, content: string): boolean {
 }
 
 function readLock(lockPath: string): { holder: LockHolder; raw: string; ino: bigint; ageMs: number } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(lockPath, 'r');
-  } catch (err) {
-    if (errnoCode(err) === 'ENOENT') return undefined;
-    throw err;
+  // Next to a folder's own file the lock may be anything the folder holds (a FIFO): read as configuration is.
+  const read = readConfigFile(lockPath, MAX_LOCK_BYTES);
+  if (!read.ok && read.missing) return undefined;
+  if (!read.ok) {
+    if (read.code !== 'ENOTREG' && read.code !== 'EFBIG') throw Object.assign(new Error(`${lockPath} ${read.message}`), { code: read.code });
+    // Not a lock any Deepdesk wrote: no holder, so stale at once.
+    return { holder: {}, raw: '', ino: lstatSync(lockPath, { bigint: true }).ino, ageMs: Number.POSITIVE_INFINITY };
   }
+  const raw = read.bytes.toString('utf8');
+  let holder: LockHolder = {};
   try {
-    const st = fstatSync(fd, { bigint: true });
-    const raw = readFileSync(fd, 'utf8');
-    let holder: LockHolder = {};
-    try {
-      const parsed = JSON.parse(raw) as unknown;
-      if (typeof parsed === 'object' && parsed !== null) holder = parsed as LockHolder;
-    } catch {
-      // Unreadable: judged by its age.
-    }
-    return { holder, raw, ino: st.ino, ageMs: Date.now() - Number(st.mtimeMs) };
-  } finally {
-    closeSync(fd);
+    const parsed = JSON.parse(raw) as unknown;
+    if (typeof parsed === 'object' && parsed !== null) holder = parsed as LockHolder;
+  } catch {
+    // Unreadable: judged by its age.
   }
+  return { holder, raw, ino: read.stat.ino, ageMs: Date.now() - Number(read.stat.mtimeMs) };
 }
 
 function isStale(seen: { holder: LockHolder; ageMs: number }, staleMs: number): boolean {
@@ -741,7 +727,8 @@ function takeOver(lockPath: string, seen: { raw: string; ino: bigint }): void {
   }
   try {
     const st = statSync(aside, { bigint: true });
-    if (st.ino !== seen.ino || readFileSync(aside, 'utf8') !== seen.raw) {
+    const again = readConfigFile(aside, MAX_LOCK_BYTES);
+    if (st.ino !== seen.ino || (again.ok ? again.bytes.toString('utf8') : '') !== seen.raw) {
       try {
         linkSync(aside, lockPath);
       } catch {

@@ -6,7 +6,8 @@
 // keeps every other key and entry as written and replaces the file atomically.
 
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readConfigFile } from './read-config-file';
 import { z } from 'zod';
 import { canonicalJson } from '../agent/canonical-json';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
@@ -279,28 +280,11 @@ function editServers(file: string, options: EditOptions, change: (servers: Recor
 
 export type JsonObjectRead = { value: Record<string, unknown> } | { problem: ConfigProblem | undefined };
 
-/** Bigger than any hand-written server list: not read (a folder's file is anyone's). */
-const MAX_CONFIG_BYTES = 1024 * 1024;
-
 /** A config file's top-level object, or the one problem with the file (none when a person's or folder's file is missing). */
 export function readJsonObject(file: string, kind: ConfigSource['kind'], example = '{"mcpServers": {…}}'): JsonObjectRead {
-  let text: string;
-  let fd: number | undefined;
-  try {
-    // Non-blocking open, then only a regular file of sane size is read: a cloned folder's
-    // `.mcp.json` may be a link to a FIFO or /dev/zero, which must not hang or fill memory.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    const st = fstatSync(fd);
-    if (!st.isFile()) return { problem: { file, message: 'is not a regular file' } };
-    if (st.size > MAX_CONFIG_BYTES) return { problem: { file, message: `is too large (${st.size} bytes; at most ${MAX_CONFIG_BYTES})` } };
-    text = readFileSync(fd, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { problem: kind === 'cli' ? { file, message: 'no such file' } : undefined };
-    return { problem: { file, message: `cannot be read (${code ?? (err instanceof Error ? err.message : String(err))})` } };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const read = readConfigFile(file);
+  if (!read.ok) return { problem: read.missing && kind !== 'cli' ? undefined : { file, message: read.message } };
+  const text = read.bytes.toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));

@@ -4,7 +4,7 @@
 // (their environment, `~/.npmrc`, `~/.config/pip/pip.conf`), never the folder's, which is the
 // repository's to write — and nothing else its entry does not allow.
 
-import { readFileSync } from 'node:fs';
+import { readConfigText } from './read-config-file';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 
@@ -67,7 +67,7 @@ function hostOf(url: string | undefined): string | undefined {
 function iniValue(file: string, key: string): string | undefined {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8').slice(0, 64 * 1024);
+    text = readConfigText(file).slice(0, 64 * 1024);
   } catch {
     return undefined;
   }

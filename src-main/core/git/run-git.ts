@@ -5,6 +5,7 @@
 // (held-off-config.ts: no hook, filter, driver, helper or editor the repository's own config
 // names ever runs).
 
+import { allowedEnv, ENV_OPT_INS } from '../process/child-env';
 import { runToEnd } from '../process/spawn';
 import { ALLOWED_PROTOCOLS } from '../backends/git-mount/git-url';
 import { ALWAYS_HELD, heldOffSettings, namesGitProxy, parseScopedList } from './held-off-config';
@@ -43,11 +44,12 @@ export interface GitRunResult {
 }
 
 /**
- * The environment git runs in: the person's (their ssh agent, credential helpers and
- * config apply) without repository-locating variables, with prompts off and ssh in batch mode.
+ * The environment git runs in: what git needs of the person's (child-env.ts: their ssh agent,
+ * config, credential manager and proxy apply; none of Deepdesk's credentials) without
+ * repository-locating variables, with prompts off and ssh in batch mode.
  */
 export function gitEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base };
+  const env: NodeJS.ProcessEnv = allowedEnv(ENV_OPT_INS.git, base);
   for (const name of LOCATION_VARS) delete env[name];
   for (const name of Object.keys(env)) if (/^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(name)) delete env[name];
   env.GIT_TERMINAL_PROMPT = '0';
@@ -59,7 +61,7 @@ export function gitEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (!env.GIT_SSH_COMMAND && env.GIT_SSH) env.GIT_SSH_COMMAND = `'${env.GIT_SSH.replaceAll("'", `'\\''`)}'`;
   else if (!env.GIT_SSH_COMMAND) {
     // Deepdesk's own ssh command (e.g. `ssh -F config`) when set, as for remote folders.
-    const ssh = env.DEEPDESK_SSH_COMMAND?.trim() || 'ssh';
+    const ssh = base.DEEPDESK_SSH_COMMAND?.trim() || 'ssh';
     env.GIT_SSH_COMMAND = `${ssh} -o BatchMode=yes -o ConnectTimeout=15`;
   }
   return env;

@@ -19,7 +19,7 @@ describe('parseModelSpec', () => {
 
 describe('createChatModel', () => {
   it('needs the provider API key', () => {
-    expect(() => createChatModel({ model: 'anthropic:claude-sonnet-4-5', env: {} })).toThrow('No API key for anthropic: set ANTHROPIC_API_KEY or pass --api-key');
+    expect(() => createChatModel({ model: 'anthropic:claude-sonnet-4-5', env: {} })).toThrow('No API key for anthropic: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN or pass --api-key');
     expect(() => createChatModel({ model: 'openai:gpt-4o', env: {} })).toThrow('No API key for openai: set OPENAI_API_KEY or pass --api-key');
     // Which is missing, for a window to say it in its own words (the CLI keeps these).
     expect(() => createChatModel({ model: 'anthropic:claude-sonnet-4-5', env: {} })).toThrow(expect.objectContaining({ missing: 'api-key', provider: 'anthropic' }));

@@ -3,7 +3,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV4, SharedV4ProviderOptions } from '@ai-sdk/provider';
-import { withholdFromCommands } from '../process/shell-env';
+import { withholdFromCommands } from '../process/app-secrets';
 import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
 import { PROVIDER_MEDIA_INPUT, mediaInputFor } from '../media/capabilities';
@@ -13,6 +13,7 @@ import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
 import { PROVIDERS } from './types';
+import { allProviderKeyVariables, keyVariablesText, providerCredential } from './provider-keys';
 import { resolvePrice, type PriceOverride } from './model-info';
 import type { ChatModel, ProviderName } from './types';
 
@@ -42,8 +43,6 @@ const EXAMPLE = 'e.g. anthropic:claude-sonnet-4-5, openai:gpt-4.1, google:gemini
 export const ANTHROPIC_URL = 'https://api.anthropic.com/v1';
 export const OPENAI_URL = 'https://api.openai.com/v1';
 export const GOOGLE_URL = 'https://generativelanguage.googleapis.com/v1beta';
-/** Where a Google key is looked up, in order (SPEC §12). */
-export const GOOGLE_KEY_VARIABLES = ['GOOGLE_GENERATIVE_AI_API_KEY', 'GEMINI_API_KEY'] as const;
 const OLLAMA_URL = 'http://127.0.0.1:11434/v1';
 /** Anthropic needs max_tokens; the SDK's default (the model's maximum) would eat the context window. */
 const ANTHROPIC_MAX_OUTPUT_TOKENS = 32_000;
@@ -78,8 +77,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
   const mediaOverride = mediaInputOverride(options.mediaInputOverrides, provider, model);
   const env = options.env ?? process.env;
   const apiKey = nonEmpty(options.apiKey);
-  // Whatever key the model uses (a flag, settings, the environment) stays out of the agent's commands.
-  for (const secret of [apiKey, env.ANTHROPIC_API_KEY, env.ANTHROPIC_AUTH_TOKEN, env.OPENAI_API_KEY, ...GOOGLE_KEY_VARIABLES.map((name) => env[name])]) withholdFromCommands(secret);
+  withholdProviderKeys(env, apiKey);
   const baseUrl = nonEmpty(options.baseUrl);
   if (baseUrl !== undefined) checkUrl(baseUrl);
   if (options.contextWindow !== undefined && !(Number.isInteger(options.contextWindow) && options.contextWindow > 0)) {
@@ -95,19 +93,18 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
 
   switch (provider) {
     case 'anthropic': {
-      const key = apiKey ?? nonEmpty(env.ANTHROPIC_API_KEY);
-      const token = key === undefined ? nonEmpty(env.ANTHROPIC_AUTH_TOKEN) : undefined;
-      if (key === undefined && token === undefined) throw missingKey('anthropic', 'ANTHROPIC_API_KEY');
+      const credential = providerCredential('anthropic', env, apiKey);
+      if (credential === undefined) throw missingKey('anthropic');
       const baseURL = baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL;
-      languageModel = createAnthropic({ baseURL, fetch: options.fetch, ...(key !== undefined ? { apiKey: key } : { authToken: token }) })(model);
+      languageModel = createAnthropic({ baseURL, fetch: options.fetch, ...(credential.bearer ? { authToken: credential.value } : { apiKey: credential.value }) })(model);
       endpoint = baseURL;
       mapping = { toolResultMedia: TOOL_RESULT_IMAGES_AND_PDF, anthropic: true };
       defaultMaxOutputTokens = ANTHROPIC_MAX_OUTPUT_TOKENS;
       break;
     }
     case 'openai': {
-      const key = apiKey ?? nonEmpty(env.OPENAI_API_KEY);
-      if (key === undefined) throw missingKey('openai', 'OPENAI_API_KEY');
+      const key = providerCredential('openai', env, apiKey)?.value;
+      if (key === undefined) throw missingKey('openai');
       endpoint = baseUrl ?? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL;
       const openai = createOpenAI({ apiKey: key, baseURL: endpoint, fetch: options.fetch });
       if (RESPONSES_ONLY.test(model.toLowerCase())) {
@@ -122,8 +119,8 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
       break;
     }
     case 'google': {
-      const key = apiKey ?? GOOGLE_KEY_VARIABLES.map((name) => nonEmpty(env[name])).find((value) => value !== undefined);
-      if (key === undefined) throw missingKey('google', GOOGLE_KEY_VARIABLES.join(' or '));
+      const key = providerCredential('google', env, apiKey)?.value;
+      if (key === undefined) throw missingKey('google');
       endpoint = baseUrl ?? nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL) ?? GOOGLE_URL;
       languageModel = createGoogleGenerativeAI({ apiKey: key, baseURL: endpoint, fetch: options.fetch })(model);
       // Gemini takes every media kind inside a function response (the SDK makes the parts).
@@ -139,7 +136,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
           { missing: 'base-url', provider: 'openai-compatible' },
         );
       }
-      const key = apiKey ?? nonEmpty(env.OPENAI_API_KEY);
+      const key = providerCredential('openai-compatible', env, apiKey)?.value;
       endpoint = baseUrl;
       languageModel = compatibleModel('openai-compatible', baseUrl, key, options.fetch, model);
       break;
@@ -207,8 +204,14 @@ export function checkUrl(value: string): void {
   }
 }
 
-function missingKey(provider: ProviderName, variable: string): ModelConfigError {
-  return new ModelConfigError(`No API key for ${provider}: set ${variable} or pass --api-key`, { missing: 'api-key', provider });
+function missingKey(provider: ProviderName): ModelConfigError {
+  return new ModelConfigError(`No API key for ${provider}: set ${keyVariablesText(provider)} or pass --api-key`, { missing: 'api-key', provider });
+}
+
+/** Whatever key a model may use (a flag, Settings, any provider's variable) stays out of the agent's commands. */
+export function withholdProviderKeys(env: NodeJS.ProcessEnv, given?: string): void {
+  withholdFromCommands(given);
+  for (const name of allProviderKeyVariables()) withholdFromCommands(env[name]);
 }
 
 export function nonEmpty(value: string | undefined): string | undefined {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listModels } from './list-models';
 import { startScriptedServer } from './testing/scripted-server';
+import { startScriptedAnthropicServer } from './testing/scripted-anthropic-server';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -38,6 +39,20 @@ describe('listModels', () => {
     expect(await listModels({ provider: 'anthropic', baseUrl: `${base}/v1`, apiKey: 'k-1', env: {} })).toEqual(['claude-haiku-4-5', 'claude-sonnet-4-5']);
     expect(seen[0]!.headers['x-api-key']).toBe('k-1');
     expect(seen[0]!.headers['anthropic-version']).toBe('2023-06-01');
+  });
+
+  it('lists Anthropic models with ANTHROPIC_AUTH_TOKEN alone, sent as a bearer token (as runs send it)', async () => {
+    const anthropic = await startScriptedAnthropicServer();
+    try {
+      expect(await listModels({ provider: 'anthropic', env: { ANTHROPIC_AUTH_TOKEN: 'tok-only', ANTHROPIC_BASE_URL: anthropic.url } })).toEqual(['claude-scripted']);
+      expect(anthropic.headers[0]!.authorization).toBe('Bearer tok-only');
+      expect(anthropic.headers[0]!['x-api-key']).toBeUndefined();
+      // The key wins over the token, as in createChatModel.
+      await listModels({ provider: 'anthropic', env: { ANTHROPIC_API_KEY: 'key-first', ANTHROPIC_AUTH_TOKEN: 'tok-only', ANTHROPIC_BASE_URL: anthropic.url } });
+      expect(anthropic.headers[1]!['x-api-key']).toBe('key-first');
+    } finally {
+      await anthropic.close();
+    }
   });
 
   it('lists Gemini chat models with the key from GEMINI_API_KEY, without the models/ prefix', async () => {

@@ -3,7 +3,8 @@
 // `/api/tags` (its OpenAI-style list as a fallback). Keys and base URLs are found as
 // createChatModel finds them.
 
-import { ANTHROPIC_URL, GOOGLE_KEY_VARIABLES, GOOGLE_URL, OPENAI_URL, checkUrl, nonEmpty, ollamaUrl } from './create-model';
+import { ANTHROPIC_URL, GOOGLE_URL, OPENAI_URL, checkUrl, nonEmpty, ollamaUrl } from './create-model';
+import { providerCredential } from './provider-keys';
 import { ModelConfigError } from './errors';
 import type { ProviderName } from './types';
 
@@ -31,13 +32,14 @@ export async function listModels(options: ListModelsOptions): Promise<string[]> 
 
   switch (options.provider) {
     case 'anthropic': {
-      const key = apiKey ?? nonEmpty(env.ANTHROPIC_API_KEY);
-      if (key === undefined) throw new ModelConfigError('No API key for anthropic: save one first', { missing: 'api-key', provider: 'anthropic' });
+      const credential = providerCredential('anthropic', env, apiKey);
+      if (credential === undefined) throw new ModelConfigError('No API key for anthropic: save one first', { missing: 'api-key', provider: 'anthropic' });
       const base = trimSlash(baseUrl ?? nonEmpty(env.ANTHROPIC_BASE_URL) ?? ANTHROPIC_URL);
-      return ids(await get({ url: `${base}/models?limit=1000`, headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' } }));
+      const auth: Record<string, string> = credential.bearer ? { authorization: `Bearer ${credential.value}` } : { 'x-api-key': credential.value };
+      return ids(await get({ url: `${base}/models?limit=1000`, headers: { ...auth, 'anthropic-version': '2023-06-01' } }));
     }
     case 'google': {
-      const key = apiKey ?? GOOGLE_KEY_VARIABLES.map((name) => nonEmpty(env[name])).find((value) => value !== undefined);
+      const key = providerCredential('google', env, apiKey)?.value;
       if (key === undefined) throw new ModelConfigError('No API key for google: save one first', { missing: 'api-key', provider: 'google' });
       const base = trimSlash(baseUrl ?? nonEmpty(env.GOOGLE_GENERATIVE_AI_BASE_URL) ?? GOOGLE_URL);
       const listed = (await get({ url: `${base}/models?pageSize=1000`, headers: { 'x-goog-api-key': key } })) as {
@@ -48,7 +50,7 @@ export async function listModels(options: ListModelsOptions): Promise<string[]> 
     }
     case 'openai':
     case 'openai-compatible': {
-      const key = apiKey ?? nonEmpty(env.OPENAI_API_KEY);
+      const key = providerCredential(options.provider, env, apiKey)?.value;
       if (options.provider === 'openai' && key === undefined) throw new ModelConfigError('No API key for openai: save one first', { missing: 'api-key', provider: 'openai' });
       const base = baseUrl ?? (options.provider === 'openai' ? nonEmpty(env.OPENAI_BASE_URL) ?? OPENAI_URL : undefined);
       if (base === undefined) throw new ModelConfigError('Enter the server\'s base URL first, e.g. http://127.0.0.1:1234/v1', { missing: 'base-url', provider: 'openai-compatible' });

@@ -24,7 +24,7 @@ describe('shell environment', () => {
   it('keeps the user environment but drops our runtime and npm script variables', () => {
     const env = sanitizeEnv({
       PATH: '/work/node_modules/.bin:/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/usr/bin',
-      MY_TOKEN: 'keep',
+      MY_SETTING: 'keep',
       ELECTRON_RUN_AS_NODE: '1',
       npm_lifecycle_event: 'start',
       npm_config_cache: '/x',
@@ -34,7 +34,22 @@ describe('shell environment', () => {
       SSH_ASKPASS: '/usr/bin/ssh-askpass',
       UNSET: undefined,
     });
-    expect(env).toEqual({ PATH: '/usr/bin', MY_TOKEN: 'keep' });
+    expect(env).toEqual({ PATH: '/usr/bin', MY_SETTING: 'keep' });
+  });
+
+  it('withholds credential-shaped names as a class: keys, tokens, secrets, passwords, headers', () => {
+    const env = sanitizeEnv({
+      PATH: '/usr/bin',
+      ANTHROPIC_AUTH_TOKEN: 'a',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=b',
+      OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'x-api-key=c',
+      LANGCHAIN_API_KEY: 'd',
+      MODAL_TOKEN_SECRET: 'e',
+      REDIS_PASSWORD: 'f',
+      PGPASSWORD: 'g',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+    });
+    expect(env).toEqual({ PATH: '/usr/bin', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' });
   });
 
   it('does not touch PATH when not started from an npm script', () => {

@@ -1,6 +1,7 @@
 // The environment commands run in: the user's own environment with the PATH their login
 // shell sets up (an app started from a desktop launcher often has a bare PATH), made
 // non-interactive so that nothing waits for a prompt nobody will answer.
+import { MIN_WITHHELD_LENGTH, isAppSecret } from './app-secrets';
 import { spawnPipe } from './spawn';
 import { basename } from 'node:path';
 
@@ -45,52 +46,6 @@ const DROPPED = new Set([
   'STY',
   'WINDOW',
 ]);
-
-/**
- * Deepdesk's own credentials (SPEC §7), the one list: they reach no command, server or hook.
- * Provider keys and OAuth tokens, the memories store's password however PostgreSQL's client
- * would find it (PGPASSWORD, or a file PGPASSFILE or PGSERVICEFILE names; ~/.pgpass and
- * ~/.pg_service.conf are hidden by the sandbox instead), and Deepdesk's internal variables.
- * By name (the list and the patterns) and by value (a postgres URL carrying a password in
- * any variable, or any variable carrying a key Deepdesk uses, whatever its name: see
- * withholdFromCommands).
- */
-export const APP_SECRET_VARS: ReadonlySet<string> = new Set([
-  'OPENAI_API_KEY',
-  'OPENAI_ORG_ID',
-  'OPENAI_ORGANIZATION',
-  'OPENAI_PROJECT_ID',
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-  'GOOGLE_GENERATIVE_AI_API_KEY',
-  'GEMINI_API_KEY',
-  'AZURE_OPENAI_API_KEY',
-  'OLLAMA_API_KEY',
-  'PGPASSWORD',
-  'PGPASSFILE',
-  'PGSERVICEFILE',
-]);
-const APP_SECRET_PATTERNS: readonly RegExp[] = [/_API_KEY$/i, /_OAUTH_TOKEN$/i, /^_*DEEPDESK_/i];
-/** A PostgreSQL URL with a password in it (`postgres://user:pw@host`, `…?password=pw`): the memories store's, whatever the variable. */
-const POSTGRES_URL_WITH_PASSWORD = /postgres(?:ql)?:\/\/(?:[^\s/@:]*:[^\s/@]+@|[^\s]*[?&]password=)/i;
-/** Values shorter than this are not matched (they would strip unrelated variables). */
-const MIN_WITHHELD_LENGTH = 8;
-const withheldValues = new Set<string>();
-
-/** Registers a secret the app uses (an API key from settings, a flag or the environment). */
-export function withholdFromCommands(value: string | undefined): void {
-  const trimmed = value?.trim();
-  if (trimmed !== undefined && trimmed.length >= MIN_WITHHELD_LENGTH) withheldValues.add(trimmed);
-}
-
-/** Whether a variable of Deepdesk's environment is one of its own credentials. */
-export function isAppSecret(key: string, value: string): boolean {
-  if (APP_SECRET_VARS.has(key.toUpperCase()) || APP_SECRET_PATTERNS.some((p) => p.test(key))) return true;
-  if (POSTGRES_URL_WITH_PASSWORD.test(value)) return true;
-  for (const secret of withheldValues) if (value.includes(secret)) return true;
-  return false;
-}
 
 const LOGIN_SHELL_TIMEOUT_MS = 3000;
 const PATH_MARK = '__DEEPDESK_LOGIN_PATH__';

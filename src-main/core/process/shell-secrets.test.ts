@@ -4,7 +4,8 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createChatModel } from '../models/create-model';
 import { createTestWorkspace, type TestWorkspace } from '../tools/test-workspace';
-import { sanitizeEnv, withholdFromCommands } from './shell-env';
+import { withholdFromCommands } from './app-secrets';
+import { sanitizeEnv } from './shell-env';
 
 const PLANTED: Record<string, string> = {
   OPENAI_API_KEY: 'sk-openai-planted-0001',

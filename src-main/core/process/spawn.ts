@@ -4,9 +4,12 @@
 // (each with the role it plays), ends it when Deepdesk exits, and one lint rule
 // (eslint.config.js) keeps `node:child_process` and `node-pty` out of every other module.
 // Ptys start in spawn-pty.ts (the native module loads only where a pty is wanted).
-// What a process may read, write, reach and inherit is decided by its caller's policy
-// (the sandbox, the environment builders); this module only starts, tracks and ends.
+// What a process may read, write and reach is decided by its caller's policy (the sandbox);
+// what it inherits too, from the environment builders of child-env.ts and shell-env.ts. A
+// caller that names no environment gets the allow-listed default (child-env.ts allowedEnv):
+// never Deepdesk's environment as it is.
 import { execFileSync, spawn as nodeSpawn, type ChildProcess, type ChildProcessWithoutNullStreams, type StdioOptions } from 'node:child_process';
+import { allowedEnv } from './child-env';
 
 /** What a process is for: shown in diagnostics, and decides what is ended when Deepdesk exits. */
 export type ProcessRole =
@@ -27,6 +30,7 @@ export interface PipeSpec {
   file: string;
   args: readonly string[];
   cwd?: string;
+  /** The whole environment (a builder's: child-env.ts, shell-env.ts); default the allow-listed one. */
   env?: NodeJS.ProcessEnv;
   stdio?: StdioOptions;
   /** A process group of its own, so that the group is its tree (default false). */
@@ -78,7 +82,7 @@ function signal(pid: number, name: NodeJS.Signals): void {
 export function spawnPipe(spec: PipeSpec): ChildProcess {
   const child = nodeSpawn(spec.file, [...spec.args], {
     ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
-    ...(spec.env !== undefined ? { env: spec.env } : {}),
+    env: spec.env ?? allowedEnv(),
     stdio: spec.stdio ?? ['pipe', 'pipe', 'pipe'],
     detached: spec.detached === true && process.platform !== 'win32',
     windowsHide: true,
@@ -99,7 +103,7 @@ export function spawnPiped(spec: Omit<PipeSpec, 'stdio'>): ChildProcessWithoutNu
 /** Runs a short read-only query to its end, blocking (the process list where there is no /proc); its stdout, or undefined. Over before it could be tracked. */
 export function querySync(file: string, args: readonly string[], timeoutMs: number): string | undefined {
   try {
-    return execFileSync(file, [...args], { encoding: 'utf8', timeout: timeoutMs, windowsHide: true });
+    return execFileSync(file, [...args], { encoding: 'utf8', timeout: timeoutMs, windowsHide: true, env: allowedEnv() });
   } catch {
     return undefined;
   }

@@ -68,7 +68,7 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
 
 /** The editor's model as its sessions will make it (flags over Settings): a bad or missing one is told at once. */
 async function checkModel(params: AcpOpenParams, host: { dataDir: string; secrets: SecretStore }): Promise<void> {
-  const settings = new SettingsService(host.dataDir, host.secrets, params.env);
+  const settings = new SettingsService(host.dataDir, host.secrets);
   try {
     const flags = { ...(params.model !== undefined ? { model: params.model } : {}), ...(params.baseUrl !== undefined ? { baseUrl: params.baseUrl } : {}), ...(params.apiKey !== undefined ? { apiKey: params.apiKey } : {}) };
     await sessionModels({ flags, env: params.env, wording: 'command', settings: () => settings.raw(), apiKeyFor: (provider) => settings.apiKeyFor(provider) }).main();

@@ -286,7 +286,7 @@ async function spawnAndCollect(connection: SshConnection, spec: CommandSpec, mar
       cols: opts.cols ?? 120,
       rows: opts.rows ?? 30,
       cwd: process.cwd(),
-      env: process.env as Record<string, string>,
+      env: connection.env,
     });
   } catch (err) {
     return { output: `Could not start ${line.file}: ${errorMessage(err)}`, exitCode: 127, truncated: false };

@@ -10,6 +10,7 @@
 // Deepdesk to work the same; the per-call cost over a master is a channel open (measured in
 // the bench rows against a bare `ssh host true`).
 
+import { sshEnv } from '../../process/child-env';
 import { spawnPipe, spawnPiped } from '../../process/spawn';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,7 +80,8 @@ export class SshConnection {
   private readonly controlPath: string;
   private readonly sshCommand: string;
   private readonly persistS: number;
-  private readonly env: NodeJS.ProcessEnv;
+  /** What ssh runs with (child-env.ts sshEnv): the base allow-list and the ssh agent's socket. */
+  readonly env: Record<string, string>;
   private readonly shells: SessionPool;
 
   constructor(options: SshConnectionOptions) {
@@ -89,8 +91,9 @@ export class SshConnection {
     checkPrivateDir(options.controlDir);
     // %C: a hash of local host, remote host, port and user, so one master per destination.
     this.controlPath = join(options.controlDir, '%C');
-    this.env = options.env ?? process.env;
-    this.sshCommand = options.sshCommand ?? nonEmpty(this.env.DEEPDESK_SSH_COMMAND) ?? 'ssh';
+    const from = options.env ?? process.env;
+    this.env = sshEnv(from);
+    this.sshCommand = options.sshCommand ?? nonEmpty(from.DEEPDESK_SSH_COMMAND) ?? 'ssh';
     this.persistS = options.persistS ?? 300;
     this.shells = new SessionPool(() => ({ ...this.spawnArgs([...this.sshArgs(['-T']), 'exec sh']), env: this.env }), options.shells ?? 3);
   }

@@ -4,7 +4,8 @@
 // stat is unchanged, front matter read with the skills' bounded, lenient reader.
 
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { readConfigFile } from '../../config/read-config-file';
 import { join, relative, sep } from 'node:path';
 import { parseFrontMatter, splitFrontMatter } from '../skills/front-matter';
 
@@ -105,7 +106,10 @@ function readDefinition(file: string, cache: MarkdownCache): Cached['result'] {
   }
   const hit = cache.get(file);
   if (hit && hit.stamp === stamp) return hit.result;
-  const result = parseDefinition(readFileSync(file));
+  // Read as every configuration file is: what is opened is checked again (it may have changed since the stat).
+  const read = readConfigFile(file, MAX_DEFINITION_BYTES);
+  if (!read.ok) return { problem: read.code === 'EFBIG' ? `is larger than ${MAX_DEFINITION_BYTES / 1024} KB; it is not read` : read.message };
+  const result = parseDefinition(read.bytes);
   cache.set(file, { stamp, result });
   return result;
 }

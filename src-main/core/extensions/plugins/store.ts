@@ -5,9 +5,10 @@
 // content: a plugin loads only while its copy still gives the confirmed digest.
 
 import { randomUUID } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
+import { readConfigText } from '../../config/read-config-file';
 import { gitEnv, gitFailure, runGit } from '../../git/run-git';
 import { pluginDigest } from './content-digest';
 import { readPlugin, type PluginParts } from './manifest';
@@ -57,7 +58,7 @@ export class PluginStore {
     if (!existsSync(file)) return { marketplaces: {}, plugins: {} };
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(file, 'utf8'));
+      raw = JSON.parse(readConfigText(file));
     } catch (err) {
       throw new PluginError(`${file} cannot be read (${err instanceof Error ? err.message : String(err)}); fix or remove it`);
     }

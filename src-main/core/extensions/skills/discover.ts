@@ -9,13 +9,13 @@
 // run before every model call, so a new or edited skill is picked up without a restart.
 
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { FolderItem, FolderItems, IsTrusted } from '../../config/kinds/kind';
 import { splitByTrust } from '../../config/kinds/kind';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import { visibleLine } from '../../trust/labels';
+import { readConfigFile, readConfigText } from '../../config/read-config-file';
 import { enabledPluginParts } from '../plugins/store';
 import { checkSkillHeader, splitFrontMatter, type HeaderCheck } from './front-matter';
 import type { Skill, SkillProblem, SkillSource } from './types';
@@ -236,7 +236,7 @@ function toSkill(found: FoundSkill, source: SkillSource, virtualPath: string): S
     disableModelInvocation: found.header.disableModelInvocation,
     digest: found.digest,
     body: async () => {
-      const text = await readFile(file, 'utf8');
+      const text = readConfigText(file);
       const split = splitFrontMatter(text);
       return (split === null ? text : text.slice(split.bodyStart)).replace(/^\s*\n/, '');
     },
@@ -261,7 +261,9 @@ function readCached(path: string, skillFile: string, name: string, dirStat: Stat
   if (cached?.stamp === stamp) return cached;
   if (performance.now() > clock.readUntil) return 'later';
   try {
-    const bytes = readFileSync(skillFile);
+    const opened = readConfigFile(skillFile);
+    if (!opened.ok) throw new Error(opened.message);
+    const bytes = opened.bytes;
     const text = bytes.toString('utf8');
     const read: CachedRead = {
       stamp,

@@ -12,6 +12,8 @@ export type AnthropicBlock = { text: string } | { tool: string; id: string; json
 export interface ScriptedAnthropicServer {
   /** Base URL including /v1. */
   url: string;
+  /** The ids `GET /v1/models` lists (default one: claude-scripted). */
+  models: string[];
   /** Parsed request bodies, in arrival order. */
   bodies: Array<Record<string, unknown>>;
   headers: IncomingHttpHeaders[];
@@ -23,12 +25,18 @@ export async function startScriptedAnthropicServer(replies: AnthropicReply[] = [
   const queue = [...replies];
   const bodies: Array<Record<string, unknown>> = [];
   const headers: IncomingHttpHeaders[] = [];
+  const models = ['claude-scripted'];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
       headers.push(req.headers);
+      if (req.method === 'GET' && req.url?.startsWith('/v1/models')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ data: models.map((id) => ({ type: 'model', id })), has_more: false }));
+        return;
+      }
+      bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
       const reply = queue.shift();
       if (!reply || req.url !== '/v1/messages') {
         res.writeHead(500, { 'content-type': 'application/json', 'retry-after': '0' });
@@ -48,6 +56,7 @@ export async function startScriptedAnthropicServer(replies: AnthropicReply[] = [
   const { origin, close } = await listenOnLoopback(server);
   return {
     url: `${origin}/v1`,
+    models,
     bodies,
     headers,
     push: (...more) => void queue.push(...more),

@@ -1,6 +1,7 @@
 // The suite's stand-in for Deepdesk's process: the person's home is a temp folder with the
 // secrets SPEC §7 names in it, and Deepdesk's environment holds its own credentials (provider
-// keys, the memories store's password as PGPASSWORD and inside a postgres URL). Set on this
+// keys and an auth token, the telemetry collectors' keys, the memories store's password as
+// PGPASSWORD and inside a postgres URL). Set on this
 // test process (one per file: vitest's forks pool), as the product reads process.env and
 // the home from it; restored afterwards.
 import { randomBytes } from 'node:crypto';
@@ -25,6 +26,11 @@ export function useConformanceEnvironment(): ConformanceEnvironment {
     PGPASSWORD: pgPassword,
     ANTHROPIC_API_KEY: tag('sk-ant'),
     OPENAI_API_KEY: tag('sk-openai'),
+    ANTHROPIC_AUTH_TOKEN: tag('ant-token'),
+    // The telemetry collector's key (issue 51): in the headers variables, for all signals and for traces.
+    OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${tag('otel-all')}`,
+    OTEL_EXPORTER_OTLP_TRACES_HEADERS: `authorization=${tag('otel-traces')}`,
+    LANGSMITH_API_KEY: tag('lsv2'),
     // The memories store's URL with its password (the same password, given another way).
     DATABASE_URL: `postgres://deepdesk:${pgPassword}@db.example:5432/memories`,
   };
@@ -34,7 +40,7 @@ export function useConformanceEnvironment(): ConformanceEnvironment {
     secretFiles,
     secretOfFile,
     credentials,
-    secretValues: [...Object.values(secretOfFile), pgPassword, credentials.ANTHROPIC_API_KEY!, credentials.OPENAI_API_KEY!],
+    secretValues: [...Object.values(secretOfFile), ...Object.values(credentials).filter((v) => !v.startsWith('postgres://'))],
   };
   const saved = new Map<string, string | undefined>();
   let home = '';

@@ -9,7 +9,7 @@ import type { ContainmentCase } from './case';
 export const credentialCases: readonly ContainmentCase[] = [
   {
     group: 'credentials',
-    name: "Deepdesk's credentials (PGPASSWORD, ANTHROPIC_API_KEY, OPENAI_API_KEY, a postgres URL's password) are in no environment it starts",
+    name: "Deepdesk's credentials (PGPASSWORD, provider keys, ANTHROPIC_AUTH_TOKEN, OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, LANGSMITH_API_KEY, a postgres URL's password) are in no environment it starts",
     scripts: () => [['env > env.txt', "tr '\\0' '\\n' < /proc/self/environ > environ.txt", 'env', 'ready'].join('\n')],
     async check({ person, scene, env, runs }) {
       const values = Object.values(env.credentials).filter((v) => !v.startsWith('postgres://'));

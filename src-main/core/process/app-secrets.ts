@@ -1,0 +1,40 @@
+// Deepdesk's own credentials (SPEC §7), the one rule: they reach no process Deepdesk starts
+// other than the agent host (Deepdesk itself). What is withheld is decided by class, by name
+// and by value:
+// - names: every credential-shaped name — `*_API_KEY`, `*_TOKEN` (provider bearer and OAuth
+//   tokens), `*_SECRET`, `*_PASSWORD`, `*_HEADERS` (OTEL_EXPORTER_OTLP_HEADERS and the
+//   per-signal `OTEL_EXPORTER_OTLP_*_HEADERS` carry the collector's key) — which covers every
+//   provider's key variable of core/models/provider-keys.ts, LangSmith's and the sandbox
+//   providers' keys; plus the names that are credentials without looking like one (the
+//   memories store's password however PostgreSQL's client would find it: PGPASSWORD, or a
+//   file PGPASSFILE or PGSERVICEFILE names — ~/.pgpass and ~/.pg_service.conf are hidden by
+//   the sandbox instead), OpenAI's account ids, and Deepdesk's internal variables;
+// - values: a PostgreSQL URL carrying a password in any variable, and any variable carrying
+//   a key Deepdesk uses whatever its name (a key from Settings or a flag: withholdFromCommands).
+
+/** Credentials whose names do not follow the class patterns. */
+export const APP_SECRET_VARS: ReadonlySet<string> = new Set(['OPENAI_ORG_ID', 'OPENAI_ORGANIZATION', 'OPENAI_PROJECT_ID', 'PGPASSWORD', 'PGPASSFILE', 'PGSERVICEFILE']);
+
+/** The class: keys, tokens, secrets, passwords and headers by name, and Deepdesk's own variables. */
+const APP_SECRET_PATTERNS: readonly RegExp[] = [/_API_?KEY$/i, /_TOKEN$/i, /_SECRET$/i, /_PASSWORD$/i, /_HEADERS$/i, /^_*DEEPDESK_/i];
+
+/** A PostgreSQL URL with a password in it (`postgres://user:pw@host`, `…?password=pw`): the memories store's, whatever the variable. */
+const POSTGRES_URL_WITH_PASSWORD = /postgres(?:ql)?:\/\/(?:[^\s/@:]*:[^\s/@]+@|[^\s]*[?&]password=)/i;
+
+/** Values shorter than this are not matched (they would strip unrelated variables). */
+export const MIN_WITHHELD_LENGTH = 8;
+const withheldValues = new Set<string>();
+
+/** Registers a secret the app uses (an API key from settings, a flag or the environment). */
+export function withholdFromCommands(value: string | undefined): void {
+  const trimmed = value?.trim();
+  if (trimmed !== undefined && trimmed.length >= MIN_WITHHELD_LENGTH) withheldValues.add(trimmed);
+}
+
+/** Whether a variable of Deepdesk's environment is one of its own credentials. */
+export function isAppSecret(key: string, value: string): boolean {
+  if (APP_SECRET_VARS.has(key.toUpperCase()) || APP_SECRET_PATTERNS.some((p) => p.test(key))) return true;
+  if (POSTGRES_URL_WITH_PASSWORD.test(value)) return true;
+  for (const secret of withheldValues) if (value.includes(secret)) return true;
+  return false;
+}
