@@ -2,30 +2,27 @@
 // contract's requests. Transports (Electron IPC, the web host) only carry messages to it.
 
 
-import { usageReport } from './usage/usage-report';
+
 import { ThreadStore } from './threads/thread-store';
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
 import { wantsOutsideSandbox } from '../core/agent/permissions/modes';
 import { evaluatePermission, suggestAllowRule, type PermissionRule } from '../core/agent/permissions/rules';
-import type { ApprovalDecision, ApprovalRequest } from '../core/agent/types';
+import type { ApprovalRequest } from '../core/agent/types';
 import { createDefaultMounts } from '../core/backends/mounts/mounts';
-import { MountSpecError, parseMountPrefix, type MountSpec } from '../core/backends/mounts/mount-spec';
-import { localMountProblem, parseSavedMount } from '../core/backends/mounts/mount-table';
+import { type MountSpec } from '../core/backends/mounts/mount-spec';
 import type { Backend } from '../core/backends/protocol';
 import { openDatabase } from '../core/backends/store/store';
 import { applyEdit } from '../core/backends/text';
-import { collectResponse } from '../core/models/collect';
 import { parseModelSpec } from '../core/models/create-model';
-import { AbortedError, ModelConfigError } from '../core/models/errors';
-import { modelProblem } from '../core/models/connection-problem';
-import type { RetryPolicy } from '../core/models/retry';
-import { listModels } from '../core/models/list-models';
+
+
+
+
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
-import type { ChatModel } from '../core/models/types';
-import { errorEventForWindow, modelProblemForWindow, problemForWindow, providerLabel } from './model-problem-words';
+import { errorEventForWindow } from './model-problem-words';
 import { openFolderSession } from './session/folder-session';
 
 
@@ -34,10 +31,7 @@ import { ApprovalService, type ApprovalExtras } from './approvals/approval-servi
 import { CheckpointsService, type UserMessageRef } from './checkpoints/checkpoints-service';
 import {
   ContractError,
-  type methods,
   type EventFrame,
-  type WindowFoldersMethodName,
-  type AgentViewMethodName,
   type EventName,
   type EventPayload,
   type MethodName,
@@ -45,14 +39,11 @@ import {
   type NoticeDto,
   type OverriddenFields,
   type Params,
-  type Result,
   type Settings,
-  type UpdateMethodName,
 } from './contract';
-import { answerWithin, LATER } from './answer-within';
+
 import { databasePath } from './data-dir';
 import type { WindowApi } from './window-api';
-import { detectLocalServers } from './local-servers';
 import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service';
 import { ModeService } from './modes/mode-service';
 import type { SecretStore } from './secret-store';
@@ -60,7 +51,7 @@ import type { McpTokenStore } from '../core/extensions/mcp/oauth';
 import type { JsonFileProblem } from '../core/config/json-file-store';
 import { changesFolderConfiguration, personConfigPaths } from '../core/config/registry';
 import { watchPersonConfiguration } from '../core/config/watch-person-configuration';
-import { SHELL_TERMINAL_ID, TerminalService } from './terminal/terminal-service';
+import { TerminalService } from './terminal/terminal-service';
 import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
 import { remoteFolderConfiguration, remoteFolderLimitsNotice, type RemoteAppFolder } from './remote-folder';
 import type { ThreadService } from './session/thread-service';
@@ -74,11 +65,17 @@ import { FolderTrustService } from './trust/folder-trust-service';
 
 
 
-import { listCommands, type CommandSources } from './commands/slash-commands';
-import { expandInput, isInputError, messageText, type InputOutcome } from './commands/person-input';
+import { type CommandSources } from './commands/slash-commands';
 import { openWithSystem } from './open-external';
 import { worktreeMethods } from './worktrees/worktree-methods';
-import type { z } from 'zod';
+import type { Handlers, WindowServices } from './window/handlers';
+import { appHandlers } from './window/app-handlers';
+import { settingsHandlers } from './window/settings-handlers';
+import { threadHandlers } from './window/thread-handlers';
+import { workspaceHandlers } from './window/workspace-handlers';
+import { mountHandlers } from './window/mount-handlers';
+import { extensionHandlers } from './window/extension-handlers';
+
 
 export interface AppOptions {
   folder: string;
@@ -114,9 +111,6 @@ export interface App extends WindowApi {
   close(): Promise<void>;
 }
 
-/** The folder host's methods (folders/window-folders.ts): opening another folder replaces this app; updates are the whole app's. */
-type HostMethodName = WindowFoldersMethodName | UpdateMethodName | AgentViewMethodName;
-type Handlers = { [M in Exclude<MethodName, HostMethodName>]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
 
 export async function createApp(options: AppOptions): Promise<App> {
   const env = options.env ?? process.env;
@@ -168,7 +162,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     stopSecretProblems?.();
     throw err;
   });
-  const { settings, place, mounts: mountTable, memories: memoriesStore, models, audit } = session;
+  const { settings, place, mounts: mountTable, memories: memoriesStore } = session;
   const { sandbox, sandboxStatus } = place;
   const modes = session.modes!;
   const { extensions, mcp, hub: gatedHub, trustStore } = { ...session.extensions, extensions: session.extensions.extensions };
@@ -349,205 +343,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     changed: () => send('worktrees.changed', {}),
   });
 
-  const ok = { ok: true as const };
-  const handlers: Handlers = {
-    'app.info': async () => ({
-      folder: options.folder,
-      folderName: basename(options.folder),
-      version: options.version ?? '0.0.0',
-      transport: options.transport,
-      canPickFolder: false,
-    }),
-    'app.notices': async () => [...notices],
-
-    'settings.get': async () => forWindow(await settings.get()),
-    'settings.update': async (patch) => forWindow(await settings.update(withoutFlagValues(patch))),
-    'settings.setApiKey': async ({ provider, key }) => forWindow(await settings.setApiKey(provider, key)),
-    'settings.testConnection': async ({ model, baseUrl, apiKey }) =>
-      testConnection(model, (retry) => models.named(model, { ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}), retry })),
-    'settings.detectLocalServers': () => detectLocalServers(),
-    'settings.listModels': async ({ provider, baseUrl, apiKey }) => {
-      const key = apiKey ?? overrides.apiKey ?? (await settings.apiKeyFor(provider));
-      try {
-        return { models: await listModels({ provider, env, ...(baseUrl ? { baseUrl } : {}), ...(key ? { apiKey: key } : {}) }) };
-      } catch (err) {
-        // Nothing to list with yet: what to do, not a failure.
-        if (err instanceof ModelConfigError && err.missing === 'api-key') throw new ContractError(`Add an API key for ${providerLabel(provider)} to list its models.`, 'needs_settings');
-        if (err instanceof ModelConfigError && err.missing === 'base-url') throw new ContractError('Enter the server’s base URL to list its models.', 'needs_settings');
-        throw new ContractError(err instanceof Error ? err.message : String(err), 'failed');
-      }
-    },
-
-    'threads.list': async () => threads.list(),
-    'usage.report': async ({ by, since }) => usageReport(audit.ledger, threadTitles, { by, ...(since !== undefined ? { since } : {}) }),
-    'threads.create': async ({ title }) => threads.create(title),
-    'threads.search': async ({ query }) => threads.search(query),
-    'threads.get': async ({ threadId }) => {
-      const view = threads.get(threadId);
-      threads.markSeen(threadId);
-      return view.contextWindow > 0 ? view : { ...view, contextWindow: contextWindowNow() };
-    },
-    'threads.earlier': async ({ threadId, cursor }) => threads.earlier(threadId, cursor),
-    'threads.toolCall': async ({ threadId, index, toolCallId, parentToolCallId }) => threads.toolCall(threadId, index, toolCallId, parentToolCallId),
-    'threads.rename': async ({ threadId, title }) => (threads.rename(threadId, title), ok),
-    'threads.delete': async ({ threadId }) => {
-      await threads.delete(threadId);
-      await terminals.close(threadId);
-      return ok;
-    },
-    'threads.send': async ({ threadId, text, attachments }) => {
-      let outcome: InputOutcome;
-      try {
-        outcome = await expandInput(text, { ...commandSources, files: shared.folder });
-      } catch (err) {
-        if (isInputError(err)) throw new ContractError(err.message, 'bad_request');
-        throw err;
-      }
-      switch (outcome.kind) {
-        case 'compact':
-          await threads.compact(threadId);
-          return { ...ok, note: 'Compacting the conversation…' };
-        case 'clear':
-          return { ...ok, threadId: threads.create().id, note: 'Started a new thread.' };
-        case 'model': {
-          try {
-            parseModelSpec(outcome.model);
-          } catch (err) {
-            if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
-            throw err;
-          }
-          if (overrides.model) throw new ContractError('the model is set by --model for this session; /model cannot change it', 'bad_request');
-          await settings.update({ model: outcome.model });
-          return { ...ok, note: `Model: ${outcome.model}` };
-        }
-        case 'mode':
-          await modes.set(outcome.mode);
-          return { ...ok, note: `Mode: ${outcome.mode}` };
-      }
-      return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments, text)) };
-    },
-    'commands.list': async () => listCommands(commandSources),
-    'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
-    'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),
-    'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
-    'threads.retry': async ({ threadId }) => (await threads.retry(threadId), ok),
-    'threads.attachment': async ({ threadId, index, name }) => threads.attachment(threadId, index, name),
-    'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
-
-    'approvals.decide': async ({ threadId, toolCallId, parentToolCallId, decision }) => {
-      if (decision.type === 'approve' && decision.alwaysAllow) {
-        // Added to the rules as they are in the file now (another window may have changed them).
-        await settings.addRule(decision.alwaysAllow);
-      }
-      const core: ApprovalDecision =
-        decision.type === 'approve' ? { type: 'approve' } : decision.type === 'edit' ? { type: 'edit', args: decision.args } : decision;
-      if (!approvals.resolve(threadId, toolCallId, core, parentToolCallId)) throw new ContractError('that approval is no longer pending', 'not_found');
-      return ok;
-    },
-
-    'files.list': ({ path }) => workspace.list(path),
-    'files.read': ({ path }) => workspace.read(path),
-    'files.search': ({ query, limit }) => workspace.search(query, limit),
-    'files.exists': ({ paths }) => workspace.exists(paths),
-
-    'memories.list': (params) => memories.list(params),
-    'memories.read': ({ path }) => memories.read(path),
-    'memories.write': async ({ path, text }) => (await memories.write(path, text), ok),
-    'memories.delete': async ({ path }) => (await memories.delete(path), ok),
-
-    'terminal.list': async ({ threadId }) => terminals.list(threadId),
-    'terminal.attach': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => ({ buffer: terminals.attach(threadId, terminalId) }),
-    'terminal.detach': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => (terminals.detach(threadId, terminalId), ok),
-    'terminal.input': async ({ threadId, terminalId = SHELL_TERMINAL_ID, data }) => (terminals.input(threadId, terminalId, data), ok),
-    'terminal.resize': async ({ threadId, terminalId = SHELL_TERMINAL_ID, cols, rows }) => (terminals.resize(threadId, terminalId, cols, rows), ok),
-    'terminal.ack': async ({ threadId, terminalId = SHELL_TERMINAL_ID, bytes }) => (terminals.ack(threadId, terminalId, bytes), ok),
-    'terminal.close': async ({ threadId, terminalId = SHELL_TERMINAL_ID }) => (await terminals.closeTerminal(threadId, terminalId), ok),
-
-    'mode.get': async () => modes.get(),
-    'mode.set': async ({ mode }) => modes.set(mode),
-    'mode.sandboxNoticeShown': async () => modes.sandboxNoticeShown(),
-    'mode.offer': async ({ event }) => modes.offer(event),
-
-    'mounts.list': async () => mountsList(),
-    'mounts.add': async ({ prefix, spec }) => {
-      const mount = savedMount(prefix, spec);
-      if (mountTable.list().some((m) => m.from === 'flag' && m.prefix === mount.prefix)) {
-        throw new ContractError(`${mount.prefix} is set by --mount for this session; start Deepdesk without that flag to change it`, 'bad_request');
-      }
-      await settings.putMount(mount);
-      return mountsList();
-    },
-    'mounts.remove': async ({ prefix }) => {
-      const saved = settings.raw().mounts.find((m) => m.prefix === prefix || normalisedPrefix(m.prefix) === normalisedPrefix(prefix));
-      if (saved === undefined) {
-        const flagged = mountTable.list().some((m) => m.from === 'flag' && m.prefix === normalisedPrefix(prefix));
-        throw new ContractError(flagged ? `${prefix} is set by --mount for this session and cannot be removed here` : `no saved mount at ${prefix}`, flagged ? 'bad_request' : 'not_found');
-      }
-      await settings.removeMount(saved.prefix);
-      return mountsList();
-    },
-    'mounts.history': async ({ prefix, limit }) => {
-      // A git mount is cloned on first use: the answer does not wait for a long clone (issue 42).
-      const history = mountTable.history(normalisedPrefix(prefix), limit);
-      const commits = await answerWithin(history);
-      if (commits === LATER) {
-        void history.catch(() => undefined).then(() => send('mounts.changed', {}));
-        return { commits: [], cloning: true };
-      }
-      if (commits === undefined) throw new ContractError(`${prefix} is not a git mount`, 'not_found');
-      return { commits };
-    },
-
-    'mcp.list': async () => mcp.list(),
-    'mcp.save': ({ name, entry, previousName }) => mcp.save(name, entry, previousName),
-    'mcp.remove': ({ name }) => mcp.remove(name),
-    'mcp.setEnabled': ({ name, enabled }) => mcp.setEnabled(name, enabled),
-    'mcp.signIn': ({ name }) => mcp.signIn(name),
-    'mcp.restart': ({ name }) => mcp.restart(name),
-    'mcp.resources': async ({ query }) => {
-      const words = (query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-      return gatedHub
-        .resources()
-        .filter((r) => words.every((w) => `${r.server}:${r.uri} ${r.name}`.toLowerCase().includes(w)))
-        .slice(0, 50)
-        .map((r) => ({ server: r.server, uri: r.uri, name: r.name, ...(r.description !== undefined ? { description: r.description } : {}) }));
-    },
-    'mcp.prompts': async () =>
-      gatedHub.prompts().map((p) => ({ command: `/${p.qualifiedName}`, ...(p.description !== undefined ? { description: p.description } : {}), arguments: p.arguments.map((a) => ({ name: a.name, required: a.required })) })),
-    'skills.list': async () => extensions.skillsList(),
-    'skills.setEnabled': async ({ name, enabled }) => extensions.setSkillEnabled(name, enabled),
-    'hooks.list': async () => extensions.hooksList(),
-    'agents.list': async () => extensions.agentsList(settings.raw().subagents),
-    'rules.fromFiles': async () => {
-      const claude = extensions.claudeRules();
-      return { rules: claude.listed, problems: claude.problems };
-    },
-    'plugins.list': async () => plugins.list(),
-    'plugins.addMarketplace': async ({ source }) => plugins.addMarketplace(source),
-    'plugins.removeMarketplace': async ({ name }) => plugins.removeMarketplace(name),
-    'plugins.preview': async ({ spec }) => plugins.preview(spec),
-    'plugins.previewUpdate': async ({ name }) => plugins.previewUpdate(name),
-    'plugins.install': async ({ token }) => plugins.install(token),
-    'plugins.cancel': async ({ token }) => plugins.cancel(token),
-    'plugins.setEnabled': async ({ name, enabled }) => plugins.setEnabled(name, enabled),
-    'plugins.remove': async ({ name }) => plugins.remove(name),
-    'hooks.setEnabled': async ({ id, enabled }) => extensions.setHookEnabled(id, enabled),
-    'trust.get': async () => {
-      await folderTrust.refresh();
-      return folderTrust.state();
-    },
-    'trust.grant': ({ digest, keys }) => folderTrust.grant(digest, keys),
-    'trust.dismiss': async () => folderTrust.dismiss(),
-
-    'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
-    'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
-    'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => checkpoints.rewindToMessage(threadId, turn, resolution),
-    'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => checkpoints.undoRestore(threadId, checkpointId, resolution),
-    'checkpoints.revertFile': ({ threadId, path, resolution }) => checkpoints.revertFile(threadId, path, resolution),
-
-    ...worktrees.handlers,
-  };
-
   /** The window the model of the settings has (as createChatModel would set it), without building one. */
   const contextWindowNow = (): number => {
     const current = withOverrides(settings.raw());
@@ -559,6 +354,41 @@ export async function createApp(options: AppOptions): Promise<App> {
     } catch {
       return 0;
     }
+  };
+  const services: WindowServices = {
+    folder: options.folder,
+    version: options.version ?? '0.0.0',
+    transport: options.transport,
+    env,
+    overrides,
+    session,
+    notices: () => [...notices],
+    send,
+    forWindow,
+    withoutFlagValues,
+    contextWindowNow,
+    threads,
+    threadTitles,
+    approvals,
+    terminals,
+    workspace,
+    memories,
+    modes,
+    checkpoints,
+    plugins,
+    folderTrust,
+    commandSources,
+    files: shared.folder,
+    mountsList,
+  };
+  const handlers: Handlers = {
+    ...appHandlers(services),
+    ...settingsHandlers(services),
+    ...threadHandlers(services),
+    ...workspaceHandlers(services),
+    ...mountHandlers(services),
+    ...extensionHandlers(services),
+    ...worktrees.handlers,
   };
 
   await threads.resumePending();
@@ -609,27 +439,6 @@ function carryModeTo(dataDir: string, from: ModeService, folder: string, sandbox
   }
 }
 
-/** A mount the window asks to save, checked as --mount checks one (folders absolute or ~/…). */
-function savedMount(prefix: string, spec: string): { prefix: string; spec: string } {
-  try {
-    const parsed = parseSavedMount({ prefix, spec });
-    const problem = localMountProblem(parsed);
-    if (problem !== null) throw new ContractError(`${parsed.prefix}: ${problem}`, 'bad_request');
-    return { prefix: parsed.prefix, spec: spec.trim() };
-  } catch (err) {
-    if (err instanceof MountSpecError) throw new ContractError(err.message, 'bad_request');
-    throw err;
-  }
-}
-
-function normalisedPrefix(prefix: string): string {
-  try {
-    return parseMountPrefix(prefix);
-  } catch {
-    return prefix;
-  }
-}
-
 /** Where this folder's commands run: the remote machine of an SSH folder (else this one), and whether a sandbox contains them. */
 type CommandsRun = { host?: string; sandboxed: boolean };
 
@@ -650,28 +459,4 @@ async function describeApproval(request: ApprovalRequest, backend: Backend, comm
   }
   const edited = applyEdit(before, String(request.args.old_string ?? ''), String(request.args.new_string ?? ''), request.args.replace_all === true);
   return { ...extras, preview: { path, before, after: edited.ok ? edited.content : before } };
-}
-
-/** A test answers at once when asking again cannot help (nothing listens, no such host, a refused key). */
-const TEST_RETRY: RetryPolicy = { retryIf: (error) => modelProblem(error)?.lasting !== true };
-const TEST_TIMEOUT_MS = 30_000;
-
-async function testConnection(spec: string, make: (retry: RetryPolicy) => Promise<ChatModel>): Promise<{ ok: boolean; message: string; detail?: string }> {
-  const timeout = AbortSignal.timeout(TEST_TIMEOUT_MS);
-  try {
-    const model = await make(TEST_RETRY);
-    const started = Date.now();
-    const response = await collectResponse(
-      model.stream({ system: 'You are a connection test.', messages: [{ role: 'user', content: 'Reply with the single word OK.' }], tools: [], maxOutputTokens: 16, signal: timeout }),
-    );
-    return { ok: true, message: `Connected to ${model.id} in ${Date.now() - started} ms: "${response.text.trim().slice(0, 60)}"` };
-  } catch (err) {
-    if (err instanceof ModelConfigError) return { ok: false, message: modelProblemForWindow(err, 'above') };
-    const detail = err instanceof Error ? err.message : String(err);
-    if (err instanceof AbortedError && timeout.aborted) {
-      return { ok: false, message: `The model server did not answer within ${TEST_TIMEOUT_MS / 1000} s. Is it running and reachable? Check the address above.`, detail };
-    }
-    const problem = modelProblem(err, spec);
-    return problem ? { ok: false, message: problemForWindow(problem, 'above'), detail } : { ok: false, message: detail };
-  }
 }

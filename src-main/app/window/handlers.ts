@@ -1,0 +1,61 @@
+// The window's requests of one folder's app, answered by contract area (one module each):
+// what every area's handlers are given (the folder's session and the window's services on it),
+// and the type each area's answers must have.
+
+import type { z } from 'zod';
+import type { AgentViewMethodName, EventName, EventPayload, methods, MethodName, MountsListDto, NoticeDto, Params, Result, Settings, UpdateMethodName, WindowFoldersMethodName } from '../contract';
+import type { ApprovalService } from '../approvals/approval-service';
+import type { CheckpointsService } from '../checkpoints/checkpoints-service';
+import type { CommandSources } from '../commands/slash-commands';
+import type { MemoriesService } from '../memories/memories-service';
+import type { ModeService } from '../modes/mode-service';
+import type { PluginsService } from '../plugins/plugins-service';
+import type { FolderSession } from '../session/folder-session';
+import type { ThreadService } from '../session/thread-service';
+import type { TerminalService } from '../terminal/terminal-service';
+import type { ThreadStore } from '../threads/thread-store';
+import type { FolderTrustService } from '../trust/folder-trust-service';
+import type { WorkspaceService } from '../workspace/workspace-service';
+import type { Backend } from '../../core/backends/protocol';
+
+/** The methods the window's folders answer themselves: opening another folder replaces this app; updates are the whole app's. */
+type WindowFoldersMethod = WindowFoldersMethodName | UpdateMethodName | AgentViewMethodName;
+export type AppMethodName = Exclude<MethodName, WindowFoldersMethod>;
+export type Handlers = { [M in AppMethodName]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
+/** The handlers of the methods named `PREFIX…`. */
+export type HandlersFor<P extends string> = Pick<Handlers, Extract<AppMethodName, `${P}${string}`>>;
+
+export const ok = { ok: true as const };
+
+/** What the window's requests of one folder are answered with. */
+export interface WindowServices {
+  folder: string;
+  version: string;
+  transport: 'electron' | 'web';
+  env: NodeJS.ProcessEnv;
+  /** `deepdesk serve`'s flags that override Settings for this session. */
+  overrides: { model?: string; apiKey?: string };
+  session: FolderSession;
+  notices(): NoticeDto[];
+  send<E extends EventName>(event: E, payload: EventPayload<E>): void;
+  /** Settings as the window shows them (the flags' values, which fields they set). */
+  forWindow(settings: Settings): Settings;
+  /** A save from the dialog without the flags' values it shows. */
+  withoutFlagValues(patch: Params<'settings.update'>): Params<'settings.update'>;
+  /** The context window of the model Settings name now, without building one. */
+  contextWindowNow(): number;
+  threads: ThreadService;
+  threadTitles: ThreadStore;
+  approvals: ApprovalService;
+  terminals: TerminalService;
+  workspace: WorkspaceService;
+  memories: MemoriesService;
+  modes: ModeService;
+  checkpoints: CheckpointsService;
+  plugins: PluginsService;
+  folderTrust: FolderTrustService;
+  commandSources: CommandSources;
+  /** The folder's files as mentions read them. */
+  files: Backend;
+  mountsList(): MountsListDto;
+}

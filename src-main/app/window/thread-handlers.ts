@@ -1,0 +1,90 @@
+// A folder's threads as the window works with them: list, open, send, stop, approvals,
+// checkpoints and the usage report (SPEC §6, §8, §17).
+
+import type { ApprovalDecision } from '../../core/agent/types';
+import { parseModelSpec } from '../../core/models/create-model';
+import { ModelConfigError } from '../../core/models/errors';
+import { expandInput, isInputError, messageText, type InputOutcome } from '../commands/person-input';
+import { listCommands } from '../commands/slash-commands';
+import { ContractError } from '../contract';
+import { usageReport } from '../usage/usage-report';
+import { ok, type HandlersFor, type WindowServices } from './handlers';
+
+export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & HandlersFor<'usage.'> & HandlersFor<'commands.'> & HandlersFor<'approvals.'> & HandlersFor<'checkpoints.'> {
+  const { settings, audit } = w.session;
+  const { threads, threadTitles, terminals, approvals, checkpoints, commandSources, overrides, modes } = w;
+  return {
+    'threads.list': async () => threads.list(),
+    'usage.report': async ({ by, since }) => usageReport(audit.ledger, threadTitles, { by, ...(since !== undefined ? { since } : {}) }),
+    'threads.create': async ({ title }) => threads.create(title),
+    'threads.search': async ({ query }) => threads.search(query),
+    'threads.get': async ({ threadId }) => {
+      const view = threads.get(threadId);
+      threads.markSeen(threadId);
+      return view.contextWindow > 0 ? view : { ...view, contextWindow: w.contextWindowNow() };
+    },
+    'threads.earlier': async ({ threadId, cursor }) => threads.earlier(threadId, cursor),
+    'threads.toolCall': async ({ threadId, index, toolCallId, parentToolCallId }) => threads.toolCall(threadId, index, toolCallId, parentToolCallId),
+    'threads.rename': async ({ threadId, title }) => (threads.rename(threadId, title), ok),
+    'threads.delete': async ({ threadId }) => {
+      await threads.delete(threadId);
+      await terminals.close(threadId);
+      return ok;
+    },
+    'threads.send': async ({ threadId, text, attachments }) => {
+      let outcome: InputOutcome;
+      try {
+        outcome = await expandInput(text, { ...commandSources, files: w.files });
+      } catch (err) {
+        if (isInputError(err)) throw new ContractError(err.message, 'bad_request');
+        throw err;
+      }
+      switch (outcome.kind) {
+        case 'compact':
+          await threads.compact(threadId);
+          return { ...ok, note: 'Compacting the conversation…' };
+        case 'clear':
+          return { ...ok, threadId: threads.create().id, note: 'Started a new thread.' };
+        case 'model': {
+          try {
+            parseModelSpec(outcome.model);
+          } catch (err) {
+            if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
+            throw err;
+          }
+          if (overrides.model) throw new ContractError('the model is set by --model for this session; /model cannot change it', 'bad_request');
+          await settings.update({ model: outcome.model });
+          return { ...ok, note: `Model: ${outcome.model}` };
+        }
+        case 'mode':
+          await modes.set(outcome.mode);
+          return { ...ok, note: `Mode: ${outcome.mode}` };
+      }
+      return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments, text)) };
+    },
+    'commands.list': async () => listCommands(commandSources),
+    'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
+    'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),
+    'threads.stop': async ({ threadId }) => (await threads.stop(threadId), ok),
+    'threads.retry': async ({ threadId }) => (await threads.retry(threadId), ok),
+    'threads.attachment': async ({ threadId, index, name }) => threads.attachment(threadId, index, name),
+    'threads.readArchive': async ({ threadId, path }) => ({ text: await threads.readThreadFile(threadId, path) }),
+
+    'approvals.decide': async ({ threadId, toolCallId, parentToolCallId, decision }) => {
+      if (decision.type === 'approve' && decision.alwaysAllow) {
+        // Added to the rules as they are in the file now (another window may have changed them).
+        await settings.addRule(decision.alwaysAllow);
+      }
+      const core: ApprovalDecision =
+        decision.type === 'approve' ? { type: 'approve' } : decision.type === 'edit' ? { type: 'edit', args: decision.args } : decision;
+      if (!approvals.resolve(threadId, toolCallId, core, parentToolCallId)) throw new ContractError('that approval is no longer pending', 'not_found');
+      return ok;
+    },
+
+    'checkpoints.changes': async ({ threadId }) => checkpoints.changes(threadId),
+    'checkpoints.restoreToMessage': ({ threadId, turn, resolution }) => checkpoints.restoreToMessage(threadId, turn, resolution),
+    'checkpoints.rewindToMessage': ({ threadId, turn, resolution }) => checkpoints.rewindToMessage(threadId, turn, resolution),
+    'checkpoints.undoRestore': ({ threadId, checkpointId, resolution }) => checkpoints.undoRestore(threadId, checkpointId, resolution),
+    'checkpoints.revertFile': ({ threadId, path, resolution }) => checkpoints.revertFile(threadId, path, resolution),
+  };
+}
