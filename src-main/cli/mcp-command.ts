@@ -11,7 +11,8 @@ import { terminalSafe } from '../core/text/terminal-safe';
 import { resolveDataDir } from '../app/data-dir';
 import { statusText } from '../app/mcp/mcp-service';
 import { projectFolder } from './folders';
-import { startMcpServers } from '../app/session/mcp-servers';
+import { openCommandExtensions } from '../app/session/session-extensions';
+import { packageVersion } from '../app/package-version';
 import { table } from './table';
 import { COMMAND_OPTIONS } from './command-table';
 import { parseCommand, UsageError } from './usage';
@@ -40,7 +41,7 @@ export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promi
     case 'tools': {
       if (sub === 'tools' && name === undefined) throw new UsageError('mcp tools needs a server name: deepdesk mcp tools NAME');
       const folder = projectFolder(values.folder, 'mcp');
-      const servers = await startMcpServers({ folder, dataDir, env: io.env, files: values['mcp-config'] ?? [], trust: values.trust === true, say });
+      const servers = await openCommandExtensions({ folder, dataDir, env: io.env, mcpConfigFiles: values['mcp-config'] ?? [], trust: values.trust === true, version: packageVersion(), say });
       try {
         const states = servers.hub.states();
         if (sub === 'ls') {

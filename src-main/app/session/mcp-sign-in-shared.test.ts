@@ -13,7 +13,7 @@ import { createApp, type App } from '../app';
 import type { SecretStore } from '../secret-store';
 import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
 import { FileSecretStore } from '../settings/file-secret-store';
-import { startMcpServers } from './mcp-servers';
+import { openCommandExtensions } from './session-extensions';
 
 let folder: string;
 let dataDir: string;
@@ -55,7 +55,7 @@ it('a sign-in made in the desktop window is used by run and acp for the same dat
 
     // `run` and `acp` start the folder's servers this way: the kept tokens, no browser.
     const said: string[] = [];
-    const run = await startMcpServers({ folder, dataDir, env: { PATH: process.env.PATH }, files: [], trust: false, say: (line) => said.push(line) });
+    const run = await openCommandExtensions({ folder, dataDir, env: { PATH: process.env.PATH }, mcpConfigFiles: [], trust: false, version: '0.0.0', say: (line) => said.push(line) });
     try {
       expect(run.hub.states().find((s) => s.name === 'secure')?.status, said.join('\n')).toBe('connected');
     } finally {

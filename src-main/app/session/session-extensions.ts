@@ -4,6 +4,8 @@
 // the switches of Settings), and the MCP servers (McpService over a hub the gate filters at
 // every use). The window's Settings regions and watchers sit on top of this same stack.
 
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import { McpHub } from '../../core/extensions/mcp/hub';
 import type { McpHubApi } from '../../core/extensions/mcp/types';
@@ -14,6 +16,8 @@ import { TrustStore } from '../../core/trust/store';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
 import { ExtensionsService } from '../extensions/extensions-service';
 import { McpService } from '../mcp/mcp-service';
+import { openWithSystem } from '../open-external';
+import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
 import type { McpTokenStore } from '../../core/extensions/mcp/oauth';
 
 export interface SessionExtensionsOptions {
@@ -99,6 +103,44 @@ export async function openSessionExtensions(options: SessionExtensionsOptions): 
     };
   } catch (err) {
     trustStore.close();
+    throw err;
+  }
+}
+
+/** A command's look at a local folder's MCP servers (`deepdesk mcp ls`, `mcp tools`): the session's stack, its servers started and waited for, each problem one line. */
+export async function openCommandExtensions(options: { folder: string; dataDir: string; env: NodeJS.ProcessEnv; mcpConfigFiles: readonly string[]; trust: boolean; version: string; say(line: string): void }): Promise<SessionExtensions> {
+  const tokens = holdDataFolderSecrets(options.dataDir);
+  try {
+    const opened = await openSessionExtensions({
+      configFolder: realpathSync(options.folder),
+      local: true,
+      dataDir: options.dataDir,
+      env: options.env,
+      mcpTokens: tokens.store,
+      version: options.version,
+      openBrowser: openWithSystem,
+      mcpConfigFiles: options.mcpConfigFiles.map((file) => resolve(file)),
+      trust: options.trust,
+      onChange: { extensions: () => undefined, mcp: () => undefined },
+      onProblem: (problem) => options.say(problem.message),
+      onNotice: options.say,
+    });
+    await opened.mcp.start();
+    for (const line of opened.mcp.problemLines()) options.say(line);
+    const untrusted = await opened.untrustedNotice();
+    if (untrusted !== undefined) options.say(untrusted);
+    return {
+      ...opened,
+      async close() {
+        try {
+          await opened.close();
+        } finally {
+          tokens.release();
+        }
+      },
+    };
+  } catch (err) {
+    tokens.release();
     throw err;
   }
 }
