@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/filesystem/fs-gitignore';
 import { READ_FLAGS } from '../backends/filesystem/fs-resolve';
-import { inParent } from './no-follow';
+import { inParent } from '../fs/no-follow';
 import { sameState, type Change, type EntryType, type FileState, type ManifestRow } from './types';
 
 /** Folders never snapshotted even when no .gitignore names them: dependencies and caches. */

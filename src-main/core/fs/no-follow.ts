@@ -32,6 +32,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { errnoOf } from './errno';
 
 const C = fs.constants;
 const O_NOFOLLOW = C.O_NOFOLLOW ?? 0;
@@ -470,10 +471,6 @@ function isLink(at: string): boolean {
 function parentOf(rel: string): string {
   const i = rel.lastIndexOf('/');
   return i < 0 ? '' : rel.slice(0, i);
-}
-
-export function errnoOf(err: unknown): string {
-  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'EUNKNOWN';
 }
 
 /** Error messages name folder-relative paths, not /proc/self/fd/N or the real root. */

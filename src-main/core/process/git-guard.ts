@@ -12,7 +12,8 @@ import watcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
 import { lstat, readdir, readlink, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { HEAVY_FOLDERS } from '../checkpoints/scan';
-import { isWithin, realPathOf } from '../sandbox/policy';
+import { isPathInside } from '../fs/path-inside';
+import { realPathOf } from '../fs/real-path';
 
 /** Names that make, move or configure a repository: a change to any path through one of them is checked at once. */
 const SURFACE_NAMES: ReadonlySet<string> = new Set(['.git', 'HEAD', 'config', 'config.worktree', 'commondir', 'gitdir', 'objects', 'refs', 'hooks', 'info', 'modules', 'worktrees']);
@@ -131,7 +132,7 @@ class Guard implements GitGuard {
       (to) => realPathOf(resolve(dirname(path), to)),
       () => undefined,
     );
-    if (target === undefined || !outside.some((root) => isWithin(target, root))) return;
+    if (target === undefined || !outside.some((root) => isPathInside(root, target))) return;
     try {
       await unlink(path);
       this.options.report(`deepdesk: removed ${relative(this.options.folder, path)}, a link into the server's own temp folder`);

@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawnPipe } from './spawn';
 import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker } from './process-tree';
 import { createSandbox, detectSandbox } from '../sandbox';
-import { realPathOf } from '../sandbox/policy';
+import { realPathOf } from '../fs/real-path';
 import type { CommandSpec, LiveCheck, PreparedCommand } from '../sandbox/types';
 import { startGitGuard, type GitGuard } from './git-guard';
 import { LogTail } from './log-tail';

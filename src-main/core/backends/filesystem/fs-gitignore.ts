@@ -8,7 +8,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import type { Ignore } from 'ignore';
-import { errnoOf } from './fs-resolve';
+import { errnoOf } from '../../fs/errno';
 
 export interface GitignoreRules {
   /** Real folder holding the .gitignore; rules see paths relative to it. */

@@ -18,18 +18,8 @@
 import { join } from 'node:path';
 import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from '../../sandbox/blocked';
 import { bwrapArgs, SANDBOX_MAX_PROCESSES, type PathKind } from '../../sandbox/bwrap';
-import {
-  DROPPED_ENV,
-  hiddenPaths,
-  hostSocketPaths,
-  isWithin,
-  PROTECTED_PROJECT_PARENTS,
-  PROTECTED_PROJECT_PATHS,
-  SECRET_HOME_PATHS,
-  TMP_SOCKET_DIRS,
-  type HiddenPath,
-  type ResolvedPolicy,
-} from '../../sandbox/policy';
+import { DROPPED_ENV, hiddenPaths, hostSocketPaths, PROTECTED_PROJECT_PARENTS, PROTECTED_PROJECT_PATHS, SECRET_HOME_PATHS, TMP_SOCKET_DIRS, type HiddenPath, type ResolvedPolicy } from '../../sandbox/policy';
+import { isPathInside } from '../../fs/path-inside';
 import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxPolicy } from '../../sandbox/types';
 import { planSurfaceRepairs, surfaceMounts, type GitSurface } from '../../git/surface';
 import { remoteHost } from './remote-exec';
@@ -237,7 +227,7 @@ class RemoteBwrapSandbox implements Sandbox {
     const tmpDir = `${base}/tmp`;
     // Missing before the run (outside `.git`, whose surface is checked whole): removed after it should the command make one.
     const missingProtected = resolved
-      .filter((c) => c.role === 'protected' && c.kind === 'missing' && c.real !== '' && isWithin(c.real, projectDir) && !isWithin(c.real, join(projectDir, '.git')))
+      .filter((c) => c.role === 'protected' && c.kind === 'missing' && c.real !== '' && isPathInside(projectDir, c.real) && !isPathInside(join(projectDir, '.git'), c.real))
       .map((c) => c.real);
 
     const env: Record<string, string> = { ...spec.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, npm_config_cache: join(tmpDir, '.npm'), XDG_CACHE_HOME: join(tmpDir, '.cache') };

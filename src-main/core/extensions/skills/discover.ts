@@ -8,6 +8,7 @@
 // SKILL.md is read again only when its stat changed, see SkillScanCache), cheap enough to
 // run before every model call, so a new or edited skill is picked up without a restart.
 
+import { isPathInside } from '../../fs/path-inside';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -165,7 +166,7 @@ export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache =
     for (const relRoot of PROJECT_SKILL_DIRS) {
       for (const found of scanSkillsDir(join(folder, relRoot), problems, cache, clock)) {
         const relDir = `${relRoot}/${found.name}`;
-        const inside = isInside(folder, found.dir);
+        const inside = found.dir !== folder && isPathInside(folder, found.dir);
         const skill = toSkill(found, 'project', inside ? `/${toPosix(relative(folder, found.file))}` : mountPath(found.name));
         if (!options.isTrusted({ key: projectSkillKey(relDir), digest: found.digest })) untrusted.push(skill);
         else project.push(skill);
@@ -271,11 +272,6 @@ function realpathOr(path: string): string {
   } catch {
     return path;
   }
-}
-
-function isInside(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel);
 }
 
 function toPosix(path: string): string {
