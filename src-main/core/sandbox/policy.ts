@@ -1,9 +1,9 @@
 // The sandbox's rules as data (SPEC §7), shared by the bubblewrap and Seatbelt launchers:
 // what is hidden (secrets), what stays read-only inside the writable project folder, and
 // which host sockets lead out of any sandbox that can still reach them.
-import { readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { ALL_FOLDER_CONFIG_PLACES } from '../config/places';
 import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
