@@ -117,7 +117,7 @@ export class CheckpointRecorder {
       if (this.store.hasBaseline(this.root)) return;
       this.feed?.reset();
       // Content is stored as the walk goes (compressed in zlib's threads, written by a worker: blob-writer.ts), not all kept until the end.
-      const writer = BlobWriter.start(this.store);
+      const writer = BlobWriter.start(this.store.db);
       const flushBlobs = async (partial: ScanResult): Promise<void> => {
         if (partial.blobs.size < BASELINE_BLOBS_PER_COMMIT) {
           let bytes = 0;

@@ -30,7 +30,7 @@ import { isDefaultRule } from '../../core/agent/permissions/modes';
 import type { PermissionRule } from '../../core/agent/permissions/rules';
 import { newThreadState, type AgentEvent, type ThreadState } from '../../core/agent/types';
 import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
-import type { MemoryStore } from '../../core/backends/store/memory-store';
+import type { MemoryStore } from '../../core/backends/store/memory-store-api';
 import type { GitMountRoute, MountRoute } from '../../core/backends/mounts/mount-table';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';

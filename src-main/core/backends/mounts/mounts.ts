@@ -13,7 +13,7 @@ import type { Sandbox } from '../../sandbox/types';
 import { createComposite, type CompositeRoute } from './composite';
 import { FilesystemBackend } from '../filesystem/filesystem';
 import { LocalShellBackend } from '../filesystem/local-shell';
-import type { MemoryStore } from '../store/memory-store';
+import { MEMORIES_NAMESPACE, type MemoryStore } from '../store/memory-store-api';
 import type { MountRoute } from './mount-table';
 import type { Backend } from '../protocol';
 import { StateBackend, type StateSnapshot } from '../store/state';
@@ -23,7 +23,6 @@ export const MEMORIES_PREFIX = '/memories/';
 export const LARGE_RESULTS_PREFIX = '/large_tool_results/';
 export const HISTORY_PREFIX = '/conversation_history/';
 export const ATTACHMENTS_PREFIX = '/attachments/';
-export const MEMORIES_NAMESPACE = 'memories';
 
 export interface ThreadFiles {
   largeResults: StateBackend;

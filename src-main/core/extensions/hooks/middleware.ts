@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, ToolCall } from '../../models/types';
 import { errorText, isErrorOutput, type ToolOutput } from '../../tools/tool';
-import { PromptRefusedError, rootRun, type Middleware, type RunContext } from '../../agent/middleware';
+import { PromptRefusedError, type Middleware } from '../../agent/middleware';
+import { rootRun, type RunContext } from '../../agent/run-context';
 import { matchesClaudeRule, parseClaudeRule } from '../../agent/permissions/claude-rule';
 import type { EditorMount, EditorPaths } from '../../backends/mounts/real-paths';
 import { claudeToolCall, claudeToolResponse, deepdeskToolArgs, type ClaudeToolCall } from './claude-tool-input';

@@ -3,7 +3,8 @@
 // ones a thread found (or called) are offered from the next step on.
 import { z } from 'zod';
 import { toolSpec } from '../../agent/loop';
-import type { Middleware, RunContext } from '../../agent/middleware';
+import type { Middleware } from '../../agent/middleware';
+import type { RunContext } from '../../agent/run-context';
 import { countToolTokens } from '../../agent/token-count';
 import type { ThreadState } from '../../agent/types';
 import { defineTool, text, type AgentTool } from '../../tools/tool';

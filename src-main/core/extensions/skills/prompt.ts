@@ -5,7 +5,8 @@
 // first (all to one common length, as little as needed), then skills are left out from the
 // end of the list, and the section says what it left out.
 
-import type { Middleware, RunContext } from '../../agent/middleware';
+import type { Middleware } from '../../agent/middleware';
+import type { RunContext } from '../../agent/run-context';
 import { countTextTokens } from '../../agent/token-count';
 import type { Skill } from './types';
 
