@@ -16,7 +16,8 @@
 
 import path from 'node:path';
 import { FieldReader, PRELUDE, REPLY_MARK, afterMark } from '../backends/remote/remote-scripts';
-import { shQuote, type SshConnection } from '../backends/remote/ssh-connection';
+import { type SshConnection } from '../backends/remote/ssh-connection';
+import { shQuote } from '../text/shell-quote';
 import { formatSshTarget } from '../backends/remote/ssh-target';
 import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/filesystem/fs-gitignore';
 import type { CurrentState, FolderSource, PathStates } from './folder-source';

@@ -5,12 +5,6 @@
 
 import { terminalSafe } from '../text/terminal-safe';
 
-/** A word as a shell would need it written: single-quoted unless it is plain. */
-export function shellWord(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
 /** One line, with nothing hidden: controls, newlines and invisible characters as escapes. */
 export function visibleLine(text: string): string {
   return terminalSafe(text, { singleLine: true });

@@ -19,7 +19,8 @@ import { namedFiles, inertPart } from '../../git/config';
 import { GIT_DIR_SURFACE, MAX_KEPT_BYTES, type GitSurface, type SurfaceFile, type SurfaceRepair, type SurfaceRole } from '../../git/surface';
 import type { BlockedItem } from '../../sandbox/blocked';
 import { isPathInside } from '../../fs/path-inside';
-import { shQuote, type SshConnection } from './ssh-connection';
+import { type SshConnection } from './ssh-connection';
+import { shQuote } from '../../text/shell-quote';
 
 const SNAPSHOT_PY = String.raw`import base64, errno, hashlib, json, os, re, stat as S, sys
 

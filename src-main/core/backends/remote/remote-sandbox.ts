@@ -25,7 +25,8 @@ import { planSurfaceRepairs, surfaceMounts, type GitSurface } from '../../git/su
 import { remoteHost } from './remote-exec';
 import { applyRemoteSteps, repairSteps, snapshotRemoteSurface, type FileKinds } from './remote-git-surface';
 import { FIND_PYTHON } from './remote-scripts';
-import { shQuote, type SshConnection } from './ssh-connection';
+import { type SshConnection } from './ssh-connection';
+import { shQuote } from '../../text/shell-quote';
 
 /** The isolation every command gets, run with `true` to see that the remote's bwrap can make a sandbox (as probeBwrap). */
 const PROBE_ARGS = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--new-session', '--die-with-parent', 'true'];
