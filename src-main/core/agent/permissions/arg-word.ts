@@ -1,4 +1,4 @@
-/** One word of a parsed command: its value, and whether the shell computes it when it runs (`$x`, `$(…)`). */
+/** One word of a parsed command; `dynamic`: its value is only known at run time (an expansion, an unquoted glob, brace or tilde). */
 export interface ArgWord {
   value: string;
   dynamic: boolean;
