@@ -20,7 +20,7 @@ const LAYERS = {
 };
 const restricted = (patterns, spawning = true) => ({ '@typescript-eslint/no-restricted-imports': ['error', { paths: spawning ? SPAWNING : [], patterns }] });
 /** Tests, fixtures and test servers start what they need themselves. */
-const TEST_FILES = ['**/*.test.ts', '**/*.test-support.ts', '**/testing/**', '**/__fixtures__/**', 'src-main/core/process/conformance/**'];
+const TEST_FILES = ['**/*.test.ts', '**/*.test-support.ts', '**/testing/**', '**/__fixtures__/**', 'src-main/core/containment/**'];
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', '.bench/**', 'test-results/**', 'test/fixtures/claude-code-corpus/**'] },

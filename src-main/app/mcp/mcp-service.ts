@@ -10,7 +10,7 @@ import { entryProblem, removeServerEntry, setServerDisabled, writeServerEntry } 
 import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
 import { userMcpFile } from '../../core/config/kinds/mcp';
-import { loadProjectConfiguration } from '../../core/trust/project-configuration';
+import { loadProjectConfiguration } from '../../core/extensions/mcp/project-configuration';
 import type { TrustStore } from '../../core/trust/store';
 import { ContractError, type McpListDto, type McpServerDto } from '../contract';
 

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
-import { withClaudeRules } from '../../core/agent/permissions/claude-permissions';
+import { withClaudeRules } from '../../core/config/claude-permissions';
 import { isDefaultRule, type ApprovalMode } from '../../core/agent/permissions/modes';
 import { newThreadState, type AgentEvent } from '../../core/agent/types';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';

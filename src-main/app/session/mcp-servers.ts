@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { mergeServers } from '../../core/config/mcp-config';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import { McpHub } from '../../core/extensions/mcp/hub';
-import { loadProjectConfiguration } from '../../core/trust/project-configuration';
+import { loadProjectConfiguration } from '../../core/extensions/mcp/project-configuration';
 import type { TrustGate } from '../../core/trust/types';
 import { untrustedNotice } from '../../core/trust/report';
 import { openWithSystem } from '../open-external';

@@ -11,7 +11,7 @@ import { openFolderBackend, RemoteFolderError } from '../folders/folder-backend'
 import { ContractError } from '../contract';
 import { folderLocationText, remoteFolderLabel, type FolderLocation } from '../folders/folder-location';
 import { remoteFolderConfiguration, remoteFolderLimitsNotice } from '../remote-folder';
-import { folderSandboxPolicy } from '../../core/trust/protected-entry-files';
+import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
 
 export interface RunFolder {
   /** The local path or the ssh:// URL (the thread's folder). */

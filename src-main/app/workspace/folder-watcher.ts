@@ -14,7 +14,7 @@
 import watcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
 import { lstat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import { HEAVY_FOLDERS } from '../../core/checkpoints/scan';
+import { HEAVY_FOLDERS } from '../../core/fs/heavy-folders';
 
 export type FileChangeKind = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir';
 export type FileChange = { path: string; kind: FileChangeKind };

@@ -18,7 +18,7 @@ import { isPersonMessage } from './notes';
 import type { ReadGuard } from '../tools/read-guard';
 import { checkToolCall, runTool, toolMap } from '../tools/run-tool';
 import { errorText, isErrorOutput, type AgentTool, type ToolContext, type ToolOutput } from '../tools/tool';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from '../text/canonical-json';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
 import { modelView } from './model-view';
 import { appendNotes, type PendingNote } from './notes';

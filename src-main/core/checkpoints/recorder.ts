@@ -12,12 +12,13 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { runAttributed, type LayerSettlement, type StepAttribution } from './attribution';
+import { runAttributed, type LayerSettlement, type StepAttribution } from '../process/attribution';
 import { BlobWriter } from './blob-writer';
 import type { ChangeFeed } from './change-feed';
 import { isSshFolder } from '../backends/remote/ssh-target';
 import { localFolderSource, type FolderSource } from './folder-source';
-import { diffStates, entriesUnder, HEAVY_FOLDERS, scanTargets, walkTargets, withParents, type ScanResult } from './scan';
+import { diffStates, entriesUnder, scanTargets, walkTargets, withParents, type ScanResult } from './scan';
+import { HEAVY_FOLDERS } from '../fs/heavy-folders';
 import type { CheckpointStore, NewCheckpoint } from './store';
 import { sameState, type Change, type Checkpoint, type ManifestRow } from './types';
 

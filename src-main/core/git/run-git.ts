@@ -5,7 +5,9 @@
 // (no hook ever runs: `core.hooksPath=/dev/null`).
 
 import { runToEnd } from '../process/spawn';
-import { ALLOWED_PROTOCOLS } from '../backends/git-mount/git-url';
+
+/** `protocol.allow`-style list for GIT_ALLOW_PROTOCOL: git refuses any other transport, even one reached by a redirect or a submodule. */
+export const ALLOWED_PROTOCOLS = 'file:ssh:git:http:https';
 
 /** Given to git before every subcommand (`-c key=value`). */
 const SAFE_CONFIG = [

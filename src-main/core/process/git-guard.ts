@@ -11,7 +11,7 @@
 import watcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
 import { lstat, readdir, readlink, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { HEAVY_FOLDERS } from '../checkpoints/scan';
+import { HEAVY_FOLDERS } from '../fs/heavy-folders';
 import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
 

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { detectSandbox } from '../sandbox';
-import { startProcess, stopAllProcesses } from './supervisor';
-import type { SupervisedProcess } from './types';
+import { startProcess, stopAllProcesses } from '../sandbox/supervisor';
+import type { SupervisedProcess } from '../sandbox/supervisor-types';
 
 const PROBE = join(import.meta.dirname, '__fixtures__', 'probe-server.mjs');
 const available = await detectSandbox();

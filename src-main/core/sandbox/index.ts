@@ -53,7 +53,7 @@ import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withFilterOpen } from './seccomp';
 import { applyLayer, createWriteLayer, discardLayer, NOTHING_APPLIED, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
-import { currentAttribution } from '../checkpoints/attribution';
+import { currentAttribution } from '../process/attribution';
 import { errnoOf } from '../fs/errno';
 import { checkLayer, type LayerVerdict } from './layer-check';
 import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';

@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { LayerSettlement } from '../checkpoints/attribution';
+import type { LayerSettlement } from '../process/attribution';
 import { lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../fs/no-follow';
 import { errnoOf } from '../fs/errno';
 import { withSignalsDeferred } from './defer-signals';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { JsonFileStore, recordShape, type JsonFileProblem } from '../config/json-file-store';
 import { realPathOf } from '../fs/real-path';
-import { pathsStamp } from './entry-files';
+import { pathsStamp } from '../config/entry-files';
 import type { TrustEntry, TrustGate } from './types';
 
 const folderTrustSchema = z.object({

@@ -25,7 +25,7 @@ import type {
 import { RequestError } from '@agentclientprotocol/sdk';
 import type { RunResult } from '../../core/agent/loop';
 import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
-import { withClaudeRules, type ClaudeRules } from '../../core/agent/permissions/claude-permissions';
+import { withClaudeRules, type ClaudeRules } from '../../core/config/claude-permissions';
 import { isDefaultRule } from '../../core/agent/permissions/modes';
 import type { PermissionRule } from '../../core/agent/permissions/rules';
 import { newThreadState, type AgentEvent, type ThreadState } from '../../core/agent/types';

@@ -25,7 +25,7 @@ import { errnoOf } from '../../fs/errno';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { forEachLimit } from './fs-pool';
 import { gitSurfaceReason } from '../../git/surface';
-import { entryFilesReason } from '../../trust/protected-entry-files';
+import { entryFilesReason } from '../../sandbox/protected-entry-files';
 import { findRipgrep } from './ripgrep-binary';
 import type { SearchEnv, SearchTarget } from './fs-search';
 import { globTree, grepFile, grepTree } from './fs-search';

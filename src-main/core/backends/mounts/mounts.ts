@@ -6,8 +6,8 @@
 // Mounts; SPEC §13), each listed in `ls /`. /memories/ may live in PostgreSQL instead.
 
 import type Database from 'better-sqlite3';
-import { SkillsBackend } from '../../extensions/skills/backend';
-import { SKILLS_MOUNT } from '../../extensions/skills/discover';
+import { SkillsBackend } from './skills-backend';
+import { SKILLS_MOUNT } from './skills-mount';
 import type { Skill } from '../../extensions/skills/types';
 import type { Sandbox } from '../../sandbox/types';
 import { createComposite, type CompositeRoute } from './composite';

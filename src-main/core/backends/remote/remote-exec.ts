@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import type * as pty from 'node-pty';
 import { spawnPty } from '../../process/spawn-pty';
-import { currentAttribution } from '../../checkpoints/attribution';
+import { currentAttribution } from '../../process/attribution';
 import type { CommandSpec, PreparedCommand } from '../../sandbox/types';
 import { terminalToText } from '../../text/ansi';
 import { collectPtyRun, endPty } from '../../process/pty-run';

@@ -2,8 +2,8 @@
 
 import { hookTrustKey, projectHooksFiles, readHooksFiles, userHooksFiles } from '../../extensions/hooks/config';
 import { problemLine } from '../mcp-config-types';
-import { hookFiles, projectHookDigest } from '../../trust/entry-files';
-import { visibleLine } from '../../trust/labels';
+import { hookFiles, projectHookDigest } from '../entry-files';
+import { visibleLine } from '../../text/visible-line';
 import type { HookEntry } from '../../extensions/hooks/types';
 import type { TrustEntry } from '../../trust/types';
 import { FOLDER_CONFIG_PLACES } from '../places';

@@ -2,7 +2,7 @@
 // folder and the installed plugins, and the folder's ones as trust entries (SPEC §9).
 
 import { join, relative, sep } from 'node:path';
-import { visibleLine } from '../../trust/labels';
+import { visibleLine } from '../../text/visible-line';
 import type { TrustEntry, TrustEntryKind } from '../../trust/types';
 import { readMarkdownPlaces, type DefinitionPlace, type MarkdownCache, type MarkdownDefinition, type MarkdownRead } from './markdown-files';
 

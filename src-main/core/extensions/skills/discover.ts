@@ -17,10 +17,10 @@ import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import { enabledPluginParts } from '../plugins/store';
 import { checkSkillHeader, splitFrontMatter, type HeaderCheck } from './front-matter';
 import type { Skill, SkillProblem, SkillSource } from './types';
+import { SKILLS_MOUNT } from '../../backends/mounts/skills-mount';
 
 export const SKILL_FILE = 'SKILL.md';
 export const MAX_SKILL_FILE_BYTES = 256 * 1024;
-export const SKILLS_MOUNT = '/skills/';
 /** The project's skills folders, relative to the folder, in the order they win on a name clash. */
 export const PROJECT_SKILL_DIRS = FOLDER_CONFIG_PLACES.skill;
 

@@ -3,7 +3,7 @@
 
 import { join } from 'node:path';
 import type { TrustEntry } from '../../trust/types';
-import { visibleLine } from '../../trust/labels';
+import { visibleLine } from '../../text/visible-line';
 import { PROJECT_SKILL_DIRS, projectSkillKey, scanSkillsDir, SKILL_FILE } from './discover';
 import type { SkillProblem } from './types';
 

@@ -3,7 +3,7 @@
 // be SIGKILLed. Arguments: sandboxed|unsandboxed, project folder, data folder, probe script.
 import { createInterface } from 'node:readline';
 import { collectProcessTree } from '../process-tree';
-import { startProcess } from '../supervisor';
+import { startProcess } from '../../sandbox/supervisor';
 
 const [mode, project, dataDir, probe] = process.argv.slice(2) as [string, string, string, string];
 const server = await startProcess({

@@ -9,16 +9,16 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatMessage, ToolCall } from '../../models/types';
 import { errorText, isErrorOutput, type ToolOutput } from '../../tools/tool';
-import { PromptRefusedError, type Middleware } from '../../agent/middleware';
-import { rootRun, type RunContext } from '../../agent/run-context';
-import { matchesClaudeRule, parseClaudeRule } from '../../agent/permissions/claude-rule';
+import { PromptRefusedError, type Middleware } from '../middleware';
+import { rootRun, type RunContext } from '../run-context';
+import { matchesClaudeRule, parseClaudeRule } from '../../config/claude-rule';
 import type { EditorMount, EditorPaths } from '../../backends/mounts/real-paths';
-import { claudeToolCall, claudeToolResponse, deepdeskToolArgs, type ClaudeToolCall } from './claude-tool-input';
-import { matchesTool } from './matcher';
-import type { TranscriptWriter } from './transcript';
-import { withHookPermission } from './call-permission';
-import { runHooks, type HookInput, type HookOutcome } from './runner';
-import type { HookEntry, HookEventName } from './types';
+import { claudeToolCall, claudeToolResponse, deepdeskToolArgs, type ClaudeToolCall } from '../../extensions/hooks/claude-tool-input';
+import { matchesTool } from '../../extensions/hooks/matcher';
+import type { TranscriptWriter } from '../../extensions/hooks/transcript';
+import { withHookPermission } from '../../extensions/hooks/call-permission';
+import { runHooks, type HookInput, type HookOutcome } from '../../extensions/hooks/runner';
+import type { HookEntry, HookEventName } from '../../extensions/hooks/types';
 
 export interface HooksOptions {
   /** The hooks in force, read at every event (Settings can turn one off; a file can change). */

@@ -3,7 +3,7 @@
 // server goes on running: the cases judge while it still runs, at the point where its
 // effects are accepted, then it is stopped.
 import { randomBytes } from 'node:crypto';
-import { startProcess } from '../../supervisor';
+import { startProcess } from '../../sandbox/supervisor';
 import { localPerson } from '../person';
 import type { ExecutionPath } from '../types';
 import { deferredPerson, withReady } from './deferred-person';

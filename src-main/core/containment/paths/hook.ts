@@ -6,12 +6,12 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { loadHooks } from '../../../extensions/hooks/config';
-import { runHook, runHooks, type HookInput } from '../../../extensions/hooks/runner';
-import type { HookEntry } from '../../../extensions/hooks/types';
-import { folderTrust } from '../../../trust/folder-trust';
-import { trustReport } from '../../../trust/report';
-import { TrustStore } from '../../../trust/store';
+import { loadHooks } from '../../extensions/hooks/config';
+import { runHook, runHooks, type HookInput } from '../../extensions/hooks/runner';
+import type { HookEntry } from '../../extensions/hooks/types';
+import { folderTrust } from '../../trust/folder-trust';
+import { trustReport } from '../../trust/report';
+import { TrustStore } from '../../trust/store';
 import { readText } from '../effects';
 import { localPerson } from '../person';
 import type { ExecutionPath, Scene } from '../types';

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadHooks } from '../extensions/hooks/config';
-import { startProcess } from '../process/supervisor';
-import { detectSandbox } from '../sandbox';
-import { entryFilesReason, folderSandboxPolicy } from './protected-entry-files';
-import { loadProjectConfiguration } from './project-configuration';
-import { trustReport } from './report';
-import { TrustStore } from './store';
+import { startProcess } from '../sandbox/supervisor';
+import { detectSandbox } from '../sandbox/index';
+import { entryFilesReason, folderSandboxPolicy } from '../sandbox/protected-entry-files';
+import { loadProjectConfiguration } from '../extensions/mcp/project-configuration';
+import { trustReport } from '../trust/report';
+import { TrustStore } from '../trust/store';
 
 let root: string;
 let folder: string;

@@ -13,12 +13,12 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { build } from 'rolldown';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { collectProcessTree, isProcessAlive } from './process-tree';
-import { runAttributed, type StepAttribution } from '../checkpoints/attribution';
-import { detectSandbox } from '../sandbox';
-import type { SandboxPolicy } from '../sandbox/types';
+import { collectProcessTree, isProcessAlive } from '../process/process-tree';
+import { runAttributed, type StepAttribution } from '../process/attribution';
+import { detectSandbox } from './index';
+import type { SandboxPolicy } from './types';
 import { liveProcessCount, startProcess, stopAllProcesses } from './supervisor';
-import type { SupervisedProcess } from './types';
+import type { SupervisedProcess } from './supervisor-types';
 
 const requireHere = createRequire(import.meta.url);
 const PROBE = join(import.meta.dirname, '__fixtures__', 'probe-server.mjs');

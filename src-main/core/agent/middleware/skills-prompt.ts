@@ -5,10 +5,10 @@
 // first (all to one common length, as little as needed), then skills are left out from the
 // end of the list, and the section says what it left out.
 
-import type { Middleware } from '../../agent/middleware';
-import type { RunContext } from '../../agent/run-context';
-import { countTextTokens } from '../../agent/token-count';
-import type { Skill } from './types';
+import type { Middleware } from '../middleware';
+import type { RunContext } from '../run-context';
+import { countTextTokens } from '../token-count';
+import type { Skill } from '../../extensions/skills/types';
 
 export const PROMPT_SHARE = 0.02;
 export const UNKNOWN_WINDOW_BUDGET_CHARS = 8000;

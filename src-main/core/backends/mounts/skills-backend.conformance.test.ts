@@ -6,11 +6,11 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FilesystemBackend } from '../../backends/filesystem/filesystem';
-import { describeBackendConformance } from '../../backends/conformance/suite';
-import type { Backend } from '../../backends/protocol';
-import { SkillsBackend } from './backend';
-import type { Skill } from './types';
+import { FilesystemBackend } from '../filesystem/filesystem';
+import { describeBackendConformance } from '../conformance/suite';
+import type { Backend } from '../protocol';
+import { SkillsBackend } from './skills-backend';
+import type { Skill } from '../../extensions/skills/types';
 
 function skillAt(dir: string): Skill {
   return {

@@ -4,14 +4,14 @@
 // folder opens; what did not load is returned, never thrown.
 
 import { resolve } from 'node:path';
-import { entryVariables, expandServerEntry, mergeServers, readMcpConfigFile, readServerEntries } from '../config/mcp-config';
-import { problemLine, type ConfigSource, type McpServerConfig } from '../config/mcp-config-types';
-import { enabledPluginParts } from '../extensions/plugins/store';
-import { projectServerDigest } from './entry-files';
-import { mcpTrustKey, projectMcpFile, userMcpFile } from '../config/kinds/mcp';
-import { trustReport } from './report';
-import { realFolder, TrustStore } from './store';
-import type { TrustGate, TrustReport } from './types';
+import { entryVariables, expandServerEntry, mergeServers, readMcpConfigFile, readServerEntries } from '../../config/mcp-config';
+import { problemLine, type ConfigSource, type McpServerConfig } from '../../config/mcp-config-types';
+import { enabledPluginParts } from '../plugins/store';
+import { projectServerDigest } from '../../config/entry-files';
+import { mcpTrustKey, projectMcpFile, userMcpFile } from '../../config/kinds/mcp';
+import { trustReport } from '../../trust/report';
+import { realFolder, TrustStore } from '../../trust/store';
+import type { TrustGate, TrustReport } from '../../trust/types';
 
 export interface ProjectConfigurationOptions {
   folder: string;

@@ -1,7 +1,7 @@
 // The person's shell, outside any sandbox: on this machine, or on the remote over the
 // system ssh (as the person would type `ssh host` and work there).
 import { execFile } from 'node:child_process';
-import { shQuote } from '../../text/shell-quote';
+import { shQuote } from '../text/shell-quote';
 import { personEnv } from './environment';
 import type { ConformanceEnvironment, Person, PersonResult } from './types';
 

@@ -8,18 +8,18 @@
 // (git-guard.ts) keeps what it could plant for the person's git undone, and its effects are
 // checked again before anything it answers is accepted (checkEffects) and at its end.
 import type { ChildProcess } from 'node:child_process';
-import { spawnPipe } from './spawn';
-import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker } from './process-tree';
-import { createSandbox, detectSandbox } from '../sandbox';
+import { spawnPipe } from '../process/spawn';
+import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker } from '../process/process-tree';
+import { createSandbox, detectSandbox } from './index';
 import { realPathOf } from '../fs/real-path';
-import type { CommandSpec, LiveCheck, PreparedCommand } from '../sandbox/types';
-import { startGitGuard, type GitGuard } from './git-guard';
-import { LogTail } from './log-tail';
-import { buildServerEnv } from './server-env';
-import { watchProcessGroup } from './watchdog';
-import type { ProcessExit, ProcessSpec, SupervisedProcess } from './types';
+import type { CommandSpec, LiveCheck, PreparedCommand } from './types';
+import { startGitGuard, type GitGuard } from '../process/git-guard';
+import { LogTail } from '../process/log-tail';
+import { buildServerEnv } from '../process/server-env';
+import { watchProcessGroup } from '../process/watchdog';
+import type { ProcessExit, ProcessSpec, SupervisedProcess } from './supervisor-types';
 
-export type { ProcessExit, ProcessSpec, SupervisedProcess } from './types';
+export type { ProcessExit, ProcessSpec, SupervisedProcess } from './supervisor-types';
 
 const DEFAULT_LOG_LINES = 200;
 /** After its stdin closed, how long a process may take to exit by itself before it is signalled (MCP's stdio shutdown). */

@@ -3,7 +3,7 @@
 // control or invisible character is shown as an escape: a label cannot hide or reorder
 // what it lists.
 
-import { terminalSafe } from '../text/terminal-safe';
+import { terminalSafe } from './terminal-safe';
 
 /** One line, with nothing hidden: controls, newlines and invisible characters as escapes. */
 export function visibleLine(text: string): string {

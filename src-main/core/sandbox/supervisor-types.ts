@@ -2,7 +2,7 @@
 // behalf (MCP stdio servers, hooks; SPEC §10–§11): contained by default, a scrubbed
 // environment, the whole tree ended on stop, on quit and when Deepdesk dies.
 import type { Readable, Writable } from 'node:stream';
-import type { LiveCheck, SandboxPolicy } from '../sandbox/types';
+import type { LiveCheck, SandboxPolicy } from './types';
 
 export interface ProcessSpec {
   /** What it is for (default a server): the registry's label (spawn.ts). */

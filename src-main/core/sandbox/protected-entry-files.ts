@@ -5,8 +5,8 @@
 
 import { isAbsolute, relative } from 'node:path';
 import { folderEntryFiles } from '../config/registry';
-import type { SandboxPolicy } from '../sandbox/types';
-import { realOrSelf } from './entry-files';
+import type { SandboxPolicy } from './types';
+import { realOrSelf } from '../config/entry-files';
 
 /** Why the agent's change to `path` (absolute, in `folder`) must ask, or null. */
 export function entryFilesReason(folder: string, path: string): string | null {

@@ -7,12 +7,12 @@
 
 import { createHash } from 'node:crypto';
 import { relative, sep } from 'node:path';
-import { projectClaudeSettingsFiles, readClaudeSettings, userClaudeSettingsFile, type PermissionListName } from '../../config/claude-settings';
-import type { FolderEntries } from '../../config/kinds/kind';
-import { visibleLine } from '../../trust/labels';
-import type { TrustEntry } from '../../trust/types';
+import { projectClaudeSettingsFiles, readClaudeSettings, userClaudeSettingsFile, type PermissionListName } from './claude-settings';
+import type { FolderEntries } from './kinds/kind';
+import { visibleLine } from '../text/visible-line';
+import type { TrustEntry } from '../trust/types';
 import { parseClaudeRule, type ClaudeRule } from './claude-rule';
-import type { PermissionRule } from './types';
+import type { PermissionRule } from '../agent/permissions/types';
 
 const TOOLS: Readonly<Record<string, readonly string[]>> = {
   Bash: ['execute'],

@@ -5,11 +5,11 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadHooks } from '../extensions/hooks/config';
-import { FilesystemBackend } from './filesystem/filesystem';
-import { LocalShellBackend } from './filesystem/local-shell';
+import { loadHooks } from './config';
+import { FilesystemBackend } from '../../backends/filesystem/filesystem';
+import { LocalShellBackend } from '../../backends/filesystem/local-shell';
 import { hookPolicy, withPolicies, type Policy, type PolicyRequest } from './policy-wrapper';
-import { isShellBackend } from './protocol';
+import { isShellBackend } from '../../backends/protocol';
 
 let root: string;
 beforeEach(() => {

@@ -3,15 +3,16 @@
 // skill's folder are refused), joined under one composite that is rebuilt when the list of
 // skills changes. Every change is refused: a skill is edited in its own folder.
 
-import { createComposite } from '../../backends/mounts/composite';
-import { FilesystemBackend } from '../../backends/filesystem/filesystem';
+import { createComposite } from './composite';
+import { FilesystemBackend } from '../filesystem/filesystem';
 import type {
   Backend, DeleteResult, EditResult, FileDownloadResponse, FileUpload, FileUploadResponse, GlobResult, GrepResult, LsResult,
   ReadRawResult, ReadResult, StatResult, WriteResult,
-} from '../../backends/protocol';
-import { StateBackend } from '../../backends/store/state';
-import { SKILLS_MOUNT } from './discover';
-import type { Skill } from './types';
+} from '../protocol';
+import { StateBackend } from '../store/state';
+import type { Skill } from '../../extensions/skills/types';
+import { SKILLS_MOUNT } from './skills-mount';
+
 
 /** The error for any change under the mount (the path is the backend's own; the mount puts `/skills` back). */
 export function readOnlySkillError(path: string): string {

@@ -1,8 +1,8 @@
 // The local sandboxed command: the agent's `execute` on a local folder (LocalShellBackend in a
 // pty, inside the sandbox createSandbox makes for the folder, as the app assembles it).
-import { LocalShellBackend } from '../../../backends/filesystem/local-shell';
-import { createSandbox } from '../../../sandbox';
-import type { Sandbox } from '../../../sandbox/types';
+import { LocalShellBackend } from '../../backends/filesystem/local-shell';
+import { createSandbox } from '../../sandbox/index';
+import type { Sandbox } from '../../sandbox/types';
 import { localPerson } from '../person';
 import type { ExecutionPath, Scene } from '../types';
 import { deferredPerson, withReady } from './deferred-person';

@@ -2,14 +2,14 @@
 // own schema; past 10% of the context window they are deferred behind tool_search, and the
 // ones a thread found (or called) are offered from the next step on.
 import { z } from 'zod';
-import { toolSpec } from '../../agent/loop';
-import type { Middleware } from '../../agent/middleware';
-import type { RunContext } from '../../agent/run-context';
-import { countToolTokens } from '../../agent/token-count';
-import type { ThreadState } from '../../agent/types';
+import { toolSpec } from '../loop';
+import type { Middleware } from '../middleware';
+import type { RunContext } from '../run-context';
+import { countToolTokens } from '../token-count';
+import type { ThreadState } from '../types';
 import { defineTool, text, type AgentTool } from '../../tools/tool';
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, searchResultText, searchTools } from './tool-search';
-import type { McpHubApi, McpToolInfo } from './types';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, searchResultText, searchTools } from '../../extensions/mcp/tool-search';
+import type { McpHubApi, McpToolInfo } from '../../extensions/mcp/types';
 
 export const TOOL_SEARCH = 'tool_search';
 /** The share of the context window the MCP tools' schemas may take before they are deferred. */

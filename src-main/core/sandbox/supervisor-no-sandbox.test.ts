@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startProcess, stopAllProcesses } from './supervisor';
 
-vi.mock('../sandbox', () => ({
+vi.mock('./index', () => ({
   createSandbox: () => Promise.resolve(undefined),
   detectSandbox: () => Promise.resolve({ available: false, reason: 'bubblewrap (bwrap) is not installed' }),
 }));

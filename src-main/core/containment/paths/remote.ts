@@ -5,11 +5,11 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RemoteShellBackend } from '../../../backends/remote/remote-shell';
-import { createRemoteSandbox } from '../../../backends/remote/remote-sandbox';
-import { SshConnection } from '../../../backends/remote/ssh-connection';
-import { parseSshTarget } from '../../../backends/remote/ssh-target';
-import { startTestSshd, TEST_SSH_HOST, type TestSshd } from '../../../backends/remote/testing/sshd';
+import { RemoteShellBackend } from '../../backends/remote/remote-shell';
+import { createRemoteSandbox } from '../../backends/remote/remote-sandbox';
+import { SshConnection } from '../../backends/remote/ssh-connection';
+import { parseSshTarget } from '../../backends/remote/ssh-target';
+import { startTestSshd, TEST_SSH_HOST, type TestSshd } from '../../backends/remote/testing/sshd';
 import { sshPerson } from '../person';
 import type { ExecutionPath, Scene } from '../types';
 import { deferredPerson, withReady } from './deferred-person';

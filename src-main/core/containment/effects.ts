@@ -1,6 +1,6 @@
 // Effects, observed as the person after a run (through Person.sh, so the same checks hold on
 // a remote folder): what their own git runs, what a file holds, which files exist.
-import { shQuote } from '../../text/shell-quote';
+import { shQuote } from '../text/shell-quote';
 import type { Person, Scene } from './types';
 
 /** What the person does in a repository next; only the marker counts, a failing command is fine. */

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync, type BigIntStats } from 'node:fs';
 import { isAbsolute, join, normalize, relative, resolve } from 'node:path';
-import type { CheckedServerEntry } from '../config/mcp-config';
+import type { CheckedServerEntry } from './mcp-config';
 import type { HookEntry } from '../extensions/hooks/types';
 
 /** How hooks and servers name the folder in their commands. */

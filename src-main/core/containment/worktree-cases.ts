@@ -5,7 +5,7 @@
 // thread's worktree), nor redirect what the person's git runs in the worktree or in the
 // repository; normal git work in the worktree still runs.
 import { expect } from 'vitest';
-import { shQuote } from '../../text/shell-quote';
+import { shQuote } from '../text/shell-quote';
 import { filesHolding, kindOf, personUsesGit, readText, valuesIn } from './effects';
 import { firingHooks, type CaseContext, type ContainmentCase } from './case';
 import type { Scene, WorktreeScene } from './types';

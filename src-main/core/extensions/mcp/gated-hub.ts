@@ -4,13 +4,13 @@
 // another process), a changed entry or a changed script takes effect before the next model
 // call, even before the reload that stops the server has happened; `onStale` asks for it.
 
-import { readServerEntries } from '../config/mcp-config';
-import type { McpServerConfig } from '../config/mcp-config-types';
-import type { McpHubApi } from '../extensions/mcp/types';
-import { errorText } from '../tools/tool';
-import { pathsStamp, projectServerDigest, serverFiles } from './entry-files';
-import { mcpTrustKey, projectMcpFile } from '../config/kinds/mcp';
-import type { TrustGate } from './types';
+import { readServerEntries } from '../../config/mcp-config';
+import type { McpServerConfig } from '../../config/mcp-config-types';
+import type { McpHubApi } from './types';
+import { errorText } from '../../tools/tool';
+import { pathsStamp, projectServerDigest, serverFiles } from '../../config/entry-files';
+import { mcpTrustKey, projectMcpFile } from '../../config/kinds/mcp';
+import type { TrustGate } from '../../trust/types';
 
 export interface TrustGatedHubOptions {
   /** The folder's real path. */

@@ -3,10 +3,10 @@
 // one denies without touching the backend. For code that embeds the harness; a person's
 // hooks.json can be one of the policies (hookPolicy).
 
-import { isShellBackend, type Backend, type ExecuteOptions, type ExecuteResult, type FileDownloadResponse, type FileUpload, type FileUploadResponse, type ShellBackend } from './protocol';
-import { matchesTool } from '../extensions/hooks/matcher';
-import { runHooks } from '../extensions/hooks/runner';
-import type { HookEntry } from '../extensions/hooks/types';
+import { isShellBackend, type Backend, type ExecuteOptions, type ExecuteResult, type FileDownloadResponse, type FileUpload, type FileUploadResponse, type ShellBackend } from '../../backends/protocol';
+import { matchesTool } from './matcher';
+import { runHooks } from './runner';
+import type { HookEntry } from './types';
 
 export type PolicyOperation = 'read' | 'write' | 'edit' | 'delete' | 'execute';
 
