@@ -10,7 +10,7 @@ import { relative, sep } from 'node:path';
 import { projectClaudeSettingsFiles, readClaudeSettings, userClaudeSettingsFile, type PermissionListName } from './claude-settings';
 import type { FolderEntries } from './kinds/kind';
 import { visibleLine } from '../text/visible-line';
-import type { TrustEntry } from '../trust/types';
+import type { TrustEntry } from './trust-entry';
 import { parseClaudeRule, type ClaudeRule } from './claude-rule';
 import type { PermissionRule } from '../agent/permissions/types';
 

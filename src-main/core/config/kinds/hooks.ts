@@ -5,7 +5,7 @@ import { problemLine } from '../mcp-config-types';
 import { hookFiles, projectHookDigest } from '../entry-files';
 import { visibleLine } from '../../text/visible-line';
 import type { HookEntry } from '../../extensions/hooks/types';
-import type { TrustEntry } from '../../trust/types';
+import type { TrustEntry } from '../trust-entry';
 import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';
 

@@ -2,7 +2,7 @@
 // found, what the trust question shows and digests of it, its problems, and what it runs.
 // A new kind is one of these in registry.ts, and nothing else.
 
-import type { TrustEntry } from '../../trust/types';
+import type { TrustEntry } from '../trust-entry';
 
 export interface ConfigPlaces {
   dataDir: string;

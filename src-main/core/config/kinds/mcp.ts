@@ -7,7 +7,7 @@ import { problemLine } from '../mcp-config-types';
 import { projectServerDigest, serverFiles } from '../entry-files';
 import { visibleLine } from '../../text/visible-line';
 import { shellWord } from '../../text/shell-quote';
-import type { TrustEntry } from '../../trust/types';
+import type { TrustEntry } from '../trust-entry';
 import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';
 

@@ -3,7 +3,7 @@
 
 import { join, relative, sep } from 'node:path';
 import { visibleLine } from '../../text/visible-line';
-import type { TrustEntry, TrustEntryKind } from '../../trust/types';
+import type { TrustEntry, TrustEntryKind } from '../../config/trust-entry';
 import { readMarkdownPlaces, type DefinitionPlace, type MarkdownCache, type MarkdownDefinition, type MarkdownRead } from './markdown-files';
 
 export interface DefinitionPlaces {

@@ -2,7 +2,7 @@
 // its folder (two project folders may hold the same name), digest = sha256 of its SKILL.md.
 
 import { join } from 'node:path';
-import type { TrustEntry } from '../../trust/types';
+import type { TrustEntry } from '../../config/trust-entry';
 import { visibleLine } from '../../text/visible-line';
 import { PROJECT_SKILL_DIRS, projectSkillKey, scanSkillsDir, SKILL_FILE } from './discover';
 import type { SkillProblem } from './types';

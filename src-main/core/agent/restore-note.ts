@@ -3,10 +3,10 @@
 // still shows the reverted writes as done and the agent builds on files that are gone.
 // Also a short line of it for the window's conversation.
 
-import type { PendingNote } from '../agent/notes';
-import type { CheckpointHistory } from './history';
-import type { RestoreOutcome } from './restore';
-import { toVirtual, type CheckpointEntry } from './types';
+import type { PendingNote } from './notes';
+import type { CheckpointHistory } from '../checkpoints/history';
+import type { RestoreOutcome } from '../checkpoints/restore';
+import { toVirtual, type CheckpointEntry } from '../checkpoints/types';
 
 export type RestoreNoteKind = 'restore' | 'revert' | 'undo';
 
