@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { commandMatches, matchesClaudeRule, parseClaudeRule, pathMatches, type ClaudeRule } from '../../config/claude-rule';
+import { commandMatches, matchesClaudeRule, parseClaudeRule, pathMatches, type ClaudeRule } from './claude-rule';
 
 const folder = '/work/proj';
 const rule = (text: string): ClaudeRule => {

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deepdeskRule, folderRuleEntries, loadClaudeRules, withClaudeRules } from '../../config/claude-permissions';
-import { evaluatePermission, DEFAULT_RULES } from './rules';
+import { deepdeskRule, folderRuleEntries, loadClaudeRules, withClaudeRules } from './claude-permissions';
+import { evaluatePermission, DEFAULT_RULES } from '../agent/permissions/rules';
 
 let root: string;
 let home: string;
