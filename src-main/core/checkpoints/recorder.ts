@@ -21,6 +21,7 @@ import { diffStates, entriesUnder, scanTargets, walkTargets, withParents, type S
 import { HEAVY_FOLDERS } from '../fs/heavy-folders';
 import type { CheckpointStore, NewCheckpoint } from './store';
 import { sameState, type Change, type Checkpoint, type ManifestRow } from './types';
+import { isPathBelow } from '../fs/path-inside';
 
 export interface StepInfo {
   threadId: string;
@@ -397,9 +398,8 @@ export class CheckpointRecorder {
 
   /** A folder-relative path for a real path inside the folder, or null outside it. */
   relative(abs: string): string | null {
-    const rel = path.relative(this.root, abs);
-    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
-    return rel.split(path.sep).join('/');
+    if (!isPathBelow(this.root, abs)) return null;
+    return path.relative(this.root, abs).split(path.sep).join('/');
   }
 }
 

@@ -6,6 +6,7 @@
 
 import { homedir } from 'node:os';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { isPathInside } from '../fs/path-inside';
 
 export interface ClaudeRule {
   /** As written, for messages. */
@@ -83,7 +84,7 @@ export function pathMatches(specifier: string, path: string, folder: string): bo
   else if (pattern.startsWith('/')) pattern = pattern.slice(1);
   const absolute = isAbsolute(path) ? path : resolve(folder, path);
   const rel = relative(base, absolute);
-  if (rel.startsWith('..') || isAbsolute(rel)) return false;
+  if (!isPathInside(base, absolute)) return false;
   // `src/**` covers the folder `src` itself too.
   if (pattern.endsWith('/**')) pattern = pattern.slice(0, -3);
   const anywhere = !pattern.includes('/');

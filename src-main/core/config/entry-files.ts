@@ -14,6 +14,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import type { CheckedServerEntry } from './mcp-config';
 import type { HookEntry } from '../extensions/hooks/types';
+import { isPathBelow } from '../fs/path-inside';
 
 /** How hooks and servers name the folder in their commands. */
 const PROJECT_DIR = /\$\{(?:CLAUDE_PROJECT_DIR|DEEPDESK_PROJECT_DIR)\}|\$(?:CLAUDE_PROJECT_DIR|DEEPDESK_PROJECT_DIR)(?![A-Za-z0-9_])/g;
@@ -68,8 +69,7 @@ export function folderPathsIn(folder: string, words: readonly string[]): string[
     for (const candidate of candidates) {
       if (candidate === '' || candidate.startsWith('-') || candidate.includes('$') || candidate.startsWith('~')) continue;
       const path = isAbsolute(candidate) ? normalize(candidate) : resolve(folder, candidate);
-      const rel = relative(folder, path);
-      if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) continue;
+      if (!isPathBelow(folder, path)) continue;
       // A bare word (`echo`, `hello`) is a path only when it is there: the command may read it.
       if (!candidate.includes('/') && !candidate.includes('.') && !exists(path)) continue;
       found.add(path);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { insideWith, isPathInside, isSlashPathInside } from './path-inside';
+import { insideWith, isPathBelow, isPathInside, isSlashPathInside } from './path-inside';
 
 describe('isPathInside(root, path)', () => {
   it('takes the root itself and what lies below it', () => {
@@ -37,6 +37,16 @@ describe('isPathInside(root, path)', () => {
     expect(win('C:\\a\\b', 'D:\\a\\b\\c')).toBe(false);
     expect(win('C:\\a\\b', 'C:\\a\\b\\..\\c')).toBe(false);
     expect(win('C:\\a\\b\\', 'C:\\a\\b')).toBe(true);
+  });
+});
+
+describe('isPathBelow(root, path)', () => {
+  it('is isPathInside without the root itself', () => {
+    expect(isPathBelow('/a/b', '/a/b')).toBe(false);
+    expect(isPathBelow('/a/b/', '/a/b')).toBe(false);
+    expect(isPathBelow('/a/b', '/a/b/c')).toBe(true);
+    expect(isPathBelow('/a/b', '/a/bc')).toBe(false);
+    expect(isPathBelow('/a/b', '/a/b/c/..')).toBe(false);
   });
 });
 

@@ -7,6 +7,11 @@ export function isPathInside(root: string, candidate: string): boolean {
   return insideWith(path, root, candidate);
 }
 
+/** Strictly below `root`: inside it and not the root itself. */
+export function isPathBelow(root: string, candidate: string): boolean {
+  return isPathInside(root, candidate) && path.relative(root, candidate) !== '';
+}
+
 /** For `/`-separated paths that are already normalised: virtual paths and folder-relative ones. */
 export function isSlashPathInside(root: string, candidate: string): boolean {
   const base = root.length > 1 ? root.replace(/\/+$/, '') : root;

@@ -3,18 +3,18 @@
 // read-only, and the agent's writes to them ask. Every entry counts, trusted or not: one
 // trusted later must find its files as they were shown.
 
-import { isAbsolute, relative } from 'node:path';
+import { relative } from 'node:path';
 import { folderEntryFiles } from '../config/registry';
 import type { SandboxPolicy } from './types';
 import { realOrSelf } from '../config/entry-files';
+import { isPathInside } from '../fs/path-inside';
 
 /** Why the agent's change to `path` (absolute, in `folder`) must ask, or null. */
 export function entryFilesReason(folder: string, path: string): string | null {
   const targets = new Set([path, realOrSelf(path)]);
   for (const file of folderEntryFiles(folder)) {
     for (const target of targets) {
-      const rel = relative(target, file);
-      if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) {
+      if (isPathInside(target, file)) {
         return `the folder's configuration runs it (${relative(folder, file) || file}) once trusted, and a change to it needs trust again`;
       }
     }

@@ -8,7 +8,7 @@
 // SKILL.md is read again only when its stat changed, see SkillScanCache), cheap enough to
 // run before every model call, so a new or edited skill is picked up without a restart.
 
-import { isPathInside } from '../../fs/path-inside';
+import { isPathBelow } from '../../fs/path-inside';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -166,7 +166,7 @@ export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache =
     for (const relRoot of PROJECT_SKILL_DIRS) {
       for (const found of scanSkillsDir(join(folder, relRoot), problems, cache, clock)) {
         const relDir = `${relRoot}/${found.name}`;
-        const inside = found.dir !== folder && isPathInside(folder, found.dir);
+        const inside = isPathBelow(folder, found.dir);
         const skill = toSkill(found, 'project', inside ? `/${toPosix(relative(folder, found.file))}` : mountPath(found.name));
         if (!options.isTrusted({ key: projectSkillKey(relDir), digest: found.digest })) untrusted.push(skill);
         else project.push(skill);
