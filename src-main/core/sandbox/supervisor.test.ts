@@ -21,7 +21,7 @@ import { liveProcessCount, startProcess, stopAllProcesses } from './supervisor';
 import type { SupervisedProcess } from './supervisor-types';
 
 const requireHere = createRequire(import.meta.url);
-const PROBE = join(import.meta.dirname, '__fixtures__', 'probe-server.mjs');
+const PROBE = join(import.meta.dirname, '..', 'process', '__fixtures__', 'probe-server.mjs');
 const SECRET = 'PRIVATE-KEY-5d1e77';
 const DB_CONTENT = 'SQLITE-ROWS-2b9c';
 const available = await detectSandbox();

@@ -2,8 +2,8 @@
 // supervisor, has it spawn children, prints the host pids of the whole tree, then waits to
 // be SIGKILLed. Arguments: sandboxed|unsandboxed, project folder, data folder, probe script.
 import { createInterface } from 'node:readline';
-import { collectProcessTree } from '../process-tree';
-import { startProcess } from '../../sandbox/supervisor';
+import { collectProcessTree } from '../../process/process-tree';
+import { startProcess } from '../supervisor';
 
 const [mode, project, dataDir, probe] = process.argv.slice(2) as [string, string, string, string];
 const server = await startProcess({
