@@ -1,4 +1,4 @@
-/** Folders never snapshotted even when no .gitignore names them: dependencies and caches. */
+/** Dependency and cache folders: never snapshotted, even when no .gitignore names them, and not looked into by the live git guard. */
 export const HEAVY_FOLDERS: ReadonlySet<string> = new Set([
   'node_modules',
   'bower_components',

@@ -13,7 +13,6 @@ import { StateBackend } from '../store/state';
 import type { Skill } from '../../extensions/skills/types';
 import { SKILLS_MOUNT } from './skills-mount';
 
-
 /** The error for any change under the mount (the path is the backend's own; the mount puts `/skills` back). */
 export function readOnlySkillError(path: string): string {
   return `'${path}' is in a skill, mounted read-only at ${SKILLS_MOUNT}; a skill is changed in its own folder, not by the agent`;
