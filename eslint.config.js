@@ -23,7 +23,48 @@ const LAYERS = {
 };
 const restricted = (patterns, spawning = true) => ({ '@typescript-eslint/no-restricted-imports': ['error', { paths: spawning ? SPAWNING : [], patterns }] });
 /** Tests, fixtures and test servers start what they need themselves. */
-const TEST_FILES = ['**/*.test.ts', '**/*.test-support.ts', '**/testing/**', '**/__fixtures__/**', 'src-main/core/process/conformance/**'];
+const TEST_FILES = ['**/*.test.ts', '**/*.test-support.ts', '**/testing/**', '**/__fixtures__/**', 'src-main/core/containment/**'];
+
+// core's floor plan, bottom first: a folder imports only the folders below it (docs/development.md).
+const CORE_FLOORS = ['fs', 'text', 'media', 'process', 'models', 'git', 'config', 'trust', 'sandbox', 'backends', 'checkpoints', 'telemetry', 'tools', 'extensions', 'agent', 'containment'];
+/** Types a folder may still take from above (a value import from there stays an error). */
+const TYPES_FROM_ABOVE = {
+  media: ['models'],
+  models: ['tools'],
+  process: ['sandbox', 'backends'],
+  git: ['sandbox'],
+  config: ['agent', 'extensions'],
+  backends: ['extensions'],
+  telemetry: ['agent'],
+  tools: ['agent'],
+  extensions: ['agent'],
+};
+/** Values from above: config's kinds still call the extensions' own walkers (the registry is to own the walk). */
+const VALUES_FROM_ABOVE = { 'config/kinds': ['extensions'] };
+const floorPatterns = (floor, allowed = []) => {
+  const above = CORE_FLOORS.slice(CORE_FLOORS.indexOf(floor) + 1).filter((f) => !allowed.includes(f));
+  const types = TYPES_FROM_ABOVE[floor] ?? [];
+  const rule = (folders, allowTypeImports) => ({
+    group: folders.map((f) => `../**/${f}/**`),
+    message: allowTypeImports
+      ? `core/${floor} takes only types from ${folders.join(', ')}, above it: move a shared value down (docs/development.md)`
+      : `core/${floor} imports only the core folders below it: move what both need down (docs/development.md)`,
+    allowTypeImports,
+  });
+  const typesOnly = above.filter((f) => types.includes(f));
+  const all = above.filter((f) => !types.includes(f));
+  return [...(all.length ? [rule(all, false)] : []), ...(typesOnly.length ? [rule(typesOnly, true)] : [])];
+};
+const SPAWN_MODULES = ['src-main/core/process/spawn.ts', 'src-main/core/process/spawn-pty.ts'];
+const floorBlocks = CORE_FLOORS.flatMap((floor) => {
+  const nested = Object.keys(VALUES_FROM_ABOVE).filter((k) => k.startsWith(floor + '/'));
+  const block = (files, ignores, patterns, spawning) => ({ files, ignores, rules: restricted([...LAYERS.core, ...patterns], spawning) });
+  return [
+    block([`src-main/core/${floor}/**/*.ts`], [...TEST_FILES, ...SPAWN_MODULES, ...nested.map((k) => `src-main/core/${k}/**`)], floorPatterns(floor), true),
+    ...nested.map((k) => block([`src-main/core/${k}/**/*.ts`], TEST_FILES, floorPatterns(floor, VALUES_FROM_ABOVE[k]), true)),
+    ...(floor === 'process' ? [block(SPAWN_MODULES, [], floorPatterns(floor), false)] : []),
+  ];
+});
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', '.bench/**', 'test-results/**', 'test/fixtures/claude-code-corpus/**'] },
@@ -46,11 +87,7 @@ export default tseslint.config(
     files: ['src-main/core/**/*.ts'],
     rules: restricted(LAYERS.core, false),
   },
-  {
-    files: ['src-main/core/**/*.ts'],
-    ignores: [...TEST_FILES, 'src-main/core/process/spawn.ts', 'src-main/core/process/spawn-pty.ts'],
-    rules: restricted(LAYERS.core),
-  },
+  ...floorBlocks,
   {
     files: ['src-main/app/**/*.ts'],
     rules: restricted(LAYERS.app, false),

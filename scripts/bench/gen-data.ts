@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/mounts/mounts';
+import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/store/memory-store-api';
 import { openDatabase, StoreBackend } from '../../src-main/core/backends/store/store';
 import { generateText, makeRng, pick, type Rng, sentence, type TextKind, word } from './text-gen';
 import { progress } from './report';

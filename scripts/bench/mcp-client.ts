@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createAgentDefinition } from '../../src-main/core/agent/create-agent';
-import type { ModelCallRequest } from '../../src-main/core/agent/middleware';
+import type { ModelCallRequest } from '../../src-main/core/agent/run-context';
 import { runAgent } from '../../src-main/core/agent/loop';
 import { countRequestTokens } from '../../src-main/core/agent/token-count';
 import { newThreadState } from '../../src-main/core/agent/types';

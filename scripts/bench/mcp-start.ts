@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpStdioServerConfig } from '../../src-main/core/config/mcp-config-types';
 import { startStdioServer } from '../../src-main/core/extensions/mcp/stdio-transport';
-import { stopAllProcesses } from '../../src-main/core/process/supervisor';
+import { stopAllProcesses } from '../../src-main/core/sandbox/supervisor';
 import { detectSandbox } from '../../src-main/core/sandbox';
 import { errorText, formatMs, formatRatio, median, withTimeout } from './measure';
 import type { BenchOptions } from './options';

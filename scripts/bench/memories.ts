@@ -6,7 +6,7 @@
 
 import type Database from 'better-sqlite3';
 import { MemoriesService } from '../../src-main/app/memories/memories-service';
-import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/mounts/mounts';
+import { MEMORIES_NAMESPACE } from '../../src-main/core/backends/store/memory-store-api';
 import { openDatabase, StoreBackend } from '../../src-main/core/backends/store/store';
 import { ensureMemories, MEMORY_COUNTS, MEMORY_SEARCH, type MemoryCount } from './gen-data';
 import { type Contender, type ContenderResult, formatMs, formatRatio, median, timeInterleaved } from './measure';

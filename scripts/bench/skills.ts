@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { countTextTokens } from '../../src-main/core/agent/token-count';
 import { createSkillCatalog } from '../../src-main/core/extensions/skills/discover';
-import { skillListing, skillPromptBudget, skillsMiddleware } from '../../src-main/core/extensions/skills/prompt';
+import { skillListing, skillPromptBudget, skillsMiddleware } from '../../src-main/core/agent/middleware/skills-prompt';
 import { errorText, formatMs, median, timeRuns } from './measure';
 import type { BenchOptions } from './options';
 import { progress, verdict, type Report, type Section } from './report';

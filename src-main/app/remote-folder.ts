@@ -11,7 +11,6 @@ import type { Backend } from '../core/backends/protocol';
 import { CONFIG_KINDS, type ConfigKind } from '../core/config/registry';
 import { remoteLoginShellCommandLine } from '../core/backends/remote/remote-exec';
 import { RemoteShellBackend } from '../core/backends/remote/remote-shell';
-import type { App } from './app';
 import { openFolderBackend, type FolderBackendOptions } from './folders/folder-backend';
 import { remoteFolderLabel, type SshFolderLocation } from './folders/folder-location';
 
@@ -50,7 +49,7 @@ export async function openRemoteAppFolder(location: SshFolderLocation, options: 
  * The app of a remote folder, for createWindowFolders's openRemoteApp: the folder connected and
  * checked, then `build` on it; the connection is closed when building fails (else with the app).
  */
-export async function openRemoteApp(location: SshFolderLocation, options: FolderBackendOptions, build: (remote: RemoteAppFolder) => Promise<App>): Promise<App> {
+export async function openRemoteApp<App>(location: SshFolderLocation, options: FolderBackendOptions, build: (remote: RemoteAppFolder) => Promise<App>): Promise<App> {
   const remote = await openRemoteAppFolder(location, options);
   try {
     return await build(remote);

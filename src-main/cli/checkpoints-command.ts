@@ -6,7 +6,7 @@ import { ThreadStore } from '../app/threads/thread-store';
 import { openDatabase } from '../core/backends/store/store';
 import { CheckpointHistory, CheckpointNotFoundError } from '../core/checkpoints/history';
 import type { RestoreOutcome } from '../core/checkpoints/restore';
-import { restoreNote } from '../core/checkpoints/restore-note';
+import { restoreNote } from '../core/agent/restore-note';
 import { CheckpointStore } from '../core/checkpoints/store';
 import type { OpenedFolderBackend } from '../app/folders/folder-backend';
 import { parseFolderLocation } from '../app/folders/folder-location';

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_MEMORY_PAGE } from '../app/contract';
 import { databasePath } from '../app/data-dir';
-import { MEMORIES_NAMESPACE } from '../core/backends/mounts/mounts';
+import { MEMORIES_NAMESPACE } from '../core/backends/store/memory-store-api';
 import { StoreBackend } from '../core/backends/store/store';
 import { removeDataDir } from '../app/host/testing/remove-data-dir';
 

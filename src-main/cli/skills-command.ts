@@ -7,7 +7,7 @@
 import { homedir } from 'node:os';
 import { resolveDataDir } from '../app/data-dir';
 import { discoverSkills } from '../core/extensions/skills/discover';
-import { budgetText, skillListing, skillPromptBudget } from '../core/extensions/skills/prompt';
+import { budgetText, skillListing, skillPromptBudget } from '../core/agent/middleware/skills-prompt';
 import type { Skill } from '../core/extensions/skills/types';
 import { folderTrust } from '../core/trust/folder-trust';
 import { TrustStore } from '../core/trust/store';

@@ -9,7 +9,7 @@ import { CheckpointHistory, type FileChange } from '../../core/checkpoints/histo
 import type { FolderSource } from '../../core/checkpoints/folder-source';
 import { recorderFor, type CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { RestoreOutcome, Resolution } from '../../core/checkpoints/restore';
-import { restoreNote, type RestoreNoteOptions } from '../../core/checkpoints/restore-note';
+import { restoreNote, type RestoreNoteOptions } from '../../core/agent/restore-note';
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import { toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import { ContractError } from '../contract';

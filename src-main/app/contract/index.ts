@@ -38,7 +38,6 @@ export * from './worktrees';
 export * from './usage';
 export * from './agent-events';
 export * from './core-helpers';
-export type { DeepdeskBridge } from './bridge';
 
 // ---------------------------------------------------------------- shared shapes
 
@@ -423,4 +422,15 @@ export function parseRequest(frame: unknown): { id: number; method: MethodName; 
 export interface Transport {
   call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>;
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+}
+
+/**
+ * What the desktop app's preload gives the window as `window.deepdeskBridge`: the frames of
+ * this contract over Electron IPC, unvalidated (the window validates them as any transport's).
+ */
+export interface DeepdeskBridge {
+  /** Resolves with the response frame (errors are frames too); rejects only if IPC itself fails. */
+  call(method: string, params: unknown): Promise<ResponseFrame>;
+  /** Event frames as they arrive, unvalidated; returns an unsubscribe function. */
+  onEvent(listener: (frame: EventFrame) => void): () => void;
 }

@@ -1,6 +1,6 @@
 // The contract's shapes for MCP servers and folder trust (SPEC §9, §10). Renderer-safe: zod only.
 import { z } from 'zod';
-import { TRUST_ENTRY_KINDS } from '../../core/trust/types';
+import { TRUST_ENTRY_KINDS } from '../../core/config/trust-entry';
 
 export const mcpStatusSchema = z.enum(['starting', 'connected', 'failed', 'needs-sign-in', 'not-trusted', 'disabled']);
 export type McpStatusDto = z.infer<typeof mcpStatusSchema>;

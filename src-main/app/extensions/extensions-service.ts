@@ -9,12 +9,12 @@ import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/con
 import { hooksSource, loadHooks, type LoadedHooks } from '../../core/extensions/hooks/config';
 import type { HookEntry } from '../../core/extensions/hooks/types';
 import { createSkillCatalog, skillProblemLine, type SkillDiscovery } from '../../core/extensions/skills/discover';
-import type { SkillListing } from '../../core/extensions/skills/prompt';
+import type { SkillListing } from '../../core/agent/middleware/skills-prompt';
 import type { Skill } from '../../core/extensions/skills/types';
 import { folderTrust, type FolderTrust } from '../../core/trust/folder-trust';
 import type { TrustGate } from '../../core/trust/types';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
-import { loadClaudeRules, type ClaudeRules } from '../../core/agent/permissions/claude-permissions';
+import { loadClaudeRules, type ClaudeRules } from '../../core/config/claude-permissions';
 import { createDefinitionsCatalog, type DefinitionsCatalog } from '../../core/extensions/definitions/catalog';
 import type { CustomCommand } from '../../core/extensions/definitions/commands';
 import type { AgentsListDto, HooksListDto, SkillsListDto } from '../contract';

@@ -12,7 +12,8 @@ import type { Backend, ShellBackend } from '../../core/backends/protocol';
 import { RemoteBackend } from '../../core/backends/remote/remote-backend';
 import { createRemoteSandbox } from '../../core/backends/remote/remote-sandbox';
 import { RemoteShellBackend } from '../../core/backends/remote/remote-shell';
-import { SshConnection, shQuote } from '../../core/backends/remote/ssh-connection';
+import { SshConnection } from '../../core/backends/remote/ssh-connection';
+import { shQuote } from '../../core/text/shell-quote';
 import type { Sandbox } from '../../core/sandbox/types';
 import { remoteFolderLabel, type FolderLocation, type SshFolderLocation } from './folder-location';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
 import { createSandbox, detectSandbox } from '../../core/sandbox';
-import { folderSandboxPolicy } from '../../core/trust/protected-entry-files';
+import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
 import { ensureHostDir, hostPaths } from './paths';
 import { LineReader } from './protocol';
 import { HostAlreadyRunningError, startHostServer, type HostServer, type HostServerOptions } from './server';

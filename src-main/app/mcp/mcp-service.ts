@@ -9,7 +9,7 @@ import { entryProblem, readJsonObject, removeServerEntry, setServerDisabled, wri
 import { recordShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { McpHubApi, McpServerState, McpStatus } from '../../core/extensions/mcp/types';
 import { userMcpFile } from '../../core/config/kinds/mcp';
-import { loadProjectConfiguration } from '../../core/trust/project-configuration';
+import { loadProjectConfiguration } from '../../core/extensions/mcp/project-configuration';
 import type { TrustGate } from '../../core/trust/types';
 import { mergeServers } from '../../core/config/mcp-config';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';

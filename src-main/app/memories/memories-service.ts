@@ -3,7 +3,7 @@
 
 import { MEMORIES_PREFIX } from '../../core/backends/mounts/mounts';
 import { normalizeVirtualPath } from '../../core/backends/paths';
-import type { MemoryStore } from '../../core/backends/store/memory-store';
+import type { MemoryStore } from '../../core/backends/store/memory-store-api';
 import type { StoreListing, StorePage } from '../../core/backends/store/store-query';
 import { ContractError, type MemoryEntry, type MemoryPage, type Params } from '../contract';
 

@@ -9,7 +9,7 @@
 
 import type Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { withClaudeRules } from '../../core/agent/permissions/claude-permissions';
+import { withClaudeRules } from '../../core/config/claude-permissions';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import type { PermissionRule } from '../../core/agent/permissions/rules';
 import type { MountSpec } from '../../core/backends/mounts/mount-spec';

@@ -7,7 +7,8 @@
 
 import { readFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { runMigrations, type Migration } from '../../core/backends/store/store-db';
+import { runMigrations } from '../../core/backends/store/store-db';
+import type { Migration } from '../../core/backends/store/migration';
 
 export const RUN_STATES = ['queued', 'working', 'needs-you', 'done', 'failed', 'stopped', 'interrupted'] as const;
 /** The states of a run that goes on. */

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import type { McpServerConfig } from '../../core/config/mcp-config-types';
 import { McpHub } from '../../core/extensions/mcp/hub';
 import type { McpHubApi } from '../../core/extensions/mcp/types';
-import { trustGatedHub } from '../../core/trust/gated-hub';
+import { trustGatedHub } from '../../core/extensions/mcp/gated-hub';
 import { trustReport, untrustedNotice } from '../../core/trust/report';
 import { SessionTrust } from '../../core/trust/session-trust';
 import { TrustStore } from '../../core/trust/store';

@@ -10,7 +10,7 @@ import type { FolderSource } from '../../core/checkpoints/folder-source';
 import { remoteFolderSource } from '../../core/checkpoints/remote-folder';
 import { createSandbox, detectSandbox, type SandboxAvailability } from '../../core/sandbox';
 import type { Sandbox } from '../../core/sandbox/types';
-import { folderSandboxPolicy } from '../../core/trust/protected-entry-files';
+import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
 import { ContractError } from '../contract';
 import { RemoteFolderError } from '../folders/folder-backend';
 import { folderLocationText, type FolderLocation } from '../folders/folder-location';

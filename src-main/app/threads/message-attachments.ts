@@ -5,7 +5,8 @@
 
 import { ATTACHMENTS_PREFIX } from '../../core/backends/mounts/mounts';
 import type { StateBackend } from '../../core/backends/store/state';
-import { type MediaInput, takesMedia } from '../../core/media/capabilities';
+import { takesMedia } from '../../core/media/capabilities';
+import type { MediaInput } from '../../core/models/types';
 import { base64Bytes, formatSize, kindOfMime, mediaTypeOf } from '../../core/media/kinds';
 import { base64Head, classifyContent } from '../../core/media/sniff';
 import type { ContentPart } from '../../core/models/types';

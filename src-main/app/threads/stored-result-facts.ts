@@ -7,7 +7,7 @@ import { resultFacts, type ToolResultFacts } from '../../core/tools/result-facts
 import { evictedPathOf } from '../../core/agent/middleware/eviction';
 import { INTERRUPTED_RESULT } from '../../core/agent/dangling';
 import { PLAN_MODE_REFUSAL } from '../../core/agent/permissions/modes';
-import { HOOK_BLOCK_PREFIX } from '../../core/extensions/hooks/middleware';
+import { HOOK_BLOCK_PREFIX } from '../../core/agent/middleware/hooks';
 
 type ToolMessage = Extract<ChatMessage, { role: 'tool' }>;
 

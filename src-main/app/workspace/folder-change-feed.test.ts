@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { currentAttribution } from '../../core/checkpoints/attribution';
+import { currentAttribution } from '../../core/process/attribution';
 import type { ChangeFeed } from '../../core/checkpoints/change-feed';
 import { CheckpointRecorder, type StepInfo } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import { chmod, lstat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ChangeFeed } from '../../core/checkpoints/change-feed';
-import { HEAVY_FOLDERS } from '../../core/checkpoints/scan';
+import { HEAVY_FOLDERS } from '../../core/fs/heavy-folders';
 import type { RawChange } from './folder-watcher';
 
 /** Past this many pending paths, looking at each costs more than a walk: the feed gives up until the next one. */

@@ -14,7 +14,8 @@
 import watcher, { type AsyncSubscription, type Event } from '@parcel/watcher';
 import { lstat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import { HEAVY_FOLDERS } from '../../core/checkpoints/scan';
+import { HEAVY_FOLDERS } from '../../core/fs/heavy-folders';
+import { isPathInside } from '../../core/fs/path-inside';
 
 export type FileChangeKind = 'add' | 'change' | 'unlink' | 'addDir' | 'unlinkDir';
 export type FileChange = { path: string; kind: FileChangeKind };
@@ -133,8 +134,8 @@ function escapeRegExp(text: string): string {
 }
 
 function relativePath(root: string, real: string): string | null {
+  if (!isPathInside(root, real)) return null;
   const rel = relative(root, real);
-  if (rel === '..' || rel.startsWith(`..${sep}`)) return null;
   return sep === '/' ? rel : rel.split(sep).join('/');
 }
 

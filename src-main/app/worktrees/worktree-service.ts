@@ -20,6 +20,7 @@ import { GitRunner, LONG_TIMEOUT_MS, WorktreeError } from './worktree-git';
 import { WorktreeStore, type WorktreeRecord } from './worktree-store';
 import { RunRecords } from '../session/run-records';
 import { TrustStore } from '../../core/trust/store';
+import { isPathInside } from '../../core/fs/path-inside';
 
 export { WorktreeError, type WorktreeErrorCode } from './worktree-git';
 export type { WorktreeRecord } from './worktree-store';
@@ -190,7 +191,7 @@ export class WorktreeService {
     } catch {
       // Gone: compared as it is.
     }
-    return this.store.list().find((r) => [...candidates].some((f) => f === r.path || f.startsWith(r.path + sep)));
+    return this.store.list().find((r) => [...candidates].some((f) => isPathInside(r.path, f)));
   }
 
   /**

@@ -4,7 +4,8 @@
 
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { runMigrations, type Migration } from '../../core/backends/store/store-db';
+import { runMigrations } from '../../core/backends/store/store-db';
+import type { Migration } from '../../core/backends/store/migration';
 
 export interface WorktreeRecord {
   name: string;

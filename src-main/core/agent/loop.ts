@@ -2,7 +2,8 @@
 // middleware around both, events streamed, the thread persisted after every step, and
 // Stop (the AbortSignal) cutting the model call and running tools short.
 
-import { takesMedia, type MediaInput } from '../media/capabilities';
+import { takesMedia } from '../media/capabilities';
+import type { MediaInput } from '../models/types';
 import { notTakenNotice } from '../media/kinds';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
@@ -18,11 +19,12 @@ import type { ReadGuard } from '../tools/read-guard';
 import { checkToolCall, runTool, toolMap } from '../tools/run-tool';
 import { resultFacts } from '../tools/result-facts';
 import { errorText, isErrorOutput, type AgentTool, type ToolContext, type ToolOutput } from '../tools/tool';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from '../text/canonical-json';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
 import { modelView } from './model-view';
 import { appendNotes, type PendingNote } from './notes';
-import { chainModelCall, chainToolCall, PromptRefusedError, rootRun, type Middleware, type ModelCallRequest, type ModelTurn, type RunContext } from './middleware';
+import { chainModelCall, chainToolCall, PromptRefusedError, type Middleware, type ModelTurn } from './middleware';
+import { rootRun, type ModelCallRequest, type RunContext } from './run-context';
 import { RepeatedCallsGuard } from './repeated-calls';
 import { liveOutput } from './live-output';
 import { countRequestTokens } from './token-count';

@@ -2,19 +2,9 @@
 // wrap_tool_call. Each concern (eviction, summarization, todos, subagents, approval,
 // caching, memory, dangling-call repair) is one small module implementing some of these.
 
-import type { Backend } from '../backends/protocol';
-import type { ChatMessage, ChatModel, ProviderMetadata, ReasoningBlock, StopReason, ToolCall, ToolSpec, Usage } from '../models/types';
+import type { ChatMessage, ProviderMetadata, ReasoningBlock, StopReason, ToolCall, Usage } from '../models/types';
 import type { AgentTool, ToolOutput } from '../tools/tool';
-import type { AgentEventBody, ThreadState } from './types';
-import type { RunObserver, ToolCallObserver } from '../telemetry/observer';
-import type { RunBudget } from './budget';
-
-export interface ModelCallRequest {
-  system: string;
-  messages: ChatMessage[];
-  tools: ToolSpec[];
-  cacheBreakpoints?: boolean;
-}
+import type { ModelCallRequest, RunContext } from './run-context';
 
 export interface ModelTurn {
   text: string;
@@ -27,53 +17,6 @@ export interface ModelTurn {
   textMetadata?: ProviderMetadata;
   /** What the call cost (USD), when the model's price is known. */
   costUsd?: number;
-}
-
-/** What a hook can see and do during one run of one (sub)agent. */
-export interface RunContext {
-  readonly threadId: string;
-  readonly state: ThreadState;
-  readonly backend: Backend;
-  readonly model: ChatModel;
-  readonly signal: AbortSignal;
-  /** Set inside a subagent: the `task` call it runs under. */
-  readonly parentToolCallId?: string;
-  /** Nesting depth: 0 for the main agent. */
-  readonly depth: number;
-  /** Set inside a subagent: the run of the agent that started it. */
-  readonly parent?: RunContext;
-  /**
-   * Calls waiting for approval when the thread last stopped, by their place in it: `id` for
-   * this agent's, `taskId/id` for a subagent's (see taskPath).
-   */
-  readonly resumableToolCalls?: ReadonlySet<string>;
-  emit(event: AgentEventBody): void;
-  /** Persists the thread now (after every step the loop does this itself). */
-  persist(): Promise<void>;
-  /** Estimated tokens of a model request for this run's model (media by its provider's cost), with the real tokenizer. */
-  countRequestTokens(request: ModelCallRequest): number;
-  /** The thread's turn this run answers (1-based; a subagent's is its parent's). */
-  readonly turn: number;
-  /** Who audits this run (the usage ledger, traces); a no-op when nobody does. */
-  readonly observer: RunObserver;
-  /** The observer of one of this run's tool calls while it runs (approvals report their decision to it). */
-  toolObserver?(callId: string): ToolCallObserver | undefined;
-  /** The budget this run (and its subagents) must keep, when one is set. */
-  readonly budget?: RunBudget;
-}
-
-/** The `task` calls from the thread's own agent down to this run (empty for the agent itself). */
-export function taskPath(ctx: RunContext): string[] {
-  const path: string[] = [];
-  for (let run: RunContext | undefined = ctx; run?.parentToolCallId !== undefined; run = run.parent) path.unshift(run.parentToolCallId);
-  return path;
-}
-
-/** The main agent's run (the thread the person talks to), also from inside a subagent. */
-export function rootRun(ctx: RunContext): RunContext {
-  let run = ctx;
-  while (run.parent) run = run.parent;
-  return run;
 }
 
 export interface ToolCallInfo {

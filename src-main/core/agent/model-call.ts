@@ -7,7 +7,7 @@ import { costAt, modelPrice } from '../models/model-info';
 import type { ModelEvent, ModelRequest, Usage } from '../models/types';
 import { ZERO_USAGE } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';
-import { rootRun, type RunContext } from './middleware';
+import { rootRun, type RunContext } from './run-context';
 import type { UsageTotals } from './types';
 
 export interface MeteredCall {

@@ -4,7 +4,7 @@
 
 import type { ToolCall } from '../models/types';
 import type { ToolOutput } from '../tools/tool';
-import { canonicalJson } from './canonical-json';
+import { canonicalJson } from '../text/canonical-json';
 
 export const DEFAULT_MAX_REPEATED_CALLS = 3;
 

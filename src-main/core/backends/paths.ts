@@ -37,11 +37,6 @@ export function relativeVirtual(base: string, path: string): string | null {
   return path.startsWith(base + '/') ? path.slice(base.length + 1) : null;
 }
 
-/** True when `path` is `dir` or lies below it. */
-export function isWithin(dir: string, path: string): boolean {
-  return relativeVirtual(dir, path) !== null;
-}
-
 export function parentOf(path: string): string {
   const i = path.lastIndexOf('/');
   return i <= 0 ? '/' : path.slice(0, i);

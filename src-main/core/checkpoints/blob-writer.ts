@@ -9,7 +9,7 @@
 
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { BLOB_PACKING, type CheckpointStore } from './store';
+import { BLOB_PACKING } from './blob-packing';
 
 const WORKER_SCRIPT = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -75,11 +75,11 @@ export class BlobWriter {
   }
 
   /** A writer for the store's database file, or undefined where a worker cannot run (the caller writes itself). */
-  static start(store: CheckpointStore): BlobWriter | undefined {
-    if (store.db.memory) return undefined;
+  static start(db: { readonly memory: boolean; readonly name: string }): BlobWriter | undefined {
+    if (db.memory) return undefined;
     try {
       const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-      return new BlobWriter(new Worker(WORKER_SCRIPT, { eval: true, workerData: { file: store.db.name, sqlite, packing: BLOB_PACKING } }));
+      return new BlobWriter(new Worker(WORKER_SCRIPT, { eval: true, workerData: { file: db.name, sqlite, packing: BLOB_PACKING } }));
     } catch {
       return undefined;
     }

@@ -4,7 +4,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { linkedParent } from './no-follow';
+import { linkedParent } from '../fs/no-follow';
 import { applyRestoreLocally, type RestoreOp, type RestoreOpResult } from './restore-ops';
 import { currentState, scanFolderSliced, scanPaths, withParents, type ScanResult } from './scan';
 import type { FileState, ManifestRow } from './types';

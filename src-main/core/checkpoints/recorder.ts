@@ -12,14 +12,16 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { runAttributed, type LayerSettlement, type StepAttribution } from './attribution';
+import { runAttributed, type LayerSettlement, type StepAttribution } from '../process/attribution';
 import { BlobWriter } from './blob-writer';
 import type { ChangeFeed } from './change-feed';
 import { isSshFolder } from '../backends/remote/ssh-target';
 import { localFolderSource, type FolderSource } from './folder-source';
-import { diffStates, entriesUnder, HEAVY_FOLDERS, scanTargets, walkTargets, withParents, type ScanResult } from './scan';
+import { diffStates, entriesUnder, scanTargets, walkTargets, withParents, type ScanResult } from './scan';
+import { HEAVY_FOLDERS } from '../fs/heavy-folders';
 import type { CheckpointStore, NewCheckpoint } from './store';
 import { sameState, type Change, type Checkpoint, type ManifestRow } from './types';
+import { isPathBelow } from '../fs/path-inside';
 
 export interface StepInfo {
   threadId: string;
@@ -117,7 +119,7 @@ export class CheckpointRecorder {
       if (this.store.hasBaseline(this.root)) return;
       this.feed?.reset();
       // Content is stored as the walk goes (compressed in zlib's threads, written by a worker: blob-writer.ts), not all kept until the end.
-      const writer = BlobWriter.start(this.store);
+      const writer = BlobWriter.start(this.store.db);
       const flushBlobs = async (partial: ScanResult): Promise<void> => {
         if (partial.blobs.size < BASELINE_BLOBS_PER_COMMIT) {
           let bytes = 0;
@@ -396,9 +398,8 @@ export class CheckpointRecorder {
 
   /** A folder-relative path for a real path inside the folder, or null outside it. */
   relative(abs: string): string | null {
-    const rel = path.relative(this.root, abs);
-    if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
-    return rel.split(path.sep).join('/');
+    if (!isPathBelow(this.root, abs)) return null;
+    return path.relative(this.root, abs).split(path.sep).join('/');
   }
 }
 

@@ -16,12 +16,14 @@
 
 import path from 'node:path';
 import { FieldReader, PRELUDE, REPLY_MARK, afterMark } from '../backends/remote/remote-scripts';
-import { shQuote, type SshConnection } from '../backends/remote/ssh-connection';
+import { type SshConnection } from '../backends/remote/ssh-connection';
+import { shQuote } from '../text/shell-quote';
 import { formatSshTarget } from '../backends/remote/ssh-target';
 import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/filesystem/fs-gitignore';
 import type { CurrentState, FolderSource, PathStates } from './folder-source';
 import type { RestoreOp, RestoreOpResult } from './restore-ops';
-import { emptyResult, HEAVY_FOLDERS, MAX_BLOB_BYTES, racy, sha256, stateOf, TEMP_MARK, withParents, type ScanResult } from './scan';
+import { emptyResult, MAX_BLOB_BYTES, racy, sha256, stateOf, TEMP_MARK, withParents, type ScanResult } from './scan';
+import { HEAVY_FOLDERS } from '../fs/heavy-folders';
 import { sameState, type EntryType, type ManifestRow } from './types';
 
 /** One entry as `find -printf` reports it. */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CheckpointHistory } from './history';
 import { CheckpointRecorder, type StepInfo } from './recorder';
-import { setRaceHookForTests, setWalkModeForTests, walkMode, type WalkMode } from './no-follow';
+import { setRaceHookForTests, setWalkModeForTests, walkMode, type WalkMode } from '../fs/no-follow';
 import { currentState, scanPaths, sha256 } from './scan';
 import { CheckpointStore } from './store';
 

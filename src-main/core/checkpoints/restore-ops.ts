@@ -3,7 +3,8 @@
 
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { ThroughLinkError, errnoOf, mkdirAt, replaceAt, rmdirAt, unlinkAt } from './no-follow';
+import { ThroughLinkError, mkdirAt, replaceAt, rmdirAt, unlinkAt } from '../fs/no-follow';
+import { errnoOf } from '../fs/errno';
 
 export type RestoreOp =
   /** Removes a file or a link (the link itself). */

@@ -13,7 +13,7 @@
 // into that new, real folder; the operations still refuse any link they meet.
 
 import type fs from 'node:fs';
-import { THROUGH_LINK, lstatAt, refusedByName } from './no-follow';
+import { THROUGH_LINK, lstatAt, refusedByName } from '../fs/no-follow';
 import type { CheckpointRecorder } from './recorder';
 import type { RestoreOp } from './restore-ops';
 import { scanPaths } from './scan';

@@ -12,28 +12,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { childStack, compileGitignore, isIgnored, type GitignoreStack } from '../backends/filesystem/fs-gitignore';
 import { READ_FLAGS } from '../backends/filesystem/fs-resolve';
-import { inParent } from './no-follow';
+import { inParent } from '../fs/no-follow';
 import { sameState, type Change, type EntryType, type FileState, type ManifestRow } from './types';
-
-/** Folders never snapshotted even when no .gitignore names them: dependencies and caches. */
-export const HEAVY_FOLDERS: ReadonlySet<string> = new Set([
-  'node_modules',
-  'bower_components',
-  '.venv',
-  'venv',
-  '__pycache__',
-  '.tox',
-  '.mypy_cache',
-  '.pytest_cache',
-  '.ruff_cache',
-  '.gradle',
-  '.next',
-  '.nuxt',
-  '.turbo',
-  '.terraform',
-  '.cache',
-  '.parcel-cache',
-]);
+import { HEAVY_FOLDERS } from '../fs/heavy-folders';
 
 /** Files bigger than this are tracked by a stat signature only (not kept, not restorable). */
 export const MAX_BLOB_BYTES = 32 * 1024 * 1024;

@@ -7,9 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { runMigrations, type Migration } from '../backends/store/store-db';
+import { runMigrations } from '../backends/store/store-db';
+import type { Migration } from '../backends/store/migration';
+import { packBlob } from './blob-packing';
 import type { BlobWriter } from './blob-writer';
 import { changeStatus, type Change, type Checkpoint, type CheckpointEntry, type CheckpointKind, type EntryType, type FileState, type ManifestRow } from './types';
 
@@ -365,16 +367,6 @@ export class CheckpointStore {
       .all()
       .map((r) => ({ threadId: r.thread_id, lastAt: r.last_at }));
   }
-}
-
-/** How a blob is stored (blob-writer.ts packs the same way on its thread). */
-export const BLOB_PACKING = { deflateFrom: 4096, level: 1, keepRatio: 0.75 } as const;
-
-/** [zipped, stored]: deflated when that saves a quarter. */
-function packBlob(data: Buffer): [number, Buffer] {
-  if (data.length < BLOB_PACKING.deflateFrom) return [0, data];
-  const z = deflateRawSync(data, { level: BLOB_PACKING.level });
-  return z.length <= data.length * BLOB_PACKING.keepRatio ? [1, z] : [0, data];
 }
 
 function fromManifestRow(r: ManifestDbRow): ManifestRow {

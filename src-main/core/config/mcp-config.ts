@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readConfigFile } from './read-config-file';
 import { z } from 'zod';
-import { canonicalJson } from '../agent/canonical-json';
+import { canonicalJson } from '../text/canonical-json';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
 import { expandVars, variableNames } from './expand-vars';
 import { packageRunnerOf, registryEnv, registryHosts } from './package-runners';

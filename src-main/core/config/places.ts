@@ -2,7 +2,7 @@
 // folder. Plain data, so that what protects these places (the sandbox's read-only list, the
 // agent's asking writes) reads the same table the registry's kinds are found by.
 
-import type { TrustEntryKind } from '../trust/types';
+import type { TrustEntryKind } from './trust-entry';
 
 const CLAUDE_SETTINGS = ['.claude/settings.json', '.claude/settings.local.json'] as const;
 

@@ -7,8 +7,10 @@
 
 import { allowedEnv, ENV_OPT_INS } from '../process/child-env';
 import { runToEnd } from '../process/spawn';
-import { ALLOWED_PROTOCOLS } from '../backends/git-mount/git-url';
 import { ALWAYS_HELD, heldOffSettings, namesGitProxy, parseScopedList } from './held-off-config';
+
+/** `protocol.allow`-style list for GIT_ALLOW_PROTOCOL: git refuses any other transport, even one reached by a redirect or a submodule. */
+export const ALLOWED_PROTOCOLS = 'file:ssh:git:http:https';
 
 /** Variables that would point git at another repository, index or object store. */
 const LOCATION_VARS = [

@@ -27,7 +27,8 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { BlockedItem } from '../sandbox/blocked';
 import { inertPart, isInertConfig, namedFiles } from './config';
 import { GIT_CONFIG_NAMES, GIT_OWN_FOLDERS, GIT_POINTER_NAMES, GIT_RUN_FOLDERS, GIT_SHAPE } from './git-reads';
-import { isWithin, realPathOf } from '../sandbox/policy';
+import { isPathInside } from '../fs/path-inside';
+import { realPathOf } from '../fs/real-path';
 
 /** What a path is to git. */
 export type SurfaceRole =
@@ -215,7 +216,7 @@ class SurfaceReader {
   ) {}
 
   private inside(path: string): boolean {
-    return isWithin(path, this.projectDir);
+    return isPathInside(this.projectDir, path);
   }
 
   private async record(path: string, role: SurfaceRole, gitDir?: string): Promise<Omit<SurfaceFile, 'role'> | undefined> {
@@ -489,7 +490,7 @@ export function surfaceChanges(before: GitSurface, after: GitSurface, skip: (pat
   const paths = [...after.entries.keys()].sort((a, b) => a.split(sep).length - b.split(sep).length || (a < b ? -1 : 1));
   for (const path of paths) {
     const now = after.entries.get(path)!;
-    if (skip(path) || changes.some((c) => isWithin(path, c.path))) continue;
+    if (skip(path) || changes.some((c) => isPathInside(c.path, path))) continue;
     const was = before.entries.get(path);
     if (was && sameEntry(now, was)) continue;
     if (isInert(path, now, before, after)) continue;
@@ -554,7 +555,7 @@ export async function enforceGitSurface(
   const root = realPathOf(projectDir);
   const after = await snapshotGitSurface(root, options.home, options.cache);
   const items: BlockedItem[] = [];
-  const untouchable = (path: string): boolean => options.untouchable.some((p) => isWithin(path, p));
+  const untouchable = (path: string): boolean => options.untouchable.some((p) => isPathInside(p, path));
   for (const change of surfaceChanges(before, after, untouchable)) {
     let why: string;
     try {
@@ -582,7 +583,7 @@ export interface SurfaceRepair {
 
 /** surfaceChanges as the undo steps a remote folder carries out (remote-git-surface.ts). */
 export function planSurfaceRepairs(before: GitSurface, after: GitSurface, options: { untouchable: readonly string[] }): SurfaceRepair[] {
-  const untouchable = (path: string): boolean => options.untouchable.some((p) => isWithin(path, p));
+  const untouchable = (path: string): boolean => options.untouchable.some((p) => isPathInside(p, path));
   return surfaceChanges(before, after, untouchable).map((change) => ({
     path: change.path,
     action: change.was && (change.was.kind === 'dir' || change.was.content !== undefined) ? 'put-back' : change.reducible ? 'inert' : 'remove',
@@ -610,9 +611,9 @@ function becomesGitDir(names: NameEntry[], dir: string, target: string): boolean
 export async function gitSurfaceReason(projectDir: string, path: string, home: string): Promise<string | null> {
   const root = realPathOf(projectDir);
   const target = realPathOf(path);
-  if (!isWithin(target, root) || target === root) return null;
+  if (!isPathInside(root, target) || target === root) return null;
   const reader = new SurfaceReader(root, home);
-  for (let dir = dirname(target); isWithin(dir, root); dir = dirname(dir)) {
+  for (let dir = dirname(target); isPathInside(root, dir); dir = dirname(dir)) {
     const names = await readNames(dir);
     if (basename(dir) === '.git' || looksLikeGitDir(names) || becomesGitDir(names, dir, target)) return 'it is inside a git folder';
     const dotGit = names.find((d) => d.name === '.git');
@@ -625,10 +626,10 @@ export async function gitSurfaceReason(projectDir: string, path: string, home: s
     if (dir === root) break;
   }
   if (basename(target) === '.git') return 'it is where git looks for a repository';
-  const named = [...reader.named].find((p) => isWithin(target, p));
+  const named = [...reader.named].find((p) => isPathInside(p, target));
   if (named !== undefined) return 'git runs or reads it (a path its config names)';
   for (const [p, entry] of reader.surface.entries) {
-    if (isWithin(target, p) && entry.role !== 'info') return 'git runs or reads it';
+    if (isPathInside(p, target) && entry.role !== 'info') return 'git runs or reads it';
   }
   return null;
 }

@@ -3,14 +3,8 @@
 // person's override for that model (Settings); read_file and the prompt builder ask here
 // and never send a block the model does not take.
 
-import type { ProviderName } from '../models/types';
+import type { MediaInput, ProviderName } from '../models/types';
 import { kindOfMime, type MediaKind } from './kinds';
-
-/**
- * MIME types a model accepts: exact (`application/pdf`) or a whole top-level type
- * (`image/*`). A kind without an entry is not taken.
- */
-export type MediaInput = readonly string[];
 
 const IMAGES_EVERYONE_TAKES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 

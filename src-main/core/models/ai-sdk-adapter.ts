@@ -5,7 +5,7 @@ import type {
   LanguageModelV4Usage,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
-import type { MediaInput } from '../media/capabilities';
+import type { MediaInput, ChatModel, ModelEvent, ModelPrice, ModelRequest, ProviderMetadata, ProviderName, StopReason, ToolCall, Usage } from './types';
 import { MediaNotTakenError, ModelError } from './errors';
 import {
   mayBeAttachmentRejection, refusedKinds, rejectionReason, rememberRefused, rememberRejected, standInMedia, withoutRefused, withoutRejected,
@@ -15,7 +15,6 @@ import { streamWithRetry } from './retry';
 import type { RetryInfo, RetryPolicy } from './retry';
 import { toSdkPrompt, toSdkTools } from './to-sdk-prompt';
 import type { PromptMapping } from './to-sdk-prompt';
-import type { ChatModel, ModelEvent, ModelPrice, ModelRequest, ProviderMetadata, ProviderName, StopReason, ToolCall, Usage } from './types';
 
 export interface AiSdkChatModelOptions {
   id: string;

@@ -7,7 +7,7 @@ import { withholdFromCommands } from '../process/app-secrets';
 import { AiSdkChatModel } from './ai-sdk-adapter';
 import { ModelConfigError } from './errors';
 import { PROVIDER_MEDIA_INPUT, mediaInputFor } from '../media/capabilities';
-import type { MediaInput } from '../media/capabilities';
+import type { MediaInput, ChatModel, ProviderName } from './types';
 import { mediaInputOverride, type MediaInputOverrides } from '../media/override';
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
@@ -15,7 +15,6 @@ import type { PromptMapping } from './to-sdk-prompt';
 import { PROVIDERS } from './types';
 import { allProviderKeyVariables, keyVariablesText, providerCredential } from './provider-keys';
 import { resolvePrice, type PriceOverride } from './model-info';
-import type { ChatModel, ProviderName } from './types';
 
 export interface CreateChatModelOptions {
   /** 'provider:model', e.g. 'anthropic:claude-sonnet-4-5', 'ollama:qwen3:8b'. */

@@ -4,11 +4,10 @@
 
 import { createHash } from 'node:crypto';
 import { takesMedia } from '../media/capabilities';
-import type { MediaInput } from '../media/capabilities';
+import type { MediaInput, ChatMessage, ContentPart, MediaPart } from './types';
 import { MEDIA_KINDS, kindOfMime } from '../media/kinds';
 import type { MediaKind } from '../media/kinds';
 import { ContextOverflowError, ModelError } from './errors';
-import type { ChatMessage, ContentPart, MediaPart } from './types';
 
 /** Everything, as a list (a model with no declared input takes all of it). */
 const ALL_MEDIA: MediaInput = ['image/*', 'audio/*', 'video/*', 'application/*'];

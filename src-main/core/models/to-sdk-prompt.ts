@@ -8,11 +8,10 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
 import { takesMedia } from '../media/capabilities';
-import type { MediaInput } from '../media/capabilities';
+import type { MediaInput, ChatMessage, ContentPart, MediaPart, ModelRequest, ProviderMetadata, ProviderName, ToolCall, ToolSpec } from './types';
 import { base64Bytes, formatSize, notTakenNotice } from '../media/kinds';
 import type { MediaKind } from '../media/kinds';
 import { kindOfPart } from './media-refusals';
-import type { ChatMessage, ContentPart, MediaPart, ModelRequest, ProviderMetadata, ProviderName, ToolCall, ToolSpec } from './types';
 
 export interface PromptMapping {
   /**

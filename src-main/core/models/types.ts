@@ -1,6 +1,5 @@
 // Provider-neutral model interface. The agent loop depends only on this file.
 
-import type { MediaInput } from '../media/capabilities';
 import type { FileChangeSummary } from '../tools/file-change';
 import type { ToolResultFacts } from '../tools/result-facts';
 
@@ -140,6 +139,12 @@ export interface ModelPrice {
   cacheRead: number;
   cacheWrite: number;
 }
+
+/**
+ * MIME types a model accepts: exact (`application/pdf`) or a whole top-level type
+ * (`image/*`). A kind without an entry is not taken.
+ */
+export type MediaInput = readonly string[];
 
 export type ProviderName = 'anthropic' | 'openai' | 'google' | 'openai-compatible' | 'ollama';
 

@@ -23,8 +23,8 @@ import type { HookEntry } from '../extensions/hooks/types';
 import { createSandbox, detectSandbox } from '../sandbox';
 import type { SandboxPolicy } from '../sandbox/types';
 import { liveProcesses, querySync, spawnPipe } from './spawn';
-import { startProcess, stopAllProcesses } from './supervisor';
-import type { SupervisedProcess } from './types';
+import { startProcess, stopAllProcesses } from '../sandbox/supervisor';
+import type { SupervisedProcess } from '../sandbox/supervisor-types';
 
 const PROBE = join(import.meta.dirname, '__fixtures__', 'probe-server.mjs');
 const available = await detectSandbox();

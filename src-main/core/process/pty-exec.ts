@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import type * as pty from 'node-pty';
 import { spawnPty } from './spawn-pty';
 import { collectPtyRun, endPty, type PtyRunOptions } from './pty-run';
-import { currentAttribution } from '../checkpoints/attribution';
+import { currentAttribution } from './attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
 import type { ExecuteResult } from '../backends/protocol';

@@ -3,7 +3,9 @@
 // links, failed name lookups and connections) judged against the policy, so that a path
 // the policy allows is never reported. The result is the one `[Sandbox blocked …]` line.
 import { isAbsolute, relative, resolve } from 'node:path';
-import { hides, isWithin, realPathOf, type ResolvedPolicy } from './policy';
+import { hides, type ResolvedPolicy } from './policy';
+import { isPathInside } from '../fs/path-inside';
+import { realPathOf } from '../fs/real-path';
 
 export type BlockedItem =
   | { kind: 'write' | 'link' | 'read'; path: string; why: string }
@@ -49,7 +51,7 @@ function toAbsolute(path: string, ctx: BlockedContext): string {
 
 /** What the person and the model are shown: `/…` inside the project folder, the real path elsewhere. */
 export function displayPath(path: string, policy: ResolvedPolicy): string {
-  if (isWithin(path, policy.projectDir)) {
+  if (isPathInside(policy.projectDir, path)) {
     const rel = relative(policy.projectDir, path);
     return rel === '' ? '/' : `/${rel.split('\\').join('/')}`;
   }
@@ -62,7 +64,7 @@ function hiddenReason(path: string, policy: ResolvedPolicy): string | undefined 
 }
 
 function isProtected(path: string, policy: ResolvedPolicy): boolean {
-  return policy.protectedPaths.some((p) => isWithin(path, p));
+  return policy.protectedPaths.some((p) => isPathInside(p, path));
 }
 
 function isPinned(path: string, policy: ResolvedPolicy): boolean {
@@ -70,7 +72,7 @@ function isPinned(path: string, policy: ResolvedPolicy): boolean {
 }
 
 function isWritable(path: string, ctx: BlockedContext): boolean {
-  return [ctx.policy.projectDir, ...ctx.writable].some((root) => isWithin(path, root));
+  return [ctx.policy.projectDir, ...ctx.writable].some((root) => isPathInside(root, path));
 }
 
 /** Why the policy refuses a write to `path`, or undefined when it allows it. */

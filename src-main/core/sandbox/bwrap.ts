@@ -10,7 +10,8 @@
 import { runToEnd } from '../process/spawn';
 import { accessSync, constants, lstatSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
-import { hides, isWithin, type ResolvedPolicy } from './policy';
+import { hides, type ResolvedPolicy } from './policy';
+import { isPathInside } from '../fs/path-inside';
 import { seccompArgs, seccompFilter, withFilterOpen, type SeccompFilter } from './seccomp';
 
 export interface BwrapRun {
@@ -77,7 +78,7 @@ export function bwrapArgs(run: BwrapRun): string[] {
       // folder is reached through it, nothing in it is listed. The project folder is bound
       // at its place inside it above; the folders between are made here, as bare.
       mounts.push({ path, args: ['--perms', '0111', '--tmpfs', path] });
-      for (let dir = dirname(contains); dir !== path && isWithin(dir, path); dir = dirname(dir)) mounts.push({ path: dir, args: ['--perms', '0111', '--dir', dir] });
+      for (let dir = dirname(contains); dir !== path && isPathInside(path, dir); dir = dirname(dir)) mounts.push({ path: dir, args: ['--perms', '0111', '--dir', dir] });
       lastReadOnly.push(path);
     } else if (kind === 'dir') mounts.push({ path, args: ['--perms', '0000', '--tmpfs', path, '--remount-ro', path] });
     else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', run.unreadableFile, path] });

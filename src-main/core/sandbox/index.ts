@@ -47,12 +47,14 @@ import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap
 import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
 import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMounts } from '../git/surface';
 import { liveSurfaceCheck, serverReadOnlyPaths } from './live-guard';
-import { DROPPED_ENV, isWithin, realPathOf, resolvePolicy, type ResolvedPolicy } from './policy';
+import { DROPPED_ENV, resolvePolicy, type ResolvedPolicy } from './policy';
+import { isPathInside } from '../fs/path-inside';
+import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withFilterOpen } from './seccomp';
 import { applyLayer, createWriteLayer, discardLayer, NOTHING_APPLIED, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
-import { currentAttribution } from '../checkpoints/attribution';
-import { errnoOf } from '../checkpoints/no-follow';
+import { currentAttribution } from '../process/attribution';
+import { errnoOf } from '../fs/errno';
 import { checkLayer, type LayerVerdict } from './layer-check';
 import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
@@ -220,7 +222,7 @@ class OsSandbox implements Sandbox {
     const untouchable = resolved.protectedPaths.filter(mountable);
     // Protected paths that do not exist cannot be mounted: one that appears is the run's to undo
     // (a long-lived process's, moved to the quarantine: it may be the person's, live-guard.ts).
-    const missingProtected = resolved.protectedPaths.filter((p) => isWithin(p, resolved.projectDir) && !isWithin(p, join(resolved.projectDir, '.git')) && !existsSync(p));
+    const missingProtected = resolved.protectedPaths.filter((p) => isPathInside(resolved.projectDir, p) && !isPathInside(join(resolved.projectDir, '.git'), p) && !existsSync(p));
     const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), longLived ? 'deepdesk-server-' : 'deepdesk-run-')));
     // A file's ctime cannot be set back by any process: what is older than the run's own temp
     // folder (stamped by the same kernel clock) is not the run's; a tie counts as the run's.

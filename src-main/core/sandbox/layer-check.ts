@@ -11,12 +11,12 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { errnoOf } from '../checkpoints/no-follow';
+import { errnoOf } from '../fs/errno';
 import { inertPart } from '../git/config';
 import { snapshotGitSurface, surfaceChanges, type GitSurface, type RepositoryWalkCache, type SurfaceChange } from '../git/surface';
 import type { BlockedItem } from './blocked';
 import { layerView } from './layer-view';
-import { isWithin } from './policy';
+import { isPathInside, isSlashPathInside } from '../fs/path-inside';
 import { NOTHING_APPLIED, type LayerEntry, type WriteLayer } from './write-layer';
 
 /** Rounds of "leave out what fails, check again" before the whole layer is left out. */
@@ -38,10 +38,6 @@ export interface LayerCheckOptions {
 
 function relOf(root: string, abs: string): string {
   return path.relative(root, abs).split(path.sep).join('/');
-}
-
-function within(rel: string, above: string): boolean {
-  return rel === above || rel.startsWith(above + '/');
 }
 
 /** Why an entry's kind may not reach the folder, or null. */
@@ -78,16 +74,16 @@ export async function checkLayer(layer: WriteLayer, entries: readonly LayerEntry
 
   // Protected paths: nothing made, changed or removed at or below one (nor one removed with a folder above it).
   const protectedRels = options.protectedPaths
-    .filter((p) => isWithin(p, root) && p !== root)
+    .filter((p) => isPathInside(root, p) && p !== root)
     .map((p) => relOf(root, p))
     .filter((rel) => !rel.split('/').some((part) => part.toLowerCase() === '.git'));
-  const hasFilesBelow = (rel: string): boolean => entries.some((o) => o.rel !== rel && within(o.rel, rel) && o.kind !== 'dir');
+  const hasFilesBelow = (rel: string): boolean => entries.some((o) => o.rel !== rel && isSlashPathInside(rel, o.rel) && o.kind !== 'dir');
   for (const e of entries) {
     // Each entry on its own (not skipped below a refused folder), so that the files are named.
     if (refused.has(e.rel)) continue;
-    const under = protectedRels.some((p) => within(e.rel, p));
+    const under = protectedRels.some((p) => isSlashPathInside(p, e.rel));
     // Above one: removing or replacing a folder that holds one, or a link the protected path would then lead through.
-    const above = protectedRels.filter((p) => within(p, e.rel) && p !== e.rel);
+    const above = protectedRels.filter((p) => isSlashPathInside(e.rel, p) && p !== e.rel);
     const removesOne =
       (e.kind === 'link' && above.length > 0) || ((e.kind === 'whiteout' || e.opaque === true || e.kind !== 'dir') && above.some((p) => fs.existsSync(path.join(root, p))));
     // A folder is named only when nothing below it is (the files say more).
@@ -140,14 +136,14 @@ function blame(root: string, change: SurfaceChange, rel: string, byRel: Readonly
   const gitDir = change.now.gitDir;
   if (gitDir === undefined) return [];
   const dirRel = relOf(root, gitDir);
-  const blamed = [...byRel.values()].filter((e) => within(e.rel, dirRel));
+  const blamed = [...byRel.values()].filter((e) => isSlashPathInside(dirRel, e.rel));
   for (const [pointer, target] of merged.targets) {
     if (target !== gitDir) continue;
     const own = byRel.get(relOf(root, pointer));
     if (own) blamed.push(own);
   }
   // A link of the layer on the way to it.
-  for (const e of byRel.values()) if (e.kind === 'link' && within(dirRel, e.rel)) blamed.push(e);
+  for (const e of byRel.values()) if (e.kind === 'link' && isSlashPathInside(e.rel, dirRel)) blamed.push(e);
   return blamed;
 }
 

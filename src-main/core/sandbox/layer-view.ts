@@ -8,7 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { NameEntry, SurfaceFs } from '../git/surface';
-import { isWithin, realPathOf } from './policy';
+import { isPathInside } from '../fs/path-inside';
+import { realPathOf } from '../fs/real-path';
 import type { LayerEntry } from './write-layer';
 
 const MAX_LINKS = 40;
@@ -36,7 +37,7 @@ export function layerView(root: string, upper: string, entries: readonly LayerEn
     for (let a = e.rel; a !== ''; a = parentRel(a)) touched.add(a);
   }
 
-  const relOf = (abs: string): string | undefined => (isWithin(abs, root) ? path.relative(root, abs).split(path.sep).join('/') : undefined);
+  const relOf = (abs: string): string | undefined => (isPathInside(root, abs) ? path.relative(root, abs).split(path.sep).join('/') : undefined);
 
   /** Where `rel` is read from. */
   const source = (rel: string): 'upper' | 'real' | 'none' => {

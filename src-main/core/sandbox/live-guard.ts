@@ -22,12 +22,13 @@ import { cpSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'no
 import { dirname, join, relative } from 'node:path';
 import { enforceGitSurface, type GitSurface, type RepositoryWalkCache } from '../git/surface';
 import { dedupeItems, displayPath, formatBlockedLine, type BlockedItem } from './blocked';
-import { isWithin, type ResolvedPolicy } from './policy';
+import { type ResolvedPolicy } from './policy';
+import { isPathInside } from '../fs/path-inside';
 import type { LiveCheck } from './types';
 
 /** What a server may not write at all: every git folder of the project, whole (not the project itself, were it one). */
 export function serverReadOnlyPaths(surface: GitSurface, projectDir: string): string[] {
-  return [...surface.gitDirs.keys()].filter((dir) => dir !== projectDir && isWithin(dir, projectDir));
+  return [...surface.gitDirs.keys()].filter((dir) => dir !== projectDir && isPathInside(projectDir, dir));
 }
 
 export interface LiveCheckOptions {

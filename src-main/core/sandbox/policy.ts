@@ -1,11 +1,13 @@
 // The sandbox's rules as data (SPEC §7), shared by the bubblewrap and Seatbelt launchers:
 // what is hidden (secrets), what stays read-only inside the writable project folder, and
 // which host sockets lead out of any sandbox that can still reach them.
-import { readdirSync, realpathSync, type Dirent } from 'node:fs';
+import { readdirSync, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { ALL_FOLDER_CONFIG_PLACES } from '../config/places';
 import { GIT_PINNED_PATHS, GIT_READ_ONLY_PATHS } from '../git/git-reads';
+import { isPathInside } from '../fs/path-inside';
+import { realPathOf } from '../fs/real-path';
 import type { SandboxPolicy } from './types';
 
 type Platform = 'linux' | 'darwin';
@@ -157,7 +159,7 @@ export interface HiddenPath {
 
 /** Whether `h` hides `path`: it lies in `h` and not in the project folder `h` holds. */
 export function hides(h: HiddenPath, path: string): boolean {
-  return isWithin(path, h.path) && (h.contains === undefined || !isWithin(path, h.contains));
+  return isPathInside(h.path, path) && (h.contains === undefined || !isPathInside(h.contains, path));
 }
 
 /**
@@ -172,7 +174,7 @@ export function hiddenPaths(projectDir: string, candidates: readonly HiddenPath[
   for (const { path, why } of candidates) {
     if (path === projectDir || seen.has(path)) continue;
     seen.add(path);
-    out.push(isWithin(projectDir, path) ? { path, why, contains: projectDir } : { path, why });
+    out.push(isPathInside(path, projectDir) ? { path, why, contains: projectDir } : { path, why });
   }
   return out.filter((h) => !out.some((other) => other.path !== h.path && hides(other, h.path)));
 }
@@ -191,23 +193,6 @@ export interface ResolvedPolicy {
   /** Inside the project folder, writable but kept in place: they cannot be moved, replaced or deleted. */
   pinnedPaths: string[];
   allowedDomains: string[];
-}
-
-/** The real path of `path`, or of its deepest existing parent with the rest appended. */
-export function realPathOf(path: string): string {
-  const absolute = resolve(path);
-  try {
-    return realpathSync(absolute);
-  } catch {
-    const parent = dirname(absolute);
-    if (parent === absolute) return absolute;
-    return join(realPathOf(parent), absolute.slice(parent.length + (parent.endsWith(sep) ? 0 : 1)));
-  }
-}
-
-export function isWithin(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 export function resolvePolicy(

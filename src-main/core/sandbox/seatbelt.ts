@@ -5,7 +5,8 @@
 // the generated text is tested.
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { isWithin, type ResolvedPolicy } from './policy';
+import { type ResolvedPolicy } from './policy';
+import { isPathInside } from '../fs/path-inside';
 
 export interface SeatbeltRun {
   policy: ResolvedPolicy;
@@ -109,7 +110,7 @@ export function seatbeltProfile(run: SeatbeltRun): string {
     lines.push('; The project folder inside a hidden folder: only it, and the way to it.');
     const way = new Set<string>();
     for (const h of holding) {
-      for (let dir = dirname(policy.projectDir); isWithin(dir, h.path); dir = dirname(dir)) {
+      for (let dir = dirname(policy.projectDir); isPathInside(h.path, dir); dir = dirname(dir)) {
         for (const rule of literals(dir)) way.add(rule);
         if (dir === h.path) break;
       }
@@ -117,7 +118,7 @@ export function seatbeltProfile(run: SeatbeltRun): string {
     if (way.size > 0) lines.push(`(allow file-read-metadata\n  ${[...way].join('\n  ')})`);
     lines.push(`(allow file-read* file-write*\n  ${subpaths(policy.projectDir).join('\n  ')})`);
     if (denyProtected) lines.push(denyProtected);
-    const inside = policy.hidden.filter((h) => h.contains === undefined && isWithin(h.path, policy.projectDir)).flatMap((h) => subpaths(h.path));
+    const inside = policy.hidden.filter((h) => h.contains === undefined && isPathInside(policy.projectDir, h.path)).flatMap((h) => subpaths(h.path));
     if (inside.length > 0) lines.push(`(deny file-read* file-write*\n  ${inside.join('\n  ')})`);
   }
   lines.push('; No network, except the domain proxy (which lets only the allowed domains through).');

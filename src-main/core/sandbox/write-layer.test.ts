@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { setRaceHookForTests } from '../checkpoints/no-follow';
+import { setRaceHookForTests } from '../fs/no-follow';
 import { setInsideDeferredHookForTests } from './defer-signals';
 import { applyLayer, createWriteLayer, discardLayer, readLayer, setStageHookForTests, writeLayerTools, type WriteLayer } from './write-layer';
 

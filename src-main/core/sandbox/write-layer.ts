@@ -18,13 +18,15 @@
 // Node cannot read; they are recognised by mounting the two layers read-only once more and
 // checking whether a name of the real folder is still visible there.
 
+import { isSlashPathInside } from '../fs/path-inside';
 import { runToEnd } from '../process/spawn';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { LayerSettlement } from '../checkpoints/attribution';
-import { errnoOf, lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../checkpoints/no-follow';
+import type { LayerSettlement } from '../process/attribution';
+import { lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../fs/no-follow';
+import { errnoOf } from '../fs/errno';
 import { withSignalsDeferred } from './defer-signals';
 import { GIT_ACTIVATING_NAMES } from '../git/git-reads';
 
@@ -324,10 +326,6 @@ function parentOf(rel: string): string {
   return i < 0 ? '' : rel.slice(0, i);
 }
 
-function within(rel: string, above: string): boolean {
-  return rel === above || rel.startsWith(above + '/');
-}
-
 /** Bytes the folder's disk must take: the files' apparent sizes (a sparse file may be filled in by a copy) when they cannot be moved. */
 function bytesNeeded(layer: WriteLayer, entries: readonly LayerEntry[]): number {
   if (fs.statSync(path.join(layer.dir, 'upper')).dev === fs.statSync(layer.projectDir).dev) return 0;
@@ -360,7 +358,7 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
   const found = new Map<string, fs.Stats | undefined>();
   const left: string[] = [];
   for (const e of entries) {
-    if (e.kind === 'other' || left.some((b) => within(e.rel, b))) continue;
+    if (e.kind === 'other' || left.some((b) => isSlashPathInside(b, e.rel))) continue;
     try {
       const current = lstatAt(root, e.rel);
       if (e.kind === 'dir' && current?.isSymbolicLink()) throw new ThroughLinkError(e.rel, e.rel);
@@ -452,7 +450,7 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
       // What could make git look somewhere new (a `.git`, HEAD, objects/, refs/, commondir,
       // gitdir) goes last: a repository is never completed before its contents are in place.
       const activating = activatingRels(planned);
-      const moves = [...tops, ...staged].filter(([rel]) => !broken.some((b) => within(rel, b)));
+      const moves = [...tops, ...staged].filter(([rel]) => !broken.some((b) => isSlashPathInside(b, rel)));
       moves.sort(([a], [b]) => Number(activating.has(a)) - Number(activating.has(b)));
       for (const [rel, name] of moves) {
         try {
@@ -465,7 +463,7 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
       }
       // Modes last, deepest first: a folder made read-only still took its files.
       for (const e of [...planned].reverse()) {
-        if (e.kind !== 'dir' || broken.some((b) => within(e.rel, b))) continue;
+        if (e.kind !== 'dir' || broken.some((b) => isSlashPathInside(b, e.rel))) continue;
         try {
           mkdirAt(root, e.rel, e.stat.mode & 0o7777, false);
         } catch (err) {
@@ -473,7 +471,7 @@ export function applyLayer(layer: WriteLayer, entries: readonly LayerEntry[], sp
         }
       }
     }
-    for (const e of planned) if (!broken.some((b) => within(e.rel, b))) applied.touched.push(e.rel);
+    for (const e of planned) if (!broken.some((b) => isSlashPathInside(b, e.rel))) applied.touched.push(e.rel);
     // What a failed rename left staged.
     unstage(root, staged, tops);
     return applied;

@@ -6,7 +6,8 @@
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { runMigrations, type Migration } from '../backends/store/store-db';
+import { runMigrations } from '../backends/store/store-db';
+import type { Migration } from '../backends/store/migration';
 import type { ModelCallPurpose, RunObserver, Telemetry, ToolCallObserver, AgentRunInfo } from './observer';
 import { NOOP_RUN } from './observer';
 

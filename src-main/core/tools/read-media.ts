@@ -3,7 +3,8 @@
 // takes PowerPoint) or §12's one-line notice; other binary files are described.
 
 import type { FileData } from '../backends/protocol';
-import { takesMedia, type MediaInput } from '../media/capabilities';
+import { takesMedia } from '../media/capabilities';
+import type { MediaInput } from '../models/types';
 import {
   MAX_MEDIA_BYTES, PDF_MIME, PPT_MIME, PPTX_MIME, base64Bytes, formatSize, mediaLine, mediaTypeOfMime, notTakenNotice,
 } from '../media/kinds';

@@ -3,9 +3,9 @@
 
 import type { z } from 'zod';
 import type { Backend } from '../backends/protocol';
-import type { RunContext } from '../agent/middleware';
+import type { RunContext } from '../agent/run-context';
 import type { AgentEventBody } from '../agent/types';
-import type { MediaInput } from '../media/capabilities';
+import type { MediaInput } from '../models/types';
 import type { MediaKind } from '../media/kinds';
 import type { FileChangeSummary } from './file-change';
 import type { ReadGuard } from './read-guard';

@@ -2,7 +2,8 @@
 // (is this entry, with this content, trusted here?), asked again at every step.
 
 import { realFolder } from './store';
-import type { TrustEntry, TrustGate } from './types';
+import type { TrustGate } from './types';
+import type { TrustEntry } from '../config/trust-entry';
 
 export interface FolderTrust {
   /** The folder's real path. */

@@ -7,15 +7,16 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadClaudeRules } from '../agent/permissions/claude-permissions';
+import { loadClaudeRules } from '../config/claude-permissions';
 import { discoverAgents } from '../extensions/definitions/agents';
 import { discoverCommands } from '../extensions/definitions/commands';
 import { loadHooks } from '../extensions/hooks/config';
 import { discoverSkills } from '../extensions/skills/discover';
 import { folderTrust } from './folder-trust';
-import { loadProjectConfiguration } from './project-configuration';
+import { loadProjectConfiguration } from '../extensions/mcp/project-configuration';
 import { trustReport } from './report';
-import type { TrustEntry, TrustGate } from './types';
+import type { TrustGate } from './types';
+import type { TrustEntry } from '../config/trust-entry';
 
 let root: string;
 let folder: string;

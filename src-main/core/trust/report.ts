@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { CONFIG_KINDS, folderConfiguration, type ConfigKind } from '../config/registry';
 import { realFolder } from './store';
-import type { TrustEntry, TrustGate, TrustReport } from './types';
+import type { TrustGate, TrustReport } from './types';
+import type { TrustEntry } from '../config/trust-entry';
 
 /** Every kind of the registry, read for the folder (real path): what would load, and what of it is not trusted. */
 export function trustReport(folder: string, store: TrustGate, env: NodeJS.ProcessEnv, kinds: readonly ConfigKind[] = CONFIG_KINDS): Promise<TrustReport> {

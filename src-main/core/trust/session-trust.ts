@@ -4,7 +4,8 @@
 // session trusted what it was started on, not whatever the folder holds later.
 
 import { realFolder } from './store';
-import type { TrustEntry, TrustGate } from './types';
+import type { TrustGate } from './types';
+import type { TrustEntry } from '../config/trust-entry';
 
 export class SessionTrust implements TrustGate {
   private readonly granted = new Map<string, Map<string, string>>();

@@ -8,9 +8,10 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { JsonFileStore, recordShape, type JsonFileProblem } from '../config/json-file-store';
-import { realPathOf } from '../sandbox/policy';
-import { pathsStamp } from './entry-files';
-import type { TrustEntry, TrustGate } from './types';
+import { realPathOf } from '../fs/real-path';
+import { pathsStamp } from '../config/entry-files';
+import type { TrustGate } from './types';
+import type { TrustEntry } from '../config/trust-entry';
 
 const folderTrustSchema = z.object({
   /** Entry key → sha256 of its content when trusted. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mcpKind } from '../config/kinds/mcp';
 import type { ConfigKind } from '../config/registry';
-import { loadProjectConfiguration } from './project-configuration';
+import { loadProjectConfiguration } from '../extensions/mcp/project-configuration';
 import { trustReport, UNTRUSTED_LINE, untrustedNotice } from './report';
 import { TrustStore } from './store';
 

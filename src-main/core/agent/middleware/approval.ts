@@ -7,8 +7,9 @@ import { operationOf, targetPaths, type PermissionRule } from '../permissions/ru
 import type { Backend, LinkTarget } from '../../backends/protocol';
 import { withTargetGuard, type TargetGuard } from '../../backends/target-guard';
 import { errorText, isErrorOutput, text, type ToolOutput } from '../../tools/tool';
-import { canonicalJson } from '../canonical-json';
-import { rootRun, taskPath, type Middleware } from '../middleware';
+import { canonicalJson } from '../../text/canonical-json';
+import type { Middleware } from '../middleware';
+import { rootRun, taskPath } from '../run-context';
 import type { ApprovalDecision, ApprovalRequest } from '../types';
 import { hookPermission } from '../../extensions/hooks/call-permission';
 

@@ -8,7 +8,8 @@ import { normalizeVirtualPath } from '../../backends/paths';
 import type { CheckpointRecorder, StepScope } from '../../checkpoints/recorder';
 import { changeStatus, toVirtual } from '../../checkpoints/types';
 import type { ChatMessage, ToolCall } from '../../models/types';
-import { rootRun, type Middleware } from '../middleware';
+import type { Middleware } from '../middleware';
+import { rootRun } from '../run-context';
 import { latestPersonMessage } from '../notes';
 
 /** Virtual folders that are not the project folder on disk. */

@@ -9,7 +9,8 @@ import { deepdeskToolName } from '../../tools/claude-code-names';
 import { ReadGuard } from '../../tools/read-guard';
 import { defineTool, errorText, text, type AgentTool } from '../../tools/tool';
 import { runAgent } from '../loop';
-import type { Middleware, RunContext } from '../middleware';
+import type { Middleware } from '../middleware';
+import type { RunContext } from '../run-context';
 import { newThreadState, type AgentEvent } from '../types';
 
 export interface SubagentSpec {

@@ -9,7 +9,8 @@
 import { meteredStream, recordUsage } from '../model-call';
 import { isMediaPart, type ChatMessage } from '../../models/types';
 import { DEFAULT_CONTEXT_WINDOW } from '../../models/model-info';
-import type { Middleware, ModelCallRequest, RunContext } from '../middleware';
+import type { Middleware } from '../middleware';
+import type { ModelCallRequest, RunContext } from '../run-context';
 import { contentText, describeMedia, fullTextPath, hasMedia, modelView, needsCompaction, textOf, viewMessage } from '../model-view';
 import { latestPersonMessage } from '../notes';
 import { countMessageTokens, countTextTokens, type TokenCosting } from '../token-count';

@@ -19,7 +19,7 @@
 // arguments its pattern matches (`npm test`, `make`, `mkdir`), and the suggester offers it
 // only as they wrote it. Commands that always ask (shells, eval, wrappers, …) are in
 // shell-commands.ts, not here.
-import type { ArgWord } from './shell-parse';
+import type { ArgWord } from './arg-word';
 
 interface EffectSpec {
   flags?: string;

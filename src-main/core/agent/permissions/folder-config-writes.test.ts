@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace';
-import type { RunContext } from '../middleware';
+import type { RunContext } from '../run-context';
 import { approvalMiddleware } from '../middleware/approval';
 import type { ApprovalRequest } from '../types';
 import { decideCall, type ApprovalMode } from './modes';

@@ -4,7 +4,7 @@
 // runs in turn. Pure; shell-parse.ts does the parsing and the recursion, and
 // command-effects.ts says which forms of a program write or execute.
 import { escalationOf } from './command-effects';
-import type { ArgWord } from './shell-parse';
+import type { ArgWord } from './arg-word';
 
 export interface CommandInspection {
   /** The words rules match: the command with its wrappers peeled off (`git -C x push` → `git push`). */

@@ -28,6 +28,8 @@
 // rules match (`words`: wrappers unwrapped) and whether allow rules may cover its form
 // (`escalation`, see command-effects.ts). Commands nested in substitutions, `sh -c`
 // strings and wrappers are reported too, marked `nested`, so that deny rules see them.
+import { shellWord } from '../../text/shell-quote';
+import type { ArgWord } from './arg-word';
 import { inspectCommand, prefixAssignmentReason, shellAssignmentReason } from './shell-commands';
 
 export interface ShellCommand {
@@ -82,11 +84,6 @@ function analyzeSource(source: string, sink: Sink, nested: boolean, depth: numbe
   if (parser.pos < source.length) sink.reasons.push(`could not parse the command: unexpected \`${source.charAt(parser.pos)}\``);
 }
 
-export interface ArgWord {
-  value: string;
-  dynamic: boolean;
-}
-
 function emitCommand(text: string, argv: ArgWord[], sink: Sink, nested: boolean, depth: number): void {
   if (depth > MAX_DEPTH) {
     sink.reasons.push('the command nests shells too deeply to be checked');
@@ -110,12 +107,7 @@ function emitCommand(text: string, argv: ArgWord[], sink: Sink, nested: boolean,
   sink.commands.push(command);
   sink.reasons.push(...inspection.reasons);
   for (const script of inspection.scripts) analyzeSource(script, sink, true, depth + 1);
-  for (const inner of inspection.inner) emitCommand(inner.map((w) => quoteForDisplay(w.value)).join(' '), inner, sink, true, depth + 1);
-}
-
-function quoteForDisplay(word: string): string {
-  if (word !== '' && /^[\w@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
+  for (const inner of inspection.inner) emitCommand(inner.map((w) => shellWord(w.value)).join(' '), inner, sink, true, depth + 1);
 }
 
 interface Word {

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkTargetOf } from '../../backends/filesystem/fs-resolve';
 import { FilesystemBackend } from '../../backends/filesystem/filesystem';
 import { createTestWorkspace, type TestWorkspace } from '../../tools/test-workspace';
-import type { RunContext } from '../middleware';
+import type { RunContext } from '../run-context';
 import { approvalMiddleware } from '../middleware/approval';
 import type { ApprovalDecision, ApprovalRequest } from '../types';
 import { describeLinkTarget } from './link-target-text';

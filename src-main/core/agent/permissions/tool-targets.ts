@@ -1,6 +1,7 @@
 // What a tool call does and which paths it touches, for permission rules.
 import { normalizeVirtualPath } from '../../backends/paths';
 import type { Operation, PermissionRequest } from './types';
+import { MCP_PREFIX, MCP_SEPARATOR } from '../../extensions/mcp/naming';
 
 const OPERATIONS: Record<string, Operation> = {
   ls: 'read',
@@ -14,10 +15,6 @@ const OPERATIONS: Record<string, Operation> = {
 };
 
 const FOLDER_TOOLS = new Set(['ls', 'glob', 'grep']);
-/** What every MCP tool's name starts with (SPEC §10: `mcp__<server>__<tool>`). */
-export const MCP_PREFIX = 'mcp__';
-/** What ends the server's part of an MCP tool's name (a server part never holds it, extensions/mcp/naming.ts). */
-export const MCP_SEPARATOR = '__';
 
 /** The operation of a built-in tool; null for tools without side effects of their own (task, write_todos, ...) and MCP tools. */
 export function operationOf(tool: string): Operation | null {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createComposite } from '../mounts/composite';
 import { FilesystemBackend } from '../filesystem/filesystem';
 import { LocalShellBackend } from '../filesystem/local-shell';
-import { withPolicies } from '../policy-wrapper';
+import { withPolicies } from '../../extensions/hooks/policy-wrapper';
 import { StateBackend } from '../store/state';
 import { StoreBackend } from '../store/store';
 import { describeBackendConformance } from './suite';

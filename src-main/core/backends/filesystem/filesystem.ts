@@ -19,11 +19,13 @@ import { SNIFF_BYTES, classifyContent } from '../../media/sniff';
 import { recordMessages } from '../store/store-records';
 import { NotADirectoryError, OutsideRootError, atomicWriteFile, makeDirsInside } from './fs-atomic-write';
 import { LineIndexCache, readLineWindow } from './fs-line-index';
-import { READ_FLAGS, accessError, errnoOf, isInside, linkTargetOf, resolveInside, virtualOf } from './fs-resolve';
+import { READ_FLAGS, accessError, linkTargetOf, resolveInside, virtualOf } from './fs-resolve';
+import { isPathInside } from '../../fs/path-inside';
+import { errnoOf } from '../../fs/errno';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { forEachLimit } from './fs-pool';
 import { gitSurfaceReason } from '../../git/surface';
-import { entryFilesReason } from '../../trust/protected-entry-files';
+import { entryFilesReason } from '../../sandbox/protected-entry-files';
 import { findRipgrep } from './ripgrep-binary';
 import type { SearchEnv, SearchTarget } from './fs-search';
 import { globTree, grepFile, grepTree } from './fs-search';
@@ -114,7 +116,7 @@ export class FilesystemBackend implements Backend {
   /** Asks the current call's guard (if any) when a path reaches another file than it names. */
   private guardTarget(operation: GuardedOperation, virtual: string, real: string): string | null {
     const guard = currentTargetGuard();
-    if (guard === undefined || !isInside(this.rootDir, real)) return null;
+    if (guard === undefined || !isPathInside(this.rootDir, real)) return null;
     const resolved = virtualOf(this.rootDir, real);
     return resolved === virtual ? null : guard.check(operation, virtual, resolved);
   }
@@ -130,7 +132,7 @@ export class FilesystemBackend implements Backend {
     if ('error' in opened || !this.virtualMode) return opened;
     const kernelPath = await openedPath(opened.handle);
     if (kernelPath !== null) {
-      if (isInside(this.rootDir, kernelPath)) return opened;
+      if (isPathInside(this.rootDir, kernelPath)) return opened;
     } else {
       const again = await resolveInside(this.rootDir, target.virtual);
       const same = 'error' in again ? null : await fsp.stat(again.real, { bigint: true }).catch(() => null);
@@ -430,7 +432,7 @@ export class FilesystemBackend implements Backend {
   /** A real path's virtual form when it is inside the root, else `fallback`. */
   private safeVirtual(real: string, fallback: string): string {
     if (!this.virtualMode) return real;
-    return isInside(this.rootDir, real) ? virtualOf(this.rootDir, real) : fallback;
+    return isPathInside(this.rootDir, real) ? virtualOf(this.rootDir, real) : fallback;
   }
 
   private async entryInfo(real: string, virtual: string, dirent: fs.Dirent): Promise<FileInfo | null> {
@@ -439,7 +441,7 @@ export class FilesystemBackend implements Backend {
       if (dirent.isSymbolicLink()) {
         // Follow links that stay inside the root; show others as the link itself.
         const target = await fsp.realpath(real).catch(() => null);
-        if (target !== null && (!this.virtualMode || isInside(this.rootDir, target))) {
+        if (target !== null && (!this.virtualMode || isPathInside(this.rootDir, target))) {
           const st = await fsp.stat(target);
           return st.isDirectory() ? { path: virtual + '/', isDir: true } : fileInfo(virtual, st);
         }

@@ -5,7 +5,9 @@ import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { O_NOFOLLOW, errnoOf, isInside } from './fs-resolve';
+import { O_NOFOLLOW } from './fs-resolve';
+import { isPathInside } from '../../fs/path-inside';
+import { errnoOf } from '../../fs/errno';
 
 const TEMP_MARK = '.deepdesk-tmp-';
 
@@ -74,12 +76,12 @@ async function checkPlacement(handle: fsp.FileHandle, temp: string, root: string
   if (process.platform === 'linux') {
     const opened = await fsp.readlink(`/proc/self/fd/${handle.fd}`).catch(() => null);
     if (opened !== null) {
-      if (path.dirname(opened) !== dir || !isInside(root, opened)) throw new OutsideRootError(dir);
+      if (path.dirname(opened) !== dir || !isPathInside(root, opened)) throw new OutsideRootError(dir);
       return;
     }
   }
   const realDir = await fsp.realpath(dir);
-  if (!isInside(root, realDir) || realDir !== dir) throw new OutsideRootError(dir);
+  if (!isPathInside(root, realDir) || realDir !== dir) throw new OutsideRootError(dir);
   const [opened, named] = await Promise.all([handle.stat({ bigint: true }), fsp.lstat(path.join(realDir, path.basename(temp)), { bigint: true })]);
   if (opened.dev !== named.dev || opened.ino !== named.ino) throw new OutsideRootError(dir);
 }
@@ -129,5 +131,5 @@ export async function makeDirsInside(root: string | null, dir: string): Promise<
 async function checkInside(root: string | null, dir: string): Promise<void> {
   if (root === null) return;
   const real = await fsp.realpath(dir);
-  if (!isInside(root, real)) throw new OutsideRootError(dir);
+  if (!isPathInside(root, real)) throw new OutsideRootError(dir);
 }

@@ -8,7 +8,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import ignore from 'ignore';
 import type { Ignore } from 'ignore';
-import { errnoOf } from './fs-resolve';
+import { errnoOf } from '../../fs/errno';
+import { isPathBelow } from '../../fs/path-inside';
 
 export interface GitignoreRules {
   /** Real folder holding the .gitignore; rules see paths relative to it. */
@@ -105,9 +106,8 @@ export interface AncestorRules {
  * handled by the walker.
  */
 export async function ancestorRules(root: string, start: string): Promise<AncestorRules> {
-  const rel = path.relative(root, start);
-  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return { stack: [], sawGit: false };
-  const parts = rel.split(path.sep);
+  if (!isPathBelow(root, start)) return { stack: [], sawGit: false };
+  const parts = path.relative(root, start).split(path.sep);
   let stack: GitignoreStack = [];
   let sawGit = false;
   let dir = root;

@@ -3,7 +3,8 @@
 
 import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { READ_FLAGS, isInside } from './fs-resolve';
+import { READ_FLAGS } from './fs-resolve';
+import { isPathInside } from '../../fs/path-inside';
 import { looksBinary } from '../text';
 
 const CHUNK_BYTES = 1024 * 1024;
@@ -83,7 +84,7 @@ const readlink = promisify(fs.readlink);
 async function openedInside(fd: number, root: string): Promise<boolean> {
   if (process.platform !== 'linux') return true;
   try {
-    return isInside(root, (await readlink(`/proc/self/fd/${fd}`)).replace(/ \(deleted\)$/, ''));
+    return isPathInside(root, (await readlink(`/proc/self/fd/${fd}`)).replace(/ \(deleted\)$/, ''));
   } catch {
     return true;
   }

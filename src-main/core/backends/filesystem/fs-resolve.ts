@@ -4,6 +4,8 @@
 import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
+import { errnoOf } from '../../fs/errno';
+import { isPathInside } from '../../fs/path-inside';
 import { messages } from '../messages';
 import type { LinkTarget } from '../protocol';
 
@@ -14,19 +16,6 @@ export const O_NOFOLLOW: number = fs.constants.O_NOFOLLOW ?? 0;
 /** Keeps an open of a FIFO from blocking; harmless for regular files. */
 export const O_NONBLOCK: number = fs.constants.O_NONBLOCK ?? 0;
 export const READ_FLAGS = fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK;
-
-export function errnoOf(err: unknown): string {
-  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string'
-    ? (err as { code: string }).code
-    : 'EUNKNOWN';
-}
-
-/** True when `real` is `root` or lies below it (both real, absolute). */
-export function isInside(root: string, real: string): boolean {
-  if (real === root) return true;
-  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
-  return real.startsWith(prefix);
-}
 
 /** The real path of a normalised virtual path (`/` = root), without touching the disk. */
 export function lexicalReal(root: string, virtualPath: string): string {
@@ -53,7 +42,7 @@ export async function resolveInside(root: string, virtualPath: string): Promise<
   const candidate = lexicalReal(root, virtualPath);
   try {
     const real = await fsp.realpath(candidate);
-    return isInside(root, real) ? { real, exists: true } : outside;
+    return isPathInside(root, real) ? { real, exists: true } : outside;
   } catch (err) {
     const code = errnoOf(err);
     if (code === 'ELOOP') return outside;
@@ -70,7 +59,7 @@ export async function resolveInside(root: string, virtualPath: string): Promise<
       if (MISSING.has(code)) continue;
       return { error: accessError(code, virtualPath) };
     }
-    if (!isInside(root, ancestor)) return outside;
+    if (!isPathInside(root, ancestor)) return outside;
     // The first missing component may still be a dangling symlink, whose target we cannot vouch for.
     const next = path.join(ancestor, parts[keep]!);
     try {
@@ -105,7 +94,7 @@ const MAX_LINK_HOPS = 40;
 export async function linkTargetOf(root: string, virtualPath: string): Promise<LinkTarget | null> {
   const real = await followLinks(root, virtualPath === '/' ? [] : virtualPath.slice(1).split('/'));
   if (real === null) return null;
-  if (!isInside(root, real)) return { outside: real };
+  if (!isPathInside(root, real)) return { outside: real };
   const virtual = virtualOf(root, real);
   return virtual === virtualPath ? null : { virtual };
 }

@@ -17,9 +17,6 @@ const SCHEMES: Record<string, GitTransport> = {
   https: 'https',
 };
 
-/** `protocol.allow`-style list for GIT_ALLOW_PROTOCOL: git refuses any other transport, even one reached by a redirect or a submodule. */
-export const ALLOWED_PROTOCOLS = 'file:ssh:git:http:https';
-
 export function checkGitUrl(input: string): GitUrlCheck {
   const url = input.trim();
   if (url === '') return { ok: false, error: 'the git remote URL is empty' };

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createComposite } from './composite';
 import { GitMountBackend } from '../git-mount/git-mount';
-import { withPolicies } from '../policy-wrapper';
+import { withPolicies } from '../../extensions/hooks/policy-wrapper';
 import type { Backend } from '../protocol';
 import { readOnlyBackend } from './read-only';
 import { StateBackend } from '../store/state';
@@ -126,7 +126,7 @@ describe('withPolicies and changeRefusal', () => {
 
 describe('SkillsBackend.changeRefusal', () => {
   it('refuses every change under /skills/ with the text the change returns, prefix put back', async () => {
-    const { SkillsBackend } = await import('../../extensions/skills/backend');
+    const { SkillsBackend } = await import('./skills-backend');
     const composite = createComposite(new StateBackend(), [{ prefix: '/skills/', backend: new SkillsBackend(() => []), listInRoot: 'when-not-empty' }]);
     for (const p of ['/skills/review/SKILL.md', '/skills/new.md']) {
       const refusal = await composite.changeRefusal!(p);

@@ -6,14 +6,14 @@
 // Mounts; SPEC §13), each listed in `ls /`. /memories/ may live in PostgreSQL instead.
 
 import type Database from 'better-sqlite3';
-import { SkillsBackend } from '../../extensions/skills/backend';
-import { SKILLS_MOUNT } from '../../extensions/skills/discover';
+import { SkillsBackend } from './skills-backend';
+import { SKILLS_MOUNT } from './skills-mount';
 import type { Skill } from '../../extensions/skills/types';
 import type { Sandbox } from '../../sandbox/types';
 import { createComposite, type CompositeRoute } from './composite';
 import { FilesystemBackend } from '../filesystem/filesystem';
 import { LocalShellBackend } from '../filesystem/local-shell';
-import type { MemoryStore } from '../store/memory-store';
+import { MEMORIES_NAMESPACE, type MemoryStore } from '../store/memory-store-api';
 import type { MountRoute } from './mount-table';
 import type { Backend } from '../protocol';
 import { StateBackend, type StateSnapshot } from '../store/state';
@@ -23,7 +23,6 @@ export const MEMORIES_PREFIX = '/memories/';
 export const LARGE_RESULTS_PREFIX = '/large_tool_results/';
 export const HISTORY_PREFIX = '/conversation_history/';
 export const ATTACHMENTS_PREFIX = '/attachments/';
-export const MEMORIES_NAMESPACE = 'memories';
 
 export interface ThreadFiles {
   largeResults: StateBackend;

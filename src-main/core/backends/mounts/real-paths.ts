@@ -3,7 +3,7 @@
 // (ACP) and hooks are told real absolute paths.
 
 import { join } from 'node:path';
-import { SKILLS_MOUNT } from '../../extensions/skills/discover';
+import { SKILLS_MOUNT } from './skills-mount';
 import { normalizeVirtualPath, relativeVirtual } from '../paths';
 import { ATTACHMENTS_PREFIX, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX } from './mounts';
 

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import type * as pty from 'node-pty';
 import { spawnPty } from '../../process/spawn-pty';
-import { currentAttribution } from '../../checkpoints/attribution';
+import { currentAttribution } from '../../process/attribution';
 import type { CommandSpec, PreparedCommand } from '../../sandbox/types';
 import { terminalToText } from '../../text/ansi';
 import { collectPtyRun, endPty } from '../../process/pty-run';
@@ -34,7 +34,8 @@ import {
 } from '../../process/pty-exec';
 import { NON_INTERACTIVE_ENV } from '../../process/shell-env';
 import { traceparentEnv } from '../../process/traceparent';
-import { shQuote, SshConnectionError, type SshConnection } from './ssh-connection';
+import { SshConnectionError, type SshConnection } from './ssh-connection';
+import { shQuote } from '../../text/shell-quote';
 
 /** As a local run's (RunInPtyOptions), on the remote; the sandbox is the remote's (remote-sandbox.ts). */
 export interface RemoteCommandOptions extends Omit<RunInPtyOptions, 'env'> {

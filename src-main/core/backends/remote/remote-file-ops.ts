@@ -13,7 +13,7 @@
 // Why python3 and no fallback: a POSIX shell has no openat, and perl's core has none either.
 // A remote without python3 has its file tools refused with an `Error: ` saying so (the
 // probe in remote-backend.ts), never served by racy code.
-import { shQuote } from './ssh-connection';
+import { shQuote } from '../../text/shell-quote';
 
 export type FileOp = 'read' | 'window' | 'upload' | 'delete' | 'ls' | 'stat' | 'resolve' | 'grep' | 'tree';
 

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../sandbox/types';
 import { runRemoteCommand } from './remote-exec';
 import { createRemoteSandbox } from './remote-sandbox';
-import { shQuote, SshConnection } from './ssh-connection';
+import { SshConnection } from './ssh-connection';
+import { shQuote } from '../../text/shell-quote';
 import { parseSshTarget } from './ssh-target';
 import { startTestSshd, type TestSshd } from './testing/sshd';
 

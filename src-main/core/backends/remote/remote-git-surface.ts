@@ -18,8 +18,9 @@ import { posix } from 'node:path';
 import { namedFiles, inertPart } from '../../git/config';
 import { GIT_DIR_SURFACE, MAX_KEPT_BYTES, type GitSurface, type SurfaceFile, type SurfaceRepair, type SurfaceRole } from '../../git/surface';
 import type { BlockedItem } from '../../sandbox/blocked';
-import { isWithin } from '../../sandbox/policy';
-import { shQuote, type SshConnection } from './ssh-connection';
+import { isPathInside } from '../../fs/path-inside';
+import { type SshConnection } from './ssh-connection';
+import { shQuote } from '../../text/shell-quote';
 
 const SNAPSHOT_PY = String.raw`import base64, errno, hashlib, json, os, re, stat as S, sys
 
@@ -451,7 +452,7 @@ function namedInside(surface: GitSurface, projectDir: string, home: string): Nam
     const files = namedFiles(entry.content.toString('utf8'), path, workTree, home);
     named.push(...files.includes.map((p): Named => ['config', p]), ...files.hookFolders.map((p): Named => ['hooks', p]), ...files.programs.map((p): Named => ['program', p]));
   }
-  return named.filter(([, p]) => isWithin(p, projectDir));
+  return named.filter(([, p]) => isPathInside(projectDir, p));
 }
 
 /** What a set-id entry or a special file is called in the blocked line. */

@@ -22,7 +22,6 @@ import {
   DROPPED_ENV,
   hiddenPaths,
   hostSocketPaths,
-  isWithin,
   PINNED_PROJECT_PATHS,
   PROTECTED_PROJECT_PATHS,
   SECRET_HOME_PATHS,
@@ -30,12 +29,14 @@ import {
   type HiddenPath,
   type ResolvedPolicy,
 } from '../../sandbox/policy';
+import { isPathInside } from '../../fs/path-inside';
 import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, SandboxPolicy } from '../../sandbox/types';
 import { planSurfaceRepairs, surfaceMounts, type GitSurface } from '../../git/surface';
 import { remoteHost } from './remote-exec';
 import { applyRemoteSteps, repairSteps, snapshotRemoteSurface, type FileKinds } from './remote-git-surface';
 import { FIND_PYTHON } from './remote-scripts';
-import { shQuote, type SshConnection } from './ssh-connection';
+import { type SshConnection } from './ssh-connection';
+import { shQuote } from '../../text/shell-quote';
 
 /** The isolation every command gets, run with `true` to see that the remote's bwrap can make a sandbox (as probeBwrap). */
 const PROBE_ARGS = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--new-session', '--die-with-parent', 'true'];
@@ -237,7 +238,7 @@ class RemoteBwrapSandbox implements Sandbox {
     const tmpDir = `${base}/tmp`;
     // Missing before the run (outside `.git`, whose surface is checked whole): removed after it should the command make one.
     const missingProtected = resolved
-      .filter((c) => c.role === 'protected' && c.kind === 'missing' && c.real !== '' && isWithin(c.real, projectDir) && !isWithin(c.real, join(projectDir, '.git')))
+      .filter((c) => c.role === 'protected' && c.kind === 'missing' && c.real !== '' && isPathInside(projectDir, c.real) && !isPathInside(join(projectDir, '.git'), c.real))
       .map((c) => c.real);
 
     const env: Record<string, string> = { ...spec.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, npm_config_cache: join(tmpDir, '.npm'), XDG_CACHE_HOME: join(tmpDir, '.cache') };

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSshTarget } from './ssh-target';
-import { checkPrivateDir, SshConnection, SshConnectionError, shQuote } from './ssh-connection';
+import { checkPrivateDir, SshConnection, SshConnectionError } from './ssh-connection';
+import { shQuote } from '../../text/shell-quote';
 import { startTestSshd, type TestSshd } from './testing/sshd';
 
 let sshd: TestSshd;

@@ -14,14 +14,11 @@ import { sshEnv } from '../../process/child-env';
 import { spawnPipe, spawnPiped } from '../../process/spawn';
 import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_SESSION_INPUT_BYTES, SessionCallError, SessionPool } from './ssh-sessions';
+import { shQuote } from '../../text/shell-quote';
+import { MAX_SESSION_INPUT_BYTES, SessionCallError, SessionPool, type RunResult } from './ssh-sessions';
 import { sshTargetLabel, type SshTarget } from './ssh-target';
 
 /** A POSIX shell word for `value`: single-quoted, a `'` as `'\''`. */
-export function shQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
 export interface SshConnectionOptions {
   target: SshTarget;
   /** Where the master's control socket lives (a short path: sockets have a ~100-byte limit). */
@@ -46,13 +43,6 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Over a channel of its own, never waiting behind other calls for a kept shell (a kill). */
   ownChannel?: boolean;
-}
-
-export interface RunResult {
-  /** The remote script's exit status. */
-  code: number;
-  stdout: Buffer;
-  stderr: string;
 }
 
 /** The connection failed (not the remote command): names the host; the next call tries again. */

@@ -9,7 +9,14 @@
 
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawnPiped } from '../../process/spawn';
-import { shQuote, type RunResult } from './ssh-connection';
+import { shQuote } from '../../text/shell-quote';
+
+export interface RunResult {
+  /** The remote script's exit status. */
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
 
 const READY = '@@deepdesk-ready';
 const FRAME = '@@deepdesk-frame';

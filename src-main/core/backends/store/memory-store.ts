@@ -3,21 +3,10 @@
 // MemoryStore: the Backend protocol plus what the window's Memories panel and authorship need.
 
 import type Database from 'better-sqlite3';
-import type { Backend } from '../protocol';
-import type { StorePage } from './store-query';
 import { StoreBackend } from './store';
 import { PostgresStoreBackend, redactUrl } from './store-postgres';
 import { DEFAULT_MEMORIES_STORE, memoriesStoreTextError } from './memories-store-text';
-import { MEMORIES_NAMESPACE } from '../mounts/mounts';
-
-/** What /memories/ needs of a store besides the Backend protocol (the window's panel, authorship). */
-export interface MemoryStore extends Backend {
-  listPage(after: string, limit: number): Promise<StorePage>;
-  searchPage(query: string, after: string, limit: number): Promise<StorePage>;
-  /** The same store recording `author` as the writer (a thread id, or 'user'). */
-  withAuthor(author: string): MemoryStore;
-  close(): void | Promise<void>;
-}
+import { MEMORIES_NAMESPACE, type MemoryStore } from './memory-store-api';
 
 export type MemoriesStoreSpec = { kind: 'sqlite' } | { kind: 'postgres'; url: string };
 

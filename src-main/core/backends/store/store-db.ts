@@ -4,13 +4,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { Migration } from './migration';
 import { STORE_MIGRATIONS } from './store-schema';
-
-export interface Migration {
-  /** Unique and never reused; recorded in `schema_migrations` once applied. */
-  id: string;
-  up(db: Database.Database): void;
-}
 
 /** Opens (creating folders as needed) the database file with WAL and full fsync, and migrates the files table. */
 export function openDatabase(file: string): Database.Database {

@@ -31,7 +31,7 @@ import {
 } from './store-records';
 import type { ListRow, PageRow, SearchRow, StoreListing, StorePage } from './store-query';
 import { SHORT_QUERY_SCAN_ROWS, childrenStep, fileInfo, rangeOf, searchHit, searchUsesIndex, toListing, toRecord } from './store-query';
-import type { MemoryStore } from './memory-store';
+import type { MemoryStore } from './memory-store-api';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// URL (libpq-style parameters as `pg` takes them). */

@@ -1,7 +1,7 @@
 // Schema of the StoreBackend's files table and its trigram full-text index.
 // Binary files are kept as base64 text; their content is left out of the index.
 
-import type { Migration } from './store-db';
+import type { Migration } from './migration';
 
 const CREATE_FILES = `
 CREATE TABLE IF NOT EXISTS store_files (

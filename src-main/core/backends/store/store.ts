@@ -27,13 +27,13 @@ import type { ListRow, PageRow, SearchRow, StoreListing, StorePage } from './sto
 import {
   LAST_PATH, SHORT_QUERY_SCAN_ROWS, caseVariants, childrenStep, fileInfo, rangeOf, searchHit, searchUsesIndex, toListing, toRecord,
 } from './store-query';
-import type { MemoryStore } from './memory-store';
+import type { MemoryStore } from './memory-store-api';
 
 export { SHORT_QUERY_SCAN_ROWS } from './store-query';
 export type { StoreListing, StorePage } from './store-query';
 
 export { openDatabase, runMigrations } from './store-db';
-export type { Migration } from './store-db';
+export type { Migration } from './migration';
 
 export interface StoreBackendOptions {
   /** An open database (shared, not closed by this backend) or a file path (opened and owned). */

@@ -1,7 +1,7 @@
 // Hooks (SPEC §11): one trust entry per hook command of the folder's hooks files.
 
 import { projectHookItems, projectHooksFiles, readHooksFiles, userHooksFiles } from '../../extensions/hooks/config';
-import { hookFiles } from '../../trust/entry-files';
+import { hookFiles } from '../entry-files';
 import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';
 

@@ -6,7 +6,7 @@
 // and the kind's loader loads the trusted ones of the same read, so what is asked and what is
 // shown cannot drift apart.
 
-import type { TrustEntry } from '../../trust/types';
+import type { TrustEntry } from '../trust-entry';
 
 export interface ConfigPlaces {
   dataDir: string;

@@ -4,8 +4,9 @@
 import { join } from 'node:path';
 import { entryVariables, readServerEntries, runnerHosts, type CheckedServerEntry } from '../mcp-config';
 import { problemLine } from '../mcp-config-types';
-import { projectServerDigest, serverFiles } from '../../trust/entry-files';
-import { shellWord, visibleLine } from '../../trust/labels';
+import { projectServerDigest, serverFiles } from '../entry-files';
+import { visibleLine } from '../../text/visible-line';
+import { shellWord } from '../../text/shell-quote';
 import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind, FolderItems } from './kind';
 

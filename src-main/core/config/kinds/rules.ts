@@ -1,7 +1,7 @@
 // Permission rules from Claude Code's settings files (SPEC §11): a folder's `allow` and `ask`
 // rules are one trust entry each (its `deny` rules apply untrusted: they only restrict).
 
-import { folderRuleItems } from '../../agent/permissions/claude-permissions';
+import { folderRuleItems } from '../claude-permissions';
 import { userClaudeSettingsFile } from '../claude-settings';
 import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';

@@ -2,9 +2,9 @@
 // folder and the installed plugins, and the folder's ones as trust items (SPEC §9).
 
 import { join, relative, sep } from 'node:path';
-import { visibleLine } from '../../trust/labels';
+import { visibleLine } from '../../text/visible-line';
 import { splitByTrust, type FolderItem, type FolderItems, type IsTrusted } from '../../config/kinds/kind';
-import type { TrustEntryKind } from '../../trust/types';
+import type { TrustEntryKind } from '../../config/trust-entry';
 import { readMarkdownPlaces, type DefinitionPlace, type MarkdownCache, type MarkdownDefinition } from './markdown-files';
 
 export interface DefinitionPlaces {

@@ -8,16 +8,16 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { canonicalJson } from '../../agent/canonical-json';
-import { parseClaudeRule } from '../../agent/permissions/claude-rule';
+import { canonicalJson } from '../../text/canonical-json';
+import { parseClaudeRule } from '../../config/claude-rule';
 import { userClaudeSettingsFile } from '../../config/claude-settings';
 import { splitByTrust, type FolderItems, type IsTrusted } from '../../config/kinds/kind';
 import { readJsonObject } from '../../config/mcp-config';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import { enabledPluginParts } from '../plugins/store';
 import { problemLine, type ConfigProblem } from '../../config/mcp-config-types';
-import { hookFiles, pathsStamp, projectHookDigest } from '../../trust/entry-files';
-import { visibleLine } from '../../trust/labels';
+import { hookFiles, pathsStamp, projectHookDigest } from '../../config/entry-files';
+import { visibleLine } from '../../text/visible-line';
 import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, type HookEntry, type HookEventName } from './types';
 
 export function userHooksFile(dataDir: string): string {

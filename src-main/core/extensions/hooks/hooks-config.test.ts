@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { projectHookDigest } from '../../trust/entry-files';
+import { projectHookDigest } from '../../config/entry-files';
 import { trustReport } from '../../trust/report';
 import { TrustStore } from '../../trust/store';
 import { hooksSource, hookTrustKey, loadHooks, projectHooksFile, readHooksFile, userHooksFile } from './config';

@@ -3,7 +3,7 @@
 // JSON on stdin, and a timeout (or Stop) that ends the whole process tree. Hooks that match
 // one event run in parallel and their answers combine: deny > ask > allow.
 
-import { startProcess } from '../../process/supervisor';
+import { startProcess } from '../../sandbox/supervisor';
 import type { HookEntry, HookEventName, HookRef } from './types';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../text/json-depth';
 

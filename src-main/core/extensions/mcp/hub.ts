@@ -6,14 +6,14 @@ import { packageRunnerOf } from '../../config/package-runners';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MCP_STARTUP_TIMEOUT_MS, type McpRemoteServerConfig, type McpServerConfig } from '../../config/mcp-config-types';
-import { canonicalJson } from '../../agent/canonical-json';
+import { canonicalJson } from '../../text/canonical-json';
 import { errorText, type ToolOutput } from '../../tools/tool';
 import { qualifyAll, serverParts } from './naming';
 import { memoryTokenStore, McpOAuthProvider, oauthKey, startRedirectListener, type McpTokenStore } from './oauth';
 import { blockText, mcpResultOutput, type McpCallResult, type McpContentBlock } from './results';
 import { loadedSdk, loadMcpSdk, type McpSdk } from './sdk';
 import { startStdioServer, type StdioServerProcess } from './stdio-transport';
-import type { ProcessExit } from '../../process/types';
+import type { ProcessExit } from '../../sandbox/supervisor-types';
 import type { McpHubApi, McpPromptInfo, McpResourceInfo, McpServerState, McpStatus, McpToolInfo } from './types';
 
 export interface McpHubOptions {

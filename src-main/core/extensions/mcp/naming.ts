@@ -12,7 +12,11 @@
 // - a server whose part is still another's (a name chosen to equal such a hashed part) is
 //   refused: its tools never run under another server's name.
 import { createHash } from 'node:crypto';
-import { MCP_PREFIX, MCP_SEPARATOR } from '../../agent/permissions/tool-targets';
+
+/** What every MCP tool's name starts with (SPEC §10: `mcp__<server>__<tool>`). */
+export const MCP_PREFIX = 'mcp__';
+/** What ends the server's part of an MCP tool's name (a server part never holds it: see plainPart). */
+export const MCP_SEPARATOR = '__';
 
 const MAX_NAME = 64;
 /** Leaves room in MAX_NAME for `mcp__`, `__` and a tool name with its hash. */

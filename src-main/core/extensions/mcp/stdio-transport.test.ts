@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { McpStdioServerConfig } from '../../config/mcp-config-types';
 import { detectSandbox } from '../../sandbox';
-import { stopAllProcesses } from '../../process/supervisor';
+import { stopAllProcesses } from '../../sandbox/supervisor';
 import { startStdioServer, type StdioServerContext } from './stdio-transport';
 
 const EVERYTHING = resolve('node_modules/@modelcontextprotocol/server-everything/dist/index.js');

@@ -4,12 +4,12 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { McpStdioServerConfig } from '../../config/mcp-config-types';
-import { startProcess } from '../../process/supervisor';
+import { startProcess } from '../../sandbox/supervisor';
 import { loadMcpSdk, type McpSdk } from './sdk';
 import { LineFramer, MCP_MAX_MESSAGE_DEPTH, overLimitMessage, tooDeepMessage } from './stdio-lines';
 import { nestsDeeperThan } from '../../text/json-depth';
-import type { ProcessExit, SupervisedProcess } from '../../process/types';
-import { folderSandboxPolicy } from '../../trust/protected-entry-files';
+import type { ProcessExit, SupervisedProcess } from '../../sandbox/supervisor-types';
+import { folderSandboxPolicy } from '../../sandbox/protected-entry-files';
 import type { LiveCheck } from '../../sandbox/types';
 
 export interface StdioServerContext {

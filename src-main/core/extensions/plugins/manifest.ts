@@ -5,10 +5,11 @@
 // Every path stays inside the plugin: one that leads out is refused with a line.
 
 import { existsSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { readJsonObject } from '../../config/mcp-config';
 import { problemLine } from '../../config/mcp-config-types';
+import { isPathInside } from '../../fs/path-inside';
 
 export const MANIFEST = join('.claude-plugin', 'plugin.json');
 const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -69,8 +70,7 @@ export function readPlugin(root: string): PluginParts | { problem: string } {
         if (value !== undefined) return { problem: `${file}: ${field}: ${rel} does not exist` };
         continue;
       }
-      const back = relative(real, target);
-      if (back.startsWith('..') || isAbsolute(back)) return { problem: `${file}: ${field}: ${rel} leads outside the plugin` };
+      if (!isPathInside(real, target)) return { problem: `${file}: ${field}: ${rel} leads outside the plugin` };
       out.push(target);
     }
     return out;

@@ -6,13 +6,14 @@
 
 import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { readConfigText } from '../../config/read-config-file';
 import { gitEnv, gitFailure, runGit } from '../../git/run-git';
 import { pluginDigest } from './content-digest';
 import { readPlugin, type PluginParts } from './manifest';
 import { readMarketplace, remoteUrl, type MarketplacePlugin } from './marketplace';
+import { isPathBelow, isPathInside } from '../../fs/path-inside';
 
 const GIT_TIMEOUT_MS = 120_000;
 
@@ -148,8 +149,7 @@ export class PluginStore {
     const staging = this.stagingDir();
     if (typeof entry.source === 'string') {
       const from = resolve(market.dir, entry.source);
-      const back = relative(realpathSync(market.dir), existsSync(from) ? realpathSync(from) : from);
-      if (back.startsWith('..') || isAbsolute(back)) throw new PluginError(`marketplace ${marketName}: plugin ${pluginName}'s source ${entry.source} leads outside the marketplace`);
+      if (!isPathInside(realpathSync(market.dir), existsSync(from) ? realpathSync(from) : from)) throw new PluginError(`marketplace ${marketName}: plugin ${pluginName}'s source ${entry.source} leads outside the marketplace`);
       copyPlugin(from, staging);
       return this.staged(staging, marketName, `${pluginName}@${marketName}`);
     }
@@ -164,8 +164,7 @@ export class PluginStore {
     const whole = await this.clone(url, `${staging}-repo`, entry.source.sha ?? entry.source.ref, signal);
     try {
       const from = resolve(whole, sub);
-      const back = relative(whole, existsSync(from) ? realpathSync(from) : from);
-      if (back === '' || back.startsWith('..') || isAbsolute(back)) throw new PluginError(`marketplace ${marketName}: plugin ${pluginName}'s path ${sub} is not a folder inside its repository`);
+      if (!isPathBelow(whole, existsSync(from) ? realpathSync(from) : from)) throw new PluginError(`marketplace ${marketName}: plugin ${pluginName}'s path ${sub} is not a folder inside its repository`);
       copyPlugin(from, staging);
     } finally {
       rmSync(whole, { recursive: true, force: true });
@@ -321,8 +320,7 @@ function copyPlugin(from: string, to: string): void {
       if (src.split('/').includes('.git')) return false;
       try {
         const target = readlinkSync(src);
-        const back = relative(root, resolve(dirname(src), target));
-        if (back.startsWith('..') || isAbsolute(back)) throw new PluginError(`${src} links outside the plugin (${target}); it is not installed`);
+        if (!isPathInside(root, resolve(dirname(src), target))) throw new PluginError(`${src} links outside the plugin (${target}); it is not installed`);
       } catch (err) {
         if (err instanceof PluginError) throw err;
       }

@@ -8,21 +8,22 @@
 // SKILL.md is read again only when its stat changed, see SkillScanCache), cheap enough to
 // run before every model call, so a new or edited skill is picked up without a restart.
 
+import { isPathBelow } from '../../fs/path-inside';
 import { createHash } from 'node:crypto';
 import { readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { FolderItem, FolderItems, IsTrusted } from '../../config/kinds/kind';
 import { splitByTrust } from '../../config/kinds/kind';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
-import { visibleLine } from '../../trust/labels';
+import { visibleLine } from '../../text/visible-line';
 import { readConfigFile, readConfigText } from '../../config/read-config-file';
 import { enabledPluginParts } from '../plugins/store';
 import { checkSkillHeader, splitFrontMatter, type HeaderCheck } from './front-matter';
 import type { Skill, SkillProblem, SkillSource } from './types';
+import { SKILLS_MOUNT } from '../../backends/mounts/skills-mount';
 
 export const SKILL_FILE = 'SKILL.md';
 export const MAX_SKILL_FILE_BYTES = 256 * 1024;
-export const SKILLS_MOUNT = '/skills/';
 /** The project's skills folders, relative to the folder, in the order they win on a name clash. */
 export const PROJECT_SKILL_DIRS = FOLDER_CONFIG_PLACES.skill;
 
@@ -189,7 +190,7 @@ export function discoverSkills(options: DiscoverOptions, cache: SkillScanCache =
   if (options.folder !== undefined) {
     const folder = realpathOr(options.folder);
     const split = splitByTrust(scanProjectSkills(folder, problems, cache, clock), options.isTrusted);
-    const asSkill = (found: FoundSkill): Skill => toSkill(found, 'project', isInside(folder, found.dir) ? `/${toPosix(relative(folder, found.file))}` : mountPath(found.name));
+    const asSkill = (found: FoundSkill): Skill => toSkill(found, 'project', isPathBelow(folder, found.dir) ? `/${toPosix(relative(folder, found.file))}` : mountPath(found.name));
     project.push(...split.trusted.map(asSkill));
     untrusted.push(...split.untrusted.map(asSkill));
   }
@@ -294,11 +295,6 @@ function realpathOr(path: string): string {
   } catch {
     return path;
   }
-}
-
-function isInside(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel);
 }
 
 function toPosix(path: string): string {

@@ -11,7 +11,7 @@ import { createHarness, textOf, type Harness } from '../../agent/agent-harness.t
 import { countTextTokens } from '../../agent/token-count';
 import type { RecordedRequest } from '../../models/testing/scripted-server';
 import { createSkillCatalog } from './discover';
-import { skillsMiddleware, type SkillListing } from './prompt';
+import { skillsMiddleware, type SkillListing } from '../../agent/middleware/skills-prompt';
 
 let root: string;
 let home: string;

@@ -11,10 +11,10 @@ import Database from 'better-sqlite3';
 import { createDefaultMounts } from '../../backends/mounts/mounts';
 import { trustReport } from '../../trust/report';
 import { TrustStore } from '../../trust/store';
-import { readOnlySkillError, SkillsBackend } from './backend';
+import { readOnlySkillError, SkillsBackend } from '../../backends/mounts/skills-backend';
 import { createSkillCatalog, discoverSkills, MAX_SKILL_FILE_BYTES, type DiscoverOptions } from './discover';
 import { countTextTokens } from '../../agent/token-count';
-import { MIN_DESCRIPTION_CHARS, skillListing, skillPromptBudget, type SkillPromptBudget } from './prompt';
+import { MIN_DESCRIPTION_CHARS, skillListing, skillPromptBudget, type SkillPromptBudget } from '../../agent/middleware/skills-prompt';
 import type { Skill } from './types';
 
 let root: string;

@@ -1,0 +1,4 @@
+/** The `code` of a Node system error ('ENOENT', 'ELOOP'…), or 'EUNKNOWN'. */
+export function errnoOf(err: unknown): string {
+  return typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : 'EUNKNOWN';
+}

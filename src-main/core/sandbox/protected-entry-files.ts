@@ -1,0 +1,37 @@
+// The files a folder's configuration runs (entry-files.ts), kept out of the reach of what the
+// agent causes (SPEC §9): the sandbox of every command and server of the folder keeps them
+// read-only, and the agent's writes to them ask. Every entry counts, trusted or not: one
+// trusted later must find its files as they were shown.
+
+import { relative } from 'node:path';
+import { folderEntryFiles } from '../config/registry';
+import type { SandboxPolicy } from './types';
+import { realOrSelf } from '../config/entry-files';
+import { isPathInside } from '../fs/path-inside';
+
+/** Why the agent's change to `path` (absolute, in `folder`) must ask, or null. */
+export function entryFilesReason(folder: string, path: string): string | null {
+  const targets = new Set([path, realOrSelf(path)]);
+  for (const file of folderEntryFiles(folder)) {
+    for (const target of targets) {
+      if (isPathInside(target, file)) {
+        return `the folder's configuration runs it (${relative(folder, file) || file}) once trusted, and a change to it needs trust again`;
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The folder's sandbox policy with what its entries run kept read-only: read again for every
+ * command and server the sandbox prepares (the configuration may change between them).
+ */
+export function folderSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
+  const base = policy.protectedPaths ?? [];
+  const result: SandboxPolicy = { projectDir: policy.projectDir, dataDir: policy.dataDir, ...(policy.allowedDomains ? { allowedDomains: policy.allowedDomains } : {}) };
+  Object.defineProperty(result, 'protectedPaths', {
+    enumerable: true,
+    get: () => [...base, ...folderEntryFiles(realOrSelf(policy.projectDir))],
+  });
+  return result;
+}
