@@ -14,7 +14,7 @@ import { detectSandbox } from './index';
 import { startProcess, stopAllProcesses } from './supervisor';
 import type { SupervisedProcess } from './supervisor-types';
 
-const PROBE = join(import.meta.dirname, '__fixtures__', 'probe-server.mjs');
+const PROBE = join(import.meta.dirname, '..', 'process', '__fixtures__', 'probe-server.mjs');
 const available = await detectSandbox();
 /** How long the guard may take to undo a plant while the server runs (generous: a loaded 2-core machine). */
 const GUARD_MS = 8_000;

@@ -252,6 +252,14 @@ function RefusalReason({ item }: { item: ToolItem }): React.JSX.Element | null {
       </p>
     );
   }
+  // A call refused by the mode, a rule or a hook: its result says why, as the agent was told.
+  if (item.rejected !== undefined && item.rejected.by !== 'person' && (item.output ?? '').trim() !== '') {
+    return (
+      <p className="tool-reason">
+        <VisibleText text={(item.output ?? '').trim().replace(/^Error: /, '')} />
+      </p>
+    );
+  }
   const message = item.rejected?.by === 'person' && item.rejected.answered !== true ? item.rejected.message?.trim() : undefined;
   return message ? (
     <p className="tool-reason">
