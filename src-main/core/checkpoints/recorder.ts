@@ -117,6 +117,8 @@ export class CheckpointRecorder {
   prepareBaseline(signal?: AbortSignal): Promise<void> {
     return this.locked(async () => {
       if (this.store.hasBaseline(this.root)) return;
+      // A stop asked before the walk began is kept, however short the walk would be.
+      signal?.throwIfAborted();
       this.feed?.reset();
       // Content is stored as the walk goes (compressed in zlib's threads, written by a worker: blob-writer.ts), not all kept until the end.
       const writer = BlobWriter.start(this.store.db);
