@@ -102,4 +102,35 @@ describe("a subagent's approval reaches the person", () => {
     await until(() => doneOf(second.events, thread.id), 'the run ends');
     expect(readFileSync(join(t.folder, 'later.txt'), 'utf8')).toBe('/later.txt\n');
   });
+
+  it('a subagent call whose id and path read like its parent’s own call is kept apart: each answer reaches the call it names', async () => {
+    // Joined with `/`, the parent's call `a/b` and the subagent's `b` under task call `a` read alike.
+    t.server.push(
+      {
+        toolCalls: [
+          { id: 'a/b', name: 'write_file', args: { file_path: '/shown.txt', content: 'shown\n' } },
+          { id: 'a', name: 'task', args: { description: 'write the marker', subagent_type: 'general-purpose' } },
+        ],
+      },
+      { toolCalls: [{ id: 'b', name: 'write_file', args: { file_path: '/marker.txt', content: 'must not be written\n' } }] },
+      { text: 'sub done' },
+      { text: 'all done' },
+    );
+    const { call, events } = await t.open();
+    const thread = await call('threads.create', {});
+    await call('threads.send', { threadId: thread.id, text: 'write both' });
+    const both = await until(async () => {
+      const list = (await call('threads.get', { threadId: thread.id })).approvals;
+      return list.length === 2 ? list : undefined;
+    }, 'both approvals are listed');
+    const shown = both.find((a) => a.args.file_path === '/shown.txt')!;
+    await call('approvals.decide', { threadId: thread.id, toolCallId: shown.toolCallId, decision: { type: 'approve' } });
+    await until(() => existsSync(join(t.folder, 'shown.txt')), 'the shown write runs');
+    expect(existsSync(join(t.folder, 'marker.txt'))).toBe(false);
+    const marker = (await call('threads.get', { threadId: thread.id })).approvals;
+    expect(marker.map((a) => a.args.file_path)).toEqual(['/marker.txt']);
+    await call('approvals.decide', { threadId: thread.id, toolCallId: marker[0]!.toolCallId, parentToolCallId: marker[0]!.parentToolCallId, decision: { type: 'reject' } });
+    await until(() => doneOf(events, thread.id), 'the run ends');
+    expect(existsSync(join(t.folder, 'marker.txt'))).toBe(false);
+  });
 });

@@ -3,7 +3,7 @@
 // terminal withdrawn from the other, `stop`, and a host that dies.
 
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assertToolPairing, textOf, toolMessages } from '../core/agent/agent-harness.test-support';
@@ -44,6 +44,37 @@ describe('the agent host', () => {
     expect(one.screen()).toContain('written after asking');
     expect(other.screen()).toContain('written after asking');
     expect(readFileSync(join(t.folder, 'asked.txt'), 'utf8')).toBe('yes\n');
+  });
+
+  it('an answer reaches the call that was shown, whatever ids the model gives its calls and its subagent’s', async () => {
+    // The parent's call `a/b` and, under its task call `a`, the subagent's call `b`: joined
+    // with `/`, both read `a/b`. The person sees the parent's write and says yes to it.
+    t.server.push(
+      {
+        toolCalls: [
+          { id: 'a/b', name: 'write_file', args: { file_path: '/shown.txt', content: 'shown\n' } },
+          { id: 'a', name: 'task', args: { description: 'write the marker', subagent_type: 'general-purpose' } },
+        ],
+      },
+      { delayMs: 1500, then: { toolCalls: [{ id: 'b', name: 'write_file', args: { file_path: '/marker.txt', content: 'must not be written\n' } }] } },
+      { text: 'sub done' },
+      { text: 'all done' },
+    );
+    const id = (await t.deepdesk(['run', '--detach', ...model(), 'write both'])).stdout.trim();
+    const watching = onTerminal(['attach', id, '--data-dir', t.dataDir]);
+    await waitFor(() => watching.screen().includes('Approve?'), 20_000, 'the parent’s question');
+    expect(watching.screen()).toContain('/shown.txt');
+    expect(watching.screen()).not.toContain('/marker.txt');
+    // The subagent's question arrives too before the person answers.
+    await new Promise((r) => setTimeout(r, 3000));
+    watching.write('y\r');
+    await waitFor(() => existsSync(join(t.folder, 'shown.txt')), 20_000, 'the shown write to run');
+    await waitFor(() => (watching.screen().match(/Approve\?/g) ?? []).length >= 2, 20_000, 'the subagent’s own question');
+    expect(watching.screen().split('Approve?')[1]).toContain('/marker.txt');
+    watching.write('n\r');
+    expect(await watching.exited).toBe(0);
+    expect(watching.screen()).toContain('all done');
+    expect(existsSync(join(t.folder, 'marker.txt'))).toBe(false);
   });
 
   it('Ctrl-C detaches attach and the run goes on; stop ends it', async () => {

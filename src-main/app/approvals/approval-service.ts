@@ -116,15 +116,20 @@ export class ApprovalService implements ApprovalBroker {
     return true;
   }
 
-  /** The stored key of the undecided approval a window names, or undefined (none, or more than one fits). */
+  /**
+   * The stored key of the undecided approval a window names (without a parent, the only call
+   * of that id, or else the thread's own). Undefined when none fits, or more than one does:
+   * ids are the model's words, and an answer goes to the call that was shown or nowhere.
+   */
   private findKey(threadId: string, toolCallId: string, parentToolCallId?: string): string | undefined {
     const fits = this.stmts.undecided.all(threadId).filter((row) => {
       const pending = JSON.parse(row.pending_json) as PendingApproval;
       return pending.toolCallId === toolCallId && (parentToolCallId === undefined || pending.parentToolCallId === parentToolCallId);
     });
     if (fits.length === 1) return fits[0]!.tool_call_id;
-    // Ambiguous without the parent: the thread's own call wins, as it always did.
-    return fits.find((row) => row.tool_call_id === toolCallId)?.tool_call_id;
+    // Without a parent, the thread's own call of that id (its key is that id alone).
+    if (parentToolCallId === undefined) return fits.find((row) => row.tool_call_id === callKeyOf({ toolCallId }))?.tool_call_id;
+    return undefined;
   }
 
   pending(threadId: string): PendingApproval[] {
@@ -138,7 +143,7 @@ export class ApprovalService implements ApprovalBroker {
   resumable(threadId: string): Set<string> {
     const keys = new Set<string>();
     for (const { tool_call_id: key } of this.stmts.ids.all(threadId)) {
-      const parts = key.split('/');
+      const parts = callPathOf(key);
       for (let i = 1; i <= parts.length; i++) keys.add(parts.slice(0, i).join('/'));
     }
     return keys;
@@ -157,9 +162,25 @@ export class ApprovalService implements ApprovalBroker {
   }
 }
 
-/** Where a call sits in its thread: its id, under the task calls of the subagents it runs in. */
-function callKeyOf(request: ApprovalRequest): string {
-  return [...(request.callPath ?? []), request.toolCallId].join('/');
+/**
+ * Where a call sits in its thread: its id, under the task calls of the subagents it runs in.
+ * Written so that no two paths share a key, whatever the ids (a `/` in one is not a level).
+ */
+function callKeyOf(request: Pick<ApprovalRequest, 'toolCallId' | 'callPath'>): string {
+  return JSON.stringify([...(request.callPath ?? []), request.toolCallId]);
+}
+
+/** The task calls and the call of a stored key (a key stored before keys were JSON was joined with `/`). */
+function callPathOf(key: string): string[] {
+  if (key.startsWith('[')) {
+    try {
+      const parts: unknown = JSON.parse(key);
+      if (Array.isArray(parts) && parts.every((p) => typeof p === 'string')) return parts as string[];
+    } catch {
+      // Not one of ours: read as the older form.
+    }
+  }
+  return key.split('/');
 }
 
 function keyOf(threadId: string, toolCallId: string): string {

@@ -320,7 +320,9 @@ export class HostRuns {
   }
 
   private ask(run: LiveRun, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
-    const key = [...(request.callPath ?? []), request.toolCallId].join('/');
+    // The host names the question, never the model: ids a model chose may coincide (a
+    // subagent's call and its parent's), and an answer must reach the call that was shown.
+    const key = randomUUID();
     return new Promise<ApprovalDecision>((resolve, reject) => {
       if (signal.aborted) return reject(new AbortedError());
       const settle = () => {

@@ -193,7 +193,9 @@ export class HostWindows {
         return { ok: true };
       case 'approvals.decide': {
         const p = params as Params<'approvals.decide'>;
-        const question = going.questions.find((q) => q.request.toolCallId === p.toolCallId && q.request.parentToolCallId === p.parentToolCallId);
+        // Ids are the model's words: two questions that fit them both are answered by neither.
+        const fits = going.questions.filter((q) => q.request.toolCallId === p.toolCallId && q.request.parentToolCallId === p.parentToolCallId);
+        const question = fits.length === 1 ? fits[0] : undefined;
         if (question === undefined) throw new HostRequestError('that approval is no longer pending', 'not_found');
         if (p.decision.type === 'approve' && p.decision.alwaysAllow) {
           // Saved as the window's own "Always allow" is: the run reads the person's rules at every call.
@@ -287,7 +289,8 @@ export class HostWindows {
     const app = await this.appWorkingOn(threadId);
     if (app === undefined) return false;
     const view = (await app.handle('threads.get', { threadId })) as ThreadView;
-    const approval = view.approvals.find((a) => approvalKey(a) === key);
+    const fits = view.approvals.filter((a) => approvalKey(a) === key);
+    const approval = fits.length === 1 ? fits[0] : undefined;
     if (approval === undefined) throw new HostRequestError('that approval is no longer pending', 'not_found');
     await app.handle('approvals.decide', {
       threadId,
@@ -355,5 +358,5 @@ function pendingOf({ callPath: _callPath, ...request }: ApprovalRequest, extras:
 }
 
 function approvalKey(approval: Pick<PendingApproval, 'toolCallId' | 'parentToolCallId'>): string {
-  return [approval.parentToolCallId ?? '', approval.toolCallId].join('/');
+  return JSON.stringify([approval.parentToolCallId ?? null, approval.toolCallId]);
 }
