@@ -200,4 +200,32 @@ describe('budgets', () => {
     expect(result.reason).toBe('budget');
     expect(h.server.requests).toHaveLength(2);
   });
+
+  it('hold for calls made at once: parallel subagents together never spend past the run’s budget', async () => {
+    // Each subagent's call reports less than its estimate (its prompt is counted here at more
+    // than a thousand tokens), so what is held for it covers what it spends.
+    const sub = { text: 'sub done', usage: { promptTokens: 1_000, completionTokens: 0 } };
+    h = await createHarness({
+      prices: { [MODEL]: { input: 10, output: 10 } },
+      script: [
+        {
+          toolCalls: Array.from({ length: 7 }, (_, i) => ({ name: 'task', args: { description: `part ${i}`, subagent_type: 'general-purpose' } })),
+          usage: { promptTokens: 1_000, completionTokens: 0 },
+        },
+        ...Array.from({ length: 8 }, () => ({ delayMs: 300, then: sub })),
+      ],
+    });
+    // The parent's first call ($0.01) and two subagents' (estimated at about $0.025 each) fit.
+    const budget = 0.06;
+    await h.run('split it', undefined, { telemetry: ledger.telemetry(), budget: new RunBudget({ runUsd: budget }, 0) });
+    ledger.flush();
+    const spent = ledger.calls('thread-1').reduce((sum, c) => sum + (c.costUsd ?? 0), 0);
+    const sevenWouldSpend = 0.01 + 7 * 0.01;
+    expect(sevenWouldSpend).toBeGreaterThan(budget);
+    expect(h.server.requests.length).toBeLessThan(8);
+    expect(h.server.requests.length).toBeGreaterThan(2);
+    expect(ledger.calls('thread-1')).toHaveLength(h.server.requests.length);
+    expect(spent).toBeLessThanOrEqual(budget);
+  });
 });
+

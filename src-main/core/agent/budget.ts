@@ -3,6 +3,9 @@
 // estimated before it is made: its prompt tokens at the input price, plus the average answer
 // of this run so far at the output price. A model whose price is unknown cannot be held to
 // a budget: with a budget set, such a call is not made (the line says how to set a price).
+// Calls run at once (parallel subagents): each call's estimate is held from before the call
+// until it ends, so a call is checked against what is spent and what the calls under way
+// may spend; when it ends, its real cost takes the place of its estimate.
 
 import { modelPrice } from '../models/model-info';
 import type { ChatModel, Usage } from '../models/types';
@@ -19,8 +22,18 @@ export class BudgetExceededError extends Error {
   override readonly name = 'BudgetExceededError';
 }
 
+/** A call's place in the budget, from before it is made until it ends. */
+export interface BudgetHold {
+  /** The call finished: its real usage and cost take the place of its estimate. */
+  spend(usage: Usage, costUsd: number | undefined): void;
+  /** The call ended without a usage (failed, stopped): its estimate is let go. */
+  release(): void;
+}
+
 export class RunBudget {
   private spent = 0;
+  /** The estimates of the calls under way. */
+  private held = 0;
   private calls = 0;
   private outputTokens = 0;
 
@@ -35,16 +48,34 @@ export class RunBudget {
     return this.limits.runUsd !== undefined || this.limits.threadUsd !== undefined;
   }
 
-  /** Counts a finished call (every purpose, every depth). */
-  spend(usage: Usage, costUsd: number | undefined): void {
-    this.calls++;
-    this.outputTokens += usage.outputTokens;
-    if (costUsd !== undefined) this.spent += costUsd;
+  /**
+   * Holds the estimate of the call of `promptTokens` on `model` (every purpose, every depth),
+   * or throws BudgetExceededError when it would cross a limit with what is spent and held.
+   */
+  reserve(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number): BudgetHold {
+    const estimate = this.check(model, promptTokens);
+    this.held += estimate;
+    let open = true;
+    const release = () => {
+      if (!open) return false;
+      open = false;
+      this.held -= estimate;
+      return true;
+    };
+    return {
+      spend: (usage, costUsd) => {
+        if (!release()) return;
+        this.calls++;
+        this.outputTokens += usage.outputTokens;
+        if (costUsd !== undefined) this.spent += costUsd;
+      },
+      release: () => void release(),
+    };
   }
 
-  /** Throws BudgetExceededError when the call of `promptTokens` on `model` would cross a limit. */
-  check(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number): void {
-    if (!this.active) return;
+  /** The call's estimate (0 without a limit); throws when it would cross a limit. */
+  private check(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number): number {
+    if (!this.active) return 0;
     const price = modelPrice(model);
     const limit = this.limits.runUsd !== undefined ? { usd: this.limits.runUsd, what: 'this run', spent: this.spent } : undefined;
     const threadLimit = this.limits.threadUsd !== undefined ? { usd: this.limits.threadUsd, what: 'this thread', spent: this.threadSpentBefore + this.spent } : undefined;
@@ -54,12 +85,14 @@ export class RunBudget {
     }
     const expectedOutput = this.calls > 0 ? this.outputTokens / this.calls : 0;
     const next = (promptTokens * price.input + expectedOutput * price.output) / 1_000_000;
+    const held = this.held > 0 ? `; calls under way may spend ${formatUsd(this.held)}` : '';
     for (const l of [limit, threadLimit]) {
-      if (l === undefined || l.spent + next <= l.usd) continue;
+      if (l === undefined || l.spent + this.held + next <= l.usd) continue;
       throw new BudgetExceededError(
-        `Stopped before the next model call: it would take ${l.what} past its budget of ${formatUsd(l.usd)} (spent ${formatUsd(l.spent)}; the call would cost about ${formatUsd(next)}).`,
+        `Stopped before the next model call: it would take ${l.what} past its budget of ${formatUsd(l.usd)} (spent ${formatUsd(l.spent)}${held}; the call would cost about ${formatUsd(next)}).`,
       );
     }
+    return next;
   }
 }
 

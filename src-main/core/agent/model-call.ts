@@ -1,5 +1,5 @@
 // Every model call of a run goes through here — the agent's steps and the summaries — so
-// that each is checked against the budget before it is made, and counted once after it
+// that each holds its estimate in the budget before it is made, and is counted once after it
 // ends: its usage and cost added to the thread's totals, and reported to whoever observes
 // the run (the usage ledger, traces).
 
@@ -20,7 +20,8 @@ export interface MeteredCall {
 
 /** Streams one model call: the budget checked first, the call measured and reported when it ends. */
 export async function* meteredStream(ctx: RunContext, request: ModelRequest, call: MeteredCall): AsyncGenerator<ModelEvent> {
-  ctx.budget?.check(ctx.model, ctx.budget.active ? call.promptTokens() : 0);
+  // Held from before the call until it ends, so calls made at once cannot together cross a budget.
+  const hold = ctx.budget?.reserve(ctx.model, ctx.budget.active ? call.promptTokens() : 0);
   const observed = ctx.observer.modelCall({ purpose: call.purpose, provider: ctx.model.provider, model: modelName(ctx.model.id), system: request.system, messages: request.messages, tools: request.tools });
   const started = performance.now();
   let usage: Usage | undefined;
@@ -37,7 +38,7 @@ export async function* meteredStream(ctx: RunContext, request: ModelRequest, cal
         usage = event.usage;
         stopReason = event.stopReason;
         costUsd = costAt(modelPrice(ctx.model), usage);
-        ctx.budget?.spend(usage, costUsd);
+        hold?.spend(usage, costUsd);
         TALLIES.get(rootRun(ctx))?.add(usage, costUsd);
         call.onUsage?.(usage, costUsd);
       }
@@ -47,6 +48,7 @@ export async function* meteredStream(ctx: RunContext, request: ModelRequest, cal
     error = err instanceof Error ? err.message : String(err);
     throw err;
   } finally {
+    hold?.release();
     observed.end({
       usage: usage ?? ZERO_USAGE,
       ...(costUsd !== undefined ? { costUsd } : {}),
