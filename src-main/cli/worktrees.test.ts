@@ -4,7 +4,7 @@
 // while work would be lost and removes it with --force.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useCliTestEnv } from './cli-harness.test-support';
@@ -72,6 +72,26 @@ describe('deepdesk worktrees', () => {
     expect(existsSync(wt)).toBe(false);
     expect(git(t.folder, 'branch', '--list', 'deepdesk/*')).toBe('');
     expect((await worktrees('ls')).stdout).toContain('No worktrees yet');
+  });
+
+  it('a revoke in the folder reaches its worktree at once: the trusted hook runs there before it, never after', async () => {
+    mkdirSync(join(t.folder, '.claude'));
+    writeFileSync(join(t.folder, '.claude', 'settings.json'), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'echo ran >> "$CLAUDE_PROJECT_DIR/hook-ran.txt"' }] }] } }));
+    git(t.folder, 'init', '-q');
+    git(t.folder, 'add', '-A');
+    git(t.folder, 'commit', '-q', '-m', 'base');
+    expect((await t.deepdesk(['trust', '--folder', t.folder, '--data-dir', t.dataDir])).code).toBe(0);
+    t.server.push({ text: 'one' });
+    expect((await t.deepdesk(['run', '--worktree', 'trusted', ...model(), 'hi'])).code).toBe(0);
+    const wt = join(realpathSync(t.dataDir), 'worktrees', 'trusted');
+    expect(readFileSync(join(wt, 'hook-ran.txt'), 'utf8')).toBe('ran\n');
+    rmSync(join(wt, 'hook-ran.txt'));
+
+    expect((await t.deepdesk(['trust', '--revoke', '--folder', t.folder, '--data-dir', t.dataDir])).code).toBe(0);
+    t.server.push({ text: 'two' });
+    const after = await t.deepdesk(['run', '--folder', wt, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, 'hi again']);
+    expect(after.stdout).toBe('two\n');
+    expect(existsSync(join(wt, 'hook-ran.txt'))).toBe(false);
   });
 
   it('says what is wrong: --worktree with --thread, a folder outside git, an unknown THREAD', async () => {

@@ -82,7 +82,7 @@ describe('snapshots', () => {
 });
 
 describe('folder trust', () => {
-  it('a worktree carries the trust given in its folder over, entry by entry and digest by digest; removing it forgets it', async () => {
+  it('a worktree is trusted in what its folder is trusted in now, entry by entry and digest by digest; removing it forgets it', async () => {
     const trust = new TrustStore(dataDir);
     trust.trust(repo, [{ key: 'mcp:server', digest: 'sha-shown' }]);
     const made = await service.create({ folder: repo, name: 'trusted', carry: false });
@@ -96,6 +96,26 @@ describe('folder trust', () => {
     expect(after.isTrusted(made.threadFolder, { key: 'mcp:server', digest: 'sha-shown' })).toBe(false);
     expect(after.isTrusted(repo, { key: 'mcp:server', digest: 'sha-shown' })).toBe(true);
     after.close();
+    trust.close();
+  });
+});
+
+describe('folder trust, revoked', () => {
+  it('a revoke in the folder reaches its worktrees at once, trust given there directly included; trusting the folder again reaches them too', async () => {
+    const trust = new TrustStore(dataDir);
+    trust.trust(repo, [{ key: 'hook:a', digest: 'sha-a' }]);
+    const made = await service.create({ folder: repo, name: 'follows', carry: false });
+    trust.trust(made.threadFolder, [{ key: 'hook:b', digest: 'sha-b' }]);
+    const other = new TrustStore(dataDir);
+    expect(other.isTrusted(made.threadFolder, { key: 'hook:a', digest: 'sha-a' })).toBe(true);
+    expect(other.revoke(repo)).toBe(true);
+    other.close();
+    const seen = new TrustStore(dataDir);
+    expect(seen.isTrusted(made.threadFolder, { key: 'hook:a', digest: 'sha-a' })).toBe(false);
+    expect(seen.isTrusted(made.threadFolder, { key: 'hook:b', digest: 'sha-b' })).toBe(false);
+    seen.trust(repo, [{ key: 'hook:c', digest: 'sha-c' }]);
+    expect(trust.isTrusted(made.threadFolder, { key: 'hook:c', digest: 'sha-c' })).toBe(true);
+    seen.close();
     trust.close();
   });
 });

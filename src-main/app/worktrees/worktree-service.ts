@@ -165,7 +165,7 @@ export class WorktreeService {
         await this.git.out(['reset', '-q'], { cwd: record.path, signal, timeoutMs: LONG_TIMEOUT_MS }, 'carrying the changes over');
       }
       mkdirSync(record.threadFolder, { recursive: true });
-      this.withTrust((trust) => trust.carryOver(options.folder, record.threadFolder));
+      this.withTrust((trust) => trust.extendTo(options.folder, record.threadFolder));
     } catch (err) {
       await this.undoCreate(record);
       if (err instanceof WorktreeError) throw err;

@@ -3,7 +3,9 @@
 // changed since (a `git pull`, the agent, anyone) has another digest and is not trusted.
 // The file is a JsonFileStore: saves are atomic and locked, a trust given in another process
 // (`deepdesk trust`, another window) is seen on the next look, and a folder record that cannot
-// be read counts as no trust at all.
+// be read counts as no trust at all. A worktree's folder holds no copy of its folder's trust:
+// it names that folder (`from`), and what is trusted there now is trusted in it, so a revoke
+// in the folder reaches every worktree of it at once.
 
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -20,6 +22,8 @@ const folderTrustSchema = z.object({
   labels: z.record(z.string(), z.string()).optional(),
   /** When trust was last given (ISO time), for the person reading the file. */
   trustedAt: z.string().optional(),
+  /** A worktree's folder: the folder (real path) whose trust, as it is now, is trusted here too. */
+  from: z.string().optional(),
 });
 type FolderTrust = z.output<typeof folderTrustSchema>;
 
@@ -48,10 +52,9 @@ export class TrustStore implements TrustGate {
     });
   }
 
-  /** Whether this entry, with this content, was trusted in this folder. */
+  /** Whether this entry, with this content, was trusted in this folder (or, in a worktree's, in its folder). */
   isTrusted(folder: string, entry: TrustedContent): boolean {
-    const record = this.store.current()[realFolder(folder)];
-    return record !== undefined && Object.hasOwn(record.entries, entry.key) && record.entries[entry.key] === entry.digest;
+    return this.recordsOf(folder).some((record) => Object.hasOwn(record.entries, entry.key) && record.entries[entry.key] === entry.digest);
   }
 
   /** trust.json's identity and change times: another process's trust or revoke changes it. */
@@ -64,9 +67,18 @@ export class TrustStore implements TrustGate {
    * the line shown then (`''` when that was not kept). Undefined: never trusted, or trusted as is.
    */
   trustedBefore(folder: string, entry: TrustedContent): string | undefined {
-    const record = this.store.current()[realFolder(folder)];
-    if (record === undefined || !Object.hasOwn(record.entries, entry.key) || record.entries[entry.key] === entry.digest) return undefined;
+    if (this.isTrusted(folder, entry)) return undefined;
+    const record = this.recordsOf(folder).find((r) => Object.hasOwn(r.entries, entry.key));
+    if (record === undefined) return undefined;
     return record.labels !== undefined && Object.hasOwn(record.labels, entry.key) ? record.labels[entry.key]! : '';
+  }
+
+  /** The folder's own record, then (a worktree's) its folder's as it is now. */
+  private recordsOf(folder: string): FolderTrust[] {
+    const all = this.store.current();
+    const own = all[realFolder(folder)];
+    const from = own?.from !== undefined ? all[own.from] : undefined;
+    return [own, from].filter((r) => r !== undefined);
   }
 
   /** Records trust in these entries' current content (other entries of the folder keep theirs). */
@@ -82,34 +94,41 @@ export class TrustStore implements TrustGate {
         set(next, entry.key, entry.digest);
         if (entry.label !== undefined) set(labels, entry.key, entry.label);
       }
-      return { ...all, [key]: { entries: next, ...(Object.keys(labels).length > 0 ? { labels } : {}), trustedAt: new Date().toISOString() } };
+      const from = all[key]?.from;
+      return { ...all, [key]: { entries: next, ...(Object.keys(labels).length > 0 ? { labels } : {}), trustedAt: new Date().toISOString(), ...(from !== undefined ? { from } : {}) } };
     });
   }
 
   /**
-   * Gives folder `to` the trust given in folder `from` (a worktree made from it): the same
-   * keys with the same digests, so only an entry whose content there is exactly what the
-   * person trusted here is trusted there.
+   * Folder `to` (a worktree made from folder `from`) is trusted in what `from` is trusted in,
+   * read there at every look: the same keys with the same digests (only an entry whose content
+   * in the worktree is exactly what the person trusted is trusted), and nothing once `from`'s
+   * trust is revoked. A worktree of a worktree follows the first folder.
    */
-  carryOver(from: string, to: string): void {
+  extendTo(from: string, to: string): void {
     const source = realFolder(from);
     const target = realFolder(to);
     this.store.update((all) => {
-      const given = all[source];
-      if (given === undefined) return all;
-      return { ...all, [target]: { entries: { ...given.entries }, ...(given.labels ? { labels: { ...given.labels } } : {}), trustedAt: new Date().toISOString() } };
+      const root = all[source]?.from ?? source;
+      return { ...all, [target]: { entries: {}, from: root, trustedAt: new Date().toISOString() } };
     });
   }
 
-  /** Forgets every trust given in this folder; false when there was none. */
+  /**
+   * Forgets every trust given in this folder, and in the worktrees made from it (they keep
+   * following it, so trust given here again reaches them); false when there was none.
+   */
   revoke(folder: string): boolean {
     const key = realFolder(folder);
     let had = false;
     this.store.update((all) => {
       had = Object.hasOwn(all, key);
-      if (!had) return all;
-      const rest = { ...all };
-      delete rest[key];
+      if (!had && !Object.values(all).some((record) => record.from === key)) return all;
+      const rest: Record<string, FolderTrust> = {};
+      for (const [name, record] of Object.entries(all)) {
+        if (name === key) continue;
+        rest[name] = record.from === key ? { entries: {}, from: key, ...(record.trustedAt !== undefined ? { trustedAt: record.trustedAt } : {}) } : record;
+      }
       return rest;
     });
     return had;
