@@ -129,6 +129,8 @@ export interface ConformanceEnvironment {
   secretFiles: Readonly<Record<string, string>>;
   /** The secret each of those files holds (what must not be seen anywhere), by the same path. */
   secretOfFile: Readonly<Record<string, string>>;
+  /** The person's own Claude Code settings and skills under `home` (no secret, but never to be moved or changed), by path relative to it. */
+  personClaudeFiles: Readonly<Record<string, string>>;
   /** Values of Deepdesk's own credentials set in its environment, by variable. */
   credentials: Readonly<Record<string, string>>;
   /** Every value no run may see: the secret files' secrets and the credentials. */
