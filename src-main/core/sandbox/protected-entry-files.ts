@@ -5,8 +5,7 @@
 
 import { homedir } from 'node:os';
 import { relative } from 'node:path';
-import { personHookFolderFiles } from '../extensions/hooks/config';
-import { folderEntryFiles } from '../config/registry';
+import { folderEntryFiles, personEntryFolderFiles } from '../config/registry';
 import type { SandboxPolicy } from './types';
 import { realOrSelf } from '../config/entry-files';
 import { isPathInside } from '../fs/path-inside';
@@ -37,7 +36,7 @@ export function folderSandboxPolicy(policy: SandboxPolicy, home: string = homedi
     enumerable: true,
     get: () => {
       const folder = realOrSelf(policy.projectDir);
-      return [...new Set([...base, ...folderEntryFiles(folder), ...personHookFolderFiles(folder, policy.dataDir, home)])];
+      return [...new Set([...base, ...folderEntryFiles(folder), ...personEntryFolderFiles(folder, { dataDir: policy.dataDir, home })])];
     },
   });
   return result;
