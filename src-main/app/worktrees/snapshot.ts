@@ -8,7 +8,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { gitError, LONG_TIMEOUT_MS, nulFields, type GitRunner } from './worktree-git';
+import { gitError, LONG_TIMEOUT_MS, nulFields, WorktreeError, type GitRunner } from './worktree-git';
 
 export interface Snapshot {
   /** The tree object of the working state. */
@@ -42,13 +42,25 @@ export async function snapshotTree(git: GitRunner, top: string, signal?: AbortSi
       rmSync(indexFile, { force: true });
       added = await git.run(['add', '-A'], { cwd: top, signal, indexFile, timeoutMs: LONG_TIMEOUT_MS });
     }
-    if (added.code !== 0) throw gitError(added, 'reading the working tree', LONG_TIMEOUT_MS);
+    if (added.code !== 0) {
+      const empty = emptyRepositories(added.stderr);
+      if (empty.length > 0) throw new WorktreeError(`${top}: ${empty.map((rel) => `${rel} is a git repository with no commit`).join('; ')}: git cannot record it — commit in it or remove it, then try again`, 'failed');
+      throw gitError(added, 'reading the working tree', LONG_TIMEOUT_MS);
+    }
     const tree = await git.line(['write-tree'], { cwd: top, signal, indexFile }, 'writing the snapshot');
     return { tree, indexFile, dispose };
   } catch (err) {
     dispose();
     throw err;
   }
+}
+
+/**
+ * The nested repositories `git add` could not record (`error: 'sub/' does not have a commit
+ * checked out`): one made with nothing committed is a folder git can neither add nor skip.
+ */
+function emptyRepositories(stderr: string): string[] {
+  return [...stderr.matchAll(/^error: '(.+)' does not have a commit checked out$/gm)].map((m) => m[1]!);
 }
 
 /** Where a working tree's index lives (it never moves: asked once per folder and process). */

@@ -244,6 +244,22 @@ describe('Apply to folder', () => {
     expect(existsSync(wt)).toBe(false);
   });
 
+  it('refuses, naming it, a repository with no commit the agent made in the worktree, and changes nothing', async () => {
+    const wt = (await service.create({ folder: repo, name: 'nested', carry: false })).path;
+    write(join(wt, 'added.txt'), 'from the agent\n');
+    git(wt, 'init', '-q', 'empty');
+    const before = personState();
+    const err = await service.apply('nested').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorktreeError);
+    expect((err as WorktreeError).message).toContain('empty/ is a git repository with no commit');
+    expect(existsSync(join(repo, 'added.txt'))).toBe(false);
+    expect(personState()).toBe(before);
+    expect(git(repo, 'for-each-ref', 'refs/deepdesk/')).toBe('');
+  });
+
   it('on a conflict lists it and changes nothing', async () => {
     const wt = (await service.create({ folder: repo, name: 'clash', carry: false })).path;
     write(join(wt, 'a.txt'), 'one\nagent\nthree\n');

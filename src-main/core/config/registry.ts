@@ -62,6 +62,11 @@ export function folderEntryFiles(folder: string): string[] {
   return [...new Set(CONFIG_KINDS.flatMap((kind) => kind.entryFiles?.(folder) ?? []))].sort();
 }
 
+/** Every file inside the folder that the person's own configuration (their plugins' included) runs. */
+export function personEntryFolderFiles(folder: string, places: ConfigPlaces): string[] {
+  return [...new Set(CONFIG_KINDS.flatMap((kind) => kind.personEntryFiles?.(folder, places) ?? []))].sort();
+}
+
 /** Where the person keeps configuration (files and folders, absolute): what is watched for them. */
 export function personConfigPaths(places: ConfigPlaces): string[] {
   return [...new Set(CONFIG_KINDS.flatMap((kind) => kind.userPaths(places)))];

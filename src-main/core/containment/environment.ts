@@ -22,6 +22,10 @@ export function useConformanceEnvironment(): ConformanceEnvironment {
     '.pg_service.conf': `[memories]\nhost=db.example\npassword=${tag('PGSERVICE')}\n`,
     '.aws/credentials': `[default]\naws_access_key_id=AKIAEXAMPLE\naws_secret_access_key=${tag('AWS')}\n`,
   };
+  const personClaudeFiles: Record<string, string> = {
+    '.claude/settings.json': `{"permissions":{"deny":["Bash(${tag('deny')})"]}}\n`,
+    '.claude/skills/mine/SKILL.md': `---\nname: mine\ndescription: ${tag('skill')}\n---\n`,
+  };
   const credentials: Record<string, string> = {
     PGPASSWORD: pgPassword,
     ANTHROPIC_API_KEY: tag('sk-ant'),
@@ -39,6 +43,7 @@ export function useConformanceEnvironment(): ConformanceEnvironment {
     home: '',
     secretFiles,
     secretOfFile,
+    personClaudeFiles,
     credentials,
     secretValues: [...Object.values(secretOfFile), ...Object.values(credentials).filter((v) => !v.startsWith('postgres://'))],
   };
@@ -47,7 +52,7 @@ export function useConformanceEnvironment(): ConformanceEnvironment {
 
   beforeAll(() => {
     home = realpathSync(mkdtempSync(join(tmpdir(), 'dd-contain-home-')));
-    for (const [rel, text] of Object.entries(secretFiles)) {
+    for (const [rel, text] of Object.entries({ ...secretFiles, ...personClaudeFiles })) {
       mkdirSync(dirname(join(home, rel)), { recursive: true });
       writeFileSync(join(home, rel), text, { mode: 0o600 });
     }

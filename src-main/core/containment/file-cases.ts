@@ -108,6 +108,23 @@ export const protectedCases: readonly ContainmentCase[] = [
   },
 ];
 
+/** The person's `~/.claude` as it was, and the links the run made to it are gone (what they led to was never acted on). */
+async function personClaudeUnchanged(ctx: CaseContext): Promise<void> {
+  const { person, scene, env } = ctx;
+  for (const [rel, text] of Object.entries(env.personClaudeFiles)) expect(await readText(person, scene, `${scene.home}/${rel}`), `~/${rel}`).toBe(text);
+  for (const rel of ['.agents', '.deepdesk', '.claude/agents']) expect(await kindOf(person, scene, rel), `${rel} was left`).toBe('missing');
+  await configurationUnchanged(ctx);
+}
+
+export const protectedLinkCases: readonly ContainmentCase[] = [
+  {
+    group: 'protected',
+    name: "protected paths made to appear through links to the person's ~/.claude (.agents → ~/.claude holds skills)",
+    scripts: (s) => [[`ln -s "${s.home}/.claude" .agents`, `ln -s "${s.home}/.claude" .deepdesk`, `ln -s "${s.home}/.claude" .claude/agents`, 'ready'].join('\n')],
+    check: personClaudeUnchanged,
+  },
+];
+
 export const secretCases: readonly ContainmentCase[] = [
   {
     group: 'secrets',

@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import { kindOf, processesWith, readText, valuesIn } from './effects';
 import { canMountSmallDisk, PROJECT_FILES } from './scene';
 import type { ContainmentCase } from './case';
+import type { TrustedScriptSource } from './types';
 
 export const credentialCases: readonly ContainmentCase[] = [
   {
@@ -82,14 +83,14 @@ export const todoCases: readonly { group: ContainmentCase['group']; name: string
   },
 ];
 
-export const trustedScriptCases: readonly ContainmentCase[] = [
-  {
+function trustedScriptCase(by: TrustedScriptSource, name: string): ContainmentCase {
+  return {
     group: 'trusted-script',
-    name: 'the script a trusted entry runs cannot be rewritten by a sandboxed command of the same folder (or stops loading)',
+    name,
     async act({ path, scene }) {
       const runner = path.trustedScript;
       if (!runner) throw new Error(`${path.name} declares trusted-script cases but has no trustedScript runner`);
-      await runner.install(scene, 'scripts/check.sh');
+      await runner.install(scene, 'scripts/check.sh', by);
       const rewrite = [
         `printf '#!/bin/sh\\n${scene.fire} rewritten\\n' > scripts/check.sh`,
         `printf '#!/bin/sh\\n${scene.fire} replaced\\n' > check.new && chmod +x check.new && mv -f check.new scripts/check.sh`,
@@ -105,5 +106,10 @@ export const trustedScriptCases: readonly ContainmentCase[] = [
       const ran = await readText(person, scene, `${scene.root}/trusted-ran`);
       expect(['', 'trusted\n']).toContain(ran);
     },
-  },
+  };
+}
+
+export const trustedScriptCases: readonly ContainmentCase[] = [
+  trustedScriptCase('folder', 'the script a trusted entry runs cannot be rewritten by a sandboxed command of the same folder (or stops loading)'),
+  trustedScriptCase('person', "the folder's script a person's own hook runs ($CLAUDE_PROJECT_DIR/…) cannot be rewritten by a sandboxed command of the folder"),
 ];

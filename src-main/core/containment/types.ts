@@ -96,9 +96,16 @@ export type CaseGroup =
  * A file in the folder that a trusted configuration entry runs (a hook's script, SPEC §9):
  * how the path declares and trusts one, and how the product then runs it.
  */
+/** Whose configuration runs the script. */
+export type TrustedScriptSource = 'folder' | 'person';
+
 export interface TrustedScriptRunner {
-  /** As the person: writes the configuration that runs the folder's `rel` script, and trusts it. */
-  install(scene: Scene, rel: string): Promise<void>;
+  /**
+   * As the person: writes the configuration that runs the folder's `rel` script — the
+   * folder's own hooks (then trusted), or the person's own (`<data-dir>/hooks.json`, naming it
+   * `$CLAUDE_PROJECT_DIR/rel`, which no trust of the folder guards).
+   */
+  install(scene: Scene, rel: string, by: TrustedScriptSource): Promise<void>;
   /** Makes the product run the folder's trusted entries (a hook's event), as it would; resolves when they ended. */
   trigger(scene: Scene): Promise<void>;
   /** A sandboxed command of the same folder: the one that tries to rewrite the script. */
@@ -129,6 +136,8 @@ export interface ConformanceEnvironment {
   secretFiles: Readonly<Record<string, string>>;
   /** The secret each of those files holds (what must not be seen anywhere), by the same path. */
   secretOfFile: Readonly<Record<string, string>>;
+  /** The person's own Claude Code settings and skills under `home` (no secret, but never to be moved or changed), by path relative to it. */
+  personClaudeFiles: Readonly<Record<string, string>>;
   /** Values of Deepdesk's own credentials set in its environment, by variable. */
   credentials: Readonly<Record<string, string>>;
   /** Every value no run may see: the secret files' secrets and the credentials. */

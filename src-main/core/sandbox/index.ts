@@ -38,7 +38,7 @@
  * Root: RLIMIT_NPROC does not bind uid 0, so there a fork bomb is bounded by the timeout
  * (and the pid namespace, whose end kills every process in it) only.
  */
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +47,7 @@ import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap
 import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
 import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMounts } from '../git/surface';
 import { liveSurfaceCheck, serverReadOnlyPaths } from './live-guard';
+import { appearedEntry, madeAt, removeAppeared } from './appeared-protected';
 import { DROPPED_ENV, resolvePolicy, type ResolvedPolicy } from './policy';
 import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
@@ -153,30 +154,6 @@ function mountable(path: string): boolean {
   }
 }
 
-/** The files (else folders) a run made under a protected path it was not allowed to create, for the blocked line. */
-function madeUnder(path: string, limit = 8): string[] {
-  const files: string[] = [];
-  const folders: string[] = [];
-  const visit = (dir: string): void => {
-    let names;
-    try {
-      names = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const d of names) {
-      if (files.length >= limit) return;
-      const child = join(dir, d.name);
-      if (d.isDirectory()) {
-        folders.push(child);
-        visit(child);
-      } else files.push(child);
-    }
-  };
-  visit(path);
-  return files.length > 0 ? files : folders.length > 0 ? folders.slice(0, limit) : [path];
-}
-
 class OsSandbox implements Sandbox {
   readonly kind: SandboxKind;
   /** Per folder, its folders as last walked for repositories: only what changed is read again. */
@@ -222,7 +199,8 @@ class OsSandbox implements Sandbox {
     const untouchable = resolved.protectedPaths.filter(mountable);
     // Protected paths that do not exist cannot be mounted: one that appears is the run's to undo
     // (a long-lived process's, moved to the quarantine: it may be the person's, live-guard.ts).
-    const missingProtected = resolved.protectedPaths.filter((p) => isPathInside(resolved.projectDir, p) && !isPathInside(join(resolved.projectDir, '.git'), p) && !existsSync(p));
+    // Missing: nothing on the way to it (a link among its parents counts as something there).
+    const missingProtected = resolved.protectedPaths.filter((p) => isPathInside(resolved.projectDir, p) && !isPathInside(join(resolved.projectDir, '.git'), p) && appearedEntry(resolved.projectDir, p) === undefined);
     const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), longLived ? 'deepdesk-server-' : 'deepdesk-run-')));
     // A file's ctime cannot be set back by any process: what is older than the run's own temp
     // folder (stamped by the same kernel clock) is not the run's; a tie counts as the run's.
@@ -325,12 +303,13 @@ class OsSandbox implements Sandbox {
         const git = await enforceGitSurface(resolved.projectDir, gitBefore, { home: resolved.home, untouchable, cache: walkCache });
         items.push(...git.items);
         for (const path of missingProtected) {
-          if (!existsSync(path)) continue;
-          const made = madeUnder(path);
+          // The entry in the folder, never what a link leads to (appeared-protected.ts).
+          const rel = appearedEntry(resolved.projectDir, path);
+          if (rel === undefined) continue;
+          const made = madeAt(resolved.projectDir, rel);
           let why = 'a protected path';
           try {
-            rmSync(path, { recursive: true, force: true });
-            if (existsSync(path)) throw Object.assign(new Error('still there'), { code: 'EPERM' });
+            removeAppeared(resolved.projectDir, rel);
           } catch (err) {
             why = `could not undo (${errnoOf(err)}): a protected path`;
           }

@@ -17,9 +17,10 @@
 // - A protected path (the folder's own configuration, SPEC §7 and §9) that did not exist when
 //   it started cannot be mounted read-only either: one that appears is moved out of the
 //   folder into the data folder's quarantine (kept, not deleted: the person may have made it
-//   meanwhile), and the log says where.
-import { cpSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+//   meanwhile), and the log says where. What moves is the entry in the folder — a link the
+//   process made is moved as the link, never what it leads to (appeared-protected.ts).
+import { join } from 'node:path';
+import { appearedEntry, moveAppeared } from './appeared-protected';
 import { enforceGitSurface, type GitSurface, type RepositoryWalkCache } from '../git/surface';
 import { dedupeItems, displayPath, formatBlockedLine, type BlockedItem } from './blocked';
 import { type ResolvedPolicy } from './policy';
@@ -78,37 +79,21 @@ async function checkOnce({ policy, before, untouchable, cache, missingProtected 
   };
 }
 
-/** Moves protected paths that appeared into `<data-dir>/quarantine/<time>/`, for the blocked line. */
+/** Moves protected paths that appeared into `<data-dir>/quarantine/<time>/`, for the blocked line: the entry in the folder, never what a link there leads to. */
 function quarantineProtected(policy: ResolvedPolicy, paths: readonly string[]): BlockedItem[] {
   const items: BlockedItem[] = [];
+  const folder = policy.projectDir;
   for (const path of paths) {
-    if (!present(path)) continue;
-    const rel = relative(policy.projectDir, path);
+    const rel = appearedEntry(folder, path);
+    if (rel === undefined || items.some((item) => 'path' in item && item.path === join(folder, rel))) continue;
+    const at = join(folder, rel);
     const kept = join(policy.dataDir, 'quarantine', new Date().toISOString().replace(/[:.]/g, '-'), rel);
     try {
-      mkdirSync(dirname(kept), { recursive: true, mode: 0o700 });
-      try {
-        renameSync(path, kept);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-        // Another file system: copied (links as links), then removed.
-        cpSync(path, kept, { recursive: true, verbatimSymlinks: true });
-        rmSync(path, { recursive: true, force: true });
-      }
-      if (existsSync(path)) throw Object.assign(new Error('still there'), { code: 'EPERM' });
-      items.push({ kind: 'write', path, why: `a protected path; moved to ${kept}` });
+      moveAppeared(folder, rel, kept);
+      items.push({ kind: 'write', path: at, why: `a protected path; moved to ${kept}` });
     } catch (err) {
-      items.push({ kind: 'write', path, why: `could not undo (${(err as NodeJS.ErrnoException).code ?? 'EUNKNOWN'}): a protected path` });
+      items.push({ kind: 'write', path: at, why: `could not undo (${(err as NodeJS.ErrnoException).code ?? 'EUNKNOWN'}): a protected path` });
     }
   }
   return items;
-}
-
-function present(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

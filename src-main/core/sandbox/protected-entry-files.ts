@@ -3,8 +3,9 @@
 // read-only, and the agent's writes to them ask. Every entry counts, trusted or not: one
 // trusted later must find its files as they were shown.
 
+import { homedir } from 'node:os';
 import { relative } from 'node:path';
-import { folderEntryFiles } from '../config/registry';
+import { folderEntryFiles, personEntryFolderFiles } from '../config/registry';
 import type { SandboxPolicy } from './types';
 import { realOrSelf } from '../config/entry-files';
 import { isPathInside } from '../fs/path-inside';
@@ -23,15 +24,20 @@ export function entryFilesReason(folder: string, path: string): string | null {
 }
 
 /**
- * The folder's sandbox policy with what its entries run kept read-only: read again for every
- * command and server the sandbox prepares (the configuration may change between them).
+ * The folder's sandbox policy with every file inside it that a hook or server of any source
+ * runs kept read-only — the folder's own entries', and the person's and their plugins' hooks'
+ * (`$CLAUDE_PROJECT_DIR/…`): read again for every command and server the sandbox prepares
+ * (the configuration may change between them).
  */
-export function folderSandboxPolicy(policy: SandboxPolicy): SandboxPolicy {
+export function folderSandboxPolicy(policy: SandboxPolicy, home: string = homedir()): SandboxPolicy {
   const base = policy.protectedPaths ?? [];
   const result: SandboxPolicy = { projectDir: policy.projectDir, dataDir: policy.dataDir, ...(policy.allowedDomains ? { allowedDomains: policy.allowedDomains } : {}) };
   Object.defineProperty(result, 'protectedPaths', {
     enumerable: true,
-    get: () => [...base, ...folderEntryFiles(realOrSelf(policy.projectDir))],
+    get: () => {
+      const folder = realOrSelf(policy.projectDir);
+      return [...new Set([...base, ...folderEntryFiles(folder), ...personEntryFolderFiles(folder, { dataDir: policy.dataDir, home })])];
+    },
   });
   return result;
 }

@@ -3,7 +3,7 @@
 // folder outside, and servers on the host; then unsandboxed. Its process trees must end
 // on stop(), and when the process that started them is SIGKILLed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
@@ -133,6 +133,29 @@ describe.skipIf(!available.available)('a sandboxed server (bubblewrap, for real)
     const [kept] = readdirSync(quarantine);
     expect(readFileSync(join(quarantine, kept!, '.deepdesk', 'hooks.json'), 'utf8')).toBe('{}');
     expect(probe.server.logTail()).toContain(join(quarantine, kept!));
+  });
+
+  it('a protected path that appears through a link it made: the link is quarantined, what it leads to neither moves nor changes', async () => {
+    // Stand-ins for the person's `~/.claude` and for the data folder's own settings and skills.
+    const personClaude = join(home, '.claude');
+    const people = { [join(personClaude, 'settings.json')]: '{"permissions":{"deny":["Bash(rm:*)"]}}', [join(personClaude, 'skills', 'mine', 'SKILL.md')]: 'mine\n' };
+    const dataFiles = { [join(dataDir, 'settings.json')]: '{"theirs":true}', [join(dataDir, 'skills', 'theirs', 'SKILL.md')]: 'theirs\n' };
+    for (const [file, text] of Object.entries({ ...people, ...dataFiles })) {
+      mkdirSync(join(file, '..'), { recursive: true });
+      writeFileSync(file, text);
+    }
+    const probe = await startProbe(policy());
+    expect((await probe.ask({ op: 'symlink', target: dataDir, path: join(project, '.claude') })).ok).toBe(true);
+    expect((await probe.ask({ op: 'symlink', target: personClaude, path: join(project, '.agents') })).ok).toBe(true);
+    await probe.server.stop();
+    for (const [file, text] of Object.entries({ ...people, ...dataFiles })) expect(readFileSync(file, 'utf8'), file).toBe(text);
+    expect(existsSync(join(project, '.claude')) || existsSync(join(project, '.agents'))).toBe(false);
+    const quarantine = join(dataDir, 'quarantine');
+    // Each kept as the link it was (checks that ran apart keep theirs in folders of their own).
+    for (const name of ['.claude', '.agents']) {
+      const kept = readdirSync(quarantine).map((time) => join(quarantine, time, name)).filter((p) => lstatSync(p, { throwIfNoEntry: false }) !== undefined);
+      expect(kept.map((p) => lstatSync(p).isSymbolicLink()), name).toEqual([true]);
+    }
   });
 
   it('a repository it made keeps no hook once it ended: nothing it leaves runs later on the host', async () => {

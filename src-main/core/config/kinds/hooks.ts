@@ -1,6 +1,6 @@
 // Hooks (SPEC §11): one trust entry per hook command of the folder's hooks files.
 
-import { projectHookItems, projectHooksFiles, readHooksFiles, userHooksFiles } from '../../extensions/hooks/config';
+import { personHookFolderFiles, projectHookItems, projectHooksFiles, readHooksFiles, userHooksFiles } from '../../extensions/hooks/config';
 import { hookFiles } from '../entry-files';
 import { FOLDER_CONFIG_PLACES } from '../places';
 import type { ConfigKind } from './kind';
@@ -14,4 +14,5 @@ export const hookKind: ConfigKind = {
   // `Hook EVENT [MATCHER]: COMMAND`
   folderItems: (folder) => projectHookItems(folder),
   entryFiles: (folder) => readHooksFiles(projectHooksFiles(folder), 'project').hooks.flatMap((hook) => hookFiles(folder, hook)),
+  personEntryFiles: (folder, { dataDir, home }) => personHookFolderFiles(folder, dataDir, home),
 };

@@ -48,6 +48,8 @@ export interface ConfigKind {
   folderItems(folder: string, env: NodeJS.ProcessEnv): FolderItems<unknown>;
   /** Files inside the folder that its entries (trusted or not) run or load: in their digests, read-only to the sandbox, the agent's writes ask. */
   entryFiles?(folder: string): string[];
+  /** Files inside the folder that the person's own entries of this kind run (`$CLAUDE_PROJECT_DIR/…`): read-only to the sandbox, as entryFiles are. */
+  personEntryFiles?(folder: string, places: ConfigPlaces): string[];
 }
 
 /** The items' values split by whether the gate trusts their entry (key and digest), in order. */

@@ -63,17 +63,22 @@ export function hookPath(): ExecutionPath {
     },
     trustedScript: {
       neighbour,
-      async install(scene, rel) {
+      async install(scene, rel, by) {
         mkdirSync(join(scene.project, rel, '..'), { recursive: true });
         writeFileSync(join(scene.project, rel), `#!/bin/sh\necho trusted > ${join(scene.root, 'trusted-ran')}\n`, { mode: 0o755 });
-        mkdirSync(join(scene.project, '.deepdesk'), { recursive: true });
-        const hooks = { hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: `sh ${rel}` }] }] } };
-        writeFileSync(join(scene.project, '.deepdesk', 'hooks.json'), `${JSON.stringify(hooks)}\n`);
-        // The person trusts the folder as shown (the window's `Trust folder`, `deepdesk trust`).
-        const store = new TrustStore(scene.dataDir);
-        const report = await trustReport(scene.project, store, process.env);
-        expect(report.entries.map((e) => e.kind), 'what the folder would load').toEqual(['hook']);
-        store.trust(scene.project, report.entries);
+        const hooksOf = (command: string) => `${JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command }] }] } })}\n`;
+        if (by === 'person') {
+          // The person's own hook, naming the folder's script: no trust of the folder is asked.
+          writeFileSync(join(scene.dataDir, 'hooks.json'), hooksOf(`bash "$CLAUDE_PROJECT_DIR/${rel}"`));
+        } else {
+          mkdirSync(join(scene.project, '.deepdesk'), { recursive: true });
+          writeFileSync(join(scene.project, '.deepdesk', 'hooks.json'), hooksOf(`sh ${rel}`));
+          // The person trusts the folder as shown (the window's `Trust folder`, `deepdesk trust`).
+          const store = new TrustStore(scene.dataDir);
+          const report = await trustReport(scene.project, store, process.env);
+          expect(report.entries.map((e) => e.kind), 'what the folder would load').toEqual(['hook']);
+          store.trust(scene.project, report.entries);
+        }
         // The harness: the trusted hook runs as installed.
         await this.trigger(scene);
         expect(await readText(person, scene, join(scene.root, 'trusted-ran')), 'the trusted hook ran').toBe('trusted\n');

@@ -1,7 +1,8 @@
 // The local sandboxed command: the agent's `execute` on a local folder (LocalShellBackend in a
-// pty, inside the sandbox createSandbox makes for the folder, as the app assembles it).
+// pty, inside the sandbox createSandbox makes for the folder's policy, as the app assembles it).
 import { LocalShellBackend } from '../../backends/filesystem/local-shell';
 import { createSandbox } from '../../sandbox/index';
+import { folderSandboxPolicy } from '../../sandbox/protected-entry-files';
 import type { Sandbox } from '../../sandbox/types';
 import { localPerson } from '../person';
 import type { ExecutionPath, Scene } from '../types';
@@ -24,7 +25,8 @@ export function localSandboxedCommand(): ExecutionPath {
     async run(scene, script, { timeoutS }) {
       let sandbox = sandboxes.get(scene);
       if (!sandbox) {
-        sandbox = await createSandbox({ projectDir: scene.project, dataDir: scene.dataDir });
+        // As the app assembles it: what the folder's and the person's entries run is read-only.
+        sandbox = await createSandbox(folderSandboxPolicy({ projectDir: scene.project, dataDir: scene.dataDir }, scene.home));
         if (!sandbox) throw new Error('no sandbox on this machine: the local path cannot be tested');
         sandboxes.set(scene, sandbox);
       }

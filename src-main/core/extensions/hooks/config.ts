@@ -160,15 +160,28 @@ export interface LoadedHooks {
   problems: string[];
 }
 
-/** The person's hooks and the folder's trusted ones, in file order (the person's first). */
-export function loadHooks(options: LoadHooksOptions): LoadedHooks {
-  const person = readHooksFiles(userHooksFiles(options.dataDir, options.home), 'user');
-  // Enabled, confirmed plugins' hooks are the person's, each knowing its plugin's folder.
-  const plugins = enabledPluginParts(options.dataDir).plugins.map((p) => ({ root: p.root, read: readHooksFiles(p.hooksFiles, 'user') }));
-  const user = {
+/** The person's hooks: their own files' and, each knowing its plugin's folder, their enabled, confirmed plugins'. */
+function personHooks(dataDir: string, home: string | undefined): HooksFileRead {
+  const person = readHooksFiles(userHooksFiles(dataDir, home), 'user');
+  const plugins = enabledPluginParts(dataDir).plugins.map((p) => ({ root: p.root, read: readHooksFiles(p.hooksFiles, 'user') }));
+  return {
     hooks: [...person.hooks, ...plugins.flatMap((p) => p.read.hooks.map((hook) => ({ ...hook, pluginRoot: p.root })))],
     problems: [...person.problems, ...plugins.flatMap((p) => p.read.problems)],
   };
+}
+
+/**
+ * The files inside `folder` that the person's hooks (their own and their plugins') run:
+ * `bash $CLAUDE_PROJECT_DIR/scripts/check.sh` runs a file a sandboxed command of the folder
+ * could otherwise rewrite, and no trust of the folder's guards it.
+ */
+export function personHookFolderFiles(folder: string, dataDir: string, home: string | undefined): string[] {
+  return [...new Set(personHooks(dataDir, home).hooks.flatMap((hook) => hookFiles(folder, hook)))].sort();
+}
+
+/** The person's hooks and the folder's trusted ones, in file order (the person's first). */
+export function loadHooks(options: LoadHooksOptions): LoadedHooks {
+  const user = personHooks(options.dataDir, options.home);
   // What the hook runs from the folder is part of it (SPEC §9): a changed script is a changed hook.
   const project = options.folder !== undefined ? projectHookItems(options.folder) : { items: [], problems: [] };
   const { trusted, untrusted } = splitByTrust(project.items, options.isTrusted);
