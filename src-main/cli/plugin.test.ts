@@ -41,6 +41,36 @@ function marketplaceRepo(dir: string): void {
   git(dir, 'commit', '-q', '-m', 'marketplace');
 }
 
+/** A stdio MCP server in a plugin's own folder, as published plugins ship them (`node ${CLAUDE_PLUGIN_ROOT}/server.mjs`): it loads a module beside it, and says whether it could read the data folder's keys file. */
+const BUNDLED_SERVER = `import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { note } from './lib/note.mjs';
+let secrets = 'hidden';
+try { readFileSync(join(import.meta.dirname, '..', '..', '..', 'secrets.json'), 'utf8'); secrets = 'READ'; } catch {}
+const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, method, params } = JSON.parse(line);
+  if (id === undefined) return;
+  if (method === 'initialize') send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'bundled', version: '1.0.0' } } });
+  else if (method === 'tools/list') send({ id, result: { tools: [{ name: 'probe', description: note + '; secrets: ' + secrets, inputSchema: { type: 'object', properties: {} } }] } });
+  else send({ id, result: {} });
+});
+`;
+
+/** A marketplace whose one plugin bundles its own MCP server. */
+function bundledServerRepo(dir: string): void {
+  put(join(dir, '.claude-plugin', 'marketplace.json'), JSON.stringify({ name: 'bundles', owner: { name: 'Someone' }, plugins: [{ name: 'bundler', source: './plugins/bundler', description: 'Ships a server' }] }));
+  const p = join(dir, 'plugins', 'bundler');
+  put(join(p, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'bundler', version: '1.0.0', description: 'Ships a server', author: { name: 'Someone' } }));
+  put(join(p, 'server.mjs'), BUNDLED_SERVER);
+  put(join(p, 'lib', 'note.mjs'), 'export const note = "from the plugin\'s own module";\n');
+  put(join(p, '.mcp.json'), JSON.stringify({ bundled: { command: process.execPath, args: ['${CLAUDE_PLUGIN_ROOT}/server.mjs'] } }));
+  git(dir, 'init', '-q', '-b', 'main');
+  git(dir, 'add', '.');
+  git(dir, 'commit', '-q', '-m', 'marketplace');
+}
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -52,6 +82,7 @@ async function freePort(): Promise<number> {
 beforeAll(async () => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-market-')));
   marketplaceRepo(join(root, 'market'));
+  bundledServerRepo(join(root, 'bundles'));
   port = await freePort();
   daemon = spawn('git', ['daemon', '--reuseaddr', '--export-all', `--base-path=${root}`, '--listen=127.0.0.1', `--port=${port}`, root], { stdio: 'ignore' });
   // Ready when it answers.
@@ -143,4 +174,14 @@ describe('deepdesk plugin', () => {
     const bad = await dd('add', '--upload-pack=touch /tmp/x');
     expect(bad.code).not.toBe(0);
   }, 120_000);
+
+  it("starts a plugin's bundled server sandboxed: its own folder is readable to it, the rest of the data folder is not", async () => {
+    writeFileSync(join(t.dataDir, 'secrets.json'), JSON.stringify({ 'anthropic-api-key': 'sk-ant-never-leaves' }));
+    expect((await dd('marketplace', 'add', `file://${join(root, 'bundles')}`)).code).toBe(0);
+    expect((await dd('install', 'bundler@bundles', '--yes')).code).toBe(0);
+    const listed = await t.deepdesk(['mcp', 'ls', '--folder', t.folder, '--data-dir', t.dataDir]);
+    expect(listed.stdout, listed.stderr).toMatch(/^bundled\s+stdio\s+connected\s+1 tools$/m);
+    const tools = await t.deepdesk(['mcp', 'tools', 'bundled', '--folder', t.folder, '--data-dir', t.dataDir]);
+    expect(tools.stdout).toContain("from the plugin's own module; secrets: hidden");
+  });
 });

@@ -27,6 +27,8 @@ export interface McpStdioServerConfig extends McpServerBase {
   /** false only when the entry says `"sandbox": false`. */
   sandbox: boolean;
   allowedDomains: string[];
+  /** Folders its sandbox lets it read though they lie in the data folder: an installed plugin's own, for the server it ships. */
+  readable?: string[];
 }
 
 export interface McpRemoteServerConfig extends McpServerBase {

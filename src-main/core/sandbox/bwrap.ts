@@ -71,14 +71,22 @@ export function bwrapArgs(run: BwrapRun): string[] {
   }
   /** Made read-only after every mount inside them. */
   const lastReadOnly: string[] = [];
-  for (const { path, contains } of policy.hidden) {
+  for (const { path, contains, shows = [] } of policy.hidden) {
     const kind = kindOf(path);
-    if (kind === 'dir' && contains !== undefined) {
+    if (kind === 'dir' && (contains !== undefined || shows.length > 0)) {
       // Search permission only (even for its owner, with no capability left): the project
-      // folder is reached through it, nothing in it is listed. The project folder is bound
-      // at its place inside it above; the folders between are made here, as bare.
+      // folder and the folders it shows are reached through it, nothing in it is listed. The
+      // project folder is bound at its place inside it above, a shown folder read-only here;
+      // the folders between are made here, as bare.
       mounts.push({ path, args: ['--perms', '0111', '--tmpfs', path] });
-      for (let dir = dirname(contains); dir !== path && isPathInside(path, dir); dir = dirname(dir)) mounts.push({ path: dir, args: ['--perms', '0111', '--dir', dir] });
+      const made = new Set<string>();
+      for (const inside of [...(contains !== undefined ? [contains] : []), ...shows]) {
+        for (let dir = dirname(inside); dir !== path && isPathInside(path, dir) && !made.has(dir); dir = dirname(dir)) {
+          made.add(dir);
+          mounts.push({ path: dir, args: ['--perms', '0111', '--dir', dir] });
+        }
+      }
+      for (const shown of shows) if (kindOf(shown) === 'dir') mounts.push({ path: shown, args: ['--ro-bind', shown, shown] });
       lastReadOnly.push(path);
     } else if (kind === 'dir') mounts.push({ path, args: ['--perms', '0000', '--tmpfs', path, '--remount-ro', path] });
     else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', run.unreadableFile, path] });

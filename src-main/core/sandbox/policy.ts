@@ -155,11 +155,22 @@ export interface HiddenPath {
    * through but not listed; everything else in the hidden folder stays hidden.
    */
   contains?: string;
+  /** Folders inside it the command may read, never write (`SandboxPolicy.readablePaths`): reached the same way, listed only themselves. */
+  shows?: string[];
 }
 
-/** Whether `h` hides `path`: it lies in `h` and not in the project folder `h` holds. */
+/** Whether `h` hides `path`: it lies in `h` and not in the project folder `h` holds, nor in a folder it shows. */
 export function hides(h: HiddenPath, path: string): boolean {
-  return isPathInside(h.path, path) && (h.contains === undefined || !isPathInside(h.contains, path));
+  return isPathInside(h.path, path) && (h.contains === undefined || !isPathInside(h.contains, path)) && !(h.shows ?? []).some((shown) => isPathInside(shown, path));
+}
+
+/** The hidden paths with the readable folders each holds marked (`shows`); a readable folder outside every hidden one needs nothing. */
+function withShown(hidden: HiddenPath[], readable: readonly string[]): HiddenPath[] {
+  if (readable.length === 0) return hidden;
+  return hidden.map((h) => {
+    const shows = readable.filter((path) => path !== h.path && isPathInside(h.path, path));
+    return shows.length > 0 ? { ...h, shows } : h;
+  });
 }
 
 /**
@@ -247,7 +258,7 @@ export function resolvePolicy(
     projectDir,
     dataDir,
     home,
-    hidden: hiddenPaths(projectDir, hidden),
+    hidden: withShown(hiddenPaths(projectDir, hidden), (policy.readablePaths ?? []).filter((path) => isAbsolute(path)).map(realPathOf)),
     staticHidden,
     protectedPaths: [...new Set(protectedPaths)],
     pinnedPaths: PINNED_PROJECT_PATHS.map((p) => join(projectDir, p)),

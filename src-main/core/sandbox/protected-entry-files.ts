@@ -31,7 +31,12 @@ export function entryFilesReason(folder: string, path: string): string | null {
  */
 export function folderSandboxPolicy(policy: SandboxPolicy, home: string = homedir()): SandboxPolicy {
   const base = policy.protectedPaths ?? [];
-  const result: SandboxPolicy = { projectDir: policy.projectDir, dataDir: policy.dataDir, ...(policy.allowedDomains ? { allowedDomains: policy.allowedDomains } : {}) };
+  const result: SandboxPolicy = {
+    projectDir: policy.projectDir,
+    dataDir: policy.dataDir,
+    ...(policy.allowedDomains ? { allowedDomains: policy.allowedDomains } : {}),
+    ...(policy.readablePaths?.length ? { readablePaths: policy.readablePaths } : {}),
+  };
   Object.defineProperty(result, 'protectedPaths', {
     enumerable: true,
     get: () => {

@@ -101,6 +101,21 @@ export function seatbeltProfile(run: SeatbeltRun): string {
   if (denyProtected) lines.push(denyProtected);
   lines.push('; Secrets stay hidden even where they sit in a writable folder.');
   if (hidden.length > 0) lines.push(`(deny file-read* file-write*\n  ${hidden.join('\n  ')})`);
+  // A folder a hidden one shows (a trusted plugin's, for what it runs): read, never written;
+  // the folders leading to it can be passed through, not listed.
+  const shown = policy.hidden.flatMap((h) => (h.shows ?? []).map((folder) => ({ folder, under: h.path })));
+  if (shown.length > 0) {
+    const way = new Set<string>();
+    for (const { folder, under } of shown) {
+      for (let dir = dirname(folder); isPathInside(under, dir); dir = dirname(dir)) {
+        for (const rule of literals(dir)) way.add(rule);
+        if (dir === under) break;
+      }
+    }
+    lines.push('; Folders shown inside a hidden folder: read only.');
+    if (way.size > 0) lines.push(`(allow file-read-metadata\n  ${[...way].join('\n  ')})`);
+    lines.push(`(allow file-read*\n  ${shown.flatMap(({ folder }) => subpaths(folder)).join('\n  ')})`);
+  }
   // A hidden folder that holds the project folder (a worktree in the data folder): the
   // project folder alone is the command's again, after the denies above, with its protected
   // paths and the secrets inside it denied once more after that. The folders leading to it

@@ -15,6 +15,12 @@ export interface SandboxPolicy {
   protectedPaths?: string[];
   /** Domains the folder allows network access to; empty = no network. */
   allowedDomains?: string[];
+  /**
+   * Folders the command may read (never write) even inside a hidden folder: a trusted
+   * plugin's own folder, for the server or hook it runs from there (its scripts, its
+   * modules). The rest of the hidden folder stays hidden.
+   */
+  readablePaths?: string[];
 }
 
 export interface CommandSpec {

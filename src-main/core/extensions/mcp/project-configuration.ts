@@ -44,7 +44,13 @@ export async function loadProjectConfiguration(options: ProjectConfigurationOpti
     const report = await trustReport(folder, store, env);
     const person = readMcpConfigFile(userMcpFile(options.dataDir), 'user', env);
     // Enabled, confirmed plugins' servers are the person's; `${CLAUDE_PLUGIN_ROOT}` is the plugin's folder.
-    const pluginReads = enabledPluginParts(options.dataDir).plugins.flatMap((p) => p.mcpFiles.map((file) => readMcpConfigFile(file, 'user', { ...env, CLAUDE_PLUGIN_ROOT: p.root }, 'plugin')));
+    // A plugin's server runs from the plugin's own folder (`${CLAUDE_PLUGIN_ROOT}`), which its sandbox lets it read.
+    const pluginReads = enabledPluginParts(options.dataDir).plugins.flatMap((p) =>
+      p.mcpFiles.map((file) => {
+        const read = readMcpConfigFile(file, 'user', { ...env, CLAUDE_PLUGIN_ROOT: p.root }, 'plugin');
+        return { ...read, servers: read.servers.map((s) => (s.type === 'stdio' ? { ...s, readable: [p.root] } : s)) };
+      }),
+    );
     const user = { servers: [...person.servers, ...pluginReads.flatMap((r) => r.servers)], problems: [...person.problems, ...pluginReads.flatMap((r) => r.problems)] };
     const cli = (options.mcpConfigFiles ?? []).map((file) => readMcpConfigFile(resolve(file), 'cli', env));
 

@@ -49,7 +49,7 @@ export async function startStdioServer(config: McpStdioServerConfig, context: St
     env: config.env,
     baseEnv: context.env,
     // What the folder's configuration runs stays read-only for the server too (SPEC §9).
-    sandbox: config.sandbox === false ? false : folderSandboxPolicy({ projectDir: context.folder, dataDir: context.dataDir, allowedDomains: config.allowedDomains }),
+    sandbox: config.sandbox === false ? false : folderSandboxPolicy({ projectDir: context.folder, dataDir: context.dataDir, allowedDomains: config.allowedDomains, ...(config.readable ? { readablePaths: config.readable } : {}) }),
   });
   const transport = new SupervisedStdioTransport(server, sdk);
   return {
