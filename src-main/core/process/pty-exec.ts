@@ -2,9 +2,9 @@
 // to `onData` as they come (for a live terminal view); the result is escape-stripped,
 // capped (head and tail kept), and the whole process tree is killed on timeout or abort.
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants } from 'node:fs';
 import { basename } from 'node:path';
 import type * as pty from 'node-pty';
+import { isExecutable } from '../fs/file-checks';
 import { spawnPty } from './spawn-pty';
 import { collectPtyRun, endPty, type PtyRunOptions } from './pty-run';
 import { currentAttribution } from './attribution';
@@ -26,15 +26,6 @@ export interface RunInPtyOptions extends PtyRunOptions {
 
 export const TIMEOUT_EXIT_CODE = 124;
 export const KILL_GRACE_MS = 1000;
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The user's shell when it is bash or zsh, else bash, else sh. */
 export function resolveShell(userShell: string | undefined = process.env.SHELL): string {

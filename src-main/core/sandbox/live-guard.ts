@@ -18,11 +18,12 @@
 //   it started cannot be mounted read-only either: one that appears is moved out of the
 //   folder into the data folder's quarantine (kept, not deleted: the person may have made it
 //   meanwhile), and the log says where.
-import { cpSync, existsSync, lstatSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { enforceGitSurface, type GitSurface, type RepositoryWalkCache } from '../git/surface';
 import { dedupeItems, displayPath, formatBlockedLine, type BlockedItem } from './blocked';
 import { type ResolvedPolicy } from './policy';
+import { existsNoFollow } from '../fs/file-checks';
 import { isPathInside } from '../fs/path-inside';
 import type { LiveCheck } from './types';
 
@@ -82,7 +83,7 @@ async function checkOnce({ policy, before, untouchable, cache, missingProtected 
 function quarantineProtected(policy: ResolvedPolicy, paths: readonly string[]): BlockedItem[] {
   const items: BlockedItem[] = [];
   for (const path of paths) {
-    if (!present(path)) continue;
+    if (!existsNoFollow(path)) continue;
     const rel = relative(policy.projectDir, path);
     const kept = join(policy.dataDir, 'quarantine', new Date().toISOString().replace(/[:.]/g, '-'), rel);
     try {
@@ -102,13 +103,4 @@ function quarantineProtected(policy: ResolvedPolicy, paths: readonly string[]): 
     }
   }
   return items;
-}
-
-function present(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
