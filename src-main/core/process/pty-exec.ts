@@ -3,10 +3,8 @@
 // capped (head and tail kept), and the whole process tree is killed on timeout or abort.
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
-import type * as pty from 'node-pty';
 import { isExecutable } from '../fs/file-checks';
-import { spawnPty } from './spawn-pty';
-import { collectPtyRun, endPty, type PtyRunOptions } from './pty-run';
+import { collectPtyRun, endPty, startCommandPty, type PtyRunOptions } from './pty-run';
 import { currentAttribution } from './attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
@@ -153,22 +151,9 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
 }
 
 async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
-  let proc: pty.IPty;
-  try {
-    proc = spawnPty({
-      role: 'command',
-      file: spec.file,
-      args: spec.args,
-      name: spec.env.TERM ?? 'xterm-256color',
-      cols: opts.cols ?? 120,
-      rows: opts.rows ?? 30,
-      cwd: spec.cwd,
-      env: spec.env,
-    });
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return { output: `Could not start ${spec.file}: ${message}`, exitCode: 127, truncated: false };
-  }
+  const started = startCommandPty({ file: spec.file, args: spec.args, cwd: spec.cwd, env: spec.env, term: spec.env.TERM }, opts);
+  if ('failed' in started) return started.failed;
+  const proc = started.proc;
 
   const pid = proc.pid;
   const scanner = new DoneReportScanner(nonce);
