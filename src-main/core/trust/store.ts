@@ -7,7 +7,7 @@
 
 import { join } from 'node:path';
 import { z } from 'zod';
-import { JsonFileStore, recordShape, type JsonFileProblem } from '../config/json-file-store';
+import { JsonFileStore, recordShape, withoutEntry, type JsonFileProblem } from '../config/json-file-store';
 import { realPathOf } from '../fs/real-path';
 import { pathsStamp } from '../config/entry-files';
 import type { TrustGate } from './types';
@@ -107,10 +107,7 @@ export class TrustStore implements TrustGate {
     let had = false;
     this.store.update((all) => {
       had = Object.hasOwn(all, key);
-      if (!had) return all;
-      const rest = { ...all };
-      delete rest[key];
-      return rest;
+      return withoutEntry(all, key);
     });
     return had;
   }
