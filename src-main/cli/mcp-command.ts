@@ -15,19 +15,12 @@ import { openCommandExtensions } from '../app/session/session-extensions';
 import { packageVersion } from '../app/package-version';
 import { table } from './table';
 import { COMMAND_OPTIONS } from './command-table';
+import { processIo, type CommandIo } from './command-io';
 import { parseCommand, UsageError } from './usage';
 
 const MCP_OPTIONS = COMMAND_OPTIONS.mcp;
 
-export interface McpIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
-
-const defaultIo = (): McpIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
-
-export async function mcpCommand(argv: string[], io: McpIo = defaultIo()): Promise<number> {
+export async function mcpCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   // Everything after `--` is the server's command line, options included.
   const dashes = argv.indexOf('--');
   const own = dashes < 0 ? argv : argv.slice(0, dashes);

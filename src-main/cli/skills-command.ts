@@ -15,17 +15,12 @@ import { terminalSafe } from '../core/text/terminal-safe';
 import { projectFolder } from './folders';
 import { table } from './table';
 import { COMMAND_OPTIONS } from './command-table';
+import { processIo, type CommandIo } from './command-io';
 import { parseCommand, UsageError } from './usage';
 
 const OPTIONS = COMMAND_OPTIONS.skills;
 
-export interface SkillsIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
-
-export async function skillsCommand(argv: string[], io: SkillsIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function skillsCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, OPTIONS);
   const [sub, ...extra] = positionals;
   if (sub !== 'ls') throw new UsageError(sub === undefined ? 'skills needs a subcommand: deepdesk skills ls' : `unknown subcommand '${sub}' (deepdesk skills ls)`);

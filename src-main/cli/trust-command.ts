@@ -7,17 +7,12 @@ import { trustReport } from '../core/trust/report';
 import { TrustStore } from '../core/trust/store';
 import { projectFolder } from './folders';
 import { COMMAND_OPTIONS } from './command-table';
+import { processIo, type CommandIo } from './command-io';
 import { parseCommand, UsageError } from './usage';
 
 const OPTIONS = COMMAND_OPTIONS.trust;
 
-export interface TrustIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
-
-export async function trustCommand(argv: string[], io: TrustIo = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function trustCommand(argv: string[], io: CommandIo = processIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, OPTIONS);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const folder = projectFolder(values.folder, 'trust');

@@ -8,6 +8,7 @@ import { sessionFlags } from './session-flags';
 import type { HostConnection } from './service-types';
 import { HostRequestError } from './service-types';
 import { textPieces } from './protocol';
+import type { RunningAcpAgent } from './acp/acp-agent';
 
 export const acpOpenParams = sessionFlags.extend({
   /** `--folder`, absolute, or the command's working folder. */
@@ -19,17 +20,6 @@ export type AcpOpenParams = z.output<typeof acpOpenParams>;
 
 export const acpInParams = z.object({ data: z.string() });
 
-/** One editor's agent, running on the streams it is given. */
-export interface AcpAgentHandle {
-  /** Settles once the editor's stream ended and every session closed (prompts going finish first). */
-  closed: Promise<void>;
-  busy(): boolean;
-  working(threadId: string): boolean;
-  stop(threadId: string): Promise<boolean>;
-  /** Ends everything now (the host stops). */
-  close(): Promise<void>;
-}
-
 export interface AcpStreams {
   /** The editor's bytes. */
   input: ReadableStream<Uint8Array>;
@@ -40,7 +30,7 @@ export interface AcpStreams {
 }
 
 /** Opens an editor's agent; rejects with a ContractError (`bad_request`: bad usage) or any error. */
-export type OpenAcpAgent = (streams: AcpStreams, params: AcpOpenParams) => Promise<AcpAgentHandle>;
+export type OpenAcpAgent = (streams: AcpStreams, params: AcpOpenParams) => Promise<RunningAcpAgent>;
 
 /** At most this many characters of the agent's output in one `acp.out` event (frames stay far under 32 MiB). */
 const MAX_OUT_CHARS = 4 * 1024 * 1024;
@@ -53,7 +43,7 @@ interface Tunnel {
 export class HostAcp {
   private readonly tunnels = new Map<string, Tunnel>();
   /** Every agent until it closed: an editor's that went stays while its prompts finish. */
-  private readonly agents = new Set<AcpAgentHandle>();
+  private readonly agents = new Set<RunningAcpAgent>();
   private readonly encoder = new TextEncoder();
 
   constructor(private readonly options: { open: OpenAcpAgent; log: (line: string) => void }) {}
@@ -86,7 +76,7 @@ export class HostAcp {
         // Already closed.
       }
     };
-    let agent: AcpAgentHandle;
+    let agent: RunningAcpAgent;
     try {
       agent = await this.options.open({ input, output, say }, params);
     } catch (err) {

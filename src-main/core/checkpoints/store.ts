@@ -261,9 +261,7 @@ export class CheckpointStore {
         const parentId = this.s.lastInFolder.get(folderId)?.id ?? null;
         const id = randomBytes(6).toString('hex');
         const createdAt = new Date().toISOString();
-        const info = this.s.insertCheckpoint.run({
-          id,
-          folderId,
+        const fields = {
           threadId: c.threadId,
           messageIndex: c.messageIndex,
           messageLine: c.messageLine,
@@ -271,29 +269,13 @@ export class CheckpointStore {
           parentId,
           toolCallId: c.toolCallId ?? null,
           tool: c.tool ?? null,
-          reverts: JSON.stringify(c.reverts ?? []),
-          createdAt,
-          unattributed: c.unattributed ? 1 : 0,
-        });
+        };
+        const info = this.s.insertCheckpoint.run({ id, folderId, ...fields, reverts: JSON.stringify(c.reverts ?? []), createdAt, unattributed: c.unattributed ? 1 : 0 });
         const seq = Number(info.lastInsertRowid);
         for (const ch of c.changes) {
           this.s.insertEntry.run(seq, ch.path, ch.before?.type ?? null, ch.before?.mode ?? null, ch.before?.hash ?? null, ch.after?.type ?? null, ch.after?.mode ?? null, ch.after?.hash ?? null);
         }
-        made.push({
-          id,
-          seq,
-          folder: options.folder,
-          threadId: c.threadId,
-          messageIndex: c.messageIndex,
-          messageLine: c.messageLine,
-          kind: c.kind,
-          parentId,
-          toolCallId: c.toolCallId ?? null,
-          tool: c.tool ?? null,
-          reverts: c.reverts ?? [],
-          createdAt,
-          unattributed: c.unattributed === true,
-        });
+        made.push({ id, seq, folder: options.folder, ...fields, reverts: c.reverts ?? [], createdAt, unattributed: c.unattributed === true });
       }
       return made;
     }).immediate();

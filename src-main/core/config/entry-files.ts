@@ -14,6 +14,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { isAbsolute, join, normalize, relative, resolve } from 'node:path';
 import type { CheckedServerEntry } from './mcp-config';
 import type { HookEntry } from '../extensions/hooks/types';
+import { existsNoFollow } from '../fs/file-checks';
 import { isPathBelow } from '../fs/path-inside';
 
 /** How hooks and servers name the folder in their commands. */
@@ -71,7 +72,7 @@ export function folderPathsIn(folder: string, words: readonly string[]): string[
       const path = isAbsolute(candidate) ? normalize(candidate) : resolve(folder, candidate);
       if (!isPathBelow(folder, path)) continue;
       // A bare word (`echo`, `hello`) is a path only when it is there: the command may read it.
-      if (!candidate.includes('/') && !candidate.includes('.') && !exists(path)) continue;
+      if (!candidate.includes('/') && !candidate.includes('.') && !existsNoFollow(path)) continue;
       found.add(path);
     }
   }
@@ -196,15 +197,6 @@ function fileHash(path: string, st: BigIntStats): string {
 
 function identity(st: BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.mode}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function realOrSelf(path: string): string {

@@ -49,6 +49,14 @@ import { readConfigFile } from './read-config-file';
 export type JsonObject = Record<string, unknown>;
 
 /** Something wrong with a file, in one line for the person. */
+/** `record` without its entry `key`; the same object when it has none. */
+export function withoutEntry<V>(record: Record<string, V>, key: string): Record<string, V> {
+  if (!Object.hasOwn(record, key)) return record;
+  const rest = { ...record };
+  delete rest[key];
+  return rest;
+}
+
 export interface JsonFileProblem {
   /** The file's path. */
   file: string;

@@ -13,7 +13,7 @@ import { canonicalJson } from '../text/canonical-json';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
 import { expandVars, variableNames } from './expand-vars';
 import { packageRunnerOf, registryEnv, registryHosts } from './package-runners';
-import { fieldsShape, JsonFileStore } from './json-file-store';
+import { fieldsShape, JsonFileStore, withoutEntry } from './json-file-store';
 import { DEFAULT_MCP_TIMEOUT_MS, problemLine, type ConfigProblem, type ConfigSource, type McpServerConfig } from './mcp-config-types';
 
 const stringRecord = z.record(z.string(), z.string());
@@ -231,10 +231,7 @@ export function removeServerEntry(file: string, name: string, options: EditOptio
   let found = false;
   editServers(file, options, (servers) => {
     found = Object.hasOwn(servers, name);
-    if (!found) return servers;
-    const rest = { ...servers };
-    delete rest[name];
-    return rest;
+    return withoutEntry(servers, name);
   });
   return found;
 }

@@ -2,11 +2,9 @@
 // to `onData` as they come (for a live terminal view); the result is escape-stripped,
 // capped (head and tail kept), and the whole process tree is killed on timeout or abort.
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants } from 'node:fs';
 import { basename } from 'node:path';
-import type * as pty from 'node-pty';
-import { spawnPty } from './spawn-pty';
-import { collectPtyRun, endPty, type PtyRunOptions } from './pty-run';
+import { isExecutable } from '../fs/file-checks';
+import { collectPtyRun, endPty, startCommandPty, type PtyRunOptions } from './pty-run';
 import { currentAttribution } from './attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
@@ -26,15 +24,6 @@ export interface RunInPtyOptions extends PtyRunOptions {
 
 export const TIMEOUT_EXIT_CODE = 124;
 export const KILL_GRACE_MS = 1000;
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The user's shell when it is bash or zsh, else bash, else sh. */
 export function resolveShell(userShell: string | undefined = process.env.SHELL): string {
@@ -162,22 +151,9 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
 }
 
 async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
-  let proc: pty.IPty;
-  try {
-    proc = spawnPty({
-      role: 'command',
-      file: spec.file,
-      args: spec.args,
-      name: spec.env.TERM ?? 'xterm-256color',
-      cols: opts.cols ?? 120,
-      rows: opts.rows ?? 30,
-      cwd: spec.cwd,
-      env: spec.env,
-    });
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return { output: `Could not start ${spec.file}: ${message}`, exitCode: 127, truncated: false };
-  }
+  const started = startCommandPty({ file: spec.file, args: spec.args, cwd: spec.cwd, env: spec.env, term: spec.env.TERM }, opts);
+  if ('failed' in started) return started.failed;
+  const proc = started.proc;
 
   const pid = proc.pid;
   const scanner = new DoneReportScanner(nonce);

@@ -7,7 +7,8 @@
 import type * as pty from 'node-pty';
 import { TerminalTextDecoder } from '../text/ansi';
 import { DEFAULT_MAX_OUTPUT_BYTES, OutputCap } from './output-cap';
-import type { LiveCommand } from '../backends/protocol';
+import type { ExecuteResult, LiveCommand } from '../backends/protocol';
+import { spawnPty } from './spawn-pty';
 
 /** After the tree was killed, how long to wait for the pty to report the exit. */
 export const EXIT_WAIT_MS = 3000;
@@ -20,6 +21,26 @@ export interface PtyRunOptions {
   /** Default 100,000. */
   maxOutputBytes?: number;
   attach?: (live: LiveCommand) => void;
+}
+
+export interface CommandPty {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** The command's TERM (default xterm-256color). */
+  term: string | undefined;
+}
+
+/** The command's pty at the size asked (120×30 unless given); a command that cannot start is the run's result, status 127. */
+export function startCommandPty(spec: CommandPty, size: { cols?: number; rows?: number }): { proc: pty.IPty } | { failed: ExecuteResult } {
+  try {
+    return {
+      proc: spawnPty({ role: 'command', file: spec.file, args: spec.args, name: spec.term ?? 'xterm-256color', cols: size.cols ?? 120, rows: size.rows ?? 30, cwd: spec.cwd, env: spec.env }),
+    };
+  } catch (err) {
+    return { failed: { output: `Could not start ${spec.file}: ${err instanceof Error ? err.message : String(err)}`, exitCode: 127, truncated: false } };
+  }
 }
 
 export type PtyExit = { exitCode: number; signal?: number };

@@ -8,7 +8,8 @@
 // its place inside (and the folders leading to it made, as bare as the cover); that cover
 // is made read-only last, once everything inside it is mounted.
 import { runToEnd } from '../process/spawn';
-import { accessSync, constants, lstatSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
+import { isExecutable } from '../fs/file-checks';
 import { delimiter, dirname, join } from 'node:path';
 import { hides, type ResolvedPolicy } from './policy';
 import { isPathInside } from '../fs/path-inside';
@@ -33,6 +34,20 @@ export type PathKind = 'dir' | 'file' | 'missing';
 export const SANDBOX_MAX_PROCESSES = 4096;
 
 type Mount = { path: string; args: string[] };
+
+/** Every sandboxed process's own namespaces, no capabilities, and no way back to the terminal; the probe asks for the same. */
+const ISOLATION: readonly string[] = [
+  '--unshare-pid',
+  '--unshare-ipc',
+  // No network: with allowed domains, a proxy outside is reached through a Unix socket.
+  '--unshare-net',
+  '--unshare-user',
+  '--disable-userns',
+  '--cap-drop',
+  'ALL',
+  '--new-session',
+  '--die-with-parent',
+];
 
 function localKindOf(path: string): PathKind {
   try {
@@ -99,28 +114,10 @@ export function bwrapArgs(run: BwrapRun): string[] {
     // Not recursive: the project folder bound inside stays writable.
     ...lastReadOnly.flatMap((path) => ['--remount-ro', path]),
     ...(run.seccomp ? seccompArgs(run.seccomp) : []),
-    '--unshare-pid',
-    '--unshare-ipc',
-    // No network: with allowed domains, a proxy outside is reached through a Unix socket.
-    '--unshare-net',
-    '--unshare-user',
-    '--disable-userns',
-    '--cap-drop',
-    'ALL',
-    '--new-session',
-    '--die-with-parent',
+    ...ISOLATION,
     '--chdir',
     run.cwd,
   ];
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** bwrap on PATH, else /usr/bin/bwrap; undefined when neither exists. */
@@ -152,15 +149,7 @@ export async function probeBwrap(bwrap: string, timeoutMs = 10_000): Promise<str
     '/dev',
     '--proc',
     '/proc',
-    '--unshare-pid',
-    '--unshare-ipc',
-    '--unshare-net',
-    '--unshare-user',
-    '--disable-userns',
-    '--cap-drop',
-    'ALL',
-    '--new-session',
-    '--die-with-parent',
+    ...ISOLATION,
     ...(seccomp ? seccompArgs(seccomp) : []),
     'true',
   ];

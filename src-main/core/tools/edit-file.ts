@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { boolArg, checkPath, pathArg } from './args';
 import { withPathLock } from './path-lock';
+import { changeRefusedBeforeAsking } from './change-precheck';
 import { applyEdit } from '../backends/text';
 import { describeChange, fileText } from './file-change';
 import { defineTool, errorText, text } from './tool';
@@ -26,11 +27,8 @@ export const editFileTool = defineTool({
     const checked = checkPath(args.file_path);
     if ('error' in checked) return checked.error;
     if (args.old_string === args.new_string) return 'old_string and new_string are identical; nothing to change';
-    // A path the backend never lets change (a read-only mount, a git mount's .git): refused now, in its words.
-    const refused = await ctx.backend.changeRefusal?.(checked.path);
+    const refused = await changeRefusedBeforeAsking(ctx, checked.path, 'edit');
     if (refused !== undefined) return refused;
-    const refusal = await ctx.guard.check(ctx.backend, checked.path, 'edit');
-    if (refusal !== null) return refusal;
     // Would the edit apply to the file as it is now? (The backend decides again when it runs.)
     const raw = await ctx.backend.readRaw(checked.path);
     if (raw.error !== undefined) return raw.error;

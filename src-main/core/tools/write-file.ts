@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { checkPath, pathArg } from './args';
 import { describeChange, fileText } from './file-change';
 import { withPathLock } from './path-lock';
+import { changeRefusedBeforeAsking } from './change-precheck';
 import { defineTool, errorText, text } from './tool';
 
 const schema = z.object({
@@ -22,10 +23,7 @@ export const writeFileTool = defineTool({
   async precheck(args, ctx) {
     const checked = checkPath(args.file_path);
     if ('error' in checked) return checked.error;
-    // A path the backend never lets change (a read-only mount, a git mount's .git): refused now, in its words.
-    const refused = await ctx.backend.changeRefusal?.(checked.path);
-    if (refused !== undefined) return refused;
-    return (await ctx.guard.check(ctx.backend, checked.path, 'overwrite')) ?? undefined;
+    return changeRefusedBeforeAsking(ctx, checked.path, 'overwrite');
   },
   async run(args, ctx) {
     const checked = checkPath(args.file_path);

@@ -21,6 +21,7 @@ import { Icon } from './Icon';
 import { PathLink } from './PathLink';
 import { ToolTitle } from './ToolTitle';
 import { VisibleText } from './VisibleText';
+import { ErrorAlert } from './ErrorText';
 
 interface ApprovalCardProps {
   approval: PendingApproval;
@@ -260,11 +261,7 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
               </div>
             );
           })}
-          {draftError ? (
-            <p className="error-text" role="alert">
-              {draftError}
-            </p>
-          ) : null}
+          <ErrorAlert error={draftError} />
           <p className="muted small">Approve runs the call with your changes.</p>
         </div>
       ) : command !== null ? (

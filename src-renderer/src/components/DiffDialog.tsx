@@ -3,18 +3,14 @@
 // closes it; focus goes back to what opened it (Modal).
 
 import { DiffView } from './DiffView';
-import { Modal } from './Modal';
+import { CloseActions, Modal } from './Modal';
 import { PathName } from './PathName';
 
 export function DiffDialog({ path, before, after, onClose }: { path: string; before: string; after: string; onClose(): void }): React.JSX.Element {
   return (
     <Modal label={`Diff of ${path}`} onEscape={onClose} className="diff-dialog" title={<PathName path={path} className="mono" />}>
       <DiffView path={path} before={before} after={after} />
-      <div className="dialog-actions">
-        <button type="button" className="btn" onClick={onClose}>
-          Close
-        </button>
-      </div>
+      <CloseActions onClose={onClose} />
     </Modal>
   );
 }

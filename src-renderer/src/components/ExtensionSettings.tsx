@@ -6,6 +6,7 @@ import { useId } from 'react';
 import { useApi } from '../state/use-api';
 import { useLiveValue } from '../state/use-live-value';
 import { VisibleText } from './VisibleText';
+import { ProblemLines } from './ErrorText';
 
 const SOURCE = { user: 'yours', project: 'this folder' } as const;
 
@@ -47,11 +48,7 @@ export function SkillsSettings(): React.JSX.Element {
         </ul>
       ) : null}
       {list?.budgetNote ? <p className="muted small">{list.budgetNote}</p> : null}
-      {list?.problems.map((problem) => (
-        <p key={problem} className="error-text small">
-          {problem}
-        </p>
-      ))}
+      <ProblemLines problems={list?.problems} />
     </section>
   );
 }
@@ -88,11 +85,7 @@ export function HooksSettings(): React.JSX.Element {
           ))}
         </ul>
       ) : null}
-      {list?.problems.map((problem) => (
-        <p key={problem} className="error-text small">
-          {problem}
-        </p>
-      ))}
+      <ProblemLines problems={list?.problems} />
     </section>
   );
 }

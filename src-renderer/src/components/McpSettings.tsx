@@ -10,6 +10,7 @@ import { useListChange } from '../state/use-list-change';
 import { useLiveValue } from '../state/use-live-value';
 import { McpServerTrust } from './McpServerTrust';
 import { VisibleText } from './VisibleText';
+import { ErrorAlert, ProblemLines } from './ErrorText';
 
 const SOURCE_LABEL = { user: 'your mcp.json', project: "this folder's .mcp.json", cli: '--mcp-config' } as const;
 
@@ -66,11 +67,7 @@ export function McpSettings(): React.JSX.Element {
           ))}
         </ul>
       ) : null}
-      {list?.problems.map((problem) => (
-        <p key={problem} className="error-text small">
-          {problem}
-        </p>
-      ))}
+      <ProblemLines problems={list?.problems} />
       <div className="mcp-add">
         <div className="field">
           <label htmlFor={`${titleId}-name`}>Server name</label>
@@ -87,11 +84,7 @@ export function McpSettings(): React.JSX.Element {
           Add server
         </button>
       </div>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
     </section>
   );
 }

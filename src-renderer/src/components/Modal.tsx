@@ -113,3 +113,14 @@ export function Modal({ label, role = 'dialog', onEscape, className, title, chil
     document.body,
   );
 }
+
+/** The actions row of a dialog that only shows something: its Close button. */
+export function CloseActions({ onClose }: { onClose(): void }): React.JSX.Element {
+  return (
+    <div className="dialog-actions">
+      <button type="button" className="btn" onClick={onClose}>
+        Close
+      </button>
+    </div>
+  );
+}

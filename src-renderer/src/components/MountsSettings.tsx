@@ -13,6 +13,7 @@ import { useEvent } from '../state/transport-context';
 import { FlagNote } from './FlagNote';
 import { VisibleText } from './VisibleText';
 import { capitalized } from '../lib/format';
+import { ErrorAlert } from './ErrorText';
 
 export interface MountsSettingsProps {
   memoriesStore: string;
@@ -77,11 +78,7 @@ export function MountsSettings({ memoriesStore, memoriesStoreFlag, onMemoriesSto
           Add mount
         </button>
       </div>
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
       <div className="field">
         <label htmlFor={`${titleId}-memories`}>Memories store</label>
         <input

@@ -30,6 +30,7 @@ import { budgetFromText, rowsToPrices, runsFromText, sameRows, telemetryFromDraf
 import { rebase, toDraft, type SettingsDraft } from '../lib/settings-draft';
 import { capitalized } from '../lib/format';
 import { focusMessageBox, stillFocusable } from '../lib/focus';
+import { ErrorAlert } from './ErrorText';
 
 /** The sections in the order they show, each named as its heading says. */
 const SECTIONS = {
@@ -302,11 +303,7 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
           </div>
         </div>
       )}
-      {error ? (
-        <p className="error-text" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
       <div className="dialog-actions">
         <button type="button" className="btn" onClick={onClose}>
           Cancel

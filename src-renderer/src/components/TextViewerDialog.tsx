@@ -1,6 +1,6 @@
 // Shows a long text (an archived part of the history, an offloaded tool result).
 
-import { Modal } from './Modal';
+import { CloseActions, Modal } from './Modal';
 import { Spinner } from './Icon';
 
 export interface TextViewerContent {
@@ -26,11 +26,7 @@ export function TextViewerDialog({ content, onClose }: { content: TextViewerCont
           </pre>
         )}
       </div>
-      <div className="dialog-actions">
-        <button type="button" className="btn" onClick={onClose}>
-          Close
-        </button>
-      </div>
+      <CloseActions onClose={onClose} />
     </Modal>
   );
 }

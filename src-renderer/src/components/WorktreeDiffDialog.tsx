@@ -8,7 +8,7 @@ import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { DiffView } from './DiffView';
 import { Spinner } from './Icon';
-import { Modal } from './Modal';
+import { CloseActions, Modal } from './Modal';
 import { PathName } from './PathName';
 
 /** Beyond this many files the rest are counted, not drawn. */
@@ -66,11 +66,7 @@ export function WorktreeDiffDialog({ name, baseCommit, onClose }: { name: string
           </div>
         </>
       )}
-      <div className="dialog-actions">
-        <button type="button" className="btn" onClick={onClose}>
-          Close
-        </button>
-      </div>
+      <CloseActions onClose={onClose} />
     </Modal>
   );
 }

@@ -12,12 +12,12 @@ import type { SecretStore } from '../../secret-store';
 import { checkedMemoriesStore, checkedMountFlags } from '../../session/flag-checks';
 import { sessionModels } from '../../session/session-models';
 import { SettingsService } from '../../settings/settings-service';
-import type { AcpAgentHandle, AcpOpenParams, AcpStreams } from '../acp-tunnels';
-import { startAcpAgent } from './acp-agent';
+import type { AcpOpenParams, AcpStreams } from '../acp-tunnels';
+import { startAcpAgent, type RunningAcpAgent } from './acp-agent';
 import { acpTrustScope } from './trust-scope';
 
 /** Opens an editor's agent in the host; bad flags reject with ContractError `bad_request`. */
-export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams, host: { dataDir: string; secrets: SecretStore }): Promise<AcpAgentHandle> {
+export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams, host: { dataDir: string; secrets: SecretStore }): Promise<RunningAcpAgent> {
   const { dataDir } = host;
   const mounts = checkedMountFlags(params.mounts, params.cwd);
   const memoriesStore = checkedMemoriesStore(params.memoriesStore);

@@ -114,15 +114,22 @@ function summaryGain(state: ThreadState, window: number, costing: TokenCosting):
   return gain;
 }
 
+/** The messages in view before the last turn from `doneBefore` on, as [from, end); undefined when there are none. */
+function olderNotYetDone(state: ThreadState, doneBefore: number | undefined): [number, number] | undefined {
+  const end = lastTurnStart(state.messages, state.contextStart);
+  const from = Math.max(state.contextStart, doneBefore ?? 0);
+  return end <= from ? undefined : [from, end];
+}
+
 /**
  * Takes the media blocks of everything before the last turn out of the model's view (each
  * becomes a note naming it). Returns false when there were none to take.
  */
 async function dropOlderMedia(ctx: RunContext): Promise<boolean> {
   const state = ctx.state;
-  const end = lastTurnStart(state.messages, state.contextStart);
-  const from = Math.max(state.contextStart, state.mediaDroppedBefore ?? 0);
-  if (end <= from) return false;
+  const older = olderNotYetDone(state, state.mediaDroppedBefore);
+  if (older === undefined) return false;
+  const [from, end] = older;
   const found = state.messages.slice(from, end).some(hasMedia);
   state.mediaDroppedBefore = end;
   if (!found) return false;
@@ -137,9 +144,9 @@ async function dropOlderMedia(ctx: RunContext): Promise<boolean> {
  */
 async function compactOlder(ctx: RunContext): Promise<boolean> {
   const state = ctx.state;
-  const end = lastTurnStart(state.messages, state.contextStart);
-  const from = Math.max(state.contextStart, state.compactedBefore ?? 0);
-  if (end <= from) return false;
+  const older = olderNotYetDone(state, state.compactedBefore);
+  if (older === undefined) return false;
+  const [from, end] = older;
   for (let i = from; i < end; i++) {
     const message = state.messages[i]!;
     if (message.role !== 'tool' || !needsCompaction(message)) continue;

@@ -35,19 +35,26 @@ const fstat = promisify(fs.fstat);
 const read = promisify(fs.read);
 
 /** Whether the file at `real` has a NUL byte in its first 8 KiB; unreadable files count as binary (skipped). */
-export async function fileLooksBinary(real: string): Promise<boolean> {
+export function fileLooksBinary(real: string): Promise<boolean> {
+  return withOpenFile(real, true, async (fd) => {
+    const buf = Buffer.allocUnsafe(SNIFF_BYTES);
+    const n = await readFull(fd, buf, 0);
+    return looksBinary(buf.subarray(0, n));
+  });
+}
+
+/** `use` of the file at `real` opened for reading; `failed` when it cannot be opened or `use` throws. */
+async function withOpenFile<T>(real: string, failed: T, use: (fd: number) => Promise<T>): Promise<T> {
   let fd: number;
   try {
     fd = await open(real, READ_FLAGS);
   } catch {
-    return true;
+    return failed;
   }
   try {
-    const buf = Buffer.allocUnsafe(SNIFF_BYTES);
-    const n = await readFull(fd, buf, 0);
-    return looksBinary(buf.subarray(0, n));
+    return await use(fd);
   } catch {
-    return true;
+    return failed;
   } finally {
     await close(fd).catch(() => {});
   }
@@ -58,24 +65,14 @@ export async function fileLooksBinary(real: string): Promise<boolean> {
  * Returns null when the file is skipped: not a regular file, over `maxBytes`, binary
  * (NUL in its first 8 KiB) or unreadable. An empty needle matches every line.
  */
-export async function searchFile(real: string, needle: Buffer, maxHits: number, maxBytes: number, root?: string): Promise<LineHit[] | null> {
-  let fd: number;
-  try {
-    fd = await open(real, READ_FLAGS);
-  } catch {
-    return null;
-  }
-  try {
+export function searchFile(real: string, needle: Buffer, maxHits: number, maxBytes: number, root?: string): Promise<LineHit[] | null> {
+  return withOpenFile<LineHit[] | null>(real, null, async (fd) => {
     // A folder swapped for a link while the walk ran must not hand over an outside file.
     if (root !== undefined && !(await openedInside(fd, root))) return null;
     const st = await fstat(fd);
     if (!st.isFile() || st.size > maxBytes) return null;
-    return await scan(fd, st.size, needle, maxHits);
-  } catch {
-    return null;
-  } finally {
-    await close(fd).catch(() => {});
-  }
+    return scan(fd, st.size, needle, maxHits);
+  });
 }
 
 const readlink = promisify(fs.readlink);

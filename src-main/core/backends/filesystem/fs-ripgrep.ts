@@ -136,17 +136,34 @@ async function run(rg: string, args: string[], deadline: SearchDeadline, onChunk
   return { ok: true, completed: code === 0 || code === 1 || code === 2 };
 }
 
+/** The bytes of a stream not yet parsed: a record's start waits for the chunk that ends it. */
+class PendingBytes {
+  private parts: Buffer[] = [];
+
+  /** What is held with `chunk` once it holds `end` (the parts are then let go); else undefined, and the chunk is held. */
+  upTo(chunk: Buffer, end: number): Buffer | undefined {
+    if (chunk.indexOf(end) < 0) {
+      this.parts.push(chunk);
+      return undefined;
+    }
+    const buf = this.parts.length > 0 ? Buffer.concat([...this.parts, chunk]) : chunk;
+    this.parts = [];
+    return buf;
+  }
+
+  /** Holds the rest of a parsed buffer for the next chunk. */
+  keep(rest: Buffer): void {
+    if (rest.length > 0) this.parts.push(rest);
+  }
+}
+
 /** Parses `path NUL line ':' text '\n'` records; text may hold NUL bytes (with -a), paths may hold '\n'. */
 export class HitParser {
-  private pending: Buffer[] = [];
+  private readonly pending = new PendingBytes();
 
   push(chunk: Buffer): RipgrepHit[] {
-    if (chunk.indexOf(0x0a) < 0) {
-      this.pending.push(chunk);
-      return [];
-    }
-    const buf = this.pending.length > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
-    this.pending = [];
+    const buf = this.pending.upTo(chunk, 0x0a);
+    if (buf === undefined) return [];
     const hits: RipgrepHit[] = [];
     let pos = 0;
     for (;;) {
@@ -162,28 +179,24 @@ export class HitParser {
       hits.push({ real: buf.toString('utf8', pos, nul), line, bytes: Buffer.from(buf.subarray(i + 1, nl)) });
       pos = nl + 1;
     }
-    if (pos < buf.length) this.pending.push(buf.subarray(pos));
+    this.pending.keep(buf.subarray(pos));
     return hits;
   }
 }
 
 class NulListParser {
-  private pending: Buffer[] = [];
+  private readonly pending = new PendingBytes();
 
   push(chunk: Buffer): string[] {
-    if (chunk.indexOf(0) < 0) {
-      this.pending.push(chunk);
-      return [];
-    }
-    const buf = this.pending.length > 0 ? Buffer.concat([...this.pending, chunk]) : chunk;
-    this.pending = [];
+    const buf = this.pending.upTo(chunk, 0);
+    if (buf === undefined) return [];
     const out: string[] = [];
     let pos = 0;
     for (let nul = buf.indexOf(0, pos); nul >= 0; nul = buf.indexOf(0, pos)) {
       out.push(buf.toString('utf8', pos, nul));
       pos = nul + 1;
     }
-    if (pos < buf.length) this.pending.push(buf.subarray(pos));
+    this.pending.keep(buf.subarray(pos));
     return out;
   }
 }

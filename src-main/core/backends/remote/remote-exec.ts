@@ -14,12 +14,10 @@
 // where the remote has /proc, with a second call over the same connection.
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
-import type * as pty from 'node-pty';
-import { spawnPty } from '../../process/spawn-pty';
 import { currentAttribution } from '../../process/attribution';
 import type { CommandSpec, PreparedCommand } from '../../sandbox/types';
 import { terminalToText } from '../../text/ansi';
-import { collectPtyRun, endPty } from '../../process/pty-run';
+import { collectPtyRun, endPty, startCommandPty } from '../../process/pty-run';
 import { EXEC_MARKER_VAR, newTreeMarker } from '../../process/process-tree';
 import type { ExecuteResult } from '../protocol';
 import {
@@ -277,21 +275,9 @@ async function whyLost(connection: SshConnection, started: boolean, text: string
 async function spawnAndCollect(connection: SshConnection, spec: CommandSpec, marker: string, opts: RemoteCommandOptions): Promise<RemoteExecuteResult> {
   const nonce = randomBytes(8).toString('hex');
   const line = connection.commandLine(remoteWrapperScript(spec, nonce, opts.attach !== undefined), { tty: true });
-  let proc: pty.IPty;
-  try {
-    proc = spawnPty({
-      role: 'command',
-      file: line.file,
-      args: line.args,
-      name: spec.env.TERM ?? 'xterm-256color',
-      cols: opts.cols ?? 120,
-      rows: opts.rows ?? 30,
-      cwd: process.cwd(),
-      env: connection.env,
-    });
-  } catch (err) {
-    return { output: `Could not start ${line.file}: ${errorMessage(err)}`, exitCode: 127, truncated: false };
-  }
+  const started = startCommandPty({ file: line.file, args: line.args, cwd: process.cwd(), env: connection.env, term: spec.env.TERM }, opts);
+  if ('failed' in started) return started.failed;
+  const proc = started.proc;
 
   const pgidScanner = new DoneReportScanner(nonce, 'pgid');
   const doneScanner = new DoneReportScanner(nonce);

@@ -10,10 +10,10 @@ import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from '../protocol';
 import { messages } from '../messages';
 import { compileGlob, globPatternError } from '../filesystem/glob-match';
 import { baseName, compareCodePoints, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from '../paths';
-import { applyEdit, keepFileConventions } from '../text';
+import { keepFileConventions } from '../text';
 import type { FileRecord } from './store-records';
 import {
-  ancestorsOf, editRefusal, grepLines, isGreppable, previousText, readRecord, recordBytes, recordFromBytes,
+  ancestorsOf, editRecord, grepLines, isGreppable, previousText, readRecord, recordBytes, recordFromBytes,
   recordMessages, recordSize,
 } from './store-records';
 
@@ -113,9 +113,7 @@ export class StateBackend implements Backend {
     if (!p.ok) return { error: p.error };
     const file = this.files.get(p.path);
     if (!file) return { error: this.isFolder(p.path) ? messages.isDirectory(p.path) : messages.fileNotFound(p.path) };
-    const refusal = editRefusal(p.path, file);
-    if (refusal) return { error: refusal };
-    const outcome = applyEdit(file.content, oldString, newString, replaceAll);
+    const outcome = editRecord(p.path, file, oldString, newString, replaceAll);
     if (!outcome.ok) return { error: outcome.error };
     this.put(p.path, { content: outcome.content, encoding: 'utf-8' }, file);
     return { path: p.path, occurrences: outcome.occurrences };

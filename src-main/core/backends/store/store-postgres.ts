@@ -22,15 +22,15 @@ import type {
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from '../protocol';
 import { messages } from '../messages';
 import { compileGlob, globPatternError, literalFolderOf } from '../filesystem/glob-match';
-import { baseName, joinVirtual, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from '../paths';
-import { applyEdit, keepFileConventions } from '../text';
+import { joinVirtual, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from '../paths';
+import { keepFileConventions } from '../text';
 import type { FileRecord } from './store-records';
 import {
-  MAX_GREP_FILE_BYTES, ancestorsOf, editRefusal, grepLines, isGreppable, previousText, readRecord, recordBytes,
+  MAX_GREP_FILE_BYTES, ancestorsOf, editRecord, grepLines, previousText, readRecord, recordBytes,
   recordFromBytes, recordMessages, recordSize, textLooksBinary,
 } from './store-records';
 import type { ListRow, PageRow, SearchRow, StoreListing, StorePage } from './store-query';
-import { SHORT_QUERY_SCAN_ROWS, childrenStep, fileInfo, rangeOf, searchHit, searchUsesIndex, toListing, toRecord } from './store-query';
+import { SHORT_QUERY_SCAN_ROWS, childrenStep, fileInfo, globMatches, grepOneFile, rangeOf, searchHit, searchUsesIndex, statOf, toListing, toRecord } from './store-query';
 import type { MemoryStore } from './memory-store-api';
 
 export interface PostgresStoreOptions {
@@ -140,24 +140,33 @@ class SharedPool {
   }
 
   private async createSchema(): Promise<void> {
-    const client = await this.pool.connect();
-    let failure: Error | undefined;
-    try {
-      // Several processes opening a fresh database at once: one creates, the others wait.
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1, 0)', [LOCK_CLASS]);
+    // Several processes opening a fresh database at once: one creates, the others wait.
+    this.trigram = await lockedTransaction(this.pool, ['SELECT pg_advisory_xact_lock($1, 0)', [LOCK_CLASS]], async (client) => {
       await client.query(SCHEMA);
       let trigram = await tryQuery(client, 'CREATE EXTENSION IF NOT EXISTS pg_trgm');
       for (const sql of TRIGRAM_INDEXES) if (trigram) trigram = await tryQuery(client, sql);
-      await client.query('COMMIT');
-      this.trigram = trigram;
-    } catch (err) {
-      failure = err instanceof Error ? err : new Error(String(err));
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release(failure);
-    }
+      return trigram;
+    });
+  }
+}
+
+/** A transaction that first takes an advisory lock (`lock`: its SQL and parameters), so that others taking it queue. */
+async function lockedTransaction<T>(pool: pg.Pool, lock: [string, unknown[]], body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let failure: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    await client.query(...lock);
+    const result = await body(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    failure = err instanceof Error ? err : new Error(String(err));
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    // A failed connection is discarded rather than handed to the next call.
+    client.release(failure);
   }
 }
 
@@ -366,9 +375,7 @@ export class PostgresStoreBackend implements MemoryStore {
       return this.transaction(async (q): Promise<EditResult> => {
         const file = await this.row(q, p.path, true);
         if (!file) return { error: await this.missingFileError(q, p.path) };
-        const refusal = editRefusal(p.path, file);
-        if (refusal) return { error: refusal };
-        const outcome = applyEdit(file.content, oldString, newString, replaceAll);
+        const outcome = editRecord(p.path, file, oldString, newString, replaceAll);
         if (!outcome.ok) return { error: outcome.error };
         await this.put(q, p.path, { content: outcome.content, encoding: 'utf-8' });
         return { path: p.path, occurrences: outcome.occurrences };
@@ -397,14 +404,10 @@ export class PostgresStoreBackend implements MemoryStore {
       const badGlob = glob ? globPatternError(glob) : null;
       if (badGlob !== null) return { error: badGlob };
       const filter = glob ? compileGlob(glob) : null;
-      const matches: GrepMatch[] = [];
       const single = await this.row(this.pool, p.path);
-      if (single) {
-        if (filter && !filter.matches(baseName(p.path))) return { matches, truncated: false };
-        if (!isGreppable(single, single.size)) return { matches, truncated: false };
-        return { matches, truncated: grepLines(p.path, single.content, pattern, matches, maxCount) };
-      }
+      if (single) return grepOneFile(p.path, single, pattern, filter, maxCount);
       if (!(await this.exists(this.pool, p.path))) return { error: messages.pathNotFound(p.path) };
+      const matches: GrepMatch[] = [];
       const [lo, hi] = rangeOf(p.path);
       const like = `%${likeLiteral(pattern.replaceAll('\0', NUL_STAND_IN))}%`;
       for (let from = lo; ; ) {
@@ -435,16 +438,8 @@ export class PostgresStoreBackend implements MemoryStore {
       if (!(await this.exists(this.pool, p.path))) return { error: messages.pathNotFound(p.path) };
       const badPattern = globPatternError(pattern);
       if (badPattern !== null) return { error: badPattern };
-      const matcher = compileGlob(pattern);
       const [lo, hi] = rangeOf(joinVirtual(p.path, literalFolderOf(pattern)));
-      const rows = await this.listRange(this.pool, lo, hi);
-      const matches = rows
-        .filter((row) => {
-          const rel = relativeVirtual(p.path, row.path)!;
-          return !passesThroughGit(rel) && matcher.matches(rel);
-        })
-        .map((row) => fileInfo(row.path, row));
-      return { matches: sortByPath(matches), truncated: false };
+      return { matches: globMatches(p.path, compileGlob(pattern), await this.listRange(this.pool, lo, hi)), truncated: false };
     });
   }
 
@@ -453,9 +448,7 @@ export class PostgresStoreBackend implements MemoryStore {
       const p = normalizeVirtualPath(path);
       if (!p.ok) return { error: p.error };
       const file = await this.row(this.pool, p.path);
-      if (file) return { info: fileInfo(p.path, file), version: `${file.id}.${file.version}` };
-      if (await this.exists(this.pool, p.path)) return { info: { path: p.path === '/' ? '/' : p.path + '/', isDir: true } };
-      return { error: messages.pathNotFound(p.path) };
+      return statOf(p.path, file, !file && (await this.exists(this.pool, p.path)));
     });
   }
 
@@ -543,23 +536,8 @@ export class PostgresStoreBackend implements MemoryStore {
   }
 
   /** A write transaction holding the namespace's lock, so writers from every process queue. */
-  private async transaction<T>(body: (q: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.shared.pool.connect();
-    let failure: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS + 1, this.namespace]);
-      const result = await body(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      failure = err instanceof Error ? err : new Error(String(err));
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      // A failed connection is discarded rather than handed to the next call.
-      client.release(failure);
-    }
+  private transaction<T>(body: (q: Queryable) => Promise<T>): Promise<T> {
+    return lockedTransaction(this.shared.pool, ['SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS + 1, this.namespace]], body);
   }
 
   private async rows<R extends object>(sql: string, params: unknown[], q: Queryable = this.pool): Promise<R[]> {

@@ -2,8 +2,11 @@
 // record rules of store-records.ts: path ranges, the ls walk, the window's listing rows and
 // its case-insensitive search rule, so both answer alike whatever their SQL.
 
-import type { FileEncoding, FileInfo } from '../protocol';
-import type { FileRecord } from './store-records';
+import type { FileEncoding, FileInfo, GrepMatch, GrepResult, StatResult } from '../protocol';
+import { messages } from '../messages';
+import type { GlobMatcher } from '../filesystem/glob-match';
+import { baseName, passesThroughGit, relativeVirtual, sortByPath } from '../paths';
+import { grepLines, isGreppable, type FileRecord } from './store-records';
 
 /** A file as the window lists it; `line` is the first line matching a search, if any. */
 export interface StoreListing {
@@ -124,4 +127,33 @@ export function toListing(row: PageRow): StoreListing {
 
 export function fileInfo(path: string, row: { size: number; modified_at: string }): FileInfo {
   return { path, size: row.size, modifiedAt: row.modified_at };
+}
+
+/** The rows below `base` whose path from it the glob matches (never through .git), sorted. */
+export function globMatches(base: string, matcher: GlobMatcher, rows: readonly ListRow[]): FileInfo[] {
+  const matches = rows
+    .filter((row) => {
+      const rel = relativeVirtual(base, row.path)!;
+      return !passesThroughGit(rel) && matcher.matches(rel);
+    })
+    .map((row) => fileInfo(row.path, row));
+  return sortByPath(matches);
+}
+
+/** grep of a path that is one file: the glob, when given, takes its name. */
+export function grepOneFile(path: string, file: FileRowFields & { size: number }, pattern: string, filter: GlobMatcher | null, maxCount: number): GrepResult {
+  const matches: GrepMatch[] = [];
+  if (filter && !filter.matches(baseName(path))) return { matches, truncated: false };
+  if (!isGreppable(file, file.size)) return { matches, truncated: false };
+  return { matches, truncated: grepLines(path, file.content, pattern, matches, maxCount) };
+}
+
+/**
+ * A file with its version (the row id is never reused, so a re-created file gets a new
+ * version too), else a folder, else not found.
+ */
+export function statOf(path: string, file: { id: number | string; version: number; size: number; modified_at: string } | undefined, isFolder: boolean): StatResult {
+  if (file) return { info: fileInfo(path, file), version: `${file.id}.${file.version}` };
+  if (isFolder) return { info: { path: path === '/' ? '/' : path + '/', isDir: true } };
+  return { error: messages.pathNotFound(path) };
 }

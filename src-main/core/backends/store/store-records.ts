@@ -5,7 +5,7 @@
 import type { FileEncoding, GrepMatch, ReadResult } from '../protocol';
 import { MAX_BINARY_READ_BYTES } from '../protocol';
 import { messages } from '../messages';
-import { decodeUtf8, readTextWindow, splitLines } from '../text';
+import { applyEdit, decodeUtf8, readTextWindow, splitLines, type EditOutcome } from '../text';
 import { SNIFF_BYTES, classifyContent } from '../../media/sniff';
 import { base64Bytes } from '../../media/kinds';
 
@@ -68,10 +68,10 @@ export function recordFromBytes(path: string, bytes: Uint8Array): Pick<FileRecor
   return { content: Buffer.from(bytes).toString('base64'), encoding: 'base64', mimeType: kind.text ? DEFAULT_BINARY_MIME : kind.mimeType };
 }
 
-/** Why a record cannot be edited as text, or null when it can. */
-export function editRefusal(path: string, record: Pick<FileRecord, 'content' | 'encoding'>): string | null {
-  if (record.encoding === 'base64' || textLooksBinary(record.content)) return messages.binaryEdit(path);
-  return null;
+/** The record's text after the edit, or why it cannot be made (a binary record is never edited as text). */
+export function editRecord(path: string, record: Pick<FileRecord, 'content' | 'encoding'>, oldString: string, newString: string, replaceAll: boolean): EditOutcome {
+  if (record.encoding === 'base64' || textLooksBinary(record.content)) return { ok: false, error: messages.binaryEdit(path) };
+  return applyEdit(record.content, oldString, newString, replaceAll);
 }
 
 /** The text to keep conventions from when overwriting (binary content has none). */

@@ -14,18 +14,18 @@ import type {
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT } from '../protocol';
 import { messages } from '../messages';
 import { compileGlob, globPatternError, literalFolderOf } from '../filesystem/glob-match';
-import { baseName, joinVirtual, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from '../paths';
-import { applyEdit, keepFileConventions } from '../text';
+import { joinVirtual, normalizeVirtualPath, passesThroughGit, relativeVirtual, sortByPath } from '../paths';
+import { keepFileConventions } from '../text';
 import type { FileRecord } from './store-records';
 import {
-  MAX_GREP_FILE_BYTES, ancestorsOf, editRefusal, grepLines, isGreppable, previousText, readRecord, recordBytes,
+  MAX_GREP_FILE_BYTES, ancestorsOf, editRecord, grepLines, previousText, readRecord, recordBytes,
   recordFromBytes, recordMessages, recordSize, textLooksBinary,
 } from './store-records';
 import { openDatabase, runMigrations } from './store-db';
 import { STORE_MIGRATIONS } from './store-schema';
 import type { ListRow, PageRow, SearchRow, StoreListing, StorePage } from './store-query';
 import {
-  LAST_PATH, SHORT_QUERY_SCAN_ROWS, caseVariants, childrenStep, fileInfo, rangeOf, searchHit, searchUsesIndex, toListing, toRecord,
+  LAST_PATH, SHORT_QUERY_SCAN_ROWS, caseVariants, childrenStep, fileInfo, globMatches, grepOneFile, rangeOf, searchHit, searchUsesIndex, statOf, toListing, toRecord,
 } from './store-query';
 import type { MemoryStore } from './memory-store-api';
 
@@ -249,9 +249,7 @@ export class StoreBackend implements MemoryStore {
       return this.transaction((): EditResult => {
         const file = this.row(p.path);
         if (!file) return { error: this.missingFileError(p.path) };
-        const refusal = editRefusal(p.path, file);
-        if (refusal) return { error: refusal };
-        const outcome = applyEdit(file.content, oldString, newString, replaceAll);
+        const outcome = editRecord(p.path, file, oldString, newString, replaceAll);
         if (!outcome.ok) return { error: outcome.error };
         this.put(p.path, { content: outcome.content, encoding: 'utf-8' }, file);
         return { path: p.path, occurrences: outcome.occurrences };
@@ -280,14 +278,10 @@ export class StoreBackend implements MemoryStore {
       const badGlob = glob ? globPatternError(glob) : null;
       if (badGlob !== null) return { error: badGlob };
       const filter = glob ? compileGlob(glob) : null;
-      const matches: GrepMatch[] = [];
       const single = this.row(p.path);
-      if (single) {
-        if (filter && !filter.matches(baseName(p.path))) return { matches, truncated: false };
-        if (!isGreppable(single, single.size)) return { matches, truncated: false };
-        return { matches, truncated: grepLines(p.path, single.content, pattern, matches, maxCount) };
-      }
+      if (single) return grepOneFile(p.path, single, pattern, filter, maxCount);
       if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
+      const matches: GrepMatch[] = [];
       const [lo, hi] = rangeOf(p.path);
       const candidates = searchUsesIndex(pattern)
         ? this.sql.ftsCandidates.all(`{content} : ${ftsPhrase(pattern)}`, this.namespace, lo, hi, MAX_GREP_FILE_BYTES)
@@ -311,15 +305,8 @@ export class StoreBackend implements MemoryStore {
       if (!this.exists(p.path)) return { error: messages.pathNotFound(p.path) };
       const badPattern = globPatternError(pattern);
       if (badPattern !== null) return { error: badPattern };
-      const matcher = compileGlob(pattern);
       const [lo, hi] = rangeOf(joinVirtual(p.path, literalFolderOf(pattern)));
-      const matches = this.sql.listRange.all(this.namespace, lo, hi)
-        .filter((row) => {
-          const rel = relativeVirtual(p.path, row.path)!;
-          return !passesThroughGit(rel) && matcher.matches(rel);
-        })
-        .map((row) => fileInfo(row.path, row));
-      return { matches: sortByPath(matches), truncated: false };
+      return { matches: globMatches(p.path, compileGlob(pattern), this.sql.listRange.all(this.namespace, lo, hi)), truncated: false };
     });
   }
 
@@ -328,10 +315,7 @@ export class StoreBackend implements MemoryStore {
       const p = normalizeVirtualPath(path);
       if (!p.ok) return { error: p.error };
       const file = this.row(p.path);
-      // The row id is never reused, so a re-created file gets a new version too.
-      if (file) return { info: fileInfo(p.path, file), version: `${file.id}.${file.version}` };
-      if (this.exists(p.path)) return { info: { path: p.path === '/' ? '/' : p.path + '/', isDir: true } };
-      return { error: messages.pathNotFound(p.path) };
+      return statOf(p.path, file, !file && this.exists(p.path));
     });
   }
 
