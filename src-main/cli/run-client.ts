@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline/promises';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
+import { writeContent } from './terminal-output';
 import type { AttachedRun, RunEnd } from '../app/host/runs';
 import type { HostClient } from '../clients/host-client/client';
 
@@ -51,7 +52,7 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
     }
     // `attach` streams the agent's words as they come (`run` prints its answer once, at the end).
     if (options.streamText === true && event.type === 'text' && event.parentToolCallId === undefined) {
-      io.stdout.write((io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(event.text) : event.text);
+      writeContent(io.stdout, event.text);
       streamed = !event.text.endsWith('\n');
       return;
     }
@@ -154,8 +155,7 @@ export function whyNotCompleted(end: RunEnd): string {
 
 /** The run's answer on stdout (terminal-safe on a terminal). */
 export function printAnswer(io: TerminalIo, text: string): void {
-  const answer = (io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(text) : text;
-  io.stdout.write(answer.endsWith('\n') ? answer : answer + '\n');
+  writeContent(io.stdout, text.endsWith('\n') ? text : text + '\n');
 }
 
 function firstLine(text: string): string {

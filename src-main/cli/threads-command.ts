@@ -16,6 +16,7 @@ import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
 import { table } from './table';
 import { parseCommand, UsageError } from './usage';
+import { writeContent } from './terminal-output';
 import { formatUsd } from '../core/agent/budget';
 
 export interface ThreadsIo {
@@ -60,7 +61,7 @@ export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: p
     const data = exportData(db, threads, summary);
     const text = (format as Format) === 'md' ? exportMarkdown(data) : exportJsonl(data, { media: !values['no-media'] });
     if (values.output !== undefined) writeFileSync(values.output, text, { mode: 0o600 });
-    else io.stdout.write(text);
+    else writeContent(io.stdout, text);
     return 0;
   } finally {
     db.close();
