@@ -378,6 +378,7 @@ export function inertMarkdown(text: string): string {
     .replace(/&(?=#?[a-z0-9]+;)/gi, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/(\]\s*\(\s*|\]:\s*)([^\s()]+)/g, (whole, lead: string, target: string) => {
+      // eslint-disable-next-line no-control-regex -- a browser drops controls and spaces from a URL before reading its scheme
       const plain = target.replace(/\\([!-/:-@[-`{-~])/g, '$1').replace(/[\x00-\x20]/g, '').toLowerCase();
       return ACTIVE_SCHEME.test(plain) ? `${lead}unsafe:${target}` : whole;
     });
