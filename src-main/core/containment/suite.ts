@@ -9,7 +9,7 @@ import { useConformanceEnvironment } from './environment';
 import { personUsesGit, readText } from './effects';
 import { makeScene } from './scene';
 import { gitCases } from './git-cases';
-import { fileKindCases, linkCases, protectedCases, secretCases } from './file-cases';
+import { fileKindCases, hostSocketCases, linkCases, protectedCases, secretCases } from './file-cases';
 import { applicationCases, credentialCases, processTreeCases, todoCases, trustedScriptCases } from './process-cases';
 import { worktreeCases } from './worktree-cases';
 
@@ -20,6 +20,7 @@ export const CONTAINMENT_CASES: readonly ContainmentCase[] = [
   ...linkCases,
   ...protectedCases,
   ...secretCases,
+  ...hostSocketCases,
   ...fileKindCases,
   ...credentialCases,
   ...processTreeCases,
