@@ -6,6 +6,7 @@
 // person asked for (an answer, a memory, a diff, an export) goes through writeContent: raw
 // to a file or pipe, where it is data, and escaped on a terminal.
 
+import { createInterface } from 'node:readline/promises';
 import { terminalSafe } from '../core/text/terminal-safe';
 
 type Write = NodeJS.WritableStream['write'];
@@ -31,3 +32,18 @@ export function writeContent(stream: NodeJS.WritableStream, text: string): boole
   return (target[RAW_WRITE] ?? target.write.bind(target))(text);
 }
 
+
+/**
+ * Asks the person one line on the terminal. The question is ours and readline's cursor
+ * control and echo of the person's typing must work, so readline writes past the guard.
+ */
+export async function askLine(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, question: string, options: { signal?: AbortSignal } = {}): Promise<string> {
+  const raw = (output as Guardable)[RAW_WRITE];
+  const unguarded = raw === undefined ? output : (new Proxy(output, { get: (target, key) => (key === 'write' ? raw : Reflect.get(target, key, target) as unknown) }) as NodeJS.WritableStream);
+  const rl = createInterface({ input, output: unguarded });
+  try {
+    return await rl.question(question, options);
+  } finally {
+    rl.close();
+  }
+}
