@@ -92,6 +92,6 @@ describe('every command shows hostile text, never obeys it', () => {
     for (const args of runs) expectShownOnly(args.slice(0, 2).join(' '), await t.deepdesk(args, { DEEPDESK_HOST_IDLE_SECONDS: '1' }));
     // The hostile words were there to obey, and are shown instead.
     expect((await t.deepdesk(['threads', 'ls'])).stdout).toContain('evil\\x1b[8m');
-    expect((await t.deepdesk(['skills', 'ls', ...folder])).stdout).toContain('\\x1b[8m');
+    expect((await t.deepdesk(['skills', 'ls', ...folder])).stderr).toContain('\\x1b[8m');
   }, 120_000);
 });
