@@ -32,7 +32,6 @@ export function writeContent(stream: NodeJS.WritableStream, text: string): boole
   return (target[RAW_WRITE] ?? target.write.bind(target))(text);
 }
 
-
 /**
  * Asks the person one line on the terminal. The question is ours and readline's cursor
  * control and echo of the person's typing must work, so readline writes past the guard.
