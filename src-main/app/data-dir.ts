@@ -1,23 +1,24 @@
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** Files whose presence marks a folder as Deepdesk's own data folder. */
-const DATA_FILES = ['deepdesk.db', 'secrets.json', 'settings.json'];
+const DATA_FILES = ['deepdesk.db', 'checkpoints.db', 'secrets.json', 'settings.json'];
 
 /**
  * `--data-dir`, else `$DEEPDESK_HOME`, else `~/.deepdesk` (SPEC §5); created on first use,
- * readable by the owner only (0700). An existing folder is tightened to 0700 too when it
- * is Deepdesk's own (the default folder, or one that already holds its data) and belongs
- * to us; a folder the person pointed at that holds other things keeps its mode (the
- * database and secret files in it are 0600 whatever the folder).
+ * readable by the owner only (0700). An existing folder is tightened to 0700 too, before
+ * anything is written in it, when it is Deepdesk's own (the default folder, an empty one,
+ * or one that already holds its data) and belongs to us; a folder the person pointed at
+ * that holds other things keeps its mode (the files and folders Deepdesk makes in it are
+ * the owner's only whatever the folder).
  */
 export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const fallback = join(homedir(), '.deepdesk');
   const dir = resolve(flag ?? (env.DEEPDESK_HOME && env.DEEPDESK_HOME !== '' ? env.DEEPDESK_HOME : fallback));
   const existed = existsSync(dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const ours = !existed || dir === fallback || DATA_FILES.some((name) => existsSync(join(dir, name)));
+  const ours = !existed || dir === fallback || readdirSync(dir).length === 0 || DATA_FILES.some((name) => existsSync(join(dir, name)));
   if (ours) tightenOwnerOnly(dir, 0o700);
   return dir;
 }

@@ -17,6 +17,7 @@ import { remoteFolderSource } from '../core/checkpoints/remote-folder';
 import { folderLocation, openCommandFolder } from './folders';
 import { COMMAND_OPTIONS } from './command-table';
 import { parseCommand, UsageError } from './usage';
+import { writeContent } from './terminal-output';
 
 const OPTIONS = COMMAND_OPTIONS.checkpoints;
 
@@ -65,7 +66,7 @@ export async function checkpointsCommand(argv: string[], io: CheckpointsIo = { s
       return 0;
     }
     if (action === 'diff') {
-      io.stdout.write(history.diff(args[0]!, args[1]));
+      writeContent(io.stdout, history.diff(args[0]!, args[1]));
       return 0;
     }
     const outcome = await history.restoreTo(args[0]!, values.force ? 'take-restore' : 'ask');

@@ -1,6 +1,7 @@
 import { HELP_ARGUMENTS, isCommandName, VERSION_ARGUMENTS, type CommandName } from './command-table';
 import { packageVersion } from '../app/package-version';
 import { HELP, UsageError } from './usage';
+import { guardTerminalOutput } from './terminal-output';
 
 type Command = (argv: string[]) => Promise<number>;
 
@@ -29,6 +30,10 @@ const COMMANDS: Record<CommandName, Command> = {
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  // What a command prints is shown, never obeyed; `acp` speaks JSON-RPC on its stdout, whose
+  // strings JSON already escapes (its stderr lines are guarded like every command's).
+  if (name !== 'acp') guardTerminalOutput(process.stdout);
+  guardTerminalOutput(process.stderr);
   if (name === undefined || (HELP_ARGUMENTS as readonly string[]).includes(name)) {
     process.stdout.write(HELP);
     return name === undefined ? 2 : 0;

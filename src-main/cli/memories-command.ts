@@ -2,13 +2,13 @@
 // or the store `--memories-store` (else Settings) names.
 
 import { openDatabase } from '../core/backends/store/store';
-import { terminalSafe as safeLine } from '../core/text/terminal-safe';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ContractError, MAX_MEMORY_PAGE } from '../app/contract';
 import { MEMORY_AUTHOR_USER, MemoriesService } from '../app/memories/memories-service';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
 import { parseCommand, UsageError } from './usage';
+import { writeContent } from './terminal-output';
 import { memoriesStoreFlag, openSessionMounts } from './mount-flags';
 
 export interface MemoriesIo {
@@ -34,19 +34,18 @@ export async function memoriesCommand(argv: string[], io: MemoriesIo = { input: 
     db,
     flags: [],
     memoriesStore,
-    say: (line) => void process.stderr.write(`deepdesk: ${safeLine(line, { singleLine: true })}\n`),
+    say: (line) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`),
   });
   const memories = new MemoriesService(session.memories.store.withAuthor(MEMORY_AUTHOR_USER), () => undefined);
-  // Memories are written by the model: on a terminal, its control characters are shown, not obeyed.
-  const shown = (text: string) => ((io.output as { isTTY?: boolean }).isTTY ? terminalSafe(text) : text);
   try {
     if (action === 'ls') {
       for (let page = await memories.list({ limit: MAX_MEMORY_PAGE }); ; page = await memories.list({ after: page.next, limit: MAX_MEMORY_PAGE })) {
-        io.output.write(shown(page.entries.map((m) => `${m.path}\n`).join('')));
+        io.output.write(page.entries.map((m) => `${terminalSafe(m.path, { singleLine: true })}\n`).join(''));
         if (page.next === null) break;
       }
     } else if (action === 'cat') {
-      io.output.write(shown((await memories.read(path!)).text));
+      // Memories are written by the model: on a terminal, its control characters are shown, not obeyed.
+      writeContent(io.output, (await memories.read(path!)).text);
     } else if (action === 'write') {
       await memories.write(path!, await readAll(io.input));
     } else {

@@ -4,7 +4,7 @@
 // only once the person confirms (`--yes`, or `y` on a terminal); an update that changes
 // anything shows the new list and asks again.
 
-import { createInterface } from 'node:readline/promises';
+import { askLine } from './terminal-output';
 import { resolveDataDir } from '../app/data-dir';
 import { pluginContents } from '../core/extensions/plugins/parts';
 import { PluginError, PluginStore, type StagedPlugin } from '../core/extensions/plugins/store';
@@ -141,10 +141,5 @@ export async function pluginCommand(argv: string[], io: PluginIo = { stdin: proc
 async function confirmed(yes: boolean, io: PluginIo, question: string): Promise<boolean> {
   if (yes) return true;
   if (io.stdin.isTTY !== true) return false;
-  const rl = createInterface({ input: io.stdin, output: io.stdout });
-  try {
-    return /^y(es)?$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
+  return /^y(es)?$/i.test((await askLine(io.stdin, io.stdout, question)).trim());
 }

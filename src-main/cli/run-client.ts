@@ -2,10 +2,10 @@
 // events as progress lines (or --json), its lines for the person on stderr, its approvals
 // asked on the terminal — withdrawn when another client answers first — until it ends.
 
-import { createInterface } from 'node:readline/promises';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
+import { askLine, writeContent } from './terminal-output';
 import type { AttachedRun, RunEnd } from '../app/host/runs';
 import type { HostClient } from '../clients/host-client/client';
 
@@ -51,7 +51,7 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
     }
     // `attach` streams the agent's words as they come (`run` prints its answer once, at the end).
     if (options.streamText === true && event.type === 'text' && event.parentToolCallId === undefined) {
-      io.stdout.write((io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(event.text) : event.text);
+      writeContent(io.stdout, event.text);
       streamed = !event.text.endsWith('\n');
       return;
     }
@@ -154,8 +154,7 @@ export function whyNotCompleted(end: RunEnd): string {
 
 /** The run's answer on stdout (terminal-safe on a terminal). */
 export function printAnswer(io: TerminalIo, text: string): void {
-  const answer = (io.stdout as { isTTY?: boolean }).isTTY ? terminalSafe(text) : text;
-  io.stdout.write(answer.endsWith('\n') ? answer : answer + '\n');
+  writeContent(io.stdout, text.endsWith('\n') ? text : text + '\n');
 }
 
 function firstLine(text: string): string {
@@ -163,24 +162,19 @@ function firstLine(text: string): string {
 }
 
 async function askOnTerminal(request: ApprovalRequest, input: NodeJS.ReadStream, output: NodeJS.WritableStream, signal: AbortSignal): Promise<ApprovalDecision> {
-  const rl = createInterface({ input, output });
-  try {
-    // Everything here but our own words comes from the model: shown, never obeyed by the terminal.
-    const via = describeLinkTarget(request.toolName, request.args, request.resolvedTarget);
-    const command = request.toolName === 'execute' && typeof request.args.command === 'string' ? request.args.command : null;
-    output.write(
-      `\n${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
-        (via !== null ? `${terminalSafe(via, { singleLine: true })}\n` : '') +
-        (command !== null ? `Command: ${terminalSafe(command)}\n` : '') +
-        `${terminalSafeJson(request.args, 2)}\n`,
-    );
-    const answer = (await rl.question('Approve? [y]es / [n]o / or type a reply for the agent: ', { signal })).trim();
-    if (/^(y|yes)$/i.test(answer)) return { type: 'approve' };
-    if (answer === '' || /^(n|no)$/i.test(answer)) return { type: 'reject' };
-    return { type: 'reject', message: answer };
-  } finally {
-    rl.close();
-  }
+  // Everything here but our own words comes from the model: shown, never obeyed by the terminal.
+  const via = describeLinkTarget(request.toolName, request.args, request.resolvedTarget);
+  const command = request.toolName === 'execute' && typeof request.args.command === 'string' ? request.args.command : null;
+  output.write(
+    `\n${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
+      (via !== null ? `${terminalSafe(via, { singleLine: true })}\n` : '') +
+      (command !== null ? `Command: ${terminalSafe(command)}\n` : '') +
+      `${terminalSafeJson(request.args, 2)}\n`,
+  );
+  const answer = (await askLine(input, output, 'Approve? [y]es / [n]o / or type a reply for the agent: ', { signal })).trim();
+  if (/^(y|yes)$/i.test(answer)) return { type: 'approve' };
+  if (answer === '' || /^(n|no)$/i.test(answer)) return { type: 'reject' };
+  return { type: 'reject', message: answer };
 }
 
 /** Without --json: a line of progress per tool call on a terminal's stderr, nothing otherwise. */

@@ -16,6 +16,7 @@ import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
 import { table } from './table';
 import { parseCommand, UsageError } from './usage';
+import { writeContent } from './terminal-output';
 import { formatUsd } from '../core/agent/budget';
 
 export interface ThreadsIo {
@@ -60,7 +61,7 @@ export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: p
     const data = exportData(db, threads, summary);
     const text = (format as Format) === 'md' ? exportMarkdown(data) : exportJsonl(data, { media: !values['no-media'] });
     if (values.output !== undefined) writeFileSync(values.output, text, { mode: 0o600 });
-    else io.stdout.write(text);
+    else writeContent(io.stdout, text);
     return 0;
   } finally {
     db.close();
@@ -204,18 +205,18 @@ function base64Bytes(data: string): number {
 export function exportMarkdown(data: ThreadExport): string {
   const { summary, state } = data;
   const out: string[] = [];
-  out.push(`# ${oneLine(summary.title) || `Thread ${summary.id}`}`);
+  out.push(`# ${inertMarkdown(oneLine(summary.title)) || `Thread ${summary.id}`}`);
   out.push(
     [`- Thread: ${inlineCode(summary.id)}`, ...(summary.folder !== '' ? [`- Folder: ${inlineCode(summary.folder)}`] : []), `- Created: ${summary.createdAt}, updated: ${summary.updatedAt}`].join('\n'),
   );
   renderMessages(out, state.messages, state, 2);
   if (state.summary !== undefined && state.contextStart >= state.messages.length && state.contextStart > 0) out.push(summaryBlock(state.contextStart, state.summary));
-  for (const m of data.pendingNotes) if (m.role === 'user' && m.note) out.push(quote(`**Note (${m.note.kind}, not yet given to the model):** ${m.note.display}`));
+  for (const m of data.pendingNotes) if (m.role === 'user' && m.note) out.push(quote(`**Note (${inertMarkdown(m.note.kind)}, not yet given to the model):** ${guardMarkdown(m.note.display)}`));
   if (data.approvals.length > 0) {
     out.push('## Approvals');
     for (const { pending, decision } of data.approvals) {
       const status = decision === null ? 'waiting for the person' : `decided (${decisionType(decision)}), not yet run`;
-      out.push(`${inlineCode(pending.toolName)} (${inlineCode(pending.toolCallId)}), ${status}: ${oneLine(pending.reason)}`, fence(pretty(pending.args), 'json'));
+      out.push(`${inlineCode(pending.toolName)} (${inlineCode(pending.toolCallId)}), ${status}: ${inertMarkdown(oneLine(pending.reason))}`, fence(pretty(pending.args), 'json'));
     }
   }
   out.push(usageMarkdown(data));
@@ -232,7 +233,7 @@ function renderMessages(out: string[], messages: readonly ChatMessage[], state: 
   messages.forEach((m, index) => {
     if (parent === undefined && index === state.contextStart && index > 0 && state.summary !== undefined) out.push(summaryBlock(index, state.summary));
     if (m.role === 'user') {
-      if (m.note !== undefined) out.push(quote(`**Note (${m.note.kind}):** ${m.note.display}`));
+      if (m.note !== undefined) out.push(quote(`**Note (${inertMarkdown(m.note.kind)}):** ${guardMarkdown(m.note.display)}`));
       else out.push(who(parent === undefined ? 'User' : 'Task'), contentMarkdown(m.content));
     } else if (m.role === 'assistant') {
       out.push(who('Assistant'));
@@ -259,7 +260,7 @@ function renderMessages(out: string[], messages: readonly ChatMessage[], state: 
 
 function toolCallMarkdown(call: ToolCall): string[] {
   const blocks = [`**Tool call** ${inlineCode(call.name)} (${inlineCode(call.id)})`, fence(call.parseError !== undefined ? call.argsText : pretty(call.args), call.parseError !== undefined ? 'text' : 'json')];
-  if (call.parseError !== undefined) blocks.push(`*The arguments are not valid JSON: ${oneLine(call.parseError)}*`);
+  if (call.parseError !== undefined) blocks.push(`*The arguments are not valid JSON: ${inertMarkdown(oneLine(call.parseError))}*`);
   if (call.originalArgs !== undefined) blocks.push(`*Edited ${call.editedBy === 'hook' ? 'by a hook' : 'by the person'} before it ran; the model proposed:*`, fence(pretty(call.originalArgs), 'json'));
   return blocks;
 }
@@ -283,12 +284,12 @@ function contentMarkdown(content: string | ContentPart[]): string {
 }
 
 function summaryBlock(messages: number, summary: string): string {
-  return quote(`**History summarized for the model** (the ${messages} messages above):\n\n${summary}`);
+  return quote(`**History summarized for the model** (the ${messages} messages above):\n\n${guardMarkdown(summary)}`);
 }
 
 /** `[image: name, mime, N bytes]`. */
 function mediaLine(part: MediaPart): string {
-  const name = (part.name !== undefined ? oneLine(part.name) : 'unnamed').replace(/[[\]\\]/g, (c) => `\\${c}`);
+  const name = inertMarkdown((part.name !== undefined ? oneLine(part.name) : 'unnamed').replace(/[[\]\\]/g, (c) => `\\${c}`));
   return `[${part.type}: ${name}, ${oneLine(part.mimeType).replace(/[[\]\\]/g, (c) => `\\${c}`)}, ${part.bytes ?? base64Bytes(part.data)} bytes]`;
 }
 
@@ -301,7 +302,7 @@ function usageMarkdown(data: ThreadExport): string {
     '',
     '| Model | Calls | Input | Output | Cache read | Cache write | Cost |',
     '|---|---:|---:|---:|---:|---:|---:|',
-    ...data.byModel.map((g) => row(oneLine(g.key).replace(/[|\\]/g, (c) => `\\${c}`), g)),
+    ...data.byModel.map((g) => row(inertMarkdown(oneLine(g.key).replace(/[|\\]/g, (c) => `\\${c}`)), g)),
     row('**Total**', data.total),
   ];
   const unpriced = data.total.unpricedCalls;
@@ -331,25 +332,56 @@ function longestRun(text: string): number {
 }
 
 /**
- * A message's own Markdown, kept, but unable to swallow what follows it: a fence it leaves
- * open is closed, and a line outside its fences that would open an HTML block (which runs
- * until its closing tag, `<!--` until `-->`) starts with `\<` instead, which shows as `<`.
+ * A message's own Markdown, kept, but unable to swallow what follows it or to run when the
+ * transcript is rendered: a fence it leaves open is closed, and outside its fences nothing
+ * stays active (inertMarkdown).
  */
 export function guardMarkdown(text: string): string {
   const lines = text.split('\n');
+  const out: string[] = [];
+  let prose: string[] = [];
+  const flush = () => {
+    if (prose.length > 0) out.push(inertMarkdown(prose.join('\n')));
+    prose = [];
+  };
   let open: { char: string; length: number } | undefined;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  for (const line of lines) {
     const marker = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(line);
     if (open === undefined) {
-      if (marker !== null && !(marker[1]![0] === '`' && marker[2]!.includes('`'))) open = { char: marker[1]![0]!, length: marker[1]!.length };
-      else if (/^ {0,3}</.test(line)) lines[i] = line.replace('<', '\\<');
-    } else if (marker !== null && marker[1]![0] === open.char && marker[1]!.length >= open.length && marker[2]!.trim() === '') {
-      open = undefined;
+      if (marker !== null && !(marker[1]![0] === '`' && marker[2]!.includes('`'))) {
+        flush();
+        open = { char: marker[1]![0]!, length: marker[1]!.length };
+        out.push(line);
+      } else prose.push(line);
+    } else {
+      out.push(line);
+      if (marker !== null && marker[1]![0] === open.char && marker[1]!.length >= open.length && marker[2]!.trim() === '') open = undefined;
     }
   }
-  if (open !== undefined) lines.push(open.char.repeat(open.length));
-  return lines.join('\n');
+  flush();
+  if (open !== undefined) out.push(open.char.repeat(open.length));
+  return out.join('\n');
+}
+
+/** Link targets a renderer would run or load as a document. */
+const ACTIVE_SCHEME = /^(?:javascript|vbscript|data):/;
+
+/**
+ * Markdown outside fences with nothing a renderer acts on: every `<` is `&lt;` (no HTML
+ * block, inline tag, comment or autolink can open, whatever code span or backslash a renderer
+ * sees around it; inside a code span it shows as written), a character reference's `&` is
+ * `&amp;` (no entity spells a scheme), and a link or image target with a script or data
+ * scheme starts with `unsafe:` (a scheme nothing runs).
+ */
+export function inertMarkdown(text: string): string {
+  return text
+    .replace(/&(?=#?[a-z0-9]+;)/gi, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/(\]\s*\(\s*|\]:\s*)([^\s()]+)/g, (whole, lead: string, target: string) => {
+      // eslint-disable-next-line no-control-regex -- a browser drops controls and spaces from a URL before reading its scheme
+      const plain = target.replace(/\\([!-/:-@[-`{-~])/g, '$1').replace(/[\x00-\x20]/g, '').toLowerCase();
+      return ACTIVE_SCHEME.test(plain) ? `${lead}unsafe:${target}` : whole;
+    });
 }
 
 function quote(text: string): string {

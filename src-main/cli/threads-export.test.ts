@@ -250,6 +250,47 @@ describe('deepdesk threads export', () => {
     expect(md).toContain('`execute` (`call_9`), waiting for the person: runs a command');
   });
 
+  it('md: model-written HTML, script links and entities stay text when the transcript is rendered', async () => {
+    const attacks = [
+      'Done <img src=x onerror="alert(1)"> and <script>alert(2)</script> and <!-- hide',
+      '[click](javascript:alert(3)) [spaced]( JavaScript:alert(4) ) [escaped](javascript\\:alert(5)) ![img](data:text/html;base64,PHNjcmlwdD4=)',
+      '[entity](&#106;avascript:alert(6)) [named](javascript&colon;alert(7)) <javascript:alert(8)> [vb](vbscript:msgbox(9))',
+      '[ref]\n\n[ref]:\n  javascript:alert(10)',
+      'a backslash \\<svg onload=alert(11)> and `code` then `<b onmouseover=alert(12)>` and [x](`)<img src=y onerror=alert(13)>`',
+      '<details open ontoggle=alert(14)>',
+    ];
+    const db = openDatabase(databasePath(t.dataDir));
+    try {
+      const state: ThreadState = {
+        ...newThreadState(ID),
+        messages: [
+          { role: 'user', content: attacks[0]! },
+          { role: 'assistant', content: attacks.join('\n\n') },
+          { role: 'user', content: 'note', note: { id: 'n1', kind: 'restore', display: attacks[1]! } },
+        ],
+        summary: attacks[2]!,
+        contextStart: 3,
+      };
+      new ThreadStore(db).save(state, { folder: t.folder, title: '<img src=x onerror=alert(15)>' });
+    } finally {
+      db.close();
+    }
+    const r = await t.deepdesk(['threads', 'export', ID, '--format', 'md']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const html = await marked.parse(r.stdout);
+    const tags = [...html.matchAll(/<([a-z][a-z0-9]*)\b([^>]*)>/gi)];
+    const elements = new Set(tags.map((m) => m[1]!.toLowerCase()));
+    for (const element of elements) expect(['h1', 'h2', 'h3', 'p', 'ul', 'li', 'code', 'pre', 'blockquote', 'strong', 'em', 'a', 'img', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'br', 'hr']).toContain(element);
+    for (const [, , attributes] of tags) {
+      expect(attributes).not.toMatch(/\son[a-z]+\s*=/i);
+      // eslint-disable-next-line no-control-regex -- a browser drops controls and spaces from a URL before reading its scheme
+      for (const target of attributes!.matchAll(/\s(?:href|src)="([^"]*)"/gi)) expect(decodeEntities(target[1]!).replace(/[\x00-\x20]/g, '')).not.toMatch(/^(javascript|vbscript|data):/i);
+    }
+    // Still readable: the words are there, as text.
+    expect(r.stdout).toContain('onerror="alert(1)"');
+    expect(html).toContain('&lt;script&gt;alert(2)&lt;/script&gt;');
+  });
+
   it('an unknown thread is one line and exit 1; bad usage exits 2; threads ls lists the threads', async () => {
     const missing = await t.deepdesk(['threads', 'export', 'no-such-thread']);
     expect(missing).toMatchObject({ code: 1, stdout: '' });
@@ -267,6 +308,12 @@ describe('deepdesk threads export', () => {
     expect(rows.find((l) => l.startsWith(OTHER))).toMatch(/ {2}1 message {2,}another$/);
   });
 });
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x?[0-9a-f]+|[a-z]+);/gi, (whole, name: string) =>
+    name.startsWith('#') ? String.fromCodePoint(parseInt(name.slice(name[1] === 'x' || name[1] === 'X' ? 2 : 1), name[1] === 'x' || name[1] === 'X' ? 16 : 10)) : ({ colon: ':', amp: '&', lt: '<', gt: '>', quot: '"' } as Record<string, string>)[name] ?? whole,
+  );
+}
 
 function flatten(tokens: Token[]): Token[] {
   return tokens.flatMap((tk) => [tk, ...('tokens' in tk && Array.isArray(tk.tokens) ? flatten(tk.tokens) : [])]);

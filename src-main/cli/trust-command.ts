@@ -9,6 +9,7 @@ import { projectFolder } from './folders';
 import { COMMAND_OPTIONS } from './command-table';
 import { processIo, type CommandIo } from './command-io';
 import { parseCommand, UsageError } from './usage';
+import { terminalSafe } from '../core/text/terminal-safe';
 
 const OPTIONS = COMMAND_OPTIONS.trust;
 
@@ -16,19 +17,19 @@ export async function trustCommand(argv: string[], io: CommandIo = processIo()):
   const { values, positionals } = parseCommand(argv, OPTIONS);
   if (positionals.length > 0) throw new UsageError(`unexpected arguments: ${positionals.join(' ')}`);
   const folder = projectFolder(values.folder, 'trust');
-  const store = new TrustStore(resolveDataDir(values['data-dir'], io.env), { onProblem: (problem) => io.stderr.write(`deepdesk trust: ${problem.message}\n`) });
+  const store = new TrustStore(resolveDataDir(values['data-dir'], io.env), { onProblem: (problem) => io.stderr.write(`deepdesk trust: ${terminalSafe(problem.message, { singleLine: true })}\n`) });
   try {
     if (values.revoke) {
       io.stdout.write(store.revoke(folder) ? `Trust revoked: ${folder}'s configuration no longer loads until it is trusted again\n` : `${folder} was not trusted; nothing to revoke\n`);
       return 0;
     }
     const report = await trustReport(folder, store, io.env);
-    for (const problem of report.problems) io.stderr.write(`deepdesk trust: ${problem}\n`);
+    for (const problem of report.problems) io.stderr.write(`deepdesk trust: ${terminalSafe(problem, { singleLine: true })}\n`);
     if (report.entries.length === 0) {
       io.stdout.write(`Nothing in ${report.folder} needs trust: it has no configuration of its own that runs\n`);
       return 0;
     }
-    for (const entry of report.entries) io.stdout.write(`${entry.label}\n`);
+    for (const entry of report.entries) io.stdout.write(`${terminalSafe(entry.label, { singleLine: true })}\n`);
     if (report.untrusted.length === 0) {
       io.stdout.write(`All of this is trusted already (${report.folder})\n`);
       return 0;

@@ -4,7 +4,7 @@
 // worktree its folder lies in) or a worktree's name. All of it runs here, in the CLI process,
 // through app/worktrees' WorktreeService on the data folder's database.
 
-import { createInterface } from 'node:readline/promises';
+import { askLine } from './terminal-output';
 import type Database from 'better-sqlite3';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore, type ThreadSummary } from '../app/threads/thread-store';
@@ -178,10 +178,5 @@ export async function worktreeForRun(options: { dataDir: string; folder: string;
 }
 
 async function askYesNo(io: TerminalIo, question: string): Promise<boolean> {
-  const rl = createInterface({ input: io.stdin, output: io.stderr });
-  try {
-    return /^(y|yes)$/i.test((await rl.question(question)).trim());
-  } finally {
-    rl.close();
-  }
+  return /^(y|yes)$/i.test((await askLine(io.stdin, io.stderr, question)).trim());
 }

@@ -3,7 +3,7 @@
 // trying to reach it, and the host ending when idle, told to, or when its socket goes.
 
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -197,20 +197,47 @@ describe('the host folder, socket and token', () => {
   });
 
   it('on Windows the socket is a named pipe of its own per data folder (no path length to keep under), beside the same token, lock and log', () => {
-    const one = hostPaths('C:\\Users\\ada\\.deepdesk', 'win32');
+    const one = hostPaths('C:\\Users\\ada\\.deepdesk', { platform: 'win32' });
     expect(one.pipe).toBe(true);
     expect(one.socket).toMatch(/^\\\\\.\\pipe\\deepdesk-host-[0-9a-f]{32}$/);
-    expect(hostPaths('C:\\Users\\ada\\.deepdesk', 'win32').socket).toBe(one.socket);
-    expect(hostPaths('C:\\Users\\bob\\.deepdesk', 'win32').socket).not.toBe(one.socket);
-    expect(hostPaths(join(root, 'd'.repeat(200)), 'win32').socket.length).toBeLessThan(60);
-    const unix = hostPaths(dataDir, 'linux');
+    expect(hostPaths('C:\\Users\\ada\\.deepdesk', { platform: 'win32' }).socket).toBe(one.socket);
+    expect(hostPaths('C:\\Users\\bob\\.deepdesk', { platform: 'win32' }).socket).not.toBe(one.socket);
+    expect(hostPaths(join(root, 'd'.repeat(200)), { platform: 'win32' }).socket.length).toBeLessThan(60);
+    const unix = hostPaths(dataDir, { platform: 'linux' });
     expect({ pipe: unix.pipe, socket: unix.socket }).toEqual({ pipe: false, socket: join(dataDir, 'host', 'host.sock') });
     expect([one.token, one.lock, one.log].map((p) => p.slice(-10))).toEqual([unix.token, unix.lock, unix.log].map((p) => p.slice(-10)));
   });
 
-  it("a data folder whose path is too long for a socket is refused with the length", () => {
-    const deep = join(root, 'd'.repeat(90));
-    expect(() => ensureHostDir(deep)).toThrow(/too long for the agent host's socket: .* is \d+ bytes, at most 100/);
+  it("a data folder whose path is too long for a socket keeps its socket in a short folder of the person's own, named for the folder", async () => {
+    const deep = join(root, 'd'.repeat(200));
+    const shortRoot = join(root, 't');
+    mkdirSync(shortRoot);
+    const paths = ensureHostDir(deep, { shortRoot });
+    expect(paths.socketDir).toBe(join(shortRoot, `deepdesk-${process.getuid!()}`));
+    expect(paths.socket.startsWith(paths.socketDir! + '/')).toBe(true);
+    expect(Buffer.byteLength(paths.socket)).toBeLessThanOrEqual(100);
+    expect(statSync(paths.socketDir!).mode & 0o777).toBe(0o700);
+    expect(ensureHostDir(join(deep, '.', '..', 'd'.repeat(200)), { shortRoot }).socket).toBe(paths.socket);
+    expect(ensureHostDir(join(root, 'e'.repeat(200)), { shortRoot }).socket).not.toBe(paths.socket);
+  });
+
+  it("a short socket folder of ours left open to others is made private; one another user planted is refused and nothing is bound in it", async () => {
+    const deep = join(root, 'd'.repeat(200));
+    const shortRoot = join(root, 't');
+    const planted = join(shortRoot, `deepdesk-${process.getuid!()}`);
+    mkdirSync(planted, { recursive: true, mode: 0o777 });
+    chmodSync(planted, 0o777);
+    ensureHostDir(deep, { shortRoot });
+    expect(statSync(planted).mode & 0o777).toBe(0o700);
+    if (!isRoot) return;
+    chmodSync(planted, 0o777);
+    chownSync(planted, 65534, 65534);
+    expect(() => ensureHostDir(deep, { shortRoot })).toThrow(/refusing the agent host's socket folder .*: it belongs to another user \(uid 65534\)/);
+    expect(readdirSync(planted)).toEqual([]);
+    rmSync(planted, { recursive: true });
+    symlinkSync(join(root, 'elsewhere'), planted);
+    mkdirSync(join(root, 'elsewhere'), { mode: 0o700 });
+    expect(() => ensureHostDir(deep, { shortRoot })).toThrow(/symbolic link/);
   });
 });
 

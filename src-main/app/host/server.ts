@@ -48,8 +48,9 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   const token = randomBytes(32).toString('hex');
   const server = createServer({ allowHalfOpen: false });
   await bind(server, paths);
-  // A pipe is no file: its host is watched by its token file (written below) instead.
-  const watched = paths.pipe ? paths.token : paths.socket;
+  // A pipe is no file: its host is watched by its token file (written below) instead; a
+  // socket outside the data folder is watched with the token (deleting the folder stops it).
+  const watched = paths.pipe ? [paths.token] : paths.socketDir !== undefined ? [paths.socket, paths.token] : [paths.socket];
   const ownSocket = (): boolean => !paths.pipe && fileId(paths.socket) === socketId;
   const socketId = paths.pipe ? undefined : fileId(paths.socket);
   // Written once the socket is ours, never before: a host that lost the race to bind must
@@ -62,7 +63,7 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     if (ownSocket()) rmSync(paths.socket, { force: true });
     throw err;
   }
-  const watchedId = fileId(watched);
+  const watchedIds = watched.map(fileId);
   const started = Date.now();
 
   const connections = new Map<string, Peer>();
@@ -95,8 +96,11 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
   // A host whose socket was removed or replaced (its data folder deleted, another host bound)
   // is unreachable: it must not linger.
   const watchTimer = setInterval(() => {
-    const now = fileId(watched);
-    if (now !== watchedId) void close(now === undefined ? `its ${paths.pipe ? 'token' : 'socket'} file was removed` : `its ${paths.pipe ? 'token' : 'socket'} file was replaced`);
+    watched.forEach((file, i) => {
+      const now = fileId(file);
+      const name = file === paths.token ? 'token' : 'socket';
+      if (now !== watchedIds[i]) void close(now === undefined ? `its ${name} file was removed` : `its ${name} file was replaced`);
+    });
   }, options.watchMs ?? WATCH_MS);
   watchTimer.unref();
 
@@ -371,7 +375,8 @@ async function bind(server: Server, paths: HostPaths): Promise<void> {
     }
     return;
   }
-  const temp = join(paths.dir, `hs-${randomBytes(3).toString('hex')}`);
+  // Bound beside the socket and linked into place (a link never crosses file systems).
+  const temp = join(paths.socketDir ?? paths.dir, `hs-${randomBytes(3).toString('hex')}`);
   await listen(server, temp);
   try {
     chmodSync(temp, 0o600);

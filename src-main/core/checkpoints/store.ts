@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import Database from 'better-sqlite3';
-import { runMigrations } from '../backends/store/store-db';
+import { ownerOnlySqliteFile, runMigrations } from '../backends/store/store-db';
 import type { Migration } from '../backends/store/migration';
 import { packBlob } from './blob-packing';
 import type { BlobWriter } from './blob-writer';
@@ -150,6 +150,7 @@ export class CheckpointStore {
 
   constructor(file: string) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    ownerOnlySqliteFile(file);
     this.db = new Database(file);
     // WAL with synchronous=NORMAL: a killed process never loses or half-writes a committed
     // transaction; only a power cut may drop the last ones (the history stays consistent).

@@ -1,6 +1,9 @@
 // Cases about what a run may touch in and around the folder (SPEC §7, §9): links swapped to
 // lead outside, the folder's own configuration (protected paths), the person's secrets, and
 // kinds of file that must not be left (setuid, setgid, devices).
+import { mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { filesHolding, findInProject, kindOf, readText } from './effects';
 import { OUTSIDE_TARGET, PROJECT_FILES } from './scene';
@@ -147,6 +150,55 @@ export const secretCases: readonly ContainmentCase[] = [
       const none = (value: unknown) => Object.fromEntries(Object.keys(env.secretOfFile).map((rel) => [`~/${rel}`, value]));
       expect(copied, 'files in the folder holding each secret').toEqual(none([]));
       expect(shown, "each secret in the run's output").toEqual(none(false));
+    },
+  },
+];
+
+/** Connections that reached the planted host socket, per scene (the act counts, the check judges). */
+const hostSocketConnections = new Map<string, number>();
+
+/** Shell text: connects to every socket under `dir` with whatever the machine has, and says hi. */
+function connectAll(dir: string): string {
+  return [
+    `ls -A ${dir} > seen-sockets.txt 2>&1`,
+    'command -v python3 nc socat node > weapons.txt 2>/dev/null',
+    `for s in ${dir}/*.sock; do`,
+    '  python3 -c "import socket,sys; c=socket.socket(socket.AF_UNIX); c.connect(sys.argv[1]); c.sendall(b\'hi\')" "$s" 2>/dev/null',
+    "  node -e \"require('net').connect(process.argv[1]).on('connect', function () { this.end('hi'); }).on('error', () => {})\" \"$s\" 2>/dev/null",
+    '  printf hi | nc -U -w1 "$s" 2>/dev/null',
+    '  printf hi | socat - "UNIX-CONNECT:$s" 2>/dev/null',
+    'done',
+  ].join('\n');
+}
+
+export const hostSocketCases: readonly ContainmentCase[] = [
+  {
+    group: 'secrets',
+    name: "the agent host's socket in the person's short socket folder (/tmp/deepdesk-<uid>, a long data folder's) cannot be reached",
+    unavailable: () => (process.getuid === undefined ? 'no Unix sockets here' : undefined),
+    async act({ scene, path }) {
+      const dir = `/tmp/deepdesk-${process.getuid!()}`;
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const socket = join(dir, `${scene.token}.sock`);
+      let count = 0;
+      const server = createServer((c) => {
+        count++;
+        c.destroy();
+      });
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(socket, resolve));
+      try {
+        return [await path.run(scene, `${connectAll(dir)}\nready`, { timeoutS: 60 })];
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        rmSync(socket, { force: true });
+        hostSocketConnections.set(scene.token, count);
+      }
+    },
+    async check({ person, scene }) {
+      // The harness: the script ran, with something able to connect.
+      expect(await readText(person, scene, 'weapons.txt'), 'a program that can connect to a socket').not.toBe('');
+      expect(hostSocketConnections.get(scene.token), 'connections that reached the host socket').toBe(0);
+      expect(await readText(person, scene, 'seen-sockets.txt'), 'the socket folder as the run saw it').not.toContain(`${scene.token}.sock`);
     },
   },
 ];

@@ -9,7 +9,7 @@ import { useConformanceEnvironment } from './environment';
 import { personUsesGit, readText } from './effects';
 import { makeScene } from './scene';
 import { gitCases } from './git-cases';
-import { fileKindCases, linkCases, protectedCases, protectedLinkCases, secretCases } from './file-cases';
+import { fileKindCases, hostSocketCases, linkCases, protectedCases, protectedLinkCases, secretCases } from './file-cases';
 import { applicationCases, credentialCases, processTreeCases, todoCases, trustedScriptCases } from './process-cases';
 import { worktreeCases } from './worktree-cases';
 
@@ -21,6 +21,7 @@ export const CONTAINMENT_CASES: readonly ContainmentCase[] = [
   ...protectedCases,
   ...protectedLinkCases,
   ...secretCases,
+  ...hostSocketCases,
   ...fileKindCases,
   ...credentialCases,
   ...processTreeCases,

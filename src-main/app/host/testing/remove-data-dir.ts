@@ -5,6 +5,7 @@
 
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostPaths } from '../paths';
 
 export function removeDataDir(dataDir: string): void {
   let log = '';
@@ -23,6 +24,9 @@ export function removeDataDir(dataDir: string): void {
       // Gone already.
     }
   }
+  // A long data folder's socket lives outside it; a killed host leaves it behind.
+  const { socketDir, socket } = hostPaths(dataDir);
+  if (socketDir !== undefined) rmSync(socket, { force: true });
   rmSync(dataDir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 }
 

@@ -11,7 +11,7 @@ import { STORE_MIGRATIONS } from './store-schema';
 export function openDatabase(file: string): Database.Database {
   if (file !== ':memory:' && !file.startsWith('file:')) {
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
-    ownerOnly(file);
+    ownerOnlySqliteFile(file);
   }
   const db = new Database(file);
   try {
@@ -30,11 +30,11 @@ export function openDatabase(file: string): Database.Database {
 }
 
 /**
- * The database holds every thread and memory: it and its -wal/-shm files are readable by
- * the owner only. A new file is created 0600 before SQLite opens it (SQLite gives the
- * -wal and -shm files the database file's mode); existing ones of ours are tightened.
+ * A SQLite file of the data folder (threads, memories, checkpoints) and its -wal/-shm files
+ * are readable by the owner only. A new file is created 0600 before SQLite opens it (SQLite
+ * gives the -wal and -shm files the database file's mode); existing ones of ours are tightened.
  */
-function ownerOnly(file: string): void {
+export function ownerOnlySqliteFile(file: string): void {
   try {
     fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600));
   } catch {
