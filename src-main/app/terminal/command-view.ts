@@ -2,7 +2,7 @@
 // (a dimmed `$ command` line, control characters made visible), then its pty's output live,
 // then a dimmed status line. While it runs, the person's typing goes to its pty.
 import type { ExecuteResult, LiveCommand } from '../../core/backends/protocol';
-import { OutputMirror, type MirrorListener, type MirrorSubscribeOptions, type OutputMirrorOptions } from './output-mirror';
+import { MirroredTerminal, type OutputMirrorOptions } from './output-mirror';
 import { invisiblePatternSource } from '../../core/text/invisible';
 
 export interface CommandViewInfo {
@@ -19,9 +19,8 @@ const DIM = '\x1b[2m';
 const MAX_TYPED_AHEAD = 4096;
 const RESET = '\x1b[0m';
 
-export class CommandView {
+export class CommandView extends MirroredTerminal {
   readonly startedAt = new Date().toISOString();
-  private readonly mirror: OutputMirror;
   private live: LiveCommand | undefined;
   private result: ExecuteResult | undefined;
   private sandboxedNow: boolean;
@@ -34,8 +33,8 @@ export class CommandView {
     sandboxed: boolean,
     mirror?: Omit<OutputMirrorOptions, 'pause' | 'resume'>,
   ) {
+    super(mirror);
     this.sandboxedNow = sandboxed;
-    this.mirror = new OutputMirror({ ...mirror, pause: () => this.live?.pause(), resume: () => this.live?.resume() });
     this.mirror.push(`${DIM}${promptLines(command)}${RESET}\r\n`);
   }
 
@@ -87,16 +86,12 @@ export class CommandView {
     this.live?.resize(cols, rows);
   }
 
-  snapshot(): string {
-    return this.mirror.snapshot();
+  protected pauseOutput(): void {
+    this.live?.pause();
   }
 
-  onData(listener: MirrorListener, options?: MirrorSubscribeOptions): () => void {
-    return this.mirror.onData(listener, options);
-  }
-
-  ack(chars: number): void {
-    this.mirror.ack(chars);
+  protected resumeOutput(): void {
+    this.live?.resume();
   }
 
   dispose(): void {

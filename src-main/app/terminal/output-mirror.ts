@@ -201,3 +201,31 @@ function isHighSurrogate(code: number): boolean {
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
+
+/**
+ * A terminal a window follows through a mirror (an agent's command, the person's shell): what
+ * the terminal service asks of each. The mirror pauses and resumes the terminal's output as the
+ * window keeps up.
+ */
+export abstract class MirroredTerminal {
+  protected readonly mirror: OutputMirror;
+
+  constructor(options: Omit<OutputMirrorOptions, 'pause' | 'resume'> = {}) {
+    this.mirror = new OutputMirror({ ...options, pause: () => this.pauseOutput(), resume: () => this.resumeOutput() });
+  }
+
+  protected abstract pauseOutput(): void;
+  protected abstract resumeOutput(): void;
+
+  snapshot(): string {
+    return this.mirror.snapshot();
+  }
+
+  onData(listener: MirrorListener, options?: MirrorSubscribeOptions): () => void {
+    return this.mirror.onData(listener, options);
+  }
+
+  ack(chars: number): void {
+    this.mirror.ack(chars);
+  }
+}

@@ -8,7 +8,7 @@ import { killProcessTree } from '../../core/process/process-tree';
 import { spawnPty } from '../../core/process/spawn-pty';
 import { resolveShell } from '../../core/process/pty-exec';
 import { sanitizeEnv } from '../../core/process/shell-env';
-import { OutputMirror, type MirrorListener, type MirrorSubscribeOptions, type OutputMirrorOptions } from './output-mirror';
+import { MirroredTerminal, type OutputMirrorOptions } from './output-mirror';
 
 export interface PersonShellOptions {
   rootDir: string;
@@ -32,8 +32,7 @@ export interface PersonShellOptions {
 const SHELL_MARKER_VAR = 'DEEPDESK_SHELL_ID';
 const SHELL_EXITED_NOTE = '\r\n\x1b[2m[Your shell exited. Press Enter to start a new one.]\x1b[0m\r\n';
 
-export class PersonShell {
-  private readonly mirror: OutputMirror;
+export class PersonShell extends MirroredTerminal {
   private readonly marker = `${SHELL_MARKER_VAR}=${randomBytes(8).toString('hex')}`;
   private proc: pty.IPty | undefined;
   private cols = 120;
@@ -41,7 +40,7 @@ export class PersonShell {
   private disposed = false;
 
   constructor(private readonly options: PersonShellOptions) {
-    this.mirror = new OutputMirror({ ...options.mirror, pause: () => this.proc?.pause(), resume: () => this.proc?.resume() });
+    super(options.mirror);
   }
 
   get running(): boolean {
@@ -103,16 +102,12 @@ export class PersonShell {
     }
   }
 
-  snapshot(): string {
-    return this.mirror.snapshot();
+  protected pauseOutput(): void {
+    this.proc?.pause();
   }
 
-  onData(listener: MirrorListener, options?: MirrorSubscribeOptions): () => void {
-    return this.mirror.onData(listener, options);
-  }
-
-  ack(chars: number): void {
-    this.mirror.ack(chars);
+  protected resumeOutput(): void {
+    this.proc?.resume();
   }
 
   /** Ends the shell and everything started in it. */

@@ -144,57 +144,64 @@ export class CompositeBackend implements Backend {
   async grep(pattern: string, path = '/', glob?: string, maxCount = DEFAULT_GREP_MAX_COUNT): Promise<GrepResult> {
     const badGlob = glob ? globPatternError(glob) : null;
     if (badGlob !== null) return { error: badGlob };
-    const p = normalizeVirtualPath(path);
-    if (!p.ok) return { error: p.error };
-    const target = this.route(p.path);
-    const owner = target.mount;
-    const below = this.mountsBelow(p.path);
-    const [own, parts] = await Promise.all([
-      owner ? this.inMount(owner, (target as { inner: string }).inner, (b, inner) => b.grep(pattern, inner, glob, maxCount)) : this.defaultBackend.grep(pattern, p.path, glob, maxCount),
-      Promise.all(below.flatMap(({ mount, rel }) =>
-        // Through this composite again: a mount nested in that one is searched too (paths come back outer).
-        patternsFor(glob, rel).map(async (g) => ({ mount, res: await this.grep(pattern, mount.base, g, maxCount) })))),
-    ]);
-    if (own.error !== undefined) return { error: own.error };
-    if (below.length === 0 && owner) return { matches: own.matches ?? [], truncated: own.truncated === true };
-    let truncated = own.truncated === true;
-    const merged = new Map<string, GrepMatch>();
-    for (const m of own.matches ?? []) if (this.route(m.path).mount === owner) merged.set(`${m.line}:${m.path}`, m);
-    for (const { res } of parts) {
-      // A failing mount does not hide the rest of the tree from the search.
-      if (res.error !== undefined) continue;
-      truncated ||= res.truncated === true;
-      for (const m of res.matches ?? []) merged.set(`${m.line}:${m.path}`, m);
-    }
-    const sorted = [...merged.values()].sort((a, b) => compareCodePoints(a.path, b.path) || a.line - b.line);
+    const found = await this.searchAcross(
+      path,
+      (b, inner) => b.grep(pattern, inner, glob, maxCount),
+      (base, rel) => patternsFor(glob, rel).map((g) => this.grep(pattern, base, g, maxCount)),
+      (m: GrepMatch) => `${m.line}:${m.path}`,
+    );
+    if ('error' in found) return found;
+    if (found.whole) return { matches: found.matches, truncated: found.truncated };
+    const sorted = found.matches.sort((a, b) => compareCodePoints(a.path, b.path) || a.line - b.line);
     if (sorted.length > maxCount) return { matches: sorted.slice(0, Math.max(0, maxCount)), truncated: true };
-    return { matches: sorted, truncated };
+    return { matches: sorted, truncated: found.truncated };
   }
 
   async glob(pattern: string, path = '/'): Promise<GlobResult> {
     const badPattern = globPatternError(pattern);
     if (badPattern !== null) return { error: badPattern };
+    const found = await this.searchAcross(
+      path,
+      (b, inner) => b.glob(pattern, inner),
+      (base, rel) => globBelowMount(pattern, rel).map((g) => this.glob(g, base)),
+      (m: FileInfo) => m.path,
+    );
+    if ('error' in found) return found;
+    return { matches: found.whole ? found.matches : sortByPath(found.matches), truncated: found.truncated };
+  }
+
+  /**
+   * A search of `path` and of every mount below it (each through this composite again, so a
+   * mount nested in that one is searched too), merged by `key`. `whole`: one mount owns the
+   * path and none lies below it, so its result is the answer as it is. A failing mount below
+   * does not hide the rest of the tree.
+   */
+  private async searchAcross<M extends { path: string }>(
+    path: string,
+    own: (backend: Backend, inner: string) => Promise<{ error?: string; matches?: M[]; truncated?: boolean }>,
+    below: (base: string, rel: string) => Promise<{ error?: string; matches?: M[]; truncated?: boolean }>[],
+    key: (match: M) => string,
+  ): Promise<{ error: string } | { matches: M[]; truncated: boolean; whole: boolean }> {
     const p = normalizeVirtualPath(path);
     if (!p.ok) return { error: p.error };
     const target = this.route(p.path);
     const owner = target.mount;
-    const below = this.mountsBelow(p.path);
-    const [own, parts] = await Promise.all([
-      owner ? this.inMount(owner, (target as { inner: string }).inner, (b, inner) => b.glob(pattern, inner)) : this.defaultBackend.glob(pattern, p.path),
-      Promise.all(below.flatMap(({ mount, rel }) =>
-        globBelowMount(pattern, rel).map(async (g) => ({ mount, res: await this.glob(g, mount.base) })))),
+    const mountsBelow = this.mountsBelow(p.path);
+    const [mine, parts] = await Promise.all([
+      owner ? this.inMount(owner, (target as { inner: string }).inner, own) : own(this.defaultBackend, p.path),
+      Promise.all(mountsBelow.flatMap(({ mount, rel }) => below(mount.base, rel))),
     ]);
-    if (own.error !== undefined) return { error: own.error };
-    if (below.length === 0 && owner) return { matches: own.matches ?? [], truncated: own.truncated === true };
-    let truncated = own.truncated === true;
-    const merged = new Map<string, FileInfo>();
-    for (const m of own.matches ?? []) if (this.route(m.path).mount === owner) merged.set(m.path, m);
-    for (const { res } of parts) {
+    if (mine.error !== undefined) return { error: mine.error };
+    if (mountsBelow.length === 0 && owner) return { matches: mine.matches ?? [], truncated: mine.truncated === true, whole: true };
+    let truncated = mine.truncated === true;
+    const merged = new Map<string, M>();
+    for (const m of mine.matches ?? []) if (this.route(m.path).mount === owner) merged.set(key(m), m);
+    for (const res of parts) {
       if (res.error !== undefined) continue;
       truncated ||= res.truncated === true;
-      for (const m of res.matches ?? []) merged.set(m.path, m);
+      for (const m of res.matches ?? []) merged.set(key(m), m);
     }
-    return { matches: sortByPath([...merged.values()]), truncated };
+    return { matches: [...merged.values()], truncated, whole: false };
   }
 
   /** A search in one mount, its paths (and error) in outer terms. */
