@@ -7,7 +7,8 @@ import { useEffect, useId, useRef, useState } from 'react';
 import type { AppInfo, RecentFolder } from '../../../src-main/app/contract';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
-import { Icon, Spinner } from './Icon';
+import { Icon } from './Icon';
+import { RecentFolderLabel } from './RecentFolderLabel';
 import { RemoteFolderDialog } from './RemoteFolderDialog';
 import { capitalized } from '../lib/format';
 
@@ -92,14 +93,13 @@ export function OpenFolder({ info, onOpened, onCancel, autoFocus = false }: Open
                     title={folder.missing ? `${folder.path} is no longer there` : folder.path}
                     onClick={() => (current && onCancel ? onCancel() : void open(folder.path))}
                   >
-                    <Icon name={folder.host !== undefined ? 'terminal' : 'folder'} size={15} />
-                    <span className="recent-folder-name">{folder.name}</span>
-                    {/* Cut at the start when long (the end names the folder); the text itself stays left to right. */}
-                    <span className="recent-folder-path mono">
-                      <span dir="ltr">{folder.path}</span>
-                    </span>
-                    {folder.missing ? <span className="recent-folder-note">not found</span> : current ? <span className="recent-folder-note">open now</span> : null}
-                    {opening === folder.path ? <Spinner label="Opening" /> : null}
+                    <RecentFolderLabel
+                      remote={folder.host !== undefined}
+                      name={folder.name}
+                      path={folder.path}
+                      note={folder.missing ? 'not found' : current ? 'open now' : undefined}
+                      busy={opening === folder.path ? 'Opening' : undefined}
+                    />
                   </button>
                 </li>
               );

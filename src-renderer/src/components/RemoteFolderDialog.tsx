@@ -9,7 +9,8 @@ import { useEffect, useId, useState } from 'react';
 import type { AppInfo, RecentFolder } from '../../../src-main/app/contract';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
-import { Icon, Spinner } from './Icon';
+import { Spinner } from './Icon';
+import { RecentFolderLabel } from './RecentFolderLabel';
 import { Modal } from './Modal';
 import { ModelPicker } from './ModelPicker';
 import { capitalized } from '../lib/format';
@@ -81,13 +82,7 @@ export function RemoteFolderDialog({ info, onOpened, onCancel, recent }: RemoteF
                       title={folder.path}
                       onClick={() => (current ? onCancel() : void connect(folder.path, () => api.call('app.openFolder', { path: folder.path })))}
                     >
-                      <Icon name="terminal" size={15} />
-                      <span className="recent-folder-name">{folder.name}</span>
-                      <span className="recent-folder-path mono">
-                        <span dir="ltr">{folder.path}</span>
-                      </span>
-                      {current ? <span className="recent-folder-note">open now</span> : null}
-                      {connecting === folder.path ? <Spinner label="Connecting" /> : null}
+                      <RecentFolderLabel remote name={folder.name} path={folder.path} note={current ? 'open now' : undefined} busy={connecting === folder.path ? 'Connecting' : undefined} />
                     </button>
                   </li>
                 );
