@@ -592,7 +592,14 @@ describe('deepdesk acp in the agent host (SPEC §16)', () => {
     await expect(running).rejects.toThrow(/the agent host stopped/);
     await expect.poll(() => editor.stderr(), { timeout: 30_000 }).toContain('the agent host is back');
     expect(editor.stderr()).toMatch(/the agent host stopped \(.*\); starting it again/);
-    await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([]);
+    await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([]).catch((err) => {
+      for (const p of processesWith(marker)) {
+        let status = ''; try { status = readFileSync(`/proc/${p}/status`, 'utf8').split('\n').filter((l) => /^(Name|State|PPid|Tgid)/.test(l)).join(' '); } catch {}
+        let ppidCmd = ''; try { const pp = /PPid:\s+(\d+)/.exec(status)?.[1]; ppidCmd = readFileSync(`/proc/${pp}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 200); } catch {}
+        console.error('LEFT', p, readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 300), '|', status, '| parent:', ppidCmd);
+      }
+      throw err;
+    });
     expect(hostPid(t.dataDir)).not.toBe(pid);
 
     const before = editor.updates.length;

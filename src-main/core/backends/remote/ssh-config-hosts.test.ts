@@ -6,7 +6,7 @@ import { configLines, sshConfigHosts, sshConfigPath } from './ssh-config-hosts';
 
 let home: string;
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), 'deepdesk-ssh-config-'));
+  home = mkdtempSync(join(tmpdir(), 'dd-ssh-config-home-'));
   mkdirSync(join(home, '.ssh'));
 });
 afterEach(() => rmSync(home, { recursive: true, force: true }));
