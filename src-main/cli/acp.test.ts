@@ -108,6 +108,18 @@ function toolTexts(editor: Editor): string {
 }
 
 /** Pids of live processes whose command line contains `marker`. */
+function procText(pid: string, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function describeProcess(pid: string): string {
+  return `${pid} ${procText(pid, 'cmdline').replace(/\0/g, ' ').slice(0, 200)} (${/State:\s+(.*)/.exec(procText(pid, 'status'))?.[1] ?? 'gone'})`;
+}
+
 function processesWith(marker: string): string[] {
   return readdirSync('/proc').filter((pid) => {
     if (!/^\d+$/.test(pid)) return false;
@@ -592,12 +604,9 @@ describe('deepdesk acp in the agent host (SPEC §16)', () => {
     await expect(running).rejects.toThrow(/the agent host stopped/);
     await expect.poll(() => editor.stderr(), { timeout: 30_000 }).toContain('the agent host is back');
     expect(editor.stderr()).toMatch(/the agent host stopped \(.*\); starting it again/);
-    await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([]).catch((err) => {
-      for (const p of processesWith(marker)) {
-        let status = ''; try { status = readFileSync(`/proc/${p}/status`, 'utf8').split('\n').filter((l) => /^(Name|State|PPid|Tgid)/.test(l)).join(' '); } catch {}
-        let ppidCmd = ''; try { const pp = /PPid:\s+(\d+)/.exec(status)?.[1]; ppidCmd = readFileSync(`/proc/${pp}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 200); } catch {}
-        console.error('LEFT', p, readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 300), '|', status, '| parent:', ppidCmd);
-      }
+    await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([]).catch((err: unknown) => {
+      // Which processes were left, and under what: the first thing to know when this fails.
+      for (const pid of processesWith(marker)) console.error('left:', describeProcess(pid), '| parent:', describeProcess(/PPid:\s+(\d+)/.exec(procText(pid, 'status'))?.[1] ?? ''));
       throw err;
     });
     expect(hostPid(t.dataDir)).not.toBe(pid);
