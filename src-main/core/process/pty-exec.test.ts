@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process';
+import { createRequire, isBuiltin } from 'node:module';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { build } from 'rolldown';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isProcessAlive, sendSignal } from './process-tree';
 import { runInPty, type RunInPtyOptions } from './pty-exec';
 
+const requireHere = createRequire(import.meta.url);
 let dir: string;
 const seen: number[] = [];
 
@@ -246,3 +252,44 @@ describe('runInPty', () => {
     expect(result).toEqual({ output: 'ok', exitCode: 0, truncated: false });
   });
 });
+
+describe('no orphans when Deepdesk is SIGKILLed', () => {
+  it("a command's processes end, a nohup'd and a setsid'd child too", async () => {
+    const buildDir = mkdtempSync(join(tmpdir(), 'deepdesk-pty-parent-'));
+    try {
+      await build({
+        input: join(import.meta.dirname, '__fixtures__', 'pty-parent.ts'),
+        platform: 'node',
+        external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0'),
+        logLevel: 'silent',
+        output: { dir: buildDir, format: 'esm', entryFileNames: 'parent.mjs', paths: (id) => (isBuiltin(id) ? id : pathToFileURL(requireHere.resolve(id)).href) },
+      });
+      const tag = `7${process.pid}.${Date.now() % 100000}`;
+      const command = `nohup sleep ${tag}1 >/dev/null 2>&1 & setsid sleep ${tag}2 & echo go; sleep ${tag}3`;
+      const parent = spawn(process.execPath, [join(buildDir, 'parent.mjs'), dir, command], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve, reject) => {
+        createInterface({ input: parent.stdout! }).once('line', () => resolve());
+        parent.once('exit', (code) => reject(new Error(`the parent exited (${code})`)));
+      });
+      const sleeping = () => processesWith(tag);
+      await waitFor(() => sleeping().length >= 3);
+      parent.kill('SIGKILL');
+      await expect.poll(sleeping, { timeout: 10_000 }).toEqual([]);
+    } finally {
+      rmSync(buildDir, { recursive: true, force: true });
+    }
+  });
+});
+
+function processesWith(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((name) => {
+      try {
+        return readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(text) && !/^Z/.test(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1] ?? '');
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}

@@ -7,6 +7,7 @@ import { isExecutable } from '../fs/file-checks';
 import { collectPtyRun, endPty, startCommandPty, type PtyRunOptions } from './pty-run';
 import { currentAttribution } from './attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
+import { watchProcessGroup } from './watchdog';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
 import type { ExecuteResult } from '../backends/protocol';
 import { traceparentEnv } from './traceparent';
@@ -156,6 +157,9 @@ async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string,
   const proc = started.proc;
 
   const pid = proc.pid;
+  // A Deepdesk killed outright (SIGKILL, a crash) cannot stop the command: the watchdog does,
+  // its group and whatever carries its marker (nohup'd or setsid'd children too).
+  const unwatch = watchProcessGroup(pid, marker);
   const scanner = new DoneReportScanner(nonce);
   const end = await collectPtyRun(
     proc,
@@ -169,6 +173,7 @@ async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string,
         else await killProcessGroup(pid, KILL_GRACE_MS);
         // After an exit the pid is reaped and must not be signalled.
         if (!exited) endPty(proc, 'SIGKILL');
+        unwatch();
       },
     },
     opts,
