@@ -51,7 +51,7 @@ export function FolderPluginOffer({ requests }: { requests: readonly FolderPlugi
                 Add marketplace {request.marketplace}…
               </button>
             ) : (
-              <span className="muted">The folder does not say where the marketplace {request.marketplace} is: add it in Settings › Plugins, then install it here.</span>
+              <span className="muted trust-plugin-note">The folder does not say where the marketplace {request.marketplace} is: add it in Settings › Plugins, then install it here.</span>
             )}
           </li>
         ))}
