@@ -1,7 +1,9 @@
 // Issue 38 in headless Chromium against `deepdesk serve`: a folder's Claude Code commands and
 // subagents wait for trust, then show in the `/` list and in Settings › Subagents with where
 // they come from; Settings › Plugins adds a marketplace from a local git repository, shows
-// exactly what a plugin would load before `Install`, and lists it installed.
+// exactly what a plugin would load before `Install`, and lists it installed. A folder's
+// `enabledPlugins` are offered in its trust question: the marketplace its settings name added
+// on one confirmation, the plugin installed on another after its list is shown (SPEC §15).
 
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -92,9 +94,47 @@ describe("Claude Code's files in the window", () => {
     expect(await preview.textContent()).toContain('Command /helper:review');
     await preview.getByRole('button', { name: 'Install', exact: true }).click();
     const installed = plugins.getByRole('listitem', { name: 'helper' });
-    await expect.poll(() => installed.textContent(), { timeout: 15_000 }).toContain('1 skills, 1 commands, 0 agents, 0 hooks, 0 servers');
+    await expect.poll(() => installed.textContent(), { timeout: 15_000 }).toContain('1 skill, 1 command, 0 agents, 0 hooks, 0 servers');
+    // The marketplace shows it installed, not offered again.
+    const offered = dialog.getByRole('group', { name: 'Marketplace tools' });
+    await expect.poll(() => offered.textContent()).toContain('Installed');
+    expect(await offered.getByRole('button', { name: 'Install helper' }).count()).toBe(0);
     expect(await installed.getByRole('checkbox', { name: 'Enable helper' }).isChecked()).toBe(true);
     // Its skill is the person's now: Settings › Skills lists it.
     await expect.poll(() => dialog.getByRole('region', { name: 'Skills' }).textContent(), { timeout: 15_000 }).toContain('tidy');
+  });
+
+  it("a folder's enabledPlugins: offered in the trust question, its marketplace and then the plugin each on a confirmation", { timeout: 90_000 }, async () => {
+    const market = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-e2e-market-')));
+    cleanups.push(() => rmSync(market, { recursive: true, force: true }));
+    put(join(market, '.claude-plugin', 'marketplace.json'), JSON.stringify({ name: 'tools', plugins: [{ name: 'helper', source: './helper' }] }));
+    put(join(market, 'helper', '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'helper', version: '1.2.0' }));
+    put(join(market, 'helper', 'commands', 'review.md'), '---\nargument-hint: [file] [focus]\n---\nReview the change\n');
+    for (const args of [['init', '-q', '-b', 'main'], ['add', '.'], ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'm']]) execFileSync('git', args, { cwd: market });
+
+    const serve = await session.serve();
+    put(join(serve.folder, '.claude', 'settings.json'), JSON.stringify({ enabledPlugins: { 'helper@tools': true }, extraKnownMarketplaces: { tools: { source: { source: 'git', url: `file://${market}` } } } }));
+    const page = await open(serve.url);
+    const question = page.getByRole('group', { name: 'Trust this folder?' });
+    const offer = question.getByRole('group', { name: 'Plugins this folder asks for' });
+    await expect.poll(() => offer.textContent(), { timeout: 20_000 }).toContain('helper@tools');
+    // Nothing else of the folder's needs trust: there is nothing to trust but the offer.
+    expect(await question.getByRole('button', { name: 'Trust folder' }).count()).toBe(0);
+
+    await offer.getByRole('button', { name: 'Add marketplace tools' }).click();
+    const addMarket = offer.getByRole('group', { name: 'Add marketplace tools?' });
+    expect(await addMarket.textContent()).toContain(`file://${market}`);
+    await addMarket.getByRole('button', { name: 'Add marketplace', exact: true }).click();
+
+    await offer.getByRole('button', { name: 'Install helper' }).click({ timeout: 20_000 });
+    const preview = offer.getByRole('group', { name: 'Install helper?' });
+    await expect.poll(() => preview.textContent(), { timeout: 20_000 }).toContain('Install helper 1.2.0 would load:');
+    expect(await preview.textContent()).toContain('Command /helper:review');
+    await preview.getByRole('button', { name: 'Install', exact: true }).click();
+    // Installed: nothing is left to ask, and its command is in the / list.
+    await question.waitFor({ state: 'detached', timeout: 20_000 });
+    const box = page.getByRole('textbox', { name: 'Message', exact: true });
+    await box.fill('/rev');
+    await expect.poll(() => page.getByRole('listbox', { name: 'Commands' }).textContent(), { timeout: 15_000 }).toContain('/helper:review [file] [focus]');
   });
 });

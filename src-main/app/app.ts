@@ -250,17 +250,21 @@ export async function createApp(options: AppOptions): Promise<App> {
   // folder these services look at an empty local folder instead (the person's own still load).
   const realFolder = session.configFolder;
   // The trust question (SPEC §9) over the session's trust store.
-  const folderTrust = new FolderTrustService({ folder: realFolder, env, store: trustStore, onState: (state) => send('trust.changed', state) });
+  // It offers the plugins the folder's settings ask for (SPEC §15), installed through `plugins`.
+  const folderTrust = new FolderTrustService({ folder: realFolder, env, store: trustStore, onState: (state) => send('trust.changed', state), pluginRequests: () => plugins.folderRequests(realFolder) });
   // The person's own configuration (every kind's places in the data folder and home, and
   // `--mcp-config` files): one watcher; the folder's own comes through the folder's watcher.
   const personConfiguration = watchPersonConfiguration([...personConfigPaths({ dataDir: options.dataDir, home: homedir() }), ...(options.mcpConfigFiles ?? []).map((f) => resolve(f))], () => {
     mcp.scheduleReload();
     extensions.scheduleReload();
+    // A plugin installed elsewhere (`deepdesk plugin install`) is no longer offered.
+    void folderTrust.refresh();
   });
   const plugins = new PluginsService(options.dataDir, env, () => {
     send('plugins.changed', {});
     mcp.scheduleReload();
     extensions.scheduleReload();
+    void folderTrust.refresh();
   });
   folderTrust.onGranted(() => mcp.reload());
   folderTrust.onGranted(() => extensions.reload());

@@ -29,6 +29,8 @@ function walk(dir: string, found: string[] = []): string[] {
 }
 const corpusFiles = walk(CORPUS);
 const rel = (path: string): string => relative(CORPUS, path);
+/** `1 hook`, `2 hooks`: how `plugin ls` counts. */
+const counted = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
 /** The line that names this file, without the temp folder it was copied to. */
 const lineFor = (lines: string[], name: string): string | undefined => lines.find((l) => l.includes(name));
 
@@ -97,7 +99,7 @@ describe('the corpus of public artifacts, through the CLI', () => {
     const ls = await t.deepdesk(['plugin', 'ls', '--data-dir', t.dataDir]);
     expect(ls.stderr).toBe('');
     // The hooks and servers they bring load as the person's: listed for trust nowhere, run as hooks.
-    for (const line of ls.stdout.trim().split('\n')) expect(line).toMatch(/^\S+\s+\S+\s+\S+\s+enabled\s+\d+ skills, \d+ commands, \d+ agents, \d+ hooks, \d+ servers$/);
+    for (const line of ls.stdout.trim().split('\n')) expect(line).toMatch(/^\S+\s+\S+\s+\S+\s+enabled\s+\d+ skills?, \d+ commands?, \d+ agents?, \d+ hooks?, \d+ servers?$/);
     // Each plugin's hooks file and .mcp.json: the hooks and servers it declares are what `plugin ls` counts, and the servers are listed by `mcp ls`.
     const rows = new Map(ls.stdout.trim().split('\n').map((line) => [line.split(/\s+/)[0]!, line]));
     const mcp = await t.deepdesk(['mcp', 'ls', '--folder', t.folder, '--data-dir', t.dataDir]);
@@ -108,11 +110,11 @@ describe('the corpus of public artifacts, through the CLI', () => {
       if (file.endsWith('.mcp.json')) {
         const declared = Object.keys((JSON.parse(readFileSync(file, 'utf8')) as { mcpServers?: Record<string, unknown> }).mcpServers ?? {});
         const listed = declared.every((server) => new RegExp(`^${server}\\s+stdio\\s`, 'm').test(mcp.stdout));
-        outcomes[`mcp ${rel(file)}`] = listed && row.includes(`${declared.length} servers`) ? 'load' : `fail: ${mcp.stderr.trim() || 'not listed'}`;
+        outcomes[`mcp ${rel(file)}`] = listed && row.includes(counted(declared.length, 'server')) ? 'load' : `fail: ${mcp.stderr.trim() || 'not listed'}`;
       } else {
         const hooks = (JSON.parse(readFileSync(file, 'utf8')) as { hooks: Record<string, Array<{ hooks: unknown[] }>> }).hooks;
         const count = Object.values(hooks).flat().reduce((n, group) => n + group.hooks.length, 0);
-        outcomes[`hook ${rel(file)}`] = row.includes(`${count} hooks`) ? 'load' : `fail: ${row || 'not installed'}`;
+        outcomes[`hook ${rel(file)}`] = row.includes(counted(count, 'hook')) ? 'load' : `fail: ${row || 'not installed'}`;
       }
     }
 

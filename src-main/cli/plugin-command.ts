@@ -4,7 +4,7 @@
 // only once the person confirms (`--yes`, or `y` on a terminal); an update that changes
 // anything shows the new list and asks again.
 
-import { askLine } from './terminal-output';
+import { pluginPartCounts } from '../app/contract';
 import { resolveDataDir } from '../app/data-dir';
 import { pluginContents } from '../core/extensions/plugins/parts';
 import { PluginError, PluginStore, type StagedPlugin } from '../core/extensions/plugins/store';
@@ -13,13 +13,7 @@ import { terminalSafe } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS } from './command-table';
 import { table } from './table';
 import { parseCommand, UsageError } from './usage';
-
-export interface PluginIo {
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  env: NodeJS.ProcessEnv;
-}
+import { installIfConfirmed, sayLine, type PluginIo } from './plugin-install';
 
 const USAGE = 'deepdesk plugin marketplace add SOURCE|ls|rm NAME|update [NAME], install PLUGIN@MARKETPLACE, add SOURCE, ls, enable NAME, disable NAME, rm NAME, update [NAME]';
 
@@ -27,29 +21,15 @@ export async function pluginCommand(argv: string[], io: PluginIo = { stdin: proc
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.plugin);
   const [sub, ...args] = positionals;
   const store = new PluginStore(resolveDataDir(values['data-dir'], io.env), io.env);
-  const say = (line: string): void => void io.stdout.write(`${terminalSafe(line, { singleLine: true })}\n`);
+  const say = (line: string): void => sayLine(io, line);
   const one = (what: string): string => {
     if (args.length !== 1) throw new UsageError(`plugin ${sub} needs ${what}: ${USAGE}`);
     return args[0]!;
   };
-  const confirmAndInstall = async (staged: StagedPlugin, verb: string): Promise<number> => {
-    const contents = pluginContents(staged.parts);
-    say(`${verb} ${staged.parts.name}${staged.parts.version ? ` ${staged.parts.version}` : ''} would load:`);
-    const lines = [...contents.servers, ...contents.hooks, ...contents.skills, ...contents.commands, ...contents.agents];
-    for (const line of lines.length > 0 ? lines : ['(nothing that runs or loads)']) say(`  ${line}`);
-    for (const problem of contents.problems) io.stderr.write(`deepdesk plugin: ${terminalSafe(problem, { singleLine: true })}\n`);
-    if (!(await confirmed(values.yes === true, io, `${verb} ${staged.parts.name}? [y/N] `))) {
-      store.discard(staged);
-      if (values.yes !== true && io.stdin.isTTY !== true) {
-        io.stderr.write('deepdesk plugin: not installed: confirm with --yes (there is no terminal to ask on)\n');
-        return 2;
-      }
-      say('Not installed.');
-      return 0;
-    }
-    const installed = store.install(staged);
-    say(`Installed ${installed.name}${installed.enabled ? '' : ' (disabled)'}; a change to it needs your confirmation again`);
-    return 0;
+  const confirmAndInstall = async (staged: StagedPlugin, verb: 'Installing' | 'Updating'): Promise<number> => {
+    if ((await installIfConfirmed(store, staged, verb, { io, yes: values.yes === true, command: 'deepdesk plugin' })) !== 'no terminal') return 0;
+    io.stderr.write('deepdesk plugin: not installed: confirm with --yes (there is no terminal to ask on)\n');
+    return 2;
   };
   try {
     switch (sub) {
@@ -90,7 +70,7 @@ export async function pluginCommand(argv: string[], io: PluginIo = { stdin: proc
         const rows = store.plugins().map((p) => {
           const parts = readPlugin(store.installedDir(p.name));
           const c = 'problem' in parts ? undefined : pluginContents(parts);
-          const counts = c === undefined ? (parts as { problem: string }).problem : `${c.skills.length} skills, ${c.commands.length} commands, ${c.agents.length} agents, ${c.hooks.length} hooks, ${c.servers.length} servers`;
+          const counts = c === undefined ? (parts as { problem: string }).problem : pluginPartCounts(c);
           return [p.name, p.version ?? '-', p.marketplace ?? '-', p.enabled ? 'enabled' : 'disabled', counts];
         });
         if (rows.length === 0) say('No plugins installed (deepdesk plugin install PLUGIN@MARKETPLACE)');
@@ -136,10 +116,4 @@ export async function pluginCommand(argv: string[], io: PluginIo = { stdin: proc
     }
     throw err;
   }
-}
-
-async function confirmed(yes: boolean, io: PluginIo, question: string): Promise<boolean> {
-  if (yes) return true;
-  if (io.stdin.isTTY !== true) return false;
-  return /^y(es)?$/i.test((await askLine(io.stdin, io.stdout, question)).trim());
 }

@@ -122,7 +122,7 @@ describe('deepdesk plugin', () => {
 
     const installed = await dd('install', 'helper@tools', '--yes');
     expect(installed.code).toBe(0);
-    expect((await dd('ls')).stdout).toMatch(/^helper\s+1\.0\.0\s+tools\s+enabled\s+1 skills, 1 commands, 1 agents, 1 hooks, 1 servers$/m);
+    expect((await dd('ls')).stdout).toMatch(/^helper\s+1\.0\.0\s+tools\s+enabled\s+1 skill, 1 command, 1 agent, 1 hook, 1 server$/m);
 
     // Its parts load as the person's.
     const skills = await t.deepdesk(['skills', 'ls', '--folder', t.folder, '--data-dir', t.dataDir]);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { McpHubApi, McpPromptInfo } from '../../core/extensions/mcp/types';
+import type { CustomCommand } from '../../core/extensions/definitions/commands';
 import { listCommands, parseSlash, promptArguments, resolveSlash, SlashCommandError, splitWords, type CommandSkill } from './slash-commands';
 
 const review: McpPromptInfo = {
@@ -57,6 +58,29 @@ describe('slash commands', () => {
     expect(await resolveSlash('/pdf', { skills })).toEqual({ kind: 'send', text: '# Reading PDFs\nUse pdftotext.', personText: '' });
     expect(await resolveSlash('/compact', { skills })).toEqual({ kind: 'compact' });
     expect(listCommands({ skills }).map((c) => `${c.source}:${c.name}`)).toEqual(['built-in:compact', 'built-in:model', 'built-in:mode', 'built-in:clear', 'skill:pdf']);
+  });
+
+  it("a plugin's command answers to its own name when that is unambiguous; a full name wins; two plugins' are named", async () => {
+    const command = (name: string, plugin?: string): CustomCommand => ({ name, ...(plugin ? { plugin } : {}), description: `the ${name} command`, source: plugin ? 'plugin' : 'user', file: `/x/${name}.md`, body: `Do ${name} $ARGUMENTS` });
+    const one = { commands: () => [command('release-kit:changelog', 'release-kit'), command('release-kit:notes:draft', 'release-kit')] };
+    expect(await resolveSlash('/changelog v2', one)).toMatchObject({ kind: 'send', text: 'Do release-kit:changelog v2', personText: 'v2' });
+    expect(await resolveSlash('/release-kit:changelog v2', one)).toMatchObject({ text: 'Do release-kit:changelog v2' });
+    expect(await resolveSlash('/notes:draft', one)).toMatchObject({ text: 'Do release-kit:notes:draft' });
+    expect(listCommands(one).filter((c) => c.source === 'command').map((c) => [c.name, c.shortName])).toEqual([
+      ['release-kit:changelog', 'changelog'],
+      ['release-kit:notes:draft', 'notes:draft'],
+    ]);
+    // The person's own `changelog` is that name's command; the plugin's stays reachable by its full name.
+    const mine = { commands: () => [command('changelog'), command('release-kit:changelog', 'release-kit')] };
+    expect(await resolveSlash('/changelog', mine)).toMatchObject({ text: 'Do changelog' });
+    expect(await resolveSlash('/release-kit:changelog', mine)).toMatchObject({ text: 'Do release-kit:changelog' });
+    // A skill of that name wins too.
+    expect(await resolveSlash('/changelog', { ...one, skills: () => [skill('changelog', 'The skill')] })).toMatchObject({ text: 'The skill' });
+    const two = { commands: () => [command('release-kit:changelog', 'release-kit'), command('docs:changelog', 'docs')] };
+    await expect(resolveSlash('/changelog', two)).rejects.toEqual(new SlashCommandError('/changelog is a command of more than one plugin: use /release-kit:changelog or /docs:changelog'));
+    expect(await resolveSlash('/docs:changelog', two)).toMatchObject({ text: 'Do docs:changelog' });
+    // A sub-folder's command has no short name: `frontend:component` is its name.
+    await expect(resolveSlash('/component', { commands: () => [command('frontend:component')] })).rejects.toThrow('unknown command /component');
   });
 
   it('an MCP prompt sends what it returns; its arguments by name or in order', async () => {

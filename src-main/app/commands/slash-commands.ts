@@ -2,12 +2,16 @@
 // and `deepdesk run` alike. Built-ins first, then the skills (`/name [args]`: the skill's
 // body and the args become the message), then the custom commands (Claude Code's Markdown
 // commands: their body with the arguments put in), then the MCP servers' prompts
-// (`/mcp__server__prompt`); on a name clash the earlier wins. A message whose first word is not a command of this table is
-// one clear error and never reaches the model; a path such as `/etc/hosts …` is no command.
+// (`/mcp__server__prompt`); on a name clash the earlier wins. A plugin's command is also
+// reachable by its own name (`/changelog` for `/release-kit:changelog`), as in Claude Code,
+// when nothing else has that name and no other plugin's command has it too (then the short
+// name is refused, naming the full ones). A message whose first word is not a command of this
+// table is one clear error and never reaches the model; a path such as `/etc/hosts …` is no command.
 
 import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
 import type { McpHubApi, McpPromptInfo } from '../../core/extensions/mcp/types';
-import { commandMessage, type CustomCommand } from '../../core/extensions/definitions/commands';
+import type { PermissionRule } from '../../core/agent/permissions/types';
+import { commandAllowRules, commandMessage, type CustomCommand } from '../../core/extensions/definitions/commands';
 import { parseSlash } from '../contract/commands';
 
 export { parseSlash };
@@ -22,6 +26,8 @@ export interface CommandSkill {
 export interface SlashCommandInfo {
   /** Without the `/`. */
   name: string;
+  /** A plugin's command's name without its plugin (`changelog` of `release-kit:changelog`): the `/` list matches it too. */
+  shortName?: string;
   source: 'built-in' | 'skill' | 'command' | 'mcp';
   description: string;
   /** e.g. `/mode ask|edit|auto|plan`. */
@@ -33,13 +39,16 @@ export type SlashOutcome =
   /**
    * `text` for the model; `personText` the part of it the person typed (a skill's arguments; none
    * of a prompt's text); `commandText` a trusted command file's own text, whose `@path` mentions
-   * attach files as Claude Code's commands do.
+   * attach files as Claude Code's commands do; `allow` the rules of its `allowed-tools`, for its turn.
    */
-  | { kind: 'send'; text: string; personText: string; commandText?: string }
+  | { kind: 'send'; text: string; personText: string; commandText?: string; allow?: TurnRules }
   | { kind: 'compact' }
   | { kind: 'clear' }
   | { kind: 'model'; model: string }
   | { kind: 'mode'; mode: ApprovalMode };
+
+/** The allow rules a message's turn adds (a command's `allowed-tools`), read at each call: empty once the command no longer loads. */
+export type TurnRules = () => readonly PermissionRule[];
 
 export class SlashCommandError extends Error {}
 
@@ -65,7 +74,13 @@ export function listCommands(sources: CommandSources): SlashCommandInfo[] {
   for (const s of skills) taken.add(s.name);
   const commands = (sources.commands?.() ?? [])
     .filter((c) => !taken.has(c.name))
-    .map((c): SlashCommandInfo => ({ name: c.name, source: 'command', description: c.description, usage: `/${c.name}${c.argumentHint !== undefined ? ` ${c.argumentHint}` : ''}` }));
+    .map((c): SlashCommandInfo => ({
+      name: c.name,
+      ...(c.plugin !== undefined ? { shortName: c.name.slice(c.plugin.length + 1) } : {}),
+      source: 'command',
+      description: c.description,
+      usage: `/${c.name}${c.argumentHint !== undefined ? ` ${c.argumentHint}` : ''}`,
+    }));
   const prompts = (sources.mcp?.prompts() ?? []).map(
     (p): SlashCommandInfo => ({
       name: p.qualifiedName,
@@ -99,13 +114,30 @@ export async function resolveSlash(text: string, sources: CommandSources, signal
     const body = (await skill.body()).trim();
     return { kind: 'send', text: args === '' ? body : `${body}\n\n${args}`, personText: args };
   }
-  const command = sources.commands?.().find((c) => c.name === name);
-  if (command) return { kind: 'send', text: commandMessage(command, args, splitWords(args)), personText: args, commandText: command.body };
+  const command = findCommand(name, sources);
+  if (command) {
+    const rules = commandAllowRules(command);
+    // Only while the command still loads as it was: a trust revoked or a file changed mid-turn takes its rules away.
+    const allow = (): readonly PermissionRule[] => (sources.commands?.().some((c) => c.file === command.file && c.body === command.body && c.name === command.name) ? rules : []);
+    return { kind: 'send', text: commandMessage(command, args, splitWords(args)), personText: args, commandText: command.body, ...(rules.length > 0 ? { allow } : {}) };
+  }
   const prompt = sources.mcp?.prompts().find((p) => p.qualifiedName === name);
   // The person's arguments went into the prompt; its text is the server's.
   if (prompt && sources.mcp) return { kind: 'send', text: await sources.mcp.getPrompt(name, promptArguments(prompt, splitWords(args)), signal), personText: '' };
   if (name.startsWith('mcp__')) throw new SlashCommandError(`/${name} is not a prompt of a connected MCP server`);
   throw new SlashCommandError(`unknown command /${name}: type / to see the commands`);
+}
+
+/** The command of this name, else the one plugin's command of this short name; a short name two plugins share is an error naming both. */
+function findCommand(name: string, sources: CommandSources): CustomCommand | undefined {
+  const commands = sources.commands?.() ?? [];
+  const exact = commands.find((c) => c.name === name);
+  if (exact !== undefined) return exact;
+  // An MCP prompt of this full name wins over a plugin's short name, as every full name does.
+  if (sources.mcp?.prompts().some((p) => p.qualifiedName === name)) return undefined;
+  const byShortName = commands.filter((c) => c.plugin !== undefined && c.name === `${c.plugin}:${name}`);
+  if (byShortName.length > 1) throw new SlashCommandError(`/${name} is a command of more than one plugin: use ${byShortName.map((c) => `/${c.name}`).join(' or ')}`);
+  return byShortName[0];
 }
 
 /** `key=value` words name an argument; the other words fill the prompt's arguments in order (the last takes the rest). */

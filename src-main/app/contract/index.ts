@@ -307,7 +307,7 @@ export const methods = {
   /** The slash commands there are now (built-ins, skills, MCP prompts), for the `/` list. */
   'commands.list': {
     params: empty,
-    result: z.array(z.object({ name: z.string(), source: z.enum(['built-in', 'skill', 'command', 'mcp']), description: z.string(), usage: z.string() })),
+    result: z.array(z.object({ name: z.string(), shortName: z.string().optional(), source: z.enum(['built-in', 'skill', 'command', 'mcp']), description: z.string(), usage: z.string() })),
   },
   'threads.cancelQueued': { params: threadRef.extend({ queuedId: z.string() }), result: ok },
   /** Interrupts the current step (as Stop does) and delivers this queued message at once. */

@@ -1,6 +1,7 @@
 // The contract's shapes for MCP servers and folder trust (SPEC §9, §10). Renderer-safe: zod only.
 import { z } from 'zod';
 import { TRUST_ENTRY_KINDS } from '../../core/config/trust-entry';
+import { folderPluginRequestSchema } from './plugins';
 
 export const mcpStatusSchema = z.enum(['starting', 'connected', 'failed', 'needs-sign-in', 'not-trusted', 'disabled']);
 export type McpStatusDto = z.infer<typeof mcpStatusSchema>;
@@ -56,6 +57,8 @@ export const trustStateSchema = z.object({
   digest: z.string(),
   /** Why the last `Trust folder` trusted nothing (the configuration changed since it was shown). */
   note: z.string().optional(),
+  /** The plugins the folder's settings ask for and the person has not installed, offered for install. */
+  plugins: z.array(folderPluginRequestSchema),
 });
 export type TrustStateDto = z.infer<typeof trustStateSchema>;
 

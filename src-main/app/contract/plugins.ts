@@ -12,6 +12,14 @@ export const pluginContentsSchema = z.object({
   agents: z.array(z.string()),
 });
 
+export type PluginContentsDto = z.infer<typeof pluginContentsSchema>;
+
+/** A plugin's parts counted, as Settings › Plugins and `deepdesk plugin ls` show them: `1 skill, 2 commands, 0 agents, …`. */
+export function pluginPartCounts(c: PluginContentsDto): string {
+  const count = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+  return [count(c.skills.length, 'skill'), count(c.commands.length, 'command'), count(c.agents.length, 'agent'), count(c.hooks.length, 'hook'), count(c.servers.length, 'server')].join(', ');
+}
+
 export const pluginsListSchema = z.object({
   plugins: z.array(
     z.object({
@@ -27,6 +35,23 @@ export const pluginsListSchema = z.object({
   marketplaces: z.array(z.object({ name: z.string(), source: z.string(), plugins: z.array(z.object({ name: z.string(), description: z.string().optional() })), problem: z.string().optional() })),
 });
 export type PluginsListDto = z.infer<typeof pluginsListSchema>;
+
+/**
+ * A plugin the folder's `.claude/settings.json` turns on (`enabledPlugins`) and that is not
+ * installed: the trust question offers it, its marketplace first when that is not added yet
+ * (`marketplaceSource` from the folder's `extraKnownMarketplaces`), each on its own confirmation.
+ */
+export const folderPluginRequestSchema = z.object({
+  /** `plugin@marketplace`: `plugins.preview` takes it. */
+  spec: z.string(),
+  plugin: z.string(),
+  marketplace: z.string(),
+  /** The settings file that asks for it, relative to the folder. */
+  file: z.string(),
+  marketplaceSource: z.string().optional(),
+  marketplaceAdded: z.boolean(),
+});
+export type FolderPluginRequestDto = z.infer<typeof folderPluginRequestSchema>;
 
 /** A staged plugin: what it would load, and the token that installs exactly that copy. */
 export const pluginPreviewSchema = z.object({ token: z.string(), name: z.string(), version: z.string().optional(), contents: pluginContentsSchema, upToDate: z.boolean() });

@@ -4,10 +4,11 @@
 // through the person's configuration watcher (plugins.json is one of its places).
 
 import { randomUUID } from 'node:crypto';
+import { pendingFolderPlugins } from '../../core/config/kinds/plugins';
 import { pluginContents } from '../../core/extensions/plugins/parts';
 import { readPlugin } from '../../core/extensions/plugins/manifest';
 import { PluginStore, type StagedPlugin } from '../../core/extensions/plugins/store';
-import { ContractError, type PluginPreviewDto, type PluginsListDto } from '../contract';
+import { ContractError, type FolderPluginRequestDto, type PluginPreviewDto, type PluginsListDto } from '../contract';
 
 /** A staged copy not confirmed within this long is thrown away. */
 const STAGED_FOR_MS = 10 * 60_000;
@@ -46,6 +47,11 @@ export class PluginsService {
         ...(m.problem ? { problem: m.problem } : {}),
       })),
     };
+  }
+
+  /** What the folder's (real path) settings ask for and is not installed, for its trust question to offer. */
+  folderRequests(folder: string): FolderPluginRequestDto[] {
+    return pendingFolderPlugins(folder, this.store);
   }
 
   async addMarketplace(source: string): Promise<PluginsListDto> {

@@ -13,6 +13,7 @@ import { newThreadState, type AgentEvent } from '../../core/agent/types';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
 import { ApprovalService } from '../approvals/approval-service';
 import { expandInput, isInputError, messageText } from '../commands/person-input';
+import type { TurnRules } from '../commands/slash-commands';
 import { ContractError } from '../contract';
 import { parseFolderLocation } from '../folders/folder-location';
 import { openWithSystem } from '../open-external';
@@ -136,7 +137,7 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
         commands: () => extensions.extensions.commands(),
         files: place.shell,
       });
-      const result = threads.run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt }).finally(closeAll);
+      const result = threads.run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.allow ? { allow: input.allow } : {}) }).finally(closeAll);
       return { threadId, folder: place.text, result, stop: () => threads.stop(threadId) };
     } catch (err) {
       await closeAll();
@@ -149,7 +150,7 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
 }
 
 /** The person's words through the one input pipeline; the slash commands that change a window's state are bad usage here. */
-async function personInput(typed: string, sources: Parameters<typeof expandInput>[1]): Promise<{ content: string | null; compactOnly: boolean }> {
+async function personInput(typed: string, sources: Parameters<typeof expandInput>[1]): Promise<{ content: string | null; compactOnly: boolean; allow?: TurnRules }> {
   let outcome;
   try {
     outcome = await expandInput(typed, sources);
@@ -159,7 +160,7 @@ async function personInput(typed: string, sources: Parameters<typeof expandInput
   }
   switch (outcome.kind) {
     case 'send':
-      return { content: messageText(outcome), compactOnly: false };
+      return { content: messageText(outcome), compactOnly: false, ...(outcome.allow ? { allow: outcome.allow } : {}) };
     case 'compact':
       return { content: null, compactOnly: true };
     case 'model':

@@ -22,6 +22,7 @@ import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
+import type { TurnRules } from '../commands/slash-commands';
 import { newThreadState, SHUTDOWN, type AgentEvent, type QueuedMessage, type ThreadState, type UsageTotals } from '../../core/agent/types';
 import type { MemoryStore } from '../../core/backends/store/memory-store-api';
 import type { GitMountRoute, MountRoute } from '../../core/backends/mounts/mount-table';
@@ -147,6 +148,13 @@ export class ThreadService {
   private readonly queuedRuns = new Set<string>();
   /** Per running thread, the approvals its run is waiting for (the run `needs-you` while there is one). */
   private readonly asking = new Map<string, Set<string>>();
+  /**
+   * What the latest message of each thread's run lets run without asking (a command's
+   * `allowed-tools`), and the same for messages still queued, by queued id. Kept in memory
+   * only: after a restart the turn asks as the rules say.
+   */
+  private readonly turnRules = new Map<string, TurnRules>();
+  private readonly queuedRules = new Map<string, TurnRules>();
 
   constructor(private readonly options: ThreadServiceOptions) {
     this.store = new ThreadStore(options.db);
@@ -242,6 +250,7 @@ export class ThreadService {
     this.live.delete(threadId);
     this.eventSeqs.delete(threadId);
     this.settings.delete(threadId);
+    this.turnRules.delete(threadId);
     this.store.delete(threadId);
     this.options.approvals.forgetThread(threadId);
     this.options.onDelete?.(threadId);
@@ -279,13 +288,13 @@ export class ThreadService {
    * resolves with how the run ended. Refused while the thread works: an editor's prompt and a
    * `deepdesk run` wait for their own run, so they never queue.
    */
-  async run(threadId: string, content: string | ContentPart[] | null, options: { compactOnly?: boolean; typed?: string } = {}): Promise<RunResult> {
+  async run(threadId: string, content: string | ContentPart[] | null, options: { compactOnly?: boolean; typed?: string; allow?: TurnRules } = {}): Promise<RunResult> {
     this.requireThread(threadId);
     if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
     const model = await this.modelFor(threadId);
     if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
     if (options.typed !== undefined) this.store.titleIfUntitled(threadId, titleFromTyped(options.typed, []));
-    this.startRun(threadId, model, content, undefined, options.compactOnly === true);
+    this.startRun(threadId, model, content, undefined, options.compactOnly === true, options.allow);
     return this.runs.get(threadId)!.result;
   }
 
@@ -298,9 +307,10 @@ export class ThreadService {
    * Starts a run on a new message; events stream while it works. While a run is going the
    * message is queued instead (its id is returned) and delivered when the current step
    * ends: a thread never has two runs, whatever the timing of the sends. `typed` is what the
-   * person typed when `text` is what it became (a command's text, mentioned files attached).
+   * person typed when `text` is what it became (a command's text, mentioned files attached);
+   * `allow` what the command lets run without asking during its turn.
    */
-  async send(threadId: string, text: string, attachments: readonly AttachmentInput[] = [], typed: string = text): Promise<{ queuedId?: string }> {
+  async send(threadId: string, text: string, attachments: readonly AttachmentInput[] = [], typed: string = text, allow?: TurnRules): Promise<{ queuedId?: string }> {
     this.requireThread(threadId);
     if (text.trim() === '' && attachments.length === 0) throw new ContractError('the message is empty', 'bad_request');
     let content: string | ContentPart[] = text;
@@ -309,7 +319,7 @@ export class ThreadService {
       // A queued message is text: its files are saved to the thread's files and named in it.
       content = (await this.attach(threadId, text, unattached, 'save-all')) as string;
       unattached = [];
-      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, content) };
+      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, content, allow) };
     }
     const model = await this.modelFor(threadId);
     if (unattached.length > 0) content = await this.attach(threadId, text, unattached, model.mediaInput);
@@ -317,12 +327,12 @@ export class ThreadService {
     // A queued message is text, so files that were to go as content are saved and named instead.
     if (this.runs.has(threadId)) {
       const queued = typeof content === 'string' ? content : ((await this.attach(threadId, text, unattached, 'save-all')) as string);
-      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, queued) };
+      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, queued, allow) };
       content = queued;
     }
     // A thread's first message titles it by what the person typed (`typed`: before a command or mention became text for the model).
     this.store.titleIfUntitled(threadId, titleFromTyped(typed, attachments.map((a) => a.name)));
-    this.startRun(threadId, model, content);
+    this.startRun(threadId, model, content, undefined, false, allow);
     return {};
   }
 
@@ -358,6 +368,7 @@ export class ThreadService {
     const live = this.open(threadId);
     if (!(live.state.queued ?? []).some((q) => q.id === queuedId)) throw new ContractError('that message is no longer queued (it was delivered or cancelled)', 'not_found');
     this.setQueue(threadId, (live.state.queued ?? []).filter((q) => q.id !== queuedId));
+    this.queuedRules.delete(queuedId);
   }
 
   /**
@@ -500,9 +511,10 @@ export class ThreadService {
     await Promise.all(runs.map((run) => run.done));
   }
 
-  private enqueue(threadId: string, text: string): string {
+  private enqueue(threadId: string, text: string, allow: TurnRules | undefined): string {
     const live = this.open(threadId);
     const item: QueuedMessage = { id: randomUUID(), text, createdAt: new Date().toISOString() };
+    if (allow !== undefined) this.queuedRules.set(item.id, allow);
     this.setQueue(threadId, [...(live.state.queued ?? []), item]);
     return item.id;
   }
@@ -520,6 +532,9 @@ export class ThreadService {
     const queued = this.open(threadId).state.queued ?? [];
     if (queued.length === 0) return [];
     this.setQueue(threadId, []);
+    // Delivered now: the turn is the last of them, and its rules are the run's from here.
+    this.startTurn(threadId, queued.at(-1)!.id);
+    for (const { id } of queued) this.queuedRules.delete(id);
     return queued.map(({ id, text }) => ({ id, text }));
   }
 
@@ -543,8 +558,18 @@ export class ThreadService {
     this.options.emit({ kind: 'thread-event', threadId, seq, event });
   }
 
-  private startRun(threadId: string, model: ChatModel, text: string | ContentPart[] | null, fromQueue?: string, compactOnly = false): void {
+  /** A new message's turn begins: its rules (a queued one's, by its id) replace the last turn's. */
+  private startTurn(threadId: string, queuedId: string | undefined, allow?: TurnRules): void {
+    const rules = queuedId !== undefined ? this.queuedRules.get(queuedId) : allow;
+    if (queuedId !== undefined) this.queuedRules.delete(queuedId);
+    if (rules === undefined) this.turnRules.delete(threadId);
+    else this.turnRules.set(threadId, rules);
+  }
+
+  private startRun(threadId: string, model: ChatModel, text: string | ContentPart[] | null, fromQueue?: string, compactOnly = false, allow?: TurnRules): void {
     const live = this.open(threadId);
+    // A run on the history as it is (a retry, a resumed approval) stays in the turn it was in.
+    if (text !== null) this.startTurn(threadId, fromQueue, allow);
     // A queued message becomes this run's input: the window moves it from the queue into the conversation.
     if (typeof text === 'string' && fromQueue !== undefined) this.emitEvent(threadId, { type: 'user_message', threadId, text, queuedId: fromQueue });
     const controller = new AbortController();
@@ -565,7 +590,8 @@ export class ThreadService {
     const definition = createAgentDefinition({
       model,
       backend: live.mounts.backend,
-      rules: () => [...this.options.rules(), ...DEFAULT_RULES],
+      // A command's allowed-tools come after every rule of the person's and the folder's (their deny and ask rules win) and before the defaults they relax.
+      rules: () => [...this.options.rules(), ...(this.turnRules.get(threadId)?.() ?? []), ...DEFAULT_RULES],
       // While the run waits for the person its slot goes to another run (RunSlot).
       broker: {
         decide: async (request, signal) => {

@@ -18,10 +18,13 @@ export interface FolderTrustOptions {
   store: TrustStore;
   /** Told the new state whenever it changed (the window's `trust.changed`). */
   onState(state: TrustStateDto): void;
+  /** The plugins the folder's settings ask for and the person has not installed (offered in the question). */
+  pluginRequests?(): TrustStateDto['plugins'];
 }
 
 export class FolderTrustService {
   private report: TrustReport;
+  private plugins: TrustStateDto['plugins'] = [];
   private dismissedDigest: string | null = null;
   private readonly granted = new Set<() => Promise<void> | void>();
   private refreshing: Promise<void> = Promise.resolve();
@@ -36,6 +39,7 @@ export class FolderTrustService {
       .then(async () => {
         const before = JSON.stringify(this.state());
         this.report = await trustReport(this.options.folder, this.options.store, this.options.env);
+        this.plugins = this.options.pluginRequests?.() ?? [];
         if (JSON.stringify(this.state()) !== before) this.options.onState(this.state());
       })
       .catch(() => undefined);
@@ -48,7 +52,13 @@ export class FolderTrustService {
       return { kind: e.kind, key: e.key, label: e.label, file: e.file, digest: shownDigest({ untrusted: [e] }), ...(before !== undefined ? { changedFrom: before } : {}) };
     });
     const digest = shownDigest(this.report);
-    return { folder: this.options.folder, untrusted, dismissed: untrusted.length > 0 && this.dismissedDigest === digest, digest };
+    const asking = untrusted.length > 0 || this.plugins.length > 0;
+    return { folder: this.options.folder, untrusted, dismissed: asking && this.dismissedDigest === this.questionDigest(), digest, plugins: this.plugins };
+  }
+
+  /** What `Not now` put aside: the list and the plugins offered (a new one asks again). */
+  private questionDigest(): string {
+    return `${shownDigest(this.report)}:${this.plugins.map((p) => p.spec).join(',')}`;
   }
 
   /**
@@ -77,7 +87,7 @@ export class FolderTrustService {
   }
 
   dismiss(): TrustStateDto {
-    this.dismissedDigest = shownDigest(this.report);
+    this.dismissedDigest = this.questionDigest();
     const state = this.state();
     this.options.onState(state);
     return state;

@@ -204,7 +204,8 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
       cancelled = true;
     };
   }, [api, slashOpen]);
-  const commandOptions = slash === null ? [] : commands.filter((c) => c.name.toLowerCase().startsWith(slash.toLowerCase()));
+  // A plugin's command matches on its own name too (`/chang` offers `/release-kit:changelog`).
+  const commandOptions = slash === null ? [] : commands.filter((c) => [c.name, c.shortName].some((n) => n?.toLowerCase().startsWith(slash.toLowerCase())));
   useEffect(() => setActive(0), [slash]);
 
   const chooseCommand = (name: string): void => {
@@ -268,7 +269,8 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
       }
       const chosen = commandOptions[active];
       // Enter on a command typed in full sends it; otherwise Enter (or Tab) completes it.
-      if (chosen !== undefined && !event.shiftKey && (event.key === 'Tab' || (event.key === 'Enter' && text.trim() !== `/${chosen.name}`))) {
+      const typedInFull = [chosen?.name, chosen?.shortName].some((n) => n !== undefined && text.trim() === `/${n}`);
+      if (chosen !== undefined && !event.shiftKey && (event.key === 'Tab' || (event.key === 'Enter' && !typedInFull))) {
         event.preventDefault();
         chooseCommand(chosen.name);
         return;

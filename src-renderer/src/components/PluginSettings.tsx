@@ -4,20 +4,11 @@
 // Plugin-, marketplace- and repository-written text is shown as text, never as markup.
 
 import { useId, useState } from 'react';
-import type { PluginPreviewDto, PluginsListDto } from '../../../src-main/app/contract';
+import { pluginPartCounts, type PluginPreviewDto, type PluginsListDto } from '../../../src-main/app/contract';
 import { useApi } from '../state/use-api';
 import { useLiveValue } from '../state/use-live-value';
+import { PluginPreview, pluginContentLines, type PluginVerb } from './PluginPreview';
 import { VisibleText } from './VisibleText';
-
-type Contents = PluginPreviewDto['contents'];
-
-function contentLines(c: Contents): string[] {
-  return [...c.servers, ...c.hooks, ...c.skills, ...c.commands, ...c.agents];
-}
-
-function counts(c: Contents): string {
-  return `${c.skills.length} skills, ${c.commands.length} commands, ${c.agents.length} agents, ${c.hooks.length} hooks, ${c.servers.length} servers`;
-}
 
 export function PluginSettings(): React.JSX.Element {
   const api = useApi();
@@ -25,7 +16,7 @@ export function PluginSettings(): React.JSX.Element {
   const sourceId = useId();
   const [list, setList] = useLiveValue('plugins.list', 'plugins.changed');
   const [source, setSource] = useState('');
-  const [preview, setPreview] = useState<(PluginPreviewDto & { verb: 'Install' | 'Update' }) | null>(null);
+  const [preview, setPreview] = useState<(PluginPreviewDto & { verb: PluginVerb }) | null>(null);
   const [busy, setBusy] = useState(false);
   const run = async <T,>(work: () => Promise<T | undefined>): Promise<T | undefined> => {
     setBusy(true);
@@ -60,10 +51,10 @@ export function PluginSettings(): React.JSX.Element {
                 {plugin.version ? <span className="muted small">{plugin.version}</span> : null}
                 <span className="muted small">{plugin.marketplace ? `from ${plugin.marketplace}` : 'added directly'}</span>
               </div>
-              {plugin.contents ? <div className="small">{counts(plugin.contents)}</div> : null}
+              {plugin.contents ? <div className="small">{pluginPartCounts(plugin.contents)}</div> : null}
               {plugin.contents ? (
                 <ul className="small mono plugin-parts">
-                  {contentLines(plugin.contents).map((line) => (
+                  {pluginContentLines(plugin.contents).map((line) => (
                     <li key={line}>
                       <VisibleText text={line} />
                     </li>
@@ -101,40 +92,20 @@ export function PluginSettings(): React.JSX.Element {
         </ul>
       ) : null}
       {preview ? (
-        <div role="group" aria-label={`${preview.verb} ${preview.name}?`} className="plugin-preview">
-          {preview.upToDate && preview.verb === 'Update' ? (
-            <p className="small">{preview.name} is up to date.</p>
-          ) : (
-            <>
-              <p className="small">
-                {preview.verb} {preview.name}
-                {preview.version ? ` ${preview.version}` : ''} would load:
-              </p>
-              <ul className="small mono plugin-parts">
-                {(contentLines(preview.contents).length > 0 ? contentLines(preview.contents) : ['(nothing that runs or loads)']).map((line) => (
-                  <li key={line}>
-                    <VisibleText text={line} />
-                  </li>
-                ))}
-              </ul>
-            </>
-          )}
-          <div className="row-actions">
-            {preview.upToDate && preview.verb === 'Update' ? null : (
-              <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void run(async () => {
-                const next = await api.safe('plugins.install', { token: preview.token });
-                took(next);
-                setPreview(null);
-                return next;
-              })}>
-                {preview.verb === 'Install' ? 'Install' : 'Update'}
-              </button>
-            )}
-            <button type="button" className="btn" onClick={cancelPreview}>
-              {preview.upToDate && preview.verb === 'Update' ? 'Close' : 'Cancel'}
-            </button>
-          </div>
-        </div>
+        <PluginPreview
+          preview={preview}
+          verb={preview.verb}
+          busy={busy}
+          onConfirm={() =>
+            void run(async () => {
+              const next = await api.safe('plugins.install', { token: preview.token });
+              took(next);
+              setPreview(null);
+              return next;
+            })
+          }
+          onCancel={cancelPreview}
+        />
       ) : null}
       <h4 className="small">Marketplaces</h4>
       {list?.marketplaces.map((market) => (
@@ -151,13 +122,18 @@ export function PluginSettings(): React.JSX.Element {
             {market.plugins.map((p) => (
               <li key={p.name} className="small">
                 <span className="mono">{p.name}</span> {p.description ? <VisibleText text={p.description} /> : null}{' '}
-                <button type="button" className="btn btn-small" disabled={busy} aria-label={`Install ${p.name}`} onClick={() => void run(async () => {
-                  const next = await api.safe('plugins.preview', { spec: `${p.name}@${market.name}` });
-                  if (next) setPreview({ ...next, verb: 'Install' });
-                  return next;
-                })}>
-                  Install…
-                </button>
+                {list.plugins.some((installed) => installed.name === p.name) ? (
+                  // Installed: its Update and Remove are on its row above.
+                  <span className="badge">Installed</span>
+                ) : (
+                  <button type="button" className="btn btn-small" disabled={busy} aria-label={`Install ${p.name}`} onClick={() => void run(async () => {
+                    const next = await api.safe('plugins.preview', { spec: `${p.name}@${market.name}` });
+                    if (next) setPreview({ ...next, verb: 'Install' });
+                    return next;
+                  })}>
+                    Install…
+                  </button>
+                )}
               </li>
             ))}
           </ul>

@@ -1,6 +1,7 @@
 // The folder's own configuration (SPEC §9): until the person trusts it, nothing of it loads.
 // The question does not block the window: it lists exactly what would load (each MCP server
 // with its command or URL and whether it runs sandboxed, each hook, each skill) and waits.
+// The plugins the folder's settings turn on are offered in it too, each on its own confirmation.
 // An entry trusted before and changed since says so, with what it was then.
 // `Trust folder` sends the digest of the list on screen: if the configuration changed since,
 // nothing is trusted and the new list is shown with a note. Trusting answers at once; the
@@ -13,6 +14,7 @@ import { focusMessageBox } from '../lib/focus';
 import { useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useLiveValue } from '../state/use-live-value';
+import { FolderPluginOffer } from './FolderPluginOffer';
 import { VisibleText } from './VisibleText';
 
 type TrustEntryDto = TrustStateDto['untrusted'][number];
@@ -28,7 +30,8 @@ export function TrustPrompt(): React.JSX.Element | null {
   const { push } = useToasts();
   const [state, set] = useLiveValue('trust.get', 'trust.changed');
   const [busy, setBusy] = useState(false);
-  if (!state || state.untrusted.length === 0 || state.dismissed) return null;
+  if (!state || (state.untrusted.length === 0 && state.plugins.length === 0) || state.dismissed) return null;
+  const untrusted = state.untrusted.length > 0;
 
   const act = async (method: 'trust.grant' | 'trust.dismiss'): Promise<void> => {
     const shown = state.untrusted;
@@ -37,7 +40,7 @@ export function TrustPrompt(): React.JSX.Element | null {
       const next = method === 'trust.grant' ? await api.safe('trust.grant', { digest: state.digest }) : await api.safe('trust.dismiss', {});
       if (!next) return;
       set(next);
-      const gone = next.untrusted.length === 0 || next.dismissed;
+      const gone = (next.untrusted.length === 0 && next.plugins.length === 0) || next.dismissed;
       if (method === 'trust.grant' && next.untrusted.length === 0) {
         const note = serversStartingNote(shown);
         if (note !== null) push(note, 'info');
@@ -53,27 +56,32 @@ export function TrustPrompt(): React.JSX.Element | null {
       <h2 id="trust-prompt-title" className="trust-prompt-title">
         Trust this folder?
       </h2>
-      <p className="muted small">This folder&apos;s own configuration would load the following. Nothing of it runs until you trust it.</p>
+      {untrusted ? <p className="muted small">This folder&apos;s own configuration would load the following. Nothing of it runs until you trust it.</p> : null}
       {state.note ? (
         <p className="small" role="status">
           {state.note}
         </p>
       ) : null}
-      <ul className="trust-list">
-        {state.untrusted.map((entry) => (
-          <li key={entry.key} title={entry.file}>
-            <VisibleText text={entry.label} />
-            {entry.changedFrom !== undefined ? <ChangedSince entry={entry} before={entry.changedFrom} /> : null}
-          </li>
-        ))}
-      </ul>
+      {untrusted ? (
+        <ul className="trust-list">
+          {state.untrusted.map((entry) => (
+            <li key={entry.key} title={entry.file}>
+              <VisibleText text={entry.label} />
+              {entry.changedFrom !== undefined ? <ChangedSince entry={entry} before={entry.changedFrom} /> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {state.plugins.length > 0 ? <FolderPluginOffer requests={state.plugins} /> : null}
       <div className="dialog-actions">
         <button type="button" className="btn" disabled={busy} onClick={() => void act('trust.dismiss')}>
           Not now
         </button>
-        <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void act('trust.grant')}>
-          Trust folder
-        </button>
+        {untrusted ? (
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void act('trust.grant')}>
+            Trust folder
+          </button>
+        ) : null}
       </div>
     </section>
   );

@@ -1,6 +1,8 @@
-// A message the person sent; paths in it (`@src/a.ts`, `docs/x.md`) open the file.
+// A message the person sent; paths in it (`@src/a.ts`, `docs/x.md`) open the file. A slash
+// command it starts with (`/release-kit:changelog v2`) is shown as one name, never as a path.
 
 import { memo, type ReactNode } from 'react';
+import { parseSlash } from '../../../src-main/app/contract';
 import { pathInText } from '../lib/markdown';
 import { mentionsIn, splitAttachments } from '../lib/mention';
 import type { UserItem } from '../lib/thread-reducer';
@@ -30,6 +32,21 @@ function withPathLinks(text: string): ReactNode[] {
   return out;
 }
 
+/** The text with its slash command, if it starts with one, as one name, and its paths as links. */
+function withCommand(text: string): ReactNode[] {
+  const command = parseSlash(text);
+  if (command === null) return withPathLinks(text);
+  const at = text.indexOf(`/${command.name}`);
+  const end = at + command.name.length + 1;
+  return [
+    text.slice(0, at),
+    <span key="command" className="mono msg-command">
+      {text.slice(at, end)}
+    </span>,
+    ...withPathLinks(text.slice(end)),
+  ];
+}
+
 /** `turn`: the message's ordinal among the thread's user messages (top level only), for checkpoints. */
 export const UserMessage = memo(function UserMessage({ item, turn }: { item: UserItem; turn?: number }): React.JSX.Element {
   const checkpoints = useCheckpoints();
@@ -43,7 +60,7 @@ export const UserMessage = memo(function UserMessage({ item, turn }: { item: Use
         You
         <CopyButton text={item.text} label="Copy message" className="msg-copy" />
       </div>
-      <div className="msg-user-text">{withPathLinks(text)}</div>
+      <div className="msg-user-text">{withCommand(text)}</div>
       <SentAttachments files={files} uploads={item.attachments ?? []} />
       {checkpoints && turn !== undefined ? (
         <div className="msg-actions">

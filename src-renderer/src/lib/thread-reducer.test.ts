@@ -302,6 +302,11 @@ describe('threadReducer', () => {
     expect(s.items[0]).toMatchObject({ kind: 'error', message: 'send failed' });
     expect(threadReducer(s, { type: 'reset', threadId: 'z' })).toEqual(emptyThreadState('z'));
   });
+
+  it("a message sent takes away the window's own errors about earlier sends, never the run's", () => {
+    const s = run([ev('error', { message: 'HTTP 500: overloaded', status: 500 }), { type: 'local_error', message: 'unknown command /frobnicate: type / to see the commands' }, { type: 'local_user', text: 'hello' }, { type: 'sent' }]);
+    expect(s.items.map((i) => (i.kind === 'error' ? i.message : i.kind))).toEqual(['HTTP 500: overloaded', 'user']);
+  });
 });
 
 describe('batched events', () => {

@@ -82,6 +82,8 @@ export interface ErrorItem extends ItemBase {
   detail?: string;
   /** A budget stopped the run (SPEC §17): budgets and prices are set in Settings. */
   budget?: boolean;
+  /** The window's own (a send or retry refused), not the thread's: it goes once a message is sent. */
+  local?: boolean;
 }
 
 /** A provider call failed and is retried after a wait. */
@@ -140,6 +142,8 @@ export type ThreadAction =
   | { type: 'local_approval'; toolCallId: string; parent?: string; status: ApprovalStatus; args?: unknown }
   /** A send that turned out to be queued: the optimistic user item goes (the queue shows it). */
   | { type: 'unlocal_user'; text: string }
+  /** A message went through: the window's own errors about earlier sends go. */
+  | { type: 'sent' }
   | { type: 'set_running'; running: boolean };
 
 export function emptyThreadState(threadId: string | null = null): ThreadDisplayState {
@@ -183,7 +187,7 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
       };
     }
     case 'local_error':
-      return push(state, { kind: 'error', key: '', message: action.message, ...(action.settings ? { settings: true } : {}) });
+      return push(state, { kind: 'error', key: '', message: action.message, local: true, ...(action.settings ? { settings: true } : {}) });
     case 'local_approval':
       return updateTool(
         state,
@@ -195,6 +199,10 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
     case 'unlocal_user': {
       const index = state.items.findLastIndex((i) => i.kind === 'user' && i.parent === undefined && i.text === action.text);
       return index < 0 ? state : { ...state, items: state.items.filter((_, i) => i !== index) };
+    }
+    case 'sent': {
+      const items = state.items.filter((i) => !(i.kind === 'error' && i.local === true));
+      return items.length === state.items.length ? state : { ...state, items };
     }
     case 'set_running':
       return action.running === state.running ? state : { ...state, running: action.running };

@@ -96,6 +96,7 @@ export function useThreadSession(): ThreadSession {
       try {
         const attachments = files.map(({ name, mimeType, data }) => ({ name, mimeType, data }));
         const result = await api.call('threads.send', { threadId: id, text, ...(attachments.length > 0 ? { attachments } : {}) });
+        if (current.current === id) dispatch({ type: 'sent' });
         if (result.note !== undefined) push(result.note, 'info');
         if (result.threadId !== undefined) {
           setThreadId(result.threadId);

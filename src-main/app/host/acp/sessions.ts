@@ -178,7 +178,7 @@ export class AcpSessions {
       }
     };
     const run = session.threads
-      .run(sessionId, content, { compactOnly, typed: typedText(prompt) })
+      .run(sessionId, content, { compactOnly, typed: typedText(prompt), ...(outcome.kind === 'send' && outcome.allow ? { allow: outcome.allow } : {}) })
       .catch((err: unknown): RunResult => {
         if (err instanceof ContractError) throw RequestError.invalidRequest(undefined, err.message);
         return { text: '', reason: 'error', error: err instanceof Error ? err : new Error(String(err)) };

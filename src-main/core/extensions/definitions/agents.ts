@@ -63,11 +63,16 @@ export function checkAgent(definition: MarkdownDefinition): CustomAgent | { prob
   };
 }
 
+/** A subagent as the trust question and a plugin's install list name it, with the tools it may use. */
+export function agentLabel(agent: Pick<CustomAgent, 'name' | 'tools'>): string {
+  return `Subagent ${agent.name}${agent.tools ? ` (tools: ${agent.tools.join(', ')})` : ''}`;
+}
+
 /** The folder's (real path) subagents as trust items: `Subagent NAME: .claude/agents/x.md`. */
 export function agentItems(folder: string, cache?: MarkdownCache): FolderItems<MarkdownDefinition> {
   const label = (d: MarkdownDefinition): string | { problem: string } => {
     const agent = checkAgent(d);
-    return 'problem' in agent ? agent : `Subagent ${agent.name}${agent.tools ? ` (tools: ${agent.tools.join(', ')})` : ''}`;
+    return 'problem' in agent ? agent : agentLabel(agent);
   };
   return definitionItems('agent', folder, FOLDER_CONFIG_PLACES.agent, label, false, cache);
 }

@@ -5,6 +5,8 @@
 // `argument-hint`, `allowed-tools`, `model`. The body, with `$ARGUMENTS` and `$1`…`$9`
 // replaced, becomes the message. A folder's command wins over the person's of the same name.
 
+import type { PermissionRule } from '../../agent/permissions/types';
+import { deepdeskRule } from '../../config/claude-permissions';
 import type { FolderItems, IsTrusted } from '../../config/kinds/kind';
 import { FOLDER_CONFIG_PLACES } from '../../config/places';
 import type { MarkdownCache, MarkdownDefinition } from './markdown-files';
@@ -13,9 +15,14 @@ import { definitionItems, definitionPlaces, discoverDefinitions, type Definition
 export interface CustomCommand {
   /** Without the `/`: `review`, `frontend:component`, `plugin-name:command`. */
   name: string;
+  /** The plugin whose command it is (its name starts `plugin:`). */
+  plugin?: string;
   description: string;
   argumentHint?: string;
-  /** As written; shown, not used to allow anything (the rules and the mode decide). */
+  /**
+   * As written, in Claude Code's rule syntax: what runs without asking during the command's
+   * own turn (commandAllowRules), after every deny and ask rule, inside the sandbox as always.
+   */
   allowedTools?: string[];
   model?: string;
   source: MarkdownDefinition['place']['source'];
@@ -58,6 +65,7 @@ export function checkCommand(definition: MarkdownDefinition): CustomCommand | { 
   const firstLine = definition.body.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
   return {
     name,
+    ...(definition.place.plugin !== undefined ? { plugin: definition.place.plugin } : {}),
     description: ((description as string | undefined) ?? firstLine.replace(/^#+\s*/, '')).slice(0, MAX_DESCRIPTION),
     ...(typeof hint === 'string' ? { argumentHint: hint } : {}),
     ...(allowedTools ? { allowedTools } : {}),
@@ -68,11 +76,24 @@ export function checkCommand(definition: MarkdownDefinition): CustomCommand | { 
   };
 }
 
+/** The command's `allowed-tools` as allow rules for its turn; a tool Deepdesk has no meaning for allows nothing. */
+export function commandAllowRules(command: Pick<CustomCommand, 'name' | 'allowedTools'>): PermissionRule[] {
+  return (command.allowedTools ?? []).flatMap((text) => {
+    const rule = deepdeskRule(text, 'allow', `/${command.name}`);
+    return 'problem' in rule ? [] : [rule];
+  });
+}
+
+/** A command as the trust question and a plugin's install list name it, with what it lets run unasked. */
+export function commandLabel(command: Pick<CustomCommand, 'name' | 'allowedTools'>): string {
+  return `Command /${command.name}${command.allowedTools?.length ? ` (allowed-tools: ${command.allowedTools.join(', ')})` : ''}`;
+}
+
 /** The folder's (real path) commands as trust items: `Command /name: .claude/commands/name.md`. */
 export function commandItems(folder: string, cache?: MarkdownCache): FolderItems<MarkdownDefinition> {
   const label = (d: MarkdownDefinition): string | { problem: string } => {
     const command = checkCommand(d);
-    return 'problem' in command ? command : `Command /${command.name}`;
+    return 'problem' in command ? command : commandLabel(command);
   };
   return definitionItems('command', folder, FOLDER_CONFIG_PLACES.command, label, true, cache);
 }

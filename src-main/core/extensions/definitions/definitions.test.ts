@@ -45,6 +45,18 @@ describe('custom commands', () => {
     expect(untrustedFolder.untrusted.map((c) => c.name)).toEqual(['commit']);
   });
 
+  it("reads front matter as Claude Code does: its documented `argument-hint: [file] [focus]`, a description with `: `, unquoted rule lists", () => {
+    put(join(dataDir, 'commands', 'review.md'), '---\nargument-hint: [file] [focus]\ndescription: Review: a file, with a focus\nallowed-tools: Bash(git add:*), Bash(git status:*)\nmodel: claude-3-5-haiku-20241022\n---\nReview $1 for $2.\n');
+    put(join(dataDir, 'commands', 'tag.md'), '---\nargument-hint: add [tagId] | remove [tagId] | list\ndescription: >\n  Manage tags\nallowed-tools: [Bash(git tag:*), Read]\n---\nTags\n');
+    put(join(dataDir, 'commands', 'wip.md'), '---\ndescription: [WIP] Fix: the build\nargument-hint: @file\n---\nWIP\n');
+    const found = discoverCommands({ dataDir, home, isTrusted: trustNone });
+    expect(found.problems).toEqual([]);
+    const byName = Object.fromEntries(found.commands.map((c) => [c.name, c]));
+    expect(byName.review).toMatchObject({ argumentHint: '[file] [focus]', description: 'Review: a file, with a focus', allowedTools: ['Bash(git add:*)', 'Bash(git status:*)'], model: 'claude-3-5-haiku-20241022' });
+    expect(byName.tag).toMatchObject({ argumentHint: 'add [tagId] | remove [tagId] | list', description: 'Manage tags\n', allowedTools: ['Bash(git tag:*)', 'Read'] });
+    expect(byName.wip).toMatchObject({ description: '[WIP] Fix: the build', argumentHint: '@file' });
+  });
+
   it('puts the arguments in, and asks for a !`command` line to be run with execute', () => {
     expect(commandMessage({ body: 'Fix issue #$1 with priority $2. All: $ARGUMENTS\n' }, '123 "very high"', ['123', 'very high'])).toBe('Fix issue #123 with priority very high. All: 123 "very high"');
     expect(commandMessage({ body: 'Review the code.\n' }, 'src/a.ts', ['src/a.ts'])).toBe('Review the code.\n\nARGUMENTS: src/a.ts');
@@ -54,7 +66,7 @@ describe('custom commands', () => {
 
   it("is one line naming the file for what its author got wrong, and the folder's are trust entries", () => {
     put(join(folder, '.claude', 'commands', 'bad name!.md'), 'x\n');
-    put(join(folder, '.claude', 'commands', 'broken.md'), '---\ndescription: [unclosed\n---\nx\n');
+    put(join(folder, '.claude', 'commands', 'broken.md'), '---\ndescription: "unclosed\n---\nx\n');
     put(join(folder, '.deepdesk', 'commands', 'ok.md'), 'Do it\n');
     const entries = commandItems(folder);
     expect(entries.items.map(({ entry: e }) => [e.key, e.label])).toEqual([['command:.deepdesk/commands/ok.md', 'Command /ok: .deepdesk/commands/ok.md']]);

@@ -6,8 +6,8 @@ import { hookLabel } from '../hooks/config';
 import { mcpServerLabel } from '../../config/kinds/mcp';
 import { readServerEntries } from '../../config/mcp-config';
 import { problemLine } from '../../config/mcp-config-types';
-import { checkAgent } from '../definitions/agents';
-import { checkCommand } from '../definitions/commands';
+import { agentLabel, checkAgent } from '../definitions/agents';
+import { checkCommand, commandLabel } from '../definitions/commands';
 import { readMarkdownPlaces, type DefinitionPlace } from '../definitions/markdown-files';
 import { readHooksFiles } from '../hooks/config';
 import type { HookEntry } from '../hooks/types';
@@ -31,11 +31,11 @@ export function pluginContents(parts: PluginParts): PluginContents {
   const skills = parts.skillsDirs.flatMap((dir) => scanSkillsDir(dir, skillProblems)).map((skill) => `Skill ${skill.name}`);
   const commands = readMarkdownPlaces(pluginPlaces(parts, 'commands'), { recursive: true }).found.flatMap((d) => {
     const command = checkCommand(d);
-    return 'problem' in command ? [] : [`Command /${command.name}`];
+    return 'problem' in command ? [] : [commandLabel(command)];
   });
   const agents = readMarkdownPlaces(pluginPlaces(parts, 'agents'), { recursive: false }).found.flatMap((d) => {
     const agent = checkAgent(d);
-    return 'problem' in agent ? [] : [`Subagent ${agent.name}`];
+    return 'problem' in agent ? [] : [agentLabel(agent)];
   });
   return { servers, hooks, skills, commands, agents, problems: skillProblems.map((p) => `${p.file}: ${p.message}`) };
 }

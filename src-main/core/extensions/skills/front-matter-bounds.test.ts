@@ -124,7 +124,7 @@ describe("§11's lenient reading", () => {
   });
 
   it('what no reading can save is still a problem', () => {
-    const file = skill('broken', 'name: broken\ndescription: [unclosed');
+    const file = skill('broken', 'name: broken\ndescription: "unclosed');
     expect(discoverSkills(options()).problems).toEqual([{ file, message: expect.stringMatching(/^front matter is not valid YAML/) as unknown }]);
   });
 });

@@ -117,9 +117,11 @@ function countAliases(yaml: string): number {
 }
 
 /**
- * The reading other Agent Skills clients give to YAML that is technically invalid: a
- * top-level plain value holding `: ` or starting with a character YAML reserves (`@`, a
- * backtick) is quoted as the text it plainly is.
+ * The reading Claude Code and other Agent Skills clients give to YAML that is technically
+ * invalid: a top-level plain value that is not YAML on its own line (an unquoted `: `, a
+ * leading `@` or backtick, `[file] [focus]` that starts a list and goes on past it) is quoted
+ * as the text it plainly is. A line that is YAML on its own keeps its meaning (a list, a
+ * block scalar); a value that opens a quote is left for the error it is.
  */
 function lenientYaml(yaml: string): string {
   return yaml
@@ -131,9 +133,13 @@ function lenientYaml(yaml: string): string {
       const key = field[1]!;
       const cr = field[2]!.endsWith('\r') ? '\r' : '';
       const value = field[2]!.slice(0, field[2]!.length - cr.length).trimEnd();
-      const reserved = /^[@`]/.test(value);
-      const colon = value.includes(': ') && !/^["'[{|>&*!#]/.test(value);
-      return reserved || colon ? `${key}: ${JSON.stringify(value)}${cr}` : line;
+      if (value === '' || /^["']/.test(value) || yamlOnItsOwn(`${key}: ${value}`)) return line;
+      return `${key}: ${JSON.stringify(value)}${cr}`;
     })
     .join('\n');
+}
+
+/** Whether one `key: value` line is YAML by itself (its aliases left unresolved: only its syntax counts). */
+function yamlOnItsOwn(line: string): boolean {
+  return parseDocument(line, { prettyErrors: false, uniqueKeys: false }).errors.length === 0;
 }

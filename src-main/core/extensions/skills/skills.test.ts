@@ -67,7 +67,7 @@ describe('discoverSkills', () => {
   describe('an invalid skill is skipped with a problem naming its file', () => {
     const cases: Array<[string, string | null, RegExp, string?]> = [
       ['no front matter', null, /has no front matter/],
-      ['malformed YAML', 'name: bad\ndescription: [unclosed', /front matter is not valid YAML: /],
+      ['malformed YAML', 'name: bad\ndescription: "unclosed', /front matter is not valid YAML: /],
       ['front matter that is not a mapping', '- a\n- b', /front matter is not a YAML mapping/],
       ['missing name', 'description: x', /^name: missing$/],
       ['name that is not the folder name', front('other'), /^name: 'other' differs from its folder's name 'wrong-name'$/, 'wrong-name'],
