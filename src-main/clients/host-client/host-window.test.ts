@@ -154,9 +154,10 @@ describe("the window's app in the agent host", () => {
     const { id } = await call(window, 'threads.create', {});
     await call(window, 'threads.send', { threadId: id, text: 'think hard' });
     const cli = (args: string[]) => execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), ...args, '--data-dir', dataDir], { encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' } });
-    expect(cli(['agents'])).toMatch(new RegExp(`^${id}\\s+Working\\s+${folder}\\s+think hard$`, 'm'));
-    expect(cli(['stop', id])).toContain(`Stopped ${id}`);
+    expect(cli(['agents'])).toMatch(new RegExp(`^${id.slice(0, 8)}\\s+Working\\s+${folder}\\s+think hard$`, 'm'));
+    expect(cli(['stop', id])).toBe(`Stopped ${id}.\n`);
     await waitFor(async () => !((await call(window, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the run to stop');
+    expect(cli(['agents'])).toMatch(new RegExp(`^${id.slice(0, 8)}\\s+Stopped\\s`, 'm'));
   });
 
   it("deepdesk attach follows a window's thread and answers its approval on the terminal; the window's is gone", async () => {

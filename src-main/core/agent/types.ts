@@ -1,7 +1,7 @@
 // The agent's state and the events it streams (SPEC §4, §5 `run --json`).
 
 import type { StateSnapshot } from '../backends/store/state';
-import type { ChatMessage, ContentPart, Usage } from '../models/types';
+import type { ChatMessage, ContentPart, MessageNote, Usage } from '../models/types';
 import type { ModelProblem } from '../models/connection-problem';
 import type { FileChangeSummary } from '../tools/file-change';
 import type { ToolResultFacts } from '../tools/result-facts';
@@ -144,7 +144,7 @@ export type AgentEvent = EventBase &
     /** The thread's queued messages changed (the app sends this; the loop never does). */
     | { type: 'queued'; queued: QueuedMessage[] }
     /** A note for the model went into the history (e.g. that the person restored files); `text` is what the window shows. */
-    | { type: 'note'; id: string; kind: 'restore' | 'hook' | 'interrupted'; text: string; checkpointId?: string }
+    | { type: 'note'; id: string; kind: MessageNote['kind']; text: string; checkpointId?: string }
     /**
      * A hook (SPEC §11) did something the person must see: `error` (it failed: another exit
      * code, a timeout; nothing was blocked), `blocked` (a prompt it refused, a result it

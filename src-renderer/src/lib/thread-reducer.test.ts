@@ -205,12 +205,15 @@ describe('threadReducer', () => {
       ev('summarized', { archivePath: '/conversation_history/t1.md', summarizedMessages: 12, summary: 'S' }),
       ev('error', { message: 'rate limited' }),
       ev('done', { text: '', reason: 'aborted' }),
+      ev('note', { id: 'n1', kind: 'stopped', text: 'Stopped.' }),
     ]);
+    // The stop is said once: by the note the thread keeps, not by the run's end as well.
     expect(s.items.slice(1)).toMatchObject([
       { kind: 'summary', archivePath: '/conversation_history/t1.md', summarizedMessages: 12, text: 'S' },
       { kind: 'error', message: 'rate limited' },
       { kind: 'notice', text: 'Stopped.' },
     ]);
+    expect(s.items).toHaveLength(4);
   });
 
   it('ignores events of other threads and unknown or malformed events', () => {

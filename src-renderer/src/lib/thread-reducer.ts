@@ -446,7 +446,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       next = { ...next, textSeen: { ...next.textSeen, [scope]: false } };
       if (parent !== undefined) return next;
       const reason = str(event.reason);
-      if (reason === 'aborted') next = push(next, { kind: 'notice', key: '', text: 'Stopped.' });
+      // A stop is told by the note the app keeps in the thread (a reload shows it too).
       if (reason === 'max_steps') next = push(next, { kind: 'notice', key: '', text: 'Stopped: the step limit was reached.' });
       if (event.usage !== undefined) next = { ...next, lastRun: usageOf(event.usage) };
       // A budget's stop: its `error` event has said so in one line (with Open settings); only if none came, it is said here, once.
