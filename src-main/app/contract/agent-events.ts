@@ -89,6 +89,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     status: z.enum(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']),
     reason: z.string(),
     hook: hookRefSchema.optional(),
+    /** Answered in a terminal (`deepdesk run`, `deepdesk attach`), not in the window. */
+    answeredIn: z.enum(['terminal']).optional(),
   }),
   event('todos', { todos: z.array(todoSchema) }),
   event('summarized', { archivePath: z.string(), summarizedMessages: z.number(), summary: z.string() }),

@@ -101,7 +101,9 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           return { ok: true };
         case 'runs.decide': {
           const p = params as z.output<(typeof METHODS)['runs.decide']>;
-          const decision: ApprovalDecision = p.decision.type === 'approve' ? { type: 'approve' } : { type: 'reject', ...(p.decision.message !== undefined ? { message: p.decision.message } : {}) };
+          // Asked on the socket by a terminal (`run`, `attach`): the window's own answers come as window.call.
+          const decision: ApprovalDecision =
+            p.decision.type === 'approve' ? { type: 'approve', answeredIn: 'terminal' } : { type: 'reject', answeredIn: 'terminal', ...(p.decision.message !== undefined ? { message: p.decision.message } : {}) };
           if (!runs.has(p.threadId) && (await windows?.decide(p.threadId, p.key, decision))) return { ok: true };
           runs.decide(p.threadId, p.key, decision);
           return { ok: true };

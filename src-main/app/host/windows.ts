@@ -298,7 +298,10 @@ export class HostWindows {
       threadId,
       toolCallId: approval.toolCallId,
       ...(approval.parentToolCallId !== undefined ? { parentToolCallId: approval.parentToolCallId } : {}),
-      decision: decision.type === 'approve' ? { type: 'approve' } : { type: 'reject', ...(decision.type === 'reject' && decision.message !== undefined ? { message: decision.message } : {}) },
+      decision:
+        decision.type === 'approve'
+          ? { type: 'approve', answeredIn: 'terminal' }
+          : { type: 'reject', answeredIn: 'terminal', ...(decision.type === 'reject' && decision.message !== undefined ? { message: decision.message } : {}) },
     });
     return true;
   }

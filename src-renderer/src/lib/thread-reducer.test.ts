@@ -171,6 +171,10 @@ describe('threadReducer', () => {
     expect(s.items[0]).toMatchObject({ approval: 'pending', approvalReason: 'writes need approval' });
     s = run([ev('approval', { id: 'w', name: 'write_file', args: {}, status: 'rejected', reason: '' })], s);
     expect(s.items[0]).toMatchObject({ approval: 'rejected', approvalReason: 'writes need approval' });
+    expect((s.items[0] as ToolItem).answeredInTerminal).toBeUndefined();
+    // Answered in a terminal (deepdesk attach): the card is told where.
+    s = run([ev('approval', { id: 'w', name: 'write_file', args: {}, status: 'approved', reason: '', answeredIn: 'terminal' })], s);
+    expect(s.items[0]).toMatchObject({ approval: 'approved', answeredInTerminal: true });
   });
 
   it('shows a local decision on the card at once', () => {

@@ -47,6 +47,8 @@ export interface ToolItem extends ItemBase, ToolResultFactsDto {
   image?: { mimeType: string };
   approval?: ApprovalStatus;
   approvalReason?: string;
+  /** The approval was answered in a terminal (`deepdesk run`, `deepdesk attach`), not in this window. */
+  answeredInTerminal?: boolean;
   /** The person edited the call before it ran: `args` are what ran, these what the agent proposed. */
   edited?: boolean;
   /** The edit was a hook's `updatedInput`, not the person's. */
@@ -353,6 +355,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         ...(restart ? { startedAt: Date.now() } : {}),
         ...(hook !== undefined && status === 'edited' ? { editedByHook: true } : {}),
         ...(hook !== undefined && status === 'denied' ? { blockedByHook: hook } : {}),
+        ...(event.answeredIn === 'terminal' ? { answeredInTerminal: true } : {}),
       }));
     }
     case 'tool_output': {
