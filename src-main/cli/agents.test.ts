@@ -180,7 +180,7 @@ describe('the agent host', () => {
     const lines = narrow.screen().split(/\r?\n/).filter((line) => line !== '');
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
-    expect(lines[1]).toMatch(/^[0-9a-f]{8}  Done   …\S+  a rather long\S* .*…$/);
+    expect(lines[1]).toMatch(/^[0-9a-f]{8} {2}Done {3}…\S+ {2}a rather long\S* .*…$/);
   });
 
   it('a host that dies: the attached terminal says so in one line and reconnects, the run is marked interrupted, its command is gone, and the thread goes on', async () => {

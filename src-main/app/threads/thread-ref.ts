@@ -7,7 +7,7 @@ import { ContractError } from '../contract';
 import type { ThreadStore } from './thread-store';
 
 /** Shorter beginnings than this name a thread only when they are its whole id. */
-export const MIN_PREFIX = 4;
+const MIN_PREFIX = 4;
 /** Short ids are at least this long (more where two threads share their beginning). */
 export const SHORT_ID_LENGTH = 8;
 /** Candidates listed when a beginning is shared. */
