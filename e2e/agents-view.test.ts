@@ -7,8 +7,11 @@
 // WCAG 2.2 AA (axe) with the view's rows shown, in both themes. A thread of
 // another folder stays listed once the window moved on, and its row brings the window back
 // to its folder with the thread open (it leaves the view, seen). With Settings › Runs at
-// once at 1, a second thread waits `Queued`, in the view and in the thread list.
+// once at 1, a second thread waits `Queued`, in the view and in the thread list. A thread
+// stopped from a terminal reads `Stopped` and keeps saying so after a reload; an approval
+// answered in a terminal says so on its card.
 
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -16,7 +19,8 @@ import type { Locator, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lastUserText, type ScriptStep } from '../src-main/core/models/testing/scripted-server';
 import { describeViolations, seriousViolations, THEMES } from './axe';
-import { approval, conversation, openApp, sendMessage, useE2ESession } from './harness';
+import * as pty from 'node-pty';
+import { approval, conversation, openApp, repo, sendMessage, toolCard, useE2ESession } from './harness';
 
 const e2e = useE2ESession();
 /** Model answers held back by the test: let go after it, whatever happened. */
@@ -149,6 +153,57 @@ describe('the Agents view', () => {
     const threads = page.getByRole('region', { name: 'Threads' });
     await poll(() => threads.locator('.thread-select[aria-current="true"]').innerText()).toContain('Gamma task');
     await poll(() => gamma.count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('a thread stopped from a terminal reads Stopped, and its conversation keeps the stop after a reload; an approval answered in a terminal says so on its card', async () => {
+    const serve = await e2e.serve({
+      script: [{ toolCalls: [{ name: 'write_file', args: { file_path: '/from-terminal.txt', content: 'ok\n' } }] }, { text: 'Written.' }, { hang: true, text: 'Thinking it over.' }],
+    });
+    const deepdesk = (args: string[]) => execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), ...args, '--data-dir', serve.dataDir], { encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' } });
+    const idOf = (title: string) => (JSON.parse(deepdesk(['agents', '--json'])) as Array<{ threadId: string; title: string }>).find((a) => a.title === title)!.threadId;
+    const page = await openApp(e2e.browser, serve.url);
+    const log = conversation(page);
+
+    // The write waits for the person; they answer it in a terminal.
+    await sendMessage(page, 'Write task');
+    await approval(page).waitFor({ timeout: 15_000 });
+    const terminal = pty.spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'attach', idOf('Write task').slice(0, 8), '--data-dir', serve.dataDir], {
+      cwd: repo,
+      env: { ...process.env, OPENAI_API_KEY: '' } as Record<string, string>,
+      cols: 160,
+      rows: 50,
+    });
+    let screen = '';
+    terminal.onData((d) => (screen += d));
+    const exited = new Promise<number>((done) => terminal.onExit(({ exitCode }) => done(exitCode)));
+    await poll(() => screen.includes('Approve?')).toBe(true);
+    terminal.write('y\r');
+    expect(await exited).toBe(0);
+    await log.getByText('Written.').waitFor({ timeout: 15_000 });
+    const card = toolCard(page, 'write_file');
+    await poll(() => card.locator('.tool-status').innerText()).toBe('Done');
+    expect(await card.getByText('Approved in a terminal').count()).toBe(1);
+
+    // Another thread works, the window moves on to a third, and a terminal stops the second.
+    const threads = page.getByRole('region', { name: 'Threads' });
+    await threads.getByRole('button', { name: 'New thread' }).click();
+    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await sendMessage(page, 'Hang task');
+    const hang = agentRow(page, 'Hang task');
+    await poll(() => stateOf(hang)).toBe('Working');
+    await threads.getByRole('button', { name: 'New thread' }).click();
+    await log.getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    const id = idOf('Hang task');
+    expect(deepdesk(['stop', id.slice(0, 8)])).toBe(`Stopped ${id}.\n`);
+    await poll(() => stateOf(hang)).toBe('Stopped');
+
+    // Its row opens it: the stop is in its conversation, and still there after a reload.
+    await hang.getByRole('button').click();
+    await log.getByText('Stopped.', { exact: true }).waitFor({ timeout: 15_000 });
+    await page.reload();
+    await threads.locator('.thread-item').filter({ hasText: 'Hang task' }).locator('.thread-select').click();
+    await log.getByText('Stopped.', { exact: true }).waitFor({ timeout: 15_000 });
     await page.context().close();
   });
 

@@ -173,7 +173,11 @@ describe('the app', () => {
     await call('threads.stop', { threadId: thread.id });
     const after = await call('threads.get', { threadId: thread.id });
     expect(after.streamingText).toBe('');
-    expect(after.items.at(-1)).toMatchObject({ kind: 'assistant', text: 'Partial answer' });
+    // The stop is kept in the thread, after what was said before it.
+    expect(after.items.slice(-2)).toMatchObject([
+      { kind: 'assistant', text: 'Partial answer' },
+      { kind: 'notice', text: 'Stopped.' },
+    ]);
   });
 
   it('refuses to send without a model, with a message that leads to settings', async () => {

@@ -15,7 +15,6 @@ import { createDefaultMounts } from '../core/backends/mounts/mounts';
 import { type MountSpec } from '../core/backends/mounts/mount-spec';
 import type { Backend } from '../core/backends/protocol';
 import { openDatabase } from '../core/backends/store/store';
-import { applyEdit } from '../core/backends/text';
 import { parseModelSpec } from '../core/models/create-model';
 
 
@@ -28,6 +27,7 @@ import { openFolderSession } from './session/folder-session';
 
 import { type SandboxAvailability } from '../core/sandbox';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
+import { approvalPreview } from './approvals/approval-preview';
 import { CheckpointsService, type UserMessageRef } from './checkpoints/checkpoints-service';
 import {
   ContractError,
@@ -454,13 +454,6 @@ async function describeApproval(request: ApprovalRequest, backend: Backend, comm
   const extras: ApprovalExtras = { suggestedRule: effective ? suggested : undefined };
   // A command asking to run outside the sandbox runs outside it, wherever it runs.
   if (request.toolName === 'execute') extras.runsOn = { ...commands, sandboxed: commands.sandboxed && request.outsideSandbox === undefined && !wantsOutsideSandbox(request.args) };
-  const path = typeof request.args.file_path === 'string' ? request.args.file_path : undefined;
-  if (path === undefined || (request.toolName !== 'write_file' && request.toolName !== 'edit_file')) return extras;
-  const raw = await backend.readRaw(path);
-  const before = raw.data ? Buffer.from(raw.data).toString('utf8') : '';
-  if (request.toolName === 'write_file') {
-    return { ...extras, preview: { path, before, after: String(request.args.content ?? '') } };
-  }
-  const edited = applyEdit(before, String(request.args.old_string ?? ''), String(request.args.new_string ?? ''), request.args.replace_all === true);
-  return { ...extras, preview: { path, before, after: edited.ok ? edited.content : before } };
+  const preview = await approvalPreview(request, backend);
+  return preview !== undefined ? { ...extras, preview } : extras;
 }

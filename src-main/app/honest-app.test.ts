@@ -222,9 +222,11 @@ describe('one run per thread', () => {
     expect(last.messages.at(-1)).toMatchObject({ role: 'user', content: 'urgent' });
     const view = await call('threads.get', { threadId: thread.id });
     expect(view.queued).toEqual([]);
-    expect(view.items.map((i) => (i.kind === 'user' || i.kind === 'assistant' ? `${i.kind}:${i.text}` : i.kind))).toEqual([
+    // The interrupted step is kept as stopped (the model reads so too) before the message sent now.
+    expect(view.items.map((i) => (i.kind === 'user' || i.kind === 'assistant' || i.kind === 'notice' ? `${i.kind}:${i.text}` : i.kind))).toEqual([
       'user:start',
       'assistant:a very long answer',
+      'notice:Stopped.',
       'user:urgent',
       'assistant:answer to the urgent one',
     ]);

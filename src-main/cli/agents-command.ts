@@ -1,22 +1,28 @@
 // `deepdesk agents`, `deepdesk attach THREAD` and `deepdesk stop THREAD` (SPEC §16): the runs
-// of the data folder's agent host, one to follow (its approvals answered on this terminal;
-// Ctrl-C detaches and the run goes on), one to stop.
+// of the data folder's agent host, one to follow (what the thread did so far, then its events;
+// its approvals answered on this terminal; Ctrl-C detaches and the run goes on), one to stop.
+// THREAD is a thread's id or a beginning of it that names it alone (thread-ref.ts).
 
 import { resolveDataDir } from '../app/data-dir';
+import { AGENT_STATE_WORDS } from '../app/contract';
 import type { AgentLine, AttachedRun, RunEnd } from '../app/host/runs';
+import { HostRequestError } from '../app/host/service-types';
+import { agentStateOf } from '../app/session/agent-board';
 import type { RunState } from '../app/session/run-records';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { HostNotRunningError, type HostClient } from '../clients/host-client/client';
 import { COMMAND_OPTIONS } from './command-table';
 import { connectToHost, hostRequest } from './host-connection';
-import { followRun, interactiveTerminal, printAnswer, whyNotCompleted, type TerminalIo } from './run-client';
+import { followRun, interactiveTerminal, printHistory, whyNotCompleted, type TerminalIo } from './run-client';
 import { table } from './table';
 import { parseCommand, UsageError } from './usage';
 
 const defaultIo = (): TerminalIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
-/** The states as SPEC §16 names them. */
-const STATE_WORDS: Record<RunState, string> = { queued: 'Queued', working: 'Working', 'needs-you': 'Needs you', done: 'Done', stopped: 'Done', failed: 'Failed', interrupted: 'Failed' };
+/** A run's state in SPEC §16's words (an interrupted run failed; `--json` tells them apart). */
+function stateWord(state: RunState): string {
+  return AGENT_STATE_WORDS[agentStateOf(state)];
+}
 
 export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.agents);
@@ -33,9 +39,10 @@ export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()
       io.stdout.write('No runs in the agent host yet: deepdesk run --detach "…" starts one.\n');
       return 0;
     }
-    // The STATE column holds SPEC §16's words (and Queued, issue 40); `--json` tells an interrupted run apart.
-    const rows = agents.map((a) => [a.threadId, STATE_WORDS[a.state], a.folder, a.title]);
-    io.stdout.write(table([['ID', 'STATE', 'FOLDER', 'TITLE'], ...rows]));
+    // Short ids, as git shows commits (attach and stop take them); on a terminal each row fits its width.
+    const rows = agents.map((a) => [a.shortId, stateWord(a.state), a.folder, a.title]);
+    const columns = (io.stdout as { isTTY?: boolean; columns?: number }).isTTY === true ? (io.stdout as { columns?: number }).columns : undefined;
+    io.stdout.write(table([['ID', 'STATE', 'FOLDER', 'TITLE'], ...rows], columns !== undefined && columns > 0 ? { width: columns, cut: { 2: 'start', 3: 'end' } } : undefined));
     return 0;
   } finally {
     await host.close();
@@ -44,7 +51,7 @@ export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()
 
 export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.attach);
-  const threadId = onlyThread(positionals, 'attach');
+  const ref = onlyThread(positionals, 'attach');
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const interactive = interactiveTerminal(io);
   let detaching = false;
@@ -60,14 +67,19 @@ export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()
     for (let attempt = 0; ; attempt++) {
       const host = await connectToHost(dataDir, 'attach', io.env);
       try {
+        const threadId = await resolveThread(host, ref);
+        if (threadId === undefined) {
+          io.stderr.write(`deepdesk attach: no thread '${terminalSafe(ref, { singleLine: true })}' (deepdesk agents lists the runs)\n`);
+          return 1;
+        }
         follower = followRun(host, threadId, io, { json: false, interactive, streamText: true });
         const attached = await hostRequest<AttachedRun>(host, 'runs.attach', { threadId, afterSeq: 0, interactive });
-        const streamed = attached.end === undefined || attached.events.length > 0;
+        if (attempt === 0) printHistory(io, attached.history, ref);
         follower.replay(attached);
         const followed = await follower.done;
         if (followed.kind === 'detached' || detaching) {
           await host.request('runs.detach', { threadId }).catch(() => undefined);
-          io.stderr.write(`deepdesk: detached; the run goes on (deepdesk attach ${threadId})\n`);
+          io.stderr.write(`deepdesk: detached; the run goes on (deepdesk attach ${ref})\n`);
           return 0;
         }
         if (followed.kind === 'host-gone') {
@@ -75,7 +87,12 @@ export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()
           if (attempt >= 2) return 1;
           continue;
         }
-        return reportEnd(io, followed.end, streamed);
+        // A thread that was not running: its history is all there is to show.
+        if (attempt === 0 && attached.end !== undefined) {
+          io.stderr.write(`deepdesk: thread ${terminalSafe(ref, { singleLine: true })} is not running (${endWords(followed.end)})\n`);
+          return 0;
+        }
+        return reportEnd(io, followed.end);
       } finally {
         await host.close();
       }
@@ -88,24 +105,29 @@ export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()
 
 export async function stopCommand(argv: string[], io: TerminalIo = defaultIo()): Promise<number> {
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.stop);
-  const threadId = onlyThread(positionals, 'stop');
+  const ref = onlyThread(positionals, 'stop');
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   let host: HostClient;
   try {
     host = await connectToHost(dataDir, 'stop', io.env, false);
   } catch (err) {
     if (err instanceof HostNotRunningError) {
-      io.stderr.write(`deepdesk stop: thread ${threadId} is not running (no agent host is)\n`);
+      io.stderr.write(`deepdesk stop: thread ${terminalSafe(ref, { singleLine: true })} is not running (no agent host is)\n`);
       return 1;
     }
     throw err;
   }
   try {
+    const threadId = await resolveThread(host, ref);
+    if (threadId === undefined) {
+      io.stderr.write(`deepdesk stop: no thread '${terminalSafe(ref, { singleLine: true })}' (deepdesk agents lists the runs)\n`);
+      return 1;
+    }
     const end = await hostRequest<RunEnd>(host, 'runs.stop', { threadId });
-    io.stdout.write(`Stopped ${threadId} (${STATE_WORDS[end.state]}).\n`);
+    io.stdout.write(end.state === 'stopped' ? `Stopped ${threadId}.\n` : `${threadId} ended before it could be stopped (${endWords(end)}).\n`);
     return 0;
   } catch (err) {
-    if (err instanceof Error && (err as { code?: unknown }).code === 'not_found') {
+    if (err instanceof HostRequestError && err.code === 'not_found') {
       io.stderr.write(`deepdesk stop: ${terminalSafe(err.message, { singleLine: true })}\n`);
       return 1;
     }
@@ -116,16 +138,28 @@ export async function stopCommand(argv: string[], io: TerminalIo = defaultIo()):
 }
 
 function onlyThread(positionals: readonly string[], command: string): string {
-  if (positionals.length !== 1 || positionals[0]!.trim() === '') throw new UsageError(`${command} needs one thread id, e.g. deepdesk ${command} 3f2a…  (deepdesk agents lists them)`);
+  if (positionals.length !== 1 || positionals[0]!.trim() === '') throw new UsageError(`${command} needs one thread id, e.g. deepdesk ${command} 3f2a91c0  (deepdesk agents lists them)`);
   return positionals[0]!.trim();
 }
 
-function reportEnd(io: TerminalIo, end: RunEnd, streamed: boolean): number {
-  if (end.reason === 'completed') {
-    // A run that had ended before this attach: its answer was not streamed.
-    if (!streamed && end.text !== '') printAnswer(io, end.text);
-    return 0;
+/** The thread `ref` names (its id or a unique beginning of it), undefined when none; several are bad usage (exit 2, naming them). */
+async function resolveThread(host: HostClient, ref: string): Promise<string | undefined> {
+  try {
+    return (await hostRequest<{ threadId: string }>(host, 'threads.resolve', { ref })).threadId;
+  } catch (err) {
+    if (err instanceof HostRequestError && err.code === 'not_found') return undefined;
+    throw err;
   }
+}
+
+/** How a run ended, in SPEC §16's word, with why when it failed. */
+function endWords(end: RunEnd): string {
+  return end.state === 'failed' || end.state === 'interrupted' ? `${stateWord(end.state)}: ${terminalSafe(whyNotCompleted(end), { singleLine: true })}` : stateWord(end.state);
+}
+
+/** A run that ended while this terminal followed it: a failure is told and exits 1; a stop is said. */
+function reportEnd(io: TerminalIo, end: RunEnd): number {
+  if (end.reason === 'completed') return 0;
   io.stderr.write(`deepdesk: ${terminalSafe(whyNotCompleted(end), { singleLine: true })}\n`);
-  return 1;
+  return end.state === 'stopped' ? 0 : 1;
 }

@@ -1,9 +1,10 @@
 // The agent host through the built CLI (SPEC §16): runs that outlive the command that started
 // them, clients that attach later and see what they missed, an approval answered in one
-// terminal withdrawn from the other, `stop`, and a host that dies.
+// terminal withdrawn from the other (shown as the window shows it: a diff, a command),
+// `stop` and the Stopped state, threads named by a beginning of their id, and a host that dies.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assertToolPairing, textOf, toolMessages } from '../core/agent/agent-harness.test-support';
@@ -16,17 +17,18 @@ const agents = async () => (await t.deepdesk(['agents', '--data-dir', t.dataDir]
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('the agent host', () => {
-  it('run --detach prints the thread id and returns; agents lists it Working, then Done; attach shows its answer', async () => {
+  it('run --detach prints the thread id and returns; agents lists it by a short id Working, then Done; attach of the finished thread shows what it did and says it is not running', async () => {
     t.server.push({ delayMs: 4000, then: { text: 'all done' } });
     const started = await t.deepdesk(['run', '--detach', ...model(), 'take your time']);
     expect(started.code).toBe(0);
     const id = started.stdout.trim();
     expect(id).toMatch(UUID);
-    expect(await agents()).toMatch(new RegExp(`^${id}\\s+Working\\s+${t.folder}\\s+take your time$`, 'm'));
+    expect(await agents()).toMatch(new RegExp(`^${id.slice(0, 8)}\\s+Working\\s+${t.folder}\\s+take your time$`, 'm'));
     await waitFor(async () => (await agents()).includes('Done'), 20_000, 'the run to finish');
+    const listed = JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir])).stdout) as Array<{ threadId: string }>;
+    expect(listed.map((a) => a.threadId)).toEqual([id]);
     const attached = await t.deepdesk(['attach', id, '--data-dir', t.dataDir]);
-    expect(attached.code).toBe(0);
-    expect(attached.stdout).toBe('all done\n');
+    expect(attached).toMatchObject({ code: 0, stdout: '> take your time\nall done\n', stderr: `deepdesk: thread ${id} is not running (Done)\n` });
   });
 
   it('two terminals attached to a run both see its approval; answered in one, it is withdrawn from the other', async () => {
@@ -37,10 +39,16 @@ describe('the agent host', () => {
     const other = onTerminal(['attach', id, '--data-dir', t.dataDir]);
     await waitFor(() => one.screen().includes('Approve?') && other.screen().includes('Approve?'), 20_000, 'both terminals to ask');
     expect(one.screen()).toContain('write_file needs approval');
+    // The write as the window shows it, a diff: not its arguments as escaped JSON.
+    expect(one.screen()).toMatch(/^\+\+\+ \/asked\.txt\r?$/m);
+    expect(one.screen()).toMatch(/^\+yes\r?$/m);
+    expect(one.screen().split('needs approval')[1]).not.toContain('\\n');
     one.write('y\r');
     await waitFor(() => other.screen().includes('answered elsewhere'), 20_000, 'the question to leave the other terminal');
     expect(await one.exited).toBe(0);
     expect(await other.exited).toBe(0);
+    // The terminal that answered was not told another client did.
+    expect(one.screen()).not.toContain('answered elsewhere');
     expect(one.screen()).toContain('written after asking');
     expect(other.screen()).toContain('written after asking');
     expect(readFileSync(join(t.folder, 'asked.txt'), 'utf8')).toBe('yes\n');
@@ -77,20 +85,102 @@ describe('the agent host', () => {
     expect(existsSync(join(t.folder, 'marker.txt'))).toBe(false);
   });
 
-  it('Ctrl-C detaches attach and the run goes on; stop ends it', async () => {
+  it('Ctrl-C detaches attach and the run goes on; stop ends it, and the thread is Stopped everywhere and keeps saying so', async () => {
     t.server.push({ hang: true, text: 'thinking it over' });
     const id = (await t.deepdesk(['run', '--detach', ...model(), 'think'])).stdout.trim();
-    const watching = onTerminal(['attach', id, '--data-dir', t.dataDir]);
+    const short = id.slice(0, 8);
+    const watching = onTerminal(['attach', short, '--data-dir', t.dataDir]);
     await waitFor(() => watching.screen().includes('thinking it over'), 20_000, 'the streamed words');
+    expect(watching.screen()).toContain('> think');
     watching.write('\x03');
     expect(await watching.exited).toBe(0);
     expect(watching.screen()).toContain('detached; the run goes on');
-    expect(await agents()).toMatch(new RegExp(`^${id}\\s+Working\\s`, 'm'));
-    const stopped = await t.deepdesk(['stop', id, '--data-dir', t.dataDir]);
-    expect(stopped.code).toBe(0);
-    expect(stopped.stdout).toContain(`Stopped ${id}`);
-    expect(await agents()).toMatch(new RegExp(`^${id}\\s+Done\\s`, 'm'));
+    expect(await agents()).toMatch(new RegExp(`^${short}\\s+Working\\s`, 'm'));
+    const stopped = await t.deepdesk(['stop', short, '--data-dir', t.dataDir]);
+    expect(stopped).toMatchObject({ code: 0, stdout: `Stopped ${id}.\n` });
+    expect(await agents()).toMatch(new RegExp(`^${short}\\s+Stopped\\s`, 'm'));
+    const listed = JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir])).stdout) as Array<{ threadId: string; state: string }>;
+    expect(listed.find((a) => a.threadId === id)?.state).toBe('stopped');
+    // The thread keeps the stop: a later attach shows it (and says the thread is not running), as an export does.
+    const later = await t.deepdesk(['attach', short, '--data-dir', t.dataDir]);
+    expect(later).toMatchObject({ code: 0, stdout: '> think\nthinking it over\n— Stopped.\n', stderr: `deepdesk: thread ${short} is not running (Stopped)\n` });
+    expect((await t.deepdesk(['threads', 'export', short, '--format', 'md', '--data-dir', t.dataDir])).stdout).toContain('Stopped.');
+    const again = await t.deepdesk(['stop', id, '--data-dir', t.dataDir]);
+    expect(again).toMatchObject({ code: 1, stderr: `deepdesk stop: thread ${id} is not running (Stopped)\n` });
     expect((await t.deepdesk(['stop', 'no-such-thread', '--data-dir', t.dataDir])).code).toBe(1);
+  });
+
+  it('attach shows an edit’s approval as a diff and a command as the command; Ctrl-C at the question detaches and the question waits', async () => {
+    writeFileSync(join(t.folder, 'greet.txt'), 'hello\nworld\n');
+    t.server.push(
+      { toolCalls: [{ name: 'read_file', args: { file_path: '/greet.txt' } }] },
+      { toolCalls: [{ name: 'edit_file', args: { file_path: '/greet.txt', old_string: 'hello', new_string: 'goodbye "friend"' } }] },
+      { toolCalls: [{ name: 'execute', args: { command: 'echo "it ran"' } }] },
+      { text: 'edited and ran' },
+    );
+    const id = (await t.deepdesk(['run', '--detach', ...model(), 'edit and run'])).stdout.trim();
+    await waitFor(async () => (await agents()).includes('Needs you'), 20_000, 'the edit to wait for the person');
+    const first = onTerminal(['attach', id, '--data-dir', t.dataDir]);
+    await waitFor(() => first.screen().includes('Approve?'), 20_000, 'the question');
+    const edit = first.screen().split('edit_file needs approval')[1] ?? '';
+    expect(edit).toMatch(/^--- \/greet\.txt\r?$/m);
+    expect(edit).toMatch(/^-hello\r?$/m);
+    expect(edit).toMatch(/^\+goodbye "friend"\r?$/m);
+    expect(edit).toMatch(/^ world\r?$/m);
+    expect(edit).not.toContain('\\"');
+    // Ctrl-C at the question detaches; the run still waits for an answer.
+    first.write('\x03');
+    expect(await first.exited).toBe(0);
+    expect(first.screen()).toContain('detached; the run goes on');
+    expect(await agents()).toMatch(/\sNeeds you\s/);
+
+    const second = onTerminal(['attach', id, '--data-dir', t.dataDir]);
+    await waitFor(() => second.screen().includes('Approve?'), 20_000, 'the question again');
+    second.write('y\r');
+    await waitFor(() => (second.screen().match(/Approve\?/g) ?? []).length >= 2, 20_000, 'the command’s question');
+    const command = second.screen().split('execute needs approval')[1] ?? '';
+    expect(command).toMatch(/^Command: echo "it ran"\r?$/m);
+    expect(command).not.toContain('"command"');
+    second.write('y\r');
+    expect(await second.exited).toBe(0);
+    expect(second.screen()).toContain('edited and ran');
+    expect(readFileSync(join(t.folder, 'greet.txt'), 'utf8')).toBe('goodbye "friend"\nworld\n');
+  });
+
+  it('a thread is named by its id or a beginning of it no other thread shares: attach, stop, threads export and worktrees take one; a shared one is refused, naming them', async () => {
+    const first = 'abcd1234-0000-4000-8000-000000000001';
+    const second = 'abcd5678-0000-4000-8000-000000000002';
+    t.server.push({ text: 'first answer' }, { text: 'second answer' });
+    expect((await t.deepdesk(['run', ...model(), '--thread', first, 'one'])).code).toBe(0);
+    expect((await t.deepdesk(['run', ...model(), '--thread', second, 'two'])).code).toBe(0);
+    expect(await agents()).toMatch(/^abcd1234\s+Done\s/m);
+    for (const command of [['attach', 'abcd'], ['stop', 'abcd'], ['threads', 'export', 'abcd'], ['worktrees', 'rm', 'abcd']]) {
+      const refused = await t.deepdesk([...command, '--data-dir', t.dataDir]);
+      expect(refused.code, command.join(' ')).toBe(2);
+      expect(refused.stderr).toContain(first);
+      expect(refused.stderr).toContain(second);
+    }
+    expect(await t.deepdesk(['attach', 'abcd1', '--data-dir', t.dataDir])).toMatchObject({ code: 0, stdout: '> one\nfirst answer\n' });
+    const exported = await t.deepdesk(['threads', 'export', 'abcd5', '--format', 'md', '--data-dir', t.dataDir]);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain('second answer');
+    expect(await t.deepdesk(['stop', 'abcd5', '--data-dir', t.dataDir])).toMatchObject({ code: 1, stderr: `deepdesk stop: thread ${second} is not running (Done)\n` });
+    const apply = await t.deepdesk(['worktrees', 'apply', 'abcd1', '--data-dir', t.dataDir]);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain(`thread ${first} does not work in a worktree`);
+    expect(await t.deepdesk(['attach', 'ffff', '--data-dir', t.dataDir])).toMatchObject({ code: 1, stderr: "deepdesk attach: no thread 'ffff' (deepdesk agents lists the runs)\n" });
+  });
+
+  it('agents keeps each row within the terminal’s width, cutting the start of a folder and the end of a title', async () => {
+    t.server.push({ text: 'ok' });
+    const title = 'a rather long request that goes on and on, well past the width of any narrow terminal window';
+    expect((await t.deepdesk(['run', ...model(), title])).code).toBe(0);
+    const narrow = onTerminal(['agents', '--data-dir', t.dataDir], { DEEPDESK_HOME: t.dataDir }, 60);
+    expect(await narrow.exited).toBe(0);
+    const lines = narrow.screen().split(/\r?\n/).filter((line) => line !== '');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(60);
+    expect(lines[1]).toMatch(/^[0-9a-f]{8} {2}Done {3}…\S+ {2}a rather long\S* .*…$/);
   });
 
   it('a host that dies: the attached terminal says so in one line and reconnects, the run is marked interrupted, its command is gone, and the thread goes on', async () => {
@@ -106,7 +196,7 @@ describe('the agent host', () => {
     expect(watching.screen()).toMatch(/the agent host stopped .*reconnecting/);
     expect(watching.screen()).toContain('interrupted');
     await waitFor(() => !sleeping('sleep 41.5'), 20_000, 'the command to end with its host');
-    expect(await agents()).toMatch(new RegExp(`^${id}\\s+Failed\\s`, 'm'));
+    expect(await agents()).toMatch(new RegExp(`^${id.slice(0, 8)}\\s+Failed\\s`, 'm'));
     const listed = JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir])).stdout) as Array<{ threadId: string; state: string }>;
     expect(listed.find((a) => a.threadId === id)?.state).toBe('interrupted');
 

@@ -36,8 +36,8 @@ export interface Terminal {
 }
 
 /** `deepdesk ARGS…` on a real terminal (approvals are asked only there). */
-export function onTerminal(args: string[], env: NodeJS.ProcessEnv = {}): Terminal {
-  const term = pty.spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', ...env } as Record<string, string>, cols: 160, rows: 50 });
+export function onTerminal(args: string[], env: NodeJS.ProcessEnv = {}, cols = 160): Terminal {
+  const term = pty.spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', ...env } as Record<string, string>, cols, rows: 50 });
   let screen = '';
   term.onData((d) => (screen += d));
   const exited = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));

@@ -5,8 +5,10 @@
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
+import { unifiedHunks } from '../core/text/unified-diff';
 import { askLine, writeContent } from './terminal-output';
-import type { AttachedRun, RunEnd } from '../app/host/runs';
+import type { ApprovalPreview } from '../app/approvals/approval-preview';
+import type { AttachedRun, PendingQuestion, RunEnd, ThreadHistory } from '../app/host/runs';
 import type { HostClient } from '../clients/host-client/client';
 
 export interface TerminalIo {
@@ -66,7 +68,7 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
   const say = (line: string) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
 
   // Approvals one at a time; one answered elsewhere is withdrawn from this terminal.
-  const questions: Array<{ key: string; request: ApprovalRequest }> = [];
+  const questions: PendingQuestion[] = [];
   let asking: { key: string; controller: AbortController } | undefined;
   const askNext = () => {
     if (asking !== undefined || !options.interactive) return;
@@ -74,19 +76,23 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
     if (next === undefined) return;
     const controller = new AbortController();
     asking = { key: next.key, controller };
-    void askOnTerminal(next.request, io.stdin as NodeJS.ReadStream, io.stderr, controller.signal)
+    void askOnTerminal(next, io.stdin as NodeJS.ReadStream, io.stderr, controller.signal)
       .then(
-        (decision) => client.request('runs.decide', { threadId, key: next.key, decision }).catch(() => undefined),
+        (decision) => {
+          // Answered here: the question's withdrawal that follows is this answer, not another client's.
+          asking = undefined;
+          return client.request('runs.decide', { threadId, key: next.key, decision }).catch(() => undefined);
+        },
         () => undefined,
       )
       .finally(() => {
-        asking = undefined;
+        if (asking?.key === next.key) asking = undefined;
         askNext();
       });
   };
-  const question = (key: string, request: ApprovalRequest) => {
-    if (asking?.key === key || questions.some((q) => q.key === key)) return;
-    questions.push({ key, request });
+  const question = (pending: PendingQuestion) => {
+    if (asking?.key === pending.key || questions.some((q) => q.key === pending.key)) return;
+    questions.push(pending);
     askNext();
   };
   const gone = (key: string) => {
@@ -110,11 +116,9 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
       case 'run.say':
         say((payload as { line: string }).line);
         break;
-      case 'run.approval': {
-        const { key, request } = payload as { key: string; request: ApprovalRequest };
-        question(key, request);
+      case 'run.approval':
+        question(payload as PendingQuestion);
         break;
-      }
       case 'run.approvalGone':
         gone((payload as { key: string }).key);
         break;
@@ -137,7 +141,7 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
       if (attached.dropped > 0) io.stderr.write(`deepdesk: (${attached.dropped} earlier events of this run are not kept)\n`);
       for (const line of attached.says) say(line);
       for (const { seq, event } of attached.events) show(seq, event);
-      for (const { key, request } of attached.approvals) question(key, request);
+      for (const pending of attached.approvals) question(pending);
       if (attached.end !== undefined) end({ kind: 'ended', end: attached.end });
     },
     detach: () => end({ kind: 'detached' }),
@@ -148,7 +152,7 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
 export function whyNotCompleted(end: RunEnd): string {
   if (end.reason === 'interrupted') return end.error ?? 'interrupted: the agent host stopped';
   if (end.reason === 'error' || end.reason === 'budget') return firstLine(end.error ?? 'the agent failed');
-  if (end.reason === 'aborted') return 'interrupted';
+  if (end.reason === 'aborted') return 'stopped';
   return 'stopped after too many steps';
 }
 
@@ -161,15 +165,13 @@ function firstLine(text: string): string {
   return text.split('\n')[0] ?? text;
 }
 
-async function askOnTerminal(request: ApprovalRequest, input: NodeJS.ReadStream, output: NodeJS.WritableStream, signal: AbortSignal): Promise<ApprovalDecision> {
+async function askOnTerminal({ request, preview }: PendingQuestion, input: NodeJS.ReadStream, output: NodeJS.WritableStream, signal: AbortSignal): Promise<ApprovalDecision> {
   // Everything here but our own words comes from the model: shown, never obeyed by the terminal.
   const via = describeLinkTarget(request.toolName, request.args, request.resolvedTarget);
-  const command = request.toolName === 'execute' && typeof request.args.command === 'string' ? request.args.command : null;
   output.write(
     `\n${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
       (via !== null ? `${terminalSafe(via, { singleLine: true })}\n` : '') +
-      (command !== null ? `Command: ${terminalSafe(command)}\n` : '') +
-      `${terminalSafeJson(request.args, 2)}\n`,
+      `${terminalSafe(callShown(request, preview))}\n`,
   );
   const answer = (await askLine(input, output, 'Approve? [y]es / [n]o / or type a reply for the agent: ', { signal })).trim();
   if (/^(y|yes)$/i.test(answer)) return { type: 'approve' };
@@ -177,13 +179,55 @@ async function askOnTerminal(request: ApprovalRequest, input: NodeJS.ReadStream,
   return { type: 'reject', message: answer };
 }
 
+/** Lines of an approval's diff shown on a terminal; a longer one ends with how many more there are. */
+const DIFF_LINES = 400;
+
+/** What a call would do, as the window's approval shows it: an edit's or a write's diff, a command, else its arguments. */
+function callShown(request: ApprovalRequest, preview: ApprovalPreview | undefined): string {
+  if (preview !== undefined && (request.toolName === 'edit_file' || request.toolName === 'write_file')) {
+    const hunks = unifiedHunks(preview.before, preview.after);
+    const shown = hunks.length > DIFF_LINES ? [...hunks.slice(0, DIFF_LINES), `… ${hunks.length - DIFF_LINES} more lines of the diff`] : hunks;
+    return [`--- ${preview.path}`, `+++ ${preview.path}`, ...(shown.length > 0 ? shown : ['(no change)'])].join('\n');
+  }
+  if (request.toolName === 'execute' && typeof request.args.command === 'string') return `Command: ${request.args.command}`;
+  return terminalSafeJson(request.args, 2);
+}
+
+/** A tool call in one line: its name and the start of its arguments. */
+function toolLine(name: string, args: unknown): string {
+  return `• ${terminalSafe(name, { singleLine: true })} ${truncate(terminalSafeJson(args), 100)}`;
+}
+
 /** Without --json: a line of progress per tool call on a terminal's stderr, nothing otherwise. */
 function progressPrinter(io: TerminalIo): (event: AgentEvent) => void {
   if (!io.stderr.isTTY) return () => undefined;
   return (event) => {
-    if (event.type === 'tool_call') io.stderr.write(`• ${terminalSafe(event.name, { singleLine: true })} ${truncate(terminalSafeJson(event.args), 100)}\n`);
-    else if (event.type === 'summarized') io.stderr.write(`• history summarized (${event.summarizedMessages} messages archived to ${terminalSafe(event.archivePath, { singleLine: true })})\n`);
+    if (event.type === 'tool_call') io.stderr.write(`${toolLine(event.name, event.args)}\n`);
+    else if (event.type === 'summarized') io.stderr.write(`${summarizedLine(event.summarizedMessages, event.archivePath)}\n`);
   };
+}
+
+function summarizedLine(messages: number, archivePath: string): string {
+  return `• history summarized (${messages} messages archived to ${terminalSafe(archivePath, { singleLine: true })})`;
+}
+
+/**
+ * What `attach` shows of a thread before its events, compactly: the person's messages
+ * quoted, the agent's words, a line a tool call, notices. Subagents' own items stay under
+ * their task call (not shown).
+ */
+export function printHistory(io: TerminalIo, history: ThreadHistory, threadRef: string): void {
+  const lines: string[] = [];
+  if (history.earlier) lines.push(`… (earlier messages: deepdesk threads export ${threadRef} --format md)`);
+  for (const item of history.items) {
+    if (item.kind !== 'user' && item.kind !== 'summary' && item.kind !== 'notice' && item.parentToolCallId !== undefined) continue;
+    if (item.kind === 'user') lines.push(item.text.trimEnd().replace(/^/gm, '> '));
+    else if (item.kind === 'assistant') lines.push(item.text.trimEnd());
+    else if (item.kind === 'tool') lines.push(toolLine(item.name, item.args));
+    else if (item.kind === 'summary') lines.push(summarizedLine(item.summarizedMessages, item.archivePath));
+    else lines.push(`— ${item.text}`);
+  }
+  if (lines.length > 0) writeContent(io.stdout, lines.join('\n') + '\n');
 }
 
 function truncate(text: string, max: number): string {

@@ -40,6 +40,8 @@ export async function askLine(input: NodeJS.ReadableStream, output: NodeJS.Writa
   const raw = (output as Guardable)[RAW_WRITE];
   const unguarded = raw === undefined ? output : (new Proxy(output, { get: (target, key) => (key === 'write' ? raw : Reflect.get(target, key, target) as unknown) }) as NodeJS.WritableStream);
   const rl = createInterface({ input, output: unguarded });
+  // Ctrl-C at the question is the command's own Ctrl-C (readline on a terminal takes the key for itself).
+  rl.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   try {
     return await rl.question(question, options);
   } finally {

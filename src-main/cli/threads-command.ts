@@ -8,6 +8,7 @@ import type Database from 'better-sqlite3';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import type { PendingApproval } from '../app/contract';
 import { ThreadStore, type ThreadSummary } from '../app/threads/thread-store';
+import { ambiguous, matchThread } from '../app/threads/thread-ref';
 import type { ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ContentPart, MediaPart, ToolCall } from '../core/models/types';
@@ -52,10 +53,13 @@ export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: p
       io.stdout.write(listText(threads.list()));
       return 0;
     }
-    const id = args[0]!;
-    const summary = threads.get(id);
+    // Its id, or a beginning of it that names it alone (thread-ref.ts).
+    const ref = args[0]!;
+    const match = matchThread(threads, ref);
+    if (match.kind === 'many') throw new UsageError(ambiguous(ref, match.ids).message);
+    const summary = match.kind === 'one' ? threads.get(match.id) : undefined;
     if (summary === undefined) {
-      io.stderr.write(`deepdesk threads: no thread '${terminalSafe(id, { singleLine: true })}' (deepdesk threads ls lists them)\n`);
+      io.stderr.write(`deepdesk threads: no thread '${terminalSafe(ref, { singleLine: true })}' (deepdesk threads ls lists them)\n`);
       return 1;
     }
     const data = exportData(db, threads, summary);

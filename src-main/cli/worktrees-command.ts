@@ -8,6 +8,7 @@ import { askLine } from './terminal-output';
 import type Database from 'better-sqlite3';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore, type ThreadSummary } from '../app/threads/thread-store';
+import { ambiguous, matchThread } from '../app/threads/thread-ref';
 import { changeCountsText, WorktreeError, WorktreeService, type ChangeKind, type CreatedWorktree, type WorktreeListing, type WorktreeRecord } from '../app/worktrees/worktree-service';
 import { openDatabase } from '../core/backends/store/store-db';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
@@ -52,16 +53,16 @@ export async function worktreesCommand(argv: string[], io: TerminalIo = defaultI
 
 class NotFound extends Error {}
 
-/** THREAD as a thread id (the worktree its folder lies in), else as a worktree's name. */
+/** THREAD as a thread's id (the worktree its folder lies in), else a worktree's name, else a beginning of a thread's id that names it alone (thread-ref.ts). */
 function resolveWorktree(service: WorktreeService, threads: ThreadStore, arg: string): WorktreeRecord {
-  const thread = threads.get(arg);
-  if (thread !== undefined) {
-    const record = service.byFolder(thread.folder);
-    if (record === undefined) throw new NotFound(`thread ${arg} does not work in a worktree (its folder is ${thread.folder})`);
-    return record;
-  }
-  const record = service.get(arg);
-  if (record === undefined) throw new NotFound(`no thread or worktree '${arg}' (deepdesk worktrees ls lists the worktrees)`);
+  const named = threads.exists(arg) ? undefined : service.get(arg);
+  if (named !== undefined) return named;
+  const match = matchThread(threads, arg);
+  if (match.kind === 'many') throw new UsageError(ambiguous(arg, match.ids).message);
+  const thread = match.kind === 'one' ? threads.get(match.id) : undefined;
+  if (thread === undefined) throw new NotFound(`no thread or worktree '${arg}' (deepdesk worktrees ls lists the worktrees)`);
+  const record = service.byFolder(thread.folder);
+  if (record === undefined) throw new NotFound(`thread ${thread.id} does not work in a worktree (its folder is ${thread.folder})`);
   return record;
 }
 

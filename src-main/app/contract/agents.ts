@@ -6,12 +6,12 @@
 import { z } from 'zod';
 import { appInfoSchema } from './folders';
 
-/** `queued`: waiting for a free run slot (Settings `maxConcurrentRuns`). */
-export const agentStateSchema = z.enum(['working', 'needs-you', 'queued', 'done', 'failed']);
+/** `queued`: waiting for a free run slot (Settings `maxConcurrentRuns`); `stopped`: someone stopped it before it finished. */
+export const agentStateSchema = z.enum(['working', 'needs-you', 'queued', 'done', 'failed', 'stopped']);
 export type AgentState = z.infer<typeof agentStateSchema>;
 
 /** The words the window and `deepdesk agents` show for each state. */
-export const AGENT_STATE_WORDS: Record<AgentState, string> = { working: 'Working', 'needs-you': 'Needs you', queued: 'Queued', done: 'Done', failed: 'Failed' };
+export const AGENT_STATE_WORDS: Record<AgentState, string> = { working: 'Working', 'needs-you': 'Needs you', queued: 'Queued', done: 'Done', failed: 'Failed', stopped: 'Stopped' };
 
 export const agentWorktreeSchema = z.object({
   /** The worktree's name (its folder under `<data-dir>/worktrees/`). */
@@ -73,7 +73,7 @@ export function agentPlace(agent: Pick<AgentDto, 'folderName' | 'worktree'>): st
   return agent.worktree !== undefined ? `${agent.worktree.name} (${agent.worktree.branch})` : agent.folderName;
 }
 
-/** The states worth telling the person about when a thread reaches them. */
+/** The states worth telling the person about when a thread reaches them (a stop is someone's own doing). */
 const NOTICE_STATES: ReadonlySet<AgentState> = new Set(['needs-you', 'done', 'failed']);
 
 /**

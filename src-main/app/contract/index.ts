@@ -144,9 +144,10 @@ export const displayItemSchema = z.discriminatedUnion('kind', [
 export type DisplayItem = z.infer<typeof displayItemSchema>;
 
 export const approvalDecisionSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('approve'), alwaysAllow: permissionRuleSchema.optional() }),
+  /** `answeredIn`: the agent host passing on a terminal's answer (deepdesk attach) to a window's thread. */
+  z.object({ type: z.literal('approve'), alwaysAllow: permissionRuleSchema.optional(), answeredIn: z.enum(['terminal']).optional() }),
   z.object({ type: z.literal('edit'), args: z.record(z.string(), z.unknown()) }),
-  z.object({ type: z.literal('reject'), message: z.string().optional() }),
+  z.object({ type: z.literal('reject'), message: z.string().optional(), answeredIn: z.enum(['terminal']).optional() }),
   z.object({ type: z.literal('respond'), message: z.string().min(1) }),
 ]);
 export type ApprovalDecisionDto = z.infer<typeof approvalDecisionSchema>;

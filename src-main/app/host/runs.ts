@@ -10,9 +10,13 @@ import type { RunResult } from '../../core/agent/loop';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { AbortedError } from '../../core/models/errors';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import { ContractError } from '../contract';
+import { AGENT_STATE_WORDS, ContractError, type DisplayItem } from '../contract';
+import type { ApprovalPreview } from '../approvals/approval-preview';
+import { agentStateOf } from '../session/agent-board';
 import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../session/headless-run';
 import { ThreadStore } from '../threads/thread-store';
+import { capText, itemsBefore, type PageLimits } from '../threads/thread-page';
+import { shortThreadId } from '../threads/thread-ref';
 import type { SecretStore } from '../secret-store';
 import { RunRecords, type RunRecord, type RunState } from '../session/run-records';
 import { HostRequestError, type HostConnection } from './service-types';
@@ -30,13 +34,25 @@ export interface RunEnd {
 export interface PendingQuestion {
   key: string;
   request: ApprovalRequest;
+  preview?: ApprovalPreview;
 }
+
+/** What an attach shows of the thread before its events: its latest items (long parts cut); `earlier`: there are more before them. */
+export interface ThreadHistory {
+  items: DisplayItem[];
+  earlier: boolean;
+}
+
+const HISTORY_LIMITS: PageLimits = { maxItems: 40, maxBytes: 256_000, capChars: 2_000 };
+const ANSWER_CHARS = 8_000;
 
 /** What a client attaching to a thread gets first; then `run.*` events follow. */
 export interface AttachedRun {
   threadId: string;
   folder: string;
   state: RunState;
+  /** The thread before the events that follow (a finished thread: all of it). */
+  history: ThreadHistory;
   /** The events kept, after the `afterSeq` asked for. */
   events: Array<{ seq: number; event: AgentEvent }>;
   /** Events before these were not kept (a long run): how many. */
@@ -48,6 +64,8 @@ export interface AttachedRun {
 
 export interface AgentLine {
   threadId: string;
+  /** The shortest beginning of the id, of at least 8 characters, that names the thread alone (thread-ref.ts). */
+  shortId: string;
   state: RunState;
   folder: string;
   title: string;
@@ -69,8 +87,11 @@ interface LiveRun {
   seq: number;
   says: string[];
   watchers: Map<string, Watcher>;
-  questions: Map<string, { request: ApprovalRequest; answer: (decision: ApprovalDecision) => void }>;
+  questions: Map<string, { request: ApprovalRequest; preview?: ApprovalPreview; answer: (decision: ApprovalDecision) => void }>;
   approve: ApprovePolicy;
+  /** The person's message that started it, and how many messages the thread had before. */
+  prompt: string;
+  historyEnd: number;
   /** The connection that started it while it stays attached (a `run` without --detach). */
   starter?: string;
   run?: HeadlessRun;
@@ -143,6 +164,8 @@ export class HostRuns {
       watchers: new Map([[connection.id, { connection, interactive: params.interactive && !params.detach }]]),
       questions: new Map(),
       approve: params.approve,
+      prompt: params.request.prompt,
+      historyEnd: this.threads.get(threadId)?.messageCount ?? 0,
       ...(params.detach ? {} : { starter: connection.id }),
     };
     this.live.set(threadId, run);
@@ -172,26 +195,48 @@ export class HostRuns {
 
   attach(connection: HostConnection, threadId: string, afterSeq: number, interactive: boolean): AttachedRun {
     const run = this.live.get(threadId);
-    if (run === undefined) {
+    // A thread that is not running: what it holds, and how its latest run ended.
+    if (run?.end !== undefined || run === undefined) {
       const record = this.records.get(threadId);
-      if (record === undefined) throw new HostRequestError(`thread ${threadId} has no run in the agent host`, 'not_found');
-      return { threadId, folder: record.folder, state: record.state, events: [], dropped: 0, says: [], approvals: [], end: recordEnd(record) };
+      const end = run?.end ?? (record !== undefined ? recordEnd(record) : undefined);
+      if (record === undefined || end === undefined) throw new HostRequestError(`thread ${threadId} has no run in the agent host`, 'not_found');
+      return { threadId, folder: record.folder, state: end.state, history: this.history(threadId), events: [], dropped: 0, says: [], approvals: [], end };
     }
-    if (run.end === undefined && !run.watchers.has(connection.id)) {
+    if (!run.watchers.has(connection.id)) {
       run.watchers.set(connection.id, { connection, interactive });
       connection.onClose(() => this.unwatch(run, connection.id));
     }
     const first = run.events[0]?.seq ?? run.seq + 1;
+    const before = this.history(threadId, run.historyEnd);
     return {
       threadId,
       folder: run.folder,
       state: run.state,
+      // The person's message of this run: the events that follow are its answer.
+      history: { ...before, items: [...before.items, { kind: 'user', text: capText(run.prompt, HISTORY_LIMITS.capChars).text, index: run.historyEnd }] },
       events: run.events.filter((e) => e.seq > afterSeq),
       dropped: Math.max(0, first - 1 - afterSeq),
       says: [...run.says],
-      approvals: [...run.questions].map(([key, q]) => ({ key, request: q.request })),
-      ...(run.end ? { end: run.end } : {}),
+      approvals: this.pending(run),
     };
+  }
+
+  /** The thread's latest items before message `before` (all of them by default). */
+  history(threadId: string, before?: number): ThreadHistory {
+    if (!this.threads.exists(threadId)) return { items: [], earlier: false };
+    const state = this.threads.load(threadId);
+    const page = itemsBefore(state, before ?? state.messages.length, 0, HISTORY_LIMITS)!;
+    // The agent's words are the point of it: they keep more.
+    const items = page.items.map((item) =>
+      item.kind === 'user' ? { ...item, text: capText(item.text, HISTORY_LIMITS.capChars).text } : item.kind === 'assistant' ? { ...item, text: capText(item.text, ANSWER_CHARS).text } : item,
+    );
+    return { items, earlier: page.cursor > 0 };
+  }
+
+  /** How the thread's latest run ended, as its record says (undefined while it goes, or when it has none). */
+  recordedEnd(threadId: string): RunEnd | undefined {
+    const record = this.records.get(threadId);
+    return record === undefined ? undefined : recordEnd(record);
   }
 
   detach(connection: HostConnection, threadId: string): void {
@@ -215,7 +260,7 @@ export class HostRuns {
   going(threadId: string): { folder: string; seq: number; questions: PendingQuestion[] } | undefined {
     const run = this.live.get(threadId);
     if (run === undefined || run.end !== undefined || run.run === undefined) return undefined;
-    return { folder: run.folder, seq: run.seq, questions: [...run.questions].map(([key, q]) => ({ key, request: q.request })) };
+    return { folder: run.folder, seq: run.seq, questions: this.pending(run) };
   }
 
   /** Whether a run of the thread is going here. */
@@ -233,11 +278,13 @@ export class HostRuns {
 
   async stop(threadId: string): Promise<RunEnd> {
     const run = this.live.get(threadId);
-    if (run?.run === undefined) throw new HostRequestError(`thread ${threadId} is not running in the agent host`, 'not_found');
-    if (run.end === undefined) {
-      await run.run.stop();
-      await run.run.result.catch(() => undefined);
+    if (run?.run === undefined || run.end !== undefined) {
+      const record = this.records.get(threadId);
+      const word = record !== undefined ? ` (${AGENT_STATE_WORDS[agentStateOf(record.state)]})` : '';
+      throw new HostRequestError(`thread ${threadId} is not running${word}`, 'not_found');
     }
+    await run.run.stop();
+    await run.run.result.catch(() => undefined);
     return run.end ?? { state: 'stopped', reason: 'aborted', text: '' };
   }
 
@@ -246,6 +293,7 @@ export class HostRuns {
     return this.records.list().map((record) => {
       return {
         threadId: record.threadId,
+        shortId: shortThreadId(this.threads, record.threadId),
         state: record.state,
         folder: record.folder,
         title: this.threads.get(record.threadId)?.title ?? '',
@@ -319,10 +367,16 @@ export class HostRuns {
     };
   }
 
-  private ask(run: LiveRun, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+  private pending(run: LiveRun): PendingQuestion[] {
+    return [...run.questions].map(([key, q]) => ({ key, request: q.request, ...(q.preview !== undefined ? { preview: q.preview } : {}) }));
+  }
+
+  private async ask(run: LiveRun, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     // The host names the question, never the model: ids a model chose may coincide (a
     // subagent's call and its parent's), and an answer must reach the call that was shown.
     const key = randomUUID();
+    // The diff the window would show beside it (an edit's, a write's), for a terminal to show too.
+    const preview = await run.run?.previewApproval(request).catch(() => undefined);
     return new Promise<ApprovalDecision>((resolve, reject) => {
       if (signal.aborted) return reject(new AbortedError());
       const settle = () => {
@@ -339,13 +393,14 @@ export class HostRuns {
       signal.addEventListener('abort', onAbort, { once: true });
       run.questions.set(key, {
         request,
+        ...(preview !== undefined ? { preview } : {}),
         answer: (decision) => {
           settle();
           resolve(decision);
         },
       });
       this.setState(run, 'needs-you');
-      this.tell(run, 'run.approval', { threadId: run.threadId, key, request });
+      this.tell(run, 'run.approval', { threadId: run.threadId, key, request, ...(preview !== undefined ? { preview } : {}) });
       this.activity({ kind: 'approvals', threadId: run.threadId, folder: run.folder });
     });
   }

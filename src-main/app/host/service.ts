@@ -6,7 +6,9 @@ import { APPROVAL_MODES } from '../../core/agent/permissions/modes';
 import type { ApprovalDecision } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
-import { HostRuns } from './runs';
+import { asHostError, HostRuns } from './runs';
+import { resolveThread } from '../threads/thread-ref';
+import { ThreadStore } from '../threads/thread-store';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
 import { acpInParams, acpOpenParams, HostAcp } from './acp-tunnels';
 import { openAcpSession } from './acp/open-acp-session';
@@ -41,6 +43,7 @@ const METHODS = {
   }),
   'runs.stop': z.object({ threadId }),
   'runs.list': z.object({}).default({}),
+  'threads.resolve': z.object({ ref: z.string().min(1).max(200) }),
   'window.open': windowOpenParams,
   'window.call': windowCallParams,
   'window.runs': z.object({}).default({}),
@@ -62,6 +65,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   const held = holdDataFolderSecrets(options.dataDir);
   const secrets = held.store;
   const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version, secrets });
+  const threads = new ThreadStore(db);
   // Made when the first window opens: a host of `run`s only reads no keys.
   let windows: HostWindows | undefined;
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
@@ -97,7 +101,9 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           return { ok: true };
         case 'runs.decide': {
           const p = params as z.output<(typeof METHODS)['runs.decide']>;
-          const decision: ApprovalDecision = p.decision.type === 'approve' ? { type: 'approve' } : { type: 'reject', ...(p.decision.message !== undefined ? { message: p.decision.message } : {}) };
+          // Asked on the socket by a terminal (`run`, `attach`): the window's own answers come as window.call.
+          const decision: ApprovalDecision =
+            p.decision.type === 'approve' ? { type: 'approve', answeredIn: 'terminal' } : { type: 'reject', answeredIn: 'terminal', ...(p.decision.message !== undefined ? { message: p.decision.message } : {}) };
           if (!runs.has(p.threadId) && (await windows?.decide(p.threadId, p.key, decision))) return { ok: true };
           runs.decide(p.threadId, p.key, decision);
           return { ok: true };
@@ -111,6 +117,13 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
         // Every run's record: this host's, its windows' and those of other processes (run-records.ts).
         case 'runs.list':
           return { agents: runs.list() };
+        // A thread's id from what a person typed: the whole id or a unique beginning (thread-ref.ts).
+        case 'threads.resolve':
+          try {
+            return { threadId: resolveThread(threads, (params as { ref: string }).ref) };
+          } catch (err) {
+            throw asHostError(err);
+          }
         case 'window.open':
           windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log, runs, secrets });
           return windows.open(connection, params as z.output<typeof windowOpenParams>);

@@ -12,7 +12,7 @@ import { ContractError, parseRequest, type EventFrame, type NoticeDto, type Para
 import type { ApprovalExtras } from '../approvals/approval-service';
 import type { App } from '../app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
-import type { AttachedRun, HostRuns } from './runs';
+import type { AttachedRun, HostRuns, PendingQuestion } from './runs';
 import { createWindowFolders, type WindowFolders } from '../folders/window-folders';
 import { openRemoteApp } from '../remote-folder';
 import type { FileSecretStore } from '../settings/file-secret-store';
@@ -256,13 +256,14 @@ export class HostWindows {
     const refresh = async (): Promise<void> => {
       const view = (await app.handle('threads.get', { threadId })) as ThreadView;
       const now = new Map(view.approvals.map((a) => [approvalKey(a), a]));
-      for (const [key, approval] of now) if (!asked.has(key)) tell('run.approval', { key, request: approval });
+      for (const [key, approval] of now) if (!asked.has(key)) tell('run.approval', questionOf(key, approval));
       for (const key of asked.keys()) if (!now.has(key)) tell('run.approvalGone', { key });
       asked = now;
       if (!ended && !view.thread.running && view.approvals.length === 0) {
         ended = true;
         stop();
-        tell('run.end', { state: 'done', reason: 'completed', text: '' });
+        // As its run's record says: stopped in the window, failed, or done.
+        tell('run.end', this.options.runs.recordedEnd(threadId) ?? { state: 'done', reason: 'completed', text: '' });
       }
     };
     const stop = app.onEvent((frame: EventFrame) => {
@@ -277,10 +278,11 @@ export class HostWindows {
       threadId,
       folder: app.folder,
       state: view.approvals.length > 0 ? 'needs-you' : 'working',
+      history: this.options.runs.history(threadId),
       events: [],
       dropped: 0,
       says: [],
-      approvals: [...asked].map(([key, request]) => ({ key, request })),
+      approvals: [...asked].map(([key, approval]) => questionOf(key, approval)),
     };
   }
 
@@ -296,7 +298,10 @@ export class HostWindows {
       threadId,
       toolCallId: approval.toolCallId,
       ...(approval.parentToolCallId !== undefined ? { parentToolCallId: approval.parentToolCallId } : {}),
-      decision: decision.type === 'approve' ? { type: 'approve' } : { type: 'reject', ...(decision.type === 'reject' && decision.message !== undefined ? { message: decision.message } : {}) },
+      decision:
+        decision.type === 'approve'
+          ? { type: 'approve', answeredIn: 'terminal' }
+          : { type: 'reject', answeredIn: 'terminal', ...(decision.type === 'reject' && decision.message !== undefined ? { message: decision.message } : {}) },
     });
     return true;
   }
@@ -355,6 +360,11 @@ const NOT_A_RUN = Symbol('not a run');
 /** A run's question as the window shows an approval of its own. */
 function pendingOf({ callPath: _callPath, ...request }: ApprovalRequest, extras: ApprovalExtras = {}): PendingApproval {
   return { ...request, ...extras, createdAt: new Date().toISOString() };
+}
+
+/** A window's pending approval as `attach` is asked it, with the diff the window shows. */
+function questionOf(key: string, { preview, ...request }: PendingApproval): PendingQuestion {
+  return { key, request, ...(preview !== undefined ? { preview } : {}) };
 }
 
 function approvalKey(approval: Pick<PendingApproval, 'toolCallId' | 'parentToolCallId'>): string {

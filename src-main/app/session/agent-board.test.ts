@@ -29,10 +29,10 @@ function thread(id: string, title: string, folder: string): void {
 }
 
 describe('the Agents view’s list', () => {
-  it('shows going runs first (needs you, working, queued), then finished ones not opened since; a dead process’s run is failed', () => {
+  it('shows going runs first (needs you, working, queued), then finished ones not opened since; a dead process’s run is failed, a stopped one stopped', () => {
     const board = new AgentBoard(db, { worktreeOf: (folder) => (folder.endsWith('/wt') ? { name: 'wt', branch: 'deepdesk/wt', originFolder: '/p' } : undefined) });
     const records = new RunRecords(db);
-    for (const [id, title, folder] of [['a', 'Alpha', '/p'], ['b', 'Beta', '/p'], ['c', 'Gamma', '/q'], ['d', 'Delta', '/wt'], ['e', 'Epsilon', '/q'], ['f', '', '/q']] as const) thread(id, title, folder);
+    for (const [id, title, folder] of [['a', 'Alpha', '/p'], ['b', 'Beta', '/p'], ['c', 'Gamma', '/q'], ['d', 'Delta', '/wt'], ['e', 'Epsilon', '/q'], ['f', '', '/q'], ['g', 'Eta', '/q']] as const) thread(id, title, folder);
     records.start('a', '/p', process.pid);
     records.start('b', '/p', process.pid);
     records.setState('b', 'needs-you');
@@ -40,14 +40,16 @@ describe('the Agents view’s list', () => {
     records.start('d', '/wt', process.pid);
     records.start('e', '/q', process.pid);
     records.end('e', 'done');
+    records.start('g', '/q', process.pid);
+    records.end('g', 'stopped');
     // A process that is gone (a child that exited) left its run working.
     const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
     records.start('f', '/q', gone);
 
     const listed = board.list();
     // By state first; within one, the newest first (a and d may have started in the same millisecond).
-    expect(listed.map((x) => x.state)).toEqual(['needs-you', 'working', 'working', 'queued', 'failed', 'done']);
-    expect(listed.map((x) => x.threadId)).toEqual(['b', ...listed.slice(1, 3).map((x) => x.threadId), 'c', 'f', 'e']);
+    expect(listed.map((x) => x.state)).toEqual(['needs-you', 'working', 'working', 'queued', 'failed', 'stopped', 'done']);
+    expect(listed.map((x) => x.threadId)).toEqual(['b', ...listed.slice(1, 3).map((x) => x.threadId), 'c', 'f', 'g', 'e']);
     expect(listed.slice(1, 3).map((x) => x.threadId).sort()).toEqual(['a', 'd']);
     expect(listed.find((x) => x.threadId === 'a')).toMatchObject({ title: 'Alpha', folder: '/p', folderName: 'p', sharesFolder: true });
     expect(listed.find((x) => x.threadId === 'd')).toMatchObject({ worktree: { name: 'wt', branch: 'deepdesk/wt' }, sharesFolder: false });

@@ -14,18 +14,23 @@ import { GOING_STATES, onRunRecordsChanged, RunRecords, type RunRecord, type Run
 
 const POLL_MS = 1_000;
 
+/** A run's recorded state as the Agents view and `deepdesk agents` name it (SPEC §16): one interrupted by its process's end failed. */
 const SHOWN_AS: Record<RunState, AgentState> = {
   queued: 'queued',
   working: 'working',
   'needs-you': 'needs-you',
   done: 'done',
-  stopped: 'done',
+  stopped: 'stopped',
   failed: 'failed',
   interrupted: 'failed',
 };
 
+export function agentStateOf(state: RunState): AgentState {
+  return SHOWN_AS[state];
+}
+
 /** Needs you first, then working, queued, and the finished ones; the newest first within each. */
-const ORDER: Record<AgentState, number> = { 'needs-you': 0, working: 1, queued: 2, failed: 3, done: 4 };
+const ORDER: Record<AgentState, number> = { 'needs-you': 0, working: 1, queued: 2, failed: 3, stopped: 4, done: 5 };
 
 export interface AgentBoardOptions {
   /** The worktree a thread's folder lies in (app/worktrees), if any. */

@@ -9,9 +9,10 @@ import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
-import { newThreadState, type AgentEvent } from '../../core/agent/types';
+import { newThreadState, type AgentEvent, type ApprovalRequest } from '../../core/agent/types';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
 import { ApprovalService } from '../approvals/approval-service';
+import type { ApprovalPreview } from '../approvals/approval-preview';
 import { expandInput, isInputError, messageText } from '../commands/person-input';
 import type { TurnRules } from '../commands/slash-commands';
 import { ContractError } from '../contract';
@@ -64,6 +65,8 @@ export interface HeadlessRun {
   result: Promise<RunResult>;
   /** Stops the run (its commands' process trees included). */
   stop(): Promise<void>;
+  /** The diff the window shows beside an approval of an edit or a write (approval-preview.ts). */
+  previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined>;
 }
 
 export interface HeadlessRunContext {
@@ -138,7 +141,7 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
         files: place.shell,
       });
       const result = threads.run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.allow ? { allow: input.allow } : {}) }).finally(closeAll);
-      return { threadId, folder: place.text, result, stop: () => threads.stop(threadId) };
+      return { threadId, folder: place.text, result, stop: () => threads.stop(threadId), previewApproval: (request) => threads.previewApproval(request) };
     } catch (err) {
       await closeAll();
       throw err;

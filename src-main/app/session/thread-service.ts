@@ -23,7 +23,7 @@ import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
 import type { TurnRules } from '../commands/slash-commands';
-import { newThreadState, SHUTDOWN, type AgentEvent, type QueuedMessage, type ThreadState, type UsageTotals } from '../../core/agent/types';
+import { isShutdown, newThreadState, SHUTDOWN, type AgentEvent, type ApprovalRequest, type QueuedMessage, type ThreadState, type UsageTotals } from '../../core/agent/types';
 import type { MemoryStore } from '../../core/backends/store/memory-store-api';
 import type { GitMountRoute, MountRoute } from '../../core/backends/mounts/mount-table';
 import { createDefaultMounts, threadFilesFrom, threadFilesSnapshot, HISTORY_PREFIX, LARGE_RESULTS_PREFIX, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts/mounts';
@@ -33,6 +33,7 @@ import { mediaTypeOf } from '../../core/media/kinds';
 import { AbortedError } from '../../core/models/errors';
 import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
+import { approvalPreview, type ApprovalPreview } from '../approvals/approval-preview';
 import { ContractError, type AttachmentInput, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
 import { displayItems } from '../threads/display-items';
 import { safeAttachmentName, withAttachments } from '../threads/message-attachments';
@@ -412,6 +413,11 @@ export class ThreadService {
     this.startRun(threadId, model, null);
   }
 
+  /** The diff an approval of the thread's edit or write shows, read through the thread's own backend. */
+  previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined> {
+    return approvalPreview(request, this.open(request.threadId).mounts.backend);
+  }
+
   async stop(threadId: string): Promise<void> {
     const run = this.runs.get(threadId);
     if (!run) return;
@@ -662,6 +668,11 @@ export class ThreadService {
         this.runs.delete(threadId);
         this.asking.delete(threadId);
         this.records.end(threadId, recordedEnd(result), result.error?.message);
+        // A stop is kept in the thread (the window shows it after a reload; the model hears of it); a shutdown's runs resume.
+        if (result.reason === 'aborted' && !isShutdown(controller.signal) && this.store.exists(threadId)) {
+          this.store.addNote(threadId, STOPPED_NOTE);
+          this.deliverNotes(threadId);
+        }
         // A message queued after the run's last look at the queue: it starts the next run now,
         // in the same tick, so no other send can start one first. After a Stop or a failure,
         // queued messages wait for the person (Send now or Cancel).
@@ -819,6 +830,9 @@ export class ThreadService {
     return this.summaryOf(t, this.runs.has(threadId) ? this.goingInFolder() : 0);
   }
 }
+
+/** What a stopped run leaves in its thread. */
+const STOPPED_NOTE = { kind: 'stopped', text: 'Note: the previous run of this thread was stopped before it finished. Its last step may not have finished.', display: 'Stopped.' } as const;
 
 /** How a run's end is recorded. */
 function recordedEnd(result: RunResult): RunState {

@@ -182,6 +182,7 @@ export class ThreadStore {
     runMigrations(db, MIGRATIONS);
     this.stmts = {
       get: db.prepare<[string], RowShape>('SELECT * FROM threads WHERE id = ?'),
+      idsFrom: db.prepare<[string, number], { id: string }>('SELECT id FROM threads WHERE id >= ? ORDER BY id LIMIT ?'),
       messages: db.prepare<[string], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? ORDER BY seq'),
       messageRange: db.prepare<[string, number, number], { seq: number; message_json: string }>(
         'SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
@@ -385,6 +386,16 @@ export class ThreadStore {
 
   list(): ThreadSummary[] {
     return this.stmts.list.all().map(toSummary);
+  }
+
+  /** Up to `limit` ids that begin with `prefix`, in order. */
+  idsStartingWith(prefix: string, limit: number): string[] {
+    const ids: string[] = [];
+    for (const { id } of this.stmts.idsFrom.all(prefix, limit)) {
+      if (!id.startsWith(prefix)) break;
+      ids.push(id);
+    }
+    return ids;
   }
 
   get(id: string): ThreadSummary | undefined {

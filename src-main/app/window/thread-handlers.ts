@@ -76,7 +76,11 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
         await settings.addRule(decision.alwaysAllow);
       }
       const core: ApprovalDecision =
-        decision.type === 'approve' ? { type: 'approve' } : decision.type === 'edit' ? { type: 'edit', args: decision.args } : decision;
+        decision.type === 'approve'
+          ? { type: 'approve', ...(decision.answeredIn !== undefined ? { answeredIn: decision.answeredIn } : {}) }
+          : decision.type === 'edit'
+            ? { type: 'edit', args: decision.args }
+            : decision;
       if (!approvals.resolve(threadId, toolCallId, core, parentToolCallId)) throw new ContractError('that approval is no longer pending', 'not_found');
       return ok;
     },

@@ -154,9 +154,10 @@ describe("the window's app in the agent host", () => {
     const { id } = await call(window, 'threads.create', {});
     await call(window, 'threads.send', { threadId: id, text: 'think hard' });
     const cli = (args: string[]) => execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), ...args, '--data-dir', dataDir], { encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' } });
-    expect(cli(['agents'])).toMatch(new RegExp(`^${id}\\s+Working\\s+${folder}\\s+think hard$`, 'm'));
-    expect(cli(['stop', id])).toContain(`Stopped ${id}`);
+    expect(cli(['agents'])).toMatch(new RegExp(`^${id.slice(0, 8)}\\s+Working\\s+${folder}\\s+think hard$`, 'm'));
+    expect(cli(['stop', id])).toBe(`Stopped ${id}.\n`);
     await waitFor(async () => !((await call(window, 'threads.get', { threadId: id })) as ThreadView).thread.running, 'the run to stop');
+    expect(cli(['agents'])).toMatch(new RegExp(`^${id.slice(0, 8)}\\s+Stopped\\s`, 'm'));
   });
 
   it("deepdesk attach follows a window's thread and answers its approval on the terminal; the window's is gone", async () => {
@@ -176,6 +177,21 @@ describe("the window's app in the agent host", () => {
     expect(screen).toContain('written from the terminal');
     expect(readFileSync(join(folder, 'from-terminal.txt'), 'utf8')).toBe('ok\n');
     expect(((await call(window, 'threads.get', { threadId: id })) as ThreadView).approvals).toEqual([]);
+  });
+
+  it("deepdesk attach on a window's thread that the window stops says it was stopped, not done", async () => {
+    server.push({ hang: true, text: 'working on it' });
+    const window = await open();
+    const { id } = await call(window, 'threads.create', {});
+    await call(window, 'threads.send', { threadId: id, text: 'think hard' });
+    const term = pty.spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'attach', id.slice(0, 8), '--data-dir', dataDir], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '' } as Record<string, string>, cols: 160, rows: 50 });
+    let screen = '';
+    term.onData((d) => (screen += d));
+    const exited = new Promise<number>((done) => term.onExit(({ exitCode }) => done(exitCode)));
+    await waitFor(() => screen.includes('> think hard'), 'the thread so far on the terminal');
+    await call(window, 'threads.stop', { threadId: id });
+    expect(await exited).toBe(0);
+    expect(screen).toContain('deepdesk: stopped');
   });
 
   it("a deepdesk run in the window's folder shows in the window as it goes, and its approval is answered there", async () => {

@@ -1,7 +1,7 @@
 // The agent's state and the events it streams (SPEC §4, §5 `run --json`).
 
 import type { StateSnapshot } from '../backends/store/state';
-import type { ChatMessage, ContentPart, Usage } from '../models/types';
+import type { ChatMessage, ContentPart, MessageNote, Usage } from '../models/types';
 import type { ModelProblem } from '../models/connection-problem';
 import type { FileChangeSummary } from '../tools/file-change';
 import type { ToolResultFacts } from '../tools/result-facts';
@@ -72,10 +72,13 @@ export function newThreadState(id: string): ThreadState {
   };
 }
 
+/** Where the person answered, when not in the window showing the thread: a terminal (`deepdesk run`, `deepdesk attach`). */
+export type AnsweredIn = 'terminal';
+
 export type ApprovalDecision =
-  | { type: 'approve' }
+  | { type: 'approve'; answeredIn?: AnsweredIn }
   | { type: 'edit'; args: Record<string, unknown> }
-  | { type: 'reject'; message?: string }
+  | { type: 'reject'; message?: string; answeredIn?: AnsweredIn }
   | { type: 'respond'; message: string };
 
 export interface ApprovalRequest {
@@ -124,7 +127,7 @@ export type AgentEvent = EventBase &
     /** `change`: what a write or edit did to its file (created or not, the hunks), for the window's card; the facts: how a command ended, why it did not run, where a large result went. */
     | ({ type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; change?: FileChangeSummary } & ToolResultFacts)
     /** `hook`: the hook that decided (status `denied`: blocked by it; `edited`: its `updatedInput` is what runs). */
-    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; hook?: HookRef }
+    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; hook?: HookRef; answeredIn?: AnsweredIn }
     | { type: 'todos'; todos: Todo[] }
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
@@ -144,7 +147,7 @@ export type AgentEvent = EventBase &
     /** The thread's queued messages changed (the app sends this; the loop never does). */
     | { type: 'queued'; queued: QueuedMessage[] }
     /** A note for the model went into the history (e.g. that the person restored files); `text` is what the window shows. */
-    | { type: 'note'; id: string; kind: 'restore' | 'hook' | 'interrupted'; text: string; checkpointId?: string }
+    | { type: 'note'; id: string; kind: MessageNote['kind']; text: string; checkpointId?: string }
     /**
      * A hook (SPEC §11) did something the person must see: `error` (it failed: another exit
      * code, a timeout; nothing was blocked), `blocked` (a prompt it refused, a result it

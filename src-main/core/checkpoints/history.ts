@@ -3,6 +3,7 @@
 // message, one file, undoing a restore), deleting a thread's history and the size bound.
 
 import { structuredPatch } from 'diff';
+import { unifiedHunks } from '../text/unified-diff';
 import { recorderFor } from './recorder';
 import { restoreCheckpoints, type RestoreOutcome, type Resolution } from './restore';
 import type { CheckpointStore } from './store';
@@ -213,13 +214,7 @@ export class CheckpointHistory {
     const before = this.text(e.before);
     const after = this.text(e.after);
     if (before === null || after === null) return `${head.join('\n')}\nBinary files a/${e.path} and b/${e.path} differ\n`;
-    const patch = structuredPatch(`a/${e.path}`, `b/${e.path}`, before, after, '', '', { context: 3 });
-    const body: string[] = [];
-    for (const h of patch.hunks) {
-      // As diff(1) and git write it: an empty side starts at line 0.
-      body.push(`@@ -${h.oldLines === 0 ? h.oldStart - 1 : h.oldStart},${h.oldLines} +${h.newLines === 0 ? h.newStart - 1 : h.newStart},${h.newLines} @@`);
-      body.push(...h.lines);
-    }
+    const body = unifiedHunks(before, after);
     return `${head.join('\n')}\n${body.length > 0 ? body.join('\n') + '\n' : ''}`;
   }
 }

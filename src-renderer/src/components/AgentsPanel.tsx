@@ -21,6 +21,7 @@ const STATE_CLASS: Record<AgentDto['state'], string> = {
   queued: 'badge',
   done: 'badge badge-success',
   failed: 'badge badge-danger',
+  stopped: 'badge',
 };
 
 /** Read between a row's parts (its name would run them together otherwise). */

@@ -111,6 +111,11 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
             {item.editedByHook ? 'Edited by hook' : 'Edited'}
           </span>
         ) : null}
+        {item.answeredInTerminal && (item.approval === 'approved' || item.approval === 'rejected') ? (
+          <span className="badge tool-answered-elsewhere" title="The person answered this call's approval in a terminal (deepdesk run or deepdesk attach)">
+            {item.approval === 'approved' ? 'Approved in a terminal' : 'Rejected in a terminal'}
+          </span>
+        ) : null}
         <span className={`tool-status status-${status}`} title={detail}>
           <StatusIcon status={status} />
           <span className="tool-status-label">{label}</span>

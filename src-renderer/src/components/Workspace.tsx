@@ -153,7 +153,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   // The open thread finished while the person looked at it: it was seen, so it leaves the
   // Agents view as one opened there does (a run that ended unseen stays listed `Done`).
   const looking = usePageLooking();
-  const finishedHere = agentsView.agents?.find((a) => a.threadId === threadId && (a.state === 'done' || a.state === 'failed'));
+  const finishedHere = agentsView.agents?.find((a) => a.threadId === threadId && (a.state === 'done' || a.state === 'failed' || a.state === 'stopped'));
   const seenRun = useRef<string | null>(null);
   useEffect(() => {
     if (finishedHere === undefined || !looking) return;

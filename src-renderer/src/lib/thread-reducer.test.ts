@@ -171,6 +171,10 @@ describe('threadReducer', () => {
     expect(s.items[0]).toMatchObject({ approval: 'pending', approvalReason: 'writes need approval' });
     s = run([ev('approval', { id: 'w', name: 'write_file', args: {}, status: 'rejected', reason: '' })], s);
     expect(s.items[0]).toMatchObject({ approval: 'rejected', approvalReason: 'writes need approval' });
+    expect((s.items[0] as ToolItem).answeredInTerminal).toBeUndefined();
+    // Answered in a terminal (deepdesk attach): the card is told where.
+    s = run([ev('approval', { id: 'w', name: 'write_file', args: {}, status: 'approved', reason: '', answeredIn: 'terminal' })], s);
+    expect(s.items[0]).toMatchObject({ approval: 'approved', answeredInTerminal: true });
   });
 
   it('shows a local decision on the card at once', () => {
@@ -205,12 +209,15 @@ describe('threadReducer', () => {
       ev('summarized', { archivePath: '/conversation_history/t1.md', summarizedMessages: 12, summary: 'S' }),
       ev('error', { message: 'rate limited' }),
       ev('done', { text: '', reason: 'aborted' }),
+      ev('note', { id: 'n1', kind: 'stopped', text: 'Stopped.' }),
     ]);
+    // The stop is said once: by the note the thread keeps, not by the run's end as well.
     expect(s.items.slice(1)).toMatchObject([
       { kind: 'summary', archivePath: '/conversation_history/t1.md', summarizedMessages: 12, text: 'S' },
       { kind: 'error', message: 'rate limited' },
       { kind: 'notice', text: 'Stopped.' },
     ]);
+    expect(s.items).toHaveLength(4);
   });
 
   it('ignores events of other threads and unknown or malformed events', () => {

@@ -47,6 +47,8 @@ export interface ToolItem extends ItemBase, ToolResultFactsDto {
   image?: { mimeType: string };
   approval?: ApprovalStatus;
   approvalReason?: string;
+  /** The approval was answered in a terminal (`deepdesk run`, `deepdesk attach`), not in this window. */
+  answeredInTerminal?: boolean;
   /** The person edited the call before it ran: `args` are what ran, these what the agent proposed. */
   edited?: boolean;
   /** The edit was a hook's `updatedInput`, not the person's. */
@@ -361,6 +363,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         ...(restart ? { startedAt: Date.now() } : {}),
         ...(hook !== undefined && status === 'edited' ? { editedByHook: true } : {}),
         ...(hook !== undefined && status === 'denied' ? { blockedByHook: hook } : {}),
+        ...(event.answeredIn === 'terminal' ? { answeredInTerminal: true } : {}),
       }));
     }
     case 'tool_output': {
@@ -454,7 +457,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       next = { ...next, textSeen: { ...next.textSeen, [scope]: false } };
       if (parent !== undefined) return next;
       const reason = str(event.reason);
-      if (reason === 'aborted') next = push(next, { kind: 'notice', key: '', text: 'Stopped.' });
+      // A stop is told by the note the app keeps in the thread (a reload shows it too).
       if (reason === 'max_steps') next = push(next, { kind: 'notice', key: '', text: 'Stopped: the step limit was reached.' });
       if (event.usage !== undefined) next = { ...next, lastRun: usageOf(event.usage) };
       // A budget's stop: its `error` event has said so in one line (with Open settings); only if none came, it is said here, once.

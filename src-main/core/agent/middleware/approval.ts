@@ -109,9 +109,10 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       };
       const decision = await options.broker.decide(request, ctx.signal);
       observed?.decided(decision.type, 'person');
+      const where = 'answeredIn' in decision && decision.answeredIn !== undefined ? { answeredIn: decision.answeredIn } : {};
       switch (decision.type) {
         case 'approve':
-          ctx.emit({ type: 'approval', ...base, status: 'approved' });
+          ctx.emit({ type: 'approval', ...base, status: 'approved', ...where });
           return run(call);
         case 'edit': {
           if (canonicalJson(decision.args) === canonicalJson(args)) {
@@ -127,7 +128,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
           return { ...output, text: `${editNote(args, decision.args)}\n${output.text}`, isError: isErrorOutput(output) };
         }
         case 'reject': {
-          ctx.emit({ type: 'approval', ...base, status: 'rejected' });
+          ctx.emit({ type: 'approval', ...base, status: 'rejected', ...where });
           const message = decision.message?.trim() ?? '';
           const said = message !== '' ? ` They said: ${message}` : '';
           return { ...errorText(`the person rejected this ${call.name} call; it was not run.${said}`), rejected: { by: 'person', ...(message !== '' ? { message } : {}) } };
