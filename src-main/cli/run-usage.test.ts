@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../core/backends/store/store';
+import { closedLoopbackPort } from '../core/models/testing/loopback';
 import { startLangSmithReceiver } from '../core/telemetry/langsmith-receiver.test-support';
 import { startOtlpReceiver, type OtlpReceiver } from '../core/telemetry/otlp-receiver.test-support';
 import { UsageLedger } from '../core/telemetry/usage-ledger';
@@ -23,6 +24,25 @@ const NO_TELEMETRY = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACE
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   return t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, ...args], { ...NO_TELEMETRY, ...env });
+}
+
+/**
+ * How much longer a one-call run takes with `env` than the same run without it (a first run
+ * warms the data folder, so neither pays for creating it). Each run must answer.
+ */
+async function extraTime(env: NodeJS.ProcessEnv): Promise<number> {
+  const timed = async (extra: NodeJS.ProcessEnv) => {
+    t.server.push({ text: 'Fine.' });
+    const started = performance.now();
+    const r = await run(['hi'], extra);
+    const took = performance.now() - started;
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe('Fine.');
+    return took;
+  };
+  await timed({});
+  const plain = await timed({});
+  return (await timed(env)) - plain;
 }
 
 function ledgerRows(threadId: string) {
@@ -102,13 +122,11 @@ describe('deepdesk run, audited', () => {
     expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('print it');
   });
 
-  it('an unreachable collector neither fails nor holds up the run', async () => {
-    t.server.push({ text: 'Fine.' });
-    const started = Date.now();
-    const r = await run(['hi'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe('Fine.');
-    expect(Date.now() - started).toBeLessThan(15_000);
+  it('an unreachable collector neither fails nor holds up the run, nor its end', async () => {
+    const port = await closedLoopbackPort();
+    const slowdown = await extraTime({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+    // The same one-call run, without telemetry and with a collector nobody listens for: about as fast (the exporter's retries are not waited for).
+    expect(slowdown).toBeLessThan(1_000);
   });
 });
 
@@ -138,12 +156,9 @@ describe('deepdesk run, traced to LangSmith', () => {
     }
   });
 
-  it('an unreachable LangSmith neither fails nor holds up the run', async () => {
-    t.server.push({ text: 'Fine.' });
-    const started = Date.now();
-    const r = await run(['hi'], { LANGSMITH_TRACING: 'true', LANGSMITH_API_KEY: 'k', LANGSMITH_ENDPOINT: 'http://127.0.0.1:9' });
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe('Fine.');
-    expect(Date.now() - started).toBeLessThan(15_000);
+  it('an unreachable LangSmith neither fails nor holds up the run, nor its end', async () => {
+    const port = await closedLoopbackPort();
+    const slowdown = await extraTime({ LANGSMITH_TRACING: 'true', LANGSMITH_API_KEY: 'k', LANGSMITH_ENDPOINT: `http://127.0.0.1:${port}` });
+    expect(slowdown).toBeLessThan(1_000);
   });
 });
