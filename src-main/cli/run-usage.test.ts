@@ -81,6 +81,21 @@ describe('deepdesk run, audited', () => {
     expect(t.server.requests).toHaveLength(1);
   });
 
+  it('--max-cost estimates a call from what the provider reported for the one before, so a provider that counts more than our tokenizer cannot take the run past it', async () => {
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ prices: { 'openai-compatible:scripted-model': { input: 1, output: 1 } } }));
+    // The provider counts far more prompt tokens than our tokenizer does (its template, its
+    // tokenizer): each call costs about $0.10 while our count of its prompt is a few thousand tokens.
+    const step = (promptTokens: number) => ({ toolCalls: [{ name: 'ls', args: { path: '/' } }], usage: { promptTokens, completionTokens: 10 } });
+    t.server.push(step(100_000), step(101_000), step(102_000), { text: 'never asked' });
+    const r = await run(['--thread', 'metered', '--max-cost', '0.25', 'list it again and again']);
+    // Two calls ($0.2010) fit; a third (about $0.10 more, as the provider counts) would not.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^deepdesk run: Stopped before the next model call: it would take this run past its budget of \$0\.2500 \(spent \$0\.2010; the call would cost about \$0\.10\d\d\)\.\n$/);
+    expect(t.server.requests).toHaveLength(2);
+    const spent = ledgerRows('metered').reduce((sum, row) => sum + (row.costUsd ?? 0), 0);
+    expect(spent).toBeLessThanOrEqual(0.25);
+  });
+
   it('--max-cost with a model of unknown price makes no call, and says how to set one', async () => {
     t.server.push({ text: 'never asked' });
     const r = await run(['--max-cost', '$1', 'hi']);
