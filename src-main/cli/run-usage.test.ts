@@ -96,6 +96,20 @@ describe('deepdesk run, audited', () => {
     expect(spent).toBeLessThanOrEqual(0.25);
   });
 
+  it('a price set after a thread’s calls counts them: its budget per thread is kept with their cost at that price', async () => {
+    t.server.push({ text: 'Unpriced.', usage: { promptTokens: 20_000, completionTokens: 10 } }, { text: 'never asked' });
+    expect((await run(['--thread', 'priced-later', 'first'])).code).toBe(0);
+    expect(ledgerRows('priced-later').map((row) => row.costUsd)).toEqual([null]);
+    // $10 per million tokens: the first call cost $0.2001, past a budget of $0.15.
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ prices: { 'openai-compatible:scripted-model': { input: 10, output: 10 } }, threadBudgetUsd: 0.15 }));
+    const r = await run(['--thread', 'priced-later', 'second']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^deepdesk run: Stopped before the next model call: it would take this thread past its budget of \$0\.1500 \(spent \$0\.2001; the call would cost about \$0\.\d{4}\)\.\n$/);
+    expect(t.server.requests).toHaveLength(1);
+    // The ledger keeps what it recorded: the price is applied when it is read.
+    expect(ledgerRows('priced-later').map((row) => row.costUsd)).toEqual([null]);
+  });
+
   it('--max-cost with a model of unknown price makes no call, and says how to set one', async () => {
     t.server.push({ text: 'never asked' });
     const r = await run(['--max-cost', '$1', 'hi']);

@@ -140,7 +140,9 @@ export type ThreadAction =
   | { type: 'local_approval'; toolCallId: string; parent?: string; status: ApprovalStatus; args?: unknown }
   /** A send that turned out to be queued: the optimistic user item goes (the queue shows it). */
   | { type: 'unlocal_user'; text: string }
-  | { type: 'set_running'; running: boolean };
+  | { type: 'set_running'; running: boolean }
+  /** The thread's costs read again (a price set in Settings reaches the calls made without one). */
+  | { type: 'costs'; usage: ThreadView['usage']; lastRun: ThreadView['lastRun'] };
 
 export function emptyThreadState(threadId: string | null = null): ThreadDisplayState {
   return {
@@ -198,6 +200,8 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
     }
     case 'set_running':
       return action.running === state.running ? state : { ...state, running: action.running };
+    case 'costs':
+      return { ...state, usage: action.usage, lastRun: action.lastRun ?? null };
   }
 }
 
