@@ -29,11 +29,11 @@ describe('usageReport', () => {
   });
 
   it('prices by the person’s price over the table’s, read at each call', () => {
-    let prices: Record<string, { input: number; output: number }> | undefined;
-    const price = pricesNow(() => prices);
+    const settings: { prices?: Record<string, { input: number; output: number }> } = {};
+    const price = pricesNow(() => settings.prices);
     expect(price('openai-compatible:local')).toBeNull();
     expect(price('anthropic:claude-haiku-4-5')?.input).toBeGreaterThan(0);
-    prices = { 'openai-compatible:local': { input: 2, output: 4 }, 'anthropic:claude-haiku-4-5': { input: 0, output: 0 } };
+    settings.prices = { 'openai-compatible:local': { input: 2, output: 4 }, 'anthropic:claude-haiku-4-5': { input: 0, output: 0 } };
     expect(price('openai-compatible:local')).toEqual({ input: 2, output: 4, cacheRead: 2, cacheWrite: 2 });
     expect(price('anthropic:claude-haiku-4-5')?.input).toBe(0);
   });
