@@ -1,13 +1,16 @@
 // The usage ledger in the window (SPEC §17), in headless Chromium against `deepdesk serve`
 // with a scripted model server that reports each call's tokens: the `Usage` view sums the
 // calls by thread, day and model exactly as the server reported them, with totals and the
-// line about calls of a model with no known price; a thread's row opens the thread. A price
-// set in Settings › Prices gives the next run its cost (on the thread and in Usage); a budget
-// per thread below what the thread has cost stops the next run before its model call, with
-// one line and `Open settings`. WCAG 2.2 AA (axe) on the Usage view in both themes.
+// line about calls of a model with no known price; a thread's row opens the thread (one of
+// another folder, there). Every column stays in the view at 1024×700 and 1400×900. A price set
+// in Settings › Prices (`Add price` starts with the model in use) prices the calls made without
+// one and the next run (on the thread and in Usage); a budget per thread below what the thread
+// has cost stops the next run before its model call, with one line and `Open settings`, and
+// `Retry` only once the budget changed. WCAG 2.2 AA (axe) on the Usage view in both themes.
 
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { auditEveryWay, describeViolations } from './axe';
@@ -17,9 +20,12 @@ const session = useE2ESession();
 const pages: Page[] = [];
 /** Model calls held back by a test: let go after it, whatever happened. */
 const held: Array<() => void> = [];
+/** Folders a test made besides its serve's. */
+const others: string[] = [];
 afterEach(async () => {
   for (const release of held.splice(0)) release();
   for (const page of pages.splice(0)) await page.context().close();
+  for (const folder of others.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
 const poll = <T,>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
@@ -202,13 +208,85 @@ describe('the Usage view', () => {
   });
 });
 
+/** Each cell of the table whose left or right edge is outside the Usage view's box, and whether its body scrolls sideways. */
+function cellsOutside(region: Locator): Promise<{ outside: string[]; scrolls: boolean }> {
+  return region.evaluate((view) => {
+    const box = view.getBoundingClientRect();
+    const outside: string[] = [];
+    for (const cell of view.querySelectorAll('table th, table td')) {
+      const r = cell.getBoundingClientRect();
+      if (r.left < box.left - 0.5 || r.right > box.right + 0.5) outside.push(`${(cell.textContent ?? '').trim()} [${Math.round(r.left)}–${Math.round(r.right)} of ${Math.round(box.left)}–${Math.round(box.right)}]`);
+    }
+    const body = view.querySelector('.usage-body')!;
+    return { outside, scrolls: body.scrollWidth > body.clientWidth + 1 };
+  });
+}
+
+describe('the Usage view, laid out', () => {
+  it('keeps every column inside the view at 1024×700 and 1400×900, a long title and a failed call included; a thread of another folder opens there', { timeout: 120_000 }, async () => {
+    const serve = await session.serve({
+      settings: { prices: { [`openai-compatible:${MODEL}`]: { input: 3, output: 15 } } },
+      script: [
+        { text: 'Long answer.', usage: { promptTokens: 123_456, completionTokens: 45_678, cachedTokens: 100_000 } },
+        { error: { status: 400, body: { error: { message: 'bad request' } } } },
+      ],
+    });
+    const page = await open(serve.url, 1024, 700);
+    const title = 'Please look through every module of this project and explain how the usage ledger, the budgets and the prices fit together';
+    await ask(page, title, 'Long answer.');
+    await sendMessage(page, 'and fail');
+    await conversation(page).locator('.notice-error').waitFor({ timeout: 20_000 });
+
+    await usageButton(page).click();
+    const usage = usageRegion(page);
+    await poll(() => tableOf(usage).then((t) => t.rows[0]?.[1])).toBe('2 (1 failed)');
+    for (const [width, height] of [
+      [1024, 700],
+      [1400, 900],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      for (const grouping of ['Thread', 'Day', 'Model']) {
+        await tab(usage, grouping).click();
+        await poll(() => tableOf(usage).then((t) => t.head[0])).toBe(grouping === 'Day' ? 'Day (UTC)' : grouping);
+        await poll(() => cellsOutside(usage)).toEqual({ outside: [], scrolls: false });
+        // The cost is shown whole, not cut.
+        expect((await tableOf(usage)).total.at(-1)).toMatch(/^\$\d/);
+      }
+      await tab(usage, 'Thread').click();
+      await poll(() => tableOf(usage).then((t) => t.head[0])).toBe('Thread');
+      await screenshot(page, `usage-long-title-${width}x${height}`);
+    }
+    // The title as the thread list has it (cut with an ellipsis only on screen).
+    const label = (await tableOf(usage)).rows[0]![0]!;
+    expect(title.startsWith(label.replace(/…$/, ''))).toBe(true);
+
+    // Another folder open: this thread's row names its folder, and opens it there.
+    const other = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-usage-other-'));
+    others.push(other);
+    writeFileSync(join(other, 'other.txt'), 'other\n');
+    await usage.getByRole('button', { name: 'Close Usage' }).click();
+    await page.getByRole('button', { name: 'Open folder', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Open folder' });
+    await dialog.getByRole('textbox', { name: 'Folder path' }).fill(other);
+    await dialog.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.getByRole('region', { name: 'Files' }).getByRole('treeitem', { name: /other\.txt/ }).waitFor({ timeout: 20_000 });
+    await usageButton(page).click();
+    const row = usageRegion(page).getByRole('button', { name: `${label} (in ${basename(serve.folder)})`, exact: true });
+    await row.click();
+    await usageRegion(page).waitFor({ state: 'detached' });
+    await poll(() => page.title()).toBe(`${basename(serve.folder)} — Deepdesk`);
+    await conversation(page).getByText('Long answer.', { exact: true }).waitFor({ timeout: 20_000 });
+    await poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe(label);
+  });
+});
+
 describe('prices and budgets', () => {
-  it('a price set in Settings gives the next run its cost; a budget below what the thread cost stops the next run with Open settings', { timeout: 120_000 }, async () => {
+  it('a price set in Settings prices the calls made without one and the next run; a budget below what the thread cost stops the next run with Open settings, and Retry once it changed', { timeout: 120_000 }, async () => {
     const serve = await session.serve({
       script: [
         { text: 'Unpriced answer.', usage: { promptTokens: 1000, completionTokens: 500 } },
         { text: 'Priced answer.', usage: { promptTokens: 1000, completionTokens: 500 } },
-        { text: 'Never asked for.' },
+        { text: 'Asked once the budget went.', usage: { promptTokens: 1000, completionTokens: 500 } },
       ],
     });
     const page = await open(serve.url);
@@ -221,11 +299,12 @@ describe('prices and budgets', () => {
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     await dialog.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Prices' }).click();
     const prices = dialog.getByRole('group', { name: 'Prices', exact: true });
+    // `Add price` starts with the model in use; the keyboard goes to its first price.
     await prices.getByRole('button', { name: 'Add price' }).click();
     const model = prices.getByRole('textbox', { name: 'Model (provider:model)' });
-    await poll(() => model.evaluate((el) => el === document.activeElement)).toBe(true);
-    await model.fill(`openai-compatible:${MODEL}`);
+    expect(await model.inputValue()).toBe(`openai-compatible:${MODEL}`);
     const price = prices.getByRole('group', { name: `Price of openai-compatible:${MODEL}` });
+    await poll(() => price.getByRole('textbox', { name: 'Input', exact: true }).evaluate((el) => el === document.activeElement)).toBe(true);
     await price.getByRole('textbox', { name: 'Input', exact: true }).fill('10');
     await price.getByRole('textbox', { name: 'Output', exact: true }).fill('20');
     // Telemetry, beside it: the explanation that nothing leaves the machine unless set.
@@ -238,24 +317,32 @@ describe('prices and budgets', () => {
     await dialog.getByRole('button', { name: 'Save settings' }).click();
     await dialog.waitFor({ state: 'detached' });
 
-    // 1,000 input tokens at $10/M and 500 output tokens at $20/M: $0.02.
-    await ask(page, 'and now', 'Priced answer.');
+    // The call made without a price has one now, at once: 1,000 input tokens at $10/M and 500
+    // output tokens at $20/M, $0.02 — the thread's cost and its latest run's, no new run needed.
     await poll(() => head.getByText('Cost of this thread: $0.02', { exact: true }).count()).toBe(1);
+    expect(await head.locator('.run-cost').textContent()).toBe('Cost of the latest run: last run $0.02');
+    await usageButton(page).click();
+    const usage = usageRegion(page);
+    await poll(() => tableOf(usage).then((t) => t.rows)).toEqual([['what does it cost', '1', '1,000', '500', '0', '0', '$0.02']]);
+    expect(await usage.getByText(/no known price/).count()).toBe(0);
+    await usage.getByRole('button', { name: 'Close Usage' }).click();
+
+    // The next run costs as much again.
+    await ask(page, 'and now', 'Priced answer.');
+    await poll(() => head.getByText('Cost of this thread: $0.04', { exact: true }).count()).toBe(1);
     // And what the run just ended cost on its own.
     expect(await head.locator('.run-cost').textContent()).toBe('Cost of the latest run: last run $0.02');
     // What the eye gets beside the context meter.
-    expect(await head.locator('.cost').evaluate((el) => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(''))).toBe('$0.02');
+    expect(await head.locator('.cost').evaluate((el) => [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(''))).toBe('$0.04');
 
-    // In Usage: at least $0.02 for the thread (one call had no price), $0.02 for the day.
+    // In Usage: $0.04 for the thread and for the day.
     await usageButton(page).click();
-    const usage = usageRegion(page);
-    await poll(() => tableOf(usage).then((t) => t.rows)).toEqual([['what does it cost', '2', '2,000', '1,000', '0', '0', '≥ $0.02']]);
-    expect(await usage.locator('tbody td').last().innerText()).toContain('At least $0.02: 1 call of models with no known price not counted');
+    await poll(() => tableOf(usage).then((t) => t.rows)).toEqual([['what does it cost', '2', '2,000', '1,000', '0', '0', '$0.04']]);
     await tab(usage, 'Day').click();
-    await poll(() => usage.getByRole('img').getAttribute('aria-label')).toMatch(/^Cost per day on \d{4}-\d{2}-\d{2}: total \$0\.02; highest \$0\.02 on /);
+    await poll(() => usage.getByRole('img').getAttribute('aria-label')).toMatch(/^Cost per day on \d{4}-\d{2}-\d{2}: total \$0\.04; highest \$0\.04 on /);
     await usage.getByRole('button', { name: 'Close Usage' }).click();
 
-    // A budget per thread of $0.01, below the $0.02 spent: the next run stops before its call.
+    // A budget per thread of $0.01, below the $0.04 spent: the next run stops before its call.
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     await dialog.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Prices' }).click();
     await dialog.getByRole('textbox', { name: 'Budget per thread (USD)' }).fill('0.01');
@@ -268,6 +355,8 @@ describe('prices and budgets', () => {
     // One line, not an error and a notice too; no model call was made.
     expect(await conversation(page).locator('.notice-error').count()).toBe(1);
     expect(serve.model.requests).toHaveLength(2);
+    // No Retry: it would stop again at once.
+    expect(await conversation(page).getByRole('button', { name: 'Retry', exact: true }).count()).toBe(0);
     await screenshot(page, 'usage-budget-stop-1400x900');
 
     // Open settings: at Prices, where the budget is, with the keyboard there.
@@ -281,5 +370,9 @@ describe('prices and budgets', () => {
     const saved = (): Record<string, unknown> => JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as Record<string, unknown>;
     await poll(() => 'threadBudgetUsd' in saved()).toBe(false);
     expect(saved().prices).toEqual({ [`openai-compatible:${MODEL}`]: { input: 10, output: 20 } });
+    // The budget changed: Retry runs the agent again, and the call is made.
+    await conversation(page).getByRole('button', { name: 'Retry', exact: true }).click();
+    await conversation(page).getByText('Asked once the budget went.', { exact: true }).waitFor({ timeout: 20_000 });
+    expect(serve.model.requests).toHaveLength(3);
   });
 });

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../core/backends/store/store';
+import { closedLoopbackPort } from '../core/models/testing/loopback';
 import { startLangSmithReceiver } from '../core/telemetry/langsmith-receiver.test-support';
 import { startOtlpReceiver, type OtlpReceiver } from '../core/telemetry/otlp-receiver.test-support';
 import { UsageLedger } from '../core/telemetry/usage-ledger';
@@ -23,6 +24,25 @@ const NO_TELEMETRY = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACE
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   return t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, ...args], { ...NO_TELEMETRY, ...env });
+}
+
+/**
+ * How much longer a one-call run takes with `env` than the same run without it (a first run
+ * warms the data folder, so neither pays for creating it). Each run must answer.
+ */
+async function extraTime(env: NodeJS.ProcessEnv): Promise<number> {
+  const timed = async (extra: NodeJS.ProcessEnv) => {
+    t.server.push({ text: 'Fine.' });
+    const started = performance.now();
+    const r = await run(['hi'], extra);
+    const took = performance.now() - started;
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe('Fine.');
+    return took;
+  };
+  await timed({});
+  const plain = await timed({});
+  return (await timed(env)) - plain;
 }
 
 function ledgerRows(threadId: string) {
@@ -59,6 +79,35 @@ describe('deepdesk run, audited', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^deepdesk run: Stopped before the next model call: it would take this run past its budget of \$0\.2100 \(spent \$0\.2001; the call would cost about \$0\.\d{4}\)\.\n$/);
     expect(t.server.requests).toHaveLength(1);
+  });
+
+  it('--max-cost estimates a call from what the provider reported for the one before, so a provider that counts more than our tokenizer cannot take the run past it', async () => {
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ prices: { 'openai-compatible:scripted-model': { input: 1, output: 1 } } }));
+    // The provider counts far more prompt tokens than our tokenizer does (its template, its
+    // tokenizer): each call costs about $0.10 while our count of its prompt is a few thousand tokens.
+    const step = (promptTokens: number) => ({ toolCalls: [{ name: 'ls', args: { path: '/' } }], usage: { promptTokens, completionTokens: 10 } });
+    t.server.push(step(100_000), step(101_000), step(102_000), { text: 'never asked' });
+    const r = await run(['--thread', 'metered', '--max-cost', '0.25', 'list it again and again']);
+    // Two calls ($0.2010) fit; a third (about $0.10 more, as the provider counts) would not.
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^deepdesk run: Stopped before the next model call: it would take this run past its budget of \$0\.2500 \(spent \$0\.2010; the call would cost about \$0\.10\d\d\)\.\n$/);
+    expect(t.server.requests).toHaveLength(2);
+    const spent = ledgerRows('metered').reduce((sum, row) => sum + (row.costUsd ?? 0), 0);
+    expect(spent).toBeLessThanOrEqual(0.25);
+  });
+
+  it('a price set after a thread’s calls counts them: its budget per thread is kept with their cost at that price', async () => {
+    t.server.push({ text: 'Unpriced.', usage: { promptTokens: 20_000, completionTokens: 10 } }, { text: 'never asked' });
+    expect((await run(['--thread', 'priced-later', 'first'])).code).toBe(0);
+    expect(ledgerRows('priced-later').map((row) => row.costUsd)).toEqual([null]);
+    // $10 per million tokens: the first call cost $0.2001, past a budget of $0.15.
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ prices: { 'openai-compatible:scripted-model': { input: 10, output: 10 } }, threadBudgetUsd: 0.15 }));
+    const r = await run(['--thread', 'priced-later', 'second']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^deepdesk run: Stopped before the next model call: it would take this thread past its budget of \$0\.1500 \(spent \$0\.2001; the call would cost about \$0\.\d{4}\)\.\n$/);
+    expect(t.server.requests).toHaveLength(1);
+    // The ledger keeps what it recorded: the price is applied when it is read.
+    expect(ledgerRows('priced-later').map((row) => row.costUsd)).toEqual([null]);
   });
 
   it('--max-cost with a model of unknown price makes no call, and says how to set one', async () => {
@@ -102,13 +151,11 @@ describe('deepdesk run, audited', () => {
     expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('print it');
   });
 
-  it('an unreachable collector neither fails nor holds up the run', async () => {
-    t.server.push({ text: 'Fine.' });
-    const started = Date.now();
-    const r = await run(['hi'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe('Fine.');
-    expect(Date.now() - started).toBeLessThan(15_000);
+  it('an unreachable collector neither fails nor holds up the run, nor its end', async () => {
+    const port = await closedLoopbackPort();
+    const slowdown = await extraTime({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+    // The same one-call run, without telemetry and with a collector nobody listens for: about as fast (the exporter's retries are not waited for).
+    expect(slowdown).toBeLessThan(1_000);
   });
 });
 
@@ -138,12 +185,9 @@ describe('deepdesk run, traced to LangSmith', () => {
     }
   });
 
-  it('an unreachable LangSmith neither fails nor holds up the run', async () => {
-    t.server.push({ text: 'Fine.' });
-    const started = Date.now();
-    const r = await run(['hi'], { LANGSMITH_TRACING: 'true', LANGSMITH_API_KEY: 'k', LANGSMITH_ENDPOINT: 'http://127.0.0.1:9' });
-    expect(r.code).toBe(0);
-    expect(r.stdout.trim()).toBe('Fine.');
-    expect(Date.now() - started).toBeLessThan(15_000);
+  it('an unreachable LangSmith neither fails nor holds up the run, nor its end', async () => {
+    const port = await closedLoopbackPort();
+    const slowdown = await extraTime({ LANGSMITH_TRACING: 'true', LANGSMITH_API_KEY: 'k', LANGSMITH_ENDPOINT: `http://127.0.0.1:${port}` });
+    expect(slowdown).toBeLessThan(1_000);
   });
 });

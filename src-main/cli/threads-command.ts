@@ -7,8 +7,10 @@ import { writeFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import type { PendingApproval } from '../app/contract';
+import { readSavedSettings } from '../app/settings/settings-service';
 import { ThreadStore, type ThreadSummary } from '../app/threads/thread-store';
 import { ambiguous, matchThread } from '../app/threads/thread-ref';
+import { costText, pricesNow } from '../app/usage/usage-report';
 import type { ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ContentPart, MediaPart, ToolCall } from '../core/models/types';
@@ -18,7 +20,6 @@ import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
 import { table } from './table';
 import { parseCommand, UsageError } from './usage';
 import { writeContent } from './terminal-output';
-import { formatUsd } from '../core/agent/budget';
 
 export interface ThreadsIo {
   stdout: NodeJS.WritableStream;
@@ -46,7 +47,8 @@ export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: p
   if (!(FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format must be jsonl or md (got '${format}')`);
   if (values.output === '') throw new UsageError('--output needs a file');
 
-  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'])));
+  const dataDir = resolveDataDir(values['data-dir']);
+  const db = openDatabase(databasePath(dataDir));
   try {
     const threads = new ThreadStore(db);
     if (action === 'ls') {
@@ -62,7 +64,8 @@ export async function threadsCommand(argv: string[], io: ThreadsIo = { stdout: p
       io.stderr.write(`deepdesk threads: no thread '${terminalSafe(ref, { singleLine: true })}' (deepdesk threads ls lists them)\n`);
       return 1;
     }
-    const data = exportData(db, threads, summary);
+    const { prices } = readSavedSettings(dataDir);
+    const data = exportData(new UsageLedger(db, pricesNow(() => prices)), db, threads, summary);
     const text = (format as Format) === 'md' ? exportMarkdown(data) : exportJsonl(data, { media: !values['no-media'] });
     if (values.output !== undefined) writeFileSync(values.output, text, { mode: 0o600 });
     else writeContent(io.stdout, text);
@@ -98,14 +101,13 @@ export interface StoredApproval {
   decision: unknown;
 }
 
-function exportData(db: Database.Database, threads: ThreadStore, summary: ThreadSummary): ThreadExport {
+function exportData(ledger: UsageLedger, db: Database.Database, threads: ThreadStore, summary: ThreadSummary): ThreadExport {
   const state = threads.load(summary.id);
   const pendingNotes: ChatMessage[] = threads.pendingNotes(summary.id).map((n) => ({
     role: 'user',
     content: n.text,
     note: { id: n.id, kind: n.kind, display: n.display, ...(n.checkpointId !== undefined ? { checkpointId: n.checkpointId } : {}) },
   }));
-  const ledger = new UsageLedger(db);
   const { rows: byModel, total } = ledger.report({ by: 'model', threadId: summary.id });
   return { summary, state, pendingNotes, approvals: storedApprovals(db, summary.id), calls: ledger.calls(summary.id), byModel, total };
 }
@@ -299,8 +301,7 @@ function mediaLine(part: MediaPart): string {
 
 function usageMarkdown(data: ThreadExport): string {
   if (data.total.calls === 0) return '## Usage\n\nNo model calls recorded for this thread.';
-  const cost = (s: UsageSums) => (s.unpricedCalls >= s.calls ? '—' : formatUsd(s.costUsd));
-  const row = (label: string, s: UsageSums) => `| ${label} | ${s.calls} | ${s.inputTokens} | ${s.outputTokens} | ${s.cacheReadTokens} | ${s.cacheWriteTokens} | ${cost(s)} |`;
+  const row = (label: string, s: UsageSums) => `| ${label} | ${s.calls} | ${s.inputTokens} | ${s.outputTokens} | ${s.cacheReadTokens} | ${s.cacheWriteTokens} | ${costText(s)} |`;
   const lines = [
     '## Usage',
     '',

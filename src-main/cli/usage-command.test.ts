@@ -3,6 +3,8 @@
 // calls of models with no known price, titles that try to drive the terminal, and --json as
 // the contract's UsageReport.
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { usageReportSchema } from '../app/contract/usage';
 import { databasePath } from '../app/data-dir';
@@ -21,7 +23,7 @@ const GONE = 'dddddddd-4444-4444-8444-444444444444';
 const EVIL_TITLE = 'Evil \x1b[2J\x1b]0;pwned\x07 title \u202emoc.evil';
 
 let seq = 0;
-function call(threadId: string, at: string, model: string, costUsd: number | null, tokens = 1000): ModelCallRecord {
+function call(threadId: string, at: string, model: string, costUsd: number | null, tokens = 1000, failed = false): ModelCallRecord {
   const [provider, name] = model.split(':') as [string, string];
   return {
     id: `call-${++seq}`,
@@ -38,8 +40,8 @@ function call(threadId: string, at: string, model: string, costUsd: number | nul
     cacheWriteTokens: tokens / 4,
     costUsd,
     durationMs: 1200,
-    failed: false,
-    error: null,
+    failed,
+    error: failed ? 'refused' : null,
   };
 }
 
@@ -54,8 +56,8 @@ function seed(): void {
     ledger.record(call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01, 2000));
     ledger.record(call(LOGIN, '2025-01-11T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.0023));
     ledger.record(call(EVIL, '2025-01-11T10:00:00.000Z', 'openai:gpt-5', 1.5));
-    ledger.record(call(EVIL, '2025-01-12T10:00:00.000Z', 'ollama:qwen3', null));
-    ledger.record(call(LOCAL, '2025-01-12T11:00:00.000Z', 'ollama:qwen3', null, 3000));
+    ledger.record(call(EVIL, '2025-01-12T10:00:00.000Z', 'openai-compatible:qwen3', null));
+    ledger.record(call(LOCAL, '2025-01-12T11:00:00.000Z', 'openai-compatible:qwen3', null, 3000));
     ledger.record(call(GONE, '2025-01-09T08:00:00.000Z', 'openai:gpt-5', 0.5));
     ledger.close();
   } finally {
@@ -88,11 +90,11 @@ describe('deepdesk usage', () => {
     expect(rows[0]).toEqual(['THREAD', 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST']);
     // Most expensive first.
     expect(rows.slice(1).map((row) => row.slice(1))).toEqual([
-      ['2', '2,000', '200', '1,000', '500', '$1.50'],
+      ['2', '2,000', '200', '1,000', '500', '$1.50 + unknown'],
       ['1', '1,000', '100', '500', '250', '$0.5000'],
       ['2', '3,000', '300', '1,500', '750', '$0.0123'],
       ['1', '3,000', '300', '1,500', '750', '—'],
-      ['6', '9,000', '900', '4,500', '2,250', '$2.01'],
+      ['6', '9,000', '900', '4,500', '2,250', '$2.01 + unknown'],
     ]);
     const labels = rows.slice(1).map((row) => row[0]);
     expect(labels[1]).toBe(GONE);
@@ -120,7 +122,7 @@ describe('deepdesk usage', () => {
       ['2025-01-10', '1', '$0.0100'],
       ['2025-01-11', '2', '$1.50'],
       ['2025-01-12', '2', '—'],
-      ['TOTAL', '6', '$2.01'],
+      ['TOTAL', '6', '$2.01 + unknown'],
     ]);
 
     const models = await t.deepdesk(['usage', '--by', 'model', '--since', '2025-01-11']);
@@ -129,13 +131,13 @@ describe('deepdesk usage', () => {
       ['MODEL', 'CALLS', 'INPUT', 'COST'],
       ['openai:gpt-5', '1', '1,000', '$1.50'],
       ['anthropic:claude-sonnet-4-5', '1', '1,000', '$0.0023'],
-      ['ollama:qwen3', '2', '4,000', '—'],
-      ['TOTAL', '4', '6,000', '$1.50'],
+      ['openai-compatible:qwen3', '2', '4,000', '—'],
+      ['TOTAL', '4', '6,000', '$1.50 + unknown'],
     ]);
     expect(models.stdout).toContain('\n2 calls of models with no known price');
 
     const priced = await t.deepdesk(['usage', '--by', 'model', '--since', '2025-01-09T00:00:00Z']);
-    expect(cells(priced.stdout).at(-1)).toEqual(['TOTAL', '6', '9,000', '900', '4,500', '2,250', '$2.01']);
+    expect(cells(priced.stdout).at(-1)).toEqual(['TOTAL', '6', '9,000', '900', '4,500', '2,250', '$2.01 + unknown']);
 
     const later = await t.deepdesk(['usage', '--since', '2025-02-01']);
     expect(later).toMatchObject({ code: 0, stdout: 'No model calls recorded since 2025-02-01.\n' });
@@ -156,6 +158,9 @@ describe('deepdesk usage', () => {
     ]);
     expect(report.rows[1]).toMatchObject({ inputTokens: 3000, outputTokens: 300, cacheReadTokens: 1500, cacheWriteTokens: 750, durationMs: 2400, firstAt: '2025-01-10T09:00:00.000Z', lastAt: '2025-01-11T09:00:00.000Z' });
     expect(report.rows[1]!.costUsd).toBeCloseTo(0.0123, 10);
+    // Unknown is not free: the known part with the count of calls it leaves out, null when nothing is known.
+    expect(report.rows[0]).toMatchObject({ costUsd: 1.5, unpricedCalls: 1 });
+    expect(report.rows[2]).toMatchObject({ costUsd: null, unpricedCalls: 1 });
     expect(report.total).toMatchObject({ calls: 5, unpricedCalls: 2, failedCalls: 0, inputTokens: 8000 });
     // Controls in the title are JSON escapes, never raw bytes on the terminal.
     // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
@@ -166,6 +171,49 @@ describe('deepdesk usage', () => {
     expect(gone.rows.find((row) => row.key === GONE)?.label).toBe(GONE);
     const byDay = usageReportSchema.parse(JSON.parse((await t.deepdesk(['usage', '--json', '--by', 'day'])).stdout));
     expect(byDay.rows.map((row) => [row.key, row.label])).toEqual(['2025-01-09', '2025-01-10', '2025-01-11', '2025-01-12'].map((d) => [d, d]));
+  });
+
+  it('prices the calls made with no known price at the price set since in Settings › Prices; a recorded cost stays as it was', async () => {
+    seed();
+    // qwen3 gets a price; gpt-5 another than the one its calls were recorded at.
+    writeFileSync(
+      join(t.dataDir, 'settings.json'),
+      JSON.stringify({ prices: { 'openai-compatible:qwen3': { input: 2, output: 4, cacheRead: 1, cacheWrite: 2 }, 'openai:gpt-5': { input: 1000, output: 1000 } } }),
+    );
+    // 1,000 input tokens (500 cache reads, 250 cache writes) and 100 output: 250×2 + 500×1 + 250×2 + 100×4 per million.
+    const qwen = (tokens: number) => ((tokens / 4) * 2 + (tokens / 2) * 1 + (tokens / 4) * 2 + (tokens / 10) * 4) / 1e6;
+    const r = await t.deepdesk(['usage', '--by', 'model']);
+    expect(r.code).toBe(0);
+    expect(cells(r.stdout).map((row) => [row[0], row[1], row[6]])).toEqual([
+      ['MODEL', 'CALLS', 'COST'],
+      ['openai:gpt-5', '2', '$2.00'],
+      ['anthropic:claude-sonnet-4-5', '2', '$0.0123'],
+      ['openai-compatible:qwen3', '2', `$${(qwen(1000) + qwen(3000)).toFixed(4)}`],
+      ['TOTAL', '6', '$2.02'],
+    ]);
+    expect(r.stdout).not.toContain('no known price');
+    const json = usageReportSchema.parse(JSON.parse((await t.deepdesk(['usage', '--json', '--by', 'model'])).stdout));
+    expect(json.total.unpricedCalls).toBe(0);
+    expect(json.rows.find((row) => row.key === 'openai-compatible:qwen3')?.costUsd).toBeCloseTo(qwen(1000) + qwen(3000), 12);
+  });
+
+  it('says how many of a group\'s calls failed', async () => {
+    const db = openDatabase(databasePath(t.dataDir));
+    try {
+      const ledger = new UsageLedger(db);
+      ledger.record(call(LOGIN, '2025-01-10T09:00:00.000Z', 'anthropic:claude-sonnet-4-5', 0.01));
+      ledger.record(call(LOGIN, '2025-01-10T09:01:00.000Z', 'anthropic:claude-sonnet-4-5', 0, 0, true));
+      ledger.close();
+    } finally {
+      db.close();
+    }
+    const r = await t.deepdesk(['usage', '--by', 'day']);
+    expect(r.code).toBe(0);
+    expect(cells(r.stdout).map((row) => row.slice(0, 2))).toEqual([
+      ['DAY', 'CALLS'],
+      ['2025-01-10', '2 (1 failed)'],
+      ['TOTAL', '2 (1 failed)'],
+    ]);
   });
 
   it('exits 2 on a bad date, grouping or argument', async () => {

@@ -10,8 +10,8 @@ import { sinceInstant, UsageLedger } from '../core/telemetry/usage-ledger';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS } from './command-table';
 import { table } from './table';
-import { usageReport } from '../app/usage/usage-report';
-import { formatUsd } from '../core/agent/budget';
+import { readSavedSettings } from '../app/settings/settings-service';
+import { costText, pricesNow, usageReport } from '../app/usage/usage-report';
 import { parseCommand, UsageError } from './usage';
 
 export interface UsageIo {
@@ -31,9 +31,11 @@ export async function usageCommand(argv: string[], io: UsageIo = { stdout: proce
   const since = values.since;
   if (since !== undefined) checkSince(since);
 
-  const db = openDatabase(databasePath(resolveDataDir(values['data-dir'])));
+  const dataDir = resolveDataDir(values['data-dir']);
+  const db = openDatabase(databasePath(dataDir));
   try {
-    const report = usageReport(new UsageLedger(db), new ThreadStore(db), { by: by.data, ...(since !== undefined ? { since } : {}) });
+    const { prices } = readSavedSettings(dataDir);
+    const report = usageReport(new UsageLedger(db, pricesNow(() => prices)), new ThreadStore(db), { by: by.data, ...(since !== undefined ? { since } : {}) });
     if (values.json) {
       io.stdout.write(terminalSafeJson(report) + '\n');
       return 0;
@@ -90,7 +92,8 @@ function shortId(id: string): string {
 }
 
 function sumCells(sums: UsageSums): string[] {
-  return [count(sums.calls), count(sums.inputTokens), count(sums.outputTokens), count(sums.cacheReadTokens), count(sums.cacheWriteTokens), sums.calls > 0 && sums.unpricedCalls >= sums.calls ? '—' : formatUsd(sums.costUsd)];
+  const calls = sums.failedCalls > 0 ? `${count(sums.calls)} (${count(sums.failedCalls)} failed)` : count(sums.calls);
+  return [calls, count(sums.inputTokens), count(sums.outputTokens), count(sums.cacheReadTokens), count(sums.cacheWriteTokens), costText(sums)];
 }
 
 function count(n: number): string {

@@ -6,17 +6,21 @@ import { z } from 'zod';
 export const usageGroupingSchema = z.enum(['thread', 'day', 'model']);
 export type UsageGrouping = z.infer<typeof usageGroupingSchema>;
 
-/** Sums over some model calls. `costUsd` counts only the calls whose price is known. */
+/**
+ * Sums over some model calls. A call whose price was unknown when it was made is priced at the
+ * price known now (a price set later in Settings reaches it); a recorded cost stays as it was.
+ */
 export const usageSumsSchema = z.object({
   calls: z.number().int().nonnegative(),
   failedCalls: z.number().int().nonnegative(),
-  /** Calls of a model whose price is unknown: their tokens are counted, not their cost. */
+  /** Calls of a model whose price is still unknown: their tokens are counted, not their cost. */
   unpricedCalls: z.number().int().nonnegative(),
   inputTokens: z.number().nonnegative(),
   outputTokens: z.number().nonnegative(),
   cacheReadTokens: z.number().nonnegative(),
   cacheWriteTokens: z.number().nonnegative(),
-  costUsd: z.number().nonnegative(),
+  /** What the priced calls cost: only part of the cost while `unpricedCalls` > 0; null when no call has a price. */
+  costUsd: z.number().nonnegative().nullable(),
   durationMs: z.number().nonnegative(),
 });
 export type UsageSums = z.infer<typeof usageSumsSchema>;

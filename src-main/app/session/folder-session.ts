@@ -203,6 +203,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           maxConcurrentRuns: () => settings.raw().maxConcurrentRuns,
           audit: (state, maxCostUsd) => audit.runOptions(state, maxCostUsd),
           lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
+          threadCost: (threadId) => audit.threadCost(threadId),
           mode,
           sandboxAvailable: () => place.sandbox !== undefined,
           checkpoints: recorder,

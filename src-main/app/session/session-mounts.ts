@@ -7,11 +7,9 @@ import type Database from 'better-sqlite3';
 import { openMemoriesStore, type OpenedMemories } from '../../core/backends/store/memory-store';
 import type { MountSpec } from '../../core/backends/mounts/mount-spec';
 import { MountTable } from '../../core/backends/mounts/mount-table';
-import type { SecretStore } from '../secret-store';
-import { SettingsService } from '../settings/settings-service';
+import { NO_SECRETS, SettingsService } from '../settings/settings-service';
 
 /** Nothing secret is read here: only settings.json's mounts and memories store. */
-const NO_SECRETS: SecretStore = { get: async () => undefined, set: async () => undefined, delete: async () => undefined };
 
 export interface SessionMountsOptions {
   dataDir: string;

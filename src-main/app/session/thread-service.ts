@@ -60,6 +60,11 @@ export interface ThreadServiceOptions {
   evictChars?: number;
   /** What a thread's latest run used, from the usage ledger. */
   lastRunUsage?: (threadId: string) => UsageTotals | undefined;
+  /**
+   * What a thread has cost, from the usage ledger (calls of a price unknown then and set since
+   * included): null when none of its calls has a price, undefined when it has none of its calls.
+   */
+  threadCost?: (threadId: string) => number | null | undefined;
   /** The backend at `/` for a thread (the window's shows its commands in the thread's terminal). */
   folderBackendFor?: (threadId: string) => Backend;
   /** The folder's approval mode, read on every call. */
@@ -631,6 +636,9 @@ export class ThreadService {
       this.emitEvent(threadId, event);
     };
     this.records.start(threadId, this.options.folder, process.pid, this.slots.free() ? 'working' : 'queued');
+    // The run adds to what the thread has cost as the ledger prices it now (a price set since its
+    // last run reaches the calls made without one): the totals it reports and its budget agree with Usage.
+    live.state.usage = withCost(live.state.usage, this.options.threadCost?.(threadId));
     let started = false;
     const result = slot
       .take(controller.signal)
@@ -749,7 +757,7 @@ export class ThreadService {
       items,
       page,
       todos: state.todos,
-      usage: state.usage,
+      usage: withCost(state.usage, this.options.threadCost?.(threadId)),
       ...lastRunOf(this.options.lastRunUsage?.(threadId)),
       contextTokens: state.contextTokens ?? 0,
       contextWindow: this.options.contextWindow?.() ?? 0,
@@ -842,6 +850,13 @@ function recordedEnd(result: RunResult): RunState {
 function touchesMemories(args: unknown): boolean {
   const path = (args as { file_path?: unknown } | undefined)?.file_path;
   return typeof path === 'string' && (path.startsWith(MEMORIES_PREFIX) || path === '/memories');
+}
+
+/** A thread's totals with its cost as the ledger has it (as they are when the ledger has none of its calls). */
+function withCost(usage: UsageTotals, cost: number | null | undefined): UsageTotals {
+  if (cost === undefined) return usage;
+  const { costUsd: _recorded, ...tokens } = usage;
+  return cost === null ? tokens : { ...tokens, costUsd: cost };
 }
 
 function lastRunOf(usage: UsageTotals | undefined): { lastRun?: UsageTotals } {

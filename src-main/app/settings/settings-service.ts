@@ -37,6 +37,19 @@ type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
 type Rule = z.output<typeof permissionRuleSchema>;
 type SavedMount = Settings['mounts'][number];
 
+/** No keys: for a command that reads settings.json and never a key. */
+export const NO_SECRETS: SecretStore = { get: async () => undefined, set: async () => undefined, delete: async () => undefined };
+
+/** settings.json as it is now, read once, without keys (for a command that only reads it). */
+export function readSavedSettings(dataDir: string): Omit<Settings, 'apiKeys'> {
+  const settings = new SettingsService(dataDir, NO_SECRETS);
+  try {
+    return settings.raw();
+  } finally {
+    settings.close();
+  }
+}
+
 export interface SettingsServiceOptions {
   /** Told of each problem with settings.json (and of earlier ones at once). */
   onProblem?: (problem: JsonFileProblem) => void;

@@ -11,7 +11,9 @@ import { langsmithConfig, langsmithTelemetry } from '../../core/telemetry/langsm
 import { combineTelemetry, type Telemetry } from '../../core/telemetry/observer';
 import { otelTelemetry } from '../../core/telemetry/otel';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import type { PriceOverride } from '../../core/models/model-info';
 import type { TelemetrySettings } from '../contract/usage';
+import { pricesNow } from '../usage/usage-report';
 
 export interface RunAuditOptions {
   db: Database.Database;
@@ -23,8 +25,8 @@ export interface RunAuditOptions {
   /** How commands are contained (`bubblewrap`, `seatbelt`, `none`, …), for LangSmith's metadata. */
   sandboxType: string;
   version: string;
-  /** Read at every run, so a change in Settings applies to the next run. */
-  settings: () => { telemetry?: TelemetrySettings; threadBudgetUsd?: number };
+  /** Read at every run (and prices at every read of the ledger), so a change in Settings applies at once. */
+  settings: () => { telemetry?: TelemetrySettings; threadBudgetUsd?: number; prices?: Readonly<Record<string, PriceOverride>> };
 }
 
 export interface AuditRunOptions {
@@ -44,7 +46,7 @@ export class RunAudit {
     private readonly options: RunAuditOptions,
     langsmith: Telemetry | undefined,
   ) {
-    this.ledger = new UsageLedger(options.db);
+    this.ledger = new UsageLedger(options.db, pricesNow(() => options.settings().prices));
     this.ledgerTelemetry = this.ledger.telemetry();
     this.langsmith = langsmith;
   }
@@ -71,9 +73,20 @@ export class RunAudit {
     const telemetry = combineTelemetry([this.ledgerTelemetry, this.otelFor(settings.telemetry), this.langsmith])!;
     const budget = new RunBudget(
       { ...(maxCostUsd !== undefined ? { runUsd: maxCostUsd } : {}), ...(settings.threadBudgetUsd !== undefined ? { threadUsd: settings.threadBudgetUsd } : {}) },
+      // What the thread has cost, as the ledger prices it now (ThreadService sets it before each run).
       state.usage.costUsd ?? 0,
     );
     return { telemetry, budget, folder: this.options.folder };
+  }
+
+  /**
+   * What a thread has cost so far as the ledger prices it now (its calls of a price unknown
+   * then and known since included); null when none of its calls has a price, undefined when
+   * the ledger has none of its calls.
+   */
+  threadCost(threadId: string): number | null | undefined {
+    const sums = this.ledger.threadSums(threadId);
+    return sums.calls === 0 ? undefined : sums.costUsd;
   }
 
   /** Sends what the exporters hold (bounded in time) and writes the ledger's last rows. */

@@ -7,7 +7,7 @@ import { newThreadState } from '../../core/agent/types';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { usageReportSchema } from '../contract/usage';
 import { ThreadStore } from '../threads/thread-store';
-import { usageReport } from './usage-report';
+import { costText, pricesNow, usageReport } from './usage-report';
 
 describe('usageReport', () => {
   it('labels threads with their title and folder, a gone thread with its id, days and models with their key', () => {
@@ -26,5 +26,22 @@ describe('usageReport', () => {
     expect(usageReport(ledger, threads, { by: 'model', since: '2026-11-20' })).toMatchObject({ by: 'model', since: '2026-11-20', rows: [{ key: 'anthropic:claude-haiku-4-5', label: 'anthropic:claude-haiku-4-5' }] });
     ledger.close();
     db.close();
+  });
+
+  it('prices by the person’s price over the table’s, read at each call', () => {
+    const settings: { prices?: Record<string, { input: number; output: number }> } = {};
+    const price = pricesNow(() => settings.prices);
+    expect(price('openai-compatible:local')).toBeNull();
+    expect(price('anthropic:claude-haiku-4-5')?.input).toBeGreaterThan(0);
+    settings.prices = { 'openai-compatible:local': { input: 2, output: 4 }, 'anthropic:claude-haiku-4-5': { input: 0, output: 0 } };
+    expect(price('openai-compatible:local')).toEqual({ input: 2, output: 4, cacheRead: 2, cacheWrite: 2 });
+    expect(price('anthropic:claude-haiku-4-5')?.input).toBe(0);
+  });
+
+  it('writes a cost as known, partly unknown or unknown — never $0 for what has no price', () => {
+    expect(costText({ costUsd: 0.0123, unpricedCalls: 0 })).toBe('$0.0123');
+    expect(costText({ costUsd: 0.0123, unpricedCalls: 2 })).toBe('$0.0123 + unknown');
+    expect(costText({ costUsd: 0, unpricedCalls: 1 })).toBe('$0.0000 + unknown');
+    expect(costText({ costUsd: null, unpricedCalls: 3 })).toBe('—');
   });
 });

@@ -1,7 +1,8 @@
 // Budgets (SPEC §17): a run stops before the model call that would take its cost — or its
 // thread's — past a limit the person set, with one line saying so. The next call's cost is
-// estimated before it is made: its prompt tokens at the input price, plus the average answer
-// of this run so far at the output price. A model whose price is unknown cannot be held to
+// estimated before it is made: its prompt tokens (as model-call.ts estimates them from what
+// the provider reported) at the input price, plus the average answer of this run so far at
+// the output price. A model whose price is unknown cannot be held to
 // a budget: with a budget set, such a call is not made (the line says how to set a price).
 // Calls run at once (parallel subagents): each call's estimate is held from before the call
 // until it ends, so a call is checked against what is spent and what the calls under way

@@ -2,9 +2,14 @@
 // that each holds its estimate in the budget before it is made, and is counted once after it
 // ends: its usage and cost added to the thread's totals, and reported to whoever observes
 // the run (the usage ledger, traces).
+//
+// A call's prompt is estimated from what the provider reported for the run's previous call
+// (its input and output tokens: that prompt and the reply now in the history) plus what was
+// added since, counted: a provider counts more tokens than our tokenizer does (its chat
+// template, its own tokenizer), and a prompt counted by ours alone let a run cross its budget.
 
 import { costAt, modelPrice } from '../models/model-info';
-import type { ModelEvent, ModelRequest, Usage } from '../models/types';
+import type { ChatMessage, ModelEvent, ModelRequest, Usage } from '../models/types';
 import { ZERO_USAGE } from '../models/types';
 import type { ModelCallPurpose } from '../telemetry/observer';
 import { rootRun, type RunContext } from './run-context';
@@ -21,7 +26,8 @@ export interface MeteredCall {
 /** Streams one model call: the budget checked first, the call measured and reported when it ends. */
 export async function* meteredStream(ctx: RunContext, request: ModelRequest, call: MeteredCall): AsyncGenerator<ModelEvent> {
   // Held from before the call until it ends, so calls made at once cannot together cross a budget.
-  const hold = ctx.budget?.reserve(ctx.model, ctx.budget.active ? call.promptTokens() : 0);
+  const counted = ctx.budget?.active ? call.promptTokens() : undefined;
+  const hold = ctx.budget?.reserve(ctx.model, counted !== undefined ? promptEstimate(ctx, request.messages, counted) : 0);
   const observed = ctx.observer.modelCall({ purpose: call.purpose, provider: ctx.model.provider, model: modelName(ctx.model.id), system: request.system, messages: request.messages, tools: request.tools });
   const started = performance.now();
   let usage: Usage | undefined;
@@ -39,6 +45,7 @@ export async function* meteredStream(ctx: RunContext, request: ModelRequest, cal
         stopReason = event.stopReason;
         costUsd = costAt(modelPrice(ctx.model), usage);
         hold?.spend(usage, costUsd);
+        if (counted !== undefined && call.purpose === 'agent') REPORTED.set(ctx, { lastMessage: request.messages.at(-1), counted, usage });
         TALLIES.get(rootRun(ctx))?.add(usage, costUsd);
         call.onUsage?.(usage, costUsd);
       }
@@ -59,6 +66,32 @@ export async function* meteredStream(ctx: RunContext, request: ModelRequest, cal
       toolCalls,
     });
   }
+}
+
+/** A run's latest agent call: where its prompt ended, how many tokens we counted in it, and what the provider reported. */
+interface ReportedCall {
+  lastMessage: ChatMessage | undefined;
+  counted: number;
+  usage: Usage;
+}
+
+const REPORTED = new WeakMap<RunContext, ReportedCall>();
+
+/**
+ * The prompt tokens of the call about to be made on `messages` (`counted` by our tokenizer):
+ * the previous call's input and output tokens as the provider reported them, plus what came
+ * after its reply, counted and scaled as the provider counted that prompt against our count.
+ * Never less than our own count; our count alone (so scaled) when the history was rewritten
+ * since (a summary) or the call is no step of the agent.
+ */
+function promptEstimate(ctx: RunContext, messages: readonly ChatMessage[], counted: number): number {
+  const last = REPORTED.get(ctx);
+  if (last === undefined || last.usage.inputTokens <= 0) return counted;
+  const ratio = last.counted > 0 ? Math.max(1, last.usage.inputTokens / last.counted) : 1;
+  const at = last.lastMessage === undefined ? -1 : messages.lastIndexOf(last.lastMessage);
+  if (at < 0 || messages[at + 1]?.role !== 'assistant') return Math.ceil(counted * ratio);
+  const added = ctx.countRequestTokens({ system: '', messages: messages.slice(at + 2), tools: [] });
+  return Math.max(counted, last.usage.inputTokens + last.usage.outputTokens + Math.ceil(added * ratio));
 }
 
 /** The model's name without its provider ('anthropic:claude-sonnet-4-5' → 'claude-sonnet-4-5'). */

@@ -8,13 +8,15 @@
 //
 // Exporting never slows or fails a run: every observer call is synchronous and guarded,
 // posts and patches go to the client's bounded background queue without being awaited,
-// and `flush`/`shutdown` wait for delivery at most FLUSH_TIMEOUT_MS.
+// and `flush`/`shutdown` wait for delivery at most FLUSH_TIMEOUT_MS (not at all once a
+// request to LangSmith could not be made).
 
 import { Client } from 'langsmith/client';
 import { RunTree, type RunTreeConfig } from 'langsmith/run_trees';
 import type { RunStopReason } from '../agent/types';
 import type { ChatMessage, ContentPart, ToolSpec, Usage } from '../models/types';
 import type { CodingTraceContext } from './coding-context';
+import { Reachability } from './collector-wait';
 import {
   NOOP_RUN,
   safely,
@@ -109,6 +111,8 @@ class LangSmithExporter implements Telemetry {
   private readonly posted = new WeakMap<RunTree, Promise<void>>();
   private closed = false;
   private shutting: Promise<void> | undefined;
+  /** Whether LangSmith answers: the SDK retries a refused request for seconds, a flush does not wait for that. */
+  private readonly reachability = new Reachability();
 
   constructor(
     private readonly config: LangSmithConfig,
@@ -192,7 +196,7 @@ class LangSmithExporter implements Telemetry {
   }
 
   async flush(): Promise<void> {
-    await withTimeout(this.drain(), FLUSH_TIMEOUT_MS);
+    await this.reachability.wait(this.drain(), FLUSH_TIMEOUT_MS);
   }
 
   private async drain(): Promise<void> {
@@ -215,10 +219,13 @@ class LangSmithExporter implements Telemetry {
     if (this.stopped.signal.aborted) throw stoppedError();
     const signal = init?.signal ? AbortSignal.any([init.signal, this.stopped.signal]) : this.stopped.signal;
     try {
-      return await fetch(input, { ...init, signal });
+      const response = await fetch(input, { ...init, signal });
+      this.reachability.answered();
+      return response;
     } catch (err) {
       // The SDK retries what it does not recognise as a cancellation.
       if (this.stopped.signal.aborted) throw stoppedError();
+      this.reachability.failed();
       throw err;
     }
   }) as typeof fetch;
@@ -429,18 +436,4 @@ function stoppedError(): Error {
   const err = new Error('AbortError: the LangSmith exporter was shut down');
   err.name = 'AbortError';
   return err;
-}
-
-/** `work`, or nothing once `ms` have passed (the work goes on in the background). */
-async function withTimeout(work: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref?.();
-  });
-  try {
-    await Promise.race([work.catch(() => {}), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -42,6 +42,7 @@ import {
 } from '@opentelemetry/semantic-conventions/incubating';
 import type { ProviderName } from '../models/types';
 import type { RunStopReason } from '../agent/types';
+import { boundedWait, connectionFails } from './collector-wait';
 import { readOtelConfig, type OtelConfig } from './otel-config';
 import { CONTENT_CAP, argumentsJson, finishReason, inputMessagesJson, outputMessagesJson, resultText, systemInstructionsJson } from './otel-content';
 import {
@@ -73,7 +74,7 @@ const MAX_EXPORT_BATCH_SIZE = 512;
 const SCHEDULED_DELAY_MS = 2000;
 /** One export (its retries included) at most. */
 export const EXPORT_TIMEOUT_MS = 5000;
-/** flush() and shutdown() return by then, whatever the collector does. */
+/** flush() and shutdown() return by then, whatever the collector does (at once when it cannot be reached). */
 export const FLUSH_TIMEOUT_MS = 3000;
 /** An error's text on a span's status, at most. */
 const STATUS_MESSAGE_CAP = 1024;
@@ -126,6 +127,8 @@ function createOtelTelemetry(config: OtelConfig, serviceVersion: string): Teleme
     spanProcessors: [processor],
   });
   const tracer = new Spans(provider.getTracer('deepdesk', serviceVersion), config.captureContent);
+  // The SDK retries a refused export for seconds: the run that ends waits only while the collector can be reached.
+  const bounded = (work: Promise<unknown>) => boundedWait(work, FLUSH_TIMEOUT_MS, connectionFails(config.url, FLUSH_TIMEOUT_MS));
   let closed = false;
   return {
     turn: (info) => (closed ? NOOP_RUN : safely(() => runObserver(tracer, info, ROOT_CONTEXT), NOOP_RUN)),
@@ -141,19 +144,6 @@ function createOtelTelemetry(config: OtelConfig, serviceVersion: string): Teleme
 }
 
 /** Waits for `work` at most FLUSH_TIMEOUT_MS; never rejects. */
-async function bounded(work: Promise<unknown>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, FLUSH_TIMEOUT_MS);
-    timer.unref?.();
-  });
-  try {
-    await Promise.race([work.then(() => undefined, () => undefined), limit]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** The tracer, whether content is captured, and the spans not yet ended. */
 class Spans {
   private readonly open = new Set<Span>();

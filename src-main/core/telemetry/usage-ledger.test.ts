@@ -49,7 +49,7 @@ describe('UsageLedger', () => {
     ledger = new UsageLedger(db);
     expect(ledger.calls()).toHaveLength(4);
     expect(ledger.calls('t1').map((c) => c.subagent)).toEqual([null, 'reviewer']);
-    expect(ledger.threadCost('t1')).toBeCloseTo(0.003, 12);
+    expect(ledger.threadSums('t1').costUsd).toBeCloseTo(0.003, 12);
 
     const byThread = ledger.report({ by: 'thread' });
     expect(byThread.rows.map((r) => [r.key, r.calls, r.failedCalls, r.unpricedCalls, r.inputTokens, r.cacheReadTokens])).toEqual([
@@ -97,6 +97,68 @@ describe('UsageLedger', () => {
     ledger.record(call({ turn: 3, costUsd: 0.01 }));
     ledger.record(call({ turn: 3, costUsd: null }));
     expect(ledger.lastTurn('t1')).toEqual({ inputTokens: 200, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    ledger.close();
+    db.close();
+  });
+
+  it('prices a call made with no known price at the price known now, and keeps a recorded cost whatever the price now', () => {
+    const db = openDatabase(join(dir, 'deepdesk.db'));
+    const prices = new Map<string, { input: number; output: number; cacheRead: number; cacheWrite: number }>();
+    const ledger = new UsageLedger(db, (id) => prices.get(id) ?? null);
+    const local = { provider: 'openai-compatible', model: 'local' };
+    ledger.record(call({ ...local, turn: 1, costUsd: null, inputTokens: 1000, cacheReadTokens: 400, outputTokens: 100 }));
+    ledger.record(call({ ...local, turn: 2, costUsd: null, inputTokens: 2000, outputTokens: 200 }));
+    // Recorded at the price of its day: what it cost then.
+    ledger.record(call({ ...local, turn: 3, costUsd: 0.5 }));
+    ledger.record(call({ ...local, turn: 3, costUsd: null, failed: true, error: 'refused', inputTokens: 0, outputTokens: 0 }));
+
+    // No price yet: tokens only, and the cost of the priced part.
+    expect(ledger.threadSums('t1')).toMatchObject({ calls: 4, unpricedCalls: 3, costUsd: 0.5 });
+    expect(ledger.report({ by: 'day' }).rows[0]).toMatchObject({ calls: 4, unpricedCalls: 3, costUsd: 0.5 });
+    expect(ledger.report({ by: 'day', threadId: 'nobody' }).total).toMatchObject({ calls: 0, costUsd: 0 });
+    expect(ledger.lastTurn('t1')?.costUsd).toBeUndefined();
+
+    // The person sets a price: the calls made without one are priced by it — uncached input,
+    // cache reads, output — the recorded cost stays, and a failed call with no tokens costs nothing.
+    prices.set('openai-compatible:local', { input: 10, output: 20, cacheRead: 1, cacheWrite: 10 });
+    const first = (600 * 10 + 400 * 1 + 100 * 20) / 1e6;
+    const second = (2000 * 10 + 200 * 20) / 1e6;
+    const sums = ledger.threadSums('t1');
+    expect(sums).toMatchObject({ calls: 4, unpricedCalls: 0, failedCalls: 1 });
+    expect(sums.costUsd).toBeCloseTo(first + second + 0.5, 12);
+    const byModel = ledger.report({ by: 'model' });
+    expect(byModel.rows).toHaveLength(1);
+    expect(byModel.rows[0]!.costUsd).toBeCloseTo(first + second + 0.5, 12);
+    expect(byModel.total.costUsd).toBeCloseTo(first + second + 0.5, 12);
+    expect(ledger.lastTurn('t1')?.costUsd).toBeCloseTo(0.5, 12);
+    ledger.record(call({ ...local, turn: 4, costUsd: null, inputTokens: 1000, outputTokens: 0 }));
+    expect(ledger.lastTurn('t1')?.costUsd).toBeCloseTo(0.01, 12);
+
+    // Changed again: the calls it prices follow; the recorded one does not move.
+    prices.set('openai-compatible:local', { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
+    expect(ledger.threadSums('t1').costUsd).toBeCloseTo(0.5, 12);
+    ledger.close();
+    db.close();
+  });
+
+  it('sorts threads and models by cost, a group with no known price after the priced ones, and says unknown with null, never $0', () => {
+    const db = openDatabase(join(dir, 'deepdesk.db'));
+    const ledger = new UsageLedger(db, () => null);
+    ledger.record(call({ threadId: 'cheap', costUsd: 0.001 }));
+    ledger.record(call({ threadId: 'unknown', costUsd: null }));
+    ledger.record(call({ threadId: 'unknown', costUsd: null }));
+    ledger.record(call({ threadId: 'dear', costUsd: 0.5 }));
+    ledger.record(call({ threadId: 'mixed', costUsd: 0.01 }));
+    ledger.record(call({ threadId: 'mixed', costUsd: null }));
+    const { rows, total } = ledger.report({ by: 'thread' });
+    expect(rows.map((r) => [r.key, r.costUsd, r.unpricedCalls])).toEqual([
+      ['dear', 0.5, 0],
+      ['mixed', 0.01, 1],
+      ['cheap', 0.001, 0],
+      ['unknown', null, 2],
+    ]);
+    expect(total).toMatchObject({ calls: 6, unpricedCalls: 3 });
+    expect(total.costUsd).toBeCloseTo(0.511, 12);
     ledger.close();
     db.close();
   });

@@ -3,11 +3,19 @@
 // the provider reported, its cost (when the price is known), its duration and whether it
 // failed. Rows are written in one transaction per event-loop turn, off the run's path; a
 // report sums them by thread, day or model.
+//
+// A cost is read as it was recorded. A call whose price was unknown when it was made is
+// priced when it is read, from its tokens, at the price known now (the person's in Settings,
+// else the table's): setting a price reaches the calls that made the person set it, in every
+// sum read here (the Usage view, `deepdesk usage`, a thread's cost, a run's). A price changed
+// later never rewrites a cost that was recorded: that is what the call cost then.
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { runMigrations } from '../backends/store/store-db';
 import type { Migration } from '../backends/store/migration';
+import { costAt } from '../models/model-info';
+import type { ModelPrice } from '../models/types';
 import type { ModelCallPurpose, RunObserver, Telemetry, ToolCallObserver, AgentRunInfo } from './observer';
 import { NOOP_RUN } from './observer';
 
@@ -69,14 +77,19 @@ export type UsageGrouping = 'thread' | 'day' | 'model';
 export interface UsageSums {
   calls: number;
   failedCalls: number;
+  /** Calls whose price is still unknown: their tokens are counted, their cost is not. */
   unpricedCalls: number;
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
-  costUsd: number;
+  /** What the priced calls cost (only part of it while unpricedCalls > 0); null when no call has a price. */
+  costUsd: number | null;
   durationMs: number;
 }
+
+/** The price of `provider:model` now, or null when none is known. */
+export type PriceNow = (modelId: string) => ModelPrice | null;
 
 export interface UsageGroup extends UsageSums {
   key: string;
@@ -98,9 +111,21 @@ const GROUP_KEY: Record<UsageGrouping, string> = {
   model: "provider || ':' || model",
 };
 
-const SUMS = `COUNT(*) AS calls, SUM(failed) AS failedCalls, SUM(CASE WHEN cost_usd IS NULL THEN 1 ELSE 0 END) AS unpricedCalls,
+/**
+ * Sums of the calls of one model in one group, apart for the calls with a recorded cost and
+ * those without one (priced when read).
+ */
+const PART = `provider, model, cost_usd IS NULL AS unpriced, COUNT(*) AS calls, SUM(failed) AS failedCalls,
   SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens, SUM(cache_read_tokens) AS cacheReadTokens,
-  SUM(cache_write_tokens) AS cacheWriteTokens, COALESCE(SUM(cost_usd), 0) AS costUsd, SUM(duration_ms) AS durationMs`;
+  SUM(cache_write_tokens) AS cacheWriteTokens, COALESCE(SUM(cost_usd), 0) AS costUsd, SUM(duration_ms) AS durationMs,
+  MIN(at) AS firstAt, MAX(at) AS lastAt`;
+
+interface PartRow extends Omit<UsageGroup, 'unpricedCalls' | 'costUsd'> {
+  provider: string;
+  model: string;
+  unpriced: number;
+  costUsd: number;
+}
 
 interface RecordRow {
   id: string;
@@ -127,7 +152,11 @@ export class UsageLedger {
   private scheduled = false;
   private closed = false;
 
-  constructor(private readonly db: Database.Database) {
+  /** `priceNow`: the price of a model now, for the calls whose price was unknown when they were made. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly priceNow?: PriceNow,
+  ) {
     runMigrations(db, MIGRATIONS);
     this.insert = db.prepare(
       `INSERT OR IGNORE INTO model_calls (id, at, thread_id, turn, subagent, purpose, provider, model, input_tokens, output_tokens,
@@ -176,27 +205,21 @@ export class UsageLedger {
     return rows.map(fromRow);
   }
 
-  /** What a thread's calls cost so far (priced calls only). */
-  threadCost(threadId: string): number {
-    this.flush();
-    return this.db.prepare<[string], { cost: number }>('SELECT COALESCE(SUM(cost_usd), 0) AS cost FROM model_calls WHERE thread_id = ?').get(threadId)?.cost ?? 0;
+  /** What a thread's calls used and cost so far. */
+  threadSums(threadId: string): UsageSums {
+    return this.sums('WHERE thread_id = ?', [threadId]).total;
   }
 
-  /** What the calls of a thread's latest turn used; the cost only when every call's price was known. */
+  /** What the calls of a thread's latest turn used; the cost only when every call's price is known. */
   lastTurn(threadId: string): { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd?: number } | undefined {
-    this.flush();
-    const row = this.db
-      .prepare<[string, string], Partial<UsageSums>>(`SELECT ${SUMS} FROM model_calls WHERE thread_id = ? AND turn = (SELECT MAX(turn) FROM model_calls WHERE thread_id = ?)`)
-      .get(threadId, threadId);
-    const s = sums(row ?? {});
+    const s = this.sums('WHERE thread_id = ? AND turn = (SELECT MAX(turn) FROM model_calls WHERE thread_id = ?)', [threadId, threadId]).total;
     if (s.calls === 0) return undefined;
     const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = s;
-    return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, ...(s.unpricedCalls === 0 ? { costUsd: s.costUsd } : {}) };
+    return { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, ...(s.unpricedCalls === 0 && s.costUsd !== null ? { costUsd: s.costUsd } : {}) };
   }
 
   /** Sums by thread (most expensive first), day (oldest first) or model (most expensive first), with the total. */
   report(query: UsageQuery): { rows: UsageGroup[]; total: UsageSums } {
-    this.flush();
     const where: string[] = [];
     const params: string[] = [];
     if (query.since !== undefined) {
@@ -207,14 +230,35 @@ export class UsageLedger {
       where.push('thread_id = ?');
       params.push(query.threadId);
     }
-    const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-    const order = query.by === 'day' ? 'key' : 'costUsd DESC, calls DESC, key';
-    const rows = this.db
-      .prepare<string[], UsageGroup>(`SELECT ${GROUP_KEY[query.by]} AS key, ${SUMS}, MIN(at) AS firstAt, MAX(at) AS lastAt FROM model_calls ${filter} GROUP BY key ORDER BY ${order}`)
-      .all(...params)
-      .map((row) => ({ ...row, ...sums(row) }));
-    const total = sums(this.db.prepare<string[], Partial<UsageSums>>(`SELECT ${SUMS} FROM model_calls ${filter}`).get(...params) ?? {});
+    const { groups, total } = this.sums(where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params, GROUP_KEY[query.by]);
+    const cost = (g: UsageGroup) => g.costUsd ?? 0;
+    const rows = [...groups].sort((a, b) => (query.by === 'day' ? 0 : cost(b) - cost(a) || b.calls - a.calls) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return { rows, total };
+  }
+
+  /** The calls `filter` keeps, summed in all and (with `groupKey`) by group, each priced as the ledger reads it. */
+  private sums(filter: string, params: string[], groupKey = "''"): { groups: UsageGroup[]; total: UsageSums } {
+    this.flush();
+    const parts = this.db
+      .prepare<string[], PartRow & { key: string }>(`SELECT ${groupKey} AS key, ${PART} FROM model_calls ${filter} GROUP BY key, provider, model, unpriced`)
+      .all(...params);
+    const groups = new Map<string, GroupTally>();
+    const total = new GroupTally('');
+    for (const part of parts) {
+      const priced = this.priced(part);
+      total.add(part, priced);
+      let group = groups.get(part.key);
+      if (group === undefined) groups.set(part.key, (group = new GroupTally(part.key)));
+      group.add(part, priced);
+    }
+    return { groups: [...groups.values()].map((g) => g.group()), total: total.sums() };
+  }
+
+  /** What a part's calls cost: as recorded, else at the price known now; null while none is known. */
+  private priced(part: PartRow): number | null {
+    if (part.unpriced === 0) return part.costUsd;
+    const price = this.priceNow?.(`${part.provider}:${part.model}`) ?? null;
+    return costAt(price, part) ?? null;
   }
 
   /** The ledger as a listener of runs: one row per model call. */
@@ -269,18 +313,45 @@ export function sinceInstant(since: string): string {
   return time.toISOString();
 }
 
-function sums(row: Partial<UsageSums>): UsageSums {
-  return {
-    calls: row.calls ?? 0,
-    failedCalls: row.failedCalls ?? 0,
-    unpricedCalls: row.unpricedCalls ?? 0,
-    inputTokens: row.inputTokens ?? 0,
-    outputTokens: row.outputTokens ?? 0,
-    cacheReadTokens: row.cacheReadTokens ?? 0,
-    cacheWriteTokens: row.cacheWriteTokens ?? 0,
-    costUsd: row.costUsd ?? 0,
-    durationMs: row.durationMs ?? 0,
-  };
+/** Sums of the parts of one group as they come. */
+class GroupTally {
+  private calls = 0;
+  private failedCalls = 0;
+  private unpricedCalls = 0;
+  private inputTokens = 0;
+  private outputTokens = 0;
+  private cacheReadTokens = 0;
+  private cacheWriteTokens = 0;
+  private cost = 0;
+  private durationMs = 0;
+  private firstAt = '';
+  private lastAt = '';
+
+  constructor(private readonly key: string) {}
+
+  add(part: PartRow, cost: number | null): void {
+    this.calls += part.calls;
+    this.failedCalls += part.failedCalls;
+    this.inputTokens += part.inputTokens;
+    this.outputTokens += part.outputTokens;
+    this.cacheReadTokens += part.cacheReadTokens;
+    this.cacheWriteTokens += part.cacheWriteTokens;
+    this.durationMs += part.durationMs;
+    if (cost === null) this.unpricedCalls += part.calls;
+    else this.cost += cost;
+    if (this.firstAt === '' || part.firstAt < this.firstAt) this.firstAt = part.firstAt;
+    if (part.lastAt > this.lastAt) this.lastAt = part.lastAt;
+  }
+
+  sums(): UsageSums {
+    const { calls, failedCalls, unpricedCalls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, durationMs } = this;
+    const costUsd = calls > 0 && unpricedCalls >= calls ? null : this.cost;
+    return { calls, failedCalls, unpricedCalls, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, durationMs };
+  }
+
+  group(): UsageGroup {
+    return { key: this.key, ...this.sums(), firstAt: this.firstAt, lastAt: this.lastAt };
+  }
 }
 
 function fromRow(row: RecordRow): ModelCallRecord {

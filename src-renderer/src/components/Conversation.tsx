@@ -15,6 +15,7 @@ import { Icon, Spinner } from './Icon';
 import { ItemList } from './ItemList';
 import { QueuedMessages } from './QueuedMessages';
 import { TodoPanel } from './TodoPanel';
+import { useChangedSinceBudgetStop } from './use-budget-retry';
 import { useDecisionFocus } from './use-decision-focus';
 import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { approvalKey } from '../lib/approval-key';
@@ -195,7 +196,9 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   const empty = state.items.length === 0;
   const todosId = useId();
   const last = grouped.top.at(-1);
-  const canRetry = !state.running && last?.kind === 'error' && last.retryable === true;
+  // A budget's stop offers Retry only once the budget or the prices changed (it would stop again at once).
+  const budgetChanged = useChangedSinceBudgetStop(last?.kind === 'error' && last.budget === true ? `${state.threadId ?? ''}/${last.key}` : null);
+  const canRetry = !state.running && last?.kind === 'error' && last.retryable === true && (last.budget !== true || budgetChanged);
   return (
     <div className="conversation-wrap">
       {/* Above the scrolling log, not pinned over it (nothing scrolls under it), and still the log's own. */}

@@ -242,6 +242,7 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.prices}>
               <PricesSettings
+                modelInUse={settings.model}
                 rows={draft.priceRows}
                 onRowsChange={(priceRows) => change({ priceRows })}
                 budgetText={draft.budgetText}

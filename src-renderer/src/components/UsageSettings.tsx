@@ -15,6 +15,8 @@ const AMOUNTS = [
 ] as const;
 
 interface PricesSettingsProps {
+  /** The model runs use now (`provider:model`): `Add price` starts with it. */
+  modelInUse: string;
   rows: readonly PriceRow[];
   onRowsChange(rows: PriceRow[]): void;
   budgetText: string;
@@ -27,17 +29,19 @@ interface PricesSettingsProps {
   savedRuns: number | undefined;
 }
 
-export function PricesSettings({ rows, onRowsChange, budgetText, onBudgetChange, savedBudget, runsText, onRunsChange, savedRuns }: PricesSettingsProps): React.JSX.Element {
+export function PricesSettings({ modelInUse, rows, onRowsChange, budgetText, onBudgetChange, savedBudget, runsText, onRunsChange, savedRuns }: PricesSettingsProps): React.JSX.Element {
   const ids = useId();
   const list = useRef<HTMLUListElement>(null);
   const addButton = useRef<HTMLButtonElement>(null);
-  /** A row just added: its model field takes the keyboard once it is drawn. */
-  const [focusKey, setFocusKey] = useState<string | null>(null);
+  /** A row just added (its first empty field) or moved into place (its model field) takes the keyboard once it is drawn. */
+  const [focusTo, setFocusTo] = useState<{ key: string; empty: boolean } | null>(null);
   useEffect(() => {
-    if (focusKey === null) return;
-    list.current?.querySelector<HTMLInputElement>(`[data-price-key="${CSS.escape(focusKey)}"] input`)?.focus();
-    setFocusKey(null);
-  }, [focusKey]);
+    if (focusTo === null) return;
+    const inputs = [...(list.current?.querySelectorAll<HTMLInputElement>(`[data-price-key="${CSS.escape(focusTo.key)}"] input`) ?? [])];
+    const target = (focusTo.empty ? inputs.find((input) => input.value === '') : undefined) ?? inputs[0];
+    target?.focus();
+    setFocusTo(null);
+  }, [focusTo]);
 
   const change = (key: string, patch: Partial<PriceRow>): void => onRowsChange(rows.map((r) => (r.key === key ? { ...r, ...patch } : r)));
   const remove = (index: number): void => {
@@ -45,13 +49,13 @@ export function PricesSettings({ rows, onRowsChange, budgetText, onBudgetChange,
     onRowsChange(next);
     // The keyboard goes to the row that takes its place, else to `Add price`.
     const after = next[index] ?? next[index - 1];
-    if (after) setFocusKey(after.key);
+    if (after) setFocusTo({ key: after.key, empty: false });
     else addButton.current?.focus();
   };
   const add = (): void => {
-    const row = emptyPriceRow();
+    const row = emptyPriceRow(modelInUse, rows);
     onRowsChange([...rows, row]);
-    setFocusKey(row.key);
+    setFocusTo({ key: row.key, empty: true });
   };
 
   const budgetId = `${ids}-budget`;

@@ -1,6 +1,7 @@
 // The `Usage` view (SPEC §17): the ledger of every model call by thread, day or model since a
 // date, with totals. It takes the conversation's place in the centre column while it is shown
-// (the header's `Usage` button); a thread's row opens that thread. The table is the source of
+// (the header's `Usage` button); a thread's row opens that thread (one of another folder opens
+// that folder first, as the Agents view's row does). The table is the source of
 // truth; by day a bar chart of cost per day (tokens when no price is known) comes first, its
 // text alternative saying what it shows. It asks the ledger again when shown, when Group by or
 // Since change, and when a run ends.
@@ -25,13 +26,15 @@ const GROUPINGS: ReadonlyArray<{ value: UsageGrouping; label: string }> = [
 const REFRESH_DELAY_MS = 200;
 
 interface UsageViewProps {
-  /** The threads that still exist (a row of a deleted one cannot open it). */
+  /** This folder's threads (another folder's, or a deleted one, are not among them). */
   threadIds: ReadonlySet<string>;
   onOpenThread(threadId: string): void;
+  /** Opens a thread of another folder: that folder first, then the thread. */
+  onOpenOtherFolderThread(threadId: string): void;
   onClose(): void;
 }
 
-export function UsageView({ threadIds, onOpenThread, onClose }: UsageViewProps): React.JSX.Element {
+export function UsageView({ threadIds, onOpenThread, onOpenOtherFolderThread, onClose }: UsageViewProps): React.JSX.Element {
   const api = useApi();
   const { reconnects } = useConnection();
   const ids = useId();
@@ -164,7 +167,7 @@ export function UsageView({ threadIds, onOpenThread, onClose }: UsageViewProps):
         ) : (
           <>
             {chart ? <DayBars chart={chart} /> : null}
-            <UsageTable report={shown} sinceLabel={sinceLabel} threadIds={threadIds} onOpenThread={onOpenThread} />
+            <UsageTable report={shown} sinceLabel={sinceLabel} threadIds={threadIds} onOpenThread={onOpenThread} onOpenOtherFolderThread={onOpenOtherFolderThread} />
             {note ? <p className="usage-note">{note}</p> : null}
           </>
         )}
@@ -175,7 +178,13 @@ export function UsageView({ threadIds, onOpenThread, onClose }: UsageViewProps):
 
 const FIRST_COLUMN: Record<UsageGrouping, string> = { thread: 'Thread', day: 'Day (UTC)', model: 'Model' };
 
-function UsageTable({ report, sinceLabel, threadIds, onOpenThread }: { report: UsageReport; sinceLabel: string; threadIds: ReadonlySet<string>; onOpenThread(id: string): void }): React.JSX.Element {
+interface RowOpeners {
+  threadIds: ReadonlySet<string>;
+  onOpenThread(id: string): void;
+  onOpenOtherFolderThread(id: string): void;
+}
+
+function UsageTable({ report, sinceLabel, ...openers }: { report: UsageReport; sinceLabel: string } & RowOpeners): React.JSX.Element {
   return (
     <table className="usage-table">
       <caption>
@@ -196,7 +205,7 @@ function UsageTable({ report, sinceLabel, threadIds, onOpenThread }: { report: U
         {report.rows.map((row) => (
           <tr key={row.key}>
             <th scope="row" className="usage-label">
-              <RowLabel row={row} by={report.by} openable={threadIds.has(row.key)} onOpenThread={onOpenThread} />
+              <RowLabel row={row} by={report.by} {...openers} />
             </th>
             <SumCells sums={row} />
           </tr>
@@ -212,43 +221,67 @@ function UsageTable({ report, sinceLabel, threadIds, onOpenThread }: { report: U
   );
 }
 
-function RowLabel({ row, by, openable, onOpenThread }: { row: UsageRow; by: UsageGrouping; openable: boolean; onOpenThread(id: string): void }): React.JSX.Element {
+function RowLabel({ row, by, threadIds, onOpenThread, onOpenOtherFolderThread }: { row: UsageRow; by: UsageGrouping } & RowOpeners): React.JSX.Element {
   if (by !== 'thread') return <span className={by === 'model' ? 'mono' : undefined}>{row.label}</span>;
-  if (!openable) {
-    // Usage counts every folder's threads; only this folder's open here.
+  if (threadIds.has(row.key)) {
+    return (
+      <button type="button" className="usage-thread-link" title="Open this thread" onClick={() => onOpenThread(row.key)}>
+        {row.label || 'Untitled thread'}
+      </button>
+    );
+  }
+  // Usage counts every folder's threads: another folder's opens there; a deleted one nowhere.
+  if (row.folder === undefined) {
     return (
       <span>
-        {row.label} <span className="muted">{row.folder !== undefined ? `(in ${folderName(row.folder)})` : '(deleted)'}</span>
+        {row.label} <span className="muted">(deleted)</span>
       </span>
     );
   }
+  const folder = folderName(row.folder);
   return (
-    <button type="button" className="usage-thread-link" title="Open this thread" onClick={() => onOpenThread(row.key)}>
-      {row.label || 'Untitled thread'}
+    <button type="button" className="usage-thread-link" title={`Open this thread in ${row.folder}`} onClick={() => onOpenOtherFolderThread(row.key)}>
+      {row.label || 'Untitled thread'} <span className="usage-folder">(in {folder})</span>
     </button>
   );
 }
 
 function SumCells({ sums }: { sums: UsageSums }): React.JSX.Element {
   const cost = costCell(sums);
+  const shown = (
+    <>
+      {cost.amount}
+      {cost.partly ? (
+        <>
+          {' '}
+          <span className="usage-nowrap">+ unknown</span>
+        </>
+      ) : null}
+    </>
+  );
   return (
     <>
-      <td>
+      <td className="usage-wraps">
         {formatCount(sums.calls)}
-        {sums.failedCalls > 0 ? <span className="muted usage-failed"> ({formatCount(sums.failedCalls)} failed)</span> : null}
+        {sums.failedCalls > 0 ? (
+          <>
+            {' '}
+            <span className="muted usage-failed">({formatCount(sums.failedCalls)} failed)</span>
+          </>
+        ) : null}
       </td>
       <td>{formatCount(sums.inputTokens)}</td>
       <td>{formatCount(sums.outputTokens)}</td>
       <td>{formatCount(sums.cacheReadTokens)}</td>
       <td>{formatCount(sums.cacheWriteTokens)}</td>
-      <td title={cost.note}>
+      <td className="usage-wraps" title={cost.note}>
         {cost.note ? (
           <>
-            <span aria-hidden="true">{cost.text}</span>
+            <span aria-hidden="true">{shown}</span>
             <span className="visually-hidden">{cost.note}</span>
           </>
         ) : (
-          cost.text
+          shown
         )}
       </td>
     </>

@@ -437,6 +437,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
                     select(id);
                     closeUsage('message');
                   }}
+                  onOpenOtherFolderThread={(id) => void agentsView.open(id)}
                   onClose={() => closeUsage('opener')}
                 />
               </ErrorBoundary>

@@ -146,7 +146,9 @@ export type ThreadAction =
   | { type: 'unlocal_user'; text: string }
   /** A message went through: the window's own errors about earlier sends go. */
   | { type: 'sent' }
-  | { type: 'set_running'; running: boolean };
+  | { type: 'set_running'; running: boolean }
+  /** The thread's costs read again (a price set in Settings reaches the calls made without one). */
+  | { type: 'costs'; usage: ThreadView['usage']; lastRun: ThreadView['lastRun'] };
 
 export function emptyThreadState(threadId: string | null = null): ThreadDisplayState {
   return {
@@ -208,6 +210,8 @@ export function threadReducer(state: ThreadDisplayState, action: ThreadAction): 
     }
     case 'set_running':
       return action.running === state.running ? state : { ...state, running: action.running };
+    case 'costs':
+      return { ...state, usage: action.usage, lastRun: action.lastRun ?? null };
   }
 }
 

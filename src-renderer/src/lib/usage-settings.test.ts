@@ -3,6 +3,16 @@ import { budgetFromText, emptyPriceRow, pricesToRows, rowsToPrices, runsFromText
 
 const row = (fields: Partial<PriceRow>): PriceRow => ({ ...emptyPriceRow(), ...fields });
 
+describe('Add price', () => {
+  it('starts with the model in use, unless it has a row already or is not named as provider:model', () => {
+    expect(emptyPriceRow('openai-compatible:local ')).toMatchObject({ model: 'openai-compatible:local', input: '', output: '' });
+    expect(emptyPriceRow('openai-compatible:local', [row({ model: 'openai-compatible:local' })]).model).toBe('');
+    expect(emptyPriceRow('', []).model).toBe('');
+    expect(emptyPriceRow('gpt-4o').model).toBe('');
+    expect(emptyPriceRow('a:b').key).not.toBe(emptyPriceRow('a:b').key);
+  });
+});
+
 describe('Settings › Prices', () => {
   it('shows the saved prices as rows, by model', () => {
     const rows = pricesToRows({ 'openai:b': { input: 1, output: 2 }, 'anthropic:a': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } });

@@ -17,10 +17,13 @@ export interface PriceRow {
 
 let counter = 0;
 
-/** An empty row for `Add price`. */
-export function emptyPriceRow(): PriceRow {
+const PROVIDER_MODEL = /^[a-z][a-z0-9-]*:\S.*$/i;
+
+/** A row for `Add price`: for `model` (the model in use, when it is named as provider:model and has no row yet), else empty. */
+export function emptyPriceRow(model = '', rows: readonly PriceRow[] = []): PriceRow {
   counter += 1;
-  return { key: `price-${counter}`, model: '', input: '', output: '', cacheRead: '', cacheWrite: '' };
+  const named = PROVIDER_MODEL.test(model.trim()) && !rows.some((r) => r.model.trim() === model.trim()) ? model.trim() : '';
+  return { key: `price-${counter}`, model: named, input: '', output: '', cacheRead: '', cacheWrite: '' };
 }
 
 function amountText(value: number | undefined): string {
@@ -40,8 +43,6 @@ export function pricesToRows(prices: Readonly<Record<string, ModelPriceSetting>>
       cacheWrite: amountText(price.cacheWrite),
     }));
 }
-
-const PROVIDER_MODEL = /^[a-z][a-z0-9-]*:\S.*$/i;
 
 /** A price field: a number of dollars, 0 or more (`,` taken as the decimal point); null when it is not one. */
 function amount(text: string): number | null {

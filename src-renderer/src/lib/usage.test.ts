@@ -10,7 +10,7 @@ function day(key: string, sums: Partial<UsageSums>): UsageRow {
 
 function totalOf(rows: readonly UsageRow[]): UsageSums {
   const total = { ...NONE };
-  for (const row of rows) for (const k of Object.keys(NONE) as Array<keyof UsageSums>) total[k] += row[k];
+  for (const row of rows) for (const k of Object.keys(NONE) as Array<keyof UsageSums>) total[k] = (total[k] ?? 0) + (row[k] ?? 0);
   return total;
 }
 
@@ -35,11 +35,13 @@ describe('the table', () => {
     expect(formatCount(1234567)).toBe('1,234,567');
     expect(formatCount(Number.NaN)).toBe('0');
   });
-  it('shows a known cost, at least a cost when some calls had no price, and — when none had one', () => {
-    expect(costCell({ calls: 2, unpricedCalls: 0, costUsd: 0.0123 })).toEqual({ text: '$0.0123' });
-    expect(costCell({ calls: 0, unpricedCalls: 0, costUsd: 0 })).toEqual({ text: '$0.00' });
-    expect(costCell({ calls: 3, unpricedCalls: 3, costUsd: 0 })).toEqual({ text: '—', note: 'Unknown: no price for the model' });
-    expect(costCell({ calls: 3, unpricedCalls: 1, costUsd: 2.5 })).toEqual({ text: '≥ $2.50', note: 'At least $2.50: 1 call of models with no known price not counted' });
+  it('shows a known cost, the known part and a mark when some calls have no price, and — when none has one', () => {
+    expect(costCell({ unpricedCalls: 0, costUsd: 0.0123 })).toEqual({ amount: '$0.0123', partly: false });
+    expect(costCell({ unpricedCalls: 0, costUsd: 0 })).toEqual({ amount: '$0.00', partly: false });
+    expect(costCell({ unpricedCalls: 3, costUsd: null })).toEqual({ amount: '—', partly: false, note: 'Unknown: no price for the model' });
+    expect(costCell({ unpricedCalls: 1, costUsd: 2.5 })).toEqual({ amount: '$2.50', partly: true, note: '$2.50, and 1 call of models with no known price not counted' });
+    // Unknown is not free: a part with no price never reads as $0 alone.
+    expect(costCell({ unpricedCalls: 2, costUsd: 0 })).toEqual({ amount: '$0.00', partly: true, note: '$0.00, and 2 calls of models with no known price not counted' });
   });
   it('says how many calls had no price, and where to set one', () => {
     expect(unpricedNote({ unpricedCalls: 0 })).toBeNull();

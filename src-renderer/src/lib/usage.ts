@@ -51,18 +51,20 @@ export function formatCount(n: number): string {
 }
 
 export interface CostCell {
-  /** What the cell shows: `$0.0123`, `≥ $0.0123` (some calls had no price), `—` (none had one). */
-  text: string;
+  /** The known cost (`$0.0123`), or `—` when no call has a price. */
+  amount: string;
+  /** Some calls have no price: the cell reads `$0.0123 + unknown`. */
+  partly: boolean;
   /** For a screen reader and the tooltip, when the text alone does not say it. */
   note?: string;
 }
 
-/** The cost of some calls: known, partly known (at least this much) or unknown. */
-export function costCell(sums: Pick<UsageSums, 'calls' | 'unpricedCalls' | 'costUsd'>): CostCell {
+/** The cost of some calls: known, partly known (the known part and a mark) or unknown — never a `$0` for what is not known. */
+export function costCell(sums: Pick<UsageSums, 'unpricedCalls' | 'costUsd'>): CostCell {
+  if (sums.costUsd === null) return { amount: '—', partly: false, note: 'Unknown: no price for the model' };
   const cost = formatCost(sums.costUsd) ?? '$0.00';
-  if (sums.calls > 0 && sums.unpricedCalls >= sums.calls) return { text: '—', note: 'Unknown: no price for the model' };
-  if (sums.unpricedCalls > 0) return { text: `≥ ${cost}`, note: `At least ${cost}: ${callCount(sums.unpricedCalls)} of models with no known price not counted` };
-  return { text: cost };
+  if (sums.unpricedCalls > 0) return { amount: cost, partly: true, note: `${cost}, and ${callCount(sums.unpricedCalls)} of models with no known price not counted` };
+  return { amount: cost, partly: false };
 }
 
 function callCount(n: number): string {
@@ -127,8 +129,8 @@ const FILL_LIMIT = 120;
  */
 export function dayChart(rows: readonly UsageRow[], total: UsageSums): DayChart | null {
   if (rows.length === 0) return null;
-  const metric: DayChart['metric'] = total.costUsd > 0 ? 'cost' : 'tokens';
-  const valueOf = (row: UsageRow): number => (metric === 'cost' ? row.costUsd : row.inputTokens + row.outputTokens);
+  const metric: DayChart['metric'] = (total.costUsd ?? 0) > 0 ? 'cost' : 'tokens';
+  const valueOf = (row: UsageRow): number => (metric === 'cost' ? (row.costUsd ?? 0) : row.inputTokens + row.outputTokens);
   const format = (value: number): string => (metric === 'cost' ? (formatCost(value) ?? '$0.00') : `${formatCount(value)} tokens`);
   const byDay = new Map(rows.map((row) => [row.key, valueOf(row)]));
   const sorted = [...byDay.keys()].sort();
@@ -140,7 +142,7 @@ export function dayChart(rows: readonly UsageRow[], total: UsageSums): DayChart 
     return { day, value, share: max > 0 ? value / max : 0, label: `${day}: ${format(value)}` };
   });
   const top = sorted.reduce((best, day) => ((byDay.get(day) ?? 0) > (byDay.get(best) ?? 0) ? day : best), sorted[0]!);
-  const sum = metric === 'cost' ? total.costUsd : total.inputTokens + total.outputTokens;
+  const sum = metric === 'cost' ? (total.costUsd ?? 0) : total.inputTokens + total.outputTokens;
   const span = days.length === 1 ? `on ${days[0]}` : `from ${days[0]} to ${days.at(-1)} (${days.length} days, ${sorted.length} with calls)`;
   const what = metric === 'cost' ? 'Cost per day' : 'Tokens (input and output) per day';
   const summary = `${what} ${span}: total ${format(sum)}; highest ${format(byDay.get(top) ?? 0)} on ${top}.`;

@@ -9,6 +9,7 @@ import { shownAttachment, type PendingFile } from '../lib/pending-files';
 import { emptyThreadState, threadReducer, type ThreadDisplayState } from '../lib/thread-reducer';
 import { errorMessage, useToasts } from './toasts';
 import { useApi } from './use-api';
+import { useSettings } from './settings-context';
 import { useConnection, useEvent } from './transport-context';
 import { approvalKey } from '../lib/approval-key';
 import { editedAfter } from '../lib/approval-edit';
@@ -206,6 +207,25 @@ export function useThreadSession(): ThreadSession {
     },
     [api],
   );
+
+  // A price set in Settings reaches the calls that were made without one: the open thread's costs are read again.
+  const { settings } = useSettings();
+  const prices = JSON.stringify(settings?.prices ?? {});
+  const pricesRead = useRef(prices);
+  useEffect(() => {
+    if (pricesRead.current === prices) return;
+    pricesRead.current = prices;
+    const id = current.current;
+    if (id === null) return;
+    api.call('threads.get', { threadId: id }).then(
+      (view) => {
+        if (current.current === id) dispatch({ type: 'costs', usage: view.usage, lastRun: view.lastRun });
+      },
+      () => {
+        // The thread may have been deleted meanwhile; its costs are read again when it opens.
+      },
+    );
+  }, [api, prices]);
 
   useEvent('approvals.changed', ({ threadId: id }) => {
     if (id === current.current) void refreshApprovals(id);
