@@ -30,6 +30,9 @@ import { AgentBoard } from '../session/agent-board';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
 import { WorktreeService } from '../worktrees/worktree-service';
+import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import { pricesNow } from '../usage/usage-report';
+import { readSavedSettings } from '../settings/settings-service';
 
 const BOARD_COALESCE_MS = 150;
 
@@ -42,7 +45,16 @@ function savedLocation(folder: string): FolderLocation {
 function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
   const db = openDatabase(databasePath(dataDir));
   const worktrees = new WorktreeService({ dataDir, db });
+  // Priced as the Usage view prices them: a price set in Settings reaches calls made without one.
+  let prices: { at: number; value: ReturnType<typeof readSavedSettings>['prices'] } | undefined;
+  const pricesRead = () => {
+    // One read of settings.json per listing, not one per thread and model.
+    if (prices === undefined || Date.now() - prices.at > 1000) prices = { at: Date.now(), value: readSavedSettings(dataDir).prices };
+    return prices.value;
+  };
+  const ledger = new UsageLedger(db, pricesNow(pricesRead));
   const board = new AgentBoard(db, {
+    costOf: (threadId) => ledger.threadSums(threadId).costUsd,
     worktreeOf: (folder) => {
       const record = worktrees.byFolder(folder);
       return record === undefined ? undefined : { name: record.name, branch: record.branch, originFolder: record.originFolder };
@@ -52,6 +64,7 @@ function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
     board,
     close() {
       board.close();
+      ledger.close();
       worktrees.close();
       db.close();
     },

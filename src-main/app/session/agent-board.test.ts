@@ -29,6 +29,17 @@ function thread(id: string, title: string, folder: string): void {
 }
 
 describe('the Agents view’s list', () => {
+  it('shows a thread’s cost as the ledger prices it now (a price set after its calls reaches them), not the cost its state last saved', () => {
+    const state = newThreadState('t');
+    new ThreadStore(db).save({ ...state, usage: { ...state.usage, costUsd: 0 } }, { folder: '/p', title: 'Priced later' });
+    new RunRecords(db).start('t', '/p', process.pid);
+    let price: number | null = null;
+    const board = new AgentBoard(db, { costOf: () => price });
+    expect(board.list()[0]?.costUsd).toBeUndefined();
+    price = 0.42;
+    expect(board.list()[0]?.costUsd).toBe(0.42);
+  });
+
   it('shows going runs first (needs you, working, queued), then finished ones not opened since; a dead process’s run is failed, a stopped one stopped', () => {
     const board = new AgentBoard(db, { worktreeOf: (folder) => (folder.endsWith('/wt') ? { name: 'wt', branch: 'deepdesk/wt', originFolder: '/p' } : undefined) });
     const records = new RunRecords(db);

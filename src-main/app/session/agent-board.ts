@@ -35,6 +35,8 @@ const ORDER: Record<AgentState, number> = { 'needs-you': 0, working: 1, queued: 
 export interface AgentBoardOptions {
   /** The worktree a thread's folder lies in (app/worktrees), if any. */
   worktreeOf?: (folder: string) => AgentWorktreeDto | undefined;
+  /** What a thread's calls cost at the prices known now (the ledger's), when known; else the cost its state last saved. */
+  costOf?: (threadId: string) => number | null;
   pollMs?: number;
 }
 
@@ -119,7 +121,7 @@ export class AgentBoard {
       state,
       startedAt: record.startedAt,
       ...(record.endedAt !== null && !GOING_STATES.includes(record.state) ? { endedAt: record.endedAt } : {}),
-      ...(typeof thread.cost === 'number' && thread.cost > 0 ? { costUsd: thread.cost } : {}),
+      ...costField(this.options.costOf ? this.options.costOf(record.threadId) : thread.cost),
       ...(record.message !== null && state === 'failed' ? { message: record.message } : {}),
       sharesFolder: sharesFolder && GOING_STATES.includes(record.state) && worktree === undefined,
     };
@@ -164,4 +166,8 @@ function folderName(folder: string): string {
   } catch {
     return folder;
   }
+}
+
+function costField(cost: number | null): { costUsd?: number } {
+  return typeof cost === 'number' && cost > 0 ? { costUsd: cost } : {};
 }
