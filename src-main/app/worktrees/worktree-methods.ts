@@ -101,6 +101,12 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
         options.changed();
         return result;
       }),
+    'worktrees.mergeFolderIn': () =>
+      answer(async () => {
+        const result = await service.mergeFolderIn(required().name, signal);
+        options.changed();
+        return result;
+      }),
     'worktrees.commit': ({ message }) =>
       answer(async () => {
         const result = await service.commit(required().name, message, signal);

@@ -144,7 +144,7 @@ export type AgentEvent = EventBase &
     /** The thread's queued messages changed (the app sends this; the loop never does). */
     | { type: 'queued'; queued: QueuedMessage[] }
     /** A note for the model went into the history (e.g. that the person restored files); `text` is what the window shows. */
-    | { type: 'note'; id: string; kind: 'restore' | 'hook' | 'interrupted'; text: string; checkpointId?: string }
+    | { type: 'note'; id: string; kind: 'restore' | 'hook' | 'interrupted' | 'worktree'; text: string; checkpointId?: string }
     /**
      * A hook (SPEC §11) did something the person must see: `error` (it failed: another exit
      * code, a timeout; nothing was blocked), `blocked` (a prompt it refused, a result it
