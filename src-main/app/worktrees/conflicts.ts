@@ -34,8 +34,8 @@ export interface MergeTreeConflicts {
   /** The merged tree, conflict markers in its conflicting files. */
   tree: string;
   paths: string[];
-  /** git's CONFLICT messages per path (`CONFLICT (modify/delete): …`), commit ids as git wrote them. */
-  messages: Map<string, string[]>;
+  /** git's CONFLICT messages per path: the kind (`add/add`, `modify/delete`…) and the text, commit ids as git wrote them. */
+  messages: Map<string, Array<{ kind: string; text: string }>>;
 }
 
 /** Reads `merge-tree --write-tree -z --name-only` output (without --no-messages). */
@@ -46,7 +46,7 @@ export function parseMergeTree(stdout: string): MergeTreeConflicts {
   const paths: string[] = [];
   while (i < fields.length && fields[i] !== '') paths.push(fields[i++]!);
   i++;
-  const messages = new Map<string, string[]>();
+  const messages: MergeTreeConflicts['messages'] = new Map();
   while (i < fields.length) {
     const count = Number(fields[i++]);
     if (!Number.isInteger(count) || count < 0) break;
@@ -54,8 +54,13 @@ export function parseMergeTree(stdout: string): MergeTreeConflicts {
     i += count;
     const type = fields[i++] ?? '';
     const message = (fields[i++] ?? '').trim();
-    if (!type.startsWith('CONFLICT') || type === 'CONFLICT (contents)') continue;
-    for (const path of about) messages.set(path, [...(messages.get(path) ?? []), message]);
+    if (!type.startsWith('CONFLICT')) continue;
+    // The message names the kind (`CONFLICT (add/add): …`); the type may be only `CONFLICT (contents)`.
+    const said = /^CONFLICT \(([^)]+)\):\s*/.exec(message);
+    const kind = said?.[1] ?? /^CONFLICT \((.+)\)$/.exec(type)?.[1] ?? '';
+    if (kind === 'content' || kind === 'contents') continue;
+    const text = said !== null ? message.slice(said[0].length) : message.replace(/^warning:\s*/, '');
+    for (const path of about) messages.set(path, [...(messages.get(path) ?? []), { kind, text }]);
   }
   return { tree, paths: [...new Set(paths)], messages };
 }
@@ -79,7 +84,8 @@ export async function conflictDetails(git: GitRunner, cwd: string, merged: Merge
   const named = (text: string) => text.replaceAll(sides.folderCommit, sides.folderName).replaceAll(sides.worktreeCommit, sides.worktreeName);
   return Promise.all(
     merged.paths.map(async (path, index): Promise<ConflictedFile> => {
-      const notes = (merged.messages.get(path) ?? []).map((m) => named(m.replace(/^CONFLICT \([^)]*\):\s*/, '')));
+      // git's words for an add/add conflict only name the file again: its lines show the rest.
+      const notes = (merged.messages.get(path) ?? []).map((m) => (m.kind === 'add/add' ? `added both in ${sides.folderName} and in ${sides.worktreeName}, differently` : named(m.text)));
       if (index >= SHOWN_FILES) return { path, notes, hunks: [], truncated: true };
       const blob = await git.run(['cat-file', 'blob', `${merged.tree}:${path}`], { cwd, signal, maxBytes: FILE_BYTES });
       if (blob.code !== 0 && !blob.truncated) return { path, notes, hunks: [], truncated: false };

@@ -432,7 +432,7 @@ describe('Commit… and Remove worktree', () => {
     runs.start('thread-in-review', made.threadFolder, process.pid);
     runs.end('thread-in-review', 'done');
     const checkpoints = CheckpointStore.open(dataDir);
-    checkpoints.commit({ folder: made.threadFolder, blobs: new Map(), manifest: new Map(), checkpoints: [{ threadId: 'thread-in-review', messageIndex: 0, messageLine: 'Review', kind: 'agent', changes: [{ path: 'a.txt', before: null, after: null }] }] });
+    checkpoints.commit({ folder: made.threadFolder, blobs: new Map(), manifest: new Map(), checkpoints: [{ folder: made.threadFolder, threadId: 'thread-in-review', messageIndex: 0, messageLine: 'Review', kind: 'agent', changes: [{ path: 'a.txt', before: null, after: null }] }] });
     expect(checkpoints.checkpointsOfThread('thread-in-review')).toHaveLength(1);
     const recent = new RecentFolders(dataDir);
     recent.remember(repo);
