@@ -24,6 +24,8 @@ export const worktreeInfoSchema = z.object({
   branch: z.string(),
   /** The commit it was made from (the folder's HEAD then). */
   baseCommit: z.string(),
+  /** The commit of the folder's state it took in last (Ask the agent to resolve), which its changes are counted from; null when none. */
+  sinceCommit: z.string().nullable(),
   /** The person's folder it was made from, and that folder's name. */
   originFolder: z.string(),
   originName: z.string(),
@@ -33,7 +35,7 @@ export const worktreeInfoSchema = z.object({
   ahead: z.number().int().nonnegative(),
   /** Files whose working state differs from its HEAD (untracked files not ignored included). */
   uncommitted: z.number().int().nonnegative(),
-  /** Its changes against its base, working state included (the first 1,000). */
+  /** Its changes against its base (or the folder's state it took in), working state included (the first 1,000). */
   files: z.array(worktreeFileSchema),
   filesTotal: z.number().int().nonnegative(),
   counts: z.object({ added: z.number().int(), modified: z.number().int(), deleted: z.number().int() }),

@@ -59,6 +59,7 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
           name: status.name,
           branch: status.branch,
           baseCommit: status.baseCommit,
+          sinceCommit: status.sinceCommit,
           originFolder: record.originFolder,
           originName: basename(record.originFolder),
           path: status.path,

@@ -81,6 +81,8 @@ export interface WorktreeStatus {
   currentBranch: string | null;
   head: string;
   baseCommit: string;
+  /** The folder's state it took in last (Ask the agent to resolve): its changes are counted from there. */
+  sinceCommit: string | null;
   /** Commits on its branch since its base. */
   ahead: number;
   /** Whether its working state differs from its HEAD (untracked files not ignored included). */
@@ -247,6 +249,7 @@ export class WorktreeService {
       currentBranch: currentBranch.code === 0 ? currentBranch.stdout.trim() : null,
       head,
       baseCommit: record.baseCommit,
+      sinceCommit: record.sinceCommit,
       ahead: Number(ahead),
       uncommitted: uncommitted.length > 0,
       uncommittedFiles: uncommitted.length,
