@@ -144,7 +144,8 @@ describe('worktrees in the window', () => {
     writeFileSync(join(made.threadFolder, 'shared.txt'), 'line 1\nline 2 (worktree)\nline 3\n');
     writeFileSync(join(env.folder, 'shared.txt'), 'line 1\nline 2 (mine)\nline 3\n');
     const conflicting = await tree.call('worktrees.apply', {});
-    expect(conflicting).toEqual({ applied: [], conflicts: ['shared.txt'] });
+    expect(conflicting).toMatchObject({ applied: [], conflicts: ['shared.txt'] });
+    expect(conflicting.details).toEqual([{ path: 'shared.txt', notes: [], truncated: false, hunks: [{ line: 2, before: ['line 1'], folder: ['line 2 (mine)'], worktree: ['line 2 (worktree)'], after: ['line 3'] }] }]);
     expect(existsSync(join(env.folder, 'new.txt'))).toBe(false);
     expect(readFileSync(join(env.folder, 'shared.txt'), 'utf8')).toBe('line 1\nline 2 (mine)\nline 3\n');
 
@@ -177,11 +178,23 @@ describe('worktrees in the window', () => {
     expect(refused.lost).toMatch(/^1 changed file not applied, 1 uncommitted$/);
     expect(existsSync(made.threadFolder)).toBe(true);
     const removed = await tree.call('worktrees.remove', { force: true });
-    expect(removed).toEqual({ removed: true, branchDeleted: true, originFolder: person });
+    expect(removed).toEqual({ removed: true, branchDeleted: true, originFolder: person, keptThreads: [thread.id] });
     expect(existsSync(made.threadFolder)).toBe(false);
     expect(git(env.folder, 'branch', '--list', 'deepdesk/feature').trim()).toBe('');
     expect(await tree.call('worktrees.info', {})).toBeNull();
     await tree.close();
+
+    // Its thread is the folder's now: listed, marked, found, readable, told, and it goes on there.
+    expect((await origin.call('threads.list', {})).find((t) => t.id === thread.id)).toMatchObject({ removedWorktree: { name: 'feature', branch: 'deepdesk/feature' } });
+    expect((await origin.call('threads.search', { query: 'write new.txt' })).map((m) => m.threadId)).toEqual([thread.id]);
+    const kept = await origin.call('threads.get', { threadId: thread.id });
+    expect(kept.items.map((i) => (i.kind === 'notice' ? i.text : i.kind))).toEqual(['user', 'tool', 'assistant', 'Worktree feature was removed: this thread continues in ' + person.split('/').pop() + '.']);
+    env.server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/after.txt', content: 'in the folder now\n' } }] }, { text: 'Done.' });
+    await origin.call('threads.send', { threadId: thread.id, text: 'write after.txt' });
+    await until(async () => !(await origin.call('threads.list', {})).some((t) => t.running) && existsSync(join(env.folder, 'after.txt')), 'the write in the folder');
+    const told = env.server.requests.flatMap((r) => r.messages).map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+    expect(told).toContain(`works in the person's folder ${person} itself`);
+    expect(readFileSync(join(env.folder, 'after.txt'), 'utf8')).toBe('in the folder now\n');
     // The person's folder keeps what was applied.
     expect(readFileSync(join(env.folder, 'new.txt'), 'utf8')).toBe('from the agent\n');
     expect(await origin.call('worktrees.canCreate', {})).toMatchObject({ git: true });

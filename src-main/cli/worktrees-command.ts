@@ -2,14 +2,16 @@
 // threads work in, their changes applied to the person's folder, and removing them; and the
 // worktree `deepdesk run --worktree` makes before its run. THREAD is a thread's id (the
 // worktree its folder lies in) or a worktree's name. All of it runs here, in the CLI process,
-// through app/worktrees' WorktreeService on the data folder's database.
+// through app/worktrees' WorktreeService on the data folder's database. A conflict on apply is
+// printed with its lines from both sides, as git's conflict view shows them, and the ways on.
 
 import { askLine } from './terminal-output';
 import type Database from 'better-sqlite3';
 import { databasePath, resolveDataDir } from '../app/data-dir';
 import { ThreadStore, type ThreadSummary } from '../app/threads/thread-store';
 import { ambiguous, matchThread } from '../app/threads/thread-ref';
-import { changeCountsText, WorktreeError, WorktreeService, type ChangeKind, type CreatedWorktree, type WorktreeListing, type WorktreeRecord } from '../app/worktrees/worktree-service';
+import { changeCountsText, WorktreeError, WorktreeService, type ChangeKind, type ConflictedFile, type CreatedWorktree, type WorktreeListing, type WorktreeRecord } from '../app/worktrees/worktree-service';
+import { shellWord } from '../core/text/shell-quote';
 import { openDatabase } from '../core/backends/store/store-db';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
@@ -119,7 +121,13 @@ async function apply(io: TerminalIo, service: WorktreeService, record: WorktreeR
   if (result.conflicts.length > 0) {
     const n = result.conflicts.length;
     io.stdout.write(`Not applied: ${n} file${n === 1 ? '' : 's'} of worktree ${record.name} conflict with ${folder} (nothing was changed):\n`);
-    for (const path of result.conflicts) io.stdout.write(`  ${safe(path)}\n`);
+    const details = new Map((result.details ?? []).map((d) => [d.path, d]));
+    for (const path of result.conflicts) {
+      io.stdout.write(`  ${safe(path)}\n`);
+      const detail = details.get(path);
+      if (detail !== undefined) io.stdout.write(conflictView(detail, record.name));
+    }
+    io.stdout.write(waysOn(record));
     return 1;
   }
   if (result.applied.length === 0) {
@@ -144,7 +152,47 @@ async function remove(io: TerminalIo, service: WorktreeService, record: Worktree
   }
   const branch = safe(record.branch);
   io.stdout.write(`Removed worktree ${record.name}${result.branchDeleted ? ` and its branch ${branch}` : `; its branch ${branch} is kept (it has commits your branch does not)`}.\n`);
+  const kept = result.keptThreads ?? [];
+  if (kept.length > 0) {
+    io.stdout.write(`Its thread${kept.length === 1 ? ' is' : 's are'} kept, now in ${safe(record.originFolder)}: ${kept.join(', ')} (deepdesk run --folder ${safe(shellWord(record.originFolder))} --thread ID continues one).\n`);
+  }
   return 0;
+}
+
+/** A conflicting file's hunks as git's conflict view shows them, the sides named, indented under its path. */
+function conflictView(file: ConflictedFile, name: string): string {
+  const out: string[] = [];
+  for (const note of file.notes) out.push(`    ${safe(note)}`);
+  for (const hunk of file.hunks) {
+    out.push(`    @@ line ${hunk.line} @@`);
+    const lines = [
+      ...hunk.before.map((l) => ` ${l}`),
+      '<<<<<<< your folder',
+      ...hunk.folder,
+      ...(hunk.base !== undefined ? ['||||||| base', ...hunk.base] : []),
+      '=======',
+      ...hunk.worktree,
+      `>>>>>>> worktree ${name}`,
+      ...hunk.after.map((l) => ` ${l}`),
+    ];
+    // Tabs kept (code is indented with them); every other control shown, never obeyed.
+    for (const line of lines) out.push(`    ${terminalSafe(line)}`);
+  }
+  if (file.truncated) out.push('    … (more not shown)');
+  return out.map((l) => `${l}\n`).join('');
+}
+
+/** What the person can do about a conflict from here. */
+function waysOn(record: WorktreeRecord): string {
+  const wt = safe(shellWord(record.path));
+  return [
+    'Ways on:',
+    `  - merge by hand: commit the worktree's work on its branch, then merge the branch into your folder (your own changes committed or stashed first):`,
+    `      git -C ${wt} add -A && git -C ${wt} commit -m "Work from worktree ${record.name}"`,
+    `      git -C ${safe(shellWord(record.repoRoot))} merge ${safe(record.branch)}`,
+    `  - or open the worktree's thread in the window and choose "Ask the agent to resolve": it brings your folder's state into the worktree for the agent to merge.`,
+    '',
+  ].join('\n');
 }
 
 /**

@@ -51,7 +51,12 @@ describe('deepdesk worktrees', () => {
     const clash = await worktrees('apply', threadId);
     expect(clash.code).toBe(1);
     expect(clash.stdout).toContain('conflict with');
-    expect(clash.stdout).toContain('(nothing was changed):\n  agent.txt\n');
+    // The conflicting lines of both sides, as git's conflict view shows them, and the ways on.
+    expect(clash.stdout).toContain(
+      '(nothing was changed):\n  agent.txt\n    added both in your folder and in worktree feature, differently\n    @@ line 1 @@\n    <<<<<<< your folder\n    the person’s own\n    =======\n    from the agent\n    >>>>>>> worktree feature\nWays on:\n',
+    );
+    expect(clash.stdout).toContain(`git -C ${t.folder} merge deepdesk/feature\n`);
+    expect(clash.stdout).toContain('Ask the agent to resolve');
     expect(readFileSync(join(t.folder, 'agent.txt'), 'utf8')).toBe('the person’s own\n');
 
     rmSync(join(t.folder, 'agent.txt'));
@@ -68,10 +73,18 @@ describe('deepdesk worktrees', () => {
     expect((await worktrees('rm', 'feature')).code).toBe(1);
     const removed = await worktrees('rm', threadId, '--force');
     expect(removed.code).toBe(0);
-    expect(removed.stdout).toBe('Removed worktree feature and its branch deepdesk/feature.\n');
+    expect(removed.stdout).toBe(
+      `Removed worktree feature and its branch deepdesk/feature.\nIts thread is kept, now in ${t.folder}: ${threadId} (deepdesk run --folder ${t.folder} --thread ID continues one).\n`,
+    );
     expect(existsSync(wt)).toBe(false);
     expect(git(t.folder, 'branch', '--list', 'deepdesk/*')).toBe('');
     expect((await worktrees('ls')).stdout).toContain('No worktrees yet');
+
+    // Its thread goes on in the folder, its agent told where it is now.
+    t.server.push({ text: 'continued here' });
+    const more = await t.deepdesk(['run', '--thread', threadId, ...model(), 'and now?']);
+    expect(more.stdout).toBe('continued here\n');
+    expect(JSON.stringify(t.server.requests.at(-1)!.messages)).toContain(`works in the person's folder ${t.folder} itself`);
   });
 
   it('a revoke in the folder reaches its worktree at once: the trusted hook runs there before it, never after', async () => {

@@ -108,6 +108,8 @@ export const threadSummarySchema = z.object({
   queued: z.boolean().optional(),
   /** Another thread of this folder is working at the same time (no worktree keeps them apart). */
   sharesFolder: z.boolean().optional(),
+  /** It worked in a worktree of this folder that was removed (SPEC §16): it moved here. */
+  removedWorktree: z.object({ name: z.string(), branch: z.string(), removedAt: z.string() }).optional(),
 });
 export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
 

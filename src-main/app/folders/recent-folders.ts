@@ -2,9 +2,10 @@
 // (a JsonFileStore: an unreadable file is kept aside and told, each entry is checked on its
 // own, two windows on one data folder merge their saves). A remote folder is kept as its
 // `ssh://` URL next to the local paths (SPEC §13). Also what a typed folder path means and
-// whether it can be opened, in words for the person.
+// whether it can be opened, in words for the person. A removed worktree's folder is never
+// offered again (SPEC §16): forgotten when it is removed, and not listed if it was kept.
 
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -12,6 +13,7 @@ import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/con
 import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
 import { folderLocationName, sshFolderLocation } from './folder-location';
 import { ContractError, type RecentFolder } from '../contract';
+import { isPathBelow, isPathInside } from '../../core/fs/path-inside';
 
 /** How many folders the list keeps. */
 export const MAX_RECENT_FOLDERS = 12;
@@ -22,8 +24,16 @@ type RecentFile = ReturnType<typeof recentFileShape.check>['value'];
 
 export class RecentFolders {
   private readonly store: JsonFileStore<RecentFile>;
+  /** Where worktrees live (`<data-dir>/worktrees`, as given and as its real path). */
+  private readonly worktrees: string[];
 
   constructor(dataDir: string, options: { onProblem?: (problem: JsonFileProblem) => void } = {}) {
+    this.worktrees = [join(dataDir, 'worktrees')];
+    try {
+      this.worktrees.push(realpathSync(this.worktrees[0]!));
+    } catch {
+      // No worktree made yet.
+    }
     this.store = new JsonFileStore({
       path: join(dataDir, 'recent-folders.json'),
       shape: recentFileShape,
@@ -35,7 +45,12 @@ export class RecentFolders {
   /** Latest first; a local folder that is no longer there is listed as missing (a remote one is checked on connecting). */
   list(): RecentFolder[] {
     return (this.store.current().folders ?? []).flatMap(({ path, openedAt }): RecentFolder[] => {
-      if (!isSshFolder(path)) return [{ path, name: folderLocationName({ kind: 'local', path }), openedAt, missing: !isDirectory(path) }];
+      if (!isSshFolder(path)) {
+        const missing = !isDirectory(path);
+        // A worktree removed: nothing to go back to (its threads are in the folder it was made from).
+        if (missing && this.isWorktree(path)) return [];
+        return [{ path, name: folderLocationName({ kind: 'local', path }), openedAt, missing }];
+      }
       try {
         const location = sshFolderLocation(path);
         return [{ path: location.url, name: folderLocationName(location), openedAt, missing: false, host: sshTargetLabel(location.target) }];
@@ -54,8 +69,18 @@ export class RecentFolders {
     }));
   }
 
+  /** Drops `folder` and the folders inside it (a worktree removed). Throws when the file could not be written. */
+  forget(folder: string): void {
+    if (!(this.store.current().folders ?? []).some((f) => isPathInside(folder, f.path))) return;
+    this.store.update((current) => ({ ...current, folders: (current.folders ?? []).filter((f) => !isPathInside(folder, f.path)) }));
+  }
+
   close(): void {
     this.store.close();
+  }
+
+  private isWorktree(path: string): boolean {
+    return this.worktrees.some((root) => isPathBelow(root, path));
   }
 }
 

@@ -113,6 +113,7 @@ export class RunRecords {
          ON CONFLICT(thread_id) DO UPDATE SET folder = excluded.folder, state = excluded.state, started_at = excluded.started_at, ended_at = NULL, message = NULL, host_pid = excluded.host_pid`,
       ),
       seen: db.prepare('UPDATE host_runs SET seen_at = ? WHERE thread_id = ?'),
+      move: db.prepare('UPDATE host_runs SET folder = ? WHERE thread_id = ?'),
       setState: db.prepare('UPDATE host_runs SET state = ? WHERE thread_id = ?'),
       end: db.prepare('UPDATE host_runs SET state = ?, ended_at = ?, message = ? WHERE thread_id = ?'),
       get: db.prepare<[string], Row>('SELECT * FROM host_runs WHERE thread_id = ?'),
@@ -143,6 +144,11 @@ export class RunRecords {
   /** A window opened the thread: a finished run of it leaves the Agents view. */
   seen(threadId: string): void {
     if (this.stmts.seen.run(new Date().toISOString(), threadId).changes > 0) changed();
+  }
+
+  /** The thread moved to another folder (its worktree was removed): its run is listed there. */
+  moveThread(threadId: string, folder: string): void {
+    if (this.stmts.move.run(folder, threadId).changes > 0) changed();
   }
 
   /** Runs going in `folder` now (of any process still alive). */

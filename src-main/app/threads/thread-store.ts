@@ -91,11 +91,26 @@ const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    // A thread whose worktree was removed moves to the folder the worktree was made from; this
+    // says which worktree it worked in (JSON: name, branch, removedAt).
+    id: 'threads-005-removed-worktree',
+    up(db) {
+      db.exec('ALTER TABLE threads ADD COLUMN worktree_json TEXT');
+    },
+  },
 ];
 
 type ThreadFileMounts = ThreadState['files'];
 type MountName = keyof ThreadFileMounts;
 const FILE_MOUNTS: readonly MountName[] = ['largeResults', 'history', 'attachments'];
+
+/** The worktree a thread worked in before it was removed (the thread moved to the folder it was made from). */
+export interface RemovedWorktree {
+  name: string;
+  branch: string;
+  removedAt: string;
+}
 
 export interface ThreadSummary {
   id: string;
@@ -104,6 +119,7 @@ export interface ThreadSummary {
   createdAt: string;
   updatedAt: string;
   messageCount: number;
+  removedWorktree?: RemovedWorktree;
 }
 
 /** The thread row's JSON: the state minus its messages. */
@@ -197,6 +213,8 @@ export class ThreadStore {
       rename: db.prepare('UPDATE threads SET title = ?, updated_at = ? WHERE id = ?'),
       setTitleIfEmpty: db.prepare("UPDATE threads SET title = ? WHERE id = ? AND title = ''"),
       delete: db.prepare('DELETE FROM threads WHERE id = ?'),
+      inFolder: db.prepare<[{ folder: string }], { id: string; folder: string }>("SELECT id, folder FROM threads WHERE folder = @folder OR substr(folder, 1, length(@folder) + 1) = @folder || '/'"),
+      move: db.prepare('UPDATE threads SET folder = ?, worktree_json = ? WHERE id = ?'),
       deleteMessages: db.prepare('DELETE FROM thread_messages WHERE thread_id = ?'),
       files: db.prepare<[string], { mount: string; path: string; version: number; file_json: string }>(
         'SELECT mount, path, version, file_json FROM thread_files WHERE thread_id = ?',
@@ -403,6 +421,19 @@ export class ThreadStore {
     return row ? toSummary(row) : undefined;
   }
 
+  /** The threads whose folder is `folder` or lies inside it. */
+  threadsIn(folder: string): Array<{ id: string; folder: string }> {
+    return this.stmts.inFolder.all({ folder });
+  }
+
+  /**
+   * Moves a thread whose worktree is being removed to the folder it was made from: it is
+   * listed and searched there from now on, marked with the worktree it worked in.
+   */
+  moveFromWorktree(id: string, folder: string, worktree: RemovedWorktree): void {
+    this.stmts.move.run(folder, JSON.stringify(worktree), id);
+  }
+
   /** Titles a thread that has no title yet (its first message's, from what the person typed). */
   titleIfUntitled(id: string, title: string): void {
     if (title !== '') this.stmts.setTitleIfEmpty.run(title, id);
@@ -486,6 +517,7 @@ interface RowShape {
   /** Null for a thread not saved since the column came (threads-003). */
   person_count: number | null;
   state_json: string;
+  worktree_json: string | null;
 }
 
 /** The thread row's state, without messages (a row that does not parse gives a new thread's). */
@@ -508,8 +540,13 @@ function firstUnsaved(saved: readonly ChatMessage[], messages: readonly ChatMess
   return i;
 }
 
+const removedWorktreeSchema = z.object({ name: z.string(), branch: z.string(), removedAt: z.string() });
+
 function toSummary(row: RowShape): ThreadSummary {
-  return { id: row.id, title: row.title, folder: row.folder, createdAt: row.created_at, updatedAt: row.updated_at, messageCount: row.message_count };
+  const summary: ThreadSummary = { id: row.id, title: row.title, folder: row.folder, createdAt: row.created_at, updatedAt: row.updated_at, messageCount: row.message_count };
+  const worktree = row.worktree_json === null ? undefined : removedWorktreeSchema.safeParse(safeJson(row.worktree_json));
+  if (worktree?.success === true) summary.removedWorktree = worktree.data;
+  return summary;
 }
 
 function safeJson(text: string): unknown {

@@ -4,17 +4,21 @@
 // 1. planApply: W = the worktree's working state, P = the person's (snapshot trees, see
 //    snapshot.ts), each made a commit (W on the worktree's HEAD, P on the person's HEAD) so
 //    that `git merge-tree --write-tree` merges them from their merge base, the worktree's
-//    base. Conflicts end it here: nothing was changed. Clean, it yields the merged tree M.
-//    P is kept under `refs/deepdesk/before-apply/<name>/<time>` meanwhile (the ref is dropped
-//    again when there is nothing to apply).
+//    base. When the worktree took the folder's state in (mergeFolderIn: the folder's state
+//    then is its base since), both are made on that state's commit instead, so the merge is
+//    from there. Conflicts end it here: nothing was changed; the merged tree (with git's
+//    conflict markers) says what conflicts. Clean, it yields the merged tree M. P is kept
+//    under `refs/deepdesk/before-apply/<name>/<time>` meanwhile (the ref is dropped again
+//    when there is nothing to apply).
 // 2. carryOut: the working tree goes from P to M with `git read-tree -m -u P M` on P's own
 //    temporary index (never the person's index, never a commit on their branch). git checks
 //    every file it would change against that index before it writes any: a file the apply
 //    touches that the person changed since P was read fails the whole apply (nothing changed,
 //    try again), and an untracked file in the way is never overwritten. Files the apply does
 //    not touch are the person's to change meanwhile; it leaves them alone. The result lists
-//    the paths M changed.
+//    the paths M changed. moveWorkingTree does the same for the worktree's own files.
 
+import { parseMergeTree, type MergeTreeConflicts } from './conflicts';
 import { changedPaths, snapshotTree, type Snapshot } from './snapshot';
 import { gitError, LONG_TIMEOUT_MS, nulFields, SNAPSHOT_IDENTITY, WorktreeError, type GitRunner } from './worktree-git';
 
@@ -27,21 +31,35 @@ export interface ApplyPlan {
   personTree: string;
   /** P as a commit on the person's HEAD (what the saved ref points at). */
   personCommit: string;
+  /** W as a commit on the worktree's HEAD. */
+  worktreeCommit: string;
   /** Paths both sides changed in ways that do not merge; when any, nothing is to be applied. */
   conflicts: string[];
+  /** On conflicts: the merged tree (git's conflict markers in those files) and git's messages. */
+  conflicted?: MergeTreeConflicts;
   /** M: the merge of P and W (undefined on conflicts); equal to P when the folder has the changes already. */
   mergedTree?: string;
   /** The ref keeping P, made while planning when there is something to apply (carryOut drops it if it fails; discard() too). */
   savedRef?: string;
   /** The snapshot P was read with: its index is what the apply checks the folder against. */
   personSnapshot: Snapshot;
+  /** The snapshot W was read with (for moveWorkingTree in the worktree). */
+  worktreeSnapshot: Snapshot;
   /** Removes the temporary files (carried out or not). */
   dispose(): void;
   /** For a plan that will not be carried out: drops its saved ref too. */
   discard(): Promise<void>;
 }
 
-export async function planApply(git: GitRunner, where: { name: string; worktree: string; repoRoot: string }, signal?: AbortSignal, now = new Date()): Promise<ApplyPlan> {
+export interface ApplyWhere {
+  name: string;
+  worktree: string;
+  repoRoot: string;
+  /** The commit of the folder's state the worktree took in last (mergeFolderIn): both sides are merged from it. */
+  since?: string | null;
+}
+
+export async function planApply(git: GitRunner, where: ApplyWhere, signal?: AbortSignal, now = new Date()): Promise<ApplyPlan> {
   const { worktree, repoRoot } = where;
   const settled = await Promise.allSettled([snapshotTree(git, worktree, signal), snapshotTree(git, repoRoot, signal)]);
   const failed = settled.find((s) => s.status === 'rejected');
@@ -50,27 +68,33 @@ export async function planApply(git: GitRunner, where: { name: string; worktree:
     throw failed.reason;
   }
   const [worktreeSnapshot, personSnapshot] = settled.map((s) => (s as PromiseFulfilledResult<Snapshot>).value) as [Snapshot, Snapshot];
-  worktreeSnapshot.dispose();
-  const dispose = () => personSnapshot.dispose();
+  const dispose = () => {
+    worktreeSnapshot.dispose();
+    personSnapshot.dispose();
+  };
   try {
     const W = worktreeSnapshot.tree;
     const P = personSnapshot.tree;
+    const parent = where.since ?? undefined;
     const [worktreeCommit, personCommit] = await Promise.all([
-      snapshotCommit(git, worktree, W, `deepdesk: the working state of worktree ${where.name}`, signal),
-      snapshotCommit(git, repoRoot, P, `deepdesk: the folder before applying worktree ${where.name}`, signal),
+      snapshotCommit(git, worktree, W, `deepdesk: the working state of worktree ${where.name}`, parent, signal),
+      snapshotCommit(git, repoRoot, P, `deepdesk: the folder before applying worktree ${where.name}`, parent, signal),
     ]);
-    const base = { name: where.name, repoRoot, worktreeTree: W, personTree: P, personCommit, personSnapshot, dispose, discard: async () => dispose() };
+    const base = { name: where.name, repoRoot, worktreeTree: W, personTree: P, personCommit, worktreeCommit, personSnapshot, worktreeSnapshot, dispose, discard: async () => dispose() };
     // P is kept while the merge is worked out: the ref goes again when there is nothing to apply.
     const savedRef = `refs/deepdesk/before-apply/${where.name}/${now.toISOString().replace(/[-:.]/g, '')}`;
     const [merged, saved] = await Promise.all([
-      git.run(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', personCommit, worktreeCommit], { cwd: repoRoot, signal, timeoutMs: LONG_TIMEOUT_MS }),
+      git.run(['merge-tree', '--write-tree', '--name-only', '-z', personCommit, worktreeCommit], { cwd: repoRoot, signal, timeoutMs: LONG_TIMEOUT_MS }),
       git.run(['update-ref', savedRef, personCommit], { cwd: repoRoot, signal }),
     ]);
-    const [M, ...conflicted] = nulFields(merged.stdout);
+    const [M] = nulFields(merged.stdout);
     if (merged.code !== 0 || M === P || saved.code !== 0) {
       if (saved.code === 0) await dropRef(git, repoRoot, savedRef);
       if (merged.code !== 0 && merged.code !== 1) throw gitError(merged, 'merging the worktree into your folder', LONG_TIMEOUT_MS);
-      if (merged.code === 1) return { ...base, conflicts: [...new Set(conflicted)] };
+      if (merged.code === 1) {
+        const conflicted = parseMergeTree(merged.stdout);
+        return { ...base, conflicts: conflicted.paths, conflicted };
+      }
       if (M === P) return { ...base, conflicts: [], mergedTree: M };
       throw gitError(saved, 'keeping your folder as it was', LONG_TIMEOUT_MS);
     }
@@ -90,10 +114,10 @@ export async function planApply(git: GitRunner, where: { name: string; worktree:
   }
 }
 
-/** `tree` as a commit on `cwd`'s HEAD (no parent on a branch with no commit yet), by Deepdesk, on no branch. */
-async function snapshotCommit(git: GitRunner, cwd: string, tree: string, message: string, signal?: AbortSignal): Promise<string> {
+/** `tree` as a commit on `parent` or `cwd`'s HEAD (no parent on a branch with no commit yet), by Deepdesk, on no branch. */
+async function snapshotCommit(git: GitRunner, cwd: string, tree: string, message: string, parent: string | undefined, signal?: AbortSignal): Promise<string> {
   const call = { cwd, signal, env: SNAPSHOT_IDENTITY };
-  const onHead = await git.run(['commit-tree', tree, '-p', 'HEAD', '-m', message], call);
+  const onHead = await git.run(['commit-tree', tree, '-p', parent ?? 'HEAD', '-m', message], call);
   if (onHead.code === 0) return onHead.stdout.trim();
   if (onHead.aborted) throw new WorktreeError('cancelled', 'cancelled');
   return git.line(['commit-tree', tree, '-m', message], call, 'recording a snapshot');
@@ -109,24 +133,39 @@ export async function carryOut(git: GitRunner, plan: ApplyPlan, signal?: AbortSi
   if (plan.conflicts.length > 0 || plan.mergedTree === undefined) throw new Error('carryOut: a plan with conflicts applies nothing');
   const { repoRoot, personTree, mergedTree, savedRef } = plan;
   if (mergedTree === personTree || savedRef === undefined) return { applied: [] };
-  const listed = changedPaths(git, repoRoot, personTree, mergedTree, signal);
-  listed.catch(() => undefined);
-  // No signal: git checks everything, then writes; it is not cut in the middle.
-  const moved = await git.run(['read-tree', '-m', '-u', personTree, mergedTree], { cwd: repoRoot, indexFile: plan.personSnapshot.indexFile, timeoutMs: LONG_TIMEOUT_MS });
-  if (moved.code !== 0) {
+  try {
+    return { applied: await moveWorkingTree(git, { cwd: repoRoot, snapshot: plan.personSnapshot, to: mergedTree, whose: 'your folder' }, signal), savedRef };
+  } catch (err) {
     await dropRef(git, repoRoot, savedRef);
-    const reason = gitReason(moved.stderr);
-    if (/not uptodate|would be overwritten|would be lost/i.test(moved.stderr)) {
-      throw new WorktreeError(`your folder changed while the changes were being applied (${reason}); nothing was changed — try again`, 'changed');
-    }
-    throw new WorktreeError(`the changes cannot be applied to your folder (${reason}); nothing was changed`, 'failed');
+    throw err;
   }
-  // The paths M changed (listed while it was applied); a listing that failed does not undo the apply.
-  const applied = await listed.catch(() => [] as string[]);
-  return { applied, savedRef };
 }
 
-async function dropRef(git: GitRunner, cwd: string, ref: string): Promise<void> {
+/**
+ * Takes the working tree at `cwd` from its snapshot's tree to `to`, checked against the
+ * snapshot's index (see carryOut): a file changed since the snapshot that the move would
+ * touch fails it all, nothing changed. Returns the paths it changed.
+ */
+export async function moveWorkingTree(git: GitRunner, move: { cwd: string; snapshot: Snapshot; to: string; whose: string }, signal?: AbortSignal): Promise<string[]> {
+  const { cwd, snapshot, to, whose } = move;
+  const from = snapshot.tree;
+  if (from === to) return [];
+  const listed = changedPaths(git, cwd, from, to, signal);
+  listed.catch(() => undefined);
+  // No signal: git checks everything, then writes; it is not cut in the middle.
+  const moved = await git.run(['read-tree', '-m', '-u', from, to], { cwd, indexFile: snapshot.indexFile, timeoutMs: LONG_TIMEOUT_MS });
+  if (moved.code !== 0) {
+    const reason = gitReason(moved.stderr);
+    if (/not uptodate|would be overwritten|would be lost/i.test(moved.stderr)) {
+      throw new WorktreeError(`${whose} changed while the changes were being written (${reason}); nothing was changed — try again`, 'changed');
+    }
+    throw new WorktreeError(`the changes cannot be written to ${whose} (${reason}); nothing was changed`, 'failed');
+  }
+  // The paths it changed (listed while it was written); a listing that failed does not undo the move.
+  return listed.catch(() => [] as string[]);
+}
+
+export async function dropRef(git: GitRunner, cwd: string, ref: string): Promise<void> {
   await git.run(['update-ref', '-d', ref], { cwd });
 }
 

@@ -59,6 +59,7 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
           name: status.name,
           branch: status.branch,
           baseCommit: status.baseCommit,
+          sinceCommit: status.sinceCommit,
           originFolder: record.originFolder,
           originName: basename(record.originFolder),
           path: status.path,
@@ -98,6 +99,12 @@ export function worktreeMethods(options: WorktreeMethodsOptions): WorktreeMethod
     'worktrees.apply': () =>
       answer(async () => {
         const result = await service.apply(required().name, signal);
+        options.changed();
+        return result;
+      }),
+    'worktrees.mergeFolderIn': () =>
+      answer(async () => {
+        const result = await service.mergeFolderIn(required().name, signal);
         options.changed();
         return result;
       }),

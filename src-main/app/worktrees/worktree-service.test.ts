@@ -13,6 +13,10 @@ import { openDatabase } from '../../core/backends/store/store-db';
 import { databasePath } from '../data-dir';
 import { RunRecords } from '../session/run-records';
 import { TrustStore } from '../../core/trust/store';
+import { CheckpointStore } from '../../core/checkpoints/store';
+import { newThreadState } from '../../core/agent/types';
+import { RecentFolders } from '../folders/recent-folders';
+import { ThreadStore } from '../threads/thread-store';
 import { WorktreeError, WorktreeService, generateName, nameProblem } from './worktree-service';
 
 let root: string;
@@ -240,7 +244,7 @@ describe('Apply to folder', () => {
 
     expect((await service.status('work')).applied).toBe(true);
     // Applied: nothing would be lost.
-    expect(await service.remove('work')).toEqual({ removed: true, branchDeleted: false });
+    expect(await service.remove('work')).toEqual({ removed: true, branchDeleted: false, keptThreads: [] });
     expect(existsSync(wt)).toBe(false);
   });
 
@@ -270,10 +274,63 @@ describe('Apply to folder', () => {
     const files = () => [readFileSync(join(repo, 'a.txt'), 'utf8'), readFileSync(join(repo, 'sub', 'b.txt'), 'utf8'), existsSync(join(repo, 'other.txt'))];
     const contents = files();
 
-    expect(await service.apply('clash')).toEqual({ applied: [], conflicts: ['a.txt'] });
+    const result = await service.apply('clash');
+    expect(result).toMatchObject({ applied: [], conflicts: ['a.txt'] });
+    // The conflicting lines of both sides, with the lines around them, as git's conflict view shows them.
+    expect(result.details).toEqual([{ path: 'a.txt', notes: [], truncated: false, hunks: [{ line: 2, before: ['one'], folder: ['person'], worktree: ['agent'], after: ['three'] }] }]);
     expect(files()).toEqual(contents);
     expect(personState()).toBe(before);
     expect(git(repo, 'for-each-ref', 'refs/deepdesk/')).toBe('');
+  });
+
+  it('names the sides of a conflict that has no lines (deleted on one side, changed on the other)', async () => {
+    const wt = (await service.create({ folder: repo, name: 'gone-here', carry: false })).path;
+    write(join(wt, 'gone.txt'), 'the agent kept it\n');
+    rmSync(join(repo, 'gone.txt'));
+    const result = await service.apply('gone-here');
+    expect(result.conflicts).toEqual(['gone.txt']);
+    expect(result.details![0]!.hunks).toEqual([]);
+    expect(result.details![0]!.notes).toEqual([expect.stringMatching(/^gone\.txt deleted in your folder and modified in worktree gone-here\./)]);
+  });
+
+  it('Ask the agent to resolve: takes the folder in with conflict markers, refuses to apply them, then applies the resolution from the folder’s state', async () => {
+    const wt = (await service.create({ folder: repo, name: 'resolve', carry: false })).path;
+    write(join(wt, 'a.txt'), 'one\nagent\nthree\n');
+    write(join(wt, 'agent-only.txt'), 'agent file\n');
+    write(join(repo, 'a.txt'), 'one\nperson\nthree\n');
+    write(join(repo, 'shared.txt'), 'line 1 (person)\nline 2\nline 3\nline 4\nline 5\n');
+    const before = personState();
+
+    const taken = await service.mergeFolderIn('resolve');
+    expect(taken.conflicts.map((c) => c.path)).toEqual(['a.txt']);
+    expect(taken.changed.sort()).toEqual(['a.txt', 'shared.txt']);
+    expect(personState()).toBe(before);
+    // The worktree has the folder's work too, and git's markers where the two conflict.
+    const marked = readFileSync(join(wt, 'a.txt'), 'utf8');
+    expect(marked).toMatch(/^one\n<<<<<<< \w+\nperson\n=======\nagent\n>>>>>>> \w+\nthree\n$/);
+    expect(readFileSync(join(wt, 'shared.txt'), 'utf8')).toBe('line 1 (person)\nline 2\nline 3\nline 4\nline 5\n');
+    expect(readFileSync(join(wt, 'agent-only.txt'), 'utf8')).toBe('agent file\n');
+    // Its changes are counted from the folder's state now: the agent's own.
+    expect((await service.status('resolve')).files.map((f) => f.path).sort()).toEqual(['a.txt', 'agent-only.txt']);
+
+    // Markers left: nothing is applied.
+    const early = await service.apply('resolve');
+    expect(early).toMatchObject({ applied: [], conflicts: ['a.txt'] });
+    expect(early.details![0]!.notes[0]).toMatch(/still holds the conflict markers/);
+    expect(personState()).toBe(before);
+    expect(git(repo, 'for-each-ref', 'refs/deepdesk/before-apply/')).toBe('');
+
+    // The agent resolves; the person meanwhile changes another line of the folder.
+    write(join(wt, 'a.txt'), 'one\nperson and agent\nthree\n');
+    write(join(repo, 'shared.txt'), 'line 1 (person)\nline 2\nline 3\nline 4\nline 5 (later)\n');
+    const applied = await service.apply('resolve');
+    expect(applied.conflicts).toEqual([]);
+    expect(applied.applied.sort()).toEqual(['a.txt', 'agent-only.txt']);
+    expect(readFileSync(join(repo, 'a.txt'), 'utf8')).toBe('one\nperson and agent\nthree\n');
+    expect(readFileSync(join(repo, 'shared.txt'), 'utf8')).toBe('line 1 (person)\nline 2\nline 3\nline 4\nline 5 (later)\n');
+    expect(git(repo, 'for-each-ref', '--format=%(refname)', 'refs/deepdesk/folder-state/')).toBe('refs/deepdesk/folder-state/resolve\n');
+    expect(await service.remove('resolve')).toMatchObject({ removed: true });
+    expect(git(repo, 'for-each-ref', 'refs/deepdesk/folder-state/')).toBe('');
   });
 
   it('fails cleanly when a file it touches changes between the snapshot and the apply; other files are the person’s to change', async () => {
@@ -346,7 +403,7 @@ describe('Commit… and Remove worktree', () => {
     expect(busy.message).toMatch(/thread thread-in-keep.*stop it first/);
     runs.end('thread-in-keep', 'done');
     db.close();
-    expect(await service.remove('keep', { force: true })).toEqual({ removed: true, branchDeleted: true });
+    expect(await service.remove('keep', { force: true })).toEqual({ removed: true, branchDeleted: true, keptThreads: [] });
     expect(existsSync(wt)).toBe(false);
     expect(git(repo, 'branch', '--list', 'deepdesk/*')).toBe('');
     expect(git(repo, 'worktree', 'list')).not.toContain(wt);
@@ -358,8 +415,48 @@ describe('Commit… and Remove worktree', () => {
     rmSync(wt, { recursive: true, force: true });
     expect(service.list()[0]).toMatchObject({ name: 'deleted', exists: false });
     expect((await refusal(service.status('deleted'))).code).toBe('not_found');
-    expect(await service.remove('deleted')).toEqual({ removed: true, branchDeleted: true });
+    expect(await service.remove('deleted')).toEqual({ removed: true, branchDeleted: true, keptThreads: [] });
     expect(git(repo, 'worktree', 'list')).not.toContain(wt);
     expect(service.list()).toEqual([]);
+  });
+
+  it('keeps its threads: moved to the folder it was made from, marked, found by search, told; its checkpoints and recent entry go', async () => {
+    const made = await service.create({ folder: repo, name: 'review', carry: false });
+    const db = openDatabase(databasePath(dataDir));
+    const threads = new ThreadStore(db);
+    const state = newThreadState('thread-in-review');
+    state.messages.push({ role: 'user', content: 'Review the parser' }, { role: 'assistant', content: 'The subagent found a flaky assertion.' });
+    threads.save(state, { folder: made.threadFolder });
+    threads.save(newThreadState('thread-elsewhere'), { folder: repo });
+    const runs = new RunRecords(db);
+    runs.start('thread-in-review', made.threadFolder, process.pid);
+    runs.end('thread-in-review', 'done');
+    const checkpoints = CheckpointStore.open(dataDir);
+    checkpoints.commit({ folder: made.threadFolder, blobs: new Map(), manifest: new Map(), checkpoints: [{ folder: made.threadFolder, threadId: 'thread-in-review', messageIndex: 0, messageLine: 'Review', kind: 'agent', changes: [{ path: 'a.txt', before: null, after: null }] }] });
+    expect(checkpoints.checkpointsOfThread('thread-in-review')).toHaveLength(1);
+    const recent = new RecentFolders(dataDir);
+    recent.remember(repo);
+    recent.remember(made.threadFolder);
+
+    const removed = await service.remove('review');
+    expect(removed).toEqual({ removed: true, branchDeleted: true, keptThreads: ['thread-in-review'] });
+    expect(threads.get('thread-in-review')).toMatchObject({ folder: repo, removedWorktree: { name: 'review', branch: 'deepdesk/review' } });
+    expect(threads.get('thread-elsewhere')!.removedWorktree).toBeUndefined();
+    expect(threads.search(repo, 'flaky').map((m) => m.threadId)).toEqual(['thread-in-review']);
+    expect(threads.load('thread-in-review').messages).toHaveLength(2);
+    expect(threads.pendingNotes('thread-in-review')).toEqual([
+      expect.objectContaining({ kind: 'worktree', display: 'Worktree review was removed: this thread continues in project.', text: expect.stringContaining(`works in the person's folder ${repo} itself`) }),
+    ]);
+    expect(runs.get('thread-in-review')!.folder).toBe(repo);
+    expect(checkpoints.checkpointsOfThread('thread-in-review')).toEqual([]);
+    expect(recent.list().map((f) => f.path)).toEqual([repo]);
+    // Saved again by a window that still had the old list: a removed worktree is not offered.
+    const stale = new RecentFolders(dataDir);
+    stale.remember(made.threadFolder);
+    expect(stale.list().map((f) => f.path)).toEqual([repo]);
+    stale.close();
+    recent.close();
+    checkpoints.close();
+    db.close();
   });
 });

@@ -5,15 +5,20 @@
 //
 // Every git call goes through the one runner (core/git/run-git): no repository hook runs, no
 // prompt, never a shell. What is made is recorded in the data folder's database
-// (worktree-store.ts); a failure while making one leaves nothing behind.
+// (worktree-store.ts); a failure while making one leaves nothing behind. Removing one keeps its
+// threads: they move to the folder it was made from (thread-store.ts), told so.
 
 import { existsSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openDatabase } from '../../core/backends/store/store-db';
+import { CheckpointStore } from '../../core/checkpoints/store';
 import { databasePath } from '../data-dir';
-import { carryOut, planApply } from './apply-to-folder';
+import { RecentFolders } from '../folders/recent-folders';
+import { ThreadStore } from '../threads/thread-store';
+import { carryOut, dropRef, moveWorkingTree, planApply, type ApplyPlan } from './apply-to-folder';
 import { changesBetween, unifiedDiff, type ChangedFile, type ChangeKind } from './changes';
+import { conflictDetails, unresolvedConflicts, type ConflictedFile } from './conflicts';
 import { changedPaths, forgetIndexPath, snapshotTreeOnly } from './snapshot';
 import { BRANCH_PREFIX, generateName, nameProblem } from './worktree-names';
 import { GitRunner, LONG_TIMEOUT_MS, WorktreeError } from './worktree-git';
@@ -25,6 +30,7 @@ import { isPathInside } from '../../core/fs/path-inside';
 export { WorktreeError, type WorktreeErrorCode } from './worktree-git';
 export type { WorktreeRecord } from './worktree-store';
 export type { ChangedFile, ChangeKind } from './changes';
+export type { ConflictedFile, ConflictHunk } from './conflicts';
 export { changeCountsText } from './changes';
 export { nameProblem, generateName, WORKTREE_NAME_PATTERN } from './worktree-names';
 
@@ -75,6 +81,8 @@ export interface WorktreeStatus {
   currentBranch: string | null;
   head: string;
   baseCommit: string;
+  /** The folder's state it took in last (Ask the agent to resolve): its changes are counted from there. */
+  sinceCommit: string | null;
   /** Commits on its branch since its base. */
   ahead: number;
   /** Whether its working state differs from its HEAD (untracked files not ignored included). */
@@ -93,8 +101,10 @@ export interface WorktreeStatus {
 export interface ApplyResult {
   /** The paths changed in the person's folder (empty on conflicts or when it had them all already). */
   applied: string[];
-  /** Paths that do not merge; when any, nothing was applied. */
+  /** Paths that do not merge (or still hold conflict markers); when any, nothing was applied. */
   conflicts: string[];
+  /** What conflicts in each of them: the lines of both sides, or git's words. */
+  details?: ConflictedFile[];
   /** The ref that keeps the person's folder as it was before (a commit of its working state). */
   savedRef?: string;
 }
@@ -110,6 +120,15 @@ export interface RemoveResult {
   /** Why it was not removed: the work that would be lost, e.g. `3 changed files not applied, 2 uncommitted`. */
   lost?: string;
   branchDeleted: boolean;
+  /** The threads that worked in it, now threads of the folder it was made from (when removed). */
+  keptThreads?: string[];
+}
+
+export interface MergeFolderInResult {
+  /** The worktree's files it changed. */
+  changed: string[];
+  /** The files that conflict: they hold git's conflict markers now, for the agent to resolve. */
+  conflicts: ConflictedFile[];
 }
 
 const LISTED_FILES = 1_000;
@@ -119,13 +138,15 @@ export class WorktreeService {
   private readonly git: GitRunner;
   private readonly store: WorktreeStore;
   private readonly runs: RunRecords;
+  private readonly db: Database.Database;
   private readonly ownDb: Database.Database | undefined;
 
   constructor(private readonly options: WorktreeServiceOptions) {
     this.git = new GitRunner(options.env ?? process.env);
     this.ownDb = options.db === undefined ? openDatabase(databasePath(options.dataDir)) : undefined;
-    this.store = new WorktreeStore(options.db ?? this.ownDb!);
-    this.runs = new RunRecords(options.db ?? this.ownDb!);
+    this.db = options.db ?? this.ownDb!;
+    this.store = new WorktreeStore(this.db);
+    this.runs = new RunRecords(this.db);
   }
 
   /** Closes the database when the service opened it. */
@@ -217,7 +238,7 @@ export class WorktreeService {
       this.git.line(['rev-list', '--count', `${record.baseCommit}..HEAD`], { cwd, signal }, 'counting commits'),
     ]);
     const [changes, uncommitted] = await Promise.all([
-      changesBetween(this.git, cwd, record.baseCommit, working, { limit: LISTED_FILES, signal }),
+      changesBetween(this.git, cwd, baseOf(record), working, { limit: LISTED_FILES, signal }),
       changedPaths(this.git, cwd, headTree, working, signal),
     ]);
     return {
@@ -228,6 +249,7 @@ export class WorktreeService {
       currentBranch: currentBranch.code === 0 ? currentBranch.stdout.trim() : null,
       head,
       baseCommit: record.baseCommit,
+      sinceCommit: record.sinceCommit,
       ahead: Number(ahead),
       uncommitted: uncommitted.length > 0,
       uncommittedFiles: uncommitted.length,
@@ -244,34 +266,76 @@ export class WorktreeService {
   async diff(name: string, signal?: AbortSignal): Promise<{ diff: string; truncated: boolean }> {
     const record = this.present(name);
     const working = await snapshotTreeOnly(this.git, record.path, signal);
-    return unifiedDiff(this.git, record.path, record.baseCommit, working, { maxBytes: DIFF_BYTES, signal });
+    return unifiedDiff(this.git, record.path, baseOf(record), working, { maxBytes: DIFF_BYTES, signal });
   }
 
   /**
    * `Apply to folder`: the worktree's changes merged into the person's working tree (three-way,
-   * from its base). On conflicts nothing is changed and they are listed; otherwise the folder's
-   * state before is kept under `savedRef` and the merge result written to its working tree
-   * only (the index and branch are left alone).
+   * from its base, or from the folder's state it last took in). On conflicts nothing is
+   * changed and they are listed with their lines; so are files still holding the conflict
+   * markers mergeFolderIn left for the agent. Otherwise the folder's state before is kept
+   * under `savedRef` and the merge result written to its working tree only (the index and
+   * branch are left alone).
    */
   async apply(name: string, signal?: AbortSignal): Promise<ApplyResult> {
     const record = this.present(name);
-    if (!existsSync(record.repoRoot)) throw new WorktreeError(`the repository of worktree ${name} (${record.repoRoot}) is gone`, 'not_found');
-    // The version is asked alongside the snapshots; a git too old says so before anything else.
-    const [version, planned] = await Promise.allSettled([this.git.requireMergeTree(record.repoRoot), planApply(this.git, { name, worktree: record.path, repoRoot: record.repoRoot }, signal)]);
-    if (version.status === 'rejected') {
-      if (planned.status === 'fulfilled') planned.value.dispose();
-      throw version.reason;
-    }
-    if (planned.status === 'rejected') throw planned.reason;
-    const plan = planned.value;
+    const plan = await this.plan(record, signal);
     try {
-      if (plan.conflicts.length > 0) return { applied: [], conflicts: plan.conflicts };
+      if (plan.conflicts.length > 0) return { applied: [], conflicts: plan.conflicts, details: await this.conflictsOf(record, plan, signal) };
+      const unresolved = await unresolvedConflicts(this.git, record.path, plan.worktreeTree, record.sinceConflicts, signal);
+      if (unresolved.length > 0) {
+        await plan.discard();
+        return { applied: [], conflicts: unresolved.map((f) => f.path), details: unresolved };
+      }
       const done = await carryOut(this.git, plan, signal);
       this.store.setApplied(name, plan.worktreeTree);
       return { applied: done.applied, conflicts: [], ...(done.savedRef !== undefined ? { savedRef: done.savedRef } : {}) };
     } finally {
       plan.dispose();
     }
+  }
+
+  /**
+   * `Ask the agent to resolve`: the person's folder as it is now taken into the worktree, for
+   * the thread's agent to bring the two together. The worktree's files become the merge of
+   * both (git's conflict markers where they conflict), and later applies merge from the
+   * folder's state now, so what the agent makes of them applies cleanly where the person has
+   * not changed the same lines again. The person's folder is not changed; refused while a
+   * thread works in the worktree (its files would change under it).
+   */
+  async mergeFolderIn(name: string, signal?: AbortSignal): Promise<MergeFolderInResult> {
+    const record = this.present(name);
+    this.refuseWhileRunning(record);
+    const plan = await this.plan(record, signal);
+    try {
+      const merged = plan.conflicted?.tree ?? plan.mergedTree!;
+      const conflicts = plan.conflicts.length > 0 ? await this.conflictsOf(record, plan, signal) : [];
+      await this.git.out(['update-ref', folderStateRef(name), plan.personCommit], { cwd: record.repoRoot, signal }, 'keeping your folder’s state');
+      const changed = await moveWorkingTree(this.git, { cwd: record.path, snapshot: plan.worktreeSnapshot, to: merged, whose: `worktree ${name}` }, signal);
+      this.store.setSince(name, plan.personCommit, plan.conflicts);
+      return { changed, conflicts };
+    } finally {
+      await plan.discard();
+    }
+  }
+
+  /** The merge of the worktree's working state into the person's, planned (see apply-to-folder.ts). */
+  private async plan(record: WorktreeRecord, signal?: AbortSignal): Promise<ApplyPlan> {
+    if (!existsSync(record.repoRoot)) throw new WorktreeError(`the repository of worktree ${record.name} (${record.repoRoot}) is gone`, 'not_found');
+    // The version is asked alongside the snapshots; a git too old says so before anything else.
+    const where = { name: record.name, worktree: record.path, repoRoot: record.repoRoot, since: record.sinceCommit };
+    const [version, planned] = await Promise.allSettled([this.git.requireMergeTree(record.repoRoot), planApply(this.git, where, signal)]);
+    if (version.status === 'rejected') {
+      if (planned.status === 'fulfilled') await planned.value.discard();
+      throw version.reason;
+    }
+    if (planned.status === 'rejected') throw planned.reason;
+    return planned.value;
+  }
+
+  private conflictsOf(record: WorktreeRecord, plan: ApplyPlan, signal?: AbortSignal): Promise<ConflictedFile[]> {
+    const sides = { folderCommit: plan.personCommit, worktreeCommit: plan.worktreeCommit, folderName: 'your folder', worktreeName: `worktree ${record.name}` };
+    return conflictDetails(this.git, record.repoRoot, plan.conflicted!, sides, signal);
   }
 
   /** `Commit…`: everything in the worktree (untracked files too) committed on its branch as the person. */
@@ -296,30 +360,28 @@ export class WorktreeService {
    * `Remove worktree`: refused (removed: false, `lost` says what) when work would be lost — its
    * working state differs from its base and from what was last applied — unless `force`. Its
    * branch is deleted when merged (`git branch -d`), or whatever it holds with `force`. A
-   * worktree whose folder is gone is pruned.
+   * worktree whose folder is gone is pruned. Its threads are kept: they move to the folder it
+   * was made from, marked with it, and their agent is told on its next request.
    */
   async remove(name: string, options: { force?: boolean; signal?: AbortSignal } = {}): Promise<RemoveResult> {
     const record = this.store.get(name);
     if (record === undefined) throw new WorktreeError(`there is no worktree named ${name}`, 'not_found');
     const force = options.force === true;
-    // Whatever forces it, a worktree is never pulled from under a run (the window's, a `deepdesk run`'s).
-    const going = this.runs.goingIn(record.threadFolder);
-    if (going.length > 0) {
-      throw new WorktreeError(`a thread is working in worktree ${name} (thread ${going.map((r) => r.threadId).join(', ')}): stop it first`, 'busy');
-    }
+    this.refuseWhileRunning(record);
     const cwd = record.repoRoot;
     if (!existsSync(cwd)) {
       // The repository itself is gone: only the worktree's folder is left to remove.
       if (existsSync(record.path) && !force) return { removed: false, lost: `its repository ${cwd} is gone; its folder ${record.path} is all that is left`, branchDeleted: false };
       rmSync(record.path, { recursive: true, force: true });
-      this.store.delete(name);
-      return { removed: true, branchDeleted: false };
+      return { removed: true, branchDeleted: false, keptThreads: this.forget(record, { applied: false, branchDeleted: false }) };
     }
+    let lost: string | undefined;
     if (existsSync(record.path)) {
-      if (!force) {
-        const lost = await this.wouldLose(record, options.signal);
-        if (lost !== undefined) return { removed: false, lost, branchDeleted: false };
-      }
+      lost = await this.wouldLose(record, options.signal).catch((err: unknown) => {
+        if (!force) throw err;
+        return 'its changes could not be read';
+      });
+      if (lost !== undefined && !force) return { removed: false, lost, branchDeleted: false };
       const removed = await this.git.run(['worktree', 'remove', '--force', record.path], { cwd, timeoutMs: LONG_TIMEOUT_MS });
       if (removed.code !== 0) rmSync(record.path, { recursive: true, force: true });
     }
@@ -327,8 +389,59 @@ export class WorktreeService {
     this.withTrust((trust) => trust.revoke(record.threadFolder));
     await this.git.run(['worktree', 'prune'], { cwd });
     const branchDeleted = (await this.git.run(['branch', force ? '-D' : '-d', '--', record.branch], { cwd })).code === 0;
-    this.store.delete(name);
-    return { removed: true, branchDeleted };
+    if (record.sinceCommit !== null) await dropRef(this.git, cwd, folderStateRef(name));
+    return { removed: true, branchDeleted, keptThreads: this.forget(record, { applied: lost === undefined && record.appliedTree !== null, branchDeleted }) };
+  }
+
+  /** A worktree that is gone: its threads move to the folder it was made from; its record, checkpoints and place among the recent folders go. */
+  private forget(record: WorktreeRecord, outcome: { applied: boolean; branchDeleted: boolean }): string[] {
+    const kept = this.keepThreads(record, outcome);
+    bestEffort(() => {
+      const checkpoints = CheckpointStore.open(this.options.dataDir);
+      try {
+        checkpoints.forgetFolder(record.path);
+      } finally {
+        checkpoints.close();
+      }
+    });
+    bestEffort(() => {
+      const recent = new RecentFolders(this.options.dataDir);
+      try {
+        recent.forget(record.path);
+      } finally {
+        recent.close();
+      }
+    });
+    this.store.delete(record.name);
+    return kept;
+  }
+
+  /**
+   * The worktree's threads become threads of the folder it was made from (a thread of a folder
+   * inside it, of the same folder there when it exists): listed and searched there, marked
+   * with the worktree, readable, and continued there — the person's folder is where the
+   * work lives now (applied, or on the branch). Their agent is told on its next request.
+   */
+  private keepThreads(record: WorktreeRecord, outcome: { applied: boolean; branchDeleted: boolean }): string[] {
+    const threads = new ThreadStore(this.db);
+    const removedAt = new Date().toISOString();
+    const moved = threads.threadsIn(record.path);
+    for (const thread of moved) {
+      const there = join(record.repoRoot, relative(record.path, thread.folder));
+      const folder = existsSync(there) ? there : record.originFolder;
+      threads.moveFromWorktree(thread.id, folder, { name: record.name, branch: record.branch, removedAt });
+      this.runs.moveThread(thread.id, folder);
+      threads.addNote(thread.id, { kind: 'worktree', text: movedNote(record, folder, outcome), display: `Worktree ${record.name} was removed: this thread continues in ${basename(folder)}.` });
+    }
+    return moved.map((t) => t.id);
+  }
+
+  /** Whatever forces it, a worktree is never changed or pulled from under a run (the window's, a `deepdesk run`'s). */
+  private refuseWhileRunning(record: WorktreeRecord): void {
+    const going = this.runs.goingIn(record.threadFolder);
+    if (going.length > 0) {
+      throw new WorktreeError(`a thread is working in worktree ${record.name} (thread ${going.map((r) => r.threadId).join(', ')}): stop it first`, 'busy');
+    }
   }
 
   /** The person's trust file (folder trust, SPEC §9), opened for one change; best effort: without it the worktree's folder asks, as any new folder does. */
@@ -350,7 +463,7 @@ export class WorktreeService {
     const [working, headTree, baseTree] = await Promise.all([
       snapshotTreeOnly(this.git, cwd, signal),
       this.git.line(['rev-parse', '--verify', 'HEAD^{tree}'], { cwd, signal }, 'reading the worktree'),
-      this.treeOf(cwd, record.baseCommit, signal),
+      this.treeOf(cwd, baseOf(record), signal),
     ]);
     if (working === baseTree || working === record.appliedTree) return undefined;
     const [notApplied, uncommitted] = await Promise.all([
@@ -434,5 +547,37 @@ export class WorktreeService {
     await this.git.run(['worktree', 'prune'], { cwd });
     await this.git.run(['branch', '-D', '--', record.branch], { cwd });
     this.store.delete(record.name);
+  }
+}
+
+/** What the worktree's changes are counted from: the folder's state it last took in, else the commit it was made from. */
+function baseOf(record: WorktreeRecord): string {
+  return record.sinceCommit ?? record.baseCommit;
+}
+
+/** Keeps the folder's state a worktree took in (its objects are on no branch). */
+function folderStateRef(name: string): string {
+  return `refs/deepdesk/folder-state/${name}`;
+}
+
+/** What a moved thread's agent is told on its next request. */
+function movedNote(record: WorktreeRecord, folder: string, outcome: { applied: boolean; branchDeleted: boolean }): string {
+  const work = outcome.applied
+    ? 'Its changes had been applied to that folder.'
+    : 'Not all of its changes were applied to that folder: files you wrote or changed in the worktree may be missing or different there.';
+  const branch = outcome.branchDeleted ? '' : ` Its branch ${record.branch} is kept in the repository.`;
+  return (
+    `Note: the git worktree this thread worked in (${record.name}, branch ${record.branch}) was removed. ` +
+    `From now on this thread works in the person's folder ${folder} itself: that folder is / now. ${work}${branch} ` +
+    'Look at the files again before relying on what you did in the worktree.'
+  );
+}
+
+/** Tidying that may fail without failing what it follows (the data folder's other files). */
+function bestEffort(work: () => void): void {
+  try {
+    work();
+  } catch {
+    // Left as it was: nothing depends on it.
   }
 }

@@ -1,6 +1,7 @@
 // The worktrees Deepdesk made, in SQLite beside the threads (table `worktrees`): where each
 // lives, which repository and folder it came from, its branch and base, and the working
-// state last applied to the person's folder (so removing it knows whether work would be lost).
+// state last applied to the person's folder (so removing it knows whether work would be lost),
+// and the folder's state it last took in (mergeFolderIn), with the files that conflicted then.
 
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
@@ -27,6 +28,13 @@ export interface WorktreeRecord {
   /** The tree of its working state when it was last applied to the person's folder. */
   appliedTree: string | null;
   appliedAt: string | null;
+  /**
+   * The commit of the person's folder's state the worktree last took in (`Ask the agent to
+   * resolve`): its base since, kept by the ref `refs/deepdesk/folder-state/<name>`; null when none.
+   */
+  sinceCommit: string | null;
+  /** The files that conflicted when it was taken in (they held conflict markers for the agent to resolve). */
+  sinceConflicts: string[];
 }
 
 const MIGRATIONS: Migration[] = [
@@ -49,6 +57,13 @@ const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    id: 'worktrees-002-folder-state',
+    up(db) {
+      db.exec('ALTER TABLE worktrees ADD COLUMN since_commit TEXT');
+      db.exec('ALTER TABLE worktrees ADD COLUMN since_conflicts TEXT');
+    },
+  },
 ];
 
 interface Row {
@@ -62,9 +77,11 @@ interface Row {
   created_at: string;
   applied_tree: string | null;
   applied_at: string | null;
+  since_commit: string | null;
+  since_conflicts: string | null;
 }
 
-export type NewWorktreeRecord = Omit<WorktreeRecord, 'threadFolder' | 'appliedTree' | 'appliedAt' | 'createdAt'>;
+export type NewWorktreeRecord = Omit<WorktreeRecord, 'threadFolder' | 'appliedTree' | 'appliedAt' | 'createdAt' | 'sinceCommit' | 'sinceConflicts'>;
 
 export class WorktreeStore {
   private readonly stmts;
@@ -79,6 +96,7 @@ export class WorktreeStore {
       get: db.prepare<[string], Row>('SELECT * FROM worktrees WHERE name = ?'),
       list: db.prepare<[], Row>('SELECT * FROM worktrees ORDER BY created_at, name'),
       applied: db.prepare('UPDATE worktrees SET applied_tree = ?, applied_at = ? WHERE name = ?'),
+      since: db.prepare('UPDATE worktrees SET since_commit = ?, since_conflicts = ? WHERE name = ?'),
       delete: db.prepare('DELETE FROM worktrees WHERE name = ?'),
     };
   }
@@ -108,6 +126,10 @@ export class WorktreeStore {
     this.stmts.applied.run(tree, new Date().toISOString(), name);
   }
 
+  setSince(name: string, commit: string, conflicts: readonly string[]): void {
+    this.stmts.since.run(commit, JSON.stringify(conflicts), name);
+  }
+
   delete(name: string): void {
     this.stmts.delete.run(name);
   }
@@ -126,5 +148,17 @@ function record(row: Row): WorktreeRecord {
     createdAt: row.created_at,
     appliedTree: row.applied_tree,
     appliedAt: row.applied_at,
+    sinceCommit: row.since_commit,
+    sinceConflicts: stringList(row.since_conflicts),
   };
+}
+
+function stringList(json: string | null): string[] {
+  if (json === null) return [];
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  } catch {
+    return [];
+  }
 }

@@ -317,6 +317,29 @@ export class CheckpointStore {
     return this.s.deleteThread.run(threadId).changes;
   }
 
+  /**
+   * Forgets `folder` and the folders inside it, gone for good (a removed worktree): their
+   * checkpoints and manifests, and the content nothing else needs. Their rows stay, without a
+   * baseline (a process that knows their ids can still use them; a folder made there again starts anew).
+   */
+  forgetFolder(folder: string): number {
+    const forgotten = this.db.transaction(() => {
+      const ids = this.db
+        .prepare<[{ folder: string }], { id: number }>("SELECT id FROM folders WHERE path = @folder OR substr(path, 1, length(@folder) + 1) = @folder || '/'")
+        .all({ folder })
+        .map((r) => r.id);
+      let n = 0;
+      for (const id of ids) {
+        n += this.db.prepare('DELETE FROM checkpoints WHERE folder_id = ?').run(id).changes;
+        this.db.prepare('DELETE FROM manifest WHERE folder_id = ?').run(id);
+        this.s.folderBaseline.run(null, id);
+      }
+      return n;
+    }).immediate();
+    this.collectUnreferenced();
+    return forgotten;
+  }
+
   /** Removes the person's checkpoints recorded up to `iso` (they only document; restores never use them). */
   deletePersonCheckpointsUpTo(iso: string): number {
     return this.db.prepare("DELETE FROM checkpoints WHERE kind = 'person' AND created_at <= ?").run(iso).changes;

@@ -35,7 +35,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
         </h1>
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
-      <WorktreeBar />
+      <WorktreeBar thread={{ id: session.threadId, running: state.running, send: session.send }} />
       <ErrorBoundary name="Conversation">
         <Conversation
           state={state}

@@ -1,6 +1,7 @@
 // `New thread in a worktree` (SPEC §16): beside New thread when the folder is a local git
 // repository. The dialog asks for an optional name and, when the folder has uncommitted
-// changes, whether to carry them over; creating makes the worktree, opens its folder in this
+// changes, offers to carry them over (off, as `run --worktree` without --carry-changes);
+// creating makes the worktree, opens its folder in this
 // window (the folder gate makes the workspace anew) and the new folder's workspace starts a
 // thread there with the keyboard in its message box.
 
@@ -48,7 +49,7 @@ export function NewWorktreeDialog({ onClose }: { onClose(): void }): React.JSX.E
   const [name, setName] = useState('');
   /** Files differing from HEAD (null while counted). */
   const [uncommitted, setUncommitted] = useState<number | null>(null);
-  const [carry, setCarry] = useState(true);
+  const [carry, setCarry] = useState(false);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
 

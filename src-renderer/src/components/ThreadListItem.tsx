@@ -1,6 +1,7 @@
 // One thread in the list, one line (title, then when, or that it runs or waits its turn, and
 // a mark when another thread works in its folder) and a second only when there is more to
-// say (it waits for an approval, or what the search found in it); with its inline rename field.
+// say (it waits for an approval, it came from a removed worktree, or what the search found in
+// it); with its inline rename field.
 
 import { useEffect, useRef, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
@@ -122,6 +123,17 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
               title={thread.pendingApprovals === 1 ? 'A call waits for your approval' : `${thread.pendingApprovals} calls wait for your approval`}
             >
               waiting for approval
+            </span>
+          </span>
+        ) : null}
+        {thread.removedWorktree !== undefined ? (
+          <span className="thread-meta">
+            <span className="thread-removed-worktree muted" title={`It worked in worktree ${thread.removedWorktree.name}, removed since; it goes on in this folder`}>
+              <Icon name="branch" size={12} />
+              {/* The branch first: in a narrow row it is what stays. */}
+              <span className="thread-removed-worktree-text">
+                <span className="mono">{thread.removedWorktree.branch}</span> (worktree removed)
+              </span>
             </span>
           </span>
         ) : null}

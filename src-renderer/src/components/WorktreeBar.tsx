@@ -1,34 +1,44 @@
 // The bar above the conversation when the open folder is a worktree (SPEC §16): its branch,
 // the folder it was made from (a button goes back there), its changes against its base
 // (`Show diff`), and `Apply to folder`, `Commit…` and `Remove worktree`. Results are told as
-// notices (read out by screen readers); conflicts and work that would be lost open a dialog.
-// Removing it opens the folder it was made from in this window.
+// notices (read out by screen readers); conflicts (with their lines and the ways on: asking the
+// thread's agent to resolve them, or Commit… to merge by hand) and work that would be lost
+// open a dialog. Removing it keeps the thread: it opens in the folder the worktree was made
+// from, in this window. One line at 1400×900; at narrower widths its parts give way in turn.
 
 import { useState } from 'react';
-import type { WorktreeInfoDto } from '../../../src-main/app/contract';
-import { fileCount as files } from '../lib/worktrees';
+import type { ConflictedFileDto, WorktreeInfoDto } from '../../../src-main/app/contract';
+import { fileCount as files, resolveRequest } from '../lib/worktrees';
+import { useAgents } from '../state/agents-context';
 import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useWorktree } from '../state/use-worktree';
 import { CommitDialog } from './CommitDialog';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon, Spinner } from './Icon';
-import { Modal } from './Modal';
-import { PathName } from './PathName';
+import { WorktreeConflictDialog } from './WorktreeConflictDialog';
 import { WorktreeDiffDialog } from './WorktreeDiffDialog';
 import '../styles/worktrees.css';
 
-type Work = 'apply' | 'remove' | 'open';
-type Dialog = { kind: 'diff' } | { kind: 'commit' } | { kind: 'conflicts'; paths: string[] } | { kind: 'lost'; lost: string };
+type Work = 'apply' | 'remove' | 'open' | 'ask';
+type Dialog = { kind: 'diff' } | { kind: 'commit' } | { kind: 'conflicts'; paths: string[]; details: ConflictedFileDto[] } | { kind: 'lost'; lost: string };
 
-export function WorktreeBar(): React.JSX.Element | null {
-  const { info, refresh } = useWorktree();
-  if (!info) return null;
-  return <Bar info={info} refresh={refresh} />;
+/** The thread open beside the bar: the agent asked to resolve conflicts, and the thread kept when the worktree goes. */
+export interface WorktreeThread {
+  id: string | null;
+  running: boolean;
+  send(text: string): Promise<boolean>;
 }
 
-function Bar({ info, refresh }: { info: WorktreeInfoDto; refresh(): void }): React.JSX.Element {
+export function WorktreeBar({ thread }: { thread: WorktreeThread }): React.JSX.Element | null {
+  const { info, refresh } = useWorktree();
+  if (!info) return null;
+  return <Bar info={info} refresh={refresh} thread={thread} />;
+}
+
+function Bar({ info, refresh, thread }: { info: WorktreeInfoDto; refresh(): void; thread: WorktreeThread }): React.JSX.Element {
   const api = useApi();
+  const agents = useAgents();
   const { push } = useToasts();
   const [working, setWorking] = useState<Work | null>(null);
   const [dialog, setDialog] = useState<Dialog | null>(null);
@@ -53,7 +63,7 @@ function Bar({ info, refresh }: { info: WorktreeInfoDto; refresh(): void }): Rea
     run('apply', async () => {
       const result = await api.call('worktrees.apply', {});
       refresh();
-      if (result.conflicts.length > 0) setDialog({ kind: 'conflicts', paths: result.conflicts });
+      if (result.conflicts.length > 0) setDialog({ kind: 'conflicts', paths: result.conflicts, details: result.details ?? [] });
       else if (result.applied.length === 0) push(`Nothing to apply: ${originName} has these changes already.`, 'info');
       else push(`Applied ${files(result.applied.length)} to ${originName}. Its previous state is saved as ${result.savedRef ?? 'a ref'}.`, 'info');
     });
@@ -65,10 +75,29 @@ function Bar({ info, refresh }: { info: WorktreeInfoDto; refresh(): void }): Rea
         setDialog({ kind: 'lost', lost: result.lost ?? 'changes not applied to the folder' });
         return;
       }
-      push(`Removed worktree ${name}${result.branchDeleted ? ` and its branch ${branch}` : `; its branch ${branch} was kept`}. Back in ${originName}.`, 'info');
-      // The folder gate makes the workspace anew on the folder it was made from.
-      await api.call('app.openFolder', { path: result.originFolder });
+      const kept = thread.id !== null && (result.keptThreads ?? []).includes(thread.id) ? thread.id : null;
+      const conversation = (result.keptThreads ?? []).length > 0 ? ` Its conversation is kept in ${originName}’s threads.` : '';
+      push(`Removed worktree ${name}${result.branchDeleted ? ` and its branch ${branch}` : `; its branch ${branch} was kept`}. Back in ${originName}.${conversation}`, 'info');
+      // The folder gate makes the workspace anew on the folder it was made from, with the kept thread open.
+      if (kept !== null) await agents.open(kept);
+      else await api.call('app.openFolder', { path: result.originFolder });
     });
+
+  /** `Ask the agent to resolve`: the folder's state into the worktree, then the thread's agent asked. */
+  const askAgent = (): Promise<void> =>
+    run('ask', async () => {
+      const result = await api.call('worktrees.mergeFolderIn', {});
+      refresh();
+      setDialog(null);
+      if (result.conflicts.length === 0) {
+        push(`${originName}’s changes merge with the worktree’s now and are in it: apply again.`, 'info');
+        return;
+      }
+      if (await thread.send(resolveRequest(result.conflicts, originName))) {
+        push(`Asked the agent to resolve ${files(result.conflicts.length)} in the worktree. Apply again when it is done.`, 'info');
+      }
+    });
+  const askBlocked = thread.id === null ? 'Open a thread of this worktree first.' : thread.running ? 'The thread is working: wait for it to finish or stop it first.' : null;
 
   const { counts } = info;
   const busy = working !== null;
@@ -77,8 +106,8 @@ function Bar({ info, refresh }: { info: WorktreeInfoDto; refresh(): void }): Rea
     <div className="worktree-bar" role="group" aria-label="Worktree" aria-busy={busy}>
       <span className="worktree-where">
         <Icon name="branch" size={14} />
-        <span className="visually-hidden">Branch </span>
         <span className="mono worktree-branch" title={`Worktree ${name} in ${info.path}`}>
+          <span className="visually-hidden">Branch </span>
           {branch}
         </span>
         <span className="muted">from</span>
@@ -94,7 +123,8 @@ function Bar({ info, refresh }: { info: WorktreeInfoDto; refresh(): void }): Rea
         ) : (
           <>
             <span>
-              {files(info.filesTotal)} changed
+              {files(info.filesTotal)}
+              <span className="visually-hidden"> changed</span>
             </span>
             <span className="worktree-counts">
               {counts.added > 0 ? <span className="diff-added">+{counts.added}<span className="visually-hidden"> added</span></span> : null}
@@ -107,8 +137,9 @@ function Bar({ info, refresh }: { info: WorktreeInfoDto; refresh(): void }): Rea
         )}
       </span>
       <span className="worktree-actions">
-        <button type="button" className="btn btn-small" onClick={() => setDialog({ kind: 'diff' })}>
-          Show diff
+        {/* "Diff" on the bar (it keeps the bar one line at 1400×900); its name says what it does. */}
+        <button type="button" className="btn btn-small" aria-label="Show diff" title="Show diff" onClick={() => setDialog({ kind: 'diff' })}>
+          Diff
         </button>
         <button type="button" className="btn btn-small" aria-disabled={busy} onClick={() => void apply()}>
           Apply to folder
@@ -123,7 +154,7 @@ function Bar({ info, refresh }: { info: WorktreeInfoDto; refresh(): void }): Rea
         </button>
       </span>
 
-      {dialog?.kind === 'diff' ? <WorktreeDiffDialog name={name} baseCommit={info.baseCommit} onClose={() => setDialog(null)} /> : null}
+      {dialog?.kind === 'diff' ? <WorktreeDiffDialog name={name} baseCommit={info.baseCommit} sinceCommit={info.sinceCommit} onClose={() => setDialog(null)} /> : null}
       {dialog?.kind === 'commit' ? (
         <CommitDialog
           branch={branch}
@@ -136,28 +167,23 @@ function Bar({ info, refresh }: { info: WorktreeInfoDto; refresh(): void }): Rea
         />
       ) : null}
       {dialog?.kind === 'conflicts' ? (
-        <Modal label="Nothing was applied" role="alertdialog" title="Nothing was applied" onEscape={() => setDialog(null)} className="confirm-dialog worktree-conflicts">
-          <p className="confirm-message">
-            {dialog.paths.length === 1 ? 'This file was' : 'These files were'} changed both in the worktree and in {originName} in ways that do not merge, so {originName} was left as it was. Make the two agree, then apply again.
-          </p>
-          <ul className="worktree-conflict-list" aria-label="Conflicting files">
-            {dialog.paths.map((path) => (
-              <li key={path}>
-                <PathName path={path} className="mono" />
-              </li>
-            ))}
-          </ul>
-          <div className="dialog-actions">
-            <button type="button" className="btn" onClick={() => setDialog(null)} data-autofocus>
-              Close
-            </button>
-          </div>
-        </Modal>
+        <WorktreeConflictDialog
+          name={name}
+          branch={branch}
+          originName={originName}
+          paths={dialog.paths}
+          details={dialog.details}
+          askBlocked={askBlocked}
+          asking={working === 'ask'}
+          onAsk={() => void askAgent()}
+          onCommit={() => setDialog({ kind: 'commit' })}
+          onClose={() => setDialog(null)}
+        />
       ) : null}
       {dialog?.kind === 'lost' ? (
         <ConfirmDialog
           title="Remove worktree?"
-          message={`Removing worktree ${name} loses work that is not in ${originName}: ${dialog.lost}. Its branch ${branch} is deleted too.`}
+          message={`Removing worktree ${name} loses work that is not in ${originName}: ${dialog.lost}. Its branch ${branch} is deleted too. The conversation is kept: it moves to ${originName}’s threads.`}
           confirmLabel="Remove anyway"
           onCancel={() => setDialog(null)}
           onConfirm={() => {

@@ -1,6 +1,7 @@
-// `Show diff` of a worktree: its changes against the commit it was made from (its commits and
-// its working state together), file by file, in a dialog as wide as the window allows. Esc
-// or Close closes it; the keyboard goes back to what opened it (Modal).
+// `Show diff` of a worktree: its changes against the commit it was made from, or the folder's
+// state it took in last (its commits and its working state together), file by file, in a
+// dialog as wide as the window allows. Esc or Close closes it; the keyboard goes back to what
+// opened it (Modal).
 
 import { useEffect, useMemo, useState } from 'react';
 import { parseUnifiedDiff } from '../lib/unified-diff';
@@ -14,7 +15,7 @@ import { PathName } from './PathName';
 /** Beyond this many files the rest are counted, not drawn. */
 const MAX_FILES = 200;
 
-export function WorktreeDiffDialog({ name, baseCommit, onClose }: { name: string; baseCommit: string; onClose(): void }): React.JSX.Element {
+export function WorktreeDiffDialog({ name, baseCommit, sinceCommit, onClose }: { name: string; baseCommit: string; sinceCommit: string | null; onClose(): void }): React.JSX.Element {
   const api = useApi();
   const [diff, setDiff] = useState<{ diff: string; truncated: boolean } | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -29,7 +30,9 @@ export function WorktreeDiffDialog({ name, baseCommit, onClose }: { name: string
     };
   }, [api]);
   const files = useMemo(() => (diff === null ? [] : parseUnifiedDiff(diff.diff)), [diff]);
-  const base = baseCommit.slice(0, 8);
+  // After Ask the agent to resolve, its changes are counted from the folder's state it took in.
+  const base = (sinceCommit ?? baseCommit).slice(0, 8);
+  const from = sinceCommit !== null ? 'your folder’s state it took in' : 'the commit it was made from';
 
   return (
     <Modal label={`Changes in worktree ${name}`} onEscape={onClose} className="diff-dialog worktree-diff-dialog" title={`Changes in worktree ${name}`}>
@@ -42,11 +45,13 @@ export function WorktreeDiffDialog({ name, baseCommit, onClose }: { name: string
           <Spinner label="Loading the diff" /> Loading the diff…
         </p>
       ) : files.length === 0 ? (
-        <p className="muted">No changes since the commit it was made from ({base}).</p>
+        <p className="muted">
+          No changes since {from} ({base}).
+        </p>
       ) : (
         <>
           <p className="muted worktree-diff-summary">
-            {files.length} file{files.length === 1 ? '' : 's'} changed since <span className="mono">{base}</span>
+            {files.length} file{files.length === 1 ? '' : 's'} changed since {from} (<span className="mono">{base}</span>)
             {diff.truncated ? '. The diff is too large to show in full: only its first part is shown.' : '.'}
           </p>
           <div className="worktree-diff-files">

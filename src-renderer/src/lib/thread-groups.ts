@@ -8,12 +8,12 @@ export interface ThreadGroup {
   threads: ThreadSummaryDto[];
 }
 
-/** Threads whose title contains every word of the query, case-insensitively. */
+/** Threads whose title (and, for one from a removed worktree, its branch) contains every word of the query, case-insensitively. */
 export function filterThreads(threads: readonly ThreadSummaryDto[], query: string): ThreadSummaryDto[] {
   const words = query.toLocaleLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return [...threads];
   return threads.filter((t) => {
-    const title = (t.title || 'Untitled thread').toLocaleLowerCase();
+    const title = `${t.title || 'Untitled thread'} ${t.removedWorktree?.branch ?? ''}`.toLocaleLowerCase();
     return words.every((w) => title.includes(w));
   });
 }
