@@ -195,3 +195,48 @@ describe('a run waiting for a run slot', () => {
     await poll(() => runLine(page)).toBe('');
   });
 });
+
+describe('the Agents view under the pointer', () => {
+  it('keeps its rows in place while the pointer is over them: a click opens the row that was under it', async () => {
+    const alphaGo = gate();
+    const betaGo = gate();
+    const step: ScriptStep = async (request) => {
+      if (lastUserText(request).includes('Alpha task')) await alphaGo.opened;
+      else await betaGo.opened;
+      return { text: `${lastUserText(request)} answered.` };
+    };
+    const serve = await e2e.serve({ script: [step, step] });
+    const page = await open(serve.url, 1024, 700);
+    const agents = page.getByRole('region', { name: 'Agents', exact: true });
+    const titles = () => agents.locator('.agent-title').allInnerTexts();
+    const row = (title: string) => agents.getByRole('listitem').filter({ hasText: title });
+    await sendMessage(page, 'Alpha task');
+    await row('Alpha task').waitFor({ timeout: 15_000 });
+    await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    await sendMessage(page, 'Beta task');
+    await row('Beta task').waitFor({ timeout: 15_000 });
+    // A third thread open, so neither run is seen when it ends.
+    await threadsRegion(page).getByRole('button', { name: 'New thread' }).click();
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
+    // Both working, the newest first.
+    await poll(() => agents.locator('.agent-state').allInnerTexts()).toEqual(['Working', 'Working']);
+    expect(await titles()).toEqual(['Beta task', 'Alpha task']);
+
+    // The pointer rests on Alpha's row; Beta ends (by the list's order, Alpha would go first now).
+    const alpha = row('Alpha task').getByRole('button');
+    const box = (await alpha.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    betaGo.open();
+    await poll(() => row('Beta task').locator('.agent-state').innerText()).toBe('Done');
+    expect(await titles()).toEqual(['Beta task', 'Alpha task']);
+    // The click opens Alpha, the row under the pointer.
+    await page.mouse.down();
+    await page.mouse.up();
+    await poll(() => threadsRegion(page).locator('.thread-select[aria-current="true"]').innerText()).toContain('Alpha task');
+
+    // The pointer gone, the rows take the list's order.
+    await page.mouse.move(600, 400);
+    await poll(() => titles()).toEqual(['Alpha task', 'Beta task']);
+  });
+});
