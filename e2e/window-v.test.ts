@@ -240,3 +240,15 @@ describe('the Agents view under the pointer', () => {
     await poll(() => titles()).toEqual(['Alpha task', 'Beta task']);
   });
 });
+
+describe('thread titles', () => {
+  it('are short: the first sentence of the first line, at most 8 words, cut with …', async () => {
+    const serve = await e2e.serve({ script: [{ text: 'Looked.' }] });
+    const page = await open(serve.url, 1024, 700);
+    await sendMessage(page, 'Find out why the rounding of the invoice totals in the VAT report differs from the export by one cent.\nThe export is in out/ and the report in reports/vat.');
+    await conversation(page).getByText('Looked.').waitFor({ timeout: 15_000 });
+    const title = 'Find out why the rounding of the invoice…';
+    await poll(() => threadsRegion(page).locator('.thread-title').first().innerText()).toBe(title);
+    expect(await page.locator('.thread-heading').innerText()).toBe(title);
+  });
+});
