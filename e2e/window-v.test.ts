@@ -252,3 +252,29 @@ describe('thread titles', () => {
     expect(await page.locator('.thread-heading').innerText()).toBe(title);
   });
 });
+
+describe('the todo header of a run that ended', () => {
+  it('names no current step: one left in progress reads Not finished, in the header and in the list', async () => {
+    const go = gate();
+    const serve = await e2e.serve({
+      script: [
+        { toolCalls: [{ name: 'write_todos', args: { todos: [{ content: 'Read the code', status: 'completed' }, { content: 'Write the notes', status: 'in_progress' }] } }] },
+        async () => {
+          await go.opened;
+          return { text: 'Stopping here for now.' };
+        },
+      ],
+    });
+    const page = await open(serve.url, 1024, 700);
+    await sendMessage(page, 'plan and write the notes');
+    const head = page.getByRole('region', { name: 'Todos' }).locator('.todo-panel-head');
+    // While the run goes, the step in progress is the current one.
+    await poll(() => head.innerText()).toMatch(/1\/2 done\s+Write the notes$/);
+    go.open();
+    await conversation(page).getByText('Stopping here for now.').waitFor({ timeout: 15_000 });
+    await poll(() => head.innerText()).toMatch(/1\/2 done\s+Not finished: Write the notes$/);
+    await head.click();
+    const step = page.getByRole('region', { name: 'Todos' }).getByRole('listitem').filter({ hasText: 'Write the notes' });
+    expect(await step.innerText()).toContain('(not finished)');
+  });
+});

@@ -206,7 +206,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   return (
     <div className="conversation-wrap">
       {/* Above the scrolling log, not pinned over it (nothing scrolls under it), and still the log's own. */}
-      <TodoPanel todos={state.todos} id={todosId} />
+      <TodoPanel todos={state.todos} id={todosId} running={state.running} />
       <div
         ref={ref}
         className="conversation"
