@@ -272,11 +272,12 @@ describe('Markdown the model can reach', () => {
     await poll(() => viewer.innerText()).toContain('const answer = 42;');
 
     for (const markdown of [answer, viewer]) {
+      // Rendered and highlighted in the background (a worker, a lazily loaded highlighter): wait for both before reading it.
+      await poll(() => markdown.locator('strong').count()).toBeGreaterThan(0);
+      await poll(() => markdown.locator('.code-block .hljs-keyword').count()).toBeGreaterThan(0);
       const text = await markdown.innerText();
       expect(text).toContain('<div class="modal-backdrop" id="dd-evil-3" style="position:fixed;inset:0">');
       expect(text).toContain('<span class="btn btn-primary dd-evil">Approve</span>');
-      expect(await markdown.locator('strong').count()).toBeGreaterThan(0);
-      expect(await markdown.locator('.code-block .hljs-keyword').count()).toBeGreaterThan(0);
       const attributes = await markdown.evaluate((root) =>
         [...root.querySelectorAll('*')]
           .filter((el) => el.hasAttribute('id') || el.hasAttribute('style') || /dd-evil|modal|btn|approval-card/.test(el.getAttribute('class') ?? ''))

@@ -134,7 +134,7 @@ describe('approval modes', () => {
     await offer.waitFor({ timeout: 10_000 });
     await page.getByRole('textbox', { name: 'Message', exact: true }).fill('still usable');
     await offer.click();
-    const chooser = page.getByRole('group', { name: /on its own in this folder/ });
+    const chooser = page.getByRole('group', { name: /How much may the agent do on its own/ });
     await chooser.waitFor({ timeout: 10_000 });
     await screenshot(page, 'mode-chooser');
     await expect.poll(() => terminal(page).innerText(), { timeout: 10_000 }).toMatch(/Sandboxed|Not sandboxed/);

@@ -14,7 +14,26 @@ export interface ServeProcess {
   /** Its data folder (DEEPDESK_HOME): another client of its agent host connects there. */
   dataDir: string;
   pid: number;
+  /** The agent host's pid for its data folder (started by serve on demand), once there is one. */
+  hostPid(): number | null;
   stop(): Promise<void>;
+}
+
+/** The pid of the `deepdesk host --data-dir DATA_DIR` process, if one runs (Linux: read from /proc). */
+export function hostPidOf(dataDir: string): number | null {
+  if (os.platform() !== 'linux') return null;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let args: string[];
+    try {
+      args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    const at = args.indexOf('--data-dir');
+    if (args.includes('host') && at >= 0 && args[at + 1] === dataDir) return Number(entry);
+  }
+  return null;
 }
 
 const READY_LINE = /Deepdesk is running at (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)/;
@@ -39,6 +58,15 @@ export async function startServe(repo: string, options: { modelUrl?: string; tim
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const cleanup = async (): Promise<void> => {
+    // The agent host outlives serve until it has been idle a while: it goes now, with its data folder.
+    const host = hostPidOf(dataDir);
+    if (host !== null) {
+      try {
+        process.kill(host, 'SIGTERM');
+      } catch {
+        // Gone already.
+      }
+    }
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -68,7 +96,7 @@ export async function startServe(repo: string, options: { modelUrl?: string; tim
         reject(new Error(`deepdesk serve exited with ${code}: ${stderr.trim().split('\n').pop() ?? ''}`));
       });
     });
-    return { url, readyMs, folder, dataDir, pid: child.pid!, stop: cleanup };
+    return { url, readyMs, folder, dataDir, pid: child.pid!, hostPid: () => hostPidOf(dataDir), stop: cleanup };
   } catch (err) {
     await cleanup();
     throw err;

@@ -106,6 +106,10 @@ export const threadSummarySchema = z.object({
   pendingApprovals: z.number(),
   /** Waiting for a free run slot (Settings `maxConcurrentRuns`). */
   queued: z.boolean().optional(),
+  /** While queued: the run slots in use and how many there are. */
+  runSlots: z.object({ inUse: z.number().int().nonnegative(), limit: z.number().int().positive() }).optional(),
+  /** When the going run first had a slot (ISO): its elapsed time counts from here, through approvals and waits. */
+  runStartedAt: z.string().optional(),
   /** Another thread of this folder is working at the same time (no worktree keeps them apart). */
   sharesFolder: z.boolean().optional(),
   /** It worked in a worktree of this folder that was removed (SPEC §16): it moved here. */

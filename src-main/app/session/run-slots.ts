@@ -33,6 +33,11 @@ export class RunSlots {
     this.next();
   }
 
+  /** How many slots runs hold now, and how many there are (what a run waiting `Queued` is told). */
+  usage(): { inUse: number; limit: number } {
+    return { inUse: this.running, limit: this.limit };
+  }
+
   /** Whether a run asking now would start at once. */
   free(): boolean {
     return this.running < this.limit && this.waiting.length === 0;

@@ -152,6 +152,8 @@ export class ThreadService {
   private readonly slots: RunSlots = processRunSlots;
   /** Runs waiting for a slot. */
   private readonly queuedRuns = new Set<string>();
+  /** When each going run first had its slot (ISO). */
+  private readonly runStarts = new Map<string, string>();
   /** Per running thread, the approvals its run is waiting for (the run `needs-you` while there is one). */
   private readonly asking = new Map<string, Set<string>>();
   /**
@@ -180,13 +182,18 @@ export class ThreadService {
     return this.records.goingIn(this.options.folder).length;
   }
 
-  private summaryOf<T extends { id: string }>(t: T, goingInFolder: number): T & Pick<ThreadSummaryDto, 'running' | 'pendingApprovals' | 'queued' | 'sharesFolder'> {
+  private summaryOf<T extends { id: string }>(
+    t: T,
+    goingInFolder: number,
+  ): T & Pick<ThreadSummaryDto, 'running' | 'pendingApprovals' | 'queued' | 'runSlots' | 'runStartedAt' | 'sharesFolder'> {
     const running = this.runs.has(t.id);
+    const startedAt = running ? this.runStarts.get(t.id) : undefined;
     return {
       ...t,
       running,
       pendingApprovals: this.options.approvals.pending(t.id).length,
-      ...(this.queuedRuns.has(t.id) ? { queued: true } : {}),
+      ...(this.queuedRuns.has(t.id) ? { queued: true, runSlots: this.slots.usage() } : {}),
+      ...(startedAt !== undefined ? { runStartedAt: startedAt } : {}),
       ...(running && goingInFolder > 1 ? { sharesFolder: true } : {}),
     };
   }
@@ -591,9 +598,13 @@ export class ThreadService {
     const evictChars = settings.evictChars ?? this.options.evictChars;
     const limit = this.options.maxConcurrentRuns;
     if (limit !== undefined) this.slots.setLimit(limit() ?? defaultMaxConcurrentRuns());
+    // The run starts now, or once a slot is free (then it waits `Queued` first).
+    const waits = !this.slots.free();
+    if (!waits) this.runStarts.set(threadId, new Date().toISOString());
     const slot = new RunSlot(this.slots, (queued) => {
       if (queued) this.queuedRuns.add(threadId);
       else this.queuedRuns.delete(threadId);
+      if (!queued && !this.runStarts.has(threadId)) this.runStarts.set(threadId, new Date().toISOString());
       if (this.runs.has(threadId)) this.records.setState(threadId, queued ? 'queued' : this.asking.get(threadId)?.size ? 'needs-you' : 'working');
       this.options.emit({ kind: 'threads-changed' });
     });
@@ -635,7 +646,7 @@ export class ThreadService {
       }
       this.emitEvent(threadId, event);
     };
-    this.records.start(threadId, this.options.folder, process.pid, this.slots.free() ? 'working' : 'queued');
+    this.records.start(threadId, this.options.folder, process.pid, waits ? 'queued' : 'working');
     // The run adds to what the thread has cost as the ledger prices it now (a price set since its
     // last run reaches the calls made without one): the totals it reports and its budget agree with Usage.
     live.state.usage = withCost(live.state.usage, this.options.threadCost?.(threadId));
@@ -674,6 +685,7 @@ export class ThreadService {
       });
     const done = result.then((result) => {
         this.runs.delete(threadId);
+        this.runStarts.delete(threadId);
         this.asking.delete(threadId);
         this.records.end(threadId, recordedEnd(result), result.error?.message);
         // A stop is kept in the thread (the window shows it after a reload; the model hears of it); a shutdown's runs resume.

@@ -31,11 +31,27 @@ describe('a thread is titled by what the person typed', () => {
 });
 
 describe('titles without what was typed (deepdesk run, ACP)', () => {
-  it('leave out mentioned files and attachment lines; cut at 80 characters', () => {
+  it('leave out mentioned files and attachment lines', () => {
     expect(titleFromMessage({ role: 'user', content: 'look at this\n\n<attached_file path="/a.md">\n# A\n</attached_file>' })).toBe('look at this');
     expect(titleFromMessage({ role: 'user', content: '[Attached dot.png (image/png, 70 B)]' })).toBe('dot.png');
-    const long = titleFromTyped('word '.repeat(40), []);
-    expect(long.length).toBe(80);
-    expect(long.endsWith('…')).toBe(true);
+  });
+});
+
+describe('titles are short', () => {
+  it('the first line, up to its first sentence, at most 8 words and 60 characters', () => {
+    expect(titleFromTyped('Find out why the rounding of the invoice totals in the VAT report differs by a cent', [])).toBe('Find out why the rounding of the invoice…');
+    expect(titleFromTyped('Why does test_total fail? It passed yesterday and nothing changed.', [])).toBe('Why does test_total fail?');
+    expect(titleFromTyped('Fix the login bug\n\nSteps:\n1. open the page', [])).toBe('Fix the login bug');
+    expect(titleFromTyped('\n\n  Hi. Can you fix the flaky test in auth.spec.ts?', [])).toBe('Hi. Can you fix the flaky test in…');
+    expect(titleFromTyped('/review-pr 42 please', [])).toBe('/review-pr 42 please');
+  });
+
+  it('a long word is cut at 60 characters; the cut never splits a character', () => {
+    const path = titleFromTyped(`look at /${'very-long-folder-name/'.repeat(6)}file.ts`, []);
+    expect([...path].length).toBe(60);
+    expect(path.endsWith('…')).toBe(true);
+    const emoji = titleFromTyped('😀'.repeat(80), []);
+    expect([...emoji].length).toBe(60);
+    expect(emoji).not.toMatch(/[\uD800-\uDBFF]…$/);
   });
 });

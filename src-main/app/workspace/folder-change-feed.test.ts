@@ -128,6 +128,19 @@ describe('checkpoints told by the folder watcher what changed', () => {
     expect(fed.map((c) => c.path)).toEqual(expect.arrayContaining(['pkg/a/b/c/d.txt', 'src/lib/util.ts', 'node_modules', 'dist']));
   });
 
+  it('keeps a large folder\'s rows in the store between steps, not in memory: a step reads what the store says now', async () => {
+    // (fromEntries 0: every folder counts as large here.)
+    await start();
+    // The store forgets README.md behind the recorder's back: a recorder holding the rows it
+    // recorded would still know it, and call the change below a modification.
+    store.db.prepare('DELETE FROM manifest WHERE path = ?').run('README.md');
+    const step = await blindStep(1, () => write('README.md', 'hello again\n'));
+    expect(step.fed.map((c) => [c.path, c.before, c.after?.type])).toEqual([['README.md', null, 'f']]);
+    // A walk still sees the whole folder: nothing else changed.
+    const quiet = await blindStep(2, () => undefined);
+    expect(quiet.fed).toEqual([]);
+  });
+
   it('walks when the watcher gave up (too many changes, or its queue overflowed) and still records everything', async () => {
     await start({ maxPending: 5 });
     const many = await blindStep(1, () => {

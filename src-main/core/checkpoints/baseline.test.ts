@@ -55,4 +55,22 @@ describe('the first snapshot, in the background', () => {
     expect(store.hasBaseline(recorder.root)).toBe(true);
     expect([...store.manifest(recorder.root).values()].filter((row) => row.type === 'f')).toHaveLength(400);
   });
+
+  it('stores its rows as it goes, each only once its content is stored: one stopped midway leaves rows that a later one builds on', async () => {
+    const recorder = new CheckpointRecorder(store, root);
+    // Stopped at the first look after some rows were stored (the walk looks between slices).
+    const stop = new AbortController();
+    stop.signal.throwIfAborted = () => {
+      if (store.manifestSize(recorder.root) > 0) throw new Error('stopped midway');
+    };
+    await expect(recorder.prepareBaseline(stop.signal)).rejects.toThrow('stopped midway');
+    expect(store.hasBaseline(recorder.root)).toBe(false);
+    const stored = [...store.manifest(recorder.root).values()].filter((row) => row.type === 'f');
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.length).toBeLessThan(400);
+    for (const row of stored) expect(store.blob(row.hash)?.equals(fs.readFileSync(path.join(recorder.root, row.path)))).toBe(true);
+    await recorder.prepareBaseline();
+    expect(store.hasBaseline(recorder.root)).toBe(true);
+    expect([...store.manifest(recorder.root).values()].filter((row) => row.type === 'f')).toHaveLength(400);
+  });
 });

@@ -25,7 +25,11 @@ export interface FolderSource {
   readonly root: string;
   /** Whether the local-only shortcuts apply: a command's write layer, a file-system watcher's change feed. */
   readonly local: boolean;
-  /** The whole folder compared with `manifest` (a walk, scan.ts's rules); `record` false for a first baseline. */
+  /**
+   * The whole folder compared with `manifest` (a walk, scan.ts's rules); `record` false for a
+   * first baseline. `onSlice` gets what was gathered so far, and with `record` false may store
+   * and take out its blobs and manifest rows (the result then holds the rest).
+   */
   walk(manifest: ReadonlyMap<string, ManifestRow>, record: boolean, options?: { signal?: AbortSignal; onSlice?: (partial: ScanResult) => Promise<void> | void }): Promise<ScanResult>;
   /** Just these paths, never read through a link in a parent folder (such a path is absent). */
   scanPaths(rels: readonly string[], manifest: (rel: string) => ManifestRow | undefined): Promise<PathStates>;

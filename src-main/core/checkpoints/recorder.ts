@@ -9,6 +9,11 @@
 // seen meanwhile is the person's. A change first seen while another step is running is that
 // step's only when it is within a file step's paths, or when a command without a layer (not
 // sandboxed, or no layer here) is running: its changes cannot be told from anyone else's.
+//
+// The last recorded state (the manifest, a row per path) stays in the store: a walk loads it
+// whole while it runs, a step the change feed or its paths narrow asks the store for the rows
+// it needs, and a large folder's rows are not kept between snapshots (a process with a big
+// folder open holds nothing per file while no step runs).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +43,25 @@ export interface StepInfo {
 export type StepScope = readonly string[] | 'all' | 'command';
 
 type WalkScope = Exclude<StepScope, 'command'>;
+
+/** The last recorded state as a step asks it (the cached manifest, or the store's rows). */
+interface RecordedState {
+  get(rel: string): ManifestRow | undefined;
+  size(): number;
+  /** The recorded paths below folder `rel`. */
+  pathsUnder(rel: string): Iterable<string>;
+  /** The recorded ignored entries (type `i`). */
+  ignoredPaths(): Iterable<string>;
+}
+
+function mapState(rows: ReadonlyMap<string, ManifestRow>): RecordedState {
+  return {
+    get: (rel) => rows.get(rel),
+    size: () => rows.size,
+    pathsUnder: (rel) => [...rows.keys()].filter((key) => key.startsWith(`${rel}/`)),
+    ignoredPaths: () => [...rows].flatMap(([key, row]) => (row.type === 'i' ? [key] : [])),
+  };
+}
 
 /** What a step's first snapshot saw: the known paths' states, or 'walk' (the whole folder is in the manifest). */
 type BeforeState = Map<string, ManifestRow | null> | 'walk';
@@ -79,6 +103,8 @@ export class CheckpointRecorder {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly inFlight: Running[] = [];
   private cache: { version: number; rows: Map<string, ManifestRow> } | null = null;
+  /** Snapshots and restores running or waiting for the lock. */
+  private holders = 0;
   private feed: ChangeFeed | null = null;
   /** The feed is used once the folder has this many recorded entries. */
   private feedFromEntries = FEED_FROM_ENTRIES;
@@ -94,7 +120,12 @@ export class CheckpointRecorder {
 
   /** Runs `fn` with the folder's snapshots serialised (restores use it too). */
   locked<T>(fn: () => Promise<T> | T): Promise<T> {
-    const run = this.queue.then(fn, fn);
+    this.holders += 1;
+    const run = this.queue.then(fn, fn).finally(() => {
+      this.holders -= 1;
+      // Nothing waits: a large folder's rows go back to the store (the next walk loads them again).
+      if (this.holders === 0 && this.cache !== null && this.cache.rows.size >= this.feedFromEntries) this.cache = null;
+    });
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -120,10 +151,14 @@ export class CheckpointRecorder {
       // A stop asked before the walk began is kept, however short the walk would be.
       signal?.throwIfAborted();
       this.feed?.reset();
-      // Content is stored as the walk goes (compressed in zlib's threads, written by a worker: blob-writer.ts), not all kept until the end.
+      // Content is stored as the walk goes (compressed in zlib's threads, written by a worker:
+      // blob-writer.ts), and so are the rows once their content is: neither is all kept until
+      // the end (nor in the cache: the rows of a big folder would stay there).
+      const known = this.manifest();
+      this.cache = null;
       const writer = BlobWriter.start(this.store.db);
-      const flushBlobs = async (partial: ScanResult): Promise<void> => {
-        if (partial.blobs.size < BASELINE_BLOBS_PER_COMMIT) {
+      const flush = async (partial: ScanResult): Promise<void> => {
+        if (partial.blobs.size < BASELINE_BLOBS_PER_COMMIT && partial.manifest.size < BASELINE_ROWS_PER_COMMIT) {
           let bytes = 0;
           for (const data of partial.blobs.values()) bytes += data.length;
           if (bytes < BASELINE_BLOB_BYTES_PER_COMMIT) return;
@@ -131,10 +166,13 @@ export class CheckpointRecorder {
         const blobs = new Map(partial.blobs);
         partial.blobs.clear();
         await this.store.putBlobs(blobs, writer);
+        const rows = new Map(partial.manifest);
+        partial.manifest.clear();
+        this.commit({ folder: this.root, blobs: new Map(), manifest: rows, checkpoints: [] });
       };
       let scan: ScanResult;
       try {
-        scan = await this.source.walk(this.manifest(), false, { ...(signal ? { signal } : {}), onSlice: flushBlobs });
+        scan = await this.source.walk(known, false, { ...(signal ? { signal } : {}), onSlice: flush });
         await this.store.putBlobs(scan.blobs, writer);
       } finally {
         await writer?.close();
@@ -211,7 +249,7 @@ export class CheckpointRecorder {
       // Write layers are local sandboxes' (a remote command never has one): nothing to read here otherwise.
       if (!this.source.local) throw new Error('no write layer on a remote folder');
       targets = this.targetsOf(planned);
-      const manifest = this.manifest();
+      const manifest = this.recorded();
       const baseline = this.store.hasBaseline(this.root);
       const scan = scanTargets(this.root, targets, (rel) => manifest.get(rel));
       pre = scan.states;
@@ -248,35 +286,53 @@ export class CheckpointRecorder {
    * removed or made anew. Values: whether the entry is an ignored one (kept as a signature).
    */
   private targetsOf(planned: LayerSettlement): Map<string, boolean> {
-    const manifest = this.manifest();
+    const manifest = this.recorded();
     const rels = new Set(withParents(planned.touched));
-    if (planned.subtrees.length > 0) {
-      // What the layer removes: what is there now (not applied yet), and what was last recorded there.
-      for (const sub of planned.subtrees) for (const rel of entriesUnder(this.root, sub)) rels.add(rel);
-      const prefixes = planned.subtrees.map((s) => s + '/');
-      for (const rel of manifest.keys()) if (prefixes.some((p) => rel.startsWith(p))) rels.add(rel);
+    // What the layer removes: what is there now (not applied yet), and what was last recorded there.
+    for (const sub of planned.subtrees) {
+      for (const rel of entriesUnder(this.root, sub)) rels.add(rel);
+      for (const rel of manifest.pathsUnder(sub)) rels.add(rel);
     }
     const targets = new Map<string, boolean>();
     for (const { rel, ignored } of walkTargets(this.root, rels, (r) => manifest.get(r)?.type === 'd').values()) targets.set(rel, ignored);
     return targets;
   }
 
-  /** The manifest as last written (cached; reloaded when another connection committed). */
+  /** The manifest as last written, whole (cached; reloaded when another connection committed). */
   manifest(): Map<string, ManifestRow> {
-    const version = this.store.db.pragma('data_version', { simple: true }) as number;
+    const version = this.dataVersion();
     if (this.cache === null || this.cache.version !== version) this.cache = { version, rows: this.store.manifest(this.root) };
     return this.cache.rows;
   }
 
-  /** Commits a snapshot and keeps the cached manifest in step with it. */
+  /** The last recorded state for a step that needs only some of it: the cached manifest while it is current, else the store's rows. */
+  private recorded(): RecordedState {
+    if (this.cache !== null && this.cache.version === this.dataVersion()) return mapState(this.cache.rows);
+    return {
+      get: (rel) => this.store.manifestRow(this.root, rel),
+      size: () => this.store.manifestSize(this.root),
+      pathsUnder: (rel) => this.store.manifestPathsUnder(this.root, rel),
+      ignoredPaths: () => this.store.manifestIgnoredPaths(this.root),
+    };
+  }
+
+  private dataVersion(): number {
+    return this.store.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  /** Commits a snapshot and keeps the cached manifest (when there is one) in step with it. */
   commit(options: Parameters<CheckpointStore['commit']>[0]): Checkpoint[] {
-    const rows = this.manifest();
+    const current = this.cache !== null && this.cache.version === this.dataVersion() ? this.cache.rows : null;
     const made = this.store.commit(options);
-    for (const [rel, row] of options.manifest) {
-      if (row === null) rows.delete(rel);
-      else rows.set(rel, row);
+    if (current === null) {
+      this.cache = null;
+      return made;
     }
-    this.cache = { version: this.store.db.pragma('data_version', { simple: true }) as number, rows };
+    for (const [rel, row] of options.manifest) {
+      if (row === null) current.delete(rel);
+      else current.set(rel, row);
+    }
+    this.cache = { version: this.dataVersion(), rows: current };
     return made;
   }
 
@@ -303,13 +359,13 @@ export class CheckpointRecorder {
   }
 
   private async snapshotBefore(scope: WalkScope, self?: Running): Promise<BeforeState> {
-    const manifest = this.manifest();
     if (scope === 'all') {
       const baseline = this.store.hasBaseline(this.root);
       const scan = await this.scanAll(baseline);
       this.commit({ folder: this.root, blobs: scan.blobs, manifest: scan.manifest, checkpoints: this.outsideChanges(scan.changes, self), baseline: !baseline });
       return 'walk';
     }
+    const manifest = this.recorded();
     const { states, result } = await this.source.scanPaths(withParents(scope), (rel) => manifest.get(rel));
     const theirs = againstManifest(states, manifest, this.store.hasBaseline(this.root), { ignoredChanges: false });
     this.commit({ folder: this.root, blobs: result.blobs, manifest: theirs.writes, checkpoints: this.outsideChanges(theirs.changes) });
@@ -321,17 +377,16 @@ export class CheckpointRecorder {
    * change feed reports when there is one worth waiting for, else a walk (in slices).
    */
   private async scanAll(record: boolean): Promise<ScanResult> {
-    const manifest = this.manifest();
-    if (record && this.feed && manifest.size >= this.feedFromEntries) {
+    if (record && this.feed && this.recorded().size() >= this.feedFromEntries) {
       const changed = await this.feed.take();
-      if (changed !== 'unknown') return this.scanChanged(changed, manifest);
+      if (changed !== 'unknown') return this.scanChanged(changed, this.recorded());
     }
     this.feed?.reset();
-    return this.source.walk(manifest, record);
+    return this.source.walk(this.manifest(), record);
   }
 
   /** A whole-folder scan's answer for a folder where only `changed` (and dependency folders the feed does not look into) can differ. */
-  private scanChanged(changed: ReadonlySet<string>, manifest: ReadonlyMap<string, ManifestRow>): ScanResult {
+  private scanChanged(changed: ReadonlySet<string>, manifest: RecordedState): ScanResult {
     const touched = [...changed];
     const subtrees: string[] = [];
     for (const rel of touched) {
@@ -346,7 +401,7 @@ export class CheckpointRecorder {
       // made in a new folder before it watches it).
       if (isDir || manifest.get(rel)?.type === 'd') subtrees.push(rel);
     }
-    for (const [rel, row] of manifest) if (row.type === 'i' && rel.split('/').some((name) => HEAVY_FOLDERS.has(name))) touched.push(rel);
+    for (const rel of manifest.ignoredPaths()) if (rel.split('/').some((name) => HEAVY_FOLDERS.has(name))) touched.push(rel);
     const targets = this.targetsOf({ touched, subtrees });
     const { states, result } = scanTargets(this.root, targets, (rel) => manifest.get(rel));
     const compared = againstManifest(states, manifest, true, { ignoredChanges: true });
@@ -413,7 +468,7 @@ export class CheckpointRecorder {
  */
 function againstManifest(
   states: ReadonlyMap<string, ManifestRow | null>,
-  manifest: ReadonlyMap<string, ManifestRow>,
+  manifest: Pick<RecordedState, 'get'>,
   baseline: boolean,
   options: { ignoredChanges: boolean },
 ): { changes: Change[]; writes: Map<string, ManifestRow | null> } {

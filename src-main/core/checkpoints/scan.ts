@@ -164,7 +164,8 @@ function* scanFolderWork(root: string, manifest: ReadonlyMap<string, ManifestRow
   const seen = new Set<string>();
   const note = (rel: string, row: ManifestRow | null): void => {
     if (row === null) return;
-    seen.add(rel);
+    // Only to find the recorded paths that are gone (none to find in a first snapshot).
+    if (manifest.size > 0) seen.add(rel);
     const known = manifest.get(rel);
     if (known === row) return;
     out.manifest.set(rel, row);

@@ -173,6 +173,10 @@ export class CheckpointStore {
       blobGet: db.prepare<[string], { zipped: number; data: Buffer }>('SELECT zipped, data FROM blobs WHERE hash = ?'),
       manifestAll: db.prepare<[number], ManifestDbRow>('SELECT path, type, mode, hash, size, mtime, ctime, ino, hashed_at FROM manifest WHERE folder_id = ?'),
       manifestGet: db.prepare<[number, string], ManifestDbRow>('SELECT path, type, mode, hash, size, mtime, ctime, ino, hashed_at FROM manifest WHERE folder_id = ? AND path = ?'),
+      // Paths sort as bytes: those below `a` lie between `a/` and `a0` ('0' follows '/').
+      manifestUnder: db.prepare<[number, string, string], string>('SELECT path FROM manifest WHERE folder_id = ? AND path > ? AND path < ?').pluck(),
+      manifestIgnored: db.prepare<[number], string>("SELECT path FROM manifest WHERE folder_id = ? AND type = 'i'").pluck(),
+      manifestCount: db.prepare<[number], number>('SELECT count(*) FROM manifest WHERE folder_id = ?').pluck(),
       manifestPut: db.prepare(
         'INSERT OR REPLACE INTO manifest (folder_id, path, type, mode, hash, size, mtime, ctime, ino, hashed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -224,6 +228,20 @@ export class CheckpointStore {
   manifestRow(folder: string, rel: string): ManifestRow | undefined {
     const r = this.s.manifestGet.get(this.folderId(folder), rel);
     return r ? fromManifestRow(r) : undefined;
+  }
+
+  /** The recorded paths below folder `rel` (at any depth). */
+  manifestPathsUnder(folder: string, rel: string): string[] {
+    return this.s.manifestUnder.all(this.folderId(folder), `${rel}/`, `${rel}0`);
+  }
+
+  /** The recorded paths of ignored entries (type `i`). */
+  manifestIgnoredPaths(folder: string): string[] {
+    return this.s.manifestIgnored.all(this.folderId(folder));
+  }
+
+  manifestSize(folder: string): number {
+    return this.s.manifestCount.get(this.folderId(folder)) ?? 0;
   }
 
   hasBlob(hash: string): boolean {

@@ -2,12 +2,15 @@
 // and not opened since, across folders: its title, folder or worktree, state in words,
 // elapsed time (live while it goes) and cost, and a mark when another thread works in the
 // same folder. One Tab stop, arrows between rows; a row (click, Enter, Space) opens the
-// thread, in its folder. (What changes is read out by the Agents state, agents-context.)
+// thread, in its folder. While the pointer is over the rows they keep their places (a row
+// whose state changes would move under it, and the click land on another); they take the
+// list's order once it leaves. (What changes is read out by the Agents state, agents-context.)
 
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { AGENT_STATE_WORDS, type AgentDto } from '../../../src-main/app/contract';
 import { agentElapsedMs, anyGoing } from '../lib/agents';
 import { formatCost, formatElapsed } from '../lib/format';
+import { keepOrder } from '../lib/stable-order';
 import { useAgents } from '../state/agents-context';
 import { useNow } from '../state/use-now';
 import { Icon, Spinner } from './Icon';
@@ -39,6 +42,12 @@ export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.E
   const now = useNow(agents !== null && anyGoing(agents));
   const items = useRef<HTMLUListElement>(null);
   const onItemsKeyDown = useRovingFocus(items, '.agent-select');
+  const [pointed, setPointed] = useState(false);
+  const shownOrder = useRef<string[]>([]);
+  const rows = pointed ? keepOrder(shownOrder.current, agents ?? [], (a) => a.threadId) : (agents ?? []);
+  useLayoutEffect(() => {
+    shownOrder.current = rows.map((a) => a.threadId);
+  });
 
   useEffect(() => {
     setCurrentThread(currentId);
@@ -62,8 +71,15 @@ export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.E
         <p className="panel-empty muted">No agents right now.</p>
       ) : null}
       {/* Always there (hidden while empty): the roving focus keeps track of it from the start. */}
-      <ul className="agent-items" ref={items} onKeyDown={onItemsKeyDown} hidden={agents === null || agents.length === 0}>
-        {(agents ?? []).map((agent) => (
+      <ul
+        className="agent-items"
+        ref={items}
+        onKeyDown={onItemsKeyDown}
+        onPointerEnter={() => setPointed(true)}
+        onPointerLeave={() => setPointed(false)}
+        hidden={agents === null || agents.length === 0}
+      >
+        {rows.map((agent) => (
           <AgentRow key={agent.threadId} agent={agent} now={now} current={agent.threadId === currentId} onOpen={() => void open(agent.threadId)} />
         ))}
       </ul>

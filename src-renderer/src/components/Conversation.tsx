@@ -6,7 +6,7 @@
 // before, and what was on screen stays where it was.
 
 import { useEffect, useId, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { ApprovalDecisionDto, PendingApproval, Result } from '../../../src-main/app/contract';
+import type { ApprovalDecisionDto, PendingApproval, Result, ThreadSummaryDto } from '../../../src-main/app/contract';
 import { groupItems, type RetryNotice, type ShownAttachment, type ThreadDisplayState } from '../lib/thread-reducer';
 import { useNow } from '../state/use-now';
 import { ApprovalCard } from './ApprovalCard';
@@ -22,8 +22,12 @@ import { approvalKey } from '../lib/approval-key';
 import { focusMessageBox, keyboardIsFree } from '../lib/focus';
 import { useScrollFocusable } from '../lib/scroll-focusable';
 
+/** What the thread list says of the open thread's run: waiting for a run slot, and since when it goes. */
+export type RunFacts = Pick<ThreadSummaryDto, 'queued' | 'runSlots' | 'runStartedAt'>;
+
 interface ConversationProps {
   state: ThreadDisplayState;
+  run?: RunFacts | undefined;
   approvals: readonly PendingApproval[];
   loading: boolean;
   noModel: boolean;
@@ -52,7 +56,7 @@ const EARLIER_DISTANCE = 400;
 const noop = async (): Promise<void> => undefined;
 
 export function Conversation(props: ConversationProps): React.JSX.Element {
-  const { state, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
+  const { state, run, approvals, loading, noModel, decidedPreviews, onDecide, onRetry, onStop, onOpenSettings, openThreadFile, onSendQueuedNow = noop, onCancelQueued = noop } = props;
   const { onLoadEarlier, loadingEarlier = false, fullToolCall, attachment, openAttachment } = props;
   const ref = useRef<HTMLDivElement>(null);
   useScrollFocusable(ref);
@@ -179,10 +183,13 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
     setBehind(false);
   };
 
-  // When the run started here (the wait shows its seconds); kept while an approval interrupts it.
-  const runStarted = useRef<number | null>(null);
-  if (state.running && runStarted.current === null) runStarted.current = Date.now();
-  else if (!state.running) runStarted.current = null;
+  // When the run started: as the host says (through approvals and waits for a slot), until it
+  // has said so, when it started here.
+  const startedHere = useRef<number | null>(null);
+  if (state.running && startedHere.current === null) startedHere.current = Date.now();
+  else if (!state.running) startedHere.current = null;
+  const hostStart = run?.runStartedAt !== undefined ? Date.parse(run.runStartedAt) : NaN;
+  const since = Number.isFinite(hostStart) ? hostStart : (startedHere.current ?? Date.now());
 
   // Esc stops the run from anywhere in the conversation (an approval's own Esc comes first).
   const onKeyDown = (e: React.KeyboardEvent<HTMLDivElement>): void => {
@@ -202,7 +209,7 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   return (
     <div className="conversation-wrap">
       {/* Above the scrolling log, not pinned over it (nothing scrolls under it), and still the log's own. */}
-      <TodoPanel todos={state.todos} id={todosId} />
+      <TodoPanel todos={state.todos} id={todosId} running={state.running} />
       <div
         ref={ref}
         className="conversation"
@@ -269,7 +276,11 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
             <span className="muted small">Runs the agent again from here.</span>
           </div>
         ) : null}
-        {state.running && !pending.size ? <Working retry={state.retry} since={runStarted.current ?? Date.now()} canStop={onStop !== undefined} /> : null}
+        {state.running && run?.queued === true ? (
+          <Queued slots={run.runSlots} canStop={onStop !== undefined} />
+        ) : state.running && !pending.size ? (
+          <Working retry={state.retry} since={since} canStop={onStop !== undefined} />
+        ) : null}
         <QueuedMessages queued={state.queued} running={state.running} onSendNow={onSendQueuedNow} onCancel={onCancelQueued} />
       </div>
       {behind ? (
@@ -282,6 +293,27 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   );
 }
 
+function StopHint({ canStop }: { canStop: boolean }): React.JSX.Element | null {
+  return canStop ? (
+    <span className="muted working-hint">
+      · <kbd>Esc</kbd> to stop
+    </span>
+  ) : null;
+}
+
+/** The run waits for one of the run slots (Settings › Runs at once) before it starts or goes on; Esc (or Stop) ends the wait. */
+function Queued({ slots, canStop }: { slots: RunFacts['runSlots']; canStop: boolean }): React.JSX.Element {
+  return (
+    <div className="working working-queued">
+      <Icon name="circle" size={14} />
+      <span className="working-text" title="Settings › Runs at once sets how many runs go at the same time">
+        Queued: waiting for a free run slot{slots !== undefined ? ` (${slots.inUse} of ${slots.limit} in use)` : ''}
+      </span>
+      <StopHint canStop={canStop} />
+    </div>
+  );
+}
+
 function Working({ retry, since, canStop }: { retry: RetryNotice | null; since: number; canStop: boolean }): React.JSX.Element {
   const now = useNow(true, retry !== null ? 250 : 1000);
   if (retry === null) {
@@ -290,14 +322,10 @@ function Working({ retry, since, canStop }: { retry: RetryNotice | null; since: 
     return (
       <div className="working" aria-live="off">
         <Spinner />
-        <span>
+        <span className="working-text">
           Working… <span className="working-elapsed">{elapsed} s</span>
         </span>
-        {canStop ? (
-          <span className="muted working-hint">
-            · <kbd>Esc</kbd> to stop
-          </span>
-        ) : null}
+        <StopHint canStop={canStop} />
       </div>
     );
   }

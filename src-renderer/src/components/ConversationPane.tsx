@@ -5,13 +5,15 @@ import type { ShownAttachment } from '../lib/thread-reducer';
 import type { ThreadSession } from '../state/use-thread-session';
 import { ApprovalAnnouncer } from './ApprovalAnnouncer';
 import { ContextMeter } from './ContextMeter';
-import { Conversation } from './Conversation';
+import { Conversation, type RunFacts } from './Conversation';
 import { ErrorBoundary } from './ErrorBoundary';
 import { MessageBox } from './MessageBox';
 import { WorktreeBar } from './WorktreeBar';
 
 interface ConversationPaneProps {
   session: ThreadSession;
+  /** The open thread's run as the thread list has it (queued for a slot, when it started). */
+  run: RunFacts | undefined;
   title: string;
   noModel: boolean;
   settingsLoaded: boolean;
@@ -22,7 +24,7 @@ interface ConversationPaneProps {
   hidden?: boolean;
 }
 
-export function ConversationPane({ session, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false }: ConversationPaneProps): React.JSX.Element {
+export function ConversationPane({ session, run, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false }: ConversationPaneProps): React.JSX.Element {
   const { state } = session;
   // After "Restore files and conversation" the message goes back into the box.
   const refill = useCheckpoints()?.refill ?? null;
@@ -39,6 +41,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
       <ErrorBoundary name="Conversation">
         <Conversation
           state={state}
+          run={run}
           approvals={session.approvals}
           loading={session.loading}
           noModel={noModel}
@@ -61,6 +64,7 @@ export function ConversationPane({ session, title, noModel, settingsLoaded, onOp
       <ErrorBoundary name="Message box">
         <MessageBox
           running={state.running}
+          queued={state.running && run?.queued === true}
           disabledReason={disabledReason}
           onSend={session.send}
           onStop={() => void session.stop()}

@@ -15,6 +15,8 @@ import { suggestionOptionId } from './SuggestionList';
 
 interface MessageBoxProps {
   running: boolean;
+  /** The run waits for a free run slot. */
+  queued?: boolean;
   /** Why sending is impossible right now (shown under the box), or null. */
   disabledReason: string | null;
   onSend(text: string, files: readonly PendingFile[]): Promise<boolean>;
@@ -56,7 +58,13 @@ function focusFirstApproval(): void {
 
 const MAX_ROWS_PX = 240;
 
-export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0, refill = null }: MessageBoxProps): React.JSX.Element {
+// Short enough for one line beside the run's buttons (Review, Stop, Send) at 1024×700: a
+// placeholder that wraps scrolls the empty box (the style cuts what still does not fit).
+const IDLE_PLACEHOLDER = 'Message the agent — @ to mention a file, / for commands';
+const RUNNING_PLACEHOLDER = 'Queued if sent now · Esc stops';
+const QUEUED_PLACEHOLDER = 'Run waits for a slot · Esc stops';
+
+export function MessageBox({ running, queued = false, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0, refill = null }: MessageBoxProps): React.JSX.Element {
   const api = useApi();
   const listId = useId().replace(/:/g, '');
   const hintId = useId();
@@ -366,7 +374,7 @@ export function MessageBox({ running, disabledReason, onSend, onStop, focusKey, 
           aria-activedescendant={
             (showMentions && options[active] !== undefined) || (showCommands && commandOptions[active] !== undefined) ? suggestionOptionId(listId, active) : undefined
           }
-          placeholder={disabledReason ?? (running ? 'The agent is working… a message sent now is queued (Esc stops it)' : 'Message the agent — @ to mention a file, / for commands')}
+          placeholder={disabledReason ?? (queued ? QUEUED_PLACEHOLDER : running ? RUNNING_PLACEHOLDER : IDLE_PLACEHOLDER)}
           rows={1}
           value={text}
           onChange={(e) => {

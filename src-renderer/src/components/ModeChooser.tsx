@@ -1,13 +1,16 @@
 // The offer of approval modes on a folder where none was chosen (`ask` applies until the
-// person picks one): a highlighted button next to the Mode control shows the choices with
-// what each means. The choices are a card at the top of the conversation column, in the
-// page's flow (the slot `MODE_OFFER_SLOT`), so they cover no control at any size.
+// person picks one): a highlighted button next to the Mode control shows the choices. They
+// are a compact card (a line of choices, a line saying what the one pointed at or focused
+// does) at the top of the conversation column, in the page's flow (the slot
+// `MODE_OFFER_SLOT`), so they cover no control at any size.
 //
 // It opens by itself once per folder, but not while another first step is up (no model yet:
 // `Open settings` comes first), and takes the keyboard only when the person is not typing a
 // draft. Esc closes it, as its text says, and gives the keyboard back (to what had it, else
-// its button); the button stays, so it can be opened again. Choosing a mode, or `Keep ask,
-// don’t offer again`, answers it: then the button goes away for that folder (the Mode
+// its button); the button stays, so it can be opened again. A click elsewhere leaves it
+// open: closing it then would pull what is below it up under the pointer between the press
+// and the release, and the click would land on something else. Choosing a mode, or `Keep
+// ask, don’t offer again`, answers it: then the button goes away for that folder (the Mode
 // control stays).
 
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
@@ -15,6 +18,7 @@ import { createPortal } from 'react-dom';
 import type { ApprovalModeDto } from '../../../src-main/app/contract';
 import { focusMessageBox, keyboardIsFree, stillFocusable } from '../lib/focus';
 import { MODE_LABELS, type ModeApi } from '../state/use-mode';
+import { Icon } from './Icon';
 
 const MODES: ApprovalModeDto[] = ['ask', 'edit', 'auto', 'plan'];
 
@@ -32,7 +36,6 @@ export function ModeChooser({ mode, waiting }: ModeChooserProps): React.JSX.Elem
   const [open, setOpen] = useState(false);
   const headingId = useId();
   const panelId = useId();
-  const anchor = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLDivElement>(null);
   /** What had the keyboard when the choices opened (the button, or what the person was in). */
@@ -40,6 +43,8 @@ export function ModeChooser({ mode, waiting }: ModeChooserProps): React.JSX.Elem
   /** Move the keyboard into the choices once they are drawn. */
   const focusOnOpen = useRef(false);
   const autoOpened = useRef(false);
+  /** The choice under the pointer or with the keyboard: the detail line says what it does. */
+  const [pointed, setPointed] = useState<ApprovalModeDto | null>(null);
 
   const offered = state !== null && !state.chosen && !state.offerDismissed;
 
@@ -90,7 +95,7 @@ export function ModeChooser({ mode, waiting }: ModeChooserProps): React.JSX.Elem
     panel.current?.querySelector<HTMLButtonElement>('button.mode-choice:not(:disabled)')?.focus();
   }, [open]);
 
-  // Esc closes (unless something else used it, e.g. Stop); so does a click elsewhere.
+  // Esc closes (unless something else used it, e.g. Stop).
   useEffect(() => {
     if (!open) return undefined;
     const onKey = (e: KeyboardEvent): void => {
@@ -98,59 +103,71 @@ export function ModeChooser({ mode, waiting }: ModeChooserProps): React.JSX.Elem
       e.preventDefault();
       close();
     };
-    const onPointer = (e: PointerEvent): void => {
-      if (anchor.current?.contains(e.target as Node) || panel.current?.contains(e.target as Node)) return;
-      setOpen(false);
-    };
     document.addEventListener('keydown', onKey);
-    document.addEventListener('pointerdown', onPointer);
-    return () => {
-      document.removeEventListener('keydown', onKey);
-      document.removeEventListener('pointerdown', onPointer);
-    };
+    return () => document.removeEventListener('keydown', onKey);
   }, [open, close]);
 
   if (!offered) return null;
   const slot = open ? document.getElementById(MODE_OFFER_SLOT) : null;
+  const detailOf = (m: ApprovalModeDto): string => (m === 'auto' && !state.sandbox.available ? `Needs a sandbox (${state.sandbox.reason ?? 'none here'}).` : MODE_LABELS[m].detail);
+  const described = pointed ?? state.mode;
   const choices = open ? (
-    <div ref={panel} id={panelId} className="mode-chooser" data-keeps-focus="" role="group" aria-labelledby={headingId}>
-      <div className="notice-row">
-        <strong id={headingId}>How much may the agent do on its own in this folder?</strong>
-      </div>
-      <span className="muted">Ask applies until you choose; you can change it any time with Mode in the header. Esc closes this.</span>
-      <div className="mode-choices">
+    <div ref={panel} id={panelId} className="mode-chooser" data-keeps-focus="" role="group" aria-labelledby={headingId} aria-describedby={`${panelId}-how`}>
+      <strong id={headingId} className="mode-chooser-heading">
+        How much may the agent do on its own here?
+      </strong>
+      <span className="visually-hidden" id={`${panelId}-how`}>
+        Ask applies until you choose; you can change it any time with Mode in the header. Esc closes this.
+      </span>
+      <span className="mode-choices" onPointerLeave={() => setPointed(null)}>
         {MODES.map((m) => {
-          const unavailable = m === 'auto' && !state.sandbox.available;
           const current = m === state.mode;
           return (
-            // The button's name is its visible text (the mode); what it means is its description,
-            // beside it in the card, which the button covers for a pointer (mode-choice::after).
-            <div key={m} className={`mode-choice-card${unavailable ? ' unavailable' : ''}${current ? ' current' : ''}`}>
-              <span className="mode-choice-title">
-                <button type="button" className="mode-choice" aria-describedby={`${panelId}-${m}`} disabled={unavailable} onClick={() => answer(() => void setMode(m))}>
-                  {m}
-                </button>
-                {current ? <span className="muted"> (now)</span> : null}
-              </span>
-              <span className="mode-choice-detail" id={`${panelId}-${m}`}>
-                {unavailable ? `Needs a sandbox (${state.sandbox.reason ?? 'none here'}).` : MODE_LABELS[m].detail}
-              </span>
-            </div>
+            // The button's name is its visible text (the mode); what it means is its description.
+            <button
+              key={m}
+              type="button"
+              className={`mode-choice${current ? ' current' : ''}`}
+              aria-describedby={`${panelId}-${m}`}
+              title={detailOf(m)}
+              disabled={m === 'auto' && !state.sandbox.available}
+              onPointerEnter={() => setPointed(m)}
+              onFocus={() => setPointed(m)}
+              onClick={() => answer(() => void setMode(m))}
+            >
+              {m}
+            </button>
           );
         })}
-      </div>
-      <div className="dialog-actions">
+      </span>
+      <span className="visually-hidden">
+        {MODES.map((m) => (
+          <span key={m} id={`${panelId}-${m}`}>
+            {m === state.mode ? 'Now. ' : ''}
+            {detailOf(m)}
+          </span>
+        ))}
+      </span>
+      <span className="mode-chooser-actions">
         <button type="button" className="btn btn-small btn-quiet" onClick={() => answer(() => offer('dismissed'))} title="Keep ask and stop offering this for this folder">
           Keep ask, don’t offer again
         </button>
-        <button type="button" className="btn btn-small" onClick={close} aria-label="Close mode choices" title="Close; the Mode choices button opens this again">
-          Close
+        <button type="button" className="icon-btn" onClick={close} aria-label="Close mode choices" title="Close (Esc); the Mode choices button opens this again">
+          <Icon name="x" size={14} />
         </button>
-      </div>
+      </span>
+      {/* One line whatever it says (nothing moves as the pointer goes over the choices); the whole of it is its title. */}
+      <span className="mode-chooser-detail muted" aria-hidden="true" title={detailOf(described)}>
+        <strong>
+          {described}
+          {described === state.mode ? ' (now)' : ''}:
+        </strong>{' '}
+        {detailOf(described)}
+      </span>
     </div>
   ) : null;
   return (
-    <div className="mode-chooser-anchor" ref={anchor}>
+    <div className="mode-chooser-anchor">
       <button
         ref={button}
         type="button"

@@ -1,16 +1,18 @@
 // The agent's current plan: the latest todo list, above the conversation (and part of its log).
-// It is one line (progress and the current step) until the person opens it.
+// It is one line (progress and the current step) until the person opens it. Once the run
+// has ended, no step is current: one left in progress reads `Not finished`.
 
 import { useState } from 'react';
 import type { Todo } from '../lib/agent-event';
 import { Icon } from './Icon';
 import { TodoList } from './TodoList';
 
-export function TodoPanel({ todos, id }: { todos: readonly Todo[]; id?: string }): React.JSX.Element | null {
+export function TodoPanel({ todos, id, running }: { todos: readonly Todo[]; id?: string; running: boolean }): React.JSX.Element | null {
   const [open, setOpen] = useState(false);
   if (todos.length === 0) return null;
   const done = todos.filter((t) => t.status === 'completed').length;
-  const current = todos.find((t) => t.status === 'in_progress') ?? todos.find((t) => t.status === 'pending');
+  const current = running ? (todos.find((t) => t.status === 'in_progress') ?? todos.find((t) => t.status === 'pending')) : undefined;
+  const unfinished = running ? undefined : todos.find((t) => t.status === 'in_progress');
   return (
     <section className={`todo-panel${open ? ' open' : ''}`} aria-label="Todos" id={id}>
       <button
@@ -28,8 +30,9 @@ export function TodoPanel({ todos, id }: { todos: readonly Todo[]; id?: string }
           {done}/{todos.length} done
         </span>
         {!open && current ? <span className="todo-panel-current">{current.content}</span> : null}
+        {!open && unfinished ? <span className="todo-panel-current muted">Not finished: {unfinished.content}</span> : null}
       </button>
-      {open ? <TodoList todos={todos} /> : null}
+      {open ? <TodoList todos={todos} live={running} /> : null}
     </section>
   );
 }

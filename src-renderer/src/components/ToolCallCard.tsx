@@ -221,7 +221,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
           </button>
           {nestedOpen ? (
             <div className="subagent-body">
-              {todos && todos.length > 0 ? <TodoList todos={todos} /> : null}
+              {todos && todos.length > 0 ? <TodoList todos={todos} live={status === 'running'} /> : null}
               {nested}
             </div>
           ) : null}

@@ -421,6 +421,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
             <TrustPrompt />
             <ConversationPane
               session={session}
+              run={currentSummary}
               title={title}
               noModel={noModel}
               settingsLoaded={settings !== null}
