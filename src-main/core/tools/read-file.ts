@@ -18,7 +18,7 @@ export const readFileTool = defineTool({
   description: [
     'Read a file as numbered lines (number, tab, line).',
     `${READ_DEFAULT_LIMIT} lines by default: offset (0-based line) and limit pick others; when more remain, the output says which offset continues. A line over 5,000 characters is split into rows N.1, N.2, …`,
-    'Images, PDFs, audio and video come back as media where you take them; PDF and .pptx otherwise as text, by pages.',
+    'Images, audio, video and PDFs come back as media where you take that kind; otherwise PDFs, and .pptx always, come as text by pages.',
     'Read a file before editing or overwriting it.',
   ].join('\n'),
   schema,
