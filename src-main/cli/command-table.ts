@@ -29,6 +29,7 @@ export const COMMAND_OPTIONS = {
     // `--worktree [NAME]`: run-command.ts reads the optional NAME before parsing (parseArgs has no optional values).
     worktree: { type: 'string' },
     'carry-changes': { type: 'boolean' },
+    'print-request': { type: 'boolean' },
     ...MOUNT_OPTIONS,
   },
   serve: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } },

@@ -12,6 +12,7 @@ import { nameProblem } from '../app/worktrees/worktree-names';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { resolveDataDir } from '../app/data-dir';
+import type { HeadlessRunRequest } from '../app/session/headless-run';
 import { folderLocationText } from '../app/folders/folder-location';
 
 
@@ -54,7 +55,9 @@ export function parseRunArgs(argv: string[]) {
 export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promise<number> {
   const { values, positionals } = parseRunArgs(argv);
   const prompt = positionals.join(' ').trim();
-  if (prompt === '') throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
+  const printRequest = values['print-request'] === true;
+  if (prompt === '' && !printRequest) throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
+  if (printRequest && (values.detach === true || values.worktree !== undefined)) throw new UsageError('--print-request shows the request and starts no run: it takes no --detach or --worktree');
   const worktree = values.worktree;
   if (worktree !== undefined) {
     if (values.thread !== undefined) throw new UsageError('--worktree starts a new thread in a new worktree; it cannot continue --thread');
@@ -79,6 +82,28 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   if (spec !== undefined) badRequestAsUsage(() => checkedModelSpec(spec));
   const detach = values.detach === true;
   const json = values.json === true;
+  const request = (folder: string, threadId: string | undefined): HeadlessRunRequest => ({
+    folder,
+    prompt,
+    ...(threadId !== undefined ? { threadId } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
+    ...(contextWindow !== undefined ? { contextWindow } : {}),
+    ...(evictChars !== undefined ? { evictChars } : {}),
+    mode,
+    ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
+    mounts: values.mount ?? [],
+    ...(memoriesStore !== undefined ? { memoriesStore } : {}),
+    mcpConfig: (values['mcp-config'] ?? []).map((file) => resolve(file)),
+    trust: values.trust === true,
+    cwd: process.cwd(),
+    env: definedEnv(io.env),
+  });
+  if (printRequest) {
+    const { printRequestCommand } = await import('./print-request');
+    return printRequestCommand(request(folderLocationText(location), values.thread), { dataDir, json, io });
+  }
   const threadId = values.thread ?? randomUUID();
   const interactive = !detach && interactiveTerminal(io);
   let folder = folderLocationText(location);
@@ -119,24 +144,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   }
   try {
     await hostRequest(host, 'runs.start', {
-      request: {
-        folder,
-        prompt,
-        threadId,
-        ...(values.model !== undefined ? { model: values.model } : {}),
-        ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-        ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
-        ...(contextWindow !== undefined ? { contextWindow } : {}),
-        ...(evictChars !== undefined ? { evictChars } : {}),
-        mode,
-        ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
-        mounts: values.mount ?? [],
-        ...(memoriesStore !== undefined ? { memoriesStore } : {}),
-        mcpConfig: (values['mcp-config'] ?? []).map((file) => resolve(file)),
-        trust: values.trust === true,
-        cwd: process.cwd(),
-        env: definedEnv(io.env),
-      },
+      request: request(folder, threadId),
       approve,
       interactive,
       detach,

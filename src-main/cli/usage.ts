@@ -115,6 +115,9 @@ run options:
   --mcp-config FILE     MCP servers from FILE too (repeatable; also on serve)
   --context-window N    override the model's context window (tokens)
   --evict-chars N       override the large-result eviction threshold (characters)
+  --print-request       print the request the run would send first (its system prompt's
+                        parts, its tools, the prompt) with each part's tokens and the
+                        total, without calling the model; the prompt is optional
 
 checkpoints options:
   --thread ID           the thread whose checkpoints to list

@@ -20,7 +20,11 @@ import { parseFolderLocation } from '../folders/folder-location';
 import { openWithSystem } from '../open-external';
 import type { SecretStore } from '../secret-store';
 import { ThreadStore } from '../threads/thread-store';
-import { openFolderSession } from './folder-session';
+import { openFolderSession, type FolderSession } from './folder-session';
+import type { RequestPreview } from '../../core/agent/loop';
+import { requestCost, type RequestCost } from '../../core/agent/request-budget';
+import { ModelConfigError } from '../../core/models/errors';
+import type { ChatModel } from '../../core/models/types';
 
 /** What `deepdesk run` asks for: its flags, checked by the command already, and its environment. */
 export interface HeadlessRunRequest {
@@ -84,36 +88,12 @@ export interface HeadlessRunContext {
  */
 export async function startHeadlessRun(request: HeadlessRunRequest, context: HeadlessRunContext, io: HeadlessRunIo): Promise<HeadlessRun> {
   const { db } = context;
-  const session = await openFolderSession({
-    place: parseFolderLocation(request.folder, request.cwd),
-    flags: {
-      ...(request.model !== undefined ? { model: request.model } : {}),
-      ...(request.baseUrl !== undefined ? { baseUrl: request.baseUrl } : {}),
-      ...(request.apiKey !== undefined ? { apiKey: request.apiKey } : {}),
-      ...(request.contextWindow !== undefined ? { contextWindow: request.contextWindow } : {}),
-      ...(request.evictChars !== undefined ? { evictChars: request.evictChars } : {}),
-      mounts: parseMountFlags(request.mounts, request.cwd),
-      ...(request.memoriesStore !== undefined ? { memoriesStore: request.memoriesStore } : {}),
-      mcpConfig: request.mcpConfig,
-      trust: request.trust,
-    },
-    policy: { mode: request.mode, wording: 'command' },
-    context: { ...context, env: request.env, openBrowser: openWithSystem, notice: (problem) => io.say(problem.message) },
-  });
+  const session = await openRunSession(request, context, io.say);
   try {
     // A bad model spec or a missing key is told before anything runs.
     await session.models.main();
-    const { place, extensions } = session;
-    if (request.mode === 'auto' && place.sandbox === undefined) {
-      const status = place.sandboxStatus;
-      throw new ContractError(`--mode auto needs a sandbox, and none is available: ${status.available ? 'it could not be set up' : status.reason}`, 'bad_request');
-    }
-    // MCP servers start before the first step; what did not load is told in one line each (SPEC §9–§11).
-    await extensions.mcp.start();
-    for (const line of extensions.extensions.problemLines()) io.say(line);
-    for (const line of extensions.mcp.problemLines()) io.say(line);
-    const untrusted = await extensions.untrustedNotice();
-    if (untrusted !== undefined) io.say(untrusted);
+    await readyForRun(session, request, io.say);
+    const { place } = session;
     const threads = session.threads({
       approvals: new ApprovalService(db, async () => ({})),
       emit: (e) => {
@@ -134,12 +114,7 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
       if (stored === undefined) store.save(newThreadState(threadId), { folder: place.text });
       else if (stored.folder !== place.text) throw new ContractError(`thread ${threadId} belongs to another folder (${stored.folder}); pass that --folder`, 'bad_request');
       threads.useRunSettings(threadId, { broker: io.broker, ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}) });
-      const input = await personInput(request.prompt, {
-        mcp: extensions.hub,
-        skills: () => extensions.extensions.skills(),
-        commands: () => extensions.extensions.commands(),
-        files: place.shell,
-      });
+      const input = await personInput(request.prompt, inputSources(session));
       const result = threads.run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.allow ? { allow: input.allow } : {}) }).finally(closeAll);
       return { threadId, folder: place.text, result, stop: () => threads.stop(threadId), previewApproval: (request) => threads.previewApproval(request) };
     } catch (err) {
@@ -150,6 +125,94 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
     await session.close();
     throw err;
   }
+}
+
+/** What `deepdesk run --print-request` shows: the run's first request, and the model it would go to. */
+export interface HeadlessRequestPreview {
+  /** `provider:model`, or `none` when no model is chosen. */
+  model: string;
+  contextWindow: number;
+  preview: RequestPreview;
+  cost: RequestCost;
+}
+
+/**
+ * The request `deepdesk run` would send first for this prompt (empty: none, the base request),
+ * from the same session and assembly as the run, without calling the model, running anything
+ * or saving a thread; no key is needed. The prompt goes through the same input pipeline.
+ */
+export async function previewHeadlessRequest(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<HeadlessRequestPreview> {
+  const session = await openRunSession(request, context, say);
+  try {
+    let model: ChatModel;
+    try {
+      model = session.models.described();
+    } catch (err) {
+      if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
+      throw err;
+    }
+    await readyForRun(session, request, say);
+    const threads = session.threads({ approvals: new ApprovalService(context.db, async () => ({})), emit: () => undefined });
+    try {
+      let content: string | null = null;
+      if (request.prompt.trim() !== '') {
+        const input = await personInput(request.prompt, inputSources(session));
+        if (input.compactOnly) throw new ContractError('/compact sends no request to preview: it summarizes the thread', 'bad_request');
+        content = input.content;
+      }
+      const preview = await threads.previewRequest(content, model, request.threadId);
+      return { model: model.id, contextWindow: model.contextWindow, preview, cost: requestCost(preview.request, preview.systemParts, model) };
+    } finally {
+      await threads.dispose();
+    }
+  } finally {
+    await session.close();
+  }
+}
+
+/** The run's folder, opened with its flags. */
+function openRunSession(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<FolderSession> {
+  return openFolderSession({
+    place: parseFolderLocation(request.folder, request.cwd),
+    flags: {
+      ...(request.model !== undefined ? { model: request.model } : {}),
+      ...(request.baseUrl !== undefined ? { baseUrl: request.baseUrl } : {}),
+      ...(request.apiKey !== undefined ? { apiKey: request.apiKey } : {}),
+      ...(request.contextWindow !== undefined ? { contextWindow: request.contextWindow } : {}),
+      ...(request.evictChars !== undefined ? { evictChars: request.evictChars } : {}),
+      mounts: parseMountFlags(request.mounts, request.cwd),
+      ...(request.memoriesStore !== undefined ? { memoriesStore: request.memoriesStore } : {}),
+      mcpConfig: request.mcpConfig,
+      trust: request.trust,
+    },
+    policy: { mode: request.mode, wording: 'command' },
+    context: { ...context, env: request.env, openBrowser: openWithSystem, notice: (problem) => say(problem.message) },
+  });
+}
+
+/** What must hold before a run's first step: `--mode auto` has its sandbox; the MCP servers started, what did not load told in one line each (SPEC §9–§11). */
+async function readyForRun(session: FolderSession, request: Pick<HeadlessRunRequest, 'mode'>, say: (line: string) => void): Promise<void> {
+  const { place, extensions } = session;
+  if (request.mode === 'auto' && place.sandbox === undefined) {
+    const status = place.sandboxStatus;
+    throw new ContractError(`--mode auto needs a sandbox, and none is available: ${status.available ? 'it could not be set up' : status.reason}`, 'bad_request');
+  }
+  await extensions.mcp.start();
+  for (const line of extensions.extensions.problemLines()) say(line);
+  for (const line of extensions.mcp.problemLines()) say(line);
+  const untrusted = await extensions.untrustedNotice();
+  if (untrusted !== undefined) say(untrusted);
+}
+
+/** Where the person's words are expanded from: the folder's MCP prompts, skills, commands and files. */
+function inputSources(session: FolderSession): Parameters<typeof expandInput>[1] {
+  const { place, extensions } = session;
+  return {
+    mcp: extensions.hub,
+    skills: () => extensions.extensions.skills(),
+    commands: () => extensions.extensions.commands(),
+    files: place.shell,
+  };
 }
 
 /** The person's words through the one input pipeline; the slash commands that change a window's state are bad usage here. */

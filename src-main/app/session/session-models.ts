@@ -4,7 +4,7 @@
 // applies to this session only; a key comes from the flag, else the secret store Settings
 // saves keys in, else the provider's variables.
 
-import { createChatModel, parseModelSpec } from '../../core/models/create-model';
+import { createChatModel, describedModel, parseModelSpec } from '../../core/models/create-model';
 import { ModelConfigError } from '../../core/models/errors';
 import type { RetryPolicy } from '../../core/models/retry';
 import type { ChatModel, ProviderName } from '../../core/models/types';
@@ -41,6 +41,8 @@ export interface SessionModels {
   spec(): string;
   /** The context window a flag or Settings set (undefined: the model's own). */
   contextWindow(): number | undefined;
+  /** The main model as far as a request depends on it, with no key needed (none chosen: a stand-in); it cannot be called. */
+  described(): ChatModel;
 }
 
 export function sessionModels(options: SessionModelsOptions): SessionModels {
@@ -75,6 +77,12 @@ export function sessionModels(options: SessionModelsOptions): SessionModels {
     spec,
     contextWindow,
     named,
+    described() {
+      const chosen = spec();
+      const window = contextWindow();
+      const { mediaInput } = options.settings();
+      return describedModel({ ...(chosen !== '' ? { model: chosen } : {}), ...(window ? { contextWindow: window } : {}), ...(mediaInput ? { mediaInputOverrides: mediaInput } : {}) });
+    },
     async main(retry) {
       const chosen = spec();
       if (chosen === '') {

@@ -16,7 +16,7 @@ import type { SkillListing } from '../../core/agent/middleware/skills-prompt';
 import type { Skill } from '../../core/extensions/skills/types';
 import { unresolvedToolCalls } from '../../core/agent/dangling';
 import { appendNotes, isPersonMessage, type PendingNote } from '../../core/agent/notes';
-import { runAgent, type QueuedInput, type RunResult } from '../../core/agent/loop';
+import { previewRequest, runAgent, type AgentDefinition, type QueuedInput, type RequestPreview, type RunResult } from '../../core/agent/loop';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
@@ -584,6 +584,53 @@ export class ThreadService {
     else this.turnRules.set(threadId, rules);
   }
 
+  /** The agent of a thread's runs: one assembly, for a run and for the preview of its request. */
+  private agentDefinition(threadId: string, backend: Backend, model: ChatModel, broker: ApprovalBroker): AgentDefinition {
+    const settings = this.settings.get(threadId) ?? {};
+    const mode = settings.mode ?? this.options.mode;
+    const contextWindow = settings.contextWindow ?? this.options.contextWindow?.();
+    const evictChars = settings.evictChars ?? this.options.evictChars;
+    return createAgentDefinition({
+      model,
+      backend,
+      // A command's allowed-tools come after every rule of the person's and the folder's (their deny and ask rules win) and before the defaults they relax.
+      rules: () => [...this.options.rules(), ...(this.turnRules.get(threadId)?.() ?? []), ...DEFAULT_RULES],
+      broker,
+      ...(mode ? { mode } : {}),
+      ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
+      subagents: this.options.subagents(),
+      ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
+      ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
+      ...(this.options.skills ? { skills: this.options.skills } : {}),
+      ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+      ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
+      ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(evictChars !== undefined ? { evictChars } : {}),
+    });
+  }
+
+  /**
+   * The request the next run would send first with `content` added (SPEC §20): from the same
+   * assembly as a run, on the thread's history (a new thread's when there is no such thread),
+   * without calling `model`, running anything or saving anything.
+   */
+  async previewRequest(content: string | null, model: ChatModel, threadId?: string): Promise<RequestPreview> {
+    let state: ThreadState;
+    let backend: Backend;
+    if (threadId !== undefined && this.store.exists(threadId)) {
+      this.requireThread(threadId);
+      const live = this.open(threadId);
+      state = live.state;
+      backend = live.mounts.backend;
+    } else {
+      state = newThreadState(threadId ?? randomUUID());
+      backend = this.mountsFor(state).backend;
+    }
+    const definition = this.agentDefinition(state.id, backend, model, NOBODY_ASKED);
+    return previewRequest(definition, state, content === null ? null : { role: 'user', content });
+  }
+
   private startRun(threadId: string, model: ChatModel, text: string | ContentPart[] | null, fromQueue?: string, compactOnly = false, allow?: TurnRules): void {
     const live = this.open(threadId);
     // A run on the history as it is (a retry, a resumed approval) stays in the turn it was in.
@@ -593,9 +640,6 @@ export class ThreadService {
     const controller = new AbortController();
     const toolArgs = new Map<string, unknown>();
     const settings = this.settings.get(threadId) ?? {};
-    const mode = settings.mode ?? this.options.mode;
-    const contextWindow = settings.contextWindow ?? this.options.contextWindow?.();
-    const evictChars = settings.evictChars ?? this.options.evictChars;
     const limit = this.options.maxConcurrentRuns;
     if (limit !== undefined) this.slots.setLimit(limit() ?? defaultMaxConcurrentRuns());
     // The run starts now, or once a slot is free (then it waits `Queued` first).
@@ -609,33 +653,16 @@ export class ThreadService {
       this.options.emit({ kind: 'threads-changed' });
     });
     const broker = settings.broker ?? this.options.approvals;
-    const definition = createAgentDefinition({
-      model,
-      backend: live.mounts.backend,
-      // A command's allowed-tools come after every rule of the person's and the folder's (their deny and ask rules win) and before the defaults they relax.
-      rules: () => [...this.options.rules(), ...(this.turnRules.get(threadId)?.() ?? []), ...DEFAULT_RULES],
-      // While the run waits for the person its slot goes to another run (RunSlot).
-      broker: {
-        decide: async (request, signal) => {
-          slot.pause();
-          try {
-            return await broker.decide(request, signal);
-          } finally {
-            await slot.resume(signal);
-          }
-        },
+    // While the run waits for the person its slot goes to another run (RunSlot).
+    const definition = this.agentDefinition(threadId, live.mounts.backend, model, {
+      decide: async (request, signal) => {
+        slot.pause();
+        try {
+          return await broker.decide(request, signal);
+        } finally {
+          await slot.resume(signal);
+        }
       },
-      ...(mode ? { mode } : {}),
-      ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
-      subagents: this.options.subagents(),
-      ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
-      ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
-      ...(this.options.skills ? { skills: this.options.skills } : {}),
-      ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
-      ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
-      ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
-      ...(contextWindow !== undefined ? { contextWindow } : {}),
-      ...(evictChars !== undefined ? { evictChars } : {}),
     });
     const emit = (event: AgentEvent) => {
       if (event.type === 'text' && event.parentToolCallId === undefined) live.streamingText += event.text;
@@ -746,21 +773,24 @@ export class ThreadService {
     }
     if (!this.store.exists(threadId)) throw new ContractError(`thread '${threadId}' not found`, 'not_found');
     const state = this.store.load(threadId);
-    const threadFiles = threadFilesFrom(state.files);
-    const folderBackend = this.options.folderBackendFor?.(threadId);
-    const mounts = createDefaultMounts({
+    const live: LiveThread = { state, mounts: this.mountsFor(state), guard: new ReadGuard(state.guard), streamingText: '' };
+    this.live.set(threadId, live);
+    return live;
+  }
+
+  /** A thread's mount table: the folder, its thread files, /memories/, the skills and the person's mounts. */
+  private mountsFor(state: ThreadState): Mounts {
+    const folderBackend = this.options.folderBackendFor?.(state.id);
+    return createDefaultMounts({
       folder: this.options.folder,
       db: this.options.db,
-      threadFiles,
+      threadFiles: threadFilesFrom(state.files),
       memoryAuthor: state.id,
       ...(folderBackend ? { folderBackend } : {}),
       ...(this.options.skills ? { skills: this.options.skills.source } : {}),
       ...(this.options.mounts ? { extraMounts: this.options.mounts.routes } : {}),
       ...(this.options.memories ? { memories: this.options.memories } : {}),
     });
-    const live: LiveThread = { state, mounts, guard: new ReadGuard(state.guard), streamingText: '' };
-    this.live.set(threadId, live);
-    return live;
   }
 
   private view(threadId: string, state: ThreadState, streamingText: string, { items, page }: ItemsPage): ThreadView {
@@ -850,6 +880,11 @@ export class ThreadService {
     return this.summaryOf(t, this.runs.has(threadId) ? this.goingInFolder() : 0);
   }
 }
+
+/** The broker of a preview: nothing runs, so nobody is asked. */
+const NOBODY_ASKED: ApprovalBroker = {
+  decide: () => Promise.reject(new Error('a preview of a request runs no tools')),
+};
 
 /** What a stopped run leaves in its thread. */
 const STOPPED_NOTE = { kind: 'stopped', text: 'Note: the previous run of this thread was stopped before it finished. Its last step may not have finished.', display: 'Stopped.' } as const;

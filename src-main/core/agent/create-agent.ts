@@ -25,7 +25,7 @@ import type { Skill } from '../extensions/skills/types';
 import { hooksMiddleware, type HooksOptions } from './middleware/hooks';
 import type { ApprovalMode } from './permissions/modes';
 import type { PermissionRule } from './permissions/rules';
-import { baseSystemPrompt, modePromptSection } from './system-prompt';
+import { baseSystemPrompt, modePromptSection, SANDBOX_SECTION } from './system-prompt';
 
 export interface AgentSetup {
   model: ChatModel;
@@ -60,8 +60,9 @@ export interface AgentSetup {
 
 export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   const canExecute = isShellBackend(setup.backend);
-  const tools = filesystemTools({ execute: canExecute });
-  const systemPrompt = baseSystemPrompt({ canExecute, ...(setup.date ? { date: setup.date } : {}) });
+  const sandboxed = (): boolean => canExecute && (setup.sandboxAvailable?.() ?? false);
+  const tools = filesystemTools({ execute: canExecute, sandbox: sandboxed() });
+  const systemPrompt = baseSystemPrompt(setup.date ? { date: setup.date } : {});
   const mcp = setup.mcp;
   // Shared by the main agent and its subagents; state lives in the run, not here.
   const hooks = setup.hooks;
@@ -91,6 +92,7 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
       ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
       ...(setup.gitMounts ? [mountStepsMiddleware(setup.gitMounts)] : []),
       { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
+      { name: 'sandbox', systemPrompt: () => (sandboxed() ? SANDBOX_SECTION : undefined) },
       evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
       summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
       promptCachingMiddleware(),

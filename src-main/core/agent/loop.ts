@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import { AbortedError, ContextOverflowError, ModelError } from '../models/errors';
 import { modelProblem, type ModelProblem } from '../models/connection-problem';
-import type { ChatMessage, ChatModel, ModelRetryNotice, ProviderMetadata, ReasoningBlock, ToolCall, ToolSpec, Usage } from '../models/types';
+import { ZERO_USAGE, type ChatMessage, type ChatModel, type ModelRetryNotice, type ProviderMetadata, type ReasoningBlock, type ToolCall, type ToolSpec, type Usage } from '../models/types';
 import { NOOP_RUN, type RunObserver, type Telemetry, type ToolCallObserver } from '../telemetry/observer';
 import { BudgetExceededError, type RunBudget } from './budget';
 import { meteredStream, modelName, recordUsage, runTally, startRunTally } from './model-call';
@@ -23,7 +23,7 @@ import { canonicalJson } from '../text/canonical-json';
 import { repairDanglingToolCalls, unresolvedToolCalls } from './dangling';
 import { modelView } from './model-view';
 import { appendNotes, type PendingNote } from './notes';
-import { chainModelCall, chainToolCall, PromptRefusedError, type Middleware, type ModelTurn } from './middleware';
+import { chainModelCall, chainToolCall, PromptRefusedError, type Middleware, type ModelTurn, type SystemPart } from './middleware';
 import { rootRun, type ModelCallRequest, type RunContext } from './run-context';
 import { RepeatedCallsGuard } from './repeated-calls';
 import { liveOutput } from './live-output';
@@ -169,11 +169,11 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
   let byName = new Map<string, AgentTool>();
   let specs: ToolSpec[] = [];
   const refreshTools = (): void => {
-    const next = [...def.tools, ...def.middleware.flatMap((m) => m.tools?.(ctx) ?? [])];
+    const next = stepTools(def, ctx);
     if (next.length === tools.length && next.every((tool, i) => tool === tools[i])) return;
     tools = next;
     byName = toolMap(next);
-    specs = next.filter((tool) => tool.deferred !== true).map(toolSpec);
+    specs = offeredSpecs(next);
   };
   refreshTools();
   const maxSteps = def.maxSteps ?? DEFAULT_MAX_STEPS;
@@ -457,19 +457,72 @@ function traceparentOf(observer: ToolCallObserver | undefined): { traceparent?: 
   return traceparent !== undefined ? { traceparent } : {};
 }
 
-async function buildRequest(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[]): Promise<ModelCallRequest> {
-  const sections: string[] = [def.systemPrompt];
+/** The tools of this step: the base tools and every middleware's (deferred ones are callable, not offered). */
+function stepTools(def: AgentDefinition, ctx: RunContext): AgentTool[] {
+  return [...def.tools, ...def.middleware.flatMap((m) => m.tools?.(ctx) ?? [])];
+}
+
+function offeredSpecs(tools: readonly AgentTool[]): ToolSpec[] {
+  return tools.filter((tool) => tool.deferred !== true).map(toolSpec);
+}
+
+/** The system prompt's parts in order: the base prompt, then what each middleware adds where its feature applies. */
+async function systemParts(def: AgentDefinition, ctx: RunContext): Promise<SystemPart[]> {
+  const parts: SystemPart[] = [{ name: 'base', text: def.systemPrompt }];
   for (const m of def.middleware) {
     const section = await m.systemPrompt?.(ctx);
-    if (section) sections.push(section);
+    if (typeof section === 'string') parts.push({ name: m.name, text: section });
+    else if (section) parts.push(...section);
   }
-  return { system: sections.join('\n\n'), messages: modelView(ctx.state), tools: specs };
+  return parts.filter((part) => part.text !== '');
+}
+
+async function buildRequest(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[]): Promise<{ request: ModelCallRequest; systemParts: SystemPart[] }> {
+  const parts = await systemParts(def, ctx);
+  return { request: { system: parts.map((part) => part.text).join('\n\n'), messages: modelView(ctx.state), tools: specs }, systemParts: parts };
+}
+
+/** What the next model call of a thread would send, and the parts of its system prompt. */
+export interface RequestPreview {
+  /** Joined by blank lines they are `request.system`. */
+  systemParts: SystemPart[];
+  /** As the model would get it: after every middleware's wrapModelCall. */
+  request: ModelCallRequest;
+}
+
+/**
+ * The request a run of `def` would send next with `input` added to the thread, built as the
+ * run builds it (the same tools, system parts and middleware), without calling the model,
+ * running anything or changing the thread. Hooks on the person's message are not run.
+ */
+export async function previewRequest(def: AgentDefinition, state: ThreadState, input: ChatMessage | null): Promise<RequestPreview> {
+  const preview: ThreadState = { ...state, messages: input === null ? [...state.messages] : [...state.messages, input] };
+  const ctx: RunContext = {
+    threadId: state.id,
+    state: preview,
+    backend: def.backend,
+    model: def.model,
+    signal: new AbortController().signal,
+    depth: 0,
+    emit: () => undefined,
+    persist: async () => undefined,
+    countRequestTokens: (request) => countRequestTokens(request, def.model),
+    turn: Math.max(1, preview.messages.filter(isPersonMessage).length),
+    observer: NOOP_RUN,
+  };
+  const { request, systemParts } = await buildRequest(def, ctx, offeredSpecs(stepTools(def, ctx)));
+  let sent: ModelCallRequest = request;
+  await chainModelCall(def.middleware, ctx, async (final) => {
+    sent = final;
+    return { text: '', toolCalls: [], stopReason: 'stop', usage: ZERO_USAGE };
+  })(request);
+  return { systemParts, request: sent };
 }
 
 async function callModel(def: AgentDefinition, ctx: RunContext, specs: ToolSpec[]): Promise<ModelTurn> {
   let overflowHandled = false;
   for (;;) {
-    let request = await buildRequest(def, ctx, specs);
+    let { request } = await buildRequest(def, ctx, specs);
     for (const m of def.middleware) {
       if (m.beforeModel) {
         await m.beforeModel(ctx, request);

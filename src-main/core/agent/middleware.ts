@@ -30,6 +30,14 @@ export interface TurnToolResult {
   output: ToolOutput;
 }
 
+/** One named part of the system prompt: `name` says what added it (`base`, `memory`, `skills`, …). */
+export interface SystemPart {
+  name: string;
+  text: string;
+}
+
+export type SystemSection = string | readonly SystemPart[];
+
 export type ModelCallHandler = (request: ModelCallRequest) => Promise<ModelTurn>;
 export type ToolCallHandler = (call: ToolCall) => Promise<ToolOutput>;
 
@@ -37,8 +45,11 @@ export interface Middleware {
   readonly name: string;
   /** Tools this middleware adds (e.g. write_todos, task). */
   tools?(ctx: RunContext): AgentTool[];
-  /** A section appended to the system prompt. */
-  systemPrompt?(ctx: RunContext): Promise<string | undefined> | string | undefined;
+  /**
+   * What this middleware adds to the system prompt: one section (named after the middleware),
+   * or several named ones (e.g. each memory file), or nothing where its feature does not apply.
+   */
+  systemPrompt?(ctx: RunContext): Promise<SystemSection | undefined> | SystemSection | undefined;
   /**
    * Transforms a new user message before it is stored (e.g. evicting a huge one). Throwing
    * PromptRefusedError keeps the message out of the history: the person is told why.

@@ -150,7 +150,7 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
   return new AiSdkChatModel({
     id: `${provider}:${model}`,
     provider,
-    contextWindow: options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW,
+    contextWindow: windowOf(options, provider, model),
     mediaInput: mediaInputFor(provider, model, { responsesApi, ...(mediaOverride !== undefined ? { override: mediaOverride } : {}) }),
     price: resolvePrice(`${provider}:${model}`, options.priceOverrides),
     endpoint,
@@ -160,6 +160,32 @@ export function createChatModel(options: CreateChatModelOptions): ChatModel {
     defaultMaxOutputTokens,
     providerOptions,
   });
+}
+
+function windowOf(options: Pick<CreateChatModelOptions, 'contextWindow'>, provider: ProviderName, model: string): number {
+  return options.contextWindow ?? contextWindowFor(provider, model) ?? DEFAULT_CONTEXT_WINDOW;
+}
+
+/** The id of the stand-in describedModel gives when no model is chosen. */
+export const NO_MODEL = 'none';
+
+/**
+ * A model as far as a request depends on it (provider, context window, media input), made
+ * without a key or a connection, to show the request a run would send; it cannot be called.
+ * Without a spec: no model chosen yet, an OpenAI-compatible one of the default window.
+ */
+export function describedModel(options: Partial<Pick<CreateChatModelOptions, 'model' | 'contextWindow' | 'mediaInputOverrides'>>): ChatModel {
+  const { provider, model } = options.model ? parseModelSpec(options.model) : { provider: 'openai-compatible' as const, model: NO_MODEL };
+  const override = mediaInputOverride(options.mediaInputOverrides, provider, model);
+  return {
+    id: options.model ? `${provider}:${model}` : NO_MODEL,
+    provider,
+    contextWindow: windowOf(options, provider, model),
+    mediaInput: mediaInputFor(provider, model, override !== undefined ? { override } : {}),
+    stream() {
+      throw new ModelConfigError(`${model} is only described here, not connected: it cannot be called`);
+    },
+  };
 }
 
 function compatibleModel(name: string, baseURL: string, apiKey: string | undefined, fetchFn: typeof fetch | undefined, model: string): LanguageModelV4 {

@@ -15,13 +15,8 @@ const schema = z.object({
 
 export const editFileTool = defineTool({
   name: 'edit_file',
-  description: [
-    'Replace exact text in an existing file: old_string is matched literally (no regex, no wildcards), including whitespace and indentation.',
-    'Read the file with read_file first; copy old_string from that output WITHOUT the line-number prefix (everything after the tab).',
-    'old_string must occur exactly once unless replace_all is true; if it occurs several times, include more surrounding lines to make it unique.',
-    'A CRLF file stays CRLF: write old_string and new_string with plain \\n line breaks. An empty old_string only works on an empty file.',
-    "Returns `Successfully replaced N instance(s) of the string in '/path'`.",
-  ].join('\n'),
+  description:
+    'Replace exact text in a file you have read. old_string must match exactly (whitespace too; copy it from read_file without the line-number prefix) and only once, unless replace_all is true.',
   schema,
   async precheck(args, ctx) {
     const checked = checkPath(args.file_path);

@@ -1,24 +1,24 @@
 import { z } from 'zod';
 import { isShellBackend } from '../backends/protocol';
 import { boolArg, numberArg } from './args';
-import { defineTool, errorText } from './tool';
+import { defineTool, errorText, type ToolContext, type ToolOutput } from './tool';
 
 export const EXECUTE_DEFAULT_TIMEOUT_S = 120;
 /** The last line of a cancelled command's output, when the backend wrote one. */
 const CANCELLED_LINE = /(?:^|\n)\[Command was cancelled[^\]\n]*\]$/;
 export const EXECUTE_MAX_TIMEOUT_S = 3600;
 
-const schema = z
+const commandArgs = {
+  command: z.string({ error: 'command must be a string' }).refine((c) => c.trim() !== '', 'command must not be empty'),
+  timeout: numberArg('timeout').optional(),
+};
+
+/** Where commands run in a sandbox (SPEC §7): `sandbox: false` with a reason runs one outside it, always after asking. */
+const sandboxedSchema = z
   .object({
-    command: z.string({ error: 'command must be a string' }).refine((c) => c.trim() !== '', 'command must not be empty'),
-    timeout: numberArg('timeout').optional(),
-    sandbox: boolArg('sandbox')
-      .optional()
-      .describe('false runs the command outside the sandbox; it always asks the person first. Default true.'),
-    reason: z
-      .string({ error: 'reason must be a string' })
-      .optional()
-      .describe('Required with sandbox: false: why the command must run outside the sandbox, shown to the person.'),
+    ...commandArgs,
+    sandbox: boolArg('sandbox').optional(),
+    reason: z.string({ error: 'reason must be a string' }).optional(),
   })
   .superRefine((args, ctx) => {
     if (args.sandbox === false && (args.reason ?? '').trim() === '') {
@@ -30,30 +30,27 @@ const schema = z
     }
   });
 
-/** What the model is told about the sandbox (SPEC §7). */
-export const SANDBOX_DESCRIPTION = [
-  'Commands run inside an OS sandbox where one is available: they can read everything except secrets (~/.ssh, ~/.aws, ~/.gnupg, credentials, browser profiles, keychains, Deepdesk\'s data), write only inside the project folder and $TMPDIR (a private temp folder emptied after each command), never .git/hooks, .git/config or .deepdesk/; they have no view of other processes and no network access except the domains the person allowed for this folder (none by default; reached through the HTTP(S)_PROXY set for you), so installs and downloads usually fail.',
-  'When the sandbox blocked something, the result ends with a line starting `[Sandbox blocked` that says what: do not treat that as a broken tool, and do not retry the same thing.',
-  'If a command truly needs to go beyond the sandbox (network, writing outside the folder), call execute again with sandbox: false and a short reason the person will read: such a call always asks the person first, and may be refused.',
+const description = [
+  'Run a bash command in the project folder; returns its output and exit status.',
+  'Each call starts fresh (cd does not carry over: chain steps with &&). It is non-interactive (no prompts, empty stdin): pass flags like --yes.',
+  `timeout: seconds, default ${EXECUTE_DEFAULT_TIMEOUT_S}, at most ${EXECUTE_MAX_TIMEOUT_S}. Output over 100,000 bytes keeps only its head and tail: send big output to a file and grep it.`,
+  'Prefer the file tools to cat, grep, sed or echo > for files.',
 ].join('\n');
 
-export const executeTool = defineTool({
+interface CommandArgs {
+  command: string;
+  timeout?: number;
+  sandbox?: boolean;
+}
+
+const commandTool = {
   name: 'execute',
-  description: [
-    'Run a shell command in the project folder (bash, in a terminal the person can watch) and return its output followed by `[Command succeeded with exit code 0]` or `[Command failed with exit code N]`.',
-    'stdout and stderr are interleaved as a terminal shows them. Each call starts fresh in the project folder: `cd` does not carry over, so chain steps with && in one command.',
-    'The environment is non-interactive (CI=1, no pager, no credential prompts, stdin is empty): pass flags like --yes instead of expecting prompts; do not start editors or interactive programs.',
-    `timeout is in seconds (default ${EXECUTE_DEFAULT_TIMEOUT_S}, at most ${EXECUTE_MAX_TIMEOUT_S}); on timeout every process the command started is killed and the exit code is 124.`,
-    'Output over 100,000 bytes is cut in the middle, keeping the head and the tail; redirect big output to a file and read or grep it instead.',
-    'Prefer read_file, grep, glob, edit_file and write_file over shell equivalents (cat, grep, sed, echo >) for files.',
-    SANDBOX_DESCRIPTION,
-  ].join('\n'),
-  schema,
-  async precheck(args, ctx) {
+  description,
+  async precheck(args: CommandArgs, ctx: ToolContext) {
     if (!isShellBackend(ctx.backend)) return 'this workspace cannot run commands';
     return timeoutProblem(args.timeout ?? EXECUTE_DEFAULT_TIMEOUT_S);
   },
-  async run(args, ctx) {
+  async run(args: CommandArgs, ctx: ToolContext): Promise<ToolOutput> {
     if (!isShellBackend(ctx.backend)) return errorText('this workspace cannot run commands');
     const timeout = args.timeout ?? EXECUTE_DEFAULT_TIMEOUT_S;
     const problem = timeoutProblem(timeout);
@@ -80,7 +77,13 @@ export const executeTool = defineTool({
           : `[Command failed with exit code ${result.exitCode}]`;
     return { text: `${output}\n${status}${blocked ? `\n${blocked}` : ''}`, ...facts };
   },
-});
+};
+
+/** execute where commands may run in a sandbox: it also takes `sandbox` and `reason` (what they mean is the sandbox's prompt section). */
+export const executeTool = defineTool({ ...commandTool, schema: sandboxedSchema });
+
+/** execute where there is no sandbox to leave. */
+export const executeWithoutSandboxTool = defineTool({ ...commandTool, schema: z.object(commandArgs) });
 
 function timeoutProblem(timeout: number): string | undefined {
   if (!Number.isFinite(timeout) || timeout <= 0) return `timeout must be a positive number of seconds (got ${timeout})`;

@@ -1,5 +1,5 @@
 import { editFileTool } from './edit-file';
-import { executeTool } from './execute';
+import { executeTool, executeWithoutSandboxTool } from './execute';
 import { globTool } from './glob';
 import { grepTool } from './grep';
 import { lsTool } from './ls';
@@ -7,10 +7,14 @@ import { readFileTool } from './read-file';
 import type { AgentTool } from './tool';
 import { writeFileTool } from './write-file';
 
-/** The file tools of SPEC §3, plus execute when the workspace can run commands. */
-export function filesystemTools(options: { execute: boolean }): AgentTool[] {
+/**
+ * The file tools of SPEC §3, plus execute when the workspace can run commands: with its
+ * `sandbox` and `reason` arguments unless told there is no sandbox to leave.
+ */
+export function filesystemTools(options: { execute: boolean; sandbox?: boolean }): AgentTool[] {
   const tools = [lsTool, readFileTool, writeFileTool, editFileTool, globTool, grepTool];
-  return options.execute ? [...tools, executeTool] : tools;
+  if (!options.execute) return tools;
+  return [...tools, options.sandbox === false ? executeWithoutSandboxTool : executeTool];
 }
 
 /** Tools whose results are never evicted to /large_tool_results/ (they page or are bounded already). */

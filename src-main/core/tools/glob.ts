@@ -9,12 +9,8 @@ const schema = z.object({
 
 export const globTool = defineTool({
   name: 'glob',
-  description: [
-    'Find files by name pattern; returns matching file paths (files only), one a line, sorted, or `No files found`.',
-    'A pattern without `/` matches file names at any depth (`*.py`). A pattern with `/` matches the path relative to `path` (default `/`); a leading `/` anchors it there (`/*.py` = top level only).',
-    '`**` spans folders but does not enter dot-folders; `*` and `?` never match a leading dot (use `.*` for dot files); `{a,b}`, `[abc]` and `[!abc]` work.',
-    ".git/ and files ignored by the folder's .gitignore files are skipped.",
-  ].join('\n'),
+  description:
+    'Find files by name pattern. `*.ts` matches at any depth; a pattern with `/` is relative to path (`src/**/*.ts`); `/*.ts` matches only at its top. `*` skips dot files (`.*` finds them). Skips .git/ and gitignored files.',
   schema,
   async run(args, ctx) {
     const checked = checkPath(args.path ?? '/');

@@ -16,13 +16,8 @@ const REGEX_HINTS = /\.\*|\.\+|\\[.dDwWsSbB()[\]{}|^$*+?]|\||\(\?|\[[^\]]+\]|^\^
 
 export const grepTool = defineTool({
   name: 'grep',
-  description: [
-    'Search file contents for a LITERAL, case-sensitive text (not a regular expression: `a.b` finds the three characters a.b).',
-    'path (default `/`) may be a folder or a single file; glob filters which files are searched, with the same rules as the glob tool (e.g. `*.ts`, `src/**/*.py`).',
-    'output_mode: `files_with_matches` (default) lists matching files; `content` shows `/path:` then `  LINE: text` for each matching line; `count` shows `/path: N` per file.',
-    `At most ${DEFAULT_GREP_MAX_COUNT} matching lines are collected (max_count changes that); when results are cut, the output says so.`,
-    ".git/ and files ignored by .gitignore are skipped, as are binary files and files over 10 MB.",
-  ].join('\n'),
+  description:
+    'Search files for literal, case-sensitive text (not a regex). path: a folder or a file; glob filters files (`*.ts`). output_mode: files_with_matches (default), content (matching lines, numbered) or count. Skips .git/, gitignored and binary files.',
   schema,
   async run(args, ctx) {
     const checked = checkPath(args.path ?? '/');

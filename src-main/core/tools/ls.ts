@@ -6,11 +6,7 @@ const schema = z.object({ path: pathArg('path').optional() });
 
 export const lsTool = defineTool({
   name: 'ls',
-  description: [
-    'List the immediate contents of a folder (not recursive). Paths are virtual: `/` is the project folder; /memories/ holds your long-term memories.',
-    'Each line is `/path/ (directory)` or `/path/file (N bytes)`, sorted. An empty folder gives `No files found`.',
-    'Use glob to find files by name pattern across many folders, and grep to find text.',
-  ].join('\n'),
+  description: 'List the entries of a folder (default `/`), not recursively.',
   schema,
   async run(args, ctx) {
     const checked = checkPath(args.path ?? '/');

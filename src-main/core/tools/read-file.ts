@@ -16,12 +16,10 @@ const schema = z.object({
 export const readFileTool = defineTool({
   name: 'read_file',
   description: [
-    'Read a file and return its lines numbered like `cat -n` (line number, a tab, then the line exactly as in the file).',
-    'Use it before editing a file (edits and overwrites of existing files are refused until you have read them), and to page through large files or large tool results saved under /large_tool_results/.',
-    `By default it returns ${READ_DEFAULT_LIMIT} lines from the start; pass offset (0-based line index to start at) and limit (number of lines) to read other parts.`,
-    'When more lines remain, the output ends with `[Showing lines A-B of T. Continue with offset=B.]`: call again with that offset to continue. Lines longer than 5,000 characters are split into rows numbered N.1, N.2, …',
-    'Images, audio, video and PDFs (up to 10 MB) come back as media you see, when you take that kind of input. Otherwise a PDF comes back as its text, as does a PowerPoint (.pptx) always: pages (slides) marked `--- page N ---`, offset and limit counting pages, by default as many as fit. Other binary files are described, not dumped.',
-    'Prefer grep or glob to find what to read in large folders.',
+    'Read a file as numbered lines (number, tab, line).',
+    `${READ_DEFAULT_LIMIT} lines by default: offset (0-based line) and limit pick others; when more remain, the output says which offset continues. A line over 5,000 characters is split into rows N.1, N.2, …`,
+    'Images, audio, video and PDFs come back as media where you take that kind; otherwise PDFs, and .pptx always, come as text by pages.',
+    'Read a file before editing or overwriting it.',
   ].join('\n'),
   schema,
   async run(args, ctx): Promise<ToolOutput> {

@@ -12,13 +12,7 @@ const schema = z.object({
 
 export const writeFileTool = defineTool({
   name: 'write_file',
-  description: [
-    'Create a file, or replace an existing file\'s entire content. Parent folders are created as needed.',
-    'An existing file must have been read with read_file first (and be unchanged since), otherwise the write is refused.',
-    'For changes to part of an existing file prefer edit_file: it is safer and cheaper. The file keeps its line-ending style (CRLF files stay CRLF).',
-    'Files under /memories/ persist across conversations; /large_tool_results/ and /conversation_history/ belong to this thread.',
-    'Returns `Updated file /path`.',
-  ].join('\n'),
+  description: 'Create a file or replace its whole content (parent folders are made). An existing file must be read first; to change part of one, use edit_file.',
   schema,
   async precheck(args, ctx) {
     const checked = checkPath(args.file_path);

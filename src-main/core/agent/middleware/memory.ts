@@ -1,18 +1,14 @@
 // Memory (SPEC §4): the folder's AGENTS.md (where there is none, its CLAUDE.md, as Claude
-// Code users have it) and /memories/AGENTS.md go into the system prompt, with guidance on
-// keeping /memories/ useful. Files are re-read only when they change.
+// Code users have it) and /memories/AGENTS.md go into the system prompt, each a part of its
+// own, after guidance on keeping /memories/ useful. Files are re-read only when they change.
 
 import type { Backend } from '../../backends/protocol';
-import type { Middleware } from '../middleware';
+import type { Middleware, SystemPart } from '../middleware';
 
 const MAX_MEMORY_CHARS = 40_000;
 
-const GUIDANCE = `## Long-term memory
-Files under /memories/ persist across conversations and projects; everything else you learn is forgotten when this conversation ends.
-- At the start of a task, check /memories/ (ls, grep) for notes that apply.
-- Save what will help later: the person's preferences and corrections, project conventions, commands that work, decisions and their reasons. Write short, specific notes, one topic a file (e.g. /memories/preferences.md); update a note rather than duplicating it and delete what turns out wrong.
-- /memories/AGENTS.md is always shown to you below; keep it a concise index of the most important instructions.
-- Never store secrets (keys, passwords, tokens) in memories.`;
+const GUIDANCE = `## Memory
+Only files under /memories/ persist across conversations. At the start of a task check them for notes that apply; save there what will help later (the person's preferences and corrections, project conventions, commands that work) as short notes, one topic a file, updated rather than duplicated. /memories/AGENTS.md is always shown to you: keep it a short index. Never store secrets.`;
 
 interface CachedFile {
   version: string;
@@ -37,10 +33,10 @@ export function memoryMiddleware(): Middleware {
     async systemPrompt(ctx) {
       const [agents, claude, personal] = await Promise.all([load(ctx.backend, '/AGENTS.md'), load(ctx.backend, '/CLAUDE.md'), load(ctx.backend, '/memories/AGENTS.md')]);
       const [projectFile, project] = agents !== null ? ['/AGENTS.md', agents] : ['/CLAUDE.md', claude];
-      const parts = [GUIDANCE];
-      if (project && project.trim() !== '') parts.push(`## Project instructions (${projectFile})\n${project.trim()}`);
-      if (personal && personal.trim() !== '') parts.push(`## Your memory index (/memories/AGENTS.md)\n${personal.trim()}`);
-      return parts.join('\n\n');
+      const parts: SystemPart[] = [{ name: 'memory', text: GUIDANCE }];
+      if (project && project.trim() !== '') parts.push({ name: `memory file ${projectFile}`, text: `## Project instructions (${projectFile})\n${project.trim()}` });
+      if (personal && personal.trim() !== '') parts.push({ name: 'memory file /memories/AGENTS.md', text: `## Your memory index (/memories/AGENTS.md)\n${personal.trim()}` });
+      return parts;
     },
   };
 }

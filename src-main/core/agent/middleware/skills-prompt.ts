@@ -20,7 +20,7 @@ const OMITTED_NAMES_SHOWN = 20;
 const HEADER = [
   '## Skills',
   '',
-  "Skills are instructions for particular kinds of task. When a task matches a skill's description, read its SKILL.md with read_file before you start and follow it; files it mentions are in the same folder.",
+  "When a task matches a skill's description, read its SKILL.md first and follow it; files it names are beside it.",
   '',
 ].join('\n');
 

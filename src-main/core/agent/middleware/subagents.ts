@@ -60,7 +60,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
   const specs = new Map<string, SubagentSpec>();
   specs.set(GENERAL_PURPOSE, {
     name: GENERAL_PURPOSE,
-    description: 'A general-purpose agent with the same tools as you, for researching a question, searching code or carrying out a self-contained multi-step task in its own context.',
+    description: 'Has your tools; for research, code searches or a self-contained multi-step task.',
     systemPrompt: options.basePrompt,
   });
   for (const s of options.subagents) specs.set(s.name, s);
@@ -74,9 +74,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
   const task: AgentTool = defineTool({
     name: 'task',
     description: [
-      'Start a subagent on a self-contained task. It works in a fresh context with its own tools and returns only its final report, which keeps your context small.',
-      'Use it for broad searches, research, or independent pieces of work; start several in the same turn to run them in parallel.',
-      'The description must contain everything the subagent needs (it cannot see this conversation): the goal, relevant paths, constraints, and what to report back.',
+      'Give a self-contained task to a subagent: it works in a fresh context and returns only its final report, keeping yours small. It cannot see this conversation, so the description must say all it needs (goal, paths, what to report). Start several in one turn for independent parts.',
       `subagent_type is one of:\n${catalogue}`,
     ].join('\n'),
     schema,
@@ -154,9 +152,5 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
   return {
     name: 'subagents',
     tools: (ctx) => (ctx.depth === 0 ? [task] : []),
-    systemPrompt: (ctx) =>
-      ctx.depth === 0
-        ? `## Subagents\nThe task tool hands a self-contained job to a subagent with a fresh context; only its final report comes back. Use it to keep your own context focused, and start several at once for independent parts. Available:\n${catalogue}`
-        : undefined,
   };
 }

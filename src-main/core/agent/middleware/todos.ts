@@ -13,17 +13,11 @@ const todoSchema = z.object({
 
 const schema = z.object({ todos: z.array(todoSchema, { error: 'todos must be an array of {content, status}' }) });
 
-const PROMPT = `## Planning with write_todos
-For work with several steps, keep a todo list with write_todos: add the steps, mark one in_progress when you start it and completed as soon as it is done, and add steps you discover. Each call replaces the whole list, so always send every item. Call it at most once per turn. Skip it for simple one-step requests.`;
-
 export function todosMiddleware(): Middleware {
   const tool: AgentTool = defineTool({
     name: 'write_todos',
-    description: [
-      'Replace your todo list (the plan the person sees). Send the WHOLE list every time: items you leave out are dropped.',
-      'Each item is {content, status} with status pending, in_progress or completed. Keep exactly one item in_progress while working.',
-      'Use it for tasks with three or more steps; call it at most once per turn.',
-    ].join('\n'),
+    description:
+      'Replace your todo list, which the person sees: send every item each time (left-out ones are dropped), one in_progress while you work on it. Use it for tasks of three or more steps, at most once per turn.',
     schema,
     async run(args, ctx) {
       const run = ctx.run;
@@ -38,10 +32,10 @@ export function todosMiddleware(): Middleware {
   return {
     name: 'todos',
     tools: () => [tool],
+    // The list as it stands, once there is one (how to keep it is the tool's description).
     systemPrompt: (ctx) => {
-      if (ctx.state.todos.length === 0) return PROMPT;
-      const list = ctx.state.todos.map((t) => `- [${t.status}] ${t.content}`).join('\n');
-      return `${PROMPT}\n\nCurrent todo list:\n${list}`;
+      if (ctx.state.todos.length === 0) return undefined;
+      return `## Your todo list\n${ctx.state.todos.map((t) => `- [${t.status}] ${t.content}`).join('\n')}`;
     },
     async wrapToolCall(_ctx, info, next) {
       if (info.call.name === 'write_todos' && info.turnCalls.filter((c) => c.name === 'write_todos').length > 1) {
