@@ -266,6 +266,10 @@ describe('the terminal by keyboard', () => {
 describe('for a screen reader', () => {
   it('the log is busy while an answer streams, and not once it is complete', async () => {
     const page = await openApp(e2e.browser, serve.url);
+    // A thread of its own: the thread open last may still hold an earlier test's run (its last
+    // answer under load), which would queue this message behind it and answer it otherwise.
+    await page.getByRole('button', { name: 'New thread' }).click();
+    await conversation(page).getByText(/Ask the agent to read/).waitFor({ timeout: 15_000 });
     await typeAndSend(page, 'stream an answer');
     const log = conversation(page);
     await poll(() => log.getAttribute('aria-busy')).toBe('true');
