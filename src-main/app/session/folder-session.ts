@@ -49,6 +49,12 @@ export interface SessionFlags extends ModelFlags {
   extraMcpServers?: readonly McpServerConfig[];
 }
 
+/** A command's optional model and size flags as session flags: only those it gave (`run`'s request, `acp`'s open). */
+export function givenFlags(flags: ModelFlags & { evictChars?: number; memoriesStore?: string }): Pick<SessionFlags, keyof ModelFlags | 'evictChars' | 'memoriesStore'> {
+  return Object.fromEntries(Object.entries(flags).filter(([key, value]) => GIVEN_KEYS.has(key) && value !== undefined));
+}
+const GIVEN_KEYS: ReadonlySet<string> = new Set(['model', 'baseUrl', 'apiKey', 'contextWindow', 'evictChars', 'memoriesStore']);
+
 /** What a client decides: the approval mode (the folder's saved one, or fixed by a flag), and how problems are worded. */
 export interface SessionPolicy {
   mode: 'saved' | ApprovalMode;

@@ -20,7 +20,7 @@ import { parseFolderLocation } from '../folders/folder-location';
 import { openWithSystem } from '../open-external';
 import type { SecretStore } from '../secret-store';
 import { ThreadStore } from '../threads/thread-store';
-import { openFolderSession, type FolderSession } from './folder-session';
+import { givenFlags, openFolderSession, type FolderSession } from './folder-session';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
 import { ModelConfigError } from '../../core/models/errors';
@@ -175,13 +175,8 @@ function openRunSession(request: HeadlessRunRequest, context: HeadlessRunContext
   return openFolderSession({
     place: parseFolderLocation(request.folder, request.cwd),
     flags: {
-      ...(request.model !== undefined ? { model: request.model } : {}),
-      ...(request.baseUrl !== undefined ? { baseUrl: request.baseUrl } : {}),
-      ...(request.apiKey !== undefined ? { apiKey: request.apiKey } : {}),
-      ...(request.contextWindow !== undefined ? { contextWindow: request.contextWindow } : {}),
-      ...(request.evictChars !== undefined ? { evictChars: request.evictChars } : {}),
+      ...givenFlags(request),
       mounts: parseMountFlags(request.mounts, request.cwd),
-      ...(request.memoriesStore !== undefined ? { memoriesStore: request.memoriesStore } : {}),
       mcpConfig: request.mcpConfig,
       trust: request.trust,
     },

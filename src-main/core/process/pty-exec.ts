@@ -168,12 +168,16 @@ async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string,
       nonce,
       killTree: () => killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS }),
       async cleanUp({ stopping, exited }) {
-        if (stopping || !exited) await killProcessTree(pid, { marker, graceMs: stopping ? 0 : KILL_GRACE_MS });
-        // The shell is gone; background jobs it left in its group would hold the pty open.
-        else await killProcessGroup(pid, KILL_GRACE_MS);
-        // After an exit the pid is reaped and must not be signalled.
-        if (!exited) endPty(proc, 'SIGKILL');
-        unwatch();
+        try {
+          if (stopping || !exited) await killProcessTree(pid, { marker, graceMs: stopping ? 0 : KILL_GRACE_MS });
+          // The shell is gone; background jobs it left in its group would hold the pty open.
+          else await killProcessGroup(pid, KILL_GRACE_MS);
+          // After an exit the pid is reaped and must not be signalled.
+          if (!exited) endPty(proc, 'SIGKILL');
+        } finally {
+          // Let go even when a kill failed: a group id left registered could be another's later.
+          unwatch();
+        }
       },
     },
     opts,

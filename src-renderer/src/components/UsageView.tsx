@@ -12,6 +12,7 @@ import { costCell, dayChart, formatCount, SINCE_CHOICES, sinceParam, unpricedNot
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useConnection, useEvent } from '../state/transport-context';
+import { ErrorAlert } from './ErrorText';
 import { Icon, Spinner } from './Icon';
 import { useRovingFocus } from './use-roving-focus';
 import '../styles/usage.css';
@@ -155,11 +156,7 @@ export function UsageView({ threadIds, onOpenThread, onOpenOtherFolderThread, on
       </div>
       <div className="usage-body" role="tabpanel" id={panelId} aria-labelledby={tabId(by)} tabIndex={0} aria-busy={loading || undefined}>
         {since === 'date' && sinceValue === null ? <p className="muted">Choose a day to count from.</p> : null}
-        {error !== null ? (
-          <p className="error-text" role="alert">
-            The usage could not be read: {error}
-          </p>
-        ) : null}
+        <ErrorAlert error={error && `The usage could not be read: ${error}`} />
         {shown === null ? (
           error === null && sinceValue !== null ? <Spinner label="Loading usage" /> : null
         ) : shown.rows.length === 0 ? (

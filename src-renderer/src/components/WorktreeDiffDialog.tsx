@@ -5,6 +5,7 @@
 
 import { useEffect, useMemo, useState } from 'react';
 import { parseUnifiedDiff } from '../lib/unified-diff';
+import { fileCount } from '../lib/worktrees';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { DiffView } from './DiffView';
@@ -51,7 +52,7 @@ export function WorktreeDiffDialog({ name, baseCommit, sinceCommit, onClose }: {
       ) : (
         <>
           <p className="muted worktree-diff-summary">
-            {files.length} file{files.length === 1 ? '' : 's'} changed since {from} (<span className="mono">{base}</span>)
+            {fileCount(files.length)} changed since {from} (<span className="mono">{base}</span>)
             {diff.truncated ? '. The diff is too large to show in full: only its first part is shown.' : '.'}
           </p>
           <div className="worktree-diff-files">

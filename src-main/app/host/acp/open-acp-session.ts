@@ -11,6 +11,7 @@ import { packageVersion } from '../../package-version';
 import type { SecretStore } from '../../secret-store';
 import { checkedMemoriesStore, checkedMountFlags } from '../../session/flag-checks';
 import { sessionModels } from '../../session/session-models';
+import { givenFlags } from '../../session/folder-session';
 import { SettingsService } from '../../settings/settings-service';
 import type { AcpOpenParams, AcpStreams } from '../acp-tunnels';
 import { startAcpAgent, type RunningAcpAgent } from './acp-agent';
@@ -32,13 +33,8 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
       db,
       context: { dataDir, db, env: params.env, version: packageVersion(), secrets: host.secrets, openBrowser: openWithSystem },
       flags: {
-        ...(params.model !== undefined ? { model: params.model } : {}),
-        ...(params.baseUrl !== undefined ? { baseUrl: params.baseUrl } : {}),
-        ...(params.apiKey !== undefined ? { apiKey: params.apiKey } : {}),
-        ...(params.contextWindow !== undefined ? { contextWindow: params.contextWindow } : {}),
-        ...(params.evictChars !== undefined ? { evictChars: params.evictChars } : {}),
+        ...givenFlags({ ...params, memoriesStore }),
         mounts,
-        ...(memoriesStore !== undefined ? { memoriesStore } : {}),
         mcpConfig: params.mcpConfig,
       },
       trusts,
