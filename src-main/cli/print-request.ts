@@ -8,6 +8,7 @@ import { databasePath } from '../app/data-dir';
 import { packageVersion } from '../app/package-version';
 import { previewHeadlessRequest, type HeadlessRequestPreview, type HeadlessRunRequest } from '../app/session/headless-run';
 import { holdDataFolderSecrets } from '../app/settings/data-folder-secrets';
+import { contentText } from '../core/agent/model-view';
 import type { RequestPartCost } from '../core/agent/request-budget';
 import { openDatabase } from '../core/backends/store/store';
 import { NO_MODEL } from '../core/models/create-model';
@@ -42,7 +43,7 @@ function sentParts(shown: HeadlessRequestPreview): Array<RequestPartCost & { tex
   const texts = [
     ...preview.systemParts.map((part) => part.text),
     ...preview.request.tools.map(toolText),
-    ...(preview.request.messages.length > 0 ? [preview.request.messages.map((m) => (typeof m.content === 'string' ? m.content : '[media]')).join('\n\n')] : []),
+    ...(preview.request.messages.length > 0 ? [preview.request.messages.map((m) => contentText(m.content)).join('\n\n')] : []),
   ];
   return cost.parts.map((part, i) => ({ ...part, text: texts[i] ?? '' }));
 }

@@ -32,7 +32,7 @@ import { databasePath } from '../data-dir';
 import { WorktreeService } from '../worktrees/worktree-service';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { pricesNow } from '../usage/usage-report';
-import { readSavedSettings } from '../settings/settings-service';
+import { NO_SECRETS, SettingsService } from '../settings/settings-service';
 
 const BOARD_COALESCE_MS = 150;
 
@@ -46,15 +46,14 @@ function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
   const db = openDatabase(databasePath(dataDir));
   const worktrees = new WorktreeService({ dataDir, db });
   // Priced as the Usage view prices them: a price set in Settings reaches calls made without one.
-  let prices: { at: number; value: ReturnType<typeof readSavedSettings>['prices'] } | undefined;
-  const pricesRead = () => {
-    // One read of settings.json per listing, not one per thread and model.
-    if (prices === undefined || Date.now() - prices.at > 1000) prices = { at: Date.now(), value: readSavedSettings(dataDir).prices };
-    return prices.value;
-  };
-  const ledger = new UsageLedger(db, pricesNow(pricesRead));
+  // settings.json is read again only when it changed on disk.
+  const settings = new SettingsService(dataDir, NO_SECRETS);
+  const ledger = new UsageLedger(db, pricesNow(() => settings.raw().prices));
   const board = new AgentBoard(db, {
-    costOf: (threadId) => ledger.threadSums(threadId).costUsd,
+    costOf: (threadId) => {
+      const sums = ledger.threadSums(threadId);
+      return sums.calls === 0 ? undefined : sums.costUsd;
+    },
     worktreeOf: (folder) => {
       const record = worktrees.byFolder(folder);
       return record === undefined ? undefined : { name: record.name, branch: record.branch, originFolder: record.originFolder };
@@ -65,6 +64,7 @@ function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
     close() {
       board.close();
       ledger.close();
+      settings.close();
       worktrees.close();
       db.close();
     },

@@ -35,8 +35,8 @@ const ORDER: Record<AgentState, number> = { 'needs-you': 0, working: 1, queued: 
 export interface AgentBoardOptions {
   /** The worktree a thread's folder lies in (app/worktrees), if any. */
   worktreeOf?: (folder: string) => AgentWorktreeDto | undefined;
-  /** What a thread's calls cost at the prices known now (the ledger's), when known; else the cost its state last saved. */
-  costOf?: (threadId: string) => number | null;
+  /** What a thread's calls cost at the prices known now (the ledger's; null: none priced), or undefined when the ledger has none of its calls: then the cost its state last saved. */
+  costOf?: (threadId: string) => number | null | undefined;
   pollMs?: number;
 }
 
@@ -112,6 +112,7 @@ export class AgentBoard {
   private agent(record: RunRecord, thread: ThreadRow, sharesFolder: boolean): AgentDto {
     const state = SHOWN_AS[record.state];
     const worktree = isSshFolder(record.folder) ? undefined : this.options.worktreeOf?.(record.folder);
+    const ledgerCost = this.options.costOf?.(record.threadId);
     return {
       threadId: record.threadId,
       title: thread.title || 'Untitled thread',
@@ -121,7 +122,7 @@ export class AgentBoard {
       state,
       startedAt: record.startedAt,
       ...(record.endedAt !== null && !GOING_STATES.includes(record.state) ? { endedAt: record.endedAt } : {}),
-      ...costField(this.options.costOf ? this.options.costOf(record.threadId) : thread.cost),
+      ...costField(ledgerCost === undefined ? thread.cost : ledgerCost),
       ...(record.message !== null && state === 'failed' ? { message: record.message } : {}),
       sharesFolder: sharesFolder && GOING_STATES.includes(record.state) && worktree === undefined,
     };

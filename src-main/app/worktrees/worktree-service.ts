@@ -390,7 +390,7 @@ export class WorktreeService {
     await this.git.run(['worktree', 'prune'], { cwd });
     const branchDeleted = (await this.git.run(['branch', force ? '-D' : '-d', '--', record.branch], { cwd })).code === 0;
     if (record.sinceCommit !== null) await dropRef(this.git, cwd, folderStateRef(name));
-    return { removed: true, branchDeleted, keptThreads: this.forget(record, { applied: lost === undefined && record.appliedTree !== null, branchDeleted }) };
+    return { removed: true, branchDeleted, keptThreads: this.forget(record, { applied: lost === undefined, branchDeleted }) };
   }
 
   /** A worktree that is gone: its threads move to the folder it was made from; its record, checkpoints and place among the recent folders go. */

@@ -79,8 +79,8 @@ function Bar({ info, refresh, thread }: { info: WorktreeInfoDto; refresh(): void
       const conversation = (result.keptThreads ?? []).length > 0 ? ` Its conversation is kept in ${originName}’s threads.` : '';
       push(`Removed worktree ${name}${result.branchDeleted ? ` and its branch ${branch}` : `; its branch ${branch} was kept`}. Back in ${originName}.${conversation}`, 'info');
       // The folder gate makes the workspace anew on the folder it was made from, with the kept thread open.
-      if (kept !== null) await agents.open(kept);
-      else await api.call('app.openFolder', { path: result.originFolder });
+      // The worktree's folder is gone: if the kept thread cannot be opened, the folder it came from is.
+      if (kept === null || !(await agents.open(kept))) await api.call('app.openFolder', { path: result.originFolder });
     });
 
   /** `Ask the agent to resolve`: the folder's state into the worktree, then the thread's agent asked. */

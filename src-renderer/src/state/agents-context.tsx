@@ -36,7 +36,8 @@ interface AgentsApi {
   error: string | null;
   /** The thread open in the window (what is read out leaves it to its conversation). */
   setCurrentThread(threadId: string | null): void;
-  open(threadId: string): Promise<void>;
+  /** Opens the thread (its folder first); false when it could not be opened (the toast says why). */
+  open(threadId: string): Promise<boolean>;
   request: OpenThreadRequest | null;
   /** The workspace selected the request's thread. */
   consume(seq: number): void;
@@ -79,9 +80,10 @@ export function AgentsProvider({ children }: { children: ReactNode }): React.JSX
   const open = useCallback(
     async (threadId: string) => {
       const opened = await api.safe('agentsView.open', { threadId });
-      if (!opened) return;
+      if (!opened) return false;
       requests.current += 1;
       setRequest({ seq: requests.current, info: opened.info, threadId: opened.threadId });
+      return true;
     },
     [api],
   );
