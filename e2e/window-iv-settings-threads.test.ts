@@ -242,6 +242,12 @@ describe('New thread', () => {
     await attach(page, 'second.txt');
     await screenshot(page, 'new-thread-draft-before-1400x900');
     await threadList(page).getByRole('button', { name: 'New thread' }).click();
+    // The new thread is made by the host (slow under a loaded run): it is listed and open
+    // before its empty box is read. A toast says why when it could not be made.
+    await expect
+      .poll(async () => ({ threads: await threadList(page).locator('.thread-select').count(), toasts: await page.locator('.toast-error .toast-message').allInnerTexts() }), { timeout: 30_000 })
+      .toEqual({ threads: 3, toasts: [] });
+    await poll(() => threadList(page).locator('.thread-select[aria-current="true"]', { hasText: 'Untitled thread' }).count()).toBe(1);
     await poll(() => messageBox(page).inputValue()).toBe('');
     expect(await pendingFiles(page).count()).toBe(0);
     await screenshot(page, 'new-thread-empty-1400x900');
