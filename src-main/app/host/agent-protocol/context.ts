@@ -15,6 +15,8 @@ export interface ProtocolContext {
   start(connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }>;
   /** The host's `--folder`: a run's folder when `config.configurable.folder` names none. */
   defaultFolder: string | undefined;
+  /** The host's environment: what a protocol run's commands and hooks inherit, its keys and base URLs. */
+  env: NodeJS.ProcessEnv;
   /**
    * Whether runs may work in `folder` over the protocol: one the person has opened in
    * Deepdesk before, or the host's `--folder`. Undefined when allowed, else the line saying how to allow it.

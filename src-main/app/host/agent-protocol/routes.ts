@@ -2,8 +2,11 @@
 
 import type { ProtocolContext } from './context';
 import type { Route } from './http';
+import { ProtocolRuns } from './protocol-runs';
+import { runRoutes } from './runs-routes';
 
 export function protocolRoutes(context: ProtocolContext): Route[] {
-  void context;
-  return [];
+  // What the thread routes are told of their threads' runs (status, interrupts, cancel on delete).
+  const runs = new ProtocolRuns(context);
+  return [...runRoutes(context, runs)];
 }

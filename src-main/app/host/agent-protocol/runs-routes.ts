@@ -1,0 +1,214 @@
+// The Agent Protocol's run routes (SPEC §19), as the reference server's api/runs.mjs: runs
+// on a thread (create, stream, wait, list, get, join, rejoin, cancel, delete) and stateless
+// runs (on a thread made for them).
+
+import { z } from 'zod';
+import { ThreadStore } from '../../threads/thread-store';
+import type { ProtocolContext } from './context';
+import { json, ProtocolHttpError, type ProtocolReply, type ProtocolRequest, type Route } from './http';
+import { toLangChainMessages } from './messages';
+import type { ProtocolRuns, RunRequest } from './protocol-runs';
+import { STREAM_MODES, type RunStream } from './run-stream';
+
+const record = z.record(z.string(), z.unknown());
+
+const runCreate = z.object({
+  assistant_id: z.string().min(1),
+  input: z.unknown().optional(),
+  command: z.object({ resume: z.unknown().optional(), goto: z.unknown().optional(), update: z.unknown().optional() }).nullish(),
+  metadata: record.nullish(),
+  config: z.object({ tags: z.array(z.string()).optional(), recursion_limit: z.number().int().optional(), configurable: record.nullish() }).catchall(z.unknown()).nullish(),
+  context: z.unknown().optional(),
+  stream_mode: z.union([z.enum(STREAM_MODES), z.array(z.enum(STREAM_MODES))]).nullish(),
+  multitask_strategy: z.enum(['reject', 'rollback', 'interrupt', 'enqueue']).nullish(),
+  on_disconnect: z.enum(['cancel', 'continue']).nullish(),
+  if_not_exists: z.enum(['reject', 'create']).nullish(),
+  on_completion: z.enum(['delete', 'keep']).nullish(),
+  stream_subgraphs: z.boolean().nullish(),
+  stream_resumable: z.boolean().nullish(),
+});
+
+type RunCreate = z.output<typeof runCreate>;
+
+/** Checks a body with `schema`; a bad field is a 422 naming it. */
+function parsed<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
+  throw new ProtocolHttpError(422, `Invalid ${field}: ${issue.message}`);
+}
+
+function runRequest(body: RunCreate): RunRequest {
+  const modes = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+  return {
+    assistant_id: body.assistant_id,
+    input: body.input,
+    command: body.command ?? undefined,
+    config: body.config == null ? undefined : { ...body.config, configurable: body.config.configurable ?? undefined },
+    metadata: body.metadata ?? undefined,
+    stream_mode: modes.length > 0 ? modes : ['values'],
+    multitask_strategy: body.multitask_strategy ?? 'reject',
+    if_not_exists: body.if_not_exists ?? undefined,
+    on_completion: body.on_completion ?? undefined,
+  };
+}
+
+export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[] {
+  const threads = new ThreadStore(context.db);
+
+  const knownThread = (threadId: string): void => {
+    if (!runs.threadExists(threadId)) throw new ProtocolHttpError(404, `Thread with ID ${threadId} not found`);
+  };
+  const knownRun = (threadId: string, runId: string) => {
+    knownThread(threadId);
+    const run = runs.get(threadId, runId);
+    if (run === undefined) throw new ProtocolHttpError(404, 'Run not found');
+    return run;
+  };
+  /** What `join` and `wait` answer once the run is over: its last state, or the thread's. */
+  const outcome = async (threadId: string, stream: RunStream | undefined): Promise<unknown> => {
+    if (stream !== undefined) {
+      await stream.finished();
+      if (stream.last !== null) return stream.last;
+    }
+    if (!threads.exists(threadId)) return null;
+    return { messages: toLangChainMessages(threadId, threads.load(threadId).messages) };
+  };
+  const sse = (stream: RunStream, request: ProtocolRequest, headers: Record<string, string>, lastEventId?: string): ProtocolReply => ({
+    kind: 'sse',
+    headers,
+    events: stream.follow(lastEventId, request.disconnected),
+  });
+  const create = async (request: ProtocolRequest, threadId: string | undefined) => {
+    const body = parsed(runCreate, request.body);
+    const created = await runs.create(threadId, runRequest(body));
+    const location = threadId === undefined ? `/runs/${created.run.run_id}` : `/threads/${threadId}/runs/${created.run.run_id}`;
+    if (body.on_disconnect === 'cancel') {
+      const cancel = () => void runs.cancel(created.run.thread_id, created.run.run_id).catch(() => undefined);
+      if (request.disconnected.aborted) cancel();
+      else request.disconnected.addEventListener('abort', cancel, { once: true });
+    }
+    return { ...created, headers: { 'content-location': location } };
+  };
+
+  const thread = (pattern: string) => `/threads/:thread_id/runs${pattern}`;
+  return [
+    {
+      method: 'POST',
+      pattern: thread(''),
+      handle: async (request) => {
+        const { run, headers } = await create(request, request.params.thread_id!);
+        return json(run, 200, headers);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: thread('/stream'),
+      handle: async (request) => {
+        const { stream, headers } = await create(request, request.params.thread_id!);
+        return sse(stream, request, headers);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: thread('/wait'),
+      handle: async (request) => {
+        const { run, stream, headers } = await create(request, request.params.thread_id!);
+        return json(await outcome(run.thread_id, stream), 200, headers);
+      },
+    },
+    {
+      method: 'GET',
+      pattern: thread(''),
+      handle: async (request) => {
+        const threadId = request.params.thread_id!;
+        knownThread(threadId);
+        const query = parsed(
+          z.object({ limit: z.coerce.number().int().min(0).default(10), offset: z.coerce.number().int().min(0).default(0), status: z.string().optional() }),
+          Object.fromEntries(request.query),
+        );
+        return json(runs.list(threadId, query));
+      },
+    },
+    {
+      method: 'GET',
+      pattern: thread('/:run_id'),
+      handle: async (request) => json(knownRun(request.params.thread_id!, request.params.run_id!)),
+    },
+    {
+      method: 'DELETE',
+      pattern: thread('/:run_id'),
+      handle: async (request) => {
+        knownThread(request.params.thread_id!);
+        runs.delete(request.params.thread_id!, request.params.run_id!);
+        return { kind: 'empty', status: 204 };
+      },
+    },
+    {
+      method: 'GET',
+      pattern: thread('/:run_id/join'),
+      handle: async (request) => {
+        const { thread_id, run_id } = knownRun(request.params.thread_id!, request.params.run_id!);
+        return json(await outcome(thread_id, runs.stream(thread_id, run_id)));
+      },
+    },
+    {
+      method: 'GET',
+      pattern: thread('/:run_id/stream'),
+      handle: async (request) => {
+        const { thread_id, run_id } = knownRun(request.params.thread_id!, request.params.run_id!);
+        const stream = runs.stream(thread_id, run_id);
+        if (stream === undefined) return { kind: 'sse', events: (async function* () {})() };
+        const lastEventId = request.headers['last-event-id'];
+        if (request.query.get('cancel_on_disconnect') === '1' || request.query.get('cancel_on_disconnect') === 'true') {
+          request.disconnected.addEventListener('abort', () => void runs.cancel(thread_id, run_id).catch(() => undefined), { once: true });
+        }
+        return sse(stream, request, {}, typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : undefined);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: thread('/:run_id/cancel'),
+      handle: async (request) => {
+        const threadId = request.params.thread_id!;
+        const runId = request.params.run_id!;
+        knownRun(threadId, runId);
+        const query = parsed(z.object({ wait: z.string().optional(), action: z.enum(['interrupt', 'rollback']).default('interrupt') }), Object.fromEntries(request.query));
+        const wait = query.wait === '1' || query.wait === 'true';
+        const cancelled = runs.cancel(threadId, runId);
+        if (wait) await cancelled;
+        else void cancelled.catch(() => undefined);
+        if (query.action === 'rollback') {
+          await cancelled;
+          runs.delete(threadId, runId);
+        }
+        return { kind: 'empty', status: wait ? 204 : 202 };
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/runs',
+      handle: async (request) => {
+        const { run, headers } = await create(request, undefined);
+        return json(run, 200, headers);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/runs/stream',
+      handle: async (request) => {
+        const { stream, headers } = await create(request, undefined);
+        return sse(stream, request, headers);
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/runs/wait',
+      handle: async (request) => {
+        const { run, stream, headers } = await create(request, undefined);
+        return json(await outcome(run.thread_id, stream), 200, headers);
+      },
+    },
+  ];
+}
