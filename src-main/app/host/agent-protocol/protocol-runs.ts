@@ -137,9 +137,12 @@ export class ProtocolRuns implements ThreadActivity {
     this.live.set(record.run_id, run);
     this.queue(thread).push(run);
     if (going !== undefined && request.multitask_strategy !== 'enqueue') {
-      // interrupt (Deep Agents' update_async_task) and rollback: the going run stops first.
-      await this.cancel(thread, going.record.run_id);
-      if (request.multitask_strategy === 'rollback') this.delete(thread, going.record.run_id);
+      // interrupt (Deep Agents' update_async_task) and rollback: the runs before it stop first, the going one last.
+      const before = this.queue(thread).filter((r) => r !== run && !isEnded(r.record.status));
+      for (const old of before.reverse()) {
+        await this.cancel(thread, old.record.run_id);
+        if (request.multitask_strategy === 'rollback') this.delete(thread, old.record.run_id);
+      }
     }
     this.next(thread);
     return { run: this.copy(record), stream: run.stream };
