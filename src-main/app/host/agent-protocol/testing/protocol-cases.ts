@@ -117,8 +117,8 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
       await client.store.putItem(['memories'], key, { content: 'remember the tide tables' });
       const item = await client.store.getItem(['memories'], key);
       expect(item).toMatchObject({ namespace: ['memories'], key, value: { content: 'remember the tide tables' } });
-      expect(typeof item!.created_at).toBe('string');
-      expect(typeof item!.updated_at).toBe('string');
+      expect(typeof item!.createdAt).toBe('string');
+      expect(typeof item!.updatedAt).toBe('string');
       await client.store.putItem(['memories'], key, { content: 'and the moon' });
       expect((await client.store.getItem(['memories'], key))!.value).toEqual({ content: 'and the moon' });
       const found = await client.store.searchItems(['memories'], { limit: 100 });
