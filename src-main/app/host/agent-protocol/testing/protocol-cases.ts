@@ -7,7 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
 import { expect } from 'vitest';
 import type { Route } from '../http';
-import type { ScriptedServer } from '../../../../core/models/testing/scripted-server';
+import { ChatOpenAI } from '@langchain/openai';
+import { createDeepAgent } from 'deepagents';
+import { startScriptedServer, type RecordedRequest, type ScriptedServer } from '../../../../core/models/testing/scripted-server';
 
 export type RouteFamily = 'meta' | 'assistants' | 'store' | 'threads' | 'runs';
 
@@ -187,4 +189,43 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
       expect((await failure(client.runs.wait(thread.thread_id, 'no-such-assistant', { input: { messages: [] } }))).status).toBe(404);
     },
   },
+  {
+    name: "Deep Agents' async subagents: a parent starts a task on the server's deepdesk and reads its result",
+    needs: ['threads', 'runs'],
+    run: asyncSubagentCase,
+  },
 ];
+
+/** The parent is Deep Agents 1.14.1 on its own scripted model; its async subagent is the target's `deepdesk`. */
+async function asyncSubagentCase(target: CaseTarget): Promise<void> {
+  const client = clientOf(target);
+  target.model.push({ text: 'The tide is high at six.' });
+  let checked = '';
+  const launchedTask = (request: RecordedRequest) => /taskId: ([0-9a-f-]+)/.exec(String(request.messages.at(-1)?.content ?? ''))?.[1];
+  const parentModel = await startScriptedServer([
+    { toolCalls: [{ name: 'start_async_task', args: { description: 'When is high tide?', agentName: 'tides' } }] },
+    async (request) => {
+      const taskId = launchedTask(request);
+      if (taskId === undefined) throw new Error(`no task was launched: ${JSON.stringify(request.messages.at(-1))}`);
+      // The task's thread is the remote thread: wait for its run to end, then have the parent check it.
+      const [run] = await client.runs.list(taskId);
+      await client.runs.join(taskId, run!.run_id);
+      return { toolCalls: [{ name: 'check_async_task', args: { taskId } }] };
+    },
+    (request) => {
+      checked = JSON.stringify(request.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '');
+      return { text: 'Done.' };
+    },
+  ]);
+  try {
+    const parent = createDeepAgent({
+      model: new ChatOpenAI({ model: 'gpt-test', apiKey: 'test-key', configuration: { baseURL: parentModel.url } }),
+      subagents: [{ name: 'tides', description: 'Knows the tides.', graphId: 'deepdesk', url: target.url, ...(target.apiKey !== undefined ? { headers: { 'x-api-key': target.apiKey } } : {}) }],
+    });
+    await parent.invoke({ messages: [{ role: 'user', content: 'Ask about the tide.' }] });
+    expect(checked).toContain('success');
+    expect(checked).toContain('The tide is high at six.');
+  } finally {
+    await parentModel.close();
+  }
+}
