@@ -1,12 +1,15 @@
 // Every route of the Agent Protocol (SPEC §19), each family in its own module.
 
+import { assistantRoutes } from './assistants-routes';
 import type { ProtocolContext } from './context';
 import type { Route } from './http';
+import { metaRoutes } from './meta-routes';
 import { ProtocolRuns } from './protocol-runs';
 import { runRoutes } from './runs-routes';
+import { storeRoutes } from './store-routes';
 
 export function protocolRoutes(context: ProtocolContext): Route[] {
   // What the thread routes are told of their threads' runs (status, interrupts, cancel on delete).
   const runs = new ProtocolRuns(context);
-  return [...runRoutes(context, runs)];
+  return [...metaRoutes(context), ...assistantRoutes(context), ...runRoutes(context, runs), ...storeRoutes(context)];
 }
