@@ -1,0 +1,192 @@
+// A Deepdesk thread's messages as the LangGraph SDK and useStream read them (SPEC §19): the
+// dicts the reference server's `values` carry (a LangChain message's toDict() data plus its
+// type), and a run's input `messages` back into the prompt a Deepdesk run takes.
+
+import { isNote } from '../../../core/agent/notes';
+import type { ChatMessage, ContentPart, MediaPart } from '../../../core/models/types';
+import { ProtocolHttpError } from './http';
+
+export type LangChainMessageType = 'human' | 'ai' | 'tool' | 'system';
+
+/** A LangChain standard content block: text, or inline (base64) media. */
+export type LangChainContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image' | 'audio' | 'video' | 'file'; mimeType: string; data: string; metadata?: { name?: string; filename?: string } };
+
+export interface LangChainToolCall {
+  name: string;
+  args: Record<string, unknown>;
+  id: string;
+  type: 'tool_call';
+}
+
+/** A call whose arguments were not JSON, as LangChain keeps it. */
+export interface LangChainInvalidToolCall {
+  name: string;
+  args: string;
+  id: string;
+  error: string;
+  type: 'invalid_tool_call';
+}
+
+export interface LangChainMessage {
+  type: LangChainMessageType;
+  content: string | LangChainContentPart[];
+  id: string;
+  name?: string;
+  tool_calls?: LangChainToolCall[];
+  invalid_tool_calls?: LangChainInvalidToolCall[];
+  tool_call_id?: string;
+  status?: 'success' | 'error';
+  additional_kwargs: Record<string, unknown>;
+  response_metadata: Record<string, unknown>;
+}
+
+/**
+ * The id of a thread's message at `index`: the same at every read, so a client can key it,
+ * and known before the message is saved (a run streaming it uses the index it will have).
+ */
+export function messageId(threadId: string, index: number): string {
+  return `${threadId}:${index}`;
+}
+
+/** Messages [from, to) of a thread as LangChain dicts (the whole thread by default). */
+export function toLangChainMessages(threadId: string, messages: readonly ChatMessage[], from = 0, to = messages.length): LangChainMessage[] {
+  const out: LangChainMessage[] = [];
+  for (let i = from; i < to; i++) out.push(toLangChainMessage(messages[i]!, messageId(threadId, i)));
+  return out;
+}
+
+export function toLangChainMessage(message: ChatMessage, id: string): LangChainMessage {
+  const base = { id, additional_kwargs: {}, response_metadata: {} };
+  switch (message.role) {
+    case 'user':
+      // A note is Deepdesk telling the model something (a restore, a stop): not the person's words.
+      return { type: isNote(message) ? 'system' : 'human', content: contentOf(message.content), ...base };
+    case 'assistant': {
+      const calls = message.toolCalls ?? [];
+      return {
+        type: 'ai',
+        content: message.content,
+        ...base,
+        tool_calls: calls.filter((c) => c.parseError === undefined).map((c) => ({ name: c.name, args: argsObject(c.args), id: c.id, type: 'tool_call' })),
+        invalid_tool_calls: calls.flatMap((c) => (c.parseError === undefined ? [] : [{ name: c.name, args: c.argsText, id: c.id, error: c.parseError, type: 'invalid_tool_call' as const }])),
+      };
+    }
+    case 'tool':
+      return { type: 'tool', content: contentOf(message.content), ...base, name: message.toolName, tool_call_id: message.toolCallId, status: message.isError === true ? 'error' : 'success' };
+  }
+}
+
+function argsObject(args: unknown): Record<string, unknown> {
+  return args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+}
+
+function contentOf(content: string | ContentPart[]): string | LangChainContentPart[] {
+  return typeof content === 'string' ? content : content.map(partOf);
+}
+
+function partOf(part: ContentPart): LangChainContentPart {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  const type = part.type === 'image' ? 'image' : part.mimeType.startsWith('audio/') ? 'audio' : part.mimeType.startsWith('video/') ? 'video' : 'file';
+  const metadata = part.name === undefined ? undefined : type === 'image' ? { name: part.name } : { filename: part.name };
+  return { type, mimeType: part.mimeType, data: part.data, ...(metadata ? { metadata } : {}) };
+}
+
+/** What a run's input `messages` ask of a Deepdesk run: the person's text and what they attached. */
+export interface ProtocolPrompt {
+  prompt: string;
+  attachments: MediaPart[];
+}
+
+const PERSON_TYPES = new Set(['human', 'user']);
+const KNOWN_TYPES = new Set(['human', 'user', 'ai', 'assistant', 'tool', 'system', 'developer', 'function', 'remove']);
+const LC_CLASSES: Readonly<Record<string, string>> = { HumanMessage: 'human', AIMessage: 'ai', ToolMessage: 'tool', SystemMessage: 'system' };
+
+/**
+ * The prompt a run's `input.messages` give: the text of its person's (human/user) messages,
+ * in order, and their inline media. Others (ai, tool, system) are not the person's words and
+ * are left out: a Deepdesk thread holds only what its own model said. Throws 422 naming the
+ * field for a malformed entry. `field` names the list (e.g. `input.messages`).
+ */
+export function promptFromInput(messages: unknown, field = 'input.messages'): ProtocolPrompt {
+  const list = Array.isArray(messages) ? messages : [messages];
+  const texts: string[] = [];
+  const attachments: MediaPart[] = [];
+  list.forEach((raw, i) => {
+    const at = Array.isArray(messages) ? `${field}[${i}]` : field;
+    const entry = normalEntry(raw, at);
+    if (!PERSON_TYPES.has(entry.type)) return;
+    const content = entry.content;
+    if (typeof content === 'string') {
+      texts.push(content);
+      return;
+    }
+    if (!Array.isArray(content)) throw invalid(`${at}.content`, 'must be a string or a list of content parts');
+    const parts: string[] = [];
+    content.forEach((part, j) => {
+      const taken = inputPart(part, `${at}.content[${j}]`);
+      if (taken.type === 'text') parts.push(taken.text);
+      else attachments.push(taken);
+    });
+    texts.push(parts.join('\n'));
+  });
+  const prompt = texts.filter((t) => t !== '').join('\n\n');
+  if (prompt === '' && attachments.length === 0) throw invalid(field, 'has no message from the person (type "human" or role "user") with text or media');
+  return { prompt, attachments };
+}
+
+function normalEntry(raw: unknown, at: string): { type: string; content: unknown } {
+  if (typeof raw === 'string') return { type: 'human', content: raw };
+  if (raw === null || typeof raw !== 'object') throw invalid(at, 'must be a message object');
+  const entry = raw as Record<string, unknown>;
+  // A LangChain message serialised by its toJSON(): {lc: 1, type: 'constructor', id: [..., 'HumanMessage'], kwargs}.
+  if (entry.lc === 1 && entry.type === 'constructor' && Array.isArray(entry.id)) {
+    const cls = entry.id[entry.id.length - 1];
+    const kwargs = (entry.kwargs ?? {}) as Record<string, unknown>;
+    return { type: (typeof cls === 'string' ? LC_CLASSES[cls] : undefined) ?? 'unknown', content: kwargs.content };
+  }
+  const type = typeof entry.type === 'string' ? entry.type : typeof entry.role === 'string' ? entry.role : undefined;
+  if (type === undefined) throw invalid(at, 'needs a "type" or "role"');
+  if (!KNOWN_TYPES.has(type)) throw invalid(`${at}.${typeof entry.type === 'string' ? 'type' : 'role'}`, `"${type}" is not a message type`);
+  return { type, content: entry.content };
+}
+
+const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)(?:;[^,;]*)*;base64,(.*)$/s;
+
+function inputPart(raw: unknown, at: string): ContentPart {
+  if (typeof raw === 'string') return { type: 'text', text: raw };
+  if (raw === null || typeof raw !== 'object') throw invalid(at, 'must be a content part object');
+  const part = raw as Record<string, unknown>;
+  if (part.type === 'text') {
+    if (typeof part.text !== 'string') throw invalid(`${at}.text`, 'must be a string');
+    return { type: 'text', text: part.text };
+  }
+  if (part.type === 'image_url') {
+    const url = typeof part.image_url === 'string' ? part.image_url : (part.image_url as { url?: unknown } | undefined)?.url;
+    const match = typeof url === 'string' ? DATA_URL.exec(url) : null;
+    if (match === null) throw invalid(`${at}.image_url`, 'only inline images are taken (a data: URL with base64)');
+    return media('image', match[1]!, match[2]!, undefined);
+  }
+  if (part.type === 'image' || part.type === 'file' || part.type === 'audio' || part.type === 'video') {
+    const mime = typeof part.mimeType === 'string' ? part.mimeType : typeof part.mime_type === 'string' ? part.mime_type : undefined;
+    const fromUrl = typeof part.url === 'string' ? DATA_URL.exec(part.url) : null;
+    const data = typeof part.data === 'string' && (part.source_type === undefined || part.source_type === 'base64') ? part.data : fromUrl?.[2];
+    if (data === undefined) throw invalid(at, 'only inline media is taken (base64 `data`, or a data: URL)');
+    const type = mime ?? fromUrl?.[1];
+    if (type === undefined) throw invalid(`${at}.mimeType`, 'is needed with base64 data');
+    const metadata = (part.metadata ?? {}) as Record<string, unknown>;
+    const name = [metadata.filename, metadata.name, part.filename, part.name].find((n): n is string => typeof n === 'string' && n !== '');
+    return media(part.type === 'image' ? 'image' : 'file', type, data, name);
+  }
+  throw invalid(`${at}.type`, `"${String(part.type)}" is not a content part this server takes (text, image_url, image, file, audio, video)`);
+}
+
+function media(type: 'image' | 'file', mimeType: string, data: string, name: string | undefined): MediaPart {
+  const bytes = Buffer.byteLength(data, 'base64');
+  return { type, mimeType, data, bytes, ...(name !== undefined ? { name } : {}) };
+}
+
+function invalid(field: string, problem: string): ProtocolHttpError {
+  return new ProtocolHttpError(422, `${field}: ${problem}`);
+}
