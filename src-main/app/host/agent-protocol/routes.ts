@@ -7,9 +7,10 @@ import { metaRoutes } from './meta-routes';
 import { ProtocolRuns } from './protocol-runs';
 import { runRoutes } from './runs-routes';
 import { storeRoutes } from './store-routes';
+import { threadRoutes } from './threads-routes';
 
 export function protocolRoutes(context: ProtocolContext): Route[] {
   // What the thread routes are told of their threads' runs (status, interrupts, cancel on delete).
   const runs = new ProtocolRuns(context);
-  return [...metaRoutes(context), ...assistantRoutes(context), ...runRoutes(context, runs), ...storeRoutes(context)];
+  return [...metaRoutes(context), ...assistantRoutes(context), ...threadRoutes(context, runs), ...runRoutes(context, runs), ...storeRoutes(context)];
 }

@@ -1,0 +1,164 @@
+// A Deepdesk thread as the reference server reports a thread and its states (SPEC §19): the
+// Thread object, and one ThreadState per completed turn (a person's message and all that
+// answered it), built from the stored messages alone. A checkpoint id says how many messages
+// its state holds, so a state is found again without reading anything but the thread.
+
+import { createHash } from 'node:crypto';
+import { isPersonMessage } from '../../../core/agent/notes';
+import type { ChatMessage } from '../../../core/models/types';
+import type { ProtocolInterrupt, ProtocolThreadStatus } from './context';
+import { toLangChainMessages, type LangChainMessage } from './messages';
+import type { ThreadMetadata } from './protocol-threads';
+
+/** The graph every Deepdesk thread runs (the `deepdesk` assistant's). */
+export const DEEPDESK_GRAPH_ID = 'deepdesk';
+
+/** Where a paused run waits, as Deep Agents' human-in-the-loop middleware names its node. */
+export const INTERRUPT_NODE = 'HumanInTheLoopMiddleware.after_model';
+
+export interface ProtocolCheckpoint {
+  thread_id: string;
+  checkpoint_ns: '';
+  checkpoint_id: string;
+  checkpoint_map: null;
+}
+
+export interface ProtocolTask {
+  id: string;
+  name: string;
+  path: string[];
+  error: null;
+  interrupts: ProtocolInterrupt[];
+  checkpoint: null;
+  state: null;
+  result: null;
+}
+
+export interface ProtocolThreadState {
+  values: { messages?: LangChainMessage[] };
+  next: string[];
+  tasks: ProtocolTask[];
+  metadata?: ThreadMetadata;
+  created_at: string | null;
+  checkpoint: ProtocolCheckpoint | null;
+  parent_checkpoint: ProtocolCheckpoint | null;
+}
+
+export interface ProtocolThread {
+  thread_id: string;
+  created_at: string;
+  updated_at: string;
+  metadata: ThreadMetadata;
+  status: ProtocolThreadStatus;
+  config: Record<string, never>;
+  values?: { messages: LangChainMessage[] };
+  interrupts?: Record<string, ProtocolInterrupt[]>;
+}
+
+/** A UUID-shaped id derived from `name`, whose last 12 hex digits are `tail` when given. */
+function derivedUuid(name: string, tail?: number): string {
+  const h = createHash('sha1').update(name).digest('hex');
+  const last = tail === undefined ? h.slice(20, 32) : tail.toString(16).padStart(12, '0');
+  const variant = (8 | (parseInt(h[16]!, 16) & 3)).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${last}`;
+}
+
+/** The id of the thread's state holding its first `count` messages. */
+export function checkpointId(threadId: string, count: number): string {
+  return derivedUuid(`${threadId}\0checkpoint`, count);
+}
+
+/** The message count a checkpoint id of this thread stands for; undefined for any other id. */
+export function checkpointCount(threadId: string, id: string): number | undefined {
+  const match = /-([0-9a-f]{12})$/.exec(id);
+  if (match === null) return undefined;
+  const count = parseInt(match[1]!, 16);
+  return checkpointId(threadId, count) === id ? count : undefined;
+}
+
+function taskId(threadId: string, count: number): string {
+  return derivedUuid(`${threadId}\0task\0${count}`);
+}
+
+/** The message counts at which the thread's turns end, oldest first: a state for each. */
+export function turnEnds(messages: readonly ChatMessage[]): number[] {
+  const ends: number[] = [];
+  for (let i = 1; i < messages.length; i++) if (isPersonMessage(messages[i]!)) ends.push(i);
+  if (messages.length > 0) ends.push(messages.length);
+  return ends;
+}
+
+/** A Deepdesk thread as read for the protocol: its messages once, and what the thread routes know of it. */
+export interface ThreadView {
+  threadId: string;
+  metadata: ThreadMetadata;
+  createdAt: string;
+  updatedAt: string;
+  status: ProtocolThreadStatus;
+  interrupts: ProtocolInterrupt[];
+  /** Undefined for a thread that has not run yet (no Deepdesk thread). */
+  messages?: readonly ChatMessage[];
+}
+
+export function threadJson(view: ThreadView, withValues: boolean): ProtocolThread {
+  const thread: ProtocolThread = {
+    thread_id: view.threadId,
+    created_at: view.createdAt,
+    updated_at: view.updatedAt,
+    metadata: view.metadata,
+    status: view.status,
+    config: {},
+  };
+  if (view.messages === undefined) return thread;
+  if (withValues) thread.values = { messages: toLangChainMessages(view.threadId, view.messages) };
+  thread.interrupts = view.interrupts.length === 0 ? {} : { [taskId(view.threadId, view.messages.length)]: view.interrupts };
+  return thread;
+}
+
+/** The reference's state of a thread that has no checkpoint yet. */
+function emptyState(): ProtocolThreadState {
+  return { values: {}, next: [], tasks: [], created_at: null, checkpoint: null, parent_checkpoint: null };
+}
+
+/**
+ * The thread's states, newest first: the state after each turn (the newest holds every
+ * message and the pending interrupts). `atMost`: the newest state holding no more than that
+ * many messages comes first.
+ */
+export function threadStates(view: ThreadView, options: { atMost?: number; limit?: number } = {}): ProtocolThreadState[] {
+  if (view.messages === undefined || view.messages.length === 0) return [];
+  const messages = toLangChainMessages(view.threadId, view.messages);
+  const ends = turnEnds(view.messages);
+  const states: ProtocolThreadState[] = [];
+  for (let k = ends.length - 1; k >= 0 && states.length < (options.limit ?? Infinity); k--) {
+    const count = ends[k]!;
+    if (options.atMost !== undefined && count > options.atMost) continue;
+    states.push(stateAt(view, messages, ends, k));
+  }
+  return states;
+}
+
+/** The thread's newest state (the reference's empty state for a thread that has not run). */
+export function latestState(view: ThreadView): ProtocolThreadState {
+  return threadStates(view, { limit: 1 })[0] ?? (view.messages === undefined ? emptyState() : { ...emptyState(), values: { messages: [] } });
+}
+
+function stateAt(view: ThreadView, messages: readonly LangChainMessage[], ends: readonly number[], k: number): ProtocolThreadState {
+  const count = ends[k]!;
+  const newest = k === ends.length - 1;
+  const interrupts = newest ? view.interrupts : [];
+  const checkpoint = (n: number): ProtocolCheckpoint => ({ thread_id: view.threadId, checkpoint_ns: '', checkpoint_id: checkpointId(view.threadId, n), checkpoint_map: null });
+  return {
+    values: { messages: messages.slice(0, count) },
+    next: interrupts.length > 0 ? [INTERRUPT_NODE] : [],
+    tasks:
+      interrupts.length > 0
+        ? [{ id: taskId(view.threadId, count), name: INTERRUPT_NODE, path: ['__pregel_pull', INTERRUPT_NODE], error: null, interrupts, checkpoint: null, state: null, result: null }]
+        : [],
+    metadata: { source: 'loop', step: k, parents: {}, graph_id: view.metadata.graph_id ?? DEEPDESK_GRAPH_ID, assistant_id: view.metadata.assistant_id ?? DEEPDESK_GRAPH_ID },
+    // Deepdesk keeps no time per message: only the newest state's is known (the thread's last save).
+    created_at: newest ? view.updatedAt : null,
+    checkpoint: checkpoint(count),
+    parent_checkpoint: k > 0 ? checkpoint(ends[k - 1]!) : null,
+  };
+}

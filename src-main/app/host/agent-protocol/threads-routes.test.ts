@@ -1,0 +1,305 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@langchain/langgraph-sdk';
+import type Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newThreadState } from '../../../core/agent/types';
+import { CheckpointStore } from '../../../core/checkpoints/store';
+import { openDatabase } from '../../../core/backends/store/store';
+import type { ChatMessage } from '../../../core/models/types';
+import { databasePath } from '../../data-dir';
+import { FileSecretStore } from '../../settings/file-secret-store';
+import { ThreadStore } from '../../threads/thread-store';
+import { HostRuns } from '../runs';
+import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
+import { startProtocolServer, type ProtocolServer } from './http';
+import { protocolRoutes } from './routes';
+import { checkpointId, INTERRUPT_NODE } from './thread-state';
+import { threadRoutes } from './threads-routes';
+
+const KEY = 'test-protocol-key';
+
+/** The database with every statement run counted (real SQLite; only counted). */
+function counted(db: Database.Database): { db: Database.Database; runs: () => number } {
+  let runs = 0;
+  const proxy = new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'prepare') {
+        return (sql: string) => {
+          const statement = target.prepare(sql);
+          return new Proxy(statement, {
+            get(s, p) {
+              const value = Reflect.get(s, p, s) as unknown;
+              if (typeof value !== 'function') return value;
+              if (p === 'all' || p === 'get' || p === 'run' || p === 'iterate') {
+                return (...args: unknown[]) => {
+                  runs++;
+                  return (value as (...a: unknown[]) => unknown).apply(s, args);
+                };
+              }
+              return (value as (...a: unknown[]) => unknown).bind(s);
+            },
+          });
+        };
+      }
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { db: proxy, runs: () => runs };
+}
+
+/** A thread's activity as a test sets it (the runs side provides the real one). */
+class TestActivity implements ThreadActivity {
+  statuses = new Map<string, ProtocolThreadStatus>();
+  pending = new Map<string, ProtocolInterrupt[]>();
+  cancelled: string[] = [];
+  status(threadId: string): ProtocolThreadStatus {
+    return this.statuses.get(threadId) ?? 'idle';
+  }
+  interrupts(threadId: string): ProtocolInterrupt[] {
+    return this.pending.get(threadId) ?? [];
+  }
+  async cancelAll(threadId: string): Promise<void> {
+    this.cancelled.push(threadId);
+  }
+}
+
+function turn(i: number): ChatMessage[] {
+  return [
+    { role: 'user', content: `question ${i}` },
+    { role: 'assistant', content: `looking ${i}`, toolCalls: [{ id: `call-${i}`, name: 'ls', args: { path: '/' }, argsText: '{"path":"/"}' }] },
+    { role: 'tool', toolCallId: `call-${i}`, toolName: 'ls', content: 'a.txt' },
+    { role: 'assistant', content: `answer ${i}` },
+  ];
+}
+
+describe('the Agent Protocol /threads routes', () => {
+  let dataDir: string;
+  let rawDb: Database.Database;
+  let runs: () => number;
+  let store: ThreadStore;
+  let server: ProtocolServer;
+  let keyless: ProtocolServer;
+  let client: Client;
+  const activity = new TestActivity();
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-protocol-threads-'));
+    rawDb = openDatabase(databasePath(dataDir));
+    const count = counted(rawDb);
+    runs = count.runs;
+    const hostRuns = new HostRuns({ dataDir, db: rawDb, version: 'test', secrets: new FileSecretStore(dataDir) });
+    const context: ProtocolContext = {
+      dataDir,
+      db: count.db,
+      runs: hostRuns,
+      start: (connection, params) => hostRuns.start(connection, params),
+      defaultFolder: undefined,
+      folderRefusal: () => undefined,
+      version: 'test',
+      log: () => {},
+    };
+    store = new ThreadStore(rawDb);
+    server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => KEY, corsOrigins: [], routes: threadRoutes(context, activity) });
+    keyless = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => KEY, corsOrigins: [], routes: protocolRoutes(context) });
+    client = new Client({ apiUrl: server.url, apiKey: KEY });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await keyless?.close();
+    rawDb?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** The status and detail a failed SDK call got. */
+  async function failure(call: Promise<unknown>): Promise<{ status: number; detail: string }> {
+    try {
+      await call;
+    } catch (err) {
+      const e = err as { status?: number; message?: string };
+      return { status: e.status ?? 0, detail: e.message ?? '' };
+    }
+    throw new Error('the call did not fail');
+  }
+
+  it('creates, gets, patches and deletes a thread that has not run', async () => {
+    const created = await client.threads.create({ metadata: { owner: 'me', nested: { a: 1 } } });
+    expect(created).toMatchObject({ metadata: { owner: 'me', nested: { a: 1 } }, status: 'idle', config: {} });
+    expect(created.thread_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created).not.toHaveProperty('values');
+    expect(await client.threads.get(created.thread_id)).toEqual(created);
+
+    const patched = await client.threads.update(created.thread_id, { metadata: { label: 'x' } });
+    expect(patched.metadata).toEqual({ owner: 'me', nested: { a: 1 }, label: 'x' });
+    expect(patched.updated_at >= created.updated_at).toBe(true);
+
+    const state = await client.threads.getState(created.thread_id);
+    expect(state).toEqual({ values: {}, next: [], tasks: [], created_at: null, checkpoint: null, parent_checkpoint: null });
+    expect(await client.threads.getHistory(created.thread_id)).toEqual([]);
+
+    await client.threads.delete(created.thread_id);
+    expect(activity.cancelled).toContain(created.thread_id);
+    expect(await failure(client.threads.get(created.thread_id))).toMatchObject({ status: 404 });
+  });
+
+  it('answers 409 for an existing id under if_exists raise, and the thread under do_nothing', async () => {
+    const threadId = '0190a1b2-0000-7000-8000-000000000001';
+    await client.threads.create({ threadId, metadata: { first: true } });
+    const again = await failure(client.threads.create({ threadId }));
+    expect(again.status).toBe(409);
+    expect(again.detail).toMatch(/already exists/);
+    expect((await client.threads.create({ threadId, ifExists: 'do_nothing', metadata: { first: false } })).metadata).toEqual({ first: true });
+  });
+
+  it('answers 404 for an unknown thread on every route, 422 for a malformed field naming it', async () => {
+    const unknown = '0190a1b2-0000-7000-8000-00000000dead';
+    for (const call of [
+      () => client.threads.get(unknown),
+      () => client.threads.update(unknown, { metadata: {} }),
+      () => client.threads.delete(unknown),
+      () => client.threads.getState(unknown),
+      () => client.threads.getHistory(unknown),
+    ]) {
+      expect((await failure(call())).status).toBe(404);
+    }
+    // The SDK spreads create's metadata into an object: a malformed one comes from other clients.
+    const bad = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ metadata: ['not', 'an', 'object'] }) });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { detail: string }).detail).toMatch(/^metadata: /);
+    const badPatch = await failure(client.threads.update('0190a1b2-0000-7000-8000-000000000001', { metadata: 'x' as unknown as Record<string, unknown> }));
+    expect(badPatch).toMatchObject({ status: 422 });
+    expect(badPatch.detail).toMatch(/metadata/);
+    const badSearch = await failure(client.threads.search({ status: 'sleeping' as 'idle' }));
+    expect(badSearch.status).toBe(422);
+    expect(badSearch.detail).toMatch(/status/);
+    expect((await failure(client.threads.get('not-a-uuid'))).status).toBe(422);
+  });
+
+  it('reads a window thread: its messages as LangChain messages, its folder and title in metadata, one state per turn', async () => {
+    const state = newThreadState('0190a1b2-0000-7000-8000-0000000000aa');
+    state.messages.push(...turn(1), ...turn(2));
+    store.save(state, { folder: '/work/project', title: 'Files' });
+
+    const thread = await client.threads.get(state.id);
+    expect(thread.metadata).toEqual({ graph_id: 'deepdesk', assistant_id: 'deepdesk', deepdesk_folder: '/work/project', deepdesk_title: 'Files' });
+    expect(thread.interrupts).toEqual({});
+    const values = thread.values as { messages: Array<Record<string, unknown>> };
+    expect(values.messages.map((m) => m.type)).toEqual(['human', 'ai', 'tool', 'ai', 'human', 'ai', 'tool', 'ai']);
+    expect(values.messages[1]).toMatchObject({ id: `${state.id}:1`, tool_calls: [{ name: 'ls', args: { path: '/' }, id: 'call-1', type: 'tool_call' }] });
+
+    const current = await client.threads.getState(state.id);
+    expect(current.checkpoint).toEqual({ thread_id: state.id, checkpoint_ns: '', checkpoint_id: checkpointId(state.id, 8), checkpoint_map: null });
+    expect(current.parent_checkpoint?.checkpoint_id).toBe(checkpointId(state.id, 4));
+    expect(current.next).toEqual([]);
+    expect(current.metadata).toMatchObject({ source: 'loop', step: 1 });
+
+    const history = await client.threads.getHistory(state.id);
+    expect(history.map((s) => (s.values as { messages: unknown[] }).messages.length)).toEqual([8, 4]);
+    expect(history[0]).toEqual(current);
+    expect(await client.threads.getHistory(state.id, { before: { configurable: { checkpoint_id: checkpointId(state.id, 8) } } })).toEqual([history[1]]);
+    const byId = await fetch(`${server.url}/threads/${state.id}/history`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ before: checkpointId(state.id, 8) }) });
+    expect(await byId.json()).toEqual([history[1]]);
+    expect(await client.threads.getHistory(state.id, { checkpoint: { checkpoint_id: checkpointId(state.id, 4) } })).toEqual([history[1]]);
+    expect(await client.threads.getHistory(state.id, { limit: 1 })).toEqual([history[0]]);
+    const getHistory = (await (await fetch(`${server.url}/threads/${state.id}/history?limit=1`, { headers: { 'x-api-key': KEY } })).json()) as unknown[];
+    expect(getHistory).toEqual([history[0]]);
+    expect(await client.threads.getState(state.id, checkpointId(state.id, 4))).toEqual(history[1]);
+
+    // Patched metadata is the client's; the folder stays Deepdesk's fact.
+    const patched = await client.threads.update(state.id, { metadata: { tag: 'w', deepdesk_folder: '/elsewhere' } });
+    expect(patched.metadata).toMatchObject({ tag: 'w', deepdesk_folder: '/work/project' });
+    expect((await client.threads.search({ metadata: { deepdesk_folder: '/work/project' } })).map((t) => t.thread_id)).toEqual([state.id]);
+  });
+
+  it('shows a pending approval as an interrupt of the thread and a task of its state', async () => {
+    const state = newThreadState('0190a1b2-0000-7000-8000-0000000000bb');
+    state.messages.push(...turn(1).slice(0, 2));
+    store.save(state, { folder: '/work/project' });
+    const interrupt = { id: 'int-1', value: { action_requests: [{ name: 'ls', args: { path: '/' } }], review_configs: [{ action_name: 'ls', allowed_decisions: ['approve', 'reject'] }] } };
+    activity.statuses.set(state.id, 'interrupted');
+    activity.pending.set(state.id, [interrupt]);
+
+    const thread = await client.threads.get(state.id);
+    expect(thread.status).toBe('interrupted');
+    const [taskId] = Object.keys(thread.interrupts);
+    expect(thread.interrupts[taskId!]).toEqual([interrupt]);
+    const current = await client.threads.getState(state.id);
+    expect(current.next).toEqual([INTERRUPT_NODE]);
+    expect(current.tasks).toEqual([{ id: taskId, name: INTERRUPT_NODE, path: ['__pregel_pull', INTERRUPT_NODE], error: null, interrupts: [interrupt], checkpoint: null, state: null, result: null }]);
+    expect((await client.threads.search({ status: 'interrupted' })).map((t) => t.thread_id)).toEqual([state.id]);
+    expect(await client.threads.count({ status: 'interrupted' })).toBe(1);
+    activity.statuses.delete(state.id);
+    activity.pending.delete(state.id);
+  });
+
+  it('searches by ids, metadata and status, sorts and pages as the reference', async () => {
+    const a = await client.threads.create({ metadata: { kind: 'search', n: 1 } });
+    const b = await client.threads.create({ metadata: { kind: 'search', n: 2 } });
+    const c = await client.threads.create({ metadata: { kind: 'search', n: 3 } });
+    const newest = await client.threads.search({ metadata: { kind: 'search' } });
+    expect(newest.map((t) => t.thread_id)).toEqual([c.thread_id, b.thread_id, a.thread_id]);
+    const oldest = await client.threads.search({ metadata: { kind: 'search' }, sortBy: 'created_at', sortOrder: 'asc', limit: 2, offset: 1 });
+    expect(oldest.map((t) => t.thread_id)).toEqual([b.thread_id, c.thread_id]);
+    expect((await client.threads.search({ ids: [a.thread_id, c.thread_id], sortBy: 'thread_id', sortOrder: 'asc' })).map((t) => t.thread_id)).toEqual(
+      [a.thread_id, c.thread_id].sort(),
+    );
+    const selected = await client.threads.search({ ids: [a.thread_id], select: ['thread_id', 'metadata'] });
+    expect(selected).toEqual([{ thread_id: a.thread_id, metadata: { kind: 'search', n: 1 } }]);
+    const response = await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { kind: 'search' }, limit: 3 }) });
+    expect(response.headers.get('x-pagination-total')).toBe('4');
+    expect(response.headers.get('x-pagination-next')).toBe('3');
+    expect(await client.threads.count({ metadata: { kind: 'search' } })).toBe(3);
+  });
+
+  it('copies a thread with its messages under a new id', async () => {
+    const state = newThreadState('0190a1b2-0000-7000-8000-0000000000cc');
+    state.messages.push(...turn(1));
+    store.save(state, { folder: '/work/project', title: 'To copy' });
+    const copy = await client.threads.copy(state.id);
+    expect(copy.thread_id).not.toBe(state.id);
+    expect(copy.metadata).toMatchObject({ deepdesk_folder: '/work/project', deepdesk_title: 'To copy', thread_id: copy.thread_id });
+    expect((copy.values as { messages: unknown[] }).messages).toHaveLength(4);
+    expect(store.load(copy.thread_id).messages).toEqual(state.messages);
+  });
+
+  it('deletes a window thread with its checkpoints', async () => {
+    const state = newThreadState('0190a1b2-0000-7000-8000-0000000000dd');
+    state.messages.push(...turn(1));
+    store.save(state, { folder: '/work/project' });
+    const checkpoints = CheckpointStore.open(dataDir);
+    const change = { path: 'a.txt', before: null, after: null };
+    checkpoints.commit({ folder: '/work/project', blobs: new Map(), manifest: new Map(), checkpoints: [{ folder: '/work/project', threadId: state.id, messageIndex: 0, messageLine: 'q', kind: 'agent', changes: [change] }] });
+    expect(checkpoints.checkpointsOfThread(state.id)).toHaveLength(1);
+    await client.threads.delete(state.id);
+    expect(store.exists(state.id)).toBe(false);
+    expect(checkpoints.checkpointsOfThread(state.id)).toEqual([]);
+    checkpoints.close();
+    expect((await failure(client.threads.getState(state.id))).status).toBe(404);
+  });
+
+  it("reads a 10,000-message thread's state and history with a few statements, not one a message", async () => {
+    const state = newThreadState('0190a1b2-0000-7000-8000-0000000000ee');
+    for (let i = 0; i < 2500; i++) state.messages.push(...turn(i));
+    store.save(state, { folder: '/work/big' });
+    const before = runs();
+    const current = await client.threads.getState(state.id);
+    expect((current.values as { messages: unknown[] }).messages).toHaveLength(10_000);
+    const forState = runs() - before;
+    expect(forState).toBeLessThan(10);
+    const history = await client.threads.getHistory(state.id, { limit: 3 });
+    expect(history.map((s) => (s.values as { messages: unknown[] }).messages.length)).toEqual([10_000, 9_996, 9_992]);
+    expect(runs() - before - forState).toBeLessThan(10);
+  });
+
+  it('refuses a request without the protocol key (403)', async () => {
+    const noKey = new Client({ apiUrl: keyless.url, apiKey: null as unknown as string, defaultHeaders: {} });
+    expect((await failure(noKey.threads.search())).status).toBe(403);
+    const wrongKey = new Client({ apiUrl: keyless.url, apiKey: 'wrong' });
+    expect((await failure(wrongKey.threads.create())).status).toBe(403);
+    // The assembled routes serve the family.
+    expect((await new Client({ apiUrl: keyless.url, apiKey: KEY }).threads.create()).status).toBe('idle');
+  });
+});
