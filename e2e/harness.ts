@@ -149,7 +149,11 @@ export async function openApp(browser: Browser, url: string, options: OpenAppOpt
   if (options.init) await page.addInitScript(options.init);
   await page.goto(url);
   // Exact: an approval shown by then has a "Message to the agent" box too.
-  if (options.waitForWorkspace !== false) await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+  if (options.waitForWorkspace !== false) {
+    await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+    // The thread the window opened on has loaded: what a test does next is not raced by it.
+    await page.getByRole('status', { name: 'Loading the thread' }).waitFor({ state: 'detached', timeout: 30_000 });
+  }
   return page;
 }
 
