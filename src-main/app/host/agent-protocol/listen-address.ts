@@ -64,3 +64,15 @@ function isLoopback(host: string): boolean {
   // An IPv4-mapped IPv6 loopback (`::ffff:127.0.0.1`, canonicalised to hex).
   return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(host);
 }
+
+/** What is wrong with a CORS origin as the person lists it (`scheme://host[:port]`, exactly as browsers send it), or undefined. */
+export function corsOriginError(text: string): string | undefined {
+  let origin: string | undefined;
+  try {
+    origin = new URL(text).origin;
+  } catch {
+    origin = undefined;
+  }
+  if (origin === undefined || origin === 'null' || origin !== text) return `'${text}' is not an origin: write it as a browser sends it, scheme://host[:port] (http://localhost:3000)`;
+  return undefined;
+}
