@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { corsOriginError, parseListenAddress } from '../host/agent-protocol/listen-address';
 
-export { corsOriginError, parseListenAddress } from '../host/agent-protocol/listen-address';
+export { corsOriginError, listenRefusal, parseListenAddress } from '../host/agent-protocol/listen-address';
 
 export const agentProtocolSettingsSchema = z
   .object({
