@@ -45,7 +45,7 @@ async function offsetWithin(inner: Locator, outer: Locator): Promise<number> {
   return a.y - b.y;
 }
 
-const SECTION_NAMES = ['Model', 'Context window', 'Prices', 'Approval rules', 'Subagents', 'Mounts', 'MCP servers', 'Skills', 'Hooks', 'Plugins', 'Telemetry', 'Appearance', 'Updates'];
+const SECTION_NAMES = ['Model', 'Context window', 'Prices', 'Approval rules', 'Subagents', 'Mounts', 'MCP servers', 'Skills', 'Hooks', 'Plugins', 'Telemetry', 'Agent Protocol', 'Appearance', 'Updates'];
 
 describe('Settings sections', () => {
   for (const [width, height] of [
@@ -145,6 +145,33 @@ describe('Settings › MCP servers: Trust', () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await poll(() => page.getByRole('group', { name: 'Trust this folder?' }).innerText()).toContain('MCP server other: srv (sandboxed)');
     expect(await page.getByRole('group', { name: 'Trust this folder?' }).innerText()).not.toContain('MCP server slow');
+  });
+});
+
+describe('Settings › Agent Protocol', () => {
+  it('its fields by name; an address other computers reach needs Allow other computers; saved to settings.json', { timeout: 60_000 }, async () => {
+    const serve = await session.serve();
+    const page = await open(serve.url, 1400, 900);
+    const dialog = await openSettings(page);
+    await dialog.getByRole('navigation', { name: 'Settings sections' }).getByRole('link', { name: 'Agent Protocol' }).click();
+    const section = dialog.getByRole('group', { name: 'Agent Protocol' });
+    expect(await section.innerText()).toContain('deepdesk host --print-key');
+    const listen = section.getByRole('textbox', { name: 'Listen on' });
+    const remote = section.getByRole('checkbox', { name: 'Allow other computers' });
+    const origins = section.getByRole('textbox', { name: 'Allowed browser origins' });
+    // Off by default.
+    expect(await listen.inputValue()).toBe('');
+    expect(await remote.isChecked()).toBe(false);
+    expect(await origins.inputValue()).toBe('');
+    await listen.fill('0.0.0.0:2024');
+    await origins.fill('http://localhost:3000');
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => dialog.getByRole('alert').innerText()).toContain('tick Allow other computers');
+    await remote.check();
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const saved = JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as { agentProtocol?: unknown };
+    expect(saved.agentProtocol).toEqual({ listen: '0.0.0.0:2024', allowRemote: true, corsOrigins: ['http://localhost:3000'] });
   });
 });
 

@@ -1,10 +1,18 @@
 // `deepdesk host` (SPEC §16): the agent host of a data folder. Clients start it on demand
 // (host/host-client/launch.ts); it stops on its own once idle with no client attached.
+// With --listen (or Settings › Agent Protocol) it also serves the Agent Protocol (SPEC §19);
+// when a host already runs, --listen asks that one to listen while this command runs.
 
-import { runAgentHost } from '../app/host/agent-host';
+import { runAgentHost, type AgentHostProtocol } from '../app/host/agent-host';
+import { checkListenRequest, type ProtocolListenRequest } from '../app/host/agent-protocol/listen';
+import { protocolKey, rotateProtocolKey } from '../app/host/agent-protocol/protocol-key';
 import { resolveDataDir } from '../app/data-dir';
 import { buildId, packageVersion } from '../app/package-version';
+import { readSavedSettings } from '../app/settings/settings-service';
+import { HostClient } from '../clients/host-client/client';
 import { COMMAND_OPTIONS } from './command-table';
+import { projectFolder } from './folders';
+import { hostRequest } from './host-connection';
 import { parseCommand, UsageError } from './usage';
 
 const DEFAULT_IDLE_SECONDS = 30;
@@ -14,7 +22,20 @@ export async function hostCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`host takes no arguments (got '${positionals[0]}')`);
   const idleSeconds = idleSecondsOf(values['idle-seconds'], process.env.DEEPDESK_HOST_IDLE_SECONDS);
   const dataDir = resolveDataDir(values['data-dir']);
+  if (values['print-key'] === true && values['rotate-key'] === true) throw new UsageError('--print-key and --rotate-key go alone: --rotate-key prints the new key');
+  if (values['print-key'] === true) {
+    process.stdout.write(`${protocolKey(dataDir)}\n`);
+    return 0;
+  }
+  if (values['rotate-key'] === true) {
+    process.stdout.write(`${rotateProtocolKey(dataDir)}\n`);
+    return 0;
+  }
+  const asked = listenFlags(values);
   const version = packageVersion();
+  const announce = (url: string): void => void process.stdout.write(`Agent Protocol: ${url}\n`);
+  const protocol: AgentHostProtocol | undefined =
+    asked !== undefined ? { request: asked, required: true, announce } : settingsRequest(dataDir, values.folder !== undefined ? projectFolder(values.folder, 'host') : undefined, announce);
   const outcome = await runAgentHost({
     dataDir,
     idleMs: idleSeconds * 1000,
@@ -22,9 +43,65 @@ export async function hostCommand(argv: string[]): Promise<number> {
     version: buildId(),
     env: process.env,
     createService: async () => (await import('../app/host/service')).createHostService({ dataDir, env: process.env, version }),
+    ...(protocol !== undefined ? { protocol } : {}),
   });
+  if (outcome === 'already-running' && asked !== undefined) return listenThroughRunningHost(dataDir, asked, announce);
   if (outcome === 'already-running') process.stderr.write(`deepdesk host: an agent host is already running for ${dataDir}\n`);
   return 0;
+}
+
+type HostValues = ReturnType<typeof parseCommand<typeof COMMAND_OPTIONS.host>>['values'];
+
+/** What --listen and its companions ask for (checked: a refusal is bad usage), or undefined without --listen. */
+function listenFlags(values: HostValues): ProtocolListenRequest | undefined {
+  if (values.listen === undefined) {
+    const stray = values['allow-remote'] === true ? '--allow-remote' : values['cors-origin'] !== undefined ? '--cors-origin' : undefined;
+    if (stray !== undefined) throw new UsageError(`${stray} goes with --listen [HOST:]PORT`);
+    return undefined;
+  }
+  const request: ProtocolListenRequest = {
+    listen: values.listen,
+    allowRemote: values['allow-remote'] === true,
+    corsOrigins: values['cors-origin'] ?? [],
+    ...(values.folder !== undefined ? { folder: projectFolder(values.folder, 'host') } : {}),
+  };
+  const checked = checkListenRequest(request);
+  if ('error' in checked) throw new UsageError(`--listen ${values.listen}: ${checked.error}`);
+  return request;
+}
+
+/** Settings › Agent Protocol when it is on: what a host listens on without --listen (the window's host too). */
+function settingsRequest(dataDir: string, folder: string | undefined, announce: (url: string) => void): AgentHostProtocol | undefined {
+  const saved = readSavedSettings(dataDir).agentProtocol;
+  if (saved === undefined || saved.listen.trim() === '') return undefined;
+  return { request: { listen: saved.listen.trim(), allowRemote: saved.allowRemote, corsOrigins: saved.corsOrigins, ...(folder !== undefined ? { folder } : {}) }, required: false, announce };
+}
+
+/**
+ * A host already runs for the data folder: it listens for as long as this command's
+ * connection stays (Ctrl-C, or the command's end, stops it listening).
+ */
+async function listenThroughRunningHost(dataDir: string, request: ProtocolListenRequest, announce: (url: string) => void): Promise<number> {
+  // Any build's host will do: it is the one running.
+  const host = await HostClient.connect({ dataDir, client: 'host --listen', version: '', start: false });
+  const gone = new Promise<string>((resolve) => host.onClose(resolve));
+  const stop = new Promise<void>((resolve) => {
+    const signalled = (): void => resolve();
+    process.once('SIGINT', signalled);
+    process.once('SIGTERM', signalled);
+  });
+  try {
+    const { url } = await hostRequest<{ url: string }>(host, 'protocol.listen', request);
+    announce(url);
+    const ended = await Promise.race([gone, stop.then(() => undefined)]);
+    if (ended !== undefined) {
+      process.stderr.write(`deepdesk host: the agent host went away (${ended}): the Agent Protocol stopped with it\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await host.close();
+  }
 }
 
 /** `--idle-seconds`, else DEEPDESK_HOST_IDLE_SECONDS, else 30: a positive number of seconds. */

@@ -75,8 +75,9 @@ Commands:
   worktrees ls [--json] | apply THREAD | rm THREAD [--force]
                         the git worktrees threads work in: list them with their
                         threads and changes, apply one's changes to your folder, remove one
-  host [--idle-seconds N]
-                        the agent host itself (run, serve and attach start it on demand)
+  host [--idle-seconds N] [--listen [HOST:]PORT] [--print-key | --rotate-key]
+                        the agent host itself (run, serve and attach start it on demand);
+                        with --listen it also serves the Agent Protocol (LangGraph's API)
   --version, -v         print deepdesk's version
 
 Common options:
@@ -122,6 +123,17 @@ run options:
 checkpoints options:
   --thread ID           the thread whose checkpoints to list
   --force               restore even files changed after the agent's change
+
+host options:
+  --listen [HOST:]PORT  serve the Agent Protocol there too (host 127.0.0.1 unless given;
+                        [::1]:PORT for IPv6; port 0: any free one); prints its URL. When
+                        a host already runs, it listens while this command runs (Ctrl-C
+                        stops it). Without it, Settings › Agent Protocol decides
+  --allow-remote        with --listen: allow an address other computers can reach
+  --cors-origin ORIGIN  with --listen: a browser origin allowed to call (repeatable)
+  --folder DIR          the folder of runs whose request names none
+  --print-key           print the Agent Protocol's key (the x-api-key clients send)
+  --rotate-key          replace that key (the old one stops working) and print the new one
 
 trust options:
   --revoke              forget the trust given in this folder

@@ -18,6 +18,7 @@ import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
 import { agentEvents, agentMethods } from './agents';
+import { agentProtocolSettingsSchema } from './agent-protocol';
 import { worktreeEvents, worktreeMethods } from './worktrees';
 import { agentEventSchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
@@ -34,6 +35,7 @@ export * from './attachments';
 export * from './terminal';
 export * from './updates';
 export * from './agents';
+export * from './agent-protocol';
 export * from './worktrees';
 export * from './usage';
 export * from './agent-events';
@@ -85,6 +87,8 @@ export const settingsSchema = z.object({
   /** How many runs may go at once in one process (the desktop app, the agent host); beyond it they wait `Queued`. Absent: the machine's default (maxConcurrentRunsDefault). */
   maxConcurrentRuns: z.number().int().min(1).max(64).optional(),
   telemetry: telemetrySettingsSchema.optional(),
+  /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */
+  agentProtocol: agentProtocolSettingsSchema.optional(),
   /** Fields a command-line flag overrides for this session (shown with the flag's value; never saved). */
   overridden: overriddenSchema.optional(),
 });

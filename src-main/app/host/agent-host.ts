@@ -5,6 +5,16 @@
 import { hostPaths } from './paths';
 import { HostAlreadyRunningError, socketAnswers, startHostServer } from './server';
 import type { HostService } from './service-types';
+import type { ProtocolListenRequest } from './agent-protocol/listen';
+
+/** The Agent Protocol this host serves besides its socket (SPEC §19). */
+export interface AgentHostProtocol {
+  request: ProtocolListenRequest;
+  /** Asked on the command line: a host that cannot listen stops (else, from Settings, it says why in its log and serves its socket). */
+  required: boolean;
+  /** Told the URL once it listens. */
+  announce(url: string): void;
+}
 
 export interface AgentHostOptions {
   dataDir: string;
@@ -13,6 +23,7 @@ export interface AgentHostOptions {
   /** The environment the host was started with (the service's to read). */
   env: NodeJS.ProcessEnv;
   createService: () => Promise<HostService>;
+  protocol?: AgentHostProtocol;
 }
 
 export type AgentHostOutcome = 'stopped' | 'already-running';
@@ -34,6 +45,18 @@ export async function runAgentHost(options: AgentHostOptions): Promise<AgentHost
   }
   service.serving?.();
   log(`host up: pid ${process.pid}, version ${options.version}, socket ${server.paths.socket}`);
+  if (options.protocol !== undefined) {
+    try {
+      if (service.listenProtocol === undefined) throw new Error('this host cannot serve the Agent Protocol');
+      options.protocol.announce(await service.listenProtocol(options.protocol.request));
+    } catch (err) {
+      if (options.protocol.required) {
+        await server.close();
+        throw err;
+      }
+      log(`Settings › Agent Protocol: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   const stop = (): void => void server.close();
   // The host outlives the terminal that started it.
   const ignore = (): void => {};

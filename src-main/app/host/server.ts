@@ -446,7 +446,7 @@ export function socketAnswers(path: string): Promise<boolean> {
 }
 
 /** Written whole or not at all, 0600 from its creation. */
-function writePrivateFile(path: string, content: string): void {
+export function writePrivateFile(path: string, content: string): void {
   const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   writeFileSync(temp, content, { flag: 'wx', mode: 0o600 });
   try {

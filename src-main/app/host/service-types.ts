@@ -2,6 +2,8 @@
 // connected client is to that service. The server knows frames, authentication and idleness;
 // the service (runs.ts) knows threads.
 
+import type { ProtocolListenRequest } from './agent-protocol/listen';
+
 /** One authenticated client on the host's socket. */
 export interface HostConnection {
   /** Unique for the host's lifetime. */
@@ -42,6 +44,11 @@ export interface HostService {
    * now, so whatever another host left going is that dead host's (see HostRuns).
    */
   serving?(): void;
+  /**
+   * Serves the Agent Protocol besides the socket until the host stops (`deepdesk host --listen`,
+   * Settings › Agent Protocol); its URL. The host does not stop for idleness while it listens.
+   */
+  listenProtocol?(request: ProtocolListenRequest): Promise<string>;
   /** Ends what the service owns (runs are marked interrupted, servers stopped). */
   close(): Promise<void>;
 }

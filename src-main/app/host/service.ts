@@ -6,7 +6,7 @@ import { APPROVAL_MODES } from '../../core/agent/permissions/modes';
 import type { ApprovalDecision } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
-import { asHostError, HostRuns } from './runs';
+import { asHostError, HostRuns, type StartRunParams } from './runs';
 import { resolveThread } from '../threads/thread-ref';
 import { ThreadStore } from '../threads/thread-store';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
@@ -15,7 +15,10 @@ import { openAcpSession } from './acp/open-acp-session';
 import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
 import { sessionFlags } from './session-flags';
 import { ContractError } from '../contract';
-import { HostRequestError, type HostService } from './service-types';
+import { HostRequestError, type HostConnection, type HostService } from './service-types';
+import { RecentFolders } from '../folders/recent-folders';
+import { checkListenRequest, listenProtocol, openedInDeepdesk, protocolListenRequest, type ProtocolHostContext, type ProtocolListenRequest } from './agent-protocol/listen';
+import type { ProtocolServer } from './agent-protocol/http';
 
 const threadId = z.string().min(1).max(200);
 
@@ -49,6 +52,8 @@ const METHODS = {
   'window.runs': z.object({}).default({}),
   'acp.open': acpOpenParams,
   'acp.in': acpInParams,
+  // Serve the Agent Protocol for as long as this connection stays (`deepdesk host --listen` while a host runs).
+  'protocol.listen': protocolListenRequest,
 } as const;
 
 type MethodName = keyof typeof METHODS;
@@ -70,8 +75,47 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   let windows: HostWindows | undefined;
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
   const editors = new HostAcp({ open: (streams, params) => openAcpSession(streams, params, { dataDir: options.dataDir, secrets }), log });
+  /** Every run a client starts, the socket's `runs.start` and the Agent Protocol's alike. */
+  const startRun = async (connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }> => {
+    // A thread never has two runs: not one in a window and one of `deepdesk run`.
+    if (params.request.threadId !== undefined && ((await windows?.working(params.request.threadId)) || editors.working(params.request.threadId))) {
+      throw new HostRequestError(`thread ${params.request.threadId} is working in a window or an editor: wait for it or stop it (deepdesk stop ${params.request.threadId})`, 'failed');
+    }
+    return runs.start(connection, params);
+  };
+  let recent: RecentFolders | undefined;
+  const protocolHost: ProtocolHostContext = {
+    dataDir: options.dataDir,
+    db,
+    runs,
+    start: startRun,
+    version: options.version,
+    log,
+    openedBefore: openedInDeepdesk(() => (recent ??= new RecentFolders(options.dataDir)), threads),
+  };
+  /** The protocol's servers: those held until the host stops (a flag, Settings), and those of a connection. */
+  const listening = new Set<ProtocolServer>();
+  let heldListeners = 0;
+  const listen = async (request: ProtocolListenRequest): Promise<ProtocolServer> => {
+    const checked = checkListenRequest(request);
+    if ('error' in checked) throw new HostRequestError(checked.error, 'bad_request');
+    let server: ProtocolServer;
+    try {
+      server = await listenProtocol(protocolHost, request);
+    } catch (err) {
+      throw new HostRequestError(`the Agent Protocol cannot listen on ${request.listen}: ${err instanceof Error ? err.message : String(err)}`, 'failed');
+    }
+    listening.add(server);
+    log(`Agent Protocol: listening on ${server.url}`);
+    return server;
+  };
+  const unlisten = async (server: ProtocolServer): Promise<void> => {
+    if (!listening.delete(server)) return;
+    await server.close();
+    log(`Agent Protocol: stopped listening on ${server.url}`);
+  };
   return {
-    busy: () => runs.busy() || (windows?.busy() ?? false) || editors.busy(),
+    busy: () => heldListeners > 0 || runs.busy() || (windows?.busy() ?? false) || editors.busy(),
     serving: () => runs.interruptOrphans(),
     async handle(connection, method, raw) {
       if (!Object.hasOwn(METHODS, method)) throw new HostRequestError(`unknown method ${method}`, 'bad_request');
@@ -79,14 +123,8 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
       if (!parsed.success) throw new HostRequestError(`bad parameters for ${method}: ${z.prettifyError(parsed.error)}`, 'bad_request');
       const params = parsed.data;
       switch (method as MethodName) {
-        case 'runs.start': {
-          const p = params as z.output<typeof startParams>;
-          // A thread never has two runs: not one in a window and one of `deepdesk run`.
-          if (p.request.threadId !== undefined && ((await windows?.working(p.request.threadId)) || editors.working(p.request.threadId))) {
-            throw new HostRequestError(`thread ${p.request.threadId} is working in a window or an editor: wait for it or stop it (deepdesk stop ${p.request.threadId})`, 'failed');
-          }
-          return runs.start(connection, p);
-        }
+        case 'runs.start':
+          return startRun(connection, params as z.output<typeof startParams>);
         case 'runs.attach': {
           const p = params as z.output<(typeof METHODS)['runs.attach']>;
           // A window's thread that works is followed in its folder's app.
@@ -144,9 +182,21 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           }
         case 'acp.in':
           return editors.input(connection, (params as z.output<typeof acpInParams>).data);
+        case 'protocol.listen': {
+          const server = await listen(params as z.output<typeof protocolListenRequest>);
+          connection.onClose(() => void unlisten(server));
+          return { url: server.url };
+        }
       }
     },
+    async listenProtocol(request) {
+      const server = await listen(request);
+      heldListeners++;
+      return server.url;
+    },
     async close() {
+      await Promise.all([...listening].map(unlisten));
+      recent?.close();
       await editors.close();
       await windows?.close();
       await runs.close();

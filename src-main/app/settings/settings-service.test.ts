@@ -65,3 +65,24 @@ describe('SettingsService mounts and memories store', () => {
     service.close();
   });
 });
+
+describe('Settings › Agent Protocol', () => {
+  it('is off by default, saved as given, and a malformed one is dropped with a notice (nothing listens)', async () => {
+    const { writeFileSync, readFileSync } = await import('node:fs');
+    const service = new SettingsService(dataDir, new FileSecretStore(dataDir));
+    expect(service.raw().agentProtocol).toBeUndefined();
+    const on = { listen: '127.0.0.1:2024', allowRemote: false, corsOrigins: ['http://localhost:3000'] };
+    await service.update({ agentProtocol: on });
+    expect(service.raw().agentProtocol).toEqual(on);
+    expect(JSON.parse(readFileSync(join(dataDir, 'settings.json'), 'utf8')).agentProtocol).toEqual(on);
+    service.close();
+
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ model: 'openai:gpt-4.1', agentProtocol: { listen: '[::1]2024', allowRemote: false, corsOrigins: [] } }));
+    const problems: string[] = [];
+    const again = new SettingsService(dataDir, new FileSecretStore(dataDir), { onProblem: (p) => problems.push(p.message) });
+    expect(again.raw().agentProtocol).toBeUndefined();
+    expect(again.raw().model).toBe('openai:gpt-4.1');
+    expect(problems.join('\n')).toMatch(/agentProtocol/);
+    again.close();
+  });
+});

@@ -32,6 +32,7 @@ export const settingsFileShape = fieldsShape({
   threadBudgetUsd: stored.threadBudgetUsd,
   maxConcurrentRuns: stored.maxConcurrentRuns,
   telemetry: stored.telemetry,
+  agentProtocol: stored.agentProtocol,
 });
 type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
 type Rule = z.output<typeof permissionRuleSchema>;

@@ -1,6 +1,6 @@
 // Settings: model and provider (keys, connection test, local servers), context window, prices,
 // the budget per thread and the runs at once, approval rules, subagents, mounts and the memories store,
-// telemetry, theme. Edits are a draft until Save, the API key typed in too:
+// telemetry, the Agent Protocol, theme. Edits are a draft until Save, the API key typed in too:
 // `Save settings` stores it (`Save key` stores it at once); keys go to the OS keychain or the
 // data folder's secrets file, never back to the window.
 // Save sends only the fields the person changed here, so a save never undoes what another
@@ -26,6 +26,8 @@ import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './Settings
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
 import { PricesSettings, TelemetrySettings } from './UsageSettings';
+import { AgentProtocolSettings } from './AgentProtocolSettings';
+import { agentProtocolFromDraft } from '../lib/agent-protocol-settings';
 import { budgetFromText, rowsToPrices, runsFromText, sameRows, telemetryFromDraft } from '../lib/usage-settings';
 import { rebase, toDraft, type SettingsDraft } from '../lib/settings-draft';
 import { capitalized } from '../lib/format';
@@ -45,6 +47,7 @@ const SECTIONS = {
   hooks: { id: 'settings-section-hooks', label: 'Hooks' },
   plugins: { id: 'settings-section-plugins', label: 'Plugins' },
   telemetry: { id: 'settings-section-telemetry', label: 'Telemetry' },
+  agentProtocol: { id: 'settings-section-agent-protocol', label: 'Agent Protocol' },
   appearance: { id: 'settings-section-appearance', label: 'Appearance' },
   updates: { id: 'settings-section-updates', label: 'Updates' },
 } as const satisfies Record<string, SettingsSectionRef>;
@@ -177,6 +180,14 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
       }
       patch.telemetry = telemetry.telemetry;
     }
+    if (draft.protocolListenText !== from.protocolListenText || draft.protocolAllowRemote !== from.protocolAllowRemote || draft.protocolOriginsText !== from.protocolOriginsText) {
+      const protocol = agentProtocolFromDraft(draft);
+      if ('error' in protocol) {
+        setError(protocol.error);
+        return;
+      }
+      patch.agentProtocol = protocol.agentProtocol;
+    }
     // The key typed in is saved too, for the provider shown (whatever button stored keys before).
     const key = draft.apiKeyText.trim();
     const keyProvider = parseModel(draft.model).provider ?? draft.keyProvider;
@@ -284,6 +295,9 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
                 captureContent={draft.captureContent}
                 onChange={(p) => change({ ...(p.endpoint !== undefined ? { otlpEndpointText: p.endpoint } : {}), ...(p.captureContent !== undefined ? { captureContent: p.captureContent } : {}) })}
               />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.agentProtocol}>
+              <AgentProtocolSettings draft={draft} onChange={change} />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.appearance}>
               <fieldset className="settings-section">

@@ -4,6 +4,7 @@
 import type { Settings } from '../../../src-main/app/contract';
 import { parseModel, type Provider } from './providers';
 import { pricesToRows, type PriceRow } from './usage-settings';
+import { agentProtocolDraft, type AgentProtocolDraft } from './agent-protocol-settings';
 
 export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
   contextWindowText: string;
@@ -19,7 +20,7 @@ export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
   /** Settings › Telemetry as typed. */
   otlpEndpointText: string;
   captureContent: boolean;
-};
+} & AgentProtocolDraft;
 
 export function toDraft(settings: Settings): SettingsDraft {
   const { apiKeys: _keys, overridden: _flags, ...rest } = settings;
@@ -33,10 +34,11 @@ export function toDraft(settings: Settings): SettingsDraft {
     runsText: settings.maxConcurrentRuns !== undefined ? String(settings.maxConcurrentRuns) : '',
     otlpEndpointText: settings.telemetry?.otlpEndpoint ?? '',
     captureContent: settings.telemetry?.captureContent === true,
+    ...agentProtocolDraft(settings.agentProtocol),
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 export function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {

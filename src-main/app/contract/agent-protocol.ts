@@ -1,0 +1,30 @@
+// Settings › Agent Protocol (SPEC §19): what the agent host listens on when `deepdesk host` is
+// given no --listen (a host started for the window included). Off while `listen` is empty.
+
+import { z } from 'zod';
+import { corsOriginError, parseListenAddress } from '../host/agent-protocol/listen-address';
+
+export { corsOriginError, listenRefusal, parseListenAddress } from '../host/agent-protocol/listen-address';
+
+export const agentProtocolSettingsSchema = z
+  .object({
+    /** `[HOST:]PORT`; empty: the host does not listen. */
+    listen: z.string().max(300),
+    /** Other computers may connect (an address that is not loopback). */
+    allowRemote: z.boolean(),
+    /** Browser origins allowed to call (CORS), as `scheme://host[:port]`. */
+    corsOrigins: z.array(z.string().max(300)).max(100),
+  })
+  .superRefine((value, ctx) => {
+    if (value.listen.trim() !== '') {
+      const address = parseListenAddress(value.listen);
+      if ('error' in address) ctx.addIssue({ code: 'custom', path: ['listen'], message: address.error });
+    }
+    value.corsOrigins.forEach((origin, i) => {
+      const why = corsOriginError(origin);
+      if (why !== undefined) ctx.addIssue({ code: 'custom', path: ['corsOrigins', i], message: why });
+    });
+  });
+export type AgentProtocolSettings = z.infer<typeof agentProtocolSettingsSchema>;
+
+export const AGENT_PROTOCOL_OFF: AgentProtocolSettings = { listen: '', allowRemote: false, corsOrigins: [] };

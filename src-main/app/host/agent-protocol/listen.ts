@@ -1,0 +1,77 @@
+// Turning the Agent Protocol on (SPEC §19): what the person asked for (a `deepdesk host` flag,
+// Settings › Agent Protocol, or a running host asked over its socket), checked, and a server
+// of the protocol's routes on the host's services. Nothing listens unless asked.
+
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import type { RecentFolders } from '../../folders/recent-folders';
+import type { ThreadStore } from '../../threads/thread-store';
+import type { ProtocolContext } from './context';
+import { startProtocolServer, type ProtocolServer, type Route } from './http';
+import { corsOriginError, listenRefusal, parseListenAddress, type ListenAddress } from './listen-address';
+import { protocolKey, protocolKeyReader } from './protocol-key';
+import { protocolRoutes } from './routes';
+
+/** What the person asked for; also the socket's `protocol.listen` parameters. */
+export const protocolListenRequest = z.object({
+  /** `[HOST:]PORT` */
+  listen: z.string().min(1).max(300),
+  allowRemote: z.boolean().default(false),
+  corsOrigins: z.array(z.string().max(300)).max(100).default([]),
+  /** The runs' folder when a request names none (absolute). */
+  folder: z.string().min(1).max(4096).optional(),
+});
+export type ProtocolListenRequest = z.input<typeof protocolListenRequest>;
+
+/** The request's address, or why it cannot be listened on (one line). */
+export function checkListenRequest(request: ProtocolListenRequest): { address: ListenAddress } | { error: string } {
+  const address = parseListenAddress(request.listen);
+  if ('error' in address) return address;
+  const refusal = listenRefusal(address, request.allowRemote ?? false);
+  if (refusal !== undefined) return { error: refusal };
+  for (const origin of request.corsOrigins ?? []) {
+    const why = corsOriginError(origin);
+    if (why !== undefined) return { error: why };
+  }
+  if (request.folder !== undefined && !isAbsolute(request.folder)) return { error: `--folder ${request.folder} is not an absolute path` };
+  return { address };
+}
+
+/** The context every listener shares: all but its own default folder. */
+export type ProtocolHostContext = Omit<ProtocolContext, 'defaultFolder' | 'folderRefusal'> & {
+  /** Whether the person opened `folder` (absolute, resolved) in Deepdesk before. */
+  openedBefore(folder: string): boolean;
+};
+
+/** Starts a server of the protocol for `request` (checked again: it may come over the socket). `routes`: tests only. */
+export async function listenProtocol(host: ProtocolHostContext, request: ProtocolListenRequest, routes: (context: ProtocolContext) => Route[] = protocolRoutes): Promise<ProtocolServer> {
+  const checked = checkListenRequest(request);
+  if ('error' in checked) throw new Error(checked.error);
+  // Made now, not at the first request: a host that cannot keep a key does not listen.
+  protocolKey(host.dataDir);
+  const defaultFolder = request.folder !== undefined ? resolve(request.folder) : undefined;
+  const { openedBefore, ...shared } = host;
+  const context: ProtocolContext = {
+    ...shared,
+    defaultFolder,
+    folderRefusal(folder) {
+      if (!isAbsolute(folder)) return `folder ${folder} is not an absolute path`;
+      const path = resolve(folder);
+      if (path === defaultFolder || openedBefore(path)) return undefined;
+      return `folder ${folder} was never opened in Deepdesk: open it once, or start the host with --folder ${folder}`;
+    },
+  };
+  return startProtocolServer({
+    host: checked.address.host,
+    port: checked.address.port,
+    key: protocolKeyReader(host.dataDir),
+    corsOrigins: request.corsOrigins ?? [],
+    routes: routes(context),
+    log: host.log,
+  });
+}
+
+/** A folder the person opened in the window (its recent folders) or that has a thread of its own. */
+export function openedInDeepdesk(recent: () => RecentFolders, threads: ThreadStore): (folder: string) => boolean {
+  return (folder) => recent().list().some((f) => f.path === folder) || threads.threadsIn(folder).some((t) => t.folder === folder);
+}
