@@ -89,6 +89,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
     db,
     runs,
     start: startRun,
+    env: options.env,
     version: options.version,
     log,
     openedBefore: openedInDeepdesk(() => (recent ??= new RecentFolders(options.dataDir)), threads),
