@@ -5,12 +5,15 @@ import type { ProtocolContext } from './context';
 import type { Route } from './http';
 import { metaRoutes } from './meta-routes';
 import { ProtocolRuns } from './protocol-runs';
+import { ProtocolThreadRecords } from './protocol-threads';
 import { runRoutes } from './runs-routes';
 import { storeRoutes } from './store-routes';
 import { threadRoutes } from './threads-routes';
 
 export function protocolRoutes(context: ProtocolContext): Route[] {
   // What the thread routes are told of their threads' runs (status, interrupts, cancel on delete).
-  const runs = new ProtocolRuns(context);
+  // A thread made over the protocol is a thread before its first run makes it a Deepdesk one.
+  const made = new ProtocolThreadRecords(context.db);
+  const runs = new ProtocolRuns(context, (threadId) => made.get(threadId) !== undefined);
   return [...metaRoutes(context), ...assistantRoutes(context), ...threadRoutes(context, runs), ...runRoutes(context, runs), ...storeRoutes(context)];
 }
