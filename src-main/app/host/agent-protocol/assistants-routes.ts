@@ -9,11 +9,9 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { SubagentSpec } from '../../../core/agent/middleware/subagents';
 import { readSavedSettings } from '../../settings/settings-service';
-import type { ProtocolContext } from './context';
+import { DEEPDESK_GRAPH_ID, type ProtocolContext } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type Route } from './http';
 import { parseBody } from './validate';
-
-export const DEEPDESK_GRAPH_ID = 'deepdesk';
 
 /** The reference's namespace for the assistant ids of registered graphs (graph/load.mjs NAMESPACE_GRAPH). */
 const NAMESPACE_GRAPH = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
@@ -205,8 +203,8 @@ export function assistantRoutes(context: ProtocolContext): Route[] {
 const AGENT_GRAPH = {
   nodes: [
     { id: '__start__', type: 'schema', data: '__start__' },
-    { id: 'model_request', type: 'runnable', data: { id: ['deepdesk', 'model_request'], name: 'model_request' } },
-    { id: 'tools', type: 'runnable', data: { id: ['deepdesk', 'tools'], name: 'tools' } },
+    { id: 'model_request', type: 'runnable', data: { id: [DEEPDESK_GRAPH_ID, 'model_request'], name: 'model_request' } },
+    { id: 'tools', type: 'runnable', data: { id: [DEEPDESK_GRAPH_ID, 'tools'], name: 'tools' } },
     { id: '__end__', type: 'schema', data: '__end__' },
   ],
   edges: [
