@@ -57,7 +57,7 @@ export function resolveAssistant(context: Pick<ProtocolContext, 'dataDir'>, id: 
 
 function assistantOf(graphId: string, description: string): ProtocolAssistant {
   return {
-    assistant_id: uuidV5(graphId, NAMESPACE_GRAPH),
+    assistant_id: assistantIdOf(graphId),
     graph_id: graphId,
     config: {},
     context: {},
@@ -70,8 +70,13 @@ function assistantOf(graphId: string, description: string): ProtocolAssistant {
   };
 }
 
+/** The id of the assistant registered for `graphId`, as the reference makes it. */
+export function assistantIdOf(graphId: string): string {
+  return uuidV5(graphId, NAMESPACE_GRAPH);
+}
+
 /** RFC 4122 name-based UUID (SHA-1), as `@langchain/core/utils/uuid` v5. */
-export function uuidV5(name: string, namespace: string): string {
+function uuidV5(name: string, namespace: string): string {
   const hash = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;

@@ -7,6 +7,7 @@ import type { ChatMessage } from '../../../core/models/types';
 import { ThreadStore } from '../../threads/thread-store';
 import type { ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
 import { startProtocolServer, type ProtocolServer } from './http';
+import { assistantIdOf } from './assistants-routes';
 import { checkpointId, INTERRUPT_NODE } from './thread-state';
 import { threadRoutes } from './threads-routes';
 import { startProtocolHarness, type ProtocolHarness } from './testing/protocol-harness';
@@ -161,7 +162,7 @@ describe('the Agent Protocol /threads routes', () => {
     store.save(state, { folder: '/work/project', title: 'Files' });
 
     const thread = await client.threads.get(state.id);
-    expect(thread.metadata).toEqual({ graph_id: 'deepdesk', assistant_id: 'deepdesk', deepdesk_folder: '/work/project', deepdesk_title: 'Files' });
+    expect(thread.metadata).toEqual({ graph_id: 'deepdesk', assistant_id: assistantIdOf('deepdesk'), deepdesk_folder: '/work/project', deepdesk_title: 'Files' });
     expect(thread.interrupts).toEqual({});
     const values = thread.values as { messages: Array<Record<string, unknown>> };
     expect(values.messages.map((m) => m.type)).toEqual(['human', 'ai', 'tool', 'ai', 'human', 'ai', 'tool', 'ai']);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { CheckpointHistory } from '../../../core/checkpoints/history';
 import { CheckpointStore } from '../../../core/checkpoints/store';
 import { ThreadStore, type ThreadSummary } from '../../threads/thread-store';
+import { assistantIdOf } from './assistants-routes';
 import { DEEPDESK_GRAPH_ID, type ProtocolContext, type ThreadActivity } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type ProtocolRequest, type Route } from './http';
 import { ProtocolThreadRecords, type ProtocolThreadRecord, type ThreadMetadata } from './protocol-threads';
@@ -63,7 +64,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     if (summary === undefined) return record?.metadata ?? {};
     return {
       graph_id: DEEPDESK_GRAPH_ID,
-      assistant_id: DEEPDESK_GRAPH_ID,
+      assistant_id: assistantIdOf(DEEPDESK_GRAPH_ID),
       ...record?.metadata,
       deepdesk_folder: summary.folder,
       ...(summary.title !== '' ? { deepdesk_title: summary.title } : {}),

@@ -39,11 +39,12 @@ async function failure(call: Promise<unknown>): Promise<{ status: number; text: 
   throw new Error('the call succeeded; it should have failed');
 }
 
+/** A request as another client may send it; a string body is sent as it is. */
 async function raw(target: CaseTarget, method: string, path: string, body?: unknown): Promise<{ status: number; text: string }> {
   const response = await fetch(target.url + path, {
     method,
     headers: { 'content-type': 'application/json', ...(target.apiKey !== undefined ? { 'x-api-key': target.apiKey } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
   return { status: response.status, text: await response.text() };
 }
@@ -241,6 +242,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
       ]);
       const after = await client.threads.get(thread.thread_id);
       expect(after.status).toBe('idle');
+      expect(after.metadata).toMatchObject({ graph_id: 'deepdesk', assistant_id: DEEPDESK_ASSISTANT_ID });
       expect(messagesOf(after.values)).toEqual(messagesOf(joined));
       expect(after.interrupts).toEqual({});
       expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
@@ -323,6 +325,8 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
         expect(bad.text, field).toContain(field);
       }
       expect((await raw(target, 'GET', `/threads/not-a-uuid/runs`)).status).toBe(400);
+      expect((await raw(target, 'POST', `/threads/${thread.thread_id}/runs`, '{"assistant_id": ')).status).toBe(400);
+      expect((await raw(target, 'POST', '/threads', '{not json')).status).toBe(400);
       expect((await failure(client.runs.list(randomUUID()))).status).toBe(404);
       expect((await client.runs.list(thread.thread_id))).toEqual([]);
     },
