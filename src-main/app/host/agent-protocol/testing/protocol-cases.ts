@@ -63,7 +63,9 @@ async function collect(parts: AsyncIterable<{ event: string; data: unknown }>): 
   return out;
 }
 
-const RUN_KEYS = ['run_id', 'thread_id', 'assistant_id', 'created_at', 'updated_at', 'status', 'metadata', 'multitask_strategy', 'kwargs'];
+const THREAD_KEYS = ['config', 'created_at', 'interrupts', 'metadata', 'status', 'thread_id', 'updated_at', 'values'];
+const STATE_KEYS = ['checkpoint', 'created_at', 'metadata', 'next', 'parent_checkpoint', 'tasks', 'values'];
+const RUN_KEYS = ['assistant_id', 'created_at', 'kwargs', 'metadata', 'multitask_strategy', 'run_id', 'status', 'thread_id', 'updated_at'];
 const ASSISTANT_KEYS = ['assistant_id', 'config', 'context', 'created_at', 'description', 'graph_id', 'metadata', 'name', 'updated_at', 'version'];
 /** The reference's id for the assistant of graph `deepdesk`: UUID v5 in its graph namespace. */
 const DEEPDESK_ASSISTANT_ID = '0bf14eba-f3fb-580c-907c-6333d095288e';
@@ -234,7 +236,7 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
       const thread = await client.threads.create();
       const run = await client.runs.create(thread.thread_id, 'deepdesk', { input: human('join me') });
       expect(run).toMatchObject({ thread_id: thread.thread_id, status: expect.stringMatching(/^(pending|running)$/), multitask_strategy: 'reject' });
-      expect(Object.keys(run)).toEqual(expect.arrayContaining(RUN_KEYS));
+      expect(Object.keys(run).sort()).toEqual(RUN_KEYS);
       const joined = await client.runs.join(thread.thread_id, run.run_id);
       expect(messagesOf(joined)).toEqual([
         ['human', 'join me'],
@@ -243,11 +245,14 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
       const after = await client.threads.get(thread.thread_id);
       expect(after.status).toBe('idle');
       expect(after.metadata).toMatchObject({ graph_id: 'deepdesk', assistant_id: DEEPDESK_ASSISTANT_ID });
+      expect(Object.keys(after).sort()).toEqual(THREAD_KEYS);
       expect(messagesOf(after.values)).toEqual(messagesOf(joined));
       expect(after.interrupts).toEqual({});
       expect((await client.runs.get(thread.thread_id, run.run_id)).status).toBe('success');
       expect((await client.runs.list(thread.thread_id)).map((r) => r.run_id)).toEqual([run.run_id]);
       const state = await client.threads.getState(thread.thread_id);
+      expect(Object.keys(state).sort()).toEqual(STATE_KEYS);
+      expect(Object.keys(state.checkpoint).sort()).toEqual(['checkpoint_id', 'checkpoint_map', 'checkpoint_ns', 'thread_id']);
       expect(state.next).toEqual([]);
       expect(messagesOf(state.values)).toEqual(messagesOf(joined));
     },
