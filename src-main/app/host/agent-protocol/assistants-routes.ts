@@ -9,11 +9,9 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { SubagentSpec } from '../../../core/agent/middleware/subagents';
 import { readSavedSettings } from '../../settings/settings-service';
-import type { ProtocolContext } from './context';
+import { DEEPDESK_GRAPH_ID, type ProtocolContext } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type Route } from './http';
 import { parseBody } from './validate';
-
-export const DEEPDESK_GRAPH_ID = 'deepdesk';
 
 /** The reference's namespace for the assistant ids of registered graphs (graph/load.mjs NAMESPACE_GRAPH). */
 const NAMESPACE_GRAPH = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
@@ -59,7 +57,7 @@ export function resolveAssistant(context: Pick<ProtocolContext, 'dataDir'>, id: 
 
 function assistantOf(graphId: string, description: string): ProtocolAssistant {
   return {
-    assistant_id: uuidV5(graphId, NAMESPACE_GRAPH),
+    assistant_id: assistantIdOf(graphId),
     graph_id: graphId,
     config: {},
     context: {},
@@ -72,8 +70,13 @@ function assistantOf(graphId: string, description: string): ProtocolAssistant {
   };
 }
 
+/** The id of the assistant registered for `graphId`, as the reference makes it. */
+export function assistantIdOf(graphId: string): string {
+  return uuidV5(graphId, NAMESPACE_GRAPH);
+}
+
 /** RFC 4122 name-based UUID (SHA-1), as `@langchain/core/utils/uuid` v5. */
-export function uuidV5(name: string, namespace: string): string {
+function uuidV5(name: string, namespace: string): string {
   const hash = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
@@ -205,8 +208,8 @@ export function assistantRoutes(context: ProtocolContext): Route[] {
 const AGENT_GRAPH = {
   nodes: [
     { id: '__start__', type: 'schema', data: '__start__' },
-    { id: 'model_request', type: 'runnable', data: { id: ['deepdesk', 'model_request'], name: 'model_request' } },
-    { id: 'tools', type: 'runnable', data: { id: ['deepdesk', 'tools'], name: 'tools' } },
+    { id: 'model_request', type: 'runnable', data: { id: [DEEPDESK_GRAPH_ID, 'model_request'], name: 'model_request' } },
+    { id: 'tools', type: 'runnable', data: { id: [DEEPDESK_GRAPH_ID, 'tools'], name: 'tools' } },
     { id: '__end__', type: 'schema', data: '__end__' },
   ],
   edges: [

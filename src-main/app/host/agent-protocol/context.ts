@@ -6,6 +6,9 @@ import type Database from 'better-sqlite3';
 import type { HostRuns, StartRunParams } from '../runs';
 import type { HostConnection } from '../service-types';
 
+/** The graph every Deepdesk thread runs: the `deepdesk` assistant's graph id (and its name). */
+export const DEEPDESK_GRAPH_ID = 'deepdesk';
+
 export interface ProtocolContext {
   dataDir: string;
   db: Database.Database;

@@ -211,7 +211,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ProtocolHttpError(422, 'The request body is not valid JSON.');
+    // As the reference (hono's json validator).
+    throw new ProtocolHttpError(400, 'Malformed JSON in request body');
   }
 }
 

@@ -12,8 +12,8 @@ import { threadRoutes } from './threads-routes';
 
 export function protocolRoutes(context: ProtocolContext): Route[] {
   // What the thread routes are told of their threads' runs (status, interrupts, cancel on delete).
-  // A thread made over the protocol is a thread before its first run makes it a Deepdesk one.
-  const made = new ProtocolThreadRecords(context.db);
-  const runs = new ProtocolRuns(context, (threadId) => made.get(threadId) !== undefined);
+  // A thread created over the protocol before its first run is known to the runs too.
+  const records = new ProtocolThreadRecords(context.db);
+  const runs = new ProtocolRuns(context, (threadId) => records.get(threadId) !== undefined);
   return [...metaRoutes(context), ...assistantRoutes(context), ...threadRoutes(context, runs), ...runRoutes(context, runs), ...storeRoutes(context)];
 }

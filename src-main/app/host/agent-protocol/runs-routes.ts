@@ -9,6 +9,7 @@ import { json, ProtocolHttpError, type ProtocolReply, type ProtocolRequest, type
 import { toLangChainMessages } from './messages';
 import type { ProtocolRuns, RunRequest } from './protocol-runs';
 import { STREAM_MODES, type RunStream } from './run-stream';
+import { parseBody, parseQuery, uuidParam } from './validate';
 
 const record = z.record(z.string(), z.unknown());
 
@@ -29,15 +30,6 @@ const runCreate = z.object({
 });
 
 type RunCreate = z.output<typeof runCreate>;
-
-/** Checks a body with `schema`; a bad field is a 422 naming it. */
-function parsed<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
-  const result = schema.safeParse(body ?? {});
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const field = issue.path.length > 0 ? issue.path.join('.') : 'body';
-  throw new ProtocolHttpError(422, `Invalid ${field}: ${issue.message}`);
-}
 
 function runRequest(body: RunCreate): RunRequest {
   const modes = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
@@ -81,7 +73,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
     events: stream.follow(lastEventId, request.disconnected),
   });
   const create = async (request: ProtocolRequest, threadId: string | undefined) => {
-    const body = parsed(runCreate, request.body);
+    const body = parseBody(runCreate, request.body);
     const created = await runs.create(threadId, runRequest(body));
     const location = threadId === undefined ? `/runs/${created.run.run_id}` : `/threads/${threadId}/runs/${created.run.run_id}`;
     if (body.on_disconnect === 'cancel') {
@@ -98,7 +90,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       method: 'POST',
       pattern: thread(''),
       handle: async (request) => {
-        const { run, headers } = await create(request, request.params.thread_id!);
+        const { run, headers } = await create(request, uuidParam(request, 'thread_id'));
         return json(run, 200, headers);
       },
     },
@@ -106,7 +98,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       method: 'POST',
       pattern: thread('/stream'),
       handle: async (request) => {
-        const { stream, headers } = await create(request, request.params.thread_id!);
+        const { stream, headers } = await create(request, uuidParam(request, 'thread_id'));
         return sse(stream, request, headers);
       },
     },
@@ -114,7 +106,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       method: 'POST',
       pattern: thread('/wait'),
       handle: async (request) => {
-        const { run, stream, headers } = await create(request, request.params.thread_id!);
+        const { run, stream, headers } = await create(request, uuidParam(request, 'thread_id'));
         return json(await outcome(run.thread_id, stream), 200, headers);
       },
     },
@@ -122,11 +114,11 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       method: 'GET',
       pattern: thread(''),
       handle: async (request) => {
-        const threadId = request.params.thread_id!;
+        const threadId = uuidParam(request, 'thread_id');
         knownThread(threadId);
-        const query = parsed(
+        const query = parseQuery(
           z.object({ limit: z.coerce.number().int().min(0).default(10), offset: z.coerce.number().int().min(0).default(0), status: z.string().optional() }),
-          Object.fromEntries(request.query),
+          request,
         );
         return json(runs.list(threadId, query));
       },
@@ -134,14 +126,14 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
     {
       method: 'GET',
       pattern: thread('/:run_id'),
-      handle: async (request) => json(knownRun(request.params.thread_id!, request.params.run_id!)),
+      handle: async (request) => json(knownRun(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'))),
     },
     {
       method: 'DELETE',
       pattern: thread('/:run_id'),
       handle: async (request) => {
-        knownThread(request.params.thread_id!);
-        runs.delete(request.params.thread_id!, request.params.run_id!);
+        knownThread(uuidParam(request, 'thread_id'));
+        runs.delete(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'));
         return { kind: 'empty', status: 204 };
       },
     },
@@ -149,7 +141,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       method: 'GET',
       pattern: thread('/:run_id/join'),
       handle: async (request) => {
-        const { thread_id, run_id } = knownRun(request.params.thread_id!, request.params.run_id!);
+        const { thread_id, run_id } = knownRun(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'));
         return json(await outcome(thread_id, runs.stream(thread_id, run_id)));
       },
     },
@@ -157,7 +149,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       method: 'GET',
       pattern: thread('/:run_id/stream'),
       handle: async (request) => {
-        const { thread_id, run_id } = knownRun(request.params.thread_id!, request.params.run_id!);
+        const { thread_id, run_id } = knownRun(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'));
         const stream = runs.stream(thread_id, run_id);
         if (stream === undefined) return { kind: 'sse', events: (async function* () {})() };
         const lastEventId = request.headers['last-event-id'];
@@ -171,10 +163,10 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       method: 'POST',
       pattern: thread('/:run_id/cancel'),
       handle: async (request) => {
-        const threadId = request.params.thread_id!;
-        const runId = request.params.run_id!;
+        const threadId = uuidParam(request, 'thread_id');
+        const runId = uuidParam(request, 'run_id');
         knownRun(threadId, runId);
-        const query = parsed(z.object({ wait: z.string().optional(), action: z.enum(['interrupt', 'rollback']).default('interrupt') }), Object.fromEntries(request.query));
+        const query = parseQuery(z.object({ wait: z.string().optional(), action: z.enum(['interrupt', 'rollback']).default('interrupt') }), request);
         const wait = query.wait === '1' || query.wait === 'true';
         const cancelled = runs.cancel(threadId, runId);
         if (wait) await cancelled;

@@ -168,7 +168,7 @@ describe('runs over the Agent Protocol', () => {
     expect(readFileSync(join(h.folder, 'edited.txt'), 'utf8')).toBe('person\n');
   });
 
-  it('refuses a folder never opened (403), answers 404 for unknown threads and runs, 422 naming a malformed field, and keeps serving', async () => {
+  it('refuses a folder never opened (403), answers 404 for unknown threads and runs, 400 naming a malformed field, and keeps serving', async () => {
     const threadId = randomUUID();
     await expect(h.client.runs.create(threadId, 'deepdesk', { input: human('x'), ifNotExists: 'create', config: { configurable: { folder: '/nowhere/else' } } })).rejects.toMatchObject({ status: 403 });
     await expect(h.client.runs.create(randomUUID(), 'deepdesk', { input: human('x') })).rejects.toMatchObject({ status: 404 });
@@ -177,11 +177,14 @@ describe('runs over the Agent Protocol', () => {
       const res = await fetch(`${h.url}/threads/${threadId}/runs`, { method: 'POST', headers: { 'x-api-key': h.key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       return { status: res.status, detail: ((await res.json()) as { detail: string }).detail };
     };
-    expect(await bad({ assistant_id: 'deepdesk', stream_mode: 'tokens', if_not_exists: 'create' })).toMatchObject({ status: 422, detail: expect.stringContaining('stream_mode') });
-    expect(await bad({ assistant_id: 'deepdesk', multitask_strategy: 'later', if_not_exists: 'create' })).toMatchObject({ status: 422, detail: expect.stringContaining('multitask_strategy') });
+    expect(await bad({ assistant_id: 'deepdesk', stream_mode: 'tokens', if_not_exists: 'create' })).toMatchObject({ status: 400, detail: expect.stringContaining('stream_mode') });
+    expect(await bad({ assistant_id: 'deepdesk', multitask_strategy: 'later', if_not_exists: 'create' })).toMatchObject({ status: 400, detail: expect.stringContaining('multitask_strategy') });
     script({ text: 'still here' });
     const waited = (await h.client.runs.wait(threadId, 'deepdesk', { input: human('ok?'), ifNotExists: 'create' })) as { messages: Array<{ content: string }> };
     expect(waited.messages.at(-1)!.content).toBe('still here');
     await expect(h.client.runs.get(threadId, randomUUID())).rejects.toMatchObject({ status: 404 });
+    // Where the reference answers a run on an unknown thread 422 and a join of an unknown run with
+    // the thread's values, SPEC §19 says 404.
+    await expect(h.client.runs.join(threadId, randomUUID())).rejects.toMatchObject({ status: 404 });
   });
 });

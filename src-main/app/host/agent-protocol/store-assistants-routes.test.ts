@@ -2,55 +2,37 @@
 // the memories store `deepdesk memories` reads, a key never leaves /memories/, another
 // namespace is refused, the assistants are Settings' subagents and cannot be changed here.
 
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client } from '@langchain/langgraph-sdk';
+import type { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openDatabase } from '../../../core/backends/store/store';
 import { openMemoriesStore } from '../../../core/backends/store/memory-store';
-import { databasePath } from '../../data-dir';
 import { MemoriesService } from '../../memories/memories-service';
-import { NO_SECRETS } from '../../settings/settings-service';
-import { HostRuns } from '../runs';
 import { resolveAssistant } from './assistants-routes';
 import type { ProtocolContext } from './context';
-import { startProtocolServer, type ProtocolServer } from './http';
-import { protocolRoutes } from './routes';
+import { startProtocolHarness, type ProtocolHarness } from './testing/protocol-harness';
 
-const KEY = 'store-assistants-key';
+let h: ProtocolHarness;
 let dataDir: string;
-let db: ReturnType<typeof openDatabase>;
 let context: ProtocolContext;
-let server: ProtocolServer;
 let client: Client;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'deepdesk-protocol-store-'));
-  await writeFile(
-    join(dataDir, 'settings.json'),
-    JSON.stringify({ subagents: [{ name: 'researcher', description: 'Looks things up.', systemPrompt: 'You research.' }] }),
-  );
-  db = openDatabase(databasePath(dataDir));
-  const runs = new HostRuns({ dataDir, db, version: 'test', secrets: NO_SECRETS });
-  context = { dataDir, db, runs, start: (c, p) => runs.start(c, p), defaultFolder: undefined, folderRefusal: () => undefined, version: '9.9.9', log: () => undefined };
-  server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => KEY, corsOrigins: [], routes: protocolRoutes(context) });
-  client = new Client({ apiUrl: server.url, apiKey: KEY });
+  h = await startProtocolHarness({ version: '9.9.9', settings: { subagents: [{ name: 'researcher', description: 'Looks things up.', systemPrompt: 'You research.' }] } });
+  ({ dataDir, context, client } = h);
 });
 
 afterAll(async () => {
-  await server.close();
-  db.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await h.close();
 });
 
 /** The memories as `deepdesk memories` sees them. */
 function memories(): MemoriesService {
-  return new MemoriesService(openMemoriesStore(undefined, db, () => undefined).store, () => undefined);
+  return new MemoriesService(openMemoriesStore(undefined, context.db, () => undefined).store, () => undefined);
 }
 
-async function send(method: string, path: string, body?: unknown, key: string | null = KEY): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(server.url + path, {
+async function send(method: string, path: string, body?: unknown, key: string | null = h.key): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(h.url + path, {
     method,
     headers: { 'content-type': 'application/json', ...(key !== null ? { 'x-api-key': key } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

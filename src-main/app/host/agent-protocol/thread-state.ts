@@ -6,12 +6,9 @@
 import { createHash } from 'node:crypto';
 import { isPersonMessage } from '../../../core/agent/notes';
 import type { ChatMessage } from '../../../core/models/types';
-import type { ProtocolInterrupt, ProtocolThreadStatus } from './context';
+import { DEEPDESK_GRAPH_ID, type ProtocolInterrupt, type ProtocolThreadStatus } from './context';
 import { toLangChainMessages, type LangChainMessage } from './messages';
 import type { ThreadMetadata } from './protocol-threads';
-
-/** The graph every Deepdesk thread runs (the `deepdesk` assistant's). */
-export const DEEPDESK_GRAPH_ID = 'deepdesk';
 
 /** Where a paused run waits, as Deep Agents' human-in-the-loop middleware names its node. */
 export const INTERRUPT_NODE = 'HumanInTheLoopMiddleware.after_model';

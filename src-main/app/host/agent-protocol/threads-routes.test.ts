@@ -1,24 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newThreadState } from '../../../core/agent/types';
 import { CheckpointStore } from '../../../core/checkpoints/store';
-import { openDatabase } from '../../../core/backends/store/store';
 import type { ChatMessage } from '../../../core/models/types';
-import { databasePath } from '../../data-dir';
-import { FileSecretStore } from '../../settings/file-secret-store';
 import { ThreadStore } from '../../threads/thread-store';
-import { HostRuns } from '../runs';
-import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
+import type { ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
 import { startProtocolServer, type ProtocolServer } from './http';
-import { protocolRoutes } from './routes';
+import { assistantIdOf } from './assistants-routes';
 import { checkpointId, INTERRUPT_NODE } from './thread-state';
 import { threadRoutes } from './threads-routes';
-
-const KEY = 'test-protocol-key';
+import { startProtocolHarness, type ProtocolHarness } from './testing/protocol-harness';
 
 /** The database with every statement run counted (real SQLite; only counted). */
 function counted(db: Database.Database): { db: Database.Database; runs: () => number } {
@@ -76,42 +68,28 @@ function turn(i: number): ChatMessage[] {
 }
 
 describe('the Agent Protocol /threads routes', () => {
+  let h: ProtocolHarness;
   let dataDir: string;
-  let rawDb: Database.Database;
   let runs: () => number;
   let store: ThreadStore;
   let server: ProtocolServer;
-  let keyless: ProtocolServer;
   let client: Client;
   const activity = new TestActivity();
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-protocol-threads-'));
-    rawDb = openDatabase(databasePath(dataDir));
-    const count = counted(rawDb);
-    runs = count.runs;
-    const hostRuns = new HostRuns({ dataDir, db: rawDb, version: 'test', secrets: new FileSecretStore(dataDir) });
-    const context: ProtocolContext = {
-      dataDir,
-      db: count.db,
-      runs: hostRuns,
-      start: (connection, params) => hostRuns.start(connection, params),
-      defaultFolder: undefined,
-      folderRefusal: () => undefined,
-      version: 'test',
-      log: () => {},
-    };
-    store = new ThreadStore(rawDb);
-    server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => KEY, corsOrigins: [], routes: threadRoutes(context, activity) });
-    keyless = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => KEY, corsOrigins: [], routes: protocolRoutes(context) });
-    client = new Client({ apiUrl: server.url, apiKey: KEY });
+    let count: ReturnType<typeof counted> | undefined;
+    // The thread routes alone, told of runs by a TestActivity; the harness serves every route.
+    h = await startProtocolHarness({ db: (db) => (count = counted(db)).db });
+    runs = count!.runs;
+    dataDir = h.dataDir;
+    store = new ThreadStore(h.context.db);
+    server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => h.key, corsOrigins: [], routes: threadRoutes(h.context, activity) });
+    client = new Client({ apiUrl: server.url, apiKey: h.key });
   });
 
   afterAll(async () => {
     await server?.close();
-    await keyless?.close();
-    rawDb?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await h?.close();
   });
 
   /** The status and detail a failed SDK call got. */
@@ -154,7 +132,7 @@ describe('the Agent Protocol /threads routes', () => {
     expect((await client.threads.create({ threadId, ifExists: 'do_nothing', metadata: { first: false } })).metadata).toEqual({ first: true });
   });
 
-  it('answers 404 for an unknown thread on every route, 422 for a malformed field naming it', async () => {
+  it('answers 404 for an unknown thread on every route, 400 for a malformed field naming it (as the reference\'s zValidator)', async () => {
     const unknown = '0190a1b2-0000-7000-8000-00000000dead';
     for (const call of [
       () => client.threads.get(unknown),
@@ -166,16 +144,16 @@ describe('the Agent Protocol /threads routes', () => {
       expect((await failure(call())).status).toBe(404);
     }
     // The SDK spreads create's metadata into an object: a malformed one comes from other clients.
-    const bad = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ metadata: ['not', 'an', 'object'] }) });
-    expect(bad.status).toBe(422);
-    expect(((await bad.json()) as { detail: string }).detail).toMatch(/^metadata: /);
+    const bad = await fetch(`${server.url}/threads`, { method: 'POST', headers: { 'x-api-key': h.key, 'content-type': 'application/json' }, body: JSON.stringify({ metadata: ['not', 'an', 'object'] }) });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { detail: string }).detail).toMatch(/metadata: /);
     const badPatch = await failure(client.threads.update('0190a1b2-0000-7000-8000-000000000001', { metadata: 'x' as unknown as Record<string, unknown> }));
-    expect(badPatch).toMatchObject({ status: 422 });
+    expect(badPatch).toMatchObject({ status: 400 });
     expect(badPatch.detail).toMatch(/metadata/);
     const badSearch = await failure(client.threads.search({ status: 'sleeping' as 'idle' }));
-    expect(badSearch.status).toBe(422);
+    expect(badSearch.status).toBe(400);
     expect(badSearch.detail).toMatch(/status/);
-    expect((await failure(client.threads.get('not-a-uuid'))).status).toBe(422);
+    expect((await failure(client.threads.get('not-a-uuid'))).status).toBe(400);
   });
 
   it('reads a window thread: its messages as LangChain messages, its folder and title in metadata, one state per turn', async () => {
@@ -184,7 +162,7 @@ describe('the Agent Protocol /threads routes', () => {
     store.save(state, { folder: '/work/project', title: 'Files' });
 
     const thread = await client.threads.get(state.id);
-    expect(thread.metadata).toEqual({ graph_id: 'deepdesk', assistant_id: 'deepdesk', deepdesk_folder: '/work/project', deepdesk_title: 'Files' });
+    expect(thread.metadata).toEqual({ graph_id: 'deepdesk', assistant_id: assistantIdOf('deepdesk'), deepdesk_folder: '/work/project', deepdesk_title: 'Files' });
     expect(thread.interrupts).toEqual({});
     const values = thread.values as { messages: Array<Record<string, unknown>> };
     expect(values.messages.map((m) => m.type)).toEqual(['human', 'ai', 'tool', 'ai', 'human', 'ai', 'tool', 'ai']);
@@ -200,11 +178,11 @@ describe('the Agent Protocol /threads routes', () => {
     expect(history.map((s) => (s.values as { messages: unknown[] }).messages.length)).toEqual([8, 4]);
     expect(history[0]).toEqual(current);
     expect(await client.threads.getHistory(state.id, { before: { configurable: { checkpoint_id: checkpointId(state.id, 8) } } })).toEqual([history[1]]);
-    const byId = await fetch(`${server.url}/threads/${state.id}/history`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ before: checkpointId(state.id, 8) }) });
+    const byId = await fetch(`${server.url}/threads/${state.id}/history`, { method: 'POST', headers: { 'x-api-key': h.key, 'content-type': 'application/json' }, body: JSON.stringify({ before: checkpointId(state.id, 8) }) });
     expect(await byId.json()).toEqual([history[1]]);
     expect(await client.threads.getHistory(state.id, { checkpoint: { checkpoint_id: checkpointId(state.id, 4) } })).toEqual([history[1]]);
     expect(await client.threads.getHistory(state.id, { limit: 1 })).toEqual([history[0]]);
-    const getHistory = (await (await fetch(`${server.url}/threads/${state.id}/history?limit=1`, { headers: { 'x-api-key': KEY } })).json()) as unknown[];
+    const getHistory = (await (await fetch(`${server.url}/threads/${state.id}/history?limit=1`, { headers: { 'x-api-key': h.key } })).json()) as unknown[];
     expect(getHistory).toEqual([history[0]]);
     expect(await client.threads.getState(state.id, checkpointId(state.id, 4))).toEqual(history[1]);
 
@@ -248,7 +226,7 @@ describe('the Agent Protocol /threads routes', () => {
     );
     const selected = await client.threads.search({ ids: [a.thread_id], select: ['thread_id', 'metadata'] });
     expect(selected).toEqual([{ thread_id: a.thread_id, metadata: { kind: 'search', n: 1 } }]);
-    const response = await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { kind: 'search' }, limit: 3 }) });
+    const response = await fetch(`${server.url}/threads/search`, { method: 'POST', headers: { 'x-api-key': h.key, 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { kind: 'search' }, limit: 3 }) });
     expect(response.headers.get('x-pagination-total')).toBe('4');
     expect(response.headers.get('x-pagination-next')).toBe('3');
     expect(await client.threads.count({ metadata: { kind: 'search' } })).toBe(3);
@@ -295,11 +273,11 @@ describe('the Agent Protocol /threads routes', () => {
   });
 
   it('refuses a request without the protocol key (403)', async () => {
-    const noKey = new Client({ apiUrl: keyless.url, apiKey: null as unknown as string, defaultHeaders: {} });
+    const noKey = new Client({ apiUrl: h.url, apiKey: null as unknown as string, defaultHeaders: {} });
     expect((await failure(noKey.threads.search())).status).toBe(403);
-    const wrongKey = new Client({ apiUrl: keyless.url, apiKey: 'wrong' });
+    const wrongKey = new Client({ apiUrl: h.url, apiKey: 'wrong' });
     expect((await failure(wrongKey.threads.create())).status).toBe(403);
     // The assembled routes serve the family.
-    expect((await new Client({ apiUrl: keyless.url, apiKey: KEY }).threads.create()).status).toBe('idle');
+    expect((await new Client({ apiUrl: h.url, apiKey: h.key }).threads.create()).status).toBe('idle');
   });
 });

@@ -7,10 +7,12 @@ import { z } from 'zod';
 import { CheckpointHistory } from '../../../core/checkpoints/history';
 import { CheckpointStore } from '../../../core/checkpoints/store';
 import { ThreadStore, type ThreadSummary } from '../../threads/thread-store';
-import type { ProtocolContext, ThreadActivity } from './context';
+import { assistantIdOf } from './assistants-routes';
+import { DEEPDESK_GRAPH_ID, type ProtocolContext, type ThreadActivity } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type ProtocolRequest, type Route } from './http';
 import { ProtocolThreadRecords, type ProtocolThreadRecord, type ThreadMetadata } from './protocol-threads';
-import { checkpointCount, DEEPDESK_GRAPH_ID, latestState, threadJson, threadStates, type ThreadView } from './thread-state';
+import { checkpointCount, latestState, threadJson, threadStates, type ThreadView } from './thread-state';
+import { parseBody, uuidParam } from './validate';
 
 const metadataSchema = z.record(z.string(), z.unknown());
 const statusSchema = z.enum(['idle', 'busy', 'interrupted', 'error']);
@@ -40,19 +42,6 @@ const historySchema = z.object({
 });
 const stateCheckpointSchema = z.object({ checkpoint: z.object({ checkpoint_id: z.uuid().optional() }).nullish() });
 
-/** Checks a body (or query) with `schema`; 422 naming the field, as for every malformed typed field. */
-function parse<T>(schema: z.ZodType<T>, value: unknown): T {
-  const result = schema.safeParse(value ?? {});
-  if (result.success) return result.data;
-  throw new ProtocolHttpError(422, result.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
-}
-
-function threadIdOf(request: ProtocolRequest, name = 'thread_id'): string {
-  const id = request.params[name]!;
-  if (!z.uuid().safeParse(id).success) throw new ProtocolHttpError(422, `${name}: Invalid UUID`);
-  return id;
-}
-
 const notFound = (threadId: string): ProtocolHttpError => new ProtocolHttpError(404, `Thread with ID ${threadId} not found`);
 
 /** Whether `value` contains `filter` as Postgres' jsonb `@>` (the reference's metadata and values filters). */
@@ -75,7 +64,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     if (summary === undefined) return record?.metadata ?? {};
     return {
       graph_id: DEEPDESK_GRAPH_ID,
-      assistant_id: DEEPDESK_GRAPH_ID,
+      assistant_id: assistantIdOf(DEEPDESK_GRAPH_ID),
       ...record?.metadata,
       deepdesk_folder: summary.folder,
       ...(summary.title !== '' ? { deepdesk_title: summary.title } : {}),
@@ -166,7 +155,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
 
   return [
     route('POST', '/threads', (request) => {
-      const body = parse(createSchema, request.body);
+      const body = parseBody(createSchema, request.body);
       const threadId = body.thread_id ?? randomUUID();
       const existing = shallow(threadId);
       if (existing !== undefined) {
@@ -179,7 +168,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     }),
 
     route('POST', '/threads/search', (request) => {
-      const body = parse(searchSchema, request.body);
+      const body = parseBody(searchSchema, request.body);
       const sortBy = body.sort_by ?? 'created_at';
       const order = (body.sort_order ?? 'desc') === 'desc' ? -1 : 1;
       const found = matching(body).sort((a, b) => {
@@ -201,20 +190,20 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
       return json(threads, 200, headers);
     }),
 
-    route('POST', '/threads/count', (request) => json(matching(parse(filterSchema, request.body)).length)),
+    route('POST', '/threads/count', (request) => json(matching(parseBody(filterSchema, request.body)).length)),
 
-    route('GET', '/threads/:thread_id', (request) => json(threadJson(full(require(threadIdOf(request))), true))),
+    route('GET', '/threads/:thread_id', (request) => json(threadJson(full(require(uuidParam(request, 'thread_id'))), true))),
 
     route('PATCH', '/threads/:thread_id', (request) => {
-      const threadId = threadIdOf(request);
-      const body = parse(patchSchema, request.body);
+      const threadId = uuidParam(request, 'thread_id');
+      const body = parseBody(patchSchema, request.body);
       const view = require(threadId);
       records.merge(threadId, body.metadata, view.createdAt, new Date().toISOString());
       return json(threadJson(full(require(threadId)), true));
     }),
 
     route('DELETE', '/threads/:thread_id', async (request) => {
-      const threadId = threadIdOf(request);
+      const threadId = uuidParam(request, 'thread_id');
       require(threadId);
       await activity.cancelAll(threadId);
       if (store.exists(threadId)) deleteDeepdeskThread(context.dataDir, store, threadId);
@@ -223,7 +212,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     }),
 
     route('POST', '/threads/:thread_id/copy', (request) => {
-      const threadId = threadIdOf(request);
+      const threadId = uuidParam(request, 'thread_id');
       // As the reference: copying an unknown thread is a conflict.
       const view = shallow(threadId);
       if (view === undefined) throw new ProtocolHttpError(409, 'Thread not found');
@@ -240,19 +229,19 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
       return json(threadJson(full(require(copyId)), true));
     }),
 
-    route('GET', '/threads/:thread_id/state', (request) => stateAt(threadIdOf(request), undefined)),
-    route('GET', '/threads/:thread_id/state/:checkpoint_id', (request) => stateAt(threadIdOf(request), threadIdOf(request, 'checkpoint_id'))),
-    route('POST', '/threads/:thread_id/state/checkpoint', (request) => stateAt(threadIdOf(request), parse(stateCheckpointSchema, request.body).checkpoint?.checkpoint_id)),
+    route('GET', '/threads/:thread_id/state', (request) => stateAt(uuidParam(request, 'thread_id'), undefined)),
+    route('GET', '/threads/:thread_id/state/:checkpoint_id', (request) => stateAt(uuidParam(request, 'thread_id'), uuidParam(request, 'checkpoint_id'))),
+    route('POST', '/threads/:thread_id/state/checkpoint', (request) => stateAt(uuidParam(request, 'thread_id'), parseBody(stateCheckpointSchema, request.body).checkpoint?.checkpoint_id)),
 
     route('GET', '/threads/:thread_id/history', (request) => {
       const limit = request.query.get('limit');
       const before = request.query.get('before');
       return history(
-        threadIdOf(request),
-        parse(historySchema, { ...(limit !== null ? { limit: Number(limit) } : {}), ...(before !== null ? { before } : {}) }),
+        uuidParam(request, 'thread_id'),
+        parseBody(historySchema, { ...(limit !== null ? { limit: Number(limit) } : {}), ...(before !== null ? { before } : {}) }),
       );
     }),
-    route('POST', '/threads/:thread_id/history', (request) => history(threadIdOf(request), parse(historySchema, request.body))),
+    route('POST', '/threads/:thread_id/history', (request) => history(uuidParam(request, 'thread_id'), parseBody(historySchema, request.body))),
   ];
 }
 

@@ -2,7 +2,7 @@
 // its model the scripted server (Settings' model and base URL), and the SDK's Client to call it.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
@@ -10,9 +10,10 @@ import { openDatabase } from '../../../../core/backends/store/store';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../../../../core/models/testing/scripted-server';
 import { databasePath } from '../../../data-dir';
 import { NO_SECRETS } from '../../../settings/settings-service';
+import type Database from 'better-sqlite3';
 import { HostRuns } from '../../runs';
 import type { ProtocolContext } from '../context';
-import { startProtocolServer } from '../http';
+import { startProtocolServer, type Route } from '../http';
 import { protocolRoutes } from '../routes';
 
 export const PROTOCOL_TEST_KEY = 'protocol-test-key';
@@ -26,29 +27,45 @@ export interface ProtocolHarness {
   folder: string;
   scripted: ScriptedServer;
   context: ProtocolContext;
+  /** A file in `folder` (a run's `/path`), undefined when there is none. */
+  files(threadId: string, path: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
-export async function startProtocolHarness(script: ScriptStep[] = []): Promise<ProtocolHarness> {
+export interface HarnessOptions {
+  /** The scripted model's first steps (more can be pushed on `scripted`). */
+  script?: ScriptStep[];
+  /** Settings beside the scripted model's (e.g. `subagents`). */
+  settings?: Record<string, unknown>;
+  /** This build's version, as `/info` answers it. */
+  version?: string;
+  /** The database the routes are given, from the real one (e.g. one that counts its statements). */
+  db?: (db: Database.Database) => Database.Database;
+  /** The routes served (all of them unless given). */
+  routes?: (context: ProtocolContext) => Route[];
+}
+
+export async function startProtocolHarness(options: HarnessOptions = {}): Promise<ProtocolHarness> {
   const dataDir = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-protocol-')));
   const folder = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-protocol-folder-')));
   execFileSync('git', ['init', '-q'], { cwd: folder });
-  const scripted = await startScriptedServer(script);
-  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ model: 'openai-compatible:scripted-model', baseUrl: scripted.url }));
+  const scripted = await startScriptedServer(options.script ?? []);
+  writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ ...options.settings, model: 'openai-compatible:scripted-model', baseUrl: scripted.url }));
   const db = openDatabase(databasePath(dataDir));
-  const runs = new HostRuns({ dataDir, db, version: 'test', secrets: NO_SECRETS });
+  const version = options.version ?? 'test';
+  const runs = new HostRuns({ dataDir, db, version, secrets: NO_SECRETS });
   const context: ProtocolContext = {
     dataDir,
-    db,
+    db: options.db?.(db) ?? db,
     runs,
     start: (connection, params) => runs.start(connection, params),
     defaultFolder: folder,
     env: { ...process.env, OPENAI_API_KEY: '' },
     folderRefusal: (asked) => (asked === folder ? undefined : `${asked} has not been opened in Deepdesk: open it once, or start the host with --folder ${asked}`),
-    version: 'test',
+    version,
     log: () => undefined,
   };
-  const server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => PROTOCOL_TEST_KEY, corsOrigins: [], routes: protocolRoutes(context) });
+  const server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => PROTOCOL_TEST_KEY, corsOrigins: [], routes: (options.routes ?? protocolRoutes)(context) });
   const client = new Client({ apiUrl: server.url, apiKey: PROTOCOL_TEST_KEY });
   return {
     client,
@@ -58,6 +75,10 @@ export async function startProtocolHarness(script: ScriptStep[] = []): Promise<P
     folder,
     scripted,
     context,
+    async files(_threadId, path) {
+      const file = join(folder, path);
+      return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+    },
     async close() {
       await server.close();
       await runs.close();

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@langchain/langgraph-sdk';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../../../../core/models/testing/scripted-server';
 
 export interface ReferenceServer {
@@ -14,6 +15,8 @@ export interface ReferenceServer {
   url: string;
   /** The scripted model the graph calls. */
   model: ScriptedServer;
+  /** A file the graph wrote on a thread (Deep Agents' state backend keeps them in the thread's `files`). */
+  files(threadId: string, path: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -27,9 +30,15 @@ export async function startReferenceServer(script: ScriptStep[] = []): Promise<R
   const cwd = await mkdtemp(join(tmpdir(), 'deepdesk-reference-'));
   const { startServer } = await import('@langchain/langgraph-api/server');
   const { host, cleanup } = await startServer({ port: 0, nWorkers: 2, host: '127.0.0.1', cwd, graphs: { deepdesk: `${GRAPH}:graph` } });
+  const url = `http://${host}`;
   return {
-    url: `http://${host}`,
+    url,
     model,
+    async files(threadId, path) {
+      const state = await new Client({ apiUrl: url }).threads.getState<{ files?: Record<string, { content: string | string[] }> }>(threadId);
+      const content = state.values.files?.[path]?.content;
+      return Array.isArray(content) ? content.join('\n') : content;
+    },
     async close() {
       await cleanup();
       await model.close();
