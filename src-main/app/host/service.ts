@@ -70,6 +70,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   let windows: HostWindows | undefined;
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
   const editors = new HostAcp({ open: (streams, params) => openAcpSession(streams, params, { dataDir: options.dataDir, secrets }), log });
+  runs.workElsewhereFrom(async (threadId) => (await windows?.working(threadId)) === true || editors.working(threadId));
   return {
     busy: () => runs.busy() || (windows?.busy() ?? false) || editors.busy(),
     serving: () => runs.interruptOrphans(),
@@ -79,14 +80,8 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
       if (!parsed.success) throw new HostRequestError(`bad parameters for ${method}: ${z.prettifyError(parsed.error)}`, 'bad_request');
       const params = parsed.data;
       switch (method as MethodName) {
-        case 'runs.start': {
-          const p = params as z.output<typeof startParams>;
-          // A thread never has two runs: not one in a window and one of `deepdesk run`.
-          if (p.request.threadId !== undefined && ((await windows?.working(p.request.threadId)) || editors.working(p.request.threadId))) {
-            throw new HostRequestError(`thread ${p.request.threadId} is working in a window or an editor: wait for it or stop it (deepdesk stop ${p.request.threadId})`, 'failed');
-          }
-          return runs.start(connection, p);
-        }
+        case 'runs.start':
+          return runs.start(connection, params as z.output<typeof startParams>);
         case 'runs.attach': {
           const p = params as z.output<(typeof METHODS)['runs.attach']>;
           // A window's thread that works is followed in its folder's app.
