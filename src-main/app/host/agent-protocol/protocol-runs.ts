@@ -144,7 +144,7 @@ export class ProtocolRuns implements ThreadActivity {
       const before = this.queue(thread).filter((r) => r !== run && !isEnded(r.record.status));
       for (const old of before.reverse()) {
         await this.cancel(thread, old.record.run_id);
-        if (request.multitask_strategy === 'rollback') this.delete(thread, old.record.run_id);
+        if (request.multitask_strategy === 'rollback') await this.delete(thread, old.record.run_id);
       }
     }
     this.next(thread);
@@ -188,10 +188,11 @@ export class ProtocolRuns implements ThreadActivity {
     await run.stream.finished();
   }
 
-  delete(threadId: string, runId: string): void {
+  /** Deletes a run; a going one is cancelled first (the reference deletes it whatever it does). */
+  async delete(threadId: string, runId: string): Promise<void> {
     if (this.get(threadId, runId) === undefined) throw new ProtocolHttpError(404, 'Run not found');
     const run = this.live.get(runId);
-    if (run !== undefined && !isEnded(run.record.status)) throw new ProtocolHttpError(409, 'Run is still going: cancel it first.');
+    if (run !== undefined && !isEnded(run.record.status)) await this.cancel(threadId, runId);
     this.live.delete(runId);
     this.context.db.prepare('DELETE FROM agent_protocol_runs WHERE run_id = ?').run(runId);
   }

@@ -141,7 +141,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       pattern: thread('/:run_id'),
       handle: async (request) => {
         knownThread(request.params.thread_id!);
-        runs.delete(request.params.thread_id!, request.params.run_id!);
+        await runs.delete(request.params.thread_id!, request.params.run_id!);
         return { kind: 'empty', status: 204 };
       },
     },
@@ -181,7 +181,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
         else void cancelled.catch(() => undefined);
         if (query.action === 'rollback') {
           await cancelled;
-          runs.delete(threadId, runId);
+          await runs.delete(threadId, runId);
         }
         return { kind: 'empty', status: wait ? 204 : 202 };
       },
