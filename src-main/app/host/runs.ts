@@ -14,6 +14,9 @@ import { AGENT_STATE_WORDS, ContractError, type DisplayItem } from '../contract'
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { agentStateOf } from '../session/agent-board';
 import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../session/headless-run';
+import { ApprovalService } from '../approvals/approval-service';
+import { CheckpointStore } from '../../core/checkpoints/store';
+import { deleteThread } from '../threads/delete-thread';
 import { ThreadStore } from '../threads/thread-store';
 import { capText, itemsBefore, type PageLimits } from '../threads/thread-page';
 import { shortThreadId } from '../threads/thread-ref';
@@ -117,7 +120,7 @@ export interface StartRunParams {
 
 /** What happens to the host's runs, for the windows showing their folders (windows.ts). */
 export type RunActivity =
-  | { kind: 'started' | 'ended' | 'approvals'; threadId: string; folder: string }
+  | { kind: 'started' | 'ended' | 'approvals' | 'deleted'; threadId: string; folder: string }
   | { kind: 'event'; threadId: string; folder: string; seq: number; event: AgentEvent };
 
 export class HostRuns {
@@ -125,10 +128,24 @@ export class HostRuns {
   private readonly watchers = new Set<(activity: RunActivity) => void>();
   private readonly records: RunRecords;
   private readonly threads: ThreadStore;
+  private readonly approvals: ApprovalService;
+  /** Whether a thread works (or waits for the person) outside these runs: in a window's app, an editor's session. */
+  private elsewhere: (threadId: string) => Promise<boolean> = () => Promise.resolve(false);
 
   constructor(private readonly options: { dataDir: string; db: Database.Database; version: string; secrets: SecretStore }) {
     this.records = new RunRecords(options.db);
     this.threads = new ThreadStore(options.db);
+    this.approvals = new ApprovalService(options.db, async () => ({}));
+  }
+
+  /** Where else threads work (the host's windows and editors): a thread never has two runs, nor is deleted while it works. */
+  workElsewhereFrom(check: (threadId: string) => Promise<boolean>): void {
+    this.elsewhere = check;
+  }
+
+  /** Whether the thread works (or waits for the person) in a window's app or an editor's session. */
+  worksElsewhere(threadId: string): Promise<boolean> {
+    return this.elsewhere(threadId);
   }
 
   /**
@@ -150,10 +167,14 @@ export class HostRuns {
 
   async start(connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }> {
     const threadId = params.request.threadId ?? randomUUID();
-    const existing = this.live.get(threadId);
-    if (existing !== undefined && existing.end === undefined) {
-      throw new HostRequestError(`thread ${threadId} is already working: deepdesk attach ${threadId} to follow it, or deepdesk stop ${threadId}`, 'failed');
-    }
+    const notWorking = () => {
+      if (this.has(threadId)) throw new HostRequestError(`thread ${threadId} is already working: deepdesk attach ${threadId} to follow it, or deepdesk stop ${threadId}`, 'failed');
+    };
+    notWorking();
+    // A thread never has two runs: not one in a window or an editor and one here.
+    if (params.request.threadId !== undefined && (await this.elsewhere(threadId))) throw workingElsewhereError(threadId);
+    // Looked at again after the wait: another start may have begun meanwhile.
+    notWorking();
     const run: LiveRun = {
       threadId,
       folder: params.request.folder,
@@ -288,6 +309,24 @@ export class HostRuns {
     return run.end ?? { state: 'stopped', reason: 'aborted', text: '' };
   }
 
+  /**
+   * Deletes a thread with everything it owns (delete-thread.ts), its run here stopped first;
+   * refused while it works in a window or an editor. The windows on its folder are told.
+   */
+  async deleteThread(threadId: string): Promise<void> {
+    if (await this.elsewhere(threadId)) throw workingElsewhereError(threadId);
+    if (this.has(threadId)) await this.stop(threadId).catch(() => undefined);
+    const folder = this.threads.get(threadId)?.folder;
+    const checkpoints = CheckpointStore.open(this.options.dataDir);
+    try {
+      deleteThread(threadId, { store: this.threads, approvals: this.approvals, checkpoints });
+    } finally {
+      checkpoints.close();
+    }
+    this.live.delete(threadId);
+    if (folder !== undefined) this.activity({ kind: 'deleted', threadId, folder });
+  }
+
   list(): AgentLine[] {
     this.records.interruptDead();
     return this.records.list().map((record) => {
@@ -414,6 +453,10 @@ function endOf(result: RunResult): RunEnd {
 function recordEnd(record: RunRecord): RunEnd | undefined {
   if (record.state === 'working' || record.state === 'needs-you') return undefined;
   return { state: record.state, reason: record.state === 'interrupted' ? 'interrupted' : record.state === 'done' ? 'completed' : record.state === 'stopped' ? 'aborted' : 'error', text: '', ...(record.message ? { error: record.message } : {}) };
+}
+
+function workingElsewhereError(threadId: string): HostRequestError {
+  return new HostRequestError(`thread ${threadId} is working in a window or an editor: wait for it or stop it (deepdesk stop ${threadId})`, 'failed');
 }
 
 /** The session code's errors as the client is told them (bad usage stays bad usage). */

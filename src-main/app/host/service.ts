@@ -6,7 +6,7 @@ import { APPROVAL_MODES } from '../../core/agent/permissions/modes';
 import type { ApprovalDecision } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
-import { asHostError, HostRuns, type StartRunParams } from './runs';
+import { asHostError, HostRuns } from './runs';
 import { resolveThread } from '../threads/thread-ref';
 import { ThreadStore } from '../threads/thread-store';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
@@ -15,7 +15,7 @@ import { openAcpSession } from './acp/open-acp-session';
 import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
 import { sessionFlags } from './session-flags';
 import { ContractError } from '../contract';
-import { HostRequestError, type HostConnection, type HostService } from './service-types';
+import { HostRequestError, type HostService } from './service-types';
 import { RecentFolders } from '../folders/recent-folders';
 import { checkListenRequest, listenProtocol, openedInDeepdesk, protocolListenRequest, type ProtocolHostContext, type ProtocolListenRequest } from './agent-protocol/listen';
 import type { ProtocolServer } from './agent-protocol/http';
@@ -75,20 +75,13 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   let windows: HostWindows | undefined;
   const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
   const editors = new HostAcp({ open: (streams, params) => openAcpSession(streams, params, { dataDir: options.dataDir, secrets }), log });
-  /** Every run a client starts, the socket's `runs.start` and the Agent Protocol's alike. */
-  const startRun = async (connection: HostConnection, params: StartRunParams): Promise<{ threadId: string }> => {
-    // A thread never has two runs: not one in a window and one of `deepdesk run`.
-    if (params.request.threadId !== undefined && ((await windows?.working(params.request.threadId)) || editors.working(params.request.threadId))) {
-      throw new HostRequestError(`thread ${params.request.threadId} is working in a window or an editor: wait for it or stop it (deepdesk stop ${params.request.threadId})`, 'failed');
-    }
-    return runs.start(connection, params);
-  };
+  runs.workElsewhereFrom(async (threadId) => (await windows?.working(threadId)) === true || editors.working(threadId));
   let recent: RecentFolders | undefined;
   const protocolHost: ProtocolHostContext = {
     dataDir: options.dataDir,
     db,
     runs,
-    start: startRun,
+    start: (connection, params) => runs.start(connection, params),
     env: options.env,
     version: options.version,
     log,
@@ -125,7 +118,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
       const params = parsed.data;
       switch (method as MethodName) {
         case 'runs.start':
-          return startRun(connection, params as z.output<typeof startParams>);
+          return runs.start(connection, params as z.output<typeof startParams>);
         case 'runs.attach': {
           const p = params as z.output<(typeof METHODS)['runs.attach']>;
           // A window's thread that works is followed in its folder's app.

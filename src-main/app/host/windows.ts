@@ -54,9 +54,9 @@ export class HostWindows {
     this.secrets = options.secrets;
     // A window on a `deepdesk run`'s folder can answer its approvals.
     options.runs.answeredByWindowsOf((folder) => [...this.windows.values()].some((w) => w.folder === folder));
-    // A folder's app never keeps (nor saves over) a copy of a thread a `deepdesk run` changes.
+    // A folder's app never keeps (nor saves over) a copy of a thread a `deepdesk run` changes or the Agent Protocol deletes.
     options.runs.onActivity((activity) => {
-      if (activity.kind !== 'started' && activity.kind !== 'ended') return;
+      if (activity.kind !== 'started' && activity.kind !== 'ended' && activity.kind !== 'deleted') return;
       for (const app of this.pool.apps()) if (app.folder === activity.folder) app.changedElsewhere(activity.threadId);
     });
   }

@@ -213,7 +213,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           mode,
           sandboxAvailable: () => place.sandbox !== undefined,
           checkpoints: recorder,
-          onDelete: (threadId) => new CheckpointHistory(checkpointStore).deleteThread(threadId),
+          checkpointStore,
           mcp: extensions.hub,
           skills: { source: () => extensions.extensions.skills(), onListing: (listing) => extensions.extensions.noteListing(listing) },
           // A remote folder's hooks would have to run there: only a local folder's run (SPEC §13).

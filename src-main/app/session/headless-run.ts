@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { newThreadState, type AgentEvent, type ApprovalRequest } from '../../core/agent/types';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
@@ -38,7 +39,10 @@ export interface HeadlessRunRequest {
   apiKey?: string;
   contextWindow?: number;
   evictChars?: number;
-  mode: ApprovalMode;
+  /** The approval mode: fixed (`--mode`), or the folder's saved one as the window and an editor follow it. */
+  mode: ApprovalMode | 'saved';
+  /** Run the folder's subagent of this name as the agent (its prompt, tools and model); default Deepdesk's own agent. */
+  agent?: string;
   maxCostUsd?: number;
   /** `--mount` flags as given, relative folders from `cwd`. */
   mounts: readonly string[];
@@ -90,9 +94,11 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
   const { db } = context;
   const session = await openRunSession(request, context, io.say);
   try {
-    // A bad model spec or a missing key is told before anything runs.
-    await session.models.main();
-    await readyForRun(session, request, io.say);
+    const agent = request.agent === undefined ? undefined : subagentNamed(session, request.agent);
+    // A bad model spec or a missing key is told before anything runs. A subagent's own model
+    // is its run's unless the run names one.
+    const model = request.model === undefined && agent?.model !== undefined ? await session.models.named(agent.model) : await session.models.main();
+    await readyForRun(session, io.say);
     const { place } = session;
     const threads = session.threads({
       approvals: new ApprovalService(db, async () => ({})),
@@ -113,7 +119,11 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
       const stored = store.get(threadId);
       if (stored === undefined) store.save(newThreadState(threadId), { folder: place.text });
       else if (stored.folder !== place.text) throw new ContractError(`thread ${threadId} belongs to another folder (${stored.folder}); pass that --folder`, 'bad_request');
-      threads.useRunSettings(threadId, { broker: io.broker, ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}) });
+      threads.useRunSettings(threadId, {
+        broker: io.broker,
+        ...(agent !== undefined ? { agent, model } : {}),
+        ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
+      });
       const input = await personInput(request.prompt, inputSources(session));
       const result = threads.run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.allow ? { allow: input.allow } : {}) }).finally(closeAll);
       return { threadId, folder: place.text, result, stop: () => threads.stop(threadId), previewApproval: (request) => threads.previewApproval(request) };
@@ -151,7 +161,7 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
       if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
       throw err;
     }
-    await readyForRun(session, request, say);
+    await readyForRun(session, say);
     const threads = session.threads({ approvals: new ApprovalService(context.db, async () => ({})), emit: () => undefined });
     try {
       let content: string | null = null;
@@ -185,10 +195,17 @@ function openRunSession(request: HeadlessRunRequest, context: HeadlessRunContext
   });
 }
 
-/** What must hold before a run's first step: `--mode auto` has its sandbox; the MCP servers started, what did not load told in one line each (SPEC §9–§11). */
-async function readyForRun(session: FolderSession, request: Pick<HeadlessRunRequest, 'mode'>, say: (line: string) => void): Promise<void> {
+/** The folder's subagent a run is to be (Settings' and the folder's agents, as `task` knows them). */
+function subagentNamed(session: FolderSession, name: string): SubagentSpec {
+  const found = session.extensions.extensions.subagents(session.settings.raw().subagents).find((s) => s.name === name);
+  if (found === undefined) throw new ContractError(`there is no subagent ${name} in Settings or this folder's agents`, 'bad_request');
+  return found;
+}
+
+/** What must hold before a run's first step: auto mode (flag or saved) has its sandbox; the MCP servers started, what did not load told in one line each (SPEC §9–§11). */
+async function readyForRun(session: FolderSession, say: (line: string) => void): Promise<void> {
   const { place, extensions } = session;
-  if (request.mode === 'auto' && place.sandbox === undefined) {
+  if (session.mode() === 'auto' && place.sandbox === undefined) {
     const status = place.sandboxStatus;
     throw new ContractError(`--mode auto needs a sandbox, and none is available: ${status.available ? 'it could not be set up' : status.reason}`, 'bad_request');
   }

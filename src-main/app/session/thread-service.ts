@@ -19,6 +19,7 @@ import { appendNotes, isPersonMessage, type PendingNote } from '../../core/agent
 import { previewRequest, runAgent, type AgentDefinition, type QueuedInput, type RequestPreview, type RunResult } from '../../core/agent/loop';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
+import type { CheckpointStore } from '../../core/checkpoints/store';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
@@ -35,6 +36,7 @@ import { ReadGuard } from '../../core/tools/read-guard';
 import type { ApprovalService } from '../approvals/approval-service';
 import { approvalPreview, type ApprovalPreview } from '../approvals/approval-preview';
 import { ContractError, type AttachmentInput, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
+import { deleteThread } from '../threads/delete-thread';
 import { displayItems } from '../threads/display-items';
 import { safeAttachmentName, withAttachments } from '../threads/message-attachments';
 import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierItems, type ItemsPage } from '../threads/thread-page';
@@ -80,8 +82,8 @@ export interface ThreadServiceOptions {
   skills?: { source: () => readonly Skill[]; onListing?: (listing: SkillListing) => void };
   /** The person's hooks and the folder's trusted ones (SPEC §11). */
   hooks?: HooksOptions;
-  /** Called when a thread is deleted (e.g. to drop its checkpoint history). */
-  onDelete?: (threadId: string) => void;
+  /** Where the folder's checkpoint history is kept: a deleted thread's goes with it (delete-thread.ts). */
+  checkpointStore?: CheckpointStore;
   /** The person's mounts (SPEC §13), read on every call; the git ones also at every step (commit and push). */
   mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
   /** The store behind /memories/ (default: SQLite on `db`). */
@@ -114,6 +116,8 @@ export interface RunSettings {
   broker?: ApprovalBroker;
   /** The approval mode (default: the folder's saved one). */
   mode?: () => ApprovalMode;
+  /** The agent: a subagent of the folder's (its prompt, tools), instead of Deepdesk's own; the model is `model`. */
+  agent?: SubagentSpec;
   /** `--max-cost`: the budget of each run, in dollars. */
   maxCostUsd?: number;
   contextWindow?: number;
@@ -264,9 +268,7 @@ export class ThreadService {
     this.eventSeqs.delete(threadId);
     this.settings.delete(threadId);
     this.turnRules.delete(threadId);
-    this.store.delete(threadId);
-    this.options.approvals.forgetThread(threadId);
-    this.options.onDelete?.(threadId);
+    deleteThread(threadId, { store: this.store, approvals: this.options.approvals, checkpoints: this.options.checkpointStore });
     this.options.emit({ kind: 'threads-changed' });
   }
 
@@ -599,6 +601,7 @@ export class ThreadService {
       ...(mode ? { mode } : {}),
       ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
       subagents: this.options.subagents(),
+      ...(settings.agent !== undefined ? { agent: settings.agent } : {}),
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
       ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
       ...(this.options.skills ? { skills: this.options.skills } : {}),

@@ -15,7 +15,7 @@ import type { GitMountRoute } from '../backends/mounts/mount-table';
 import { promptCachingMiddleware } from './middleware/caching';
 import { evictionMiddleware } from './middleware/eviction';
 import { memoryMiddleware } from './middleware/memory';
-import { subagentsMiddleware, type SubagentSpec } from './middleware/subagents';
+import { subagentsMiddleware, subagentTools, type SubagentSpec } from './middleware/subagents';
 import { summarizationMiddleware } from './middleware/summarization';
 import { todosMiddleware } from './middleware/todos';
 import { mcpMiddleware } from './middleware/mcp-tools';
@@ -37,6 +37,11 @@ export interface AgentSetup {
   /** Whether commands run in an OS sandbox (default: no). */
   sandboxAvailable?: () => boolean;
   subagents?: SubagentSpec[];
+  /**
+   * The agent is this subagent rather than Deepdesk's own: its system prompt and its tools,
+   * the folder's middleware, and no `task` (a subagent gives no tasks). Its model is the caller's choice.
+   */
+  agent?: SubagentSpec;
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   /** Overrides the model's context window for summarization (tokens). */
   contextWindow?: number;
@@ -109,6 +114,18 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
     ...(setup.resolveModel ? { resolveModel: setup.resolveModel } : {}),
     ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
   });
+  if (setup.agent !== undefined) {
+    const own = subagentTools(setup.agent, tools, shared());
+    return {
+      model: setup.model,
+      backend: setup.backend,
+      tools: own.tools,
+      middleware: own.middleware,
+      systemPrompt: setup.agent.systemPrompt,
+      ...(setup.maxSteps !== undefined ? { maxSteps: setup.maxSteps } : {}),
+      ...(setup.maxRepeatedCalls !== undefined ? { maxRepeatedCalls: setup.maxRepeatedCalls } : {}),
+    };
+  }
   const [todos, ...rest] = shared();
   return {
     model: setup.model,

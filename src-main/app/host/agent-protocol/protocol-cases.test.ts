@@ -31,8 +31,7 @@ describe("Deepdesk's server", () => {
   });
   afterAll(async () => h.close());
 
-  test.for(cases)('%s', async ([, c], { skip }) => {
-    if (c.deepdeskPending !== undefined) skip(`pending: ${c.deepdeskPending}`);
+  test.for(cases)('%s', async ([, c]) => {
     await c.run(target);
   });
 });

@@ -6,13 +6,15 @@
 
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
-import { DEFAULT_MODE, type ApprovalMode } from '../../../core/agent/permissions/modes';
+import type { ApprovalMode } from '../../../core/agent/permissions/modes';
+import type { SubagentSpec } from '../../../core/agent/middleware/subagents';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest, ChatMessage } from '../../../core/agent/types';
 import { ThreadStore } from '../../threads/thread-store';
 import type { PendingQuestion, RunEnd } from '../runs';
 import type { HostConnection } from '../service-types';
 import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
 import { ProtocolHttpError } from './http';
+import { resolveAssistant, type ResolvedAssistant } from './assistants-routes';
 import { promptFromInput } from './messages';
 import { EventTranslator, RunStream, type StreamMode } from './run-stream';
 
@@ -52,8 +54,8 @@ interface LiveRun {
   record: ProtocolRun;
   request: RunRequest;
   stream: RunStream;
-  /** The host run's request, checked at creation (none for a resume). */
-  start?: { folder: string; prompt: string; mode: ApprovalMode; model?: string };
+  /** The host run's request, checked at creation (none for a resume): `saved` mode when the run names none; `agent`, a subagent's name. */
+  start?: { folder: string; prompt: string; mode: ApprovalMode | 'saved'; model?: string; agent?: string };
   decisions?: ApprovalDecision[];
   translator?: EventTranslator;
   connection?: ProtocolConnection;
@@ -109,6 +111,7 @@ export class ProtocolRuns implements ThreadActivity {
   async create(threadId: string | undefined, request: RunRequest): Promise<{ run: ProtocolRun; stream: RunStream }> {
     const temporary = threadId === undefined && request.on_completion !== 'keep';
     const thread = threadId ?? randomUUID();
+    const assistant = assistantOf(this.context, request.assistant_id);
     if (threadId !== undefined && !this.threadExists(threadId) && request.if_not_exists !== 'create') throw new ProtocolHttpError(404, `Thread with ID ${threadId} not found`);
     const resume = request.command !== undefined && request.command.resume !== undefined ? request.command.resume : undefined;
     const going = this.queue(thread).find((run) => !isEnded(run.record.status));
@@ -118,13 +121,13 @@ export class ProtocolRuns implements ThreadActivity {
     if (resume !== undefined) {
       if (asking.length === 0) throw new ProtocolHttpError(409, `Thread ${thread} has no interrupt to resume.`);
       decisions = decisionsOf(resume, asking);
-    } else start = this.startOf(request);
+    } else start = this.startOf(request, assistant.subagent);
     if (going !== undefined && request.multitask_strategy === 'reject') throw new ProtocolHttpError(422, BUSY);
     const now = new Date().toISOString();
     const record: ProtocolRun = {
       run_id: randomUUID(),
       thread_id: thread,
-      assistant_id: request.assistant_id,
+      assistant_id: assistant.assistant.assistant_id,
       created_at: now,
       updated_at: now,
       status: 'pending',
@@ -141,7 +144,7 @@ export class ProtocolRuns implements ThreadActivity {
       const before = this.queue(thread).filter((r) => r !== run && !isEnded(r.record.status));
       for (const old of before.reverse()) {
         await this.cancel(thread, old.record.run_id);
-        if (request.multitask_strategy === 'rollback') this.delete(thread, old.record.run_id);
+        if (request.multitask_strategy === 'rollback') await this.delete(thread, old.record.run_id);
       }
     }
     this.next(thread);
@@ -185,10 +188,11 @@ export class ProtocolRuns implements ThreadActivity {
     await run.stream.finished();
   }
 
-  delete(threadId: string, runId: string): void {
+  /** Deletes a run; a going one is cancelled first (the reference deletes it whatever it does). */
+  async delete(threadId: string, runId: string): Promise<void> {
     if (this.get(threadId, runId) === undefined) throw new ProtocolHttpError(404, 'Run not found');
     const run = this.live.get(runId);
-    if (run !== undefined && !isEnded(run.record.status)) throw new ProtocolHttpError(409, 'Run is still going: cancel it first.');
+    if (run !== undefined && !isEnded(run.record.status)) await this.cancel(threadId, runId);
     this.live.delete(runId);
     this.context.db.prepare('DELETE FROM agent_protocol_runs WHERE run_id = ?').run(runId);
   }
@@ -226,15 +230,16 @@ export class ProtocolRuns implements ThreadActivity {
     return queue;
   }
 
-  private startOf(request: RunRequest): NonNullable<LiveRun['start']> {
+  private startOf(request: RunRequest, subagent: SubagentSpec | undefined): NonNullable<LiveRun['start']> {
     const configurable = request.config?.configurable ?? {};
     const folder = stringField(configurable, 'folder') ?? this.context.defaultFolder;
     if (folder === undefined) throw new ProtocolHttpError(422, 'No folder to work in: pass config.configurable.folder (an absolute path), or start the host with --folder.');
     if (!isAbsolute(folder)) throw new ProtocolHttpError(422, 'config.configurable.folder must be an absolute path.');
     const refusal = this.context.folderRefusal(folder);
     if (refusal !== undefined) throw new ProtocolHttpError(403, refusal);
-    const mode = stringField(configurable, 'mode') ?? DEFAULT_MODE;
-    if (!(['ask', 'edit', 'auto', 'plan'] as const).includes(mode as ApprovalMode)) throw new ProtocolHttpError(422, 'config.configurable.mode must be ask, edit, auto or plan.');
+    // None named: the folder's saved mode, as the window and an editor follow it.
+    const mode = stringField(configurable, 'mode') ?? 'saved';
+    if (mode !== 'saved' && !(['ask', 'edit', 'auto', 'plan'] as const).includes(mode as ApprovalMode)) throw new ProtocolHttpError(422, 'config.configurable.mode must be ask, edit, auto or plan.');
     const model = stringField(configurable, 'model');
     if (model !== undefined && !/^[\w.-]+:.+$/.test(model)) throw new ProtocolHttpError(422, 'config.configurable.model must be provider:model.');
     const input = request.input;
@@ -244,7 +249,7 @@ export class ProtocolRuns implements ThreadActivity {
     const list = Array.isArray(messages) ? messages : [messages];
     const people = list.filter(isPersonEntry);
     const { prompt } = promptFromInput(people.length > 0 ? [people.at(-1)] : list, 'input.messages');
-    return { folder, prompt, mode: mode as ApprovalMode, ...(model !== undefined ? { model } : {}) };
+    return { folder, prompt, mode: mode as ApprovalMode | 'saved', ...(model !== undefined ? { model } : {}), ...(subagent !== undefined ? { agent: subagent.name } : {}) };
   }
 
   /** Starts the thread's first pending run when nothing goes before it. */
@@ -269,9 +274,9 @@ export class ProtocolRuns implements ThreadActivity {
       // A new message while the thread waits on an approval: that wait ends, unanswered.
       if (this.context.runs.has(threadId)) await this.context.runs.stop(threadId).catch(() => undefined);
       const before = this.threads.exists(threadId) ? this.threads.load(threadId).messages : [];
-      const { folder, prompt, mode, model } = run.start;
+      const { folder, prompt, mode, model, agent } = run.start;
       await this.context.start(connection, {
-        request: { folder, prompt, threadId, mode, ...(model !== undefined ? { model } : {}), mounts: [], mcpConfig: [], trust: false, cwd: folder, env: this.context.env },
+        request: { folder, prompt, threadId, mode, ...(model !== undefined ? { model } : {}), ...(agent !== undefined ? { agent } : {}), mounts: [], mcpConfig: [], trust: false, cwd: folder, env: this.context.env },
         approve: 'ask',
         interactive: true,
         detach: true,
@@ -363,11 +368,10 @@ export class ProtocolRuns implements ThreadActivity {
     const threadId = run.record.thread_id;
     if (run.temporary) {
       // A stateless run's thread goes with it (the reference's `on_completion: delete`).
-      void (async () => {
-        if (this.context.runs.has(threadId)) await this.context.runs.stop(threadId).catch(() => undefined);
-        this.threads.delete(threadId);
-        this.context.db.prepare('DELETE FROM agent_protocol_runs WHERE thread_id = ?').run(threadId);
-      })();
+      void this.context.runs
+        .deleteThread(threadId)
+        .then(() => this.context.db.prepare('DELETE FROM agent_protocol_runs WHERE thread_id = ?').run(threadId))
+        .catch((err: unknown) => this.context.log(`a stateless run's thread ${threadId} was not deleted: ${err instanceof Error ? err.message : String(err)}`));
     }
     this.next(threadId);
   }
@@ -403,6 +407,18 @@ interface RunRow {
 
 function fromRow(row: RunRow): ProtocolRun {
   return { ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown>, kwargs: JSON.parse(row.kwargs) as Record<string, unknown> };
+}
+
+/** The run's assistant; an unknown one is a 404 worded as the reference's for a run. */
+function assistantOf(context: ProtocolContext, id: string): ResolvedAssistant {
+  try {
+    return resolveAssistant(context, id);
+  } catch (err) {
+    if (err instanceof ProtocolHttpError && err.status === 404) {
+      throw new ProtocolHttpError(404, `No assistant found for "${id}". Make sure the assistant ID is for a valid assistant or a valid graph ID.`);
+    }
+    throw err;
+  }
 }
 
 function isEnded(status: ProtocolRunStatus): boolean {

@@ -133,7 +133,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       pattern: thread('/:run_id'),
       handle: async (request) => {
         knownThread(uuidParam(request, 'thread_id'));
-        runs.delete(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'));
+        await runs.delete(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'));
         return { kind: 'empty', status: 204 };
       },
     },
@@ -173,7 +173,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
         else void cancelled.catch(() => undefined);
         if (query.action === 'rollback') {
           await cancelled;
-          runs.delete(threadId, runId);
+          await runs.delete(threadId, runId);
         }
         return { kind: 'empty', status: wait ? 204 : 202 };
       },

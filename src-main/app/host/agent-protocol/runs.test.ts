@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../../../core/models/testing/scripted-server';
+import { resolveAssistant } from './assistants-routes';
 import { startProtocolHarness, type ProtocolHarness } from './testing/protocol-harness';
 
 let h: ProtocolHarness;
@@ -71,7 +72,7 @@ describe('runs over the Agent Protocol', () => {
     // Every part has an SSE id, in order.
     expect(parts.map((p) => p.id)).toEqual(parts.map((_, i) => String(i)));
     const run = await h.client.runs.get(threadId, runId);
-    expect(run).toMatchObject({ run_id: runId, thread_id: threadId, assistant_id: 'deepdesk', status: 'success', multitask_strategy: 'reject' });
+    expect(run).toMatchObject({ run_id: runId, thread_id: threadId, assistant_id: resolveAssistant(h.context, 'deepdesk').assistant.assistant_id, status: 'success', multitask_strategy: 'reject' });
     expect((await h.client.runs.list(threadId)).map((r) => r.run_id)).toEqual([runId]);
   });
 

@@ -4,9 +4,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { CheckpointHistory } from '../../../core/checkpoints/history';
-import { CheckpointStore } from '../../../core/checkpoints/store';
 import { ThreadStore, type ThreadSummary } from '../../threads/thread-store';
+import { HostRequestError } from '../service-types';
 import { assistantIdOf } from './assistants-routes';
 import { DEEPDESK_GRAPH_ID, type ProtocolContext, type ThreadActivity } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type ProtocolRequest, type Route } from './http';
@@ -205,8 +204,18 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     route('DELETE', '/threads/:thread_id', async (request) => {
       const threadId = uuidParam(request, 'thread_id');
       require(threadId);
+      // The reference deletes a thread with its runs whatever they do: the protocol's runs are
+      // cancelled. Work in a window or an editor is the person's: refused as a busy thread.
+      if (await context.runs.worksElsewhere(threadId)) throw busyElsewhere();
       await activity.cancelAll(threadId);
-      if (store.exists(threadId)) deleteDeepdeskThread(context.dataDir, store, threadId);
+      if (store.exists(threadId)) {
+        try {
+          await context.runs.deleteThread(threadId);
+        } catch (err) {
+          if (err instanceof HostRequestError && err.code === 'failed') throw busyElsewhere();
+          throw err;
+        }
+      }
       records.delete(threadId);
       return { kind: 'empty', status: 204 };
     }),
@@ -245,13 +254,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
   ];
 }
 
-/** Deletes a Deepdesk thread as the window's delete does: the thread, then its checkpoints (folder-session's onDelete). */
-function deleteDeepdeskThread(dataDir: string, store: ThreadStore, threadId: string): void {
-  store.delete(threadId);
-  const checkpoints = CheckpointStore.open(dataDir);
-  try {
-    new CheckpointHistory(checkpoints).deleteThread(threadId);
-  } finally {
-    checkpoints.close();
-  }
+/** The reference's conflict for a busy thread, saying where it works. */
+function busyElsewhere(): ProtocolHttpError {
+  return new ProtocolHttpError(409, 'Thread is busy: it is working in a Deepdesk window or an editor. Wait for it, or stop it there.');
 }

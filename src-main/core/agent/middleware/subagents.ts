@@ -47,6 +47,17 @@ function toolLimit(subagent: string, allowed: ReadonlySet<string>): Middleware {
   };
 }
 
+/**
+ * A subagent's tools and middleware: its `tools` (Deepdesk's names or Claude Code's) limit what
+ * it is offered and what it can call, whatever adds the tool. For `task`, and for a run whose
+ * agent is the subagent itself (an Agent Protocol assistant).
+ */
+export function subagentTools(spec: SubagentSpec, baseTools: AgentTool[], middleware: Middleware[]): { tools: AgentTool[]; middleware: Middleware[] } {
+  if (spec.tools === undefined) return { tools: baseTools, middleware };
+  const allowed = new Set(spec.tools.map(deepdeskToolName));
+  return { tools: baseTools.filter((t) => allowed.has(t.name)), middleware: [...middleware, toolLimit(spec.name, allowed)] };
+}
+
 /** The calls of the subagent under `callId` that were waiting for approval (`callId/id` → `id`). */
 function resumableUnder(parent: RunContext, callId: string): Set<string> {
   const prefix = `${callId}/`;
@@ -96,9 +107,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
         return errorText(`subagent ${spec.name} has an unusable model '${spec.model}': ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    // A subagent's `tools` (Deepdesk's names or Claude Code's) limit what it is offered and what it can call, whatever adds the tool.
-    const allowed = spec.tools ? new Set(spec.tools.map(deepdeskToolName)) : undefined;
-    const tools = allowed ? options.baseTools.filter((t) => allowed.has(t.name)) : options.baseTools;
+    const { tools, middleware } = subagentTools(spec, options.baseTools, options.childMiddleware());
     const state = newThreadState(`${parent.threadId}.${callId}`);
     // After a restart, a subagent that was waiting for the person goes on from its saved
     // transcript, so its pending call (and the saved approval) is the same one.
@@ -111,7 +120,7 @@ export function subagentsMiddleware(options: SubagentOptions): Middleware {
         model,
         backend: parent.backend,
         tools,
-        middleware: allowed ? [...options.childMiddleware(), toolLimit(spec.name, allowed)] : options.childMiddleware(),
+        middleware,
         systemPrompt: `${spec.systemPrompt}\n\n${SUBAGENT_NOTE}`,
         ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
       },

@@ -21,8 +21,6 @@ export interface CaseTarget {
 
 export interface ProtocolCase {
   name: string;
-  /** What Deepdesk's server still lacks for this case (it is skipped there until then; the reference must pass it). */
-  deepdeskPending?: string;
   run(target: CaseTarget): Promise<void>;
 }
 
@@ -185,7 +183,6 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
   },
   {
     name: 'runs: an unknown assistant → 404',
-    deepdeskPending: "a run's assistant_id resolved against the assistants (h/p-semantics)",
     async run(target) {
       const client = clientOf(target);
       const thread = await client.threads.create();
