@@ -91,6 +91,7 @@ describe('the Agent Protocol beside the window', () => {
     await approval(page).waitFor({ timeout: 15_000 });
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
     await log.getByText('Protocol wrote it.').waitFor({ timeout: 15_000 });
+    expect(await log.getByText('Protocol task', { exact: true }).count()).toBe(1);
 
     // Over the protocol the interrupt is gone and the file is written.
     await poll(async () => (await client.threads.get(thread.thread_id)).status).toBe('idle');
@@ -126,6 +127,7 @@ describe('the Agent Protocol beside the window', () => {
     const shown = await log.innerText();
     expect(shown.indexOf('And then?')).toBeGreaterThan(shown.indexOf('Window answered.'));
     expect(shown.indexOf('And then?')).toBeLessThan(shown.indexOf('Continued over the protocol.'));
+    expect(await log.getByText('And then?', { exact: true }).count()).toBe(1);
     await page.context().close();
   });
 });
