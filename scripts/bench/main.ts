@@ -29,6 +29,7 @@ import { benchAgentHost } from './agent-host';
 import { benchWorktrees } from './worktrees';
 import { benchParallel } from './parallel';
 import { benchRequestBudget } from './request-budget';
+import { benchProtocol } from './protocol';
 
 const repo = process.cwd();
 const dataDir = path.join(repo, '.bench', 'data');
@@ -105,6 +106,7 @@ async function main(): Promise<number> {
   if (options.suites.has('worktrees')) await guarded('Issue 40 · worktrees', () => benchWorktrees(report, options));
   if (options.suites.has('parallel')) await guarded('Issue 40 · threads at the same time', () => benchParallel(report, options, repo));
   if (options.suites.has('budget')) await guarded('Issue 55 · context budget', () => benchRequestBudget(report, options));
+  if (options.suites.has('protocol')) await guarded('Issue 54 · the Agent Protocol', () => benchProtocol(report, options));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

@@ -205,6 +205,8 @@ export class HostRuns {
       throw asHostError(err);
     }
     run.folder = run.run.folder;
+    // A window already showing the thread was not the one that sent this message: it shows it from here.
+    if (run.prompt.trim() !== '') this.event(run, { type: 'user_message', threadId, text: run.prompt });
     this.activity({ kind: 'started', threadId, folder: run.folder });
     if (params.detach) this.unwatch(run, connection.id);
     void run.run.result.then(

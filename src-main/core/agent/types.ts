@@ -142,7 +142,7 @@ export type AgentEvent = EventBase &
      */
     /** `budget`: a budget stopped the run before its next model call (the message says which and how much). */
     | { type: 'error'; message: string; status?: number; refused?: boolean; problem?: ModelProblem; detail?: string; settings?: boolean; budget?: boolean }
-    /** A message the person queued during the run, delivered now (it follows in the history). */
+    /** A message of the person's, now in the history: one queued during the run (`queuedId`), or the one an agent host's run started with. */
     | { type: 'user_message'; text: string; queuedId?: string }
     /** The thread's queued messages changed (the app sends this; the loop never does). */
     | { type: 'queued'; queued: QueuedMessage[] }
