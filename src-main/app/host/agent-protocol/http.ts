@@ -33,12 +33,8 @@ export interface ProtocolRequest {
   disconnected: AbortSignal;
 }
 
-/** One server-sent event; `data` is sent as JSON. */
-export interface SseEvent {
-  id?: string;
-  event: string;
-  data: unknown;
-}
+/** One server-sent event: `data` sent as JSON, or `json`, its JSON already written. */
+export type SseEvent = { id?: string; event: string } & ({ data: unknown; json?: undefined } | { json: string; data?: undefined });
 
 export type ProtocolReply =
   | { kind: 'json'; status?: number; body: unknown; headers?: Readonly<Record<string, string>> }
@@ -146,7 +142,7 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
     res.flushHeaders();
     for await (const event of reply.events) {
       if (res.destroyed) break;
-      const lines = [`event: ${event.event}`, `data: ${JSON.stringify(event.data ?? null)}`];
+      const lines = [`event: ${event.event}`, `data: ${event.json ?? JSON.stringify(event.data ?? null)}`];
       if (event.id !== undefined) lines.unshift(`id: ${event.id}`);
       res.write(`${lines.join('\n')}\n\n`);
     }

@@ -74,6 +74,9 @@ interface ProtocolConnection extends HostConnection {
   close(): void;
 }
 
+/** Ended runs whose stream parts stay in memory for a join or rejoin. */
+const KEPT_ENDED_RUNS = 20;
+
 export class ProtocolRuns implements ThreadActivity {
   private readonly live = new Map<string, LiveRun>();
   /** Per thread: its going run, then the enqueued ones. */
@@ -365,6 +368,9 @@ export class ProtocolRuns implements ThreadActivity {
     this.setStatus(run, status);
     run.connection?.close();
     run.stream.end();
+    // Ended runs keep their parts for a late join, the newest few: older ones answer from their record and thread.
+    const ended = [...this.live.values()].filter((r) => isEnded(r.record.status));
+    for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED_RUNS))) this.live.delete(old.record.run_id);
     const threadId = run.record.thread_id;
     if (run.temporary) {
       // A stateless run's thread goes with it (the reference's `on_completion: delete`).

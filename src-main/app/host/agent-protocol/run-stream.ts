@@ -15,17 +15,35 @@ export type StreamMode = (typeof STREAM_MODES)[number];
 const MODEL_NODE = 'model_request';
 const TOOLS_NODE = 'tools';
 
-/** One run's parts, kept; followers read from any id on and wait for more until it ends. */
+/**
+ * The bytes of parts one run keeps for joins and rejoins. A run over a long thread sends the
+ * whole thread in each `values` part: past this the oldest parts go (a rejoin from before them
+ * starts at the oldest kept), so no run's stream holds the host's memory.
+ */
+export const KEPT_STREAM_BYTES = 64 * 1024 * 1024;
+
+/** One run's parts, kept (each written as JSON once); followers read from any id on and wait for more until it ends. */
 export class RunStream {
-  private readonly parts: SseEvent[] = [];
+  private readonly parts: Array<{ id: string; event: string; json: string }> = [];
+  /** The id of parts[0] (ids count every part pushed, kept or not). */
+  private first = 0;
+  private bytes = 0;
   private readonly wakers = new Set<() => void>();
   private ended = false;
   /** The last full state (or `{__interrupt__}` / `{__error__}`) a `wait` or `join` answers. */
   last: unknown = null;
 
+  constructor(private readonly keptBytes = KEPT_STREAM_BYTES) {}
+
   push(event: string, data: unknown): void {
     if (this.ended) return;
-    this.parts.push({ id: String(this.parts.length), event, data });
+    const json = JSON.stringify(data ?? null);
+    this.parts.push({ id: String(this.first + this.parts.length), event, json });
+    this.bytes += json.length;
+    while (this.bytes > this.keptBytes && this.parts.length > 1) {
+      this.bytes -= this.parts.shift()!.json.length;
+      this.first += 1;
+    }
     this.wake();
   }
 
@@ -43,7 +61,13 @@ export class RunStream {
     const after = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1;
     let next = after + 1;
     while (!signal?.aborted) {
-      while (next < this.parts.length) yield this.parts[next++]!;
+      for (;;) {
+        next = Math.max(next, this.first);
+        const part = this.parts[next - this.first];
+        if (part === undefined) break;
+        next += 1;
+        yield part;
+      }
       if (this.ended) return;
       await new Promise<void>((resolve) => {
         const done = () => {
