@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../../../core/models/testing/scripted-server';
 import { ThreadStore } from '../../threads/thread-store';
-import { startProtocolHarness, type ProtocolHarness } from './testing/protocol-harness';
+import { collectParts, startProtocolHarness, until, type ProtocolHarness } from './testing/protocol-harness';
 
 let h: ProtocolHarness;
 
@@ -20,24 +20,9 @@ afterEach(async () => {
 });
 
 const human = (content: string) => ({ messages: [{ role: 'user', content }] });
-type Part = { event: string; data: unknown; id?: string };
 type Values = { messages: Array<{ type: string; content: string }> };
 
-async function collect(parts: AsyncIterable<Part>): Promise<Part[]> {
-  const out: Part[] = [];
-  for await (const part of parts) out.push(part);
-  return out;
-}
 
-async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function script(...steps: ScriptStep[]) {
   h.scripted.push(...steps);
@@ -117,7 +102,7 @@ describe('protocol runs and the rest of Deepdesk', () => {
   it('a stateless run: its thread is deleted when it ends, or kept with on_completion keep', async () => {
     const threads = new ThreadStore(h.context.db);
     script({ text: 'streamed' }, { text: 'waited' }, { text: 'kept' });
-    const parts = await collect(h.client.runs.stream(null, 'deepdesk', { input: human('stream it'), streamMode: ['values'] }));
+    const parts = await collectParts(h.client.runs.stream(null, 'deepdesk', { input: human('stream it'), streamMode: ['values'] }));
     expect(parts[0]!.event).toBe('metadata');
     expect((parts.at(-1)!.data as Values).messages.at(-1)!.content).toBe('streamed');
     const waited = (await h.client.runs.wait(null, 'deepdesk', { input: human('wait for it') })) as Values;
@@ -226,7 +211,7 @@ describe('protocol runs and the rest of Deepdesk', () => {
   it("streams the `events` and `custom` modes under the reference's event names", async () => {
     const threadId = randomUUID();
     script({ toolCalls: [{ name: 'execute', args: { command: 'echo out-of-the-shell; sleep 1' } }] }, { text: 'Hello there' });
-    const parts = await collect(
+    const parts = await collectParts(
       h.client.runs.stream(threadId, 'deepdesk', { input: human('run it'), ifNotExists: 'create', config: { configurable: { mode: 'auto' } }, streamMode: ['events', 'custom'] }),
     );
     expect(new Set(parts.map((p) => p.event))).toEqual(new Set(['metadata', 'events', 'custom']));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '../../../core/models/testing/scripted-server';
 import { resolveAssistant } from './assistants-routes';
-import { startProtocolHarness, type ProtocolHarness } from './testing/protocol-harness';
+import { collectParts, startProtocolHarness, until, type ProtocolHarness } from './testing/protocol-harness';
 
 let h: ProtocolHarness;
 
@@ -20,22 +20,6 @@ afterEach(async () => {
 
 const human = (content: string) => ({ messages: [{ role: 'user', content }] });
 
-async function collect(parts: AsyncIterable<{ event: string; data: unknown; id?: string }>) {
-  const out: Array<{ event: string; data: unknown; id?: string }> = [];
-  for await (const part of parts) out.push(part);
-  return out;
-}
-
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 function script(...steps: ScriptStep[]) {
   h.scripted.push(...steps);
 }
@@ -45,7 +29,7 @@ describe('runs over the Agent Protocol', () => {
     script({ text: 'Hello there', pace: { chunkChars: 3, chunksPerSecond: 200 } });
     const threadId = randomUUID();
     let created: { run_id: string; thread_id?: string } | undefined;
-    const parts = await collect(
+    const parts = await collectParts(
       h.client.runs.stream(threadId, 'deepdesk', { input: human('hi'), streamMode: ['values', 'updates', 'messages-tuple'], ifNotExists: 'create', onRunCreated: (m) => (created = m) }),
     );
     const events = parts.map((p) => p.event);
@@ -87,9 +71,9 @@ describe('runs over the Agent Protocol', () => {
     const joined = (await h.client.runs.join(threadId, run.run_id)) as { messages: Array<{ content: string }> };
     expect(joined.messages.map((m) => m.content)).toEqual(['one', 'first answer', 'two', 'second answer']);
 
-    const all = await collect(h.client.runs.joinStream(threadId, run.run_id));
+    const all = await collectParts(h.client.runs.joinStream(threadId, run.run_id));
     expect(all[0]!.event).toBe('metadata');
-    const rest = await collect(h.client.runs.joinStream(threadId, run.run_id, { lastEventId: all[1]!.id! }));
+    const rest = await collectParts(h.client.runs.joinStream(threadId, run.run_id, { lastEventId: all[1]!.id! }));
     expect(rest.map((p) => p.id)).toEqual(all.slice(2).map((p) => p.id));
     expect((await h.client.runs.list(threadId)).map((r) => r.status)).toEqual(['success', 'success']);
   });
@@ -143,7 +127,7 @@ describe('runs over the Agent Protocol', () => {
   it('an approval is an interrupt: the run succeeds, the thread waits with the action request; approve lands the write, reject changes nothing', async () => {
     const threadId = randomUUID();
     script({ toolCalls: [{ name: 'write_file', args: { file_path: '/approved.txt', content: 'yes\n' } }] }, { text: 'written' });
-    const parts = await collect(h.client.runs.stream(threadId, 'deepdesk', { input: human('write it'), ifNotExists: 'create', streamMode: ['values', 'updates'] }));
+    const parts = await collectParts(h.client.runs.stream(threadId, 'deepdesk', { input: human('write it'), ifNotExists: 'create', streamMode: ['values', 'updates'] }));
     const interrupt = parts.find((p) => p.event === 'updates' && '__interrupt__' in (p.data as object))!.data as { __interrupt__: Array<{ id: string; value: { actionRequests: unknown[]; reviewConfigs: unknown[] } }> };
     expect(interrupt.__interrupt__[0]!.value.actionRequests).toEqual([{ name: 'write_file', args: { file_path: '/approved.txt', content: 'yes\n' }, description: expect.any(String) }]);
     expect(interrupt.__interrupt__[0]!.value.reviewConfigs).toEqual([{ actionName: 'write_file', allowedDecisions: ['approve', 'edit', 'reject'] }]);

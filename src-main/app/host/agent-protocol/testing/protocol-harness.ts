@@ -89,3 +89,28 @@ export async function startProtocolHarness(options: HarnessOptions = {}): Promis
     },
   };
 }
+
+/** One part of an SDK stream, as its tests read it. */
+export interface StreamPart {
+  event: string;
+  data: unknown;
+  id?: string;
+}
+
+/** Everything an SDK stream gives, to its end. */
+export async function collectParts(parts: AsyncIterable<unknown>): Promise<StreamPart[]> {
+  const out: StreamPart[] = [];
+  for await (const part of parts) out.push(part as StreamPart);
+  return out;
+}
+
+/** Reads `read` until `ok` holds (20 s at most: the error says what was awaited and what was read last). */
+export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
