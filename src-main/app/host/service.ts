@@ -19,6 +19,7 @@ import { HostRequestError, type HostService } from './service-types';
 import { RecentFolders } from '../folders/recent-folders';
 import { checkListenRequest, listenProtocol, openedInDeepdesk, protocolListenRequest, type ProtocolHostContext, type ProtocolListenRequest } from './agent-protocol/listen';
 import type { ProtocolServer } from './agent-protocol/http';
+import { protocolRoutes, protocolRuns } from './agent-protocol/routes';
 
 const threadId = z.string().min(1).max(200);
 
@@ -87,6 +88,8 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
     log,
     openedBefore: openedInDeepdesk(() => (recent ??= new RecentFolders(options.dataDir)), threads),
   };
+  // One for every listener: the same queues whichever a client calls.
+  const protocol = protocolRuns(protocolHost);
   /** The protocol's servers: those held until the host stops (a flag, Settings), and those of a connection. */
   const listening = new Set<ProtocolServer>();
   let heldListeners = 0;
@@ -95,7 +98,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
     if ('error' in checked) throw new HostRequestError(checked.error, 'bad_request');
     let server: ProtocolServer;
     try {
-      server = await listenProtocol(protocolHost, request);
+      server = await listenProtocol(protocolHost, request, (context) => protocolRoutes(context, protocol));
     } catch (err) {
       throw new HostRequestError(`the Agent Protocol cannot listen on ${request.listen}: ${err instanceof Error ? err.message : String(err)}`, 'failed');
     }
@@ -110,7 +113,11 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   };
   return {
     busy: () => heldListeners > 0 || runs.busy() || (windows?.busy() ?? false) || editors.busy(),
-    serving: () => runs.interruptOrphans(),
+    serving: () => {
+      runs.interruptOrphans();
+      // Protocol runs another host left pending or running: that host is gone.
+      protocol.interruptUnfinished();
+    },
     async handle(connection, method, raw) {
       if (!Object.hasOwn(METHODS, method)) throw new HostRequestError(`unknown method ${method}`, 'bad_request');
       const parsed = METHODS[method as MethodName].safeParse(raw ?? {});
@@ -190,6 +197,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
     },
     async close() {
       await Promise.all([...listening].map(unlisten));
+      await protocol.close();
       recent?.close();
       await editors.close();
       await windows?.close();

@@ -17,6 +17,7 @@ import type { ApprovalPreview } from '../approvals/approval-preview';
 import { expandInput, isInputError, messageText } from '../commands/person-input';
 import type { TurnRules } from '../commands/slash-commands';
 import { ContractError } from '../contract';
+import type { AttachmentInput } from '../contract/attachments';
 import { parseFolderLocation } from '../folders/folder-location';
 import { openWithSystem } from '../open-external';
 import type { SecretStore } from '../secret-store';
@@ -32,6 +33,8 @@ export interface HeadlessRunRequest {
   /** A local path or an `ssh://` URL. */
   folder: string;
   prompt: string;
+  /** Files sent with the prompt, as the window sends them (an Agent Protocol run's inline media). */
+  attachments?: readonly AttachmentInput[];
   /** Continue this thread (`--thread`); default a new one. */
   threadId?: string;
   model?: string;
@@ -125,7 +128,9 @@ export async function startHeadlessRun(request: HeadlessRunRequest, context: Hea
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
       });
       const input = await personInput(request.prompt, inputSources(session));
-      const result = threads.run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.allow ? { allow: input.allow } : {}) }).finally(closeAll);
+      const result = threads
+        .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.allow ? { allow: input.allow } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
+        .finally(closeAll);
       return { threadId, folder: place.text, result, stop: () => threads.stop(threadId), previewApproval: (request) => threads.previewApproval(request) };
     } catch (err) {
       await closeAll();

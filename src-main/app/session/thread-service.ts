@@ -303,12 +303,19 @@ export class ThreadService {
    * resolves with how the run ended. Refused while the thread works: an editor's prompt and a
    * `deepdesk run` wait for their own run, so they never queue.
    */
-  async run(threadId: string, content: string | ContentPart[] | null, options: { compactOnly?: boolean; typed?: string; allow?: TurnRules } = {}): Promise<RunResult> {
+  async run(
+    threadId: string,
+    content: string | ContentPart[] | null,
+    options: { compactOnly?: boolean; typed?: string; allow?: TurnRules; attachments?: readonly AttachmentInput[] } = {},
+  ): Promise<RunResult> {
     this.requireThread(threadId);
     if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
     const model = await this.modelFor(threadId);
+    // Files sent with the message go as the window's send takes them: as content when the model takes their type, else saved and named.
+    const attachments = options.attachments ?? [];
+    if (attachments.length > 0) content = await this.attach(threadId, typeof content === 'string' ? content : '', attachments, model.mediaInput);
     if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
-    if (options.typed !== undefined) this.store.titleIfUntitled(threadId, titleFromTyped(options.typed, []));
+    if (options.typed !== undefined) this.store.titleIfUntitled(threadId, titleFromTyped(options.typed, attachments.map((a) => a.name)));
     this.startRun(threadId, model, content, undefined, options.compactOnly === true, options.allow);
     return this.runs.get(threadId)!.result;
   }

@@ -21,7 +21,7 @@ export interface ProtocolContext {
   /** The host's environment: what a protocol run's commands and hooks inherit, its keys and base URLs. */
   env: NodeJS.ProcessEnv;
   /**
-   * Whether runs may work in `folder` over the protocol: one the person has opened in
+   * Whether runs may work in `folder` (absolute: a run's request is checked for it) over the protocol: one the person has opened in
    * Deepdesk before, or the host's `--folder`. Undefined when allowed, else the line saying how to allow it.
    */
   folderRefusal(folder: string): string | undefined;

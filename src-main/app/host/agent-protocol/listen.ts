@@ -10,7 +10,6 @@ import type { ProtocolContext } from './context';
 import { startProtocolServer, type ProtocolServer, type Route } from './http';
 import { corsOriginError, listenRefusal, parseListenAddress, type ListenAddress } from './listen-address';
 import { protocolKey, protocolKeyReader } from './protocol-key';
-import { protocolRoutes } from './routes';
 
 /** What the person asked for; also the socket's `protocol.listen` parameters. */
 export const protocolListenRequest = z.object({
@@ -43,8 +42,8 @@ export type ProtocolHostContext = Omit<ProtocolContext, 'defaultFolder' | 'folde
   openedBefore(folder: string): boolean;
 };
 
-/** Starts a server of the protocol for `request` (checked again: it may come over the socket). `routes`: tests only. */
-export async function listenProtocol(host: ProtocolHostContext, request: ProtocolListenRequest, routes: (context: ProtocolContext) => Route[] = protocolRoutes): Promise<ProtocolServer> {
+/** Starts a server of the protocol for `request` (checked again: it may come over the socket), serving `routes` given its context. */
+export async function listenProtocol(host: ProtocolHostContext, request: ProtocolListenRequest, routes: (context: ProtocolContext) => Route[]): Promise<ProtocolServer> {
   const checked = checkListenRequest(request);
   if ('error' in checked) throw new Error(checked.error);
   // Made now, not at the first request: a host that cannot keep a key does not listen.
@@ -55,7 +54,6 @@ export async function listenProtocol(host: ProtocolHostContext, request: Protoco
     ...shared,
     defaultFolder,
     folderRefusal(folder) {
-      if (!isAbsolute(folder)) return `folder ${folder} is not an absolute path`;
       const path = resolve(folder);
       if (path === defaultFolder || openedBefore(path)) return undefined;
       return `folder ${folder} was never opened in Deepdesk: open it once, or start the host with --folder ${folder}`;

@@ -2,7 +2,7 @@ import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../core/models/types';
 import { ProtocolHttpError } from './http';
-import { messageId, promptFromInput, toLangChainMessages } from './messages';
+import { lastPersonMessage, messageId, toLangChainMessages } from './messages';
 
 /** As the reference server writes a LangChain message into a `values` event (utils/serde.mjs). */
 function referenceDict(message: { toDict(): { type: string; data: object } }): unknown {
@@ -59,17 +59,18 @@ describe('toLangChainMessages', () => {
   });
 });
 
-describe('promptFromInput', () => {
-  it('takes the person messages, as dicts with type or role, strings, or LangChain-serialised', () => {
-    expect(promptFromInput([{ type: 'human', content: 'hello' }])).toEqual({ prompt: 'hello', attachments: [] });
-    expect(promptFromInput([{ role: 'user', content: 'from a subagent' }]).prompt).toBe('from a subagent');
-    expect(promptFromInput([{ role: 'system', content: 'ignored' }, 'first', { role: 'assistant', content: 'also ignored' }, { type: 'user', content: 'second' }]).prompt).toBe('first\n\nsecond');
-    expect(promptFromInput([JSON.parse(JSON.stringify(new HumanMessage('serialised')))]).prompt).toBe('serialised');
+describe('lastPersonMessage', () => {
+  it("takes the last of the person's messages, as dicts with type or role, strings, or LangChain-serialised", () => {
+    expect(lastPersonMessage([{ type: 'human', content: 'hello' }])).toEqual({ prompt: 'hello', attachments: [] });
+    expect(lastPersonMessage([{ role: 'user', content: 'from a subagent' }]).prompt).toBe('from a subagent');
+    expect(lastPersonMessage([{ role: 'system', content: 'ignored' }, 'first', { role: 'assistant', content: 'also ignored' }, { type: 'user', content: 'second' }, { type: 'ai', content: 'x' }]).prompt).toBe('second');
+    expect(lastPersonMessage(['first', JSON.parse(JSON.stringify(new HumanMessage('serialised')))]).prompt).toBe('serialised');
+    expect(lastPersonMessage({ role: 'user', content: 'one, not a list' }).prompt).toBe('one, not a list');
   });
 
   it('takes inline media as attachments', () => {
     const png = Buffer.from('png-bytes').toString('base64');
-    const got = promptFromInput([
+    const got = lastPersonMessage([
       {
         type: 'human',
         content: [
@@ -82,16 +83,16 @@ describe('promptFromInput', () => {
     ]);
     expect(got.prompt).toBe('what is in these?');
     expect(got.attachments).toEqual([
-      { type: 'image', mimeType: 'image/png', data: png, bytes: 9 },
-      { type: 'image', mimeType: 'image/jpeg', data: png, bytes: 9, name: 'a.jpg' },
-      { type: 'file', mimeType: 'application/pdf', data: png, bytes: 9, name: 'b.pdf' },
+      { name: 'attachment-2.png', mimeType: 'image/png', data: png },
+      { name: 'a.jpg', mimeType: 'image/jpeg', data: png },
+      { name: 'b.pdf', mimeType: 'application/pdf', data: png },
     ]);
   });
 
   it('answers 422 naming the field for what it cannot take', () => {
     const problem = (input: unknown): string => {
       try {
-        promptFromInput(input);
+        lastPersonMessage(input);
       } catch (err) {
         expect(err).toBeInstanceOf(ProtocolHttpError);
         expect((err as ProtocolHttpError).status).toBe(422);
@@ -105,5 +106,9 @@ describe('promptFromInput', () => {
     expect(problem([{ content: 'x' }])).toMatch(/^input\.messages\[0\]: /);
     expect(problem([{ type: 'ai', content: 'only the model' }])).toMatch(/^input\.messages: /);
     expect(problem([{ type: 'human', content: 3 }])).toMatch(/^input\.messages\[0\]\.content: /);
+    // An entry before the last person's message is checked too, and the field names the entry's own place.
+    expect(problem([{ type: 'robot', content: 'x' }, { type: 'human', content: 'ok' }])).toMatch(/^input\.messages\[0\]\.type: /);
+    expect(problem(['first', { type: 'human', content: [{ type: 'text', text: '' }] }])).toMatch(/^input\.messages\[1\]\.content: has no text or media/);
+    expect(problem([{ type: 'human', content: Array.from({ length: 11 }, () => ({ type: 'image', mimeType: 'image/png', data: 'AAAA' })) }])).toMatch(/^input\.messages\[0\]\.content: /);
   });
 });

@@ -3,7 +3,8 @@
 // type), and a run's input `messages` back into the prompt a Deepdesk run takes.
 
 import { isNote } from '../../../core/agent/notes';
-import type { ChatMessage, ContentPart, MediaPart } from '../../../core/models/types';
+import type { ChatMessage, ContentPart } from '../../../core/models/types';
+import { attachmentsSchema, type AttachmentInput } from '../../contract/attachments';
 import { ProtocolHttpError } from './http';
 
 export type LangChainMessageType = 'human' | 'ai' | 'tool' | 'system';
@@ -93,10 +94,10 @@ function partOf(part: ContentPart): LangChainContentPart {
   return { type, mimeType: part.mimeType, data: part.data, ...(metadata ? { metadata } : {}) };
 }
 
-/** What a run's input `messages` ask of a Deepdesk run: the person's text and what they attached. */
+/** What a run's input `messages` ask of a Deepdesk run: the person's text and what they attached (as the window sends files). */
 export interface ProtocolPrompt {
   prompt: string;
-  attachments: MediaPart[];
+  attachments: AttachmentInput[];
 }
 
 const PERSON_TYPES = new Set(['human', 'user']);
@@ -104,35 +105,38 @@ const KNOWN_TYPES = new Set(['human', 'user', 'ai', 'assistant', 'tool', 'system
 const LC_CLASSES: Readonly<Record<string, string>> = { HumanMessage: 'human', AIMessage: 'ai', ToolMessage: 'tool', SystemMessage: 'system' };
 
 /**
- * The prompt a run's `input.messages` give: the text of its person's (human/user) messages,
- * in order, and their inline media. Others (ai, tool, system) are not the person's words and
- * are left out: a Deepdesk thread holds only what its own model said. Throws 422 naming the
- * field for a malformed entry. `field` names the list (e.g. `input.messages`).
+ * The prompt of the last of the person's (human/user) messages in a run's `input.messages`:
+ * its text and inline media. What comes before it is the thread's already, and the others
+ * (ai, tool, system) are not the person's words: a Deepdesk thread holds only what its own
+ * model said. Every entry is checked: 422 naming the field for a malformed one. `field`
+ * names the list (e.g. `input.messages`).
  */
-export function promptFromInput(messages: unknown, field = 'input.messages'): ProtocolPrompt {
+export function lastPersonMessage(messages: unknown, field = 'input.messages'): ProtocolPrompt {
   const list = Array.isArray(messages) ? messages : [messages];
-  const texts: string[] = [];
-  const attachments: MediaPart[] = [];
+  const at = (i: number) => (Array.isArray(messages) ? `${field}[${i}]` : field);
+  let last: { content: unknown; at: string } | undefined;
   list.forEach((raw, i) => {
-    const at = Array.isArray(messages) ? `${field}[${i}]` : field;
-    const entry = normalEntry(raw, at);
-    if (!PERSON_TYPES.has(entry.type)) return;
-    const content = entry.content;
-    if (typeof content === 'string') {
-      texts.push(content);
-      return;
-    }
-    if (!Array.isArray(content)) throw invalid(`${at}.content`, 'must be a string or a list of content parts');
-    const parts: string[] = [];
-    content.forEach((part, j) => {
-      const taken = inputPart(part, `${at}.content[${j}]`);
-      if (taken.type === 'text') parts.push(taken.text);
-      else attachments.push(taken);
-    });
-    texts.push(parts.join('\n'));
+    const entry = normalEntry(raw, at(i));
+    if (PERSON_TYPES.has(entry.type)) last = { content: entry.content, at: at(i) };
   });
-  const prompt = texts.filter((t) => t !== '').join('\n\n');
-  if (prompt === '' && attachments.length === 0) throw invalid(field, 'has no message from the person (type "human" or role "user") with text or media');
+  if (last === undefined) throw invalid(field, 'has no message from the person (type "human" or role "user")');
+  const { content } = last;
+  if (typeof content === 'string') {
+    if (content === '') throw invalid(`${last.at}.content`, 'has no text or media');
+    return { prompt: content, attachments: [] };
+  }
+  if (!Array.isArray(content)) throw invalid(`${last.at}.content`, 'must be a string or a list of content parts');
+  const texts: string[] = [];
+  const attachments: AttachmentInput[] = [];
+  content.forEach((part, j) => {
+    const taken = inputPart(part, `${last!.at}.content[${j}]`, j + 1);
+    if ('text' in taken) texts.push(taken.text);
+    else attachments.push(taken);
+  });
+  const prompt = texts.filter((t) => t !== '').join('\n');
+  if (prompt === '' && attachments.length === 0) throw invalid(`${last.at}.content`, 'has no text or media');
+  const checked = attachmentsSchema.safeParse(attachments);
+  if (!checked.success) throw invalid(`${last.at}.content`, checked.error.issues[0]?.message ?? 'too much attached');
   return { prompt, attachments };
 }
 
@@ -154,19 +158,19 @@ function normalEntry(raw: unknown, at: string): { type: string; content: unknown
 
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)(?:;[^,;]*)*;base64,(.*)$/s;
 
-function inputPart(raw: unknown, at: string): ContentPart {
-  if (typeof raw === 'string') return { type: 'text', text: raw };
+function inputPart(raw: unknown, at: string, n: number): { text: string } | AttachmentInput {
+  if (typeof raw === 'string') return { text: raw };
   if (raw === null || typeof raw !== 'object') throw invalid(at, 'must be a content part object');
   const part = raw as Record<string, unknown>;
   if (part.type === 'text') {
     if (typeof part.text !== 'string') throw invalid(`${at}.text`, 'must be a string');
-    return { type: 'text', text: part.text };
+    return { text: part.text };
   }
   if (part.type === 'image_url') {
     const url = typeof part.image_url === 'string' ? part.image_url : (part.image_url as { url?: unknown } | undefined)?.url;
     const match = typeof url === 'string' ? DATA_URL.exec(url) : null;
     if (match === null) throw invalid(`${at}.image_url`, 'only inline images are taken (a data: URL with base64)');
-    return media('image', match[1]!, match[2]!, undefined);
+    return attachment(match[1]!, match[2]!, undefined, n);
   }
   if (part.type === 'image' || part.type === 'file' || part.type === 'audio' || part.type === 'video') {
     const mime = typeof part.mimeType === 'string' ? part.mimeType : typeof part.mime_type === 'string' ? part.mime_type : undefined;
@@ -177,14 +181,15 @@ function inputPart(raw: unknown, at: string): ContentPart {
     if (type === undefined) throw invalid(`${at}.mimeType`, 'is needed with base64 data');
     const metadata = (part.metadata ?? {}) as Record<string, unknown>;
     const name = [metadata.filename, metadata.name, part.filename, part.name].find((n): n is string => typeof n === 'string' && n !== '');
-    return media(part.type === 'image' ? 'image' : 'file', type, data, name);
+    return attachment(type, data, name, n);
   }
   throw invalid(`${at}.type`, `"${String(part.type)}" is not a content part this server takes (text, image_url, image, file, audio, video)`);
 }
 
-function media(type: 'image' | 'file', mimeType: string, data: string, name: string | undefined): MediaPart {
-  const bytes = Buffer.byteLength(data, 'base64');
-  return { type, mimeType, data, bytes, ...(name !== undefined ? { name } : {}) };
+/** A part as the window sends a file; one with no name is called after its place and type (`attachment-2.png`). */
+function attachment(mimeType: string, data: string, name: string | undefined, n: number): AttachmentInput {
+  const extension = (mimeType.split('/')[1] ?? '').replace(/\W.*$/, '') || 'bin';
+  return { name: name ?? `attachment-${n}.${extension}`, mimeType, data };
 }
 
 function invalid(field: string, problem: string): ProtocolHttpError {

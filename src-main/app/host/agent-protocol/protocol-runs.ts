@@ -8,31 +8,20 @@ import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import type { ApprovalMode } from '../../../core/agent/permissions/modes';
 import type { SubagentSpec } from '../../../core/agent/middleware/subagents';
-import type { AgentEvent, ApprovalDecision, ApprovalRequest, ChatMessage } from '../../../core/agent/types';
+import type { AgentEvent, ApprovalDecision, ChatMessage } from '../../../core/agent/types';
+import type { AttachmentInput } from '../../contract/attachments';
 import { ThreadStore } from '../../threads/thread-store';
 import type { PendingQuestion, RunEnd } from '../runs';
 import type { HostConnection } from '../service-types';
 import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
 import { ProtocolHttpError } from './http';
 import { resolveAssistant, type ResolvedAssistant } from './assistants-routes';
-import { promptFromInput } from './messages';
+import { decisionsOf, interruptOf } from './hitl';
+import { lastPersonMessage } from './messages';
+import { ProtocolRunRecords, type MultitaskStrategy, type ProtocolRun, type ProtocolRunStatus } from './run-records';
 import { EventTranslator, RunStream, type StreamMode } from './run-stream';
 
-export type ProtocolRunStatus = 'pending' | 'running' | 'success' | 'error' | 'timeout' | 'interrupted';
-export type MultitaskStrategy = 'reject' | 'interrupt' | 'rollback' | 'enqueue';
-
-/** A run as the reference server answers it. */
-export interface ProtocolRun {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  created_at: string;
-  updated_at: string;
-  status: ProtocolRunStatus;
-  metadata: Record<string, unknown>;
-  multitask_strategy: MultitaskStrategy;
-  kwargs: Record<string, unknown>;
-}
+export type { MultitaskStrategy, ProtocolRun, ProtocolRunStatus } from './run-records';
 
 /** What a run is asked to do (the checked body of a run request). */
 export interface RunRequest {
@@ -48,20 +37,25 @@ export interface RunRequest {
 }
 
 const BUSY = 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.';
-const ALLOWED_DECISIONS = ['approve', 'edit', 'reject'] as const;
+const NO_ROLLBACK = "multitask_strategy: rollback is not possible: Deepdesk cannot roll a thread's messages back. Use interrupt (the run going stops, its messages stay) or enqueue.";
+const BUSY_ELSEWHERE = 'Thread is working in a window or an editor: stop it there, or choose enqueue to run after it.';
+/** How often a run enqueued behind a window's or an editor's work looks whether that work ended. */
+const ELSEWHERE_POLL_MS = 500;
 
 interface LiveRun {
   record: ProtocolRun;
   request: RunRequest;
   stream: RunStream;
   /** The host run's request, checked at creation (none for a resume): `saved` mode when the run names none; `agent`, a subagent's name. */
-  start?: { folder: string; prompt: string; mode: ApprovalMode | 'saved'; model?: string; agent?: string };
+  start?: { folder: string; prompt: string; attachments: AttachmentInput[]; mode: ApprovalMode | 'saved'; model?: string; agent?: string };
   decisions?: ApprovalDecision[];
   translator?: EventTranslator;
   connection?: ProtocolConnection;
   /** A thread made for a stateless run: deleted when it ends (`on_completion: delete`). */
   temporary: boolean;
   cancelled: boolean;
+  /** Enqueued behind work that is not the protocol's (a host run, a window's, an editor's): it starts once that ends. */
+  behindHost?: boolean;
 }
 
 /** The host run a thread's protocol runs follow: the last event seen and the messages so far. */
@@ -77,37 +71,51 @@ interface ProtocolConnection extends HostConnection {
 /** Ended runs whose stream parts stay in memory for a join or rejoin. */
 const KEPT_ENDED_RUNS = 20;
 
-export class ProtocolRuns implements ThreadActivity {
-  private readonly live = new Map<string, LiveRun>();
+/** What every listener shares: the host's services (a listener's own part is its folders). */
+export type ProtocolRunsHost = Omit<ProtocolContext, 'defaultFolder' | 'folderRefusal'>;
+
+/** Which folders a listener's runs may work in. */
+export type ListenerFolders = Pick<ProtocolContext, 'defaultFolder' | 'folderRefusal'>;
+
+/** The host's protocol runs, one book for every listener: their queues, the host runs they follow. */
+interface RunBook {
+  live: Map<string, LiveRun>;
   /** Per thread: its going run, then the enqueued ones. */
-  private readonly queues = new Map<string, LiveRun[]>();
-  private readonly followed = new Map<string, Followed>();
-  private readonly threads: ThreadStore;
+  queues: Map<string, LiveRun[]>;
+  followed: Map<string, Followed>;
+  records: ProtocolRunRecords;
+  threads: ThreadStore;
+}
+
+/**
+ * The host's protocol runs: one per host (service.ts), so that every listener sees the same
+ * queues; each listener works through `forListener` with its own folders.
+ */
+export class ProtocolRuns implements ThreadActivity {
+  private readonly book: RunBook;
 
   constructor(
-    private readonly context: ProtocolContext,
+    private readonly context: ProtocolRunsHost,
     /** Whether a thread exists over the protocol before any Deepdesk thread holds it (threads routes). */
     private readonly threadKnown: (threadId: string) => boolean = () => false,
+    private readonly folders: ListenerFolders = { defaultFolder: undefined, folderRefusal: () => 'this host serves no listener' },
+    book?: RunBook,
   ) {
-    this.threads = new ThreadStore(context.db);
-    context.db.exec(`CREATE TABLE IF NOT EXISTS agent_protocol_runs (
-      run_id TEXT PRIMARY KEY,
-      thread_id TEXT NOT NULL,
-      assistant_id TEXT NOT NULL,
-      status TEXT NOT NULL,
-      metadata TEXT NOT NULL,
-      multitask_strategy TEXT NOT NULL,
-      kwargs TEXT NOT NULL,
-      created_at TEXT NOT NULL,
-      updated_at TEXT NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS agent_protocol_runs_thread ON agent_protocol_runs(thread_id, created_at);`);
-    // A host that stopped left its runs unfinished: they were interrupted.
-    context.db.prepare(`UPDATE agent_protocol_runs SET status = 'interrupted' WHERE status IN ('pending', 'running')`).run();
+    this.book = book ?? { live: new Map(), queues: new Map(), followed: new Map(), records: new ProtocolRunRecords(context.db), threads: new ThreadStore(context.db) };
+  }
+
+  /** The same runs as a listener with `folders` sees them. */
+  forListener(folders: ListenerFolders): ProtocolRuns {
+    return new ProtocolRuns(this.context, this.threadKnown, folders, this.book);
+  }
+
+  /** Runs a host that stopped left pending or running were interrupted (the host serving the data folder calls it). */
+  interruptUnfinished(): void {
+    this.book.records.interruptUnfinished();
   }
 
   threadExists(threadId: string): boolean {
-    return this.threads.exists(threadId) || this.threadKnown(threadId);
+    return this.book.threads.exists(threadId) || this.threadKnown(threadId);
   }
 
   /** Creates a run on `threadId` (a new temporary thread when undefined: a stateless run). */
@@ -116,8 +124,8 @@ export class ProtocolRuns implements ThreadActivity {
     const thread = threadId ?? randomUUID();
     const assistant = assistantOf(this.context, request.assistant_id);
     if (threadId !== undefined && !this.threadExists(threadId) && request.if_not_exists !== 'create') throw new ProtocolHttpError(404, `Thread with ID ${threadId} not found`);
+    if (request.multitask_strategy === 'rollback') throw new ProtocolHttpError(422, NO_ROLLBACK);
     const resume = request.command !== undefined && request.command.resume !== undefined ? request.command.resume : undefined;
-    const going = this.queue(thread).find((run) => !isEnded(run.record.status));
     const asking = this.questions(thread);
     let decisions: ApprovalDecision[] | undefined;
     let start: LiveRun['start'];
@@ -125,7 +133,13 @@ export class ProtocolRuns implements ThreadActivity {
       if (asking.length === 0) throw new ProtocolHttpError(409, `Thread ${thread} has no interrupt to resume.`);
       decisions = decisionsOf(resume, asking);
     } else start = this.startOf(request, assistant.subagent);
-    if (going !== undefined && request.multitask_strategy === 'reject') throw new ProtocolHttpError(422, BUSY);
+    // Checked in full above: a request that fails stops nothing.
+    const going = this.queued(thread).some((run) => !isEnded(run.record.status));
+    // Work that is not the protocol's: a host run working (not one waiting on approvals: a new message ends that wait), a window's, an editor's.
+    const hostWorking = this.context.runs.has(thread) && this.questions(thread).length === 0;
+    const elsewhere = threadId !== undefined && (await this.context.runs.worksElsewhere(thread));
+    if ((going || hostWorking || elsewhere) && request.multitask_strategy === 'reject') throw new ProtocolHttpError(422, BUSY);
+    if (elsewhere && request.multitask_strategy === 'interrupt') throw new ProtocolHttpError(422, BUSY_ELSEWHERE);
     const now = new Date().toISOString();
     const record: ProtocolRun = {
       run_id: randomUUID(),
@@ -139,44 +153,41 @@ export class ProtocolRuns implements ThreadActivity {
       kwargs: { input: request.input ?? null, command: request.command ?? null, config: request.config ?? {}, stream_mode: request.stream_mode, temporary },
     };
     const run: LiveRun = { record, request, stream: new RunStream(), temporary, cancelled: false, ...(start ? { start } : {}), ...(decisions ? { decisions } : {}) };
-    this.insert(record);
-    this.live.set(record.run_id, run);
-    this.queue(thread).push(run);
-    if (going !== undefined && request.multitask_strategy !== 'enqueue') {
-      // interrupt (Deep Agents' update_async_task) and rollback: the runs before it stop first, the going one last.
-      const before = this.queue(thread).filter((r) => r !== run && !isEnded(r.record.status));
-      for (const old of before.reverse()) {
-        await this.cancel(thread, old.record.run_id);
-        if (request.multitask_strategy === 'rollback') await this.delete(thread, old.record.run_id);
-      }
+    if (request.multitask_strategy === 'enqueue' && (hostWorking || elsewhere)) run.behindHost = true;
+    this.book.records.insert(record);
+    this.book.live.set(record.run_id, run);
+    const queue = this.book.queues.get(thread) ?? [];
+    this.book.queues.set(thread, queue);
+    queue.push(run);
+    if (request.multitask_strategy === 'interrupt') {
+      // As Deep Agents' update_async_task: the runs before it stop first, the going one last; then the host run the client asked to interrupt.
+      const before = queue.filter((r) => r !== run && !isEnded(r.record.status));
+      for (const old of before.reverse()) await this.cancel(thread, old.record.run_id);
+      if (hostWorking && this.context.runs.has(thread)) await this.context.runs.stop(thread).catch(() => undefined);
     }
     this.next(thread);
-    return { run: this.copy(record), stream: run.stream };
+    return { run: { ...record }, stream: run.stream };
   }
 
   get(threadId: string, runId: string): ProtocolRun | undefined {
-    const live = this.live.get(runId);
-    if (live !== undefined) return live.record.thread_id === threadId ? this.copy(live.record) : undefined;
-    const row = this.context.db.prepare('SELECT * FROM agent_protocol_runs WHERE run_id = ? AND thread_id = ?').get(runId, threadId) as RunRow | undefined;
-    return row === undefined ? undefined : fromRow(row);
+    const live = this.book.live.get(runId);
+    if (live !== undefined) return live.record.thread_id === threadId ? { ...live.record } : undefined;
+    return this.book.records.get(threadId, runId);
   }
 
   list(threadId: string, options: { limit: number; offset: number; status?: string | undefined }): ProtocolRun[] {
-    const rows = this.context.db
-      .prepare(`SELECT * FROM agent_protocol_runs WHERE thread_id = ? ${options.status !== undefined ? 'AND status = ?' : ''} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
-      .all(...[threadId, ...(options.status !== undefined ? [options.status] : []), options.limit, options.offset]) as RunRow[];
-    return rows.map((row) => this.live.get(row.run_id)?.record ?? fromRow(row)).map((r) => this.copy(r));
+    return this.book.records.list(threadId, options).map((r) => ({ ...(this.book.live.get(r.run_id)?.record ?? r) }));
   }
 
   /** The run's stream parts, kept while the host is up (undefined for an unknown or older run). */
   stream(threadId: string | undefined, runId: string): RunStream | undefined {
-    const live = this.live.get(runId);
+    const live = this.book.live.get(runId);
     return live !== undefined && (threadId === undefined || live.record.thread_id === threadId) ? live.stream : undefined;
   }
 
   /** Stops a run: a going one's host run ends (its commands' process trees too); it is `interrupted`. */
   async cancel(threadId: string, runId: string): Promise<void> {
-    const run = this.live.get(runId);
+    const run = this.book.live.get(runId);
     if (run === undefined || run.record.thread_id !== threadId) {
       if (this.get(threadId, runId) === undefined) throw new ProtocolHttpError(404, 'Run not found');
       return;
@@ -194,51 +205,49 @@ export class ProtocolRuns implements ThreadActivity {
   /** Deletes a run; a going one is cancelled first (the reference deletes it whatever it does). */
   async delete(threadId: string, runId: string): Promise<void> {
     if (this.get(threadId, runId) === undefined) throw new ProtocolHttpError(404, 'Run not found');
-    const run = this.live.get(runId);
+    const run = this.book.live.get(runId);
     if (run !== undefined && !isEnded(run.record.status)) await this.cancel(threadId, runId);
-    this.live.delete(runId);
-    this.context.db.prepare('DELETE FROM agent_protocol_runs WHERE run_id = ?').run(runId);
+    this.book.live.delete(runId);
+    this.book.records.delete(runId);
   }
 
   status(threadId: string): ProtocolThreadStatus {
-    if (this.queue(threadId).some((run) => !isEnded(run.record.status))) return 'busy';
+    if (this.queued(threadId).some((run) => !isEnded(run.record.status))) return 'busy';
     if (this.context.runs.has(threadId)) return this.questions(threadId).length > 0 ? 'interrupted' : 'busy';
-    const last = this.context.db.prepare('SELECT status FROM agent_protocol_runs WHERE thread_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1').get(threadId) as { status: string } | undefined;
-    return last?.status === 'error' ? 'error' : 'idle';
+    return this.book.records.lastStatus(threadId) === 'error' ? 'error' : 'idle';
   }
 
   interrupts(threadId: string): ProtocolInterrupt[] {
-    if (this.queue(threadId).some((run) => !isEnded(run.record.status))) return [];
+    if (this.queued(threadId).some((run) => !isEnded(run.record.status))) return [];
     const asking = this.questions(threadId);
     return asking.length === 0 ? [] : [interruptOf(asking)];
   }
 
   async cancelAll(threadId: string): Promise<void> {
-    for (const run of [...this.queue(threadId)].reverse()) await this.cancel(threadId, run.record.run_id);
+    for (const run of [...this.queued(threadId)].reverse()) await this.cancel(threadId, run.record.run_id);
     if (this.context.runs.has(threadId)) await this.context.runs.stop(threadId).catch(() => undefined);
   }
 
   /** Cancels every going run (the host stops). */
   async close(): Promise<void> {
-    for (const [threadId, queue] of this.queues) for (const run of [...queue].reverse()) await this.cancel(threadId, run.record.run_id);
+    for (const [threadId, queue] of this.book.queues) for (const run of [...queue].reverse()) await this.cancel(threadId, run.record.run_id);
   }
 
   private questions(threadId: string): PendingQuestion[] {
     return this.context.runs.going(threadId)?.questions ?? [];
   }
 
-  private queue(threadId: string): LiveRun[] {
-    let queue = this.queues.get(threadId);
-    if (queue === undefined) this.queues.set(threadId, (queue = []));
-    return queue;
+  /** The thread's going and enqueued runs (read only: a queue is made by the run pushed on it). */
+  private queued(threadId: string): readonly LiveRun[] {
+    return this.book.queues.get(threadId) ?? [];
   }
 
   private startOf(request: RunRequest, subagent: SubagentSpec | undefined): NonNullable<LiveRun['start']> {
     const configurable = request.config?.configurable ?? {};
-    const folder = stringField(configurable, 'folder') ?? this.context.defaultFolder;
+    const folder = stringField(configurable, 'folder') ?? this.folders.defaultFolder;
     if (folder === undefined) throw new ProtocolHttpError(422, 'No folder to work in: pass config.configurable.folder (an absolute path), or start the host with --folder.');
     if (!isAbsolute(folder)) throw new ProtocolHttpError(422, 'config.configurable.folder must be an absolute path.');
-    const refusal = this.context.folderRefusal(folder);
+    const refusal = this.folders.folderRefusal(folder);
     if (refusal !== undefined) throw new ProtocolHttpError(403, refusal);
     // None named: the folder's saved mode, as the window and an editor follow it.
     const mode = stringField(configurable, 'mode') ?? 'saved';
@@ -248,25 +257,37 @@ export class ProtocolRuns implements ThreadActivity {
     const input = request.input;
     const messages = input !== null && typeof input === 'object' ? (input as { messages?: unknown }).messages : undefined;
     if (messages === undefined) throw new ProtocolHttpError(422, 'input.messages: a run needs the person\'s message (or command.resume).');
-    // The last of the person's entries is the prompt: the thread already holds what came before.
-    const list = Array.isArray(messages) ? messages : [messages];
-    const people = list.filter(isPersonEntry);
-    const { prompt } = promptFromInput(people.length > 0 ? [people.at(-1)] : list, 'input.messages');
-    return { folder, prompt, mode: mode as ApprovalMode | 'saved', ...(model !== undefined ? { model } : {}), ...(subagent !== undefined ? { agent: subagent.name } : {}) };
+    const { prompt, attachments } = lastPersonMessage(messages, 'input.messages');
+    return { folder, prompt, attachments, mode: mode as ApprovalMode | 'saved', ...(model !== undefined ? { model } : {}), ...(subagent !== undefined ? { agent: subagent.name } : {}) };
   }
 
   /** Starts the thread's first pending run when nothing goes before it. */
   private next(threadId: string): void {
-    const queue = this.queue(threadId);
+    const queue = this.book.queues.get(threadId);
+    if (queue === undefined) return;
     while (queue.length > 0 && isEnded(queue[0]!.record.status)) queue.shift();
     const first = queue[0];
     if (first === undefined) {
-      this.queues.delete(threadId);
+      this.book.queues.delete(threadId);
       return;
     }
     if (first.record.status !== 'pending') return;
+    if (first.behindHost === true) {
+      void this.afterHostWork(first);
+      return;
+    }
     this.setStatus(first, 'running');
     void this.launch(first).catch((err: unknown) => this.fail(first, err instanceof Error ? err.message : String(err)));
+  }
+
+  /** An enqueued run starts once the work it waits behind (a host run's, a window's, an editor's) has ended. */
+  private async afterHostWork(run: LiveRun): Promise<void> {
+    const threadId = run.record.thread_id;
+    const busy = async () => (this.context.runs.has(threadId) && this.questions(threadId).length === 0) || (await this.context.runs.worksElsewhere(threadId));
+    while (!isEnded(run.record.status) && (await busy())) await new Promise((resolve) => setTimeout(resolve, ELSEWHERE_POLL_MS));
+    if (isEnded(run.record.status) || run.behindHost !== true) return;
+    run.behindHost = false;
+    this.next(threadId);
   }
 
   private async launch(run: LiveRun): Promise<void> {
@@ -274,19 +295,37 @@ export class ProtocolRuns implements ThreadActivity {
     const connection = this.connect(run);
     run.connection = connection;
     if (run.start !== undefined) {
-      // A new message while the thread waits on an approval: that wait ends, unanswered.
-      if (this.context.runs.has(threadId)) await this.context.runs.stop(threadId).catch(() => undefined);
-      const before = this.threads.exists(threadId) ? this.threads.load(threadId).messages : [];
-      const { folder, prompt, mode, model, agent } = run.start;
+      // A new message while the thread waits on an approval: that wait ends, unanswered. A host run that works is not stopped here (create refused or waited).
+      if (this.context.runs.has(threadId) && this.questions(threadId).length > 0) await this.context.runs.stop(threadId).catch(() => undefined);
+      const before = this.book.threads.exists(threadId) ? this.book.threads.load(threadId).messages : [];
+      const { folder, prompt, attachments, mode, model, agent } = run.start;
       await this.context.start(connection, {
-        request: { folder, prompt, threadId, mode, ...(model !== undefined ? { model } : {}), ...(agent !== undefined ? { agent } : {}), mounts: [], mcpConfig: [], trust: false, cwd: folder, env: this.context.env },
+        request: {
+          folder,
+          prompt,
+          threadId,
+          mode,
+          ...(attachments.length > 0 ? { attachments } : {}),
+          ...(model !== undefined ? { model } : {}),
+          ...(agent !== undefined ? { agent } : {}),
+          mounts: [],
+          mcpConfig: [],
+          trust: false,
+          cwd: folder,
+          env: this.context.env,
+        },
         approve: 'ask',
         interactive: true,
         detach: true,
       });
-      this.followed.set(threadId, { seq: 0, messages: [...before, { role: 'user', content: prompt }] });
+      this.book.followed.set(threadId, { seq: 0, messages: [...before, { role: 'user', content: prompt }] });
     }
-    const followed = this.followed.get(threadId) ?? { seq: 0, messages: this.threads.exists(threadId) ? this.threads.load(threadId).messages : [] };
+    // A host run this host's protocol did not start (`deepdesk run --detach`'s, a listener's before a restart): followed from its latest event.
+    let followed = this.book.followed.get(threadId);
+    if (followed === undefined) {
+      followed = { seq: this.context.runs.going(threadId)?.seq ?? 0, messages: this.book.threads.exists(threadId) ? this.book.threads.load(threadId).messages : [] };
+      this.book.followed.set(threadId, followed);
+    }
     const translator = new EventTranslator({ runId: run.record.run_id, threadId, modes: new Set(run.request.stream_mode), stream: run.stream, messages: followed.messages });
     run.translator = translator;
     translator.begin();
@@ -328,7 +367,7 @@ export class ProtocolRuns implements ThreadActivity {
   }
 
   private onEvent(run: LiveRun, seq: number, event: AgentEvent): void {
-    const followed = this.followed.get(run.record.thread_id);
+    const followed = this.book.followed.get(run.record.thread_id);
     if (isEnded(run.record.status) || followed === undefined || seq <= followed.seq) return;
     followed.seq = seq;
     run.translator!.event(event);
@@ -347,7 +386,7 @@ export class ProtocolRuns implements ThreadActivity {
 
   private onEnd(run: LiveRun, end: RunEnd): void {
     if (isEnded(run.record.status)) return;
-    this.followed.delete(run.record.thread_id);
+    this.book.followed.delete(run.record.thread_id);
     if (end.state === 'done') this.finish(run, 'success');
     else if (end.state === 'stopped' || run.cancelled) this.finish(run, 'interrupted');
     else this.fail(run, end.error ?? `The run ended: ${end.reason}.`);
@@ -369,14 +408,14 @@ export class ProtocolRuns implements ThreadActivity {
     run.connection?.close();
     run.stream.end();
     // Ended runs keep their parts for a late join, the newest few: older ones answer from their record and thread.
-    const ended = [...this.live.values()].filter((r) => isEnded(r.record.status));
-    for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED_RUNS))) this.live.delete(old.record.run_id);
+    const ended = [...this.book.live.values()].filter((r) => isEnded(r.record.status));
+    for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED_RUNS))) this.book.live.delete(old.record.run_id);
     const threadId = run.record.thread_id;
     if (run.temporary) {
       // A stateless run's thread goes with it (the reference's `on_completion: delete`).
       void this.context.runs
         .deleteThread(threadId)
-        .then(() => this.context.db.prepare('DELETE FROM agent_protocol_runs WHERE thread_id = ?').run(threadId))
+        .then(() => this.book.records.deleteThread(threadId))
         .catch((err: unknown) => this.context.log(`a stateless run's thread ${threadId} was not deleted: ${err instanceof Error ? err.message : String(err)}`));
     }
     this.next(threadId);
@@ -385,38 +424,12 @@ export class ProtocolRuns implements ThreadActivity {
   private setStatus(run: LiveRun, status: ProtocolRunStatus): void {
     run.record.status = status;
     run.record.updated_at = new Date().toISOString();
-    this.context.db.prepare('UPDATE agent_protocol_runs SET status = ?, updated_at = ? WHERE run_id = ?').run(status, run.record.updated_at, run.record.run_id);
+    this.book.records.setStatus(run.record.run_id, status, run.record.updated_at);
   }
-
-  private insert(record: ProtocolRun): void {
-    this.context.db
-      .prepare('INSERT INTO agent_protocol_runs (run_id, thread_id, assistant_id, status, metadata, multitask_strategy, kwargs, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(record.run_id, record.thread_id, record.assistant_id, record.status, JSON.stringify(record.metadata), record.multitask_strategy, JSON.stringify(record.kwargs), record.created_at, record.updated_at);
-  }
-
-  private copy(record: ProtocolRun): ProtocolRun {
-    return { ...record };
-  }
-}
-
-interface RunRow {
-  run_id: string;
-  thread_id: string;
-  assistant_id: string;
-  status: ProtocolRunStatus;
-  metadata: string;
-  multitask_strategy: MultitaskStrategy;
-  kwargs: string;
-  created_at: string;
-  updated_at: string;
-}
-
-function fromRow(row: RunRow): ProtocolRun {
-  return { ...row, metadata: JSON.parse(row.metadata) as Record<string, unknown>, kwargs: JSON.parse(row.kwargs) as Record<string, unknown> };
 }
 
 /** The run's assistant; an unknown one is a 404 worded as the reference's for a run. */
-function assistantOf(context: ProtocolContext, id: string): ResolvedAssistant {
+function assistantOf(context: ProtocolRunsHost, id: string): ResolvedAssistant {
   try {
     return resolveAssistant(context, id);
   } catch (err) {
@@ -436,52 +449,4 @@ function stringField(record: Record<string, unknown>, key: string): string | und
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string' || value === '') throw new ProtocolHttpError(422, `config.configurable.${key} must be a string.`);
   return value;
-}
-
-function isPersonEntry(entry: unknown): boolean {
-  if (typeof entry === 'string') return true;
-  if (entry === null || typeof entry !== 'object') return false;
-  const e = entry as { type?: unknown; role?: unknown; id?: unknown };
-  const kind = e.type === 'constructor' && Array.isArray(e.id) ? e.id.at(-1) : (e.type ?? e.role);
-  return kind === 'human' || kind === 'user' || kind === 'HumanMessage';
-}
-
-/** The approvals a host run waits on as one human-in-the-loop interrupt (langchain's humanInTheLoopMiddleware value). */
-function interruptOf(asking: readonly PendingQuestion[]): ProtocolInterrupt {
-  return {
-    id: asking[0]!.key,
-    value: {
-      actionRequests: asking.map(({ request }) => ({ name: request.toolName, args: request.args, description: descriptionOf(request) })),
-      reviewConfigs: asking.map(({ request }) => ({ actionName: request.toolName, allowedDecisions: [...ALLOWED_DECISIONS] })),
-    },
-  };
-}
-
-function descriptionOf(request: ApprovalRequest): string {
-  return `${request.reason}\n\nTool: ${request.toolName}\nArgs: ${JSON.stringify(request.args, null, 2)}`;
-}
-
-/** `command.resume` as the middleware reads it: `{decisions: [...]}`, one per pending question, in order. */
-function decisionsOf(resume: unknown, asking: readonly PendingQuestion[]): ApprovalDecision[] {
-  const list = resume !== null && typeof resume === 'object' ? (resume as { decisions?: unknown }).decisions : undefined;
-  if (!Array.isArray(list)) throw new ProtocolHttpError(422, 'command.resume.decisions must be a list of decisions ({type: "approve" | "edit" | "reject"}).');
-  if (list.length !== asking.length) throw new ProtocolHttpError(422, `command.resume.decisions: ${asking.length} pending, ${list.length} given.`);
-  return list.map((raw, i) => {
-    const at = `command.resume.decisions[${i}]`;
-    const d = (raw ?? {}) as { type?: unknown; message?: unknown; editedAction?: unknown; edited_action?: unknown };
-    if (d.type === 'approve') return { type: 'approve' };
-    if (d.type === 'reject') {
-      if (d.message !== undefined && typeof d.message !== 'string') throw new ProtocolHttpError(422, `${at}.message must be a string.`);
-      return { type: 'reject', ...(typeof d.message === 'string' ? { message: d.message } : {}) };
-    }
-    if (d.type === 'edit') {
-      const edited = (d.editedAction ?? d.edited_action) as { name?: unknown; args?: unknown } | undefined;
-      if (edited === undefined || edited === null || typeof edited.args !== 'object' || edited.args === null || Array.isArray(edited.args)) {
-        throw new ProtocolHttpError(422, `${at}.editedAction must be {name, args} with args an object.`);
-      }
-      if (edited.name !== undefined && edited.name !== asking[i]!.request.toolName) throw new ProtocolHttpError(422, `${at}.editedAction.name: an edit keeps the tool (${asking[i]!.request.toolName}).`);
-      return { type: 'edit', args: edited.args as Record<string, unknown> };
-    }
-    throw new ProtocolHttpError(422, `${at}.type must be approve, edit or reject.`);
-  });
 }

@@ -167,14 +167,11 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
         const runId = uuidParam(request, 'run_id');
         knownRun(threadId, runId);
         const query = parseQuery(z.object({ wait: z.string().optional(), action: z.enum(['interrupt', 'rollback']).default('interrupt') }), request);
+        if (query.action === 'rollback') throw new ProtocolHttpError(422, "action: rollback is not possible: Deepdesk cannot roll a thread's messages back. Use interrupt (the run stops, its messages stay).");
         const wait = query.wait === '1' || query.wait === 'true';
         const cancelled = runs.cancel(threadId, runId);
         if (wait) await cancelled;
         else void cancelled.catch(() => undefined);
-        if (query.action === 'rollback') {
-          await cancelled;
-          await runs.delete(threadId, runId);
-        }
         return { kind: 'empty', status: wait ? 204 : 202 };
       },
     },

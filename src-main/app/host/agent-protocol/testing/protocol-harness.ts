@@ -14,7 +14,8 @@ import type Database from 'better-sqlite3';
 import { HostRuns } from '../../runs';
 import type { ProtocolContext } from '../context';
 import { startProtocolServer, type Route } from '../http';
-import { protocolRoutes } from '../routes';
+import type { ProtocolRuns } from '../protocol-runs';
+import { protocolRoutes, protocolRuns } from '../routes';
 
 export const PROTOCOL_TEST_KEY = 'protocol-test-key';
 
@@ -27,6 +28,8 @@ export interface ProtocolHarness {
   folder: string;
   scripted: ScriptedServer;
   context: ProtocolContext;
+  /** The host's one ProtocolRuns the routes serve (another listener's routes may share it). */
+  protocolRuns: ProtocolRuns;
   /** A file in `folder` (a run's `/path`), undefined when there is none. */
   files(threadId: string, path: string): Promise<string | undefined>;
   close(): Promise<void>;
@@ -65,7 +68,8 @@ export async function startProtocolHarness(options: HarnessOptions = {}): Promis
     version,
     log: () => undefined,
   };
-  const server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => PROTOCOL_TEST_KEY, corsOrigins: [], routes: (options.routes ?? protocolRoutes)(context) });
+  const hostRuns = protocolRuns(context);
+  const server = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => PROTOCOL_TEST_KEY, corsOrigins: [], routes: (options.routes ?? ((c) => protocolRoutes(c, hostRuns)))(context) });
   const client = new Client({ apiUrl: server.url, apiKey: PROTOCOL_TEST_KEY });
   return {
     client,
@@ -75,6 +79,7 @@ export async function startProtocolHarness(options: HarnessOptions = {}): Promis
     folder,
     scripted,
     context,
+    protocolRuns: hostRuns,
     async files(_threadId, path) {
       const file = join(folder, path);
       return existsSync(file) ? readFileSync(file, 'utf8') : undefined;
