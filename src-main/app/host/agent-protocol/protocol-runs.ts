@@ -16,7 +16,8 @@ import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadAc
 import { ProtocolHttpError } from './http';
 import { resolveAssistant, type ResolvedAssistant } from './assistants-routes';
 import { promptFromInput } from './messages';
-import { EventTranslator, RunStream, type StreamMode } from './run-stream';
+import { EventTranslator } from './event-translator';
+import { RunStream, type StreamMode } from './run-stream';
 
 export type ProtocolRunStatus = 'pending' | 'running' | 'success' | 'error' | 'timeout' | 'interrupted';
 export type MultitaskStrategy = 'reject' | 'interrupt' | 'rollback' | 'enqueue';
@@ -197,6 +198,7 @@ export class ProtocolRuns implements ThreadActivity {
     const run = this.live.get(runId);
     if (run !== undefined && !isEnded(run.record.status)) await this.cancel(threadId, runId);
     this.live.delete(runId);
+    run?.stream.dispose();
     this.context.db.prepare('DELETE FROM agent_protocol_runs WHERE run_id = ?').run(runId);
   }
 
@@ -287,7 +289,8 @@ export class ProtocolRuns implements ThreadActivity {
       this.followed.set(threadId, { seq: 0, messages: [...before, { role: 'user', content: prompt }] });
     }
     const followed = this.followed.get(threadId) ?? { seq: 0, messages: this.threads.exists(threadId) ? this.threads.load(threadId).messages : [] };
-    const translator = new EventTranslator({ runId: run.record.run_id, threadId, modes: new Set(run.request.stream_mode), stream: run.stream, messages: followed.messages });
+    const todos = this.threads.range(threadId, undefined, 0)?.state.todos ?? [];
+    const translator = new EventTranslator({ runId: run.record.run_id, threadId, modes: new Set(run.request.stream_mode), stream: run.stream, messages: followed.messages, todos });
     run.translator = translator;
     translator.begin();
     if (run.decisions !== undefined) {
@@ -370,7 +373,10 @@ export class ProtocolRuns implements ThreadActivity {
     run.stream.end();
     // Ended runs keep their parts for a late join, the newest few: older ones answer from their record and thread.
     const ended = [...this.live.values()].filter((r) => isEnded(r.record.status));
-    for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED_RUNS))) this.live.delete(old.record.run_id);
+    for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED_RUNS))) {
+      this.live.delete(old.record.run_id);
+      old.stream.dispose();
+    }
     const threadId = run.record.thread_id;
     if (run.temporary) {
       // A stateless run's thread goes with it (the reference's `on_completion: delete`).
