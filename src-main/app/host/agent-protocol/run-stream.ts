@@ -17,7 +17,7 @@ export type StreamMode = (typeof STREAM_MODES)[number];
 export const KEPT_STREAM_BYTES = 256 * 1024 * 1024;
 
 /** SSE followers one run's stream serves at once (a join, rejoins); the next is answered 429. */
-export const FOLLOWERS_PER_RUN = 32;
+export const FOLLOWERS_PER_RUN = 8;
 
 /** The one byte budget every run's kept parts share. */
 export class KeptPartsBudget {
