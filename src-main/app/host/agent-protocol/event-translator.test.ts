@@ -9,8 +9,8 @@ describe('EventTranslator', () => {
     const state = vi.spyOn(translator, 'state');
     translator.begin();
     for (let i = 0; i < 50; i++) {
-      translator.event({ type: 'tool_call', id: `c${i}`, name: 'ls', args: {} });
-      translator.event({ type: 'tool_result', id: `c${i}`, name: 'ls', output: 'a.txt', isError: false });
+      translator.event({ threadId: 't', type: 'tool_call', id: `c${i}`, name: 'ls', args: {} });
+      translator.event({ threadId: 't', type: 'tool_result', id: `c${i}`, name: 'ls', output: 'a.txt', isError: false });
     }
     expect(state).not.toHaveBeenCalled();
     expect((stream.last as { messages: unknown[] }).messages).toHaveLength(101);
