@@ -5,6 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { isLoopback } from './listen-address';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -39,7 +40,9 @@ export type SseEvent = { id?: string; event: string } & ({ data: unknown; json?:
 export type ProtocolReply =
   | { kind: 'json'; status?: number; body: unknown; headers?: Readonly<Record<string, string>> }
   | { kind: 'empty'; status?: number; headers?: Readonly<Record<string, string>> }
-  | { kind: 'sse'; status?: number; headers?: Readonly<Record<string, string>>; events: AsyncIterable<SseEvent> };
+  | { kind: 'sse'; status?: number; headers?: Readonly<Record<string, string>>; events: AsyncIterable<SseEvent> }
+  /** `answer` as JSON once it settles; until then a newline each second, so no client's headers or idle timeout ends the wait. */
+  | { kind: 'wait'; headers?: Readonly<Record<string, string>>; answer: Promise<unknown> };
 
 export interface Route {
   method: HttpMethod;
@@ -47,6 +50,8 @@ export interface Route {
   pattern: string;
   /** Answered without the API key (`/ok`, `/info`). */
   open?: boolean;
+  /** Answers server-sent events: counted against the server's streams before it is handled. */
+  streams?: boolean;
   handle(request: ProtocolRequest): Promise<ProtocolReply>;
 }
 
@@ -60,8 +65,29 @@ export interface ProtocolServerOptions {
   /** Origins allowed to call from a browser (exact `scheme://host[:port]`); none by default. */
   corsOrigins: readonly string[];
   routes: readonly Route[];
+  /** Any `Host` header is answered (the person allowed other computers); else a loopback server answers only its own names. */
+  allowRemote?: boolean;
+  /** Tests only: smaller limits. */
+  limits?: Partial<ServerLimits>;
   log?: (line: string) => void;
 }
+
+/** What one server holds at most, and how long a client may take to send a request. */
+export interface ServerLimits {
+  /** Open connections (`server.maxConnections`): past them a new one is closed at once. */
+  connections: number;
+  /** SSE replies at once, every run's together (each run also has FOLLOWERS_PER_RUN); the next is 503. */
+  streams: number;
+  /** Time to send a request's headers (a slow sender holds a socket no longer). */
+  headersTimeoutMs: number;
+  /** Time to send a whole request, body included; a reply (SSE, wait, join) may take as long as its run. */
+  requestTimeoutMs: number;
+}
+
+export const SERVER_LIMITS: ServerLimits = { connections: 256, streams: 32, headersTimeoutMs: 10_000, requestTimeoutMs: 60_000 };
+
+/** How often a held `wait` or `join` sends a newline (the reference's waitKeepAlive). */
+const KEEP_ALIVE_MS = 1_000;
 
 export interface ProtocolServer {
   /** `http://host:port` */
@@ -77,14 +103,24 @@ const EXPOSED = 'content-location, x-pagination-total';
 
 export async function startProtocolServer(options: ProtocolServerOptions): Promise<ProtocolServer> {
   const compiled = options.routes.map((route) => ({ route, match: compile(route.pattern) }));
+  const limits = { ...SERVER_LIMITS, ...options.limits };
   const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
+  let streaming = 0;
+  /** The Host names a loopback server answers (DNS rebinding: a page's own name resolving to 127.0.0.1 gets 403); set once bound. */
+  let ownHosts: ReadonlySet<string> | undefined;
+  const server: Server = createServer({
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    // Node checks those timeouts this often (30 s by default, which would triple the headers timeout).
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+  }, (req, res) => {
     void serve(req, res).catch((err: unknown) => {
       options.log?.(`agent protocol: ${err instanceof Error ? err.message : String(err)}`);
       if (!res.headersSent) sendJson(res, 500, { detail: 'Internal server error' }, {});
       else res.destroy();
     });
   });
+  server.maxConnections = limits.connections;
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -92,6 +128,9 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://protocol.invalid');
+    if (ownHosts !== undefined && !ownHosts.has((req.headers.host ?? '').toLowerCase())) {
+      return sendJson(res, 403, { detail: 'The Host header does not name this server: on loopback the Agent Protocol answers only 127.0.0.1, localhost and [::1] at its port.' }, {});
+    }
     const cors = corsHeaders(req, options.corsOrigins);
     if (req.method === 'OPTIONS') {
       res.writeHead(cors === undefined ? 403 : 204, cors ?? {}).end();
@@ -114,6 +153,13 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
     if (found === undefined) return sendJson(res, pathKnown ? 405 : 404, { detail: pathKnown ? 'Method Not Allowed' : 'Not Found' }, headers);
     if (!found.route.open && !keyMatches(req.headers['x-api-key'], options.key())) {
       return sendJson(res, 403, { detail: 'Missing or invalid x-api-key: the Agent Protocol key is printed by `deepdesk host --print-key`.' }, headers);
+    }
+    if (found.route.streams === true) {
+      if (streaming >= limits.streams) {
+        return sendJson(res, 503, { detail: `The Agent Protocol serves at most ${limits.streams} streams at once: close one, or wait for a run with /wait or /join.` }, headers);
+      }
+      streaming += 1;
+      res.once('close', () => (streaming -= 1));
     }
     let body: unknown;
     try {
@@ -138,13 +184,20 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
       res.writeHead(reply.status ?? 204, { ...headers, ...reply.headers }).end();
       return;
     }
-    res.writeHead(reply.status ?? 200, { ...headers, ...reply.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-    res.flushHeaders();
-    for await (const event of reply.events) {
-      if (res.destroyed) break;
-      const lines = [`event: ${event.event}`, `data: ${event.json ?? JSON.stringify(event.data ?? null)}`];
-      if (event.id !== undefined) lines.unshift(`id: ${event.id}`);
-      res.write(`${lines.join('\n')}\n\n`);
+    if (reply.kind === 'wait') return sendWaited(res, reply.answer, { ...headers, ...reply.headers });
+    const events = reply.events[Symbol.asyncIterator]();
+    try {
+      res.writeHead(reply.status ?? 200, { ...headers, ...reply.headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.flushHeaders();
+      for (let next = await events.next(); next.done !== true && !res.destroyed; next = await events.next()) {
+        const event = next.value;
+        const lines = [`event: ${event.event}`, `data: ${event.json ?? JSON.stringify(event.data ?? null)}`];
+        if (event.id !== undefined) lines.unshift(`id: ${event.id}`);
+        // A client that reads slowly is written to as fast as it reads: nothing piles up in memory for it.
+        if (!res.write(`${lines.join('\n')}\n\n`)) await drained(res);
+      }
+    } finally {
+      await events.return?.();
     }
     res.end();
   }
@@ -157,6 +210,7 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
     });
   });
   const port = (server.address() as AddressInfo).port;
+  if (isLoopback(options.host) && options.allowRemote !== true) ownHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
   const shownHost = options.host.includes(':') ? `[${options.host}]` : options.host;
   return {
     url: `http://${shownHost}:${port}`,
@@ -167,6 +221,37 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
         for (const socket of sockets) socket.destroy();
       }),
   };
+}
+
+/** Resolves when `res` can take more, or is gone. */
+async function drained(res: ServerResponse): Promise<void> {
+  if (res.destroyed) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+async function sendWaited(res: ServerResponse, answer: Promise<unknown>, headers: Record<string, string>): Promise<void> {
+  res.writeHead(200, { ...headers, 'content-type': 'application/json' });
+  res.flushHeaders();
+  const timer = setInterval(() => {
+    if (!res.destroyed && res.writableLength === 0) res.write('\n');
+  }, KEEP_ALIVE_MS);
+  let text: string;
+  try {
+    text = JSON.stringify((await answer) ?? null);
+  } finally {
+    clearInterval(timer);
+  }
+  if (res.destroyed) return;
+  if (!res.write(text)) await drained(res);
+  res.end();
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {

@@ -57,7 +57,7 @@ function canonicalHost(text: string): string | undefined {
   return /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(hostname) ? hostname : undefined;
 }
 
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   if (host === 'localhost' || host === '::1') return true;
   const v4 = /^(\d+)\.\d+\.\d+\.\d+$/.exec(host);
   if (v4 !== null) return v4[1] === '127';

@@ -64,6 +64,7 @@ export async function listenProtocol(host: ProtocolHostContext, request: Protoco
     port: checked.address.port,
     key: protocolKeyReader(host.dataDir),
     corsOrigins: request.corsOrigins ?? [],
+    allowRemote: request.allowRemote ?? false,
     routes: routes(context),
     log: host.log,
   });

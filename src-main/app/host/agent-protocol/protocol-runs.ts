@@ -19,7 +19,8 @@ import { resolveAssistant, type ResolvedAssistant } from './assistants-routes';
 import { decisionsOf, interruptOf } from './hitl';
 import { lastPersonMessage } from './messages';
 import { ProtocolRunRecords, type MultitaskStrategy, type ProtocolRun, type ProtocolRunStatus } from './run-records';
-import { EventTranslator, RunStream, type StreamMode } from './run-stream';
+import { EventTranslator } from './event-translator';
+import { RunStream, type StreamMode } from './run-stream';
 
 export type { MultitaskStrategy, ProtocolRun, ProtocolRunStatus } from './run-records';
 
@@ -208,6 +209,7 @@ export class ProtocolRuns implements ThreadActivity {
     const run = this.book.live.get(runId);
     if (run !== undefined && !isEnded(run.record.status)) await this.cancel(threadId, runId);
     this.book.live.delete(runId);
+    run?.stream.dispose();
     this.book.records.delete(runId);
   }
 
@@ -326,7 +328,8 @@ export class ProtocolRuns implements ThreadActivity {
       followed = { seq: this.context.runs.going(threadId)?.seq ?? 0, messages: this.book.threads.exists(threadId) ? this.book.threads.load(threadId).messages : [] };
       this.book.followed.set(threadId, followed);
     }
-    const translator = new EventTranslator({ runId: run.record.run_id, threadId, modes: new Set(run.request.stream_mode), stream: run.stream, messages: followed.messages });
+    const todos = this.book.threads.range(threadId, undefined, 0)?.state.todos ?? [];
+    const translator = new EventTranslator({ runId: run.record.run_id, threadId, modes: new Set(run.request.stream_mode), stream: run.stream, messages: followed.messages, todos });
     run.translator = translator;
     translator.begin();
     if (run.decisions !== undefined) {
@@ -409,7 +412,10 @@ export class ProtocolRuns implements ThreadActivity {
     run.stream.end();
     // Ended runs keep their parts for a late join, the newest few: older ones answer from their record and thread.
     const ended = [...this.book.live.values()].filter((r) => isEnded(r.record.status));
-    for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED_RUNS))) this.book.live.delete(old.record.run_id);
+    for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED_RUNS))) {
+      this.book.live.delete(old.record.run_id);
+      old.stream.dispose();
+    }
     const threadId = run.record.thread_id;
     if (run.temporary) {
       // A stateless run's thread goes with it (the reference's `on_completion: delete`).

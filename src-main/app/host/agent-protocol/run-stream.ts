@@ -1,54 +1,132 @@
-// A protocol run's stream (SPEC §19): the host run's events as the reference server's stream
-// parts (stream.mjs: `metadata` first, then `values`, `updates`, `messages` token tuples,
-// `custom`, `events`, `error`), each with an SSE id and kept for `join` and a rejoin after a
-// `Last-Event-ID`.
+// A protocol run's stream parts (SPEC §19), each with an SSE id, kept for `join` and a rejoin
+// after a `Last-Event-ID`. Every run's kept parts share one byte budget; what a run's events
+// become as parts is event-translator.ts's.
 
-import type { AgentEvent, ChatMessage } from '../../../core/agent/types';
-import type { ProtocolInterrupt } from './context';
-import type { SseEvent } from './http';
-import { messageId, toLangChainMessage, toLangChainMessages } from './messages';
+import { ProtocolHttpError, type SseEvent } from './http';
 
+/** What `stream_mode` may ask (the reference's list); the translator says which it produces. */
 export const STREAM_MODES = ['values', 'messages', 'messages-tuple', 'updates', 'events', 'tasks', 'checkpoints', 'debug', 'custom', 'tools'] as const;
 export type StreamMode = (typeof STREAM_MODES)[number];
 
-/** LangGraph's node names in Deep Agents' graph (langchain createAgent): a model turn, then its tools. */
-const MODEL_NODE = 'model_request';
-const TOOLS_NODE = 'tools';
-
 /**
- * The bytes of parts one run keeps for joins and rejoins. A run over a long thread sends the
- * whole thread in each `values` part: past this the oldest parts go (a rejoin from before them
- * starts at the oldest kept), so no run's stream holds the host's memory.
+ * The bytes (UTF-8, as sent) of parts all runs keep together for joins and rejoins. A run over
+ * a long thread sends the whole thread in each `values` part: past this the oldest ended runs'
+ * parts go first, then the oldest of going runs' (each keeps its newest), so no number of runs
+ * holds the host's memory. A rejoin from before what is kept starts at the oldest kept.
  */
-export const KEPT_STREAM_BYTES = 64 * 1024 * 1024;
+export const KEPT_STREAM_BYTES = 256 * 1024 * 1024;
+
+/** SSE followers one run's stream serves at once (a join, rejoins); the next is answered 429. */
+export const FOLLOWERS_PER_RUN = 8;
+
+/** The one byte budget every run's kept parts share. */
+export class KeptPartsBudget {
+  private used = 0;
+  /** Every stream with parts, oldest first. */
+  private readonly streams = new Set<RunStream>();
+  /** The ended ones, in the order they ended: their parts go first. */
+  private readonly ended: RunStream[] = [];
+
+  constructor(readonly limit: number) {}
+
+  get bytes(): number {
+    return this.used;
+  }
+
+  /** @internal RunStream's accounting. */
+  grew(stream: RunStream, bytes: number): void {
+    this.streams.add(stream);
+    this.used += bytes;
+    if (this.used > this.limit) this.trim();
+  }
+
+  /** @internal */
+  shrank(bytes: number): void {
+    this.used -= bytes;
+  }
+
+  /** @internal */
+  endedNow(stream: RunStream): void {
+    if (this.streams.has(stream)) this.ended.push(stream);
+  }
+
+  /** @internal A stream gone for good (its parts already dropped). */
+  forget(stream: RunStream): void {
+    this.streams.delete(stream);
+    const at = this.ended.indexOf(stream);
+    if (at >= 0) this.ended.splice(at, 1);
+  }
+
+  private trim(): void {
+    while (this.used > this.limit && this.ended.length > 0) {
+      const oldest = this.ended[0]!;
+      if (!oldest.dropOldest(0)) this.forget(oldest);
+    }
+    for (const stream of this.streams) {
+      while (this.used > this.limit && stream.dropOldest(1));
+      if (this.used <= this.limit) return;
+    }
+  }
+}
+
+/** The host's budget: one host, one set of runs. */
+const HOST_BUDGET = new KeptPartsBudget(KEPT_STREAM_BYTES);
+
+interface KeptPart {
+  id: string;
+  event: string;
+  json: string;
+  bytes: number;
+}
 
 /** One run's parts, kept (each written as JSON once); followers read from any id on and wait for more until it ends. */
 export class RunStream {
-  private readonly parts: Array<{ id: string; event: string; json: string }> = [];
+  private readonly parts: KeptPart[] = [];
   /** The id of parts[0] (ids count every part pushed, kept or not). */
   private first = 0;
-  private bytes = 0;
   private readonly wakers = new Set<() => void>();
   private ended = false;
-  /** The last full state (or `{__interrupt__}` / `{__error__}`) a `wait` or `join` answers. */
-  last: unknown = null;
+  private followers = 0;
+  private lastValue: unknown = null;
+  private lastLazy: (() => unknown) | undefined;
 
-  constructor(private readonly keptBytes = KEPT_STREAM_BYTES) {}
+  constructor(
+    private readonly budget: KeptPartsBudget = HOST_BUDGET,
+    private readonly maxFollowers = FOLLOWERS_PER_RUN,
+  ) {}
+
+  /** The last full state (or `{__interrupt__}` / `{__error__}`) a `wait` or `join` answers. */
+  get last(): unknown {
+    if (this.lastLazy !== undefined) {
+      this.lastValue = this.lastLazy();
+      this.lastLazy = undefined;
+    }
+    return this.lastValue;
+  }
+
+  set last(value: unknown) {
+    this.lastValue = value;
+    this.lastLazy = undefined;
+  }
+
+  /** The last state, built only when a `wait` or `join` reads it. */
+  lastFrom(build: () => unknown): void {
+    this.lastLazy = build;
+  }
 
   push(event: string, data: unknown): void {
     if (this.ended) return;
     const json = JSON.stringify(data ?? null);
-    this.parts.push({ id: String(this.first + this.parts.length), event, json });
-    this.bytes += json.length;
-    while (this.bytes > this.keptBytes && this.parts.length > 1) {
-      this.bytes -= this.parts.shift()!.json.length;
-      this.first += 1;
-    }
+    const bytes = Buffer.byteLength(json);
+    this.parts.push({ id: String(this.first + this.parts.length), event, json, bytes });
+    this.budget.grew(this, bytes);
     this.wake();
   }
 
   end(): void {
+    if (this.ended) return;
     this.ended = true;
+    this.budget.endedNow(this);
     this.wake();
   }
 
@@ -56,8 +134,58 @@ export class RunStream {
     return this.ended;
   }
 
-  /** The parts after `lastEventId` (all without one), then each new one, until the run ends or `signal` aborts. */
-  async *follow(lastEventId: string | undefined, signal?: AbortSignal): AsyncIterable<SseEvent> {
+  /** Drops every kept part: the run is forgotten (a join then answers from its record and thread). */
+  dispose(): void {
+    while (this.dropOldest(0));
+    this.budget.forget(this);
+  }
+
+  /** @internal The budget's: drops the oldest part while more than `keep` are kept; false when none was. */
+  dropOldest(keep: number): boolean {
+    if (this.parts.length <= keep) return false;
+    this.budget.shrank(this.parts.shift()!.bytes);
+    this.first += 1;
+    return true;
+  }
+
+  /**
+   * The parts after `lastEventId` (all without one), then each new one, until the run ends or
+   * `signal` aborts. Counted as a follower from this call until the iteration ends (429 past
+   * FOLLOWERS_PER_RUN): the caller iterates it, or calls its `return()`.
+   */
+  follow(lastEventId: string | undefined, signal?: AbortSignal): AsyncIterable<SseEvent> {
+    if (this.followers >= this.maxFollowers) {
+      throw new ProtocolHttpError(429, `This run already has ${this.maxFollowers} stream followers: close one (or join when the run has ended).`);
+    }
+    this.followers += 1;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.followers -= 1;
+    };
+    const parts = this.parts_(lastEventId, signal);
+    return {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          try {
+            const result = await parts.next();
+            if (result.done === true) release();
+            return result;
+          } catch (err) {
+            release();
+            throw err;
+          }
+        },
+        return: async () => {
+          release();
+          return parts.return(undefined);
+        },
+      }),
+    };
+  }
+
+  private async *parts_(lastEventId: string | undefined, signal: AbortSignal | undefined): AsyncGenerator<SseEvent, void, undefined> {
     const after = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1;
     let next = after + 1;
     while (!signal?.aborted) {
@@ -66,7 +194,7 @@ export class RunStream {
         const part = this.parts[next - this.first];
         if (part === undefined) break;
         next += 1;
-        yield part;
+        yield { id: part.id, event: part.event, json: part.json };
       }
       if (this.ended) return;
       await new Promise<void>((resolve) => {
@@ -90,153 +218,5 @@ export class RunStream {
     const wakers = [...this.wakers];
     this.wakers.clear();
     for (const wake of wakers) wake();
-  }
-}
-
-export interface TranslatorOptions {
-  runId: string;
-  threadId: string;
-  modes: ReadonlySet<StreamMode>;
-  stream: RunStream;
-  /** The thread's messages before this run's events (the new person's message included). */
-  messages: readonly ChatMessage[];
-}
-
-/** Follows one host run's events and pushes what the run's stream modes ask for. */
-export class EventTranslator {
-  readonly messages: ChatMessage[];
-  private open: { index: number; message: Extract<ChatMessage, { role: 'assistant' }> } | undefined;
-  private step = 0;
-
-  constructor(private readonly options: TranslatorOptions) {
-    this.messages = [...options.messages];
-  }
-
-  /** `metadata`, then the state the run starts from. */
-  begin(): void {
-    this.options.stream.push('metadata', { run_id: this.options.runId, attempt: 1 });
-    this.values();
-  }
-
-  event(event: AgentEvent): void {
-    // A subagent's events are its own thread's, not this state's.
-    if (event.parentToolCallId !== undefined) return;
-    switch (event.type) {
-      case 'text': {
-        const open = this.opened();
-        open.message.content += event.text;
-        this.chunk(open.index, { content: event.text, tool_call_chunks: [] });
-        this.lcEvent('on_chat_model_stream', { chunk: this.chunkDict(open.index, { content: event.text, tool_call_chunks: [] }) });
-        break;
-      }
-      case 'tool_call': {
-        const open = this.opened();
-        const calls = open.message.toolCalls ?? [];
-        const argsText = JSON.stringify(event.args ?? {});
-        calls.push({ id: event.id, name: event.name, args: event.args ?? {}, argsText, ...(event.parseError !== undefined ? { parseError: event.parseError } : {}) });
-        open.message.toolCalls = calls;
-        this.chunk(open.index, { content: '', tool_call_chunks: [{ name: event.name, args: argsText, id: event.id, index: calls.length - 1, type: 'tool_call_chunk' }] });
-        break;
-      }
-      case 'tool_result': {
-        this.close();
-        const index = this.messages.length;
-        this.messages.push({ role: 'tool', toolCallId: event.id, toolName: event.name, content: event.output, ...(event.isError ? { isError: true } : {}) });
-        this.update(TOOLS_NODE, index);
-        this.lcEvent('on_tool_end', { output: event.output }, event.name);
-        this.values();
-        break;
-      }
-      case 'tool_output':
-        this.custom({ type: 'tool_output', tool_call_id: event.id, chunk: event.chunk });
-        break;
-      case 'todos':
-        this.custom({ type: 'todos', todos: event.todos });
-        break;
-      case 'done':
-        this.close();
-        break;
-      default:
-        break;
-    }
-  }
-
-  /** The run pauses on approvals: as LangGraph's loop leaves an interrupted step (an `updates` and a `values` with `__interrupt__`). */
-  interrupt(interrupts: readonly ProtocolInterrupt[]): void {
-    this.close();
-    const data = { __interrupt__: interrupts };
-    if (this.options.modes.has('updates')) this.options.stream.push('updates', data);
-    if (this.options.modes.has('values')) this.options.stream.push('values', data);
-    this.options.stream.last = data;
-  }
-
-  error(message: string): void {
-    this.close();
-    const data = { error: 'Error', message };
-    this.options.stream.push('error', data);
-    this.options.stream.last = { __error__: data };
-  }
-
-  /** The state as LangGraph's `values` mode gives it: the whole of it. */
-  state(): { messages: unknown[] } {
-    return { messages: toLangChainMessages(this.options.threadId, this.messages) };
-  }
-
-  private opened(): NonNullable<EventTranslator['open']> {
-    if (this.open === undefined) {
-      this.step += 1;
-      const message: Extract<ChatMessage, { role: 'assistant' }> = { role: 'assistant', content: '' };
-      this.open = { index: this.messages.length, message };
-      this.messages.push(message);
-      this.lcEvent('on_chat_model_start', {});
-    }
-    return this.open;
-  }
-
-  /** A model turn is over: its message as the model node's update, and the state after it. */
-  private close(): void {
-    if (this.open === undefined) return;
-    const { index } = this.open;
-    this.open = undefined;
-    this.update(MODEL_NODE, index);
-    this.values();
-  }
-
-  private values(): void {
-    const state = this.state();
-    this.options.stream.last = state;
-    if (this.options.modes.has('values')) this.options.stream.push('values', state);
-  }
-
-  private update(node: string, index: number): void {
-    if (!this.options.modes.has('updates')) return;
-    this.options.stream.push('updates', { [node]: { messages: [this.dict(index)] } });
-  }
-
-  private dict(index: number): unknown {
-    return toLangChainMessage(this.messages[index]!, messageId(this.options.threadId, index));
-  }
-
-  private chunkDict(index: number, part: Record<string, unknown>): Record<string, unknown> {
-    return { type: 'ai', id: messageId(this.options.threadId, index), additional_kwargs: {}, response_metadata: {}, tool_calls: [], invalid_tool_calls: [], ...part };
-  }
-
-  /** `messages-tuple`: each token as `[chunk, metadata]` on the `messages` event. */
-  private chunk(index: number, part: Record<string, unknown>): void {
-    if (!this.options.modes.has('messages-tuple')) return;
-    this.options.stream.push('messages', [this.chunkDict(index, part), this.metadata(MODEL_NODE)]);
-  }
-
-  private custom(data: unknown): void {
-    if (this.options.modes.has('custom')) this.options.stream.push('custom', data);
-  }
-
-  private lcEvent(event: string, data: unknown, name = MODEL_NODE): void {
-    if (!this.options.modes.has('events')) return;
-    this.options.stream.push('events', { event, name, run_id: this.options.runId, tags: [], metadata: this.metadata(name), data });
-  }
-
-  private metadata(node: string): Record<string, unknown> {
-    return { run_id: this.options.runId, thread_id: this.options.threadId, langgraph_node: node, langgraph_step: this.step, langgraph_checkpoint_ns: '' };
   }
 }

@@ -5,10 +5,12 @@
 import { z } from 'zod';
 import { ThreadStore } from '../../threads/thread-store';
 import type { ProtocolContext } from './context';
+import { NOT_PRODUCED } from './event-translator';
 import { json, ProtocolHttpError, type ProtocolReply, type ProtocolRequest, type Route } from './http';
 import { toLangChainMessages } from './messages';
 import type { ProtocolRuns, RunRequest } from './protocol-runs';
 import { STREAM_MODES, type RunStream } from './run-stream';
+import { checkpointId } from './thread-state';
 import { parseBody, parseQuery, uuidParam } from './validate';
 
 const record = z.record(z.string(), z.unknown());
@@ -16,6 +18,8 @@ const record = z.record(z.string(), z.unknown());
 const runCreate = z.object({
   assistant_id: z.string().min(1),
   input: z.unknown().optional(),
+  checkpoint_id: z.string().nullish(),
+  checkpoint: z.object({ checkpoint_id: z.string().nullish() }).catchall(z.unknown()).nullish(),
   command: z.object({ resume: z.unknown().optional(), goto: z.unknown().optional(), update: z.unknown().optional() }).nullish(),
   metadata: record.nullish(),
   config: z.object({ tags: z.array(z.string()).optional(), recursion_limit: z.number().int().optional(), configurable: record.nullish() }).catchall(z.unknown()).nullish(),
@@ -33,6 +37,10 @@ type RunCreate = z.output<typeof runCreate>;
 
 function runRequest(body: RunCreate): RunRequest {
   const modes = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+  const refused = modes.filter((mode) => NOT_PRODUCED.includes(mode));
+  if (refused.length > 0) {
+    throw new ProtocolHttpError(422, `stream_mode: Deepdesk runs have no LangGraph super-steps or checkpoints to stream (${refused.join(', ')}); ask for values, messages, messages-tuple, updates, events, custom or tools.`);
+  }
   return {
     assistant_id: body.assistant_id,
     input: body.input,
@@ -65,15 +73,27 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       if (stream.last !== null) return stream.last;
     }
     if (!threads.exists(threadId)) return null;
-    return { messages: toLangChainMessages(threadId, threads.load(threadId).messages) };
+    const state = threads.load(threadId);
+    return { messages: toLangChainMessages(threadId, state.messages), todos: state.todos };
   };
+  /** `wait` and `join`: headers at once and a newline each second until the answer (as the reference's waitKeepAlive). */
+  const waiting = (answer: Promise<unknown>, headers?: Record<string, string>): ProtocolReply => ({ kind: 'wait', answer, ...(headers ? { headers } : {}) });
   const sse = (stream: RunStream, request: ProtocolRequest, headers: Record<string, string>, lastEventId?: string): ProtocolReply => ({
     kind: 'sse',
     headers,
     events: stream.follow(lastEventId, request.disconnected),
   });
+  /** A run from a checkpoint other than the thread's newest would fork it (agent-chat-ui's regenerate and edit): refused, not appended. */
+  const refuseFork = (body: RunCreate, threadId: string | undefined): void => {
+    const asked = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
+    if (asked === undefined) return;
+    const newest = threadId === undefined ? undefined : threads.get(threadId);
+    if (newest !== undefined && asked === checkpointId(threadId!, newest.messageCount)) return;
+    throw new ProtocolHttpError(422, 'checkpoint: Deepdesk threads do not fork from a checkpoint; send the new message on the thread as it is.');
+  };
   const create = async (request: ProtocolRequest, threadId: string | undefined) => {
     const body = parseBody(runCreate, request.body);
+    refuseFork(body, threadId);
     const created = await runs.create(threadId, runRequest(body));
     const location = threadId === undefined ? `/runs/${created.run.run_id}` : `/threads/${threadId}/runs/${created.run.run_id}`;
     if (body.on_disconnect === 'cancel') {
@@ -97,6 +117,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
     {
       method: 'POST',
       pattern: thread('/stream'),
+      streams: true,
       handle: async (request) => {
         const { stream, headers } = await create(request, uuidParam(request, 'thread_id'));
         return sse(stream, request, headers);
@@ -107,7 +128,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       pattern: thread('/wait'),
       handle: async (request) => {
         const { run, stream, headers } = await create(request, uuidParam(request, 'thread_id'));
-        return json(await outcome(run.thread_id, stream), 200, headers);
+        return waiting(outcome(run.thread_id, stream), headers);
       },
     },
     {
@@ -142,12 +163,13 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       pattern: thread('/:run_id/join'),
       handle: async (request) => {
         const { thread_id, run_id } = knownRun(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'));
-        return json(await outcome(thread_id, runs.stream(thread_id, run_id)));
+        return waiting(outcome(thread_id, runs.stream(thread_id, run_id)));
       },
     },
     {
       method: 'GET',
       pattern: thread('/:run_id/stream'),
+      streams: true,
       handle: async (request) => {
         const { thread_id, run_id } = knownRun(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'));
         const stream = runs.stream(thread_id, run_id);
@@ -186,6 +208,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
     {
       method: 'POST',
       pattern: '/runs/stream',
+      streams: true,
       handle: async (request) => {
         const { stream, headers } = await create(request, undefined);
         return sse(stream, request, headers);
@@ -196,7 +219,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       pattern: '/runs/wait',
       handle: async (request) => {
         const { run, stream, headers } = await create(request, undefined);
-        return json(await outcome(run.thread_id, stream), 200, headers);
+        return waiting(outcome(run.thread_id, stream), headers);
       },
     },
   ];

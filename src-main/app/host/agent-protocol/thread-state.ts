@@ -5,6 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { isPersonMessage } from '../../../core/agent/notes';
+import type { Todo } from '../../../core/agent/types';
 import type { ChatMessage } from '../../../core/models/types';
 import { DEEPDESK_GRAPH_ID, type ProtocolInterrupt, type ProtocolThreadStatus } from './context';
 import { toLangChainMessages, type LangChainMessage } from './messages';
@@ -32,7 +33,8 @@ export interface ProtocolTask {
 }
 
 export interface ProtocolThreadState {
-  values: { messages?: LangChainMessage[] };
+  /** `todos` only in the newest state: Deepdesk keeps a thread's todos, not their history. */
+  values: { messages?: LangChainMessage[]; todos?: Todo[] };
   next: string[];
   tasks: ProtocolTask[];
   metadata?: ThreadMetadata;
@@ -48,7 +50,7 @@ export interface ProtocolThread {
   metadata: ThreadMetadata;
   status: ProtocolThreadStatus;
   config: Record<string, never>;
-  values?: { messages: LangChainMessage[] };
+  values?: { messages: LangChainMessage[]; todos: Todo[] };
   interrupts?: Record<string, ProtocolInterrupt[]>;
 }
 
@@ -95,6 +97,8 @@ export interface ThreadView {
   interrupts: ProtocolInterrupt[];
   /** Undefined for a thread that has not run yet (no Deepdesk thread). */
   messages?: readonly ChatMessage[];
+  /** The thread's todos (read with its messages). */
+  todos?: readonly Todo[];
 }
 
 export function threadJson(view: ThreadView, withValues: boolean): ProtocolThread {
@@ -107,7 +111,7 @@ export function threadJson(view: ThreadView, withValues: boolean): ProtocolThrea
     config: {},
   };
   if (view.messages === undefined) return thread;
-  if (withValues) thread.values = { messages: toLangChainMessages(view.threadId, view.messages) };
+  if (withValues) thread.values = { messages: toLangChainMessages(view.threadId, view.messages), todos: [...(view.todos ?? [])] };
   thread.interrupts = view.interrupts.length === 0 ? {} : { [taskId(view.threadId, view.messages.length)]: view.interrupts };
   return thread;
 }
@@ -137,7 +141,7 @@ export function threadStates(view: ThreadView, options: { atMost?: number; limit
 
 /** The thread's newest state (the reference's empty state for a thread that has not run). */
 export function latestState(view: ThreadView): ProtocolThreadState {
-  return threadStates(view, { limit: 1 })[0] ?? (view.messages === undefined ? emptyState() : { ...emptyState(), values: { messages: [] } });
+  return threadStates(view, { limit: 1 })[0] ?? (view.messages === undefined ? emptyState() : { ...emptyState(), values: { messages: [], todos: [...(view.todos ?? [])] } });
 }
 
 function stateAt(view: ThreadView, messages: readonly LangChainMessage[], ends: readonly number[], k: number): ProtocolThreadState {
@@ -146,7 +150,7 @@ function stateAt(view: ThreadView, messages: readonly LangChainMessage[], ends: 
   const interrupts = newest ? view.interrupts : [];
   const checkpoint = (n: number): ProtocolCheckpoint => ({ thread_id: view.threadId, checkpoint_ns: '', checkpoint_id: checkpointId(view.threadId, n), checkpoint_map: null });
   return {
-    values: { messages: messages.slice(0, count) },
+    values: newest ? { messages: messages.slice(0, count), todos: [...(view.todos ?? [])] } : { messages: messages.slice(0, count) },
     next: interrupts.length > 0 ? [INTERRUPT_NODE] : [],
     tasks:
       interrupts.length > 0

@@ -89,7 +89,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     if (!store.exists(view.threadId)) return view;
     const state = store.load(view.threadId);
     store.forget(view.threadId);
-    return { ...view, messages: state.messages };
+    return { ...view, messages: state.messages, todos: state.todos };
   }
 
   function require(threadId: string): ThreadView {
