@@ -2,9 +2,9 @@
 // given no --listen (a host started for the window included). Off while `listen` is empty.
 
 import { z } from 'zod';
-import { corsOriginError, parseListenAddress } from '../host/agent-protocol/listen-address';
+import { corsOriginError, parseListenAddress } from './listen-address';
 
-export { corsOriginError, listenRefusal, parseListenAddress } from '../host/agent-protocol/listen-address';
+export { corsOriginError, listenRefusal, parseListenAddress } from './listen-address';
 
 export const agentProtocolSettingsSchema = z
   .object({

@@ -11,7 +11,7 @@ import type { SubagentSpec } from '../../../core/agent/middleware/subagents';
 import { readSavedSettings } from '../../settings/settings-service';
 import { DEEPDESK_GRAPH_ID, type ProtocolContext } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type Route } from './http';
-import { parseBody } from './validate';
+import { contains, parseBody } from './validate';
 
 /** The reference's namespace for the assistant ids of registered graphs (graph/load.mjs NAMESPACE_GRAPH). */
 const NAMESPACE_GRAPH = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
@@ -117,14 +117,6 @@ function matching(all: readonly ResolvedAssistant[], filter: Filter): ProtocolAs
     .filter((a) => filter.graph_id === undefined || a.graph_id === filter.graph_id)
     .filter((a) => filter.name === undefined || a.name.toLowerCase().includes(filter.name.toLowerCase()))
     .filter((a) => filter.metadata === undefined || contains(a.metadata, filter.metadata));
-}
-
-/** PostgreSQL's `@>` on JSON, as the reference filters metadata. */
-function contains(value: unknown, wanted: unknown): boolean {
-  if (wanted === null || typeof wanted !== 'object') return value === wanted;
-  if (Array.isArray(wanted)) return Array.isArray(value) && wanted.every((w) => value.some((v) => contains(v, w)));
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  return Object.entries(wanted).every(([k, w]) => contains((value as Record<string, unknown>)[k], w));
 }
 
 function sorted(assistants: ProtocolAssistant[], by: keyof ProtocolAssistant | undefined, order: 'asc' | 'desc' | undefined): ProtocolAssistant[] {

@@ -8,7 +8,7 @@ import type { RecentFolders } from '../../folders/recent-folders';
 import type { ThreadStore } from '../../threads/thread-store';
 import type { ProtocolContext } from './context';
 import { startProtocolServer, type ProtocolServer, type Route } from './http';
-import { corsOriginError, listenRefusal, parseListenAddress, type ListenAddress } from './listen-address';
+import { corsOriginError, listenRefusal, parseListenAddress, type ListenAddress } from '../../contract/listen-address';
 import { protocolKey, protocolKeyReader } from './protocol-key';
 import { protocolRoutes } from './routes';
 
