@@ -159,19 +159,26 @@ describe('Settings › Agent Protocol', () => {
     const listen = section.getByRole('textbox', { name: 'Listen on' });
     const remote = section.getByRole('checkbox', { name: 'Allow other computers' });
     const origins = section.getByRole('textbox', { name: 'Allowed browser origins' });
+    const folder = section.getByRole('textbox', { name: 'Default folder' });
     // Off by default.
     expect(await listen.inputValue()).toBe('');
     expect(await remote.isChecked()).toBe(false);
     expect(await origins.inputValue()).toBe('');
+    expect(await folder.inputValue()).toBe('');
+    expect(await section.innerText()).toContain('async subagents name none: they need it');
     await listen.fill('0.0.0.0:2024');
     await origins.fill('http://localhost:3000');
     await dialog.getByRole('button', { name: 'Save settings' }).click();
     await poll(() => dialog.getByRole('alert').innerText()).toContain('tick Allow other computers');
     await remote.check();
+    await folder.fill('projects/site');
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => dialog.getByRole('alert').innerText()).toContain("Default folder: 'projects/site' is not an absolute path");
+    await folder.fill(serve.folder);
     await dialog.getByRole('button', { name: 'Save settings' }).click();
     await dialog.waitFor({ state: 'detached' });
     const saved = JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as { agentProtocol?: unknown };
-    expect(saved.agentProtocol).toEqual({ listen: '0.0.0.0:2024', allowRemote: true, corsOrigins: ['http://localhost:3000'] });
+    expect(saved.agentProtocol).toEqual({ listen: '0.0.0.0:2024', allowRemote: true, corsOrigins: ['http://localhost:3000'], folder: serve.folder });
   });
 });
 

@@ -70,11 +70,15 @@ function listenFlags(values: HostValues): ProtocolListenRequest | undefined {
   return request;
 }
 
-/** Settings › Agent Protocol when it is on: what a host listens on without --listen (the window's host too). */
+/**
+ * Settings › Agent Protocol when it is on: what a host listens on without --listen (the window's
+ * host too); the runs' default folder is --folder's, else Settings' Folder.
+ */
 function settingsRequest(dataDir: string, folder: string | undefined, announce: (url: string) => void): AgentHostProtocol | undefined {
   const saved = readSavedSettings(dataDir).agentProtocol;
   if (saved === undefined || saved.listen.trim() === '') return undefined;
-  return { request: { listen: saved.listen.trim(), allowRemote: saved.allowRemote, corsOrigins: saved.corsOrigins, ...(folder !== undefined ? { folder } : {}) }, required: false, announce };
+  const runsFolder = folder ?? saved.folder;
+  return { request: { listen: saved.listen.trim(), allowRemote: saved.allowRemote, corsOrigins: saved.corsOrigins, ...(runsFolder !== undefined ? { folder: runsFolder } : {}) }, required: false, announce };
 }
 
 /**

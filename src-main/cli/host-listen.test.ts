@@ -157,6 +157,30 @@ describe('deepdesk host --listen', () => {
     }
   });
 
+  it("Settings › Agent Protocol's Folder is the runs' folder when a request names none (as Deep Agents' async subagents send them)", async () => {
+    mkdirSync(t.dataDir, { recursive: true });
+    const saved = { listen: '127.0.0.1:0', allowRemote: false, corsOrigins: [] };
+    /** The refusal of a run naming no folder and no message: the folder is checked first. */
+    const refusal = async (url: string): Promise<string> => {
+      const key = readFileSync(join(t.dataDir, 'host', 'protocol-key'), 'utf8').trim();
+      const reply = await fetch(`${url}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ assistant_id: 'deepdesk', input: {} }) });
+      expect(reply.status).toBe(422);
+      return ((await reply.json()) as { detail: string }).detail;
+    };
+    for (const [settings, expected] of [
+      [saved, /^No folder to work in/],
+      [{ ...saved, folder: t.folder }, /^input\.messages/],
+    ] as const) {
+      writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ agentProtocol: settings }));
+      const host = start(['host']);
+      try {
+        expect(await refusal(await urlOf(host))).toMatch(expected);
+      } finally {
+        expect(await stopped(host)).toBe(0);
+      }
+    }
+  });
+
   it('a host already running listens while `deepdesk host --listen` runs; its Ctrl-C stops the listening, not the host', async () => {
     const host = start(['host', '--idle-seconds', '120']);
     try {

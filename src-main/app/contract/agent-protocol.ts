@@ -2,9 +2,10 @@
 // given no --listen (a host started for the window included). Off while `listen` is empty.
 
 import { z } from 'zod';
-import { corsOriginError, parseListenAddress } from '../host/agent-protocol/listen-address';
+import { isAbsoluteFolder } from '../../core/backends/mounts/mount-spec';
+import { corsOriginError, parseListenAddress } from './listen-address';
 
-export { corsOriginError, listenRefusal, parseListenAddress } from '../host/agent-protocol/listen-address';
+export { corsOriginError, listenRefusal, parseListenAddress } from './listen-address';
 
 export const agentProtocolSettingsSchema = z
   .object({
@@ -14,11 +15,20 @@ export const agentProtocolSettingsSchema = z
     allowRemote: z.boolean(),
     /** Browser origins allowed to call (CORS), as `scheme://host[:port]`. */
     corsOrigins: z.array(z.string().max(300)).max(100),
+    /**
+     * The runs' folder when a request names none (absolute; the host's --folder wins). Deep
+     * Agents' async subagents name none: without it (or --folder) their runs are refused.
+     */
+    folder: z.string().min(1).max(4096).optional(),
   })
   .superRefine((value, ctx) => {
     if (value.listen.trim() !== '') {
       const address = parseListenAddress(value.listen);
       if ('error' in address) ctx.addIssue({ code: 'custom', path: ['listen'], message: address.error });
+    }
+    if (value.folder !== undefined) {
+      const why = protocolFolderError(value.folder);
+      if (why !== undefined) ctx.addIssue({ code: 'custom', path: ['folder'], message: why });
     }
     value.corsOrigins.forEach((origin, i) => {
       const why = corsOriginError(origin);
@@ -28,3 +38,8 @@ export const agentProtocolSettingsSchema = z
 export type AgentProtocolSettings = z.infer<typeof agentProtocolSettingsSchema>;
 
 export const AGENT_PROTOCOL_OFF: AgentProtocolSettings = { listen: '', allowRemote: false, corsOrigins: [] };
+
+/** What is wrong with a default folder as the person gives it, or undefined. */
+export function protocolFolderError(text: string): string | undefined {
+  return isAbsoluteFolder(text) ? undefined : `'${text}' is not an absolute path`;
+}

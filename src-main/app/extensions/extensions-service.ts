@@ -12,6 +12,7 @@ import { createSkillCatalog, skillProblemLine, type SkillDiscovery } from '../..
 import type { SkillListing } from '../../core/agent/middleware/skills-prompt';
 import type { Skill } from '../../core/extensions/skills/types';
 import { folderTrust, type FolderTrust } from '../../core/trust/folder-trust';
+import { TrustStore } from '../../core/trust/store';
 import type { TrustGate } from '../../core/trust/types';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import { loadClaudeRules, type ClaudeRules } from '../../core/config/claude-permissions';
@@ -92,8 +93,7 @@ export class ExtensionsService {
 
   /** The subagents `task` offers now: those in Settings, then the Markdown ones of other names. */
   subagents(fromSettings: readonly SubagentSpec[]): SubagentSpec[] {
-    const taken = new Set(fromSettings.map((s) => s.name));
-    return [...fromSettings, ...this.definitions.agents().agents.filter((a) => !taken.has(a.name)).map(({ name, description, systemPrompt, tools, model }) => ({ name, description, systemPrompt, ...(tools ? { tools } : {}), ...(model ? { model } : {}) }))];
+    return subagentsOf(fromSettings, this.definitions);
   }
 
   agentsList(fromSettings: readonly SubagentSpec[]): AgentsListDto {
@@ -219,4 +219,24 @@ function toggled(list: readonly string[] | undefined, item: string, enabled: boo
   if (enabled) set.delete(item);
   else set.add(item);
   return [...set].sort();
+}
+
+/** The subagents there are: those in Settings, then the Markdown ones (the person's, the plugins', the trusted folder's) of other names. */
+function subagentsOf(fromSettings: readonly SubagentSpec[], definitions: DefinitionsCatalog): SubagentSpec[] {
+  const taken = new Set(fromSettings.map((s) => s.name));
+  return [...fromSettings, ...definitions.agents().agents.filter((a) => !taken.has(a.name)).map(({ name, description, systemPrompt, tools, model }) => ({ name, description, systemPrompt, ...(tools ? { tools } : {}), ...(model ? { model } : {}) }))];
+}
+
+/**
+ * The subagents a session of `folder` offers now, read without opening one: trust as trust.json
+ * has it (no `--trust` grant), so a folder's agents not trusted are not among them.
+ */
+export function folderSubagents(options: { dataDir: string; folder: string; home?: string }, fromSettings: readonly SubagentSpec[]): SubagentSpec[] {
+  const store = new TrustStore(options.dataDir);
+  try {
+    const { folder, isTrusted } = folderTrust(store, options.folder);
+    return subagentsOf(fromSettings, createDefinitionsCatalog({ dataDir: options.dataDir, home: options.home ?? homedir(), folder, isTrusted }));
+  } finally {
+    store.close();
+  }
 }

@@ -313,12 +313,14 @@ export class HostRuns {
 
   /**
    * Deletes a thread with everything it owns (delete-thread.ts), its run here stopped first;
-   * refused while it works in a window or an editor. The windows on its folder are told.
+   * refused while it works in a window or an editor. The windows on its folder are told, of
+   * its approvals too: a window's app keeps its own ApprovalService, which hears nothing of this one.
    */
   async deleteThread(threadId: string): Promise<void> {
     if (await this.elsewhere(threadId)) throw workingElsewhereError(threadId);
     if (this.has(threadId)) await this.stop(threadId).catch(() => undefined);
     const folder = this.threads.get(threadId)?.folder;
+    const hadApprovals = this.approvals.pending(threadId).length > 0;
     const checkpoints = CheckpointStore.open(this.options.dataDir);
     try {
       deleteThread(threadId, { store: this.threads, approvals: this.approvals, checkpoints });
@@ -326,7 +328,9 @@ export class HostRuns {
       checkpoints.close();
     }
     this.live.delete(threadId);
-    if (folder !== undefined) this.activity({ kind: 'deleted', threadId, folder });
+    if (folder === undefined) return;
+    if (hadApprovals) this.activity({ kind: 'approvals', threadId, folder });
+    this.activity({ kind: 'deleted', threadId, folder });
   }
 
   list(): AgentLine[] {

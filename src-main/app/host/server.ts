@@ -4,10 +4,11 @@
 // from it, and the host's own end: idle, told to stop, or its socket gone.
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, linkSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { ensureHostDir, type HostPaths } from './paths';
+import { writePrivateFile } from './private-file';
 import { AnswerFrame, encodeFrame, errorResponse, HelloFrame, LineReader, MAX_BUFFERED_BYTES, RequestFrame, type ResponseFrame } from './protocol';
 import { HostRequestError, type HostConnection, type HostService } from './service-types';
 
@@ -443,22 +444,6 @@ export function socketAnswers(path: string): Promise<boolean> {
       else reject(err);
     });
   });
-}
-
-/** Written whole or not at all, 0600 from its creation. */
-export function writePrivateFile(path: string, content: string): void {
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temp, content, { flag: 'wx', mode: 0o600 });
-  try {
-    renameSync(temp, path);
-  } catch (err) {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Nothing to remove.
-    }
-    throw err;
-  }
 }
 
 /** The file's identity (device and inode), or undefined when it is gone. */

@@ -16,8 +16,9 @@ export function AgentProtocolSettings({ draft, onChange }: AgentProtocolSettings
     <fieldset className="settings-section">
       <legend>Agent Protocol</legend>
       <p className="muted small" id={`${ids}-about`}>
-        The agent host serves LangGraph&apos;s API here, for the LangGraph SDK, useStream apps and Deep Agents&apos; async subagents. Empty: nothing listens. Clients send
-        the key that <code>deepdesk host --print-key</code> prints (<code>--rotate-key</code> replaces it); it applies from the host&apos;s next start.
+        The agent host serves LangGraph&apos;s API here, for the LangGraph SDK, useStream apps and Deep Agents&apos; async subagents. Empty: nothing listens. These
+        settings apply from the host&apos;s next start (for the desktop app: once you quit it). Clients send the key that <code>deepdesk host --print-key</code>{' '}
+        prints; <code>--rotate-key</code> replaces it at once.
       </p>
       <div className="field">
         <label htmlFor={`${ids}-listen`}>Listen on</label>
@@ -49,6 +50,23 @@ export function AgentProtocolSettings({ draft, onChange }: AgentProtocolSettings
         />
         <p className="muted small" id={`${ids}-origins-note`}>
           One a line, as the browser sends it (scheme://host[:port]).
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor={`${ids}-folder`}>Default folder</label>
+        <input
+          id={`${ids}-folder`}
+          className="mono"
+          value={draft.protocolFolderText}
+          placeholder="/path/to/project"
+          spellCheck={false}
+          autoComplete="off"
+          aria-describedby={`${ids}-folder-note`}
+          onChange={(e) => onChange({ protocolFolderText: e.target.value })}
+        />
+        <p className="muted small" id={`${ids}-folder-note`}>
+          Where a run works when its request names no folder (an absolute path; <code>deepdesk host --folder</code> wins). Deep Agents&apos; async subagents name none: they
+          need it.
         </p>
       </div>
     </fieldset>

@@ -180,7 +180,12 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
       }
       patch.telemetry = telemetry.telemetry;
     }
-    if (draft.protocolListenText !== from.protocolListenText || draft.protocolAllowRemote !== from.protocolAllowRemote || draft.protocolOriginsText !== from.protocolOriginsText) {
+    if (
+      draft.protocolListenText !== from.protocolListenText ||
+      draft.protocolAllowRemote !== from.protocolAllowRemote ||
+      draft.protocolOriginsText !== from.protocolOriginsText ||
+      draft.protocolFolderText !== from.protocolFolderText
+    ) {
       const protocol = agentProtocolFromDraft(draft);
       if ('error' in protocol) {
         setError(protocol.error);

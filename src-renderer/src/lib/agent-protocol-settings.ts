@@ -1,18 +1,21 @@
 // Settings › Agent Protocol as typed (SPEC §19): where the agent host listens when
 // `deepdesk host` is given no --listen, whether other computers may connect, which browser
-// origins may call. Checked with the host's own rules before anything is saved.
+// origins may call, the runs' folder when a request names none. Checked with the host's own
+// rules before anything is saved.
 
-import { corsOriginError, listenRefusal, parseListenAddress, type AgentProtocolSettings } from '../../../src-main/app/contract';
+import { corsOriginError, listenRefusal, parseListenAddress, protocolFolderError, type AgentProtocolSettings } from '../../../src-main/app/contract';
 
 export interface AgentProtocolDraft {
   protocolListenText: string;
   protocolAllowRemote: boolean;
   /** One origin a line. */
   protocolOriginsText: string;
+  /** Empty: none. */
+  protocolFolderText: string;
 }
 
 export function agentProtocolDraft(saved: AgentProtocolSettings | undefined): AgentProtocolDraft {
-  return { protocolListenText: saved?.listen ?? '', protocolAllowRemote: saved?.allowRemote === true, protocolOriginsText: (saved?.corsOrigins ?? []).join('\n') };
+  return { protocolListenText: saved?.listen ?? '', protocolAllowRemote: saved?.allowRemote === true, protocolOriginsText: (saved?.corsOrigins ?? []).join('\n'), protocolFolderText: saved?.folder ?? '' };
 }
 
 /** What to save, or what is wrong in words. */
@@ -32,5 +35,10 @@ export function agentProtocolFromDraft(draft: AgentProtocolDraft): { agentProtoc
     const why = corsOriginError(origin);
     if (why !== undefined) return { error: `Agent Protocol, Allowed browser origins: ${why}.` };
   }
-  return { agentProtocol: { listen, allowRemote: draft.protocolAllowRemote, corsOrigins } };
+  const folder = draft.protocolFolderText.trim();
+  if (folder !== '') {
+    const why = protocolFolderError(folder);
+    if (why !== undefined) return { error: `Agent Protocol, Default folder: ${why}.` };
+  }
+  return { agentProtocol: { listen, allowRemote: draft.protocolAllowRemote, corsOrigins, ...(folder !== '' ? { folder } : {}) } };
 }

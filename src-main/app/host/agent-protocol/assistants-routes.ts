@@ -1,17 +1,21 @@
-// Assistants (SPEC §19): `deepdesk`, Deepdesk's own agent, and one per subagent in Settings,
-// shaped as the reference server shapes the assistant it registers for each graph: the id is
-// the UUID v5 of the graph id in the reference's namespace, and the graph id itself names it
-// too (Deep Agents' async subagents start runs with `graphId` as the assistant).
-// They come from Settings, read at each request; the protocol cannot create, change or delete
-// them (405, saying where they are configured): Settings stays the one place they are kept.
+// Assistants (SPEC §19): `deepdesk`, Deepdesk's own agent, and one per subagent a run in the
+// host's default folder can be (Settings' subagents, then the Markdown agents: the person's,
+// the plugins', the folder's `.claude/agents` once trusted), found as that folder's session
+// finds them, so a run on one resolves it by the same name. Shaped as the reference server
+// shapes the assistant it registers for each graph: the id is the UUID v5 of the graph id in
+// the reference's namespace, and the graph id itself names it too (Deep Agents' async
+// subagents start runs with `graphId` as the assistant).
+// They are read at each request; the protocol cannot create, change or delete them (405,
+// saying where they are configured): Settings and the agents' files stay where they are kept.
 
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { SubagentSpec } from '../../../core/agent/middleware/subagents';
+import { folderSubagents } from '../../extensions/extensions-service';
 import { readSavedSettings } from '../../settings/settings-service';
 import { DEEPDESK_GRAPH_ID, type ProtocolContext } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type Route } from './http';
-import { parseBody } from './validate';
+import { contains, parseBody } from './validate';
 
 /** The reference's namespace for the assistant ids of registered graphs (graph/load.mjs NAMESPACE_GRAPH). */
 const NAMESPACE_GRAPH = '6ba7b821-9dad-11d1-80b4-00c04fd430c8';
@@ -35,13 +39,15 @@ export interface ProtocolAssistant {
 
 export interface ResolvedAssistant {
   assistant: ProtocolAssistant;
-  /** The Settings subagent that runs instead of Deepdesk's own agent; undefined for `deepdesk`. */
+  /** The subagent that runs instead of Deepdesk's own agent; undefined for `deepdesk`. */
   subagent: SubagentSpec | undefined;
 }
 
-/** Every assistant now: `deepdesk` first, then Settings' subagents in their order. */
-export function listAssistants(context: Pick<ProtocolContext, 'dataDir'>): ResolvedAssistant[] {
-  const subagents = readSavedSettings(context.dataDir).subagents.filter((s) => s.name !== DEEPDESK_GRAPH_ID);
+/** Every assistant now: `deepdesk` first, then the subagents in the order `task` offers them. */
+export function listAssistants(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder'>): ResolvedAssistant[] {
+  const fromSettings = readSavedSettings(context.dataDir).subagents;
+  const all = context.defaultFolder === undefined ? fromSettings : folderSubagents({ dataDir: context.dataDir, folder: context.defaultFolder }, fromSettings);
+  const subagents = all.filter((s) => s.name !== DEEPDESK_GRAPH_ID);
   return [
     { assistant: assistantOf(DEEPDESK_GRAPH_ID, "Deepdesk's agent: works in a folder with its files, shell and memories."), subagent: undefined },
     ...subagents.map((subagent) => ({ assistant: assistantOf(subagent.name, subagent.description), subagent })),
@@ -49,7 +55,7 @@ export function listAssistants(context: Pick<ProtocolContext, 'dataDir'>): Resol
 }
 
 /** The assistant a request names by its id or its graph id (a run's `assistant_id`); 404 as the reference when none. */
-export function resolveAssistant(context: Pick<ProtocolContext, 'dataDir'>, id: string): ResolvedAssistant {
+export function resolveAssistant(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder'>, id: string): ResolvedAssistant {
   const found = listAssistants(context).find(({ assistant }) => assistant.assistant_id === id || assistant.graph_id === id);
   if (found === undefined) throw new ProtocolHttpError(404, 'Assistant not found');
   return found;
@@ -119,14 +125,6 @@ function matching(all: readonly ResolvedAssistant[], filter: Filter): ProtocolAs
     .filter((a) => filter.metadata === undefined || contains(a.metadata, filter.metadata));
 }
 
-/** PostgreSQL's `@>` on JSON, as the reference filters metadata. */
-function contains(value: unknown, wanted: unknown): boolean {
-  if (wanted === null || typeof wanted !== 'object') return value === wanted;
-  if (Array.isArray(wanted)) return Array.isArray(value) && wanted.every((w) => value.some((v) => contains(v, w)));
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  return Object.entries(wanted).every(([k, w]) => contains((value as Record<string, unknown>)[k], w));
-}
-
 function sorted(assistants: ProtocolAssistant[], by: keyof ProtocolAssistant | undefined, order: 'asc' | 'desc' | undefined): ProtocolAssistant[] {
   if (by === undefined) return assistants;
   const sign = order === 'asc' ? 1 : -1;
@@ -134,7 +132,7 @@ function sorted(assistants: ProtocolAssistant[], by: keyof ProtocolAssistant | u
 }
 
 const notHere = (what: string): ProtocolReply => {
-  throw new ProtocolHttpError(405, `Assistants cannot be ${what} over the Agent Protocol: they are Deepdesk's agent and the subagents in Settings › Subagents.`);
+  throw new ProtocolHttpError(405, `Assistants cannot be ${what} over the Agent Protocol: they are Deepdesk's agent, the subagents in Settings › Subagents and the agents' Markdown files (.claude/agents).`);
 };
 
 export function assistantRoutes(context: ProtocolContext): Route[] {

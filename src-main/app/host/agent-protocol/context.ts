@@ -39,7 +39,7 @@ export interface ProtocolInterrupt {
   value: unknown;
 }
 
-/** What the thread routes ask of the run side (runs-routes.ts owns the runs). */
+/** What the thread routes ask of the run side (protocol-runs.ts owns the runs). */
 export interface ThreadActivity {
   status(threadId: string): ProtocolThreadStatus;
   /** The thread's pending interrupts (an approval waiting), oldest first. */

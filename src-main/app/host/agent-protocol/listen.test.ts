@@ -1,7 +1,7 @@
 // The wiring of `deepdesk host --listen` (listen.ts): the context each listener's routes get
 // (its default folder, which folders runs may use), checked against a route of this test's.
 
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,6 +76,25 @@ describe('listening on the Agent Protocol', () => {
     const without = await contextOf({});
     expect(without.defaultFolder).toBeUndefined();
     expect(without.folderRefusal(flagged)).toMatch(/was never opened in Deepdesk/);
+  });
+
+  it('takes a folder by its real path: a link to an opened folder (or to --folder) is that folder; a link from an opened path to elsewhere is not', async () => {
+    const flagged = folder('flagged');
+    const opened = folder('opened');
+    const threaded = folder('threaded');
+    const never = folder('never');
+    recent.remember(opened);
+    new ThreadStore(db).save(newThreadState('t-3'), { folder: threaded });
+    const links = folder('links');
+    for (const [name, target] of [['to-flagged', flagged], ['to-opened', opened], ['to-threaded', threaded], ['to-never', never]] as const) symlinkSync(target, join(links, name));
+    const context = await contextOf({ folder: flagged });
+    expect(context.folderRefusal(join(links, 'to-flagged'))).toBeUndefined();
+    expect(context.folderRefusal(join(links, 'to-opened'))).toBeUndefined();
+    expect(context.folderRefusal(join(links, 'to-threaded'))).toBeUndefined();
+    expect(context.folderRefusal(join(links, 'to-never'))).toMatch(/was never opened in Deepdesk/);
+    // An opened folder opened through a link is the folder it leads to.
+    recent.remember(join(links, 'to-never'));
+    expect(context.folderRefusal(never)).toBeUndefined();
   });
 
   it("makes the key when it starts listening, and serves the routes it is given under it", async () => {

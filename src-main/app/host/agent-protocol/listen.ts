@@ -4,11 +4,13 @@
 
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { isSshFolder } from '../../../core/backends/remote/ssh-target';
+import { realPathOf } from '../../../core/fs/real-path';
 import type { RecentFolders } from '../../folders/recent-folders';
 import type { ThreadStore } from '../../threads/thread-store';
 import type { ProtocolContext } from './context';
 import { startProtocolServer, type ProtocolServer, type Route } from './http';
-import { corsOriginError, listenRefusal, parseListenAddress, type ListenAddress } from './listen-address';
+import { corsOriginError, listenRefusal, parseListenAddress, type ListenAddress } from '../../contract/listen-address';
 import { protocolKey, protocolKeyReader } from './protocol-key';
 
 /** What the person asked for; also the socket's `protocol.listen` parameters. */
@@ -38,7 +40,7 @@ export function checkListenRequest(request: ProtocolListenRequest): { address: L
 
 /** The context every listener shares: all but its own default folder. */
 export type ProtocolHostContext = Omit<ProtocolContext, 'defaultFolder' | 'folderRefusal'> & {
-  /** Whether the person opened `folder` (absolute, resolved) in Deepdesk before. */
+  /** Whether the person opened `folder` (absolute, resolved) in Deepdesk before: a folder of the same real path. */
   openedBefore(folder: string): boolean;
 };
 
@@ -54,8 +56,10 @@ export async function listenProtocol(host: ProtocolHostContext, request: Protoco
     ...shared,
     defaultFolder,
     folderRefusal(folder) {
+      // The same folder is the same real path (as trust keeps it): a link to an opened folder is
+      // that folder, and names nothing its client could not name; a link elsewhere is not it.
       const path = resolve(folder);
-      if (path === defaultFolder || openedBefore(path)) return undefined;
+      if ((defaultFolder !== undefined && realPathOf(path) === realPathOf(defaultFolder)) || openedBefore(path)) return undefined;
       return `folder ${folder} was never opened in Deepdesk: open it once, or start the host with --folder ${folder}`;
     },
   };
@@ -70,7 +74,12 @@ export async function listenProtocol(host: ProtocolHostContext, request: Protoco
   });
 }
 
-/** A folder the person opened in the window (its recent folders) or that has a thread of its own. */
+/** A folder the person opened in the window (its recent folders) or that has a thread of its own, by its real path. */
 export function openedInDeepdesk(recent: () => RecentFolders, threads: ThreadStore): (folder: string) => boolean {
-  return (folder) => recent().list().some((f) => f.path === folder) || threads.threadsIn(folder).some((t) => t.folder === folder);
+  return (folder) => {
+    if (recent().list().some((f) => f.path === folder) || threads.threadsIn(folder).some((t) => t.folder === folder)) return true;
+    const real = realPathOf(folder);
+    const opened = new Set([...recent().list().map((f) => f.path), ...threads.list().map((t) => t.folder)]);
+    return [...opened].some((path) => !isSshFolder(path) && realPathOf(path) === real);
+  };
 }

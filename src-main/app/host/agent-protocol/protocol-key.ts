@@ -4,11 +4,11 @@
 // process applies at once. Not a model key: it is in no environment, and never given to commands.
 
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withholdFromCommands } from '../../../core/process/app-secrets';
 import { ensureHostDir } from '../paths';
-import { writePrivateFile } from '../server';
+import { createPrivateFile, writePrivateFile } from '../private-file';
 
 const KEY_FILE = 'protocol-key';
 
@@ -43,17 +43,8 @@ export function protocolKeyReader(dataDir: string): () => string {
 function keyAt(path: string): string {
   let key = read(path);
   if (key === undefined) {
-    // Written whole beside it, then linked into place: a reader never sees half a key, and
-    // of two processes making it at once the first one's is the key.
-    const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(temp, `${newKey()}\n`, { flag: 'wx', mode: 0o600 });
-    try {
-      linkSync(temp, path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      rmSync(temp, { force: true });
-    }
+    // Of two processes making it at once, the first one's is the key.
+    createPrivateFile(path, `${newKey()}\n`);
     key = read(path);
     if (key === undefined) throw new Error(`the Agent Protocol key could not be read from ${path}`);
   }

@@ -123,7 +123,7 @@ export class ProtocolRuns implements ThreadActivity {
   async create(threadId: string | undefined, request: RunRequest): Promise<{ run: ProtocolRun; stream: RunStream }> {
     const temporary = threadId === undefined && request.on_completion !== 'keep';
     const thread = threadId ?? randomUUID();
-    const assistant = assistantOf(this.context, request.assistant_id);
+    const assistant = assistantOf({ dataDir: this.context.dataDir, defaultFolder: this.folders.defaultFolder }, request.assistant_id);
     if (threadId !== undefined && !this.threadExists(threadId) && request.if_not_exists !== 'create') throw new ProtocolHttpError(404, `Thread with ID ${threadId} not found`);
     if (request.multitask_strategy === 'rollback') throw new ProtocolHttpError(422, NO_ROLLBACK);
     const resume = request.command !== undefined && request.command.resume !== undefined ? request.command.resume : undefined;
@@ -435,7 +435,7 @@ export class ProtocolRuns implements ThreadActivity {
 }
 
 /** The run's assistant; an unknown one is a 404 worded as the reference's for a run. */
-function assistantOf(context: ProtocolRunsHost, id: string): ResolvedAssistant {
+function assistantOf(context: Pick<ProtocolContext, 'dataDir' | 'defaultFolder'>, id: string): ResolvedAssistant {
   try {
     return resolveAssistant(context, id);
   } catch (err) {

@@ -3,10 +3,12 @@
 // a client that goes away, deleting runs and threads, and the `events` and `custom` modes.
 
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../../../core/models/testing/scripted-server';
+import { trustReport } from '../../../core/trust/report';
+import { TrustStore } from '../../../core/trust/store';
 import { ThreadStore } from '../../threads/thread-store';
 import { collectParts, startProtocolHarness, until, type ProtocolHarness } from './testing/protocol-harness';
 
@@ -66,6 +68,30 @@ describe('which agent and mode a protocol run has', () => {
 
     await expect(h.client.runs.wait(threadId, 'nobody', { input: human('x') })).rejects.toMatchObject({ status: 404 });
     expect(h.scripted.requests).toHaveLength(2);
+  });
+
+  it("lists the default folder's `.claude/agents` agents once the folder is trusted, and a run on one runs it", async () => {
+    mkdirSync(join(h.folder, '.claude', 'agents'), { recursive: true });
+    writeFileSync(join(h.folder, '.claude', 'agents', 'tidy.md'), '---\nname: tidy\ndescription: Tidies the folder.\ntools: Read\n---\nYou are the tidy agent.\n');
+    const graphIds = async () => (await h.client.assistants.search()).map((a) => a.graph_id);
+    // Not trusted: the folder's agent is not one (as its session would not load it).
+    expect(await graphIds()).toEqual(['deepdesk']);
+    await expect(h.client.runs.wait(null, 'tidy', { input: human('tidy up') })).rejects.toMatchObject({ status: 404 });
+
+    const trust = new TrustStore(h.dataDir);
+    trust.trust(h.folder, (await trustReport(h.folder, trust, {})).untrusted);
+    trust.close();
+    expect(await graphIds()).toEqual(['deepdesk', 'tidy']);
+    const tidy = await h.client.assistants.get((await h.client.assistants.search({ graphId: 'tidy' }))[0]!.assistant_id);
+    expect(tidy.description).toBe('Tidies the folder.');
+
+    script({ text: 'tidied' });
+    const threadId = randomUUID();
+    const waited = (await h.client.runs.wait(threadId, tidy.assistant_id, { input: human('tidy up'), ifNotExists: 'create' })) as Values;
+    expect(waited.messages.at(-1)!.content).toBe('tidied');
+    expect(systemOf(h.scripted.requests[0]!)).toContain('You are the tidy agent.');
+    expect(toolsOf(h.scripted.requests[0]!)).toEqual(['read_file']);
+    expect((await h.client.runs.list(threadId))[0]!.assistant_id).toBe(tidy.assistant_id);
   });
 
   it("with no mode named, runs in the folder's saved mode (as the window does); a mode named wins", async () => {

@@ -75,6 +75,17 @@ describe('the store is the memories store', () => {
     expect(await memories().list({ limit: 1000 })).toEqual(before);
   });
 
+  test('a key with a control character (ESC, BEL, newline, C1 CSI) is 422 naming it, and writes nothing', async () => {
+    const before = await memories().list({ limit: 1000 });
+    for (const key of ['esc\u001b[31m.md', 'bell\u0007.md', 'two\nlines.md', 'tab\t.md', 'del\u007f.md', 'csi\u009b2J.md']) {
+      const put = await send('PUT', '/store/items', { namespace: ['memories'], key, value: { content: 'x' } });
+      expect(put.status, JSON.stringify(key)).toBe(422);
+      expect((put.body as { detail: string }).detail).toContain(JSON.stringify(key));
+      expect((await send('DELETE', '/store/items', { namespace: ['memories'], key })).status, JSON.stringify(key)).toBe(422);
+    }
+    expect(await memories().list({ limit: 1000 })).toEqual(before);
+  });
+
   test('another namespace: a put or delete is 422 and writes nothing; a get is null, a search empty', async () => {
     const before = await memories().list({ limit: 1000 });
     expect((await send('PUT', '/store/items', { namespace: ['users', 'ann'], key: 'a.md', value: { content: 'x' } })).status).toBe(422);

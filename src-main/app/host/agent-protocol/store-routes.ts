@@ -72,11 +72,15 @@ function onlyMemories(namespace: readonly string[]): void {
   if (!isMemories(namespace)) throw new ProtocolHttpError(422, `Only the namespace ["memories"] is kept here (Deepdesk's /memories/); got ${JSON.stringify(namespace)}.`);
 }
 
+// eslint-disable-next-line no-control-regex -- they are what is refused
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
 /** The memories store's path of `key`, which must name a file under /memories/ as it is written (`notes/a.md`). */
 function storePath(key: string): string {
   const checked = normalizeVirtualPath(`/${key}`);
-  if (key === '' || key.startsWith('/') || !checked.ok || checked.path !== `/${key}`) {
-    throw new ProtocolHttpError(422, `The key must be a path under /memories/ such as notes.md (no '..', no leading '/', no NUL); got ${JSON.stringify(key)}.`);
+  // Control characters (ESC, BEL, a newline) are refused too: a memory's path is shown in terminals and lists.
+  if (key === '' || key.startsWith('/') || CONTROL.test(key) || !checked.ok || checked.path !== `/${key}`) {
+    throw new ProtocolHttpError(422, `The key must be a path under /memories/ such as notes.md (no '..', no leading '/', no control characters); got ${JSON.stringify(key)}.`);
   }
   return checked.path;
 }

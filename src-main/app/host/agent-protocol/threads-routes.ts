@@ -8,10 +8,10 @@ import { ThreadStore, type ThreadSummary } from '../../threads/thread-store';
 import { HostRequestError } from '../service-types';
 import { assistantIdOf } from './assistants-routes';
 import { DEEPDESK_GRAPH_ID, type ProtocolContext, type ThreadActivity } from './context';
-import { json, ProtocolHttpError, type ProtocolReply, type ProtocolRequest, type Route } from './http';
+import { json, ProtocolHttpError, type ProtocolReply, type Route } from './http';
 import { ProtocolThreadRecords, type ProtocolThreadRecord, type ThreadMetadata } from './protocol-threads';
 import { checkpointCount, latestState, threadJson, threadStates, type ThreadView } from './thread-state';
-import { parseBody, uuidParam } from './validate';
+import { contains, parseBody, uuidParam } from './validate';
 
 const metadataSchema = z.record(z.string(), z.unknown());
 const statusSchema = z.enum(['idle', 'busy', 'interrupted', 'error']);
@@ -42,14 +42,6 @@ const historySchema = z.object({
 const stateCheckpointSchema = z.object({ checkpoint: z.object({ checkpoint_id: z.uuid().optional() }).nullish() });
 
 const notFound = (threadId: string): ProtocolHttpError => new ProtocolHttpError(404, `Thread with ID ${threadId} not found`);
-
-/** Whether `value` contains `filter` as Postgres' jsonb `@>` (the reference's metadata and values filters). */
-function contains(value: unknown, filter: unknown): boolean {
-  if (filter === null || typeof filter !== 'object') return value === filter;
-  if (Array.isArray(filter)) return Array.isArray(value) && filter.every((f) => value.some((v) => contains(v, f)));
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  return Object.entries(filter).every(([k, f]) => contains((value as Record<string, unknown>)[k], f));
-}
 
 export function threadRoutes(context: ProtocolContext, activity: ThreadActivity): Route[] {
   const store = new ThreadStore(context.db);
@@ -121,12 +113,6 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     return views;
   }
 
-  const route = (method: Route['method'], pattern: string, handle: (request: ProtocolRequest) => ProtocolReply | Promise<ProtocolReply>): Route => ({
-    method,
-    pattern,
-    handle: async (request) => handle(request),
-  });
-
   function history(threadId: string, options: z.infer<typeof historySchema>): ProtocolReply {
     const view = full(require(threadId));
     const bound = (id: string | undefined, field: string): number | undefined => {
@@ -153,104 +139,128 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
   }
 
   return [
-    route('POST', '/threads', (request) => {
-      const body = parseBody(createSchema, request.body);
-      const threadId = body.thread_id ?? randomUUID();
-      const existing = shallow(threadId);
-      if (existing !== undefined) {
-        if ((body.if_exists ?? 'raise') === 'raise') throw new ProtocolHttpError(409, 'Thread already exists');
-        return json(threadJson(full(existing), true));
-      }
-      const now = new Date().toISOString();
-      records.create(threadId, body.metadata ?? {}, now);
-      return json(threadJson(require(threadId), true));
-    }),
-
-    route('POST', '/threads/search', (request) => {
-      const body = parseBody(searchSchema, request.body);
-      const sortBy = body.sort_by ?? 'created_at';
-      const order = (body.sort_order ?? 'desc') === 'desc' ? -1 : 1;
-      const found = matching(body).sort((a, b) => {
-        const key = (v: ThreadView): string => (sortBy === 'thread_id' ? v.threadId : sortBy === 'status' ? v.status : sortBy === 'created_at' ? v.createdAt : v.updatedAt);
-        return order * key(a).localeCompare(key(b));
-      });
-      const offset = body.offset ?? 0;
-      const limit = body.limit ?? 10;
-      const page = found.slice(offset, offset + limit);
-      const withValues = body.select === undefined || body.select.includes('values');
-      const threads = page.map((view) => {
-        const thread = threadJson(withValues ? full(view) : view, withValues) as unknown as Record<string, unknown>;
-        return body.select === undefined ? thread : Object.fromEntries(Object.entries(thread).filter(([k]) => body.select!.includes(k)));
-      });
-      // The reference's pagination headers, as it computes them.
-      const total = page.length > 0 ? found.length : 0;
-      const next = offset + total;
-      const headers: Record<string, string> = total === limit ? { 'X-Pagination-Next': String(next), 'X-Pagination-Total': String(next + 1) } : { 'X-Pagination-Total': String(next) };
-      return json(threads, 200, headers);
-    }),
-
-    route('POST', '/threads/count', (request) => json(matching(parseBody(filterSchema, request.body)).length)),
-
-    route('GET', '/threads/:thread_id', (request) => json(threadJson(full(require(uuidParam(request, 'thread_id'))), true))),
-
-    route('PATCH', '/threads/:thread_id', (request) => {
-      const threadId = uuidParam(request, 'thread_id');
-      const body = parseBody(patchSchema, request.body);
-      const view = require(threadId);
-      records.merge(threadId, body.metadata, view.createdAt, new Date().toISOString());
-      return json(threadJson(full(require(threadId)), true));
-    }),
-
-    route('DELETE', '/threads/:thread_id', async (request) => {
-      const threadId = uuidParam(request, 'thread_id');
-      require(threadId);
-      // The reference deletes a thread with its runs whatever they do: the protocol's runs are
-      // cancelled. Work in a window or an editor is the person's: refused as a busy thread.
-      if (await context.runs.worksElsewhere(threadId)) throw busyElsewhere();
-      await activity.cancelAll(threadId);
-      if (store.exists(threadId)) {
-        try {
-          await context.runs.deleteThread(threadId);
-        } catch (err) {
-          if (err instanceof HostRequestError && err.code === 'failed') throw busyElsewhere();
-          throw err;
+    {
+      method: 'POST',
+      pattern: '/threads',
+      handle: async (request) => {
+        const body = parseBody(createSchema, request.body);
+        const threadId = body.thread_id ?? randomUUID();
+        const existing = shallow(threadId);
+        if (existing !== undefined) {
+          if ((body.if_exists ?? 'raise') === 'raise') throw new ProtocolHttpError(409, 'Thread already exists');
+          return json(threadJson(full(existing), true));
         }
-      }
-      records.delete(threadId);
-      return { kind: 'empty', status: 204 };
-    }),
+        const now = new Date().toISOString();
+        records.create(threadId, body.metadata ?? {}, now);
+        return json(threadJson(require(threadId), true));
+      },
+    },
 
-    route('POST', '/threads/:thread_id/copy', (request) => {
-      const threadId = uuidParam(request, 'thread_id');
-      // As the reference: copying an unknown thread is a conflict.
-      const view = shallow(threadId);
-      if (view === undefined) throw new ProtocolHttpError(409, 'Thread not found');
-      const copyId = randomUUID();
-      const now = new Date().toISOString();
-      const summary = store.get(threadId);
-      if (summary !== undefined) {
-        const state = store.load(threadId);
-        store.forget(threadId);
-        store.save({ ...state, id: copyId }, { folder: summary.folder, title: summary.title });
-        store.forget(copyId);
-      }
-      records.create(copyId, { ...records.get(threadId)?.metadata, thread_id: copyId }, now);
-      return json(threadJson(full(require(copyId)), true));
-    }),
+    {
+      method: 'POST',
+      pattern: '/threads/search',
+      handle: async (request) => {
+        const body = parseBody(searchSchema, request.body);
+        const sortBy = body.sort_by ?? 'created_at';
+        const order = (body.sort_order ?? 'desc') === 'desc' ? -1 : 1;
+        const found = matching(body).sort((a, b) => {
+          const key = (v: ThreadView): string => (sortBy === 'thread_id' ? v.threadId : sortBy === 'status' ? v.status : sortBy === 'created_at' ? v.createdAt : v.updatedAt);
+          return order * key(a).localeCompare(key(b));
+        });
+        const offset = body.offset ?? 0;
+        const limit = body.limit ?? 10;
+        const page = found.slice(offset, offset + limit);
+        const withValues = body.select === undefined || body.select.includes('values');
+        const threads = page.map((view) => {
+          const thread = threadJson(withValues ? full(view) : view, withValues) as unknown as Record<string, unknown>;
+          return body.select === undefined ? thread : Object.fromEntries(Object.entries(thread).filter(([k]) => body.select!.includes(k)));
+        });
+        // The reference's pagination headers, as it computes them.
+        const total = page.length > 0 ? found.length : 0;
+        const next = offset + total;
+        const headers: Record<string, string> = total === limit ? { 'X-Pagination-Next': String(next), 'X-Pagination-Total': String(next + 1) } : { 'X-Pagination-Total': String(next) };
+        return json(threads, 200, headers);
+      },
+    },
 
-    route('GET', '/threads/:thread_id/state', (request) => stateAt(uuidParam(request, 'thread_id'), undefined)),
-    route('GET', '/threads/:thread_id/state/:checkpoint_id', (request) => stateAt(uuidParam(request, 'thread_id'), uuidParam(request, 'checkpoint_id'))),
-    route('POST', '/threads/:thread_id/state/checkpoint', (request) => stateAt(uuidParam(request, 'thread_id'), parseBody(stateCheckpointSchema, request.body).checkpoint?.checkpoint_id)),
+    { method: 'POST', pattern: '/threads/count', handle: async (request) => json(matching(parseBody(filterSchema, request.body)).length) },
 
-    route('GET', '/threads/:thread_id/history', (request) => {
-      const limit = request.query.get('limit');
-      const before = request.query.get('before');
-      return history(
-        uuidParam(request, 'thread_id'),
-        parseBody(historySchema, { ...(limit !== null ? { limit: Number(limit) } : {}), ...(before !== null ? { before } : {}) }),
-      );
-    }),
-    route('POST', '/threads/:thread_id/history', (request) => history(uuidParam(request, 'thread_id'), parseBody(historySchema, request.body))),
+    { method: 'GET', pattern: '/threads/:thread_id', handle: async (request) => json(threadJson(full(require(uuidParam(request, 'thread_id'))), true)) },
+
+    {
+      method: 'PATCH',
+      pattern: '/threads/:thread_id',
+      handle: async (request) => {
+        const threadId = uuidParam(request, 'thread_id');
+        const body = parseBody(patchSchema, request.body);
+        const view = require(threadId);
+        records.merge(threadId, body.metadata, view.createdAt, new Date().toISOString());
+        return json(threadJson(full(require(threadId)), true));
+      },
+    },
+
+    {
+      method: 'DELETE',
+      pattern: '/threads/:thread_id',
+      handle: async (request) => {
+        const threadId = uuidParam(request, 'thread_id');
+        require(threadId);
+        // The reference deletes a thread with its runs whatever they do: the protocol's runs are
+        // cancelled. Work in a window or an editor is the person's: refused as a busy thread.
+        if (await context.runs.worksElsewhere(threadId)) throw busyElsewhere();
+        await activity.cancelAll(threadId);
+        if (store.exists(threadId)) {
+          try {
+            await context.runs.deleteThread(threadId);
+          } catch (err) {
+            if (err instanceof HostRequestError && err.code === 'failed') throw busyElsewhere();
+            throw err;
+          }
+        }
+        records.delete(threadId);
+        return { kind: 'empty', status: 204 };
+      },
+    },
+
+    {
+      method: 'POST',
+      pattern: '/threads/:thread_id/copy',
+      handle: async (request) => {
+        const threadId = uuidParam(request, 'thread_id');
+        // As the reference: copying an unknown thread is a conflict.
+        const view = shallow(threadId);
+        if (view === undefined) throw new ProtocolHttpError(409, 'Thread not found');
+        const copyId = randomUUID();
+        const now = new Date().toISOString();
+        const summary = store.get(threadId);
+        if (summary !== undefined) {
+          const state = store.load(threadId);
+          store.forget(threadId);
+          store.save({ ...state, id: copyId }, { folder: summary.folder, title: summary.title });
+          store.forget(copyId);
+        }
+        records.create(copyId, { ...records.get(threadId)?.metadata, thread_id: copyId }, now);
+        return json(threadJson(full(require(copyId)), true));
+      },
+    },
+
+    { method: 'GET', pattern: '/threads/:thread_id/state', handle: async (request) => stateAt(uuidParam(request, 'thread_id'), undefined) },
+    { method: 'GET', pattern: '/threads/:thread_id/state/:checkpoint_id', handle: async (request) => stateAt(uuidParam(request, 'thread_id'), uuidParam(request, 'checkpoint_id')) },
+    { method: 'POST', pattern: '/threads/:thread_id/state/checkpoint', handle: async (request) => stateAt(uuidParam(request, 'thread_id'), parseBody(stateCheckpointSchema, request.body).checkpoint?.checkpoint_id) },
+
+    {
+      method: 'GET',
+      pattern: '/threads/:thread_id/history',
+      handle: async (request) => {
+        const limit = request.query.get('limit');
+        const before = request.query.get('before');
+        return history(
+          uuidParam(request, 'thread_id'),
+          parseBody(historySchema, { ...(limit !== null ? { limit: Number(limit) } : {}), ...(before !== null ? { before } : {}) }),
+        );
+      },
+    },
+    { method: 'POST', pattern: '/threads/:thread_id/history', handle: async (request) => history(uuidParam(request, 'thread_id'), parseBody(historySchema, request.body)) },
   ];
 }
 

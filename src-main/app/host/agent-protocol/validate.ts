@@ -25,3 +25,11 @@ export function uuidParam(request: ProtocolRequest, name: string): string {
   if (id === undefined || !z.uuid().safeParse(id).success) throw new ProtocolHttpError(400, `Invalid request: ${name}: Invalid UUID`);
   return id;
 }
+
+/** Whether `value` contains `filter` as PostgreSQL's jsonb `@>` (the reference's metadata and values filters). */
+export function contains(value: unknown, filter: unknown): boolean {
+  if (filter === null || typeof filter !== 'object') return value === filter;
+  if (Array.isArray(filter)) return Array.isArray(value) && filter.every((f) => value.some((v) => contains(v, f)));
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  return Object.entries(filter).every(([k, f]) => contains((value as Record<string, unknown>)[k], f));
+}

@@ -87,7 +87,8 @@ function localPath(folder: string, base: string | undefined, options: MountPathO
   return join(base, folder);
 }
 
-function isAbsoluteFolder(folder: string): boolean {
+/** A POSIX absolute path, or a Windows one (`C:\…`, `\\server\…`). */
+export function isAbsoluteFolder(folder: string): boolean {
   return folder.startsWith('/') || /^[A-Za-z]:[\\/]/.test(folder) || folder.startsWith('\\\\');
 }
 
