@@ -4,7 +4,7 @@
 // when a host already runs, --listen asks that one to listen while this command runs.
 
 import { runAgentHost, type AgentHostProtocol } from '../app/host/agent-host';
-import { checkListenRequest, type ProtocolListenRequest } from '../app/host/agent-protocol/listen';
+import { checkListenRequest, type ProtocolListenRequest } from '../app/contract/protocol-listen';
 import { protocolKey, rotateProtocolKey } from '../app/host/agent-protocol/protocol-key';
 import { resolveDataDir } from '../app/data-dir';
 import { buildId, packageVersion } from '../app/package-version';

@@ -5,7 +5,7 @@
 import { hostPaths } from './paths';
 import { HostAlreadyRunningError, socketAnswers, startHostServer } from './server';
 import type { HostService } from './service-types';
-import type { ProtocolListenRequest } from './agent-protocol/listen';
+import type { ProtocolListenRequest } from '../contract/protocol-listen';
 
 /** The Agent Protocol this host serves besides its socket (SPEC §19). */
 export interface AgentHostProtocol {

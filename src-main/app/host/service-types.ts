@@ -2,7 +2,7 @@
 // connected client is to that service. The server knows frames, authentication and idleness;
 // the service (runs.ts) knows threads.
 
-import type { ProtocolListenRequest } from './agent-protocol/listen';
+import type { ProtocolListenRequest } from '../contract/protocol-listen';
 
 /** One authenticated client on the host's socket. */
 export interface HostConnection {

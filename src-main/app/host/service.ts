@@ -17,7 +17,8 @@ import { sessionFlags } from './session-flags';
 import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';
 import { RecentFolders } from '../folders/recent-folders';
-import { checkListenRequest, listenProtocol, openedInDeepdesk, protocolListenRequest, type ProtocolHostContext, type ProtocolListenRequest } from './agent-protocol/listen';
+import { listenProtocol, openedInDeepdesk, type ProtocolHostContext } from './agent-protocol/listen';
+import { checkListenRequest, protocolListenRequest, type ProtocolListenRequest } from '../contract/protocol-listen';
 import type { ProtocolServer } from './agent-protocol/http';
 import { protocolRoutes, protocolRuns } from './agent-protocol/routes';
 

@@ -14,7 +14,8 @@ import { ThreadStore } from '../../threads/thread-store';
 import { HostRuns } from '../runs';
 import type { ProtocolContext } from './context';
 import { json, type Route } from './http';
-import { checkListenRequest, listenProtocol, openedInDeepdesk, type ProtocolHostContext } from './listen';
+import { listenProtocol, openedInDeepdesk, type ProtocolHostContext } from './listen';
+import { checkListenRequest } from '../../contract/protocol-listen';
 import { protocolKey } from './protocol-key';
 
 describe('listening on the Agent Protocol', () => {

@@ -2,41 +2,15 @@
 // Settings › Agent Protocol, or a running host asked over its socket), checked, and a server
 // of the protocol's routes on the host's services. Nothing listens unless asked.
 
-import { isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
+import { resolve } from 'node:path';
 import { isSshFolder } from '../../../core/backends/remote/ssh-target';
 import { realPathOf } from '../../../core/fs/real-path';
 import type { RecentFolders } from '../../folders/recent-folders';
 import type { ThreadStore } from '../../threads/thread-store';
 import type { ProtocolContext } from './context';
 import { startProtocolServer, type ProtocolServer, type Route } from './http';
-import { corsOriginError, listenRefusal, parseListenAddress, type ListenAddress } from '../../contract/listen-address';
+import { checkListenRequest, type ProtocolListenRequest } from '../../contract/protocol-listen';
 import { protocolKey, protocolKeyReader } from './protocol-key';
-
-/** What the person asked for; also the socket's `protocol.listen` parameters. */
-export const protocolListenRequest = z.object({
-  /** `[HOST:]PORT` */
-  listen: z.string().min(1).max(300),
-  allowRemote: z.boolean().default(false),
-  corsOrigins: z.array(z.string().max(300)).max(100).default([]),
-  /** The runs' folder when a request names none (absolute). */
-  folder: z.string().min(1).max(4096).optional(),
-});
-export type ProtocolListenRequest = z.input<typeof protocolListenRequest>;
-
-/** The request's address, or why it cannot be listened on (one line). */
-export function checkListenRequest(request: ProtocolListenRequest): { address: ListenAddress } | { error: string } {
-  const address = parseListenAddress(request.listen);
-  if ('error' in address) return address;
-  const refusal = listenRefusal(address, request.allowRemote ?? false);
-  if (refusal !== undefined) return { error: refusal };
-  for (const origin of request.corsOrigins ?? []) {
-    const why = corsOriginError(origin);
-    if (why !== undefined) return { error: why };
-  }
-  if (request.folder !== undefined && !isAbsolute(request.folder)) return { error: `--folder ${request.folder} is not an absolute path` };
-  return { address };
-}
 
 /** The context every listener shares: all but its own default folder. */
 export type ProtocolHostContext = Omit<ProtocolContext, 'defaultFolder' | 'folderRefusal'> & {
