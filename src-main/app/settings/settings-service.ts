@@ -43,7 +43,8 @@ export const NO_SECRETS: SecretStore = { get: async () => undefined, set: async 
 
 /** settings.json as it is now, read once, without keys (for a command that only reads it). */
 export function readSavedSettings(dataDir: string): Omit<Settings, 'apiKeys'> {
-  const settings = new SettingsService(dataDir, NO_SECRETS);
+  // A reader that tells nobody leaves an unreadable file for the one that tells the person.
+  const settings = new SettingsService(dataDir, NO_SECRETS, { readOnly: true });
   try {
     return settings.raw();
   } finally {
@@ -54,6 +55,8 @@ export function readSavedSettings(dataDir: string): Omit<Settings, 'apiKeys'> {
 export interface SettingsServiceOptions {
   /** Told of each problem with settings.json (and of earlier ones at once). */
   onProblem?: (problem: JsonFileProblem) => void;
+  /** Only reads settings.json (see JsonFileStoreOptions.readOnly). */
+  readOnly?: boolean;
 }
 
 export class SettingsService {
@@ -71,6 +74,7 @@ export class SettingsService {
       shape: settingsFileShape,
       defaultsText: 'the default settings apply (no model, no rules) until you save them again',
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
+      ...(options.readOnly ? { readOnly: true } : {}),
     });
     this.store.onChange(() => void this.notify());
     // Keys stored from another window change which providers have one.

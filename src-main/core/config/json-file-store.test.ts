@@ -111,7 +111,7 @@ function open<T extends Record<string, unknown>>(store: JsonFileStore<T>): JsonF
   return store;
 }
 
-function settingsStore(options: { problems?: JsonFileProblem[]; lockTimeoutMs?: number; staleLockMs?: number } = {}) {
+function settingsStore(options: { problems?: JsonFileProblem[]; lockTimeoutMs?: number; staleLockMs?: number; readOnly?: boolean } = {}) {
   const store = open(new JsonFileStore({ path: join(dir, 'settings.json'), shape: settingsShape, ...options }));
   if (options.problems) store.onProblem((p) => options.problems!.push(p));
   return store;
@@ -145,6 +145,21 @@ function printed(c: ChildProcess, text: string): Promise<void> {
 const asides = (name = 'settings.json') => readdirSync(dir).filter((f) => f.startsWith(`${name}.corrupt-`));
 
 describe('reading', () => {
+  it('a read-only reader leaves an unparsable file where it is, for the reader that tells the person to keep aside', () => {
+    const file = join(dir, 'settings.json');
+    writeFileSync(file, '{"model":"x","rules":[');
+    const problems: JsonFileProblem[] = [];
+    expect(settingsStore({ problems, readOnly: true }).current()).toEqual({});
+    expect(readFileSync(file, 'utf8')).toBe('{"model":"x","rules":[');
+    expect(asides()).toHaveLength(0);
+    expect(problems[0]!.message).toContain('left as it is');
+    // The one that tells the person still keeps it aside and says where.
+    const told: JsonFileProblem[] = [];
+    settingsStore({ problems: told });
+    expect(asides()).toHaveLength(1);
+    expect(told[0]!.movedTo).toBe(join(dir, asides()[0]!));
+  });
+
   it('a missing file is empty; a save creates it, private, and reads back', () => {
     const store = settingsStore();
     expect(store.read()).toEqual({ value: {} });

@@ -166,6 +166,11 @@ export interface JsonFileStoreOptions<T extends JsonObject> {
   staleLockMs?: number;
   /** Quiet time before a change seen on disk is read (default 50 ms). */
   debounceMs?: number;
+  /**
+   * Only reads: an unreadable file is left where it is (not kept aside). For a one-time read
+   * by a process that shows no problem to the person; the one that does keeps it aside and says so.
+   */
+  readOnly?: boolean;
 }
 
 /** A save that did not happen: nothing changed, in memory or on disk. */
@@ -340,7 +345,7 @@ export class JsonFileStore<T extends JsonObject> {
     const loaded = this.load();
     if (loaded.ok) return this.reportInvalid(loaded.snapshot);
     const empty: Snapshot<T> = { key: loaded.key, text: null, raw: {}, value: this.options.shape.check({}).value };
-    if (!loaded.parseError) {
+    if (!loaded.parseError || this.options.readOnly === true) {
       return { ...empty, problem: this.report({ file: this.path, message: `${this.name} could not be read (${loaded.reason}); ${this.defaultsText()} for now, and the file is left as it is` }) };
     }
     // Unparsable: keep it aside, under the lock (another process may be replacing it right now).
