@@ -28,6 +28,9 @@ interface TerminalViewProps {
   label: string;
 }
 
+/** While a view is resized, its size is sent at most this often (the last one always). */
+const RESIZE_INTERVAL_MS = 100;
+
 export function TerminalView({ threadId, terminalId, theme, interactive, focus, label }: TerminalViewProps): React.JSX.Element {
   const api = useApi();
   const transport = useTransport();
@@ -77,13 +80,19 @@ export function TerminalView({ threadId, terminalId, theme, interactive, focus, 
       if (attached) send(data);
       else if (pendingInput.length < MAX_PENDING_INPUT) pendingInput += data;
     });
+    // A size goes at once (the agent's next command starts at it, and a message sent right after
+    // the panel opens must not race it), then at most one each 100 ms while a drag resizes.
     let resizeTimer: ReturnType<typeof setTimeout> | undefined;
+    let lastSizeSent = 0;
     const sendSize = (cols: number, rows: number): void => {
       clearTimeout(resizeTimer);
-      resizeTimer = setTimeout(
-        () => void transport.call('terminal.resize', { threadId, terminalId, cols: Math.max(2, cols), rows: Math.max(1, rows) }).catch(() => undefined),
-        100,
-      );
+      const send = (): void => {
+        lastSizeSent = Date.now();
+        void transport.call('terminal.resize', { threadId, terminalId, cols: Math.max(2, cols), rows: Math.max(1, rows) }).catch(() => undefined);
+      };
+      const wait = RESIZE_INTERVAL_MS - (Date.now() - lastSizeSent);
+      if (wait <= 0) send();
+      else resizeTimer = setTimeout(send, wait);
     };
     const resize = terminal.onResize(({ cols, rows }) => sendSize(cols, rows));
     /** Fits the view to its host; false while it is hidden (a collapsed panel has no size to fit to). */
