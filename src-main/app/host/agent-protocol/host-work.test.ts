@@ -8,27 +8,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ScriptStep } from '../../../core/models/testing/scripted-server';
 import type { HostConnection } from '../service-types';
 import { startProtocolServer, type ProtocolServer } from './http';
 import { protocolRoutes } from './routes';
-import { collectParts, PROTOCOL_TEST_KEY, startProtocolHarness, until, type ProtocolHarness } from './testing/protocol-harness';
+import { collectParts, human, PROTOCOL_TEST_KEY, protocolHarnessPerTest, until } from './testing/protocol-harness';
 
-let h: ProtocolHarness;
+const h = protocolHarnessPerTest();
 
-beforeEach(async () => {
-  h = await startProtocolHarness();
-});
-afterEach(async () => {
-  await h.close();
-});
-
-const human = (content: string) => ({ messages: [{ role: 'user', content }] });
 type Values = { messages: Array<{ type: string; content: unknown }> };
-
-function script(...steps: ScriptStep[]) {
-  h.scripted.push(...steps);
-}
 
 /** A client of the host's socket that started a run and went (`deepdesk run --detach`). */
 function detachedClient(): HostConnection {
@@ -50,7 +37,7 @@ const waitingApproval = (threadId: string) => until(async () => h.context.runs.g
 describe('a host run the protocol did not start', () => {
   it('resumed over the protocol: streams the tool result and the answer, and join and wait give the final state', async () => {
     const threadId = randomUUID();
-    script({ toolCalls: [{ name: 'write_file', args: { file_path: '/detached.txt', content: 'yes\n' } }] }, { text: 'written by the detached run' });
+    h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/detached.txt', content: 'yes\n' } }] }, { text: 'written by the detached run' });
     await hostRun(threadId, 'write it');
     await waitingApproval(threadId);
     expect((await h.client.threads.get(threadId)).status).toBe('interrupted');
@@ -67,7 +54,7 @@ describe('a host run the protocol did not start', () => {
     expect(((await h.client.runs.join(threadId, runId)) as Values).messages.at(-1)!.content).toBe('written by the detached run');
 
     // The same through wait.
-    script({ toolCalls: [{ name: 'write_file', args: { file_path: '/second.txt', content: 'two\n' } }] }, { text: 'second written' });
+    h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/second.txt', content: 'two\n' } }] }, { text: 'second written' });
     await hostRun(threadId, 'write another');
     await waitingApproval(threadId);
     const waited = (await h.client.runs.wait(threadId, 'deepdesk', { command: { resume: { decisions: [{ type: 'approve' }] } } })) as Values;
@@ -79,7 +66,7 @@ describe('a host run the protocol did not start', () => {
 describe('a thread busy with work that is not the protocol run', () => {
   it("reject answers 422 and stops nothing; a request that fails validation stops nothing; interrupt stops the host run; the thread is busy meanwhile", async () => {
     const threadId = randomUUID();
-    script({ hang: true, text: 'working' });
+    h.scripted.push({ hang: true, text: 'working' });
     await hostRun(threadId, 'work on it', 'edit');
     await until(async () => h.scripted.requests.length, (n) => n >= 1, 'the host run asking the model');
     expect((await h.client.threads.get(threadId)).status).toBe('busy');
@@ -90,7 +77,7 @@ describe('a thread busy with work that is not the protocol run', () => {
     expect(h.context.runs.has(threadId)).toBe(true);
     expect(h.context.runs.going(threadId)).toBeDefined();
 
-    script({ text: 'interrupted and answered' });
+    h.scripted.push({ text: 'interrupted and answered' });
     const run = await h.client.runs.create(threadId, 'deepdesk', { input: human('stop that'), multitaskStrategy: 'interrupt' });
     expect(((await h.client.runs.join(threadId, run.run_id)) as Values).messages.at(-1)!.content).toBe('interrupted and answered');
     expect(h.context.runs.recordedEnd(threadId)?.state).toBe('done');
@@ -100,7 +87,7 @@ describe('a thread busy with work that is not the protocol run', () => {
     const threadId = randomUUID();
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    script(async () => (await held, { text: 'host answer' }), { text: 'queued answer' });
+    h.scripted.push(async () => (await held, { text: 'host answer' }), { text: 'queued answer' });
     await hostRun(threadId, 'take your time', 'edit');
     await until(async () => h.scripted.requests.length, (n) => n >= 1, 'the host run asking the model');
     const queued = await h.client.runs.create(threadId, 'deepdesk', { input: human('after you'), multitaskStrategy: 'enqueue' });
@@ -115,7 +102,7 @@ describe('a thread busy with work that is not the protocol run', () => {
 
   it("work in a window or an editor: reject and interrupt answer 422 saying so; enqueue waits for it", async () => {
     const threadId = randomUUID();
-    script({ text: 'first' }, { text: 'after the window' });
+    h.scripted.push({ text: 'first' }, { text: 'after the window' });
     await h.client.runs.wait(threadId, 'deepdesk', { input: human('first'), ifNotExists: 'create' });
     let windowWorks = true;
     h.context.runs.workElsewhereFrom(async (id) => id === threadId && windowWorks);
@@ -132,7 +119,7 @@ describe('a thread busy with work that is not the protocol run', () => {
 describe('rollback', () => {
   it('is refused with 422 naming the field: a thread cannot roll its messages back (as a strategy and as a cancel action)', async () => {
     const threadId = randomUUID();
-    script({ text: 'kept' });
+    h.scripted.push({ text: 'kept' });
     const run = await h.client.runs.wait(threadId, 'deepdesk', { input: human('one'), ifNotExists: 'create' });
     expect(run).toBeDefined();
     await expect(h.client.runs.create(threadId, 'deepdesk', { input: human('two'), multitaskStrategy: 'rollback' })).rejects.toThrow(/multitask_strategy: rollback/);
@@ -149,7 +136,7 @@ describe('rollback', () => {
 describe('the queues of a thread', () => {
   it('are made only by a run: reads and failed requests leave none behind', async () => {
     const threadId = randomUUID();
-    script({ text: 'done' });
+    h.scripted.push({ text: 'done' });
     await h.client.runs.wait(threadId, 'deepdesk', { input: human('one'), ifNotExists: 'create' });
     const queues = (h.protocolRuns as unknown as { book: { queues: Map<string, unknown> } }).book.queues;
     expect(queues.size).toBe(0);
@@ -176,14 +163,14 @@ describe('two listeners', () => {
 
   it("share the host's runs: one queue, and a listener started later leaves the other's runs going", async () => {
     const threadId = randomUUID();
-    script({ hang: true, text: 'thinking' });
+    h.scripted.push({ hang: true, text: 'thinking' });
     const first = await h.client.runs.create(threadId, 'deepdesk', { input: human('one'), ifNotExists: 'create' });
     await until(async () => h.scripted.requests.length, (n) => n >= 1, 'the first model call');
     // A third listener, made while the run goes.
     const third = await startProtocolServer({ host: '127.0.0.1', port: 0, key: () => PROTOCOL_TEST_KEY, corsOrigins: [], routes: protocolRoutes(h.context, h.protocolRuns) });
     await third.close();
     expect((await client.runs.get(threadId, first.run_id)).status).toBe('running');
-    script({ text: 'queued through the other listener' });
+    h.scripted.push({ text: 'queued through the other listener' });
     const queued = await client.runs.create(threadId, 'deepdesk', { input: human('two'), multitaskStrategy: 'enqueue' });
     expect(queued.status).toBe('pending');
     expect((await h.client.runs.get(threadId, queued.run_id)).status).toBe('pending');
@@ -196,7 +183,7 @@ describe('two listeners', () => {
 describe('media in a run input', () => {
   it("an inline image reaches the model as an image part, as the window's attachment does", async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201e2a1e8a10000000049454e44ae426082', 'hex').toString('base64');
-    script({ text: 'a tiny image' });
+    h.scripted.push({ text: 'a tiny image' });
     const threadId = randomUUID();
     const waited = (await h.client.runs.wait(threadId, 'deepdesk', {
       input: { messages: [{ type: 'human', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }] },

@@ -5,30 +5,16 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RecordedRequest, ScriptStep } from '../../../core/models/testing/scripted-server';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest } from '../../../core/models/testing/scripted-server';
 import { trustReport } from '../../../core/trust/report';
 import { TrustStore } from '../../../core/trust/store';
 import { ThreadStore } from '../../threads/thread-store';
-import { collectParts, startProtocolHarness, until, type ProtocolHarness } from './testing/protocol-harness';
+import { collectParts, human, protocolHarnessPerTest, until } from './testing/protocol-harness';
 
-let h: ProtocolHarness;
+const h = protocolHarnessPerTest();
 
-beforeEach(async () => {
-  h = await startProtocolHarness();
-});
-afterEach(async () => {
-  await h.close();
-});
-
-const human = (content: string) => ({ messages: [{ role: 'user', content }] });
 type Values = { messages: Array<{ type: string; content: string }> };
-
-
-
-function script(...steps: ScriptStep[]) {
-  h.scripted.push(...steps);
-}
 
 function settings(extra: Record<string, unknown>): void {
   const path = join(h.dataDir, 'settings.json');
@@ -47,7 +33,7 @@ describe('which agent and mode a protocol run has', () => {
     settings({
       subagents: [{ name: 'reviewer', description: 'Reviews code.', systemPrompt: 'You are the careful reviewer.', tools: ['read_file', 'ls'], model: 'openai-compatible:reviewer-model' }],
     });
-    script({ text: 'reviewed' }, { text: 'main agent' });
+    h.scripted.push({ text: 'reviewed' }, { text: 'main agent' });
     const threadId = randomUUID();
     const waited = (await h.client.runs.wait(threadId, 'reviewer', { input: human('review it'), ifNotExists: 'create' })) as Values;
     expect(waited.messages.at(-1)!.content).toBe('reviewed');
@@ -85,7 +71,7 @@ describe('which agent and mode a protocol run has', () => {
     const tidy = await h.client.assistants.get((await h.client.assistants.search({ graphId: 'tidy' }))[0]!.assistant_id);
     expect(tidy.description).toBe('Tidies the folder.');
 
-    script({ text: 'tidied' });
+    h.scripted.push({ text: 'tidied' });
     const threadId = randomUUID();
     const waited = (await h.client.runs.wait(threadId, tidy.assistant_id, { input: human('tidy up'), ifNotExists: 'create' })) as Values;
     expect(waited.messages.at(-1)!.content).toBe('tidied');
@@ -96,7 +82,7 @@ describe('which agent and mode a protocol run has', () => {
 
   it("with no mode named, runs in the folder's saved mode (as the window does); a mode named wins", async () => {
     writeFileSync(join(h.dataDir, 'folder-modes.json'), JSON.stringify({ [h.folder]: { mode: 'plan' } }));
-    script({ text: 'planning' }, { text: 'editing' });
+    h.scripted.push({ text: 'planning' }, { text: 'editing' });
     const threadId = randomUUID();
     await h.client.runs.wait(threadId, 'deepdesk', { input: human('plan it'), ifNotExists: 'create' });
     expect(systemOf(h.scripted.requests[0]!)).toContain('## Plan mode');
@@ -108,7 +94,7 @@ describe('which agent and mode a protocol run has', () => {
 describe('protocol runs and the rest of Deepdesk', () => {
   it('an interrupt answered elsewhere (as a window answers it) leaves the thread: busy while the run goes on, then idle', async () => {
     const threadId = randomUUID();
-    script({ toolCalls: [{ name: 'write_file', args: { file_path: '/elsewhere.txt', content: 'yes\n' } }] }, { delayMs: 1_000, then: { text: 'written' } });
+    h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/elsewhere.txt', content: 'yes\n' } }] }, { delayMs: 1_000, then: { text: 'written' } });
     await h.client.runs.wait(threadId, 'deepdesk', { input: human('write it'), ifNotExists: 'create', config: { configurable: { mode: 'ask' } } });
     const waiting = await h.client.threads.get(threadId);
     expect(waiting.status).toBe('interrupted');
@@ -127,7 +113,7 @@ describe('protocol runs and the rest of Deepdesk', () => {
 
   it('a stateless run: its thread is deleted when it ends, or kept with on_completion keep', async () => {
     const threads = new ThreadStore(h.context.db);
-    script({ text: 'streamed' }, { text: 'waited' }, { text: 'kept' });
+    h.scripted.push({ text: 'streamed' }, { text: 'waited' }, { text: 'kept' });
     const parts = await collectParts(h.client.runs.stream(null, 'deepdesk', { input: human('stream it'), streamMode: ['values'] }));
     expect(parts[0]!.event).toBe('metadata');
     expect((parts.at(-1)!.data as Values).messages.at(-1)!.content).toBe('streamed');
@@ -153,7 +139,7 @@ describe('protocol runs and the rest of Deepdesk', () => {
   for (const onDisconnect of ['cancel', 'continue'] as const) {
     it(`a client that goes away mid-stream, on_disconnect ${onDisconnect}: ${onDisconnect === 'cancel' ? 'the run is interrupted and its command never finishes' : 'the run goes on and its command finishes'}`, async () => {
       const marker = join(h.folder, 'marker.txt');
-      script({ toolCalls: [{ name: 'execute', args: { command: 'sleep 2; echo late > marker.txt' } }] }, { text: 'done' });
+      h.scripted.push({ toolCalls: [{ name: 'execute', args: { command: 'sleep 2; echo late > marker.txt' } }] }, { text: 'done' });
       const threadId = randomUUID();
       const calls: string[] = [];
       h.context.runs.onActivity((a) => {
@@ -190,7 +176,7 @@ describe('protocol runs and the rest of Deepdesk', () => {
 
   it('deletes a run: an ended one, and a going one (cancelled first, as the reference drops it); an unknown one is a 404', async () => {
     const threadId = randomUUID();
-    script({ text: 'one' }, { hang: true, text: 'thinking' });
+    h.scripted.push({ text: 'one' }, { hang: true, text: 'thinking' });
     await h.client.runs.wait(threadId, 'deepdesk', { input: human('one'), ifNotExists: 'create' });
     const [ended] = await h.client.runs.list(threadId);
     await h.client.runs.delete(threadId, ended!.run_id);
@@ -207,7 +193,7 @@ describe('protocol runs and the rest of Deepdesk', () => {
 
   it('deletes a thread with what it owns (its waiting run stopped, its approvals); refuses one working in a window or an editor (409)', async () => {
     const threadId = randomUUID();
-    script({ toolCalls: [{ name: 'write_file', args: { file_path: '/never.txt', content: 'no\n' } }] }, { text: 'never' });
+    h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/never.txt', content: 'no\n' } }] }, { text: 'never' });
     await h.client.runs.wait(threadId, 'deepdesk', { input: human('write it'), ifNotExists: 'create', config: { configurable: { mode: 'ask' } } });
     expect(h.context.runs.has(threadId)).toBe(true);
     // An approval saved for the thread, as a window's run leaves one when the app stops.
@@ -236,7 +222,7 @@ describe('protocol runs and the rest of Deepdesk', () => {
 
   it("streams the `events` and `custom` modes under the reference's event names", async () => {
     const threadId = randomUUID();
-    script({ toolCalls: [{ name: 'execute', args: { command: 'echo out-of-the-shell; sleep 1' } }] }, { text: 'Hello there' });
+    h.scripted.push({ toolCalls: [{ name: 'execute', args: { command: 'echo out-of-the-shell; sleep 1' } }] }, { text: 'Hello there' });
     const parts = await collectParts(
       h.client.runs.stream(threadId, 'deepdesk', { input: human('run it'), ifNotExists: 'create', config: { configurable: { mode: 'auto' } }, streamMode: ['events', 'custom'] }),
     );

@@ -4,29 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ScriptStep } from '../../../core/models/testing/scripted-server';
+import { describe, expect, it } from 'vitest';
 import { resolveAssistant } from './assistants-routes';
-import { collectParts, startProtocolHarness, until, type ProtocolHarness } from './testing/protocol-harness';
+import { collectParts, human, protocolHarnessPerTest, until } from './testing/protocol-harness';
 
-let h: ProtocolHarness;
-
-beforeEach(async () => {
-  h = await startProtocolHarness();
-});
-afterEach(async () => {
-  await h.close();
-});
-
-const human = (content: string) => ({ messages: [{ role: 'user', content }] });
-
-function script(...steps: ScriptStep[]) {
-  h.scripted.push(...steps);
-}
+const h = protocolHarnessPerTest();
 
 describe('runs over the Agent Protocol', () => {
   it('streams a run: metadata, values, updates and messages-tuple token chunks, in order', async () => {
-    script({ text: 'Hello there', pace: { chunkChars: 3, chunksPerSecond: 200 } });
+    h.scripted.push({ text: 'Hello there', pace: { chunkChars: 3, chunksPerSecond: 200 } });
     const threadId = randomUUID();
     let created: { run_id: string; thread_id?: string } | undefined;
     const parts = await collectParts(
@@ -61,7 +47,7 @@ describe('runs over the Agent Protocol', () => {
   });
 
   it('waits for a run, joins it, and rejoins its stream after a Last-Event-ID', async () => {
-    script({ text: 'first answer' }, { text: 'second answer' });
+    h.scripted.push({ text: 'first answer' }, { text: 'second answer' });
     const threadId = randomUUID();
     const waited = (await h.client.runs.wait(threadId, 'deepdesk', { input: human('one'), ifNotExists: 'create' })) as { messages: Array<{ content: string }> };
     expect(waited.messages.map((m) => m.content)).toEqual(['one', 'first answer']);
@@ -80,7 +66,7 @@ describe('runs over the Agent Protocol', () => {
 
   it('cancels a run whose command sleeps: the command ends (its marker never appears), the run is interrupted and the thread idle', async () => {
     const marker = join(h.folder, 'marker.txt');
-    script({ toolCalls: [{ name: 'execute', args: { command: 'sleep 2; echo late > marker.txt' } }] }, { text: 'never' });
+    h.scripted.push({ toolCalls: [{ name: 'execute', args: { command: 'sleep 2; echo late > marker.txt' } }] }, { text: 'never' });
     const threadId = randomUUID();
     const seen: string[] = [];
     h.context.runs.onActivity((a) => {
@@ -100,11 +86,11 @@ describe('runs over the Agent Protocol', () => {
 
   it('rejects a second run on a busy thread (422), enqueues one, and interrupts the going one for the interrupt strategy', async () => {
     const threadId = randomUUID();
-    script({ hang: true, text: 'thinking' });
+    h.scripted.push({ hang: true, text: 'thinking' });
     const first = await h.client.runs.create(threadId, 'deepdesk', { input: human('one'), ifNotExists: 'create' });
     await until(async () => h.scripted.requests.length, (n) => n >= 1, 'the first model call');
     await expect(h.client.runs.create(threadId, 'deepdesk', { input: human('two') })).rejects.toMatchObject({ status: 422 });
-    script({ text: 'queued answer' });
+    h.scripted.push({ text: 'queued answer' });
     const queued = await h.client.runs.create(threadId, 'deepdesk', { input: human('queued'), multitaskStrategy: 'enqueue' });
     expect(queued.status).toBe('pending');
     // The queued run starts once the going one ends.
@@ -113,10 +99,10 @@ describe('runs over the Agent Protocol', () => {
     const afterQueue = (await h.client.runs.join(threadId, queued.run_id)) as { messages: Array<{ content: string }> };
     expect(afterQueue.messages.at(-1)!.content).toBe('queued answer');
     // The interrupt strategy (Deep Agents' update_async_task) stops the going run, then runs.
-    script({ hang: true, text: 'thinking again' });
+    h.scripted.push({ hang: true, text: 'thinking again' });
     const second = await h.client.runs.create(threadId, 'deepdesk', { input: human('two') });
     await until(async () => h.scripted.requests.length, (n) => n >= 3, 'the second model call');
-    script({ text: 'latest answer' });
+    h.scripted.push({ text: 'latest answer' });
     const latest = await h.client.runs.create(threadId, 'deepdesk', { input: human('latest'), multitaskStrategy: 'interrupt' });
     const joined = (await h.client.runs.join(threadId, latest.run_id)) as { messages: Array<{ content: string }> };
     expect(joined.messages.at(-1)!.content).toBe('latest answer');
@@ -126,7 +112,7 @@ describe('runs over the Agent Protocol', () => {
 
   it('an approval is an interrupt: the run succeeds, the thread waits with the action request; approve lands the write, reject changes nothing', async () => {
     const threadId = randomUUID();
-    script({ toolCalls: [{ name: 'write_file', args: { file_path: '/approved.txt', content: 'yes\n' } }] }, { text: 'written' });
+    h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/approved.txt', content: 'yes\n' } }] }, { text: 'written' });
     const parts = await collectParts(h.client.runs.stream(threadId, 'deepdesk', { input: human('write it'), ifNotExists: 'create', streamMode: ['values', 'updates'] }));
     const interrupt = parts.find((p) => p.event === 'updates' && '__interrupt__' in (p.data as object))!.data as { __interrupt__: Array<{ id: string; value: { actionRequests: unknown[]; reviewConfigs: unknown[] } }> };
     expect(interrupt.__interrupt__[0]!.value.actionRequests).toEqual([{ name: 'write_file', args: { file_path: '/approved.txt', content: 'yes\n' }, description: expect.any(String) }]);
@@ -140,14 +126,14 @@ describe('runs over the Agent Protocol', () => {
     expect(resumed.messages.at(-1)!.content).toBe('written');
     expect(readFileSync(join(h.folder, 'approved.txt'), 'utf8')).toBe('yes\n');
 
-    script({ toolCalls: [{ name: 'write_file', args: { file_path: '/refused.txt', content: 'no\n' } }] }, { text: 'not written' });
+    h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/refused.txt', content: 'no\n' } }] }, { text: 'not written' });
     await h.client.runs.wait(threadId, 'deepdesk', { input: human('write another') });
     const rejected = (await h.client.runs.wait(threadId, 'deepdesk', { command: { resume: { decisions: [{ type: 'reject', message: 'not that' }] } } })) as { messages: Array<{ content: string }> };
     expect(rejected.messages.at(-1)!.content).toBe('not written');
     expect(existsSync(join(h.folder, 'refused.txt'))).toBe(false);
 
     // An edit runs the call with the person's arguments.
-    script({ toolCalls: [{ name: 'write_file', args: { file_path: '/edited.txt', content: 'model\n' } }] }, { text: 'edited' });
+    h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/edited.txt', content: 'model\n' } }] }, { text: 'edited' });
     await h.client.runs.wait(threadId, 'deepdesk', { input: human('write a third') });
     await h.client.runs.wait(threadId, 'deepdesk', { command: { resume: { decisions: [{ type: 'edit', editedAction: { name: 'write_file', args: { file_path: '/edited.txt', content: 'person\n' } } }] } } });
     expect(readFileSync(join(h.folder, 'edited.txt'), 'utf8')).toBe('person\n');
@@ -164,7 +150,7 @@ describe('runs over the Agent Protocol', () => {
     };
     expect(await bad({ assistant_id: 'deepdesk', stream_mode: 'tokens', if_not_exists: 'create' })).toMatchObject({ status: 400, detail: expect.stringContaining('stream_mode') });
     expect(await bad({ assistant_id: 'deepdesk', multitask_strategy: 'later', if_not_exists: 'create' })).toMatchObject({ status: 400, detail: expect.stringContaining('multitask_strategy') });
-    script({ text: 'still here' });
+    h.scripted.push({ text: 'still here' });
     const waited = (await h.client.runs.wait(threadId, 'deepdesk', { input: human('ok?'), ifNotExists: 'create' })) as { messages: Array<{ content: string }> };
     expect(waited.messages.at(-1)!.content).toBe('still here');
     await expect(h.client.runs.get(threadId, randomUUID())).rejects.toMatchObject({ status: 404 });

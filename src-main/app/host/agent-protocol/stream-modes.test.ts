@@ -4,20 +4,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkpointId } from './thread-state';
-import { collectParts, startProtocolHarness, type ProtocolHarness } from './testing/protocol-harness';
+import { collectParts, human, protocolHarnessPerTest } from './testing/protocol-harness';
 
-let h: ProtocolHarness;
+const h = protocolHarnessPerTest();
 
-beforeEach(async () => {
-  h = await startProtocolHarness();
-});
-afterEach(async () => {
-  await h.close();
-});
-
-const human = (content: string) => ({ messages: [{ role: 'user', content }] });
 const TODOS = [{ content: 'look around', status: 'in_progress' }];
 
 /** A run that plans (write_todos), lists the folder (ls), then answers. */

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@langchain/langgraph-sdk';
+import { afterEach, beforeEach } from 'vitest';
 import { openDatabase } from '../../../../core/backends/store/store';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../../../../core/models/testing/scripted-server';
 import { databasePath } from '../../../data-dir';
@@ -119,3 +120,27 @@ export async function until<T>(read: () => T | Promise<T>, ok: (value: T) => boo
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/**
+ * A fresh harness for each test of the file (made before it, closed after it): the object
+ * returned reads the current one.
+ */
+export function protocolHarnessPerTest(options?: Parameters<typeof startProtocolHarness>[0]): ProtocolHarness {
+  let current: ProtocolHarness | undefined;
+  beforeEach(async () => {
+    current = await startProtocolHarness(options);
+  });
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return new Proxy({} as ProtocolHarness, {
+    get(_, key) {
+      if (current === undefined) throw new Error('the protocol harness is made for each test: read it inside one');
+      return current[key as keyof ProtocolHarness];
+    },
+  });
+}
+
+/** A run's input of one person's message. */
+export const human = (content: string) => ({ messages: [{ role: 'user', content }] });
