@@ -1,0 +1,152 @@
+// A sandbox provider (SPEC §18): a place in someone's cloud where a thread's workspace lives
+// and its commands run. One interface, one small implementation per provider, each over the
+// provider's official SDK (daytona/, e2b/, modal/, deno/). The file tools run over it as Deep
+// Agents' BaseSandbox does (core/backends/provider/): POSIX tools in the sandbox, file
+// contents only through `upload`/`download`.
+
+export type SandboxProviderName = 'daytona' | 'modal' | 'e2b' | 'deno';
+
+export const SANDBOX_PROVIDER_NAMES: readonly SandboxProviderName[] = ['daytona', 'modal', 'e2b', 'deno'];
+
+/** How the window, approvals and the Agents view name a provider (`Runs in Daytona`). */
+export const PROVIDER_LABELS: Record<SandboxProviderName, string> = { daytona: 'Daytona', modal: 'Modal', e2b: 'E2B', deno: 'Deno' };
+
+export function isSandboxProviderName(value: string): value is SandboxProviderName {
+  return (SANDBOX_PROVIDER_NAMES as readonly string[]).includes(value);
+}
+
+export interface SandboxCapabilities {
+  /** A sandbox can be found again by id after this process ends (`--sandbox-id`). */
+  reattach: boolean;
+  /** A stopped sandbox can be started again with its files (else stop = delete). */
+  resume: boolean;
+  /** The provider can snapshot a sandbox. */
+  snapshots: boolean;
+  /** CPU and memory can be chosen. */
+  resources: boolean;
+  /** The provider stops a sandbox idle past a timeout by itself (else Deepdesk's sweep does). */
+  idleTimeout: boolean;
+}
+
+/** What a new sandbox is made with (Settings › Sandboxes). */
+export interface SandboxSpec {
+  /** An image (`debian:12`) or the provider's template/snapshot name; default the provider's. */
+  image?: string;
+  cpu?: number;
+  memoryGiB?: number;
+  /** Minutes without a command before the sandbox is stopped. */
+  idleTimeoutMin?: number;
+  /** Marks the sandbox as Deepdesk's (`deepdesk: '1'`, the thread id), where the provider keeps labels. */
+  labels: Record<string, string>;
+}
+
+export interface SandboxInfo {
+  id: string;
+  provider: SandboxProviderName;
+  /** `running`, `stopped`, or the provider's own word for another state. */
+  state: string;
+  labels: Record<string, string>;
+  /** ISO time, when the provider says. */
+  createdAt?: string;
+}
+
+export interface SandboxExecOptions {
+  /** Absolute path in the sandbox (default the sandbox's workdir). */
+  cwd?: string;
+  /** Ended with its whole process tree after this long. */
+  timeoutMs: number;
+  /** Ends the command and its whole process tree. */
+  signal?: AbortSignal;
+  /** Output as it arrives, where the provider streams (stdout and stderr interleaved). */
+  onOutput?: (chunk: string) => void;
+}
+
+export interface SandboxExecResult {
+  /** stdout and stderr, in the order the provider gives them. */
+  output: string;
+  /** null when cancelled; 124 on timeout (as the local shell reports it). */
+  exitCode: number | null;
+  timedOut: boolean;
+}
+
+export interface SandboxFileUpload {
+  /** Absolute path in the sandbox; parents are made. */
+  path: string;
+  content: Uint8Array;
+  /** Unix mode bits to set (e.g. 0o755 for an executable); default the provider's. */
+  mode?: number;
+}
+
+export type SandboxFileError = 'file_not_found' | 'permission_denied' | 'is_directory' | 'invalid_path';
+
+export interface SandboxFileDownload {
+  path: string;
+  content?: Uint8Array;
+  error?: SandboxFileError;
+}
+
+/** One running sandbox. Every call may throw SandboxProviderError. */
+export interface ProviderSandbox {
+  readonly id: string;
+  readonly provider: SandboxProviderName;
+  /** Absolute path in the sandbox where the folder's files are (e.g. `/home/daytona/workspace`). */
+  readonly workdir: string;
+  execute(command: string, options: SandboxExecOptions): Promise<SandboxExecResult>;
+  /** Writes the files in as few calls as the provider allows; per-file errors are returned, not thrown. */
+  upload(files: readonly SandboxFileUpload[], signal?: AbortSignal): Promise<Array<{ path: string; error?: SandboxFileError }>>;
+  download(paths: readonly string[], signal?: AbortSignal): Promise<SandboxFileDownload[]>;
+  /** Lets go of this process's connection (the sandbox keeps running). */
+  close(): Promise<void>;
+}
+
+export interface SandboxProvider {
+  readonly name: SandboxProviderName;
+  readonly capabilities: SandboxCapabilities;
+  create(spec: SandboxSpec, signal?: AbortSignal): Promise<ProviderSandbox>;
+  /** Finds a sandbox by id and starts it again when it is stopped; `gone` when there is none. */
+  attach(id: string, signal?: AbortSignal): Promise<ProviderSandbox>;
+  /** The sandboxes this account has that carry `deepdesk: '1'`. */
+  list(signal?: AbortSignal): Promise<SandboxInfo[]>;
+  stop(id: string, signal?: AbortSignal): Promise<void>;
+  remove(id: string, signal?: AbortSignal): Promise<void>;
+}
+
+export type SandboxFailure =
+  | 'credentials' // no key: the message names the variable and Settings
+  | 'auth' // the key was refused
+  | 'unreachable' // the service could not be reached
+  | 'quota' // out of quota or over a limit
+  | 'gone' // no such sandbox (deleted, expired, or vanished mid-run)
+  | 'timeout' // the service did not answer in time
+  | 'failed'; // anything else the provider said
+
+/** A provider's failure in plain words, as model connection problems are (SPEC §18). */
+export class SandboxProviderError extends Error {
+  constructor(
+    message: string,
+    readonly reason: SandboxFailure,
+    readonly provider: SandboxProviderName,
+  ) {
+    super(message);
+    this.name = 'SandboxProviderError';
+  }
+}
+
+/** Where an implementation's credentials and endpoints come from: the environment, then Settings. */
+export interface ProviderCredentials {
+  env: NodeJS.ProcessEnv;
+  /** Settings › Sandboxes keys by variable name (`DAYTONA_API_KEY`), from the secret store. */
+  saved?: Record<string, string | undefined>;
+}
+
+/** The one line a missing key gives: `Daytona needs DAYTONA_API_KEY: set it in the environment or in Settings › Sandboxes.` */
+export function missingCredentials(provider: SandboxProviderName, variables: readonly string[]): SandboxProviderError {
+  const names = variables.length === 2 ? `${variables[0]} and ${variables[1]}` : variables.join(', ');
+  return new SandboxProviderError(`${PROVIDER_LABELS[provider]} needs ${names}: set ${variables.length > 1 ? 'them' : 'it'} in the environment or in Settings › Sandboxes.`, 'credentials', provider);
+}
+
+/** A credential from the environment, else from Settings; empty counts as missing. */
+export function credential(credentials: ProviderCredentials, name: string): string | undefined {
+  const value = credentials.env[name] ?? credentials.saved?.[name];
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalBox } from './local-box';
+
+const boxes: LocalBox[] = [];
+afterEach(() => {
+  for (const b of boxes.splice(0)) b.destroy();
+});
+function box(): LocalBox {
+  const b = new LocalBox({ home: '/home/user' });
+  boxes.push(b);
+  return b;
+}
+
+describe('LocalBox (the stand-ins’ sandbox)', () => {
+  it('runs commands at its home, with files written through its file API', async () => {
+    const b = box();
+    b.writeFile('/home/user/work/a.txt', 'hello\n');
+    const r = await b.exec('pwd; cat work/a.txt; echo err >&2; touch work/made; exit 3');
+    expect(r).toMatchObject({ code: 3, stdout: '/home/user\nhello\n', stderr: 'err\n' });
+    expect(b.readFile('/home/user/work/made').length).toBe(0);
+  });
+
+  it('follows links inside the box, never to this machine’s files', async () => {
+    const b = box();
+    const secret = fs.mkdtempSync('/tmp/host-secret-');
+    fs.writeFileSync(`${secret}/key`, 'host');
+    await b.exec(`ln -s ${secret}/key /home/user/link; ln -s /etc/hostname /home/user/sys`);
+    expect(() => b.readFile('/home/user/link')).toThrow(/no such file/);
+    expect(() => b.writeFile('/home/user/link', 'x')).toThrow();
+    expect(fs.readFileSync(`${secret}/key`, 'utf8')).toBe('host');
+    const seen = await b.exec(`cat ${secret}/key`);
+    expect(seen.code).not.toBe(0);
+  });
+
+  it('ends a command’s whole tree on kill, and has no network', async () => {
+    const b = box();
+    const r = await b.exec('(sleep 1; touch /home/user/late) & sleep 30', { timeoutMs: 300 });
+    expect(r.timedOut).toBe(true);
+    await new Promise((res) => setTimeout(res, 1500));
+    expect(b.stat('/home/user/late')).toBeUndefined();
+    const net = await b.exec('exec 3<>/dev/tcp/127.0.0.1/22 && echo connected', { timeoutMs: 5000 });
+    expect(net.stdout).not.toContain('connected');
+  });
+});

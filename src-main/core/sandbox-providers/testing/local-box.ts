@@ -1,0 +1,290 @@
+// What the providers' stand-ins (for tests only) keep a sandbox in: a "box" on this machine.
+// A box is a few folders that appear at fixed absolute paths inside it (its home, /tmp), and
+// every command runs in bubblewrap with the system read-only, only the box's folders
+// writable, no network and its own process namespace — so a command in a box can neither
+// see the person's files nor reach a service on 127.0.0.1, as in a real provider's sandbox.
+// File operations (the providers' file APIs) resolve paths as the box sees them: a symlink
+// is followed inside the box, never to this machine's file of that name.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { findBwrap } from '../../sandbox/bwrap';
+
+export interface LocalBoxOptions {
+  /** The box's home: the absolute path where its writable folder appears (`/home/daytona`). */
+  home: string;
+  /** Where boxes are kept on this machine (default a new temp folder). */
+  baseDir?: string;
+  id?: string;
+}
+
+export interface BoxRunOptions {
+  /** An absolute path in the box (default its home). */
+  cwd?: string;
+  env?: Record<string, string>;
+  stdin?: Uint8Array | string;
+  /** The shell that runs `command` (default `bash -c`); `['sh', '-c']` etc. */
+  shell?: readonly string[];
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+}
+
+export interface BoxProcess {
+  /** This machine's pid of the command's launcher (its process group). */
+  pid: number;
+  /** Resolves when the command and its launcher have ended. */
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Ends the command's whole tree (its own process namespace). */
+  kill(): void;
+  stdout: Buffer[];
+  stderr: Buffer[];
+}
+
+export type BoxFileError = 'file_not_found' | 'permission_denied' | 'is_directory' | 'invalid_path';
+
+export class BoxFileFailure extends Error {
+  constructor(readonly code: BoxFileError, message: string) {
+    super(message);
+  }
+}
+
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
+const MAX_LINKS = 40;
+
+export class LocalBox {
+  readonly id: string;
+  readonly home: string;
+  /** On this machine: the box's folder (holding `home/` and `tmp/`). */
+  readonly dir: string;
+  private readonly mounts: Array<{ inBox: string; host: string }>;
+  private readonly live = new Set<BoxProcess>();
+  private destroyed = false;
+
+  constructor(options: LocalBoxOptions) {
+    if (!path.posix.isAbsolute(options.home) || options.home === '/') throw new Error('a box home is an absolute path below /');
+    this.id = options.id ?? randomBytes(8).toString('hex');
+    this.home = path.posix.normalize(options.home);
+    const base = options.baseDir ?? fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-standin-'));
+    this.dir = fs.realpathSync(base) + '/' + this.id;
+    fs.mkdirSync(path.join(this.dir, 'home'), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(path.join(this.dir, 'tmp'), { recursive: true, mode: 0o1777 });
+    this.mounts = [
+      { inBox: this.home, host: path.join(this.dir, 'home') },
+      { inBox: '/tmp', host: path.join(this.dir, 'tmp') },
+    ];
+  }
+
+  get gone(): boolean {
+    return this.destroyed;
+  }
+
+  /** This machine's path of the box path `abs`, following links inside the box; throws BoxFileFailure. */
+  hostPath(abs: string, options: { followLast?: boolean; forWrite?: boolean } = {}): string {
+    if (!path.posix.isAbsolute(abs) || abs.includes('\0')) throw new BoxFileFailure('invalid_path', `not an absolute path: ${abs}`);
+    const followLast = options.followLast ?? true;
+    let parts = abs.split('/').filter((p) => p !== '' && p !== '.');
+    let resolved: string[] = [];
+    let links = 0;
+    while (parts.length > 0) {
+      const part = parts.shift()!;
+      if (part === '..') {
+        resolved.pop();
+        continue;
+      }
+      const candidate = [...resolved, part];
+      const host = this.mapped('/' + candidate.join('/'));
+      if (host === undefined) {
+        resolved = candidate;
+        continue;
+      }
+      let st: fs.Stats | undefined;
+      try {
+        st = fs.lstatSync(host);
+      } catch {
+        st = undefined;
+      }
+      if (st?.isSymbolicLink() && (parts.length > 0 || followLast)) {
+        if (++links > MAX_LINKS) throw new BoxFileFailure('invalid_path', `too many links: ${abs}`);
+        const target = fs.readlinkSync(host);
+        parts = [...target.split('/').filter((p) => p !== '' && p !== '.'), ...parts];
+        if (target.startsWith('/')) resolved = [];
+        continue;
+      }
+      resolved = candidate;
+    }
+    const inBox = '/' + resolved.join('/');
+    const host = this.mapped(inBox);
+    if (host !== undefined) return host;
+    if (options.forWrite) throw new BoxFileFailure('permission_denied', `read-only in the box: ${inBox}`);
+    if (SYSTEM_DIRS.some((d) => inBox === d || inBox.startsWith(d + '/'))) return inBox;
+    throw new BoxFileFailure('file_not_found', `no such file in the box: ${inBox}`);
+  }
+
+  private mapped(inBox: string): string | undefined {
+    for (const m of this.mounts) {
+      if (inBox === m.inBox) return m.host;
+      if (inBox.startsWith(m.inBox + '/')) return m.host + inBox.slice(m.inBox.length);
+    }
+    return undefined;
+  }
+
+  readFile(abs: string): Buffer {
+    this.alive();
+    const host = this.hostPath(abs);
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(host);
+    } catch (err) {
+      throw fileFailure(err, abs);
+    }
+    if (st.isDirectory()) throw new BoxFileFailure('is_directory', `is a directory: ${abs}`);
+    try {
+      return fs.readFileSync(host);
+    } catch (err) {
+      throw fileFailure(err, abs);
+    }
+  }
+
+  /** Writes a file, making its parents (as the providers' upload calls do). */
+  writeFile(abs: string, content: Uint8Array | string, mode?: number): void {
+    this.alive();
+    const host = this.hostPath(abs, { forWrite: true });
+    try {
+      if (fs.statSync(host, { throwIfNoEntry: false })?.isDirectory()) throw new BoxFileFailure('is_directory', `is a directory: ${abs}`);
+      this.makeParents(path.posix.dirname(abs));
+      fs.writeFileSync(host, content);
+      if (mode !== undefined) fs.chmodSync(host, mode & 0o777);
+    } catch (err) {
+      throw fileFailure(err, abs);
+    }
+  }
+
+  makeDir(abs: string): void {
+    this.alive();
+    this.makeParents(abs);
+  }
+
+  private makeParents(absDir: string): void {
+    const parts = absDir.split('/').filter(Boolean);
+    for (let i = 1; i <= parts.length; i++) {
+      const sub = '/' + parts.slice(0, i).join('/');
+      const host = this.hostPathOrUndefined(sub);
+      if (host === undefined) continue;
+      const st = fs.statSync(host, { throwIfNoEntry: false });
+      if (st === undefined) fs.mkdirSync(host);
+      else if (!st.isDirectory()) throw new BoxFileFailure('invalid_path', `not a directory: ${sub}`);
+    }
+  }
+
+  private hostPathOrUndefined(abs: string): string | undefined {
+    try {
+      return this.hostPath(abs, { forWrite: true });
+    } catch {
+      return undefined;
+    }
+  }
+
+  stat(abs: string): fs.Stats | undefined {
+    try {
+      return fs.lstatSync(this.hostPath(abs, { followLast: false }));
+    } catch {
+      return undefined;
+    }
+  }
+
+  remove(abs: string): void {
+    this.alive();
+    fs.rmSync(this.hostPath(abs, { followLast: false, forWrite: true }), { recursive: true, force: true });
+  }
+
+  /** Runs `command` in the box (see the top of this file). */
+  run(command: string, options: BoxRunOptions = {}): BoxProcess {
+    this.alive();
+    const bwrap = findBwrap();
+    if (!bwrap) throw new Error('bubblewrap is needed for a stand-in sandbox');
+    const cwd = options.cwd ?? this.home;
+    const args = [
+      '--unshare-all',
+      '--die-with-parent',
+      ...SYSTEM_DIRS.flatMap((d) => ['--ro-bind-try', d, d]),
+      '--proc', '/proc',
+      '--dev', '/dev',
+      ...this.mounts.flatMap((m) => ['--bind', m.host, m.inBox]),
+      '--hostname', 'sandbox',
+      '--chdir', cwd,
+      ...(options.shell ?? ['bash', '-c']),
+      command,
+    ];
+    const env = { PATH: '/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin', HOME: this.home, LANG: 'C.UTF-8', ...options.env };
+    const child: ChildProcess = spawn(bwrap, args, { env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const proc: BoxProcess = {
+      pid: child.pid ?? -1,
+      stdout: [],
+      stderr: [],
+      kill: () => {
+        if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // Ended meanwhile.
+          }
+        }
+      },
+      done: new Promise((resolve) => {
+        child.on('close', (code, signal) => resolve({ code, signal }));
+        child.on('error', () => resolve({ code: 127, signal: null }));
+      }),
+    };
+    child.stdout!.on('data', (c: Buffer) => {
+      proc.stdout.push(c);
+      options.onStdout?.(c);
+    });
+    child.stderr!.on('data', (c: Buffer) => {
+      proc.stderr.push(c);
+      options.onStderr?.(c);
+    });
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.end(options.stdin ?? '');
+    this.live.add(proc);
+    void proc.done.then(() => this.live.delete(proc));
+    return proc;
+  }
+
+  /** Runs to the end (or `timeoutMs`, ending the tree) and collects the output. */
+  async exec(command: string, options: BoxRunOptions & { timeoutMs?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean }> {
+    const p = this.run(command, options);
+    let timedOut = false;
+    const timer = options.timeoutMs ? setTimeout(() => ((timedOut = true), p.kill()), options.timeoutMs) : undefined;
+    const { code } = await p.done;
+    if (timer) clearTimeout(timer);
+    return { code: timedOut ? null : code, stdout: Buffer.concat(p.stdout).toString('utf8'), stderr: Buffer.concat(p.stderr).toString('utf8'), timedOut };
+  }
+
+  /** Ends every running command (a stopped sandbox keeps its files). */
+  stopAll(): void {
+    for (const p of this.live) p.kill();
+  }
+
+  /** Ends every command and removes the box's files. */
+  destroy(): void {
+    this.stopAll();
+    this.destroyed = true;
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private alive(): void {
+    if (this.destroyed) throw new BoxFileFailure('file_not_found', 'the sandbox is gone');
+  }
+}
+
+function fileFailure(err: unknown, abs: string): Error {
+  if (err instanceof BoxFileFailure) return err;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new BoxFileFailure('file_not_found', `no such file: ${abs}`);
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return new BoxFileFailure('permission_denied', `permission denied: ${abs}`);
+  if (code === 'EISDIR') return new BoxFileFailure('is_directory', `is a directory: ${abs}`);
+  return new BoxFileFailure('invalid_path', `${code ?? 'failed'}: ${abs}`);
+}
