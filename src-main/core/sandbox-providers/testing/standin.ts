@@ -1,0 +1,20 @@
+// What every provider's stand-in (for tests only) offers its tests: the variables that point
+// the provider's own SDK at it, its boxes, and the failures a real service can give.
+
+import type { SandboxProviderName } from '../provider';
+import type { LocalBox } from './local-box';
+
+export interface ProviderStandin {
+  provider: SandboxProviderName;
+  /** The provider's own variables that point its SDK at this stand-in, with a key it accepts. */
+  env: Record<string, string>;
+  /** The stand-in's sandboxes that are not deleted, by id. */
+  boxes: ReadonlyMap<string, LocalBox>;
+  /** Every request as `METHOD path` (or the RPC's name), oldest first: what the SDK sent. */
+  requests: string[];
+  /** The sandbox is gone at once, as if the provider deleted it: running commands end, every later call says so. */
+  vanish(id: string): void;
+  /** From now on the service refuses the key ('auth') or says the account is out of quota ('quota'); null: answers again. */
+  fail(kind: 'auth' | 'quota' | null): void;
+  close(): Promise<void>;
+}
