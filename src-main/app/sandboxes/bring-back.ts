@@ -1,0 +1,223 @@
+// What the agent changed in a sandbox comes back to the thread's worktree (SPEC §18) after the
+// same whole-layer check as a local command's writes (core/sandbox/layer-check.ts: git's
+// surface, protected paths, file kinds, set-id bits). The sandbox's files are listed with
+// POSIX tools (`find`, `cksum`, `readlink`) and compared with the manifest of what it holds
+// as far as Deepdesk knows; only what differs is downloaded, into a layer beside the
+// worktree, checked whole and applied as a local command's layer is.
+
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { BlockedItem } from '../../core/sandbox/blocked';
+import { checkLayer } from '../../core/sandbox/layer-check';
+import { applyLayer, discardLayer, type LayerEntry, type WriteLayer } from '../../core/sandbox/write-layer';
+import { shQuote } from '../../core/text/shell-quote';
+import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
+import type { Manifest, ManifestEntry } from './folder-upload';
+
+const SECTION = '@@deepdesk-section@@';
+
+/** Lists files (cksum), links (name, then target) and what may not come back (set-id files, fifos, sockets, devices) under `starts`. */
+function scanScript(starts: readonly string[]): string {
+  const from = starts.map(shQuote).join(' ');
+  const notGit = `-path ./.git -prune -o`;
+  return [
+    `find ${from} ${notGit} -type f -exec cksum {} + 2>/dev/null`,
+    `echo ${SECTION}`,
+    `find ${from} ${notGit} -type l -exec sh -c 'for l do printf "%s\\n" "$l"; readlink "$l"; done' sh {} + 2>/dev/null`,
+    `echo ${SECTION}`,
+    `find ${from} ${notGit} -type f -perm -u+x -print 2>/dev/null`,
+    `echo ${SECTION}`,
+    `find ${from} ${notGit} -type f -perm -4000 -print 2>/dev/null; echo ${SECTION}`,
+    `find ${from} ${notGit} -type f -perm -2000 -print 2>/dev/null; echo ${SECTION}`,
+    `find ${from} ${notGit} \\( -type p -o -type s -o -type b -o -type c \\) -print 2>/dev/null`,
+    `echo ${SECTION}`,
+  ].join('\n');
+}
+
+export interface SandboxState {
+  files: Map<string, { crc: number; size: number; exec: boolean; setuid: boolean; setgid: boolean }>;
+  links: Map<string, string>;
+  others: Set<string>;
+}
+
+function relOfFound(p: string): string | undefined {
+  if (p === '.' || p === '') return undefined;
+  return p.startsWith('./') ? p.slice(2) : p;
+}
+
+export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly string[] = ['.'], signal?: AbortSignal): Promise<SandboxState> {
+  const r = await sandbox.execute(scanScript(starts), { cwd: sandbox.workdir, timeoutMs: 300_000, ...(signal ? { signal } : {}) });
+  if (r.exitCode === null || r.timedOut) throw new Error(r.timedOut ? 'listing the sandbox’s files took too long' : 'listing the sandbox’s files was stopped');
+  const sections = r.output.split(`${SECTION}\n`);
+  if (sections.length < 7) throw new Error(`could not list the sandbox’s files: ${r.output.slice(-300)}`);
+  const lines = (i: number): string[] => sections[i]!.split('\n').filter((l) => l !== '');
+  const state: SandboxState = { files: new Map(), links: new Map(), others: new Set() };
+  for (const line of lines(0)) {
+    const m = /^(\d+) (\d+) (.+)$/.exec(line);
+    const rel = m ? relOfFound(m[3]!) : undefined;
+    if (m && rel) state.files.set(rel, { crc: Number(m[1]), size: Number(m[2]), exec: false, setuid: false, setgid: false });
+  }
+  const linkLines = lines(1);
+  for (let i = 0; i + 1 < linkLines.length; i += 2) {
+    const rel = relOfFound(linkLines[i]!);
+    if (rel) state.links.set(rel, linkLines[i + 1]!);
+  }
+  for (const p of lines(2)) {
+    const f = state.files.get(relOfFound(p) ?? '');
+    if (f) f.exec = true;
+  }
+  for (const p of lines(3)) {
+    const f = state.files.get(relOfFound(p) ?? '');
+    if (f) f.setuid = true;
+  }
+  for (const p of lines(4)) {
+    const f = state.files.get(relOfFound(p) ?? '');
+    if (f) f.setgid = true;
+  }
+  for (const p of lines(5)) {
+    const rel = relOfFound(p);
+    if (rel) state.others.add(rel);
+  }
+  return state;
+}
+
+export interface BringBackResult {
+  /** Folder-relative paths written, made or removed in the worktree. */
+  applied: string[];
+  /** What the check left out (for the `[Sandbox blocked …]` line). */
+  blocked: BlockedItem[];
+  /** The manifest after: the sandbox's state as far as it was checked. */
+  manifest: Manifest;
+}
+
+export interface BringBackOptions {
+  sandbox: ProviderSandbox;
+  /** The worktree's thread folder (real path): where the changes land. */
+  folder: string;
+  manifest: Manifest;
+  home: string;
+  /** Absolute protected paths (the folder's sandbox policy). */
+  protectedPaths: readonly string[];
+  /** Only these folder-relative paths (a file tool's), else the whole folder. */
+  only?: readonly string[];
+  signal?: AbortSignal;
+}
+
+const DOWNLOAD_BATCH = 200;
+
+function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry): boolean {
+  if (a === undefined) return false;
+  if ('link' in a || 'link' in b) return 'link' in a && 'link' in b && a.link === b.link;
+  if ('other' in a || 'other' in b) return 'other' in a && 'other' in b;
+  return a.crc === b.crc && a.size === b.size && a.exec === b.exec && a.setid === b.setid;
+}
+
+function fileEntry(f: { crc: number; size: number; exec: boolean; setuid: boolean; setgid: boolean }): ManifestEntry {
+  return { crc: f.crc, size: f.size, exec: f.exec, ...(f.setuid || f.setgid ? { setid: true as const } : {}) };
+}
+
+export async function bringBack(options: BringBackOptions): Promise<BringBackResult> {
+  const { sandbox, manifest } = options;
+  const starts = options.only ? options.only.map((rel) => `./${rel}`) : ['.'];
+  const state = await scanSandbox(sandbox, starts, options.signal);
+  const inScope = (rel: string): boolean => !options.only || options.only.some((o) => rel === o || rel.startsWith(`${o}/`));
+
+  const changedFiles: string[] = [];
+  const changedLinks: string[] = [];
+  const removed: string[] = [];
+  const next: Manifest = { ...manifest };
+  for (const [rel, f] of state.files) if (!sameEntry(manifest[rel], fileEntry(f))) changedFiles.push(rel);
+  for (const [rel, target] of state.links) if (!sameEntry(manifest[rel], { link: target })) changedLinks.push(rel);
+  for (const rel of Object.keys(manifest)) if (inScope(rel) && !state.files.has(rel) && !state.links.has(rel) && !state.others.has(rel)) removed.push(rel);
+  const others = [...state.others].filter((rel) => !sameEntry(manifest[rel], { other: true }));
+  if (changedFiles.length + changedLinks.length + removed.length + others.length === 0) return { applied: [], blocked: [], manifest };
+
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-bring-back-')));
+  const upper = path.join(dir, 'upper');
+  fs.mkdirSync(upper);
+  try {
+    const modes = new Map<string, number>();
+    const put = (rel: string): string => {
+      const abs = path.join(upper, rel);
+      fs.mkdirSync(path.dirname(abs), { recursive: true });
+      return abs;
+    };
+    for (let i = 0; i < changedFiles.length; i += DOWNLOAD_BATCH) {
+      const chunk = changedFiles.slice(i, i + DOWNLOAD_BATCH);
+      const got = await sandbox.download(chunk.map((rel) => `${sandbox.workdir}/${rel}`), options.signal);
+      got.forEach((d, k) => {
+        const rel = chunk[k]!;
+        const f = state.files.get(rel)!;
+        if (d.content === undefined) return; // Gone or unreadable since the listing: looked at again next time.
+        const abs = put(rel);
+        fs.writeFileSync(abs, d.content, { mode: 0o600 });
+        const mode = (f.exec ? 0o755 : 0o644) | (f.setuid ? 0o4000 : 0) | (f.setgid ? 0o2000 : 0);
+        modes.set(rel, mode);
+        fs.chmodSync(abs, f.exec ? 0o755 : 0o644);
+      });
+    }
+    for (const rel of changedLinks) fs.symlinkSync(state.links.get(rel)!, put(rel));
+    for (const rel of others) fs.writeFileSync(put(rel), '');
+
+    const entries = layerEntries(upper, removed, new Set(others), modes);
+    const layer: WriteLayer = {
+      dir,
+      projectDir: options.folder,
+      tools: { unshare: '', mount: '' },
+      wrap: () => {
+        throw new Error('a brought-back layer runs nothing');
+      },
+    };
+    const verdict = await checkLayer(layer, entries, { home: options.home, protectedPaths: options.protectedPaths });
+    const result = applyLayer(layer, verdict.apply);
+    const blocked: BlockedItem[] = [...verdict.items, ...result.failed.map((f) => ({ kind: 'write' as const, path: path.join(options.folder, f.rel), why: f.why }))];
+    const failed = new Set(result.failed.map((f) => f.rel));
+    // Checked (applied or left out) is known; what failed to apply is looked at again next time.
+    for (const rel of changedFiles) {
+      const f = state.files.get(rel)!;
+      if (!failed.has(rel) && modes.has(rel)) next[rel] = fileEntry(f);
+    }
+    for (const rel of changedLinks) if (!failed.has(rel)) next[rel] = { link: state.links.get(rel)! };
+    for (const rel of removed) if (!failed.has(rel)) delete next[rel];
+    for (const rel of others) next[rel] = { other: true };
+    return { applied: result.touched, blocked, manifest: next };
+  } finally {
+    discardLayer(dir);
+  }
+}
+
+/** The layer's entries, parents first, as readLayer gives a local command's (removals as whiteouts). */
+function layerEntries(upper: string, removed: readonly string[], others: ReadonlySet<string>, modes: ReadonlyMap<string, number>): LayerEntry[] {
+  const entries: LayerEntry[] = [];
+  const visit = (abs: string, rel: string): void => {
+    for (const name of fs.readdirSync(abs).sort()) {
+      const childAbs = path.join(abs, name);
+      const childRel = rel === '' ? name : `${rel}/${name}`;
+      const st = fs.lstatSync(childAbs);
+      if (st.isDirectory()) {
+        entries.push({ rel: childRel, kind: 'dir', stat: st });
+        visit(childAbs, childRel);
+      } else if (st.isSymbolicLink()) entries.push({ rel: childRel, kind: 'link', stat: st });
+      else if (others.has(childRel)) entries.push({ rel: childRel, kind: 'other', stat: st });
+      else {
+        const mode = modes.get(childRel);
+        // The set-id bits are the sandbox's, so the check refuses the file as it would a local one.
+        const stat = mode === undefined ? st : Object.assign(Object.create(Object.getPrototypeOf(st) as object) as fs.Stats, st, { mode: (st.mode & ~0o7777) | mode });
+        entries.push({ rel: childRel, kind: 'file', stat });
+      }
+    }
+  };
+  visit(upper, '');
+  const dirStat = fs.lstatSync(upper);
+  for (const rel of removed) entries.push({ rel, kind: 'whiteout', stat: dirStat });
+  // Parents before their children, in path order.
+  return entries.sort((a, b) => comparePaths(a.rel, b.rel));
+}
+
+function comparePaths(a: string, b: string): number {
+  const pa = a.split('/');
+  const pb = b.split('/');
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) if (pa[i] !== pb[i]) return pa[i]! < pb[i]! ? -1 : 1;
+  return pa.length - pb.length;
+}

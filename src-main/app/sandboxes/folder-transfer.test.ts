@@ -1,0 +1,128 @@
+// The folder goes up as git sees it and the agent's changes come back through the layer
+// check, over a real bubblewrap box (the in-process provider: no provider wire involved).
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalBoxProvider } from '../../core/sandbox-providers/testing/local-box-provider';
+import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
+import { resolvePolicy } from '../../core/sandbox/policy';
+import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
+import { planUpload, uploadFolder, uploadSummary } from './folder-upload';
+import { bringBack } from './bring-back';
+
+const cleanup: Array<() => void> = [];
+afterEach(() => {
+  for (const f of cleanup.splice(0)) f();
+});
+
+function repo(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-transfer-')));
+  cleanup.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  git('init', '-q');
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'alpha\n');
+  fs.mkdirSync(path.join(dir, 'src'));
+  fs.writeFileSync(path.join(dir, 'src', 'main.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+  fs.writeFileSync(path.join(dir, '.gitignore'), 'build/\n');
+  git('add', '-A');
+  git('commit', '-qm', 'base');
+  fs.writeFileSync(path.join(dir, 'new-untracked.txt'), 'untracked\n');
+  fs.mkdirSync(path.join(dir, 'build'));
+  fs.writeFileSync(path.join(dir, 'build', 'out.o'), 'ignored');
+  fs.writeFileSync(path.join(dir, '.env'), 'API_KEY=secret');
+  fs.writeFileSync(path.join(dir, 'big.bin'), Buffer.alloc(3000));
+  fs.symlinkSync('a.txt', path.join(dir, 'link-to-a'));
+  return dir;
+}
+
+async function sandboxFor(): Promise<{ provider: LocalBoxProvider; sandbox: ProviderSandbox }> {
+  const provider = new LocalBoxProvider();
+  cleanup.push(() => provider.dispose());
+  return { provider, sandbox: await provider.create({ labels: {} }) };
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dd-data-'));
+
+describe('the folder goes up as git sees it', () => {
+  it('sends tracked and untracked-not-ignored files, never .git, secrets or what is over the cap', async () => {
+    const folder = repo();
+    const plan = await planUpload(folder, { dataDir, env: process.env, limits: { maxFileBytes: 2000, maxTotalBytes: 1 << 20 } });
+    expect(plan.files.map((f) => f.rel)).toEqual(['.gitignore', 'a.txt', 'link-to-a', 'new-untracked.txt', 'src/main.sh']);
+    expect(plan.leftOut).toEqual([
+      { rel: '.env', why: 'credentials' },
+      { rel: 'big.bin', why: 'over the 2 KB file cap', size: 3000 },
+    ]);
+    expect(uploadSummary(plan, 'the Daytona sandbox x')).toMatch(/^Uploaded 5 files \(.*\) to the Daytona sandbox x; left out: \.env \(credentials\), big\.bin \(3 KB, over the 2 KB file cap\)\./);
+    const { sandbox } = await sandboxFor();
+    const manifest = await uploadFolder(sandbox, folder, plan);
+    const r = await sandbox.execute('ls -la; cat a.txt; ./src/main.sh; readlink link-to-a; test -e .env || echo no-env; test -e .git || echo no-git', { timeoutMs: 10_000 });
+    expect(r.output).toContain('alpha\nhi\na.txt\nno-env\nno-git\n');
+    expect(Object.keys(manifest).sort()).toEqual(plan.files.map((f) => f.rel));
+  });
+
+  it('leaves the largest files behind when the folder is over the total cap, and says how to send them', async () => {
+    const folder = repo();
+    const plan = await planUpload(folder, { dataDir, env: process.env, limits: { maxFileBytes: 1 << 20, maxTotalBytes: 100 } });
+    expect(plan.leftOut.map((l) => l.rel)).toContain('big.bin');
+    expect(uploadSummary(plan, 'x')).toMatch(/add what the agent does not need to \.gitignore, or raise the caps in Settings › Sandboxes\./);
+  });
+});
+
+describe('changes come back through the layer check', () => {
+  it('brings back edits, new files, modes, links and removals, and refuses what a local command could not leave', async () => {
+    const folder = repo();
+    const plan = await planUpload(folder, { dataDir, env: process.env });
+    const { sandbox, provider } = await sandboxFor();
+    const manifest = await uploadFolder(sandbox, folder, plan);
+    await sandbox.execute(
+      [
+        'printf "changed\\n" > a.txt',
+        'mkdir -p lib && printf "new\\n" > lib/new.txt',
+        'chmod -x src/main.sh',
+        'rm new-untracked.txt',
+        'ln -s lib/new.txt newlink',
+        'mkdir -p .deepdesk && echo "{}" > .deepdesk/settings.json',
+        'mkdir -p sub/.git/hooks && echo "touch /tmp/pwned" > sub/.git/hooks/post-checkout',
+        'printf x > suid && chmod 4755 suid',
+        'mkfifo pipe',
+      ].join(' && '),
+      { timeoutMs: 10_000 },
+    );
+    const home = os.homedir();
+    const policy = resolvePolicy(folderSandboxPolicy({ projectDir: folder, dataDir }), { homes: [home] });
+    const calls = provider.calls.download;
+    const back = await bringBack({ sandbox, folder, manifest, home, protectedPaths: policy.protectedPaths });
+    expect(provider.calls.download - calls).toBe(1);
+    expect(fs.readFileSync(path.join(folder, 'a.txt'), 'utf8')).toBe('changed\n');
+    expect(fs.readFileSync(path.join(folder, 'lib/new.txt'), 'utf8')).toBe('new\n');
+    expect(fs.statSync(path.join(folder, 'src/main.sh')).mode & 0o111).toBe(0);
+    expect(fs.existsSync(path.join(folder, 'new-untracked.txt'))).toBe(false);
+    expect(fs.readlinkSync(path.join(folder, 'newlink'))).toBe('lib/new.txt');
+    // Refused by effect: none of these reached the folder.
+    expect(fs.existsSync(path.join(folder, '.deepdesk'))).toBe(false);
+    expect(fs.existsSync(path.join(folder, 'sub/.git/hooks/post-checkout'))).toBe(false);
+    expect(fs.existsSync(path.join(folder, 'suid'))).toBe(false);
+    expect(fs.existsSync(path.join(folder, 'pipe'))).toBe(false);
+    expect(fs.existsSync(path.join(folder, '.env'))).toBe(true); // never sent, never removed
+    const blocked = back.blocked.map((b) => ('path' in b ? path.relative(folder, b.path) : b.host));
+    expect(blocked).toEqual(expect.arrayContaining(['.deepdesk/settings.json', 'suid', 'pipe']));
+    expect(blocked.some((b) => b.startsWith('sub'))).toBe(true);
+    // Nothing new: a second bring-back downloads nothing and changes nothing.
+    const again = await bringBack({ sandbox, folder, manifest: back.manifest, home, protectedPaths: policy.protectedPaths });
+    expect(again.applied).toEqual([]);
+    expect(provider.calls.download - calls).toBe(1);
+  });
+
+  it('brings back only the paths a file tool named', async () => {
+    const folder = repo();
+    const { sandbox } = await sandboxFor();
+    const manifest = await uploadFolder(sandbox, folder, await planUpload(folder, { dataDir, env: process.env }));
+    await sandbox.execute('echo one > a.txt && echo two > other.txt', { timeoutMs: 10_000 });
+    const back = await bringBack({ sandbox, folder, manifest, home: os.homedir(), protectedPaths: [], only: ['a.txt'] });
+    expect(back.applied).toEqual(['a.txt']);
+    expect(fs.existsSync(path.join(folder, 'other.txt'))).toBe(false);
+  });
+});

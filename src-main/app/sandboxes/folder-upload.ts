@@ -1,0 +1,194 @@
+// The folder goes up as git sees it (SPEC §18): tracked and untracked-not-ignored files, never
+// `.git`, never the person's secrets, nothing over the caps. What went up is kept as a
+// manifest (POSIX cksum, size, executable bit, or a link's target), so what the agent changed
+// is found later without downloading what it did not.
+
+import fs from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { gitEnv, runGit, gitFailure } from '../../core/git/run-git';
+import { SECRET_HOME_PATHS } from '../../core/sandbox/policy';
+import { isPathInside } from '../../core/fs/path-inside';
+import { shQuote } from '../../core/text/shell-quote';
+import type { ProviderSandbox, SandboxFileUpload } from '../../core/sandbox-providers/provider';
+import { posixCksum } from './posix-cksum';
+
+/** A file (with its set-id bits when it has them), a link, or a kind that never comes back (a fifo, socket or device). */
+export type ManifestEntry = { crc: number; size: number; exec: boolean; setid?: true } | { link: string } | { other: true };
+/** Folder-relative slash paths → what the sandbox holds there as far as Deepdesk knows. */
+export type Manifest = Record<string, ManifestEntry>;
+
+export interface LeftOut {
+  rel: string;
+  why: string;
+  size?: number;
+}
+
+export interface UploadPlan {
+  files: Array<{ rel: string; size: number; exec: boolean } | { rel: string; link: string }>;
+  leftOut: LeftOut[];
+  bytes: number;
+  /** The folder's size as git sees it, before anything over the total cap was left out. */
+  wholeBytes: number;
+}
+
+export interface UploadLimits {
+  /** A file larger than this stays behind (default 50 MiB). */
+  maxFileBytes: number;
+  /** The upload as a whole; the largest files stay behind until it fits (default 500 MiB). */
+  maxTotalBytes: number;
+}
+
+export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { maxFileBytes: 50 * 1024 * 1024, maxTotalBytes: 500 * 1024 * 1024 };
+
+/** Names that hold credentials wherever they are in a folder (§7's list, and the usual key files). */
+const SECRET_NAMES = new Set([
+  ...SECRET_HOME_PATHS.map((r) => r.path).filter((p) => !p.includes('/') && p.startsWith('.') && !['.mozilla'].includes(p)),
+  '.npmrc', '.pypirc', '.env', 'credentials.json', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519',
+]);
+const SECRET_PATTERNS = [/^\.env\.(?!example$|sample$|template$|dist$)/i, /\.(pem|key|p12|pfx|jks|keystore)$/i, /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/];
+
+/** Why a folder-relative path must not leave this computer, or undefined. */
+export function secretReason(rel: string, realPath: string, dataDir: string, home = homedir()): string | undefined {
+  const parts = rel.split('/');
+  if (parts.some((p) => SECRET_NAMES.has(p))) return 'credentials';
+  if (SECRET_PATTERNS.some((re) => re.test(parts[parts.length - 1]!))) return 'credentials';
+  for (const rule of SECRET_HOME_PATHS) if (isPathInside(path.join(home, rule.path), realPath)) return rule.why;
+  if (isPathInside(dataDir, realPath)) return "Deepdesk's data folder";
+  return undefined;
+}
+
+/** What of `folder` goes up: git's view of it, checked file by file. */
+export async function planUpload(folder: string, options: { dataDir: string; env: NodeJS.ProcessEnv; limits?: UploadLimits; signal?: AbortSignal }): Promise<UploadPlan> {
+  const limits = options.limits ?? DEFAULT_UPLOAD_LIMITS;
+  const listed = await runGit(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name', '--', '.'], {
+    cwd: folder,
+    env: gitEnv(options.env),
+    timeoutMs: 120_000,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  if (listed.code !== 0) throw new Error(`listing the folder's files: ${gitFailure(listed, 120_000)}`);
+  const top = (await runGit(['rev-parse', '--show-prefix'], { cwd: folder, env: gitEnv(options.env), timeoutMs: 30_000 })).stdout.trim();
+  const seen = new Set<string>();
+  const plan: UploadPlan = { files: [], leftOut: [], bytes: 0, wholeBytes: 0 };
+  const sized: Array<{ rel: string; size: number; exec: boolean }> = [];
+  for (const full of listed.stdout.split('\0')) {
+    if (full === '' || !full.startsWith(top)) continue;
+    const rel = full.slice(top.length);
+    if (rel === '' || seen.has(rel)) continue;
+    seen.add(rel);
+    if (rel.split('/').includes('.git')) continue;
+    const abs = path.join(folder, rel);
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(abs);
+    } catch {
+      continue; // A tracked file deleted in the folder: not there to send.
+    }
+    const secret = secretReason(rel, realPathOf(abs), options.dataDir);
+    if (secret !== undefined) {
+      plan.leftOut.push({ rel, why: secret });
+      continue;
+    }
+    if (st.isSymbolicLink()) plan.files.push({ rel, link: fs.readlinkSync(abs) });
+    else if (st.isDirectory()) plan.leftOut.push({ rel, why: 'a submodule' });
+    else if (!st.isFile()) plan.leftOut.push({ rel, why: 'not a regular file' });
+    else if (st.size > limits.maxFileBytes) plan.leftOut.push({ rel, why: `over the ${formatBytes(limits.maxFileBytes)} file cap`, size: st.size });
+    else sized.push({ rel, size: st.size, exec: (st.mode & 0o111) !== 0 });
+  }
+  plan.wholeBytes = sized.reduce((sum, f) => sum + f.size, 0);
+  let total = plan.wholeBytes;
+  if (total > limits.maxTotalBytes) {
+    // The largest stay behind first: most of the folder still goes up.
+    for (const f of [...sized].sort((a, b) => b.size - a.size)) {
+      if (total <= limits.maxTotalBytes) break;
+      total -= f.size;
+      sized.splice(sized.indexOf(f), 1);
+      plan.leftOut.push({ rel: f.rel, why: `over the ${formatBytes(limits.maxTotalBytes)} upload cap`, size: f.size });
+    }
+  }
+  plan.files.push(...sized);
+  plan.bytes = total;
+  plan.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  plan.leftOut.sort((a, b) => (a.rel < b.rel ? -1 : 1));
+  return plan;
+}
+
+function realPathOf(abs: string): string {
+  try {
+    return fs.realpathSync(abs);
+  } catch {
+    return abs;
+  }
+}
+
+/** Files per upload call, and bytes: few calls, none too large for a provider's request. */
+const BATCH_FILES = 200;
+const BATCH_BYTES = 16 * 1024 * 1024;
+
+/** Sends the plan's files to `sandbox.workdir`; resolves to the manifest of what is there now. */
+export async function uploadFolder(sandbox: ProviderSandbox, folder: string, plan: UploadPlan, options: { signal?: AbortSignal; onProgress?: (sent: number, total: number) => void } = {}): Promise<Manifest> {
+  const manifest: Manifest = {};
+  const failed: string[] = [];
+  let batch: SandboxFileUpload[] = [];
+  let batchBytes = 0;
+  let sent = 0;
+  const regular = plan.files.filter((f): f is { rel: string; size: number; exec: boolean } => !('link' in f));
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const results = await sandbox.upload(batch, options.signal);
+    for (const r of results) {
+      if (r.error === undefined) continue;
+      const rel = r.path.slice(sandbox.workdir.length + 1);
+      delete manifest[rel];
+      failed.push(`${rel} (${r.error})`);
+    }
+    sent += batch.length;
+    options.onProgress?.(sent, regular.length);
+    batch = [];
+    batchBytes = 0;
+  };
+  for (const f of regular) {
+    let content: Buffer;
+    try {
+      content = fs.readFileSync(path.join(folder, f.rel));
+    } catch {
+      continue; // Gone since it was listed.
+    }
+    batch.push({ path: `${sandbox.workdir}/${f.rel}`, content, mode: f.exec ? 0o755 : 0o644 });
+    manifest[f.rel] = { crc: posixCksum(content), size: content.length, exec: f.exec };
+    batchBytes += content.length;
+    if (batch.length >= BATCH_FILES || batchBytes >= BATCH_BYTES) await flush();
+  }
+  await flush();
+  const links = plan.files.filter((f): f is { rel: string; link: string } => 'link' in f);
+  // A link is made by a command: its target is a short name, not a file's contents.
+  for (let i = 0; i < links.length; i += 100) {
+    const chunk = links.slice(i, i + 100);
+    const script = chunk.map((l) => `mkdir -p -- ${shQuote(path.posix.dirname(`./${l.rel}`))} && ln -sfn -- ${shQuote(l.link)} ${shQuote(`./${l.rel}`)}`).join('\n');
+    const r = await sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 120_000, ...(options.signal ? { signal: options.signal } : {}) });
+    if (r.exitCode !== 0) failed.push(`links (${r.output.trim().split('\n').pop() ?? 'failed'})`);
+    else for (const l of chunk) manifest[l.rel] = { link: l.link };
+  }
+  if (failed.length > 0) throw new Error(`some files could not be uploaded: ${failed.slice(0, 5).join(', ')}${failed.length > 5 ? ` and ${failed.length - 5} more` : ''}`);
+  return manifest;
+}
+
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 * 1024) return `${(n / 1024 / 1024 / 1024).toFixed(1)} GB`;
+  if (n >= 1024 * 1024) return `${Math.round(n / 1024 / 1024)} MB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KB`;
+  return `${n} bytes`;
+}
+
+/** The thread's first line: what went up, and what stayed behind and how to send it. */
+export function uploadSummary(plan: UploadPlan, where: string): string {
+  const count = plan.files.length;
+  const head = `Uploaded ${count} file${count === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) to ${where}`;
+  if (plan.leftOut.length === 0) return `${head}; nothing was left out.`;
+  const shown = plan.leftOut.slice(0, 5).map((l) => `${l.rel} (${l.size !== undefined ? `${formatBytes(l.size)}, ` : ''}${l.why})`);
+  const more = plan.leftOut.length > shown.length ? ` and ${plan.leftOut.length - shown.length} more` : '';
+  const capped = plan.leftOut.some((l) => l.why.includes('cap'));
+  const hint = capped ? ` The folder is ${formatBytes(plan.wholeBytes)} as git sees it: add what the agent does not need to .gitignore, or raise the caps in Settings › Sandboxes.` : '';
+  return `${head}; left out: ${shown.join(', ')}${more}.${hint}`;
+}
