@@ -25,7 +25,7 @@ import { errorEventForWindow } from './model-problem-words';
 import { openFolderSession } from './session/folder-session';
 
 
-import { type SandboxAvailability } from '../core/sandbox';
+import type { PlaceSandboxStatus } from './session/session-place';
 import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
 import { approvalPreview } from './approvals/approval-preview';
 import { CheckpointsService, type UserMessageRef } from './checkpoints/checkpoints-service';
@@ -429,7 +429,7 @@ export async function createApp(options: AppOptions): Promise<App> {
 }
 
 /** A new worktree's folder starts in the mode chosen for the folder it was made from (best effort). */
-function carryModeTo(dataDir: string, from: ModeService, folder: string, sandbox: SandboxAvailability): void {
+function carryModeTo(dataDir: string, from: ModeService, folder: string, sandbox: PlaceSandboxStatus): void {
   const state = from.get();
   if (!state.chosen && !state.offerShown) return;
   const modes = new ModeService(dataDir, folder, sandbox);

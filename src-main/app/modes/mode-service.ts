@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MODE, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
-import type { SandboxAvailability } from '../../core/sandbox/types';
+import type { PlaceSandboxStatus } from '../session/session-place';
 import { approvalModeSchema, ContractError, type ModeState } from '../contract';
 import { JsonFileStore, recordShape, type JsonFileProblem } from '../../core/config/json-file-store';
 
@@ -29,7 +29,7 @@ export class ModeService {
   constructor(
     dataDir: string,
     folder: string,
-    private readonly sandbox: SandboxAvailability,
+    private readonly sandbox: PlaceSandboxStatus,
     options: { onProblem?: (problem: JsonFileProblem) => void } = {},
   ) {
     this.store = new JsonFileStore({

@@ -1,6 +1,7 @@
-// Where a session's files are and its commands run (SPEC §7, §13): this machine, in its
-// sandbox when it has one, or an SSH remote, in the remote's bubblewrap when it has one. Every
-// client opens its folder here, so a new place (a sandbox provider) is one more kind of place.
+// Where a session's files are and its commands run (SPEC §7, §13, §18): this machine, in its
+// sandbox when it has one; an SSH remote, in the remote's bubblewrap when it has one; or a
+// provider's sandbox, for a worktree folder marked to run there (app/sandboxes/). Every client
+// opens its folder here, so a new place is one more kind of place.
 
 import { realpathSync } from 'node:fs';
 import type { ShellBackend } from '../../core/backends/protocol';
@@ -15,6 +16,16 @@ import { ContractError } from '../contract';
 import { RemoteFolderError } from '../folders/folder-backend';
 import { folderLocationText, type FolderLocation } from '../folders/folder-location';
 import { openRemoteAppFolder, remoteFolderConfiguration, remoteFolderLimitsNotice, type RemoteAppFolder } from '../remote-folder';
+import type Database from 'better-sqlite3';
+import { PROVIDER_LABELS, type SandboxProviderName } from '../../core/sandbox-providers/provider';
+import { SandboxStore } from '../sandboxes/sandbox-store';
+import { openSandboxPlace, type SandboxPlaceOptions } from '../sandboxes/sandbox-place';
+
+/** Whether commands are contained here: an OS sandbox, or a provider's sandbox (SPEC §18). */
+export type PlaceSandboxStatus = SandboxAvailability | { available: true; kind: SandboxProviderName };
+
+/** What opening a sandbox folder needs from the session: its records, Settings › Sandboxes and their keys, the ledger. */
+export type PlaceSandboxes = { db: Database.Database } & Pick<SandboxPlaceOptions, 'settings' | 'savedKeys' | 'recordTime' | 'provider'>;
 
 export interface SessionPlace {
   /** The local path or the ssh:// URL: the folder its threads are recorded under. */
@@ -26,7 +37,9 @@ export interface SessionPlace {
   /** Where the agent's commands run contained (this machine's or the remote's bubblewrap). */
   sandbox?: Sandbox;
   /** Whether commands run in a sandbox here, and why not (the mode chooser and `--mode auto` say it). */
-  sandboxStatus: SandboxAvailability;
+  sandboxStatus: PlaceSandboxStatus;
+  /** A provider's sandbox the folder runs in (SPEC §18): `Runs in Daytona · sandbox ID`. */
+  provider?: { name: SandboxProviderName; label: string; sandboxId: string };
   /** What checkpoints record: the local path, or the remote folder's files over its connection. */
   checkpointFolder: string | FolderSource;
   /** A remote folder: its label, connection and the person's login shell there. */
@@ -37,9 +50,28 @@ export interface SessionPlace {
 /** What a client asks to open: a location, or a remote folder it opened already (the window's Open remote folder). */
 export type PlaceRequest = FolderLocation | { kind: 'opened-remote'; remote: RemoteAppFolder; url: string };
 
-export async function openSessionPlace(request: PlaceRequest, options: { dataDir: string; env: NodeJS.ProcessEnv; say: (line: string) => void }): Promise<SessionPlace> {
+export async function openSessionPlace(
+  request: PlaceRequest,
+  options: { dataDir: string; env: NodeJS.ProcessEnv; say: (line: string) => void; sandboxes?: PlaceSandboxes },
+): Promise<SessionPlace> {
   if (request.kind === 'local') {
     const localPath = realpathSync(request.path);
+    const store = options.sandboxes ? new SandboxStore(options.sandboxes.db) : undefined;
+    const record = store?.get(localPath);
+    if (store && record && options.sandboxes) {
+      const { db: _db, ...sandboxes } = options.sandboxes;
+      const opened = await openSandboxPlace({ record, store, dataDir: options.dataDir, env: options.env, say: options.say, ...sandboxes });
+      return {
+        text: request.path,
+        localPath,
+        shell: opened.shell,
+        sandboxStatus: { available: true, kind: record.provider },
+        provider: { name: record.provider, label: PROVIDER_LABELS[record.provider], sandboxId: opened.sandbox.id },
+        // Checkpoints record the worktree, where every change comes back (a restore goes up when the folder opens next).
+        checkpointFolder: request.path,
+        close: () => opened.close(),
+      };
+    }
     // Every command of the agent runs sandboxed where a sandbox exists (SPEC §7).
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: localPath, dataDir: options.dataDir }));
     const sandboxStatus: SandboxAvailability = sandbox

@@ -1,0 +1,201 @@
+// A folder that runs in a provider's sandbox (SPEC §18): the worktree's thread folder is the
+// thread's folder as for any worktree thread, but its files and commands are the sandbox's.
+// Opening it makes the sandbox (or finds it again), sends the folder up the first time (and
+// what changed in the worktree since, later), and gives the session a backend whose changes
+// come back to the worktree through the layer check after every step that may have changed
+// something. Idle past its timeout the sandbox is stopped; its time goes to the usage ledger.
+
+import os from 'node:os';
+import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
+import type { ShellBackend } from '../../core/backends/protocol';
+import { ProviderBackend } from '../../core/backends/provider/provider-backend';
+import { resolvePolicy } from '../../core/sandbox/policy';
+import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
+import { formatBlockedLine } from '../../core/sandbox/blocked';
+import { PROVIDER_LABELS, SandboxProviderError, type ProviderSandbox, type SandboxProvider, type SandboxSpec } from '../../core/sandbox-providers/provider';
+import { openSandboxProvider } from '../../core/sandbox-providers/registry';
+import { bringBack } from './bring-back';
+import { DEFAULT_UPLOAD_LIMITS, planUpload, uploadFolder, uploadSummary, type Manifest, type UploadLimits } from './folder-upload';
+import { pushFolderChanges } from './push-changes';
+import { BringBackBackend } from './bring-back-backend';
+import type { SandboxRecord, SandboxStore } from './sandbox-store';
+
+/** Settings › Sandboxes as a place reads them. */
+export interface SandboxPlaceSettings {
+  image?: string;
+  cpu?: number;
+  memoryGiB?: number;
+  idleTimeoutMin?: number;
+  maxUploadMb?: number;
+  pricesPerHourUsd?: Partial<Record<string, number>>;
+}
+
+export interface SandboxPlaceOptions {
+  record: SandboxRecord;
+  store: SandboxStore;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+  /** Settings › Sandboxes now, and the keys saved there by variable name. */
+  settings: () => SandboxPlaceSettings;
+  savedKeys: () => Promise<Record<string, string | undefined>>;
+  say: (line: string) => void;
+  /** Sandbox time, in slices (the usage ledger). */
+  recordTime?: (slice: { at: string; provider: string; sandboxId: string; seconds: number; costUsd: number | null }) => void;
+  /** A provider to use instead of the registry's (tests). */
+  provider?: SandboxProvider;
+  signal?: AbortSignal;
+}
+
+export interface OpenedSandboxPlace {
+  shell: ShellBackend;
+  sandbox: ProviderSandbox;
+  provider: SandboxProvider;
+  /** `Daytona`. */
+  label: string;
+  /** Brings back what is left, records the time, lets go (the sandbox keeps running until idle). */
+  close(): Promise<void>;
+}
+
+/** How a sandbox thread's place is named in the window and on the terminal: `Daytona · sandbox ID`. */
+export function sandboxPlaceText(provider: string, sandboxId: string): string {
+  return `${PROVIDER_LABELS[provider as keyof typeof PROVIDER_LABELS] ?? provider} · sandbox ${sandboxId}`;
+}
+
+const TIME_SLICE_MS = 5 * 60_000;
+
+export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<OpenedSandboxPlace> {
+  const { record, store } = options;
+  const label = PROVIDER_LABELS[record.provider];
+  const settings = options.settings();
+  const provider = options.provider ?? (await openSandboxProvider(record.provider, { env: options.env, saved: await options.savedKeys() }));
+  let sandbox: ProviderSandbox;
+  let fresh = false;
+  if (record.sandboxId !== null) {
+    try {
+      sandbox = await provider.attach(record.sandboxId, options.signal);
+    } catch (err) {
+      if (err instanceof SandboxProviderError && err.reason === 'gone') {
+        store.setState(record.folder, 'gone');
+        throw new SandboxProviderError(
+          `${err.message} The thread and what came back from the sandbox are kept in its worktree; continue it in a new sandbox with Continue in a sandbox… (or deepdesk run --sandbox ${record.provider} --thread …).`,
+          'gone',
+          record.provider,
+        );
+      }
+      throw err;
+    }
+  } else {
+    const spec: SandboxSpec = {
+      labels: { deepdesk: '1', worktree: record.worktree },
+      ...(settings.image ? { image: settings.image } : {}),
+      ...(settings.cpu ? { cpu: settings.cpu } : {}),
+      ...(settings.memoryGiB ? { memoryGiB: settings.memoryGiB } : {}),
+      ...(settings.idleTimeoutMin ? { idleTimeoutMin: settings.idleTimeoutMin } : {}),
+    };
+    sandbox = await provider.create(spec, options.signal);
+    store.made(record.folder, sandbox.id);
+    fresh = true;
+  }
+  store.setState(record.folder, 'running');
+  const where = `the ${label} sandbox ${sandbox.id}`;
+  const limits: UploadLimits = settings.maxUploadMb ? { ...DEFAULT_UPLOAD_LIMITS, maxTotalBytes: settings.maxUploadMb * 1024 * 1024 } : DEFAULT_UPLOAD_LIMITS;
+
+  let manifest: Manifest;
+  try {
+    if (record.manifest === null || fresh) {
+      const plan = await planUpload(record.folder, { dataDir: options.dataDir, env: options.env, limits, ...(options.signal ? { signal: options.signal } : {}) });
+      manifest = await uploadFolder(sandbox, record.folder, plan, options.signal ? { signal: options.signal } : {});
+      store.setManifest(record.folder, manifest);
+      options.say(uploadSummary(plan, where));
+    } else {
+      // What changed in the worktree meanwhile (the person's edits, a restored checkpoint) goes up first.
+      const pushed = await pushFolderChanges(sandbox, record.folder, record.manifest, { dataDir: options.dataDir, env: options.env, limits, ...(options.signal ? { signal: options.signal } : {}) });
+      manifest = pushed.manifest;
+      store.setManifest(record.folder, manifest);
+      if (pushed.sent + pushed.removed > 0) options.say(`Sent ${pushed.sent} changed and ${pushed.removed} removed file${pushed.sent + pushed.removed === 1 ? '' : 's'} of the worktree to ${where}.`);
+    }
+  } catch (err) {
+    await sandbox.close().catch(() => undefined);
+    throw err;
+  }
+
+  const home = os.homedir();
+  const policy = resolvePolicy(folderSandboxPolicy({ projectDir: record.folder, dataDir: options.dataDir }), { homes: [home] });
+
+  // Sandbox time: counted while this session holds the sandbox and it is not stopped for idleness.
+  let heldSince: number | null = Date.now();
+  const slice = (): void => {
+    if (heldSince === null || !options.recordTime) return;
+    const now = Date.now();
+    const seconds = (now - heldSince) / 1000;
+    heldSince = now;
+    if (seconds <= 0) return;
+    const price = options.settings().pricesPerHourUsd?.[record.provider];
+    options.recordTime({ at: new Date(now - seconds * 1000).toISOString(), provider: record.provider, sandboxId: sandbox.id, seconds, costUsd: price === undefined ? null : (price * seconds) / 3600 });
+  };
+  const sliceTimer = setInterval(slice, TIME_SLICE_MS);
+  sliceTimer.unref();
+
+  // Idle: Deepdesk stops the sandbox itself where the provider does not.
+  let idleTimer: NodeJS.Timeout | undefined;
+  let stoppedForIdle = false;
+  const idleMs = (): number | undefined => {
+    const min = options.settings().idleTimeoutMin;
+    return min === undefined ? undefined : min * 60_000;
+  };
+  const touch = async (): Promise<void> => {
+    store.used(record.folder);
+    if (stoppedForIdle) {
+      stoppedForIdle = false;
+      await provider.attach(sandbox.id, options.signal);
+      store.setState(record.folder, 'running');
+      heldSince = Date.now();
+    }
+    if (idleTimer) clearTimeout(idleTimer);
+    const ms = idleMs();
+    if (ms === undefined) return;
+    idleTimer = setTimeout(() => {
+      slice();
+      heldSince = null;
+      stoppedForIdle = true;
+      store.setState(record.folder, 'stopped');
+      void provider.stop(sandbox.id).catch(() => undefined);
+    }, ms);
+    idleTimer.unref();
+  };
+
+  const backend = new ProviderBackend({ sandbox });
+  const local = new FilesystemBackend({ rootDir: record.folder });
+  let current = manifest;
+  const shell = new BringBackBackend({
+    inner: backend,
+    local,
+    before: touch,
+    bringBack: async (only) => {
+      const back = await bringBack({ sandbox, folder: record.folder, manifest: current, home, protectedPaths: policy.protectedPaths, ...(only ? { only } : {}) });
+      current = back.manifest;
+      store.setManifest(record.folder, current);
+      return { blockedLine: formatBlockedLine(back.blocked, policy), applied: back.applied };
+    },
+    where: label,
+  });
+  void touch();
+
+  return {
+    shell,
+    sandbox,
+    provider,
+    label,
+    close: async () => {
+      clearInterval(sliceTimer);
+      if (idleTimer) clearTimeout(idleTimer);
+      try {
+        if (!stoppedForIdle) await shell.settle();
+      } finally {
+        slice();
+        heldSince = null;
+        await sandbox.close().catch(() => undefined);
+      }
+    },
+  };
+}
