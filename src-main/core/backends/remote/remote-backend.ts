@@ -12,11 +12,11 @@
 import { randomBytes } from 'node:crypto';
 import type {
   Backend, DeleteResult, EditResult, FileDownloadResponse, FileOperationError, FileUpload, FileUploadResponse,
-  GlobResult, GrepMatch, GrepResult, LinkTarget, LsResult, ReadRawResult, ReadResult, StatResult, WriteResult, FileInfo,
+  GlobResult, GrepMatch, GrepResult, LinkTarget, LsResult, ReadRawResult, ReadResult, StatResult, WriteResult,
 } from '../protocol';
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, MAX_BINARY_READ_BYTES } from '../protocol';
 import { messages } from '../messages';
-import { joinVirtual, normalizeVirtualPath, sortByPath } from '../paths';
+import { joinVirtual, normalizeVirtualPath } from '../paths';
 import { compileGlob, globPatternError } from '../filesystem/glob-match';
 import { applyEdit, decodeUtf8, keepFileConventions, looksBinary, splitLines } from '../text';
 import { SNIFF_BYTES, classifyContent } from '../../media/sniff';
@@ -27,9 +27,9 @@ import { isoTime } from '../filesystem/fs-file-infos';
 import { currentTargetGuard, type GuardedOperation } from '../target-guard';
 import { type SshConnection, SshConnectionError } from './ssh-connection';
 import { shQuote } from '../../text/shell-quote';
-import { FieldReader, LINK, PRELUDE, PROBE, REPLY_MARK, afterMark, isoOfFindTime, parseReply, parseStat, type Reply } from './remote-scripts';
+import { FieldReader, LINK, PRELUDE, PROBE, REPLY_MARK, afterMark, parseReply, parseStat, type Reply } from './remote-scripts';
 import { fileOp } from './remote-file-ops';
-import { globInfos, parseGrepLines, parseTree, walkTree } from './remote-search';
+import { globInfos, listingEntries, parseGrepLines, parseTree, walkTree } from './remote-search';
 
 export interface RemoteBackendOptions {
   connection: SshConnection;
@@ -114,27 +114,6 @@ export class RemoteBackend implements Backend {
     return `Cannot access '${virtual}' on ${this.label}: ${err instanceof Error ? err.message : String(err)}`;
   }
 
-  private statusError(reply: Reply, virtual: string, missing: 'file' | 'path'): string {
-    switch (reply.status) {
-      case 'outside':
-        return messages.outsideRoot(virtual);
-      case 'noroot':
-        return messages.pathNotFound(virtual);
-      case 'missing':
-        return missing === 'file' ? messages.fileNotFound(virtual) : messages.pathNotFound(virtual);
-      case 'isdir':
-        return messages.isDirectory(virtual);
-      case 'notfile':
-        return `'${virtual}' is not a regular file`;
-      case 'denied':
-        return messages.permissionDenied(virtual);
-      case 'notempty':
-        return recordMessages.folderNotEmpty(virtual);
-      default:
-        return `Cannot access '${virtual}' (${[reply.status, ...reply.args].join(' ')})`;
-    }
-  }
-
   /**
    * Normalises a path; when the current tool call has a target guard, resolves it on the
    * remote first and asks the guard when it reaches another file than it names.
@@ -148,7 +127,7 @@ export class RemoteBackend implements Backend {
     const reply = await this.call(fileOp('resolve'), [relOf(virtual)]);
     // A write into folders that do not exist yet makes them (upload): no link on the way leads elsewhere.
     if (reply.status === 'missing' && operation === 'write') return { virtual };
-    if (reply.status !== 'ok' && reply.status !== 'new') return { error: this.statusError(reply, virtual, 'path') };
+    if (reply.status !== 'ok' && reply.status !== 'new') return { error: replyError(reply, virtual, 'path') };
     const root = (await this.probe()).root!;
     const resolved = virtualOfReal(root, reply.payload.toString('utf8'));
     const refused = resolved === null || resolved === virtual ? null : guard.check(operation!, virtual, resolved);
@@ -195,19 +174,8 @@ export class RemoteBackend implements Backend {
         const st = parseStat(reply.args);
         return { entries: st ? [{ path: virtual, size: st.size, modifiedAt: isoTime(st.mtimeMs) }] : [] };
       }
-      if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'path') };
-      const reader = new FieldReader(reply.payload);
-      const entries: FileInfo[] = [];
-      for (;;) {
-        const type = reader.next();
-        if (type === null) break;
-        const size = Number(reader.next() ?? '0');
-        const mtime = reader.next() ?? '0';
-        const name = reader.next() ?? '';
-        const child = joinVirtual(virtual, name);
-        entries.push(type === 'd' ? { path: child + '/', isDir: true } : { path: child, size, modifiedAt: isoOfFindTime(mtime) });
-      }
-      return { entries: sortByPath(entries) };
+      if (reply.status !== 'ok') return { error: replyError(reply, virtual, 'path') };
+      return { entries: listingEntries(reply.payload, virtual) };
     } catch (err) {
       return { error: this.failed(err, virtual) };
     }
@@ -221,7 +189,7 @@ export class RemoteBackend implements Backend {
       virtual = target.virtual;
       const rel = relOf(virtual);
       const reply = await this.call(fileOp('read'), [rel, String(WHOLE_READ_BYTES), '-']);
-      if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
+      if (reply.status !== 'ok') return { error: replyError(reply, virtual, 'file') };
       const st = parseStat(reply.args)!;
       const whole = st.size <= WHOLE_READ_BYTES;
       const times = { ...(st.createdAt !== undefined ? { createdAt: st.createdAt } : {}), modifiedAt: st.modifiedAt };
@@ -232,7 +200,7 @@ export class RemoteBackend implements Backend {
         if (!whole) {
           const all = await this.call(fileOp('read'), [rel, String(MAX_BINARY_READ_BYTES), String(MAX_BINARY_READ_BYTES)]);
           if (all.status === 'toolarge') return { error: messages.binaryTooLarge(virtual, parseStat(all.args)?.size ?? st.size) };
-          if (all.status !== 'ok') return { error: this.statusError(all, virtual, 'file') };
+          if (all.status !== 'ok') return { error: replyError(all, virtual, 'file') };
           bytes = all.payload;
         }
         return { fileData: { content: bytes.toString('base64'), encoding: 'base64', mimeType: kind.mimeType, ...times } };
@@ -250,16 +218,7 @@ export class RemoteBackend implements Backend {
         if ('error' in window) return window;
         ({ lines, total } = window);
       }
-      if (total === 0) return { fileData: { content: '', encoding: 'utf-8', ...times }, totalLines: 0 };
-      if (start >= total) return { error: messages.offsetPastEnd(start, total) };
-      const end = start + lines.length;
-      return {
-        fileData: { content: lines.join('\n'), encoding: 'utf-8', ...times },
-        startLine: start + 1,
-        endLine: end,
-        totalLines: total,
-        ...(end < total ? { nextOffset: end } : {}),
-      };
+      return textWindow(lines, start, total, times);
     } catch (err) {
       return { error: this.failed(err, virtual) };
     }
@@ -268,19 +227,10 @@ export class RemoteBackend implements Backend {
   /** Lines start..start+count-1 (0-based) of a large text file and its line count, read on the remote. */
   private async window(rel: string, virtual: string, start: number, count: number): Promise<{ lines: string[]; total: number } | { error: string }> {
     const reply = await this.call(fileOp('window'), [rel, String(start + 1), String(start + count), String(MAX_WINDOW_BYTES)]);
-    if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
-    const st = parseStat(reply.args)!;
+    if (reply.status !== 'ok') return { error: replyError(reply, virtual, 'file') };
     const nl = reply.payload.indexOf(0x0a);
     const [newlines = '0', last = ''] = reply.payload.subarray(0, nl).toString('utf8').trim().split(/\s+/);
-    const total = Number(newlines) + (st.size > 0 && last !== '0a' ? 1 : 0);
-    let body = reply.payload.subarray(nl + 1);
-    if (body.length >= MAX_WINDOW_BYTES) {
-      // As on disk: a window over the byte cap keeps its whole lines, or cuts a single huge line.
-      const lastNl = body.lastIndexOf(0x0a);
-      if (lastNl >= 0) body = body.subarray(0, lastNl + 1);
-    }
-    const lines = count === 0 ? [] : splitLines(lossy.decode(body)).slice(0, count);
-    return { lines, total };
+    return windowLines(reply.payload.subarray(nl + 1), count, { newlines: Number(newlines), lastByteHex: last, size: parseStat(reply.args)!.size });
   }
 
   async readRaw(inputPath: string): Promise<ReadRawResult> {
@@ -290,7 +240,7 @@ export class RemoteBackend implements Backend {
       if ('error' in target) return target;
       virtual = target.virtual;
       const reply = await this.call(fileOp('read'), [relOf(virtual), String(Number.MAX_SAFE_INTEGER), '-']);
-      if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
+      if (reply.status !== 'ok') return { error: replyError(reply, virtual, 'file') };
       return { data: new Uint8Array(reply.payload) };
     } catch (err) {
       return { error: this.failed(err, virtual) };
@@ -327,7 +277,7 @@ export class RemoteBackend implements Backend {
       const rel = relOf(virtual);
       const reply = await this.call(fileOp('read'), [rel, String(MAX_EDIT_BYTES), String(MAX_EDIT_BYTES)]);
       if (reply.status === 'toolarge') return { error: `'${virtual}' is too large to edit (over 256 MB); use write_file or the shell` };
-      if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'file') };
+      if (reply.status !== 'ok') return { error: replyError(reply, virtual, 'file') };
       const bytes = reply.payload;
       if (looksBinary(bytes)) return { error: messages.binaryEdit(virtual) };
       const text = decodeUtf8(bytes);
@@ -358,7 +308,7 @@ export class RemoteBackend implements Backend {
       return messages.notADirectory(virtualOfReal(root, reply.payload.toString('utf8')) ?? virtual);
     }
     if (reply.status === 'short') return `lost the connection (${this.label}) while writing '${virtual}'; the file was not changed`;
-    return this.statusError(reply, virtual, 'file');
+    return replyError(reply, virtual, 'file');
   }
 
   async delete(inputPath: string): Promise<DeleteResult> {
@@ -372,7 +322,7 @@ export class RemoteBackend implements Backend {
       const parent = virtual.slice(0, slash) || '/';
       const reply = await this.call(fileOp('delete'), [relOf(parent), virtual.slice(slash + 1)]);
       if (reply.status === 'ok') return { path: virtual };
-      return { error: this.statusError(reply, virtual, 'path') };
+      return { error: replyError(reply, virtual, 'path') };
     } catch (err) {
       return { error: this.failed(err, virtual) };
     }
@@ -385,7 +335,7 @@ export class RemoteBackend implements Backend {
       if ('error' in target) return target;
       virtual = target.virtual;
       const reply = await this.call(fileOp('stat'), [relOf(virtual)]);
-      if (reply.status !== 'ok') return { error: this.statusError(reply, virtual, 'path') };
+      if (reply.status !== 'ok') return { error: replyError(reply, virtual, 'path') };
       const st = parseStat(reply.args)!;
       if (st.isDir) return { info: { path: virtual === '/' ? '/' : virtual + '/', isDir: true, modifiedAt: st.modifiedAt }, version: st.version };
       return { info: { path: virtual, size: st.size, modifiedAt: st.modifiedAt }, version: st.version };
@@ -406,7 +356,7 @@ export class RemoteBackend implements Backend {
       const filter = glob ? compileGlob(glob) : null;
       const tree = await this.call(fileOp('tree'), [relOf(virtual)], undefined, this.searchTimeBudgetMs);
       if (tree.status === 'special') return { matches: [], truncated: false };
-      if (tree.status !== 'ok' && tree.status !== 'file') return { error: this.statusError(tree, virtual, 'path') };
+      if (tree.status !== 'ok' && tree.status !== 'file') return { error: replyError(tree, virtual, 'path') };
       const collector = new MatchCollector(limit);
       // A line never holds '\n', so such a pattern cannot match; a NUL cannot be passed to the remote grep and only
       // matches past a text file's first 8 KiB (earlier it makes the file binary): such a search finds nothing here.
@@ -426,7 +376,7 @@ export class RemoteBackend implements Backend {
       if (files.size === 0) return collector.finish(false);
       const list = Buffer.concat([...files.keys()].map((real) => Buffer.from(`${real}\0`, 'utf8')));
       const found = await this.call(fileOp('grep'), [pattern, String(limit + 1), String(this.maxFileBytes)], list, this.searchTimeBudgetMs);
-      if (found.status !== 'ok') return { error: this.statusError(found, virtual, 'path') };
+      if (found.status !== 'ok') return { error: replyError(found, virtual, 'path') };
       const reader = new FieldReader(found.payload);
       while (!reader.done) {
         const real = reader.next();
@@ -451,7 +401,7 @@ export class RemoteBackend implements Backend {
       virtual = target.virtual;
       const tree = await this.call(fileOp('tree'), [relOf(virtual)], undefined, this.searchTimeBudgetMs);
       if (tree.status === 'file' || tree.status === 'special') return { error: messages.notADirectory(virtual) };
-      if (tree.status !== 'ok') return { error: this.statusError(tree, virtual, 'path') };
+      if (tree.status !== 'ok') return { error: replyError(tree, virtual, 'path') };
       return { matches: globInfos(parseTree(tree.payload), virtual, compileGlob(pattern)), truncated: false };
     } catch (err) {
       return { error: this.failed(err, virtual) };
@@ -508,6 +458,58 @@ export class RemoteBackend implements Backend {
   }
 }
 
+/** read()'s result for `lines` of a text file from 0-based line `start`, of `total` lines. */
+export function textWindow(lines: string[], start: number, total: number, times: { createdAt?: string; modifiedAt?: string }): ReadResult {
+  if (total === 0) return { fileData: { content: '', encoding: 'utf-8', ...times }, totalLines: 0 };
+  if (start >= total) return { error: messages.offsetPastEnd(start, total) };
+  const end = start + lines.length;
+  return {
+    fileData: { content: lines.join('\n'), encoding: 'utf-8', ...times },
+    startLine: start + 1,
+    endLine: end,
+    totalLines: total,
+    ...(end < total ? { nextOffset: end } : {}),
+  };
+}
+
+/**
+ * The first `count` lines of a window cut out of a large file on the other side (`sed -n`,
+ * at most MAX_WINDOW_BYTES) and the file's line count, from `wc -l`, its last byte and size.
+ */
+export function windowLines(window: Buffer, count: number, file: { newlines: number; lastByteHex: string; size: number }): { lines: string[]; total: number } {
+  const total = file.newlines + (file.size > 0 && file.lastByteHex !== '0a' ? 1 : 0);
+  let body = window;
+  if (body.length >= MAX_WINDOW_BYTES) {
+    // As on disk: a window over the byte cap keeps its whole lines, or cuts a single huge line.
+    const lastNl = body.lastIndexOf(0x0a);
+    if (lastNl >= 0) body = body.subarray(0, lastNl + 1);
+  }
+  const lines = count === 0 ? [] : splitLines(lossy.decode(body)).slice(0, count);
+  return { lines, total };
+}
+
+/** A script's failure status as the disk backend's error text (`missing`: which not-found message). */
+export function replyError(reply: Reply, virtual: string, missing: 'file' | 'path'): string {
+  switch (reply.status) {
+    case 'outside':
+      return messages.outsideRoot(virtual);
+    case 'noroot':
+      return messages.pathNotFound(virtual);
+    case 'missing':
+      return missing === 'file' ? messages.fileNotFound(virtual) : messages.pathNotFound(virtual);
+    case 'isdir':
+      return messages.isDirectory(virtual);
+    case 'notfile':
+      return `'${virtual}' is not a regular file`;
+    case 'denied':
+      return messages.permissionDenied(virtual);
+    case 'notempty':
+      return recordMessages.folderNotEmpty(virtual);
+    default:
+      return `Cannot access '${virtual}' (${[reply.status, ...reply.args].join(' ')})`;
+  }
+}
+
 class RemoteToolsError extends Error {}
 class RemoteRootMissing extends Error {}
 
@@ -515,12 +517,12 @@ const PRINT_MARK = `printf '%s' ${shQuote(REPLY_MARK)}`;
 
 const lossy = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
-function relOf(virtual: string): string {
+export function relOf(virtual: string): string {
   return virtual === '/' ? '' : virtual.slice(1);
 }
 
 /** The virtual path of a remote real path inside `root`, or null when outside. */
-function virtualOfReal(root: string, real: string): string | null {
+export function virtualOfReal(root: string, real: string): string | null {
   if (real === root) return '/';
   const prefix = root === '/' ? '/' : `${root}/`;
   return real.startsWith(prefix) ? `/${real.slice(prefix.length)}` : null;
@@ -548,14 +550,14 @@ function parseProbe(stdout: Buffer): Probe {
  * What keepFileConventions looks at in the old file (a BOM; CRLF when every line break
  * is CRLF), from UPLOAD's counts: `x<first 3 bytes> <newlines> <line breaks without CR> x<last byte>`.
  */
-function conventionsStandIn(facts: string): string {
+export function conventionsStandIn(facts: string): string {
   const [head = 'x', lfText = '0', bareText = '0'] = facts.trim().split(/\s+/);
   const lf = Number(lfText);
   const bom = head === 'xefbbbf';
   return (bom ? '\uFEFF' : '') + (lf > 0 && Number(bareText) === 0 ? '\r\n' : lf > 0 ? '\n' : '');
 }
 
-function transferError(status: string): FileOperationError {
+export function transferError(status: string): FileOperationError {
   switch (status) {
     case 'missing':
       return 'file_not_found';

@@ -121,7 +121,7 @@ export function remoteCommandEnv(host: RemoteHost, extra: Record<string, string>
 }
 
 /** `export NAME='value'` lines; names that are no shell variable are left out (they could not be set by sh). */
-function exportLines(env: Record<string, string>): string[] {
+export function exportLines(env: Record<string, string>): string[] {
   return Object.entries(env)
     .filter(([name]) => VARIABLE_NAME.test(name))
     .map(([name, value]) => `export ${name}=${shQuote(value)}`);

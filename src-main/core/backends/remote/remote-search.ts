@@ -134,6 +134,22 @@ export function parseGrepLines(output: Buffer): Array<Omit<GrepMatch, 'path'>> {
   return hits;
 }
 
+/** ls's entries of the folder `virtual` from `type\0size\0mtime\0name\0` records (find's %y, %s, %T@), sorted. */
+export function listingEntries(payload: Buffer, virtual: string): FileInfo[] {
+  const reader = new FieldReader(payload);
+  const entries: FileInfo[] = [];
+  for (;;) {
+    const type = reader.next();
+    if (type === null) break;
+    const size = Number(reader.next() ?? '0');
+    const mtime = reader.next() ?? '0';
+    const name = reader.next() ?? '';
+    const child = joinVirtual(virtual, name);
+    entries.push(type === 'd' ? { path: child + '/', isDir: true } : { path: child, size, modifiedAt: isoOfFindTime(mtime) });
+  }
+  return sortByPath(entries);
+}
+
 function baseOf(rel: string): string {
   return rel.slice(rel.lastIndexOf('/') + 1);
 }

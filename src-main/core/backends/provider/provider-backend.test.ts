@@ -1,0 +1,133 @@
+// ProviderBackend's own promises (SPEC §18): file contents never ride on a command line (a
+// file far larger than a command may be round-trips), hostile file names stay data, and an
+// operation costs the round trips provider-backend.ts says.
+
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ProviderSandbox, SandboxExecOptions } from '../../sandbox-providers/provider';
+import { LocalBoxProvider } from '../../sandbox-providers/testing/local-box-provider';
+import { ProviderBackend } from './provider-backend';
+
+const provider = new LocalBoxProvider();
+afterAll(() => provider.dispose());
+
+let sandbox: ProviderSandbox;
+let backend: ProviderBackend;
+/** The longest command the backend sent. */
+let longest = 0;
+
+beforeEach(async () => {
+  sandbox = await provider.create({ labels: {} });
+  const watched: ProviderSandbox = {
+    ...sandbox,
+    id: sandbox.id,
+    provider: sandbox.provider,
+    workdir: sandbox.workdir,
+    execute: (command: string, options: SandboxExecOptions) => {
+      longest = Math.max(longest, Buffer.byteLength(command));
+      return sandbox.execute(command, options);
+    },
+  };
+  backend = new ProviderBackend(watched);
+  longest = 0;
+});
+afterEach(() => provider.remove(sandbox.id));
+
+/** Calls made by `run`, by kind. */
+async function counted<T>(run: () => Promise<T>): Promise<{ result: T; execute: number; upload: number; download: number }> {
+  const before = { ...provider.calls };
+  const result = await run();
+  return { result, execute: provider.calls.execute - before.execute, upload: provider.calls.upload - before.upload, download: provider.calls.download - before.download };
+}
+
+describe('ProviderBackend', () => {
+  it('writes and reads a 12 MB file without its contents on a command line', async () => {
+    const lines = Array.from({ length: 200_000 }, (_, i) => `line ${i + 1} ${'x'.repeat(50)}`);
+    const text = lines.join('\n') + '\n';
+    expect(Buffer.byteLength(text)).toBeGreaterThan(10 * 1024 * 1024);
+    const write = await counted(() => backend.write('/big.txt', text));
+    expect(write.result).toEqual({ path: '/big.txt' });
+    expect(write).toMatchObject({ execute: 1, upload: 1, download: 0 });
+
+    const head = await backend.read('/big.txt', 0, 3);
+    expect(head.fileData?.content).toBe(lines.slice(0, 3).join('\n'));
+    expect(head).toMatchObject({ startLine: 1, endLine: 3, totalLines: 200_000, nextOffset: 3 });
+    const tail = await backend.read('/big.txt', 199_998, 10);
+    expect(tail.fileData?.content).toBe(lines.slice(199_998).join('\n'));
+    expect(tail).toMatchObject({ startLine: 199_999, endLine: 200_000, totalLines: 200_000 });
+    expect(tail.nextOffset).toBeUndefined();
+
+    const raw = await backend.readRaw('/big.txt');
+    expect(Buffer.from(raw.data ?? new Uint8Array()).equals(Buffer.from(text))).toBe(true);
+    const [down] = await backend.downloadFiles(['/big.txt']);
+    expect(down?.content?.length).toBe(Buffer.byteLength(text));
+    // Far below a file's size and below Linux's 128 KiB limit for one argument.
+    expect(longest).toBeLessThan(16 * 1024);
+  });
+
+  it('keeps a file name with spaces, quotes, $() and a leading - as data', async () => {
+    const name = `-n $(cd;touch pwned) 'q' "d" \`cd;touch pwned2\`.txt`;
+    const path = `/dir -x/${name}`;
+    expect(await backend.write(path, 'needle one\n')).toEqual({ path });
+    expect((await backend.read(path)).fileData?.content).toBe('needle one');
+    expect(await backend.edit(path, 'one', 'two')).toEqual({ path, occurrences: 1 });
+    expect((await backend.ls('/dir -x')).entries?.map((e) => e.path)).toEqual([path]);
+    expect((await backend.grep('needle', '/')).matches).toEqual([{ path, line: 1, text: 'needle two' }]);
+    expect((await backend.glob('*.txt')).matches?.map((m) => m.path)).toEqual([path]);
+    expect((await backend.stat(path)).info?.path).toBe(path);
+    expect(await backend.uploadFiles([{ path, content: Buffer.from('bytes') }])).toEqual([{ path }]);
+    expect(Buffer.from((await backend.readRaw(path)).data ?? []).toString()).toBe('bytes');
+    expect(await backend.delete(path)).toEqual({ path });
+    const home = await sandbox.execute('ls -A "$HOME"; ls -A /tmp', { timeoutMs: 10_000 });
+    expect(home.output).not.toContain('pwned');
+    expect((await backend.ls('/')).entries?.map((e) => e.path)).toEqual(['/dir -x/']);
+  });
+
+  it('refuses a path that leads outside the workdir through a symlink, as the disk backend words it', async () => {
+    await sandbox.execute('mkdir -p /tmp/outside && echo secret > /tmp/outside/s.txt && ln -s /tmp/outside out', { timeoutMs: 10_000 });
+    const outside = "Path '/out/s.txt' is outside the project folder";
+    expect((await backend.read('/out/s.txt')).error).toBe(outside);
+    expect((await backend.readRaw('/out/s.txt')).error).toBe(outside);
+    expect((await backend.write('/out/s.txt', 'x')).error).toBe(outside);
+    expect((await backend.write('/out/new.txt', 'x')).error).toBe("Path '/out/new.txt' is outside the project folder");
+    expect((await backend.edit('/out/s.txt', 'secret', 'x')).error).toBe(outside);
+    expect((await backend.downloadFiles(['/out/s.txt']))[0]?.error).toBe('invalid_path');
+    expect((await backend.uploadFiles([{ path: '/out/s.txt', content: Buffer.from('x') }]))[0]?.error).toBe('invalid_path');
+    const still = await sandbox.execute('cat /tmp/outside/s.txt; ls /tmp/outside', { timeoutMs: 10_000 });
+    expect(still.output).toBe('secret\ns.txt\n');
+  });
+
+  it('costs one call per operation where it can, a batch included', async () => {
+    await backend.write('/a.txt', 'one\n');
+    expect(await counted(() => backend.ls('/'))).toMatchObject({ execute: 1, upload: 0, download: 0 });
+    expect(await counted(() => backend.read('/a.txt'))).toMatchObject({ execute: 1, download: 1 });
+    expect(await counted(() => backend.edit('/a.txt', 'one', 'two'))).toMatchObject({ execute: 1, upload: 1, download: 1 });
+    expect(await counted(() => backend.glob('*.txt'))).toMatchObject({ execute: 1 });
+    expect(await counted(() => backend.grep('two'))).toMatchObject({ execute: 2 });
+    const files = Array.from({ length: 20 }, (_, i) => ({ path: `/batch/f${i}.bin`, content: Buffer.from(`file ${i}`) }));
+    expect(await counted(() => backend.uploadFiles(files))).toMatchObject({ execute: 1, upload: 1 });
+    expect(await counted(() => backend.downloadFiles(files.map((f) => f.path)))).toMatchObject({ execute: 1, download: 1 });
+  });
+
+  it('runs commands in the workdir with the local shell result conventions', async () => {
+    expect(backend.id).toBe(`daytona:${sandbox.id}`);
+    const ok = await backend.execute('pwd; echo "$CI"; echo err >&2');
+    expect(ok).toEqual({ output: `${sandbox.workdir}\n1\nerr`, exitCode: 0, truncated: false });
+    expect((await backend.execute('exit 3')).exitCode).toBe(3);
+    const slow = await backend.execute('echo start; sleep 30', { timeoutS: 1 });
+    expect(slow).toMatchObject({ exitCode: 124, timedOut: true, output: 'start\n[Command timed out after 1 second and was killed]' });
+    const big = await backend.execute('head -c 300000 /dev/zero | tr "\\0" a');
+    expect(big.truncated).toBe(true);
+    expect(big.output).toContain('bytes of output truncated');
+  });
+
+  it('gives a provider failure as an error, never a throw', async () => {
+    await provider.remove(sandbox.id);
+    const gone = `the sandbox ${sandbox.id} is gone`;
+    expect((await backend.read('/a.txt')).error).toBe(gone);
+    expect((await backend.write('/a.txt', 'x')).error).toBe(gone);
+    expect((await backend.grep('x')).error).toBe(gone);
+    expect(await backend.execute('echo hi')).toMatchObject({ output: `Error: ${gone}` });
+    expect((await backend.downloadFiles(['/a.txt']))[0]?.error).toBe('permission_denied');
+    sandbox = await provider.create({ labels: {} });
+  });
+});
