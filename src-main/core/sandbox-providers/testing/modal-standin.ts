@@ -4,9 +4,11 @@
 // served from the SDK's own generated ts-proto definitions, so paths and message shapes are the
 // installed SDK's. Every method answers; those Deepdesk does not use answer UNIMPLEMENTED.
 // How close: V2 sandbox lifecycle, tags, list paging, exec with stdio as offset-resumable streams
-// that end at EOF and outlive the process, `timeout_secs` killing the command's whole tree (its
-// pid namespace), and the private file helper's JSON protocol and error kinds (WriteFile,
-// ReadFile, MakeDirectory). What it cannot show: images (any tag gives the same box: the host's
+// that end at EOF and outlive the process, an exec ending when its command does while what it
+// left running lives on (as in one shared container), `timeout_secs` killing everything the
+// exec started, and the private file helper's JSON protocol and error kinds (WriteFile,
+// ReadFile, MakeDirectory). Every exec is its own box process here (its own pid namespace), so
+// one exec cannot see or signal another's processes, which a real container allows. What it cannot show: images (any tag gives the same box: the host's
 // /usr, read-only outside /root and /tmp, no network), root's powers, a command's stdin
 // streamed while it runs (LocalBox gives it EOF at once), idle timeouts, snapshots, Modal's
 // exact error texts (the codes are real: UNAUTHENTICATED, RESOURCE_EXHAUSTED, NOT_FOUND), and
