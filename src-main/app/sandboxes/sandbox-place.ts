@@ -164,7 +164,7 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
     idleTimer.unref();
   };
 
-  const backend = new ProviderBackend({ sandbox });
+  const backend = new ProviderBackend(sandbox);
   const local = new FilesystemBackend({ rootDir: record.folder });
   let current = manifest;
   const shell = new BringBackBackend({

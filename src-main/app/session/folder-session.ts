@@ -31,7 +31,9 @@ import { SettingsService } from '../settings/settings-service';
 import { RunAudit } from '../telemetry/run-audit';
 import { openSessionExtensions, type SessionExtensions } from './session-extensions';
 import { sessionModels, type ModelFlags, type ModelWording, type SessionModels } from './session-models';
-import { openSessionPlace, type PlaceRequest, type SessionPlace } from './session-place';
+import { openSessionPlace, placeContained, type PlaceRequest, type SessionPlace } from './session-place';
+import { folderLocationText } from '../folders/folder-location';
+import { ThreadStore } from '../threads/thread-store';
 import { ThreadService, type ThreadServiceEvent } from './thread-service';
 
 /** A client's flags: each applies to this session only, over what Settings saved. */
@@ -126,7 +128,19 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
   try {
     const settings = new SettingsService(dataDir, context.secrets, { onProblem: context.notice });
     opened.push(() => settings.close());
-    const place = await openSessionPlace(request.place, { dataDir, env, say });
+    // Sandbox time goes to the ledger, which opens after the place (it is told the place's kind).
+    let ledgerOf: RunAudit | undefined;
+    const place = await openSessionPlace(request.place, {
+      dataDir,
+      env,
+      say,
+      sandboxes: {
+        db,
+        settings: () => settings.raw().sandboxes ?? {},
+        savedKeys: () => settings.sandboxKeys(),
+        recordTime: (slice) => ledgerOf?.ledger.recordSandboxTime({ ...slice, threadId: latestThreadOf(db, request.place), folder: placeText(request.place) }),
+      },
+    });
     opened.push(() => place.close());
     // A remote folder's own configuration is not read (SPEC §13): an empty local stand-in, so the person's own still loads.
     const configFolder = place.localPath ?? remoteConfigStandIn(dataDir);
@@ -165,10 +179,11 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
       env,
       folder: place.text,
       ...(place.localPath !== undefined ? { localFolder: place.localPath } : {}),
-      sandboxType: place.sandbox?.kind ?? 'none',
+      sandboxType: place.provider?.name ?? place.sandbox?.kind ?? 'none',
       version: context.version,
       settings: () => settings.raw(),
     });
+    ledgerOf = audit;
     opened.push(() => audit.close());
     const modes = policy.mode === 'saved' ? new ModeService(dataDir, place.text, place.sandboxStatus, { onProblem: context.notice }) : undefined;
     if (modes) opened.push(() => modes.close());
@@ -176,7 +191,8 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     const mode = (): ApprovalMode => fixedMode ?? modes!.current();
     const models = sessionModels({ flags, env, wording: policy.wording, settings: () => settings.raw(), apiKeyFor: (provider) => settings.apiKeyFor(provider) });
     const rules = () => withClaudeRules(extensions.extensions.claudeRules(), settings.raw().rules as PermissionRule[]);
-    const hooksFolder = place.localPath;
+    // A sandbox folder's hooks would have to run in the sandbox, as a remote folder's on the remote: none run.
+    const hooksFolder = place.provider ? undefined : place.localPath;
     const transcripts = transcriptWriter(transcriptsDir(dataDir));
 
     return {
@@ -211,7 +227,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
           threadCost: (threadId) => audit.threadCost(threadId),
           mode,
-          sandboxAvailable: () => place.sandbox !== undefined,
+          sandboxAvailable: () => placeContained(place),
           checkpoints: recorder,
           checkpointStore,
           mcp: extensions.hub,
@@ -227,4 +243,13 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     await closeAll();
     throw err;
   }
+}
+
+function placeText(place: PlaceRequest): string {
+  return place.kind === 'opened-remote' ? place.url : folderLocationText(place);
+}
+
+/** The thread of this folder that ran last: sandbox time is counted to it. */
+function latestThreadOf(db: Database.Database, place: PlaceRequest): string | null {
+  return new ThreadStore(db).latestIn(placeText(place)) ?? null;
 }

@@ -23,6 +23,7 @@ import { openWithSystem } from '../open-external';
 import type { SecretStore } from '../secret-store';
 import { ThreadStore } from '../threads/thread-store';
 import { givenFlags, openFolderSession, type FolderSession } from './folder-session';
+import { placeContained } from './session-place';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
 import { ModelConfigError } from '../../core/models/errors';
@@ -210,7 +211,7 @@ function subagentNamed(session: FolderSession, name: string): SubagentSpec {
 /** What must hold before a run's first step: auto mode (flag or saved) has its sandbox; the MCP servers started, what did not load told in one line each (SPEC §9–§11). */
 async function readyForRun(session: FolderSession, say: (line: string) => void): Promise<void> {
   const { place, extensions } = session;
-  if (session.mode() === 'auto' && place.sandbox === undefined) {
+  if (session.mode() === 'auto' && !placeContained(place)) {
     const status = place.sandboxStatus;
     throw new ContractError(`--mode auto needs a sandbox, and none is available: ${status.available ? 'it could not be set up' : status.reason}`, 'bad_request');
   }

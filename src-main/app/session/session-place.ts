@@ -47,6 +47,11 @@ export interface SessionPlace {
   close(): Promise<void>;
 }
 
+/** Whether the folder's commands are contained: an OS sandbox here or on the remote, or a provider's sandbox. */
+export function placeContained(place: SessionPlace): boolean {
+  return place.sandbox !== undefined || place.provider !== undefined;
+}
+
 /** What a client asks to open: a location, or a remote folder it opened already (the window's Open remote folder). */
 export type PlaceRequest = FolderLocation | { kind: 'opened-remote'; remote: RemoteAppFolder; url: string };
 

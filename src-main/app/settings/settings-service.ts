@@ -6,6 +6,7 @@
 // what other windows saved) and is in memory only once it is on disk, and a save by another
 // process reaches onChange listeners.
 
+import { PROVIDER_VARIABLES } from '../../core/sandbox-providers/registry';
 import { join } from 'node:path';
 import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
@@ -159,6 +160,27 @@ export class SettingsService {
     return stored;
   }
 
+  /** Settings › Sandboxes keys by the provider's variable name (`DAYTONA_API_KEY`), those saved. */
+  async sandboxKeys(): Promise<Record<string, string | undefined>> {
+    const keys: Record<string, string | undefined> = {};
+    for (const variable of SANDBOX_KEY_VARIABLES) {
+      const stored = await this.secrets.get(sandboxKeyName(variable));
+      withholdFromCommands(stored);
+      if (stored !== undefined) keys[variable] = stored;
+    }
+    return keys;
+  }
+
+  /** Saves (or, empty, forgets) a provider's key, kept as the model keys are. */
+  async setSandboxKey(variable: string, value: string): Promise<Settings> {
+    if (!SANDBOX_KEY_VARIABLES.includes(variable)) throw new Error(`not a sandbox provider's key: ${variable}`);
+    if (value.trim() === '') await this.secrets.delete(sandboxKeyName(variable));
+    else await this.secrets.set(sandboxKeyName(variable), value.trim());
+    withholdFromCommands(value);
+    if (this.secrets.onChange === undefined) await this.notify();
+    return this.get();
+  }
+
   close(): void {
     this.stopSecrets?.();
     this.store.close();
@@ -178,4 +200,11 @@ function keyName(provider: ProviderName): string {
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Every provider's key variables (core/sandbox-providers/registry.ts), saved under `sandbox:<VARIABLE>`. */
+const SANDBOX_KEY_VARIABLES: readonly string[] = Object.values(PROVIDER_VARIABLES).flatMap((v) => v.keys);
+
+function sandboxKeyName(variable: string): string {
+  return `sandbox:${variable}`;
 }

@@ -214,6 +214,7 @@ export class ThreadStore {
       setTitleIfEmpty: db.prepare("UPDATE threads SET title = ? WHERE id = ? AND title = ''"),
       delete: db.prepare('DELETE FROM threads WHERE id = ?'),
       inFolder: db.prepare<[{ folder: string }], { id: string; folder: string }>("SELECT id, folder FROM threads WHERE folder = @folder OR substr(folder, 1, length(@folder) + 1) = @folder || '/'"),
+      latest: db.prepare<[string], { id: string }>('SELECT id FROM threads WHERE folder = ? ORDER BY updated_at DESC, id LIMIT 1'),
       move: db.prepare('UPDATE threads SET folder = ?, worktree_json = ? WHERE id = ?'),
       deleteMessages: db.prepare('DELETE FROM thread_messages WHERE thread_id = ?'),
       files: db.prepare<[string], { mount: string; path: string; version: number; file_json: string }>(
@@ -424,6 +425,11 @@ export class ThreadStore {
   /** The threads whose folder is `folder` or lies inside it. */
   threadsIn(folder: string): Array<{ id: string; folder: string }> {
     return this.stmts.inFolder.all({ folder });
+  }
+
+  /** The thread of exactly `folder` that was saved last. */
+  latestIn(folder: string): string | undefined {
+    return this.stmts.latest.get(folder)?.id;
   }
 
   /**
