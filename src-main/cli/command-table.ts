@@ -11,6 +11,9 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 /** `--mount /PREFIX/=SPEC`, on the commands that open a mount table (run, serve, tools, acp). */
 export const MOUNT_OPTIONS = { mount: { type: 'string', multiple: true } } as const satisfies Options;
 
+/** `--sandbox PROVIDER` and `--sandbox-id ID` (SPEC §18), on run, serve and acp. */
+export const SANDBOX_OPTIONS = { sandbox: { type: 'string' }, 'sandbox-id': { type: 'string' } } as const satisfies Options;
+
 export const COMMAND_OPTIONS = {
   tools: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS },
   memories: COMMON_OPTIONS,
@@ -30,9 +33,10 @@ export const COMMAND_OPTIONS = {
     worktree: { type: 'string' },
     'carry-changes': { type: 'boolean' },
     'print-request': { type: 'boolean' },
+    ...SANDBOX_OPTIONS,
     ...MOUNT_OPTIONS,
   },
-  serve: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } },
+  serve: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS, ...SANDBOX_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } },
   checkpoints: { ...COMMON_OPTIONS, thread: { type: 'string' }, force: { type: 'boolean' } },
   mcp: {
     ...COMMON_OPTIONS,
@@ -50,6 +54,7 @@ export const COMMAND_OPTIONS = {
   plugin: { ...COMMON_OPTIONS, yes: { type: 'boolean' } },
   acp: {
     ...COMMON_OPTIONS,
+    ...SANDBOX_OPTIONS,
     trust: { type: 'boolean' },
     'mcp-config': { type: 'string', multiple: true },
     'context-window': { type: 'string' },

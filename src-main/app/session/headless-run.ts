@@ -24,6 +24,9 @@ import type { SecretStore } from '../secret-store';
 import { ThreadStore } from '../threads/thread-store';
 import { givenFlags, openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';
+import type { SandboxProviderName } from '../../core/sandbox-providers/provider';
+import { sandboxFolderFor } from '../sandboxes/sandbox-folder';
+import { SettingsService } from '../settings/settings-service';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
 import { ModelConfigError } from '../../core/models/errors';
@@ -58,6 +61,8 @@ export interface HeadlessRunRequest {
   cwd: string;
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
   env: NodeJS.ProcessEnv;
+  /** `--sandbox PROVIDER [--sandbox-id ID]`: the thread works in a worktree of the folder, in the provider's sandbox (SPEC §18). */
+  sandbox?: { provider: SandboxProviderName; id?: string };
 }
 
 export interface HeadlessRunIo {
@@ -94,8 +99,9 @@ export interface HeadlessRunContext {
  * is bad usage (a bad model spec, a slash command that means nothing here, `--mode auto`
  * without a sandbox, a bad mention), and with the error itself for the rest.
  */
-export async function startHeadlessRun(request: HeadlessRunRequest, context: HeadlessRunContext, io: HeadlessRunIo): Promise<HeadlessRun> {
+export async function startHeadlessRun(given: HeadlessRunRequest, context: HeadlessRunContext, io: HeadlessRunIo): Promise<HeadlessRun> {
   const { db } = context;
+  const request = await inSandboxFolder(given, context);
   const session = await openRunSession(request, context, io.say);
   try {
     const agent = request.agent === undefined ? undefined : subagentNamed(session, request.agent);
@@ -158,6 +164,7 @@ export interface HeadlessRequestPreview {
  * or saving a thread; no key is needed. The prompt goes through the same input pipeline.
  */
 export async function previewHeadlessRequest(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<HeadlessRequestPreview> {
+  if (request.sandbox !== undefined) throw new ContractError('--print-request shows the request and starts no run: it makes no sandbox', 'bad_request');
   const session = await openRunSession(request, context, say);
   try {
     let model: ChatModel;
@@ -183,6 +190,29 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
     }
   } finally {
     await session.close();
+  }
+}
+
+/** A `--sandbox` run's folder: the worktree that runs in the sandbox (made, or found again by the sandbox's id). */
+async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRunContext): Promise<HeadlessRunRequest> {
+  if (request.sandbox === undefined) return request;
+  const location = parseFolderLocation(request.folder, request.cwd);
+  if (location.kind !== 'local') throw new ContractError(`--sandbox: a sandbox thread starts from a local folder, not ${request.folder}`, 'bad_request');
+  const settings = new SettingsService(context.dataDir, context.secrets, { readOnly: true });
+  try {
+    const made = await sandboxFolderFor({
+      dataDir: context.dataDir,
+      db: context.db,
+      folder: location.path,
+      provider: request.sandbox.provider,
+      ...(request.sandbox.id !== undefined ? { sandboxId: request.sandbox.id } : {}),
+      env: request.env,
+      savedKeys: () => settings.sandboxKeys(),
+      nameHint: request.prompt,
+    });
+    return { ...request, folder: made.threadFolder };
+  } finally {
+    settings.close();
   }
 }
 
