@@ -56,7 +56,7 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
 
   /** The workdir is `workspace` in the sandbox user's home, made when missing. */
   async function open(sb: Sandbox): Promise<ProviderSandbox> {
-    const made = await sb.process.executeCommand('cd && mkdir -p workspace && cd workspace && pwd', undefined, undefined, 60);
+    const made = await sb.process.executeCommand('cd -- "${HOME:-/home/daytona}" && mkdir -p workspace && cd workspace && pwd', undefined, undefined, 60);
     const workdir = made.result.trim().split('\n').pop() ?? '';
     if (made.exitCode !== 0 || !workdir.startsWith('/')) throw new SandboxProviderError(`Daytona could not make the workspace folder: ${clean(made.result)}`, 'failed', 'daytona');
     return daytonaSandbox(sb, workdir, (err) => sandboxFailure(err, sb.id));
@@ -182,8 +182,7 @@ function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unkn
         sessionOpen = true;
         const { cmdId } = await sb.process.executeSessionCommand(session, { command: wrapped, runAsync: true });
         if (cmdId === undefined) throw new Error('Daytona started the command without an id.');
-        // Output follows over the logs WebSocket; the exit code is polled, and if the stream
-        // failed or never closed the full log is read once the command has ended.
+        // Output follows over the logs WebSocket while the exit code is polled.
         const follow: { state: 'open' | 'ok' | 'failed' } = { state: 'open' };
         const streamed = sb.process.getSessionCommandLogs(session, cmdId, take, take).then(
           () => void (follow.state = 'ok'),
@@ -203,12 +202,10 @@ function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unkn
         }
         if (exitCode !== undefined) {
           if (follow.state === 'open') await Promise.race([streamed, delay(1_000)]);
-          if (follow.state !== 'ok') {
-            const full = combined(await sb.process.getSessionCommandLogs(session, cmdId));
-            if (full.startsWith(output)) options.onOutput?.(full.slice(output.length));
-            output = full;
-          }
-          return { output, exitCode, timedOut: false };
+          // The stored log is the whole output even when the stream failed or closed early.
+          const full = combined(await sb.process.getSessionCommandLogs(session, cmdId));
+          if (full.length > output.length && full.startsWith(output)) options.onOutput?.(full.slice(output.length));
+          return { output: full.length >= output.length ? full : output, exitCode, timedOut: false };
         }
         // Deleting the session is what ends the command's whole tree.
         sessionOpen = false;
