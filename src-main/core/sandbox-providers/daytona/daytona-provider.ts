@@ -1,0 +1,434 @@
+// Daytona (SPEC §18) over its official SDK, @daytonaio/sdk. A command runs in a session of its
+// own: the toolbox's plain `/process/execute` neither streams nor can be cancelled, while a
+// session's command streams its output and deleting the session ends its whole process tree
+// (the daemon signals the session shell's process group and every descendant) — which is how
+// a timeout and a cancel end background children too.
+
+import { randomUUID } from 'node:crypto';
+import type { Daytona, Sandbox } from '@daytonaio/sdk';
+import type {
+  ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider,
+  SandboxSpec,
+} from '../provider';
+import { SandboxProviderError, credential, missingCredentials } from '../provider';
+
+const DEFAULT_API_URL = 'https://app.daytona.io/api';
+/** The label the SDK adds to every sandbox it creates: not Deepdesk's. */
+const SDK_LABEL = 'code-toolbox-language';
+/** Seconds the SDK waits for a sandbox to be started (an image may be built first). */
+const START_TIMEOUT_S = 300;
+/** Bytes per bulk upload call (its multipart body is held in memory). */
+const UPLOAD_BATCH_BYTES = 64 * 1024 * 1024;
+/** Length of one chmod command line, well below any ARG_MAX. */
+const CHMOD_LINE = 64 * 1024;
+const GONE_STATES = new Set(['destroyed', 'destroying', 'error', 'build_failed']);
+
+export function createDaytonaProvider(credentials: ProviderCredentials): SandboxProvider {
+  const apiKey = credential(credentials, 'DAYTONA_API_KEY');
+  if (apiKey === undefined) throw missingCredentials('daytona', ['DAYTONA_API_KEY']);
+  const apiUrl = credential(credentials, 'DAYTONA_API_URL') ?? credential(credentials, 'DAYTONA_SERVER_URL') ?? DEFAULT_API_URL;
+  const target = credential(credentials, 'DAYTONA_TARGET');
+  let client: Promise<Daytona> | undefined;
+  // Everything is passed explicitly (so the SDK's reading of the cwd's .env files cannot
+  // redirect the key), and state is polled: no events socket.
+  const daytona = (): Promise<Daytona> =>
+    (client ??= import('@daytonaio/sdk').then((sdk) => new sdk.Daytona({ apiKey, apiUrl, target, useDeprecatedPolling: true })).catch((err: unknown) => {
+      client = undefined;
+      throw failure(err);
+    }));
+
+  const failure = (err: unknown, sandboxId?: string): SandboxProviderError => describeFailure(err, apiUrl, sandboxId);
+
+  /** An error from a call on one sandbox: `gone` when the main API no longer has it running. */
+  async function sandboxFailure(err: unknown, id: string): Promise<SandboxProviderError> {
+    const mapped = failure(err, id);
+    if (mapped.reason === 'auth' || mapped.reason === 'credentials' || mapped.reason === 'quota' || mapped.reason === 'gone') return mapped;
+    try {
+      const sb = await (await daytona()).get(id);
+      if (GONE_STATES.has(sb.state ?? '')) return goneError(id);
+      if (sb.state !== 'started') return new SandboxProviderError(`The Daytona sandbox ${id} is ${clean(sb.state ?? 'not started')}, not running: ${mapped.message}`, 'failed', 'daytona');
+    } catch (check) {
+      const checked = failure(check, id);
+      if (checked.reason === 'gone') return checked;
+    }
+    return mapped;
+  }
+
+  /** The workdir is `workspace` in the sandbox user's home, made when missing. */
+  async function open(sb: Sandbox): Promise<ProviderSandbox> {
+    const made = await sb.process.executeCommand('cd -- "${HOME:-/home/daytona}" && mkdir -p workspace && cd workspace && pwd', undefined, undefined, 60);
+    const workdir = made.result.trim().split('\n').pop() ?? '';
+    if (made.exitCode !== 0 || !workdir.startsWith('/')) throw new SandboxProviderError(`Daytona could not make the workspace folder: ${clean(made.result)}`, 'failed', 'daytona');
+    return daytonaSandbox(sb, workdir, (err) => sandboxFailure(err, sb.id));
+  }
+
+  async function get(id: string): Promise<Sandbox> {
+    try {
+      return await (await daytona()).get(id);
+    } catch (err) {
+      throw failure(err, id);
+    }
+  }
+
+  return {
+    name: 'daytona',
+    capabilities: { reattach: true, resume: true, snapshots: true, resources: true, idleTimeout: true },
+
+    async create(spec: SandboxSpec, signal?: AbortSignal): Promise<ProviderSandbox> {
+      const d = await daytona();
+      signal?.throwIfAborted();
+      const labels = { ...spec.labels, deepdesk: '1' };
+      const autoStopInterval = spec.idleTimeoutMin === undefined ? undefined : Math.max(1, Math.ceil(spec.idleTimeoutMin));
+      const image = spec.image !== undefined && /[:/]/.test(spec.image) ? spec.image : undefined;
+      const resources = spec.cpu !== undefined || spec.memoryGiB !== undefined ? { cpu: spec.cpu, memory: spec.memoryGiB } : undefined;
+      const creating = image !== undefined
+        ? d.create({ image, labels, autoStopInterval, resources }, { timeout: START_TIMEOUT_S })
+        : d.create({ snapshot: spec.image, labels, autoStopInterval }, { timeout: START_TIMEOUT_S });
+      let sb: Sandbox;
+      try {
+        sb = await untilAborted(creating, signal, (late) => void late.delete().catch(() => undefined));
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        throw failure(err);
+      }
+      try {
+        return await open(sb);
+      } catch (err) {
+        throw await sandboxFailure(err, sb.id);
+      }
+    },
+
+    async attach(id: string, signal?: AbortSignal): Promise<ProviderSandbox> {
+      const sb = await untilAborted(get(id), signal);
+      try {
+        if (GONE_STATES.has(sb.state ?? '')) throw goneError(id);
+        if (sb.state === 'stopping') await sb.waitUntilStopped(START_TIMEOUT_S);
+        if (sb.state !== 'started') await untilAborted(sb.start(START_TIMEOUT_S), signal);
+        return await open(sb);
+      } catch (err) {
+        if (signal?.aborted || err instanceof SandboxProviderError) throw err;
+        throw await sandboxFailure(err, id);
+      }
+    },
+
+    async list(signal?: AbortSignal): Promise<SandboxInfo[]> {
+      const d = await daytona();
+      const found: SandboxInfo[] = [];
+      try {
+        for await (const sb of d.list({ labels: { deepdesk: '1' } })) {
+          signal?.throwIfAborted();
+          const labels = { ...sb.labels };
+          delete labels[SDK_LABEL];
+          found.push({ id: sb.id, provider: 'daytona', state: stateWord(sb.state), labels, createdAt: sb.createdAt });
+        }
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        throw failure(err);
+      }
+      return found;
+    },
+
+    async stop(id: string, signal?: AbortSignal): Promise<void> {
+      const sb = await untilAborted(get(id), signal);
+      if (sb.state === 'stopped' || sb.state === 'archived') return;
+      try {
+        await untilAborted(sb.stop(), signal);
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        throw failure(err, id);
+      }
+    },
+
+    async remove(id: string, signal?: AbortSignal): Promise<void> {
+      const sb = await untilAborted(get(id), signal);
+      try {
+        await untilAborted(sb.delete(), signal);
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        throw failure(err, id);
+      }
+    },
+  };
+}
+
+function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unknown) => Promise<SandboxProviderError>): ProviderSandbox {
+  return {
+    id: sb.id,
+    provider: 'daytona',
+    workdir,
+
+    async execute(command: string, options: SandboxExecOptions): Promise<SandboxExecResult> {
+      if (options.signal?.aborted) return { output: '', exitCode: null, timedOut: false };
+      const session = `deepdesk-${randomUUID()}`;
+      let output = '';
+      const take = (text: string): void => {
+        output += text;
+        options.onOutput?.(text);
+      };
+      // The session's shell reads the command from a file; a shell of its own keeps `exit`
+      // and syntax errors inside it, and stdin is closed as in a local run (a session
+      // command's stdin stays open for input otherwise).
+      const wrapped = `cd ${shellQuote(options.cwd ?? workdir)} && "$(command -v bash || command -v sh)" -c ${shellQuote(command)} < /dev/null`;
+      let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
+      const ended = new Promise<'timeout' | 'abort'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), options.timeoutMs);
+        onAbort = () => resolve('abort');
+        options.signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      let sessionOpen = false;
+      try {
+        await sb.process.createSession(session);
+        sessionOpen = true;
+        const { cmdId } = await sb.process.executeSessionCommand(session, { command: wrapped, runAsync: true });
+        if (cmdId === undefined) throw new Error('Daytona started the command without an id.');
+        // Output follows over the logs WebSocket while the exit code is polled.
+        const follow: { state: 'open' | 'ok' | 'failed' } = { state: 'open' };
+        const streamed = sb.process.getSessionCommandLogs(session, cmdId, take, take).then(
+          () => void (follow.state = 'ok'),
+          () => void (follow.state = 'failed'),
+        );
+        let first: 'tick' | 'timeout' | 'abort' = 'tick';
+        let exitCode: number | undefined;
+        while (first === 'tick') {
+          const cmd = await sb.process.getSessionCommand(session, cmdId);
+          if (cmd.exitCode !== undefined && cmd.exitCode !== null) {
+            exitCode = cmd.exitCode;
+            break;
+          }
+          const waits: Array<Promise<'tick' | 'timeout' | 'abort'>> = [ended, delay(follow.state === 'open' ? 250 : 100).then(() => 'tick' as const)];
+          if (follow.state === 'open') waits.push(streamed.then(() => 'tick' as const));
+          first = await Promise.race(waits);
+        }
+        if (exitCode !== undefined) {
+          if (follow.state === 'open') await Promise.race([streamed, delay(1_000)]);
+          // The stored log is the whole output even when the stream failed or closed early.
+          const full = combined(await sb.process.getSessionCommandLogs(session, cmdId));
+          if (full.length > output.length && full.startsWith(output)) options.onOutput?.(full.slice(output.length));
+          return { output: full.length >= output.length ? full : output, exitCode, timedOut: false };
+        }
+        // Deleting the session is what ends the command's whole tree.
+        sessionOpen = false;
+        await sb.process.deleteSession(session);
+        return first === 'timeout' ? { output, exitCode: 124, timedOut: true } : { output, exitCode: null, timedOut: false };
+      } catch (err) {
+        throw await sandboxFailure(err);
+      } finally {
+        clearTimeout(timer);
+        if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+        // Also ends what the command left running in the background.
+        if (sessionOpen) await sb.process.deleteSession(session).catch(() => undefined);
+      }
+    },
+
+    async upload(files: readonly SandboxFileUpload[], signal?: AbortSignal): Promise<Array<{ path: string; error?: SandboxFileError }>> {
+      const results = new Map<SandboxFileUpload, SandboxFileError | undefined>();
+      const valid = files.filter((f) => {
+        if (f.path.startsWith('/') && !f.path.includes('\0')) return true;
+        results.set(f, 'invalid_path');
+        return false;
+      });
+      try {
+        for (const batch of batches(valid)) {
+          signal?.throwIfAborted();
+          const errors = await uploadBatch(sb, batch);
+          batch.forEach((f) => results.set(f, errors.get(f.path)));
+        }
+        const modes = new Map<number, string[]>();
+        for (const f of valid) if (f.mode !== undefined && results.get(f) === undefined) modes.set(f.mode & 0o7777, [...(modes.get(f.mode & 0o7777) ?? []), f.path]);
+        for (const [mode, paths] of modes) {
+          for (const line of chmodLines(mode, paths)) {
+            signal?.throwIfAborted();
+            await sb.process.executeCommand(line, undefined, undefined, 120);
+          }
+        }
+      } catch (err) {
+        if (signal?.aborted) throw err;
+        throw await sandboxFailure(err);
+      }
+      return files.map((f) => {
+        const error = results.get(f);
+        return error === undefined ? { path: f.path } : { path: f.path, error };
+      });
+    },
+
+    async download(paths: readonly string[], signal?: AbortSignal): Promise<SandboxFileDownload[]> {
+      if (paths.length === 0) return [];
+      signal?.throwIfAborted();
+      const asked = [...new Set(paths.filter((p) => p.startsWith('/') && !p.includes('\0')))];
+      let got: Awaited<ReturnType<Sandbox['fs']['downloadFiles']>> = [];
+      try {
+        if (asked.length > 0) got = await sb.fs.downloadFiles(asked.map((source) => ({ source })));
+      } catch (err) {
+        throw await sandboxFailure(err);
+      }
+      const bySource = new Map(got.map((r) => [r.source, r]));
+      return paths.map((p) => {
+        const r = bySource.get(p);
+        if (r === undefined) return { path: p, error: 'invalid_path' as const };
+        if (r.result !== undefined && typeof r.result !== 'string' && r.error === undefined) return { path: p, content: new Uint8Array(r.result) };
+        return { path: p, error: downloadError(r.errorDetails?.code, r.errorDetails?.statusCode, r.errorDetails?.message ?? r.error ?? '') };
+      });
+    },
+
+    async close(): Promise<void> {
+      // Nothing is held per sandbox: state is polled and every command's session is deleted.
+    },
+  };
+}
+
+/** Per-file errors of one bulk upload, by path; the daemon answers 400 `{errors, files}` when some failed. */
+async function uploadBatch(sb: Sandbox, batch: readonly SandboxFileUpload[]): Promise<Map<string, SandboxFileError>> {
+  const errors = new Map<string, SandboxFileError>();
+  try {
+    await sb.fs.uploadFiles(batch.map((f) => ({ source: Buffer.from(f.content.buffer, f.content.byteOffset, f.content.byteLength), destination: f.path })));
+    return errors;
+  } catch (err) {
+    const report = (err as { statusCode?: number }).statusCode === 400 ? parseUploadReport((err as Error).message) : undefined;
+    if (report === undefined) throw err;
+    const written = new Set(report.files.map((f) => f.path));
+    for (const f of batch) {
+      if (written.has(f.path)) continue;
+      const line = report.errors.find((e) => e.startsWith(`${f.path}: `)) ?? '';
+      errors.set(f.path, uploadError(line));
+    }
+    return errors;
+  }
+}
+
+function parseUploadReport(message: string): { errors: string[]; files: Array<{ path: string }> } | undefined {
+  try {
+    const data = JSON.parse(message) as { errors?: unknown; files?: unknown };
+    if (!Array.isArray(data.errors)) return undefined;
+    return { errors: data.errors.filter((e): e is string => typeof e === 'string'), files: Array.isArray(data.files) ? (data.files as Array<{ path: string }>) : [] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A session command's whole log as one text: the raw log without its stream markers. */
+function combined(logs: { output?: string; stdout?: string; stderr?: string }): string {
+  // eslint-disable-next-line no-control-regex
+  if (logs.output) return logs.output.replace(/\u0001\u0001\u0001|\u0002\u0002\u0002/g, '');
+  return (logs.stdout ?? '') + (logs.stderr ?? '');
+}
+
+function uploadError(line: string): SandboxFileError {
+  if (/permission denied|read-only file system/i.test(line)) return 'permission_denied';
+  if (/is a directory/i.test(line)) return 'is_directory';
+  if (/no such file/i.test(line)) return 'file_not_found';
+  return 'invalid_path';
+}
+
+function downloadError(code: string | undefined, status: number | undefined, message: string): SandboxFileError {
+  if (code === 'FILE_NOT_FOUND' || status === 404) return 'file_not_found';
+  if (code === 'FILE_ACCESS_DENIED' || status === 403) return 'permission_denied';
+  if (/directory/i.test(message)) return 'is_directory';
+  return 'invalid_path';
+}
+
+function* batches(files: readonly SandboxFileUpload[]): Generator<SandboxFileUpload[]> {
+  let batch: SandboxFileUpload[] = [];
+  let bytes = 0;
+  for (const f of files) {
+    if (batch.length > 0 && bytes + f.content.byteLength > UPLOAD_BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(f);
+    bytes += f.content.byteLength;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+function chmodLines(mode: number, paths: readonly string[]): string[] {
+  const head = `chmod ${mode.toString(8).padStart(4, '0')} --`;
+  const lines: string[] = [];
+  let line = head;
+  for (const p of paths) {
+    const arg = ' ' + shellQuote(p);
+    if (line !== head && line.length + arg.length > CHMOD_LINE) {
+      lines.push(line);
+      line = head;
+    }
+    line += arg;
+  }
+  lines.push(line);
+  return lines;
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The call's result, or the signal's reason once it aborts (a result that comes later goes to `late`). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined, late?: (value: T) => void): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) late?.(value);
+        else resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+function stateWord(state: string | undefined): string {
+  if (state === 'started') return 'running';
+  return state ?? 'unknown';
+}
+
+function goneError(id: string): SandboxProviderError {
+  return new SandboxProviderError(`The Daytona sandbox ${clean(id)} is gone (deleted or expired).`, 'gone', 'daytona');
+}
+
+/** Server-controlled text is data: one short line without control characters. */
+function clean(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return line.length > 300 ? line.slice(0, 299) + '…' : line;
+}
+
+/** Any SDK error in plain words, with the reason a person can act on. */
+function describeFailure(err: unknown, apiUrl: string, sandboxId?: string): SandboxProviderError {
+  if (err instanceof SandboxProviderError) return err;
+  const e = err as { name?: string; message?: string; statusCode?: number; code?: string };
+  const name = e.name ?? '';
+  const message = clean(e.message ?? String(err));
+  const status = e.statusCode;
+  const fail = (text: string, reason: SandboxProviderError['reason']): SandboxProviderError => new SandboxProviderError(text, reason, 'daytona');
+  if (status === 401 || name === 'DaytonaAuthenticationError') return fail('Daytona refused the API key (DAYTONA_API_KEY).', 'auth');
+  if (status === 403 || name === 'DaytonaAuthorizationError') return fail(`Daytona refused the API key (DAYTONA_API_KEY) for this: ${message}`, 'auth');
+  if (name === 'DaytonaConnectionTimeoutError') return fail(`Daytona at ${clean(apiUrl)} did not answer in time.`, 'timeout');
+  if (name === 'DaytonaConnectionError' || (status === undefined && /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up/.test(message))) {
+    return fail(`Cannot reach Daytona at ${clean(apiUrl)}: ${connectionWords(message)}.`, 'unreachable');
+  }
+  if (status === 429) return fail(`Daytona says the account is over its request limit: ${message}`, 'quota');
+  if (/limit exceeded|quota/i.test(message) && (status === 400 || status === 403 || status === undefined)) return fail(`Daytona says the account is out of quota: ${message}`, 'quota');
+  if (status === 404 || status === 410) return sandboxId !== undefined ? goneError(sandboxId) : fail(`Daytona found no such thing: ${message}`, 'gone');
+  if (status === 408 || status === 504 || name === 'DaytonaTimeoutError') return fail(`Daytona did not answer in time: ${message}`, 'timeout');
+  if (status === 502 || status === 503) return fail(`Daytona is unavailable (${status}): ${message}`, 'unreachable');
+  return fail(`Daytona failed${status ? ` (${status})` : ''}: ${message}`, 'failed');
+}
+
+function connectionWords(message: string): string {
+  if (/ECONNREFUSED/.test(message)) return 'connection refused';
+  if (/ENOTFOUND|EAI_AGAIN/.test(message)) return 'the host was not found';
+  if (/ECONNRESET|socket hang up/.test(message)) return 'the connection was dropped';
+  if (/EHOSTUNREACH|ENETUNREACH/.test(message)) return 'the network is unreachable';
+  return message;
+}
