@@ -76,6 +76,7 @@ export const COMMAND_OPTIONS = {
   attach: { ...COMMON_OPTIONS, approve: { type: 'string' } },
   stop: COMMON_OPTIONS,
   worktrees: { ...COMMON_OPTIONS, json: { type: 'boolean' }, force: { type: 'boolean' } },
+  sandboxes: { ...COMMON_OPTIONS, json: { type: 'boolean' }, sandbox: { type: 'string' } },
 } as const satisfies Record<string, Options>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;
@@ -89,6 +90,7 @@ export const SUBCOMMANDS = {
   plugin: ['marketplace', 'install', 'add', 'ls', 'enable', 'disable', 'rm', 'update'],
   threads: ['ls', 'export'],
   worktrees: ['ls', 'apply', 'rm'],
+  sandboxes: ['ls', 'stop', 'rm'],
 } as const satisfies Partial<Record<CommandName, readonly string[]>>;
 
 /** What main.ts takes in place of a command. */

@@ -25,6 +25,7 @@ const COMMANDS: Record<CommandName, Command> = {
   attach: async (argv) => (await import('./agents-command')).attachCommand(argv),
   stop: async (argv) => (await import('./agents-command')).stopCommand(argv),
   worktrees: async (argv) => (await import('./worktrees-command')).worktreesCommand(argv),
+  sandboxes: async (argv) => (await import('./sandboxes-command')).sandboxesCommand(argv),
 };
 
 /** Runs the CLI; returns the exit status (0 ok, 1 agent/provider error, 2 bad usage). */

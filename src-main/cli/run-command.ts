@@ -17,6 +17,7 @@ import { folderLocationText } from '../app/folders/folder-location';
 
 
 import { folderLocation } from './folders';
+import { sandboxFlags } from './sandbox-flags';
 import { COMMAND_OPTIONS } from './command-table';
 import { badRequestAsUsage, parseCommand, positiveAmount, positiveInt, UsageError } from './usage';
 import { memoriesStoreFlag, mountFlags } from './mount-flags';
@@ -66,6 +67,11 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   } else if (values['carry-changes'] === true) {
     throw new UsageError('--carry-changes goes with --worktree');
   }
+  const sandbox = sandboxFlags(values.sandbox, values['sandbox-id']);
+  if (sandbox !== undefined) {
+    if (worktree !== undefined) throw new UsageError('--sandbox makes the thread its own worktree: it takes no --worktree');
+    if (printRequest) throw new UsageError('--print-request shows the request and starts no run: it takes no --sandbox');
+  }
   const approve = (values.approve ?? 'ask') as ApproveMode;
   if (!['ask', 'auto', 'deny'].includes(approve)) throw new UsageError(`--approve must be ask, auto or deny (got '${values.approve}')`);
   const mode = values.mode ?? DEFAULT_MODE;
@@ -99,6 +105,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     trust: values.trust === true,
     cwd: process.cwd(),
     env: definedEnv(io.env),
+    ...(sandbox !== undefined ? { sandbox } : {}),
   });
   if (printRequest) {
     const { printRequestCommand } = await import('./print-request');

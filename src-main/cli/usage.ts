@@ -75,6 +75,10 @@ Commands:
   worktrees ls [--json] | apply THREAD | rm THREAD [--force]
                         the git worktrees threads work in: list them with their
                         threads and changes, apply one's changes to your folder, remove one
+  sandboxes ls [--json] | stop ID | rm ID
+                        the providers' sandboxes threads run in (Daytona, Modal, E2B,
+                        Deno): list them with their threads, age and state; stop or
+                        remove one (what it changed comes back to its worktree first)
   host [--idle-seconds N] [--listen [HOST:]PORT] [--print-key | --rotate-key]
                         the agent host itself (run, serve and attach start it on demand);
                         with --listen it also serves the Agent Protocol (LangGraph's API)
@@ -93,6 +97,14 @@ Common options:
   --memories-store sqlite|postgres://USER@HOST[:PORT]/DB
                         where /memories/ lives (default: Settings', else sqlite in the
                         data folder); the password comes from PGPASSWORD or ~/.pgpass
+
+Sandbox options (run, serve, acp):
+  --sandbox daytona|modal|e2b|deno
+                        the thread works in the provider's sandbox: the folder goes up as
+                        git sees it, changes come back as a worktree (branch deepdesk/NAME);
+                        keys from DAYTONA_API_KEY, MODAL_TOKEN_ID/MODAL_TOKEN_SECRET,
+                        E2B_API_KEY, DENO_DEPLOY_TOKEN or Settings › Sandboxes
+  --sandbox-id ID       reattach that sandbox (and its worktree)
 
 Mount options (run, serve, tools, acp):
   --mount /PREFIX/=SPEC  adds a folder to the agent's paths (repeatable; over Settings'

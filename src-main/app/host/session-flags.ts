@@ -20,4 +20,6 @@ export const sessionFlags = z.object({
   cwd: z.string().min(1),
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
   env: z.record(z.string(), z.string()),
+  /** `--sandbox PROVIDER [--sandbox-id ID]` (SPEC §18). */
+  sandbox: z.object({ provider: z.enum(['daytona', 'modal', 'e2b', 'deno']).optional(), id: z.string().min(1).max(200).optional() }).optional(),
 });

@@ -24,8 +24,9 @@ import type { SecretStore } from '../secret-store';
 import { ThreadStore } from '../threads/thread-store';
 import { givenFlags, openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';
-import type { SandboxProviderName } from '../../core/sandbox-providers/provider';
+import { PROVIDER_LABELS, type SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { sandboxFolderFor } from '../sandboxes/sandbox-folder';
+import { SandboxStore } from '../sandboxes/sandbox-store';
 import { SettingsService } from '../settings/settings-service';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
@@ -62,7 +63,7 @@ export interface HeadlessRunRequest {
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
   env: NodeJS.ProcessEnv;
   /** `--sandbox PROVIDER [--sandbox-id ID]`: the thread works in a worktree of the folder, in the provider's sandbox (SPEC §18). */
-  sandbox?: { provider: SandboxProviderName; id?: string };
+  sandbox?: { provider?: SandboxProviderName; id?: string };
 }
 
 export interface HeadlessRunIo {
@@ -101,7 +102,7 @@ export interface HeadlessRunContext {
  */
 export async function startHeadlessRun(given: HeadlessRunRequest, context: HeadlessRunContext, io: HeadlessRunIo): Promise<HeadlessRun> {
   const { db } = context;
-  const request = await inSandboxFolder(given, context);
+  const request = await inSandboxFolder(given, context, io.say);
   const session = await openRunSession(request, context, io.say);
   try {
     const agent = request.agent === undefined ? undefined : subagentNamed(session, request.agent);
@@ -194,22 +195,29 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
 }
 
 /** A `--sandbox` run's folder: the worktree that runs in the sandbox (made, or found again by the sandbox's id). */
-async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRunContext): Promise<HeadlessRunRequest> {
+async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<HeadlessRunRequest> {
   if (request.sandbox === undefined) return request;
   const location = parseFolderLocation(request.folder, request.cwd);
   if (location.kind !== 'local') throw new ContractError(`--sandbox: a sandbox thread starts from a local folder, not ${request.folder}`, 'bad_request');
+  const provider = request.sandbox.provider ?? (request.sandbox.id !== undefined ? new SandboxStore(context.db).byId(request.sandbox.id)?.provider : undefined);
+  if (provider === undefined) throw new ContractError(`--sandbox-id: Deepdesk did not make sandbox ${request.sandbox.id}; name its provider with --sandbox`, 'bad_request');
   const settings = new SettingsService(context.dataDir, context.secrets, { readOnly: true });
   try {
     const made = await sandboxFolderFor({
       dataDir: context.dataDir,
       db: context.db,
       folder: location.path,
-      provider: request.sandbox.provider,
+      provider,
       ...(request.sandbox.id !== undefined ? { sandboxId: request.sandbox.id } : {}),
       env: request.env,
       savedKeys: () => settings.sandboxKeys(),
       nameHint: request.prompt,
     });
+    say(
+      made.reattached
+        ? `Reattaching the ${PROVIDER_LABELS[provider]} sandbox ${request.sandbox.id} of worktree ${made.worktree} at ${made.threadFolder} (branch ${made.branch}).`
+        : `The thread works in worktree ${made.worktree} at ${made.threadFolder} (branch ${made.branch}), in a ${PROVIDER_LABELS[provider]} sandbox; what it changes comes back there (deepdesk worktrees apply ${made.worktree} applies it to your folder).`,
+    );
     return { ...request, folder: made.threadFolder };
   } finally {
     settings.close();

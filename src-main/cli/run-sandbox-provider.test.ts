@@ -1,0 +1,146 @@
+// `deepdesk run --sandbox daytona` through the built CLI, the agent host and the real
+// @daytonaio/sdk against the Daytona stand-in (SPEC §18): what goes up and what stays behind,
+// commands running in the sandbox (not here), what comes back to the worktree and what the
+// layer check stops, `sandboxes ls/rm`, a sandbox that vanishes mid-run, reattaching, and the
+// missing-credential line of every provider.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
+import type { ProviderStandin } from '../core/sandbox-providers/testing/standin';
+import { useCliTestEnv } from './cli-harness.test-support';
+
+const t = useCliTestEnv('deepdesk-sandbox-run');
+let standin: ProviderStandin;
+beforeEach(async () => {
+  standin = await startDaytonaStandin();
+});
+afterEach(async () => {
+  await standin.close();
+});
+
+const model = () => ['--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url];
+const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Pat', '-c', 'user.email=pat@example.com', ...args], { cwd: t.folder, encoding: 'utf8' });
+const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
+const env = () => ({ ...NO_PROVIDER_KEYS, ...standin.env });
+
+function project(): void {
+  git('init', '-q');
+  writeFileSync(join(t.folder, 'a.txt'), 'alpha\n');
+  writeFileSync(join(t.folder, '.gitignore'), 'build/\n');
+  git('add', '-A');
+  git('commit', '-q', '-m', 'base');
+  writeFileSync(join(t.folder, 'untracked.txt'), 'not committed\n');
+  mkdirSync(join(t.folder, 'build'));
+  writeFileSync(join(t.folder, 'build', 'out.o'), 'ignored');
+  writeFileSync(join(t.folder, '.env'), 'API_KEY=do-not-send');
+}
+
+/** The tool results the model was sent, in order. */
+function toolResults(): string[] {
+  return t.server.requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
+}
+
+describe('deepdesk run --sandbox daytona', () => {
+  it('sends the folder as git sees it, runs commands there, brings changes back to a worktree through the layer check; sandboxes ls and rm', async () => {
+    project();
+    t.server.push(
+      { toolCalls: [{ name: 'execute', args: { command: 'hostname; pwd; ls -A; cat a.txt untracked.txt; echo changed > a.txt; mkdir -p .deepdesk && echo "{}" > .deepdesk/settings.json; touch here-marker' } }] },
+      { toolCalls: [{ name: 'write_file', args: { file_path: '/new.txt', content: 'written by the agent\n' } }] },
+      { text: 'done' },
+    );
+    const run = await t.deepdesk(['run', '--sandbox', 'daytona', ...model(), '--approve', 'auto', 'work in the sandbox'], env());
+    expect(run.stderr).toMatch(/Uploaded 4 files \(.*\) to the Daytona sandbox \S+; left out: \.env \(credentials\)\./);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('done\n');
+
+    const [listing, written] = toolResults();
+    expect(listing).toContain('sandbox\n/home/daytona/workspace\n');
+    expect(listing).toContain('.gitignore\na.txt\nuntracked.txt\nalpha\nnot committed\n');
+    expect(listing).not.toContain('.env');
+    expect(listing).not.toContain('build');
+    expect(listing).toMatch(/\[Sandbox blocked a write to \/\.deepdesk\/settings\.json/);
+    expect(written).toContain('new.txt');
+
+    // Nothing ran here, and the person's folder is as it was.
+    expect(existsSync(join(t.folder, 'here-marker'))).toBe(false);
+    expect(readFileSync(join(t.folder, 'a.txt'), 'utf8')).toBe('alpha\n');
+    expect(existsSync(join(t.folder, 'new.txt'))).toBe(false);
+
+    const worktree = /worktree (\S+) at (\S+) \(branch deepdesk\/\1\)/.exec(run.stderr);
+    expect(worktree).not.toBeNull();
+    const wt = worktree![2]!;
+    expect(readFileSync(join(wt, 'a.txt'), 'utf8')).toBe('changed\n');
+    expect(readFileSync(join(wt, 'new.txt'), 'utf8')).toBe('written by the agent\n');
+    expect(readFileSync(join(wt, 'here-marker'), 'utf8')).toBe('');
+    expect(readFileSync(join(wt, 'untracked.txt'), 'utf8')).toBe('not committed\n');
+    expect(existsSync(join(wt, '.deepdesk'))).toBe(false);
+
+    const ls = await t.deepdesk(['sandboxes', 'ls', '--json', '--data-dir', t.dataDir], env());
+    expect(ls.code).toBe(0);
+    const listed = JSON.parse(ls.stdout) as Array<{ id: string; provider: string; state: string; threads: string[]; worktree: string }>;
+    expect(listed).toEqual([expect.objectContaining({ provider: 'daytona', state: 'running', worktree: worktree![1] })]);
+    expect(listed[0]!.threads).toHaveLength(1);
+    const id = listed[0]!.id;
+    expect([...standin.boxes.keys()]).toEqual([id]);
+    const table = await t.deepdesk(['sandboxes', 'ls', '--data-dir', t.dataDir], env());
+    expect(table.stdout).toMatch(new RegExp(`^ID\\s+PROVIDER\\s+STATE\\s+AGE\\s+THREADS\\s+FOLDER\\n${id}\\s+Daytona\\s+running\\s+\\S+\\s+${listed[0]!.threads[0]}\\s+${wt}`));
+
+    const rm = await t.deepdesk(['sandboxes', 'rm', id, '--data-dir', t.dataDir], env());
+    expect(rm.stderr).toBe('');
+    expect(rm.stdout).toBe(`Removed ${id} (Daytona); its worktree and threads are kept.\n`);
+    expect(standin.boxes.size).toBe(0);
+    expect(JSON.parse((await t.deepdesk(['sandboxes', 'ls', '--json', '--data-dir', t.dataDir], env())).stdout)).toEqual([]);
+  });
+
+  it('reattaches with --sandbox-id without sending the folder again; a sandbox that vanishes mid-run is an Error: result and loses nothing that came back', async () => {
+    project();
+    t.server.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/kept.txt', content: 'kept\n' } }] }, { text: 'first' });
+    const first = await t.deepdesk(['run', '--sandbox', 'daytona', ...model(), '--approve', 'auto', 'first'], env());
+    expect(first.code).toBe(0);
+    const id = [...standin.boxes.keys()][0]!;
+    const wt = /worktree \S+ at (\S+) /.exec(first.stderr)![1]!;
+    const uploads = standin.requests.filter((r) => r.includes('bulk-upload')).length;
+
+    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'cat kept.txt; sleep 30' } }] }, { text: 'carried on' });
+    const second = t.deepdesk(['run', '--sandbox', 'daytona', '--sandbox-id', id, ...model(), '--approve', 'auto', 'second'], env());
+    // The command runs: the sandbox vanishes under it.
+    const deadline = Date.now() + 20_000;
+    while (!standin.requests.some((r) => r.includes('/exec')) || standin.requests.filter((r) => r.includes('/exec')).length < 2) {
+      if (Date.now() > deadline) throw new Error(`the command never started: ${standin.requests.join('\n')}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    standin.vanish(id);
+    const done = await second;
+    expect(done.stderr).toContain(`Reattaching the Daytona sandbox ${id}`);
+    expect(standin.requests.filter((r) => r.includes('bulk-upload')).length).toBe(uploads);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toBe('carried on\n');
+    expect(toolResults().at(-1)).toMatch(/^Error: .*Daytona sandbox .* is gone/m);
+    expect(readFileSync(join(wt, 'kept.txt'), 'utf8')).toBe('kept\n');
+
+    t.server.push({ text: 'never' });
+    const gone = await t.deepdesk(['run', '--sandbox-id', id, ...model(), '--approve', 'auto', 'third'], env());
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toMatch(/Daytona sandbox .* is gone.*The thread and what came back from the sandbox are kept in its worktree/);
+  });
+
+  it('says which variable each provider needs, and Settings, in one line, before anything is made', async () => {
+    project();
+    const lines: Record<string, RegExp> = {
+      daytona: /^deepdesk run: Daytona needs DAYTONA_API_KEY: set it in the environment or in Settings › Sandboxes\.$/m,
+      e2b: /^deepdesk run: E2B needs E2B_API_KEY: set it in the environment or in Settings › Sandboxes\.$/m,
+      modal: /^deepdesk run: Modal needs MODAL_TOKEN_ID and MODAL_TOKEN_SECRET: set them in the environment or in Settings › Sandboxes\.$/m,
+      deno: /^deepdesk run: Deno needs DENO_DEPLOY_TOKEN: set it in the environment or in Settings › Sandboxes\.$/m,
+    };
+    for (const [provider, line] of Object.entries(lines)) {
+      const run = await t.deepdesk(['run', '--sandbox', provider, ...model(), 'hello'], NO_PROVIDER_KEYS);
+      expect(run.stderr).toMatch(line);
+      expect(run.code).toBe(2);
+    }
+    expect(existsSync(join(t.dataDir, 'worktrees'))).toBe(false);
+    expect(t.server.requests).toHaveLength(0);
+  });
+});
