@@ -7,12 +7,19 @@
 // one and the next run (on the thread and in Usage); a budget per thread below what the thread
 // has cost stops the next run before its model call, with one line and `Open settings`, and
 // `Retry` only once the budget changed. WCAG 2.2 AA (axe) on the Usage view in both themes.
+// Sandbox time (SPEC §18) seeded in the ledger shows in its own section, by thread, day and
+// provider, priced at Settings › Sandboxes' price per hour or said to have none.
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { databasePath } from '../src-main/app/data-dir';
+import { ThreadStore } from '../src-main/app/threads/thread-store';
+import { newThreadState } from '../src-main/core/agent/types';
+import { openDatabase } from '../src-main/core/backends/store/store';
+import { UsageLedger } from '../src-main/core/telemetry/usage-ledger';
 import { auditEveryWay, describeViolations } from './axe';
 import { conversation, openApp, screenshot, sendMessage, useE2ESession } from './harness';
 
@@ -374,5 +381,75 @@ describe('prices and budgets', () => {
     await conversation(page).getByRole('button', { name: 'Retry', exact: true }).click();
     await conversation(page).getByText('Asked once the budget went.', { exact: true }).waitFor({ timeout: 20_000 });
     expect(serve.model.requests).toHaveLength(3);
+  });
+});
+
+describe('sandbox time', () => {
+  it('shows a thread’s sandbox time by thread, day and provider with its cost at the price per hour in Settings, or says it has none; the row opens the thread; axe in both themes', { timeout: 120_000 }, async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-folder-'));
+    const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-e2e-data-'));
+    const db = openDatabase(databasePath(dataDir));
+    try {
+      const state = newThreadState('cloud-thread');
+      state.messages = [{ role: 'user', content: 'Build it in the cloud' }];
+      new ThreadStore(db).save(state, { folder: realpathSync(folder) });
+      const ledger = new UsageLedger(db);
+      const slice = { at: '2025-01-10T09:00:00.000Z', threadId: 'cloud-thread', folder: realpathSync(folder), sandboxId: 'sb-1', costUsd: null };
+      // An hour and two minutes in Daytona (priced in Settings below), in two slices; 3m 20s in E2B (no price).
+      ledger.recordSandboxTime({ ...slice, provider: 'daytona', seconds: 1800 });
+      ledger.recordSandboxTime({ ...slice, at: '2025-01-10T09:30:00.000Z', provider: 'daytona', seconds: 1920 });
+      ledger.recordSandboxTime({ ...slice, at: '2025-01-11T10:00:00.000Z', provider: 'e2b', sandboxId: 'sb-2', seconds: 200 });
+    } finally {
+      db.close();
+    }
+    const serve = await session.serve({ folder, dataDir, settings: { sandboxes: { pricesPerHourUsd: { daytona: 0.9 } } } });
+    const page = await open(serve.url);
+    await usageButton(page).click();
+    const usage = usageRegion(page);
+    const sandboxes = usage.getByRole('region', { name: 'Sandbox time', exact: true });
+
+    // No model calls, and the sandbox time: by thread, the priced time first.
+    await usage.getByText('No model calls yet.', { exact: true }).waitFor();
+    await poll(() => tableOf(sandboxes)).toEqual({
+      head: ['Thread', 'Provider', 'Time', 'Cost'],
+      rows: [
+        ['Build it in the cloud', 'Daytona', '1h 02m', '$0.93'],
+        ['Build it in the cloud', 'E2B', '3m 20s', NO_PRICE],
+      ],
+      total: ['Total', '', '1h 05m', '$0.93 + unknown'],
+    });
+    // What the dash and the mark mean, for a screen reader, and where to set a price.
+    expect(await sandboxes.locator('tbody tr').nth(1).locator('td').last().innerText()).toContain('Unknown: no price per hour for the provider');
+    expect(await sandboxes.locator('tfoot td').last().innerText()).toContain('3m 20s with no price per hour not counted');
+    expect(
+      await sandboxes
+        .getByText("3m 20s of sandbox time with no price: time counted, cost not (set a price per hour in Settings › Sandboxes; a provider's price depends on the sandbox's size).", { exact: true })
+        .isVisible(),
+    ).toBe(true);
+    await screenshot(page, 'usage-sandbox-time-1400x900');
+
+    // By model: a row per provider, as sandbox:<provider>.
+    await tab(usage, 'Model').click();
+    await poll(() => tableOf(sandboxes).then((t) => t.rows)).toEqual([
+      ['sandbox:daytona', 'Daytona', '1h 02m', '$0.93'],
+      ['sandbox:e2b', 'E2B', '3m 20s', NO_PRICE],
+    ]);
+    // By day (UTC), oldest first.
+    await tab(usage, 'Day').click();
+    await poll(() => tableOf(sandboxes).then((t) => [t.head[0], ...t.rows.map((r) => `${r[0]} ${r[1]} ${r[2]}`)])).toEqual(['Day (UTC)', '2025-01-10 Daytona 1h 02m', '2025-01-11 E2B 3m 20s']);
+
+    // Every column inside the view at 1024×700 too.
+    await page.setViewportSize({ width: 1024, height: 700 });
+    await poll(() => cellsOutside(usage)).toEqual({ outside: [], scrolls: false });
+
+    const found = await auditEveryWay(page, () => sandboxes.locator('table').waitFor());
+    expect(Object.entries(found).map(([way, v]) => `${way}:\n${describeViolations(v)}`).join('\n')).toBe('');
+    await page.setViewportSize({ width: 1400, height: 900 });
+
+    // A thread's row opens the thread.
+    await tab(usage, 'Thread').click();
+    await sandboxes.getByRole('button', { name: 'Build it in the cloud', exact: true }).first().click();
+    await usage.waitFor({ state: 'detached' });
+    await poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Build it in the cloud');
   });
 });

@@ -1,7 +1,7 @@
 // `deepdesk usage` through the built bin, on a real data folder whose ledger and threads the
 // test writes with the app's own classes: the table and its groupings, --since, the line for
-// calls of models with no known price, titles that try to drive the terminal, and --json as
-// the contract's UsageReport.
+// calls of models with no known price, titles that try to drive the terminal, sandbox time
+// beside the calls, and --json as the contract's UsageReport.
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -78,7 +78,7 @@ describe('deepdesk usage', () => {
     expect(text).toMatchObject({ code: 0, stdout: 'No model calls recorded yet.\n', stderr: '' });
     const json = await t.deepdesk(['usage', '--json', '--by', 'model']);
     expect(json.code).toBe(0);
-    expect(usageReportSchema.parse(JSON.parse(json.stdout))).toMatchObject({ by: 'model', rows: [], total: { calls: 0, costUsd: 0 } });
+    expect(usageReportSchema.parse(JSON.parse(json.stdout))).toMatchObject({ by: 'model', rows: [], total: { calls: 0, costUsd: 0 }, sandboxes: [], sandboxTotal: { seconds: 0, costUsd: null } });
   });
 
   it('prints a table by thread (the default): titles with short ids, the id of a thread that is gone, a total, and the unknown-price line', async () => {
@@ -213,6 +213,97 @@ describe('deepdesk usage', () => {
       ['DAY', 'CALLS'],
       ['2025-01-10', '2 (1 failed)'],
       ['TOTAL', '2 (1 failed)'],
+    ]);
+  });
+
+  it('prints sandbox time under the model calls by thread, day and provider: time, cost or no price, a price per hour set in Settings › Sandboxes; --json has it as sandboxes', async () => {
+    seed();
+    const db = openDatabase(databasePath(t.dataDir));
+    try {
+      const ledger = new UsageLedger(db);
+      const slice = { folder: t.folder, sandboxId: 'sb-1', costUsd: null };
+      // An hour and two minutes in Daytona for the login thread, in slices, the first priced then.
+      ledger.recordSandboxTime({ ...slice, at: '2025-01-10T09:00:00.000Z', threadId: LOGIN, provider: 'daytona', seconds: 1800, costUsd: 0.1 });
+      ledger.recordSandboxTime({ ...slice, at: '2025-01-10T09:30:00.000Z', threadId: LOGIN, provider: 'daytona', seconds: 1920 });
+      // 3m 20s in E2B for the evil thread, never priced.
+      ledger.recordSandboxTime({ ...slice, at: '2025-01-11T10:00:00.000Z', threadId: EVIL, provider: 'e2b', sandboxId: 'sb-2', seconds: 200 });
+    } finally {
+      db.close();
+    }
+
+    const sandboxSection = (stdout: string) => {
+      const lines = stdout.split('\n');
+      const start = lines.indexOf('Sandbox time');
+      expect(start, stdout).toBeGreaterThan(0);
+      // A blank line before it, under the calls' table.
+      expect(lines[start - 1]).toBe('');
+      return lines.slice(start + 1).filter((l) => l !== '');
+    };
+    const byThread = await t.deepdesk(['usage']);
+    expect(byThread).toMatchObject({ code: 0, stderr: '' });
+    // The model calls are as they were.
+    expect(cells(byThread.stdout)[0]).toEqual(['THREAD', 'CALLS', 'INPUT', 'OUTPUT', 'CACHE READ', 'CACHE WRITE', 'COST']);
+    expect(sandboxSection(byThread.stdout).map((l) => l.split(/ {2,}/))).toEqual([
+      ['THREAD', 'PROVIDER', 'TIME', 'COST'],
+      ['Fix the login bug (aaaaaaaa)', 'Daytona', '1h 02m', '$0.1000 + no price'],
+      ['Evil \\x1b[2J\\x1b]0;pwned\\x07 title \\u202emoc.evil (bbbbbbbb)', 'E2B', '3m 20s', 'no price'],
+      ['TOTAL', '1h 05m', '$0.1000 + no price'],
+      ['35m 20s of sandbox time with no price: time counted, cost not (set a price per hour in Settings › Sandboxes)'],
+    ]);
+    // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
+    expect(byThread.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f\u202e]/);
+
+    const byModel = await t.deepdesk(['usage', '--by', 'model']);
+    expect(sandboxSection(byModel.stdout).slice(0, 3).map((l) => l.split(/ {2,}/))).toEqual([
+      ['MODEL', 'PROVIDER', 'TIME', 'COST'],
+      ['sandbox:daytona', 'Daytona', '1h 02m', '$0.1000 + no price'],
+      ['sandbox:e2b', 'E2B', '3m 20s', 'no price'],
+    ]);
+    const byDay = await t.deepdesk(['usage', '--by', 'day', '--since', '2025-01-11']);
+    expect(sandboxSection(byDay.stdout).slice(0, 3).map((l) => l.split(/ {2,}/))).toEqual([
+      ['DAY', 'PROVIDER', 'TIME', 'COST'],
+      ['2025-01-11', 'E2B', '3m 20s', 'no price'],
+      ['TOTAL', '3m 20s', 'no price'],
+    ]);
+
+    // A price per hour set since prices the time recorded without one; the recorded cost stays.
+    writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify({ sandboxes: { pricesPerHourUsd: { daytona: 0.09, e2b: 1.8 } } }));
+    const priced = await t.deepdesk(['usage', '--by', 'model']);
+    expect(sandboxSection(priced.stdout).map((l) => l.split(/ {2,}/))).toEqual([
+      ['MODEL', 'PROVIDER', 'TIME', 'COST'],
+      ['sandbox:daytona', 'Daytona', '1h 02m', '$0.1480'],
+      ['sandbox:e2b', 'E2B', '3m 20s', '$0.1000'],
+      ['TOTAL', '1h 05m', '$0.2480'],
+    ]);
+
+    const json = usageReportSchema.parse(JSON.parse((await t.deepdesk(['usage', '--json'])).stdout));
+    expect(json.sandboxes.map((row) => [row.key, row.label, row.provider, row.seconds, row.folder])).toEqual([
+      [LOGIN, 'Fix the login bug', 'daytona', 3720, t.folder],
+      [EVIL, EVIL_TITLE, 'e2b', 200, t.folder],
+    ]);
+    expect(json.sandboxes[0]!.costUsd).toBeCloseTo(0.148, 12);
+    expect(json.sandboxTotal).toMatchObject({ seconds: 3920 });
+    expect(json.sandboxTotal.unpricedSeconds).toBeUndefined();
+  });
+
+  it('with sandbox time and no model calls, says there are no calls and prints the time', async () => {
+    const db = openDatabase(databasePath(t.dataDir));
+    try {
+      new UsageLedger(db).recordSandboxTime({ at: '2025-01-10T09:00:00.000Z', threadId: null, folder: t.folder, provider: 'deno', sandboxId: 'sb-9', seconds: 45, costUsd: null });
+    } finally {
+      db.close();
+    }
+    const r = await t.deepdesk(['usage']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n').map((l) => l.split(/ {2,}/))).toEqual([
+      ['No model calls recorded yet.'],
+      [''],
+      ['Sandbox time'],
+      ['THREAD', 'PROVIDER', 'TIME', 'COST'],
+      ['No thread', 'Deno', '45s', 'no price'],
+      ['TOTAL', '45s', 'no price'],
+      ['45s of sandbox time with no price: time counted, cost not (set a price per hour in Settings › Sandboxes)'],
+      [''],
     ]);
   });
 

@@ -1,17 +1,19 @@
 // `deepdesk usage [--since DATE] [--by thread|day|model] [--json]` (SPEC §17): the usage
-// ledger summed by thread, day or model, as a table with a total, or as one JSON document
-// shaped as the contract's UsageReport (what the window's Usage view reads).
+// ledger summed by thread, day or model, as a table with a total (and sandbox time, SPEC §18,
+// as a second one), or as one JSON document shaped as the contract's UsageReport (what the
+// window's Usage view reads).
 
 import { databasePath, resolveDataDir } from '../app/data-dir';
-import { usageGroupingSchema, usageSinceSchema, type UsageGrouping, type UsageReport, type UsageSums } from '../app/contract/usage';
+import { sandboxTimeText, usageGroupingSchema, usageSinceSchema, type UsageGrouping, type UsageReport, type UsageSums } from '../app/contract/usage';
 import { ThreadStore } from '../app/threads/thread-store';
 import { openDatabase } from '../core/backends/store/store';
+import { isSandboxProviderName, PROVIDER_LABELS } from '../core/sandbox-providers/provider';
 import { sinceInstant, UsageLedger } from '../core/telemetry/usage-ledger';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS } from './command-table';
 import { table } from './table';
 import { readSavedSettings } from '../app/settings/settings-service';
-import { costText, pricesNow, usageReport } from '../app/usage/usage-report';
+import { costText, pricesNow, sandboxCostText, sandboxPricesNow, usageReport } from '../app/usage/usage-report';
 import { parseCommand, UsageError } from './usage';
 
 export interface UsageIo {
@@ -34,8 +36,13 @@ export async function usageCommand(argv: string[], io: UsageIo = { stdout: proce
   const dataDir = resolveDataDir(values['data-dir']);
   const db = openDatabase(databasePath(dataDir));
   try {
-    const { prices } = readSavedSettings(dataDir);
-    const report = usageReport(new UsageLedger(db, pricesNow(() => prices)), new ThreadStore(db), { by: by.data, ...(since !== undefined ? { since } : {}) });
+    const { prices, sandboxes } = readSavedSettings(dataDir);
+    const ledger = new UsageLedger(
+      db,
+      pricesNow(() => prices),
+      sandboxPricesNow(() => sandboxes),
+    );
+    const report = usageReport(ledger, new ThreadStore(db), { by: by.data, ...(since !== undefined ? { since } : {}) });
     if (values.json) {
       io.stdout.write(terminalSafeJson(report) + '\n');
       return 0;
@@ -62,8 +69,12 @@ function checkSince(since: string): void {
   }
 }
 
-/** The report as the table a person reads, with the unknown-price line under it. */
+/** The report as the tables a person reads (model calls, then sandbox time), each with its unknown-price line. */
 export function usageText(report: UsageReport): string {
+  return modelCallsText(report) + sandboxText(report);
+}
+
+function modelCallsText(report: UsageReport): string {
   if (report.rows.length === 0) {
     return report.since === undefined ? 'No model calls recorded yet.\n' : `No model calls recorded since ${terminalSafe(report.since, { singleLine: true })}.\n`;
   }
@@ -78,9 +89,31 @@ export function usageText(report: UsageReport): string {
   return text;
 }
 
+/** Sandbox time under the model calls, when there is any. */
+function sandboxText(report: UsageReport): string {
+  if (report.sandboxes.length === 0) return '';
+  const rows = [
+    [HEADINGS[report.by], 'PROVIDER', 'TIME', 'COST'],
+    ...report.sandboxes.map((row) => [rowLabel(report.by, row), providerLabel(row.provider), sandboxTimeText(row.seconds), sandboxCostText(row)]),
+    ['TOTAL', '', sandboxTimeText(report.sandboxTotal.seconds), sandboxCostText(report.sandboxTotal)],
+  ];
+  let text = `\nSandbox time\n${table(rows)}`;
+  const unpriced = report.sandboxTotal.unpricedSeconds;
+  if (unpriced !== undefined) {
+    text += `${sandboxTimeText(unpriced)} of sandbox time with no price: time counted, cost not (set a price per hour in Settings › Sandboxes)\n`;
+  }
+  return text;
+}
+
+function providerLabel(provider: string): string {
+  return isSandboxProviderName(provider) ? PROVIDER_LABELS[provider] : provider;
+}
+
 /** A row's first cell, safe for a terminal: a thread's title and short id, else the key. */
 function rowLabel(by: UsageGrouping, row: { key: string; label: string }): string {
   if (by !== 'thread' || row.label === row.key) return terminalSafe(row.key, { singleLine: true });
+  // Sandbox time of no thread.
+  if (row.key === '') return terminalSafe(row.label, { singleLine: true });
   const title = row.label.replace(/\s+/g, ' ').trim();
   const shown = title.length > MAX_LABEL ? `${title.slice(0, MAX_LABEL - 1).trimEnd()}…` : title;
   // Escaped before the table measures it, so the columns line up.

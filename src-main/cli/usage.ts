@@ -64,7 +64,7 @@ Commands:
                         Agent Client Protocol on stdin/stdout
   usage [--since DATE] [--by thread|day|model] [--json]
                         what the model calls cost: tokens and dollars by thread, day or
-                        model, with a total
+                        model, with a total; and sandbox time by provider
   threads ls | export THREAD [--format jsonl|md] [--output FILE] [--no-media]
                         list the threads; write one (messages, tool calls, approvals,
                         usage) as JSON lines or a Markdown transcript
@@ -166,7 +166,7 @@ serve options:
   --port N              port to listen on (default: a free port)
 
 usage options:
-  --since DATE          only the calls from that day on (YYYY-MM-DD, UTC)
+  --since DATE          only the calls (and sandbox time) from that day on (YYYY-MM-DD, UTC)
   --by thread|day|model how to group (default thread)
   --json                print the report as one JSON document
 

@@ -19,6 +19,7 @@ import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
 import { agentEvents, agentMethods } from './agents';
 import { agentProtocolSettingsSchema } from './agent-protocol';
+import { sandboxSettingsSchema } from './sandboxes';
 import { worktreeEvents, worktreeMethods } from './worktrees';
 import { agentEventSchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
@@ -38,6 +39,7 @@ export * from './agents';
 export * from './agent-protocol';
 export * from './worktrees';
 export * from './usage';
+export * from './sandboxes';
 export * from './agent-events';
 export * from './core-helpers';
 
@@ -89,6 +91,8 @@ export const settingsSchema = z.object({
   telemetry: telemetrySettingsSchema.optional(),
   /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */
   agentProtocol: agentProtocolSettingsSchema.optional(),
+  /** Settings › Sandboxes (SPEC §18): the provider, what its sandboxes are made with, and prices per hour. */
+  sandboxes: sandboxSettingsSchema.optional(),
   /** Fields a command-line flag overrides for this session (shown with the flag's value; never saved). */
   overridden: overriddenSchema.optional(),
 });

@@ -1,6 +1,6 @@
 // The contract's usage shapes (SPEC §17): the window's `Usage` view reads the ledger of every
-// model call by thread, day or model, with totals; Settings sets prices per model, a budget
-// per thread and where traces go. Renderer-safe: zod only.
+// model call, and of sandbox time (§18), by thread, day or model, with totals; Settings sets
+// prices per model, a budget per thread and where traces go. Renderer-safe: zod only.
 import { z } from 'zod';
 
 export const usageGroupingSchema = z.enum(['thread', 'day', 'model']);
@@ -37,14 +37,54 @@ export const usageRowSchema = usageSumsSchema.extend({
 });
 export type UsageRow = z.infer<typeof usageRowSchema>;
 
+/**
+ * Sandbox time (SPEC §18) summed. Time of a provider with no price per hour (Settings ›
+ * Sandboxes) when it ran is priced at the price set now; with none, it counts, its cost not.
+ */
+export const sandboxSumsSchema = z.object({
+  seconds: z.number().nonnegative(),
+  /** What the priced time cost: only part of it while `unpricedSeconds` is there; null when none of it has a price. */
+  costUsd: z.number().nonnegative().nullable(),
+  /** Time of a provider whose price is still unknown. */
+  unpricedSeconds: z.number().positive().optional(),
+});
+export type SandboxSums = z.infer<typeof sandboxSumsSchema>;
+
+export const sandboxRowSchema = sandboxSumsSchema.extend({
+  /** The thread id (`''`: time of no thread), the day (`YYYY-MM-DD`, UTC) or `sandbox:<provider>`. */
+  key: z.string(),
+  /** What to show for the key, as a usage row's label. */
+  label: z.string(),
+  /** By thread: the folder the time was spent for. */
+  folder: z.string().optional(),
+  /** The provider's name (`daytona`). */
+  provider: z.string(),
+  firstAt: z.string(),
+  lastAt: z.string(),
+});
+export type SandboxRow = z.infer<typeof sandboxRowSchema>;
+
 export const usageReportSchema = z.object({
   by: usageGroupingSchema,
   since: z.string().optional(),
   /** Most expensive first for threads and models, oldest first for days. */
   rows: z.array(usageRowSchema),
   total: usageSumsSchema,
+  /** Sandbox time grouped the same way (and apart by provider), in the same order. */
+  sandboxes: z.array(sandboxRowSchema),
+  sandboxTotal: sandboxSumsSchema,
 });
 export type UsageReport = z.infer<typeof usageReportSchema>;
+
+/** A sandbox's time as the Usage view and `deepdesk usage` write it: `45s`, `3m 20s`, `1h 02m`. */
+export function sandboxTimeText(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 1) return seconds > 0 ? '<1s' : '0s';
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
 
 /** `YYYY-MM-DD` or a full ISO time. */
 export const usageSinceSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, 'a date as YYYY-MM-DD');

@@ -31,7 +31,7 @@ import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
 import { WorktreeService } from '../worktrees/worktree-service';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
-import { pricesNow } from '../usage/usage-report';
+import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
 import { NO_SECRETS, SettingsService } from '../settings/settings-service';
 
 const BOARD_COALESCE_MS = 150;
@@ -48,12 +48,13 @@ function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
   // Priced as the Usage view prices them: a price set in Settings reaches calls made without one.
   // settings.json is read again only when it changed on disk.
   const settings = new SettingsService(dataDir, NO_SECRETS);
-  const ledger = new UsageLedger(db, pricesNow(() => settings.raw().prices));
+  const ledger = new UsageLedger(
+    db,
+    pricesNow(() => settings.raw().prices),
+    sandboxPricesNow(() => settings.raw().sandboxes),
+  );
   const board = new AgentBoard(db, {
-    costOf: (threadId) => {
-      const sums = ledger.threadSums(threadId);
-      return sums.calls === 0 ? undefined : sums.costUsd;
-    },
+    costOf: (threadId) => ledger.threadCost(threadId),
     worktreeOf: (folder) => {
       const record = worktrees.byFolder(folder);
       return record === undefined ? undefined : { name: record.name, branch: record.branch, originFolder: record.originFolder };

@@ -34,6 +34,7 @@ export const settingsFileShape = fieldsShape({
   maxConcurrentRuns: stored.maxConcurrentRuns,
   telemetry: stored.telemetry,
   agentProtocol: stored.agentProtocol,
+  sandboxes: stored.sandboxes,
 });
 type StoredSettings = ReturnType<typeof settingsFileShape.check>['value'];
 type Rule = z.output<typeof permissionRuleSchema>;

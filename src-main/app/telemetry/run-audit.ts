@@ -12,8 +12,9 @@ import { combineTelemetry, type Telemetry } from '../../core/telemetry/observer'
 import { otelTelemetry } from '../../core/telemetry/otel';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import type { PriceOverride } from '../../core/models/model-info';
+import type { SandboxSettings } from '../contract/sandboxes';
 import type { TelemetrySettings } from '../contract/usage';
-import { pricesNow } from '../usage/usage-report';
+import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
 
 export interface RunAuditOptions {
   db: Database.Database;
@@ -26,7 +27,7 @@ export interface RunAuditOptions {
   sandboxType: string;
   version: string;
   /** Read at every run (and prices at every read of the ledger), so a change in Settings applies at once. */
-  settings: () => { telemetry?: TelemetrySettings; threadBudgetUsd?: number; prices?: Readonly<Record<string, PriceOverride>> };
+  settings: () => { telemetry?: TelemetrySettings; threadBudgetUsd?: number; prices?: Readonly<Record<string, PriceOverride>>; sandboxes?: SandboxSettings };
 }
 
 export interface AuditRunOptions {
@@ -46,7 +47,11 @@ export class RunAudit {
     private readonly options: RunAuditOptions,
     langsmith: Telemetry | undefined,
   ) {
-    this.ledger = new UsageLedger(options.db, pricesNow(() => options.settings().prices));
+    this.ledger = new UsageLedger(
+      options.db,
+      pricesNow(() => options.settings().prices),
+      sandboxPricesNow(() => options.settings().sandboxes),
+    );
     this.ledgerTelemetry = this.ledger.telemetry();
     this.langsmith = langsmith;
   }
@@ -80,13 +85,12 @@ export class RunAudit {
   }
 
   /**
-   * What a thread has cost so far as the ledger prices it now (its calls of a price unknown
-   * then and known since included); null when none of its calls has a price, undefined when
-   * the ledger has none of its calls.
+   * What a thread has cost so far as the ledger prices it now, its model calls and its sandbox
+   * time (those of a price unknown then and known since included); null when none of it has a
+   * price, undefined when the ledger has none of it.
    */
   threadCost(threadId: string): number | null | undefined {
-    const sums = this.ledger.threadSums(threadId);
-    return sums.calls === 0 ? undefined : sums.costUsd;
+    return this.ledger.threadCost(threadId);
   }
 
   /** Sends what the exporters hold (bounded in time) and writes the ledger's last rows. */

@@ -1,17 +1,31 @@
 // The ledger summed for a person (SPEC §17): by thread (labelled with the thread's title),
 // day or model, since a date, with totals — what the window's Usage view and `deepdesk
 // usage` both show — priced at the prices known now for the calls whose price was unknown
-// when they were made (usage-ledger.ts), and a cost as the command line writes it.
+// when they were made (usage-ledger.ts), and a cost as the command line writes it. Sandbox
+// time (SPEC §18) comes with it, grouped the same way.
 
 import { formatUsd } from '../../core/agent/budget';
 import { resolvePrice, type PriceOverride } from '../../core/models/model-info';
-import type { PriceNow, UsageLedger } from '../../core/telemetry/usage-ledger';
-import type { UsageGrouping, UsageReport, UsageSums } from '../contract/usage';
+import { isSandboxProviderName } from '../../core/sandbox-providers/provider';
+import type { PriceNow, SandboxPriceNow, UsageLedger } from '../../core/telemetry/usage-ledger';
+import type { SandboxSettings } from '../contract/sandboxes';
+import type { SandboxSums, UsageGrouping, UsageReport, UsageSums } from '../contract/usage';
 import type { ThreadStore } from '../threads/thread-store';
 
 /** A model's price now: the person's in Settings › Prices (read at each call), else the table's. */
 export function pricesNow(prices: () => Readonly<Record<string, PriceOverride>> | undefined): PriceNow {
   return (modelId) => resolvePrice(modelId, prices());
+}
+
+/** A sandbox provider's price per hour now: the person's in Settings › Sandboxes (read at each call); there is no table. */
+export function sandboxPricesNow(sandboxes: () => SandboxSettings | undefined): SandboxPriceNow {
+  return (provider) => (isSandboxProviderName(provider) ? (sandboxes()?.pricesPerHourUsd?.[provider] ?? null) : null);
+}
+
+/** Sandbox time's cost for a terminal or a document: `$0.0123`, `$0.0123 + no price` (some time has none), `no price` (none has). */
+export function sandboxCostText(sums: Pick<SandboxSums, 'unpricedSeconds' | 'costUsd'>): string {
+  if (sums.costUsd === null) return 'no price';
+  return sums.unpricedSeconds !== undefined ? `${formatUsd(sums.costUsd)} + no price` : formatUsd(sums.costUsd);
 }
 
 /** A sum's cost for a terminal or a document: `$0.0123`, `$0.0123 + unknown` (some calls have no price), `—` (none has). */
@@ -20,16 +34,25 @@ export function costText(sums: Pick<UsageSums, 'unpricedCalls' | 'costUsd'>): st
   return sums.unpricedCalls > 0 ? `${formatUsd(sums.costUsd)} + unknown` : formatUsd(sums.costUsd);
 }
 
+/** What a sandbox row of no thread is called. */
+export const NO_THREAD_LABEL = 'No thread';
+
 export function usageReport(ledger: UsageLedger, threads: Pick<ThreadStore, 'get'>, query: { by: UsageGrouping; since?: string }): UsageReport {
-  const { rows, total } = ledger.report({ by: query.by, ...(query.since !== undefined ? { since: query.since } : {}) });
+  const asked = { by: query.by, ...(query.since !== undefined ? { since: query.since } : {}) };
+  const { rows, total } = ledger.report(asked);
+  const sandboxes = ledger.sandboxUsage(asked);
+  /** A row's label (and by thread, the thread's folder). */
+  const labelled = (key: string): { label: string; folder?: string } => {
+    if (query.by !== 'thread') return { label: key };
+    if (key === '') return { label: NO_THREAD_LABEL };
+    const thread = threads.get(key);
+    return { label: thread?.title || key, ...(thread !== undefined ? { folder: thread.folder } : {}) };
+  };
   return {
-    by: query.by,
-    ...(query.since !== undefined ? { since: query.since } : {}),
-    rows: rows.map((row) => {
-      if (query.by !== 'thread') return { ...row, label: row.key };
-      const thread = threads.get(row.key);
-      return { ...row, label: thread?.title || row.key, ...(thread !== undefined ? { folder: thread.folder } : {}) };
-    }),
+    ...asked,
+    rows: rows.map((row) => ({ ...row, ...labelled(row.key) })),
     total,
+    sandboxes: sandboxes.rows.map((row) => ({ ...row, ...labelled(row.key) })),
+    sandboxTotal: sandboxes.total,
   };
 }

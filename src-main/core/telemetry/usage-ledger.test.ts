@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../backends/store/store';
-import { sinceInstant, UsageLedger, type ModelCallRecord } from './usage-ledger';
+import { sinceInstant, UsageLedger, type ModelCallRecord, type SandboxTimeRecord } from './usage-ledger';
 
 let dir: string;
 beforeEach(() => void (dir = mkdtempSync(join(tmpdir(), 'deepdesk-ledger-'))));
@@ -31,6 +31,10 @@ function call(over: Partial<ModelCallRecord>): ModelCallRecord {
     error: null,
     ...over,
   };
+}
+
+function slice(over: Partial<SandboxTimeRecord>): SandboxTimeRecord {
+  return { at: '2026-11-20T10:00:00.000Z', threadId: 't1', folder: '/work/app', provider: 'daytona', sandboxId: 'sb-1', seconds: 30, costUsd: null, ...over };
 }
 
 describe('UsageLedger', () => {
@@ -167,5 +171,123 @@ describe('UsageLedger', () => {
     expect(sinceInstant('2026-11-21')).toBe('2026-11-21T00:00:00.000Z');
     expect(sinceInstant('2026-11-21T10:00:00+02:00')).toBe('2026-11-21T08:00:00.000Z');
     expect(() => sinceInstant('last week')).toThrow(/not a date/);
+  });
+});
+
+describe('UsageLedger sandbox time', () => {
+  it('writes each slice at once, keeps them across a reopen, and sums them by thread, day and provider', () => {
+    const file = join(dir, 'deepdesk.db');
+    let db = openDatabase(file);
+    let ledger = new UsageLedger(db);
+    // Small slices, as a running sandbox reports them: each is in the database when the call returns.
+    for (let i = 0; i < 120; i++) ledger.recordSandboxTime(slice({ at: `2026-11-20T10:${String(Math.floor(i / 2)).padStart(2, '0')}:${i % 2 === 0 ? '00' : '30'}.000Z`, costUsd: 0.0001 }));
+    expect((db.prepare('SELECT COUNT(*) AS n, SUM(seconds) AS s FROM sandbox_time').get() as { n: number; s: number })).toEqual({ n: 120, s: 3600 });
+    ledger.recordSandboxTime(slice({ at: '2026-11-21T08:00:00.000Z', threadId: 't2', provider: 'e2b', sandboxId: 'sb-2', seconds: 200 }));
+    ledger.recordSandboxTime(slice({ at: '2026-11-21T09:00:00.000Z', threadId: null, provider: 'modal', sandboxId: 'sb-3', seconds: 12.5, costUsd: 0.002 }));
+    ledger.recordSandboxTime(slice({ at: '2026-11-22T09:00:00.000Z', threadId: 't2', provider: 'daytona', sandboxId: 'sb-4', seconds: 60, costUsd: 0.01 }));
+    // No time is no slice.
+    ledger.recordSandboxTime(slice({ seconds: 0 }));
+    ledger.recordSandboxTime(slice({ seconds: Number.NaN }));
+    ledger.close();
+    db.close();
+
+    db = openDatabase(file);
+    ledger = new UsageLedger(db);
+    const byThread = ledger.sandboxUsage({ by: 'thread' });
+    expect(byThread.rows.map((r) => [r.key, r.provider, r.seconds, r.unpricedSeconds, r.firstAt, r.lastAt])).toEqual([
+      ['t1', 'daytona', 3600, undefined, '2026-11-20T10:00:00.000Z', '2026-11-20T10:59:30.000Z'],
+      ['t2', 'daytona', 60, undefined, '2026-11-22T09:00:00.000Z', '2026-11-22T09:00:00.000Z'],
+      ['', 'modal', 12.5, undefined, '2026-11-21T09:00:00.000Z', '2026-11-21T09:00:00.000Z'],
+      // No price known: its time counts, its cost is null, never $0.
+      ['t2', 'e2b', 200, 200, '2026-11-21T08:00:00.000Z', '2026-11-21T08:00:00.000Z'],
+    ]);
+    expect(byThread.rows[0]!.costUsd).toBeCloseTo(0.012, 12);
+    expect(byThread.rows[3]!.costUsd).toBeNull();
+    expect(byThread.total).toMatchObject({ seconds: 3872.5, unpricedSeconds: 200 });
+    expect(byThread.total.costUsd).toBeCloseTo(0.024, 12);
+
+    expect(ledger.sandboxUsage({ by: 'day' }).rows.map((r) => [r.key, r.provider, r.seconds])).toEqual([
+      ['2026-11-20', 'daytona', 3600],
+      ['2026-11-21', 'e2b', 200],
+      ['2026-11-21', 'modal', 12.5],
+      ['2026-11-22', 'daytona', 60],
+    ]);
+    expect(ledger.sandboxUsage({ by: 'model' }).rows.map((r) => [r.key, r.provider, r.seconds])).toEqual([
+      ['sandbox:daytona', 'daytona', 3660],
+      ['sandbox:modal', 'modal', 12.5],
+      ['sandbox:e2b', 'e2b', 200],
+    ]);
+    const since = ledger.sandboxUsage({ by: 'day', since: '2026-11-21' });
+    expect(since.rows.map((r) => r.key)).toEqual(['2026-11-21', '2026-11-21', '2026-11-22']);
+    expect(since.total.seconds).toBe(272.5);
+    expect(ledger.sandboxUsage({ by: 'model', threadId: 't2' }).rows.map((r) => r.key)).toEqual(['sandbox:daytona', 'sandbox:e2b']);
+    expect(ledger.sandboxUsage({ by: 'thread', threadId: 'nobody' })).toEqual({ rows: [], total: { seconds: 0, costUsd: null } });
+    ledger.close();
+    db.close();
+  });
+
+  it('prices time recorded with no price at the provider’s price per hour now; a recorded cost stays whatever the price now', () => {
+    const db = openDatabase(join(dir, 'deepdesk.db'));
+    const perHour = new Map<string, number>();
+    const ledger = new UsageLedger(db, undefined, (provider) => perHour.get(provider) ?? null);
+    ledger.recordSandboxTime(slice({ seconds: 1800 }));
+    ledger.recordSandboxTime(slice({ seconds: 900 }));
+    // Recorded at the price of its day.
+    ledger.recordSandboxTime(slice({ seconds: 900, costUsd: 0.5 }));
+
+    expect(ledger.sandboxUsage({ by: 'model' }).rows).toEqual([
+      { key: 'sandbox:daytona', provider: 'daytona', seconds: 3600, costUsd: 0.5, unpricedSeconds: 2700, firstAt: '2026-11-20T10:00:00.000Z', lastAt: '2026-11-20T10:00:00.000Z' },
+    ]);
+
+    perHour.set('daytona', 0.2);
+    const priced = ledger.sandboxUsage({ by: 'model' });
+    expect(priced.rows[0]!.unpricedSeconds).toBeUndefined();
+    expect(priced.rows[0]!.costUsd).toBeCloseTo(0.5 + 0.75 * 0.2, 12);
+    expect(priced.total.costUsd).toBeCloseTo(0.65, 12);
+
+    perHour.set('daytona', 0);
+    expect(ledger.sandboxUsage({ by: 'thread' }).rows[0]!.costUsd).toBeCloseTo(0.5, 12);
+    ledger.close();
+    db.close();
+  });
+
+  it('counts sandbox time in a thread’s cost, with its model calls, each priced as read now', () => {
+    const db = openDatabase(join(dir, 'deepdesk.db'));
+    const perHour = new Map<string, number>();
+    const ledger = new UsageLedger(db, () => null, (provider) => perHour.get(provider) ?? null);
+    // Nothing of it in the ledger: no cost at all.
+    expect(ledger.threadCost('t1')).toBeUndefined();
+
+    // Only sandbox time, of no known price: a cost that is not known (not $0).
+    ledger.recordSandboxTime(slice({ threadId: 'box-only', seconds: 600 }));
+    expect(ledger.threadCost('box-only')).toBeNull();
+    perHour.set('daytona', 0.36);
+    expect(ledger.threadCost('box-only')).toBeCloseTo(0.06, 12);
+
+    // Calls and time: both count; another thread's do not.
+    ledger.record(call({ threadId: 't1', costUsd: 0.25 }));
+    ledger.record(call({ threadId: 't1', costUsd: null }));
+    ledger.recordSandboxTime(slice({ threadId: 't1', seconds: 3600, costUsd: 1 }));
+    ledger.recordSandboxTime(slice({ threadId: 't1', seconds: 1800, provider: 'e2b' }));
+    expect(ledger.threadCost('t1')).toBeCloseTo(1.25, 12);
+    perHour.set('e2b', 2);
+    expect(ledger.threadCost('t1')).toBeCloseTo(2.25, 12);
+    // Calls alone, none priced: null, as before there was sandbox time.
+    ledger.record(call({ threadId: 'calls-only', costUsd: null }));
+    expect(ledger.threadCost('calls-only')).toBeNull();
+    ledger.close();
+    db.close();
+  });
+
+  it('writes no slice once closed, and loses a slice (never throws) when the database refuses it', () => {
+    const db = openDatabase(join(dir, 'deepdesk.db'));
+    const ledger = new UsageLedger(db);
+    db.exec('CREATE TRIGGER refuse BEFORE INSERT ON sandbox_time BEGIN SELECT RAISE(ABORT, \'busy\'); END');
+    expect(() => ledger.recordSandboxTime(slice({}))).not.toThrow();
+    db.exec('DROP TRIGGER refuse');
+    ledger.close();
+    ledger.recordSandboxTime(slice({}));
+    expect(ledger.sandboxUsage({ by: 'thread' }).rows).toEqual([]);
+    db.close();
   });
 });

@@ -9,6 +9,10 @@
 // else the table's): setting a price reaches the calls that made the person set it, in every
 // sum read here (the Usage view, `deepdesk usage`, a thread's cost, a run's). A price changed
 // later never rewrites a cost that was recorded: that is what the call cost then.
+//
+// Sandbox time (SPEC §18) is kept beside the calls: slices of a sandbox's running time, each
+// written at once, with their cost when a price per hour was known then, and priced the same
+// way when read (the person's price per hour now) when it was not.
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -44,6 +48,24 @@ const MIGRATIONS: Migration[] = [
         );
         CREATE INDEX IF NOT EXISTS model_calls_at ON model_calls(at);
         CREATE INDEX IF NOT EXISTS model_calls_thread ON model_calls(thread_id, at);
+      `);
+    },
+  },
+  {
+    id: 'usage-002-sandbox-time',
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS sandbox_time (
+          id TEXT PRIMARY KEY,
+          at TEXT NOT NULL,
+          thread_id TEXT,
+          folder TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          sandbox_id TEXT NOT NULL,
+          seconds REAL NOT NULL,
+          cost_usd REAL
+        );
+        CREATE INDEX IF NOT EXISTS sandbox_time_at ON sandbox_time(at);
       `);
     },
   },
@@ -91,6 +113,39 @@ export interface UsageSums {
 /** The price of `provider:model` now, or null when none is known. */
 export type PriceNow = (modelId: string) => ModelPrice | null;
 
+/** A sandbox provider's price now, USD per hour of a sandbox's time, or null when none is known. */
+export type SandboxPriceNow = (provider: string) => number | null;
+
+/** A slice of one sandbox's running time. */
+export interface SandboxTimeRecord {
+  /** When the slice started, ISO 8601 UTC. */
+  at: string;
+  /** The thread it ran for; null for a sandbox of no thread. */
+  threadId: string | null;
+  folder: string;
+  provider: string;
+  sandboxId: string;
+  seconds: number;
+  /** null: no price per hour was known then (its time still counts). */
+  costUsd: number | null;
+}
+
+export interface SandboxSums {
+  seconds: number;
+  /** What the priced time cost (only part of it while unpricedSeconds is there); null when none of it has a price. */
+  costUsd: number | null;
+  /** Time of a provider whose price is still unknown: counted, its cost not. Absent when there is none. */
+  unpricedSeconds?: number;
+}
+
+export interface SandboxUsageGroup extends SandboxSums {
+  /** The thread id (`''` for time of no thread), the day (`YYYY-MM-DD`, UTC) or `sandbox:<provider>`. */
+  key: string;
+  provider: string;
+  firstAt: string;
+  lastAt: string;
+}
+
 export interface UsageGroup extends UsageSums {
   key: string;
   firstAt: string;
@@ -110,6 +165,23 @@ const GROUP_KEY: Record<UsageGrouping, string> = {
   day: 'substr(at, 1, 10)',
   model: "provider || ':' || model",
 };
+
+/** The row key of each grouping, as SQL over sandbox_time (a row is also apart by provider). */
+const SANDBOX_KEY: Record<UsageGrouping, string> = {
+  thread: "COALESCE(thread_id, '')",
+  day: 'substr(at, 1, 10)',
+  model: "'sandbox:' || provider",
+};
+
+interface SandboxPartRow {
+  key: string;
+  provider: string;
+  unpriced: number;
+  seconds: number;
+  costUsd: number;
+  firstAt: string;
+  lastAt: string;
+}
 
 /**
  * Sums of the calls of one model in one group, apart for the calls with a recorded cost and
@@ -148,14 +220,19 @@ interface RecordRow {
 
 export class UsageLedger {
   private readonly insert;
+  private readonly insertSandbox;
   private pending: ModelCallRecord[] = [];
   private scheduled = false;
   private closed = false;
 
-  /** `priceNow`: the price of a model now, for the calls whose price was unknown when they were made. */
+  /**
+   * `priceNow`: the price of a model now, for the calls whose price was unknown when they were
+   * made; `sandboxPrice`: a provider's price per hour now, for sandbox time in the same case.
+   */
   constructor(
     private readonly db: Database.Database,
     private readonly priceNow?: PriceNow,
+    private readonly sandboxPrice?: SandboxPriceNow,
   ) {
     runMigrations(db, MIGRATIONS);
     this.insert = db.prepare(
@@ -164,6 +241,71 @@ export class UsageLedger {
        VALUES (@id, @at, @threadId, @turn, @subagent, @purpose, @provider, @model, @inputTokens, @outputTokens,
         @cacheReadTokens, @cacheWriteTokens, @costUsd, @durationMs, @failed, @error)`,
     );
+    this.insertSandbox = db.prepare(
+      `INSERT INTO sandbox_time (id, at, thread_id, folder, provider, sandbox_id, seconds, cost_usd)
+       VALUES (@id, @at, @threadId, @folder, @provider, @sandboxId, @seconds, @costUsd)`,
+    );
+  }
+
+  /** Writes a slice of a sandbox's time now (a slice of no time is not one). */
+  recordSandboxTime(r: SandboxTimeRecord): void {
+    if (this.closed || !this.db.open || !(r.seconds > 0) || !Number.isFinite(r.seconds)) return;
+    try {
+      this.insertSandbox.run({ ...r, id: randomUUID() });
+    } catch {
+      // A busy or read-only database loses this slice, never the sandbox's work.
+    }
+  }
+
+  /**
+   * Sandbox time by thread, day or provider (`sandbox:<provider>` for `by: 'model'`), each
+   * group apart by provider: threads and providers most expensive first (then the longest),
+   * days oldest first; with the total.
+   */
+  sandboxUsage(query: UsageQuery): { rows: SandboxUsageGroup[]; total: SandboxSums } {
+    const { filter, params } = queryFilter(query);
+    const parts = this.db
+      .prepare<string[], SandboxPartRow>(
+        `SELECT ${SANDBOX_KEY[query.by]} AS key, provider, cost_usd IS NULL AS unpriced, SUM(seconds) AS seconds,
+          COALESCE(SUM(cost_usd), 0) AS costUsd, MIN(at) AS firstAt, MAX(at) AS lastAt
+         FROM sandbox_time ${filter} GROUP BY key, provider, unpriced`,
+      )
+      .all(...params);
+    const groups = new Map<string, SandboxTally>();
+    const total = new SandboxTally('', '');
+    for (const part of parts) {
+      const cost = this.sandboxPriced(part);
+      total.add(part, cost);
+      const id = JSON.stringify([part.key, part.provider]);
+      let group = groups.get(id);
+      if (group === undefined) groups.set(id, (group = new SandboxTally(part.key, part.provider)));
+      group.add(part, cost);
+    }
+    const rows = [...groups.values()].map((g) => g.group());
+    const byKey = (a: SandboxUsageGroup, b: SandboxUsageGroup) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) || (a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0);
+    rows.sort((a, b) => (query.by === 'day' ? byKey(a, b) : (b.costUsd ?? 0) - (a.costUsd ?? 0) || b.seconds - a.seconds || byKey(a, b)));
+    return { rows, total: total.sums() };
+  }
+
+  /**
+   * What a thread has cost so far, its model calls and its sandbox time, as the ledger prices
+   * them now; null when none of it has a price, undefined when the ledger has none of it.
+   */
+  threadCost(threadId: string): number | null | undefined {
+    const calls = this.threadSums(threadId);
+    const sandbox = this.sandboxUsage({ by: 'thread', threadId }).total;
+    if (calls.calls === 0 && sandbox.seconds === 0) return undefined;
+    // No calls sum to a cost of 0: that is not a price known.
+    const callsCost = calls.calls === 0 ? null : calls.costUsd;
+    if (callsCost === null && sandbox.costUsd === null) return null;
+    return (callsCost ?? 0) + (sandbox.costUsd ?? 0);
+  }
+
+  /** What a part's time cost: as recorded, else at the provider's price per hour now; null while none is known. */
+  private sandboxPriced(part: SandboxPartRow): number | null {
+    if (part.unpriced === 0) return part.costUsd;
+    const perHour = this.sandboxPrice?.(part.provider) ?? null;
+    return perHour === null ? null : (part.seconds / 3600) * perHour;
   }
 
   /** Queues the record; it is written with the others of this event-loop turn. */
@@ -220,17 +362,8 @@ export class UsageLedger {
 
   /** Sums by thread (most expensive first), day (oldest first) or model (most expensive first), with the total. */
   report(query: UsageQuery): { rows: UsageGroup[]; total: UsageSums } {
-    const where: string[] = [];
-    const params: string[] = [];
-    if (query.since !== undefined) {
-      where.push('at >= ?');
-      params.push(sinceInstant(query.since));
-    }
-    if (query.threadId !== undefined) {
-      where.push('thread_id = ?');
-      params.push(query.threadId);
-    }
-    const { groups, total } = this.sums(where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params, GROUP_KEY[query.by]);
+    const { filter, params } = queryFilter(query);
+    const { groups, total } = this.sums(filter, params, GROUP_KEY[query.by]);
     const cost = (g: UsageGroup) => g.costUsd ?? 0;
     const rows = [...groups].sort((a, b) => (query.by === 'day' ? 0 : cost(b) - cost(a) || b.calls - a.calls) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     return { rows, total };
@@ -305,6 +438,21 @@ export class UsageLedger {
   }
 }
 
+/** A query's `since` and `threadId` as SQL (over model_calls or sandbox_time) and its parameters. */
+function queryFilter(query: UsageQuery): { filter: string; params: string[] } {
+  const where: string[] = [];
+  const params: string[] = [];
+  if (query.since !== undefined) {
+    where.push('at >= ?');
+    params.push(sinceInstant(query.since));
+  }
+  if (query.threadId !== undefined) {
+    where.push('thread_id = ?');
+    params.push(query.threadId);
+  }
+  return { filter: where.length > 0 ? `WHERE ${where.join(' AND ')}` : '', params };
+}
+
 /** `YYYY-MM-DD` is that day's start (UTC); a full time is taken as it is. */
 export function sinceInstant(since: string): string {
   if (/^\d{4}-\d{2}-\d{2}$/.test(since)) return `${since}T00:00:00.000Z`;
@@ -351,6 +499,40 @@ class GroupTally {
 
   group(): UsageGroup {
     return { key: this.key, ...this.sums(), firstAt: this.firstAt, lastAt: this.lastAt };
+  }
+}
+
+/** Sums of the parts of one group of sandbox time as they come. */
+class SandboxTally {
+  private seconds = 0;
+  private unpricedSeconds = 0;
+  private cost = 0;
+  private priced = false;
+  private firstAt = '';
+  private lastAt = '';
+
+  constructor(
+    private readonly key: string,
+    private readonly provider: string,
+  ) {}
+
+  add(part: SandboxPartRow, cost: number | null): void {
+    this.seconds += part.seconds;
+    if (cost === null) this.unpricedSeconds += part.seconds;
+    else {
+      this.cost += cost;
+      this.priced = true;
+    }
+    if (this.firstAt === '' || part.firstAt < this.firstAt) this.firstAt = part.firstAt;
+    if (part.lastAt > this.lastAt) this.lastAt = part.lastAt;
+  }
+
+  sums(): SandboxSums {
+    return { seconds: this.seconds, costUsd: this.priced ? this.cost : null, ...(this.unpricedSeconds > 0 ? { unpricedSeconds: this.unpricedSeconds } : {}) };
+  }
+
+  group(): SandboxUsageGroup {
+    return { key: this.key, provider: this.provider, ...this.sums(), firstAt: this.firstAt, lastAt: this.lastAt };
   }
 }
 

@@ -3,12 +3,25 @@
 // (the header's `Usage` button); a thread's row opens that thread (one of another folder opens
 // that folder first, as the Agents view's row does). The table is the source of
 // truth; by day a bar chart of cost per day (tokens when no price is known) comes first, its
-// text alternative saying what it shows. It asks the ledger again when shown, when Group by or
-// Since change, and when a run ends.
+// text alternative saying what it shows. Sandbox time (SPEC §18), when there is any, follows
+// in its own section, grouped the same way. It asks the ledger again when shown, when Group by
+// or Since change, and when a run ends.
 
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
-import type { UsageGrouping, UsageReport, UsageRow, UsageSums } from '../../../src-main/app/contract';
-import { costCell, dayChart, formatCount, SINCE_CHOICES, sinceParam, unpricedNote, type DayChart, type SinceChoice } from '../lib/usage';
+import { isSandboxProviderName, SANDBOX_PROVIDER_LABELS, sandboxTimeText, type UsageGrouping, type UsageReport, type UsageRow, type UsageSums } from '../../../src-main/app/contract';
+import {
+  costCell,
+  dayChart,
+  formatCount,
+  sandboxCostCell,
+  SINCE_CHOICES,
+  sinceParam,
+  unpricedNote,
+  unpricedSandboxNote,
+  type CostCell,
+  type DayChart,
+  type SinceChoice,
+} from '../lib/usage';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useConnection, useEvent } from '../state/transport-context';
@@ -101,6 +114,7 @@ export function UsageView({ threadIds, onOpenThread, onOpenOtherFolderThread, on
   const chart = shown && by === 'day' ? dayChart(shown.rows, shown.total) : null;
   const note = shown ? unpricedNote(shown.total) : null;
   const sinceLabel = since === 'date' ? `since ${sinceValue ?? 'a date'}` : (SINCE_CHOICES.find((c) => c.value === since)?.label.toLowerCase() ?? '');
+  const openers: RowOpeners = { threadIds, onOpenThread, onOpenOtherFolderThread };
   const empty = since === 'all' ? 'No model calls yet.' : since === 'date' ? `No model calls ${sinceLabel}.` : `No model calls in the ${sinceLabel}.`;
 
   return (
@@ -159,13 +173,18 @@ export function UsageView({ threadIds, onOpenThread, onOpenOtherFolderThread, on
         <ErrorAlert error={error && `The usage could not be read: ${error}`} />
         {shown === null ? (
           error === null && sinceValue !== null ? <Spinner label="Loading usage" /> : null
-        ) : shown.rows.length === 0 ? (
-          <p className="muted usage-empty">{empty}</p>
         ) : (
           <>
-            {chart ? <DayBars chart={chart} /> : null}
-            <UsageTable report={shown} sinceLabel={sinceLabel} threadIds={threadIds} onOpenThread={onOpenThread} onOpenOtherFolderThread={onOpenOtherFolderThread} />
-            {note ? <p className="usage-note">{note}</p> : null}
+            {shown.rows.length === 0 ? (
+              <p className="muted usage-empty">{empty}</p>
+            ) : (
+              <>
+                {chart ? <DayBars chart={chart} /> : null}
+                <UsageTable report={shown} sinceLabel={sinceLabel} {...openers} />
+                {note ? <p className="usage-note">{note}</p> : null}
+              </>
+            )}
+            {shown.sandboxes.length > 0 ? <SandboxTime report={shown} sinceLabel={sinceLabel} {...openers} /> : null}
           </>
         )}
       </div>
@@ -218,8 +237,10 @@ function UsageTable({ report, sinceLabel, ...openers }: { report: UsageReport; s
   );
 }
 
-function RowLabel({ row, by, threadIds, onOpenThread, onOpenOtherFolderThread }: { row: UsageRow; by: UsageGrouping } & RowOpeners): React.JSX.Element {
+function RowLabel({ row, by, threadIds, onOpenThread, onOpenOtherFolderThread }: { row: Pick<UsageRow, 'key' | 'label' | 'folder'>; by: UsageGrouping } & RowOpeners): React.JSX.Element {
   if (by !== 'thread') return <span className={by === 'model' ? 'mono' : undefined}>{row.label}</span>;
+  // Sandbox time of no thread.
+  if (row.key === '') return <span>{row.label}</span>;
   if (threadIds.has(row.key)) {
     return (
       <button type="button" className="usage-thread-link" title="Open this thread" onClick={() => onOpenThread(row.key)}>
@@ -244,18 +265,6 @@ function RowLabel({ row, by, threadIds, onOpenThread, onOpenOtherFolderThread }:
 }
 
 function SumCells({ sums }: { sums: UsageSums }): React.JSX.Element {
-  const cost = costCell(sums);
-  const shown = (
-    <>
-      {cost.amount}
-      {cost.partly ? (
-        <>
-          {' '}
-          <span className="usage-nowrap">+ unknown</span>
-        </>
-      ) : null}
-    </>
-  );
   return (
     <>
       <td className="usage-wraps">
@@ -271,17 +280,84 @@ function SumCells({ sums }: { sums: UsageSums }): React.JSX.Element {
       <td>{formatCount(sums.outputTokens)}</td>
       <td>{formatCount(sums.cacheReadTokens)}</td>
       <td>{formatCount(sums.cacheWriteTokens)}</td>
-      <td className="usage-wraps" title={cost.note}>
-        {cost.note ? (
-          <>
-            <span aria-hidden="true">{shown}</span>
-            <span className="visually-hidden">{cost.note}</span>
-          </>
-        ) : (
-          shown
-        )}
-      </td>
+      <CostTd cost={costCell(sums)} />
     </>
+  );
+}
+
+/** A cost as the table shows it: the amount, `+ unknown` when part has no price, and what a dash means for a screen reader. */
+function CostTd({ cost }: { cost: CostCell }): React.JSX.Element {
+  const shown = (
+    <>
+      {cost.amount}
+      {cost.partly ? (
+        <>
+          {' '}
+          <span className="usage-nowrap">+ unknown</span>
+        </>
+      ) : null}
+    </>
+  );
+  return (
+    <td className="usage-wraps" title={cost.note}>
+      {cost.note ? (
+        <>
+          <span aria-hidden="true">{shown}</span>
+          <span className="visually-hidden">{cost.note}</span>
+        </>
+      ) : (
+        shown
+      )}
+    </td>
+  );
+}
+
+// ------------------------------------------------------------------ sandbox time
+
+/** Sandbox time grouped as the calls are (and apart by provider), with its total and the line about time of no price. */
+function SandboxTime({ report, sinceLabel, ...openers }: { report: UsageReport; sinceLabel: string } & RowOpeners): React.JSX.Element {
+  const headingId = useId();
+  const note = unpricedSandboxNote(report.sandboxTotal);
+  return (
+    <section className="usage-sandboxes" aria-labelledby={headingId}>
+      <h2 id={headingId} className="usage-subheading">
+        Sandbox time
+      </h2>
+      <table className="usage-table">
+        <caption>
+          By {report.by}, {sinceLabel}: time in each provider's sandboxes, and cost in US dollars
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">{FIRST_COLUMN[report.by]}</th>
+            <th scope="col">Provider</th>
+            <th scope="col">Time</th>
+            <th scope="col">Cost</th>
+          </tr>
+        </thead>
+        <tbody>
+          {report.sandboxes.map((row) => (
+            <tr key={`${row.key}\n${row.provider}`}>
+              <th scope="row" className="usage-label">
+                <RowLabel row={row} by={report.by} {...openers} />
+              </th>
+              <td>{isSandboxProviderName(row.provider) ? SANDBOX_PROVIDER_LABELS[row.provider] : row.provider}</td>
+              <td>{sandboxTimeText(row.seconds)}</td>
+              <CostTd cost={sandboxCostCell(row)} />
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
+          <tr>
+            <th scope="row">Total</th>
+            <td />
+            <td>{sandboxTimeText(report.sandboxTotal.seconds)}</td>
+            <CostTd cost={sandboxCostCell(report.sandboxTotal)} />
+          </tr>
+        </tfoot>
+      </table>
+      {note ? <p className="usage-note">{note}</p> : null}
+    </section>
   );
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { UsageRow, UsageSums } from '../../../src-main/app/contract';
-import { costCell, dayChart, daysBetween, formatCount, niceMax, sinceParam, unpricedNote } from './usage';
+import { sandboxTimeText } from '../../../src-main/app/contract';
+import { costCell, dayChart, daysBetween, formatCount, niceMax, sandboxCostCell, sinceParam, unpricedNote, unpricedSandboxNote } from './usage';
 
 const NONE: UsageSums = { calls: 0, failedCalls: 0, unpricedCalls: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, durationMs: 0 };
 
@@ -47,6 +48,27 @@ describe('the table', () => {
     expect(unpricedNote({ unpricedCalls: 0 })).toBeNull();
     expect(unpricedNote({ unpricedCalls: 1 })).toBe('1 call of models with no known price: tokens only (set a price in Settings › Prices).');
     expect(unpricedNote({ unpricedCalls: 3 })).toBe('3 calls of models with no known price: tokens only (set a price in Settings › Prices).');
+  });
+});
+
+describe('sandbox time', () => {
+  it('reads as seconds, minutes and seconds, or hours and minutes', () => {
+    expect(sandboxTimeText(0)).toBe('0s');
+    expect(sandboxTimeText(0.2)).toBe('<1s');
+    expect(sandboxTimeText(45)).toBe('45s');
+    expect(sandboxTimeText(200)).toBe('3m 20s');
+    expect(sandboxTimeText(305)).toBe('5m 05s');
+    expect(sandboxTimeText(3720)).toBe('1h 02m');
+    expect(sandboxTimeText(90_000)).toBe('25h 00m');
+  });
+  it('costs what is known, marks time of no price, and says where to set one', () => {
+    expect(sandboxCostCell({ costUsd: 0.148 })).toEqual({ amount: '$0.148', partly: false });
+    expect(sandboxCostCell({ costUsd: null, unpricedSeconds: 60 })).toEqual({ amount: '—', partly: false, note: 'Unknown: no price per hour for the provider' });
+    expect(sandboxCostCell({ costUsd: 0.1, unpricedSeconds: 200 })).toEqual({ amount: '$0.10', partly: true, note: '$0.10, and 3m 20s with no price per hour not counted' });
+    expect(unpricedSandboxNote({})).toBeNull();
+    expect(unpricedSandboxNote({ unpricedSeconds: 2120 })).toBe(
+      "35m 20s of sandbox time with no price: time counted, cost not (set a price per hour in Settings › Sandboxes; a provider's price depends on the sandbox's size).",
+    );
   });
 });
 

@@ -1,9 +1,10 @@
 // The `Usage` view's arithmetic and words (SPEC §17): what `Since` asks the ledger for, how
 // counts and costs read in its table, the line about calls of models with no known price,
 // and the bar chart of a day-by-day report (scaled to a round maximum, with a text
-// alternative that says what it shows). Pure: unit-tested on its own.
+// alternative that says what it shows); sandbox time's cost and its line when a provider has
+// no price per hour. Pure: unit-tested on its own.
 
-import type { UsageRow, UsageSums } from '../../../src-main/app/contract';
+import { sandboxTimeText, type SandboxSums, type UsageRow, type UsageSums } from '../../../src-main/app/contract';
 import { formatCost, formatTokens } from './format';
 
 export type SinceChoice = 'all' | '7d' | '30d' | 'date';
@@ -75,6 +76,20 @@ function callCount(n: number): string {
 export function unpricedNote(total: Pick<UsageSums, 'unpricedCalls'>): string | null {
   if (total.unpricedCalls <= 0) return null;
   return `${callCount(total.unpricedCalls)} of models with no known price: tokens only (set a price in Settings › Prices).`;
+}
+
+/** The cost of some sandbox time: as costCell, the unknown part being time of a provider with no price per hour. */
+export function sandboxCostCell(sums: Pick<SandboxSums, 'unpricedSeconds' | 'costUsd'>): CostCell {
+  if (sums.costUsd === null) return { amount: '—', partly: false, note: 'Unknown: no price per hour for the provider' };
+  const cost = formatCost(sums.costUsd) ?? '$0.00';
+  if (sums.unpricedSeconds !== undefined) return { amount: cost, partly: true, note: `${cost}, and ${sandboxTimeText(sums.unpricedSeconds)} with no price per hour not counted` };
+  return { amount: cost, partly: false };
+}
+
+/** The line under the sandbox table when some time had no price; null when all of it had one. */
+export function unpricedSandboxNote(total: Pick<SandboxSums, 'unpricedSeconds'>): string | null {
+  if (total.unpricedSeconds === undefined) return null;
+  return `${sandboxTimeText(total.unpricedSeconds)} of sandbox time with no price: time counted, cost not (set a price per hour in Settings › Sandboxes; a provider's price depends on the sandbox's size).`;
 }
 
 // ------------------------------------------------------------------ the chart
