@@ -38,9 +38,19 @@ function project(): void {
   writeFileSync(join(t.folder, '.env'), 'API_KEY=do-not-send');
 }
 
-/** The tool results the model was sent, in order. */
+/** The tool results the model was sent last, in order. */
 function toolResults(): string[] {
-  return t.server.requests.flatMap((r) => r.messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
+  const last = t.server.requests.at(-1);
+  return (last?.messages ?? []).filter((m) => m.role === 'tool').map((m) => String(m.content));
+}
+
+/** Whether a process of this machine runs with `text` in its command line (a stand-in's sandboxed command). */
+function running(text: string): boolean {
+  try {
+    return execFileSync('pgrep', ['-f', text], { encoding: 'utf8' }).trim() !== '';
+  } catch {
+    return false;
+  }
 }
 
 describe('deepdesk run --sandbox daytona', () => {
@@ -52,7 +62,7 @@ describe('deepdesk run --sandbox daytona', () => {
       { text: 'done' },
     );
     const run = await t.deepdesk(['run', '--sandbox', 'daytona', ...model(), '--approve', 'auto', 'work in the sandbox'], env());
-    expect(run.stderr).toMatch(/Uploaded 4 files \(.*\) to the Daytona sandbox \S+; left out: \.env \(credentials\)\./);
+    expect(run.stderr).toMatch(/Uploaded 3 files \(.*\) to the Daytona sandbox \S+; left out: \.env \(credentials\)\./);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('done\n');
 
@@ -104,11 +114,11 @@ describe('deepdesk run --sandbox daytona', () => {
     const wt = /worktree \S+ at (\S+) /.exec(first.stderr)![1]!;
     const uploads = standin.requests.filter((r) => r.includes('bulk-upload')).length;
 
-    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'cat kept.txt; sleep 30' } }] }, { text: 'carried on' });
+    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'cat kept.txt; sleep 31.5' } }] }, { text: 'carried on' });
     const second = t.deepdesk(['run', '--sandbox', 'daytona', '--sandbox-id', id, ...model(), '--approve', 'auto', 'second'], env());
     // The command runs: the sandbox vanishes under it.
     const deadline = Date.now() + 20_000;
-    while (!standin.requests.some((r) => r.includes('/exec')) || standin.requests.filter((r) => r.includes('/exec')).length < 2) {
+    while (!running('sleep 31.5')) {
       if (Date.now() > deadline) throw new Error(`the command never started: ${standin.requests.join('\n')}`);
       await new Promise((r) => setTimeout(r, 50));
     }

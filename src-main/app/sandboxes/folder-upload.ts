@@ -54,7 +54,8 @@ export function secretReason(rel: string, realPath: string, dataDir: string, hom
   if (parts.some((p) => SECRET_NAMES.has(p))) return 'credentials';
   if (SECRET_PATTERNS.some((re) => re.test(parts[parts.length - 1]!))) return 'credentials';
   for (const rule of SECRET_HOME_PATHS) if (isPathInside(path.join(home, rule.path), realPath)) return rule.why;
-  if (isPathInside(dataDir, realPath)) return "Deepdesk's data folder";
+  // Its worktrees (a sandbox thread's folder is one) are the person's folders, not Deepdesk's own files.
+  if (isPathInside(dataDir, realPath) && !isPathInside(path.join(dataDir, 'worktrees'), realPath)) return "Deepdesk's data folder";
   return undefined;
 }
 
@@ -85,7 +86,7 @@ export async function planUpload(folder: string, options: { dataDir: string; env
     } catch {
       continue; // A tracked file deleted in the folder: not there to send.
     }
-    const secret = secretReason(rel, realPathOf(abs), options.dataDir);
+    const secret = secretReason(rel, realPathOf(abs), realPathOf(options.dataDir));
     if (secret !== undefined) {
       plan.leftOut.push({ rel, why: secret });
       continue;

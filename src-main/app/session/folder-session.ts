@@ -129,7 +129,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     const settings = new SettingsService(dataDir, context.secrets, { onProblem: context.notice });
     opened.push(() => settings.close());
     // Sandbox time goes to the ledger, which opens after the place (it is told the place's kind).
-    let ledgerOf: RunAudit | undefined;
+    const opening: { audit?: RunAudit } = {};
     const place = await openSessionPlace(request.place, {
       dataDir,
       env,
@@ -138,7 +138,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
         db,
         settings: () => settings.raw().sandboxes ?? {},
         savedKeys: () => settings.sandboxKeys(),
-        recordTime: (slice) => ledgerOf?.ledger.recordSandboxTime({ ...slice, threadId: latestThreadOf(db, request.place), folder: placeText(request.place) }),
+        recordTime: (slice) => opening.audit?.ledger.recordSandboxTime({ ...slice, threadId: latestThreadOf(db, request.place), folder: placeText(request.place) }),
       },
     });
     opened.push(() => place.close());
@@ -183,7 +183,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
       version: context.version,
       settings: () => settings.raw(),
     });
-    ledgerOf = audit;
+    opening.audit = audit;
     opened.push(() => audit.close());
     const modes = policy.mode === 'saved' ? new ModeService(dataDir, place.text, place.sandboxStatus, { onProblem: context.notice }) : undefined;
     if (modes) opened.push(() => modes.close());

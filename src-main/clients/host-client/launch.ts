@@ -24,15 +24,18 @@ const MAX_LOG_BYTES = 4 * 1024 * 1024;
  * out/main/cli.js only exports `main` (bin/deepdesk.mjs runs it, and bin/ is not in every
  * install): this runs it with the arguments after its path.
  */
-const RUN_ENTRY = `const [entry, ...argv] = process.argv.slice(1);
-import(require('node:url').pathToFileURL(entry).href).then(async ({ main }) => {
-  process.exitCode = await main(argv);
-});`;
+// An ES module, as the `deepdesk` bin is: a CommonJS eval would leave a global `require` that
+// resolves from the host's working folder, and libraries that probe for one (the Daytona SDK)
+// would load their dependencies from there.
+const RUN_ENTRY = `import { pathToFileURL } from 'node:url';
+const [entry, ...argv] = process.argv.slice(1);
+const { main } = await import(pathToFileURL(entry).href);
+process.exitCode = await main(argv);`;
 
 export function defaultHostLaunch(dataDir: string, env: NodeJS.ProcessEnv = process.env): HostLaunch {
   return {
     file: process.execPath,
-    args: ['-e', RUN_ENTRY, cliEntry(), 'host', '--data-dir', dataDir],
+    args: ['--input-type=module', '-e', RUN_ENTRY, cliEntry(), 'host', '--data-dir', dataDir],
     // The agent host is Deepdesk itself: it gets Deepdesk's environment, its keys included
     // (what the host starts gets child-env.ts's). Under Electron, its binary runs the CLI as plain Node.
     env: process.versions.electron !== undefined ? { ...env, ELECTRON_RUN_AS_NODE: '1' } : { ...env },
