@@ -165,13 +165,14 @@ function firstLine(text: string): string {
   return text.split('\n')[0] ?? text;
 }
 
-async function askOnTerminal({ request, preview }: PendingQuestion, input: NodeJS.ReadStream, output: NodeJS.WritableStream, signal: AbortSignal): Promise<ApprovalDecision> {
+async function askOnTerminal({ request, preview, runsIn }: PendingQuestion, input: NodeJS.ReadStream, output: NodeJS.WritableStream, signal: AbortSignal): Promise<ApprovalDecision> {
   // Everything here but our own words comes from the model: shown, never obeyed by the terminal.
   const via = describeLinkTarget(request.toolName, request.args, request.resolvedTarget);
   output.write(
     `\n${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
       (via !== null ? `${terminalSafe(via, { singleLine: true })}\n` : '') +
-      `${terminalSafe(callShown(request, preview))}\n`,
+      `${terminalSafe(callShown(request, preview))}\n` +
+      (runsIn !== undefined ? `Runs in ${terminalSafe(runsIn, { singleLine: true })}\n` : ''),
   );
   const answer = (await askLine(input, output, 'Approve? [y]es / [n]o / or type a reply for the agent: ', { signal })).trim();
   if (/^(y|yes)$/i.test(answer)) return { type: 'approve' };

@@ -98,6 +98,11 @@ describe('deepdesk run --sandbox daytona', () => {
     const table = await t.deepdesk(['sandboxes', 'ls', '--data-dir', t.dataDir], env());
     expect(table.stdout).toMatch(new RegExp(`^ID\\s+PROVIDER\\s+STATE\\s+AGE\\s+THREADS\\s+FOLDER\\n${id}\\s+Daytona\\s+running\\s+\\S+\\s+${listed[0]!.threads[0]}\\s+${wt}`));
 
+    // The sandbox's time is in the ledger, counted to the thread.
+    const usage = JSON.parse((await t.deepdesk(['usage', '--json', '--data-dir', t.dataDir], env())).stdout) as { sandboxes: Array<{ key: string; provider: string; seconds: number }> };
+    expect(usage.sandboxes).toEqual([expect.objectContaining({ key: listed[0]!.threads[0], provider: 'daytona' })]);
+    expect(usage.sandboxes[0]!.seconds).toBeGreaterThan(0);
+
     const rm = await t.deepdesk(['sandboxes', 'rm', id, '--data-dir', t.dataDir], env());
     expect(rm.stderr).toBe('');
     expect(rm.stdout).toBe(`Removed ${id} (Daytona); its worktree and threads are kept.\n`);

@@ -38,6 +38,8 @@ export interface PendingQuestion {
   key: string;
   request: ApprovalRequest;
   preview?: ApprovalPreview;
+  /** Where a command runs when it is not this computer: `Daytona · sandbox ID` (SPEC §18). */
+  runsIn?: string;
 }
 
 /** What an attach shows of the thread before its events: its latest items (long parts cut); `earlier`: there are more before them. */
@@ -90,7 +92,7 @@ interface LiveRun {
   seq: number;
   says: string[];
   watchers: Map<string, Watcher>;
-  questions: Map<string, { request: ApprovalRequest; preview?: ApprovalPreview; answer: (decision: ApprovalDecision) => void }>;
+  questions: Map<string, { request: ApprovalRequest; preview?: ApprovalPreview; runsIn?: string; answer: (decision: ApprovalDecision) => void }>;
   approve: ApprovePolicy;
   /** The person's message that started it, and how many messages the thread had before. */
   prompt: string;
@@ -413,7 +415,7 @@ export class HostRuns {
   }
 
   private pending(run: LiveRun): PendingQuestion[] {
-    return [...run.questions].map(([key, q]) => ({ key, request: q.request, ...(q.preview !== undefined ? { preview: q.preview } : {}) }));
+    return [...run.questions].map(([key, q]) => ({ key, request: q.request, ...(q.preview !== undefined ? { preview: q.preview } : {}), ...(q.runsIn !== undefined ? { runsIn: q.runsIn } : {}) }));
   }
 
   private async ask(run: LiveRun, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
@@ -422,6 +424,7 @@ export class HostRuns {
     const key = randomUUID();
     // The diff the window would show beside it (an edit's, a write's), for a terminal to show too.
     const preview = await run.run?.previewApproval(request).catch(() => undefined);
+    const runsIn = request.toolName === 'execute' ? run.run?.runsIn : undefined;
     return new Promise<ApprovalDecision>((resolve, reject) => {
       if (signal.aborted) return reject(new AbortedError());
       const settle = () => {
@@ -439,13 +442,14 @@ export class HostRuns {
       run.questions.set(key, {
         request,
         ...(preview !== undefined ? { preview } : {}),
+        ...(runsIn !== undefined ? { runsIn } : {}),
         answer: (decision) => {
           settle();
           resolve(decision);
         },
       });
       this.setState(run, 'needs-you');
-      this.tell(run, 'run.approval', { threadId: run.threadId, key, request, ...(preview !== undefined ? { preview } : {}) });
+      this.tell(run, 'run.approval', { threadId: run.threadId, key, request, ...(preview !== undefined ? { preview } : {}), ...(runsIn !== undefined ? { runsIn } : {}) });
       this.activity({ kind: 'approvals', threadId: run.threadId, folder: run.folder });
     });
   }

@@ -141,6 +141,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
         recordTime: (slice) => opening.audit?.ledger.recordSandboxTime({ ...slice, threadId: latestThreadOf(db, request.place), folder: placeText(request.place) }),
       },
     });
+    const placeCloses = opened.length;
     opened.push(() => place.close());
     // A remote folder's own configuration is not read (SPEC §13): an empty local stand-in, so the person's own still loads.
     const configFolder = place.localPath ?? remoteConfigStandIn(dataDir);
@@ -184,7 +185,8 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
       settings: () => settings.raw(),
     });
     opening.audit = audit;
-    opened.push(() => audit.close());
+    // Closed after the place, whose last sandbox time it records.
+    opened.splice(placeCloses, 0, () => audit.close());
     const modes = policy.mode === 'saved' ? new ModeService(dataDir, place.text, place.sandboxStatus, { onProblem: context.notice }) : undefined;
     if (modes) opened.push(() => modes.close());
     const fixedMode = policy.mode === 'saved' ? undefined : policy.mode;

@@ -26,6 +26,7 @@ import { givenFlags, openFolderSession, type FolderSession } from './folder-sess
 import { placeContained } from './session-place';
 import { PROVIDER_LABELS, type SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { sandboxFolderFor } from '../sandboxes/sandbox-folder';
+import { sandboxPlaceText } from '../sandboxes/sandbox-place';
 import { SandboxStore } from '../sandboxes/sandbox-store';
 import { SettingsService } from '../settings/settings-service';
 import type { RequestPreview } from '../../core/agent/loop';
@@ -85,6 +86,8 @@ export interface HeadlessRun {
   stop(): Promise<void>;
   /** The diff the window shows beside an approval of an edit or a write (approval-preview.ts). */
   previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined>;
+  /** Where its commands run when not on this computer: `Daytona · sandbox ID`. */
+  runsIn?: string;
 }
 
 export interface HeadlessRunContext {
@@ -139,7 +142,14 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
       const result = threads
         .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.allow ? { allow: input.allow } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
         .finally(closeAll);
-      return { threadId, folder: place.text, result, stop: () => threads.stop(threadId), previewApproval: (request) => threads.previewApproval(request) };
+      return {
+        threadId,
+        folder: place.text,
+        result,
+        stop: () => threads.stop(threadId),
+        previewApproval: (request) => threads.previewApproval(request),
+        ...(place.provider ? { runsIn: sandboxPlaceText(place.provider.name, place.provider.sandboxId) } : {}),
+      };
     } catch (err) {
       await closeAll();
       throw err;
