@@ -4,6 +4,8 @@
 // Agents' BaseSandbox does (core/backends/provider/): POSIX tools in the sandbox, file
 // contents only through `upload`/`download`.
 
+import { visibleLine } from '../text/visible-line';
+
 export type SandboxProviderName = 'daytona' | 'modal' | 'e2b' | 'deno';
 
 export const SANDBOX_PROVIDER_NAMES: readonly SandboxProviderName[] = ['daytona', 'modal', 'e2b', 'deno'];
@@ -149,4 +151,14 @@ export function missingCredentials(provider: SandboxProviderName, variables: rea
 export function credential(credentials: ProviderCredentials, name: string): string | undefined {
   const value = credentials.env[name] ?? credentials.saved?.[name];
   return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * A provider's or its SDK's words as data: one short line (line breaks and tabs become spaces,
+ * other control and invisible characters escapes), without an SDK's trailing `(status: …)` or
+ * `(Trace ID: …)`, capped.
+ */
+export function providerText(text: string): string {
+  const line = visibleLine(text.replace(/[\t\n\r\v\f]+/g, ' ').replace(/ {2,}/g, ' ').replace(/\s*\((status|Trace ID): [^)]*\)\s*$/, '').trim());
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }

@@ -10,7 +10,7 @@ import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider,
   SandboxSpec,
 } from '../provider';
-import { SandboxProviderError, credential, missingCredentials } from '../provider';
+import { SandboxProviderError, credential, missingCredentials, providerText } from '../provider';
 
 const DEFAULT_API_URL = 'https://app.daytona.io/api';
 /** The label the SDK adds to every sandbox it creates: not Deepdesk's. */
@@ -46,7 +46,7 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
     try {
       const sb = await (await daytona()).get(id);
       if (GONE_STATES.has(sb.state ?? '')) return goneError(id);
-      if (sb.state !== 'started') return new SandboxProviderError(`The Daytona sandbox ${id} is ${clean(sb.state ?? 'not started')}, not running: ${mapped.message}`, 'failed', 'daytona');
+      if (sb.state !== 'started') return new SandboxProviderError(`The Daytona sandbox ${id} is ${providerText(sb.state ?? 'not started')}, not running: ${mapped.message}`, 'failed', 'daytona');
     } catch (check) {
       const checked = failure(check, id);
       if (checked.reason === 'gone') return checked;
@@ -58,7 +58,7 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
   async function open(sb: Sandbox): Promise<ProviderSandbox> {
     const made = await sb.process.executeCommand('cd -- "${HOME:-/home/daytona}" && mkdir -p workspace && cd workspace && pwd', undefined, undefined, 60);
     const workdir = made.result.trim().split('\n').pop() ?? '';
-    if (made.exitCode !== 0 || !workdir.startsWith('/')) throw new SandboxProviderError(`Daytona could not make the workspace folder: ${clean(made.result)}`, 'failed', 'daytona');
+    if (made.exitCode !== 0 || !workdir.startsWith('/')) throw new SandboxProviderError(`Daytona could not make the workspace folder: ${providerText(made.result)}`, 'failed', 'daytona');
     return daytonaSandbox(sb, workdir, (err) => sandboxFailure(err, sb.id));
   }
 
@@ -393,29 +393,23 @@ function stateWord(state: string | undefined): string {
 }
 
 function goneError(id: string): SandboxProviderError {
-  return new SandboxProviderError(`The Daytona sandbox ${clean(id)} is gone (deleted or expired).`, 'gone', 'daytona');
+  return new SandboxProviderError(`The Daytona sandbox ${providerText(id)} is gone (deleted or expired).`, 'gone', 'daytona');
 }
 
-/** Server-controlled text is data: one short line without control characters. */
-function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return line.length > 300 ? line.slice(0, 299) + '…' : line;
-}
 
 /** Any SDK error in plain words, with the reason a person can act on. */
 function describeFailure(err: unknown, apiUrl: string, sandboxId?: string): SandboxProviderError {
   if (err instanceof SandboxProviderError) return err;
   const e = err as { name?: string; message?: string; statusCode?: number; code?: string };
   const name = e.name ?? '';
-  const message = clean(e.message ?? String(err));
+  const message = providerText(e.message ?? String(err));
   const status = e.statusCode;
   const fail = (text: string, reason: SandboxProviderError['reason']): SandboxProviderError => new SandboxProviderError(text, reason, 'daytona');
   if (status === 401 || name === 'DaytonaAuthenticationError') return fail('Daytona refused the API key (DAYTONA_API_KEY).', 'auth');
   if (status === 403 || name === 'DaytonaAuthorizationError') return fail(`Daytona refused the API key (DAYTONA_API_KEY) for this: ${message}`, 'auth');
-  if (name === 'DaytonaConnectionTimeoutError') return fail(`Daytona at ${clean(apiUrl)} did not answer in time.`, 'timeout');
+  if (name === 'DaytonaConnectionTimeoutError') return fail(`Daytona at ${providerText(apiUrl)} did not answer in time.`, 'timeout');
   if (name === 'DaytonaConnectionError' || (status === undefined && /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|ENETUNREACH|socket hang up/.test(message))) {
-    return fail(`Cannot reach Daytona at ${clean(apiUrl)}: ${connectionWords(message)}.`, 'unreachable');
+    return fail(`Cannot reach Daytona at ${providerText(apiUrl)}: ${connectionWords(message)}.`, 'unreachable');
   }
   if (status === 429) return fail(`Daytona says the account is over its request limit: ${message}`, 'quota');
   if (/limit exceeded|quota/i.test(message) && (status === 400 || status === 403 || status === undefined)) return fail(`Daytona says the account is out of quota: ${message}`, 'quota');

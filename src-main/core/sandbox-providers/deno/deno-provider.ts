@@ -8,11 +8,10 @@
 import path from 'node:path';
 import type * as DenoSdk from '@deno/sandbox';
 import type { ChildProcess, Sandbox } from '@deno/sandbox';
-import { visibleLine } from '../../text/visible-line';
 import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
-import { credential, missingCredentials, SandboxProviderError } from '../provider';
+import { credential, missingCredentials, providerText, SandboxProviderError } from '../provider';
 
 /** The sandbox user's home is /home/app; the folder's files go below it. */
 export const DENO_WORKDIR = '/home/app/workspace';
@@ -334,11 +333,6 @@ const UNREACHABLE: Record<string, string> = {
   ETIMEDOUT: 'timed out', EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable', UND_ERR_CONNECT_TIMEOUT: 'timed out',
 };
 
-/** Server- or SDK-given text as data: one short line, controls shown as escapes. */
-function said(text: string): string {
-  const line = visibleLine(text.replace(/\s*\((status|Trace ID): [^)]*\)\s*$/, '').trim());
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
-}
 
 /** The network error code under an SDK error (ws errors carry it; fetch nests it in causes). */
 function networkCode(err: unknown): string | undefined {
@@ -358,9 +352,9 @@ export function denoFailure(err: unknown, where: { endpoint: string; sandboxId?:
   const netCode = networkCode(e);
   if (netCode) return fail(`Cannot reach Deno Deploy at ${where.endpoint}: ${UNREACHABLE[netCode]}.`, 'unreachable');
   if (e.name === 'InvalidTokenError') return fail('Deno Deploy refused the token (DENO_DEPLOY_TOKEN).', 'auth');
-  if (e.name === 'ConnectionClosedError') return where.sandboxId ? gone() : fail(`Deno Deploy closed the connection: ${said(e.message)}`, 'failed');
-  if (e.name === 'NetworkError') return fail(`Cannot reach Deno Deploy at ${where.endpoint}: ${said(e.message)}`, 'unreachable');
-  if (e.name === 'TypeError' && /^Invalid sandbox ID/.test(e.message)) return fail(`There is no Deno sandbox ${said(where.sandboxId ?? '')}: not a Deno sandbox ID.`, 'gone');
+  if (e.name === 'ConnectionClosedError') return where.sandboxId ? gone() : fail(`Deno Deploy closed the connection: ${providerText(e.message)}`, 'failed');
+  if (e.name === 'NetworkError') return fail(`Cannot reach Deno Deploy at ${where.endpoint}: ${providerText(e.message)}`, 'unreachable');
+  if (e.name === 'TypeError' && /^Invalid sandbox ID/.test(e.message)) return fail(`There is no Deno sandbox ${providerText(where.sandboxId ?? '')}: not a Deno sandbox ID.`, 'gone');
   const status = (e as { status?: unknown }).status;
   if (typeof status === 'number') {
     const { code, message } = serverSaid(e);
@@ -372,7 +366,7 @@ export function denoFailure(err: unknown, where: { endpoint: string; sandboxId?:
     return fail(`Deno Deploy answered ${status}: ${message}`, 'failed');
   }
   if (e.name === 'AbortError' || e.name === 'TimeoutError') return fail(`Deno Deploy did not answer in time (${where.endpoint}).`, 'timeout');
-  return fail(`Deno Deploy failed: ${said(e.message)}`, 'failed');
+  return fail(`Deno Deploy failed: ${providerText(e.message)}`, 'failed');
 }
 
 /** The code and message of a refusal: the SDK keeps them on the error, or (a refused delete) as the response body. */
@@ -382,10 +376,10 @@ function serverSaid(e: Error): { code: string; message: string } {
   if (typeof response === 'string') {
     try {
       const body = JSON.parse(response) as { code?: unknown; message?: unknown };
-      return { code: String(body.code ?? ''), message: said(String(body.message ?? response)) };
+      return { code: String(body.code ?? ''), message: providerText(String(body.message ?? response)) };
     } catch {
-      return { code: '', message: said(response) };
+      return { code: '', message: providerText(response) };
     }
   }
-  return { code: typeof code === 'string' ? code : '', message: said(e.message) };
+  return { code: typeof code === 'string' ? code : '', message: providerText(e.message) };
 }

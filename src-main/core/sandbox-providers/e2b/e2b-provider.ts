@@ -10,8 +10,7 @@ import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
 import { shQuote } from '../../text/shell-quote';
-import { visibleLine } from '../../text/visible-line';
-import { SandboxProviderError, credential, missingCredentials } from '../provider';
+import { SandboxProviderError, credential, missingCredentials, providerText } from '../provider';
 
 type Sdk = typeof E2bSdk;
 type SandboxClass = typeof E2bSandbox;
@@ -27,7 +26,6 @@ const END_GRACE_MS = 5_000;
 const DOWNLOADS_AT_ONCE = 8;
 /** A chmod command line's paths, well under ARG_MAX. */
 const CHMOD_ARGS_BYTES = 64 * 1024;
-const MESSAGE_CAP = 300;
 
 interface Client {
   sdk: Sdk;
@@ -285,7 +283,7 @@ class E2bProviderSandbox implements ProviderSandbox {
 /** Any SDK failure as a SandboxProviderError in plain words; `where` is the endpoint the call went to. */
 function providerError(sdk: Sdk, err: unknown, where: string, id?: string): SandboxProviderError {
   if (err instanceof SandboxProviderError) return err;
-  const text = plain(err instanceof Error ? err.message : String(err));
+  const text = providerText(err instanceof Error ? err.message : String(err));
   if (err instanceof sdk.AuthenticationError) return new SandboxProviderError('E2B refused the API key (E2B_API_KEY).', 'auth', 'e2b');
   if (err instanceof sdk.RateLimitError) return new SandboxProviderError(`E2B says the account is out of quota: ${text}`, 'quota', 'e2b');
   if (err instanceof sdk.NotEnoughSpaceError) return new SandboxProviderError(`E2B says the sandbox is out of disk space: ${text}`, 'quota', 'e2b');
@@ -302,7 +300,7 @@ function providerError(sdk: Sdk, err: unknown, where: string, id?: string): Sand
 }
 
 function gone(id: string): SandboxProviderError {
-  return new SandboxProviderError(`The E2B sandbox ${plain(id)} is gone (deleted or expired).`, 'gone', 'e2b');
+  return new SandboxProviderError(`The E2B sandbox ${providerText(id)} is gone (deleted or expired).`, 'gone', 'e2b');
 }
 
 const NETWORK_WORDS: Record<string, string> = {
@@ -334,11 +332,6 @@ function networkFailure(err: unknown): string | undefined {
   return undefined;
 }
 
-/** Server text as data: one line, control and invisible characters as escapes, capped. */
-function plain(text: string): string {
-  const line = visibleLine(text.trim());
-  return line.length > MESSAGE_CAP ? `${line.slice(0, MESSAGE_CAP - 1)}…` : line;
-}
 
 /** envd reports a command ended by a signal as -1 with `signal: killed`; the shell says 128+n. */
 function shellExitCode(exitCode: number, error: string | undefined): number {

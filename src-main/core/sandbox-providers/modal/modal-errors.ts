@@ -3,9 +3,8 @@
 // apart by name, so this module needs no SDK import. Server text is data: one short line.
 
 import type { SandboxFailure, SandboxFileError } from '../provider';
-import { SandboxProviderError } from '../provider';
+import { SandboxProviderError, providerText } from '../provider';
 
-const MAX_SERVER_TEXT = 300;
 
 // gRPC status codes.
 const DEADLINE_EXCEEDED = 4;
@@ -16,11 +15,6 @@ const FAILED_PRECONDITION = 9;
 const UNAVAILABLE = 14;
 const UNAUTHENTICATED = 16;
 
-/** The server's words as one short line with no control or format characters. */
-export function serverText(text: string): string {
-  const line = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim();
-  return line.length > MAX_SERVER_TEXT ? `${line.slice(0, MAX_SERVER_TEXT - 1)}…` : line;
-}
 
 interface GrpcLike {
   name: string;
@@ -32,7 +26,7 @@ interface GrpcLike {
 export function modalProviderError(err: unknown, where: { serverUrl: string; sandboxId?: string }): SandboxProviderError {
   if (err instanceof SandboxProviderError) return err;
   const e: GrpcLike = err instanceof Error ? err : { name: 'Error', message: String(err) };
-  const said = serverText(typeof e.details === 'string' && e.details ? e.details : e.message);
+  const said = providerText(typeof e.details === 'string' && e.details ? e.details : e.message);
   const code = e.name === 'ClientError' && typeof e.code === 'number' ? e.code : undefined;
   const made = (message: string, reason: SandboxFailure): SandboxProviderError => new SandboxProviderError(message, reason, 'modal');
   const gone = (): SandboxProviderError => made(`The Modal sandbox ${where.sandboxId} is gone (terminated, deleted or expired).`, 'gone');
