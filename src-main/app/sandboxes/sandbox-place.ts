@@ -62,6 +62,12 @@ export function sandboxPlaceText(provider: string, sandboxId: string): string {
 }
 
 const TIME_SLICE_MS = 5 * 60_000;
+/** Minutes without a step before Deepdesk stops a sandbox it holds, when Settings names none. */
+export const DEFAULT_IDLE_MINUTES = 30;
+/** The provider's own idle stop comes this much later: a backstop for when Deepdesk is not running. */
+const PROVIDER_IDLE_SLACK_MIN = 5;
+/** After a pause this long, a step first makes sure the sandbox runs (a provider may have stopped it). */
+const RECHECK_AFTER_MS = 60_000;
 
 export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<OpenedSandboxPlace> {
   const { record, store } = options;
@@ -90,13 +96,15 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
       ...(settings.image ? { image: settings.image } : {}),
       ...(settings.cpu ? { cpu: settings.cpu } : {}),
       ...(settings.memoryGiB ? { memoryGiB: settings.memoryGiB } : {}),
-      ...(settings.idleTimeoutMin ? { idleTimeoutMin: settings.idleTimeoutMin } : {}),
+      idleTimeoutMin: (settings.idleTimeoutMin ?? DEFAULT_IDLE_MINUTES) + PROVIDER_IDLE_SLACK_MIN,
     };
     sandbox = await provider.create(spec, options.signal);
     store.made(record.folder, sandbox.id);
     fresh = true;
   }
   store.setState(record.folder, 'running');
+  const live = swappable(sandbox);
+  sandbox = live.sandbox;
   const where = `the ${label} sandbox ${sandbox.id}`;
   const limits: UploadLimits = settings.maxUploadMb ? { ...DEFAULT_UPLOAD_LIMITS, maxTotalBytes: settings.maxUploadMb * 1024 * 1024 } : DEFAULT_UPLOAD_LIMITS;
 
@@ -112,7 +120,9 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
       const pushed = await pushFolderChanges(sandbox, record.folder, record.manifest, { dataDir: options.dataDir, env: options.env, limits, ...(options.signal ? { signal: options.signal } : {}) });
       manifest = pushed.manifest;
       store.setManifest(record.folder, manifest);
-      if (pushed.sent + pushed.removed > 0) options.say(`Sent ${pushed.sent} changed and ${pushed.removed} removed file${pushed.sent + pushed.removed === 1 ? '' : 's'} of the worktree to ${where}.`);
+      const files = (n: number): string => `${n} file${n === 1 ? '' : 's'}`;
+      const parts = [...(pushed.sent > 0 ? [`sent ${files(pushed.sent)} changed in the worktree`] : []), ...(pushed.removed > 0 ? [`removed ${files(pushed.removed)} deleted there`] : [])];
+      if (parts.length > 0) options.say(`To ${where}: ${parts.join(', ')}.`);
     }
   } catch (err) {
     await sandbox.close().catch(() => undefined);
@@ -139,28 +149,28 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
   // Idle: Deepdesk stops the sandbox itself where the provider does not.
   let idleTimer: NodeJS.Timeout | undefined;
   let stoppedForIdle = false;
-  const idleMs = (): number | undefined => {
-    const min = options.settings().idleTimeoutMin;
-    return min === undefined ? undefined : min * 60_000;
-  };
+  const idleMs = (): number => (options.settings().idleTimeoutMin ?? DEFAULT_IDLE_MINUTES) * 60_000;
+  let lastStep = Date.now();
   const touch = async (): Promise<void> => {
     store.used(record.folder);
-    if (stoppedForIdle) {
+    if (stoppedForIdle || Date.now() - lastStep > RECHECK_AFTER_MS) {
+      // Started again when stopped (by Deepdesk for idleness, or by the provider); a provider's handle may not outlive a stop.
+      const again = await provider.attach(sandbox.id, options.signal);
+      const before = live.swap(again);
+      if (before !== again) void before.close().catch(() => undefined);
+      if (stoppedForIdle) heldSince = Date.now();
       stoppedForIdle = false;
-      await provider.attach(sandbox.id, options.signal);
       store.setState(record.folder, 'running');
-      heldSince = Date.now();
     }
+    lastStep = Date.now();
     if (idleTimer) clearTimeout(idleTimer);
-    const ms = idleMs();
-    if (ms === undefined) return;
     idleTimer = setTimeout(() => {
       slice();
       heldSince = null;
       stoppedForIdle = true;
       store.setState(record.folder, 'stopped');
       void provider.stop(sandbox.id).catch(() => undefined);
-    }, ms);
+    }, idleMs());
     idleTimer.unref();
   };
 
@@ -196,6 +206,28 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
         heldSince = null;
         await sandbox.close().catch(() => undefined);
       }
+    },
+  };
+}
+
+/** One sandbox whose provider handle can be replaced (after it was started again), for those that hold it. */
+function swappable(initial: ProviderSandbox): { sandbox: ProviderSandbox; swap(next: ProviderSandbox): ProviderSandbox } {
+  let current = initial;
+  const sandbox: ProviderSandbox = {
+    id: initial.id,
+    provider: initial.provider,
+    workdir: initial.workdir,
+    execute: (command, options) => current.execute(command, options),
+    upload: (files, signal) => current.upload(files, signal),
+    download: (paths, signal) => current.download(paths, signal),
+    close: () => current.close(),
+  };
+  return {
+    sandbox,
+    swap(next) {
+      const before = current;
+      current = next;
+      return before;
     },
   };
 }
