@@ -230,6 +230,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           threadCost: (threadId) => audit.threadCost(threadId),
           mode,
           sandboxAvailable: () => placeContained(place),
+          ...(place.provider ? { providerSandbox: { label: place.provider.label, workdir: place.provider.workdir } } : {}),
           checkpoints: recorder,
           checkpointStore,
           mcp: extensions.hub,

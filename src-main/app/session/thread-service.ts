@@ -73,6 +73,8 @@ export interface ThreadServiceOptions {
   mode?: () => ApprovalMode;
   /** Whether commands run in an OS sandbox. */
   sandboxAvailable?: () => boolean;
+  /** The folder is a provider's sandbox (SPEC §18): its name and where the folder is there. */
+  providerSandbox?: { label: string; workdir: string };
   emit: (event: ThreadServiceEvent) => void;
   /** Records checkpoints of the folder's changes (SPEC §8). */
   checkpoints?: CheckpointRecorder;
@@ -607,6 +609,7 @@ export class ThreadService {
       broker,
       ...(mode ? { mode } : {}),
       ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
+      ...(this.options.providerSandbox ? { providerSandbox: this.options.providerSandbox } : {}),
       subagents: this.options.subagents(),
       ...(settings.agent !== undefined ? { agent: settings.agent } : {}),
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),

@@ -25,7 +25,7 @@ import type { Skill } from '../extensions/skills/types';
 import { hooksMiddleware, type HooksOptions } from './middleware/hooks';
 import type { ApprovalMode } from './permissions/modes';
 import type { PermissionRule } from './permissions/rules';
-import { baseSystemPrompt, modePromptSection, SANDBOX_SECTION } from './system-prompt';
+import { baseSystemPrompt, modePromptSection, providerSandboxSection, SANDBOX_SECTION } from './system-prompt';
 
 export interface AgentSetup {
   model: ChatModel;
@@ -36,6 +36,8 @@ export interface AgentSetup {
   mode?: () => ApprovalMode;
   /** Whether commands run in an OS sandbox (default: no). */
   sandboxAvailable?: () => boolean;
+  /** Commands and files are a provider's sandbox (SPEC §18): its prompt section, and no way out of it to offer. */
+  providerSandbox?: { label: string; workdir: string };
   subagents?: SubagentSpec[];
   /**
    * The agent is this subagent rather than Deepdesk's own: its system prompt and its tools,
@@ -66,7 +68,8 @@ export interface AgentSetup {
 export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   const canExecute = isShellBackend(setup.backend);
   const sandboxed = (): boolean => canExecute && (setup.sandboxAvailable?.() ?? false);
-  const tools = filesystemTools({ execute: canExecute, sandbox: sandboxed() });
+  // A provider's sandbox is where the files are: there is no outside of it to run in.
+  const tools = filesystemTools({ execute: canExecute, sandbox: sandboxed() && setup.providerSandbox === undefined });
   const systemPrompt = baseSystemPrompt(setup.date ? { date: setup.date } : {});
   const mcp = setup.mcp;
   // Shared by the main agent and its subagents; state lives in the run, not here.
@@ -97,7 +100,7 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
       ...(setup.checkpoints ? [checkpointsMiddleware(setup.checkpoints)] : []),
       ...(setup.gitMounts ? [mountStepsMiddleware(setup.gitMounts)] : []),
       { name: 'mode', systemPrompt: () => modePromptSection(setup.mode?.() ?? 'ask') },
-      { name: 'sandbox', systemPrompt: () => (sandboxed() ? SANDBOX_SECTION : undefined) },
+      { name: 'sandbox', systemPrompt: () => (setup.providerSandbox ? providerSandboxSection(setup.providerSandbox) : sandboxed() ? SANDBOX_SECTION : undefined) },
       evictionMiddleware(setup.evictChars !== undefined ? { toolResultChars: setup.evictChars } : {}),
       summarizationMiddleware(setup.contextWindow !== undefined ? { contextWindow: setup.contextWindow } : {}),
       promptCachingMiddleware(),
