@@ -32,6 +32,8 @@ export interface ServeHandle {
   dataDir: string;
   model: ScriptedServer;
   process: ChildProcess;
+  /** What it printed on stderr so far. */
+  stderr(): string;
   /** Ends the process and the model server (once); `keepData` leaves the folder and data folder for a restart on them. */
   /** `keepModel`: the scripted model server goes on (a run the agent host keeps going still talks to it). */
   stop(options?: { keepData?: boolean; keepModel?: boolean }): Promise<void>;
@@ -88,6 +90,7 @@ export async function startServe(
     dataDir,
     model,
     process: child,
+    stderr: () => stderr,
     async stop(stopOptions = {}) {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));

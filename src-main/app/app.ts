@@ -277,8 +277,11 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const threads: ThreadService = session.threads({
     approvals,
+    // A sandbox worktree's commands run in the provider's sandbox, not in this window's terminals (SPEC §18).
     folderBackendFor: (threadId) =>
-      remote
+      place.provider !== undefined
+        ? place.shell
+        : remote
         ? new WindowRemoteShellBackend({ connection: remote.shell.connection, threadId, terminals, ...(sandbox ? { sandbox } : {}) })
         : new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),
     emit: (e) => {

@@ -15,6 +15,7 @@ import { COMMAND_OPTIONS } from './command-table';
 import { badRequestsAsUsage, definedEnv } from './host-connection';
 import { badRequestAsUsage, parseCommand, positiveInt, UsageError } from './usage';
 import { memoriesStoreFlag, mountFlags } from './mount-flags';
+import { sandboxFlags } from './sandbox-flags';
 
 const ACP_OPTIONS = COMMAND_OPTIONS.acp;
 
@@ -25,6 +26,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const contextWindow = positiveInt('--context-window', values['context-window']);
   const evictChars = positiveInt('--evict-chars', values['evict-chars']);
   const folder = projectFolder(values.folder, 'acp');
+  const sandbox = sandboxFlags(values.sandbox, values['sandbox-id']);
   mountFlags(values.mount);
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], env);
@@ -51,6 +53,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
       ...(memoriesStore !== undefined ? { memoriesStore } : {}),
       mcpConfig: (values['mcp-config'] ?? []).map((file) => resolve(file)),
       trust: values.trust === true,
+      ...(sandbox !== undefined ? { sandbox } : {}),
       cwd: process.cwd(),
       env: definedEnv(env),
     },

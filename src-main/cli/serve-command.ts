@@ -6,7 +6,9 @@ import { ContractError } from '../app/contract';
 import { resolveDataDir } from '../app/data-dir';
 import { startWebHost } from '../clients/web/server';
 import { HostWindow } from '../clients/host-client/host-window';
-import { definedEnv } from './host-connection';
+import { connectToHost, definedEnv, hostRequest } from './host-connection';
+import { sandboxFlags } from './sandbox-flags';
+import type { SandboxRequest } from '../app/sandboxes/sandbox-request';
 import { parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
 import { buildId } from '../app/package-version';
@@ -44,7 +46,9 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   }
   // Without --folder the window opens on `Open folder` (recent folders first) rather than on
   // whatever folder serve was started in (`npm start` runs it in the Deepdesk checkout).
-  const folder = values.folder === undefined ? null : folderLocationText(folderLocation(values.folder));
+  const given = values.folder === undefined ? null : folderLocationText(folderLocation(values.folder));
+  const sandbox = sandboxFlags(values.sandbox, values['sandbox-id']);
+  if (sandbox !== undefined && given === null) throw new UsageError('--sandbox and --sandbox-id on serve need --folder: the window opens on the sandbox worktree of that folder');
   mountFlags(values.mount);
   const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir']);
@@ -59,6 +63,8 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   // The window's app lives in the agent host (SPEC §16): closing a tab or stopping this
   // command leaves its runs going; this process only serves the window to the browser.
   const say = (line: string) => void (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
+  const env = definedEnv(process.env);
+  const folder = sandbox === undefined || given === null ? given : await sandboxWorktree(dataDir, { folder: given, cwd: process.cwd(), env, sandbox }, say);
   const app = await HostWindow.open({
     connect: { dataDir, client: 'serve', version: buildId(), env: process.env },
     window: {
@@ -67,7 +73,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
       mounts: values.mount ?? [],
       mcpConfig: mcpConfigFiles,
       cwd: process.cwd(),
-      env: definedEnv(process.env),
+      env,
     },
     // A settings, keys, modes or recent-folders file kept aside (or values in it ignored): one line each.
     onNotice: (notice) => say(notice.message),
@@ -83,6 +89,18 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   await host.close();
   await app.close();
   return 0;
+}
+
+/** The sandbox worktree of the folder (SPEC §18), made or found again by the agent host as `run --sandbox`'s is; told in one line. */
+async function sandboxWorktree(dataDir: string, params: { folder: string; cwd: string; env: Record<string, string>; sandbox: SandboxRequest }, say: (line: string) => void): Promise<string> {
+  const host = await connectToHost(dataDir, 'serve', process.env);
+  try {
+    const made = await hostRequest<{ folder: string; lines: string[] }>(host, 'sandboxes.workFolder', params);
+    for (const line of made.lines) say(line);
+    return made.folder;
+  } finally {
+    await host.close();
+  }
 }
 
 function untilSignal(): Promise<void> {

@@ -103,8 +103,10 @@ Sandbox options (run, serve, acp):
                         the thread works in the provider's sandbox: the folder goes up as
                         git sees it, changes come back as a worktree (branch deepdesk/NAME);
                         keys from DAYTONA_API_KEY, MODAL_TOKEN_ID/MODAL_TOKEN_SECRET,
-                        E2B_API_KEY, DENO_DEPLOY_TOKEN or Settings › Sandboxes
-  --sandbox-id ID       reattach that sandbox (and its worktree)
+                        E2B_API_KEY, DENO_DEPLOY_TOKEN or Settings › Sandboxes; serve
+                        opens the window on the worktree of --folder (needed there), acp
+                        gives each new session the worktree of its folder
+  --sandbox-id ID       reattach that sandbox (and its worktree); acp: its first session
 
 Mount options (run, serve, tools, acp):
   --mount /PREFIX/=SPEC  adds a folder to the agent's paths (repeatable; over Settings'

@@ -13,7 +13,8 @@ import { HostWindows, windowCallParams, windowOpenParams } from './windows';
 import { acpInParams, acpOpenParams, HostAcp } from './acp-tunnels';
 import { openAcpSession } from './acp/open-acp-session';
 import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
-import { sessionFlags } from './session-flags';
+import { sandboxRequest, sessionFlags } from './session-flags';
+import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
 import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';
 import { RecentFolders } from '../folders/recent-folders';
@@ -54,6 +55,8 @@ const METHODS = {
   'window.runs': z.object({}).default({}),
   'acp.open': acpOpenParams,
   'acp.in': acpInParams,
+  // `serve --sandbox`: the folder its window opens on (SPEC §18).
+  'sandboxes.workFolder': z.object({ folder: z.string().min(1), cwd: z.string().min(1), env: z.record(z.string(), z.string()), sandbox: sandboxRequest }),
   // Serve the Agent Protocol for as long as this connection stays (`deepdesk host --listen` while a host runs).
   'protocol.listen': protocolListenRequest,
 } as const;
@@ -184,6 +187,16 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           }
         case 'acp.in':
           return editors.input(connection, (params as z.output<typeof acpInParams>).data);
+        case 'sandboxes.workFolder': {
+          const p = params as z.output<(typeof METHODS)['sandboxes.workFolder']>;
+          const lines: string[] = [];
+          try {
+            const folder = await sandboxWorkFolder(p, { dataDir: options.dataDir, db, secrets }, (line) => lines.push(line));
+            return { folder, lines };
+          } catch (err) {
+            throw asHostError(err);
+          }
+        }
         case 'protocol.listen': {
           const server = await listen(params as z.output<typeof protocolListenRequest>);
           connection.onClose(() => void unlisten(server));

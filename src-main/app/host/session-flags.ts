@@ -4,6 +4,9 @@
 
 import { z } from 'zod';
 
+/** `--sandbox PROVIDER [--sandbox-id ID]` (SPEC §18). */
+export const sandboxRequest = z.object({ provider: z.enum(['daytona', 'modal', 'e2b', 'deno']).optional(), id: z.string().min(1).max(200).optional() });
+
 export const sessionFlags = z.object({
   model: z.string().optional(),
   baseUrl: z.string().optional(),
@@ -20,6 +23,5 @@ export const sessionFlags = z.object({
   cwd: z.string().min(1),
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
   env: z.record(z.string(), z.string()),
-  /** `--sandbox PROVIDER [--sandbox-id ID]` (SPEC §18). */
-  sandbox: z.object({ provider: z.enum(['daytona', 'modal', 'e2b', 'deno']).optional(), id: z.string().min(1).max(200).optional() }).optional(),
+  sandbox: sandboxRequest.optional(),
 });

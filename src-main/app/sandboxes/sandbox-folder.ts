@@ -36,12 +36,16 @@ export interface SandboxFolder {
   reattached: boolean;
 }
 
-export async function sandboxFolderFor(request: SandboxFolderRequest): Promise<SandboxFolder> {
-  // No key: one line naming the variable and Settings, before anything is made.
+/** No key: one line naming the variable and Settings (ContractError `bad_request`), before anything is made. */
+export async function checkSandboxCredentials(request: Pick<SandboxFolderRequest, 'provider' | 'env' | 'savedKeys'>): Promise<void> {
   await openSandboxProvider(request.provider, { env: request.env, saved: await request.savedKeys() }).catch((err: unknown) => {
     if (err instanceof SandboxProviderError && err.reason === 'credentials') throw new ContractError(err.message, 'bad_request');
     throw err;
   });
+}
+
+export async function sandboxFolderFor(request: SandboxFolderRequest): Promise<SandboxFolder> {
+  await checkSandboxCredentials(request);
   const store = new SandboxStore(request.db);
   const worktrees = new WorktreeService({ dataDir: request.dataDir, db: request.db, env: request.env });
   try {

@@ -24,11 +24,8 @@ import type { SecretStore } from '../secret-store';
 import { ThreadStore } from '../threads/thread-store';
 import { givenFlags, openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';
-import { PROVIDER_LABELS, type SandboxProviderName } from '../../core/sandbox-providers/provider';
-import { sandboxFolderFor } from '../sandboxes/sandbox-folder';
 import { sandboxPlaceText } from '../sandboxes/sandbox-place';
-import { SandboxStore } from '../sandboxes/sandbox-store';
-import { SettingsService } from '../settings/settings-service';
+import { sandboxWorkFolder, type SandboxRequest } from '../sandboxes/sandbox-request';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
 import { ModelConfigError } from '../../core/models/errors';
@@ -64,7 +61,7 @@ export interface HeadlessRunRequest {
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
   env: NodeJS.ProcessEnv;
   /** `--sandbox PROVIDER [--sandbox-id ID]`: the thread works in a worktree of the folder, in the provider's sandbox (SPEC §18). */
-  sandbox?: { provider?: SandboxProviderName; id?: string };
+  sandbox?: SandboxRequest;
 }
 
 export interface HeadlessRunIo {
@@ -207,31 +204,8 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
 /** A `--sandbox` run's folder: the worktree that runs in the sandbox (made, or found again by the sandbox's id). */
 async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<HeadlessRunRequest> {
   if (request.sandbox === undefined) return request;
-  const location = parseFolderLocation(request.folder, request.cwd);
-  if (location.kind !== 'local') throw new ContractError(`--sandbox: a sandbox thread starts from a local folder, not ${request.folder}`, 'bad_request');
-  const provider = request.sandbox.provider ?? (request.sandbox.id !== undefined ? new SandboxStore(context.db).byId(request.sandbox.id)?.provider : undefined);
-  if (provider === undefined) throw new ContractError(`--sandbox-id: Deepdesk did not make sandbox ${request.sandbox.id}; name its provider with --sandbox`, 'bad_request');
-  const settings = new SettingsService(context.dataDir, context.secrets, { readOnly: true });
-  try {
-    const made = await sandboxFolderFor({
-      dataDir: context.dataDir,
-      db: context.db,
-      folder: location.path,
-      provider,
-      ...(request.sandbox.id !== undefined ? { sandboxId: request.sandbox.id } : {}),
-      env: request.env,
-      savedKeys: () => settings.sandboxKeys(),
-      nameHint: request.prompt,
-    });
-    say(
-      made.reattached
-        ? `Reattaching the ${PROVIDER_LABELS[provider]} sandbox ${request.sandbox.id} of worktree ${made.worktree} at ${made.threadFolder} (branch ${made.branch}).`
-        : `The thread works in worktree ${made.worktree} at ${made.threadFolder} (branch ${made.branch}), in a ${PROVIDER_LABELS[provider]} sandbox; what it changes comes back there (deepdesk worktrees apply ${made.worktree} applies it to your folder).`,
-    );
-    return { ...request, folder: made.threadFolder };
-  } finally {
-    settings.close();
-  }
+  const folder = await sandboxWorkFolder({ folder: request.folder, cwd: request.cwd, sandbox: request.sandbox, env: request.env, nameHint: request.prompt }, context, say);
+  return { ...request, folder };
 }
 
 /** The run's folder, opened with its flags. */

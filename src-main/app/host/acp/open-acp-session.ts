@@ -13,6 +13,7 @@ import { checkedMemoriesStore, checkedMountFlags } from '../../session/flag-chec
 import { sessionModels } from '../../session/session-models';
 import { givenFlags } from '../../session/folder-session';
 import { SettingsService } from '../../settings/settings-service';
+import { checkedSandboxRequest, sandboxWorkFolder, type SandboxRequest, type SandboxRequestContext } from '../../sandboxes/sandbox-request';
 import type { AcpOpenParams, AcpStreams } from '../acp-tunnels';
 import { startAcpAgent, type RunningAcpAgent } from './acp-agent';
 import { acpTrustScope } from './trust-scope';
@@ -28,6 +29,7 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
   const trusts = acpTrustScope(params.trust, params.folderGiven ? params.folder : undefined);
   const db = openDatabase(databasePath(dataDir));
   try {
+    const sandboxFolder = params.sandbox === undefined ? undefined : await sandboxFolders(params.sandbox, params.env, { dataDir, db, secrets: host.secrets }, streams.say);
     const running = startAcpAgent(ndJsonStream(streams.output, streams.input), {
       version: packageVersion(),
       db,
@@ -39,6 +41,7 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
       },
       trusts,
       defaultFolder: params.folder,
+      ...(sandboxFolder !== undefined ? { sandboxFolder } : {}),
       log: streams.say,
     });
     return {
@@ -60,6 +63,21 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
     db.close();
     throw err;
   }
+}
+
+/**
+ * `--sandbox`: each new session's folder becomes its sandbox worktree, made as `run --sandbox`
+ * makes it; `--sandbox-id` reattaches that sandbox for the first session. A provider or key
+ * that is missing is told before the editor's first session.
+ */
+async function sandboxFolders(flags: SandboxRequest, env: NodeJS.ProcessEnv, context: SandboxRequestContext, say: (line: string) => void): Promise<(folder: string) => Promise<string>> {
+  const { provider, id } = await checkedSandboxRequest(flags, env, context);
+  let reattach = id;
+  return (folder) => {
+    const sandbox = { provider, ...(reattach !== undefined ? { id: reattach } : {}) };
+    reattach = undefined;
+    return sandboxWorkFolder({ folder, cwd: folder, sandbox, env }, context, say);
+  };
 }
 
 /** The editor's model as its sessions will make it (flags over Settings): a bad or missing one is told at once. */

@@ -36,6 +36,7 @@ import type { FolderSession, SessionContext, SessionFlags } from '../../session/
 import { openFolderSession } from '../../session/folder-session';
 import { ApprovalService } from '../../approvals/approval-service';
 import { ContractError } from '../../contract';
+import { sandboxFoldersFrom } from '../../sandboxes/sandbox-request';
 import { EditorFsBackend, type EditorFiles } from './editor-fs';
 import { editorMcpServers } from './editor-mcp';
 import { editorTerminalRunner, type CommandRunner, type CreateEditorTerminal } from './editor-terminal';
@@ -63,6 +64,8 @@ export interface AcpSessionsOptions {
   trusts(folder: string): boolean;
   /** The default folder (`--folder`): session/list without a cwd lists its threads. */
   defaultFolder: string;
+  /** `--sandbox`: the folder a new session in the editor's folder works in, its sandbox worktree (SPEC §18). */
+  sandboxFolder?: (folder: string) => Promise<string>;
   log(line: string): void;
 }
 
@@ -100,7 +103,7 @@ export class AcpSessions {
   }
 
   async newSession(cwd: string, mcpServers: readonly McpServer[]): Promise<{ sessionId: string; modes: SessionModeState }> {
-    const folder = sessionFolder(cwd);
+    const folder = await this.workFolder(sessionFolder(cwd));
     const session = await this.open(randomUUID(), folder, mcpServers);
     // After the answer: the editor knows the session by then.
     setImmediate(() => void this.announceCommands(session).catch((err: unknown) => this.options.log(`could not list the commands: ${String(err)}`)));
@@ -109,11 +112,14 @@ export class AcpSessions {
 
   /** session/load replays the history; session/resume (`replay: false`) only opens the thread. */
   async loadSession(sessionId: string, cwd: string, mcpServers: readonly McpServer[], replay = true): Promise<{ modes: SessionModeState }> {
-    const folder = sessionFolder(cwd);
+    const cwdFolder = sessionFolder(cwd);
     const thread = this.threads.get(sessionId);
     if (thread === undefined) throw RequestError.resourceNotFound(sessionId);
-    // A session is its folder's: an editor in another folder never opens it (nor learns where it is).
-    if (!sameFolder(thread.folder, folder)) throw RequestError.invalidParams(undefined, `${sessionId} is not a session of this folder (${folder})`);
+    // A session is its folder's (or one of its sandbox worktrees', which it opens, its sandbox
+    // reattached): an editor in another folder never opens it (nor learns where it is).
+    const inSandbox = !sameFolder(thread.folder, cwdFolder) && sandboxFoldersFrom(this.options.db, cwdFolder).has(thread.folder);
+    if (!inSandbox && !sameFolder(thread.folder, cwdFolder)) throw RequestError.invalidParams(undefined, `${sessionId} is not a session of this folder (${cwdFolder})`);
+    const folder = inSandbox ? thread.folder : cwdFolder;
     const existing = this.sessions.get(sessionId);
     if (existing !== undefined) {
       if (existing.running !== undefined) throw RequestError.invalidRequest(undefined, 'this session is working on a prompt; cancel it first');
@@ -129,10 +135,11 @@ export class AcpSessions {
 
   list(cwd: string | null | undefined): ListSessionsResponse {
     const folder = cwd ? sessionFolder(cwd) : this.options.defaultFolder;
+    const sandboxes = sandboxFoldersFrom(this.options.db, folder);
     const sessions = this.threads
       .list()
       // A session never prompted is nothing to come back to.
-      .filter((t) => t.folder === folder && t.messageCount > 0)
+      .filter((t) => (t.folder === folder || sandboxes.has(t.folder)) && t.messageCount > 0)
       .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0))
       .map((t) => ({ sessionId: t.id, cwd: t.folder, title: t.title === '' ? null : t.title, updatedAt: t.updatedAt }));
     return { sessions };
@@ -299,6 +306,17 @@ export class AcpSessions {
     await session.resources.close();
   }
 
+  /** The folder a new session in the editor's folder works in: it, or its sandbox worktree (`--sandbox`). */
+  private async workFolder(folder: string): Promise<string> {
+    if (this.options.sandboxFolder === undefined) return folder;
+    try {
+      return await this.options.sandboxFolder(folder);
+    } catch (err) {
+      if (err instanceof ContractError && err.code === 'bad_request') throw RequestError.invalidParams(undefined, err.message);
+      throw err;
+    }
+  }
+
   private get(sessionId: string): Session {
     const session = this.sessions.get(sessionId);
     if (session === undefined) throw RequestError.resourceNotFound(sessionId);
@@ -328,6 +346,8 @@ export class AcpSessions {
           approvals: new ApprovalService(this.options.db, async () => ({})),
           folderBackendFor: (id) => {
             const { place } = resources;
+            // A sandbox folder's files and commands are the provider's: the editor's buffers and terminal are of this machine.
+            if (place.provider !== undefined) return place.shell;
             const disk = new LocalShellBackend({ rootDir: folder, ...(place.sandbox ? { sandbox: place.sandbox } : {}) });
             return new EditorFsBackend(disk, resources.configFolder, this.editor.files(id), log, this.commandRunner(id, resources));
           },
