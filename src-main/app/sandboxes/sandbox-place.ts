@@ -52,6 +52,8 @@ export interface OpenedSandboxPlace {
   provider: SandboxProvider;
   /** `Daytona`. */
   label: string;
+  /** What went up when the sandbox was made, and what was left out. */
+  uploadSummary?: string;
   /** Brings back what is left, records the time, lets go (the sandbox keeps running until idle). */
   close(): Promise<void>;
 }
@@ -109,12 +111,15 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
   const limits: UploadLimits = settings.maxUploadMb ? { ...DEFAULT_UPLOAD_LIMITS, maxTotalBytes: settings.maxUploadMb * 1024 * 1024 } : DEFAULT_UPLOAD_LIMITS;
 
   let manifest: Manifest;
+  let summary = record.uploadSummary ?? undefined;
   try {
     if (record.manifest === null || fresh) {
       const plan = await planUpload(record.folder, { dataDir: options.dataDir, env: options.env, limits, ...(options.signal ? { signal: options.signal } : {}) });
       manifest = await uploadFolder(sandbox, record.folder, plan, options.signal ? { signal: options.signal } : {});
       store.setManifest(record.folder, manifest);
-      options.say(uploadSummary(plan, where));
+      summary = uploadSummary(plan, where);
+      store.setUploadSummary(record.folder, summary);
+      options.say(summary);
     } else {
       // What changed in the worktree meanwhile (the person's edits, a restored checkpoint) goes up first.
       const pushed = await pushFolderChanges(sandbox, record.folder, record.manifest, { dataDir: options.dataDir, env: options.env, limits, ...(options.signal ? { signal: options.signal } : {}) });
@@ -196,6 +201,7 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
     sandbox,
     provider,
     label,
+    ...(summary !== undefined ? { uploadSummary: summary } : {}),
     close: async () => {
       clearInterval(sliceTimer);
       if (idleTimer) clearTimeout(idleTimer);

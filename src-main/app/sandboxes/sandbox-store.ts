@@ -24,6 +24,8 @@ export interface SandboxRecord {
   lastUsedAt: string;
   /** What the sandbox holds as far as Deepdesk knows; null until the folder went up. */
   manifest: Manifest | null;
+  /** What went up and what was left out (folder-upload.ts uploadSummary), for the agent's prompt. */
+  uploadSummary: string | null;
 }
 
 const MIGRATIONS: Migration[] = [
@@ -45,6 +47,12 @@ const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    id: 'sandboxes-002-upload-summary',
+    up(db) {
+      db.exec('ALTER TABLE sandboxes ADD COLUMN upload_summary TEXT');
+    },
+  },
 ];
 
 interface Row {
@@ -56,6 +64,7 @@ interface Row {
   created_at: string;
   last_used_at: string;
   manifest: string | null;
+  upload_summary: string | null;
 }
 
 export class SandboxStore {
@@ -77,6 +86,7 @@ export class SandboxStore {
       state: db.prepare('UPDATE sandboxes SET state = ?, last_used_at = ? WHERE folder = ?'),
       used: db.prepare('UPDATE sandboxes SET last_used_at = ? WHERE folder = ?'),
       manifest: db.prepare('UPDATE sandboxes SET manifest = ? WHERE folder = ?'),
+      summary: db.prepare('UPDATE sandboxes SET upload_summary = ? WHERE folder = ?'),
       delete: db.prepare('DELETE FROM sandboxes WHERE folder = ?'),
     };
   }
@@ -118,6 +128,10 @@ export class SandboxStore {
     this.stmts.manifest.run(manifest === null ? null : JSON.stringify(manifest), folder);
   }
 
+  setUploadSummary(folder: string, summary: string): void {
+    this.stmts.summary.run(summary, folder);
+  }
+
   delete(folder: string): void {
     this.stmts.delete.run(folder);
   }
@@ -141,5 +155,6 @@ function fromRow(row: Row): SandboxRecord {
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     manifest,
+    uploadSummary: row.upload_summary,
   };
 }

@@ -230,7 +230,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           threadCost: (threadId) => audit.threadCost(threadId),
           mode,
           sandboxAvailable: () => placeContained(place),
-          ...(place.provider ? { providerSandbox: { label: place.provider.label, workdir: place.provider.workdir } } : {}),
+          ...(place.provider ? { providerSandbox: { label: place.provider.label, workdir: place.provider.workdir, ...(place.provider.uploadSummary !== undefined ? { uploadSummary: place.provider.uploadSummary } : {}) } } : {}),
           checkpoints: recorder,
           checkpointStore,
           mcp: extensions.hub,

@@ -39,7 +39,7 @@ export interface SessionPlace {
   /** Whether commands run in a sandbox here, and why not (the mode chooser and `--mode auto` say it). */
   sandboxStatus: PlaceSandboxStatus;
   /** A provider's sandbox the folder runs in (SPEC §18): `Runs in Daytona · sandbox ID`. */
-  provider?: { name: SandboxProviderName; label: string; sandboxId: string; workdir: string };
+  provider?: { name: SandboxProviderName; label: string; sandboxId: string; workdir: string; uploadSummary?: string };
   /** What checkpoints record: the local path, or the remote folder's files over its connection. */
   checkpointFolder: string | FolderSource;
   /** A remote folder: its label, connection and the person's login shell there. */
@@ -71,7 +71,7 @@ export async function openSessionPlace(
         localPath,
         shell: opened.shell,
         sandboxStatus: { available: true, kind: record.provider },
-        provider: { name: record.provider, label: PROVIDER_LABELS[record.provider], sandboxId: opened.sandbox.id, workdir: opened.sandbox.workdir },
+        provider: { name: record.provider, label: PROVIDER_LABELS[record.provider], sandboxId: opened.sandbox.id, workdir: opened.sandbox.workdir, ...(opened.uploadSummary !== undefined ? { uploadSummary: opened.uploadSummary } : {}) },
         // Checkpoints record the worktree, where every change comes back (a restore goes up when the folder opens next).
         checkpointFolder: request.path,
         close: () => opened.close(),

@@ -74,7 +74,7 @@ export interface ThreadServiceOptions {
   /** Whether commands run in an OS sandbox. */
   sandboxAvailable?: () => boolean;
   /** The folder is a provider's sandbox (SPEC §18): its name and where the folder is there. */
-  providerSandbox?: { label: string; workdir: string };
+  providerSandbox?: { label: string; workdir: string; uploadSummary?: string };
   emit: (event: ThreadServiceEvent) => void;
   /** Records checkpoints of the folder's changes (SPEC §8). */
   checkpoints?: CheckpointRecorder;

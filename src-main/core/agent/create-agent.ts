@@ -37,7 +37,7 @@ export interface AgentSetup {
   /** Whether commands run in an OS sandbox (default: no). */
   sandboxAvailable?: () => boolean;
   /** Commands and files are a provider's sandbox (SPEC §18): its prompt section, and no way out of it to offer. */
-  providerSandbox?: { label: string; workdir: string };
+  providerSandbox?: { label: string; workdir: string; uploadSummary?: string };
   subagents?: SubagentSpec[];
   /**
    * The agent is this subagent rather than Deepdesk's own: its system prompt and its tools,

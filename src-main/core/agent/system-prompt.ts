@@ -31,7 +31,7 @@ export const SANDBOX_SECTION = `## Sandbox
 Commands run in a sandbox: they write only inside the project folder and $TMPDIR and have no network except domains the person allowed, so installs and downloads usually fail. A result ending \`[Sandbox blocked …]\` says what was stopped: do not retry it as it is. If a command truly needs more, call execute with sandbox: false and a reason; the person is asked first.`;
 
 /** The section a provider's sandbox adds in place of SANDBOX_SECTION (SPEC §18): where the work is, and what comes back. */
-export function providerSandboxSection(where: { label: string; workdir: string }): string {
+export function providerSandboxSection(where: { label: string; workdir: string; uploadSummary?: string }): string {
   return `## Sandbox
-Your file tools and commands work in a ${where.label} sandbox: another Linux machine holding a copy of the project (\`/\` in the file tools is ${where.workdir} there). What you change there comes back to the person's worktree after a check; a result ending \`[Sandbox blocked …]\` says what did not come back (git hooks and config, \`.deepdesk/\`, set-id files, devices): do not retry it as it is. Files the person keeps secret (\`.env\` and keys) and files over the upload cap were not sent.`;
+Your file tools and commands work in a ${where.label} sandbox: another Linux machine holding a copy of the project (\`/\` in the file tools is ${where.workdir} there). What you change there comes back to the person's worktree after a check; a result ending \`[Sandbox blocked …]\` says what did not come back (git hooks and config, \`.deepdesk/\`, set-id files, devices): do not retry it as it is. Files the person keeps secret (\`.env\` and keys) and files over the upload cap were not sent${where.uploadSummary !== undefined ? `: ${where.uploadSummary}` : '.'}`;
 }
