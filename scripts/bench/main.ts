@@ -30,6 +30,7 @@ import { benchWorktrees } from './worktrees';
 import { benchParallel } from './parallel';
 import { benchRequestBudget } from './request-budget';
 import { benchProtocol } from './protocol';
+import { benchSandboxes } from './sandboxes';
 
 const repo = process.cwd();
 const dataDir = path.join(repo, '.bench', 'data');
@@ -107,6 +108,7 @@ async function main(): Promise<number> {
   if (options.suites.has('parallel')) await guarded('Issue 40 · threads at the same time', () => benchParallel(report, options, repo));
   if (options.suites.has('budget')) await guarded('Issue 55 · context budget', () => benchRequestBudget(report, options));
   if (options.suites.has('protocol')) await guarded('Issue 54 · the Agent Protocol', () => benchProtocol(report, options));
+  if (options.suites.has('sandboxes')) await guarded('Issue 53 · sandbox providers', () => benchSandboxes(report, options));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

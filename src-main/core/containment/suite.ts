@@ -36,7 +36,8 @@ export const CONTAINMENT_CASES: readonly ContainmentCase[] = [
  */
 const CASE_TIMEOUT_MS = 120_000;
 
-export function runContainmentConformance(path: ExecutionPath): void {
+/** `extraCases`: cases of this path's own, run after the shared ones (a candidate for the shared list once every path passes it). */
+export function runContainmentConformance(path: ExecutionPath, extraCases: readonly ContainmentCase[] = []): void {
   describe(`containment conformance: ${path.name}`, () => {
     const env = useConformanceEnvironment();
     beforeAll(() => path.setUp(env), CASE_TIMEOUT_MS);
@@ -57,8 +58,8 @@ export function runContainmentConformance(path: ExecutionPath): void {
       }
     }, CASE_TIMEOUT_MS);
 
-    for (const c of CONTAINMENT_CASES) {
-      const notHere = path.notApplicable[c.group];
+    for (const c of [...CONTAINMENT_CASES, ...extraCases]) {
+      const notHere = path.notApplicable[c.group] ?? path.notApplicableCases?.[c.name];
       const unavailable = c.unavailable?.();
       const title = `${c.group}: ${c.name}`;
       if (notHere !== undefined) {

@@ -116,6 +116,8 @@ export interface ExecutionPath {
   name: string;
   /** For each group that does not apply to this path: why (shown as the skipped case's name). */
   notApplicable: Partial<Record<CaseGroup, string>>;
+  /** For a single case of a group that otherwise applies (by the case's name): why not here. */
+  notApplicableCases?: Readonly<Record<string, string>>;
   person: Person;
   setUp(env: ConformanceEnvironment): Promise<void>;
   tearDown(): Promise<void>;

@@ -29,7 +29,8 @@ const CHMOD_ARGS_BYTES = 64 * 1024;
 // (background children included); the watcher kills that group once the cancel file appears.
 const WRAPPER = [
   'f=$1; timeout -s KILL "$2" bash -c "$3" </dev/null 2>&1 & p=$!',
-  '(while [ ! -e "$f" ]; do sleep 0.2; done; kill -KILL -- -"$p" 2>/dev/null || kill -KILL "$p") </dev/null >/dev/null 2>&1 & w=$!',
+  // The watcher's sleep ends with it: a stray sleep would keep the exec's processes alive after the command.
+  '(trap \'kill "$s" 2>/dev/null; exit 0\' TERM; while [ ! -e "$f" ]; do sleep 0.2 & s=$!; wait "$s"; done; kill -KILL -- -"$p" 2>/dev/null || kill -KILL "$p") </dev/null >/dev/null 2>&1 & w=$!',
   'wait "$p"; s=$?; kill "$w" 2>/dev/null; rm -f "$f"; exit "$s"',
 ].join('\n');
 

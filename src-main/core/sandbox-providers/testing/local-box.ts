@@ -120,6 +120,8 @@ export class LocalBox {
     if (host !== undefined) return host;
     if (options.forWrite) throw new BoxFileFailure('permission_denied', `read-only in the box: ${inBox}`);
     if (SYSTEM_DIRS.some((d) => inBox === d || inBox.startsWith(d + '/'))) return inBox;
+    // The box's root and the folders its mounts hang from are there (read-only), as in any sandbox: a command may start in `/`.
+    if (this.mounts.some((m) => inBox === '/' || m.inBox.startsWith(inBox + '/'))) return this.dir;
     throw new BoxFileFailure('file_not_found', `no such file in the box: ${inBox}`);
   }
 
