@@ -14,6 +14,7 @@ import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useWorktree } from '../state/use-worktree';
 import { CommitDialog } from './CommitDialog';
+import { SandboxThreadButton } from './SandboxThreadDialog';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon, Spinner } from './Icon';
 import { WorktreeConflictDialog } from './WorktreeConflictDialog';
@@ -30,13 +31,14 @@ export interface WorktreeThread {
   send(text: string): Promise<boolean>;
 }
 
-export function WorktreeBar({ thread }: { thread: WorktreeThread }): React.JSX.Element | null {
+/** `inSandbox`: its threads run in a provider's sandbox already (else it offers `Continue in a sandbox…`). */
+export function WorktreeBar({ thread, inSandbox }: { thread: WorktreeThread; inSandbox: boolean }): React.JSX.Element | null {
   const { info, refresh } = useWorktree();
   if (!info) return null;
-  return <Bar info={info} refresh={refresh} thread={thread} />;
+  return <Bar info={info} refresh={refresh} thread={thread} inSandbox={inSandbox} />;
 }
 
-function Bar({ info, refresh, thread }: { info: WorktreeInfoDto; refresh(): void; thread: WorktreeThread }): React.JSX.Element {
+function Bar({ info, refresh, thread, inSandbox }: { info: WorktreeInfoDto; refresh(): void; thread: WorktreeThread; inSandbox: boolean }): React.JSX.Element {
   const api = useApi();
   const agents = useAgents();
   const { push } = useToasts();
@@ -148,6 +150,7 @@ function Bar({ info, refresh, thread }: { info: WorktreeInfoDto; refresh(): void
         <button type="button" className="btn btn-small" aria-disabled={busy} onClick={() => !busy && setDialog({ kind: 'commit' })}>
           Commit…
         </button>
+        {inSandbox ? null : <SandboxThreadButton kind="continue" />}
         <button type="button" className="btn btn-small btn-danger-quiet" aria-disabled={busy} onClick={() => void remove(false)}>
           Remove worktree
           {pressed('remove')}
