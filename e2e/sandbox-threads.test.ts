@@ -121,7 +121,7 @@ describe('sandbox threads in the window', () => {
     await poll(() => notifications(window).innerText()).toMatch(new RegExp(`Uploaded 1 file \\(.*\\) to the Daytona sandbox ${sandboxId}`));
     const worktree = window.getByRole('group', { name: 'Worktree' });
     await poll(() => worktree.innerText()).toContain('deepdesk/');
-    expect(await worktree.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
+    expect(await window.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
 
     await sendMessage(window, 'Make the file');
     const ask = approval(window).first();
@@ -153,7 +153,7 @@ describe('sandbox threads in the window', () => {
     await poll(() => worktree.innerText()).toContain('deepdesk/later-up');
     expect(await header(page).count()).toBe(0);
 
-    await worktree.getByRole('button', { name: 'Continue in a sandbox…' }).click();
+    await page.getByRole('region', { name: 'Chat' }).getByRole('button', { name: 'Continue in a sandbox…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Continue in a sandbox…' });
     const go = dialog.getByRole('button', { name: 'Continue in sandbox' });
     await poll(() => go.getAttribute('aria-disabled')).toBe('false');
@@ -162,6 +162,6 @@ describe('sandbox threads in the window', () => {
     const [sandboxId] = [...daytona.boxes.keys()];
     await poll(() => header(page).innerText()).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
     await poll(() => worktree.innerText()).toContain('deepdesk/later-up');
-    await poll(() => worktree.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
+    await poll(() => page.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
   });
 });

@@ -10,6 +10,8 @@ import { Conversation, type RunFacts } from './Conversation';
 import { ErrorBoundary } from './ErrorBoundary';
 import { MessageBox } from './MessageBox';
 import { WorktreeBar } from './WorktreeBar';
+import { SandboxThreadButton } from './SandboxThreadDialog';
+import { useWorktree } from '../state/use-worktree';
 
 interface ConversationPaneProps {
   session: ThreadSession;
@@ -29,6 +31,8 @@ interface ConversationPaneProps {
 
 export function ConversationPane({ session, run, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false, sandbox }: ConversationPaneProps): React.JSX.Element {
   const { state } = session;
+  // A worktree thread not in a sandbox yet can continue in one (SPEC §18).
+  const worktree = useWorktree().info;
   // After "Restore files and conversation" the message goes back into the box.
   const refill = useCheckpoints()?.refill ?? null;
   const disabledReason = !settingsLoaded ? 'Loading settings…' : noModel ? 'Set a model in Settings to send messages.' : null;
@@ -42,10 +46,12 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
           <span className="badge thread-runs-in mono" title={`Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
             {runsInText(sandbox)}
           </span>
+        ) : worktree !== null ? (
+          <SandboxThreadButton kind="continue" />
         ) : null}
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
-      <WorktreeBar thread={{ id: session.threadId, running: state.running, send: session.send }} inSandbox={sandbox !== undefined} />
+      <WorktreeBar thread={{ id: session.threadId, running: state.running, send: session.send }} />
       <ErrorBoundary name="Conversation">
         <Conversation
           state={state}

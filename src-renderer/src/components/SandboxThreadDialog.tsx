@@ -15,7 +15,7 @@ import { Modal } from './Modal';
 type Kind = 'new' | 'continue';
 const TITLES: Record<Kind, string> = { new: 'New thread in a sandbox…', continue: 'Continue in a sandbox…' };
 
-/** The button beside New thread (`new`), or on the Worktree bar (`continue`), and its dialog. */
+/** The button beside New thread (`new`), or in a worktree thread's header (`continue`), and its dialog. */
 export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element {
   const [open, setOpen] = useState(false);
   const title = TITLES[kind];
@@ -26,7 +26,7 @@ export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element
           <Icon name="terminal" size={15} />
         </button>
       ) : (
-        <button type="button" className="btn btn-small" onClick={() => setOpen(true)}>
+        <button type="button" className="btn btn-small btn-quiet" onClick={() => setOpen(true)}>
           {title}
         </button>
       )}

@@ -14,7 +14,6 @@ import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { useWorktree } from '../state/use-worktree';
 import { CommitDialog } from './CommitDialog';
-import { SandboxThreadButton } from './SandboxThreadDialog';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon, Spinner } from './Icon';
 import { WorktreeConflictDialog } from './WorktreeConflictDialog';
@@ -31,14 +30,13 @@ export interface WorktreeThread {
   send(text: string): Promise<boolean>;
 }
 
-/** `inSandbox`: its threads run in a provider's sandbox already (else it offers `Continue in a sandbox…`). */
-export function WorktreeBar({ thread, inSandbox }: { thread: WorktreeThread; inSandbox: boolean }): React.JSX.Element | null {
+export function WorktreeBar({ thread }: { thread: WorktreeThread }): React.JSX.Element | null {
   const { info, refresh } = useWorktree();
   if (!info) return null;
-  return <Bar info={info} refresh={refresh} thread={thread} inSandbox={inSandbox} />;
+  return <Bar info={info} refresh={refresh} thread={thread} />;
 }
 
-function Bar({ info, refresh, thread, inSandbox }: { info: WorktreeInfoDto; refresh(): void; thread: WorktreeThread; inSandbox: boolean }): React.JSX.Element {
+function Bar({ info, refresh, thread }: { info: WorktreeInfoDto; refresh(): void; thread: WorktreeThread }): React.JSX.Element {
   const api = useApi();
   const agents = useAgents();
   const { push } = useToasts();
@@ -150,7 +148,6 @@ function Bar({ info, refresh, thread, inSandbox }: { info: WorktreeInfoDto; refr
         <button type="button" className="btn btn-small" aria-disabled={busy} onClick={() => !busy && setDialog({ kind: 'commit' })}>
           Commit…
         </button>
-        {inSandbox ? null : <SandboxThreadButton kind="continue" />}
         <button type="button" className="btn btn-small btn-danger-quiet" aria-disabled={busy} onClick={() => void remove(false)}>
           Remove worktree
           {pressed('remove')}
