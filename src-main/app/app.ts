@@ -75,6 +75,8 @@ import { threadHandlers } from './window/thread-handlers';
 import { workspaceHandlers } from './window/workspace-handlers';
 import { mountHandlers } from './window/mount-handlers';
 import { extensionHandlers } from './window/extension-handlers';
+import { sandboxHandlers } from './window/sandbox-handlers';
+import type { SandboxPlaceDto } from './contract';
 
 
 export interface AppOptions {
@@ -102,6 +104,8 @@ export interface AppOptions {
 
 export interface App extends WindowApi {
   readonly folder: string;
+  /** The provider's sandbox its threads run in (SPEC §18), if it is a sandbox thread folder. */
+  readonly sandbox?: SandboxPlaceDto;
   /** Whether a thread of the folder is working (the agent host keeps the app open for it). */
   busy(): boolean;
   /** A thread of the folder was changed by a run elsewhere (see ThreadService.changedElsewhere). */
@@ -222,7 +226,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   terminals.onData((threadId, terminalId, data) => send('terminal.data', { threadId, terminalId, data }));
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));
 
-  const commandsRun: CommandsRun = { ...(remote ? { host: remote.shell.connection.label } : {}), sandboxed: sandbox !== undefined };
+  const sandboxPlace: SandboxPlaceDto | undefined = place.provider ? { provider: place.provider.name, label: place.provider.label, sandboxId: place.provider.sandboxId } : undefined;
+  const commandsRun: CommandsRun = {
+    ...(remote ? { host: remote.shell.connection.label } : {}),
+    ...(sandboxPlace ? { provider: sandboxPlace } : {}),
+    sandboxed: sandbox !== undefined || sandboxPlace !== undefined,
+  };
   const describe = (request: ApprovalRequest): Promise<ApprovalExtras> => describeApproval(request, shared.backend, commandsRun, () => extensions.claudeRules().first);
   const approvals = new ApprovalService(db, describe);
   approvals.onChange((threadId) => send('approvals.changed', { threadId }));
@@ -396,12 +405,23 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...mountHandlers(services),
     ...extensionHandlers(services),
     ...worktrees.handlers,
+    ...sandboxHandlers({
+      folder: options.folder,
+      remote: remote !== undefined,
+      dataDir: options.dataDir,
+      db,
+      env,
+      savedKeys: () => settings.sandboxKeys(),
+      canMakeWorktree: () => worktrees.handlers['worktrees.canCreate']({ count: false }),
+      changed: () => send('worktrees.changed', {}),
+    }),
   };
 
   await threads.resumePending();
 
   return {
     folder: options.folder,
+    ...(sandboxPlace ? { sandbox: sandboxPlace } : {}),
     busy: () => threads.anyRunning(),
     changedElsewhere: (threadId) => threads.changedElsewhere(threadId),
     describeApproval: describe,
@@ -447,7 +467,7 @@ function carryModeTo(dataDir: string, from: ModeService, folder: string, sandbox
 }
 
 /** Where this folder's commands run: the remote machine of an SSH folder (else this one), and whether a sandbox contains them. */
-type CommandsRun = { host?: string; sandboxed: boolean };
+type CommandsRun = { host?: string; sandboxed: boolean; provider?: SandboxPlaceDto };
 
 /** The diff preview, the suggested "always allow" rule and where a command runs, shown in the approval. */
 async function describeApproval(request: ApprovalRequest, backend: Backend, commands: CommandsRun, rulesBefore: () => readonly PermissionRule[]): Promise<ApprovalExtras> {
@@ -456,7 +476,9 @@ async function describeApproval(request: ApprovalRequest, backend: Backend, comm
   const effective = suggested !== undefined && evaluatePermission({ tool: request.toolName, args: request.args }, [...rulesBefore(), suggested]).decision === 'allow';
   const extras: ApprovalExtras = { suggestedRule: effective ? suggested : undefined };
   // A command asking to run outside the sandbox runs outside it, wherever it runs.
-  if (request.toolName === 'execute') extras.runsOn = { ...commands, sandboxed: commands.sandboxed && request.outsideSandbox === undefined && !wantsOutsideSandbox(request.args) };
+  // A provider's sandbox is where every command runs: there is no outside to ask for.
+  if (request.toolName === 'execute')
+    extras.runsOn = { ...commands, sandboxed: commands.sandboxed && (commands.provider !== undefined || (request.outsideSandbox === undefined && !wantsOutsideSandbox(request.args))) };
   const preview = await approvalPreview(request, backend);
   return preview !== undefined ? { ...extras, preview } : extras;
 }

@@ -5,6 +5,7 @@
 // Renderer-safe: zod only.
 import { z } from 'zod';
 import { appInfoSchema } from './folders';
+import { sandboxPlaceSchema } from './sandboxes';
 
 /** `queued`: waiting for a free run slot (Settings `maxConcurrentRuns`); `stopped`: someone stopped it before it finished. */
 export const agentStateSchema = z.enum(['working', 'needs-you', 'queued', 'done', 'failed', 'stopped']);
@@ -31,6 +32,8 @@ export const agentSchema = z.object({
   folderName: z.string(),
   /** Set when the thread's folder is a Deepdesk worktree. */
   worktree: agentWorktreeSchema.optional(),
+  /** Set when the thread runs in a provider's sandbox (SPEC §18): `Runs in Daytona · sandbox ID`. */
+  sandbox: sandboxPlaceSchema.optional(),
   state: agentStateSchema,
   /** When its latest run started (ISO). */
   startedAt: z.string(),

@@ -6,6 +6,7 @@
 // ~/.ssh/config and opens a host and path.
 // Renderer-safe: zod only.
 import { z } from 'zod';
+import { sandboxPlaceSchema } from './sandboxes';
 
 export const appInfoSchema = z.object({
   /** The open project folder (a path, or the `ssh://` URL of a remote one); null until the person opens one. */
@@ -17,6 +18,8 @@ export const appInfoSchema = z.object({
   canPickFolder: z.boolean(),
   /** A remote folder's `[USER@]HOST[:PORT]`; absent for a local folder. */
   host: z.string().optional(),
+  /** The open folder's threads run in a provider's sandbox (SPEC §18): `Runs in Daytona · sandbox ID`. */
+  sandbox: sandboxPlaceSchema.optional(),
 });
 export type AppInfo = z.infer<typeof appInfoSchema>;
 
@@ -41,8 +44,9 @@ export const folderMethods = {
   /**
    * Opens the folder at `path` (absolute, `~/…`, or relative to the home folder) in place of the
    * open one; fails with a readable message when it does not exist or is not a folder.
+   * `reopen`: made anew even when it is the open one (its place changed: Continue in a sandbox…).
    */
-  'app.openFolder': { params: z.object({ path: z.string().min(1).max(4096) }), result: appInfoSchema },
+  'app.openFolder': { params: z.object({ path: z.string().min(1).max(4096), reopen: z.boolean().optional() }), result: appInfoSchema },
   /** The Host aliases of the person's ~/.ssh/config (Include followed, wildcard patterns left out), in file order. */
   'app.sshHosts': { params: z.object({}).strict(), result: z.object({ hosts: z.array(z.string()) }) },
   /**

@@ -19,7 +19,7 @@ import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
 import { agentEvents, agentMethods } from './agents';
 import { agentProtocolSettingsSchema } from './agent-protocol';
-import { sandboxSettingsSchema } from './sandboxes';
+import { sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
 import { worktreeEvents, worktreeMethods } from './worktrees';
 import { agentEventSchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
@@ -93,6 +93,8 @@ export const settingsSchema = z.object({
   agentProtocol: agentProtocolSettingsSchema.optional(),
   /** Settings › Sandboxes (SPEC §18): the provider, what its sandboxes are made with, and prices per hour. */
   sandboxes: sandboxSettingsSchema.optional(),
+  /** Each sandbox provider's key variables and whether one is saved in Settings (the keys never reach the window). */
+  sandboxKeys: z.partialRecord(sandboxProviderSchema, z.record(z.string(), z.boolean())).optional(),
   /** Fields a command-line flag overrides for this session (shown with the flag's value; never saved). */
   overridden: overriddenSchema.optional(),
 });
@@ -100,7 +102,7 @@ export type Settings = z.infer<typeof settingsSchema>;
 
 /** A partial update; `contextWindow: null` clears the override. */
 export const settingsPatchSchema = settingsSchema
-  .omit({ apiKeys: true, overridden: true })
+  .omit({ apiKeys: true, sandboxKeys: true, overridden: true })
   .extend({ contextWindow: z.number().int().positive().nullable(), threadBudgetUsd: z.number().positive().nullable(), maxConcurrentRuns: z.number().int().min(1).max(64).nullable() })
   .partial();
 
@@ -181,7 +183,7 @@ export const pendingApprovalSchema = z.object({
   /** An execute asking to run outside the sandbox, with the model's reason. */
   outsideSandbox: z.object({ reason: z.string() }).optional(),
   /** For execute: where the command runs: the remote machine (`user@host`) of an SSH folder, else this one; and whether inside the sandbox. */
-  runsOn: z.object({ host: z.string().optional(), sandboxed: z.boolean() }).optional(),
+  runsOn: z.object({ host: z.string().optional(), sandboxed: z.boolean(), provider: sandboxPlaceSchema.optional() }).optional(),
   createdAt: z.string(),
 });
 export type PendingApproval = z.infer<typeof pendingApprovalSchema>;
@@ -280,6 +282,8 @@ export const methods = {
   'settings.get': { params: empty, result: settingsSchema },
   'settings.update': { params: settingsPatchSchema, result: settingsSchema },
   'settings.setApiKey': { params: z.object({ provider: providerSchema, key: z.string() }), result: settingsSchema },
+  /** Saves (or, empty, forgets) a sandbox provider's key by its variable (`DAYTONA_API_KEY`), kept as the model keys are. */
+  'settings.setSandboxKey': { params: z.object({ variable: z.string().min(1).max(100), value: z.string().max(10_000) }).strict(), result: settingsSchema },
   'settings.testConnection': {
     params: z.object({ model: z.string().min(1), baseUrl: z.string().optional(), apiKey: z.string().optional() }),
     /** `message` in plain words with what to check; `detail`: the technical text, when there is one. */
@@ -362,6 +366,7 @@ export const methods = {
 
   ...checkpointMethods,
   ...worktreeMethods,
+  ...sandboxMethods,
 } as const;
 
 export type MethodName = keyof typeof methods;

@@ -27,3 +27,39 @@ export const sandboxSettingsSchema = z.object({
   pricesPerHourUsd: z.partialRecord(sandboxProviderSchema, z.number().nonnegative()).optional(),
 });
 export type SandboxSettings = z.infer<typeof sandboxSettingsSchema>;
+
+/** Where a thread in a provider's sandbox runs (SPEC §18): the header, the Agents view and `execute` approvals say it. */
+export const sandboxPlaceSchema = z.object({ provider: sandboxProviderSchema, label: z.string(), sandboxId: z.string() });
+export type SandboxPlaceDto = z.infer<typeof sandboxPlaceSchema>;
+
+/** `Runs in Daytona · sandbox ID`: the words every client uses for it. */
+export function runsInText(place: Pick<SandboxPlaceDto, 'label' | 'sandboxId'>): string {
+  return `Runs in ${place.label} · sandbox ${place.sandboxId}`;
+}
+
+export const sandboxMethods = {
+  /**
+   * Whether the open folder's thread can run in the provider's sandbox now: a local git
+   * repository with a commit (or a worktree thread folder, which continues as it is), and the
+   * provider's key in the environment or Settings; `why` is the one line saying what is missing.
+   */
+  'sandboxes.canRun': {
+    params: z.object({ provider: sandboxProviderSchema }).strict(),
+    result: z.object({ ok: z.boolean(), why: z.string().optional(), continues: z.boolean() }),
+  },
+  /**
+   * `New thread in a sandbox…` (a worktree of the open folder with its uncommitted changes) or,
+   * the open folder being a worktree thread folder, `Continue in a sandbox…` (that folder):
+   * marked to run in the provider's sandbox. The window then opens `threadFolder` (anew), whose
+   * session makes the sandbox and uploads the folder.
+   */
+  'sandboxes.runIn': {
+    params: z.object({ provider: sandboxProviderSchema }).strict(),
+    result: z.object({ threadFolder: z.string(), worktree: z.string(), branch: z.string() }),
+  },
+} as const;
+
+export type SandboxMethodName = keyof typeof sandboxMethods;
+
+/** Whether Settings offers CPU and memory for a provider (its adapter's `capabilities.resources`; sandboxes.test.ts checks). */
+export const SANDBOX_PROVIDER_SIZES: Record<SandboxProvider, boolean> = { daytona: true, modal: true, e2b: false, deno: true };

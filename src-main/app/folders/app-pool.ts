@@ -60,6 +60,7 @@ export class AppPool {
     const held = entry;
     return {
       folder: app.folder,
+      ...(app.sandbox ? { sandbox: app.sandbox } : {}),
       busy: () => app.busy(),
       changedElsewhere: (threadId) => app.changedElsewhere(threadId),
       describeApproval: (request) => app.describeApproval(request),

@@ -30,6 +30,8 @@ import { AgentBoard } from '../session/agent-board';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../data-dir';
 import { WorktreeService } from '../worktrees/worktree-service';
+import { SandboxStore } from '../sandboxes/sandbox-store';
+import { PROVIDER_LABELS as SANDBOX_PROVIDER_LABELS } from '../../core/sandbox-providers/provider';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
 import { NO_SECRETS, SettingsService } from '../settings/settings-service';
@@ -45,6 +47,7 @@ function savedLocation(folder: string): FolderLocation {
 function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
   const db = openDatabase(databasePath(dataDir));
   const worktrees = new WorktreeService({ dataDir, db });
+  const sandboxes = new SandboxStore(db);
   // Priced as the Usage view prices them: a price set in Settings reaches calls made without one.
   // settings.json is read again only when it changed on disk.
   const settings = new SettingsService(dataDir, NO_SECRETS);
@@ -58,6 +61,10 @@ function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
     worktreeOf: (folder) => {
       const record = worktrees.byFolder(folder);
       return record === undefined ? undefined : { name: record.name, branch: record.branch, originFolder: record.originFolder };
+    },
+    sandboxOf: (folder) => {
+      const record = sandboxes.get(folder);
+      return record?.sandboxId ? { provider: record.provider, label: SANDBOX_PROVIDER_LABELS[record.provider], sandboxId: record.sandboxId } : undefined;
     },
   });
   return {
@@ -146,6 +153,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     transport: options.transport,
     canPickFolder: options.pickFolder !== undefined,
     ...(current?.location.kind === 'ssh' ? { host: sshTargetLabel(current.location.target) } : {}),
+    ...(current?.app.sandbox ? { sandbox: current.app.sandbox } : {}),
   });
 
   const remember = (folder: string): void => {
@@ -156,11 +164,20 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     }
   };
 
-  const open = async (location: FolderLocation): Promise<AppInfo> => {
+  /** `reopen`: made anew even when open (its place changed: Continue in a sandbox…). */
+  const open = async (location: FolderLocation, reopen = false): Promise<AppInfo> => {
     const folder = location.kind === 'local' ? location.path : location.url;
     if (current?.folder === folder) {
-      remember(folder);
-      return info();
+      if (!reopen) {
+        remember(folder);
+        return info();
+      }
+      // Its place changed (Continue in a sandbox…): the app is given back first, so that one is made anew
+      // (one another window holds, or whose runs go, stays as it is until they end).
+      const previous = current;
+      current = null;
+      previous.stopEvents();
+      await previous.app.close().catch((err: unknown) => console.error(`deepdesk: closing ${previous.folder} failed`, err));
     }
     opening = folder;
     try {
@@ -273,8 +290,9 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     'app.notices': async () => [...notices],
     'app.recentFolders': async () => recent.list(),
     'app.openFolder': async (params) => {
-      const location = typedLocation((params as Params<'app.openFolder'>).path);
-      return inTurn(() => open(location));
+      const { path, reopen } = params as Params<'app.openFolder'>;
+      const location = typedLocation(path);
+      return inTurn(() => open(location, reopen === true));
     },
     'app.sshHosts': async () => ({ hosts: await sshConfigHosts({ home, env: options.env ?? process.env }) }),
     'app.openRemoteFolder': async (params) => {

@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
 import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
-import type { AgentDto, AgentState, AgentWorktreeDto } from '../contract';
+import type { AgentDto, AgentState, AgentWorktreeDto, SandboxPlaceDto } from '../contract';
 import { folderLocationName, sshFolderLocation } from '../folders/folder-location';
 import { ThreadStore } from '../threads/thread-store';
 import { GOING_STATES, onRunRecordsChanged, RunRecords, type RunRecord, type RunState } from './run-records';
@@ -35,6 +35,8 @@ const ORDER: Record<AgentState, number> = { 'needs-you': 0, working: 1, queued: 
 export interface AgentBoardOptions {
   /** The worktree a thread's folder lies in (app/worktrees), if any. */
   worktreeOf?: (folder: string) => AgentWorktreeDto | undefined;
+  /** The provider's sandbox a thread's folder runs in (app/sandboxes), if any. */
+  sandboxOf?: (folder: string) => SandboxPlaceDto | undefined;
   /** What a thread's calls cost at the prices known now (the ledger's; null: none priced), or undefined when the ledger has none of its calls: then the cost its state last saved. */
   costOf?: (threadId: string) => number | null | undefined;
   pollMs?: number;
@@ -112,6 +114,7 @@ export class AgentBoard {
   private agent(record: RunRecord, thread: ThreadRow, sharesFolder: boolean): AgentDto {
     const state = SHOWN_AS[record.state];
     const worktree = isSshFolder(record.folder) ? undefined : this.options.worktreeOf?.(record.folder);
+    const sandbox = worktree === undefined ? undefined : this.options.sandboxOf?.(record.folder);
     const ledgerCost = this.options.costOf?.(record.threadId);
     return {
       threadId: record.threadId,
@@ -119,6 +122,7 @@ export class AgentBoard {
       folder: record.folder,
       folderName: folderName(record.folder),
       ...(worktree ? { worktree } : {}),
+      ...(sandbox ? { sandbox } : {}),
       state,
       startedAt: record.startedAt,
       ...(record.endedAt !== null && !GOING_STATES.includes(record.state) ? { endedAt: record.endedAt } : {}),

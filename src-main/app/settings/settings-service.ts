@@ -7,6 +7,7 @@
 // process reaches onChange listeners.
 
 import { PROVIDER_VARIABLES } from '../../core/sandbox-providers/registry';
+import type { SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { join } from 'node:path';
 import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
@@ -101,7 +102,11 @@ export class SettingsService {
   async get(): Promise<Settings> {
     const apiKeys: Record<string, boolean> = {};
     for (const p of PROVIDERS) apiKeys[p] = (await this.secrets.get(keyName(p))) !== undefined;
-    return { ...this.raw(), apiKeys };
+    const sandboxKeys: NonNullable<Settings['sandboxKeys']> = {};
+    for (const [provider, { keys }] of Object.entries(PROVIDER_VARIABLES) as [SandboxProviderName, { keys: readonly string[] }][]) {
+      sandboxKeys[provider] = Object.fromEntries(await Promise.all(keys.map(async (v) => [v, (await this.secrets.get(sandboxKeyName(v))) !== undefined] as const)));
+    }
+    return { ...this.raw(), apiKeys, sandboxKeys };
   }
 
   /**
@@ -174,7 +179,7 @@ export class SettingsService {
 
   /** Saves (or, empty, forgets) a provider's key, kept as the model keys are. */
   async setSandboxKey(variable: string, value: string): Promise<Settings> {
-    if (!SANDBOX_KEY_VARIABLES.includes(variable)) throw new Error(`not a sandbox provider's key: ${variable}`);
+    if (!isSandboxKeyVariable(variable)) throw new Error(`not a sandbox provider's key: ${variable}`);
     if (value.trim() === '') await this.secrets.delete(sandboxKeyName(variable));
     else await this.secrets.set(sandboxKeyName(variable), value.trim());
     withholdFromCommands(value);
@@ -205,6 +210,10 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
 
 /** Every provider's key variables (core/sandbox-providers/registry.ts), saved under `sandbox:<VARIABLE>`. */
 const SANDBOX_KEY_VARIABLES: readonly string[] = Object.values(PROVIDER_VARIABLES).flatMap((v) => v.keys);
+
+export function isSandboxKeyVariable(variable: string): boolean {
+  return SANDBOX_KEY_VARIABLES.includes(variable);
+}
 
 function sandboxKeyName(variable: string): string {
   return `sandbox:${variable}`;

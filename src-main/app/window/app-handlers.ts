@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import type { HandlersFor, WindowServices } from './handlers';
 
 export function appHandlers(w: WindowServices): HandlersFor<'app.'> {
+  const provider = w.session.place.provider;
   return {
     'app.info': async () => ({
       folder: w.folder,
@@ -11,6 +12,7 @@ export function appHandlers(w: WindowServices): HandlersFor<'app.'> {
       version: w.version,
       transport: w.transport,
       canPickFolder: false,
+      ...(provider ? { sandbox: { provider: provider.name, label: provider.label, sandboxId: provider.sandboxId } } : {}),
     }),
     'app.notices': async () => w.notices(),
   };

@@ -8,6 +8,7 @@ import type { RetryPolicy } from '../../core/models/retry';
 import type { ChatModel } from '../../core/models/types';
 import { ContractError } from '../contract';
 import { detectLocalServers } from '../local-servers';
+import { isSandboxKeyVariable } from '../settings/settings-service';
 import { modelProblemForWindow, problemForWindow, providerLabel } from '../model-problem-words';
 import type { HandlersFor, WindowServices } from './handlers';
 
@@ -18,6 +19,10 @@ export function settingsHandlers(w: WindowServices): HandlersFor<'settings.'> & 
     'settings.get': async () => forWindow(await settings.get()),
     'settings.update': async (patch) => forWindow(await settings.update(withoutFlagValues(patch))),
     'settings.setApiKey': async ({ provider, key }) => forWindow(await settings.setApiKey(provider, key)),
+    'settings.setSandboxKey': async ({ variable, value }) => {
+      if (!isSandboxKeyVariable(variable)) throw new ContractError(`${variable} is not a sandbox provider's key.`, 'bad_request');
+      return forWindow(await settings.setSandboxKey(variable, value));
+    },
     'settings.testConnection': async ({ model, baseUrl, apiKey }) =>
       testConnection(model, (retry) => models.named(model, { ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}), retry })),
     'settings.detectLocalServers': () => detectLocalServers(),

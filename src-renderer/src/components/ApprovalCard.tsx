@@ -8,7 +8,7 @@
 // Markdown or HTML: whatever backticks, quotes or tags it holds, it reads as written.
 
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
-import type { ApprovalDecisionDto, PendingApproval } from '../../../src-main/app/contract';
+import { runsInText, type ApprovalDecisionDto, type PendingApproval } from '../../../src-main/app/contract';
 import { approvalReasonText } from '../lib/approval-reason';
 import { toolTitleText } from '../lib/tool-title';
 import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/approval-edit';
@@ -59,7 +59,9 @@ function RunsOn({ where, outsideSandbox }: { where: NonNullable<PendingApproval[
   return (
     <p className="approval-where muted small">
       <Icon name="terminal" size={12} />
-      {where.host !== undefined ? (
+      {where.provider !== undefined ? (
+        runsInText(where.provider)
+      ) : where.host !== undefined ? (
         <>
           Runs on{' '}
           <span className="mono approval-host">
@@ -69,7 +71,7 @@ function RunsOn({ where, outsideSandbox }: { where: NonNullable<PendingApproval[
       ) : (
         'Runs on this computer'
       )}
-      {outsideSandbox ? null : where.sandboxed ? ' · Sandboxed' : ' · Not sandboxed'}
+      {outsideSandbox || where.provider !== undefined ? null : where.sandboxed ? ' · Sandboxed' : ' · Not sandboxed'}
     </p>
   );
 }

@@ -1,5 +1,6 @@
 // The centre column: the thread's title and meter, the conversation, the message box.
 
+import { runsInText, type SandboxPlaceDto } from '../../../src-main/app/contract';
 import { useCheckpoints } from '../state/checkpoints-context';
 import type { ShownAttachment } from '../lib/thread-reducer';
 import type { ThreadSession } from '../state/use-thread-session';
@@ -9,6 +10,8 @@ import { Conversation, type RunFacts } from './Conversation';
 import { ErrorBoundary } from './ErrorBoundary';
 import { MessageBox } from './MessageBox';
 import { WorktreeBar } from './WorktreeBar';
+import { SandboxThreadButton } from './SandboxThreadDialog';
+import { useWorktree } from '../state/use-worktree';
 
 interface ConversationPaneProps {
   session: ThreadSession;
@@ -22,10 +25,14 @@ interface ConversationPaneProps {
   openAttachment(file: ShownAttachment): void;
   /** Hidden while the Usage view has its place (it stays mounted: its draft, scroll and approvals). */
   hidden?: boolean;
+  /** The provider's sandbox the folder's threads run in (SPEC §18). */
+  sandbox?: SandboxPlaceDto | undefined;
 }
 
-export function ConversationPane({ session, run, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false }: ConversationPaneProps): React.JSX.Element {
+export function ConversationPane({ session, run, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false, sandbox }: ConversationPaneProps): React.JSX.Element {
   const { state } = session;
+  // A worktree thread not in a sandbox yet can continue in one (SPEC §18).
+  const worktree = useWorktree().info;
   // After "Restore files and conversation" the message goes back into the box.
   const refill = useCheckpoints()?.refill ?? null;
   const disabledReason = !settingsLoaded ? 'Loading settings…' : noModel ? 'Set a model in Settings to send messages.' : null;
@@ -35,6 +42,13 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
         <h1 className="thread-heading" title={title}>
           {title}
         </h1>
+        {sandbox ? (
+          <span className="badge thread-runs-in mono" title={`Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
+            {runsInText(sandbox)}
+          </span>
+        ) : worktree !== null ? (
+          <SandboxThreadButton kind="continue" />
+        ) : null}
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
       <WorktreeBar thread={{ id: session.threadId, running: state.running, send: session.send }} />

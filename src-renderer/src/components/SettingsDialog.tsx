@@ -27,6 +27,8 @@ import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
 import { PricesSettings, TelemetrySettings } from './UsageSettings';
 import { AgentProtocolSettings } from './AgentProtocolSettings';
+import { SandboxSettings } from './SandboxSettings';
+import { sameSandboxesDraft, sandboxesFromDraft } from '../lib/sandbox-settings';
 import { agentProtocolFromDraft } from '../lib/agent-protocol-settings';
 import { budgetFromText, rowsToPrices, runsFromText, sameRows, telemetryFromDraft } from '../lib/usage-settings';
 import { rebase, toDraft, type SettingsDraft } from '../lib/settings-draft';
@@ -48,6 +50,7 @@ const SECTIONS = {
   plugins: { id: 'settings-section-plugins', label: 'Plugins' },
   telemetry: { id: 'settings-section-telemetry', label: 'Telemetry' },
   agentProtocol: { id: 'settings-section-agent-protocol', label: 'Agent Protocol' },
+  sandboxes: { id: 'settings-section-sandboxes', label: 'Sandboxes' },
   appearance: { id: 'settings-section-appearance', label: 'Appearance' },
   updates: { id: 'settings-section-updates', label: 'Updates' },
 } as const satisfies Record<string, SettingsSectionRef>;
@@ -193,6 +196,14 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
       }
       patch.agentProtocol = protocol.agentProtocol;
     }
+    if (!sameSandboxesDraft(draft.sandboxesDraft, from.sandboxesDraft)) {
+      const sandboxes = sandboxesFromDraft(draft.sandboxesDraft);
+      if ('error' in sandboxes) {
+        setError(sandboxes.error);
+        return;
+      }
+      patch.sandboxes = sandboxes.sandboxes;
+    }
     // The key typed in is saved too, for the provider shown (whatever button stored keys before).
     const key = draft.apiKeyText.trim();
     const keyProvider = parseModel(draft.model).provider ?? draft.keyProvider;
@@ -303,6 +314,9 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.agentProtocol}>
               <AgentProtocolSettings draft={draft} onChange={change} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.sandboxes}>
+              <SandboxSettings draft={draft.sandboxesDraft} sandboxKeys={settings.sandboxKeys} onChange={(sandboxesDraft) => change({ sandboxesDraft })} />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.appearance}>
               <fieldset className="settings-section">

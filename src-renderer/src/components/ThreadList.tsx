@@ -10,6 +10,7 @@ import { useApi } from '../state/use-api';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './Icon';
 import { NewWorktreeButton } from './NewWorktreeDialog';
+import { SandboxThreadButton } from './SandboxThreadDialog';
 import { ThreadListItem } from './ThreadListItem';
 import { useRovingFocus } from './use-roving-focus';
 
@@ -83,6 +84,7 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
           New thread
         </button>
         <NewWorktreeButton />
+        <SandboxThreadButton kind="new" />
       </div>
       {threads.length > 0 ? (
         <div className="thread-search">

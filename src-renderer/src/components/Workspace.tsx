@@ -421,6 +421,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
             <TrustPrompt />
             <ConversationPane
               session={session}
+              sandbox={info.sandbox}
               run={currentSummary}
               title={title}
               noModel={noModel}

@@ -5,8 +5,9 @@ import type { Settings } from '../../../src-main/app/contract';
 import { parseModel, type Provider } from './providers';
 import { pricesToRows, type PriceRow } from './usage-settings';
 import { agentProtocolDraft, type AgentProtocolDraft } from './agent-protocol-settings';
+import { sandboxesDraft, type SandboxesDraft } from './sandbox-settings';
 
-export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
+export type SettingsDraft = Omit<Settings, 'apiKeys' | 'sandboxKeys' | 'overridden'> & {
   contextWindowText: string;
   /** An API key typed in and not stored yet (for the provider shown). */
   apiKeyText: string;
@@ -20,10 +21,12 @@ export type SettingsDraft = Omit<Settings, 'apiKeys' | 'overridden'> & {
   /** Settings › Telemetry as typed. */
   otlpEndpointText: string;
   captureContent: boolean;
+  /** Settings › Sandboxes as typed. */
+  sandboxesDraft: SandboxesDraft;
 } & AgentProtocolDraft;
 
 export function toDraft(settings: Settings): SettingsDraft {
-  const { apiKeys: _keys, overridden: _flags, ...rest } = settings;
+  const { apiKeys: _keys, sandboxKeys: _sandboxKeys, overridden: _flags, ...rest } = settings;
   return {
     ...rest,
     contextWindowText: settings.contextWindow !== undefined ? String(settings.contextWindow) : '',
@@ -34,11 +37,12 @@ export function toDraft(settings: Settings): SettingsDraft {
     runsText: settings.maxConcurrentRuns !== undefined ? String(settings.maxConcurrentRuns) : '',
     otlpEndpointText: settings.telemetry?.otlpEndpoint ?? '',
     captureContent: settings.telemetry?.captureContent === true,
+    sandboxesDraft: sandboxesDraft(settings.sandboxes),
     ...agentProtocolDraft(settings.agentProtocol),
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 export function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {

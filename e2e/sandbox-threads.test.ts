@@ -1,0 +1,167 @@
+// Sandbox providers in the window (SPEC §18), in headless Chromium against `deepdesk serve` and
+// the Daytona stand-in (the real @daytonaio/sdk pointed at it): Settings › Sandboxes saves a key
+// and never shows it back; `New thread in a sandbox…` says why not (no key), then makes the
+// worktree thread whose session makes the sandbox and uploads the folder (the upload line is a
+// notice); the thread header, the `execute` approval and the Agents view say `Runs in Daytona ·
+// sandbox ID`; what the agent wrote in the sandbox comes back to the worktree; a worktree
+// thread `Continue in a sandbox…` becomes a sandbox thread.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDaytonaStandin } from '../src-main/core/sandbox-providers/testing/daytona-standin';
+import type { ProviderStandin } from '../src-main/core/sandbox-providers/testing/standin';
+import { approval, conversation, openApp, sendMessage, useE2ESession } from './harness';
+
+const session = useE2ESession();
+const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000 });
+
+let standin: ProviderStandin | undefined;
+afterEach(async () => {
+  await standin?.close();
+  standin = undefined;
+});
+
+function git(cwd: string, ...args: string[]): void {
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+}
+
+function repository(): string {
+  const folder = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-e2e-sandbox-')));
+  writeFileSync(join(folder, 'README.md'), '# project\n');
+  git(folder, 'init', '-q', '-b', 'main');
+  git(folder, 'add', '-A');
+  git(folder, 'commit', '-q', '-m', 'base');
+  return folder;
+}
+
+const header = (page: Page) => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in');
+const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
+
+describe('sandbox threads in the window', () => {
+  it('Settings › Sandboxes saves a provider key without showing it back, and the provider, sizes and price', async () => {
+    const serve = await session.serve({ env: NO_PROVIDER_KEYS });
+    const page = await openApp(session.browser, serve.url);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    const section = dialog.getByRole('group', { name: 'Sandboxes' });
+    await section.getByRole('combobox', { name: 'Sandbox provider' }).selectOption('e2b');
+    // E2B sizes by template: no CPU or memory asked.
+    expect(await section.getByRole('textbox', { name: 'CPUs' }).count()).toBe(0);
+    await section.getByRole('combobox', { name: 'Sandbox provider' }).selectOption('daytona');
+    await section.getByRole('textbox', { name: 'CPUs' }).fill('2');
+    await section.getByRole('textbox', { name: 'Memory (GiB)' }).fill('4');
+    await section.getByRole('textbox', { name: 'Idle timeout (minutes)' }).fill('15');
+    await section.getByRole('textbox', { name: 'Upload cap (MB)' }).fill('50');
+    await section.getByRole('textbox', { name: 'Price per hour for Daytona (USD)' }).fill('0.25');
+
+    const secret = 'dtn-secret-key-9f8e7d';
+    const key = section.getByLabel('Daytona key DAYTONA_API_KEY');
+    await key.fill(secret);
+    await section.getByRole('button', { name: 'Save DAYTONA_API_KEY' }).click();
+    await poll(() => section.getByText('A key is stored for DAYTONA_API_KEY.').count()).toBe(1);
+    expect(await key.inputValue()).toBe('');
+    expect(await page.content()).not.toContain(secret);
+    await dialog.getByRole('button', { name: 'Save settings' }).click();
+    await poll(() => dialog.count()).toBe(0);
+    const saved = JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')) as Record<string, unknown>;
+    expect(saved.sandboxes).toEqual({ provider: 'daytona', cpu: 2, memoryGiB: 4, idleTimeoutMin: 15, maxUploadMb: 50, pricesPerHourUsd: { daytona: 0.25 } });
+    expect(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8')).not.toContain(secret);
+
+    // Opened again: the values as saved, the key only as stored.
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const again = page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'Sandboxes' });
+    expect(await again.getByRole('combobox', { name: 'Sandbox provider' }).inputValue()).toBe('daytona');
+    expect(await again.getByRole('textbox', { name: 'CPUs' }).inputValue()).toBe('2');
+    expect(await again.getByLabel('Daytona key DAYTONA_API_KEY').inputValue()).toBe('');
+    expect(await again.getByText('A key is stored for DAYTONA_API_KEY.').count()).toBe(1);
+    expect(await page.content()).not.toContain(secret);
+  });
+
+  it('New thread in a sandbox… says why not without a key, then runs the thread in Daytona: header, approval and Agents view say so, and the file comes back', async () => {
+    const daytona = (standin = await startDaytonaStandin());
+    const folder = repository();
+    const serve = await session.serve({
+      folder,
+      env: NO_PROVIDER_KEYS,
+      script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo from-the-sandbox > made.txt' } }] }, { text: 'Made it.' }],
+    });
+    const page = await openApp(session.browser, serve.url);
+
+    // No key anywhere: the one line naming the variable and Settings.
+    await page.getByRole('button', { name: 'New thread in a sandbox…', exact: true }).click();
+    let dialog = page.getByRole('dialog', { name: 'New thread in a sandbox…' });
+    await poll(() => dialog.getByRole('alert').innerText()).toBe('Daytona needs DAYTONA_API_KEY: set it in the environment or in Settings › Sandboxes.');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    // The key and the stand-in's address saved in Settings (the address is an endpoint variable: given through the environment here).
+    await serve.stop({ keepData: true });
+    const served = await session.serve({
+      folder,
+      dataDir: serve.dataDir,
+      env: { ...NO_PROVIDER_KEYS, ...daytona.env },
+      script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo from-the-sandbox > made.txt' } }] }, { text: 'Made it.' }],
+    });
+    const window = await openApp(session.browser, served.url);
+    await window.getByRole('button', { name: 'New thread in a sandbox…', exact: true }).click();
+    dialog = window.getByRole('dialog', { name: 'New thread in a sandbox…' });
+    expect(await dialog.getByRole('combobox', { name: 'Provider' }).inputValue()).toBe('daytona');
+    const start = dialog.getByRole('button', { name: 'Start in sandbox' });
+    await poll(() => start.getAttribute('aria-disabled')).toBe('false');
+    await start.click();
+
+    // The worktree thread folder is open, in the stand-in's sandbox: the header says where, the upload is told.
+    await poll(() => daytona.boxes.size).toBe(1);
+    const [sandboxId] = [...daytona.boxes.keys()];
+    await poll(() => header(window).innerText()).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
+    await poll(() => notifications(window).innerText()).toMatch(new RegExp(`Uploaded 1 file \\(.*\\) to the Daytona sandbox ${sandboxId}`));
+    const worktree = window.getByRole('group', { name: 'Worktree' });
+    await poll(() => worktree.innerText()).toContain('deepdesk/');
+    expect(await window.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
+
+    await sendMessage(window, 'Make the file');
+    const ask = approval(window).first();
+    await poll(() => ask.innerText()).toContain(`Runs in Daytona · sandbox ${sandboxId}`);
+    expect(await ask.innerText()).not.toContain('Runs on this computer');
+    await ask.getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(window).getByText('Made it.').waitFor({ timeout: 30_000 });
+
+    // What the agent wrote in the sandbox is in the worktree, not in the person's folder.
+    const info = (await window.evaluate(() => document.querySelector('.header-folder')?.getAttribute('title'))) ?? '';
+    await poll(() => existsSync(join(info, 'made.txt'))).toBe(true);
+    expect(readFileSync(join(info, 'made.txt'), 'utf8')).toBe('from-the-sandbox\n');
+    expect(existsSync(join(folder, 'made.txt'))).toBe(false);
+
+    const agents = window.getByRole('region', { name: 'Agents', exact: true });
+    await poll(() => agents.getByRole('listitem').filter({ hasText: 'Make the file' }).innerText()).toContain(`Runs in Daytona · sandbox ${sandboxId}`);
+  });
+
+  it('Continue in a sandbox… makes a worktree thread a Daytona sandbox thread', async () => {
+    const daytona = (standin = await startDaytonaStandin());
+    const folder = repository();
+    const serve = await session.serve({ folder, env: { ...NO_PROVIDER_KEYS, ...daytona.env } });
+    const page = await openApp(session.browser, serve.url);
+    await page.getByRole('button', { name: 'New thread in a worktree', exact: true }).click();
+    const made = page.getByRole('dialog', { name: 'New thread in a worktree' });
+    await made.getByRole('textbox', { name: 'Name (optional)' }).fill('later-up');
+    await made.getByRole('button', { name: 'Create worktree' }).click();
+    const worktree = page.getByRole('group', { name: 'Worktree' });
+    await poll(() => worktree.innerText()).toContain('deepdesk/later-up');
+    expect(await header(page).count()).toBe(0);
+
+    await page.getByRole('region', { name: 'Chat' }).getByRole('button', { name: 'Continue in a sandbox…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Continue in a sandbox…' });
+    const go = dialog.getByRole('button', { name: 'Continue in sandbox' });
+    await poll(() => go.getAttribute('aria-disabled')).toBe('false');
+    await go.click();
+    await poll(() => daytona.boxes.size).toBe(1);
+    const [sandboxId] = [...daytona.boxes.keys()];
+    await poll(() => header(page).innerText()).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
+    await poll(() => worktree.innerText()).toContain('deepdesk/later-up');
+    await poll(() => page.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
+  });
+});

@@ -1,0 +1,70 @@
+// The window's side of sandbox providers (SPEC §18): whether the open folder's thread can run in
+// a provider's sandbox, and `New thread in a sandbox…` / `Continue in a sandbox…`, both through
+// sandboxFolderFor (app/sandboxes/). The window then opens the thread folder; its session makes
+// the sandbox and uploads the folder (session-place.ts).
+
+import { realpathSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { PROVIDER_LABELS, SandboxProviderError } from '../../core/sandbox-providers/provider';
+import { openSandboxProvider } from '../../core/sandbox-providers/registry';
+import { ContractError } from '../contract';
+import { sandboxFolderFor } from '../sandboxes/sandbox-folder';
+import { SandboxStore, type SandboxRecord } from '../sandboxes/sandbox-store';
+import { WorktreeService } from '../worktrees/worktree-service';
+import type { HandlersFor } from './handlers';
+
+export interface SandboxHandlersOptions {
+  folder: string;
+  remote: boolean;
+  dataDir: string;
+  db: Database.Database;
+  env: NodeJS.ProcessEnv;
+  savedKeys: () => Promise<Record<string, string | undefined>>;
+  /** Whether a worktree can be made of the folder (worktrees.canCreate without counting). */
+  canMakeWorktree: () => Promise<{ git: boolean; why?: string }>;
+  /** A worktree was made of this folder, or this one marked (`worktrees.changed`). */
+  changed: () => void;
+}
+
+export function sandboxHandlers(options: SandboxHandlersOptions): HandlersFor<'sandboxes.'> {
+  /** The sandbox the open folder's threads run in already, if any. */
+  const already = (): SandboxRecord | undefined => (options.remote ? undefined : new SandboxStore(options.db).get(realpathSync(options.folder)));
+  /** The open folder is a worktree's thread folder: it continues in a sandbox as it is. */
+  const continues = (): boolean => {
+    if (options.remote) return false;
+    const worktrees = new WorktreeService({ dataDir: options.dataDir, db: options.db, env: options.env });
+    try {
+      const folder = realpathSync(options.folder);
+      return worktrees.byFolder(folder)?.threadFolder === folder;
+    } finally {
+      worktrees.close();
+    }
+  };
+  return {
+    'sandboxes.canRun': async ({ provider }) => {
+      if (options.remote) return { ok: false, why: 'A sandbox thread needs a local git repository; this folder is remote.', continues: false };
+      const record = already();
+      if (record !== undefined) return { ok: false, why: `This folder’s threads run in a ${PROVIDER_LABELS[record.provider]} sandbox already.`, continues: true };
+      const again = continues();
+      if (!again) {
+        const can = await options.canMakeWorktree();
+        if (!can.git) return { ok: false, why: can.why ?? 'A sandbox thread needs a folder in a git repository with a commit.', continues: false };
+      }
+      try {
+        await openSandboxProvider(provider, { env: options.env, saved: await options.savedKeys() });
+      } catch (err) {
+        if (err instanceof SandboxProviderError && err.reason === 'credentials') return { ok: false, why: err.message, continues: again };
+        throw err;
+      }
+      return { ok: true, continues: again };
+    },
+    'sandboxes.runIn': async ({ provider }) => {
+      if (options.remote) throw new ContractError('A sandbox thread needs a local git repository; this folder is remote.', 'bad_request');
+      const record = already();
+      if (record !== undefined) throw new ContractError(`This folder’s threads run in a ${PROVIDER_LABELS[record.provider]} sandbox already.`, 'bad_request');
+      const made = await sandboxFolderFor({ dataDir: options.dataDir, db: options.db, folder: options.folder, provider, env: options.env, savedKeys: options.savedKeys });
+      options.changed();
+      return { threadFolder: made.threadFolder, worktree: made.worktree, branch: made.branch };
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// Settings › Sandboxes (SPEC §18): the provider a thread in a sandbox runs in, what its
+// sandboxes are made with (CPU and memory where the provider offers them), the idle timeout,
+// the upload cap and each provider's price per hour — part of the draft, saved with `Save
+// settings` — and each provider's keys, saved at once with `Save key` and never shown back
+// (only whether one is saved).
+
+import { useId, useState } from 'react';
+import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_SIZES, type SandboxProvider, type Settings } from '../../../src-main/app/contract';
+import { SANDBOX_PROVIDERS, type SandboxesDraft } from '../lib/sandbox-settings';
+import { useSettings } from '../state/settings-context';
+import { errorMessage } from '../state/toasts';
+import { useApi } from '../state/use-api';
+
+interface SandboxSettingsProps {
+  draft: SandboxesDraft;
+  sandboxKeys: Settings['sandboxKeys'];
+  onChange(draft: SandboxesDraft): void;
+}
+
+export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSettingsProps): React.JSX.Element {
+  const ids = useId();
+  const set = (patch: Partial<SandboxesDraft>): void => onChange({ ...draft, ...patch });
+  const sized = draft.provider === '' || SANDBOX_PROVIDER_SIZES[draft.provider];
+  const field = (key: 'image' | 'cpu' | 'memory' | 'idle' | 'upload', label: string, placeholder: string, numeric = true) => (
+    <div className="field">
+      <label htmlFor={`${ids}-${key}`}>{label}</label>
+      <input
+        id={`${ids}-${key}`}
+        className={numeric ? undefined : 'mono'}
+        inputMode={numeric ? 'decimal' : undefined}
+        value={draft[key]}
+        placeholder={placeholder}
+        spellCheck={false}
+        autoComplete="off"
+        onChange={(e) => set({ [key]: e.target.value })}
+      />
+    </div>
+  );
+  return (
+    <fieldset className="settings-section">
+      <legend>Sandboxes</legend>
+      <p className="muted small">
+        A thread can run in a provider&apos;s sandbox instead of on this computer (New thread in a sandbox…). What the agent changes comes back as a worktree branch.
+      </p>
+      <div className="field">
+        <label htmlFor={`${ids}-provider`}>Sandbox provider</label>
+        <select id={`${ids}-provider`} value={draft.provider} onChange={(e) => set({ provider: e.target.value as SandboxProvider | '' })}>
+          <option value="">None chosen</option>
+          {SANDBOX_PROVIDERS.map((p) => (
+            <option key={p} value={p}>
+              {SANDBOX_PROVIDER_LABELS[p]}
+            </option>
+          ))}
+        </select>
+      </div>
+      {field('image', 'Image or template', 'the provider’s default', false)}
+      {sized ? (
+        <>
+          {field('cpu', 'CPUs', 'the provider’s default')}
+          {field('memory', 'Memory (GiB)', 'the provider’s default')}
+        </>
+      ) : (
+        <p className="muted small">{SANDBOX_PROVIDER_LABELS[draft.provider as SandboxProvider]} sizes its sandboxes by template: no CPU or memory to choose here.</p>
+      )}
+      {field('idle', 'Idle timeout (minutes)', 'the provider’s default')}
+      {field('upload', 'Upload cap (MB)', 'the default cap')}
+      {SANDBOX_PROVIDERS.map((p) => (
+        <div className="field" key={p}>
+          <label htmlFor={`${ids}-price-${p}`}>Price per hour for {SANDBOX_PROVIDER_LABELS[p]} (USD)</label>
+          <input
+            id={`${ids}-price-${p}`}
+            inputMode="decimal"
+            value={draft.prices[p]}
+            placeholder="not priced"
+            autoComplete="off"
+            onChange={(e) => set({ prices: { ...draft.prices, [p]: e.target.value } })}
+          />
+        </div>
+      ))}
+      {SANDBOX_PROVIDERS.flatMap((p) => Object.entries(sandboxKeys?.[p] ?? {}).map(([variable, saved]) => <SandboxKey key={variable} provider={p} variable={variable} saved={saved} />))}
+    </fieldset>
+  );
+}
+
+/** One key variable of a provider: typed, saved at once, never shown back. */
+function SandboxKey({ provider, variable, saved }: { provider: SandboxProvider; variable: string; saved: boolean }): React.JSX.Element {
+  const api = useApi();
+  const { replace } = useSettings();
+  const id = useId();
+  const [value, setValue] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const store = async (text: string): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    try {
+      replace(await api.call('settings.setSandboxKey', { variable, value: text }));
+      setValue('');
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="field">
+      <label htmlFor={id}>
+        {SANDBOX_PROVIDER_LABELS[provider]} key <span className="mono">{variable}</span>
+      </label>
+      <div className="field-inline">
+        <input
+          id={id}
+          type="password"
+          autoComplete="off"
+          value={value}
+          placeholder={saved ? '•••••••• (stored)' : 'paste your key'}
+          aria-describedby={`${id}-status`}
+          onChange={(e) => setValue(e.target.value)}
+        />
+        <button type="button" className="btn" aria-label={`Save ${variable}`} onClick={() => void store(value)} disabled={busy || value.trim() === ''}>
+          Save key
+        </button>
+        {saved ? (
+          <button type="button" className="btn btn-quiet" aria-label={`Forget ${variable}`} onClick={() => void store('')} disabled={busy}>
+            Forget key
+          </button>
+        ) : null}
+      </div>
+      <p id={`${id}-status`} className={`small ${error ? 'error-text' : saved ? 'ok-text' : 'muted'}`} role={error ? 'alert' : undefined}>
+        {error ?? (saved ? `A key is stored for ${variable}.` : `No key stored for ${variable} (the environment's is used when set).`)}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+// `New thread in a sandbox…` and, in a worktree thread, `Continue in a sandbox…` (SPEC §18):
+// which provider (Settings' by default), the one line saying why the folder cannot (not a git
+// repository, no key), then the folder is marked to run in the provider's sandbox and opened
+// (anew): its session makes the sandbox and uploads the folder, and says what went up.
+
+import { useEffect, useId, useState } from 'react';
+import { SANDBOX_PROVIDER_LABELS, type SandboxProvider } from '../../../src-main/app/contract';
+import { SANDBOX_PROVIDERS } from '../lib/sandbox-settings';
+import { useSettings } from '../state/settings-context';
+import { errorMessage, useToasts } from '../state/toasts';
+import { useApi } from '../state/use-api';
+import { Icon, Spinner } from './Icon';
+import { Modal } from './Modal';
+
+type Kind = 'new' | 'continue';
+const TITLES: Record<Kind, string> = { new: 'New thread in a sandbox…', continue: 'Continue in a sandbox…' };
+
+/** The button beside New thread (`new`), or in a worktree thread's header (`continue`), and its dialog. */
+export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element {
+  const [open, setOpen] = useState(false);
+  const title = TITLES[kind];
+  return (
+    <>
+      {kind === 'new' ? (
+        <button type="button" className="icon-btn new-sandbox-thread" aria-label={title} title={title} onClick={() => setOpen(true)}>
+          <Icon name="terminal" size={15} />
+        </button>
+      ) : (
+        <button type="button" className="btn btn-small btn-quiet" onClick={() => setOpen(true)}>
+          {title}
+        </button>
+      )}
+      {open ? <SandboxThreadDialog kind={kind} onClose={() => setOpen(false)} /> : null}
+    </>
+  );
+}
+
+function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void }): React.JSX.Element {
+  const api = useApi();
+  const { settings } = useSettings();
+  const { push } = useToasts();
+  const id = useId();
+  const [provider, setProvider] = useState<SandboxProvider>(settings?.sandboxes?.provider ?? 'daytona');
+  /** Why it cannot run there (null: it can, or not known yet). */
+  const [why, setWhy] = useState<string | null>(null);
+  const [checked, setChecked] = useState(false);
+  const [working, setWorking] = useState(false);
+
+  useEffect(() => {
+    let cancelled = false;
+    setChecked(false);
+    api
+      .call('sandboxes.canRun', { provider })
+      .then((can) => {
+        if (cancelled) return;
+        setWhy(can.ok ? null : (can.why ?? null));
+        setChecked(true);
+      })
+      .catch((err: unknown) => {
+        if (cancelled) return;
+        setWhy(errorMessage(err));
+        setChecked(true);
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [api, provider]);
+
+  const start = async (): Promise<void> => {
+    if (working || !checked || why !== null) return;
+    setWorking(true);
+    try {
+      const made = await api.call('sandboxes.runIn', { provider });
+      push(`${kind === 'new' ? `Made worktree ${made.worktree} on branch ${made.branch}` : `Worktree ${made.worktree}`}: its thread runs in a ${SANDBOX_PROVIDER_LABELS[provider]} sandbox; the folder is uploading.`, 'info');
+      // The folder gate makes the workspace anew on the thread folder: this dialog goes with the old one.
+      await api.call('app.openFolder', { path: made.threadFolder, reopen: true });
+    } catch (err) {
+      setWorking(false);
+      setWhy(errorMessage(err));
+    }
+  };
+
+  const blocked = working || !checked || why !== null;
+  return (
+    <Modal label={TITLES[kind]} title={TITLES[kind]} onEscape={working ? undefined : onClose} className="new-worktree-dialog">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void start();
+        }}
+      >
+        <p className="muted worktree-intro">
+          {kind === 'new'
+            ? 'The agent works in a provider’s sandbox on a copy of this folder as git sees it (uncommitted changes included; secrets left out). What it changes comes back as a worktree branch.'
+            : 'This worktree’s thread goes on in a provider’s sandbox: the worktree is uploaded, and what the agent changes there comes back to it.'}
+        </p>
+        <div className="field">
+          <label htmlFor={`${id}-provider`}>Provider</label>
+          <select id={`${id}-provider`} value={provider} disabled={working} data-autofocus onChange={(e) => setProvider(e.target.value as SandboxProvider)}>
+            {SANDBOX_PROVIDERS.map((p) => (
+              <option key={p} value={p}>
+                {SANDBOX_PROVIDER_LABELS[p]}
+              </option>
+            ))}
+          </select>
+        </div>
+        {why !== null ? (
+          <p className="error-text" role="alert">
+            {why}
+          </p>
+        ) : (
+          <p className="muted small" aria-live="polite">
+            {working ? (
+              <>
+                <Spinner /> Making the sandbox thread…
+              </>
+            ) : !checked ? (
+              <>
+                <Spinner /> Checking…
+              </>
+            ) : null}
+          </p>
+        )}
+        <div className="dialog-actions">
+          <button type="button" className="btn" onClick={onClose} disabled={working}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" aria-disabled={blocked} onClick={(e) => blocked && e.preventDefault()}>
+            {kind === 'new' ? 'Start in sandbox' : 'Continue in sandbox'}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,71 @@
+// Settings › Sandboxes as the dialog edits them (SPEC §18): the fields as typed, and the saved
+// settings they make (or what is wrong with them, in one line).
+
+import { SANDBOX_PROVIDER_SIZES, sandboxSettingsSchema, type SandboxProvider, type SandboxSettings } from '../../../src-main/app/contract';
+
+export const SANDBOX_PROVIDERS: readonly SandboxProvider[] = ['daytona', 'modal', 'e2b', 'deno'];
+
+export interface SandboxesDraft {
+  provider: SandboxProvider | '';
+  image: string;
+  cpu: string;
+  memory: string;
+  idle: string;
+  upload: string;
+  /** USD per hour, per provider, as typed. */
+  prices: Record<SandboxProvider, string>;
+}
+
+const text = (n: number | undefined): string => (n === undefined ? '' : String(n));
+
+export function sandboxesDraft(saved: SandboxSettings | undefined): SandboxesDraft {
+  const s = saved ?? {};
+  return {
+    provider: s.provider ?? '',
+    image: s.image ?? '',
+    cpu: text(s.cpu),
+    memory: text(s.memoryGiB),
+    idle: text(s.idleTimeoutMin),
+    upload: text(s.maxUploadMb),
+    prices: Object.fromEntries(SANDBOX_PROVIDERS.map((p) => [p, text(s.pricesPerHourUsd?.[p])])) as Record<SandboxProvider, string>,
+  };
+}
+
+/** The settings the draft says, or the first thing wrong with it. */
+export function sandboxesFromDraft(draft: SandboxesDraft): { sandboxes: SandboxSettings } | { error: string } {
+  const numbers: Array<[keyof SandboxSettings, string, string]> = [
+    ['cpu', draft.cpu, 'CPUs'],
+    ['memoryGiB', draft.memory, 'Memory (GiB)'],
+    ['idleTimeoutMin', draft.idle, 'Idle timeout (minutes)'],
+    ['maxUploadMb', draft.upload, 'Upload cap (MB)'],
+  ];
+  const out: Record<string, unknown> = {};
+  if (draft.provider !== '') out.provider = draft.provider;
+  if (draft.image.trim() !== '') out.image = draft.image.trim();
+  const sized = draft.provider === '' || SANDBOX_PROVIDER_SIZES[draft.provider];
+  for (const [field, typed, label] of numbers) {
+    if (typed.trim() === '' || (!sized && (field === 'cpu' || field === 'memoryGiB'))) continue;
+    const n = Number(typed.trim());
+    if (!Number.isFinite(n) || n <= 0) return { error: `Sandboxes › ${label} must be a positive number.` };
+    out[field] = n;
+  }
+  const prices: Record<string, number> = {};
+  for (const p of SANDBOX_PROVIDERS) {
+    const typed = draft.prices[p].trim();
+    if (typed === '') continue;
+    const n = Number(typed);
+    if (!Number.isFinite(n) || n < 0) return { error: `Sandboxes › the price per hour must be a number of US dollars.` };
+    prices[p] = n;
+  }
+  if (Object.keys(prices).length > 0) out.pricesPerHourUsd = prices;
+  const parsed = sandboxSettingsSchema.safeParse(out);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { error: `Sandboxes › ${String(issue.path[0] ?? 'settings')}: ${issue.message}.` };
+  }
+  return { sandboxes: parsed.data };
+}
+
+export function sameSandboxesDraft(a: SandboxesDraft, b: SandboxesDraft): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
