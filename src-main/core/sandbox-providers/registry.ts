@@ -22,5 +22,5 @@ export const PROVIDER_VARIABLES: Record<SandboxProviderName, { keys: readonly st
   daytona: { keys: ['DAYTONA_API_KEY'], endpoints: ['DAYTONA_API_URL', 'DAYTONA_TARGET'] },
   modal: { keys: ['MODAL_TOKEN_ID', 'MODAL_TOKEN_SECRET'], endpoints: ['MODAL_SERVER_URL', 'MODAL_ENVIRONMENT'] },
   e2b: { keys: ['E2B_API_KEY'], endpoints: ['E2B_DOMAIN', 'E2B_API_URL', 'E2B_SANDBOX_URL'] },
-  deno: { keys: ['DENO_DEPLOY_TOKEN'], endpoints: ['DENO_DEPLOY_ENDPOINT', 'DENO_SANDBOX_ENDPOINT'] },
+  deno: { keys: ['DENO_DEPLOY_TOKEN', 'DENO_DEPLOY_ORG'], endpoints: ['DENO_DEPLOY_ENDPOINT', 'DENO_SANDBOX_ENDPOINT'] },
 };
