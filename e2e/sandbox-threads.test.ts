@@ -49,10 +49,10 @@ describe('sandbox threads in the window', () => {
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Settings' });
     const section = dialog.getByRole('group', { name: 'Sandboxes' });
-    await section.getByRole('combobox', { name: 'Sandbox provider' }).selectOption('e2b');
+    await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('e2b');
     // E2B sizes by template: no CPU or memory asked.
     expect(await section.getByRole('textbox', { name: 'CPUs' }).count()).toBe(0);
-    await section.getByRole('combobox', { name: 'Sandbox provider' }).selectOption('daytona');
+    await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('daytona');
     await section.getByRole('textbox', { name: 'CPUs' }).fill('2');
     await section.getByRole('textbox', { name: 'Memory (GiB)' }).fill('4');
     await section.getByRole('textbox', { name: 'Idle timeout (minutes)' }).fill('15');
@@ -75,7 +75,7 @@ describe('sandbox threads in the window', () => {
     // Opened again: the values as saved, the key only as stored.
     await page.getByRole('button', { name: 'Settings', exact: true }).click();
     const again = page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'Sandboxes' });
-    expect(await again.getByRole('combobox', { name: 'Sandbox provider' }).inputValue()).toBe('daytona');
+    expect(await again.getByRole('combobox', { name: 'Sandbox service' }).inputValue()).toBe('daytona');
     expect(await again.getByRole('textbox', { name: 'CPUs' }).inputValue()).toBe('2');
     expect(await again.getByLabel('Daytona key DAYTONA_API_KEY').inputValue()).toBe('');
     expect(await again.getByText('A key is stored for DAYTONA_API_KEY.').count()).toBe(1);
@@ -109,7 +109,7 @@ describe('sandbox threads in the window', () => {
     const window = await openApp(session.browser, served.url);
     await window.getByRole('button', { name: 'New thread in a sandbox…', exact: true }).click();
     dialog = window.getByRole('dialog', { name: 'New thread in a sandbox…' });
-    expect(await dialog.getByRole('combobox', { name: 'Provider' }).inputValue()).toBe('daytona');
+    expect(await dialog.getByRole('combobox', { name: 'Sandbox service' }).inputValue()).toBe('daytona');
     const start = dialog.getByRole('button', { name: 'Start in sandbox' });
     await poll(() => start.getAttribute('aria-disabled')).toBe('false');
     await start.click();
@@ -135,6 +135,9 @@ describe('sandbox threads in the window', () => {
     await poll(() => existsSync(join(info, 'made.txt'))).toBe(true);
     expect(readFileSync(join(info, 'made.txt'), 'utf8')).toBe('from-the-sandbox\n');
     expect(existsSync(join(folder, 'made.txt'))).toBe(false);
+
+    // The command is shown in the thread's Terminal, as a local one is.
+    await window.getByRole('region', { name: 'Terminal' }).getByRole('tablist', { name: 'Terminals' }).getByRole('tab', { name: /echo from-the-sandbox/ }).waitFor({ timeout: 15_000 });
 
     const agents = window.getByRole('region', { name: 'Agents', exact: true });
     await poll(() => agents.getByRole('listitem').filter({ hasText: 'Make the file' }).innerText()).toContain(`Runs in Daytona · sandbox ${sandboxId}`);

@@ -52,7 +52,7 @@ import type { JsonFileProblem } from '../core/config/json-file-store';
 import { changesFolderConfiguration, personConfigPaths } from '../core/config/registry';
 import { watchPersonConfiguration } from '../core/config/watch-person-configuration';
 import { TerminalService } from './terminal/terminal-service';
-import { WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
+import { shownShellBackend, WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
 import { remoteFolderConfiguration, remoteFolderLimitsNotice, type RemoteAppFolder } from './remote-folder';
 import type { ThreadService } from './session/thread-service';
 import { FolderChangeFeed } from './workspace/folder-change-feed';
@@ -289,7 +289,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     // A sandbox worktree's commands run in the provider's sandbox, not in this window's terminals (SPEC §18).
     folderBackendFor: (threadId) =>
       place.provider !== undefined
-        ? place.shell
+        ? shownShellBackend(place.shell, { threadId, terminals })
         : remote
         ? new WindowRemoteShellBackend({ connection: remote.shell.connection, threadId, terminals, ...(sandbox ? { sandbox } : {}) })
         : new WindowShellBackend({ rootDir: options.folder, threadId, terminals, ...(sandbox ? { sandbox } : {}) }),

@@ -3,7 +3,7 @@
 // RemoteShellBackend: in a remote pty over the folder's ssh connection), and each is shown
 // live in a command view of the thread's Terminal region, where the person can type into it.
 import { LocalShellBackend, type LocalShellBackendOptions } from '../../core/backends/filesystem/local-shell';
-import type { ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
+import type { ExecuteOptions, ExecuteResult, ShellBackend } from '../../core/backends/protocol';
 import { RemoteShellBackend, type RemoteShellBackendOptions } from '../../core/backends/remote/remote-shell';
 import type { TerminalService } from './terminal-service';
 
@@ -43,6 +43,21 @@ export class WindowRemoteShellBackend extends RemoteShellBackend {
   override execute(command: string, options: ExecuteOptions = {}): Promise<ExecuteResult> {
     return executeShown(this.shownIn, this.sandbox !== undefined && options.sandbox !== false, command, options, (o) => super.execute(command, o));
   }
+}
+
+/**
+ * A provider sandbox folder's commands (SPEC §18), shown live as a local folder's are: the
+ * folder's own backend (its bring-back included) with each command's output mirrored into a
+ * command view. A provider's command has no pty here to type into.
+ */
+export function shownShellBackend(inner: ShellBackend, shownIn: ShownIn): ShellBackend {
+  return new Proxy(inner, {
+    get(target, property, receiver) {
+      if (property === 'execute') return (command: string, options: ExecuteOptions = {}) => executeShown(shownIn, true, command, options, (o) => target.execute(command, o));
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 async function executeShown(

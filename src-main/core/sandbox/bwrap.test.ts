@@ -1,6 +1,9 @@
 // The bubblewrap command line as text: the mounts in the order bwrap applies them. A hidden
 // folder that holds the project folder (a worktree in the data folder) is covered whole, the
 // project bound back inside it, and made read-only only after everything inside is mounted.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs, findBwrap, probeBwrap, type PathKind } from './bwrap';
 import { resolvePolicy } from './policy';
@@ -89,7 +92,15 @@ describe('bwrapArgs', () => {
 describe('probeBwrap', () => {
   const bwrap = findBwrap();
   it.skipIf(bwrap === undefined)('a probe that only ran out of time is no verdict (asked again, not remembered as unavailable)', async () => {
-    expect(await probeBwrap(bwrap!, 1)).toEqual({ slow: true });
+    // A launcher that takes longer than the probe waits (a 1 ms wait raced a fast machine's bwrap).
+    const dir = mkdtempSync(join(tmpdir(), 'dd-slow-bwrap-'));
+    const slow = join(dir, 'bwrap');
+    writeFileSync(slow, '#!/bin/sh\nsleep 5\n', { mode: 0o755 });
+    try {
+      expect(await probeBwrap(slow, 200)).toEqual({ slow: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(await probeBwrap(bwrap!)).toBeUndefined();
   });
 });

@@ -13,11 +13,10 @@ import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
 import '../styles/worktrees.css';
 
-/** The button, shown once the folder is known to be a git repository, and its dialog. */
-export function NewWorktreeButton(): React.JSX.Element | null {
+/** Whether a worktree can be made of the open folder (a local git repository, not a worktree itself): false until known. */
+export function useCanMakeWorktree(): boolean {
   const api = useApi();
   const [possible, setPossible] = useState(false);
-  const [open, setOpen] = useState(false);
   useEffect(() => {
     let cancelled = false;
     api
@@ -28,6 +27,13 @@ export function NewWorktreeButton(): React.JSX.Element | null {
       cancelled = true;
     };
   }, [api]);
+  return possible;
+}
+
+/** The button, shown once the folder is known to be a git repository, and its dialog. */
+export function NewWorktreeButton(): React.JSX.Element | null {
+  const possible = useCanMakeWorktree();
+  const [open, setOpen] = useState(false);
   if (!possible) return null;
   return (
     <>

@@ -43,7 +43,7 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
         A thread can run in a provider&apos;s sandbox instead of on this computer (New thread in a sandbox…). What the agent changes comes back as a worktree branch.
       </p>
       <div className="field">
-        <label htmlFor={`${ids}-provider`}>Sandbox provider</label>
+        <label htmlFor={`${ids}-provider`}>Sandbox service</label>
         <select id={`${ids}-provider`} value={draft.provider} onChange={(e) => set({ provider: e.target.value as SandboxProvider | '' })}>
           <option value="">None chosen</option>
           {SANDBOX_PROVIDERS.map((p) => (

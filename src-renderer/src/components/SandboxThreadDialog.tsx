@@ -11,14 +11,21 @@ import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
+import { useCanMakeWorktree } from './NewWorktreeDialog';
 
 type Kind = 'new' | 'continue';
 const TITLES: Record<Kind, string> = { new: 'New thread in a sandbox…', continue: 'Continue in a sandbox…' };
 
-/** The button beside New thread (`new`), or in a worktree thread's header (`continue`), and its dialog. */
-export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element {
+/**
+ * The button beside New thread (`new`, shown where a worktree can be made, as New thread in a
+ * worktree is: a sandbox thread is a worktree thread), or in a worktree thread's header
+ * (`continue`), and its dialog.
+ */
+export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element | null {
   const [open, setOpen] = useState(false);
+  const gitFolder = useCanMakeWorktree();
   const title = TITLES[kind];
+  if (kind === 'new' && !gitFolder) return null;
   return (
     <>
       {kind === 'new' ? (
@@ -95,7 +102,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
             : 'This worktree’s thread goes on in a provider’s sandbox: the worktree is uploaded, and what the agent changes there comes back to it.'}
         </p>
         <div className="field">
-          <label htmlFor={`${id}-provider`}>Provider</label>
+          <label htmlFor={`${id}-provider`}>Sandbox service</label>
           <select id={`${id}-provider`} value={provider} disabled={working} data-autofocus onChange={(e) => setProvider(e.target.value as SandboxProvider)}>
             {SANDBOX_PROVIDERS.map((p) => (
               <option key={p} value={p}>
