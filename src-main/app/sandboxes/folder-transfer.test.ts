@@ -10,7 +10,7 @@ import { LocalBoxProvider } from '../../core/sandbox-providers/testing/local-box
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import { resolvePolicy } from '../../core/sandbox/policy';
 import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
-import { planUpload, uploadFolder, uploadSummary } from './folder-upload';
+import { planUpload, secretReason, uploadFolder, uploadSummary } from './folder-upload';
 import { bringBack } from './bring-back';
 
 const cleanup: Array<() => void> = [];
@@ -68,6 +68,29 @@ describe('the folder goes up as git sees it', () => {
     const plan = await planUpload(folder, { dataDir, env: process.env, limits: { maxFileBytes: 1 << 20, maxTotalBytes: 100 } });
     expect(plan.leftOut.map((l) => l.rel)).toContain('big.bin');
     expect(uploadSummary(plan, 'x')).toMatch(/add what the agent does not need to \.gitignore, or raise the caps in Settings › Sandboxes\./);
+  });
+});
+
+describe('what never goes up', () => {
+  it('leaves §7’s secrets out wherever they sit in the folder, and key files by name', () => {
+    const data = '/data';
+    const home = '/home/pat';
+    const why = (rel: string) => secretReason(rel, `/work/${rel}`, data, home);
+    expect(why('.ssh/id_ed25519')).toBeDefined();
+    expect(why('deploy/.aws/credentials')).toBe('cloud credentials');
+    expect(why('.config/gh/hosts.yml')).toBe('GitHub credentials');
+    expect(why('profiles/.mozilla/firefox/key4.db')).toBe('a browser profile');
+    expect(why('.netrc')).toBe('login credentials');
+    expect(why('docker/.docker/config.json')).toBe('registry credentials');
+    expect(why('certs/server.pem')).toBe('credentials');
+    expect(why('.env.production')).toBe('credentials');
+    expect(why('.env.example')).toBeUndefined();
+    expect(why('src/sshd.ts')).toBeUndefined();
+    expect(why('docs/.config/notes.md')).toBeUndefined();
+    // A link's real path under a home secret or the data folder (not its worktrees).
+    expect(secretReason('notes.txt', '/home/pat/.ssh/config', data, home)).toBe('SSH keys');
+    expect(secretReason('a.txt', '/data/deepdesk.db', data, home)).toBe("Deepdesk's data folder");
+    expect(secretReason('a.txt', '/data/worktrees/x/a.txt', data, home)).toBeUndefined();
   });
 });
 

@@ -41,11 +41,8 @@ export interface UploadLimits {
 
 export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { maxFileBytes: 50 * 1024 * 1024, maxTotalBytes: 500 * 1024 * 1024 };
 
-/** Names that hold credentials wherever they are in a folder (§7's list, and the usual key files). */
-const SECRET_NAMES = new Set([
-  ...SECRET_HOME_PATHS.map((r) => r.path).filter((p) => !p.includes('/') && p.startsWith('.') && !['.mozilla'].includes(p)),
-  '.npmrc', '.pypirc', '.env', 'credentials.json', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519',
-]);
+/** Names that hold credentials wherever they are in a folder (beside §7's home secrets, matched by their path below). */
+const SECRET_NAMES = new Set(['.npmrc', '.pypirc', '.env', 'credentials.json', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519']);
 const SECRET_PATTERNS = [/^\.env\.(?!example$|sample$|template$|dist$)/i, /\.(pem|key|p12|pfx|jks|keystore)$/i, /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/];
 
 /** Why a folder-relative path must not leave this computer, or undefined. */
@@ -53,7 +50,9 @@ export function secretReason(rel: string, realPath: string, dataDir: string, hom
   const parts = rel.split('/');
   if (parts.some((p) => SECRET_NAMES.has(p))) return 'credentials';
   if (SECRET_PATTERNS.some((re) => re.test(parts[parts.length - 1]!))) return 'credentials';
-  for (const rule of SECRET_HOME_PATHS) if (isPathInside(path.join(home, rule.path), realPath)) return rule.why;
+  // §7's home secrets wherever they sit in the folder (`.ssh/`, `.config/gh/`, a browser profile), and where a path really leads.
+  const slashed = `/${rel}/`;
+  for (const rule of SECRET_HOME_PATHS) if (slashed.includes(`/${rule.path}/`) || isPathInside(path.join(home, rule.path), realPath)) return rule.why;
   // Its worktrees (a sandbox thread's folder is one) are the person's folders, not Deepdesk's own files.
   if (isPathInside(dataDir, realPath) && !isPathInside(path.join(dataDir, 'worktrees'), realPath)) return "Deepdesk's data folder";
   return undefined;

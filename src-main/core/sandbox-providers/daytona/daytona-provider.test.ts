@@ -202,3 +202,25 @@ describe('daytona failures', () => {
     expect((await failureOf(provider.stop(sb.id))).reason).toBe('gone');
   });
 });
+
+describe('daytona execute on a toolbox without sessions', () => {
+  it('runs through the plain execute call: output, exit code, cwd, and a timeout that ends the group', async () => {
+    const plain = await startDaytonaStandin({ sessions: false });
+    try {
+      const p = createDaytonaProvider({ env: { ...plain.env } });
+      const sb = await p.create({ labels: {} });
+      const r = await sb.execute('echo out; echo err >&2; pwd; exit 3', { timeoutMs: 10_000 });
+      expect(r).toEqual({ output: expect.stringContaining('out\n'), exitCode: 3, timedOut: false });
+      expect(r.output).toContain('err\n');
+      expect(r.output).toContain(`${sb.workdir}\n`);
+      const slow = await sb.execute(`(sleep 2; touch ${sb.workdir}/late) & sleep 30`, { timeoutMs: 1_000 });
+      expect(slow).toMatchObject({ exitCode: 124, timedOut: true });
+      // Past the background child's 2 s: it was ended with the group.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      expect((await sb.execute(`test -e ${sb.workdir}/late && echo late || echo never`, { timeoutMs: 10_000 })).output).toContain('never');
+      expect(plain.requests.some((r) => r.includes('/process/execute'))).toBe(true);
+    } finally {
+      await plain.close();
+    }
+  });
+});

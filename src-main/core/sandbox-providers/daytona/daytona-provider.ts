@@ -11,6 +11,7 @@ import type {
   SandboxSpec,
 } from '../provider';
 import { SandboxProviderError, credential, missingCredentials, providerText } from '../provider';
+import { shQuote } from '../../text/shell-quote';
 
 const DEFAULT_API_URL = 'https://app.daytona.io/api';
 /** The label the SDK adds to every sandbox it creates: not Deepdesk's. */
@@ -54,12 +55,25 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
     return mapped;
   }
 
-  /** The workdir is `workspace` in the sandbox user's home, made when missing. */
+  /** Whether the main API still has the sandbox (a toolbox 404 may be a missing route instead). */
+  async function stillThere(id: string): Promise<boolean> {
+    try {
+      return !GONE_STATES.has((await (await daytona()).get(id)).state ?? '');
+    } catch (err) {
+      return failure(err, id).reason !== 'gone';
+    }
+  }
+
+  /** The workdir is `workspace` in the sandbox's working folder (the toolbox says which; else its user's home), made when missing. */
   async function open(sb: Sandbox): Promise<ProviderSandbox> {
-    const made = await sb.process.executeCommand('cd -- "${HOME:-/home/daytona}" && mkdir -p workspace && cd workspace && pwd', undefined, undefined, 60);
+    const base = await sb.getWorkDir().then(
+      (dir) => (dir?.startsWith('/') ? shQuote(dir) : undefined),
+      () => undefined,
+    );
+    const made = await sb.process.executeCommand(`cd -- ${base ?? '"${HOME:-/home/daytona}"'} && mkdir -p workspace && cd workspace && pwd`, undefined, undefined, 60);
     const workdir = made.result.trim().split('\n').pop() ?? '';
     if (made.exitCode !== 0 || !workdir.startsWith('/')) throw new SandboxProviderError(`Daytona could not make the workspace folder: ${providerText(made.result)}`, 'failed', 'daytona');
-    return daytonaSandbox(sb, workdir, (err) => sandboxFailure(err, sb.id));
+    return daytonaSandbox(sb, workdir, (err) => sandboxFailure(err, sb.id), () => stillThere(sb.id));
   }
 
   async function get(id: string): Promise<Sandbox> {
@@ -151,7 +165,23 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
   };
 }
 
-function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unknown) => Promise<SandboxProviderError>): ProviderSandbox {
+function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unknown) => Promise<SandboxProviderError>, stillThere: () => Promise<boolean>): ProviderSandbox {
+  /** Whether the toolbox has sessions (each command one, so it streams and can be ended early). */
+  let sessions = true;
+  /** One command through the toolbox's plain execute: its group is killed at the timeout (a 408, output lost); a cancel stops waiting. */
+  const executePlain = async (wrapped: string, options: SandboxExecOptions): Promise<SandboxExecResult> => {
+    const seconds = Math.max(1, Math.ceil(options.timeoutMs / 1000));
+    try {
+      const r = await untilAborted(sb.process.executeCommand(wrapped, undefined, undefined, seconds), options.signal);
+      if (r.result) options.onOutput?.(r.result);
+      return { output: r.result ?? '', exitCode: r.exitCode, timedOut: false };
+    } catch (err) {
+      if (options.signal?.aborted) return { output: '', exitCode: null, timedOut: false };
+      const e = err as { statusCode?: number; name?: string };
+      if (e.statusCode === 408 || e.name === 'DaytonaProcessExecutionTimeoutError') return { output: '', exitCode: 124, timedOut: true };
+      throw err;
+    }
+  };
   return {
     id: sb.id,
     provider: 'daytona',
@@ -168,7 +198,7 @@ function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unkn
       // The session's shell reads the command from a file; a shell of its own keeps `exit`
       // and syntax errors inside it, and stdin is closed as in a local run (a session
       // command's stdin stays open for input otherwise).
-      const wrapped = `cd ${shellQuote(options.cwd ?? workdir)} && "$(command -v bash || command -v sh)" -c ${shellQuote(command)} < /dev/null`;
+      const wrapped = `cd ${shQuote(options.cwd ?? workdir)} && "$(command -v bash || command -v sh)" -c ${shQuote(command)} < /dev/null`;
       let timer: NodeJS.Timeout | undefined;
       let onAbort: (() => void) | undefined;
       const ended = new Promise<'timeout' | 'abort'>((resolve) => {
@@ -178,7 +208,16 @@ function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unkn
       });
       let sessionOpen = false;
       try {
-        await sb.process.createSession(session);
+        if (!sessions) return await executePlain(wrapped, options);
+        try {
+          await sb.process.createSession(session);
+        } catch (err) {
+          // A toolbox without sessions (an older daemon, a minimal server): the plain call,
+          // which cannot stream or be cancelled but ends the command's group at its timeout.
+          if (!sessionsMissing(err) || !(await stillThere())) throw err;
+          sessions = false;
+          return await executePlain(wrapped, options);
+        }
         sessionOpen = true;
         const { cmdId } = await sb.process.executeSessionCommand(session, { command: wrapped, runAsync: true });
         if (cmdId === undefined) throw new Error('Daytona started the command without an id.');
@@ -347,7 +386,7 @@ function chmodLines(mode: number, paths: readonly string[]): string[] {
   const lines: string[] = [];
   let line = head;
   for (const p of paths) {
-    const arg = ' ' + shellQuote(p);
+    const arg = ' ' + shQuote(p);
     if (line !== head && line.length + arg.length > CHMOD_LINE) {
       lines.push(line);
       line = head;
@@ -358,8 +397,10 @@ function chmodLines(mode: number, paths: readonly string[]): string[] {
   return lines;
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
+/** The toolbox answered the session call as one it does not have. */
+function sessionsMissing(err: unknown): boolean {
+  const status = (err as { statusCode?: number }).statusCode;
+  return status === 404 || status === 405 || status === 501;
 }
 
 function delay(ms: number): Promise<void> {

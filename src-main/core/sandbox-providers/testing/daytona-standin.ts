@@ -65,7 +65,12 @@ class HttpError extends Error {
   }
 }
 
-export async function startDaytonaStandin(): Promise<ProviderStandin> {
+export interface DaytonaStandinOptions {
+  /** false: the toolbox has no `/process/session…` routes (404), as a minimal or older daemon. */
+  sessions?: boolean;
+}
+
+export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): Promise<ProviderStandin> {
   const key = `dtn_${randomUUID().replace(/-/g, '')}`;
   const baseDir = fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-daytona-'));
   const sandboxes = new Map<string, Record>();
@@ -228,6 +233,7 @@ export async function startDaytonaStandin(): Promise<ProviderStandin> {
     if (r.state !== 'started') throw new HttpError(400, { statusCode: 400, message: `sandbox ${id} is not started (state: ${r.state})`, code: 'SANDBOX_NOT_STARTED', source: 'DAYTONA_PROXY' });
     const box = r.box;
     const m = req.method;
+    if (m === 'GET' && (route === '/work-dir' || route === '/user-home-dir')) return send(res, 200, { dir: HOME });
     if (m === 'POST' && route === '/process/execute') {
       const { command, cwd, envs, timeout } = json(body) as { command: string; cwd?: string; envs?: { [k: string]: string }; timeout?: number };
       const out: Buffer[] = [];
@@ -240,6 +246,7 @@ export async function startDaytonaStandin(): Promise<ProviderStandin> {
       if (timedOut) throw new HttpError(408, daemonError(req, 408, 'PROCESS_EXECUTION_TIMEOUT', 'command execution timeout'));
       return send(res, 200, { exitCode: code ?? -1, result: Buffer.concat(out).toString('utf8') });
     }
+    if (options.sessions === false && route.startsWith('/process/session')) throw new HttpError(404, { statusCode: 404, message: `Cannot ${m} ${route}`, error: 'Not Found' });
     if (m === 'POST' && route === '/process/session') {
       const { sessionId } = json(body) as { sessionId: string };
       if (r.sessions.has(sessionId)) throw new HttpError(409, daemonError(req, 409, 'CONFLICT', 'session already exists'));
