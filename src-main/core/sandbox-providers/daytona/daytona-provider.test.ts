@@ -50,6 +50,14 @@ describe('daytona sandboxes', () => {
     const listed = await provider.list();
     expect(listed.map((s) => s.id)).toContain(sb.id);
     expect(listed.map((s) => s.id)).not.toContain(other.id);
+    // A server that drops the label filter lists everyone's: Deepdesk still shows only its own.
+    standin.ignoreListFilter(true);
+    try {
+      expect((await provider.list()).map((s) => s.id)).not.toContain(other.id);
+      expect((await provider.list()).map((s) => s.id)).toContain(sb.id);
+    } finally {
+      standin.ignoreListFilter(false);
+    }
     expect(listed.find((s) => s.id === sb.id)).toMatchObject({ provider: 'daytona', state: 'running', labels: { deepdesk: '1', thread: 't1' } });
     expect(standin.requests).toContain('POST /api/sandbox');
     expect(standin.requests).toContain(`POST /toolbox/${sb.id}/process/execute`);

@@ -131,6 +131,8 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
       try {
         for await (const sb of d.list({ labels: { deepdesk: '1' } })) {
           signal?.throwIfAborted();
+          // Asked by label, and checked here too: a server that ignores the filter lists others' sandboxes.
+          if (sb.labels?.deepdesk !== '1') continue;
           const labels = { ...sb.labels };
           delete labels[SDK_LABEL];
           found.push({ id: sb.id, provider: 'daytona', state: stateWord(sb.state), labels, createdAt: sb.createdAt });

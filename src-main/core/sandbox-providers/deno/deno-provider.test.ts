@@ -60,6 +60,14 @@ describe('the Deno provider over @deno/sandbox, against the stand-in', () => {
     const listed = await provider.list();
     expect(listed.map((s) => s.id)).toContain(sb.id);
     expect(listed.map((s) => s.id)).not.toContain(theirs.id);
+    // A server that drops the label filter lists everyone's: Deepdesk still shows only its own.
+    standin.ignoreListFilter(true);
+    try {
+      expect((await provider.list()).map((s) => s.id)).not.toContain(theirs.id);
+      expect((await provider.list()).map((s) => s.id)).toContain(sb.id);
+    } finally {
+      standin.ignoreListFilter(false);
+    }
     expect(listed.find((s) => s.id === sb.id)).toMatchObject({ provider: 'deno', state: 'running', labels: { deepdesk: '1', thread: 't1' } });
 
     await sb.upload([{ path: `${DENO_WORKDIR}/kept.txt`, content: Buffer.from('kept\n') }]);

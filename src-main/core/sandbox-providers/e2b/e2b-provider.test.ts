@@ -56,6 +56,14 @@ describe('the E2B provider', () => {
     expect(listed.map((s) => s.id)).toEqual([sb.id]);
     expect(listed[0]).toMatchObject({ provider: 'e2b', state: 'running', labels: { deepdesk: '1', thread: 't1' } });
     expect(standin.boxes.has(other.sandboxId)).toBe(true);
+    // A server that drops the label filter lists everyone's: Deepdesk still shows only its own.
+    standin.ignoreListFilter(true);
+    try {
+      expect((await provider.list()).map((s) => s.id)).not.toContain(other.sandboxId);
+      expect((await provider.list()).map((s) => s.id)).toContain(sb.id);
+    } finally {
+      standin.ignoreListFilter(false);
+    }
 
     await sb.upload([{ path: `${WORKDIR}/kept.txt`, content: new TextEncoder().encode('kept\n') }]);
     await provider.stop(sb.id);

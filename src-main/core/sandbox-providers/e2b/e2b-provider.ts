@@ -96,6 +96,7 @@ export function createE2bProvider(credentials: ProviderCredentials): SandboxProv
         const found: SandboxInfo[] = [];
         while (pager.hasNext) {
           for (const info of await pager.nextItems({ signal })) {
+            if (info.metadata?.deepdesk !== '1') continue; // asked by metadata, checked here too
             found.push({ id: info.sandboxId, provider: 'e2b', state: info.state === 'paused' ? 'stopped' : info.state, labels: { ...info.metadata }, createdAt: info.startedAt.toISOString() });
           }
         }

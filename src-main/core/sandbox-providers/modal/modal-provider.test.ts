@@ -70,6 +70,21 @@ describe('the Modal provider against the stand-in', () => {
 
     const listed = await provider.list();
     expect(listed).toContainEqual(expect.objectContaining({ id: sb.id, provider: 'modal', state: 'running', labels: { deepdesk: '1', thread: 't1' } }));
+    // A sandbox of the same workspace, in another app and without Deepdesk's tag.
+    const { ModalClient } = await import('modal');
+    const mc = new ModalClient({ tokenId: standin.env.MODAL_TOKEN_ID, tokenSecret: standin.env.MODAL_TOKEN_SECRET });
+    const theirs = await mc.sandboxes.create(await mc.apps.fromName('theirs', { createIfMissing: true }), mc.images.fromRegistry('debian:bookworm-slim'));
+    expect(listed.map((s) => s.id)).not.toContain(theirs.sandboxId);
+    // A server that drops the label filter lists everyone's: Deepdesk still shows only its own.
+    standin.ignoreListFilter(true);
+    try {
+      expect((await provider.list()).map((s) => s.id)).not.toContain(theirs.sandboxId);
+      expect((await provider.list()).map((s) => s.id)).toContain(sb.id);
+    } finally {
+      standin.ignoreListFilter(false);
+    }
+    await theirs.terminate();
+    mc.close();
 
     const again = await provider.attach(sb.id);
     expect((await again.execute('echo $PWD', { timeoutMs: 10_000 })).output).toBe(`${MODAL_WORKDIR}\n`);

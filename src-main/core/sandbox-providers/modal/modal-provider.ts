@@ -101,7 +101,9 @@ export function createModalProvider(credentials: ProviderCredentials): SandboxPr
         const { appId } = await app(mc);
         const found: SandboxInfo[] = [];
         for await (const sb of mc.sandboxes.list({ appId, tags: { deepdesk: '1' } })) {
-          found.push({ id: sb.sandboxId, provider: 'modal', state: 'running', labels: await sb.getTags() });
+          const labels = await sb.getTags();
+          if (labels.deepdesk !== '1') continue; // asked by tag, checked here too
+          found.push({ id: sb.sandboxId, provider: 'modal', state: 'running', labels });
         }
         return found;
       }, signal),

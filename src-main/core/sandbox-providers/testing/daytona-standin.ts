@@ -77,6 +77,7 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
   const boxes = new Map<string, LocalBox>();
   const requests: string[] = [];
   let failing: 'auth' | 'quota' | null = null;
+  let unfiltered = false;
   const sockets = new Set<Socket>();
 
   const server = http.createServer((req, res) => {
@@ -167,7 +168,7 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
       if (req.method === 'POST') return send(res, 200, create(req, json(body)));
       if (req.method === 'GET') {
         const wanted = url.searchParams.get('labels') ? (JSON.parse(url.searchParams.get('labels')!) as { [k: string]: string }) : {};
-        const items = [...sandboxes.values()].filter((r) => Object.entries(wanted).every(([k, v]) => r.labels[k] === v)).map((r) => dto(r, false));
+        const items = [...sandboxes.values()].filter((r) => unfiltered || Object.entries(wanted).every(([k, v]) => r.labels[k] === v)).map((r) => dto(r, false));
         return send(res, 200, { items, nextCursor: null });
       }
       throw new HttpError(404, apiError(req, 404, `Cannot ${req.method} ${url.pathname}`));
@@ -368,6 +369,9 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
     },
     fail(kind): void {
       failing = kind;
+    },
+    ignoreListFilter(on): void {
+      unfiltered = on;
     },
     async close(): Promise<void> {
       for (const r of [...sandboxes.values()]) destroy(r, (ws) => ws.terminate());

@@ -111,6 +111,7 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
   const boxes = new Map<string, LocalBox>();
   const requests: string[] = [];
   let failing: 'auth' | 'quota' | null = null;
+  let unfiltered = false;
   // Server-chosen stream ids: the SDK keeps inbound streams in module-global maps, so they are unique across sockets.
   let nextStreamId = 1_000_000;
 
@@ -140,7 +141,7 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
     if (req.method === 'GET' && url.pathname === '/api/v2/sandboxes') {
       const want = [...url.searchParams].flatMap(([k, v]) => (/^labels\[(.+)\]$/.exec(k) ? [[/^labels\[(.+)\]$/.exec(k)![1]!, v] as const] : []));
       const list = [...sandboxes.values()]
-        .filter((sb) => want.every(([k, v]) => sb.labels[k] === v))
+        .filter((sb) => unfiltered || want.every(([k, v]) => sb.labels[k] === v))
         .map((sb) => ({ id: sb.id, createdAt: sb.createdAt.toISOString(), stoppedAt: sb.stoppedAt?.toISOString() ?? null, region: 'ord', status: sb.stoppedAt ? 'stopped' : 'running', labels: sb.labels }));
       return reply(res, 200, list);
     }
@@ -400,6 +401,9 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
     },
     fail(kind) {
       failing = kind;
+    },
+    ignoreListFilter(on) {
+      unfiltered = on;
     },
     async close() {
       for (const sb of sandboxes.values()) stopSandbox(sb);

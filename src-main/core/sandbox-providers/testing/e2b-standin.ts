@@ -69,6 +69,7 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
   const boxes = new Map<string, LocalBox>();
   const requests: string[] = [];
   let failing: 'auth' | 'quota' | null = null;
+  let unfiltered = false;
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -159,7 +160,7 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
     const wanted = [...new URLSearchParams(url.searchParams.get('metadata') ?? '')].map(([k, v]) => [decodeURIComponent(k), decodeURIComponent(v)] as const);
     const states = (url.searchParams.get('state') ?? 'running,paused').split(',');
     const all = [...sandboxes.values()]
-      .filter((sb) => states.includes(sb.state) && wanted.every(([k, v]) => sb.metadata[k] === v))
+      .filter((sb) => states.includes(sb.state) && (unfiltered || wanted.every(([k, v]) => sb.metadata[k] === v)))
       .sort((a, b) => a.startedAt.getTime() - b.startedAt.getTime() || a.id.localeCompare(b.id));
     const start = Number(url.searchParams.get('nextToken') ?? 0) || 0;
     const limit = Number(url.searchParams.get('limit') ?? 100) || 100;
@@ -353,6 +354,9 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
     },
     fail(kind) {
       failing = kind;
+    },
+    ignoreListFilter(on) {
+      unfiltered = on;
     },
     async close() {
       for (const sb of [...sandboxes.values()]) removeSandbox(sb);

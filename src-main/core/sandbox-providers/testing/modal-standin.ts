@@ -120,6 +120,7 @@ export async function startModalStandin(): Promise<ProviderStandin> {
   const images = new Set<string>();
   const requests: string[] = [];
   let failing: 'auth' | 'quota' | null = null;
+  let unfiltered = false;
   let port = 0;
   let serial = 0;
   const jwt = `${b64url({ alg: 'none' })}.${b64url({ exp: Math.floor(Date.now() / 1000) + 24 * 3600 })}.standin`;
@@ -272,8 +273,8 @@ export async function startModalStandin(): Promise<ProviderStandin> {
     sandboxListV2: (req) => {
       const r = req as { appId: string; beforeTimestamp: number; includeFinished: boolean; tags: Tag[] };
       const found = [...sandboxes.values()]
-        .filter((s) => (!r.appId || s.appId === r.appId) && (r.includeFinished || !s.result))
-        .filter((s) => r.tags.every((t) => s.tags.some((u) => u.tagName === t.tagName && u.tagValue === t.tagValue)))
+        .filter((s) => unfiltered || ((!r.appId || s.appId === r.appId) && (r.includeFinished || !s.result)))
+        .filter((s) => unfiltered || r.tags.every((t) => s.tags.some((u) => u.tagName === t.tagName && u.tagValue === t.tagValue)))
         .filter((s) => !r.beforeTimestamp || s.createdAt < r.beforeTimestamp)
         .sort((a, b) => b.createdAt - a.createdAt);
       return { sandboxes: found.map((s) => ({ id: s.id, createdAt: s.createdAt, appId: s.appId, tags: s.tags })) };
@@ -452,6 +453,9 @@ export async function startModalStandin(): Promise<ProviderStandin> {
     },
     fail(kind) {
       failing = kind;
+    },
+    ignoreListFilter(on) {
+      unfiltered = on;
     },
     async close() {
       for (const s of [...sandboxes.values()]) end(s, 'vanished');

@@ -16,5 +16,7 @@ export interface ProviderStandin {
   vanish(id: string): void;
   /** From now on the service refuses the key ('auth') or says the account is out of quota ('quota'); null: answers again. */
   fail(kind: 'auth' | 'quota' | null): void;
+  /** true: listing answers every sandbox on the account, as a server that drops the filter it was asked for. */
+  ignoreListFilter(on: boolean): void;
   close(): Promise<void>;
 }
