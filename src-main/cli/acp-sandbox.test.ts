@@ -34,12 +34,18 @@ interface Editor {
 
 const acpArgs = (...extra: string[]) => ['acp', '--folder', t.folder, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, ...extra];
 
+/** What each permission request showed the editor (its content), oldest first. */
+const asked: string[] = [];
+
 /** An editor on `deepdesk acp ARGS`: it allows every permission request once. */
 function startEditor(args: string[]): Editor {
   const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', ...NO_PROVIDER_KEYS, ...standin.env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const app = client({ name: 'test-editor' }).onRequest(methods.client.session.requestPermission, () => ({ outcome: { outcome: 'selected', optionId: 'allow_once' } }));
+  const app = client({ name: 'test-editor' }).onRequest(methods.client.session.requestPermission, ({ params }) => {
+    asked.push(JSON.stringify(params.toolCall.content ?? []));
+    return { outcome: { outcome: 'selected', optionId: 'allow_once' } };
+  });
   const conn = app.connect(ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
   const editor: Editor = {
     conn,
@@ -85,6 +91,8 @@ describe('deepdesk acp --sandbox daytona', () => {
     expect(toolResults()[0]).toContain('sandbox\nalpha\n');
     expect([...standin.boxes.keys()]).toHaveLength(1);
     const id = [...standin.boxes.keys()][0]!;
+    // The editor's approval said where the command runs.
+    expect(asked.at(-1)).toContain(`Runs in Daytona · sandbox ${id}`);
     // What the command made came back to the worktree; the person's folder is as it was.
     expect(readFileSync(join(worktree, 'made.txt'), 'utf8')).toBe('made here\n');
     expect(existsSync(join(t.folder, 'made.txt'))).toBe(false);

@@ -36,6 +36,7 @@ import type { FolderSession, SessionContext, SessionFlags } from '../../session/
 import { openFolderSession } from '../../session/folder-session';
 import { ApprovalService } from '../../approvals/approval-service';
 import { ContractError } from '../../contract';
+import { sandboxPlaceText } from '../../sandboxes/sandbox-place';
 import { sandboxFoldersFrom } from '../../sandboxes/sandbox-request';
 import { EditorFsBackend, type EditorFiles } from './editor-fs';
 import { editorMcpServers } from './editor-mcp';
@@ -374,6 +375,10 @@ export class AcpSessions {
       ask: (params, signal) => this.editor.requestPermission(params, signal),
       addRule: async (rule: PermissionRule) => void (await session.resources.settings.addRule(rule)),
       log: (line) => this.options.log(line),
+      runsIn: () => {
+        const { provider } = session.resources.place;
+        return provider !== undefined ? sandboxPlaceText(provider.name, provider.sandboxId) : undefined;
+      },
     });
     session.threads.useRunSettings(session.id, { broker, ...(model ? { model } : {}) });
   }
