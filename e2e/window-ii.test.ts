@@ -394,6 +394,51 @@ describe('conversation', () => {
     expect(serve.model.requests.at(-1)!.messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['first', 'second']);
   });
 
+  it('a message sent while the window’s first thread is still being made goes to that thread: one thread, not two', async () => {
+    serve = await startServe({ script: [{ text: 'Answered.' }] });
+    context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    // The answers to threads.create are held back until the message has been sent.
+    const creates: unknown[] = [];
+    const held: Array<() => void> = [];
+    let holding = true;
+    const idOf = (m: string | Buffer): unknown => {
+      try {
+        return typeof m === 'string' ? (JSON.parse(m) as { id?: unknown; method?: unknown }) : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    await context.routeWebSocket(/.*/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        const call = idOf(m) as { id?: unknown; method?: unknown } | undefined;
+        if (call?.method === 'threads.create') creates.push(call.id);
+        server.send(m);
+      });
+      server.onMessage((m) => {
+        const reply = idOf(m) as { id?: unknown } | undefined;
+        if (holding && reply?.id !== undefined && creates.includes(reply.id)) held.push(() => ws.send(m));
+        else ws.send(m);
+      });
+    });
+    const page = await context.newPage();
+    page.on('pageerror', (err) => {
+      throw err;
+    });
+    await page.goto(serve.url);
+    await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+    // The window makes its first thread (there is none): its answer has not come yet.
+    await poll(() => held.length).toBe(1);
+    await send(page, 'Hello there');
+    holding = false;
+    for (const answer of held.splice(0)) answer();
+    await log(page).getByText('Answered.').waitFor({ timeout: 15_000 });
+    expect(await log(page).getByText('Hello there', { exact: true }).count()).toBe(1);
+    // One thread was made, and it holds the message.
+    expect(creates).toHaveLength(1);
+    await poll(() => page.getByRole('region', { name: 'Threads' }).locator('.thread-item').count()).toBe(1);
+  });
+
   it('threads: search, date groups, full titles on hover, one empty thread at a time, a draft per thread', async () => {
     serve = await startServe({ script: [{ text: 'About VAT.' }, { text: 'About the parser.' }] });
     const page = await open(serve.url);

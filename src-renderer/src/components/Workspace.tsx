@@ -96,7 +96,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   const leftRef = useRef<HTMLElement>(null);
   const rightRef = useRef<HTMLElement>(null);
 
-  const { select, selectIfNone, syncRunning, threadId } = session;
+  const { select, selectIfNone, createThread, syncRunning, threadId } = session;
 
   // The title counts the threads that need the person, of every folder (seen from another
   // tab, or the taskbar); this folder's own list and the open thread know theirs first.
@@ -119,12 +119,12 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
     // From the click on, what is typed belongs to the thread that opens, not to the one left
     // (the message box gives what was typed while no thread was open to the one that opens).
     select(null);
-    const created = await api.safe('threads.create', {});
+    const created = await createThread();
     if (created) {
       selectIfNone(created.id);
       void refreshThreads();
     } else if (threadId !== null) selectIfNone(threadId);
-  }, [api, select, selectIfNone, refreshThreads, currentEmpty, threadId, closeUsage]);
+  }, [createThread, select, selectIfNone, refreshThreads, currentEmpty, threadId, closeUsage]);
 
   // Open the most recent thread at start; with none, start one, so the terminal (which
   // belongs to a thread) works before the first message.

@@ -29,6 +29,8 @@ export interface ThreadSession {
   select(threadId: string | null): void;
   /** Opens `threadId` unless a thread was opened meanwhile (e.g. a message sent while it was being made). */
   selectIfNone(threadId: string): void;
+  /** Makes a new thread; while one is being made, that one (a message sent then goes to it, not to a second). */
+  createThread(): Promise<{ id: string } | undefined>;
   /** Sends a message, creating a thread first when none is open. */
   send(text: string, attachments?: readonly PendingFile[]): Promise<boolean>;
   stop(): Promise<void>;
@@ -232,6 +234,13 @@ export function useThreadSession(): ThreadSession {
   });
 
   const select = useCallback((id: string | null) => setThreadId(id), []);
+  const creating = useRef<Promise<{ id: string } | undefined> | null>(null);
+  const createThread = useCallback(() => {
+    creating.current ??= api.safe('threads.create', {}).finally(() => {
+      creating.current = null;
+    });
+    return creating.current;
+  }, [api]);
   const selectIfNone = useCallback((id: string) => setThreadId((open) => open ?? id), []);
 
   const send = useCallback(
@@ -244,13 +253,13 @@ export function useThreadSession(): ThreadSession {
         return true;
       }
       if (id !== null) return sendNow(id, text, files);
-      const created = await api.safe('threads.create', {});
+      const created = await createThread();
       if (!created) return false;
       firstMessage.current = { threadId: created.id, text, files };
       setThreadId(created.id);
       return true;
     },
-    [api, sendNow],
+    [createThread, sendNow],
   );
 
   const stop = useCallback(async () => {
@@ -375,6 +384,6 @@ export function useThreadSession(): ThreadSession {
   );
 
   return {
-    threadId, state, approvals, loading, select, selectIfNone, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
+    threadId, state, approvals, loading, select, selectIfNone, createThread, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
   };
 }
