@@ -172,7 +172,7 @@ async function askOnTerminal({ request, preview, runsIn }: PendingQuestion, inpu
     `\n${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
       (via !== null ? `${terminalSafe(via, { singleLine: true })}\n` : '') +
       `${terminalSafe(callShown(request, preview))}\n` +
-      (runsIn !== undefined ? `Runs in ${terminalSafe(runsIn, { singleLine: true })}\n` : ''),
+      (runsIn !== undefined ? `${terminalSafe(runsIn, { singleLine: true })}\n` : ''),
   );
   const answer = (await askLine(input, output, 'Approve? [y]es / [n]o / or type a reply for the agent: ', { signal })).trim();
   if (/^(y|yes)$/i.test(answer)) return { type: 'approve' };

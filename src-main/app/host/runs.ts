@@ -38,7 +38,7 @@ export interface PendingQuestion {
   key: string;
   request: ApprovalRequest;
   preview?: ApprovalPreview;
-  /** Where a command runs when it is not this computer: `Daytona · sandbox ID` (SPEC §18). */
+  /** Where a command runs when it is not this computer: `Runs in Daytona · sandbox ID` (SPEC §18). */
   runsIn?: string;
 }
 

@@ -58,11 +58,6 @@ export interface OpenedSandboxPlace {
   close(): Promise<void>;
 }
 
-/** How a sandbox thread's place is named in the window and on the terminal: `Daytona · sandbox ID`. */
-export function sandboxPlaceText(provider: string, sandboxId: string): string {
-  return `${PROVIDER_LABELS[provider as keyof typeof PROVIDER_LABELS] ?? provider} · sandbox ${sandboxId}`;
-}
-
 const TIME_SLICE_MS = 5 * 60_000;
 /** Minutes without a step before Deepdesk stops a sandbox it holds, when Settings names none. */
 export const DEFAULT_IDLE_MINUTES = 30;

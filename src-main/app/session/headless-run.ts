@@ -24,7 +24,7 @@ import type { SecretStore } from '../secret-store';
 import { ThreadStore } from '../threads/thread-store';
 import { givenFlags, openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';
-import { sandboxPlaceText } from '../sandboxes/sandbox-place';
+import { runsInText } from '../contract/sandboxes';
 import { sandboxWorkFolder, type SandboxRequest } from '../sandboxes/sandbox-request';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
@@ -83,7 +83,7 @@ export interface HeadlessRun {
   stop(): Promise<void>;
   /** The diff the window shows beside an approval of an edit or a write (approval-preview.ts). */
   previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined>;
-  /** Where its commands run when not on this computer: `Daytona · sandbox ID`. */
+  /** Where its commands run when not on this computer: `Runs in Daytona · sandbox ID`. */
   runsIn?: string;
 }
 
@@ -145,7 +145,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         result,
         stop: () => threads.stop(threadId),
         previewApproval: (request) => threads.previewApproval(request),
-        ...(place.provider ? { runsIn: sandboxPlaceText(place.provider.name, place.provider.sandboxId) } : {}),
+        ...(place.provider ? { runsIn: runsInText(place.provider) } : {}),
       };
     } catch (err) {
       await closeAll();

@@ -28,7 +28,7 @@ export interface PermissionBridgeOptions {
   addRule(rule: PermissionRule): Promise<void>;
   /** Where a failure to ask is told (stderr). */
   log(line: string): void;
-  /** Where the session's commands run when not on this machine (`Daytona · sandbox ID`), said on every execute approval. */
+  /** Where the session's commands run when not on this machine (`Runs in Daytona · sandbox ID`), said on every execute approval. */
   runsIn?: () => string | undefined;
 }
 
@@ -45,7 +45,7 @@ export function permissionBridge(options: PermissionBridgeOptions): ApprovalBrok
       const why = [request.reason, request.resolvedTarget, request.outsideSandbox ? `outside the sandbox: ${request.outsideSandbox.reason}` : undefined].filter(Boolean).join(' — ');
       const shown = toolCallShown(options.paths, id, request.toolName, request.args, 'pending');
       const runsIn = request.toolName === 'execute' ? options.runsIn?.() : undefined;
-      const where = runsIn !== undefined ? `Runs in ${shownText(runsIn, { singleLine: true })}\n\n` : '';
+      const where = runsIn !== undefined ? `${shownText(runsIn, { singleLine: true })}\n\n` : '';
       const text = `Needs approval: ${shownText(why)}\n\n${where}${callText(request.toolName, request.args)}`;
       const toolCall: ToolCallUpdate = { ...shown, content: [...shown.content, { type: 'content', content: { type: 'text', text } }] };
       let response: RequestPermissionResponse;

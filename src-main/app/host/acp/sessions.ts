@@ -35,8 +35,7 @@ import type { ThreadService } from '../../session/thread-service';
 import type { FolderSession, SessionContext, SessionFlags } from '../../session/folder-session';
 import { openFolderSession } from '../../session/folder-session';
 import { ApprovalService } from '../../approvals/approval-service';
-import { ContractError } from '../../contract';
-import { sandboxPlaceText } from '../../sandboxes/sandbox-place';
+import { ContractError, runsInText } from '../../contract';
 import { sandboxFoldersFrom } from '../../sandboxes/sandbox-request';
 import { EditorFsBackend, type EditorFiles } from './editor-fs';
 import { editorMcpServers } from './editor-mcp';
@@ -377,7 +376,7 @@ export class AcpSessions {
       log: (line) => this.options.log(line),
       runsIn: () => {
         const { provider } = session.resources.place;
-        return provider !== undefined ? sandboxPlaceText(provider.name, provider.sandboxId) : undefined;
+        return provider !== undefined ? runsInText(provider) : undefined;
       },
     });
     session.threads.useRunSettings(session.id, { broker, ...(model ? { model } : {}) });

@@ -20,7 +20,7 @@ import type {
 } from '../protocol';
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, MAX_BINARY_READ_BYTES } from '../protocol';
 import { messages } from '../messages';
-import { joinVirtual, normalizeVirtualPath } from '../paths';
+import { normalizeVirtualPath } from '../paths';
 import { compileGlob, globPatternError } from '../filesystem/glob-match';
 import { applyEdit, decodeUtf8, keepFileConventions, looksBinary, splitLines } from '../text';
 import { SNIFF_BYTES, classifyContent } from '../../media/sniff';
@@ -30,7 +30,7 @@ import { MatchCollector } from '../filesystem/fs-search';
 import { isoTime } from '../filesystem/fs-file-infos';
 import { DEFAULT_EXECUTE_TIMEOUT_S } from '../filesystem/local-shell';
 import { FieldReader, LINK, REPLY_MARK, parseReply, parseStat, type Reply } from '../remote/remote-scripts';
-import { globInfos, listingEntries, parseGrepLines, parseTree, walkTree } from '../remote/remote-search';
+import { globInfos, grepTargets, listingEntries, parseGrepLines, parseTree } from '../remote/remote-search';
 import { conventionsStandIn, relOf, replyError, textWindow, transferError, virtualOfReal, windowLines } from '../remote/remote-backend';
 import { exportLines } from '../remote/remote-exec';
 import { SandboxProviderError, type ProviderSandbox } from '../../sandbox-providers/provider';
@@ -351,18 +351,7 @@ export class ProviderBackend implements ShellBackend {
       // A line never holds '\n', so such a pattern cannot match; a NUL cannot be passed to grep
       // and only matches past a text file's first 8 KiB: such a search finds nothing here.
       if (pattern.includes('\n') || pattern.includes('\0')) return collector.finish(false);
-      const files = new Map<string, string>();
-      if (tree.status === 'file') {
-        if (filter && !filter.matches(virtual.slice(virtual.lastIndexOf('/') + 1))) return { matches: [], truncated: false };
-        files.set(tree.payload.toString('utf8'), virtual);
-      } else {
-        const parsed = parseTree(tree.payload);
-        const prefix = parsed.real === '/' ? '/' : `${parsed.real}/`;
-        for (const f of walkTree(parsed, filter ? (rel) => filter.mayMatchBelow(rel) : undefined)) {
-          if (f.size > this.maxFileBytes || (filter && !filter.matches(f.rel))) continue;
-          files.set(prefix + f.rel, joinVirtual(virtual, f.rel));
-        }
-      }
+      const files = grepTargets(tree, virtual, filter, this.maxFileBytes);
       for (const chunk of chunksOf([...files.keys()], GREP_ARGS_BYTES)) {
         const found = await this.call(GREP, [pattern, String(limit + 1), String(this.maxFileBytes), ...chunk], this.searchTimeBudgetMs);
         if (found.status !== 'ok') return { error: replyError(found, virtual, 'path') };

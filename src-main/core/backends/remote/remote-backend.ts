@@ -16,7 +16,7 @@ import type {
 } from '../protocol';
 import { DEFAULT_GREP_MAX_COUNT, DEFAULT_READ_LIMIT, MAX_BINARY_READ_BYTES } from '../protocol';
 import { messages } from '../messages';
-import { joinVirtual, normalizeVirtualPath } from '../paths';
+import { normalizeVirtualPath } from '../paths';
 import { compileGlob, globPatternError } from '../filesystem/glob-match';
 import { applyEdit, decodeUtf8, keepFileConventions, looksBinary, splitLines } from '../text';
 import { SNIFF_BYTES, classifyContent } from '../../media/sniff';
@@ -29,7 +29,7 @@ import { type SshConnection, SshConnectionError } from './ssh-connection';
 import { shQuote } from '../../text/shell-quote';
 import { FieldReader, LINK, PRELUDE, PROBE, REPLY_MARK, afterMark, parseReply, parseStat, type Reply } from './remote-scripts';
 import { fileOp } from './remote-file-ops';
-import { globInfos, listingEntries, parseGrepLines, parseTree, walkTree } from './remote-search';
+import { globInfos, grepTargets, listingEntries, parseGrepLines, parseTree } from './remote-search';
 
 export interface RemoteBackendOptions {
   connection: SshConnection;
@@ -361,18 +361,7 @@ export class RemoteBackend implements Backend {
       // A line never holds '\n', so such a pattern cannot match; a NUL cannot be passed to the remote grep and only
       // matches past a text file's first 8 KiB (earlier it makes the file binary): such a search finds nothing here.
       if (pattern.includes('\n') || pattern.includes('\0')) return collector.finish(false);
-      const files = new Map<string, string>();
-      if (tree.status === 'file') {
-        if (filter && !filter.matches(virtual.slice(virtual.lastIndexOf('/') + 1))) return { matches: [], truncated: false };
-        files.set(tree.payload.toString('utf8'), virtual);
-      } else {
-        const parsed = parseTree(tree.payload);
-        const prefix = parsed.real === '/' ? '/' : `${parsed.real}/`;
-        for (const f of walkTree(parsed, filter ? (rel) => filter.mayMatchBelow(rel) : undefined)) {
-          if (f.size > this.maxFileBytes || (filter && !filter.matches(f.rel))) continue;
-          files.set(prefix + f.rel, joinVirtual(virtual, f.rel));
-        }
-      }
+      const files = grepTargets(tree, virtual, filter, this.maxFileBytes);
       if (files.size === 0) return collector.finish(false);
       const list = Buffer.concat([...files.keys()].map((real) => Buffer.from(`${real}\0`, 'utf8')));
       const found = await this.call(fileOp('grep'), [pattern, String(limit + 1), String(this.maxFileBytes)], list, this.searchTimeBudgetMs);

@@ -11,7 +11,7 @@ import { childStack, compileGitignore, isIgnored } from '../filesystem/fs-gitign
 import type { FileInfo, GrepMatch } from '../protocol';
 import { joinVirtual, sortByPath } from '../paths';
 import { decodeLine } from '../filesystem/fs-grep-file';
-import { FieldReader, isoOfFindTime } from './remote-scripts';
+import { FieldReader, isoOfFindTime, type Reply } from './remote-scripts';
 
 export interface TreeEntry {
   /** find's %y: `f` file, `d` folder, `l` link, … */
@@ -122,6 +122,26 @@ export function globInfos(tree: RemoteTree, virtual: string, matcher: GlobMatche
 }
 
 /** grep -n's `LINE:text` lines of one file as matches (the text as fs-grep-file decodes it). */
+/**
+ * The files a grep of `virtual` searches, from its tree reply (`ok`: a folder's tree, `file`:
+ * the file's real path): real path → virtual path, each at most `maxFileBytes` and matching the
+ * glob (a file given by name matches it by its name).
+ */
+export function grepTargets(tree: Pick<Reply, 'status' | 'payload'>, virtual: string, filter: GlobMatcher | null, maxFileBytes: number): Map<string, string> {
+  const files = new Map<string, string>();
+  if (tree.status === 'file') {
+    if (!filter || filter.matches(virtual.slice(virtual.lastIndexOf('/') + 1))) files.set(tree.payload.toString('utf8'), virtual);
+    return files;
+  }
+  const parsed = parseTree(tree.payload);
+  const prefix = parsed.real === '/' ? '/' : `${parsed.real}/`;
+  for (const f of walkTree(parsed, filter ? (rel) => filter.mayMatchBelow(rel) : undefined)) {
+    if (f.size > maxFileBytes || (filter && !filter.matches(f.rel))) continue;
+    files.set(prefix + f.rel, joinVirtual(virtual, f.rel));
+  }
+  return files;
+}
+
 export function parseGrepLines(output: Buffer): Array<Omit<GrepMatch, 'path'>> {
   const hits: Array<Omit<GrepMatch, 'path'>> = [];
   for (let from = 0; from < output.length; ) {
