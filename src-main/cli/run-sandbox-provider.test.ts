@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
 import type { ProviderStandin } from '../core/sandbox-providers/testing/standin';
-import { useCliTestEnv } from './cli-harness.test-support';
+import * as pty from 'node-pty';
+import { bin, repo, useCliTestEnv } from './cli-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-sandbox-run');
 let standin: ProviderStandin;
@@ -144,6 +145,27 @@ describe('deepdesk run --sandbox daytona', () => {
     const gone = await t.deepdesk(['run', '--sandbox-id', id, ...model(), '--approve', 'auto', 'third'], env());
     expect(gone.code).not.toBe(0);
     expect(gone.stderr).toMatch(/Daytona sandbox .* is gone.*The thread and what came back from the sandbox are kept in its worktree/);
+  });
+
+  it('asks on a terminal before a command, saying where it runs (Runs in Daytona · sandbox ID)', async () => {
+    project();
+    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'hostname' } }] }, { text: 'asked first' });
+    const term = pty.spawn(process.execPath, [bin, 'run', '--sandbox', 'daytona', ...model(), 'run hostname'], {
+      cwd: repo,
+      env: { ...process.env, OPENAI_API_KEY: '', DEEPDESK_HOME: t.dataDir, ...env() } as Record<string, string>,
+      cols: 160,
+      rows: 40,
+    });
+    let screen = '';
+    term.onData((d) => (screen += d));
+    const exited = new Promise<number>((done) => term.onExit(({ exitCode }) => done(exitCode)));
+    await expect.poll(() => screen, { timeout: 30_000 }).toContain('Approve?');
+    const id = [...standin.boxes.keys()][0]!;
+    expect(screen).toContain('execute needs approval');
+    expect(screen).toContain(`Runs in Daytona · sandbox ${id}`);
+    term.write('y\r');
+    expect(await exited).toBe(0);
+    expect(toolResults()[0]).toContain('sandbox');
   });
 
   it('says which variable each provider needs, and Settings, in one line, before anything is made', async () => {
