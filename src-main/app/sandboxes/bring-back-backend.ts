@@ -14,8 +14,12 @@ export interface BringBackBackendOptions {
   inner: ShellBackend;
   /** The worktree on disk: its path rules (what must always ask) are the sandbox folder's. */
   local: { alwaysAskReason?(path: string): Promise<string | null> };
-  /** Before each call (the idle clock; a sandbox stopped for idleness is started again). */
-  before: () => Promise<void>;
+  /**
+   * Holds the sandbox for one call (its bring-back included): the idle clock stands still until
+   * the matching release, and a sandbox stopped for idleness is started again first.
+   */
+  hold: () => Promise<void>;
+  release: () => void;
   /** Brings back the whole folder, or only these folder-relative paths. */
   bringBack: (only?: readonly string[]) => Promise<{ blockedLine: string | undefined; applied: string[] }>;
   /** `Daytona`: named when a bring-back fails. */
@@ -53,16 +57,22 @@ export class BringBackBackend implements ShellBackend {
   }
 
   private async call<T>(fn: () => Promise<T>): Promise<T> {
-    await this.options.before();
-    return fn();
+    await this.options.hold();
+    try {
+      return await fn();
+    } finally {
+      this.options.release();
+    }
   }
 
-  async execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult> {
-    const result = await this.call(() => this.options.inner.execute(command, options));
-    const line = await this.back();
-    if (line === undefined) return result;
-    const output = result.output.endsWith('\n') || result.output === '' ? `${result.output}${line}` : `${result.output}\n${line}`;
-    return { ...result, output, ...(line.startsWith('[Sandbox blocked') ? { sandboxBlocked: line } : {}) };
+  execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult> {
+    return this.call(async () => {
+      const result = await this.options.inner.execute(command, options);
+      const line = await this.back();
+      if (line === undefined) return result;
+      const output = result.output.endsWith('\n') || result.output === '' ? `${result.output}${line}` : `${result.output}\n${line}`;
+      return { ...result, output, ...(line.startsWith('[Sandbox blocked') ? { sandboxBlocked: line } : {}) };
+    });
   }
 
   /** A change by a file tool comes back at once; a refusal is its error. */
@@ -74,23 +84,25 @@ export class BringBackBackend implements ShellBackend {
     return line === undefined ? result : { ...result, error: line };
   }
 
-  async write(path: string, content: string): Promise<WriteResult> {
-    return this.changed([path], await this.call(() => this.options.inner.write(path, content)));
+  write(path: string, content: string): Promise<WriteResult> {
+    return this.call(async () => this.changed([path], await this.options.inner.write(path, content)));
   }
 
-  async edit(path: string, oldString: string, newString: string, replaceAll?: boolean): Promise<EditResult> {
-    return this.changed([path], await this.call(() => this.options.inner.edit(path, oldString, newString, replaceAll)));
+  edit(path: string, oldString: string, newString: string, replaceAll?: boolean): Promise<EditResult> {
+    return this.call(async () => this.changed([path], await this.options.inner.edit(path, oldString, newString, replaceAll)));
   }
 
-  async delete(path: string): Promise<DeleteResult> {
-    return this.changed([path], await this.call(() => this.options.inner.delete(path)));
+  delete(path: string): Promise<DeleteResult> {
+    return this.call(async () => this.changed([path], await this.options.inner.delete(path)));
   }
 
-  async uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]> {
-    const results = await this.call(() => this.options.inner.uploadFiles(files));
-    const done = results.filter((r) => r.error === undefined).map((r) => r.path);
-    if (done.length > 0) await this.back(done.map(relOf).filter((r) => r !== ''));
-    return results;
+  uploadFiles(files: FileUpload[]): Promise<FileUploadResponse[]> {
+    return this.call(async () => {
+      const results = await this.options.inner.uploadFiles(files);
+      const done = results.filter((r) => r.error === undefined).map((r) => r.path);
+      if (done.length > 0) await this.back(done.map(relOf).filter((r) => r !== ''));
+      return results;
+    });
   }
 
   ls(path: string): Promise<LsResult> {

@@ -74,6 +74,24 @@ describe('a sandbox place', () => {
     expect(t.slices.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
   });
 
+  it('does not stop the sandbox under a command that runs longer than the idle timeout; the clock starts when it ends', async () => {
+    const t = setUp(() => ({ idleTimeoutMin: 0.01 }));
+    const place = await t.open();
+    const states: Array<string | undefined> = [];
+    const watch = setInterval(() => states.push(t.provider.boxes.get(place.sandbox.id)?.state), 50);
+    try {
+      const r = await place.shell.execute('sleep 2; echo finished');
+      expect(r.exitCode).toBe(0);
+      expect(r.output).toContain('finished');
+    } finally {
+      clearInterval(watch);
+    }
+    expect(states.length).toBeGreaterThan(10);
+    expect(states.every((s) => s === 'running')).toBe(true);
+    await until(() => t.provider.boxes.get(place.sandbox.id)?.state === 'stopped', 'the idle stop after the command');
+    await place.close();
+  });
+
   it('sends up what changed in the worktree when the folder opens again, and nothing else', async () => {
     const t = setUp();
     const first = await t.open();

@@ -146,24 +146,17 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
   const sliceTimer = setInterval(slice, TIME_SLICE_MS);
   sliceTimer.unref();
 
-  // Idle: Deepdesk stops the sandbox itself where the provider does not.
+  // Idle: Deepdesk stops the sandbox itself where the provider does not. The clock runs only
+  // while no call holds the sandbox: a command longer than the idle timeout is not stopped under it.
   let idleTimer: NodeJS.Timeout | undefined;
   let stoppedForIdle = false;
+  let closed = false;
+  let holding = 0;
   const idleMs = (): number => (options.settings().idleTimeoutMin ?? DEFAULT_IDLE_MINUTES) * 60_000;
   let lastStep = Date.now();
-  const touch = async (): Promise<void> => {
-    store.used(record.folder);
-    if (stoppedForIdle || Date.now() - lastStep > RECHECK_AFTER_MS) {
-      // Started again when stopped (by Deepdesk for idleness, or by the provider); a provider's handle may not outlive a stop.
-      const again = await provider.attach(sandbox.id, options.signal);
-      const before = live.swap(again);
-      if (before !== again) void before.close().catch(() => undefined);
-      if (stoppedForIdle) heldSince = Date.now();
-      stoppedForIdle = false;
-      store.setState(record.folder, 'running');
-    }
-    lastStep = Date.now();
+  const armIdle = (): void => {
     if (idleTimer) clearTimeout(idleTimer);
+    if (closed) return;
     idleTimer = setTimeout(() => {
       slice();
       heldSince = null;
@@ -173,6 +166,30 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
     }, idleMs());
     idleTimer.unref();
   };
+  const release = (): void => {
+    holding--;
+    lastStep = Date.now();
+    if (holding === 0) armIdle();
+  };
+  const hold = async (): Promise<void> => {
+    store.used(record.folder);
+    if (idleTimer) clearTimeout(idleTimer);
+    holding++;
+    try {
+      if (stoppedForIdle || Date.now() - lastStep > RECHECK_AFTER_MS) {
+        // Started again when stopped (by Deepdesk for idleness, or by the provider); a provider's handle may not outlive a stop.
+        const again = await provider.attach(sandbox.id, options.signal);
+        const before = live.swap(again);
+        if (before !== again) void before.close().catch(() => undefined);
+        if (stoppedForIdle) heldSince = Date.now();
+        stoppedForIdle = false;
+        store.setState(record.folder, 'running');
+      }
+    } catch (err) {
+      release();
+      throw err;
+    }
+  };
 
   const backend = new ProviderBackend(sandbox);
   const local = new FilesystemBackend({ rootDir: record.folder });
@@ -180,7 +197,8 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
   const shell = new BringBackBackend({
     inner: backend,
     local,
-    before: touch,
+    hold,
+    release,
     bringBack: async (only) => {
       const back = await bringBack({ sandbox, folder: record.folder, manifest: current, home, protectedPaths: policy.protectedPaths, ...(only ? { only } : {}) });
       current = back.manifest;
@@ -189,7 +207,8 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
     },
     where: label,
   });
-  void touch();
+  store.used(record.folder);
+  armIdle();
 
   return {
     shell,
@@ -198,6 +217,7 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
     label,
     ...(summary !== undefined ? { uploadSummary: summary } : {}),
     close: async () => {
+      closed = true;
       clearInterval(sliceTimer);
       if (idleTimer) clearTimeout(idleTimer);
       try {
