@@ -5,6 +5,7 @@
 // as far as Deepdesk knows; only what differs is downloaded, into a layer beside the
 // worktree, checked whole and applied as a local command's layer is.
 
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,23 +16,21 @@ import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import type { Manifest, ManifestEntry } from './folder-upload';
 
-const SECTION = '@@deepdesk-section@@';
-
-/** Lists files (cksum), links (name, then target) and what may not come back (set-id files, fifos, sockets, devices) under `starts`. */
-function scanScript(starts: readonly string[]): string {
+/**
+ * Lists, under `starts`, every file (its mode), link (its target), what may not come back (fifos,
+ * sockets, devices) and any path with a line break (`n`: not entered) as NUL-separated records; then,
+ * after `marker`, the files' `cksum` lines. The sandbox chooses the names, so nothing in them
+ * can shape the listing: records are NUL-separated, the marker is new for each scan, and the
+ * only line-based part (cksum's) never sees a path with a line break.
+ */
+function scanScript(starts: readonly string[], marker: string): string {
   const from = starts.map(shQuote).join(' ');
-  const notGit = `-path ./.git -prune -o`;
+  const skip = `-path ./.git -prune -o -path "*$NL*" -prune -printf 'n\\0%p\\0' -o`;
   return [
-    `find ${from} ${notGit} -type f -exec cksum {} + 2>/dev/null`,
-    `echo ${SECTION}`,
-    `find ${from} ${notGit} -type l -exec sh -c 'for l do printf "%s\\n" "$l"; readlink "$l"; done' sh {} + 2>/dev/null`,
-    `echo ${SECTION}`,
-    `find ${from} ${notGit} -type f -perm -u+x -print 2>/dev/null`,
-    `echo ${SECTION}`,
-    `find ${from} ${notGit} -type f -perm -4000 -print 2>/dev/null; echo ${SECTION}`,
-    `find ${from} ${notGit} -type f -perm -2000 -print 2>/dev/null; echo ${SECTION}`,
-    `find ${from} ${notGit} \\( -type p -o -type s -o -type b -o -type c \\) -print 2>/dev/null`,
-    `echo ${SECTION}`,
+    `NL='\n'`,
+    `find ${from} ${skip} -type f -printf 'f\\0%m\\0%p\\0' -o -type l -printf 'l\\0%p\\0%l\\0' -o \\( -type p -o -type s -o -type b -o -type c \\) -printf 'o\\0%p\\0' 2>/dev/null`,
+    `printf '\\0%s\\0' ${marker}`,
+    `find ${from} -path ./.git -prune -o -path "*$NL*" -prune -o -type f -exec cksum -- {} + 2>/dev/null`,
   ].join('\n');
 }
 
@@ -39,45 +38,50 @@ export interface SandboxState {
   files: Map<string, { crc: number; size: number; exec: boolean; setuid: boolean; setgid: boolean }>;
   links: Map<string, string>;
   others: Set<string>;
+  /** Paths with a line break in their name: not looked into, never brought back. */
+  lineBroken: Set<string>;
 }
 
+/** A path as the scan's `find` printed it (`./…` under the workdir) as folder-relative; undefined when it is not one. */
 function relOfFound(p: string): string | undefined {
-  if (p === '.' || p === '') return undefined;
-  return p.startsWith('./') ? p.slice(2) : p;
+  if (!p.startsWith('./')) return undefined;
+  const rel = p.slice(2);
+  return rel !== '' && rel.split('/').every((part) => part !== '' && part !== '.' && part !== '..') ? rel : undefined;
 }
 
 export async function scanSandbox(sandbox: ProviderSandbox, starts: readonly string[] = ['.'], signal?: AbortSignal): Promise<SandboxState> {
-  const r = await sandbox.execute(scanScript(starts), { cwd: sandbox.workdir, timeoutMs: 300_000, ...(signal ? { signal } : {}) });
+  const marker = `deepdesk-scan-${randomBytes(12).toString('hex')}`;
+  const r = await sandbox.execute(scanScript(starts, marker), { cwd: sandbox.workdir, timeoutMs: 300_000, ...(signal ? { signal } : {}) });
   if (r.exitCode === null || r.timedOut) throw new Error(r.timedOut ? 'listing the sandbox’s files took too long' : 'listing the sandbox’s files was stopped');
-  const sections = r.output.split(`${SECTION}\n`);
-  if (sections.length < 7) throw new Error(`could not list the sandbox’s files: ${r.output.slice(-300)}`);
-  const lines = (i: number): string[] => sections[i]!.split('\n').filter((l) => l !== '');
-  const state: SandboxState = { files: new Map(), links: new Map(), others: new Set() };
-  for (const line of lines(0)) {
+  const at = r.output.indexOf(`\0${marker}\0`);
+  if (at < 0) throw new Error(`could not list the sandbox’s files: ${r.output.slice(-300)}`);
+  const fields = r.output.slice(0, at).split('\0');
+  const state: SandboxState = { files: new Map(), links: new Map(), others: new Set(), lineBroken: new Set() };
+  const modes = new Map<string, number>();
+  for (let i = 0; i < fields.length; ) {
+    const kind = fields[i];
+    if (kind === 'f') {
+      const rel = relOfFound(fields[i + 2] ?? '');
+      if (rel !== undefined) modes.set(rel, parseInt(fields[i + 1] ?? '', 8));
+      i += 3;
+    } else if (kind === 'l') {
+      const rel = relOfFound(fields[i + 1] ?? '');
+      if (rel !== undefined) state.links.set(rel, fields[i + 2] ?? '');
+      i += 3;
+    } else if (kind === 'o' || kind === 'n') {
+      const rel = relOfFound(fields[i + 1] ?? '');
+      if (rel !== undefined) (kind === 'o' ? state.others : state.lineBroken).add(rel);
+      i += 2;
+    } else i += 1;
+  }
+  // cksum's lines name only files listed above (none has a line break): anything else is not one of them.
+  for (const line of r.output.slice(at + marker.length + 2).split('\n')) {
     const m = /^(\d+) (\d+) (.+)$/.exec(line);
     const rel = m ? relOfFound(m[3]!) : undefined;
-    if (m && rel) state.files.set(rel, { crc: Number(m[1]), size: Number(m[2]), exec: false, setuid: false, setgid: false });
-  }
-  const linkLines = lines(1);
-  for (let i = 0; i + 1 < linkLines.length; i += 2) {
-    const rel = relOfFound(linkLines[i]!);
-    if (rel) state.links.set(rel, linkLines[i + 1]!);
-  }
-  for (const p of lines(2)) {
-    const f = state.files.get(relOfFound(p) ?? '');
-    if (f) f.exec = true;
-  }
-  for (const p of lines(3)) {
-    const f = state.files.get(relOfFound(p) ?? '');
-    if (f) f.setuid = true;
-  }
-  for (const p of lines(4)) {
-    const f = state.files.get(relOfFound(p) ?? '');
-    if (f) f.setgid = true;
-  }
-  for (const p of lines(5)) {
-    const rel = relOfFound(p);
-    if (rel) state.others.add(rel);
+    const mode = rel === undefined ? undefined : modes.get(rel);
+    if (m && rel !== undefined && mode !== undefined && !Number.isNaN(mode)) {
+      state.files.set(rel, { crc: Number(m[1]), size: Number(m[2]), exec: (mode & 0o100) !== 0, setuid: (mode & 0o4000) !== 0, setgid: (mode & 0o2000) !== 0 });
+    }
   }
   return state;
 }
@@ -126,12 +130,16 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
   const changedFiles: string[] = [];
   const changedLinks: string[] = [];
   const removed: string[] = [];
-  const next: Manifest = { ...manifest };
   for (const [rel, f] of state.files) if (!sameEntry(manifest[rel], fileEntry(f))) changedFiles.push(rel);
   for (const [rel, target] of state.links) if (!sameEntry(manifest[rel], { link: target })) changedLinks.push(rel);
-  for (const rel of Object.keys(manifest)) if (inScope(rel) && !state.files.has(rel) && !state.links.has(rel) && !state.others.has(rel)) removed.push(rel);
+  // A path with a line break was not looked into: what the manifest has there is not known to be gone.
+  for (const rel of Object.keys(manifest)) if (inScope(rel) && !rel.includes('\n') && !state.files.has(rel) && !state.links.has(rel) && !state.others.has(rel)) removed.push(rel);
   const others = [...state.others].filter((rel) => !sameEntry(manifest[rel], { other: true }));
-  if (changedFiles.length + changedLinks.length + removed.length + others.length === 0) return { applied: [], blocked: [], manifest };
+  const lineBroken = [...state.lineBroken].filter((rel) => !sameEntry(manifest[rel], { other: true }));
+  const unnamed: BlockedItem[] = lineBroken.map((rel) => ({ kind: 'write', path: path.join(options.folder, rel), why: 'a name with a line break; not brought back' }));
+  const next: Manifest = { ...manifest };
+  for (const rel of lineBroken) next[rel] = { other: true };
+  if (changedFiles.length + changedLinks.length + removed.length + others.length === 0) return { applied: [], blocked: unnamed, manifest: next };
 
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-bring-back-')));
   const upper = path.join(dir, 'upper');
@@ -140,6 +148,7 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
     const modes = new Map<string, number>();
     const put = (rel: string): string => {
       const abs = path.join(upper, rel);
+      if (!abs.startsWith(upper + path.sep)) throw new Error(`not a path in the folder: ${JSON.stringify(rel)}`);
       fs.mkdirSync(path.dirname(abs), { recursive: true });
       return abs;
     };
@@ -171,7 +180,7 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
     };
     const verdict = await checkLayer(layer, entries, { home: options.home, protectedPaths: options.protectedPaths });
     const result = applyLayer(layer, verdict.apply);
-    const blocked: BlockedItem[] = [...verdict.items, ...result.failed.map((f) => ({ kind: 'write' as const, path: path.join(options.folder, f.rel), why: f.why }))];
+    const blocked: BlockedItem[] = [...unnamed, ...verdict.items, ...result.failed.map((f) => ({ kind: 'write' as const, path: path.join(options.folder, f.rel), why: f.why }))];
     const failed = new Set(result.failed.map((f) => f.rel));
     // Checked (applied or left out) is known; what failed to apply is looked at again next time.
     for (const rel of changedFiles) {

@@ -139,6 +139,44 @@ describe('changes come back through the layer check', () => {
     expect(provider.calls.download - calls).toBe(1);
   });
 
+  it('names the sandbox chose are data: line breaks and look-alike listings reach nothing outside the worktree', async () => {
+    const folder = repo();
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-escape-')));
+    cleanup.push(() => fs.rmSync(outside, { recursive: true, force: true }));
+    const target = `${'../'.repeat(40)}${outside.slice(1)}/escaped`;
+    const { sandbox } = await sandboxFor();
+    const manifest = await uploadFolder(sandbox, folder, await planUpload(folder, { dataDir, env: process.env }));
+    // Names with line breaks, and names shaped like the listing's own lines, markers and paths.
+    await sandbox.execute(
+      [
+        `T=${JSON.stringify(target)}`,
+        `ln -s "$T" "$(printf 'x\\ny')"`,
+        `ln -s "$T" "$(printf 'z\\nw')"`,
+        `mkdir -p "$(printf 'd\\n1 1 ..')" && echo evil > "$(printf 'd\\n1 1 ..')/escaped"`,
+        `echo s > "@@deepdesk-section@@"`,
+        `echo fine > fine.txt`,
+      ].join(' && '),
+      { timeoutMs: 10_000 },
+    );
+    const home = os.homedir();
+    const back = await bringBack({ sandbox, folder, manifest, home, protectedPaths: [] });
+    // Nothing outside the worktree was made; the ordinary change came back.
+    expect(fs.readdirSync(outside)).toEqual([]);
+    expect(fs.existsSync(path.join(path.dirname(folder), 'escaped'))).toBe(false);
+    expect(fs.readFileSync(path.join(folder, 'fine.txt'), 'utf8')).toBe('fine\n');
+    expect(back.applied).toContain('fine.txt');
+    for (const rel of back.applied) expect(rel.split('/')).not.toContain('..');
+    // Look-alike names change nothing else: no mode, no set-id verdict, no removal.
+    expect(fs.statSync(path.join(folder, 'a.txt')).mode & 0o111).toBe(0);
+    expect(fs.statSync(path.join(folder, 'src/main.sh')).mode & 0o111).not.toBe(0);
+    expect(fs.existsSync(path.join(folder, 'new-untracked.txt'))).toBe(true);
+    expect(fs.readFileSync(path.join(folder, '@@deepdesk-section@@'), 'utf8')).toBe('s\n');
+    // The names with line breaks are said, and not brought back.
+    const said = back.blocked.map((b) => ('path' in b ? [path.relative(folder, b.path), b.why] : [b.host, '']));
+    expect(said).toEqual(expect.arrayContaining([['x\ny', expect.stringMatching(/line break/)], ['z\nw', expect.stringMatching(/line break/)], ['d\n1 1 ..', expect.stringMatching(/line break/)]]));
+    expect(fs.readdirSync(folder).some((name) => name.includes('\n'))).toBe(false);
+  });
+
   it('brings back only the paths a file tool named', async () => {
     const folder = repo();
     const { sandbox } = await sandboxFor();

@@ -11,10 +11,11 @@
 // policy of Deepdesk's.
 
 import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import type { ContainmentCase } from '../../core/containment/case';
-import { readText } from '../../core/containment/effects';
+import { kindOf, readText } from '../../core/containment/effects';
 import { localPerson } from '../../core/containment/person';
 import { deferredPerson, withReady } from '../../core/containment/paths/deferred-person';
 import { runContainmentConformance } from '../../core/containment/suite';
@@ -134,6 +135,28 @@ const machineCases: readonly ContainmentCase[] = [
     async check({ person, scene }) {
       expect(await readText(person, scene, 'weapons.txt'), 'a program that can connect').not.toBe('');
       expect(loopbackConnections.get(scene.token), 'connections that reached the 127.0.0.1 listener').toBe(0);
+    },
+  },
+  {
+    group: 'application',
+    name: 'names the sandbox chose (line breaks, look-alikes of the listing) make nothing outside the folder when changes come back',
+    scripts: (s) => {
+      const target = `${'../'.repeat(40)}${s.outside.slice(1)}/escaped`;
+      return [
+        [
+          `T='${target}'`,
+          `ln -s "$T" "$(printf 'x\\ny')"`,
+          `ln -s "$T" "$(printf 'z\\nw')"`,
+          `mkdir -p "$(printf 'd\\n1 1 ..')" && echo evil > "$(printf 'd\\n1 1 ..')/escaped"`,
+          'echo plain > plain.txt',
+          'ready',
+        ].join('\n'),
+      ];
+    },
+    async check({ person, scene }) {
+      expect(await readText(person, scene, 'plain.txt'), 'the script ran and its change came back').toBe('plain\n');
+      expect(await kindOf(person, scene, `${scene.outside}/escaped`), 'made outside the folder').toBe('missing');
+      expect(await kindOf(person, scene, `${path.dirname(scene.project)}/escaped`), 'made beside the folder').toBe('missing');
     },
   },
 ];
