@@ -63,6 +63,18 @@ describe('the folder goes up as git sees it', () => {
     expect(Object.keys(manifest).sort()).toEqual(plan.files.map((f) => f.rel));
   });
 
+  it('sends nothing from outside the folder through a tracked path whose folder is now a link', async () => {
+    const folder = repo();
+    const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dd-outside-')));
+    cleanup.push(() => fs.rmSync(outside, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(outside, 'main.sh'), 'private\n');
+    fs.rmSync(path.join(folder, 'src'), { recursive: true });
+    fs.symlinkSync(outside, path.join(folder, 'src'));
+    const plan = await planUpload(folder, { dataDir, env: process.env });
+    expect(plan.files.map((f) => f.rel)).not.toContain('src/main.sh');
+    expect(plan.leftOut).toContainEqual({ rel: 'src/main.sh', why: 'leads outside the folder' });
+  });
+
   it('leaves the largest files behind when the folder is over the total cap, and says how to send them', async () => {
     const folder = repo();
     const plan = await planUpload(folder, { dataDir, env: process.env, limits: { maxFileBytes: 1 << 20, maxTotalBytes: 100 } });

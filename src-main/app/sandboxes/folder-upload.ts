@@ -69,6 +69,8 @@ export async function planUpload(folder: string, options: { dataDir: string; env
   });
   if (listed.code !== 0) throw new Error(`listing the folder's files: ${gitFailure(listed, 120_000)}`);
   const top = (await runGit(['rev-parse', '--show-prefix'], { cwd: folder, env: gitEnv(options.env), timeoutMs: 30_000 })).stdout.trim();
+  const realFolder = realPathOf(folder);
+  const dataDir = realPathOf(options.dataDir);
   const seen = new Set<string>();
   const plan: UploadPlan = { files: [], leftOut: [], bytes: 0, wholeBytes: 0 };
   const sized: Array<{ rel: string; size: number; exec: boolean }> = [];
@@ -85,12 +87,15 @@ export async function planUpload(folder: string, options: { dataDir: string; env
     } catch {
       continue; // A tracked file deleted in the folder: not there to send.
     }
-    const secret = secretReason(rel, realPathOf(abs), realPathOf(options.dataDir));
+    const real = realPathOf(abs);
+    const secret = secretReason(rel, real, dataDir);
     if (secret !== undefined) {
       plan.leftOut.push({ rel, why: secret });
       continue;
     }
     if (st.isSymbolicLink()) plan.files.push({ rel, link: fs.readlinkSync(abs) });
+    // A tracked path under a folder since replaced by a link: its contents are not the folder's.
+    else if (!isPathInside(realFolder, real)) plan.leftOut.push({ rel, why: 'leads outside the folder' });
     else if (st.isDirectory()) plan.leftOut.push({ rel, why: 'a submodule' });
     else if (!st.isFile()) plan.leftOut.push({ rel, why: 'not a regular file' });
     else if (st.size > limits.maxFileBytes) plan.leftOut.push({ rel, why: `over the ${formatBytes(limits.maxFileBytes)} file cap`, size: st.size });
