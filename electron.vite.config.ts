@@ -10,7 +10,7 @@ export default defineConfig({
       outDir: 'out/main',
       rollupOptions: {
         input: {
-          index: resolve(__dirname, 'src-main/clients/electron/main.ts'),
+          index: resolve(__dirname, 'src-main/desktop-main.ts'),
           cli: resolve(__dirname, 'src-main/cli/main.ts'),
         },
       },

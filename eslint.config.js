@@ -26,9 +26,9 @@ const restricted = (patterns, spawning = true) => ({ '@typescript-eslint/no-rest
 const TEST_FILES = ['**/*.test.ts', '**/*.test-support.ts', '**/testing/**', '**/__fixtures__/**', 'src-main/core/containment/**'];
 
 // core's floor plan, bottom first: a folder imports only the folders below it (docs/development.md).
-const CORE_FLOORS = ['fs', 'text', 'media', 'process', 'models', 'git', 'config', 'trust', 'sandbox', 'sandbox-providers', 'backends', 'checkpoints', 'telemetry', 'tools', 'extensions', 'agent', 'containment'];
+export const CORE_FLOORS = ['fs', 'text', 'media', 'process', 'models', 'git', 'config', 'trust', 'sandbox', 'sandbox-providers', 'backends', 'checkpoints', 'telemetry', 'tools', 'extensions', 'agent', 'containment'];
 /** Types a folder may still take from above (a value import from there stays an error). */
-const TYPES_FROM_ABOVE = {
+export const TYPES_FROM_ABOVE = {
   media: ['models'],
   models: ['tools'],
   process: ['sandbox', 'sandbox-providers', 'backends'],
@@ -40,7 +40,7 @@ const TYPES_FROM_ABOVE = {
   extensions: ['agent'],
 };
 /** Values from above: config's kinds still call the extensions' own walkers (the registry is to own the walk). */
-const VALUES_FROM_ABOVE = { 'config/kinds': ['extensions'] };
+export const VALUES_FROM_ABOVE = { 'config/kinds': ['extensions'] };
 const floorPatterns = (floor, allowed = []) => {
   const above = CORE_FLOORS.slice(CORE_FLOORS.indexOf(floor) + 1).filter((f) => !allowed.includes(f));
   const types = TYPES_FROM_ABOVE[floor] ?? [];
@@ -64,6 +64,20 @@ const floorBlocks = CORE_FLOORS.flatMap((floor) => {
     ...nested.map((k) => block([`src-main/core/${k}/**/*.ts`], TEST_FILES, floorPatterns(floor, VALUES_FROM_ABOVE[k]), true)),
     ...(floor === 'process' ? [block(SPAWN_MODULES, [], floorPatterns(floor), false)] : []),
   ];
+});
+
+// app's floor plan, bottom first: a folder imports only the folders below it (docs/development.md).
+// A file at app's root is not allowed: each helper lives in the folder of its floor.
+export const APP_FLOORS = [
+  'contract', 'base', 'settings', 'approvals', 'threads', 'usage', 'telemetry', 'memories', 'mcp', 'plugins', 'extensions', 'trust',
+  'checkpoints', 'terminal', 'workspace', 'modes', 'commands', 'places', 'worktrees', 'sandboxes', 'session', 'window', 'folders', 'host',
+];
+// Anchored on the run of `../` so that `../../core/extensions` is not app's `extensions`.
+const appFolderRegex = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+const appFloorBlocks = APP_FLOORS.map((floor) => {
+  const above = APP_FLOORS.slice(APP_FLOORS.indexOf(floor) + 1);
+  const patterns = above.length === 0 ? [] : [{ regex: appFolderRegex(above), message: `app/${floor} imports only the app folders below it: move what both need down (docs/development.md)` }];
+  return { files: [`src-main/app/${floor}/**/*.ts`], ignores: TEST_FILES, rules: restricted([...LAYERS.app, ...patterns]) };
 });
 
 export default tseslint.config(
@@ -97,6 +111,7 @@ export default tseslint.config(
     ignores: TEST_FILES,
     rules: restricted(LAYERS.app),
   },
+  ...appFloorBlocks,
   {
     files: ['src-renderer/**/*.{ts,tsx}'],
     rules: restricted(LAYERS.renderer, false),

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { newThreadState } from '../src-main/core/agent/types';
 import { openDatabase } from '../src-main/core/backends/store/store';
 import type { ChatMessage } from '../src-main/core/models/types';
-import { databasePath } from '../src-main/app/data-dir';
+import { databasePath } from '../src-main/app/base/data-dir';
 import { ThreadStore } from '../src-main/app/threads/thread-store';
 import { conversation, openApp, screenshot, sendMessage, toolCard, useE2ESession } from './harness';
 

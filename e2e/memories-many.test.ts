@@ -3,7 +3,7 @@
 // finds one memory among them.
 
 import { describe, expect, it } from 'vitest';
-import { databasePath } from '../src-main/app/data-dir';
+import { databasePath } from '../src-main/app/base/data-dir';
 import { MEMORIES_NAMESPACE } from '../src-main/core/backends/store/memory-store-api';
 import { openDatabase, StoreBackend } from '../src-main/core/backends/store/store';
 import { openApp, screenshot, useE2ESession } from './harness';

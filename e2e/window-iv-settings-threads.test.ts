@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { databasePath } from '../src-main/app/data-dir';
+import { databasePath } from '../src-main/app/base/data-dir';
 import { ThreadStore } from '../src-main/app/threads/thread-store';
 import { openDatabase } from '../src-main/core/backends/store/store';
 import { newThreadState } from '../src-main/core/agent/types';

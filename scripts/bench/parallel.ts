@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { createApp } from '../../src-main/app/app';
+import { createApp } from '../../src-main/app/window/folder-app';
 import { FileSecretStore } from '../../src-main/app/settings/file-secret-store';
 import { lastUserText, startScriptedServer, type ScriptStep, type ScriptedServer } from '../../src-main/core/models/testing/scripted-server';
 import { HostWindow } from '../../src-main/clients/host-client/host-window';

@@ -11,7 +11,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { openDatabase } from '../../src-main/core/backends/store/store';
 import { newThreadState } from '../../src-main/core/agent/types';
-import { createApp, type App } from '../../src-main/app/app';
+import { createApp, type App } from '../../src-main/app/window/folder-app';
 import type { Result } from '../../src-main/app/contract';
 import { displayItems } from '../../src-main/app/threads/display-items';
 import { ThreadStore } from '../../src-main/app/threads/thread-store';

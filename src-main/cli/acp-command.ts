@@ -5,8 +5,8 @@
 // messages only: everything for the person goes to stderr.
 
 import { resolve } from 'node:path';
-import { resolveDataDir } from '../app/data-dir';
-import { buildId } from '../app/package-version';
+import { resolveDataDir } from '../app/base/data-dir';
+import { buildId } from '../app/base/package-version';
 import { checkedModelSpec } from '../app/session/session-models';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { relayAcp } from '../clients/host-client/acp-relay';

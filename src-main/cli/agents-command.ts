@@ -3,12 +3,12 @@
 // its approvals answered on this terminal; Ctrl-C detaches and the run goes on), one to stop.
 // THREAD is a thread's id or a beginning of it that names it alone (thread-ref.ts).
 
-import { resolveDataDir } from '../app/data-dir';
+import { resolveDataDir } from '../app/base/data-dir';
 import { AGENT_STATE_WORDS } from '../app/contract';
 import type { AgentLine, AttachedRun, RunEnd } from '../app/host/runs';
 import { HostRequestError } from '../app/host/service-types';
 import { agentStateOf } from '../app/session/agent-board';
-import type { RunState } from '../app/session/run-records';
+import type { RunState } from '../app/threads/run-records';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { HostNotRunningError, type HostClient } from '../clients/host-client/client';
 import { COMMAND_OPTIONS } from './command-table';

@@ -1,15 +1,15 @@
 // `deepdesk checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]` (SPEC §8).
 // A restore is told to the thread's agent on its next model request (a note kept with the thread).
 
-import { databasePath, resolveDataDir } from '../app/data-dir';
+import { databasePath, resolveDataDir } from '../app/base/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
 import { openDatabase } from '../core/backends/store/store';
 import { CheckpointHistory, CheckpointNotFoundError } from '../core/checkpoints/history';
 import type { RestoreOutcome } from '../core/checkpoints/restore';
 import { restoreNote } from '../core/agent/restore-note';
 import { CheckpointStore } from '../core/checkpoints/store';
-import type { OpenedFolderBackend } from '../app/folders/folder-backend';
-import { parseFolderLocation } from '../app/folders/folder-location';
+import type { OpenedFolderBackend } from '../app/places/folder-backend';
+import { parseFolderLocation } from '../app/places/folder-location';
 import { RemoteBackend } from '../core/backends/remote/remote-backend';
 import { isSshFolder } from '../core/backends/remote/ssh-target';
 import { recorderFor } from '../core/checkpoints/recorder';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_MEMORY_PAGE } from '../app/contract';
-import { databasePath } from '../app/data-dir';
+import { databasePath } from '../app/base/data-dir';
 import { MEMORIES_NAMESPACE } from '../core/backends/store/memory-store-api';
 import { StoreBackend } from '../core/backends/store/store';
 import { removeDataDir } from '../app/host/testing/remove-data-dir';

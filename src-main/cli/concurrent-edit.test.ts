@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { until } from '../app/app-harness.test-support';
+import { until } from '../app/window/app-harness.test-support';
 import { detectSandbox } from '../core/sandbox';
 import { writeLayerTools } from '../core/sandbox/write-layer';
 import { useCliTestEnv } from './cli-harness.test-support';

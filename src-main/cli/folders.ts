@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
-import { openFolderBackend, RemoteFolderError, type FolderBackendOptions, type OpenedFolderBackend } from '../app/folders/folder-backend';
-import { FolderLocationError, parseFolderLocation, type FolderLocation } from '../app/folders/folder-location';
+import { openFolderBackend, RemoteFolderError, type FolderBackendOptions, type OpenedFolderBackend } from '../app/places/folder-backend';
+import { FolderLocationError, parseFolderLocation, type FolderLocation } from '../app/places/folder-location';
 import { UsageError } from './usage';
 
 /**

@@ -6,8 +6,8 @@
 import { runAgentHost, type AgentHostProtocol } from '../app/host/agent-host';
 import { checkListenRequest, type ProtocolListenRequest } from '../app/contract/protocol-listen';
 import { protocolKey, rotateProtocolKey } from '../app/host/agent-protocol/protocol-key';
-import { resolveDataDir } from '../app/data-dir';
-import { buildId, packageVersion } from '../app/package-version';
+import { resolveDataDir } from '../app/base/data-dir';
+import { buildId, packageVersion } from '../app/base/package-version';
 import { readSavedSettings } from '../app/settings/settings-service';
 import { HostClient } from '../clients/host-client/client';
 import { COMMAND_OPTIONS } from './command-table';

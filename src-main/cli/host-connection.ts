@@ -2,7 +2,7 @@
 // bad request told as bad usage (exit 2), as the command itself would have.
 
 import { HostRequestError } from '../app/host/service-types';
-import { buildId } from '../app/package-version';
+import { buildId } from '../app/base/package-version';
 import { HostClient } from '../clients/host-client/client';
 import { UsageError } from './usage';
 

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { databasePath } from '../app/data-dir';
+import { databasePath } from '../app/base/data-dir';
 import { openDatabase } from '../core/backends/store/store';
 import { HostRuns } from '../app/host/runs';
 import { json, type Route } from '../app/host/agent-protocol/http';

@@ -1,5 +1,5 @@
 import { HELP_ARGUMENTS, isCommandName, VERSION_ARGUMENTS, type CommandName } from './command-table';
-import { packageVersion } from '../app/package-version';
+import { packageVersion } from '../app/base/package-version';
 import { HELP, UsageError } from './usage';
 import { guardTerminalOutput } from './terminal-output';
 

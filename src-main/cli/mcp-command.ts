@@ -8,11 +8,11 @@ import { mcpTrustKey, projectMcpFile, userMcpFile } from '../core/config/kinds/m
 import { trustReport } from '../core/trust/report';
 import { TrustStore } from '../core/trust/store';
 import { terminalSafe } from '../core/text/terminal-safe';
-import { resolveDataDir } from '../app/data-dir';
+import { resolveDataDir } from '../app/base/data-dir';
 import { statusText } from '../app/mcp/mcp-service';
 import { projectFolder } from './folders';
 import { openCommandExtensions } from '../app/session/session-extensions';
-import { packageVersion } from '../app/package-version';
+import { packageVersion } from '../app/base/package-version';
 import { table } from './table';
 import { COMMAND_OPTIONS } from './command-table';
 import { processIo, type CommandIo } from './command-io';

@@ -2,7 +2,7 @@
 // or the store `--memories-store` (else Settings) names.
 
 import { openDatabase } from '../core/backends/store/store';
-import { databasePath, resolveDataDir } from '../app/data-dir';
+import { databasePath, resolveDataDir } from '../app/base/data-dir';
 import { ContractError, MAX_MEMORY_PAGE } from '../app/contract';
 import { MEMORY_AUTHOR_USER, MemoriesService } from '../app/memories/memories-service';
 import { terminalSafe } from '../core/text/terminal-safe';

@@ -5,7 +5,7 @@
 // anything shows the new list and asks again.
 
 import { pluginPartCounts } from '../app/contract';
-import { resolveDataDir } from '../app/data-dir';
+import { resolveDataDir } from '../app/base/data-dir';
 import { pluginContents } from '../core/extensions/plugins/parts';
 import { PluginError, PluginStore, type StagedPlugin } from '../core/extensions/plugins/store';
 import { readPlugin } from '../core/extensions/plugins/manifest';

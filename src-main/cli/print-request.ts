@@ -4,8 +4,8 @@
 // run's own assembly (headless-run.ts), without calling the model: no key is needed. What a
 // folder, a skill or a server wrote is content the person asked for (writeContent).
 
-import { databasePath } from '../app/data-dir';
-import { packageVersion } from '../app/package-version';
+import { databasePath } from '../app/base/data-dir';
+import { packageVersion } from '../app/base/package-version';
 import { previewHeadlessRequest, type HeadlessRequestPreview, type HeadlessRunRequest } from '../app/session/headless-run';
 import { holdDataFolderSecrets } from '../app/settings/data-folder-secrets';
 import { contentText } from '../core/agent/model-view';

@@ -11,9 +11,9 @@ import { resolve } from 'node:path';
 import { nameProblem } from '../app/worktrees/worktree-names';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
 import { terminalSafe } from '../core/text/terminal-safe';
-import { resolveDataDir } from '../app/data-dir';
+import { resolveDataDir } from '../app/base/data-dir';
 import type { HeadlessRunRequest } from '../app/session/headless-run';
-import { folderLocationText } from '../app/folders/folder-location';
+import { folderLocationText } from '../app/places/folder-location';
 
 
 import { folderLocation } from './folders';

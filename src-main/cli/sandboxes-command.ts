@@ -3,7 +3,7 @@
 // it changed to its worktree first. Runs here, in the CLI process, on the data folder's
 // database, with the providers' keys from the environment or Settings › Sandboxes.
 
-import { databasePath, resolveDataDir } from '../app/data-dir';
+import { databasePath, resolveDataDir } from '../app/base/data-dir';
 import { holdDataFolderSecrets } from '../app/settings/data-folder-secrets';
 import { SettingsService } from '../app/settings/settings-service';
 import { listSandboxes, providerLabel, removeSandbox, SandboxAdminError, stopSandbox, type SandboxAdminOptions, type SandboxListing } from '../app/sandboxes/sandbox-admin';

@@ -11,7 +11,7 @@ import { client, methods, ndJsonStream, PROTOCOL_VERSION, type ClientConnection 
 import { afterEach, describe, expect, it } from 'vitest';
 import { textOf, toolMessages } from '../core/agent/agent-harness.test-support';
 import type { RecordedRequest, ScriptStep } from '../core/models/testing/scripted-server';
-import { until, useAppTestEnv } from '../app/app-harness.test-support';
+import { until, useAppTestEnv } from '../app/window/app-harness.test-support';
 import { bin, repo, useCliTestEnv } from './cli-harness.test-support';
 
 const isSubagent = (req: RecordedRequest) => textOf(req.messages[0]!.content).includes('You are a subagent');

@@ -5,7 +5,7 @@
 // tokens; without one, 8,000 characters).
 
 import { homedir } from 'node:os';
-import { resolveDataDir } from '../app/data-dir';
+import { resolveDataDir } from '../app/base/data-dir';
 import { discoverSkills } from '../core/extensions/skills/discover';
 import { budgetText, skillListing, skillPromptBudget } from '../core/agent/middleware/skills-prompt';
 import type { Skill } from '../core/extensions/skills/types';

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { databasePath } from '../app/data-dir';
+import { databasePath } from '../app/base/data-dir';
 import { ThreadStore } from '../app/threads/thread-store';
 import { newThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';

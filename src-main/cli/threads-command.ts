@@ -5,7 +5,7 @@
 
 import { writeFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { databasePath, resolveDataDir } from '../app/data-dir';
+import { databasePath, resolveDataDir } from '../app/base/data-dir';
 import type { PendingApproval } from '../app/contract';
 import { readSavedSettings } from '../app/settings/settings-service';
 import { ThreadStore, type ThreadSummary } from '../app/threads/thread-store';

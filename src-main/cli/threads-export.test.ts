@@ -8,7 +8,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { marked, type Token, type Tokens } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { databasePath } from '../app/data-dir';
+import { databasePath } from '../app/base/data-dir';
 import { ApprovalService } from '../app/approvals/approval-service';
 import { ThreadStore } from '../app/threads/thread-store';
 import { newThreadState, type ThreadState } from '../core/agent/types';

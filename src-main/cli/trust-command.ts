@@ -5,7 +5,7 @@
 // (SPEC §15): on a terminal, its marketplace added and the plugin installed each only on the
 // person's `y`, the plugin's list of what it would load shown first; otherwise, how to by hand.
 
-import { resolveDataDir } from '../app/data-dir';
+import { resolveDataDir } from '../app/base/data-dir';
 import { pendingFolderPlugins } from '../core/config/kinds/plugins';
 import { PluginError, PluginStore } from '../core/extensions/plugins/store';
 import { trustReport } from '../core/trust/report';

@@ -3,7 +3,7 @@
 // as a second one), or as one JSON document shaped as the contract's UsageReport (what the
 // window's Usage view reads).
 
-import { databasePath, resolveDataDir } from '../app/data-dir';
+import { databasePath, resolveDataDir } from '../app/base/data-dir';
 import { sandboxTimeText, usageGroupingSchema, usageSinceSchema, type UsageGrouping, type UsageReport, type UsageSums } from '../app/contract/usage';
 import { ThreadStore } from '../app/threads/thread-store';
 import { openDatabase } from '../core/backends/store/store';

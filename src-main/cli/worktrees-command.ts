@@ -7,7 +7,7 @@
 
 import { askLine } from './terminal-output';
 import type Database from 'better-sqlite3';
-import { databasePath, resolveDataDir } from '../app/data-dir';
+import { databasePath, resolveDataDir } from '../app/base/data-dir';
 import { ThreadStore, type ThreadSummary } from '../app/threads/thread-store';
 import { ambiguous, matchThread } from '../app/threads/thread-ref';
 import { changeCountsText, WorktreeError, WorktreeService, type ChangeKind, type ConflictedFile, type CreatedWorktree, type WorktreeListing, type WorktreeRecord } from '../app/worktrees/worktree-service';

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../core/models/testing/scripted-server';
-import { useAppTestEnv, type Call, type OpenedApp } from '../app-harness.test-support';
+import { useAppTestEnv, type Call, type OpenedApp } from '../window/app-harness.test-support';
 import type { Result } from '../contract';
 
 const t = useAppTestEnv('deepdesk-notes');

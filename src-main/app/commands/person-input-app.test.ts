@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../core/models/testing/scripted-server';
-import { useAppTestEnv } from '../app-harness.test-support';
+import { useAppTestEnv } from '../window/app-harness.test-support';
 
 const t = useAppTestEnv('deepdesk-person-input');
 const TEST_SERVER = join(import.meta.dirname, '../../core/extensions/mcp/__fixtures__/test-server.mjs');

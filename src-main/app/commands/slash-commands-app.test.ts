@@ -2,7 +2,7 @@
 // model: what each built-in does, and that an unknown command never reaches the model.
 
 import { describe, expect, it } from 'vitest';
-import { useAppTestEnv } from '../app-harness.test-support';
+import { useAppTestEnv } from '../window/app-harness.test-support';
 
 const t = useAppTestEnv('deepdesk-slash-app');
 

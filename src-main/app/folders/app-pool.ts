@@ -4,7 +4,7 @@
 // threads is working, so closing a window (or a browser tab, or `deepdesk serve`) leaves its
 // runs going.
 
-import type { App } from '../app';
+import type { App } from '../window/folder-app';
 
 interface Entry {
   app: Promise<App>;

@@ -7,13 +7,13 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApp } from '../app';
+import { createApp } from '../window/folder-app';
 import type { EventFrame, MethodName, NoticeDto, Params, Result } from '../contract';
 import { FileSecretStore } from '../settings/file-secret-store';
 import { startTestSshd, type TestSshd } from '../../core/backends/remote/testing/sshd';
-import { connectRemoteFolder } from './folder-backend';
+import { connectRemoteFolder } from '../places/folder-backend';
 import { createWindowFolders, type WindowFolders, type WindowFoldersOptions } from './window-folders';
-import { MAX_RECENT_FOLDERS, RecentFolders, typedFolderPath } from './recent-folders';
+import { MAX_RECENT_FOLDERS, RecentFolders, typedFolderPath } from '../places/recent-folders';
 
 let root: string;
 let dataDir: string;

@@ -15,20 +15,20 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { App } from '../app';
+import type { App } from '../window/folder-app';
 import { ContractError, type AppInfo, type EventFrame, type EventName, type EventPayload, type MethodName, type NoticeDto, type Params } from '../contract';
-import type { WindowApi } from '../window-api';
+import type { WindowApi } from '../base/window-api';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
 import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
 import { SshConnectionError } from '../../core/backends/remote/ssh-connection';
 import { sshConfigHosts } from '../../core/backends/remote/ssh-config-hosts';
-import { RemoteFolderError } from './folder-backend';
-import { notApplicableUpdates, updateMethods, type UpdateService } from '../updates';
-import { FolderLocationError, folderLocationName, remoteFolderLocation, sshFolderLocation, type FolderLocation, type SshFolderLocation } from './folder-location';
-import { checkFolder, RecentFolders, typedFolderPath } from './recent-folders';
+import { RemoteFolderError } from '../places/folder-backend';
+import { notApplicableUpdates, updateMethods, type UpdateService } from '../base/updates';
+import { FolderLocationError, folderLocationName, remoteFolderLocation, sshFolderLocation, type FolderLocation, type SshFolderLocation } from '../places/folder-location';
+import { checkFolder, RecentFolders, typedFolderPath } from '../places/recent-folders';
 import { AgentBoard } from '../session/agent-board';
 import { openDatabase } from '../../core/backends/store/store';
-import { databasePath } from '../data-dir';
+import { databasePath } from '../base/data-dir';
 import { WorktreeService } from '../worktrees/worktree-service';
 import { SandboxStore } from '../sandboxes/sandbox-store';
 import { PROVIDER_LABELS as SANDBOX_PROVIDER_LABELS } from '../../core/sandbox-providers/provider';
@@ -90,7 +90,7 @@ export interface WindowFoldersOptions {
   /**
    * Builds the app of a remote folder: connects, checks the folder there (rejecting with a
    * RemoteFolderError or an SshConnectionError that says why) and builds its app (openRemoteApp
-   * of app/remote-folder.ts).
+   * of app/places/remote-folder.ts).
    */
   openRemoteApp: (location: SshFolderLocation) => Promise<App>;
   /** The desktop app's native folder dialog; null when the person cancels. */

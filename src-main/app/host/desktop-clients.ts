@@ -5,7 +5,7 @@
 // asks the desktop app to encrypt and decrypt. What it answers is checked here.
 
 import { z } from 'zod';
-import type { SecretStore } from '../secret-store';
+import type { SecretStore } from '../base/secret-store';
 import { EncryptedFileSecretStore, keychainKeyProblem, type SecretCipher } from '../settings/encrypted-file-secret-store';
 import type { HostConnection } from './service-types';
 

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { newThreadState } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
 import { ApprovalService } from '../approvals/approval-service';
-import { databasePath } from '../data-dir';
+import { databasePath } from '../base/data-dir';
 import { NO_SECRETS } from '../settings/settings-service';
 import { ThreadStore } from '../threads/thread-store';
 import { HostRuns, type RunActivity } from './runs';

@@ -20,8 +20,8 @@ import { deleteThread } from '../threads/delete-thread';
 import { ThreadStore } from '../threads/thread-store';
 import { capText, itemsBefore, type PageLimits } from '../threads/thread-page';
 import { shortThreadId } from '../threads/thread-ref';
-import type { SecretStore } from '../secret-store';
-import { RunRecords, type RunRecord, type RunState } from '../session/run-records';
+import type { SecretStore } from '../base/secret-store';
+import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
 import { HostRequestError, type HostConnection } from './service-types';
 
 export type ApprovePolicy = 'ask' | 'auto' | 'deny';

@@ -7,14 +7,14 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
-import { createApp } from '../app';
+import { createApp } from '../window/folder-app';
 import { ContractError, parseRequest, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
 import type { ApprovalExtras } from '../approvals/approval-service';
-import type { App } from '../app';
+import type { App } from '../window/folder-app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
 import type { AttachedRun, HostRuns, PendingQuestion } from './runs';
 import { createWindowFolders, type WindowFolders } from '../folders/window-folders';
-import { openRemoteApp } from '../remote-folder';
+import { openRemoteApp } from '../places/remote-folder';
 import type { FileSecretStore } from '../settings/file-secret-store';
 import { AppPool } from '../folders/app-pool';
 import { HostRequestError, type HostConnection } from './service-types';

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../core/models/testing/scripted-server';
-import { useAppTestEnv } from '../app-harness.test-support';
+import { useAppTestEnv } from '../window/app-harness.test-support';
 
 const t = useAppTestEnv('deepdesk-mcp-app');
 const EVERYTHING = join(import.meta.dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');

@@ -8,9 +8,13 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_MODE, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
-import type { PlaceSandboxStatus } from '../session/session-place';
+import type { SandboxAvailability } from '../../core/sandbox/types';
+import type { SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { approvalModeSchema, ContractError, type ModeState } from '../contract';
 import { JsonFileStore, recordShape, type JsonFileProblem } from '../../core/config/json-file-store';
+
+/** Whether commands are contained here: an OS sandbox, or a provider's sandbox (SPEC §18). */
+export type PlaceSandboxStatus = SandboxAvailability | { available: true; kind: SandboxProviderName };
 
 const folderRecordSchema = z.object({
   mode: approvalModeSchema.optional(),

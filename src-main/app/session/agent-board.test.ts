@@ -10,7 +10,7 @@ import { newThreadState } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
 import { ThreadStore } from '../threads/thread-store';
 import { AgentBoard } from './agent-board';
-import { RunRecords } from './run-records';
+import { RunRecords } from '../threads/run-records';
 
 let dir: string;
 let db: Database.Database;

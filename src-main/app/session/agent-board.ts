@@ -8,9 +8,9 @@ import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
 import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
 import type { AgentDto, AgentState, AgentWorktreeDto, SandboxPlaceDto } from '../contract';
-import { folderLocationName, sshFolderLocation } from '../folders/folder-location';
+import { folderLocationName, sshFolderLocation } from '../places/folder-location';
 import { ThreadStore } from '../threads/thread-store';
-import { GOING_STATES, onRunRecordsChanged, RunRecords, type RunRecord, type RunState } from './run-records';
+import { GOING_STATES, onRunRecordsChanged, RunRecords, type RunRecord, type RunState } from '../threads/run-records';
 
 const POLL_MS = 1_000;
 

@@ -25,14 +25,14 @@ import { transcriptsDir, transcriptWriter } from '../../core/extensions/hooks/tr
 import type { McpTokenStore } from '../../core/extensions/mcp/oauth';
 import type { ApprovalService } from '../approvals/approval-service';
 import { ModeService } from '../modes/mode-service';
-import { remoteConfigStandIn } from '../remote-folder';
-import type { SecretStore } from '../secret-store';
+import { remoteConfigStandIn } from '../places/remote-folder';
+import type { SecretStore } from '../base/secret-store';
 import { SettingsService } from '../settings/settings-service';
 import { RunAudit } from '../telemetry/run-audit';
 import { openSessionExtensions, type SessionExtensions } from './session-extensions';
 import { sessionModels, type ModelFlags, type ModelWording, type SessionModels } from './session-models';
 import { openSessionPlace, placeContained, type PlaceRequest, type SessionPlace } from './session-place';
-import { folderLocationText } from '../folders/folder-location';
+import { folderLocationText } from '../places/folder-location';
 import { ThreadStore } from '../threads/thread-store';
 import { ThreadService, type ThreadServiceEvent } from './thread-service';
 

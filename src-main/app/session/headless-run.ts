@@ -18,9 +18,9 @@ import { expandInput, isInputError, messageText } from '../commands/person-input
 import type { TurnRules } from '../commands/slash-commands';
 import { ContractError } from '../contract';
 import type { AttachmentInput } from '../contract/attachments';
-import { parseFolderLocation } from '../folders/folder-location';
-import { openWithSystem } from '../open-external';
-import type { SecretStore } from '../secret-store';
+import { parseFolderLocation } from '../places/folder-location';
+import { openWithSystem } from '../base/open-external';
+import type { SecretStore } from '../base/secret-store';
 import { ThreadStore } from '../threads/thread-store';
 import { givenFlags, openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';

@@ -16,7 +16,7 @@ import { TrustStore } from '../../core/trust/store';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
 import { ExtensionsService } from '../extensions/extensions-service';
 import { McpService } from '../mcp/mcp-service';
-import { openWithSystem } from '../open-external';
+import { openWithSystem } from '../base/open-external';
 import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
 import type { McpTokenStore } from '../../core/extensions/mcp/oauth';
 

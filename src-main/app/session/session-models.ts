@@ -9,7 +9,7 @@ import { ModelConfigError } from '../../core/models/errors';
 import type { RetryPolicy } from '../../core/models/retry';
 import type { ChatModel, ProviderName } from '../../core/models/types';
 import { ContractError, type Settings } from '../contract';
-import { modelProblemForWindow } from '../model-problem-words';
+import { modelProblemForWindow } from '../base/model-problem-words';
 
 /** A client's model flags (`--model`, `--base-url`, `--api-key`, `--context-window`). */
 export interface ModelFlags {

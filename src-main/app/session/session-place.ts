@@ -13,16 +13,14 @@ import { createSandbox, detectSandbox, type SandboxAvailability } from '../../co
 import type { Sandbox } from '../../core/sandbox/types';
 import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
 import { ContractError } from '../contract';
-import { RemoteFolderError } from '../folders/folder-backend';
-import { folderLocationText, type FolderLocation } from '../folders/folder-location';
-import { openRemoteAppFolder, remoteFolderConfiguration, remoteFolderLimitsNotice, type RemoteAppFolder } from '../remote-folder';
+import { RemoteFolderError } from '../places/folder-backend';
+import { folderLocationText, type FolderLocation } from '../places/folder-location';
+import { openRemoteAppFolder, remoteFolderConfiguration, remoteFolderLimitsNotice, type RemoteAppFolder } from '../places/remote-folder';
 import type Database from 'better-sqlite3';
 import { PROVIDER_LABELS, type SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { SandboxStore } from '../sandboxes/sandbox-store';
+import type { PlaceSandboxStatus } from '../modes/mode-service';
 import { openSandboxPlace, type SandboxPlaceOptions } from '../sandboxes/sandbox-place';
-
-/** Whether commands are contained here: an OS sandbox, or a provider's sandbox (SPEC §18). */
-export type PlaceSandboxStatus = SandboxAvailability | { available: true; kind: SandboxProviderName };
 
 /** What opening a sandbox folder needs from the session: its records, Settings › Sandboxes and their keys, the ledger. */
 export type PlaceSandboxes = { db: Database.Database } & Pick<SandboxPlaceOptions, 'settings' | 'savedKeys' | 'recordTime' | 'provider'>;

@@ -43,7 +43,7 @@ import { fullToolCall, itemsBefore, latestPage, latestPageOfRange, type EarlierI
 import { cutConversation, isRewoundPart, putBackConversation } from '../threads/rewind';
 import { titleFromTyped } from '../threads/thread-title';
 import { ThreadStore, type ThreadSearchMatch } from '../threads/thread-store';
-import { RunRecords, type RunState } from './run-records';
+import { RunRecords, type RunState } from '../threads/run-records';
 import { defaultMaxConcurrentRuns, processRunSlots, RunSlot, type RunSlots } from './run-slots';
 
 export interface ThreadServiceOptions {

@@ -6,7 +6,7 @@
 // merge under its lock.
 
 import { z } from 'zod';
-import type { SecretStore } from '../secret-store';
+import type { SecretStore } from '../base/secret-store';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 
 /**

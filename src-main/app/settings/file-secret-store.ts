@@ -4,7 +4,7 @@
 
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { SecretStore } from '../secret-store';
+import type { SecretStore } from '../base/secret-store';
 import { JsonFileStore, recordShape, type JsonFileProblem } from '../../core/config/json-file-store';
 
 export class FileSecretStore implements SecretStore {

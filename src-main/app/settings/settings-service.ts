@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
 import { withholdFromCommands } from '../../core/process/app-secrets';
-import type { SecretStore } from '../secret-store';
+import type { SecretStore } from '../base/secret-store';
 import { fieldsShape, JsonFileStore, type JsonFileProblem } from '../../core/config/json-file-store';
 import type { z } from 'zod';
 

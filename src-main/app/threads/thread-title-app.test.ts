@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useAppTestEnv } from '../app-harness.test-support';
+import { useAppTestEnv } from '../window/app-harness.test-support';
 import { titleFromMessage, titleFromTyped } from './thread-title';
 
 const t = useAppTestEnv('deepdesk-thread-title');

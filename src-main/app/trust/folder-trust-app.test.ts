@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../core/models/testing/scripted-server';
 import { TrustStore } from '../../core/trust/store';
-import { useAppTestEnv } from '../app-harness.test-support';
+import { useAppTestEnv } from '../window/app-harness.test-support';
 
 const t = useAppTestEnv('deepdesk-trust-app');
 const TEST_SERVER = join(import.meta.dirname, '../../core/extensions/mcp/__fixtures__/test-server.mjs');

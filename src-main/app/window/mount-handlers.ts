@@ -2,7 +2,7 @@
 
 import { MountSpecError, parseMountPrefix } from '../../core/backends/mounts/mount-spec';
 import { localMountProblem, parseSavedMount } from '../../core/backends/mounts/mount-table';
-import { answerWithin, LATER } from '../answer-within';
+import { answerWithin, LATER } from '../base/answer-within';
 import { ContractError } from '../contract';
 import type { HandlersFor, WindowServices } from './handlers';
 

@@ -7,9 +7,9 @@ import { listModels } from '../../core/models/list-models';
 import type { RetryPolicy } from '../../core/models/retry';
 import type { ChatModel } from '../../core/models/types';
 import { ContractError } from '../contract';
-import { detectLocalServers } from '../local-servers';
+import { detectLocalServers } from '../settings/local-servers';
 import { isSandboxKeyVariable } from '../settings/settings-service';
-import { modelProblemForWindow, problemForWindow, providerLabel } from '../model-problem-words';
+import { modelProblemForWindow, problemForWindow, providerLabel } from '../base/model-problem-words';
 import type { HandlersFor, WindowServices } from './handlers';
 
 export function settingsHandlers(w: WindowServices): HandlersFor<'settings.'> & HandlersFor<'mode.'> {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
-import { createApp, type App } from '../app';
+import { createApp, type App } from '../window/folder-app';
 import type { EventFrame, FileEntry } from '../contract';
 import { FileSecretStore } from '../settings/file-secret-store';
 import { IGNORED_PATHS } from './folder-watcher';

@@ -10,12 +10,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { carryOut, planApply } from './apply-to-folder';
 import { GitRunner } from './worktree-git';
 import { openDatabase } from '../../core/backends/store/store-db';
-import { databasePath } from '../data-dir';
-import { RunRecords } from '../session/run-records';
+import { databasePath } from '../base/data-dir';
+import { RunRecords } from '../threads/run-records';
 import { TrustStore } from '../../core/trust/store';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { newThreadState } from '../../core/agent/types';
-import { RecentFolders } from '../folders/recent-folders';
+import { RecentFolders } from '../places/recent-folders';
 import { ThreadStore } from '../threads/thread-store';
 import { WorktreeError, WorktreeService, generateName, nameProblem } from './worktree-service';
 

@@ -22,9 +22,3 @@ export function desktopHostLaunch(options: { packaged: boolean; electron: boolea
   if (!options.packaged || !options.electron) return defaultHostLaunch(options.dataDir, options.env);
   return { file: options.execPath, args: [AGENT_HOST_SWITCH, '--data-dir', options.dataDir], env: { ...options.env } };
 }
-
-/** Runs the host with the arguments after the switch; resolves to its exit status. */
-export async function runAgentHost(args: string[]): Promise<number> {
-  const { hostCommand } = await import('../../cli/host-command');
-  return hostCommand(args);
-}

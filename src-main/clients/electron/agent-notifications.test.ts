@@ -6,7 +6,7 @@
 
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentDto, EventFrame } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { watchAgentNotifications, type AgentNotifications } from './agent-notifications';
 import { EVENT_CHANNEL } from './bridge-api';
 import { electron, fake, resetFakeElectron, type FakeBrowserWindow } from './testing/fake-electron';

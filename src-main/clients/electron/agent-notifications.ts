@@ -10,7 +10,7 @@
 import { Notification, type BrowserWindow } from 'electron';
 import { z } from 'zod';
 import { agentNotices, agentSchema, type AgentDto, type AgentNotice, type EventFrame } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { EVENT_CHANNEL } from './bridge-api';
 
 const agentList = z.array(agentSchema);

@@ -3,7 +3,7 @@
 
 import { describe, expect, it, vi } from 'vitest';
 import { ContractError, type EventFrame, type MethodName } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { createBridgeTransport } from '../../../src-renderer/src/transport';
 import { handleRequestFrame } from '../web/handle-frame';
 import type { DeepdeskBridge } from './bridge-api';

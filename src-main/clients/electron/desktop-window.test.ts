@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { MethodName, Params, Result, ThreadView } from '../../app/contract';
 import type { SecretCipher } from '../../app/settings/encrypted-file-secret-store';
-import { notApplicableUpdates } from '../../app/updates';
+import { notApplicableUpdates } from '../../app/base/updates';
 import { startTestSshd } from '../../core/backends/remote/testing/sshd';
 import { startScriptedServer, type ScriptedServer } from '../../core/models/testing/scripted-server';
 import { hostPid } from '../../cli/host-harness.test-support';

@@ -5,10 +5,10 @@
 // launch) never leave this process.
 
 import type { EventFrame, MethodName, NoticeDto } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
-import { buildId } from '../../app/package-version';
+import type { WindowApi } from '../../app/base/window-api';
+import { buildId } from '../../app/base/package-version';
 import type { SecretCipher } from '../../app/settings/encrypted-file-secret-store';
-import { updateMethods, type UpdateService } from '../../app/updates';
+import { updateMethods, type UpdateService } from '../../app/base/updates';
 import { HostWindow } from '../host-client/host-window';
 import type { HostLaunch } from '../host-client/launch';
 import { desktopAnswers } from './desktop-answers';

@@ -3,7 +3,7 @@
 
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventFrame } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { CALL_CHANNEL, EVENT_CHANNEL } from './bridge-api';
 import { electron, FakeBrowserWindow, FakeFrame, resetFakeElectron } from './testing/fake-electron';
 

@@ -2,7 +2,7 @@
 
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import type { ResponseFrame } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { handleRequestFrame } from '../web/handle-frame';
 import { CALL_CHANNEL, EVENT_CHANNEL } from './bridge-api';
 import { isAppPageUrl, type AppPages } from './trusted-urls';

@@ -16,7 +16,7 @@ vi.mock('electron', async () => (await import('./testing/fake-electron')).electr
 const dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-electron-host-'));
 const argv = process.argv;
 process.argv = ['deepdesk', AGENT_HOST_SWITCH, '--data-dir', dataDir, '--idle-seconds', '0.5'];
-await import('./main');
+await import('../../desktop-main');
 process.argv = argv;
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -33,7 +33,7 @@ Object.defineProperty(process, 'resourcesPath', { value: resourcesPath, configur
 // `<packaged app> --data-dir DIR`: no folder.
 const argv = process.argv;
 process.argv = ['deepdesk', '--data-dir', dataDir];
-await import('./main');
+await import('../../desktop-main');
 process.argv = argv;
 
 afterAll(async () => {

@@ -7,8 +7,8 @@ import { app, dialog, Menu, protocol, session, shell, type BrowserWindow } from 
 import type { AppUpdater } from 'electron-updater';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveDataDir } from '../../app/data-dir';
-import { agentHostArgs, desktopHostLaunch, runAgentHost } from './agent-host-entry';
+import { resolveDataDir } from '../../app/base/data-dir';
+import { agentHostArgs, desktopHostLaunch } from './agent-host-entry';
 import { openDesktopWindow, type DesktopWindow } from './desktop-window';
 import { watchAgentNotifications } from './agent-notifications';
 import { appMenuTemplate } from './app-menu';
@@ -215,28 +215,34 @@ async function start(): Promise<void> {
   });
 }
 
-const debugSwitch = app.isPackaged ? debugSwitchGiven((name) => app.commandLine.hasSwitch(name)) : undefined;
-const hostArgs = agentHostArgs(process.argv);
-if (debugSwitch !== undefined) {
-  // A debugger port is a way into the window (or the host, and the keys it holds) for any process of this user.
-  console.error(`deepdesk: the installed app does not run with --${debugSwitch}`);
-  app.exit(1);
-} else if (hostArgs !== undefined) {
-  // The agent host: no window, no dock icon, no single-instance lock (the desktop app is its client).
-  app.dock?.hide();
-  runAgentHost(hostArgs).then(
-    (code) => app.exit(code),
-    (err: unknown) => {
-      console.error(`deepdesk host: ${errorText(err)}`);
-      app.exit(1);
-    },
-  );
-} else if (!app.requestSingleInstanceLock(launch)) {
-  // The first instance hears this launch's arguments and working directory ('second-instance').
-  app.quit();
-} else {
-  // Before 'ready': app://deepdesk is a standard, secure origin of its own.
-  protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
-  app.enableSandbox();
-  start().catch((err: unknown) => fail('Deepdesk could not start', err));
+/**
+ * Starts the desktop app: the window, or with AGENT_HOST_SWITCH the agent host, run by
+ * `runHost` (the CLI's `deepdesk host`, handed in by the entry above both: src-main/desktop-main.ts).
+ */
+export function startDesktop(options: { runHost: (args: string[]) => Promise<number> }): void {
+  const debugSwitch = app.isPackaged ? debugSwitchGiven((name) => app.commandLine.hasSwitch(name)) : undefined;
+  const hostArgs = agentHostArgs(process.argv);
+  if (debugSwitch !== undefined) {
+    // A debugger port is a way into the window (or the host, and the keys it holds) for any process of this user.
+    console.error(`deepdesk: the installed app does not run with --${debugSwitch}`);
+    app.exit(1);
+  } else if (hostArgs !== undefined) {
+    // The agent host: no window, no dock icon, no single-instance lock (the desktop app is its client).
+    app.dock?.hide();
+    options.runHost(hostArgs).then(
+      (code) => app.exit(code),
+      (err: unknown) => {
+        console.error(`deepdesk host: ${errorText(err)}`);
+        app.exit(1);
+      },
+    );
+  } else if (!app.requestSingleInstanceLock(launch)) {
+    // The first instance hears this launch's arguments and working directory ('second-instance').
+    app.quit();
+  } else {
+    // Before 'ready': app://deepdesk is a standard, secure origin of its own.
+    protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
+    app.enableSandbox();
+    start().catch((err: unknown) => fail('Deepdesk could not start', err));
+  }
 }

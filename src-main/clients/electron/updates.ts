@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { UpdateStatus } from '../../app/contract';
-import type { UpdateService } from '../../app/updates';
+import type { UpdateService } from '../../app/base/updates';
 
 /** The part of electron-updater's AppUpdater this uses (tests pass a fake). */
 export interface UpdaterLike {

@@ -4,7 +4,7 @@
 // refetches what it shows); the requests in flight at that moment fail.
 
 import { ContractError, type EventFrame, type MethodName, type NoticeDto } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { HostRequestError } from '../../app/host/service-types';
 import type { WindowOpenParams } from '../../app/host/windows';
 import { HostClient, HostGoneError, type HostConnectOptions } from './client';

@@ -2,7 +2,7 @@
 // No app logic here: validation comes from the contract, answers from the WindowApi.
 
 import { ContractError, parseRequest, type ResponseFrame } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 
 /** The id to answer with: the frame's own when it has a usable one, else -1. */
 export function frameId(frame: unknown): number {

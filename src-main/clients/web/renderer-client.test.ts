@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { ContractError, type EventFrame, type MethodName } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { createWebSocketTransport, MAX_FRAME_BYTES, TransportError, type ClientTransport, type ConnectionStatus, type WebSocketConstructor } from '../../../src-renderer/src/transport';
 import { startWebHost, type WebHost } from './server';
 import { takeServeToken } from '../../../src-renderer/src/transport/serve-token';

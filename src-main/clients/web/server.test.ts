@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { ContractError, type EventFrame, type MethodName } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { startWebHost, type WebHost } from './server';
 import { MAX_FRAME_BYTES } from './socket-hub';
 

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { hasSessionCookie, hostAllowed, newToken, originAllowed, securityHeaders, sessionCookie, tokenFromProtocols, tokenMatches } from './security';
 import { createSocketHub } from './socket-hub';
 import { resolveStaticFile, sendStaticFile } from './static-files';

@@ -2,7 +2,7 @@
 
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { EventFrame, ResponseFrame } from '../../app/contract';
-import type { WindowApi } from '../../app/window-api';
+import type { WindowApi } from '../../app/base/window-api';
 import { errorFrame, handleRequestFrame } from './handle-frame';
 import { SUBPROTOCOL } from './security';
 

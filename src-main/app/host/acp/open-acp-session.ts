@@ -5,10 +5,10 @@
 
 import { ndJsonStream } from '@agentclientprotocol/sdk';
 import { openDatabase } from '../../../core/backends/store/store';
-import { databasePath } from '../../data-dir';
-import { openWithSystem } from '../../open-external';
-import { packageVersion } from '../../package-version';
-import type { SecretStore } from '../../secret-store';
+import { databasePath } from '../../base/data-dir';
+import { openWithSystem } from '../../base/open-external';
+import { packageVersion } from '../../base/package-version';
+import type { SecretStore } from '../../base/secret-store';
 import { checkedMemoriesStore, checkedMountFlags } from '../../session/flag-checks';
 import { sessionModels } from '../../session/session-models';
 import { givenFlags } from '../../session/folder-session';

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { isSshFolder } from '../../../core/backends/remote/ssh-target';
 import { realPathOf } from '../../../core/fs/real-path';
-import type { RecentFolders } from '../../folders/recent-folders';
+import type { RecentFolders } from '../../places/recent-folders';
 import type { ThreadStore } from '../../threads/thread-store';
 import type { ProtocolContext } from './context';
 import { startProtocolServer, type ProtocolServer, type Route } from './http';

@@ -9,7 +9,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { afterEach, beforeEach } from 'vitest';
 import { openDatabase } from '../../../../core/backends/store/store';
 import { startScriptedServer, type ScriptedServer, type ScriptStep } from '../../../../core/models/testing/scripted-server';
-import { databasePath } from '../../../data-dir';
+import { databasePath } from '../../../base/data-dir';
 import { NO_SECRETS } from '../../../settings/settings-service';
 import type Database from 'better-sqlite3';
 import { HostRuns } from '../../runs';

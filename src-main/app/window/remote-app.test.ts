@@ -5,16 +5,16 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { textOf, toolMessages } from '../core/agent/agent-harness.test-support';
-import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
-import { FilesystemBackend } from '../core/backends/filesystem/filesystem';
-import { startTestSshd, type TestSshd } from '../core/backends/remote/testing/sshd';
-import { detectSandbox } from '../core/sandbox';
-import { createApp, type App } from './app';
-import { parseRequest, type EventFrame, type MethodName, type Params, type Result } from './contract';
-import { sshFolderLocation } from './folders/folder-location';
-import { openRemoteApp, remoteFolderConfiguration } from './remote-folder';
-import { FileSecretStore } from './settings/file-secret-store';
+import { textOf, toolMessages } from '../../core/agent/agent-harness.test-support';
+import { startScriptedServer, type ScriptedServer } from '../../core/models/testing/scripted-server';
+import { FilesystemBackend } from '../../core/backends/filesystem/filesystem';
+import { startTestSshd, type TestSshd } from '../../core/backends/remote/testing/sshd';
+import { detectSandbox } from '../../core/sandbox';
+import { createApp, type App } from './folder-app';
+import { parseRequest, type EventFrame, type MethodName, type Params, type Result } from '../contract';
+import { sshFolderLocation } from '../places/folder-location';
+import { openRemoteApp, remoteFolderConfiguration } from '../places/remote-folder';
+import { FileSecretStore } from '../settings/file-secret-store';
 
 const bwrap = (await detectSandbox()).available;
 let sshd: TestSshd;

@@ -1,7 +1,7 @@
 // Where API keys live. The desktop app keeps them with the OS keychain (Electron
 // safeStorage); `deepdesk serve` and the CLI use a private file in the data folder.
 
-import type { JsonFileProblem } from '../core/config/json-file-store';
+import type { JsonFileProblem } from '../../core/config/json-file-store';
 
 export interface SecretStore {
   get(name: string): Promise<string | undefined>;

@@ -4,17 +4,17 @@
 // untouched, and idle threads unloaded and loaded again intact.
 
 import { describe, expect, it } from 'vitest';
-import { newThreadState, type ThreadState } from '../core/agent/types';
-import { openDatabase } from '../core/backends/store/store';
-import type { ChatMessage } from '../core/models/types';
+import { newThreadState, type ThreadState } from '../../core/agent/types';
+import { openDatabase } from '../../core/backends/store/store';
+import type { ChatMessage } from '../../core/models/types';
 import { useAppTestEnv, type Call } from './app-harness.test-support';
-import type { DisplayItem, Result } from './contract';
-import { databasePath } from './data-dir';
-import { displayItems } from './threads/display-items';
-import { PAGE_LIMITS } from './threads/thread-page';
-import { ThreadStore } from './threads/thread-store';
-import { ThreadService } from './session/thread-service';
-import { ApprovalService } from './approvals/approval-service';
+import type { DisplayItem, Result } from '../contract';
+import { databasePath } from '../base/data-dir';
+import { displayItems } from '../threads/display-items';
+import { PAGE_LIMITS } from '../threads/thread-page';
+import { ThreadStore } from '../threads/thread-store';
+import { ThreadService } from '../session/thread-service';
+import { ApprovalService } from '../approvals/approval-service';
 
 const env = useAppTestEnv('deepdesk-pages');
 

@@ -5,8 +5,8 @@
 // window as an error event with its HTTP status.
 
 import { describe, expect, it } from 'vitest';
-import { startScriptedAnthropicServer } from '../core/models/testing/scripted-anthropic-server';
-import { useAppTestEnv } from './app-harness.test-support';
+import { startScriptedAnthropicServer } from '../../core/models/testing/scripted-anthropic-server';
+import { useAppTestEnv } from '../window/app-harness.test-support';
 
 const t = useAppTestEnv('deepdesk-model-problems');
 

@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApp, type App } from './app';
-import type { EventFrame, MethodName, Params, Result } from './contract';
-import { FileSecretStore } from './settings/file-secret-store';
-import { SettingsService } from './settings/settings-service';
+import { createApp, type App } from './folder-app';
+import type { EventFrame, MethodName, Params, Result } from '../contract';
+import { FileSecretStore } from '../settings/file-secret-store';
+import { SettingsService } from '../settings/settings-service';
 
 let folder: string;
 let dataDir: string;

@@ -4,10 +4,10 @@
 // bytes come back (threads.attachment) after a restart.
 
 import { describe, expect, it } from 'vitest';
-import { formatSize } from '../core/media/kinds';
-import { makePdf, makePng } from '../core/media/testing/fixtures';
+import { formatSize } from '../../core/media/kinds';
+import { makePdf, makePng } from '../../core/media/testing/fixtures';
 import { until, useAppTestEnv, type OpenedApp } from './app-harness.test-support';
-import { attachmentsSchema } from './contract';
+import { attachmentsSchema } from '../contract';
 
 const t = useAppTestEnv('deepdesk-attach-app');
 

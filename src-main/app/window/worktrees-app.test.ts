@@ -9,10 +9,10 @@ import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until, useAppTestEnv } from './app-harness.test-support';
-import { createApp, type App } from './app';
-import { parseRequest, type AgentDto, type ContractError, type EventFrame, type MethodName, type Params, type Result } from './contract';
-import { createWindowFolders } from './folders/window-folders';
-import { FileSecretStore } from './settings/file-secret-store';
+import { createApp, type App } from './folder-app';
+import { parseRequest, type AgentDto, type ContractError, type EventFrame, type MethodName, type Params, type Result } from '../contract';
+import { createWindowFolders } from '../folders/window-folders';
+import { FileSecretStore } from '../settings/file-secret-store';
 
 const env = useAppTestEnv('deepdesk-worktrees-app');
 

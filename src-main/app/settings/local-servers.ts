@@ -2,7 +2,7 @@
 // llama.cpp server, vLLM), so settings can offer them with one click.
 
 import type { z } from 'zod';
-import type { localServerSchema } from './contract';
+import type { localServerSchema } from '../contract';
 
 type LocalServer = z.infer<typeof localServerSchema>;
 

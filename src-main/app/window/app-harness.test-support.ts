@@ -5,10 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
-import { createApp, type App } from './app';
-import type { EventFrame, MethodName, Params, Result } from './contract';
-import { FileSecretStore } from './settings/file-secret-store';
+import { startScriptedServer, type ScriptedServer } from '../../core/models/testing/scripted-server';
+import { createApp, type App } from './folder-app';
+import type { EventFrame, MethodName, Params, Result } from '../contract';
+import { FileSecretStore } from '../settings/file-secret-store';
 
 export type Call = <M extends MethodName>(method: M, params: Params<M>) => Promise<Result<M>>;
 

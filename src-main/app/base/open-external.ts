@@ -1,6 +1,6 @@
 // Opens a URL in the person's browser where no host does it for us (`deepdesk serve`, the CLI).
-import { allowedEnv, ENV_OPT_INS } from '../core/process/child-env';
-import { spawnPipe } from '../core/process/spawn';
+import { allowedEnv, ENV_OPT_INS } from '../../core/process/child-env';
+import { spawnPipe } from '../../core/process/spawn';
 
 export function openWithSystem(url: string): Promise<void> {
   if (!/^https?:\/\//i.test(url)) return Promise.reject(new Error(`not a web address: ${url}`));

@@ -6,8 +6,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeF
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { openDatabase } from '../core/backends/store/store';
-import { FileSecretStore } from './settings/file-secret-store';
+import { openDatabase } from '../../core/backends/store/store';
+import { FileSecretStore } from '../settings/file-secret-store';
 import { databasePath, resolveDataDir } from './data-dir';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
@@ -62,7 +62,7 @@ it('a folder the person chose that holds other things keeps its mode; the databa
 });
 
 it('the real CLI creates its data folder owner-only', () => {
-  const repo = resolve(import.meta.dirname, '../..');
+  const repo = resolve(import.meta.dirname, '../../..');
   if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
   const dir = join(root, 'cli-data');
   const r = spawnSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'memories', 'ls', '--data-dir', dir], { encoding: 'utf8' });

@@ -4,11 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isProcessAlive, listProcesses } from '../core/process/process-tree';
-import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
-import { createApp, type App } from './app';
-import { parseRequest, type EventFrame, type MethodName, type Params, type Result } from './contract';
-import { FileSecretStore } from './settings/file-secret-store';
+import { isProcessAlive, listProcesses } from '../../core/process/process-tree';
+import { startScriptedServer, type ScriptedServer } from '../../core/models/testing/scripted-server';
+import { createApp, type App } from './folder-app';
+import { parseRequest, type EventFrame, type MethodName, type Params, type Result } from '../contract';
+import { FileSecretStore } from '../settings/file-secret-store';
 
 let folder: string;
 let dataDir: string;

@@ -3,32 +3,32 @@
 
 
 
-import { ThreadStore } from './threads/thread-store';
+import { ThreadStore } from '../threads/thread-store';
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type Database from 'better-sqlite3';
-import { wantsOutsideSandbox } from '../core/agent/permissions/modes';
-import { evaluatePermission, suggestAllowRule, type PermissionRule } from '../core/agent/permissions/rules';
-import type { ApprovalRequest } from '../core/agent/types';
-import { createDefaultMounts } from '../core/backends/mounts/mounts';
-import { type MountSpec } from '../core/backends/mounts/mount-spec';
-import type { Backend } from '../core/backends/protocol';
-import { openDatabase } from '../core/backends/store/store';
-import { parseModelSpec } from '../core/models/create-model';
+import { wantsOutsideSandbox } from '../../core/agent/permissions/modes';
+import { evaluatePermission, suggestAllowRule, type PermissionRule } from '../../core/agent/permissions/rules';
+import type { ApprovalRequest } from '../../core/agent/types';
+import { createDefaultMounts } from '../../core/backends/mounts/mounts';
+import { type MountSpec } from '../../core/backends/mounts/mount-spec';
+import type { Backend } from '../../core/backends/protocol';
+import { openDatabase } from '../../core/backends/store/store';
+import { parseModelSpec } from '../../core/models/create-model';
 
 
 
 
-import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../core/models/model-info';
-import { errorEventForWindow } from './model-problem-words';
-import { openFolderSession } from './session/folder-session';
+import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from '../../core/models/model-info';
+import { errorEventForWindow } from '../base/model-problem-words';
+import { openFolderSession } from '../session/folder-session';
 
 
-import type { PlaceSandboxStatus } from './session/session-place';
-import { ApprovalService, type ApprovalExtras } from './approvals/approval-service';
-import { approvalPreview } from './approvals/approval-preview';
-import { CheckpointsService, type UserMessageRef } from './checkpoints/checkpoints-service';
+import type { PlaceSandboxStatus } from '../modes/mode-service';
+import { ApprovalService, type ApprovalExtras } from '../approvals/approval-service';
+import { approvalPreview } from '../approvals/approval-preview';
+import { CheckpointsService, type UserMessageRef } from '../checkpoints/checkpoints-service';
 import {
   ContractError,
   type EventFrame,
@@ -40,43 +40,43 @@ import {
   type OverriddenFields,
   type Params,
   type Settings,
-} from './contract';
+} from '../contract';
 
-import { databasePath } from './data-dir';
-import type { WindowApi } from './window-api';
-import { MEMORY_AUTHOR_USER, MemoriesService } from './memories/memories-service';
-import { ModeService } from './modes/mode-service';
-import type { SecretStore } from './secret-store';
-import type { McpTokenStore } from '../core/extensions/mcp/oauth';
-import type { JsonFileProblem } from '../core/config/json-file-store';
-import { changesFolderConfiguration, personConfigPaths } from '../core/config/registry';
-import { watchPersonConfiguration } from '../core/config/watch-person-configuration';
-import { TerminalService } from './terminal/terminal-service';
-import { shownShellBackend, WindowRemoteShellBackend, WindowShellBackend } from './terminal/window-shell-backend';
-import { remoteFolderConfiguration, remoteFolderLimitsNotice, type RemoteAppFolder } from './remote-folder';
-import type { ThreadService } from './session/thread-service';
-import { FolderChangeFeed } from './workspace/folder-change-feed';
-import { WorkspaceService } from './workspace/workspace-service';
-
-
-import { PluginsService } from './plugins/plugins-service';
-import { FolderTrustService } from './trust/folder-trust-service';
+import { databasePath } from '../base/data-dir';
+import type { WindowApi } from '../base/window-api';
+import { MEMORY_AUTHOR_USER, MemoriesService } from '../memories/memories-service';
+import { ModeService } from '../modes/mode-service';
+import type { SecretStore } from '../base/secret-store';
+import type { McpTokenStore } from '../../core/extensions/mcp/oauth';
+import type { JsonFileProblem } from '../../core/config/json-file-store';
+import { changesFolderConfiguration, personConfigPaths } from '../../core/config/registry';
+import { watchPersonConfiguration } from '../../core/config/watch-person-configuration';
+import { TerminalService } from '../terminal/terminal-service';
+import { shownShellBackend, WindowRemoteShellBackend, WindowShellBackend } from '../terminal/window-shell-backend';
+import { remoteFolderConfiguration, remoteFolderLimitsNotice, type RemoteAppFolder } from '../places/remote-folder';
+import type { ThreadService } from '../session/thread-service';
+import { FolderChangeFeed } from '../workspace/folder-change-feed';
+import { WorkspaceService } from '../workspace/workspace-service';
 
 
+import { PluginsService } from '../plugins/plugins-service';
+import { FolderTrustService } from '../trust/folder-trust-service';
 
 
-import { type CommandSources } from './commands/slash-commands';
-import { openWithSystem } from './open-external';
-import { worktreeMethods } from './worktrees/worktree-methods';
-import type { Handlers, WindowServices } from './window/handlers';
-import { appHandlers } from './window/app-handlers';
-import { settingsHandlers } from './window/settings-handlers';
-import { threadHandlers } from './window/thread-handlers';
-import { workspaceHandlers } from './window/workspace-handlers';
-import { mountHandlers } from './window/mount-handlers';
-import { extensionHandlers } from './window/extension-handlers';
-import { sandboxHandlers } from './window/sandbox-handlers';
-import type { SandboxPlaceDto } from './contract';
+
+
+import { type CommandSources } from '../commands/slash-commands';
+import { openWithSystem } from '../base/open-external';
+import { worktreeMethods } from '../worktrees/worktree-methods';
+import type { Handlers, WindowServices } from './handlers';
+import { appHandlers } from './app-handlers';
+import { settingsHandlers } from './settings-handlers';
+import { threadHandlers } from './thread-handlers';
+import { workspaceHandlers } from './workspace-handlers';
+import { mountHandlers } from './mount-handlers';
+import { extensionHandlers } from './extension-handlers';
+import { sandboxHandlers } from './sandbox-handlers';
+import type { SandboxPlaceDto } from '../contract';
 
 
 export interface AppOptions {

@@ -7,12 +7,12 @@
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Backend } from '../core/backends/protocol';
-import { CONFIG_KINDS, type ConfigKind } from '../core/config/registry';
-import { remoteLoginShellCommandLine } from '../core/backends/remote/remote-exec';
-import { RemoteShellBackend } from '../core/backends/remote/remote-shell';
-import { openFolderBackend, type FolderBackendOptions } from './folders/folder-backend';
-import { remoteFolderLabel, type SshFolderLocation } from './folders/folder-location';
+import type { Backend } from '../../core/backends/protocol';
+import { CONFIG_KINDS, type ConfigKind } from '../../core/config/registry';
+import { remoteLoginShellCommandLine } from '../../core/backends/remote/remote-exec';
+import { RemoteShellBackend } from '../../core/backends/remote/remote-shell';
+import { openFolderBackend, type FolderBackendOptions } from './folder-backend';
+import { remoteFolderLabel, type SshFolderLocation } from './folder-location';
 
 export interface RemoteAppFolder {
   /** `dev@box:/srv/proj`, for messages. */

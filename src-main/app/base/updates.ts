@@ -2,7 +2,7 @@
 // provides one; everything else (`deepdesk serve`) answers that updates do not apply.
 
 import { answerWithin, LATER } from './answer-within';
-import { ContractError, type UpdateStatus } from './contract';
+import { ContractError, type UpdateStatus } from '../contract';
 
 export interface UpdateService {
   status(): UpdateStatus;

@@ -5,11 +5,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type ScriptedServer } from '../core/models/testing/scripted-server';
-import { detectSandbox } from '../core/sandbox';
-import { createApp, type App } from './app';
-import type { EventFrame, MethodName, Params, Result } from './contract';
-import { FileSecretStore } from './settings/file-secret-store';
+import { startScriptedServer, type ScriptedServer } from '../../core/models/testing/scripted-server';
+import { detectSandbox } from '../../core/sandbox';
+import { createApp, type App } from './folder-app';
+import type { EventFrame, MethodName, Params, Result } from '../contract';
+import { FileSecretStore } from '../settings/file-secret-store';
 
 let folder: string;
 let dataDir: string;

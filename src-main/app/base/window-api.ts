@@ -1,7 +1,7 @@
 // What a transport needs from the app: answer a validated request, and pass on events.
 // Implemented once ; served by Electron IPC and by the web host.
 
-import type { EventFrame, MethodName } from './contract';
+import type { EventFrame, MethodName } from '../contract';
 
 export interface WindowApi {
   /** Params are already validated against the contract; errors are ContractError or plain Error. */

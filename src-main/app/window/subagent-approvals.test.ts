@@ -5,10 +5,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { textOf } from '../core/agent/agent-harness.test-support';
-import type { RecordedRequest, ScriptStep } from '../core/models/testing/scripted-server';
+import { textOf } from '../../core/agent/agent-harness.test-support';
+import type { RecordedRequest, ScriptStep } from '../../core/models/testing/scripted-server';
 import { until, useAppTestEnv } from './app-harness.test-support';
-import type { EventFrame, PendingApproval } from './contract';
+import type { EventFrame, PendingApproval } from '../contract';
 
 const t = useAppTestEnv('deepdesk-subappr');
 

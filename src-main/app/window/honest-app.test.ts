@@ -7,10 +7,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../core/models/testing/scripted-server';
-import { createApp, type App, type AppOptions } from './app';
-import type { EventFrame, MethodName, Params, Result } from './contract';
-import { FileSecretStore } from './settings/file-secret-store';
+import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../../core/models/testing/scripted-server';
+import { createApp, type App, type AppOptions } from './folder-app';
+import type { EventFrame, MethodName, Params, Result } from '../contract';
+import { FileSecretStore } from '../settings/file-secret-store';
 
 let folder: string;
 let dataDir: string;

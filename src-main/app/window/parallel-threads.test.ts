@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RecordedRequest, ScriptStep } from '../core/models/testing/scripted-server';
-import { lastUserText } from '../core/models/testing/scripted-server';
+import type { RecordedRequest, ScriptStep } from '../../core/models/testing/scripted-server';
+import { lastUserText } from '../../core/models/testing/scripted-server';
 import { until, useAppTestEnv } from './app-harness.test-support';
-import { createWindowFolders } from './folders/window-folders';
-import type { App } from './app';
-import type { AgentDto } from './contract';
+import { createWindowFolders } from '../folders/window-folders';
+import type { App } from './folder-app';
+import type { AgentDto } from '../contract';
 
 const env = useAppTestEnv('deepdesk-parallel');
 

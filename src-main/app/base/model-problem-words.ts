@@ -1,10 +1,10 @@
 // A model problem (core's plain words, e.g. "Can't reach the model server at 127.0.0.1:1234.
 // Is it running?") with the way to its fix in the window's words: where to check what.
 
-import type { ModelProblem, ModelProblemCheck } from '../core/models/connection-problem';
-import type { AgentEvent } from '../core/agent/types';
-import type { ModelConfigError } from '../core/models/errors';
-import type { ProviderName } from '../core/models/types';
+import type { ModelProblem, ModelProblemCheck } from '../../core/models/connection-problem';
+import type { AgentEvent } from '../../core/agent/types';
+import type { ModelConfigError } from '../../core/models/errors';
+import type { ProviderName } from '../../core/models/types';
 
 /** Where the person is told to look: the run's error says Settings; Test connection, in Settings, says above. */
 export type FixPlace = 'Settings' | 'above';
