@@ -2,6 +2,7 @@
 // README.md and docs/*.md show is one the CLI's own command table accepts, every `npm run`
 // script exists in package.json, and every relative link leads to a file.
 
+import { SESSION_FLAGS } from '../src-main/app/base/session-flags';
 import { COMMAND_OPTIONS } from '../src-main/cli/command-table';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -22,6 +23,20 @@ describe('README.md and docs/', () => {
     const cli = readFileSync(join(repo, 'docs/cli.md'), 'utf8');
     const shown = new Set(codeTexts(cli).code.flatMap((c) => deepdeskInvocations(c.text)).map((inv) => inv.split(/\s+/)[0]));
     for (const command of Object.keys(COMMAND_OPTIONS)) expect(shown, command).toContain(command);
+  });
+
+  it('document every session flag (docs/cli.md names each row of the table)', () => {
+    const cli = readFileSync(join(repo, 'docs/cli.md'), 'utf8');
+    expect(SESSION_FLAGS.map((row) => `--${row.flag}`).filter((flag) => !cli.includes(flag))).toEqual([]);
+  });
+
+  it('map every folder of src-main (docs/development.md names each, with its floor)', () => {
+    const map = readFileSync(join(repo, 'docs/development.md'), 'utf8');
+    const folders = (dir: string): string[] =>
+      readdirSync(join(repo, 'src-main', dir), { withFileTypes: true })
+        .filter((e) => e.isDirectory() && e.name !== 'testing' && e.name !== '__fixtures__')
+        .flatMap((e) => [`${dir}${e.name}/`, ...folders(`${dir}${e.name}/`)]);
+    expect(folders('').filter((folder) => !map.includes(`\`${folder}\``))).toEqual([]);
   });
 
   it('the README links every page of docs/', () => {

@@ -4,7 +4,6 @@
 // this command relays its lines (host/host-client/acp-relay.ts). stdout carries protocol
 // messages only: everything for the person goes to stderr.
 
-import { resolve } from 'node:path';
 import { resolveDataDir } from '../app/base/data-dir';
 import { buildId } from '../app/base/package-version';
 import { checkedModelSpec } from '../app/session/session-models';
@@ -13,9 +12,7 @@ import { relayAcp } from '../clients/host-client/acp-relay';
 import { projectFolder } from './folders';
 import { COMMAND_OPTIONS } from './command-table';
 import { badRequestsAsUsage, definedEnv } from './host-connection';
-import { badRequestAsUsage, parseCommand, positiveInt, UsageError } from './usage';
-import { memoriesStoreFlag, mountFlags } from './mount-flags';
-import { sandboxFlags } from './sandbox-flags';
+import { badRequestAsUsage, parseCommand, sessionFlagsOf, UsageError } from './usage';
 
 const ACP_OPTIONS = COMMAND_OPTIONS.acp;
 
@@ -23,15 +20,11 @@ export async function acpCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommand(argv, ACP_OPTIONS);
   if (positionals.length > 0) throw new UsageError(`acp takes no arguments (got '${positionals.join(' ')}')`);
   const env = process.env;
-  const contextWindow = positiveInt('--context-window', values['context-window']);
-  const evictChars = positiveInt('--evict-chars', values['evict-chars']);
+  const flags = sessionFlagsOf('acp', values);
   const folder = projectFolder(values.folder, 'acp');
-  const sandbox = sandboxFlags(values.sandbox, values['sandbox-id']);
-  mountFlags(values.mount);
-  const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], env);
   // Checked here too, so that a bad spec is told before any host starts (the host checks the model, with Settings', again).
-  if (values.model !== undefined) badRequestAsUsage(() => checkedModelSpec(values.model!));
+  if (flags.model !== undefined) badRequestAsUsage(() => checkedModelSpec(flags.model!));
   const say = (line: string) => void process.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
   // A library that logs with console.log would corrupt the protocol stream.
   console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
@@ -44,16 +37,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
     open: {
       folder,
       folderGiven: values.folder !== undefined,
-      ...(values.model !== undefined ? { model: values.model } : {}),
-      ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-      ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
-      ...(contextWindow !== undefined ? { contextWindow } : {}),
-      ...(evictChars !== undefined ? { evictChars } : {}),
-      mounts: values.mount ?? [],
-      ...(memoriesStore !== undefined ? { memoriesStore } : {}),
-      mcpConfig: (values['mcp-config'] ?? []).map((file) => resolve(file)),
-      trust: values.trust === true,
-      ...(sandbox !== undefined ? { sandbox } : {}),
+      ...flags,
       cwd: process.cwd(),
       env: definedEnv(env),
     },

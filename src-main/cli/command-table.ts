@@ -4,80 +4,65 @@
 // really accepts. Kept free of the commands' own imports: loading it costs nothing.
 
 import type { ParseArgsConfig } from 'node:util';
+import { sessionFlagOptions } from '../app/base/session-flags';
 import { COMMON_OPTIONS } from './usage';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** `--mount /PREFIX/=SPEC`, on the commands that open a mount table (run, serve, tools, acp). */
-export const MOUNT_OPTIONS = { mount: { type: 'string', multiple: true } } as const satisfies Options;
-
-/** `--sandbox PROVIDER` and `--sandbox-id ID` (SPEC §18), on run, serve and acp. */
-export const SANDBOX_OPTIONS = { sandbox: { type: 'string' }, 'sandbox-id': { type: 'string' } } as const satisfies Options;
+/**
+ * A command's options: the common ones, its session flags (THE table, app/base/session-flags.ts)
+ * and its own. The session flags are typed loosely here (their values are read through the
+ * table's readSessionFlags, which checks them), so only the command's own are typed.
+ */
+function withSessionFlags<const O extends Options>(command: string, own: O): typeof COMMON_OPTIONS & Record<string, Options[string]> & O {
+  return { ...COMMON_OPTIONS, ...sessionFlagOptions(command), ...own };
+}
 
 export const COMMAND_OPTIONS = {
-  tools: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS },
-  memories: COMMON_OPTIONS,
-  run: {
-    ...COMMON_OPTIONS,
+  tools: withSessionFlags('tools', {}),
+  memories: withSessionFlags('memories', {}),
+  run: withSessionFlags('run', {
     thread: { type: 'string' },
     approve: { type: 'string' },
     mode: { type: 'string' },
     json: { type: 'boolean' },
-    'context-window': { type: 'string' },
-    'evict-chars': { type: 'string' },
     'max-cost': { type: 'string' },
-    trust: { type: 'boolean' },
-    'mcp-config': { type: 'string', multiple: true },
     detach: { type: 'boolean' },
     // `--worktree [NAME]`: run-command.ts reads the optional NAME before parsing (parseArgs has no optional values).
     worktree: { type: 'string' },
     'carry-changes': { type: 'boolean' },
     'print-request': { type: 'boolean' },
-    ...SANDBOX_OPTIONS,
-    ...MOUNT_OPTIONS,
-  },
-  serve: { ...COMMON_OPTIONS, ...MOUNT_OPTIONS, ...SANDBOX_OPTIONS, port: { type: 'string' }, 'context-window': { type: 'string' }, 'mcp-config': { type: 'string', multiple: true } },
-  checkpoints: { ...COMMON_OPTIONS, thread: { type: 'string' }, force: { type: 'boolean' } },
-  mcp: {
-    ...COMMON_OPTIONS,
+  }),
+  serve: withSessionFlags('serve', { port: { type: 'string' } }),
+  checkpoints: withSessionFlags('checkpoints', { thread: { type: 'string' }, force: { type: 'boolean' } }),
+  mcp: withSessionFlags('mcp', {
     project: { type: 'boolean' },
     url: { type: 'string' },
     header: { type: 'string', multiple: true },
     env: { type: 'string', short: 'e', multiple: true },
     transport: { type: 'string' },
     'no-sandbox': { type: 'boolean' },
-    trust: { type: 'boolean' },
-    'mcp-config': { type: 'string', multiple: true },
-  },
-  trust: { ...COMMON_OPTIONS, revoke: { type: 'boolean' } },
-  skills: { ...COMMON_OPTIONS, 'context-window': { type: 'string' } },
-  plugin: { ...COMMON_OPTIONS, yes: { type: 'boolean' } },
-  acp: {
-    ...COMMON_OPTIONS,
-    ...SANDBOX_OPTIONS,
-    trust: { type: 'boolean' },
-    'mcp-config': { type: 'string', multiple: true },
-    'context-window': { type: 'string' },
-    'evict-chars': { type: 'string' },
-    ...MOUNT_OPTIONS,
-  },
-  usage: { ...COMMON_OPTIONS, since: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' } },
-  threads: { ...COMMON_OPTIONS, format: { type: 'string' }, output: { type: 'string' }, 'no-media': { type: 'boolean' } },
-  host: {
-    ...COMMON_OPTIONS,
+  }),
+  trust: withSessionFlags('trust', { revoke: { type: 'boolean' } }),
+  skills: withSessionFlags('skills', {}),
+  plugin: withSessionFlags('plugin', { yes: { type: 'boolean' } }),
+  acp: withSessionFlags('acp', {}),
+  usage: withSessionFlags('usage', { since: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' } }),
+  threads: withSessionFlags('threads', { format: { type: 'string' }, output: { type: 'string' }, 'no-media': { type: 'boolean' } }),
+  host: withSessionFlags('host', {
     'idle-seconds': { type: 'string' },
     listen: { type: 'string' },
     'allow-remote': { type: 'boolean' },
     'cors-origin': { type: 'string', multiple: true },
     'print-key': { type: 'boolean' },
     'rotate-key': { type: 'boolean' },
-  },
-  agents: { ...COMMON_OPTIONS, json: { type: 'boolean' } },
-  attach: { ...COMMON_OPTIONS, approve: { type: 'string' } },
-  stop: COMMON_OPTIONS,
-  worktrees: { ...COMMON_OPTIONS, json: { type: 'boolean' }, force: { type: 'boolean' } },
-  sandboxes: { ...COMMON_OPTIONS, json: { type: 'boolean' }, sandbox: { type: 'string' } },
-} as const satisfies Record<string, Options>;
+  }),
+  agents: withSessionFlags('agents', { json: { type: 'boolean' } }),
+  attach: withSessionFlags('attach', { approve: { type: 'string' } }),
+  stop: withSessionFlags('stop', {}),
+  worktrees: withSessionFlags('worktrees', { json: { type: 'boolean' }, force: { type: 'boolean' } }),
+  sandboxes: withSessionFlags('sandboxes', { json: { type: 'boolean' } }),
+} satisfies Record<string, Options>;
 
 export type CommandName = keyof typeof COMMAND_OPTIONS;
 

@@ -16,7 +16,7 @@ import { packageVersion } from '../app/base/package-version';
 import { table } from './table';
 import { COMMAND_OPTIONS } from './command-table';
 import { processIo, type CommandIo } from './command-io';
-import { parseCommand, UsageError } from './usage';
+import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 
 const MCP_OPTIONS = COMMAND_OPTIONS.mcp;
 
@@ -26,6 +26,7 @@ export async function mcpCommand(argv: string[], io: CommandIo = processIo()): P
   const own = dashes < 0 ? argv : argv.slice(0, dashes);
   const commandLine = dashes < 0 ? [] : argv.slice(dashes + 1);
   const { values, positionals } = parseCommand(own, MCP_OPTIONS);
+  const flags = sessionFlagsOf('mcp', values);
   const [sub, name, ...extra] = positionals;
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const say = (line: string): void => void io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
@@ -34,7 +35,7 @@ export async function mcpCommand(argv: string[], io: CommandIo = processIo()): P
     case 'tools': {
       if (sub === 'tools' && name === undefined) throw new UsageError('mcp tools needs a server name: deepdesk mcp tools NAME');
       const folder = projectFolder(values.folder, 'mcp');
-      const servers = await openCommandExtensions({ folder, dataDir, env: io.env, mcpConfigFiles: values['mcp-config'] ?? [], trust: values.trust === true, version: packageVersion(), say });
+      const servers = await openCommandExtensions({ folder, dataDir, env: io.env, mcpConfigFiles: flags.mcpConfig ?? [], trust: flags.trust === true, version: packageVersion(), say });
       try {
         const states = servers.hub.states();
         if (sub === 'ls') {

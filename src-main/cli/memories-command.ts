@@ -7,9 +7,9 @@ import { ContractError, MAX_MEMORY_PAGE } from '../app/contract';
 import { MEMORY_AUTHOR_USER, MemoriesService } from '../app/memories/memories-service';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
-import { parseCommand, UsageError } from './usage';
+import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 import { writeContent } from './terminal-output';
-import { memoriesStoreFlag, openSessionMounts } from './mount-flags';
+import { openSessionMounts } from './mount-flags';
 
 export interface MemoriesIo {
   input: NodeJS.ReadableStream;
@@ -25,7 +25,7 @@ export async function memoriesCommand(argv: string[], io: MemoriesIo = { input: 
   if (action === undefined || !ACTIONS.includes(action)) throw new UsageError('expected one of: memories ls | cat PATH | write PATH | rm PATH');
   if (action !== 'ls' && path === undefined) throw new UsageError(`memories ${action} needs a PATH`);
   if (action === 'ls' && path !== undefined) throw new UsageError('memories ls takes no PATH');
-  const memoriesStore = memoriesStoreFlag(values['memories-store']);
+  const { memoriesStore } = sessionFlagsOf('memories', values);
   const dataDir = resolveDataDir(values['data-dir']);
   const db = openDatabase(databasePath(dataDir));
   const session = openSessionMounts({

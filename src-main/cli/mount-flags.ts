@@ -4,17 +4,12 @@
 
 import type { MountSpec } from '../core/backends/mounts/mount-spec';
 import { ContractError } from '../app/contract';
-import { checkedMemoriesStore, checkedMountFlags } from '../app/session/flag-checks';
+import { checkedMountFlags } from '../app/base/flag-checks';
 import { UsageError } from './usage';
 
 /** The `--mount` flags, parsed and checked (a local folder must be there); throws UsageError. */
 export function mountFlags(flags: readonly string[] | undefined, cwd: string = process.cwd()): MountSpec[] {
   return asUsage(() => checkedMountFlags(flags, cwd));
-}
-
-/** `--memories-store` checked before anything opens; throws UsageError. */
-export function memoriesStoreFlag(flag: string | undefined): string | undefined {
-  return asUsage(() => checkedMemoriesStore(flag));
 }
 
 function asUsage<T>(check: () => T): T {

@@ -7,7 +7,6 @@
 
 import { checkedModelSpec } from '../app/session/session-models';
 import { randomUUID } from 'node:crypto';
-import { resolve } from 'node:path';
 import { nameProblem } from '../app/worktrees/worktree-names';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
 import { terminalSafe } from '../core/text/terminal-safe';
@@ -17,10 +16,8 @@ import { folderLocationText } from '../app/places/folder-location';
 
 
 import { folderLocation } from './folders';
-import { sandboxFlags } from './sandbox-flags';
 import { COMMAND_OPTIONS } from './command-table';
-import { badRequestAsUsage, parseCommand, positiveAmount, positiveInt, UsageError } from './usage';
-import { memoriesStoreFlag, mountFlags } from './mount-flags';
+import { badRequestAsUsage, parseCommand, positiveAmount, sessionFlagsOf, UsageError } from './usage';
 import { connectToHost, definedEnv, hostRequest } from './host-connection';
 import { followRun, interactiveTerminal, printAnswer, whyNotCompleted, type TerminalIo } from './run-client';
 
@@ -67,7 +64,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   } else if (values['carry-changes'] === true) {
     throw new UsageError('--carry-changes goes with --worktree');
   }
-  const sandbox = sandboxFlags(values.sandbox, values['sandbox-id']);
+  const flags = sessionFlagsOf('run', values);
+  const sandbox = flags.sandbox;
   if (sandbox !== undefined) {
     if (worktree !== undefined) throw new UsageError('--sandbox makes the thread its own worktree: it takes no --worktree');
     if (printRequest) throw new UsageError('--print-request shows the request and starts no run: it takes no --sandbox');
@@ -76,15 +74,11 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   if (!['ask', 'auto', 'deny'].includes(approve)) throw new UsageError(`--approve must be ask, auto or deny (got '${values.approve}')`);
   const mode = values.mode ?? DEFAULT_MODE;
   if (!isApprovalMode(mode)) throw new UsageError(`--mode must be ${APPROVAL_MODES.join(', ')} (got '${values.mode}')`);
-  const contextWindow = positiveInt('--context-window', values['context-window']);
-  const evictChars = positiveInt('--evict-chars', values['evict-chars']);
   const location = folderLocation(values.folder);
-  mountFlags(values.mount);
-  const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const maxCost = positiveAmount('--max-cost', values['max-cost']);
   // A spec given is checked before the host starts; none given, the host takes Settings' model (or says there is none).
-  const spec = values.model ?? (io.env.DEEPDESK_MODEL?.trim() || undefined);
+  const spec = flags.model ?? (io.env.DEEPDESK_MODEL?.trim() || undefined);
   if (spec !== undefined) badRequestAsUsage(() => checkedModelSpec(spec));
   const detach = values.detach === true;
   const json = values.json === true;
@@ -92,20 +86,11 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     folder,
     prompt,
     ...(threadId !== undefined ? { threadId } : {}),
-    ...(values.model !== undefined ? { model: values.model } : {}),
-    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-    ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
-    ...(contextWindow !== undefined ? { contextWindow } : {}),
-    ...(evictChars !== undefined ? { evictChars } : {}),
+    ...flags,
     mode,
     ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
-    mounts: values.mount ?? [],
-    ...(memoriesStore !== undefined ? { memoriesStore } : {}),
-    mcpConfig: (values['mcp-config'] ?? []).map((file) => resolve(file)),
-    trust: values.trust === true,
     cwd: process.cwd(),
     env: definedEnv(io.env),
-    ...(sandbox !== undefined ? { sandbox } : {}),
   });
   if (printRequest) {
     const { printRequestCommand } = await import('./print-request');

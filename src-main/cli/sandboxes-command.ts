@@ -12,9 +12,8 @@ import { SandboxProviderError } from '../core/sandbox-providers/provider';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { COMMAND_OPTIONS, SUBCOMMANDS } from './command-table';
 import type { TerminalIo } from './run-client';
-import { sandboxFlags } from './sandbox-flags';
 import { table } from './table';
-import { parseCommand, UsageError } from './usage';
+import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 
 const defaultIo = (): TerminalIo => ({ stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 
@@ -29,7 +28,7 @@ export async function sandboxesCommand(argv: string[], io: TerminalIo = defaultI
   if (sub === 'ls' && args.length > 0) throw new UsageError(`sandboxes ls takes no arguments (got '${args[0]}')`);
   if (sub !== 'ls' && args.length !== 1) throw new UsageError(`sandboxes ${sub} needs one ID (deepdesk sandboxes ls lists them)`);
   if (values.json === true && sub !== 'ls') throw new UsageError('--json goes with sandboxes ls');
-  const provider = sandboxFlags(values.sandbox, undefined)?.provider;
+  const provider = sessionFlagsOf('sandboxes', values).sandbox?.provider;
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const db = openDatabase(databasePath(dataDir));
   const secrets = holdDataFolderSecrets(dataDir);

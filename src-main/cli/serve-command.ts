@@ -1,13 +1,12 @@
 // `deepdesk serve`: the window in a browser, on 127.0.0.1 with a per-run token (SPEC §5).
 
 import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ContractError } from '../app/contract';
 import { resolveDataDir } from '../app/base/data-dir';
 import { startWebHost } from '../clients/web/server';
 import { HostWindow } from '../clients/host-client/host-window';
 import { connectToHost, definedEnv, hostRequest } from './host-connection';
-import { sandboxFlags } from './sandbox-flags';
 import type { SandboxRequest } from '../app/sandboxes/sandbox-request';
 import { parseModelSpec } from '../core/models/create-model';
 import { ModelConfigError } from '../core/models/errors';
@@ -15,9 +14,9 @@ import { buildId } from '../app/base/package-version';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { folderLocation } from './folders';
 import { folderLocationText } from '../app/places/folder-location';
+import { overSettingsFlags } from '../app/base/session-flags';
 import { COMMAND_OPTIONS } from './command-table';
-import { parseCommand, UsageError } from './usage';
-import { memoriesStoreFlag, mountFlags } from './mount-flags';
+import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 
 const SERVE_OPTIONS = COMMAND_OPTIONS.serve;
 
@@ -34,11 +33,10 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got '${positionals.join(' ')}')`);
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got '${values.port}')`);
-  const contextWindow = values['context-window'] === undefined ? undefined : Number(values['context-window']);
-  if (contextWindow !== undefined && (!Number.isInteger(contextWindow) || contextWindow <= 0)) throw new UsageError('--context-window must be a positive whole number');
-  if (values.model !== undefined) {
+  const flags = sessionFlagsOf('serve', values);
+  if (flags.model !== undefined) {
     try {
-      parseModelSpec(values.model);
+      parseModelSpec(flags.model);
     } catch (err) {
       if (err instanceof ModelConfigError) throw new UsageError(err.message);
       throw err;
@@ -47,19 +45,11 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   // Without --folder the window opens on `Open folder` (recent folders first) rather than on
   // whatever folder serve was started in (`npm start` runs it in the Deepdesk checkout).
   const given = values.folder === undefined ? null : folderLocationText(folderLocation(values.folder));
-  const sandbox = sandboxFlags(values.sandbox, values['sandbox-id']);
+  const sandbox = flags.sandbox;
   if (sandbox !== undefined && given === null) throw new UsageError('--sandbox and --sandbox-id on serve need --folder: the window opens on the sandbox worktree of that folder');
-  mountFlags(values.mount);
-  const memoriesStore = memoriesStoreFlag(values['memories-store']);
   const dataDir = resolveDataDir(values['data-dir']);
-  const mcpConfigFiles = (values['mcp-config'] ?? []).map((file) => resolve(file));
-  const overrides = {
-    ...(values.model !== undefined ? { model: values.model } : {}),
-    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-    ...(values['api-key'] !== undefined ? { apiKey: values['api-key'] } : {}),
-    ...(contextWindow !== undefined ? { contextWindow } : {}),
-    ...(memoriesStore !== undefined ? { memoriesStore } : {}),
-  };
+  const mcpConfigFiles = flags.mcpConfig ?? [];
+  const overrides = overSettingsFlags(flags);
   // The window's app lives in the agent host (SPEC §16): closing a tab or stopping this
   // command leaves its runs going; this process only serves the window to the browser.
   const say = (line: string) => void (io.stderr ?? process.stderr).write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);
@@ -70,7 +60,7 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
     window: {
       folder,
       overrides,
-      mounts: values.mount ?? [],
+      mounts: flags.mounts ?? [],
       mcpConfig: mcpConfigFiles,
       cwd: process.cwd(),
       env,

@@ -16,7 +16,7 @@ import { projectFolder } from './folders';
 import { table } from './table';
 import { COMMAND_OPTIONS } from './command-table';
 import { processIo, type CommandIo } from './command-io';
-import { parseCommand, UsageError } from './usage';
+import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 
 const OPTIONS = COMMAND_OPTIONS.skills;
 
@@ -25,8 +25,7 @@ export async function skillsCommand(argv: string[], io: CommandIo = processIo())
   const [sub, ...extra] = positionals;
   if (sub !== 'ls') throw new UsageError(sub === undefined ? 'skills needs a subcommand: deepdesk skills ls' : `unknown subcommand '${sub}' (deepdesk skills ls)`);
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
-  const contextWindow = values['context-window'] === undefined ? undefined : Number(values['context-window']);
-  if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0)) throw new UsageError('--context-window must be a positive whole number of tokens');
+  const { contextWindow } = sessionFlagsOf('skills', values);
   const folder = projectFolder(values.folder, 'skills');
   const dataDir = resolveDataDir(values['data-dir'], io.env);
   const say = (line: string): void => void io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);

@@ -15,10 +15,10 @@ import { databasePath, resolveDataDir } from '../app/base/data-dir';
 import { folderLocation, openCommandFolder } from './folders';
 import { folderLocationText } from '../app/places/folder-location';
 import { COMMAND_OPTIONS } from './command-table';
-import { parseCommand, UsageError } from './usage';
+import { parseCommand, sessionFlagsOf, UsageError } from './usage';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { commitToolStep } from '../core/agent/middleware/mount-steps';
-import { memoriesStoreFlag, mountFlags, openSessionMounts, type SessionMounts } from './mount-flags';
+import { mountFlags, openSessionMounts, type SessionMounts } from './mount-flags';
 
 const requestSchema = z.object({
   tool: z.string({ error: '"tool" must be a string' }),
@@ -34,8 +34,9 @@ export async function toolsCommand(argv: string[], io: ToolsIo = { input: proces
   const { values, positionals } = parseCommand(argv, COMMAND_OPTIONS.tools);
   if (positionals.length > 0) throw new UsageError(`tools takes no arguments (got '${positionals.join(' ')}')`);
   const location = folderLocation(values.folder);
-  const flaggedMounts = mountFlags(values.mount);
-  const memoriesStore = memoriesStoreFlag(values['memories-store']);
+  const flags = sessionFlagsOf('tools', values);
+  const flaggedMounts = mountFlags(flags.mounts);
+  const memoriesStore = flags.memoriesStore;
   const dataDir = resolveDataDir(values['data-dir']);
   // A remote folder is connected (and its folder checked) before anything else starts.
   const opened = await openCommandFolder(location, { dataDir });

@@ -1,5 +1,6 @@
 // Command-line parsing shared by every subcommand (SPEC §5). Bad usage exits 2.
 
+import { readSessionFlags, sessionFlagHelp, type GivenSessionFlags } from '../app/base/session-flags';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export class UsageError extends Error {}
@@ -7,10 +8,6 @@ export class UsageError extends Error {}
 export const COMMON_OPTIONS = {
   folder: { type: 'string' },
   'data-dir': { type: 'string' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  'api-key': { type: 'string' },
-  'memories-store': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -31,11 +28,9 @@ export function positiveAmount(flag: string, raw: string | undefined): number | 
 }
 
 /** A flag's value as a positive whole number (undefined when the flag is absent). */
-export function positiveInt(flag: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive whole number (got '${raw}')`);
-  return n;
+/** A command's session flags (THE table, app/base/session-flags.ts), read and checked: a bad one is bad usage. */
+export function sessionFlagsOf(command: string, values: Readonly<Record<string, unknown>>, cwd: string = process.cwd()): GivenSessionFlags {
+  return badRequestAsUsage(() => readSessionFlags(command, values, cwd));
 }
 
 export const HELP = `Usage: deepdesk <command> [options]
@@ -89,31 +84,13 @@ Common options:
                         it opens the window on Open folder instead); on another machine:
                         ssh://[USER@]HOST[:PORT]/ABS/PATH (run, serve, tools, checkpoints)
   --data-dir DIR        data folder holding deepdesk.db (default: $DEEPDESK_HOME or ~/.deepdesk)
-  --model PROVIDER:MODEL  anthropic, openai, google (or google_genai), openai-compatible
-                        or ollama
-  --base-url URL        the provider's base URL (OpenAI-compatible servers)
-  --api-key KEY         API key (else ANTHROPIC_API_KEY / OPENAI_API_KEY /
-                        GOOGLE_GENERATIVE_AI_API_KEY or GEMINI_API_KEY)
-  --memories-store sqlite|postgres://USER@HOST[:PORT]/DB
-                        where /memories/ lives (default: Settings', else sqlite in the
-                        data folder); the password comes from PGPASSWORD or ~/.pgpass
+${sessionFlagHelp('common')}
 
 Sandbox options (run, serve, acp):
-  --sandbox daytona|modal|e2b|deno
-                        the thread works in the provider's sandbox: the folder goes up as
-                        git sees it, changes come back as a worktree (branch deepdesk/NAME);
-                        keys from DAYTONA_API_KEY, MODAL_TOKEN_ID/MODAL_TOKEN_SECRET,
-                        E2B_API_KEY, DENO_DEPLOY_TOKEN or Settings › Sandboxes; serve
-                        opens the window on the worktree of --folder (needed there), acp
-                        gives each new session the worktree of its folder
-  --sandbox-id ID       reattach that sandbox (and its worktree); acp: its first session
+${sessionFlagHelp('sandbox')}
 
 Mount options (run, serve, tools, acp):
-  --mount /PREFIX/=SPEC  adds a folder to the agent's paths (repeatable; over Settings'
-                        mounts, a flag winning at its prefix; this session only). SPEC:
-                        FOLDER, ro:FOLDER (read-only) or git+URL[#BRANCH] (file://,
-                        ssh://, http(s)://, git:// or user@host:path; each step's writes
-                        are one commit, pushed)
+${sessionFlagHelp('mount')}
 
 run options:
   --thread ID           continue (or start) the thread with this id
@@ -126,10 +103,7 @@ run options:
   --worktree [NAME]     run in a new git worktree of the folder (branch deepdesk/NAME; a
                         name is made up when none is given; --worktree=NAME works too)
   --carry-changes       with --worktree: carry the folder's uncommitted changes over
-  --trust               load this folder's untrusted configuration for this run only
-  --mcp-config FILE     MCP servers from FILE too (repeatable; also on serve)
-  --context-window N    override the model's context window (tokens)
-  --evict-chars N       override the large-result eviction threshold (characters)
+${sessionFlagHelp('command', 'run')}
   --print-request       print the request the run would send first (its system prompt's
                         parts, its tools, the prompt) with each part's tokens and the
                         total, without calling the model; the prompt is optional
@@ -153,19 +127,16 @@ trust options:
   --revoke              forget the trust given in this folder
 
 skills ls options:
-  --context-window N    say what the prompt's skill list leaves out for this window (tokens)
+${sessionFlagHelp('command', 'skills')}
 
 acp options:
   --folder DIR          the folder session/list lists without a cwd (each session works in
                         the editor's cwd)
-  --mcp-config FILE     MCP servers from FILE too, besides the editor's (repeatable)
-  --trust               load one folder's untrusted configuration (--folder's, else the
-                        first session's), as it is now, for this process only
-  --context-window N    override the model's context window (tokens)
-  --evict-chars N       override the large-result eviction threshold (characters)
+${sessionFlagHelp('command', 'acp')}
 
 serve options:
   --port N              port to listen on (default: a free port)
+${sessionFlagHelp('command', 'serve')}
 
 usage options:
   --since DATE          only the calls (and sandbox time) from that day on (YYYY-MM-DD, UTC)

@@ -4,13 +4,13 @@
 // whoever starts the host (cli/acp-session.ts): this file knows streams and connections.
 
 import { z } from 'zod';
-import { sessionFlags } from './session-flags';
+import { sessionFlagsRequest } from '../base/session-flags';
 import type { HostConnection } from './service-types';
 import { HostRequestError } from './service-types';
 import { textPieces } from './protocol';
 import type { RunningAcpAgent } from './acp/acp-agent';
 
-export const acpOpenParams = sessionFlags.extend({
+export const acpOpenParams = sessionFlagsRequest.extend({
   /** `--folder`, absolute, or the command's working folder. */
   folder: z.string().min(1),
   /** Whether `--folder` was given (`--trust` then trusts that folder only; else the first session's). */

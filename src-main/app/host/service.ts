@@ -13,7 +13,7 @@ import { HostWindows, windowCallParams, windowOpenParams } from './windows';
 import { acpInParams, acpOpenParams, HostAcp } from './acp-tunnels';
 import { openAcpSession } from './acp/open-acp-session';
 import { holdDataFolderSecrets } from '../settings/data-folder-secrets';
-import { sandboxRequest, sessionFlags } from './session-flags';
+import { sandboxRequestSchema, sessionFlagsRequest } from '../base/session-flags';
 import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
 import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';
@@ -26,7 +26,7 @@ import { protocolRoutes, protocolRuns } from './agent-protocol/routes';
 const threadId = z.string().min(1).max(200);
 
 const startParams = z.object({
-  request: sessionFlags.extend({
+  request: sessionFlagsRequest.extend({
     folder: z.string().min(1),
     prompt: z.string(),
     threadId: threadId.optional(),
@@ -56,7 +56,7 @@ const METHODS = {
   'acp.open': acpOpenParams,
   'acp.in': acpInParams,
   // `serve --sandbox`: the folder its window opens on (SPEC §18).
-  'sandboxes.workFolder': z.object({ folder: z.string().min(1), cwd: z.string().min(1), env: z.record(z.string(), z.string()), sandbox: sandboxRequest }),
+  'sandboxes.workFolder': z.object({ folder: z.string().min(1), cwd: z.string().min(1), env: z.record(z.string(), z.string()), sandbox: sandboxRequestSchema }),
   // Serve the Agent Protocol for as long as this connection stays (`deepdesk host --listen` while a host runs).
   'protocol.listen': protocolListenRequest,
 } as const;

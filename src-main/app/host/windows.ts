@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
+import { overSettingsFlagsSchema } from '../base/session-flags';
 import { createApp } from '../window/folder-app';
 import { ContractError, parseRequest, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
 import type { ApprovalExtras } from '../approvals/approval-service';
@@ -24,13 +25,7 @@ export const windowOpenParams = z.object({
   /** The folder to open at start (a checked path or an ssh:// URL), or null for `Open folder`. */
   folder: z.string().nullable(),
   /** `deepdesk serve`'s flags for this window's session (never saved). */
-  overrides: z.object({
-    model: z.string().optional(),
-    baseUrl: z.string().optional(),
-    apiKey: z.string().optional(),
-    contextWindow: z.number().int().positive().optional(),
-    memoriesStore: z.string().optional(),
-  }),
+  overrides: overSettingsFlagsSchema,
   mounts: z.array(z.string()),
   mcpConfig: z.array(z.string()),
   cwd: z.string().min(1),

@@ -6,6 +6,7 @@ import { realpathSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { PROVIDER_LABELS, type SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { ContractError } from '../contract';
+import type { SandboxRequest } from '../base/session-flags';
 import { parseFolderLocation } from '../places/folder-location';
 import type { SecretStore } from '../base/secret-store';
 import { SettingsService } from '../settings/settings-service';
@@ -13,12 +14,7 @@ import { WorktreeStore } from '../worktrees/worktree-store';
 import { checkSandboxCredentials, sandboxFolderFor } from './sandbox-folder';
 import { SandboxStore } from './sandbox-store';
 
-/** The flags: a provider, a sandbox to reattach, or both. */
-export interface SandboxRequest {
-  /** Absent with `--sandbox-id` alone: the sandbox's record names it. */
-  provider?: SandboxProviderName;
-  id?: string;
-}
+export type { SandboxRequest };
 
 export interface SandboxRequestContext {
   dataDir: string;

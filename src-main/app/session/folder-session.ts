@@ -30,19 +30,17 @@ import type { SecretStore } from '../base/secret-store';
 import { SettingsService } from '../settings/settings-service';
 import { RunAudit } from '../telemetry/run-audit';
 import { openSessionExtensions, type SessionExtensions } from './session-extensions';
-import { sessionModels, type ModelFlags, type ModelWording, type SessionModels } from './session-models';
+import { sessionModels, type ModelWording, type SessionModels } from './session-models';
 import { openSessionPlace, placeContained, type PlaceRequest, type SessionPlace } from './session-place';
 import { folderLocationText } from '../places/folder-location';
+import type { OverSettingsFlags } from '../base/session-flags';
 import { ThreadStore } from '../threads/thread-store';
 import { ThreadService, type ThreadServiceEvent } from './thread-service';
 
-/** A client's flags: each applies to this session only, over what Settings saved. */
-export interface SessionFlags extends ModelFlags {
-  evictChars?: number;
+/** A client's flags (app/base/session-flags.ts): each applies to this session only, over what Settings saved. */
+export interface SessionFlags extends OverSettingsFlags {
   /** `--mount`, parsed: added to Settings' mounts, a flag winning at its prefix. */
   mounts?: readonly MountSpec[];
-  /** `--memories-store`, checked. */
-  memoriesStore?: string;
   /** `--mcp-config FILE`s. */
   mcpConfig?: readonly string[];
   /** `--trust`: the folder's configuration as it is now loads for this session only. */
@@ -51,11 +49,6 @@ export interface SessionFlags extends ModelFlags {
   extraMcpServers?: readonly McpServerConfig[];
 }
 
-/** A command's optional model and size flags as session flags: only those it gave (`run`'s request, `acp`'s open). */
-export function givenFlags(flags: ModelFlags & { evictChars?: number; memoriesStore?: string }): Pick<SessionFlags, keyof ModelFlags | 'evictChars' | 'memoriesStore'> {
-  return Object.fromEntries(Object.entries(flags).filter(([key, value]) => GIVEN_KEYS.has(key) && value !== undefined));
-}
-const GIVEN_KEYS: ReadonlySet<string> = new Set(['model', 'baseUrl', 'apiKey', 'contextWindow', 'evictChars', 'memoriesStore']);
 
 /** What a client decides: the approval mode (the folder's saved one, or fixed by a flag), and how problems are worded. */
 export interface SessionPolicy {

@@ -22,17 +22,19 @@ import { parseFolderLocation } from '../places/folder-location';
 import { openWithSystem } from '../base/open-external';
 import type { SecretStore } from '../base/secret-store';
 import { ThreadStore } from '../threads/thread-store';
-import { givenFlags, openFolderSession, type FolderSession } from './folder-session';
+import { overSettingsFlags, type GivenSessionFlags } from '../base/session-flags';
+import { openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';
 import { runsInText } from '../contract/sandboxes';
-import { sandboxWorkFolder, type SandboxRequest } from '../sandboxes/sandbox-request';
+import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
 import { ModelConfigError } from '../../core/models/errors';
 import type { ChatModel } from '../../core/models/types';
 
 /** What `deepdesk run` asks for: its flags, checked by the command already, and its environment. */
-export interface HeadlessRunRequest {
+/** A run a client asks for: its folder, prompt and mode, and the session flags it was given (app/base/session-flags.ts). */
+export interface HeadlessRunRequest extends GivenSessionFlags {
   /** A local path or an `ssh://` URL. */
   folder: string;
   prompt: string;
@@ -40,28 +42,15 @@ export interface HeadlessRunRequest {
   attachments?: readonly AttachmentInput[];
   /** Continue this thread (`--thread`); default a new one. */
   threadId?: string;
-  model?: string;
-  baseUrl?: string;
-  apiKey?: string;
-  contextWindow?: number;
-  evictChars?: number;
   /** The approval mode: fixed (`--mode`), or the folder's saved one as the window and an editor follow it. */
   mode: ApprovalMode | 'saved';
   /** Run the folder's subagent of this name as the agent (its prompt, tools and model); default Deepdesk's own agent. */
   agent?: string;
   maxCostUsd?: number;
-  /** `--mount` flags as given, relative folders from `cwd`. */
-  mounts: readonly string[];
-  memoriesStore?: string;
-  /** `--mcp-config` files, absolute. */
-  mcpConfig: readonly string[];
-  trust: boolean;
   /** The command's working folder. */
   cwd: string;
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
   env: NodeJS.ProcessEnv;
-  /** `--sandbox PROVIDER [--sandbox-id ID]`: the thread works in a worktree of the folder, in the provider's sandbox (SPEC §18). */
-  sandbox?: SandboxRequest;
 }
 
 export interface HeadlessRunIo {
@@ -213,10 +202,10 @@ function openRunSession(request: HeadlessRunRequest, context: HeadlessRunContext
   return openFolderSession({
     place: parseFolderLocation(request.folder, request.cwd),
     flags: {
-      ...givenFlags(request),
-      mounts: parseMountFlags(request.mounts, request.cwd),
-      mcpConfig: request.mcpConfig,
-      trust: request.trust,
+      ...overSettingsFlags(request),
+      mounts: parseMountFlags(request.mounts ?? [], request.cwd),
+      mcpConfig: request.mcpConfig ?? [],
+      trust: request.trust === true,
     },
     policy: { mode: request.mode, wording: 'command' },
     context: { ...context, env: request.env, openBrowser: openWithSystem, notice: (problem) => say(problem.message) },

@@ -4,6 +4,7 @@
 // applies to this session only; a key comes from the flag, else the secret store Settings
 // saves keys in, else the provider's variables.
 
+import type { OverSettingsFlags } from '../base/session-flags';
 import { createChatModel, describedModel, parseModelSpec } from '../../core/models/create-model';
 import { ModelConfigError } from '../../core/models/errors';
 import type { RetryPolicy } from '../../core/models/retry';
@@ -12,12 +13,8 @@ import { ContractError, type Settings } from '../contract';
 import { modelProblemForWindow } from '../base/model-problem-words';
 
 /** A client's model flags (`--model`, `--base-url`, `--api-key`, `--context-window`). */
-export interface ModelFlags {
-  model?: string;
-  baseUrl?: string;
-  apiKey?: string;
-  contextWindow?: number;
-}
+/** The session flags that win over Settings' model (THE table: app/base/session-flags.ts). */
+export type ModelFlags = OverSettingsFlags;
 
 /** Where the person fixes a model problem: the window's Settings, or the command's flags. */
 export type ModelWording = 'window' | 'command';

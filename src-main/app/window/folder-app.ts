@@ -3,6 +3,7 @@
 
 
 
+import type { OverSettingsFlags } from '../base/session-flags';
 import { ThreadStore } from '../threads/thread-store';
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
@@ -88,7 +89,7 @@ export interface AppOptions {
   transport: 'electron' | 'web';
   version?: string;
   /** Session overrides from the command line (`deepdesk serve --model …`); not saved. */
-  overrides?: { model?: string; baseUrl?: string; apiKey?: string; contextWindow?: number; memoriesStore?: string };
+  overrides?: OverSettingsFlags;
   /** `--mount` flags of `deepdesk serve` (parsed): added to Settings' mounts for this session, a flag winning at its prefix. */
   mountFlags?: readonly MountSpec[];
   env?: NodeJS.ProcessEnv;

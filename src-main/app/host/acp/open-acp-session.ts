@@ -9,9 +9,9 @@ import { databasePath } from '../../base/data-dir';
 import { openWithSystem } from '../../base/open-external';
 import { packageVersion } from '../../base/package-version';
 import type { SecretStore } from '../../base/secret-store';
-import { checkedMemoriesStore, checkedMountFlags } from '../../session/flag-checks';
+import { checkedMemoriesStore, checkedMountFlags } from '../../base/flag-checks';
 import { sessionModels } from '../../session/session-models';
-import { givenFlags } from '../../session/folder-session';
+import { overSettingsFlags } from '../../base/session-flags';
 import { SettingsService } from '../../settings/settings-service';
 import { checkedSandboxRequest, sandboxWorkFolder, type SandboxRequest, type SandboxRequestContext } from '../../sandboxes/sandbox-request';
 import type { AcpOpenParams, AcpStreams } from '../acp-tunnels';
@@ -21,12 +21,12 @@ import { acpTrustScope } from './trust-scope';
 /** Opens an editor's agent in the host; bad flags reject with ContractError `bad_request`. */
 export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams, host: { dataDir: string; secrets: SecretStore }): Promise<RunningAcpAgent> {
   const { dataDir } = host;
-  const mounts = checkedMountFlags(params.mounts, params.cwd);
+  const mounts = checkedMountFlags(params.mounts ?? [], params.cwd);
   const memoriesStore = checkedMemoriesStore(params.memoriesStore);
   // `--trust` trusts one folder, for this editor only: the one given with --folder, else the
   // first session's. Every other folder an editor opens asks as usual (SPEC §9).
   await checkModel(params, host);
-  const trusts = acpTrustScope(params.trust, params.folderGiven ? params.folder : undefined);
+  const trusts = acpTrustScope(params.trust === true, params.folderGiven ? params.folder : undefined);
   const db = openDatabase(databasePath(dataDir));
   try {
     const sandboxFolder = params.sandbox === undefined ? undefined : await sandboxFolders(params.sandbox, params.env, { dataDir, db, secrets: host.secrets }, streams.say);
@@ -35,9 +35,9 @@ export async function openAcpSession(streams: AcpStreams, params: AcpOpenParams,
       db,
       context: { dataDir, db, env: params.env, version: packageVersion(), secrets: host.secrets, openBrowser: openWithSystem },
       flags: {
-        ...givenFlags({ ...params, memoriesStore }),
+        ...overSettingsFlags({ ...params, memoriesStore }),
         mounts,
-        mcpConfig: params.mcpConfig,
+        mcpConfig: params.mcpConfig ?? [],
       },
       trusts,
       defaultFolder: params.folder,

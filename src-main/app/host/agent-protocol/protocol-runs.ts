@@ -4,6 +4,7 @@
 // human-in-the-loop interrupt) while the host run waits; a run resuming with decisions answers
 // those questions and follows the same host run on.
 
+import { configurableFlags, overSettingsFlags, type OverSettingsFlags } from '../../base/session-flags';
 import { randomUUID } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import type { ApprovalMode } from '../../../core/agent/permissions/modes';
@@ -48,7 +49,7 @@ interface LiveRun {
   request: RunRequest;
   stream: RunStream;
   /** The host run's request, checked at creation (none for a resume): `saved` mode when the run names none; `agent`, a subagent's name. */
-  start?: { folder: string; prompt: string; attachments: AttachmentInput[]; mode: ApprovalMode | 'saved'; model?: string; agent?: string };
+  start?: { folder: string; prompt: string; attachments: AttachmentInput[]; mode: ApprovalMode | 'saved'; agent?: string } & OverSettingsFlags;
   decisions?: ApprovalDecision[];
   translator?: EventTranslator;
   connection?: ProtocolConnection;
@@ -254,13 +255,14 @@ export class ProtocolRuns implements ThreadActivity {
     // None named: the folder's saved mode, as the window and an editor follow it.
     const mode = stringField(configurable, 'mode') ?? 'saved';
     if (mode !== 'saved' && !(['ask', 'edit', 'auto', 'plan'] as const).includes(mode as ApprovalMode)) throw new ProtocolHttpError(422, 'config.configurable.mode must be ask, edit, auto or plan.');
-    const model = stringField(configurable, 'model');
-    if (model !== undefined && !/^[\w.-]+:.+$/.test(model)) throw new ProtocolHttpError(422, 'config.configurable.model must be provider:model.');
+    // The session flags a run may name there (THE table's `configurable` rows: the model).
+    const flags = configurableFlags(configurable, (message) => new ProtocolHttpError(422, message));
+    if (flags.model !== undefined && !/^[\w.-]+:.+$/.test(flags.model)) throw new ProtocolHttpError(422, 'config.configurable.model must be provider:model.');
     const input = request.input;
     const messages = input !== null && typeof input === 'object' ? (input as { messages?: unknown }).messages : undefined;
     if (messages === undefined) throw new ProtocolHttpError(422, 'input.messages: a run needs the person\'s message (or command.resume).');
     const { prompt, attachments } = lastPersonMessage(messages, 'input.messages');
-    return { folder, prompt, attachments, mode: mode as ApprovalMode | 'saved', ...(model !== undefined ? { model } : {}), ...(subagent !== undefined ? { agent: subagent.name } : {}) };
+    return { folder, prompt, attachments, mode: mode as ApprovalMode | 'saved', ...overSettingsFlags(flags), ...(subagent !== undefined ? { agent: subagent.name } : {}) };
   }
 
   /** Starts the thread's first pending run when nothing goes before it. */
@@ -300,7 +302,7 @@ export class ProtocolRuns implements ThreadActivity {
       // A new message while the thread waits on an approval: that wait ends, unanswered. A host run that works is not stopped here (create refused or waited).
       if (this.context.runs.has(threadId) && this.questions(threadId).length > 0) await this.context.runs.stop(threadId).catch(() => undefined);
       const before = this.book.threads.exists(threadId) ? this.book.threads.load(threadId).messages : [];
-      const { folder, prompt, attachments, mode, model, agent } = run.start;
+      const { folder, prompt, attachments, mode, agent, ...flags } = run.start;
       await this.context.start(connection, {
         request: {
           folder,
@@ -308,7 +310,7 @@ export class ProtocolRuns implements ThreadActivity {
           threadId,
           mode,
           ...(attachments.length > 0 ? { attachments } : {}),
-          ...(model !== undefined ? { model } : {}),
+          ...flags,
           ...(agent !== undefined ? { agent } : {}),
           mounts: [],
           mcpConfig: [],

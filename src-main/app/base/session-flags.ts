@@ -1,0 +1,304 @@
+// THE table of session flags: the command-line flags that shape one session (the model, its
+// sizes, mounts, the memories store, MCP configs, trust, the sandbox). The CLI's parser options
+// and help, the request a command sends the agent host (and the host's check of it), the flags
+// the composition takes over Settings, the Agent Protocol's `configurable` and the docs test
+// all derive from these rows: a new flag is one row here and the place where it takes effect.
+
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { SANDBOX_PROVIDER_NAMES, isSandboxProviderName, type SandboxProviderName } from '../../core/sandbox-providers/provider';
+import { checkedMemoriesStore, checkedMountFlags } from './flag-checks';
+import { ContractError } from '../contract';
+
+/** What a flag's value is: one text, a whole number above 0, a repeatable text, absolute files, a switch, or part of `sandbox`. */
+export type SessionFlagKind = 'text' | 'count' | 'texts' | 'files' | 'switch' | 'sandbox-provider' | 'sandbox-id';
+
+/** The commands that take a flag: all of them, or those named. */
+export type SessionFlagCommands = 'all' | readonly string[];
+
+/** Where `--help` lists a flag: with every command's, in a section of its own, or under each command that takes it. */
+export type HelpSection = 'common' | 'sandbox' | 'mount' | 'command';
+
+interface SessionFlagRow {
+  /** The flag without its dashes. */
+  readonly flag: string;
+  /** Where the value lands in the session request (`run`'s runs.start, `acp`'s open, serve's window). */
+  readonly key: string;
+  readonly kind: SessionFlagKind;
+  readonly commands: SessionFlagCommands;
+  /** The value's name in `--help` (none for a switch). */
+  readonly value?: string;
+  readonly help: string;
+  /** Help worded for one command where the flag means more there. */
+  readonly helpFor?: Readonly<Record<string, string>>;
+  readonly section: HelpSection;
+  /** Given, it wins over Settings' value for this session only (absent, Settings' stands). */
+  readonly overSettings?: boolean;
+  /** Read from an Agent Protocol run's `config.configurable` too. */
+  readonly configurable?: boolean;
+}
+
+export const SESSION_FLAGS = [
+  {
+    flag: 'model',
+    key: 'model',
+    kind: 'text',
+    commands: 'all',
+    value: 'PROVIDER:MODEL',
+    help: 'anthropic, openai, google (or google_genai), openai-compatible\nor ollama',
+    section: 'common',
+    overSettings: true,
+    configurable: true,
+  },
+  { flag: 'base-url', key: 'baseUrl', kind: 'text', commands: 'all', value: 'URL', help: "the provider's base URL (OpenAI-compatible servers)", section: 'common', overSettings: true },
+  {
+    flag: 'api-key',
+    key: 'apiKey',
+    kind: 'text',
+    commands: 'all',
+    value: 'KEY',
+    help: 'API key (else ANTHROPIC_API_KEY / OPENAI_API_KEY /\nGOOGLE_GENERATIVE_AI_API_KEY or GEMINI_API_KEY)',
+    section: 'common',
+    overSettings: true,
+  },
+  {
+    flag: 'memories-store',
+    key: 'memoriesStore',
+    kind: 'text',
+    commands: 'all',
+    value: 'sqlite|postgres://USER@HOST[:PORT]/DB',
+    help: "where /memories/ lives (default: Settings', else sqlite in the\ndata folder); the password comes from PGPASSWORD or ~/.pgpass",
+    section: 'common',
+    overSettings: true,
+  },
+  {
+    flag: 'context-window',
+    key: 'contextWindow',
+    kind: 'count',
+    commands: ['run', 'serve', 'acp', 'skills'],
+    value: 'N',
+    help: "override the model's context window (tokens)",
+    helpFor: { skills: "say what the prompt's skill list leaves out for this window (tokens)" },
+    section: 'command',
+    overSettings: true,
+  },
+  {
+    flag: 'evict-chars',
+    key: 'evictChars',
+    kind: 'count',
+    commands: ['run', 'acp'],
+    value: 'N',
+    help: 'override the large-result eviction threshold (characters)',
+    section: 'command',
+    overSettings: true,
+  },
+  {
+    flag: 'mount',
+    key: 'mounts',
+    kind: 'texts',
+    commands: ['run', 'serve', 'tools', 'acp'],
+    value: '/PREFIX/=SPEC',
+    help:
+      "adds a folder to the agent's paths (repeatable; over Settings'\nmounts, a flag winning at its prefix; this session only). SPEC:\nFOLDER, ro:FOLDER (read-only) or git+URL[#BRANCH] (file://,\nssh://, http(s)://, git:// or user@host:path; each step's writes\nare one commit, pushed)",
+    section: 'mount',
+  },
+  {
+    flag: 'mcp-config',
+    key: 'mcpConfig',
+    kind: 'files',
+    commands: ['run', 'serve', 'acp', 'mcp'],
+    value: 'FILE',
+    help: 'MCP servers from FILE too (repeatable)',
+    helpFor: { acp: "MCP servers from FILE too, besides the editor's (repeatable)" },
+    section: 'command',
+  },
+  {
+    flag: 'trust',
+    key: 'trust',
+    kind: 'switch',
+    commands: ['run', 'acp', 'mcp'],
+    help: "load this folder's untrusted configuration for this run only",
+    helpFor: { acp: "load one folder's untrusted configuration (--folder's, else the\nfirst session's), as it is now, for this process only" },
+    section: 'command',
+  },
+  {
+    flag: 'sandbox',
+    key: 'sandbox',
+    kind: 'sandbox-provider',
+    commands: ['run', 'serve', 'acp', 'sandboxes'],
+    value: SANDBOX_PROVIDER_NAMES.join('|'),
+    help:
+      'the thread works in the provider\'s sandbox: the folder goes up as\ngit sees it, changes come back as a worktree (branch deepdesk/NAME);\nkeys from the provider\'s variables or Settings › Sandboxes; serve\nopens the window on the worktree of --folder (needed there), acp\ngives each new session the worktree of its folder',
+    section: 'sandbox',
+  },
+  { flag: 'sandbox-id', key: 'sandbox', kind: 'sandbox-id', commands: ['run', 'serve', 'acp'], value: 'ID', help: 'reattach that sandbox (and its worktree); acp: its first session', section: 'sandbox' },
+] as const satisfies readonly SessionFlagRow[];
+
+export type SessionFlagRowOf = (typeof SESSION_FLAGS)[number];
+
+/** `--sandbox PROVIDER [--sandbox-id ID]` (SPEC §18): a provider, a sandbox to reattach, or both. */
+export interface SandboxRequest {
+  /** Absent with `--sandbox-id` alone: the sandbox's record names it. */
+  provider?: SandboxProviderName;
+  id?: string;
+}
+
+interface KindValue {
+  text: string;
+  count: number;
+  texts: string[];
+  files: string[];
+  switch: boolean;
+  'sandbox-provider': SandboxRequest;
+  'sandbox-id': SandboxRequest;
+}
+
+/** The session flags as a command sends them: only the ones given, each under its row's key. */
+export type GivenSessionFlags = { -readonly [R in SessionFlagRowOf as R['key']]?: KindValue[R['kind']] };
+
+/** The flags that win over Settings for one session (model, sizes, the memories store): their keys. */
+type OverSettingsRow = Extract<SessionFlagRowOf, { overSettings: true }>;
+export type OverSettingsFlags = { [R in OverSettingsRow as R['key']]?: KindValue[R['kind']] };
+
+const SANDBOX_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+
+export const sandboxRequestSchema = z.object({
+  provider: z.string().refine(isSandboxProviderName, { message: `must be ${SANDBOX_PROVIDER_NAMES.join(', ')}` }).optional(),
+  id: z.string().regex(SANDBOX_ID).optional(),
+}) as unknown as z.ZodType<SandboxRequest>;
+
+const KIND_SCHEMAS = {
+  text: z.string(),
+  count: z.number().int().positive(),
+  texts: z.array(z.string()),
+  files: z.array(z.string()),
+  switch: z.boolean(),
+  'sandbox-provider': sandboxRequestSchema,
+  'sandbox-id': sandboxRequestSchema,
+} satisfies { [K in SessionFlagKind]: z.ZodType<KindValue[K]> };
+
+/** The host's check of the flags a command sends (each optional: a command sends what it was given). */
+export const sessionFlagsSchema = z.object(
+  Object.fromEntries(SESSION_FLAGS.map((row) => [row.key, KIND_SCHEMAS[row.kind].optional()])) as unknown as {
+    [R in SessionFlagRowOf as R['key']]: z.ZodOptional<z.ZodType<KindValue[R['kind']]>>;
+  },
+);
+
+const OVER_SETTINGS_KEYS = SESSION_FLAGS.filter((row) => 'overSettings' in row && row.overSettings).map((row) => row.key);
+
+/** The host's check of the flags that win over Settings (a window's `serve` flags). */
+export const overSettingsFlagsSchema = sessionFlagsSchema.pick(Object.fromEntries(OVER_SETTINGS_KEYS.map((key) => [key, true])) as { [K in keyof OverSettingsFlags]-?: true });
+
+/** What a command sends the host with its request: the flags it was given, its working folder and its environment. */
+export const sessionFlagsRequest = sessionFlagsSchema.extend({
+  /** The command's working folder. */
+  cwd: z.string().min(1),
+  /** The command's environment: keys, base URLs, what commands and hooks inherit. */
+  env: z.record(z.string(), z.string()),
+});
+
+/** The rows a command takes. */
+export function sessionFlagsOf(command: string): SessionFlagRowOf[] {
+  return SESSION_FLAGS.filter((row) => takes(row, command));
+}
+
+function takes(row: SessionFlagRowOf, command: string): boolean {
+  return row.commands === 'all' || (row.commands as readonly string[]).includes(command);
+}
+
+type ParseOption = { type: 'string'; multiple?: true } | { type: 'boolean' };
+
+/** node:util parseArgs options for the session flags of a command. */
+export function sessionFlagOptions(command: string): Record<string, ParseOption> {
+  return Object.fromEntries(
+    sessionFlagsOf(command).map((row): [string, ParseOption] => [
+      row.flag,
+      row.kind === 'switch' ? { type: 'boolean' } : row.kind === 'texts' || row.kind === 'files' ? { type: 'string', multiple: true } : { type: 'string' },
+    ]),
+  );
+}
+
+/**
+ * A command's parsed values as session flags: only those given, each checked (a bad value is a
+ * ContractError `bad_request` naming the flag, which the CLI shows as bad usage). Relative files
+ * and folders are taken from `cwd`.
+ */
+export function readSessionFlags(command: string, values: Readonly<Record<string, unknown>>, cwd: string): GivenSessionFlags {
+  const out: Record<string, unknown> = {};
+  for (const row of sessionFlagsOf(command)) {
+    const raw = values[row.flag];
+    if (raw === undefined || raw === false) continue;
+    const value = readValue(row, raw, cwd);
+    out[row.key] = row.kind === 'sandbox-provider' || row.kind === 'sandbox-id' ? { ...(out[row.key] as SandboxRequest | undefined), ...(value as SandboxRequest) } : value;
+  }
+  return out as GivenSessionFlags;
+}
+
+function readValue(row: SessionFlagRowOf, raw: unknown, cwd: string): unknown {
+  const bad = (problem: string): never => {
+    throw new ContractError(`--${row.flag} ${problem}`, 'bad_request');
+  };
+  switch (row.kind) {
+    case 'switch':
+      return raw === true;
+    case 'count': {
+      const n = Number(raw);
+      return Number.isInteger(n) && n > 0 ? n : bad(`must be a positive whole number (got '${String(raw)}')`);
+    }
+    case 'text':
+      return row.key === 'memoriesStore' ? checkedMemoriesStore(String(raw)) : String(raw);
+    case 'texts': {
+      const texts = (raw as unknown[]).map(String);
+      if (row.key === 'mounts') checkedMountFlags(texts, cwd);
+      return texts;
+    }
+    case 'files':
+      return (raw as unknown[]).map((file) => resolve(cwd, String(file)));
+    case 'sandbox-provider':
+      return isSandboxProviderName(String(raw)) ? { provider: String(raw) } : bad(`must be ${SANDBOX_PROVIDER_NAMES.join(', ')} (got '${String(raw)}')`);
+    case 'sandbox-id':
+      return SANDBOX_ID.test(String(raw)) ? { id: String(raw) } : bad(`: '${String(raw)}' is not a sandbox id`);
+  }
+}
+
+/** The flags that win over Settings for this session, out of a request that may carry more. */
+export function overSettingsFlags(flags: object): OverSettingsFlags {
+  const keys = new Set<string>(OVER_SETTINGS_KEYS);
+  return Object.fromEntries(Object.entries(flags).filter(([key, value]) => keys.has(key) && value !== undefined)) as OverSettingsFlags;
+}
+
+/**
+ * The flags an Agent Protocol run names in `config.configurable` (rows marked `configurable`),
+ * checked; a bad one is thrown as `bad(message)` (the protocol's 422).
+ */
+export function configurableFlags(configurable: Readonly<Record<string, unknown>>, bad: (message: string) => Error): GivenSessionFlags {
+  const out: Record<string, unknown> = {};
+  for (const row of SESSION_FLAGS) {
+    if (!('configurable' in row) || !row.configurable) continue;
+    const value = configurable[row.key];
+    if (value === undefined || value === null) continue;
+    const checked = KIND_SCHEMAS[row.kind].safeParse(value);
+    if (!checked.success || value === '') throw bad(`config.configurable.${row.key} must be ${describeKind(row.kind)}.`);
+    out[row.key] = checked.data;
+  }
+  return out as GivenSessionFlags;
+}
+
+function describeKind(kind: SessionFlagKind): string {
+  return kind === 'count' ? 'a positive whole number' : kind === 'switch' ? 'true or false' : kind === 'text' ? 'a string' : 'a list of strings';
+}
+
+/** `--help`'s lines for the session flags of a section (and, for 'command', of one command). */
+export function sessionFlagHelp(section: HelpSection, command?: string): string {
+  return SESSION_FLAGS.filter((row) => row.section === section && (command === undefined || takes(row, command)))
+    .map((row) => helpLine(row, command))
+    .join('\n');
+}
+
+function helpLine(row: SessionFlagRowOf, command: string | undefined): string {
+  const head = `--${row.flag}${'value' in row ? ` ${row.value}` : ''}`;
+  const own = command !== undefined && 'helpFor' in row ? (row.helpFor as Record<string, string>)[command] : undefined;
+  const [first, ...rest] = (own ?? row.help).split('\n');
+  const more = rest.map((line) => `\n${' '.repeat(24)}${line}`).join('');
+  return head.length <= 22 ? `  ${head.padEnd(20)}  ${first}${more}` : `  ${head}\n${' '.repeat(24)}${first}${more}`;
+}
