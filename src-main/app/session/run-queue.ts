@@ -22,13 +22,13 @@ import { defaultMaxConcurrentRuns, processRunSlots, RunSlot, type RunSlots } fro
 export interface RunQueueOptions {
   folder: string;
   /** The folder's threads: loaded, saved, told of. */
-  book: ThreadBook;
+  book: Pick<ThreadBook, 'store' | 'require' | 'open' | 'queued' | 'setQueue' | 'emitEvent' | 'persist' | 'persistFiles' | 'deliverNotes' | 'isLoaded' | 'unloadIdle'>;
   /** Builds each run. */
-  assembly: RunAssembly;
+  assembly: Pick<RunAssembly, 'prepare' | 'priceAsLedger'>;
   /** Who answers the runs' approvals. */
-  approvals: ThreadApprovals;
+  approvals: Pick<ThreadApprovals, 'brokerFor' | 'note' | 'waiting' | 'runEnded' | 'resumable' | 'threadsWaiting'>;
   /** Every run's state, for the Agents view and `deepdesk agents` (run-records.ts). */
-  records: RunRecords;
+  records: Pick<RunRecords, 'start' | 'end' | 'setState' | 'goingIn' | 'seen'>;
   /** The model for a run, from settings; throws a readable error when none is configured. */
   createModel: () => Promise<ChatModel>;
   /** Settings `maxConcurrentRuns`, read whenever a run asks for a slot (undefined: the machine's default). */
