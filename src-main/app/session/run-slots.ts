@@ -80,7 +80,7 @@ export class RunSlots {
   }
 }
 
-/** The process's slots, shared by every folder's ThreadService. */
+/** The process's slots, shared by every folder's run queue (run-queue.ts). */
 export const processRunSlots = new RunSlots();
 
 /**

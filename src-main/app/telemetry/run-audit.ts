@@ -78,7 +78,7 @@ export class RunAudit {
     const telemetry = combineTelemetry([this.ledgerTelemetry, this.otelFor(settings.telemetry), this.langsmith])!;
     const budget = new RunBudget(
       { ...(maxCostUsd !== undefined ? { runUsd: maxCostUsd } : {}), ...(settings.threadBudgetUsd !== undefined ? { threadUsd: settings.threadBudgetUsd } : {}) },
-      // What the thread has cost, as the ledger prices it now (ThreadService sets it before each run).
+      // What the thread has cost, as the ledger prices it now (the run assembly sets it before each run).
       state.usage.costUsd ?? 0,
     );
     return { telemetry, budget, folder: this.options.folder };

@@ -1,5 +1,5 @@
 // Every thread's latest run, in SQLite beside the threads (SPEC §16): a row per thread with
-// its state, written by the one run assembly (thread-service.ts) whoever drives the run — the
+// its state, written by the run queue (session/run-queue.ts) whoever drives the run — the
 // window, `deepdesk run` in the agent host, an editor — so the Agents view and `deepdesk
 // agents` list runs of every folder and every process sharing the data folder. A process that
 // died leaves rows `working`, `queued` or `needs-you`: whoever reads them next marks them

@@ -1,0 +1,235 @@
+// The run assembly (issue 39, split out in issue 60): one run of the agent for a thread, built
+// here and nowhere else, whoever asked for it — the window, `deepdesk run` through the agent
+// host, an editor over ACP. A thread's mounts, its agent definition (model, tools, middleware,
+// the broker its approvals go to), the read guard, the audit and the events of its run; what
+// differs between the clients (the model flags of a `run`, an editor's permission bridge) is
+// a thread's RunSettings. When and how often a run starts is the run queue's (run-queue.ts).
+
+import type { AuditRunOptions } from '../telemetry/run-audit';
+import type Database from 'better-sqlite3';
+import { createAgentDefinition } from '../../core/agent/create-agent';
+import type { McpHubApi } from '../../core/extensions/mcp/types';
+import type { HooksOptions } from '../../core/agent/middleware/hooks';
+import type { SkillListing } from '../../core/agent/middleware/skills-prompt';
+import type { Skill } from '../../core/extensions/skills/types';
+import { previewRequest, runAgent, type AgentDefinition, type QueuedInput, type RequestPreview, type RunResult } from '../../core/agent/loop';
+import type { PendingNote } from '../../core/agent/notes';
+import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
+import type { SubagentSpec } from '../../core/agent/middleware/subagents';
+import type { ApprovalMode } from '../../core/agent/permissions/modes';
+import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
+import type { TurnRules } from '../commands/slash-commands';
+import type { AgentEvent, ThreadState, UsageTotals } from '../../core/agent/types';
+import type { MemoryStore } from '../../core/backends/store/memory-store-api';
+import type { GitMountRoute, MountRoute } from '../../core/backends/mounts/mount-table';
+import { createDefaultMounts, threadFilesFrom, MEMORIES_PREFIX, type Mounts } from '../../core/backends/mounts/mounts';
+import type { Backend } from '../../core/backends/protocol';
+import type { ChatModel, ContentPart } from '../../core/models/types';
+import type { LoadedThread } from '../threads/thread-book';
+
+export interface RunAssemblyOptions {
+  db: Database.Database;
+  folder: string;
+  rules: () => readonly PermissionRule[];
+  subagents: () => SubagentSpec[];
+  resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
+  contextWindow?: () => number | undefined;
+  /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
+  audit?: (state: ThreadState, maxCostUsd?: number) => AuditRunOptions;
+  /** Steps' tool results longer than this go to a file (default: the harness's). */
+  evictChars?: number;
+  /**
+   * What a thread has cost, from the usage ledger (calls of a price unknown then and set since
+   * included): null when none of its calls has a price, undefined when it has none of its calls.
+   */
+  threadCost?: (threadId: string) => number | null | undefined;
+  /** The backend at `/` for a thread (the window's shows its commands in the thread's terminal). */
+  folderBackendFor?: (threadId: string) => Backend;
+  /** The folder's approval mode, read on every call. */
+  mode?: () => ApprovalMode;
+  /** Whether commands run in an OS sandbox. */
+  sandboxAvailable?: () => boolean;
+  /** The folder is a provider's sandbox (SPEC §18): its name and where the folder is there. */
+  providerSandbox?: { label: string; workdir: string; uploadSummary?: string };
+  /** Told when a run wrote under /memories/. */
+  emit: (event: { kind: 'memories-changed' }) => void;
+  /** Records checkpoints of the folder's changes (SPEC §8). */
+  checkpoints?: CheckpointRecorder;
+  /** The folder's MCP servers: their tools join the agent's (SPEC §10). */
+  mcp?: McpHubApi;
+  /** The skills there are now (SPEC §11): listed for the agent, the person's read-only at /skills/. */
+  skills?: { source: () => readonly Skill[]; onListing?: (listing: SkillListing) => void };
+  /** The person's hooks and the folder's trusted ones (SPEC §11). */
+  hooks?: HooksOptions;
+  /** The person's mounts (SPEC §13), read on every call; the git ones also at every step (commit and push). */
+  mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
+  /** The store behind /memories/ (default: SQLite on `db`). */
+  memories?: MemoryStore;
+}
+
+/**
+ * What a thread's runs use instead of the folder's own: set by the client that drives the
+ * thread (`deepdesk run`'s flags, an editor's session) and kept for its queued messages.
+ */
+export interface RunSettings {
+  /** The model (default: the folder's, from Settings). */
+  model?: ChatModel;
+  /** Who answers approvals (default: the folder's ApprovalService, i.e. the window). */
+  broker?: ApprovalBroker;
+  /** The approval mode (default: the folder's saved one). */
+  mode?: () => ApprovalMode;
+  /** The agent: a subagent of the folder's (its prompt, tools), instead of Deepdesk's own; the model is `model`. */
+  agent?: SubagentSpec;
+  /** `--max-cost`: the budget of each run, in dollars. */
+  maxCostUsd?: number;
+  contextWindow?: number;
+  evictChars?: number;
+}
+
+/** What one run of a thread is built from, besides the thread. */
+export interface RunPlan {
+  threadId: string;
+  model: ChatModel;
+  settings: RunSettings;
+  /** What the current turn lets run without asking (a command's `allowed-tools`). */
+  turnRules: () => TurnRules | undefined;
+}
+
+/** What the run queue hands a run: how it stops, saves, is told of approvals, and takes queued messages. */
+export interface RunControls {
+  signal: AbortSignal;
+  broker: ApprovalBroker;
+  /** Tells the thread's event (numbered) to its clients. */
+  emitEvent: (event: AgentEvent) => void;
+  /** Told of every approval event of the run. */
+  onApproval: (event: Extract<AgentEvent, { type: 'approval' }>) => void;
+  persist: (state: ThreadState) => void;
+  /** The calls answered while no run went, read when the run starts. */
+  resumableToolCalls: () => Set<string>;
+  takeQueued: () => QueuedInput[];
+  pendingNotes: () => PendingNote[];
+  compactOnly?: boolean;
+}
+
+const WRITING_TOOLS = new Set(['write_file', 'edit_file']);
+
+export class RunAssembly {
+  constructor(private readonly options: RunAssemblyOptions) {}
+
+  /** A thread's mount table: the folder, its thread files, /memories/, the skills and the person's mounts. */
+  mountsFor(state: ThreadState): Mounts {
+    const folderBackend = this.options.folderBackendFor?.(state.id);
+    return createDefaultMounts({
+      folder: this.options.folder,
+      db: this.options.db,
+      threadFiles: threadFilesFrom(state.files),
+      memoryAuthor: state.id,
+      ...(folderBackend ? { folderBackend } : {}),
+      ...(this.options.skills ? { skills: this.options.skills.source } : {}),
+      ...(this.options.mounts ? { extraMounts: this.options.mounts.routes } : {}),
+      ...(this.options.memories ? { memories: this.options.memories } : {}),
+    });
+  }
+
+  /**
+   * The events of one run: top-level text streams into the loaded thread, an approval is told
+   * to `onApproval`, a write under /memories/ tells that memories changed.
+   */
+  runEvents(live: LoadedThread, controls: Pick<RunControls, 'emitEvent' | 'onApproval'>): (event: AgentEvent) => void {
+    const toolArgs = new Map<string, unknown>();
+    return (event) => {
+      if (event.type === 'text' && event.parentToolCallId === undefined) live.streamingText += event.text;
+      if (event.type === 'tool_call') toolArgs.set(event.id, event.args);
+      if (event.type === 'approval') controls.onApproval(event);
+      if (event.type === 'tool_result' && WRITING_TOOLS.has(event.name) && touchesMemories(toolArgs.get(event.id))) {
+        this.options.emit({ kind: 'memories-changed' });
+      }
+      controls.emitEvent(event);
+    };
+  }
+
+  /**
+   * Builds the run's agent now (when it is started, before it has a slot) and returns its
+   * events and how to run it once it may.
+   */
+  prepare(live: LoadedThread, plan: RunPlan, controls: RunControls): { emit: (event: AgentEvent) => void; run: (text: string | ContentPart[] | null) => Promise<RunResult> } {
+    const definition = this.definition(live.mounts.backend, plan, controls.broker);
+    const emit = this.runEvents(live, controls);
+    const run = (text: string | ContentPart[] | null) =>
+      runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
+        signal: controls.signal,
+        emit,
+        persist: async (state) => controls.persist(state),
+        guard: live.guard,
+        resumableToolCalls: controls.resumableToolCalls(),
+        takeQueued: controls.takeQueued,
+        pendingNotes: controls.pendingNotes,
+        ...(controls.compactOnly ? { compactOnly: controls.compactOnly } : {}),
+        ...this.options.audit?.(live.state, plan.settings.maxCostUsd),
+      });
+    return { emit, run };
+  }
+
+  /**
+   * The run adds to what the thread has cost as the ledger prices it now (a price set since its
+   * last run reaches the calls made without one): the totals it reports and its budget agree with Usage.
+   */
+  priceAsLedger(live: LoadedThread, threadId: string): void {
+    live.state.usage = withCost(live.state.usage, this.options.threadCost?.(threadId));
+  }
+
+  /**
+   * The request the next run would send first with `content` added (SPEC §20): from the same
+   * assembly as a run, without calling `model`, running anything or saving anything.
+   */
+  preview(state: ThreadState, backend: Backend, content: string | null, plan: RunPlan): Promise<RequestPreview> {
+    const definition = this.definition(backend, plan, NOBODY_ASKED);
+    return previewRequest(definition, state, content === null ? null : { role: 'user', content });
+  }
+
+  /** The agent of a thread's runs: one assembly, for a run and for the preview of its request. */
+  private definition(backend: Backend, plan: RunPlan, broker: ApprovalBroker): AgentDefinition {
+    const { settings, model } = plan;
+    const mode = settings.mode ?? this.options.mode;
+    const contextWindow = settings.contextWindow ?? this.options.contextWindow?.();
+    const evictChars = settings.evictChars ?? this.options.evictChars;
+    return createAgentDefinition({
+      model,
+      backend,
+      // A command's allowed-tools come after every rule of the person's and the folder's (their deny and ask rules win) and before the defaults they relax.
+      rules: () => [...this.options.rules(), ...(plan.turnRules()?.() ?? []), ...DEFAULT_RULES],
+      broker,
+      ...(mode ? { mode } : {}),
+      ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
+      ...(this.options.providerSandbox ? { providerSandbox: this.options.providerSandbox } : {}),
+      subagents: this.options.subagents(),
+      ...(settings.agent !== undefined ? { agent: settings.agent } : {}),
+      ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
+      ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
+      ...(this.options.skills ? { skills: this.options.skills } : {}),
+      ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+      ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
+      ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+      ...(evictChars !== undefined ? { evictChars } : {}),
+    });
+  }
+}
+
+/** The broker of a preview: nothing runs, so nobody is asked. */
+const NOBODY_ASKED: ApprovalBroker = {
+  decide: () => Promise.reject(new Error('a preview of a request runs no tools')),
+};
+
+function touchesMemories(args: unknown): boolean {
+  const path = (args as { file_path?: unknown } | undefined)?.file_path;
+  return typeof path === 'string' && (path.startsWith(MEMORIES_PREFIX) || path === '/memories');
+}
+
+/** A thread's totals with its cost as the ledger has it (as they are when the ledger has none of its calls). */
+export function withCost(usage: UsageTotals, cost: number | null | undefined): UsageTotals {
+  if (cost === undefined) return usage;
+  const { costUsd: _recorded, ...tokens } = usage;
+  return cost === null ? tokens : { ...tokens, costUsd: cost };
+}
