@@ -1,6 +1,7 @@
 // Command-line parsing shared by every subcommand (SPEC §5). Bad usage exits 2.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE } from '../core/process/sandbox-provider-table';
 
 export class UsageError extends Error {}
 
@@ -36,6 +37,19 @@ export function positiveInt(flag: string, raw: string | undefined): number | und
   const n = Number(raw);
   if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} must be a positive whole number (got '${raw}')`);
   return n;
+}
+
+/** A description in the help's second column (24 spaces in, lines up to 92 wide), from one paragraph of words (`Settings › Sandboxes` kept on one line). */
+function helpLines(text: string): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/(?<!›) (?!›)/)) {
+    if (line !== '' && 24 + line.length + 1 + word.length > 92) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].map((l) => `${' '.repeat(24)}${l}`).join('\n');
 }
 
 export const HELP = `Usage: deepdesk <command> [options]
@@ -76,9 +90,7 @@ Commands:
                         the git worktrees threads work in: list them with their
                         threads and changes, apply one's changes to your folder, remove one
   sandboxes ls [--json] | stop ID | rm ID
-                        the providers' sandboxes threads run in (Daytona, Modal, E2B,
-                        Deno): list them with their threads, age and state; stop or
-                        remove one (what it changed comes back to its worktree first)
+${helpLines(`the providers' sandboxes threads run in (${SANDBOX_PROVIDER_NAMES.map((p) => PROVIDER_LABELS[p]).join(', ')}): list them with their threads, age and state; stop or remove one (what it changed comes back to its worktree first)`)}
   host [--idle-seconds N] [--listen [HOST:]PORT] [--print-key | --rotate-key]
                         the agent host itself (run, serve and attach start it on demand);
                         with --listen it also serves the Agent Protocol (LangGraph's API)
@@ -99,13 +111,8 @@ Common options:
                         data folder); the password comes from PGPASSWORD or ~/.pgpass
 
 Sandbox options (run, serve, acp):
-  --sandbox daytona|modal|e2b|deno
-                        the thread works in the provider's sandbox: the folder goes up as
-                        git sees it, changes come back as a worktree (branch deepdesk/NAME);
-                        keys from DAYTONA_API_KEY, MODAL_TOKEN_ID/MODAL_TOKEN_SECRET,
-                        E2B_API_KEY, DENO_DEPLOY_TOKEN or Settings › Sandboxes; serve
-                        opens the window on the worktree of --folder (needed there), acp
-                        gives each new session the worktree of its folder
+  --sandbox ${SANDBOX_PROVIDER_NAMES.join('|')}
+${helpLines(`the thread works in the provider's sandbox: the folder goes up as git sees it, changes come back as a worktree (branch deepdesk/NAME); keys from ${SANDBOX_PROVIDER_NAMES.map((p) => SANDBOX_PROVIDER_TABLE[p].keys.join('/')).join(', ')} or Settings › Sandboxes; serve opens the window on the worktree of --folder (needed there), acp gives each new session the worktree of its folder`)}
   --sandbox-id ID       reattach that sandbox (and its worktree); acp: its first session
 
 Mount options (run, serve, tools, acp):

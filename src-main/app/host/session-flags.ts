@@ -3,9 +3,10 @@
 // its working folder and its environment.
 
 import { z } from 'zod';
+import { sandboxProviderSchema } from '../contract/sandboxes';
 
 /** `--sandbox PROVIDER [--sandbox-id ID]` (SPEC §18). */
-export const sandboxRequest = z.object({ provider: z.enum(['daytona', 'modal', 'e2b', 'deno']).optional(), id: z.string().min(1).max(200).optional() });
+export const sandboxRequest = z.object({ provider: sandboxProviderSchema.optional(), id: z.string().min(1).max(200).optional() });
 
 export const sessionFlags = z.object({
   model: z.string().optional(),
