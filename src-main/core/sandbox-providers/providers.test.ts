@@ -8,6 +8,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE, type SandboxProviderName } from '../process/sandbox-provider-table';
+import { sanitizeEnv } from '../process/shell-env';
 import { SANDBOX_PROVIDER_CODE } from './registry';
 import { startStandin } from './testing/standins';
 
@@ -129,6 +130,14 @@ describe('THE table of sandbox providers', () => {
       for (const file of sourceFiles(adapterFolder(name).slice(0, -1)).filter((f) => !isTest(f))) {
         expect({ file, processEnv: /\bprocess\.env\b/.test(readFileSync(join(repo, file), 'utf8').replace(/\/\/.*$/gm, '')) }).toEqual({ file, processEnv: false });
       }
+    }
+  });
+
+  it("withholds every row's keys from the commands Deepdesk starts, however they are named (a Modal token id, a Deno organization)", () => {
+    for (const name of SANDBOX_PROVIDER_NAMES) {
+      const row = SANDBOX_PROVIDER_TABLE[name];
+      const given = Object.fromEntries([...row.keys, ...row.endpoints].map((v) => [v, `value-of-${v}`]));
+      expect({ name, kept: Object.keys(sanitizeEnv({ PATH: '/usr/bin', ...given })).sort() }).toEqual({ name, kept: ['PATH', ...row.endpoints].sort() });
     }
   });
 
