@@ -1,6 +1,7 @@
 // Settings › Sandboxes (SPEC §18): which provider a thread in a sandbox runs in, what its
 // sandboxes are made with, and what an hour of a provider's sandbox costs for the usage ledger
-// (§17). No built-in prices: a provider's depend on the sandbox's size. Renderer-safe: zod only.
+// (§17). No built-in prices: a provider's depend on the sandbox's size. Renderer-safe: zod and
+// the provider table's data only.
 
 import { z } from 'zod';
 import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE, type SandboxProviderName } from '../../core/process/sandbox-provider-table';
