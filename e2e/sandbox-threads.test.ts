@@ -52,6 +52,10 @@ describe('sandbox threads in the window', () => {
     await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('e2b');
     // E2B sizes by template: no CPU or memory asked.
     expect(await section.getByRole('textbox', { name: 'CPUs' }).count()).toBe(0);
+    // Deno takes memory, no CPU count.
+    await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('deno');
+    expect(await section.getByRole('textbox', { name: 'CPUs' }).count()).toBe(0);
+    expect(await section.getByRole('textbox', { name: 'Memory (GiB)' }).count()).toBe(1);
     await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('daytona');
     await section.getByRole('textbox', { name: 'CPUs' }).fill('2');
     await section.getByRole('textbox', { name: 'Memory (GiB)' }).fill('4');

@@ -1,7 +1,8 @@
 // Command-line parsing shared by every subcommand (SPEC §5). Bad usage exits 2.
 
-import { readSessionFlags, sessionFlagHelp, type GivenSessionFlags } from '../app/base/session-flags';
+import { helpColumn, readSessionFlags, sessionFlagHelp, type GivenSessionFlags } from '../app/base/session-flags';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES } from '../core/process/sandbox-provider-table';
 
 export class UsageError extends Error {}
 
@@ -31,6 +32,10 @@ export function positiveAmount(flag: string, raw: string | undefined): number | 
 /** A command's session flags (THE table, app/base/session-flags.ts), read and checked: a bad one is bad usage. */
 export function sessionFlagsOf(command: string, values: Readonly<Record<string, unknown>>, cwd: string = process.cwd()): GivenSessionFlags {
   return badRequestAsUsage(() => readSessionFlags(command, values, cwd));
+}
+
+function helpLines(text: string): string {
+  return helpColumn(text).map((l) => `${' '.repeat(24)}${l}`).join('\n');
 }
 
 export const HELP = `Usage: deepdesk <command> [options]
@@ -71,9 +76,7 @@ Commands:
                         the git worktrees threads work in: list them with their
                         threads and changes, apply one's changes to your folder, remove one
   sandboxes ls [--json] | stop ID | rm ID
-                        the providers' sandboxes threads run in (Daytona, Modal, E2B,
-                        Deno): list them with their threads, age and state; stop or
-                        remove one (what it changed comes back to its worktree first)
+${helpLines(`the providers' sandboxes threads run in (${SANDBOX_PROVIDER_NAMES.map((p) => PROVIDER_LABELS[p]).join(', ')}): list them with their threads, age and state; stop or remove one (what it changed comes back to its worktree first)`)}
   host [--idle-seconds N] [--listen [HOST:]PORT] [--print-key | --rotate-key]
                         the agent host itself (run, serve and attach start it on demand);
                         with --listen it also serves the Agent Protocol (LangGraph's API)

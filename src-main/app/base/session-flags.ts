@@ -6,7 +6,7 @@
 
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { SANDBOX_PROVIDER_NAMES, isSandboxProviderName, type SandboxProviderName } from '../../core/sandbox-providers/provider';
+import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE, isSandboxProviderName, type SandboxProviderName } from '../../core/process/sandbox-provider-table';
 import { checkedMemoriesStore, checkedMountFlags } from './flag-checks';
 import { ContractError } from '../contract';
 
@@ -127,8 +127,7 @@ export const SESSION_FLAGS = [
     kind: 'sandbox-provider',
     commands: ['run', 'serve', 'acp', 'sandboxes'],
     value: SANDBOX_PROVIDER_NAMES.join('|'),
-    help:
-      'the thread works in the provider\'s sandbox: the folder goes up as\ngit sees it, changes come back as a worktree (branch deepdesk/NAME);\nkeys from the provider\'s variables or Settings › Sandboxes; serve\nopens the window on the worktree of --folder (needed there), acp\ngives each new session the worktree of its folder',
+    help: `the thread works in the provider's sandbox: the folder goes up as git sees it, changes come back as a worktree (branch deepdesk/NAME); keys from ${SANDBOX_PROVIDER_NAMES.map((p) => SANDBOX_PROVIDER_TABLE[p].keys.join('/')).join(', ')} or Settings › Sandboxes; serve opens the window on the worktree of --folder (needed there), acp gives each new session the worktree of its folder`,
     section: 'sandbox',
   },
   { flag: 'sandbox-id', key: 'sandbox', kind: 'sandbox-id', commands: ['run', 'serve', 'acp'], value: 'ID', help: 'reattach that sandbox (and its worktree); acp: its first session', section: 'sandbox' },
@@ -298,7 +297,20 @@ export function sessionFlagHelp(section: HelpSection, command?: string): string 
 function helpLine(row: SessionFlagRowOf, command: string | undefined): string {
   const head = `--${row.flag}${'value' in row ? ` ${row.value}` : ''}`;
   const own = command !== undefined && 'helpFor' in row ? (row.helpFor as Record<string, string>)[command] : undefined;
-  const [first, ...rest] = (own ?? row.help).split('\n');
+  const [first, ...rest] = helpColumn(own ?? row.help);
   const more = rest.map((line) => `\n${' '.repeat(24)}${line}`).join('');
   return head.length <= 22 ? `  ${head.padEnd(20)}  ${first}${more}` : `  ${head}\n${' '.repeat(24)}${first}${more}`;
+}
+
+/** A description in `--help`'s second column (24 spaces in, lines up to 92 wide), from one paragraph (`Settings › Sandboxes` kept on one line). */
+export function helpColumn(text: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.replace(/\s*\n\s*/g, ' ').split(/(?<!›) (?!›)/)) {
+    if (line !== '' && 24 + line.length + 1 + word.length > 92) {
+      lines.push(line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line];
 }

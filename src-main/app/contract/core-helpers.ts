@@ -6,4 +6,4 @@ export { mediaInputFor, takesKind } from '../../core/media/capabilities';
 export type { MediaKind } from '../../core/media/kinds';
 export { MEDIA_OVERRIDE_PROVIDERS, mediaInputOverride, mediaOverrideKey } from '../../core/media/override';
 export { invisiblePatternSource } from '../../core/text/invisible';
-export { isSandboxProviderName, PROVIDER_LABELS as SANDBOX_PROVIDER_LABELS } from '../../core/sandbox-providers/provider';
+export { isSandboxProviderName, PROVIDER_LABELS as SANDBOX_PROVIDER_LABELS } from '../../core/process/sandbox-provider-table';

@@ -1,17 +1,16 @@
 // Settings › Sandboxes (SPEC §18): which provider a thread in a sandbox runs in, what its
 // sandboxes are made with, and what an hour of a provider's sandbox costs for the usage ledger
-// (§17). No built-in prices: a provider's depend on the sandbox's size. Renderer-safe: zod only.
+// (§17). No built-in prices: a provider's depend on the sandbox's size. Renderer-safe: zod and
+// the provider table's data only.
 
 import { z } from 'zod';
-import type { SandboxProviderName } from '../../core/sandbox-providers/provider';
+import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE, type SandboxProviderName } from '../../core/process/sandbox-provider-table';
 
-export const sandboxProviderSchema = z.enum(['daytona', 'modal', 'e2b', 'deno']);
-export type SandboxProvider = z.infer<typeof sandboxProviderSchema>;
+/** The providers of THE table (core/process/sandbox-provider-table.ts), data only: no SDK, no factory. */
+export { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE };
 
-// The contract names exactly the providers core has.
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const sameProviders: Same<SandboxProvider, SandboxProviderName> = true;
-void sameProviders;
+export const sandboxProviderSchema = z.enum(SANDBOX_PROVIDER_NAMES);
+export type SandboxProvider = SandboxProviderName;
 
 export const sandboxSettingsSchema = z.object({
   provider: sandboxProviderSchema.optional(),
@@ -60,6 +59,3 @@ export const sandboxMethods = {
 } as const;
 
 export type SandboxMethodName = keyof typeof sandboxMethods;
-
-/** Whether Settings offers CPU and memory for a provider (its adapter's `capabilities.resources`; sandboxes.test.ts checks). */
-export const SANDBOX_PROVIDER_SIZES: Record<SandboxProvider, boolean> = { daytona: true, modal: true, e2b: false, deno: true };

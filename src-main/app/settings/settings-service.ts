@@ -6,8 +6,7 @@
 // what other windows saved) and is in memory only once it is on disk, and a save by another
 // process reaches onChange listeners.
 
-import { PROVIDER_VARIABLES } from '../../core/sandbox-providers/registry';
-import type { SandboxProviderName } from '../../core/sandbox-providers/provider';
+import { SANDBOX_KEY_VARIABLES, SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE } from '../../core/process/sandbox-provider-table';
 import { join } from 'node:path';
 import { settingsSchema, type permissionRuleSchema, type settingsPatchSchema, type Settings } from '../contract';
 import { PROVIDERS, type ProviderName } from '../../core/models/types';
@@ -103,7 +102,8 @@ export class SettingsService {
     const apiKeys: Record<string, boolean> = {};
     for (const p of PROVIDERS) apiKeys[p] = (await this.secrets.get(keyName(p))) !== undefined;
     const sandboxKeys: NonNullable<Settings['sandboxKeys']> = {};
-    for (const [provider, { keys }] of Object.entries(PROVIDER_VARIABLES) as [SandboxProviderName, { keys: readonly string[] }][]) {
+    for (const provider of SANDBOX_PROVIDER_NAMES) {
+      const keys: readonly string[] = SANDBOX_PROVIDER_TABLE[provider].keys;
       sandboxKeys[provider] = Object.fromEntries(await Promise.all(keys.map(async (v) => [v, (await this.secrets.get(sandboxKeyName(v))) !== undefined] as const)));
     }
     return { ...this.raw(), apiKeys, sandboxKeys };
@@ -208,9 +208,7 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Every provider's key variables (core/sandbox-providers/registry.ts), saved under `sandbox:<VARIABLE>`. */
-const SANDBOX_KEY_VARIABLES: readonly string[] = Object.values(PROVIDER_VARIABLES).flatMap((v) => v.keys);
-
+/** Every provider's key variables (THE table, core/process/sandbox-provider-table.ts) are saved under `sandbox:<VARIABLE>`. */
 export function isSandboxKeyVariable(variable: string): boolean {
   return SANDBOX_KEY_VARIABLES.includes(variable);
 }

@@ -8,12 +8,16 @@
 //   providers' keys; plus the names that are credentials without looking like one (the
 //   memories store's password however PostgreSQL's client would find it: PGPASSWORD, or a
 //   file PGPASSFILE or PGSERVICEFILE names — ~/.pgpass and ~/.pg_service.conf are hidden by
-//   the sandbox instead), OpenAI's account ids, and Deepdesk's internal variables;
+//   the sandbox instead), OpenAI's account ids, every sandbox provider's key variables as THE
+//   provider table lists them (sandbox-provider-table.ts: a Modal token id, a Deno
+//   organization), and Deepdesk's internal variables;
 // - values: a PostgreSQL URL carrying a password in any variable, and any variable carrying
 //   a key Deepdesk uses whatever its name (a key from Settings or a flag: withholdFromCommands).
 
-/** Credentials whose names do not follow the class patterns. */
-export const APP_SECRET_VARS: ReadonlySet<string> = new Set(['OPENAI_ORG_ID', 'OPENAI_ORGANIZATION', 'OPENAI_PROJECT_ID', 'PGPASSWORD', 'PGPASSFILE', 'PGSERVICEFILE']);
+import { SANDBOX_KEY_VARIABLES } from './sandbox-provider-table';
+
+/** Credentials whose names do not follow the class patterns, and every sandbox provider's keys. */
+export const APP_SECRET_VARS: ReadonlySet<string> = new Set(['OPENAI_ORG_ID', 'OPENAI_ORGANIZATION', 'OPENAI_PROJECT_ID', 'PGPASSWORD', 'PGPASSFILE', 'PGSERVICEFILE', ...SANDBOX_KEY_VARIABLES]);
 
 /** The class: keys, tokens, secrets, passwords and headers by name, and Deepdesk's own variables. */
 const APP_SECRET_PATTERNS: readonly RegExp[] = [/_API_?KEY$/i, /_TOKEN$/i, /_SECRET$/i, /_PASSWORD$/i, /_HEADERS$/i, /^_*DEEPDESK_/i];

@@ -4,31 +4,11 @@
 // Agents' BaseSandbox does (core/backends/provider/): POSIX tools in the sandbox, file
 // contents only through `upload`/`download`.
 
+import { PROVIDER_LABELS, type SandboxCapabilities, type SandboxProviderName } from '../process/sandbox-provider-table';
 import { visibleLine } from '../text/visible-line';
 
-export type SandboxProviderName = 'daytona' | 'modal' | 'e2b' | 'deno';
-
-export const SANDBOX_PROVIDER_NAMES: readonly SandboxProviderName[] = ['daytona', 'modal', 'e2b', 'deno'];
-
-/** How the window, approvals and the Agents view name a provider (`Runs in Daytona`). */
-export const PROVIDER_LABELS: Record<SandboxProviderName, string> = { daytona: 'Daytona', modal: 'Modal', e2b: 'E2B', deno: 'Deno' };
-
-export function isSandboxProviderName(value: string): value is SandboxProviderName {
-  return (SANDBOX_PROVIDER_NAMES as readonly string[]).includes(value);
-}
-
-export interface SandboxCapabilities {
-  /** A sandbox can be found again by id after this process ends (`--sandbox-id`). */
-  reattach: boolean;
-  /** A stopped sandbox can be started again with its files (else stop = delete). */
-  resume: boolean;
-  /** The provider can snapshot a sandbox. */
-  snapshots: boolean;
-  /** CPU and memory can be chosen. */
-  resources: boolean;
-  /** The provider stops a sandbox idle past a timeout by itself (else Deepdesk's sweep does). */
-  idleTimeout: boolean;
-}
+// The names, labels, variables and capabilities are THE table's (core/process/sandbox-provider-table.ts).
+export { isSandboxProviderName, PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxCapabilities, type SandboxProviderName } from '../process/sandbox-provider-table';
 
 /** What a new sandbox is made with (Settings › Sandboxes). */
 export interface SandboxSpec {

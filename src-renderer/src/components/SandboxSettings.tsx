@@ -5,8 +5,8 @@
 // (only whether one is saved).
 
 import { useId, useState } from 'react';
-import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_SIZES, type SandboxProvider, type Settings } from '../../../src-main/app/contract';
-import { SANDBOX_PROVIDERS, type SandboxesDraft } from '../lib/sandbox-settings';
+import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxProvider, type Settings } from '../../../src-main/app/contract';
+import { offersSize, type SandboxesDraft } from '../lib/sandbox-settings';
 import { useSettings } from '../state/settings-context';
 import { errorMessage } from '../state/toasts';
 import { useApi } from '../state/use-api';
@@ -20,7 +20,8 @@ interface SandboxSettingsProps {
 export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSettingsProps): React.JSX.Element {
   const ids = useId();
   const set = (patch: Partial<SandboxesDraft>): void => onChange({ ...draft, ...patch });
-  const sized = draft.provider === '' || SANDBOX_PROVIDER_SIZES[draft.provider];
+  const cpu = offersSize(draft.provider, 'cpu');
+  const memory = offersSize(draft.provider, 'memory');
   const field = (key: 'image' | 'cpu' | 'memory' | 'idle' | 'upload', label: string, placeholder: string, numeric = true) => (
     <div className="field">
       <label htmlFor={`${ids}-${key}`}>{label}</label>
@@ -46,7 +47,7 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
         <label htmlFor={`${ids}-provider`}>Sandbox service</label>
         <select id={`${ids}-provider`} value={draft.provider} onChange={(e) => set({ provider: e.target.value as SandboxProvider | '' })}>
           <option value="">None chosen</option>
-          {SANDBOX_PROVIDERS.map((p) => (
+          {SANDBOX_PROVIDER_NAMES.map((p) => (
             <option key={p} value={p}>
               {SANDBOX_PROVIDER_LABELS[p]}
             </option>
@@ -54,17 +55,16 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
         </select>
       </div>
       {field('image', 'Image or template', 'the provider’s default', false)}
-      {sized ? (
-        <>
-          {field('cpu', 'CPUs', 'the provider’s default')}
-          {field('memory', 'Memory (GiB)', 'the provider’s default')}
-        </>
-      ) : (
+      {cpu && field('cpu', 'CPUs', 'the provider’s default')}
+      {memory && field('memory', 'Memory (GiB)', 'the provider’s default')}
+      {!cpu && !memory ? (
         <p className="muted small">{SANDBOX_PROVIDER_LABELS[draft.provider as SandboxProvider]} sizes its sandboxes by template: no CPU or memory to choose here.</p>
-      )}
+      ) : !cpu ? (
+        <p className="muted small">{SANDBOX_PROVIDER_LABELS[draft.provider as SandboxProvider]} takes no CPU count: it sizes its sandboxes by memory.</p>
+      ) : null}
       {field('idle', 'Idle timeout (minutes)', 'the provider’s default')}
       {field('upload', 'Upload cap (MB)', 'the default cap')}
-      {SANDBOX_PROVIDERS.map((p) => (
+      {SANDBOX_PROVIDER_NAMES.map((p) => (
         <div className="field" key={p}>
           <label htmlFor={`${ids}-price-${p}`}>Price per hour for {SANDBOX_PROVIDER_LABELS[p]} (USD)</label>
           <input
@@ -77,7 +77,7 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
           />
         </div>
       ))}
-      {SANDBOX_PROVIDERS.flatMap((p) => Object.entries(sandboxKeys?.[p] ?? {}).map(([variable, saved]) => <SandboxKey key={variable} provider={p} variable={variable} saved={saved} />))}
+      {SANDBOX_PROVIDER_NAMES.flatMap((p) => Object.entries(sandboxKeys?.[p] ?? {}).map(([variable, saved]) => <SandboxKey key={variable} provider={p} variable={variable} saved={saved} />))}
     </fieldset>
   );
 }

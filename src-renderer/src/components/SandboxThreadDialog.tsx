@@ -4,8 +4,7 @@
 // (anew): its session makes the sandbox and uploads the folder, and says what went up.
 
 import { useEffect, useId, useState } from 'react';
-import { SANDBOX_PROVIDER_LABELS, type SandboxProvider } from '../../../src-main/app/contract';
-import { SANDBOX_PROVIDERS } from '../lib/sandbox-settings';
+import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxProvider } from '../../../src-main/app/contract';
 import { useSettings } from '../state/settings-context';
 import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
@@ -47,7 +46,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
   const { settings } = useSettings();
   const { push } = useToasts();
   const id = useId();
-  const [provider, setProvider] = useState<SandboxProvider>(settings?.sandboxes?.provider ?? 'daytona');
+  const [provider, setProvider] = useState<SandboxProvider>(settings?.sandboxes?.provider ?? SANDBOX_PROVIDER_NAMES[0]);
   /** Why it cannot run there (null: it can, or not known yet). */
   const [why, setWhy] = useState<string | null>(null);
   const [checked, setChecked] = useState(false);
@@ -104,7 +103,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
         <div className="field">
           <label htmlFor={`${id}-provider`}>Sandbox service</label>
           <select id={`${id}-provider`} value={provider} disabled={working} data-autofocus onChange={(e) => setProvider(e.target.value as SandboxProvider)}>
-            {SANDBOX_PROVIDERS.map((p) => (
+            {SANDBOX_PROVIDER_NAMES.map((p) => (
               <option key={p} value={p}>
                 {SANDBOX_PROVIDER_LABELS[p]}
               </option>

@@ -1,9 +1,12 @@
 // Settings › Sandboxes as the dialog edits them (SPEC §18): the fields as typed, and the saved
 // settings they make (or what is wrong with them, in one line).
 
-import { SANDBOX_PROVIDER_SIZES, sandboxSettingsSchema, type SandboxProvider, type SandboxSettings } from '../../../src-main/app/contract';
+import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE, sandboxSettingsSchema, type SandboxProvider, type SandboxSettings } from '../../../src-main/app/contract';
 
-export const SANDBOX_PROVIDERS: readonly SandboxProvider[] = ['daytona', 'modal', 'e2b', 'deno'];
+/** Whether Settings › Sandboxes offers a size for the chosen provider (THE provider table's `offers`); none chosen: every size. */
+export function offersSize(provider: SandboxProvider | '', size: 'cpu' | 'memory'): boolean {
+  return provider === '' || SANDBOX_PROVIDER_TABLE[provider].offers[size];
+}
 
 export interface SandboxesDraft {
   provider: SandboxProvider | '';
@@ -27,7 +30,7 @@ export function sandboxesDraft(saved: SandboxSettings | undefined): SandboxesDra
     memory: text(s.memoryGiB),
     idle: text(s.idleTimeoutMin),
     upload: text(s.maxUploadMb),
-    prices: Object.fromEntries(SANDBOX_PROVIDERS.map((p) => [p, text(s.pricesPerHourUsd?.[p])])) as Record<SandboxProvider, string>,
+    prices: Object.fromEntries(SANDBOX_PROVIDER_NAMES.map((p) => [p, text(s.pricesPerHourUsd?.[p])])) as Record<SandboxProvider, string>,
   };
 }
 
@@ -42,15 +45,14 @@ export function sandboxesFromDraft(draft: SandboxesDraft): { sandboxes: SandboxS
   const out: Record<string, unknown> = {};
   if (draft.provider !== '') out.provider = draft.provider;
   if (draft.image.trim() !== '') out.image = draft.image.trim();
-  const sized = draft.provider === '' || SANDBOX_PROVIDER_SIZES[draft.provider];
   for (const [field, typed, label] of numbers) {
-    if (typed.trim() === '' || (!sized && (field === 'cpu' || field === 'memoryGiB'))) continue;
+    if (typed.trim() === '' || (field === 'cpu' && !offersSize(draft.provider, 'cpu')) || (field === 'memoryGiB' && !offersSize(draft.provider, 'memory'))) continue;
     const n = Number(typed.trim());
     if (!Number.isFinite(n) || n <= 0) return { error: `Sandboxes › ${label} must be a positive number.` };
     out[field] = n;
   }
   const prices: Record<string, number> = {};
-  for (const p of SANDBOX_PROVIDERS) {
+  for (const p of SANDBOX_PROVIDER_NAMES) {
     const typed = draft.prices[p].trim();
     if (typed === '') continue;
     const n = Number(typed);

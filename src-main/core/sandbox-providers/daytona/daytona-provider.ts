@@ -11,6 +11,7 @@ import type {
   SandboxSpec,
 } from '../provider';
 import { SandboxProviderError, credential, missingCredentials, providerText } from '../provider';
+import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 import { shQuote } from '../../text/shell-quote';
 
 const DEFAULT_API_URL = 'https://app.daytona.io/api';
@@ -86,7 +87,7 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
 
   return {
     name: 'daytona',
-    capabilities: { reattach: true, resume: true, snapshots: true, resources: true, idleTimeout: true },
+    capabilities: SANDBOX_PROVIDER_TABLE.daytona.capabilities,
 
     async create(spec: SandboxSpec, signal?: AbortSignal): Promise<ProviderSandbox> {
       const d = await daytona();

@@ -12,6 +12,7 @@ import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
 import { credential, missingCredentials, providerText, SandboxProviderError } from '../provider';
+import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 
 /** The sandbox user's home is /home/app; the folder's files go below it. */
 export const DENO_WORKDIR = '/home/app/workspace';
@@ -63,7 +64,7 @@ export function createDenoProvider(credentials: ProviderCredentials): SandboxPro
 
 class DenoProvider implements SandboxProvider {
   readonly name = 'deno' as const;
-  readonly capabilities = { reattach: true, resume: false, snapshots: false, resources: true, idleTimeout: false };
+  readonly capabilities = SANDBOX_PROVIDER_TABLE.deno.capabilities;
 
   constructor(private readonly conn: Connection) {}
 

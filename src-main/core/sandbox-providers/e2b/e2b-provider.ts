@@ -11,6 +11,7 @@ import type {
 } from '../provider';
 import { shQuote } from '../../text/shell-quote';
 import { SandboxProviderError, credential, missingCredentials, providerText } from '../provider';
+import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 
 type Sdk = typeof E2bSdk;
 type SandboxClass = typeof E2bSandbox;
@@ -67,7 +68,7 @@ export function createE2bProvider(credentials: ProviderCredentials): SandboxProv
 
   return {
     name: 'e2b',
-    capabilities: { reattach: true, resume: true, snapshots: true, resources: false, idleTimeout: true },
+    capabilities: SANDBOX_PROVIDER_TABLE.e2b.capabilities,
 
     async create(spec, signal) {
       const idleMs = ctx.idleMs(spec);

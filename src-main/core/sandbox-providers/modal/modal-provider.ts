@@ -10,6 +10,7 @@ import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
 import { credential, missingCredentials, SandboxProviderError } from '../provider';
+import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 import { modalFileError, modalProviderError } from './modal-errors';
 
 const APP_NAME = 'deepdesk';
@@ -75,7 +76,7 @@ export function createModalProvider(credentials: ProviderCredentials): SandboxPr
 
   const provider: SandboxProvider = {
     name: 'modal',
-    capabilities: { reattach: true, resume: false, snapshots: true, resources: true, idleTimeout: true },
+    capabilities: SANDBOX_PROVIDER_TABLE.modal.capabilities,
 
     create: (spec: SandboxSpec, signal?: AbortSignal) =>
       call(async () => {

@@ -438,3 +438,6 @@ function parseMultipart(body: Buffer, boundary: string): Array<{ name: string; c
   }
   return parts;
 }
+
+/** The stand-in as the provider table opens it (registry.ts, testing/standins.ts). */
+export { startDaytonaStandin as startStandin };

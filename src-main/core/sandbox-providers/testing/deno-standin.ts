@@ -415,3 +415,6 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
     },
   };
 }
+
+/** The stand-in as the provider table opens it (registry.ts, testing/standins.ts). */
+export { startDenoStandin as startStandin };

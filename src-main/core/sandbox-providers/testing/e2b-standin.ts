@@ -436,3 +436,6 @@ function stringRecord(value: unknown): Record<string, string> {
   if (typeof value !== 'object' || value === null) return {};
   return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }
+
+/** The stand-in as the provider table opens it (registry.ts, testing/standins.ts). */
+export { startE2bStandin as startStandin };

@@ -13,7 +13,7 @@ const HOME = '/home/user';
 export const LOCAL_BOX_WORKDIR = `${HOME}/workspace`;
 
 export class LocalBoxProvider implements SandboxProvider {
-  readonly capabilities = { reattach: true, resume: true, snapshots: false, resources: false, idleTimeout: false };
+  readonly capabilities = { reattach: true, resume: true, snapshot: false, fork: false, idleTimeout: false };
   readonly boxes = new Map<string, { box: LocalBox; labels: Record<string, string>; state: string; createdAt: string }>();
   /** Calls made, by kind, for tests that count round trips. */
   readonly calls = { execute: 0, upload: 0, download: 0 };

@@ -464,3 +464,6 @@ export async function startModalStandin(): Promise<ProviderStandin> {
     },
   };
 }
+
+/** The stand-in as the provider table opens it (registry.ts, testing/standins.ts). */
+export { startModalStandin as startStandin };
