@@ -9,6 +9,7 @@ import type {
   LsResult, ReadRawResult, ReadResult, ShellBackend, StatResult, WriteResult,
 } from '../../core/backends/protocol';
 import { normalizeVirtualPath } from '../../core/backends/paths';
+import type { StepAttribution } from '../../core/process/attribution';
 
 export interface BringBackBackendOptions {
   inner: ShellBackend;
@@ -21,7 +22,7 @@ export interface BringBackBackendOptions {
   hold: () => Promise<void>;
   release: () => void;
   /** Brings back the whole folder, or only these folder-relative paths. */
-  bringBack: (only?: readonly string[]) => Promise<{ blockedLine: string | undefined; applied: string[] }>;
+  bringBack: (only?: readonly string[], attribution?: StepAttribution) => Promise<{ blockedLine: string | undefined; applied: string[] }>;
   /** `Daytona`: named when a bring-back fails. */
   where: string;
 }
@@ -46,10 +47,10 @@ export class BringBackBackend implements ShellBackend {
   }
 
   /** One bring-back at a time; a failure is a sentence, never a lost result. */
-  private back(only?: readonly string[]): Promise<string | undefined> {
+  private back(only?: readonly string[], attribution?: StepAttribution): Promise<string | undefined> {
     return this.serial(async () => {
       try {
-        return (await this.options.bringBack(only)).blockedLine;
+        return (await this.options.bringBack(only, attribution)).blockedLine;
       } catch (err) {
         return `[Not brought back from ${this.options.where} yet: ${err instanceof Error ? err.message : String(err)}]`;
       }
@@ -67,8 +68,12 @@ export class BringBackBackend implements ShellBackend {
 
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult> {
     return this.call(async () => {
+      // As a local sandboxed command on its write layer: what it changed reaches the folder only
+      // through the checked bring-back, applied as this step's (sandbox/apply-checked-layer.ts).
+      const attribution = options?.attribution;
+      attribution?.expectLayer();
       const result = await this.options.inner.execute(command, options);
-      const line = await this.back();
+      const line = await this.back(undefined, attribution);
       if (line === undefined) return result;
       const output = result.output.endsWith('\n') || result.output === '' ? `${result.output}${line}` : `${result.output}\n${line}`;
       return { ...result, output, ...(line.startsWith('[Sandbox blocked') ? { sandboxBlocked: line } : {}) };

@@ -10,8 +10,9 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BlockedItem } from '../../core/sandbox/blocked';
-import { checkLayer } from '../../core/sandbox/layer-check';
-import { applyLayer, discardLayer, type LayerEntry, type WriteLayer } from '../../core/sandbox/write-layer';
+import { applyCheckedLayer, LayerNotApplied } from '../../core/sandbox/apply-checked-layer';
+import { discardLayer, type LayerEntry, type WriteLayer } from '../../core/sandbox/write-layer';
+import type { StepAttribution } from '../../core/process/attribution';
 import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import type { Manifest, ManifestEntry } from './folder-upload';
@@ -106,6 +107,8 @@ export interface BringBackOptions {
   /** Only these folder-relative paths (a file tool's), else the whole folder. */
   only?: readonly string[];
   signal?: AbortSignal;
+  /** The checkpoint step the changes belong to (the command's tool call): recorded as its own, as a local sandboxed command's are. */
+  attribution?: StepAttribution;
 }
 
 const DOWNLOAD_BATCH = 200;
@@ -178,8 +181,14 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
         throw new Error('a brought-back layer runs nothing');
       },
     };
-    const verdict = await checkLayer(layer, entries, { home: options.home, protectedPaths: options.protectedPaths });
-    const result = applyLayer(layer, verdict.apply);
+    let checked: Awaited<ReturnType<typeof applyCheckedLayer>>;
+    try {
+      checked = await applyCheckedLayer(layer, entries, { home: options.home, protectedPaths: options.protectedPaths, attribution: options.attribution });
+    } catch (err) {
+      // Nothing applied: the bring-back fails with why, and everything is looked at again next time.
+      throw err instanceof LayerNotApplied ? err.cause : err;
+    }
+    const { verdict, applied: result } = checked;
     const blocked: BlockedItem[] = [...unnamed, ...verdict.items, ...result.failed.map((f) => ({ kind: 'write' as const, path: path.join(options.folder, f.rel), why: f.why }))];
     const failed = new Set(result.failed.map((f) => f.rel));
     // Checked (applied or left out) is known; what failed to apply is looked at again next time.

@@ -199,8 +199,8 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
     local,
     hold,
     release,
-    bringBack: async (only) => {
-      const back = await bringBack({ sandbox, folder: record.folder, manifest: current, home, protectedPaths: policy.protectedPaths, ...(only ? { only } : {}) });
+    bringBack: async (only, attribution) => {
+      const back = await bringBack({ sandbox, folder: record.folder, manifest: current, home, protectedPaths: policy.protectedPaths, ...(only ? { only } : {}), ...(attribution ? { attribution } : {}) });
       current = back.manifest;
       store.setManifest(record.folder, current);
       return { blockedLine: formatBlockedLine(back.blocked, policy), applied: back.applied };

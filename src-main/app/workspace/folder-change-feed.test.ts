@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { currentAttribution } from '../../core/process/attribution';
 import type { ChangeFeed } from '../../core/checkpoints/change-feed';
 import { CheckpointRecorder, type StepInfo } from '../../core/checkpoints/recorder';
 import { CheckpointStore } from '../../core/checkpoints/store';
@@ -80,8 +79,8 @@ function write(rel: string, data: string): void {
 async function blindStep(n: number, act: () => void): Promise<{ fed: Change[]; walked: Change[] }> {
   let fed: Change[] = [];
   const walked = await walker.step(info(n), 'command', async () => {
-    const outcome = await recorder.step(info(n), 'command', async () => {
-      await currentAttribution()?.blind();
+    const outcome = await recorder.step(info(n), 'command', async (attribution) => {
+      await attribution.blind();
       act();
     });
     fed = outcome.changes;

@@ -2,6 +2,7 @@
 // middleware around both, events streamed, the thread persisted after every step, and
 // Stop (the AbortSignal) cutting the model call and running tools short.
 
+import type { StepAttribution } from '../process/attribution';
 import { takesMedia } from '../media/capabilities';
 import type { MediaInput } from '../models/types';
 import { notTakenNotice } from '../media/kinds';
@@ -160,6 +161,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     turn: runInfo.turn,
     observer,
     toolObserver: (callId) => toolObservers.get(callId),
+    stepAttributions: new Map(),
     ...(budget ? { budget } : {}),
   };
   if (parentRun === undefined) startRunTally(ctx);
@@ -190,6 +192,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     run: ctx,
     ...(def.model.mediaInput !== undefined ? { mediaInput: def.model.mediaInput } : {}),
     ...traceparentOf(toolObservers.get(call.id)),
+    ...attributionOf(ctx.stepAttributions?.get(call.id)),
   });
 
   /** Runs the tool; a command's output also streams to its card as it runs. */
@@ -450,6 +453,10 @@ function finish(ctx: RunContext, text: string, reason: RunStopReason, error?: st
   const usage = runTally(ctx);
   ctx.emit({ type: 'done', text, reason, ...(usage !== undefined ? { usage } : {}) });
   return { text, reason };
+}
+
+function attributionOf(attribution: StepAttribution | undefined): { attribution?: StepAttribution } {
+  return attribution ? { attribution } : {};
 }
 
 function traceparentOf(observer: ToolCallObserver | undefined): { traceparent?: string } {

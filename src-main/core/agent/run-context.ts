@@ -1,5 +1,6 @@
 // What one run of one (sub)agent is: what its middleware hooks and tools can see and do.
 
+import type { StepAttribution } from '../process/attribution';
 import type { Backend } from '../backends/protocol';
 import type { ChatMessage, ChatModel, ToolSpec } from '../models/types';
 import type { RunObserver, ToolCallObserver } from '../telemetry/observer';
@@ -42,6 +43,11 @@ export interface RunContext {
   readonly observer: RunObserver;
   /** The observer of one of this run's tool calls while it runs (approvals report their decision to it). */
   toolObserver?(callId: string): ToolCallObserver | undefined;
+  /**
+   * The checkpoint step of each of this run's tool calls while it runs (middleware/checkpoints.ts
+   * sets it): the call's tool context carries it to the command (ExecuteOptions.attribution).
+   */
+  readonly stepAttributions?: Map<string, StepAttribution>;
   /** The budget this run (and its subagents) must keep, when one is set. */
   readonly budget?: RunBudget;
 }

@@ -2,6 +2,8 @@
 // expected failure: it returns a result carrying an `error` string instead.
 // Paths are virtual: the backend's own root is `/`.
 
+import type { StepAttribution } from '../process/attribution';
+
 export interface FileInfo {
   path: string;
   isDir?: boolean;
@@ -125,6 +127,12 @@ export interface ExecuteOptions {
    * TRACEPARENT, after the environment was scrubbed; a malformed value is not passed.
    */
   traceparent?: string;
+  /**
+   * The checkpoint step this command belongs to (checkpoints/recorder.ts): a command that runs
+   * on a checked write layer applies it through this; one whose writes cannot be observed says
+   * so before it starts. Absent: no step is recorded.
+   */
+  attribution?: StepAttribution;
 }
 
 /** A running command's pty, for a view that shows it. Calls after it ended do nothing. */

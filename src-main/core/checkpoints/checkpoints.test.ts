@@ -280,11 +280,11 @@ describe('checkpoints of a folder', () => {
     const shell = new LocalShellBackend({ rootDir: root, env: { PATH: withoutGit } });
     const probe = await shell.execute('command -v git || echo no-git');
     expect(probe.output).toContain('no-git');
-    const sed = await recorder.step(info(), 'all', () => shell.execute("sed -i 's/old/new/' config.ini"));
+    const sed = await recorder.step(info(), 'all', (attribution) => shell.execute("sed -i 's/old/new/' config.ini", { attribution }));
     expect(sed.result.exitCode).toBe(0);
     expect(sed.changes.map((c) => c.path)).toEqual(['config.ini']);
     expect(read('config.ini').toString()).toBe('name=new\r\nport=1\r\n');
-    const many = await recorder.step(info(), 'all', () => shell.execute('mkdir -p gen && cd gen && seq 1 1000 | xargs touch'));
+    const many = await recorder.step(info(), 'all', (attribution) => shell.execute('mkdir -p gen && cd gen && seq 1 1000 | xargs touch', { attribution }));
     expect(many.result.exitCode).toBe(0);
     expect(many.changes.filter((c) => c.after?.type === 'f')).toHaveLength(1000);
     expect(fs.existsSync(path.join(root, '.git'))).toBe(false);
@@ -300,7 +300,7 @@ describe('checkpoints of a folder', () => {
     await withGit.execute('git init -q . && git add -A && git -c user.email=a@b -c user.name=n commit -qm init');
     const gitHead = fs.readFileSync(p('.git/HEAD'), 'utf8');
     const gitIndex = fs.statSync(p('.git/index')).mtimeMs;
-    const step = await recorder.step(info(), 'all', () => withGit.execute('printf "x\\n" > with-git.txt'));
+    const step = await recorder.step(info(), 'all', (attribution) => withGit.execute('printf "x\\n" > with-git.txt', { attribution }));
     expect(step.changes.map((c) => c.path)).toEqual(['with-git.txt']);
     await history.restoreTo(step.checkpoint!.id, 'take-restore');
     expect(exists('with-git.txt')).toBe(false);

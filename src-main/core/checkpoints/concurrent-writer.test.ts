@@ -59,8 +59,9 @@ async function commandWithPersonInBetween(before: string, person: () => void, af
   let released = false;
   const go = path.join(gate, 'go');
   const command = `${before}; echo READY; until [ -e '${go}' ]; do sleep 0.02; done; ${after}`;
-  return recorder.step(info, 'command', () =>
+  return recorder.step(info, 'command', (attribution) =>
     backend.execute(command, {
+      attribution,
       timeoutS: 30,
       onData: (chunk) => {
         seen += chunk;
@@ -174,8 +175,9 @@ describe.skipIf(!layered)('a person saving files while a sandboxed command runs 
   it('a stopped command’s writes still reach the folder and are the step’s', async () => {
     const stop = new AbortController();
     let seen = '';
-    const step = await recorder.step(info, 'command', () =>
+    const step = await recorder.step(info, 'command', (attribution) =>
       backend.execute('echo partial > part.txt; echo READY; sleep 30', {
+        attribution,
         timeoutS: 60,
         signal: stop.signal,
         onData: (chunk) => {
@@ -199,7 +201,7 @@ describe.skipIf(!layered)('a person saving files while a sandboxed command runs 
 });
 
 function backendStep(command: string) {
-  return recorder.step(info, 'command', () => backend.execute(command, { timeoutS: 30 }));
+  return recorder.step(info, 'command', (attribution) => backend.execute(command, { timeoutS: 30, attribution }));
 }
 
 describe('a command whose writes cannot be observed (outside the sandbox)', () => {
@@ -209,8 +211,9 @@ describe('a command whose writes cannot be observed (outside the sandbox)', () =
     write('notes.md', 'mine\n');
     let seen = '';
     const go = path.join(gate, 'go');
-    const step = await recorder.step(info, 'command', () =>
+    const step = await recorder.step(info, 'command', (attribution) =>
       unsandboxed.execute(`echo "print(2)" > app.py; echo READY; until [ -e '${go}' ]; do sleep 0.02; done`, {
+        attribution,
         timeoutS: 30,
         onData: (chunk) => {
           seen += chunk;

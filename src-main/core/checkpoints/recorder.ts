@@ -17,7 +17,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { runAttributed, type LayerSettlement, type StepAttribution } from '../process/attribution';
+import type { LayerSettlement, StepAttribution } from '../process/attribution';
 import { BlobWriter } from './blob-writer';
 import type { ChangeFeed } from './change-feed';
 import { isSshFolder } from '../backends/remote/ssh-target';
@@ -193,7 +193,7 @@ export class CheckpointRecorder {
    * blind (the folder is walked before it starts and after it ends). A command that says
    * neither is recorded as blind, comparing what it left with the last state recorded.
    */
-  async step<T>(info: StepInfo, requested: StepScope, run: () => Promise<T>): Promise<StepOutcome<T>> {
+  async step<T>(info: StepInfo, requested: StepScope, run: (attribution: StepAttribution) => Promise<T>): Promise<StepOutcome<T>> {
     const scope: StepScope = requested !== 'all' && requested !== 'command' && (await this.throughLinks(requested)) ? 'all' : requested;
     // `self`: a command step already running, whose snapshot before it must not count as its own what differs.
     const walkBefore = (self?: Running): Promise<BeforeState | null> =>
@@ -216,7 +216,7 @@ export class CheckpointRecorder {
     this.inFlight.push(running);
     let outcome: { ok: true; value: T } | { ok: false; error: unknown };
     try {
-      outcome = { ok: true, value: await runAttributed(attribution, run) };
+      outcome = { ok: true, value: await run(attribution) };
     } catch (error) {
       // Stopped or failed: whatever it changed before that is still recorded.
       outcome = { ok: false, error };

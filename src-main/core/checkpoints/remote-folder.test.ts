@@ -115,7 +115,7 @@ describe('remote folder checkpoints', () => {
     expect(store.blob(wrote.changes[0]!.before!.hash)?.toString()).toBe('before\n');
 
     const shell = new RemoteShellBackend({ connection: folder.connection });
-    const ran = await recorder.step({ ...info, tool: 'execute' }, 'command', () => shell.execute('mkdir -p made && echo new > made/new.txt && rm keep.txt'));
+    const ran = await recorder.step({ ...info, tool: 'execute' }, 'command', (attribution) => shell.execute('mkdir -p made && echo new > made/new.txt && rm keep.txt', { attribution }));
     expect(ran.result.exitCode).toBe(0);
     expect(ran.changes.map((c) => `${c.path} ${c.before === null ? 'added' : c.after === null ? 'deleted' : 'modified'}`)).toEqual(['keep.txt deleted', 'made added', 'made/new.txt added']);
     expect(store.blob(ran.changes[0]!.before!.hash)?.toString()).toBe('keep\n');

@@ -15,7 +15,7 @@
 // after the listing), though never read; dependency folders (HEAVY_FOLDERS) are pruned.
 
 import path from 'node:path';
-import { FieldReader, PRELUDE, REPLY_MARK, afterMark } from '../backends/remote/remote-scripts';
+import { FieldReader, PRELUDE, REPLY_MARK, afterMark } from '../backends/script/script-replies';
 import { type SshConnection } from '../backends/remote/ssh-connection';
 import { shQuote } from '../text/shell-quote';
 import { formatSshTarget } from '../backends/remote/ssh-target';

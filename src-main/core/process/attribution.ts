@@ -5,10 +5,9 @@
 // is someone else's, what the layer changed is the step's. A command whose writes cannot be
 // observed says so (`blind`) before it starts, and its step is then recorded by comparing
 // walks of the whole folder, its changes marked unattributed. The recorder hands each step
-// its attribution through the async context, so the sandbox deep inside the tool call finds
-// it without any layer in between knowing.
-
-import { AsyncLocalStorage } from 'node:async_hooks';
+// its attribution as an argument; the tool call passes it on, explicitly, to whatever runs the
+// command and applies its checked layer (ExecuteOptions.attribution, sandbox/apply-checked-layer.ts),
+// whether the command ran here, over SSH or in a provider's sandbox.
 
 /** What applying a layer changes: these paths, and everything below the subtrees (removed, or folders made anew). */
 export interface LayerSettlement {
@@ -30,15 +29,4 @@ export interface StepAttribution {
    * paths (serialised with every other snapshot of the folder).
    */
   settle<T extends LayerSettlement>(planned: LayerSettlement, apply: () => Promise<T>): Promise<T>;
-}
-
-const current = new AsyncLocalStorage<StepAttribution>();
-
-export function runAttributed<T>(attribution: StepAttribution, fn: () => Promise<T>): Promise<T> {
-  return current.run(attribution, fn);
-}
-
-/** The attribution of the step running in this async context, if any. */
-export function currentAttribution(): StepAttribution | undefined {
-  return current.getStore();
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { isExecutable } from '../fs/file-checks';
 import { collectPtyRun, endPty, startCommandPty, type PtyRunOptions } from './pty-run';
-import { currentAttribution } from './attribution';
+import type { StepAttribution } from './attribution';
 import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
 import { watchProcessGroup } from './watchdog';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
@@ -21,6 +21,8 @@ export interface RunInPtyOptions extends PtyRunOptions {
   sandbox?: Sandbox;
   /** The W3C traceparent of the call that runs it: the command gets it as TRACEPARENT, when well formed (traceparent.ts). */
   traceparent?: string;
+  /** The checkpoint step the command belongs to (attribution.ts). */
+  attribution?: StepAttribution;
 }
 
 export const TIMEOUT_EXIT_CODE = 124;
@@ -129,13 +131,13 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   const spec = { file: shell, args: ['-c', wrapperScript(nonce, opts.attach !== undefined), shell, command], cwd: opts.cwd, env };
   if (!opts.sandbox) {
     // Its writes land straight in the folder, indistinguishable from anyone else's.
-    await currentAttribution()?.blind();
+    await opts.attribution?.blind();
     return spawnAndCollect(spec, marker, nonce, opts);
   }
 
   let prepared: PreparedCommand;
   try {
-    prepared = await opts.sandbox.prepare(spec);
+    prepared = await opts.sandbox.prepare(spec, opts.attribution ? { attribution: opts.attribution } : {});
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { output: `Could not start the sandbox: ${message}`, exitCode: 127, truncated: false, sandboxed: true };

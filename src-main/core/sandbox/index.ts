@@ -53,10 +53,9 @@ import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withFilterOpen } from './seccomp';
-import { applyLayer, createWriteLayer, discardLayer, NOTHING_APPLIED, plannedBy, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
-import { currentAttribution } from '../process/attribution';
+import { createWriteLayer, discardLayer, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
+import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
-import { checkLayer, type LayerVerdict } from './layer-check';
 import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
 
 export type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
@@ -251,10 +250,10 @@ class OsSandbox implements Sandbox {
 
     // Captured now: the checkpoint step this command belongs to applies its layer. A
     // long-lived process belongs to no step.
-    const attribution = layer ? currentAttribution() : undefined;
+    const attribution = layer ? options.attribution : undefined;
     attribution?.expectLayer();
     // Without a layer the folder's state is recorded before the command can change it.
-    if (!layer && !longLived) await currentAttribution()?.blind();
+    if (!layer && !longLived) await options.attribution?.blind();
     let enforced: Promise<BlockedItem[]> | undefined;
     /**
      * After the run. With a layer: check it whole (git surface, protected paths, file kinds),
@@ -274,29 +273,28 @@ class OsSandbox implements Sandbox {
         if (layer) {
           const ran = layer;
           return inTurn(resolved.projectDir, async () => {
-            let verdict: LayerVerdict;
             try {
-              verdict = await checkLayer(ran, await readLayer(ran), { home: resolved.home, protectedPaths: resolved.protectedPaths, cache: walkCache });
-            } catch (err) {
-              // Checks that could not be completed: nothing is applied.
-              verdict = { apply: [], items: [{ kind: 'write', path: resolved.projectDir, why: `they could not be checked (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
-            }
-            items.push(...verdict.items);
-            // Nothing of the command touched the real folder: what changed there after it started is someone else's
-            // (a change in the tick the run began came before the command could look).
-            const apply = async (): Promise<AppliedLayer> => {
-              let applied: AppliedLayer;
-              try {
-                applied = applyLayer(ran, verdict.apply, (_rel, st) => st.ctimeMs > runStartedMs);
-              } catch (err) {
-                // Only what comes before staging throws (the disk's size could not be read): nothing was applied.
-                applied = { touched: [], subtrees: [], failed: [{ rel: '', why: `they could not be applied (${errnoOf(err)}); ${NOTHING_APPLIED}` }] };
-              }
+              const { verdict, applied } = await applyCheckedLayer(ran, () => readLayer(ran), {
+                home: resolved.home,
+                protectedPaths: resolved.protectedPaths,
+                cache: walkCache,
+                attribution,
+                // Nothing of the command touched the real folder: what changed there after it started is someone else's
+                // (a change in the tick the run began came before the command could look).
+                spare: (_rel, st) => st.ctimeMs > runStartedMs,
+              });
+              items.push(...verdict.items);
               report(applied.failed);
-              return applied;
-            };
-            if (attribution) await attribution.settle(plannedBy(verdict.apply), apply);
-            else await apply();
+            } catch (err) {
+              if (!(err instanceof LayerNotApplied)) throw err;
+              if (err.stage === 'check') {
+                // Checks that could not be completed: nothing is applied.
+                items.push({ kind: 'write', path: resolved.projectDir, why: `they could not be checked (${errnoOf(err.cause)}); ${NOTHING_APPLIED}` });
+              } else {
+                items.push(...(err.verdict?.items ?? []));
+                report([{ rel: '', why: `they could not be applied (${errnoOf(err.cause)}); ${NOTHING_APPLIED}` }]);
+              }
+            }
             return items;
           });
         }

@@ -1,5 +1,7 @@
 // The sandbox's public types (SPEC §7), as agreed with the terminal/modes side of the app.
 
+import type { StepAttribution } from '../process/attribution';
+
 export type SandboxKind = 'bubblewrap' | 'seatbelt';
 
 export type SandboxAvailability =
@@ -60,6 +62,11 @@ export interface PrepareOptions {
    * path that was missing and appeared meanwhile is left (it may be the person's).
    */
   longLived?: boolean;
+  /**
+   * The checkpoint step the command belongs to: its layer is applied through it (or, without a
+   * layer, it is told the command's writes cannot be observed). Not for a long-lived process.
+   */
+  attribution?: StepAttribution;
 }
 
 export interface Sandbox {

@@ -61,6 +61,7 @@ const commandTool = {
       ...(ctx.onTerminalData ? { onData: ctx.onTerminalData } : {}),
       ...(args.sandbox === false ? { sandbox: false } : {}),
       ...(ctx.traceparent !== undefined ? { traceparent: ctx.traceparent } : {}),
+      ...(ctx.attribution ? { attribution: ctx.attribution } : {}),
     });
     let output = result.output.replace(/\n+$/, '');
     // The blocked line comes last, after the exit status (SPEC §7).

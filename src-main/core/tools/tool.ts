@@ -1,6 +1,7 @@
 // What every agent tool is: a name, a description written for the model, a zod schema
 // for its arguments, and a function from validated arguments to text (SPEC §3).
 
+import type { StepAttribution } from '../process/attribution';
 import type { z } from 'zod';
 import type { Backend } from '../backends/protocol';
 import type { RunContext } from '../agent/run-context';
@@ -56,6 +57,8 @@ export interface ToolContext {
   mediaInput?: MediaInput;
   /** The W3C traceparent of this call's span when tracing is on: `execute` passes it as TRACEPARENT (SPEC §17). */
   traceparent?: string;
+  /** The checkpoint step this call belongs to, when one is recorded: `execute` passes it on (ExecuteOptions.attribution). */
+  attribution?: StepAttribution;
 }
 
 export interface AgentTool<Schema extends z.ZodType = z.ZodType> {

@@ -34,7 +34,16 @@ export function checkpointsMiddleware(recorder: CheckpointRecorder): Middleware 
           tool: call.name,
         },
         scope,
-        () => next(call),
+        async (attribution) => {
+          // Handed to this call's tool context (loop.ts), so the command it runs applies its layer through it.
+          const held = ctx.stepAttributions;
+          held?.set(call.id, attribution);
+          try {
+            return await next(call);
+          } finally {
+            if (held?.get(call.id) === attribution) held.delete(call.id);
+          }
+        },
       );
       if (!outcome.checkpoint) return outcome.result;
       const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));

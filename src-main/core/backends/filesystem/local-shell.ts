@@ -68,6 +68,7 @@ export class LocalShellBackend extends FilesystemBackend implements ShellBackend
       ...(options.cols !== undefined ? { cols: options.cols } : {}),
       ...(options.rows !== undefined ? { rows: options.rows } : {}),
       ...(options.traceparent !== undefined ? { traceparent: options.traceparent } : {}),
+      ...(options.attribution ? { attribution: options.attribution } : {}),
       ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
       onData: (chunk) => {
         const receivers: Array<(chunk: string, run: ShellRun) => void> = [...this.listeners];

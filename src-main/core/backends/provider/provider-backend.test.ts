@@ -5,6 +5,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProviderSandbox, SandboxExecOptions } from '../../sandbox-providers/provider';
 import { LocalBoxProvider } from '../../sandbox-providers/testing/local-box-provider';
+import { withTargetGuard } from '../target-guard';
 import { ProviderBackend } from './provider-backend';
 
 const provider = new LocalBoxProvider();
@@ -118,6 +119,22 @@ describe('ProviderBackend', () => {
     const big = await backend.execute('head -c 300000 /dev/zero | tr "\\0" a');
     expect(big.truncated).toBe(true);
     expect(big.output).toContain('bytes of output truncated');
+  });
+
+  it('asks the tool call’s target guard when a path reaches another file through a link, as an SSH folder’s does, and changes nothing it refused', async () => {
+    expect((await backend.execute('mkdir real && echo inside > real/target.txt && ln -s real/target.txt alias.txt')).exitCode).toBe(0);
+    const asked: string[] = [];
+    const guard = { check: (op: string, named: string, resolved: string) => (asked.push(`${op} ${named} ${resolved}`), 'refused by the guard') };
+    expect(await withTargetGuard(guard, () => backend.write('/alias.txt', 'changed\n'))).toEqual({ error: 'refused by the guard' });
+    expect(await withTargetGuard(guard, () => backend.edit('/alias.txt', 'inside', 'changed'))).toEqual({ error: 'refused by the guard' });
+    expect(await withTargetGuard(guard, () => backend.uploadFiles([{ path: '/alias.txt', content: Buffer.from('changed\n') }]))).toEqual([{ path: '/alias.txt', error: 'invalid_path' }]);
+    expect(asked).toEqual(['write /alias.txt /real/target.txt', 'edit /alias.txt /real/target.txt', 'write /alias.txt /real/target.txt']);
+    expect((await backend.execute('cat real/target.txt')).output).toBe('inside');
+    // A path that names its own file, and a new one, pass without asking.
+    expect(await withTargetGuard(guard, () => backend.write('/real/target.txt', 'mine\n'))).toEqual({ path: '/real/target.txt' });
+    expect(await withTargetGuard(guard, () => backend.write('/new/dir/file.txt', 'new\n'))).toEqual({ path: '/new/dir/file.txt' });
+    expect(asked).toHaveLength(3);
+    expect(await backend.alwaysAskReason('/.git/config')).toBe('it is inside a git folder');
   });
 
   it('gives a provider failure as an error, never a throw', async () => {

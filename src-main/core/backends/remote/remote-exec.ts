@@ -14,7 +14,6 @@
 // where the remote has /proc, with a second call over the same connection.
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
-import { currentAttribution } from '../../process/attribution';
 import type { CommandSpec, PreparedCommand } from '../../sandbox/types';
 import { terminalToText } from '../../text/ansi';
 import { collectPtyRun, endPty, startCommandPty } from '../../process/pty-run';
@@ -217,7 +216,7 @@ export async function runRemoteCommand(connection: SshConnection, command: strin
   const env = { ...remoteCommandEnv(host, opts.env), ...traceparentEnv(opts.traceparent), [EXEC_MARKER_VAR]: marker.slice(EXEC_MARKER_VAR.length + 1) };
   const spec: CommandSpec = { file: host.shell, args: ['-c', command, basename(host.shell)], cwd: opts.cwd, env };
   // Nothing of a remote command's writes can be observed: the folder's state is recorded before it.
-  await currentAttribution()?.blind();
+  await opts.attribution?.blind();
   if (!opts.sandbox) return spawnAndCollect(connection, spec, marker, opts);
 
   let prepared: PreparedCommand;

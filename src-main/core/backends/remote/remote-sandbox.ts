@@ -34,7 +34,7 @@ import type { CommandSpec, PreparedCommand, Sandbox, SandboxAvailability, Sandbo
 import { planSurfaceRepairs, surfaceMounts, type GitSurface } from '../../git/surface';
 import { remoteHost } from './remote-exec';
 import { applyRemoteSteps, repairSteps, snapshotRemoteSurface, type FileKinds } from './remote-git-surface';
-import { FIND_PYTHON } from './remote-scripts';
+import { FIND_PYTHON } from '../script/script-replies';
 import { type SshConnection } from './ssh-connection';
 import { shQuote } from '../../text/shell-quote';
 

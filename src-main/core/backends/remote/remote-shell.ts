@@ -47,6 +47,7 @@ export class RemoteShellBackend extends RemoteBackend implements ShellBackend {
       ...(options.cols !== undefined ? { cols: options.cols } : {}),
       ...(options.rows !== undefined ? { rows: options.rows } : {}),
       ...(options.traceparent !== undefined ? { traceparent: options.traceparent } : {}),
+      ...(options.attribution ? { attribution: options.attribution } : {}),
       ...(this.sandbox && options.sandbox !== false ? { sandbox: this.sandbox } : {}),
     });
   }

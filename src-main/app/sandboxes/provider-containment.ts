@@ -1,8 +1,8 @@
 // The containment conformance suite (core/containment/suite.ts) on the sandbox provider path
 // (SPEC §18): the agent's `execute` in a sandbox place as the app opens one (openSandboxPlace:
 // the folder goes up, the command runs in the provider's sandbox, what it changed comes back to
-// the folder through the layer check), with the Daytona adapter and its official SDK over the
-// Daytona stand-in. Judged by effect on this machine, as for every path: what came back must
+// the folder through the layer check), with each provider's adapter and its official SDK over
+// that provider's stand-in (one test file per provider: provider-*.conformance.test.ts). Judged by effect on this machine, as for every path: what came back must
 // run nothing of the attacker's, reach nothing outside the folder, copy no secret.
 //
 // What this path shows is the bring-back: the stand-in's box, like a provider's sandbox, has
@@ -13,21 +13,30 @@
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type { ContainmentCase } from '../../core/containment/case';
 import { kindOf, readText } from '../../core/containment/effects';
 import { localPerson } from '../../core/containment/person';
 import { deferredPerson, withReady } from '../../core/containment/paths/deferred-person';
 import { runContainmentConformance } from '../../core/containment/suite';
 import type { ExecutionPath, Scene } from '../../core/containment/types';
-import { createDaytonaProvider } from '../../core/sandbox-providers/daytona/daytona-provider';
-import type { SandboxProvider } from '../../core/sandbox-providers/provider';
-import { startDaytonaStandin } from '../../core/sandbox-providers/testing/daytona-standin';
+import type { ProviderCredentials, SandboxProvider, SandboxProviderName } from '../../core/sandbox-providers/provider';
 import type { ProviderStandin } from '../../core/sandbox-providers/testing/standin';
 import { openSandboxPlace, type OpenedSandboxPlace } from './sandbox-place';
 import { SandboxStore } from './sandbox-store';
 
-function providerSandboxedCommand(): ExecutionPath {
+/** One provider's adapter over its stand-in. */
+export interface StandinProvider {
+  /** `Daytona`, as the path's name says it. */
+  label: string;
+  name: SandboxProviderName;
+  start(): Promise<ProviderStandin>;
+  adapter(credentials: ProviderCredentials): SandboxProvider;
+  /** The SDK reads its endpoint from process.env only (Modal). */
+  stubProcessEnv?: boolean;
+}
+
+function providerSandboxedCommand(standinProvider: StandinProvider): ExecutionPath {
   const person = deferredPerson();
   let standin: ProviderStandin | undefined;
   let provider: SandboxProvider | undefined;
@@ -46,7 +55,7 @@ function providerSandboxedCommand(): ExecutionPath {
   };
 
   return {
-    name: 'sandbox provider command (Daytona stand-in, brought back to the folder)',
+    name: `sandbox provider command (${standinProvider.label} stand-in, brought back to the folder)`,
     notApplicable: {
       'trusted-script': 'a command runs no configuration entry (hooks and servers of a sandbox folder run on this computer)',
     },
@@ -57,21 +66,23 @@ function providerSandboxedCommand(): ExecutionPath {
     person,
     async setUp(env) {
       person.set(localPerson(env));
-      standin = await startDaytonaStandin();
-      provider = createDaytonaProvider({ env: { ...standin.env } });
+      standin = await standinProvider.start();
+      if (standinProvider.stubProcessEnv) for (const [k, v] of Object.entries(standin.env)) vi.stubEnv(k, v);
+      provider = standinProvider.adapter({ env: { ...standin.env } });
       db = new Database(':memory:');
       store = new SandboxStore(db);
     },
     async tearDown() {
       for (const scene of [...places.keys()]) await close(scene).catch(() => undefined);
       db?.close();
+      if (standinProvider.stubProcessEnv) vi.unstubAllEnvs();
       await standin?.close();
     },
     async run(scene, script, { timeoutS }) {
       if (!provider || !store) throw new Error('the path was not set up');
       let opening = places.get(scene);
       if (!opening) {
-        const record = store.put({ folder: scene.project, worktree: 'w', provider: 'daytona' });
+        const record = store.put({ folder: scene.project, worktree: 'w', provider: standinProvider.name });
         opening = openSandboxPlace({
           record,
           store,
@@ -161,4 +172,7 @@ const machineCases: readonly ContainmentCase[] = [
   },
 ];
 
-runContainmentConformance(providerSandboxedCommand(), machineCases);
+/** The containment suite, with this path's own cases, on one provider's adapter over its stand-in. */
+export function runProviderContainment(standinProvider: StandinProvider): void {
+  runContainmentConformance(providerSandboxedCommand(standinProvider), machineCases);
+}

@@ -1,6 +1,6 @@
-// The remote folder's file operations (SPEC §13), as one python3 program run on the
-// remote per call: `python3 -c PROGRAM ROOT OP ARGS…`, answering as the shell scripts of
-// remote-scripts.ts do (a status line, then a payload).
+// The file operations of a `bytes` place (an SSH folder, SPEC §13; script-backend.ts), as one
+// python3 program run at the place per call: `python3 -c PROGRAM ROOT OP ARGS…`, answering as the shell scripts of
+// posix-scripts.ts do (a status line, then a payload).
 //
 // Every path is walked from the root's file descriptor one component at a time: each folder
 // is opened relative to the one before with O_NOFOLLOW, links are read and followed here
@@ -12,7 +12,7 @@
 //
 // Why python3 and no fallback: a POSIX shell has no openat, and perl's core has none either.
 // A remote without python3 has its file tools refused with an `Error: ` saying so (the
-// probe in remote-backend.ts), never served by racy code.
+// probe in script-backend.ts), never served by racy code.
 import { shQuote } from '../../text/shell-quote';
 
 export type FileOp = 'read' | 'window' | 'upload' | 'delete' | 'ls' | 'stat' | 'resolve' | 'grep' | 'tree';
@@ -538,13 +538,13 @@ OUT.flush()
 `;
 
 /**
- * A script body (run after remote-scripts.ts PRELUDE, which sets ROOT, and with PY the remote's python3) for one operation on
+ * A script body (run after script-replies.ts PRELUDE, which sets ROOT, and with PY the remote's python3) for one operation on
  * the body's arguments:
  * - `read REL WHOLE MOST`, `window REL FIRST LAST CAP`, `upload REL BYTES KIND SUFFIX` (the
  *   content on stdin), `delete PARENT NAME`, `ls REL`, `stat REL`, `resolve REL`: as READ,
  *   WINDOW, UPLOAD, DELETE, LS, STAT and RESOLVE were;
  * - `grep PATTERN HITS MOST`: as GREP_LINES did (the real paths on stdin);
- * - `tree REL`: as TREE did (remote-search.ts parseTree reads it).
+ * - `tree REL`: as TREE did (script-search.ts parseTree reads it).
  */
 export function fileOp(op: FileOp): string {
   return `exec "$PY" -I -S -c ${shQuote(FILE_OPS_PY)} "$ROOT" ${op} "$@"\n`;

@@ -1,12 +1,10 @@
-// The POSIX shell scripts RemoteBackend runs on the remote (SPEC §13) for what only looks
-// (the probe, where a link leads), and the parsing of every reply; what reads, lists or
-// changes a file is remote-file-ops.ts. Every script starts with
-// PRELUDE and takes its inputs as positional arguments (always shQuote'd by the caller) or
-// on stdin, never spliced into its text. A reply is one status line (`ok`, `missing`,
-// `outside`, …) followed by a payload.
-//
-// The scripts use GNU coreutils and findutils (`realpath`, `stat -c`, `find -printf`): the
-// probe checks for them, and for python3, once per connection.
+// The script backend's replies (script-backend.ts, SPEC §13, §18): the mark every script prints
+// first, the status line and payload of a reply, stat words, NUL-separated fields and framed
+// bytes, for the scripts of both kinds of place. And the POSIX scripts of a `bytes` place (an SSH
+// folder) that only look: the probe (GNU tools, python3 for descriptor-ops.ts, the root's real
+// path, once per backend), where a link leads (LINK, also run at a `files` place after its own
+// prelude). Every script takes its inputs as positional arguments (always shQuote'd by the
+// caller) or on stdin, never spliced into its text.
 
 import { isoTime } from '../filesystem/fs-file-infos';
 

@@ -1,9 +1,9 @@
-// grep and glob for a remote folder (SPEC §3, §13) with the local engines' results: the
-// remote lists the tree once (remote-file-ops.ts `tree`, `.git` contents skipped) with the
-// .gitignore files it holds, and the walk that applies them runs here with the same rules
-// as fs-walk (fs-gitignore, glob-match). grep then has the remote search the walked files
-// (remote-file-ops.ts `grep`: fixed strings, fs-grep-file's rules: lines split at LF, binary
-// = NUL in the first 8 KiB) and send only the matched lines.
+// grep and glob at a place (SPEC §3, §13, §18) with the local engines' results: the place
+// lists the tree once (descriptor-ops.ts or posix-scripts.ts `tree`, `.git` contents skipped)
+// with the .gitignore files it holds, and the walk that applies them runs here with the same
+// rules as fs-walk (fs-gitignore, glob-match). grep then has the place search the walked files
+// (`grep`: fixed strings, fs-grep-file's rules: lines split at LF, binary = NUL in the first
+// 8 KiB) and send only the matched lines.
 
 import type { GlobMatcher } from '../filesystem/glob-match';
 import type { GitignoreRules, GitignoreStack } from '../filesystem/fs-gitignore';
@@ -11,7 +11,7 @@ import { childStack, compileGitignore, isIgnored } from '../filesystem/fs-gitign
 import type { FileInfo, GrepMatch } from '../protocol';
 import { joinVirtual, sortByPath } from '../paths';
 import { decodeLine } from '../filesystem/fs-grep-file';
-import { FieldReader, isoOfFindTime, type Reply } from './remote-scripts';
+import { FieldReader, isoOfFindTime, type Reply } from './script-replies';
 
 export interface TreeEntry {
   /** find's %y: `f` file, `d` folder, `l` link, … */
@@ -32,7 +32,7 @@ export interface RemoteTree {
   gitignores: Map<string, string>;
 }
 
-/** Parses the payload of remote-file-ops.ts `tree` after its `ok` line. */
+/** Parses the payload of descriptor-ops.ts or posix-scripts.ts `tree` after its `ok` line. */
 export function parseTree(payload: Buffer): RemoteTree {
   const reader = new FieldReader(payload);
   const real = reader.next() ?? '/';

@@ -1,19 +1,19 @@
-// The POSIX shell scripts ProviderBackend runs in a sandbox (SPEC §18), one per file
-// operation, as Deep Agents' BaseSandbox builds its file tools on execute: they look, list,
-// check and move files, and file contents travel only through the provider's upload and
-// download (a write is uploaded to a temp file in the workdir, then checked and renamed into
+// The POSIX shell scripts the script backend (script-backend.ts) runs at a `files` place (a
+// provider's sandbox, SPEC §18), one per file operation, as Deep Agents' BaseSandbox builds its
+// file tools on execute: they look, list, check and move files, and file contents travel only
+// through the place's upload and download (a write is uploaded to a temp file in the workdir, then checked and renamed into
 // place by COMMIT; a read resolves the path here, then downloads it).
 //
 // Every script runs after PRELUDE, with the workdir then its own arguments as positional
 // parameters (always shQuote'd by the caller), never spliced into its text. A reply is the
-// mark, one status line (`ok`, `missing`, `outside`, …) and a payload (remote-scripts.ts
+// mark, one status line (`ok`, `missing`, `outside`, …) and a payload (script-replies.ts
 // parseReply); the batch scripts answer `status\0payload\0` per item instead. Stderr is
 // dropped: a provider hands stdout and stderr back interleaved.
 //
 // The tools are GNU coreutils, findutils and grep (`realpath -e`, `stat -c`, `find -printf`,
 // `mv -T`, `xargs -0`), as in the usual sandbox images; no python, node or perl.
 
-import { REPLY_MARK } from '../remote/remote-scripts';
+import { REPLY_MARK } from './script-replies';
 import { shQuote } from '../../text/shell-quote';
 
 const D = '$';
@@ -74,6 +74,16 @@ head -c 8192 -- "$R" > "$d/head"
 n=$(wc -l < "$R"); t=$(tail -c 1 -- "$R" | od -An -tx1 | tr -d ' \n')
 if [ "$4" -ge "$3" ]; then sed -n "$3,$4p;$4q" -- "$R" | head -c "$5" > "$d/window"; else : > "$d/window"; fi
 echo "window $st"; printf '%s\0%s\0%s\0' "$d" "$n" "$t"
+`;
+
+/**
+ * $1 rel, for the target guard: `ok <info>` or `new` (nothing there yet) + the real path it
+ * reaches, links followed (`outside`, `noroot`), as descriptor-ops.ts `resolve` answers.
+ */
+export const RESOLVE = String.raw`
+need "$1"
+if [ "$E" = 1 ]; then st=$(info "$R") || { echo denied; exit 0; }; echo "ok $st"; else echo new; fi
+printf '%s' "$R"
 `;
 
 /** Each argument a rel: `status\0real path\0` (status ok, missing, isdir, notfile, denied, outside, noroot). */
@@ -159,7 +169,7 @@ rm -f -- "$t" && echo ok || echo denied
 
 /**
  * $1 rel: a folder's entries as `type\0size\0mtime\0name\0` records (links followed when
- * they stay inside the root; remote-search.ts listingEntries), or `file <info>` for a file.
+ * they stay inside the root; script-search.ts listingEntries), or `file <info>` for a file.
  */
 export const LS = String.raw`
 exists "$1"
@@ -176,7 +186,7 @@ done
 `;
 
 /**
- * $1 rel of the folder to search: `ok` + the tree as remote-search.ts parseTree reads it
+ * $1 rel of the folder to search: `ok` + the tree as script-search.ts parseTree reads it
  * (the folder's real path, `A` records for the folders from the root to its parent, every
  * entry below it except inside `.git`, `E`, then each .gitignore below it), `file` + the
  * real path for a regular file, `special` for another kind of file.

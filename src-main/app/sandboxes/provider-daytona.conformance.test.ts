@@ -1,0 +1,13 @@
+// The containment conformance suite on the sandbox provider path (provider-containment.ts) with
+// the Daytona adapter and its official SDK over the Daytona stand-in. No test contacts Daytona.
+
+import { createDaytonaProvider } from '../../core/sandbox-providers/daytona/daytona-provider';
+import { startDaytonaStandin } from '../../core/sandbox-providers/testing/daytona-standin';
+import { runProviderContainment } from './provider-containment';
+
+runProviderContainment({
+  label: 'Daytona',
+  name: 'daytona',
+  start: startDaytonaStandin,
+  adapter: createDaytonaProvider,
+});
