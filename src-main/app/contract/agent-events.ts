@@ -37,6 +37,26 @@ export const toolRejectionSchema = z.strictObject({
 });
 export type ToolRejection = z.infer<typeof toolRejectionSchema>;
 
+const mediaKindSchema = z.enum(['image', 'audio', 'video', 'document']);
+
+/** What a read, grep, glob or ls came back with, counted by the tool (core's ResultGist): the window says it without reading the text. */
+export const resultGistSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('read'), from: z.number(), to: z.number(), total: z.number() }),
+  z.strictObject({ kind: z.literal('read-empty') }),
+  z.strictObject({
+    kind: z.literal('media'),
+    media: mediaKindSchema,
+    holds: z.union([z.strictObject({ pages: z.number() }), z.strictObject({ width: z.number(), height: z.number() }), z.strictObject({ seconds: z.number() })]).optional(),
+  }),
+  z.strictObject({ kind: z.literal('media-not-taken'), media: mediaKindSchema }),
+  z.strictObject({ kind: z.literal('document-text'), unit: z.enum(['page', 'slide']), total: z.number(), from: z.number(), to: z.number(), noTextLayer: z.boolean().optional() }),
+  z.strictObject({ kind: z.literal('binary') }),
+  z.strictObject({ kind: z.literal('grep'), matches: z.number(), files: z.number(), truncated: z.boolean() }),
+  z.strictObject({ kind: z.literal('glob'), files: z.number(), truncated: z.boolean() }),
+  z.strictObject({ kind: z.literal('ls'), entries: z.number() }),
+]);
+export type ResultGistDto = z.infer<typeof resultGistSchema>;
+
 /** What core knows of a tool result beyond its text, so the window never parses it. */
 export const toolResultFactsShape = {
   /** execute: the command's exit code (124 after its timeout); null: it was stopped before it ended. */
@@ -48,6 +68,8 @@ export const toolResultFactsShape = {
   evictedTo: z.string().optional(),
   /** The call never finished (the run was stopped or the app closed while it ran). */
   interrupted: z.boolean().optional(),
+  /** read_file, grep, glob, ls: what came back, counted by the tool. */
+  gist: resultGistSchema.optional(),
 };
 
 /** Picks the facts out of a result, an event or a display item (its other fields are left out). */
