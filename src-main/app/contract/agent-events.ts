@@ -78,6 +78,41 @@ export type ToolResultFactsDto = z.infer<typeof toolResultFactsSchema>;
 
 const hookRefSchema = z.strictObject({ command: z.string(), file: z.string() });
 
+const reasonSubjectSchema = z.union([z.strictObject({ tool: z.string(), paths: z.array(z.string()) }), z.strictObject({ command: z.string() })]);
+const ruleRefSchema = z.union([z.strictObject({ description: z.string() }), z.strictObject({ id: z.string() }), z.strictObject({ index: z.number() })]);
+
+/** Why a call runs, asks or is refused, as data (core's ApprovalWhy, src-main/core/agent/permissions/reason.ts): the window says it from this, never from `reason`'s words. */
+export type ApprovalWhyDto =
+  | { kind: 'rule'; subject: z.infer<typeof reasonSubjectSchema>; decision: 'allow' | 'ask' | 'deny'; rule: z.infer<typeof ruleRefSchema> }
+  | { kind: 'not-allowed' | 'mcp-tool-not-allowed'; subject: z.infer<typeof reasonSubjectSchema> }
+  | { kind: 'no-side-effects'; tool: string }
+  | { kind: 'read-default' | 'command-missing' | 'outside-sandbox' }
+  | { kind: 'protected-path'; path: string; protects: string }
+  | { kind: 'names-protected-path'; subject?: z.infer<typeof reasonSubjectSchema>; path: string; protects: string }
+  | { kind: 'escalation'; subject: z.infer<typeof reasonSubjectSchema>; escalation: string }
+  | { kind: 'always-asks'; reasons: string[] }
+  | { kind: 'parts'; parts: ApprovalWhyDto[] }
+  | { kind: 'mode'; mode: string; detail?: 'sandboxed' | 'not-read-only' }
+  | { kind: 'always-asks-path'; path: string; because: string }
+  | { kind: 'hook'; outcome: 'asks' | 'allowed' | 'blocked' | 'edited'; message: string };
+
+export const approvalWhySchema: z.ZodType<ApprovalWhyDto> = z.lazy(() =>
+  z.union([
+    z.strictObject({ kind: z.literal('rule'), subject: reasonSubjectSchema, decision: z.enum(['allow', 'ask', 'deny']), rule: ruleRefSchema }),
+    z.strictObject({ kind: z.enum(['not-allowed', 'mcp-tool-not-allowed']), subject: reasonSubjectSchema }),
+    z.strictObject({ kind: z.literal('no-side-effects'), tool: z.string() }),
+    z.strictObject({ kind: z.enum(['read-default', 'command-missing', 'outside-sandbox']) }),
+    z.strictObject({ kind: z.literal('protected-path'), path: z.string(), protects: z.string() }),
+    z.strictObject({ kind: z.literal('names-protected-path'), subject: reasonSubjectSchema.optional(), path: z.string(), protects: z.string() }),
+    z.strictObject({ kind: z.literal('escalation'), subject: reasonSubjectSchema, escalation: z.string() }),
+    z.strictObject({ kind: z.literal('always-asks'), reasons: z.array(z.string()) }),
+    z.strictObject({ kind: z.literal('parts'), parts: z.array(approvalWhySchema) }),
+    z.strictObject({ kind: z.literal('mode'), mode: z.string(), detail: z.enum(['sandboxed', 'not-read-only']).optional() }),
+    z.strictObject({ kind: z.literal('always-asks-path'), path: z.string(), because: z.string() }),
+    z.strictObject({ kind: z.literal('hook'), outcome: z.enum(['asks', 'allowed', 'blocked', 'edited']), message: z.string() }),
+  ]),
+);
+
 const modelProblemSchema = z.strictObject({
   kind: z.enum(['refused', 'host-not-found', 'timeout', 'tls', 'unreachable', 'unauthorized', 'forbidden', 'model-not-found', 'rate-limited', 'server-error']),
   summary: z.string(),
@@ -110,6 +145,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     args: z.unknown(),
     status: z.enum(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']),
     reason: z.string(),
+    /** `reason` as data: the window says it from this. */
+    why: approvalWhySchema.optional(),
     hook: hookRefSchema.optional(),
     /** Answered in a terminal (`deepdesk run`, `deepdesk attach`), not in the window. */
     answeredIn: z.enum(['terminal']).optional(),

@@ -244,7 +244,8 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
  */
 function RefusalReason({ item }: { item: ToolItem }): React.JSX.Element | null {
   if (item.blockedByHook !== undefined) {
-    const said = item.approvalReason?.replace(/^blocked by hook: /, '');
+    // The hook's own words, from the reason's data (a reason without it is shown as written).
+    const said = item.approvalWhy?.kind === 'hook' ? item.approvalWhy.message : item.approvalReason;
     return (
       <p className="tool-reason">
         Blocked by hook <code className="mono">{<VisibleText text={item.blockedByHook} />}</code>
@@ -259,7 +260,7 @@ function RefusalReason({ item }: { item: ToolItem }): React.JSX.Element | null {
   if (item.approval === 'denied' && item.approvalReason) {
     return (
       <p className="tool-reason">
-        <VisibleText text={approvalReasonText(item.name, record(item.args), item.approvalReason)} />
+        <VisibleText text={approvalReasonText(item.name, record(item.args), item.approvalReason, item.approvalWhy)} />
       </p>
     );
   }

@@ -4,7 +4,7 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import { fileChangeSchema, splitAttachmentLines, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
+import { approvalWhySchema, fileChangeSchema, splitAttachmentLines, type ApprovalWhyDto, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
@@ -47,6 +47,8 @@ export interface ToolItem extends ItemBase, ToolResultFactsDto {
   image?: { mimeType: string };
   approval?: ApprovalStatus;
   approvalReason?: string;
+  /** `approvalReason` as data: the card says it from this. */
+  approvalWhy?: ApprovalWhyDto;
   /** The approval was answered in a terminal (`deepdesk run`, `deepdesk attach`), not in this window. */
   answeredInTerminal?: boolean;
   /** The person edited the call before it ran: `args` are what ran, these what the agent proposed. */
@@ -254,7 +256,7 @@ function loadView(view: ThreadView): ThreadDisplayState {
 
 function markPending(state: ThreadDisplayState, approvals: readonly PendingApproval[]): ThreadDisplayState {
   for (const approval of approvals) {
-    state = updateTool(state, approval.toolCallId, approval.parentToolCallId, (tool) => ({ ...tool, approval: 'pending', approvalReason: approval.reason }));
+    state = updateTool(state, approval.toolCallId, approval.parentToolCallId, (tool) => ({ ...tool, approval: 'pending', approvalReason: approval.reason, ...(approval.why !== undefined ? { approvalWhy: approval.why } : {}) }));
   }
   return state;
 }
@@ -364,6 +366,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       return updateTool(state, id, parent, (tool) => ({
         ...withApproval(tool, status, event.args),
         approvalReason: reason || tool.approvalReason,
+        ...whyOf(event.why, reason, tool),
         ...(restart ? { startedAt: Date.now() } : {}),
         ...(hook !== undefined && status === 'edited' ? { editedByHook: true } : {}),
         ...(hook !== undefined && status === 'denied' ? { blockedByHook: hook } : {}),
@@ -474,6 +477,12 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
     default:
       return state;
   }
+}
+
+/** An approval's reason as data, kept with its words: a new reason without valid data leaves none (its words are shown as written). */
+function whyOf(value: unknown, reason: string, tool: ToolItem): { approvalWhy: ApprovalWhyDto | undefined } {
+  const why = approvalWhySchema.safeParse(value);
+  return { approvalWhy: why.success ? why.data : reason === '' ? tool.approvalWhy : undefined };
 }
 
 /** The facts a result carries (none when they are malformed). */
