@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../core/agent/types';
 import type { ApprovalWhy } from '../../core/agent/permissions/reason';
 import type { ResultGist } from '../../core/tools/result-facts';
-import { agentEventSchema, events, type AgentEventDto, type ApprovalWhyDto, type ResultGistDto } from './index';
+import { AGENT_EVENT_TYPES, agentEventSchema, events, type AgentEventDto, type ApprovalWhyDto, type ResultGistDto } from './index';
 
 // Compile-time: every kind of core's AgentEvent is a kind of the contract's, field for field (no
 // field the contract does not know),
@@ -94,6 +94,10 @@ describe('the agent events of the window contract', () => {
     expect(agentEventSchema.safeParse({ ...EVERY_KIND.approval, why: { kind: 'parts', parts: [{ kind: 'rule', subject: { command: 'ls' } }] } }).success).toBe(false);
     expect(agentEventSchema.safeParse({ ...EVERY_KIND.tool_result, gist: { kind: 'grep', matches: 1, files: 1 } }).success).toBe(false);
     expect(agentEventSchema.safeParse({ ...EVERY_KIND.tool_result, gist: { kind: 'grep', matches: 1, files: 1, truncated: false } }).success).toBe(true);
+  });
+
+  it('lists every kind once, from the union itself', () => {
+    expect([...AGENT_EVENT_TYPES].sort()).toEqual(Object.keys(EVERY_KIND).sort());
   });
 
   it('is what a thread.event frame carries', () => {

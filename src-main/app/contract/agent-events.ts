@@ -180,3 +180,18 @@ export const agentEventSchema = z.discriminatedUnion('type', [
 ]);
 export type AgentEventDto = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEventDto['type'];
+export type AgentEventOf<K extends AgentEventType> = Extract<AgentEventDto, { type: K }>;
+
+/** Every kind of event, in the union's order: THE list (everything that lists kinds derives from the union). */
+export const AGENT_EVENT_TYPES: readonly AgentEventType[] = agentEventSchema.options.map((option) => option.shape.type.value);
+
+/**
+ * One entry per kind of event: a table typed so (`{ [K in AgentEventType]: … }`) does not
+ * compile until a new kind is given its entry.
+ */
+export type AgentEventTable<V> = { readonly [K in AgentEventType]: V };
+
+/** For the `default` of a switch over every kind: a kind left out does not compile. */
+export function unhandledEvent(type: never): void {
+  void type;
+}

@@ -4,7 +4,7 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import { approvalWhySchema, fileChangeSchema, splitAttachmentLines, type ApprovalWhyDto, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
+import { approvalWhySchema, fileChangeSchema, unhandledEvent, type AgentEventType, splitAttachmentLines, type ApprovalWhyDto, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
@@ -311,7 +311,9 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
   // Anything the model produced (or the run ending) means the retry wait is over.
   if (state.retry !== null && parent === undefined && PROGRESS.has(event.type)) state = { ...state, retry: null };
   const scope = parent ?? '';
-  switch (event.type) {
+  // Every kind of the contract's union has its case (a new kind does not compile until it has one); an unknown one changes nothing.
+  const type = event.type as AgentEventType;
+  switch (type) {
     case 'text': {
       const text = str(event.text);
       if (text === '') return state;
@@ -474,7 +476,12 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       }
       return { ...next, running: false };
     }
+    // Told elsewhere: the Changes region follows checkpoints, the session reloads a rewound thread.
+    case 'checkpoint':
+    case 'rewound':
+      return state;
     default:
+      unhandledEvent(type);
       return state;
   }
 }
@@ -491,7 +498,7 @@ function factsOf(source: unknown): ToolResultFactsDto {
   return facts.success ? Object.fromEntries(Object.entries(facts.data).filter(([, value]) => value !== undefined)) : {};
 }
 
-const PROGRESS = new Set(['text', 'tool_call', 'error', 'done', 'usage']);
+const PROGRESS: ReadonlySet<string> = new Set<AgentEventType>(['text', 'tool_call', 'error', 'done', 'usage']);
 const LIVE_OUTPUT_CHARS = 8000;
 
 const APPROVAL_STATUSES = new Set(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']);
