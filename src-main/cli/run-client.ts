@@ -8,6 +8,7 @@ import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { unifiedHunks } from '../core/text/unified-diff';
 import { askLine, writeContent } from './terminal-output';
 import type { ApprovalPreview } from '../app/approvals/approval-preview';
+import type { AgentEventTable } from '../app/contract/agent-events';
 import type { AttachedRun, PendingQuestion, RunEnd, ThreadHistory } from '../app/host/runs';
 import type { HostClient } from '../clients/host-client/client';
 
@@ -21,8 +22,29 @@ export interface TerminalIo {
 /** How following ended: the run's end, or the host gone from under it. */
 export type Followed = { kind: 'ended'; end: RunEnd } | { kind: 'host-gone'; reason: string } | { kind: 'detached' };
 
-/** `retry` and `tool_output` feed the window's countdown and live tail; not among the --json event types (SPEC §5). */
-const WINDOW_ONLY_EVENTS = new Set<string>(['retry', 'tool_output', 'note', 'rewound', 'queued', 'user_message']);
+/**
+ * Which kinds `--json` prints (SPEC §5): `retry` and `tool_output` feed the window's countdown
+ * and live tail, the others the window's conversation; one entry per kind of the contract's union.
+ */
+const IN_JSON: AgentEventTable<boolean> = {
+  text: true,
+  tool_call: true,
+  tool_result: true,
+  approval: true,
+  todos: true,
+  summarized: true,
+  usage: true,
+  checkpoint: true,
+  error: true,
+  user_message: false,
+  queued: false,
+  note: false,
+  hook: true,
+  rewound: false,
+  retry: false,
+  tool_output: false,
+  done: true,
+};
 
 /** Whether this terminal can answer approvals (a person at stdin and stderr). */
 export function interactiveTerminal(io: TerminalIo): boolean {
@@ -48,7 +70,7 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
     if (seq <= lastSeq) return;
     lastSeq = seq;
     if (options.json) {
-      if (!WINDOW_ONLY_EVENTS.has(event.type)) io.stdout.write(terminalSafeJson(event) + '\n');
+      if (IN_JSON[event.type]) io.stdout.write(terminalSafeJson(event) + '\n');
       return;
     }
     // `attach` streams the agent's words as they come (`run` prints its answer once, at the end).

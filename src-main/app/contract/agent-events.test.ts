@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../core/agent/types';
-import { agentEventSchema, events, type AgentEventDto } from './index';
+import type { ApprovalWhy } from '../../core/agent/permissions/reason';
+import type { ResultGist } from '../../core/tools/result-facts';
+import { AGENT_EVENT_TYPES, agentEventSchema, events, type AgentEventDto, type ApprovalWhyDto, type ResultGistDto } from './index';
 
 // Compile-time: every kind of core's AgentEvent is a kind of the contract's, field for field (no
 // field the contract does not know),
@@ -10,6 +12,9 @@ type CoreKind = AgentEvent['type'];
 type Maps<C, D> = [C] extends [D] ? ([Exclude<keyof C, keyof D>] extends [never] ? true : false) : false;
 type PerKind = { [K in CoreKind]: Maps<Extract<AgentEvent, { type: K }>, Extract<AgentEventDto, { type: K }>> };
 export type CoreEventsMapIn = Assert<PerKind[CoreKind]>;
+// The reason and the result's gist as data: the contract's and core's are the same, both ways.
+export type SameWhy = Assert<[ApprovalWhyDto] extends [ApprovalWhy] ? ([ApprovalWhy] extends [ApprovalWhyDto] ? true : false) : false>;
+export type SameGist = Assert<[ResultGistDto] extends [ResultGist] ? ([ResultGist] extends [ResultGistDto] ? true : false) : false>;
 export type SameKinds = Assert<[Exclude<AgentEventDto['type'], CoreKind>] extends [never] ? ([Exclude<CoreKind, AgentEventDto['type']>] extends [never] ? true : false) : false>;
 
 const usage = { inputTokens: 10, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -31,11 +36,12 @@ const EVERY_KIND: { [K in CoreKind]: Extract<AgentEvent, { type: K }> } = {
     timedOut: true,
     rejected: { by: 'person', message: 'no', answered: false },
     evictedTo: '/large_tool_results/c1',
+    gist: { kind: 'media', media: 'image', holds: { width: 8, height: 6 } },
     interrupted: true,
     image: { mimeType: 'image/png' },
     change: { path: '/a.txt', created: true, hunks: [{ oldStart: 0, oldLines: 0, newStart: 1, newLines: 1, lines: ['+a'] }], added: 1, removed: 0 },
   },
-  approval: { ...t, type: 'approval', id: 'c1', name: 'write_file', args: {}, status: 'denied', reason: 'a hook blocked it', hook },
+  approval: { ...t, type: 'approval', id: 'c1', name: 'write_file', args: {}, status: 'denied', reason: 'blocked by hook: no', why: { kind: 'hook', outcome: 'blocked', message: 'no' }, hook },
   todos: { ...t, type: 'todos', todos: [{ content: 'a', status: 'in_progress' }] },
   summarized: { ...t, type: 'summarized', archivePath: '/conversation_history/t1.md', summarizedMessages: 4, summary: 's' },
   usage: { ...t, type: 'usage', usage: { ...usage, costUsd: 0.1 }, total: usage, contextTokens: 10, contextWindow: 1000 },
@@ -79,6 +85,19 @@ describe('the agent events of the window contract', () => {
     expect(agentEventSchema.safeParse({ ...EVERY_KIND.tool_result, rejected: { by: 'someone' } }).success).toBe(false);
     const { threadId: _, ...withoutThread } = EVERY_KIND.text;
     expect(agentEventSchema.safeParse(withoutThread).success).toBe(false);
+  });
+
+  it('takes a reason and a gist as data, and refuses one core does not send', () => {
+    const parts = { kind: 'parts', parts: [{ kind: 'mode', mode: 'auto', detail: 'sandboxed' }, { kind: 'rule', subject: { command: 'ls' }, decision: 'allow', rule: { id: 'nav' } }] };
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.approval, why: parts }).success).toBe(true);
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.approval, why: { kind: 'mood' } }).success).toBe(false);
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.approval, why: { kind: 'parts', parts: [{ kind: 'rule', subject: { command: 'ls' } }] } }).success).toBe(false);
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.tool_result, gist: { kind: 'grep', matches: 1, files: 1 } }).success).toBe(false);
+    expect(agentEventSchema.safeParse({ ...EVERY_KIND.tool_result, gist: { kind: 'grep', matches: 1, files: 1, truncated: false } }).success).toBe(true);
+  });
+
+  it('lists every kind once, from the union itself', () => {
+    expect([...AGENT_EVENT_TYPES].sort()).toEqual(Object.keys(EVERY_KIND).sort());
   });
 
   it('is what a thread.event frame carries', () => {

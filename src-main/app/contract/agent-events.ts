@@ -37,6 +37,26 @@ export const toolRejectionSchema = z.strictObject({
 });
 export type ToolRejection = z.infer<typeof toolRejectionSchema>;
 
+const mediaKindSchema = z.enum(['image', 'audio', 'video', 'document']);
+
+/** What a read, grep, glob or ls came back with, counted by the tool (core's ResultGist): the window says it without reading the text. */
+export const resultGistSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('read'), from: z.number(), to: z.number(), total: z.number() }),
+  z.strictObject({ kind: z.literal('read-empty') }),
+  z.strictObject({
+    kind: z.literal('media'),
+    media: mediaKindSchema,
+    holds: z.union([z.strictObject({ pages: z.number() }), z.strictObject({ width: z.number(), height: z.number() }), z.strictObject({ seconds: z.number() })]).optional(),
+  }),
+  z.strictObject({ kind: z.literal('media-not-taken'), media: mediaKindSchema }),
+  z.strictObject({ kind: z.literal('document-text'), unit: z.enum(['page', 'slide']), total: z.number(), from: z.number(), to: z.number(), noTextLayer: z.boolean().optional() }),
+  z.strictObject({ kind: z.literal('binary') }),
+  z.strictObject({ kind: z.literal('grep'), matches: z.number(), files: z.number(), truncated: z.boolean() }),
+  z.strictObject({ kind: z.literal('glob'), files: z.number(), truncated: z.boolean() }),
+  z.strictObject({ kind: z.literal('ls'), entries: z.number() }),
+]);
+export type ResultGistDto = z.infer<typeof resultGistSchema>;
+
 /** What core knows of a tool result beyond its text, so the window never parses it. */
 export const toolResultFactsShape = {
   /** execute: the command's exit code (124 after its timeout); null: it was stopped before it ended. */
@@ -48,6 +68,8 @@ export const toolResultFactsShape = {
   evictedTo: z.string().optional(),
   /** The call never finished (the run was stopped or the app closed while it ran). */
   interrupted: z.boolean().optional(),
+  /** read_file, grep, glob, ls: what came back, counted by the tool. */
+  gist: resultGistSchema.optional(),
 };
 
 /** Picks the facts out of a result, an event or a display item (its other fields are left out). */
@@ -55,6 +77,41 @@ export const toolResultFactsSchema = z.object(toolResultFactsShape);
 export type ToolResultFactsDto = z.infer<typeof toolResultFactsSchema>;
 
 const hookRefSchema = z.strictObject({ command: z.string(), file: z.string() });
+
+const reasonSubjectSchema = z.union([z.strictObject({ tool: z.string(), paths: z.array(z.string()) }), z.strictObject({ command: z.string() })]);
+const ruleRefSchema = z.union([z.strictObject({ description: z.string() }), z.strictObject({ id: z.string() }), z.strictObject({ index: z.number() })]);
+
+/** Why a call runs, asks or is refused, as data (core's ApprovalWhy, src-main/core/agent/permissions/reason.ts): the window says it from this, never from `reason`'s words. */
+export type ApprovalWhyDto =
+  | { kind: 'rule'; subject: z.infer<typeof reasonSubjectSchema>; decision: 'allow' | 'ask' | 'deny'; rule: z.infer<typeof ruleRefSchema> }
+  | { kind: 'not-allowed' | 'mcp-tool-not-allowed'; subject: z.infer<typeof reasonSubjectSchema> }
+  | { kind: 'no-side-effects'; tool: string }
+  | { kind: 'read-default' | 'command-missing' | 'outside-sandbox' }
+  | { kind: 'protected-path'; path: string; protects: string }
+  | { kind: 'names-protected-path'; subject?: z.infer<typeof reasonSubjectSchema>; path: string; protects: string }
+  | { kind: 'escalation'; subject: z.infer<typeof reasonSubjectSchema>; escalation: string }
+  | { kind: 'always-asks'; reasons: string[] }
+  | { kind: 'parts'; parts: ApprovalWhyDto[] }
+  | { kind: 'mode'; mode: string; detail?: 'sandboxed' | 'not-read-only' }
+  | { kind: 'always-asks-path'; path: string; because: string }
+  | { kind: 'hook'; outcome: 'asks' | 'allowed' | 'blocked' | 'edited'; message: string };
+
+export const approvalWhySchema: z.ZodType<ApprovalWhyDto> = z.lazy(() =>
+  z.union([
+    z.strictObject({ kind: z.literal('rule'), subject: reasonSubjectSchema, decision: z.enum(['allow', 'ask', 'deny']), rule: ruleRefSchema }),
+    z.strictObject({ kind: z.enum(['not-allowed', 'mcp-tool-not-allowed']), subject: reasonSubjectSchema }),
+    z.strictObject({ kind: z.literal('no-side-effects'), tool: z.string() }),
+    z.strictObject({ kind: z.enum(['read-default', 'command-missing', 'outside-sandbox']) }),
+    z.strictObject({ kind: z.literal('protected-path'), path: z.string(), protects: z.string() }),
+    z.strictObject({ kind: z.literal('names-protected-path'), subject: reasonSubjectSchema.optional(), path: z.string(), protects: z.string() }),
+    z.strictObject({ kind: z.literal('escalation'), subject: reasonSubjectSchema, escalation: z.string() }),
+    z.strictObject({ kind: z.literal('always-asks'), reasons: z.array(z.string()) }),
+    z.strictObject({ kind: z.literal('parts'), parts: z.array(approvalWhySchema) }),
+    z.strictObject({ kind: z.literal('mode'), mode: z.string(), detail: z.enum(['sandboxed', 'not-read-only']).optional() }),
+    z.strictObject({ kind: z.literal('always-asks-path'), path: z.string(), because: z.string() }),
+    z.strictObject({ kind: z.literal('hook'), outcome: z.enum(['asks', 'allowed', 'blocked', 'edited']), message: z.string() }),
+  ]),
+);
 
 const modelProblemSchema = z.strictObject({
   kind: z.enum(['refused', 'host-not-found', 'timeout', 'tls', 'unreachable', 'unauthorized', 'forbidden', 'model-not-found', 'rate-limited', 'server-error']),
@@ -88,6 +145,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     args: z.unknown(),
     status: z.enum(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']),
     reason: z.string(),
+    /** `reason` as data: the window says it from this. */
+    why: approvalWhySchema.optional(),
     hook: hookRefSchema.optional(),
     /** Answered in a terminal (`deepdesk run`, `deepdesk attach`), not in the window. */
     answeredIn: z.enum(['terminal']).optional(),
@@ -121,3 +180,18 @@ export const agentEventSchema = z.discriminatedUnion('type', [
 ]);
 export type AgentEventDto = z.infer<typeof agentEventSchema>;
 export type AgentEventType = AgentEventDto['type'];
+export type AgentEventOf<K extends AgentEventType> = Extract<AgentEventDto, { type: K }>;
+
+/** Every kind of event, in the union's order: THE list (everything that lists kinds derives from the union). */
+export const AGENT_EVENT_TYPES: readonly AgentEventType[] = agentEventSchema.options.map((option) => option.shape.type.value);
+
+/**
+ * One entry per kind of event: a table typed so (`{ [K in AgentEventType]: … }`) does not
+ * compile until a new kind is given its entry.
+ */
+export type AgentEventTable<V> = { readonly [K in AgentEventType]: V };
+
+/** For the `default` of a switch over every kind: a kind left out does not compile. */
+export function unhandledEvent(type: never): void {
+  void type;
+}

@@ -7,3 +7,4 @@ export type { MediaKind } from '../../core/media/kinds';
 export { MEDIA_OVERRIDE_PROVIDERS, mediaInputOverride, mediaOverrideKey } from '../../core/media/override';
 export { invisiblePatternSource } from '../../core/text/invisible';
 export { isSandboxProviderName, PROVIDER_LABELS as SANDBOX_PROVIDER_LABELS } from '../../core/process/sandbox-provider-table';
+export { reasonWords, ruleWords, subjectWords } from '../../core/agent/permissions/reason';

@@ -21,7 +21,7 @@ import { agentEvents, agentMethods } from './agents';
 import { agentProtocolSettingsSchema } from './agent-protocol';
 import { sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
 import { worktreeEvents, worktreeMethods } from './worktrees';
-import { agentEventSchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
+import { agentEventSchema, approvalWhySchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
 export * from './commands';
@@ -174,6 +174,8 @@ export const pendingApprovalSchema = z.object({
   toolName: z.string(),
   args: z.record(z.string(), z.unknown()),
   reason: z.string(),
+  /** `reason` as data: the window says it from this. */
+  why: approvalWhySchema.optional(),
   parentToolCallId: z.string().optional(),
   /** Where the call's path really leads when a symlink takes it elsewhere (see ApprovalRequest). */
   resolvedTarget: z.string().optional(),

@@ -16,7 +16,7 @@ describe('displayItems', () => {
       task1: [
         { role: 'user', content: 'sub job' },
         { role: 'assistant', content: '', toolCalls: [{ id: 'x', name: 'ls', args: {}, argsText: '{}' }] },
-        { role: 'tool', toolCallId: 'x', toolName: 'ls', content: 'No files found' },
+        { role: 'tool', toolCallId: 'x', toolName: 'ls', content: 'No files found', gist: { kind: 'ls', entries: 0 } },
         { role: 'assistant', content: 'sub done' },
       ],
     };
@@ -32,6 +32,6 @@ describe('displayItems', () => {
     ]);
     expect(items[2]).toMatchObject({ kind: 'tool', id: 'task1', output: 'sub done' });
     expect(items[3]).toMatchObject({ kind: 'tool', id: 'x', name: 'execute', evictedTo: '/large_tool_results/x' });
-    expect(items[4]).toMatchObject({ kind: 'tool', id: 'x', name: 'ls', output: 'No files found', parentToolCallId: 'task1' });
+    expect(items[4]).toMatchObject({ kind: 'tool', id: 'x', name: 'ls', output: 'No files found', parentToolCallId: 'task1', gist: { kind: 'ls', entries: 0 } });
   });
 });

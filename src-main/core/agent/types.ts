@@ -6,6 +6,7 @@ import type { ModelProblem } from '../models/connection-problem';
 import type { FileChangeSummary } from '../tools/file-change';
 import type { ToolResultFacts } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
+import type { ApprovalWhy } from './permissions/reason';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
 
@@ -86,8 +87,10 @@ export interface ApprovalRequest {
   toolCallId: string;
   toolName: string;
   args: Record<string, unknown>;
-  /** Why it needs approval, in words for the person. */
+  /** Why it needs approval, in words for the person: `reasonWords(why)`. */
   reason: string;
+  /** Why it needs approval, as data (the window says it from this). */
+  why?: ApprovalWhy;
   /**
    * Where the call's path really leads when a symlink takes it elsewhere: a virtual path,
    * or a real path followed by `(outside the project folder)`. For the person only.
@@ -127,7 +130,7 @@ export type AgentEvent = EventBase &
     /** `change`: what a write or edit did to its file (created or not, the hunks), for the window's card; the facts: how a command ended, why it did not run, where a large result went. */
     | ({ type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; change?: FileChangeSummary } & ToolResultFacts)
     /** `hook`: the hook that decided (status `denied`: blocked by it; `edited`: its `updatedInput` is what runs). */
-    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; hook?: HookRef; answeredIn?: AnsweredIn }
+    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; why?: ApprovalWhy; hook?: HookRef; answeredIn?: AnsweredIn }
     | { type: 'todos'; todos: Todo[] }
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }

@@ -22,6 +22,6 @@ export const globTool = defineTool({
     if (result.truncated) {
       lines.push('[Results truncated: the search stopped early. Narrow it with a more specific pattern or path.]');
     }
-    return text(lines.length === 0 ? 'No files found' : lines.join('\n'));
+    return { ...text(lines.length === 0 ? 'No files found' : lines.join('\n')), gist: { kind: 'glob', files: matches.length, truncated: result.truncated === true } };
   },
 });

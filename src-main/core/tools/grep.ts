@@ -30,13 +30,14 @@ export const grepTool = defineTool({
       const hint = REGEX_HINTS.test(args.pattern)
         ? '\nNote: grep searches for the literal text you give; regular-expression syntax is not interpreted. Search for a plain fragment of the text instead.'
         : '';
-      return text(`No matches found${hint}`);
+      return { ...text(`No matches found${hint}`), gist: { kind: 'grep', matches: 0, files: 0, truncated: false } };
     }
     const body = formatMatches(matches, args.output_mode ?? 'files_with_matches', args.pattern);
     const note = result.truncated
       ? `\n[Results truncated at ${maxCount} matching lines. Narrow the search with a more specific pattern, a path or a glob, or raise max_count.]`
       : '';
-    return text(body + note);
+    const files = new Set(matches.map((m) => m.path)).size;
+    return { ...text(body + note), gist: { kind: 'grep', matches: matches.length, files, truncated: result.truncated === true } };
   },
 });
 

@@ -14,7 +14,8 @@ export const lsTool = defineTool({
     const result = await ctx.backend.ls(checked.path);
     if (result.error !== undefined) return errorText(result.error);
     const entries = result.entries ?? [];
-    if (entries.length === 0) return text('No files found');
-    return text(entries.map((e) => (e.isDir ? `${e.path} (directory)` : `${e.path} (${e.size ?? 0} bytes)`)).join('\n'));
+    const gist = { kind: 'ls', entries: entries.length } as const;
+    if (entries.length === 0) return { ...text('No files found'), gist };
+    return { gist, ...text(entries.map((e) => (e.isDir ? `${e.path} (directory)` : `${e.path} (${e.size ?? 0} bytes)`)).join('\n')) };
   },
 });

@@ -42,9 +42,10 @@ export const readFileTool = defineTool({
     const total = result.totalLines ?? 0;
     const wholeFileShown = offset === 0 && (result.endLine ?? 0) >= total;
     if (total === 0 || (wholeFileShown && data.content.trim() === '')) {
-      return text('System reminder: File exists but has empty contents');
+      return { ...text('System reminder: File exists but has empty contents'), gist: { kind: 'read-empty' } };
     }
-    return text(formatNumberedWindow(data.content, result.startLine ?? offset + 1, total));
+    const window = numberedWindow(data.content, result.startLine ?? offset + 1, total);
+    return { ...text(window.text), gist: { kind: 'read', from: window.from, to: window.to, total } };
   },
 });
 
@@ -53,6 +54,11 @@ const NOTES_RESERVE = 300;
 
 /** Formats a window of file lines (joined with `\n`) per SPEC §3 read_file. */
 export function formatNumberedWindow(content: string, startLine: number, totalLines: number): string {
+  return numberedWindow(content, startLine, totalLines).text;
+}
+
+/** The window as text, and the file lines it shows (`from`–`to`, 1-based). */
+function numberedWindow(content: string, startLine: number, totalLines: number): { text: string; from: number; to: number } {
   const lines = content.split('\n');
   const rows: string[] = [];
   let size = 0;
@@ -78,7 +84,7 @@ export function formatNumberedWindow(content: string, startLine: number, totalLi
   if (lastLine < totalLines) {
     out += `\n\n[Showing lines ${startLine}-${lastLine} of ${totalLines}. Continue with offset=${lastLine}.]`;
   }
-  return out;
+  return { text: out, from: startLine, to: lastLine };
 }
 
 /** The line as numbered rows, as many as fit in `budget` characters (at least one); `chars` is how much of the line they hold. */

@@ -61,6 +61,7 @@ describe('a PDF', () => {
     const first = await read({ file_path: '/p.pdf', limit: 2 }, COMPATIBLE);
     expect(first.text).toMatch(/--- page 1 ---\none\n--- page 2 ---\ntwo\n\n\[Showing pages 1-2 of 4\. Continue with offset=2\.\]$/);
     expect(first.text).not.toContain('three');
+    expect(first.gist).toEqual({ kind: 'document-text', unit: 'page', total: 4, from: 1, to: 2 });
     const next = await read({ file_path: '/p.pdf', offset: 2, limit: 1 }, COMPATIBLE);
     expect(next.text).toMatch(/\n--- page 3 ---\nthree\n\n\[Showing pages 3-3 of 4\. Continue with offset=3\.\]$/);
     const rest = await read({ file_path: '/p.pdf', offset: 3 }, COMPATIBLE);
@@ -151,8 +152,10 @@ describe('audio, video and images', () => {
     const taken = await read({ file_path: '/a.wav' }, GOOGLE);
     expect(taken.text).toBe(`Audio file /a.wav (audio/wav, ${formatSize(wav.length)}), 0.5 s`);
     expect(taken.media).toMatchObject({ kind: 'audio', mimeType: 'audio/wav', bytes: wav.length });
+    // The window's one line reads what it holds from these facts, not from the line.
+    expect(taken.gist).toEqual({ kind: 'media', media: 'audio', holds: { seconds: 0.5 } });
     const notTaken = await read({ file_path: '/a.wav' }, ANTHROPIC);
-    expect(notTaken).toEqual({ text: notTakenNotice('audio', '/a.wav', wav.length) });
+    expect(notTaken).toEqual({ text: notTakenNotice('audio', '/a.wav', wav.length), gist: { kind: 'media-not-taken', media: 'audio' } });
   });
 
   it('a HEIC image is the notice for Anthropic and an image block for Gemini', async () => {

@@ -11,6 +11,7 @@ import {
 import { imageSize, mp4Seconds, wavSeconds } from '../media/measure';
 import { openPdfText, type PagedText } from '../media/pdf-text';
 import { openPptxText } from '../media/pptx-text';
+import type { MediaHolds } from './result-facts';
 import { errorText, text, type ToolOutput } from './tool';
 
 export interface MediaRead {
@@ -31,7 +32,7 @@ export async function readMedia({ path, file, mediaInput, offset, limit, maxChar
   if (bytes > MAX_MEDIA_BYTES) return errorText(`'${path}' is ${formatSize(bytes)} (${bytes} bytes); files over 10 MB (${MAX_MEDIA_BYTES} bytes) are not read`);
   const media = mediaTypeOfMime(mimeType);
   if (media === null) {
-    return text(`Binary file ${path} (${mimeType}, ${formatSize(bytes)}) cannot be shown as text. Use execute with a suitable converter if you need its contents.`);
+    return { ...text(`Binary file ${path} (${mimeType}, ${formatSize(bytes)}) cannot be shown as text. Use execute with a suitable converter if you need its contents.`), gist: { kind: 'binary' } };
   }
   const line = mediaLine(media.kind, path, mimeType, bytes);
   const paging = { offset, limit, maxChars };
@@ -43,30 +44,41 @@ export async function readMedia({ path, file, mediaInput, offset, limit, maxChar
   // No provider takes PowerPoint: a .ppt (binary, no text reader here) always gets the notice.
   if (mimeType !== PPT_MIME && takesMedia(mediaInput, mimeType)) {
     const holds = await measured(media.kind, mimeType, file.content);
-    return { text: holds ? `${line}, ${holds}` : line, media: { kind: media.kind, mimeType, data: file.content, bytes, name: path } };
+    return {
+      text: holds ? `${line}, ${holdsText(holds)}` : line,
+      media: { kind: media.kind, mimeType, data: file.content, bytes, name: path },
+      gist: { kind: 'media', media: media.kind, ...(holds ? { holds } : {}) },
+    };
   }
   if (mimeType === PDF_MIME) return pdfText(path, file.content, line, bytes, paging);
-  return text(notTakenNotice(media.kind, path, bytes));
+  return { ...text(notTakenNotice(media.kind, path, bytes)), gist: { kind: 'media-not-taken', media: media.kind } };
 }
 
 /**
  * What a media file holds, read from its own bytes: a PDF's pages, an image's pixels, a
  * sound's or film's length; undefined when its header does not say (never a guess).
  */
-async function measured(kind: string, mimeType: string, base64: string): Promise<string | undefined> {
+async function measured(kind: string, mimeType: string, base64: string): Promise<MediaHolds | undefined> {
   const bytes = Buffer.from(base64, 'base64');
   if (mimeType === PDF_MIME) {
     const pdf = await openPdfText(bytes);
     if ('error' in pdf) return undefined;
     await pdf.close();
-    return count(pdf.pageCount, 'page');
+    return { pages: pdf.pageCount };
   }
   if (kind === 'image') {
     const size = imageSize(bytes);
-    return size ? `${size.width}×${size.height}` : undefined;
+    return size ? { width: size.width, height: size.height } : undefined;
   }
   const seconds = kind === 'audio' ? wavSeconds(bytes) : kind === 'video' ? mp4Seconds(bytes) : null;
-  return seconds === null ? undefined : `${seconds < 10 ? Number(seconds.toFixed(1)) : Math.round(seconds)} s`;
+  return seconds === null ? undefined : { seconds: seconds < 10 ? Number(seconds.toFixed(1)) : Math.round(seconds) };
+}
+
+/** What a media file holds as its line says it: `2 pages`, `800×600`, `3.5 s`. */
+function holdsText(holds: MediaHolds): string {
+  if ('pages' in holds) return count(holds.pages, 'page');
+  if ('seconds' in holds) return `${holds.seconds} s`;
+  return `${holds.width}×${holds.height}`;
 }
 
 interface Paging {
@@ -80,7 +92,10 @@ async function pdfText(path: string, base64: string, line: string, bytes: number
   if ('error' in pdf) return errorText(`'${path}' is not a readable PDF: ${pdf.error}`);
   try {
     if (paging.offset === 0 && (await hasNoText(pdf))) {
-      return text(`${line}, ${count(pdf.pageCount, 'page')} without a text layer (scanned?): no text to show.\n${notTakenNotice('document', path, bytes)}`);
+      return {
+        ...text(`${line}, ${count(pdf.pageCount, 'page')} without a text layer (scanned?): no text to show.\n${notTakenNotice('document', path, bytes)}`),
+        gist: { kind: 'document-text', unit: 'page', total: pdf.pageCount, from: 0, to: 0, noTextLayer: true },
+      };
     }
     return await pagedText(pdf, 'page', `${line}, ${count(pdf.pageCount, 'page')}. This model does not take PDF input; the PDF's text:`, paging);
   } catch (err) {
@@ -108,7 +123,7 @@ const count = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
 async function pagedText(doc: PagedText, unit: 'page' | 'slide', header: string, { offset, limit, maxChars }: Paging): Promise<ToolOutput> {
   const total = doc.pageCount;
   const units = `${unit}s`;
-  if (total === 0) return text(`${header}\n(no ${units})`);
+  if (total === 0) return { ...text(`${header}\n(no ${units})`), gist: { kind: 'document-text', unit, total: 0, from: 0, to: 0 } };
   if (offset >= total) return errorText(`${unit[0]!.toUpperCase()}${unit.slice(1)} offset ${offset} exceeds document length (${count(total, unit)})`);
   const last = limit === undefined ? total : Math.min(total, offset + limit);
   let out = header;
@@ -129,5 +144,5 @@ async function pagedText(doc: PagedText, unit: 'page' | 'slide', header: string,
     shown = n;
   }
   if (shown < total) out += `\n\n[Showing ${units} ${offset + 1}-${shown} of ${total}. Continue with offset=${shown}.]`;
-  return text(out);
+  return { ...text(out), gist: { kind: 'document-text', unit, total, from: offset + 1, to: shown } };
 }

@@ -1,6 +1,36 @@
 // What core knows of a tool result beyond its text: kept with the result and shown by the
 // window, never sent to the model (whose text stays as SPEC §3 words it).
 
+import type { MediaKind } from '../media/kinds';
+
+/**
+ * What a read, grep, glob or ls came back with, counted where the text was written, so the
+ * window says it (`3 matches in 2 files`, `lines 1–100 of 500`, `image 800×600`) without
+ * reading the text. The model's text (SPEC §3) is unchanged by it.
+ */
+export type ResultGist =
+  /** read_file of text: rows of lines `from`–`to` (1-based) of `total`. */
+  | { kind: 'read'; from: number; to: number; total: number }
+  /** read_file of an empty or whitespace-only file. */
+  | { kind: 'read-empty' }
+  /** read_file of media shown to the model as media, with what it holds when its header says. */
+  | { kind: 'media'; media: MediaKind; holds?: MediaHolds }
+  /** read_file of media this model does not take (`[image file …: this model does not take image input]`). */
+  | { kind: 'media-not-taken'; media: MediaKind }
+  /** read_file of a document given as its text (a PDF the model does not take, a .pptx): pages `from`–`to` of `total`, or none without a text layer. */
+  | { kind: 'document-text'; unit: 'page' | 'slide'; total: number; from: number; to: number; noTextLayer?: boolean }
+  /** read_file of a binary file that is not media. */
+  | { kind: 'binary' }
+  /** grep: matching lines, the files they are in, and whether the search stopped at max_count. */
+  | { kind: 'grep'; matches: number; files: number; truncated: boolean }
+  /** glob: the files found, and whether the search stopped early. */
+  | { kind: 'glob'; files: number; truncated: boolean }
+  /** ls: the entries listed. */
+  | { kind: 'ls'; entries: number };
+
+/** What a media file holds, read from its own bytes: pages, pixels or seconds. */
+export type MediaHolds = { pages: number } | { width: number; height: number } | { seconds: number };
+
 /** Why a call did not run: a rule, a hook or the mode refused it, or the person rejected it or answered instead. */
 export interface ToolRejection {
   by: 'person' | 'rule' | 'hook' | 'mode';
@@ -20,6 +50,8 @@ export interface ToolResultFacts {
   evictedTo?: string;
   /** The call never finished (the run was stopped or the app closed while it ran). */
   interrupted?: boolean;
+  /** read_file, grep, glob, ls: what came back, counted (see ResultGist). */
+  gist?: ResultGist;
 }
 
 /** The facts of a result (a tool's output, a stored result), without anything else it carries. */
@@ -33,5 +65,6 @@ export function resultFacts(from: ToolResultFacts): ToolResultFacts {
   }
   if (from.evictedTo !== undefined) facts.evictedTo = from.evictedTo;
   if (from.interrupted) facts.interrupted = true;
+  if (from.gist !== undefined) facts.gist = from.gist;
   return facts;
 }

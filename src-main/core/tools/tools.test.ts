@@ -355,3 +355,27 @@ describe('unknown tools and bad input', () => {
     expect(await ws.run('nope', {})).toBe("Error: unknown tool 'nope'");
   });
 });
+
+describe('the counted facts of a read, grep, glob or ls (the window reads these, never the text)', () => {
+  const gist = async (tool: string, args: Record<string, unknown>) => (await ws.call(tool, args)).gist;
+
+  it('counts what came back, beside the unchanged text', async () => {
+    put('a.ts', 'alpha\nfoo(bar)\nomega foo(bar)\n');
+    put('sub/b.ts', 'nothing\nfoo(bar) here\n');
+    put('long.txt', Array.from({ length: 250 }, (_, i) => `l${i}`).join('\n'));
+    put('empty.txt', '  \n');
+    expect(await gist('grep', { pattern: 'foo(bar)', output_mode: 'content' })).toEqual({ kind: 'grep', matches: 3, files: 2, truncated: false });
+    expect(await gist('grep', { pattern: 'foo', max_count: 2 })).toEqual({ kind: 'grep', matches: 2, files: 1, truncated: true });
+    expect(await gist('grep', { pattern: 'zzz' })).toEqual({ kind: 'grep', matches: 0, files: 0, truncated: false });
+    expect(await gist('glob', { pattern: '*.ts' })).toEqual({ kind: 'glob', files: 2, truncated: false });
+    expect(await gist('glob', { pattern: '*.zz' })).toEqual({ kind: 'glob', files: 0, truncated: false });
+    expect(await gist('ls', { path: '/sub' })).toEqual({ kind: 'ls', entries: 1 });
+    mkdirSync(join(ws.folder, 'none'));
+    expect(await gist('ls', { path: '/none' })).toEqual({ kind: 'ls', entries: 0 });
+    expect(await gist('read_file', { file_path: '/a.ts' })).toEqual({ kind: 'read', from: 1, to: 3, total: 3 });
+    expect(await gist('read_file', { file_path: '/long.txt', offset: 100 })).toEqual({ kind: 'read', from: 101, to: 200, total: 250 });
+    expect(await gist('read_file', { file_path: '/empty.txt' })).toEqual({ kind: 'read-empty' });
+    // A failure is said by its text (SPEC §3), with no count.
+    expect(await gist('read_file', { file_path: '/missing' })).toBeUndefined();
+  });
+});

@@ -92,7 +92,7 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
   const { resolvedTarget, outsideSandbox, sandboxReason } = extras(approval);
   const path = approval.preview?.path ?? (typeof approval.args.file_path === 'string' ? approval.args.file_path : typeof approval.args.path === 'string' ? approval.args.path : undefined);
   const rule = approval.suggestedRule;
-  const reason = approval.reason ? approvalReasonText(approval.toolName, approval.args, approval.reason) : '';
+  const reason = approval.reason ? approvalReasonText(approval.toolName, approval.args, approval.reason, approval.why) : '';
 
   useEffect(() => {
     if (autoFocus) approveRef.current?.focus({ preventScroll: false });

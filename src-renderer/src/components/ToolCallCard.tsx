@@ -10,7 +10,7 @@ import type { ToolItem } from '../lib/thread-reducer';
 import { toolStatus, type ToolStatus } from '../lib/tool-status';
 import { toolTitleText } from '../lib/tool-title';
 import { approvalReasonText } from '../lib/approval-reason';
-import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines, toolCardName } from '../lib/tool-summary';
+import { ONE_LINE_TOOLS, commandOf, oneLine, safeJson, summarizeArgs, tailLines, toolCardName, type ShownResult } from '../lib/tool-summary';
 import { useNow } from '../state/use-now';
 import { ApprovalCard } from './ApprovalCard';
 import { useConversation, type DecidedPreview } from './conversation-context';
@@ -56,6 +56,12 @@ function diffOf(item: ToolItem, decided: DecidedPreview | undefined): Diff | nul
   return null;
 }
 
+/** A finished call's result as its one line reads it: the facts its tool counted. */
+function shownResult(item: ToolItem): ShownResult | undefined {
+  if (item.output === undefined) return undefined;
+  return { output: item.output, ...(item.isError === true ? { isError: true } : {}), ...(item.gist !== undefined ? { gist: item.gist } : {}) };
+}
+
 export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: { item: ToolItem; nested?: ReactNode }): React.JSX.Element {
   const { running, pendingApprovals, approvalOrder, focusApproval, decide, decidedPreviews, subTodos, openThreadFile } = useConversation();
   const key = approvalKey(given.id, given.parent);
@@ -67,7 +73,7 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
   const { status, label, detail } = toolStatus(item, running, pending !== undefined);
   const now = useNow(status === 'running' && item.startedAt !== undefined);
   const oneLiner = ONE_LINE_TOOLS.has(item.name);
-  const summary = oneLiner ? oneLine(item.name, item.args, item.output) : summarizeArgs(item.name, item.args);
+  const summary = oneLiner ? oneLine(item.name, item.args, shownResult(item)) : summarizeArgs(item.name, item.args);
   const offloaded = item.evictedTo ?? null;
   const command = item.name === 'execute' ? commandOf(item.args) : null;
   const a = record(item.args);
@@ -238,7 +244,8 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
  */
 function RefusalReason({ item }: { item: ToolItem }): React.JSX.Element | null {
   if (item.blockedByHook !== undefined) {
-    const said = item.approvalReason?.replace(/^blocked by hook: /, '');
+    // The hook's own words, from the reason's data (a reason without it is shown as written).
+    const said = item.approvalWhy?.kind === 'hook' ? item.approvalWhy.message : item.approvalReason;
     return (
       <p className="tool-reason">
         Blocked by hook <code className="mono">{<VisibleText text={item.blockedByHook} />}</code>
@@ -253,7 +260,7 @@ function RefusalReason({ item }: { item: ToolItem }): React.JSX.Element | null {
   if (item.approval === 'denied' && item.approvalReason) {
     return (
       <p className="tool-reason">
-        <VisibleText text={approvalReasonText(item.name, record(item.args), item.approvalReason)} />
+        <VisibleText text={approvalReasonText(item.name, record(item.args), item.approvalReason, item.approvalWhy)} />
       </p>
     );
   }

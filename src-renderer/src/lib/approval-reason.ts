@@ -1,41 +1,51 @@
-// Why a call asks, as an approval card says it under its title. The rule engine's reason
-// names its subject first (`` `edit_file` on /pricing.py is not covered by an allow rule ``,
-// `` `pytest -q` needs approval (shell commands ask by default) ``): right on a terminal,
-// a repetition under a title that already says `Edit pricing.py`. The subject is dropped
-// when it is only the call itself (compared with the arguments, never parsed out of the
-// text: a command may hold backticks); a subject that says more (one part of a longer
-// command, a linked path) stays, quoted as the engine wrote it. Plain text always.
+// Why a call asks, as an approval card says it under its title, from the reason core gives
+// as data (`why`, see src-main/core/agent/permissions/reason.ts). The rule engine's words name
+// their subject first (`` `edit_file` on /pricing.py is not covered by an allow rule ``): right
+// on a terminal, a repetition under a title that already says `Edit pricing.py`. The subject
+// is dropped when it is only the call itself (compared with the arguments); a subject that
+// says more (one part of a longer command, a linked path) stays, in the engine's words.
+// Plain text always. A reason without its data (sent by an older host) is shown as written.
 
+import { reasonWords, ruleWords, type ApprovalWhyDto } from '../../../src-main/app/contract';
 import { mcpToolParts } from './tool-title';
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** What follows a dropped subject, as a sentence of its own. */
-function predicate(rest: string, mcp: boolean): string {
-  if (rest === 'is not covered by an allow rule') return 'No allow rule covers it.';
-  if (/^is an MCP server's tool, and no allow rule covers it$/.test(rest) || (mcp && rest === 'is not covered by an allow rule'))
-    return 'Tools of MCP servers ask unless an allow rule covers them.';
-  const asked = /^needs approval \((.*)\)$/s.exec(rest);
-  if (asked) return /^rule\b/.test(asked[1]!) ? `${capitalize(asked[1]!)} asks for approval.` : `${capitalize(asked[1]!)}.`;
-  const refused = /^is denied \((.*)\)$/s.exec(rest);
-  if (refused) return `Refused: ${refused[1]!}.`;
-  return capitalize(rest.replace(/^:\s*/, '').replace(/^is /, 'It is '));
+type Subject = Extract<ApprovalWhyDto, { subject: unknown }>['subject'];
+
+/** Whether the reason's subject is only the call the card's title names. */
+function isTheCall(subject: Subject | undefined, toolName: string, args: Record<string, unknown>): boolean {
+  if (subject === undefined) return false;
+  if ('command' in subject) return toolName === 'execute' && typeof args.command === 'string' && args.command.trim() !== '' && subject.command === args.command.trim();
+  if (subject.tool !== toolName) return false;
+  if (subject.paths.length === 0) return true;
+  const path = typeof args.file_path === 'string' ? args.file_path : typeof args.path === 'string' ? args.path : undefined;
+  return subject.paths.length === 1 && subject.paths[0] === path;
 }
 
-/** The reason `reason` for a call to `toolName` with `args`, without what the title says already. */
-export function approvalReasonText(toolName: string, args: Record<string, unknown>, reason: string): string {
-  const subjects: string[] = [];
-  const path = typeof args.file_path === 'string' ? args.file_path : typeof args.path === 'string' ? args.path : undefined;
-  if (path !== undefined) subjects.push(`\`${toolName}\` on ${path}`);
-  subjects.push(`\`${toolName}\``);
-  if (toolName === 'execute' && typeof args.command === 'string' && args.command.trim() !== '') subjects.push(`\`${args.command.trim()}\``);
-  for (const subject of subjects) {
-    if (!reason.startsWith(subject)) continue;
-    const rest = reason.slice(subject.length);
-    if (!/^(?: |:)/.test(rest)) continue;
-    return predicate(rest.trimStart(), mcpToolParts(toolName) !== null);
+/** The reason for a call to `toolName` with `args`, without what the title says already. */
+export function approvalReasonText(toolName: string, args: Record<string, unknown>, reason: string, why?: ApprovalWhyDto): string {
+  if (why === undefined) return capitalize(reason);
+  const subject = 'subject' in why ? why.subject : undefined;
+  if (!isTheCall(subject, toolName, args)) return capitalize(reasonWords(why));
+  switch (why.kind) {
+    case 'not-allowed':
+      return mcpToolParts(toolName) !== null ? 'Tools of MCP servers ask unless an allow rule covers them.' : 'No allow rule covers it.';
+    case 'mcp-tool-not-allowed':
+      return 'Tools of MCP servers ask unless an allow rule covers them.';
+    case 'rule': {
+      const rule = capitalize(ruleWords(why.rule));
+      if (why.decision === 'deny') return `Refused: ${ruleWords(why.rule)}.`;
+      if (why.decision === 'ask') return 'description' in why.rule ? `${rule}.` : `${rule} asks for approval.`;
+      return `It is allowed (${ruleWords(why.rule)})`;
+    }
+    case 'escalation':
+      return `${capitalize(why.escalation)}, which an allow rule does not cover`;
+    case 'names-protected-path':
+      return `Names ${why.path}, and ${why.protects}`;
+    default:
+      return capitalize(reasonWords(why));
   }
-  return capitalize(reason);
 }

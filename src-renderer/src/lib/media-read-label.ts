@@ -1,36 +1,30 @@
 // What a read of a file that is not text came back as, for its card's one line
 // (`Read spec.pdf · 2 pages`): the pages or slides of a document, an image's pixels, a
-// sound's length, or that it was not shown. Read from read_file's own result lines
-// (src-main/core/tools/read-media.ts); undefined for a text file's read.
+// sound's length, or that it was not shown. Said from the facts read_file counted (its
+// result's `gist`, src-main/core/tools/read-media.ts), never from its words; undefined for
+// a read of text.
 
-const KINDS = '(Image|Audio|Video|Document)';
-/** `Document file /a.pdf (application/pdf, 12 KB)`, then what it holds, if anything. */
-const MEDIA_LINE = new RegExp(`^${KINDS} file .+ \\([^()\\n]*, [^()\\n]*\\)(?:, ([^\\n]*))?$`);
-/** A document read as its text: `…, 2 pages. This model…` or `…, 3 slides. Its text:`. */
-const PAGED = /^Document file .+ \([^()\n]*, [^()\n]*\), (\d+) (page|slide)s?(\.| without a text layer)/;
-const WINDOW = /\[Showing (pages|slides) (\d+)-(\d+) of (\d+)\./;
-const NOT_TAKEN = new RegExp(`^\\[${KINDS.toLowerCase()} file .+: this model does not take \\w+ input\\]$`);
-const BINARY = /^Binary file .+ cannot be shown as text\./;
+import type { ResultGistDto } from '../../../src-main/app/contract';
 
-export function mediaReadLabel(output: string): string | undefined {
-  const paged = PAGED.exec(output);
-  if (paged) {
-    const [, n, unit, how] = paged;
-    if (how !== '.') return `${plural(Number(n), unit!)}, no text layer`;
-    const window = WINDOW.exec(output);
-    return window ? `${window[1]} ${window[2]}–${window[3]} of ${window[4]}` : plural(Number(n), unit!);
+export function mediaReadLabel(gist: ResultGistDto): string | undefined {
+  switch (gist.kind) {
+    case 'document-text':
+      if (gist.noTextLayer === true) return `${plural(gist.total, gist.unit)}, no text layer`;
+      return gist.to < gist.total && gist.total > 0 ? `${gist.unit}s ${gist.from}–${gist.to} of ${gist.total}` : plural(gist.total, gist.unit);
+    case 'media': {
+      const holds = gist.holds;
+      if (holds === undefined) return gist.media;
+      if ('pages' in holds) return plural(holds.pages, 'page');
+      if ('seconds' in holds) return `${gist.media} ${holds.seconds} s`;
+      return `${gist.media} ${holds.width}×${holds.height}`;
+    }
+    case 'media-not-taken':
+      return `${gist.media}, not shown to this model`;
+    case 'binary':
+      return 'binary, not shown as text';
+    default:
+      return undefined;
   }
-  const media = MEDIA_LINE.exec(output);
-  if (media) {
-    const kind = media[1]!.toLowerCase();
-    const holds = media[2];
-    if (holds === undefined) return kind;
-    return /^\d+ pages?$/.test(holds) ? holds : `${kind} ${holds}`;
-  }
-  const notTaken = NOT_TAKEN.exec(output);
-  if (notTaken) return `${notTaken[1]}, not shown to this model`;
-  if (BINARY.test(output)) return 'binary, not shown as text';
-  return undefined;
 }
 
 function plural(n: number, word: string): string {

@@ -79,6 +79,18 @@ describe('threadReducer', () => {
     expect(tools[1]).toMatchObject({ id: 'b', output: 'x', isError: false });
   });
 
+  it("keeps a read's, grep's, glob's or ls's counted facts (its gist), live and malformed", () => {
+    const s = run([
+      ev('tool_call', { id: 'g', name: 'grep', args: { pattern: 'x' } }),
+      ev('tool_result', { id: 'g', name: 'grep', output: 'words', isError: false, gist: { kind: 'grep', matches: 4, files: 2, truncated: false } }),
+      ev('tool_call', { id: 'r', name: 'read_file', args: { file_path: '/a' } }),
+      ev('tool_result', { id: 'r', name: 'read_file', output: 'words', isError: false, gist: { kind: 'read', from: 1 } }),
+    ]);
+    const [g, r] = s.items as ToolItem[];
+    expect(g!.gist).toEqual({ kind: 'grep', matches: 4, files: 2, truncated: false });
+    expect(r!.gist).toBeUndefined();
+  });
+
   it('keeps the facts of a result, from the live result and from the saved thread, never from its text', () => {
     const live = run([
       ev('tool_call', { id: 'a', name: 'execute', args: { command: 'exit 3' } }),

@@ -4,7 +4,7 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import { fileChangeSchema, splitAttachmentLines, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
+import { approvalWhySchema, fileChangeSchema, unhandledEvent, type AgentEventType, splitAttachmentLines, type ApprovalWhyDto, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
@@ -47,6 +47,8 @@ export interface ToolItem extends ItemBase, ToolResultFactsDto {
   image?: { mimeType: string };
   approval?: ApprovalStatus;
   approvalReason?: string;
+  /** `approvalReason` as data: the card says it from this. */
+  approvalWhy?: ApprovalWhyDto;
   /** The approval was answered in a terminal (`deepdesk run`, `deepdesk attach`), not in this window. */
   answeredInTerminal?: boolean;
   /** The person edited the call before it ran: `args` are what ran, these what the agent proposed. */
@@ -254,7 +256,7 @@ function loadView(view: ThreadView): ThreadDisplayState {
 
 function markPending(state: ThreadDisplayState, approvals: readonly PendingApproval[]): ThreadDisplayState {
   for (const approval of approvals) {
-    state = updateTool(state, approval.toolCallId, approval.parentToolCallId, (tool) => ({ ...tool, approval: 'pending', approvalReason: approval.reason }));
+    state = updateTool(state, approval.toolCallId, approval.parentToolCallId, (tool) => ({ ...tool, approval: 'pending', approvalReason: approval.reason, ...(approval.why !== undefined ? { approvalWhy: approval.why } : {}) }));
   }
   return state;
 }
@@ -309,7 +311,9 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
   // Anything the model produced (or the run ending) means the retry wait is over.
   if (state.retry !== null && parent === undefined && PROGRESS.has(event.type)) state = { ...state, retry: null };
   const scope = parent ?? '';
-  switch (event.type) {
+  // Every kind of the contract's union has its case (a new kind does not compile until it has one); an unknown one changes nothing.
+  const type = event.type as AgentEventType;
+  switch (type) {
     case 'text': {
       const text = str(event.text);
       if (text === '') return state;
@@ -364,6 +368,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       return updateTool(state, id, parent, (tool) => ({
         ...withApproval(tool, status, event.args),
         approvalReason: reason || tool.approvalReason,
+        ...whyOf(event.why, reason, tool),
         ...(restart ? { startedAt: Date.now() } : {}),
         ...(hook !== undefined && status === 'edited' ? { editedByHook: true } : {}),
         ...(hook !== undefined && status === 'denied' ? { blockedByHook: hook } : {}),
@@ -471,9 +476,20 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       }
       return { ...next, running: false };
     }
+    // Told elsewhere: the Changes region follows checkpoints, the session reloads a rewound thread.
+    case 'checkpoint':
+    case 'rewound':
+      return state;
     default:
+      unhandledEvent(type);
       return state;
   }
+}
+
+/** An approval's reason as data, kept with its words: a new reason without valid data leaves none (its words are shown as written). */
+function whyOf(value: unknown, reason: string, tool: ToolItem): { approvalWhy: ApprovalWhyDto | undefined } {
+  const why = approvalWhySchema.safeParse(value);
+  return { approvalWhy: why.success ? why.data : reason === '' ? tool.approvalWhy : undefined };
 }
 
 /** The facts a result carries (none when they are malformed). */
@@ -482,7 +498,7 @@ function factsOf(source: unknown): ToolResultFactsDto {
   return facts.success ? Object.fromEntries(Object.entries(facts.data).filter(([, value]) => value !== undefined)) : {};
 }
 
-const PROGRESS = new Set(['text', 'tool_call', 'error', 'done', 'usage']);
+const PROGRESS: ReadonlySet<string> = new Set<AgentEventType>(['text', 'tool_call', 'error', 'done', 'usage']);
 const LIVE_OUTPUT_CHARS = 8000;
 
 const APPROVAL_STATUSES = new Set(['pending', 'approved', 'edited', 'rejected', 'responded', 'denied']);

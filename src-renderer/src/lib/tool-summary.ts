@@ -1,5 +1,6 @@
 // How a tool call reads in a card header.
 
+import type { ResultGistDto } from '../../../src-main/app/contract';
 import { clip } from './format';
 import { mediaReadLabel } from './media-read-label';
 import { visibleText } from './visible-text';
@@ -80,46 +81,50 @@ function shortPath(path: string | undefined): string {
   return path.replace(/^\//, '');
 }
 
-function nonEmptyLines(text: string): string[] {
-  return text.split('\n').filter((l) => l.trim() !== '');
+/** A tool's result as a one-line card reads it: its text only for a failure's first line, else the facts the tool counted. */
+export interface ShownResult {
+  output: string;
+  isError?: boolean;
+  gist?: ResultGistDto;
 }
 
-/** What the result of a read, grep, glob or ls amounts to, e.g. `120 lines`, `3 files`. */
-function resultCount(name: string, output: string, args: Record<string, unknown>): string {
-  if (output.startsWith('Error:')) return output.split('\n')[0]!.replace(/^Error:\s*/, '');
-  switch (name) {
-    case 'read_file': {
-      if (output.startsWith('System reminder: File exists but has empty contents')) return 'empty';
-      const media = mediaReadLabel(output);
-      if (media !== undefined) return media;
-      const rows = output.split('\n').filter((l) => /^\s*\d+\t/.test(l)).length;
-      const window = /\[Showing lines (\d+)-(\d+) of (\d+)\./.exec(output);
-      return window ? `lines ${window[1]}–${window[2]} of ${window[3]}` : plural(rows, 'line');
-    }
-    case 'grep': {
-      if (/^No matches found/.test(output)) return 'no matches';
-      const lines = nonEmptyLines(output).filter((l) => !/^\[|results were truncated/i.test(l));
-      if (args.output_mode === 'content') {
-        const matches = lines.filter((l) => /^\s+\d+: /.test(l)).length;
-        return `${plural(matches, 'match')} in ${plural(lines.length - matches, 'file')}`.replace('matchs', 'matches');
-      }
-      if (args.output_mode === 'count') {
-        const total = lines.reduce((sum, l) => sum + Number(/: (\d+)$/.exec(l)?.[1] ?? 0), 0);
-        return `${plural(total, 'match')} in ${plural(lines.length, 'file')}`.replace('matchs', 'matches');
-      }
-      return plural(lines.length, 'file');
-    }
+/**
+ * What the result of a read, grep, glob or ls amounts to, e.g. `120 lines`, `3 files`: from
+ * the facts the tool counted (`gist`). A result stored before results carried them says
+ * nothing more than that the call is done (its words are never read for counts).
+ */
+function resultCount(name: string, result: ShownResult, args: Record<string, unknown>): string {
+  if (result.isError === true) return failureLine(result.output);
+  const gist = result.gist;
+  if (gist === undefined) return '';
+  switch (gist.kind) {
+    case 'read':
+      return gist.to < gist.total ? `lines ${gist.from}–${gist.to} of ${gist.total}` : plural(gist.to - gist.from + 1, 'line');
+    case 'read-empty':
+      return 'empty';
+    case 'grep':
+      if (gist.matches === 0) return 'no matches';
+      if (args.output_mode === 'content' || args.output_mode === 'count') return `${plural(gist.matches, 'match').replace('matchs', 'matches')} in ${plural(gist.files, 'file')}`;
+      return plural(gist.files, 'file');
     case 'glob':
-      return /^No files found/.test(output) ? 'no files' : plural(nonEmptyLines(output).length, 'file');
+      return gist.files === 0 ? 'no files' : plural(gist.files, 'file');
     case 'ls':
-      return /^No files found/.test(output) ? 'empty' : plural(nonEmptyLines(output).length, 'entry').replace('entrys', 'entries');
+      return gist.entries === 0 ? 'empty' : plural(gist.entries, 'entry').replace('entrys', 'entries');
     default:
-      return '';
+      return (name === 'read_file' ? mediaReadLabel(gist) : undefined) ?? '';
   }
 }
 
+/** A failure's first line without its `Error: ` (SPEC §3: every failure starts so). */
+function failureLine(output: string): string {
+  const first = output.split('\n')[0]!;
+  return first.startsWith(ERROR_PREFIX) ? first.slice(ERROR_PREFIX.length).trimStart() : first;
+}
+
+const ERROR_PREFIX = 'Error:';
+
 /** The one line a read, grep, glob or ls card shows: what it did and what came back. */
-export function oneLine(name: string, args: unknown, output: string | undefined): string {
+export function oneLine(name: string, args: unknown, result: ShownResult | undefined): string {
   const a = record(args);
   const s = (key: string): string | undefined => (typeof a[key] === 'string' ? (a[key] as string) : undefined);
   const where = shortPath(s('path'));
@@ -131,7 +136,7 @@ export function oneLine(name: string, args: unknown, output: string | undefined)
         : name === 'glob'
           ? `Found ${s('pattern') ?? '*'}${where ? ` in ${where}` : ''}`
           : `Listed ${where || 'the folder'}`;
-  if (output === undefined) return what;
-  const count = resultCount(name, output, a);
+  if (result === undefined) return what;
+  const count = resultCount(name, result, a);
   return count ? `${what} · ${count}` : what;
 }

@@ -77,26 +77,40 @@ describe('tool titles', () => {
 });
 
 describe('approval reasons', () => {
+  // As core sends them: its words (`reason`, for terminals and editors) and the same reason as data (`why`).
+  const edit = { tool: 'edit_file', paths: ['/pricing.py'] };
   it('drop the subject the title already names', () => {
-    expect(approvalReasonText('edit_file', { file_path: '/pricing.py' }, '`edit_file` on /pricing.py needs approval (writes, edits and deletes ask by default)')).toBe(
+    expect(approvalReasonText('edit_file', { file_path: '/pricing.py' }, '`edit_file` on /pricing.py needs approval (writes, edits and deletes ask by default)', { kind: 'rule', subject: edit, decision: 'ask', rule: { description: 'writes, edits and deletes ask by default' } })).toBe(
       'Writes, edits and deletes ask by default.',
     );
-    expect(approvalReasonText('execute', { command: 'pytest -q' }, '`pytest -q` needs approval (shell commands ask by default)')).toBe('Shell commands ask by default.');
-    expect(approvalReasonText('execute', { command: 'pytest -q' }, '`pytest -q` is not covered by an allow rule')).toBe('No allow rule covers it.');
-    expect(approvalReasonText('mcp__everything__echo', {}, "`mcp__everything__echo` is an MCP server's tool, and no allow rule covers it")).toBe(
+    expect(approvalReasonText('execute', { command: 'pytest -q' }, '`pytest -q` needs approval (shell commands ask by default)', { kind: 'rule', subject: { command: 'pytest -q' }, decision: 'ask', rule: { description: 'shell commands ask by default' } })).toBe('Shell commands ask by default.');
+    expect(approvalReasonText('execute', { command: 'pytest -q' }, '`pytest -q` is not covered by an allow rule', { kind: 'not-allowed', subject: { command: 'pytest -q' } })).toBe('No allow rule covers it.');
+    expect(approvalReasonText('mcp__everything__echo', {}, "`mcp__everything__echo` is an MCP server's tool, and no allow rule covers it", { kind: 'mcp-tool-not-allowed', subject: { tool: 'mcp__everything__echo', paths: [] } })).toBe(
       'Tools of MCP servers ask unless an allow rule covers them.',
     );
-    expect(approvalReasonText('write_file', { file_path: '/a' }, '`write_file` on /a needs approval (rule "no-writes")')).toBe('Rule "no-writes" asks for approval.');
-    expect(approvalReasonText('execute', { command: 'rm -rf build' }, '`rm -rf build` is denied (never remove files)')).toBe('Refused: never remove files.');
+    expect(approvalReasonText('write_file', { file_path: '/a' }, '`write_file` on /a needs approval (rule "no-writes")', { kind: 'rule', subject: { tool: 'write_file', paths: ['/a'] }, decision: 'ask', rule: { id: 'no-writes' } })).toBe('Rule "no-writes" asks for approval.');
+    expect(approvalReasonText('write_file', { file_path: '/a' }, '`write_file` on /a needs approval (rule 3)', { kind: 'rule', subject: { tool: 'write_file', paths: ['/a'] }, decision: 'ask', rule: { index: 2 } })).toBe('Rule 3 asks for approval.');
+    expect(approvalReasonText('execute', { command: 'rm -rf build' }, '`rm -rf build` is denied (never remove files)', { kind: 'rule', subject: { command: 'rm -rf build' }, decision: 'deny', rule: { description: 'never remove files' } })).toBe('Refused: never remove files.');
   });
 
-  it('keep a subject that says more than the title, and other reasons as written', () => {
+  it('keep a subject that says more than the title, and other reasons in the words core gives them', () => {
     // One part of a longer command asked: that part is the news.
-    expect(approvalReasonText('execute', { command: 'ls && curl x' }, '`curl x` is not covered by an allow rule')).toBe('`curl x` is not covered by an allow rule');
-    expect(approvalReasonText('execute', { command: 'x' }, 'this command asks to run outside the sandbox, so it always needs approval')).toBe(
+    expect(approvalReasonText('execute', { command: 'ls && curl x' }, '`curl x` is not covered by an allow rule', { kind: 'not-allowed', subject: { command: 'curl x' } })).toBe('`curl x` is not covered by an allow rule');
+    // A linked path: where it leads is the news.
+    expect(approvalReasonText('edit_file', { file_path: '/l' }, 'x', { kind: 'not-allowed', subject: { tool: 'edit_file', paths: ['/real (through the symlink /l)'] } })).toBe('`edit_file` on /real (through the symlink /l) is not covered by an allow rule');
+    expect(approvalReasonText('execute', { command: 'x' }, 'this command asks to run outside the sandbox, so it always needs approval', { kind: 'outside-sandbox' })).toBe(
       'This command asks to run outside the sandbox, so it always needs approval',
     );
-    // A command whose text merely starts like the tool's name is not mistaken for the subject.
-    expect(approvalReasonText('execute', { command: 'echo' }, '`echo`x is odd')).toBe('`echo`x is odd');
+    expect(approvalReasonText('write_file', { file_path: '/.env' }, 'x', { kind: 'protected-path', path: '/.env', protects: 'writes to .env files always ask' })).toBe('Writes to .env files always ask (/.env)');
+  });
+
+  it("say the reason from core's data, whatever its words", () => {
+    // Other words in `reason` (another wording, another language): the card says the same.
+    const reworded = 'la règle demande une approbation';
+    expect(approvalReasonText('execute', { command: 'pytest -q' }, reworded, { kind: 'not-allowed', subject: { command: 'pytest -q' } })).toBe('No allow rule covers it.');
+    expect(approvalReasonText('mcp__s__t', {}, reworded, { kind: 'mcp-tool-not-allowed', subject: { tool: 'mcp__s__t', paths: [] } })).toBe('Tools of MCP servers ask unless an allow rule covers them.');
+    expect(approvalReasonText('edit_file', { file_path: '/pricing.py' }, reworded, { kind: 'rule', subject: edit, decision: 'ask', rule: { id: 'r' } })).toBe('Rule "r" asks for approval.');
+    // Without the data (an older host), the words are shown as written: never parsed.
+    expect(approvalReasonText('execute', { command: 'pytest -q' }, '`pytest -q` is not covered by an allow rule')).toBe('`pytest -q` is not covered by an allow rule');
   });
 });

@@ -4,6 +4,7 @@
 
 import type { ContentBlock, PlanEntry, SessionUpdate, ToolCallContent, ToolCallUpdate } from '@agentclientprotocol/sdk';
 import { isPersonMessage } from '../../../core/agent/notes';
+import { unhandledEvent } from '../../contract/agent-events';
 import type { AgentEvent, ChatMessage, Todo } from '../../../core/agent/types';
 import { shownText } from '../../../core/text/shown-text';
 import type { FileChangeSummary } from '../../../core/tools/file-change';
@@ -96,7 +97,20 @@ export function updatesForEvent(paths: EditorPaths, event: AgentEvent, args: Map
     case 'error':
       // A budget's stop is the turn's end, said in one line (other failures end the prompt with an error).
       return event.budget === true && event.parentToolCallId === undefined ? [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `\n\n${event.message}\n` } }] : [];
+    // No place in an editor's session updates (approvals go as permission requests).
+    case 'approval':
+    case 'usage':
+    case 'checkpoint':
+    case 'user_message':
+    case 'queued':
+    case 'note':
+    case 'hook':
+    case 'rewound':
+    case 'retry':
+    case 'done':
+      return [];
     default:
+      unhandledEvent(event);
       return [];
   }
 }

@@ -8,6 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { AgentEvent, ChatMessage, Todo } from '../../../core/agent/types';
+import { unhandledEvent } from '../../contract/agent-events';
 import type { ProtocolInterrupt } from './context';
 import { messageId, toLangChainMessage, toLangChainMessages, type LangChainMessage } from './messages';
 import type { RunStream, StreamMode } from './run-stream';
@@ -107,8 +108,21 @@ export class EventTranslator {
       case 'done':
         this.close();
         break;
-      default:
+      // Nothing of LangGraph's stream parts stands for these (approvals are the run's interrupts).
+      case 'approval':
+      case 'summarized':
+      case 'usage':
+      case 'checkpoint':
+      case 'error':
+      case 'user_message':
+      case 'queued':
+      case 'note':
+      case 'hook':
+      case 'rewound':
+      case 'retry':
         break;
+      default:
+        unhandledEvent(event);
     }
   }
 

@@ -2,7 +2,8 @@
 // rules; `ask` pauses the call until the person approves, edits, rejects or responds.
 // The broker owns persistence, so a pending approval survives a restart.
 
-import { decideCall, isDefaultRule, PLAN_MODE_REFUSAL, type ApprovalMode, type ModeContext, type ModeDecision } from '../permissions/modes';
+import { decideCall, isDefaultRule, modeDecision, PLAN_MODE_REFUSAL, type ApprovalMode, type ModeContext, type ModeDecision } from '../permissions/modes';
+import type { ApprovalWhy } from '../permissions/reason';
 import { operationOf, targetPaths, type PermissionRule } from '../permissions/rules';
 import type { Backend, LinkTarget } from '../../backends/protocol';
 import { withTargetGuard, type TargetGuard } from '../../backends/target-guard';
@@ -49,18 +50,18 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       // Writes that would change what other programs run later (git's hooks and config) ask
       // whatever the mode and the rules; deny and plan mode still win.
       const forced = ruled.decision === 'allow' ? await alwaysAsk(ctx.backend, call.name, args, links) : null;
-      let verdict: ModeDecision = forced !== null ? { decision: 'ask', reason: forced } : ruled;
+      let verdict: ModeDecision = forced !== null ? modeDecision('ask', forced) : ruled;
       // A PreToolUse hook's answer (SPEC §11): `ask` asks even what would run; `allow` spares
       // only the question the defaults would ask — the same call with the default rules
       // allowing must run, so deny and ask rules of the person's, protected paths, plan mode,
       // `sandbox: false` and what always asks still stand.
       const hooked = hookPermission(call);
       let allowedByHook = false;
-      if (hooked?.decision === 'ask' && verdict.decision === 'allow') verdict = { decision: 'ask', reason: `a hook asks: ${hooked.reason}` };
+      if (hooked?.decision === 'ask' && verdict.decision === 'allow') verdict = modeDecision('ask', { kind: 'hook', outcome: 'asks', message: hooked.reason });
       if (hooked?.decision === 'allow' && verdict.decision === 'ask' && forced === null) {
         const withoutDefaults = { ...context(links.inside), rules: [...options.rules().filter((rule) => !isDefaultRule(rule)), HOOK_ALLOW_RULE] };
         if (decideCall({ tool: call.name, args }, withoutDefaults).decision === 'allow') {
-          verdict = { decision: 'allow', reason: `a hook allowed it: ${hooked.reason}` };
+          verdict = modeDecision('allow', { kind: 'hook', outcome: 'allowed', message: hooked.reason });
           allowedByHook = true;
         }
       }
@@ -87,7 +88,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         observed?.decided('refuse', 'mode');
         return { ...errorText(PLAN_MODE_REFUSAL), rejected: { by: 'mode' } };
       }
-      const base = { id: call.id, name: call.name, args, reason: verdict.reason } as const;
+      const base = { id: call.id, name: call.name, args, reason: verdict.reason, why: verdict.why } as const;
       if (verdict.decision === 'deny') {
         observed?.decided('deny', 'rule');
         ctx.emit({ type: 'approval', ...base, status: 'denied' });
@@ -102,6 +103,7 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
         toolName: call.name,
         args,
         reason: verdict.reason,
+        why: verdict.why,
         ...(links.shown !== undefined ? { resolvedTarget: links.shown } : {}),
         ...(verdict.outsideSandbox ? { outsideSandbox: verdict.outsideSandbox } : {}),
         ...(ctx.parentToolCallId ? { parentToolCallId: ctx.parentToolCallId } : {}),
@@ -168,7 +170,7 @@ interface CallLinks {
 }
 
 /** Why a change this call makes must ask anyway (the backend knows what runs its files later), or null. */
-async function alwaysAsk(backend: Backend, tool: string, args: Record<string, unknown>, links: CallLinks): Promise<string | null> {
+async function alwaysAsk(backend: Backend, tool: string, args: Record<string, unknown>, links: CallLinks): Promise<ApprovalWhy | null> {
   const operation = operationOf(tool);
   if (backend.alwaysAskReason === undefined || operation === null || !['write', 'edit', 'delete'].includes(operation)) return null;
   for (const path of targetPaths({ tool, args })) {
@@ -179,7 +181,7 @@ async function alwaysAsk(backend: Backend, tool: string, args: Record<string, un
       } catch {
         reason = 'it could not be checked';
       }
-      if (reason !== null) return `changes to ${candidate} always ask: ${reason}`;
+      if (reason !== null) return { kind: 'always-asks-path', path: candidate, because: reason };
     }
   }
   return null;

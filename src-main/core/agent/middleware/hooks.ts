@@ -35,7 +35,9 @@ export interface HooksOptions {
   mounts?: () => readonly EditorMount[];
 }
 
-export const HOOK_BLOCK_PREFIX = 'blocked by hook: ';
+import { HOOK_BLOCK_PREFIX, reasonWords } from '../permissions/reason';
+
+export { HOOK_BLOCK_PREFIX };
 
 /** The hooks middleware (outside approval) and its marker of calls that ran (innermost). */
 export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inner: Middleware } {
@@ -125,15 +127,16 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
         const outcome = await run(ctx, pre, { hook_event_name: 'PreToolUse', ...claude, tool_use_id: call.id }, call.id);
         const permission = outcome.permission;
         if (permission?.decision === 'deny') {
-          const reason = `${HOOK_BLOCK_PREFIX}${permission.reason}`;
-          ctx.emit({ type: 'approval', id: call.id, name: call.name, args: call.args ?? {}, status: 'denied', reason, hook: permission.hook });
+          const why = { kind: 'hook', outcome: 'blocked', message: permission.reason } as const;
+          const reason = reasonWords(why);
+          ctx.emit({ type: 'approval', id: call.id, name: call.name, args: call.args ?? {}, status: 'denied', reason, why, hook: permission.hook });
           ctx.toolObserver?.(call.id)?.decided('deny', 'hook');
           return { ...errorText(reason), rejected: { by: 'hook' } };
         }
         if (outcome.updatedInput) {
           // The hook wrote Claude Code's fields and real paths: what runs is Deepdesk's arguments, checked as any call's.
           const args = deepdeskToolArgs(call.name, outcome.updatedInput.args, paths);
-          ctx.emit({ type: 'approval', id: call.id, name: call.name, args, status: 'edited', reason: 'edited by hook', hook: outcome.updatedInput.hook });
+          ctx.emit({ type: 'approval', id: call.id, name: call.name, args, status: 'edited', reason: 'edited by hook', why: { kind: 'hook', outcome: 'edited', message: '' }, hook: outcome.updatedInput.hook });
           toRun = { ...call, args, argsText: JSON.stringify(args), editedBy: 'hook' };
         }
         if (permission) toRun = withHookPermission(toRun, { decision: permission.decision as 'allow' | 'ask', reason: permission.reason, hook: permission.hook });

@@ -16,6 +16,7 @@ import { protectedPattern, protectedReason } from './protected-paths';
 import { DEFAULT_RULES, evaluatePermission } from './rules';
 import { argsOf, isMcpTool, operationOf } from './tool-targets';
 import type { Operation, PermissionRequest, PermissionRule } from './types';
+import { reasonWords, type ApprovalWhy } from './reason';
 
 export const APPROVAL_MODES = ['ask', 'edit', 'auto', 'plan'] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
@@ -42,13 +43,19 @@ export const MODE_TABLE: Readonly<Record<ApprovalMode, Readonly<Record<Kind, Eff
 const KIND_OF: Partial<Record<Operation, Kind>> = { write: 'change', edit: 'change', delete: 'change', execute: 'command' };
 const OPERATIONS_OF: Record<Kind, Operation[]> = { change: ['write', 'edit', 'delete'], command: ['execute'] };
 
+/** `reason`: `why` in words (reasonWords). */
 export type ModeDecision =
-  | { decision: 'allow'; reason: string }
+  | { decision: 'allow'; reason: string; why: ApprovalWhy }
   /** `outsideSandbox`: an execute that asked to run outside the sandbox, with the model's reason. */
-  | { decision: 'ask'; reason: string; outsideSandbox?: { reason: string } }
-  | { decision: 'deny'; reason: string }
+  | { decision: 'ask'; reason: string; why: ApprovalWhy; outsideSandbox?: { reason: string } }
+  | { decision: 'deny'; reason: string; why: ApprovalWhy }
   /** Plan mode: not run, not asked; the tool result is `Error: ${PLAN_MODE_REFUSAL}`. */
-  | { decision: 'refuse'; reason: string };
+  | { decision: 'refuse'; reason: string; why: ApprovalWhy };
+
+/** A decision for `why`, said in its words. */
+export function modeDecision<D extends ModeDecision['decision']>(decision: D, why: ApprovalWhy): { decision: D; reason: string; why: ApprovalWhy } {
+  return { decision, reason: reasonWords(why), why };
+}
 
 export interface ModeContext {
   mode: ApprovalMode;
@@ -76,13 +83,13 @@ export function decideCall(request: PermissionRequest, context: ModeContext): Mo
   // MCP tools: the rules decide in every mode (they ask by default); plan runs only the ones
   // their server calls read-only, and the annotation never spares the question.
   if (isMcpTool(request.tool)) {
-    if (context.mode === 'plan' && context.readOnlyTool?.(request.tool) !== true) return { decision: 'refuse', reason: 'plan mode: the server does not call this tool read-only' };
+    if (context.mode === 'plan' && context.readOnlyTool?.(request.tool) !== true) return modeDecision('refuse', { kind: 'mode', mode: 'plan', detail: 'not-read-only' });
     return verdict;
   }
   if (kind === undefined) return verdict;
 
   let effect = MODE_TABLE[context.mode][kind];
-  if (effect === 'refuse') return { decision: 'refuse', reason: `${context.mode} mode` };
+  if (effect === 'refuse') return modeDecision('refuse', { kind: 'mode', mode: context.mode });
   const outside = kind === 'command' && wantsOutsideSandbox(argsOf(request));
   // Nothing contains a command here: only a rule of the person's lets it run unasked.
   if (kind === 'command' && (outside || !context.sandboxAvailable)) effect = 'rules';
@@ -91,8 +98,7 @@ export function decideCall(request: PermissionRequest, context: ModeContext): Mo
   if (decided.decision === 'deny' || !outside) return decided;
   const modelReason = argsOf(request).reason;
   return {
-    decision: 'ask',
-    reason: 'this command asks to run outside the sandbox, so it always needs approval',
+    ...modeDecision('ask', { kind: 'outside-sandbox' }),
     outsideSandbox: { reason: typeof modelReason === 'string' && modelReason.trim() !== '' ? modelReason.trim() : '(no reason given)' },
   };
 }
@@ -117,15 +123,15 @@ function runUnlessGuarded(request: PermissionRequest, kind: Kind, context: ModeC
   probeRules.push({ id: `mode-${context.mode}`, operations: OPERATIONS_OF[kind], decision: 'allow', description: `${context.mode} mode` });
   const probe = evaluatePermission(request, probeRules, linked(context));
   if (probe.decision === 'deny') {
-    if (probe.rule !== undefined && asking.has(probe.rule)) return { decision: 'ask', reason: probe.reason.replace(' is denied (', ' needs approval (') };
+    if (probe.rule !== undefined && asking.has(probe.rule)) return modeDecision('ask', probe.why.kind === 'rule' ? { ...probe.why, decision: 'ask' } : probe.why);
     return probe;
   }
-  if (probe.decision === 'allow') return { decision: 'allow', reason: `${context.mode} mode` };
+  if (probe.decision === 'allow') return modeDecision('allow', { kind: 'mode', mode: context.mode });
   if (kind === 'change') return probe;
   // A command the analyser cannot prove inert runs contained; one that names a protected path asks.
   const named = protectedPathNamed(argsOf(request).command);
-  if (named !== null) return { decision: 'ask', reason: `the command names ${named.path}, and ${protectedReason(named.pattern)}` };
-  return { decision: 'allow', reason: `${context.mode} mode: runs inside the sandbox` };
+  if (named !== null) return modeDecision('ask', { kind: 'names-protected-path', path: named.path, protects: protectedReason(named.pattern) });
+  return modeDecision('allow', { kind: 'mode', mode: context.mode, detail: 'sandboxed' });
 }
 
 function linked(context: ModeContext): { resolvedTargets?: Readonly<Record<string, string>> } {

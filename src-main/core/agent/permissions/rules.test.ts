@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileGlob } from '../../backends/filesystem/glob-match';
 import { matchesCommandPattern } from './command-patterns';
 import { protectedPattern } from './protected-paths';
+import { reasonWords } from './reason';
 import {
   DEFAULT_RULES,
   PROTECTED_PATHS,
@@ -57,7 +58,7 @@ describe('DEFAULT_RULES', () => {
   });
 
   it('explains the decision in words', () => {
-    expect(evaluatePermission(write('/a.ts'), DEFAULT_RULES)).toEqual({
+    expect(evaluatePermission(write('/a.ts'), DEFAULT_RULES)).toMatchObject({
       decision: 'ask',
       reason: '`write_file` on /a.ts needs approval (writes, edits and deletes ask by default)',
       rule: DEFAULT_RULES[1],
@@ -71,8 +72,8 @@ describe('DEFAULT_RULES', () => {
   it('without any rule: reads and unknown tools are allowed, the rest asks', () => {
     expect(decide(read('/a'), [])).toBe('allow');
     expect(decide({ tool: 'task', args: {} }, [])).toBe('allow');
-    expect(evaluatePermission(write('/a'), [])).toEqual({ decision: 'ask', reason: '`write_file` on /a is not covered by an allow rule' });
-    expect(evaluatePermission(run('rm -rf build'), [])).toEqual({ decision: 'ask', reason: '`rm -rf build` is not covered by an allow rule' });
+    expect(evaluatePermission(write('/a'), [])).toMatchObject({ decision: 'ask', reason: '`write_file` on /a is not covered by an allow rule' });
+    expect(evaluatePermission(run('rm -rf build'), [])).toMatchObject({ decision: 'ask', reason: '`rm -rf build` is not covered by an allow rule' });
   });
 });
 
@@ -176,7 +177,7 @@ describe('protected paths', () => {
   it('can be replaced through options', () => {
     expect(evaluatePermission(write('/.env'), allowAllWrites, { protectedPaths: [] }).decision).toBe('allow');
     const verdict = evaluatePermission(write('/infra/prod.tf'), allowAllWrites, { protectedPaths: [...PROTECTED_PATHS, '/infra/**'] });
-    expect(verdict).toEqual({ decision: 'ask', reason: 'writes to protected paths (/infra/**) always ask (/infra/prod.tf)' });
+    expect(verdict).toMatchObject({ decision: 'ask', reason: 'writes to protected paths (/infra/**) always ask (/infra/prod.tf)' });
   });
 
   it('matches paths named in commands anywhere in them', () => {
@@ -286,11 +287,11 @@ describe('execute', () => {
       decision: 'ask',
       reason: '`make` needs approval (shell commands ask by default)',
     });
-    expect(evaluatePermission(run('npm test && make'), rules.slice(0, 2))).toEqual({
+    expect(evaluatePermission(run('npm test && make'), rules.slice(0, 2))).toMatchObject({
       decision: 'ask',
       reason: '`make` is not covered by an allow rule',
     });
-    expect(evaluatePermission(run('echo hi > out.txt'), rules)).toEqual({
+    expect(evaluatePermission(run('echo hi > out.txt'), rules)).toMatchObject({
       decision: 'ask',
       reason: 'always asks: redirects output into a file (`>out.txt`)',
     });
@@ -316,7 +317,7 @@ describe('execute', () => {
   it('asks for commands that name protected paths, even when allowed', () => {
     const allowAll: PermissionRule[] = [{ tools: ['execute'], commands: ['*'], decision: 'allow' }];
     expect(decide(run('ls -la src'), allowAll)).toBe('allow');
-    expect(evaluatePermission(run('cp evil .git/hooks/pre-commit'), allowAll)).toEqual({
+    expect(evaluatePermission(run('cp evil .git/hooks/pre-commit'), allowAll)).toMatchObject({
       decision: 'ask',
       reason: '`cp evil .git/hooks/pre-commit` names .git/hooks/pre-commit, and writes inside .git/ always ask',
     });
@@ -331,7 +332,7 @@ describe('execute', () => {
   it('handles empty and missing commands', () => {
     expect(decide(run(''), rules)).toBe('ask');
     expect(decide(run('# nothing'), [{ tools: ['execute'], decision: 'allow' }])).toBe('allow');
-    expect(evaluatePermission({ tool: 'execute', args: {} }, rules)).toEqual({ decision: 'ask', reason: 'the command is missing' });
+    expect(evaluatePermission({ tool: 'execute', args: {} }, rules)).toMatchObject({ decision: 'ask', reason: 'the command is missing' });
   });
 });
 
@@ -369,7 +370,7 @@ describe('suggestAllowRule', () => {
 
   it('scopes writes and edits to the exact file', () => {
     const rule = suggestAllowRule(edit('src/app.ts'))!;
-    expect(rule).toEqual({
+    expect(rule).toMatchObject({
       operations: ['write', 'edit'],
       paths: ['/src/app.ts'],
       decision: 'allow',
@@ -476,5 +477,27 @@ describe('commands with leading environment assignments (issue 42)', () => {
 
   it('the matcher sees the command without its assignments', () => {
     expect(matchesCommandPattern('python3 -m pytest', ['python3', '-m', 'pytest', '-q'])).toBe(true);
+  });
+});
+
+describe('the reason as data', () => {
+  it('gives every verdict its reason as data, said by reasonWords in the same words', () => {
+    const cases = [
+      evaluatePermission({ tool: 'write_file', args: { file_path: '/a.ts' } }, DEFAULT_RULES),
+      evaluatePermission({ tool: 'write_file', args: { file_path: '/a.ts' } }, []),
+      evaluatePermission({ tool: 'execute', args: { command: 'ls && curl x' } }, [{ commands: ['ls'], decision: 'allow' }]),
+      evaluatePermission({ tool: 'execute', args: { command: 'ls; pwd' } }, [{ commands: ['ls', 'pwd'], decision: 'allow', id: 'nav' }]),
+      evaluatePermission({ tool: 'execute', args: {} }, DEFAULT_RULES),
+      evaluatePermission({ tool: 'mcp__srv__tool', args: {} }, []),
+      evaluatePermission({ tool: 'write_file', args: { file_path: '/.env' } }, [{ tools: ['write_file'], decision: 'allow' }]),
+      evaluatePermission({ tool: 'execute', args: { command: 'rm x' } }, [{ commands: ['rm *'], decision: 'deny' }]),
+    ];
+    for (const verdict of cases) expect(verdict.reason).toBe(reasonWords(verdict.why));
+    expect(cases[0]!.why).toEqual({ kind: 'rule', subject: { tool: 'write_file', paths: ['/a.ts'] }, decision: 'ask', rule: { description: 'writes, edits and deletes ask by default' } });
+    expect(cases[2]!.why).toEqual({ kind: 'not-allowed', subject: { command: 'curl x' } });
+    expect(cases[4]!.why).toEqual({ kind: 'command-missing' });
+    expect(cases[5]!.why).toEqual({ kind: 'mcp-tool-not-allowed', subject: { tool: 'mcp__srv__tool', paths: [] } });
+    expect(cases[6]!.why).toMatchObject({ kind: 'protected-path', path: '/.env' });
+    expect(cases[7]!.why).toEqual({ kind: 'rule', subject: { command: 'rm x' }, decision: 'deny', rule: { index: 0 } });
   });
 });

@@ -10,6 +10,7 @@ import { analyzeCommand } from './shell-parse';
 import type { ShellCommand } from './shell-parse';
 import { argsOf, isMcpTool, operationOf, targetPaths, toolNameMatches } from './tool-targets';
 import type { Operation, PermissionRequest, PermissionRule, PermissionVerdict } from './types';
+import { reasonWords, type ApprovalWhy, type ReasonSubject } from './reason';
 
 export type { Decision, Operation, PermissionRequest, PermissionRule, PermissionVerdict } from './types';
 export { PROTECTED_PATHS } from './protected-paths';
@@ -64,7 +65,7 @@ function evaluatePaths(
   protectedPaths: readonly string[],
   shown: readonly string[] = paths,
 ): PermissionVerdict {
-  const subject = paths.length > 0 ? `\`${tool}\` on ${shown.join(', ')}` : `\`${tool}\``;
+  const subject: ReasonSubject = { tool, paths: [...shown] };
   let verdict: PermissionVerdict | null = null;
   for (const [index, rule] of rules.entries()) {
     if (!matchesTool(rule, tool, operation)) continue;
@@ -76,16 +77,16 @@ function evaluatePaths(
   verdict ??=
     operation === null
       ? isMcpTool(tool)
-        ? { decision: 'ask', reason: `${subject} is an MCP server's tool, and no allow rule covers it` }
-        : { decision: 'allow', reason: `no rule covers \`${tool}\`, and it has no side effects of its own` }
+        ? said('ask', { kind: 'mcp-tool-not-allowed', subject })
+        : said('allow', { kind: 'no-side-effects', tool })
       : operation === 'read'
-        ? { decision: 'allow', reason: 'reading is allowed by default' }
-        : { decision: 'ask', reason: `${subject} is not covered by an allow rule` };
+        ? said('allow', { kind: 'read-default' })
+        : said('ask', { kind: 'not-allowed', subject });
 
   if (verdict.decision === 'allow' && operation !== null && WRITE_OPERATIONS.has(operation)) {
     for (const [i, path] of paths.entries()) {
       const pattern = protectedPattern(path, protectedPaths);
-      if (pattern !== null) return { decision: 'ask', reason: `${protectedReason(pattern)} (${shown[i]})` };
+      if (pattern !== null) return said('ask', { kind: 'protected-path', path: shown[i]!, protects: protectedReason(pattern) });
     }
   }
   return verdict;
@@ -93,25 +94,24 @@ function evaluatePaths(
 
 function evaluateCommand(request: PermissionRequest, rules: readonly PermissionRule[], protectedPaths: readonly string[]): PermissionVerdict {
   const command = argsOf(request).command;
-  if (typeof command !== 'string') return { decision: 'ask', reason: 'the command is missing' };
+  if (typeof command !== 'string') return said('ask', { kind: 'command-missing' });
   const analysis = analyzeCommand(command);
   const commands: ShellCommand[] = analysis.commands.length > 0 ? analysis.commands : [{ text: '', argv: [], dynamicArgv: [], words: [], dynamic: [], nested: false }];
   const verdicts = commands.map((c) => evaluatePart(c, request.tool, rules, protectedPaths));
 
   const denied = verdicts.find((v) => v.decision === 'deny');
   if (denied) return denied;
-  if (analysis.alwaysAsk.length > 0) return { decision: 'ask', reason: `always asks: ${analysis.alwaysAsk.join('; ')}` };
+  if (analysis.alwaysAsk.length > 0) return said('ask', { kind: 'always-asks', reasons: analysis.alwaysAsk });
   const asked = verdicts.find((v) => v.decision === 'ask');
   if (asked) return asked;
   const first = verdicts[0]!;
   if (verdicts.length === 1) return first;
-  const reason = [...new Set(verdicts.map((v) => v.reason))].join('; ');
-  return first.rule ? { decision: 'allow', reason, rule: first.rule } : { decision: 'allow', reason };
+  return said('allow', { kind: 'parts', parts: verdicts.map((v) => v.why) }, first.rule);
 }
 
 function evaluatePart(command: ShellCommand, tool: string, rules: readonly PermissionRule[], protectedPaths: readonly string[]): PermissionVerdict {
-  const subject = command.text === '' ? 'the empty command' : `\`${shorten(command.text)}\``;
-  let verdict: PermissionVerdict = { decision: 'ask', reason: `${subject} is not covered by an allow rule` };
+  const subject: ReasonSubject = { command: command.text === '' ? '' : shorten(command.text) };
+  let verdict: PermissionVerdict = said('ask', { kind: 'not-allowed', subject });
   for (const [index, rule] of rules.entries()) {
     if (!matchesTool(rule, tool, 'execute')) continue;
     if (rule.paths !== undefined) continue;
@@ -124,11 +124,11 @@ function evaluatePart(command: ShellCommand, tool: string, rules: readonly Permi
   }
   if (verdict.decision !== 'allow') return verdict;
   // An allow rule never covers a form that writes files or runs programs (command-effects.ts).
-  if (command.escalation !== undefined) return { decision: 'ask', reason: `${subject}: ${command.escalation}, which an allow rule does not cover` };
+  if (command.escalation !== undefined) return said('ask', { kind: 'escalation', subject, escalation: command.escalation });
   // Commands may write anywhere; one that names a protected path is not allowed silently.
   for (const word of pathLikeWords(command.words)) {
     const pattern = protectedPattern(word, protectedPaths, true);
-    if (pattern !== null) return { decision: 'ask', reason: `${subject} names ${word}, and ${protectedReason(pattern)}` };
+    if (pattern !== null) return said('ask', { kind: 'names-protected-path', subject, path: word, protects: protectedReason(pattern) });
   }
   return verdict;
 }
@@ -141,10 +141,14 @@ function matchesTool(rule: PermissionRule, tool: string, operation: Operation | 
   return true;
 }
 
-function ruleVerdict(rule: PermissionRule, index: number, subject: string): PermissionVerdict {
-  const label = rule.description ?? (rule.id !== undefined ? `rule "${rule.id}"` : `rule ${index + 1}`);
-  const outcome = rule.decision === 'allow' ? 'is allowed' : rule.decision === 'deny' ? 'is denied' : 'needs approval';
-  return { decision: rule.decision, reason: `${subject} ${outcome} (${label})`, rule };
+function ruleVerdict(rule: PermissionRule, index: number, subject: ReasonSubject): PermissionVerdict {
+  const ref = rule.description !== undefined ? { description: rule.description } : rule.id !== undefined ? { id: rule.id } : { index };
+  return said(rule.decision, { kind: 'rule', subject, decision: rule.decision, rule: ref }, rule);
+}
+
+/** A verdict for `why`, said in its words. */
+function said(decision: PermissionVerdict['decision'], why: ApprovalWhy, rule?: PermissionRule): PermissionVerdict {
+  return { decision, reason: reasonWords(why), why, ...(rule !== undefined ? { rule } : {}) };
 }
 
 const globCache = new Map<string, GlobMatcher>();

@@ -1,3 +1,5 @@
+import type { ApprovalWhy } from './reason';
+
 export type Decision = 'allow' | 'ask' | 'deny';
 export type Operation = 'read' | 'write' | 'edit' | 'delete' | 'execute';
 
@@ -25,8 +27,10 @@ export interface PermissionRequest {
 
 export interface PermissionVerdict {
   decision: Decision;
-  /** Why, in words a person understands. */
+  /** Why, in words a person understands: `reasonWords(why)`. */
   reason: string;
+  /** Why, as data (the window says it from this). */
+  why: ApprovalWhy;
   /** The rule that decided, when one did. */
   rule?: PermissionRule;
 }
