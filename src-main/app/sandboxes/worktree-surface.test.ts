@@ -51,7 +51,7 @@ it('a rewritten husky hook in a sandbox worktree neither comes back nor reaches 
   cleanup.push(() => standin.close());
   const provider = createDaytonaProvider({ env: { ...standin.env } });
   const db = new Database(':memory:');
-  cleanup.push(() => db.close());
+  cleanup.push(() => void db.close());
   const store = new SandboxStore(db);
   const record = store.put({ folder: made.threadFolder, worktree: 'w', provider: 'daytona' });
   const place = await openSandboxPlace({ record, store, dataDir, env, settings: () => ({}), savedKeys: async () => ({}), say: () => undefined, provider });
