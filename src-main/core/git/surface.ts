@@ -211,8 +211,8 @@ class SurfaceReader {
   readonly named = new Set<string>();
   /** Config files read for a work tree (path and work tree): each once, however many ways lead to it. */
   private readonly configsRead = new Set<string>();
-  /** Git folders outside the project folder read for a work tree in it (folder and work tree). */
-  private readonly outsideRead = new Set<string>();
+  /** Git folders read for a work tree that uses them (folder and work tree): outside the project folder, or met again. */
+  private readonly readFor = new Set<string>();
   constructor(
     private readonly projectDir: string,
     private readonly home: string,
@@ -262,9 +262,10 @@ class SurfaceReader {
     if (!this.inside(real)) return this.readOutsideGitDir(real, workTree);
     const table = GIT_DIR_SURFACE;
     if (this.surface.gitDirs.has(real)) {
-      // Met again for another work tree (a linked worktree's repository): what its config
-      // names relative to the work tree (a hooks path, a program) is in that one too.
-      if (workTree !== undefined) for (const name of table.configs) await this.recordConfig(join(real, name), real, workTree);
+      // Met again for another work tree (a linked worktree's, or its repository's): what its
+      // config and its common folder's name relative to the work tree (a hooks path, a
+      // program) are in that one too.
+      if (workTree !== undefined) await this.readForWorkTree(real, workTree);
       return;
     }
     this.surface.gitDirs.set(real, workTree);
@@ -297,8 +298,8 @@ class SurfaceReader {
    */
   private async readOutsideGitDir(real: string, workTree: string | undefined): Promise<void> {
     const key = `${real}\0${workTree ?? ''}`;
-    if (this.outsideRead.has(key)) return;
-    this.outsideRead.add(key);
+    if (this.readFor.has(key)) return;
+    this.readFor.add(key);
     const table = GIT_DIR_SURFACE;
     for (const name of table.configs) await this.recordConfig(this.fs.realpath(join(real, name)), undefined, workTree);
     for (const [name, role] of table.folders) {
@@ -306,6 +307,17 @@ class SurfaceReader {
       if (this.inside(at)) await this.recordFolder(at, role);
     }
     const common = await readEntry(join(real, table.commondir), this.fs);
+    const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
+    if (commonText) await this.addGitDir(resolve(real, commonText), workTree);
+  }
+
+  /** A git folder of the project folder, walked already, read again for `workTree`: its configs and its common folder's. */
+  private async readForWorkTree(real: string, workTree: string): Promise<void> {
+    const key = `${real}\0${workTree}`;
+    if (this.readFor.has(key)) return;
+    this.readFor.add(key);
+    for (const name of GIT_DIR_SURFACE.configs) await this.recordConfig(join(real, name), real, workTree);
+    const common = this.surface.entries.get(join(real, GIT_DIR_SURFACE.commondir));
     const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
     if (commonText) await this.addGitDir(resolve(real, commonText), workTree);
   }
