@@ -17,7 +17,10 @@
 //   back; what is new must be inert (sample hooks, a config of keys that run nothing, a new
 //   repository's pointers), else it is removed or reduced to its inert part. The surface
 //   includes what the configs name inside the folder: included config files, the
-//   `core.hooksPath` folder (husky) and programs such as `core.fsmonitor`.
+//   `core.hooksPath` folder (husky) and programs such as `core.fsmonitor`. In a linked
+//   worktree (every worktree and sandbox thread's folder) the git folder its `.git` file leads
+//   to and the repository's common one lie outside the folder: their configs are read there,
+//   never recorded, for what they name inside the worktree, relative to it.
 // Paths that were read-only during the run are not checked afterwards: the command could
 // not have changed them, so a change there is the person's own.
 import { createHash, randomBytes } from 'node:crypto';
