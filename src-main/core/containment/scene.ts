@@ -52,9 +52,14 @@ export function makeScene(env: ConformanceEnvironment, options: SceneOptions = {
       writeFileSync(join(project, rel), text);
     }
     const git = (...args: string[]) => execFileSync('git', args, { cwd: project, env: personEnv(env), stdio: 'pipe' });
+    if (options.hooksPath !== undefined) {
+      mkdirSync(join(project, options.hooksPath), { recursive: true });
+      writeFileSync(join(project, options.hooksPath, 'pre-commit'), HOOKS_PATH_HOOK, { mode: 0o755 });
+    }
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('commit', '-qm', 'first');
+    if (options.hooksPath !== undefined) git('config', 'core.hooksPath', options.hooksPath);
     // Numbers no other process on the machine has as its argument.
     const token = String(randomInt(100_000, 999_999)) + String(randomInt(100, 999));
     if (options.worktree) {
@@ -67,6 +72,9 @@ export function makeScene(env: ConformanceEnvironment, options: SceneOptions = {
     throw err;
   }
 }
+
+/** The tracked hook of SceneOptions.hooksPath: runs nothing. */
+export const HOOKS_PATH_HOOK = '#!/bin/sh\nexit 0\n';
 
 let smallDisks: boolean | undefined;
 

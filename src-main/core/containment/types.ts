@@ -50,6 +50,11 @@ export interface SceneOptions {
   smallDiskBytes?: number;
   /** The project folder is a linked worktree in the data folder (Scene.worktree). */
   worktree?: boolean;
+  /**
+   * The repository's config sets `core.hooksPath` to this folder of the work tree (husky's
+   * `.husky`), which holds a tracked `pre-commit` that runs nothing (HOOKS_PATH_HOOK).
+   */
+  hooksPath?: string;
 }
 
 export interface PersonResult {

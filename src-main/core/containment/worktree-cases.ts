@@ -7,7 +7,8 @@
 import { expect } from 'vitest';
 import { shQuote } from '../text/shell-quote';
 import { filesHolding, kindOf, personUsesGit, readText, valuesIn } from './effects';
-import { firingHooks, type CaseContext, type ContainmentCase } from './case';
+import { firingHooks, firingProgram, type CaseContext, type ContainmentCase } from './case';
+import { HOOKS_PATH_HOOK } from './scene';
 import type { Scene, WorktreeScene } from './types';
 
 function worktreeOf(scene: Scene): WorktreeScene {
@@ -103,6 +104,17 @@ export const worktreeCases: readonly ContainmentCase[] = [
       const surface = await surfaceNow({ person, scene });
       expect(await personUsesGit(person, scene, [w.repository]), 'the marker program ran when the person used git in the worktree or the repository').toBe('');
       expect(surface, "the worktree's git surface").toEqual(w.surface);
+    },
+  },
+  {
+    group: 'worktree',
+    name: "hooks the repository's config keeps in the work tree (core.hooksPath = .husky, in the common .git folder) cannot be rewritten from the worktree",
+    scene: { worktree: true, hooksPath: '.husky' },
+    scripts: (s) => [[firingHooks(s, '.husky'), firingProgram(s, '.husky/pre-commit'), 'ready'].join('\n')],
+    async check({ person, scene }) {
+      const w = worktreeOf(scene);
+      expect(await readText(person, scene, `${scene.project}/.husky/pre-commit`), "the worktree's pre-commit hook").toBe(HOOKS_PATH_HOOK);
+      expect(await personUsesGit(person, scene, [w.repository]), 'the marker program ran when the person used git in the worktree or the repository').toBe('');
     },
   },
 ];

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { heldOffSettings, parseScopedList } from './held-off-config';
+import { heldOffSettings, includedPaths, parseOriginList, parseScopedList } from './held-off-config';
 import { gitEnv, runGit } from './run-git';
 
 let root: string;
@@ -60,6 +60,36 @@ describe('the repository config git calls hold off', () => {
     writeFileSync(globalConfig, `[user]\n\tname = P\n\temail = p@example.com\n[filter "evil"]\n\tclean = ${mark('persons-clean')}; cat\n`);
     expect((await deepdeskGit('add', '-A')).code).toBe(0);
     expect(readdirSync(markers)).toEqual(['persons-clean']);
+  });
+
+  it('a conditional include git evaluates only in the new worktree (gitdir:, onbranch:) is held off there too', async () => {
+    for (const key of ['filter.evil.clean', 'filter.evil.smudge']) git('config', '--unset', key);
+    writeFileSync(join(repo, '.git', 'evil.cfg'), `[filter "evil"]\n\tsmudge = ${mark('smudge')}; cat\n\tclean = ${mark('clean')}; cat\n`);
+    git('config', 'includeIf.gitdir:**/.git/worktrees/**.path', 'evil.cfg');
+    git('config', 'includeIf.onbranch:deepdesk/**.path', 'evil.cfg');
+    git('checkout', '-q', '--', 'a.txt');
+    const made = await deepdeskGit('worktree', 'add', '-q', join(root, 'wt'), '-b', 'deepdesk/w');
+    expect(made.code, made.stderr).toBe(0);
+    expect(readdirSync(markers)).toEqual([]);
+    // The person's git in the new worktree takes the include: the attack is live.
+    writeFileSync(join(root, 'wt', 'a.txt'), 'three\n');
+    execFileSync('git', ['add', '-A'], { cwd: join(root, 'wt'), env, stdio: 'ignore' });
+    expect(readdirSync(markers)).toEqual(['clean']);
+  });
+
+  it('an include git cannot read plainly (a fifo) fails the call: nothing runs unchecked', async () => {
+    execFileSync('mkfifo', [join(repo, '.git', 'held.cfg')]);
+    git('config', 'includeIf.onbranch:nowhere.path', 'held.cfg');
+    const result = await deepdeskGit('status', '--porcelain');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("the repository's config could not be read");
+  });
+
+  it('includes resolve as git resolves them, whatever their condition, in the repository scopes only', () => {
+    const listing = parseOriginList(
+      ['local', 'file:.git/config', 'includeif.gitdir:/x/.path\nevil.cfg', 'worktree', 'file:/r/.git/worktrees/w/config.worktree', 'include.path\n~/team.cfg', 'global', 'file:/home/p/.gitconfig', 'include.path\nmine.cfg', 'local', 'file:.git/config', 'include.path\n%(prefix)/etc/x', ''].join('\0'),
+    );
+    expect(includedPaths(listing, '/r', '/home/p')).toEqual(['/r/.git/evil.cfg', '/home/p/team.cfg']);
   });
 
   it('finds driver names and code keys by class, in the repository scopes only', () => {

@@ -11,10 +11,21 @@
 //   on the command line (which wins over every file): the person's own value (global or
 //   system) when they set it, else a value that runs nothing. Driver names (`filter.NAME.*`,
 //   `diff.NAME.*`, `merge.NAME.*`) are found in the config itself, so a new name is covered.
+// - CONDITIONAL INCLUDES: what a repository's config includes under a condition
+//   (`includeIf "gitdir:…"`, `"onbranch:…"`, `"hasconfig:…"`) is evaluated by git wherever it
+//   runs, and by the git processes a call starts in another place: `git worktree add` checks
+//   the new worktree out in a child git whose git folder (`.git/worktrees/NAME`) and branch
+//   (`deepdesk/NAME`) are not the call's, so a smudge filter named only for them ran there.
+//   So every include of the repository's scopes counts as taken, whatever its condition
+//   (includedPaths; run-git.ts reads each file, and the files they include in turn, as the
+//   repository's own), and what they set is held off as the rest is: the `-c` values reach
+//   every child git (GIT_CONFIG_PARAMETERS) and win over every file, included ones too.
 // Where an empty value would break the command rather than turn the program off, the value is
 // git's own built-in (a merge driver, `:` for an editor), or it fails closed (a textconv:
 // Deepdesk's diffs pass `--no-textconv --no-ext-diff`). `uploadpack.packObjectsHook` is not
 // here: git itself ignores it in a repository's config (and would honour it on the command line).
+
+import { dirname, isAbsolute, resolve } from 'node:path';
 
 /** Given to git before every subcommand (`-c key=value`). */
 export const ALWAYS_HELD: readonly string[] = [
@@ -102,6 +113,64 @@ function lowerKey(key: string): string {
   const last = key.lastIndexOf('.');
   if (first < 0) return key.toLowerCase();
   return `${key.slice(0, first).toLowerCase()}${key.slice(first, last)}${key.slice(last).toLowerCase()}`;
+}
+
+/** One line of `git config --list --show-scope --show-origin -z`: with the file it comes from (`file:PATH`, relative to where git ran). */
+export interface OriginValue extends ScopedValue {
+  origin: string;
+}
+
+/** `git config --list --show-scope --show-origin -z`. */
+export function parseOriginList(text: string): OriginValue[] {
+  const fields = text.split('\0');
+  const out: OriginValue[] = [];
+  for (let i = 0; i + 2 < fields.length; i += 3) {
+    const [entry] = parseKeyValues(`${fields[i + 2]!}\0`);
+    if (entry) out.push({ ...entry, scope: fields[i]!, origin: fields[i + 1]! });
+  }
+  return out;
+}
+
+/** `git config --file F --list -z` (key, value) as the repository's own (`local`). */
+export function parseKeyValues(text: string): ScopedValue[] {
+  const out: ScopedValue[] = [];
+  for (const line of text.split('\0')) {
+    if (line === '') continue;
+    const nl = line.indexOf('\n');
+    out.push({ scope: 'local', key: lowerKey(nl < 0 ? line : line.slice(0, nl)), value: nl < 0 ? 'true' : line.slice(nl + 1) });
+  }
+  return out;
+}
+
+/** `include.path` and `includeIf.<condition>.path`: a config file read as part of this one. */
+export function isIncludeKey(key: string): boolean {
+  const lower = key.toLowerCase();
+  return (lower.startsWith('include.') || lower.startsWith('includeif.')) && lower.endsWith('.path');
+}
+
+/**
+ * Where an include leads, as git resolves it: `~/` from the home folder, a relative path from
+ * the folder of the file that names it; undefined for what only git's installation resolves
+ * (`%(prefix)/`) and for an empty value.
+ */
+export function includeTarget(value: string, fromFile: string, home: string): string | undefined {
+  if (value === '' || value.startsWith('%(prefix)/')) return undefined;
+  if (value === '~' || value.startsWith('~/')) return resolve(home, value.slice(2));
+  return isAbsolute(value) ? resolve(value) : resolve(dirname(fromFile), value);
+}
+
+/**
+ * The files the repository's own config includes, each include taken whatever its condition
+ * (see CONDITIONAL INCLUDES above): absolute paths, `cwd` being where the listing ran.
+ */
+export function includedPaths(config: readonly OriginValue[], cwd: string, home: string): string[] {
+  const paths: string[] = [];
+  for (const v of config) {
+    if (!REPOSITORY_SCOPES.has(v.scope) || !isIncludeKey(v.key) || !v.origin.startsWith('file:')) continue;
+    const target = includeTarget(v.value, resolve(cwd, v.origin.slice('file:'.length)), home);
+    if (target !== undefined) paths.push(target);
+  }
+  return paths;
 }
 
 /** The repository's own scopes: what arrives with a folder. */

@@ -7,7 +7,9 @@
 
 import { allowedEnv, ENV_OPT_INS } from '../process/child-env';
 import { runToEnd } from '../process/spawn';
-import { ALWAYS_HELD, heldOffSettings, namesGitProxy, parseScopedList } from './held-off-config';
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { ALWAYS_HELD, heldOffSettings, includedPaths, includeTarget, isIncludeKey, namesGitProxy, parseKeyValues, parseOriginList, type ScopedValue } from './held-off-config';
 
 /** `protocol.allow`-style list for GIT_ALLOW_PROTOCOL: git refuses any other transport, even one reached by a redirect or a submodule. */
 export const ALLOWED_PROTOCOLS = 'file:ssh:git:http:https';
@@ -72,13 +74,65 @@ export function gitEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 export async function runGit(args: readonly string[], options: GitRunOptions): Promise<GitRunResult> {
   const place = [...(options.gitDir !== undefined ? [`--git-dir=${options.gitDir}`] : []), ...(options.workTree !== undefined ? [`--work-tree=${options.workTree}`] : [])];
   // What the repository's own config runs is found first, to be given again on the command line; a config git cannot list fails the call.
-  const listed = await spawnGit([...place, 'config', '--list', '--show-scope', '-z'], { ...options, maxBytes: 16 * 1024 * 1024 });
+  const listed = await spawnGit([...place, 'config', '--list', '--show-scope', '--show-origin', '-z'], { ...options, maxBytes: LISTING_BYTES });
   if (listed.spawnError !== undefined || listed.aborted || listed.timedOut) return listed;
-  if (listed.code !== 0 || listed.truncated) return { ...listed, code: listed.code === 0 ? 1 : listed.code, stderr: `fatal: the repository's config could not be read to hold off what it runs: ${listed.stderr.trim()}` };
-  const config = parseScopedList(listed.stdout);
+  if (listed.code !== 0 || listed.truncated) return unreadable(listed);
+  const listing = parseOriginList(listed.stdout);
+  // Every file the repository's config includes, whatever the condition (held-off-config.ts: CONDITIONAL INCLUDES).
+  const included = await readIncludes(includedPaths(listing, placeOf(options), options.env.HOME ?? homedir()), options);
+  if (!Array.isArray(included)) return included;
+  const config = [...listing, ...included];
   const held = [...ALWAYS_HELD, ...heldOffSettings(config)];
   const env = namesGitProxy(config) && options.env.GIT_PROXY_COMMAND === undefined ? { ...options.env, GIT_PROXY_COMMAND: '' } : options.env;
   return spawnGit([...held.flatMap((c) => ['-c', c]), ...place, ...args], { ...options, env });
+}
+
+const LISTING_BYTES = 16 * 1024 * 1024;
+/** Included files read at most (git itself stops at a depth of 10). */
+const MAX_INCLUDED_FILES = 64;
+
+function unreadable(result: GitRunResult): GitRunResult {
+  return { ...result, code: result.code === 0 ? 1 : result.code, stderr: `fatal: the repository's config could not be read to hold off what it runs: ${result.stderr.trim()}` };
+}
+
+/**
+ * The entries of the files the repository's config includes, and of what those include in turn,
+ * as the repository's own: each read alone (`--no-includes`), each once. A file that is not there
+ * is skipped as git skips it; one git cannot read, or too many, fail the call (closed).
+ */
+async function readIncludes(paths: readonly string[], options: GitRunOptions): Promise<ScopedValue[] | GitRunResult> {
+  const queue = [...paths];
+  const seen = new Set<string>();
+  const out: ScopedValue[] = [];
+  const home = options.env.HOME ?? homedir();
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    if (seen.size > MAX_INCLUDED_FILES) return unreadable({ code: 1, stdout: '', stderr: `more than ${MAX_INCLUDED_FILES} included config files`, timedOut: false, aborted: false });
+    let isFile: boolean;
+    try {
+      isFile = statSync(file).isFile();
+    } catch {
+      continue; // Not there: git skips it too.
+    }
+    // A fifo or a device would hold the listing up (git would wait on it as well): not read, and the call fails.
+    if (!isFile) return unreadable({ code: 1, stdout: '', stderr: `${file} is not a file`, timedOut: false, aborted: false });
+    const read = await spawnGit(['config', '--file', file, '--no-includes', '--list', '-z'], { ...options, maxBytes: LISTING_BYTES });
+    if (read.spawnError !== undefined || read.aborted || read.timedOut) return read;
+    if (read.code !== 0 || read.truncated) return unreadable(read);
+    for (const entry of parseKeyValues(read.stdout)) {
+      out.push(entry);
+      if (!isIncludeKey(entry.key)) continue;
+      const target = includeTarget(entry.value, file, home);
+      if (target !== undefined) queue.push(target);
+    }
+  }
+  return out;
+}
+
+/** Where git runs: what relative paths in its output are relative to. */
+function placeOf(options: GitRunOptions): string {
+  return options.cwd ?? options.workTree ?? options.gitDir ?? process.cwd();
 }
 
 function spawnGit(full: readonly string[], options: GitRunOptions): Promise<GitRunResult> {
@@ -86,7 +140,7 @@ function spawnGit(full: readonly string[], options: GitRunOptions): Promise<GitR
     role: 'git',
     file: 'git',
     args: [...full],
-    cwd: options.cwd ?? options.workTree ?? options.gitDir ?? process.cwd(),
+    cwd: placeOf(options),
     env: options.indexFile !== undefined ? { ...options.env, GIT_INDEX_FILE: options.indexFile } : options.env,
     timeoutMs: options.timeoutMs,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -1,5 +1,6 @@
 // The walk for repositories with a cache (RepositoryWalkCache): a folder whose entries did
 // not change is not read again, and the result is always what a walk without a cache finds.
+import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -186,5 +187,38 @@ describe('what a run made that leads out of the folder', () => {
     expect([join(root, 'a', '.git'), join(root, 'b', '.git'), join(root, 'c', '.git', 'commondir')].filter((p) => !gone(p))).toEqual([]);
     expect(gone(join(root, 'd', '.git'))).toBe(false);
     expect(items.map((i) => ('path' in i ? i.path : '')).sort()).toEqual([join(root, 'a', '.git'), join(root, 'b', '.git'), join(root, 'c', '.git', 'commondir')].sort());
+  });
+});
+
+describe("a linked worktree's surface is its repository's config's", () => {
+  const git = (cwd: string, ...args: string[]): void => {
+    execFileSync('git', args, { cwd, stdio: 'ignore', env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'P', GIT_AUTHOR_EMAIL: 'p@x', GIT_COMMITTER_NAME: 'P', GIT_COMMITTER_EMAIL: 'p@x' } });
+  };
+  const husky = (repo: string): void => {
+    mkdirSync(join(repo, '.husky'), { recursive: true });
+    writeFileSync(join(repo, '.husky', 'pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+    git(repo, 'init', '-q');
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-qm', 'first');
+    git(repo, 'config', 'core.hooksPath', '.husky');
+  };
+  const hooksOf = (surface: GitSurface): string[] => [...surface.entries].filter(([p, e]) => e.role === 'hook' && !p.includes('/.git/')).map(([p]) => p).sort();
+
+  it('a worktree whose repository lies outside the folder: the hooks path in the worktree, nothing outside recorded', async () => {
+    const repo = join(root, '..', 'repository');
+    mkdirSync(repo);
+    husky(repo);
+    git(repo, 'worktree', 'add', '-q', join(root, 'w'), '-b', 'w');
+    const surface = await snapshotGitSurface(join(root, 'w'), home);
+    expect(hooksOf(surface)).toEqual([join(root, 'w', '.husky', 'pre-commit')]);
+    expect([...surface.entries.keys()].every((p) => p.startsWith(`${root}/`))).toBe(true);
+    expect([...surface.gitDirs.keys()]).toEqual([]);
+  });
+
+  it('a worktree inside the folder of its repository: its own hooks path folder too, whatever the walk met first', async () => {
+    husky(root);
+    git(root, 'worktree', 'add', '-q', join(root, 'nested'), '-b', 'nested');
+    const surface = await snapshotGitSurface(root, home);
+    expect(hooksOf(surface)).toEqual([join(root, '.husky', 'pre-commit'), join(root, 'nested', '.husky', 'pre-commit')]);
   });
 });

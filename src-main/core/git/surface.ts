@@ -17,7 +17,10 @@
 //   back; what is new must be inert (sample hooks, a config of keys that run nothing, a new
 //   repository's pointers), else it is removed or reduced to its inert part. The surface
 //   includes what the configs name inside the folder: included config files, the
-//   `core.hooksPath` folder (husky) and programs such as `core.fsmonitor`.
+//   `core.hooksPath` folder (husky) and programs such as `core.fsmonitor`. In a linked
+//   worktree (every worktree and sandbox thread's folder) the git folder its `.git` file leads
+//   to and the repository's common one lie outside the folder: their configs are read there,
+//   never recorded, for what they name inside the worktree, relative to it.
 // Paths that were read-only during the run are not checked afterwards: the command could
 // not have changed them, so a change there is the person's own.
 import { createHash, randomBytes } from 'node:crypto';
@@ -209,6 +212,10 @@ class SurfaceReader {
   readonly surface: GitSurface = { gitDirs: new Map(), entries: new Map(), pointers: new Map(), targets: new Map() };
   /** Every path a config names (includes, hooks folders, programs), whether it exists or not. */
   readonly named = new Set<string>();
+  /** Config files read for a work tree (path and work tree): each once, however many ways lead to it. */
+  private readonly configsRead = new Set<string>();
+  /** Git folders read for a work tree that uses them (folder and work tree): outside the project folder, or met again. */
+  private readonly readFor = new Set<string>();
   constructor(
     private readonly projectDir: string,
     private readonly home: string,
@@ -233,8 +240,16 @@ class SurfaceReader {
     for (const child of await readNames(path, this.fs)) await this.record(join(path, child.name), childRole, gitDir);
   }
 
+  /**
+   * A config file: recorded when it lies in the project folder; read all the same when it
+   * lies outside (a linked worktree's repository, a file it includes), for what it names in
+   * the folder — the command cannot change it there, but what it names here it can.
+   */
   private async recordConfig(path: string, gitDir: string | undefined, workTree: string | undefined, depth = 0): Promise<void> {
-    const entry = await this.record(path, 'config', gitDir);
+    const key = `${path}\0${workTree ?? ''}`;
+    if (this.configsRead.has(key)) return;
+    this.configsRead.add(key);
+    const entry = this.inside(path) ? await this.record(path, 'config', gitDir) : await readEntry(path, this.fs);
     if (entry?.kind !== 'file' || entry.content === undefined || depth > MAX_INCLUDE_DEPTH) return;
     const named = namedFiles(entry.content.toString('utf8'), path, workTree, this.home);
     const real = (p: string): string => this.fs.realpath(p);
@@ -247,9 +262,16 @@ class SurfaceReader {
   /** A git folder: its surface, and the git folders it leads to. */
   async addGitDir(dir: string, workTree: string | undefined): Promise<void> {
     const real = this.fs.realpath(dir);
-    if (!this.inside(real) || this.surface.gitDirs.has(real)) return;
-    this.surface.gitDirs.set(real, workTree);
+    if (!this.inside(real)) return this.readOutsideGitDir(real, workTree);
     const table = GIT_DIR_SURFACE;
+    if (this.surface.gitDirs.has(real)) {
+      // Met again for another work tree (a linked worktree's, or its repository's): what its
+      // config and its common folder's name relative to the work tree (a hooks path, a
+      // program) are in that one too.
+      if (workTree !== undefined) await this.readForWorkTree(real, workTree);
+      return;
+    }
+    this.surface.gitDirs.set(real, workTree);
     for (const name of table.configs) await this.recordConfig(join(real, name), real, workTree);
     for (const [name, role] of table.folders) await this.recordFolder(join(real, name), role, real);
     for (const name of table.pointers) await this.record(join(real, name), 'pointer', real);
@@ -258,11 +280,49 @@ class SurfaceReader {
     if (commonText) {
       this.surface.targets.set(join(real, table.commondir), this.fs.realpath(resolve(real, commonText)));
       await this.addGitDir(resolve(real, commonText), undefined);
+      // The common folder's config is this work tree's config too (git reads it from there).
+      if (workTree !== undefined) await this.addGitDir(resolve(real, commonText), workTree);
     }
     for (const worktree of await readNames(join(real, table.worktrees), this.fs)) {
       if (worktree.isDirectory()) await this.addGitDir(join(real, table.worktrees, worktree.name), undefined);
     }
     await this.addModules(join(real, table.modules), 0);
+  }
+
+  /**
+   * A git folder outside the project folder that a work tree in it uses: a linked worktree's
+   * (`<repository>/.git/worktrees/NAME`, where its `.git` file leads) and the repository's
+   * common folder (its `commondir`), whose `config` is the work tree's config (with the
+   * worktree's own `config.worktree`). Nothing there is recorded — the folder's commands
+   * cannot write it, and it is the person's — but what those configs name inside the project
+   * folder is: a hooks path relative to the work tree (husky's `.husky`), programs, included
+   * files. Read as plain files (no git runs); what lies there as a link back into the folder
+   * is recorded where it leads.
+   */
+  private async readOutsideGitDir(real: string, workTree: string | undefined): Promise<void> {
+    const key = `${real}\0${workTree ?? ''}`;
+    if (this.readFor.has(key)) return;
+    this.readFor.add(key);
+    const table = GIT_DIR_SURFACE;
+    for (const name of table.configs) await this.recordConfig(this.fs.realpath(join(real, name)), undefined, workTree);
+    for (const [name, role] of table.folders) {
+      const at = this.fs.realpath(join(real, name));
+      if (this.inside(at)) await this.recordFolder(at, role);
+    }
+    const common = await readEntry(join(real, table.commondir), this.fs);
+    const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
+    if (commonText) await this.addGitDir(resolve(real, commonText), workTree);
+  }
+
+  /** A git folder of the project folder, walked already, read again for `workTree`: its configs and its common folder's. */
+  private async readForWorkTree(real: string, workTree: string): Promise<void> {
+    const key = `${real}\0${workTree}`;
+    if (this.readFor.has(key)) return;
+    this.readFor.add(key);
+    for (const name of GIT_DIR_SURFACE.configs) await this.recordConfig(join(real, name), real, workTree);
+    const common = this.surface.entries.get(join(real, GIT_DIR_SURFACE.commondir));
+    const commonText = common?.kind === 'file' ? common.content?.toString('utf8').trim() : undefined;
+    if (commonText) await this.addGitDir(resolve(real, commonText), workTree);
   }
 
   private async addModules(dir: string, depth: number): Promise<void> {
