@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ScriptStep } from '../../../core/models/testing/scripted-server';
 import type { PendingQuestion } from '../runs';
 import { collectParts, human, protocolHarnessPerTest, until } from './testing/protocol-harness';
 
@@ -18,7 +19,7 @@ type Interrupt = { id: string; value: { actionRequests: Array<{ name: string; ar
 const ask = { configurable: { mode: 'ask' } };
 
 /** Starts a run on a new thread whose model calls `execute` with `command`, and returns the interrupt its stream showed. */
-async function runUntilInterrupt(threadId: string, command: string, then: Array<{ toolCalls?: Array<{ name: string; args: Record<string, unknown> }>; text?: string }> = [{ text: 'done' }]): Promise<Interrupt> {
+async function runUntilInterrupt(threadId: string, command: string, then: ScriptStep[] = [{ text: 'done' }]): Promise<Interrupt> {
   h.scripted.push({ toolCalls: [{ name: 'execute', args: { command } }] }, ...then);
   const parts = await collectParts(h.client.runs.stream(threadId, 'deepdesk', { input: human('run it'), ifNotExists: 'create', config: ask, streamMode: ['values'] }));
   const last = parts.at(-1)!.data as { __interrupt__?: Interrupt[] };
