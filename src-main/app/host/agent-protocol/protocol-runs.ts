@@ -271,6 +271,7 @@ export class ProtocolRuns implements ThreadActivity {
       const pending = new Set(this.questions(issued.threadId).map((q) => q.key));
       if (!issued.keys.every((key) => pending.has(key))) this.book.issued.delete(id);
     }
+    for (const [thread, id] of this.book.shown) if (!this.book.issued.has(id)) this.book.shown.delete(thread);
     this.book.issued.set(interrupt.id, { threadId, keys: asking.map((q) => q.key) });
     this.book.shown.set(threadId, interrupt.id);
     return interrupt;
