@@ -2,7 +2,7 @@
 // until it is idle, told to stop, or its socket is gone. Its stderr is host.log when a client
 // started it (host/host-client/launch.ts).
 
-import { hostPaths } from './paths';
+import { ensureHostDir } from './paths';
 import { HostAlreadyRunningError, socketAnswers, startHostServer } from './server';
 import type { HostService } from './service-types';
 import type { ProtocolListenRequest } from '../contract/protocol-listen';
@@ -33,7 +33,8 @@ export async function runAgentHost(options: AgentHostOptions): Promise<AgentHost
     process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
   };
   // A cheap look first: the service (databases, servers) is not made for a host that would not bind.
-  if (await socketAnswers(hostPaths(options.dataDir).socket)) return 'already-running';
+  // At the socket's checked place: one in a short folder someone else made is not this host's.
+  if (await socketAnswers(ensureHostDir(options.dataDir).socket)) return 'already-running';
   const service = await options.createService();
   let server;
   try {

@@ -3,10 +3,19 @@
 // socket's, is what keeps others out. On Windows the socket is a named pipe (its default
 // security lets only its creator, administrators and the system open it for writing) and the
 // token, in the person's own profile, is what keeps others out.
+//
+// A data folder whose path is too long for a socket keeps it in a short folder: first
+// `/tmp/deepdesk-<uid>`, a name anyone can take first. When that one is not a folder of this
+// user's that only they can open (another user made it, it is a link, it is open to others),
+// the socket goes to a folder no one else can take — a new `mkdtemp` folder in /tmp,
+// `deepdesk-<uid>-XXXXXX`, which the sandbox hides as it hides the predictable one (policy.ts
+// TMP_SOCKET_DIRS) — recorded in the host folder (`socket-dir`) where every client of the data
+// folder finds it.
 
 import { createHash } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { createPrivateFile, writePrivateFile } from './private-file';
 
 export interface HostPaths {
   dir: string;
@@ -16,9 +25,12 @@ export interface HostPaths {
   pipe: boolean;
   /**
    * The person's own short folder holding the socket when the data folder's path is too long
-   * for one (`/tmp/deepdesk-<uid>`); undefined when the socket sits in `dir`.
+   * for one (`/tmp/deepdesk-<uid>`, or the one recorded in `socketDirRecord`); undefined when
+   * the socket sits in `dir`.
    */
   socketDir?: string;
+  /** Where the short folder is recorded when it is not `/tmp/deepdesk-<uid>` (in `dir`, which only the person can open). */
+  socketDirRecord: string;
   token: string;
   lock: string;
   log: string;
@@ -36,10 +48,13 @@ export interface HostPathOptions {
   shortRoot?: string;
 }
 
+/** The file of the host folder naming the short socket folder when it is not the predictable one. */
+const SOCKET_DIR_RECORD = 'socket-dir';
+
 export function hostPaths(dataDir: string, options: HostPathOptions = {}): HostPaths {
   const platform = options.platform ?? process.platform;
   const dir = join(dataDir, 'host');
-  const files = { dir, token: join(dir, 'token'), lock: join(dir, 'start.lock'), log: join(dir, 'host.log') };
+  const files = { dir, token: join(dir, 'token'), lock: join(dir, 'start.lock'), log: join(dir, 'host.log'), socketDirRecord: join(dir, SOCKET_DIR_RECORD) };
   if (platform === 'win32') {
     // One pipe per data folder, named for it (pipe names are global on the machine).
     return { ...files, socket: `\\\\.\\pipe\\deepdesk-host-${dataDirId(resolve(dataDir).toLowerCase())}`, pipe: true };
@@ -47,9 +62,29 @@ export function hostPaths(dataDir: string, options: HostPathOptions = {}): HostP
   const socket = join(dir, 'host.sock');
   if (Buffer.byteLength(socket) <= MAX_SOCKET_PATH_BYTES) return { ...files, socket, pipe: false };
   // Too long to bind: the socket moves to a short folder of the person's own, named for the
-  // data folder's real path (every spelling of the folder finds the same host).
-  const socketDir = join(options.shortRoot ?? SHORT_ROOT, `deepdesk-${process.getuid?.() ?? 'user'}`);
+  // data folder's real path (every spelling of the folder finds the same host). Which folder:
+  // the recorded one, else the predictable one (ensureHostDir checks it, and records another
+  // when it is not safe).
+  return inSocketDir(files, dataDir, recordedSocketDir(files.socketDirRecord) ?? predictableSocketDir(options));
+}
+
+function inSocketDir(files: Omit<HostPaths, 'socket' | 'pipe' | 'socketDir'>, dataDir: string, socketDir: string): HostPaths {
   return { ...files, socket: join(socketDir, `${dataDirId(realPath(dataDir))}.sock`), socketDir, pipe: false };
+}
+
+function predictableSocketDir(options: HostPathOptions): string {
+  return join(options.shortRoot ?? SHORT_ROOT, `deepdesk-${process.getuid?.() ?? 'user'}`);
+}
+
+/** The short socket folder recorded in the host folder, if any (an absolute path on one line). */
+function recordedSocketDir(record: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(record, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  return text !== '' && isAbsolute(text) && !/[\0\n\r]/.test(text) ? text : undefined;
 }
 
 function dataDirId(path: string): string {
@@ -83,8 +118,67 @@ export function ensureHostDir(dataDir: string, options: HostPathOptions = {}): H
   const paths = hostPaths(dataDir, options);
   checkSocketPath(paths);
   ensurePrivateFolder(paths.dir, "the agent host's folder", paths.pipe);
-  if (paths.socketDir !== undefined) ensurePrivateFolder(paths.socketDir, "the agent host's socket folder", false);
-  return paths;
+  if (paths.socketDir === undefined) return paths;
+  // The recorded folder or the predictable one, when it is this user's and private (made so when missing).
+  if (socketDirProblem(paths.socketDir, true) === undefined) return paths;
+  const chosen = fallbackSocketDir(dataDir, paths, options);
+  checkSocketPath(chosen);
+  return chosen;
+}
+
+/**
+ * Why `path` cannot hold the socket: not a folder of this user's, a link, or open to others
+ * (not tightened: what others could put in it meanwhile would stay). Made 0700 when missing
+ * and `create`. Undefined when it can.
+ */
+function socketDirProblem(path: string, create: boolean): string | undefined {
+  if (create) {
+    try {
+      mkdirSync(path, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return (err as Error).message;
+    }
+  }
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  if (st.isSymbolicLink()) return 'it is a symbolic link';
+  if (!st.isDirectory()) return 'it is not a folder';
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) return `it belongs to another user (uid ${st.uid})`;
+  if ((st.mode & 0o077) !== 0) return `others can open it (mode ${(st.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+/**
+ * A short socket folder no one else can take (made by mkdtemp: a new name, made 0700 by this
+ * process), recorded for the data folder's other clients. Of two processes choosing at once,
+ * the first record stays and both use it. (Not `$XDG_RUNTIME_DIR`: a client's environment may
+ * name one the host's sandbox does not know to hide.)
+ */
+function fallbackSocketDir(dataDir: string, paths: HostPaths, options: HostPathOptions): HostPaths {
+  const made = mkdtempSync(join(options.shortRoot ?? SHORT_ROOT, `deepdesk-${process.getuid?.() ?? 'user'}-`));
+  const problem = socketDirProblem(made, false);
+  if (problem !== undefined) throw new Error(`refusing the agent host's socket folder ${made}: ${problem}`);
+  const chosen = made;
+  const recorded = recordedSocketDir(paths.socketDirRecord);
+  if (recorded === undefined) {
+    createPrivateFile(paths.socketDirRecord, `${chosen}\n`);
+  } else if (recorded === paths.socketDir) {
+    // The recorded folder is no longer safe: replaced by the new one.
+    writePrivateFile(paths.socketDirRecord, `${chosen}\n`);
+  }
+  // Another process may have recorded its choice first: that one is used by every client.
+  const now = recordedSocketDir(paths.socketDirRecord);
+  if (now !== chosen) {
+    rmSync(made, { recursive: true, force: true });
+    if (now === undefined || socketDirProblem(now, true) !== undefined) throw new Error(`the agent host's socket folder recorded in ${paths.socketDirRecord} cannot be used`);
+    return inSocketDir(paths, dataDir, now);
+  }
+  return inSocketDir(paths, dataDir, chosen);
 }
 
 /** `path` as a folder of the person's own that only they can open (made 0700 when missing). */

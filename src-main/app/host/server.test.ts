@@ -6,10 +6,11 @@ import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
 import { createSandbox, detectSandbox } from '../../core/sandbox';
+import { TMP_SOCKET_DIRS } from '../../core/sandbox/policy';
 import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
 import { ensureHostDir, hostPaths } from './paths';
 import { LineReader } from './protocol';
@@ -221,23 +222,80 @@ describe('the host folder, socket and token', () => {
     expect(ensureHostDir(join(root, 'e'.repeat(200)), { shortRoot }).socket).not.toBe(paths.socket);
   });
 
-  it("a short socket folder of ours left open to others is made private; one another user planted is refused and nothing is bound in it", async () => {
+  // The predictable short folder taken first, three ways: another user's (root only: chown), a
+  // link to a folder elsewhere, and one of ours open to others (what others put in it meanwhile would stay).
+  const plantings: Array<[string, (planted: string) => void, boolean]> = [
+    [
+      'made by another user (uid 65534, mode 0777)',
+      (planted) => {
+        mkdirSync(planted, { mode: 0o777 });
+        chmodSync(planted, 0o777);
+        chownSync(planted, 65534, 65534);
+      },
+      !isRoot,
+    ],
+    [
+      'a symbolic link to a folder elsewhere',
+      (planted) => {
+        mkdirSync(join(root, 'elsewhere'), { mode: 0o700 });
+        symlinkSync(join(root, 'elsewhere'), planted);
+      },
+      false,
+    ],
+    [
+      'open to others (mode 0777)',
+      (planted) => {
+        mkdirSync(planted, { mode: 0o777 });
+        chmodSync(planted, 0o777);
+      },
+      false,
+    ],
+  ];
+  for (const [how, plant, skip] of plantings) {
+    it.skipIf(skip)(`a short socket folder ${how} is not used: the host binds in a folder no one else can take, recorded for its clients`, async () => {
+      const deep = join(root, 'd'.repeat(200));
+      const shortRoot = join(root, 't');
+      mkdirSync(shortRoot);
+      const planted = join(shortRoot, `deepdesk-${process.getuid!()}`);
+      plant(planted);
+      const paths = ensureHostDir(deep, { shortRoot });
+      expect(paths.socketDir).not.toBe(planted);
+      expect(paths.socketDir!.startsWith(`${planted}-`)).toBe(true);
+      const st = statSync(paths.socketDir!);
+      expect({ uid: st.uid, mode: st.mode & 0o777, dir: st.isDirectory() }).toEqual({ uid: process.getuid!(), mode: 0o700, dir: true });
+      expect(readFileSync(paths.socketDirRecord, 'utf8').trim()).toBe(paths.socketDir);
+      // A name the sandbox hides from commands, as it hides the predictable one.
+      expect(TMP_SOCKET_DIRS.test(basename(paths.socketDir!))).toBe(true);
+      // Every client of the data folder finds the same place, checked or not.
+      expect(ensureHostDir(deep, { shortRoot }).socket).toBe(paths.socket);
+      expect(hostPaths(deep, { shortRoot }).socket).toBe(paths.socket);
+
+      const { server } = await start({ dataDir: deep, paths: { shortRoot } });
+      expect(server.paths.socket).toBe(paths.socket);
+      expect(statSync(server.paths.socket).isSocket()).toBe(true);
+      const token = readFileSync(server.paths.token, 'utf8');
+      const raw = await Raw.authenticated(server.paths.socket, token);
+      expect(await raw.request(1, 'host.ping')).toMatchObject({ id: 1, result: { version: '9.9.9' } });
+      // Nothing was made in the planted folder, nor where its link leads.
+      expect(readdirSync(planted)).toEqual([]);
+    });
+  }
+
+  it('a recorded folder gone (a cleaned /tmp) is made again; one someone else took meanwhile is replaced by a new one', () => {
     const deep = join(root, 'd'.repeat(200));
     const shortRoot = join(root, 't');
-    const planted = join(shortRoot, `deepdesk-${process.getuid!()}`);
-    mkdirSync(planted, { recursive: true, mode: 0o777 });
-    chmodSync(planted, 0o777);
-    ensureHostDir(deep, { shortRoot });
-    expect(statSync(planted).mode & 0o777).toBe(0o700);
-    if (!isRoot) return;
-    chmodSync(planted, 0o777);
-    chownSync(planted, 65534, 65534);
-    expect(() => ensureHostDir(deep, { shortRoot })).toThrow(/refusing the agent host's socket folder .*: it belongs to another user \(uid 65534\)/);
-    expect(readdirSync(planted)).toEqual([]);
-    rmSync(planted, { recursive: true });
-    symlinkSync(join(root, 'elsewhere'), planted);
-    mkdirSync(join(root, 'elsewhere'), { mode: 0o700 });
-    expect(() => ensureHostDir(deep, { shortRoot })).toThrow(/symbolic link/);
+    mkdirSync(shortRoot);
+    symlinkSync(root, join(shortRoot, `deepdesk-${process.getuid!()}`));
+    const first = ensureHostDir(deep, { shortRoot });
+    rmSync(first.socketDir!, { recursive: true });
+    expect(ensureHostDir(deep, { shortRoot }).socket).toBe(first.socket);
+    expect(statSync(first.socketDir!).mode & 0o777).toBe(0o700);
+    rmSync(first.socketDir!, { recursive: true });
+    symlinkSync(root, first.socketDir!);
+    const second = ensureHostDir(deep, { shortRoot });
+    expect(second.socketDir).not.toBe(first.socketDir);
+    expect(readFileSync(second.socketDirRecord, 'utf8').trim()).toBe(second.socketDir);
+    expect(statSync(second.socketDir!).mode & 0o777).toBe(0o700);
   });
 });
 
@@ -360,6 +418,36 @@ describe("the socket is the person's alone", () => {
     expect(result.output).not.toContain('CONNECTED');
     expect(result.output).toMatch(/ERROR (ENOENT|EACCES)/);
     expect(connectionLines(lines)).toEqual([]);
+  });
+});
+
+describe('the fallback socket folder is hidden from sandboxed commands too', () => {
+  it.skipIf(!sandboxAvailable.available)("a socket in /tmp's mkdtemp fallback (recorded for a long data folder) is not seen by a sandboxed command", async () => {
+    const deep = join(root, 'd'.repeat(200));
+    mkdirSync(join(deep, 'host'), { recursive: true, mode: 0o700 });
+    // As ensureHostDir records it when /tmp/deepdesk-<uid> was taken by someone else.
+    const fallback = mkdtempSync(join('/tmp', `deepdesk-${process.getuid!()}-`));
+    writeFileSync(join(deep, 'host', 'socket-dir'), `${fallback}\n`, { mode: 0o600 });
+    try {
+      const { server, lines } = await start({ dataDir: deep });
+      expect(server.paths.socketDir).toBe(fallback);
+      const project = join(root, 'project');
+      mkdirSync(project);
+      const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: project, dataDir: deep }));
+      if (!sandbox) throw new Error('the sandbox was detected but not made');
+      const backend = new LocalShellBackend({ rootDir: project, env: {}, sandbox });
+      const socket = server.paths.socket;
+      const connectScript = `const s=require('node:net').connect(process.argv[1]);s.on('connect',()=>{console.log('CONNECTED');s.destroy()});s.on('error',e=>console.log('ERROR',e.code))`;
+      const result = await backend.execute(`if test -e '${socket}'; then echo SEEN; else echo UNSEEN; fi; ls '${fallback}' 2>&1 | head -3; '${process.execPath}' -e "${connectScript}" '${socket}'`, { timeoutS: 30 });
+      expect(result.sandboxed).toBe(true);
+      expect(result.output).toMatch(/^UNSEEN$/m);
+      expect(result.output).not.toContain('.sock');
+      expect(result.output).not.toContain('CONNECTED');
+      expect(connectionLines(lines)).toEqual([]);
+      await server.close();
+    } finally {
+      rmSync(fallback, { recursive: true, force: true });
+    }
   });
 });
 

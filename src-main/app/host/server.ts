@@ -7,7 +7,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, linkSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { ensureHostDir, type HostPaths } from './paths';
+import { ensureHostDir, type HostPathOptions, type HostPaths } from './paths';
 import { writePrivateFile } from './private-file';
 import { AnswerFrame, encodeFrame, errorResponse, HelloFrame, LineReader, MAX_BUFFERED_BYTES, RequestFrame, type ResponseFrame } from './protocol';
 import { HostRequestError, type HostConnection, type HostService } from './service-types';
@@ -22,6 +22,8 @@ export interface HostServerOptions {
   /** Tests only: how long a connection has to say hello (5 s), how often the socket file is checked (2 s). */
   helloTimeoutMs?: number;
   watchMs?: number;
+  /** Tests only: where the short socket folders are (paths.ts). */
+  paths?: HostPathOptions;
 }
 
 export interface HostServer {
@@ -45,7 +47,7 @@ const WATCH_MS = 2000;
 export async function startHostServer(options: HostServerOptions): Promise<HostServer> {
   const { service, version } = options;
   const log = options.log ?? (() => {});
-  const paths = ensureHostDir(options.dataDir);
+  const paths = ensureHostDir(options.dataDir, options.paths);
   const token = randomBytes(32).toString('hex');
   const server = createServer({ allowHalfOpen: false });
   await bind(server, paths);

@@ -1,7 +1,7 @@
 // The host's clients against real hosts (SPEC §16): `deepdesk host` of the build started on
 // demand by HostClient.connect, raced by several clients, left idle, shut down, and killed.
 
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -205,6 +205,40 @@ describe('requests and events (a host in this process)', () => {
       giveUp.abort();
       await expect(hanging).rejects.toMatchObject({ name: 'AbortError' });
       expect(await client.request('host.ping')).toMatchObject({ pid: process.pid, connections: 1 });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a short socket folder someone else made first (a host in this process)', () => {
+  it('does not keep the host from starting: it binds in a folder no one else can take, and clients of the data folder connect there', async () => {
+    // A data folder whose path is too long for a socket, and the predictable short folder taken
+    // first: another user's when the tests run as root, else a link to a folder elsewhere.
+    const deep = join(root, 'd'.repeat(200));
+    const shortRoot = join(root, 't');
+    mkdirSync(shortRoot);
+    const planted = join(shortRoot, `deepdesk-${process.getuid!()}`);
+    if (process.getuid!() === 0) {
+      mkdirSync(planted, { mode: 0o777 });
+      chmodSync(planted, 0o777);
+      chownSync(planted, 65534, 65534);
+    } else {
+      mkdirSync(join(root, 'elsewhere'));
+      symlinkSync(join(root, 'elsewhere'), planted);
+    }
+    const paths = { shortRoot };
+    const service: HostService = { handle: async () => 'ok', busy: () => false, close: async () => {} };
+    const server = await startHostServer({ dataDir: deep, service, idleMs: 60_000, version: '9.9.9', paths });
+    try {
+      expect(server.paths.socketDir).not.toBe(planted);
+      expect(server.paths.socket.startsWith(`${planted}-`)).toBe(true);
+      const client = await connect({ dataDir: deep, start: false, paths });
+      expect(client.hostPid).toBe(process.pid);
+      expect(await client.request('host.ping')).toMatchObject({ pid: process.pid, connections: 1 });
+      const second = await connect({ dataDir: deep, start: false, paths });
+      expect(await second.request('host.ping')).toMatchObject({ connections: 2 });
+      expect(readdirSync(planted)).toEqual([]);
     } finally {
       await server.close();
     }

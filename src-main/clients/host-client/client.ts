@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { connect as connectSocket, type Socket } from 'node:net';
-import { ensureHostDir, type HostPaths } from '../../app/host/paths';
+import { ensureHostDir, type HostPathOptions, type HostPaths } from '../../app/host/paths';
 import {
   AskFrame,
   encodeFrame,
@@ -35,6 +35,8 @@ export interface HostConnectOptions {
   timeoutMs?: number;
   /** Called once when this connect has to wait for a host to start. */
   onStarting?: () => void;
+  /** Tests only: where the short socket folders are (paths.ts). */
+  paths?: HostPathOptions;
 }
 
 /** The host went away (or the connection failed) before the request was answered. */
@@ -105,7 +107,7 @@ export class HostClient {
   /** Connects to the data folder's host, starting one when none answers (unless `start` is false). */
   static async connect(options: HostConnectOptions): Promise<HostClient> {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const paths = ensureHostDir(options.dataDir);
+    const paths = ensureHostDir(options.dataDir, options.paths);
     const lock = new StartLock(paths.lock);
     let launched: LaunchedHost | undefined;
     let launchEnd: { ok: boolean; how: string } | undefined;

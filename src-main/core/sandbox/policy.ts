@@ -110,8 +110,8 @@ export function hostSocketPaths(env: Record<string, string | undefined>, uid: nu
   return paths;
 }
 
-/** Folders in /tmp that hold sockets of agents, displays, multiplexers, buses, editors and Deepdesk's own hosts. */
-export const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|deepdesk-ssh-|deepdesk-\d+$|ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
+/** Folders in /tmp that hold sockets of agents, displays, multiplexers, buses, editors and Deepdesk's own hosts (`deepdesk-<uid>`, or its mkdtemp fallback `deepdesk-<uid>-XXXXXX`). */
+export const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|deepdesk-ssh-|deepdesk-\d+(?:-[A-Za-z0-9]{6})?$|ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
 
 /** Sockets in `dir` (one level) and the socket folders above: hidden for one run. */
 export function tmpSocketPaths(dir = '/tmp'): string[] {

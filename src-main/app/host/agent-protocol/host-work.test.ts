@@ -57,6 +57,10 @@ describe('a host run the protocol did not start', () => {
     h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/second.txt', content: 'two\n' } }] }, { text: 'second written' });
     await hostRun(threadId, 'write another');
     await waitingApproval(threadId);
+    // A resume without an interrupt id answers only what this server showed: the client reads the thread first.
+    await expect(h.client.runs.wait(threadId, 'deepdesk', { command: { resume: { decisions: [{ type: 'approve' }] } } })).rejects.toMatchObject({ status: 409 });
+    expect(existsSync(join(h.folder, 'second.txt'))).toBe(false);
+    expect((await h.client.threads.getState(threadId)).next).toHaveLength(1);
     const waited = (await h.client.runs.wait(threadId, 'deepdesk', { command: { resume: { decisions: [{ type: 'approve' }] } } })) as Values;
     expect(waited.messages.at(-1)!.content).toBe('second written');
     expect(waited.messages.map((m) => m.type)).toEqual(['human', 'ai', 'tool', 'ai', 'human', 'ai', 'tool', 'ai']);

@@ -2,7 +2,11 @@
 // reference server's Run objects, its events kept as stream parts (run-stream.ts). A run that
 // would ask approval ends `success` and leaves its thread `interrupted` (Deep Agents'
 // human-in-the-loop interrupt) while the host run waits; a run resuming with decisions answers
-// those questions and follows the same host run on.
+// those questions and follows the same host run on. A resume names what it answers: keyed by
+// the interrupt ids this host issued, or, bare, only when what is pending is exactly the
+// interrupt the protocol last showed for the thread; it is bound to those approvals' keys when
+// it is accepted, so an approval that appears meanwhile (the window or a terminal answering
+// the one shown) is never answered by it.
 
 import { configurableFlags, overSettingsFlags, type OverSettingsFlags } from '../../base/session-flags';
 import { randomUUID } from 'node:crypto';
@@ -17,7 +21,7 @@ import type { HostConnection } from '../service-types';
 import type { ProtocolContext, ProtocolInterrupt, ProtocolThreadStatus, ThreadActivity } from './context';
 import { ProtocolHttpError } from './http';
 import { resolveAssistant, type ResolvedAssistant } from './assistants-routes';
-import { decisionsOf, interruptOf } from './hitl';
+import { decisionsOf, interruptId, interruptOf, resumeOf } from './hitl';
 import { lastPersonMessage } from './messages';
 import { ProtocolRunRecords, type MultitaskStrategy, type ProtocolRun, type ProtocolRunStatus } from './run-records';
 import { EventTranslator } from './event-translator';
@@ -50,7 +54,8 @@ interface LiveRun {
   stream: RunStream;
   /** The host run's request, checked at creation (none for a resume): `saved` mode when the run names none; `agent`, a subagent's name. */
   start?: { folder: string; prompt: string; attachments: AttachmentInput[]; mode: ApprovalMode | 'saved'; agent?: string } & OverSettingsFlags;
-  decisions?: ApprovalDecision[];
+  /** A resume's answers, each bound to the approval (its key) it was accepted for. */
+  answers?: Answer[];
   translator?: EventTranslator;
   connection?: ProtocolConnection;
   /** A thread made for a stateless run: deleted when it ends (`on_completion: delete`). */
@@ -59,6 +64,21 @@ interface LiveRun {
   /** Enqueued behind work that is not the protocol's (a host run, a window's, an editor's): it starts once that ends. */
   behindHost?: boolean;
 }
+
+/** A decision for one approval of the host run, named by its key. */
+interface Answer {
+  key: string;
+  decision: ApprovalDecision;
+}
+
+/** An interrupt this host showed over the protocol: its thread and the approvals (keys, in order) it stands for. */
+interface IssuedInterrupt {
+  threadId: string;
+  keys: string[];
+}
+
+const RESUME_BY_ID =
+  'Resume by interrupt id: {"command": {"resume": {"<interrupt id>": {"decisions": [...]}}}}, with the ids of the thread\'s interrupts (GET /threads/{thread_id} or its /state).';
 
 /** The host run a thread's protocol runs follow: the last event seen and the messages so far. */
 interface Followed {
@@ -87,6 +107,10 @@ interface RunBook {
   followed: Map<string, Followed>;
   records: ProtocolRunRecords;
   threads: ThreadStore;
+  /** The interrupts shown over the protocol while their approvals wait, by id. */
+  issued: Map<string, IssuedInterrupt>;
+  /** Per thread, the id of the interrupt the protocol last showed (in a run's stream or result, or the thread's state). */
+  shown: Map<string, string>;
 }
 
 /**
@@ -103,7 +127,7 @@ export class ProtocolRuns implements ThreadActivity {
     private readonly folders: ListenerFolders = { defaultFolder: undefined, folderRefusal: () => 'this host serves no listener' },
     book?: RunBook,
   ) {
-    this.book = book ?? { live: new Map(), queues: new Map(), followed: new Map(), records: new ProtocolRunRecords(context.db), threads: new ThreadStore(context.db) };
+    this.book = book ?? { live: new Map(), queues: new Map(), followed: new Map(), records: new ProtocolRunRecords(context.db), threads: new ThreadStore(context.db), issued: new Map(), shown: new Map() };
   }
 
   /** The same runs as a listener with `folders` sees them. */
@@ -129,11 +153,11 @@ export class ProtocolRuns implements ThreadActivity {
     if (request.multitask_strategy === 'rollback') throw new ProtocolHttpError(422, NO_ROLLBACK);
     const resume = request.command !== undefined && request.command.resume !== undefined ? request.command.resume : undefined;
     const asking = this.questions(thread);
-    let decisions: ApprovalDecision[] | undefined;
+    let answers: Answer[] | undefined;
     let start: LiveRun['start'];
     if (resume !== undefined) {
       if (asking.length === 0) throw new ProtocolHttpError(409, `Thread ${thread} has no interrupt to resume.`);
-      decisions = decisionsOf(resume, asking);
+      answers = this.answersOf(thread, resume, asking);
     } else start = this.startOf(request, assistant.subagent);
     // Checked in full above: a request that fails stops nothing.
     const going = this.queued(thread).some((run) => !isEnded(run.record.status));
@@ -154,7 +178,7 @@ export class ProtocolRuns implements ThreadActivity {
       multitask_strategy: request.multitask_strategy,
       kwargs: { input: request.input ?? null, command: request.command ?? null, config: request.config ?? {}, stream_mode: request.stream_mode, temporary },
     };
-    const run: LiveRun = { record, request, stream: new RunStream(), temporary, cancelled: false, ...(start ? { start } : {}), ...(decisions ? { decisions } : {}) };
+    const run: LiveRun = { record, request, stream: new RunStream(), temporary, cancelled: false, ...(start ? { start } : {}), ...(answers ? { answers } : {}) };
     if (request.multitask_strategy === 'enqueue' && (hostWorking || elsewhere)) run.behindHost = true;
     this.book.records.insert(record);
     this.book.live.set(record.run_id, run);
@@ -223,7 +247,7 @@ export class ProtocolRuns implements ThreadActivity {
   interrupts(threadId: string): ProtocolInterrupt[] {
     if (this.queued(threadId).some((run) => !isEnded(run.record.status))) return [];
     const asking = this.questions(threadId);
-    return asking.length === 0 ? [] : [interruptOf(asking)];
+    return asking.length === 0 ? [] : [this.show(threadId, asking)];
   }
 
   async cancelAll(threadId: string): Promise<void> {
@@ -238,6 +262,57 @@ export class ProtocolRuns implements ThreadActivity {
 
   private questions(threadId: string): PendingQuestion[] {
     return this.context.runs.going(threadId)?.questions ?? [];
+  }
+
+  /** The interrupt of the approvals `asking` waits on, as it is shown to a client: issued (its id then answers them) and the thread's last shown. */
+  private show(threadId: string, asking: readonly PendingQuestion[]): ProtocolInterrupt {
+    const interrupt = interruptOf(threadId, asking);
+    // Interrupts whose approvals are no longer all pending answer nothing any more: forgotten.
+    for (const [id, issued] of this.book.issued) {
+      const pending = new Set(this.questions(issued.threadId).map((q) => q.key));
+      if (!issued.keys.every((key) => pending.has(key))) this.book.issued.delete(id);
+    }
+    for (const [thread, id] of this.book.shown) if (!this.book.issued.has(id)) this.book.shown.delete(thread);
+    this.book.issued.set(interrupt.id, { threadId, keys: asking.map((q) => q.key) });
+    this.book.shown.set(threadId, interrupt.id);
+    return interrupt;
+  }
+
+  /**
+   * What a `command.resume` answers, each decision bound to its approval's key (SPEC §19). Keyed:
+   * every id must be an interrupt this host showed for this thread whose approvals all still
+   * wait; nothing is answered otherwise. Bare: only when what waits is exactly the interrupt
+   * last shown for the thread, else a later approval (one that appeared after the window or a
+   * terminal answered the shown one) would take an answer meant for another.
+   */
+  private answersOf(threadId: string, resume: unknown, asking: readonly PendingQuestion[]): Answer[] {
+    const read = resumeOf(resume);
+    const pending = new Map(asking.map((q) => [q.key, q]));
+    if (read.kind === 'positional') {
+      const current = interruptId(threadId, asking.map((q) => q.key));
+      if (this.book.shown.get(threadId) !== current) {
+        throw new ProtocolHttpError(409, `command.resume: the approvals waiting on thread ${threadId} are not the interrupt this server last showed for it (one was answered elsewhere, or another came since): a resume without an interrupt id is refused. ${RESUME_BY_ID}`);
+      }
+      return decisionsOf(read.value, asking).map((decision, i) => ({ key: asking[i]!.key, decision }));
+    }
+    const answers: Answer[] = [];
+    const answered = new Set<string>();
+    for (const [id, value] of read.answers) {
+      const issued = this.book.issued.get(id);
+      if (issued === undefined || issued.threadId !== threadId) {
+        throw new ProtocolHttpError(409, `command.resume: ${JSON.stringify(id)} is not an interrupt of thread ${threadId} waiting for an answer. ${RESUME_BY_ID}`);
+      }
+      if (!issued.keys.every((key) => pending.has(key))) {
+        throw new ProtocolHttpError(409, `command.resume: interrupt ${id} is no longer pending (answered elsewhere); nothing was answered. ${RESUME_BY_ID}`);
+      }
+      if (issued.keys.some((key) => answered.has(key))) throw new ProtocolHttpError(422, `command.resume: interrupt ${id} answers an approval another id of this resume answers too.`);
+      const questions = issued.keys.map((key) => pending.get(key)!);
+      decisionsOf(value, questions, `command.resume[${JSON.stringify(id)}]`).forEach((decision, i) => {
+        answered.add(questions[i]!.key);
+        answers.push({ key: questions[i]!.key, decision });
+      });
+    }
+    return answers;
   }
 
   /** The thread's going and enqueued runs (read only: a queue is made by the run pushed on it). */
@@ -334,10 +409,11 @@ export class ProtocolRuns implements ThreadActivity {
     const translator = new EventTranslator({ runId: run.record.run_id, threadId, modes: new Set(run.request.stream_mode), stream: run.stream, messages: followed.messages, todos });
     run.translator = translator;
     translator.begin();
-    if (run.decisions !== undefined) {
-      const asking = this.questions(threadId);
-      if (asking.length < run.decisions.length) throw new Error('The approvals were answered elsewhere meanwhile.');
-      run.decisions.forEach((decision, i) => this.context.runs.decide(threadId, asking[i]!.key, decision));
+    if (run.answers !== undefined) {
+      // Each answer goes to the approval it was accepted for, or none does: one answered elsewhere meanwhile is never replaced by another.
+      const pending = new Set(this.questions(threadId).map((q) => q.key));
+      if (!run.answers.every((answer) => pending.has(answer.key))) throw new Error(`The approvals this resume answers were answered elsewhere meanwhile; nothing was answered. ${RESUME_BY_ID}`);
+      for (const { key, decision } of run.answers) this.context.runs.decide(threadId, key, decision);
     }
     const attached = this.context.runs.attach(connection, threadId, followed.seq, true);
     for (const { seq, event } of attached.events) this.onEvent(run, seq, event);
@@ -383,7 +459,7 @@ export class ProtocolRuns implements ThreadActivity {
     if (isEnded(run.record.status)) return;
     const asking = this.questions(run.record.thread_id);
     if (asking.length === 0) return;
-    run.translator!.interrupt([interruptOf(asking)]);
+    run.translator!.interrupt([this.show(run.record.thread_id, asking)]);
     // The host run waits for the answer (the window shows it too); this protocol run is over.
     this.context.runs.detach(run.connection!, run.record.thread_id);
     this.finish(run, 'success');

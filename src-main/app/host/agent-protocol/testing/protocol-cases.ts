@@ -290,6 +290,24 @@ export const PROTOCOL_CASES: ProtocolCase[] = [
     },
   },
   {
+    name: 'runs: an interrupt resumed by its id (command.resume keyed by interrupt id) answers that interrupt',
+    async run(target) {
+      const client = clientOf(target);
+      target.model.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/keyed.txt', content: 'by id' } }] }, { text: 'written by id' });
+      const thread = await client.threads.create();
+      const first = (await client.runs.wait(thread.thread_id, 'deepdesk', { input: human('write it') })) as { __interrupt__: Array<{ id: string }> };
+      const [interrupt] = first.__interrupt__;
+      // LangGraph's interrupt ids are 32 hex digits; a resume object keyed by them is read as keyed.
+      expect(interrupt!.id).toMatch(/^[0-9a-f]{32}$/);
+      const waiting = await client.threads.get(thread.thread_id);
+      expect(Object.values(waiting.interrupts ?? {}).flat().map((i) => (i as { id: string }).id)).toEqual([interrupt!.id]);
+      const approved = await client.runs.wait(thread.thread_id, 'deepdesk', { command: { resume: { [interrupt!.id]: { decisions: [{ type: 'approve' }] } } } });
+      expect(messagesOf(approved).at(-1)).toEqual(['ai', 'written by id']);
+      expect(await target.files(thread.thread_id, '/keyed.txt')).toBe('by id');
+      expect((await client.threads.get(thread.thread_id)).status).toBe('idle');
+    },
+  },
+  {
     name: 'runs: a second run on a busy thread under reject → 422; a cancelled run is interrupted, the thread idle; unknown run → 404',
     async run(target) {
       const client = clientOf(target);
