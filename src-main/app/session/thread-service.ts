@@ -23,7 +23,7 @@ import type { CheckpointStore } from '../../core/checkpoints/store';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
-import type { TurnRules } from '../commands/slash-commands';
+import type { Turn } from '../commands/slash-commands';
 import { isShutdown, newThreadState, SHUTDOWN, type AgentEvent, type ApprovalRequest, type QueuedMessage, type ThreadState, type UsageTotals } from '../../core/agent/types';
 import type { MemoryStore } from '../../core/backends/store/memory-store-api';
 import type { GitMountRoute, MountRoute } from '../../core/backends/mounts/mount-table';
@@ -167,8 +167,8 @@ export class ThreadService {
    * `allowed-tools`), and the same for messages still queued, by queued id. Kept in memory
    * only: after a restart the turn asks as the rules say.
    */
-  private readonly turnRules = new Map<string, TurnRules>();
-  private readonly queuedRules = new Map<string, TurnRules>();
+  private readonly turns = new Map<string, Turn>();
+  private readonly queuedTurns = new Map<string, Turn>();
 
   constructor(private readonly options: ThreadServiceOptions) {
     this.store = new ThreadStore(options.db);
@@ -269,7 +269,7 @@ export class ThreadService {
     this.live.delete(threadId);
     this.eventSeqs.delete(threadId);
     this.settings.delete(threadId);
-    this.turnRules.delete(threadId);
+    this.turns.delete(threadId);
     deleteThread(threadId, { store: this.store, approvals: this.options.approvals, checkpoints: this.options.checkpointStore });
     this.options.emit({ kind: 'threads-changed' });
   }
@@ -308,7 +308,7 @@ export class ThreadService {
   async run(
     threadId: string,
     content: string | ContentPart[] | null,
-    options: { compactOnly?: boolean; typed?: string; allow?: TurnRules; attachments?: readonly AttachmentInput[] } = {},
+    options: { compactOnly?: boolean; typed?: string; turn?: Turn; attachments?: readonly AttachmentInput[] } = {},
   ): Promise<RunResult> {
     this.requireThread(threadId);
     if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
@@ -318,7 +318,7 @@ export class ThreadService {
     if (attachments.length > 0) content = await this.attach(threadId, typeof content === 'string' ? content : '', attachments, model.mediaInput);
     if (this.runs.has(threadId)) throw new ContractError('this thread is already working; stop it or wait for it to finish', 'failed');
     if (options.typed !== undefined) this.store.titleIfUntitled(threadId, titleFromTyped(options.typed, attachments.map((a) => a.name)));
-    this.startRun(threadId, model, content, undefined, options.compactOnly === true, options.allow);
+    this.startRun(threadId, model, content, undefined, options.compactOnly === true, options.turn);
     return this.runs.get(threadId)!.result;
   }
 
@@ -332,9 +332,9 @@ export class ThreadService {
    * message is queued instead (its id is returned) and delivered when the current step
    * ends: a thread never has two runs, whatever the timing of the sends. `typed` is what the
    * person typed when `text` is what it became (a command's text, mentioned files attached);
-   * `allow` what the command lets run without asking during its turn.
+   * `turn` what the command lets run without asking during its turn, and its shell lines.
    */
-  async send(threadId: string, text: string, attachments: readonly AttachmentInput[] = [], typed: string = text, allow?: TurnRules): Promise<{ queuedId?: string }> {
+  async send(threadId: string, text: string, attachments: readonly AttachmentInput[] = [], typed: string = text, turn?: Turn): Promise<{ queuedId?: string }> {
     this.requireThread(threadId);
     if (text.trim() === '' && attachments.length === 0) throw new ContractError('the message is empty', 'bad_request');
     let content: string | ContentPart[] = text;
@@ -343,7 +343,7 @@ export class ThreadService {
       // A queued message is text: its files are saved to the thread's files and named in it.
       content = (await this.attach(threadId, text, unattached, 'save-all')) as string;
       unattached = [];
-      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, content, allow) };
+      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, content, turn) };
     }
     const model = await this.modelFor(threadId);
     if (unattached.length > 0) content = await this.attach(threadId, text, unattached, model.mediaInput);
@@ -351,12 +351,12 @@ export class ThreadService {
     // A queued message is text, so files that were to go as content are saved and named instead.
     if (this.runs.has(threadId)) {
       const queued = typeof content === 'string' ? content : ((await this.attach(threadId, text, unattached, 'save-all')) as string);
-      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, queued, allow) };
+      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, queued, turn) };
       content = queued;
     }
     // A thread's first message titles it by what the person typed (`typed`: before a command or mention became text for the model).
     this.store.titleIfUntitled(threadId, titleFromTyped(typed, attachments.map((a) => a.name)));
-    this.startRun(threadId, model, content, undefined, false, allow);
+    this.startRun(threadId, model, content, undefined, false, turn);
     return {};
   }
 
@@ -392,7 +392,7 @@ export class ThreadService {
     const live = this.open(threadId);
     if (!(live.state.queued ?? []).some((q) => q.id === queuedId)) throw new ContractError('that message is no longer queued (it was delivered or cancelled)', 'not_found');
     this.setQueue(threadId, (live.state.queued ?? []).filter((q) => q.id !== queuedId));
-    this.queuedRules.delete(queuedId);
+    this.queuedTurns.delete(queuedId);
   }
 
   /**
@@ -540,10 +540,10 @@ export class ThreadService {
     await Promise.all(runs.map((run) => run.done));
   }
 
-  private enqueue(threadId: string, text: string, allow: TurnRules | undefined): string {
+  private enqueue(threadId: string, text: string, turn: Turn | undefined): string {
     const live = this.open(threadId);
     const item: QueuedMessage = { id: randomUUID(), text, createdAt: new Date().toISOString() };
-    if (allow !== undefined) this.queuedRules.set(item.id, allow);
+    if (turn !== undefined) this.queuedTurns.set(item.id, turn);
     this.setQueue(threadId, [...(live.state.queued ?? []), item]);
     return item.id;
   }
@@ -563,7 +563,7 @@ export class ThreadService {
     this.setQueue(threadId, []);
     // Delivered now: the turn is the last of them, and its rules are the run's from here.
     this.startTurn(threadId, queued.at(-1)!.id);
-    for (const { id } of queued) this.queuedRules.delete(id);
+    for (const { id } of queued) this.queuedTurns.delete(id);
     return queued.map(({ id, text }) => ({ id, text }));
   }
 
@@ -588,11 +588,11 @@ export class ThreadService {
   }
 
   /** A new message's turn begins: its rules (a queued one's, by its id) replace the last turn's. */
-  private startTurn(threadId: string, queuedId: string | undefined, allow?: TurnRules): void {
-    const rules = queuedId !== undefined ? this.queuedRules.get(queuedId) : allow;
-    if (queuedId !== undefined) this.queuedRules.delete(queuedId);
-    if (rules === undefined) this.turnRules.delete(threadId);
-    else this.turnRules.set(threadId, rules);
+  private startTurn(threadId: string, queuedId: string | undefined, given?: Turn): void {
+    const turn = queuedId !== undefined ? this.queuedTurns.get(queuedId) : given;
+    if (queuedId !== undefined) this.queuedTurns.delete(queuedId);
+    if (turn === undefined) this.turns.delete(threadId);
+    else this.turns.set(threadId, turn);
   }
 
   /** The agent of a thread's runs: one assembly, for a run and for the preview of its request. */
@@ -605,7 +605,7 @@ export class ThreadService {
       model,
       backend,
       // A command's allowed-tools come after every rule of the person's and the folder's (their deny and ask rules win) and before the defaults they relax.
-      rules: () => [...this.options.rules(), ...(this.turnRules.get(threadId)?.() ?? []), ...DEFAULT_RULES],
+      rules: () => [...this.options.rules(), ...(this.turns.get(threadId)?.allow?.() ?? []), ...DEFAULT_RULES],
       broker,
       ...(mode ? { mode } : {}),
       ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
@@ -615,7 +615,8 @@ export class ThreadService {
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
       ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
       ...(this.options.skills ? { skills: this.options.skills } : {}),
-      ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+      // The turn's skill and command shell lines, for PreSkillShellCommand (those the person invoked).
+      ...(this.options.hooks ? { hooks: { ...this.options.hooks, skillShellLines: () => this.turns.get(threadId)?.shell ?? [] } } : {}),
       ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),
@@ -644,10 +645,10 @@ export class ThreadService {
     return previewRequest(definition, state, content === null ? null : { role: 'user', content });
   }
 
-  private startRun(threadId: string, model: ChatModel, text: string | ContentPart[] | null, fromQueue?: string, compactOnly = false, allow?: TurnRules): void {
+  private startRun(threadId: string, model: ChatModel, text: string | ContentPart[] | null, fromQueue?: string, compactOnly = false, turn?: Turn): void {
     const live = this.open(threadId);
     // A run on the history as it is (a retry, a resumed approval) stays in the turn it was in.
-    if (text !== null) this.startTurn(threadId, fromQueue, allow);
+    if (text !== null) this.startTurn(threadId, fromQueue, turn);
     // A queued message becomes this run's input: the window moves it from the queue into the conversation.
     if (typeof text === 'string' && fromQueue !== undefined) this.emitEvent(threadId, { type: 'user_message', threadId, text, queuedId: fromQueue });
     const controller = new AbortController();
