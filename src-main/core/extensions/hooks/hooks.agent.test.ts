@@ -509,4 +509,32 @@ describe('PreSkillShellCommand', () => {
     // The line run before the skill was read asked (rules: none), no hook decided it.
     expect(h!.approvals.map((a) => a.args)).toEqual([{ command: 'touch early.txt' }]);
   });
+
+  it("hookSpecificOutput.permissionDecision deny refuses the line; a hook whose matcher names another skill is not asked", async () => {
+    const dir = markerDir();
+    const home = mkdtempSync(join(tmpdir(), 'deepdesk-skill-home-'));
+    const skillDir = join(home, '.agents', 'skills', 'cleanup');
+    mkdirSync(skillDir, { recursive: true });
+    writeFileSync(join(skillDir, 'SKILL.md'), '---\nname: cleanup\ndescription: Cleans up.\n---\n!`touch cleaned.txt`\n');
+    const catalog = createSkillCatalog({ dataDir: dir, home, isTrusted: () => false });
+    const deny = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreSkillShellCommand', permissionDecision: 'deny', permissionDecisionReason: 'no cleaning' } });
+    const { hooks } = hooksFrom(dir, {
+      PreSkillShellCommand: [
+        { matcher: 'clean.*', hooks: [command(`cat > /dev/null; echo '${deny}'`)] },
+        { matcher: 'other', hooks: [command(`cat > /dev/null; touch "${dir}/other-ran"`)] },
+      ],
+    });
+    await harness(hooks, {
+      skills: () => catalog.current().skills,
+      script: [
+        { toolCalls: [{ name: 'read_file', args: { file_path: '/skills/cleanup/SKILL.md' }, id: 'r' }] },
+        { toolCalls: [{ name: 'execute', args: { command: 'touch cleaned.txt' }, id: 'x' }] },
+        { text: 'done' },
+      ],
+    });
+    await h!.run('clean up');
+    expect(existsSync(join(h!.ws.folder, 'cleaned.txt'))).toBe(false);
+    expect(results(h!.server.requests[2]!).at(-1)).toBe('Error: blocked by hook: no cleaning');
+    expect(existsSync(join(dir, 'other-ran'))).toBe(false);
+  });
 });
