@@ -70,10 +70,11 @@ describe('slash commands in the window', () => {
 
     expect(existsSync(join(t.folder, 'blocked.txt'))).toBe(false);
     expect(existsSync(join(t.folder, 'allowed.txt'))).toBe(true);
+    // The two calls may run at once: their hooks' lines come in either order.
     const inputs = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(inputs).toEqual([
+    expect(inputs.sort((x, y) => String(x.command).localeCompare(String(y.command)))).toEqual([
+      expect.objectContaining({ hook_event_name: 'PreSkillShellCommand', command_name: 'mk', command: 'touch allowed.txt', invoked_by: 'user', session_id: thread.id }),
       expect.objectContaining({ hook_event_name: 'PreSkillShellCommand', command_name: 'mk', command: 'touch blocked.txt', invoked_by: 'user', session_id: thread.id }),
-      expect.objectContaining({ hook_event_name: 'PreSkillShellCommand', command_name: 'mk', command: 'touch allowed.txt', invoked_by: 'user' }),
     ]);
     const agentEvents = events.filter((e) => e.event === 'thread.event').map((e) => (e.payload as { event: AgentEvent }).event);
     expect(agentEvents.find((e) => e.type === 'approval' && e.id === 'b')).toMatchObject({ status: 'denied', reason: 'blocked by hook: not that one' });

@@ -495,7 +495,12 @@ describe('PreSkillShellCommand', () => {
     expect(existsSync(join(h!.ws.folder, 'allowed.txt'))).toBe(true);
     expect(existsSync(join(h!.ws.folder, 'early.txt'))).toBe(true);
     expect(results(h!.server.requests[3]!).slice(-2)).toEqual(['Error: blocked by hook: no blocked files', expect.not.stringMatching(/^Error/)]);
-    const inputs = readFileSync(join(dir, 'stdin.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The two calls may run at once: their hooks' lines come in either order.
+    const inputs = readFileSync(join(dir, 'stdin.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .sort((x, y) => String(y.command).localeCompare(String(x.command)));
     expect(inputs).toHaveLength(2);
     expect(inputs[0]).toMatchObject({ session_id: 'thread-1', cwd: h!.ws.folder, hook_event_name: 'PreSkillShellCommand', skill_name: 'mkfiles', command: 'touch blocked.txt', invoked_by: 'model', permission_mode: 'ask' });
     expect(inputs[1]).toMatchObject({ hook_event_name: 'PreSkillShellCommand', skill_name: 'mkfiles', command: 'touch allowed.txt', invoked_by: 'model' });
