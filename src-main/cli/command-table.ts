@@ -40,6 +40,7 @@ export const COMMAND_OPTIONS = {
     url: { type: 'string' },
     header: { type: 'string', multiple: true },
     env: { type: 'string', short: 'e', multiple: true },
+    credential: { type: 'string', multiple: true },
     transport: { type: 'string' },
     'no-sandbox': { type: 'boolean' },
   }),

@@ -114,6 +114,10 @@ function entryFrom(values: McpValues, commandLine: string[]): Record<string, unk
       return [pair.slice(0, eq), pair.slice(eq + 1)];
     }),
   );
+  // Deepdesk's credentials the entry takes (SPEC §10: only these expand, and only into env or headers).
+  const credentials = [...new Set(values.credential ?? [])];
+  for (const name of credentials) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new UsageError(`--credential takes a variable name (got '${name}')`);
+  const named = credentials.length > 0 ? { credentials } : {};
   if (values.url !== undefined) {
     if (commandLine.length > 0) throw new UsageError('give either --url URL or -- COMMAND, not both');
     const transport = values.transport ?? 'http';
@@ -125,12 +129,12 @@ function entryFrom(values: McpValues, commandLine: string[]): Record<string, unk
         return [h.slice(0, colon).trim(), h.slice(colon + 1).trim()];
       }),
     );
-    return { type: transport, url: values.url, ...(Object.keys(headers).length > 0 ? { headers } : {}) };
+    return { type: transport, url: values.url, ...(Object.keys(headers).length > 0 ? { headers } : {}), ...named };
   }
   if (commandLine.length === 0) throw new UsageError('mcp add needs the server: -- COMMAND [ARGS…] or --url URL');
   if ((values.header ?? []).length > 0) throw new UsageError('--header is for --url servers');
   const [command, ...args] = commandLine;
-  return { command, args, ...(Object.keys(env).length > 0 ? { env } : {}), ...(values['no-sandbox'] ? { sandbox: false } : {}) };
+  return { command, args, ...(Object.keys(env).length > 0 ? { env } : {}), ...(values['no-sandbox'] ? { sandbox: false } : {}), ...named };
 }
 
 function firstLine(text: string): string {

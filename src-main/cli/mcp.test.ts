@@ -52,10 +52,11 @@ describe('deepdesk mcp add / rm', () => {
   });
 
   it('adds a remote server with headers; --project writes the folder’s .mcp.json and trusts that entry as written', async () => {
-    const added = await t.deepdesk(['mcp', 'add', 'docs', '--project', '--folder', t.folder, '--data-dir', t.dataDir, '--url', 'https://docs.example.com/mcp', '--header', 'Authorization: Bearer ${DOCS_TOKEN}']);
+    const added = await t.deepdesk(['mcp', 'add', 'docs', '--project', '--folder', t.folder, '--data-dir', t.dataDir, '--url', 'https://docs.example.com/mcp', '--header', 'Authorization: Bearer ${DOCS_TOKEN}', '--credential', 'DOCS_TOKEN']);
     expect(added.code).toBe(0);
     const file = join(t.folder, '.mcp.json');
-    expect(readJson(file).mcpServers.docs).toEqual({ type: 'http', url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' } });
+    // A *_TOKEN is one of Deepdesk's credentials: the entry names it to take it (in its headers only).
+    expect(readJson(file).mcpServers.docs).toEqual({ type: 'http', url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer ${DOCS_TOKEN}' }, credentials: ['DOCS_TOKEN'] });
     const trust = JSON.parse(readFileSync(join(t.dataDir, 'trust.json'), 'utf8')) as Record<string, { entries: Record<string, string> }>;
     expect(Object.keys(trust[t.folder]!.entries)).toEqual(['mcp:docs']);
     // The person's own file is not touched.

@@ -158,6 +158,8 @@ worktrees options:
 mcp add options:
   --project             into the folder's .mcp.json (trusted as you wrote it), not yours
   -e, --env KEY=VALUE   the server's environment (repeatable)
+  --credential NAME     one of Deepdesk's credentials (a *_API_KEY, *_TOKEN, …) its
+                        env or headers may expand as \${NAME} (repeatable)
   --no-sandbox          run the server outside the sandbox
   --transport http|sse  for --url (default http)
 `;

@@ -9,7 +9,7 @@
 import type { Backend } from '../../core/backends/protocol';
 import { McpReferenceError, resourceAttachments } from '../mcp/message-references';
 import { fileAttachments } from '../threads/mention-attachments';
-import { resolveSlash, SlashCommandError, type CommandSources, type SlashOutcome, type TurnRules } from './slash-commands';
+import { resolveSlash, SlashCommandError, turnOf, type CommandSources, type SlashOutcome, type Turn } from './slash-commands';
 
 export interface InputSources extends CommandSources {
   /** Where `@path` mentions are read; without it they stay text (ACP: the editor attaches files itself). */
@@ -25,8 +25,8 @@ export interface PersonMessage {
   fromCommand: boolean;
   /** The resources and files the person's own words mention, each an `<attached_…>` block. */
   attachments: readonly string[];
-  /** What the command's `allowed-tools` lets run without asking during this message's turn. */
-  allow?: TurnRules;
+  /** What the command's `allowed-tools` lets run without asking during this message's turn, and its shell lines. */
+  turn?: Turn;
 }
 
 export type InputOutcome = Exclude<SlashOutcome, { kind: 'send' }> | PersonMessage;
@@ -41,7 +41,8 @@ export async function expandInput(typed: string, sources: InputSources, signal?:
     ...(sources.files && own !== '' ? await fileAttachments(own, sources.files) : []),
     ...(sources.files && outcome?.commandText !== undefined ? await fileAttachments(outcome.commandText, sources.files) : []),
   ];
-  return { kind: 'send', body: outcome === null ? typed : outcome.text, fromCommand: outcome !== null, attachments, ...(outcome?.allow ? { allow: outcome.allow } : {}) };
+  const turn = outcome === null ? undefined : turnOf(outcome);
+  return { kind: 'send', body: outcome === null ? typed : outcome.text, fromCommand: outcome !== null, attachments, ...(turn ? { turn } : {}) };
 }
 
 /** The message's text: its body with the attachments after it. */

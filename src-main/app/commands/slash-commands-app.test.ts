@@ -1,7 +1,11 @@
 // Slash commands through the app's contract (SPEC §11), with real SQLite and the scripted
-// model: what each built-in does, and that an unknown command never reaches the model.
+// model: what each built-in does, that an unknown command never reaches the model, and that
+// a command's shell lines go through PreSkillShellCommand hooks, invoked by the person.
 
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { AgentEvent } from '../../core/agent/types';
 import { useAppTestEnv } from '../window/app-harness.test-support';
 
 const t = useAppTestEnv('deepdesk-slash-app');
@@ -48,4 +52,32 @@ describe('slash commands in the window', () => {
     // One request more: the summarizer's; no answer was asked for.
     expect(t.server.requests).toHaveLength(3);
   });
+
+  it("a command's shell lines go through PreSkillShellCommand with invoked_by user: a block keeps the line from running, the others run, and the block is recorded", async () => {
+    mkdirSync(join(t.dataDir, 'commands'), { recursive: true });
+    writeFileSync(join(t.dataDir, 'commands', 'mk.md'), '---\ndescription: Make the files\nallowed-tools: Bash(touch:*)\n---\nLook at:\n!`touch blocked.txt`\n!`touch allowed.txt`\n');
+    // A hook set written for Claude Code: exit 2 with a reason on stderr blocks.
+    const log = join(t.dataDir, 'skill-shell.jsonl');
+    const hook = `input=$(cat); printf '%s\\n' "$input" >> '${log}'; case "$input" in *blocked.txt*) echo 'not that one' >&2; exit 2;; esac`;
+    writeFileSync(join(t.dataDir, 'hooks.json'), JSON.stringify({ hooks: { PreSkillShellCommand: [{ matcher: 'mk', hooks: [{ type: 'command', command: hook }] }] } }));
+    const { call, events } = await t.open();
+    const thread = await call('threads.create', {});
+    t.server.push({ toolCalls: [{ id: 'b', name: 'execute', args: { command: 'touch blocked.txt' } }, { id: 'a', name: 'execute', args: { command: 'touch allowed.txt' } }] }, { text: 'done' });
+    await call('threads.send', { threadId: thread.id, text: '/mk' });
+    await expect.poll(() => t.server.requests.length, { timeout: 20_000 }).toBe(2);
+    await expect.poll(async () => (await call('threads.get', { threadId: thread.id })).thread.running, { timeout: 20_000 }).toBe(false);
+    expect(JSON.stringify(t.server.requests[0]!.messages)).toContain('First run these commands with the execute tool');
+
+    expect(existsSync(join(t.folder, 'blocked.txt'))).toBe(false);
+    expect(existsSync(join(t.folder, 'allowed.txt'))).toBe(true);
+    // The two calls may run at once: their hooks' lines come in either order.
+    const inputs = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(inputs.sort((x, y) => String(x.command).localeCompare(String(y.command)))).toEqual([
+      expect.objectContaining({ hook_event_name: 'PreSkillShellCommand', command_name: 'mk', command: 'touch allowed.txt', invoked_by: 'user', session_id: thread.id }),
+      expect.objectContaining({ hook_event_name: 'PreSkillShellCommand', command_name: 'mk', command: 'touch blocked.txt', invoked_by: 'user', session_id: thread.id }),
+    ]);
+    const agentEvents = events.filter((e) => e.event === 'thread.event').map((e) => (e.payload as { event: AgentEvent }).event);
+    expect(agentEvents.find((e) => e.type === 'approval' && e.id === 'b')).toMatchObject({ status: 'denied', reason: 'blocked by hook: not that one' });
+    expect(agentEvents.find((e) => e.type === 'hook' && e.toolCallId === 'b')).toMatchObject({ event: 'PreSkillShellCommand', outcome: 'blocked' });
+  }, 60_000);
 });

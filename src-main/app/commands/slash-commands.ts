@@ -11,7 +11,8 @@
 import { APPROVAL_MODES, isApprovalMode, type ApprovalMode } from '../../core/agent/permissions/modes';
 import type { McpHubApi, McpPromptInfo } from '../../core/extensions/mcp/types';
 import type { PermissionRule } from '../../core/agent/permissions/types';
-import { commandAllowRules, commandMessage, type CustomCommand } from '../../core/extensions/definitions/commands';
+import { commandAllowRules, commandMessage, commandShellLines, shellLineMessage, shellLines, type CustomCommand } from '../../core/extensions/definitions/commands';
+import type { SkillShellLine } from '../../core/extensions/hooks/types';
 import { parseSlash } from '../contract/commands';
 
 export { parseSlash };
@@ -39,9 +40,11 @@ export type SlashOutcome =
   /**
    * `text` for the model; `personText` the part of it the person typed (a skill's arguments; none
    * of a prompt's text); `commandText` a trusted command file's own text, whose `@path` mentions
-   * attach files as Claude Code's commands do; `allow` the rules of its `allowed-tools`, for its turn.
+   * attach files as Claude Code's commands do; `allow` the rules of its `allowed-tools`, for its turn;
+   * `shell` the skill's or command's `` !`…` `` lines the text asks the agent to run, which
+   * PreSkillShellCommand hooks decide on (invoked by the person).
    */
-  | { kind: 'send'; text: string; personText: string; commandText?: string; allow?: TurnRules }
+  | { kind: 'send'; text: string; personText: string; commandText?: string; allow?: TurnRules; shell?: readonly SkillShellLine[] }
   | { kind: 'compact' }
   | { kind: 'clear' }
   | { kind: 'model'; model: string }
@@ -49,6 +52,18 @@ export type SlashOutcome =
 
 /** The allow rules a message's turn adds (a command's `allowed-tools`), read at each call: empty once the command no longer loads. */
 export type TurnRules = () => readonly PermissionRule[];
+
+/** What a command gives the turn of the message it sent: its `allowed-tools`, and its shell lines (for PreSkillShellCommand). */
+export interface Turn {
+  allow?: TurnRules;
+  shell?: readonly SkillShellLine[];
+}
+
+/** The turn a `send` outcome's message starts, or undefined when it gives none. */
+export function turnOf(outcome: { allow?: TurnRules; shell?: readonly SkillShellLine[] }): Turn | undefined {
+  if (outcome.allow === undefined && outcome.shell === undefined) return undefined;
+  return { ...(outcome.allow ? { allow: outcome.allow } : {}), ...(outcome.shell ? { shell: outcome.shell } : {}) };
+}
 
 export class SlashCommandError extends Error {}
 
@@ -112,14 +127,26 @@ export async function resolveSlash(text: string, sources: CommandSources, signal
   const skill = sources.skills?.().find((s) => s.name === name);
   if (skill) {
     const body = (await skill.body()).trim();
-    return { kind: 'send', text: args === '' ? body : `${body}\n\n${args}`, personText: args };
+    // Its `` !`…` `` lines are run with execute, as a command's are (Claude Code runs them for skills too).
+    const message = shellLineMessage(body);
+    const shell = shellLines(body).map((command): SkillShellLine => ({ command, skillName: skill.name, invokedBy: 'user' }));
+    return { kind: 'send', text: args === '' ? message : `${message}\n\n${args}`, personText: args, ...(shell.length > 0 ? { shell } : {}) };
   }
   const command = findCommand(name, sources);
   if (command) {
     const rules = commandAllowRules(command);
     // Only while the command still loads as it was: a trust revoked or a file changed mid-turn takes its rules away.
     const allow = (): readonly PermissionRule[] => (sources.commands?.().some((c) => c.file === command.file && c.body === command.body && c.name === command.name) ? rules : []);
-    return { kind: 'send', text: commandMessage(command, args, splitWords(args)), personText: args, commandText: command.body, ...(rules.length > 0 ? { allow } : {}) };
+    const words = splitWords(args);
+    const shell = commandShellLines(command, args, words).map((line): SkillShellLine => ({ command: line, commandName: command.name, invokedBy: 'user' }));
+    return {
+      kind: 'send',
+      text: commandMessage(command, args, words),
+      personText: args,
+      commandText: command.body,
+      ...(rules.length > 0 ? { allow } : {}),
+      ...(shell.length > 0 ? { shell } : {}),
+    };
   }
   const prompt = sources.mcp?.prompts().find((p) => p.qualifiedName === name);
   // The person's arguments went into the prompt; its text is the server's.

@@ -1,13 +1,17 @@
 // MCP servers through the app's contract (SPEC §9, §10), with real servers: the window's
 // edits of the person's mcp.json, a folder's .mcp.json behind trust, `@server:URI` and
-// `/mcp__server__prompt` in a message, and no server left running once the app closed.
+// `/mcp__server__prompt` in a message, no server left running once the app closed, and
+// none of Deepdesk's credentials in a server's command line, environment or headers unless
+// its entry names them and the trust list showed it.
 
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../core/models/testing/scripted-server';
-import { useAppTestEnv } from '../window/app-harness.test-support';
+import { until, useAppTestEnv } from '../window/app-harness.test-support';
 
 const t = useAppTestEnv('deepdesk-mcp-app');
 const EVERYTHING = join(import.meta.dirname, '../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -169,3 +173,83 @@ function hostPidsOf(word: string): number[] {
   }
   return pids;
 }
+
+describe("Deepdesk's credentials in a folder's MCP entries (SPEC §9, §10)", () => {
+  // A stdio server that records what it was started with (its argv and environment) to $RECORD_TO, then ends.
+  const RECORDER = "require('node:fs').writeFileSync(process.env.RECORD_TO, JSON.stringify({ argv: process.argv, env: process.env }));\n";
+  const KEYS = { DAYTONA_API_KEY: 'dtn-key-0123456789abcdef', LANGSMITH_API_KEY: 'lsv2-key-0123456789abcdef', ANTHROPIC_API_KEY: 'sk-ant-key-0123456789abcdef' };
+
+  it('expands none of them unless the entry names it in "credentials" and the trust list showed it, and never onto a command line', async () => {
+    // An HTTP endpoint that records every request's headers (it answers 404: the servers fail, the headers are what count).
+    const seen: Record<string, unknown>[] = [];
+    const endpoint = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((done) => endpoint.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/mcp`;
+    try {
+      writeFileSync(join(t.folder, 'record.cjs'), RECORDER);
+      const record = (name: string): string => join(t.folder, `${name}.json`);
+      const server = (name: string, entry: { args?: string[]; env?: Record<string, string>; credentials?: string[] }) => ({
+        command: process.execPath,
+        args: [join(t.folder, 'record.cjs'), ...(entry.args ?? [])],
+        env: { RECORD_TO: record(name), ...entry.env },
+        ...(entry.credentials ? { credentials: entry.credentials } : {}),
+      });
+      writeFileSync(
+        join(t.folder, '.mcp.json'),
+        JSON.stringify({
+          mcpServers: {
+            // On the command line: refused even when the entry names it.
+            inargs: server('inargs', { args: ['--key=${ANTHROPIC_API_KEY}'], credentials: ['ANTHROPIC_API_KEY'] }),
+            // In env, not named: refused.
+            inenv: server('inenv', { env: { DAYTONA_API_KEY: '${DAYTONA_API_KEY}', LANGCHAIN_API_KEY: '${LANGSMITH_API_KEY}' } }),
+            // In a header, not named: refused.
+            inheader: { url, headers: { 'X-Leak': '${LANGSMITH_API_KEY}' } },
+            // The person's own variable expands, in args and env.
+            harmless: server('harmless', { args: ['--dir=${MY_TOKEN_DIR}'], env: { TOKEN_DIR: '${MY_TOKEN_DIR}' } }),
+            // Named and shown: in env only.
+            named: server('named', { env: { ANTHROPIC_API_KEY: '${ANTHROPIC_API_KEY}' }, credentials: ['ANTHROPIC_API_KEY'] }),
+            namedheader: { url, headers: { Authorization: 'Bearer ${LANGSMITH_API_KEY}', 'X-Dir': '${MY_TOKEN_DIR}' }, credentials: ['LANGSMITH_API_KEY'] },
+          },
+        }),
+      );
+      const { call } = await t.open({ settings: {}, env: { HOME: process.env.HOME, ...KEYS, MY_TOKEN_DIR: '/home/someone/tokens' } });
+      const labels = (await until(async () => ((await call('trust.get', {})).untrusted.length === 6 ? (await call('trust.get', {})).untrusted : undefined), 'the trust list')).map((e) => e.label);
+      // The trust question names the credentials an entry takes: trusting the line is trusting exactly that.
+      expect(labels.find((l) => l.startsWith('MCP server named:'))).toMatch(/; Deepdesk's credentials it takes: ANTHROPIC_API_KEY$/);
+      expect(labels.find((l) => l.startsWith('MCP server namedheader:'))).toMatch(/; Deepdesk's credentials it takes: LANGSMITH_API_KEY$/);
+      expect(labels.find((l) => l.startsWith('MCP server inenv:'))).not.toMatch(/credentials it takes/);
+      await call('trust.grant', { digest: (await call('trust.get', {})).digest });
+
+      const recorded = async (name: string): Promise<{ argv: string[]; env: Record<string, string> }> =>
+        JSON.parse(await until(() => (existsSync(record(name)) ? readFileSync(record(name), 'utf8') : undefined), `${name}'s record`, 30_000)) as { argv: string[]; env: Record<string, string> };
+      const harmless = await recorded('harmless');
+      const named = await recorded('named');
+      // By effect: no server got a key but the named entry, and that one only in its environment.
+      for (const name of ['inargs', 'inenv', 'harmless', 'named']) {
+        if (!existsSync(record(name))) continue;
+        const { argv, env } = await recorded(name);
+        const text = JSON.stringify({ argv, env: { ...env, ANTHROPIC_API_KEY: name === 'named' ? '' : env.ANTHROPIC_API_KEY } });
+        for (const key of Object.values(KEYS)) expect(text, `${name}'s argv and environment`).not.toContain(key);
+      }
+      await until(() => seen.some((h) => h['x-dir'] === '/home/someone/tokens'), 'the named entry’s request', 30_000);
+      expect(seen.filter((h) => h['x-leak'] !== undefined)).toEqual([]);
+      expect(harmless.argv.slice(2)).toEqual(['--dir=/home/someone/tokens']);
+      expect(harmless.env.TOKEN_DIR).toBe('/home/someone/tokens');
+      expect(named.env.ANTHROPIC_API_KEY).toBe(KEYS.ANTHROPIC_API_KEY);
+      expect(seen.filter((h) => h.authorization !== undefined).map((h) => h.authorization)).toEqual(seen.map(() => `Bearer ${KEYS.LANGSMITH_API_KEY}`));
+      expect(seen.every((h) => h['x-dir'] === '/home/someone/tokens')).toBe(true);
+
+      // The refused entries never started, and say why, naming the variable and where it may go.
+      const { problems } = await call('mcp.list', {});
+      expect(problems.find((p) => p.includes('mcpServers.inargs.args[1]'))).toMatch(/\$\{ANTHROPIC_API_KEY\} is a credential and would be on the command line.*pass it through "env"/);
+      expect(problems.find((p) => p.includes('mcpServers.inenv.env.'))).toMatch(/\$\{(DAYTONA|LANGSMITH)_API_KEY\} is one of Deepdesk's credentials: an entry gets it only when it names it in "credentials"/);
+      expect(problems.find((p) => p.includes('mcpServers.inheader.headers.X-Leak'))).toMatch(/\$\{LANGSMITH_API_KEY\} is one of Deepdesk's credentials/);
+      expect(existsSync(record('inargs')) || existsSync(record('inenv'))).toBe(false);
+    } finally {
+      await new Promise((done) => endpoint.close(done));
+    }
+  }, 90_000);
+});

@@ -15,7 +15,7 @@ import { parseMountFlags } from '../../core/backends/mounts/mount-table';
 import { ApprovalService } from '../approvals/approval-service';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { expandInput, isInputError, messageText } from '../commands/person-input';
-import type { TurnRules } from '../commands/slash-commands';
+import type { Turn } from '../commands/slash-commands';
 import { ContractError } from '../contract';
 import type { AttachmentInput } from '../contract/attachments';
 import { parseFolderLocation } from '../places/folder-location';
@@ -126,7 +126,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
       });
       const input = await personInput(request.prompt, inputSources(session));
       const result = threads
-        .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.allow ? { allow: input.allow } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
+        .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.turn ? { turn: input.turn } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
         .finally(closeAll);
       return {
         threadId,
@@ -245,7 +245,7 @@ function inputSources(session: FolderSession): Parameters<typeof expandInput>[1]
 }
 
 /** The person's words through the one input pipeline; the slash commands that change a window's state are bad usage here. */
-async function personInput(typed: string, sources: Parameters<typeof expandInput>[1]): Promise<{ content: string | null; compactOnly: boolean; allow?: TurnRules }> {
+async function personInput(typed: string, sources: Parameters<typeof expandInput>[1]): Promise<{ content: string | null; compactOnly: boolean; turn?: Turn }> {
   let outcome;
   try {
     outcome = await expandInput(typed, sources);
@@ -255,7 +255,7 @@ async function personInput(typed: string, sources: Parameters<typeof expandInput
   }
   switch (outcome.kind) {
     case 'send':
-      return { content: messageText(outcome), compactOnly: false, ...(outcome.allow ? { allow: outcome.allow } : {}) };
+      return { content: messageText(outcome), compactOnly: false, ...(outcome.turn ? { turn: outcome.turn } : {}) };
     case 'compact':
       return { content: null, compactOnly: true };
     case 'model':

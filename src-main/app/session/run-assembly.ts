@@ -19,7 +19,7 @@ import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { DEFAULT_RULES, type PermissionRule } from '../../core/agent/permissions/rules';
-import type { TurnRules } from '../commands/slash-commands';
+import type { Turn } from '../commands/slash-commands';
 import type { AgentEvent, ThreadState, UsageTotals } from '../../core/agent/types';
 import type { MemoryStore } from '../../core/backends/store/memory-store-api';
 import type { GitMountRoute, MountRoute } from '../../core/backends/mounts/mount-table';
@@ -93,7 +93,7 @@ export interface RunPlan {
   model: ChatModel;
   settings: RunSettings;
   /** What the current turn lets run without asking (a command's `allowed-tools`). */
-  turnRules: () => TurnRules | undefined;
+  turn: () => Turn | undefined;
 }
 
 /** What the run queue hands a run: how it stops, saves, is told of approvals, and takes queued messages. */
@@ -198,7 +198,7 @@ export class RunAssembly {
       model,
       backend,
       // A command's allowed-tools come after every rule of the person's and the folder's (their deny and ask rules win) and before the defaults they relax.
-      rules: () => [...this.options.rules(), ...(plan.turnRules()?.() ?? []), ...DEFAULT_RULES],
+      rules: () => [...this.options.rules(), ...(plan.turn()?.allow?.() ?? []), ...DEFAULT_RULES],
       broker,
       ...(mode ? { mode } : {}),
       ...(this.options.sandboxAvailable ? { sandboxAvailable: this.options.sandboxAvailable } : {}),
@@ -208,7 +208,8 @@ export class RunAssembly {
       ...(this.options.checkpoints ? { checkpoints: this.options.checkpoints } : {}),
       ...(this.options.mcp ? { mcp: this.options.mcp } : {}),
       ...(this.options.skills ? { skills: this.options.skills } : {}),
-      ...(this.options.hooks ? { hooks: this.options.hooks } : {}),
+      // The turn's skill and command shell lines, for PreSkillShellCommand (those the person invoked).
+      ...(this.options.hooks ? { hooks: { ...this.options.hooks, skillShellLines: () => plan.turn()?.shell ?? [] } } : {}),
       ...(this.options.mounts ? { gitMounts: this.options.mounts.git } : {}),
       ...(this.options.resolveModel ? { resolveModel: this.options.resolveModel } : {}),
       ...(contextWindow !== undefined ? { contextWindow } : {}),

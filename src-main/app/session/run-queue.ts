@@ -9,7 +9,7 @@ import type { QueuedInput, RunResult } from '../../core/agent/loop';
 import { isShutdown, SHUTDOWN, type QueuedMessage } from '../../core/agent/types';
 import type { MediaInput, ChatModel, ContentPart } from '../../core/models/types';
 import { AbortedError } from '../../core/models/errors';
-import type { TurnRules } from '../commands/slash-commands';
+import type { Turn } from '../commands/slash-commands';
 import { ContractError, type AttachmentInput, type ThreadSummaryDto } from '../contract';
 import { withAttachments } from '../threads/message-attachments';
 import type { RunRecords, RunState } from '../threads/run-records';
@@ -63,8 +63,8 @@ export class RunQueue {
    * `allowed-tools`), and the same for messages still queued, by queued id. Kept in memory
    * only: after a restart the turn asks as the rules say.
    */
-  private readonly turnRules = new Map<string, TurnRules>();
-  private readonly queuedRules = new Map<string, TurnRules>();
+  private readonly turns = new Map<string, Turn>();
+  private readonly queuedTurns = new Map<string, Turn>();
 
   constructor(private readonly options: RunQueueOptions) {}
 
@@ -112,14 +112,14 @@ export class RunQueue {
   }
 
   /** What the thread's current turn lets run without asking. */
-  turnRulesOf(threadId: string): TurnRules | undefined {
-    return this.turnRules.get(threadId);
+  turnOf(threadId: string): Turn | undefined {
+    return this.turns.get(threadId);
   }
 
   /** Forgets the settings and turn of a thread being deleted (its runs have ended). */
   forget(threadId: string): void {
     this.settings.delete(threadId);
-    this.turnRules.delete(threadId);
+    this.turns.delete(threadId);
   }
 
   /**
@@ -130,7 +130,7 @@ export class RunQueue {
   async run(
     threadId: string,
     content: string | ContentPart[] | null,
-    options: { compactOnly?: boolean; typed?: string; allow?: TurnRules; attachments?: readonly AttachmentInput[] } = {},
+    options: { compactOnly?: boolean; typed?: string; turn?: Turn; attachments?: readonly AttachmentInput[] } = {},
   ): Promise<RunResult> {
     const { book } = this.options;
     book.require(threadId);
@@ -141,7 +141,7 @@ export class RunQueue {
     if (attachments.length > 0) content = await this.attach(threadId, typeof content === 'string' ? content : '', attachments, model.mediaInput);
     if (this.runs.has(threadId)) throw new ContractError(WORKING, 'failed');
     if (options.typed !== undefined) book.store.titleIfUntitled(threadId, titleFromTyped(options.typed, attachments.map((a) => a.name)));
-    this.startRun(threadId, model, content, undefined, options.compactOnly === true, options.allow);
+    this.startRun(threadId, model, content, undefined, options.compactOnly === true, options.turn);
     return this.runs.get(threadId)!.result;
   }
 
@@ -155,9 +155,9 @@ export class RunQueue {
    * message is queued instead (its id is returned) and delivered when the current step
    * ends: a thread never has two runs, whatever the timing of the sends. `typed` is what the
    * person typed when `text` is what it became (a command's text, mentioned files attached);
-   * `allow` what the command lets run without asking during its turn.
+   * `turn` what the command lets run without asking during its turn, and its shell lines.
    */
-  async send(threadId: string, text: string, attachments: readonly AttachmentInput[] = [], typed: string = text, allow?: TurnRules): Promise<{ queuedId?: string }> {
+  async send(threadId: string, text: string, attachments: readonly AttachmentInput[] = [], typed: string = text, turn?: Turn): Promise<{ queuedId?: string }> {
     this.options.book.require(threadId);
     if (text.trim() === '' && attachments.length === 0) throw new ContractError('the message is empty', 'bad_request');
     let content: string | ContentPart[] = text;
@@ -166,7 +166,7 @@ export class RunQueue {
       // A queued message is text: its files are saved to the thread's files and named in it.
       content = (await this.attach(threadId, text, unattached, 'save-all')) as string;
       unattached = [];
-      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, content, allow) };
+      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, content, turn) };
     }
     const model = await this.modelFor(threadId);
     if (unattached.length > 0) content = await this.attach(threadId, text, unattached, model.mediaInput);
@@ -174,12 +174,12 @@ export class RunQueue {
     // A queued message is text, so files that were to go as content are saved and named instead.
     if (this.runs.has(threadId)) {
       const queued = typeof content === 'string' ? content : ((await this.attach(threadId, text, unattached, 'save-all')) as string);
-      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, queued, allow) };
+      if (this.runs.has(threadId)) return { queuedId: this.enqueue(threadId, queued, turn) };
       content = queued;
     }
     // A thread's first message titles it by what the person typed (`typed`: before a command or mention became text for the model).
     this.options.book.store.titleIfUntitled(threadId, titleFromTyped(typed, attachments.map((a) => a.name)));
-    this.startRun(threadId, model, content, undefined, false, allow);
+    this.startRun(threadId, model, content, undefined, false, turn);
     return {};
   }
 
@@ -200,7 +200,7 @@ export class RunQueue {
     const queued = book.queued(threadId);
     if (!queued.some((q) => q.id === queuedId)) throw new ContractError('that message is no longer queued (it was delivered or cancelled)', 'not_found');
     book.setQueue(threadId, queued.filter((q) => q.id !== queuedId));
-    this.queuedRules.delete(queuedId);
+    this.queuedTurns.delete(queuedId);
   }
 
   /**
@@ -272,11 +272,11 @@ export class RunQueue {
     await Promise.all(runs.map((run) => run.done));
   }
 
-  private startRun(threadId: string, model: ChatModel, text: string | ContentPart[] | null, fromQueue?: string, compactOnly = false, allow?: TurnRules): void {
+  private startRun(threadId: string, model: ChatModel, text: string | ContentPart[] | null, fromQueue?: string, compactOnly = false, turn?: Turn): void {
     const { book, approvals, records } = this.options;
     const live = book.open(threadId);
     // A run on the history as it is (a retry, a resumed approval) stays in the turn it was in.
-    if (text !== null) this.startTurn(threadId, fromQueue, allow);
+    if (text !== null) this.startTurn(threadId, fromQueue, turn);
     // A queued message becomes this run's input: the window moves it from the queue into the conversation.
     if (typeof text === 'string' && fromQueue !== undefined) book.emitEvent(threadId, { type: 'user_message', threadId, text, queuedId: fromQueue });
     const controller = new AbortController();
@@ -295,7 +295,7 @@ export class RunQueue {
     });
     const { emit, run } = this.options.assembly.prepare(
       live,
-      { threadId, model, settings, turnRules: () => this.turnRules.get(threadId) },
+      { threadId, model, settings, turn: () => this.turns.get(threadId) },
       {
         signal: controller.signal,
         broker: approvals.brokerFor(settings.broker, slot),
@@ -359,11 +359,11 @@ export class RunQueue {
     this.options.emit({ kind: 'threads-changed' });
   }
 
-  private enqueue(threadId: string, text: string, allow: TurnRules | undefined): string {
+  private enqueue(threadId: string, text: string, turn: Turn | undefined): string {
     const { book } = this.options;
     const queued = book.queued(threadId);
     const item: QueuedMessage = { id: randomUUID(), text, createdAt: new Date().toISOString() };
-    if (allow !== undefined) this.queuedRules.set(item.id, allow);
+    if (turn !== undefined) this.queuedTurns.set(item.id, turn);
     book.setQueue(threadId, [...queued, item]);
     return item.id;
   }
@@ -375,16 +375,16 @@ export class RunQueue {
     this.options.book.setQueue(threadId, []);
     // Delivered now: the turn is the last of them, and its rules are the run's from here.
     this.startTurn(threadId, queued.at(-1)!.id);
-    for (const { id } of queued) this.queuedRules.delete(id);
+    for (const { id } of queued) this.queuedTurns.delete(id);
     return queued.map(({ id, text }) => ({ id, text }));
   }
 
   /** A new message's turn begins: its rules (a queued one's, by its id) replace the last turn's. */
-  private startTurn(threadId: string, queuedId: string | undefined, allow?: TurnRules): void {
-    const rules = queuedId !== undefined ? this.queuedRules.get(queuedId) : allow;
-    if (queuedId !== undefined) this.queuedRules.delete(queuedId);
-    if (rules === undefined) this.turnRules.delete(threadId);
-    else this.turnRules.set(threadId, rules);
+  private startTurn(threadId: string, queuedId: string | undefined, given?: Turn): void {
+    const turn = queuedId !== undefined ? this.queuedTurns.get(queuedId) : given;
+    if (queuedId !== undefined) this.queuedTurns.delete(queuedId);
+    if (turn === undefined) this.turns.delete(threadId);
+    else this.turns.set(threadId, turn);
   }
 }
 

@@ -17,7 +17,7 @@ import type { Backend } from '../../core/backends/protocol';
 import type { ChatModel, ContentPart } from '../../core/models/types';
 import type { ApprovalService } from '../approvals/approval-service';
 import type { ApprovalPreview } from '../approvals/approval-preview';
-import type { TurnRules } from '../commands/slash-commands';
+import type { Turn } from '../commands/slash-commands';
 import { ContractError, type AttachmentInput, type Result, type ThreadSummaryDto, type ThreadView } from '../contract';
 import { deleteThread } from '../threads/delete-thread';
 import { RunRecords } from '../threads/run-records';
@@ -129,13 +129,13 @@ export class ThreadService {
   }
 
   /** Runs the agent on `content` and resolves with how the run ended (RunQueue.run). */
-  run(threadId: string, content: string | ContentPart[] | null, options?: { compactOnly?: boolean; typed?: string; allow?: TurnRules; attachments?: readonly AttachmentInput[] }): Promise<RunResult> {
+  run(threadId: string, content: string | ContentPart[] | null, options?: { compactOnly?: boolean; typed?: string; turn?: Turn; attachments?: readonly AttachmentInput[] }): Promise<RunResult> {
     return this.queue.run(threadId, content, options);
   }
 
   /** Starts a run on a new message, or queues it while one goes (RunQueue.send). */
-  send(threadId: string, text: string, attachments?: readonly AttachmentInput[], typed?: string, allow?: TurnRules): Promise<{ queuedId?: string }> {
-    return this.queue.send(threadId, text, attachments, typed, allow);
+  send(threadId: string, text: string, attachments?: readonly AttachmentInput[], typed?: string, turn?: Turn): Promise<{ queuedId?: string }> {
+    return this.queue.send(threadId, text, attachments, typed, turn);
   }
 
   /** The bytes of an attachment of the person's message at `index`: sent as content, or saved to /attachments/. */
@@ -175,7 +175,7 @@ export class ThreadService {
       backend = this.assembly.mountsFor(state).backend;
     }
     const id = state.id;
-    return this.assembly.preview(state, backend, content, { threadId: id, model, settings: this.queue.settingsOf(id), turnRules: () => this.queue.turnRulesOf(id) });
+    return this.assembly.preview(state, backend, content, { threadId: id, model, settings: this.queue.settingsOf(id), turn: () => this.queue.turnOf(id) });
   }
 
   /** The diff an approval of the thread's edit or write shows, read through the thread's own backend. */

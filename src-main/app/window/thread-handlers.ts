@@ -60,7 +60,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
           await modes.set(outcome.mode);
           return { ...ok, note: `Mode: ${outcome.mode}` };
       }
-      return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments, text, outcome.allow)) };
+      return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments, text, outcome.turn)) };
     },
     'commands.list': async () => listCommands(commandSources),
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),

@@ -101,7 +101,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
-    ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, transcripts: transcriptWriter(mkdtempSync(join(tmpdir(), 'deepdesk-transcripts-'))), ...(options.hookEnv ? { env: options.hookEnv } : {}) } } : {}),
+    ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, transcripts: transcriptWriter(mkdtempSync(join(tmpdir(), 'deepdesk-transcripts-'))), ...(options.hookEnv ? { env: options.hookEnv } : {}), ...(options.skills ? { skills: options.skills } : {}) } } : {}),
     ...(options.checkpoints ? { checkpoints: options.checkpoints(ws.folder) } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),

@@ -76,7 +76,8 @@ export function createAgentDefinition(setup: AgentSetup): AgentDefinition {
   const hooks = setup.hooks;
   const mode = hooks?.mode ?? setup.mode;
   const shared = (): Middleware[] => {
-    const hooked = hooks ? hooksMiddleware({ ...hooks, ...(mode ? { mode } : {}) }) : undefined;
+    // The skills, for PreSkillShellCommand: a read of one's SKILL.md is the model invoking it.
+    const hooked = hooks ? hooksMiddleware({ ...hooks, ...(mode ? { mode } : {}), ...(hooks.skills === undefined && setup.skills ? { skills: setup.skills.source } : {}) }) : undefined;
     return [
       todosMiddleware(),
       // Outside approval: a hook's deny is never asked about, its updatedInput is what is asked about.

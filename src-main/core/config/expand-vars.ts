@@ -4,6 +4,9 @@
 // server started without its token fails in ways far from the cause). Anything else,
 // `$VAR` without braces included, is left as written.
 
+/** What a variable's name may be (the names `${…}` expands). */
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 export type Expanded = { ok: true; value: string } | { ok: false; missing: string[] };

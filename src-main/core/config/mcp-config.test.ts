@@ -51,7 +51,7 @@ describe('readMcpConfigFile', () => {
   it('reads stdio and http entries with types inferred, defaults filled in and variables expanded', () => {
     write({
       mcpServers: {
-        gh: { command: 'npx', args: ['-y', '@x/github', '--home=${HOME_DIR}'], env: { TOKEN: '${GH_TOKEN}', LEVEL: '${LEVEL:-info}' } },
+        gh: { command: 'npx', args: ['-y', '@x/github', '--home=${HOME_DIR}'], env: { TOKEN: '${GH_TOKEN}', LEVEL: '${LEVEL:-info}' }, credentials: ['GH_TOKEN'] },
         docs: { url: 'https://${HOST}/mcp', headers: { Authorization: 'Bearer ${API:-none}' }, timeout: 5000 },
         old: { type: 'sse', url: 'http://127.0.0.1:9/sse' },
         raw: { type: 'stdio', command: 'srv', sandbox: false, allowedDomains: ['api.example.com'], disabled: true },
@@ -124,7 +124,7 @@ describe('readMcpConfigFile', () => {
         badType: { type: 'websocket', url: 'ws://h' },
         notUrl: { url: 'file:///etc/passwd' },
         notObject: 'npx server',
-        unset: { command: 'x', env: { TOKEN: '${MISSING_TOKEN}' } },
+        unset: { command: 'x', env: { TOKEN: '${MISSING_VALUE}' } },
         unsetArg: { command: 'x', args: ['ok', '${A}${B}'] },
       },
     });
@@ -142,7 +142,7 @@ describe('readMcpConfigFile', () => {
     expect(of('badType')).toMatch(/mcpServers\.badType\.type: /);
     expect(of('notUrl')).toBe(`${file}: mcpServers.notUrl.url: is not an http(s) URL: file:///etc/passwd`);
     expect(of('notObject')).toBe(`${file}: mcpServers.notObject: must be an object`);
-    expect(of('unset')).toBe(`${file}: mcpServers.unset.env.TOKEN: \${MISSING_TOKEN} is not set (write \${NAME:-default} for a default)`);
+    expect(of('unset')).toBe(`${file}: mcpServers.unset.env.TOKEN: \${MISSING_VALUE} is not set (write \${NAME:-default} for a default)`);
     expect(of('unsetArg')).toContain('mcpServers.unsetArg.args[1]: ${A} and ${B} are not set');
   });
 

@@ -11,7 +11,8 @@ import { readConfigFile } from './read-config-file';
 import { z } from 'zod';
 import { canonicalJson } from '../text/canonical-json';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
-import { expandVars, variableNames } from './expand-vars';
+import { expandVars, variableNames, VARIABLE_NAME } from './expand-vars';
+import { isAppSecret } from '../process/app-secrets';
 import { packageRunnerOf, registryEnv, registryHosts } from './package-runners';
 import { fieldsShape, JsonFileStore, withoutEntry } from './json-file-store';
 import { DEFAULT_MCP_TIMEOUT_MS, problemLine, type ConfigProblem, type ConfigSource, type McpServerConfig } from './mcp-config-types';
@@ -30,6 +31,12 @@ const entrySchema = z.object({
   sandbox: z.boolean().optional(),
   allowedDomains: z.array(z.string().min(1)).optional(),
   disabled: z.boolean().optional(),
+  /**
+   * Deepdesk's credentials (what app-secrets.ts classes as its own: model, sandbox-provider
+   * and telemetry keys, any `*_TOKEN`, …) this entry takes, by variable name. Only these may
+   * be expanded, and only into `env` or `headers`; the trust list shows them.
+   */
+  credentials: z.array(z.string().regex(VARIABLE_NAME, 'must be variable names')).optional(),
 });
 
 type EntryFields = z.output<typeof entrySchema>;
@@ -147,8 +154,20 @@ export function expandServerEntry(
 ): { server: McpServerConfig } | { problem: ConfigProblem } {
   const at = `mcpServers.${entry.name}`;
   let problem: ConfigProblem | undefined;
-  const expand = (value: string, field: string): string => {
+  const named = new Set(entry.fields.credentials ?? []);
+  /**
+   * `into`: where the value goes. `line`: the command line (command, args), readable by every
+   * local user in /proc/PID/cmdline; `url`: the address, which is logged and shown; `sent`: the
+   * server's environment or a header. Deepdesk's credentials expand only into `sent`, and only
+   * those the entry's `credentials` names (SPEC §9: what was shown is what is trusted).
+   */
+  const expand = (value: string, field: string, into: 'line' | 'url' | 'sent'): string => {
     if (problem !== undefined || options.asWritten) return value;
+    const refused = credentialProblem(value, env, into, named);
+    if (refused !== undefined) {
+      problem = { file: source.file, field: `${at}.${field}`, message: refused };
+      return value;
+    }
     const result = expandVars(value, env);
     if (result.ok) return result.value;
     const names = result.missing.map((n) => `\${${n}}`);
@@ -156,7 +175,7 @@ export function expandServerEntry(
     return value;
   };
   const expandRecord = (record: Record<string, string> | undefined, field: string): Record<string, string> =>
-    Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, expand(value, `${field}.${key}`)]));
+    Object.fromEntries(Object.entries(record ?? {}).map(([key, value]) => [key, expand(value, `${field}.${key}`, 'sent')]));
   const { fields } = entry;
   const base = { name: entry.name, source, timeoutMs: fields.timeout ?? DEFAULT_MCP_TIMEOUT_MS, disabled: fields.disabled === true, digest: entry.digest };
   let server: McpServerConfig;
@@ -164,19 +183,36 @@ export function expandServerEntry(
     server = {
       ...base,
       type: 'stdio',
-      command: expand(entry.command, 'command'),
-      args: (fields.args ?? []).map((arg, i) => expand(arg, `args[${i}]`)),
+      command: expand(entry.command, 'command', 'line'),
+      args: (fields.args ?? []).map((arg, i) => expand(arg, `args[${i}]`, 'line')),
       // A package runner finds the person's registry (its own env wins).
       env: { ...runnerEnv(entry.command, fields.args ?? [], options.personEnv ?? env), ...expandRecord(fields.env, 'env') },
       sandbox: fields.sandbox !== false,
       allowedDomains: [...new Set([...(fields.allowedDomains ?? []), ...runnerHosts(entry.command, fields.args ?? [], options.personEnv ?? env)])],
     };
   } else {
-    const url = expand(entry.url, 'url');
+    const url = expand(entry.url, 'url', 'url');
     if (problem === undefined && !options.asWritten && !isWebUrl(url)) problem = { file: source.file, field: `${at}.url`, message: `is not an http(s) URL: ${url}` };
     server = { ...base, type: entry.type, url, headers: expandRecord(fields.headers, 'headers') };
   }
   return problem !== undefined ? { problem } : { server };
+}
+
+/**
+ * Why `value` may not expand one of Deepdesk's credentials (app-secrets.ts isAppSecret: by
+ * the variable's name, set or not, and by the value it has), or undefined. Never on a command
+ * line or in a URL, whatever the entry says; into `env` and `headers` only when named in its
+ * `credentials`.
+ */
+function credentialProblem(value: string, env: NodeJS.ProcessEnv, into: 'line' | 'url' | 'sent', named: ReadonlySet<string>): string | undefined {
+  for (const name of variableNames(value)) {
+    if (!isAppSecret(name, env[name] ?? '')) continue;
+    const reference = `\${${name}}`;
+    if (into === 'line') return `${reference} is a credential and would be on the command line, where every local user can read it (/proc/PID/cmdline); pass it through "env" instead (and name it in "credentials")`;
+    if (into === 'url') return `${reference} is a credential and would be in the URL, which is logged and shown; send it in "headers" instead (and name it in "credentials")`;
+    if (!named.has(name)) return `${reference} is one of Deepdesk's credentials: an entry gets it only when it names it in "credentials" (["${name}"]), which the trust list shows`;
+  }
+  return undefined;
 }
 
 /** The person's variables an entry expands (SPEC §9: the trust list names each), from the fields expandServerEntry expands. */

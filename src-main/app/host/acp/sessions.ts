@@ -185,7 +185,7 @@ export class AcpSessions {
       }
     };
     const run = session.threads
-      .run(sessionId, content, { compactOnly, typed: typedText(prompt), ...(outcome.kind === 'send' && outcome.allow ? { allow: outcome.allow } : {}) })
+      .run(sessionId, content, { compactOnly, typed: typedText(prompt), ...(outcome.kind === 'send' && outcome.turn ? { turn: outcome.turn } : {}) })
       .catch((err: unknown): RunResult => {
         if (err instanceof ContractError) throw RequestError.invalidRequest(undefined, err.message);
         return { text: '', reason: 'error', error: err instanceof Error ? err : new Error(String(err)) };

@@ -5,8 +5,15 @@
 // what gets asked about and run, and an allow or ask is handed to approval to combine with
 // the rules and the mode (call-permission.ts). PostToolUse runs only for a call that ran:
 // a second, innermost middleware marks the calls that reached the tool.
+// PreSkillShellCommand comes before PreToolUse on an `execute` call that runs a skill's or a
+// command's `` !`…` `` line: the lines of the command or skill the person invoked this turn
+// (`invoked_by: "user"`), and those of a skill whose SKILL.md the model read in this run
+// (`"model"`: Deepdesk's model invokes a skill by reading it). Its deny refuses the call as a
+// PreToolUse deny does (and is recorded the same way); its allow or ask combines with
+// PreToolUse's, the strictest winning.
 
 import { randomUUID } from 'node:crypto';
+import { posix } from 'node:path';
 import type { ChatMessage, ToolCall } from '../../models/types';
 import { errorText, isErrorOutput, type ToolOutput } from '../../tools/tool';
 import { PromptRefusedError, type Middleware } from '../middleware';
@@ -18,7 +25,9 @@ import { matchesTool } from '../../extensions/hooks/matcher';
 import type { TranscriptWriter } from '../../extensions/hooks/transcript';
 import { withHookPermission } from '../../extensions/hooks/call-permission';
 import { runHooks, type HookInput, type HookOutcome } from '../../extensions/hooks/runner';
-import type { HookEntry, HookEventName } from '../../extensions/hooks/types';
+import type { HookEntry, HookEventName, SkillShellLine } from '../../extensions/hooks/types';
+import { shellLines } from '../../extensions/definitions/commands';
+import type { Skill } from '../../extensions/skills/types';
 
 export interface HooksOptions {
   /** The hooks in force, read at every event (Settings can turn one off; a file can change). */
@@ -33,6 +42,10 @@ export interface HooksOptions {
   transcripts?: TranscriptWriter;
   /** The person's mounts, for the real paths hooks are told (the folder and Deepdesk's own are known). */
   mounts?: () => readonly EditorMount[];
+  /** The shell lines of the command or skill the person invoked for this turn (PreSkillShellCommand, `invoked_by: "user"`). */
+  skillShellLines?: () => readonly SkillShellLine[];
+  /** The skills there are: a read of one's SKILL.md is the model invoking it (its lines: `invoked_by: "model"`). */
+  skills?: () => readonly Skill[];
 }
 
 import { HOOK_BLOCK_PREFIX, reasonWords } from '../permissions/reason';
@@ -42,6 +55,33 @@ export { HOOK_BLOCK_PREFIX };
 /** The hooks middleware (outside approval) and its marker of calls that ran (innermost). */
 export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inner: Middleware } {
   const ran = new Set<string>();
+  /** The shell lines of the skills the model read in this run (this middleware is made per run, and per subagent). */
+  const modelLines: SkillShellLine[] = [];
+  /** The skill or command line an `execute` call runs, if it runs one: the person's first, then the model's. */
+  const shellLineOf = (call: ToolCall): SkillShellLine | undefined => {
+    if (call.name !== 'execute') return undefined;
+    const command = asArgs(call.args).command;
+    if (typeof command !== 'string') return undefined;
+    const line = command.trim();
+    return [...(options.skillShellLines?.() ?? []), ...modelLines].find((l) => l.command === line);
+  };
+  /** After a read_file that ran: when it read a skill's SKILL.md, that skill's lines are the model's to run. */
+  const noteSkillRead = async (call: ToolCall): Promise<void> => {
+    const path = asArgs(call.args).file_path;
+    if (call.name !== 'read_file' || typeof path !== 'string' || options.skills === undefined) return;
+    const wanted = posix.normalize(path);
+    const skill = options.skills().find((s) => s.virtualPath === wanted);
+    if (skill === undefined) return;
+    let body: string;
+    try {
+      body = await skill.body();
+    } catch {
+      return;
+    }
+    for (const command of shellLines(body)) {
+      if (!modelLines.some((l) => l.command === command && l.skillName === skill.name)) modelLines.push({ command, skillName: skill.name, invokedBy: 'model' });
+    }
+  };
   const paths: EditorPaths = { folder: options.folder, mounts: () => options.mounts?.() ?? [] };
   /** The hooks of an event (of a call: by matcher and `if`); a handler with an `if` runs only on calls it matches. */
   const matching = (event: HookEventName, tool?: { name: string; claude: ClaudeToolCall }): HookEntry[] =>
@@ -122,10 +162,33 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
       if (call.parseError !== undefined) return next(call);
       let toRun: ToolCall = call;
       const claude = claudeToolCall(call.name, asArgs(call.args), paths);
-      const pre = matching('PreToolUse', { name: call.name, claude });
-      if (pre.length > 0) {
-        const outcome = await run(ctx, pre, { hook_event_name: 'PreToolUse', ...claude, tool_use_id: call.id }, call.id);
-        const permission = outcome.permission;
+      // A skill's or command's shell line: its own event first (matched on the skill's or command's name).
+      let skillPermission: HookOutcome['permission'];
+      const line = shellLineOf(call);
+      const skillHooks = line === undefined ? [] : matching('PreSkillShellCommand', { name: line.skillName ?? line.commandName ?? '', claude });
+      if (line !== undefined && skillHooks.length > 0) {
+        const outcome = await run(
+          ctx,
+          skillHooks,
+          {
+            hook_event_name: 'PreSkillShellCommand',
+            ...(line.skillName !== undefined ? { skill_name: line.skillName } : { command_name: line.commandName ?? '' }),
+            command: line.command,
+            invoked_by: line.invokedBy,
+            tool_use_id: call.id,
+          },
+          call.id,
+        );
+        skillPermission = outcome.permission;
+        // Which event refused it, beside the refusal PreToolUse's would give (the card, the ledger's decided-by).
+        if (skillPermission?.decision === 'deny') {
+          ctx.emit({ type: 'hook', event: 'PreSkillShellCommand', outcome: 'blocked', message: `the ${line.skillName !== undefined ? `skill ${line.skillName}` : `command /${line.commandName ?? ''}`}'s shell line \`${line.command}\` (invoked by the ${line.invokedBy === 'user' ? 'person' : 'model'}) was blocked: ${skillPermission.reason}`, hook: skillPermission.hook, toolCallId: call.id });
+        }
+      }
+      const pre = skillPermission?.decision === 'deny' ? [] : matching('PreToolUse', { name: call.name, claude });
+      if (pre.length > 0 || skillPermission !== undefined) {
+        const outcome = pre.length > 0 ? await run(ctx, pre, { hook_event_name: 'PreToolUse', ...claude, tool_use_id: call.id }, call.id) : { context: [], errors: [] };
+        const permission = stricter(skillPermission, outcome.permission);
         if (permission?.decision === 'deny') {
           const why = { kind: 'hook', outcome: 'blocked', message: permission.reason } as const;
           const reason = reasonWords(why);
@@ -145,6 +208,7 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
       const output = await next(toRun);
       // Refused, rejected or answered instead (approval, a mode): it did not run.
       if (!ran.delete(call.id)) return output;
+      if (!isErrorOutput(output)) await noteSkillRead(toRun);
       const ran_ = claudeToolCall(toRun.name, asArgs(toRun.args), paths);
       const failed = isErrorOutput(output);
       const event: HookEventName = failed ? 'PostToolUseFailure' : 'PostToolUse';
@@ -178,6 +242,15 @@ export function hooksMiddleware(options: HooksOptions): { outer: Middleware; inn
     },
   };
   return { outer, inner };
+}
+
+const STRICTNESS = { allow: 0, ask: 1, deny: 2 } as const;
+
+/** The stricter of two hook decisions (deny > ask > allow); the first on a tie. */
+function stricter(a: HookOutcome['permission'], b: HookOutcome['permission']): HookOutcome['permission'] {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return STRICTNESS[b.decision] > STRICTNESS[a.decision] ? b : a;
 }
 
 function asArgs(args: unknown): Record<string, unknown> {

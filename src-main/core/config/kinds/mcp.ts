@@ -28,14 +28,19 @@ export function mcpTrustKey(name: string): string {
 /**
  * `MCP server NAME: [ENV=VALUE…] COMMAND ARGS… (sandboxed[, network: DOMAINS])` or
  * `(not sandboxed)`; `MCP server NAME: URL` (with ` (sse)` for the older transport) and
- * `(headers: K: V, …)`; then `; your environment variables: A, B` when it expands any. Values
+ * `(headers: K: V, …)`; then `; your environment variables: A, B` when it expands any, and
+ * `; Deepdesk's credentials it takes: K` when its `credentials` names any. Values
  * are as written (before `${VAR}` expansion): that is what is trusted. Everything that decides
  * what runs or what is sent is shown: the environment (NODE_OPTIONS, LD_PRELOAD, PATH), the
  * headers (a token), and the names of the person's variables that go into them.
  */
 export function mcpServerLabel(entry: CheckedServerEntry, personEnv: NodeJS.ProcessEnv = process.env): string {
   const names = entryVariables(entry);
-  const uses = names.length > 0 ? `; your environment variables: ${names.join(', ')}` : '';
+  const credentials = [...new Set(entry.fields.credentials ?? [])].sort();
+  const uses =
+    (names.length > 0 ? `; your environment variables: ${names.join(', ')}` : '') +
+    // What it is trusted with of Deepdesk's own (nothing else of them expands): trusting the line is trusting exactly these.
+    (credentials.length > 0 ? `; Deepdesk's credentials it takes: ${credentials.join(', ')}` : '');
   if (entry.type !== 'stdio') {
     const headers = Object.entries(entry.fields.headers ?? {}).map(([key, value]) => `${key}: ${shellWord(value)}`);
     const sent = headers.length > 0 ? ` (headers: ${headers.join(', ')})` : '';

@@ -110,17 +110,39 @@ export function discoverCommands(options: DefinitionPlaces & { isTrusted: IsTrus
  * (the words, quotes keeping blanks) replaced; a body that uses neither gets the arguments
  * after it (`ARGUMENTS: …`, as Claude Code does). A command line written `` !`git status` ``
  * is run with the agent's `execute`, asking as the mode says like any command the agent
- * runs: the message asks for it first.
+ * runs: the message asks for it first (shellLineMessage), and PreSkillShellCommand hooks
+ * decide on it before it runs (commandShellLines gives the lines they are asked about).
  */
 export function commandMessage(command: Pick<CustomCommand, 'body'>, args: string, words: readonly string[]): string {
+  return shellLineMessage(commandText(command, args, words));
+}
+
+/** The shell lines of a command's message, as commandMessage asks the agent to run them. */
+export function commandShellLines(command: Pick<CustomCommand, 'body'>, args: string, words: readonly string[]): string[] {
+  return shellLines(commandText(command, args, words));
+}
+
+function commandText(command: Pick<CustomCommand, 'body'>, args: string, words: readonly string[]): string {
   const usesArguments = /\$ARGUMENTS\b|\$[1-9](?![0-9])/.test(command.body);
-  let body = command.body
+  const body = command.body
     .replace(/\$ARGUMENTS\b/g, () => args)
     .replace(/\$([1-9])(?![0-9])/g, (_m, n: string) => words[Number(n) - 1] ?? '')
     .trim();
-  if (!usesArguments && args !== '') body = `${body}\n\nARGUMENTS: ${args}`;
-  const runs = [...body.matchAll(/!`([^`\n]+)`/g)].map((m) => m[1]!.trim());
-  if (runs.length === 0) return body;
-  body = body.replace(/!`([^`\n]+)`/g, (_m, cmd: string) => `(the output of \`${cmd.trim()}\`)`);
+  return !usesArguments && args !== '' ? `${body}\n\nARGUMENTS: ${args}` : body;
+}
+
+/** A shell line of a skill or a command: `` !`command` `` on one line. */
+const SHELL_LINE = /!`([^`\n]+)`/g;
+
+/** The shell lines (`` !`…` ``) of a skill's or a command's text, in order, trimmed. */
+export function shellLines(text: string): string[] {
+  return [...text.matchAll(SHELL_LINE)].map((m) => m[1]!.trim());
+}
+
+/** The text with its shell lines asked for first, to be run with `execute` (each named where it stood). */
+export function shellLineMessage(text: string): string {
+  const runs = shellLines(text);
+  if (runs.length === 0) return text;
+  const body = text.replace(SHELL_LINE, (_m, cmd: string) => `(the output of \`${cmd.trim()}\`)`);
   return `First run ${runs.length === 1 ? 'this command' : 'these commands'} with the execute tool, and use the output where the request below refers to it:\n${runs.map((r) => `- \`${r}\``).join('\n')}\n\n${body}`;
 }

@@ -1,6 +1,7 @@
 // Hooks in the real agent loop (SPEC §11): hook scripts in temp folders writing marker
-// files, the scripted model server recording what the model receives, real folders.
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+// files, the scripted model server recording what the model receives, real folders; and
+// PreSkillShellCommand on a skill's shell lines the model runs after reading the skill.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import type { RecordedRequest } from '../../models/testing/scripted-server';
 import { createTestHub, stdioEntry, TEST_SERVER, type TestHub } from '../mcp/hub.test-support';
 import { loadHooks } from './config';
 import type { HookEntry } from './types';
+import { createSkillCatalog } from '../skills/discover';
+import { NOOP_RUN, type Telemetry } from '../../telemetry/observer';
 
 let h: Harness | undefined;
 let t: TestHub | undefined;
@@ -454,5 +457,89 @@ if "DONE" not in last:
     expect(events.map((e) => e.hook_event_name)).toEqual(['PostToolUseFailure', 'SubagentStart', 'SubagentStop']);
     expect(events[0]).toMatchObject({ tool_name: 'Read', tool_input: { file_path: join(h!.ws.folder, 'missing.txt') }, error: expect.stringMatching(/^Error: /) });
     expect(events[1]!.agent_id).toEqual(expect.any(String));
+  });
+});
+
+describe('PreSkillShellCommand', () => {
+  it("fires before each shell line of a skill the model invoked (read): its block keeps the line from running, its approve lets it, invoked_by is model, and the decision is recorded", async () => {
+    const dir = markerDir();
+    const home = mkdtempSync(join(tmpdir(), 'deepdesk-skill-home-'));
+    const skillDir = join(home, '.agents', 'skills', 'mkfiles');
+    mkdirSync(skillDir, { recursive: true });
+    writeFileSync(join(skillDir, 'SKILL.md'), '---\nname: mkfiles\ndescription: Makes the files.\n---\nFirst:\n!`touch blocked.txt`\n!`touch allowed.txt`\n');
+    const catalog = createSkillCatalog({ dataDir: dir, home, isTrusted: () => false });
+    // Exit 2 blocks a line naming blocked.txt; the others are approved in Claude Code's JSON.
+    const { hooks } = hooksFrom(dir, {
+      PreSkillShellCommand: [
+        { matcher: 'mkfiles', hooks: [command(`input=$(cat); printf '%s\\n' "$input" >> "${dir}/stdin.jsonl"; case "$input" in *blocked.txt*) echo "no blocked files" >&2; exit 2;; esac; echo '{"decision": "approve"}'`)] },
+      ],
+    });
+    const decided: { id: string; decision: string; by: string }[] = [];
+    const telemetry: Telemetry = { turn: () => ({ ...NOOP_RUN, toolCall: (info) => ({ decided: (decision, by) => decided.push({ id: info.id, decision, by }), traceparent: () => undefined, subagent: () => NOOP_RUN, end() {} }) }) };
+    const execute = (cmd: string, id: string) => ({ name: 'execute', args: { command: cmd }, id });
+    await harness(hooks, {
+      mode: 'ask',
+      rules: [],
+      skills: () => catalog.current().skills,
+      // Allowed by the hook's approve, nothing is asked; a line run before the skill was read is no skill's line.
+      decisions: [{ type: 'approve' }],
+      script: [
+        { toolCalls: [execute('touch early.txt', 'c0')] },
+        { toolCalls: [{ name: 'read_file', args: { file_path: '/skills/mkfiles/SKILL.md' }, id: 'c1' }] },
+        { toolCalls: [execute('touch blocked.txt', 'c2'), execute('touch allowed.txt', 'c3')] },
+        { text: 'done' },
+      ],
+    });
+    await h!.run('make the files', undefined, { telemetry });
+    expect(existsSync(join(h!.ws.folder, 'blocked.txt'))).toBe(false);
+    expect(existsSync(join(h!.ws.folder, 'allowed.txt'))).toBe(true);
+    expect(existsSync(join(h!.ws.folder, 'early.txt'))).toBe(true);
+    expect(results(h!.server.requests[3]!).slice(-2)).toEqual(['Error: blocked by hook: no blocked files', expect.not.stringMatching(/^Error/)]);
+    // The two calls may run at once: their hooks' lines come in either order.
+    const inputs = readFileSync(join(dir, 'stdin.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .sort((x, y) => String(y.command).localeCompare(String(x.command)));
+    expect(inputs).toHaveLength(2);
+    expect(inputs[0]).toMatchObject({ session_id: 'thread-1', cwd: h!.ws.folder, hook_event_name: 'PreSkillShellCommand', skill_name: 'mkfiles', command: 'touch blocked.txt', invoked_by: 'model', permission_mode: 'ask' });
+    expect(inputs[1]).toMatchObject({ hook_event_name: 'PreSkillShellCommand', skill_name: 'mkfiles', command: 'touch allowed.txt', invoked_by: 'model' });
+    // Recorded as a hook's decisions: the refusal's card and the hook event, and decided-by for the audit.
+    expect(ofType(h!.events, 'approval').find((e) => e.id === 'c2')).toMatchObject({ status: 'denied', reason: 'blocked by hook: no blocked files', hook: { command: hooks[0]!.command, file: join(dir, 'hooks.json') } });
+    expect(ofType(h!.events, 'hook').find((e) => e.toolCallId === 'c2')).toMatchObject({ event: 'PreSkillShellCommand', outcome: 'blocked' });
+    expect(decided.filter((d) => d.id === 'c2' || d.id === 'c3')).toEqual([
+      { id: 'c2', decision: 'deny', by: 'hook' },
+      { id: 'c3', decision: 'allow', by: 'hook' },
+    ]);
+    // The line run before the skill was read asked (rules: none), no hook decided it.
+    expect(h!.approvals.map((a) => a.args)).toEqual([{ command: 'touch early.txt' }]);
+  });
+
+  it("hookSpecificOutput.permissionDecision deny refuses the line; a hook whose matcher names another skill is not asked", async () => {
+    const dir = markerDir();
+    const home = mkdtempSync(join(tmpdir(), 'deepdesk-skill-home-'));
+    const skillDir = join(home, '.agents', 'skills', 'cleanup');
+    mkdirSync(skillDir, { recursive: true });
+    writeFileSync(join(skillDir, 'SKILL.md'), '---\nname: cleanup\ndescription: Cleans up.\n---\n!`touch cleaned.txt`\n');
+    const catalog = createSkillCatalog({ dataDir: dir, home, isTrusted: () => false });
+    const deny = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreSkillShellCommand', permissionDecision: 'deny', permissionDecisionReason: 'no cleaning' } });
+    const { hooks } = hooksFrom(dir, {
+      PreSkillShellCommand: [
+        { matcher: 'clean.*', hooks: [command(`cat > /dev/null; echo '${deny}'`)] },
+        { matcher: 'other', hooks: [command(`cat > /dev/null; touch "${dir}/other-ran"`)] },
+      ],
+    });
+    await harness(hooks, {
+      skills: () => catalog.current().skills,
+      script: [
+        { toolCalls: [{ name: 'read_file', args: { file_path: '/skills/cleanup/SKILL.md' }, id: 'r' }] },
+        { toolCalls: [{ name: 'execute', args: { command: 'touch cleaned.txt' }, id: 'x' }] },
+        { text: 'done' },
+      ],
+    });
+    await h!.run('clean up');
+    expect(existsSync(join(h!.ws.folder, 'cleaned.txt'))).toBe(false);
+    expect(results(h!.server.requests[2]!).at(-1)).toBe('Error: blocked by hook: no cleaning');
+    expect(existsSync(join(dir, 'other-ran'))).toBe(false);
   });
 });

@@ -4,7 +4,7 @@
 // one event run in parallel and their answers combine: deny > ask > allow.
 
 import { startProcess } from '../../sandbox/supervisor';
-import type { HookEntry, HookEventName, HookRef } from './types';
+import { PERMISSION_EVENTS, type HookEntry, type HookEventName, type HookRef } from './types';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../text/json-depth';
 
 /** What a hook reads on stdin: Claude Code's fields (`session_id` is the thread). */
@@ -35,6 +35,11 @@ export interface HookInput {
   trigger?: 'manual' | 'auto';
   /** SessionEnd: why. */
   reason?: string;
+  /** PreSkillShellCommand: the skill or command the line is of, the line, and who invoked it. */
+  skill_name?: string;
+  command_name?: string;
+  command?: string;
+  invoked_by?: 'user' | 'model';
 }
 
 export interface HookRunContext {
@@ -61,7 +66,7 @@ export type PermissionDecision = 'allow' | 'ask' | 'deny';
 
 /** What the hooks of one event said, combined. */
 export interface HookOutcome {
-  /** PreToolUse: the strictest decision any hook gave (deny > ask > allow). */
+  /** PreToolUse, PreSkillShellCommand: the strictest decision any hook gave (deny > ask > allow). */
   permission?: { decision: PermissionDecision; reason: string; hook: HookRef };
   /** PreToolUse: the arguments to run instead (the first hook that gave some). */
   updatedInput?: { args: Record<string, unknown>; hook: HookRef };
@@ -152,7 +157,7 @@ export function combine(runs: readonly HookRun[], event: HookEventName): HookOut
     if (run.exitCode === 2) {
       const reason = run.stderr.trim() || '(the hook gave no reason)';
       outcome.block ??= { reason, hook };
-      if (event === 'PreToolUse') setPermission(outcome, { decision: 'deny', reason, hook });
+      if (PERMISSION_EVENTS.has(event)) setPermission(outcome, { decision: 'deny', reason, hook });
       continue;
     }
     if (run.exitCode !== 0) {
@@ -189,8 +194,8 @@ function readJsonOutput(outcome: HookOutcome, json: Record<string, unknown>, eve
   if (json.decision === 'block') {
     const said = reason || '(the hook gave no reason)';
     outcome.block ??= { reason: said, hook };
-    if (event === 'PreToolUse') setPermission(outcome, { decision: 'deny', reason: said, hook });
-  } else if (json.decision === 'approve' && event === 'PreToolUse') {
+    if (PERMISSION_EVENTS.has(event)) setPermission(outcome, { decision: 'deny', reason: said, hook });
+  } else if (json.decision === 'approve' && PERMISSION_EVENTS.has(event)) {
     setPermission(outcome, { decision: 'allow', reason, hook });
   }
   // Claude Code reads `additionalContext` at the top level too (SessionStart hooks often put it there).
@@ -198,7 +203,7 @@ function readJsonOutput(outcome: HookOutcome, json: Record<string, unknown>, eve
   const specific = json.hookSpecificOutput;
   if (!isObject(specific)) return;
   const decision = specific.permissionDecision;
-  if (event === 'PreToolUse' && (decision === 'allow' || decision === 'ask' || decision === 'deny')) {
+  if (PERMISSION_EVENTS.has(event) && (decision === 'allow' || decision === 'ask' || decision === 'deny')) {
     const why = typeof specific.permissionDecisionReason === 'string' ? specific.permissionDecisionReason : reason;
     setPermission(outcome, { decision, reason: why || '(the hook gave no reason)', hook });
   }

@@ -14,10 +14,28 @@ export const HOOK_EVENTS = [
   'SubagentStop',
   'PreCompact',
   'PostCompact',
+  // Before a `!` shell line of a skill or a command runs (its matcher: the skill's or command's name).
+  'PreSkillShellCommand',
 ] as const;
 export type HookEventName = (typeof HOOK_EVENTS)[number];
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+
+/** The events whose hooks decide whether something runs (allow, ask, deny): a tool call, a skill's or command's shell line. */
+export const PERMISSION_EVENTS: ReadonlySet<HookEventName> = new Set(['PreToolUse', 'PreSkillShellCommand']);
+
+/**
+ * A shell line of a skill or a command (`` !`git status` ``), as the agent is asked to run it
+ * with `execute`: which skill or command it is of, and who invoked that: the person (typing
+ * `/name`) or the model (reading the skill to use it).
+ */
+export interface SkillShellLine {
+  command: string;
+  /** One of the two: the skill's name, or the command's (`/name` without the slash). */
+  skillName?: string;
+  commandName?: string;
+  invokedBy: 'user' | 'model';
+}
 
 /** One command of a hooks file, as it will run. */
 export interface HookEntry {
