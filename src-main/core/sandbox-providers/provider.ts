@@ -81,16 +81,49 @@ export interface ProviderSandbox {
   close(): Promise<void>;
 }
 
+/**
+ * A provider's sandboxes, as far as Deepdesk touches them: only those it made. Every call that
+ * finds a sandbox by its id (`attach`, `stop`, `remove`) first reads that sandbox's labels from
+ * the provider and refuses, with SandboxProviderError `not_deepdesk` (notDeepdesksSandbox),
+ * one that does not carry DEEPDESK_LABEL — before it starts, connects to, stops or deletes it.
+ * So `--sandbox-id`, `deepdesk sandboxes stop|rm`, the idle stop and the resume after it can
+ * act on no other tool's sandbox of the same account, whichever caller names the id.
+ */
 export interface SandboxProvider {
   readonly name: SandboxProviderName;
   readonly capabilities: SandboxCapabilities;
+  /** Makes a sandbox labelled DEEPDESK_LABEL (besides the spec's labels). */
   create(spec: SandboxSpec, signal?: AbortSignal): Promise<ProviderSandbox>;
-  /** Finds a sandbox by id and starts it again when it is stopped; `gone` when there is none. */
+  /** Finds Deepdesk's sandbox by id and starts it again when it is stopped; `gone` when there is none, `not_deepdesk` when it is not Deepdesk's. */
   attach(id: string, signal?: AbortSignal): Promise<ProviderSandbox>;
   /** The sandboxes this account has that carry `deepdesk: '1'`. */
   list(signal?: AbortSignal): Promise<SandboxInfo[]>;
+  /** Stops Deepdesk's sandbox by id; `not_deepdesk` (and nothing done) when it is not Deepdesk's. */
   stop(id: string, signal?: AbortSignal): Promise<void>;
+  /** Deletes Deepdesk's sandbox by id; `not_deepdesk` (and nothing done) when it is not Deepdesk's. */
   remove(id: string, signal?: AbortSignal): Promise<void>;
+}
+
+/** The label every sandbox Deepdesk makes carries (a Daytona label, an E2B metadata entry, a Modal tag, a Deno label). */
+export const DEEPDESK_LABEL = { key: 'deepdesk', value: '1' } as const;
+
+/** Whether a sandbox's labels, as its provider reports them, mark it as Deepdesk's. */
+export function isDeepdesksSandbox(labels: Readonly<Record<string, string>> | undefined): boolean {
+  return labels !== undefined && Object.hasOwn(labels, DEEPDESK_LABEL.key) && labels[DEEPDESK_LABEL.key] === DEEPDESK_LABEL.value;
+}
+
+/** The refusal to touch a sandbox of the account that Deepdesk did not make. */
+export function notDeepdesksSandbox(provider: SandboxProviderName, id: string): SandboxProviderError {
+  return new SandboxProviderError(
+    `The ${PROVIDER_LABELS[provider]} sandbox ${providerText(id)} is not Deepdesk's sandbox: it was not made by Deepdesk (it lacks the ${DEEPDESK_LABEL.key}=${DEEPDESK_LABEL.value} label), so Deepdesk does not attach to, stop or delete it (deepdesk sandboxes ls lists Deepdesk's).`,
+    'not_deepdesk',
+    provider,
+  );
+}
+
+/** Throws notDeepdesksSandbox unless the labels mark the sandbox as Deepdesk's. */
+export function requireDeepdesksSandbox(provider: SandboxProviderName, id: string, labels: Readonly<Record<string, string>> | undefined): void {
+  if (!isDeepdesksSandbox(labels)) throw notDeepdesksSandbox(provider, id);
 }
 
 export type SandboxFailure =
@@ -99,6 +132,7 @@ export type SandboxFailure =
   | 'unreachable' // the service could not be reached
   | 'quota' // out of quota or over a limit
   | 'gone' // no such sandbox (deleted, expired, or vanished mid-run)
+  | 'not_deepdesk' // the sandbox exists but Deepdesk did not make it (no DEEPDESK_LABEL): never touched
   | 'timeout' // the service did not answer in time
   | 'failed'; // anything else the provider said
 

@@ -10,7 +10,7 @@ import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider,
   SandboxSpec,
 } from '../provider';
-import { SandboxProviderError, credential, missingCredentials, providerText } from '../provider';
+import { SandboxProviderError, credential, missingCredentials, providerText, requireDeepdesksSandbox } from '../provider';
 import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 import { shQuote } from '../../text/shell-quote';
 
@@ -77,12 +77,16 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
     return daytonaSandbox(sb, workdir, (err) => sandboxFailure(err, sb.id), () => stillThere(sb.id));
   }
 
+  /** Deepdesk's sandbox by id (attach, stop, remove): another's is refused before anything is done to it. */
   async function get(id: string): Promise<Sandbox> {
+    let sb: Sandbox;
     try {
-      return await (await daytona()).get(id);
+      sb = await (await daytona()).get(id);
     } catch (err) {
       throw failure(err, id);
     }
+    requireDeepdesksSandbox('daytona', id, sb.labels);
+    return sb;
   }
 
   return {

@@ -11,7 +11,7 @@ import type { ChildProcess, Sandbox } from '@deno/sandbox';
 import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
-import { credential, missingCredentials, providerText, SandboxProviderError } from '../provider';
+import { credential, DEEPDESK_LABEL, missingCredentials, notDeepdesksSandbox, providerText, requireDeepdesksSandbox, SandboxProviderError } from '../provider';
 import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 
 /** The sandbox user's home is /home/app; the folder's files go below it. */
@@ -147,9 +147,28 @@ class DenoProvider implements SandboxProvider {
     return this.conn.sandboxEndpoint(/^sbx_([a-z]{3})_/.exec(id)?.[1] ?? 'ord');
   }
 
+  /** Deepdesk's sandbox by id (attach, stop, remove): another's is refused before it is connected to. */
   private async connect(id: string, signal?: AbortSignal): Promise<Sandbox> {
     cancelled(signal);
-    const { Sandbox } = await this.sdk();
+    const { Client, Sandbox } = await this.sdk();
+    // Deno's API finds a sandbox's labels only by listing: Deepdesk's are asked for by label and checked here too.
+    let listed;
+    try {
+      listed = await new Client(this.options()).sandboxes.list({ labels: { [DEEPDESK_LABEL.key]: DEEPDESK_LABEL.value } });
+    } catch (err) {
+      throw denoFailure(err, { endpoint: this.conn.apiEndpoint });
+    }
+    const found = listed.find((s) => s.id === id);
+    if (found === undefined) {
+      // Not among Deepdesk's: another's sandbox (refused), or none (connecting says it is gone).
+      cancelled(signal);
+      const any = await new Client(this.options()).sandboxes.list().catch(() => undefined);
+      if (any?.some((s) => s.id === id && s.status !== 'stopped')) throw notDeepdesksSandbox('deno', id);
+      if (any === undefined) throw notDeepdesksSandbox('deno', id);
+    } else {
+      requireDeepdesksSandbox('deno', id, found.labels);
+    }
+    cancelled(signal);
     try {
       return await Sandbox.connect(id, this.options());
     } catch (err) {

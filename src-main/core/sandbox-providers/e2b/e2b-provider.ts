@@ -10,7 +10,7 @@ import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
 import { shQuote } from '../../text/shell-quote';
-import { SandboxProviderError, credential, missingCredentials, providerText } from '../provider';
+import { SandboxProviderError, credential, missingCredentials, providerText, requireDeepdesksSandbox } from '../provider';
 import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 
 type Sdk = typeof E2bSdk;
@@ -66,6 +66,12 @@ export function createE2bProvider(credentials: ProviderCredentials): SandboxProv
     }
   };
 
+  /** Refuses, before anything is done to it, a sandbox of the account that is not Deepdesk's (attach, stop, remove). */
+  const ours = async (signal: AbortSignal | undefined, id: string): Promise<void> => {
+    const info = await api(signal, id, ({ Sandbox }) => Sandbox.getInfo(id, { signal }));
+    requireDeepdesksSandbox('e2b', id, info.metadata);
+  };
+
   return {
     name: 'e2b',
     capabilities: SANDBOX_PROVIDER_TABLE.e2b.capabilities,
@@ -86,6 +92,7 @@ export function createE2bProvider(credentials: ProviderCredentials): SandboxProv
     },
 
     async attach(id, signal) {
+      await ours(signal, id);
       const idleMs = ctx.idleMs();
       const sb = await api(signal, id, ({ Sandbox }) => Sandbox.connect(id, { timeoutMs: idleMs, signal }));
       return new E2bProviderSandbox(await ctx.client(), sb, ctx, idleMs);
@@ -106,10 +113,12 @@ export function createE2bProvider(credentials: ProviderCredentials): SandboxProv
     },
 
     async stop(id, signal) {
+      await ours(signal, id);
       await api(signal, id, ({ Sandbox }) => Sandbox.pause(id, { signal }));
     },
 
     async remove(id, signal) {
+      await ours(signal, id);
       const removed = await api(signal, id, ({ Sandbox }) => Sandbox.kill(id, { signal }));
       if (!removed) throw gone(id);
     },

@@ -9,7 +9,7 @@ import type { App, ModalClient, Sandbox } from 'modal';
 import type {
   ProviderCredentials, ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileError, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxSpec,
 } from '../provider';
-import { credential, missingCredentials, SandboxProviderError } from '../provider';
+import { credential, missingCredentials, requireDeepdesksSandbox, SandboxProviderError } from '../provider';
 import { SANDBOX_PROVIDER_TABLE } from '../../process/sandbox-provider-table';
 import { modalFileError, modalProviderError } from './modal-errors';
 
@@ -67,9 +67,16 @@ export function createModalProvider(credentials: ProviderCredentials): SandboxPr
     });
   };
 
-  /** A running sandbox, or `gone` when it has ended (Modal cannot start it again). */
-  const running = async (mc: ModalClient, id: string): Promise<Sandbox> => {
+  /** Deepdesk's sandbox by id (attach, stop, remove): another's (no deepdesk tag) is refused before anything is done to it. */
+  const ours = async (mc: ModalClient, id: string): Promise<Sandbox> => {
     const sb = await mc.sandboxes.fromId(id);
+    requireDeepdesksSandbox('modal', id, await sb.getTags());
+    return sb;
+  };
+
+  /** A running sandbox of Deepdesk's, or `gone` when it has ended (Modal cannot start it again). */
+  const running = async (mc: ModalClient, id: string): Promise<Sandbox> => {
+    const sb = await ours(mc, id);
     if ((await sb.poll()) !== null) throw new SandboxProviderError(`The Modal sandbox ${id} has ended (stopped or timed out); Modal cannot start it again.`, 'gone', 'modal');
     return sb;
   };
@@ -114,7 +121,7 @@ export function createModalProvider(credentials: ProviderCredentials): SandboxPr
 
     remove: (id: string, signal?: AbortSignal) =>
       call(async () => {
-        const sb = await (await modal()).sandboxes.fromId(id);
+        const sb = await ours(await modal(), id);
         await sb.terminate();
       }, signal, id),
   };

@@ -373,6 +373,10 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
     ignoreListFilter(on): void {
       unfiltered = on;
     },
+    relabel(id, labels) {
+      const r = sandboxes.get(id);
+      if (r) r.labels = { ...labels };
+    },
     async close(): Promise<void> {
       for (const r of [...sandboxes.values()]) destroy(r, (ws) => ws.terminate());
       for (const ws of wss.clients) ws.terminate();

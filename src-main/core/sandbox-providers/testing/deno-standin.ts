@@ -405,6 +405,10 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
     ignoreListFilter(on) {
       unfiltered = on;
     },
+    relabel(id, labels) {
+      const sb = sandboxes.get(id);
+      if (sb) sb.labels = { ...labels };
+    },
     async close() {
       for (const sb of sandboxes.values()) stopSandbox(sb);
       for (const ws of wss.clients) ws.terminate();

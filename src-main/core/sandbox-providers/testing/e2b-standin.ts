@@ -358,6 +358,10 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
     ignoreListFilter(on) {
       unfiltered = on;
     },
+    relabel(id, labels) {
+      const sb = sandboxes.get(id);
+      if (sb) sb.metadata = { ...labels };
+    },
     async close() {
       for (const sb of [...sandboxes.values()]) removeSandbox(sb);
       server.closeAllConnections();

@@ -6,7 +6,7 @@
 import type {
   ProviderSandbox, SandboxExecOptions, SandboxExecResult, SandboxFileDownload, SandboxFileUpload, SandboxInfo, SandboxProvider, SandboxProviderName, SandboxSpec,
 } from '../provider';
-import { SandboxProviderError } from '../provider';
+import { DEEPDESK_LABEL, requireDeepdesksSandbox, SandboxProviderError } from '../provider';
 import { BoxFileFailure, LocalBox } from './local-box';
 
 const HOME = '/home/user';
@@ -23,13 +23,14 @@ export class LocalBoxProvider implements SandboxProvider {
   async create(spec: SandboxSpec): Promise<ProviderSandbox> {
     const box = new LocalBox({ home: HOME });
     box.makeDir(LOCAL_BOX_WORKDIR);
-    this.boxes.set(box.id, { box, labels: { ...spec.labels }, state: 'running', createdAt: new Date().toISOString() });
+    this.boxes.set(box.id, { box, labels: { ...spec.labels, [DEEPDESK_LABEL.key]: DEEPDESK_LABEL.value }, state: 'running', createdAt: new Date().toISOString() });
     return this.sandbox(box);
   }
 
   async attach(id: string): Promise<ProviderSandbox> {
     const entry = this.boxes.get(id);
     if (!entry || entry.box.gone) throw new SandboxProviderError(`there is no sandbox ${id}`, 'gone', this.name);
+    requireDeepdesksSandbox(this.name, id, entry.labels);
     entry.state = 'running';
     return this.sandbox(entry.box);
   }
@@ -41,6 +42,7 @@ export class LocalBoxProvider implements SandboxProvider {
   async stop(id: string): Promise<void> {
     const entry = this.boxes.get(id);
     if (!entry || entry.box.gone) throw new SandboxProviderError(`there is no sandbox ${id}`, 'gone', this.name);
+    requireDeepdesksSandbox(this.name, id, entry.labels);
     entry.box.stopAll();
     entry.state = 'stopped';
   }
@@ -48,6 +50,7 @@ export class LocalBoxProvider implements SandboxProvider {
   async remove(id: string): Promise<void> {
     const entry = this.boxes.get(id);
     if (!entry || entry.box.gone) throw new SandboxProviderError(`there is no sandbox ${id}`, 'gone', this.name);
+    requireDeepdesksSandbox(this.name, id, entry.labels);
     entry.box.destroy();
     this.boxes.delete(id);
   }

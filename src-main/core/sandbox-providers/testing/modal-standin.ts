@@ -457,6 +457,10 @@ export async function startModalStandin(): Promise<ProviderStandin> {
     ignoreListFilter(on) {
       unfiltered = on;
     },
+    relabel(id, labels) {
+      const s = sandboxes.get(id);
+      if (s) s.tags = Object.entries(labels).map(([tagName, tagValue]) => ({ tagName, tagValue }));
+    },
     async close() {
       for (const s of [...sandboxes.values()]) end(s, 'vanished');
       server.forceShutdown();

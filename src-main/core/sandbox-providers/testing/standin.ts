@@ -18,5 +18,10 @@ export interface ProviderStandin {
   fail(kind: 'auth' | 'quota' | null): void;
   /** true: listing answers every sandbox on the account, as a server that drops the filter it was asked for. */
   ignoreListFilter(on: boolean): void;
+  /**
+   * The sandbox's labels (tags, metadata) are now exactly these, as another tool of the same
+   * account could have set them: a sandbox Deepdesk did not make, for the label checks' tests.
+   */
+  relabel(id: string, labels: Record<string, string>): void;
   close(): Promise<void>;
 }
