@@ -22,6 +22,10 @@ export const sandboxSettingsSchema = z.object({
   idleTimeoutMin: z.number().int().min(1).max(1440).optional(),
   /** The folder's upload is refused past this size. */
   maxUploadMb: z.number().int().min(1).max(10240).optional(),
+  /** A file the sandbox changed larger than this does not come back (default 50). */
+  maxBringBackFileMb: z.number().int().min(1).max(10240).optional(),
+  /** What one step brings back from the sandbox, at most; the largest files stay there first (default 500). */
+  maxBringBackStepMb: z.number().int().min(1).max(102400).optional(),
   /** US dollars per hour of a provider's sandbox; absent: its time is counted, its cost is not. */
   pricesPerHourUsd: z.partialRecord(sandboxProviderSchema, z.number().nonnegative()).optional(),
 });

@@ -16,6 +16,7 @@ import type { StepAttribution } from '../../core/process/attribution';
 import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import type { Manifest, ManifestEntry } from './folder-upload';
+import { capBringBack, lackOfSpace, DEFAULT_BRING_BACK_LIMITS, downloadToDisk, type BringBackLimits } from './bring-back-download';
 
 /**
  * Lists, under `starts`, every file (its mode), link (its target), what may not come back (fifos,
@@ -109,9 +110,11 @@ export interface BringBackOptions {
   signal?: AbortSignal;
   /** The checkpoint step the changes belong to (the command's tool call): recorded as its own, as a local sandboxed command's are. */
   attribution?: StepAttribution;
+  /** Settings › Sandboxes' caps on what comes back (default DEFAULT_BRING_BACK_LIMITS). */
+  limits?: BringBackLimits;
+  /** Where the layer folder is made (default the temp folder); its disk's free space is checked. */
+  layerRoot?: string;
 }
-
-const DOWNLOAD_BATCH = 200;
 
 function sameEntry(a: ManifestEntry | undefined, b: ManifestEntry): boolean {
   if (a === undefined) return false;
@@ -144,7 +147,17 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
   for (const rel of lineBroken) next[rel] = { other: true };
   if (changedFiles.length + changedLinks.length + removed.length + others.length === 0) return { applied: [], blocked: unnamed, manifest: next };
 
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-bring-back-')));
+  // The caps of Settings › Sandboxes and the disks' free space, from the sizes the sandbox listed: before anything comes down.
+  const { take, refused } = capBringBack(
+    changedFiles.map((rel) => ({ rel, size: state.files.get(rel)!.size, crc: state.files.get(rel)!.crc })),
+    options.limits ?? DEFAULT_BRING_BACK_LIMITS,
+  );
+  const over: BlockedItem[] = refused.map((r) => ({ kind: 'write', path: path.join(options.folder, r.rel), why: r.why }));
+  const layerRoot = options.layerRoot ?? tmpdir();
+  // Refused whole, as a layer that could not be checked is: reported blocked, nothing applied, all looked at again next time.
+  const noRoom = await lackOfSpace([layerRoot, options.folder], take.reduce((sum, f) => sum + f.size, 0));
+  if (noRoom !== undefined) return { applied: [], blocked: [...unnamed, { kind: 'write', path: '', why: noRoom }], manifest: next };
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(layerRoot, 'deepdesk-bring-back-')));
   const upper = path.join(dir, 'upper');
   fs.mkdirSync(upper);
   try {
@@ -155,19 +168,13 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
       fs.mkdirSync(path.dirname(abs), { recursive: true });
       return abs;
     };
-    for (let i = 0; i < changedFiles.length; i += DOWNLOAD_BATCH) {
-      const chunk = changedFiles.slice(i, i + DOWNLOAD_BATCH);
-      const got = await sandbox.download(chunk.map((rel) => `${sandbox.workdir}/${rel}`), options.signal);
-      got.forEach((d, k) => {
-        const rel = chunk[k]!;
-        const f = state.files.get(rel)!;
-        if (d.content === undefined) return; // Gone or unreadable since the listing: looked at again next time.
-        const abs = put(rel);
-        fs.writeFileSync(abs, d.content, { mode: 0o600 });
-        const mode = (f.exec ? 0o755 : 0o644) | (f.setuid ? 0o4000 : 0) | (f.setgid ? 0o2000 : 0);
-        modes.set(rel, mode);
-        fs.chmodSync(abs, f.exec ? 0o755 : 0o644);
-      });
+    // Streamed to the layer folder in pieces, after the caps and the free space were checked above.
+    const got = await downloadToDisk(sandbox, take, put, options.signal);
+    for (const rel of got) {
+      const f = state.files.get(rel)!;
+      const mode = (f.exec ? 0o755 : 0o644) | (f.setuid ? 0o4000 : 0) | (f.setgid ? 0o2000 : 0);
+      modes.set(rel, mode);
+      fs.chmodSync(path.join(upper, rel), f.exec ? 0o755 : 0o644);
     }
     for (const rel of changedLinks) fs.symlinkSync(state.links.get(rel)!, put(rel));
     for (const rel of others) fs.writeFileSync(put(rel), '');
@@ -189,7 +196,7 @@ export async function bringBack(options: BringBackOptions): Promise<BringBackRes
       throw err instanceof LayerNotApplied ? err.cause : err;
     }
     const { verdict, applied: result } = checked;
-    const blocked: BlockedItem[] = [...unnamed, ...verdict.items, ...result.failed.map((f) => ({ kind: 'write' as const, path: path.join(options.folder, f.rel), why: f.why }))];
+    const blocked: BlockedItem[] = [...unnamed, ...over, ...verdict.items, ...result.failed.map((f) => ({ kind: 'write' as const, path: path.join(options.folder, f.rel), why: f.why }))];
     const failed = new Set(result.failed.map((f) => f.rel));
     // Checked (applied or left out) is known; what failed to apply is looked at again next time.
     for (const rel of changedFiles) {

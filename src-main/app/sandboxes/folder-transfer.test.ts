@@ -52,10 +52,10 @@ describe('the folder goes up as git sees it', () => {
     const plan = await planUpload(folder, { dataDir, env: process.env, limits: { maxFileBytes: 2000, maxTotalBytes: 1 << 20 } });
     expect(plan.files.map((f) => f.rel)).toEqual(['.gitignore', 'a.txt', 'link-to-a', 'new-untracked.txt', 'src/main.sh']);
     expect(plan.leftOut).toEqual([
-      { rel: '.env', why: 'credentials' },
+      { rel: '.env', why: 'a dotenv file' },
       { rel: 'big.bin', why: 'over the 2 KB file cap', size: 3000 },
     ]);
-    expect(uploadSummary(plan, 'the Daytona sandbox x')).toMatch(/^Uploaded 5 files \(.*\) to the Daytona sandbox x; left out: \.env \(credentials\), big\.bin \(3 KB, over the 2 KB file cap\)\./);
+    expect(uploadSummary(plan, 'the Daytona sandbox x')).toMatch(/^Uploaded 5 files \(.*\) to the Daytona sandbox x; left out: \.env \(a dotenv file\), big\.bin \(3 KB, over the 2 KB file cap\)\./);
     const { sandbox } = await sandboxFor();
     const manifest = await uploadFolder(sandbox, folder, plan);
     const r = await sandbox.execute('ls -la; cat a.txt; ./src/main.sh; readlink link-to-a; test -e .env || echo no-env; test -e .git || echo no-git', { timeoutMs: 10_000 });
@@ -94,8 +94,9 @@ describe('what never goes up', () => {
     expect(why('profiles/.mozilla/firefox/key4.db')).toBe('a browser profile');
     expect(why('.netrc')).toBe('login credentials');
     expect(why('docker/.docker/config.json')).toBe('registry credentials');
-    expect(why('certs/server.pem')).toBe('credentials');
-    expect(why('.env.production')).toBe('credentials');
+    // A .pem is judged by its content (secretContentReason): a public key or certificate may go up.
+    expect(why('certs/server.key')).toBe('a private key');
+    expect(why('.env.production')).toBe('a dotenv file');
     expect(why('.env.example')).toBeUndefined();
     expect(why('src/sshd.ts')).toBeUndefined();
     expect(why('docs/.config/notes.md')).toBeUndefined();

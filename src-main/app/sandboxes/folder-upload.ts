@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { gitEnv, runGit, gitFailure } from '../../core/git/run-git';
 import { SECRET_HOME_PATHS } from '../../core/sandbox/policy';
+import { CONTENT_SNIFF_BYTES, PEM_SCAN_BYTES, readsWhole, secretByContent, secretByName } from '../../core/sandbox/secret-files';
 import { isPathInside } from '../../core/fs/path-inside';
 import { shQuote } from '../../core/text/shell-quote';
 import type { ProviderSandbox, SandboxFileUpload } from '../../core/sandbox-providers/provider';
@@ -41,21 +42,40 @@ export interface UploadLimits {
 
 export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { maxFileBytes: 50 * 1024 * 1024, maxTotalBytes: 500 * 1024 * 1024 };
 
-/** Names that hold credentials wherever they are in a folder (beside §7's home secrets, matched by their path below). */
-const SECRET_NAMES = new Set(['.npmrc', '.pypirc', '.env', 'credentials.json', 'id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519']);
-const SECRET_PATTERNS = [/^\.env\.(?!example$|sample$|template$|dist$)/i, /\.(pem|key|p12|pfx|jks|keystore)$/i, /^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/];
-
-/** Why a folder-relative path must not leave this computer, or undefined. */
+/**
+ * Why a folder-relative path must not leave this computer, or undefined: a secret by its class
+ * (core/sandbox/secret-files.ts: §7's home secrets wherever they sit, dotenv files, private
+ * keys, credential files), a path that really leads into a home secret, or Deepdesk's data folder.
+ */
 export function secretReason(rel: string, realPath: string, dataDir: string, home = homedir()): string | undefined {
-  const parts = rel.split('/');
-  if (parts.some((p) => SECRET_NAMES.has(p))) return 'credentials';
-  if (SECRET_PATTERNS.some((re) => re.test(parts[parts.length - 1]!))) return 'credentials';
-  // §7's home secrets wherever they sit in the folder (`.ssh/`, `.config/gh/`, a browser profile), and where a path really leads.
-  const slashed = `/${rel}/`;
-  for (const rule of SECRET_HOME_PATHS) if (slashed.includes(`/${rule.path}/`) || isPathInside(path.join(home, rule.path), realPath)) return rule.why;
+  const byName = secretByName(rel);
+  if (byName !== undefined) return byName;
+  // Where a path really leads (a link into `~/.ssh`).
+  for (const rule of SECRET_HOME_PATHS) if (isPathInside(path.join(home, rule.path), realPath)) return rule.why;
   // Its worktrees (a sandbox thread's folder is one) are the person's folders, not Deepdesk's own files.
   if (isPathInside(dataDir, realPath) && !isPathInside(path.join(dataDir, 'worktrees'), realPath)) return "Deepdesk's data folder";
   return undefined;
+}
+
+/** The class of secret a regular file holds by its content (its head; a PEM-like file whole), or undefined. */
+export function secretContentReason(abs: string, size: number): string | undefined {
+  const whole = readsWhole(path.basename(abs));
+  if (whole && size > PEM_SCAN_BYTES) return 'a private key';
+  const want = Math.min(size, whole ? PEM_SCAN_BYTES : CONTENT_SNIFF_BYTES);
+  if (want === 0) return undefined;
+  const head = Buffer.alloc(want);
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined; // Gone since it was listed: not sent either.
+  }
+  try {
+    const n = fs.readSync(fd, head, 0, want, 0);
+    return secretByContent(head.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** What of `folder` goes up: git's view of it, checked file by file. */
@@ -99,7 +119,12 @@ export async function planUpload(folder: string, options: { dataDir: string; env
     else if (st.isDirectory()) plan.leftOut.push({ rel, why: 'a submodule' });
     else if (!st.isFile()) plan.leftOut.push({ rel, why: 'not a regular file' });
     else if (st.size > limits.maxFileBytes) plan.leftOut.push({ rel, why: `over the ${formatBytes(limits.maxFileBytes)} file cap`, size: st.size });
-    else sized.push({ rel, size: st.size, exec: (st.mode & 0o111) !== 0 });
+    else {
+      // Whatever its name: a file that holds a private key or a credential stays behind.
+      const held = secretContentReason(abs, st.size);
+      if (held !== undefined) plan.leftOut.push({ rel, why: held });
+      else sized.push({ rel, size: st.size, exec: (st.mode & 0o111) !== 0 });
+    }
   }
   plan.wholeBytes = sized.reduce((sum, f) => sum + f.size, 0);
   let total = plan.wholeBytes;
@@ -160,6 +185,8 @@ export async function uploadFolder(sandbox: ProviderSandbox, folder: string, pla
     } catch {
       continue; // Gone since it was listed.
     }
+    // The bytes that go up are checked again: a file may have become a key since it was planned.
+    if (secretByContent(readsWhole(f.rel) ? content : content.subarray(0, CONTENT_SNIFF_BYTES)) !== undefined) continue;
     batch.push({ path: `${sandbox.workdir}/${f.rel}`, content, mode: f.exec ? 0o755 : 0o644 });
     manifest[f.rel] = { crc: posixCksum(content), size: content.length, exec: f.exec };
     batchBytes += content.length;
@@ -192,7 +219,10 @@ export function uploadSummary(plan: UploadPlan, where: string): string {
   const head = `Uploaded ${count} file${count === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) to ${where}`;
   if (plan.leftOut.length === 0) return `${head}; nothing was left out.`;
   const shown = plan.leftOut.slice(0, 5).map((l) => `${l.rel} (${l.size !== undefined ? `${formatBytes(l.size)}, ` : ''}${l.why})`);
-  const more = plan.leftOut.length > shown.length ? ` and ${plan.leftOut.length - shown.length} more` : '';
+  // What is not named is still counted by why (its class): `and 12 more (a dotenv file: 7, a private key: 5)`.
+  const rest = new Map<string, number>();
+  for (const l of plan.leftOut.slice(shown.length)) rest.set(l.why, (rest.get(l.why) ?? 0) + 1);
+  const more = plan.leftOut.length > shown.length ? ` and ${plan.leftOut.length - shown.length} more (${[...rest].map(([why, n]) => `${why}: ${n}`).join(', ')})` : '';
   const capped = plan.leftOut.some((l) => l.why.includes('cap'));
   const hint = capped ? ` The folder is ${formatBytes(plan.wholeBytes)} as git sees it: add what the agent does not need to .gitignore, or raise the caps in Settings › Sandboxes.` : '';
   return `${head}; left out: ${shown.join(', ')}${more}.${hint}`;

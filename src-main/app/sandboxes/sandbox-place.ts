@@ -15,6 +15,7 @@ import { formatBlockedLine } from '../../core/sandbox/blocked';
 import { PROVIDER_LABELS, SandboxProviderError, type ProviderSandbox, type SandboxProvider, type SandboxSpec } from '../../core/sandbox-providers/provider';
 import { openSandboxProvider } from '../../core/sandbox-providers/registry';
 import { bringBack } from './bring-back';
+import { DEFAULT_BRING_BACK_LIMITS, type BringBackLimits } from './bring-back-download';
 import { DEFAULT_UPLOAD_LIMITS, planUpload, uploadFolder, uploadSummary, type Manifest, type UploadLimits } from './folder-upload';
 import { pushFolderChanges } from './push-changes';
 import { BringBackBackend } from './bring-back-backend';
@@ -27,6 +28,8 @@ export interface SandboxPlaceSettings {
   memoryGiB?: number;
   idleTimeoutMin?: number;
   maxUploadMb?: number;
+  maxBringBackFileMb?: number;
+  maxBringBackStepMb?: number;
   pricesPerHourUsd?: Partial<Record<string, number>>;
 }
 
@@ -200,7 +203,7 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
     hold,
     release,
     bringBack: async (only, attribution) => {
-      const back = await bringBack({ sandbox, folder: record.folder, manifest: current, home, protectedPaths: policy.protectedPaths, ...(only ? { only } : {}), ...(attribution ? { attribution } : {}) });
+      const back = await bringBack({ sandbox, folder: record.folder, manifest: current, home, protectedPaths: policy.protectedPaths, limits: bringBackLimits(options.settings()), ...(only ? { only } : {}), ...(attribution ? { attribution } : {}) });
       current = back.manifest;
       store.setManifest(record.folder, current);
       return { blockedLine: formatBlockedLine(back.blocked, policy), applied: back.applied };
@@ -228,6 +231,15 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
         await sandbox.close().catch(() => undefined);
       }
     },
+  };
+}
+
+/** Settings › Sandboxes' caps on what comes back, read at every step (a raised cap counts at once). */
+export function bringBackLimits(settings: SandboxPlaceSettings): BringBackLimits {
+  const mb = 1024 * 1024;
+  return {
+    maxFileBytes: settings.maxBringBackFileMb ? settings.maxBringBackFileMb * mb : DEFAULT_BRING_BACK_LIMITS.maxFileBytes,
+    maxStepBytes: settings.maxBringBackStepMb ? settings.maxBringBackStepMb * mb : DEFAULT_BRING_BACK_LIMITS.maxStepBytes,
   };
 }
 

@@ -1,6 +1,6 @@
 // Settings › Sandboxes (SPEC §18): the provider a thread in a sandbox runs in, what its
 // sandboxes are made with (CPU and memory where the provider offers them), the idle timeout,
-// the upload cap and each provider's price per hour — part of the draft, saved with `Save
+// the upload cap, the caps on what comes back (per file, per step) and each provider's price per hour — part of the draft, saved with `Save
 // settings` — and each provider's keys, saved at once with `Save key` and never shown back
 // (only whether one is saved).
 
@@ -22,7 +22,7 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
   const set = (patch: Partial<SandboxesDraft>): void => onChange({ ...draft, ...patch });
   const cpu = offersSize(draft.provider, 'cpu');
   const memory = offersSize(draft.provider, 'memory');
-  const field = (key: 'image' | 'cpu' | 'memory' | 'idle' | 'upload', label: string, placeholder: string, numeric = true) => (
+  const field = (key: 'image' | 'cpu' | 'memory' | 'idle' | 'upload' | 'backFile' | 'backStep', label: string, placeholder: string, numeric = true) => (
     <div className="field">
       <label htmlFor={`${ids}-${key}`}>{label}</label>
       <input
@@ -64,6 +64,8 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
       ) : null}
       {field('idle', 'Idle timeout (minutes)', 'the provider’s default')}
       {field('upload', 'Upload cap (MB)', 'the default cap')}
+      {field('backFile', 'Bring-back cap per file (MB)', '50')}
+      {field('backStep', 'Bring-back cap per step (MB)', '500')}
       {SANDBOX_PROVIDER_NAMES.map((p) => (
         <div className="field" key={p}>
           <label htmlFor={`${ids}-price-${p}`}>Price per hour for {SANDBOX_PROVIDER_LABELS[p]} (USD)</label>

@@ -15,6 +15,9 @@ export interface SandboxesDraft {
   memory: string;
   idle: string;
   upload: string;
+  /** Bring-back caps (MB): per file, per step. */
+  backFile: string;
+  backStep: string;
   /** USD per hour, per provider, as typed. */
   prices: Record<SandboxProvider, string>;
 }
@@ -30,6 +33,8 @@ export function sandboxesDraft(saved: SandboxSettings | undefined): SandboxesDra
     memory: text(s.memoryGiB),
     idle: text(s.idleTimeoutMin),
     upload: text(s.maxUploadMb),
+    backFile: text(s.maxBringBackFileMb),
+    backStep: text(s.maxBringBackStepMb),
     prices: Object.fromEntries(SANDBOX_PROVIDER_NAMES.map((p) => [p, text(s.pricesPerHourUsd?.[p])])) as Record<SandboxProvider, string>,
   };
 }
@@ -41,6 +46,8 @@ export function sandboxesFromDraft(draft: SandboxesDraft): { sandboxes: SandboxS
     ['memoryGiB', draft.memory, 'Memory (GiB)'],
     ['idleTimeoutMin', draft.idle, 'Idle timeout (minutes)'],
     ['maxUploadMb', draft.upload, 'Upload cap (MB)'],
+    ['maxBringBackFileMb', draft.backFile, 'Bring-back cap per file (MB)'],
+    ['maxBringBackStepMb', draft.backStep, 'Bring-back cap per step (MB)'],
   ];
   const out: Record<string, unknown> = {};
   if (draft.provider !== '') out.provider = draft.provider;

@@ -1,0 +1,168 @@
+// What comes back from a provider's sandbox (SPEC §18) is capped, fits on the disk, and never sits
+// whole in the host's memory: every thread lives in the agent host, so one sandbox's file must
+// not be able to take it over. The sizes the sandbox listed are checked against the caps of
+// Settings › Sandboxes (per file, per step) and the free space of the disks it lands on before
+// anything is downloaded; then each file comes down in pieces of at most PIECE_BYTES, written to
+// its place in the layer folder as they arrive, and is kept only when its size and cksum are what
+// the sandbox listed.
+//
+// How, over every provider alike: the four SDKs' file APIs download a whole file into memory
+// (Daytona `fs.downloadFiles`, E2B `files.read`, Modal `open().read()`, Deno `fs.readFile`), and
+// base64 through a command's output is what §18 rules out. So a piece is first copied in the
+// sandbox with `dd` (`bs=PIECE_BYTES skip=i count=1`: never more than a piece, whatever the file
+// became since it was listed) into a staging folder of Deepdesk's, and the staged pieces come
+// down through the provider's file API, a batch of at most BATCH_BYTES at a time.
+
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
+import { shQuote } from '../../core/text/shell-quote';
+import { formatBytes } from './folder-upload';
+import { posixCksumFile } from './posix-cksum';
+
+export interface BringBackLimits {
+  /** A file the sandbox lists larger than this is not brought back (default 50 MiB). */
+  maxFileBytes: number;
+  /** What one step brings back; the largest files are refused until it fits (default 500 MiB). */
+  maxStepBytes: number;
+}
+
+export const DEFAULT_BRING_BACK_LIMITS: BringBackLimits = { maxFileBytes: 50 * 1024 * 1024, maxStepBytes: 500 * 1024 * 1024 };
+
+/** The Settings fields a refusal names (contract/sandboxes.ts `maxBringBackFileMb`, `maxBringBackStepMb`). */
+export const BRING_BACK_FILE_SETTING = 'Settings › Sandboxes › Bring-back cap per file (MB)';
+export const BRING_BACK_STEP_SETTING = 'Settings › Sandboxes › Bring-back cap per step (MB)';
+
+/** Bytes per piece: what one `dd` stages and the host holds of a file at once. */
+export const PIECE_BYTES = 4 * 1024 * 1024;
+/** Bytes per download call (whole pieces): the most the host holds at once. */
+const BATCH_BYTES = 8 * 1024 * 1024;
+const BATCH_PIECES = 200;
+/** Free space left on a disk after a bring-back, at least. */
+export const FREE_SPACE_RESERVE = 16 * 1024 * 1024;
+
+export interface WantedFile {
+  rel: string;
+  size: number;
+  crc: number;
+}
+
+/** Which of the changed files may come back under the caps, and why the rest may not. */
+export function capBringBack(files: readonly WantedFile[], limits: BringBackLimits): { take: WantedFile[]; refused: Array<{ rel: string; size: number; why: string }> } {
+  const refused: Array<{ rel: string; size: number; why: string }> = [];
+  const take: WantedFile[] = [];
+  for (const f of files) {
+    if (f.size > limits.maxFileBytes) refused.push({ rel: f.rel, size: f.size, why: `${formatBytes(f.size)}, over the ${formatBytes(limits.maxFileBytes)} cap per file brought back; not brought back — raise ${BRING_BACK_FILE_SETTING}` });
+    else take.push(f);
+  }
+  let total = take.reduce((sum, f) => sum + f.size, 0);
+  if (total > limits.maxStepBytes) {
+    // The largest stay in the sandbox first: most of the step still comes back.
+    for (const f of [...take].sort((a, b) => b.size - a.size)) {
+      if (total <= limits.maxStepBytes) break;
+      total -= f.size;
+      take.splice(take.indexOf(f), 1);
+      refused.push({ rel: f.rel, size: f.size, why: `${formatBytes(f.size)}; the step's changes are over the ${formatBytes(limits.maxStepBytes)} cap per step brought back; not brought back — raise ${BRING_BACK_STEP_SETTING}` });
+    }
+  }
+  return { take, refused };
+}
+
+export type StatFs = (dir: string) => Promise<{ bavail: number; bsize: number }>;
+
+/**
+ * Why nothing may be downloaded, or undefined: the disks the files land on (the layer folder's,
+ * then the worktree's: on one disk both count) would keep less than FREE_SPACE_RESERVE free.
+ */
+export async function lackOfSpace(dirs: readonly string[], bytes: number, statfs: StatFs = (dir) => fs.promises.statfs(dir)): Promise<string | undefined> {
+  if (bytes === 0) return undefined;
+  const need = new Map<number, { dir: string; bytes: number }>();
+  for (const dir of dirs) {
+    const dev = fs.statSync(dir).dev;
+    const at = need.get(dev);
+    if (at) at.bytes += bytes;
+    else need.set(dev, { dir, bytes });
+  }
+  for (const { dir, bytes: needed } of need.values()) {
+    const st = await statfs(dir);
+    const free = st.bavail * st.bsize;
+    if (free < needed + FREE_SPACE_RESERVE) {
+      return `(${formatBytes(bytes)} of changes) not brought back: the disk of ${dir} has ${formatBytes(free)} free and ${formatBytes(needed + FREE_SPACE_RESERVE)} is needed. Free some space there; the changes stay in the sandbox and come back with the next step`;
+    }
+  }
+  return undefined;
+}
+
+interface Piece {
+  file: WantedFile;
+  index: number;
+  length: number;
+}
+
+/**
+ * Downloads `files` (as the sandbox listed them, relative to its workdir) to `destOf(rel)` in
+ * pieces; resolves to the files that arrived whole and match their listed size and cksum (the
+ * others are removed: looked at again next time).
+ */
+export async function downloadToDisk(sandbox: ProviderSandbox, files: readonly WantedFile[], destOf: (rel: string) => string, signal?: AbortSignal): Promise<Set<string>> {
+  const pieces: Piece[] = [];
+  for (const file of files) {
+    const count = Math.max(1, Math.ceil(file.size / PIECE_BYTES));
+    for (let index = 0; index < count; index++) pieces.push({ file, index, length: Math.max(0, Math.min(PIECE_BYTES, file.size - index * PIECE_BYTES)) });
+  }
+  const bad = new Set<string>();
+  const started = new Set<string>();
+  const stage = `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`;
+  const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, ...(signal ? { signal } : {}) });
+  try {
+    for (let i = 0; i < pieces.length; ) {
+      const batch: Piece[] = [];
+      let bytes = 0;
+      while (i < pieces.length && batch.length < BATCH_PIECES && (batch.length === 0 || bytes + pieces[i]!.length <= BATCH_BYTES)) {
+        bytes += pieces[i]!.length;
+        batch.push(pieces[i++]!);
+      }
+      const todo = batch.filter((p) => !bad.has(p.file.rel));
+      if (todo.length === 0) continue;
+      // Staged by `dd`: a piece is never more than PIECE_BYTES, whatever the file is now.
+      const script = [
+        `S=${shQuote(stage)}`,
+        `rm -rf -- "$S" && mkdir -m 700 -- "$S" || exit 97`,
+        ...todo.map((p, k) => `dd ${shQuote(`if=./${p.file.rel}`)} of="$S/${k}" bs=${PIECE_BYTES} skip=${p.index} count=1 2>/dev/null || : > "$S/${k}"`),
+      ].join('\n');
+      const staged = await exec(script);
+      if (staged.exitCode !== 0) throw new Error(`could not stage the changed files in the sandbox: ${staged.output.trim().split('\n').pop() ?? `exit ${staged.exitCode}`}`);
+      const got = await sandbox.download(todo.map((_, k) => `${stage}/${k}`), signal);
+      for (let k = 0; k < todo.length; k++) {
+        const p = todo[k]!;
+        const d = got[k];
+        const rel = p.file.rel;
+        if (bad.has(rel)) continue;
+        // Gone, or not the piece the listing promised: the file changed since; looked at again next time.
+        if (!d || d.content === undefined || d.content.length !== p.length) {
+          bad.add(rel);
+          continue;
+        }
+        const dest = destOf(rel);
+        const fd = fs.openSync(dest, started.has(rel) ? 'r+' : 'w', 0o600);
+        started.add(rel);
+        try {
+          fs.writeSync(fd, d.content, 0, d.content.length, p.index * PIECE_BYTES);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+    }
+  } finally {
+    await exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
+  }
+  const whole = new Set<string>();
+  for (const file of files) {
+    if (!started.has(file.rel)) continue;
+    const dest = destOf(file.rel);
+    const sum = bad.has(file.rel) ? undefined : posixCksumFile(dest);
+    if (sum && sum.size === file.size && sum.crc === file.crc) whole.add(file.rel);
+    else fs.rmSync(dest, { force: true });
+  }
+  return whole;
+}
