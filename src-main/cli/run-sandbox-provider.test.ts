@@ -63,14 +63,14 @@ describe('deepdesk run --sandbox daytona', () => {
       { text: 'done' },
     );
     const run = await t.deepdesk(['run', '--sandbox', 'daytona', ...model(), '--approve', 'auto', 'work in the sandbox'], env());
-    expect(run.stderr).toMatch(/Uploaded 3 files \(.*\) to the Daytona sandbox \S+; left out: \.env \(credentials\)\./);
+    expect(run.stderr).toMatch(/Uploaded 3 files \(.*\) to the Daytona sandbox \S+; left out: \.env \(a dotenv file\)\./);
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('done\n');
 
     // The agent is told where it works and what was not sent.
     const system = JSON.stringify(t.server.requests[0]!.messages.filter((m) => m.role === 'system'));
     expect(system).toContain('Your file tools and commands work in a Daytona sandbox');
-    expect(system).toContain('left out: .env (credentials)');
+    expect(system).toContain('left out: .env (a dotenv file)');
     const [listing, written] = toolResults();
     expect(listing).toContain('sandbox\n/home/daytona/workspace\n');
     expect(listing).toContain('.gitignore\na.txt\nuntracked.txt\nalpha\nnot committed\n');

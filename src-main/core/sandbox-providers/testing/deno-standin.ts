@@ -270,7 +270,6 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
         });
         const status = proc.done.then(({ code, signal }) => {
           for (const id of [stdoutId, stderrId]) if (id !== null) notify('$sandbox.stream.end', S.streamEndSchema.encode({ streamId: id }));
-          sb.procs.delete(proc.pid);
           const signo = signal ? osConstants.signals[signal] : 0;
           return { success: code === 0, code: signal ? 128 + signo : (code ?? 1), signal, oom: null };
         });
@@ -280,7 +279,11 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
       processWait: async (p) => {
         const running = sb.procs.get(p.pid as number);
         if (!running) throw denoError('NotFound', 'No such process', 'ENOENT');
-        return running.status;
+        // As the service does, an ended process's status waits for its wait: a fast command
+        // may end before the client asks (the record went at once, and a wait under load failed).
+        const status = await running.status;
+        sb.procs.delete(p.pid as number);
+        return status;
       },
       processKill: async (p) => {
         const running = sb.procs.get(p.pid as number);
