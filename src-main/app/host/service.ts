@@ -94,9 +94,8 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   };
   // One for every listener: the same queues whichever a client calls.
   const protocol = protocolRuns(protocolHost);
-  /** The protocol's servers: those held until the host stops (a flag, Settings), and those of a connection. */
+  /** The protocol's servers: those held until the host stops (a flag, Settings), and those of a connection; while any listens, the host is busy. */
   const listening = new Set<ProtocolServer>();
-  let heldListeners = 0;
   const listen = async (request: ProtocolListenRequest): Promise<ProtocolServer> => {
     const checked = checkListenRequest(request);
     if ('error' in checked) throw new HostRequestError(checked.error, 'bad_request');
@@ -116,7 +115,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
     log(`Agent Protocol: stopped listening on ${server.url}`);
   };
   return {
-    busy: () => heldListeners > 0 || runs.busy() || (windows?.busy() ?? false) || editors.busy(),
+    busy: () => listening.size > 0 || runs.busy() || (windows?.busy() ?? false) || editors.busy(),
     serving: () => {
       runs.interruptOrphans();
       // Protocol runs another host left pending or running: that host is gone.
@@ -206,7 +205,6 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
     },
     async listenProtocol(request) {
       const server = await listen(request);
-      heldListeners++;
       return server.url;
     },
     async close() {
