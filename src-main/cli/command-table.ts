@@ -33,7 +33,7 @@ export const COMMAND_OPTIONS = {
     'carry-changes': { type: 'boolean' },
     'print-request': { type: 'boolean' },
   }),
-  serve: withSessionFlags('serve', { port: { type: 'string' } }),
+  serve: withSessionFlags('serve', { port: { type: 'string' }, 'print-url': { type: 'boolean' } }),
   checkpoints: withSessionFlags('checkpoints', { thread: { type: 'string' }, force: { type: 'boolean' } }),
   mcp: withSessionFlags('mcp', {
     project: { type: 'boolean' },

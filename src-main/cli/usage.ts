@@ -44,6 +44,8 @@ Commands:
   tools                 JSON-lines tool session on stdin/stdout
   run "prompt"          run the agent headless and print its final answer
   serve                 serve the app to a browser on 127.0.0.1
+  serve --print-url     print the address (with its key) of the serve running on
+                        this data folder, to open the window again
   memories ls|cat|write|rm [PATH]
                         manage the agent's long-term memories
   checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]
