@@ -8,6 +8,7 @@
 // services and watchers on top of the same objects.
 
 import type Database from 'better-sqlite3';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { withClaudeRules } from '../../core/config/claude-permissions';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
@@ -35,6 +36,7 @@ import { openSessionPlace, placeContained, type PlaceRequest, type SessionPlace 
 import { folderLocationText } from '../places/folder-location';
 import type { OverSettingsFlags } from '../base/session-flags';
 import { ThreadStore } from '../threads/thread-store';
+import { WorktreeStore } from '../worktrees/worktree-store';
 import { ThreadService, type ThreadServiceEvent } from './thread-service';
 
 /** A client's flags (app/base/session-flags.ts): each applies to this session only, over what Settings saved. */
@@ -180,7 +182,8 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     opening.audit = audit;
     // Closed after the place, whose last sandbox time it records.
     opened.splice(placeCloses, 0, () => audit.close());
-    const modes = policy.mode === 'saved' ? new ModeService(dataDir, place.text, place.sandboxStatus, { onProblem: context.notice }) : undefined;
+    const project = place.localPath !== undefined ? projectOfWorktree(db, place.localPath) : undefined;
+    const modes = policy.mode === 'saved' ? new ModeService(dataDir, place.text, place.sandboxStatus, { onProblem: context.notice, ...(project !== undefined ? { project } : {}) }) : undefined;
     if (modes) opened.push(() => modes.close());
     const fixedMode = policy.mode === 'saved' ? undefined : policy.mode;
     const mode = (): ApprovalMode => fixedMode ?? modes!.current();
@@ -248,4 +251,15 @@ function placeText(place: PlaceRequest): string {
 /** The thread of this folder that ran last: sandbox time is counted to it. */
 function latestThreadOf(db: Database.Database, place: PlaceRequest): string | null {
   return new ThreadStore(db).latestIn(placeText(place)) ?? null;
+}
+
+/** The person's folder a worktree (or sandbox) folder was made from, when `folder` is one. */
+function projectOfWorktree(db: Database.Database, folder: string): string | undefined {
+  let real = folder;
+  try {
+    real = realpathSync(folder);
+  } catch {
+    // Compared as given.
+  }
+  return new WorktreeStore(db).list().find((record) => record.threadFolder === real || record.path === real)?.originFolder;
 }

@@ -80,6 +80,7 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
           running={state.running}
           queued={state.running && run?.queued === true}
           disabledReason={disabledReason}
+          loading={!settingsLoaded}
           onSend={session.send}
           onStop={() => void session.stop()}
           focusKey={session.threadId}

@@ -84,6 +84,7 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
         ref={select}
         type="button"
         className="thread-select"
+        data-roving-key={thread.id}
         title={title}
         aria-current={current ? 'true' : undefined}
         aria-keyshortcuts="F2 Delete"

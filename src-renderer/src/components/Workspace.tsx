@@ -351,6 +351,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           usageShown={usageShown}
           onToggleUsage={() => (usageShown ? closeUsage(null) : setUsageShown(true))}
           mode={mode}
+          threadId={threadId}
         />
         <div className="app-body">
           {narrow ? <PanelSwitcher current={drawer === 'viewer' ? null : drawer} onSelect={(p) => setDrawer((d) => (d === p ? null : p))} /> : null}
