@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDaytonaStandin } from '../src-main/core/sandbox-providers/testing/daytona-standin';
 import type { ProviderStandin } from '../src-main/core/sandbox-providers/testing/standin';
 import { approval, conversation, openApp, sendMessage, useE2ESession } from './harness';
+import { shortSandboxId } from '../src-main/app/contract/sandboxes';
 
 const session = useE2ESession();
 const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
@@ -37,6 +38,35 @@ function repository(): string {
   git(folder, 'add', '-A');
   git(folder, 'commit', '-q', '-m', 'base');
   return folder;
+}
+
+/** What is cramped in a sandbox thread's window: overlapping head items, a squeezed title, a row wider than its panel. */
+function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const box = (el: Element | null) => el?.getBoundingClientRect();
+    const overlap = (a: DOMRect, b: DOMRect) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const title = box(document.querySelector('.thread-heading'));
+    const badge = box(document.querySelector('.thread-runs-in'));
+    if (!title || !badge) problems.push('no title or badge');
+    else {
+      if (overlap(title, badge)) problems.push('the badge overlaps the title');
+      if (title.width < 110) problems.push(`the title is ${Math.round(title.width)} px wide`);
+      if (Math.abs(title.top - badge.top) > 12) problems.push('the badge wrapped below the title');
+    }
+    for (const row of document.querySelectorAll<HTMLElement>('.agent-meta, .agent-line')) {
+      if (row.scrollWidth > row.clientWidth + 1) problems.push(`an Agents row overflows: ${row.innerText}`);
+    }
+    const threadsHead = document.querySelector('.thread-list > .panel-head');
+    const threadsTitle = threadsHead?.querySelector<HTMLElement>('.panel-title');
+    if (threadsTitle) {
+      if (threadsTitle.scrollWidth > threadsTitle.clientWidth + 1) problems.push('THREADS is cut');
+      for (const button of threadsHead!.querySelectorAll('button')) {
+        if (overlap(threadsTitle.getBoundingClientRect(), button.getBoundingClientRect())) problems.push(`THREADS is under ${button.getAttribute('aria-label') ?? button.textContent}`);
+      }
+    }
+    return problems;
+  });
 }
 
 const header = (page: Page) => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in');
@@ -121,7 +151,10 @@ describe('sandbox threads in the window', () => {
     // The worktree thread folder is open, in the stand-in's sandbox: the header says where, the upload is told.
     await poll(() => daytona.boxes.size).toBe(1);
     const [sandboxId] = [...daytona.boxes.keys()];
-    await poll(() => header(window).innerText()).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
+    // The badge shows the short ID; the whole one is its accessible name and tooltip.
+    await poll(() => header(window).innerText()).toBe(`Runs in Daytona · sandbox ${shortSandboxId(sandboxId!)}`);
+    expect(await header(window).getAttribute('aria-label')).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
+    expect(await header(window).getAttribute('title')).toContain(sandboxId);
     await poll(() => notifications(window).innerText()).toMatch(new RegExp(`Uploaded 1 file \\(.*\\) to the Daytona sandbox ${sandboxId}`));
     const worktree = window.getByRole('group', { name: 'Worktree' });
     await poll(() => worktree.innerText()).toContain('deepdesk/');
@@ -144,7 +177,16 @@ describe('sandbox threads in the window', () => {
     await window.getByRole('region', { name: 'Terminal' }).getByRole('tablist', { name: 'Terminals' }).getByRole('tab', { name: /echo from-the-sandbox/ }).waitFor({ timeout: 15_000 });
 
     const agents = window.getByRole('region', { name: 'Agents', exact: true });
-    await poll(() => agents.getByRole('listitem').filter({ hasText: 'Make the file' }).innerText()).toContain(`Runs in Daytona · sandbox ${sandboxId}`);
+    await poll(() => agents.getByRole('listitem').filter({ hasText: 'Make the file' }).innerText()).toContain(`Runs in Daytona · sandbox ${shortSandboxId(sandboxId!)}`);
+
+    // At both sizes: the title keeps room beside the badge, nothing overlaps, nothing runs out sideways.
+    for (const [width, height] of [
+      [1400, 900],
+      [1024, 700],
+    ] as const) {
+      await window.setViewportSize({ width, height });
+      await poll(() => layoutProblems(window)).toEqual([]);
+    }
   });
 
   it('Continue in a sandbox… makes a worktree thread a Daytona sandbox thread', async () => {
@@ -167,7 +209,7 @@ describe('sandbox threads in the window', () => {
     await go.click();
     await poll(() => daytona.boxes.size).toBe(1);
     const [sandboxId] = [...daytona.boxes.keys()];
-    await poll(() => header(page).innerText()).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
+    await poll(() => header(page).innerText()).toBe(`Runs in Daytona · sandbox ${shortSandboxId(sandboxId!)}`);
     await poll(() => worktree.innerText()).toContain('deepdesk/later-up');
     await poll(() => page.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
   });

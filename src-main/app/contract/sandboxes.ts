@@ -40,6 +40,16 @@ export function runsInText(place: Pick<SandboxPlaceDto, 'label' | 'sandboxId'>):
   return `Runs in ${place.label} · sandbox ${place.sandboxId}`;
 }
 
+/** A sandbox ID as a badge shows it: its first 8 characters and `…` when longer than 12 (a UUID); the whole of it goes in the badge's tooltip. */
+export function shortSandboxId(id: string): string {
+  return id.length > 12 ? `${id.slice(0, 8)}…` : id;
+}
+
+/** `Runs in Daytona · sandbox 1a2b3c4d…`: runsInText with the short ID, for the window's badges. */
+export function runsInShortText(place: Pick<SandboxPlaceDto, 'label' | 'sandboxId'>): string {
+  return `Runs in ${place.label} · sandbox ${shortSandboxId(place.sandboxId)}`;
+}
+
 export const sandboxMethods = {
   /**
    * Whether the open folder's thread can run in the provider's sandbox now: a local git

@@ -1,6 +1,6 @@
 // The centre column: the thread's title and meter, the conversation, the message box.
 
-import { runsInText, type SandboxPlaceDto } from '../../../src-main/app/contract';
+import { runsInShortText, runsInText, type SandboxPlaceDto } from '../../../src-main/app/contract';
 import { useCheckpoints } from '../state/checkpoints-context';
 import type { ShownAttachment } from '../lib/thread-reducer';
 import type { ThreadSession } from '../state/use-thread-session';
@@ -43,8 +43,9 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
           {title}
         </h1>
         {sandbox ? (
-          <span className="badge thread-runs-in mono" title={`Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
-            {runsInText(sandbox)}
+          // The short ID shows; the whole one is in its tooltip and its accessible name.
+          <span className="badge thread-runs-in mono" role="note" aria-label={runsInText(sandbox)} title={`Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
+            {runsInShortText(sandbox)}
           </span>
         ) : worktree !== null ? (
           <SandboxThreadButton kind="continue" />

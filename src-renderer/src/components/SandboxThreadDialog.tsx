@@ -29,7 +29,7 @@ export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element
     <>
       {kind === 'new' ? (
         <button type="button" className="icon-btn new-sandbox-thread" aria-label={title} title={title} onClick={() => setOpen(true)}>
-          <Icon name="terminal" size={15} />
+          <Icon name="cloud" size={15} />
         </button>
       ) : (
         <button type="button" className="btn btn-small btn-quiet" onClick={() => setOpen(true)}>
