@@ -156,6 +156,11 @@ describe('sandbox threads in the window', () => {
     expect(await header(window).getAttribute('aria-label')).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
     expect(await header(window).getAttribute('title')).toContain(sandboxId);
     await poll(() => notifications(window).innerText()).toMatch(new RegExp(`Uploaded 1 file \\(.*\\) to the Daytona sandbox ${sandboxId}`));
+    // A calm notice (a status, not an alert), two lines at most; the thread keeps it, with how to send less or more.
+    const uploadNotice = notifications(window).locator('.toast').filter({ hasText: 'Uploaded 1 file' });
+    expect(await uploadNotice.getAttribute('role')).toBe('status');
+    expect((await uploadNotice.boundingBox())!.height).toBeLessThan(56);
+    await poll(() => conversation(window).innerText()).toMatch(/Uploaded 1 file .*nothing was left out\. To leave more out, add it to the folder’s \.gitignore; to send more, raise Upload cap \(MB\) in Settings › Sandboxes\./);
     const worktree = window.getByRole('group', { name: 'Worktree' });
     await poll(() => worktree.innerText()).toContain('deepdesk/');
     expect(await window.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);

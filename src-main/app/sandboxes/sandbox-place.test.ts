@@ -60,7 +60,7 @@ describe('a sandbox place', () => {
   it('sends the folder up once, brings a step’s changes back, stops when idle and starts again for the next step', async () => {
     const t = setUp(() => ({ idleTimeoutMin: 0.01 }));
     const place = await t.open();
-    expect(t.said).toEqual([expect.stringMatching(/^Uploaded 1 file \(6 bytes\) to the Daytona sandbox \w+; nothing was left out\.$/)]);
+    expect(t.said).toEqual([expect.stringMatching(/^Uploaded 1 file \(6 bytes\) to the Daytona sandbox \w+; nothing was left out\. To leave more out, add it to the folder’s \.gitignore; to send more, raise Upload cap \(MB\) in Settings › Sandboxes\.$/)]);
     const r = await place.shell.execute('echo hi > made.txt; cat a.txt');
     expect(r.output).toContain('alpha');
     expect(fs.readFileSync(path.join(t.folder, 'made.txt'), 'utf8')).toBe('hi\n');

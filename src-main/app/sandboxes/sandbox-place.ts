@@ -41,7 +41,8 @@ export interface SandboxPlaceOptions {
   /** Settings › Sandboxes now, and the keys saved there by variable name. */
   settings: () => SandboxPlaceSettings;
   savedKeys: () => Promise<Record<string, string | undefined>>;
-  say: (line: string) => void;
+  /** A line for the person; `info` for news (the upload), not a problem. */
+  say: (line: string, kind?: 'info') => void;
   /** Sandbox time, in slices (the usage ledger). */
   recordTime?: (slice: { at: string; provider: string; sandboxId: string; seconds: number; costUsd: number | null }) => void;
   /** A provider to use instead of the registry's (tests). */
@@ -117,7 +118,7 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
       store.setManifest(record.folder, manifest);
       summary = uploadSummary(plan, where);
       store.setUploadSummary(record.folder, summary);
-      options.say(summary);
+      options.say(summary, 'info');
     } else {
       // What changed in the worktree meanwhile (the person's edits, a restored checkpoint) goes up first.
       const pushed = await pushFolderChanges(sandbox, record.folder, record.manifest, { dataDir: options.dataDir, env: options.env, limits, ...(options.signal ? { signal: options.signal } : {}) });
@@ -125,7 +126,7 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
       store.setManifest(record.folder, manifest);
       const files = (n: number): string => `${n} file${n === 1 ? '' : 's'}`;
       const parts = [...(pushed.sent > 0 ? [`sent ${files(pushed.sent)} changed in the worktree`] : []), ...(pushed.removed > 0 ? [`removed ${files(pushed.removed)} deleted there`] : [])];
-      if (parts.length > 0) options.say(`To ${where}: ${parts.join(', ')}.`);
+      if (parts.length > 0) options.say(`To ${where}: ${parts.join(', ')}.`, 'info');
     }
   } catch (err) {
     await sandbox.close().catch(() => undefined);

@@ -69,7 +69,7 @@ export interface SessionContext {
   mcpTokens?: McpTokenStore;
   openBrowser: (url: string) => void | Promise<void>;
   /** A problem with one of the person's files, or a line the person should read. */
-  notice(problem: Omit<JsonFileProblem, 'file'> & { file?: string }): void;
+  notice(problem: Omit<JsonFileProblem, 'file'> & { file?: string; kind?: 'error' | 'info' }): void;
 }
 
 export interface FolderSessionRequest {
@@ -115,7 +115,7 @@ export interface FolderSession {
 export async function openFolderSession(request: FolderSessionRequest): Promise<FolderSession> {
   const { flags, policy, context } = request;
   const { dataDir, db, env } = context;
-  const say = (message: string) => context.notice({ message });
+  const say = (message: string, kind?: 'info') => context.notice({ message, ...(kind !== undefined ? { kind } : {}) });
   const opened: Array<() => Promise<void> | void> = [];
   const closeAll = async () => {
     for (const close of opened.splice(0).reverse()) await close();

@@ -55,7 +55,7 @@ export type PlaceRequest = FolderLocation | { kind: 'opened-remote'; remote: Rem
 
 export async function openSessionPlace(
   request: PlaceRequest,
-  options: { dataDir: string; env: NodeJS.ProcessEnv; say: (line: string) => void; sandboxes?: PlaceSandboxes },
+  options: { dataDir: string; env: NodeJS.ProcessEnv; say: (line: string, kind?: 'info') => void; sandboxes?: PlaceSandboxes },
 ): Promise<SessionPlace> {
   if (request.kind === 'local') {
     const localPath = realpathSync(request.path);

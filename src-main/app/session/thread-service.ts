@@ -76,7 +76,11 @@ export class ThreadService {
   }
 
   create(title?: string): ThreadSummaryDto {
-    return this.summary(this.book.create(title));
+    const id = this.book.create(title);
+    // A sandbox thread starts with what went up to its sandbox (and how to change that), in its history and its export.
+    const uploaded = this.options.providerSandbox?.uploadSummary;
+    if (uploaded !== undefined) this.book.tell(id, { kind: 'upload', text: `Note: ${uploaded}`, display: uploaded });
+    return this.summary(id);
   }
 
   /** The thread as a window opens it: its recent items (threads.earlier has the rest) and its state. */
