@@ -116,6 +116,39 @@ describe('sandbox threads in the window', () => {
     expect(await page.content()).not.toContain(secret);
   });
 
+  it('Settings › Sandboxes shows the chosen service’s key and price (the others behind a disclosure), and Test key says refused or accepted', async () => {
+    const daytona = (standin = await startDaytonaStandin());
+    const serve = await session.serve({ env: { ...NO_PROVIDER_KEYS, DAYTONA_API_URL: daytona.env.DAYTONA_API_URL! } });
+    const page = await openApp(session.browser, serve.url);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'Sandboxes' });
+    await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('daytona');
+    await section.getByLabel('Daytona key DAYTONA_API_KEY').waitFor();
+    expect(await section.getByRole('textbox', { name: 'Price per hour for Daytona (USD)' }).isVisible()).toBe(true);
+    // Another service's key and price are there, behind the disclosure.
+    expect(await section.getByLabel('E2B key E2B_API_KEY').isVisible()).toBe(false);
+    expect(await section.getByRole('textbox', { name: 'Price per hour for E2B (USD)' }).isVisible()).toBe(false);
+    await section.getByText('Other services’ keys and prices').click();
+    await poll(() => section.getByLabel('E2B key E2B_API_KEY').isVisible()).toBe(true);
+
+    const daytonaGroup = section.getByRole('group', { name: 'Daytona' });
+    const result = daytonaGroup.locator('.sandbox-test-key [role="status"]');
+    // No key: says so.
+    await daytonaGroup.getByRole('button', { name: 'Test Daytona key' }).click();
+    await poll(() => result.innerText()).toMatch(/Daytona needs DAYTONA_API_KEY/);
+    // A wrong key: refused.
+    await section.getByLabel('Daytona key DAYTONA_API_KEY').fill('not-the-key');
+    await section.getByRole('button', { name: 'Save DAYTONA_API_KEY' }).click();
+    await poll(() => section.getByText('A key is stored for DAYTONA_API_KEY.').count()).toBe(1);
+    await daytonaGroup.getByRole('button', { name: 'Test Daytona key' }).click();
+    await poll(() => result.innerText()).toMatch(/^Daytona refused the key/);
+    // The right one: accepted.
+    await section.getByLabel('Daytona key DAYTONA_API_KEY').fill(daytona.env.DAYTONA_API_KEY!);
+    await section.getByRole('button', { name: 'Save DAYTONA_API_KEY' }).click();
+    await daytonaGroup.getByRole('button', { name: 'Test Daytona key' }).click();
+    await poll(() => result.innerText()).toMatch(/^Daytona accepted the key/);
+  });
+
   it('New thread in a sandbox… says why not without a key, then runs the thread in Daytona: header, approval and Agents view say so, and the file comes back', async () => {
     const daytona = (standin = await startDaytonaStandin());
     const folder = repository();

@@ -70,6 +70,15 @@ export const sandboxMethods = {
     params: z.object({ provider: sandboxProviderSchema }).strict(),
     result: z.object({ threadFolder: z.string(), worktree: z.string(), branch: z.string() }),
   },
+  /**
+   * Settings › Sandboxes › `Test key`: one cheap authenticated call to the provider (listing
+   * Deepdesk's sandboxes) with the key in the environment or Settings. `ok` false says why in
+   * one line: no key, the key refused, the service unreachable.
+   */
+  'sandboxes.testKey': {
+    params: z.object({ provider: sandboxProviderSchema }).strict(),
+    result: z.object({ ok: z.boolean(), message: z.string() }),
+  },
 } as const;
 
 export type SandboxMethodName = keyof typeof sandboxMethods;

@@ -26,6 +26,8 @@ export interface SandboxHandlersOptions {
   changed: () => void;
 }
 
+const TEST_KEY_TIMEOUT_MS = 20_000;
+
 export function sandboxHandlers(options: SandboxHandlersOptions): HandlersFor<'sandboxes.'> {
   /** The sandbox the open folder's threads run in already, if any. */
   const already = (): SandboxRecord | undefined => (options.remote ? undefined : new SandboxStore(options.db).get(realpathSync(options.folder)));
@@ -57,6 +59,22 @@ export function sandboxHandlers(options: SandboxHandlersOptions): HandlersFor<'s
         throw err;
       }
       return { ok: true, continues: again };
+    },
+    'sandboxes.testKey': async ({ provider }) => {
+      const label = PROVIDER_LABELS[provider];
+      const signal = AbortSignal.timeout(TEST_KEY_TIMEOUT_MS);
+      try {
+        const opened = await openSandboxProvider(provider, { env: options.env, saved: await options.savedKeys() });
+        const found = await opened.list(signal);
+        return { ok: true, message: `${label} accepted the key (${found.length === 0 ? 'no sandboxes of Deepdesk’s there now' : `${found.length} sandbox${found.length === 1 ? '' : 'es'} of Deepdesk’s there now`}).` };
+      } catch (err) {
+        if (err instanceof SandboxProviderError) {
+          if (err.reason === 'auth') return { ok: false, message: `${label} refused the key: ${err.message}` };
+          return { ok: false, message: err.message };
+        }
+        if (signal.aborted) return { ok: false, message: `${label} did not answer within ${TEST_KEY_TIMEOUT_MS / 1000} s.` };
+        return { ok: false, message: `${label} could not be asked: ${err instanceof Error ? err.message : String(err)}` };
+      }
     },
     'sandboxes.runIn': async ({ provider }) => {
       if (options.remote) throw new ContractError('A sandbox thread needs a local git repository; this folder is remote.', 'bad_request');

@@ -163,7 +163,9 @@ export function missingCredentials(provider: SandboxProviderName, variables: rea
 
 /** A credential from the environment, else from Settings; empty counts as missing. */
 export function credential(credentials: ProviderCredentials, name: string): string | undefined {
-  const value = credentials.env[name] ?? credentials.saved?.[name];
+  // An empty variable in the environment is not a key: the saved one (if any) is used.
+  const fromEnv = credentials.env[name];
+  const value = fromEnv !== undefined && fromEnv !== '' ? fromEnv : credentials.saved?.[name];
   return value === undefined || value === '' ? undefined : value;
 }
 
