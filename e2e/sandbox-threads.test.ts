@@ -177,6 +177,11 @@ describe('sandbox threads in the window', () => {
     await window.getByRole('button', { name: 'New thread in a sandbox…', exact: true }).click();
     dialog = window.getByRole('dialog', { name: 'New thread in a sandbox…' });
     expect(await dialog.getByRole('combobox', { name: 'Sandbox service' }).inputValue()).toBe('daytona');
+    // It says what goes up, what it costs and when it stops, and takes a name.
+    const terms = dialog.getByRole('list', { name: 'What this sandbox costs and holds' });
+    await poll(() => terms.innerText()).toContain(folder);
+    expect(await terms.innerText()).toMatch(/Price: not priced[\s\S]*Stops when idle after: Daytona’s default/);
+    await dialog.getByRole('textbox', { name: 'Name (optional)' }).fill('in-the-cloud');
     const start = dialog.getByRole('button', { name: 'Start in sandbox' });
     await poll(() => start.getAttribute('aria-disabled')).toBe('false');
     await start.click();
@@ -195,7 +200,7 @@ describe('sandbox threads in the window', () => {
     expect((await uploadNotice.boundingBox())!.height).toBeLessThan(56);
     await poll(() => conversation(window).innerText()).toMatch(/Uploaded 1 file .*nothing was left out\. To leave more out, add it to the folder’s \.gitignore; to send more, raise Upload cap \(MB\) in Settings › Sandboxes\./);
     const worktree = window.getByRole('group', { name: 'Worktree' });
-    await poll(() => worktree.innerText()).toContain('deepdesk/');
+    await poll(() => worktree.innerText()).toContain('deepdesk/in-the-cloud');
     expect(await window.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
 
     await sendMessage(window, 'Make the file');

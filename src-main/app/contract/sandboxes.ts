@@ -67,7 +67,8 @@ export const sandboxMethods = {
    * session makes the sandbox and uploads the folder.
    */
   'sandboxes.runIn': {
-    params: z.object({ provider: sandboxProviderSchema }).strict(),
+    /** `name`: the new worktree's name (made up when absent); not for `Continue in a sandbox…`. */
+    params: z.object({ provider: sandboxProviderSchema, name: z.string().min(1).max(63).optional() }).strict(),
     result: z.object({ threadFolder: z.string(), worktree: z.string(), branch: z.string() }),
   },
   /**

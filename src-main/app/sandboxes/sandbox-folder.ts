@@ -24,6 +24,8 @@ export interface SandboxFolderRequest {
   savedKeys: () => Promise<Record<string, string | undefined>>;
   /** Words for the worktree's name (the prompt). */
   nameHint?: string;
+  /** The new worktree's name, as the person gave it (checked as worktrees.create checks it). */
+  name?: string;
   signal?: AbortSignal;
 }
 
@@ -66,7 +68,7 @@ export async function sandboxFolderFor(request: SandboxFolderRequest): Promise<S
     }
     let made;
     try {
-      made = await worktrees.create({ folder, carry: true, ...(request.nameHint !== undefined ? { nameHint: request.nameHint } : {}), ...(request.signal ? { signal: request.signal } : {}) });
+      made = await worktrees.create({ folder, carry: true, ...(request.name !== undefined ? { name: request.name } : {}), ...(request.nameHint !== undefined ? { nameHint: request.nameHint } : {}), ...(request.signal ? { signal: request.signal } : {}) });
     } catch (err) {
       if (err instanceof WorktreeError && err.code !== 'failed') {
         throw new ContractError(`a sandbox thread needs a folder in a git repository with a commit (what the agent changes comes back as a worktree branch): ${err.message}`, 'bad_request');

@@ -76,11 +76,11 @@ export function sandboxHandlers(options: SandboxHandlersOptions): HandlersFor<'s
         return { ok: false, message: `${label} could not be asked: ${err instanceof Error ? err.message : String(err)}` };
       }
     },
-    'sandboxes.runIn': async ({ provider }) => {
+    'sandboxes.runIn': async ({ provider, name }) => {
       if (options.remote) throw new ContractError('A sandbox thread needs a local git repository; this folder is remote.', 'bad_request');
       const record = already();
       if (record !== undefined) throw new ContractError(`This folder’s threads run in a ${PROVIDER_LABELS[record.provider]} sandbox already.`, 'bad_request');
-      const made = await sandboxFolderFor({ dataDir: options.dataDir, db: options.db, folder: options.folder, provider, env: options.env, savedKeys: options.savedKeys });
+      const made = await sandboxFolderFor({ dataDir: options.dataDir, db: options.db, folder: options.folder, provider, env: options.env, savedKeys: options.savedKeys, ...(name !== undefined ? { name } : {}) });
       options.changed();
       return { threadFolder: made.threadFolder, worktree: made.worktree, branch: made.branch };
     },

@@ -51,6 +51,18 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
   const [why, setWhy] = useState<string | null>(null);
   const [checked, setChecked] = useState(false);
   const [working, setWorking] = useState(false);
+  const [name, setName] = useState('');
+  /** The folder that goes up (this one: a worktree of it is made, or it is the worktree). */
+  const [folder, setFolder] = useState('');
+  useEffect(() => {
+    let live = true;
+    void api.safe('app.info', {}).then((info) => {
+      if (live && info) setFolder(info.folder ?? '');
+    });
+    return () => {
+      live = false;
+    };
+  }, [api]);
 
   useEffect(() => {
     let cancelled = false;
@@ -76,7 +88,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
     if (working || !checked || why !== null) return;
     setWorking(true);
     try {
-      const made = await api.call('sandboxes.runIn', { provider });
+      const made = await api.call('sandboxes.runIn', { provider, ...(kind === 'new' && name.trim() !== '' ? { name: name.trim() } : {}) });
       push(`${kind === 'new' ? `Made worktree ${made.worktree} on branch ${made.branch}` : `Worktree ${made.worktree}`}: its thread runs in a ${SANDBOX_PROVIDER_LABELS[provider]} sandbox; the folder is uploading.`, 'info');
       // The folder gate makes the workspace anew on the thread folder: this dialog goes with the old one.
       await api.call('app.openFolder', { path: made.threadFolder, reopen: true });
@@ -110,6 +122,13 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
             ))}
           </select>
         </div>
+        {kind === 'new' ? (
+          <div className="field">
+            <label htmlFor={`${id}-name`}>Name (optional)</label>
+            <input id={`${id}-name`} className="mono" value={name} placeholder="made up when empty" spellCheck={false} autoComplete="off" maxLength={63} readOnly={working} onChange={(e) => setName(e.target.value)} />
+          </div>
+        ) : null}
+        <SandboxTerms provider={provider} folder={folder} />
         {why !== null ? (
           <p className="error-text" role="alert">
             {why}
@@ -137,5 +156,22 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
         </div>
       </form>
     </Modal>
+  );
+}
+
+/** What the person agrees to: the folder that goes up, the price per hour and the idle timeout, as Settings › Sandboxes has them. */
+function SandboxTerms({ provider, folder }: { provider: SandboxProvider; folder: string }): React.JSX.Element {
+  const { settings } = useSettings();
+  const sandboxes = settings?.sandboxes;
+  const price = sandboxes?.pricesPerHourUsd?.[provider];
+  const idle = sandboxes?.idleTimeoutMin;
+  return (
+    <ul className="sandbox-terms small" aria-label="What this sandbox costs and holds">
+      <li>
+        Folder: <span className="mono">{folder || '…'}</span> (as git sees it)
+      </li>
+      <li>Price: {price !== undefined ? `$${price} an hour while it runs` : `not priced (set ${SANDBOX_PROVIDER_LABELS[provider]}’s price in Settings › Sandboxes to see its cost in Usage)`}</li>
+      <li>Stops when idle after: {idle !== undefined ? `${idle} minute${idle === 1 ? '' : 's'}` : `${SANDBOX_PROVIDER_LABELS[provider]}’s default`} (Settings › Sandboxes › Idle timeout)</li>
+    </ul>
   );
 }
