@@ -71,6 +71,9 @@ describe('deepdesk run --sandbox daytona', () => {
     const system = JSON.stringify(t.server.requests[0]!.messages.filter((m) => m.role === 'system'));
     expect(system).toContain('Your file tools and commands work in a Daytona sandbox');
     expect(system).toContain('left out: .env (a dotenv file)');
+    // The thread starts with the upload, as a note (the window shows it, threads export has it).
+    const firstUser = t.server.requests[0]!.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));
+    expect(firstUser.some((text) => /Note: Uploaded 3 files .*To leave more out, add it to the folder’s \.gitignore/.test(text))).toBe(true);
     const [listing, written] = toolResults();
     expect(listing).toContain('sandbox\n/home/daytona/workspace\n');
     expect(listing).toContain('.gitignore\na.txt\nuntracked.txt\nalpha\nnot committed\n');

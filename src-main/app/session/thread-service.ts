@@ -10,11 +10,11 @@
 
 import { randomUUID } from 'node:crypto';
 import type { RequestPreview, RunResult } from '../../core/agent/loop';
-import type { PendingNote } from '../../core/agent/notes';
+import { isNote, type PendingNote } from '../../core/agent/notes';
 import { newThreadState, type ApprovalRequest, type ThreadState, type UsageTotals } from '../../core/agent/types';
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import type { Backend } from '../../core/backends/protocol';
-import type { ChatModel, ContentPart } from '../../core/models/types';
+import type { ChatMessage, ChatModel, ContentPart } from '../../core/models/types';
 import type { ApprovalService } from '../approvals/approval-service';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import type { Turn } from '../commands/slash-commands';
@@ -49,6 +49,9 @@ export class ThreadService {
   private readonly approvals: ThreadApprovals;
   private readonly queue: RunQueue;
 
+  /** Threads whose upload note was looked at (told, or found there). */
+  private readonly uploadNoted = new Set<string>();
+
   constructor(private readonly options: ThreadServiceOptions) {
     const { db, folder, emit } = options;
     this.assembly = new RunAssembly(options);
@@ -77,10 +80,21 @@ export class ThreadService {
 
   create(title?: string): ThreadSummaryDto {
     const id = this.book.create(title);
-    // A sandbox thread starts with what went up to its sandbox (and how to change that), in its history and its export.
-    const uploaded = this.options.providerSandbox?.uploadSummary;
-    if (uploaded !== undefined) this.book.tell(id, { kind: 'upload', text: `Note: ${uploaded}`, display: uploaded });
+    this.noteUpload(id);
     return this.summary(id);
+  }
+
+  /**
+   * A sandbox thread starts with what went up to its sandbox (and how to change that) as a note:
+   * in its history, the window and its export, whichever client made it (a window, `run`, the protocol).
+   */
+  private noteUpload(threadId: string): void {
+    const uploaded = this.options.providerSandbox?.uploadSummary;
+    if (uploaded === undefined || this.uploadNoted.has(threadId)) return;
+    this.uploadNoted.add(threadId);
+    const isUpload = (m: ChatMessage): boolean => isNote(m) && m.note.kind === 'upload';
+    if (this.book.latest(threadId).state.messages.some(isUpload) || this.book.store.pendingNotes(threadId).some((n) => n.kind === 'upload')) return;
+    this.book.tell(threadId, { kind: 'upload', text: `Note: ${uploaded}`, display: uploaded });
   }
 
   /** The thread as a window opens it: its recent items (threads.earlier has the rest) and its state. */
@@ -134,11 +148,13 @@ export class ThreadService {
 
   /** Runs the agent on `content` and resolves with how the run ended (RunQueue.run). */
   run(threadId: string, content: string | ContentPart[] | null, options?: { compactOnly?: boolean; typed?: string; turn?: Turn; attachments?: readonly AttachmentInput[] }): Promise<RunResult> {
+    this.noteUpload(threadId);
     return this.queue.run(threadId, content, options);
   }
 
   /** Starts a run on a new message, or queues it while one goes (RunQueue.send). */
   send(threadId: string, text: string, attachments?: readonly AttachmentInput[], typed?: string, turn?: Turn): Promise<{ queuedId?: string }> {
+    this.noteUpload(threadId);
     return this.queue.send(threadId, text, attachments, typed, turn);
   }
 

@@ -98,7 +98,10 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
   // alone until its call's card arrives, then inside it): it then takes the keyboard back only if
   // nothing has it, never from where the person went meanwhile (another approval's button).
   useEffect(() => {
-    if (autoFocus && keyboardIsFree()) approveRef.current?.focus({ preventScroll: false });
+    const log = approveRef.current?.closest('[role="log"]') ?? null;
+    // Free as the conversation counts it (the keyboard in the log counts as free), but not on another approval.
+    const onOtherApproval = document.activeElement?.closest('[role="group"][aria-label="Approve tool call"]') != null;
+    if (autoFocus && keyboardIsFree(log) && !onOtherApproval) approveRef.current?.focus({ preventScroll: false });
   }, [autoFocus]);
 
   const decide = async (decision: ApprovalDecisionDto): Promise<void> => {
