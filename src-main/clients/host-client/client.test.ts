@@ -98,8 +98,10 @@ describe('connect or start', () => {
   it('a host serving other clients is not replaced by a client of another build', async () => {
     const window = await connect();
     const pid = window.hostPid;
-    const updated = await connect({ version: 'another-build' });
+    const kept: string[] = [];
+    const updated = await connect({ version: 'another-build', onKeptOtherBuild: (why) => kept.push(why) });
     expect({ started: updated.started, pid: updated.hostPid }).toEqual({ started: false, pid });
+    expect(kept).toEqual([expect.stringMatching(/1 other client is attached to the host/)]);
     // The first client is still served, by the same host.
     expect(await window.request('host.ping')).toMatchObject({ pid });
     expect(upPids()).toEqual([pid]);
