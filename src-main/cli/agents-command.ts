@@ -40,9 +40,9 @@ export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()
       return 0;
     }
     // Short ids, as git shows commits (attach and stop take them); on a terminal each row fits its width.
-    const rows = agents.map((a) => [a.shortId, stateWord(a.state), a.folder, a.title]);
+    const rows = agents.map((a) => [a.shortId, stateWord(a.state), a.goal?.state ?? '', a.folder, a.title]);
     const columns = (io.stdout as { isTTY?: boolean; columns?: number }).isTTY === true ? (io.stdout as { columns?: number }).columns : undefined;
-    io.stdout.write(table([['ID', 'STATE', 'FOLDER', 'TITLE'], ...rows], columns !== undefined && columns > 0 ? { width: columns, cut: { 2: 'start', 3: 'end' } } : undefined));
+    io.stdout.write(table([['ID', 'STATE', 'GOAL', 'FOLDER', 'TITLE'], ...rows], columns !== undefined && columns > 0 ? { width: columns, cut: { 3: 'start', 4: 'end' } } : undefined));
     return 0;
   } finally {
     await host.close();

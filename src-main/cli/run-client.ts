@@ -43,6 +43,7 @@ const IN_JSON: AgentEventTable<boolean> = {
   rewound: false,
   retry: false,
   tool_output: false,
+  goal: true,
   done: true,
 };
 

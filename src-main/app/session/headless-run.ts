@@ -22,6 +22,9 @@ import { parseFolderLocation } from '../places/folder-location';
 import { openWithSystem } from '../base/open-external';
 import type { SecretStore } from '../base/secret-store';
 import { ThreadStore } from '../threads/thread-store';
+import { gitGoalFolder } from './goal-folder';
+import { goalJson, startGoal } from '../../core/goals/goal';
+import { givenDraft } from '../../core/goals/draft';
 import { overSettingsFlags, type GivenSessionFlags } from '../base/session-flags';
 import { openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';
@@ -124,7 +127,8 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         ...(agent !== undefined ? { agent, model } : {}),
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
       });
-      const input = await personInput(request.prompt, inputSources(session));
+      if (request.goal !== undefined) await startRunGoal(store, threadId, request, session, io);
+      const input = await personInput(request.prompt.trim() === '' && request.goal !== undefined ? goalPrompt(store, threadId) : request.prompt, inputSources(session));
       const result = threads
         .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.turn ? { turn: input.turn } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
         .finally(closeAll);
@@ -188,6 +192,41 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
   } finally {
     await session.close();
   }
+}
+
+/**
+ * `run --goal TEXT --verify CMD…` (SPEC §21): the goal starts on the thread before its first
+ * turn, with the folder's tree as its base; its verify steps are taken as given.
+ */
+async function startRunGoal(store: ThreadStore, threadId: string, request: HeadlessRunRequest, session: FolderSession, io: HeadlessRunIo): Promise<void> {
+  const objective = request.goal!.trim();
+  if (objective === '') throw new ContractError('--goal needs the objective as its text', 'bad_request');
+  const verify = request.verify ?? [];
+  if (verify.length === 0) throw new ContractError('--goal needs at least one --verify CMD in this build (drafting the verify steps from the folder is not available yet)', 'bad_request');
+  const state = store.load(threadId);
+  if (state.goal?.state === 'pursuing') throw new ContractError(`thread ${threadId} already pursues a goal`, 'bad_request');
+  const { place } = session;
+  const folder = place.localPath !== undefined && place.provider === undefined ? gitGoalFolder(place.localPath, request.env) : undefined;
+  const base = await folder?.tree();
+  const maxRounds = session.settings.raw().goals?.maxRounds;
+  state.goal = startGoal(givenDraft(objective, verify), { ...(base !== undefined ? { base } : {}), ...(maxRounds !== undefined ? { maxRounds } : {}) });
+  store.save(state, { folder: place.text });
+  io.say(`goal: pursuing — ${state.goal.verify.length} verify step${state.goal.verify.length === 1 ? '' : 's'} the host will run: ${state.goal.verify.map((s) => s.command).join('; ')}`);
+  io.emit({ type: 'goal', threadId, goal: goalJson(state.goal) });
+}
+
+/** The first message of a goal's run when no prompt is given: the objective, its criteria and the checks. */
+function goalPrompt(store: ThreadStore, threadId: string): string {
+  const goal = store.load(threadId).goal!;
+  return [
+    `Goal: ${goal.objective}`,
+    '',
+    'Criteria:',
+    ...goal.criteria.map((c) => `- ${c.text}`),
+    '',
+    'When you end your turn, the host runs these checks itself and grants the goal only if they pass:',
+    ...goal.verify.map((s) => `- \`${s.command}\` (exit code ${s.expectedExitCode})`),
+  ].join('\n');
 }
 
 /** A `--sandbox` run's folder: the worktree that runs in the sandbox (made, or found again by the sandbox's id). */

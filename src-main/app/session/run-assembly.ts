@@ -27,6 +27,8 @@ import { createDefaultMounts, threadFilesFrom, MEMORIES_PREFIX, type Mounts } fr
 import type { Backend } from '../../core/backends/protocol';
 import type { ChatModel, ContentPart } from '../../core/models/types';
 import type { LoadedThread } from '../threads/thread-book';
+import type { GoalPlace } from '../../core/goals/evidence';
+import { goalJson, resumeGoal } from '../../core/goals/goal';
 
 export interface RunAssemblyOptions {
   db: Database.Database;
@@ -66,6 +68,10 @@ export interface RunAssemblyOptions {
   mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
   /** The store behind /memories/ (default: SQLite on `db`). */
   memories?: MemoryStore;
+  /** Where a goal's gate takes the folder's tree and diff (SPEC §21); absent: no goal is checked here. */
+  goalFolder?: Pick<GoalPlace, 'tree' | 'diff'>;
+  /** Settings' grader model for goals (absent: the run's own). */
+  graderModel?: () => Promise<ChatModel | undefined>;
 }
 
 /**
@@ -156,8 +162,16 @@ export class RunAssembly {
   prepare(live: LoadedThread, plan: RunPlan, controls: RunControls): { emit: (event: AgentEvent) => void; run: (text: string | ContentPart[] | null) => Promise<RunResult> } {
     const definition = this.definition(live.mounts.backend, plan, controls.broker);
     const emit = this.runEvents(live, controls);
-    const run = (text: string | ContentPart[] | null) =>
-      runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
+    const run = async (text: string | ContentPart[] | null) => {
+      // A goal paused (a restart, a stop) goes on when the person sends the thread a message.
+      const goal = live.state.goal;
+      if (goal?.state === 'paused' && text !== null) {
+        resumeGoal(goal);
+        emit({ type: 'goal', threadId: live.state.id, goal: goalJson(goal) });
+      }
+      const goalFolder = this.options.goalFolder;
+      const graderModel = goal?.state === 'pursuing' && goalFolder !== undefined ? await this.options.graderModel?.() : undefined;
+      return runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
         signal: controls.signal,
         emit,
         persist: async (state) => controls.persist(state),
@@ -167,7 +181,9 @@ export class RunAssembly {
         pendingNotes: controls.pendingNotes,
         ...(controls.compactOnly ? { compactOnly: controls.compactOnly } : {}),
         ...this.options.audit?.(live.state, plan.settings.maxCostUsd),
+        ...(goalFolder !== undefined ? { goals: { folder: goalFolder, ...(graderModel !== undefined ? { graderModel } : {}) } } : {}),
       });
+    };
     return { emit, run };
   }
 
