@@ -54,9 +54,10 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const { values, positionals } = parseRunArgs(argv);
   const prompt = positionals.join(' ').trim();
   const printRequest = values['print-request'] === true;
-  const goal = values.goal as string | undefined;
+  const flags = sessionFlagsOf('run', values);
+  const goal = flags.goal;
   if (goal !== undefined && (printRequest || values.detach === true)) throw new UsageError('--goal runs to a verdict: it takes no --print-request or --detach');
-  if ((values.verify !== undefined || values.yes === true) && goal === undefined) throw new UsageError('--verify and --yes go with --goal');
+  if ((flags.verify !== undefined || values.yes === true) && goal === undefined) throw new UsageError('--verify and --yes go with --goal');
   if (prompt === '' && !printRequest && goal === undefined) throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
   if (printRequest && (values.detach === true || values.worktree !== undefined)) throw new UsageError('--print-request shows the request and starts no run: it takes no --detach or --worktree');
   const worktree = values.worktree;
@@ -67,7 +68,6 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   } else if (values['carry-changes'] === true) {
     throw new UsageError('--carry-changes goes with --worktree');
   }
-  const flags = sessionFlagsOf('run', values);
   const sandbox = flags.sandbox;
   if (sandbox !== undefined) {
     if (worktree !== undefined) throw new UsageError('--sandbox makes the thread its own worktree: it takes no --worktree');

@@ -148,7 +148,6 @@ export const SESSION_FLAGS = [
     help: "with --goal: a verify step, taken as given (success is exit code 0; repeatable); none given, the agent drafts them from the folder and the draft is shown first",
     section: 'command',
   },
-  { flag: 'yes', key: 'yes', kind: 'switch', commands: ['run'], help: "with --goal: accept the drafted criteria and verify steps without asking", section: 'command' },
   { flag: 'sandbox-id', key: 'sandbox', kind: 'sandbox-id', commands: ['run', 'serve', 'acp'], value: 'ID', help: 'reattach that sandbox (and its worktree); acp: its first session', section: 'sandbox' },
 ] as const satisfies readonly SessionFlagRow[];
 
