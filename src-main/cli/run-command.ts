@@ -92,6 +92,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     ...flags,
     mode,
     ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
+    // A drafted goal is shown on the terminal to accept; with --yes or no terminal it is accepted (SPEC §21).
+    ...(goal !== undefined && (values.yes === true || !interactiveTerminal(io)) ? { acceptDraft: true } : {}),
     cwd: process.cwd(),
     env: definedEnv(io.env),
   });

@@ -166,6 +166,39 @@ describe('deepdesk run --goal', () => {
     expect(goal.evidence!.steps[0]!.passed).toBe(false);
   }, 120_000);
 
+  it('without --verify the agent drafts the goal (no terminal: accepted), the host checks it; drafting and grading are ledger rows with their purpose, exported with the goal', async () => {
+    let drafted: RecordedRequest | undefined;
+    let next = 0;
+    const turns = [fix('a + b'), { text: 'Fixed.' }];
+    for (let i = 0; i < 10; i++) {
+      server.push((request) => {
+        if (isGrader(request)) return grader(request);
+        if (request.tools?.some((t) => t.function.name === 'propose_goal')) {
+          drafted = request;
+          return { toolCalls: [{ name: 'propose_goal', args: { criteria: ['sum(2, 3) is 5'], verify: [{ command: CHECK, expectedExitCode: 0 }] } }] };
+        }
+        return turns[next++] ?? { text: 'Nothing more.' };
+      });
+    }
+    const r = await run(['--goal', 'make sum add']);
+    expect(r.stderr).toContain('c1. sum(2, 3) is 5');
+    expect(r.code).toBe(0);
+    // The drafting call had read-only tools only.
+    expect(drafted!.tools!.map((t) => t.function.name).sort()).toEqual(['glob', 'grep', 'ls', 'propose_goal', 'read_file']);
+    const threadId = (JSON.parse(r.stdout.split('\n').find((l) => l.includes('"type":"goal"'))!) as { threadId: string }).threadId;
+    const exported = execFileSync(process.execPath, [bin, 'threads', 'export', threadId, '--data-dir', dataDir], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '' } })
+      .toString()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; purpose?: string; goal?: GoalOut });
+    expect(exported[0]!.goal!.state).toBe('achieved');
+    expect(exported[0]!.goal!.criteria[0]!.verdict).toBe('satisfied');
+    const purposes = exported.filter((l) => l.type === 'model_call').map((l) => l.purpose);
+    expect(purposes).toContain('goal-draft');
+    expect(purposes).toContain('grader');
+    expect(purposes).toContain('agent');
+  }, 120_000);
+
   it('a killed host leaves no goal shown as running: the next host shows it paused', async () => {
     script([{ hang: true }]);
     const child = spawn(process.execPath, [bin, 'run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, '--approve', 'auto', '--json', '--goal', 'make sum add', '--verify', CHECK], {

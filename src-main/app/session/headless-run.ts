@@ -23,7 +23,8 @@ import { openWithSystem } from '../base/open-external';
 import type { SecretStore } from '../base/secret-store';
 import { ThreadStore } from '../threads/thread-store';
 import { gitGoalFolder } from './goal-folder';
-import { goalJson, startGoal } from '../../core/goals/goal';
+import { goalDraftSchema, startGoal, type Goal, type GoalDraft } from '../../core/goals/goal';
+import type { ThreadService } from './thread-service';
 import { givenDraft } from '../../core/goals/draft';
 import { overSettingsFlags, type GivenSessionFlags } from '../base/session-flags';
 import { openFolderSession, type FolderSession } from './folder-session';
@@ -54,6 +55,8 @@ export interface HeadlessRunRequest extends GivenSessionFlags {
   cwd: string;
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
   env: NodeJS.ProcessEnv;
+  /** With `goal` and no `verify`: accept the drafted goal without asking (`--yes`, or no terminal). */
+  acceptDraft?: boolean;
 }
 
 export interface HeadlessRunIo {
@@ -127,8 +130,8 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         ...(agent !== undefined ? { agent, model } : {}),
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
       });
-      if (request.goal !== undefined) await startRunGoal(store, threadId, request, session, io);
-      const input = await personInput(request.prompt.trim() === '' && request.goal !== undefined ? goalPrompt(store, threadId) : request.prompt, inputSources(session));
+      const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, model, request, session, io) : undefined;
+      const input = await personInput(request.prompt.trim() === '' && goal !== undefined ? goalPrompt(goal) : request.prompt, inputSources(session));
       const result = threads
         .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.turn ? { turn: input.turn } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
         .finally(closeAll);
@@ -195,29 +198,59 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
 }
 
 /**
- * `run --goal TEXT --verify CMD…` (SPEC §21): the goal starts on the thread before its first
- * turn, with the folder's tree as its base; its verify steps are taken as given.
+ * `run --goal TEXT [--verify CMD]…` (SPEC §21): the goal starts on the thread before its first
+ * turn, with the folder's tree as its base. Verify steps given are taken as given; otherwise
+ * the thread's agent drafts criteria and steps, shown to the person, who accepts them (asked
+ * as an approval of `start_goal`, which may edit them) unless `acceptDraft`.
  */
-async function startRunGoal(store: ThreadStore, threadId: string, request: HeadlessRunRequest, session: FolderSession, io: HeadlessRunIo): Promise<void> {
+async function startRunGoal(threads: ThreadService, threadId: string, model: ChatModel, request: HeadlessRunRequest, session: FolderSession, io: HeadlessRunIo): Promise<Goal> {
   const objective = request.goal!.trim();
   if (objective === '') throw new ContractError('--goal needs the objective as its text', 'bad_request');
-  const verify = request.verify ?? [];
-  if (verify.length === 0) throw new ContractError('--goal needs at least one --verify CMD in this build (drafting the verify steps from the folder is not available yet)', 'bad_request');
-  const state = store.load(threadId);
-  if (state.goal?.state === 'pursuing') throw new ContractError(`thread ${threadId} already pursues a goal`, 'bad_request');
+  if (threads.goal(threadId)?.state === 'pursuing') throw new ContractError(`thread ${threadId} already pursues a goal`, 'bad_request');
+  let draft: GoalDraft;
+  if ((request.verify ?? []).length > 0) draft = givenDraft(objective, request.verify!);
+  else {
+    io.say('goal: drafting criteria and verify steps from the folder…');
+    draft = await threads.draftGoal(threadId, objective, model);
+    for (const line of draftLines(draft)) io.say(line);
+    if (request.acceptDraft !== true) draft = await draftAccepted(threadId, draft, io.broker);
+  }
   const { place } = session;
   const folder = place.localPath !== undefined && place.provider === undefined ? gitGoalFolder(place.localPath, request.env) : undefined;
   const base = await folder?.tree();
   const maxRounds = session.settings.raw().goals?.maxRounds;
-  state.goal = startGoal(givenDraft(objective, verify), { ...(base !== undefined ? { base } : {}), ...(maxRounds !== undefined ? { maxRounds } : {}) });
-  store.save(state, { folder: place.text });
-  io.say(`goal: pursuing — ${state.goal.verify.length} verify step${state.goal.verify.length === 1 ? '' : 's'} the host will run: ${state.goal.verify.map((s) => s.command).join('; ')}`);
-  io.emit({ type: 'goal', threadId, goal: goalJson(state.goal) });
+  const goal = startGoal(draft, { ...(base !== undefined ? { base } : {}), ...(maxRounds !== undefined ? { maxRounds } : {}) });
+  threads.setGoal(threadId, goal);
+  io.say(`goal: pursuing — the host will run ${goal.verify.length === 0 ? 'no verify step' : goal.verify.map((s) => s.command).join('; ')}`);
+  return goal;
+}
+
+function draftLines(draft: GoalDraft): string[] {
+  return [
+    'goal draft — criteria:',
+    ...draft.criteria.map((c, i) => `  c${i + 1}. ${c}`),
+    'goal draft — verify steps (run by the host):',
+    ...(draft.verify.length > 0 ? draft.verify.map((s) => `  $ ${s.command}   (success: exit ${s.expectedExitCode})`) : ['  (none)']),
+  ];
+}
+
+/** The person accepts the draft (as given or edited) or refuses it; refused, no goal starts. */
+async function draftAccepted(threadId: string, draft: GoalDraft, broker: ApprovalBroker): Promise<GoalDraft> {
+  const decision = await broker.decide(
+    { threadId, toolCallId: `goal-draft-${randomUUID()}`, toolName: 'start_goal', args: { ...draft }, reason: 'Start this goal: the host runs these verify steps when the agent ends a turn.' },
+    new AbortController().signal,
+  );
+  if (decision.type === 'approve') return draft;
+  if (decision.type === 'edit') {
+    const edited = goalDraftSchema.safeParse({ ...draft, ...(decision.args as object) });
+    if (edited.success) return edited.data;
+    throw new ContractError(`the edited goal is not valid: ${edited.error.issues[0]?.message ?? 'invalid'}`, 'bad_request');
+  }
+  throw new ContractError('the drafted goal was not accepted: no goal was started', 'bad_request');
 }
 
 /** The first message of a goal's run when no prompt is given: the objective, its criteria and the checks. */
-function goalPrompt(store: ThreadStore, threadId: string): string {
-  const goal = store.load(threadId).goal!;
+function goalPrompt(goal: Goal): string {
   return [
     `Goal: ${goal.objective}`,
     '',

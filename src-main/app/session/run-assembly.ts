@@ -28,7 +28,8 @@ import type { Backend } from '../../core/backends/protocol';
 import type { ChatModel, ContentPart } from '../../core/models/types';
 import type { LoadedThread } from '../threads/thread-book';
 import type { GoalPlace } from '../../core/goals/evidence';
-import { goalJson, resumeGoal } from '../../core/goals/goal';
+import { goalJson, resumeGoal, type GoalDraft } from '../../core/goals/goal';
+import { draftGoal } from '../../core/agent/goal-draft';
 
 export interface RunAssemblyOptions {
   db: Database.Database;
@@ -202,6 +203,16 @@ export class RunAssembly {
   preview(state: ThreadState, backend: Backend, content: string | null, plan: RunPlan): Promise<RequestPreview> {
     const definition = this.definition(backend, plan, NOBODY_ASKED);
     return previewRequest(definition, state, content === null ? null : { role: 'user', content });
+  }
+
+  /**
+   * The thread's agent drafts a goal's criteria and verify steps (SPEC §21) with its read-only
+   * tools; the call is audited as the thread's (a ledger row of purpose `goal-draft`, the budget).
+   */
+  draftGoal(state: ThreadState, backend: Backend, objective: string, plan: RunPlan): Promise<GoalDraft> {
+    const def = this.definition(backend, plan, NOBODY_ASKED);
+    const audit = this.options.audit?.(state, plan.settings.maxCostUsd);
+    return draftGoal({ def, state, objective, ...(audit ? { telemetry: audit.telemetry, budget: audit.budget, folder: audit.folder } : {}) });
   }
 
   /** The agent of a thread's runs: one assembly, for a run and for the preview of its request. */

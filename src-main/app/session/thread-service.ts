@@ -8,6 +8,7 @@
 //   the approval broker (approval-broker.ts): who answers a run's approvals, and what waits.
 // What needs two of them (a thread's view, deleting, rewinding, previewing a request) is here.
 
+import { goalJson, type Goal, type GoalDraft } from '../../core/goals/goal';
 import { randomUUID } from 'node:crypto';
 import type { RequestPreview, RunResult } from '../../core/agent/loop';
 import type { PendingNote } from '../../core/agent/notes';
@@ -176,6 +177,28 @@ export class ThreadService {
     }
     const id = state.id;
     return this.assembly.preview(state, backend, content, { threadId: id, model, settings: this.queue.settingsOf(id), turn: () => this.queue.turnOf(id) });
+  }
+
+  /** The thread's agent drafts a goal from `objective` and the folder (SPEC §21); nothing starts. */
+  draftGoal(threadId: string, objective: string, model: ChatModel): Promise<GoalDraft> {
+    this.book.require(threadId);
+    const { state, mounts } = this.book.open(threadId);
+    return this.assembly.draftGoal(state, mounts.backend, objective, { threadId, model, settings: this.queue.settingsOf(threadId), turn: () => this.queue.turnOf(threadId) });
+  }
+
+  /** Starts (or replaces) the thread's goal, saved with it; the goal's event is told to its clients. */
+  setGoal(threadId: string, goal: Goal): void {
+    this.book.require(threadId);
+    const live = this.book.open(threadId);
+    live.state.goal = goal;
+    this.book.persist(live, live.state);
+    this.book.emitEvent(threadId, { type: 'goal', threadId, goal: goalJson(goal) });
+  }
+
+  /** The thread's goal, as loaded. */
+  goal(threadId: string): Goal | undefined {
+    this.book.require(threadId);
+    return this.book.open(threadId).state.goal;
   }
 
   /** The diff an approval of the thread's edit or write shows, read through the thread's own backend. */

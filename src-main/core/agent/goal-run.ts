@@ -11,6 +11,7 @@ import type { ToolOutput } from '../tools/tool';
 import { meteredStream, recordUsage } from './model-call';
 import type { RunContext } from './run-context';
 
+
 /** The tools a grader (or a drafting call) may use: they read, never change anything. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['ls', 'read_file', 'glob', 'grep']);
 /** Model calls a grader makes at most (reads, then its verdict). */
