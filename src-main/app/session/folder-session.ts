@@ -235,6 +235,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           memories: memories.store,
           // A goal's diff is the folder's git here; a provider's sandbox has its changes there, not here.
           ...(place.localPath !== undefined && place.provider === undefined ? { goalFolder: gitGoalFolder(place.localPath, env) } : {}),
+          goalMaxRounds: () => settings.raw().goals?.maxRounds,
           graderModel: async () => {
             const spec = settings.raw().goals?.graderModel;
             return spec ? models.named(spec) : undefined;

@@ -22,8 +22,8 @@ import { parseFolderLocation } from '../places/folder-location';
 import { openWithSystem } from '../base/open-external';
 import type { SecretStore } from '../base/secret-store';
 import { ThreadStore } from '../threads/thread-store';
-import { gitGoalFolder } from './goal-folder';
-import { goalDraftSchema, startGoal, type Goal, type GoalDraft } from '../../core/goals/goal';
+import { draftLines, goalPrompt } from './goal-start';
+import { goalDraftSchema, type Goal, type GoalDraft } from '../../core/goals/goal';
 import type { ThreadService } from './thread-service';
 import { givenDraft } from '../../core/goals/draft';
 import { overSettingsFlags, type GivenSessionFlags } from '../base/session-flags';
@@ -130,7 +130,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         ...(agent !== undefined ? { agent, model } : {}),
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
       });
-      const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, model, request, session, io) : undefined;
+      const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, model, request, io) : undefined;
       const input = await personInput(request.prompt.trim() === '' && goal !== undefined ? goalPrompt(goal) : request.prompt, inputSources(session));
       const result = threads
         .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.turn ? { turn: input.turn } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
@@ -203,7 +203,7 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
  * the thread's agent drafts criteria and steps, shown to the person, who accepts them (asked
  * as an approval of `start_goal`, which may edit them) unless `acceptDraft`.
  */
-async function startRunGoal(threads: ThreadService, threadId: string, model: ChatModel, request: HeadlessRunRequest, session: FolderSession, io: HeadlessRunIo): Promise<Goal> {
+async function startRunGoal(threads: ThreadService, threadId: string, model: ChatModel, request: HeadlessRunRequest, io: HeadlessRunIo): Promise<Goal> {
   const objective = request.goal!.trim();
   if (objective === '') throw new ContractError('--goal needs the objective as its text', 'bad_request');
   if (threads.goal(threadId)?.state === 'pursuing') throw new ContractError(`thread ${threadId} already pursues a goal`, 'bad_request');
@@ -215,23 +215,9 @@ async function startRunGoal(threads: ThreadService, threadId: string, model: Cha
     for (const line of draftLines(draft)) io.say(line);
     if (request.acceptDraft !== true) draft = await draftAccepted(threadId, draft, io.broker);
   }
-  const { place } = session;
-  const folder = place.localPath !== undefined && place.provider === undefined ? gitGoalFolder(place.localPath, request.env) : undefined;
-  const base = await folder?.tree();
-  const maxRounds = session.settings.raw().goals?.maxRounds;
-  const goal = startGoal(draft, { ...(base !== undefined ? { base } : {}), ...(maxRounds !== undefined ? { maxRounds } : {}) });
-  threads.setGoal(threadId, goal);
+  const goal = await threads.startGoal(threadId, draft);
   io.say(`goal: pursuing — the host will run ${goal.verify.length === 0 ? 'no verify step' : goal.verify.map((s) => s.command).join('; ')}`);
   return goal;
-}
-
-function draftLines(draft: GoalDraft): string[] {
-  return [
-    'goal draft — criteria:',
-    ...draft.criteria.map((c, i) => `  c${i + 1}. ${c}`),
-    'goal draft — verify steps (run by the host):',
-    ...(draft.verify.length > 0 ? draft.verify.map((s) => `  $ ${s.command}   (success: exit ${s.expectedExitCode})`) : ['  (none)']),
-  ];
 }
 
 /** The person accepts the draft (as given or edited) or refuses it; refused, no goal starts. */
@@ -247,19 +233,6 @@ async function draftAccepted(threadId: string, draft: GoalDraft, broker: Approva
     throw new ContractError(`the edited goal is not valid: ${edited.error.issues[0]?.message ?? 'invalid'}`, 'bad_request');
   }
   throw new ContractError('the drafted goal was not accepted: no goal was started', 'bad_request');
-}
-
-/** The first message of a goal's run when no prompt is given: the objective, its criteria and the checks. */
-function goalPrompt(goal: Goal): string {
-  return [
-    `Goal: ${goal.objective}`,
-    '',
-    'Criteria:',
-    ...goal.criteria.map((c) => `- ${c.text}`),
-    '',
-    'When you end your turn, the host runs these checks itself and grants the goal only if they pass:',
-    ...goal.verify.map((s) => `- \`${s.command}\` (exit code ${s.expectedExitCode})`),
-  ].join('\n');
 }
 
 /** A `--sandbox` run's folder: the worktree that runs in the sandbox (made, or found again by the sandbox's id). */
@@ -337,5 +310,7 @@ async function personInput(typed: string, sources: Parameters<typeof expandInput
     }
     case 'clear':
       throw new ContractError('/clear starts a new thread in the window; deepdesk run starts one whenever --thread is not given', 'bad_request');
+    case 'goal':
+      throw new ContractError('/goal drafts a goal in the window; for deepdesk run pass --goal TEXT [--verify CMD]…', 'bad_request');
   }
 }

@@ -71,6 +71,8 @@ export interface RunAssemblyOptions {
   memories?: MemoryStore;
   /** Where a goal's gate takes the folder's tree and diff (SPEC §21); absent: no goal is checked here. */
   goalFolder?: Pick<GoalPlace, 'tree' | 'diff'>;
+  /** Settings' revision rounds for a goal (absent: the default, 3). */
+  goalMaxRounds?: () => number | undefined;
   /** Settings' grader model for goals (absent: the run's own). */
   graderModel?: () => Promise<ChatModel | undefined>;
 }

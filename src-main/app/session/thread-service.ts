@@ -8,7 +8,7 @@
 //   the approval broker (approval-broker.ts): who answers a run's approvals, and what waits.
 // What needs two of them (a thread's view, deleting, rewinding, previewing a request) is here.
 
-import { goalJson, type Goal, type GoalDraft } from '../../core/goals/goal';
+import { goalJson, startGoal as startGoalRecord, type Goal, type GoalDraft } from '../../core/goals/goal';
 import { randomUUID } from 'node:crypto';
 import type { RequestPreview, RunResult } from '../../core/agent/loop';
 import type { PendingNote } from '../../core/agent/notes';
@@ -180,10 +180,23 @@ export class ThreadService {
   }
 
   /** The thread's agent drafts a goal from `objective` and the folder (SPEC §21); nothing starts. */
-  draftGoal(threadId: string, objective: string, model: ChatModel): Promise<GoalDraft> {
+  async draftGoal(threadId: string, objective: string, model?: ChatModel): Promise<GoalDraft> {
     this.book.require(threadId);
     const { state, mounts } = this.book.open(threadId);
-    return this.assembly.draftGoal(state, mounts.backend, objective, { threadId, model, settings: this.queue.settingsOf(threadId), turn: () => this.queue.turnOf(threadId) });
+    const settings = this.queue.settingsOf(threadId);
+    const using = model ?? settings.model ?? (await this.options.createModel());
+    return this.assembly.draftGoal(state, mounts.backend, objective, { threadId, model: using, settings, turn: () => this.queue.turnOf(threadId) });
+  }
+
+  /** Starts the accepted goal on the thread (SPEC §21): the folder's tree now is its base. */
+  async startGoal(threadId: string, draft: GoalDraft): Promise<Goal> {
+    const current = this.goal(threadId);
+    if (current?.state === 'pursuing') throw new ContractError('this thread already pursues a goal', 'bad_request');
+    const base = await this.options.goalFolder?.tree().catch(() => undefined);
+    const maxRounds = this.options.goalMaxRounds?.();
+    const goal = startGoalRecord(draft, { ...(base !== undefined ? { base } : {}), ...(maxRounds !== undefined ? { maxRounds } : {}) });
+    this.setGoal(threadId, goal);
+    return goal;
   }
 
   /** Starts (or replaces) the thread's goal, saved with it; the goal's event is told to its clients. */
@@ -276,6 +289,7 @@ export class ThreadService {
       eventSeq: this.book.eventSeq(threadId),
       streamingText,
       queued: state.queued ?? [],
+      ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}),
     };
   }
 

@@ -248,6 +248,7 @@ function loadView(view: ThreadView): ThreadDisplayState {
     running: view.thread.running,
     queued: view.queued,
     page: view.page,
+    goal: view.goal ?? null,
   };
   for (const item of view.items) state = push(state, fromDisplayItem(item));
   if (view.streamingText !== '') {
