@@ -138,6 +138,7 @@ export const SESSION_FLAGS = [
     value: 'TEXT',
     help: 'pursue a goal (SPEC §21): the host runs the verify steps itself when the agent ends a turn and the run ends achieved, unmet, stalled, blocked, paused or budget-limited (exit 0 only when achieved)',
     section: 'command',
+    configurable: true,
   },
   {
     flag: 'verify',
@@ -147,6 +148,7 @@ export const SESSION_FLAGS = [
     value: 'CMD',
     help: "with --goal: a verify step, taken as given (success is exit code 0; repeatable); none given, the agent drafts them from the folder and the draft is shown first",
     section: 'command',
+    configurable: true,
   },
   { flag: 'sandbox-id', key: 'sandbox', kind: 'sandbox-id', commands: ['run', 'serve', 'acp'], value: 'ID', help: 'reattach that sandbox (and its worktree); acp: its first session', section: 'sandbox' },
 ] as const satisfies readonly SessionFlagRow[];
