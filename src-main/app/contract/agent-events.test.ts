@@ -77,6 +77,7 @@ const EVERY_KIND: { [K in CoreKind]: Extract<AgentEvent, { type: K }> } = {
       contradictedClaims: [{ at: '2026-01-01T00:00:00Z', round: 0, claim: 'All tests pass.', failingSteps: [{ command: 'npm test', exitCode: 1, expectedExitCode: 0 }] }],
       rounds: 3,
       maxRounds: 3,
+      evaluations: [{ round: 0, at: '2026-01-01T00:00:00Z', verdict: 'needs_revision', durationMs: 40, graderTokens: { input: 900, output: 30 } }],
       startedAt: '2026-01-01T00:00:00Z',
       endedAt: '2026-01-01T00:01:00Z',
     },

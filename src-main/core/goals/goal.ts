@@ -172,6 +172,7 @@ export function goalJson(goal: Goal): GoalJson {
     contradictedClaims: goal.contradictedClaims,
     rounds: goal.rounds,
     maxRounds: goal.maxRounds,
+    evaluations: goal.evaluations.map(({ round, at, verdict, durationMs, graderTokens }) => ({ round, at, verdict, durationMs, graderTokens })),
     startedAt: goal.startedAt,
     ...(goal.endedAt !== undefined ? { endedAt: goal.endedAt } : {}),
   };
@@ -187,6 +188,8 @@ export interface GoalJson {
   contradictedClaims: ContradictedClaim[];
   rounds: number;
   maxRounds: number;
+  /** Each gate evaluation: its verdict, wall time (verify steps and grader) and the grader's tokens. */
+  evaluations: Array<Pick<GoalEvaluation, 'round' | 'at' | 'verdict' | 'durationMs' | 'graderTokens'>>;
   startedAt: string;
   endedAt?: string;
 }
@@ -201,6 +204,7 @@ export const goalJsonSchema: z.ZodType<GoalJson> = z.object({
   contradictedClaims: z.array(contradictedClaimSchema),
   rounds: z.number(),
   maxRounds: z.number(),
+  evaluations: z.array(evaluationSchema.omit({ criteria: true })),
   startedAt: z.string(),
   endedAt: z.string().optional(),
 });
