@@ -3,6 +3,7 @@
 // its approvals answered on this terminal; Ctrl-C detaches and the run goes on), one to stop.
 // THREAD is a thread's id or a beginning of it that names it alone (thread-ref.ts).
 
+import { goalLine } from './run-client';
 import { resolveDataDir } from '../app/base/data-dir';
 import { AGENT_STATE_WORDS } from '../app/contract';
 import type { AgentLine, AttachedRun, RunEnd } from '../app/host/runs';
@@ -75,6 +76,7 @@ export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()
         follower = followRun(host, threadId, io, { json: false, interactive, streamText: true });
         const attached = await hostRequest<AttachedRun>(host, 'runs.attach', { threadId, afterSeq: 0, interactive });
         if (attempt === 0) printHistory(io, attached.history, ref);
+        if (attempt === 0 && attached.goal !== undefined) io.stderr.write(`deepdesk: ${goalLine(attached.goal)}\n`);
         follower.replay(attached);
         const followed = await follower.done;
         if (followed.kind === 'detached' || detaching) {

@@ -199,6 +199,21 @@ describe('deepdesk run --goal', () => {
     expect(purposes).toContain('agent');
   }, 120_000);
 
+  it('a goal stopped by the budget ends budget-limited, recorded whole (state, reason, saved with the thread)', async () => {
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ prices: { 'openai-compatible:scripted-model': { input: 10, output: 10 } } }));
+    script([{ ...fix('a + b'), usage: { promptTokens: 20_000, completionTokens: 10 } } as ScriptStep, { text: 'never asked' }]);
+    const r = await run(['--max-cost', '0.21', '--goal', 'make sum add', '--verify', CHECK]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/goal budget-limited/);
+    const goal = lastGoal(r.stdout);
+    expect(goal.state).toBe('budget-limited');
+    expect(goal.reason).toMatch(/budget/);
+    const threadId = (JSON.parse(r.stdout.split('\n').find((l) => l.includes('"type":"goal"'))!) as { threadId: string }).threadId;
+    const exported = JSON.parse(execFileSync(process.execPath, [bin, 'threads', 'export', threadId, '--data-dir', dataDir], { cwd: repo }).toString().split('\n')[0]!) as { goal: GoalOut };
+    expect(exported.goal.state).toBe('budget-limited');
+    expect(server.requests.filter((q) => !isGrader(q))).toHaveLength(1);
+  }, 120_000);
+
   it('a killed host leaves no goal shown as running: the next host shows it paused', async () => {
     script([{ hang: true }]);
     const child = spawn(process.execPath, [bin, 'run', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', server.url, '--approve', 'auto', '--json', '--goal', 'make sum add', '--verify', CHECK], {

@@ -68,6 +68,8 @@ export interface AttachedRun {
   says: string[];
   approvals: PendingQuestion[];
   end?: RunEnd;
+  /** The thread's goal (SPEC §21) as it stands. */
+  goal?: GoalJson;
 }
 
 export interface AgentLine {
@@ -232,7 +234,7 @@ export class HostRuns {
       const record = this.records.get(threadId);
       const end = run?.end ?? (record !== undefined ? recordEnd(record) : undefined);
       if (record === undefined || end === undefined) throw new HostRequestError(`thread ${threadId} has no run in the agent host`, 'not_found');
-      return { threadId, folder: record.folder, state: end.state, history: this.history(threadId), events: [], dropped: 0, says: [], approvals: [], end };
+      return { threadId, folder: record.folder, state: end.state, history: this.history(threadId), events: [], dropped: 0, says: [], approvals: [], end, ...goalOf(this.threads.goal(threadId)) };
     }
     if (!run.watchers.has(connection.id)) {
       run.watchers.set(connection.id, { connection, interactive });
@@ -250,6 +252,7 @@ export class HostRuns {
       dropped: Math.max(0, first - 1 - afterSeq),
       says: [...run.says],
       approvals: this.pending(run),
+      ...goalOf(this.threads.goal(threadId)),
     };
   }
 
