@@ -41,9 +41,13 @@ export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()
       return 0;
     }
     // Short ids, as git shows commits (attach and stop take them); on a terminal each row fits its width.
-    const rows = agents.map((a) => [a.shortId, stateWord(a.state), a.goal?.state ?? '', a.folder, a.title]);
+    // A GOAL column only when a thread listed has a goal (SPEC §21).
+    const goals = agents.some((a) => a.goal !== undefined);
+    const rows = agents.map((a) => [a.shortId, stateWord(a.state), ...(goals ? [a.goal?.state ?? '-'] : []), a.folder, a.title]);
+    const head = ['ID', 'STATE', ...(goals ? ['GOAL'] : []), 'FOLDER', 'TITLE'];
+    const cut = goals ? { 3: 'start' as const, 4: 'end' as const } : { 2: 'start' as const, 3: 'end' as const };
     const columns = (io.stdout as { isTTY?: boolean; columns?: number }).isTTY === true ? (io.stdout as { columns?: number }).columns : undefined;
-    io.stdout.write(table([['ID', 'STATE', 'GOAL', 'FOLDER', 'TITLE'], ...rows], columns !== undefined && columns > 0 ? { width: columns, cut: { 3: 'start', 4: 'end' } } : undefined));
+    io.stdout.write(table([head, ...rows], columns !== undefined && columns > 0 ? { width: columns, cut } : undefined));
     return 0;
   } finally {
     await host.close();
