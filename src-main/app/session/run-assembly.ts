@@ -69,7 +69,7 @@ export interface RunAssemblyOptions {
   mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
   /** The store behind /memories/ (default: SQLite on `db`). */
   memories?: MemoryStore;
-  /** Where a goal's gate takes the folder's tree and diff (SPEC §21); absent: no goal is checked here. */
+  /** Where a goal's gate takes the folder's tree and diff (SPEC §21); absent: the goal is checked without a diff. */
   goalFolder?: Pick<GoalPlace, 'tree' | 'diff'>;
   /** Settings' revision rounds for a goal (absent: the default, 3). */
   goalMaxRounds?: () => number | undefined;
@@ -172,8 +172,9 @@ export class RunAssembly {
         resumeGoal(goal);
         emit({ type: 'goal', threadId: live.state.id, goal: goalJson(goal) });
       }
-      const goalFolder = this.options.goalFolder;
-      const graderModel = goal?.state === 'pursuing' && goalFolder !== undefined ? await this.options.graderModel?.() : undefined;
+      // Every place checks a goal (its verify steps run through the thread's own commands); only the diff needs the folder's git here.
+      const goalFolder = this.options.goalFolder ?? NO_DIFF;
+      const graderModel = goal?.state === 'pursuing' ? await this.options.graderModel?.() : undefined;
       return runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
         signal: controls.signal,
         emit,
@@ -184,7 +185,7 @@ export class RunAssembly {
         pendingNotes: controls.pendingNotes,
         ...(controls.compactOnly ? { compactOnly: controls.compactOnly } : {}),
         ...this.options.audit?.(live.state, plan.settings.maxCostUsd),
-        ...(goalFolder !== undefined ? { goals: { folder: goalFolder, ...(graderModel !== undefined ? { graderModel } : {}) } } : {}),
+        goals: { folder: goalFolder, ...(graderModel !== undefined ? { graderModel } : {}) },
       });
     };
     return { emit, run };
@@ -246,6 +247,9 @@ export class RunAssembly {
     });
   }
 }
+
+/** A place whose changes are not in a git folder here (SSH, a provider's sandbox): its goals have no diff. */
+const NO_DIFF: Pick<GoalPlace, 'tree' | 'diff'> = { tree: async () => undefined, diff: async () => undefined };
 
 /** The broker of a preview: nothing runs, so nobody is asked. */
 const NOBODY_ASKED: ApprovalBroker = {
