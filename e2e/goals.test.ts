@@ -40,12 +40,15 @@ describe('goals in the window', () => {
     await box.fill('/goal make sum add');
     await box.press('Enter');
     const card = page.getByRole('region', { name: 'Goal draft' });
-    await card.waitFor({ timeout: 20_000 });
+    await card.waitFor({ timeout: 45_000 });
     await expect.poll(() => card.getByRole('textbox', { name: 'Verify command 1' }).inputValue()).toBe(CHECK);
     // The person edits the criteria before accepting.
     await card.getByRole('textbox', { name: 'Criteria' }).fill('sum(2, 3) is 5');
     await card.getByRole('button', { name: 'Start goal' }).click();
     await expect.poll(() => card.count()).toBe(0);
+    // While its run waits for the person (the agent's command asks), the Agents view shows the goal's state.
+    const agents = page.getByRole('region', { name: 'Agents', exact: true });
+    await expect.poll(() => agents.getByRole('listitem').first().innerText(), { timeout: 20_000 }).toContain('Goal: pursuing');
 
     // The agent's command and the host's verify step each ask (the folder's mode asks for commands).
     const badge = page.getByRole('button', { name: 'Goal: achieved' });

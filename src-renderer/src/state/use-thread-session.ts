@@ -76,7 +76,7 @@ export function useThreadSession(): ThreadSession {
   const [decidedPreviews, setDecidedPreviews] = useState<ReadonlyMap<string, DecidedPreview>>(new Map());
   /** Counts rewrites of the open thread's history (a conversation rewound or put back): each loads it again. */
   const [rewrites, setRewrites] = useState(0);
-  const [goalDraft, setGoalDraft] = useState<GoalDraft | null>(null);
+  const [goalDraft, setGoalDraft] = useState<{ threadId: string; draft: GoalDraft } | null>(null);
   /** Events that arrive while threads.get is in flight wait here, then apply on top of it. */
   /** Live events that arrive while threads.get loads, with their seq. */
   const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
@@ -107,7 +107,8 @@ export function useThreadSession(): ThreadSession {
         const result = await api.call('threads.send', { threadId: id, text, ...(attachments.length > 0 ? { attachments } : {}) });
         if (current.current === id) dispatch({ type: 'sent' });
         if (result.note !== undefined) push(result.note, 'info');
-        if (result.goalDraft !== undefined && current.current === id) setGoalDraft(result.goalDraft);
+        // Kept with its thread: a first message's thread may become the open one only after this answer.
+        if (result.goalDraft !== undefined) setGoalDraft({ threadId: id, draft: result.goalDraft });
         if (result.threadId !== undefined) {
           setThreadId(result.threadId);
           return true;
@@ -138,7 +139,6 @@ export function useThreadSession(): ThreadSession {
   const frame = useRef<number | null>(null);
   useEffect(() => {
     dispatch({ type: 'reset', threadId });
-    setGoalDraft(null);
     frameQueue.current = [];
     setApprovals([]);
     if (threadId === null) return undefined;
@@ -397,7 +397,7 @@ export function useThreadSession(): ThreadSession {
       if (id === null) return false;
       try {
         await api.call('threads.startGoal', { threadId: id, draft });
-        if (current.current === id) setGoalDraft(null);
+        setGoalDraft((held) => (held?.threadId === id ? null : held));
         return true;
       } catch (err) {
         push(`Could not start the goal: ${errorMessage(err)}`);
@@ -407,9 +407,10 @@ export function useThreadSession(): ThreadSession {
     [api, push],
   );
   const dismissGoal = useCallback(() => setGoalDraft(null), []);
+  const shownDraft = goalDraft !== null && goalDraft.threadId === threadId ? goalDraft.draft : null;
 
   return {
     threadId, state, approvals, loading, select, selectIfNone, createThread, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
-    goalDraft, acceptGoal, dismissGoal,
+    goalDraft: shownDraft, acceptGoal, dismissGoal,
   };
 }
