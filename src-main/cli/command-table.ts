@@ -32,6 +32,8 @@ export const COMMAND_OPTIONS = {
     worktree: { type: 'string' },
     'carry-changes': { type: 'boolean' },
     'print-request': { type: 'boolean' },
+    // With --goal: accept the drafted criteria and verify steps without asking (SPEC §21).
+    yes: { type: 'boolean' },
   }),
   serve: withSessionFlags('serve', { port: { type: 'string' }, 'print-url': { type: 'boolean' } }),
   checkpoints: withSessionFlags('checkpoints', { thread: { type: 'string' }, force: { type: 'boolean' } }),

@@ -3,6 +3,7 @@
 // subagents' transcripts, approvals and the usage ledger's calls — as JSON lines for evals
 // or as a Markdown transcript to read and share.
 
+import { goalJson } from '../core/goals/goal';
 import { writeFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { databasePath, resolveDataDir } from '../app/base/data-dir';
@@ -137,7 +138,18 @@ function storedApprovals(db: Database.Database, threadId: string): StoredApprova
  */
 export function exportJsonl(data: ThreadExport, options: { media: boolean }): string {
   const { summary, state } = data;
-  const lines: unknown[] = [{ type: 'thread', id: summary.id, title: summary.title, folder: summary.folder, createdAt: summary.createdAt, updatedAt: summary.updatedAt }];
+  const lines: unknown[] = [
+    {
+      type: 'thread',
+      id: summary.id,
+      title: summary.title,
+      folder: summary.folder,
+      createdAt: summary.createdAt,
+      updatedAt: summary.updatedAt,
+      // The thread's goal (SPEC §21): `state`, its criteria, the evidence pack and `contradictedClaims`.
+      ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}),
+    },
+  ];
   const content = (c: string | ContentPart[]) => (typeof c === 'string' || options.media ? c : c.map((p) => (p.type === 'text' ? p : withoutData(p))));
   const push = (messages: readonly ChatMessage[], parent?: string) => {
     const nested = parent !== undefined ? { parentToolCallId: parent } : {};
@@ -215,6 +227,10 @@ export function exportMarkdown(data: ThreadExport): string {
   out.push(
     [`- Thread: ${inlineCode(summary.id)}`, ...(summary.folder !== '' ? [`- Folder: ${inlineCode(summary.folder)}`] : []), `- Created: ${summary.createdAt}, updated: ${summary.updatedAt}`].join('\n'),
   );
+  if (state.goal !== undefined) {
+    const goal = goalJson(state.goal);
+    out.push(`## Goal: ${inertMarkdown(goal.state)}`, quote(guardMarkdown(goal.objective)), fence(pretty(goal), 'json'));
+  }
   renderMessages(out, state.messages, state, 2);
   if (state.summary !== undefined && state.contextStart >= state.messages.length && state.contextStart > 0) out.push(summaryBlock(state.contextStart, state.summary));
   for (const m of data.pendingNotes) if (m.role === 'user' && m.note) out.push(quote(`**Note (${inertMarkdown(m.note.kind)}, not yet given to the model):** ${guardMarkdown(m.note.display)}`));

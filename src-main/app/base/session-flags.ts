@@ -130,6 +130,26 @@ export const SESSION_FLAGS = [
     help: `the thread works in the provider's sandbox: the folder goes up as git sees it, changes come back as a worktree (branch deepdesk/NAME); keys from ${SANDBOX_PROVIDER_NAMES.map((p) => SANDBOX_PROVIDER_TABLE[p].keys.join('/')).join(', ')} or Settings › Sandboxes; serve opens the window on the worktree of --folder (needed there), acp gives each new session the worktree of its folder`,
     section: 'sandbox',
   },
+  {
+    flag: 'goal',
+    key: 'goal',
+    kind: 'text',
+    commands: ['run'],
+    value: 'TEXT',
+    help: 'pursue a goal (SPEC §21): the host runs the verify steps itself when the agent ends a turn and the run ends achieved, unmet, stalled, blocked, paused or budget-limited (exit 0 only when achieved)',
+    section: 'command',
+    configurable: true,
+  },
+  {
+    flag: 'verify',
+    key: 'verify',
+    kind: 'texts',
+    commands: ['run'],
+    value: 'CMD',
+    help: "with --goal: a verify step, taken as given (success is exit code 0; repeatable); none given, the agent drafts them from the folder and the draft is shown first",
+    section: 'command',
+    configurable: true,
+  },
   { flag: 'sandbox-id', key: 'sandbox', kind: 'sandbox-id', commands: ['run', 'serve', 'acp'], value: 'ID', help: 'reattach that sandbox (and its worktree); acp: its first session', section: 'sandbox' },
 ] as const satisfies readonly SessionFlagRow[];
 

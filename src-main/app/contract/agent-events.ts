@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { queuedMessageSchema } from './honest';
+import { goalJsonSchema } from '../../core/goals/goal';
 
 const todoStatusSchema = z.enum(['pending', 'in_progress', 'completed']);
 export const todoSchema = z.strictObject({ content: z.string(), status: todoStatusSchema });
@@ -176,6 +177,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   event('rewound', {}),
   event('retry', { attempt: z.number(), maxAttempts: z.number(), delayMs: z.number(), message: z.string() }),
   event('tool_output', { id: z.string(), chunk: z.string() }),
+  /** The thread's goal changed (SPEC §21): its state, criteria, the evidence pack and contradicted claims. */
+  event('goal', { goal: goalJsonSchema }),
   event('done', { text: z.string(), reason: z.enum(['completed', 'aborted', 'error', 'max_steps', 'budget']), usage: usageSchema.optional() }),
 ]);
 export type AgentEventDto = z.infer<typeof agentEventSchema>;

@@ -21,6 +21,7 @@ import { ThreadStore } from '../threads/thread-store';
 import { capText, itemsBefore, type PageLimits } from '../threads/thread-page';
 import { shortThreadId } from '../threads/thread-ref';
 import type { SecretStore } from '../base/secret-store';
+import { goalJson, type Goal, type GoalJson } from '../../core/goals/goal';
 import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
 import { HostRequestError, type HostConnection } from './service-types';
 
@@ -32,6 +33,8 @@ export interface RunEnd {
   reason: RunResult['reason'] | 'interrupted';
   text: string;
   error?: string;
+  /** The thread's goal when the run ended (SPEC §21). */
+  goal?: GoalJson;
 }
 
 export interface PendingQuestion {
@@ -65,6 +68,8 @@ export interface AttachedRun {
   says: string[];
   approvals: PendingQuestion[];
   end?: RunEnd;
+  /** The thread's goal (SPEC §21) as it stands. */
+  goal?: GoalJson;
 }
 
 export interface AgentLine {
@@ -77,6 +82,8 @@ export interface AgentLine {
   startedAt: string;
   endedAt: string | null;
   message: string | null;
+  /** The thread's goal (SPEC §21), when it has one. */
+  goal?: GoalJson;
 }
 
 interface Watcher {
@@ -155,6 +162,8 @@ export class HostRuns {
    * that host is gone (it stops when it loses its socket). Told in their thread, listed as such.
    */
   interruptOrphans(): void {
+    // A goal pursued by a run of a host that is gone is paused, with the reason (SPEC §21).
+    this.threads.pauseOrphanedGoals('the agent host stopped while the goal was pursued; send a message (or run again) to go on');
     for (const orphan of this.records.interruptDead()) {
       if (this.threads.exists(orphan.threadId)) {
         this.threads.addNote(orphan.threadId, { kind: 'interrupted', text: 'Note: the previous run of this thread was interrupted (the agent host stopped). Its last step may not have finished.', display: 'The run was interrupted: the agent host stopped.' });
@@ -212,7 +221,7 @@ export class HostRuns {
     this.activity({ kind: 'started', threadId, folder: run.folder });
     if (params.detach) this.unwatch(run, connection.id);
     void run.run.result.then(
-      (result) => this.ended(run, endOf(result)),
+      (result) => this.ended(run, { ...endOf(result), ...goalOf(this.threads.goal(threadId)) }),
       (err: unknown) => this.ended(run, { state: 'failed', reason: 'error', text: '', error: err instanceof Error ? err.message : String(err) }),
     );
     return { threadId };
@@ -225,7 +234,7 @@ export class HostRuns {
       const record = this.records.get(threadId);
       const end = run?.end ?? (record !== undefined ? recordEnd(record) : undefined);
       if (record === undefined || end === undefined) throw new HostRequestError(`thread ${threadId} has no run in the agent host`, 'not_found');
-      return { threadId, folder: record.folder, state: end.state, history: this.history(threadId), events: [], dropped: 0, says: [], approvals: [], end };
+      return { threadId, folder: record.folder, state: end.state, history: this.history(threadId), events: [], dropped: 0, says: [], approvals: [], end, ...goalOf(this.threads.goal(threadId)) };
     }
     if (!run.watchers.has(connection.id)) {
       run.watchers.set(connection.id, { connection, interactive });
@@ -243,6 +252,7 @@ export class HostRuns {
       dropped: Math.max(0, first - 1 - afterSeq),
       says: [...run.says],
       approvals: this.pending(run),
+      ...goalOf(this.threads.goal(threadId)),
     };
   }
 
@@ -347,6 +357,7 @@ export class HostRuns {
         startedAt: record.startedAt,
         endedAt: record.endedAt,
         message: record.message,
+        ...goalOf(this.threads.goal(record.threadId)),
       };
     });
   }
@@ -453,6 +464,11 @@ export class HostRuns {
       this.activity({ kind: 'approvals', threadId: run.threadId, folder: run.folder });
     });
   }
+}
+
+/** The thread's goal at the run's end, as `run --json` and its exit code read it. */
+function goalOf(goal: Goal | undefined): { goal?: GoalJson } {
+  return goal === undefined ? {} : { goal: goalJson(goal) };
 }
 
 function endOf(result: RunResult): RunEnd {

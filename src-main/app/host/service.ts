@@ -32,6 +32,7 @@ const startParams = z.object({
     threadId: threadId.optional(),
     mode: z.enum(APPROVAL_MODES),
     maxCostUsd: z.number().positive().optional(),
+    acceptDraft: z.boolean().optional(),
   }),
   approve: z.enum(['ask', 'auto', 'deny']),
   interactive: z.boolean(),

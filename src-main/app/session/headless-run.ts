@@ -22,6 +22,10 @@ import { parseFolderLocation } from '../places/folder-location';
 import { openWithSystem } from '../base/open-external';
 import type { SecretStore } from '../base/secret-store';
 import { ThreadStore } from '../threads/thread-store';
+import { draftLines, goalPrompt } from './goal-start';
+import { goalDraftSchema, type Goal, type GoalDraft } from '../../core/goals/goal';
+import type { ThreadService } from './thread-service';
+import { givenDraft } from '../../core/goals/draft';
 import { overSettingsFlags, type GivenSessionFlags } from '../base/session-flags';
 import { openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';
@@ -51,6 +55,8 @@ export interface HeadlessRunRequest extends GivenSessionFlags {
   cwd: string;
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
   env: NodeJS.ProcessEnv;
+  /** With `goal` and no `verify`: accept the drafted goal without asking (`--yes`, or no terminal). */
+  acceptDraft?: boolean;
 }
 
 export interface HeadlessRunIo {
@@ -124,7 +130,8 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         ...(agent !== undefined ? { agent, model } : {}),
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
       });
-      const input = await personInput(request.prompt, inputSources(session));
+      const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, model, request, io) : undefined;
+      const input = await personInput(request.prompt.trim() === '' && goal !== undefined ? goalPrompt(goal) : request.prompt, inputSources(session));
       const result = threads
         .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.turn ? { turn: input.turn } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
         .finally(closeAll);
@@ -188,6 +195,44 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
   } finally {
     await session.close();
   }
+}
+
+/**
+ * `run --goal TEXT [--verify CMD]…` (SPEC §21): the goal starts on the thread before its first
+ * turn, with the folder's tree as its base. Verify steps given are taken as given; otherwise
+ * the thread's agent drafts criteria and steps, shown to the person, who accepts them (asked
+ * as an approval of `start_goal`, which may edit them) unless `acceptDraft`.
+ */
+async function startRunGoal(threads: ThreadService, threadId: string, model: ChatModel, request: HeadlessRunRequest, io: HeadlessRunIo): Promise<Goal> {
+  const objective = request.goal!.trim();
+  if (objective === '') throw new ContractError('--goal needs the objective as its text', 'bad_request');
+  if (threads.goal(threadId)?.state === 'pursuing') throw new ContractError(`thread ${threadId} already pursues a goal`, 'bad_request');
+  let draft: GoalDraft;
+  if ((request.verify ?? []).length > 0) draft = givenDraft(objective, request.verify!);
+  else {
+    io.say('goal: drafting criteria and verify steps from the folder…');
+    draft = await threads.draftGoal(threadId, objective, model);
+    for (const line of draftLines(draft)) io.say(line);
+    if (request.acceptDraft !== true) draft = await draftAccepted(threadId, draft, io.broker);
+  }
+  const goal = await threads.startGoal(threadId, draft);
+  io.say(`goal: pursuing — the host will run ${goal.verify.length === 0 ? 'no verify step' : goal.verify.map((s) => s.command).join('; ')}`);
+  return goal;
+}
+
+/** The person accepts the draft (as given or edited) or refuses it; refused, no goal starts. */
+async function draftAccepted(threadId: string, draft: GoalDraft, broker: ApprovalBroker): Promise<GoalDraft> {
+  const decision = await broker.decide(
+    { threadId, toolCallId: `goal-draft-${randomUUID()}`, toolName: 'start_goal', args: { ...draft }, reason: 'Start this goal: the host runs these verify steps when the agent ends a turn.' },
+    new AbortController().signal,
+  );
+  if (decision.type === 'approve') return draft;
+  if (decision.type === 'edit') {
+    const edited = goalDraftSchema.safeParse({ ...draft, ...(decision.args as object) });
+    if (edited.success) return edited.data;
+    throw new ContractError(`the edited goal is not valid: ${edited.error.issues[0]?.message ?? 'invalid'}`, 'bad_request');
+  }
+  throw new ContractError('the drafted goal was not accepted: no goal was started', 'bad_request');
 }
 
 /** A `--sandbox` run's folder: the worktree that runs in the sandbox (made, or found again by the sandbox's id). */
@@ -265,5 +310,7 @@ async function personInput(typed: string, sources: Parameters<typeof expandInput
     }
     case 'clear':
       throw new ContractError('/clear starts a new thread in the window; deepdesk run starts one whenever --thread is not given', 'bad_request');
+    case 'goal':
+      throw new ContractError('/goal drafts a goal in the window; for deepdesk run pass --goal TEXT [--verify CMD]…', 'bad_request');
   }
 }

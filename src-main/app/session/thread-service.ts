@@ -8,6 +8,7 @@
 //   the approval broker (approval-broker.ts): who answers a run's approvals, and what waits.
 // What needs two of them (a thread's view, deleting, rewinding, previewing a request) is here.
 
+import { goalJson, startGoal as startGoalRecord, type Goal, type GoalDraft } from '../../core/goals/goal';
 import { randomUUID } from 'node:crypto';
 import type { RequestPreview, RunResult } from '../../core/agent/loop';
 import { isNote, type PendingNote } from '../../core/agent/notes';
@@ -198,6 +199,41 @@ export class ThreadService {
     return this.assembly.preview(state, backend, content, { threadId: id, model, settings: this.queue.settingsOf(id), turn: () => this.queue.turnOf(id) });
   }
 
+  /** The thread's agent drafts a goal from `objective` and the folder (SPEC §21); nothing starts. */
+  async draftGoal(threadId: string, objective: string, model?: ChatModel): Promise<GoalDraft> {
+    this.book.require(threadId);
+    const { state, mounts } = this.book.open(threadId);
+    const settings = this.queue.settingsOf(threadId);
+    const using = model ?? settings.model ?? (await this.options.createModel());
+    return this.assembly.draftGoal(state, mounts.backend, objective, { threadId, model: using, settings, turn: () => this.queue.turnOf(threadId) });
+  }
+
+  /** Starts the accepted goal on the thread (SPEC §21): the folder's tree now is its base. */
+  async startGoal(threadId: string, draft: GoalDraft): Promise<Goal> {
+    const current = this.goal(threadId);
+    if (current?.state === 'pursuing') throw new ContractError('this thread already pursues a goal', 'bad_request');
+    const base = await this.options.goalFolder?.tree().catch(() => undefined);
+    const maxRounds = this.options.goalMaxRounds?.();
+    const goal = startGoalRecord(draft, { ...(base !== undefined ? { base } : {}), ...(maxRounds !== undefined ? { maxRounds } : {}) });
+    this.setGoal(threadId, goal);
+    return goal;
+  }
+
+  /** Starts (or replaces) the thread's goal, saved with it; the goal's event is told to its clients. */
+  setGoal(threadId: string, goal: Goal): void {
+    this.book.require(threadId);
+    const live = this.book.open(threadId);
+    live.state.goal = goal;
+    this.book.persist(live, live.state);
+    this.book.emitEvent(threadId, { type: 'goal', threadId, goal: goalJson(goal) });
+  }
+
+  /** The thread's goal, as loaded. */
+  goal(threadId: string): Goal | undefined {
+    this.book.require(threadId);
+    return this.book.open(threadId).state.goal;
+  }
+
   /** The diff an approval of the thread's edit or write shows, read through the thread's own backend. */
   previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined> {
     return this.approvals.preview(request, this.book.open(request.threadId).mounts.backend);
@@ -273,6 +309,7 @@ export class ThreadService {
       eventSeq: this.book.eventSeq(threadId),
       streamingText,
       queued: state.queued ?? [],
+      ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}),
     };
   }
 

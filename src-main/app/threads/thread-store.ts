@@ -13,6 +13,7 @@ import { newThreadState, type ThreadState } from '../../core/agent/types';
 import type { StateFile } from '../../core/backends/store/state';
 import type { ChatMessage } from '../../core/models/types';
 import { titleFromMessage } from './thread-title';
+import { endGoal, goalSchema, type Goal } from '../../core/goals/goal';
 
 const MIGRATIONS: Migration[] = [
   {
@@ -99,6 +100,16 @@ const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE threads ADD COLUMN worktree_json TEXT');
     },
   },
+  {
+    // A thread's goal (SPEC §21) is in its state's JSON; its state is also a column, so the
+    // Agents view lists goals and a host that starts finds the goals left pursuing without
+    // reading every thread.
+    id: 'threads-006-goal-state',
+    up(db) {
+      db.exec('ALTER TABLE threads ADD COLUMN goal_state TEXT');
+      db.exec('CREATE INDEX IF NOT EXISTS threads_goal_state ON threads(goal_state) WHERE goal_state IS NOT NULL');
+    },
+  },
 ];
 
 type ThreadFileMounts = ThreadState['files'];
@@ -149,6 +160,7 @@ const rowStateSchema = z.object({
   mediaDroppedBefore: z.number().int().min(0).optional(),
   queued: z.array(z.object({ id: z.string(), text: z.string(), createdAt: z.string() })).optional(),
   mcpLoadedTools: z.array(z.string()).optional(),
+  goal: goalSchema.optional(),
 });
 
 export class ThreadNotFoundError extends Error {}
@@ -204,8 +216,8 @@ export class ThreadStore {
         'SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
       ),
       insertThread: db.prepare(
-        `INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, person_count, state_json) VALUES (@id, @title, @folder, @now, @now, @count, @persons, @state)
-         ON CONFLICT(id) DO UPDATE SET updated_at = @now, message_count = @count, person_count = @persons, state_json = @state`,
+        `INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, person_count, state_json, goal_state) VALUES (@id, @title, @folder, @now, @now, @count, @persons, @state, @goal)
+         ON CONFLICT(id) DO UPDATE SET updated_at = @now, message_count = @count, person_count = @persons, state_json = @state, goal_state = @goal`,
       ),
       insertMessage: db.prepare('INSERT OR REPLACE INTO thread_messages (thread_id, seq, message_json) VALUES (?, ?, ?)'),
       deleteMessagesFrom: db.prepare('DELETE FROM thread_messages WHERE thread_id = ? AND seq >= ?'),
@@ -233,7 +245,36 @@ export class ThreadStore {
       rewinds: db.prepare<[string], RewindRow>('SELECT * FROM thread_rewinds WHERE thread_id = ? ORDER BY id'),
       deleteRewind: db.prepare('DELETE FROM thread_rewinds WHERE id = ?'),
       deleteRewinds: db.prepare('DELETE FROM thread_rewinds WHERE thread_id = ?'),
+      goalsIn: db.prepare<[string], { id: string; state_json: string }>('SELECT id, state_json FROM threads WHERE goal_state = ?'),
+      setGoal: db.prepare('UPDATE threads SET state_json = ?, goal_state = ? WHERE id = ?'),
+      goalOf: db.prepare<[string], { state_json: string }>('SELECT state_json FROM threads WHERE id = ? AND goal_state IS NOT NULL'),
     };
+  }
+
+  /** A thread's goal as saved (SPEC §21), if it has one. */
+  goal(id: string): Goal | undefined {
+    const row = this.stmts.goalOf.get(id);
+    const parsed = row === undefined ? undefined : goalSchema.safeParse((safeJson(row.state_json) as { goal?: unknown } | undefined)?.goal);
+    return parsed?.success === true ? parsed.data : undefined;
+  }
+
+  /**
+   * Goals left `pursuing` when nothing runs them (the host that ran them stopped): each is
+   * `paused` with the reason, never shown as running. Returns the threads changed.
+   */
+  pauseOrphanedGoals(reason: string): string[] {
+    const paused: string[] = [];
+    this.db.transaction(() => {
+      for (const row of this.stmts.goalsIn.all('pursuing')) {
+        const state = safeJson(row.state_json) as { goal?: unknown } | undefined;
+        const goal = goalSchema.safeParse(state?.goal);
+        if (state === undefined || !goal.success) continue;
+        endGoal(goal.data, 'paused', reason);
+        this.stmts.setGoal.run(JSON.stringify({ ...state, goal: goal.data }), 'paused', row.id);
+        paused.push(row.id);
+      }
+    })();
+    return paused;
   }
 
   /**
@@ -337,7 +378,7 @@ export class ThreadStore {
     const { messages, id, files, ...rest } = state;
     this.db.transaction(() => {
       const persons = messages.reduce((n, m) => (isPersonMessage(m) ? n + 1 : n), 0);
-      this.stmts.insertThread.run({ id, title: meta.title ?? '', folder: meta.folder ?? '', now, count: messages.length, persons, state: JSON.stringify(rest) });
+      this.stmts.insertThread.run({ id, title: meta.title ?? '', folder: meta.folder ?? '', now, count: messages.length, persons, state: JSON.stringify(rest), goal: rest.goal?.state ?? null });
       this.writeFiles(id, files);
       const from = firstUnsaved(this.saved.get(id) ?? [], messages);
       if (from === 0) this.stmts.deleteMessages.run(id);

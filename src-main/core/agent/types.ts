@@ -7,6 +7,7 @@ import type { FileChangeSummary } from '../tools/file-change';
 import type { ToolResultFacts } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
+import type { Goal, GoalJson } from '../goals/goal';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
 
@@ -53,6 +54,8 @@ export interface ThreadState {
   queued?: QueuedMessage[];
   /** MCP tools behind tool_search that this thread found (or called): offered to the model from then on. */
   mcpLoadedTools?: string[];
+  /** The thread's goal (SPEC §21): its state, criteria, verify steps and the host's evidence. */
+  goal?: Goal;
 }
 
 export interface QueuedMessage {
@@ -163,6 +166,8 @@ export type AgentEvent = EventBase &
     | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; message: string }
     /** Lines a running `execute` printed since the last such event (plain text, for its card). */
     | { type: 'tool_output'; id: string; chunk: string }
+    /** The thread's goal changed (SPEC §21): started, checked by the gate, ended. */
+    | { type: 'goal'; goal: GoalJson }
     /** `usage`: what this run of the thread's own agent used and cost, subagents and summaries included (SPEC §17). */
     | { type: 'done'; text: string; reason: RunStopReason; usage?: UsageTotals }
   );

@@ -103,6 +103,7 @@ function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: numbe
             {agent.state === 'working' ? <Spinner /> : null}
             {word}
           </span>
+          {agent.goalState !== undefined ? <span className="badge agent-goal">Goal: {agent.goalState}</span> : null}
         </span>
         <span className="agent-meta muted">
           <Pause />

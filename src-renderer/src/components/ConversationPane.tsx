@@ -9,6 +9,7 @@ import { ContextMeter } from './ContextMeter';
 import { Conversation, type RunFacts } from './Conversation';
 import { ErrorBoundary } from './ErrorBoundary';
 import { MessageBox } from './MessageBox';
+import { GoalBadge, GoalDraftCard } from './GoalCard';
 import { WorktreeBar } from './WorktreeBar';
 import { SandboxThreadButton } from './SandboxThreadDialog';
 import { useWorktree } from '../state/use-worktree';
@@ -50,6 +51,7 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
         ) : worktree !== null ? (
           <SandboxThreadButton kind="continue" />
         ) : null}
+        {state.goal ? <GoalBadge goal={state.goal} /> : null}
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
       <WorktreeBar thread={{ id: session.threadId, running: state.running, send: session.send }} />
@@ -76,6 +78,7 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
         />
       </ErrorBoundary>
       <ApprovalAnnouncer approvals={session.approvals} />
+      {session.goalDraft !== null ? <GoalDraftCard key={session.goalDraft.objective} draft={session.goalDraft} onAccept={session.acceptGoal} onDismiss={session.dismissGoal} /> : null}
       <ErrorBoundary name="Message box">
         <MessageBox
           running={state.running}

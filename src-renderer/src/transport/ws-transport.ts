@@ -35,6 +35,7 @@ export const LONG_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'settings.testConnection',
   'settings.detectLocalServers',
   'threads.send',
+  'threads.startGoal',
   'threads.stop',
   'threads.sendQueuedNow',
   'files.search',

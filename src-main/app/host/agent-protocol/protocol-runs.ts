@@ -53,7 +53,7 @@ interface LiveRun {
   request: RunRequest;
   stream: RunStream;
   /** The host run's request, checked at creation (none for a resume): `saved` mode when the run names none; `agent`, a subagent's name. */
-  start?: { folder: string; prompt: string; attachments: AttachmentInput[]; mode: ApprovalMode | 'saved'; agent?: string } & OverSettingsFlags;
+  start?: { folder: string; prompt: string; attachments: AttachmentInput[]; mode: ApprovalMode | 'saved'; agent?: string; goal?: string; verify?: string[]; acceptDraft?: boolean } & OverSettingsFlags;
   /** A resume's answers, each bound to the approval (its key) it was accepted for. */
   answers?: Answer[];
   translator?: EventTranslator;
@@ -333,11 +333,16 @@ export class ProtocolRuns implements ThreadActivity {
     // The session flags a run may name there (THE table's `configurable` rows: the model).
     const flags = configurableFlags(configurable, (message) => new ProtocolHttpError(422, message));
     if (flags.model !== undefined && !/^[\w.-]+:.+$/.test(flags.model)) throw new ProtocolHttpError(422, 'config.configurable.model must be provider:model.');
+    // A goal (SPEC §21): `config.configurable.goal` (the objective) and `verify` (commands; none: the
+    // agent drafts them, accepted as drafted since nobody is at a terminal). The message is then optional.
+    if (flags.goal !== undefined && flags.goal.trim() === '') throw new ProtocolHttpError(422, 'config.configurable.goal must be the objective.');
+    const goal = flags.goal !== undefined ? { goal: flags.goal, acceptDraft: true, ...(flags.verify !== undefined ? { verify: flags.verify } : {}) } : {};
+    if (flags.verify !== undefined && flags.goal === undefined) throw new ProtocolHttpError(422, 'config.configurable.verify goes with config.configurable.goal.');
     const input = request.input;
     const messages = input !== null && typeof input === 'object' ? (input as { messages?: unknown }).messages : undefined;
-    if (messages === undefined) throw new ProtocolHttpError(422, 'input.messages: a run needs the person\'s message (or command.resume).');
-    const { prompt, attachments } = lastPersonMessage(messages, 'input.messages');
-    return { folder, prompt, attachments, mode: mode as ApprovalMode | 'saved', ...overSettingsFlags(flags), ...(subagent !== undefined ? { agent: subagent.name } : {}) };
+    if (messages === undefined && flags.goal === undefined) throw new ProtocolHttpError(422, 'input.messages: a run needs the person\'s message (or command.resume).');
+    const { prompt, attachments } = messages === undefined ? { prompt: '', attachments: [] } : lastPersonMessage(messages, 'input.messages');
+    return { folder, prompt, attachments, mode: mode as ApprovalMode | 'saved', ...overSettingsFlags(flags), ...goal, ...(subagent !== undefined ? { agent: subagent.name } : {}) };
   }
 
   /** Starts the thread's first pending run when nothing goes before it. */
