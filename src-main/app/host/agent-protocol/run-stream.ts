@@ -50,6 +50,12 @@ export class KeptPartsBudget {
     if (this.streams.has(stream)) this.ended.push(stream);
   }
 
+  /** @internal A stream that had ended goes on (a run waiting for the person, answered). */
+  reopened(stream: RunStream): void {
+    const at = this.ended.indexOf(stream);
+    if (at >= 0) this.ended.splice(at, 1);
+  }
+
   /** @internal A stream gone for good (its parts already dropped). */
   forget(stream: RunStream): void {
     this.streams.delete(stream);
@@ -128,6 +134,13 @@ export class RunStream {
     this.ended = true;
     this.budget.endedNow(this);
     this.wake();
+  }
+
+  /** The run goes on after it had ended (paused at an interrupt, then answered): new parts follow the old ones' ids. */
+  reopen(): void {
+    if (!this.ended) return;
+    this.ended = false;
+    this.budget.reopened(this);
   }
 
   get done(): boolean {

@@ -83,6 +83,16 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
     headers,
     events: stream.follow(lastEventId, request.disconnected),
   });
+  /** A run's stream joined (from `Last-Event-ID` on): its parts, then each new one until it ends. */
+  const joinStream = (request: ProtocolRequest, threadId: string, runId: string): ProtocolReply => {
+    const stream = runs.stream(threadId, runId);
+    if (stream === undefined) return { kind: 'sse', events: (async function* () {})() };
+    const lastEventId = request.headers['last-event-id'];
+    if (request.query.get('cancel_on_disconnect') === '1' || request.query.get('cancel_on_disconnect') === 'true') {
+      request.disconnected.addEventListener('abort', () => void runs.cancel(threadId, runId).catch(() => undefined), { once: true });
+    }
+    return sse(stream, request, {}, typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : undefined);
+  };
   /** A run from a checkpoint other than the thread's newest would fork it (agent-chat-ui's regenerate and edit): refused, not appended. */
   const refuseFork = (body: RunCreate, threadId: string | undefined): void => {
     const asked = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
@@ -172,13 +182,18 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       streams: true,
       handle: async (request) => {
         const { thread_id, run_id } = knownRun(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'));
-        const stream = runs.stream(thread_id, run_id);
-        if (stream === undefined) return { kind: 'sse', events: (async function* () {})() };
-        const lastEventId = request.headers['last-event-id'];
-        if (request.query.get('cancel_on_disconnect') === '1' || request.query.get('cancel_on_disconnect') === 'true') {
-          request.disconnected.addEventListener('abort', () => void runs.cancel(thread_id, run_id).catch(() => undefined), { once: true });
-        }
-        return sse(stream, request, {}, typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : undefined);
+        return joinStream(request, thread_id, run_id);
+      },
+    },
+    {
+      // A run joined by its id alone (the SDK's `joinStream(null, runId)`), as the reference serves it.
+      method: 'GET',
+      pattern: '/runs/:run_id/stream',
+      streams: true,
+      handle: async (request) => {
+        const run = runs.byId(uuidParam(request, 'run_id'));
+        if (run === undefined) throw new ProtocolHttpError(404, 'Run not found');
+        return joinStream(request, run.thread_id, run.run_id);
       },
     },
     {
