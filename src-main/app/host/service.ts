@@ -97,18 +97,33 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   /** The protocol's servers: those held until the host stops (a flag, Settings), and those of a connection. */
   const listening = new Set<ProtocolServer>();
   let heldListeners = 0;
-  const listen = async (request: ProtocolListenRequest): Promise<ProtocolServer> => {
+  /** Listens as asked; `already`: this host serves that address already (a second `host --listen` on it), nothing new was started. */
+  const listen = async (request: ProtocolListenRequest): Promise<{ server: ProtocolServer; already: boolean }> => {
     const checked = checkListenRequest(request);
     if ('error' in checked) throw new HostRequestError(checked.error, 'bad_request');
+    const { host, port } = checked.address;
+    const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const serving = port === 0 ? undefined : [...listening].find((s) => s.url === `http://${address}`);
+    if (serving !== undefined) {
+      log(`Agent Protocol: already listening on ${address} (asked again)`);
+      return { server: serving, already: true };
+    }
     let server: ProtocolServer;
     try {
       server = await listenProtocol(protocolHost, request, (context) => protocolRoutes(context, protocol));
     } catch (err) {
-      throw new HostRequestError(`the Agent Protocol cannot listen on ${request.listen}: ${err instanceof Error ? err.message : String(err)}`, 'failed');
+      const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      const why = inUse
+        ? `another program already listens on ${address} (not this data folder's agent host): choose another port, or stop that program`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+      log(`Agent Protocol: cannot listen on ${address}: ${why}`);
+      throw new HostRequestError(`the Agent Protocol cannot listen on ${request.listen}: ${why}`, 'failed');
     }
     listening.add(server);
     log(`Agent Protocol: listening on ${server.url}`);
-    return server;
+    return { server, already: false };
   };
   const unlisten = async (server: ProtocolServer): Promise<void> => {
     if (!listening.delete(server)) return;
@@ -198,15 +213,16 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           }
         }
         case 'protocol.listen': {
-          const server = await listen(params as z.output<typeof protocolListenRequest>);
-          connection.onClose(() => void unlisten(server));
-          return { url: server.url };
+          const { server, already } = await listen(params as z.output<typeof protocolListenRequest>);
+          // Served already (Settings', another `host --listen`'s): it stays as it is; this connection holds nothing.
+          if (!already) connection.onClose(() => void unlisten(server));
+          return { url: server.url, already };
         }
       }
     },
     async listenProtocol(request) {
-      const server = await listen(request);
-      heldListeners++;
+      const { server, already } = await listen(request);
+      if (!already) heldListeners++;
       return server.url;
     },
     async close() {

@@ -362,7 +362,7 @@ export class ProtocolRuns implements ThreadActivity {
   private startOf(request: RunRequest, subagent: SubagentSpec | undefined): NonNullable<LiveRun['start']> {
     const configurable = request.config?.configurable ?? {};
     const folder = stringField(configurable, 'folder') ?? this.folders.defaultFolder;
-    if (folder === undefined) throw new ProtocolHttpError(422, 'No folder to work in: pass config.configurable.folder (an absolute path), or start the host with --folder.');
+    if (folder === undefined) throw new ProtocolHttpError(422, 'No folder to work in: pass config.configurable.folder (an absolute path), or set Settings › Agent Protocol › Default folder (or start the host with --folder DIR).');
     if (!isAbsolute(folder)) throw new ProtocolHttpError(422, 'config.configurable.folder must be an absolute path.');
     const refusal = this.folders.folderRefusal(folder);
     if (refusal !== undefined) throw new ProtocolHttpError(403, refusal);
