@@ -18,7 +18,7 @@ import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
 import { agentEvents, agentMethods } from './agents';
-import { agentProtocolSettingsSchema } from './agent-protocol';
+import { agentProtocolMethods, agentProtocolSettingsSchema } from './agent-protocol';
 import { sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
 import { worktreeEvents, worktreeMethods } from './worktrees';
 import { agentEventSchema, approvalWhySchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
@@ -280,6 +280,7 @@ export const methods = {
   ...pluginMethods,
   ...updateMethods,
   ...usageMethods,
+  ...agentProtocolMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
   'settings.update': { params: settingsPatchSchema, result: settingsSchema },

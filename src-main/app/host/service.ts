@@ -19,6 +19,7 @@ import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';
 import { RecentFolders } from '../places/recent-folders';
 import { listenProtocol, openedInDeepdesk, type ProtocolHostContext } from './agent-protocol/listen';
+import { protocolKey, rotateProtocolKey } from './agent-protocol/protocol-key';
 import { checkListenRequest, protocolListenRequest, type ProtocolListenRequest } from '../contract/protocol-listen';
 import type { ProtocolServer } from './agent-protocol/http';
 import { protocolRoutes, protocolRuns } from './agent-protocol/routes';
@@ -183,7 +184,21 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
             throw asHostError(err);
           }
         case 'window.open':
-          windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log, runs, secrets });
+          windows ??= new HostWindows({
+            dataDir: options.dataDir,
+            version: options.version,
+            log,
+            runs,
+            secrets,
+            protocol: {
+              status: () => ({ listening: [...listening].map((server) => server.url), key: protocolKey(options.dataDir) }),
+              rotateKey: () => {
+                const key = rotateProtocolKey(options.dataDir);
+                log('Agent Protocol: the key was rotated in Settings (the old one is refused from now on)');
+                return { listening: [...listening].map((server) => server.url), key };
+              },
+            },
+          });
           return windows.open(connection, params as z.output<typeof windowOpenParams>);
         case 'window.call': {
           const p = params as z.output<typeof windowCallParams>;

@@ -43,6 +43,8 @@ export interface RunRequest {
   multitask_strategy: MultitaskStrategy;
   if_not_exists?: 'reject' | 'create' | undefined;
   on_completion?: 'delete' | 'keep' | undefined;
+  /** Who sent it, in words for the window ("a page at ORIGIN", its user agent): who answered an approval, who stopped a run. */
+  client?: string | undefined;
 }
 
 const BUSY = 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.';
@@ -453,7 +455,8 @@ export class ProtocolRuns implements ThreadActivity {
       // Each answer goes to the approval it was accepted for, or none does: one answered elsewhere meanwhile is never replaced by another.
       const pending = new Set(this.questions(threadId).map((q) => q.key));
       if (!run.answers.every((answer) => pending.has(answer.key))) throw new Error(`The approvals this resume answers were answered elsewhere meanwhile; nothing was answered. ${RESUME_BY_ID}`);
-      for (const { key, decision } of run.answers) this.context.runs.decide(threadId, key, decision);
+      const by = run.request.client !== undefined ? { answeredBy: run.request.client } : {};
+      for (const { key, decision } of run.answers) this.context.runs.decide(threadId, key, { ...decision, answeredIn: 'protocol', ...by } as ApprovalDecision);
     }
     const attached = this.context.runs.attach(connection, threadId, followed.seq, true);
     for (const { seq, event } of attached.events) this.onEvent(run, seq, event);

@@ -35,7 +35,19 @@ const runCreate = z.object({
 
 type RunCreate = z.output<typeof runCreate>;
 
-function runRequest(body: RunCreate): RunRequest {
+/** A protocol client in words: a browser page by its origin, else its user agent (data: cut, control characters dropped). */
+export function clientOf(request: ProtocolRequest): string | undefined {
+  const header = (name: string): string | undefined => {
+    const value = request.headers[name];
+    const text = (Array.isArray(value) ? value[0] : value)?.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+    return text === undefined || text === '' ? undefined : text.slice(0, 80);
+  };
+  const origin = header('origin');
+  if (origin !== undefined) return `a page at ${origin}`;
+  return header('user-agent');
+}
+
+function runRequest(body: RunCreate, client?: string): RunRequest {
   const modes = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
   const refused = modes.filter((mode) => NOT_PRODUCED.includes(mode));
   if (refused.length > 0) {
@@ -51,6 +63,7 @@ function runRequest(body: RunCreate): RunRequest {
     multitask_strategy: body.multitask_strategy ?? 'reject',
     if_not_exists: body.if_not_exists ?? undefined,
     on_completion: body.on_completion ?? undefined,
+    ...(client !== undefined ? { client } : {}),
   };
 }
 
@@ -104,7 +117,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
   const create = async (request: ProtocolRequest, threadId: string | undefined) => {
     const body = parseBody(runCreate, request.body);
     refuseFork(body, threadId);
-    const created = await runs.create(threadId, runRequest(body));
+    const created = await runs.create(threadId, runRequest(body, clientOf(request)));
     const location = threadId === undefined ? `/runs/${created.run.run_id}` : `/threads/${threadId}/runs/${created.run.run_id}`;
     if (body.on_disconnect === 'cancel') {
       const cancel = () => void runs.cancel(created.run.thread_id, created.run.run_id).catch(() => undefined);

@@ -64,7 +64,11 @@ describe('a run waiting for the person', () => {
     const first = (await h.client.runs.wait(threadId, 'deepdesk', { input: human('write it'), ifNotExists: 'create', config: { configurable: { mode: 'ask' } } })) as { __interrupt__: Array<{ id: string }> };
     const [waitingRun] = await h.client.runs.list(threadId);
     expect(waitingRun!.status).toBe('interrupted');
+    const approvals: unknown[] = [];
+    h.context.runs.onActivity((a) => void (a.kind === 'event' && a.event.type === 'approval' && approvals.push(a.event)));
     const resumed = (await h.client.runs.wait(threadId, 'deepdesk', { command: { resume: { [first.__interrupt__[0]!.id]: { decisions: [{ type: 'approve' }] } } } })) as Values;
+    // The window is told who answered: this client, over the protocol (Node's fetch says `node`).
+    expect(approvals).toContainEqual(expect.objectContaining({ status: 'approved', answeredIn: 'protocol', answeredBy: 'node' }));
     expect(resumed.messages.at(-1)!.content).toBe('resumed and done');
     await until(() => h.client.runs.get(threadId, waitingRun!.run_id), (r) => r.status === 'success', 'the waiting run to end');
     expect(((await h.client.runs.join(threadId, waitingRun!.run_id)) as Values).messages.at(-1)!.content).toBe('resumed and done');
