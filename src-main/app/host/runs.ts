@@ -301,14 +301,15 @@ export class HostRuns {
     question.answer(decision);
   }
 
-  async stop(threadId: string): Promise<RunEnd> {
+  /** `by`: who stopped it, when not the person ("node over the Agent Protocol"): the thread says so. */
+  async stop(threadId: string, by?: string): Promise<RunEnd> {
     const run = this.live.get(threadId);
     if (run?.run === undefined || run.end !== undefined) {
       const record = this.records.get(threadId);
       const word = record !== undefined ? ` (${AGENT_STATE_WORDS[agentStateOf(record.state)]})` : '';
       throw new HostRequestError(`thread ${threadId} is not running${word}`, 'not_found');
     }
-    await run.run.stop();
+    await run.run.stop(by);
     await run.run.result.catch(() => undefined);
     return run.end ?? { state: 'stopped', reason: 'aborted', text: '' };
   }

@@ -237,8 +237,8 @@ export class ProtocolRuns implements ThreadActivity {
     return live !== undefined && (threadId === undefined || live.record.thread_id === threadId) ? live.stream : undefined;
   }
 
-  /** Stops a run: a going one's host run ends (its commands' process trees too); it is `interrupted`. */
-  async cancel(threadId: string, runId: string): Promise<void> {
+  /** Stops a run: a going one's host run ends (its commands' process trees too); it is `interrupted`. `by`: who, for the thread's note. */
+  async cancel(threadId: string, runId: string, by?: string): Promise<void> {
     const run = this.book.live.get(runId);
     if (run === undefined || run.record.thread_id !== threadId) {
       if (this.get(threadId, runId) === undefined) throw new ProtocolHttpError(404, 'Run not found');
@@ -249,7 +249,7 @@ export class ProtocolRuns implements ThreadActivity {
       run.cancelled = true;
       run.waiting = false;
       run.connection?.close();
-      if (this.context.runs.has(threadId) && this.questions(threadId).length > 0) await this.context.runs.stop(threadId).catch(() => undefined);
+      if (this.context.runs.has(threadId) && this.questions(threadId).length > 0) await this.context.runs.stop(threadId, by).catch(() => undefined);
       this.dropTemporary(run);
       return;
     }
@@ -259,7 +259,7 @@ export class ProtocolRuns implements ThreadActivity {
       this.finish(run, 'interrupted');
       return;
     }
-    if (this.context.runs.has(threadId)) await this.context.runs.stop(threadId).catch(() => undefined);
+    if (this.context.runs.has(threadId)) await this.context.runs.stop(threadId, by).catch(() => undefined);
     await run.stream.finished();
   }
 

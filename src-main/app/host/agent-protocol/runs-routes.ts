@@ -219,7 +219,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
         const query = parseQuery(z.object({ wait: z.string().optional(), action: z.enum(['interrupt', 'rollback']).default('interrupt') }), request);
         if (query.action === 'rollback') throw new ProtocolHttpError(422, "action: rollback is not possible: Deepdesk cannot roll a thread's messages back. Use interrupt (the run stops, its messages stay).");
         const wait = query.wait === '1' || query.wait === 'true';
-        const cancelled = runs.cancel(threadId, runId);
+        const cancelled = runs.cancel(threadId, runId, `${clientOf(request) ?? 'a client'} over the Agent Protocol`);
         if (wait) await cancelled;
         else void cancelled.catch(() => undefined);
         return { kind: 'empty', status: wait ? 204 : 202 };

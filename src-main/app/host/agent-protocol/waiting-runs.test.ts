@@ -11,6 +11,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import { createDeepAgent } from 'deepagents';
 import { describe, expect, it } from 'vitest';
 import { startScriptedServer, type RecordedRequest } from '../../../core/models/testing/scripted-server';
+import { ThreadStore } from '../../threads/thread-store';
 import { collectParts, human, protocolHarnessPerTest, until } from './testing/protocol-harness';
 
 const h = protocolHarnessPerTest();
@@ -84,6 +85,9 @@ describe('a run waiting for the person', () => {
     expect(existsSync(join(h.folder, 'cancelled-marker.txt'))).toBe(false);
     expect((await h.client.runs.get(threadId, run!.run_id)).status).toBe('interrupted');
     expect((await h.client.threads.get(threadId)).status).toBe('idle');
+    // The thread says who stopped it (the window shows the note).
+    const notes = new ThreadStore(h.context.db).load(threadId).messages.filter((m) => JSON.stringify(m).includes('Stopped by'));
+    expect(JSON.stringify(notes)).toContain('Stopped by node over the Agent Protocol.');
   });
 });
 
