@@ -77,7 +77,8 @@ describe('the Agent Protocol beside the window', () => {
 
     // A run over the protocol pauses on its approval: the thread is interrupted.
     const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, 'deepdesk', { input: { messages: [{ role: 'user', content: 'Protocol task' }] } });
+    const seen: Array<{ event: string; id?: string }> = [];
+    for await (const part of client.runs.stream(thread.thread_id, 'deepdesk', { input: { messages: [{ role: 'user', content: 'Protocol task' }] }, streamMode: ['values'] })) seen.push(part as { event: string; id?: string });
     const waiting = await client.threads.get(thread.thread_id);
     expect(waiting.status).toBe('interrupted');
     expect(Object.values(waiting.interrupts).flat()).toHaveLength(1);
@@ -86,7 +87,8 @@ describe('the Agent Protocol beside the window', () => {
     expect(run!.status).toBe('interrupted');
     const followed = (async () => {
       const parts: Array<{ event: string; data: unknown }> = [];
-      for await (const part of client.runs.joinStream(thread.thread_id, run!.run_id, { streamMode: ['values'] })) parts.push(part as { event: string; data: unknown });
+      // From the last part its stream gave: the rest, once the person answers (a while later, in the window).
+      for await (const part of client.runs.joinStream(thread.thread_id, run!.run_id, { streamMode: ['values'], lastEventId: seen.at(-1)!.id! })) parts.push(part as { event: string; data: unknown });
       return parts;
     })();
 

@@ -124,6 +124,8 @@ export const threadSummarySchema = z.object({
   sharesFolder: z.boolean().optional(),
   /** It worked in a worktree of this folder that was removed (SPEC §16): it moved here. */
   removedWorktree: z.object({ name: z.string(), branch: z.string(), removedAt: z.string() }).optional(),
+  /** Where it came from, when not the window: an Agent Protocol client (`client`: its origin or user agent), a terminal's `deepdesk run`, an editor. */
+  source: z.object({ kind: z.enum(['protocol', 'run', 'acp']), client: z.string().optional() }).optional(),
 });
 export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
 

@@ -248,6 +248,7 @@ export class ProtocolRuns implements ThreadActivity {
       // A run waiting for the person: cancelling it ends that wait (its approval leaves the window too).
       run.cancelled = true;
       run.waiting = false;
+      run.stream.unpause();
       run.connection?.close();
       if (this.context.runs.has(threadId) && this.questions(threadId).length > 0) await this.context.runs.stop(threadId, by).catch(() => undefined);
       this.dropTemporary(run);
@@ -437,6 +438,7 @@ export class ProtocolRuns implements ThreadActivity {
         approve: 'ask',
         interactive: true,
         detach: true,
+        source: { kind: 'protocol', ...(run.request.client !== undefined ? { client: run.request.client } : {}) },
       });
       this.book.followed.set(threadId, { seq: 0, messages: [...before, { role: 'user', content: prompt }] });
     }
@@ -487,6 +489,7 @@ export class ProtocolRuns implements ThreadActivity {
             // Its wait ended unanswered (stopped, a new message): it stays interrupted. Answered and finished: it ends.
             if (end.state !== 'done') {
               run.waiting = false;
+              run.stream.unpause();
               run.connection?.close();
               this.dropTemporary(run);
               return;
@@ -559,7 +562,7 @@ export class ProtocolRuns implements ThreadActivity {
   private finish(run: LiveRun, status: ProtocolRunStatus, options: { keepConnection?: boolean } = {}): void {
     this.setStatus(run, status);
     if (options.keepConnection !== true) run.connection?.close();
-    run.stream.end();
+    run.stream.end({ paused: run.waiting === true });
     // Ended runs keep their parts for a late join, the newest few: older ones answer from their record and thread. A waiting run is kept: it may go on.
     const ended = [...this.book.live.values()].filter((r) => isEnded(r.record.status) && r.waiting !== true);
     for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED_RUNS))) {

@@ -92,6 +92,8 @@ export class RunStream {
   private first = 0;
   private readonly wakers = new Set<() => void>();
   private ended = false;
+  /** Ended at an interrupt, the run waiting for the person: it may go on (reopen) or not (unpause). */
+  private paused = false;
   private followers = 0;
   private lastValue: unknown = null;
   private lastLazy: (() => unknown) | undefined;
@@ -129,9 +131,11 @@ export class RunStream {
     this.wake();
   }
 
-  end(): void {
+  /** `paused`: at an interrupt the run may go on from (a follower rejoining after what it saw waits for that). */
+  end(options: { paused?: boolean } = {}): void {
     if (this.ended) return;
     this.ended = true;
+    this.paused = options.paused === true;
     this.budget.endedNow(this);
     this.wake();
   }
@@ -140,7 +144,15 @@ export class RunStream {
   reopen(): void {
     if (!this.ended) return;
     this.ended = false;
+    this.paused = false;
     this.budget.reopened(this);
+  }
+
+  /** The pause is over without the run going on (its wait ended unanswered): followers waiting through it end. */
+  unpause(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.wake();
   }
 
   get done(): boolean {
@@ -149,6 +161,7 @@ export class RunStream {
 
   /** Drops every kept part: the run is forgotten (a join then answers from its record and thread). */
   dispose(): void {
+    this.unpause();
     while (this.dropOldest(0));
     this.budget.forget(this);
   }
@@ -209,7 +222,8 @@ export class RunStream {
         next += 1;
         yield { id: part.id, event: part.event, json: part.json };
       }
-      if (this.ended) return;
+      // A rejoin (Last-Event-ID: it saw the parts so far) follows a run paused at an interrupt on: it waits for the rest.
+      if (this.ended && !(this.paused && lastEventId !== undefined)) return;
       await new Promise<void>((resolve) => {
         const done = () => {
           this.wakers.delete(done);

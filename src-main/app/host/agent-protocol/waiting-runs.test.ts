@@ -44,8 +44,13 @@ describe('a run waiting for the person', () => {
     expect(existsSync(join(h.folder, 'waited.txt'))).toBe(false);
 
     // A script follows the rest from where its stream stopped, by thread and by the run id alone.
+    // A join without Last-Event-ID answers what the run did so far, to its interrupt.
+    const sofar = await collectParts(h.client.runs.joinStream(threadId, runId, { streamMode: ['values'] }));
+    expect((sofar.at(-1)!.data as { __interrupt__?: unknown[] }).__interrupt__).toHaveLength(1);
+    // A rejoin from the last part seen waits for the rest: the person answers a while later.
     const lastEventId = parts.at(-1)!.id;
     const byThread = collectParts(h.client.runs.joinStream(threadId, runId, { lastEventId, streamMode: ['values'] }));
+    await new Promise((r) => setTimeout(r, 500));
     approveAsTheWindow(threadId);
     const rest = await byThread;
     const finalValues = rest.filter((p) => p.event === 'values').at(-1)!.data as Values;
