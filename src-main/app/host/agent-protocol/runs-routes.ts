@@ -39,7 +39,8 @@ type RunCreate = z.output<typeof runCreate>;
 export function clientOf(request: ProtocolRequest): string | undefined {
   const header = (name: string): string | undefined => {
     const value = request.headers[name];
-    const text = (Array.isArray(value) ? value[0] : value)?.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim();
+    const raw = Array.isArray(value) ? value[0] : value;
+    const text = raw === undefined ? undefined : [...raw].filter((c) => c.charCodeAt(0) >= 0x20 && (c.charCodeAt(0) < 0x7f || c.charCodeAt(0) > 0x9f)).join('').trim();
     return text === undefined || text === '' ? undefined : text.slice(0, 80);
   };
   const origin = header('origin');
