@@ -1,5 +1,6 @@
 // The centre column: the thread's title and meter, the conversation, the message box.
 
+import { sourceLabel, ThreadSourceContext, type ThreadSource } from '../lib/thread-source';
 import { runsInText, type SandboxPlaceDto } from '../../../src-main/app/contract';
 import { useCheckpoints } from '../state/checkpoints-context';
 import type { ShownAttachment } from '../lib/thread-reducer';
@@ -14,6 +15,8 @@ import { SandboxThreadButton } from './SandboxThreadDialog';
 import { useWorktree } from '../state/use-worktree';
 
 interface ConversationPaneProps {
+  /** Where the thread came from, when not this window (thread-source.ts). */
+  source?: ThreadSource | undefined;
   session: ThreadSession;
   /** The open thread's run as the thread list has it (queued for a slot, when it started). */
   run: RunFacts | undefined;
@@ -29,7 +32,7 @@ interface ConversationPaneProps {
   sandbox?: SandboxPlaceDto | undefined;
 }
 
-export function ConversationPane({ session, run, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false, sandbox }: ConversationPaneProps): React.JSX.Element {
+export function ConversationPane({ session, run, source, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false, sandbox }: ConversationPaneProps): React.JSX.Element {
   const { state } = session;
   // A worktree thread not in a sandbox yet can continue in one (SPEC §18).
   const worktree = useWorktree().info;
@@ -42,6 +45,11 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
         <h1 className="thread-heading" title={title}>
           {title}
         </h1>
+        {source !== undefined ? (
+          <span className="badge thread-source" title="This thread was started from another tool, not in this window">
+            From {sourceLabel(source)}
+          </span>
+        ) : null}
         {sandbox ? (
           <span className="badge thread-runs-in mono" title={`Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
             {runsInText(sandbox)}
@@ -53,6 +61,7 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
       </div>
       <WorktreeBar thread={{ id: session.threadId, running: state.running, send: session.send }} />
       <ErrorBoundary name="Conversation">
+        <ThreadSourceContext.Provider value={source}>
         <Conversation
           state={state}
           run={run}
@@ -73,6 +82,7 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
           attachment={session.attachment}
           openAttachment={openAttachment}
         />
+        </ThreadSourceContext.Provider>
       </ErrorBoundary>
       <ApprovalAnnouncer approvals={session.approvals} />
       <ErrorBoundary name="Message box">
