@@ -96,8 +96,13 @@ describe('the Agent Protocol beside the window', () => {
     await threadItem(page, 'Protocol task').waitFor({ timeout: 15_000 });
     await poll(() => agentRow(page, 'Protocol task').locator('.agent-state').innerText()).toBe('Needs you');
 
+    // It says it came from the protocol, and whose it is: in the list, the header, and as its message's author (not "You").
+    await poll(() => threadItem(page, 'Protocol task').innerText()).toContain('From Agent Protocol · node');
+
     // Opened, its approval shows; approved in the window, the run goes on there.
     await threadItem(page, 'Protocol task').locator('.thread-select').click();
+    await poll(() => page.locator('.conversation-head').innerText()).toContain('From Agent Protocol · node');
+    await poll(() => log.locator('.msg-user .msg-role').first().innerText()).toBe('node (Agent Protocol)');
     await approval(page).waitFor({ timeout: 15_000 });
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
     await log.getByText('Protocol wrote it.').waitFor({ timeout: 15_000 });
