@@ -45,7 +45,10 @@ export function clientOf(request: ProtocolRequest): string | undefined {
   };
   const origin = header('origin');
   if (origin !== undefined) return `a page at ${origin}`;
-  return header('user-agent');
+  // Deep Agents' async subagent tools (and their completion callbacks) send `x-auth-scheme: langsmith`; the SDK's own Client sends none.
+  const agent = header('user-agent');
+  if (header('x-auth-scheme') === 'langsmith') return `a Deep Agents parent${agent !== undefined ? ` (${agent})` : ''}`;
+  return agent;
 }
 
 function runRequest(body: RunCreate, client?: string): RunRequest {

@@ -136,5 +136,7 @@ describe("a Deep Agents parent's async task that needs an approval", () => {
     expect(waiting).toEqual({ status: 'interrupted', threadId: taskId });
     expect(done).toMatchObject({ status: 'success', result: 'The tide is high at six.' });
     expect(readFileSync(join(h.folder, 'tide.txt'), 'utf8')).toBe('six\n');
+    // The window says the task came from a Deep Agents parent over the protocol (not "You").
+    expect(new ThreadStore(h.context.db).get(taskId)?.source).toEqual({ kind: 'protocol', client: 'a Deep Agents parent (node)' });
   });
 });
