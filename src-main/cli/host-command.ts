@@ -92,6 +92,11 @@ async function listenThroughRunningHost(dataDir: string, request: ProtocolListen
   // Any build's host will do: it is the one running.
   const host = await HostClient.connect({ dataDir, client: 'host --listen', version: '', start: false });
   const gone = new Promise<string>((resolve) => host.onClose(resolve));
+  // The running host's lines about this listener (a refused browser origin…), as a host of its own would print them.
+  host.onEvent((event, payload) => {
+    const line = (payload as { line?: unknown } | null)?.line;
+    if (event === 'protocol.log' && typeof line === 'string') process.stderr.write(`${line}\n`);
+  });
   const stop = new Promise<void>((resolve) => {
     const signalled = (): void => resolve();
     process.once('SIGINT', signalled);

@@ -255,6 +255,11 @@ describe('deepdesk host --listen', () => {
       const url = await urlOf(attached);
       expect((await fetch(`${url}/nothing`)).status).toBe(404);
       await waitFor(() => host.stderr().includes(`Agent Protocol: listening on ${url}`), 10_000, 'the host listening');
+      // A refused browser origin is said in this command's output too, not only in the running host's log.
+      const refused = await fetch(`${url}/threads`, { method: 'OPTIONS', headers: { origin: 'http://other.example', 'access-control-request-method': 'POST' } });
+      expect(refused.status).toBe(403);
+      await waitFor(() => attached.stderr().includes('The browser origin "http://other.example" is not allowed'), 10_000, "the refusal in host --listen's output");
+      expect(host.stderr()).toContain('The browser origin "http://other.example" is not allowed');
       expect(await stopped(attached)).toBe(0);
       await waitFor(() => host.stderr().includes(`Agent Protocol: stopped listening on ${url}`), 10_000, 'the host to stop listening');
       await expect(fetch(`${url}/nothing`)).rejects.toThrow();

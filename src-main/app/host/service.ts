@@ -99,7 +99,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   const listening = new Set<ProtocolServer>();
   let heldListeners = 0;
   /** Listens as asked; `already`: this host serves that address already (a second `host --listen` on it), nothing new was started. */
-  const listen = async (request: ProtocolListenRequest): Promise<{ server: ProtocolServer; already: boolean }> => {
+  const listen = async (request: ProtocolListenRequest, tell?: (line: string) => void): Promise<{ server: ProtocolServer; already: boolean }> => {
     const checked = checkListenRequest(request);
     if ('error' in checked) throw new HostRequestError(checked.error, 'bad_request');
     const { host, port } = checked.address;
@@ -111,7 +111,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
     }
     let server: ProtocolServer;
     try {
-      server = await listenProtocol(protocolHost, request, (context) => protocolRoutes(context, protocol));
+      server = await listenProtocol(protocolHost, request, (context) => protocolRoutes(context, protocol), tell);
     } catch (err) {
       const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
       const why = inUse
@@ -228,7 +228,10 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           }
         }
         case 'protocol.listen': {
-          const { server, already } = await listen(params as z.output<typeof protocolListenRequest>);
+          // What the server says (a refused browser origin…) is told to the `host --listen` that asked for it too.
+          const { server, already } = await listen(params as z.output<typeof protocolListenRequest>, (line) => {
+            if (!connection.closed) connection.send('protocol.log', { line });
+          });
           // Served already (Settings', another `host --listen`'s): it stays as it is; this connection holds nothing.
           if (!already) connection.onClose(() => void unlisten(server));
           return { url: server.url, already };
