@@ -149,8 +149,9 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     /** `reason` as data: the window says it from this. */
     why: approvalWhySchema.optional(),
     hook: hookRefSchema.optional(),
-    /** Answered in a terminal (`deepdesk run`, `deepdesk attach`), not in the window. */
-    answeredIn: z.enum(['terminal']).optional(),
+    /** Answered in a terminal (`deepdesk run`, `deepdesk attach`) or by an Agent Protocol client (`answeredBy` names it), not in the window. */
+    answeredIn: z.enum(['terminal', 'protocol']).optional(),
+    answeredBy: z.string().max(200).optional(),
   }),
   event('todos', { todos: z.array(todoSchema) }),
   event('summarized', { archivePath: z.string(), summarizedMessages: z.number(), summary: z.string() }),

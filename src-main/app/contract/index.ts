@@ -19,7 +19,7 @@ import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
 import { agentEvents, agentMethods } from './agents';
-import { agentProtocolSettingsSchema } from './agent-protocol';
+import { agentProtocolMethods, agentProtocolSettingsSchema } from './agent-protocol';
 import { sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
 import { worktreeEvents, worktreeMethods } from './worktrees';
 import { agentEventSchema, approvalWhySchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
@@ -128,6 +128,8 @@ export const threadSummarySchema = z.object({
   sharesFolder: z.boolean().optional(),
   /** It worked in a worktree of this folder that was removed (SPEC §16): it moved here. */
   removedWorktree: z.object({ name: z.string(), branch: z.string(), removedAt: z.string() }).optional(),
+  /** Where it came from, when not the window: an Agent Protocol client (`client`: its origin or user agent), a terminal's `deepdesk run`, an editor. */
+  source: z.object({ kind: z.enum(['protocol', 'run', 'acp']), client: z.string().optional() }).optional(),
 });
 export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
 
@@ -286,6 +288,7 @@ export const methods = {
   ...pluginMethods,
   ...updateMethods,
   ...usageMethods,
+  ...agentProtocolMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
   'settings.update': { params: settingsPatchSchema, result: settingsSchema },

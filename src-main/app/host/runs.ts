@@ -17,7 +17,7 @@ import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../
 import { ApprovalService } from '../approvals/approval-service';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { deleteThread } from '../threads/delete-thread';
-import { ThreadStore } from '../threads/thread-store';
+import { ThreadStore, type ThreadSource } from '../threads/thread-store';
 import { capText, itemsBefore, type PageLimits } from '../threads/thread-page';
 import { shortThreadId } from '../threads/thread-ref';
 import type { SecretStore } from '../base/secret-store';
@@ -108,6 +108,8 @@ interface LiveRun {
   starter?: string;
   run?: HeadlessRun;
   end?: RunEnd;
+  /** Where the thread came from, recorded once its row exists (a new thread's is made by the run's first save). */
+  source?: ThreadSource;
 }
 
 /** Events kept per run for clients that attach later; beyond it the oldest go. */
@@ -125,6 +127,8 @@ export interface StartRunParams {
   interactive: boolean;
   /** The client returns at once (`run --detach`): the run's approvals wait for someone to attach. */
   detach: boolean;
+  /** Where the thread came from (a protocol client); else told by the starting connection (a terminal's `run`). */
+  source?: ThreadSource;
 }
 
 /** What happens to the host's runs, for the windows showing their folders (windows.ts). */
@@ -199,6 +203,7 @@ export class HostRuns {
       prompt: params.request.prompt,
       historyEnd: this.threads.get(threadId)?.messageCount ?? 0,
       ...(params.detach ? {} : { starter: connection.id }),
+      ...(sourceOf(params, connection) !== undefined ? { source: sourceOf(params, connection)! } : {}),
     };
     this.live.set(threadId, run);
     connection.onClose(() => this.unwatch(run, connection.id));
@@ -311,14 +316,15 @@ export class HostRuns {
     question.answer(decision);
   }
 
-  async stop(threadId: string): Promise<RunEnd> {
+  /** `by`: who stopped it, when not the person ("node over the Agent Protocol"): the thread says so. */
+  async stop(threadId: string, by?: string): Promise<RunEnd> {
     const run = this.live.get(threadId);
     if (run?.run === undefined || run.end !== undefined) {
       const record = this.records.get(threadId);
       const word = record !== undefined ? ` (${AGENT_STATE_WORDS[agentStateOf(record.state)]})` : '';
       throw new HostRequestError(`thread ${threadId} is not running${word}`, 'not_found');
     }
-    await run.run.stop();
+    await run.run.stop(by);
     await run.run.result.catch(() => undefined);
     return run.end ?? { state: 'stopped', reason: 'aborted', text: '' };
   }
@@ -370,6 +376,7 @@ export class HostRuns {
   }
 
   private event(run: LiveRun, event: AgentEvent): void {
+    this.recordSource(run);
     run.seq += 1;
     run.events.push({ seq: run.seq, event });
     if (run.events.length > KEPT_EVENTS) run.events.splice(0, run.events.length - KEPT_EVENTS);
@@ -402,7 +409,15 @@ export class HostRuns {
     if (run.starter === connectionId) delete run.starter;
   }
 
+  /** The thread's source, once its row exists (the first source stays). */
+  private recordSource(run: LiveRun): void {
+    if (run.source === undefined || !this.threads.exists(run.threadId)) return;
+    this.threads.setSource(run.threadId, run.source);
+    delete run.source;
+  }
+
   private ended(run: LiveRun, end: RunEnd): void {
+    this.recordSource(run);
     run.end = end;
     run.state = end.state;
     this.tell(run, 'run.end', { threadId: run.threadId, ...end });
@@ -469,6 +484,10 @@ export class HostRuns {
 /** The thread's goal at the run's end, as `run --json` and its exit code read it. */
 function goalOf(goal: Goal | undefined): { goal?: GoalJson } {
   return goal === undefined ? {} : { goal: goalJson(goal) };
+/** Where a run's thread comes from: what the request says, else the starting client (a terminal's `run`). */
+function sourceOf(params: StartRunParams, connection: HostConnection): ThreadSource | undefined {
+  if (params.source !== undefined) return params.source;
+  return connection.client === 'run' ? { kind: 'run' } : undefined;
 }
 
 function endOf(result: RunResult): RunEnd {

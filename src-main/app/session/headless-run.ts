@@ -74,8 +74,8 @@ export interface HeadlessRun {
   folder: string;
   /** How the run ended; everything it opened is closed by then. */
   result: Promise<RunResult>;
-  /** Stops the run (its commands' process trees included). */
-  stop(): Promise<void>;
+  /** Stops the run (its commands' process trees included); `by`: who, when not the person (the thread says so). */
+  stop(by?: string): Promise<void>;
   /** The diff the window shows beside an approval of an edit or a write (approval-preview.ts). */
   previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined>;
   /** Where its commands run when not on this computer: `Runs in Daytona · sandbox ID`. */
@@ -139,7 +139,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         threadId,
         folder: place.text,
         result,
-        stop: () => threads.stop(threadId),
+        stop: (by) => threads.stop(threadId, by),
         previewApproval: (request) => threads.previewApproval(request),
         ...(place.provider ? { runsIn: runsInText(place.provider) } : {}),
       };

@@ -239,8 +239,9 @@ export class ThreadService {
     return this.approvals.preview(request, this.book.open(request.threadId).mounts.backend);
   }
 
-  stop(threadId: string): Promise<void> {
-    return this.queue.stop(threadId);
+  /** `by`: who stopped it, when not the person here ("node over the Agent Protocol"): the thread says so. */
+  stop(threadId: string, by?: string): Promise<void> {
+    return this.queue.stop(threadId, by);
   }
 
   /** Resumes every run of this folder that was waiting for an approval when the app stopped. */

@@ -110,7 +110,24 @@ const MIGRATIONS: Migration[] = [
       db.exec('CREATE INDEX IF NOT EXISTS threads_goal_state ON threads(goal_state) WHERE goal_state IS NOT NULL');
     },
   },
+  {
+    // Where a thread came from when not the window (JSON ThreadSource): a protocol client, a
+    // terminal's `deepdesk run`, an editor. Null: the window, or a thread from before.
+    id: 'threads-007-source',
+    up(db) {
+      db.exec('ALTER TABLE threads ADD COLUMN source_json TEXT');
+    },
+  },
 ];
+
+/** Where a thread came from, when not the window: told in the thread list, its header, its messages' author and its export. */
+export interface ThreadSource {
+  kind: 'protocol' | 'run' | 'acp';
+  /** Who, in words, where known: a protocol client's origin or user agent. */
+  client?: string;
+}
+
+const threadSourceSchema = z.object({ kind: z.enum(['protocol', 'run', 'acp']), client: z.string().max(200).optional() });
 
 type ThreadFileMounts = ThreadState['files'];
 type MountName = keyof ThreadFileMounts;
@@ -131,6 +148,7 @@ export interface ThreadSummary {
   updatedAt: string;
   messageCount: number;
   removedWorktree?: RemovedWorktree;
+  source?: ThreadSource;
 }
 
 /** The thread row's JSON: the state minus its messages. */
@@ -228,6 +246,7 @@ export class ThreadStore {
       inFolder: db.prepare<[{ folder: string }], { id: string; folder: string }>("SELECT id, folder FROM threads WHERE folder = @folder OR substr(folder, 1, length(@folder) + 1) = @folder || '/'"),
       latest: db.prepare<[string], { id: string }>('SELECT id FROM threads WHERE folder = ? ORDER BY updated_at DESC, id LIMIT 1'),
       move: db.prepare('UPDATE threads SET folder = ?, worktree_json = ? WHERE id = ?'),
+      setSource: db.prepare('UPDATE threads SET source_json = ? WHERE id = ? AND source_json IS NULL'),
       deleteMessages: db.prepare('DELETE FROM thread_messages WHERE thread_id = ?'),
       files: db.prepare<[string], { mount: string; path: string; version: number; file_json: string }>(
         'SELECT mount, path, version, file_json FROM thread_files WHERE thread_id = ?',
@@ -481,6 +500,11 @@ export class ThreadStore {
     this.stmts.move.run(folder, JSON.stringify(worktree), id);
   }
 
+  /** Records where the thread came from (the first source stays: a window continuing it later does not change it). False when it has one, or no row yet. */
+  setSource(id: string, source: ThreadSource): boolean {
+    return this.stmts.setSource.run(JSON.stringify(source), id).changes > 0;
+  }
+
   /** Titles a thread that has no title yet (its first message's, from what the person typed). */
   titleIfUntitled(id: string, title: string): void {
     if (title !== '') this.stmts.setTitleIfEmpty.run(title, id);
@@ -565,6 +589,8 @@ interface RowShape {
   person_count: number | null;
   state_json: string;
   worktree_json: string | null;
+  /** Null for the window's threads (and those from before threads-006). */
+  source_json?: string | null;
 }
 
 /** The thread row's state, without messages (a row that does not parse gives a new thread's). */
@@ -593,6 +619,8 @@ function toSummary(row: RowShape): ThreadSummary {
   const summary: ThreadSummary = { id: row.id, title: row.title, folder: row.folder, createdAt: row.created_at, updatedAt: row.updated_at, messageCount: row.message_count };
   const worktree = row.worktree_json === null ? undefined : removedWorktreeSchema.safeParse(safeJson(row.worktree_json));
   if (worktree?.success === true) summary.removedWorktree = worktree.data;
+  const source = row.source_json === null || row.source_json === undefined ? undefined : threadSourceSchema.safeParse(safeJson(row.source_json));
+  if (source?.success === true) summary.source = { kind: source.data.kind, ...(source.data.client !== undefined ? { client: source.data.client } : {}) };
   return summary;
 }
 

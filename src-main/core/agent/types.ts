@@ -76,13 +76,16 @@ export function newThreadState(id: string): ThreadState {
   };
 }
 
-/** Where the person answered, when not in the window showing the thread: a terminal (`deepdesk run`, `deepdesk attach`). */
-export type AnsweredIn = 'terminal';
+/**
+ * Where the person answered, when not in the window showing the thread: a terminal (`deepdesk
+ * run`, `deepdesk attach`), or a client of the Agent Protocol (`answeredBy` names it).
+ */
+export type AnsweredIn = 'terminal' | 'protocol';
 
 export type ApprovalDecision =
-  | { type: 'approve'; answeredIn?: AnsweredIn }
-  | { type: 'edit'; args: Record<string, unknown> }
-  | { type: 'reject'; message?: string; answeredIn?: AnsweredIn }
+  | { type: 'approve'; answeredIn?: AnsweredIn; answeredBy?: string }
+  | { type: 'edit'; args: Record<string, unknown>; answeredIn?: AnsweredIn; answeredBy?: string }
+  | { type: 'reject'; message?: string; answeredIn?: AnsweredIn; answeredBy?: string }
   | { type: 'respond'; message: string };
 
 export interface ApprovalRequest {
@@ -133,7 +136,7 @@ export type AgentEvent = EventBase &
     /** `change`: what a write or edit did to its file (created or not, the hunks), for the window's card; the facts: how a command ended, why it did not run, where a large result went. */
     | ({ type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; change?: FileChangeSummary } & ToolResultFacts)
     /** `hook`: the hook that decided (status `denied`: blocked by it; `edited`: its `updatedInput` is what runs). */
-    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; why?: ApprovalWhy; hook?: HookRef; answeredIn?: AnsweredIn }
+    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; why?: ApprovalWhy; hook?: HookRef; answeredIn?: AnsweredIn; answeredBy?: string }
     | { type: 'todos'; todos: Todo[] }
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }

@@ -1,5 +1,6 @@
 // The centre column: the thread's title and meter, the conversation, the message box.
 
+import { sourceLabel, ThreadSourceContext, type ThreadSource } from '../lib/thread-source';
 import { runsInShortText, runsInText, type SandboxPlaceDto } from '../../../src-main/app/contract';
 import { useCheckpoints } from '../state/checkpoints-context';
 import type { ShownAttachment } from '../lib/thread-reducer';
@@ -15,6 +16,8 @@ import { SandboxThreadButton } from './SandboxThreadDialog';
 import { useWorktree } from '../state/use-worktree';
 
 interface ConversationPaneProps {
+  /** Where the thread came from, when not this window (thread-source.ts). */
+  source?: ThreadSource | undefined;
   session: ThreadSession;
   /** The open thread's run as the thread list has it (queued for a slot, when it started). */
   run: RunFacts | undefined;
@@ -30,7 +33,7 @@ interface ConversationPaneProps {
   sandbox?: SandboxPlaceDto | undefined;
 }
 
-export function ConversationPane({ session, run, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false, sandbox }: ConversationPaneProps): React.JSX.Element {
+export function ConversationPane({ session, run, source, title, noModel, settingsLoaded, onOpenSettings, openThreadFile, openAttachment, hidden = false, sandbox }: ConversationPaneProps): React.JSX.Element {
   const { state } = session;
   // A worktree thread not in a sandbox yet can continue in one (SPEC §18).
   const worktree = useWorktree().info;
@@ -43,6 +46,11 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
         <h1 className="thread-heading" title={title}>
           {title}
         </h1>
+        {source !== undefined ? (
+          <span className="badge thread-source" title="This thread was started from another tool, not in this window">
+            From {sourceLabel(source)}
+          </span>
+        ) : null}
         {sandbox ? (
           // The short ID shows; the whole one is in its tooltip and its accessible name.
           <span className="badge thread-runs-in mono" role="note" aria-label={runsInText(sandbox)} title={`Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
@@ -56,6 +64,7 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
       </div>
       <WorktreeBar thread={{ id: session.threadId, running: state.running, send: session.send }} />
       <ErrorBoundary name="Conversation">
+        <ThreadSourceContext.Provider value={source}>
         <Conversation
           state={state}
           run={run}
@@ -76,6 +85,7 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
           attachment={session.attachment}
           openAttachment={openAttachment}
         />
+        </ThreadSourceContext.Provider>
       </ErrorBoundary>
       <ApprovalAnnouncer approvals={session.approvals} />
       {session.goalDraft !== null ? <GoalDraftCard key={session.goalDraft.objective} draft={session.goalDraft} onAccept={session.acceptGoal} onDismiss={session.dismissGoal} /> : null}

@@ -426,6 +426,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
               session={session}
               sandbox={info.sandbox}
               run={currentSummary}
+              source={currentSummary?.source}
               title={title}
               noModel={noModel}
               settingsLoaded={settings !== null}

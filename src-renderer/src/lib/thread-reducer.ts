@@ -51,6 +51,8 @@ export interface ToolItem extends ItemBase, ToolResultFactsDto {
   approvalWhy?: ApprovalWhyDto;
   /** The approval was answered in a terminal (`deepdesk run`, `deepdesk attach`), not in this window. */
   answeredInTerminal?: boolean;
+  /** The approval was answered by a client of the Agent Protocol: who, in words ('' when it did not say). */
+  answeredOverProtocol?: string;
   /** The person edited the call before it ran: `args` are what ran, these what the agent proposed. */
   edited?: boolean;
   /** The edit was a hook's `updatedInput`, not the person's. */
@@ -376,6 +378,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         ...(hook !== undefined && status === 'edited' ? { editedByHook: true } : {}),
         ...(hook !== undefined && status === 'denied' ? { blockedByHook: hook } : {}),
         ...(event.answeredIn === 'terminal' ? { answeredInTerminal: true } : {}),
+        ...(event.answeredIn === 'protocol' ? { answeredOverProtocol: str(event.answeredBy) } : {}),
       }));
     }
     case 'tool_output': {

@@ -369,7 +369,11 @@ export class AcpSessions {
           },
         }),
       };
-      if (!this.threads.exists(threadId)) this.threads.save(newThreadState(threadId), { folder });
+      if (!this.threads.exists(threadId)) {
+        this.threads.save(newThreadState(threadId), { folder });
+        // Made by an editor: the window says where it came from.
+        this.threads.setSource(threadId, { kind: 'acp' });
+      }
       this.useSettings(session);
       this.sessions.set(threadId, session);
       return session;
