@@ -88,6 +88,7 @@ export class SandboxStore {
       manifest: db.prepare('UPDATE sandboxes SET manifest = ? WHERE folder = ?'),
       summary: db.prepare('UPDATE sandboxes SET upload_summary = ? WHERE folder = ?'),
       delete: db.prepare('DELETE FROM sandboxes WHERE folder = ?'),
+      forget: db.prepare("UPDATE sandboxes SET sandbox_id = NULL, state = 'pending', manifest = NULL, upload_summary = NULL WHERE folder = ?"),
     };
   }
 
@@ -130,6 +131,11 @@ export class SandboxStore {
 
   setUploadSummary(folder: string, summary: string): void {
     this.stmts.summary.run(summary, folder);
+  }
+
+  /** The folder's sandbox was never usable (its start failed): the next open makes one anew. */
+  forgetSandbox(folder: string): void {
+    this.stmts.forget.run(folder);
   }
 
   delete(folder: string): void {

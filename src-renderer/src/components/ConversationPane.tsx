@@ -10,7 +10,7 @@ import { Conversation, type RunFacts } from './Conversation';
 import { ErrorBoundary } from './ErrorBoundary';
 import { MessageBox } from './MessageBox';
 import { WorktreeBar } from './WorktreeBar';
-import { SandboxThreadButton } from './SandboxThreadDialog';
+import { SandboxLost, SandboxThreadButton, useSandboxStatus } from './SandboxThreadDialog';
 import { useWorktree } from '../state/use-worktree';
 
 interface ConversationPaneProps {
@@ -35,6 +35,9 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
   const worktree = useWorktree().info;
   // After "Restore files and conversation" the message goes back into the box.
   const refill = useCheckpoints()?.refill ?? null;
+  // A sandbox gone or removed: said, with the ways forward (a new sandbox, this computer).
+  const sandboxStatus = useSandboxStatus();
+  const lost = sandbox !== undefined && (sandboxStatus?.state === 'gone' || sandboxStatus?.state === 'removed') ? sandboxStatus : undefined;
   const disabledReason = !settingsLoaded ? 'Loading settings…' : noModel ? 'Set a model in Settings to send messages.' : null;
   return (
     <section className="conversation-pane" aria-label="Chat" data-region="Chat" hidden={hidden}>
@@ -43,14 +46,15 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
           {title}
         </h1>
         {sandbox ? (
-          <span className="badge thread-runs-in mono" title={`Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
-            {runsInText(sandbox)}
+          <span className="badge thread-runs-in mono" title={lost ? lost.message : `Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
+            {lost ? `${lost.state === 'gone' ? 'Gone' : 'Removed'}: ${sandbox.label} sandbox ${sandbox.sandboxId}` : runsInText(sandbox)}
           </span>
         ) : worktree !== null ? (
           <SandboxThreadButton kind="continue" />
         ) : null}
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
+      {lost ? <SandboxLost status={lost} /> : null}
       <WorktreeBar thread={{ id: session.threadId, running: state.running, send: session.send }} />
       <ErrorBoundary name="Conversation">
         <Conversation

@@ -235,6 +235,8 @@ class E2bProviderSandbox implements ProviderSandbox {
     if (mapped.reason !== 'failed' && mapped.reason !== 'timeout') return mapped;
     try {
       const info = await this.client.Sandbox.getInfo(this.id);
+      // Paused (E2B's stop): `attach` resumes it, files kept.
+      if (info.state === 'paused') return new SandboxProviderError(`The E2B sandbox ${providerText(this.id)} is paused, not running: ${mapped.message}`, 'stopped', 'e2b');
       if (info.state !== 'running') return gone(this.id);
     } catch (probe) {
       if (probe instanceof this.client.sdk.SandboxNotFoundError) return gone(this.id);

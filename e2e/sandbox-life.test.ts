@@ -1,0 +1,182 @@
+// A sandbox thread's whole life in the window (SPEC §18, §8, §16), in headless Chromium against
+// `deepdesk serve` and the Daytona stand-in (the real @daytonaio/sdk pointed at it).
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { createDaytonaProvider } from '../src-main/core/sandbox-providers/daytona/daytona-provider';
+import { startDaytonaStandin } from '../src-main/core/sandbox-providers/testing/daytona-standin';
+import type { ProviderStandin } from '../src-main/core/sandbox-providers/testing/standin';
+import { approval, conversation, openApp, sendMessage, useE2ESession } from './harness';
+
+const session = useE2ESession();
+const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
+const poll = <T>(read: () => Promise<T> | T) => expect.poll(read, { timeout: 30_000 });
+
+let standin: ProviderStandin | undefined;
+afterEach(async () => {
+  await standin?.close();
+  standin = undefined;
+});
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+}
+
+/** A repository of several files: what a thread changes must stand out among them. */
+function repository(): string {
+  const folder = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-e2e-sandbox-life-')));
+  writeFileSync(join(folder, 'README.md'), '# project\n');
+  writeFileSync(join(folder, 'CHANGELOG.md'), '# changes\n- first\n');
+  mkdirSync(join(folder, 'src'));
+  writeFileSync(join(folder, 'src', 'app.js'), 'console.log(1);\n');
+  writeFileSync(join(folder, 'src', 'util.js'), 'export const x = 1;\n');
+  git(folder, 'init', '-q', '-b', 'main');
+  git(folder, 'add', '-A');
+  git(folder, 'commit', '-q', '-m', 'base');
+  return folder;
+}
+
+const toolOutput = (page: Page, command: string) => conversation(page).getByRole('article').filter({ hasText: command }).first().innerText();
+const changes = (page: Page) => page.getByRole('region', { name: 'Changes' });
+const changedPaths = async (page: Page): Promise<string[]> =>
+  (await changes(page).getByRole('listitem').evaluateAll((items) => items.map((i) => i.getAttribute('aria-label') ?? ''))).filter((n) => n.startsWith('/')).sort();
+
+async function startSandboxThread(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'New thread in a sandbox…', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'New thread in a sandbox…' });
+  const start = dialog.getByRole('button', { name: 'Start in sandbox' });
+  await poll(() => start.getAttribute('aria-disabled')).toBe('false');
+  await start.click();
+}
+
+describe('a sandbox thread, told truthfully', () => {
+  it('Changes lists only what the command changed; Revert of one restores exactly it', async () => {
+    const daytona = (standin = await startDaytonaStandin());
+    const folder = repository();
+    const serve = await session.serve({
+      folder,
+      env: { ...NO_PROVIDER_KEYS, ...daytona.env },
+      script: [{ toolCalls: [{ name: 'execute', args: { command: 'echo more >> README.md && echo new > made.txt' } }] }, { text: 'Changed two.' }, { toolCalls: [{ name: 'execute', args: { command: 'ls' } }] }, { text: 'Listed.' }],
+    });
+    const page = await openApp(session.browser, serve.url);
+    await startSandboxThread(page);
+    await poll(() => daytona.boxes.size).toBe(1);
+    await poll(() => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').count()).toBe(1);
+    const worktreeFolder = (await page.evaluate(() => document.querySelector('.header-folder')?.getAttribute('title'))) ?? '';
+
+    await sendMessage(page, 'Change two files');
+    const ask = approval(page).first();
+    await ask.waitFor({ timeout: 30_000 });
+    await ask.getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('Changed two.').waitFor({ timeout: 30_000 });
+    await poll(() => existsSync(join(worktreeFolder, 'made.txt'))).toBe(true);
+
+    await poll(() => changedPaths(page)).toEqual(['/README.md', '/made.txt']);
+    // Revert of one restores exactly it; the rest of the folder is untouched.
+    await changes(page).getByRole('listitem', { name: '/README.md' }).getByRole('button', { name: 'Revert' }).click();
+    await poll(() => readFileSync(join(worktreeFolder, 'README.md'), 'utf8')).toBe('# project\n');
+    expect(readFileSync(join(worktreeFolder, 'CHANGELOG.md'), 'utf8')).toBe('# changes\n- first\n');
+    expect(readFileSync(join(worktreeFolder, 'made.txt'), 'utf8')).toBe('new\n');
+    await poll(() => changedPaths(page)).toEqual(['/made.txt']);
+    await new Promise((r) => setTimeout(r, 3000));
+    await sendMessage(page, 'List');
+    const ask2 = approval(page).first();
+    await ask2.waitFor({ timeout: 30_000 });
+    await ask2.getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('Listed.').waitFor({ timeout: 30_000 });
+    await poll(() => changedPaths(page)).toEqual(['/made.txt']);
+    // What Apply would carry: only the real change.
+    expect(git(worktreeFolder, 'status', '--porcelain').trim().split('\n').sort()).toEqual(['?? made.txt']);
+  });
+
+  it('stopped by the service: the next command starts the sandbox again and runs; what changed is only what changed', async () => {
+    const daytona = (standin = await startDaytonaStandin());
+    const folder = repository();
+    const serve = await session.serve({
+      folder,
+      env: { ...NO_PROVIDER_KEYS, ...daytona.env },
+      script: [
+        { toolCalls: [{ name: 'execute', args: { command: 'echo one > one.txt' } }] },
+        { text: 'One.' },
+        { toolCalls: [{ name: 'execute', args: { command: 'cat one.txt && echo two > two.txt' } }] },
+        { text: 'Two.' },
+      ],
+    });
+    const page = await openApp(session.browser, serve.url);
+    await startSandboxThread(page);
+    await poll(() => daytona.boxes.size).toBe(1);
+    const [sandboxId] = [...daytona.boxes.keys()];
+    await poll(() => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').count()).toBe(1);
+    await sendMessage(page, 'First');
+    await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('One.', { exact: true }).waitFor({ timeout: 30_000 });
+
+    // Stopped outside Deepdesk (its auto-stop, the dashboard): the stand-in refuses commands with 400 until started.
+    await createDaytonaProvider({ env: { ...daytona.env } }).stop(sandboxId!);
+    await sendMessage(page, 'Second');
+    await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('Two.', { exact: true }).waitFor({ timeout: 30_000 });
+    const worktreeFolder = (await page.evaluate(() => document.querySelector('.header-folder')?.getAttribute('title'))) ?? '';
+    await poll(() => existsSync(join(worktreeFolder, 'two.txt'))).toBe(true);
+    expect(await toolOutput(page, 'cat one.txt')).toContain('one');
+    await poll(() => changedPaths(page)).toEqual(['/one.txt', '/two.txt']);
+  });
+
+  it('a sandbox deleted under the thread: the window says so and offers a new sandbox or this computer; on this computer the thread carries on in its worktree', async () => {
+    const daytona = (standin = await startDaytonaStandin());
+    const folder = repository();
+    const serve = await session.serve({
+      folder,
+      env: { ...NO_PROVIDER_KEYS, ...daytona.env },
+      script: [
+        { toolCalls: [{ name: 'execute', args: { command: 'echo one > one.txt' } }] },
+        { text: 'One.' },
+        { toolCalls: [{ name: 'execute', args: { command: 'echo two > two.txt' } }] },
+        { toolCalls: [{ name: 'write_file', args: { file_path: '/here.txt', content: 'on this computer\n' } }] },
+        { text: 'Here.' },
+      ],
+    });
+    const page = await openApp(session.browser, serve.url);
+    await startSandboxThread(page);
+    await poll(() => daytona.boxes.size).toBe(1);
+    const [sandboxId] = [...daytona.boxes.keys()];
+    await poll(() => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').count()).toBe(1);
+    await sendMessage(page, 'First');
+    await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('One.', { exact: true }).waitFor({ timeout: 30_000 });
+    const worktreeFolder = (await page.evaluate(() => document.querySelector('.header-folder')?.getAttribute('title'))) ?? '';
+
+    await createDaytonaProvider({ env: { ...daytona.env } }).remove(sandboxId!);
+    await sendMessage(page, 'Second');
+    await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    // The step's result and the run's end say it, with the ways forward.
+    await poll(() => conversation(page).innerText()).toMatch(/is gone \(deleted or expired\)\. The thread and what came back from the sandbox are kept in its worktree/);
+
+    // Told, with both ways forward.
+    const lost = page.getByRole('group', { name: 'Sandbox gone' });
+    await poll(() => lost.getByRole('alert').innerText()).toMatch(new RegExp(`${sandboxId}.*gone.*kept in its worktree`));
+    expect(await lost.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(1);
+    await poll(() => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').innerText()).toBe(`Gone: Daytona sandbox ${sandboxId}`);
+
+    await lost.getByRole('button', { name: 'Continue on this computer' }).click();
+    // The folder opens anew, on this computer: no sandbox, the same worktree and thread.
+    await poll(() => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').count()).toBe(0);
+    await poll(() => page.getByRole('group', { name: 'Sandbox gone' }).count()).toBe(0);
+    const db = new Database(join(serve.dataDir, 'deepdesk.db'), { readonly: true });
+    try {
+      expect(db.prepare('SELECT COUNT(*) AS n FROM sandboxes').get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+    await sendMessage(page, 'Third');
+    await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('Here.', { exact: true }).waitFor({ timeout: 30_000 });
+    await poll(() => existsSync(join(worktreeFolder, 'here.txt'))).toBe(true);
+    expect(readFileSync(join(worktreeFolder, 'one.txt'), 'utf8')).toBe('one\n');
+  });
+});
