@@ -137,6 +137,7 @@ describe('a sandbox thread, told truthfully', () => {
         { toolCalls: [{ name: 'execute', args: { command: 'echo one > one.txt' } }] },
         { text: 'One.' },
         { toolCalls: [{ name: 'execute', args: { command: 'echo two > two.txt' } }] },
+        { text: 'Two failed.' },
         { toolCalls: [{ name: 'write_file', args: { file_path: '/here.txt', content: 'on this computer\n' } }] },
         { text: 'Here.' },
       ],
@@ -154,7 +155,8 @@ describe('a sandbox thread, told truthfully', () => {
     await createDaytonaProvider({ env: { ...daytona.env } }).remove(sandboxId!);
     await sendMessage(page, 'Second');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
-    // The step's result and the run's end say it, with the ways forward.
+    // The step's result says it, with the ways forward.
+    await conversation(page).getByText('Two failed.', { exact: true }).waitFor({ timeout: 30_000 });
     await poll(() => conversation(page).innerText()).toMatch(/is gone \(deleted or expired\)\. The thread and what came back from the sandbox are kept in its worktree/);
 
     // Told, with both ways forward.

@@ -275,7 +275,11 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
   };
   const hold = async (): Promise<void> => {
     followRecord();
-    if (lost !== undefined) throw lost.error;
+    // Lost: the call goes on to the backend, whose sandbox refuses it (the guard), so each tool answers as for any provider failure.
+    if (lost !== undefined) {
+      holding++;
+      return;
+    }
     store.used(record.folder);
     if (idleTimer) clearTimeout(idleTimer);
     holding++;

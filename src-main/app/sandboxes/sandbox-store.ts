@@ -82,7 +82,8 @@ export class SandboxStore {
       get: db.prepare<[string], Row>('SELECT * FROM sandboxes WHERE folder = ?'),
       byId: db.prepare<[string], Row>('SELECT * FROM sandboxes WHERE sandbox_id = ?'),
       list: db.prepare<[], Row>('SELECT * FROM sandboxes ORDER BY created_at'),
-      made: db.prepare('UPDATE sandboxes SET sandbox_id = ?, state = ?, last_used_at = ? WHERE folder = ?'),
+      // The sandbox's age is from when it was made, not from when its folder was marked.
+      made: db.prepare('UPDATE sandboxes SET sandbox_id = ?, state = ?, last_used_at = ?, created_at = ? WHERE folder = ?'),
       state: db.prepare('UPDATE sandboxes SET state = ?, last_used_at = ? WHERE folder = ?'),
       used: db.prepare('UPDATE sandboxes SET last_used_at = ? WHERE folder = ?'),
       manifest: db.prepare('UPDATE sandboxes SET manifest = ? WHERE folder = ?'),
@@ -114,7 +115,8 @@ export class SandboxStore {
   }
 
   made(folder: string, sandboxId: string): void {
-    this.stmts.made.run(sandboxId, 'running', new Date().toISOString(), folder);
+    const now = new Date().toISOString();
+    this.stmts.made.run(sandboxId, 'running', now, now, folder);
   }
 
   setState(folder: string, state: SandboxRecordState): void {
