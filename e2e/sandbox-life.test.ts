@@ -103,7 +103,7 @@ describe('a sandbox thread, told truthfully', () => {
       script: [
         { toolCalls: [{ name: 'execute', args: { command: 'echo one > one.txt' } }] },
         { text: 'One.' },
-        { toolCalls: [{ name: 'execute', args: { command: 'cat one.txt && echo two > two.txt' } }] },
+        { toolCalls: [{ name: 'execute', args: { command: "cat one.txt && echo two > two.txt && printf 'alpha\\nbeta\\n'" } }] },
         { text: 'Two.' },
       ],
     });
@@ -125,6 +125,15 @@ describe('a sandbox thread, told truthfully', () => {
     await poll(() => existsSync(join(worktreeFolder, 'two.txt'))).toBe(true);
     expect(await toolOutput(page, 'cat one.txt')).toContain('one');
     await poll(() => changedPaths(page)).toEqual(['/one.txt', '/two.txt']);
+
+    // The Terminal: the sandbox's output line by line, each at the left edge (no staircase), and where each tab runs.
+    const terminal = page.getByRole('region', { name: 'Terminal' });
+    await poll(() => terminal.locator('.xterm-rows').innerText()).toContain('[exit code 0]');
+    const rows = await terminal.locator('.xterm-rows').innerText();
+    expect(rows).toMatch(/^alpha\s*$/m);
+    expect(rows).toMatch(/^beta\s*$/m);
+    expect(await terminal.locator('.sandbox-status').innerText()).toBe('Runs in Daytona');
+    expect(await terminal.getByRole('tab', { name: /Your shell/ }).innerText()).toMatch(/^Your shell\s+· this computer, in the worktree$/);
   });
 
   it('a sandbox deleted under the thread: the window says so and offers a new sandbox or this computer; on this computer the thread carries on in its worktree', async () => {
@@ -158,6 +167,11 @@ describe('a sandbox thread, told truthfully', () => {
     // The step's result says it, with the ways forward.
     await conversation(page).getByText('Two failed.', { exact: true }).waitFor({ timeout: 30_000 });
     await poll(() => conversation(page).innerText()).toMatch(/is gone \(deleted or expired\)\. The thread and what came back from the sandbox are kept in its worktree/);
+
+    // The failed command's tab shows why, not only its status.
+    const terminal = page.getByRole('region', { name: 'Terminal' });
+    await terminal.getByRole('tab', { name: /echo two > two\.txt/ }).click();
+    await poll(() => terminal.locator('.xterm-rows').innerText()).toMatch(/is gone[\s\S]*\[exit code 1\]/);
 
     // Told, with both ways forward.
     const lost = page.getByRole('group', { name: 'Sandbox gone' });
