@@ -195,4 +195,20 @@ describe('a sandbox thread, told truthfully', () => {
     await poll(() => existsSync(join(worktreeFolder, 'here.txt'))).toBe(true);
     expect(readFileSync(join(worktreeFolder, 'one.txt'), 'utf8')).toBe('one\n');
   });
+
+  it('the first Enter in a just-opened sandbox thread is taken (or says why it waits), never dropped', async () => {
+    const daytona = (standin = await startDaytonaStandin());
+    const folder = repository();
+    const serve = await session.serve({ folder, env: { ...NO_PROVIDER_KEYS, ...daytona.env }, script: [{ text: 'Heard you.' }] });
+    const page = await openApp(session.browser, serve.url);
+    await startSandboxThread(page);
+    // As soon as the message box takes typing in the new folder's window, Enter.
+    const box = page.getByRole('textbox', { name: 'Message', exact: true });
+    await poll(async () => (await page.getByRole('dialog', { name: 'New thread in a sandbox…' }).count()) === 0 && (await box.isEditable().catch(() => false))).toBe(true);
+    await box.fill('first words');
+    await box.press('Enter');
+    await conversation(page).getByText('Heard you.', { exact: true }).waitFor({ timeout: 30_000 });
+    expect(await conversation(page).getByText('first words', { exact: true }).count()).toBe(1);
+    expect(daytona.boxes.size).toBe(1);
+  });
 });
