@@ -200,6 +200,11 @@ describe('deepdesk run --sandbox daytona', () => {
       expect(existsSync(join(t.dataDir, 'worktrees')) ? readdirSync(join(t.dataDir, 'worktrees')) : []).toEqual([]);
       expect(standin.boxes.size).toBe(0);
     }
+    // `sandboxes ls` with the service down: the error, never "No sandboxes".
+    const ls = await t.deepdesk(['sandboxes', 'ls', '--data-dir', t.dataDir], { ...env(), DAYTONA_API_URL: 'http://127.0.0.1:9/api' });
+    expect(ls.code).toBe(1);
+    expect(ls.stdout).not.toContain('No sandboxes');
+    expect(ls.stderr).toMatch(/Cannot reach Daytona/);
   });
 
   it('sandboxes rm frees the thread: it carries on on this computer, in its worktree; its time is in the ledger up to its end', async () => {
@@ -222,5 +227,28 @@ describe('deepdesk run --sandbox daytona', () => {
     expect(again.stdout).toBe('carried on here\n');
     expect(readFileSync(join(wt, 'here.txt'), 'utf8')).toBe('here\n');
     expect(readFileSync(join(wt, 'up.txt'), 'utf8')).toBe('up\n');
+  });
+
+  it('a thread whose sandbox is gone goes on in a new sandbox from its worktree (run --sandbox --folder WORKTREE --thread)', async () => {
+    project();
+    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'echo up > up.txt' } }] }, { text: 'first' });
+    const first = await t.deepdesk(['run', '--sandbox', 'daytona', ...model(), '--approve', 'auto', 'first'], env());
+    expect(first.code).toBe(0);
+    const id = [...standin.boxes.keys()][0]!;
+    const wt = /worktree \S+ at (\S+) /.exec(first.stderr)![1]!;
+    const thread = (JSON.parse((await t.deepdesk(['sandboxes', 'ls', '--json', '--data-dir', t.dataDir], env())).stdout) as Array<{ threads: string[] }>)[0]!.threads[0]!;
+    standin.vanish(id);
+    const asked = t.server.requests.length;
+    const stuck = await t.deepdesk(['run', '--thread', thread, '--folder', wt, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, '--approve', 'auto', 'go on'], env());
+    expect(stuck.code).not.toBe(0);
+    expect(stuck.stderr).toMatch(/is gone.*continue it in a new sandbox .*or on this computer \(Continue on this computer, or deepdesk sandboxes rm /);
+    expect(t.server.requests.length).toBe(asked);
+    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'cat up.txt' } }] }, { text: 'in a new one' });
+    const again = await t.deepdesk(['run', '--sandbox', 'daytona', '--thread', thread, '--folder', wt, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, '--approve', 'auto', 'go on'], env());
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('in a new one\n');
+    expect(standin.boxes.size).toBe(1);
+    expect([...standin.boxes.keys()][0]).not.toBe(id);
+    expect(toolResults().at(-1)).toContain('up');
   });
 });

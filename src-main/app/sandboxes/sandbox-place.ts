@@ -344,7 +344,7 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
 function goneWithWayForward(err: SandboxProviderError, record: Pick<SandboxRecord, 'provider'>, id: string): SandboxProviderError {
   if (err.message.includes('Continue on this computer')) return err;
   return new SandboxProviderError(
-    `${err.message} The thread and what came back from the sandbox are kept in its worktree: continue it in a new sandbox (Continue in a sandbox…, or deepdesk run --sandbox ${record.provider} --thread …), or on this computer (Continue on this computer, or deepdesk sandboxes rm ${id}).`,
+    `${err.message} The thread and what came back from the sandbox are kept in its worktree: continue it in a new sandbox (Continue in a sandbox…, or deepdesk run --sandbox ${record.provider} --folder WORKTREE --thread …), or on this computer (Continue on this computer, or deepdesk sandboxes rm ${id}).`,
     'gone',
     record.provider,
   );
