@@ -42,6 +42,15 @@ function repository(): string {
 }
 
 const toolOutput = (page: Page, command: string) => conversation(page).getByRole('article').filter({ hasText: command }).first().innerText();
+/** Whether the checkpoints hold the folder's first snapshot. */
+function baselineOf(dataDir: string, folder: string): boolean {
+  const db = new Database(join(dataDir, 'checkpoints.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT baseline_at FROM folders WHERE path = ?').get(folder) as { baseline_at: string | null } | undefined)?.baseline_at != null;
+  } finally {
+    db.close();
+  }
+}
 const changes = (page: Page) => page.getByRole('region', { name: 'Changes' });
 const changedPaths = async (page: Page): Promise<string[]> =>
   (await changes(page).getByRole('listitem').evaluateAll((items) => items.map((i) => i.getAttribute('aria-label') ?? ''))).filter((n) => n.startsWith('/')).sort();
@@ -77,6 +86,9 @@ describe('a sandbox thread, told truthfully', () => {
     await poll(() => existsSync(join(worktreeFolder, 'made.txt'))).toBe(true);
 
     await poll(() => changedPaths(page)).toEqual(['/README.md', '/made.txt']);
+    // The host took each folder's first snapshot (the person's and the worktree): what a step changed is measured against it.
+    await poll(() => baselineOf(serve.dataDir, worktreeFolder)).toBe(true);
+    expect(baselineOf(serve.dataDir, folder)).toBe(true);
     // Revert of one restores exactly it; the rest of the folder is untouched.
     await changes(page).getByRole('listitem', { name: '/README.md' }).getByRole('button', { name: 'Revert' }).click();
     await poll(() => readFileSync(join(worktreeFolder, 'README.md'), 'utf8')).toBe('# project\n');
