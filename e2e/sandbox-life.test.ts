@@ -1,5 +1,9 @@
 // A sandbox thread's whole life in the window (SPEC §18, §8, §16), in headless Chromium against
-// `deepdesk serve` and the Daytona stand-in (the real @daytonaio/sdk pointed at it).
+// `deepdesk serve` and the Daytona stand-in (the real @daytonaio/sdk pointed at it): Changes lists
+// only what a command changed and Revert restores just that file; a sandbox stopped by the service
+// is started again by the next command, whose output reaches the Terminal line by line; a sandbox
+// deleted under the thread is said, with both ways forward (a new sandbox from the worktree, or
+// this computer), each taken; the first Enter in a just-opened sandbox thread is never dropped.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
@@ -222,5 +226,53 @@ describe('a sandbox thread, told truthfully', () => {
     await conversation(page).getByText('Heard you.', { exact: true }).waitFor({ timeout: 30_000 });
     expect(await conversation(page).getByText('first words', { exact: true }).count()).toBe(1);
     expect(daytona.boxes.size).toBe(1);
+  });
+
+  it('a thread whose sandbox is gone continues in a new sandbox made from its worktree (Continue in a sandbox…)', async () => {
+    const daytona = (standin = await startDaytonaStandin());
+    const folder = repository();
+    const serve = await session.serve({
+      folder,
+      env: { ...NO_PROVIDER_KEYS, ...daytona.env },
+      script: [
+        { toolCalls: [{ name: 'execute', args: { command: 'echo one > one.txt' } }] },
+        { text: 'One.' },
+        { toolCalls: [{ name: 'execute', args: { command: 'echo two' } }] },
+        { text: 'Two failed.' },
+        { toolCalls: [{ name: 'execute', args: { command: 'cat one.txt' } }] },
+        { text: 'Read it.' },
+      ],
+    });
+    const page = await openApp(session.browser, serve.url);
+    await startSandboxThread(page);
+    await poll(() => daytona.boxes.size).toBe(1);
+    const [first] = [...daytona.boxes.keys()];
+    const badge = page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in');
+    await poll(() => badge.count()).toBe(1);
+    await sendMessage(page, 'First');
+    await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('One.', { exact: true }).waitFor({ timeout: 30_000 });
+
+    await createDaytonaProvider({ env: { ...daytona.env } }).remove(first!);
+    // The next command finds it gone: said, and a new sandbox offered.
+    await sendMessage(page, 'Again');
+    await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('Two failed.', { exact: true }).waitFor({ timeout: 30_000 });
+    const lost = page.getByRole('group', { name: 'Sandbox gone' });
+    await poll(() => lost.count()).toBe(1);
+    await lost.getByRole('button', { name: 'Continue in a sandbox…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Continue in a sandbox…' });
+    const go = dialog.getByRole('button', { name: 'Continue in sandbox' });
+    await poll(() => go.getAttribute('aria-disabled')).toBe('false');
+    await go.click();
+    await poll(() => daytona.boxes.size).toBe(1);
+    const [second] = [...daytona.boxes.keys()];
+    expect(second).not.toBe(first);
+    await poll(() => badge.innerText()).toBe(`Runs in Daytona · sandbox ${second}`);
+    await sendMessage(page, 'Second');
+    await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    await conversation(page).getByText('Read it.', { exact: true }).waitFor({ timeout: 30_000 });
+    // The new sandbox was made from the worktree: what came back from the first is there.
+    expect(await toolOutput(page, 'cat one.txt')).toContain('one');
   });
 });

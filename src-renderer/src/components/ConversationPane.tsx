@@ -36,7 +36,7 @@ export function ConversationPane({ session, run, title, noModel, settingsLoaded,
   // After "Restore files and conversation" the message goes back into the box.
   const refill = useCheckpoints()?.refill ?? null;
   // A sandbox gone or removed: said, with the ways forward (a new sandbox, this computer).
-  const sandboxStatus = useSandboxStatus();
+  const sandboxStatus = useSandboxStatus(sandbox?.sandboxId);
   const lost = sandbox !== undefined && (sandboxStatus?.state === 'gone' || sandboxStatus?.state === 'removed') ? sandboxStatus : undefined;
   const disabledReason = !settingsLoaded ? 'Loading settings…' : noModel ? 'Set a model in Settings to send messages.' : null;
   return (

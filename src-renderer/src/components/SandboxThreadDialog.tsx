@@ -145,7 +145,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
  * Where the open folder's sandbox stands (sandboxes.status, kept by `sandboxes.changed`):
  * undefined while asked, null when its threads do not run in one.
  */
-export function useSandboxStatus(): SandboxPlaceStatus | null | undefined {
+export function useSandboxStatus(sandboxId: string | undefined): SandboxPlaceStatus | null | undefined {
   const api = useApi();
   const { reconnects } = useConnection();
   const [status, setStatus] = useState<SandboxPlaceStatus | null | undefined>(undefined);
@@ -158,7 +158,8 @@ export function useSandboxStatus(): SandboxPlaceStatus | null | undefined {
     return () => {
       cancelled = true;
     };
-  }, [api, reconnects]);
+    // Asked again for another sandbox (the folder opened anew on a new one).
+  }, [api, reconnects, sandboxId]);
   useEvent('sandboxes.changed', (next) => setStatus(next));
   return status;
 }
