@@ -284,10 +284,21 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
     if (idleTimer) clearTimeout(idleTimer);
     holding++;
     try {
-      if (stoppedForIdle || stoppedElsewhere) await restart(stoppedForIdle ? 'stopped for idleness' : 'stopped (deepdesk sandboxes stop)');
+      if (stoppedForIdle || stoppedElsewhere) await restart(stoppedForIdle ? 'stopped for idleness' : 'stopped (deepdesk sandboxes stop)').catch((err: unknown) => {
+        // Gone instead of stopped (a provider that ends what it stops): said by restart; the guard refuses the call.
+        if (!(err instanceof SandboxProviderError && err.reason === 'gone')) throw err;
+      });
       else if (Date.now() - lastStep > RECHECK_AFTER_MS) {
         // A provider may have stopped it meanwhile; its handle may not outlive a stop.
-        const again = await live.raw(() => provider.attach(id, options.signal));
+        const again = await live.raw(() => provider.attach(id, options.signal)).catch((err: unknown) => {
+          // Gone meanwhile: said once; the call goes on and is refused by the guard, as any call then.
+          if (err instanceof SandboxProviderError && err.reason === 'gone') {
+            setLost('gone', goneWithWayForward(err, record, id));
+            return undefined;
+          }
+          throw err;
+        });
+        if (again === undefined) return;
         const before = live.swap(again);
         if (before !== again) void before.close().catch(() => undefined);
         store.setState(record.folder, 'running');
