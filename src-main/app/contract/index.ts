@@ -20,7 +20,7 @@ import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
 import { agentEvents, agentMethods } from './agents';
 import { agentProtocolMethods, agentProtocolSettingsSchema } from './agent-protocol';
-import { sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
+import { sandboxEvents, sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
 import { worktreeEvents, worktreeMethods } from './worktrees';
 import { agentEventSchema, approvalWhySchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
@@ -414,6 +414,7 @@ export const events = {
   ...updateEvents,
   ...agentEvents,
   ...worktreeEvents,
+  ...sandboxEvents,
 } as const;
 
 export type EventName = keyof typeof events;

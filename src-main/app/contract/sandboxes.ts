@@ -50,6 +50,14 @@ export function runsInShortText(place: Pick<SandboxPlaceDto, 'label' | 'sandboxI
   return `Runs in ${place.label} · sandbox ${shortSandboxId(place.sandboxId)}`;
 }
 
+/** Where the open folder's sandbox stands (SPEC §18): gone or removed, the thread's ways forward are a new sandbox or this computer. */
+export const sandboxPlaceStatusSchema = z.object({
+  state: z.enum(['running', 'stopped', 'gone', 'removed']),
+  /** For gone and removed: what happened and the ways forward, in words. */
+  message: z.string().optional(),
+});
+export type SandboxPlaceStatus = z.infer<typeof sandboxPlaceStatusSchema>;
+
 export const sandboxMethods = {
   /**
    * Whether the open folder's thread can run in the provider's sandbox now: a local git
@@ -80,6 +88,25 @@ export const sandboxMethods = {
     params: z.object({ provider: sandboxProviderSchema }).strict(),
     result: z.object({ ok: z.boolean(), message: z.string() }),
   },
+  /** Where the open folder's sandbox stands; null when its threads do not run in one. */
+  'sandboxes.status': {
+    params: z.object({}).strict(),
+    result: sandboxPlaceStatusSchema.nullable(),
+  },
+  /**
+   * `Continue on this computer`: what the sandbox changed comes back (when it is still there),
+   * it is deleted, and the folder's threads no longer run in it. The window then opens
+   * `threadFolder` anew: its threads carry on on this computer, in the worktree.
+   */
+  'sandboxes.leave': {
+    params: z.object({}).strict(),
+    result: z.object({ threadFolder: z.string(), broughtBack: z.number().int().nonnegative(), wasGone: z.boolean() }),
+  },
+} as const;
+
+export const sandboxEvents = {
+  /** The open folder's sandbox was started again, stopped, found gone or removed. */
+  'sandboxes.changed': sandboxPlaceStatusSchema,
 } as const;
 
 export type SandboxMethodName = keyof typeof sandboxMethods;

@@ -222,7 +222,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           const p = params as z.output<(typeof METHODS)['sandboxes.workFolder']>;
           const lines: string[] = [];
           try {
-            const folder = await sandboxWorkFolder(p, { dataDir: options.dataDir, db, secrets }, (line) => lines.push(line));
+            const { folder } = await sandboxWorkFolder(p, { dataDir: options.dataDir, db, secrets }, (line) => lines.push(line));
             return { folder, lines };
           } catch (err) {
             throw asHostError(err);

@@ -31,6 +31,7 @@ import { openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';
 import { runsInText } from '../contract/sandboxes';
 import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
+import { SandboxProviderError } from '../../core/sandbox-providers/provider';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
 import { ModelConfigError } from '../../core/models/errors';
@@ -97,8 +98,15 @@ export interface HeadlessRunContext {
  */
 export async function startHeadlessRun(given: HeadlessRunRequest, context: HeadlessRunContext, io: HeadlessRunIo): Promise<HeadlessRun> {
   const { db } = context;
-  const request = await inSandboxFolder(given, context, io.say);
-  const session = await openRunSession(request, context, io.say);
+  const { request, abandon } = await inSandboxFolder(given, context, io.say);
+  let session: FolderSession;
+  try {
+    session = await openRunSession(request, context, io.say);
+  } catch (err) {
+    // A sandbox that could not start leaves no worktree, branch or record made for it.
+    await abandon?.();
+    throw err;
+  }
   try {
     const agent = request.agent === undefined ? undefined : subagentNamed(session, request.agent);
     // A bad model spec or a missing key is told before anything runs. A subagent's own model
@@ -236,10 +244,10 @@ async function draftAccepted(threadId: string, draft: GoalDraft, broker: Approva
 }
 
 /** A `--sandbox` run's folder: the worktree that runs in the sandbox (made, or found again by the sandbox's id). */
-async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<HeadlessRunRequest> {
-  if (request.sandbox === undefined) return request;
-  const folder = await sandboxWorkFolder({ folder: request.folder, cwd: request.cwd, sandbox: request.sandbox, env: request.env, nameHint: request.prompt }, context, say);
-  return { ...request, folder };
+async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<{ request: HeadlessRunRequest; abandon?: () => Promise<void> }> {
+  if (request.sandbox === undefined) return { request };
+  const made = await sandboxWorkFolder({ folder: request.folder, cwd: request.cwd, sandbox: request.sandbox, env: request.env, nameHint: request.prompt }, context, say);
+  return { request: { ...request, folder: made.folder }, abandon: made.abandon };
 }
 
 /** The run's folder, opened with its flags. */
@@ -267,6 +275,9 @@ function subagentNamed(session: FolderSession, name: string): SubagentSpec {
 /** What must hold before a run's first step: auto mode (flag or saved) has its sandbox; the MCP servers started, what did not load told in one line each (SPEC §9–§11). */
 async function readyForRun(session: FolderSession, say: (line: string) => void): Promise<void> {
   const { place, extensions } = session;
+  // A sandbox found gone when the folder opened: no run starts there (the words say both ways forward).
+  const sandbox = place.provider?.state();
+  if (place.provider && sandbox && (sandbox.state === 'gone' || sandbox.state === 'removed')) throw new SandboxProviderError(sandbox.message ?? `The ${place.provider.label} sandbox ${place.provider.sandboxId} is gone.`, 'gone', place.provider.name);
   if (session.mode() === 'auto' && !placeContained(place)) {
     const status = place.sandboxStatus;
     throw new ContractError(`--mode auto needs a sandbox, and none is available: ${status.available ? 'it could not be set up' : status.reason}`, 'bad_request');

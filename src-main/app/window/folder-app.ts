@@ -225,6 +225,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   terminals.onData((threadId, terminalId, data) => send('terminal.data', { threadId, terminalId, data }));
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));
 
+  // The sandbox started again, stopped, found gone or removed: the window shows where it stands and the ways forward.
+  const stopFollowingSandbox = place.provider?.onState((state) => send('sandboxes.changed', state));
   const sandboxPlace: SandboxPlaceDto | undefined = place.provider ? { provider: place.provider.name, label: place.provider.label, sandboxId: place.provider.sandboxId } : undefined;
   const commandsRun: CommandsRun = {
     ...(remote ? { host: remote.shell.connection.label } : {}),
@@ -412,6 +414,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       savedKeys: () => settings.sandboxKeys(),
       canMakeWorktree: () => worktrees.handlers['worktrees.canCreate']({ count: false }),
       changed: () => send('worktrees.changed', {}),
+      status: () => place.provider?.state(),
     }),
   };
 
@@ -440,6 +443,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       plugins.close();
       await terminals.dispose();
       baselineAbort.abort();
+      stopFollowingSandbox?.();
       await watching;
       await workspace.dispose();
       await session.close();

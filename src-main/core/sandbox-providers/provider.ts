@@ -132,6 +132,7 @@ export type SandboxFailure =
   | 'unreachable' // the service could not be reached
   | 'quota' // out of quota or over a limit
   | 'gone' // no such sandbox (deleted, expired, or vanished mid-run)
+  | 'stopped' // the sandbox is there but stopped (paused): `attach` starts it again
   | 'not_deepdesk' // the sandbox exists but Deepdesk did not make it (no DEEPDESK_LABEL): never touched
   | 'timeout' // the service did not answer in time
   | 'failed'; // anything else the provider said

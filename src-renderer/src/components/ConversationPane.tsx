@@ -1,7 +1,7 @@
 // The centre column: the thread's title and meter, the conversation, the message box.
 
 import { sourceLabel, ThreadSourceContext, type ThreadSource } from '../lib/thread-source';
-import { runsInShortText, runsInText, type SandboxPlaceDto } from '../../../src-main/app/contract';
+import { runsInShortText, runsInText, shortSandboxId, type SandboxPlaceDto } from '../../../src-main/app/contract';
 import { useCheckpoints } from '../state/checkpoints-context';
 import type { ShownAttachment } from '../lib/thread-reducer';
 import type { ThreadSession } from '../state/use-thread-session';
@@ -12,7 +12,7 @@ import { ErrorBoundary } from './ErrorBoundary';
 import { MessageBox } from './MessageBox';
 import { GoalBadge, GoalDraftCard } from './GoalCard';
 import { WorktreeBar } from './WorktreeBar';
-import { SandboxThreadButton } from './SandboxThreadDialog';
+import { SandboxLost, SandboxThreadButton, useSandboxStatus } from './SandboxThreadDialog';
 import { useWorktree } from '../state/use-worktree';
 
 interface ConversationPaneProps {
@@ -39,6 +39,9 @@ export function ConversationPane({ session, run, source, title, noModel, setting
   const worktree = useWorktree().info;
   // After "Restore files and conversation" the message goes back into the box.
   const refill = useCheckpoints()?.refill ?? null;
+  // A sandbox gone or removed: said, with the ways forward (a new sandbox, this computer).
+  const sandboxStatus = useSandboxStatus(sandbox?.sandboxId);
+  const lost = sandbox !== undefined && (sandboxStatus?.state === 'gone' || sandboxStatus?.state === 'removed') ? sandboxStatus : undefined;
   const disabledReason = !settingsLoaded ? 'Loading settings…' : noModel ? 'Set a model in Settings to send messages.' : null;
   return (
     <section className="conversation-pane" aria-label="Chat" data-region="Chat" hidden={hidden}>
@@ -53,8 +56,8 @@ export function ConversationPane({ session, run, source, title, noModel, setting
         ) : null}
         {sandbox ? (
           // The short ID shows; the whole one is in its tooltip and its accessible name.
-          <span className="badge thread-runs-in mono" role="note" aria-label={runsInText(sandbox)} title={`Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
-            {runsInShortText(sandbox)}
+          <span className="badge thread-runs-in mono" role="note" aria-label={lost ? `${lost.state === 'gone' ? 'Gone' : 'Removed'}: ${sandbox.label} sandbox ${sandbox.sandboxId}` : runsInText(sandbox)} title={lost ? lost.message : `Its commands and files are in the ${sandbox.label} sandbox ${sandbox.sandboxId}`}>
+            {lost ? `${lost.state === 'gone' ? 'Gone' : 'Removed'}: ${sandbox.label} sandbox ${shortSandboxId(sandbox.sandboxId)}` : runsInShortText(sandbox)}
           </span>
         ) : worktree !== null ? (
           <SandboxThreadButton kind="continue" />
@@ -62,6 +65,7 @@ export function ConversationPane({ session, run, source, title, noModel, setting
         {state.goal ? <GoalBadge goal={state.goal} /> : null}
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
+      {lost ? <SandboxLost status={lost} /> : null}
       <WorktreeBar thread={{ id: session.threadId, running: state.running, send: session.send }} />
       <ErrorBoundary name="Conversation">
         <ThreadSourceContext.Provider value={source}>

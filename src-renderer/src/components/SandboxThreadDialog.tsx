@@ -4,10 +4,11 @@
 // (anew): its session makes the sandbox and uploads the folder, and says what went up.
 
 import { useEffect, useId, useState } from 'react';
-import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxProvider } from '../../../src-main/app/contract';
+import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxPlaceStatus, type SandboxProvider } from '../../../src-main/app/contract';
 import { useSettings } from '../state/settings-context';
 import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { useConnection, useEvent } from '../state/transport-context';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
 import { useCanMakeWorktree } from './NewWorktreeDialog';
@@ -173,5 +174,63 @@ function SandboxTerms({ provider, folder }: { provider: SandboxProvider; folder:
       <li>Price: {price !== undefined ? `$${price} an hour while it runs` : `not priced (set ${SANDBOX_PROVIDER_LABELS[provider]}’s price in Settings › Sandboxes to see its cost in Usage)`}</li>
       <li>Stops when idle after: {idle !== undefined ? `${idle} minute${idle === 1 ? '' : 's'}` : `${SANDBOX_PROVIDER_LABELS[provider]}’s default`} (Settings › Sandboxes › Idle timeout)</li>
     </ul>
+  );
+}
+
+/**
+ * Where the open folder's sandbox stands (sandboxes.status, kept by `sandboxes.changed`):
+ * undefined while asked, null when its threads do not run in one.
+ */
+export function useSandboxStatus(sandboxId: string | undefined): SandboxPlaceStatus | null | undefined {
+  const api = useApi();
+  const { reconnects } = useConnection();
+  const [status, setStatus] = useState<SandboxPlaceStatus | null | undefined>(undefined);
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .call('sandboxes.status', {})
+      .then((next) => !cancelled && setStatus(next))
+      .catch(() => !cancelled && setStatus(null));
+    return () => {
+      cancelled = true;
+    };
+    // Asked again for another sandbox (the folder opened anew on a new one).
+  }, [api, reconnects, sandboxId]);
+  useEvent('sandboxes.changed', (next) => setStatus(next));
+  return status;
+}
+
+/**
+ * A thread whose sandbox is gone (or was removed) is never a dead end (SPEC §18): what
+ * happened, and its two ways forward — a new sandbox from its worktree, or this computer.
+ */
+export function SandboxLost({ status }: { status: SandboxPlaceStatus }): React.JSX.Element {
+  const api = useApi();
+  const { push } = useToasts();
+  const [working, setWorking] = useState(false);
+  const [why, setWhy] = useState<string | null>(null);
+  const here = async (): Promise<void> => {
+    if (working) return;
+    setWorking(true);
+    try {
+      const left = await api.call('sandboxes.leave', {});
+      push(left.broughtBack > 0 ? `Brought back ${left.broughtBack} file${left.broughtBack === 1 ? '' : 's'} from the sandbox; this thread carries on on this computer, in its worktree.` : 'This thread carries on on this computer, in its worktree.', 'info');
+      await api.call('app.openFolder', { path: left.threadFolder, reopen: true });
+    } catch (err) {
+      setWorking(false);
+      setWhy(errorMessage(err));
+    }
+  };
+  return (
+    <div className="sandbox-lost" role="group" aria-label={status.state === 'gone' ? 'Sandbox gone' : 'Sandbox removed'}>
+      <p role="alert">{status.message ?? (status.state === 'gone' ? 'The sandbox is gone.' : 'The sandbox was removed.')}</p>
+      {why !== null ? <p className="error-text">{why}</p> : null}
+      <div className="sandbox-lost-actions">
+        {status.state === 'gone' ? <SandboxThreadButton kind="continue" /> : null}
+        <button type="button" className="btn btn-small" disabled={working} onClick={() => void here()}>
+          {working ? <Spinner /> : null} Continue on this computer
+        </button>
+      </div>
+    </div>
   );
 }
