@@ -484,6 +484,8 @@ export class HostRuns {
 /** The thread's goal at the run's end, as `run --json` and its exit code read it. */
 function goalOf(goal: Goal | undefined): { goal?: GoalJson } {
   return goal === undefined ? {} : { goal: goalJson(goal) };
+}
+
 /** Where a run's thread comes from: what the request says, else the starting client (a terminal's `run`). */
 function sourceOf(params: StartRunParams, connection: HostConnection): ThreadSource | undefined {
   if (params.source !== undefined) return params.source;

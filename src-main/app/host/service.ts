@@ -98,7 +98,6 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   const protocol = protocolRuns(protocolHost);
   /** The protocol's servers: those held until the host stops (a flag, Settings), and those of a connection; while any listens, the host is busy. */
   const listening = new Set<ProtocolServer>();
-  let heldListeners = 0;
   /** Listens as asked; `already`: this host serves that address already (a second `host --listen` on it), nothing new was started. */
   const listen = async (request: ProtocolListenRequest, tell?: (line: string) => void): Promise<{ server: ProtocolServer; already: boolean }> => {
     const checked = checkListenRequest(request);
@@ -240,8 +239,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
       }
     },
     async listenProtocol(request) {
-      const { server, already } = await listen(request);
-      if (!already) heldListeners++;
+      const { server } = await listen(request);
       return server.url;
     },
     async close() {
