@@ -98,7 +98,6 @@ export function ConversationPane({ session, run, source, title, noModel, setting
           running={state.running}
           queued={state.running && run?.queued === true}
           disabledReason={disabledReason}
-          loading={!settingsLoaded}
           onSend={session.send}
           onStop={() => void session.stop()}
           focusKey={session.threadId}

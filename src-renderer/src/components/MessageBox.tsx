@@ -19,8 +19,6 @@ interface MessageBoxProps {
   queued?: boolean;
   /** Why sending is impossible right now (shown under the box), or null. */
   disabledReason: string | null;
-  /** What keeps sending off only lasts until the window has loaded (its settings): Enter then sends once it has. */
-  loading?: boolean;
   onSend(text: string, files: readonly PendingFile[]): Promise<boolean>;
   onStop(): void;
   /** The open thread: the box refocuses and shows that thread's draft when it changes. */
@@ -66,7 +64,7 @@ const IDLE_PLACEHOLDER = 'Message the agent — @ to mention a file, / for comma
 const RUNNING_PLACEHOLDER = 'Queued if sent now · Esc stops';
 const QUEUED_PLACEHOLDER = 'Run waits for a slot · Esc stops';
 
-export function MessageBox({ running, queued = false, disabledReason, loading = false, onSend, onStop, focusKey, pendingApprovals = 0, refill = null }: MessageBoxProps): React.JSX.Element {
+export function MessageBox({ running, queued = false, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0, refill = null }: MessageBoxProps): React.JSX.Element {
   const api = useApi();
   const listId = useId().replace(/:/g, '');
   const hintId = useId();
@@ -278,15 +276,6 @@ export function MessageBox({ running, queued = false, disabledReason, loading = 
     }
   };
 
-  // Enter pressed before the window had loaded (a just-opened window, a busy machine) is not
-  // dropped: the message goes as soon as it can.
-  const [sendWhenLoaded, setSendWhenLoaded] = useState(false);
-  useEffect(() => {
-    if (!sendWhenLoaded || loading) return;
-    setSendWhenLoaded(false);
-    void send();
-  }, [sendWhenLoaded, loading]);
-
   // Pasted files are attached; text pasted with them (a spreadsheet's cells come with a
   // picture of them) still goes into the box, so nothing pasted is lost.
   const onPaste = (event: React.ClipboardEvent<HTMLTextAreaElement>): void => {
@@ -345,8 +334,7 @@ export function MessageBox({ running, queued = false, disabledReason, loading = 
     }
     if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey) {
       event.preventDefault();
-      if (loading && (text.trim() !== '' || files.length > 0)) setSendWhenLoaded(true);
-      else void send();
+      void send();
       return;
     }
     if (event.key === 'Escape' && running) {
