@@ -162,6 +162,17 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** False only when no process is in the group (ESRCH); a group we may not signal exists. */
+function groupExists(pgid: number): boolean {
+  if (pgid <= 1) return true;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 /** Sends a signal, ignoring processes that are already gone. Negative pid: a process group. */
 export function sendSignal(pid: number, signal: NodeJS.Signals): void {
   if (pid === 0 || pid === 1 || pid === -1 || pid === process.pid || pid === -process.pid) return;
@@ -210,6 +221,9 @@ export async function killProcessTree(rootPid: number, options: KillTreeOptions 
 
 /** Kills what is left of a process group (its leader already exited): SIGTERM, then SIGKILL. */
 export async function killProcessGroup(pgid: number, graceMs = 1000): Promise<void> {
+  // The common end: the group is already empty. One signal-0 says so without reading every
+  // process of the machine (a process whose exit was reaped is no member either).
+  if (!groupExists(pgid)) return;
   let pids = processGroupMembers(pgid);
   if (pids.length === 0) return;
   sendSignal(-pgid, 'SIGTERM');
