@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { createDaytonaProvider } from '../src-main/core/sandbox-providers/daytona/daytona-provider';
 import { startDaytonaStandin } from '../src-main/core/sandbox-providers/testing/daytona-standin';
 import type { ProviderStandin } from '../src-main/core/sandbox-providers/testing/standin';
+import { shortSandboxId } from '../src-main/app/contract';
 import { approval, conversation, openApp, sendMessage, useE2ESession } from './harness';
 
 const session = useE2ESession();
@@ -193,7 +194,9 @@ describe('a sandbox thread, told truthfully', () => {
     const lost = page.getByRole('group', { name: 'Sandbox gone' });
     await poll(() => lost.getByRole('alert').innerText()).toMatch(new RegExp(`${sandboxId}.*gone.*kept in its worktree`));
     expect(await lost.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(1);
-    await poll(() => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').innerText()).toBe(`Gone: Daytona sandbox ${sandboxId}`);
+    // The badge shows the short ID; the whole one is its accessible name.
+    await poll(() => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').innerText()).toBe(`Gone: Daytona sandbox ${shortSandboxId(sandboxId!)}`);
+    expect(await page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in').getAttribute('aria-label')).toBe(`Gone: Daytona sandbox ${sandboxId}`);
 
     await lost.getByRole('button', { name: 'Continue on this computer' }).click();
     // The folder opens anew, on this computer: no sandbox, the same worktree and thread.
