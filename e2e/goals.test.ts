@@ -40,7 +40,11 @@ describe('goals in the window', () => {
     await box.fill('/goal make sum add');
     await box.press('Enter');
     const card = page.getByRole('region', { name: 'Goal draft' });
-    await card.waitFor({ timeout: 45_000 });
+    await card.waitFor();
+    await expect.poll(() => card.getByRole('textbox', { name: 'Verify command 1' }).inputValue()).toBe(CHECK);
+    // The draft is kept with its thread, not only in the reply that brought it: a window that opens the thread shows it.
+    await page.reload();
+    await card.waitFor();
     await expect.poll(() => card.getByRole('textbox', { name: 'Verify command 1' }).inputValue()).toBe(CHECK);
     // The person edits the criteria before accepting.
     await card.getByRole('textbox', { name: 'Criteria' }).fill('sum(2, 3) is 5');
@@ -51,7 +55,7 @@ describe('goals in the window', () => {
     await expect.poll(() => agents.getByRole('listitem').first().innerText(), { timeout: 20_000 }).toContain('Goal: pursuing');
 
     // The agent's command and the host's verify step each ask (the folder's mode asks for commands).
-    const badge = page.getByRole('button', { name: 'Goal: achieved' });
+    const badge = page.getByRole('button', { name: 'Goal: achieved', exact: true });
     for (let i = 0; i < 60 && (await badge.count()) === 0; i++) {
       const pending = approval(page).first().getByRole('button', { name: 'Approve', exact: true });
       if ((await pending.count()) > 0) await pending.click().catch(() => undefined);

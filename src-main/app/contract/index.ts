@@ -222,6 +222,8 @@ export const threadViewSchema = z.object({
   queued: z.array(queuedMessageSchema),
   /** The thread's goal (SPEC §21): its state, criteria, the evidence pack, contradicted claims. */
   goal: goalJsonSchema.optional(),
+  /** `/goal`'s draft waiting for the person to accept (threads.startGoal) or put aside (threads.dismissGoal). */
+  goalDraft: goalDraftSchema.optional(),
 });
 export type ThreadView = z.infer<typeof threadViewSchema>;
 
@@ -339,6 +341,7 @@ export const methods = {
   },
   /** Starts the accepted (maybe edited) goal on the thread and sends the agent its objective (SPEC §21). */
   'threads.startGoal': { params: threadRef.extend({ draft: goalDraftSchema }), result: ok },
+  'threads.dismissGoal': { params: threadRef, result: ok },
   /** The slash commands there are now (built-ins, skills, MCP prompts), for the `/` list. */
   'commands.list': {
     params: empty,
