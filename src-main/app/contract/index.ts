@@ -91,8 +91,8 @@ export const settingsSchema = z.object({
   /** How many runs may go at once in one process (the desktop app, the agent host); beyond it they wait `Queued`. Absent: the machine's default (maxConcurrentRunsDefault). */
   maxConcurrentRuns: z.number().int().min(1).max(64).optional(),
   telemetry: telemetrySettingsSchema.optional(),
-  /** Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's) and the revision rounds before `unmet` (default 3). */
-  goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(0).max(20).optional() }).optional(),
+  /** Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's) and the revision rounds before `unmet` (1–10, default 3). */
+  goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(1).max(10).optional() }).optional(),
   /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */
   agentProtocol: agentProtocolSettingsSchema.optional(),
   /** Settings › Sandboxes (SPEC §18): the provider, what its sandboxes are made with, and prices per hour. */
