@@ -16,16 +16,14 @@ export function GoalSettings({ graderModelText, maxRoundsText, modelInUse, onCha
     <fieldset className="settings-section">
       <legend>Goals</legend>
       <div className="field">
-        <label htmlFor="settings-goals-grader">Grader model (PROVIDER:MODEL)</label>
+        <label htmlFor="settings-goals-grader">Grader</label>
         <input
           id="settings-goals-grader"
-          list="settings-goals-grader-models"
           placeholder={modelInUse ? `the thread's model (${modelInUse})` : "the thread's model"}
           value={graderModelText}
           onChange={(e) => onChange({ graderModelText: e.target.value })}
         />
-        <datalist id="settings-goals-grader-models">{modelInUse ? <option value={modelInUse} /> : null}</datalist>
-        <p className="muted small">The separate model call that judges the criteria from the evidence. Empty: the thread&apos;s model.</p>
+        <p className="muted small">The model (PROVIDER:MODEL) of the separate call that judges the criteria from the evidence. Empty: the thread&apos;s model.</p>
       </div>
       <div className="field">
         <label htmlFor="settings-goals-rounds">Revision rounds</label>
