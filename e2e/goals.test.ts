@@ -2,7 +2,7 @@
 // editable card; accepted, the goal starts, the host runs the verify step itself (asked like
 // the agent's own command) and the header shows the state, with its evidence one click away.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
@@ -40,7 +40,11 @@ describe('goals in the window', () => {
     await box.fill('/goal make sum add');
     await box.press('Enter');
     const card = page.getByRole('region', { name: 'Goal draft' });
-    await card.waitFor({ timeout: 45_000 });
+    await card.waitFor();
+    await expect.poll(() => card.getByRole('textbox', { name: 'Verify command 1' }).inputValue()).toBe(CHECK);
+    // The draft is kept with its thread, not only in the reply that brought it: a window that opens the thread shows it.
+    await page.reload();
+    await card.waitFor();
     await expect.poll(() => card.getByRole('textbox', { name: 'Verify command 1' }).inputValue()).toBe(CHECK);
     // The person edits the criteria before accepting.
     await card.getByRole('textbox', { name: 'Criteria' }).fill('sum(2, 3) is 5');
@@ -51,7 +55,7 @@ describe('goals in the window', () => {
     await expect.poll(() => agents.getByRole('listitem').first().innerText(), { timeout: 20_000 }).toContain('Goal: pursuing');
 
     // The agent's command and the host's verify step each ask (the folder's mode asks for commands).
-    const badge = page.getByRole('button', { name: 'Goal: achieved' });
+    const badge = page.getByRole('button', { name: 'Goal: achieved', exact: true });
     for (let i = 0; i < 60 && (await badge.count()) === 0; i++) {
       const pending = approval(page).first().getByRole('button', { name: 'Approve', exact: true });
       if ((await pending.count()) > 0) await pending.click().catch(() => undefined);
@@ -66,5 +70,48 @@ describe('goals in the window', () => {
     await dialog.waitFor();
     await expect.poll(() => dialog.innerText()).toContain(`${CHECK} exited 0 (expected 0) — passed`);
     await expect.poll(() => dialog.innerText()).toContain('ok: sum(2, 3) = 5');
+  });
+  it('Settings › Goals: revision rounds set to 1 in the window → the next goal of a lying agent ends unmet after one revision round', { timeout: 120_000 }, async () => {
+    const serve = await e2e.serve();
+    writeFileSync(join(serve.folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+    writeFileSync(join(serve.folder, 'check.js'), "const sum = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL'); process.exit(1); }\n");
+    let graderCalls = 0;
+    for (let i = 0; i < 12; i++) {
+      serve.model.push((request: RecordedRequest): ScriptStep => {
+        const tools = request.tools?.map((t) => t.function.name) ?? [];
+        if (tools.includes('propose_goal')) return { toolCalls: [{ name: 'propose_goal', args: { criteria: ['sum adds'], verify: [{ command: CHECK, expectedExitCode: 0 }] } }] };
+        if (tools.includes('record_verdict')) {
+          graderCalls++;
+          return { toolCalls: [{ name: 'record_verdict', args: { criteria: [{ id: 'c1', verdict: 'needs_revision', reason: 'the check fails' }] } }] };
+        }
+        // The agent claims a fix it never made.
+        return { text: 'Fixed: sum adds now.' };
+      });
+    }
+
+    const page = await openApp(e2e.browser, serve.url);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const settings = page.getByRole('dialog', { name: 'Settings' });
+    await settings.waitFor();
+    const goals = settings.getByRole('group', { name: 'Goals' });
+    await goals.getByRole('spinbutton', { name: 'Revision rounds' }).fill('1');
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => settings.count()).toBe(0);
+    expect(JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8'))).toMatchObject({ goals: { maxRounds: 1 } });
+
+    const box = page.getByRole('textbox', { name: 'Message' });
+    await box.fill('/goal make sum add');
+    await box.press('Enter');
+    const card = page.getByRole('region', { name: 'Goal draft' });
+    await card.getByRole('button', { name: 'Start goal' }).click();
+    const badge = page.getByRole('button', { name: 'Goal: unmet', exact: true });
+    for (let i = 0; i < 120 && (await badge.count()) === 0; i++) {
+      const pending = approval(page).first().getByRole('button', { name: 'Approve', exact: true });
+      if ((await pending.count()) > 0) await pending.click().catch(() => undefined);
+      await page.waitForTimeout(250);
+    }
+    await badge.waitFor();
+    // Graded once, sent back once (the one revision round), graded again, ended: with the default 3 it would go back three times.
+    expect(graderCalls).toBe(2);
   });
 });

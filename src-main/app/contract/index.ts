@@ -91,8 +91,8 @@ export const settingsSchema = z.object({
   /** How many runs may go at once in one process (the desktop app, the agent host); beyond it they wait `Queued`. Absent: the machine's default (maxConcurrentRunsDefault). */
   maxConcurrentRuns: z.number().int().min(1).max(64).optional(),
   telemetry: telemetrySettingsSchema.optional(),
-  /** Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's) and the revision rounds before `unmet` (default 3). */
-  goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(0).max(20).optional() }).optional(),
+  /** Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's) and the revision rounds before `unmet` (1–10, default 3). */
+  goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(1).max(10).optional() }).optional(),
   /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */
   agentProtocol: agentProtocolSettingsSchema.optional(),
   /** Settings › Sandboxes (SPEC §18): the provider, what its sandboxes are made with, and prices per hour. */
@@ -224,6 +224,8 @@ export const threadViewSchema = z.object({
   queued: z.array(queuedMessageSchema),
   /** The thread's goal (SPEC §21): its state, criteria, the evidence pack, contradicted claims. */
   goal: goalJsonSchema.optional(),
+  /** `/goal`'s draft waiting for the person to accept (threads.startGoal) or put aside (threads.dismissGoal). */
+  goalDraft: goalDraftSchema.optional(),
 });
 export type ThreadView = z.infer<typeof threadViewSchema>;
 
@@ -342,6 +344,7 @@ export const methods = {
   },
   /** Starts the accepted (maybe edited) goal on the thread and sends the agent its objective (SPEC §21). */
   'threads.startGoal': { params: threadRef.extend({ draft: goalDraftSchema }), result: ok },
+  'threads.dismissGoal': { params: threadRef, result: ok },
   /** The slash commands there are now (built-ins, skills, MCP prompts), for the `/` list. */
   'commands.list': {
     params: empty,

@@ -37,7 +37,7 @@ import { folderLocationText } from '../places/folder-location';
 import type { OverSettingsFlags } from '../base/session-flags';
 import { ThreadStore } from '../threads/thread-store';
 import { WorktreeStore } from '../worktrees/worktree-store';
-import { gitGoalFolder } from './goal-folder';
+import { gitGoalFolder, shellGoalFolder } from './goal-folder';
 import { ThreadService, type ThreadServiceEvent } from './thread-service';
 
 /** A client's flags (app/base/session-flags.ts): each applies to this session only, over what Settings saved. */
@@ -236,8 +236,10 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           ...(hooksFolder !== undefined ? { hooks: { hooks: () => extensions.extensions.hooks(), folder: hooksFolder, mode, env, transcripts } } : {}),
           mounts: { routes: () => mounts.routes(), git: () => mounts.gitMounts() },
           memories: memories.store,
-          // A goal's diff is the folder's git here; a provider's sandbox has its changes there, not here.
-          ...(place.localPath !== undefined && place.provider === undefined ? { goalFolder: gitGoalFolder(place.localPath, env) } : {}),
+          // A goal's diff is the folder's git: here for a folder on this computer, and for a
+          // provider's sandbox its worktree here (the sandbox's work comes back to it after each
+          // step); over SSH, git there through the thread's own command path.
+          goalFolder: place.localPath !== undefined ? gitGoalFolder(place.localPath, env) : shellGoalFolder(place.shell),
           goalMaxRounds: () => settings.raw().goals?.maxRounds,
           graderModel: async () => {
             const spec = settings.raw().goals?.graderModel;

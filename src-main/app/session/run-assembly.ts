@@ -248,7 +248,7 @@ export class RunAssembly {
   }
 }
 
-/** A place whose changes are not in a git folder here (SSH, a provider's sandbox): its goals have no diff. */
+/** Where no goal folder is given (a place with none): its goals have no diff. */
 const NO_DIFF: Pick<GoalPlace, 'tree' | 'diff'> = { tree: async () => undefined, diff: async () => undefined };
 
 /** The broker of a preview: nothing runs, so nobody is asked. */

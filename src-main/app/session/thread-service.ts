@@ -49,6 +49,8 @@ export class ThreadService {
   private readonly assembly: RunAssembly;
   private readonly approvals: ThreadApprovals;
   private readonly queue: RunQueue;
+  /** `/goal`'s drafts waiting for the person (SPEC §21), by thread: a window that opens the thread shows its card. */
+  private readonly goalDrafts = new Map<string, GoalDraft>();
 
   /** Threads whose upload note was looked at (told, or found there). */
   private readonly uploadNoted = new Set<string>();
@@ -128,6 +130,7 @@ export class ThreadService {
     await this.queue.stop(threadId);
     this.book.forget(threadId);
     this.queue.forget(threadId);
+    this.goalDrafts.delete(threadId);
     deleteThread(threadId, { store: this.store, approvals: this.options.approvals, checkpoints: this.options.checkpointStore });
     this.options.emit({ kind: 'threads-changed' });
   }
@@ -205,7 +208,20 @@ export class ThreadService {
     const { state, mounts } = this.book.open(threadId);
     const settings = this.queue.settingsOf(threadId);
     const using = model ?? settings.model ?? (await this.options.createModel());
-    return this.assembly.draftGoal(state, mounts.backend, objective, { threadId, model: using, settings, turn: () => this.queue.turnOf(threadId) });
+    const draft = await this.assembly.draftGoal(state, mounts.backend, objective, { threadId, model: using, settings, turn: () => this.queue.turnOf(threadId) });
+    this.goalDrafts.set(threadId, draft);
+    return draft;
+  }
+
+  /** The draft waiting on the thread, if any. */
+  goalDraft(threadId: string): GoalDraft | undefined {
+    return this.goalDrafts.get(threadId);
+  }
+
+  /** The person put the draft aside: no card for it any more. */
+  dismissGoalDraft(threadId: string): void {
+    this.book.require(threadId);
+    this.goalDrafts.delete(threadId);
   }
 
   /** Starts the accepted goal on the thread (SPEC §21): the folder's tree now is its base. */
@@ -215,6 +231,7 @@ export class ThreadService {
     const base = await this.options.goalFolder?.tree().catch(() => undefined);
     const maxRounds = this.options.goalMaxRounds?.();
     const goal = startGoalRecord(draft, { ...(base !== undefined ? { base } : {}), ...(maxRounds !== undefined ? { maxRounds } : {}) });
+    this.goalDrafts.delete(threadId);
     this.setGoal(threadId, goal);
     return goal;
   }
@@ -311,6 +328,7 @@ export class ThreadService {
       streamingText,
       queued: state.queued ?? [],
       ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}),
+      ...(this.goalDrafts.has(threadId) ? { goalDraft: this.goalDrafts.get(threadId) } : {}),
     };
   }
 

@@ -71,6 +71,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
       await threads.send(threadId, goalPrompt(goal), undefined, `/goal ${goal.objective}`);
       return ok;
     },
+    'threads.dismissGoal': async ({ threadId }) => (threads.dismissGoalDraft(threadId), ok),
     'commands.list': async () => listCommands(commandSources),
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
     'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),

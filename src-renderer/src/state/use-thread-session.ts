@@ -152,6 +152,9 @@ export function useThreadSession(): ThreadSession {
         loadedSeq.current = view.eventSeq;
         dispatch({ type: 'load', view });
         setApprovals(oldestFirst(view.approvals));
+        // The thread's draft waiting for the person shows whenever the thread opens, not only from the reply that brought it.
+        const draft = view.goalDraft;
+        setGoalDraft((held) => (draft !== undefined ? { threadId, draft } : held?.threadId === threadId ? null : held));
       })
       .catch((err: unknown) => {
         if (!cancelled) push(`Could not open the thread: ${errorMessage(err)}`);
@@ -406,7 +409,11 @@ export function useThreadSession(): ThreadSession {
     },
     [api, push],
   );
-  const dismissGoal = useCallback(() => setGoalDraft(null), []);
+  const dismissGoal = useCallback(() => {
+    const id = current.current;
+    setGoalDraft((held) => (held?.threadId === id ? null : held));
+    if (id !== null) void api.safe('threads.dismissGoal', { threadId: id });
+  }, [api]);
   const shownDraft = goalDraft !== null && goalDraft.threadId === threadId ? goalDraft.draft : null;
 
   return {
