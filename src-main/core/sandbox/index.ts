@@ -54,7 +54,7 @@ import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withPrelude } from './seccomp';
 import { launcherFile } from './launcher-files';
-import { createWriteLayer, discardLayerSoon, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
+import { createWriteLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
 import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
@@ -325,12 +325,14 @@ class OsSandbox implements Sandbox {
       },
       async dispose(): Promise<void> {
         await enforce();
-        // Nothing runs any more (enforce waited for the layer's check): the layer goes in the
-        // background (its removal is the slow part), the result does not wait for it.
-        if (layer) discardLayerSoon(layer.dir);
-        await proxy?.close();
-        await rm(tmpDir, { recursive: true, force: true });
-        if (proxyDir) await rm(proxyDir, { recursive: true, force: true });
+        // Nothing runs any more (enforce waited for the layer's check): the run's folders go
+        // together, without blocking the event loop.
+        await Promise.all([
+          layer ? discardLayerAsync(layer.dir) : undefined,
+          proxy?.close(),
+          rm(tmpDir, { recursive: true, force: true }),
+          proxyDir ? rm(proxyDir, { recursive: true, force: true }) : undefined,
+        ]);
       },
       ...(longLived ? { checkNow: liveSurfaceCheck({ policy: resolved, before: gitBefore, untouchable, cache: walkCache, missingProtected }) } : {}),
     };

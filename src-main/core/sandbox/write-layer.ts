@@ -201,12 +201,14 @@ export function discardLayer(dir: string): void {
   }
 }
 
-/** discardLayer without holding up the caller: the run's result need not wait for its layer's removal. */
-export function discardLayerSoon(dir: string): void {
-  fs.rm(dir, { recursive: true, force: true }, (err) => {
-    if (err) discardLayer(dir);
-    else liveLayers.delete(dir);
-  });
+/** discardLayer without blocking the event loop (a layer's removal is the slow part of a run's end). */
+export async function discardLayerAsync(dir: string): Promise<void> {
+  try {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+    liveLayers.delete(dir);
+  } catch {
+    discardLayer(dir);
+  }
 }
 
 function* walkDirs(dir: string): Generator<string> {
