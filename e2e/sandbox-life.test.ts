@@ -271,7 +271,8 @@ describe('a sandbox thread, told truthfully', () => {
     await poll(() => daytona.boxes.size).toBe(1);
     const [second] = [...daytona.boxes.keys()];
     expect(second).not.toBe(first);
-    await poll(() => badge.innerText()).toBe(`Runs in Daytona · sandbox ${second}`);
+    await poll(() => badge.innerText()).toBe(`Runs in Daytona · sandbox ${shortSandboxId(second!)}`);
+    expect(await badge.getAttribute('aria-label')).toBe(`Runs in Daytona · sandbox ${second}`);
     await sendMessage(page, 'Second');
     await approval(page).first().getByRole('button', { name: 'Approve', exact: true }).click();
     await conversation(page).getByText('Read it.', { exact: true }).waitFor({ timeout: 30_000 });
