@@ -232,6 +232,16 @@ describe('the served window after its server moved', () => {
     const page = await openApp(session.browser, first.url);
     await first.stop({ keepData: true });
     await poll(() => page.getByRole('banner').innerText()).toContain('reconnecting…');
+    // Narrow, with the word in the header: its buttons stay whole and in the window.
+    await page.setViewportSize({ width: 800, height: 700 });
+    for (const name of ['Usage', 'Settings']) {
+      const button = page.getByRole('banner').getByRole('button', { name, exact: true });
+      await poll(async () => {
+        const box = await button.boundingBox();
+        return box !== null && box.x >= 0 && box.x + box.width <= 800;
+      }).toBe(true);
+    }
+    await page.setViewportSize({ width: 1400, height: 900 });
     // Started again elsewhere (a new port, a new token): the old tab cannot follow it.
     const second = await session.serve({ folder: first.folder, dataDir: first.dataDir });
     expect(second.origin).not.toBe(first.origin);

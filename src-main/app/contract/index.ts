@@ -426,7 +426,18 @@ export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
 // ---------------------------------------------------------------- wire frames
 
 /** Window → main. */
-export const requestFrameSchema = z.object({ id: z.number().int().nonnegative(), method: z.string(), params: z.unknown() });
+/**
+ * `once`: the client's key for this call, the same when it sends the call again after a lost
+ * connection (`replay`): the web host answers a key it has seen with the first answer, never
+ * doing the call twice.
+ */
+export const requestFrameSchema = z.object({
+  id: z.number().int().nonnegative(),
+  method: z.string(),
+  params: z.unknown(),
+  once: z.string().min(1).max(128).optional(),
+  replay: z.literal(true).optional(),
+});
 export type RequestFrame = z.infer<typeof requestFrameSchema>;
 
 /** Main → window. */

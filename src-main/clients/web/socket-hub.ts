@@ -4,6 +4,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { EventFrame, ResponseFrame } from '../../app/contract';
 import type { WindowApi } from '../../app/base/window-api';
 import { errorFrame, handleRequestFrame } from './handle-frame';
+import { createOnceAnswers } from './once-answers';
 import { SUBPROTOCOL } from './security';
 
 /** A message with its attachments (contract/attachments.ts: 20 MB, as base64) or a 10 MB media file read for the viewer fits. */
@@ -26,10 +27,13 @@ export function createSocketHub(api: WindowApi, options: { maxBufferedBytes?: nu
     handleProtocols: (offered) => (offered.has(SUBPROTOCOL) ? SUBPROTOCOL : false),
   });
   const sockets = new Set<WebSocket>();
+  const once = createOnceAnswers();
 
   const send = (socket: WebSocket, text: string): void => {
     if (socket.readyState !== WebSocket.OPEN) return;
     if (socket.bufferedAmount + Buffer.byteLength(text) > maxBuffered) {
+      // Said where the host's output goes: a dropped window is otherwise only a reconnect.
+      process.stderr.write(`deepdesk: a window fell ${Math.round(socket.bufferedAmount / 1024)} KB behind and was disconnected (it reconnects and reloads)\n`);
       sockets.delete(socket);
       socket.terminate();
       return;
@@ -37,13 +41,14 @@ export function createSocketHub(api: WindowApi, options: { maxBufferedBytes?: nu
     socket.send(text);
   };
 
-  const reply = (socket: WebSocket, frame: ResponseFrame): void => {
+  const reply = (socket: WebSocket, frame: ResponseFrame, request?: unknown): void => {
     let text: string;
     try {
       text = JSON.stringify(frame);
     } catch (err) {
       text = JSON.stringify(errorFrame(frame.id, new Error(`the answer could not be encoded: ${err instanceof Error ? err.message : String(err)}`)));
     }
+    if (request !== undefined) once.sent(request, text.length);
     send(socket, text);
   };
 
@@ -59,7 +64,7 @@ export function createSocketHub(api: WindowApi, options: { maxBufferedBytes?: nu
       reply(socket, { id: -1, error: { message: 'malformed JSON', code: 'bad_request' } });
       return;
     }
-    void handleRequestFrame(api, frame).then((response) => reply(socket, response));
+    void once.answer(frame, () => handleRequestFrame(api, frame)).then((response) => reply(socket, response, frame));
   };
 
   server.on('connection', (socket) => {

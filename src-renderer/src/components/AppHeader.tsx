@@ -51,8 +51,8 @@ export function AppHeader({ folderName, folder, host, model, connection, onOpenF
       <ModeChooser mode={mode} waiting={model.trim() === ''} threadId={threadId} />
       <ModeControl state={mode.state} onChange={(m) => void mode.setMode(m)} />
       {connection !== 'open' ? (
-        <span className="connection" role="status">
-          {connection === 'connecting' ? 'Connecting…' : connection === 'gone' ? 'Disconnected' : 'Disconnected — reconnecting…'}
+        <span className="connection" role="status" title={connectionText(connection)}>
+          {connectionText(connection)}
         </span>
       ) : null}
       <button type="button" className={`model-chip${model ? '' : ' missing'}`} onClick={onOpenSettings} title="Change the model" aria-label={model ? `Model ${model}` : 'No model configured'}>
@@ -69,4 +69,8 @@ export function AppHeader({ folderName, folder, host, model, connection, onOpenF
       </button>
     </header>
   );
+}
+
+function connectionText(connection: string): string {
+  return connection === 'connecting' ? 'Connecting…' : connection === 'gone' ? 'Disconnected' : 'Disconnected — reconnecting…';
 }

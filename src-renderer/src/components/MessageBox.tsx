@@ -264,6 +264,9 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
     const message = text;
     const sentFiles = files;
     const key = focusKey;
+    // The stored draft goes now, not with the next render: a box drawn anew meanwhile (a
+    // reconnect reloads the window's state) must not bring the sent message back.
+    if (draftOf.current === key) saveDraft(key, '');
     setText('');
     setFiles(key, () => []);
     setFileProblems([]);

@@ -2,6 +2,7 @@
 
 import { useMemo } from 'react';
 import type { MethodName, Params, Result } from '../../../src-main/app/contract';
+import { TransportError } from '../transport/errors';
 import { errorMessage, useToasts } from './toasts';
 import { useTransport } from './transport-context';
 
@@ -20,7 +21,8 @@ export function useApi(): Api {
         try {
           return await transport.call(method, params);
         } catch (err) {
-          push(errorMessage(err));
+          // The server is gone: the window's notice says so once, with the ways out, not a toast a call.
+          if (!(err instanceof TransportError && err.code === 'disconnected' && transport.status === 'gone')) push(errorMessage(err));
           return undefined;
         }
       },

@@ -60,7 +60,9 @@ export interface WebSocketTransportOptions {
 
 interface Pending {
   method: MethodName;
+  /** The frame as sent (with its `once` key), and as sent again after a lost connection. */
   text: string;
+  replayText: string;
   sent: boolean;
   timer: ReturnType<typeof setTimeout> | undefined;
   resolve: (value: unknown) => void;
@@ -76,6 +78,12 @@ export const MAX_FRAME_BYTES = 32 * 1024 * 1024;
 function frameTooLarge(text: string): boolean {
   if (text.length * 3 <= MAX_FRAME_BYTES) return false;
   return new TextEncoder().encode(text).length > MAX_FRAME_BYTES;
+}
+
+function randomKey(): string {
+  const bytes = new Uint8Array(12);
+  globalThis.crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 function defaultDelay(attempt: number): number {
@@ -100,6 +108,8 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
   const pending = new Map<number, Pending>();
   const statusListeners = new Set<(status: ConnectionStatus) => void>();
   let nextId = 1;
+  // Each call's `once` key: this tab's own prefix and the call's id (see once-answers.ts).
+  const tabKey = randomKey();
   let socket: WebSocketLike | undefined;
   let status: ConnectionStatus = 'connecting';
   let attempt = 0;
@@ -189,8 +199,14 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
     ws.onclose = () => {
       if (socket !== ws) return;
       socket = undefined;
-      for (const [id, entry] of [...pending]) {
-        if (entry.sent) fail(id, new TransportError(`the connection to Deepdesk was lost before ${entry.method} was answered`, 'disconnected'));
+      // A call sent but not answered goes again on the next connection, marked as a replay:
+      // the host answers it with its first answer, or says it cannot know (it was restarted).
+      for (const [id, entry] of pending) {
+        if (!entry.sent) continue;
+        clearTimeout(entry.timer);
+        entry.sent = false;
+        entry.text = entry.replayText;
+        entry.timer = setTimeout(() => fail(id, new TransportError(`the connection to Deepdesk was lost before ${entry.method} was answered`, 'disconnected')), connectWaitMs);
       }
       if (stopped) return;
       setStatus('closed');
@@ -202,7 +218,9 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
     if (stopped || reconnectTimer !== undefined) return;
     // Without the key (this tab was opened on the bare address) no attempt can succeed: say so now.
     if (attempt >= giveUpAfter || token() === null) {
-      for (const id of [...pending.keys()]) fail(id, new TransportError(SERVER_GONE, 'disconnected'));
+      for (const [id, entry] of [...pending]) {
+        fail(id, new TransportError(entry.text === entry.replayText ? `the connection to Deepdesk was lost before ${entry.method} was answered` : SERVER_GONE, 'disconnected'));
+      }
       setStatus('gone');
       return;
     }
@@ -222,13 +240,15 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
       if (stopped) return Promise.reject(new TransportError('the transport is closed', 'disconnected'));
       if (status === 'gone') return Promise.reject(new TransportError(SERVER_GONE, 'disconnected'));
       const id = nextId++;
-      const text = JSON.stringify({ id, method, params });
+      const once = `${tabKey}:${id}`;
+      const text = JSON.stringify({ id, method, params, once });
       // Sending it would make the server drop the connection, and every other call with it.
       if (frameTooLarge(text)) return Promise.reject(new TransportError(`${method} is too large to send (over ${MAX_FRAME_BYTES / (1024 * 1024)} MB)`, 'bad_request'));
       return new Promise<Result<M>>((resolve, reject) => {
         const entry: Pending = {
           method,
           text,
+          replayText: `${text.slice(0, -1)},"replay":true}`,
           sent: false,
           timer: undefined,
           resolve: resolve as (value: unknown) => void,

@@ -507,7 +507,8 @@ describe('PreSkillShellCommand', () => {
     // Recorded as a hook's decisions: the refusal's card and the hook event, and decided-by for the audit.
     expect(ofType(h!.events, 'approval').find((e) => e.id === 'c2')).toMatchObject({ status: 'denied', reason: 'blocked by hook: no blocked files', hook: { command: hooks[0]!.command, file: join(dir, 'hooks.json') } });
     expect(ofType(h!.events, 'hook').find((e) => e.toolCallId === 'c2')).toMatchObject({ event: 'PreSkillShellCommand', outcome: 'blocked' });
-    expect(decided.filter((d) => d.id === 'c2' || d.id === 'c3')).toEqual([
+    // The two calls may be decided at once: compared in id order.
+    expect(decided.filter((d) => d.id === 'c2' || d.id === 'c3').sort((x, y) => x.id.localeCompare(y.id))).toEqual([
       { id: 'c2', decision: 'deny', by: 'hook' },
       { id: 'c3', decision: 'allow', by: 'hook' },
     ]);
