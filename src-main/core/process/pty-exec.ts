@@ -135,21 +135,26 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
     return spawnAndCollect(spec, marker, nonce, opts);
   }
 
-  let prepared: PreparedCommand;
-  try {
-    prepared = await opts.sandbox.prepare(spec, opts.attribution ? { attribution: opts.attribution } : {});
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return { output: `Could not start the sandbox: ${message}`, exitCode: 127, truncated: false, sandboxed: true };
-  }
-  try {
-    if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START, sandboxed: true };
-    const result = await spawnAndCollect(prepared, marker, nonce, opts);
-    const blocked = await prepared.blockedLine(result.output, result.exitCode);
-    if (!blocked) return { ...result, sandboxed: true };
-    return { ...result, output: composeOutput(result.output, blocked), sandboxed: true, sandboxBlocked: blocked };
-  } finally {
-    await prepared.dispose();
+  // A socket in /tmp that vanished between the run's scan and bwrap's mount fails the launch
+  // before the command starts: prepared again (a fresh scan), it is launched once more.
+  for (let attempt = 1; ; attempt++) {
+    let prepared: PreparedCommand;
+    try {
+      prepared = await opts.sandbox.prepare(spec, opts.attribution ? { attribution: opts.attribution } : {});
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return { output: `Could not start the sandbox: ${message}`, exitCode: 127, truncated: false, sandboxed: true };
+    }
+    try {
+      if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START, sandboxed: true };
+      const result = await spawnAndCollect(prepared, marker, nonce, opts);
+      if (attempt === 1 && prepared.launchRaced?.(result.output, result.exitCode) === true) continue;
+      const blocked = await prepared.blockedLine(result.output, result.exitCode);
+      if (!blocked) return { ...result, sandboxed: true };
+      return { ...result, output: composeOutput(result.output, blocked), sandboxed: true, sandboxBlocked: blocked };
+    } finally {
+      await prepared.dispose();
+    }
   }
 }
 
