@@ -67,7 +67,7 @@ describe.skipIf(!available.available)('a /tmp socket gone between the scan and t
   it('launches the command once more, on a fresh scan, and it runs once', async () => {
     const sandbox = await createSandbox({ projectDir: project, dataDir: join(root, 'data') });
     const { sandbox: raced, prepared } = racing(sandbox!);
-    const result = await runInPty('echo ran >> ran.txt; echo done', { cwd: project, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root }, sandbox: raced });
+    const result = await runInPty('echo ran >> ran.txt; echo done', { cwd: project, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root }, sandbox: raced, timeoutS: 30 });
     expect(result.output).toContain('done');
     expect(result.exitCode).toBe(0);
     expect(prepared()).toBe(2);
@@ -83,7 +83,7 @@ describe.skipIf(!available.available)('a /tmp socket gone between the scan and t
       return sandbox!.prepare(spec, options);
     };
     const line = `bwrap: Can't create file at ${socketPath}: Read-only file system`;
-    const result = await runInPty(`echo ran >> ran.txt; printf '%s\\n' "${line}"; exit 1`, { cwd: project, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root }, sandbox: counting });
+    const result = await runInPty(`echo ran >> ran.txt; printf '%s\\n' "${line}"; exit 1`, { cwd: project, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root }, sandbox: counting, timeoutS: 30 });
     expect(result.exitCode).toBe(1);
     expect(count).toBe(1);
     expect(ranLines()).toEqual(['ran']);
