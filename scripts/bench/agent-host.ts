@@ -29,6 +29,8 @@ const PRE_HOST_COMMIT = 'dcf9e40';
 const preHostDir = path.join(root, '.bench', 'pre-host');
 const ATTACH_MESSAGES = 10_000;
 const STREAMED_TOKENS = 4_000;
+/** Issue 66: a warm `deepdesk run "hi"` (host up, instant model). */
+const WARM_RUN_TARGET_MS = 100;
 
 function deepdesk(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -39,6 +41,14 @@ function deepdesk(binary: string, args: string[], env: NodeJS.ProcessEnv): Promi
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${err.trim().split('\n')[0] ?? ''}`))));
+  });
+}
+
+function nodeNothing(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve('') : reject(new Error(`exit ${code}`))));
   });
 }
 
@@ -103,11 +113,33 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
         run: () => deepdesk(bin, flags(freshDataDir('cold')), env),
       },
       warm: { before: answer, run: () => deepdesk(bin, flags(warmData), {}) },
+      // Issue 66's floors: a Node that does nothing, and the command that loads only the CLI.
+      node: { run: () => nodeNothing() },
+      version: { run: () => deepdesk(bin, ['--version'], {}) },
       ...(old !== undefined ? { today: { before: answer, run: () => deepdesk(old, flags(freshDataDir('old')), {}) } } : {}),
     };
     // The warm host is up before the first timed run (the untimed round starts it).
     const results = await timeInterleaved(contenders, { runs: Math.max(5, options.runs), budgetMs: 60_000 });
     const floor = results.today && results.today.error === undefined ? median(results.today.times) : undefined;
+    const nodeMs = results.node!.error === undefined ? median(results.node!.times) : undefined;
+    const versionMs = results.version!.error === undefined ? median(results.version!.times) : undefined;
+    section.rows.push({
+      name: 'floors: `node -e 0` / `deepdesk --version`',
+      ours: `${nodeMs !== undefined ? formatMs(nodeMs) : results.node!.error} / ${versionMs !== undefined ? formatMs(versionMs) : results.version!.error}`,
+      target: '—',
+    });
+    const warm = results.warm!;
+    if (warm.error === undefined && versionMs !== undefined) {
+      const ms = median(warm.times);
+      section.rows.push({
+        name: 'deepdesk run "hi", host warm, beside `deepdesk --version` (issue 66)',
+        ours: `${formatMs(ms)} (+${formatMs(ms - versionMs)})`,
+        floor: `${formatMs(versionMs)} --version`,
+        ratio: formatRatio(ms, versionMs),
+        target: `≤ ${WARM_RUN_TARGET_MS} ms`,
+        result: verdict(ms <= WARM_RUN_TARGET_MS),
+      });
+    }
     for (const name of ['cold', 'warm'] as const) {
       const r = results[name]!;
       if (r.error !== undefined) {

@@ -75,7 +75,7 @@ async function main(): Promise<number> {
   if (options.suites.has('window')) await guarded('Issue 4 · window', () => benchWindow(report, options, repo));
   else if (options.suites.has('chat')) await guarded('Issue 4 · window', () => benchWindow(report, options, repo, { only: 'chat' }));
   if (options.suites.has('sandbox')) {
-    await guarded('Issue 11 · sandbox', () => benchSandbox(report, options));
+    await guarded('Issue 11 · sandbox', () => benchSandbox(report, options, async () => (await ensureFolder100k(dataDir, options.regenerate)).dir));
     await guarded('Issue 18 · MCP server start', () => benchMcpStart(report, options));
   }
   if (options.suites.has('folders')) {

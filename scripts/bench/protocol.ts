@@ -18,15 +18,28 @@ import { HostClient } from '../../src-main/clients/host-client/client';
 import { HostWindow } from '../../src-main/clients/host-client/host-window';
 import { formatMb, formatMs, formatRatio, median, timeInterleaved, withTimeout } from './measure';
 import type { BenchOptions } from './options';
-import { progress, type Report } from './report';
+import { progress, verdict, type Report } from './report';
 import { threadMessages } from './thread-fixture';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const bin = path.join(root, 'bin/deepdesk.mjs');
 const STATE_MESSAGES = 10_000;
+/** Issue 66: getState of the long thread within this of its floor. */
+const GET_STATE_RATIO = 2;
 const ANSWER = 'Hello from Deepdesk: the first words of a longer answer that streams in pieces.';
 const PROMPT = 'hi';
 const ENV = { ...process.env, OPENAI_API_KEY: '' };
+
+/** The floor of getState: the thread's stored rows read and parsed, and the messages written as one JSON. */
+function storedRowsAsJson(dbFile: string, threadId: string): string {
+  const db = openDatabase(dbFile);
+  try {
+    const rows = db.prepare<[string], { message_json: string }>('SELECT message_json FROM thread_messages WHERE thread_id = ? ORDER BY seq').all(threadId);
+    return JSON.stringify({ values: { messages: rows.map((row) => JSON.parse(row.message_json) as unknown) } });
+  } finally {
+    db.close();
+  }
+}
 
 /** `deepdesk host --listen` on `dataDir`: the host itself, serving the protocol; its URL. */
 function listeningHost(folder: string, dataDir: string): Promise<{ child: ChildProcess; url: string }> {
@@ -142,6 +155,12 @@ export async function benchProtocol(report: Report, options: BenchOptions): Prom
               return `${(state.values as { messages: unknown[] }).messages.length} messages, ${formatMb(Buffer.byteLength(JSON.stringify(state)))}`;
             },
           },
+          floor: {
+            run: async () => {
+              const json = storedRowsAsJson(path.join(dataDir, 'deepdesk.db'), long.id);
+              return `${formatMb(Buffer.byteLength(json))}`;
+            },
+          },
           window: {
             run: async () => {
               const view = (await window.handle('threads.get', { threadId: long.id })) as { items: unknown[] };
@@ -151,14 +170,23 @@ export async function benchProtocol(report: Report, options: BenchOptions): Prom
         },
         { runs: options.runs, budgetMs: 60_000 },
       );
-      const failed = reads.getState!.error ?? reads.window!.error;
+      const failed = reads.getState!.error ?? reads.window!.error ?? reads.floor!.error;
       if (failed !== undefined) {
         section.rows.push({ name: `getState of a ${STATE_MESSAGES.toLocaleString('en-US')}-message thread`, ours: 'failed', result: failed });
       } else {
         const windowMs = median(reads.window!.times);
         const stateMs = median(reads.getState!.times);
         section.rows.push({ name: `a window's threads.get over the socket, ${STATE_MESSAGES.toLocaleString('en-US')}-message thread (${reads.window!.detail})`, ours: formatMs(windowMs) });
-        section.rows.push({ name: `getState over the Agent Protocol, the same thread (${reads.getState!.detail})`, ours: formatMs(stateMs), ratio: formatRatio(stateMs, windowMs) });
+        const floorMs = median(reads.floor!.times);
+        section.rows.push({
+          name: `getState over the Agent Protocol, the same thread (${reads.getState!.detail}; ×${(stateMs / windowMs).toFixed(2)} the window's)`,
+          ours: formatMs(stateMs),
+          floor: `${formatMs(floorMs)} rows → JSON`,
+          ratio: formatRatio(stateMs, floorMs),
+          target: `≤ ${GET_STATE_RATIO}× floor`,
+          result: verdict(stateMs <= GET_STATE_RATIO * floorMs),
+        });
+        section.notes.push(`getState's floor: the thread's stored rows read (SELECT + JSON.parse of each) and the same messages written as one JSON (${reads.floor!.detail}), in this process.`);
         section.notes.push('getState answers every message of the thread (LangGraph state has no pages); the window\'s threads.get answers its latest page of items.');
       }
     } finally {

@@ -25,7 +25,7 @@ export interface Section {
 const HEADERS: Record<keyof Row, string> = {
   name: 'benchmark',
   ours: 'deepdesk',
-  floor: 'rg (floor)',
+  floor: 'floor (same run)',
   reference: 'deepagents (ref)',
   ratio: 'ratio',
   target: 'target',

@@ -6,7 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startScriptedServer } from '../../src-main/core/models/testing/scripted-server';
-import { errorText, formatMs, median, percentile, withTimeout } from './measure';
+import { errorText, formatMs, formatRatio, median, percentile, withTimeout } from './measure';
 import type { BenchOptions } from './options';
 import { progress, verdict, type Report, type Section } from './report';
 import { builtCli, startServe } from './serve-process';
@@ -17,8 +17,6 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-backgr
 const TERMINAL_BYTES = 50 * 1024 * 1024;
 const STREAM_TOKENS_PER_SECOND = 2_000;
 const STREAM_SECONDS = 8;
-/** No frame of a streaming answer may take longer than this (issue 17). */
-const LONGEST_FRAME_MS = 50;
 /** One frame at 60 Hz. */
 const FRAME_MS = 1000 / 60;
 
@@ -236,7 +234,15 @@ async function benchStreaming(section: Section, browser: Browser, repo: string, 
       target: '≤ 16.7 ms (60 Hz)',
       result: verdict(p95 <= FRAME_MS + 1),
     });
-    section.rows.push({ name: `  longest frame interval (${late} of ${frames.length} frames over 25 ms)`, ours: formatMs(Math.max(...frames)), target: `≤ ${LONGEST_FRAME_MS} ms`, result: verdict(Math.max(...frames) <= LONGEST_FRAME_MS) });
+    // Issue 66: no frame dropped while streaming (the floor is one frame at 60 Hz; 1 ms of timer jitter allowed, as for p95).
+    section.rows.push({
+      name: `  longest frame interval (${late} of ${frames.length} frames over 25 ms; idle longest ${formatMs(Math.max(...idle))})`,
+      ours: formatMs(Math.max(...frames)),
+      floor: `${formatMs(FRAME_MS)} (60 Hz)`,
+      ratio: formatRatio(Math.max(...frames), FRAME_MS),
+      target: `≤ ${formatMs(FRAME_MS)}`,
+      result: verdict(Math.max(...frames) <= FRAME_MS + 1),
+    });
     section.rows.push({
       name: `  longest main-thread task (${longTasks} tasks ≥ 50 ms; a stream took ${formatMs(median(results.map((r) => r.ms)))})`,
       ours: longTasks === 0 ? '< 50 ms' : formatMs(longest),

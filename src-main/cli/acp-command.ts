@@ -6,10 +6,10 @@
 
 import { resolveDataDir } from '../app/base/data-dir';
 import { buildId } from '../app/base/package-version';
-import { checkedModelSpec } from '../app/session/session-models';
+import { checkedModelSpec } from '../app/base/flag-checks';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { relayAcp } from '../clients/host-client/acp-relay';
-import { projectFolder } from './folders';
+import { projectFolder } from './folder-flag';
 import { COMMAND_OPTIONS } from './command-table';
 import { badRequestsAsUsage, definedEnv } from './host-connection';
 import { badRequestAsUsage, parseCommand, sessionFlagsOf, UsageError } from './usage';

@@ -11,7 +11,7 @@ import { buildId, packageVersion } from '../app/base/package-version';
 import { readSavedSettings } from '../app/settings/settings-service';
 import { HostClient } from '../clients/host-client/client';
 import { COMMAND_OPTIONS } from './command-table';
-import { projectFolder } from './folders';
+import { projectFolder } from './folder-flag';
 import { hostRequest } from './host-connection';
 import { parseCommand, UsageError } from './usage';
 

@@ -10,7 +10,7 @@ import { TrustStore } from '../core/trust/store';
 import { terminalSafe } from '../core/text/terminal-safe';
 import { resolveDataDir } from '../app/base/data-dir';
 import { statusText } from '../app/mcp/mcp-service';
-import { projectFolder } from './folders';
+import { projectFolder } from './folder-flag';
 import { openCommandExtensions } from '../app/session/session-extensions';
 import { packageVersion } from '../app/base/package-version';
 import { table } from './table';

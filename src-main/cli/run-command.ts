@@ -5,7 +5,7 @@
 // With --worktree [NAME] it first makes a git worktree of the folder (here, in the CLI) and the
 // run's thread works there.
 
-import { checkedModelSpec } from '../app/session/session-models';
+import { checkedModelSpec } from '../app/base/flag-checks';
 import { randomUUID } from 'node:crypto';
 import { nameProblem } from '../app/worktrees/worktree-names';
 import { APPROVAL_MODES, DEFAULT_MODE, isApprovalMode } from '../core/agent/permissions/modes';
@@ -15,7 +15,7 @@ import type { HeadlessRunRequest } from '../app/session/headless-run';
 import { folderLocationText } from '../app/places/folder-location';
 
 
-import { folderLocation } from './folders';
+import { folderLocation } from './folder-flag';
 import { COMMAND_OPTIONS } from './command-table';
 import { badRequestAsUsage, parseCommand, positiveAmount, sessionFlagsOf, UsageError } from './usage';
 import { connectToHost, definedEnv, hostRequest } from './host-connection';

@@ -12,7 +12,7 @@ import type { Skill } from '../core/extensions/skills/types';
 import { folderTrust } from '../core/trust/folder-trust';
 import { TrustStore } from '../core/trust/store';
 import { terminalSafe } from '../core/text/terminal-safe';
-import { projectFolder } from './folders';
+import { projectFolder } from './folder-flag';
 import { table } from './table';
 import { COMMAND_OPTIONS } from './command-table';
 import { processIo, type CommandIo } from './command-io';

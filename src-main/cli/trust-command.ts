@@ -10,7 +10,7 @@ import { pendingFolderPlugins } from '../core/config/kinds/plugins';
 import { PluginError, PluginStore } from '../core/extensions/plugins/store';
 import { trustReport } from '../core/trust/report';
 import { TrustStore } from '../core/trust/store';
-import { projectFolder } from './folders';
+import { projectFolder } from './folder-flag';
 import { COMMAND_OPTIONS } from './command-table';
 import { processIo } from './command-io';
 import { confirmed, installIfConfirmed, sayLine, type PluginAsk, type PluginIo } from './plugin-install';

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE, isSandboxProviderName, type SandboxProviderName } from '../../core/process/sandbox-provider-table';
 import { checkedMemoriesStore, checkedMountFlags } from './flag-checks';
-import { ContractError } from '../contract';
+import { ContractError } from '../contract/contract-error';
 
 /** What a flag's value is: one text, a whole number above 0, a repeatable text, absolute files, a switch, or part of `sandbox`. */
 export type SessionFlagKind = 'text' | 'count' | 'texts' | 'files' | 'switch' | 'sandbox-provider' | 'sandbox-id';

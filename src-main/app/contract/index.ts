@@ -22,9 +22,11 @@ import { agentEvents, agentMethods } from './agents';
 import { agentProtocolMethods, agentProtocolSettingsSchema } from './agent-protocol';
 import { sandboxEvents, sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
 import { worktreeEvents, worktreeMethods } from './worktrees';
+import { ContractError, type ContractErrorCode } from './contract-error';
 import { agentEventSchema, approvalWhySchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
 export { OVERRIDE_FLAGS, type OverriddenFields, type QueuedMessageDto } from './honest';
+export * from './contract-error';
 export * from './commands';
 export * from './folders';
 export * from './extensions';
@@ -443,22 +445,7 @@ export type RequestFrame = z.infer<typeof requestFrameSchema>;
 /** Main → window. */
 export type ResponseFrame = { id: number; result: unknown } | { id: number; error: { message: string; code: ContractErrorCode } };
 
-/**
- * Why a request failed: bad params, something not there, or it failed; `needs_settings`: it
- * failed for want of something the person sets in Settings (a model, an API key), and the
- * window offers `Open settings`.
- */
-export type ContractErrorCode = 'bad_request' | 'not_found' | 'failed' | 'needs_settings';
 export type EventFrame = { event: EventName; payload: unknown };
-
-export class ContractError extends Error {
-  constructor(
-    message: string,
-    readonly code: ContractErrorCode = 'bad_request',
-  ) {
-    super(message);
-  }
-}
 
 /** Validates a request's method and params; throws ContractError with a readable message. */
 export function parseRequest(frame: unknown): { id: number; method: MethodName; params: unknown } {

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { parseMountFlags } from '../../core/backends/mounts/mount-table';
+import { parseMountFlags } from '../../core/backends/mounts/mount-flags';
 import { overSettingsFlagsSchema } from '../base/session-flags';
 import { createApp } from '../window/folder-app';
 import { ContractError, parseRequest, type AgentProtocolStatus, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';

@@ -11,7 +11,7 @@ import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
 import { newThreadState, type AgentEvent, type ApprovalRequest } from '../../core/agent/types';
-import { parseMountFlags } from '../../core/backends/mounts/mount-table';
+import { parseMountFlags } from '../../core/backends/mounts/mount-flags';
 import { ApprovalService } from '../approvals/approval-service';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { expandInput, isInputError, messageText } from '../commands/person-input';

@@ -5,7 +5,8 @@
 // saves keys in, else the provider's variables.
 
 import type { OverSettingsFlags } from '../base/session-flags';
-import { createChatModel, describedModel, parseModelSpec } from '../../core/models/create-model';
+import { createChatModel, describedModel } from '../../core/models/create-model';
+import { parseModelSpec } from '../../core/models/model-spec';
 import { ModelConfigError } from '../../core/models/errors';
 import type { RetryPolicy } from '../../core/models/retry';
 import type { ChatModel, ProviderName } from '../../core/models/types';
@@ -106,16 +107,5 @@ function providerOf(spec: string): ProviderName | undefined {
     return parseModelSpec(spec).provider;
   } catch {
     return undefined;
-  }
-}
-
-/** A `provider:model` spec, checked (a bad one is bad usage). */
-export function checkedModelSpec(spec: string): string {
-  try {
-    parseModelSpec(spec);
-    return spec;
-  } catch (err) {
-    if (err instanceof ModelConfigError) throw new ContractError(err.message, 'bad_request');
-    throw err;
   }
 }

@@ -16,7 +16,7 @@ import { createDefaultMounts } from '../../core/backends/mounts/mounts';
 import { type MountSpec } from '../../core/backends/mounts/mount-spec';
 import type { Backend } from '../../core/backends/protocol';
 import { openDatabase } from '../../core/backends/store/store';
-import { parseModelSpec } from '../../core/models/create-model';
+import { parseModelSpec } from '../../core/models/model-spec';
 
 
 

@@ -1,7 +1,7 @@
 // Settings › Mounts (SPEC §13): the person's mounts, saved or set by a flag, and a git mount's history.
 
 import { MountSpecError, parseMountPrefix } from '../../core/backends/mounts/mount-spec';
-import { localMountProblem, parseSavedMount } from '../../core/backends/mounts/mount-table';
+import { localMountProblem, parseSavedMount } from '../../core/backends/mounts/mount-flags';
 import { answerWithin, LATER } from '../base/answer-within';
 import { ContractError } from '../contract';
 import type { HandlersFor, WindowServices } from './handlers';

@@ -2,7 +2,7 @@
 // checkpoints and the usage report (SPEC §6, §8, §17).
 
 import type { ApprovalDecision } from '../../core/agent/types';
-import { parseModelSpec } from '../../core/models/create-model';
+import { parseModelSpec } from '../../core/models/model-spec';
 import { ModelConfigError } from '../../core/models/errors';
 import { expandInput, isInputError, messageText, type InputOutcome } from '../commands/person-input';
 import { listCommands } from '../commands/slash-commands';

@@ -27,7 +27,10 @@ const MAX_LOG_BYTES = 4 * 1024 * 1024;
 // An ES module, as the `deepdesk` bin is: a CommonJS eval would leave a global `require` that
 // resolves from the host's working folder, and libraries that probe for one (the Daytona SDK)
 // would load their dependencies from there.
-const RUN_ENTRY = `import { pathToFileURL } from 'node:url';
+// V8's compile cache as bin/deepdesk.mjs keeps it (Node 22.1+): a host starts faster.
+const RUN_ENTRY = `import module from 'node:module';
+import { pathToFileURL } from 'node:url';
+module.enableCompileCache?.();
 const [entry, ...argv] = process.argv.slice(1);
 const { main } = await import(pathToFileURL(entry).href);
 process.exitCode = await main(argv);`;

@@ -24,7 +24,7 @@
 // Paths that were read-only during the run are not checked afterwards: the command could
 // not have changed them, so a change there is the person's own.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, readlink, rename, rm, symlink, writeFile, chmod } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { BlockedItem } from '../sandbox/blocked';
@@ -115,6 +115,8 @@ export const GIT_DIR_SURFACE: {
 const MAX_INCLUDE_DEPTH = 10;
 /** Walk this many folders at once (the work is readdir calls, in libuv's pool). */
 const WALK_CONCURRENCY = 16;
+/** A walk lets the event loop run after this many folders. */
+const YIELD_EVERY_FOLDERS = 256;
 
 /** A name in a folder, and whether it is a folder or a file (a link is neither). */
 export interface NameEntry {
@@ -355,8 +357,14 @@ class SurfaceReader {
     const last = cache?.last;
     const seen = new Map<string, WalkedFolder>();
     const queue: string[] = [this.projectDir];
+    let sinceYield = 0;
     const worker = async (): Promise<void> => {
       for (let dir = queue.pop(); dir !== undefined; dir = queue.pop()) {
+        // Unchanged folders are a synchronous stat each: the event loop gets its turn between batches.
+        if (++sinceYield >= YIELD_EVERY_FOLDERS) {
+          sinceYield = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         const folder = this.fs.asReal(dir) ? await walkedFolder(dir, cache !== undefined, last) : await folderIn(this.fs, dir);
         if (!folder) continue;
         seen.set(dir, folder);
@@ -408,7 +416,9 @@ async function walkedFolder(dir: string, withStat: boolean, last: LastWalk | und
   let stat: WalkedFolder['stat'];
   if (withStat) {
     try {
-      const st = await lstat(dir);
+      // Synchronous: a stat of a folder whose inode is cached takes microseconds, a trip through
+      // the thread pool far longer, and an unchanged folder of a big tree is this stat alone.
+      const st = lstatSync(dir);
       if (!st.isDirectory()) return undefined;
       stat = { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs };
     } catch {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { collectResponse } from './collect';
-import { createChatModel, parseModelSpec } from './create-model';
+import { createChatModel } from './create-model';
+import { parseModelSpec } from './model-spec';
 import { ModelConfigError, ModelError } from './errors';
 
 describe('parseModelSpec', () => {

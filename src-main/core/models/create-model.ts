@@ -12,7 +12,7 @@ import { mediaInputOverride, type MediaInputOverrides } from '../media/override'
 import { DEFAULT_CONTEXT_WINDOW, contextWindowFor } from './model-info';
 import type { RetryPolicy } from './retry';
 import type { PromptMapping } from './to-sdk-prompt';
-import { PROVIDERS } from './types';
+import { parseModelSpec } from './model-spec';
 import { allProviderKeyVariables, keyVariablesText, providerCredential } from './provider-keys';
 import { resolvePrice, type PriceOverride } from './model-info';
 
@@ -33,12 +33,6 @@ export interface CreateChatModelOptions {
   priceOverrides?: Readonly<Record<string, PriceOverride>>;
 }
 
-export interface ModelSpec {
-  provider: ProviderName;
-  model: string;
-}
-
-const EXAMPLE = 'e.g. anthropic:claude-sonnet-4-5, openai:gpt-4.1, google:gemini-2.5-flash, ollama:qwen3:8b';
 export const ANTHROPIC_URL = 'https://api.anthropic.com/v1';
 export const OPENAI_URL = 'https://api.openai.com/v1';
 export const GOOGLE_URL = 'https://generativelanguage.googleapis.com/v1beta';
@@ -52,24 +46,6 @@ const REASONING_MODEL = /codex|^o\d|^gpt-5|deep-research/;
 const GEMINI_THINKING = /^(models\/)?gemini-(2\.5|3)/;
 /** Models OpenAI serves only through the Responses API. */
 const RESPONSES_ONLY = /codex|^o[13]-pro|^gpt-5(\.\d+)?-pro|deep-research|computer-use/;
-
-/** Splits 'provider:model' at the first colon (Ollama tags have colons of their own). */
-export function parseModelSpec(spec: string): ModelSpec {
-  const trimmed = spec.trim();
-  const colon = trimmed.indexOf(':');
-  if (colon <= 0) {
-    throw new ModelConfigError(`Invalid model "${spec}": expected PROVIDER:MODEL (${EXAMPLE}); providers: ${PROVIDERS.join(', ')}`);
-  }
-  const written = trimmed.slice(0, colon).toLowerCase();
-  // Deep Agents names Gemini `google_genai:MODEL` (LangChain's provider id).
-  const provider = written === 'google_genai' ? 'google' : written;
-  const model = trimmed.slice(colon + 1).trim();
-  if (!(PROVIDERS as readonly string[]).includes(provider)) {
-    throw new ModelConfigError(`Unknown model provider "${trimmed.slice(0, colon)}" in "${spec}"; use one of: ${PROVIDERS.join(', ')}`);
-  }
-  if (model === '') throw new ModelConfigError(`Missing model name in "${spec}": expected PROVIDER:MODEL (${EXAMPLE})`);
-  return { provider: provider as ProviderName, model };
-}
 
 export function createChatModel(options: CreateChatModelOptions): ChatModel {
   const { provider, model } = parseModelSpec(options.model);

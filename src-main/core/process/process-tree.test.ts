@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { collectProcessTree, isProcessAlive, killProcessGroup, killProcessTree, sendSignal } from './process-tree';
+import { collectProcessTree, isProcessAlive, killProcessGroup, killProcessTree, pidMark, sendSignal } from './process-tree';
 
 let dir: string;
 const started: number[] = [];
@@ -80,6 +80,32 @@ describe('process tree', () => {
 
     await killProcessTree(root, { marker, graceMs: 1000 });
     for (const pid of pids) expect(isProcessAlive(pid), `pid ${pid}`).toBe(false);
+  });
+
+  it('reads only the pids given out after the mark, and still finds an orphan that left the session once the root is reaped (a hook)', async () => {
+    const marker = `DEEPDESK_TEST_MARK=${process.pid}b${Date.now()}`;
+    const file = (name: string): string => join(dir, name);
+    const before = pidMark();
+    if (process.platform === 'linux') expect(before).toBeDefined();
+    const child = spawn('/bin/bash', ['-c', `( setsid sh -c 'echo $$ > ${file('orphan')}; exec sleep 30' & ) ; exit 0`], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...process.env, DEEPDESK_TEST_MARK: marker.split('=')[1] },
+    });
+    const root = child.pid as number;
+    await new Promise((resolve) => child.once('exit', resolve));
+    const [orphan] = await waitFor(() => readPids(file('orphan')).length > 0 && readPids(file('orphan')));
+    started.push(orphan!);
+    // Neither in the root's group nor its session: the marker finds it, on the narrowed scan too.
+    expect(collectProcessTree(root, marker, true, undefined, before)).toEqual([orphan]);
+    await killProcessTree(root, { marker, rootReaped: true, graceMs: 1000, ...(before !== undefined ? { before } : {}) });
+    expect(isProcessAlive(orphan!)).toBe(false);
+
+    // A root that started nothing: no pid was given out after its, and nothing is read.
+    const quiet = pidMark();
+    const lone = spawn('/bin/sh', ['-c', 'exit 0'], { detached: true, stdio: 'ignore' });
+    await new Promise((resolve) => lone.once('exit', resolve));
+    expect(collectProcessTree(lone.pid as number, marker, true, undefined, quiet)).toEqual([]);
   });
 
   it('escalates to SIGKILL for processes that ignore SIGTERM', async () => {

@@ -4,7 +4,7 @@
 // marker variable in their environment (/proc/<pid>/environ, Linux only).
 import { querySync } from './spawn';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** The variable that marks every process a command or a supervised process starts, so that all of them can be found. */
 export const EXEC_MARKER_VAR = 'DEEPDESK_EXEC_ID';
@@ -39,6 +39,18 @@ export interface KillTreeOptions {
    * costly part of a scan).
    */
   rootStart?: number;
+  /**
+   * Where pid allocation stood just before the root was started (pidMark): every process of
+   * its tree got a pid given out since, so a scan reads only those (none when no pid was given
+   * out since: the usual end of a hook).
+   */
+  before?: PidMark;
+}
+
+/** The last pid given out in this pid namespace, and the forks since boot (Linux). */
+export interface PidMark {
+  lastPid: number;
+  forks: number;
 }
 
 const HAS_PROC = (() => {
@@ -49,6 +61,66 @@ const HAS_PROC = (() => {
     return false;
   }
 })();
+
+/**
+ * /proc is this process's pid namespace's (its pids are ours) and tells where pid allocation
+ * stands; otherwise no scan is narrowed.
+ */
+const PIDS_IN_ORDER = (() => {
+  if (!HAS_PROC) return false;
+  try {
+    return readlinkSync('/proc/self') === String(process.pid) && readPidMark() !== undefined && pidMax() !== undefined;
+  } catch {
+    return false;
+  }
+})();
+
+function pidMax(): number | undefined {
+  const max = Number(readFileSync('/proc/sys/kernel/pid_max', 'utf8').trim());
+  return Number.isInteger(max) && max > 0 ? max : undefined;
+}
+
+function readPidMark(): PidMark | undefined {
+  const lastPid = Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8').trim());
+  const forks = Number(/^processes (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1] ?? NaN);
+  return Number.isInteger(lastPid) && Number.isInteger(forks) ? { lastPid, forks } : undefined;
+}
+
+/** Where pid allocation stands now (read it just before starting a tree's root); undefined where the platform does not tell. */
+export function pidMark(): PidMark | undefined {
+  if (!PIDS_IN_ORDER) return undefined;
+  try {
+    return readPidMark();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The pids given out from the root's on (the root's included), or undefined when that cannot
+ * be told (a scan then reads every process). The kernel gives pids out in turn, wrapping at
+ * pid_max; while fewer processes were forked since `before` (threads included, on the whole
+ * machine) than it takes to come round again, every process started after the root has a pid
+ * on the arc from the root's to the last one given out. `none`: no pid was given out after
+ * the root's.
+ */
+function pidsFromRoot(rootPid: number, before: PidMark | undefined): { has: (pid: number) => boolean; none: boolean } | undefined {
+  if (before === undefined || !PIDS_IN_ORDER) return undefined;
+  let now: PidMark | undefined;
+  let max: number | undefined;
+  try {
+    now = readPidMark();
+    max = pidMax();
+  } catch {
+    return undefined;
+  }
+  // Pids below 300 are not handed out again after a wrap; a margin of as many more.
+  if (now === undefined || max === undefined || now.forks - before.forks >= max - 600) return undefined;
+  const onArc = (from: number, to: number, pid: number): boolean => (to >= from ? pid > from && pid <= to : pid > from || pid <= to);
+  // The root's pid was given out after the mark, or the mark is not this root's.
+  if (!onArc(before.lastPid, now.lastPid, rootPid)) return undefined;
+  return { has: (pid) => pid === rootPid || onArc(rootPid, now.lastPid, pid), none: now.lastPid === rootPid };
+}
 
 /** Parses /proc/<pid>/stat; the command name may itself contain spaces and parentheses. */
 function readProcStat(pid: number): (Omit<ProcessInfo, 'marked'> & { start: number }) | undefined {
@@ -81,13 +153,18 @@ function environHas(pid: number, marker: string): boolean {
   }
 }
 
-/** A snapshot of the processes on the machine (those we may see); the marker is looked for in those started at or after `markedSince`. */
-export function listProcesses(marker?: string, markedSince?: number): ProcessInfo[] {
+/**
+ * A snapshot of the processes on the machine (those we may see); the marker is looked for in
+ * those started at or after `markedSince`. With `only`, the processes whose pids it takes
+ * (the others are not read).
+ */
+export function listProcesses(marker?: string, markedSince?: number, only?: (pid: number) => boolean): ProcessInfo[] {
   if (HAS_PROC) {
     const out: ProcessInfo[] = [];
     for (const name of readdirSync('/proc')) {
       if (!/^\d+$/.test(name)) continue;
       const pid = Number(name);
+      if (only !== undefined && !only(pid)) continue;
       const stat = readProcStat(pid);
       if (!stat) continue;
       const { start, ...info } = stat;
@@ -124,8 +201,11 @@ function protectedPids(processes: ProcessInfo[]): Set<number> {
  * group and session (which include the leader itself), everything carrying the marker, and
  * all their descendants. The root pid alone is not trusted: once reaped it may be reused.
  */
-export function collectProcessTree(rootPid: number, marker?: string, rootReaped = false, rootStart?: number): number[] {
-  const processes = listProcesses(marker, rootStart);
+export function collectProcessTree(rootPid: number, marker?: string, rootReaped = false, rootStart?: number, before?: PidMark): number[] {
+  const since = pidsFromRoot(rootPid, before);
+  // No pid given out after the root's: its tree is the root alone, and it was reaped.
+  if (since?.none === true && rootReaped) return [];
+  const processes = listProcesses(marker, rootStart, since?.has);
   const keep = protectedPids(processes);
   const children = new Map<number, number[]>();
   for (const p of processes) {
@@ -218,7 +298,7 @@ async function waitUntilDead(pids: number[], timeoutMs: number): Promise<number[
  */
 export async function killProcessTree(rootPid: number, options: KillTreeOptions = {}): Promise<void> {
   const graceMs = options.graceMs ?? 1000;
-  let pids = collectProcessTree(rootPid, options.marker, options.rootReaped, options.rootStart);
+  let pids = collectProcessTree(rootPid, options.marker, options.rootReaped, options.rootStart, options.before);
   sendSignal(-rootPid, 'SIGTERM');
   // Nothing of a reaped root's tree is left, so nothing can have forked since: the usual end
   // of a short-lived process (a hook) needs no second scan of /proc (~4 ms).
@@ -228,7 +308,7 @@ export async function killProcessTree(rootPid: number, options: KillTreeOptions 
   for (const pid of pids) sendSignal(pid, 'SIGCONT');
   await waitUntilDead(pids, graceMs);
   for (let round = 0; round < 5; round++) {
-    pids = collectProcessTree(rootPid, options.marker, options.rootReaped, options.rootStart);
+    pids = collectProcessTree(rootPid, options.marker, options.rootReaped, options.rootStart, options.before);
     if (pids.length === 0) return;
     sendSignal(-rootPid, 'SIGKILL');
     for (const pid of pids) sendSignal(pid, 'SIGKILL');

@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { isExecutable } from '../fs/file-checks';
 import { collectPtyRun, endPty, startCommandPty, type PtyRunOptions } from './pty-run';
 import type { StepAttribution } from './attribution';
-import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker, processStartTicks } from './process-tree';
+import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker, pidMark, processStartTicks } from './process-tree';
 import { watchProcessGroup } from './watchdog';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
 import type { ExecuteResult } from '../backends/protocol';
@@ -135,32 +135,38 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
     return spawnAndCollect(spec, marker, nonce, opts);
   }
 
-  let prepared: PreparedCommand;
-  try {
-    prepared = await opts.sandbox.prepare(spec, opts.attribution ? { attribution: opts.attribution } : {});
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return { output: `Could not start the sandbox: ${message}`, exitCode: 127, truncated: false, sandboxed: true };
-  }
-  try {
-    if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START, sandboxed: true };
-    const result = await spawnAndCollect(prepared, marker, nonce, opts);
-    const blocked = await prepared.blockedLine(result.output, result.exitCode);
-    if (!blocked) return { ...result, sandboxed: true };
-    return { ...result, output: composeOutput(result.output, blocked), sandboxed: true, sandboxBlocked: blocked };
-  } finally {
-    await prepared.dispose();
+  // A socket in /tmp that vanished between the run's scan and bwrap's mount fails the launch
+  // before the command starts: prepared again (a fresh scan), it is launched once more.
+  for (let attempt = 1; ; attempt++) {
+    let prepared: PreparedCommand;
+    try {
+      prepared = await opts.sandbox.prepare(spec, opts.attribution ? { attribution: opts.attribution } : {});
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      return { output: `Could not start the sandbox: ${message}`, exitCode: 127, truncated: false, sandboxed: true };
+    }
+    try {
+      if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START, sandboxed: true };
+      const result = await spawnAndCollect(prepared, marker, nonce, opts);
+      if (attempt === 1 && prepared.launchRaced?.(result.output, result.exitCode) === true) continue;
+      const blocked = await prepared.blockedLine(result.output, result.exitCode);
+      if (!blocked) return { ...result, sandboxed: true };
+      return { ...result, output: composeOutput(result.output, blocked), sandboxed: true, sandboxBlocked: blocked };
+    } finally {
+      await prepared.dispose();
+    }
   }
 }
 
 async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string, opts: RunInPtyOptions): Promise<ExecuteResult> {
+  const before = pidMark();
   const started = startCommandPty({ file: spec.file, args: spec.args, cwd: spec.cwd, env: spec.env, term: spec.env.TERM }, opts);
   if ('failed' in started) return started.failed;
   const proc = started.proc;
 
   const pid = proc.pid;
   const rootStart = processStartTicks(pid);
-  const tree = { marker, ...(rootStart !== undefined ? { rootStart } : {}) };
+  const tree = { marker, ...(rootStart !== undefined ? { rootStart } : {}), ...(before !== undefined ? { before } : {}) };
   // A Deepdesk killed outright (SIGKILL, a crash) cannot stop the command: the watchdog does,
   // its group and whatever carries its marker (nohup'd or setsid'd children too).
   const unwatch = watchProcessGroup(pid, marker);

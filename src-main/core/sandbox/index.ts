@@ -311,11 +311,17 @@ class OsSandbox implements Sandbox {
         return items;
       })());
 
+    const hiddenPaths = new Set(resolved.hidden.map((h) => h.path));
     return {
       file,
       args,
       cwd: spec.cwd,
       env,
+      launchRaced: (output, exitCode) => {
+        if (this.launcher.kind !== 'bubblewrap' || exitCode !== 1) return false;
+        const path = vanishedMountTarget(output);
+        return path !== undefined && hiddenPaths.has(path) && !entryExists(path);
+      },
       async blockedLine(output: string): Promise<string | undefined> {
         // After the layer was applied: a path the output names (a link the command made) is then in the folder.
         const enforcedItems = await enforce();
@@ -336,5 +342,27 @@ class OsSandbox implements Sandbox {
       },
       ...(longLived ? { checkNow: liveSurfaceCheck({ policy: resolved, before: gitBefore, untouchable, cache: walkCache, missingProtected }) } : {}),
     };
+  }
+}
+
+/**
+ * The path bubblewrap could not cover because it vanished after the run was prepared, when
+ * the output is that error alone (bwrap stops before the command starts): the mount point
+ * gone between its check and the mount, or gone before the check on a read-only root (then
+ * bwrap tries to make it).
+ */
+export function vanishedMountTarget(output: string): string | undefined {
+  const text = output.replace(/\r/g, '').trim();
+  if (text.includes('\n')) return undefined;
+  const match = /^bwrap: (?:Can't bind mount \S+ on \/newroot(\/\S+): No such file or directory|Can't create file at (\/\S+): Read-only file system)$/.exec(text);
+  return match?.[1] ?? match?.[2];
+}
+
+function entryExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }

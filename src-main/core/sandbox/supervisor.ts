@@ -9,7 +9,7 @@
 // checked again before anything it answers is accepted (checkEffects) and at its end.
 import type { ChildProcess } from 'node:child_process';
 import { spawnPipe } from '../process/spawn';
-import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker, processStartTicks, type KillTreeOptions } from '../process/process-tree';
+import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker, pidMark, processStartTicks, type KillTreeOptions, type PidMark } from '../process/process-tree';
 import { createSandbox, detectSandbox } from './index';
 import { realPathOf } from '../fs/real-path';
 import type { CommandSpec, LiveCheck, PreparedCommand } from './types';
@@ -57,12 +57,14 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
   const checkEffects = reportingCheck(prepared, log);
   let guard: GitGuard | undefined;
   let child: ChildProcess;
+  let before: PidMark | undefined;
   try {
     // Watching before it starts: nothing it does goes unseen.
     if (prepared?.checkNow && spec.sandbox !== false) {
       const writableOutside = prepared.env.TMPDIR !== undefined ? [realPathOf(prepared.env.TMPDIR)] : [];
       guard = await startGitGuard({ folder: realPathOf(spec.sandbox.projectDir), check: checkEffects, report: (line) => log.note(line), writableOutside });
     }
+    before = pidMark();
     child = await spawnChild(command, spec.command, spec.role ?? 'server');
   } catch (err) {
     await guard?.close();
@@ -74,7 +76,7 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
   // before anything else can go wrong.
   const release = diesWithDeepdesk ? () => undefined : watchProcessGroup(pid, marker);
   const rootStart = processStartTicks(pid);
-  const tree: TreeOf = { marker, ...(rootStart !== undefined ? { rootStart } : {}) };
+  const tree: TreeOf = { marker, ...(rootStart !== undefined ? { rootStart } : {}), ...(before !== undefined ? { before } : {}) };
   const supervised = new Supervised(child, pid, tree, log, checkEffects, async () => {
     release();
     await guard?.close();
@@ -127,8 +129,8 @@ function spawnChild(command: CommandSpec, name: string, role: 'server' | 'hook')
   });
 }
 
-/** How a supervised process's tree is found: its marker, and its start (process-tree.ts). */
-type TreeOf = Pick<KillTreeOptions, 'rootStart'> & { marker: string };
+/** How a supervised process's tree is found: its marker, its start and the pids given out before it (process-tree.ts). */
+type TreeOf = Pick<KillTreeOptions, 'rootStart' | 'before'> & { marker: string };
 
 class Supervised implements SupervisedProcess {
   readonly stdin;

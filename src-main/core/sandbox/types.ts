@@ -38,6 +38,13 @@ export interface PreparedCommand extends CommandSpec {
   /** Frees per-run resources (temp dirs, proxies). */
   dispose(): Promise<void>;
   /**
+   * The launch failed before the command started, because a path this run hides (a socket in
+   * /tmp, scanned when it was prepared) vanished before the sandbox could cover it: the
+   * sandbox's own error, alone, naming such a path that is gone now. Prepared again (a fresh
+   * scan), the command can be launched once more.
+   */
+  launchRaced?(output: string, exitCode: number | null): boolean;
+  /**
    * A long-lived process only (sandbox/live-guard.ts): checks git's surface in the folder now,
    * against what it was before the process started, and undoes what the process could have
    * planted. Rejects when the check could not be made.

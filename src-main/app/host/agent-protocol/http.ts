@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { isLoopback } from '../../contract/listen-address';
+import { jsonChunks } from '../../../core/text/json-chunks';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -116,7 +117,7 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
   }, (req, res) => {
     void serve(req, res).catch((err: unknown) => {
       options.log?.(`agent protocol: ${err instanceof Error ? err.message : String(err)}`);
-      if (!res.headersSent) sendJson(res, 500, { detail: 'Internal server error' }, {});
+      if (!res.headersSent) void sendJson(res, 500, { detail: 'Internal server error' }, {});
       else res.destroy();
     });
   });
@@ -264,9 +265,41 @@ async function sendWaited(res: ServerResponse, answer: Promise<unknown>, headers
   res.end();
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
-  const text = JSON.stringify(body ?? null);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(text);
+/** Past this, a JSON answer is sent as it is written (chunked), waiting for the client to take each piece. */
+const JSON_PIECE_CHARS = 64 * 1024;
+
+/**
+ * A JSON answer. A small one is sent whole; a large one (a long thread's state: megabytes) in
+ * pieces as they are written, never held whole as one string.
+ */
+async function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
+  let pending = '';
+  let started = false;
+  const send = async (text: string): Promise<void> => {
+    if (!started) {
+      res.writeHead(status, { ...headers, 'content-type': 'application/json' });
+      started = true;
+    }
+    if (!res.destroyed && !res.write(text)) await drained(res);
+  };
+  for (const piece of jsonChunks(body ?? null)) {
+    if (piece.length < JSON_PIECE_CHARS) {
+      pending += piece;
+      if (pending.length < JSON_PIECE_CHARS) continue;
+      await send(pending);
+      pending = '';
+      continue;
+    }
+    if (pending !== '') await send(pending);
+    pending = '';
+    await send(piece);
+    if (res.destroyed) return;
+  }
+  if (!started) {
+    res.writeHead(status, { ...headers, 'content-type': 'application/json' }).end(pending);
+    return;
+  }
+  if (!res.destroyed) res.end(pending);
 }
 
 function keyMatches(given: string | string[] | undefined, key: string): boolean {

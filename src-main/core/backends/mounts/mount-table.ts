@@ -4,14 +4,12 @@
 // GitMountBackend cloned under `<data-dir>/mounts`. Backends are kept while their mount is
 // unchanged, so a git mount's clone and pending step survive a change to another mount.
 
-import { statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { resolve as resolvePath } from 'node:path';
 import { FilesystemBackend } from '../filesystem/filesystem';
 import { GitMountBackend } from '../git-mount/git-mount';
-import { checkMountTable, describeMountSource, MountSpecError, parseMountSpec, type MountSpec } from './mount-spec';
+import { describeMountSource, type MountSpec } from './mount-spec';
 import type { Backend } from '../protocol';
 import { readOnlyBackend } from './read-only';
+import { localMountProblem, parseSavedMount, type SavedMount } from './mount-flags';
 
 export interface MountRoute {
   prefix: string;
@@ -37,41 +35,7 @@ export interface MountInfo {
   problem?: string;
 }
 
-/** A mount the person wrote down (Settings stores `{prefix, spec}`). */
-export interface SavedMount {
-  prefix: string;
-  spec: string;
-}
-
-/** `--mount` values, relative folders taken from `cwd`; throws MountSpecError (bad usage). */
-export function parseMountFlags(flags: readonly string[], cwd: string = process.cwd()): MountSpec[] {
-  const specs = flags.map((flag) => {
-    try {
-      return parseMountSpec(flag, cwd, nodePaths());
-    } catch (err) {
-      if (err instanceof MountSpecError) throw new MountSpecError(`--mount ${flag}: ${err.message}`);
-      throw err;
-    }
-  });
-  checkMountTable(specs);
-  return specs;
-}
-
-/** A saved mount as a spec (no base folder: Settings' folders are absolute or ~/…). */
-export function parseSavedMount(saved: SavedMount): MountSpec {
-  return parseMountSpec(`${saved.prefix}=${saved.spec}`, undefined, nodePaths());
-}
-
-/** Why a local mount's folder cannot be mounted, or null (git mounts are checked on use). */
-export function localMountProblem(spec: MountSpec): string | null {
-  if (spec.source.kind !== 'local') return null;
-  try {
-    if (!statSync(spec.source.path).isDirectory()) return `${spec.source.path} is not a folder`;
-  } catch {
-    return `folder not found: ${spec.source.path}`;
-  }
-  return null;
-}
+export type { SavedMount };
 
 export interface MountTableOptions {
   /** `<data-dir>/mounts`: git mounts' clones. */
@@ -218,8 +182,4 @@ export class MountTable {
 
 async function closeBackend(backend: Backend | undefined): Promise<void> {
   if (backend instanceof GitMountBackend) await backend.close().catch(() => undefined);
-}
-
-function nodePaths() {
-  return { home: homedir(), resolve: (base: string, path: string) => resolvePath(base, path) };
 }

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { jsonChunks } from './json-chunks';
+
+const joined = (value: unknown): string => [...jsonChunks(value)].join('');
+
+describe('jsonChunks', () => {
+  it('joins to exactly what JSON.stringify writes', () => {
+    const long = Array.from({ length: 200 }, (_, i) => (i % 7 === 0 ? undefined : i % 5 === 0 ? () => i : { i, s: `"x${i}"\n`, d: new Date(i), nested: [1, undefined, { a: undefined }] }));
+    for (const value of [
+      { values: { messages: long, todos: [] }, next: [], metadata: { step: 3, parents: {} }, created_at: null, skipped: undefined },
+      long,
+      [],
+      {},
+      null,
+      'text',
+      42,
+      { toJSON: () => ({ replaced: true }) },
+      Object.assign(Object.create(null) as object, { a: 1 }),
+      { map: new Map([[1, 2]]), nan: Number.NaN, inf: -Infinity },
+    ]) {
+      expect(joined(value)).toBe(JSON.stringify(value));
+    }
+  });
+
+  it('writes a long array a batch of members at a time', () => {
+    const pieces = [...jsonChunks({ messages: Array.from({ length: 1000 }, (_, i) => ({ i })) })];
+    expect(pieces.length).toBeGreaterThan(10);
+  });
+});

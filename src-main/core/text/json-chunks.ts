@@ -1,0 +1,45 @@
+// JSON.stringify's text in pieces: an answer of many megabytes (a long thread's state) is
+// written as it is made, never held whole as one string. The pieces joined are exactly
+// JSON.stringify(value) for the data a reply holds (plain objects, arrays, strings, numbers,
+// booleans, null; toJSON honoured): objects are walked key by key, a long array batch of
+// members at a time, and everything else is left to JSON.stringify.
+
+/** Arrays longer than this are written a member at a time. */
+const LONG_ARRAY = 64;
+/** Members of a long array stringified together. */
+const ARRAY_BATCH = 64;
+
+export function* jsonChunks(value: unknown): Generator<string> {
+  if (Array.isArray(value) && value.length > LONG_ARRAY) {
+    // A batch of members at a time: JSON.stringify is fastest on one call, and a batch's text
+    // is the array's own between its brackets (a missing member is null in both).
+    yield '[';
+    for (let i = 0; i < value.length; i += ARRAY_BATCH) {
+      const text = JSON.stringify(value.slice(i, i + ARRAY_BATCH));
+      yield `${i > 0 ? ',' : ''}${text.slice(1, -1)}`;
+    }
+    yield ']';
+    return;
+  }
+  if (isPlainObject(value)) {
+    yield '{';
+    let first = true;
+    for (const key of Object.keys(value)) {
+      const member = value[key];
+      if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+      yield `${first ? '' : ','}${JSON.stringify(key)}:`;
+      first = false;
+      yield* jsonChunks(member);
+    }
+    yield '}';
+    return;
+  }
+  yield (JSON.stringify(value) as string | undefined) ?? 'null';
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
