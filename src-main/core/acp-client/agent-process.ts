@@ -79,6 +79,12 @@ function dropAllowRules(file: string, edit: (json: Record<string, unknown>) => v
   }
 }
 
+/**
+ * Variables of Deepdesk's environment an agent is never given: they switch an agent out of its
+ * most-asking setting (Claude Code's adapter allows skipping every permission under IS_SANDBOX).
+ */
+export const AGENT_DROPPED_ENV: readonly string[] = ['IS_SANDBOX'];
+
 /** Starts the agent's process tree contained; rejects where no sandbox is available (it is never started unsandboxed). */
 export function startAgentProcess(launch: AgentLaunch): Promise<SupervisedProcess> {
   mkdirSync(launch.privateHome, { recursive: true, mode: 0o700 });
@@ -91,13 +97,15 @@ export function startAgentProcess(launch: AgentLaunch): Promise<SupervisedProces
     ...(launch.allowedDomains?.length ? { allowedDomains: launch.allowedDomains } : {}),
     ...(launch.forwards?.length ? { forwards: launch.forwards } : {}),
   });
+  const baseEnv = { ...(launch.baseEnv ?? process.env) };
+  for (const name of AGENT_DROPPED_ENV) delete baseEnv[name];
   return startProcess({
     role: 'agent',
     command: launch.command,
     args: launch.args,
     cwd: launch.folder,
     env: { ...launch.env, HOME: launch.privateHome, USERPROFILE: launch.privateHome },
-    ...(launch.baseEnv ? { baseEnv: launch.baseEnv } : {}),
+    baseEnv,
     sandbox: policy,
     logLines: 400,
   });
