@@ -15,6 +15,7 @@ import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicRep
 import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate } from './acp-client';
 import { startAgentProcess } from './agent-process';
 import { liveProcesses } from '../process/spawn';
+import { startScriptedGeminiServer, type GeminiRequest, type GeminiStep } from '../models/testing/scripted-gemini-server';
 import { startMeteringProxy, type MeteredCall, type MeteringProxy } from './metering-proxy';
 
 const REPO = join(__dirname, '..', '..', '..');
@@ -251,4 +252,58 @@ describe('the real adapters in the sandbox, on scripted models', async () => {
     // `stop` left no process of the agent's.
     expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
   }, 180_000);
+
+  it.skipIf(!available)('Gemini CLI: its write_file goes through Deepdesk after the person allowed once; the proxy meters each call', async () => {
+    const s = scene();
+    cleanups.push(...s.cleanup);
+    process.env.HOME = s.home;
+    const target = join(s.folder, 'hello.txt');
+    // Gemini CLI cannot create a file through the client's fs (acp-agents-offline.md): it overwrites one.
+    writeFileSync(target, 'old\n');
+    const script = (request: GeminiRequest): GeminiStep => {
+      const tools = (request.body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
+      const answered = JSON.stringify(request.body.contents).includes('functionResponse');
+      if (!tools.includes('write_file')) return { parts: [{ text: JSON.stringify({ reasoning: 'simple', model_choice: 'flash' }) }] };
+      if (!answered) return { parts: [{ functionCall: { name: 'write_file', args: { file_path: target, content: 'hi from gemini\n' } } }] };
+      return { parts: [{ text: 'Wrote it.' }] };
+    };
+    const model = await startScriptedGeminiServer(Array.from({ length: 50 }, () => script));
+    cleanups.push(() => model.close());
+    const calls: MeteredCall[] = [];
+    const proxy = await startMeteringProxy({ upstream: model.url.replace(/\/v1beta$/, ''), upstreamHeaders: { 'x-goog-api-key': 'the-persons-key' }, onCall: (c) => calls.push(c) });
+    cleanups.push(() => proxy.close());
+    const proc = await startAgentProcess({
+      command: process.execPath,
+      args: [join(REPO, 'node_modules', '@google', 'gemini-cli', 'bundle', 'gemini.js'), '--acp'],
+      env: { GOOGLE_GEMINI_BASE_URL: `http://127.0.0.1:${MODEL_PORT}`, GEMINI_API_KEY: 'placeholder', GEMINI_CLI_NO_RELAUNCH: 'true' },
+      folder: s.folder,
+      dataDir: s.dataDir,
+      privateHome: join(s.dataDir, 'agents', 'homes', 'gemini'),
+      forwards: [{ port: MODEL_PORT, socket: proxy.socket }],
+    });
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: s.folder, dataDir: s.dataDir }));
+    const backend = new LocalShellBackend({ rootDir: s.folder, ...(sandbox ? { sandbox } : {}) });
+    const asked: AgentApprovalRequest[] = [];
+    const session = new AcpClientSession(proc, {
+      agent: 'Gemini CLI',
+      folder: s.folder,
+      backend,
+      execute: (command, options) => backend.execute(command, options),
+      rules: () => DEFAULT_RULES,
+      ask: async (request) => {
+        asked.push(request);
+        return true;
+      },
+    });
+    cleanups.push(() => session.stop());
+    await session.initialize(120_000);
+    await session.newSession();
+    const turn = await session.prompt('Write hello.txt');
+    expect(turn.stopReason).toBe('end_turn');
+    expect(readFileSync(target, 'utf8')).toBe('hi from gemini\n');
+    expect(asked[0]).toMatchObject({ agent: 'Gemini CLI', operation: { tool: 'edit_file', paths: ['/hello.txt'] } });
+    expect(said(turn.updates)).toContain('Wrote it.');
+    expect(calls.filter((c) => c.usage).length).toBeGreaterThanOrEqual(2);
+    expect(model.requests.every((r) => r.apiKey === 'the-persons-key')).toBe(true);
+  }, 240_000);
 });
