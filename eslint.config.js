@@ -70,7 +70,7 @@ const floorBlocks = CORE_FLOORS.flatMap((floor) => {
 // A file at app's root is not allowed: each helper lives in the folder of its floor.
 export const APP_FLOORS = [
   'contract', 'base', 'settings', 'approvals', 'threads', 'usage', 'telemetry', 'memories', 'mcp', 'plugins', 'extensions', 'trust',
-  'checkpoints', 'terminal', 'workspace', 'modes', 'commands', 'places', 'worktrees', 'sandboxes', 'session', 'window', 'folders', 'host',
+  'checkpoints', 'terminal', 'workspace', 'modes', 'commands', 'places', 'worktrees', 'sandboxes', 'agents', 'session', 'window', 'folders', 'host',
 ];
 // Anchored on the run of `../` so that `../../core/extensions` is not app's `extensions`.
 const appFolderRegex = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
