@@ -82,6 +82,9 @@ export const KNOWN_AGENTS: readonly KnownAgent[] = [
         [
           'model_provider = "deepdesk"',
           'approval_policy = "untrusted"',
+          // Its own bubblewrap cannot nest inside Deepdesk's (no user namespaces there): Deepdesk's
+          // sandbox holds its whole tree instead, and it still asks before what it does not deem safe.
+          'sandbox_mode = "danger-full-access"',
           '',
           '[model_providers.deepdesk]',
           'name = "Deepdesk metered"',

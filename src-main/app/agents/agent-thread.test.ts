@@ -5,7 +5,7 @@
 // contained the same; `stop` leaves no process.
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
@@ -16,6 +16,7 @@ import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { liveProcesses } from '../../core/process/spawn';
 import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../../core/models/testing/scripted-anthropic-server';
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
+import { startScriptedResponsesServer, type ResponsesStep } from '../../core/models/testing/scripted-responses-server';
 import { knownAgent } from './agent-catalog';
 import { startAgentThread } from './agent-thread';
 
@@ -135,4 +136,50 @@ describe('an external agent for a thread', async () => {
     await thread.stop();
     expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
   }, 120_000);
+
+  it.skipIf(!available)('Codex from the catalog: its command asks, naming it; run in its own process, held by the sandbox; metered through its provider configuration', async () => {
+    const { folder, dataDir } = scene();
+    const outside = join(dirname(folder), 'outside-marker.txt');
+    writeFileSync(outside, 'original');
+    const script = (body: Record<string, unknown>): ResponsesStep => {
+      if (JSON.stringify(body.input ?? []).includes('function_call_output')) return { text: 'Ran it.' };
+      return { functionCall: { name: 'exec_command', callId: 'call_1', arguments: JSON.stringify({ cmd: `echo codex > made-by-codex.txt; echo pwned > ${outside}` }) } };
+    };
+    const model = await startScriptedResponsesServer(Array.from({ length: 30 }, () => script));
+    cleanups.push(() => model.close());
+    const db = new Database(join(dataDir, 'ledger.db'));
+    cleanups.push(() => void db.close());
+    const ledger = new UsageLedger(db);
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
+    const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    const asked: AgentApprovalRequest[] = [];
+    const thread = await startAgentThread({
+      agent: { known: knownAgent('codex')!, installRoot: REPO },
+      threadId: 'thread-3',
+      folder,
+      dataDir,
+      backend,
+      execute: (c, o) => backend.execute(c, o),
+      rules: () => DEFAULT_RULES,
+      ask: async (r) => {
+        asked.push(r);
+        return true;
+      },
+      ledger,
+      personKey: 'sk-the-persons-openai-key',
+      upstream: model.url.replace(/\/v1$/, ''),
+    });
+    cleanups.push(() => thread.stop());
+    const turn = await thread.prompt('Make a file');
+    expect(said(turn.updates)).toContain('Ran it.');
+    expect(asked[0]).toMatchObject({ agent: 'Codex', operation: { tool: 'execute', command: `echo codex > made-by-codex.txt; echo pwned > ${outside}` } });
+    // Codex ran it in its own process after the allow-once: the folder changed, outside it nothing did.
+    expect(readFileSync(join(folder, 'made-by-codex.txt'), 'utf8')).toBe('codex\n');
+    expect(readFileSync(outside, 'utf8')).toBe('original');
+    ledger.flush();
+    const rows = db.prepare('SELECT provider FROM model_calls').all() as Array<{ provider: string }>;
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.every((r) => r.provider === 'codex')).toBe(true);
+    expect(model.headers.every((h) => h.authorization === 'Bearer sk-the-persons-openai-key')).toBe(true);
+  }, 240_000);
 });
