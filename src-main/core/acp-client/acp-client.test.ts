@@ -187,3 +187,40 @@ describe('ACP client: the scripted agent in the sandbox', async () => {
     expect(said(turn.updates)).toMatch(/own-write ok\n?.*own-write E/s);
   }, 60_000);
 });
+
+describe('ACP client: after a restart', async () => {
+  const available = (await detectSandbox()).available;
+
+  async function start(root: string, load: boolean): Promise<AcpClientSession> {
+    const folder = join(root, 'project');
+    const dataDir = join(root, 'data');
+    mkdirSync(folder, { recursive: true });
+    mkdirSync(dataDir, { recursive: true });
+    const backend = new LocalShellBackend({ rootDir: folder });
+    const proc = await startAgentProcess({ command: process.execPath, args: [AGENT], env: { SCRIPTED_ACP_LOAD: load ? '1' : '0' }, folder, dataDir, privateHome: join(dataDir, 'home') });
+    const session = new AcpClientSession(proc, { agent: 'Scripted', folder, backend, execute: (c, o) => backend.execute(c, o), rules: () => DEFAULT_RULES, ask: async () => false });
+    await session.initialize();
+    return session;
+  }
+
+  it.skipIf(!available)('continues with session/load where the agent offers it, and says it cannot where it does not', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'acp-restart-')));
+    try {
+      const first = await start(root, true);
+      const id = await first.newSession();
+      await first.stop();
+      const again = await start(root, true);
+      expect(await again.continueSession(id)).toBe(true);
+      expect(again.id).toBe(id);
+      const turn = await again.prompt('say still here');
+      expect(said(turn.updates)).toContain('still here');
+      await again.stop();
+      const without = await start(root, false);
+      expect(await without.continueSession(id)).toBe(false);
+      expect(without.id).toBeUndefined();
+      await without.stop();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
