@@ -182,4 +182,40 @@ describe('an external agent for a thread', async () => {
     expect(rows.every((r) => r.provider === 'codex')).toBe(true);
     expect(model.headers.every((h) => h.authorization === 'Bearer sk-the-persons-openai-key')).toBe(true);
   }, 240_000);
+
+  it.skipIf(!available)('Claude Code continues its session after a restart (session/load from its private home)', async () => {
+    const { folder, dataDir } = scene();
+    const script = (body: Record<string, unknown>): AnthropicReply => {
+      const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
+      if (tools.length === 0) return anthropicMessageStream([{ text: 'A title' }], 'end_turn');
+      return anthropicMessageStream([{ text: JSON.stringify(body.messages).includes('remember the word plum') ? 'I remember plum.' : 'Noted.' }], 'end_turn');
+    };
+    const model = await startScriptedAnthropicServer(Array.from({ length: 40 }, () => script));
+    cleanups.push(() => model.close());
+    const backend = new LocalShellBackend({ rootDir: folder });
+    const start = (continueSessionId?: string) =>
+      startAgentThread({
+        agent: { known: knownAgent('claude-code')!, installRoot: REPO },
+        threadId: 'thread-4',
+        folder,
+        dataDir,
+        backend,
+        execute: (c, o) => backend.execute(c, o),
+        rules: () => DEFAULT_RULES,
+        ask: async () => false,
+        upstream: model.url.replace(/\/v1$/, ''),
+        ...(continueSessionId ? { continueSessionId } : {}),
+      });
+    const first = await start();
+    cleanups.push(() => first.stop());
+    await first.prompt('remember the word plum');
+    const id = first.sessionId;
+    await first.stop();
+    const second = await start(id);
+    cleanups.push(() => second.stop());
+    expect(second.continued).toBe(true);
+    expect(second.sessionId).toBe(id);
+    const turn = await second.prompt('what word?');
+    expect(said(turn.updates)).toContain('I remember plum.');
+  }, 240_000);
 });

@@ -36,6 +36,8 @@ export interface AgentThreadOptions {
   allowedDomains?: string[];
   /** The person's home whose login folders are copied (default the home). */
   personHome?: string;
+  /** After a host restart: the agent's session to continue (session/load or session/resume where it offers one). */
+  continueSessionId?: string;
 }
 
 export interface AgentThread {
@@ -50,6 +52,11 @@ export interface AgentThread {
   budgetReached(): boolean;
   readonly proxy: MeteringProxy | undefined;
   readonly exited: Promise<unknown>;
+  /**
+   * With `continueSessionId`: whether the agent continued it. When it offers neither load nor
+   * resume it cannot, and a new session was started: the thread keeps its own history and says so.
+   */
+  readonly continued: boolean | undefined;
 }
 
 function keyHeaders(agent: KnownAgent, key: string | undefined): Record<string, string> {
@@ -146,9 +153,11 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       await proxy?.close();
     })());
   ref.stop = stop;
+  let continued: boolean | undefined;
   try {
     await session.initialize(120_000);
-    await session.newSession();
+    if (options.continueSessionId !== undefined) continued = await session.continueSession(options.continueSessionId);
+    if (continued !== true) await session.newSession();
   } catch (err) {
     await stop();
     throw err;
@@ -165,5 +174,6 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     budgetReached: () => reached,
     proxy,
     exited: proc.exited,
+    continued,
   };
 }
