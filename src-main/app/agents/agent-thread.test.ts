@@ -18,6 +18,8 @@ import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicRep
 import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
 import { startScriptedResponsesServer, type ResponsesStep } from '../../core/models/testing/scripted-responses-server';
 import { knownAgent } from './agent-catalog';
+import { recorderFor } from '../../core/checkpoints/recorder';
+import { CheckpointStore } from '../../core/checkpoints/store';
 import { startAgentThread } from './agent-thread';
 
 const REPO = join(__dirname, '..', '..', '..');
@@ -150,6 +152,9 @@ describe('an external agent for a thread', async () => {
     const db = new Database(join(dataDir, 'ledger.db'));
     cleanups.push(() => void db.close());
     const ledger = new UsageLedger(db);
+    const store = new CheckpointStore(join(dataDir, 'checkpoints.db'));
+    cleanups.push(() => store.close());
+    const recorder = recorderFor(store, folder);
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
     const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
     const asked: AgentApprovalRequest[] = [];
@@ -159,6 +164,7 @@ describe('an external agent for a thread', async () => {
       folder,
       dataDir,
       backend,
+      checkpoints: recorder,
       execute: (c, o) => backend.execute(c, o),
       rules: () => DEFAULT_RULES,
       ask: async (r) => {
@@ -176,6 +182,9 @@ describe('an external agent for a thread', async () => {
     // Codex ran it in its own process after the allow-once: the folder changed, outside it nothing did.
     expect(readFileSync(join(folder, 'made-by-codex.txt'), 'utf8')).toBe('codex\n');
     expect(readFileSync(outside, 'utf8')).toBe('original');
+    // The turn's change, made in Codex's own process, is checkpointed and attributed to the thread.
+    expect(turn.checkpoint).toMatchObject({ threadId: 'thread-3', kind: 'agent', tool: 'agent:codex', messageLine: 'Make a file' });
+    expect(store.entries(turn.checkpoint!).map((c) => c.path)).toEqual(['made-by-codex.txt']);
     ledger.flush();
     const rows = db.prepare('SELECT provider FROM model_calls').all() as Array<{ provider: string }>;
     expect(rows.length).toBeGreaterThanOrEqual(1);

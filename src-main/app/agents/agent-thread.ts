@@ -11,6 +11,8 @@ import { costAt, resolvePrice } from '../../core/models/model-info';
 import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate, type TurnResult } from '../../core/acp-client/acp-client';
 import { preparePrivateHome, startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteredCall, type MeteringProxy } from '../../core/acp-client/metering-proxy';
+import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
+import type { Checkpoint } from '../../core/checkpoints/types';
 import { agentScript, privateHome, type AddedAgent, type KnownAgent } from './agent-catalog';
 
 /** The port of the agent's own loopback its model is reached on (forwarded to the proxy's socket). */
@@ -36,6 +38,11 @@ export interface AgentThreadOptions {
   allowedDomains?: string[];
   /** The person's home whose login folders are copied (default the home). */
   personHome?: string;
+  /**
+   * The folder's checkpoints: each turn is one step of the thread over the whole folder (the
+   * agent writes in its own process too), recorded before and after it and attributed to the thread.
+   */
+  checkpoints?: CheckpointRecorder;
   /** After a host restart: the agent's session to continue (session/load or session/resume where it offers one). */
   continueSessionId?: string;
 }
@@ -44,8 +51,8 @@ export interface AgentThread {
   readonly label: string;
   readonly session: AcpClientSession;
   readonly sessionId: string;
-  /** The turn counter the ledger rows carry. */
-  prompt(text: string): Promise<TurnResult>;
+  /** One turn (the ledger rows carry its number); with checkpoints, the turn's checkpoint of what changed. */
+  prompt(text: string, messageIndex?: number): Promise<TurnResult & { checkpoint?: Checkpoint }>;
   /** `stop`: cancel, then the tree. */
   stop(): Promise<void>;
   /** Whether the budget stopped it. */
@@ -166,9 +173,13 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     label,
     session,
     sessionId: session.id!,
-    prompt: (text) => {
+    prompt: async (text, messageIndex) => {
       turn++;
-      return session.prompt(text);
+      const recorder = options.checkpoints;
+      if (!recorder) return session.prompt(text);
+      const line = text.split('\n')[0] ?? '';
+      const outcome = await recorder.step({ threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: line, tool: `agent:${name}` }, 'all', () => session.prompt(text));
+      return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint } : {}) };
     },
     stop,
     budgetReached: () => reached,
