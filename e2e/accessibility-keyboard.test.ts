@@ -57,6 +57,8 @@ const messageBox = (page: Page): Locator => page.getByRole('textbox', { name: 'M
 async function typeAndSend(page: Page, text: string): Promise<void> {
   await messageBox(page).focus();
   await page.keyboard.type(text);
+  // All of it is in the box (nothing drew the box anew under the keys) before Enter.
+  await poll(() => messageBox(page).inputValue()).toBe(text);
   await page.keyboard.press('Enter');
 }
 
@@ -87,6 +89,9 @@ describe('the approval loop by keyboard', () => {
     // The second one decided first (Enter on its Approve): the keys go to the one still waiting.
     const [first, second] = [approval(page).nth(0), approval(page).nth(1)];
     await second.getByRole('button', { name: 'Approve', exact: true }).focus();
+    // Still there when Enter goes (an approval drawn anew meanwhile does not take the keys back).
+    await poll(() => focused(page)).toBe('approval Approve');
+    expect(await second.evaluate((el) => el.contains(document.activeElement))).toBe(true);
     await page.keyboard.press('Enter');
     await poll(() => approval(page).count()).toBe(1);
     await poll(() => focused(page)).toBe('approval Approve');
@@ -99,6 +104,26 @@ describe('the approval loop by keyboard', () => {
     await poll(() => focused(page)).toBe('Message');
     await conversation(page).getByText('Done with the files.').waitFor({ timeout: 15_000 });
     expect(await focused(page)).toBe('Message');
+    await page.context().close();
+  });
+});
+
+describe('a just-opened window', () => {
+  it('takes a message sent with Enter before its settings have loaded, and sends it once they have', async () => {
+    // The settings come late (a busy machine): their request is held back for a while.
+    const page = await openApp(e2e.browser, serve.url, {
+      init: () => {
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (this: WebSocket, data: string | ArrayBufferLike | Blob | ArrayBufferView) {
+          if (typeof data === 'string' && data.includes('"method":"settings.get"')) setTimeout(() => send.call(this, data), 1500);
+          else send.call(this, data);
+        };
+      },
+    });
+    await poll(() => messageBox(page).getAttribute('placeholder')).toBe('Loading settings…');
+    await typeAndSend(page, 'sent before loading');
+    await conversation(page).getByText('Noted: sent before loading').waitFor({ timeout: 15_000 });
+    await poll(() => messageBox(page).inputValue()).toBe('');
     await page.context().close();
   });
 });
@@ -174,13 +199,16 @@ describe('moving around', () => {
     }
     const items = threads.locator('.thread-select');
     await poll(() => items.count()).toBeGreaterThanOrEqual(3);
+    // The list has settled: the open thread is in it and none still runs (a run ending re-sorts it).
+    await poll(() => threads.locator('.thread-select[aria-current="true"]').count()).toBe(1);
+    await poll(() => threads.locator('.thread-running').count()).toBe(0);
     const stops = () => items.evaluateAll((els) => els.filter((el) => (el as HTMLElement).tabIndex === 0).length);
-    expect(await stops()).toBe(1);
+    await poll(stops).toBe(1);
     // Tab from the search box lands on the open thread, the next Tab leaves the list.
     await threads.getByRole('searchbox', { name: 'Search threads' }).focus();
     await page.keyboard.press('Tab');
     const current = () => page.evaluate(() => document.activeElement?.matches('.thread-select[aria-current="true"]') === true);
-    expect(await current()).toBe(true);
+    await poll(current).toBe(true);
     const index = () => items.evaluateAll((els) => (els as Element[]).indexOf(document.activeElement as Element));
     const start = await index();
     await page.keyboard.press('ArrowDown');
@@ -191,11 +219,11 @@ describe('moving around', () => {
     await poll(index).toBe(0);
     expect(await stops()).toBe(1);
     await page.keyboard.press('Tab');
-    expect(await index()).toBe(-1);
+    await poll(index).toBe(-1);
     expect(await page.evaluate(() => document.activeElement?.closest('.thread-item') === null)).toBe(true);
     // Shift+Tab comes back to the thread the keyboard was on; Enter opens it.
     await page.keyboard.press('Shift+Tab');
-    expect(await index()).toBe(0);
+    await poll(index).toBe(0);
     await page.keyboard.press('Enter');
     await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-current'))).toBe('true');
     // F2 renames it in place; Esc gives the keyboard back to the thread.
@@ -211,11 +239,11 @@ describe('moving around', () => {
     const tree = page.getByRole('tree');
     await tree.getByRole('treeitem', { name: 'src' }).waitFor();
     const stops = () => tree.getByRole('treeitem').evaluateAll((els) => els.filter((el) => (el as HTMLElement).tabIndex === 0).length);
-    expect(await stops()).toBe(1);
+    await poll(stops).toBe(1);
     await page.getByRole('button', { name: 'Refresh files' }).focus();
     await page.keyboard.press('Tab');
     const at = () => page.evaluate(() => (document.activeElement?.getAttribute('role') === 'treeitem' ? document.activeElement.querySelector('.tree-name')?.textContent : null));
-    expect(await at()).toBe('src');
+    await poll(at).toBe('src');
     await page.keyboard.press('ArrowRight');
     await tree.getByRole('treeitem', { name: 'gamma.ts' }).waitFor();
     await page.keyboard.press('ArrowDown');
@@ -251,14 +279,14 @@ describe('the terminal by keyboard', () => {
     await command.waitFor({ timeout: 15_000 });
     expect(await tabs.evaluate((el) => [...el.querySelectorAll('button:not([aria-hidden="true"])')].every((b) => b.getAttribute('role') === 'tab'))).toBe(true);
     // One Tab stop, the shown tab; Left and Right move between the tabs.
-    expect(await tabs.getByRole('tab').evaluateAll((els) => els.filter((el) => (el as HTMLElement).tabIndex === 0).length)).toBe(1);
+    await poll(() => tabs.getByRole('tab').evaluateAll((els) => els.filter((el) => (el as HTMLElement).tabIndex === 0).length)).toBe(1);
     await tabs.getByRole('tab', { name: /Your shell/ }).focus();
     await page.keyboard.press('ArrowRight');
     await poll(() => command.evaluate((el) => el === document.activeElement)).toBe(true);
     await page.keyboard.press('Delete');
     await poll(() => command.count()).toBe(0);
     await poll(() => page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('tab');
-    expect(await tabs.getByRole('tab', { name: /Your shell/ }).evaluate((el) => el === document.activeElement)).toBe(true);
+    await poll(() => tabs.getByRole('tab', { name: /Your shell/ }).evaluate((el) => el === document.activeElement)).toBe(true);
     await page.context().close();
   });
 });

@@ -31,7 +31,7 @@ const deepdesk = (serve: ServeHandle, args: string[]): string =>
   execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), ...args, '--data-dir', serve.dataDir], { encoding: 'utf8', env: { ...process.env, OPENAI_API_KEY: '' } });
 
 /** `deepdesk host --listen` on serve's data folder, as a person starts it beside the window: a Client of what it prints. */
-async function listenBeside(serve: ServeHandle): Promise<Client> {
+async function listenBeside(serve: ServeHandle): Promise<Client & { url: string }> {
   const child = spawn(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'host', '--listen', '127.0.0.1:0', '--folder', serve.folder, '--data-dir', serve.dataDir], {
     cwd: repo,
     env: { ...process.env, OPENAI_API_KEY: '' },
@@ -49,7 +49,7 @@ async function listenBeside(serve: ServeHandle): Promise<Client> {
     });
     child.on('exit', (code) => reject(new Error(`deepdesk host --listen exited with ${code}: ${stderr}`)));
   });
-  return new Client({ apiUrl: url, apiKey: deepdesk(serve, ['host', '--print-key']).trim() });
+  return Object.assign(new Client({ apiUrl: url, apiKey: deepdesk(serve, ['host', '--print-key']).trim() }), { url });
 }
 
 const textOf = (message: Message): string => (typeof message.content === 'string' ? message.content : message.content.map((part) => ('text' in part ? part.text : '')).join(''));
@@ -77,21 +77,41 @@ describe('the Agent Protocol beside the window', () => {
 
     // A run over the protocol pauses on its approval: the thread is interrupted.
     const thread = await client.threads.create();
-    await client.runs.wait(thread.thread_id, 'deepdesk', { input: { messages: [{ role: 'user', content: 'Protocol task' }] } });
+    const seen: Array<{ event: string; id?: string }> = [];
+    for await (const part of client.runs.stream(thread.thread_id, 'deepdesk', { input: { messages: [{ role: 'user', content: 'Protocol task' }] }, streamMode: ['values'] })) seen.push(part as { event: string; id?: string });
     const waiting = await client.threads.get(thread.thread_id);
     expect(waiting.status).toBe('interrupted');
     expect(Object.values(waiting.interrupts).flat()).toHaveLength(1);
+    // The run waits for the person: it is not done. The script follows it from here, wherever it is answered.
+    const [run] = await client.runs.list(thread.thread_id);
+    expect(run!.status).toBe('interrupted');
+    const followed = (async () => {
+      const parts: Array<{ event: string; data: unknown }> = [];
+      // From the last part its stream gave: the rest, once the person answers (a while later, in the window).
+      for await (const part of client.runs.joinStream(thread.thread_id, run!.run_id, { streamMode: ['values'], lastEventId: seen.at(-1)!.id! })) parts.push(part as { event: string; data: unknown });
+      return parts;
+    })();
 
     // The window lists it, and the Agents view says it needs the person.
     await threadItem(page, 'Protocol task').waitFor({ timeout: 15_000 });
     await poll(() => agentRow(page, 'Protocol task').locator('.agent-state').innerText()).toBe('Needs you');
 
+    // It says it came from the protocol, and whose it is: in the list, the header, and as its message's author (not "You").
+    await poll(() => threadItem(page, 'Protocol task').innerText()).toContain('From Agent Protocol · node');
+
     // Opened, its approval shows; approved in the window, the run goes on there.
     await threadItem(page, 'Protocol task').locator('.thread-select').click();
+    await poll(() => page.locator('.conversation-head').innerText()).toContain('From Agent Protocol · node');
+    await poll(() => log.locator('.msg-user .msg-role').first().innerText()).toBe('node (Agent Protocol)');
     await approval(page).waitFor({ timeout: 15_000 });
     await approval(page).getByRole('button', { name: 'Approve', exact: true }).click();
     await log.getByText('Protocol wrote it.').waitFor({ timeout: 15_000 });
     expect(await log.getByText('Protocol task', { exact: true }).count()).toBe(1);
+
+    // The script's join follows the rest to the answer, and the run it started ends success.
+    const values = (await followed).filter((p) => p.event === 'values').map((p) => p.data as { messages?: Message[] });
+    expect(values.at(-1)!.messages!.map(textOf).at(-1)).toBe('Protocol wrote it.');
+    await poll(async () => (await client.runs.get(thread.thread_id, run!.run_id)).status).toBe('success');
 
     // Over the protocol the interrupt is gone and the file is written.
     await poll(async () => (await client.threads.get(thread.thread_id)).status).toBe('idle');
@@ -131,6 +151,39 @@ describe('the Agent Protocol beside the window', () => {
     };
     await poll(inOrder).toBe(true);
     expect(await log.getByText('And then?', { exact: true }).count()).toBe(1);
+    await page.context().close();
+  });
+
+  it('Settings › Agent Protocol says where it listens and shows the key; Rotate key refuses the old key at once', async () => {
+    const serve = await e2e.serve({ script: [] });
+    const page = await openApp(e2e.browser, serve.url);
+    const openSettings = async (): Promise<Locator> => {
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.waitFor({ timeout: 15_000 });
+      return dialog;
+    };
+    let settings = await openSettings();
+    await poll(() => settings.getByRole('status', { name: 'Agent Protocol status' }).innerText()).toBe('Not listening now');
+    await page.keyboard.press('Escape');
+
+    const client = await listenBeside(serve);
+    const url = client.url;
+    settings = await openSettings();
+    await poll(() => settings.getByRole('status', { name: 'Agent Protocol status' }).innerText()).toBe(`Listening on ${url}`);
+    const key = settings.getByLabel('Protocol key');
+    const printed = deepdesk(serve, ['host', '--print-key']).trim();
+    expect(await key.inputValue()).toBe(printed);
+    await expect(settings.getByRole('button', { name: 'Copy key' }).isVisible()).resolves.toBe(true);
+    expect((await client.threads.search()).length).toBeGreaterThanOrEqual(0);
+
+    await settings.getByRole('button', { name: 'Rotate key' }).click();
+    await poll(() => key.inputValue()).not.toBe(printed);
+    const fresh = await key.inputValue();
+    expect(deepdesk(serve, ['host', '--print-key']).trim()).toBe(fresh);
+    // By effect: the old key is refused from the next request, the new one is taken.
+    await expect(client.threads.search()).rejects.toMatchObject({ status: 403 });
+    expect(Array.isArray(await new Client({ apiUrl: url, apiKey: fresh }).threads.search())).toBe(true);
     await page.context().close();
   });
 });

@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startDaytonaStandin } from '../src-main/core/sandbox-providers/testing/daytona-standin';
 import type { ProviderStandin } from '../src-main/core/sandbox-providers/testing/standin';
 import { approval, conversation, openApp, sendMessage, useE2ESession } from './harness';
+import { shortSandboxId } from '../src-main/app/contract/sandboxes';
 
 const session = useE2ESession();
 const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
@@ -37,6 +38,35 @@ function repository(): string {
   git(folder, 'add', '-A');
   git(folder, 'commit', '-q', '-m', 'base');
   return folder;
+}
+
+/** What is cramped in a sandbox thread's window: overlapping head items, a squeezed title, a row wider than its panel. */
+function layoutProblems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const box = (el: Element | null) => el?.getBoundingClientRect();
+    const overlap = (a: DOMRect, b: DOMRect) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+    const title = box(document.querySelector('.thread-heading'));
+    const badge = box(document.querySelector('.thread-runs-in'));
+    if (!title || !badge) problems.push('no title or badge');
+    else {
+      if (overlap(title, badge)) problems.push('the badge overlaps the title');
+      if (title.width < 110) problems.push(`the title is ${Math.round(title.width)} px wide`);
+      if (Math.abs(title.top - badge.top) > 12) problems.push('the badge wrapped below the title');
+    }
+    for (const row of document.querySelectorAll<HTMLElement>('.agent-meta, .agent-line')) {
+      if (row.scrollWidth > row.clientWidth + 1) problems.push(`an Agents row overflows: ${row.innerText}`);
+    }
+    const threadsHead = document.querySelector('.thread-list > .panel-head');
+    const threadsTitle = threadsHead?.querySelector<HTMLElement>('.panel-title');
+    if (threadsTitle) {
+      if (threadsTitle.scrollWidth > threadsTitle.clientWidth + 1) problems.push('THREADS is cut');
+      for (const button of threadsHead!.querySelectorAll('button')) {
+        if (overlap(threadsTitle.getBoundingClientRect(), button.getBoundingClientRect())) problems.push(`THREADS is under ${button.getAttribute('aria-label') ?? button.textContent}`);
+      }
+    }
+    return problems;
+  });
 }
 
 const header = (page: Page) => page.getByRole('region', { name: 'Chat' }).locator('.thread-runs-in');
@@ -86,6 +116,39 @@ describe('sandbox threads in the window', () => {
     expect(await page.content()).not.toContain(secret);
   });
 
+  it('Settings › Sandboxes shows the chosen service’s key and price (the others behind a disclosure), and Test key says refused or accepted', async () => {
+    const daytona = (standin = await startDaytonaStandin());
+    const serve = await session.serve({ env: { ...NO_PROVIDER_KEYS, DAYTONA_API_URL: daytona.env.DAYTONA_API_URL! } });
+    const page = await openApp(session.browser, serve.url);
+    await page.getByRole('button', { name: 'Settings', exact: true }).click();
+    const section = page.getByRole('dialog', { name: 'Settings' }).getByRole('group', { name: 'Sandboxes' });
+    await section.getByRole('combobox', { name: 'Sandbox service' }).selectOption('daytona');
+    await section.getByLabel('Daytona key DAYTONA_API_KEY').waitFor();
+    expect(await section.getByRole('textbox', { name: 'Price per hour for Daytona (USD)' }).isVisible()).toBe(true);
+    // Another service's key and price are there, behind the disclosure.
+    expect(await section.getByLabel('E2B key E2B_API_KEY').isVisible()).toBe(false);
+    expect(await section.getByRole('textbox', { name: 'Price per hour for E2B (USD)' }).isVisible()).toBe(false);
+    await section.getByText('Other services’ keys and prices').click();
+    await poll(() => section.getByLabel('E2B key E2B_API_KEY').isVisible()).toBe(true);
+
+    const daytonaGroup = section.getByRole('group', { name: 'Daytona' });
+    const result = daytonaGroup.locator('.sandbox-test-key [role="status"]');
+    // No key: says so.
+    await daytonaGroup.getByRole('button', { name: 'Test Daytona key' }).click();
+    await poll(() => result.innerText()).toMatch(/Daytona needs DAYTONA_API_KEY/);
+    // A wrong key: refused.
+    await section.getByLabel('Daytona key DAYTONA_API_KEY').fill('not-the-key');
+    await section.getByRole('button', { name: 'Save DAYTONA_API_KEY' }).click();
+    await poll(() => section.getByText('A key is stored for DAYTONA_API_KEY.').count()).toBe(1);
+    await daytonaGroup.getByRole('button', { name: 'Test Daytona key' }).click();
+    await poll(() => result.innerText()).toMatch(/^Daytona refused the key/);
+    // The right one: accepted.
+    await section.getByLabel('Daytona key DAYTONA_API_KEY').fill(daytona.env.DAYTONA_API_KEY!);
+    await section.getByRole('button', { name: 'Save DAYTONA_API_KEY' }).click();
+    await daytonaGroup.getByRole('button', { name: 'Test Daytona key' }).click();
+    await poll(() => result.innerText()).toMatch(/^Daytona accepted the key/);
+  });
+
   it('New thread in a sandbox… says why not without a key, then runs the thread in Daytona: header, approval and Agents view say so, and the file comes back', async () => {
     const daytona = (standin = await startDaytonaStandin());
     const folder = repository();
@@ -114,6 +177,11 @@ describe('sandbox threads in the window', () => {
     await window.getByRole('button', { name: 'New thread in a sandbox…', exact: true }).click();
     dialog = window.getByRole('dialog', { name: 'New thread in a sandbox…' });
     expect(await dialog.getByRole('combobox', { name: 'Sandbox service' }).inputValue()).toBe('daytona');
+    // It says what goes up, what it costs and when it stops, and takes a name.
+    const terms = dialog.getByRole('list', { name: 'What this sandbox costs and holds' });
+    await poll(() => terms.innerText()).toContain(folder);
+    expect(await terms.innerText()).toMatch(/Price: not priced[\s\S]*Stops when idle after: Daytona’s default/);
+    await dialog.getByRole('textbox', { name: 'Name (optional)' }).fill('in-the-cloud');
     const start = dialog.getByRole('button', { name: 'Start in sandbox' });
     await poll(() => start.getAttribute('aria-disabled')).toBe('false');
     await start.click();
@@ -121,10 +189,18 @@ describe('sandbox threads in the window', () => {
     // The worktree thread folder is open, in the stand-in's sandbox: the header says where, the upload is told.
     await poll(() => daytona.boxes.size).toBe(1);
     const [sandboxId] = [...daytona.boxes.keys()];
-    await poll(() => header(window).innerText()).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
+    // The badge shows the short ID; the whole one is its accessible name and tooltip.
+    await poll(() => header(window).innerText()).toBe(`Runs in Daytona · sandbox ${shortSandboxId(sandboxId!)}`);
+    expect(await header(window).getAttribute('aria-label')).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
+    expect(await header(window).getAttribute('title')).toContain(sandboxId);
     await poll(() => notifications(window).innerText()).toMatch(new RegExp(`Uploaded 1 file \\(.*\\) to the Daytona sandbox ${sandboxId}`));
+    // A calm notice (a status, not an alert), two lines at most; the thread keeps it, with how to send less or more.
+    const uploadNotice = notifications(window).locator('.toast').filter({ hasText: 'Uploaded 1 file' });
+    expect(await uploadNotice.getAttribute('role')).toBe('status');
+    expect((await uploadNotice.boundingBox())!.height).toBeLessThan(56);
+    await poll(() => conversation(window).innerText()).toMatch(/Uploaded 1 file .*nothing was left out\. To leave more out, add it to the folder’s \.gitignore; to send more, raise Upload cap \(MB\) in Settings › Sandboxes\./);
     const worktree = window.getByRole('group', { name: 'Worktree' });
-    await poll(() => worktree.innerText()).toContain('deepdesk/');
+    await poll(() => worktree.innerText()).toContain('deepdesk/in-the-cloud');
     expect(await window.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
 
     await sendMessage(window, 'Make the file');
@@ -144,7 +220,16 @@ describe('sandbox threads in the window', () => {
     await window.getByRole('region', { name: 'Terminal' }).getByRole('tablist', { name: 'Terminals' }).getByRole('tab', { name: /echo from-the-sandbox/ }).waitFor({ timeout: 15_000 });
 
     const agents = window.getByRole('region', { name: 'Agents', exact: true });
-    await poll(() => agents.getByRole('listitem').filter({ hasText: 'Make the file' }).innerText()).toContain(`Runs in Daytona · sandbox ${sandboxId}`);
+    await poll(() => agents.getByRole('listitem').filter({ hasText: 'Make the file' }).innerText()).toContain(`Runs in Daytona · sandbox ${shortSandboxId(sandboxId!)}`);
+
+    // At both sizes: the title keeps room beside the badge, nothing overlaps, nothing runs out sideways.
+    for (const [width, height] of [
+      [1400, 900],
+      [1024, 700],
+    ] as const) {
+      await window.setViewportSize({ width, height });
+      await poll(() => layoutProblems(window)).toEqual([]);
+    }
   });
 
   it('Continue in a sandbox… makes a worktree thread a Daytona sandbox thread', async () => {
@@ -167,7 +252,7 @@ describe('sandbox threads in the window', () => {
     await go.click();
     await poll(() => daytona.boxes.size).toBe(1);
     const [sandboxId] = [...daytona.boxes.keys()];
-    await poll(() => header(page).innerText()).toBe(`Runs in Daytona · sandbox ${sandboxId}`);
+    await poll(() => header(page).innerText()).toBe(`Runs in Daytona · sandbox ${shortSandboxId(sandboxId!)}`);
     await poll(() => worktree.innerText()).toContain('deepdesk/later-up');
     await poll(() => page.getByRole('button', { name: 'Continue in a sandbox…' }).count()).toBe(0);
   });

@@ -179,6 +179,23 @@ describe('the offer of modes on the first screen', () => {
     await page.context().close();
   });
 
+  it('opened by itself, it does not follow the person from thread to thread, nor open again on a reload', async () => {
+    const serve = await e2e.serve({ firstOpen: true, script: [{ text: 'first answer' }] });
+    const page = await openApp(e2e.browser, serve.url, { width: 1400, height: 900 });
+    await offer(page).waitFor({ timeout: 10_000 });
+    await sendMessage(page, 'hello');
+    await conversation(page).getByText('first answer').waitFor({ timeout: 15_000 });
+    // Another thread: the choices are gone from above it; their button stays in the header.
+    await page.getByRole('button', { name: 'New thread' }).click();
+    await poll(() => offer(page).count()).toBe(0);
+    await poll(() => offerButton(page).count()).toBe(1);
+    await page.reload();
+    await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+    await offerButton(page).waitFor();
+    expect(await offer(page).count()).toBe(0);
+    await page.context().close();
+  });
+
   it('`Keep ask, don’t offer again` answers it for the folder, and the keyboard goes to the message box', async () => {
     const serve = await e2e.serve({ firstOpen: true });
     const page = await openApp(e2e.browser, serve.url, { width: 1024, height: 700 });

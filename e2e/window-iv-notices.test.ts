@@ -5,13 +5,14 @@
 // that folder has configuration of its own. The header marks a remote folder as remote.
 // A real sshd on 127.0.0.1 stands for the remote machine (e2e/remote-folder.test.ts).
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSshd, type TestSshd } from '../src-main/core/backends/remote/testing/sshd';
-import { auditEveryWay, describeViolations } from './axe';
+import { auditEveryWay, describeViolations, seriousViolations } from './axe';
 import { openApp, repo, screenshot, useE2ESession } from './harness';
 
 const session = useE2ESession();
@@ -197,6 +198,31 @@ describe('Trust folder', () => {
     await page.setViewportSize({ width: 1400, height: 900 });
     await question.getByRole('button', { name: 'Not now' }).click();
     await poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Message');
+  });
+});
+
+describe('the served window opened without its key', () => {
+  it('says "Not signed in" (not "gone") while serve runs, and `serve --print-url` gives the address back', { timeout: 120_000 }, async () => {
+    const served = await session.serve();
+    const first = await openApp(session.browser, served.url);
+    // The bare address, as the address bar shows it once the page opened, in a new tab.
+    const page = await first.context().newPage();
+    await page.goto(`${served.origin}/`);
+    const alert = notices(page).getByRole('alert').filter({ hasText: 'Not signed in' });
+    await alert.waitFor({ timeout: 45_000 });
+    expect(await alert.innerText()).toContain('deepdesk serve --print-url');
+    expect(await notices(page).getByRole('alert').filter({ hasText: 'server is gone' }).count()).toBe(0);
+    // Never connected, the page has no theme of the settings yet: audited as it is.
+    expect(describeViolations(await seriousViolations(page))).toBe('');
+    // The command prints the address, key included, and it opens the window.
+    const printed = execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'serve', '--print-url', '--data-dir', served.dataDir], { encoding: 'utf8' }).trim();
+    expect(printed).toBe(served.url);
+    await page.goto(printed);
+    await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+    await poll(() => notices(page).getByRole('alert').filter({ hasText: 'Not signed in' }).count()).toBe(0);
+    // Once serve stopped, nothing is printed and the command says so.
+    await served.stop({ keepData: true });
+    expect(() => execFileSync(process.execPath, [join(repo, 'bin/deepdesk.mjs'), 'serve', '--print-url', '--data-dir', served.dataDir], { encoding: 'utf8', stdio: 'pipe' })).toThrow(/no `deepdesk serve` is running/);
   });
 });
 

@@ -364,6 +364,29 @@ describe('deepdesk acp', () => {
     expect(readFileSync(join(t.folder, 'p.txt'), 'utf8')).toBe('p');
   });
 
+  it('/goal drafts the goal, shows the draft, pursues it, and the host’s check grants it (SPEC §21)', async () => {
+    const editor = startEditor();
+    const sessionId = await newSession(editor);
+    await editor.conn.agent.request(methods.agent.session.setMode, { sessionId, modeId: 'auto' });
+    const turns = [{ toolCalls: [{ name: 'execute', args: { command: 'echo ok > done.txt' } }] }, { text: 'Done.' }];
+    for (let i = 0; i < 8; i++) {
+      t.server.push((request) => {
+        const tools = request.tools?.map((tool) => tool.function.name) ?? [];
+        if (tools.includes('propose_goal')) return { toolCalls: [{ name: 'propose_goal', args: { criteria: ['done.txt exists'], verify: [{ command: 'test -f done.txt', expectedExitCode: 0 }] } }] };
+        if (tools.includes('record_verdict')) {
+          const sent = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
+          return { toolCalls: [{ name: 'record_verdict', args: { criteria: [{ id: 'c1', verdict: /→ PASSED/.test(sent) ? 'satisfied' : 'needs_revision', reason: 'evidence' }] } }] };
+        }
+        return turns.shift() ?? { text: 'Nothing more.' };
+      });
+    }
+    await expect.poll(() => ofKind(editor, 'available_commands_update').at(-1)?.availableCommands.map((c) => c.name)).toEqual(expect.arrayContaining(['goal']));
+    expect((await prompt(editor, sessionId, '/goal write done.txt')).stopReason).toBe('end_turn');
+    expect(textOfChunks(ofKind(editor, 'agent_message_chunk'))).toContain('$ test -f done.txt');
+    const exported = JSON.parse((await t.deepdesk(['threads', 'export', sessionId, '--data-dir', t.dataDir])).stdout.split('\n')[0]!) as { goal: { state: string } };
+    expect(exported.goal.state).toBe('achieved');
+  });
+
   it('starts the editor’s MCP servers for the session, and shows write_todos as a plan', async () => {
     const everything = join(repo, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
     const editor = startEditor();

@@ -3,6 +3,7 @@
 // its approvals answered on this terminal; Ctrl-C detaches and the run goes on), one to stop.
 // THREAD is a thread's id or a beginning of it that names it alone (thread-ref.ts).
 
+import { goalLine } from './run-client';
 import { resolveDataDir } from '../app/base/data-dir';
 import { AGENT_STATE_WORDS } from '../app/contract';
 import type { AgentLine, AttachedRun, RunEnd } from '../app/host/runs';
@@ -40,9 +41,13 @@ export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()
       return 0;
     }
     // Short ids, as git shows commits (attach and stop take them); on a terminal each row fits its width.
-    const rows = agents.map((a) => [a.shortId, stateWord(a.state), a.folder, a.title]);
+    // A GOAL column only when a thread listed has a goal (SPEC §21).
+    const goals = agents.some((a) => a.goal !== undefined);
+    const rows = agents.map((a) => [a.shortId, stateWord(a.state), ...(goals ? [a.goal?.state ?? '-'] : []), a.folder, a.title]);
+    const head = ['ID', 'STATE', ...(goals ? ['GOAL'] : []), 'FOLDER', 'TITLE'];
+    const cut = goals ? { 3: 'start' as const, 4: 'end' as const } : { 2: 'start' as const, 3: 'end' as const };
     const columns = (io.stdout as { isTTY?: boolean; columns?: number }).isTTY === true ? (io.stdout as { columns?: number }).columns : undefined;
-    io.stdout.write(table([['ID', 'STATE', 'FOLDER', 'TITLE'], ...rows], columns !== undefined && columns > 0 ? { width: columns, cut: { 2: 'start', 3: 'end' } } : undefined));
+    io.stdout.write(table([head, ...rows], columns !== undefined && columns > 0 ? { width: columns, cut } : undefined));
     return 0;
   } finally {
     await host.close();
@@ -75,6 +80,7 @@ export async function attachCommand(argv: string[], io: TerminalIo = defaultIo()
         follower = followRun(host, threadId, io, { json: false, interactive, streamText: true });
         const attached = await hostRequest<AttachedRun>(host, 'runs.attach', { threadId, afterSeq: 0, interactive });
         if (attempt === 0) printHistory(io, attached.history, ref);
+        if (attempt === 0 && attached.goal !== undefined) io.stderr.write(`deepdesk: ${goalLine(attached.goal)}\n`);
         follower.replay(attached);
         const followed = await follower.done;
         if (followed.kind === 'detached' || detaching) {

@@ -9,6 +9,9 @@ import { COMMON_OPTIONS } from './usage';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** `--folder DIR`: only for the commands that work in a folder (a command refuses a flag it would not apply). */
+const FOLDER = { folder: { type: 'string' } } as const;
+
 /**
  * A command's options: the common ones, its session flags (THE table, app/base/session-flags.ts)
  * and its own. The session flags are typed loosely here (their values are read through the
@@ -19,9 +22,11 @@ function withSessionFlags<const O extends Options>(command: string, own: O): typ
 }
 
 export const COMMAND_OPTIONS = {
-  tools: withSessionFlags('tools', {}),
+  tools: withSessionFlags('tools', {
+    ...FOLDER,}),
   memories: withSessionFlags('memories', {}),
   run: withSessionFlags('run', {
+    ...FOLDER,
     thread: { type: 'string' },
     approve: { type: 'string' },
     mode: { type: 'string' },
@@ -32,10 +37,15 @@ export const COMMAND_OPTIONS = {
     worktree: { type: 'string' },
     'carry-changes': { type: 'boolean' },
     'print-request': { type: 'boolean' },
+    // With --goal: accept the drafted criteria and verify steps without asking (SPEC §21).
+    yes: { type: 'boolean' },
   }),
-  serve: withSessionFlags('serve', { port: { type: 'string' } }),
-  checkpoints: withSessionFlags('checkpoints', { thread: { type: 'string' }, force: { type: 'boolean' } }),
+  serve: withSessionFlags('serve', {
+    ...FOLDER, port: { type: 'string' }, 'print-url': { type: 'boolean' } }),
+  checkpoints: withSessionFlags('checkpoints', {
+    ...FOLDER, thread: { type: 'string' }, force: { type: 'boolean' } }),
   mcp: withSessionFlags('mcp', {
+    ...FOLDER,
     project: { type: 'boolean' },
     url: { type: 'string' },
     header: { type: 'string', multiple: true },
@@ -44,13 +54,17 @@ export const COMMAND_OPTIONS = {
     transport: { type: 'string' },
     'no-sandbox': { type: 'boolean' },
   }),
-  trust: withSessionFlags('trust', { revoke: { type: 'boolean' } }),
-  skills: withSessionFlags('skills', {}),
+  trust: withSessionFlags('trust', {
+    ...FOLDER, revoke: { type: 'boolean' } }),
+  skills: withSessionFlags('skills', {
+    ...FOLDER,}),
   plugin: withSessionFlags('plugin', { yes: { type: 'boolean' } }),
-  acp: withSessionFlags('acp', {}),
+  acp: withSessionFlags('acp', {
+    ...FOLDER,}),
   usage: withSessionFlags('usage', { since: { type: 'string' }, by: { type: 'string' }, json: { type: 'boolean' } }),
   threads: withSessionFlags('threads', { format: { type: 'string' }, output: { type: 'string' }, 'no-media': { type: 'boolean' } }),
   host: withSessionFlags('host', {
+    ...FOLDER,
     'idle-seconds': { type: 'string' },
     listen: { type: 'string' },
     'allow-remote': { type: 'boolean' },
@@ -82,6 +96,26 @@ export const SUBCOMMANDS = {
 /** What main.ts takes in place of a command. */
 export const HELP_ARGUMENTS = ['--help', '-h', 'help'] as const;
 export const VERSION_ARGUMENTS = ['--version', '-v'] as const;
+
+/**
+ * Why a command refuses a flag another command takes: it would not apply it. Undefined for a
+ * flag no command takes (the parser's own message says it is unknown).
+ */
+export function flagNotTakenMessage(command: CommandName, flag: string): string | undefined {
+  const takers = (Object.keys(COMMAND_OPTIONS) as CommandName[]).filter((name) => Object.hasOwn(COMMAND_OPTIONS[name], flag));
+  if (takers.length === 0) return undefined;
+  const hint = REFUSAL_HINTS[command]?.[flag];
+  return `${command} does not take --${flag}: it would not apply it (${takers.join(', ')} take it)${hint !== undefined ? `; ${hint}` : ''}`;
+}
+
+/** What to do instead, where a refused flag has a place that does apply. */
+const REFUSAL_HINTS: Partial<Record<CommandName, Record<string, string>>> = {
+  host: {
+    model: "the host's runs use Settings' model, or the model a protocol request names (config.configurable.model)",
+    'base-url': "the host's runs use Settings' base URL for the model",
+    'api-key': "the host's runs use the key in Settings or the provider's variable in the host's environment",
+  },
+};
 
 export function isCommandName(name: string): name is CommandName {
   return Object.hasOwn(COMMAND_OPTIONS, name);

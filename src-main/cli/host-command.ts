@@ -31,7 +31,7 @@ export async function hostCommand(argv: string[]): Promise<number> {
     process.stdout.write(`${rotateProtocolKey(dataDir)}\n`);
     return 0;
   }
-  const asked = listenFlags(values);
+  const asked = listenFlags(values, readSavedSettings(dataDir).agentProtocol?.folder);
   const version = packageVersion();
   const announce = (url: string): void => void process.stdout.write(`Agent Protocol: ${url}\n`);
   const protocol: AgentHostProtocol | undefined =
@@ -52,8 +52,11 @@ export async function hostCommand(argv: string[]): Promise<number> {
 
 type HostValues = ReturnType<typeof parseCommand<typeof COMMAND_OPTIONS.host>>['values'];
 
-/** What --listen and its companions ask for (checked: a refusal is bad usage), or undefined without --listen. */
-function listenFlags(values: HostValues): ProtocolListenRequest | undefined {
+/**
+ * What --listen and its companions ask for (checked: a refusal is bad usage), or undefined
+ * without --listen. The runs' default folder is --folder's, else Settings' Default folder.
+ */
+function listenFlags(values: HostValues, settingsFolder: string | undefined): ProtocolListenRequest | undefined {
   if (values.listen === undefined) {
     const stray = values['allow-remote'] === true ? '--allow-remote' : values['cors-origin'] !== undefined ? '--cors-origin' : undefined;
     if (stray !== undefined) throw new UsageError(`${stray} goes with --listen [HOST:]PORT`);
@@ -63,7 +66,7 @@ function listenFlags(values: HostValues): ProtocolListenRequest | undefined {
     listen: values.listen,
     allowRemote: values['allow-remote'] === true,
     corsOrigins: values['cors-origin'] ?? [],
-    ...(values.folder !== undefined ? { folder: projectFolder(values.folder, 'host') } : {}),
+    ...(values.folder !== undefined ? { folder: projectFolder(values.folder, 'host') } : settingsFolder !== undefined && settingsFolder.trim() !== '' ? { folder: settingsFolder } : {}),
   };
   const checked = checkListenRequest(request);
   if ('error' in checked) throw new UsageError(`--listen ${values.listen}: ${checked.error}`);
@@ -89,13 +92,23 @@ async function listenThroughRunningHost(dataDir: string, request: ProtocolListen
   // Any build's host will do: it is the one running.
   const host = await HostClient.connect({ dataDir, client: 'host --listen', version: '', start: false });
   const gone = new Promise<string>((resolve) => host.onClose(resolve));
+  // The running host's lines about this listener (a refused browser origin…), as a host of its own would print them.
+  host.onEvent((event, payload) => {
+    const line = (payload as { line?: unknown } | null)?.line;
+    if (event === 'protocol.log' && typeof line === 'string') process.stderr.write(`${line}\n`);
+  });
   const stop = new Promise<void>((resolve) => {
     const signalled = (): void => resolve();
     process.once('SIGINT', signalled);
     process.once('SIGTERM', signalled);
   });
   try {
-    const { url } = await hostRequest<{ url: string }>(host, 'protocol.listen', request);
+    const { url, already } = await hostRequest<{ url: string; already?: boolean }>(host, 'protocol.listen', request);
+    if (already === true) {
+      // Asked twice: the running host serves it already, and goes on serving it whatever this command does.
+      process.stdout.write(`Agent Protocol: ${url} (already listening on ${new URL(url).host}: the agent host of ${dataDir} serves it; nothing to start)\n`);
+      return 0;
+    }
     announce(url);
     const ended = await Promise.race([gone, stop.then(() => undefined)]);
     if (ended !== undefined) {

@@ -7,7 +7,15 @@ import { HostClient } from '../clients/host-client/client';
 import { UsageError } from './usage';
 
 export async function connectToHost(dataDir: string, client: string, env: NodeJS.ProcessEnv, start = true): Promise<HostClient> {
-  return HostClient.connect({ dataDir, client, version: buildId(), env, start });
+  return HostClient.connect({
+    dataDir,
+    client,
+    version: buildId(),
+    env,
+    start,
+    // Not replaced under what it serves: said, not silent.
+    onKeptOtherBuild: (why) => void process.stderr.write(`deepdesk: the agent host runs another build of Deepdesk and is kept (${why}); it is replaced once it is idle\n`),
+  });
 }
 
 /** A host request whose `bad_request` answer is a UsageError. */

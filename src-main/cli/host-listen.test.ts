@@ -94,6 +94,12 @@ describe('deepdesk host --listen', () => {
       const other = await preflight('http://evil.example');
       expect(other.status).toBe(403);
       expect(other.headers.get('access-control-allow-origin')).toBeNull();
+      // The refusal says which origin and how to allow it, in the reply and in what `host --listen` prints (its log).
+      const said = ((await other.json()) as { detail: string }).detail;
+      expect(said).toContain('"http://evil.example"');
+      expect(said).toContain('--cors-origin "http://evil.example"');
+      expect(said).toContain('Settings › Agent Protocol › Allowed browser origins');
+      await waitFor(() => host.stderr().includes('The browser origin "http://evil.example" is not allowed'), 10_000, 'the refusal in the output');
       expect((await t.deepdesk(['host', '--listen', '0', '--cors-origin', 'localhost:3000'])).stderr).toContain("'localhost:3000' is not an origin");
     } finally {
       await stopped(host);
@@ -181,6 +187,66 @@ describe('deepdesk host --listen', () => {
     }
   });
 
+  it("--listen takes Settings' Default folder when --folder names none; with neither, a run naming none is told both", async () => {
+    mkdirSync(t.dataDir, { recursive: true });
+    const refusal = async (url: string): Promise<string> => {
+      const key = readFileSync(join(t.dataDir, 'host', 'protocol-key'), 'utf8').trim();
+      const reply = await fetch(`${url}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ assistant_id: 'deepdesk', input: {} }) });
+      expect(reply.status).toBe(422);
+      return ((await reply.json()) as { detail: string }).detail;
+    };
+    for (const [settings, expected] of [
+      [{}, /Settings › Agent Protocol › Default folder.*--folder/],
+      [{ agentProtocol: { listen: '', allowRemote: false, corsOrigins: [], folder: t.folder } }, /^input\.messages/],
+    ] as const) {
+      writeFileSync(join(t.dataDir, 'settings.json'), JSON.stringify(settings));
+      const host = start(['host', '--listen', '127.0.0.1:0']);
+      try {
+        expect(await refusal(await urlOf(host))).toMatch(expected);
+      } finally {
+        expect(await stopped(host)).toBe(0);
+      }
+    }
+  });
+
+  it('refuses a flag it would not apply (--model, --base-url), saying who takes it; so does every command that does not take a flag', async () => {
+    for (const flag of ['--model', '--base-url']) {
+      const refused = await t.deepdesk(['host', '--listen', '127.0.0.1:0', flag, 'x']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`deepdesk host: host does not take ${flag}: it would not apply it (run, serve, acp take it)`);
+      expect(refused.stdout).toBe('');
+    }
+    const agents = await t.deepdesk(['agents', '--folder', t.folder]);
+    expect(agents.code).toBe(2);
+    expect(agents.stderr).toContain('agents does not take --folder');
+    expect((await t.deepdesk(['usage', '--model', 'openai:gpt-4o'])).stderr).toContain('usage does not take --model');
+    expect((await t.deepdesk(['host', '--no-such-flag'])).stderr).toContain("Unknown option '--no-such-flag'");
+  });
+
+  it('a second --listen on an address the host serves says it already listens there (exit 0); a port another program holds is said so', async () => {
+    const host = start(['host', '--idle-seconds', '120', '--listen', '127.0.0.1:0']);
+    const { createServer } = await import('node:net');
+    const other = createServer();
+    try {
+      const url = await urlOf(host);
+      const again = await t.deepdesk(['host', '--listen', new URL(url).host]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain(`already listening on ${new URL(url).host}`);
+      expect(again.stderr).not.toContain('EADDRINUSE');
+      // The first listener is untouched.
+      expect((await fetch(`${url}/nothing`)).status).toBe(404);
+
+      await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+      const taken = (other.address() as { port: number }).port;
+      const held = await t.deepdesk(['host', '--listen', `127.0.0.1:${taken}`]);
+      expect(held.code).toBe(1);
+      expect(held.stderr).toContain(`another program already listens on 127.0.0.1:${taken} (not this data folder's agent host)`);
+    } finally {
+      other.close();
+      expect(await stopped(host)).toBe(0);
+    }
+  });
+
   it('a host already running listens while `deepdesk host --listen` runs; its Ctrl-C stops the listening, not the host', async () => {
     const host = start(['host', '--idle-seconds', '120']);
     try {
@@ -189,6 +255,11 @@ describe('deepdesk host --listen', () => {
       const url = await urlOf(attached);
       expect((await fetch(`${url}/nothing`)).status).toBe(404);
       await waitFor(() => host.stderr().includes(`Agent Protocol: listening on ${url}`), 10_000, 'the host listening');
+      // A refused browser origin is said in this command's output too, not only in the running host's log.
+      const refused = await fetch(`${url}/threads`, { method: 'OPTIONS', headers: { origin: 'http://other.example', 'access-control-request-method': 'POST' } });
+      expect(refused.status).toBe(403);
+      await waitFor(() => attached.stderr().includes('The browser origin "http://other.example" is not allowed'), 10_000, "the refusal in host --listen's output");
+      expect(host.stderr()).toContain('The browser origin "http://other.example" is not allowed');
       expect(await stopped(attached)).toBe(0);
       await waitFor(() => host.stderr().includes(`Agent Protocol: stopped listening on ${url}`), 10_000, 'the host to stop listening');
       await expect(fetch(`${url}/nothing`)).rejects.toThrow();

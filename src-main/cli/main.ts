@@ -1,4 +1,4 @@
-import { HELP_ARGUMENTS, isCommandName, VERSION_ARGUMENTS, type CommandName } from './command-table';
+import { flagNotTakenMessage, HELP_ARGUMENTS, isCommandName, VERSION_ARGUMENTS, type CommandName } from './command-table';
 import { packageVersion } from '../app/base/package-version';
 import { HELP, UsageError } from './usage';
 import { guardTerminalOutput } from './terminal-output';
@@ -56,7 +56,10 @@ export async function main(argv: string[]): Promise<number> {
     return await command(rest);
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`deepdesk ${name}: ${err.message}\n`);
+      // A flag another command takes: say this one would not apply it, rather than that it is unknown.
+      const unknown = /^Unknown option '--([\w-]+)'/.exec(err.message)?.[1];
+      const refused = unknown !== undefined && isCommandName(name) ? flagNotTakenMessage(name, unknown) : undefined;
+      process.stderr.write(`deepdesk ${name}: ${refused ?? err.message}\n`);
       return 2;
     }
     process.stderr.write(`deepdesk ${name}: ${oneLine(err)}\n`);

@@ -2,6 +2,7 @@
 // events as progress lines (or --json), its lines for the person on stderr, its approvals
 // asked on the terminal — withdrawn when another client answers first — until it ends.
 
+import type { GoalJson } from '../core/goals/goal';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../core/agent/types';
 import { describeLinkTarget } from '../core/agent/permissions/link-target-text';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
@@ -17,6 +18,13 @@ export interface TerminalIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+}
+
+/** A goal in one line: its state, why, and the host's latest verify results. */
+export function goalLine(goal: GoalJson): string {
+  const steps = goal.evidence?.steps.map((s) => `\`${s.command}\` exited ${s.exitCode ?? 'without a code'}${s.passed ? '' : ` (expected ${s.expectedExitCode})`}`) ?? [];
+  const parts = [`goal ${goal.state}`, ...(goal.reason !== undefined ? [goal.reason] : []), ...(steps.length > 0 ? [`checks: ${steps.join(', ')}`] : [])];
+  return terminalSafe(parts.join(' — '), { singleLine: true });
 }
 
 /** How following ended: the run's end, or the host gone from under it. */
@@ -43,6 +51,7 @@ const IN_JSON: AgentEventTable<boolean> = {
   rewound: false,
   retry: false,
   tool_output: false,
+  goal: true,
   done: true,
 };
 
@@ -85,6 +94,8 @@ export function followRun(client: HostClient, threadId: string, io: TerminalIo, 
     }
     // What a hook did is the person's to know, terminal or not (a failed script, a refused message).
     if (event.type === 'hook') io.stderr.write(`deepdesk: ${terminalSafe(event.message, { singleLine: true })} (${terminalSafe(event.hook.command, { singleLine: true })})\n`);
+    // The goal's state as the host checks it (SPEC §21): one line each time it changes or is checked.
+    if (event.type === 'goal' && event.parentToolCallId === undefined) io.stderr.write(`deepdesk: ${goalLine(event.goal)}\n`);
     progress(event);
   };
   const say = (line: string) => io.stderr.write(`deepdesk: ${terminalSafe(line, { singleLine: true })}\n`);

@@ -54,7 +54,11 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const { values, positionals } = parseRunArgs(argv);
   const prompt = positionals.join(' ').trim();
   const printRequest = values['print-request'] === true;
-  if (prompt === '' && !printRequest) throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
+  const flags = sessionFlagsOf('run', values);
+  const goal = flags.goal;
+  if (goal !== undefined && (printRequest || values.detach === true)) throw new UsageError('--goal runs to a verdict: it takes no --print-request or --detach');
+  if ((flags.verify !== undefined || values.yes === true) && goal === undefined) throw new UsageError('--verify and --yes go with --goal');
+  if (prompt === '' && !printRequest && goal === undefined) throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
   if (printRequest && (values.detach === true || values.worktree !== undefined)) throw new UsageError('--print-request shows the request and starts no run: it takes no --detach or --worktree');
   const worktree = values.worktree;
   if (worktree !== undefined) {
@@ -64,7 +68,6 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   } else if (values['carry-changes'] === true) {
     throw new UsageError('--carry-changes goes with --worktree');
   }
-  const flags = sessionFlagsOf('run', values);
   const sandbox = flags.sandbox;
   if (sandbox !== undefined) {
     if (worktree !== undefined) throw new UsageError('--sandbox makes the thread its own worktree: it takes no --worktree');
@@ -89,6 +92,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     ...flags,
     mode,
     ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
+    // A drafted goal is shown on the terminal to accept; with --yes or no terminal it is accepted (SPEC §21).
+    ...(goal !== undefined && (values.yes === true || !interactiveTerminal(io)) ? { acceptDraft: true } : {}),
     cwd: process.cwd(),
     env: definedEnv(io.env),
   });
@@ -152,6 +157,20 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     }
     if (followed.kind === 'detached') return 0;
     const { end } = followed;
+    if (end.goal !== undefined) {
+      // A goal's run exits 0 only when the host granted it (SPEC §21), and names the state otherwise.
+      const { state, reason } = end.goal;
+      if (state === 'achieved') {
+        if (!json) printAnswer(io, end.text);
+        io.stderr.write(`deepdesk run: goal achieved${reason !== undefined ? ` — ${terminalSafe(reason, { singleLine: true })}` : ''}\n`);
+        return 0;
+      }
+      io.stderr.write(`deepdesk run: goal ${state}${reason !== undefined ? ` — ${terminalSafe(reason, { singleLine: true })}` : ''}\n`);
+      for (const claim of end.goal.contradictedClaims) {
+        io.stderr.write(`deepdesk run: contradicted claim: the agent said "${terminalSafe(claim.claim.slice(0, 200), { singleLine: true })}" while ${claim.failingSteps.map((s) => `\`${terminalSafe(s.command, { singleLine: true })}\` exited ${s.exitCode ?? 'without a code'}`).join(', ')}\n`);
+      }
+      return 1;
+    }
     if (end.reason === 'completed') {
       if (!json) printAnswer(io, end.text);
       return 0;

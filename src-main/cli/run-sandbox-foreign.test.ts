@@ -5,7 +5,7 @@
 // each says it is not Deepdesk's sandbox, and the sandbox is still there, running.
 
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SANDBOX_PROVIDER_TABLE } from '../core/process/sandbox-provider-table';
@@ -55,6 +55,9 @@ describe.each(SANDBOX_PROVIDER_NAMES.map((name) => [name] as [SandboxProviderNam
     expect(run.stdout).not.toContain('worked in it');
     expect(box.stat(marker)).toBeUndefined();
     expect(box.stat(`${workdir}/a.txt`)).toBeUndefined(); // the folder did not go up into it either
+    // Refused first: no worktree, branch or record was made for it.
+    expect(git('branch', '--list', 'deepdesk/*').trim()).toBe('');
+    expect(existsSync(join(t.dataDir, 'worktrees')) ? readdirSync(join(t.dataDir, 'worktrees')) : []).toEqual([]);
 
     for (const sub of ['stop', 'rm']) {
       const done = await t.deepdesk(['sandboxes', sub, id, '--sandbox', name, '--data-dir', t.dataDir], env);

@@ -5,7 +5,7 @@
 // missing-credential line of every provider.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
@@ -71,6 +71,9 @@ describe('deepdesk run --sandbox daytona', () => {
     const system = JSON.stringify(t.server.requests[0]!.messages.filter((m) => m.role === 'system'));
     expect(system).toContain('Your file tools and commands work in a Daytona sandbox');
     expect(system).toContain('left out: .env (a dotenv file)');
+    // The thread starts with the upload, as a note (the window shows it, threads export has it).
+    const firstUser = t.server.requests[0]!.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));
+    expect(firstUser.some((text) => /Note: Uploaded 3 files .*To leave more out, add it to the folder’s \.gitignore/.test(text))).toBe(true);
     const [listing, written] = toolResults();
     expect(listing).toContain('sandbox\n/home/daytona/workspace\n');
     expect(listing).toContain('.gitignore\na.txt\nuntracked.txt\nalpha\nnot committed\n');
@@ -110,7 +113,7 @@ describe('deepdesk run --sandbox daytona', () => {
 
     const rm = await t.deepdesk(['sandboxes', 'rm', id, '--data-dir', t.dataDir], env());
     expect(rm.stderr).toBe('');
-    expect(rm.stdout).toBe(`Removed ${id} (Daytona); its worktree and threads are kept.\n`);
+    expect(rm.stdout).toBe(`Removed ${id} (Daytona); its worktree and threads are kept, and its threads carry on on this computer.\n`);
     expect(standin.boxes.size).toBe(0);
     expect(JSON.parse((await t.deepdesk(['sandboxes', 'ls', '--json', '--data-dir', t.dataDir], env())).stdout)).toEqual([]);
   });
@@ -183,5 +186,72 @@ describe('deepdesk run --sandbox daytona', () => {
     }
     expect(existsSync(join(t.dataDir, 'worktrees'))).toBe(false);
     expect(t.server.requests).toHaveLength(0);
+  });
+
+  it('a start that cannot be made (the key refused, the service down) is refused before anything is made: no worktree, branch or record', async () => {
+    project();
+    const cases: Array<[string, Record<string, string>, RegExp]> = [
+      ['the key refused', { ...env(), DAYTONA_API_KEY: 'not-the-key' }, /Daytona refused the API key \(DAYTONA_API_KEY\)/],
+      ['the service down', { ...env(), DAYTONA_API_URL: 'http://127.0.0.1:9/api' }, /Cannot reach Daytona at http:\/\/127\.0\.0\.1:9\/api/],
+    ];
+    for (const [what, withEnv, said] of cases) {
+      t.server.push({ text: 'never' });
+      const run = await t.deepdesk(['run', '--sandbox', 'daytona', ...model(), '--approve', 'auto', 'hello'], withEnv);
+      expect({ what, code: run.code === 0 }).toEqual({ what, code: false });
+      expect(run.stderr).toMatch(said);
+      expect(git('branch', '--list', 'deepdesk/*').trim()).toBe('');
+      expect(existsSync(join(t.dataDir, 'worktrees')) ? readdirSync(join(t.dataDir, 'worktrees')) : []).toEqual([]);
+      expect(standin.boxes.size).toBe(0);
+    }
+    // `sandboxes ls` with the service down: the error, never "No sandboxes".
+    const ls = await t.deepdesk(['sandboxes', 'ls', '--data-dir', t.dataDir], { ...env(), DAYTONA_API_URL: 'http://127.0.0.1:9/api' });
+    expect(ls.code).toBe(1);
+    expect(ls.stdout).not.toContain('No sandboxes');
+    expect(ls.stderr).toMatch(/Cannot reach Daytona/);
+  });
+
+  it('sandboxes rm frees the thread: it carries on on this computer, in its worktree; its time is in the ledger up to its end', async () => {
+    project();
+    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'echo up > up.txt' } }] }, { text: 'first' });
+    const first = await t.deepdesk(['run', '--sandbox', 'daytona', ...model(), '--approve', 'auto', 'first'], env());
+    expect(first.code).toBe(0);
+    const id = [...standin.boxes.keys()][0]!;
+    const wt = /worktree \S+ at (\S+) /.exec(first.stderr)![1]!;
+    const thread = (JSON.parse((await t.deepdesk(['sandboxes', 'ls', '--json', '--data-dir', t.dataDir], env())).stdout) as Array<{ threads: string[] }>)[0]!.threads[0]!;
+    // Deleted by the service, then `sandboxes rm`: forgotten, the thread freed.
+    standin.vanish(id);
+    const rm = await t.deepdesk(['sandboxes', 'rm', id, '--data-dir', t.dataDir], env());
+    expect(rm.code).toBe(0);
+    expect(rm.stdout).toContain('its threads carry on on this computer');
+    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'echo here > here.txt' } }] }, { text: 'carried on here' });
+    const again = await t.deepdesk(['run', '--thread', thread, '--folder', wt, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, '--approve', 'auto', 'go on'], env());
+    expect(again.stderr).not.toContain('sandbox');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('carried on here\n');
+    expect(readFileSync(join(wt, 'here.txt'), 'utf8')).toBe('here\n');
+    expect(readFileSync(join(wt, 'up.txt'), 'utf8')).toBe('up\n');
+  });
+
+  it('a thread whose sandbox is gone goes on in a new sandbox from its worktree (run --sandbox --folder WORKTREE --thread)', async () => {
+    project();
+    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'echo up > up.txt' } }] }, { text: 'first' });
+    const first = await t.deepdesk(['run', '--sandbox', 'daytona', ...model(), '--approve', 'auto', 'first'], env());
+    expect(first.code).toBe(0);
+    const id = [...standin.boxes.keys()][0]!;
+    const wt = /worktree \S+ at (\S+) /.exec(first.stderr)![1]!;
+    const thread = (JSON.parse((await t.deepdesk(['sandboxes', 'ls', '--json', '--data-dir', t.dataDir], env())).stdout) as Array<{ threads: string[] }>)[0]!.threads[0]!;
+    standin.vanish(id);
+    const asked = t.server.requests.length;
+    const stuck = await t.deepdesk(['run', '--thread', thread, '--folder', wt, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, '--approve', 'auto', 'go on'], env());
+    expect(stuck.code).not.toBe(0);
+    expect(stuck.stderr).toMatch(/is gone.*continue it in a new sandbox .*or on this computer \(Continue on this computer, or deepdesk sandboxes rm /);
+    expect(t.server.requests.length).toBe(asked);
+    t.server.push({ toolCalls: [{ name: 'execute', args: { command: 'cat up.txt' } }] }, { text: 'in a new one' });
+    const again = await t.deepdesk(['run', '--sandbox', 'daytona', '--thread', thread, '--folder', wt, '--data-dir', t.dataDir, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, '--approve', 'auto', 'go on'], env());
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe('in a new one\n');
+    expect(standin.boxes.size).toBe(1);
+    expect([...standin.boxes.keys()][0]).not.toBe(id);
+    expect(toolResults().at(-1)).toContain('up');
   });
 });

@@ -45,8 +45,8 @@ export async function sandboxesCommand(argv: string[], io: TerminalIo = defaultI
     const removed = await removeSandbox(options, id, provider);
     io.stdout.write(
       removed.wasGone
-        ? `${providerLabel(removed.provider)} had no sandbox ${safe(id)} any more; Deepdesk forgot it (its worktree and threads are kept).\n`
-        : `Removed ${safe(id)} (${providerLabel(removed.provider)})${broughtBackText(removed.broughtBack)}; its worktree and threads are kept.\n`,
+        ? `${providerLabel(removed.provider)} had no sandbox ${safe(id)} any more; Deepdesk forgot it (its worktree and threads are kept, and its threads carry on on this computer).\n`
+        : `Removed ${safe(id)} (${providerLabel(removed.provider)})${broughtBackText(removed.broughtBack)}; its worktree and threads are kept, and its threads carry on on this computer.\n`,
     );
     return 0;
   } catch (err) {
@@ -68,18 +68,24 @@ function broughtBackText(n: number): string {
 
 async function list(io: TerminalIo, options: SandboxAdminOptions, json: boolean): Promise<number> {
   const { sandboxes, problems } = await listSandboxes(options);
-  for (const problem of problems) io.stderr.write(`deepdesk sandboxes: ${safe(problem)}\n`);
+  const tellProblems = (): void => {
+    for (const problem of problems) io.stderr.write(`deepdesk sandboxes: ${safe(problem)}\n`);
+  };
   if (json) {
     io.stdout.write(terminalSafeJson(sandboxes) + '\n');
+    tellProblems();
     return problems.length > 0 ? 1 : 0;
   }
   if (sandboxes.length === 0) {
-    io.stdout.write('No sandboxes: deepdesk run --sandbox PROVIDER "…" makes one.\n');
+    // "No sandboxes" only when every provider could be asked: an unreachable one may have some.
+    if (problems.length === 0) io.stdout.write('No sandboxes: deepdesk run --sandbox PROVIDER "…" makes one.\n');
+    tellProblems();
     return problems.length > 0 ? 1 : 0;
   }
   const now = Date.now();
   const rows = sandboxes.map((s) => [s.id, providerLabel(s.provider), s.state, ageText(s, now), s.threads.length > 0 ? s.threads.join(',') : '—', s.folder ?? '—']);
   io.stdout.write(table([['ID', 'PROVIDER', 'STATE', 'AGE', 'THREADS', 'FOLDER'], ...rows]));
+  tellProblems();
   return problems.length > 0 ? 1 : 0;
 }
 

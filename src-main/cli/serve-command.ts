@@ -1,7 +1,8 @@
 // `deepdesk serve`: the window in a browser, on 127.0.0.1 with a per-run token (SPEC §5).
 
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isProcessAlive } from '../core/process/process-tree';
 import { ContractError } from '../app/contract';
 import { resolveDataDir } from '../app/base/data-dir';
 import { startWebHost } from '../clients/web/server';
@@ -31,6 +32,7 @@ export interface ServeIo {
 export async function serveCommand(argv: string[], io: ServeIo = { stdout: process.stdout }): Promise<number> {
   const { values, positionals } = parseCommand(argv, SERVE_OPTIONS);
   if (positionals.length > 0) throw new UsageError(`serve takes no arguments (got '${positionals.join(' ')}')`);
+  if (values['print-url'] === true) return printServeUrls(resolveDataDir(values['data-dir']), io);
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (got '${values.port}')`);
   const flags = sessionFlagsOf('serve', values);
@@ -75,7 +77,12 @@ export async function serveCommand(argv: string[], io: ServeIo = { stdout: proce
   });
   const host = await startWebHost({ api: app, staticDir: builtFolder('renderer'), port });
   io.stdout.write(`Deepdesk is running at ${host.url}\n`);
-  await (io.until ?? untilSignal());
+  const forget = recordServeUrl(dataDir, host.url);
+  try {
+    await (io.until ?? untilSignal());
+  } finally {
+    forget();
+  }
   await host.close();
   await app.close();
   return 0;
@@ -111,4 +118,54 @@ function builtFolder(name: string): string {
     if (existsSync(join(dir, name, 'index.html'))) return join(dir, name);
   }
   throw new Error(`the window's files (out/${name}) are missing; run \`npm run build\``);
+}
+
+/**
+ * Where a running serve keeps its address, key included, for `serve --print-url`: the data
+ * folder's serve/ (0700, files 0600), so only the person it runs as reads it; one file a
+ * serve process, removed when it stops (one left by a killed serve is skipped and removed).
+ */
+function serveUrlsDir(dataDir: string): string {
+  return join(dataDir, 'serve');
+}
+
+function recordServeUrl(dataDir: string, url: string): () => void {
+  const dir = serveUrlsDir(dataDir);
+  const file = join(dir, `${process.pid}.url`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(file, `${url}\n`, { mode: 0o600 });
+  } catch {
+    // Not kept: --print-url will not find this one; the printed link still works.
+  }
+  return () => rmSync(file, { force: true });
+}
+
+/** `serve --print-url`: the address of every serve running on this data folder, one a line. */
+function printServeUrls(dataDir: string, io: ServeIo): number {
+  const dir = serveUrlsDir(dataDir);
+  const urls: string[] = [];
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    // None ever ran.
+  }
+  for (const name of names) {
+    const pid = /^(\d+)\.url$/.exec(name)?.[1];
+    if (pid === undefined) continue;
+    const file = join(dir, name);
+    if (!isProcessAlive(Number(pid))) {
+      rmSync(file, { force: true });
+      continue;
+    }
+    const url = readFileSync(file, 'utf8').trim();
+    if (/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+$/.test(url)) urls.push(url);
+  }
+  if (urls.length === 0) {
+    (io.stderr ?? process.stderr).write(`deepdesk: no \`deepdesk serve\` is running on ${dataDir}; start one with \`deepdesk serve\`\n`);
+    return 1;
+  }
+  for (const url of urls) io.stdout.write(`${url}\n`);
+  return 0;
 }

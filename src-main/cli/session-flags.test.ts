@@ -9,7 +9,7 @@ import { configurableFlags, overSettingsFlags, readSessionFlags, SESSION_FLAGS, 
 import { COMMAND_OPTIONS } from './command-table';
 import { HELP, parseCommand, sessionFlagsOf, UsageError } from './usage';
 
-const takes = (row: (typeof SESSION_FLAGS)[number], command: string): boolean => row.commands === 'all' || (row.commands as readonly string[]).includes(command);
+const takes = (row: (typeof SESSION_FLAGS)[number], command: string): boolean => (row.commands as readonly string[]).includes(command);
 
 describe('the session flags table', () => {
   it('gives each command exactly the flags of its rows, typed as the row says', () => {

@@ -3,6 +3,7 @@
 // subagents' transcripts, approvals and the usage ledger's calls — as JSON lines for evals
 // or as a Markdown transcript to read and share.
 
+import { goalJson } from '../core/goals/goal';
 import { writeFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { databasePath, resolveDataDir } from '../app/base/data-dir';
@@ -86,6 +87,8 @@ function listText(list: ThreadSummary[]): string {
 /** Everything an export holds of one thread. */
 export interface ThreadExport {
   summary: ThreadSummary;
+  /** The provider sandbox the thread's folder runs in, when it has one (SPEC §18). */
+  sandbox?: { provider: string; sandboxId: string | null };
   state: ThreadState;
   /** Notes kept for the thread's next model request, not yet in its history. */
   pendingNotes: ChatMessage[];
@@ -109,7 +112,16 @@ function exportData(ledger: UsageLedger, db: Database.Database, threads: ThreadS
     note: { id: n.id, kind: n.kind, display: n.display, ...(n.checkpointId !== undefined ? { checkpointId: n.checkpointId } : {}) },
   }));
   const { rows: byModel, total } = ledger.report({ by: 'model', threadId: summary.id });
-  return { summary, state, pendingNotes, approvals: storedApprovals(db, summary.id), calls: ledger.calls(summary.id), byModel, total };
+  const sandbox = storedSandbox(db, summary.folder);
+  return { summary, ...(sandbox !== undefined ? { sandbox } : {}), state, pendingNotes, approvals: storedApprovals(db, summary.id), calls: ledger.calls(summary.id), byModel, total };
+}
+
+/** The sandbox record of the thread's folder (sandbox-store.ts), read as it is: exporting changes nothing. */
+function storedSandbox(db: Database.Database, folder: string): ThreadExport['sandbox'] {
+  const table = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'sandboxes'").get();
+  if (table === undefined || folder === '') return undefined;
+  const row = db.prepare<[string], { provider: string; sandbox_id: string | null }>('SELECT provider, sandbox_id FROM sandboxes WHERE folder = ?').get(folder);
+  return row === undefined ? undefined : { provider: row.provider, sandboxId: row.sandbox_id };
 }
 
 /** The thread's rows of the approvals table (approval-service.ts), read as they are: exporting changes nothing. */
@@ -137,7 +149,21 @@ function storedApprovals(db: Database.Database, threadId: string): StoredApprova
  */
 export function exportJsonl(data: ThreadExport, options: { media: boolean }): string {
   const { summary, state } = data;
-  const lines: unknown[] = [{ type: 'thread', id: summary.id, title: summary.title, folder: summary.folder, createdAt: summary.createdAt, updatedAt: summary.updatedAt }];
+  const lines: unknown[] = [
+    {
+      type: 'thread',
+      id: summary.id,
+      title: summary.title,
+      folder: summary.folder,
+      createdAt: summary.createdAt,
+      updatedAt: summary.updatedAt,
+      // The thread's goal (SPEC §21): `state`, its criteria, the evidence pack and `contradictedClaims`.
+      ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}),
+      // Where it came from when not the window (a protocol client, a terminal's run), and the sandbox it runs in.
+      ...(summary.source !== undefined ? { source: summary.source } : {}),
+      ...(data.sandbox !== undefined ? { sandbox: data.sandbox } : {}),
+    },
+  ];
   const content = (c: string | ContentPart[]) => (typeof c === 'string' || options.media ? c : c.map((p) => (p.type === 'text' ? p : withoutData(p))));
   const push = (messages: readonly ChatMessage[], parent?: string) => {
     const nested = parent !== undefined ? { parentToolCallId: parent } : {};
@@ -213,8 +239,18 @@ export function exportMarkdown(data: ThreadExport): string {
   const out: string[] = [];
   out.push(`# ${inertMarkdown(oneLine(summary.title)) || `Thread ${summary.id}`}`);
   out.push(
-    [`- Thread: ${inlineCode(summary.id)}`, ...(summary.folder !== '' ? [`- Folder: ${inlineCode(summary.folder)}`] : []), `- Created: ${summary.createdAt}, updated: ${summary.updatedAt}`].join('\n'),
+    [
+      `- Thread: ${inlineCode(summary.id)}`,
+      ...(summary.folder !== '' ? [`- Folder: ${inlineCode(summary.folder)}`] : []),
+      ...(summary.source !== undefined ? [`- From: ${summary.source.kind === 'protocol' ? `the Agent Protocol${summary.source.client !== undefined ? `, ${inlineCode(summary.source.client)}` : ''}` : summary.source.kind === 'run' ? 'deepdesk run' : 'an editor (ACP)'}`] : []),
+      ...(data.sandbox !== undefined ? [`- Sandbox: ${inlineCode(data.sandbox.provider)}${data.sandbox.sandboxId !== null ? ` ${inlineCode(data.sandbox.sandboxId)}` : ''}`] : []),
+      `- Created: ${summary.createdAt}, updated: ${summary.updatedAt}`,
+    ].join('\n'),
   );
+  if (state.goal !== undefined) {
+    const goal = goalJson(state.goal);
+    out.push(`## Goal: ${inertMarkdown(goal.state)}`, quote(guardMarkdown(goal.objective)), fence(pretty(goal), 'json'));
+  }
   renderMessages(out, state.messages, state, 2);
   if (state.summary !== undefined && state.contextStart >= state.messages.length && state.contextStart > 0) out.push(summaryBlock(state.contextStart, state.summary));
   for (const m of data.pendingNotes) if (m.role === 'user' && m.note) out.push(quote(`**Note (${inertMarkdown(m.note.kind)}, not yet given to the model):** ${guardMarkdown(m.note.display)}`));

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { databasePath } from '../app/base/data-dir';
 import { ApprovalService } from '../app/approvals/approval-service';
 import { ThreadStore } from '../app/threads/thread-store';
+import { SandboxStore } from '../app/sandboxes/sandbox-store';
 import { newThreadState, type ThreadState } from '../core/agent/types';
 import { openDatabase } from '../core/backends/store/store';
 import type { ChatMessage, ToolCall } from '../core/models/types';
@@ -181,6 +182,26 @@ describe('deepdesk threads export', () => {
     ]);
     expect(lines.at(-1)).toMatchObject({ type: 'usage', total: { calls: 2, inputTokens: 300, outputTokens: 30, unpricedCalls: 0 } });
     expect((lines.at(-1)!.total as { costUsd: number }).costUsd).toBeCloseTo(0.015, 10);
+  });
+
+  it('says where a thread came from and the sandbox it runs in (jsonl and md); a window thread has neither', async () => {
+    seed();
+    const db = openDatabase(databasePath(t.dataDir));
+    try {
+      expect(new ThreadStore(db).setSource(ID, { kind: 'protocol', client: 'a page at http://localhost:3000' })).toBe(true);
+      // The first source stays.
+      expect(new ThreadStore(db).setSource(ID, { kind: 'run' })).toBe(false);
+      new SandboxStore(db).put({ folder: t.folder, worktree: t.folder, provider: 'daytona', sandboxId: 'sb-123' });
+    } finally {
+      db.close();
+    }
+    const jsonl = await t.deepdesk(['threads', 'export', ID]);
+    expect(parseLines(jsonl.stdout)[0]).toMatchObject({ type: 'thread', source: { kind: 'protocol', client: 'a page at http://localhost:3000' }, sandbox: { provider: 'daytona', sandboxId: 'sb-123' } });
+    const md = await t.deepdesk(['threads', 'export', ID, '--format', 'md']);
+    expect(md.stdout).toContain('- From: the Agent Protocol, `a page at http://localhost:3000`');
+    expect(md.stdout).toContain('- Sandbox: `daytona` `sb-123`');
+    const other = parseLines((await t.deepdesk(['threads', 'export', OTHER])).stdout)[0]!;
+    expect(other.source).toBeUndefined();
   });
 
   it('--no-media drops the base64 and keeps what the media was; --output writes a file (owner-only) instead', async () => {

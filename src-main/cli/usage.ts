@@ -7,7 +7,6 @@ import { PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES } from '../core/process/sandbox
 export class UsageError extends Error {}
 
 export const COMMON_OPTIONS = {
-  folder: { type: 'string' },
   'data-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
@@ -44,6 +43,8 @@ Commands:
   tools                 JSON-lines tool session on stdin/stdout
   run "prompt"          run the agent headless and print its final answer
   serve                 serve the app to a browser on 127.0.0.1
+  serve --print-url     print the address (with its key) of the serve running on
+                        this data folder, to open the window again
   memories ls|cat|write|rm [PATH]
                         manage the agent's long-term memories
   checkpoints ls --thread ID | diff ID [PATH] | restore ID [--force]
@@ -83,10 +84,15 @@ ${helpLines(`the providers' sandboxes threads run in (${SANDBOX_PROVIDER_NAMES.m
   --version, -v         print deepdesk's version
 
 Common options:
+  --data-dir DIR        data folder holding deepdesk.db (default: $DEEPDESK_HOME or ~/.deepdesk)
   --folder DIR          project folder (default: the current directory; serve without
                         it opens the window on Open folder instead); on another machine:
-                        ssh://[USER@]HOST[:PORT]/ABS/PATH (run, serve, tools, checkpoints)
-  --data-dir DIR        data folder holding deepdesk.db (default: $DEEPDESK_HOME or ~/.deepdesk)
+                        ssh://[USER@]HOST[:PORT]/ABS/PATH (run, serve, tools, checkpoints).
+                        Taken by run, serve, tools, acp, checkpoints, mcp, trust, skills
+                        and host; other commands refuse it
+
+Model options (run, serve, acp; --memories-store also tools and memories; other
+commands refuse them):
 ${sessionFlagHelp('common')}
 
 Sandbox options (run, serve, acp):

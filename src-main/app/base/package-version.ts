@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 /** Deepdesk's version, from the package.json above the running bundle. */
 export function packageVersion(): string {
@@ -11,17 +12,48 @@ export function packageVersion(): string {
   return '0.0.0';
 }
 
+let cachedBuildId: string | undefined;
+
 /**
- * This build of Deepdesk: its version and when the bundle running this was built. The agent
- * host and its clients compare it, so that a host left from before an update or a rebuild is
- * replaced once it is idle.
+ * This build of Deepdesk: its version and a digest of the main-process bundle running this. The
+ * agent host and its clients compare it, so that a host left from before an update is replaced
+ * once it is idle. The digest is of the bundle's content, not of when it was written: rebuilding
+ * the same source (npm's `prepare` on a `file:` install does) gives the same build.
  */
 export function buildId(): string {
-  let stamp = '';
+  cachedBuildId ??= computeBuildId();
+  return cachedBuildId;
+}
+
+function computeBuildId(): string {
+  const version = packageVersion();
+  let digest = '';
   try {
-    stamp = String(Math.round(statSync(fileURLToPath(import.meta.url)).mtimeMs));
+    digest = bundleDigest(fileURLToPath(import.meta.url));
   } catch {
     // Not from a file (a test's transform): the version alone.
   }
-  return stamp === '' ? packageVersion() : `${packageVersion()}+${stamp}`;
+  return digest === '' ? version : `${version}+${digest}`;
+}
+
+/** sha256 over the bundle's .js files (out/main and its chunks/), by relative path and content. */
+export function bundleDigest(file: string): string {
+  let root = dirname(file);
+  if (basename(root) === 'chunks') root = dirname(root);
+  const files: string[] = [];
+  const walk = (dir: string, prefix: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      if (entry.isDirectory() && prefix === '' && entry.name === 'chunks') walk(join(dir, entry.name), `${entry.name}/`);
+      else if (entry.isFile() && /\.(c|m)?js$/.test(entry.name)) files.push(`${prefix}${entry.name}`);
+    }
+  };
+  walk(root, '');
+  if (!files.includes(basename(file)) && !files.includes(`chunks/${basename(file)}`)) return '';
+  const hash = createHash('sha256');
+  for (const name of files) {
+    hash.update(`${name}\0`);
+    hash.update(readFileSync(join(root, name)));
+    hash.update('\0');
+  }
+  return hash.digest('hex').slice(0, 16);
 }

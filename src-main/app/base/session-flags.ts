@@ -13,8 +13,8 @@ import { ContractError } from '../contract';
 /** What a flag's value is: one text, a whole number above 0, a repeatable text, absolute files, a switch, or part of `sandbox`. */
 export type SessionFlagKind = 'text' | 'count' | 'texts' | 'files' | 'switch' | 'sandbox-provider' | 'sandbox-id';
 
-/** The commands that take a flag: all of them, or those named. */
-export type SessionFlagCommands = 'all' | readonly string[];
+/** The commands that take a flag: each one named (a command that would not apply it does not take it). */
+export type SessionFlagCommands = readonly string[];
 
 /** Where `--help` lists a flag: with every command's, in a section of its own, or under each command that takes it. */
 export type HelpSection = 'common' | 'sandbox' | 'mount' | 'command';
@@ -38,24 +38,31 @@ interface SessionFlagRow {
   readonly configurable?: boolean;
 }
 
+/**
+ * The commands that call a model: they take the model's flags. Any other (`host` included: its
+ * runs take Settings' model, or the one a protocol request names) refuses them rather than
+ * accepting and ignoring them.
+ */
+const MODEL_COMMANDS = ['run', 'serve', 'acp'] as const;
+
 export const SESSION_FLAGS = [
   {
     flag: 'model',
     key: 'model',
     kind: 'text',
-    commands: 'all',
+    commands: MODEL_COMMANDS,
     value: 'PROVIDER:MODEL',
     help: 'anthropic, openai, google (or google_genai), openai-compatible\nor ollama',
     section: 'common',
     overSettings: true,
     configurable: true,
   },
-  { flag: 'base-url', key: 'baseUrl', kind: 'text', commands: 'all', value: 'URL', help: "the provider's base URL (OpenAI-compatible servers)", section: 'common', overSettings: true },
+  { flag: 'base-url', key: 'baseUrl', kind: 'text', commands: MODEL_COMMANDS, value: 'URL', help: "the provider's base URL (OpenAI-compatible servers)", section: 'common', overSettings: true },
   {
     flag: 'api-key',
     key: 'apiKey',
     kind: 'text',
-    commands: 'all',
+    commands: MODEL_COMMANDS,
     value: 'KEY',
     help: 'API key (else ANTHROPIC_API_KEY / OPENAI_API_KEY /\nGOOGLE_GENERATIVE_AI_API_KEY or GEMINI_API_KEY)',
     section: 'common',
@@ -65,7 +72,7 @@ export const SESSION_FLAGS = [
     flag: 'memories-store',
     key: 'memoriesStore',
     kind: 'text',
-    commands: 'all',
+    commands: [...MODEL_COMMANDS, 'tools', 'memories'],
     value: 'sqlite|postgres://USER@HOST[:PORT]/DB',
     help: "where /memories/ lives (default: Settings', else sqlite in the\ndata folder); the password comes from PGPASSWORD or ~/.pgpass",
     section: 'common',
@@ -129,6 +136,26 @@ export const SESSION_FLAGS = [
     value: SANDBOX_PROVIDER_NAMES.join('|'),
     help: `the thread works in the provider's sandbox: the folder goes up as git sees it, changes come back as a worktree (branch deepdesk/NAME); keys from ${SANDBOX_PROVIDER_NAMES.map((p) => SANDBOX_PROVIDER_TABLE[p].keys.join('/')).join(', ')} or Settings › Sandboxes; serve opens the window on the worktree of --folder (needed there), acp gives each new session the worktree of its folder`,
     section: 'sandbox',
+  },
+  {
+    flag: 'goal',
+    key: 'goal',
+    kind: 'text',
+    commands: ['run'],
+    value: 'TEXT',
+    help: 'pursue a goal (SPEC §21): the host runs the verify steps itself when the agent ends a turn and the run ends achieved, unmet, stalled, blocked, paused or budget-limited (exit 0 only when achieved)',
+    section: 'command',
+    configurable: true,
+  },
+  {
+    flag: 'verify',
+    key: 'verify',
+    kind: 'texts',
+    commands: ['run'],
+    value: 'CMD',
+    help: "with --goal: a verify step, taken as given (success is exit code 0; repeatable); none given, the agent drafts them from the folder and the draft is shown first",
+    section: 'command',
+    configurable: true,
   },
   { flag: 'sandbox-id', key: 'sandbox', kind: 'sandbox-id', commands: ['run', 'serve', 'acp'], value: 'ID', help: 'reattach that sandbox (and its worktree); acp: its first session', section: 'sandbox' },
 ] as const satisfies readonly SessionFlagRow[];
@@ -202,7 +229,7 @@ export function sessionFlagsOf(command: string): SessionFlagRowOf[] {
 }
 
 function takes(row: SessionFlagRowOf, command: string): boolean {
-  return row.commands === 'all' || (row.commands as readonly string[]).includes(command);
+  return (row.commands as readonly string[]).includes(command);
 }
 
 type ParseOption = { type: 'string'; multiple?: true } | { type: 'boolean' };

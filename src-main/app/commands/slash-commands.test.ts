@@ -57,7 +57,12 @@ describe('slash commands', () => {
     expect(await resolveSlash('/pdf report.pdf page 2', { skills })).toEqual({ kind: 'send', text: '# Reading PDFs\nUse pdftotext.\n\nreport.pdf page 2', personText: 'report.pdf page 2' });
     expect(await resolveSlash('/pdf', { skills })).toEqual({ kind: 'send', text: '# Reading PDFs\nUse pdftotext.', personText: '' });
     expect(await resolveSlash('/compact', { skills })).toEqual({ kind: 'compact' });
-    expect(listCommands({ skills }).map((c) => `${c.source}:${c.name}`)).toEqual(['built-in:compact', 'built-in:model', 'built-in:mode', 'built-in:clear', 'skill:pdf']);
+    expect(listCommands({ skills }).map((c) => `${c.source}:${c.name}`)).toEqual(['built-in:compact', 'built-in:model', 'built-in:mode', 'built-in:clear', 'built-in:goal', 'skill:pdf']);
+  });
+
+  it('/goal takes the objective (SPEC §21), and refuses none', async () => {
+    expect(await resolveSlash('/goal make the parser tests pass', {})).toEqual({ kind: 'goal', objective: 'make the parser tests pass' });
+    await expect(resolveSlash('/goal', {})).rejects.toThrow(/needs the objective/);
   });
 
   it("a plugin's command answers to its own name when that is unambiguous; a full name wins; two plugins' are named", async () => {

@@ -48,7 +48,9 @@ export type SlashOutcome =
   | { kind: 'compact' }
   | { kind: 'clear' }
   | { kind: 'model'; model: string }
-  | { kind: 'mode'; mode: ApprovalMode };
+  | { kind: 'mode'; mode: ApprovalMode }
+  /** `/goal TEXT` (SPEC §21): the agent drafts the goal's criteria and verify steps for the person to accept. */
+  | { kind: 'goal'; objective: string };
 
 /** The allow rules a message's turn adds (a command's `allowed-tools`), read at each call: empty once the command no longer loads. */
 export type TurnRules = () => readonly PermissionRule[];
@@ -78,6 +80,7 @@ const BUILT_INS: readonly SlashCommandInfo[] = [
   { name: 'model', source: 'built-in', description: 'Use another model', usage: '/model PROVIDER:MODEL' },
   { name: 'mode', source: 'built-in', description: 'Change what needs approval', usage: `/mode ${APPROVAL_MODES.join('|')}` },
   { name: 'clear', source: 'built-in', description: 'Start a new thread', usage: '/clear' },
+  { name: 'goal', source: 'built-in', description: 'Pursue a goal the host checks: the agent drafts criteria and verify steps to accept', usage: '/goal OBJECTIVE' },
 ];
 
 /** Every command there is now, built-ins first, for the `/` list. */
@@ -120,6 +123,9 @@ export async function resolveSlash(text: string, sources: CommandSources, signal
     case 'model':
       if (!/^[a-z-]+:\S+$/.test(args)) throw new SlashCommandError('/model needs PROVIDER:MODEL, e.g. /model anthropic:claude-sonnet-4-5');
       return { kind: 'model', model: args };
+    case 'goal':
+      if (args === '') throw new SlashCommandError('/goal needs the objective, e.g. /goal make the tests in test/parser pass');
+      return { kind: 'goal', objective: args };
     case 'mode':
       if (!isApprovalMode(args)) throw new SlashCommandError(`/mode needs one of ${APPROVAL_MODES.join(', ')}`);
       return { kind: 'mode', mode: args };

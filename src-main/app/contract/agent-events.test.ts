@@ -64,6 +64,24 @@ const EVERY_KIND: { [K in CoreKind]: Extract<AgentEvent, { type: K }> } = {
   rewound: { ...t, type: 'rewound' },
   retry: { ...t, type: 'retry', attempt: 2, maxAttempts: 3, delayMs: 100, message: '429' },
   tool_output: { ...t, type: 'tool_output', id: 'c1', chunk: 'line\n' },
+  goal: {
+    ...t,
+    type: 'goal',
+    goal: {
+      objective: 'fix the parser',
+      state: 'unmet',
+      reason: 'not met',
+      criteria: [{ id: 'c1', text: 'tests pass', verdict: 'needs_revision', reason: 'npm test fails' }],
+      verify: [{ command: 'npm test', expectedExitCode: 0 }],
+      evidence: { at: '2026-01-01T00:00:00Z', steps: [{ command: 'npm test', expectedExitCode: 0, exitCode: 1, passed: false, outputTail: 'FAIL', durationMs: 3 }], diff: '', filesTouched: [] },
+      contradictedClaims: [{ at: '2026-01-01T00:00:00Z', round: 0, claim: 'All tests pass.', failingSteps: [{ command: 'npm test', exitCode: 1, expectedExitCode: 0 }] }],
+      rounds: 3,
+      maxRounds: 3,
+      evaluations: [{ round: 0, at: '2026-01-01T00:00:00Z', verdict: 'needs_revision', durationMs: 40, graderTokens: { input: 900, output: 30 } }],
+      startedAt: '2026-01-01T00:00:00Z',
+      endedAt: '2026-01-01T00:01:00Z',
+    },
+  },
   done: { ...t, type: 'done', text: 'ok', reason: 'completed', usage },
 };
 

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import { queuedMessageSchema } from './honest';
+import { goalJsonSchema } from '../../core/goals/goal';
 
 const todoStatusSchema = z.enum(['pending', 'in_progress', 'completed']);
 export const todoSchema = z.strictObject({ content: z.string(), status: todoStatusSchema });
@@ -148,8 +149,9 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     /** `reason` as data: the window says it from this. */
     why: approvalWhySchema.optional(),
     hook: hookRefSchema.optional(),
-    /** Answered in a terminal (`deepdesk run`, `deepdesk attach`), not in the window. */
-    answeredIn: z.enum(['terminal']).optional(),
+    /** Answered in a terminal (`deepdesk run`, `deepdesk attach`) or by an Agent Protocol client (`answeredBy` names it), not in the window. */
+    answeredIn: z.enum(['terminal', 'protocol']).optional(),
+    answeredBy: z.string().max(200).optional(),
   }),
   event('todos', { todos: z.array(todoSchema) }),
   event('summarized', { archivePath: z.string(), summarizedMessages: z.number(), summary: z.string() }),
@@ -171,11 +173,13 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   }),
   event('user_message', { text: z.string(), queuedId: z.string().optional() }),
   event('queued', { queued: z.array(z.strictObject(queuedMessageSchema.shape)) }),
-  event('note', { id: z.string(), kind: z.enum(['restore', 'hook', 'interrupted', 'stopped', 'worktree']), text: z.string(), checkpointId: z.string().optional() }),
+  event('note', { id: z.string(), kind: z.enum(['restore', 'hook', 'interrupted', 'stopped', 'worktree', 'upload']), text: z.string(), checkpointId: z.string().optional() }),
   event('hook', { event: z.string(), outcome: z.enum(['error', 'blocked']), message: z.string(), hook: hookRefSchema, toolCallId: z.string().optional() }),
   event('rewound', {}),
   event('retry', { attempt: z.number(), maxAttempts: z.number(), delayMs: z.number(), message: z.string() }),
   event('tool_output', { id: z.string(), chunk: z.string() }),
+  /** The thread's goal changed (SPEC §21): its state, criteria, the evidence pack and contradicted claims. */
+  event('goal', { goal: goalJsonSchema }),
   event('done', { text: z.string(), reason: z.enum(['completed', 'aborted', 'error', 'max_steps', 'budget']), usage: usageSchema.optional() }),
 ]);
 export type AgentEventDto = z.infer<typeof agentEventSchema>;

@@ -43,3 +43,20 @@ export const AGENT_PROTOCOL_OFF: AgentProtocolSettings = { listen: '', allowRemo
 export function protocolFolderError(text: string): string | undefined {
   return isAbsoluteFolder(text) ? undefined : `'${text}' is not an absolute path`;
 }
+
+/** What Settings › Agent Protocol shows of the host's protocol now: where it listens (none: off) and its key. */
+export const agentProtocolStatusSchema = z.object({
+  /** The URLs the agent host serves the protocol at now (a flag's, Settings', a `host --listen`'s). */
+  listening: z.array(z.string()),
+  /** The key clients send as `x-api-key` (made when first needed). */
+  key: z.string(),
+});
+export type AgentProtocolStatus = z.infer<typeof agentProtocolStatusSchema>;
+
+/** The agent host answers these itself (its listeners, its key): not a folder's app. */
+export const agentProtocolMethods = {
+  'agentProtocol.status': { params: z.object({}).strict(), result: agentProtocolStatusSchema },
+  /** Replaces the key: the old one is refused from the next request on, by every host of the data folder. */
+  'agentProtocol.rotateKey': { params: z.object({}).strict(), result: agentProtocolStatusSchema },
+} as const;
+export type AgentProtocolMethodName = keyof typeof agentProtocolMethods;

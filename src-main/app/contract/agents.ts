@@ -3,6 +3,7 @@
 // processes sharing the data folder (the desktop app, the agent host). Answered by the folder
 // host, so it works with no folder open; selecting one opens its folder and the thread.
 // Renderer-safe: zod only.
+import { GOAL_STATES } from '../../core/goals/goal';
 import { z } from 'zod';
 import { appInfoSchema } from './folders';
 import { sandboxPlaceSchema } from './sandboxes';
@@ -45,6 +46,8 @@ export const agentSchema = z.object({
   message: z.string().optional(),
   /** Another thread works in the same folder at the same time, without a worktree. */
   sharesFolder: z.boolean(),
+  /** The thread's goal's state (SPEC §21), when it has one. */
+  goalState: z.enum(GOAL_STATES).optional(),
 });
 export type AgentDto = z.infer<typeof agentSchema>;
 

@@ -3,6 +3,7 @@
 // messages and validate them on arrival; the renderer never knows which one it runs on.
 // This module must stay free of Node and Electron imports: the renderer bundles it.
 
+import { goalDraftSchema, goalJsonSchema } from '../../core/goals/goal';
 import { z } from 'zod';
 import { checkpointEvents, checkpointMethods } from './checkpoints';
 import { folderEvents, folderMethods } from './folders';
@@ -18,8 +19,8 @@ import { noticeEvents, noticeMethods } from './notices';
 import { terminalEvents, terminalMethods } from './terminal';
 import { updateEvents, updateMethods } from './updates';
 import { agentEvents, agentMethods } from './agents';
-import { agentProtocolSettingsSchema } from './agent-protocol';
-import { sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
+import { agentProtocolMethods, agentProtocolSettingsSchema } from './agent-protocol';
+import { sandboxEvents, sandboxMethods, sandboxPlaceSchema, sandboxProviderSchema, sandboxSettingsSchema } from './sandboxes';
 import { worktreeEvents, worktreeMethods } from './worktrees';
 import { agentEventSchema, approvalWhySchema, fileChangeSchema, todoSchema, toolResultFactsShape, usageSchema } from './agent-events';
 
@@ -34,6 +35,7 @@ export * from './modes';
 export * from './notices';
 export * from './attachments';
 export * from './terminal';
+export * from './goals';
 export * from './updates';
 export * from './agents';
 export * from './agent-protocol';
@@ -89,6 +91,8 @@ export const settingsSchema = z.object({
   /** How many runs may go at once in one process (the desktop app, the agent host); beyond it they wait `Queued`. Absent: the machine's default (maxConcurrentRunsDefault). */
   maxConcurrentRuns: z.number().int().min(1).max(64).optional(),
   telemetry: telemetrySettingsSchema.optional(),
+  /** Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's) and the revision rounds before `unmet` (1–10, default 3). */
+  goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(1).max(10).optional() }).optional(),
   /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */
   agentProtocol: agentProtocolSettingsSchema.optional(),
   /** Settings › Sandboxes (SPEC §18): the provider, what its sandboxes are made with, and prices per hour. */
@@ -124,6 +128,8 @@ export const threadSummarySchema = z.object({
   sharesFolder: z.boolean().optional(),
   /** It worked in a worktree of this folder that was removed (SPEC §16): it moved here. */
   removedWorktree: z.object({ name: z.string(), branch: z.string(), removedAt: z.string() }).optional(),
+  /** Where it came from, when not the window: an Agent Protocol client (`client`: its origin or user agent), a terminal's `deepdesk run`, an editor. */
+  source: z.object({ kind: z.enum(['protocol', 'run', 'acp']), client: z.string().optional() }).optional(),
 });
 export type ThreadSummaryDto = z.infer<typeof threadSummarySchema>;
 
@@ -216,6 +222,10 @@ export const threadViewSchema = z.object({
   streamingText: z.string(),
   /** Messages sent while the run was going, oldest first, waiting for the current step to end. */
   queued: z.array(queuedMessageSchema),
+  /** The thread's goal (SPEC §21): its state, criteria, the evidence pack, contradicted claims. */
+  goal: goalJsonSchema.optional(),
+  /** `/goal`'s draft waiting for the person to accept (threads.startGoal) or put aside (threads.dismissGoal). */
+  goalDraft: goalDraftSchema.optional(),
 });
 export type ThreadView = z.infer<typeof threadViewSchema>;
 
@@ -280,6 +290,7 @@ export const methods = {
   ...pluginMethods,
   ...updateMethods,
   ...usageMethods,
+  ...agentProtocolMethods,
 
   'settings.get': { params: empty, result: settingsSchema },
   'settings.update': { params: settingsPatchSchema, result: settingsSchema },
@@ -323,8 +334,17 @@ export const methods = {
   'threads.send': {
     /** `text` may be empty when files are attached (see attachments.ts). */
     params: threadRef.extend({ text: z.string().max(5_000_000), attachments: attachmentsSchema.optional() }),
-    result: ok.extend({ queuedId: z.string().optional(), note: z.string().optional(), threadId: z.string().optional() }),
+    result: ok.extend({
+      queuedId: z.string().optional(),
+      note: z.string().optional(),
+      threadId: z.string().optional(),
+      /** `/goal TEXT`: the agent's draft of the goal, for the person to edit and accept (threads.startGoal); nothing started yet. */
+      goalDraft: goalDraftSchema.optional(),
+    }),
   },
+  /** Starts the accepted (maybe edited) goal on the thread and sends the agent its objective (SPEC §21). */
+  'threads.startGoal': { params: threadRef.extend({ draft: goalDraftSchema }), result: ok },
+  'threads.dismissGoal': { params: threadRef, result: ok },
   /** The slash commands there are now (built-ins, skills, MCP prompts), for the `/` list. */
   'commands.list': {
     params: empty,
@@ -397,6 +417,7 @@ export const events = {
   ...updateEvents,
   ...agentEvents,
   ...worktreeEvents,
+  ...sandboxEvents,
 } as const;
 
 export type EventName = keyof typeof events;

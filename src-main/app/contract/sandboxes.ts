@@ -40,6 +40,24 @@ export function runsInText(place: Pick<SandboxPlaceDto, 'label' | 'sandboxId'>):
   return `Runs in ${place.label} · sandbox ${place.sandboxId}`;
 }
 
+/** A sandbox ID as a badge shows it: its first 8 characters and `…` when longer than 12 (a UUID); the whole of it goes in the badge's tooltip. */
+export function shortSandboxId(id: string): string {
+  return id.length > 12 ? `${id.slice(0, 8)}…` : id;
+}
+
+/** `Runs in Daytona · sandbox 1a2b3c4d…`: runsInText with the short ID, for the window's badges. */
+export function runsInShortText(place: Pick<SandboxPlaceDto, 'label' | 'sandboxId'>): string {
+  return `Runs in ${place.label} · sandbox ${shortSandboxId(place.sandboxId)}`;
+}
+
+/** Where the open folder's sandbox stands (SPEC §18): gone or removed, the thread's ways forward are a new sandbox or this computer. */
+export const sandboxPlaceStatusSchema = z.object({
+  state: z.enum(['running', 'stopped', 'gone', 'removed']),
+  /** For gone and removed: what happened and the ways forward, in words. */
+  message: z.string().optional(),
+});
+export type SandboxPlaceStatus = z.infer<typeof sandboxPlaceStatusSchema>;
+
 export const sandboxMethods = {
   /**
    * Whether the open folder's thread can run in the provider's sandbox now: a local git
@@ -57,9 +75,38 @@ export const sandboxMethods = {
    * session makes the sandbox and uploads the folder.
    */
   'sandboxes.runIn': {
-    params: z.object({ provider: sandboxProviderSchema }).strict(),
+    /** `name`: the new worktree's name (made up when absent); not for `Continue in a sandbox…`. */
+    params: z.object({ provider: sandboxProviderSchema, name: z.string().min(1).max(63).optional() }).strict(),
     result: z.object({ threadFolder: z.string(), worktree: z.string(), branch: z.string() }),
   },
+  /**
+   * Settings › Sandboxes › `Test key`: one cheap authenticated call to the provider (listing
+   * Deepdesk's sandboxes) with the key in the environment or Settings. `ok` false says why in
+   * one line: no key, the key refused, the service unreachable.
+   */
+  'sandboxes.testKey': {
+    params: z.object({ provider: sandboxProviderSchema }).strict(),
+    result: z.object({ ok: z.boolean(), message: z.string() }),
+  },
+  /** Where the open folder's sandbox stands; null when its threads do not run in one. */
+  'sandboxes.status': {
+    params: z.object({}).strict(),
+    result: sandboxPlaceStatusSchema.nullable(),
+  },
+  /**
+   * `Continue on this computer`: what the sandbox changed comes back (when it is still there),
+   * it is deleted, and the folder's threads no longer run in it. The window then opens
+   * `threadFolder` anew: its threads carry on on this computer, in the worktree.
+   */
+  'sandboxes.leave': {
+    params: z.object({}).strict(),
+    result: z.object({ threadFolder: z.string(), broughtBack: z.number().int().nonnegative(), wasGone: z.boolean() }),
+  },
+} as const;
+
+export const sandboxEvents = {
+  /** The open folder's sandbox was started again, stopped, found gone or removed. */
+  'sandboxes.changed': sandboxPlaceStatusSchema,
 } as const;
 
 export type SandboxMethodName = keyof typeof sandboxMethods;

@@ -17,10 +17,11 @@ import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../
 import { ApprovalService } from '../approvals/approval-service';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { deleteThread } from '../threads/delete-thread';
-import { ThreadStore } from '../threads/thread-store';
+import { ThreadStore, type ThreadSource } from '../threads/thread-store';
 import { capText, itemsBefore, type PageLimits } from '../threads/thread-page';
 import { shortThreadId } from '../threads/thread-ref';
 import type { SecretStore } from '../base/secret-store';
+import { goalJson, type Goal, type GoalJson } from '../../core/goals/goal';
 import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
 import { HostRequestError, type HostConnection } from './service-types';
 
@@ -32,6 +33,8 @@ export interface RunEnd {
   reason: RunResult['reason'] | 'interrupted';
   text: string;
   error?: string;
+  /** The thread's goal when the run ended (SPEC §21). */
+  goal?: GoalJson;
 }
 
 export interface PendingQuestion {
@@ -65,6 +68,8 @@ export interface AttachedRun {
   says: string[];
   approvals: PendingQuestion[];
   end?: RunEnd;
+  /** The thread's goal (SPEC §21) as it stands. */
+  goal?: GoalJson;
 }
 
 export interface AgentLine {
@@ -77,6 +82,8 @@ export interface AgentLine {
   startedAt: string;
   endedAt: string | null;
   message: string | null;
+  /** The thread's goal (SPEC §21), when it has one. */
+  goal?: GoalJson;
 }
 
 interface Watcher {
@@ -101,6 +108,8 @@ interface LiveRun {
   starter?: string;
   run?: HeadlessRun;
   end?: RunEnd;
+  /** Where the thread came from, recorded once its row exists (a new thread's is made by the run's first save). */
+  source?: ThreadSource;
 }
 
 /** Events kept per run for clients that attach later; beyond it the oldest go. */
@@ -118,6 +127,8 @@ export interface StartRunParams {
   interactive: boolean;
   /** The client returns at once (`run --detach`): the run's approvals wait for someone to attach. */
   detach: boolean;
+  /** Where the thread came from (a protocol client); else told by the starting connection (a terminal's `run`). */
+  source?: ThreadSource;
 }
 
 /** What happens to the host's runs, for the windows showing their folders (windows.ts). */
@@ -155,6 +166,8 @@ export class HostRuns {
    * that host is gone (it stops when it loses its socket). Told in their thread, listed as such.
    */
   interruptOrphans(): void {
+    // A goal pursued by a run of a host that is gone is paused, with the reason (SPEC §21).
+    this.threads.pauseOrphanedGoals('the agent host stopped while the goal was pursued; send a message (or run again) to go on');
     for (const orphan of this.records.interruptDead()) {
       if (this.threads.exists(orphan.threadId)) {
         this.threads.addNote(orphan.threadId, { kind: 'interrupted', text: 'Note: the previous run of this thread was interrupted (the agent host stopped). Its last step may not have finished.', display: 'The run was interrupted: the agent host stopped.' });
@@ -190,6 +203,7 @@ export class HostRuns {
       prompt: params.request.prompt,
       historyEnd: this.threads.get(threadId)?.messageCount ?? 0,
       ...(params.detach ? {} : { starter: connection.id }),
+      ...(sourceOf(params, connection) !== undefined ? { source: sourceOf(params, connection)! } : {}),
     };
     this.live.set(threadId, run);
     connection.onClose(() => this.unwatch(run, connection.id));
@@ -212,7 +226,7 @@ export class HostRuns {
     this.activity({ kind: 'started', threadId, folder: run.folder });
     if (params.detach) this.unwatch(run, connection.id);
     void run.run.result.then(
-      (result) => this.ended(run, endOf(result)),
+      (result) => this.ended(run, { ...endOf(result), ...goalOf(this.threads.goal(threadId)) }),
       (err: unknown) => this.ended(run, { state: 'failed', reason: 'error', text: '', error: err instanceof Error ? err.message : String(err) }),
     );
     return { threadId };
@@ -225,7 +239,7 @@ export class HostRuns {
       const record = this.records.get(threadId);
       const end = run?.end ?? (record !== undefined ? recordEnd(record) : undefined);
       if (record === undefined || end === undefined) throw new HostRequestError(`thread ${threadId} has no run in the agent host`, 'not_found');
-      return { threadId, folder: record.folder, state: end.state, history: this.history(threadId), events: [], dropped: 0, says: [], approvals: [], end };
+      return { threadId, folder: record.folder, state: end.state, history: this.history(threadId), events: [], dropped: 0, says: [], approvals: [], end, ...goalOf(this.threads.goal(threadId)) };
     }
     if (!run.watchers.has(connection.id)) {
       run.watchers.set(connection.id, { connection, interactive });
@@ -243,6 +257,7 @@ export class HostRuns {
       dropped: Math.max(0, first - 1 - afterSeq),
       says: [...run.says],
       approvals: this.pending(run),
+      ...goalOf(this.threads.goal(threadId)),
     };
   }
 
@@ -301,14 +316,15 @@ export class HostRuns {
     question.answer(decision);
   }
 
-  async stop(threadId: string): Promise<RunEnd> {
+  /** `by`: who stopped it, when not the person ("node over the Agent Protocol"): the thread says so. */
+  async stop(threadId: string, by?: string): Promise<RunEnd> {
     const run = this.live.get(threadId);
     if (run?.run === undefined || run.end !== undefined) {
       const record = this.records.get(threadId);
       const word = record !== undefined ? ` (${AGENT_STATE_WORDS[agentStateOf(record.state)]})` : '';
       throw new HostRequestError(`thread ${threadId} is not running${word}`, 'not_found');
     }
-    await run.run.stop();
+    await run.run.stop(by);
     await run.run.result.catch(() => undefined);
     return run.end ?? { state: 'stopped', reason: 'aborted', text: '' };
   }
@@ -347,6 +363,7 @@ export class HostRuns {
         startedAt: record.startedAt,
         endedAt: record.endedAt,
         message: record.message,
+        ...goalOf(this.threads.goal(record.threadId)),
       };
     });
   }
@@ -359,6 +376,7 @@ export class HostRuns {
   }
 
   private event(run: LiveRun, event: AgentEvent): void {
+    this.recordSource(run);
     run.seq += 1;
     run.events.push({ seq: run.seq, event });
     if (run.events.length > KEPT_EVENTS) run.events.splice(0, run.events.length - KEPT_EVENTS);
@@ -391,7 +409,15 @@ export class HostRuns {
     if (run.starter === connectionId) delete run.starter;
   }
 
+  /** The thread's source, once its row exists (the first source stays). */
+  private recordSource(run: LiveRun): void {
+    if (run.source === undefined || !this.threads.exists(run.threadId)) return;
+    this.threads.setSource(run.threadId, run.source);
+    delete run.source;
+  }
+
   private ended(run: LiveRun, end: RunEnd): void {
+    this.recordSource(run);
     run.end = end;
     run.state = end.state;
     this.tell(run, 'run.end', { threadId: run.threadId, ...end });
@@ -453,6 +479,17 @@ export class HostRuns {
       this.activity({ kind: 'approvals', threadId: run.threadId, folder: run.folder });
     });
   }
+}
+
+/** The thread's goal at the run's end, as `run --json` and its exit code read it. */
+function goalOf(goal: Goal | undefined): { goal?: GoalJson } {
+  return goal === undefined ? {} : { goal: goalJson(goal) };
+}
+
+/** Where a run's thread comes from: what the request says, else the starting client (a terminal's `run`). */
+function sourceOf(params: StartRunParams, connection: HostConnection): ThreadSource | undefined {
+  if (params.source !== undefined) return params.source;
+  return connection.client === 'run' ? { kind: 'run' } : undefined;
 }
 
 function endOf(result: RunResult): RunEnd {

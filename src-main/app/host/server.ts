@@ -133,7 +133,10 @@ export async function startHostServer(options: HostServerOptions): Promise<HostS
     if (method === 'host.ping') return { pid: process.pid, version, uptimeMs: Date.now() - started, connections: authenticatedCount() };
     // host.shutdown
     const force = typeof params === 'object' && params !== null && (params as { force?: unknown }).force === true;
-    if (!force && isBusy()) throw new HostRequestError('work is going on in the host (runs or approvals); stop it first or shut down with force', 'failed');
+    if (!force && isBusy()) throw new HostRequestError('work is going on in the host (runs, approvals or an Agent Protocol listener); stop it first or shut down with force', 'failed');
+    // Other clients are served by this host (a window, `serve`, `host --listen`): it does not stop under them.
+    const others = [...connections.values()].filter((p) => p.authenticated && p !== peer).length;
+    if (!force && others > 0) throw new HostRequestError(`${others} other client${others === 1 ? ' is' : 's are'} attached to the host; shut down with force to stop it under them`, 'failed');
     // After the reply: it is written as soon as this resolves, before immediates run.
     setImmediate(() => void close(`shut down by ${peer.client}`));
     return { ok: true };

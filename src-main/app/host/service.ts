@@ -19,6 +19,7 @@ import { ContractError } from '../contract';
 import { HostRequestError, type HostService } from './service-types';
 import { RecentFolders } from '../places/recent-folders';
 import { listenProtocol, openedInDeepdesk, type ProtocolHostContext } from './agent-protocol/listen';
+import { protocolKey, rotateProtocolKey } from './agent-protocol/protocol-key';
 import { checkListenRequest, protocolListenRequest, type ProtocolListenRequest } from '../contract/protocol-listen';
 import type { ProtocolServer } from './agent-protocol/http';
 import { protocolRoutes, protocolRuns } from './agent-protocol/routes';
@@ -32,6 +33,7 @@ const startParams = z.object({
     threadId: threadId.optional(),
     mode: z.enum(APPROVAL_MODES),
     maxCostUsd: z.number().positive().optional(),
+    acceptDraft: z.boolean().optional(),
   }),
   approve: z.enum(['ask', 'auto', 'deny']),
   interactive: z.boolean(),
@@ -94,21 +96,35 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   };
   // One for every listener: the same queues whichever a client calls.
   const protocol = protocolRuns(protocolHost);
-  /** The protocol's servers: those held until the host stops (a flag, Settings), and those of a connection. */
+  /** The protocol's servers: those held until the host stops (a flag, Settings), and those of a connection; while any listens, the host is busy. */
   const listening = new Set<ProtocolServer>();
-  let heldListeners = 0;
-  const listen = async (request: ProtocolListenRequest): Promise<ProtocolServer> => {
+  /** Listens as asked; `already`: this host serves that address already (a second `host --listen` on it), nothing new was started. */
+  const listen = async (request: ProtocolListenRequest, tell?: (line: string) => void): Promise<{ server: ProtocolServer; already: boolean }> => {
     const checked = checkListenRequest(request);
     if ('error' in checked) throw new HostRequestError(checked.error, 'bad_request');
+    const { host, port } = checked.address;
+    const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const serving = port === 0 ? undefined : [...listening].find((s) => s.url === `http://${address}`);
+    if (serving !== undefined) {
+      log(`Agent Protocol: already listening on ${address} (asked again)`);
+      return { server: serving, already: true };
+    }
     let server: ProtocolServer;
     try {
-      server = await listenProtocol(protocolHost, request, (context) => protocolRoutes(context, protocol));
+      server = await listenProtocol(protocolHost, request, (context) => protocolRoutes(context, protocol), tell);
     } catch (err) {
-      throw new HostRequestError(`the Agent Protocol cannot listen on ${request.listen}: ${err instanceof Error ? err.message : String(err)}`, 'failed');
+      const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      const why = inUse
+        ? `another program already listens on ${address} (not this data folder's agent host): choose another port, or stop that program`
+        : err instanceof Error
+          ? err.message
+          : String(err);
+      log(`Agent Protocol: cannot listen on ${address}: ${why}`);
+      throw new HostRequestError(`the Agent Protocol cannot listen on ${request.listen}: ${why}`, 'failed');
     }
     listening.add(server);
     log(`Agent Protocol: listening on ${server.url}`);
-    return server;
+    return { server, already: false };
   };
   const unlisten = async (server: ProtocolServer): Promise<void> => {
     if (!listening.delete(server)) return;
@@ -116,7 +132,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
     log(`Agent Protocol: stopped listening on ${server.url}`);
   };
   return {
-    busy: () => heldListeners > 0 || runs.busy() || (windows?.busy() ?? false) || editors.busy(),
+    busy: () => listening.size > 0 || runs.busy() || (windows?.busy() ?? false) || editors.busy(),
     serving: () => {
       runs.interruptOrphans();
       // Protocol runs another host left pending or running: that host is gone.
@@ -168,7 +184,21 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
             throw asHostError(err);
           }
         case 'window.open':
-          windows ??= new HostWindows({ dataDir: options.dataDir, version: options.version, log, runs, secrets });
+          windows ??= new HostWindows({
+            dataDir: options.dataDir,
+            version: options.version,
+            log,
+            runs,
+            secrets,
+            protocol: {
+              status: () => ({ listening: [...listening].map((server) => server.url), key: protocolKey(options.dataDir) }),
+              rotateKey: () => {
+                const key = rotateProtocolKey(options.dataDir);
+                log('Agent Protocol: the key was rotated in Settings (the old one is refused from now on)');
+                return { listening: [...listening].map((server) => server.url), key };
+              },
+            },
+          });
           return windows.open(connection, params as z.output<typeof windowOpenParams>);
         case 'window.call': {
           const p = params as z.output<typeof windowCallParams>;
@@ -191,22 +221,25 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
           const p = params as z.output<(typeof METHODS)['sandboxes.workFolder']>;
           const lines: string[] = [];
           try {
-            const folder = await sandboxWorkFolder(p, { dataDir: options.dataDir, db, secrets }, (line) => lines.push(line));
+            const { folder } = await sandboxWorkFolder(p, { dataDir: options.dataDir, db, secrets }, (line) => lines.push(line));
             return { folder, lines };
           } catch (err) {
             throw asHostError(err);
           }
         }
         case 'protocol.listen': {
-          const server = await listen(params as z.output<typeof protocolListenRequest>);
-          connection.onClose(() => void unlisten(server));
-          return { url: server.url };
+          // What the server says (a refused browser origin…) is told to the `host --listen` that asked for it too.
+          const { server, already } = await listen(params as z.output<typeof protocolListenRequest>, (line) => {
+            if (!connection.closed) connection.send('protocol.log', { line });
+          });
+          // Served already (Settings', another `host --listen`'s): it stays as it is; this connection holds nothing.
+          if (!already) connection.onClose(() => void unlisten(server));
+          return { url: server.url, already };
         }
       }
     },
     async listenProtocol(request) {
-      const server = await listen(request);
-      heldListeners++;
+      const { server } = await listen(request);
       return server.url;
     },
     async close() {

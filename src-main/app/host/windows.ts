@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { parseMountFlags } from '../../core/backends/mounts/mount-table';
 import { overSettingsFlagsSchema } from '../base/session-flags';
 import { createApp } from '../window/folder-app';
-import { ContractError, parseRequest, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
+import { ContractError, parseRequest, type AgentProtocolStatus, type EventFrame, type NoticeDto, type Params, type PendingApproval, type Settings, type ThreadSummaryDto, type ThreadView } from '../contract';
 import type { ApprovalExtras } from '../approvals/approval-service';
 import type { App } from '../window/folder-app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
@@ -44,7 +44,17 @@ export class HostWindows {
   private readonly secrets: FileSecretStore;
   private readonly desktops = new DesktopClients();
 
-  constructor(private readonly options: { dataDir: string; version: string; log: (line: string) => void; runs: HostRuns; secrets: FileSecretStore }) {
+  constructor(
+    private readonly options: {
+      dataDir: string;
+      version: string;
+      log: (line: string) => void;
+      runs: HostRuns;
+      secrets: FileSecretStore;
+      /** The host's Agent Protocol as Settings shows it: where it listens, its key (service.ts). */
+      protocol?: { status(): AgentProtocolStatus; rotateKey(): AgentProtocolStatus };
+    },
+  ) {
     this.pool = new AppPool(options.log);
     this.secrets = options.secrets;
     // A window on a `deepdesk run`'s folder can answer its approvals.
@@ -142,6 +152,12 @@ export class HostWindows {
     if (host === undefined) throw new HostRequestError('open a window first (window.open)', 'bad_request');
     try {
       const request = parseRequest({ id: 0, method, params });
+      // The host's own: its listeners and its key (no folder's app knows them).
+      if (request.method === 'agentProtocol.status' || request.method === 'agentProtocol.rotateKey') {
+        const protocol = this.options.protocol;
+        if (protocol === undefined) throw new HostRequestError('this agent host serves no Agent Protocol', 'failed');
+        return request.method === 'agentProtocol.status' ? protocol.status() : protocol.rotateKey();
+      }
       const ran = await this.runsCall(host, request.method, request.params);
       if (ran !== NOT_A_RUN) return ran;
       // The folder's app reads a thread a `deepdesk run` is working on from what it saved.

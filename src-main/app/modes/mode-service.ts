@@ -1,5 +1,7 @@
 // The folder's approval mode (SPEC §7), saved per folder in `<data-dir>/folder-modes.json`,
 // with whether the person chose it yet and whether the "no sandbox here" notice was shown.
+// A worktree or sandbox folder of a project has the project's mode and answer to the offer
+// until one is chosen there; the offer is answered once per project.
 // `auto` needs a sandbox: it cannot be chosen without one, and a saved `auto` acts as `ask`
 // where the sandbox is gone. The file is a JsonFileStore: an unreadable one is kept aside
 // and told, each folder's record is checked on its own, and a mode set in another window
@@ -27,6 +29,7 @@ type FolderRecord = z.output<typeof folderRecordSchema>;
 export class ModeService {
   private readonly store: JsonFileStore<Record<string, FolderRecord>>;
   private readonly key: string;
+  private readonly projectKey: string | undefined;
   private readonly listeners = new Set<(state: ModeState) => void>();
   private last: string | undefined;
 
@@ -34,7 +37,14 @@ export class ModeService {
     dataDir: string,
     folder: string,
     private readonly sandbox: PlaceSandboxStatus,
-    options: { onProblem?: (problem: JsonFileProblem) => void } = {},
+    options: {
+      onProblem?: (problem: JsonFileProblem) => void;
+      /**
+       * The project folder this one is a worktree (or sandbox folder) of: what was not answered
+       * here is the project's answer, and the offer answered here is answered for the project.
+       */
+      project?: string;
+    } = {},
   ) {
     this.store = new JsonFileStore({
       path: join(dataDir, 'folder-modes.json'),
@@ -43,6 +53,8 @@ export class ModeService {
       ...(options.onProblem ? { onProblem: options.onProblem } : {}),
     });
     this.key = realFolder(folder);
+    const project = options.project === undefined ? undefined : realFolder(options.project);
+    this.projectKey = project !== undefined && project !== this.key ? project : undefined;
     this.last = JSON.stringify(this.get());
     // Another window (or process) on this data folder may set this folder's mode.
     this.store.onChange(() => this.notify());
@@ -80,7 +92,9 @@ export class ModeService {
 
   /** The window opened the offer of modes by itself (once per folder), or the person dismissed it. */
   offer(event: 'shown' | 'dismissed'): ModeState {
-    return this.update(event === 'shown' ? { offerShown: true } : { offerShown: true, offerDismissed: true });
+    const patch = event === 'shown' ? { offerShown: true } : { offerShown: true, offerDismissed: true };
+    if (this.projectKey !== undefined) this.updateKey(this.projectKey, patch);
+    return this.update(patch);
   }
 
   onChange(listener: (state: ModeState) => void): () => void {
@@ -95,9 +109,13 @@ export class ModeService {
 
   /** Saves onto the file as it is now (under its lock); throws when it could not be written. */
   private update(patch: FolderRecord): ModeState {
-    this.store.update((all) => ({ ...all, [this.key]: { ...(Object.hasOwn(all, this.key) ? all[this.key] : {}), ...patch } }));
+    this.updateKey(this.key, patch);
     // The store told onChange already when something changed.
     return this.get();
+  }
+
+  private updateKey(key: string, patch: FolderRecord): void {
+    this.store.update((all) => ({ ...all, [key]: { ...(Object.hasOwn(all, key) ? all[key] : {}), ...patch } }));
   }
 
   private notify(): void {
@@ -108,9 +126,18 @@ export class ModeService {
     for (const listener of this.listeners) listener(state);
   }
 
+  /** This folder's record, over its project's (a worktree's mode and offer are the project's until chosen here). */
   private record(): FolderRecord {
     const all = this.store.current();
-    return Object.hasOwn(all, this.key) ? (all[this.key] ?? {}) : {};
+    const own = Object.hasOwn(all, this.key) ? (all[this.key] ?? {}) : {};
+    if (this.projectKey === undefined || !Object.hasOwn(all, this.projectKey)) return own;
+    const project = all[this.projectKey] ?? {};
+    return {
+      ...own,
+      mode: own.mode ?? project.mode,
+      offerShown: own.offerShown === true || project.offerShown === true,
+      offerDismissed: own.offerDismissed === true || project.offerDismissed === true,
+    };
   }
 }
 

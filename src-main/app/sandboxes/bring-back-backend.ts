@@ -67,11 +67,13 @@ export class BringBackBackend implements ShellBackend {
   }
 
   execute(command: string, options?: ExecuteOptions): Promise<ExecuteResult> {
+    // As a local sandboxed command on its write layer: what it changed reaches the folder only
+    // through the checked bring-back, applied as this step's (sandbox/apply-checked-layer.ts).
+    // Said before the sandbox is held: a command that fails to start (the sandbox stopped or
+    // gone) changed nothing here, and its step must not be taken for one that wrote unseen.
+    const attribution = options?.attribution;
+    attribution?.expectLayer();
     return this.call(async () => {
-      // As a local sandboxed command on its write layer: what it changed reaches the folder only
-      // through the checked bring-back, applied as this step's (sandbox/apply-checked-layer.ts).
-      const attribution = options?.attribution;
-      attribution?.expectLayer();
       const result = await this.options.inner.execute(command, options);
       const line = await this.back(undefined, attribution);
       if (line === undefined) return result;

@@ -79,7 +79,7 @@ describe('the folder goes up as git sees it', () => {
     const folder = repo();
     const plan = await planUpload(folder, { dataDir, env: process.env, limits: { maxFileBytes: 1 << 20, maxTotalBytes: 100 } });
     expect(plan.leftOut.map((l) => l.rel)).toContain('big.bin');
-    expect(uploadSummary(plan, 'x')).toMatch(/add what the agent does not need to \.gitignore, or raise the caps in Settings › Sandboxes\./);
+    expect(uploadSummary(plan, 'x')).toMatch(/To leave more out, add it to the folder’s \.gitignore; to send more, raise Upload cap \(MB\) in Settings › Sandboxes\./);
   });
 });
 

@@ -213,17 +213,23 @@ export function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-/** The thread's first line: what went up, and what stayed behind and how to send it. */
+/** How to send less, or more: said with every upload. */
+export const UPLOAD_HOW = 'To leave more out, add it to the folder’s .gitignore; to send more, raise Upload cap (MB) in Settings › Sandboxes.';
+
+/**
+ * What went up, and what stayed behind and how to change it: a notice when it happens, a note
+ * in each thread of the sandbox (the window shows it, `threads export` has it), and the agent's prompt.
+ */
 export function uploadSummary(plan: UploadPlan, where: string): string {
   const count = plan.files.length;
   const head = `Uploaded ${count} file${count === 1 ? '' : 's'} (${formatBytes(plan.bytes)}) to ${where}`;
-  if (plan.leftOut.length === 0) return `${head}; nothing was left out.`;
+  if (plan.leftOut.length === 0) return `${head}; nothing was left out. ${UPLOAD_HOW}`;
   const shown = plan.leftOut.slice(0, 5).map((l) => `${l.rel} (${l.size !== undefined ? `${formatBytes(l.size)}, ` : ''}${l.why})`);
   // What is not named is still counted by why (its class): `and 12 more (a dotenv file: 7, a private key: 5)`.
   const rest = new Map<string, number>();
   for (const l of plan.leftOut.slice(shown.length)) rest.set(l.why, (rest.get(l.why) ?? 0) + 1);
   const more = plan.leftOut.length > shown.length ? ` and ${plan.leftOut.length - shown.length} more (${[...rest].map(([why, n]) => `${why}: ${n}`).join(', ')})` : '';
   const capped = plan.leftOut.some((l) => l.why.includes('cap'));
-  const hint = capped ? ` The folder is ${formatBytes(plan.wholeBytes)} as git sees it: add what the agent does not need to .gitignore, or raise the caps in Settings › Sandboxes.` : '';
+  const hint = capped ? ` The folder is ${formatBytes(plan.wholeBytes)} as git sees it. ${UPLOAD_HOW}` : ` ${UPLOAD_HOW}`;
   return `${head}; left out: ${shown.join(', ')}${more}.${hint}`;
 }

@@ -24,6 +24,8 @@ export interface SandboxFolderRequest {
   savedKeys: () => Promise<Record<string, string | undefined>>;
   /** Words for the worktree's name (the prompt). */
   nameHint?: string;
+  /** The new worktree's name, as the person gave it (checked as worktrees.create checks it). */
+  name?: string;
   signal?: AbortSignal;
 }
 
@@ -34,6 +36,8 @@ export interface SandboxFolder {
   branch: string;
   /** It is the worktree of a sandbox found again by its id. */
   reattached: boolean;
+  /** The worktree was made for this request (a start that fails removes it: abandonSandboxFolder). */
+  made: boolean;
 }
 
 /** No key: one line naming the variable and Settings (ContractError `bad_request`), before anything is made. */
@@ -42,6 +46,41 @@ export async function checkSandboxCredentials(request: Pick<SandboxFolderRequest
     if (err instanceof SandboxProviderError && err.reason === 'credentials') throw new ContractError(err.message, 'bad_request');
     throw err;
   });
+}
+
+/**
+ * What can be checked before anything is made: the key is there and the service takes it (a
+ * listing), and a sandbox to reattach is there and Deepdesk's (a foreign one is refused, a gone
+ * one said) — so a refused key, a service down or another tool's sandbox leave no worktree,
+ * branch or record behind.
+ */
+async function preflight(request: SandboxFolderRequest): Promise<void> {
+  const provider = await openSandboxProvider(request.provider, { env: request.env, saved: await request.savedKeys() }).catch((err: unknown) => {
+    if (err instanceof SandboxProviderError && err.reason === 'credentials') throw new ContractError(err.message, 'bad_request');
+    throw err;
+  });
+  if (request.sandboxId !== undefined) {
+    const found = await provider.attach(request.sandboxId, request.signal);
+    await found.close().catch(() => undefined);
+  } else {
+    await provider.list(request.signal);
+  }
+}
+
+/** A start that failed: the worktree made for it (with its branch) and its record go; a worktree that was there before only loses the record. */
+export async function abandonSandboxFolder(request: Pick<SandboxFolderRequest, 'dataDir' | 'db' | 'env'>, made: SandboxFolder): Promise<void> {
+  const store = new SandboxStore(request.db);
+  const record = store.get(made.threadFolder);
+  // A sandbox was made and works (the failure was elsewhere): the thread keeps it.
+  if (record !== undefined && record.sandboxId !== null && !made.made) return;
+  store.delete(made.threadFolder);
+  if (!made.made) return;
+  const worktrees = new WorktreeService({ dataDir: request.dataDir, db: request.db, env: request.env });
+  try {
+    await worktrees.remove(made.worktree, { force: true }).catch(() => undefined);
+  } finally {
+    worktrees.close();
+  }
 }
 
 export async function sandboxFolderFor(request: SandboxFolderRequest): Promise<SandboxFolder> {
@@ -54,19 +93,20 @@ export async function sandboxFolderFor(request: SandboxFolderRequest): Promise<S
       if (known !== undefined) {
         if (known.provider !== request.provider) throw new ContractError(`sandbox ${request.sandboxId} is a ${PROVIDER_LABELS[known.provider]} sandbox, not ${PROVIDER_LABELS[request.provider]}'s`, 'bad_request');
         const record = worktrees.get(known.worktree);
-        if (record !== undefined) return { threadFolder: known.folder, worktree: known.worktree, branch: record.branch, reattached: true };
+        if (record !== undefined) return { threadFolder: known.folder, worktree: known.worktree, branch: record.branch, reattached: true, made: false };
       }
     }
+    await preflight(request);
     const folder = realpathSync(request.folder);
     // A worktree's thread folder continues in a sandbox as it is.
     const existing = worktrees.byFolder(folder);
     if (existing !== undefined && existing.threadFolder === folder) {
       store.put({ folder, worktree: existing.name, provider: request.provider, ...(request.sandboxId !== undefined ? { sandboxId: request.sandboxId } : {}) });
-      return { threadFolder: folder, worktree: existing.name, branch: existing.branch, reattached: request.sandboxId !== undefined };
+      return { threadFolder: folder, worktree: existing.name, branch: existing.branch, reattached: request.sandboxId !== undefined, made: false };
     }
     let made;
     try {
-      made = await worktrees.create({ folder, carry: true, ...(request.nameHint !== undefined ? { nameHint: request.nameHint } : {}), ...(request.signal ? { signal: request.signal } : {}) });
+      made = await worktrees.create({ folder, carry: true, ...(request.name !== undefined ? { name: request.name } : {}), ...(request.nameHint !== undefined ? { nameHint: request.nameHint } : {}), ...(request.signal ? { signal: request.signal } : {}) });
     } catch (err) {
       if (err instanceof WorktreeError && err.code !== 'failed') {
         throw new ContractError(`a sandbox thread needs a folder in a git repository with a commit (what the agent changes comes back as a worktree branch): ${err.message}`, 'bad_request');
@@ -75,7 +115,7 @@ export async function sandboxFolderFor(request: SandboxFolderRequest): Promise<S
     }
     const threadFolder = realpathSync(made.threadFolder);
     store.put({ folder: threadFolder, worktree: made.name, provider: request.provider, ...(request.sandboxId !== undefined ? { sandboxId: request.sandboxId } : {}) });
-    return { threadFolder, worktree: made.name, branch: made.branch, reattached: request.sandboxId !== undefined };
+    return { threadFolder, worktree: made.name, branch: made.branch, reattached: request.sandboxId !== undefined, made: true };
   } finally {
     worktrees.close();
   }

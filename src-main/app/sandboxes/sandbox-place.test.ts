@@ -10,7 +10,6 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalBoxProvider } from '../../core/sandbox-providers/testing/local-box-provider';
-import { SandboxProviderError } from '../../core/sandbox-providers/provider';
 import { openSandboxPlace, type SandboxPlaceOptions } from './sandbox-place';
 import { SandboxStore } from './sandbox-store';
 
@@ -60,7 +59,7 @@ describe('a sandbox place', () => {
   it('sends the folder up once, brings a step’s changes back, stops when idle and starts again for the next step', async () => {
     const t = setUp(() => ({ idleTimeoutMin: 0.01 }));
     const place = await t.open();
-    expect(t.said).toEqual([expect.stringMatching(/^Uploaded 1 file \(6 bytes\) to the Daytona sandbox \w+; nothing was left out\.$/)]);
+    expect(t.said).toEqual([expect.stringMatching(/^Uploaded 1 file \(6 bytes\) to the Daytona sandbox \w+; nothing was left out\. To leave more out, add it to the folder’s \.gitignore; to send more, raise Upload cap \(MB\) in Settings › Sandboxes\.$/)]);
     const r = await place.shell.execute('echo hi > made.txt; cat a.txt');
     expect(r.output).toContain('alpha');
     expect(fs.readFileSync(path.join(t.folder, 'made.txt'), 'utf8')).toBe('hi\n');
@@ -107,19 +106,88 @@ describe('a sandbox place', () => {
     await second.close();
   });
 
-  it('a sandbox that is gone says what is kept and how to go on', async () => {
+  it('a sandbox gone before the folder opens: the folder opens, says so, and every call refuses with what is kept and both ways forward', async () => {
     const t = setUp();
     const place = await t.open();
     const id = place.sandbox.id;
     await place.close();
     await t.provider.remove(id);
-    const err = await t.open().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(SandboxProviderError);
-    expect((err as SandboxProviderError).reason).toBe('gone');
-    expect((err as Error).message).toMatch(/The thread and what came back from the sandbox are kept in its worktree/);
+    const again = await t.open();
+    expect(again.state().state).toBe('gone');
     expect(t.store.get(t.folder)!.state).toBe('gone');
+    const { output } = await again.shell.execute('true');
+    expect(output).toMatch(/The thread and what came back from the sandbox are kept in its worktree: continue it in a new sandbox \(Continue in a sandbox….*\), or on this computer \(Continue on this computer, or deepdesk sandboxes rm \w+\)\./);
+    await again.close();
+  });
+
+  it('a sandbox deleted under the thread: the next call says so once, the state follows, and its time ends when it was found gone', async () => {
+    const t = setUp();
+    const states: string[] = [];
+    const place = await openSandboxPlace({ record: t.store.get(t.folder)!, store: t.store, dataDir: path.dirname(t.folder), env: process.env, settings: () => ({}), savedKeys: async () => ({}), say: (l) => t.said.push(l), recordTime: (s) => t.slices.push(s.seconds), provider: t.provider, onState: (s) => states.push(s.state) });
+    expect((await place.shell.execute('echo one')).exitCode).toBe(0);
+    // A command's end puts its time in the ledger at once (not in 5-minute slices).
+    expect(t.slices.length).toBeGreaterThan(0);
+    await t.provider.remove(place.sandbox.id);
+    const foundGoneAt = Date.now();
+    // The step's result is an `Error: ` with the ways forward; the next is refused before it reaches the provider.
+    expect((await place.shell.execute('echo two')).output).toMatch(/^Error: .*gone.*Continue in a sandbox….*Continue on this computer, or deepdesk sandboxes rm \w+\)/);
+    const calls = t.provider.calls.execute;
+    expect((await place.shell.execute('echo three')).output).toMatch(/^Error: .*gone/);
+    expect(t.provider.calls.execute).toBe(calls);
+    // A file tool answers as for any provider failure.
+    expect((await place.shell.read('/a.txt')).error).toMatch(/gone/);
+    expect(states).toEqual(['gone']);
+    expect(place.state().state).toBe('gone');
+    expect(t.store.get(t.folder)!.state).toBe('gone');
+    const counted = t.slices.length;
+    const total = t.slices.reduce((a, b) => a + b, 0);
+    await new Promise((r) => setTimeout(r, 300));
+    await place.close();
+    // Nothing past its end.
+    expect(t.slices.length).toBe(counted);
+    expect(total * 1000).toBeLessThanOrEqual(Date.now() - foundGoneAt + 10_000);
+  });
+
+  it('stopped by `sandboxes stop` (the record says so): the next command starts it again and runs; the time stopped with it', async () => {
+    const t = setUp();
+    const place = await t.open();
+    expect((await place.shell.execute('echo before > kept.txt')).exitCode).toBe(0);
+    // What `sandboxes stop` does: the provider stops it, the record says stopped.
+    await t.provider.stop(place.sandbox.id);
+    t.store.setState(t.folder, 'stopped');
+    const stoppedAt = Date.now();
+    await new Promise((r) => setTimeout(r, 400));
+    const slicesBefore = t.slices.length;
+    const r = await place.shell.execute('cat kept.txt');
+    expect(r.output).toContain('before');
+    expect(t.provider.boxes.get(place.sandbox.id)?.state).toBe('running');
+    expect(t.store.get(t.folder)!.state).toBe('running');
+    expect(t.said.at(-1)).toMatch(/was stopped \(deepdesk sandboxes stop\); Deepdesk started it again\.$/);
+    await place.close();
+    // The 0.4 s it was stopped are in no row: the rows after the stop began when it started again.
+    const rows = t.slices.slice(slicesBefore);
+    expect(rows.reduce((a, b) => a + b, 0) * 1000).toBeLessThan(Date.now() - stoppedAt - 300);
+  });
+
+  it('stopped by the provider itself (no record of it): the refused call starts it again and is made once more', async () => {
+    const t = setUp();
+    const place = await t.open();
+    await t.provider.stop(place.sandbox.id);
+    const r = await place.shell.execute('echo again');
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toContain('again');
+    expect(t.provider.boxes.get(place.sandbox.id)?.state).toBe('running');
+    expect(t.said.at(-1)).toMatch(/was stopped; Deepdesk started it again\.$/);
+    await place.close();
+  });
+
+  it('removed by `sandboxes rm` (its record forgotten): the next call says the thread carries on on this computer', async () => {
+    const t = setUp();
+    const place = await t.open();
+    await t.provider.remove(place.sandbox.id);
+    t.store.delete(t.folder);
+    expect((await place.shell.execute('true')).output).toMatch(/was removed \(deepdesk sandboxes rm\): this thread carries on on this computer/);
+    expect(place.state().state).toBe('removed');
+    await place.close();
   });
 });

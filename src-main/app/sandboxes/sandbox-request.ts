@@ -11,7 +11,7 @@ import { parseFolderLocation } from '../places/folder-location';
 import type { SecretStore } from '../base/secret-store';
 import { SettingsService } from '../settings/settings-service';
 import { WorktreeStore } from '../worktrees/worktree-store';
-import { checkSandboxCredentials, sandboxFolderFor } from './sandbox-folder';
+import { abandonSandboxFolder, checkSandboxCredentials, sandboxFolderFor } from './sandbox-folder';
 import { SandboxStore } from './sandbox-store';
 
 export type { SandboxRequest };
@@ -51,7 +51,7 @@ export async function sandboxWorkFolder(
   request: { folder: string; cwd: string; sandbox: SandboxRequest; env: NodeJS.ProcessEnv; nameHint?: string },
   context: SandboxRequestContext,
   say: (line: string) => void,
-): Promise<string> {
+): Promise<{ folder: string; abandon(): Promise<void> }> {
   const location = parseFolderLocation(request.folder, request.cwd);
   if (location.kind !== 'local') throw new ContractError(`--sandbox: a sandbox thread starts from a local folder, not ${request.folder}`, 'bad_request');
   const provider = requestedProvider(context.db, request.sandbox);
@@ -73,7 +73,7 @@ export async function sandboxWorkFolder(
         ? `Reattaching the ${PROVIDER_LABELS[provider]} sandbox ${id} of worktree ${made.worktree} at ${made.threadFolder} (branch ${made.branch}).`
         : `The thread works in worktree ${made.worktree} at ${made.threadFolder} (branch ${made.branch}), in a ${PROVIDER_LABELS[provider]} sandbox; what it changes comes back there (deepdesk worktrees apply ${made.worktree} applies it to your folder).`,
     );
-    return made.threadFolder;
+    return { folder: made.threadFolder, abandon: () => abandonSandboxFolder({ dataDir: context.dataDir, db: context.db, env: request.env }, made) };
   } finally {
     settings.close();
   }

@@ -82,12 +82,14 @@ export class SandboxStore {
       get: db.prepare<[string], Row>('SELECT * FROM sandboxes WHERE folder = ?'),
       byId: db.prepare<[string], Row>('SELECT * FROM sandboxes WHERE sandbox_id = ?'),
       list: db.prepare<[], Row>('SELECT * FROM sandboxes ORDER BY created_at'),
-      made: db.prepare('UPDATE sandboxes SET sandbox_id = ?, state = ?, last_used_at = ? WHERE folder = ?'),
+      // The sandbox's age is from when it was made, not from when its folder was marked.
+      made: db.prepare('UPDATE sandboxes SET sandbox_id = ?, state = ?, last_used_at = ?, created_at = ? WHERE folder = ?'),
       state: db.prepare('UPDATE sandboxes SET state = ?, last_used_at = ? WHERE folder = ?'),
       used: db.prepare('UPDATE sandboxes SET last_used_at = ? WHERE folder = ?'),
       manifest: db.prepare('UPDATE sandboxes SET manifest = ? WHERE folder = ?'),
       summary: db.prepare('UPDATE sandboxes SET upload_summary = ? WHERE folder = ?'),
       delete: db.prepare('DELETE FROM sandboxes WHERE folder = ?'),
+      forget: db.prepare("UPDATE sandboxes SET sandbox_id = NULL, state = 'pending', manifest = NULL, upload_summary = NULL WHERE folder = ?"),
     };
   }
 
@@ -113,7 +115,8 @@ export class SandboxStore {
   }
 
   made(folder: string, sandboxId: string): void {
-    this.stmts.made.run(sandboxId, 'running', new Date().toISOString(), folder);
+    const now = new Date().toISOString();
+    this.stmts.made.run(sandboxId, 'running', now, now, folder);
   }
 
   setState(folder: string, state: SandboxRecordState): void {
@@ -130,6 +133,11 @@ export class SandboxStore {
 
   setUploadSummary(folder: string, summary: string): void {
     this.stmts.summary.run(summary, folder);
+  }
+
+  /** The folder's sandbox was never usable (its start failed): the next open makes one anew. */
+  forgetSandbox(folder: string): void {
+    this.stmts.forget.run(folder);
   }
 
   delete(folder: string): void {

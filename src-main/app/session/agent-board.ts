@@ -4,6 +4,7 @@
 // told at once; another process's (the agent host's, the desktop app's) are noticed by a
 // cheap look at the records every second while someone listens.
 
+import { GOAL_STATES, type GoalState } from '../../core/goals/goal';
 import { basename } from 'node:path';
 import type Database from 'better-sqlite3';
 import { isSshFolder, sshTargetLabel } from '../../core/backends/remote/ssh-target';
@@ -46,6 +47,7 @@ interface ThreadRow {
   title: string;
   folder: string;
   cost: number | null;
+  goal_state: string | null;
 }
 
 export class AgentBoard {
@@ -65,7 +67,7 @@ export class AgentBoard {
     this.records = new RunRecords(db);
     // Its tables exist before any folder was opened in this data folder.
     this.threads = new ThreadStore(db);
-    this.thread = db.prepare(`SELECT title, folder, json_extract(state_json, '$.usage.costUsd') AS cost FROM threads WHERE id = ?`);
+    this.thread = db.prepare(`SELECT title, folder, json_extract(state_json, '$.usage.costUsd') AS cost, goal_state FROM threads WHERE id = ?`);
     // Over the rows the view shows only (the table keeps every thread's latest run): a row that
     // changes state, starts or is seen changes it.
     this.signature = db.prepare(
@@ -129,6 +131,7 @@ export class AgentBoard {
       ...costField(ledgerCost === undefined ? thread.cost : ledgerCost),
       ...(record.message !== null && state === 'failed' ? { message: record.message } : {}),
       sharesFolder: sharesFolder && GOING_STATES.includes(record.state) && worktree === undefined,
+      ...(thread.goal_state !== null && isGoalState(thread.goal_state) ? { goalState: thread.goal_state } : {}),
     };
   }
 
@@ -175,4 +178,8 @@ function folderName(folder: string): string {
 
 function costField(cost: number | null): { costUsd?: number } {
   return typeof cost === 'number' && cost > 0 ? { costUsd: cost } : {};
+}
+
+function isGoalState(value: string): value is GoalState {
+  return (GOAL_STATES as readonly string[]).includes(value);
 }

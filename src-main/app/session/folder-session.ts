@@ -8,6 +8,7 @@
 // services and watchers on top of the same objects.
 
 import type Database from 'better-sqlite3';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { withClaudeRules } from '../../core/config/claude-permissions';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
@@ -35,6 +36,8 @@ import { openSessionPlace, placeContained, type PlaceRequest, type SessionPlace 
 import { folderLocationText } from '../places/folder-location';
 import type { OverSettingsFlags } from '../base/session-flags';
 import { ThreadStore } from '../threads/thread-store';
+import { WorktreeStore } from '../worktrees/worktree-store';
+import { gitGoalFolder, shellGoalFolder } from './goal-folder';
 import { ThreadService, type ThreadServiceEvent } from './thread-service';
 
 /** A client's flags (app/base/session-flags.ts): each applies to this session only, over what Settings saved. */
@@ -67,7 +70,7 @@ export interface SessionContext {
   mcpTokens?: McpTokenStore;
   openBrowser: (url: string) => void | Promise<void>;
   /** A problem with one of the person's files, or a line the person should read. */
-  notice(problem: Omit<JsonFileProblem, 'file'> & { file?: string }): void;
+  notice(problem: Omit<JsonFileProblem, 'file'> & { file?: string; kind?: 'error' | 'info' }): void;
 }
 
 export interface FolderSessionRequest {
@@ -113,7 +116,7 @@ export interface FolderSession {
 export async function openFolderSession(request: FolderSessionRequest): Promise<FolderSession> {
   const { flags, policy, context } = request;
   const { dataDir, db, env } = context;
-  const say = (message: string) => context.notice({ message });
+  const say = (message: string, kind?: 'info') => context.notice({ message, ...(kind !== undefined ? { kind } : {}) });
   const opened: Array<() => Promise<void> | void> = [];
   const closeAll = async () => {
     for (const close of opened.splice(0).reverse()) await close();
@@ -180,7 +183,8 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
     opening.audit = audit;
     // Closed after the place, whose last sandbox time it records.
     opened.splice(placeCloses, 0, () => audit.close());
-    const modes = policy.mode === 'saved' ? new ModeService(dataDir, place.text, place.sandboxStatus, { onProblem: context.notice }) : undefined;
+    const project = place.localPath !== undefined ? projectOfWorktree(db, place.localPath) : undefined;
+    const modes = policy.mode === 'saved' ? new ModeService(dataDir, place.text, place.sandboxStatus, { onProblem: context.notice, ...(project !== undefined ? { project } : {}) }) : undefined;
     if (modes) opened.push(() => modes.close());
     const fixedMode = policy.mode === 'saved' ? undefined : policy.mode;
     const mode = (): ApprovalMode => fixedMode ?? modes!.current();
@@ -232,6 +236,15 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           ...(hooksFolder !== undefined ? { hooks: { hooks: () => extensions.extensions.hooks(), folder: hooksFolder, mode, env, transcripts } } : {}),
           mounts: { routes: () => mounts.routes(), git: () => mounts.gitMounts() },
           memories: memories.store,
+          // A goal's diff is the folder's git: here for a folder on this computer, and for a
+          // provider's sandbox its worktree here (the sandbox's work comes back to it after each
+          // step); over SSH, git there through the thread's own command path.
+          goalFolder: place.localPath !== undefined ? gitGoalFolder(place.localPath, env) : shellGoalFolder(place.shell),
+          goalMaxRounds: () => settings.raw().goals?.maxRounds,
+          graderModel: async () => {
+            const spec = settings.raw().goals?.graderModel;
+            return spec ? models.named(spec) : undefined;
+          },
         }),
       close: closeAll,
     };
@@ -248,4 +261,15 @@ function placeText(place: PlaceRequest): string {
 /** The thread of this folder that ran last: sandbox time is counted to it. */
 function latestThreadOf(db: Database.Database, place: PlaceRequest): string | null {
   return new ThreadStore(db).latestIn(placeText(place)) ?? null;
+}
+
+/** The person's folder a worktree (or sandbox) folder was made from, when `folder` is one. */
+function projectOfWorktree(db: Database.Database, folder: string): string | undefined {
+  let real = folder;
+  try {
+    real = realpathSync(folder);
+  } catch {
+    // Compared as given.
+  }
+  return new WorktreeStore(db).list().find((record) => record.threadFolder === real || record.path === real)?.originFolder;
 }

@@ -22,11 +22,16 @@ import { parseFolderLocation } from '../places/folder-location';
 import { openWithSystem } from '../base/open-external';
 import type { SecretStore } from '../base/secret-store';
 import { ThreadStore } from '../threads/thread-store';
+import { draftLines, goalPrompt } from './goal-start';
+import { goalDraftSchema, type Goal, type GoalDraft } from '../../core/goals/goal';
+import type { ThreadService } from './thread-service';
+import { givenDraft } from '../../core/goals/draft';
 import { overSettingsFlags, type GivenSessionFlags } from '../base/session-flags';
 import { openFolderSession, type FolderSession } from './folder-session';
 import { placeContained } from './session-place';
 import { runsInText } from '../contract/sandboxes';
 import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
+import { SandboxProviderError } from '../../core/sandbox-providers/provider';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
 import { ModelConfigError } from '../../core/models/errors';
@@ -51,6 +56,8 @@ export interface HeadlessRunRequest extends GivenSessionFlags {
   cwd: string;
   /** The command's environment: keys, base URLs, what commands and hooks inherit. */
   env: NodeJS.ProcessEnv;
+  /** With `goal` and no `verify`: accept the drafted goal without asking (`--yes`, or no terminal). */
+  acceptDraft?: boolean;
 }
 
 export interface HeadlessRunIo {
@@ -68,8 +75,8 @@ export interface HeadlessRun {
   folder: string;
   /** How the run ended; everything it opened is closed by then. */
   result: Promise<RunResult>;
-  /** Stops the run (its commands' process trees included). */
-  stop(): Promise<void>;
+  /** Stops the run (its commands' process trees included); `by`: who, when not the person (the thread says so). */
+  stop(by?: string): Promise<void>;
   /** The diff the window shows beside an approval of an edit or a write (approval-preview.ts). */
   previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined>;
   /** Where its commands run when not on this computer: `Runs in Daytona · sandbox ID`. */
@@ -91,8 +98,15 @@ export interface HeadlessRunContext {
  */
 export async function startHeadlessRun(given: HeadlessRunRequest, context: HeadlessRunContext, io: HeadlessRunIo): Promise<HeadlessRun> {
   const { db } = context;
-  const request = await inSandboxFolder(given, context, io.say);
-  const session = await openRunSession(request, context, io.say);
+  const { request, abandon } = await inSandboxFolder(given, context, io.say);
+  let session: FolderSession;
+  try {
+    session = await openRunSession(request, context, io.say);
+  } catch (err) {
+    // A sandbox that could not start leaves no worktree, branch or record made for it.
+    await abandon?.();
+    throw err;
+  }
   try {
     const agent = request.agent === undefined ? undefined : subagentNamed(session, request.agent);
     // A bad model spec or a missing key is told before anything runs. A subagent's own model
@@ -124,7 +138,8 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         ...(agent !== undefined ? { agent, model } : {}),
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
       });
-      const input = await personInput(request.prompt, inputSources(session));
+      const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, model, request, io) : undefined;
+      const input = await personInput(request.prompt.trim() === '' && goal !== undefined ? goalPrompt(goal) : request.prompt, inputSources(session));
       const result = threads
         .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.turn ? { turn: input.turn } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
         .finally(closeAll);
@@ -132,7 +147,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         threadId,
         folder: place.text,
         result,
-        stop: () => threads.stop(threadId),
+        stop: (by) => threads.stop(threadId, by),
         previewApproval: (request) => threads.previewApproval(request),
         ...(place.provider ? { runsIn: runsInText(place.provider) } : {}),
       };
@@ -190,11 +205,49 @@ export async function previewHeadlessRequest(request: HeadlessRunRequest, contex
   }
 }
 
+/**
+ * `run --goal TEXT [--verify CMD]…` (SPEC §21): the goal starts on the thread before its first
+ * turn, with the folder's tree as its base. Verify steps given are taken as given; otherwise
+ * the thread's agent drafts criteria and steps, shown to the person, who accepts them (asked
+ * as an approval of `start_goal`, which may edit them) unless `acceptDraft`.
+ */
+async function startRunGoal(threads: ThreadService, threadId: string, model: ChatModel, request: HeadlessRunRequest, io: HeadlessRunIo): Promise<Goal> {
+  const objective = request.goal!.trim();
+  if (objective === '') throw new ContractError('--goal needs the objective as its text', 'bad_request');
+  if (threads.goal(threadId)?.state === 'pursuing') throw new ContractError(`thread ${threadId} already pursues a goal`, 'bad_request');
+  let draft: GoalDraft;
+  if ((request.verify ?? []).length > 0) draft = givenDraft(objective, request.verify!);
+  else {
+    io.say('goal: drafting criteria and verify steps from the folder…');
+    draft = await threads.draftGoal(threadId, objective, model);
+    for (const line of draftLines(draft)) io.say(line);
+    if (request.acceptDraft !== true) draft = await draftAccepted(threadId, draft, io.broker);
+  }
+  const goal = await threads.startGoal(threadId, draft);
+  io.say(`goal: pursuing — the host will run ${goal.verify.length === 0 ? 'no verify step' : goal.verify.map((s) => s.command).join('; ')}`);
+  return goal;
+}
+
+/** The person accepts the draft (as given or edited) or refuses it; refused, no goal starts. */
+async function draftAccepted(threadId: string, draft: GoalDraft, broker: ApprovalBroker): Promise<GoalDraft> {
+  const decision = await broker.decide(
+    { threadId, toolCallId: `goal-draft-${randomUUID()}`, toolName: 'start_goal', args: { ...draft }, reason: 'Start this goal: the host runs these verify steps when the agent ends a turn.' },
+    new AbortController().signal,
+  );
+  if (decision.type === 'approve') return draft;
+  if (decision.type === 'edit') {
+    const edited = goalDraftSchema.safeParse({ ...draft, ...(decision.args as object) });
+    if (edited.success) return edited.data;
+    throw new ContractError(`the edited goal is not valid: ${edited.error.issues[0]?.message ?? 'invalid'}`, 'bad_request');
+  }
+  throw new ContractError('the drafted goal was not accepted: no goal was started', 'bad_request');
+}
+
 /** A `--sandbox` run's folder: the worktree that runs in the sandbox (made, or found again by the sandbox's id). */
-async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<HeadlessRunRequest> {
-  if (request.sandbox === undefined) return request;
-  const folder = await sandboxWorkFolder({ folder: request.folder, cwd: request.cwd, sandbox: request.sandbox, env: request.env, nameHint: request.prompt }, context, say);
-  return { ...request, folder };
+async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<{ request: HeadlessRunRequest; abandon?: () => Promise<void> }> {
+  if (request.sandbox === undefined) return { request };
+  const made = await sandboxWorkFolder({ folder: request.folder, cwd: request.cwd, sandbox: request.sandbox, env: request.env, nameHint: request.prompt }, context, say);
+  return { request: { ...request, folder: made.folder }, abandon: made.abandon };
 }
 
 /** The run's folder, opened with its flags. */
@@ -222,6 +275,9 @@ function subagentNamed(session: FolderSession, name: string): SubagentSpec {
 /** What must hold before a run's first step: auto mode (flag or saved) has its sandbox; the MCP servers started, what did not load told in one line each (SPEC §9–§11). */
 async function readyForRun(session: FolderSession, say: (line: string) => void): Promise<void> {
   const { place, extensions } = session;
+  // A sandbox found gone when the folder opened: no run starts there (the words say both ways forward).
+  const sandbox = place.provider?.state();
+  if (place.provider && sandbox && (sandbox.state === 'gone' || sandbox.state === 'removed')) throw new SandboxProviderError(sandbox.message ?? `The ${place.provider.label} sandbox ${place.provider.sandboxId} is gone.`, 'gone', place.provider.name);
   if (session.mode() === 'auto' && !placeContained(place)) {
     const status = place.sandboxStatus;
     throw new ContractError(`--mode auto needs a sandbox, and none is available: ${status.available ? 'it could not be set up' : status.reason}`, 'bad_request');
@@ -265,5 +321,7 @@ async function personInput(typed: string, sources: Parameters<typeof expandInput
     }
     case 'clear':
       throw new ContractError('/clear starts a new thread in the window; deepdesk run starts one whenever --thread is not given', 'bad_request');
+    case 'goal':
+      throw new ContractError('/goal drafts a goal in the window; for deepdesk run pass --goal TEXT [--verify CMD]…', 'bad_request');
   }
 }

@@ -27,6 +27,9 @@ import { createDefaultMounts, threadFilesFrom, MEMORIES_PREFIX, type Mounts } fr
 import type { Backend } from '../../core/backends/protocol';
 import type { ChatModel, ContentPart } from '../../core/models/types';
 import type { LoadedThread } from '../threads/thread-book';
+import type { GoalPlace } from '../../core/goals/evidence';
+import { goalJson, resumeGoal, type GoalDraft } from '../../core/goals/goal';
+import { draftGoal } from '../../core/agent/goal-draft';
 
 export interface RunAssemblyOptions {
   db: Database.Database;
@@ -66,6 +69,12 @@ export interface RunAssemblyOptions {
   mounts?: { routes: () => readonly MountRoute[]; git: () => readonly GitMountRoute[] };
   /** The store behind /memories/ (default: SQLite on `db`). */
   memories?: MemoryStore;
+  /** Where a goal's gate takes the folder's tree and diff (SPEC §21); absent: the goal is checked without a diff. */
+  goalFolder?: Pick<GoalPlace, 'tree' | 'diff'>;
+  /** Settings' revision rounds for a goal (absent: the default, 3). */
+  goalMaxRounds?: () => number | undefined;
+  /** Settings' grader model for goals (absent: the run's own). */
+  graderModel?: () => Promise<ChatModel | undefined>;
 }
 
 /**
@@ -156,8 +165,17 @@ export class RunAssembly {
   prepare(live: LoadedThread, plan: RunPlan, controls: RunControls): { emit: (event: AgentEvent) => void; run: (text: string | ContentPart[] | null) => Promise<RunResult> } {
     const definition = this.definition(live.mounts.backend, plan, controls.broker);
     const emit = this.runEvents(live, controls);
-    const run = (text: string | ContentPart[] | null) =>
-      runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
+    const run = async (text: string | ContentPart[] | null) => {
+      // A goal paused (a restart, a stop) goes on when the person sends the thread a message.
+      const goal = live.state.goal;
+      if (goal?.state === 'paused' && text !== null) {
+        resumeGoal(goal);
+        emit({ type: 'goal', threadId: live.state.id, goal: goalJson(goal) });
+      }
+      // Every place checks a goal (its verify steps run through the thread's own commands); only the diff needs the folder's git here.
+      const goalFolder = this.options.goalFolder ?? NO_DIFF;
+      const graderModel = goal?.state === 'pursuing' ? await this.options.graderModel?.() : undefined;
+      return runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
         signal: controls.signal,
         emit,
         persist: async (state) => controls.persist(state),
@@ -167,7 +185,9 @@ export class RunAssembly {
         pendingNotes: controls.pendingNotes,
         ...(controls.compactOnly ? { compactOnly: controls.compactOnly } : {}),
         ...this.options.audit?.(live.state, plan.settings.maxCostUsd),
+        goals: { folder: goalFolder, ...(graderModel !== undefined ? { graderModel } : {}) },
       });
+    };
     return { emit, run };
   }
 
@@ -186,6 +206,16 @@ export class RunAssembly {
   preview(state: ThreadState, backend: Backend, content: string | null, plan: RunPlan): Promise<RequestPreview> {
     const definition = this.definition(backend, plan, NOBODY_ASKED);
     return previewRequest(definition, state, content === null ? null : { role: 'user', content });
+  }
+
+  /**
+   * The thread's agent drafts a goal's criteria and verify steps (SPEC §21) with its read-only
+   * tools; the call is audited as the thread's (a ledger row of purpose `goal-draft`, the budget).
+   */
+  draftGoal(state: ThreadState, backend: Backend, objective: string, plan: RunPlan): Promise<GoalDraft> {
+    const def = this.definition(backend, plan, NOBODY_ASKED);
+    const audit = this.options.audit?.(state, plan.settings.maxCostUsd);
+    return draftGoal({ def, state, objective, ...(audit ? { telemetry: audit.telemetry, budget: audit.budget, folder: audit.folder } : {}) });
   }
 
   /** The agent of a thread's runs: one assembly, for a run and for the preview of its request. */
@@ -217,6 +247,9 @@ export class RunAssembly {
     });
   }
 }
+
+/** Where no goal folder is given (a place with none): its goals have no diff. */
+const NO_DIFF: Pick<GoalPlace, 'tree' | 'diff'> = { tree: async () => undefined, diff: async () => undefined };
 
 /** The broker of a preview: nothing runs, so nobody is asked. */
 const NOBODY_ASKED: ApprovalBroker = {

@@ -51,6 +51,8 @@ const WORKING = 'this thread is already working; stop it or wait for it to finis
 
 export class RunQueue {
   private readonly runs = new Map<string, ActiveRun>();
+  /** Who stopped a thread's run, when not the person here (a protocol client): its stop note says so. */
+  private readonly stoppedBy = new Map<string, string>();
   private readonly settings = new Map<string, RunSettings>();
   /** The process's run slots, shared by every folder's threads. */
   private readonly slots: RunSlots = processRunSlots;
@@ -245,9 +247,10 @@ export class RunQueue {
     this.startRun(threadId, model, null);
   }
 
-  async stop(threadId: string): Promise<void> {
+  async stop(threadId: string, by?: string): Promise<void> {
     const run = this.runs.get(threadId);
     if (!run) return;
+    if (by !== undefined) this.stoppedBy.set(threadId, by);
     run.controller.abort();
     await run.done;
   }
@@ -339,8 +342,10 @@ export class RunQueue {
       approvals.runEnded(threadId);
       records.end(threadId, recordedEnd(result), result.error?.message);
       // A stop is kept in the thread (the window shows it after a reload; the model hears of it); a shutdown's runs resume.
+      const by = this.stoppedBy.get(threadId);
+      this.stoppedBy.delete(threadId);
       if (result.reason === 'aborted' && !isShutdown(controller.signal) && book.store.exists(threadId)) {
-        book.store.addNote(threadId, STOPPED_NOTE);
+        book.store.addNote(threadId, by === undefined ? STOPPED_NOTE : { ...STOPPED_NOTE, display: `Stopped by ${by}.` });
         book.deliverNotes(threadId);
       }
       // A message queued after the run's last look at the queue: it starts the next run now,

@@ -20,7 +20,7 @@ import type Database from 'better-sqlite3';
 import { PROVIDER_LABELS, type SandboxProviderName } from '../../core/sandbox-providers/provider';
 import { SandboxStore } from '../sandboxes/sandbox-store';
 import type { PlaceSandboxStatus } from '../modes/mode-service';
-import { openSandboxPlace, type SandboxPlaceOptions } from '../sandboxes/sandbox-place';
+import { openSandboxPlace, type SandboxPlaceOptions, type SandboxPlaceState } from '../sandboxes/sandbox-place';
 
 /** What opening a sandbox folder needs from the session: its records, Settings › Sandboxes and their keys, the ledger. */
 export type PlaceSandboxes = { db: Database.Database } & Pick<SandboxPlaceOptions, 'settings' | 'savedKeys' | 'recordTime' | 'provider'>;
@@ -37,7 +37,17 @@ export interface SessionPlace {
   /** Whether commands run in a sandbox here, and why not (the mode chooser and `--mode auto` say it). */
   sandboxStatus: PlaceSandboxStatus;
   /** A provider's sandbox the folder runs in (SPEC §18): `Runs in Daytona · sandbox ID`. */
-  provider?: { name: SandboxProviderName; label: string; sandboxId: string; workdir: string; uploadSummary?: string };
+  provider?: {
+    name: SandboxProviderName;
+    label: string;
+    sandboxId: string;
+    workdir: string;
+    uploadSummary?: string;
+    /** Where the sandbox stands (gone or removed: the thread's ways forward). */
+    state(): SandboxPlaceState;
+    /** Told when that changes. */
+    onState(listener: (state: SandboxPlaceState) => void): () => void;
+  };
   /** What checkpoints record: the local path, or the remote folder's files over its connection. */
   checkpointFolder: string | FolderSource;
   /** A remote folder: its label, connection and the person's login shell there. */
@@ -55,7 +65,7 @@ export type PlaceRequest = FolderLocation | { kind: 'opened-remote'; remote: Rem
 
 export async function openSessionPlace(
   request: PlaceRequest,
-  options: { dataDir: string; env: NodeJS.ProcessEnv; say: (line: string) => void; sandboxes?: PlaceSandboxes },
+  options: { dataDir: string; env: NodeJS.ProcessEnv; say: (line: string, kind?: 'info') => void; sandboxes?: PlaceSandboxes },
 ): Promise<SessionPlace> {
   if (request.kind === 'local') {
     const localPath = realpathSync(request.path);
@@ -63,13 +73,25 @@ export async function openSessionPlace(
     const record = store?.get(localPath);
     if (store && record && options.sandboxes) {
       const { db: _db, ...sandboxes } = options.sandboxes;
-      const opened = await openSandboxPlace({ record, store, dataDir: options.dataDir, env: options.env, say: options.say, ...sandboxes });
+      const listeners = new Set<(state: SandboxPlaceState) => void>();
+      const opened = await openSandboxPlace({ record, store, dataDir: options.dataDir, env: options.env, say: options.say, ...sandboxes, onState: (state) => listeners.forEach((l) => l(state)) });
       return {
         text: request.path,
         localPath,
         shell: opened.shell,
         sandboxStatus: { available: true, kind: record.provider },
-        provider: { name: record.provider, label: PROVIDER_LABELS[record.provider], sandboxId: opened.sandbox.id, workdir: opened.sandbox.workdir, ...(opened.uploadSummary !== undefined ? { uploadSummary: opened.uploadSummary } : {}) },
+        provider: {
+          name: record.provider,
+          label: PROVIDER_LABELS[record.provider],
+          sandboxId: opened.sandbox.id,
+          workdir: opened.sandbox.workdir,
+          ...(opened.uploadSummary !== undefined ? { uploadSummary: opened.uploadSummary } : {}),
+          state: () => opened.state(),
+          onState: (listener) => {
+            listeners.add(listener);
+            return () => listeners.delete(listener);
+          },
+        },
         // Checkpoints record the worktree, where every change comes back (a restore goes up when the folder opens next).
         checkpointFolder: request.path,
         close: () => opened.close(),

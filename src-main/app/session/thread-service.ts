@@ -8,13 +8,14 @@
 //   the approval broker (approval-broker.ts): who answers a run's approvals, and what waits.
 // What needs two of them (a thread's view, deleting, rewinding, previewing a request) is here.
 
+import { goalJson, startGoal as startGoalRecord, type Goal, type GoalDraft } from '../../core/goals/goal';
 import { randomUUID } from 'node:crypto';
 import type { RequestPreview, RunResult } from '../../core/agent/loop';
-import type { PendingNote } from '../../core/agent/notes';
+import { isNote, type PendingNote } from '../../core/agent/notes';
 import { newThreadState, type ApprovalRequest, type ThreadState, type UsageTotals } from '../../core/agent/types';
 import type { CheckpointStore } from '../../core/checkpoints/store';
 import type { Backend } from '../../core/backends/protocol';
-import type { ChatModel, ContentPart } from '../../core/models/types';
+import type { ChatMessage, ChatModel, ContentPart } from '../../core/models/types';
 import type { ApprovalService } from '../approvals/approval-service';
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import type { Turn } from '../commands/slash-commands';
@@ -48,6 +49,11 @@ export class ThreadService {
   private readonly assembly: RunAssembly;
   private readonly approvals: ThreadApprovals;
   private readonly queue: RunQueue;
+  /** `/goal`'s drafts waiting for the person (SPEC §21), by thread: a window that opens the thread shows its card. */
+  private readonly goalDrafts = new Map<string, GoalDraft>();
+
+  /** Threads whose upload note was looked at (told, or found there). */
+  private readonly uploadNoted = new Set<string>();
 
   constructor(private readonly options: ThreadServiceOptions) {
     const { db, folder, emit } = options;
@@ -76,7 +82,22 @@ export class ThreadService {
   }
 
   create(title?: string): ThreadSummaryDto {
-    return this.summary(this.book.create(title));
+    const id = this.book.create(title);
+    this.noteUpload(id);
+    return this.summary(id);
+  }
+
+  /**
+   * A sandbox thread starts with what went up to its sandbox (and how to change that) as a note:
+   * in its history, the window and its export, whichever client made it (a window, `run`, the protocol).
+   */
+  private noteUpload(threadId: string): void {
+    const uploaded = this.options.providerSandbox?.uploadSummary;
+    if (uploaded === undefined || this.uploadNoted.has(threadId)) return;
+    this.uploadNoted.add(threadId);
+    const isUpload = (m: ChatMessage): boolean => isNote(m) && m.note.kind === 'upload';
+    if (this.book.latest(threadId).state.messages.some(isUpload) || this.book.store.pendingNotes(threadId).some((n) => n.kind === 'upload')) return;
+    this.book.tell(threadId, { kind: 'upload', text: `Note: ${uploaded}`, display: uploaded });
   }
 
   /** The thread as a window opens it: its recent items (threads.earlier has the rest) and its state. */
@@ -109,6 +130,7 @@ export class ThreadService {
     await this.queue.stop(threadId);
     this.book.forget(threadId);
     this.queue.forget(threadId);
+    this.goalDrafts.delete(threadId);
     deleteThread(threadId, { store: this.store, approvals: this.options.approvals, checkpoints: this.options.checkpointStore });
     this.options.emit({ kind: 'threads-changed' });
   }
@@ -130,11 +152,13 @@ export class ThreadService {
 
   /** Runs the agent on `content` and resolves with how the run ended (RunQueue.run). */
   run(threadId: string, content: string | ContentPart[] | null, options?: { compactOnly?: boolean; typed?: string; turn?: Turn; attachments?: readonly AttachmentInput[] }): Promise<RunResult> {
+    this.noteUpload(threadId);
     return this.queue.run(threadId, content, options);
   }
 
   /** Starts a run on a new message, or queues it while one goes (RunQueue.send). */
   send(threadId: string, text: string, attachments?: readonly AttachmentInput[], typed?: string, turn?: Turn): Promise<{ queuedId?: string }> {
+    this.noteUpload(threadId);
     return this.queue.send(threadId, text, attachments, typed, turn);
   }
 
@@ -178,13 +202,63 @@ export class ThreadService {
     return this.assembly.preview(state, backend, content, { threadId: id, model, settings: this.queue.settingsOf(id), turn: () => this.queue.turnOf(id) });
   }
 
+  /** The thread's agent drafts a goal from `objective` and the folder (SPEC §21); nothing starts. */
+  async draftGoal(threadId: string, objective: string, model?: ChatModel): Promise<GoalDraft> {
+    this.book.require(threadId);
+    const { state, mounts } = this.book.open(threadId);
+    const settings = this.queue.settingsOf(threadId);
+    const using = model ?? settings.model ?? (await this.options.createModel());
+    const draft = await this.assembly.draftGoal(state, mounts.backend, objective, { threadId, model: using, settings, turn: () => this.queue.turnOf(threadId) });
+    this.goalDrafts.set(threadId, draft);
+    return draft;
+  }
+
+  /** The draft waiting on the thread, if any. */
+  goalDraft(threadId: string): GoalDraft | undefined {
+    return this.goalDrafts.get(threadId);
+  }
+
+  /** The person put the draft aside: no card for it any more. */
+  dismissGoalDraft(threadId: string): void {
+    this.book.require(threadId);
+    this.goalDrafts.delete(threadId);
+  }
+
+  /** Starts the accepted goal on the thread (SPEC §21): the folder's tree now is its base. */
+  async startGoal(threadId: string, draft: GoalDraft): Promise<Goal> {
+    const current = this.goal(threadId);
+    if (current?.state === 'pursuing') throw new ContractError('this thread already pursues a goal', 'bad_request');
+    const base = await this.options.goalFolder?.tree().catch(() => undefined);
+    const maxRounds = this.options.goalMaxRounds?.();
+    const goal = startGoalRecord(draft, { ...(base !== undefined ? { base } : {}), ...(maxRounds !== undefined ? { maxRounds } : {}) });
+    this.goalDrafts.delete(threadId);
+    this.setGoal(threadId, goal);
+    return goal;
+  }
+
+  /** Starts (or replaces) the thread's goal, saved with it; the goal's event is told to its clients. */
+  setGoal(threadId: string, goal: Goal): void {
+    this.book.require(threadId);
+    const live = this.book.open(threadId);
+    live.state.goal = goal;
+    this.book.persist(live, live.state);
+    this.book.emitEvent(threadId, { type: 'goal', threadId, goal: goalJson(goal) });
+  }
+
+  /** The thread's goal, as loaded. */
+  goal(threadId: string): Goal | undefined {
+    this.book.require(threadId);
+    return this.book.open(threadId).state.goal;
+  }
+
   /** The diff an approval of the thread's edit or write shows, read through the thread's own backend. */
   previewApproval(request: ApprovalRequest): Promise<ApprovalPreview | undefined> {
     return this.approvals.preview(request, this.book.open(request.threadId).mounts.backend);
   }
 
-  stop(threadId: string): Promise<void> {
-    return this.queue.stop(threadId);
+  /** `by`: who stopped it, when not the person here ("node over the Agent Protocol"): the thread says so. */
+  stop(threadId: string, by?: string): Promise<void> {
+    return this.queue.stop(threadId, by);
   }
 
   /** Resumes every run of this folder that was waiting for an approval when the app stopped. */
@@ -253,6 +327,8 @@ export class ThreadService {
       eventSeq: this.book.eventSeq(threadId),
       streamingText,
       queued: state.queued ?? [],
+      ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}),
+      ...(this.goalDrafts.has(threadId) ? { goalDraft: this.goalDrafts.get(threadId) } : {}),
     };
   }
 

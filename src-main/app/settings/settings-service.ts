@@ -33,6 +33,7 @@ export const settingsFileShape = fieldsShape({
   threadBudgetUsd: stored.threadBudgetUsd,
   maxConcurrentRuns: stored.maxConcurrentRuns,
   telemetry: stored.telemetry,
+  goals: stored.goals,
   agentProtocol: stored.agentProtocol,
   sandboxes: stored.sandboxes,
 });

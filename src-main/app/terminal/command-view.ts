@@ -25,6 +25,11 @@ export class CommandView extends MirroredTerminal {
   private result: ExecuteResult | undefined;
   private sandboxedNow: boolean;
   private ended = false;
+  /** Its output comes from a pty (which already ends lines with CRLF); else bare line feeds are made CRLF for the terminal. */
+  private fromPty = false;
+  /** The last chunk ended with a carriage return (a CRLF split between chunks is not doubled). */
+  private afterCr = false;
+  private sawOutput = false;
   private typedAhead = '';
 
   constructor(
@@ -58,12 +63,28 @@ export class CommandView extends MirroredTerminal {
   attach(live: LiveCommand): void {
     if (this.ended) return;
     this.live = live;
+    this.fromPty = true;
     if (this.typedAhead) live.write(this.typedAhead);
     this.typedAhead = '';
   }
 
+  /**
+   * The command's output as it comes. A pty's is shown as it is; any other (a provider's
+   * sandbox, a remote command without a pty) ends its lines with bare line feeds, which a
+   * terminal takes as "down, same column": they become CRLF here, the one place mirrored
+   * output reaches the view, so it never staircases.
+   */
   output(chunk: string): void {
-    if (!this.ended) this.mirror.push(chunk);
+    if (this.ended || chunk === '') return;
+    this.sawOutput = true;
+    this.mirror.push(this.fromPty ? chunk : this.asTerminalLines(chunk));
+  }
+
+  private asTerminalLines(chunk: string): string {
+    const out = chunk.replace(/\r?\n/g, '\r\n');
+    const joined = this.afterCr && out.startsWith('\r\n') ? out.slice(1) : out;
+    this.afterCr = chunk.endsWith('\r');
+    return joined;
   }
 
   finish(result: ExecuteResult): void {
@@ -72,6 +93,8 @@ export class CommandView extends MirroredTerminal {
     this.live = undefined;
     this.result = result;
     if (result.sandboxed !== undefined) this.sandboxedNow = result.sandboxed;
+    // Nothing came as it ran (a provider's command that failed to start, a refusal): what it answered is shown, not only its status.
+    if (!this.sawOutput && !this.fromPty && result.output !== '') this.mirror.push(this.asTerminalLines(result.output));
     this.mirror.push(`\r\n${DIM}${statusLine(result)}${RESET}\r\n`);
     this.mirror.flush();
   }

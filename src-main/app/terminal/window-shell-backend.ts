@@ -88,6 +88,10 @@ async function executeShown(
       },
     });
     return result;
+  } catch (err) {
+    // Failed before it answered (the place could not run it): its tab says why, not only a status.
+    result = { output: `Error: ${err instanceof Error ? err.message : String(err)}`, exitCode: 1, truncated: false };
+    throw err;
   } finally {
     view.finish(result);
     recorder.done();

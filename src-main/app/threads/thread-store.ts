@@ -13,6 +13,7 @@ import { newThreadState, type ThreadState } from '../../core/agent/types';
 import type { StateFile } from '../../core/backends/store/state';
 import type { ChatMessage } from '../../core/models/types';
 import { titleFromMessage } from './thread-title';
+import { endGoal, goalSchema, type Goal } from '../../core/goals/goal';
 
 const MIGRATIONS: Migration[] = [
   {
@@ -99,7 +100,34 @@ const MIGRATIONS: Migration[] = [
       db.exec('ALTER TABLE threads ADD COLUMN worktree_json TEXT');
     },
   },
+  {
+    // A thread's goal (SPEC §21) is in its state's JSON; its state is also a column, so the
+    // Agents view lists goals and a host that starts finds the goals left pursuing without
+    // reading every thread.
+    id: 'threads-006-goal-state',
+    up(db) {
+      db.exec('ALTER TABLE threads ADD COLUMN goal_state TEXT');
+      db.exec('CREATE INDEX IF NOT EXISTS threads_goal_state ON threads(goal_state) WHERE goal_state IS NOT NULL');
+    },
+  },
+  {
+    // Where a thread came from when not the window (JSON ThreadSource): a protocol client, a
+    // terminal's `deepdesk run`, an editor. Null: the window, or a thread from before.
+    id: 'threads-007-source',
+    up(db) {
+      db.exec('ALTER TABLE threads ADD COLUMN source_json TEXT');
+    },
+  },
 ];
+
+/** Where a thread came from, when not the window: told in the thread list, its header, its messages' author and its export. */
+export interface ThreadSource {
+  kind: 'protocol' | 'run' | 'acp';
+  /** Who, in words, where known: a protocol client's origin or user agent. */
+  client?: string;
+}
+
+const threadSourceSchema = z.object({ kind: z.enum(['protocol', 'run', 'acp']), client: z.string().max(200).optional() });
 
 type ThreadFileMounts = ThreadState['files'];
 type MountName = keyof ThreadFileMounts;
@@ -120,6 +148,7 @@ export interface ThreadSummary {
   updatedAt: string;
   messageCount: number;
   removedWorktree?: RemovedWorktree;
+  source?: ThreadSource;
 }
 
 /** The thread row's JSON: the state minus its messages. */
@@ -149,6 +178,7 @@ const rowStateSchema = z.object({
   mediaDroppedBefore: z.number().int().min(0).optional(),
   queued: z.array(z.object({ id: z.string(), text: z.string(), createdAt: z.string() })).optional(),
   mcpLoadedTools: z.array(z.string()).optional(),
+  goal: goalSchema.optional(),
 });
 
 export class ThreadNotFoundError extends Error {}
@@ -204,8 +234,8 @@ export class ThreadStore {
         'SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
       ),
       insertThread: db.prepare(
-        `INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, person_count, state_json) VALUES (@id, @title, @folder, @now, @now, @count, @persons, @state)
-         ON CONFLICT(id) DO UPDATE SET updated_at = @now, message_count = @count, person_count = @persons, state_json = @state`,
+        `INSERT INTO threads (id, title, folder, created_at, updated_at, message_count, person_count, state_json, goal_state) VALUES (@id, @title, @folder, @now, @now, @count, @persons, @state, @goal)
+         ON CONFLICT(id) DO UPDATE SET updated_at = @now, message_count = @count, person_count = @persons, state_json = @state, goal_state = @goal`,
       ),
       insertMessage: db.prepare('INSERT OR REPLACE INTO thread_messages (thread_id, seq, message_json) VALUES (?, ?, ?)'),
       deleteMessagesFrom: db.prepare('DELETE FROM thread_messages WHERE thread_id = ? AND seq >= ?'),
@@ -216,6 +246,7 @@ export class ThreadStore {
       inFolder: db.prepare<[{ folder: string }], { id: string; folder: string }>("SELECT id, folder FROM threads WHERE folder = @folder OR substr(folder, 1, length(@folder) + 1) = @folder || '/'"),
       latest: db.prepare<[string], { id: string }>('SELECT id FROM threads WHERE folder = ? ORDER BY updated_at DESC, id LIMIT 1'),
       move: db.prepare('UPDATE threads SET folder = ?, worktree_json = ? WHERE id = ?'),
+      setSource: db.prepare('UPDATE threads SET source_json = ? WHERE id = ? AND source_json IS NULL'),
       deleteMessages: db.prepare('DELETE FROM thread_messages WHERE thread_id = ?'),
       files: db.prepare<[string], { mount: string; path: string; version: number; file_json: string }>(
         'SELECT mount, path, version, file_json FROM thread_files WHERE thread_id = ?',
@@ -233,7 +264,36 @@ export class ThreadStore {
       rewinds: db.prepare<[string], RewindRow>('SELECT * FROM thread_rewinds WHERE thread_id = ? ORDER BY id'),
       deleteRewind: db.prepare('DELETE FROM thread_rewinds WHERE id = ?'),
       deleteRewinds: db.prepare('DELETE FROM thread_rewinds WHERE thread_id = ?'),
+      goalsIn: db.prepare<[string], { id: string; state_json: string }>('SELECT id, state_json FROM threads WHERE goal_state = ?'),
+      setGoal: db.prepare('UPDATE threads SET state_json = ?, goal_state = ? WHERE id = ?'),
+      goalOf: db.prepare<[string], { state_json: string }>('SELECT state_json FROM threads WHERE id = ? AND goal_state IS NOT NULL'),
     };
+  }
+
+  /** A thread's goal as saved (SPEC §21), if it has one. */
+  goal(id: string): Goal | undefined {
+    const row = this.stmts.goalOf.get(id);
+    const parsed = row === undefined ? undefined : goalSchema.safeParse((safeJson(row.state_json) as { goal?: unknown } | undefined)?.goal);
+    return parsed?.success === true ? parsed.data : undefined;
+  }
+
+  /**
+   * Goals left `pursuing` when nothing runs them (the host that ran them stopped): each is
+   * `paused` with the reason, never shown as running. Returns the threads changed.
+   */
+  pauseOrphanedGoals(reason: string): string[] {
+    const paused: string[] = [];
+    this.db.transaction(() => {
+      for (const row of this.stmts.goalsIn.all('pursuing')) {
+        const state = safeJson(row.state_json) as { goal?: unknown } | undefined;
+        const goal = goalSchema.safeParse(state?.goal);
+        if (state === undefined || !goal.success) continue;
+        endGoal(goal.data, 'paused', reason);
+        this.stmts.setGoal.run(JSON.stringify({ ...state, goal: goal.data }), 'paused', row.id);
+        paused.push(row.id);
+      }
+    })();
+    return paused;
   }
 
   /**
@@ -337,7 +397,7 @@ export class ThreadStore {
     const { messages, id, files, ...rest } = state;
     this.db.transaction(() => {
       const persons = messages.reduce((n, m) => (isPersonMessage(m) ? n + 1 : n), 0);
-      this.stmts.insertThread.run({ id, title: meta.title ?? '', folder: meta.folder ?? '', now, count: messages.length, persons, state: JSON.stringify(rest) });
+      this.stmts.insertThread.run({ id, title: meta.title ?? '', folder: meta.folder ?? '', now, count: messages.length, persons, state: JSON.stringify(rest), goal: rest.goal?.state ?? null });
       this.writeFiles(id, files);
       const from = firstUnsaved(this.saved.get(id) ?? [], messages);
       if (from === 0) this.stmts.deleteMessages.run(id);
@@ -440,6 +500,11 @@ export class ThreadStore {
     this.stmts.move.run(folder, JSON.stringify(worktree), id);
   }
 
+  /** Records where the thread came from (the first source stays: a window continuing it later does not change it). False when it has one, or no row yet. */
+  setSource(id: string, source: ThreadSource): boolean {
+    return this.stmts.setSource.run(JSON.stringify(source), id).changes > 0;
+  }
+
   /** Titles a thread that has no title yet (its first message's, from what the person typed). */
   titleIfUntitled(id: string, title: string): void {
     if (title !== '') this.stmts.setTitleIfEmpty.run(title, id);
@@ -524,6 +589,8 @@ interface RowShape {
   person_count: number | null;
   state_json: string;
   worktree_json: string | null;
+  /** Null for the window's threads (and those from before threads-006). */
+  source_json?: string | null;
 }
 
 /** The thread row's state, without messages (a row that does not parse gives a new thread's). */
@@ -552,6 +619,8 @@ function toSummary(row: RowShape): ThreadSummary {
   const summary: ThreadSummary = { id: row.id, title: row.title, folder: row.folder, createdAt: row.created_at, updatedAt: row.updated_at, messageCount: row.message_count };
   const worktree = row.worktree_json === null ? undefined : removedWorktreeSchema.safeParse(safeJson(row.worktree_json));
   if (worktree?.success === true) summary.removedWorktree = worktree.data;
+  const source = row.source_json === null || row.source_json === undefined ? undefined : threadSourceSchema.safeParse(safeJson(row.source_json));
+  if (source?.success === true) summary.source = { kind: source.data.kind, ...(source.data.client !== undefined ? { client: source.data.client } : {}) };
   return summary;
 }
 

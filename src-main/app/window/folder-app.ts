@@ -26,7 +26,6 @@ import { errorEventForWindow } from '../base/model-problem-words';
 import { openFolderSession } from '../session/folder-session';
 
 
-import type { PlaceSandboxStatus } from '../modes/mode-service';
 import { ApprovalService, type ApprovalExtras } from '../approvals/approval-service';
 import { approvalPreview } from '../approvals/approval-preview';
 import { CheckpointsService, type UserMessageRef } from '../checkpoints/checkpoints-service';
@@ -46,7 +45,6 @@ import {
 import { databasePath } from '../base/data-dir';
 import type { WindowApi } from '../base/window-api';
 import { MEMORY_AUTHOR_USER, MemoriesService } from '../memories/memories-service';
-import { ModeService } from '../modes/mode-service';
 import type { SecretStore } from '../base/secret-store';
 import type { McpTokenStore } from '../../core/extensions/mcp/oauth';
 import type { JsonFileProblem } from '../../core/config/json-file-store';
@@ -168,7 +166,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     throw err;
   });
   const { settings, place, mounts: mountTable, memories: memoriesStore } = session;
-  const { sandbox, sandboxStatus } = place;
+  const { sandbox } = place;
   const modes = session.modes!;
   const { extensions, mcp, hub: gatedHub, trustStore } = { ...session.extensions, extensions: session.extensions.extensions };
   settings.onChange((s) => send('settings.changed', forWindow(s)));
@@ -227,6 +225,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   terminals.onData((threadId, terminalId, data) => send('terminal.data', { threadId, terminalId, data }));
   terminals.onChange((threadId) => send('terminal.changed', { threadId }));
 
+  // The sandbox started again, stopped, found gone or removed: the window shows where it stands and the ways forward.
+  const stopFollowingSandbox = place.provider?.onState((state) => send('sandboxes.changed', state));
   const sandboxPlace: SandboxPlaceDto | undefined = place.provider ? { provider: place.provider.name, label: place.provider.label, sandboxId: place.provider.sandboxId } : undefined;
   const commandsRun: CommandsRun = {
     ...(remote ? { host: remote.shell.connection.label } : {}),
@@ -349,14 +349,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     send('mounts.changed', {});
   });
 
-  // Worktrees of this folder, or this folder as one (SPEC §16): a new one takes the folder's mode along.
+  // Worktrees of this folder, or this folder as one (SPEC §16): a new one has the folder's mode and offer until one is chosen there (mode-service.ts).
   const worktrees = worktreeMethods({
     folder: options.folder,
     remote: remote !== undefined,
     dataDir: options.dataDir,
     db,
     env,
-    onCreated: (threadFolder) => carryModeTo(options.dataDir, modes, threadFolder, sandboxStatus),
     changed: () => send('worktrees.changed', {}),
   });
 
@@ -415,6 +414,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       savedKeys: () => settings.sandboxKeys(),
       canMakeWorktree: () => worktrees.handlers['worktrees.canCreate']({ count: false }),
       changed: () => send('worktrees.changed', {}),
+      status: () => place.provider?.state(),
     }),
   };
 
@@ -443,6 +443,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       plugins.close();
       await terminals.dispose();
       baselineAbort.abort();
+      stopFollowingSandbox?.();
       await watching;
       await workspace.dispose();
       await session.close();
@@ -450,21 +451,6 @@ export async function createApp(options: AppOptions): Promise<App> {
       stopSecretProblems?.();
     },
   };
-}
-
-/** A new worktree's folder starts in the mode chosen for the folder it was made from (best effort). */
-function carryModeTo(dataDir: string, from: ModeService, folder: string, sandbox: PlaceSandboxStatus): void {
-  const state = from.get();
-  if (!state.chosen && !state.offerShown) return;
-  const modes = new ModeService(dataDir, folder, sandbox);
-  try {
-    if (state.chosen) modes.set(state.mode);
-    modes.offer(state.offerDismissed ? 'dismissed' : 'shown');
-  } catch {
-    // The worktree's folder asks as any new folder does.
-  } finally {
-    modes.close();
-  }
 }
 
 /** Where this folder's commands run: the remote machine of an SSH folder (else this one), and whether a sandbox contains them. */

@@ -3,7 +3,7 @@
 // and the type each area's answers must have.
 
 import type { z } from 'zod';
-import type { AgentViewMethodName, EventName, EventPayload, methods, MethodName, MountsListDto, NoticeDto, Params, Result, Settings, UpdateMethodName, WindowFoldersMethodName } from '../contract';
+import type { AgentProtocolMethodName, AgentViewMethodName, EventName, EventPayload, methods, MethodName, MountsListDto, NoticeDto, Params, Result, Settings, UpdateMethodName, WindowFoldersMethodName } from '../contract';
 import type { ApprovalService } from '../approvals/approval-service';
 import type { CheckpointsService } from '../checkpoints/checkpoints-service';
 import type { CommandSources } from '../commands/slash-commands';
@@ -19,7 +19,7 @@ import type { WorkspaceService } from '../workspace/workspace-service';
 import type { Backend } from '../../core/backends/protocol';
 
 /** The methods the window's folders answer themselves: opening another folder replaces this app; updates are the whole app's. */
-type WindowFoldersMethod = WindowFoldersMethodName | UpdateMethodName | AgentViewMethodName;
+type WindowFoldersMethod = WindowFoldersMethodName | UpdateMethodName | AgentViewMethodName | AgentProtocolMethodName;
 export type AppMethodName = Exclude<MethodName, WindowFoldersMethod>;
 export type Handlers = { [M in AppMethodName]: (params: z.output<(typeof methods)[M]['params']>) => Promise<Result<M>> };
 /** The handlers of the methods named `PREFIX…`. */

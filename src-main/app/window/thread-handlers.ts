@@ -8,6 +8,7 @@ import { expandInput, isInputError, messageText, type InputOutcome } from '../co
 import { listCommands } from '../commands/slash-commands';
 import { ContractError } from '../contract';
 import { usageReport } from '../usage/usage-report';
+import { goalPrompt } from '../session/goal-start';
 import { ok, type HandlersFor, type WindowServices } from './handlers';
 
 export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & HandlersFor<'usage.'> & HandlersFor<'commands.'> & HandlersFor<'approvals.'> & HandlersFor<'checkpoints.'> {
@@ -59,9 +60,18 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
         case 'mode':
           await modes.set(outcome.mode);
           return { ...ok, note: `Mode: ${outcome.mode}` };
+        case 'goal':
+          // The agent drafts; nothing starts until the person accepts the card (threads.startGoal).
+          return { ...ok, goalDraft: await threads.draftGoal(threadId, outcome.objective) };
       }
       return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments, text, outcome.turn)) };
     },
+    'threads.startGoal': async ({ threadId, draft }) => {
+      const goal = await threads.startGoal(threadId, draft);
+      await threads.send(threadId, goalPrompt(goal), undefined, `/goal ${goal.objective}`);
+      return ok;
+    },
+    'threads.dismissGoal': async ({ threadId }) => (threads.dismissGoalDraft(threadId), ok),
     'commands.list': async () => listCommands(commandSources),
     'threads.cancelQueued': async ({ threadId, queuedId }) => (threads.cancelQueued(threadId, queuedId), ok),
     'threads.sendQueuedNow': async ({ threadId, queuedId }) => (await threads.sendQueuedNow(threadId, queuedId), ok),

@@ -95,6 +95,18 @@ describe('connect or start', () => {
     expect(upPids()).toEqual([oldPid, updated.hostPid]);
   });
 
+  it('a host serving other clients is not replaced by a client of another build', async () => {
+    const window = await connect();
+    const pid = window.hostPid;
+    const kept: string[] = [];
+    const updated = await connect({ version: 'another-build', onKeptOtherBuild: (why) => kept.push(why) });
+    expect({ started: updated.started, pid: updated.hostPid }).toEqual({ started: false, pid });
+    expect(kept).toEqual([expect.stringMatching(/1 other client is attached to the host/)]);
+    // The first client is still served, by the same host.
+    expect(await window.request('host.ping')).toMatchObject({ pid });
+    expect(upPids()).toEqual([pid]);
+  });
+
   it('with start: false and no host, says so and starts nothing', async () => {
     await expect(connect({ start: false })).rejects.toBeInstanceOf(HostNotRunningError);
     expect(existsSync(hostPaths(dataDir).log)).toBe(false);

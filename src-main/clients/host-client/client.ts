@@ -35,6 +35,8 @@ export interface HostConnectOptions {
   timeoutMs?: number;
   /** Called once when this connect has to wait for a host to start. */
   onStarting?: () => void;
+  /** The host is of another build but was kept (it serves other clients, listens, or works): why, in one line. */
+  onKeptOtherBuild?: (why: string) => void;
   /** Tests only: where the short socket folders are (paths.ts). */
   paths?: HostPathOptions;
 }
@@ -132,7 +134,10 @@ export class HostClient {
             replacedOld = true;
             const stopped = await attempt.client.request('host.shutdown', {}).then(
               () => true,
-              () => false,
+              (err: unknown) => {
+                options.onKeptOtherBuild?.(err instanceof Error ? err.message : String(err));
+                return false;
+              },
             );
             if (stopped) {
               await attempt.client.ended;

@@ -29,7 +29,7 @@ export interface WebHost {
 
 const UNAUTHORIZED_TEXT =
   'Deepdesk: this address needs the link printed by `deepdesk serve` (it carries a one-time token).\n' +
-  'Open that exact URL in this browser.\n';
+  'Open that exact URL in this browser; `deepdesk serve --print-url` prints it again while serve runs.\n';
 
 export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
   const token = newToken();

@@ -26,7 +26,11 @@ import { modelView } from './model-view';
 import { appendNotes, type PendingNote } from './notes';
 import { chainModelCall, chainToolCall, PromptRefusedError, type Middleware, type ModelTurn, type SystemPart } from './middleware';
 import { rootRun, type ModelCallRequest, type RunContext } from './run-context';
-import { RepeatedCallsGuard } from './repeated-calls';
+import { RepeatedCallsError, RepeatedCallsGuard } from './repeated-calls';
+import { GoalGate, type GateOutcome } from '../goals/gate';
+import type { GoalPlace, StepRun } from '../goals/evidence';
+import { endGoal, goalJson, type VerifyStep } from '../goals/goal';
+import { graderCall, hostCallId } from './goal-run';
 import { liveOutput } from './live-output';
 import { countRequestTokens } from './token-count';
 import { isShutdown, type AgentEvent, type AgentEventBody, type RunStopReason, type ThreadState } from './types';
@@ -83,6 +87,12 @@ export interface RunOptions {
   agentName?: string;
   /** The project folder as the person names it, for the audit. */
   folder?: string;
+  /**
+   * The thread's goal (SPEC §21), when the state has one pursuing: where the gate takes the
+   * folder's tree and diff, and the grader's model (default the run's). Verify steps run
+   * through this run's own command path (the agent's execute, its rules and containment).
+   */
+  goals?: { folder: Pick<GoalPlace, 'tree' | 'diff'>; graderModel?: ChatModel };
 }
 
 export interface RunResult {
@@ -181,6 +191,7 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
   const maxSteps = def.maxSteps ?? DEFAULT_MAX_STEPS;
   const repeats = new RepeatedCallsGuard(def.maxRepeatedCalls);
   let lastText = '';
+  let gate: GoalGate | undefined;
   let stopContinuations = 0;
 
   const toolContext = (call: ToolCall): ToolContext => ({
@@ -346,7 +357,80 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     return false;
   };
 
+  /** A verify step, run as the agent's own execute would be: checked, asked about by the rules, contained. */
+  const runVerifyStep = async (step: VerifyStep): Promise<StepRun> => {
+    const call: ToolCall = { id: hostCallId('goal-verify'), name: 'execute', args: { command: step.command }, argsText: JSON.stringify({ command: step.command }) };
+    ctx.emit({ type: 'tool_call', id: call.id, name: call.name, args: call.args });
+    const refused = await precheck(call, [call]);
+    const output =
+      refused ??
+      (await chainToolCall(def.middleware, ctx, [call], async (c) => (await middlewarePrecheck(c, [c])) ?? runWithLiveOutput(c))(call).catch((err: unknown) =>
+        errorText(`execute failed: ${errorMessage(err)}`),
+      ));
+    ctx.emit({ type: 'tool_result', id: call.id, name: call.name, output: output.text, isError: isErrorOutput(output), ...resultFacts(output) });
+    if (refused !== undefined || output.rejected !== undefined || output.exitCode === undefined) {
+      return { exitCode: null, output: output.text, refused: output.rejected?.message ?? output.text };
+    }
+    return { exitCode: output.exitCode, output: output.text };
+  };
+
+  const goalOptions = options.goals;
+  const startGate = (): GoalGate | undefined => {
+    const goal = state.goal;
+    if (goal?.state !== 'pursuing' || goalOptions === undefined || parentRun !== undefined) return undefined;
+    const place: GoalPlace = { runStep: runVerifyStep, tree: () => goalOptions.folder.tree(), diff: (base) => goalOptions.folder.diff(base) };
+    return new GoalGate(goal, place, (request) =>
+      graderCall({
+        ctx,
+        model: goalOptions.graderModel ?? def.model,
+        request,
+        tools: specs,
+        runTool: (call) => runTool(byName, call.name, call.args, toolContext(call)),
+      }),
+    );
+  };
+  const tellGoal = async (): Promise<void> => {
+    if (state.goal === undefined) return;
+    ctx.emit({ type: 'goal', goal: goalJson(state.goal) });
+    await ctx.persist();
+  };
+  /** The gate's outcome: true when the agent goes on with the revision as its next turn. */
+  const afterGate = async (outcome: GateOutcome): Promise<boolean> => {
+    await tellGoal();
+    if (outcome.kind === 'end') return false;
+    const id = `goal-${randomUUID()}`;
+    state.messages.push({ role: 'user', content: outcome.message, note: { id, kind: 'hook', display: outcome.message } });
+    ctx.emit({ type: 'note', id, kind: 'hook', text: outcome.message });
+    await ctx.persist();
+    return true;
+  };
+  /** The agent ended a turn: the host checks the goal (one trace span per evaluation). */
+  const checkGoal = async (text: string): Promise<GateOutcome | undefined> => {
+    if (gate === undefined || gate.goal.state !== 'pursuing') return undefined;
+    const span = observer.goalGate?.({ round: gate.goal.rounds, steps: gate.goal.verify.length });
+    const started = performance.now();
+    try {
+      const { outcome, evaluation, evidence } = await gate.evaluate(text);
+      const passed = evidence.steps.filter((s) => s.passed).length;
+      span?.end({ verdict: evaluation.verdict, state: gate.goal.state, stepsPassed: passed, stepsFailed: evidence.steps.length - passed, durationMs: performance.now() - started });
+      return outcome;
+    } catch (err) {
+      span?.end({ verdict: 'error', state: gate.goal.state, stepsPassed: 0, stepsFailed: 0, durationMs: performance.now() - started, error: errorMessage(err) });
+      throw err;
+    }
+  };
+  /** How the run ended, as the goal records it: never left `pursuing` when nothing runs. */
+  const settleGoal = async (reason: RunStopReason, message: string | undefined): Promise<void> => {
+    const goal = gate?.goal;
+    if (goal === undefined || goal.state !== 'pursuing') return;
+    if (reason === 'budget') endGoal(goal, 'budget-limited', message ?? 'the budget stopped the run');
+    else if (reason === 'completed') return;
+    else endGoal(goal, 'paused', reason === 'aborted' ? (isShutdown(signal) ? 'the agent host stopped while the goal was pursued' : 'the run was stopped') : reason === 'max_steps' ? 'the run reached its step limit' : `the run failed: ${message ?? reason}`);
+    ctx.emit({ type: 'goal', goal: goalJson(goal) });
+  };
+
   try {
+    gate = startGate();
     // A thread that stopped mid-step: re-run calls that were only waiting for approval,
     // and close the others with an "interrupted" result so the history stays valid.
     const unresolved = unresolvedToolCalls(state.messages);
@@ -389,24 +473,48 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
         // A message that arrived during the answer starts the next turn of this same run.
         if (!signal.aborted && (await deliverQueued())) continue;
         if (!signal.aborted && (await goOnAfterStop(turn.text))) continue;
+        // The host, not the model, checks the goal before the turn may end.
+        const checked = signal.aborted ? undefined : await checkGoal(turn.text);
+        if (checked !== undefined && (await afterGate(checked))) continue;
+        if (signal.aborted) return await ended(lastText, 'aborted');
         return finish(ctx, turn.text, 'completed');
       }
       const outputs = await runToolCalls(turn.toolCalls);
-      if (signal.aborted) return finish(ctx, lastText, 'aborted');
+      if (signal.aborted) return await ended(lastText, 'aborted');
+      if (gate !== undefined && gate.goal.state === 'pursuing') {
+        const stalled = await gate.afterStep(turn.toolCalls.map((call, i) => ({ name: call.name, args: call.args, output: outputs[i]?.text ?? '', ...(outputs[i]?.exitCode !== undefined ? { exitCode: outputs[i]!.exitCode } : {}) })));
+        if (stalled !== undefined) {
+          await tellGoal();
+          if (stalled.kind === 'end') ctx.emit({ type: 'error', message: `The goal stopped: ${stalled.reason}` });
+          return finish(ctx, lastText, 'completed');
+        }
+      }
       repeats.record(turn.toolCalls, outputs);
       await deliverQueued();
     }
-    return finish(ctx, lastText, 'max_steps');
+    return await ended(lastText, 'max_steps');
   } catch (err) {
     if (err instanceof AbortedError || signal.aborted) {
+      await settleGoal('aborted', undefined);
       if (!isShutdown(signal)) await ctx.persist().catch(() => undefined);
       return finish(ctx, lastText, 'aborted');
     }
     if (err instanceof BudgetExceededError) {
+      // Recorded whole: the goal's state and its evidence so far are saved with the run's end.
+      await settleGoal('budget', err.message);
       ctx.emit({ type: 'error', message: err.message, budget: true });
       await ctx.persist().catch(() => undefined);
       return { ...finish(ctx, lastText, 'budget', err.message), error: err };
     }
+    if (err instanceof RepeatedCallsError && gate !== undefined && gate.goal.state === 'pursuing') {
+      // The identical-call guard ends a goal as stalled (SPEC §21): the run stops, nothing more is spent.
+      gate.stall(err.message.replace(/^Stopped: /, '').replace(/ Send a message.*$/, ''));
+      ctx.emit({ type: 'goal', goal: goalJson(gate.goal) });
+      ctx.emit({ type: 'error', message: `The goal stopped: ${gate.goal.reason ?? 'stalled'}` });
+      await ctx.persist().catch(() => undefined);
+      return finish(ctx, lastText, 'completed');
+    }
+    await settleGoal('error', errorMessage(err));
     const error = err instanceof Error ? err : new Error(String(err));
     ctx.emit({
       type: 'error',
@@ -417,6 +525,12 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     });
     await ctx.persist().catch(() => undefined);
     return { ...finish(ctx, lastText, 'error', error.message), error };
+  }
+
+  async function ended(text: string, reason: RunStopReason): Promise<RunResult> {
+    await settleGoal(reason, undefined);
+    await ctx.persist().catch(() => undefined);
+    return finish(ctx, text, reason);
   }
 }
 

@@ -7,6 +7,7 @@ import type { FileChangeSummary } from '../tools/file-change';
 import type { ToolResultFacts } from '../tools/result-facts';
 import type { ReadGuardSnapshot } from '../tools/read-guard';
 import type { ApprovalWhy } from './permissions/reason';
+import type { Goal, GoalJson } from '../goals/goal';
 
 export type TodoStatus = 'pending' | 'in_progress' | 'completed';
 
@@ -53,6 +54,8 @@ export interface ThreadState {
   queued?: QueuedMessage[];
   /** MCP tools behind tool_search that this thread found (or called): offered to the model from then on. */
   mcpLoadedTools?: string[];
+  /** The thread's goal (SPEC §21): its state, criteria, verify steps and the host's evidence. */
+  goal?: Goal;
 }
 
 export interface QueuedMessage {
@@ -73,13 +76,16 @@ export function newThreadState(id: string): ThreadState {
   };
 }
 
-/** Where the person answered, when not in the window showing the thread: a terminal (`deepdesk run`, `deepdesk attach`). */
-export type AnsweredIn = 'terminal';
+/**
+ * Where the person answered, when not in the window showing the thread: a terminal (`deepdesk
+ * run`, `deepdesk attach`), or a client of the Agent Protocol (`answeredBy` names it).
+ */
+export type AnsweredIn = 'terminal' | 'protocol';
 
 export type ApprovalDecision =
-  | { type: 'approve'; answeredIn?: AnsweredIn }
-  | { type: 'edit'; args: Record<string, unknown> }
-  | { type: 'reject'; message?: string; answeredIn?: AnsweredIn }
+  | { type: 'approve'; answeredIn?: AnsweredIn; answeredBy?: string }
+  | { type: 'edit'; args: Record<string, unknown>; answeredIn?: AnsweredIn; answeredBy?: string }
+  | { type: 'reject'; message?: string; answeredIn?: AnsweredIn; answeredBy?: string }
   | { type: 'respond'; message: string };
 
 export interface ApprovalRequest {
@@ -130,7 +136,7 @@ export type AgentEvent = EventBase &
     /** `change`: what a write or edit did to its file (created or not, the hunks), for the window's card; the facts: how a command ended, why it did not run, where a large result went. */
     | ({ type: 'tool_result'; id: string; name: string; output: string; isError: boolean; image?: { mimeType: string }; change?: FileChangeSummary } & ToolResultFacts)
     /** `hook`: the hook that decided (status `denied`: blocked by it; `edited`: its `updatedInput` is what runs). */
-    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; why?: ApprovalWhy; hook?: HookRef; answeredIn?: AnsweredIn }
+    | { type: 'approval'; id: string; name: string; args: unknown; status: 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied'; reason: string; why?: ApprovalWhy; hook?: HookRef; answeredIn?: AnsweredIn; answeredBy?: string }
     | { type: 'todos'; todos: Todo[] }
     | { type: 'summarized'; archivePath: string; summarizedMessages: number; summary: string }
     | { type: 'usage'; usage: UsageTotals; total: UsageTotals; contextTokens: number; contextWindow: number }
@@ -163,6 +169,8 @@ export type AgentEvent = EventBase &
     | { type: 'retry'; attempt: number; maxAttempts: number; delayMs: number; message: string }
     /** Lines a running `execute` printed since the last such event (plain text, for its card). */
     | { type: 'tool_output'; id: string; chunk: string }
+    /** The thread's goal changed (SPEC §21): started, checked by the gate, ended. */
+    | { type: 'goal'; goal: GoalJson }
     /** `usage`: what this run of the thread's own agent used and cost, subagents and summaries included (SPEC §17). */
     | { type: 'done'; text: string; reason: RunStopReason; usage?: UsageTotals }
   );

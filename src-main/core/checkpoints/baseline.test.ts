@@ -1,11 +1,13 @@
 // The first snapshot of a folder, taken in the background (Scale 1): in slices, its content
 // written by a worker thread; stoppable, and complete once it says so.
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CheckpointRecorder } from './recorder';
+import { workerExecArgv } from './blob-writer';
 import { sha256 } from './scan';
 import { CheckpointStore } from './store';
 
@@ -72,5 +74,43 @@ describe('the first snapshot, in the background', () => {
     await recorder.prepareBaseline();
     expect(store.hasBaseline(recorder.root)).toBe(true);
     expect([...store.manifest(recorder.root).values()].filter((row) => row.type === 'f')).toHaveLength(400);
+  });
+});
+
+describe('the first snapshot where the agent host runs', () => {
+  it('is written by the worker in a process started with --input-type=module (as the host is): the folder has its baseline', () => {
+    const here = path.dirname(new URL(import.meta.url).pathname);
+    const program = `
+      import { CheckpointRecorder } from ${JSON.stringify(path.join(here, 'recorder.ts'))};
+      import { CheckpointStore } from ${JSON.stringify(path.join(here, 'store.ts'))};
+      const store = CheckpointStore.open(${JSON.stringify(path.join(dir, 'data'))});
+      const recorder = new CheckpointRecorder(store, ${JSON.stringify(root)});
+      await recorder.prepareBaseline();
+      process.stdout.write(String(store.hasBaseline(recorder.root)));
+      store.close();`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { encoding: 'utf8', timeout: 60_000 });
+    expect(out).toBe('true');
+    expect(store.hasBaseline(root)).toBe(true);
+    expect([...store.manifest(root).values()].filter((row) => row.type === 'f')).toHaveLength(400);
+  });
+
+  it('the worker leaves out only the options that make its script a module', () => {
+    expect(workerExecArgv(['--input-type=module', '--max-old-space-size=4096', '--input-type', 'module', '--experimental-default-type=module'])).toEqual(['--max-old-space-size=4096']);
+  });
+});
+
+describe('a step on a folder without its first snapshot', () => {
+  it('a command that said nothing of how it ran counts none of the folder’s files as added; the snapshot is taken then, and the next step is exact', async () => {
+    const recorder = new CheckpointRecorder(store, root);
+    const info = { threadId: 't', messageIndex: 0, messageLine: 'go' };
+    const first = await recorder.step({ ...info, toolCallId: 'c1', tool: 'execute' }, 'command', async () => {
+      fs.writeFileSync(path.join(root, 'made.txt'), 'new\n');
+    });
+    expect(first.changes).toEqual([]);
+    expect(store.hasBaseline(recorder.root)).toBe(true);
+    const second = await recorder.step({ ...info, toolCallId: 'c2', tool: 'execute' }, 'command', async () => {
+      fs.writeFileSync(path.join(root, 'pkg0', 'src', 'file0.ts'), 'changed\n');
+    });
+    expect(second.changes.map((c) => c.path)).toEqual(['pkg0/src/file0.ts']);
   });
 });

@@ -5,7 +5,10 @@
 // a worker with its own connection inserts them, and it alone checkpoints meanwhile.
 //
 // The worker's code is a string run with `eval`: one self-contained script needs no file of
-// its own beside the bundle (nor a loader for TypeScript in the tests).
+// its own beside the bundle (nor a loader for TypeScript in the tests). It is CommonJS, so the
+// worker does not take the process's `--input-type=module` (the agent host is started with it:
+// the worker then failed at its first `require`, and no folder the host opened ever had its
+// first snapshot, so a step compared with nothing saw every file as added).
 
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -45,6 +48,17 @@ parentPort.on('message', (message) => {
 });
 `;
 
+/** The process's Node options without the one that would make the eval'd script a module. */
+export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (arg === '--input-type') i++;
+    else if (!arg.startsWith('--input-type=') && !arg.startsWith('--experimental-default-type')) out.push(arg);
+  }
+  return out;
+}
+
 export interface NewBlob {
   hash: string;
   data: Buffer;
@@ -79,7 +93,7 @@ export class BlobWriter {
     if (db.memory) return undefined;
     try {
       const sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-      return new BlobWriter(new Worker(WORKER_SCRIPT, { eval: true, workerData: { file: db.name, sqlite, packing: BLOB_PACKING } }));
+      return new BlobWriter(new Worker(WORKER_SCRIPT, { eval: true, execArgv: workerExecArgv(), workerData: { file: db.name, sqlite, packing: BLOB_PACKING } }));
     } catch {
       return undefined;
     }

@@ -413,9 +413,12 @@ export class CheckpointRecorder {
     let changes: Change[];
     let blobs: Map<string, Buffer>;
     let manifestWrites: Map<string, ManifestRow | null>;
+    // A folder without its first snapshot (a command that said nothing of how it ran, before the
+    // baseline was taken): its files are not the step's additions. Taken now, nothing counted.
+    const firstSnapshot = (scope === 'all' || before === 'walk') && !this.store.hasBaseline(this.root);
     if (scope === 'all' || before === 'walk') {
-      const scan = await this.scanAll(true);
-      changes = scan.changes;
+      const scan = await this.scanAll(!firstSnapshot);
+      changes = firstSnapshot ? [] : scan.changes;
       blobs = scan.blobs;
       manifestWrites = scan.manifest;
     } else {
@@ -429,6 +432,7 @@ export class CheckpointRecorder {
       folder: this.root,
       blobs,
       manifest: manifestWrites,
+      ...(firstSnapshot ? { baseline: true } : {}),
       checkpoints: [
         {
           folder: this.root,

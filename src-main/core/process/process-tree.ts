@@ -33,6 +33,12 @@ export interface KillTreeOptions {
   graceMs?: number;
   /** The root has exited and was reaped: its pid may be someone else's now; only its group, session and marked processes count. */
   rootReaped?: boolean;
+  /**
+   * The root's start (processStartTicks, read while it ran): every process of its tree started
+   * at or after it, so the environment of one started before is not read for the marker (the
+   * costly part of a scan).
+   */
+  rootStart?: number;
 }
 
 const HAS_PROC = (() => {
@@ -45,7 +51,7 @@ const HAS_PROC = (() => {
 })();
 
 /** Parses /proc/<pid>/stat; the command name may itself contain spaces and parentheses. */
-function readProcStat(pid: number): Omit<ProcessInfo, 'marked'> | undefined {
+function readProcStat(pid: number): (Omit<ProcessInfo, 'marked'> & { start: number }) | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -56,7 +62,15 @@ function readProcStat(pid: number): Omit<ProcessInfo, 'marked'> | undefined {
   const fields = text.slice(close + 2).split(' ');
   const [state, ppid, pgid, sid] = fields;
   if (state === undefined || ppid === undefined || pgid === undefined || sid === undefined) return undefined;
-  return { pid, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), state };
+  // Field 22 (starttime, clock ticks since boot) is the 20th after the name.
+  return { pid, ppid: Number(ppid), pgid: Number(pgid), sid: Number(sid), state, start: Number(fields[19] ?? NaN) };
+}
+
+/** When the process started, in clock ticks since boot (Linux); undefined elsewhere or once it is gone. */
+export function processStartTicks(pid: number): number | undefined {
+  if (!HAS_PROC) return undefined;
+  const start = readProcStat(pid)?.start;
+  return start !== undefined && Number.isFinite(start) ? start : undefined;
 }
 
 function environHas(pid: number, marker: string): boolean {
@@ -67,15 +81,18 @@ function environHas(pid: number, marker: string): boolean {
   }
 }
 
-/** A snapshot of the processes on the machine (those we may see). */
-export function listProcesses(marker?: string): ProcessInfo[] {
+/** A snapshot of the processes on the machine (those we may see); the marker is looked for in those started at or after `markedSince`. */
+export function listProcesses(marker?: string, markedSince?: number): ProcessInfo[] {
   if (HAS_PROC) {
     const out: ProcessInfo[] = [];
     for (const name of readdirSync('/proc')) {
       if (!/^\d+$/.test(name)) continue;
       const pid = Number(name);
       const stat = readProcStat(pid);
-      if (stat) out.push({ ...stat, marked: marker !== undefined && environHas(pid, marker) });
+      if (!stat) continue;
+      const { start, ...info } = stat;
+      const candidate = marker !== undefined && (markedSince === undefined || !(start < markedSince));
+      out.push({ ...info, marked: candidate && environHas(pid, marker) });
     }
     return out;
   }
@@ -107,8 +124,8 @@ function protectedPids(processes: ProcessInfo[]): Set<number> {
  * group and session (which include the leader itself), everything carrying the marker, and
  * all their descendants. The root pid alone is not trusted: once reaped it may be reused.
  */
-export function collectProcessTree(rootPid: number, marker?: string, rootReaped = false): number[] {
-  const processes = listProcesses(marker);
+export function collectProcessTree(rootPid: number, marker?: string, rootReaped = false, rootStart?: number): number[] {
+  const processes = listProcesses(marker, rootStart);
   const keep = protectedPids(processes);
   const children = new Map<number, number[]>();
   for (const p of processes) {
@@ -162,6 +179,17 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** False only when no process is in the group (ESRCH); a group we may not signal exists. */
+function groupExists(pgid: number): boolean {
+  if (pgid <= 1) return true;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 /** Sends a signal, ignoring processes that are already gone. Negative pid: a process group. */
 export function sendSignal(pid: number, signal: NodeJS.Signals): void {
   if (pid === 0 || pid === 1 || pid === -1 || pid === process.pid || pid === -process.pid) return;
@@ -190,7 +218,7 @@ async function waitUntilDead(pids: number[], timeoutMs: number): Promise<number[
  */
 export async function killProcessTree(rootPid: number, options: KillTreeOptions = {}): Promise<void> {
   const graceMs = options.graceMs ?? 1000;
-  let pids = collectProcessTree(rootPid, options.marker, options.rootReaped);
+  let pids = collectProcessTree(rootPid, options.marker, options.rootReaped, options.rootStart);
   sendSignal(-rootPid, 'SIGTERM');
   // Nothing of a reaped root's tree is left, so nothing can have forked since: the usual end
   // of a short-lived process (a hook) needs no second scan of /proc (~4 ms).
@@ -200,7 +228,7 @@ export async function killProcessTree(rootPid: number, options: KillTreeOptions 
   for (const pid of pids) sendSignal(pid, 'SIGCONT');
   await waitUntilDead(pids, graceMs);
   for (let round = 0; round < 5; round++) {
-    pids = collectProcessTree(rootPid, options.marker, options.rootReaped);
+    pids = collectProcessTree(rootPid, options.marker, options.rootReaped, options.rootStart);
     if (pids.length === 0) return;
     sendSignal(-rootPid, 'SIGKILL');
     for (const pid of pids) sendSignal(pid, 'SIGKILL');
@@ -210,6 +238,9 @@ export async function killProcessTree(rootPid: number, options: KillTreeOptions 
 
 /** Kills what is left of a process group (its leader already exited): SIGTERM, then SIGKILL. */
 export async function killProcessGroup(pgid: number, graceMs = 1000): Promise<void> {
+  // The common end: the group is already empty. One signal-0 says so without reading every
+  // process of the machine (a process whose exit was reaped is no member either).
+  if (!groupExists(pgid)) return;
   let pids = processGroupMembers(pgid);
   if (pids.length === 0) return;
   sendSignal(-pgid, 'SIGTERM');

@@ -6,7 +6,7 @@ import { basename } from 'node:path';
 import { isExecutable } from '../fs/file-checks';
 import { collectPtyRun, endPty, startCommandPty, type PtyRunOptions } from './pty-run';
 import type { StepAttribution } from './attribution';
-import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker } from './process-tree';
+import { EXEC_MARKER_VAR, killProcessGroup, killProcessTree, newTreeMarker, processStartTicks } from './process-tree';
 import { watchProcessGroup } from './watchdog';
 import type { CommandSpec, PreparedCommand, Sandbox } from '../sandbox/types';
 import type { ExecuteResult } from '../backends/protocol';
@@ -159,6 +159,8 @@ async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string,
   const proc = started.proc;
 
   const pid = proc.pid;
+  const rootStart = processStartTicks(pid);
+  const tree = { marker, ...(rootStart !== undefined ? { rootStart } : {}) };
   // A Deepdesk killed outright (SIGKILL, a crash) cannot stop the command: the watchdog does,
   // its group and whatever carries its marker (nohup'd or setsid'd children too).
   const unwatch = watchProcessGroup(pid, marker);
@@ -168,10 +170,10 @@ async function spawnAndCollect(spec: CommandSpec, marker: string, nonce: string,
     {
       scan: (chunk) => scanner.push(chunk),
       nonce,
-      killTree: () => killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS }),
+      killTree: () => killProcessTree(pid, { ...tree, graceMs: KILL_GRACE_MS }),
       async cleanUp({ stopping, exited }) {
         try {
-          if (stopping || !exited) await killProcessTree(pid, { marker, graceMs: stopping ? 0 : KILL_GRACE_MS });
+          if (stopping || !exited) await killProcessTree(pid, { ...tree, graceMs: stopping ? 0 : KILL_GRACE_MS });
           // The shell is gone; background jobs it left in its group would hold the pty open.
           else await killProcessGroup(pid, KILL_GRACE_MS);
           // After an exit the pid is reaped and must not be signalled.

@@ -132,6 +132,7 @@ export type SandboxFailure =
   | 'unreachable' // the service could not be reached
   | 'quota' // out of quota or over a limit
   | 'gone' // no such sandbox (deleted, expired, or vanished mid-run)
+  | 'stopped' // the sandbox is there but stopped (paused): `attach` starts it again
   | 'not_deepdesk' // the sandbox exists but Deepdesk did not make it (no DEEPDESK_LABEL): never touched
   | 'timeout' // the service did not answer in time
   | 'failed'; // anything else the provider said
@@ -163,7 +164,9 @@ export function missingCredentials(provider: SandboxProviderName, variables: rea
 
 /** A credential from the environment, else from Settings; empty counts as missing. */
 export function credential(credentials: ProviderCredentials, name: string): string | undefined {
-  const value = credentials.env[name] ?? credentials.saved?.[name];
+  // An empty variable in the environment is not a key: the saved one (if any) is used.
+  const fromEnv = credentials.env[name];
+  const value = fromEnv !== undefined && fromEnv !== '' ? fromEnv : credentials.saved?.[name];
   return value === undefined || value === '' ? undefined : value;
 }
 

@@ -155,3 +155,12 @@ describe('THE table of sandbox providers', () => {
     }
   });
 });
+
+describe('a key from the environment or Settings', () => {
+  it('an empty variable in the environment does not hide the key saved in Settings', async () => {
+    const { credential } = await import('./provider');
+    expect(credential({ env: { DAYTONA_API_KEY: '' }, saved: { DAYTONA_API_KEY: 'saved' } }, 'DAYTONA_API_KEY')).toBe('saved');
+    expect(credential({ env: { DAYTONA_API_KEY: 'env' }, saved: { DAYTONA_API_KEY: 'saved' } }, 'DAYTONA_API_KEY')).toBe('env');
+    expect(credential({ env: { DAYTONA_API_KEY: '' }, saved: {} }, 'DAYTONA_API_KEY')).toBeUndefined();
+  });
+});

@@ -38,7 +38,7 @@
  * Root: RLIMIT_NPROC does not bind uid 0, so there a fork bomb is bounded by the timeout
  * (and the pid namespace, whose end kills every process in it) only.
  */
-import { chmodSync, existsSync, lstatSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,8 +52,9 @@ import { DROPPED_ENV, resolvePolicy, type ResolvedPolicy } from './policy';
 import { isPathInside } from '../fs/path-inside';
 import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
-import { seccompFilter, withFilterOpen } from './seccomp';
-import { createWriteLayer, discardLayer, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
+import { seccompFilter, withPrelude } from './seccomp';
+import { launcherFile } from './launcher-files';
+import { createWriteLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
 import type { CommandSpec, PrepareOptions, PreparedCommand, Sandbox, SandboxAvailability, SandboxKind, SandboxPolicy } from './types';
@@ -130,18 +131,9 @@ async function inTurn<T>(folder: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-let unreadable: string | undefined;
-
 /** An empty file no one may read, mounted over secret files (bwrap). */
 function unreadableFile(): string {
-  if (unreadable && existsSync(unreadable)) return unreadable;
-  const dir = mkdtempSync(join(tmpdir(), 'deepdesk-sandbox-'));
-  const file = join(dir, 'hidden');
-  writeFileSync(file, '');
-  chmodSync(file, 0o000);
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  unreadable = file;
-  return file;
+  return launcherFile('hidden', Buffer.alloc(0), 0o000);
 }
 
 /** Whether a path exists as a file or folder (not a link: a mount would follow it). */
@@ -232,17 +224,20 @@ class OsSandbox implements Sandbox {
         env.ELECTRON_RUN_AS_NODE = '1';
         command = [process.execPath, '-e', FORWARD_SCRIPT, JSON.stringify(resolved.forwards), proxy ? '1' : '0', ...command];
       }
-      // RLIMIT_NPROC: `-u` in bash/zsh/busybox, `-p` in dash.
-      const limit = `ulimit -u ${SANDBOX_MAX_PROCESSES} 2>/dev/null || ulimit -p ${SANDBOX_MAX_PROCESSES} 2>/dev/null; exec "$@"`;
       layer = longLived ? undefined : await this.writeLayer(resolved.projectDir);
       // The layer's own folders (the real project among them) are not the command's to see.
       if (layer) resolved.hidden.push({ path: layer.dir, why: "the command's write layer" });
       // Inside the layer's user namespace the person is root: bwrap maps them back.
       const ids = layer && typeof process.getuid === 'function' && typeof process.getgid === 'function' ? ['--uid', String(process.getuid()), '--gid', String(process.getgid())] : [];
       const seccomp = seccompFilter();
-      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd, seccomp }), ...ids, '--', '/bin/sh', '-c', limit, 'sh', ...command];
-      ({ file, args } = seccomp ? withFilterOpen(seccomp, this.launcher.path, args) : { file: this.launcher.path, args });
-      if (layer) ({ file, args } = layer.wrap(file, args));
+      // A bare name is found by a shell inside (its "not found" and 127, as a person would
+      // see); a path (the shell every command runs in) is exec'd by bwrap itself.
+      const inner = command[0]?.startsWith('/') ? command : ['/bin/sh', '-c', 'exec "$@"', 'sh', ...command];
+      args = [...bwrapArgs({ policy: resolved, tmpDir, unreadableFile: unreadableFile(), cwd, seccomp }), ...ids, '--', ...inner];
+      // One shell before bwrap sets the process limit (inherited by everything inside), opens
+      // the filter and (with a layer) mounts the overlay: the fewest execs per command.
+      const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}) };
+      ({ file, args } = layer ? layer.wrap(this.launcher.path, args, prelude) : withPrelude(prelude, this.launcher.path, args));
     } else {
       if (resolved.forwards.length > 0) throw new Error('forwarded ports need bubblewrap (Linux)');
       if (resolved.allowedDomains.length > 0) {
@@ -336,10 +331,14 @@ class OsSandbox implements Sandbox {
       },
       async dispose(): Promise<void> {
         await enforce();
-        if (layer) discardLayer(layer.dir);
-        await proxy?.close();
-        await rm(tmpDir, { recursive: true, force: true });
-        if (proxyDir) await rm(proxyDir, { recursive: true, force: true });
+        // Nothing runs any more (enforce waited for the layer's check): the run's folders go
+        // together, without blocking the event loop.
+        await Promise.all([
+          layer ? discardLayerAsync(layer.dir) : undefined,
+          proxy?.close(),
+          rm(tmpDir, { recursive: true, force: true }),
+          proxyDir ? rm(proxyDir, { recursive: true, force: true }) : undefined,
+        ]);
       },
       ...(longLived ? { checkNow: liveSurfaceCheck({ policy: resolved, before: gitBefore, untouchable, cache: walkCache, missingProtected }) } : {}),
     };

@@ -198,6 +198,16 @@ export function hiddenPaths(projectDir: string, candidates: readonly HiddenPath[
   return out.filter((h) => !out.some((other) => other.path !== h.path && hides(other, h.path)));
 }
 
+/** The last hiddenFor answer: a folder's runs ask again and again with the same paths (it is quadratic in them). */
+let lastHidden: { key: string; value: HiddenPath[] } | undefined;
+
+/** withShown(hiddenPaths(…)), a new array each time (callers add to it). */
+function hiddenFor(projectDir: string, candidates: readonly HiddenPath[], readable: readonly string[], writable: readonly string[] = []): HiddenPath[] {
+  const key = JSON.stringify([projectDir, candidates.map((c) => [c.path, c.why, c.contains ?? '', c.shows ?? [], c.opens ?? []]), readable, writable]);
+  if (lastHidden?.key !== key) lastHidden = { key, value: withShown(hiddenPaths(projectDir, candidates), readable, writable) };
+  return lastHidden.value.map((h) => ({ ...h, ...(h.shows ? { shows: [...h.shows] } : {}), ...(h.opens ? { opens: [...h.opens] } : {}) }));
+}
+
 /** The policy with every path made real and absolute, for one platform and home folder. */
 export interface ResolvedPolicy {
   projectDir: string;
@@ -272,7 +282,7 @@ export function resolvePolicy(
     projectDir,
     dataDir,
     home,
-    hidden: withShown(hiddenPaths(projectDir, hidden), (policy.readablePaths ?? []).filter((path) => isAbsolute(path)).map(realPathOf), writablePaths),
+    hidden: hiddenFor(projectDir, hidden, (policy.readablePaths ?? []).filter((path) => isAbsolute(path)).map(realPathOf), writablePaths),
     staticHidden,
     protectedPaths: [...new Set(protectedPaths)],
     pinnedPaths: PINNED_PROJECT_PATHS.map((p) => join(projectDir, p)),

@@ -11,13 +11,14 @@
 // 64-bit process can `int $0x80`; 32-bit programs keep working) and x32 (numbers with
 // 0x40000000 set: refused whole, as ENOSYS); on aarch64 the 32-bit ARM table. A call under
 // any other arch is refused. On other hosts (not x64 or arm64) there is no filter.
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { endianness, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { endianness } from 'node:os';
+import { dirname } from 'node:path';
+import { launcherFile } from './launcher-files';
 
 /** A compiled filter on disk, and the descriptor bwrap reads it from (`--seccomp FD`). */
 export interface SeccompFilter {
-  /** The private folder holding the filter: hidden from the sandbox. */
+  /** The private folder holding the filter (and the other launch files): hidden from the sandbox. */
   dir: string;
   file: string;
   fd: number;
@@ -217,20 +218,16 @@ const FILTER_FD = 9;
 let made: SeccompFilter | undefined;
 
 /**
- * This host's filter, written once per process into a private temp folder (0700, the file
- * 0600) that is removed on exit; undefined on a host with no table (see HOST_ABIS), or a
+ * This host's filter, in the launch files' folder (launcher-files.ts: one per user, 0700, the
+ * file 0600 and named by its bytes); undefined on a host with no table (see HOST_ABIS), or a
  * big-endian one (the argument offsets assume the low word first).
  */
 export function seccompFilter(arch: string = process.arch): SeccompFilter | undefined {
   const abis = HOST_ABIS[arch];
   if (!abis || endianness() !== 'LE') return undefined;
   if (made && existsSync(made.file)) return made;
-  const dir = mkdtempSync(join(tmpdir(), 'deepdesk-seccomp-'));
-  chmodSync(dir, 0o700);
-  const file = join(dir, 'filter.bpf');
-  writeFileSync(file, compileFilter(abis), { mode: 0o600, flag: 'wx' });
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  made = { dir, file, fd: FILTER_FD };
+  const file = launcherFile('filter.bpf', compileFilter(abis), 0o600);
+  made = { dir: dirname(file), file, fd: FILTER_FD };
   return made;
 }
 
@@ -240,10 +237,29 @@ export function seccompArgs(filter: SeccompFilter): string[] {
 }
 
 /**
- * Starts `file args` (bwrap) with the filter open on its descriptor: a shell opens it and
- * execs, so the same command line works in a pty (node-pty passes no extra descriptors) and
- * with pipes. The descriptor is opened after any wrapper around this (the write layer's).
+ * What the launching shell does before it execs the launcher (bwrap): set the process limit
+ * and open the seccomp filter on its descriptor. One shell does both (and the write layer's
+ * mount, write-layer.ts), so a command starts through as few execs as possible: node-pty
+ * passes no extra descriptors, and the limit binds every process of the run.
  */
+export interface LaunchPrelude {
+  /** RLIMIT_NPROC for the run (`-u` in bash/zsh/busybox, `-p` in dash). */
+  maxProcesses: number;
+  filter?: SeccompFilter;
+}
+
+/** Shell lines: the limit, then `exec "$@"` with the filter (its path in `$f`) open on its descriptor. */
+export function preludeLines(prelude: LaunchPrelude): string[] {
+  const n = prelude.maxProcesses;
+  return [`ulimit -u ${n} 2>/dev/null || ulimit -p ${n} 2>/dev/null`, prelude.filter ? `exec "$@" ${prelude.filter.fd}<"$f"` : 'exec "$@"'];
+}
+
+/** Starts `file args` (bwrap) after the prelude, through one POSIX shell. */
+export function withPrelude(prelude: LaunchPrelude, file: string, args: readonly string[]): { file: string; args: string[] } {
+  return { file: '/bin/sh', args: ['-c', ['f=$1', 'shift', ...preludeLines(prelude)].join('\n'), 'sh', prelude.filter?.file ?? '', file, ...args] };
+}
+
+/** Starts `file args` (bwrap) with the filter open on its descriptor (the probe: no limit of its own). */
 export function withFilterOpen(filter: SeccompFilter, file: string, args: readonly string[]): { file: string; args: string[] } {
   return { file: '/bin/sh', args: ['-c', `f=$1; shift; exec "$@" ${filter.fd}<"$f"`, 'sh', filter.file, file, ...args] };
 }

@@ -9,7 +9,7 @@
 // checked again before anything it answers is accepted (checkEffects) and at its end.
 import type { ChildProcess } from 'node:child_process';
 import { spawnPipe } from '../process/spawn';
-import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker } from '../process/process-tree';
+import { EXEC_MARKER_VAR, killProcessTree, newTreeMarker, processStartTicks, type KillTreeOptions } from '../process/process-tree';
 import { createSandbox, detectSandbox } from './index';
 import { realPathOf } from '../fs/real-path';
 import type { CommandSpec, LiveCheck, PreparedCommand } from './types';
@@ -73,7 +73,9 @@ export async function startProcess(spec: ProcessSpec): Promise<SupervisedProcess
   // A process of its own group (detached), so that the group is the tree; registered
   // before anything else can go wrong.
   const release = diesWithDeepdesk ? () => undefined : watchProcessGroup(pid, marker);
-  const supervised = new Supervised(child, pid, marker, log, checkEffects, async () => {
+  const rootStart = processStartTicks(pid);
+  const tree: TreeOf = { marker, ...(rootStart !== undefined ? { rootStart } : {}) };
+  const supervised = new Supervised(child, pid, tree, log, checkEffects, async () => {
     release();
     await guard?.close();
     // Once more at its end, saying what it finds; then the sandbox's own check after the run.
@@ -125,6 +127,9 @@ function spawnChild(command: CommandSpec, name: string, role: 'server' | 'hook' 
   });
 }
 
+/** How a supervised process's tree is found: its marker, and its start (process-tree.ts). */
+type TreeOf = Pick<KillTreeOptions, 'rootStart'> & { marker: string };
+
 class Supervised implements SupervisedProcess {
   readonly stdin;
   readonly stdout;
@@ -135,7 +140,7 @@ class Supervised implements SupervisedProcess {
   constructor(
     child: ChildProcess,
     readonly pid: number,
-    private readonly marker: string,
+    private readonly tree: TreeOf,
     private readonly log: LogTail,
     readonly checkEffects: () => Promise<LiveCheck>,
     cleanUp: () => Promise<void>,
@@ -153,7 +158,7 @@ class Supervised implements SupervisedProcess {
         this.running = false;
         void (async () => {
           // What it left behind (children of an unsandboxed process) goes with it.
-          await killProcessTree(pid, { marker, graceMs: KILL_GRACE_MS, rootReaped: true });
+          await killProcessTree(pid, { ...tree, graceMs: KILL_GRACE_MS, rootReaped: true });
           await Promise.race([closed, delay(PIPES_CLOSE_WAIT_MS)]);
           await cleanUp().catch(() => undefined);
           resolve({ code, signal });
@@ -176,7 +181,7 @@ class Supervised implements SupervisedProcess {
         // MCP's stdio shutdown: close its input first, then signals.
         this.stdin.end();
         const ended = await Promise.race([this.exited.then(() => true), delay(STDIN_CLOSE_GRACE_MS).then(() => false)]);
-        if (!ended) await killProcessTree(this.pid, { marker: this.marker, graceMs: KILL_GRACE_MS, rootReaped: !this.running });
+        if (!ended) await killProcessTree(this.pid, { ...this.tree, graceMs: KILL_GRACE_MS, rootReaped: !this.running });
       }
       await this.exited;
     })();

@@ -29,6 +29,7 @@ import { lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentA
 import { errnoOf } from '../fs/errno';
 import { withSignalsDeferred } from './defer-signals';
 import { GIT_ACTIVATING_NAMES } from '../git/git-reads';
+import { preludeLines, type LaunchPrelude } from './seccomp';
 
 export interface LayerTools {
   unshare: string;
@@ -52,8 +53,8 @@ export interface WriteLayer {
   readonly dir: string;
   readonly projectDir: string;
   readonly tools: LayerTools;
-  /** The launcher and its arguments that run `file args` with the folder overlaid. */
-  wrap(file: string, args: string[]): { file: string; args: string[] };
+  /** The launcher and its arguments that run `file args` with the folder overlaid, after the prelude (seccomp.ts) when given. */
+  wrap(file: string, args: string[], prelude?: LaunchPrelude): { file: string; args: string[] };
 }
 
 /** A path overlay's lowerdir option takes as it is (its separators are ',' and ':'; '\\' escapes). */
@@ -64,16 +65,22 @@ function lowerOf(layer: { dir: string; projectDir: string }): string {
   return PLAIN_OPTION_PATH.test(layer.projectDir) ? layer.projectDir : path.join(layer.dir, 'lower');
 }
 
-/** `$4` is the lower layer: the folder itself, or (when its path would break the option) a bind of it. */
-const MOUNT_SCRIPT = [
-  'p=$1 l=$2 m=$3 lower=$4',
-  'shift 4',
-  '{ [ "$lower" = "$p" ] || "$m" --bind "$p" "$lower"; } && "$m" -t overlay overlay -o "lowerdir=$lower,upperdir=$l/upper,workdir=$l/work,userxattr" "$p" || {',
-  "  printf '%s\\n' 'Deepdesk could not overlay the project folder for this command' >&2",
-  '  exit 125',
-  '}',
-  'exec "$@"',
-].join('\n');
+/**
+ * `$4` is the lower layer: the folder itself, or (when its path would break the option) a
+ * bind of it; `$5` the seccomp filter's path for the prelude's lines (seccomp.ts), which end
+ * with the exec.
+ */
+function mountScript(prelude: LaunchPrelude | undefined): string {
+  return [
+    'p=$1 l=$2 m=$3 lower=$4 f=$5',
+    'shift 5',
+    '{ [ "$lower" = "$p" ] || "$m" --bind "$p" "$lower"; } && "$m" -t overlay overlay -o "lowerdir=$lower,upperdir=$l/upper,workdir=$l/work,userxattr" "$p" || {',
+    "  printf '%s\\n' 'Deepdesk could not overlay the project folder for this command' >&2",
+    '  exit 125',
+    '}',
+    ...(prelude ? preludeLines(prelude) : ['exec "$@"']),
+  ].join('\n');
+}
 
 /** Prints (NUL-separated) the given names that are not visible in the layers merged read-only. */
 const HIDDEN_NAMES_SCRIPT = [
@@ -163,9 +170,9 @@ export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLa
     dir,
     projectDir,
     tools,
-    wrap(file, args) {
+    wrap(file, args, prelude) {
       const lower = lowerOf({ dir, projectDir });
-      return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', MOUNT_SCRIPT, 'sh', projectDir, dir, tools.mount, lower, file, ...args] };
+      return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', mountScript(prelude), 'sh', projectDir, dir, tools.mount, lower, prelude?.filter?.file ?? '', file, ...args] };
     },
   };
 }
@@ -191,6 +198,16 @@ export function discardLayer(dir: string): void {
     } catch {
       // Left in the temp folder.
     }
+  }
+}
+
+/** discardLayer without blocking the event loop (a layer's removal is the slow part of a run's end). */
+export async function discardLayerAsync(dir: string): Promise<void> {
+  try {
+    await fs.promises.rm(dir, { recursive: true, force: true });
+    liveLayers.delete(dir);
+  } catch {
+    discardLayer(dir);
   }
 }
 

@@ -144,7 +144,7 @@ class LangSmithExporter implements Telemetry {
 
   turn(info: AgentRunInfo): RunObserver {
     if (this.closed) return NOOP_RUN;
-    return safely(() => {
+    return safely<RunObserver>(() => {
       const metadata = { ...this.traceMetadata(info), ls_agent_type: 'root' };
       const root = new RunTree({
         name: info.agentName || 'deepdesk',
@@ -296,7 +296,7 @@ class LangSmithRun implements RunObserver {
         // LangSmith propagates its own headers; the W3C traceparent is OpenTelemetry's.
         traceparent: () => undefined,
         subagent: (sub) =>
-          safely(() => {
+          safely<RunObserver>(() => {
             const shared = { ...this.exporter.traceMetadata(sub), ls_agent_type: 'subagent' };
             const chain = this.exporter.child(
               run,

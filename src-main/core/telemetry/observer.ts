@@ -32,7 +32,8 @@ export interface AgentRunInfo {
   folder?: string;
 }
 
-export type ModelCallPurpose = 'agent' | 'summarization';
+/** Why a model call was made: the agent's step, a summary, a goal's grader or its drafting (SPEC §21). */
+export type ModelCallPurpose = 'agent' | 'summarization' | 'grader' | 'goal-draft';
 
 export interface ModelCallInfo {
   purpose: ModelCallPurpose;
@@ -88,6 +89,18 @@ export interface RunObserver {
   modelCall(info: ModelCallInfo): ModelCallObserver;
   toolCall(info: ToolCallInfo): ToolCallObserver;
   end(outcome: { reason: RunStopReason; text: string; error?: string }): void;
+  /** One evaluation of a goal's gate (SPEC §21): a span with its verdict. */
+  goalGate?(info: GoalGateInfo): GoalGateObserver;
+}
+
+export interface GoalGateInfo {
+  /** The revision round it checks (0: the first). */
+  round: number;
+  steps: number;
+}
+
+export interface GoalGateObserver {
+  end(outcome: { verdict: string; state: string; stepsPassed: number; stepsFailed: number; durationMs: number; error?: string }): void;
 }
 
 /** A listener for a thread's turns (the ledger, an exporter). */
@@ -122,6 +135,10 @@ function fanRun(runs: RunObserver[]): RunObserver {
     },
     toolCall: (info) => fanTool(runs.map((r) => safely(() => r.toolCall(info), NOOP_TOOL))),
     end: (outcome) => runs.forEach((r) => safely(() => r.end(outcome), undefined)),
+    goalGate: (info) => {
+      const gates = runs.map((r) => safely(() => r.goalGate?.(info), undefined));
+      return { end: (outcome) => gates.forEach((g) => safely(() => g?.end(outcome), undefined)) };
+    },
   };
 }
 

@@ -114,6 +114,26 @@ function byName(spans: DecodedSpan[], name: string): DecodedSpan {
 }
 
 describe('otelTelemetry', () => {
+  it('exports one goal_gate span per gate evaluation, under the turn, with its verdict (SPEC §21)', async () => {
+    const t = telemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } });
+    const run = t.turn(runInfo());
+    const grader = run.modelCall(chat({ purpose: 'grader' }));
+    grader.end({ usage: { inputTokens: 300, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 }, durationMs: 40, stopReason: 'tool-calls' });
+    run.goalGate!({ round: 0, steps: 2 }).end({ verdict: 'needs_revision', state: 'pursuing', stepsPassed: 1, stepsFailed: 1, durationMs: 120 });
+    run.goalGate!({ round: 1, steps: 2 }).end({ verdict: 'achieved', state: 'achieved', stepsPassed: 2, stepsFailed: 0, durationMs: 90 });
+    run.end({ reason: 'completed', text: 'ok' });
+    await t.flush?.();
+    const spans = await exported(4);
+    const gates = spans.filter((s) => s.name === 'goal_gate');
+    expect(gates.map((g) => [g.attributes['deepdesk.goal.round'], g.attributes['deepdesk.goal.verdict'], g.attributes['deepdesk.goal.state'], g.attributes['deepdesk.goal.steps_failed']])).toEqual([
+      [0, 'needs_revision', 'pursuing', 1],
+      [1, 'achieved', 'achieved', 0],
+    ]);
+    const root = byName(spans, 'invoke_agent deepdesk');
+    for (const gate of gates) expect(gate.parentSpanId).toBe(root.spanId);
+    expect(byName(spans, 'chat claude-sonnet-4-5').attributes['deepdesk.purpose']).toBe('grader');
+  });
+
   it('exports a turn as invoke_agent → chat / execute_tool → nested invoke_agent, with the GenAI attributes', async () => {
     const t = telemetry({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=s3cret%20key,x-team=agents' } });
     const { traceparent } = playTurn(t);

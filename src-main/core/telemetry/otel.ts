@@ -205,6 +205,22 @@ function runObserver(spans: Spans, info: AgentRunInfo, parent: Context): RunObse
         if (outcome.reason === 'error') markError(span, outcome.error);
         spans.end(span);
       }, undefined),
+    goalGate: (gate) => {
+      const started = spans.start('goal_gate', SpanKind.INTERNAL, { 'deepdesk.goal.round': gate.round, 'deepdesk.goal.steps': gate.steps }, context);
+      return {
+        end: (outcome) =>
+          safely(() => {
+            started.setAttributes({
+              'deepdesk.goal.verdict': outcome.verdict,
+              'deepdesk.goal.state': outcome.state,
+              'deepdesk.goal.steps_passed': outcome.stepsPassed,
+              'deepdesk.goal.steps_failed': outcome.stepsFailed,
+            });
+            if (outcome.error !== undefined) markError(started, outcome.error);
+            spans.end(started);
+          }, undefined),
+      };
+    },
   };
 }
 

@@ -543,7 +543,7 @@ function fromRow(row: RecordRow): ModelCallRecord {
     threadId: row.thread_id,
     turn: row.turn,
     subagent: row.subagent,
-    purpose: row.purpose === 'summarization' ? 'summarization' : 'agent',
+    purpose: LEDGER_PURPOSES.has(row.purpose) ? (row.purpose as ModelCallPurpose) : 'agent',
     provider: row.provider,
     model: row.model,
     inputTokens: row.input_tokens,
@@ -556,3 +556,5 @@ function fromRow(row: RecordRow): ModelCallRecord {
     error: row.error,
   };
 }
+
+const LEDGER_PURPOSES: ReadonlySet<string> = new Set<ModelCallPurpose>(['agent', 'summarization', 'grader', 'goal-draft']);

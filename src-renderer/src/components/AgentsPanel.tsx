@@ -7,7 +7,7 @@
 // list's order once it leaves. (What changes is read out by the Agents state, agents-context.)
 
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { AGENT_STATE_WORDS, runsInText, type AgentDto } from '../../../src-main/app/contract';
+import { AGENT_STATE_WORDS, runsInShortText, runsInText, type AgentDto } from '../../../src-main/app/contract';
 import { agentElapsedMs, anyGoing } from '../lib/agents';
 import { formatCost, formatElapsed } from '../lib/format';
 import { keepOrder } from '../lib/stable-order';
@@ -103,6 +103,7 @@ function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: numbe
             {agent.state === 'working' ? <Spinner /> : null}
             {word}
           </span>
+          {agent.goalState !== undefined ? <span className="badge agent-goal">Goal: {agent.goalState}</span> : null}
         </span>
         <span className="agent-meta muted">
           <Pause />
@@ -120,7 +121,9 @@ function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: numbe
           {agent.sandbox !== undefined ? (
             <>
               <Pause />
-              <span className="agent-sandbox">{runsInText(agent.sandbox)}</span>
+              <span className="agent-sandbox" title={runsInText(agent.sandbox)}>
+                {runsInShortText(agent.sandbox)}
+              </span>
             </>
           ) : null}
           {elapsed !== null ? (

@@ -21,9 +21,11 @@ interface AppHeaderProps {
   usageShown: boolean;
   onToggleUsage(): void;
   mode: ModeApi;
+  /** The open thread: the offer of modes, opened by itself, closes when another one opens. */
+  threadId?: string | null;
 }
 
-export function AppHeader({ folderName, folder, host, model, connection, onOpenFolder, onOpenSettings, usageShown, onToggleUsage, mode }: AppHeaderProps): React.JSX.Element {
+export function AppHeader({ folderName, folder, host, model, connection, onOpenFolder, onOpenSettings, usageShown, onToggleUsage, mode, threadId = null }: AppHeaderProps): React.JSX.Element {
   return (
     <header className="app-header" data-region="Header">
       <div className="brand">
@@ -46,7 +48,7 @@ export function AppHeader({ folderName, folder, host, model, connection, onOpenF
       </div>
       <span className="spacer" />
       {/* With no model yet, `Open settings` is the first step: the offer waits behind its button. */}
-      <ModeChooser mode={mode} waiting={model.trim() === ''} />
+      <ModeChooser mode={mode} waiting={model.trim() === ''} threadId={threadId} />
       <ModeControl state={mode.state} onChange={(m) => void mode.setMode(m)} />
       {connection !== 'open' ? (
         <span className="connection" role="status">

@@ -12,7 +12,7 @@ import { runsInText, type ApprovalDecisionDto, type PendingApproval } from '../.
 import { approvalReasonText } from '../lib/approval-reason';
 import { toolTitleText } from '../lib/tool-title';
 import { alwaysAllowLabel, editFields, editedArgs, initialDrafts } from '../lib/approval-edit';
-import { focusMessageBox } from '../lib/focus';
+import { focusMessageBox, keyboardIsFree } from '../lib/focus';
 import { describeRule } from '../lib/rules';
 import { commandOf, safeJson } from '../lib/tool-summary';
 import { hasInvisible, visibleText } from '../lib/visible-text';
@@ -94,8 +94,14 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
   const rule = approval.suggestedRule;
   const reason = approval.reason ? approvalReasonText(approval.toolName, approval.args, approval.reason, approval.why) : '';
 
+  // Taken when it appears with the keyboard free. The card is mounted again when it moves (drawn
+  // alone until its call's card arrives, then inside it): it then takes the keyboard back only if
+  // nothing has it, never from where the person went meanwhile (another approval's button).
   useEffect(() => {
-    if (autoFocus) approveRef.current?.focus({ preventScroll: false });
+    const log = approveRef.current?.closest('[role="log"]') ?? null;
+    // Free as the conversation counts it (the keyboard in the log counts as free), but not on another approval.
+    const onOtherApproval = document.activeElement?.closest('[role="group"][aria-label="Approve tool call"]') != null;
+    if (autoFocus && keyboardIsFree(log) && !onOtherApproval) approveRef.current?.focus({ preventScroll: false });
   }, [autoFocus]);
 
   const decide = async (decision: ApprovalDecisionDto): Promise<void> => {

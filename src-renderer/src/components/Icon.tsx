@@ -14,6 +14,7 @@ const PATHS = {
   trash: 'M4 7h16M10 11v6M14 11v6M6 7l1 12a2 2 0 0 0 2 2h6a2 2 0 0 0 2-2l1-12M9 7V4h6v3',
   pencil: 'M4 20h4L19 9l-4-4L4 16zM13.5 6.5l4 4',
   terminal: 'M4 17l6-5-6-5M12 19h8',
+  cloud: 'M7 18a4 4 0 0 1-.6-7.95A6 6 0 0 1 18 9.5a4.25 4.25 0 0 1-.5 8.5z',
   send: 'M4 12l16-8-6 16-2.5-6.5z',
   stop: 'M7 7h10v10H7z',
   refresh: 'M20 11a8 8 0 1 0-2.3 5.7M20 4v7h-7',

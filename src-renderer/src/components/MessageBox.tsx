@@ -238,8 +238,29 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
     el.focus();
   };
 
+  /**
+   * Enter (or Send) while the box cannot send yet (settings still loading in a window just
+   * opened on a new folder, no model): never dropped silently. The message waits in the box,
+   * the reason is said, and it goes once the box can send.
+   */
+  const [waiting, setWaiting] = useState(false);
+  const hasMessage = text.trim() !== '' || files.length > 0;
+  useEffect(() => {
+    if (!hasMessage) setWaiting(false);
+  }, [hasMessage]);
+  useEffect(() => {
+    if (waiting && disabledReason === null) {
+      setWaiting(false);
+      void send();
+    }
+    // `send` is this render's: it reads the text and files the effect saw.
+  }, [waiting, disabledReason]);
+
   const send = async (): Promise<void> => {
-    if (!canSend) return;
+    if (!canSend) {
+      if (disabledReason !== null && hasMessage) setWaiting(true);
+      return;
+    }
     const message = text;
     const sentFiles = files;
     const key = focusKey;
@@ -436,8 +457,8 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
         </p>
       ) : null}
       {disabledReason ? (
-        <p id={hintId} className="message-hint">
-          {disabledReason}
+        <p id={hintId} className="message-hint" role={waiting ? 'status' : undefined}>
+          {waiting ? `Not sent yet: ${disabledReason} It is sent as soon as it can be.` : disabledReason}
         </p>
       ) : null}
     </div>

@@ -4,7 +4,9 @@
 // does) at the top of the conversation column, in the page's flow (the slot
 // `MODE_OFFER_SLOT`), so they cover no control at any size.
 //
-// It opens by itself once per folder, but not while another first step is up (no model yet:
+// It opens by itself once per project (a worktree or sandbox folder of a project has the
+// project's answer, mode-service.ts), and closes again when the person opens another thread;
+// not while another first step is up (no model yet:
 // `Open settings` comes first), and takes the keyboard only when the person is not typing a
 // draft. Esc closes it, as its text says, and gives the keyboard back (to what had it, else
 // its button); the button stays, so it can be opened again. A click elsewhere leaves it
@@ -29,9 +31,11 @@ interface ModeChooserProps {
   mode: ModeApi;
   /** Another first step is up (e.g. no model yet): the offer waits behind its button. */
   waiting: boolean;
+  /** The open thread: choices that opened by themselves close when the person opens another thread. */
+  threadId?: string | null;
 }
 
-export function ModeChooser({ mode, waiting }: ModeChooserProps): React.JSX.Element | null {
+export function ModeChooser({ mode, waiting, threadId = null }: ModeChooserProps): React.JSX.Element | null {
   const { state, setMode, offer } = mode;
   const [open, setOpen] = useState(false);
   const headingId = useId();
@@ -94,6 +98,17 @@ export function ModeChooser({ mode, waiting }: ModeChooserProps): React.JSX.Elem
     focusOnOpen.current = false;
     panel.current?.querySelector<HTMLButtonElement>('button.mode-choice:not(:disabled)')?.focus();
   }, [open]);
+
+  // Opened by themselves, the choices do not follow the person from thread to thread all day:
+  // opening another thread closes them (the button stays, and they are not opened by themselves again).
+  const threadSeen = useRef(threadId);
+  useEffect(() => {
+    const before = threadSeen.current;
+    threadSeen.current = threadId;
+    // From one thread to another (not the first thread of the window arriving).
+    if (before === threadId || before === null) return;
+    if (open && autoOpened.current) close();
+  }, [threadId, open, close]);
 
   // Esc closes (unless something else used it, e.g. Stop).
   useEffect(() => {

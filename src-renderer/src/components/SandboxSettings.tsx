@@ -2,7 +2,8 @@
 // sandboxes are made with (CPU and memory where the provider offers them), the idle timeout,
 // the upload cap, the caps on what comes back (per file, per step) and each provider's price per hour — part of the draft, saved with `Save
 // settings` — and each provider's keys, saved at once with `Save key` and never shown back
-// (only whether one is saved).
+// (only whether one is saved), with `Test key` (one cheap authenticated call). The chosen
+// service's price and keys show; the others' are behind a disclosure.
 
 import { useId, useState } from 'react';
 import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxProvider, type Settings } from '../../../src-main/app/contract';
@@ -20,6 +21,11 @@ interface SandboxSettingsProps {
 export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSettingsProps): React.JSX.Element {
   const ids = useId();
   const set = (patch: Partial<SandboxesDraft>): void => onChange({ ...draft, ...patch });
+  const chosen = draft.provider === '' ? null : draft.provider;
+  // A function, not a component made in render (that would be drawn anew, losing the keyboard, at every keystroke).
+  const serviceFields = (provider: SandboxProvider): React.JSX.Element => (
+    <ServiceFieldsOf key={provider} provider={provider} ids={ids} price={draft.prices[provider]} onPrice={(value) => set({ prices: { ...draft.prices, [provider]: value } })} keys={sandboxKeys?.[provider] ?? {}} />
+  );
   const cpu = offersSize(draft.provider, 'cpu');
   const memory = offersSize(draft.provider, 'memory');
   const field = (key: 'image' | 'cpu' | 'memory' | 'idle' | 'upload' | 'backFile' | 'backStep', label: string, placeholder: string, numeric = true) => (
@@ -66,21 +72,56 @@ export function SandboxSettings({ draft, sandboxKeys, onChange }: SandboxSetting
       {field('upload', 'Upload cap (MB)', 'the default cap')}
       {field('backFile', 'Bring-back cap per file (MB)', '50')}
       {field('backStep', 'Bring-back cap per step (MB)', '500')}
-      {SANDBOX_PROVIDER_NAMES.map((p) => (
-        <div className="field" key={p}>
-          <label htmlFor={`${ids}-price-${p}`}>Price per hour for {SANDBOX_PROVIDER_LABELS[p]} (USD)</label>
-          <input
-            id={`${ids}-price-${p}`}
-            inputMode="decimal"
-            value={draft.prices[p]}
-            placeholder="not priced"
-            autoComplete="off"
-            onChange={(e) => set({ prices: { ...draft.prices, [p]: e.target.value } })}
-          />
-        </div>
-      ))}
-      {SANDBOX_PROVIDER_NAMES.flatMap((p) => Object.entries(sandboxKeys?.[p] ?? {}).map(([variable, saved]) => <SandboxKey key={variable} provider={p} variable={variable} saved={saved} />))}
+      {chosen !== null ? serviceFields(chosen) : null}
+      <details className="sandbox-other-services">
+        <summary>{chosen !== null ? 'Other services’ keys and prices' : 'Each service’s key and price'}</summary>
+        {SANDBOX_PROVIDER_NAMES.filter((p) => p !== chosen).map(serviceFields)}
+      </details>
     </fieldset>
+  );
+}
+
+/** A service's price per hour (part of the draft) and its keys (saved at once), and `Test key`. */
+function ServiceFieldsOf({ provider, ids, price, onPrice, keys }: { provider: SandboxProvider; ids: string; price: string; onPrice(value: string): void; keys: Record<string, boolean> }): React.JSX.Element {
+  return (
+    <div className="sandbox-service" role="group" aria-label={SANDBOX_PROVIDER_LABELS[provider]}>
+      <div className="field">
+        <label htmlFor={`${ids}-price-${provider}`}>Price per hour for {SANDBOX_PROVIDER_LABELS[provider]} (USD)</label>
+        <input id={`${ids}-price-${provider}`} inputMode="decimal" value={price} placeholder="not priced" autoComplete="off" onChange={(e) => onPrice(e.target.value)} />
+      </div>
+      {Object.entries(keys).map(([variable, saved]) => (
+        <SandboxKey key={variable} provider={provider} variable={variable} saved={saved} />
+      ))}
+      <TestKey provider={provider} />
+    </div>
+  );
+}
+
+/** `Test key`: one cheap authenticated call to the service, with the key stored or in the environment. */
+function TestKey({ provider }: { provider: SandboxProvider }): React.JSX.Element {
+  const api = useApi();
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ ok: boolean; message: string } | null>(null);
+  const test = async (): Promise<void> => {
+    setBusy(true);
+    setResult(null);
+    try {
+      setResult(await api.call('sandboxes.testKey', { provider }));
+    } catch (err) {
+      setResult({ ok: false, message: errorMessage(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="field-inline sandbox-test-key">
+      <button type="button" className="btn" aria-label={`Test ${SANDBOX_PROVIDER_LABELS[provider]} key`} onClick={() => void test()} disabled={busy}>
+        {busy ? 'Testing…' : 'Test key'}
+      </button>
+      <span className={`small ${result === null ? 'muted' : result.ok ? 'ok-text' : 'error-text'}`} role="status">
+        {result?.message ?? ''}
+      </span>
+    </div>
   );
 }
 

@@ -4,10 +4,11 @@
 // (anew): its session makes the sandbox and uploads the folder, and says what went up.
 
 import { useEffect, useId, useState } from 'react';
-import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxProvider } from '../../../src-main/app/contract';
+import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxPlaceStatus, type SandboxProvider } from '../../../src-main/app/contract';
 import { useSettings } from '../state/settings-context';
 import { errorMessage, useToasts } from '../state/toasts';
 import { useApi } from '../state/use-api';
+import { useConnection, useEvent } from '../state/transport-context';
 import { Icon, Spinner } from './Icon';
 import { Modal } from './Modal';
 import { useCanMakeWorktree } from './NewWorktreeDialog';
@@ -29,7 +30,7 @@ export function SandboxThreadButton({ kind }: { kind: Kind }): React.JSX.Element
     <>
       {kind === 'new' ? (
         <button type="button" className="icon-btn new-sandbox-thread" aria-label={title} title={title} onClick={() => setOpen(true)}>
-          <Icon name="terminal" size={15} />
+          <Icon name="cloud" size={15} />
         </button>
       ) : (
         <button type="button" className="btn btn-small btn-quiet" onClick={() => setOpen(true)}>
@@ -51,6 +52,18 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
   const [why, setWhy] = useState<string | null>(null);
   const [checked, setChecked] = useState(false);
   const [working, setWorking] = useState(false);
+  const [name, setName] = useState('');
+  /** The folder that goes up (this one: a worktree of it is made, or it is the worktree). */
+  const [folder, setFolder] = useState('');
+  useEffect(() => {
+    let live = true;
+    void api.safe('app.info', {}).then((info) => {
+      if (live && info) setFolder(info.folder ?? '');
+    });
+    return () => {
+      live = false;
+    };
+  }, [api]);
 
   useEffect(() => {
     let cancelled = false;
@@ -76,7 +89,7 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
     if (working || !checked || why !== null) return;
     setWorking(true);
     try {
-      const made = await api.call('sandboxes.runIn', { provider });
+      const made = await api.call('sandboxes.runIn', { provider, ...(kind === 'new' && name.trim() !== '' ? { name: name.trim() } : {}) });
       push(`${kind === 'new' ? `Made worktree ${made.worktree} on branch ${made.branch}` : `Worktree ${made.worktree}`}: its thread runs in a ${SANDBOX_PROVIDER_LABELS[provider]} sandbox; the folder is uploading.`, 'info');
       // The folder gate makes the workspace anew on the thread folder: this dialog goes with the old one.
       await api.call('app.openFolder', { path: made.threadFolder, reopen: true });
@@ -110,6 +123,13 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
             ))}
           </select>
         </div>
+        {kind === 'new' ? (
+          <div className="field">
+            <label htmlFor={`${id}-name`}>Name (optional)</label>
+            <input id={`${id}-name`} className="mono" value={name} placeholder="made up when empty" spellCheck={false} autoComplete="off" maxLength={63} readOnly={working} onChange={(e) => setName(e.target.value)} />
+          </div>
+        ) : null}
+        <SandboxTerms provider={provider} folder={folder} />
         {why !== null ? (
           <p className="error-text" role="alert">
             {why}
@@ -137,5 +157,80 @@ function SandboxThreadDialog({ kind, onClose }: { kind: Kind; onClose(): void })
         </div>
       </form>
     </Modal>
+  );
+}
+
+/** What the person agrees to: the folder that goes up, the price per hour and the idle timeout, as Settings › Sandboxes has them. */
+function SandboxTerms({ provider, folder }: { provider: SandboxProvider; folder: string }): React.JSX.Element {
+  const { settings } = useSettings();
+  const sandboxes = settings?.sandboxes;
+  const price = sandboxes?.pricesPerHourUsd?.[provider];
+  const idle = sandboxes?.idleTimeoutMin;
+  return (
+    <ul className="sandbox-terms small" aria-label="What this sandbox costs and holds">
+      <li>
+        Folder: <span className="mono">{folder || '…'}</span> (as git sees it)
+      </li>
+      <li>Price: {price !== undefined ? `$${price} an hour while it runs` : `not priced (set ${SANDBOX_PROVIDER_LABELS[provider]}’s price in Settings › Sandboxes to see its cost in Usage)`}</li>
+      <li>Stops when idle after: {idle !== undefined ? `${idle} minute${idle === 1 ? '' : 's'}` : `${SANDBOX_PROVIDER_LABELS[provider]}’s default`} (Settings › Sandboxes › Idle timeout)</li>
+    </ul>
+  );
+}
+
+/**
+ * Where the open folder's sandbox stands (sandboxes.status, kept by `sandboxes.changed`):
+ * undefined while asked, null when its threads do not run in one.
+ */
+export function useSandboxStatus(sandboxId: string | undefined): SandboxPlaceStatus | null | undefined {
+  const api = useApi();
+  const { reconnects } = useConnection();
+  const [status, setStatus] = useState<SandboxPlaceStatus | null | undefined>(undefined);
+  useEffect(() => {
+    let cancelled = false;
+    api
+      .call('sandboxes.status', {})
+      .then((next) => !cancelled && setStatus(next))
+      .catch(() => !cancelled && setStatus(null));
+    return () => {
+      cancelled = true;
+    };
+    // Asked again for another sandbox (the folder opened anew on a new one).
+  }, [api, reconnects, sandboxId]);
+  useEvent('sandboxes.changed', (next) => setStatus(next));
+  return status;
+}
+
+/**
+ * A thread whose sandbox is gone (or was removed) is never a dead end (SPEC §18): what
+ * happened, and its two ways forward — a new sandbox from its worktree, or this computer.
+ */
+export function SandboxLost({ status }: { status: SandboxPlaceStatus }): React.JSX.Element {
+  const api = useApi();
+  const { push } = useToasts();
+  const [working, setWorking] = useState(false);
+  const [why, setWhy] = useState<string | null>(null);
+  const here = async (): Promise<void> => {
+    if (working) return;
+    setWorking(true);
+    try {
+      const left = await api.call('sandboxes.leave', {});
+      push(left.broughtBack > 0 ? `Brought back ${left.broughtBack} file${left.broughtBack === 1 ? '' : 's'} from the sandbox; this thread carries on on this computer, in its worktree.` : 'This thread carries on on this computer, in its worktree.', 'info');
+      await api.call('app.openFolder', { path: left.threadFolder, reopen: true });
+    } catch (err) {
+      setWorking(false);
+      setWhy(errorMessage(err));
+    }
+  };
+  return (
+    <div className="sandbox-lost" role="group" aria-label={status.state === 'gone' ? 'Sandbox gone' : 'Sandbox removed'}>
+      <p role="alert">{status.message ?? (status.state === 'gone' ? 'The sandbox is gone.' : 'The sandbox was removed.')}</p>
+      {why !== null ? <p className="error-text">{why}</p> : null}
+      <div className="sandbox-lost-actions">
+        {status.state === 'gone' ? <SandboxThreadButton kind="continue" /> : null}
+        <button type="button" className="btn btn-small" disabled={working} onClick={() => void here()}>
+          {working ? <Spinner /> : null} Continue on this computer
+        </button>
+      </div>
+    </div>
   );
 }

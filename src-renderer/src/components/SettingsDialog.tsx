@@ -23,6 +23,8 @@ import { ModelSettings } from './ModelSettings';
 import { RulesSettings } from './RulesSettings';
 import { PluginSettings } from './PluginSettings';
 import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './SettingsNav';
+import { GoalSettings } from './GoalSettings';
+import { goalsFromDraft } from '../lib/goal-settings';
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
 import { PricesSettings, TelemetrySettings } from './UsageSettings';
@@ -43,6 +45,7 @@ const SECTIONS = {
   prices: { id: 'settings-section-prices', label: 'Prices' },
   rules: { id: 'settings-section-rules', label: 'Approval rules' },
   subagents: { id: 'settings-section-subagents', label: 'Subagents' },
+  goals: { id: 'settings-section-goals', label: 'Goals' },
   mounts: { id: 'settings-section-mounts', label: 'Mounts' },
   mcp: { id: 'settings-section-mcp', label: 'MCP servers' },
   skills: { id: 'settings-section-skills', label: 'Skills' },
@@ -196,6 +199,14 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
       }
       patch.agentProtocol = protocol.agentProtocol;
     }
+    if (draft.graderModelText.trim() !== from.graderModelText.trim() || draft.maxRoundsText.trim() !== from.maxRoundsText.trim()) {
+      const goals = goalsFromDraft(draft.graderModelText, draft.maxRoundsText);
+      if ('error' in goals) {
+        setError(goals.error);
+        return;
+      }
+      patch.goals = goals.goals;
+    }
     if (!sameSandboxesDraft(draft.sandboxesDraft, from.sandboxesDraft)) {
       const sandboxes = sandboxesFromDraft(draft.sandboxesDraft);
       if ('error' in sandboxes) {
@@ -285,6 +296,9 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.subagents}>
               <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.goals}>
+              <GoalSettings graderModelText={draft.graderModelText} maxRoundsText={draft.maxRoundsText} modelInUse={settings.model} onChange={change} />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.mounts}>
               <MountsSettings

@@ -5,7 +5,7 @@
 // when the terminal is first opened, not behind a collapsed panel.
 
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { TerminalInfoDto } from '../../../src-main/app/contract';
+import { SANDBOX_PROVIDER_LABELS, SANDBOX_PROVIDER_NAMES, type SandboxProvider, type TerminalInfoDto } from '../../../src-main/app/contract';
 import { estimateTerminalSize } from '../lib/terminal-size';
 import { useApi } from '../state/use-api';
 import type { ModeApi } from '../state/use-mode';
@@ -27,6 +27,8 @@ interface TerminalPanelProps {
 
 export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPanelProps): React.JSX.Element {
   const sandbox = mode.state?.sandbox ?? null;
+  // A provider's sandbox (SPEC §18): the agent's commands run there, the person's shell on this computer — each said where.
+  const provider = sandbox?.available && (SANDBOX_PROVIDER_NAMES as readonly string[]).includes(sandbox.kind ?? '') ? SANDBOX_PROVIDER_LABELS[sandbox.kind as SandboxProvider] : undefined;
   const api = useApi();
   const [terminals, setTerminals] = useState<TerminalInfoDto[]>([]);
   const [selected, setSelected] = useState<string>(SHELL);
@@ -89,9 +91,15 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
         {sandbox ? (
           <span
             className={`sandbox-status ${sandbox.available ? 'on' : 'off'}`}
-            title={sandbox.available ? `The agent's commands run in a ${sandbox.kind ?? 'OS'} sandbox` : "The agent's commands run without a sandbox and ask first unless a rule allows them"}
+            title={
+              provider !== undefined
+                ? `The agent's commands run in the ${provider} sandbox, not on this computer`
+                : sandbox.available
+                ? `The agent's commands run in a ${sandbox.kind ?? 'OS'} sandbox`
+                : "The agent's commands run without a sandbox and ask first unless a rule allows them"
+            }
           >
-            {sandbox.available ? 'Sandboxed' : 'Not sandboxed'}
+            {provider !== undefined ? `Runs in ${provider}` : sandbox.available ? 'Sandboxed' : 'Not sandboxed'}
           </span>
         ) : null}
         {sandbox && !sandbox.available && sandbox.reason ? <span className="muted small sandbox-reason">{sandbox.reason}</span> : null}
@@ -106,13 +114,17 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
               role="tab"
               aria-selected={selected === SHELL}
               className={`terminal-tab${selected === SHELL ? ' selected' : ''}`}
-              title="Your own shell in the project folder. It is yours: it runs outside the sandbox, and the agent never types into it."
+              title={
+                provider !== undefined
+                  ? `Your own shell on this computer, in the worktree folder (not in the ${provider} sandbox). It is yours, and the agent never types into it.`
+                  : 'Your own shell in the project folder. It is yours: it runs outside the sandbox, and the agent never types into it.'
+              }
               onClick={() => {
                 setFocusOnShow(true);
                 setSelected(SHELL);
               }}
             >
-              Your shell <span className="muted">(outside the sandbox)</span>
+              Your shell <span className="muted">{provider !== undefined ? '· this computer, in the worktree' : '(outside the sandbox)'}</span>
             </button>
             {terminals.map((t) =>
               t.kind === 'command' ? (
@@ -131,7 +143,7 @@ export function TerminalPanel({ threadId, theme, mode, open = true }: TerminalPa
                       closeView(t.id);
                       tabs.current?.querySelector<HTMLElement>('[role="tab"]')?.focus();
                     }}
-                    title={`${oneLine(t.command)}\n${t.running ? 'Running' : t.timedOut ? 'Timed out' : t.exitCode === null || t.exitCode === undefined ? 'Stopped' : `Exit code ${t.exitCode}`} · ${t.sandboxed ? 'in the sandbox' : 'outside the sandbox'}`}
+                    title={`${oneLine(t.command)}\n${t.running ? 'Running' : t.timedOut ? 'Timed out' : t.exitCode === null || t.exitCode === undefined ? 'Stopped' : `Exit code ${t.exitCode}`} · ${provider !== undefined ? `in the ${provider} sandbox` : t.sandboxed ? 'in the sandbox' : 'outside the sandbox'}`}
                     onClick={() => {
                       setFocusOnShow(true);
                       setSelected(t.id);

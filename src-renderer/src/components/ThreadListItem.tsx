@@ -3,6 +3,7 @@
 // say (it waits for an approval, it came from a removed worktree, or what the search found in
 // it); with its inline rename field.
 
+import { sourceLabel } from '../lib/thread-source';
 import { useEffect, useRef, useState } from 'react';
 import type { ThreadSummaryDto } from '../../../src-main/app/contract';
 import { Icon, Spinner } from './Icon';
@@ -84,6 +85,7 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
         ref={select}
         type="button"
         className="thread-select"
+        data-roving-key={thread.id}
         title={title}
         aria-current={current ? 'true' : undefined}
         aria-keyshortcuts="F2 Delete"
@@ -123,6 +125,13 @@ export function ThreadListItem(props: ThreadListItemProps): React.JSX.Element {
               title={thread.pendingApprovals === 1 ? 'A call waits for your approval' : `${thread.pendingApprovals} calls wait for your approval`}
             >
               waiting for approval
+            </span>
+          </span>
+        ) : null}
+        {thread.source !== undefined ? (
+          <span className="thread-meta">
+            <span className="badge thread-source" title="Started from another tool, not in this window">
+              From {sourceLabel(thread.source)}
             </span>
           </span>
         ) : null}

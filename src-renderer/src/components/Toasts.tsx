@@ -28,7 +28,9 @@ export function Toasts(): React.JSX.Element {
       {toasts.map((toast) => (
         <div key={toast.id} className={`toast toast-${toast.kind}`} role={toast.kind === 'error' ? 'alert' : 'status'}>
           <Icon name={toast.kind === 'error' ? 'alert' : 'info'} />
-          <span className="toast-message">{toast.message}</span>
+          <span className="toast-message" title={toast.kind === 'info' ? toast.message : undefined}>
+            {toast.message}
+          </span>
           <button type="button" className="icon-btn" aria-label="Dismiss notification" onClick={() => dismiss(toast.id)}>
             <Icon name="x" size={14} />
           </button>

@@ -122,6 +122,11 @@ export const ToolCallCard = memo(function ToolCallCard({ item: given, nested }: 
             {item.approval === 'approved' ? 'Approved in a terminal' : 'Rejected in a terminal'}
           </span>
         ) : null}
+        {item.answeredOverProtocol !== undefined && (item.approval === 'approved' || item.approval === 'rejected' || item.approval === 'edited') ? (
+          <span className="badge tool-answered-elsewhere" title="Answered by a client of the Agent Protocol (an SDK script, a useStream page, a Deep Agents parent), not in this window">
+            {`${item.approval === 'approved' ? 'Approved' : item.approval === 'rejected' ? 'Rejected' : 'Edited'}${item.answeredOverProtocol !== '' ? ` by ${item.answeredOverProtocol}` : ''} over the Agent Protocol`}
+          </span>
+        ) : null}
         <span className={`tool-status status-${status}`} title={detail}>
           <StatusIcon status={status} />
           <span className="tool-status-label">{label}</span>

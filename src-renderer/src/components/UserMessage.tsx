@@ -1,6 +1,7 @@
 // A message the person sent; paths in it (`@src/a.ts`, `docs/x.md`) open the file. A slash
 // command it starts with (`/release-kit:changelog v2`) is shown as one name, never as a path.
 
+import { authorLabel, useThreadSource } from '../lib/thread-source';
 import { memo, type ReactNode } from 'react';
 import { parseSlash } from '../../../src-main/app/contract';
 import { pathInText } from '../lib/markdown';
@@ -50,6 +51,7 @@ function withCommand(text: string): ReactNode[] {
 /** `turn`: the message's ordinal among the thread's user messages (top level only), for checkpoints. */
 export const UserMessage = memo(function UserMessage({ item, turn }: { item: UserItem; turn?: number }): React.JSX.Element {
   const checkpoints = useCheckpoints();
+  const author = authorLabel(useThreadSource());
   const undo = checkpoints?.changes?.undo;
   const split = splitAttachments(item.text);
   // The window's own echo of a message just sent carries the mentions, not yet the files.
@@ -57,7 +59,7 @@ export const UserMessage = memo(function UserMessage({ item, turn }: { item: Use
   return (
     <div className="msg msg-user">
       <div className="msg-role">
-        You
+        {author}
         <CopyButton text={item.text} label="Copy message" className="msg-copy" />
       </div>
       <div className="msg-user-text">{withCommand(text)}</div>

@@ -116,6 +116,8 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
       return;
     }
     closeUsage(null);
+    // The person chose: the list loading after this click does not open its most recent thread over the new one.
+    autoSelected.current = true;
     // From the click on, what is typed belongs to the thread that opens, not to the one left
     // (the message box gives what was typed while no thread was open to the one that opens).
     select(null);
@@ -351,6 +353,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
           usageShown={usageShown}
           onToggleUsage={() => (usageShown ? closeUsage(null) : setUsageShown(true))}
           mode={mode}
+          threadId={threadId}
         />
         <div className="app-body">
           {narrow ? <PanelSwitcher current={drawer === 'viewer' ? null : drawer} onSelect={(p) => setDrawer((d) => (d === p ? null : p))} /> : null}
@@ -423,6 +426,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
               session={session}
               sandbox={info.sandbox}
               run={currentSummary}
+              source={currentSummary?.source}
               title={title}
               noModel={noModel}
               settingsLoaded={settings !== null}

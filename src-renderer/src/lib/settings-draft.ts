@@ -6,6 +6,7 @@ import { parseModel, type Provider } from './providers';
 import { pricesToRows, type PriceRow } from './usage-settings';
 import { agentProtocolDraft, type AgentProtocolDraft } from './agent-protocol-settings';
 import { sandboxesDraft, type SandboxesDraft } from './sandbox-settings';
+import { goalsDraft } from './goal-settings';
 
 export type SettingsDraft = Omit<Settings, 'apiKeys' | 'sandboxKeys' | 'overridden'> & {
   contextWindowText: string;
@@ -23,6 +24,9 @@ export type SettingsDraft = Omit<Settings, 'apiKeys' | 'sandboxKeys' | 'overridd
   captureContent: boolean;
   /** Settings › Sandboxes as typed. */
   sandboxesDraft: SandboxesDraft;
+  /** Settings › Goals as typed (empty: the thread's model; the default rounds). */
+  graderModelText: string;
+  maxRoundsText: string;
 } & AgentProtocolDraft;
 
 export function toDraft(settings: Settings): SettingsDraft {
@@ -38,11 +42,12 @@ export function toDraft(settings: Settings): SettingsDraft {
     otlpEndpointText: settings.telemetry?.otlpEndpoint ?? '',
     captureContent: settings.telemetry?.captureContent === true,
     sandboxesDraft: sandboxesDraft(settings.sandboxes),
+    ...goalsDraft(settings.goals),
     ...agentProtocolDraft(settings.agentProtocol),
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 export function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {

@@ -187,6 +187,9 @@ describe('threadReducer', () => {
     // Answered in a terminal (deepdesk attach): the card is told where.
     s = run([ev('approval', { id: 'w', name: 'write_file', args: {}, status: 'approved', reason: '', answeredIn: 'terminal' })], s);
     expect(s.items[0]).toMatchObject({ approval: 'approved', answeredInTerminal: true });
+    // Answered by an Agent Protocol client: the card names it.
+    s = run([ev('approval', { id: 'w', name: 'write_file', args: {}, status: 'approved', reason: '', answeredIn: 'protocol', answeredBy: 'a page at http://localhost:3000' })], s);
+    expect(s.items[0]).toMatchObject({ approval: 'approved', answeredOverProtocol: 'a page at http://localhost:3000' });
   });
 
   it('shows a local decision on the card at once', () => {

@@ -4,7 +4,7 @@
 // Items stay in one flat list in arrival order; a subagent's items carry the id of the
 // `task` call they run under (`parent`) and are nested under that card when rendered.
 
-import { approvalWhySchema, fileChangeSchema, unhandledEvent, type AgentEventType, splitAttachmentLines, type ApprovalWhyDto, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView } from '../../../src-main/app/contract';
+import { approvalWhySchema, fileChangeSchema, unhandledEvent, type AgentEventType, splitAttachmentLines, type ApprovalWhyDto, toolResultFactsSchema, type ToolResultFactsDto, type DisplayItem, type SentAttachment, type FileChangeDto, type PendingApproval, type QueuedMessageDto, type ThreadPage, type ThreadView, type GoalJsonDto, goalJsonSchema } from '../../../src-main/app/contract';
 import { num, str, todosOf, usageOf, type RawAgentEvent, type Todo, type UsageTotals } from './agent-event';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'edited' | 'rejected' | 'responded' | 'denied';
@@ -51,6 +51,8 @@ export interface ToolItem extends ItemBase, ToolResultFactsDto {
   approvalWhy?: ApprovalWhyDto;
   /** The approval was answered in a terminal (`deepdesk run`, `deepdesk attach`), not in this window. */
   answeredInTerminal?: boolean;
+  /** The approval was answered by a client of the Agent Protocol: who, in words ('' when it did not say). */
+  answeredOverProtocol?: string;
   /** The person edited the call before it ran: `args` are what ran, these what the agent proposed. */
   edited?: boolean;
   /** The edit was a hook's `updatedInput`, not the person's. */
@@ -130,6 +132,8 @@ export interface ThreadDisplayState {
   retry: RetryNotice | null;
   /** Where the loaded items start in the thread (cursor 0: at its beginning). */
   page: ThreadPage;
+  /** The thread's goal (SPEC §21), as the header shows it. */
+  goal?: GoalJsonDto | null;
 }
 
 export type ThreadAction =
@@ -246,6 +250,7 @@ function loadView(view: ThreadView): ThreadDisplayState {
     running: view.thread.running,
     queued: view.queued,
     page: view.page,
+    goal: view.goal ?? null,
   };
   for (const item of view.items) state = push(state, fromDisplayItem(item));
   if (view.streamingText !== '') {
@@ -373,6 +378,7 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
         ...(hook !== undefined && status === 'edited' ? { editedByHook: true } : {}),
         ...(hook !== undefined && status === 'denied' ? { blockedByHook: hook } : {}),
         ...(event.answeredIn === 'terminal' ? { answeredInTerminal: true } : {}),
+        ...(event.answeredIn === 'protocol' ? { answeredOverProtocol: str(event.answeredBy) } : {}),
       }));
     }
     case 'tool_output': {
@@ -476,6 +482,13 @@ function applyEvent(state: ThreadDisplayState, event: RawAgentEvent): ThreadDisp
       }
       return { ...next, running: false };
     }
+    // The thread header shows the goal's state (SPEC §21).
+    case 'goal':
+      if (parent !== undefined) return state;
+      {
+        const goal = goalJsonSchema.safeParse(event.goal);
+        return goal.success ? { ...state, goal: goal.data } : state;
+      }
     // Told elsewhere: the Changes region follows checkpoints, the session reloads a rewound thread.
     case 'checkpoint':
     case 'rewound':

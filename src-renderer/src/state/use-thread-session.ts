@@ -1,6 +1,7 @@
 // The open thread: its display state (threads.get, then live 'thread.event's folded by the
 // thread reducer), its pending approvals, and sending, stopping and switching.
 
+import type { GoalDraft } from '../../../src-main/app/contract';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { parseSlash, type ApprovalDecisionDto, type PendingApproval, type Result } from '../../../src-main/app/contract';
 import type { DecidedPreview } from '../components/conversation-context';
@@ -52,6 +53,10 @@ export interface ThreadSession {
   fullToolCall(index: number, toolCallId: string, parentToolCallId?: string): Promise<Result<'threads.toolCall'>>;
   /** The bytes of an attachment of the person's message at `index` in the open thread. */
   attachment(index: number, name: string): Promise<Result<'threads.attachment'>>;
+  /** `/goal`'s draft waiting for the person (SPEC §21): edited and accepted, or dismissed. */
+  goalDraft: GoalDraft | null;
+  acceptGoal(draft: GoalDraft): Promise<boolean>;
+  dismissGoal(): void;
 }
 
 const DECISION_STATUS = { approve: 'approved', edit: 'edited', reject: 'rejected', respond: 'responded' } as const;
@@ -71,6 +76,7 @@ export function useThreadSession(): ThreadSession {
   const [decidedPreviews, setDecidedPreviews] = useState<ReadonlyMap<string, DecidedPreview>>(new Map());
   /** Counts rewrites of the open thread's history (a conversation rewound or put back): each loads it again. */
   const [rewrites, setRewrites] = useState(0);
+  const [goalDraft, setGoalDraft] = useState<{ threadId: string; draft: GoalDraft } | null>(null);
   /** Events that arrive while threads.get is in flight wait here, then apply on top of it. */
   /** Live events that arrive while threads.get loads, with their seq. */
   const buffer = useRef<Array<{ seq: number; event: RawAgentEvent }> | null>(null);
@@ -101,6 +107,8 @@ export function useThreadSession(): ThreadSession {
         const result = await api.call('threads.send', { threadId: id, text, ...(attachments.length > 0 ? { attachments } : {}) });
         if (current.current === id) dispatch({ type: 'sent' });
         if (result.note !== undefined) push(result.note, 'info');
+        // Kept with its thread: a first message's thread may become the open one only after this answer.
+        if (result.goalDraft !== undefined) setGoalDraft({ threadId: id, draft: result.goalDraft });
         if (result.threadId !== undefined) {
           setThreadId(result.threadId);
           return true;
@@ -144,6 +152,9 @@ export function useThreadSession(): ThreadSession {
         loadedSeq.current = view.eventSeq;
         dispatch({ type: 'load', view });
         setApprovals(oldestFirst(view.approvals));
+        // The thread's draft waiting for the person shows whenever the thread opens, not only from the reply that brought it.
+        const draft = view.goalDraft;
+        setGoalDraft((held) => (draft !== undefined ? { threadId, draft } : held?.threadId === threadId ? null : held));
       })
       .catch((err: unknown) => {
         if (!cancelled) push(`Could not open the thread: ${errorMessage(err)}`);
@@ -383,7 +394,30 @@ export function useThreadSession(): ThreadSession {
     [api],
   );
 
+  const acceptGoal = useCallback(
+    async (draft: GoalDraft) => {
+      const id = current.current;
+      if (id === null) return false;
+      try {
+        await api.call('threads.startGoal', { threadId: id, draft });
+        setGoalDraft((held) => (held?.threadId === id ? null : held));
+        return true;
+      } catch (err) {
+        push(`Could not start the goal: ${errorMessage(err)}`);
+        return false;
+      }
+    },
+    [api, push],
+  );
+  const dismissGoal = useCallback(() => {
+    const id = current.current;
+    setGoalDraft((held) => (held?.threadId === id ? null : held));
+    if (id !== null) void api.safe('threads.dismissGoal', { threadId: id });
+  }, [api]);
+  const shownDraft = goalDraft !== null && goalDraft.threadId === threadId ? goalDraft.draft : null;
+
   return {
     threadId, state, approvals, loading, select, selectIfNone, createThread, send, stop, decide, retry, decidedPreviews, cancelQueued, sendQueuedNow, syncRunning, loadEarlier, loadingEarlier, fullToolCall, attachment,
+    goalDraft: shownDraft, acceptGoal, dismissGoal,
   };
 }

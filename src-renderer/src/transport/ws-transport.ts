@@ -35,6 +35,7 @@ export const LONG_METHODS: ReadonlySet<MethodName> = new Set<MethodName>([
   'settings.testConnection',
   'settings.detectLocalServers',
   'threads.send',
+  'threads.startGoal',
   'threads.stop',
   'threads.sendQueuedNow',
   'files.search',
@@ -199,7 +200,8 @@ export function createWebSocketTransport(options: WebSocketTransportOptions = {}
 
   const scheduleReconnect = (): void => {
     if (stopped || reconnectTimer !== undefined) return;
-    if (attempt >= giveUpAfter) {
+    // Without the key (this tab was opened on the bare address) no attempt can succeed: say so now.
+    if (attempt >= giveUpAfter || token() === null) {
       for (const id of [...pending.keys()]) fail(id, new TransportError(SERVER_GONE, 'disconnected'));
       setStatus('gone');
       return;

@@ -76,7 +76,7 @@ async function sandboxFolders(flags: SandboxRequest, env: NodeJS.ProcessEnv, con
   return (folder) => {
     const sandbox = { provider, ...(reattach !== undefined ? { id: reattach } : {}) };
     reattach = undefined;
-    return sandboxWorkFolder({ folder, cwd: folder, sandbox, env }, context, say);
+    return sandboxWorkFolder({ folder, cwd: folder, sandbox, env }, context, say).then((made) => made.folder);
   };
 }
 

@@ -107,6 +107,7 @@ export function updatesForEvent(paths: EditorPaths, event: AgentEvent, args: Map
     case 'hook':
     case 'rewound':
     case 'retry':
+    case 'goal':
     case 'done':
       return [];
     default:

@@ -7,6 +7,7 @@
 // file only translates its events into session updates and its approvals into the editor's
 // permission requests, as host/web translates them into frames.
 
+import { draftLines, goalPrompt } from '../../session/goal-start';
 import { randomUUID } from 'node:crypto';
 import { realpathSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
@@ -169,12 +170,24 @@ export class AcpSessions {
       await this.say(sessionId, err.message);
       return 'end_turn';
     }
-    if (outcome.kind !== 'send' && outcome.kind !== 'compact') {
+    // `/goal TEXT` (SPEC §21): the agent drafts criteria and verify steps, shown in the
+    // conversation and accepted (an editor has no card to edit them), and the goal's run starts.
+    let goalContent: string | undefined;
+    if (outcome.kind === 'goal') {
+      try {
+        const draft = await session.threads.draftGoal(sessionId, outcome.objective);
+        await this.say(sessionId, `${draftLines(draft).join('\n')}\n`);
+        goalContent = goalPrompt(await session.threads.startGoal(sessionId, draft));
+      } catch (err) {
+        await this.say(sessionId, `The goal could not start: ${err instanceof Error ? err.message : String(err)}`);
+        return 'end_turn';
+      }
+    } else if (outcome.kind !== 'send' && outcome.kind !== 'compact') {
       await this.command(session, outcome);
       return 'end_turn';
     }
     const compactOnly = outcome.kind === 'compact';
-    const content = outcome.kind === 'send' ? promptContent(prompt, outcome) : null;
+    const content = goalContent ?? (outcome.kind === 'send' ? promptContent(prompt, outcome) : null);
     const paths = this.editorPaths(session);
     const calls = new Map<string, OpenCall>();
     // Sent at once, so they go out in the order the agent made them (and before a permission request of the call).
@@ -208,7 +221,7 @@ export class AcpSessions {
   }
 
   /** `/mode`, `/model`, `/clear`: done here, told in one line. */
-  private async command(session: Session, outcome: Exclude<InputOutcome, { kind: 'send' } | { kind: 'compact' }>): Promise<void> {
+  private async command(session: Session, outcome: Exclude<InputOutcome, { kind: 'send' } | { kind: 'compact' } | { kind: 'goal' }>): Promise<void> {
     switch (outcome.kind) {
       case 'mode':
         try {
@@ -356,7 +369,11 @@ export class AcpSessions {
           },
         }),
       };
-      if (!this.threads.exists(threadId)) this.threads.save(newThreadState(threadId), { folder });
+      if (!this.threads.exists(threadId)) {
+        this.threads.save(newThreadState(threadId), { folder });
+        // Made by an editor: the window says where it came from.
+        this.threads.setSource(threadId, { kind: 'acp' });
+      }
       this.useSettings(session);
       this.sessions.set(threadId, session);
       return session;

@@ -120,6 +120,7 @@ export class EventTranslator {
       case 'hook':
       case 'rewound':
       case 'retry':
+      case 'goal':
         break;
       default:
         unhandledEvent(event);

@@ -126,14 +126,24 @@ export async function startProtocolServer(options: ProtocolServerOptions): Promi
     socket.on('close', () => sockets.delete(socket));
   });
 
+  /** Browser origins refused so far: each is logged once (a page retrying does not fill the log). */
+  const refusedOrigins = new Set<string>();
+  const refusedOrigin = (origin: string): void => {
+    if (refusedOrigins.has(origin) || refusedOrigins.size >= 100) return;
+    refusedOrigins.add(origin);
+    options.log?.(`Agent Protocol: ${originRefusal(origin)}`);
+  };
+
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://protocol.invalid');
     if (ownHosts !== undefined && !ownHosts.has((req.headers.host ?? '').toLowerCase())) {
       return sendJson(res, 403, { detail: 'The Host header does not name this server: on loopback the Agent Protocol answers only 127.0.0.1, localhost and [::1] at its port.' }, {});
     }
     const cors = corsHeaders(req, options.corsOrigins);
+    if (cors === undefined) refusedOrigin(String(req.headers.origin));
     if (req.method === 'OPTIONS') {
-      res.writeHead(cors === undefined ? 403 : 204, cors ?? {}).end();
+      if (cors === undefined) return sendJson(res, 403, { detail: originRefusal(String(req.headers.origin)) }, {});
+      res.writeHead(204, cors).end();
       return;
     }
     const headers = cors ?? {};
@@ -264,6 +274,12 @@ function keyMatches(given: string | string[] | undefined, key: string): boolean 
   const a = Buffer.from(given);
   const b = Buffer.from(key);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Why a browser page of `origin` is refused, and how the person allows it. */
+export function originRefusal(origin: string): string {
+  const shown = JSON.stringify(origin.slice(0, 300));
+  return `The browser origin ${shown} is not allowed to call the Agent Protocol. To allow it: deepdesk host --listen [HOST:]PORT --cors-origin ${shown}, or add it to Settings › Agent Protocol › Allowed browser origins.`;
 }
 
 function corsHeaders(req: IncomingMessage, allowed: readonly string[]): Record<string, string> | undefined {

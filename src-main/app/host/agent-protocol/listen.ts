@@ -19,7 +19,13 @@ export type ProtocolHostContext = Omit<ProtocolContext, 'defaultFolder' | 'folde
 };
 
 /** Starts a server of the protocol for `request` (checked again: it may come over the socket), serving `routes` given its context. */
-export async function listenProtocol(host: ProtocolHostContext, request: ProtocolListenRequest, routes: (context: ProtocolContext) => Route[]): Promise<ProtocolServer> {
+export async function listenProtocol(
+  host: ProtocolHostContext,
+  request: ProtocolListenRequest,
+  routes: (context: ProtocolContext) => Route[],
+  /** Who else hears the server's lines (a refused origin…) besides the host's log: the `host --listen` that asked for it. */
+  tell?: (line: string) => void,
+): Promise<ProtocolServer> {
   const checked = checkListenRequest(request);
   if ('error' in checked) throw new Error(checked.error);
   // Made now, not at the first request: a host that cannot keep a key does not listen.
@@ -44,7 +50,10 @@ export async function listenProtocol(host: ProtocolHostContext, request: Protoco
     corsOrigins: request.corsOrigins ?? [],
     allowRemote: request.allowRemote ?? false,
     routes: routes(context),
-    log: host.log,
+    log: (line) => {
+      host.log(line);
+      tell?.(line);
+    },
   });
 }
 

@@ -13,7 +13,7 @@ describe('the reference LangGraph server', () => {
   const target = {} as CaseTarget;
   beforeAll(async () => {
     reference = await startReferenceServer();
-    Object.assign(target, { url: reference.url, model: reference.model, files: reference.files });
+    Object.assign(target, { url: reference.url, model: reference.model, files: reference.files, waitingRunStatus: 'success' });
   });
   afterAll(async () => reference.close());
 
@@ -27,7 +27,7 @@ describe("Deepdesk's server", () => {
   const target = {} as CaseTarget;
   beforeAll(async () => {
     h = await startProtocolHarness();
-    Object.assign(target, { url: h.url, apiKey: h.key, model: h.scripted, files: h.files });
+    Object.assign(target, { url: h.url, apiKey: h.key, model: h.scripted, files: h.files, waitingRunStatus: 'interrupted' });
   });
   afterAll(async () => h.close());
 

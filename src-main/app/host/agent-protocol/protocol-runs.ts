@@ -1,8 +1,11 @@
 // The Agent Protocol's runs (SPEC §19): each one a host run (runs.ts), recorded as the
 // reference server's Run objects, its events kept as stream parts (run-stream.ts). A run that
-// would ask approval ends `success` and leaves its thread `interrupted` (Deep Agents'
-// human-in-the-loop interrupt) while the host run waits; a run resuming with decisions answers
-// those questions and follows the same host run on. A resume names what it answers: keyed by
+// would ask approval reads `interrupted` and leaves its thread `interrupted` (Deep Agents'
+// human-in-the-loop interrupt) while the host run waits for the person: it is not done, and
+// once the approval is answered anywhere it goes on (`running`, then `success` with the final
+// answer), so that a client holding its id — a Deep Agents parent polling it, a script joining
+// it — follows it to its end. A run resuming with decisions answers those questions and follows
+// the same host run on. A resume names what it answers: keyed by
 // the interrupt ids this host issued, or, bare, only when what is pending is exactly the
 // interrupt the protocol last showed for the thread; it is bound to those approvals' keys when
 // it is accepted, so an approval that appears meanwhile (the window or a terminal answering
@@ -40,6 +43,8 @@ export interface RunRequest {
   multitask_strategy: MultitaskStrategy;
   if_not_exists?: 'reject' | 'create' | undefined;
   on_completion?: 'delete' | 'keep' | undefined;
+  /** Who sent it, in words for the window ("a page at ORIGIN", its user agent): who answered an approval, who stopped a run. */
+  client?: string | undefined;
 }
 
 const BUSY = 'Thread is already running a task. Wait for it to finish or choose a different multitask strategy.';
@@ -53,7 +58,7 @@ interface LiveRun {
   request: RunRequest;
   stream: RunStream;
   /** The host run's request, checked at creation (none for a resume): `saved` mode when the run names none; `agent`, a subagent's name. */
-  start?: { folder: string; prompt: string; attachments: AttachmentInput[]; mode: ApprovalMode | 'saved'; agent?: string } & OverSettingsFlags;
+  start?: { folder: string; prompt: string; attachments: AttachmentInput[]; mode: ApprovalMode | 'saved'; agent?: string; goal?: string; verify?: string[]; acceptDraft?: boolean } & OverSettingsFlags;
   /** A resume's answers, each bound to the approval (its key) it was accepted for. */
   answers?: Answer[];
   translator?: EventTranslator;
@@ -63,6 +68,16 @@ interface LiveRun {
   cancelled: boolean;
   /** Enqueued behind work that is not the protocol's (a host run, a window's, an editor's): it starts once that ends. */
   behindHost?: boolean;
+  /** The last host run event this run followed (each run follows on its own: a waiting run and a resume follow the same host run). */
+  seq: number;
+  /**
+   * Paused at an interrupt: the run reads `interrupted` while its host run waits for the person,
+   * and goes on (`running`, then its end) once the approval is answered anywhere — the window, a
+   * terminal, another protocol client — so that whoever follows it sees it to its end.
+   */
+  waiting?: boolean;
+  /** Went on after a wait: an interrupt it meets again is issued (its id answers it) but not taken as shown to a client, who may have stopped following at the first. */
+  revived?: boolean;
 }
 
 /** A decision for one approval of the host run, named by its key. */
@@ -111,7 +126,12 @@ interface RunBook {
   issued: Map<string, IssuedInterrupt>;
   /** Per thread, the id of the interrupt the protocol last showed (in a run's stream or result, or the thread's state). */
   shown: Map<string, string>;
+  /** Interrupts once issued whose approvals were answered (the newest few, by id: their thread), so a late resume is told so. */
+  retired: Map<string, string>;
 }
+
+/** Retired interrupt ids remembered for a late resume's message. */
+const KEPT_RETIRED = 1000;
 
 /**
  * The host's protocol runs: one per host (service.ts), so that every listener sees the same
@@ -127,7 +147,7 @@ export class ProtocolRuns implements ThreadActivity {
     private readonly folders: ListenerFolders = { defaultFolder: undefined, folderRefusal: () => 'this host serves no listener' },
     book?: RunBook,
   ) {
-    this.book = book ?? { live: new Map(), queues: new Map(), followed: new Map(), records: new ProtocolRunRecords(context.db), threads: new ThreadStore(context.db), issued: new Map(), shown: new Map() };
+    this.book = book ?? { live: new Map(), queues: new Map(), followed: new Map(), records: new ProtocolRunRecords(context.db), threads: new ThreadStore(context.db), issued: new Map(), shown: new Map(), retired: new Map() };
   }
 
   /** The same runs as a listener with `folders` sees them. */
@@ -178,7 +198,7 @@ export class ProtocolRuns implements ThreadActivity {
       multitask_strategy: request.multitask_strategy,
       kwargs: { input: request.input ?? null, command: request.command ?? null, config: request.config ?? {}, stream_mode: request.stream_mode, temporary },
     };
-    const run: LiveRun = { record, request, stream: new RunStream(), temporary, cancelled: false, ...(start ? { start } : {}), ...(answers ? { answers } : {}) };
+    const run: LiveRun = { record, request, stream: new RunStream(), temporary, cancelled: false, seq: 0, ...(start ? { start } : {}), ...(answers ? { answers } : {}) };
     if (request.multitask_strategy === 'enqueue' && (hostWorking || elsewhere)) run.behindHost = true;
     this.book.records.insert(record);
     this.book.live.set(record.run_id, run);
@@ -201,6 +221,12 @@ export class ProtocolRuns implements ThreadActivity {
     return this.book.records.get(threadId, runId);
   }
 
+  /** A run by its id alone, whatever its thread. */
+  byId(runId: string): ProtocolRun | undefined {
+    const live = this.book.live.get(runId);
+    return live !== undefined ? { ...live.record } : this.book.records.byId(runId);
+  }
+
   list(threadId: string, options: { limit: number; offset: number; status?: string | undefined }): ProtocolRun[] {
     return this.book.records.list(threadId, options).map((r) => ({ ...(this.book.live.get(r.run_id)?.record ?? r) }));
   }
@@ -211,11 +237,21 @@ export class ProtocolRuns implements ThreadActivity {
     return live !== undefined && (threadId === undefined || live.record.thread_id === threadId) ? live.stream : undefined;
   }
 
-  /** Stops a run: a going one's host run ends (its commands' process trees too); it is `interrupted`. */
-  async cancel(threadId: string, runId: string): Promise<void> {
+  /** Stops a run: a going one's host run ends (its commands' process trees too); it is `interrupted`. `by`: who, for the thread's note. */
+  async cancel(threadId: string, runId: string, by?: string): Promise<void> {
     const run = this.book.live.get(runId);
     if (run === undefined || run.record.thread_id !== threadId) {
       if (this.get(threadId, runId) === undefined) throw new ProtocolHttpError(404, 'Run not found');
+      return;
+    }
+    if (run.waiting === true) {
+      // A run waiting for the person: cancelling it ends that wait (its approval leaves the window too).
+      run.cancelled = true;
+      run.waiting = false;
+      run.stream.unpause();
+      run.connection?.close();
+      if (this.context.runs.has(threadId) && this.questions(threadId).length > 0) await this.context.runs.stop(threadId, by).catch(() => undefined);
+      this.dropTemporary(run);
       return;
     }
     if (isEnded(run.record.status)) return;
@@ -224,7 +260,7 @@ export class ProtocolRuns implements ThreadActivity {
       this.finish(run, 'interrupted');
       return;
     }
-    if (this.context.runs.has(threadId)) await this.context.runs.stop(threadId).catch(() => undefined);
+    if (this.context.runs.has(threadId)) await this.context.runs.stop(threadId, by).catch(() => undefined);
     await run.stream.finished();
   }
 
@@ -265,16 +301,19 @@ export class ProtocolRuns implements ThreadActivity {
   }
 
   /** The interrupt of the approvals `asking` waits on, as it is shown to a client: issued (its id then answers them) and the thread's last shown. */
-  private show(threadId: string, asking: readonly PendingQuestion[]): ProtocolInterrupt {
+  private show(threadId: string, asking: readonly PendingQuestion[], shown = true): ProtocolInterrupt {
     const interrupt = interruptOf(threadId, asking);
     // Interrupts whose approvals are no longer all pending answer nothing any more: forgotten.
     for (const [id, issued] of this.book.issued) {
       const pending = new Set(this.questions(issued.threadId).map((q) => q.key));
-      if (!issued.keys.every((key) => pending.has(key))) this.book.issued.delete(id);
+      if (issued.keys.every((key) => pending.has(key))) continue;
+      this.book.issued.delete(id);
+      this.book.retired.set(id, issued.threadId);
+      if (this.book.retired.size > KEPT_RETIRED) this.book.retired.delete(this.book.retired.keys().next().value!);
     }
     for (const [thread, id] of this.book.shown) if (!this.book.issued.has(id)) this.book.shown.delete(thread);
     this.book.issued.set(interrupt.id, { threadId, keys: asking.map((q) => q.key) });
-    this.book.shown.set(threadId, interrupt.id);
+    if (shown) this.book.shown.set(threadId, interrupt.id);
     return interrupt;
   }
 
@@ -299,6 +338,9 @@ export class ProtocolRuns implements ThreadActivity {
     const answered = new Set<string>();
     for (const [id, value] of read.answers) {
       const issued = this.book.issued.get(id);
+      if (issued === undefined && this.book.retired.get(id) === threadId) {
+        throw new ProtocolHttpError(409, `command.resume: interrupt ${id} is no longer pending (answered elsewhere); nothing was answered. ${RESUME_BY_ID}`);
+      }
       if (issued === undefined || issued.threadId !== threadId) {
         throw new ProtocolHttpError(409, `command.resume: ${JSON.stringify(id)} is not an interrupt of thread ${threadId} waiting for an answer. ${RESUME_BY_ID}`);
       }
@@ -323,7 +365,7 @@ export class ProtocolRuns implements ThreadActivity {
   private startOf(request: RunRequest, subagent: SubagentSpec | undefined): NonNullable<LiveRun['start']> {
     const configurable = request.config?.configurable ?? {};
     const folder = stringField(configurable, 'folder') ?? this.folders.defaultFolder;
-    if (folder === undefined) throw new ProtocolHttpError(422, 'No folder to work in: pass config.configurable.folder (an absolute path), or start the host with --folder.');
+    if (folder === undefined) throw new ProtocolHttpError(422, 'No folder to work in: pass config.configurable.folder (an absolute path), or set Settings › Agent Protocol › Default folder (or start the host with --folder DIR).');
     if (!isAbsolute(folder)) throw new ProtocolHttpError(422, 'config.configurable.folder must be an absolute path.');
     const refusal = this.folders.folderRefusal(folder);
     if (refusal !== undefined) throw new ProtocolHttpError(403, refusal);
@@ -333,11 +375,16 @@ export class ProtocolRuns implements ThreadActivity {
     // The session flags a run may name there (THE table's `configurable` rows: the model).
     const flags = configurableFlags(configurable, (message) => new ProtocolHttpError(422, message));
     if (flags.model !== undefined && !/^[\w.-]+:.+$/.test(flags.model)) throw new ProtocolHttpError(422, 'config.configurable.model must be provider:model.');
+    // A goal (SPEC §21): `config.configurable.goal` (the objective) and `verify` (commands; none: the
+    // agent drafts them, accepted as drafted since nobody is at a terminal). The message is then optional.
+    if (flags.goal !== undefined && flags.goal.trim() === '') throw new ProtocolHttpError(422, 'config.configurable.goal must be the objective.');
+    const goal = flags.goal !== undefined ? { goal: flags.goal, acceptDraft: true, ...(flags.verify !== undefined ? { verify: flags.verify } : {}) } : {};
+    if (flags.verify !== undefined && flags.goal === undefined) throw new ProtocolHttpError(422, 'config.configurable.verify goes with config.configurable.goal.');
     const input = request.input;
     const messages = input !== null && typeof input === 'object' ? (input as { messages?: unknown }).messages : undefined;
-    if (messages === undefined) throw new ProtocolHttpError(422, 'input.messages: a run needs the person\'s message (or command.resume).');
-    const { prompt, attachments } = lastPersonMessage(messages, 'input.messages');
-    return { folder, prompt, attachments, mode: mode as ApprovalMode | 'saved', ...overSettingsFlags(flags), ...(subagent !== undefined ? { agent: subagent.name } : {}) };
+    if (messages === undefined && flags.goal === undefined) throw new ProtocolHttpError(422, 'input.messages: a run needs the person\'s message (or command.resume).');
+    const { prompt, attachments } = messages === undefined ? { prompt: '', attachments: [] } : lastPersonMessage(messages, 'input.messages');
+    return { folder, prompt, attachments, mode: mode as ApprovalMode | 'saved', ...overSettingsFlags(flags), ...goal, ...(subagent !== undefined ? { agent: subagent.name } : {}) };
   }
 
   /** Starts the thread's first pending run when nothing goes before it. */
@@ -396,6 +443,7 @@ export class ProtocolRuns implements ThreadActivity {
         approve: 'ask',
         interactive: true,
         detach: true,
+        source: { kind: 'protocol', ...(run.request.client !== undefined ? { client: run.request.client } : {}) },
       });
       this.book.followed.set(threadId, { seq: 0, messages: [...before, { role: 'user', content: prompt }] });
     }
@@ -408,12 +456,14 @@ export class ProtocolRuns implements ThreadActivity {
     const todos = this.book.threads.range(threadId, undefined, 0)?.state.todos ?? [];
     const translator = new EventTranslator({ runId: run.record.run_id, threadId, modes: new Set(run.request.stream_mode), stream: run.stream, messages: followed.messages, todos });
     run.translator = translator;
+    run.seq = followed.seq;
     translator.begin();
     if (run.answers !== undefined) {
       // Each answer goes to the approval it was accepted for, or none does: one answered elsewhere meanwhile is never replaced by another.
       const pending = new Set(this.questions(threadId).map((q) => q.key));
       if (!run.answers.every((answer) => pending.has(answer.key))) throw new Error(`The approvals this resume answers were answered elsewhere meanwhile; nothing was answered. ${RESUME_BY_ID}`);
-      for (const { key, decision } of run.answers) this.context.runs.decide(threadId, key, decision);
+      const by = run.request.client !== undefined ? { answeredBy: run.request.client } : {};
+      for (const { key, decision } of run.answers) this.context.runs.decide(threadId, key, { ...decision, answeredIn: 'protocol', ...by } as ApprovalDecision);
     }
     const attached = this.context.runs.attach(connection, threadId, followed.seq, true);
     for (const { seq, event } of attached.events) this.onEvent(run, seq, event);
@@ -433,9 +483,26 @@ export class ProtocolRuns implements ThreadActivity {
       send: (event, payload) => {
         if (closed || run.translator === undefined) return;
         const p = payload as { seq?: number; event?: AgentEvent };
-        if (event === 'run.event' && p.seq !== undefined && p.event !== undefined) this.onEvent(run, p.seq, p.event);
-        else if (event === 'run.approval') this.onApproval(run);
-        else if (event === 'run.end') this.onEnd(run, payload as RunEnd);
+        if (event === 'run.event' && p.seq !== undefined && p.event !== undefined) {
+          // The host run goes on after the approval this run waited on was answered (anywhere): so does this run.
+          if (run.waiting === true && this.questions(run.record.thread_id).length === 0) this.revive(run);
+          this.onEvent(run, p.seq, p.event);
+        } else if (event === 'run.approval') this.onApproval(run);
+        else if (event === 'run.end') {
+          const end = payload as RunEnd;
+          if (run.waiting === true) {
+            // Its wait ended unanswered (stopped, a new message): it stays interrupted. Answered and finished: it ends.
+            if (end.state !== 'done') {
+              run.waiting = false;
+              run.stream.unpause();
+              run.connection?.close();
+              this.dropTemporary(run);
+              return;
+            }
+            this.revive(run);
+          }
+          this.onEnd(run, end);
+        }
       },
       ask: () => Promise.reject(new Error('an Agent Protocol run answers nothing')),
       onClose: (listener) => closers.push(listener),
@@ -448,21 +515,34 @@ export class ProtocolRuns implements ThreadActivity {
   }
 
   private onEvent(run: LiveRun, seq: number, event: AgentEvent): void {
-    const followed = this.book.followed.get(run.record.thread_id);
-    if (isEnded(run.record.status) || followed === undefined || seq <= followed.seq) return;
-    followed.seq = seq;
+    if ((isEnded(run.record.status) && run.waiting !== true) || seq <= run.seq) return;
+    run.seq = seq;
     run.translator!.event(event);
-    followed.messages = run.translator!.messages;
+    const followed = this.book.followed.get(run.record.thread_id);
+    if (followed !== undefined && seq > followed.seq) {
+      followed.seq = seq;
+      followed.messages = run.translator!.messages;
+    }
   }
 
   private onApproval(run: LiveRun): void {
     if (isEnded(run.record.status)) return;
     const asking = this.questions(run.record.thread_id);
     if (asking.length === 0) return;
-    run.translator!.interrupt([this.show(run.record.thread_id, asking)]);
-    // The host run waits for the answer (the window shows it too); this protocol run is over.
-    this.context.runs.detach(run.connection!, run.record.thread_id);
-    this.finish(run, 'success');
+    run.translator!.interrupt([this.show(run.record.thread_id, asking, run.revived !== true)]);
+    // The host run waits for the person (the window shows the approval too): this run is interrupted,
+    // not finished — its stream, `wait` and `join` answer the interrupt — and it stays attached to go on once answered.
+    run.waiting = true;
+    this.finish(run, 'interrupted', { keepConnection: true });
+  }
+
+  /** A waiting run whose approval was answered goes on: `running` again, its stream open for a join or a rejoin. */
+  private revive(run: LiveRun): void {
+    if (run.waiting !== true) return;
+    run.waiting = false;
+    run.revived = true;
+    run.stream.reopen();
+    this.setStatus(run, 'running');
   }
 
   private onEnd(run: LiveRun, end: RunEnd): void {
@@ -484,25 +564,29 @@ export class ProtocolRuns implements ThreadActivity {
     this.finish(run, 'error');
   }
 
-  private finish(run: LiveRun, status: ProtocolRunStatus): void {
+  private finish(run: LiveRun, status: ProtocolRunStatus, options: { keepConnection?: boolean } = {}): void {
     this.setStatus(run, status);
-    run.connection?.close();
-    run.stream.end();
-    // Ended runs keep their parts for a late join, the newest few: older ones answer from their record and thread.
-    const ended = [...this.book.live.values()].filter((r) => isEnded(r.record.status));
+    if (options.keepConnection !== true) run.connection?.close();
+    run.stream.end({ paused: run.waiting === true });
+    // Ended runs keep their parts for a late join, the newest few: older ones answer from their record and thread. A waiting run is kept: it may go on.
+    const ended = [...this.book.live.values()].filter((r) => isEnded(r.record.status) && r.waiting !== true);
     for (const old of ended.slice(0, Math.max(0, ended.length - KEPT_ENDED_RUNS))) {
       this.book.live.delete(old.record.run_id);
       old.stream.dispose();
     }
     const threadId = run.record.thread_id;
-    if (run.temporary) {
-      // A stateless run's thread goes with it (the reference's `on_completion: delete`).
-      void this.context.runs
-        .deleteThread(threadId)
-        .then(() => this.book.records.deleteThread(threadId))
-        .catch((err: unknown) => this.context.log(`a stateless run's thread ${threadId} was not deleted: ${err instanceof Error ? err.message : String(err)}`));
-    }
+    if (run.waiting !== true) this.dropTemporary(run);
     this.next(threadId);
+  }
+
+  /** A stateless run's thread goes with it once it is over (the reference's `on_completion: delete`). */
+  private dropTemporary(run: LiveRun): void {
+    const threadId = run.record.thread_id;
+    if (!run.temporary) return;
+    void this.context.runs
+      .deleteThread(threadId)
+      .then(() => this.book.records.deleteThread(threadId))
+      .catch((err: unknown) => this.context.log(`a stateless run's thread ${threadId} was not deleted: ${err instanceof Error ? err.message : String(err)}`));
   }
 
   private setStatus(run: LiveRun, status: ProtocolRunStatus): void {

@@ -67,6 +67,12 @@ export class ProtocolRunRecords {
     return row === undefined ? undefined : fromRow(row);
   }
 
+  /** A run by its id alone (a join without its thread, as `GET /runs/{run_id}/stream`). */
+  byId(runId: string): ProtocolRun | undefined {
+    const row = this.db.prepare('SELECT * FROM agent_protocol_runs WHERE run_id = ?').get(runId) as Row | undefined;
+    return row === undefined ? undefined : fromRow(row);
+  }
+
   /** The thread's runs, newest first. */
   list(threadId: string, options: { limit: number; offset: number; status?: string | undefined }): ProtocolRun[] {
     const rows = this.db

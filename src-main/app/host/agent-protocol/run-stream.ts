@@ -50,6 +50,12 @@ export class KeptPartsBudget {
     if (this.streams.has(stream)) this.ended.push(stream);
   }
 
+  /** @internal A stream that had ended goes on (a run waiting for the person, answered). */
+  reopened(stream: RunStream): void {
+    const at = this.ended.indexOf(stream);
+    if (at >= 0) this.ended.splice(at, 1);
+  }
+
   /** @internal A stream gone for good (its parts already dropped). */
   forget(stream: RunStream): void {
     this.streams.delete(stream);
@@ -86,6 +92,8 @@ export class RunStream {
   private first = 0;
   private readonly wakers = new Set<() => void>();
   private ended = false;
+  /** Ended at an interrupt, the run waiting for the person: it may go on (reopen) or not (unpause). */
+  private paused = false;
   private followers = 0;
   private lastValue: unknown = null;
   private lastLazy: (() => unknown) | undefined;
@@ -123,10 +131,27 @@ export class RunStream {
     this.wake();
   }
 
-  end(): void {
+  /** `paused`: at an interrupt the run may go on from (a follower rejoining after what it saw waits for that). */
+  end(options: { paused?: boolean } = {}): void {
     if (this.ended) return;
     this.ended = true;
+    this.paused = options.paused === true;
     this.budget.endedNow(this);
+    this.wake();
+  }
+
+  /** The run goes on after it had ended (paused at an interrupt, then answered): new parts follow the old ones' ids. */
+  reopen(): void {
+    if (!this.ended) return;
+    this.ended = false;
+    this.paused = false;
+    this.budget.reopened(this);
+  }
+
+  /** The pause is over without the run going on (its wait ended unanswered): followers waiting through it end. */
+  unpause(): void {
+    if (!this.paused) return;
+    this.paused = false;
     this.wake();
   }
 
@@ -136,6 +161,7 @@ export class RunStream {
 
   /** Drops every kept part: the run is forgotten (a join then answers from its record and thread). */
   dispose(): void {
+    this.unpause();
     while (this.dropOldest(0));
     this.budget.forget(this);
   }
@@ -196,7 +222,8 @@ export class RunStream {
         next += 1;
         yield { id: part.id, event: part.event, json: part.json };
       }
-      if (this.ended) return;
+      // A rejoin (Last-Event-ID: it saw the parts so far) follows a run paused at an interrupt on: it waits for the rest.
+      if (this.ended && !(this.paused && lastEventId !== undefined)) return;
       await new Promise<void>((resolve) => {
         const done = () => {
           this.wakers.delete(done);

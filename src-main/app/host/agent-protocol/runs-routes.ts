@@ -35,7 +35,23 @@ const runCreate = z.object({
 
 type RunCreate = z.output<typeof runCreate>;
 
-function runRequest(body: RunCreate): RunRequest {
+/** A protocol client in words: a browser page by its origin, else its user agent (data: cut, control characters dropped). */
+export function clientOf(request: ProtocolRequest): string | undefined {
+  const header = (name: string): string | undefined => {
+    const value = request.headers[name];
+    const raw = Array.isArray(value) ? value[0] : value;
+    const text = raw === undefined ? undefined : [...raw].filter((c) => c.charCodeAt(0) >= 0x20 && (c.charCodeAt(0) < 0x7f || c.charCodeAt(0) > 0x9f)).join('').trim();
+    return text === undefined || text === '' ? undefined : text.slice(0, 80);
+  };
+  const origin = header('origin');
+  if (origin !== undefined) return `a page at ${origin}`;
+  // Deep Agents' async subagent tools (and their completion callbacks) send `x-auth-scheme: langsmith`; the SDK's own Client sends none.
+  const agent = header('user-agent');
+  if (header('x-auth-scheme') === 'langsmith') return `a Deep Agents parent${agent !== undefined ? ` (${agent})` : ''}`;
+  return agent;
+}
+
+function runRequest(body: RunCreate, client?: string): RunRequest {
   const modes = body.stream_mode == null ? [] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
   const refused = modes.filter((mode) => NOT_PRODUCED.includes(mode));
   if (refused.length > 0) {
@@ -51,6 +67,7 @@ function runRequest(body: RunCreate): RunRequest {
     multitask_strategy: body.multitask_strategy ?? 'reject',
     if_not_exists: body.if_not_exists ?? undefined,
     on_completion: body.on_completion ?? undefined,
+    ...(client !== undefined ? { client } : {}),
   };
 }
 
@@ -83,6 +100,16 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
     headers,
     events: stream.follow(lastEventId, request.disconnected),
   });
+  /** A run's stream joined (from `Last-Event-ID` on): its parts, then each new one until it ends. */
+  const joinStream = (request: ProtocolRequest, threadId: string, runId: string): ProtocolReply => {
+    const stream = runs.stream(threadId, runId);
+    if (stream === undefined) return { kind: 'sse', events: (async function* () {})() };
+    const lastEventId = request.headers['last-event-id'];
+    if (request.query.get('cancel_on_disconnect') === '1' || request.query.get('cancel_on_disconnect') === 'true') {
+      request.disconnected.addEventListener('abort', () => void runs.cancel(threadId, runId).catch(() => undefined), { once: true });
+    }
+    return sse(stream, request, {}, typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : undefined);
+  };
   /** A run from a checkpoint other than the thread's newest would fork it (agent-chat-ui's regenerate and edit): refused, not appended. */
   const refuseFork = (body: RunCreate, threadId: string | undefined): void => {
     const asked = body.checkpoint_id ?? body.checkpoint?.checkpoint_id ?? undefined;
@@ -94,7 +121,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
   const create = async (request: ProtocolRequest, threadId: string | undefined) => {
     const body = parseBody(runCreate, request.body);
     refuseFork(body, threadId);
-    const created = await runs.create(threadId, runRequest(body));
+    const created = await runs.create(threadId, runRequest(body, clientOf(request)));
     const location = threadId === undefined ? `/runs/${created.run.run_id}` : `/threads/${threadId}/runs/${created.run.run_id}`;
     if (body.on_disconnect === 'cancel') {
       const cancel = () => void runs.cancel(created.run.thread_id, created.run.run_id).catch(() => undefined);
@@ -172,13 +199,18 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
       streams: true,
       handle: async (request) => {
         const { thread_id, run_id } = knownRun(uuidParam(request, 'thread_id'), uuidParam(request, 'run_id'));
-        const stream = runs.stream(thread_id, run_id);
-        if (stream === undefined) return { kind: 'sse', events: (async function* () {})() };
-        const lastEventId = request.headers['last-event-id'];
-        if (request.query.get('cancel_on_disconnect') === '1' || request.query.get('cancel_on_disconnect') === 'true') {
-          request.disconnected.addEventListener('abort', () => void runs.cancel(thread_id, run_id).catch(() => undefined), { once: true });
-        }
-        return sse(stream, request, {}, typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : undefined);
+        return joinStream(request, thread_id, run_id);
+      },
+    },
+    {
+      // A run joined by its id alone (the SDK's `joinStream(null, runId)`), as the reference serves it.
+      method: 'GET',
+      pattern: '/runs/:run_id/stream',
+      streams: true,
+      handle: async (request) => {
+        const run = runs.byId(uuidParam(request, 'run_id'));
+        if (run === undefined) throw new ProtocolHttpError(404, 'Run not found');
+        return joinStream(request, run.thread_id, run.run_id);
       },
     },
     {
@@ -191,7 +223,7 @@ export function runRoutes(context: ProtocolContext, runs: ProtocolRuns): Route[]
         const query = parseQuery(z.object({ wait: z.string().optional(), action: z.enum(['interrupt', 'rollback']).default('interrupt') }), request);
         if (query.action === 'rollback') throw new ProtocolHttpError(422, "action: rollback is not possible: Deepdesk cannot roll a thread's messages back. Use interrupt (the run stops, its messages stay).");
         const wait = query.wait === '1' || query.wait === 'true';
-        const cancelled = runs.cancel(threadId, runId);
+        const cancelled = runs.cancel(threadId, runId, `${clientOf(request) ?? 'a client'} over the Agent Protocol`);
         if (wait) await cancelled;
         else void cancelled.catch(() => undefined);
         return { kind: 'empty', status: wait ? 204 : 202 };

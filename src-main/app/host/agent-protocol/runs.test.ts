@@ -110,7 +110,7 @@ describe('runs over the Agent Protocol', () => {
     expect((await h.client.runs.get(threadId, latest.run_id)).status).toBe('success');
   });
 
-  it('an approval is an interrupt: the run succeeds, the thread waits with the action request; approve lands the write, reject changes nothing', async () => {
+  it('an approval is an interrupt: the run and the thread read interrupted with the action request; approve lands the write, reject changes nothing', async () => {
     const threadId = randomUUID();
     h.scripted.push({ toolCalls: [{ name: 'write_file', args: { file_path: '/approved.txt', content: 'yes\n' } }] }, { text: 'written' });
     const parts = await collectParts(h.client.runs.stream(threadId, 'deepdesk', { input: human('write it'), ifNotExists: 'create', streamMode: ['values', 'updates'] }));
@@ -119,7 +119,7 @@ describe('runs over the Agent Protocol', () => {
     expect(interrupt.__interrupt__[0]!.value.reviewConfigs).toEqual([{ actionName: 'write_file', allowedDecisions: ['approve', 'edit', 'reject'] }]);
     expect(parts.at(-1)).toMatchObject({ event: 'values', data: { __interrupt__: interrupt.__interrupt__ } });
     const runId = (parts[0]!.data as { run_id: string }).run_id;
-    expect((await h.client.runs.get(threadId, runId)).status).toBe('success');
+    expect((await h.client.runs.get(threadId, runId)).status).toBe('interrupted');
     expect(existsSync(join(h.folder, 'approved.txt'))).toBe(false);
 
     const resumed = (await h.client.runs.wait(threadId, 'deepdesk', { command: { resume: { decisions: [{ type: 'approve' }] } } })) as { messages: Array<{ type: string; content: string }> };

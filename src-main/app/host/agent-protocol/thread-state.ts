@@ -3,6 +3,7 @@
 // answered it), built from the stored messages alone. A checkpoint id says how many messages
 // its state holds, so a state is found again without reading anything but the thread.
 
+import type { GoalJson } from '../../../core/goals/goal';
 import { createHash } from 'node:crypto';
 import { isPersonMessage } from '../../../core/agent/notes';
 import type { Todo } from '../../../core/agent/types';
@@ -34,7 +35,7 @@ export interface ProtocolTask {
 
 export interface ProtocolThreadState {
   /** `todos` only in the newest state: Deepdesk keeps a thread's todos, not their history. */
-  values: { messages?: LangChainMessage[]; todos?: Todo[] };
+  values: { messages?: LangChainMessage[]; todos?: Todo[]; goal?: GoalJson };
   next: string[];
   tasks: ProtocolTask[];
   metadata?: ThreadMetadata;
@@ -50,7 +51,7 @@ export interface ProtocolThread {
   metadata: ThreadMetadata;
   status: ProtocolThreadStatus;
   config: Record<string, never>;
-  values?: { messages: LangChainMessage[]; todos: Todo[] };
+  values?: { messages: LangChainMessage[]; todos: Todo[]; goal?: GoalJson };
   interrupts?: Record<string, ProtocolInterrupt[]>;
 }
 
@@ -99,6 +100,8 @@ export interface ThreadView {
   messages?: readonly ChatMessage[];
   /** The thread's todos (read with its messages). */
   todos?: readonly Todo[];
+  /** The thread's goal (SPEC §21): in the newest state's values as `goal`. */
+  goal?: GoalJson;
 }
 
 export function threadJson(view: ThreadView, withValues: boolean): ProtocolThread {
@@ -111,7 +114,7 @@ export function threadJson(view: ThreadView, withValues: boolean): ProtocolThrea
     config: {},
   };
   if (view.messages === undefined) return thread;
-  if (withValues) thread.values = { messages: toLangChainMessages(view.threadId, view.messages), todos: [...(view.todos ?? [])] };
+  if (withValues) thread.values = { messages: toLangChainMessages(view.threadId, view.messages), todos: [...(view.todos ?? [])], ...goalOf(view) };
   thread.interrupts = view.interrupts.length === 0 ? {} : { [taskId(view.threadId, view.messages.length)]: view.interrupts };
   return thread;
 }
@@ -144,13 +147,17 @@ export function latestState(view: ThreadView): ProtocolThreadState {
   return threadStates(view, { limit: 1 })[0] ?? (view.messages === undefined ? emptyState() : { ...emptyState(), values: { messages: [], todos: [...(view.todos ?? [])] } });
 }
 
+function goalOf(view: ThreadView): { goal?: GoalJson } {
+  return view.goal !== undefined ? { goal: view.goal } : {};
+}
+
 function stateAt(view: ThreadView, messages: readonly LangChainMessage[], ends: readonly number[], k: number): ProtocolThreadState {
   const count = ends[k]!;
   const newest = k === ends.length - 1;
   const interrupts = newest ? view.interrupts : [];
   const checkpoint = (n: number): ProtocolCheckpoint => ({ thread_id: view.threadId, checkpoint_ns: '', checkpoint_id: checkpointId(view.threadId, n), checkpoint_map: null });
   return {
-    values: newest ? { messages: messages.slice(0, count), todos: [...(view.todos ?? [])] } : { messages: messages.slice(0, count) },
+    values: newest ? { messages: messages.slice(0, count), todos: [...(view.todos ?? [])], ...goalOf(view) } : { messages: messages.slice(0, count) },
     next: interrupts.length > 0 ? [INTERRUPT_NODE] : [],
     tasks:
       interrupts.length > 0

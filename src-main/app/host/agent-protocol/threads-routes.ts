@@ -2,6 +2,7 @@
 // copy, state and history, over Deepdesk's threads. A protocol thread is a Deepdesk thread (same
 // id); one created here before its first run lives only in agent_protocol_threads until that run.
 
+import { goalJson } from '../../../core/goals/goal';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ThreadStore, type ThreadSummary } from '../../threads/thread-store';
@@ -81,7 +82,7 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     if (!store.exists(view.threadId)) return view;
     const state = store.load(view.threadId);
     store.forget(view.threadId);
-    return { ...view, messages: state.messages, todos: state.todos };
+    return { ...view, messages: state.messages, todos: state.todos, ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}) };
   }
 
   function require(threadId: string): ThreadView {

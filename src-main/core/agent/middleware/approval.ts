@@ -111,17 +111,20 @@ export function approvalMiddleware(options: ApprovalOptions): Middleware {
       };
       const decision = await options.broker.decide(request, ctx.signal);
       observed?.decided(decision.type, 'person');
-      const where = 'answeredIn' in decision && decision.answeredIn !== undefined ? { answeredIn: decision.answeredIn } : {};
+      const where = {
+        ...('answeredIn' in decision && decision.answeredIn !== undefined ? { answeredIn: decision.answeredIn } : {}),
+        ...('answeredBy' in decision && decision.answeredBy !== undefined ? { answeredBy: decision.answeredBy } : {}),
+      };
       switch (decision.type) {
         case 'approve':
           ctx.emit({ type: 'approval', ...base, status: 'approved', ...where });
           return run(call);
         case 'edit': {
           if (canonicalJson(decision.args) === canonicalJson(args)) {
-            ctx.emit({ type: 'approval', ...base, status: 'approved' });
+            ctx.emit({ type: 'approval', ...base, status: 'approved', ...where });
             return run(call);
           }
-          ctx.emit({ type: 'approval', ...base, args: decision.args, status: 'edited' });
+          ctx.emit({ type: 'approval', ...base, args: decision.args, status: 'edited', ...where });
           // The person wrote these arguments: where they lead now is what they approved.
           const edited = await linkTargets(ctx.backend, call.name, decision.args);
           for (const [named, resolved] of Object.entries(edited.inside)) checked.add(`${named}\0${resolved}`);

@@ -48,7 +48,11 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
     try {
       const sb = await (await daytona()).get(id);
       if (GONE_STATES.has(sb.state ?? '')) return goneError(id);
-      if (sb.state !== 'started') return new SandboxProviderError(`The Daytona sandbox ${id} is ${providerText(sb.state ?? 'not started')}, not running: ${mapped.message}`, 'failed', 'daytona');
+      if (sb.state !== 'started') {
+        // Stopped (by `sandboxes stop`, its auto-stop, the dashboard): `attach` starts it again.
+        const stopped = sb.state === 'stopped' || sb.state === 'stopping' || sb.state === 'archived';
+        return new SandboxProviderError(`The Daytona sandbox ${id} is ${providerText(sb.state ?? 'not started')}, not running: ${mapped.message}`, stopped ? 'stopped' : 'failed', 'daytona');
+      }
     } catch (check) {
       const checked = failure(check, id);
       if (checked.reason === 'gone') return checked;

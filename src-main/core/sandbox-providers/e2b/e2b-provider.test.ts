@@ -68,7 +68,8 @@ describe('the E2B provider', () => {
     await sb.upload([{ path: `${WORKDIR}/kept.txt`, content: new TextEncoder().encode('kept\n') }]);
     await provider.stop(sb.id);
     expect((await provider.list()).find((s) => s.id === sb.id)?.state).toBe('stopped');
-    expect((await failure(sb.execute('true', { timeoutMs: 5000 }))).reason).toBe('gone');
+    // Paused: a call is refused as `stopped` (resumable by attach), not `gone`.
+    expect((await failure(sb.execute('true', { timeoutMs: 5000 }))).reason).toBe('stopped');
 
     const again = await provider.attach(sb.id);
     expect((await provider.list()).find((s) => s.id === sb.id)?.state).toBe('running');

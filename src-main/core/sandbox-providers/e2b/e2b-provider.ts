@@ -232,12 +232,15 @@ class E2bProviderSandbox implements ProviderSandbox {
   async failure(err: unknown, signal?: AbortSignal): Promise<unknown> {
     if (signal?.aborted) return signal.reason;
     const mapped = providerError(this.client.sdk, err, this.ctx.sandboxUrl, this.id);
-    if (mapped.reason !== 'failed' && mapped.reason !== 'timeout') return mapped;
+    // A paused sandbox's envd is not found either: asked, it is `stopped` (resumable), not gone.
+    if (mapped.reason !== 'failed' && mapped.reason !== 'timeout' && mapped.reason !== 'gone') return mapped;
     try {
       const info = await this.client.Sandbox.getInfo(this.id);
+      // Paused (E2B's stop): `attach` resumes it, files kept.
+      if (info.state === 'paused') return new SandboxProviderError(`The E2B sandbox ${providerText(this.id)} is paused, not running: ${mapped.message}`, 'stopped', 'e2b');
       if (info.state !== 'running') return gone(this.id);
     } catch (probe) {
-      if (probe instanceof this.client.sdk.SandboxNotFoundError) return gone(this.id);
+      if (probe instanceof this.client.sdk.SandboxNotFoundError || probe instanceof this.client.sdk.NotFoundError) return gone(this.id);
     }
     return mapped;
   }

@@ -63,6 +63,9 @@ export class LocalBoxProvider implements SandboxProvider {
 
   private sandbox(box: LocalBox): ProviderSandbox {
     const gone = (): SandboxProviderError => new SandboxProviderError(`the sandbox ${box.id} is gone`, 'gone', this.name);
+    // As the services: a stopped sandbox takes no command nor file call until it is started again (attach).
+    const stopped = (): boolean => this.boxes.get(box.id)?.state === 'stopped';
+    const stoppedError = (): SandboxProviderError => new SandboxProviderError(`the sandbox ${box.id} is stopped`, 'stopped', this.name);
     return {
       id: box.id,
       provider: this.name,
@@ -70,6 +73,7 @@ export class LocalBoxProvider implements SandboxProvider {
       execute: async (command: string, options: SandboxExecOptions): Promise<SandboxExecResult> => {
         this.calls.execute++;
         if (box.gone) throw gone();
+        if (stopped()) throw stoppedError();
         let output = '';
         const take = (c: Buffer): void => {
           const text = c.toString('utf8');
@@ -91,6 +95,7 @@ export class LocalBoxProvider implements SandboxProvider {
       upload: async (files: readonly SandboxFileUpload[]) => {
         this.calls.upload++;
         if (box.gone) throw gone();
+        if (stopped()) throw stoppedError();
         return files.map((f) => {
           try {
             box.writeFile(f.path, f.content, f.mode);
@@ -103,6 +108,7 @@ export class LocalBoxProvider implements SandboxProvider {
       download: async (paths: readonly string[]): Promise<SandboxFileDownload[]> => {
         this.calls.download++;
         if (box.gone) throw gone();
+        if (stopped()) throw stoppedError();
         return paths.map((p) => {
           try {
             return { path: p, content: new Uint8Array(box.readFile(p)) };

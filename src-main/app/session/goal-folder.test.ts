@@ -1,0 +1,66 @@
+// A goal's diff base where the folder is not on this computer (SPEC §21): git runs there,
+// through the thread's own command path, over a real ssh to a real sshd on 127.0.0.1.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSshd, type TestSshd } from '../../core/backends/remote/testing/sshd';
+import { openFolderBackend } from '../places/folder-backend';
+import { sshFolderLocation } from '../places/folder-location';
+import { shellGoalFolder } from './goal-folder';
+
+let sshd: TestSshd;
+let root: string;
+
+beforeAll(async () => {
+  sshd = await startTestSshd();
+  root = mkdtempSync(join(tmpdir(), 'deepdesk-goal-folder-'));
+});
+afterAll(async () => {
+  await sshd?.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd, encoding: 'utf8' });
+
+async function sshShell(folder: string) {
+  const opened = await openFolderBackend(sshFolderLocation(sshd.folderUrl(folder.split('/').map(encodeURIComponent).join('/'))), { dataDir: join(root, 'data'), sshCommand: sshd.sshCommand });
+  if (!opened.shell) throw new Error('no shell over ssh');
+  return opened.shell;
+}
+
+describe('a goal’s diff over SSH', () => {
+  it('takes the tree there, and the diff from it names the files touched; the person’s index is untouched', { timeout: 60_000 }, async () => {
+    const folder = join(root, 'repo');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+    git(folder, 'init', '-q');
+    git(folder, 'add', '.');
+    git(folder, 'commit', '-qm', 'fixture');
+    const place = shellGoalFolder(await sshShell(folder));
+    const base = await place.tree();
+    expect(base).toMatch(/^[0-9a-f]{40}$/);
+    // Nothing changed: the same tree (what the stall watch compares).
+    expect(await place.tree()).toBe(base);
+    writeFileSync(join(folder, 'sum.js'), 'module.exports = (a, b) => a + b;\n');
+    writeFileSync(join(folder, 'new.txt'), 'new\n');
+    const now = await place.tree();
+    expect(now).not.toBe(base);
+    const changed = await place.diff(base!);
+    expect(changed?.files.sort()).toEqual(['new.txt', 'sum.js']);
+    expect(changed?.diff).toContain('+module.exports = (a, b) => a + b;');
+    expect(git(folder, 'status', '--porcelain')).toBe(' M sum.js\n?? new.txt\n');
+  });
+
+  it('has no tree where the folder is not a git repository, and takes no base that is not an object id', { timeout: 60_000 }, async () => {
+    const folder = join(root, 'plain');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'a.txt'), 'a\n');
+    const place = shellGoalFolder(await sshShell(folder));
+    expect(await place.tree()).toBeUndefined();
+    const repo = join(root, 'repo');
+    const inRepo = shellGoalFolder(await sshShell(repo));
+    expect(await inRepo.diff('HEAD; touch pwned')).toBeUndefined();
+  });
+});

@@ -1,0 +1,77 @@
+// Where a goal's gate takes the folder's tree and diff (SPEC §21): the folder's git, with a
+// temporary index (the person's index, stash and branches untouched). A folder on this
+// computer (a provider sandbox's worktree included) runs git here; a folder over SSH runs it
+// there, through the thread's own command path. A folder without git has no diff.
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ShellBackend } from '../../core/backends/protocol';
+import type { GoalPlace } from '../../core/goals/evidence';
+import { gitEnv, runGit } from '../../core/git/run-git';
+
+const TIMEOUT_MS = 30_000;
+
+export function gitGoalFolder(folder: string, env: NodeJS.ProcessEnv = process.env): Pick<GoalPlace, 'tree' | 'diff'> {
+  const git = (args: string[], indexFile?: string) => runGit(args, { cwd: folder, env: gitEnv(env), timeoutMs: TIMEOUT_MS, ...(indexFile ? { indexFile } : {}) });
+  const tree = async (): Promise<string | undefined> => {
+    const dir = mkdtempSync(join(tmpdir(), 'deepdesk-goal-index-'));
+    try {
+      const index = join(dir, 'index');
+      const inside = await git(['rev-parse', '--is-inside-work-tree']);
+      if (inside.code !== 0 || inside.stdout.trim() !== 'true') return undefined;
+      const added = await git(['add', '-A', '--', '.'], index);
+      if (added.code !== 0) return undefined;
+      const written = await git(['write-tree'], index);
+      return written.code === 0 ? written.stdout.trim() : undefined;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  return {
+    tree,
+    diff: async (base) => {
+      const now = await tree();
+      if (now === undefined) return undefined;
+      const [diff, names] = await Promise.all([git(['diff', '--no-color', '--no-ext-diff', base, now]), git(['diff', '--name-only', base, now])]);
+      if (diff.code !== 0 || names.code !== 0) return undefined;
+      return { diff: diff.stdout, files: names.stdout.split('\n').filter((line) => line !== '') };
+    },
+  };
+}
+
+/** A git object id, the only thing put into a command here (a base comes from the goal record). */
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/** The tree with a temporary index, taken where the shell runs (the person's index untouched). */
+/** No hook or fsmonitor the repository names runs for the host's own git (held-off-config.ts); the shell's sandbox holds the rest. */
+const GIT = 'git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c gc.auto=0';
+const TREE_SCRIPT = [
+  `${GIT} rev-parse --is-inside-work-tree >/dev/null 2>&1 || exit 3`,
+  'i="$(mktemp -d)" || exit 4',
+  `GIT_INDEX_FILE="$i/index" ${GIT} add -A -- . >/dev/null 2>&1 && GIT_INDEX_FILE="$i/index" ${GIT} write-tree; c=$?`,
+  'rm -rf "$i"',
+  'exit $c',
+].join('\n');
+
+/** The folder's tree and diff by git where `shell` runs (a folder over SSH). */
+export function shellGoalFolder(shell: ShellBackend): Pick<GoalPlace, 'tree' | 'diff'> {
+  const run = (command: string) => shell.execute(command, { timeoutS: TIMEOUT_MS / 1000 });
+  const tree = async (): Promise<string | undefined> => {
+    const result = await run(TREE_SCRIPT);
+    const id = result.output.trim().split('\n').at(-1)?.trim() ?? '';
+    return result.exitCode === 0 && OBJECT_ID.test(id) ? id : undefined;
+  };
+  return {
+    tree,
+    diff: async (base) => {
+      if (!OBJECT_ID.test(base)) return undefined;
+      const now = await tree();
+      if (now === undefined) return undefined;
+      const names = await run(`${GIT} diff --name-only ${base} ${now}`);
+      const diff = await run(`${GIT} diff --no-color --no-ext-diff ${base} ${now}`);
+      if (names.exitCode !== 0 || diff.exitCode !== 0) return undefined;
+      return { diff: diff.output, files: names.output.split('\n').filter((line) => line !== '') };
+    },
+  };
+}
