@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { createPrivateFile, writePrivateFile } from './private-file';
+import { privateFolderProblem } from '../../core/fs/private-folder';
 
 export interface HostPaths {
   dir: string;
@@ -120,37 +121,10 @@ export function ensureHostDir(dataDir: string, options: HostPathOptions = {}): H
   ensurePrivateFolder(paths.dir, "the agent host's folder", paths.pipe);
   if (paths.socketDir === undefined) return paths;
   // The recorded folder or the predictable one, when it is this user's and private (made so when missing).
-  if (socketDirProblem(paths.socketDir, true) === undefined) return paths;
+  if (privateFolderProblem(paths.socketDir, true) === undefined) return paths;
   const chosen = fallbackSocketDir(dataDir, paths, options);
   checkSocketPath(chosen);
   return chosen;
-}
-
-/**
- * Why `path` cannot hold the socket: not a folder of this user's, a link, or open to others
- * (not tightened: what others could put in it meanwhile would stay). Made 0700 when missing
- * and `create`. Undefined when it can.
- */
-function socketDirProblem(path: string, create: boolean): string | undefined {
-  if (create) {
-    try {
-      mkdirSync(path, { mode: 0o700 });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return (err as Error).message;
-    }
-  }
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  if (st.isSymbolicLink()) return 'it is a symbolic link';
-  if (!st.isDirectory()) return 'it is not a folder';
-  const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) return `it belongs to another user (uid ${st.uid})`;
-  if ((st.mode & 0o077) !== 0) return `others can open it (mode ${(st.mode & 0o777).toString(8)})`;
-  return undefined;
 }
 
 /**
@@ -161,7 +135,7 @@ function socketDirProblem(path: string, create: boolean): string | undefined {
  */
 function fallbackSocketDir(dataDir: string, paths: HostPaths, options: HostPathOptions): HostPaths {
   const made = mkdtempSync(join(options.shortRoot ?? SHORT_ROOT, `deepdesk-${process.getuid?.() ?? 'user'}-`));
-  const problem = socketDirProblem(made, false);
+  const problem = privateFolderProblem(made, false);
   if (problem !== undefined) throw new Error(`refusing the agent host's socket folder ${made}: ${problem}`);
   const chosen = made;
   const recorded = recordedSocketDir(paths.socketDirRecord);
@@ -175,7 +149,7 @@ function fallbackSocketDir(dataDir: string, paths: HostPaths, options: HostPathO
   const now = recordedSocketDir(paths.socketDirRecord);
   if (now !== chosen) {
     rmSync(made, { recursive: true, force: true });
-    if (now === undefined || socketDirProblem(now, true) !== undefined) throw new Error(`the agent host's socket folder recorded in ${paths.socketDirRecord} cannot be used`);
+    if (now === undefined || privateFolderProblem(now, true) !== undefined) throw new Error(`the agent host's socket folder recorded in ${paths.socketDirRecord} cannot be used`);
     return inSocketDir(paths, dataDir, now);
   }
   return inSocketDir(paths, dataDir, chosen);

@@ -6,32 +6,18 @@
 // (someone else made the name first) a private mkdtemp folder of this process, as before.
 
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { privateFolderProblem } from '../fs/private-folder';
 
 let chosen: string | undefined;
-
-/** Why `dir` cannot be the shared folder, or undefined when it can (made 0700 when missing). */
-function sharedFolderProblem(dir: string): string | undefined {
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return (err as Error).message;
-  }
-  const st = lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) return 'not a folder';
-  const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) return 'another user owns it';
-  if ((st.mode & 0o077) !== 0) return 'others can open it';
-  return undefined;
-}
 
 /** The folder holding the launch files (see above). */
 export function launcherFilesDir(): string {
   if (chosen && isPrivateFolder(chosen)) return chosen;
   const shared = join(tmpdir(), `deepdesk-sandbox-${process.getuid?.() ?? 'user'}`);
-  if (sharedFolderProblem(shared) === undefined) return (chosen = shared);
+  if (privateFolderProblem(shared, true) === undefined) return (chosen = shared);
   const own = mkdtempSync(join(tmpdir(), 'deepdesk-sandbox-'));
   chmodSync(own, 0o700);
   process.once('exit', () => rmSync(own, { recursive: true, force: true }));
