@@ -23,8 +23,10 @@ export interface KnownAgent {
   /** Where the person's key goes upstream, and the variable Deepdesk's key is read from. */
   keyHeader: string;
   keyVariable: string;
+  /** The person's variable of the provider's base URL: where the proxy sends its calls when set (default `upstream`). */
+  baseUrlVariable: string;
   /** The provider prefix of the price table (`anthropic:claude-…`). */
-  priceProvider: string;
+  priceProvider: 'anthropic' | 'openai' | 'google';
   /** Login folders of the person's home given to it as a private copy. */
   loginEntries: readonly string[];
   /** The agent's variables: its model at `base` (the proxy's port in its sandbox), quiet, in its most-asking setting. */
@@ -47,6 +49,7 @@ export const KNOWN_AGENTS: readonly KnownAgent[] = [
     upstream: 'https://api.anthropic.com',
     keyHeader: 'x-api-key',
     keyVariable: 'ANTHROPIC_API_KEY',
+    baseUrlVariable: 'ANTHROPIC_BASE_URL',
     priceProvider: 'anthropic',
     loginEntries: ['.claude', '.claude.json'],
     // Its `default` permission mode is the adapter's own default (most asking).
@@ -70,6 +73,7 @@ export const KNOWN_AGENTS: readonly KnownAgent[] = [
     upstream: 'https://api.openai.com',
     keyHeader: 'authorization',
     keyVariable: 'OPENAI_API_KEY',
+    baseUrlVariable: 'OPENAI_BASE_URL',
     priceProvider: 'openai',
     loginEntries: ['.codex'],
     env: () => ({ OPENAI_API_KEY: PLACEHOLDER_KEY }),
@@ -107,6 +111,7 @@ export const KNOWN_AGENTS: readonly KnownAgent[] = [
     upstream: 'https://generativelanguage.googleapis.com',
     keyHeader: 'x-goog-api-key',
     keyVariable: 'GEMINI_API_KEY',
+    baseUrlVariable: 'GOOGLE_GEMINI_BASE_URL',
     priceProvider: 'google',
     loginEntries: ['.gemini'],
     env: (base) => ({ GOOGLE_GEMINI_BASE_URL: base, GEMINI_API_KEY: PLACEHOLDER_KEY, GEMINI_CLI_NO_RELAUNCH: 'true' }),

@@ -12,7 +12,8 @@ import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate, type T
 import { preparePrivateHome, startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteredCall, type MeteringProxy } from '../../core/acp-client/metering-proxy';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
-import type { Checkpoint } from '../../core/checkpoints/types';
+import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
+import type { CheckpointFile } from '../../core/agent/types';
 import { agentScript, privateHome, type AddedAgent, type KnownAgent } from './agent-catalog';
 
 /** The port of the agent's own loopback its model is reached on (forwarded to the proxy's socket). */
@@ -28,6 +29,8 @@ export interface AgentThreadOptions {
   rules(): readonly PermissionRule[];
   ask(request: AgentApprovalRequest, signal: AbortSignal): Promise<boolean>;
   onUpdate?(update: SessionUpdate): void;
+  /** A request the person's rules answered without asking (for the thread's history). */
+  onRuled?(request: AgentApprovalRequest, answer: 'allow' | 'deny'): void;
   ledger?: UsageLedger;
   /** The person's key for the agent's provider (put on its calls upstream; never in its environment). */
   personKey?: string;
@@ -52,7 +55,7 @@ export interface AgentThread {
   readonly session: AcpClientSession;
   readonly sessionId: string;
   /** One turn (the ledger rows carry its number); with checkpoints, the turn's checkpoint of what changed. */
-  prompt(text: string, messageIndex?: number): Promise<TurnResult & { checkpoint?: Checkpoint }>;
+  prompt(text: string, messageIndex?: number): Promise<TurnResult & { checkpoint?: Checkpoint; files?: CheckpointFile[] }>;
   /** `stop`: cancel, then the tree. */
   stop(): Promise<void>;
   /** Whether the budget stopped it. */
@@ -152,6 +155,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
     rules: options.rules,
     ask: options.ask,
     ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}),
+    ...(options.onRuled ? { onRuled: options.onRuled } : {}),
   });
   ref.session = session;
   const stop = (): Promise<void> =>
@@ -179,7 +183,8 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       if (!recorder) return session.prompt(text);
       const line = text.split('\n')[0] ?? '';
       const outcome = await recorder.step({ threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: line, tool: `agent:${name}` }, 'all', () => session.prompt(text));
-      return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint } : {}) };
+      const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
+      return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files } : {}) };
     },
     stop,
     budgetReached: () => reached,

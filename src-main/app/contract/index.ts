@@ -66,6 +66,16 @@ export const subagentSchema = z.object({
   model: z.string().optional(),
 });
 
+/** A command the person added as an agent (SPEC §22, Settings › Agents): started as given, contained like the catalog's. */
+export const addedAgentSchema = z.object({
+  name: z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9-_]*$/i, 'use letters, digits, - and _'),
+  label: z.string().max(80).optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+});
+export type AddedAgentDto = z.infer<typeof addedAgentSchema>;
+
 export const providerSchema = z.enum(['anthropic', 'openai', 'google', 'openai-compatible', 'ollama']);
 
 export const settingsSchema = z.object({
@@ -93,6 +103,8 @@ export const settingsSchema = z.object({
   telemetry: telemetrySettingsSchema.optional(),
   /** Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's) and the revision rounds before `unmet` (1–10, default 3). */
   goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(1).max(10).optional() }).optional(),
+  /** Settings › Agents (SPEC §22): the commands the person added as agents. */
+  agents: z.object({ added: z.array(addedAgentSchema).optional() }).optional(),
   /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */
   agentProtocol: agentProtocolSettingsSchema.optional(),
   /** Settings › Sandboxes (SPEC §18): the provider, what its sandboxes are made with, and prices per hour. */
@@ -190,6 +202,8 @@ export const pendingApprovalSchema = z.object({
   suggestedRule: permissionRuleSchema.optional(),
   /** An execute asking to run outside the sandbox, with the model's reason. */
   outsideSandbox: z.object({ reason: z.string() }).optional(),
+  /** Another agent of the thread asks over ACP (SPEC §22): its name. */
+  agent: z.string().optional(),
   /** For execute: where the command runs: the remote machine (`user@host`) of an SSH folder, else this one; and whether inside the sandbox. */
   runsOn: z.object({ host: z.string().optional(), sandboxed: z.boolean(), provider: sandboxPlaceSchema.optional() }).optional(),
   createdAt: z.string(),

@@ -31,6 +31,8 @@ export type SessionUpdate = SessionNotification['update'];
 export interface AgentApprovalRequest {
   /** The agent's name, as the card, the `run` prompt and `attach` say it. */
   agent: string;
+  /** The agent's id of the tool call it asks about. */
+  toolCallId: string;
   operation: AgentOperation;
   /** Why it asks (the rules' words). */
   reason: string;
@@ -52,7 +54,7 @@ export interface AcpClientOptions {
   /** Each session update, in arrival order. */
   onUpdate?(update: SessionUpdate): void;
   /** A permission answered by the rules (without asking), for the thread's history. */
-  onRuled?(operation: AgentOperation, answer: 'allow' | 'deny', reason: string): void;
+  onRuled?(request: AgentApprovalRequest, answer: 'allow' | 'deny'): void;
   /** How long the updates must be quiet after the prompt's answer for the turn to end (default 150 ms, at most 3 s in all). */
   settleMs?: number;
 }
@@ -118,10 +120,10 @@ export class AcpClientSession {
         const operation = operationOfRequest(known, this.options.folder);
         const ruled = decideByRules(operation, this.options.rules());
         if (ruled.answer !== 'ask') {
-          this.options.onRuled?.(operation, ruled.answer, ruled.reason);
+          this.options.onRuled?.({ agent: this.options.agent, toolCallId: params.toolCall.toolCallId, operation, reason: ruled.reason }, ruled.answer);
           return permissionAnswer(params.options, ruled.answer === 'allow');
         }
-        const allowed = await this.options.ask({ agent: this.options.agent, operation, reason: ruled.reason }, signal).catch(() => false);
+        const allowed = await this.options.ask({ agent: this.options.agent, toolCallId: params.toolCall.toolCallId, operation, reason: ruled.reason }, signal).catch(() => false);
         return permissionAnswer(params.options, allowed);
       })
       .onRequest(methods.client.fs.readTextFile, async ({ params }) => {

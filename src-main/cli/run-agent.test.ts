@@ -1,0 +1,100 @@
+// `deepdesk run --agent NAME` (SPEC §22) through the built CLI and the agent host, with the
+// scripted ACP agent added as a command in Settings › Agents (contained in the sandbox like
+// any agent): its turn is the thread's (streamed, stored, exported, attached), a deny rule
+// answers its request without asking (the file never written), its command asks on the
+// terminal naming it and runs once approved, and `stop` cancels it and ends its whole tree.
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { detectSandbox } from '../core/sandbox';
+import { repo, useCliTestEnv } from './cli-harness.test-support';
+import { onTerminal, waitFor } from './host-harness.test-support';
+
+const t = useCliTestEnv('deepdesk-run-agent');
+const SCRIPT = join(repo, 'src-main/core/acp-client/testing/scripted-acp-agent.mjs');
+
+/** Settings with the scripted agent added (a marker among its arguments finds its processes) and a deny rule. */
+function settings(marker: string): void {
+  writeFileSync(
+    join(t.dataDir, 'settings.json'),
+    JSON.stringify({
+      rules: [{ operations: ['write', 'edit'], paths: ['/keep.txt'], decision: 'deny', description: 'keep.txt is mine' }],
+      agents: { added: [{ name: 'scripted', label: 'Scripted Agent', command: process.execPath, args: [SCRIPT, `--marker=${marker}`], env: {} }] },
+    }),
+  );
+}
+
+/** The processes whose command line holds the marker (the agent, its sandbox's). */
+function processesWith(marker: string): number[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .filter((line) => line.includes(marker) && !line.includes('ps -eo'))
+    .map((line) => Number(line.trim().split(/\s+/)[0]));
+}
+
+describe('run --agent', async () => {
+  const available = (await detectSandbox()).available;
+  const base = () => ['--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'scripted'];
+
+  it.skipIf(!available)('a deny rule answers without asking (the file never written); the turn is the thread’s: streamed, exported, attached, and the agent is gone after', async () => {
+    const marker = randomUUID();
+    settings(marker);
+    const ran = await t.deepdesk(['run', '--json', ...base(), `say hello from the agent ;; write ${join(t.folder, 'keep.txt')} overwritten`], {}, '');
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    const events = ran.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string; name?: string; threadId: string; text?: string });
+    const approvals = events.filter((e) => e.type === 'approval');
+    expect(approvals.map((e) => e.status)).toEqual(['denied']);
+    expect(events.some((e) => e.type === 'tool_call' && e.name === 'edit_file')).toBe(true);
+    expect(events.find((e) => e.type === 'done')?.text).toBe('permission: no');
+    expect(existsSync(join(t.folder, 'keep.txt'))).toBe(false);
+    const threadId = events[0]!.threadId;
+    const exported = (await t.deepdesk(['threads', 'export', threadId, '--format', 'md', '--data-dir', t.dataDir])).stdout;
+    expect(exported).toContain('say hello from the agent');
+    expect(exported).toContain('hello from the agent');
+    expect(exported).toContain('edit_file');
+    const attached = await t.deepdesk(['attach', threadId, '--data-dir', t.dataDir]);
+    expect(attached.stdout).toContain('hello from the agent');
+    expect(processesWith(marker)).toEqual([]);
+  });
+
+  it.skipIf(!available)('its command asks on the terminal naming the agent, and runs once approved (sandboxed, as Deepdesk’s execute)', async () => {
+    const marker = randomUUID();
+    settings(marker);
+    const term = onTerminal(['run', ...base(), 'run echo ran > ran.txt']);
+    await waitFor(() => term.screen().includes('Approve?'), 60_000, 'the agent’s question');
+    expect(term.screen()).toContain('Scripted Agent asks: execute needs approval');
+    expect(term.screen()).toContain('Command: echo ran > ran.txt');
+    expect(existsSync(join(t.folder, 'ran.txt'))).toBe(false);
+    term.write('y\r');
+    expect(await term.exited).toBe(0);
+    expect(readFileSync(join(t.folder, 'ran.txt'), 'utf8')).toBe('ran\n');
+    expect(term.screen()).toContain('permission: once; exit 0');
+    await waitFor(() => processesWith(marker).length === 0, 10_000, 'the agent’s processes to end');
+  });
+
+  it.skipIf(!available)('stop cancels the turn and ends the agent’s whole tree (no process left, by pid); the thread keeps its agent', async () => {
+    const marker = randomUUID();
+    settings(marker);
+    const id = (await t.deepdesk(['run', '--detach', ...base(), 'say started ;; own-run sleep 600'])).stdout.trim();
+    await waitFor(() => processesWith(marker).length > 0 && execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).includes('sleep 600'), 60_000, 'the agent to start its sleep');
+    const pids = processesWith(marker);
+    const stopped = await t.deepdesk(['stop', id, '--data-dir', t.dataDir]);
+    expect(stopped.code).toBe(0);
+    await waitFor(() => pids.every((pid) => !existsSync(`/proc/${pid}`)) && !execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).includes('sleep 600'), 15_000, 'every process of the agent to end');
+    const listed = JSON.parse((await t.deepdesk(['agents', '--json', '--data-dir', t.dataDir])).stdout) as Array<{ threadId: string; state: string; agent?: string }>;
+    expect(listed.find((a) => a.threadId === id)).toMatchObject({ state: 'stopped', agent: 'Scripted Agent' });
+    expect((await t.deepdesk(['agents', '--data-dir', t.dataDir])).stdout).toContain('Scripted Agent');
+  });
+
+  it('a command that does not take --agent refuses it; an unknown agent is bad usage', async () => {
+    const refused = await t.deepdesk(['tools', '--folder', t.folder, '--agent', 'scripted'], {}, '');
+    expect(refused.code).toBe(2);
+    const unknown = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'nobody', 'hi']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('there is no agent nobody');
+  });
+});
