@@ -5,10 +5,13 @@
 // terminal naming it and runs once approved, and `stop` cancels it and ends its whole tree.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectSandbox } from '../core/sandbox';
+import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../core/models/testing/scripted-anthropic-server';
+import { installDir, knownAgent } from '../app/agents/agent-catalog';
 import { repo, useCliTestEnv } from './cli-harness.test-support';
 import { onTerminal, waitFor } from './host-harness.test-support';
 
@@ -97,4 +100,56 @@ describe('run --agent', async () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('there is no agent nobody');
   });
+
+  it.skipIf(!available)('Claude Code’s real adapter: its Bash asks naming it and runs once approved, its Write to a denied file is refused without asking; ledger rows name it', async () => {
+    // Installed in the data folder as Settings › Agents does, from the repository's pinned copy.
+    const claude = knownAgent('claude-code')!;
+    const at = join(installDir(t.dataDir, claude), 'node_modules', '@zed-industries');
+    mkdirSync(at, { recursive: true });
+    symlinkSync(join(repo, 'node_modules', '@zed-industries', 'claude-code-acp'), join(at, 'claude-code-acp'));
+    settings(randomUUID());
+    const home = mkdtempSync(join(tmpdir(), 'run-agent-home-'));
+    const keep = join(t.folder, 'keep.txt');
+    const script = (body: Record<string, unknown>): AnthropicReply => {
+      const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
+      const write = tools.find((tool) => /(^|__)Write$/.test(tool.name));
+      const bash = tools.find((tool) => /(^|__)Bash$/.test(tool.name));
+      if (!write || !bash) return anthropicMessageStream([{ text: 'A title' }], 'end_turn');
+      const results = (JSON.stringify(body.messages).match(/"tool_result"/g) ?? []).length;
+      if (results === 0) return anthropicMessageStream([{ tool: bash.name, id: 'toolu_01', json: [JSON.stringify({ command: 'echo ran > ran.txt', description: 'Write ran.txt', timeout: 60000 })] }], 'tool_use');
+      if (results === 1) return anthropicMessageStream([{ tool: write.name, id: 'toolu_02', json: [JSON.stringify({ file_path: keep, content: 'overwritten\n' })] }], 'tool_use');
+      return anthropicMessageStream([{ text: 'All done here.' }], 'end_turn');
+    };
+    const model = await startScriptedAnthropicServer(Array.from({ length: 40 }, () => script));
+    try {
+      const env = { HOME: home, ANTHROPIC_BASE_URL: model.url.replace(/\/v1$/, ''), ANTHROPIC_API_KEY: 'the-persons-key', DEEPDESK_HOME: t.dataDir };
+      const term = onTerminal(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'claude-code', 'write keep.txt, then run the command'], env);
+      await waitFor(() => term.screen().includes('Approve?'), 60_000, 'Claude Code’s question').catch((err: Error) => {
+        let log = '';
+        try {
+          log = readFileSync(join(t.dataDir, 'host', 'host.log'), 'utf8');
+        } catch {
+          // none
+        }
+        throw new Error(`${err.message}: ${term.screen()}\n${JSON.stringify(model.bodies.map((b) => JSON.stringify(b.messages).slice(-300)))}\n${log.slice(-3000)}`);
+      });
+      expect(term.screen()).toContain('Claude Code asks: execute needs approval');
+      expect(term.screen()).toContain('echo ran > ran.txt');
+      expect(existsSync(keep)).toBe(false);
+      term.write('y\r');
+      // Then its Write to the denied file is answered by the rule (Claude Code ends its turn at a refusal): no second question.
+      expect(await term.exited).toBe(0);
+      expect(existsSync(join(t.folder, 'ran.txt')), `${term.screen()}\n${JSON.stringify(model.bodies.map((b) => JSON.stringify(b.messages).slice(-600)))}`).toBe(true);
+      expect(readFileSync(join(t.folder, 'ran.txt'), 'utf8')).toBe('ran\n');
+      expect(term.screen().match(/Approve\?/g)).toHaveLength(1);
+      expect(model.bodies.some((b) => JSON.stringify(b.messages).includes('keep.txt'))).toBe(true);
+      expect(existsSync(keep)).toBe(false);
+      expect(model.headers.every((h) => h['x-api-key'] === 'the-persons-key')).toBe(true);
+      const usage = await t.deepdesk(['usage', '--by', 'model', '--json', '--data-dir', t.dataDir], { HOME: home });
+      expect(usage.stdout).toContain('claude-code');
+    } finally {
+      await model.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

@@ -147,6 +147,14 @@ export class ExternalAgentRunner {
           const id = idOf(update.toolCallId);
           const args = { title: update.title, ...(update.rawInput !== undefined && typeof update.rawInput === 'object' && update.rawInput !== null ? (update.rawInput as object) : {}) };
           const name = TOOL_OF_KIND[update.kind ?? 'other'] ?? `agent:${update.kind ?? 'other'}`;
+          const again = calls.get(update.toolCallId);
+          if (again !== undefined) {
+            // The same call told again with more of it (Claude Code sends its input in a second `tool_call`).
+            Object.assign(again.call, { name, args, argsText: JSON.stringify(args) });
+            if (!again.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, again, update);
+            controls.persist(state);
+            break;
+          }
           const call: ToolCall = { id, name, args, argsText: JSON.stringify(args) };
           calls.set(update.toolCallId, { call, done: false });
           const message: ChatMessage = { role: 'assistant', content: answer, toolCalls: [call] };
