@@ -152,4 +152,39 @@ describe('run --agent', async () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 300_000);
+
+  it.skipIf(!available)('Claude Code at its budget: the proxy refuses, the turn is cancelled, its tree ends (no process left); spend ≤ budget + one call, and the run says why', async () => {
+    const claude = knownAgent('claude-code')!;
+    const root = installDir(t.dataDir, claude);
+    mkdirSync(join(root, 'node_modules', '@zed-industries'), { recursive: true });
+    symlinkSync(join(repo, 'node_modules', '@zed-industries', 'claude-code-acp'), join(root, 'node_modules', '@zed-industries', 'claude-code-acp'));
+    settings(randomUUID());
+    writeFileSync(join(t.folder, 'a.txt'), 'some text\n');
+    const home = mkdtempSync(join(tmpdir(), 'run-agent-home-'));
+    let n = 0;
+    const script = (body: Record<string, unknown>): AnthropicReply => {
+      const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
+      const read = tools.find((tool) => /(^|__)Read$/.test(tool.name));
+      if (!read) return anthropicMessageStream([{ text: 'A title' }], 'end_turn');
+      return anthropicMessageStream([{ tool: read.name, id: `toolu_${++n}`, json: [JSON.stringify({ file_path: join(t.folder, 'a.txt') })] }], 'tool_use');
+    };
+    const model = await startScriptedAnthropicServer(Array.from({ length: 60 }, () => script));
+    try {
+      const env = { HOME: home, ANTHROPIC_BASE_URL: model.url.replace(/\/v1$/, ''), ANTHROPIC_API_KEY: 'the-persons-key' };
+      const budget = 0.003;
+      const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'claude-code', '--max-cost', String(budget), 'read a.txt forever'], env, '');
+      expect(ran.code).toBe(1);
+      expect(ran.stderr).toContain('budget');
+      await waitFor(() => !execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).includes(root), 15_000, 'Claude Code’s processes to end');
+      const report = JSON.parse((await t.deepdesk(['usage', '--by', 'model', '--json', '--data-dir', t.dataDir], { HOME: home })).stdout) as { rows: Array<{ key: string; calls: number; costUsd: number }> };
+      const row = report.rows.find((r) => r.key.includes('claude'))!;
+      expect(row.costUsd).toBeGreaterThanOrEqual(budget);
+      expect(row.costUsd).toBeLessThanOrEqual(budget + row.costUsd / row.calls + 1e-9);
+      // Refused calls never reached the model: it got only the metered ones.
+      expect(model.bodies.length).toBe(row.calls);
+    } finally {
+      await model.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

@@ -114,7 +114,8 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       upstream: options.upstream ?? known.upstream,
       upstreamHeaders: keyHeaders(known, options.personKey),
       onCall: record,
-      price: (usage) => costAt(resolvePrice(`${known.priceProvider}:${usage.model}`), usage),
+      // Without the person's key it uses its own sign-in (a subscription): its calls pass unpriced.
+      price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`), usage)),
       ...(options.budget ? { budget: options.budget } : {}),
       onBudget: () => {
         reached = true;

@@ -19,6 +19,8 @@ export interface ExternalAgentRequest {
   dataDir: string;
   /** The client's environment: the provider's key and base URL. */
   env: NodeJS.ProcessEnv;
+  /** A line for the person. */
+  say?(line: string): void;
   /** `--max-cost`, over Settings' thread budget. */
   maxCostUsd?: number;
 }
@@ -52,6 +54,7 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     }
     personKey = request.env[known.keyVariable]?.trim() || (await session.settings.apiKeyFor(known.priceProvider));
     upstream = request.env[known.baseUrlVariable]?.trim() || undefined;
+    if (personKey === undefined) request.say?.(`${known.label}: no ${known.keyVariable} here or in Settings, so it uses its own sign-in; its calls are recorded unpriced (a subscription's cost is not known here) and a budget cannot stop it by cost`);
   }
   const budgetLimit = request.maxCostUsd ?? settings.threadBudgetUsd;
   return new ExternalAgentRunner({

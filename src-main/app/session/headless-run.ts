@@ -118,7 +118,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
     if (externalName !== undefined && (request.agent !== undefined || request.goal !== undefined || request.model !== undefined)) {
       throw new ContractError(`--agent ${externalName}: the thread's agent is that one, with its own model; it takes no --model, subagent or --goal`, 'bad_request');
     }
-    const external = externalName === undefined ? undefined : await externalAgentFor(session, externalName, { name: externalName, threadId, dataDir: context.dataDir, env: request.env, ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}) });
+    const external = externalName === undefined ? undefined : await externalAgentFor(session, externalName, { name: externalName, threadId, dataDir: context.dataDir, env: request.env, say: io.say, ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}) });
     const agent = request.agent === undefined ? undefined : subagentNamed(session, request.agent);
     // A bad model spec or a missing key is told before anything runs. A subagent's own model
     // is its run's unless the run names one. Another agent calls its own model.
