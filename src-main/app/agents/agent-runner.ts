@@ -6,6 +6,8 @@
 // is started on the thread's first turn and kept for the next; a stop (cancel, then the tree)
 // or a budget ends it, and the next turn starts it again (continuing its session where it can).
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunResult } from '../../core/agent/loop';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
@@ -308,6 +310,7 @@ export class ExternalAgentRunner {
     }).then(
       (thread) => {
         this.thread = thread;
+        keepReport(context.dataDir, this.name, thread);
         return thread;
       },
       (err: unknown) => {
@@ -387,4 +390,53 @@ export function resolveAgent(name: string, added: readonly AddedAgent[], install
   const known: KnownAgent | undefined = knownAgent(name);
   if (known) return { known, ...(installRoot !== undefined ? { installRoot } : {}) };
   return undefined;
+}
+
+/** What an agent's `initialize` reported, as Settings › Agents shows it. */
+export interface AgentReport {
+  agentName?: string;
+  agentVersion?: string;
+  /** What it offers: load, resume, fork, close, images, audio, embedded context, MCP over http/sse, … */
+  capabilities: string[];
+  at: string;
+}
+
+function reportFile(dataDir: string, name: string): string {
+  return join(dataDir, 'agents', 'reported', `${name}.json`);
+}
+
+/** Kept in the data folder each time the agent starts (SPEC §22: what `initialize` reports is kept and shown). */
+function keepReport(dataDir: string, name: string, thread: AgentThread): void {
+  const init = thread.session.initializeResponse;
+  const caps = init?.agentCapabilities;
+  const offered: string[] = [];
+  if (caps?.loadSession === true) offered.push('load');
+  const sessions = (caps?.sessionCapabilities ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(sessions)) if (sessions[key] != null) offered.push(key);
+  const prompt = (caps?.promptCapabilities ?? {}) as Record<string, unknown>;
+  for (const key of ['image', 'audio', 'embeddedContext']) if (prompt[key] === true) offered.push(key);
+  const mcp = (caps?.mcpCapabilities ?? {}) as Record<string, unknown>;
+  for (const key of ['http', 'sse']) if (mcp[key] === true) offered.push(`mcp-${key}`);
+  const report: AgentReport = {
+    ...(init?.agentInfo?.name ? { agentName: init.agentInfo.name } : {}),
+    ...(init?.agentInfo?.version ? { agentVersion: init.agentInfo.version } : {}),
+    capabilities: offered,
+    at: new Date().toISOString(),
+  };
+  try {
+    mkdirSync(join(dataDir, 'agents', 'reported'), { recursive: true, mode: 0o700 });
+    writeFileSync(reportFile(dataDir, name), JSON.stringify(report, null, 2), { mode: 0o600 });
+  } catch {
+    // Shown when it can be kept; the agent runs all the same.
+  }
+}
+
+/** What the agent's `initialize` last reported, when it has started here. */
+export function agentReport(dataDir: string, name: string): AgentReport | undefined {
+  try {
+    const json = JSON.parse(readFileSync(reportFile(dataDir, name), 'utf8')) as AgentReport;
+    return Array.isArray(json.capabilities) && typeof json.at === 'string' ? json : undefined;
+  } catch {
+    return undefined;
+  }
 }

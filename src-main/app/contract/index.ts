@@ -76,6 +76,21 @@ export const addedAgentSchema = z.object({
 });
 export type AddedAgentDto = z.infer<typeof addedAgentSchema>;
 
+/** An agent of Settings › Agents (SPEC §22): a known one (pinned, installed or not) or a command the person added; what its `initialize` reported when it last started. */
+export const externalAgentSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  kind: z.enum(['known', 'added']),
+  packageName: z.string().optional(),
+  version: z.string().optional(),
+  installed: z.boolean(),
+  command: z.string().optional(),
+  reported: z
+    .object({ agentName: z.string().optional(), agentVersion: z.string().optional(), capabilities: z.array(z.string()), at: z.string() })
+    .optional(),
+});
+export type ExternalAgentDto = z.infer<typeof externalAgentSchema>;
+
 export const providerSchema = z.enum(['anthropic', 'openai', 'google', 'openai-compatible', 'ollama']);
 
 export const settingsSchema = z.object({
@@ -324,7 +339,14 @@ export const methods = {
   },
 
   'threads.list': { params: empty, result: z.array(threadSummarySchema) },
-  'threads.create': { params: z.object({ title: z.string().optional() }), result: threadSummarySchema },
+  /** `agent`: the thread's agent is another one over ACP (SPEC §22, *New thread with…*). */
+  'threads.create': { params: z.object({ title: z.string().optional(), agent: z.string().optional() }), result: threadSummarySchema },
+  /** Settings › Agents (SPEC §22): the catalog and the added commands. */
+  'externalAgents.list': { params: empty, result: z.array(externalAgentSchema) },
+  /** Installs a known agent's pinned version into the data folder (the person confirmed it). */
+  'externalAgents.install': { params: z.object({ name: z.string() }), result: z.array(externalAgentSchema) },
+  /** Adds (or replaces, by name) a command as an agent. */
+  'externalAgents.add': { params: addedAgentSchema, result: z.array(externalAgentSchema) },
   /** Threads whose messages (the person's and the agent's) contain every word of the query, newest first, with a bit of the message. */
   'threads.search': { params: z.object({ query: z.string().max(500) }), result: z.array(z.object({ threadId: z.string(), snippet: z.string() })) },
   'threads.get': { params: threadRef, result: threadViewSchema },

@@ -27,8 +27,12 @@ export type HandlersFor<P extends string> = Pick<Handlers, Extract<AppMethodName
 
 export const ok = { ok: true as const };
 
+import type { WindowAgents } from './agent-handlers';
+
 /** What the window's requests of one folder are answered with. */
 export interface WindowServices {
+  /** Threads whose agent is another one over ACP (SPEC §22). */
+  agents: WindowAgents;
   folder: string;
   version: string;
   transport: 'electron' | 'web';
