@@ -10,18 +10,8 @@ import { agentReport, agentStandInModel, threadAgent, type ExternalAgentRunner }
 import { externalAgentFor } from '../session/external-agent';
 import type { FolderSession } from '../session/folder-session';
 import type { ThreadService } from '../session/thread-service';
-import type { HandlersFor } from './handlers';
+import type { WindowAgents } from './handlers';
 
-export interface WindowAgents {
-  handlers: HandlersFor<'externalAgents.'>;
-  /** A thread made with another agent (*New thread with…*). */
-  created(threadId: string, name: string): Promise<void>;
-  /** Before a message is sent: a thread whose agent is another one has its runner. */
-  ready(threadId: string): Promise<void>;
-  /** A deleted thread's agent ends. */
-  forget(threadId: string): Promise<void>;
-  close(): Promise<void>;
-}
 
 export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv; session: FolderSession; threads: () => ThreadService; say(line: string): void }): WindowAgents {
   const { dataDir, session } = options;
