@@ -45,10 +45,16 @@ describe('run --agent', async () => {
   it.skipIf(!available)('a deny rule answers without asking (the file never written); the turn is the thread’s: streamed, exported, attached, and the agent is gone after', async () => {
     const marker = randomUUID();
     settings(marker);
-    const ran = await t.deepdesk(['run', '--json', ...base(), `say hello from the agent ;; write ${join(t.folder, 'keep.txt')} overwritten`], {}, '');
+    const ran = await t.deepdesk(['run', '--json', ...base(), `say hello from the agent ;; plan read it | write it ;; usage 1234 200000 ;; write ${join(t.folder, 'keep.txt')} overwritten`], {}, '');
     expect(ran.stderr).toBe('');
     expect(ran.code).toBe(0);
-    const events = ran.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string; name?: string; threadId: string; text?: string });
+    const events = ran.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; status?: string; name?: string; threadId: string; text?: string; todos?: unknown[]; contextTokens?: number; usage?: { inputTokens: number } });
+    // The plan is the thread's todos; usage_update feeds the context meter only (no tokens counted as spent).
+    expect(events.find((e) => e.type === 'todos')?.todos).toEqual([
+      { content: 'read it', status: 'in_progress' },
+      { content: 'write it', status: 'pending' },
+    ]);
+    expect(events.find((e) => e.type === 'usage')).toMatchObject({ contextTokens: 1234, contextWindow: 200000, usage: { inputTokens: 0, outputTokens: 0 } });
     const approvals = events.filter((e) => e.type === 'approval');
     expect(approvals.map((e) => e.status)).toEqual(['denied']);
     expect(events.some((e) => e.type === 'tool_call' && e.name === 'edit_file')).toBe(true);
@@ -59,6 +65,9 @@ describe('run --agent', async () => {
     expect(exported).toContain('say hello from the agent');
     expect(exported).toContain('hello from the agent');
     expect(exported).toContain('edit_file');
+    // Nothing of an added command's reaches the ledger: its model is its own business (not metered).
+    const usage = JSON.parse((await t.deepdesk(['usage', '--json', '--data-dir', t.dataDir])).stdout) as { total: { calls: number } };
+    expect(usage.total.calls).toBe(0);
     const attached = await t.deepdesk(['attach', threadId, '--data-dir', t.dataDir]);
     expect(attached.stdout).toContain('hello from the agent');
     expect(processesWith(marker)).toEqual([]);

@@ -13,6 +13,8 @@
 //   late TEXT           answers the prompt, then sends TEXT as a message 100 ms later
 //   wait MS             waits
 //   model URL BODY      POSTs BODY to URL (its model, through the metering proxy); says the status
+//   usage USED SIZE     a usage_update (the context used and its size)
+//   plan A | B          a plan: A in progress, the rest pending
 // Permission options offered: allow_always, allow_once, reject_once (Deepdesk must pick once).
 // `session/load` is offered when SCRIPTED_ACP_LOAD=1.
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
@@ -46,6 +48,11 @@ async function step(sessionId, line, session) {
   const id = `call_${next++}`;
   if (verb === 'say') return say(sessionId, arg);
   if (verb === 'wait') return delay(Number(arg));
+  if (verb === 'usage') return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'usage_update', used: Number(rest[0]), size: Number(rest[1]) } });
+  if (verb === 'plan') {
+    const entries = arg.split(' | ').map((content, i) => ({ content, status: i === 0 ? 'in_progress' : 'pending', priority: 'medium' }));
+    return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'plan', entries } });
+  }
   if (verb === 'late') {
     session.late.push(arg);
     return;
