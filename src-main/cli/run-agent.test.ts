@@ -196,4 +196,27 @@ describe('run --agent', async () => {
       rmSync(home, { recursive: true, force: true });
     }
   }, 300_000);
+
+  it.skipIf(!available)('Claude Code without the person’s key (its own sign-in): its calls are in the ledger unpriced, and the run says so', async () => {
+    const claude = knownAgent('claude-code')!;
+    const root = installDir(t.dataDir, claude);
+    mkdirSync(join(root, 'node_modules', '@zed-industries'), { recursive: true });
+    symlinkSync(join(repo, 'node_modules', '@zed-industries', 'claude-code-acp'), join(root, 'node_modules', '@zed-industries', 'claude-code-acp'));
+    settings(randomUUID());
+    const home = mkdtempSync(join(tmpdir(), 'run-agent-home-'));
+    const model = await startScriptedAnthropicServer(Array.from({ length: 10 }, () => anthropicMessageStream([{ text: 'Hello there.' }], 'end_turn')));
+    try {
+      const env = { HOME: home, ANTHROPIC_BASE_URL: model.url.replace(/\/v1$/, ''), ANTHROPIC_API_KEY: '' };
+      const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', 'claude-code', 'hello'], env, '');
+      expect(ran.code).toBe(0);
+      expect(ran.stdout).toContain('Hello there.');
+      expect(ran.stderr).toContain('recorded unpriced');
+      const report = JSON.parse((await t.deepdesk(['usage', '--json', '--data-dir', t.dataDir], { HOME: home })).stdout) as { total: { calls: number; unpricedCalls: number } };
+      expect(report.total.calls).toBeGreaterThan(0);
+      expect(report.total.unpricedCalls).toBe(report.total.calls);
+    } finally {
+      await model.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
