@@ -215,11 +215,27 @@ export class ExternalAgentRunner {
       ev({ type: 'approval', id, name: request.operation.tool, args: argsOf(request), status: ruled === 'deny' ? 'denied' : 'approved', reason: `${request.agent} asked: ${request.reason}` });
     };
     let thread: AgentThread;
+    // A stop while the agent starts ends what has started (cancel, then the tree) and the turn at once.
+    const starting = this.started(record);
+    const stopStarting = (): void => {
+      this.forget();
+      void starting.then((t) => t.stop()).catch(() => undefined);
+    };
+    signal.addEventListener('abort', stopStarting, { once: true });
     try {
-      thread = await this.started(record);
+      thread = await Promise.race([
+        starting,
+        new Promise<never>((_, reject) => {
+          if (signal.aborted) reject(new Error('stopped'));
+          signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+        }),
+      ]);
     } catch (err) {
       this.clearTurn();
+      if (signal.aborted) return this.aborted(ev, state, controls);
       throw err;
+    } finally {
+      signal.removeEventListener('abort', stopStarting);
     }
     record.sessionId = thread.sessionId;
     controls.persist(state);
@@ -279,7 +295,8 @@ export class ExternalAgentRunner {
     const context = this.context;
     const budget = context.budget?.();
     const nobody = (): Promise<boolean> => Promise.resolve(false);
-    this.starting ??= startAgentThread({
+    if (this.starting) return this.starting;
+    const promise: Promise<AgentThread> = startAgentThread({
       agent: context.spec,
       threadId: context.threadId,
       folder: context.folder,
@@ -309,16 +326,18 @@ export class ExternalAgentRunner {
       ...(record.sessionId !== undefined ? { continueSessionId: record.sessionId } : {}),
     }).then(
       (thread) => {
-        this.thread = thread;
         keepReport(context.dataDir, this.name, thread);
+        // Kept only while it is still the one starting (a stop meanwhile forgot it, and stops it).
+        if (this.starting === promise) this.thread = thread;
         return thread;
       },
       (err: unknown) => {
-        this.starting = undefined;
+        if (this.starting === promise) this.starting = undefined;
         throw err;
       },
     );
-    return this.starting;
+    this.starting = promise;
+    return promise;
   }
 
   private backend(): Backend {
