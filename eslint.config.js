@@ -26,7 +26,7 @@ const restricted = (patterns, spawning = true) => ({ '@typescript-eslint/no-rest
 const TEST_FILES = ['**/*.test.ts', '**/*.test-support.ts', '**/testing/**', '**/__fixtures__/**', 'src-main/core/containment/**'];
 
 // core's floor plan, bottom first: a folder imports only the folders below it (docs/development.md).
-export const CORE_FLOORS = ['fs', 'text', 'media', 'process', 'models', 'git', 'config', 'trust', 'sandbox', 'sandbox-providers', 'backends', 'checkpoints', 'telemetry', 'tools', 'extensions', 'goals', 'agent', 'containment'];
+export const CORE_FLOORS = ['fs', 'text', 'media', 'process', 'models', 'git', 'config', 'trust', 'sandbox', 'sandbox-providers', 'backends', 'checkpoints', 'telemetry', 'tools', 'extensions', 'goals', 'agent', 'acp-client', 'containment'];
 /** Types a folder may still take from above (a value import from there stays an error). */
 export const TYPES_FROM_ABOVE = {
   media: ['models'],
@@ -70,7 +70,7 @@ const floorBlocks = CORE_FLOORS.flatMap((floor) => {
 // A file at app's root is not allowed: each helper lives in the folder of its floor.
 export const APP_FLOORS = [
   'contract', 'base', 'settings', 'approvals', 'threads', 'usage', 'telemetry', 'memories', 'mcp', 'plugins', 'extensions', 'trust',
-  'checkpoints', 'terminal', 'workspace', 'modes', 'commands', 'places', 'worktrees', 'sandboxes', 'session', 'window', 'folders', 'host',
+  'checkpoints', 'terminal', 'workspace', 'modes', 'commands', 'places', 'worktrees', 'sandboxes', 'agents', 'session', 'window', 'folders', 'host',
 ];
 // Anchored on the run of `../` so that `../../core/extensions` is not app's `extensions`.
 const appFolderRegex = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;

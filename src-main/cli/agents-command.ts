@@ -43,9 +43,12 @@ export async function agentsCommand(argv: string[], io: TerminalIo = defaultIo()
     // Short ids, as git shows commits (attach and stop take them); on a terminal each row fits its width.
     // A GOAL column only when a thread listed has a goal (SPEC §21).
     const goals = agents.some((a) => a.goal !== undefined);
-    const rows = agents.map((a) => [a.shortId, stateWord(a.state), ...(goals ? [a.goal?.state ?? '-'] : []), a.folder, a.title]);
-    const head = ['ID', 'STATE', ...(goals ? ['GOAL'] : []), 'FOLDER', 'TITLE'];
-    const cut = goals ? { 3: 'start' as const, 4: 'end' as const } : { 2: 'start' as const, 3: 'end' as const };
+    // An AGENT column only when a thread listed is another agent's (SPEC §22).
+    const others = agents.some((a) => a.agent !== undefined);
+    const rows = agents.map((a) => [a.shortId, stateWord(a.state), ...(goals ? [a.goal?.state ?? '-'] : []), ...(others ? [a.agent ?? 'Deepdesk'] : []), a.folder, a.title]);
+    const head = ['ID', 'STATE', ...(goals ? ['GOAL'] : []), ...(others ? ['AGENT'] : []), 'FOLDER', 'TITLE'];
+    const at = 2 + (goals ? 1 : 0) + (others ? 1 : 0);
+    const cut = { [at]: 'start' as const, [at + 1]: 'end' as const };
     const columns = (io.stdout as { isTTY?: boolean; columns?: number }).isTTY === true ? (io.stdout as { columns?: number }).columns : undefined;
     io.stdout.write(table([head, ...rows], columns !== undefined && columns > 0 ? { width: columns, cut } : undefined));
     return 0;

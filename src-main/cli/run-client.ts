@@ -202,7 +202,8 @@ async function askOnTerminal({ request, preview, runsIn }: PendingQuestion, inpu
   // Everything here but our own words comes from the model: shown, never obeyed by the terminal.
   const via = describeLinkTarget(request.toolName, request.args, request.resolvedTarget);
   output.write(
-    `\n${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
+    // Another agent of the thread asking over ACP (SPEC §22) is named first.
+    `\n${request.agent !== undefined ? `${terminalSafe(request.agent, { singleLine: true })} asks: ` : ''}${terminalSafe(request.toolName, { singleLine: true })} needs approval: ${terminalSafe(request.reason)}\n` +
       (via !== null ? `${terminalSafe(via, { singleLine: true })}\n` : '') +
       `${terminalSafe(callShown(request, preview))}\n` +
       (runsIn !== undefined ? `${terminalSafe(runsIn, { singleLine: true })}\n` : ''),

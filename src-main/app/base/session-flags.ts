@@ -157,6 +157,15 @@ export const SESSION_FLAGS = [
     section: 'command',
     configurable: true,
   },
+  {
+    flag: 'agent',
+    key: 'externalAgent',
+    kind: 'text',
+    commands: ['run'],
+    value: 'NAME',
+    help: "the thread's agent is another one over ACP (SPEC §22): claude-code, codex, gemini (installed in Settings › Agents) or a command added there; its turn, tool calls, plan and approvals are the thread's",
+    section: 'command',
+  },
   { flag: 'sandbox-id', key: 'sandbox', kind: 'sandbox-id', commands: ['run', 'serve', 'acp'], value: 'ID', help: 'reattach that sandbox (and its worktree); acp: its first session', section: 'sandbox' },
 ] as const satisfies readonly SessionFlagRow[];
 

@@ -48,6 +48,8 @@ export const agentSchema = z.object({
   sharesFolder: z.boolean(),
   /** The thread's goal's state (SPEC §21), when it has one. */
   goalState: z.enum(GOAL_STATES).optional(),
+  /** The thread's agent when it is another one over ACP (SPEC §22): its name. */
+  agent: z.string().optional(),
 });
 export type AgentDto = z.infer<typeof agentSchema>;
 

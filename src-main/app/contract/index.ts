@@ -68,6 +68,31 @@ export const subagentSchema = z.object({
   model: z.string().optional(),
 });
 
+/** A command the person added as an agent (SPEC §22, Settings › Agents): started as given, contained like the catalog's. */
+export const addedAgentSchema = z.object({
+  name: z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9-_]*$/i, 'use letters, digits, - and _'),
+  label: z.string().max(80).optional(),
+  command: z.string().min(1),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()),
+});
+export type AddedAgentDto = z.infer<typeof addedAgentSchema>;
+
+/** An agent of Settings › Agents (SPEC §22): a known one (pinned, installed or not) or a command the person added; what its `initialize` reported when it last started. */
+export const externalAgentSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  kind: z.enum(['known', 'added']),
+  packageName: z.string().optional(),
+  version: z.string().optional(),
+  installed: z.boolean(),
+  command: z.string().optional(),
+  reported: z
+    .object({ agentName: z.string().optional(), agentVersion: z.string().optional(), capabilities: z.array(z.string()), at: z.string() })
+    .optional(),
+});
+export type ExternalAgentDto = z.infer<typeof externalAgentSchema>;
+
 export const providerSchema = z.enum(['anthropic', 'openai', 'google', 'openai-compatible', 'ollama']);
 
 export const settingsSchema = z.object({
@@ -95,6 +120,8 @@ export const settingsSchema = z.object({
   telemetry: telemetrySettingsSchema.optional(),
   /** Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's) and the revision rounds before `unmet` (1–10, default 3). */
   goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(1).max(10).optional() }).optional(),
+  /** Settings › Agents (SPEC §22): the commands the person added as agents. */
+  agents: z.object({ added: z.array(addedAgentSchema).optional() }).optional(),
   /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */
   agentProtocol: agentProtocolSettingsSchema.optional(),
   /** Settings › Sandboxes (SPEC §18): the provider, what its sandboxes are made with, and prices per hour. */
@@ -192,6 +219,8 @@ export const pendingApprovalSchema = z.object({
   suggestedRule: permissionRuleSchema.optional(),
   /** An execute asking to run outside the sandbox, with the model's reason. */
   outsideSandbox: z.object({ reason: z.string() }).optional(),
+  /** Another agent of the thread asks over ACP (SPEC §22): its name. */
+  agent: z.string().optional(),
   /** For execute: where the command runs: the remote machine (`user@host`) of an SSH folder, else this one; and whether inside the sandbox. */
   runsOn: z.object({ host: z.string().optional(), sandboxed: z.boolean(), provider: sandboxPlaceSchema.optional() }).optional(),
   createdAt: z.string(),
@@ -312,7 +341,14 @@ export const methods = {
   },
 
   'threads.list': { params: empty, result: z.array(threadSummarySchema) },
-  'threads.create': { params: z.object({ title: z.string().optional() }), result: threadSummarySchema },
+  /** `agent`: the thread's agent is another one over ACP (SPEC §22, *New thread with…*). */
+  'threads.create': { params: z.object({ title: z.string().optional(), agent: z.string().optional() }), result: threadSummarySchema },
+  /** Settings › Agents (SPEC §22): the catalog and the added commands. */
+  'externalAgents.list': { params: empty, result: z.array(externalAgentSchema) },
+  /** Installs a known agent's pinned version into the data folder (the person confirmed it). */
+  'externalAgents.install': { params: z.object({ name: z.string() }), result: z.array(externalAgentSchema) },
+  /** Adds (or replaces, by name) a command as an agent. */
+  'externalAgents.add': { params: addedAgentSchema, result: z.array(externalAgentSchema) },
   /** Threads whose messages (the person's and the agent's) contain every word of the query, newest first, with a bit of the message. */
   'threads.search': { params: z.object({ query: z.string().max(500) }), result: z.array(z.object({ threadId: z.string(), snippet: z.string() })) },
   'threads.get': { params: threadRef, result: threadViewSchema },

@@ -84,6 +84,8 @@ export interface AgentLine {
   message: string | null;
   /** The thread's goal (SPEC §21), when it has one. */
   goal?: GoalJson;
+  /** The thread's agent when it is another one over ACP (SPEC §22): its name. */
+  agent?: string;
 }
 
 interface Watcher {
@@ -364,6 +366,7 @@ export class HostRuns {
         endedAt: record.endedAt,
         message: record.message,
         ...goalOf(this.threads.goal(record.threadId)),
+        ...agentOf(this.threads.externalAgent(record.threadId)),
       };
     });
   }
@@ -479,6 +482,10 @@ export class HostRuns {
       this.activity({ kind: 'approvals', threadId: run.threadId, folder: run.folder });
     });
   }
+}
+
+function agentOf(label: string | undefined): { agent?: string } {
+  return label === undefined ? {} : { agent: label };
 }
 
 /** The thread's goal at the run's end, as `run --json` and its exit code read it. */

@@ -48,6 +48,7 @@ interface ThreadRow {
   folder: string;
   cost: number | null;
   goal_state: string | null;
+  agent: unknown;
 }
 
 export class AgentBoard {
@@ -67,7 +68,7 @@ export class AgentBoard {
     this.records = new RunRecords(db);
     // Its tables exist before any folder was opened in this data folder.
     this.threads = new ThreadStore(db);
-    this.thread = db.prepare(`SELECT title, folder, json_extract(state_json, '$.usage.costUsd') AS cost, goal_state FROM threads WHERE id = ?`);
+    this.thread = db.prepare(`SELECT title, folder, json_extract(state_json, '$.usage.costUsd') AS cost, goal_state, json_extract(state_json, '$.externalAgent.label') AS agent FROM threads WHERE id = ?`);
     // Over the rows the view shows only (the table keeps every thread's latest run): a row that
     // changes state, starts or is seen changes it.
     this.signature = db.prepare(
@@ -132,6 +133,7 @@ export class AgentBoard {
       ...(record.message !== null && state === 'failed' ? { message: record.message } : {}),
       sharesFolder: sharesFolder && GOING_STATES.includes(record.state) && worktree === undefined,
       ...(thread.goal_state !== null && isGoalState(thread.goal_state) ? { goalState: thread.goal_state } : {}),
+      ...(typeof thread.agent === 'string' && thread.agent !== '' ? { agent: thread.agent } : {}),
     };
   }
 

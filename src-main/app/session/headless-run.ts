@@ -35,6 +35,8 @@ import { SandboxProviderError } from '../../core/sandbox-providers/provider';
 import type { RequestPreview } from '../../core/agent/loop';
 import { requestCost, type RequestCost } from '../../core/agent/request-budget';
 import { ModelConfigError } from '../../core/models/errors';
+import { agentStandInModel } from '../agents/agent-runner';
+import { externalAgentFor, externalAgentName } from './external-agent';
 import type { ChatModel } from '../../core/models/types';
 
 /** What `deepdesk run` asks for: its flags, checked by the command already, and its environment. */
@@ -108,10 +110,19 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
     throw err;
   }
   try {
+    const store = new ThreadStore(db);
+    const threadId = request.threadId ?? randomUUID();
+    const stored = store.get(threadId);
+    // Another agent over ACP (SPEC §22): `--agent NAME`, or the one the thread already has.
+    const externalName = externalAgentName({ ...(request.externalAgent !== undefined ? { name: request.externalAgent } : {}), ...(stored !== undefined ? { state: store.load(threadId) } : {}) });
+    if (externalName !== undefined && (request.agent !== undefined || request.goal !== undefined || request.model !== undefined)) {
+      throw new ContractError(`--agent ${externalName}: the thread's agent is that one, with its own model; it takes no --model, subagent or --goal`, 'bad_request');
+    }
+    const external = externalName === undefined ? undefined : await externalAgentFor(session, externalName, { name: externalName, threadId, dataDir: context.dataDir, env: request.env, say: io.say, ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}) });
     const agent = request.agent === undefined ? undefined : subagentNamed(session, request.agent);
     // A bad model spec or a missing key is told before anything runs. A subagent's own model
-    // is its run's unless the run names one.
-    const model = request.model === undefined && agent?.model !== undefined ? await session.models.named(agent.model) : await session.models.main();
+    // is its run's unless the run names one. Another agent calls its own model.
+    const model = external !== undefined ? agentStandInModel(external.spec) : request.model === undefined && agent?.model !== undefined ? await session.models.named(agent.model) : await session.models.main();
     await readyForRun(session, io.say);
     const { place } = session;
     const threads = session.threads({
@@ -124,18 +135,21 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
       try {
         await threads.dispose();
       } finally {
-        await session.close();
+        try {
+          // The agent's process tree ends with the run (cancel, then the tree).
+          await external?.close();
+        } finally {
+          await session.close();
+        }
       }
     };
     try {
-      const store = new ThreadStore(db);
-      const threadId = request.threadId ?? randomUUID();
-      const stored = store.get(threadId);
       if (stored === undefined) store.save(newThreadState(threadId), { folder: place.text });
       else if (stored.folder !== place.text) throw new ContractError(`thread ${threadId} belongs to another folder (${stored.folder}); pass that --folder`, 'bad_request');
       threads.useRunSettings(threadId, {
         broker: io.broker,
         ...(agent !== undefined ? { agent, model } : {}),
+        ...(external !== undefined ? { externalAgent: external, model } : {}),
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
       });
       const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, model, request, io) : undefined;

@@ -30,6 +30,7 @@ import type { LoadedThread } from '../threads/thread-book';
 import type { GoalPlace } from '../../core/goals/evidence';
 import { goalJson, resumeGoal, type GoalDraft } from '../../core/goals/goal';
 import { draftGoal } from '../../core/agent/goal-draft';
+import type { ExternalAgentRunner } from '../agents/agent-runner';
 
 export interface RunAssemblyOptions {
   db: Database.Database;
@@ -92,6 +93,8 @@ export interface RunSettings {
   agent?: SubagentSpec;
   /** `--max-cost`: the budget of each run, in dollars. */
   maxCostUsd?: number;
+  /** The thread's agent is another one over ACP (SPEC §22): each run is one turn of it (`model` is its stand-in, never called). */
+  externalAgent?: ExternalAgentRunner;
   contextWindow?: number;
   evictChars?: number;
 }
@@ -163,8 +166,24 @@ export class RunAssembly {
    * events and how to run it once it may.
    */
   prepare(live: LoadedThread, plan: RunPlan, controls: RunControls): { emit: (event: AgentEvent) => void; run: (text: string | ContentPart[] | null) => Promise<RunResult> } {
-    const definition = this.definition(live.mounts.backend, plan, controls.broker);
     const emit = this.runEvents(live, controls);
+    const external = plan.settings.externalAgent;
+    if (external !== undefined) {
+      const run = async (text: string | ContentPart[] | null): Promise<RunResult> => {
+        if (text === null) throw new Error(`${external.label} goes on only with a message of the person's`);
+        const typed = typeof text === 'string' ? text : text.map((part) => (part.type === 'text' ? part.text : '')).join('');
+        return external.turn(typed, {
+          state: live.state,
+          backend: live.mounts.backend,
+          signal: controls.signal,
+          broker: controls.broker,
+          emit,
+          persist: (state) => controls.persist(state),
+        });
+      };
+      return { emit, run };
+    }
+    const definition = this.definition(live.mounts.backend, plan, controls.broker);
     const run = async (text: string | ContentPart[] | null) => {
       // A goal paused (a restart, a stop) goes on when the person sends the thread a message.
       const goal = live.state.goal;

@@ -34,6 +34,7 @@ export const settingsFileShape = fieldsShape({
   maxConcurrentRuns: stored.maxConcurrentRuns,
   telemetry: stored.telemetry,
   goals: stored.goals,
+  agents: stored.agents,
   agentProtocol: stored.agentProtocol,
   sandboxes: stored.sandboxes,
 });

@@ -267,7 +267,14 @@ export class ThreadStore {
       goalsIn: db.prepare<[string], { id: string; state_json: string }>('SELECT id, state_json FROM threads WHERE goal_state = ?'),
       setGoal: db.prepare('UPDATE threads SET state_json = ?, goal_state = ? WHERE id = ?'),
       goalOf: db.prepare<[string], { state_json: string }>('SELECT state_json FROM threads WHERE id = ? AND goal_state IS NOT NULL'),
+      agentOf: db.prepare<[string], { label: unknown }>("SELECT json_extract(state_json, '$.externalAgent.label') AS label FROM threads WHERE id = ?"),
     };
+  }
+
+  /** The label of a thread's agent when it is another one over ACP (SPEC §22). */
+  externalAgent(id: string): string | undefined {
+    const label = this.stmts.agentOf.get(id)?.label;
+    return typeof label === 'string' && label !== '' ? label : undefined;
   }
 
   /** A thread's goal as saved (SPEC §21), if it has one. */

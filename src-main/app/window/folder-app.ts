@@ -71,6 +71,7 @@ import type { Handlers, WindowServices } from './handlers';
 import { appHandlers } from './app-handlers';
 import { settingsHandlers } from './settings-handlers';
 import { threadHandlers } from './thread-handlers';
+import { windowAgents } from './agent-handlers';
 import { workspaceHandlers } from './workspace-handlers';
 import { mountHandlers } from './mount-handlers';
 import { extensionHandlers } from './extension-handlers';
@@ -371,7 +372,10 @@ export async function createApp(options: AppOptions): Promise<App> {
       return 0;
     }
   };
+  // Threads whose agent is another one over ACP (SPEC §22) and Settings › Agents.
+  const agents = windowAgents({ dataDir: options.dataDir, env, session, threads: () => threads, say: (message) => notice({ message, kind: 'info' }) });
   const services: WindowServices = {
+    agents,
     folder: options.folder,
     version: options.version ?? '0.0.0',
     transport: options.transport,
@@ -401,6 +405,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     ...appHandlers(services),
     ...settingsHandlers(services),
     ...threadHandlers(services),
+    ...agents.handlers,
     ...workspaceHandlers(services),
     ...mountHandlers(services),
     ...extensionHandlers(services),
@@ -438,6 +443,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     async close() {
       worktrees.close();
       await threads.dispose();
+      // Every agent's process tree ends with the folder (cancel, then the tree).
+      await agents.close();
       await mcpStarted.catch(() => undefined);
       personConfiguration.close();
       plugins.close();

@@ -27,8 +27,23 @@ export type HandlersFor<P extends string> = Pick<Handlers, Extract<AppMethodName
 
 export const ok = { ok: true as const };
 
+/** Threads whose agent is another one over ACP (SPEC §22) and Settings › Agents (agent-handlers.ts). */
+export interface WindowAgents {
+  handlers: HandlersFor<'externalAgents.'>;
+  /** A thread made with another agent (*New thread with…*). */
+  created(threadId: string, name: string): Promise<void>;
+  /** Before a message is sent: a thread whose agent is another one has its runner. */
+  ready(threadId: string): Promise<void>;
+  /** A deleted thread's agent ends. */
+  forget(threadId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+
 /** What the window's requests of one folder are answered with. */
 export interface WindowServices {
+  /** Threads whose agent is another one over ACP (SPEC §22). */
+  agents: WindowAgents;
   folder: string;
   version: string;
   transport: 'electron' | 'web';

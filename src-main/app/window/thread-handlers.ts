@@ -17,7 +17,18 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
   return {
     'threads.list': async () => threads.list(),
     'usage.report': async ({ by, since }) => usageReport(audit.ledger, threadTitles, { by, ...(since !== undefined ? { since } : {}) }),
-    'threads.create': async ({ title }) => threads.create(title),
+    'threads.create': async ({ title, agent }) => {
+      const made = threads.create(title);
+      if (agent === undefined) return made;
+      try {
+        await w.agents.created(made.id, agent);
+      } catch (err) {
+        // An agent that cannot be had leaves no empty thread behind.
+        await threads.delete(made.id);
+        throw err;
+      }
+      return made;
+    },
     'threads.search': async ({ query }) => threads.search(query),
     'threads.get': async ({ threadId }) => {
       const view = threads.get(threadId);
@@ -29,6 +40,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
     'threads.rename': async ({ threadId, title }) => (threads.rename(threadId, title), ok),
     'threads.delete': async ({ threadId }) => {
       await threads.delete(threadId);
+      await w.agents.forget(threadId);
       await terminals.close(threadId);
       return ok;
     },
@@ -64,6 +76,7 @@ export function threadHandlers(w: WindowServices): HandlersFor<'threads.'> & Han
           // The agent drafts; nothing starts until the person accepts the card (threads.startGoal).
           return { ...ok, goalDraft: await threads.draftGoal(threadId, outcome.objective) };
       }
+      await w.agents.ready(threadId);
       return { ...ok, ...(await threads.send(threadId, messageText(outcome), attachments, text, outcome.turn)) };
     },
     'threads.startGoal': async ({ threadId, draft }) => {

@@ -56,6 +56,14 @@ export interface ThreadState {
   mcpLoadedTools?: string[];
   /** The thread's goal (SPEC §21): its state, criteria, verify steps and the host's evidence. */
   goal?: Goal;
+  /** The thread's agent when it is another one over ACP (SPEC §22): its name, label and session (continued after a restart where it can be). */
+  externalAgent?: ThreadAgentRecord;
+}
+
+export interface ThreadAgentRecord {
+  name: string;
+  label: string;
+  sessionId?: string;
 }
 
 export interface QueuedMessage {
@@ -104,6 +112,8 @@ export interface ApprovalRequest {
   resolvedTarget?: string;
   /** An execute that asks to run outside the sandbox, with the model's reason for it. */
   outsideSandbox?: { reason: string };
+  /** Set when another agent of the thread asks over ACP (SPEC §22): its name, as the card, `run`'s prompt and `attach` say it. */
+  agent?: string;
   /** Set when a subagent asks: the task call it runs under. */
   parentToolCallId?: string;
   /**

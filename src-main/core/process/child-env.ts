@@ -55,8 +55,11 @@ const GIT: Names = [/^GIT_/, 'XDG_CONFIG_HOME', 'GNUPGHOME', /^GCM_/, 'DBUS_SESS
 /** The system's opener (xdg-open, open): the desktop session it hands the address to. */
 const OPENER: Names = ['DISPLAY', 'WAYLAND_DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XAUTHORITY', /^XDG_/, 'BROWSER'];
 
+/** npm installing an external agent (SPEC §22): the person's registry settings and the network's. */
+const NPM: Names = [/^npm_config_/i, 'NODE_EXTRA_CA_CERTS', ...NETWORK];
+
 /** The kinds that opt in to more than the base. */
-export const ENV_OPT_INS = { ssh: SSH, git: GIT, opener: OPENER } as const;
+export const ENV_OPT_INS = { ssh: SSH, git: GIT, opener: OPENER, npm: NPM } as const;
 
 /**
  * The allow-listed environment: the base names and `optIn`'s, taken from `from` (default

@@ -15,6 +15,8 @@ import { allowedEnv } from './child-env';
 export type ProcessRole =
   | 'command' // an agent's `execute`, local or remote (its pty)
   | 'server' // an MCP stdio server
+  | 'agent' // an external agent over ACP (SPEC §22), contained like a server
+  | 'installer' // npm installing an external agent into the data folder, on the person's confirmation
   | 'hook'
   | 'git'
   | 'ssh'

@@ -71,6 +71,10 @@ export function bwrapArgs(run: BwrapRun): string[] {
     { path: policy.projectDir, args: ['--bind', policy.projectDir, policy.projectDir] },
     { path: run.tmpDir, args: ['--bind', run.tmpDir, run.tmpDir] },
   ];
+  // Writable folders outside every hidden one (inside one, they are bound with its cover below).
+  for (const path of policy.writablePaths) {
+    if (!policy.hidden.some((h) => isPathInside(h.path, path)) && kindOf(path) === 'dir') mounts.push({ path, args: ['--bind', path, path] });
+  }
   // A path a hidden folder covers is not mounted again: that would show it through the cover.
   const covered = (path: string): boolean => policy.hidden.some((h) => hides(h, path));
   for (const path of policy.pinnedPaths) {
@@ -86,22 +90,23 @@ export function bwrapArgs(run: BwrapRun): string[] {
   }
   /** Made read-only after every mount inside them. */
   const lastReadOnly: string[] = [];
-  for (const { path, contains, shows = [] } of policy.hidden) {
+  for (const { path, contains, shows = [], opens = [] } of policy.hidden) {
     const kind = kindOf(path);
-    if (kind === 'dir' && (contains !== undefined || shows.length > 0)) {
+    if (kind === 'dir' && (contains !== undefined || shows.length > 0 || opens.length > 0)) {
       // Search permission only (even for its owner, with no capability left): the project
       // folder and the folders it shows are reached through it, nothing in it is listed. The
       // project folder is bound at its place inside it above, a shown folder read-only here;
       // the folders between are made here, as bare.
       mounts.push({ path, args: ['--perms', '0111', '--tmpfs', path] });
       const made = new Set<string>();
-      for (const inside of [...(contains !== undefined ? [contains] : []), ...shows]) {
+      for (const inside of [...(contains !== undefined ? [contains] : []), ...shows, ...opens]) {
         for (let dir = dirname(inside); dir !== path && isPathInside(path, dir) && !made.has(dir); dir = dirname(dir)) {
           made.add(dir);
           mounts.push({ path: dir, args: ['--perms', '0111', '--dir', dir] });
         }
       }
       for (const shown of shows) if (kindOf(shown) === 'dir') mounts.push({ path: shown, args: ['--ro-bind', shown, shown] });
+      for (const opened of opens) if (kindOf(opened) === 'dir') mounts.push({ path: opened, args: ['--bind', opened, opened] });
       lastReadOnly.push(path);
     } else if (kind === 'dir') mounts.push({ path, args: ['--perms', '0000', '--tmpfs', path, '--remount-ro', path] });
     else if (kind === 'file') mounts.push({ path, args: ['--ro-bind', run.unreadableFile, path] });

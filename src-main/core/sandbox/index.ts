@@ -44,7 +44,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dedupeItems, detectBlocked, formatBlockedLine, type BlockedItem } from './blocked';
 import { bwrapArgs, findBwrap, probeBwrap, SANDBOX_MAX_PROCESSES } from './bwrap';
-import { BRIDGE_PORT, BRIDGE_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
+import { BRIDGE_PORT, BRIDGE_SCRIPT, FORWARD_SCRIPT, proxyEnv, startDomainProxy, type DomainProxy } from './domain-proxy';
 import { enforceGitSurface, RepositoryWalkCache, snapshotGitSurface, surfaceMounts } from '../git/surface';
 import { liveSurfaceCheck, serverReadOnlyPaths } from './live-guard';
 import { appearedEntry, madeAt, removeAppeared } from './appeared-protected';
@@ -219,6 +219,11 @@ class OsSandbox implements Sandbox {
         Object.assign(env, proxyEnv(`http://127.0.0.1:${BRIDGE_PORT}`), { ELECTRON_RUN_AS_NODE: '1' });
         command = [process.execPath, '-e', BRIDGE_SCRIPT, socket, ...command];
       }
+      if (resolved.forwards.length > 0) {
+        // Outermost: the domain bridge inside, when there is one, is a Node run too.
+        env.ELECTRON_RUN_AS_NODE = '1';
+        command = [process.execPath, '-e', FORWARD_SCRIPT, JSON.stringify(resolved.forwards), proxy ? '1' : '0', ...command];
+      }
       layer = longLived ? undefined : await this.writeLayer(resolved.projectDir);
       // The layer's own folders (the real project among them) are not the command's to see.
       if (layer) resolved.hidden.push({ path: layer.dir, why: "the command's write layer" });
@@ -234,6 +239,7 @@ class OsSandbox implements Sandbox {
       const prelude = { maxProcesses: SANDBOX_MAX_PROCESSES, ...(seccomp ? { filter: seccomp } : {}) };
       ({ file, args } = layer ? layer.wrap(this.launcher.path, args, prelude) : withPrelude(prelude, this.launcher.path, args));
     } else {
+      if (resolved.forwards.length > 0) throw new Error('forwarded ports need bubblewrap (Linux)');
       if (resolved.allowedDomains.length > 0) {
         proxy = await startDomainProxy(resolved.allowedDomains, { port: 0 });
         Object.assign(env, proxyEnv(`http://127.0.0.1:${proxy.port}`));

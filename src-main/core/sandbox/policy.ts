@@ -157,19 +157,27 @@ export interface HiddenPath {
   contains?: string;
   /** Folders inside it the command may read, never write (`SandboxPolicy.readablePaths`): reached the same way, listed only themselves. */
   shows?: string[];
+  /** Folders inside it the command may read and write (`SandboxPolicy.writablePaths`): reached the same way. */
+  opens?: string[];
 }
 
 /** Whether `h` hides `path`: it lies in `h` and not in the project folder `h` holds, nor in a folder it shows. */
 export function hides(h: HiddenPath, path: string): boolean {
-  return isPathInside(h.path, path) && (h.contains === undefined || !isPathInside(h.contains, path)) && !(h.shows ?? []).some((shown) => isPathInside(shown, path));
+  return (
+    isPathInside(h.path, path) &&
+    (h.contains === undefined || !isPathInside(h.contains, path)) &&
+    !(h.shows ?? []).some((shown) => isPathInside(shown, path)) &&
+    !(h.opens ?? []).some((opened) => isPathInside(opened, path))
+  );
 }
 
 /** The hidden paths with the readable folders each holds marked (`shows`); a readable folder outside every hidden one needs nothing. */
-function withShown(hidden: HiddenPath[], readable: readonly string[]): HiddenPath[] {
-  if (readable.length === 0) return hidden;
+function withShown(hidden: HiddenPath[], readable: readonly string[], writable: readonly string[] = []): HiddenPath[] {
+  if (readable.length === 0 && writable.length === 0) return hidden;
   return hidden.map((h) => {
     const shows = readable.filter((path) => path !== h.path && isPathInside(h.path, path));
-    return shows.length > 0 ? { ...h, shows } : h;
+    const opens = writable.filter((path) => path !== h.path && isPathInside(h.path, path));
+    return shows.length > 0 || opens.length > 0 ? { ...h, ...(shows.length > 0 ? { shows } : {}), ...(opens.length > 0 ? { opens } : {}) } : h;
   });
 }
 
@@ -194,10 +202,10 @@ export function hiddenPaths(projectDir: string, candidates: readonly HiddenPath[
 let lastHidden: { key: string; value: HiddenPath[] } | undefined;
 
 /** withShown(hiddenPaths(…)), a new array each time (callers add to it). */
-function hiddenFor(projectDir: string, candidates: readonly HiddenPath[], readable: readonly string[]): HiddenPath[] {
-  const key = JSON.stringify([projectDir, candidates.map((c) => [c.path, c.why, c.contains ?? '', c.shows ?? []]), readable]);
-  if (lastHidden?.key !== key) lastHidden = { key, value: withShown(hiddenPaths(projectDir, candidates), readable) };
-  return lastHidden.value.map((h) => ({ ...h, ...(h.shows ? { shows: [...h.shows] } : {}) }));
+function hiddenFor(projectDir: string, candidates: readonly HiddenPath[], readable: readonly string[], writable: readonly string[] = []): HiddenPath[] {
+  const key = JSON.stringify([projectDir, candidates.map((c) => [c.path, c.why, c.contains ?? '', c.shows ?? [], c.opens ?? []]), readable, writable]);
+  if (lastHidden?.key !== key) lastHidden = { key, value: withShown(hiddenPaths(projectDir, candidates), readable, writable) };
+  return lastHidden.value.map((h) => ({ ...h, ...(h.shows ? { shows: [...h.shows] } : {}), ...(h.opens ? { opens: [...h.opens] } : {}) }));
 }
 
 /** The policy with every path made real and absolute, for one platform and home folder. */
@@ -214,6 +222,10 @@ export interface ResolvedPolicy {
   /** Inside the project folder, writable but kept in place: they cannot be moved, replaced or deleted. */
   pinnedPaths: string[];
   allowedDomains: string[];
+  /** Writable folders beyond the project folder (`SandboxPolicy.writablePaths`), real paths. */
+  writablePaths: string[];
+  /** Ports forwarded to sockets outside (`SandboxPolicy.forwards`). */
+  forwards: Array<{ port: number; socket: string }>;
 }
 
 export function resolvePolicy(
@@ -259,8 +271,10 @@ export function resolvePolicy(
   }
   const protectedPaths = [...PROTECTED_PROJECT_PATHS.map((p) => join(projectDir, p))];
   const staticHidden = [...hidden];
-  // Sockets come and go in /tmp: looked for on every run.
-  if (platform === 'linux') for (const socket of tmpSocketPaths()) hide(socket, 'a host service socket');
+  // Sockets come and go in /tmp: looked for on every run (but for this run's own forwarded ones).
+  const forwardDirs = new Set((policy.forwards ?? []).map((f) => realPathOf(dirname(f.socket))));
+  if (platform === 'linux') for (const socket of tmpSocketPaths()) if (!forwardDirs.has(realPathOf(socket))) hide(socket, 'a host service socket');
+  const writablePaths = (policy.writablePaths ?? []).filter((path) => isAbsolute(path)).map(realPathOf);
   for (const extra of policy.protectedPaths ?? []) {
     if (isAbsolute(extra)) protectedPaths.push(realPathOf(extra));
   }
@@ -268,10 +282,12 @@ export function resolvePolicy(
     projectDir,
     dataDir,
     home,
-    hidden: hiddenFor(projectDir, hidden, (policy.readablePaths ?? []).filter((path) => isAbsolute(path)).map(realPathOf)),
+    hidden: hiddenFor(projectDir, hidden, (policy.readablePaths ?? []).filter((path) => isAbsolute(path)).map(realPathOf), writablePaths),
     staticHidden,
     protectedPaths: [...new Set(protectedPaths)],
     pinnedPaths: PINNED_PROJECT_PATHS.map((p) => join(projectDir, p)),
     allowedDomains: [...(policy.allowedDomains ?? [])],
+    writablePaths,
+    forwards: [...(policy.forwards ?? [])],
   };
 }

@@ -36,6 +36,8 @@ export function folderSandboxPolicy(policy: SandboxPolicy, home: string = homedi
     dataDir: policy.dataDir,
     ...(policy.allowedDomains ? { allowedDomains: policy.allowedDomains } : {}),
     ...(policy.readablePaths?.length ? { readablePaths: policy.readablePaths } : {}),
+    ...(policy.writablePaths?.length ? { writablePaths: policy.writablePaths } : {}),
+    ...(policy.forwards?.length ? { forwards: policy.forwards } : {}),
   };
   Object.defineProperty(result, 'protectedPaths', {
     enumerable: true,

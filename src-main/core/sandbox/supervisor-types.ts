@@ -6,7 +6,7 @@ import type { LiveCheck, SandboxPolicy } from './types';
 
 export interface ProcessSpec {
   /** What it is for (default a server): the registry's label (spawn.ts). */
-  role?: 'server' | 'hook';
+  role?: 'server' | 'hook' | 'agent';
   command: string;
   args: string[];
   cwd: string;

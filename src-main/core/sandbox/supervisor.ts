@@ -115,7 +115,7 @@ function reportingCheck(prepared: PreparedCommand | undefined, log: LogTail): ()
   };
 }
 
-function spawnChild(command: CommandSpec, name: string, role: 'server' | 'hook'): Promise<ChildProcess> {
+function spawnChild(command: CommandSpec, name: string, role: 'server' | 'hook' | 'agent'): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     let child: ChildProcess;
     try {

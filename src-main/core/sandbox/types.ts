@@ -23,6 +23,19 @@ export interface SandboxPolicy {
    * modules). The rest of the hidden folder stays hidden.
    */
   readablePaths?: string[];
+  /**
+   * Folders the process may read and write even inside a hidden folder: an external agent's
+   * own private login folder (SPEC §22), kept in the data folder. The rest of the hidden
+   * folder stays hidden.
+   */
+  writablePaths?: string[];
+  /**
+   * Local ports the process reaches inside the sandbox's own network, each forwarded to a Unix
+   * socket outside (an external agent's metering proxy on its model endpoint, SPEC §22). The
+   * socket's folder must be this process's alone (`deepdesk-proxy-…` in the temp folder, which
+   * every other sandbox hides). bubblewrap only.
+   */
+  forwards?: Array<{ port: number; socket: string }>;
 }
 
 export interface CommandSpec {

@@ -104,6 +104,7 @@ function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: numbe
             {word}
           </span>
           {agent.goalState !== undefined ? <span className="badge agent-goal">Goal: {agent.goalState}</span> : null}
+          {agent.agent !== undefined ? <span className="badge agent-name">{agent.agent}</span> : null}
         </span>
         <span className="agent-meta muted">
           <Pause />

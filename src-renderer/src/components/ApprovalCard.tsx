@@ -200,6 +200,8 @@ export function ApprovalCard({ approval, position, total, onDecide, autoFocus, i
           </span>
         )}
         {approval.parentToolCallId ? <span className="badge">subagent</span> : null}
+        {/* Another agent of the thread asks over ACP (SPEC §22): named on the card. */}
+        {approval.agent ? <span className="badge approval-agent">{visibleText(approval.agent)} asks</span> : null}
         {total > 1 ? (
           <span className="muted approval-position">
             {position} of {total} waiting

@@ -24,6 +24,7 @@ import { RulesSettings } from './RulesSettings';
 import { PluginSettings } from './PluginSettings';
 import { SettingsAnchor, SettingsNav, type SettingsSectionRef } from './SettingsNav';
 import { GoalSettings } from './GoalSettings';
+import { AgentsSettings } from './AgentsSettings';
 import { goalsFromDraft } from '../lib/goal-settings';
 import { SubagentSettings } from './SubagentSettings';
 import { UpdateSettings } from './UpdateSettings';
@@ -46,6 +47,7 @@ const SECTIONS = {
   rules: { id: 'settings-section-rules', label: 'Approval rules' },
   subagents: { id: 'settings-section-subagents', label: 'Subagents' },
   goals: { id: 'settings-section-goals', label: 'Goals' },
+  agents: { id: 'settings-section-agents', label: 'Agents' },
   mounts: { id: 'settings-section-mounts', label: 'Mounts' },
   mcp: { id: 'settings-section-mcp', label: 'MCP servers' },
   skills: { id: 'settings-section-skills', label: 'Skills' },
@@ -299,6 +301,9 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.goals}>
               <GoalSettings graderModelText={draft.graderModelText} maxRoundsText={draft.maxRoundsText} modelInUse={settings.model} onChange={change} />
+            </SettingsAnchor>
+            <SettingsAnchor section={SECTIONS.agents}>
+              <AgentsSettings />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.mounts}>
               <MountsSettings

@@ -9,6 +9,7 @@ import { groupThreads, searchThreads, type MessageMatches } from '../lib/thread-
 import { useApi } from '../state/use-api';
 import { ConfirmDialog } from './ConfirmDialog';
 import { Icon } from './Icon';
+import { NewThreadWithButton } from './NewThreadWithDialog';
 import { NewWorktreeButton } from './NewWorktreeDialog';
 import { SandboxThreadButton } from './SandboxThreadDialog';
 import { ThreadListItem } from './ThreadListItem';
@@ -83,6 +84,7 @@ export function ThreadList({ threads, currentId, currentRunning, onSelect, onNew
           <Icon name="plus" size={14} />
           New thread
         </button>
+        <NewThreadWithButton onCreated={(id) => onSelect(id)} />
         <NewWorktreeButton />
         <SandboxThreadButton kind="new" />
       </div>

@@ -326,5 +326,7 @@ function remotePolicy(projectDir: string, home: string, candidates: ResolvedCand
     protectedPaths: of('protected'),
     pinnedPaths: of('pinned'),
     allowedDomains: [],
+    writablePaths: [],
+    forwards: [],
   };
 }

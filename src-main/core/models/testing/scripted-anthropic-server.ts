@@ -7,6 +7,9 @@ import { listenOnLoopback } from './loopback';
 
 export type AnthropicReply = { status: number; json: unknown } | { sse: Array<Record<string, unknown>> };
 
+/** A reply, or one chosen from the request's body (a real agent's side calls come in any order). */
+export type AnthropicScript = AnthropicReply | ((body: Record<string, unknown>) => AnthropicReply);
+
 export type AnthropicBlock = { text: string } | { tool: string; id: string; json: string[] } | { thinking: string; signature: string };
 
 export interface ScriptedAnthropicServer {
@@ -17,11 +20,11 @@ export interface ScriptedAnthropicServer {
   /** Parsed request bodies, in arrival order. */
   bodies: Array<Record<string, unknown>>;
   headers: IncomingHttpHeaders[];
-  push(...replies: AnthropicReply[]): void;
+  push(...replies: AnthropicScript[]): void;
   close(): Promise<void>;
 }
 
-export async function startScriptedAnthropicServer(replies: AnthropicReply[] = []): Promise<ScriptedAnthropicServer> {
+export async function startScriptedAnthropicServer(replies: AnthropicScript[] = []): Promise<ScriptedAnthropicServer> {
   const queue = [...replies];
   const bodies: Array<Record<string, unknown>> = [];
   const headers: IncomingHttpHeaders[] = [];
@@ -36,9 +39,18 @@ export async function startScriptedAnthropicServer(replies: AnthropicReply[] = [
         res.end(JSON.stringify({ data: models.map((id) => ({ type: 'model', id })), has_more: false }));
         return;
       }
-      bodies.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
-      const reply = queue.shift();
-      if (!reply || req.url !== '/v1/messages') {
+      const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+      // Token counts are not scripted: a 404, which Claude Code tolerates.
+      if (pathname === '/v1/messages/count_tokens') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not scripted' } }));
+        return;
+      }
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      bodies.push(body);
+      const next = pathname === '/v1/messages' ? queue.shift() : undefined;
+      const reply = typeof next === 'function' ? next(body) : next;
+      if (!reply) {
         res.writeHead(500, { 'content-type': 'application/json', 'retry-after': '0' });
         res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: `scripted anthropic server: no reply for ${req.url}` } }));
         return;

@@ -1,0 +1,54 @@
+// Installing a known agent on the person's confirmation (SPEC §22): its pinned package from the
+// npm registry into `<data folder>/agents/installed/NAME@VERSION` (never the project), with no
+// install scripts run, made whole in a folder beside it and moved into place only once its script
+// is there; an installed version is used as it is.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { runToEnd } from '../../core/process/spawn';
+import { allowedEnv, ENV_OPT_INS } from '../../core/process/child-env';
+import { agentScript, installDir, type KnownAgent } from './agent-catalog';
+
+export interface InstalledAgent {
+  dir: string;
+  script: string;
+  version: string;
+}
+
+/** The installed agent at its pinned version, or undefined. */
+export function installedAgent(dataDir: string, agent: KnownAgent): InstalledAgent | undefined {
+  const dir = installDir(dataDir, agent);
+  const script = agentScript(dataDir, agent, dir);
+  if (!existsSync(script)) return undefined;
+  return { dir, script, version: agent.version };
+}
+
+/** Installs the agent's pinned version (the person confirmed); resolves with it, or rejects saying why. */
+export async function installAgent(dataDir: string, agent: KnownAgent, options: { npm?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<InstalledAgent> {
+  const done = installedAgent(dataDir, agent);
+  if (done) return done;
+  const dir = installDir(dataDir, agent);
+  mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
+  const staging = mkdtempSync(`${dir}.installing-`);
+  try {
+    writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'deepdesk-agent', private: true }));
+    const ran = await runToEnd({
+      role: 'installer',
+      file: options.npm ?? 'npm',
+      args: ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=dev', '--save-exact', `${agent.packageName}@${agent.version}`],
+      cwd: staging,
+      env: allowedEnv(ENV_OPT_INS.npm),
+      timeoutMs: options.timeoutMs ?? 10 * 60_000,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (ran.spawnError !== undefined) throw new Error(`npm could not be started (${ran.spawnError})`);
+    if (ran.code !== 0) throw new Error(`npm install ${agent.packageName}@${agent.version} failed: ${ran.stderr.toString('utf8').trim().split('\n').slice(-3).join(' ')}`);
+    const installed = JSON.parse(readFileSync(join(staging, 'node_modules', ...agent.packageName.split('/'), 'package.json'), 'utf8')) as { version?: string };
+    if (installed.version !== agent.version) throw new Error(`npm installed ${agent.packageName} ${String(installed.version)}, not ${agent.version}`);
+    if (!existsSync(agentScript(dataDir, agent, staging))) throw new Error(`${agent.packageName}@${agent.version} has no ${agent.script}`);
+    renameSync(staging, dir);
+  } catch (err) {
+    rmSync(staging, { recursive: true, force: true });
+    throw err;
+  }
+  return installedAgent(dataDir, agent)!;
+}

@@ -1,0 +1,461 @@
+// A thread whose agent is another one over ACP (SPEC §22), as a run of the run queue: each run
+// is one turn of the external agent, its session updates streamed as the thread's events
+// (text, tool calls with their diffs, the plan as todos, the context meter) and kept in the
+// thread's history; its permission requests meet the person's rules and then the run's
+// approval broker (the window's card, `run`'s prompt, `attach`), naming the agent. The agent
+// is started on the thread's first turn and kept for the next; a stop (cancel, then the tree)
+// or a budget ends it, and the next turn starts it again (continuing its session where it can).
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunResult } from '../../core/agent/loop';
+import type { ApprovalBroker } from '../../core/agent/middleware/approval';
+import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
+import type { Backend, ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
+import { isShellBackend } from '../../core/backends/protocol';
+import type { PermissionRule } from '../../core/agent/permissions/rules';
+import type { UsageLedger } from '../../core/telemetry/usage-ledger';
+import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
+import type { ChatMessage, ChatModel, ToolCall } from '../../core/models/types';
+import { describeChange } from '../../core/tools/file-change';
+import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
+import { hostToVirtual } from '../../core/acp-client/paths';
+import { startAgentThread, type AgentThread, type AgentThreadOptions } from './agent-thread';
+import { knownAgent, type AddedAgent, type KnownAgent } from './agent-catalog';
+
+/** Which agent a thread runs, as the session resolved it. */
+export type ExternalAgentSpec = AgentThreadOptions['agent'];
+
+export function agentName(spec: ExternalAgentSpec): string {
+  return 'known' in spec ? spec.known.name : spec.added.name;
+}
+
+export function agentLabel(spec: ExternalAgentSpec): string {
+  return 'known' in spec ? spec.known.label : (spec.added.label ?? spec.added.name);
+}
+
+/** What the session gives the runner: the thread's place, the rules, the ledger, the checkpoints, the provider's key and endpoint. */
+export interface ExternalAgentContext {
+  spec: ExternalAgentSpec;
+  /** The thread it serves: its ledger rows and checkpoints name it. */
+  threadId: string;
+  /** The folder's real path (the agent's cwd). */
+  folder: string;
+  dataDir: string;
+  rules(): readonly PermissionRule[];
+  ledger?: UsageLedger;
+  checkpoints?: CheckpointRecorder;
+  /** The person's key for the agent's provider (upstream only). */
+  personKey?: string;
+  /** The provider's endpoint (the person's base URL for it); default the catalog's. */
+  upstream?: string;
+  /** The thread's budget: the limit and what the thread has spent so far. */
+  budget?(): { limitUsd: number; spentUsd: number } | undefined;
+  protectedPaths?: string[];
+  allowedDomains?: string[];
+  /** The person's home whose login folders are copied (tests). */
+  personHome?: string;
+}
+
+/** What one turn is given by the run queue. */
+export interface ExternalTurnControls {
+  state: ThreadState;
+  backend: Backend;
+  signal: AbortSignal;
+  broker: ApprovalBroker;
+  emit(event: AgentEvent): void;
+  persist(state: ThreadState): void;
+}
+
+export function threadAgent(state: ThreadState): ThreadAgentRecord | undefined {
+  return state.externalAgent;
+}
+
+const TOOL_OF_KIND: Record<string, string> = { edit: 'edit_file', delete: 'delete_file', move: 'move', read: 'read_file', search: 'grep', execute: 'execute', fetch: 'fetch', think: 'think' };
+
+/**
+ * A stand-in for the model of a thread whose agent is another: the run queue hands a run a
+ * model; this one is never called (the agent calls its own, through the metering proxy).
+ */
+export function agentStandInModel(spec: ExternalAgentSpec): ChatModel {
+  return {
+    id: `agent:${agentName(spec)}`,
+    provider: 'openai-compatible',
+    contextWindow: 200_000,
+    price: null,
+    // eslint-disable-next-line require-yield
+    async *stream() {
+      throw new Error(`this thread's agent is ${agentLabel(spec)}: it calls its own model`);
+    },
+  };
+}
+
+export class ExternalAgentRunner {
+  private thread: AgentThread | undefined;
+  private starting: Promise<AgentThread> | undefined;
+  private turnUpdates: ((update: SessionUpdate) => void) | undefined;
+  private turnAsk: ((request: AgentApprovalRequest, signal: AbortSignal) => Promise<boolean>) | undefined;
+  private turnRuled: ((request: AgentApprovalRequest, answer: 'allow' | 'deny') => void) | undefined;
+  private turnBackend: Backend | undefined;
+  private closed = false;
+
+  constructor(private readonly context: ExternalAgentContext) {}
+
+  get spec(): ExternalAgentSpec {
+    return this.context.spec;
+  }
+
+  get label(): string {
+    return agentLabel(this.context.spec);
+  }
+
+  get name(): string {
+    return agentName(this.context.spec);
+  }
+
+  /** The running agent (after its first turn started it), for what `initialize` reported and the process's id. */
+  get running(): AgentThread | undefined {
+    return this.thread;
+  }
+
+  /** One turn: the person's message to the agent, its updates as the thread's events and history. */
+  async turn(text: string, controls: ExternalTurnControls): Promise<RunResult> {
+    const { state, signal, emit } = controls;
+    const threadId = state.id;
+    const ev = (body: Record<string, unknown>): void => emit({ threadId, ...body } as AgentEvent);
+    const record: ThreadAgentRecord = { ...threadAgent(state), name: this.name, label: this.label };
+    state.externalAgent = record;
+    state.messages.push({ role: 'user', content: text });
+    controls.persist(state);
+    if (signal.aborted) return this.aborted(ev);
+    const turnId = randomUUID().slice(0, 8);
+    const idOf = (acpId: string): string => `${this.name}-${turnId}-${acpId}`;
+    let answer = '';
+    const calls = new Map<string, { call: ToolCall; done: boolean }>();
+    const flush = (): void => {
+      if (answer !== '') state.messages.push({ role: 'assistant', content: answer });
+      answer = '';
+    };
+    this.turnBackend = controls.backend;
+    this.turnUpdates = (update) => {
+      switch (update.sessionUpdate) {
+        case 'agent_message_chunk':
+          if (update.content.type === 'text') {
+            answer += update.content.text;
+            ev({ type: 'text', text: update.content.text });
+          }
+          break;
+        case 'tool_call': {
+          const id = idOf(update.toolCallId);
+          const args = { title: update.title, ...(update.rawInput !== undefined && typeof update.rawInput === 'object' && update.rawInput !== null ? (update.rawInput as object) : {}) };
+          const name = TOOL_OF_KIND[update.kind ?? 'other'] ?? `agent:${update.kind ?? 'other'}`;
+          const again = calls.get(update.toolCallId);
+          if (again !== undefined) {
+            // The same call told again with more of it (Claude Code sends its input in a second `tool_call`).
+            Object.assign(again.call, { name, args, argsText: JSON.stringify(args) });
+            if (!again.done && (update.status === 'completed' || update.status === 'failed')) this.finishCall(state, ev, again, update);
+            controls.persist(state);
+            break;
+          }
+          const call: ToolCall = { id, name, args, argsText: JSON.stringify(args) };
+          calls.set(update.toolCallId, { call, done: false });
+          const message: ChatMessage = { role: 'assistant', content: answer, toolCalls: [call] };
+          answer = '';
+          state.messages.push(message);
+          ev({ type: 'tool_call', id, name, args });
+          if (update.status === 'completed' || update.status === 'failed') this.finishCall(state, ev, calls.get(update.toolCallId)!, update);
+          controls.persist(state);
+          break;
+        }
+        case 'tool_call_update': {
+          const known = calls.get(update.toolCallId);
+          if (known && !known.done && (update.status === 'completed' || update.status === 'failed')) {
+            this.finishCall(state, ev, known, update);
+            controls.persist(state);
+          }
+          break;
+        }
+        case 'plan': {
+          const todos: Todo[] = update.entries.map((e) => ({ content: e.content, status: e.status }));
+          state.todos = todos;
+          ev({ type: 'todos', todos });
+          break;
+        }
+        case 'usage_update':
+          // The context meter only: what it costs is the metering proxy's (the ledger).
+          state.contextTokens = update.used;
+          ev({ type: 'usage', usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }, total: state.usage, contextTokens: update.used, contextWindow: update.size });
+          break;
+        default:
+          break;
+      }
+    };
+    this.turnAsk = async (request, askSignal) => {
+      const id = idOf(request.toolCallId ?? randomUUID());
+      const args = argsOf(request);
+      const reason = `${request.agent} asks: ${request.reason}`;
+      ev({ type: 'approval', id, name: request.operation.tool, args, status: 'pending', reason });
+      const both = AbortSignal.any([askSignal, signal]);
+      try {
+        const decision = await controls.broker.decide({ threadId, toolCallId: id, toolName: request.operation.tool, args, reason: request.reason, agent: request.agent }, both);
+        const allowed = decision.type === 'approve';
+        const where = {
+          ...('answeredIn' in decision && decision.answeredIn !== undefined ? { answeredIn: decision.answeredIn } : {}),
+          ...('answeredBy' in decision && decision.answeredBy !== undefined ? { answeredBy: decision.answeredBy } : {}),
+        };
+        ev({ type: 'approval', id, name: request.operation.tool, args, status: allowed ? 'approved' : 'rejected', reason, ...where });
+        return allowed;
+      } catch (err) {
+        ev({ type: 'approval', id, name: request.operation.tool, args, status: 'rejected', reason });
+        throw err;
+      }
+    };
+    this.turnRuled = (request, ruled) => {
+      const id = idOf(request.toolCallId ?? randomUUID());
+      ev({ type: 'approval', id, name: request.operation.tool, args: argsOf(request), status: ruled === 'deny' ? 'denied' : 'approved', reason: `${request.agent} asked: ${request.reason}` });
+    };
+    let thread: AgentThread;
+    // A stop while the agent starts ends what has started (cancel, then the tree) and the turn at once.
+    const starting = this.started(record);
+    const stopStarting = (): void => {
+      this.forget();
+      void starting.then((t) => t.stop()).catch(() => undefined);
+    };
+    signal.addEventListener('abort', stopStarting, { once: true });
+    try {
+      thread = await Promise.race([
+        starting,
+        new Promise<never>((_, reject) => {
+          if (signal.aborted) reject(new Error('stopped'));
+          signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+        }),
+      ]);
+    } catch (err) {
+      this.clearTurn();
+      if (signal.aborted) return this.aborted(ev, state, controls);
+      throw err;
+    } finally {
+      signal.removeEventListener('abort', stopStarting);
+    }
+    record.sessionId = thread.sessionId;
+    controls.persist(state);
+    const onAbort = (): void => void thread.stop();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (signal.aborted) return this.aborted(ev);
+      const turn = await thread.prompt(text, state.messages.length - 1);
+      flush();
+      this.closeOpenCalls(state, ev, calls);
+      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls);
+      if (signal.aborted || turn.stopReason === 'cancelled') return this.aborted(ev, state, controls);
+      const reason: RunResult['reason'] = turn.stopReason === 'max_tokens' || turn.stopReason === 'max_turn_requests' ? 'max_steps' : 'completed';
+      if (turn.checkpoint) ev({ type: 'checkpoint', id: turn.checkpoint.id, files: turn.files ?? [] });
+      const final = lastAnswer(state);
+      controls.persist(state);
+      ev({ type: 'done', text: final, reason });
+      return { text: final, reason };
+    } catch (err) {
+      flush();
+      this.closeOpenCalls(state, ev, calls);
+      if (thread.budgetReached()) return this.budgetStopped(state, ev, controls);
+      if (signal.aborted) return this.aborted(ev, state, controls);
+      this.forget();
+      controls.persist(state);
+      throw err;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.clearTurn();
+      // A stopped or budget-ended agent is gone: the next turn starts it again.
+      if (signal.aborted || thread.budgetReached()) this.forget();
+    }
+  }
+
+  /** Ends the agent (cancel, then its process tree). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const thread = this.thread ?? (await this.starting?.catch(() => undefined));
+    this.forget();
+    await thread?.stop();
+  }
+
+  private forget(): void {
+    this.thread = undefined;
+    this.starting = undefined;
+  }
+
+  private clearTurn(): void {
+    this.turnUpdates = undefined;
+    this.turnAsk = undefined;
+    this.turnRuled = undefined;
+  }
+
+  private started(record: ThreadAgentRecord): Promise<AgentThread> {
+    if (this.closed) return Promise.reject(new Error(`${this.label} was closed`));
+    if (this.thread) return Promise.resolve(this.thread);
+    const context = this.context;
+    const budget = context.budget?.();
+    const nobody = (): Promise<boolean> => Promise.resolve(false);
+    if (this.starting) return this.starting;
+    const promise: Promise<AgentThread> = startAgentThread({
+      agent: context.spec,
+      threadId: context.threadId,
+      folder: context.folder,
+      dataDir: context.dataDir,
+      backend: {
+        // The turn's backend (the thread's mounts: `/` is the folder).
+        readRaw: (path) => this.backend().readRaw(path),
+        write: (path, content) => this.backend().write(path, content),
+      } as Backend,
+      execute: (command: string, options: ExecuteOptions): Promise<ExecuteResult> => {
+        const backend = this.backend();
+        if (!isShellBackend(backend)) return Promise.reject(new Error('this folder runs no commands'));
+        return backend.execute(command, options);
+      },
+      rules: context.rules,
+      ask: (request, signal) => (this.turnAsk ?? nobody)(request, signal),
+      onRuled: (request, answer) => this.turnRuled?.(request, answer),
+      onUpdate: (update) => this.turnUpdates?.(update),
+      ...(context.ledger ? { ledger: context.ledger } : {}),
+      ...(context.personKey !== undefined ? { personKey: context.personKey } : {}),
+      ...(context.upstream !== undefined ? { upstream: context.upstream } : {}),
+      ...(budget ? { budget } : {}),
+      ...(context.protectedPaths ? { protectedPaths: context.protectedPaths } : {}),
+      ...(context.allowedDomains ? { allowedDomains: context.allowedDomains } : {}),
+      ...(context.personHome !== undefined ? { personHome: context.personHome } : {}),
+      ...(context.checkpoints ? { checkpoints: context.checkpoints } : {}),
+      ...(record.sessionId !== undefined ? { continueSessionId: record.sessionId } : {}),
+    }).then(
+      (thread) => {
+        keepReport(context.dataDir, this.name, thread);
+        // Kept only while it is still the one starting (a stop meanwhile forgot it, and stops it).
+        if (this.starting === promise) this.thread = thread;
+        return thread;
+      },
+      (err: unknown) => {
+        if (this.starting === promise) this.starting = undefined;
+        throw err;
+      },
+    );
+    this.starting = promise;
+    return promise;
+  }
+
+  private backend(): Backend {
+    if (!this.turnBackend) throw new Error('no turn is going');
+    return this.turnBackend;
+  }
+
+  private finishCall(state: ThreadState, ev: (body: Record<string, unknown>) => void, known: { call: ToolCall; done: boolean }, update: { status?: string | null; content?: Array<Record<string, unknown>> | null; rawOutput?: unknown }): void {
+    known.done = true;
+    const isError = update.status === 'failed';
+    const parts: string[] = [];
+    let change;
+    for (const item of update.content ?? []) {
+      if (item.type === 'content') {
+        const block = item.content as { type?: string; text?: string } | undefined;
+        if (block?.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+      } else if (item.type === 'diff' && typeof item.path === 'string' && typeof item.newText === 'string') {
+        const path = hostToVirtual(this.context.folder, item.path) ?? item.path;
+        const oldText = typeof item.oldText === 'string' ? item.oldText : undefined;
+        change ??= describeChange(path, oldText === undefined ? { exists: false } : { exists: true, text: oldText }, { exists: true, text: item.newText }) ?? undefined;
+        parts.push(`${oldText === undefined ? 'Wrote' : 'Edited'} ${path}`);
+      } else if (item.type === 'terminal') parts.push('(ran in the Terminal)');
+    }
+    if (parts.length === 0 && update.rawOutput !== undefined && update.rawOutput !== null) parts.push(typeof update.rawOutput === 'string' ? update.rawOutput : JSON.stringify(update.rawOutput));
+    const output = parts.join('\n') || (isError ? 'failed' : 'done');
+    state.messages.push({ role: 'tool', toolCallId: known.call.id, toolName: known.call.name, content: output, ...(isError ? { isError } : {}), ...(change ? { change } : {}) });
+    ev({ type: 'tool_result', id: known.call.id, name: known.call.name, output, isError, ...(change ? { change } : {}) });
+  }
+
+  /** Calls the agent never reported the end of: closed in the history so it reads whole. */
+  private closeOpenCalls(state: ThreadState, ev: (body: Record<string, unknown>) => void, calls: Map<string, { call: ToolCall; done: boolean }>): void {
+    for (const known of calls.values()) if (!known.done) this.finishCall(state, ev, known, { status: 'completed', content: [] });
+  }
+
+  private aborted(ev: (body: Record<string, unknown>) => void, state?: ThreadState, controls?: ExternalTurnControls): RunResult {
+    if (state && controls) controls.persist(state);
+    ev({ type: 'done', text: '', reason: 'aborted' });
+    return { text: '', reason: 'aborted' };
+  }
+
+  private budgetStopped(state: ThreadState, ev: (body: Record<string, unknown>) => void, controls: ExternalTurnControls): RunResult {
+    const message = `${this.label} was stopped at the thread's budget: its model calls were refused, the session cancelled and its processes ended`;
+    controls.persist(state);
+    ev({ type: 'error', message, budget: true });
+    ev({ type: 'done', text: '', reason: 'budget' });
+    return { text: '', reason: 'budget', error: new Error(message) };
+  }
+}
+
+function argsOf(request: AgentApprovalRequest): Record<string, unknown> {
+  const op = request.operation;
+  if (op.tool === 'execute') return { command: op.command ?? op.title };
+  return { ...(op.paths[0] !== undefined ? { file_path: op.paths[0] } : op.outside[0] !== undefined ? { file_path: op.outside[0] } : {}), title: op.title };
+}
+
+function lastAnswer(state: ThreadState): string {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const m = state.messages[i]!;
+    if (m.role === 'user') return '';
+    if (m.role === 'assistant' && m.content !== '' && m.toolCalls === undefined) return m.content;
+  }
+  return '';
+}
+
+/** The agent a name stands for: a known one (installed in the data folder) or one the person added in Settings › Agents. */
+export function resolveAgent(name: string, added: readonly AddedAgent[], installRoot?: string): ExternalAgentSpec | undefined {
+  const own = added.find((a) => a.name === name);
+  if (own) return { added: own };
+  const known: KnownAgent | undefined = knownAgent(name);
+  if (known) return { known, ...(installRoot !== undefined ? { installRoot } : {}) };
+  return undefined;
+}
+
+/** What an agent's `initialize` reported, as Settings › Agents shows it. */
+export interface AgentReport {
+  agentName?: string;
+  agentVersion?: string;
+  /** What it offers: load, resume, fork, close, images, audio, embedded context, MCP over http/sse, … */
+  capabilities: string[];
+  at: string;
+}
+
+function reportFile(dataDir: string, name: string): string {
+  return join(dataDir, 'agents', 'reported', `${name}.json`);
+}
+
+/** Kept in the data folder each time the agent starts (SPEC §22: what `initialize` reports is kept and shown). */
+function keepReport(dataDir: string, name: string, thread: AgentThread): void {
+  const init = thread.session.initializeResponse;
+  const caps = init?.agentCapabilities;
+  const offered: string[] = [];
+  if (caps?.loadSession === true) offered.push('load');
+  const sessions = (caps?.sessionCapabilities ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(sessions)) if (sessions[key] != null) offered.push(key);
+  const prompt = (caps?.promptCapabilities ?? {}) as Record<string, unknown>;
+  for (const key of ['image', 'audio', 'embeddedContext']) if (prompt[key] === true) offered.push(key);
+  const mcp = (caps?.mcpCapabilities ?? {}) as Record<string, unknown>;
+  for (const key of ['http', 'sse']) if (mcp[key] === true) offered.push(`mcp-${key}`);
+  const report: AgentReport = {
+    ...(init?.agentInfo?.name ? { agentName: init.agentInfo.name } : {}),
+    ...(init?.agentInfo?.version ? { agentVersion: init.agentInfo.version } : {}),
+    capabilities: offered,
+    at: new Date().toISOString(),
+  };
+  try {
+    mkdirSync(join(dataDir, 'agents', 'reported'), { recursive: true, mode: 0o700 });
+    writeFileSync(reportFile(dataDir, name), JSON.stringify(report, null, 2), { mode: 0o600 });
+  } catch {
+    // Shown when it can be kept; the agent runs all the same.
+  }
+}
+
+/** What the agent's `initialize` last reported, when it has started here. */
+export function agentReport(dataDir: string, name: string): AgentReport | undefined {
+  try {
+    const json = JSON.parse(readFileSync(reportFile(dataDir, name), 'utf8')) as AgentReport;
+    return Array.isArray(json.capabilities) && typeof json.at === 'string' ? json : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,230 @@
+// An external agent as a thread's agent (SPEC §22), from the catalog: Claude Code's adapter
+// (the repository's pinned devDependency as the installation) in the sandbox through the
+// metering proxy, its calls as ledger rows naming it in the real SQLite ledger, the person's
+// key upstream and none in its environment; a person-added command (the scripted ACP agent)
+// contained the same; `stop` leaves no process.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalShellBackend } from '../../core/backends/filesystem/local-shell';
+import { createSandbox, detectSandbox } from '../../core/sandbox';
+import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
+import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
+import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import { liveProcesses } from '../../core/process/spawn';
+import { anthropicMessageStream, startScriptedAnthropicServer, type AnthropicReply } from '../../core/models/testing/scripted-anthropic-server';
+import type { AgentApprovalRequest, SessionUpdate } from '../../core/acp-client/acp-client';
+import { startScriptedResponsesServer, type ResponsesStep } from '../../core/models/testing/scripted-responses-server';
+import { knownAgent } from './agent-catalog';
+import { recorderFor } from '../../core/checkpoints/recorder';
+import { CheckpointStore } from '../../core/checkpoints/store';
+import { startAgentThread } from './agent-thread';
+
+const REPO = join(__dirname, '..', '..', '..');
+
+function said(updates: SessionUpdate[]): string {
+  return updates.map((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : '')).join('');
+}
+
+describe('an external agent for a thread', async () => {
+  const available = (await detectSandbox()).available;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const realHome = process.env.HOME;
+  afterEach(async () => {
+    process.env.HOME = realHome;
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+
+  function scene(): { folder: string; dataDir: string; home: string } {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'agent-thread-')));
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    const folder = join(root, 'project');
+    const dataDir = join(root, 'data');
+    const home = join(root, 'home');
+    mkdirSync(folder);
+    mkdirSync(dataDir);
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    // The person's own allow-rules for Claude Code do not pre-approve it under Deepdesk.
+    writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ permissions: { allow: ['Write', 'Bash(*)'] } }));
+    process.env.HOME = home;
+    return { folder, dataDir, home };
+  }
+
+  it.skipIf(!available)('Claude Code from the catalog: a turn, its write after allow-once, ledger rows naming it', async () => {
+    const { folder, dataDir, home } = scene();
+    const target = join(folder, 'notes.txt');
+    const script = (body: Record<string, unknown>): AnthropicReply => {
+      const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
+      const write = tools.find((t) => /(^|__)Write$/.test(t.name));
+      if (!write) return anthropicMessageStream([{ text: 'A title' }], 'end_turn');
+      if (!JSON.stringify(body.messages).includes('tool_result')) {
+        return anthropicMessageStream([{ tool: write.name, id: 'toolu_01', json: [JSON.stringify({ file_path: target, content: 'from the catalog\n' })] }], 'tool_use');
+      }
+      return anthropicMessageStream([{ text: 'Done.' }], 'end_turn');
+    };
+    const model = await startScriptedAnthropicServer(Array.from({ length: 30 }, () => script));
+    cleanups.push(() => model.close());
+    const db = new Database(join(dataDir, 'ledger.db'));
+    cleanups.push(() => void db.close());
+    const ledger = new UsageLedger(db);
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
+    const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    const asked: AgentApprovalRequest[] = [];
+    const thread = await startAgentThread({
+      agent: { known: knownAgent('claude-code')!, installRoot: REPO },
+      threadId: 'thread-1',
+      folder,
+      dataDir,
+      backend,
+      execute: (c, o) => backend.execute(c, o),
+      rules: () => DEFAULT_RULES,
+      ask: async (r) => {
+        asked.push(r);
+        return true;
+      },
+      ledger,
+      personKey: 'sk-ant-the-persons-key',
+      upstream: model.url.replace(/\/v1$/, ''),
+    });
+    cleanups.push(() => thread.stop());
+    expect(thread.session.capabilities?.loadSession).toBe(true);
+    const turn = await thread.prompt('Write notes.txt');
+    expect(turn.stopReason).toBe('end_turn');
+    expect(readFileSync(target, 'utf8')).toBe('from the catalog\n');
+    expect(asked.map((a) => a.agent)).toContain('Claude Code');
+    expect(said(turn.updates)).toContain('Done.');
+    ledger.flush();
+    const rows = db.prepare('SELECT provider, model, input_tokens, cost_usd, thread_id FROM model_calls').all() as Array<{ provider: string; model: string; input_tokens: number; cost_usd: number | null; thread_id: string }>;
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    expect(rows.every((r) => r.provider === 'claude-code' && r.thread_id === 'thread-1' && r.input_tokens > 0)).toBe(true);
+    expect(rows.some((r) => r.cost_usd !== null && r.cost_usd > 0)).toBe(true);
+    expect(model.headers.every((h) => h['x-api-key'] === 'sk-ant-the-persons-key')).toBe(true);
+    // Its private copy of the login folder: the person's allow-rules left out; the person's own file untouched.
+    const copied = JSON.parse(readFileSync(join(dataDir, 'agents', 'homes', 'claude-code', '.claude', 'settings.json'), 'utf8')) as { permissions: Record<string, unknown> };
+    expect(copied.permissions.allow).toBeUndefined();
+    expect(readFileSync(join(home, '.claude', 'settings.json'), 'utf8')).toContain('Bash(*)');
+    await thread.stop();
+    await thread.exited;
+    expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
+  }, 240_000);
+
+  it.skipIf(!available)('a person-added command runs contained the same: no Deepdesk credential in its environment', async () => {
+    const { folder, dataDir } = scene();
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
+    const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    const saved = process.env.ANTHROPIC_API_KEY;
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-deepdesks-own';
+    cleanups.push(() => {
+      if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+      else process.env.ANTHROPIC_API_KEY = saved;
+    });
+    const thread = await startAgentThread({
+      agent: { added: { name: 'scripted', label: 'Scripted', command: process.execPath, args: [join(REPO, 'src-main', 'core', 'acp-client', 'testing', 'scripted-acp-agent.mjs')], env: {} } },
+      threadId: 'thread-2',
+      folder,
+      dataDir,
+      backend,
+      execute: (c, o) => backend.execute(c, o),
+      rules: () => DEFAULT_RULES,
+      ask: async () => true,
+    });
+    cleanups.push(() => thread.stop());
+    const turn = await thread.prompt('own-run env ;; own-read /proc/self/environ');
+    const text = said(turn.updates);
+    expect(text).toContain('own-run exit 0');
+    expect(text).not.toContain('sk-ant-deepdesks-own');
+    await thread.stop();
+    expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
+  }, 120_000);
+
+  it.skipIf(!available)('Codex from the catalog: its command asks, naming it; run in its own process, held by the sandbox; metered through its provider configuration', async () => {
+    const { folder, dataDir } = scene();
+    const outside = join(dirname(folder), 'outside-marker.txt');
+    writeFileSync(outside, 'original');
+    const script = (body: Record<string, unknown>): ResponsesStep => {
+      if (JSON.stringify(body.input ?? []).includes('function_call_output')) return { text: 'Ran it.' };
+      return { functionCall: { name: 'exec_command', callId: 'call_1', arguments: JSON.stringify({ cmd: `echo codex > made-by-codex.txt; echo pwned > ${outside}` }) } };
+    };
+    const model = await startScriptedResponsesServer(Array.from({ length: 30 }, () => script));
+    cleanups.push(() => model.close());
+    const db = new Database(join(dataDir, 'ledger.db'));
+    cleanups.push(() => void db.close());
+    const ledger = new UsageLedger(db);
+    const store = new CheckpointStore(join(dataDir, 'checkpoints.db'));
+    cleanups.push(() => store.close());
+    const recorder = recorderFor(store, folder);
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
+    const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    const asked: AgentApprovalRequest[] = [];
+    const thread = await startAgentThread({
+      agent: { known: knownAgent('codex')!, installRoot: REPO },
+      threadId: 'thread-3',
+      folder,
+      dataDir,
+      backend,
+      checkpoints: recorder,
+      execute: (c, o) => backend.execute(c, o),
+      rules: () => DEFAULT_RULES,
+      ask: async (r) => {
+        asked.push(r);
+        return true;
+      },
+      ledger,
+      personKey: 'sk-the-persons-openai-key',
+      upstream: model.url.replace(/\/v1$/, ''),
+    });
+    cleanups.push(() => thread.stop());
+    const turn = await thread.prompt('Make a file');
+    expect(said(turn.updates)).toContain('Ran it.');
+    expect(asked[0]).toMatchObject({ agent: 'Codex', operation: { tool: 'execute', command: `echo codex > made-by-codex.txt; echo pwned > ${outside}` } });
+    // Codex ran it in its own process after the allow-once: the folder changed, outside it nothing did.
+    expect(readFileSync(join(folder, 'made-by-codex.txt'), 'utf8')).toBe('codex\n');
+    expect(readFileSync(outside, 'utf8')).toBe('original');
+    // The turn's change, made in Codex's own process, is checkpointed and attributed to the thread.
+    expect(turn.checkpoint).toMatchObject({ threadId: 'thread-3', kind: 'agent', tool: 'agent:codex', messageLine: 'Make a file' });
+    expect(store.entries(turn.checkpoint!).map((c) => c.path)).toEqual(['made-by-codex.txt']);
+    ledger.flush();
+    const rows = db.prepare('SELECT provider FROM model_calls').all() as Array<{ provider: string }>;
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.every((r) => r.provider === 'codex')).toBe(true);
+    expect(model.headers.every((h) => h.authorization === 'Bearer sk-the-persons-openai-key')).toBe(true);
+  }, 240_000);
+
+  it.skipIf(!available)('Claude Code continues its session after a restart (session/load from its private home)', async () => {
+    const { folder, dataDir } = scene();
+    const script = (body: Record<string, unknown>): AnthropicReply => {
+      const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
+      if (tools.length === 0) return anthropicMessageStream([{ text: 'A title' }], 'end_turn');
+      return anthropicMessageStream([{ text: JSON.stringify(body.messages).includes('remember the word plum') ? 'I remember plum.' : 'Noted.' }], 'end_turn');
+    };
+    const model = await startScriptedAnthropicServer(Array.from({ length: 40 }, () => script));
+    cleanups.push(() => model.close());
+    const backend = new LocalShellBackend({ rootDir: folder });
+    const start = (continueSessionId?: string) =>
+      startAgentThread({
+        agent: { known: knownAgent('claude-code')!, installRoot: REPO },
+        threadId: 'thread-4',
+        folder,
+        dataDir,
+        backend,
+        execute: (c, o) => backend.execute(c, o),
+        rules: () => DEFAULT_RULES,
+        ask: async () => false,
+        upstream: model.url.replace(/\/v1$/, ''),
+        ...(continueSessionId ? { continueSessionId } : {}),
+      });
+    const first = await start();
+    cleanups.push(() => first.stop());
+    await first.prompt('remember the word plum');
+    const id = first.sessionId;
+    await first.stop();
+    const second = await start(id);
+    cleanups.push(() => second.stop());
+    expect(second.continued).toBe(true);
+    expect(second.sessionId).toBe(id);
+    const turn = await second.prompt('what word?');
+    expect(said(turn.updates)).toContain('I remember plum.');
+  }, 240_000);
+});

@@ -1,0 +1,196 @@
+// One external agent running for a thread (SPEC §22): the metering proxy on its model endpoint
+// (each response a ledger row naming the agent; at the budget: refused, `session/cancel`, then
+// the tree), its private home prepared, its process started contained (core/acp-client), and
+// its ACP session. The thread's composition hands it the backend, `execute`, the rules and the
+// approval flow.
+import { randomUUID } from 'node:crypto';
+import type { Backend, ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
+import type { PermissionRule } from '../../core/agent/permissions/rules';
+import type { UsageLedger } from '../../core/telemetry/usage-ledger';
+import { costAt, resolvePrice } from '../../core/models/model-info';
+import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate, type TurnResult } from '../../core/acp-client/acp-client';
+import { preparePrivateHome, startAgentProcess } from '../../core/acp-client/agent-process';
+import { startMeteringProxy, type MeteredCall, type MeteringProxy } from '../../core/acp-client/metering-proxy';
+import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
+import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
+import type { CheckpointFile } from '../../core/agent/types';
+import { agentScript, privateHome, type AddedAgent, type KnownAgent } from './agent-catalog';
+
+/** The port of the agent's own loopback its model is reached on (forwarded to the proxy's socket). */
+export const AGENT_MODEL_PORT = 3129;
+
+export interface AgentThreadOptions {
+  agent: { known: KnownAgent; installRoot?: string } | { added: AddedAgent };
+  threadId: string;
+  folder: string;
+  dataDir: string;
+  backend: Backend;
+  execute(command: string, options: ExecuteOptions): Promise<ExecuteResult>;
+  rules(): readonly PermissionRule[];
+  ask(request: AgentApprovalRequest, signal: AbortSignal): Promise<boolean>;
+  onUpdate?(update: SessionUpdate): void;
+  /** A request the person's rules answered without asking (for the thread's history). */
+  onRuled?(request: AgentApprovalRequest, answer: 'allow' | 'deny'): void;
+  ledger?: UsageLedger;
+  /** The person's key for the agent's provider (put on its calls upstream; never in its environment). */
+  personKey?: string;
+  /** Where its calls go (default the provider's endpoint): a scripted server in tests. */
+  upstream?: string;
+  budget?: { limitUsd: number; spentUsd: number };
+  protectedPaths?: string[];
+  allowedDomains?: string[];
+  /** The person's home whose login folders are copied (default the home). */
+  personHome?: string;
+  /**
+   * The folder's checkpoints: each turn is one step of the thread over the whole folder (the
+   * agent writes in its own process too), recorded before and after it and attributed to the thread.
+   */
+  checkpoints?: CheckpointRecorder;
+  /** After a host restart: the agent's session to continue (session/load or session/resume where it offers one). */
+  continueSessionId?: string;
+}
+
+export interface AgentThread {
+  readonly label: string;
+  readonly session: AcpClientSession;
+  readonly sessionId: string;
+  /** One turn (the ledger rows carry its number); with checkpoints, the turn's checkpoint of what changed. */
+  prompt(text: string, messageIndex?: number): Promise<TurnResult & { checkpoint?: Checkpoint; files?: CheckpointFile[] }>;
+  /** `stop`: cancel, then the tree. */
+  stop(): Promise<void>;
+  /** Whether the budget stopped it. */
+  budgetReached(): boolean;
+  readonly proxy: MeteringProxy | undefined;
+  readonly exited: Promise<unknown>;
+  /**
+   * With `continueSessionId`: whether the agent continued it. When it offers neither load nor
+   * resume it cannot, and a new session was started: the thread keeps its own history and says so.
+   */
+  readonly continued: boolean | undefined;
+}
+
+function keyHeaders(agent: KnownAgent, key: string | undefined): Record<string, string> {
+  if (key === undefined) return {};
+  return { [agent.keyHeader]: agent.keyHeader === 'authorization' ? `Bearer ${key}` : key };
+}
+
+export async function startAgentThread(options: AgentThreadOptions): Promise<AgentThread> {
+  const spec = options.agent;
+  const name = 'known' in spec ? spec.known.name : spec.added.name;
+  const label = 'known' in spec ? spec.known.label : (spec.added.label ?? spec.added.name);
+  const home = privateHome(options.dataDir, name);
+  let turn = 0;
+  let stopping: Promise<void> | undefined;
+  let reached = false;
+  let proxy: MeteringProxy | undefined;
+  // Set once started; the proxy's budget callback reaches it through this.
+  const ref: { session?: AcpClientSession; stop?: () => Promise<void> } = {};
+  const base = `http://127.0.0.1:${AGENT_MODEL_PORT}`;
+  if ('known' in spec) {
+    const known = spec.known;
+    const record = (call: MeteredCall): void => {
+      if (!call.usage) return;
+      options.ledger?.record({
+        id: randomUUID(),
+        at: call.at,
+        threadId: options.threadId,
+        turn,
+        subagent: null,
+        purpose: 'agent',
+        // The row names the agent; its model is the provider's own name for it.
+        provider: name,
+        model: call.usage.model,
+        inputTokens: call.usage.inputTokens,
+        outputTokens: call.usage.outputTokens,
+        cacheReadTokens: call.usage.cacheReadTokens,
+        cacheWriteTokens: call.usage.cacheWriteTokens,
+        costUsd: call.costUsd ?? null,
+        durationMs: call.durationMs,
+        failed: call.status >= 400,
+        error: call.status >= 400 ? `HTTP ${call.status}` : null,
+      });
+    };
+    proxy = await startMeteringProxy({
+      upstream: options.upstream ?? known.upstream,
+      upstreamHeaders: keyHeaders(known, options.personKey),
+      onCall: record,
+      // Without the person's key it uses its own sign-in (a subscription): its calls pass unpriced.
+      price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`), usage)),
+      ...(options.budget ? { budget: options.budget } : {}),
+      onBudget: () => {
+        reached = true;
+        void ref.stop?.();
+      },
+    });
+    preparePrivateHome(home, known.loginEntries, options.personHome);
+    known.prepareHome?.(home, base);
+  } else {
+    preparePrivateHome(home, [], options.personHome);
+  }
+  const launch =
+    'known' in spec
+      ? { command: process.execPath, args: [agentScript(options.dataDir, spec.known, spec.installRoot), ...spec.known.args], env: spec.known.env(base) }
+      : { command: spec.added.command, args: spec.added.args, env: spec.added.env };
+  const installRoot = 'known' in spec ? spec.installRoot : undefined;
+  let proc;
+  try {
+    proc = await startAgentProcess({
+      ...launch,
+      folder: options.folder,
+      dataDir: options.dataDir,
+      privateHome: home,
+      ...(installRoot ? { readable: [installRoot] } : {}),
+      ...(proxy ? { forwards: [{ port: AGENT_MODEL_PORT, socket: proxy.socket }] } : {}),
+      ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
+      ...(options.allowedDomains ? { allowedDomains: options.allowedDomains } : {}),
+    });
+  } catch (err) {
+    await proxy?.close();
+    throw err;
+  }
+  const session = new AcpClientSession(proc, {
+    agent: label,
+    folder: options.folder,
+    backend: options.backend,
+    execute: options.execute,
+    rules: options.rules,
+    ask: options.ask,
+    ...(options.onUpdate ? { onUpdate: options.onUpdate } : {}),
+    ...(options.onRuled ? { onRuled: options.onRuled } : {}),
+  });
+  ref.session = session;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await session.stop();
+      await proxy?.close();
+    })());
+  ref.stop = stop;
+  let continued: boolean | undefined;
+  try {
+    await session.initialize(120_000);
+    if (options.continueSessionId !== undefined) continued = await session.continueSession(options.continueSessionId);
+    if (continued !== true) await session.newSession();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    label,
+    session,
+    sessionId: session.id!,
+    prompt: async (text, messageIndex) => {
+      turn++;
+      const recorder = options.checkpoints;
+      if (!recorder) return session.prompt(text);
+      const line = text.split('\n')[0] ?? '';
+      const outcome = await recorder.step({ threadId: options.threadId, messageIndex: messageIndex ?? null, messageLine: line, tool: `agent:${name}` }, 'all', () => session.prompt(text));
+      const files = outcome.changes.map((c) => ({ path: toVirtual(c.path), status: changeStatus(c) }));
+      return { ...outcome.result, ...(outcome.checkpoint ? { checkpoint: outcome.checkpoint, files } : {}) };
+    },
+    stop,
+    budgetReached: () => reached,
+    proxy,
+    exited: proc.exited,
+    continued,
+  };
+}

@@ -1,0 +1,87 @@
+// Other agents in the window (SPEC §22): Settings › Agents (the catalog with versions, installing
+// one on the person's confirmation, what `initialize` reported, adding a command) and the threads
+// whose agent is another one (*New thread with…*): each gets its runner when it is made or first
+// sent to, and its process tree ends when the thread is deleted or the folder closes.
+import type { ExternalAgentDto } from '../contract';
+import { ContractError } from '../contract';
+import { KNOWN_AGENTS, knownAgent } from '../agents/agent-catalog';
+import { installAgent, installedAgent } from '../agents/agent-install';
+import { agentReport, agentStandInModel, threadAgent, type ExternalAgentRunner } from '../agents/agent-runner';
+import { externalAgentFor } from '../session/external-agent';
+import type { FolderSession } from '../session/folder-session';
+import type { ThreadService } from '../session/thread-service';
+import type { WindowAgents } from './handlers';
+
+
+export function windowAgents(options: { dataDir: string; env: NodeJS.ProcessEnv; session: FolderSession; threads: () => ThreadService; say(line: string): void }): WindowAgents {
+  const { dataDir, session } = options;
+  const runners = new Map<string, ExternalAgentRunner>();
+  const chosen = new Map<string, string>();
+  const installing = new Map<string, Promise<unknown>>();
+
+  const list = (): ExternalAgentDto[] => {
+    const added = session.settings.raw().agents?.added ?? [];
+    const report = (name: string) => {
+      const r = agentReport(dataDir, name);
+      return r ? { reported: r } : {};
+    };
+    return [
+      ...KNOWN_AGENTS.map((a) => ({ name: a.name, label: a.label, kind: 'known' as const, packageName: a.packageName, version: a.version, installed: installedAgent(dataDir, a) !== undefined, ...report(a.name) })),
+      ...added.map((a) => ({ name: a.name, label: a.label ?? a.name, kind: 'added' as const, installed: true, command: [a.command, ...a.args].join(' '), ...report(a.name) })),
+    ];
+  };
+
+  const start = async (threadId: string, name: string): Promise<void> => {
+    if (runners.has(threadId)) return;
+    const runner = await externalAgentFor(session, name, { name, threadId, dataDir, env: options.env, say: options.say });
+    runners.set(threadId, runner);
+    options.threads().useRunSettings(threadId, { externalAgent: runner, model: agentStandInModel(runner.spec) });
+  };
+
+  return {
+    handlers: {
+      'externalAgents.list': async () => list(),
+      'externalAgents.install': async ({ name }) => {
+        const known = knownAgent(name);
+        if (known === undefined) throw new ContractError(`${name} is not an agent of the catalog`, 'bad_request');
+        const going = installing.get(name) ?? installAgent(dataDir, known);
+        installing.set(name, going);
+        try {
+          await going;
+        } catch (err) {
+          throw new ContractError(`${known.label} could not be installed: ${err instanceof Error ? err.message : String(err)}`, 'failed');
+        } finally {
+          installing.delete(name);
+        }
+        return list();
+      },
+      'externalAgents.add': async (agent) => {
+        if (knownAgent(agent.name) !== undefined) throw new ContractError(`${agent.name} is the catalog's; give the command another name`, 'bad_request');
+        const added = (session.settings.raw().agents?.added ?? []).filter((a) => a.name !== agent.name);
+        await session.settings.update({ agents: { added: [...added, agent] } });
+        return list();
+      },
+    },
+    async created(threadId, name) {
+      chosen.set(threadId, name);
+      await start(threadId, name);
+    },
+    async ready(threadId) {
+      if (runners.has(threadId)) return;
+      const threads = options.threads();
+      const name = chosen.get(threadId) ?? (threads.store.exists(threadId) ? threadAgent(threads.store.load(threadId))?.name : undefined);
+      if (name !== undefined) await start(threadId, name);
+    },
+    async forget(threadId) {
+      const runner = runners.get(threadId);
+      runners.delete(threadId);
+      chosen.delete(threadId);
+      await runner?.close();
+    },
+    async close() {
+      const all = [...runners.values()];
+      runners.clear();
+      await Promise.all(all.map((r) => r.close()));
+    },
+  };
+}

@@ -1,0 +1,226 @@
+// Deepdesk as an ACP client (SPEC §22), by effect, with the scripted ACP agent in the real
+// bubblewrap sandbox: writes through the backend after the person allowed once; a deny rule
+// and a protected path answer no without asking (the file unchanged); what the agent does in
+// its own process is held by the sandbox (a file outside the folder unchanged, the planted
+// ~/.ssh/id_rsa unreadable); terminals run as a sandboxed execute; the turn ends after late
+// updates; stop leaves no process.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalShellBackend } from '../backends/filesystem/local-shell';
+import { createSandbox, detectSandbox } from '../sandbox';
+import { folderSandboxPolicy } from '../sandbox/protected-entry-files';
+import { DEFAULT_RULES, type PermissionRule } from '../agent/permissions/rules';
+import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate } from './acp-client';
+import { startAgentProcess } from './agent-process';
+
+const AGENT = join(__dirname, 'testing', 'scripted-acp-agent.mjs');
+
+function said(updates: SessionUpdate[]): string {
+  return updates
+    .map((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? u.content.text : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+describe('ACP client: the scripted agent in the sandbox', async () => {
+  const available = (await detectSandbox()).available;
+  let root: string;
+  let folder: string;
+  let dataDir: string;
+  let fakeHome: string;
+  let outsideFile: string;
+  let session: AcpClientSession;
+  let asked: AgentApprovalRequest[];
+  let answer: boolean;
+  let rules: PermissionRule[];
+  const realHome = process.env.HOME;
+
+  beforeAll(async () => {
+    if (!available) return;
+    root = realpathSync(mkdtempSync(join(tmpdir(), 'acp-client-')));
+    folder = join(root, 'project');
+    dataDir = join(root, 'data');
+    fakeHome = join(root, 'home');
+    mkdirSync(folder);
+    mkdirSync(join(folder, '.git'));
+    writeFileSync(join(folder, '.git', 'config'), '[core]\n');
+    mkdirSync(dataDir);
+    mkdirSync(join(fakeHome, '.ssh'), { recursive: true });
+    writeFileSync(join(fakeHome, '.ssh', 'id_rsa'), 'PLANTED-SECRET');
+    mkdirSync(join(root, 'outside'));
+    outsideFile = join(root, 'outside', 'marker.txt');
+    writeFileSync(outsideFile, 'original');
+    writeFileSync(join(folder, 'keep.txt'), 'keep');
+    process.env.HOME = fakeHome;
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
+    const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    const proc = await startAgentProcess({
+      command: process.execPath,
+      args: [AGENT],
+      env: {},
+      folder,
+      dataDir,
+      privateHome: join(dataDir, 'agents', 'homes', 'scripted'),
+    });
+    asked = [];
+    answer = true;
+    rules = [...DEFAULT_RULES];
+    session = new AcpClientSession(proc, {
+      agent: 'Scripted',
+      folder,
+      backend,
+      execute: (command, options) => backend.execute(command, options),
+      rules: () => rules,
+      ask: async (request) => {
+        asked.push(request);
+        return answer;
+      },
+    });
+    await session.initialize();
+    await session.newSession();
+  }, 120_000);
+
+  afterAll(async () => {
+    process.env.HOME = realHome;
+    if (!available) return;
+    await session?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it.skipIf(!available)('keeps what initialize reported', () => {
+    expect(session.agentInfo?.name).toBe('scripted-acp-agent');
+    expect(session.capabilities?.loadSession).toBe(false);
+  });
+
+  it.skipIf(!available)('a write the person allows once goes through the backend, and the agent is named', async () => {
+    asked.length = 0;
+    const turn = await session.prompt(`write ${join(folder, 'a.txt')} hello there`);
+    expect(readFileSync(join(folder, 'a.txt'), 'utf8')).toBe('hello there');
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toMatchObject({ agent: 'Scripted', operation: { tool: 'edit_file', paths: ['/a.txt'] } });
+    // "allow once", never the agent's own "always".
+    expect(said(turn.updates)).toContain('permission: once; wrote');
+    expect(turn.stopReason).toBe('end_turn');
+  }, 60_000);
+
+  it.skipIf(!available)('the person saying no leaves the file unchanged', async () => {
+    asked.length = 0;
+    answer = false;
+    const turn = await session.prompt(`write ${join(folder, 'keep.txt')} changed`);
+    answer = true;
+    expect(asked).toHaveLength(1);
+    expect(readFileSync(join(folder, 'keep.txt'), 'utf8')).toBe('keep');
+    expect(said(turn.updates)).toContain('permission: no');
+  }, 60_000);
+
+  it.skipIf(!available)('a deny rule answers no without asking: the file unchanged', async () => {
+    asked.length = 0;
+    rules = [{ operations: ['write', 'edit'], paths: ['/keep.txt'], decision: 'deny', description: 'keep.txt is mine' }, ...DEFAULT_RULES];
+    const turn = await session.prompt(`write ${join(folder, 'keep.txt')} changed`);
+    rules = [...DEFAULT_RULES];
+    expect(asked).toHaveLength(0);
+    expect(readFileSync(join(folder, 'keep.txt'), 'utf8')).toBe('keep');
+    expect(said(turn.updates)).toContain('permission: no');
+  }, 60_000);
+
+  it.skipIf(!available)('an allow rule answers yes (once) without asking', async () => {
+    asked.length = 0;
+    rules = [{ operations: ['write', 'edit'], paths: ['/allowed.txt'], decision: 'allow' }, ...DEFAULT_RULES];
+    const turn = await session.prompt(`write ${join(folder, 'allowed.txt')} yes`);
+    rules = [...DEFAULT_RULES];
+    expect(asked).toHaveLength(0);
+    expect(readFileSync(join(folder, 'allowed.txt'), 'utf8')).toBe('yes');
+    expect(said(turn.updates)).toContain('permission: once');
+  }, 60_000);
+
+  it.skipIf(!available)('a protected path answers no without asking: .git/config unchanged', async () => {
+    asked.length = 0;
+    const turn = await session.prompt(`write ${join(folder, '.git', 'config')} [core]\\n\\thooksPath=/tmp`);
+    expect(asked).toHaveLength(0);
+    expect(readFileSync(join(folder, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect(said(turn.updates)).toContain('permission: no');
+  }, 60_000);
+
+  it.skipIf(!available)('what it does in its own process is held by the sandbox: outside the folder, git config, the planted key', async () => {
+    const turn = await session.prompt(
+      [
+        `own-write ${outsideFile} overwritten`,
+        `own-run echo pwned > ${outsideFile}; echo x >> ${join(folder, '.git', 'config')}`,
+        `own-read ${join(fakeHome, '.ssh', 'id_rsa')}`,
+        `own-read ${join(dataDir, 'nothing-here')}`,
+        `own-write ${join(folder, 'inside.txt')} mine`,
+      ].join(' ;; '),
+    );
+    const text = said(turn.updates);
+    expect(readFileSync(outsideFile, 'utf8')).toBe('original');
+    expect(readFileSync(join(folder, '.git', 'config'), 'utf8')).toBe('[core]\n');
+    expect(text).not.toContain('PLANTED-SECRET');
+    expect(text).toMatch(/own-read (EACCES|ENOENT|EPERM)/);
+    // Its own writes inside the folder land (the sandbox allows them without asking).
+    expect(readFileSync(join(folder, 'inside.txt'), 'utf8')).toBe('mine');
+    expect(text).toContain('own-write ok');
+  }, 60_000);
+
+  it.skipIf(!available)("a terminal runs as Deepdesk's sandboxed execute, after the person allowed it", async () => {
+    asked.length = 0;
+    const turn = await session.prompt(`run echo from-terminal && cat ${join(fakeHome, '.ssh', 'id_rsa')}; echo changed > ${outsideFile}`);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.operation).toMatchObject({ tool: 'execute' });
+    expect(asked[0]?.operation.command).toContain('echo from-terminal');
+    const text = said(turn.updates);
+    expect(text).toContain('from-terminal');
+    expect(text).not.toContain('PLANTED-SECRET');
+    expect(readFileSync(outsideFile, 'utf8')).toBe('original');
+  }, 60_000);
+
+  it.skipIf(!available)('the turn ends when the prompt was answered and its updates settled', async () => {
+    const turn = await session.prompt('say first ;; late arrived-after-answer');
+    expect(said(turn.updates)).toContain('arrived-after-answer');
+  }, 60_000);
+
+  it.skipIf(!available)('its private home is its own: written there, not in the person’s home', async () => {
+    const turn = await session.prompt(`own-write ${join(dataDir, 'agents', 'homes', 'scripted', 'state.txt')} s ;; own-write ${join(fakeHome, 'x.txt')} s`);
+    expect(existsSync(join(dataDir, 'agents', 'homes', 'scripted', 'state.txt'))).toBe(true);
+    expect(existsSync(join(fakeHome, 'x.txt'))).toBe(false);
+    expect(said(turn.updates)).toMatch(/own-write ok\n?.*own-write E/s);
+  }, 60_000);
+});
+
+describe('ACP client: after a restart', async () => {
+  const available = (await detectSandbox()).available;
+
+  async function start(root: string, load: boolean): Promise<AcpClientSession> {
+    const folder = join(root, 'project');
+    const dataDir = join(root, 'data');
+    mkdirSync(folder, { recursive: true });
+    mkdirSync(dataDir, { recursive: true });
+    const backend = new LocalShellBackend({ rootDir: folder });
+    const proc = await startAgentProcess({ command: process.execPath, args: [AGENT], env: { SCRIPTED_ACP_LOAD: load ? '1' : '0' }, folder, dataDir, privateHome: join(dataDir, 'home') });
+    const session = new AcpClientSession(proc, { agent: 'Scripted', folder, backend, execute: (c, o) => backend.execute(c, o), rules: () => DEFAULT_RULES, ask: async () => false });
+    await session.initialize();
+    return session;
+  }
+
+  it.skipIf(!available)('continues with session/load where the agent offers it, and says it cannot where it does not', async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'acp-restart-')));
+    try {
+      const first = await start(root, true);
+      const id = await first.newSession();
+      await first.stop();
+      const again = await start(root, true);
+      expect(await again.continueSession(id)).toBe(true);
+      expect(again.id).toBe(id);
+      const turn = await again.prompt('say still here');
+      expect(said(turn.updates)).toContain('still here');
+      await again.stop();
+      const without = await start(root, false);
+      expect(await without.continueSession(id)).toBe(false);
+      expect(without.id).toBeUndefined();
+      await without.stop();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -1,0 +1,153 @@
+/* global setTimeout, fetch */
+// A scripted ACP agent (test support, SPEC §22): what no real agent does on demand. Started
+// as `node scripted-acp-agent.mjs` over stdio; each prompt's text is one line of steps
+// separated by ` ;; `:
+//   say TEXT            an agent_message_chunk
+//   write PATH TEXT     a tool_call (kind edit, location PATH), then asks permission, then
+//                       (allowed) fs/write_text_file through the client
+//   run CMD             a tool_call (kind execute, title CMD), asks, then terminal/create
+//                       (`sh -c CMD`), waits and reports its output as a message
+//   own-write PATH TEXT writes PATH in its own process (no asking: the sandbox holds it)
+//   own-read PATH       reads PATH in its own process; says the text or the error code
+//   own-run CMD         runs `sh -c CMD` in its own process; says exit code and output
+//   late TEXT           answers the prompt, then sends TEXT as a message 100 ms later
+//   wait MS             waits
+//   model URL BODY      POSTs BODY to URL (its model, through the metering proxy); says the status
+//   usage USED SIZE     a usage_update (the context used and its size)
+//   plan A | B          a plan: A in progress, the rest pending
+// Permission options offered: allow_always, allow_once, reject_once (Deepdesk must pick once).
+// `session/load` is offered when SCRIPTED_ACP_LOAD=1.
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+import { Readable, Writable } from 'node:stream';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+
+const sessions = new Map();
+let next = 1;
+let connection;
+const client = () => connection.client;
+const say = (sessionId, text) => client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
+const delay = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function ask(sessionId, toolCallId) {
+  const answer = await client().request(methods.client.session.requestPermission, {
+    sessionId,
+    toolCall: { toolCallId },
+    options: [
+      { optionId: 'always', name: 'Always allow', kind: 'allow_always' },
+      { optionId: 'once', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'no', name: 'Reject', kind: 'reject_once' },
+    ],
+  });
+  return answer.outcome.outcome === 'selected' ? answer.outcome.optionId : 'cancelled';
+}
+
+async function step(sessionId, line, session) {
+  const [verb, ...rest] = line.trim().split(' ');
+  const arg = rest.join(' ');
+  const id = `call_${next++}`;
+  if (verb === 'say') return say(sessionId, arg);
+  if (verb === 'wait') return delay(Number(arg));
+  if (verb === 'usage') return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'usage_update', used: Number(rest[0]), size: Number(rest[1]) } });
+  if (verb === 'plan') {
+    const entries = arg.split(' | ').map((content, i) => ({ content, status: i === 0 ? 'in_progress' : 'pending', priority: 'medium' }));
+    return client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'plan', entries } });
+  }
+  if (verb === 'late') {
+    session.late.push(arg);
+    return;
+  }
+  if (verb === 'write') {
+    const [path, ...text] = rest;
+    await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, title: `Write ${path}`, kind: 'edit', status: 'pending', locations: [{ path }], rawInput: { file_path: path } } });
+    const chosen = await ask(sessionId, id);
+    if (chosen !== 'once' && chosen !== 'always') {
+      await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'failed' } });
+      return say(sessionId, `permission: ${chosen}`);
+    }
+    try {
+      await client().request(methods.client.fs.writeTextFile, { sessionId, path, content: text.join(' ') });
+      await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call_update', toolCallId: id, status: 'completed' } });
+      return say(sessionId, `permission: ${chosen}; wrote ${path}`);
+    } catch (err) {
+      return say(sessionId, `permission: ${chosen}; write failed: ${err.message}`);
+    }
+  }
+  if (verb === 'run') {
+    await client().notify(methods.client.session.update, { sessionId, update: { sessionUpdate: 'tool_call', toolCallId: id, title: arg, kind: 'execute', status: 'pending' } });
+    const chosen = await ask(sessionId, id);
+    if (chosen !== 'once' && chosen !== 'always') return say(sessionId, `permission: ${chosen}`);
+    const terminal = await connection.client.createTerminal({ sessionId, command: 'sh', args: ['-c', arg] });
+    const exit = await terminal.waitForExit();
+    const out = await terminal.currentOutput();
+    await terminal.release();
+    return say(sessionId, `permission: ${chosen}; exit ${exit.exitCode}; output ${out.output.trim()}`);
+  }
+  if (verb === 'own-write') {
+    const [path, ...text] = rest;
+    try {
+      writeFileSync(path, text.join(' '));
+      return say(sessionId, `own-write ok`);
+    } catch (err) {
+      return say(sessionId, `own-write ${err.code}`);
+    }
+  }
+  if (verb === 'own-read') {
+    try {
+      return say(sessionId, `own-read ok ${readFileSync(arg, 'utf8')}`);
+    } catch (err) {
+      return say(sessionId, `own-read ${err.code}`);
+    }
+  }
+  if (verb === 'own-run') {
+    const ran = spawnSync('sh', ['-c', arg], { encoding: 'utf8' });
+    return say(sessionId, `own-run exit ${ran.status} ${(ran.stdout + ran.stderr).trim()}`);
+  }
+  if (verb === 'model') {
+    const [url, ...body] = rest;
+    try {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body.join(' ') });
+      const text = await res.text();
+      return say(sessionId, `model ${res.status} ${text.length}`);
+    } catch (err) {
+      return say(sessionId, `model error ${err.cause?.code ?? err.message}`);
+    }
+  }
+  return say(sessionId, `unknown step ${verb}`);
+}
+
+const app = agent({ name: 'scripted-acp-agent' })
+  .onRequest(methods.agent.initialize, () => ({
+    protocolVersion: PROTOCOL_VERSION,
+    agentInfo: { name: 'scripted-acp-agent', version: '1.0.0' },
+    agentCapabilities: { loadSession: process.env.SCRIPTED_ACP_LOAD === '1', promptCapabilities: {} },
+    authMethods: [],
+  }))
+  .onRequest(methods.agent.session.new, () => {
+    const sessionId = `s${next++}`;
+    sessions.set(sessionId, { cancelled: false, late: [] });
+    return { sessionId };
+  })
+  .onRequest(methods.agent.session.load, async ({ params }) => {
+    sessions.set(params.sessionId, { cancelled: false, late: [] });
+    await say(params.sessionId, 'loaded');
+    return {};
+  })
+  .onRequest(methods.agent.session.prompt, async ({ params }) => {
+    const session = sessions.get(params.sessionId);
+    session.cancelled = false;
+    const text = params.prompt.filter((b) => b.type === 'text').map((b) => b.text).join('');
+    for (const line of text.split(' ;; ')) {
+      if (session.cancelled) return { stopReason: 'cancelled' };
+      await step(params.sessionId, line, session);
+    }
+    const late = session.late.splice(0);
+    if (late.length > 0) setTimeout(() => void Promise.all(late.map((t) => say(params.sessionId, t))), 100);
+    return { stopReason: session.cancelled ? 'cancelled' : 'end_turn' };
+  })
+  .onNotification(methods.agent.session.cancel, ({ params }) => {
+    const session = sessions.get(params.sessionId);
+    if (session) session.cancelled = true;
+  });
+connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+await connection.closed;

@@ -1,0 +1,73 @@
+// `New thread with…` (SPEC §22): beside New thread, a thread whose agent is another one over
+// ACP — an installed agent of the catalog or a command added in Settings › Agents. The thread
+// opens with the keyboard in its message box; its first message starts the agent.
+
+import { useId, useState } from 'react';
+import { useApi } from '../state/use-api';
+import { useExternalAgents } from './AgentsSettings';
+import { Modal } from './Modal';
+
+export function NewThreadWithButton({ onCreated }: { onCreated(id: string): void }): React.JSX.Element {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" className="btn btn-small new-thread-with" onClick={() => setOpen(true)}>
+        New thread with…
+      </button>
+      {open ? (
+        <NewThreadWithDialog
+          onClose={() => setOpen(false)}
+          onCreated={(id) => {
+            setOpen(false);
+            onCreated(id);
+          }}
+        />
+      ) : null}
+    </>
+  );
+}
+
+function NewThreadWithDialog({ onClose, onCreated }: { onClose(): void; onCreated(id: string): void }): React.JSX.Element {
+  const api = useApi();
+  const selectId = useId();
+  const [list] = useExternalAgents();
+  const usable = (list ?? []).filter((a) => a.installed);
+  const [chosen, setChosen] = useState<string>('');
+  const [busy, setBusy] = useState(false);
+  const name = chosen || usable[0]?.name || '';
+
+  const start = async (): Promise<void> => {
+    if (name === '' || busy) return;
+    setBusy(true);
+    const made = await api.safe('threads.create', { agent: name });
+    setBusy(false);
+    if (made) onCreated(made.id);
+  };
+
+  return (
+    <Modal label="New thread with…" title="New thread with…" onEscape={busy ? undefined : onClose} className="new-thread-with-dialog">
+      {list === null ? <p className="muted small">Loading…</p> : null}
+      {list !== null && usable.length === 0 ? <p className="muted small">No agent is installed yet: install one (or add a command) in Settings › Agents.</p> : null}
+      {usable.length > 0 ? (
+        <div className="field">
+          <label htmlFor={selectId}>Agent</label>
+          <select id={selectId} value={name} onChange={(e) => setChosen(e.target.value)}>
+            {usable.map((a) => (
+              <option key={a.name} value={a.name}>
+                {a.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+      <div className="dialog-actions">
+        <button type="button" className="btn" onClick={onClose} disabled={busy}>
+          Cancel
+        </button>
+        <button type="button" className="btn btn-primary" onClick={() => void start()} disabled={busy || name === ''}>
+          Start
+        </button>
+      </div>
+    </Modal>
+  );
+}
