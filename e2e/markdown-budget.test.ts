@@ -83,7 +83,7 @@ const show = (periods: Record<string, Period>): string =>
     .join('; ');
 
 /** Waits, cheaply (no layout), until the last assistant message's text includes `marker`. */
-async function waitForAnswer(page: Page, marker: string, timeout = 30_000): Promise<void> {
+async function waitForAnswer(page: Page, marker: string, timeout = 90_000): Promise<void> {
   await page.waitForFunction(
     (m) => {
       const messages = document.querySelectorAll('.msg-assistant:not(.streaming)');
@@ -95,7 +95,8 @@ async function waitForAnswer(page: Page, marker: string, timeout = 30_000): Prom
 }
 
 /** Waits until no Markdown in the page is still being rendered (handed off, or shown in parts). */
-async function waitForRendered(page: Page, timeout = 30_000): Promise<void> {
+// Generous: on a loaded machine the render takes its time; the budget is what the trace measures.
+async function waitForRendered(page: Page, timeout = 90_000): Promise<void> {
   await page.waitForFunction(() => document.querySelector('.markdown[aria-busy="true"]') === null, undefined, { timeout, polling: 50 });
 }
 

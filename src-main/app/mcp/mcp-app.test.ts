@@ -176,7 +176,8 @@ function hostPidsOf(word: string): number[] {
 
 describe("Deepdesk's credentials in a folder's MCP entries (SPEC §9, §10)", () => {
   // A stdio server that records what it was started with (its argv and environment) to $RECORD_TO, then ends.
-  const RECORDER = "require('node:fs').writeFileSync(process.env.RECORD_TO, JSON.stringify({ argv: process.argv, env: process.env }));\n";
+  // Written whole, then renamed into place: the test reads it the moment it exists.
+  const RECORDER = "const fs = require('node:fs'); fs.writeFileSync(process.env.RECORD_TO + '.part', JSON.stringify({ argv: process.argv, env: process.env })); fs.renameSync(process.env.RECORD_TO + '.part', process.env.RECORD_TO);\n";
   const KEYS = { DAYTONA_API_KEY: 'dtn-key-0123456789abcdef', LANGSMITH_API_KEY: 'lsv2-key-0123456789abcdef', ANTHROPIC_API_KEY: 'sk-ant-key-0123456789abcdef' };
 
   it('expands none of them unless the entry names it in "credentials" and the trust list showed it, and never onto a command line', async () => {
