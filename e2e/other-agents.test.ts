@@ -28,6 +28,8 @@ describe('other agents in the window', async () => {
     const confirm = settings.getByRole('group', { name: 'Install Claude Code?' });
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     expect(existsSync(join(serve.dataDir, 'agents', 'installed'))).toBe(false);
+    // No agent can start yet: the thread list offers only its own New thread.
+    expect(await page.getByRole('button', { name: 'New thread with…' }).count()).toBe(0);
     await settings.getByRole('textbox', { name: 'Agent name' }).fill('scripted');
     await settings.getByRole('textbox', { name: 'Agent command' }).fill(`${process.execPath} ${SCRIPT}`);
     await settings.getByRole('button', { name: 'Add agent' }).click();
@@ -37,6 +39,8 @@ describe('other agents in the window', async () => {
     await page.keyboard.press('Escape');
     await expect.poll(() => settings.count()).toBe(0);
 
+    // Added: the list offers it at once.
+    await expect.poll(() => page.getByRole('button', { name: 'New thread with…' }).count()).toBe(1);
     await page.getByRole('button', { name: 'New thread with…' }).click();
     const dialog = page.getByRole('dialog', { name: 'New thread with…' });
     await dialog.getByRole('combobox', { name: 'Agent' }).selectOption('scripted');

@@ -10,9 +10,20 @@ import { VisibleText } from './VisibleText';
 import { ErrorAlert } from './ErrorText';
 
 /** The external agents (the catalog and the added commands), loaded and kept here. */
+/** Every open list of agents hears of an install or an added command (the thread list's *New thread with…* too). */
+const agentListeners = new Set<() => void>();
+
 export function useExternalAgents(): [ExternalAgentDto[] | null, (list: ExternalAgentDto[]) => void] {
   const api = useApi();
   const [list, setList] = useState<ExternalAgentDto[] | null>(null);
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    const changed = (): void => setVersion((v) => v + 1);
+    agentListeners.add(changed);
+    return () => {
+      agentListeners.delete(changed);
+    };
+  }, []);
   useEffect(() => {
     let cancelled = false;
     api
@@ -22,8 +33,12 @@ export function useExternalAgents(): [ExternalAgentDto[] | null, (list: External
     return () => {
       cancelled = true;
     };
-  }, [api]);
-  return [list, setList];
+  }, [api, version]);
+  const replace = useCallback((next: ExternalAgentDto[]) => {
+    setList(next);
+    for (const listener of agentListeners) listener();
+  }, []);
+  return [list, replace];
 }
 
 /** The words of a command line (quotes kept together). */

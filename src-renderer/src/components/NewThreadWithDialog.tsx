@@ -1,5 +1,6 @@
-// `New thread with…` (SPEC §22): beside New thread, a thread whose agent is another one over
-// ACP — an installed agent of the catalog or a command added in Settings › Agents. The thread
+// `New thread with…` (SPEC §22): beside New thread once an agent can start, a thread whose
+// agent is another one over ACP — an installed agent of the catalog or a command added in
+// Settings › Agents. The thread
 // opens with the keyboard in its message box; its first message starts the agent.
 
 import { useId, useState } from 'react';
@@ -7,8 +8,12 @@ import { useApi } from '../state/use-api';
 import { useExternalAgents } from './AgentsSettings';
 import { Modal } from './Modal';
 
-export function NewThreadWithButton({ onCreated }: { onCreated(id: string): void }): React.JSX.Element {
+export function NewThreadWithButton({ onCreated }: { onCreated(id: string): void }): React.JSX.Element | null {
   const [open, setOpen] = useState(false);
+  const [list] = useExternalAgents();
+  // Shown once an agent can start (installed, or a command added in Settings › Agents): before
+  // that, Settings › Agents is the way, and the list keeps one way to start a thread.
+  if (!open && !(list ?? []).some((a) => a.installed)) return null;
   return (
     <>
       <button type="button" className="btn btn-small new-thread-with" onClick={() => setOpen(true)}>

@@ -108,10 +108,20 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
   const currentSummary = threads.find((t) => t.id === threadId);
   const currentEmpty = threadId !== null && session.state.items.length === 0 && !session.state.running && (currentSummary?.messageCount ?? 0) === 0;
 
-  const newThread = useCallback(async () => {
-    // An empty thread is already a new thread: don't pile up empty ones. Unless a draft was
-    // typed in it: that stays there, and the new thread starts empty.
-    if (currentEmpty && threadId !== null && !hasDraft(threadId)) {
+  const newThread = useCallback(async (startup = false) => {
+    // Clicked while the window's first thread is still being made: that thread opens first and
+    // takes what was typed meanwhile (the box gives it to the thread that opens); then, with a
+    // draft there, the new thread starts empty beside it; without, the first one is the new one.
+    if (threadId === null && !startup && autoSelected.current) {
+      const first = await createThread();
+      if (!first) return;
+      selectIfNone(first.id);
+      void refreshThreads();
+      await afterPaint();
+      if (!hasDraft(first.id)) return;
+    } else if (currentEmpty && threadId !== null && !hasDraft(threadId)) {
+      // An empty thread is already a new thread: don't pile up empty ones. Unless a draft was
+      // typed in it: that stays there, and the new thread starts empty.
       document.querySelector<HTMLTextAreaElement>('textarea[aria-label="Message"]')?.focus();
       return;
     }
@@ -135,7 +145,7 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
     autoSelected.current = true;
     if (threadId !== null) return;
     if (threads[0]) select(threads[0].id);
-    else void newThread();
+    else void newThread(true);
   }, [threadsLoaded, threads, threadId, select, newThread]);
 
   // A thread opened from the Agents view: once its folder is the open one (this workspace is
@@ -514,4 +524,9 @@ export function Workspace({ info, onOpenFolder }: WorkspaceProps): React.JSX.Ele
     </FileLinkContext.Provider>
     </CheckpointsProvider>
   );
+}
+
+/** Once the window has drawn what was set before (its effects have run). */
+function afterPaint(): Promise<void> {
+  return new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
 }
