@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
+import { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { AbortedError } from '../../core/models/errors';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
@@ -121,7 +122,7 @@ const NOBODY_TO_ASK = 'Nobody is available to approve this (non-interactive run)
 const DENIED = 'This run does not allow actions that need approval (--approve deny). Continue without it or explain what you would need.';
 
 export interface StartRunParams {
-  request: Omit<HeadlessRunRequest, 'threadId'> & { threadId?: string | undefined };
+  request: Omit<HeadlessRunRequest, 'threadId' | 'sharedBudget'> & { threadId?: string | undefined; candidateSet?: CandidateSetRef | undefined };
   approve: ApprovePolicy;
   /** The starting client can answer approvals (a terminal). */
   interactive: boolean;
@@ -131,6 +132,15 @@ export interface StartRunParams {
   source?: ThreadSource;
 }
 
+/** `run --candidates N` (SPEC §21): the set a run is one of; its runs share one budget. */
+export interface CandidateSetRef {
+  id: string;
+  maxCostUsd?: number | undefined;
+}
+
+/** Sets whose budget is kept (the latest): a set's runs start within moments of each other. */
+const KEPT_SETS = 100;
+
 /** What happens to the host's runs, for the windows showing their folders (windows.ts). */
 export type RunActivity =
   | { kind: 'started' | 'ended' | 'approvals' | 'deleted'; threadId: string; folder: string }
@@ -138,6 +148,8 @@ export type RunActivity =
 
 export class HostRuns {
   private readonly live = new Map<string, LiveRun>();
+  /** The budget each candidates' set shares, by the set's id. */
+  private readonly setBudgets = new Map<string, RunBudget>();
   private readonly watchers = new Set<(activity: RunActivity) => void>();
   private readonly records: RunRecords;
   private readonly threads: ThreadStore;
@@ -208,7 +220,9 @@ export class HostRuns {
     this.live.set(threadId, run);
     connection.onClose(() => this.unwatch(run, connection.id));
     try {
-      run.run = await startHeadlessRun({ ...params.request, threadId }, this.options, {
+      const { candidateSet, ...request } = params.request;
+      const sharedBudget = candidateSet !== undefined ? this.setBudget(candidateSet) : undefined;
+      run.run = await startHeadlessRun({ ...request, threadId, ...(sharedBudget !== undefined ? { sharedBudget } : {}) }, this.options, {
         say: (line) => {
           run.says.push(line);
           this.tell(run, 'run.say', { threadId, line });
@@ -230,6 +244,17 @@ export class HostRuns {
       (err: unknown) => this.ended(run, { state: 'failed', reason: 'error', text: '', error: err instanceof Error ? err.message : String(err) }),
     );
     return { threadId };
+  }
+
+  /** The budget a candidates' set shares (made by its first run; the first run's limit stands). */
+  private setBudget(set: CandidateSetRef): RunBudget {
+    let budget = this.setBudgets.get(set.id);
+    if (budget === undefined) {
+      budget = new RunBudget({ ...(set.maxCostUsd !== undefined ? { runUsd: set.maxCostUsd } : {}), label: "the candidates' set" }, 0);
+      this.setBudgets.set(set.id, budget);
+      for (const old of [...this.setBudgets.keys()].slice(0, Math.max(0, this.setBudgets.size - KEPT_SETS))) this.setBudgets.delete(old);
+    }
+    return budget;
   }
 
   attach(connection: HostConnection, threadId: string, afterSeq: number, interactive: boolean): AttachedRun {

@@ -34,6 +34,8 @@ const startParams = z.object({
     mode: z.enum(APPROVAL_MODES),
     maxCostUsd: z.number().positive().optional(),
     acceptDraft: z.boolean().optional(),
+    // `run --candidates N` (SPEC §21): the set this run is one of, and the budget the set shares.
+    candidateSet: z.object({ id: z.string().min(1).max(200), maxCostUsd: z.number().positive().optional() }).optional(),
   }),
   approve: z.enum(['ask', 'auto', 'deny']),
   interactive: z.boolean(),
