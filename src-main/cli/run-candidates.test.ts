@@ -16,6 +16,9 @@ import { startScriptedServer, type RecordedRequest, type ScriptedServer, type Sc
 import { removeDataDir } from '../app/host/testing/remove-data-dir';
 import { candidateSetJsonSchema, type CandidateSetJson } from '../app/session/candidate-ranking';
 import { hostPid } from './host-harness.test-support';
+import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
+
+const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
 
 const repo = resolve(import.meta.dirname, '../..');
 const bin = join(repo, 'bin/deepdesk.mjs');
@@ -90,8 +93,8 @@ function scriptRoles(roles: Record<string, Role>, delayMs = 0): void {
   routing = { roles, next: new Map(), delayMs };
 }
 
-function deepdesk(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+function deepdesk(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -99,8 +102,9 @@ function deepdesk(args: string[]): Promise<{ code: number | null; stdout: string
   return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
 }
 
-const candidates = (extra: string[]) =>
-  deepdesk([
+const candidates = (extra: string[], extraEnv: NodeJS.ProcessEnv = {}, count = 3) =>
+  deepdesk(
+    [
     'run',
     '--folder',
     folder,
@@ -111,14 +115,16 @@ const candidates = (extra: string[]) =>
     '--approve',
     'auto',
     '--candidates',
-    '3',
-    ...MODELS.flatMap((m) => ['--model', `openai-compatible:${m}`]),
+    String(count),
+    ...MODELS.slice(0, count).flatMap((m) => ['--model', `openai-compatible:${m}`]),
     '--goal',
     'make sum add',
     '--verify',
     CHECK,
     ...extra,
-  ]);
+    ],
+    extraEnv,
+  );
 
 /**
  * The person's folder as they see it: every file's bytes by path, git's status and its checked-out
@@ -224,5 +230,27 @@ describe('deepdesk run --candidates', () => {
     }
     expect(sum).toBeCloseTo(set.spentUsd!, 10);
     expect(r.code).toBe(set.ranking.some((e) => e.state === 'achieved') ? 0 : 1);
+  }, 300_000);
+
+  it('with --sandbox daytona each candidate works in its own sandbox made from the same folder; the ranking is by the host’s checks there, the folder untouched', async () => {
+    const standin = await startDaytonaStandin();
+    try {
+      const before = folderHash(folder);
+      scriptRoles({ 'cand-a': 'claimer', 'cand-b': 'fixer' });
+      const r = await candidates(['--json', '--sandbox', 'daytona'], { ...NO_PROVIDER_KEYS, ...standin.env }, 2);
+      expect(r.code, r.stderr).toBe(0);
+      const set = setOf(r.stdout);
+      expect(set.ranking.map((e) => e.model)).toEqual(['openai-compatible:cand-b', 'openai-compatible:cand-a']);
+      expect(set.ranking[0]).toMatchObject({ state: 'achieved', verifyPassed: true, change: { files: 1, lines: 2 } });
+      expect(set.ranking[1]!.contradictedClaims).toBeGreaterThan(0);
+      // Two sandboxes, two worktrees, each candidate's change come back to its own.
+      expect(standin.boxes.size).toBe(2);
+      expect(new Set(set.ranking.map((e) => e.worktree.path)).size).toBe(2);
+      expect(readFileSync(join(set.ranking[0]!.worktree.path, 'sum.js'), 'utf8')).toContain('a + b');
+      expect(readFileSync(join(set.ranking[1]!.worktree.path, 'sum.js'), 'utf8')).toContain('a * b');
+      expect(folderHash(folder)).toBe(before);
+    } finally {
+      await standin.close();
+    }
   }, 300_000);
 });

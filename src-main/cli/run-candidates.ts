@@ -11,7 +11,8 @@ import type { HeadlessRunRequest } from '../app/session/headless-run';
 import { rankOutcomes, type CandidateOutcome, type CandidateSetJson, type RankingEntry } from '../app/session/candidate-ranking';
 import { readSavedSettings } from '../app/settings/settings-service';
 import { pricesNow, sandboxPricesNow } from '../app/usage/usage-report';
-import type { CreatedWorktree } from '../app/worktrees/worktree-service';
+import { WorktreeService, type CreatedWorktree } from '../app/worktrees/worktree-service';
+import { ThreadStore } from '../app/threads/thread-store';
 import { formatUsd } from '../core/agent/budget';
 import { openDatabase } from '../core/backends/store/store';
 import { UsageLedger } from '../core/telemetry/usage-ledger';
@@ -34,6 +35,12 @@ export interface CandidateSetOptions {
   json: boolean;
   maxCostUsd?: number;
   approve: 'ask' | 'auto' | 'deny';
+  /**
+   * `--sandbox PROVIDER`: each candidate runs in its own provider sandbox, made by the host from
+   * the same folder at the same commit (the host makes each one's worktree; no provider's fork
+   * is used yet), started one after another.
+   */
+  sandbox?: boolean;
   /** The run request each candidate is started with, but for its folder and model. */
   request: (folder: string, model: string | undefined) => Omit<HeadlessRunRequest, 'sharedBudget'>;
   io: TerminalIo;
@@ -62,10 +69,11 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
   const setId = randomUUID();
   const goalText = options.request(options.folder, undefined).goal ?? '';
   // The worktrees first, one after another (git locks its admin files): nothing starts unless all are made.
+  // A sandbox candidate's worktree is made by the host with its sandbox, and found by its thread at the end.
   const { worktreeForRun } = await import('./worktrees-command');
-  const worktrees: CreatedWorktree[] = [];
+  const worktrees: Array<CreatedWorktree | undefined> = [];
   for (let i = 0; i < count; i++) {
-    worktrees.push(await worktreeForRun({ dataDir: options.dataDir, folder: options.folder, carry: false, nameHint: `${goalText} ${i + 1}`, mayAsk: false, io }));
+    worktrees.push(options.sandbox === true ? undefined : await worktreeForRun({ dataDir: options.dataDir, folder: options.folder, carry: false, nameHint: `${goalText} ${i + 1}`, mayAsk: false, io }));
   }
   const host = await connectToHost(options.dataDir, 'run', io.env);
   const threadIds = worktrees.map(() => randomUUID());
@@ -80,29 +88,35 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const started = await Promise.allSettled(
-      worktrees.map((made, i) =>
-        hostRequest(host, 'runs.start', {
-          request: {
-            ...options.request(made.threadFolder, models[i]),
-            threadId: threadIds[i],
-            candidateSet: { id: setId, ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}) },
-          },
-          approve: options.approve,
-          interactive: false,
-          detach: false,
-        }),
-      ),
-    );
+    const start = (made: CreatedWorktree | undefined, i: number) =>
+      hostRequest(host, 'runs.start', {
+        request: {
+          ...options.request(made?.threadFolder ?? options.folder, models[i]),
+          threadId: threadIds[i],
+          candidateSet: { id: setId, ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}) },
+        },
+        approve: options.approve,
+        interactive: false,
+        detach: false,
+      });
+    let started: PromiseSettledResult<unknown>[];
+    if (options.sandbox === true) {
+      // One after another: each start makes its worktree (git's locks) and its sandbox, then runs on.
+      started = [];
+      for (const [i, made] of worktrees.entries()) started.push(...(await Promise.allSettled([start(made, i)])));
+    } else {
+      started = await Promise.allSettled(worktrees.map(start));
+    }
+    const ended = await Promise.all(followers.map((f, i) => (started[i]!.status === 'rejected' ? (f.detach(), undefined) : f.done)));
+    const found = options.sandbox === true ? sandboxWorktrees(options.dataDir, threadIds, io.env) : new Map<string, CreatedWorktree>();
     const outcomes: CandidateOutcome[] = await Promise.all(
-      worktrees.map(async (made, i): Promise<CandidateOutcome> => {
-        const base = { threadId: threadIds[i]!, model: models[i] ?? null, worktree: { name: made.name, path: made.path, branch: made.branch, baseCommit: made.baseCommit }, costUsd: null };
-        const start = started[i]!;
-        if (start.status === 'rejected') {
-          followers[i]!.detach();
-          return { ...base, error: `it did not start: ${start.reason instanceof Error ? start.reason.message : String(start.reason)}` };
-        }
-        const followed = await followers[i]!.done;
+      worktrees.map(async (own, i): Promise<CandidateOutcome> => {
+        const made = own ?? found.get(threadIds[i]!);
+        const worktree = made !== undefined ? { name: made.name, path: made.path, branch: made.branch, baseCommit: made.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' };
+        const base = { threadId: threadIds[i]!, model: models[i] ?? null, worktree, costUsd: null };
+        const begun = started[i]!;
+        if (begun.status === 'rejected') return { ...base, error: `it did not start: ${begun.reason instanceof Error ? begun.reason.message : String(begun.reason)}` };
+        const followed = ended[i]!;
         if (followed.kind === 'host-gone') return { ...base, error: `the agent host stopped (${followed.reason})` };
         if (followed.kind === 'detached') return base;
         const { end } = followed;
@@ -128,6 +142,25 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await host.close();
+  }
+}
+
+/** The worktree each sandbox candidate's thread works in (the host made it with the sandbox). */
+function sandboxWorktrees(dataDir: string, threadIds: readonly string[], env: NodeJS.ProcessEnv): Map<string, CreatedWorktree> {
+  const db = openDatabase(databasePath(dataDir));
+  const service = new WorktreeService({ dataDir, env });
+  try {
+    const threads = new ThreadStore(db);
+    const out = new Map<string, CreatedWorktree>();
+    for (const id of threadIds) {
+      const folder = threads.get(id)?.folder;
+      const record = folder !== undefined ? service.byFolder(folder) : undefined;
+      if (record !== undefined) out.set(id, { name: record.name, path: record.path, threadFolder: record.threadFolder, branch: record.branch, baseCommit: record.baseCommit, carried: 0 });
+    }
+    return out;
+  } finally {
+    service.close();
+    db.close();
   }
 }
 

@@ -100,8 +100,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   });
   if (flags.candidates !== undefined) {
     if (goal === undefined) throw new UsageError('--candidates N pursues a goal: it needs --goal TEXT');
-    if (printRequest || detach || worktree !== undefined || values.thread !== undefined || sandbox !== undefined) {
-      throw new UsageError('--candidates makes a worktree per candidate and follows them to the ranking: it takes no --print-request, --detach, --worktree, --thread or --sandbox');
+    if (printRequest || detach || worktree !== undefined || values.thread !== undefined || sandbox?.id !== undefined) {
+      throw new UsageError('--candidates makes a worktree (or a sandbox) per candidate and follows them to the ranking: it takes no --print-request, --detach, --worktree, --thread or --sandbox-id');
     }
     if (location.kind !== 'local') throw new UsageError(`--candidates: worktrees need a local git repository, not ${location.url}`);
     const models = modelFlags(argv);
@@ -115,6 +115,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
       approve,
       io,
+      ...(sandbox !== undefined ? { sandbox: true } : {}),
       request: (folder, model) => {
         // The set's budget is the host's (one for all); each candidate has its own model, if given.
         const { maxCostUsd: _own, candidates: _count, model: _given, ...one } = request(folder, undefined);
