@@ -168,7 +168,8 @@ describe('deepdesk run --candidates', () => {
       expect(first).toMatchObject({ rank: 1, state: 'achieved', verifyPassed: true, change: { files: 1, lines: 2, newDependencies: 0 } });
       expect(first!.verify[0]).toMatchObject({ command: CHECK, exitCode: 0, passed: true });
       expect(claimer!.state).toBe('unmet');
-      expect(claimer!.contradictedClaims).toBeGreaterThan(0);
+      expect(claimer!.contradictedClaims.length).toBeGreaterThan(0);
+      expect(claimer!.contradictedClaims[0]).toMatchObject({ claim: 'All tests pass.', failingSteps: [{ command: CHECK, exitCode: 1 }] });
       expect(claimer!.verify[0]!.outputTail).toContain('FAIL: sum(2, 3) = 6');
       // Each candidate worked in its own worktree; the folder did not change.
       expect(new Set(set.ranking.map((e) => e.worktree.path)).size).toBe(3);
@@ -242,7 +243,7 @@ describe('deepdesk run --candidates', () => {
       const set = setOf(r.stdout);
       expect(set.ranking.map((e) => e.model)).toEqual(['openai-compatible:cand-b', 'openai-compatible:cand-a']);
       expect(set.ranking[0]).toMatchObject({ state: 'achieved', verifyPassed: true, change: { files: 1, lines: 2 } });
-      expect(set.ranking[1]!.contradictedClaims).toBeGreaterThan(0);
+      expect(set.ranking[1]!.contradictedClaims.length).toBeGreaterThan(0);
       // Two sandboxes, two worktrees, each candidate's change come back to its own.
       expect(standin.boxes.size).toBe(2);
       expect(new Set(set.ranking.map((e) => e.worktree.path)).size).toBe(2);
@@ -253,4 +254,18 @@ describe('deepdesk run --candidates', () => {
       await standin.close();
     }
   }, 300_000);
+
+  it('without --verify each candidate drafts its goal under the set’s budget: a budget below one call stops every drafting call before it is made, each candidate budget-limited', async () => {
+    const prices = Object.fromEntries(MODELS.map((m) => [`openai-compatible:${m}`, { input: 10, output: 10 }]));
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ prices }));
+    scriptRoles({ 'cand-a': 'fixer', 'cand-b': 'fixer', 'cand-c': 'fixer' });
+    const flags = ['--folder', folder, '--data-dir', dataDir, '--base-url', server.url, '--approve', 'auto'];
+    const r = await deepdesk(['run', ...flags, '--candidates', '3', '--model', 'openai-compatible:cand-a', '--goal', 'make sum add', '--max-cost', '0.0001', '--json']);
+    expect(r.code).toBe(1);
+    const set = setOf(r.stdout);
+    expect(set.ranking.map((e) => [e.state, e.model])).toEqual([0, 1, 2].map(() => ['budget-limited', 'openai-compatible:cand-a']));
+    expect(server.requests).toHaveLength(0);
+    expect(set.spentUsd).toBe(0);
+  }, 300_000);
 });
+

@@ -22,6 +22,9 @@ import { followRun, type TerminalIo } from './run-client';
 import { table } from './table';
 import { UsageError } from './usage';
 
+/** How the host words a budget's stop (core/agent/budget.ts). */
+const BUDGET_STOP = /^Stopped before (the next )?model call\b.*\bbudget\b/;
+
 /** Candidates a set may have at most. */
 export const MAX_CANDIDATES = 10;
 
@@ -115,7 +118,11 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
         const worktree = made !== undefined ? { name: made.name, path: made.path, branch: made.branch, baseCommit: made.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' };
         const base = { threadId: threadIds[i]!, model: models[i] ?? null, worktree, costUsd: null };
         const begun = started[i]!;
-        if (begun.status === 'rejected') return { ...base, error: `it did not start: ${begun.reason instanceof Error ? begun.reason.message : String(begun.reason)}` };
+        if (begun.status === 'rejected') {
+          const why = begun.reason instanceof Error ? begun.reason.message : String(begun.reason);
+          // The set's budget stopped it before its goal began (the drafting call): it is budget-limited too.
+          return { ...base, error: `it did not start: ${why}`, ...(BUDGET_STOP.test(why) ? { state: 'budget-limited' as const } : {}) };
+        }
         const followed = ended[i]!;
         if (followed.kind === 'host-gone') return { ...base, error: `the agent host stopped (${followed.reason})` };
         if (followed.kind === 'detached') return base;
@@ -194,7 +201,7 @@ export function rankingTable(ranking: readonly RankingEntry[], spentUsd: number 
       String(r.rank),
       r.threadId,
       r.model ?? 'settings',
-      r.contradictedClaims > 0 ? `${r.state} (claim contradicted)` : r.state,
+      r.contradictedClaims.length > 0 ? `${r.state} (claim contradicted)` : r.state,
       r.verify.length === 0 ? 'not run' : `${r.verify.filter((s) => s.passed).length}/${r.verify.length} passed`,
       r.criteria.length === 0 ? '-' : `${r.criteria.filter((c) => c.verdict === 'satisfied').length}/${r.criteria.length}`,
       `${r.change.files} files, ${r.change.lines} lines${r.change.newDependencies > 0 ? `, ${r.change.newDependencies} new deps` : ''}`,

@@ -4,7 +4,7 @@
 // from the ledger; ordered by core/goals/rank.ts.
 
 import { z } from 'zod';
-import type { GoalJson } from '../../core/goals/goal';
+import type { GoalJson, GoalState } from '../../core/goals/goal';
 import { GOAL_STATES } from '../../core/goals/goal';
 import { diffSize, rankCandidates, type ChangeSize } from '../../core/goals/rank';
 import { gitGoalFolder } from './goal-folder';
@@ -19,6 +19,8 @@ export interface CandidateOutcome {
   goal?: GoalJson;
   /** Its run ended without a goal state to tell (a failure before the goal): why. */
   error?: string;
+  /** Its state when it has no goal to tell it (a budget that stopped its drafting call); else `blocked`. */
+  state?: GoalState;
   /** The ledger's sum of its calls; null when a price is unknown. */
   costUsd: number | null;
 }
@@ -35,7 +37,8 @@ export const rankingEntrySchema = z.object({
   verifyPassed: z.boolean(),
   verify: z.array(stepSchema),
   criteria: z.array(z.object({ id: z.string(), text: z.string(), verdict: z.string().optional(), reason: z.string().optional() })),
-  contradictedClaims: z.number().int().min(0),
+  /** As the goal carries them (SPEC §21): each final message that claimed success while a step failed. */
+  contradictedClaims: z.array(z.object({ at: z.string(), round: z.number().int(), claim: z.string(), failingSteps: z.array(z.object({ command: z.string(), exitCode: z.number().int().nullable(), expectedExitCode: z.number().int() })) })),
   change: z.object({ files: z.number().int(), lines: z.number().int(), newDependencies: z.number().int() }),
   costUsd: z.number().nullable(),
 });
@@ -66,7 +69,7 @@ export async function rankOutcomes(outcomes: readonly CandidateOutcome[], env: N
       index,
       threadId: o.threadId,
       outcome: o,
-      state: o.goal?.state ?? ('blocked' as const),
+      state: o.goal?.state ?? o.state ?? ('blocked' as const),
       ...(o.goal?.evidence ? { steps: o.goal.evidence.steps } : {}),
       criteria: o.goal?.criteria ?? [],
       contradictedClaims: o.goal?.contradictedClaims.length ?? 0,
@@ -87,7 +90,7 @@ export async function rankOutcomes(outcomes: readonly CandidateOutcome[], env: N
       verifyPassed: keys.verifyPassed,
       verify: (goal?.evidence?.steps ?? []).map((s) => ({ command: s.command, exitCode: s.exitCode, passed: s.passed, outputTail: s.outputTail })),
       criteria: c.criteria.map((x) => ({ id: x.id, text: x.text, ...(x.verdict !== undefined ? { verdict: x.verdict } : {}), ...(x.reason !== undefined ? { reason: x.reason } : {}) })),
-      contradictedClaims: c.contradictedClaims,
+      contradictedClaims: goal?.contradictedClaims ?? [],
       change: c.change,
       costUsd: c.costUsd,
     };
