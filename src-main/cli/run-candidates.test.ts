@@ -16,6 +16,7 @@ import { startScriptedServer, type RecordedRequest, type ScriptedServer, type Sc
 import { removeDataDir } from '../app/host/testing/remove-data-dir';
 import { candidateSetJsonSchema, type CandidateSetJson } from '../app/session/candidate-ranking';
 import { hostPid } from './host-harness.test-support';
+import { candidateModel, modelFlags } from './run-candidates';
 import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
 
 const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
@@ -267,5 +268,11 @@ describe('deepdesk run --candidates', () => {
     expect(server.requests).toHaveLength(0);
     expect(set.spentUsd).toBe(0);
   }, 300_000);
+
+  it('assigns the models given to the candidates in turn', () => {
+    expect(modelFlags(['--model', 'a:x', '--goal', 'g', '--model=b:y', '--', '--model', 'c:z'])).toEqual(['a:x', 'b:y']);
+    expect([0, 1, 2, 3, 4].map((i) => candidateModel(['a:x', 'b:y'], i))).toEqual(['a:x', 'b:y', 'a:x', 'b:y', 'a:x']);
+    expect(candidateModel([], 2)).toBeUndefined();
+  });
 });
 
