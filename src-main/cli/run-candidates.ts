@@ -96,7 +96,7 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
         request: {
           ...options.request(made?.threadFolder ?? options.folder, models[i]),
           threadId: threadIds[i],
-          candidateSet: { id: setId, ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}) },
+          candidateSet: { id: setId, index: i, count, ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}) },
         },
         approve: options.approve,
         interactive: false,

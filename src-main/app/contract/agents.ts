@@ -48,6 +48,8 @@ export const agentSchema = z.object({
   sharesFolder: z.boolean(),
   /** The thread's goal's state (SPEC §21), when it has one. */
   goalState: z.enum(GOAL_STATES).optional(),
+  /** Set when the thread is one of a set of candidates (SPEC §21, `run --candidates N`): the view shows the set as one item. */
+  candidateSet: z.object({ id: z.string(), index: z.number().int(), count: z.number().int(), goal: z.string() }).optional(),
 });
 export type AgentDto = z.infer<typeof agentSchema>;
 

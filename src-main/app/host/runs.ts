@@ -24,6 +24,7 @@ import { shortThreadId } from '../threads/thread-ref';
 import type { SecretStore } from '../base/secret-store';
 import { goalJson, type Goal, type GoalJson } from '../../core/goals/goal';
 import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
+import { CandidateRecords } from '../threads/candidate-records';
 import { HostRequestError, type HostConnection } from './service-types';
 
 export type ApprovePolicy = 'ask' | 'auto' | 'deny';
@@ -136,6 +137,9 @@ export interface StartRunParams {
 export interface CandidateSetRef {
   id: string;
   maxCostUsd?: number | undefined;
+  /** This run's place in the set (0-based), and how many it has. */
+  index: number;
+  count: number;
 }
 
 /** Sets whose budget is kept (the latest): a set's runs start within moments of each other. */
@@ -154,6 +158,7 @@ export class HostRuns {
   private readonly records: RunRecords;
   private readonly threads: ThreadStore;
   private readonly approvals: ApprovalService;
+  private readonly candidates: CandidateRecords;
   /** Whether a thread works (or waits for the person) outside these runs: in a window's app, an editor's session. */
   private elsewhere: (threadId: string) => Promise<boolean> = () => Promise.resolve(false);
 
@@ -161,6 +166,7 @@ export class HostRuns {
     this.records = new RunRecords(options.db);
     this.threads = new ThreadStore(options.db);
     this.approvals = new ApprovalService(options.db, async () => ({}));
+    this.candidates = new CandidateRecords(options.db);
   }
 
   /** Where else threads work (the host's windows and editors): a thread never has two runs, nor is deleted while it works. */
@@ -222,6 +228,7 @@ export class HostRuns {
     try {
       const { candidateSet, ...request } = params.request;
       const sharedBudget = candidateSet !== undefined ? this.setBudget(candidateSet) : undefined;
+      if (candidateSet !== undefined) this.candidates.add({ threadId, setId: candidateSet.id, index: candidateSet.index, count: candidateSet.count, goal: request.goal ?? '' });
       run.run = await startHeadlessRun({ ...request, threadId, ...(sharedBudget !== undefined ? { sharedBudget } : {}) }, this.options, {
         say: (line) => {
           run.says.push(line);

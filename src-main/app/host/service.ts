@@ -35,7 +35,7 @@ const startParams = z.object({
     maxCostUsd: z.number().positive().optional(),
     acceptDraft: z.boolean().optional(),
     // `run --candidates N` (SPEC §21): the set this run is one of, and the budget the set shares.
-    candidateSet: z.object({ id: z.string().min(1).max(200), maxCostUsd: z.number().positive().optional() }).optional(),
+    candidateSet: z.object({ id: z.string().min(1).max(200), maxCostUsd: z.number().positive().optional(), index: z.number().int().min(0).max(99), count: z.number().int().min(1).max(100) }).optional(),
   }),
   approve: z.enum(['ask', 'auto', 'deny']),
   interactive: z.boolean(),

@@ -12,6 +12,7 @@ import type { AgentDto, AgentState, AgentWorktreeDto, SandboxPlaceDto } from '..
 import { folderLocationName, sshFolderLocation } from '../places/folder-location';
 import { ThreadStore } from '../threads/thread-store';
 import { GOING_STATES, onRunRecordsChanged, RunRecords, type RunRecord, type RunState } from '../threads/run-records';
+import { CandidateRecords } from '../threads/candidate-records';
 
 const POLL_MS = 1_000;
 
@@ -52,6 +53,7 @@ interface ThreadRow {
 
 export class AgentBoard {
   private readonly records: RunRecords;
+  private readonly candidates: CandidateRecords;
   private readonly threads: ThreadStore;
   private readonly thread: Database.Statement<[string], ThreadRow>;
   private readonly signature: Database.Statement<[], { sig: string | null }>;
@@ -65,6 +67,7 @@ export class AgentBoard {
     private readonly options: AgentBoardOptions = {},
   ) {
     this.records = new RunRecords(db);
+    this.candidates = new CandidateRecords(db);
     // Its tables exist before any folder was opened in this data folder.
     this.threads = new ThreadStore(db);
     this.thread = db.prepare(`SELECT title, folder, json_extract(state_json, '$.usage.costUsd') AS cost, goal_state FROM threads WHERE id = ?`);
@@ -118,6 +121,7 @@ export class AgentBoard {
     const worktree = isSshFolder(record.folder) ? undefined : this.options.worktreeOf?.(record.folder);
     const sandbox = worktree === undefined ? undefined : this.options.sandboxOf?.(record.folder);
     const ledgerCost = this.options.costOf?.(record.threadId);
+    const member = this.candidates.get(record.threadId);
     return {
       threadId: record.threadId,
       title: thread.title || 'Untitled thread',
@@ -132,6 +136,7 @@ export class AgentBoard {
       ...(record.message !== null && state === 'failed' ? { message: record.message } : {}),
       sharesFolder: sharesFolder && GOING_STATES.includes(record.state) && worktree === undefined,
       ...(thread.goal_state !== null && isGoalState(thread.goal_state) ? { goalState: thread.goal_state } : {}),
+      ...(member !== undefined ? { candidateSet: { id: member.setId, index: member.index, count: member.count, goal: member.goal } } : {}),
     };
   }
 

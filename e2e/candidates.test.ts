@@ -1,0 +1,92 @@
+// Candidates in the window (SPEC §21): a set started by `deepdesk run --candidates 2` in the
+// data folder a `deepdesk serve` window shows is one item of region `Agents`, its candidates
+// listed under it in their order, each with its worktree and its goal's state; a candidate's
+// row opens its thread. Scripted candidates: one fixes the code the hidden check runs, the
+// other claims success while it fails.
+import { execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
+import { conversation, openApp, repo, useE2ESession } from './harness';
+
+const e2e = useE2ESession();
+const CHECK = 'node check.js';
+
+describe('candidates in the window', () => {
+  it('the Agents view shows a set as one item with its candidates, each with its goal’s state; a candidate opens', { timeout: 180_000 }, async () => {
+    const serve = await e2e.serve();
+    writeFileSync(join(serve.folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+    writeFileSync(join(serve.folder, 'check.js'), "const sum = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL'); process.exit(1); }\nconsole.log('ok');\n");
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: serve.folder, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'fixture');
+    const write = (body: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command: `printf '%s\\n' 'module.exports = (a, b) => ${body};' > sum.js` } }] });
+    const turns: Record<string, ScriptStep[]> = {
+      'cand-a': [write('a + b'), { text: 'Changed sum to add.' }],
+      'cand-b': [write('a * b'), { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }],
+    };
+    for (let i = 0; i < 60; i++) {
+      serve.model.push((request: RecordedRequest): ScriptStep => {
+        if (request.tools?.some((t) => t.function.name === 'record_verdict')) {
+          const prompt = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
+          return { toolCalls: [{ name: 'record_verdict', args: { criteria: [{ id: 'c1', verdict: /→ FAILED/.test(prompt) ? 'needs_revision' : 'satisfied', reason: 'evidence' }] } }] };
+        }
+        return turns[request.model]?.shift() ?? { text: 'Nothing more.' };
+      });
+    }
+
+    const page = await openApp(e2e.browser, serve.url);
+    const agents = page.getByRole('region', { name: 'Agents', exact: true });
+    await agents.waitFor();
+
+    const run = spawn(
+      process.execPath,
+      [
+        join(repo, 'bin/deepdesk.mjs'),
+        'run',
+        '--folder',
+        serve.folder,
+        '--data-dir',
+        serve.dataDir,
+        '--base-url',
+        serve.model.url,
+        '--approve',
+        'auto',
+        '--candidates',
+        '2',
+        '--model',
+        'openai-compatible:cand-a',
+        '--model',
+        'openai-compatible:cand-b',
+        '--goal',
+        'make sum add',
+        '--verify',
+        CHECK,
+        '--json',
+      ],
+      { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    run.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    const code = await new Promise<number | null>((done) => run.on('close', done));
+    expect(code).toBe(0);
+    const ranking = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { ranking: Array<{ threadId: string; model: string }> }).ranking;
+    expect(ranking.map((r) => r.model)).toEqual(['openai-compatible:cand-a', 'openai-compatible:cand-b']);
+
+    // One item for the set, its two candidates under it in their order, each with its goal's state.
+    const set = agents.getByRole('list', { name: 'Candidates: make sum add' });
+    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 20_000 }).toBe(2);
+    await expect.poll(() => agents.getByText('2 candidates: make sum add').count()).toBe(1);
+    const [first, second] = [set.getByRole('listitem').nth(0), set.getByRole('listitem').nth(1)];
+    await expect.poll(() => first.innerText()).toContain('Goal: achieved');
+    await expect.poll(() => second.innerText()).toContain('Goal: unmet');
+    // Only the set's item and nothing else at the top level: the candidates are not listed twice.
+    await expect.poll(() => agents.locator('ul.agent-items:not(.agent-set-items) > li').count()).toBe(1);
+
+    // A candidate's row opens its thread, in its worktree.
+    await first.getByRole('button').click();
+    await expect.poll(() => conversation(page).innerText(), { timeout: 20_000 }).toContain('Changed sum to add.');
+  });
+});
