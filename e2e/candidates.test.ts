@@ -1,10 +1,11 @@
 // Candidates in the window (SPEC §21): a set started by `deepdesk run --candidates 2` in the
 // data folder a `deepdesk serve` window shows is one item of region `Agents`, its candidates
-// listed under it in their order, each with its worktree and its goal's state; a candidate's
-// row opens its thread. Scripted candidates: one fixes the code the hidden check runs, the
+// listed under it in their order, each with its worktree and its goal's state; `Compare` shows
+// the ranking, one column per candidate (state, verify results with output, criteria, change,
+// cost, its diff one click away) with Apply and Discard; a candidate's row opens its thread. Scripted candidates: one fixes the code the hidden check runs, the
 // other claims success while it fails.
 import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
@@ -14,7 +15,7 @@ const e2e = useE2ESession();
 const CHECK = 'node check.js';
 
 describe('candidates in the window', () => {
-  it('the Agents view shows a set as one item with its candidates, each with its goal’s state; a candidate opens', { timeout: 180_000 }, async () => {
+  it('the Agents view shows a set as one item with its candidates; Compare shows one column per candidate with its evidence, its diff, Apply (the folder changes only then) and Discard; a candidate opens', { timeout: 180_000 }, async () => {
     const serve = await e2e.serve();
     writeFileSync(join(serve.folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
     writeFileSync(join(serve.folder, 'check.js'), "const sum = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL'); process.exit(1); }\nconsole.log('ok');\n");
@@ -72,7 +73,7 @@ describe('candidates in the window', () => {
     run.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
     const code = await new Promise<number | null>((done) => run.on('close', done));
     expect(code).toBe(0);
-    const ranking = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { ranking: Array<{ threadId: string; model: string }> }).ranking;
+    const ranking = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { ranking: Array<{ threadId: string; model: string; worktree: { path: string } }> }).ranking;
     expect(ranking.map((r) => r.model)).toEqual(['openai-compatible:cand-a', 'openai-compatible:cand-b']);
 
     // One item for the set, its two candidates under it in their order, each with its goal's state.
@@ -84,6 +85,30 @@ describe('candidates in the window', () => {
     await expect.poll(() => second.innerText()).toContain('Goal: unmet');
     // Only the set's item and nothing else at the top level: the candidates are not listed twice.
     await expect.poll(() => agents.locator('ul.agent-items:not(.agent-set-items) > li').count()).toBe(1);
+
+    // The comparison: one column per candidate in rank order, the evidence in each, Apply and Discard.
+    await agents.getByRole('button', { name: 'Compare', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Candidates' });
+    const col1 = dialog.getByRole('region', { name: 'Candidate 1' });
+    const col2 = dialog.getByRole('region', { name: 'Candidate 2' });
+    await expect.poll(() => col1.innerText(), { timeout: 20_000 }).toContain('achieved');
+    expect(await col1.innerText()).toContain('node check.js — passed');
+    expect(await col1.innerText()).toContain('Change: 1 files, 2 lines');
+    expect(await col2.innerText()).toContain('unmet');
+    expect(await col2.innerText()).toContain('Claimed success while a check failed');
+    expect(await col2.innerText()).toContain('node check.js — failed (exit 1)');
+    await col1.getByRole('button', { name: 'Show diff' }).click();
+    await expect.poll(() => dialog.getByLabel('Diff of candidate 1').innerText()).toContain('a + b');
+    // Nothing reached the folder yet.
+    expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toContain('a - b');
+    await col1.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => dialog.getByRole('status').innerText()).toContain('Applied candidate 1 to your folder');
+    expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toContain('a + b');
+    await col2.getByRole('button', { name: 'Discard' }).click();
+    await expect.poll(() => dialog.getByRole('status').innerText()).toContain("Discarded candidate 2's worktree");
+    expect(existsSync(ranking[1]!.worktree.path)).toBe(false);
+    expect(existsSync(ranking[0]!.worktree.path)).toBe(true);
+    await dialog.getByRole('button', { name: 'Close' }).click();
 
     // A candidate's row opens its thread, in its worktree.
     await first.getByRole('button').click();

@@ -3,11 +3,12 @@
 // criteria, contradicted claims), the size of its change from its worktree's git, and its cost
 // from the ledger; ordered by core/goals/rank.ts.
 
-import { z } from 'zod';
 import type { GoalJson, GoalState } from '../../core/goals/goal';
-import { GOAL_STATES } from '../../core/goals/goal';
 import { diffSize, rankCandidates, type ChangeSize } from '../../core/goals/rank';
 import { gitGoalFolder } from './goal-folder';
+import type { RankingEntry } from '../contract/agents';
+
+export { candidateSetJsonSchema, rankingEntrySchema, type CandidateSetJson, type RankingEntry } from '../contract/agents';
 
 /** A candidate as the set started it and the host ended it. */
 export interface CandidateOutcome {
@@ -24,35 +25,6 @@ export interface CandidateOutcome {
   /** The ledger's sum of its calls; null when a price is unknown. */
   costUsd: number | null;
 }
-
-const stepSchema = z.object({ command: z.string(), exitCode: z.number().int().nullable(), passed: z.boolean(), outputTail: z.string() });
-
-export const rankingEntrySchema = z.object({
-  rank: z.number().int().positive(),
-  threadId: z.string(),
-  model: z.string().nullable(),
-  worktree: z.object({ name: z.string(), path: z.string(), branch: z.string() }),
-  state: z.enum(GOAL_STATES),
-  reason: z.string().optional(),
-  verifyPassed: z.boolean(),
-  verify: z.array(stepSchema),
-  criteria: z.array(z.object({ id: z.string(), text: z.string(), verdict: z.string().optional(), reason: z.string().optional() })),
-  /** As the goal carries them (SPEC §21): each final message that claimed success while a step failed. */
-  contradictedClaims: z.array(z.object({ at: z.string(), round: z.number().int(), claim: z.string(), failingSteps: z.array(z.object({ command: z.string(), exitCode: z.number().int().nullable(), expectedExitCode: z.number().int() })) })),
-  change: z.object({ files: z.number().int(), lines: z.number().int(), newDependencies: z.number().int() }),
-  costUsd: z.number().nullable(),
-});
-export type RankingEntry = z.infer<typeof rankingEntrySchema>;
-
-export const candidateSetJsonSchema = z.object({
-  type: z.literal('candidates'),
-  setId: z.string(),
-  goal: z.string(),
-  budgetUsd: z.number().nullable(),
-  spentUsd: z.number().nullable(),
-  ranking: z.array(rankingEntrySchema),
-});
-export type CandidateSetJson = z.infer<typeof candidateSetJsonSchema>;
 
 /** The size of a candidate's change: its worktree now (untracked files included) against its base commit. */
 export async function changeOf(worktree: CandidateOutcome['worktree'], env: NodeJS.ProcessEnv = process.env): Promise<ChangeSize> {

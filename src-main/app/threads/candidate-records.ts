@@ -49,6 +49,7 @@ export class CandidateRecords {
     this.stmts = {
       add: db.prepare('INSERT OR REPLACE INTO candidate_members (thread_id, set_id, idx, count, goal) VALUES (?, ?, ?, ?, ?)'),
       get: db.prepare<[string], Row>('SELECT * FROM candidate_members WHERE thread_id = ?'),
+      members: db.prepare<[string], Row>('SELECT * FROM candidate_members WHERE set_id = ? ORDER BY idx'),
     };
   }
 
@@ -58,6 +59,15 @@ export class CandidateRecords {
 
   get(threadId: string): CandidateMember | undefined {
     const row = this.stmts.get.get(threadId);
-    return row === undefined ? undefined : { threadId: row.thread_id, setId: row.set_id, index: row.idx, count: row.count, goal: row.goal };
+    return row === undefined ? undefined : member(row);
   }
+
+  /** A set's candidates in their order. */
+  members(setId: string): CandidateMember[] {
+    return this.stmts.members.all(setId).map(member);
+  }
+}
+
+function member(row: Row): CandidateMember {
+  return { threadId: row.thread_id, setId: row.set_id, index: row.idx, count: row.count, goal: row.goal };
 }

@@ -15,6 +15,7 @@ import { useAgents } from '../state/agents-context';
 import { useNow } from '../state/use-now';
 import { Icon, Spinner } from './Icon';
 import { SharedFolderMark } from './SharedFolderMark';
+import { CandidatesDialog } from './CandidatesDialog';
 import { useRovingFocus } from './use-roving-focus';
 import '../styles/agents.css';
 
@@ -43,6 +44,7 @@ export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.E
   const items = useRef<HTMLUListElement>(null);
   const onItemsKeyDown = useRovingFocus(items, '.agent-select');
   const [pointed, setPointed] = useState(false);
+  const [comparing, setComparing] = useState<string | null>(null);
   const shownOrder = useRef<string[]>([]);
   const rows = pointed ? keepOrder(shownOrder.current, agents ?? [], (a) => a.threadId) : (agents ?? []);
   useLayoutEffect(() => {
@@ -82,8 +84,13 @@ export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.E
         {grouped(rows).map((item) =>
           'set' in item ? (
             <li key={item.set.id} className="agent-item agent-set">
-              <span className="agent-set-title">
-                {item.set.count} candidates: {item.set.goal}
+              <span className="agent-set-head">
+                <span className="agent-set-title">
+                  {item.set.count} candidates: {item.set.goal}
+                </span>
+                <button type="button" className="btn btn-small" onClick={() => setComparing(item.set.id)}>
+                  Compare
+                </button>
               </span>
               <ul className="agent-items agent-set-items" aria-label={`Candidates: ${item.set.goal}`}>
                 {item.agents.map((agent) => (
@@ -96,6 +103,7 @@ export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.E
           ),
         )}
       </ul>
+      {comparing !== null ? <CandidatesDialog setId={comparing} onClose={() => setComparing(null)} /> : null}
     </section>
   );
 }
