@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
 import { conversation, openApp, repo, useE2ESession } from './harness';
+import { describeViolations, seriousViolations, THEMES } from './axe';
 
 const e2e = useE2ESession();
 const CHECK = 'node check.js';
@@ -99,6 +100,12 @@ describe('candidates in the window', () => {
     expect(await col2.innerText()).toContain('node check.js — failed (exit 1)');
     await col1.getByRole('button', { name: 'Show diff' }).click();
     await expect.poll(() => dialog.getByLabel('Diff of candidate 1').innerText()).toContain('a + b');
+    // WCAG 2.2 AA (axe) with the comparison open, in both themes.
+    for (const theme of THEMES) {
+      await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });
+      await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
+      expect(describeViolations(await seriousViolations(page)), theme).toBe('');
+    }
     // Nothing reached the folder yet.
     expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toContain('a - b');
     await col1.getByRole('button', { name: 'Apply' }).click();
