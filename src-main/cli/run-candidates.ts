@@ -6,27 +6,17 @@
 
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { databasePath } from '../app/base/data-dir';
 import type { HeadlessRunRequest } from '../app/session/headless-run';
-import { rankOutcomes, type CandidateOutcome, type CandidateSetJson, type RankingEntry } from '../app/session/candidate-ranking';
-import { readSavedSettings } from '../app/settings/settings-service';
-import { pricesNow, sandboxPricesNow } from '../app/usage/usage-report';
-import { WorktreeService, type CreatedWorktree } from '../app/worktrees/worktree-service';
-import { ThreadStore } from '../app/threads/thread-store';
+import { candidateSetJsonSchema, type RankingEntry } from '../app/session/candidate-ranking';
+import { candidateModel, MAX_CANDIDATES } from '../app/host/candidate-sets';
 import { formatUsd } from '../core/agent/budget';
-import { openDatabase } from '../core/backends/store/store';
-import { UsageLedger } from '../core/telemetry/usage-ledger';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { connectToHost, hostRequest } from './host-connection';
 import { followRun, type TerminalIo } from './run-client';
 import { table } from './table';
 import { UsageError } from './usage';
 
-/** How the host words a budget's stop (core/agent/budget.ts). */
-const BUDGET_STOP = /^Stopped before (the next )?model call\b.*\bbudget\b/;
-
-/** Candidates a set may have at most. */
-export const MAX_CANDIDATES = 10;
+export { candidateModel, MAX_CANDIDATES };
 
 export interface CandidateSetOptions {
   count: number;
@@ -38,12 +28,6 @@ export interface CandidateSetOptions {
   json: boolean;
   maxCostUsd?: number;
   approve: 'ask' | 'auto' | 'deny';
-  /**
-   * `--sandbox PROVIDER`: each candidate runs in its own provider sandbox, made by the host from
-   * the same folder at the same commit (the host makes each one's worktree; no provider's fork
-   * is used yet), started one after another.
-   */
-  sandbox?: boolean;
   /** The run request each candidate is started with, but for its folder and model. */
   request: (folder: string, model: string | undefined) => Omit<HeadlessRunRequest, 'sharedBudget'>;
   io: TerminalIo;
@@ -61,26 +45,14 @@ export function modelFlags(argv: readonly string[]): string[] {
   return models;
 }
 
-/** The model of candidate `i`: the given ones in turn. */
-export function candidateModel(models: readonly string[], i: number): string | undefined {
-  return models.length === 0 ? undefined : models[i % models.length];
-}
-
 export async function runCandidates(options: CandidateSetOptions): Promise<number> {
   const { io, count } = options;
   if (count < 1 || count > MAX_CANDIDATES) throw new UsageError(`--candidates must be 1 to ${MAX_CANDIDATES} (got ${count})`);
-  const setId = randomUUID();
-  const goalText = options.request(options.folder, undefined).goal ?? '';
-  // The worktrees first, one after another (git locks its admin files): nothing starts unless all are made.
-  // A sandbox candidate's worktree is made by the host with its sandbox, and found by its thread at the end.
-  const { worktreeForRun } = await import('./worktrees-command');
-  const worktrees: Array<CreatedWorktree | undefined> = [];
-  for (let i = 0; i < count; i++) {
-    worktrees.push(options.sandbox === true ? undefined : await worktreeForRun({ dataDir: options.dataDir, folder: options.folder, carry: false, nameHint: `${goalText} ${i + 1}`, mayAsk: false, io }));
-  }
+  const { folder: _folder, model: _model, maxCostUsd: _own, threadId: _thread, ...request } = options.request(options.folder, undefined);
   const host = await connectToHost(options.dataDir, 'run', io.env);
-  const threadIds = worktrees.map(() => randomUUID());
-  const models = worktrees.map((_, i) => candidateModel(options.models, i));
+  // The host makes the worktrees, starts the runs with the set's budget and ranks them (app/host/candidate-sets.ts);
+  // this terminal follows each thread from its first event and prints the ranking.
+  const threadIds = Array.from({ length: count }, () => randomUUID());
   const followers = threadIds.map((threadId, i) => followRun(host, threadId, labelled(io, i), { json: false, interactive: false }));
   let stopping = false;
   const onSignal = () => {
@@ -91,51 +63,27 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    const start = (made: CreatedWorktree | undefined, i: number) =>
-      hostRequest(host, 'runs.start', {
-        request: {
-          ...options.request(made?.threadFolder ?? options.folder, models[i]),
-          threadId: threadIds[i],
-          candidateSet: { id: setId, index: i, count, ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}) },
-        },
+    let started: { setId: string; worktrees: Array<{ name: string; path: string; branch: string } | null>; notStarted: Array<string | null> };
+    try {
+      started = (await hostRequest(host, 'candidates.start', {
+        folder: options.folder,
+        count,
+        models: options.models,
+        request,
+        ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
         approve: options.approve,
-        interactive: false,
-        detach: false,
-      });
-    let started: PromiseSettledResult<unknown>[];
-    if (options.sandbox === true) {
-      // One after another: each start makes its worktree (git's locks) and its sandbox, then runs on.
-      started = [];
-      for (const [i, made] of worktrees.entries()) started.push(...(await Promise.allSettled([start(made, i)])));
-    } else {
-      started = await Promise.allSettled(worktrees.map(start));
+        threadIds,
+        follow: true,
+      })) as typeof started;
+    } catch (err) {
+      for (const f of followers) f.detach();
+      throw err;
     }
-    const ended = await Promise.all(followers.map((f, i) => (started[i]!.status === 'rejected' ? (f.detach(), undefined) : f.done)));
-    const found = options.sandbox === true ? sandboxWorktrees(options.dataDir, threadIds, io.env) : new Map<string, CreatedWorktree>();
-    const outcomes: CandidateOutcome[] = await Promise.all(
-      worktrees.map(async (own, i): Promise<CandidateOutcome> => {
-        const made = own ?? found.get(threadIds[i]!);
-        const worktree = made !== undefined ? { name: made.name, path: made.path, branch: made.branch, baseCommit: made.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' };
-        const base = { threadId: threadIds[i]!, model: models[i] ?? null, worktree, costUsd: null };
-        const begun = started[i]!;
-        if (begun.status === 'rejected') {
-          const why = begun.reason instanceof Error ? begun.reason.message : String(begun.reason);
-          // The set's budget stopped it before its goal began (the drafting call): it is budget-limited too.
-          return { ...base, error: `it did not start: ${why}`, ...(BUDGET_STOP.test(why) ? { state: 'budget-limited' as const } : {}) };
-        }
-        const followed = ended[i]!;
-        if (followed.kind === 'host-gone') return { ...base, error: `the agent host stopped (${followed.reason})` };
-        if (followed.kind === 'detached') return base;
-        const { end } = followed;
-        return { ...base, ...(end.goal !== undefined ? { goal: end.goal } : {}), ...(end.goal === undefined ? { error: end.error ?? `the run ended ${end.reason}` } : {}) };
-      }),
-    );
-    const costs = threadCosts(options.dataDir, threadIds);
-    for (const o of outcomes) o.costUsd = costs.get(o.threadId) ?? null;
-    const ranking = await rankOutcomes(outcomes, io.env);
-    const known = ranking.every((r) => r.costUsd !== null);
-    const spentUsd = known ? ranking.reduce((sum, r) => sum + (r.costUsd ?? 0), 0) : null;
-    const set: CandidateSetJson = { type: 'candidates', setId, goal: goalText, budgetUsd: options.maxCostUsd ?? null, spentUsd, ranking };
+    for (const [i, w] of started.worktrees.entries()) if (w !== null) io.stderr.write(`deepdesk: candidate ${i + 1}: worktree ${w.name} at ${terminalSafe(w.path, { singleLine: true })} (branch ${terminalSafe(w.branch, { singleLine: true })})\n`);
+    // A candidate that did not start has nothing to follow (the ranking says why).
+    await Promise.all(followers.map((f, i) => (started.notStarted[i] !== null ? f.detach() : f.done.catch(() => undefined))));
+    const set = candidateSetJsonSchema.parse(await hostRequest(host, 'candidates.ranking', { setId: started.setId }));
+    const { ranking, spentUsd } = set;
     if (options.json) io.stdout.write(`${terminalSafeJson(set)}\n`);
     else io.stdout.write(rankingTable(ranking, spentUsd, options.maxCostUsd));
     const achieved = ranking.filter((r) => r.state === 'achieved').length;
@@ -149,47 +97,6 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await host.close();
-  }
-}
-
-/** The worktree each sandbox candidate's thread works in (the host made it with the sandbox). */
-function sandboxWorktrees(dataDir: string, threadIds: readonly string[], env: NodeJS.ProcessEnv): Map<string, CreatedWorktree> {
-  const db = openDatabase(databasePath(dataDir));
-  const service = new WorktreeService({ dataDir, env });
-  try {
-    const threads = new ThreadStore(db);
-    const out = new Map<string, CreatedWorktree>();
-    for (const id of threadIds) {
-      const folder = threads.get(id)?.folder;
-      const record = folder !== undefined ? service.byFolder(folder) : undefined;
-      if (record !== undefined) out.set(id, { name: record.name, path: record.path, threadFolder: record.threadFolder, branch: record.branch, baseCommit: record.baseCommit, carried: 0 });
-    }
-    return out;
-  } finally {
-    service.close();
-    db.close();
-  }
-}
-
-/** What each thread's calls cost, as the ledger prices them now. */
-function threadCosts(dataDir: string, threadIds: readonly string[]): Map<string, number | null> {
-  const db = openDatabase(databasePath(dataDir));
-  try {
-    const { prices, sandboxes } = readSavedSettings(dataDir);
-    const ledger = new UsageLedger(
-      db,
-      pricesNow(() => prices),
-      sandboxPricesNow(() => sandboxes),
-    );
-    return new Map(
-      threadIds.map((id) => {
-        const cost = ledger.threadCost(id);
-        // No row: it made no call.
-        return [id, cost === undefined ? 0 : cost];
-      }),
-    );
-  } finally {
-    db.close();
   }
 }
 

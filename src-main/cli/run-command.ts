@@ -115,7 +115,6 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
       approve,
       io,
-      ...(sandbox !== undefined ? { sandbox: true } : {}),
       request: (folder, model) => {
         // The set's budget is the host's (one for all); each candidate has its own model, if given.
         const { maxCostUsd: _own, candidates: _count, model: _given, ...one } = request(folder, undefined);

@@ -95,6 +95,24 @@ export const agentMethods = {
   /** `Apply`: the candidate's worktree applied to the person's folder (§16's Apply to folder: on conflicts nothing is applied, they are listed). */
   'agentsView.applyCandidate': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ applied: z.array(z.string()), conflicts: z.array(z.string()) }) },
   /** `Discard`: the candidate's worktree removed (its thread kept). */
+  /**
+   * *Run N candidates…* (SPEC §21): N goal threads of the open folder, each on its own worktree, one budget for the set, run by
+   * the agent host. A model per candidate (null: Settings' model). `autoApprove`: the candidates' approvals are granted;
+   * otherwise they wait for the person as any thread's do.
+   */
+  'agentsView.runCandidates': {
+    params: z
+      .object({
+        goal: z.string().trim().min(1).max(20_000),
+        count: z.number().int().min(2).max(10),
+        models: z.array(z.string().trim().max(500).nullable()).max(10),
+        verify: z.array(z.string().trim().min(1).max(2_000)).max(20),
+        maxCostUsd: z.number().positive().max(1_000_000).optional(),
+        autoApprove: z.boolean(),
+      })
+      .strict(),
+    result: z.object({ setId: z.string(), threadIds: z.array(z.string()) }),
+  },
   'agentsView.discardCandidate': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ removed: z.boolean() }) },
 } as const;
 

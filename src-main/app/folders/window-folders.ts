@@ -155,6 +155,8 @@ export interface WindowFoldersOptions {
   env?: NodeJS.ProcessEnv;
   /** The desktop app's updater; without one, updates are `not-applicable`. */
   updates?: UpdateService;
+  /** Starts a set of candidates on a local folder in the agent host (app/host/candidate-sets.ts); without it, the window cannot. */
+  startCandidates?: (folder: string, params: Params<'agentsView.runCandidates'>) => Promise<{ setId: string; threadIds: string[] }>;
 }
 
 export interface WindowFolders extends WindowApi {
@@ -391,6 +393,11 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     'agentsView.compare': async (params) => setsNow().compare((params as Params<'agentsView.compare'>).setId),
     'agentsView.candidateDiff': async (params) => setsNow().diff((params as Params<'agentsView.candidateDiff'>).threadId),
     'agentsView.applyCandidate': async (params) => setsNow().apply((params as Params<'agentsView.applyCandidate'>).threadId),
+    'agentsView.runCandidates': async (params) => {
+      if (options.startCandidates === undefined) throw new ContractError('candidates are run by the agent host: this window has none', 'failed');
+      if (current === null || current.location.kind !== 'local') throw new ContractError('open a local folder (a git repository) to run candidates on worktrees of it', 'bad_request');
+      return options.startCandidates(current.folder, params as Params<'agentsView.runCandidates'>);
+    },
     'agentsView.discardCandidate': async (params) => setsNow().discard((params as Params<'agentsView.discardCandidate'>).threadId),
     ...updateMethods(updates),
   };

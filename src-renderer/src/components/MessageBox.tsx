@@ -2,6 +2,7 @@
 // Files pasted, dropped or picked (Attach files) go with the message. Each thread keeps its
 // own unsent draft (the text also across reloads; the files while the window is open).
 
+import { RunCandidatesDialog } from './RunCandidatesDialog';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { applyMention, findMention, mentionsIn, type Mention } from '../lib/mention';
 import { addFiles, type PendingFile } from '../lib/pending-files';
@@ -70,6 +71,7 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
   const hintId = useId();
   const textarea = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState(() => loadDraft(focusKey));
+  const [runningCandidates, setRunningCandidates] = useState(false);
   const draftOf = useRef(focusKey);
   const [mention, setMention] = useState<Mention | null>(null);
   const [options, setOptions] = useState<string[]>([]);
@@ -424,6 +426,9 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
               textarea.current?.focus();
             }}
           />
+          <button type="button" className="btn" title="Run the goal as several candidates on worktrees, ranked by evidence" onClick={() => setRunningCandidates(true)}>
+            Run N candidates…
+          </button>
           <button type="button" className="icon-btn" aria-label="Attach files" title="Attach files (or paste or drop them here)" onClick={() => picker.current?.click()}>
             <Icon name="paperclip" size={14} />
           </button>
@@ -451,6 +456,7 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
           </button>
         </div>
       </div>
+      {runningCandidates ? <RunCandidatesDialog goal={text} onClose={() => setRunningCandidates(false)} /> : null}
       {fileProblems.length > 0 ? (
         <p className="message-hint message-problem" role="alert">
           {fileProblems.join(' ')}
