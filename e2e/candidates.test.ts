@@ -121,4 +121,70 @@ describe('candidates in the window', () => {
     await first.getByRole('button').click();
     await expect.poll(() => conversation(page).innerText(), { timeout: 20_000 }).toContain('Changed sum to add.');
   });
+
+  it('Run N candidates… from the message box starts the set in the host: its dialog passes axe, the set shows as one item, Compare ranks it, the folder changes only on Apply', { timeout: 180_000 }, async () => {
+    const serve = await e2e.serve();
+    writeFileSync(join(serve.folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+    writeFileSync(join(serve.folder, 'check.js'), "const sum = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL'); process.exit(1); }\nconsole.log('ok');\n");
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: serve.folder, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'fixture');
+    const write = (body: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command: `printf '%s\\n' 'module.exports = (a, b) => ${body};' > sum.js` } }] });
+    const turns: Record<string, ScriptStep[]> = {
+      'cand-a': [write('a * b'), { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }],
+      'cand-b': [write('a + b'), { text: 'Changed sum to add.' }],
+    };
+    for (let i = 0; i < 60; i++) {
+      serve.model.push((request: RecordedRequest): ScriptStep => {
+        if (request.tools?.some((t) => t.function.name === 'record_verdict')) {
+          const prompt = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
+          return { toolCalls: [{ name: 'record_verdict', args: { criteria: [{ id: 'c1', verdict: /→ FAILED/.test(prompt) ? 'needs_revision' : 'satisfied', reason: 'evidence' }] } }] };
+        }
+        return turns[request.model]?.shift() ?? { text: 'Nothing more.' };
+      });
+    }
+    const before = readFileSync(join(serve.folder, 'sum.js'), 'utf8');
+
+    const page = await openApp(e2e.browser, serve.url);
+    const agents = page.getByRole('region', { name: 'Agents', exact: true });
+    await agents.waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('make sum add');
+    await page.getByRole('button', { name: 'Run N candidates…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Run candidates' });
+    // The goal comes from the box.
+    expect(await dialog.getByLabel('Goal').inputValue()).toBe('make sum add');
+    await dialog.getByLabel('Number of candidates').fill('2');
+    await expect.poll(() => dialog.getByLabel(/^Model of candidate/).count()).toBe(2);
+    await dialog.getByLabel('Model of candidate 1').fill('openai-compatible:cand-a');
+    await dialog.getByLabel('Model of candidate 2').fill('openai-compatible:cand-b');
+    await dialog.getByLabel('Verify commands (one per line)').fill(CHECK);
+    await dialog.getByLabel("Approve the candidates' actions without asking").check();
+    for (const theme of THEMES) {
+      await page.emulateMedia({ colorScheme: theme, reducedMotion: 'reduce' });
+      await page.waitForFunction((t) => document.documentElement.dataset.theme === t, theme);
+      expect(describeViolations(await seriousViolations(page)), theme).toBe('');
+    }
+    await dialog.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => dialog.count(), { timeout: 30_000 }).toBe(0);
+
+    // One item for the set, its candidates under it; each goal reaches its verdict.
+    const set = agents.getByRole('list', { name: 'Candidates: make sum add' });
+    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 30_000 }).toBe(2);
+    await expect.poll(() => set.innerText(), { timeout: 90_000 }).toContain('Goal: achieved');
+    await expect.poll(() => set.innerText(), { timeout: 90_000 }).toContain('Goal: unmet');
+    expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toBe(before);
+
+    // Compare: the candidate whose change passes the check ranks first though it was started second.
+    await agents.getByRole('button', { name: 'Compare', exact: true }).click();
+    const compare = page.getByRole('dialog', { name: 'Candidates' });
+    const col1 = compare.getByRole('region', { name: 'Candidate 1' });
+    await expect.poll(() => col1.innerText(), { timeout: 20_000 }).toContain('achieved');
+    expect(await col1.innerText()).toContain('node check.js — passed');
+    expect(await compare.getByRole('region', { name: 'Candidate 2' }).innerText()).toContain('Claimed success while a check failed');
+    expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toBe(before);
+    await col1.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => compare.getByRole('status').innerText()).toContain('Applied candidate 1 to your folder');
+    expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toContain('a + b');
+  });
 });
