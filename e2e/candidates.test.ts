@@ -9,7 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
-import { conversation, openApp, repo, useE2ESession } from './harness';
+import { approval, conversation, openApp, repo, useE2ESession } from './harness';
 import { describeViolations, seriousViolations, THEMES } from './axe';
 
 const e2e = useE2ESession();
@@ -186,5 +186,62 @@ describe('candidates in the window', () => {
     await col1.getByRole('button', { name: 'Apply' }).click();
     await expect.poll(() => compare.getByRole('status').innerText()).toContain('Applied candidate 1 to your folder');
     expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toContain('a + b');
+  });
+
+  it("without auto-approval a window's candidate asks the person: Needs you in the Agents view, its row shows the question, approved it goes on to its verdict", { timeout: 180_000 }, async () => {
+    const serve = await e2e.serve();
+    writeFileSync(join(serve.folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+    writeFileSync(join(serve.folder, 'check.js'), "const sum = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL'); process.exit(1); }\nconsole.log('ok');\n");
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: serve.folder, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '.');
+    git('commit', '-qm', 'fixture');
+    const write = (body: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command: `printf '%s\\n' 'module.exports = (a, b) => ${body};' > sum.js` } }] });
+    const turns: Record<string, ScriptStep[]> = {
+      'cand-a': [write('a + b'), { text: 'Changed sum to add.' }],
+      'cand-b': [{ text: 'I could not work out what to change.' }],
+    };
+    for (let i = 0; i < 60; i++) {
+      serve.model.push((request: RecordedRequest): ScriptStep => {
+        if (request.tools?.some((t) => t.function.name === 'record_verdict')) {
+          const prompt = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
+          return { toolCalls: [{ name: 'record_verdict', args: { criteria: [{ id: 'c1', verdict: /→ FAILED/.test(prompt) ? 'needs_revision' : 'satisfied', reason: 'evidence' }] } }] };
+        }
+        return turns[request.model]?.shift() ?? { text: 'Nothing more.' };
+      });
+    }
+    const before = readFileSync(join(serve.folder, 'sum.js'), 'utf8');
+    const page = await openApp(e2e.browser, serve.url);
+    const agents = page.getByRole('region', { name: 'Agents', exact: true });
+    await agents.waitFor();
+    await page.getByLabel('Message', { exact: true }).fill('make sum add');
+    await page.getByRole('button', { name: 'Run N candidates…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Run candidates' });
+    await dialog.getByLabel('Number of candidates').fill('2');
+    await dialog.getByLabel('Model of candidate 1').fill('openai-compatible:cand-a');
+    await dialog.getByLabel('Model of candidate 2').fill('openai-compatible:cand-b');
+    await dialog.getByLabel('Verify commands (one per line)').fill(CHECK);
+    expect(await dialog.getByLabel("Approve the candidates' actions without asking").isChecked()).toBe(false);
+    await dialog.getByRole('button', { name: 'Start' }).click();
+
+    const set = agents.getByRole('list', { name: 'Candidates: make sum add' });
+    await expect.poll(() => set.getByRole('listitem').count(), { timeout: 30_000 }).toBe(2);
+    const first = set.getByRole('listitem').nth(0);
+    await expect.poll(() => first.locator('.agent-state').innerText(), { timeout: 60_000 }).toBe('Needs you');
+    // Its row opens it in the window, with its question.
+    await first.getByRole('button').click();
+    await approval(page).waitFor({ timeout: 20_000 });
+    // Its command, then the host's verify step (it asks as the agent's own commands do): each approved in the window.
+    await expect
+      .poll(
+        async () => {
+          const button = approval(page).getByRole('button', { name: 'Approve', exact: true });
+          if ((await button.count()) > 0) await button.first().click({ timeout: 2_000 }).catch(() => undefined);
+          return first.innerText();
+        },
+        { timeout: 90_000, interval: 500 },
+      )
+      .toContain('Goal: achieved');
+    expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toBe(before);
   });
 });
