@@ -426,11 +426,12 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
               textarea.current?.focus();
             }}
           />
-          <button type="button" className="btn" title="Run the goal as several candidates on worktrees, ranked by evidence" onClick={() => setRunningCandidates(true)}>
-            Run N candidates…
-          </button>
           <button type="button" className="icon-btn" aria-label="Attach files" title="Attach files (or paste or drop them here)" onClick={() => picker.current?.click()}>
             <Icon name="paperclip" size={14} />
+          </button>
+          {/* An icon beside Attach files: the row keeps its room for Stop and Send at every size. */}
+          <button type="button" className="icon-btn" aria-label="Run N candidates…" title="Run N candidates… — the goal as several attempts on worktrees, ranked by evidence" onClick={() => setRunningCandidates(true)}>
+            <Icon name="branch" size={14} />
           </button>
           {pendingApprovals > 0 ? (
             <button
