@@ -80,7 +80,22 @@ export class AgentBoard {
   }
 
   list(): AgentDto[] {
-    const shown = this.records.shown().flatMap((record) => {
+    const records = this.records.shown();
+    // A set of candidates shows whole while any of it does: one seen and finished stays beside
+    // the others (the person compares them), not only the ones still going.
+    const listed = new Set(records.map((r) => r.threadId));
+    for (const record of [...records]) {
+      const set = this.candidates.get(record.threadId)?.setId;
+      if (set === undefined) continue;
+      for (const member of this.candidates.members(set)) {
+        if (listed.has(member.threadId)) continue;
+        const run = this.records.get(member.threadId);
+        if (run === undefined) continue;
+        listed.add(member.threadId);
+        records.push(run);
+      }
+    }
+    const shown = records.flatMap((record) => {
       const thread = this.thread.get(record.threadId);
       return thread === undefined ? [] : [{ record, thread }];
     });
