@@ -33,6 +33,7 @@ import { benchProtocol } from './protocol';
 import { benchSandboxes } from './sandboxes';
 import { benchGoals } from './goals';
 import { benchAcpAgents } from './acp-agents';
+import { benchCandidates } from './candidates';
 
 const repo = process.cwd();
 const dataDir = path.join(repo, '.bench', 'data');
@@ -113,6 +114,7 @@ async function main(): Promise<number> {
   if (options.suites.has('sandboxes')) await guarded('Issue 53 · sandbox providers', () => benchSandboxes(report, options));
   if (options.suites.has('goals')) await guarded('Issue 63 · goals', () => benchGoals(report, options));
   if (options.suites.has('agents')) await guarded('Issue 65 · other agents', () => benchAcpAgents(report, options));
+  if (options.suites.has('candidates')) await guarded('Issue 64 · candidates', () => benchCandidates(report, options));
 
   const table = report.render();
   process.stdout.write(`\n${table}\n\nmedians of up to ${options.runs} runs; ratio = deepdesk ÷ other (below 1 is faster); total ${((performance.now() - started) / 1000).toFixed(0)} s\n`);

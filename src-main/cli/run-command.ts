@@ -20,6 +20,7 @@ import { COMMAND_OPTIONS } from './command-table';
 import { badRequestAsUsage, parseCommand, positiveAmount, sessionFlagsOf, UsageError } from './usage';
 import { connectToHost, definedEnv, hostRequest } from './host-connection';
 import { followRun, interactiveTerminal, printAnswer, whyNotCompleted, type TerminalIo } from './run-client';
+import { modelFlags, runCandidates } from './run-candidates';
 
 const RUN_OPTIONS = COMMAND_OPTIONS.run;
 
@@ -97,6 +98,30 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     cwd: process.cwd(),
     env: definedEnv(io.env),
   });
+  if (flags.candidates !== undefined) {
+    if (goal === undefined) throw new UsageError('--candidates N pursues a goal: it needs --goal TEXT');
+    if (printRequest || detach || worktree !== undefined || values.thread !== undefined || sandbox?.id !== undefined) {
+      throw new UsageError('--candidates makes a worktree (or a sandbox) per candidate and follows them to the ranking: it takes no --print-request, --detach, --worktree, --thread or --sandbox-id');
+    }
+    if (location.kind !== 'local') throw new UsageError(`--candidates: worktrees need a local git repository, not ${location.url}`);
+    const models = modelFlags(argv);
+    for (const m of models) badRequestAsUsage(() => checkedModelSpec(m));
+    return runCandidates({
+      count: flags.candidates,
+      models,
+      folder: location.path,
+      dataDir,
+      json,
+      ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
+      approve,
+      io,
+      request: (folder, model) => {
+        // The set's budget is the host's (one for all); each candidate has its own model, if given.
+        const { maxCostUsd: _own, candidates: _count, model: _given, ...one } = request(folder, undefined);
+        return { ...one, ...(model !== undefined ? { model } : {}), acceptDraft: true };
+      },
+    });
+  }
   if (printRequest) {
     const { printRequestCommand } = await import('./print-request');
     return printRequestCommand(request(folderLocationText(location), values.thread), { dataDir, json, io });

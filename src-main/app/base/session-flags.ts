@@ -166,6 +166,15 @@ export const SESSION_FLAGS = [
     help: "the thread's agent is another one over ACP (SPEC §22): claude-code, codex, gemini (installed in Settings › Agents) or a command added there; its turn, tool calls, plan and approvals are the thread's",
     section: 'command',
   },
+  {
+    flag: 'candidates',
+    key: 'candidates',
+    kind: 'count',
+    commands: ['run'],
+    value: 'N',
+    help: "with --goal: N threads pursue the goal at once, each on its own git worktree (--model given once per candidate, round robin), sharing one --max-cost; the host ranks them by evidence and prints the ranking; the folder is untouched until one is applied (deepdesk worktrees apply THREAD)",
+    section: 'command',
+  },
   { flag: 'sandbox-id', key: 'sandbox', kind: 'sandbox-id', commands: ['run', 'serve', 'acp'], value: 'ID', help: 'reattach that sandbox (and its worktree); acp: its first session', section: 'sandbox' },
 ] as const satisfies readonly SessionFlagRow[];
 

@@ -50,14 +50,72 @@ export const agentSchema = z.object({
   goalState: z.enum(GOAL_STATES).optional(),
   /** The thread's agent when it is another one over ACP (SPEC §22): its name. */
   agent: z.string().optional(),
+  /** Set when the thread is one of a set of candidates (SPEC §21, `run --candidates N`): the view shows the set as one item. */
+  candidateSet: z.object({ id: z.string(), index: z.number().int(), count: z.number().int(), goal: z.string() }).optional(),
 });
 export type AgentDto = z.infer<typeof agentSchema>;
+
+const stepSchema = z.object({ command: z.string(), exitCode: z.number().int().nullable(), passed: z.boolean(), outputTail: z.string() });
+
+export const rankingEntrySchema = z.object({
+  rank: z.number().int().positive(),
+  threadId: z.string(),
+  model: z.string().nullable(),
+  worktree: z.object({ name: z.string(), path: z.string(), branch: z.string() }),
+  state: z.enum(GOAL_STATES),
+  reason: z.string().optional(),
+  verifyPassed: z.boolean(),
+  verify: z.array(stepSchema),
+  criteria: z.array(z.object({ id: z.string(), text: z.string(), verdict: z.string().optional(), reason: z.string().optional() })),
+  /** As the goal carries them (SPEC §21): each final message that claimed success while a step failed. */
+  contradictedClaims: z.array(z.object({ at: z.string(), round: z.number().int(), claim: z.string(), failingSteps: z.array(z.object({ command: z.string(), exitCode: z.number().int().nullable(), expectedExitCode: z.number().int() })) })),
+  change: z.object({ files: z.number().int(), lines: z.number().int(), newDependencies: z.number().int() }),
+  costUsd: z.number().nullable(),
+});
+/** A candidate in its set's ranking (SPEC §21): `run --candidates --json`'s entries and the window's comparison. */
+export type RankingEntry = z.infer<typeof rankingEntrySchema>;
+
+export const candidateSetJsonSchema = z.object({
+  type: z.literal('candidates'),
+  setId: z.string(),
+  goal: z.string(),
+  budgetUsd: z.number().nullable(),
+  spentUsd: z.number().nullable(),
+  ranking: z.array(rankingEntrySchema),
+});
+export type CandidateSetJson = z.infer<typeof candidateSetJsonSchema>;
 
 export const agentMethods = {
   /** Working, needing the person, queued, or finished and not opened since; working first, then the newest. */
   'agentsView.list': { params: z.object({}).strict(), result: z.array(agentSchema) },
   /** Opens the thread's folder in this window (as app.openFolder) and marks the thread seen; the window then selects it. */
   'agentsView.open': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ info: appInfoSchema, threadId: z.string() }) },
+  /** A set of candidates side by side (SPEC §21): its candidates ranked by the host's evidence. */
+  'agentsView.compare': { params: z.object({ setId: z.string().min(1).max(200) }).strict(), result: z.object({ goal: z.string(), ranking: z.array(rankingEntrySchema) }) },
+  /** A candidate's diff against its base (its worktree's). */
+  'agentsView.candidateDiff': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ diff: z.string(), truncated: z.boolean() }) },
+  /** `Apply`: the candidate's worktree applied to the person's folder (§16's Apply to folder: on conflicts nothing is applied, they are listed). */
+  'agentsView.applyCandidate': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ applied: z.array(z.string()), conflicts: z.array(z.string()) }) },
+  /** `Discard`: the candidate's worktree removed (its thread kept). */
+  /**
+   * *Run N candidates…* (SPEC §21): N goal threads of the open folder, each on its own worktree, one budget for the set, run by
+   * the agent host. A model per candidate (null: Settings' model). `autoApprove`: the candidates' approvals are granted;
+   * otherwise they wait for the person as any thread's do.
+   */
+  'agentsView.runCandidates': {
+    params: z
+      .object({
+        goal: z.string().trim().min(1).max(20_000),
+        count: z.number().int().min(2).max(10),
+        models: z.array(z.string().trim().max(500).nullable()).max(10),
+        verify: z.array(z.string().trim().min(1).max(2_000)).max(20),
+        maxCostUsd: z.number().positive().max(1_000_000).optional(),
+        autoApprove: z.boolean(),
+      })
+      .strict(),
+    result: z.object({ setId: z.string(), threadIds: z.array(z.string()) }),
+  },
+  'agentsView.discardCandidate': { params: z.object({ threadId: z.string().min(1) }).strict(), result: z.object({ removed: z.boolean() }) },
 } as const;
 
 export type AgentViewMethodName = keyof typeof agentMethods;

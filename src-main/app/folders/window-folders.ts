@@ -27,6 +27,11 @@ import { notApplicableUpdates, updateMethods, type UpdateService } from '../base
 import { FolderLocationError, folderLocationName, remoteFolderLocation, sshFolderLocation, type FolderLocation, type SshFolderLocation } from '../places/folder-location';
 import { checkFolder, RecentFolders, typedFolderPath } from '../places/recent-folders';
 import { AgentBoard } from '../session/agent-board';
+import { CandidateRecords } from '../threads/candidate-records';
+import { ThreadStore } from '../threads/thread-store';
+import { rankOutcomes, type CandidateOutcome } from '../session/candidate-ranking';
+import type { RankingEntry } from '../contract/agents';
+import { goalJson } from '../../core/goals/goal';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../base/data-dir';
 import { WorktreeService } from '../worktrees/worktree-service';
@@ -43,8 +48,16 @@ function savedLocation(folder: string): FolderLocation {
   return isSshFolder(folder) ? sshFolderLocation(folder) : { kind: 'local', path: folder };
 }
 
+/** A set of candidates as the Agents view compares them (SPEC §21). */
+interface CandidateSets {
+  compare(setId: string): Promise<{ goal: string; ranking: RankingEntry[] }>;
+  diff(threadId: string): Promise<{ diff: string; truncated: boolean }>;
+  apply(threadId: string): Promise<{ applied: string[]; conflicts: string[] }>;
+  discard(threadId: string): Promise<{ removed: boolean }>;
+}
+
 /** The Agents view's list on its own connection to the data folder's database, each thread's worktree named. */
-function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
+function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; close(): void } {
   const db = openDatabase(databasePath(dataDir));
   const worktrees = new WorktreeService({ dataDir, db });
   const sandboxes = new SandboxStore(db);
@@ -67,8 +80,47 @@ function openBoard(dataDir: string): { board: AgentBoard; close(): void } {
       return record?.sandboxId ? { provider: record.provider, label: SANDBOX_PROVIDER_LABELS[record.provider], sandboxId: record.sandboxId } : undefined;
     },
   });
+  const members = new CandidateRecords(db);
+  const threads = new ThreadStore(db);
+  /** A candidate's worktree, by its thread's folder. */
+  const worktreeOfThread = (threadId: string) => {
+    const folder = threads.get(threadId)?.folder;
+    const record = folder === undefined || members.get(threadId) === undefined ? undefined : worktrees.byFolder(folder);
+    if (record === undefined) throw new ContractError(`thread '${threadId}' is not a candidate with a worktree`, 'not_found');
+    return record;
+  };
+  const sets: CandidateSets = {
+    async compare(setId) {
+      const list = members.members(setId);
+      if (list.length === 0) throw new ContractError(`there is no set of candidates '${setId}'`, 'not_found');
+      const outcomes: CandidateOutcome[] = list.map((m) => {
+        const folder = threads.get(m.threadId)?.folder;
+        const record = folder !== undefined ? worktrees.byFolder(folder) : undefined;
+        const goal = threads.goal(m.threadId);
+        const cost = ledger.threadCost(m.threadId);
+        return {
+          threadId: m.threadId,
+          model: null,
+          worktree: record !== undefined ? { name: record.name, path: record.path, branch: record.branch, baseCommit: record.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' },
+          ...(goal !== undefined ? { goal: goalJson(goal) } : {}),
+          costUsd: cost === undefined ? 0 : cost,
+        };
+      });
+      return { goal: list[0]!.goal, ranking: await rankOutcomes(outcomes) };
+    },
+    diff: (threadId) => worktrees.diff(worktreeOfThread(threadId).name),
+    async apply(threadId) {
+      const result = await worktrees.apply(worktreeOfThread(threadId).name);
+      return { applied: result.applied, conflicts: result.conflicts };
+    },
+    async discard(threadId) {
+      const result = await worktrees.remove(worktreeOfThread(threadId).name, { force: true });
+      return { removed: result.removed };
+    },
+  };
   return {
     board,
+    sets,
     close() {
       board.close();
       ledger.close();
@@ -103,6 +155,8 @@ export interface WindowFoldersOptions {
   env?: NodeJS.ProcessEnv;
   /** The desktop app's updater; without one, updates are `not-applicable`. */
   updates?: UpdateService;
+  /** Starts a set of candidates on a local folder in the agent host (app/host/candidate-sets.ts); without it, the window cannot. */
+  startCandidates?: (folder: string, params: Params<'agentsView.runCandidates'>) => Promise<{ setId: string; threadIds: string[] }>;
 }
 
 export interface WindowFolders extends WindowApi {
@@ -230,6 +284,12 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
     }
   };
 
+  /** The sets of candidates, over the Agents view's connection. */
+  const setsNow = (): CandidateSets => {
+    if (boardNow() === undefined || ownBoard === undefined) throw new ContractError('there are no candidates in this data folder yet', 'not_found');
+    return ownBoard.sets;
+  };
+
   const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     const result = switching.then(work);
     switching = result.catch(() => undefined);
@@ -238,7 +298,7 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
 
   // The Agents view's list, on its own connection to the data folder's database: opened on the first look at it once the data folder has a database (nothing
   // is made in the data folder before a folder is opened).
-  let ownBoard: { board: AgentBoard; close(): void } | undefined;
+  let ownBoard: { board: AgentBoard; sets: CandidateSets; close(): void } | undefined;
   let stopBoard: (() => void) | undefined;
   // A burst of record changes (a run's start, its approvals) is one re-list for the window.
   let boardTimer: NodeJS.Timeout | undefined;
@@ -330,6 +390,15 @@ export async function createWindowFolders(options: WindowFoldersOptions): Promis
       board.seen(threadId);
       return { info, threadId };
     },
+    'agentsView.compare': async (params) => setsNow().compare((params as Params<'agentsView.compare'>).setId),
+    'agentsView.candidateDiff': async (params) => setsNow().diff((params as Params<'agentsView.candidateDiff'>).threadId),
+    'agentsView.applyCandidate': async (params) => setsNow().apply((params as Params<'agentsView.applyCandidate'>).threadId),
+    'agentsView.runCandidates': async (params) => {
+      if (options.startCandidates === undefined) throw new ContractError('candidates are run by the agent host: this window has none', 'failed');
+      if (current === null || current.location.kind !== 'local') throw new ContractError('open a local folder (a git repository) to run candidates on worktrees of it', 'bad_request');
+      return options.startCandidates(current.folder, params as Params<'agentsView.runCandidates'>);
+    },
+    'agentsView.discardCandidate': async (params) => setsNow().discard((params as Params<'agentsView.discardCandidate'>).threadId),
     ...updateMethods(updates),
   };
 

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
+import { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import { AbortedError } from '../../core/models/errors';
 import type { AgentEvent, ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
@@ -23,6 +24,7 @@ import { shortThreadId } from '../threads/thread-ref';
 import type { SecretStore } from '../base/secret-store';
 import { goalJson, type Goal, type GoalJson } from '../../core/goals/goal';
 import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
+import { CandidateRecords } from '../threads/candidate-records';
 import { HostRequestError, type HostConnection } from './service-types';
 
 export type ApprovePolicy = 'ask' | 'auto' | 'deny';
@@ -123,7 +125,7 @@ const NOBODY_TO_ASK = 'Nobody is available to approve this (non-interactive run)
 const DENIED = 'This run does not allow actions that need approval (--approve deny). Continue without it or explain what you would need.';
 
 export interface StartRunParams {
-  request: Omit<HeadlessRunRequest, 'threadId'> & { threadId?: string | undefined };
+  request: Omit<HeadlessRunRequest, 'threadId' | 'sharedBudget'> & { threadId?: string | undefined; candidateSet?: CandidateSetRef | undefined };
   approve: ApprovePolicy;
   /** The starting client can answer approvals (a terminal). */
   interactive: boolean;
@@ -133,6 +135,18 @@ export interface StartRunParams {
   source?: ThreadSource;
 }
 
+/** `run --candidates N` (SPEC §21): the set a run is one of; its runs share one budget. */
+export interface CandidateSetRef {
+  id: string;
+  maxCostUsd?: number | undefined;
+  /** This run's place in the set (0-based), and how many it has. */
+  index: number;
+  count: number;
+}
+
+/** Sets whose budget is kept (the latest): a set's runs start within moments of each other. */
+const KEPT_SETS = 100;
+
 /** What happens to the host's runs, for the windows showing their folders (windows.ts). */
 export type RunActivity =
   | { kind: 'started' | 'ended' | 'approvals' | 'deleted'; threadId: string; folder: string }
@@ -140,10 +154,13 @@ export type RunActivity =
 
 export class HostRuns {
   private readonly live = new Map<string, LiveRun>();
+  /** The budget each candidates' set shares, by the set's id. */
+  private readonly setBudgets = new Map<string, RunBudget>();
   private readonly watchers = new Set<(activity: RunActivity) => void>();
   private readonly records: RunRecords;
   private readonly threads: ThreadStore;
   private readonly approvals: ApprovalService;
+  private readonly candidates: CandidateRecords;
   /** Whether a thread works (or waits for the person) outside these runs: in a window's app, an editor's session. */
   private elsewhere: (threadId: string) => Promise<boolean> = () => Promise.resolve(false);
 
@@ -151,6 +168,7 @@ export class HostRuns {
     this.records = new RunRecords(options.db);
     this.threads = new ThreadStore(options.db);
     this.approvals = new ApprovalService(options.db, async () => ({}));
+    this.candidates = new CandidateRecords(options.db);
   }
 
   /** Where else threads work (the host's windows and editors): a thread never has two runs, nor is deleted while it works. */
@@ -210,7 +228,10 @@ export class HostRuns {
     this.live.set(threadId, run);
     connection.onClose(() => this.unwatch(run, connection.id));
     try {
-      run.run = await startHeadlessRun({ ...params.request, threadId }, this.options, {
+      const { candidateSet, ...request } = params.request;
+      const sharedBudget = candidateSet !== undefined ? this.setBudget(candidateSet) : undefined;
+      if (candidateSet !== undefined) this.candidates.add({ threadId, setId: candidateSet.id, index: candidateSet.index, count: candidateSet.count, goal: request.goal ?? '' });
+      run.run = await startHeadlessRun({ ...request, threadId, ...(sharedBudget !== undefined ? { sharedBudget } : {}) }, this.options, {
         say: (line) => {
           run.says.push(line);
           this.tell(run, 'run.say', { threadId, line });
@@ -232,6 +253,17 @@ export class HostRuns {
       (err: unknown) => this.ended(run, { state: 'failed', reason: 'error', text: '', error: err instanceof Error ? err.message : String(err) }),
     );
     return { threadId };
+  }
+
+  /** The budget a candidates' set shares (made by its first run; the first run's limit stands). */
+  private setBudget(set: CandidateSetRef): RunBudget {
+    let budget = this.setBudgets.get(set.id);
+    if (budget === undefined) {
+      budget = new RunBudget({ ...(set.maxCostUsd !== undefined ? { runUsd: set.maxCostUsd } : {}), label: "the candidates' set" }, 0);
+      this.setBudgets.set(set.id, budget);
+      for (const old of [...this.setBudgets.keys()].slice(0, Math.max(0, this.setBudgets.size - KEPT_SETS))) this.setBudgets.delete(old);
+    }
+    return budget;
   }
 
   attach(connection: HostConnection, threadId: string, afterSeq: number, interactive: boolean): AttachedRun {

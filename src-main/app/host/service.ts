@@ -7,6 +7,7 @@ import type { ApprovalDecision } from '../../core/agent/types';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../base/data-dir';
 import { asHostError, HostRuns } from './runs';
+import { HostCandidateSets, MAX_CANDIDATES } from './candidate-sets';
 import { resolveThread } from '../threads/thread-ref';
 import { ThreadStore } from '../threads/thread-store';
 import { HostWindows, windowCallParams, windowOpenParams } from './windows';
@@ -34,14 +35,30 @@ const startParams = z.object({
     mode: z.enum(APPROVAL_MODES),
     maxCostUsd: z.number().positive().optional(),
     acceptDraft: z.boolean().optional(),
+    // `run --candidates N` (SPEC §21): the set this run is one of, and the budget the set shares.
+    candidateSet: z.object({ id: z.string().min(1).max(200), maxCostUsd: z.number().positive().optional(), index: z.number().int().min(0).max(99), count: z.number().int().min(1).max(100) }).optional(),
   }),
   approve: z.enum(['ask', 'auto', 'deny']),
   interactive: z.boolean(),
   detach: z.boolean(),
 });
 
+// A set of candidates (SPEC §21): N runs of one goal on worktrees of the folder, one budget; the ranking when all end.
+const candidatesStartParams = z.object({
+  folder: z.string().min(1),
+  count: z.number().int().min(1).max(MAX_CANDIDATES),
+  models: z.array(z.string().min(1).max(500).nullable()).max(MAX_CANDIDATES).default([]),
+  request: startParams.shape.request.omit({ folder: true, threadId: true, candidateSet: true, model: true, maxCostUsd: true }),
+  maxCostUsd: z.number().positive().optional(),
+  approve: z.enum(['ask', 'auto', 'deny']),
+  threadIds: z.array(threadId).max(MAX_CANDIDATES).optional(),
+  follow: z.boolean(),
+});
+
 const METHODS = {
   'runs.start': startParams,
+  'candidates.start': candidatesStartParams,
+  'candidates.ranking': z.object({ setId: z.string().min(1).max(200) }),
   'runs.attach': z.object({ threadId, afterSeq: z.number().int().min(0).default(0), interactive: z.boolean().default(false) }),
   'runs.detach': z.object({ threadId }),
   'runs.decide': z.object({
@@ -78,9 +95,10 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
   const secrets = held.store;
   const runs = new HostRuns({ dataDir: options.dataDir, db, version: options.version, secrets });
   const threads = new ThreadStore(db);
+  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
+  const candidates = new HostCandidateSets(runs, { dataDir: options.dataDir, db, env: options.env, log });
   // Made when the first window opens: a host of `run`s only reads no keys.
   let windows: HostWindows | undefined;
-  const log = (line: string) => process.stderr.write(`${new Date().toISOString()} [${process.pid}] ${line}\n`);
   const editors = new HostAcp({ open: (streams, params) => openAcpSession(streams, params, { dataDir: options.dataDir, secrets }), log });
   runs.workElsewhereFrom(async (threadId) => (await windows?.working(threadId)) === true || editors.working(threadId));
   let recent: RecentFolders | undefined;
@@ -146,6 +164,10 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
       switch (method as MethodName) {
         case 'runs.start':
           return runs.start(connection, params as z.output<typeof startParams>);
+        case 'candidates.start':
+          return candidates.start(connection, params as z.output<typeof candidatesStartParams>);
+        case 'candidates.ranking':
+          return candidates.ranking((params as { setId: string }).setId);
         case 'runs.attach': {
           const p = params as z.output<(typeof METHODS)['runs.attach']>;
           // A window's thread that works is followed in its folder's app.
@@ -189,6 +211,7 @@ export async function createHostService(options: HostServiceOptions): Promise<Ho
             version: options.version,
             log,
             runs,
+            candidates,
             secrets,
             protocol: {
               status: () => ({ listening: [...listening].map((server) => server.url), key: protocolKey(options.dataDir) }),

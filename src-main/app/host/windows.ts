@@ -14,7 +14,9 @@ import type { ApprovalExtras } from '../approvals/approval-service';
 import type { App } from '../window/folder-app';
 import type { ApprovalDecision, ApprovalRequest } from '../../core/agent/types';
 import type { AttachedRun, HostRuns, PendingQuestion } from './runs';
-import { createWindowFolders, type WindowFolders } from '../folders/window-folders';
+import type { HostCandidateSets } from './candidate-sets';
+import { createWindowFolders, type WindowFolders, type WindowFoldersOptions } from '../folders/window-folders';
+import { DEFAULT_MODE } from '../../core/agent/permissions/modes';
 import { openRemoteApp } from '../places/remote-folder';
 import type { FileSecretStore } from '../settings/file-secret-store';
 import { AppPool } from '../folders/app-pool';
@@ -50,6 +52,8 @@ export class HostWindows {
       version: string;
       log: (line: string) => void;
       runs: HostRuns;
+      /** The host's sets of candidates (candidate-sets.ts): the window's *Run N candidates…* starts one. */
+      candidates?: HostCandidateSets;
       secrets: FileSecretStore;
       /** The host's Agent Protocol as Settings shows it: where it listens, its key (service.ts). */
       protocol?: { status(): AgentProtocolStatus; rotateKey(): AgentProtocolStatus };
@@ -116,6 +120,7 @@ export class HostWindows {
         env,
         ...(desktop !== undefined ? { pickFolder: () => DesktopClients.pickFolder(connection) } : {}),
         openApp: (folder) => lease(folder, () => make(folder)),
+        ...(this.options.candidates !== undefined ? { startCandidates: this.startCandidates(connection, this.options.candidates, params) } : {}),
         openRemoteApp: (location) => lease(location.url, () => openRemoteApp(location, { dataDir, env }, (remote) => make(location.url, remote))),
       });
     } catch (err) {
@@ -144,6 +149,27 @@ export class HostWindows {
       void host.close().catch((err: unknown) => this.options.log(`closing a window failed: ${String(err)}`));
     });
     return { notices: (await host.handle('app.notices', {})) as NoticeDto[] };
+  }
+
+  /** The window's *Run N candidates…*: the host's set (candidate-sets.ts), with this window's environment; its runs go on without the window. */
+  private startCandidates(connection: HostConnection, sets: HostCandidateSets, window: WindowOpenParams): NonNullable<WindowFoldersOptions['startCandidates']> {
+    return async (folder, p) => {
+      // Settings' model for each candidate without one: the host's run takes it when the request names none.
+      const models = Array.from({ length: p.count }, (_, i) => (p.models[i] === undefined || p.models[i] === '' ? null : p.models[i]!));
+      // `serve`'s flags for the window's session (a base URL…) hold for its candidates too, but its model: each candidate's own, or Settings'/the flag's.
+      const { model: flagModel, ...flags } = window.overrides;
+      const each = flagModel !== undefined ? models.map((m) => m ?? flagModel) : models;
+      const started = await sets.start(connection, {
+        folder,
+        count: p.count,
+        models: each,
+        request: { ...flags, prompt: '', goal: p.goal, ...(p.verify.length > 0 ? { verify: p.verify } : {}), mode: DEFAULT_MODE, acceptDraft: true, cwd: window.cwd, env: window.env },
+        ...(p.maxCostUsd !== undefined ? { maxCostUsd: p.maxCostUsd } : {}),
+        approve: p.autoApprove ? 'auto' : 'ask',
+        follow: false,
+      });
+      return { setId: started.setId, threadIds: started.threadIds };
+    };
   }
 
   /** One request of the window's contract, checked as the web host checks it. */

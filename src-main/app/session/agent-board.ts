@@ -12,6 +12,7 @@ import type { AgentDto, AgentState, AgentWorktreeDto, SandboxPlaceDto } from '..
 import { folderLocationName, sshFolderLocation } from '../places/folder-location';
 import { ThreadStore } from '../threads/thread-store';
 import { GOING_STATES, onRunRecordsChanged, RunRecords, type RunRecord, type RunState } from '../threads/run-records';
+import { CandidateRecords } from '../threads/candidate-records';
 
 const POLL_MS = 1_000;
 
@@ -53,6 +54,7 @@ interface ThreadRow {
 
 export class AgentBoard {
   private readonly records: RunRecords;
+  private readonly candidates: CandidateRecords;
   private readonly threads: ThreadStore;
   private readonly thread: Database.Statement<[string], ThreadRow>;
   private readonly signature: Database.Statement<[], { sig: string | null }>;
@@ -66,6 +68,7 @@ export class AgentBoard {
     private readonly options: AgentBoardOptions = {},
   ) {
     this.records = new RunRecords(db);
+    this.candidates = new CandidateRecords(db);
     // Its tables exist before any folder was opened in this data folder.
     this.threads = new ThreadStore(db);
     this.thread = db.prepare(`SELECT title, folder, json_extract(state_json, '$.usage.costUsd') AS cost, goal_state, json_extract(state_json, '$.externalAgent.label') AS agent FROM threads WHERE id = ?`);
@@ -78,7 +81,22 @@ export class AgentBoard {
   }
 
   list(): AgentDto[] {
-    const shown = this.records.shown().flatMap((record) => {
+    const records = this.records.shown();
+    // A set of candidates shows whole while any of it does: one seen and finished stays beside
+    // the others (the person compares them), not only the ones still going.
+    const listed = new Set(records.map((r) => r.threadId));
+    for (const record of [...records]) {
+      const set = this.candidates.get(record.threadId)?.setId;
+      if (set === undefined) continue;
+      for (const member of this.candidates.members(set)) {
+        if (listed.has(member.threadId)) continue;
+        const run = this.records.get(member.threadId);
+        if (run === undefined) continue;
+        listed.add(member.threadId);
+        records.push(run);
+      }
+    }
+    const shown = records.flatMap((record) => {
       const thread = this.thread.get(record.threadId);
       return thread === undefined ? [] : [{ record, thread }];
     });
@@ -119,6 +137,7 @@ export class AgentBoard {
     const worktree = isSshFolder(record.folder) ? undefined : this.options.worktreeOf?.(record.folder);
     const sandbox = worktree === undefined ? undefined : this.options.sandboxOf?.(record.folder);
     const ledgerCost = this.options.costOf?.(record.threadId);
+    const member = this.candidates.get(record.threadId);
     return {
       threadId: record.threadId,
       title: thread.title || 'Untitled thread',
@@ -134,6 +153,7 @@ export class AgentBoard {
       sharesFolder: sharesFolder && GOING_STATES.includes(record.state) && worktree === undefined,
       ...(thread.goal_state !== null && isGoalState(thread.goal_state) ? { goalState: thread.goal_state } : {}),
       ...(typeof thread.agent === 'string' && thread.agent !== '' ? { agent: thread.agent } : {}),
+      ...(member !== undefined ? { candidateSet: { id: member.setId, index: member.index, count: member.count, goal: member.goal } } : {}),
     };
   }
 

@@ -222,7 +222,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
           rules,
           subagents: () => extensions.extensions.subagents(settings.raw().subagents),
           maxConcurrentRuns: () => settings.raw().maxConcurrentRuns,
-          audit: (state, maxCostUsd) => audit.runOptions(state, maxCostUsd),
+          audit: (state, maxCostUsd, shared) => audit.runOptions(state, maxCostUsd, shared),
           lastRunUsage: (threadId) => audit.ledger.lastTurn(threadId),
           threadCost: (threadId) => audit.threadCost(threadId),
           mode,

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
+import type { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { SubagentSpec } from '../../core/agent/middleware/subagents';
 import type { ApprovalMode } from '../../core/agent/permissions/modes';
@@ -60,6 +61,8 @@ export interface HeadlessRunRequest extends GivenSessionFlags {
   env: NodeJS.ProcessEnv;
   /** With `goal` and no `verify`: accept the drafted goal without asking (`--yes`, or no terminal). */
   acceptDraft?: boolean;
+  /** The budget of the candidates' set this run is one of (SPEC §21), the host's: its calls hold it too. */
+  sharedBudget?: RunBudget;
 }
 
 export interface HeadlessRunIo {
@@ -151,6 +154,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         ...(agent !== undefined ? { agent, model } : {}),
         ...(external !== undefined ? { externalAgent: external, model } : {}),
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
+        ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),
       });
       const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, model, request, io) : undefined;
       const input = await personInput(request.prompt.trim() === '' && goal !== undefined ? goalPrompt(goal) : request.prompt, inputSources(session));

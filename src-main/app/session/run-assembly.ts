@@ -6,6 +6,7 @@
 // a thread's RunSettings. When and how often a run starts is the run queue's (run-queue.ts).
 
 import type { AuditRunOptions } from '../telemetry/run-audit';
+import type { RunBudget } from '../../core/agent/budget';
 import type Database from 'better-sqlite3';
 import { createAgentDefinition } from '../../core/agent/create-agent';
 import type { McpHubApi } from '../../core/extensions/mcp/types';
@@ -40,7 +41,7 @@ export interface RunAssemblyOptions {
   resolveModel?: (spec: string) => ChatModel | Promise<ChatModel>;
   contextWindow?: () => number | undefined;
   /** What each run is audited with: the usage ledger, traces, the budget (SPEC §17). */
-  audit?: (state: ThreadState, maxCostUsd?: number) => AuditRunOptions;
+  audit?: (state: ThreadState, maxCostUsd?: number, shared?: RunBudget) => AuditRunOptions;
   /** Steps' tool results longer than this go to a file (default: the harness's). */
   evictChars?: number;
   /**
@@ -95,6 +96,8 @@ export interface RunSettings {
   maxCostUsd?: number;
   /** The thread's agent is another one over ACP (SPEC §22): each run is one turn of it (`model` is its stand-in, never called). */
   externalAgent?: ExternalAgentRunner;
+  /** The budget of the candidates' set the thread is one of (SPEC §21): every call of its runs holds it too. */
+  sharedBudget?: RunBudget;
   contextWindow?: number;
   evictChars?: number;
 }
@@ -203,7 +206,7 @@ export class RunAssembly {
         takeQueued: controls.takeQueued,
         pendingNotes: controls.pendingNotes,
         ...(controls.compactOnly ? { compactOnly: controls.compactOnly } : {}),
-        ...this.options.audit?.(live.state, plan.settings.maxCostUsd),
+        ...this.options.audit?.(live.state, plan.settings.maxCostUsd, plan.settings.sharedBudget),
         goals: { folder: goalFolder, ...(graderModel !== undefined ? { graderModel } : {}) },
       });
     };
@@ -233,7 +236,7 @@ export class RunAssembly {
    */
   draftGoal(state: ThreadState, backend: Backend, objective: string, plan: RunPlan): Promise<GoalDraft> {
     const def = this.definition(backend, plan, NOBODY_ASKED);
-    const audit = this.options.audit?.(state, plan.settings.maxCostUsd);
+    const audit = this.options.audit?.(state, plan.settings.maxCostUsd, plan.settings.sharedBudget);
     return draftGoal({ def, state, objective, ...(audit ? { telemetry: audit.telemetry, budget: audit.budget, folder: audit.folder } : {}) });
   }
 

@@ -71,13 +71,18 @@ export class RunAudit {
 
   /**
    * What a run of this thread is given: the listeners of its turns and its budget.
-   * `maxCostUsd`: `deepdesk run --max-cost`, what this run may spend.
+   * `maxCostUsd`: `deepdesk run --max-cost`, what this run may spend; `shared`: the budget of
+   * the candidates' set the run is one of (SPEC §21), which its calls hold too.
    */
-  runOptions(state: ThreadState, maxCostUsd?: number): AuditRunOptions {
+  runOptions(state: ThreadState, maxCostUsd?: number, shared?: RunBudget): AuditRunOptions {
     const settings = this.options.settings();
     const telemetry = combineTelemetry([this.ledgerTelemetry, this.otelFor(settings.telemetry), this.langsmith])!;
     const budget = new RunBudget(
-      { ...(maxCostUsd !== undefined ? { runUsd: maxCostUsd } : {}), ...(settings.threadBudgetUsd !== undefined ? { threadUsd: settings.threadBudgetUsd } : {}) },
+      {
+        ...(maxCostUsd !== undefined ? { runUsd: maxCostUsd } : {}),
+        ...(settings.threadBudgetUsd !== undefined ? { threadUsd: settings.threadBudgetUsd } : {}),
+        ...(shared !== undefined ? { shared } : {}),
+      },
       // What the thread has cost, as the ledger prices it now (the run assembly sets it before each run).
       state.usage.costUsd ?? 0,
     );

@@ -16,6 +16,13 @@ export interface BudgetLimits {
   runUsd?: number;
   /** Settings' budget per thread: what the thread may have cost in all. */
   threadUsd?: number;
+  /**
+   * A budget this run shares with others (`run --candidates N --max-cost`, SPEC §21): each call
+   * holds its estimate there too, so the runs together never cross it.
+   */
+  shared?: RunBudget;
+  /** What `runUsd` is called in the line that stops a run (default `this run`). */
+  label?: string;
 }
 
 /** Thrown before a model call the budget does not allow; the run ends with reason `budget`. */
@@ -46,7 +53,12 @@ export class RunBudget {
 
   /** Whether any limit is set (without one, nothing is estimated). */
   get active(): boolean {
-    return this.limits.runUsd !== undefined || this.limits.threadUsd !== undefined;
+    return this.limits.runUsd !== undefined || this.limits.threadUsd !== undefined || this.limits.shared?.active === true;
+  }
+
+  /** What the calls that ended have cost (those of a known price). */
+  get spentUsd(): number {
+    return this.spent;
   }
 
   /**
@@ -55,6 +67,8 @@ export class RunBudget {
    */
   reserve(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number): BudgetHold {
     const estimate = this.check(model, promptTokens);
+    // The shared budget's hold is taken after this one's check, and only if it holds too.
+    const shared = this.limits.shared?.reserve(model, promptTokens);
     this.held += estimate;
     let open = true;
     const release = () => {
@@ -66,19 +80,22 @@ export class RunBudget {
     return {
       spend: (usage, costUsd) => {
         if (!release()) return;
+        shared?.spend(usage, costUsd);
         this.calls++;
         this.outputTokens += usage.outputTokens;
         if (costUsd !== undefined) this.spent += costUsd;
       },
-      release: () => void release(),
+      release: () => {
+        if (release()) shared?.release();
+      },
     };
   }
 
   /** The call's estimate (0 without a limit); throws when it would cross a limit. */
   private check(model: Pick<ChatModel, 'id' | 'price'>, promptTokens: number): number {
-    if (!this.active) return 0;
+    if (this.limits.runUsd === undefined && this.limits.threadUsd === undefined) return 0;
     const price = modelPrice(model);
-    const limit = this.limits.runUsd !== undefined ? { usd: this.limits.runUsd, what: 'this run', spent: this.spent } : undefined;
+    const limit = this.limits.runUsd !== undefined ? { usd: this.limits.runUsd, what: this.limits.label ?? 'this run', spent: this.spent } : undefined;
     const threadLimit = this.limits.threadUsd !== undefined ? { usd: this.limits.threadUsd, what: 'this thread', spent: this.threadSpentBefore + this.spent } : undefined;
     if (price === null) {
       const what = [limit, threadLimit].filter((l) => l !== undefined).map((l) => `${l.what}'s budget of ${formatUsd(l.usd)}`).join(' and ');

@@ -15,6 +15,7 @@ import { useAgents } from '../state/agents-context';
 import { useNow } from '../state/use-now';
 import { Icon, Spinner } from './Icon';
 import { SharedFolderMark } from './SharedFolderMark';
+import { CandidatesDialog } from './CandidatesDialog';
 import { useRovingFocus } from './use-roving-focus';
 import '../styles/agents.css';
 
@@ -43,6 +44,7 @@ export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.E
   const items = useRef<HTMLUListElement>(null);
   const onItemsKeyDown = useRovingFocus(items, '.agent-select');
   const [pointed, setPointed] = useState(false);
+  const [comparing, setComparing] = useState<string | null>(null);
   const shownOrder = useRef<string[]>([]);
   const rows = pointed ? keepOrder(shownOrder.current, agents ?? [], (a) => a.threadId) : (agents ?? []);
   useLayoutEffect(() => {
@@ -79,12 +81,55 @@ export function AgentsPanel({ currentId = null }: AgentsPanelProps): React.JSX.E
         onPointerLeave={() => setPointed(false)}
         hidden={agents === null || agents.length === 0}
       >
-        {rows.map((agent) => (
-          <AgentRow key={agent.threadId} agent={agent} now={now} current={agent.threadId === currentId} onOpen={() => void open(agent.threadId)} />
-        ))}
+        {grouped(rows).map((item) =>
+          'set' in item ? (
+            <li key={item.set.id} className="agent-item agent-set">
+              <span className="agent-set-head">
+                <span className="agent-set-title">
+                  {item.set.count} candidates: {item.set.goal}
+                </span>
+                <button type="button" className="btn btn-small" onClick={() => setComparing(item.set.id)}>
+                  Compare
+                </button>
+              </span>
+              <ul className="agent-items agent-set-items" aria-label={`Candidates: ${item.set.goal}`}>
+                {item.agents.map((agent) => (
+                  <AgentRow key={agent.threadId} agent={agent} now={now} current={agent.threadId === currentId} onOpen={() => void open(agent.threadId)} />
+                ))}
+              </ul>
+            </li>
+          ) : (
+            <AgentRow key={item.threadId} agent={item} now={now} current={item.threadId === currentId} onOpen={() => void open(item.threadId)} />
+          ),
+        )}
       </ul>
+      {comparing !== null ? <CandidatesDialog setId={comparing} onClose={() => setComparing(null)} /> : null}
     </section>
   );
+}
+
+type CandidateSetDto = NonNullable<AgentDto['candidateSet']>;
+
+/** The rows with each set of candidates (SPEC §21) as one item where its first candidate is, its candidates in their order. */
+function grouped(rows: readonly AgentDto[]): Array<AgentDto | { set: CandidateSetDto; agents: AgentDto[] }> {
+  const out: Array<AgentDto | { set: CandidateSetDto; agents: AgentDto[] }> = [];
+  const sets = new Map<string, { set: CandidateSetDto; agents: AgentDto[] }>();
+  for (const agent of rows) {
+    const set = agent.candidateSet;
+    if (set === undefined) {
+      out.push(agent);
+      continue;
+    }
+    let item = sets.get(set.id);
+    if (item === undefined) {
+      item = { set, agents: [] };
+      sets.set(set.id, item);
+      out.push(item);
+    }
+    item.agents.push(agent);
+  }
+  for (const item of sets.values()) item.agents.sort((a, b) => (a.candidateSet?.index ?? 0) - (b.candidateSet?.index ?? 0));
+  return out;
 }
 
 function AgentRow({ agent, now, current, onOpen }: { agent: AgentDto; now: number; current: boolean; onOpen(): void }): React.JSX.Element {

@@ -2,6 +2,7 @@
 // Files pasted, dropped or picked (Attach files) go with the message. Each thread keeps its
 // own unsent draft (the text also across reloads; the files while the window is open).
 
+import { RunCandidatesDialog } from './RunCandidatesDialog';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { applyMention, findMention, mentionsIn, type Mention } from '../lib/mention';
 import { addFiles, type PendingFile } from '../lib/pending-files';
@@ -70,6 +71,7 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
   const hintId = useId();
   const textarea = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState(() => loadDraft(focusKey));
+  const [runningCandidates, setRunningCandidates] = useState(false);
   const draftOf = useRef(focusKey);
   const [mention, setMention] = useState<Mention | null>(null);
   const [options, setOptions] = useState<string[]>([]);
@@ -430,6 +432,10 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
           <button type="button" className="icon-btn" aria-label="Attach files" title="Attach files (or paste or drop them here)" onClick={() => picker.current?.click()}>
             <Icon name="paperclip" size={14} />
           </button>
+          {/* An icon beside Attach files: the row keeps its room for Stop and Send at every size. */}
+          <button type="button" className="icon-btn" aria-label="Run N candidates…" title="Run N candidates… — the goal as several attempts on worktrees, ranked by evidence" onClick={() => setRunningCandidates(true)}>
+            <Icon name="branch" size={14} />
+          </button>
           {pendingApprovals > 0 ? (
             <button
               type="button"
@@ -454,6 +460,7 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
           </button>
         </div>
       </div>
+      {runningCandidates ? <RunCandidatesDialog goal={text} onClose={() => setRunningCandidates(false)} /> : null}
       {fileProblems.length > 0 ? (
         <p className="message-hint message-problem" role="alert">
           {fileProblems.join(' ')}

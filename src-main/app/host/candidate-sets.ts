@@ -1,0 +1,215 @@
+// A set of candidates (SPEC §21), run by the agent host for whichever client asks — `deepdesk
+// run --candidates N` and the window's *Run N candidates…* alike: N threads on the same goal,
+// each on its own git worktree of the folder (made one after another: git locks its admin
+// files), started at once with one budget the set shares (every model call of every candidate
+// holds it); when all have ended, the host ranks them by evidence and keeps the ranking.
+// Nothing reaches the person's folder until they apply one (§16).
+
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import { rankOutcomes, type CandidateOutcome, type CandidateSetJson, type RankingEntry } from '../session/candidate-ranking';
+import { readSavedSettings } from '../settings/settings-service';
+import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
+import { WorktreeService, WorktreeError, type CreatedWorktree } from '../worktrees/worktree-service';
+import { ThreadStore } from '../threads/thread-store';
+import { UsageLedger } from '../../core/telemetry/usage-ledger';
+import { goalJson } from '../../core/goals/goal';
+import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './runs';
+import { HostRequestError, type HostConnection } from './service-types';
+
+/** How the host words a budget's stop (core/agent/budget.ts). */
+const BUDGET_STOP = /^Stopped before (the next )?model call\b.*\bbudget\b/;
+
+/** Candidates a set may have at most (and at least one). */
+export const MAX_CANDIDATES = 10;
+/** Sets whose ranking is kept in memory (the latest). */
+const KEPT_SETS = 50;
+
+/** The model of candidate `i`: the given ones in turn (none given: Settings' model). */
+export function candidateModel(models: readonly (string | null)[], i: number): string | undefined {
+  return models.length === 0 ? undefined : (models[i % models.length] ?? undefined);
+}
+
+export interface StartCandidateSetParams {
+  /** The local git repository the worktrees are made of. */
+  folder: string;
+  count: number;
+  /** The models, given to the candidates in turn (empty, or null for one: Settings' model). */
+  models: readonly (string | null)[];
+  /** Each candidate's run request but for its folder, thread, model and set. */
+  request: Omit<StartRunParams['request'], 'folder' | 'threadId' | 'candidateSet' | 'model' | 'maxCostUsd'>;
+  /** The set's one budget. */
+  maxCostUsd?: number | undefined;
+  approve: ApprovePolicy;
+  /** The thread ids to use (a client that follows them from their first event); made here otherwise. */
+  threadIds?: readonly string[] | undefined;
+  /** The client stays to follow the runs (a terminal); false: they go on without it (a window). */
+  follow: boolean;
+}
+
+export interface StartedCandidateSet {
+  setId: string;
+  threadIds: string[];
+  /** Each candidate's worktree (a sandbox candidate's is made by the host with its sandbox: null here). */
+  worktrees: Array<{ name: string; path: string; branch: string } | null>;
+  /** Why each candidate did not start (null: it started). */
+  notStarted: Array<string | null>;
+}
+
+interface LiveSet {
+  done: Promise<CandidateSetJson>;
+  ranking?: CandidateSetJson;
+}
+
+export class HostCandidateSets {
+  private readonly sets = new Map<string, LiveSet>();
+
+  constructor(
+    private readonly runs: HostRuns,
+    private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; log?: (line: string) => void },
+  ) {}
+
+  /** Makes the worktrees, starts the runs, and returns; the ranking follows when all have ended (`ranking`). */
+  async start(connection: HostConnection, params: StartCandidateSetParams): Promise<StartedCandidateSet> {
+    const { count } = params;
+    if (!Number.isInteger(count) || count < 1 || count > MAX_CANDIDATES) throw new HostRequestError(`a set has 1 to ${MAX_CANDIDATES} candidates (got ${count})`, 'bad_request');
+    if (params.threadIds !== undefined && params.threadIds.length !== count) throw new HostRequestError(`${count} candidates need ${count} thread ids`, 'bad_request');
+    const setId = randomUUID();
+    const goal = params.request.goal ?? '';
+    const sandbox = params.request.sandbox !== undefined;
+    // The worktrees first, one after another: nothing starts unless all are made. A sandbox
+    // candidate's worktree is made by the host with its sandbox, and found by its thread at the end.
+    const worktrees: Array<CreatedWorktree | undefined> = [];
+    if (!sandbox) {
+      const service = new WorktreeService({ dataDir: this.options.dataDir, env: this.options.env });
+      try {
+        for (let i = 0; i < count; i++) worktrees.push(await service.create({ folder: params.folder, carry: false, nameHint: `${goal} ${i + 1}` }));
+      } catch (err) {
+        throw new HostRequestError(err instanceof WorktreeError || err instanceof Error ? err.message : String(err), 'failed');
+      } finally {
+        service.close();
+      }
+    } else {
+      for (let i = 0; i < count; i++) worktrees.push(undefined);
+    }
+    const threadIds = params.threadIds !== undefined ? [...params.threadIds] : worktrees.map(() => randomUUID());
+    const models = worktrees.map((_, i) => candidateModel(params.models, i));
+    const ends = threadIds.map((id) => this.endOf(id));
+    const start = (made: CreatedWorktree | undefined, i: number) =>
+      this.runs.start(connection, {
+        request: {
+          ...params.request,
+          folder: made?.threadFolder ?? params.folder,
+          threadId: threadIds[i]!,
+          ...(models[i] !== undefined ? { model: models[i] } : {}),
+          candidateSet: { id: setId, index: i, count, ...(params.maxCostUsd !== undefined ? { maxCostUsd: params.maxCostUsd } : {}) },
+        },
+        approve: params.approve,
+        interactive: false,
+        detach: !params.follow,
+      });
+    let started: Array<PromiseSettledResult<unknown>>;
+    if (sandbox) {
+      // One after another: each start makes its worktree (git's locks) and its sandbox, then runs on.
+      started = [];
+      for (const [i, made] of worktrees.entries()) started.push(...(await Promise.allSettled([start(made, i)])));
+    } else {
+      started = await Promise.allSettled(worktrees.map(start));
+    }
+    for (const [i, s] of started.entries()) if (s.status === 'rejected') ends[i]!.cancel();
+    const live: LiveSet = {
+      done: Promise.all(ends.map((e) => e.promise)).then(async (runEnds) => {
+        const set = await this.rank({ setId, goal, maxCostUsd: params.maxCostUsd, threadIds, models, worktrees, started, runEnds, sandbox });
+        live.ranking = set;
+        this.options.log?.(`candidates: set ${setId} ranked (${set.ranking.filter((r) => r.state === 'achieved').length} of ${count} achieved)`);
+        return set;
+      }),
+    };
+    live.done.catch(() => undefined);
+    this.sets.set(setId, live);
+    for (const old of [...this.sets.keys()].slice(0, Math.max(0, this.sets.size - KEPT_SETS))) this.sets.delete(old);
+    return {
+      setId,
+      threadIds,
+      worktrees: worktrees.map((w) => (w === undefined ? null : { name: w.name, path: w.path, branch: w.branch })),
+      notStarted: started.map((s) => (s.status === 'rejected' ? (s.reason instanceof Error ? s.reason.message : String(s.reason)) : null)),
+    };
+  }
+
+  /** The set's ranking once all its candidates have ended (waits for them). */
+  async ranking(setId: string): Promise<CandidateSetJson> {
+    const set = this.sets.get(setId);
+    if (set === undefined) throw new HostRequestError(`there is no set of candidates '${setId}' in this agent host`, 'not_found');
+    return set.done;
+  }
+
+  /** How the thread's run ends (resolved at once if it already has); `cancel`: it never started. */
+  private endOf(threadId: string): { promise: Promise<RunEnd | undefined>; cancel(): void } {
+    let settle!: (end: RunEnd | undefined) => void;
+    const promise = new Promise<RunEnd | undefined>((resolve) => (settle = resolve));
+    const stop = this.runs.onActivity((activity) => {
+      if (activity.kind !== 'ended' || activity.threadId !== threadId) return;
+      stop();
+      settle(this.runs.recordedEnd(threadId));
+    });
+    return {
+      promise,
+      cancel: () => {
+        stop();
+        settle(undefined);
+      },
+    };
+  }
+
+  private async rank(set: {
+    setId: string;
+    goal: string;
+    maxCostUsd: number | undefined;
+    threadIds: string[];
+    models: Array<string | undefined>;
+    worktrees: Array<CreatedWorktree | undefined>;
+    started: Array<PromiseSettledResult<unknown>>;
+    runEnds: Array<RunEnd | undefined>;
+    sandbox: boolean;
+  }): Promise<CandidateSetJson> {
+    const threads = new ThreadStore(this.options.db);
+    const service = new WorktreeService({ dataDir: this.options.dataDir, db: this.options.db });
+    const { prices, sandboxes } = readSavedSettings(this.options.dataDir);
+    const ledger = new UsageLedger(
+      this.options.db,
+      pricesNow(() => prices),
+      sandboxPricesNow(() => sandboxes),
+    );
+    try {
+      const outcomes = set.threadIds.map((threadId, i): CandidateOutcome => {
+        let made = set.worktrees[i];
+        if (made === undefined) {
+          const folder = threads.get(threadId)?.folder;
+          const record = folder !== undefined ? service.byFolder(folder) : undefined;
+          if (record !== undefined) made = { name: record.name, path: record.path, threadFolder: record.threadFolder, branch: record.branch, baseCommit: record.baseCommit, carried: 0 };
+        }
+        const worktree = made !== undefined ? { name: made.name, path: made.path, branch: made.branch, baseCommit: made.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' };
+        const cost = ledger.threadCost(threadId);
+        // No row: it made no call.
+        const base = { threadId, model: set.models[i] ?? null, worktree, costUsd: cost === undefined ? 0 : cost };
+        const begun = set.started[i]!;
+        if (begun.status === 'rejected') {
+          const why = begun.reason instanceof Error ? begun.reason.message : String(begun.reason);
+          // The set's budget stopped it before its goal began (the drafting call): it is budget-limited too.
+          return { ...base, error: `it did not start: ${why}`, ...(BUDGET_STOP.test(why) ? { state: 'budget-limited' as const } : {}) };
+        }
+        const end = set.runEnds[i];
+        const goal = threads.goal(threadId);
+        if (goal !== undefined) return { ...base, goal: goalJson(goal) };
+        return { ...base, error: end?.error ?? `the run ended ${end?.reason ?? 'without a record'}` };
+      });
+      const ranking: RankingEntry[] = await rankOutcomes(outcomes, this.options.env);
+      const known = ranking.every((r) => r.costUsd !== null);
+      const spentUsd = known ? ranking.reduce((sum, r) => sum + (r.costUsd ?? 0), 0) : null;
+      return { type: 'candidates', setId: set.setId, goal: set.goal, budgetUsd: set.maxCostUsd ?? null, spentUsd, ranking };
+    } finally {
+      ledger.close();
+      service.close();
+    }
+  }
+}

@@ -1,0 +1,278 @@
+// `deepdesk run --candidates N` (SPEC §21) through the built bin: a real git fixture whose check
+// the models never read (only the host runs it), three scripted candidates told apart by their
+// model (`--model` given once per candidate). Exactly one candidate's change passes the hidden
+// check, another claims success while it fails; with the roles shuffled between trials the
+// passing one ranks first every time and the claimer never does; the person's folder is as it
+// was until `worktrees apply`. A small budget over the set holds and stops the unfinished ones
+// `budget-limited`, their worktrees kept; `usage --by thread` adds up to the set's total.
+
+import { createHash } from 'node:crypto';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../core/models/testing/scripted-server';
+import { removeDataDir } from '../app/host/testing/remove-data-dir';
+import { candidateSetJsonSchema, type CandidateSetJson } from '../app/session/candidate-ranking';
+import { hostPid } from './host-harness.test-support';
+import { candidateModel, modelFlags } from './run-candidates';
+import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
+
+const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
+
+const repo = resolve(import.meta.dirname, '../..');
+const bin = join(repo, 'bin/deepdesk.mjs');
+const CHECK = 'node check.js';
+const MODELS = ['cand-a', 'cand-b', 'cand-c'];
+
+let folder: string;
+let dataDir: string;
+let server: ScriptedServer;
+
+beforeAll(() => {
+  if (!existsSync(join(repo, 'out/main/cli.js'))) throw new Error('run `npm run build` before the CLI tests (npm test does)');
+});
+beforeEach(async () => {
+  folder = mkdtempSync(join(tmpdir(), 'deepdesk-cand-'));
+  dataDir = mkdtempSync(join(tmpdir(), 'deepdesk-cand-data-'));
+  writeFileSync(join(folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+  // The hidden check: never read by a model, only run by the host.
+  writeFileSync(join(folder, 'check.js'), "const sum = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL: sum(2, 3) = ' + sum(2, 3)); process.exit(1); }\nconsole.log('ok');\n");
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: folder, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-qm', 'fixture');
+  server = await startScriptedServer();
+  for (let i = 0; i < 1_000; i++) server.push(route);
+});
+afterEach(async () => {
+  const pid = hostPid(dataDir);
+  if (pid !== undefined) process.kill(pid, 'SIGTERM');
+  await server?.close();
+  rmSync(folder, { recursive: true, force: true });
+  removeDataDir(dataDir);
+});
+
+const isGrader = (request: RecordedRequest) => request.tools?.some((t) => t.function.name === 'record_verdict') === true;
+
+/** The grader stand-in judges from the evidence pack it is sent: every step passed → satisfied. */
+function grader(request: RecordedRequest): ScriptStep {
+  const prompt = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
+  const passed = !/→ FAILED/.test(prompt);
+  return { toolCalls: [{ name: 'record_verdict', args: { criteria: [{ id: 'c1', verdict: passed ? 'satisfied' : 'needs_revision', reason: passed ? 'the check passed' : 'the check failed' }] } }] };
+}
+
+const write = (body: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command: `printf '%s\\n' 'module.exports = (a, b) => ${body};' > sum.js` } }] });
+
+type Role = 'fixer' | 'claimer' | 'idle';
+const ROLE_TURNS: Record<Role, ScriptStep[]> = {
+  fixer: [write('a + b'), { text: 'Changed sum to add.' }],
+  // Claims success while the hidden check fails, round after round.
+  claimer: [write('a * b'), { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }],
+  idle: [{ text: 'I could not work out what to change.' }],
+};
+
+/** The trial's roles by model, and how far each candidate's script has gone. */
+let routing: { roles: Record<string, Role>; next: Map<string, number>; delayMs: number } = { roles: {}, next: new Map(), delayMs: 0 };
+
+/** Each request goes to its candidate's script, told by the model it names; the grader answers any. */
+function route(request: RecordedRequest): ScriptStep {
+  const answer = (): ScriptStep => {
+    if (isGrader(request)) return grader(request);
+    const role = routing.roles[request.model];
+    if (role === undefined) return { text: `unknown model ${request.model}` };
+    const i = routing.next.get(request.model) ?? 0;
+    routing.next.set(request.model, i + 1);
+    return ROLE_TURNS[role][i] ?? { text: 'I have nothing more to do.' };
+  };
+  return routing.delayMs > 0 ? { delayMs: routing.delayMs, then: answer() } : answer();
+}
+
+/** A new trial: these roles, every script from its start. */
+function scriptRoles(roles: Record<string, Role>, delayMs = 0): void {
+  routing = { roles, next: new Map(), delayMs };
+}
+
+function deepdesk(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: repo, env: { ...process.env, OPENAI_API_KEY: '', ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+}
+
+const candidates = (extra: string[], extraEnv: NodeJS.ProcessEnv = {}, count = 3) =>
+  deepdesk(
+    [
+    'run',
+    '--folder',
+    folder,
+    '--data-dir',
+    dataDir,
+    '--base-url',
+    server.url,
+    '--approve',
+    'auto',
+    '--candidates',
+    String(count),
+    ...MODELS.slice(0, count).flatMap((m) => ['--model', `openai-compatible:${m}`]),
+    '--goal',
+    'make sum add',
+    '--verify',
+    CHECK,
+    ...extra,
+    ],
+    extraEnv,
+  );
+
+/**
+ * The person's folder as they see it: every file's bytes by path, git's status and its checked-out
+ * branch and commit (the worktrees' own `deepdesk/*` branches and admin files are §16's, not theirs).
+ */
+function folderHash(dir: string): string {
+  const hash = createHash('sha256');
+  const walk = (at: string) => {
+    for (const name of readdirSync(at).sort()) {
+      const path = join(at, name);
+      if (path === join(dir, '.git')) continue;
+      const stat = statSync(path);
+      if (stat.isDirectory()) walk(path);
+      else hash.update(`${path.slice(dir.length)}\0`).update(readFileSync(path));
+    }
+  };
+  walk(dir);
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
+  hash.update(git('status', '--porcelain=v1', '--untracked-files=all')).update(git('symbolic-ref', 'HEAD')).update(git('rev-parse', 'HEAD'));
+  return hash.digest('hex');
+}
+
+function setOf(stdout: string): CandidateSetJson {
+  return candidateSetJsonSchema.parse(JSON.parse(stdout.trim().split('\n').at(-1)!));
+}
+
+describe('deepdesk run --candidates', () => {
+  it('ranks the candidate whose change passes the hidden check first in every trial (roles shuffled), the claimer never first; the folder is untouched until apply', async () => {
+    const before = folderHash(folder);
+    const roles: Role[] = ['fixer', 'claimer', 'idle'];
+    let last: CandidateSetJson | undefined;
+    for (const shift of [0, 1, 2]) {
+      const assigned = Object.fromEntries(MODELS.map((m, i) => [m, roles[(i + shift) % 3]!]));
+      scriptRoles(assigned);
+      const r = await candidates(['--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const set = setOf(r.stdout);
+      const roleOf = (model: string | null) => assigned[model!.replace('openai-compatible:', '')];
+      expect(set.ranking.map((e) => roleOf(e.model))).toEqual(['fixer', 'idle', 'claimer']);
+      const [first, , claimer] = set.ranking;
+      expect(first).toMatchObject({ rank: 1, state: 'achieved', verifyPassed: true, change: { files: 1, lines: 2, newDependencies: 0 } });
+      expect(first!.verify[0]).toMatchObject({ command: CHECK, exitCode: 0, passed: true });
+      expect(claimer!.state).toBe('unmet');
+      expect(claimer!.contradictedClaims.length).toBeGreaterThan(0);
+      expect(claimer!.contradictedClaims[0]).toMatchObject({ claim: 'All tests pass.', failingSteps: [{ command: CHECK, exitCode: 1 }] });
+      expect(claimer!.verify[0]!.outputTail).toContain('FAIL: sum(2, 3) = 6');
+      // Each candidate worked in its own worktree; the folder did not change.
+      expect(new Set(set.ranking.map((e) => e.worktree.path)).size).toBe(3);
+      expect(readFileSync(join(claimer!.worktree.path, 'sum.js'), 'utf8')).toContain('a * b');
+      expect(folderHash(folder)).toBe(before);
+      last = set;
+      server.requests.length = 0;
+    }
+    // The table is the same data for a person.
+    const winner = last!.ranking[0]!;
+    const apply = await deepdesk(['worktrees', 'apply', winner.threadId, '--data-dir', dataDir]);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(readFileSync(join(folder, 'sum.js'), 'utf8')).toContain('a + b');
+    expect(execFileSync('node', ['check.js'], { cwd: folder }).toString()).toContain('ok');
+  }, 300_000);
+
+  it('prints the ranking as a table', async () => {
+    scriptRoles({ 'cand-a': 'idle', 'cand-b': 'fixer', 'cand-c': 'claimer' });
+    const r = await candidates([]);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^RANK\s+THREAD\s+MODEL\s+STATE\s+VERIFY\s+CRITERIA\s+CHANGE\s+COST\s+WORKTREE$/);
+    expect(lines[1]).toMatch(/^1\s+\S+\s+openai-compatible:cand-b\s+achieved\s+1\/1 passed\s+1\/1\s+1 files, 2 lines/);
+    expect(lines[3]).toMatch(/openai-compatible:cand-c\s+unmet \(claim contradicted\)\s+0\/1 passed/);
+    expect(r.stderr).toMatch(/1 of 3 candidates achieved the goal; first: \S+ \(deepdesk worktrees apply \S+\)/);
+  }, 300_000);
+
+  it('one small budget over three candidates holds: unfinished ones end budget-limited with their worktrees kept, and the ledger adds up to the set’s total', async () => {
+    // Every call's estimate (our count of the whole request) is above what the stand-in reports
+    // (its messages only), so a budget kept by estimates is kept in fact.
+    const preview = await deepdesk(['run', '--print-request', '--json', '--folder', folder, '--data-dir', dataDir, '--model', 'openai-compatible:cand-a', '--base-url', server.url, 'make sum add']);
+    const tokens = (JSON.parse(preview.stdout) as { total: number }).total;
+    expect(tokens).toBeGreaterThan(500);
+    const prices = Object.fromEntries(MODELS.map((m) => [`openai-compatible:${m}`, { input: 10, output: 10 }]));
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ prices }));
+    const estimate = (tokens * 10) / 1_000_000;
+    const budget = Number((estimate * 2.5).toFixed(4));
+    // Every call takes a while, so the candidates' calls overlap: two estimates fit under way, three do not.
+    scriptRoles({ 'cand-a': 'fixer', 'cand-b': 'fixer', 'cand-c': 'fixer' }, 2_000);
+    const r = await candidates(['--json', '--max-cost', String(budget)]);
+    const set = setOf(r.stdout);
+    const states = set.ranking.map((e) => e.state).sort();
+    expect(states.filter((s) => s === 'budget-limited').length, r.stderr).toBeGreaterThan(0);
+    for (const s of states) expect(['achieved', 'budget-limited']).toContain(s);
+    for (const e of set.ranking.filter((x) => x.state === 'budget-limited')) {
+      expect(e.reason).toMatch(/the candidates' set past its budget/);
+      expect(existsSync(e.worktree.path)).toBe(true);
+    }
+    expect(set.budgetUsd).toBe(budget);
+    expect(set.spentUsd).not.toBeNull();
+    expect(set.spentUsd!).toBeLessThanOrEqual(budget);
+    // `usage --by thread` adds up: each candidate's row is its cost in the ranking, and they sum to the set's total.
+    const usage = JSON.parse((await deepdesk(['usage', '--by', 'thread', '--json', '--data-dir', dataDir])).stdout) as { rows: Array<{ key: string; costUsd: number | null }> };
+    let sum = 0;
+    for (const e of set.ranking) {
+      const row = usage.rows.find((x) => x.key === e.threadId);
+      expect(row?.costUsd ?? 0).toBeCloseTo(e.costUsd ?? -1, 10);
+      sum += row?.costUsd ?? 0;
+    }
+    expect(sum).toBeCloseTo(set.spentUsd!, 10);
+    expect(r.code).toBe(set.ranking.some((e) => e.state === 'achieved') ? 0 : 1);
+  }, 300_000);
+
+  it('with --sandbox daytona each candidate works in its own sandbox made from the same folder; the ranking is by the host’s checks there, the folder untouched', async () => {
+    const standin = await startDaytonaStandin();
+    try {
+      const before = folderHash(folder);
+      scriptRoles({ 'cand-a': 'claimer', 'cand-b': 'fixer' });
+      const r = await candidates(['--json', '--sandbox', 'daytona'], { ...NO_PROVIDER_KEYS, ...standin.env }, 2);
+      expect(r.code, r.stderr).toBe(0);
+      const set = setOf(r.stdout);
+      expect(set.ranking.map((e) => e.model)).toEqual(['openai-compatible:cand-b', 'openai-compatible:cand-a']);
+      expect(set.ranking[0]).toMatchObject({ state: 'achieved', verifyPassed: true, change: { files: 1, lines: 2 } });
+      expect(set.ranking[1]!.contradictedClaims.length).toBeGreaterThan(0);
+      // Two sandboxes, two worktrees, each candidate's change come back to its own.
+      expect(standin.boxes.size).toBe(2);
+      expect(new Set(set.ranking.map((e) => e.worktree.path)).size).toBe(2);
+      expect(readFileSync(join(set.ranking[0]!.worktree.path, 'sum.js'), 'utf8')).toContain('a + b');
+      expect(readFileSync(join(set.ranking[1]!.worktree.path, 'sum.js'), 'utf8')).toContain('a * b');
+      expect(folderHash(folder)).toBe(before);
+    } finally {
+      await standin.close();
+    }
+  }, 300_000);
+
+  it('without --verify each candidate drafts its goal under the set’s budget: a budget below one call stops every drafting call before it is made, each candidate budget-limited', async () => {
+    const prices = Object.fromEntries(MODELS.map((m) => [`openai-compatible:${m}`, { input: 10, output: 10 }]));
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ prices }));
+    scriptRoles({ 'cand-a': 'fixer', 'cand-b': 'fixer', 'cand-c': 'fixer' });
+    const flags = ['--folder', folder, '--data-dir', dataDir, '--base-url', server.url, '--approve', 'auto'];
+    const r = await deepdesk(['run', ...flags, '--candidates', '3', '--model', 'openai-compatible:cand-a', '--goal', 'make sum add', '--max-cost', '0.0001', '--json']);
+    expect(r.code).toBe(1);
+    const set = setOf(r.stdout);
+    expect(set.ranking.map((e) => [e.state, e.model])).toEqual([0, 1, 2].map(() => ['budget-limited', 'openai-compatible:cand-a']));
+    expect(server.requests).toHaveLength(0);
+    expect(set.spentUsd).toBe(0);
+  }, 300_000);
+
+  it('assigns the models given to the candidates in turn', () => {
+    expect(modelFlags(['--model', 'a:x', '--goal', 'g', '--model=b:y', '--', '--model', 'c:z'])).toEqual(['a:x', 'b:y']);
+    expect([0, 1, 2, 3, 4].map((i) => candidateModel(['a:x', 'b:y'], i))).toEqual(['a:x', 'b:y', 'a:x', 'b:y', 'a:x']);
+    expect(candidateModel([], 2)).toBeUndefined();
+  });
+});
+

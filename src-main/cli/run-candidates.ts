@@ -1,0 +1,138 @@
+// `deepdesk run --candidates N [--model M]… --goal TEXT [--verify CMD]… [--max-cost USD] [--json]`
+// (SPEC §21): N threads on the same goal, each on its own git worktree of the folder, run at once
+// in the agent host, each goal checked by the host; one budget for the set (the host's, held by
+// every model call of every candidate); when all have ended, the ranking by evidence as a table
+// (or `--json`). The person's folder is untouched until they apply one (`worktrees apply`).
+
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import type { HeadlessRunRequest } from '../app/session/headless-run';
+import { candidateSetJsonSchema, type RankingEntry } from '../app/session/candidate-ranking';
+import { candidateModel, MAX_CANDIDATES } from '../app/host/candidate-sets';
+import { formatUsd } from '../core/agent/budget';
+import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
+import { connectToHost, hostRequest } from './host-connection';
+import { followRun, type TerminalIo } from './run-client';
+import { table } from './table';
+import { UsageError } from './usage';
+
+export { candidateModel, MAX_CANDIDATES };
+
+export interface CandidateSetOptions {
+  count: number;
+  /** `--model` as given, in order (empty: Settings' model, or DEEPDESK_MODEL). */
+  models: readonly string[];
+  /** The local folder the worktrees are made of. */
+  folder: string;
+  dataDir: string;
+  json: boolean;
+  maxCostUsd?: number;
+  approve: 'ask' | 'auto' | 'deny';
+  /** The run request each candidate is started with, but for its folder and model. */
+  request: (folder: string, model: string | undefined) => Omit<HeadlessRunRequest, 'sharedBudget'>;
+  io: TerminalIo;
+}
+
+/** Every value of `--model` in argv, in order (`--model M` and `--model=M`), up to a `--`. */
+export function modelFlags(argv: readonly string[]): string[] {
+  const models: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (arg === '--model' && argv[i + 1] !== undefined) models.push(argv[++i]!);
+    else if (arg.startsWith('--model=')) models.push(arg.slice('--model='.length));
+  }
+  return models;
+}
+
+export async function runCandidates(options: CandidateSetOptions): Promise<number> {
+  const { io, count } = options;
+  if (count < 1 || count > MAX_CANDIDATES) throw new UsageError(`--candidates must be 1 to ${MAX_CANDIDATES} (got ${count})`);
+  const { folder: _folder, model: _model, maxCostUsd: _own, threadId: _thread, ...request } = options.request(options.folder, undefined);
+  const host = await connectToHost(options.dataDir, 'run', io.env);
+  // The host makes the worktrees, starts the runs with the set's budget and ranks them (app/host/candidate-sets.ts);
+  // this terminal follows each thread from its first event and prints the ranking.
+  const threadIds = Array.from({ length: count }, () => randomUUID());
+  const followers = threadIds.map((threadId, i) => followRun(host, threadId, labelled(io, i), { json: false, interactive: false }));
+  let stopping = false;
+  const onSignal = () => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    for (const threadId of threadIds) void host.request('runs.stop', { threadId }).catch(() => undefined);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    let started: { setId: string; worktrees: Array<{ name: string; path: string; branch: string } | null>; notStarted: Array<string | null> };
+    try {
+      started = (await hostRequest(host, 'candidates.start', {
+        folder: options.folder,
+        count,
+        models: options.models,
+        request,
+        ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
+        approve: options.approve,
+        threadIds,
+        follow: true,
+      })) as typeof started;
+    } catch (err) {
+      for (const f of followers) f.detach();
+      throw err;
+    }
+    for (const [i, w] of started.worktrees.entries()) if (w !== null) io.stderr.write(`deepdesk: candidate ${i + 1}: worktree ${w.name} at ${terminalSafe(w.path, { singleLine: true })} (branch ${terminalSafe(w.branch, { singleLine: true })})\n`);
+    // A candidate that did not start has nothing to follow (the ranking says why).
+    await Promise.all(followers.map((f, i) => (started.notStarted[i] !== null ? f.detach() : f.done.catch(() => undefined))));
+    const set = candidateSetJsonSchema.parse(await hostRequest(host, 'candidates.ranking', { setId: started.setId }));
+    const { ranking, spentUsd } = set;
+    if (options.json) io.stdout.write(`${terminalSafeJson(set)}\n`);
+    else io.stdout.write(rankingTable(ranking, spentUsd, options.maxCostUsd));
+    const achieved = ranking.filter((r) => r.state === 'achieved').length;
+    const first = ranking[0];
+    io.stderr.write(
+      `deepdesk run: ${achieved} of ${count} candidates achieved the goal${first !== undefined && first.verifyPassed ? `; first: ${first.threadId} (deepdesk worktrees apply ${first.threadId})` : ''}\n`,
+    );
+    return achieved > 0 ? 0 : 1;
+  } finally {
+    for (const f of followers) f.detach();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await host.close();
+  }
+}
+
+/** `RANK  THREAD  MODEL  STATE  VERIFY  CRITERIA  CHANGE  COST  WORKTREE`, then the set's spend. */
+export function rankingTable(ranking: readonly RankingEntry[], spentUsd: number | null, budgetUsd: number | undefined): string {
+  const rows = [
+    ['RANK', 'THREAD', 'MODEL', 'STATE', 'VERIFY', 'CRITERIA', 'CHANGE', 'COST', 'WORKTREE'],
+    ...ranking.map((r) => [
+      String(r.rank),
+      r.threadId,
+      r.model ?? 'settings',
+      r.contradictedClaims.length > 0 ? `${r.state} (claim contradicted)` : r.state,
+      r.verify.length === 0 ? 'not run' : `${r.verify.filter((s) => s.passed).length}/${r.verify.length} passed`,
+      r.criteria.length === 0 ? '-' : `${r.criteria.filter((c) => c.verdict === 'satisfied').length}/${r.criteria.length}`,
+      `${r.change.files} files, ${r.change.lines} lines${r.change.newDependencies > 0 ? `, ${r.change.newDependencies} new deps` : ''}`,
+      r.costUsd === null ? 'unknown' : formatUsd(r.costUsd),
+      r.worktree.name,
+    ]),
+  ];
+  const total = `set: ${spentUsd === null ? 'cost unknown (a price is missing)' : formatUsd(spentUsd)}${budgetUsd !== undefined ? ` of a budget of ${formatUsd(budgetUsd)}` : ''}\n`;
+  return table(rows) + total;
+}
+
+/** A candidate's terminal: its lines on stderr marked with its number, nothing on stdout. */
+function labelled(io: TerminalIo, i: number): TerminalIo {
+  const prefix = `[candidate ${i + 1}] `;
+  let partial = '';
+  const stderr = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      partial += chunk.toString();
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line.trim() !== '') io.stderr.write(`${prefix}${terminalSafe(line.replace(/^deepdesk: /, ''), { singleLine: true })}\n`);
+      done();
+    },
+  });
+  const stdout = new Writable({ write: (_c, _e, done) => done() });
+  return { stdin: io.stdin, stdout, stderr, env: io.env };
+}

@@ -1,0 +1,110 @@
+// *Run N candidates…* (SPEC §21): N goal threads of the open folder, each on its own worktree,
+// run by the agent host with one budget for the set. The goal (prefilled from the message box),
+// how many (2–10), a model per candidate (Settings' model by default), the verify commands, an
+// optional budget, and whether their approvals are granted without asking (off: they wait for
+// the person as any thread's do). The set then shows in the Agents view as one item.
+
+import { useId, useState } from 'react';
+import { useApi } from '../state/use-api';
+import { useSettings } from '../state/settings-context';
+import { Modal } from './Modal';
+
+const MIN = 2;
+const MAX = 10;
+
+export function RunCandidatesDialog({ goal: initialGoal, onClose, onStarted }: { goal: string; onClose(): void; onStarted?(setId: string): void }): React.JSX.Element {
+  const api = useApi();
+  const { settings } = useSettings();
+  const id = useId();
+  const [goal, setGoal] = useState(initialGoal);
+  const [count, setCount] = useState(3);
+  const [models, setModels] = useState<string[]>([]);
+  const [verify, setVerify] = useState('');
+  const [budget, setBudget] = useState('');
+  const [autoApprove, setAutoApprove] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [starting, setStarting] = useState(false);
+  const settingsModel = settings?.model ?? '';
+
+  const start = async () => {
+    const maxCost = budget.trim() === '' ? undefined : Number(budget);
+    if (goal.trim() === '') return setProblem('Write the goal the candidates pursue.');
+    if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost > 0)) return setProblem('The budget is an amount in US dollars above 0, or empty for none.');
+    setProblem(null);
+    setStarting(true);
+    try {
+      const result = await api.safe('agentsView.runCandidates', {
+        goal: goal.trim(),
+        count,
+        models: Array.from({ length: count }, (_, i) => (models[i]?.trim() ? models[i]!.trim() : null)),
+        verify: verify
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line !== ''),
+        ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
+        autoApprove,
+      });
+      if (result !== undefined) {
+        onStarted?.(result.setId);
+        onClose();
+      }
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  return (
+    <Modal label="Run candidates" onEscape={onClose} className="run-candidates-dialog" title={`Run ${count} candidates`}>
+      <form
+        className="run-candidates-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void start();
+        }}
+      >
+        <label htmlFor={`${id}-goal`}>Goal</label>
+        <textarea id={`${id}-goal`} data-autofocus rows={3} value={goal} onChange={(e) => setGoal(e.target.value)} />
+        <label htmlFor={`${id}-count`}>Number of candidates</label>
+        <input id={`${id}-count`} type="number" min={MIN} max={MAX} value={count} onChange={(e) => setCount(Math.min(MAX, Math.max(MIN, Math.round(Number(e.target.value) || MIN))))} />
+        <fieldset className="run-candidates-models">
+          <legend>Models</legend>
+          {Array.from({ length: count }, (_, i) => (
+            <div key={i} className="run-candidates-model">
+              <label htmlFor={`${id}-model-${i}`}>Model of candidate {i + 1}</label>
+              <input
+                id={`${id}-model-${i}`}
+                type="text"
+                className="mono"
+                placeholder={settingsModel !== '' ? settingsModel : "Settings' model"}
+                value={models[i] ?? ''}
+                onChange={(e) => setModels((now) => Object.assign([...now], { [i]: e.target.value }))}
+              />
+            </div>
+          ))}
+        </fieldset>
+        <label htmlFor={`${id}-verify`}>Verify commands (one per line)</label>
+        <textarea id={`${id}-verify`} className="mono" rows={2} value={verify} onChange={(e) => setVerify(e.target.value)} placeholder="npm test" />
+        <label htmlFor={`${id}-budget`}>Budget for the set (USD, optional)</label>
+        <input id={`${id}-budget`} type="text" inputMode="decimal" value={budget} onChange={(e) => setBudget(e.target.value)} />
+        <label className="checkbox-row">
+          <input type="checkbox" checked={autoApprove} onChange={(e) => setAutoApprove(e.target.checked)} />
+          Approve the candidates' actions without asking
+        </label>
+        <p className="muted">Each candidate works on its own worktree; nothing reaches your folder until you apply one from the comparison in the Agents view.</p>
+        {problem !== null ? (
+          <p role="alert" className="error-text">
+            {problem}
+          </p>
+        ) : null}
+        <div className="dialog-actions">
+          <button type="button" className="btn" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={starting}>
+            Start
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
