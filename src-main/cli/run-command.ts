@@ -20,7 +20,6 @@ import { COMMAND_OPTIONS } from './command-table';
 import { badRequestAsUsage, parseCommand, positiveAmount, sessionFlagsOf, UsageError } from './usage';
 import { connectToHost, definedEnv, hostRequest } from './host-connection';
 import { followRun, interactiveTerminal, printAnswer, whyNotCompleted, type TerminalIo } from './run-client';
-import { modelFlags, runCandidates } from './run-candidates';
 
 const RUN_OPTIONS = COMMAND_OPTIONS.run;
 
@@ -104,6 +103,8 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       throw new UsageError('--candidates makes a worktree (or a sandbox) per candidate and follows them to the ranking: it takes no --print-request, --detach, --worktree, --thread or --sandbox-id');
     }
     if (location.kind !== 'local') throw new UsageError(`--candidates: worktrees need a local git repository, not ${location.url}`);
+    // Loaded only for a set: its ranking reads the app's host modules, which a plain run never needs.
+    const { modelFlags, runCandidates } = await import('./run-candidates');
     const models = modelFlags(argv);
     for (const m of models) badRequestAsUsage(() => checkedModelSpec(m));
     return runCandidates({
