@@ -4,11 +4,9 @@
 // its ACP session. The thread's composition hands it the backend, `execute`, the rules and the
 // approval flow.
 import { randomUUID } from 'node:crypto';
-import type { Backend, ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
-import type { PermissionRule } from '../../core/agent/permissions/rules';
 import type { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { costAt, resolvePrice } from '../../core/models/model-info';
-import { AcpClientSession, type AgentApprovalRequest, type SessionUpdate, type TurnResult } from '../../core/acp-client/acp-client';
+import { AcpClientSession, type AcpClientOptions, type TurnResult } from '../../core/acp-client/acp-client';
 import { preparePrivateHome, startAgentProcess } from '../../core/acp-client/agent-process';
 import { startMeteringProxy, type MeteredCall, type MeteringProxy } from '../../core/acp-client/metering-proxy';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
@@ -19,18 +17,11 @@ import { agentScript, privateHome, type AddedAgent, type KnownAgent } from './ag
 /** The port of the agent's own loopback its model is reached on (forwarded to the proxy's socket). */
 export const AGENT_MODEL_PORT = 3129;
 
-export interface AgentThreadOptions {
+/** What the ACP client session is given, passed through as it is. */
+export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'backend' | 'execute' | 'rules' | 'ask' | 'onUpdate' | 'onRuled'> {
   agent: { known: KnownAgent; installRoot?: string } | { added: AddedAgent };
   threadId: string;
-  folder: string;
   dataDir: string;
-  backend: Backend;
-  execute(command: string, options: ExecuteOptions): Promise<ExecuteResult>;
-  rules(): readonly PermissionRule[];
-  ask(request: AgentApprovalRequest, signal: AbortSignal): Promise<boolean>;
-  onUpdate?(update: SessionUpdate): void;
-  /** A request the person's rules answered without asking (for the thread's history). */
-  onRuled?(request: AgentApprovalRequest, answer: 'allow' | 'deny'): void;
   ledger?: UsageLedger;
   /** The person's key for the agent's provider (put on its calls upstream; never in its environment). */
   personKey?: string;
