@@ -95,6 +95,9 @@ describe('candidates in the window', () => {
     await expect.poll(() => col1.innerText(), { timeout: 20_000 }).toContain('achieved');
     expect(await col1.innerText()).toContain('node check.js — passed');
     expect(await col1.innerText()).toContain('Change: 1 files, 2 lines');
+    // The host's kept ranking, with each candidate's model.
+    expect(await col1.innerText()).toContain('openai-compatible:cand-a');
+    expect(await col2.innerText()).toContain('openai-compatible:cand-b');
     expect(await col2.innerText()).toContain('unmet');
     expect(await col2.innerText()).toContain('Claimed success while a check failed');
     expect(await col2.innerText()).toContain('node check.js — failed (exit 1)');
@@ -120,6 +123,13 @@ describe('candidates in the window', () => {
     // A candidate's row opens its thread, in its worktree.
     await first.getByRole('button').click();
     await expect.poll(() => conversation(page).innerText(), { timeout: 20_000 }).toContain('Changed sum to add.');
+    // From a thread with a goal: Run N candidates on its goal, its verify commands with it.
+    await page.getByRole('button', { name: 'Run N candidates on this goal…' }).click();
+    const again = page.getByRole('dialog', { name: 'Run candidates' });
+    expect(await again.getByLabel('Goal', { exact: true }).inputValue()).toBe('make sum add');
+    expect(await again.getByLabel('Verify commands (one per line)').inputValue()).toBe(CHECK);
+    await again.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => again.count()).toBe(0);
   });
 
   it('Run N candidates… from the message box starts the set in the host: its dialog passes axe, the set shows as one item, Compare ranks it, the folder changes only on Apply', { timeout: 180_000 }, async () => {

@@ -16,6 +16,8 @@ import { startScriptedServer, type RecordedRequest, type ScriptedServer, type Sc
 import { removeDataDir } from '../app/host/testing/remove-data-dir';
 import { candidateSetJsonSchema, type CandidateSetJson } from '../app/session/candidate-ranking';
 import { hostPid } from './host-harness.test-support';
+import { openDatabase } from '../core/backends/store/store';
+import { CandidateRecords } from '../app/threads/candidate-records';
 import { candidateModel, modelFlags } from './run-candidates';
 import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
 
@@ -179,7 +181,22 @@ describe('deepdesk run --candidates', () => {
       last = set;
       server.requests.length = 0;
     }
-    // The table is the same data for a person.
+    // The host kept the ranking beside the set: another connection (the window's, a later host's) reads it back whole.
+    const db = openDatabase(join(dataDir, 'deepdesk.db'));
+    try {
+      const kept = new CandidateRecords(db).set(last!.setId);
+      expect(kept?.ranking).toEqual(last);
+      expect(kept?.goal).toBe('make sum add');
+    } finally {
+      db.close();
+    }
+    // agents --json: each candidate names its set and its rank there.
+    const listed = await deepdesk(['agents', '--json', '--data-dir', dataDir]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const lines = JSON.parse(listed.stdout) as Array<{ threadId: string; candidateSet?: { id: string; rank?: number; count: number } }>;
+    for (const entry of last!.ranking) {
+      expect(lines.find((l) => l.threadId === entry.threadId)?.candidateSet).toMatchObject({ id: last!.setId, count: 3, rank: entry.rank });
+    }
     const winner = last!.ranking[0]!;
     const apply = await deepdesk(['worktrees', 'apply', winner.threadId, '--data-dir', dataDir]);
     expect(apply.code, apply.stderr).toBe(0);

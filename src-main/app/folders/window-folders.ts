@@ -29,9 +29,9 @@ import { checkFolder, RecentFolders, typedFolderPath } from '../places/recent-fo
 import { AgentBoard } from '../session/agent-board';
 import { CandidateRecords } from '../threads/candidate-records';
 import { ThreadStore } from '../threads/thread-store';
-import { rankOutcomes, type CandidateOutcome } from '../session/candidate-ranking';
+import { RunRecords } from '../threads/run-records';
+import { rankCandidateSet } from '../session/candidate-ranking';
 import type { RankingEntry } from '../contract/agents';
-import { goalJson } from '../../core/goals/goal';
 import { openDatabase } from '../../core/backends/store/store';
 import { databasePath } from '../base/data-dir';
 import { WorktreeService } from '../worktrees/worktree-service';
@@ -82,6 +82,7 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
   });
   const members = new CandidateRecords(db);
   const threads = new ThreadStore(db);
+  const runs = new RunRecords(db);
   /** A candidate's worktree, by its thread's folder. */
   const worktreeOfThread = (threadId: string) => {
     const folder = threads.get(threadId)?.folder;
@@ -91,22 +92,10 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
   };
   const sets: CandidateSets = {
     async compare(setId) {
-      const list = members.members(setId);
-      if (list.length === 0) throw new ContractError(`there is no set of candidates '${setId}'`, 'not_found');
-      const outcomes: CandidateOutcome[] = list.map((m) => {
-        const folder = threads.get(m.threadId)?.folder;
-        const record = folder !== undefined ? worktrees.byFolder(folder) : undefined;
-        const goal = threads.goal(m.threadId);
-        const cost = ledger.threadCost(m.threadId);
-        return {
-          threadId: m.threadId,
-          model: null,
-          worktree: record !== undefined ? { name: record.name, path: record.path, branch: record.branch, baseCommit: record.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' },
-          ...(goal !== undefined ? { goal: goalJson(goal) } : {}),
-          costUsd: cost === undefined ? 0 : cost,
-        };
-      });
-      return { goal: list[0]!.goal, ranking: await rankOutcomes(outcomes) };
+      // The host's ranking once the set ended; while it runs, the set as it stands, ranked the same way.
+      const set = members.set(setId)?.ranking ?? (await rankCandidateSet({ candidates: members, threads, runs, worktrees, costOf: (threadId) => ledger.threadCost(threadId) }, setId));
+      if (set === undefined) throw new ContractError(`there is no set of candidates '${setId}'`, 'not_found');
+      return { goal: set.goal, ranking: set.ranking };
     },
     diff: (threadId) => worktrees.diff(worktreeOfThread(threadId).name),
     async apply(threadId) {

@@ -7,22 +7,20 @@
 
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { rankOutcomes, type CandidateOutcome, type CandidateSetJson, type RankingEntry } from '../session/candidate-ranking';
+import { rankCandidateSet, type CandidateSetJson } from '../session/candidate-ranking';
 import { readSavedSettings } from '../settings/settings-service';
 import { pricesNow, sandboxPricesNow } from '../usage/usage-report';
 import { WorktreeService, WorktreeError, type CreatedWorktree } from '../worktrees/worktree-service';
+import { CandidateRecords } from '../threads/candidate-records';
+import { RunRecords } from '../threads/run-records';
 import { ThreadStore } from '../threads/thread-store';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
-import { goalJson } from '../../core/goals/goal';
 import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './runs';
 import { HostRequestError, type HostConnection } from './service-types';
 
-/** How the host words a budget's stop (core/agent/budget.ts). */
-const BUDGET_STOP = /^Stopped before (the next )?model call\b.*\bbudget\b/;
-
 /** Candidates a set may have at most (and at least one). */
 export const MAX_CANDIDATES = 10;
-/** Sets whose ranking is kept in memory (the latest). */
+/** Sets still running, or ranked, kept in memory to wait on (the latest); older ones are read from the database. */
 const KEPT_SETS = 50;
 
 /** The model of candidate `i`: the given ones in turn (none given: Settings' model). */
@@ -58,16 +56,18 @@ export interface StartedCandidateSet {
 
 interface LiveSet {
   done: Promise<CandidateSetJson>;
-  ranking?: CandidateSetJson;
 }
 
 export class HostCandidateSets {
   private readonly sets = new Map<string, LiveSet>();
+  private readonly records: CandidateRecords;
 
   constructor(
     private readonly runs: HostRuns,
     private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; log?: (line: string) => void },
-  ) {}
+  ) {
+    this.records = new CandidateRecords(options.db);
+  }
 
   /** Makes the worktrees, starts the runs, and returns; the ranking follows when all have ended (`ranking`). */
   async start(connection: HostConnection, params: StartCandidateSetParams): Promise<StartedCandidateSet> {
@@ -94,6 +94,11 @@ export class HostCandidateSets {
     }
     const threadIds = params.threadIds !== undefined ? [...params.threadIds] : worktrees.map(() => randomUUID());
     const models = worktrees.map((_, i) => candidateModel(params.models, i));
+    // The set is stored before any candidate runs: the Agents view shows it whole from its first event.
+    this.records.addSet(
+      { setId, goal, budgetUsd: params.maxCostUsd ?? null },
+      threadIds.map((threadId, index) => ({ threadId, index, model: models[index] ?? null })),
+    );
     const ends = threadIds.map((id) => this.endOf(id));
     const start = (made: CreatedWorktree | undefined, i: number) =>
       this.runs.start(connection, {
@@ -116,11 +121,15 @@ export class HostCandidateSets {
     } else {
       started = await Promise.allSettled(worktrees.map(start));
     }
-    for (const [i, s] of started.entries()) if (s.status === 'rejected') ends[i]!.cancel();
+    for (const [i, s] of started.entries()) {
+      if (s.status !== 'rejected') continue;
+      ends[i]!.cancel();
+      this.records.noteNotStarted(threadIds[i]!, s.reason instanceof Error ? s.reason.message : String(s.reason));
+    }
     const live: LiveSet = {
-      done: Promise.all(ends.map((e) => e.promise)).then(async (runEnds) => {
-        const set = await this.rank({ setId, goal, maxCostUsd: params.maxCostUsd, threadIds, models, worktrees, started, runEnds, sandbox });
-        live.ranking = set;
+      done: Promise.all(ends.map((e) => e.promise)).then(async () => {
+        const set = await this.rank(setId);
+        this.records.keepRanking(set);
         this.options.log?.(`candidates: set ${setId} ranked (${set.ranking.filter((r) => r.state === 'achieved').length} of ${count} achieved)`);
         return set;
       }),
@@ -136,11 +145,14 @@ export class HostCandidateSets {
     };
   }
 
-  /** The set's ranking once all its candidates have ended (waits for them). */
+  /** The set's ranking once all its candidates have ended (waits for them); a set this host no longer runs: its kept ranking. */
   async ranking(setId: string): Promise<CandidateSetJson> {
     const set = this.sets.get(setId);
-    if (set === undefined) throw new HostRequestError(`there is no set of candidates '${setId}' in this agent host`, 'not_found');
-    return set.done;
+    if (set !== undefined) return set.done;
+    const kept = this.records.set(setId);
+    if (kept?.ranking !== undefined) return kept.ranking;
+    if (kept === undefined) throw new HostRequestError(`there is no set of candidates '${setId}'`, 'not_found');
+    throw new HostRequestError(`the set of candidates '${setId}' was not ranked: the agent host that ran it stopped before its candidates ended (the Agents view compares them as they stand)`, 'not_found');
   }
 
   /** How the thread's run ends (resolved at once if it already has); `cancel`: it never started. */
@@ -161,19 +173,9 @@ export class HostCandidateSets {
     };
   }
 
-  private async rank(set: {
-    setId: string;
-    goal: string;
-    maxCostUsd: number | undefined;
-    threadIds: string[];
-    models: Array<string | undefined>;
-    worktrees: Array<CreatedWorktree | undefined>;
-    started: Array<PromiseSettledResult<unknown>>;
-    runEnds: Array<RunEnd | undefined>;
-    sandbox: boolean;
-  }): Promise<CandidateSetJson> {
-    const threads = new ThreadStore(this.options.db);
-    const service = new WorktreeService({ dataDir: this.options.dataDir, db: this.options.db });
+  /** The ended set, ranked from what is stored (the same way the window compares one). */
+  private async rank(setId: string): Promise<CandidateSetJson> {
+    const worktrees = new WorktreeService({ dataDir: this.options.dataDir, db: this.options.db });
     const { prices, sandboxes } = readSavedSettings(this.options.dataDir);
     const ledger = new UsageLedger(
       this.options.db,
@@ -181,35 +183,13 @@ export class HostCandidateSets {
       sandboxPricesNow(() => sandboxes),
     );
     try {
-      const outcomes = set.threadIds.map((threadId, i): CandidateOutcome => {
-        let made = set.worktrees[i];
-        if (made === undefined) {
-          const folder = threads.get(threadId)?.folder;
-          const record = folder !== undefined ? service.byFolder(folder) : undefined;
-          if (record !== undefined) made = { name: record.name, path: record.path, threadFolder: record.threadFolder, branch: record.branch, baseCommit: record.baseCommit, carried: 0 };
-        }
-        const worktree = made !== undefined ? { name: made.name, path: made.path, branch: made.branch, baseCommit: made.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' };
-        const cost = ledger.threadCost(threadId);
-        // No row: it made no call.
-        const base = { threadId, model: set.models[i] ?? null, worktree, costUsd: cost === undefined ? 0 : cost };
-        const begun = set.started[i]!;
-        if (begun.status === 'rejected') {
-          const why = begun.reason instanceof Error ? begun.reason.message : String(begun.reason);
-          // The set's budget stopped it before its goal began (the drafting call): it is budget-limited too.
-          return { ...base, error: `it did not start: ${why}`, ...(BUDGET_STOP.test(why) ? { state: 'budget-limited' as const } : {}) };
-        }
-        const end = set.runEnds[i];
-        const goal = threads.goal(threadId);
-        if (goal !== undefined) return { ...base, goal: goalJson(goal) };
-        return { ...base, error: end?.error ?? `the run ended ${end?.reason ?? 'without a record'}` };
-      });
-      const ranking: RankingEntry[] = await rankOutcomes(outcomes, this.options.env);
-      const known = ranking.every((r) => r.costUsd !== null);
-      const spentUsd = known ? ranking.reduce((sum, r) => sum + (r.costUsd ?? 0), 0) : null;
-      return { type: 'candidates', setId: set.setId, goal: set.goal, budgetUsd: set.maxCostUsd ?? null, spentUsd, ranking };
+      const sources = { candidates: this.records, threads: new ThreadStore(this.options.db), runs: new RunRecords(this.options.db), worktrees, costOf: (threadId: string) => ledger.threadCost(threadId) };
+      const set = await rankCandidateSet(sources, setId, this.options.env);
+      if (set === undefined) throw new HostRequestError(`there is no set of candidates '${setId}'`, 'not_found');
+      return set;
     } finally {
       ledger.close();
-      service.close();
+      worktrees.close();
     }
   }
 }

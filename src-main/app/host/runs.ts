@@ -23,8 +23,8 @@ import { capText, itemsBefore, type PageLimits } from '../threads/thread-page';
 import { shortThreadId } from '../threads/thread-ref';
 import type { SecretStore } from '../base/secret-store';
 import { goalJson, type Goal, type GoalJson } from '../../core/goals/goal';
-import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
 import { CandidateRecords } from '../threads/candidate-records';
+import { RunRecords, type RunRecord, type RunState } from '../threads/run-records';
 import { HostRequestError, type HostConnection } from './service-types';
 
 export type ApprovePolicy = 'ask' | 'auto' | 'deny';
@@ -88,6 +88,8 @@ export interface AgentLine {
   goal?: GoalJson;
   /** The thread's agent when it is another one over ACP (SPEC §22): its name. */
   agent?: string;
+  /** The set of candidates it is one of (SPEC §21), and its rank once the host ranked the set. */
+  candidateSet?: { id: string; index: number; count: number; goal: string; rank?: number };
 }
 
 interface Watcher {
@@ -230,7 +232,6 @@ export class HostRuns {
     try {
       const { candidateSet, ...request } = params.request;
       const sharedBudget = candidateSet !== undefined ? this.setBudget(candidateSet) : undefined;
-      if (candidateSet !== undefined) this.candidates.add({ threadId, setId: candidateSet.id, index: candidateSet.index, count: candidateSet.count, goal: request.goal ?? '' });
       run.run = await startHeadlessRun({ ...request, threadId, ...(sharedBudget !== undefined ? { sharedBudget } : {}) }, this.options, {
         say: (line) => {
           run.says.push(line);
@@ -387,6 +388,7 @@ export class HostRuns {
 
   list(): AgentLine[] {
     this.records.interruptDead();
+    const ranks = new Map<string, Map<string, number>>();
     return this.records.list().map((record) => {
       return {
         threadId: record.threadId,
@@ -399,8 +401,22 @@ export class HostRuns {
         message: record.message,
         ...goalOf(this.threads.goal(record.threadId)),
         ...agentOf(this.threads.externalAgent(record.threadId)),
+        ...this.candidateOf(record.threadId, ranks),
       };
     });
+  }
+
+  /** `ranks`: each set's ranks by thread, read once per listing. */
+  private candidateOf(threadId: string, ranks: Map<string, Map<string, number>>): Pick<AgentLine, 'candidateSet'> {
+    const member = this.candidates.get(threadId);
+    if (member === undefined) return {};
+    let ranked = ranks.get(member.setId);
+    if (ranked === undefined) {
+      ranked = new Map((this.candidates.set(member.setId)?.ranking?.ranking ?? []).map((entry) => [entry.threadId, entry.rank]));
+      ranks.set(member.setId, ranked);
+    }
+    const rank = ranked.get(threadId);
+    return { candidateSet: { id: member.setId, index: member.index, count: member.count, goal: member.goal, ...(rank !== undefined ? { rank } : {}) } };
   }
 
   /** The host is stopping: its runs end as interrupted (their approvals stay unanswered). */

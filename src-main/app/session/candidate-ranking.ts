@@ -3,10 +3,14 @@
 // criteria, contradicted claims), the size of its change from its worktree's git, and its cost
 // from the ledger; ordered by core/goals/rank.ts.
 
-import type { GoalJson, GoalState } from '../../core/goals/goal';
+import { goalJson, type GoalJson, type GoalState } from '../../core/goals/goal';
 import { diffSize, rankCandidates, type ChangeSize } from '../../core/goals/rank';
 import { gitGoalFolder } from './goal-folder';
-import type { RankingEntry } from '../contract/agents';
+import type { CandidateSetJson, RankingEntry } from '../contract/agents';
+import type { CandidateRecords } from '../threads/candidate-records';
+import type { RunRecords } from '../threads/run-records';
+import type { ThreadStore } from '../threads/thread-store';
+import type { WorktreeService } from '../worktrees/worktree-service';
 
 export { candidateSetJsonSchema, rankingEntrySchema, type CandidateSetJson, type RankingEntry } from '../contract/agents';
 
@@ -24,6 +28,49 @@ export interface CandidateOutcome {
   state?: GoalState;
   /** The ledger's sum of its calls; null when a price is unknown. */
   costUsd: number | null;
+}
+
+/** How the host words a budget's stop (core/agent/budget.ts). */
+const BUDGET_STOP = /^Stopped before (the next )?model call\b.*\bbudget\b/;
+
+/** Where a set's candidates are read from: the data folder's database, whichever process reads it. */
+export interface CandidateSetSources {
+  candidates: CandidateRecords;
+  threads: ThreadStore;
+  runs: RunRecords;
+  worktrees: WorktreeService;
+  /** The ledger's sum of a thread's calls (undefined: no call; null: a price unknown). */
+  costOf(threadId: string): number | null | undefined;
+}
+
+/**
+ * A set as it stands, ranked: each candidate from what is stored (its goal as the host left it,
+ * its worktree's change, its cost), the one way the host ranks an ended set and the window
+ * compares one. Undefined: no such set.
+ */
+export async function rankCandidateSet(sources: CandidateSetSources, setId: string, env: NodeJS.ProcessEnv = process.env): Promise<CandidateSetJson | undefined> {
+  const members = sources.candidates.members(setId);
+  if (members.length === 0) return undefined;
+  const set = sources.candidates.set(setId);
+  const outcomes = members.map((m): CandidateOutcome => {
+    const folder = sources.threads.get(m.threadId)?.folder;
+    const record = folder !== undefined ? sources.worktrees.byFolder(folder) : undefined;
+    const worktree = record !== undefined ? { name: record.name, path: record.path, branch: record.branch, baseCommit: record.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' };
+    const cost = sources.costOf(m.threadId);
+    // No row: it made no call.
+    const base = { threadId: m.threadId, model: m.model, worktree, costUsd: cost === undefined ? 0 : cost };
+    if (m.notStarted !== null) {
+      // The set's budget stopped it before its goal began (the drafting call): it is budget-limited too.
+      return { ...base, error: `it did not start: ${m.notStarted}`, ...(BUDGET_STOP.test(m.notStarted) ? { state: 'budget-limited' as const } : {}) };
+    }
+    const goal = sources.threads.goal(m.threadId);
+    if (goal !== undefined) return { ...base, goal: goalJson(goal) };
+    const run = sources.runs.get(m.threadId);
+    return { ...base, error: run?.message ?? (run === undefined || run.endedAt === null ? 'it has not begun its goal yet' : `the run ended ${run.state}`) };
+  });
+  const ranking = await rankOutcomes(outcomes, env);
+  const spentUsd = ranking.every((r) => r.costUsd !== null) ? ranking.reduce((sum, r) => sum + (r.costUsd ?? 0), 0) : null;
+  return { type: 'candidates', setId, goal: set?.goal ?? members[0]!.goal, budgetUsd: set?.budgetUsd ?? null, spentUsd, ranking };
 }
 
 /** The size of a candidate's change: its worktree now (untracked files included) against its base commit. */

@@ -1,10 +1,13 @@
-// Which threads are candidates of one set (SPEC §21: `run --candidates N`), in SQLite beside the
-// threads: the set's id, the candidate's place in it, how many it has and the goal, so that the
-// Agents view shows a set as one item with its candidates, whichever process lists it.
+// A set of candidates (SPEC §21: `run --candidates N`) in SQLite beside the threads: the set
+// (its goal, its budget, and once all its candidates have ended the host's ranking) and which
+// threads are its candidates (their place, their model, why one did not start), so that the
+// Agents view shows a set as one item with its candidates and its ranking survives the host,
+// whichever process reads it.
 
 import type Database from 'better-sqlite3';
 import { runMigrations } from '../../core/backends/store/store-db';
 import type { Migration } from '../../core/backends/store/migration';
+import { candidateSetJsonSchema, type CandidateSetJson } from '../contract/agents';
 
 export interface CandidateMember {
   threadId: string;
@@ -14,6 +17,21 @@ export interface CandidateMember {
   /** How many candidates the set has. */
   count: number;
   goal: string;
+  /** The model it was started with (`provider:model`); null: Settings' model. */
+  model: string | null;
+  /** Why it did not start (null: it started). */
+  notStarted: string | null;
+}
+
+export interface CandidateSetRecord {
+  setId: string;
+  goal: string;
+  /** The set's one budget in USD (null: none). */
+  budgetUsd: number | null;
+  createdAt: string;
+  /** The host's ranking, kept once all the candidates ended (undefined until then, or if unreadable). */
+  ranking?: CandidateSetJson;
+  rankedAt: string | null;
 }
 
 const MIGRATIONS: Migration[] = [
@@ -31,14 +49,43 @@ const MIGRATIONS: Migration[] = [
       `);
     },
   },
+  {
+    id: 'candidate-sets-002',
+    up(db) {
+      db.exec(`
+        ALTER TABLE candidate_members ADD COLUMN model TEXT;
+        ALTER TABLE candidate_members ADD COLUMN not_started TEXT;
+        CREATE INDEX IF NOT EXISTS candidate_members_set ON candidate_members (set_id, idx);
+        CREATE TABLE IF NOT EXISTS candidate_sets (
+          set_id TEXT PRIMARY KEY,
+          goal TEXT NOT NULL,
+          budget_usd REAL,
+          created_at TEXT NOT NULL,
+          ranking TEXT,
+          ranked_at TEXT
+        )
+      `);
+    },
+  },
 ];
 
-interface Row {
+interface MemberRow {
   thread_id: string;
   set_id: string;
   idx: number;
   count: number;
   goal: string;
+  model: string | null;
+  not_started: string | null;
+}
+
+interface SetRow {
+  set_id: string;
+  goal: string;
+  budget_usd: number | null;
+  created_at: string;
+  ranking: string | null;
+  ranked_at: string | null;
 }
 
 export class CandidateRecords {
@@ -47,14 +94,29 @@ export class CandidateRecords {
   constructor(db: Database.Database) {
     runMigrations(db, MIGRATIONS);
     this.stmts = {
-      add: db.prepare('INSERT OR REPLACE INTO candidate_members (thread_id, set_id, idx, count, goal) VALUES (?, ?, ?, ?, ?)'),
-      get: db.prepare<[string], Row>('SELECT * FROM candidate_members WHERE thread_id = ?'),
-      members: db.prepare<[string], Row>('SELECT * FROM candidate_members WHERE set_id = ? ORDER BY idx'),
+      addSet: db.prepare('INSERT OR IGNORE INTO candidate_sets (set_id, goal, budget_usd, created_at) VALUES (?, ?, ?, ?)'),
+      getSet: db.prepare<[string], SetRow>('SELECT * FROM candidate_sets WHERE set_id = ?'),
+      rank: db.prepare('UPDATE candidate_sets SET ranking = ?, ranked_at = ? WHERE set_id = ?'),
+      add: db.prepare('INSERT OR REPLACE INTO candidate_members (thread_id, set_id, idx, count, goal, model, not_started) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      notStarted: db.prepare('UPDATE candidate_members SET not_started = ? WHERE thread_id = ?'),
+      get: db.prepare<[string], MemberRow>('SELECT * FROM candidate_members WHERE thread_id = ?'),
+      members: db.prepare<[string], MemberRow>('SELECT * FROM candidate_members WHERE set_id = ? ORDER BY idx'),
     };
   }
 
+  /** The set and its candidates, as it starts (before any of them runs). */
+  addSet(set: { setId: string; goal: string; budgetUsd: number | null }, members: ReadonlyArray<Omit<CandidateMember, 'setId' | 'count' | 'goal' | 'notStarted'>>): void {
+    this.stmts.addSet.run(set.setId, set.goal, set.budgetUsd, new Date().toISOString());
+    for (const m of members) this.add({ ...m, setId: set.setId, count: members.length, goal: set.goal, notStarted: null });
+  }
+
   add(member: CandidateMember): void {
-    this.stmts.add.run(member.threadId, member.setId, member.index, member.count, member.goal);
+    this.stmts.add.run(member.threadId, member.setId, member.index, member.count, member.goal, member.model, member.notStarted);
+  }
+
+  /** Why the candidate did not start (its set is ranked with it). */
+  noteNotStarted(threadId: string, why: string): void {
+    this.stmts.notStarted.run(why, threadId);
   }
 
   get(threadId: string): CandidateMember | undefined {
@@ -66,8 +128,30 @@ export class CandidateRecords {
   members(setId: string): CandidateMember[] {
     return this.stmts.members.all(setId).map(member);
   }
+
+  set(setId: string): CandidateSetRecord | undefined {
+    const row = this.stmts.getSet.get(setId);
+    if (row === undefined) return undefined;
+    const ranking = row.ranking === null ? undefined : storedRanking(row.ranking);
+    return { setId: row.set_id, goal: row.goal, budgetUsd: row.budget_usd, createdAt: row.created_at, rankedAt: row.ranked_at, ...(ranking !== undefined ? { ranking } : {}) };
+  }
+
+  /** Keeps the host's ranking of an ended set. */
+  keepRanking(ranking: CandidateSetJson): void {
+    this.stmts.rank.run(JSON.stringify(ranking), new Date().toISOString(), ranking.setId);
+  }
 }
 
-function member(row: Row): CandidateMember {
-  return { threadId: row.thread_id, setId: row.set_id, index: row.idx, count: row.count, goal: row.goal };
+/** A stored ranking read back through its schema: one that does not parse is not shown as if it did. */
+function storedRanking(text: string): CandidateSetJson | undefined {
+  try {
+    const parsed = candidateSetJsonSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function member(row: MemberRow): CandidateMember {
+  return { threadId: row.thread_id, setId: row.set_id, index: row.idx, count: row.count, goal: row.goal, model: row.model, notStarted: row.not_started };
 }

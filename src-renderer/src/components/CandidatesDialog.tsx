@@ -62,6 +62,7 @@ export function CandidatesDialog({ setId, onClose }: { setId: string; onClose():
                 #{entry.rank} · {entry.state}
               </h3>
               {entry.contradictedClaims.length > 0 ? <p className="error-text">Claimed success while a check failed ({entry.contradictedClaims.length}×)</p> : null}
+              <p className="muted mono candidate-model">{entry.model ?? "Settings' model"}</p>
               <p className="muted mono">{entry.worktree.name || 'worktree removed'}</p>
               <h4>Verify</h4>
               <ul className="candidate-steps">

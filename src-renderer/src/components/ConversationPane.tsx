@@ -11,6 +11,7 @@ import { Conversation, type RunFacts } from './Conversation';
 import { ErrorBoundary } from './ErrorBoundary';
 import { MessageBox } from './MessageBox';
 import { GoalBadge, GoalDraftCard } from './GoalCard';
+import { RunCandidatesOnGoal } from './RunCandidatesDialog';
 import { WorktreeBar } from './WorktreeBar';
 import { SandboxLost, SandboxThreadButton, useSandboxStatus } from './SandboxThreadDialog';
 import { useWorktree } from '../state/use-worktree';
@@ -63,6 +64,7 @@ export function ConversationPane({ session, run, source, title, noModel, setting
           <SandboxThreadButton kind="continue" />
         ) : null}
         {state.goal ? <GoalBadge goal={state.goal} /> : null}
+        {state.goal ? <RunCandidatesOnGoal goal={state.goal} /> : null}
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
       {lost ? <SandboxLost status={lost} /> : null}

@@ -1,5 +1,6 @@
 // *Run N candidates…* (SPEC §21): N goal threads of the open folder, each on its own worktree,
-// run by the agent host with one budget for the set. The goal (prefilled from the message box),
+// run by the agent host with one budget for the set. The goal (prefilled from the message box,
+// or from a thread's goal with its verify commands),
 // how many (2–10), a model per candidate (Settings' model by default), the verify commands, an
 // optional budget, and whether their approvals are granted without asking (off: they wait for
 // the person as any thread's do). The set then shows in the Agents view as one item.
@@ -8,18 +9,31 @@ import { useId, useState } from 'react';
 import { useApi } from '../state/use-api';
 import { useSettings } from '../state/settings-context';
 import { Modal } from './Modal';
+import { Icon } from './Icon';
+import type { GoalJsonDto } from '../../../src-main/app/contract';
 
 const MIN = 2;
 const MAX = 10;
 
-export function RunCandidatesDialog({ goal: initialGoal, onClose, onStarted }: { goal: string; onClose(): void; onStarted?(setId: string): void }): React.JSX.Element {
+export function RunCandidatesDialog({
+  goal: initialGoal,
+  verify: initialVerify = [],
+  onClose,
+  onStarted,
+}: {
+  goal: string;
+  /** The verify commands to start with (a thread's goal's). */
+  verify?: readonly string[];
+  onClose(): void;
+  onStarted?(setId: string): void;
+}): React.JSX.Element {
   const api = useApi();
   const { settings } = useSettings();
   const id = useId();
   const [goal, setGoal] = useState(initialGoal);
   const [count, setCount] = useState(3);
   const [models, setModels] = useState<string[]>([]);
-  const [verify, setVerify] = useState('');
+  const [verify, setVerify] = useState(initialVerify.join('\n'));
   const [budget, setBudget] = useState('');
   const [autoApprove, setAutoApprove] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
@@ -106,5 +120,18 @@ export function RunCandidatesDialog({ goal: initialGoal, onClose, onStarted }: {
         </div>
       </form>
     </Modal>
+  );
+}
+
+/** *Run N candidates…* from a thread (its header): the thread's goal and verify commands as the set's. */
+export function RunCandidatesOnGoal({ goal }: { goal: GoalJsonDto }): React.JSX.Element {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" className="icon-btn" aria-label="Run N candidates on this goal…" title="Run N candidates… on this thread's goal — several attempts on worktrees, ranked by evidence" onClick={() => setOpen(true)}>
+        <Icon name="branch" size={14} />
+      </button>
+      {open ? <RunCandidatesDialog goal={goal.objective} verify={goal.verify.map((step) => step.command)} onClose={() => setOpen(false)} /> : null}
+    </>
   );
 }
