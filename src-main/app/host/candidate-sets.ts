@@ -16,6 +16,9 @@ import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { goalJson } from '../../core/goals/goal';
 import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './runs';
 import { HostRequestError, type HostConnection } from './service-types';
+import { forkedCandidateSandboxes } from '../sandboxes/candidate-sandboxes';
+import type { SecretStore } from '../base/secret-store';
+import { asHostError } from './runs';
 
 /** How the host words a budget's stop (core/agent/budget.ts). */
 const BUDGET_STOP = /^Stopped before (the next )?model call\b.*\bbudget\b/;
@@ -66,7 +69,7 @@ export class HostCandidateSets {
 
   constructor(
     private readonly runs: HostRuns,
-    private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; log?: (line: string) => void },
+    private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; log?: (line: string) => void; secrets?: SecretStore },
   ) {}
 
   /** Makes the worktrees, starts the runs, and returns; the ranking follows when all have ended (`ranking`). */
@@ -93,6 +96,8 @@ export class HostCandidateSets {
       for (let i = 0; i < count; i++) worktrees.push(undefined);
     }
     const threadIds = params.threadIds !== undefined ? [...params.threadIds] : worktrees.map(() => randomUUID());
+    // A provider that forks: every candidate's sandbox made before any starts, forked from one set up with the folder (candidate-sandboxes.ts).
+    const forked = sandbox && this.options.secrets !== undefined ? await this.forkedSandboxes(params, threadIds, this.options.secrets) : undefined;
     const models = worktrees.map((_, i) => candidateModel(params.models, i));
     const ends = threadIds.map((id) => this.endOf(id));
     const start = (made: CreatedWorktree | undefined, i: number) =>
@@ -101,6 +106,7 @@ export class HostCandidateSets {
           ...params.request,
           folder: made?.threadFolder ?? params.folder,
           threadId: threadIds[i]!,
+          ...(forked !== undefined ? { sandbox: forked[i] } : {}),
           ...(models[i] !== undefined ? { model: models[i] } : {}),
           candidateSet: { id: setId, index: i, count, ...(params.maxCostUsd !== undefined ? { maxCostUsd: params.maxCostUsd } : {}) },
         },
@@ -134,6 +140,20 @@ export class HostCandidateSets {
       worktrees: worktrees.map((w) => (w === undefined ? null : { name: w.name, path: w.path, branch: w.branch })),
       notStarted: started.map((s) => (s.status === 'rejected' ? (s.reason instanceof Error ? s.reason.message : String(s.reason)) : null)),
     };
+  }
+
+  /** Each candidate's own sandbox, forked from one set up with the folder where the provider forks; undefined where it does not. */
+  private async forkedSandboxes(params: StartCandidateSetParams, threadIds: readonly string[], secrets: SecretStore) {
+    const { request } = params;
+    try {
+      return await forkedCandidateSandboxes(
+        { folder: params.folder, cwd: request.cwd, sandbox: request.sandbox!, env: request.env, threadIds, nameHint: (i) => `${request.goal ?? ''} ${i + 1}` },
+        { dataDir: this.options.dataDir, db: this.options.db, secrets },
+        (line) => this.options.log?.(`candidates: ${line}`),
+      );
+    } catch (err) {
+      throw asHostError(err);
+    }
   }
 
   /** The set's ranking once all its candidates have ended (waits for them). */

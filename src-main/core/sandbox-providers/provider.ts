@@ -142,6 +142,7 @@ export type SandboxFailure =
   | 'gone' // no such sandbox (deleted, expired, or vanished mid-run)
   | 'stopped' // the sandbox is there but stopped (paused): `attach` starts it again
   | 'not_deepdesk' // the sandbox exists but Deepdesk did not make it (no DEEPDESK_LABEL): never touched
+  | 'unsupported' // the provider does not do this for this sandbox (a fork of a sandbox class that cannot fork)
   | 'timeout' // the service did not answer in time
   | 'failed'; // anything else the provider said
 

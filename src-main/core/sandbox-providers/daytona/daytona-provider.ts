@@ -193,6 +193,8 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
       } catch (err) {
         await Promise.all(made.map((sb) => sb.delete().catch(() => undefined)));
         if (signal?.aborted || err instanceof SandboxProviderError) throw err;
+        // 422: the sandbox's class cannot fork (the service forks VMs, not containers).
+        if ((err as { statusCode?: number }).statusCode === 422) throw new SandboxProviderError(`Daytona does not fork the sandbox ${providerText(id)}: ${providerText((err as Error).message ?? '')}`, 'unsupported', 'daytona');
         throw failure(err, id);
       }
     },

@@ -9,8 +9,8 @@
 // session is deleted); deleting a session ends its commands' whole trees; bulk upload/download
 // are the daemon's multipart formats with per-file error parts; quota is the API's 400 "Total
 // CPU limit exceeded…", a refused key a 401, an unknown sandbox a 404.
-// `/sandbox/{id}/fork` copies the source's files into a new box (sandbox classes are not kept:
-// the service's 422 for a class that cannot fork is not shown).
+// `/sandbox/{id}/fork` copies the source's files into a new box; one class of sandbox for the
+// whole stand-in (options.sandboxClass), so a container class's 422 is there to be met.
 // What it cannot show: images and snapshots (every sandbox is the same box), a session's shell
 // state between its commands (each command is its own shell), SIGTERM's grace period (deleting a
 // session kills at once), users and permissions, resources, auto-stop, the events socket.
@@ -70,6 +70,10 @@ class HttpError extends Error {
 export interface DaytonaStandinOptions {
   /** false: the toolbox has no `/process/session…` routes (404), as a minimal or older daemon. */
   sessions?: boolean;
+  /** The class new sandboxes are of: a `container` one cannot fork (422), as the service says of its classes other than VMs. Default a VM. */
+  sandboxClass?: 'linux-vm' | 'container';
+  /** The account's CPU limit over its sandboxes (each has 1 unless it asks for more): past it, a create or fork is refused as over quota. */
+  cpuLimit?: number;
 }
 
 export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): Promise<ProviderStandin> {
@@ -205,8 +209,15 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
     throw new HttpError(404, apiError(req, 404, `Cannot ${req.method} ${url.pathname}`));
   }
 
+  /** Refuses a new sandbox of `cpu` CPUs when the account is out of quota or past its CPU limit. */
+  function quota(req: http.IncomingMessage, cpu: number): void {
+    const limit = options.cpuLimit ?? 10;
+    const used = [...sandboxes.values()].reduce((n, r) => n + r.cpu, 0);
+    if (failing === 'quota' || used + cpu > limit) throw new HttpError(400, apiError(req, 400, `Total CPU limit exceeded. Maximum allowed: ${limit}.\n${UPGRADE_TIER}`));
+  }
+
   function create(req: http.IncomingMessage, body: { [k: string]: unknown }): object {
-    if (failing === 'quota') throw new HttpError(400, apiError(req, 400, `Total CPU limit exceeded. Maximum allowed: 10.\n${UPGRADE_TIER}`));
+    quota(req, Number(body.cpu ?? 1));
     const id = randomUUID();
     const box = new LocalBox({ home: HOME, baseDir, id });
     const now = new Date().toISOString();
@@ -227,12 +238,14 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
   /**
    * POST /sandbox/{id}/fork (the API's sandbox.service forkSandbox): a new sandbox with the
    * source's files, labels, env and sizes, `creating` then `started`; the source is `forking`
-   * meanwhile and back to `started` after. Refused as the service refuses: a source not started
-   * (400, a fork under way included), the account out of quota (400).
+   * meanwhile and back to `started` after. Refused as the service refuses: a sandbox class that
+   * cannot fork (422), a source not started (400, a fork under way included), the account out of
+   * quota or past its CPU limit (400).
    */
   function fork(req: http.IncomingMessage, source: Record, body: { [k: string]: unknown }): object {
+    if ((options.sandboxClass ?? 'linux-vm') !== 'linux-vm') throw new HttpError(422, apiError(req, 422, 'Forking is not supported for this sandbox'));
     if (source.state !== 'started') throw new HttpError(400, apiError(req, 400, 'Sandbox must be in started state to fork'));
-    if (failing === 'quota') throw new HttpError(400, apiError(req, 400, `Total CPU limit exceeded. Maximum allowed: 10.\n${UPGRADE_TIER}`));
+    quota(req, source.cpu);
     const id = randomUUID();
     const box = new LocalBox({ home: HOME, baseDir, id });
     box.copyFilesFrom(source.box.dir);
