@@ -72,7 +72,7 @@ export interface DaytonaStandinOptions {
   sessions?: boolean;
   /** The class new sandboxes are of: a `container` one cannot fork (422), as the service says of its classes other than VMs. Default a VM. */
   sandboxClass?: 'linux-vm' | 'container';
-  /** The account's CPU limit over its sandboxes (each has 1 unless it asks for more): past it, a create or fork is refused as over quota. */
+  /** The account's CPU limit over its sandboxes (each has 1 unless it asks for more): past it, a create or fork is refused as over quota. Default none. */
   cpuLimit?: number;
 }
 
@@ -213,7 +213,7 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
   function quota(req: http.IncomingMessage, cpu: number): void {
     const limit = options.cpuLimit ?? 10;
     const used = [...sandboxes.values()].reduce((n, r) => n + r.cpu, 0);
-    if (failing === 'quota' || used + cpu > limit) throw new HttpError(400, apiError(req, 400, `Total CPU limit exceeded. Maximum allowed: ${limit}.\n${UPGRADE_TIER}`));
+    if (failing === 'quota' || (options.cpuLimit !== undefined && used + cpu > limit)) throw new HttpError(400, apiError(req, 400, `Total CPU limit exceeded. Maximum allowed: ${limit}.\n${UPGRADE_TIER}`));
   }
 
   function create(req: http.IncomingMessage, body: { [k: string]: unknown }): object {
