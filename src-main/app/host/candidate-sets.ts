@@ -14,11 +14,10 @@ import { WorktreeService, WorktreeError, type CreatedWorktree } from '../worktre
 import { ThreadStore } from '../threads/thread-store';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { goalJson } from '../../core/goals/goal';
-import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './runs';
+import { asHostError, type ApprovePolicy, type HostRuns, type RunEnd, type StartRunParams } from './runs';
 import { HostRequestError, type HostConnection } from './service-types';
 import { forkedCandidateSandboxes } from '../sandboxes/candidate-sandboxes';
 import type { SecretStore } from '../base/secret-store';
-import { asHostError } from './runs';
 
 /** How the host words a budget's stop (core/agent/budget.ts). */
 const BUDGET_STOP = /^Stopped before (the next )?model call\b.*\bbudget\b/;
@@ -69,7 +68,7 @@ export class HostCandidateSets {
 
   constructor(
     private readonly runs: HostRuns,
-    private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; log?: (line: string) => void; secrets?: SecretStore },
+    private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; log?: (line: string) => void; secrets: SecretStore },
   ) {}
 
   /** Makes the worktrees, starts the runs, and returns; the ranking follows when all have ended (`ranking`). */
@@ -97,7 +96,7 @@ export class HostCandidateSets {
     }
     const threadIds = params.threadIds !== undefined ? [...params.threadIds] : worktrees.map(() => randomUUID());
     // A provider that forks: every candidate's sandbox made before any starts, forked from one set up with the folder (candidate-sandboxes.ts).
-    const forked = sandbox && this.options.secrets !== undefined ? await this.forkedSandboxes(params, threadIds, this.options.secrets) : undefined;
+    const forked = sandbox ? await this.forkedSandboxes(params, threadIds) : undefined;
     const models = worktrees.map((_, i) => candidateModel(params.models, i));
     const ends = threadIds.map((id) => this.endOf(id));
     const start = (made: CreatedWorktree | undefined, i: number) =>
@@ -143,12 +142,12 @@ export class HostCandidateSets {
   }
 
   /** Each candidate's own sandbox, forked from one set up with the folder where the provider forks; undefined where it does not. */
-  private async forkedSandboxes(params: StartCandidateSetParams, threadIds: readonly string[], secrets: SecretStore) {
+  private async forkedSandboxes(params: StartCandidateSetParams, threadIds: readonly string[]) {
     const { request } = params;
     try {
       return await forkedCandidateSandboxes(
         { folder: params.folder, cwd: request.cwd, sandbox: request.sandbox!, env: request.env, threadIds, nameHint: (i) => `${request.goal ?? ''} ${i + 1}` },
-        { dataDir: this.options.dataDir, db: this.options.db, secrets },
+        { dataDir: this.options.dataDir, db: this.options.db, secrets: this.options.secrets },
         (line) => this.options.log?.(`candidates: ${line}`),
       );
     } catch (err) {

@@ -36,13 +36,15 @@ export interface CandidateSandboxesRequest {
 
 /**
  * Each candidate's `--sandbox` request (`{provider, id}` of its own sandbox, in order), all made
- * before this returns; undefined when the provider does not fork (or a sandbox to reattach was
- * named), and each candidate's run makes its own. Made in part, it is all undone (the sandboxes
+ * before this returns; undefined when the provider does not fork (or for one candidate), and
+ * each candidate's run makes its own. Made in part, it is all undone (the sandboxes
  * deleted, the worktrees, branches and records removed) and a ContractError says why.
  */
 export async function forkedCandidateSandboxes(request: CandidateSandboxesRequest, context: SandboxRequestContext, say: (line: string) => void): Promise<SandboxRequest[] | undefined> {
   const count = request.threadIds.length;
-  if (request.sandbox.id !== undefined || count < 2) return undefined;
+  // One sandbox named to reattach cannot be each of several candidates' own.
+  if (request.sandbox.id !== undefined && count > 1) throw new ContractError(`--sandbox-id names one sandbox; each of ${count} candidates needs its own (leave out --sandbox-id)`, 'bad_request');
+  if (count < 2) return undefined;
   const name = requestedProvider(context.db, request.sandbox);
   if (!SANDBOX_PROVIDER_TABLE[name].capabilities.fork) return undefined;
   const location = parseFolderLocation(request.folder, request.cwd);
