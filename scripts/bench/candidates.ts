@@ -4,12 +4,23 @@
 // - the time from the command's start to the third worktree being ready (its line on stderr),
 //   beside three `git worktree add -b` of the same repository one after another;
 // - the set's wall time to its ranking beside three independent `deepdesk run --worktree --goal`
-//   of the same script started at once.
+//   of the same script started at once;
+// - for each provider that forks, through its real SDK against its local stand-in: three
+//   candidates' sandboxes ready holding the fixture, one upload and two forks (what a set does)
+//   beside three sandboxes each sent the folder (what it does where the provider cannot fork).
 
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE } from '../../src-main/core/process/sandbox-provider-table';
+import type { SandboxSpec } from '../../src-main/core/sandbox-providers/provider';
+import { openSandboxProvider } from '../../src-main/core/sandbox-providers/registry';
+import type { ProviderStandin } from '../../src-main/core/sandbox-providers/testing/standin';
+import { startDaytonaStandin } from '../../src-main/core/sandbox-providers/testing/daytona-standin';
+import { startE2bStandin } from '../../src-main/core/sandbox-providers/testing/e2b-standin';
+import { startModalStandin } from '../../src-main/core/sandbox-providers/testing/modal-standin';
+import { planUpload, uploadFolder } from '../../src-main/app/sandboxes/folder-upload';
 import { startScriptedServer, type RecordedRequest, type ScriptedServer, type ScriptStep } from '../../src-main/core/models/testing/scripted-server';
 import { errorText, formatMs, formatRatio, median } from './measure';
 import type { BenchOptions } from './options';
@@ -122,7 +133,69 @@ async function benchSet(section: Section, runs: number): Promise<void> {
   }
 }
 
+/** Three candidates' sandboxes holding the fixture: one upload and two forks, beside three uploads, on each provider that forks (its stand-in). */
+async function benchSandboxes(section: Section, runs: number): Promise<void> {
+  const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-cand-sb-'));
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-cand-sb-data-'));
+  const spec: SandboxSpec = { labels: { deepdesk: '1', worktree: 'bench' }, idleTimeoutMin: 10 };
+  try {
+    makeFixture(folder);
+    const plan = await planUpload(folder, { dataDir, env: ENV });
+    // Imported, not opened by path (testing/standins.ts), so that the bundle of the benchmarks holds them.
+    const standins: Partial<Record<string, () => Promise<ProviderStandin>>> = { daytona: startDaytonaStandin, e2b: startE2bStandin, modal: startModalStandin };
+    for (const name of SANDBOX_PROVIDER_NAMES.filter((n) => SANDBOX_PROVIDER_TABLE[n].capabilities.fork)) {
+      const start = standins[name];
+      if (start === undefined) throw new Error(`no stand-in of ${name} in the benchmarks`);
+      const standin = await start();
+      // Modal's SDK reads its server from the process's environment (once, when it loads).
+      const saved = Object.fromEntries(Object.keys(standin.env).map((k) => [k, process.env[k]]));
+      Object.assign(process.env, standin.env);
+      try {
+        const provider = await openSandboxProvider(name, { env: { ...standin.env } });
+        const forked: number[] = [];
+        const uploaded: number[] = [];
+        for (let round = 0; round < runs; round++) {
+          progress(`${name}: three sandboxes by fork and by upload (round ${round + 1} of ${runs})`);
+          let started = performance.now();
+          const setUp = await provider.create(spec);
+          await uploadFolder(setUp, folder, plan);
+          const forks = await provider.fork!(setUp.id, 2, spec);
+          forked.push(performance.now() - started);
+          started = performance.now();
+          const each = [];
+          for (let i = 0; i < 3; i++) {
+            const sb = await provider.create(spec);
+            await uploadFolder(sb, folder, plan);
+            each.push(sb);
+          }
+          uploaded.push(performance.now() - started);
+          for (const sb of [setUp, ...forks, ...each]) await provider.remove(sb.id).catch(() => undefined);
+        }
+        const f = median(forked);
+        const u = median(uploaded);
+        section.rows.push({
+          name: `three candidates' ${SANDBOX_PROVIDER_TABLE[name].label} sandboxes ready with the ${FILES}-file folder (its SDK, the local stand-in): one upload and two forks, beside three sandboxes each sent the folder`,
+          ours: formatMs(f),
+          reference: formatMs(u),
+          ratio: formatRatio(f, u),
+        });
+      } finally {
+        for (const [k, v] of Object.entries(saved)) {
+          if (v === undefined) delete process.env[k];
+          else process.env[k] = v;
+        }
+        await standin.close();
+      }
+    }
+    section.notes.push('the stand-ins copy a fork’s files on this machine and send an upload over loopback, so the fork rows show the uploads saved, not a provider’s network or its copy-on-write');
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 export async function benchCandidates(report: Report, options: BenchOptions): Promise<void> {
   const section = report.section('Issue 64 · candidates: worktrees ready and the set’s overhead');
   await benchSet(section, Math.min(options.runs, 3)).catch((err: unknown) => section.rows.push({ name: 'candidates', ours: `error: ${errorText(err)}` }));
+  await benchSandboxes(section, Math.min(options.runs, 3)).catch((err: unknown) => section.rows.push({ name: 'candidates in forked sandboxes', ours: `error: ${errorText(err)}` }));
 }

@@ -19,7 +19,9 @@ import { hostPid } from './host-harness.test-support';
 import { openDatabase } from '../core/backends/store/store';
 import { CandidateRecords } from '../app/threads/candidate-records';
 import { candidateModel, modelFlags } from './run-candidates';
+import { startStandin } from '../core/sandbox-providers/testing/standins';
 import { startDaytonaStandin } from '../core/sandbox-providers/testing/daytona-standin';
+import { SANDBOX_PROVIDER_NAMES, SANDBOX_PROVIDER_TABLE } from '../core/process/sandbox-provider-table';
 
 const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
 
@@ -251,23 +253,81 @@ describe('deepdesk run --candidates', () => {
     expect(r.code).toBe(set.ranking.some((e) => e.state === 'achieved') ? 0 : 1);
   }, 300_000);
 
-  it('with --sandbox daytona each candidate works in its own sandbox made from the same folder; the ranking is by the host’s checks there, the folder untouched', async () => {
-    const standin = await startDaytonaStandin();
+  // Where the provider forks (its row says so), one sandbox is set up with the folder — one
+  // upload — and forked for the other candidates before any runs; Deno, which cannot fork, makes
+  // each candidate's sandbox from the same folder, one upload each. Either way each candidate's
+  // change comes back to its own worktree and the person's folder is as it was.
+  it.each(SANDBOX_PROVIDER_NAMES)('with --sandbox %s each of three candidates works in its own sandbox (forked from one set up with the folder where the provider forks); each change comes back to its own worktree, the folder untouched', async (name) => {
+    const standin = await startStandin(name);
     try {
       const before = folderHash(folder);
-      scriptRoles({ 'cand-a': 'claimer', 'cand-b': 'fixer' });
-      const r = await candidates(['--json', '--sandbox', 'daytona'], { ...NO_PROVIDER_KEYS, ...standin.env }, 2);
+      scriptRoles({ 'cand-a': 'claimer', 'cand-b': 'fixer', 'cand-c': 'idle' });
+      const r = await candidates(['--json', '--sandbox', name], { ...NO_PROVIDER_KEYS, ...standin.env }, 3);
       expect(r.code, r.stderr).toBe(0);
       const set = setOf(r.stdout);
-      expect(set.ranking.map((e) => e.model)).toEqual(['openai-compatible:cand-b', 'openai-compatible:cand-a']);
-      expect(set.ranking[0]).toMatchObject({ state: 'achieved', verifyPassed: true, change: { files: 1, lines: 2 } });
-      expect(set.ranking[1]!.contradictedClaims.length).toBeGreaterThan(0);
-      // Two sandboxes, two worktrees, each candidate's change come back to its own.
-      expect(standin.boxes.size).toBe(2);
-      expect(new Set(set.ranking.map((e) => e.worktree.path)).size).toBe(2);
-      expect(readFileSync(join(set.ranking[0]!.worktree.path, 'sum.js'), 'utf8')).toContain('a + b');
-      expect(readFileSync(join(set.ranking[1]!.worktree.path, 'sum.js'), 'utf8')).toContain('a * b');
+      expect(set.ranking[0]).toMatchObject({ model: 'openai-compatible:cand-b', state: 'achieved', verifyPassed: true, change: { files: 1, lines: 2 } });
+      const byModel = new Map(set.ranking.map((e) => [e.model, e]));
+      expect(byModel.get('openai-compatible:cand-a')!.contradictedClaims.length).toBeGreaterThan(0);
+      // Three sandboxes, three worktrees, each candidate's change come back to its own.
+      expect(standin.boxes.size).toBe(3);
+      expect(new Set(set.ranking.map((e) => e.worktree.path)).size).toBe(3);
+      const sumIn = (model: string) => readFileSync(join(byModel.get(`openai-compatible:${model}`)!.worktree.path, 'sum.js'), 'utf8');
+      expect(sumIn('cand-b')).toContain('a + b');
+      expect(sumIn('cand-a')).toContain('a * b');
+      expect(sumIn('cand-c')).toContain('a - b');
+      // The folder went up once where the provider forks (to the set-up sandbox), else once to each.
+      const uploadedTo = new Set(standin.uploads);
+      if (SANDBOX_PROVIDER_TABLE[name].capabilities.fork) {
+        expect(uploadedTo.size).toBe(1);
+        expect(standin.forks).toHaveLength(2);
+        expect(new Set([...uploadedTo, ...standin.forks])).toEqual(new Set(standin.boxes.keys()));
+      } else {
+        expect(uploadedTo).toEqual(new Set(standin.boxes.keys()));
+        expect(standin.forks).toHaveLength(0);
+      }
+      // Every candidate's sandbox time is in the ledger, under its own thread (the set-up sandbox's under the first's).
+      const usage = JSON.parse((await deepdesk(['usage', '--by', 'thread', '--json', '--data-dir', dataDir])).stdout) as { sandboxes: Array<{ key: string; seconds: number }> };
+      for (const e of set.ranking) expect(usage.sandboxes.find((x) => x.key === e.threadId)?.seconds ?? 0, e.threadId).toBeGreaterThan(0);
       expect(folderHash(folder)).toBe(before);
+    } finally {
+      await standin.close();
+    }
+  }, 300_000);
+
+  it('a fork the provider refuses (over its CPU limit) starts nothing: the set-up sandbox, the forks made, the worktrees and branches all go, and the run says why', async () => {
+    // Room for two sandboxes: the set-up and one fork are made, the second fork is refused.
+    const standin = await startDaytonaStandin({ cpuLimit: 2 });
+    try {
+      const before = folderHash(folder);
+      scriptRoles({ 'cand-a': 'fixer', 'cand-b': 'fixer', 'cand-c': 'fixer' });
+      const r = await candidates(['--json', '--sandbox', 'daytona'], { ...NO_PROVIDER_KEYS, ...standin.env }, 3);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(/could not be made[^\n]*CPU limit exceeded[^\n]*Nothing was started/);
+      expect(standin.forks).toHaveLength(1);
+      expect(standin.boxes.size).toBe(0);
+      expect(server.requests).toHaveLength(0);
+      const git = (...args: string[]) => execFileSync('git', args, { cwd: folder, encoding: 'utf8' });
+      expect(git('worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+      expect(git('branch', '--list', 'deepdesk/*').trim()).toBe('');
+      expect(folderHash(folder)).toBe(before);
+    } finally {
+      await standin.close();
+    }
+  }, 300_000);
+
+  it('a sandbox the provider forks not (Daytona’s container class) is candidate 1’s, and the others make theirs from the same folder, one upload each', async () => {
+    const standin = await startDaytonaStandin({ sandboxClass: 'container' });
+    try {
+      scriptRoles({ 'cand-a': 'claimer', 'cand-b': 'fixer', 'cand-c': 'idle' });
+      const r = await candidates(['--json', '--sandbox', 'daytona'], { ...NO_PROVIDER_KEYS, ...standin.env }, 3);
+      expect(r.code, r.stderr).toBe(0);
+      const set = setOf(r.stdout);
+      expect(set.ranking[0]).toMatchObject({ model: 'openai-compatible:cand-b', state: 'achieved' });
+      expect(standin.requests.filter((q) => /^POST \/api\/sandbox\/[^/]+\/fork$/.test(q))).toHaveLength(1);
+      expect(standin.forks).toHaveLength(0);
+      expect(standin.boxes.size).toBe(3);
+      expect(new Set(standin.uploads)).toEqual(new Set(standin.boxes.keys()));
+      expect(new Set(set.ranking.map((e) => e.worktree.path)).size).toBe(3);
     } finally {
       await standin.close();
     }

@@ -15,8 +15,10 @@ import { CandidateRecords } from '../threads/candidate-records';
 import { RunRecords } from '../threads/run-records';
 import { ThreadStore } from '../threads/thread-store';
 import { UsageLedger } from '../../core/telemetry/usage-ledger';
-import type { ApprovePolicy, HostRuns, RunEnd, StartRunParams } from './runs';
+import { asHostError, type ApprovePolicy, type HostRuns, type RunEnd, type StartRunParams } from './runs';
 import { HostRequestError, type HostConnection } from './service-types';
+import { forkedCandidateSandboxes } from '../sandboxes/candidate-sandboxes';
+import type { SecretStore } from '../base/secret-store';
 
 /** Candidates a set may have at most (and at least one). */
 export const MAX_CANDIDATES = 10;
@@ -64,7 +66,7 @@ export class HostCandidateSets {
 
   constructor(
     private readonly runs: HostRuns,
-    private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; log?: (line: string) => void },
+    private readonly options: { dataDir: string; db: Database.Database; env: NodeJS.ProcessEnv; log?: (line: string) => void; secrets: SecretStore },
   ) {
     this.records = new CandidateRecords(options.db);
   }
@@ -93,6 +95,8 @@ export class HostCandidateSets {
       for (let i = 0; i < count; i++) worktrees.push(undefined);
     }
     const threadIds = params.threadIds !== undefined ? [...params.threadIds] : worktrees.map(() => randomUUID());
+    // A provider that forks: every candidate's sandbox made before any starts, forked from one set up with the folder (candidate-sandboxes.ts).
+    const forked = sandbox ? await this.forkedSandboxes(params, threadIds) : undefined;
     const models = worktrees.map((_, i) => candidateModel(params.models, i));
     // The set is stored before any candidate runs: the Agents view shows it whole from its first event.
     this.records.addSet(
@@ -106,6 +110,7 @@ export class HostCandidateSets {
           ...params.request,
           folder: made?.threadFolder ?? params.folder,
           threadId: threadIds[i]!,
+          ...(forked !== undefined ? { sandbox: forked[i] } : {}),
           ...(models[i] !== undefined ? { model: models[i] } : {}),
           candidateSet: { id: setId, index: i, count, ...(params.maxCostUsd !== undefined ? { maxCostUsd: params.maxCostUsd } : {}) },
         },
@@ -143,6 +148,20 @@ export class HostCandidateSets {
       worktrees: worktrees.map((w) => (w === undefined ? null : { name: w.name, path: w.path, branch: w.branch })),
       notStarted: started.map((s) => (s.status === 'rejected' ? (s.reason instanceof Error ? s.reason.message : String(s.reason)) : null)),
     };
+  }
+
+  /** Each candidate's own sandbox, forked from one set up with the folder where the provider forks; undefined where it does not. */
+  private async forkedSandboxes(params: StartCandidateSetParams, threadIds: readonly string[]) {
+    const { request } = params;
+    try {
+      return await forkedCandidateSandboxes(
+        { folder: params.folder, cwd: request.cwd, sandbox: request.sandbox!, env: request.env, threadIds, nameHint: (i) => `${request.goal ?? ''} ${i + 1}` },
+        { dataDir: this.options.dataDir, db: this.options.db, secrets: this.options.secrets },
+        (line) => this.options.log?.(`candidates: ${line}`),
+      );
+    } catch (err) {
+      throw asHostError(err);
+    }
   }
 
   /** The set's ranking once all its candidates have ended (waits for them); a set this host no longer runs: its kept ranking. */

@@ -102,14 +102,7 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
       sandbox = goneSandbox(record, lost.error);
     }
   } else {
-    const spec: SandboxSpec = {
-      labels: { deepdesk: '1', worktree: record.worktree },
-      ...(settings.image ? { image: settings.image } : {}),
-      ...(settings.cpu ? { cpu: settings.cpu } : {}),
-      ...(settings.memoryGiB ? { memoryGiB: settings.memoryGiB } : {}),
-      idleTimeoutMin: (settings.idleTimeoutMin ?? DEFAULT_IDLE_MINUTES) + PROVIDER_IDLE_SLACK_MIN,
-    };
-    sandbox = await provider.create(spec, options.signal);
+    sandbox = await provider.create(sandboxSpec(settings, record.worktree), options.signal);
     store.made(record.folder, sandbox.id);
     fresh = true;
   }
@@ -349,6 +342,17 @@ export async function openSandboxPlace(options: SandboxPlaceOptions): Promise<Op
         await sandbox.close().catch(() => undefined);
       }
     },
+  };
+}
+
+/** What a worktree's new sandbox is made with (Settings › Sandboxes); the provider's own idle stop comes a little after Deepdesk's. */
+export function sandboxSpec(settings: SandboxPlaceSettings, worktree: string): SandboxSpec {
+  return {
+    labels: { deepdesk: '1', worktree },
+    ...(settings.image ? { image: settings.image } : {}),
+    ...(settings.cpu ? { cpu: settings.cpu } : {}),
+    ...(settings.memoryGiB ? { memoryGiB: settings.memoryGiB } : {}),
+    idleTimeoutMin: (settings.idleTimeoutMin ?? DEFAULT_IDLE_MINUTES) + PROVIDER_IDLE_SLACK_MIN,
   };
 }
 

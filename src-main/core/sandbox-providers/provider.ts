@@ -102,6 +102,14 @@ export interface SandboxProvider {
   stop(id: string, signal?: AbortSignal): Promise<void>;
   /** Deletes Deepdesk's sandbox by id; `not_deepdesk` (and nothing done) when it is not Deepdesk's. */
   remove(id: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Only where the table's row says `fork` (providers.test.ts holds them together): `count` new
+   * running sandboxes with the files of Deepdesk's running sandbox `id` (SPEC §21: candidates
+   * fork from one set-up sandbox), each made with `spec` where the provider takes one and
+   * carrying DEEPDESK_LABEL. All or nothing: when one cannot be made, those made are deleted and
+   * the call throws. `not_deepdesk` (and nothing done) when `id` is not Deepdesk's.
+   */
+  fork?(id: string, count: number, spec: SandboxSpec, signal?: AbortSignal): Promise<ProviderSandbox[]>;
 }
 
 /** The label every sandbox Deepdesk makes carries (a Daytona label, an E2B metadata entry, a Modal tag, a Deno label). */
@@ -134,6 +142,7 @@ export type SandboxFailure =
   | 'gone' // no such sandbox (deleted, expired, or vanished mid-run)
   | 'stopped' // the sandbox is there but stopped (paused): `attach` starts it again
   | 'not_deepdesk' // the sandbox exists but Deepdesk did not make it (no DEEPDESK_LABEL): never touched
+  | 'unsupported' // the provider does not do this for this sandbox (a fork of a sandbox class that cannot fork)
   | 'timeout' // the service did not answer in time
   | 'failed'; // anything else the provider said
 

@@ -141,6 +141,15 @@ describe('THE table of sandbox providers', () => {
     }
   });
 
+  it('has an adapter fork exactly where its row says fork, and the row the adapter gives is its own', async () => {
+    for (const name of SANDBOX_PROVIDER_NAMES) {
+      const row = SANDBOX_PROVIDER_TABLE[name];
+      const provider = await SANDBOX_PROVIDER_CODE[name].open({ env: Object.fromEntries(row.keys.map((k) => [k, 'made-up'])) });
+      expect({ name, fork: typeof provider.fork === 'function' }).toEqual({ name, fork: row.capabilities.fork });
+      expect(provider.capabilities).toEqual(row.capabilities);
+    }
+  });
+
   it('has a stand-in for every provider, pointing its SDK at it only through the variables of its row', async () => {
     for (const name of SANDBOX_PROVIDER_NAMES) {
       expect(SANDBOX_PROVIDER_CODE[name].standin).toMatch(/^testing\/[\w-]+\.ts$/);

@@ -173,7 +173,44 @@ export function createDaytonaProvider(credentials: ProviderCredentials): Sandbox
         throw failure(err, id);
       }
     },
+
+    // Sandbox.fork: a copy-on-write clone of a started sandbox, with its labels, env and sizes
+    // (the spec is the source's). One at a time: the source is `forking` meanwhile and refuses
+    // another fork (and its toolbox) until it is `started` again.
+    async fork(id: string, count: number, _spec: SandboxSpec, signal?: AbortSignal): Promise<ProviderSandbox[]> {
+      const source = await untilAborted(get(id), signal);
+      const made: Sandbox[] = [];
+      const forks: ProviderSandbox[] = [];
+      try {
+        for (let i = 0; i < count; i++) {
+          const sb = await untilAborted(source.fork(undefined, START_TIMEOUT_S), signal, (late) => void late.delete().catch(() => undefined));
+          made.push(sb);
+          requireDeepdesksSandbox('daytona', sb.id, sb.labels);
+          forks.push(await open(sb));
+          await untilStarted(source, signal);
+        }
+        return forks;
+      } catch (err) {
+        await Promise.all(made.map((sb) => sb.delete().catch(() => undefined)));
+        if (signal?.aborted || err instanceof SandboxProviderError) throw err;
+        // 422: the sandbox's class cannot fork (the service forks VMs, not containers).
+        if ((err as { statusCode?: number }).statusCode === 422) throw new SandboxProviderError(`Daytona does not fork the sandbox ${providerText(id)}: ${providerText((err as Error).message ?? '')}`, 'unsupported', 'daytona');
+        throw failure(err, id);
+      }
+    },
   };
+}
+
+/** Waits until the sandbox is `started` again (after a fork), as the SDK's own waits poll. */
+async function untilStarted(sb: Sandbox, signal: AbortSignal | undefined): Promise<void> {
+  const until = Date.now() + START_TIMEOUT_S * 1000;
+  for (;;) {
+    await untilAborted(sb.refreshData(), signal);
+    if (sb.state === 'started') return;
+    if (GONE_STATES.has(sb.state ?? '')) throw goneError(sb.id);
+    if (Date.now() > until) throw new SandboxProviderError(`The Daytona sandbox ${sb.id} did not start again after a fork (it is ${providerText(sb.state ?? 'unknown')}).`, 'timeout', 'daytona');
+    await delay(100);
+  }
 }
 
 function daytonaSandbox(sb: Sandbox, workdir: string, sandboxFailure: (err: unknown) => Promise<SandboxProviderError>, stillThere: () => Promise<boolean>): ProviderSandbox {

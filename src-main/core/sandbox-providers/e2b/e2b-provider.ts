@@ -122,6 +122,23 @@ export function createE2bProvider(credentials: ProviderCredentials): SandboxProv
       const removed = await api(signal, id, ({ Sandbox }) => Sandbox.kill(id, { signal }));
       if (!removed) throw gone(id);
     },
+
+    // Sandbox.fork: the running sandbox is checkpointed in place once and `count` sandboxes boot
+    // from it, each with the source's files and metadata and its own TTL (the idle timeout, as
+    // `create` gives); each fork succeeds or fails on its own, so those made go when one failed.
+    async fork(id, count, spec, signal) {
+      await ours(signal, id);
+      const idleMs = ctx.idleMs(spec);
+      const results = await api(signal, id, ({ Sandbox }) => Sandbox.fork(id, { count, timeoutMs: idleMs, signal }));
+      const c = await ctx.client();
+      const made = results.filter((r): r is E2bSandbox => !(r instanceof Error));
+      const failed = results.find((r): r is Error => r instanceof Error);
+      if (failed !== undefined || made.length !== count) {
+        await Promise.all(made.map((sb) => sb.kill().catch(() => undefined)));
+        throw failed !== undefined ? providerError(c.sdk, failed, ctx.apiUrl) : new SandboxProviderError(`E2B made ${made.length} of the ${count} forks of sandbox ${id}.`, 'failed', 'e2b');
+      }
+      return made.map((sb) => new E2bProviderSandbox(c, sb, ctx, idleMs));
+    },
   };
 }
 

@@ -37,6 +37,18 @@ const WRAPPER = [
 
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** What a sandbox is made with: the spec's sizes and idle timeout, the longest lifetime, the workdir, Deepdesk's tag. */
+function createParams(spec: SandboxSpec): NonNullable<Parameters<ModalClient['sandboxes']['create']>[2]> {
+  return {
+    ...(spec.cpu ? { cpu: spec.cpu } : {}),
+    ...(spec.memoryGiB ? { memoryMiB: Math.round(spec.memoryGiB * 1024) } : {}),
+    ...(spec.idleTimeoutMin ? { idleTimeoutMs: Math.round(spec.idleTimeoutMin * 60) * 1000 } : {}),
+    timeoutMs: SANDBOX_LIFETIME_MS,
+    workdir: MODAL_WORKDIR,
+    tags: { ...spec.labels, deepdesk: '1' },
+  };
+}
+
 export function createModalProvider(credentials: ProviderCredentials): SandboxProvider {
   const tokenId = credential(credentials, 'MODAL_TOKEN_ID');
   const tokenSecret = credential(credentials, 'MODAL_TOKEN_SECRET');
@@ -89,17 +101,30 @@ export function createModalProvider(credentials: ProviderCredentials): SandboxPr
       call(async () => {
         const mc = await modal();
         const image = spec.image?.startsWith('im-') ? await mc.images.fromId(spec.image) : mc.images.fromRegistry(spec.image || DEFAULT_IMAGE);
-        const sb = await mc.sandboxes.create(await app(mc), image, {
-          ...(spec.cpu ? { cpu: spec.cpu } : {}),
-          ...(spec.memoryGiB ? { memoryMiB: Math.round(spec.memoryGiB * 1024) } : {}),
-          ...(spec.idleTimeoutMin ? { idleTimeoutMs: Math.round(spec.idleTimeoutMin * 60) * 1000 } : {}),
-          timeoutMs: SANDBOX_LIFETIME_MS,
-          workdir: MODAL_WORKDIR,
-          tags: { ...spec.labels, deepdesk: '1' },
-        });
+        const sb = await mc.sandboxes.create(await app(mc), image, createParams(spec));
         await sb.filesystem.makeDirectory(MODAL_WORKDIR, { createParents: true });
         return sandbox(sb);
       }, signal),
+
+    // A fork of the files, not of the processes: Sandbox.snapshotFilesystem makes an Image of the
+    // running sandbox's filesystem, and each fork is a new sandbox of that image (made with `spec`).
+    fork: (id: string, count: number, spec: SandboxSpec, signal?: AbortSignal) =>
+      call(async () => {
+        const mc = await modal();
+        const source = await running(mc, id);
+        const image = await source.snapshotFilesystem();
+        const made: Sandbox[] = [];
+        try {
+          for (let i = 0; i < count; i++) {
+            signal?.throwIfAborted();
+            made.push(await mc.sandboxes.create(await app(mc), image, createParams(spec)));
+          }
+        } catch (err) {
+          await Promise.all(made.map((sb) => sb.terminate().catch(() => undefined)));
+          throw err;
+        }
+        return made.map(sandbox);
+      }, signal, id),
 
     attach: (id: string, signal?: AbortSignal) => call(async () => sandbox(await running(await modal(), id)), signal, id),
 

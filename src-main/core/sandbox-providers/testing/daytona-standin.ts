@@ -9,6 +9,8 @@
 // session is deleted); deleting a session ends its commands' whole trees; bulk upload/download
 // are the daemon's multipart formats with per-file error parts; quota is the API's 400 "Total
 // CPU limit exceeded…", a refused key a 401, an unknown sandbox a 404.
+// `/sandbox/{id}/fork` copies the source's files into a new box; one class of sandbox for the
+// whole stand-in (options.sandboxClass), so a container class's 422 is there to be met.
 // What it cannot show: images and snapshots (every sandbox is the same box), a session's shell
 // state between its commands (each command is its own shell), SIGTERM's grace period (deleting a
 // session kills at once), users and permissions, resources, auto-stop, the events socket.
@@ -68,6 +70,10 @@ class HttpError extends Error {
 export interface DaytonaStandinOptions {
   /** false: the toolbox has no `/process/session…` routes (404), as a minimal or older daemon. */
   sessions?: boolean;
+  /** The class new sandboxes are of: a `container` one cannot fork (422), as the service says of its classes other than VMs. Default a VM. */
+  sandboxClass?: 'linux-vm' | 'container';
+  /** The account's CPU limit over its sandboxes (each has 1 unless it asks for more): past it, a create or fork is refused as over quota. Default none. */
+  cpuLimit?: number;
 }
 
 export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): Promise<ProviderStandin> {
@@ -76,6 +82,8 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
   const sandboxes = new Map<string, Record>();
   const boxes = new Map<string, LocalBox>();
   const requests: string[] = [];
+  const uploads: string[] = [];
+  const forks: string[] = [];
   let failing: 'auth' | 'quota' | null = null;
   let unfiltered = false;
   const sockets = new Set<Socket>();
@@ -193,6 +201,7 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
       transition(r, 'starting', 'started');
       return send(res, 200, dto(r));
     }
+    if (req.method === 'POST' && rest === '/fork') return send(res, 200, fork(req, r, json(body)));
     if (req.method === 'DELETE' && rest === '') {
       destroy(r, (ws) => ws.close(1000));
       return send(res, 200, { ...dto(r), state: 'destroying' });
@@ -200,8 +209,15 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
     throw new HttpError(404, apiError(req, 404, `Cannot ${req.method} ${url.pathname}`));
   }
 
+  /** Refuses a new sandbox of `cpu` CPUs when the account is out of quota or past its CPU limit. */
+  function quota(req: http.IncomingMessage, cpu: number): void {
+    const limit = options.cpuLimit ?? 10;
+    const used = [...sandboxes.values()].reduce((n, r) => n + r.cpu, 0);
+    if (failing === 'quota' || (options.cpuLimit !== undefined && used + cpu > limit)) throw new HttpError(400, apiError(req, 400, `Total CPU limit exceeded. Maximum allowed: ${limit}.\n${UPGRADE_TIER}`));
+  }
+
   function create(req: http.IncomingMessage, body: { [k: string]: unknown }): object {
-    if (failing === 'quota') throw new HttpError(400, apiError(req, 400, `Total CPU limit exceeded. Maximum allowed: 10.\n${UPGRADE_TIER}`));
+    quota(req, Number(body.cpu ?? 1));
     const id = randomUUID();
     const box = new LocalBox({ home: HOME, baseDir, id });
     const now = new Date().toISOString();
@@ -215,6 +231,35 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
     };
     sandboxes.set(id, r);
     boxes.set(id, box);
+    transition(r, 'creating', 'started');
+    return dto(r);
+  }
+
+  /**
+   * POST /sandbox/{id}/fork (the API's sandbox.service forkSandbox): a new sandbox with the
+   * source's files, labels, env and sizes, `creating` then `started`; the source is `forking`
+   * meanwhile and back to `started` after. Refused as the service refuses: a sandbox class that
+   * cannot fork (422), a source not started (400, a fork under way included), the account out of
+   * quota or past its CPU limit (400).
+   */
+  function fork(req: http.IncomingMessage, source: Record, body: { [k: string]: unknown }): object {
+    if ((options.sandboxClass ?? 'linux-vm') !== 'linux-vm') throw new HttpError(422, apiError(req, 422, 'Forking is not supported for this sandbox'));
+    if (source.state !== 'started') throw new HttpError(400, apiError(req, 400, 'Sandbox must be in started state to fork'));
+    quota(req, source.cpu);
+    const id = randomUUID();
+    const box = new LocalBox({ home: HOME, baseDir, id });
+    box.copyFilesFrom(source.box.dir);
+    const now = new Date().toISOString();
+    const r: Record = {
+      id, name: typeof body.name === 'string' ? body.name : id, box,
+      labels: { ...source.labels }, env: { ...source.env }, cpu: source.cpu, memory: source.memory, disk: source.disk,
+      snapshot: source.snapshot, buildInfo: source.buildInfo,
+      state: 'creating', autoStopInterval: source.autoStopInterval, createdAt: now, updatedAt: now, sessions: new Map(),
+    };
+    sandboxes.set(id, r);
+    boxes.set(id, box);
+    forks.push(id);
+    transition(source, 'forking', 'started');
     transition(r, 'creating', 'started');
     return dto(r);
   }
@@ -290,7 +335,10 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
       if (m === 'GET' && !s[4]) return send(res, 200, { id: c.id, command: c.command, ...(c.exitCode === undefined ? {} : { exitCode: c.exitCode }) });
       if (m === 'GET' && s[4]) return send(res, 200, demux(c.log));
     }
-    if (m === 'POST' && route === '/files/bulk-upload') return send(res, ...bulkUpload(req, box, body));
+    if (m === 'POST' && route === '/files/bulk-upload') {
+      uploads.push(id);
+      return send(res, ...bulkUpload(req, box, body));
+    }
     if (m === 'POST' && route === '/files/bulk-download') return bulkDownload(req, res, box, json(body) as { paths?: string[] });
     throw new HttpError(404, daemonError(req, 404, 'NOT_FOUND', `no route ${m} ${route}`));
   }
@@ -363,6 +411,8 @@ export async function startDaytonaStandin(options: DaytonaStandinOptions = {}): 
     env: { DAYTONA_API_URL: `${origin}/api`, DAYTONA_API_KEY: key },
     boxes,
     requests,
+    uploads,
+    forks,
     vanish(id: string): void {
       const r = sandboxes.get(id);
       if (r) destroy(r, (ws) => ws.terminate());

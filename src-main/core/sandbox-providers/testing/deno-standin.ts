@@ -110,6 +110,7 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
   const sandboxes = new Map<string, Sandbox>();
   const boxes = new Map<string, LocalBox>();
   const requests: string[] = [];
+  const uploads: string[] = [];
   let failing: 'auth' | 'quota' | null = null;
   let unfiltered = false;
   // Server-chosen stream ids: the SDK keeps inbound streams in module-global maps, so they are unique across sockets.
@@ -297,6 +298,7 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
         return null;
       },
       writeFile: async (p) => {
+        uploads.push(sb.id);
         const content = p.contentStreamId !== undefined ? await readAll(p.contentStreamId as number) : Buffer.from(p.content as Uint8Array);
         const target = inBox(p.path as string);
         const options = (p.options as { append?: boolean; create?: boolean; createNew?: boolean; mode?: number } | undefined) ?? {};
@@ -398,6 +400,9 @@ export async function startDenoStandin(): Promise<ProviderStandin> {
     env: { DENO_DEPLOY_TOKEN: TOKEN, DENO_SANDBOX_ENDPOINT: endpoint, DENO_DEPLOY_ENDPOINT: endpoint },
     boxes,
     requests,
+    uploads,
+    // Deno has no fork (a snapshot is of a volume, never of a running sandbox).
+    forks: [],
     vanish(id) {
       const sb = live(id);
       if (sb) stopSandbox(sb);

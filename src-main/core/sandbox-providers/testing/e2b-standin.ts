@@ -13,7 +13,7 @@
 // runs in its own box pid namespace (LocalBox), so a command's background children end with
 // it, where in a real sandbox they outlive it (the adapter's `kill -- -pid` of the process
 // group is sent but has nothing to reach here; tests see it in `requests`); no TLS, HTTP/2,
-// templates, networking, users, snapshots, file metadata or watchers.
+// templates, networking, users, memory snapshots (a fork copies the files only), file metadata or watchers.
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -68,6 +68,8 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
   const sandboxes = new Map<string, StandinSandbox>();
   const boxes = new Map<string, LocalBox>();
   const requests: string[] = [];
+  const uploads: string[] = [];
+  const forks: string[] = [];
   let failing: 'auth' | 'quota' | null = null;
   let unfiltered = false;
 
@@ -94,7 +96,7 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
     if (method === 'GET' && p === '/v2/sandboxes') return listSandboxes(res, url);
     let m = /^\/v2\/sandboxes\/([^/]+)\/connect$/.exec(p);
     if (method === 'POST' && m) return connectSandbox(res, found(m[1]!), parseJson(body));
-    m = /^\/sandboxes\/([^/]+)(\/pause|\/timeout)?$/.exec(p);
+    m = /^\/sandboxes\/([^/]+)(\/pause|\/timeout|\/fork)?$/.exec(p);
     if (m) {
       const sb = found(m[1]!);
       if (method === 'GET' && !m[2]) return json(res, 200, detail(sb));
@@ -107,6 +109,7 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
         pause(sb);
         return void res.writeHead(204).end();
       }
+      if (method === 'POST' && m[2] === '/fork') return forkSandbox(res, sb, parseJson(body));
       if (method === 'POST' && m[2] === '/timeout') {
         setTtl(sb, Number(parseJson(body).timeout ?? DEFAULT_TTL_S));
         return void res.writeHead(204).end();
@@ -145,6 +148,38 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
     boxes.set(id, box);
     setTtl(sb, Number(body.timeout ?? DEFAULT_TTL_S));
     json(res, 201, sandboxReply(sb));
+  }
+
+  /**
+   * POST /sandboxes/{id}/fork: `count` (1 to 100) new running sandboxes with the source's files,
+   * template and metadata, each its own TTL (`timeout`, default 15 s), in one 201 answer with an
+   * entry per fork — a sandbox, or the error that kept that one from starting (over quota: 429
+   * each). A paused source is refused whole (409), as the API's "non-201: no fork attempted".
+   */
+  function forkSandbox(res: http.ServerResponse, source: StandinSandbox, body: Record<string, unknown>): void {
+    const count = body.count === undefined ? 1 : Number(body.count);
+    if (!Number.isInteger(count) || count < 1 || count > 100) throw new HttpError(400, 'count must be between 1 and 100');
+    if (source.state !== 'running') throw new HttpError(409, `Sandbox ${source.id} is not running`);
+    const results: object[] = [];
+    for (let i = 0; i < count; i++) {
+      if (failing === 'quota') {
+        results.push({ error: { code: 429, message: 'you have reached the maximum number of concurrent E2B sandboxes (20). If you need more, please contact us at https://e2b.dev/docs/getting-help' } });
+        continue;
+      }
+      const id = 'i' + randomBytes(10).toString('hex');
+      const box = new LocalBox({ home: HOME, baseDir, id });
+      box.copyFilesFrom(source.box.dir);
+      const sb: StandinSandbox = {
+        id, box, templateID: source.templateID, metadata: { ...source.metadata }, envVars: { ...source.envVars },
+        token: randomBytes(16).toString('hex'), state: 'running', autoPause: source.autoPause, startedAt: new Date(), endAt: new Date(), procs: new Map(),
+      };
+      sandboxes.set(id, sb);
+      boxes.set(id, box);
+      forks.push(id);
+      setTtl(sb, Number(body.timeout ?? 15));
+      results.push({ sandbox: sandboxReply(sb) });
+    }
+    json(res, 201, results);
   }
 
   function connectSandbox(res: http.ServerResponse, sb: StandinSandbox, body: Record<string, unknown>): void {
@@ -223,6 +258,7 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
       case 'GET /files':
         return readFile(res, sb, filePath(url));
       case 'POST /files':
+        uploads.push(sb.id);
         return void writeFiles(req, res, sb, url, body).catch((err: unknown) => json(res, fileStatus(err), { code: fileStatus(err), message: errorText(err) }));
       case 'POST /process.Process/Start':
         return startProcess(req, res, sb, body);
@@ -348,6 +384,8 @@ export async function startE2bStandin(): Promise<ProviderStandin> {
     env: { E2B_API_KEY: API_KEY, E2B_API_URL: url, E2B_SANDBOX_URL: url },
     boxes,
     requests,
+    uploads,
+    forks,
     vanish(id) {
       const sb = sandboxes.get(id);
       if (sb) removeSandbox(sb);

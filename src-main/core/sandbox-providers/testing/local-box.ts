@@ -270,6 +270,27 @@ export class LocalBox {
     for (const p of this.live) p.kill();
   }
 
+  /**
+   * The files of the box whose folder is `from` (another box's `dir`, or a copy saved by
+   * `saveFiles`) become this box's: a provider's fork or filesystem snapshot, as far as files go
+   * (modes and symlinks kept; sockets and fifos, which no snapshot carries, left out).
+   */
+  copyFilesFrom(from: string): void {
+    this.alive();
+    for (const mount of this.mounts) {
+      const part = path.basename(mount.host);
+      fs.rmSync(mount.host, { recursive: true, force: true });
+      fs.cpSync(path.join(from, part), mount.host, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, filter: (src) => copyable(src) });
+    }
+  }
+
+  /** Copies the box's files to `to` on this machine (a snapshot `copyFilesFrom(to)` restores). */
+  saveFiles(to: string): void {
+    this.alive();
+    fs.mkdirSync(to, { recursive: true });
+    for (const mount of this.mounts) fs.cpSync(mount.host, path.join(to, path.basename(mount.host)), { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, filter: (src) => copyable(src) });
+  }
+
   /** Ends every command and removes the box's files. */
   destroy(): void {
     this.stopAll();
@@ -280,6 +301,11 @@ export class LocalBox {
   private alive(): void {
     if (this.destroyed) throw new BoxFileFailure('file_not_found', 'the sandbox is gone');
   }
+}
+
+function copyable(src: string): boolean {
+  const st = fs.lstatSync(src, { throwIfNoEntry: false });
+  return st !== undefined && (st.isFile() || st.isDirectory() || st.isSymbolicLink());
 }
 
 function fileFailure(err: unknown, abs: string): Error {

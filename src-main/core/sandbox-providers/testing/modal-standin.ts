@@ -10,7 +10,9 @@
 // ReadFile, MakeDirectory). Every exec is its own box process here (its own pid namespace), so
 // one exec cannot see or signal another's processes, which a real container allows. What it cannot show: images (any tag gives the same box: the host's
 // /usr, read-only outside /root and /tmp, no network), root's powers, a command's stdin
-// streamed while it runs (LocalBox gives it EOF at once), idle timeouts, snapshots, Modal's
+// streamed while it runs (LocalBox gives it EOF at once), idle timeouts, memory snapshots (a
+// filesystem snapshot, TaskSnapshotFilesystem, saves the box's files as an image new sandboxes
+// start with), Modal's
 // exact error texts (the codes are real: UNAUTHENTICATED, RESOURCE_EXHAUSTED, NOT_FOUND), and
 // whether the real service also ends background children at `timeout_secs`.
 
@@ -119,6 +121,10 @@ export async function startModalStandin(): Promise<ProviderStandin> {
   const apps = new Map<string, string>();
   const images = new Set<string>();
   const requests: string[] = [];
+  const uploads: string[] = [];
+  const forks: string[] = [];
+  /** Filesystem snapshots by image id: the saved files new sandboxes of that image start with. */
+  const snapshots = new Map<string, string>();
   let failing: 'auth' | 'quota' | null = null;
   let unfiltered = false;
   let port = 0;
@@ -200,6 +206,7 @@ export async function startModalStandin(): Promise<ProviderStandin> {
     const [op, args] = Object.entries(command)[0] ?? [];
     const target = args?.path ?? '';
     const box = e.sandbox.box;
+    if (op === 'WriteFile') uploads.push(e.sandbox.id);
     if (op === 'WriteFile') e.onStdinClosed = () => attempt(() => box.writeFile(target, Buffer.concat(e.stdin)));
     else if (op === 'ReadFile') setImmediate(() => attempt(() => e.out.push(box.readFile(target))));
     else if (op === 'MakeDirectory') setImmediate(() => attempt(() => box.makeDir(target)));
@@ -232,9 +239,17 @@ export async function startModalStandin(): Promise<ProviderStandin> {
     },
     sandboxCreateV2: (req) => {
       if (failing === 'quota') throw new ServerError(Status.RESOURCE_EXHAUSTED, 'Workspace has reached its limit of concurrent sandboxes');
-      const r = req as { appId: string; definition?: { workdir?: string; timeoutSecs?: number }; tags: Tag[]; secretSources: Array<{ env?: { contents: Record<string, string> } }> };
+      const r = req as { appId: string; definition?: { workdir?: string; timeoutSecs?: number; imageId?: string }; tags: Tag[]; secretSources: Array<{ env?: { contents: Record<string, string> } }> };
+      const imageId = r.definition?.imageId ?? '';
+      if (imageId !== '' && !images.has(imageId)) throw notFound(`Image ${imageId} not found`);
       const id = `sb-v2-${Date.now().toString(36)}${++serial}`;
       const box = new LocalBox({ home: HOME, baseDir, id: id.replace(/[^a-z0-9-]/gi, '') });
+      // An image of a filesystem snapshot: the sandbox starts with the files it saved.
+      const saved = snapshots.get(imageId);
+      if (saved !== undefined) {
+        box.copyFilesFrom(saved);
+        forks.push(id);
+      }
       const workdir = r.definition?.workdir ?? '/';
       if (workdir !== '/') box.makeDir(workdir);
       const s: StandinSandbox = {
@@ -290,6 +305,16 @@ export async function startModalStandin(): Promise<ProviderStandin> {
   // ---- the sandbox's command router ----
   type ExecStart = { taskId: string; execId: string; commandArgs: string[]; stdoutConfig: number; stderrConfig: number; timeoutSecs?: number; workdir?: string; env: Record<string, string>; secretSources: Array<{ env?: { contents: Record<string, string> } }> };
   const commandRouter: Record<string, Handler> = {
+    // Sandbox.snapshotFilesystem: the running sandbox's files saved as a new image (one that has finished is refused, FAILED_PRECONDITION).
+    taskSnapshotFilesystem: (req) => {
+      const sandbox = running((req as { taskId: string }).taskId);
+      const imageId = `im-${++serial}`;
+      const dir = path.join(baseDir, `snapshot-${imageId}`);
+      sandbox.box.saveFiles(dir);
+      images.add(imageId);
+      snapshots.set(imageId, dir);
+      return { imageId };
+    },
     taskExecStart: (req) => {
       const r = req as ExecStart;
       const sandbox = running(r.taskId);
@@ -447,6 +472,8 @@ export async function startModalStandin(): Promise<ProviderStandin> {
     },
     boxes,
     requests,
+    uploads,
+    forks,
     vanish(id) {
       const s = sandboxes.get(id);
       if (s) end(s, 'vanished');

@@ -12,6 +12,10 @@ export interface ProviderStandin {
   boxes: ReadonlyMap<string, LocalBox>;
   /** Every request as `METHOD path` (or the RPC's name), oldest first: what the SDK sent. */
   requests: string[];
+  /** The sandbox id of every file-writing request, oldest first: how many uploads went where. */
+  uploads: string[];
+  /** The id of every sandbox made as a copy of another (a fork, or a sandbox of a filesystem snapshot). */
+  forks: string[];
   /** The sandbox is gone at once, as if the provider deleted it: running commands end, every later call says so. */
   vanish(id: string): void;
   /** From now on the service refuses the key ('auth') or says the account is out of quota ('quota'); null: answers again. */
