@@ -424,6 +424,23 @@ export class ThreadStore {
   }
 
   /** Drops what is kept of a thread between saves (it was unloaded); the next load reads it again. */
+  /**
+   * The thread as `load` reads it but without its messages (nor its files): each message is
+   * handed to `each` as it is parsed, in order, none kept here (an answer made from every
+   * message of a long thread). Undefined when there is no such thread.
+   */
+  readEach(id: string, each: (message: ChatMessage) => void): ThreadState | undefined {
+    const row = this.stmts.get.get(id);
+    if (row === undefined) return undefined;
+    const state = rowState(row);
+    // All rows at once (a statement's iterator costs more per row than the rows' text held a moment).
+    for (const r of this.stmts.messages.all(id)) {
+      const message = safeJson(r.message_json) as ChatMessage | undefined;
+      if (message && typeof message === 'object' && 'role' in message) each(message);
+    }
+    return state;
+  }
+
   forget(id: string): void {
     this.saved.delete(id);
     this.savedFiles.delete(id);
