@@ -144,23 +144,12 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
     });
     /** `reuse`: the run went to its end, and its session may serve the folder's next run. */
     const closeAll = async (reuse = false) => {
-      let clean = reuse;
-      try {
-        await threads.dispose();
-      } catch (err) {
-        clean = false;
-        throw err;
-      } finally {
-        try {
-          // The agent's process tree ends with the run (cancel, then the tree).
-          await external?.close();
-        } catch (err) {
-          clean = false;
-          throw err;
-        } finally {
-          await release(clean);
-        }
-      }
+      const failures: unknown[] = [];
+      await threads.dispose().catch((err: unknown) => failures.push(err));
+      // The agent's process tree ends with the run (cancel, then the tree).
+      await Promise.resolve(external?.close()).catch((err: unknown) => failures.push(err));
+      await release(reuse && failures.length === 0);
+      if (failures.length > 0) throw failures[0];
     };
     try {
       if (stored === undefined) store.save(newThreadState(threadId), { folder: place.text });

@@ -12,7 +12,8 @@
 // - the hooks' problems are read again (the rest of the folder's configuration is live);
 // - a session that told the person anything while opening or idle (a file it could not read)
 //   is never kept: the next run opens its own and tells it again, as it always did.
-// Kept: one idle session per key, the most recent few, each closed after a while unused.
+// Kept: one idle session per key, the most recent few, each closed after a while unused or
+// after many runs (closing a session collects its checkpoints' garbage, as it did per run).
 
 import type { FolderSession } from './folder-session';
 
@@ -25,6 +26,8 @@ export interface KeptSession {
   refresh(): void;
   /** Where the session's notices go now (the current run's, or nowhere while idle). */
   route: NoticeRoute;
+  /** Runs it served (counted by the pool). */
+  uses?: number;
 }
 
 /** The session's lines for the person go to the run using it; one said while idle spoils it. */
@@ -53,6 +56,8 @@ export interface SessionPoolOptions {
   maxIdle?: number;
   /** An idle session is closed after this. */
   idleMs?: number;
+  /** A session is closed after serving this many runs (closing collects the checkpoints' garbage). */
+  maxUses?: number;
 }
 
 export class FolderSessionPool {
@@ -61,10 +66,12 @@ export class FolderSessionPool {
   private closed = false;
   private readonly maxIdle: number;
   private readonly idleMs: number;
+  private readonly maxUses: number;
 
   constructor(options: SessionPoolOptions = {}) {
     this.maxIdle = options.maxIdle ?? 4;
     this.idleMs = options.idleMs ?? 60_000;
+    this.maxUses = options.maxUses ?? 100;
   }
 
   /** The idle session kept under `key` when it is still what a fresh open would make; else undefined (a stale one is closed). */
@@ -73,7 +80,7 @@ export class FolderSessionPool {
     if (found === undefined) return undefined;
     this.idle.delete(key);
     clearTimeout(found.timer);
-    let fresh = false;
+    let fresh: boolean;
     try {
       fresh = !found.kept.route.spoken && found.kept.stillFresh();
       if (fresh) found.kept.refresh();
@@ -90,7 +97,8 @@ export class FolderSessionPool {
   /** A run is done with its session: kept for the next one of `key` when it may be, else closed. */
   give(key: string, kept: KeptSession): void {
     kept.route.to(undefined);
-    if (this.closed || kept.route.spoken || this.idle.has(key)) {
+    kept.uses = (kept.uses ?? 0) + 1;
+    if (this.closed || kept.route.spoken || this.idle.has(key) || kept.uses >= this.maxUses) {
       this.retire(kept);
       return;
     }
