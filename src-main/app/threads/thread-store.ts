@@ -626,7 +626,7 @@ interface RowShape {
 
 /** The thread row's state, without messages (a row that does not parse gives a new thread's). */
 /** Message rows read at once by readEach. */
-const READ_PAGE = 256;
+const READ_PAGE = 2048;
 
 function rowState(row: RowShape): ThreadState {
   const state = newThreadState(row.id);
