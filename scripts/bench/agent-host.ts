@@ -88,10 +88,35 @@ function preHostBuild(): string | undefined {
   }
 }
 
-export async function benchAgentHost(report: Report, options: BenchOptions): Promise<void> {
+/** A data folder holding `count` threads of the folder (a few messages each), as a person's after months. */
+function dataWithThreads(folder: string, count: number): string {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-threads-'));
+  const db = openDatabase(path.join(dataDir, 'deepdesk.db'));
+  try {
+    const store = new ThreadStore(db);
+    const messages = threadMessages(4);
+    db.transaction(() => {
+      for (let i = 0; i < count; i++) {
+        const state = newThreadState(`bench-thread-${i}`);
+        state.messages = messages;
+        store.save(state, { folder, title: `thread ${i}` });
+      }
+    })();
+  } finally {
+    db.close();
+  }
+  return dataDir;
+}
+
+const MANY_THREADS = 10_000;
+
+/** `only: 'warm-run'`: issue 66's warm run beside its floors, and nothing else of the suite. */
+export async function benchAgentHost(report: Report, options: BenchOptions, scope: { only?: 'warm-run' } = {}): Promise<void> {
   const section = report.section('Issue 39 · the agent host');
   const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-'));
   const warmData = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-host-data-'));
+  // The warm run's time must not grow with the threads the data folder holds.
+  const manyData = dataWithThreads(folder, MANY_THREADS);
   const colds: string[] = [];
   /** A data folder of its own for one timed run (removed at the end). */
   const freshDataDir = (kind: string): string => {
@@ -105,14 +130,13 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
   // A cold host would wait 30 s for a client before it stops; these stop at once.
   const env = { DEEPDESK_HOST_IDLE_SECONDS: '0.5' };
   try {
-    progress('deepdesk run "hi": host cold, warm, and the build before the host');
-    const old = preHostBuild();
+    const onlyWarm = scope.only === 'warm-run';
+    progress(onlyWarm ? 'deepdesk run "hi": host warm, beside its floors' : 'deepdesk run "hi": host cold, warm, and the build before the host');
+    const old = onlyWarm ? undefined : preHostBuild();
     const contenders: Parameters<typeof timeInterleaved>[0] = {
-      cold: {
-        before: answer,
-        run: () => deepdesk(bin, flags(freshDataDir('cold')), env),
-      },
+      ...(onlyWarm ? {} : { cold: { before: answer, run: () => deepdesk(bin, flags(freshDataDir('cold')), env) } }),
       warm: { before: answer, run: () => deepdesk(bin, flags(warmData), {}) },
+      warmMany: { before: answer, run: () => deepdesk(bin, flags(manyData), {}) },
       // Issue 66's floors: a Node that does nothing, and the command that loads only the CLI.
       node: { run: () => nodeNothing() },
       version: { run: () => deepdesk(bin, ['--version'], {}) },
@@ -139,7 +163,21 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
         target: `≤ ${WARM_RUN_TARGET_MS} ms`,
         result: verdict(ms <= WARM_RUN_TARGET_MS),
       });
-    }
+      const many = results.warmMany!;
+      if (many.error !== undefined) section.rows.push({ name: `deepdesk run "hi", host warm, ${MANY_THREADS.toLocaleString('en-US')} threads`, ours: 'failed', result: many.error });
+      else {
+        const manyMs = median(many.times);
+        section.rows.push({
+          name: `the same with ${MANY_THREADS.toLocaleString('en-US')} threads in the data folder, beside one (issue 66: independent of the number of threads)`,
+          ours: formatMs(manyMs),
+          floor: `${formatMs(ms)} one thread`,
+          ratio: formatRatio(manyMs, ms),
+          target: '≤ 1.2×',
+          result: verdict(manyMs <= 1.2 * ms),
+        });
+      }
+    } else if (warm.error !== undefined) section.rows.push({ name: 'deepdesk run "hi", host warm', ours: 'failed', result: warm.error });
+    if (onlyWarm) return;
     for (const name of ['cold', 'warm'] as const) {
       const r = results[name]!;
       if (r.error !== undefined) {
@@ -248,6 +286,6 @@ export async function benchAgentHost(report: Report, options: BenchOptions): Pro
   } finally {
     await server.close();
     // The warm host stops once its data folder is gone.
-    for (const dir of [folder, warmData, ...colds]) rmSync(dir, { recursive: true, force: true });
+    for (const dir of [folder, warmData, manyData, ...colds]) rmSync(dir, { recursive: true, force: true });
   }
 }

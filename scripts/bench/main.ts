@@ -107,10 +107,12 @@ async function main(): Promise<number> {
   if (options.suites.has('shared-memories')) await guarded('Issue 22 · shared memories', () => benchSharedMemories(report, options, dataDir));
   if (options.suites.has('usage')) await guarded('Issue 41 · usage and telemetry', () => benchUsageTelemetry(report, options));
   if (options.suites.has('host')) await guarded('Issue 39 · the agent host', () => benchAgentHost(report, options));
+  else if (options.suites.has('warm-run')) await guarded('Issue 39 · the agent host', () => benchAgentHost(report, options, { only: 'warm-run' }));
   if (options.suites.has('worktrees')) await guarded('Issue 40 · worktrees', () => benchWorktrees(report, options));
   if (options.suites.has('parallel')) await guarded('Issue 40 · threads at the same time', () => benchParallel(report, options, repo));
   if (options.suites.has('budget')) await guarded('Issue 55 · context budget', () => benchRequestBudget(report, options));
   if (options.suites.has('protocol')) await guarded('Issue 54 · the Agent Protocol', () => benchProtocol(report, options));
+  else if (options.suites.has('get-state')) await guarded('Issue 54 · the Agent Protocol', () => benchProtocol(report, options, { only: 'get-state' }));
   if (options.suites.has('sandboxes')) await guarded('Issue 53 · sandbox providers', () => benchSandboxes(report, options));
   if (options.suites.has('goals')) await guarded('Issue 63 · goals', () => benchGoals(report, options));
   if (options.suites.has('agents')) await guarded('Issue 65 · other agents', () => benchAcpAgents(report, options));

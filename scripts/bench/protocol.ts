@@ -70,7 +70,8 @@ async function firstTokens(ways: Record<string, () => Promise<number>>, runs: nu
   return times;
 }
 
-export async function benchProtocol(report: Report, options: BenchOptions): Promise<void> {
+/** `only: 'get-state'`: issue 66's getState beside its floor (and the window's threads.get), not the first tokens. */
+export async function benchProtocol(report: Report, options: BenchOptions, scope: { only?: 'get-state' } = {}): Promise<void> {
   const section = report.section('Issue 54 · the Agent Protocol');
   const folder = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-protocol-'));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'deepdesk-bench-protocol-data-'));
@@ -135,11 +136,13 @@ export async function benchProtocol(report: Report, options: BenchOptions): Prom
       if (first === undefined) throw new Error('the run streamed no text');
       return first;
     };
-    const tokens = await firstTokens({ protocol: overProtocol, socket: overSocket }, Math.max(5, options.runs));
-    const protocolMs = median(tokens.protocol!);
-    const socketMs = median(tokens.socket!);
-    section.rows.push({ name: 'first token over the local socket (runs.start → first text event, as `deepdesk run` sees it)', ours: formatMs(socketMs) });
-    section.rows.push({ name: 'first token over the Agent Protocol (SDK runs.stream, messages-tuple → first messages event)', ours: formatMs(protocolMs), ratio: formatRatio(protocolMs, socketMs) });
+    if (scope.only !== 'get-state') {
+      const tokens = await firstTokens({ protocol: overProtocol, socket: overSocket }, Math.max(5, options.runs));
+      const protocolMs = median(tokens.protocol!);
+      const socketMs = median(tokens.socket!);
+      section.rows.push({ name: 'first token over the local socket (runs.start → first text event, as `deepdesk run` sees it)', ours: formatMs(socketMs) });
+      section.rows.push({ name: 'first token over the Agent Protocol (SDK runs.stream, messages-tuple → first messages event)', ours: formatMs(protocolMs), ratio: formatRatio(protocolMs, socketMs) });
+    }
 
     progress(`getState of a ${STATE_MESSAGES.toLocaleString('en-US')}-message thread over the protocol, and a window's threads.get of it`);
     const window = await HostWindow.open({

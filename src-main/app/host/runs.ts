@@ -15,6 +15,7 @@ import { AGENT_STATE_WORDS, ContractError, type DisplayItem } from '../contract'
 import type { ApprovalPreview } from '../approvals/approval-preview';
 import { agentStateOf } from '../session/agent-board';
 import { startHeadlessRun, type HeadlessRun, type HeadlessRunRequest } from '../session/headless-run';
+import { FolderSessionPool } from '../session/session-pool';
 import { ApprovalService } from '../approvals/approval-service';
 import { CheckpointStore } from '../../core/checkpoints/store';
 import { deleteThread } from '../threads/delete-thread';
@@ -163,6 +164,8 @@ export class HostRuns {
   private readonly threads: ThreadStore;
   private readonly approvals: ApprovalService;
   private readonly candidates: CandidateRecords;
+  /** Folder sessions kept warm between runs (session-pool.ts). */
+  private readonly sessions = new FolderSessionPool();
   /** Whether a thread works (or waits for the person) outside these runs: in a window's app, an editor's session. */
   private elsewhere: (threadId: string) => Promise<boolean> = () => Promise.resolve(false);
 
@@ -232,7 +235,7 @@ export class HostRuns {
     try {
       const { candidateSet, ...request } = params.request;
       const sharedBudget = candidateSet !== undefined ? this.setBudget(candidateSet) : undefined;
-      run.run = await startHeadlessRun({ ...request, threadId, ...(sharedBudget !== undefined ? { sharedBudget } : {}) }, this.options, {
+      run.run = await startHeadlessRun({ ...request, threadId, ...(sharedBudget !== undefined ? { sharedBudget } : {}) }, { ...this.options, sessions: this.sessions }, {
         say: (line) => {
           run.says.push(line);
           this.tell(run, 'run.say', { threadId, line });
@@ -424,6 +427,7 @@ export class HostRuns {
     const going = [...this.live.values()].filter((run) => run.end === undefined && run.run !== undefined);
     await Promise.all(going.map((run) => run.run!.stop()));
     await Promise.all(going.map((run) => run.run!.result.catch(() => undefined)));
+    await this.sessions.close();
   }
 
   private event(run: LiveRun, event: AgentEvent): void {

@@ -264,7 +264,7 @@ function latestThreadOf(db: Database.Database, place: PlaceRequest): string | nu
 }
 
 /** The person's folder a worktree (or sandbox) folder was made from, when `folder` is one. */
-function projectOfWorktree(db: Database.Database, folder: string): string | undefined {
+export function projectOfWorktree(db: Database.Database, folder: string): string | undefined {
   let real = folder;
   try {
     real = realpathSync(folder);

@@ -5,6 +5,8 @@
 // approvals go to the broker the host gives it (the attached terminal, or a fixed policy).
 
 import { randomUUID } from 'node:crypto';
+import { realpathSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { RunResult } from '../../core/agent/loop';
 import type { RunBudget } from '../../core/agent/budget';
@@ -28,7 +30,10 @@ import { goalDraftSchema, type Goal, type GoalDraft } from '../../core/goals/goa
 import type { ThreadService } from './thread-service';
 import { givenDraft } from '../../core/goals/draft';
 import { overSettingsFlags, type GivenSessionFlags } from '../base/session-flags';
-import { openFolderSession, type FolderSession } from './folder-session';
+import { openFolderSession, projectOfWorktree, type FolderSession } from './folder-session';
+import { NoticeRoute, type FolderSessionPool, type KeptSession } from './session-pool';
+import { SandboxStore } from '../sandboxes/sandbox-store';
+import { langsmithConfig } from '../../core/telemetry/langsmith';
 import { placeContained } from './session-place';
 import { runsInText } from '../contract/sandboxes';
 import { sandboxWorkFolder } from '../sandboxes/sandbox-request';
@@ -94,6 +99,8 @@ export interface HeadlessRunContext {
   version: string;
   /** The data folder's keys (Settings' model keys, MCP sign-ins). */
   secrets: SecretStore;
+  /** The host's warm sessions (session-pool.ts); absent: a run opens its folder's session and closes it. */
+  sessions?: FolderSessionPool;
 }
 
 /**
@@ -105,8 +112,9 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
   const { db } = context;
   const { request, abandon } = await inSandboxFolder(given, context, io.say);
   let session: FolderSession;
+  let release: (reuse: boolean) => Promise<void>;
   try {
-    session = await openRunSession(request, context, io.say);
+    ({ session, release } = await runSession(request, context, io.say));
   } catch (err) {
     // A sandbox that could not start leaves no worktree, branch or record made for it.
     await abandon?.();
@@ -134,17 +142,14 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         if (e.kind === 'thread-event') io.emit(e.event);
       },
     });
-    const closeAll = async () => {
-      try {
-        await threads.dispose();
-      } finally {
-        try {
-          // The agent's process tree ends with the run (cancel, then the tree).
-          await external?.close();
-        } finally {
-          await session.close();
-        }
-      }
+    /** `reuse`: the run went to its end, and its session may serve the folder's next run. */
+    const closeAll = async (reuse = false) => {
+      const failures: unknown[] = [];
+      await threads.dispose().catch((err: unknown) => failures.push(err));
+      // The agent's process tree ends with the run (cancel, then the tree).
+      await Promise.resolve(external?.close()).catch((err: unknown) => failures.push(err));
+      await release(reuse && failures.length === 0);
+      if (failures.length > 0) throw failures[0];
     };
     try {
       if (stored === undefined) store.save(newThreadState(threadId), { folder: place.text });
@@ -160,7 +165,16 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
       const input = await personInput(request.prompt.trim() === '' && goal !== undefined ? goalPrompt(goal) : request.prompt, inputSources(session));
       const result = threads
         .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.turn ? { turn: input.turn } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
-        .finally(closeAll);
+        .then(
+          async (result) => {
+            await closeAll(true);
+            return result;
+          },
+          async (err: unknown) => {
+            await closeAll();
+            throw err;
+          },
+        );
       return {
         threadId,
         folder: place.text,
@@ -174,7 +188,7 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
       throw err;
     }
   } catch (err) {
-    await session.close();
+    await release(false);
     throw err;
   }
 }
@@ -266,6 +280,93 @@ async function inSandboxFolder(request: HeadlessRunRequest, context: HeadlessRun
   if (request.sandbox === undefined) return { request };
   const made = await sandboxWorkFolder({ folder: request.folder, cwd: request.cwd, sandbox: request.sandbox, env: request.env, nameHint: request.prompt }, context, say);
   return { request: { ...request, folder: made.folder }, abandon: made.abandon };
+}
+
+/**
+ * The run's folder session: the host's warm one for this folder and these flags when it is
+ * still what opening it now would make (session-pool.ts), else one opened now. `release`
+ * gives it back for the next run (`reuse`: the run ended cleanly) or closes it.
+ */
+async function runSession(request: HeadlessRunRequest, context: HeadlessRunContext, say: (line: string) => void): Promise<{ session: FolderSession; release: (reuse: boolean) => Promise<void> }> {
+  const pool = context.sessions;
+  const key = pool !== undefined ? warmKey(request) : undefined;
+  if (pool === undefined || key === undefined) {
+    const session = await openRunSession(request, context, say);
+    return { session, release: () => session.close() };
+  }
+  let kept = pool.take(key);
+  if (kept === undefined) {
+    const route = new NoticeRoute();
+    route.to(say);
+    const session = await openRunSession(request, context, (line) => route.say(line));
+    kept = keptSession(session, route, request, context);
+  } else kept.route.to(say);
+  const taken = kept;
+  return {
+    session: taken.session,
+    release: async (reuse) => {
+      taken.route.to(undefined);
+      if (!reuse || taken.session.place.provider !== undefined || taken.session.place.localPath === undefined) return taken.session.close();
+      try {
+        // What closing would have sent: the ledger's last rows, the exporters' spans.
+        await taken.session.audit.flush();
+      } catch {
+        return taken.session.close();
+      }
+      pool.give(key, taken);
+    },
+  };
+}
+
+/** The data folder's files a session reads when it opens (their stores then follow them live): a change to one, and a kept session is opened again. */
+const SESSION_FILES = ['settings.json', 'trust.json', 'folder-modes.json', 'extensions.json', 'mcp-folders.json', 'mcp.json'];
+
+/**
+ * What a warm session of this run is kept under: the run's place, flags, mode and environment;
+ * undefined for a run whose session is not kept (a remote folder, a provider's sandbox,
+ * `--trust`'s grants of the folder as it is now, LangSmith's git facts read once).
+ */
+function warmKey(request: HeadlessRunRequest): string | undefined {
+  if (request.sandbox !== undefined || request.trust === true || langsmithConfig(request.env) !== undefined) return undefined;
+  const place = parseFolderLocation(request.folder, request.cwd);
+  if (place.kind !== 'local') return undefined;
+  const env = Object.entries(request.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([place, overSettingsFlags(request), parseMountFlags(request.mounts ?? [], request.cwd), request.mcpConfig ?? [], request.mode, request.cwd, env]);
+}
+
+/** A session opened for a run, with what decides whether the next run may have it. */
+function keptSession(session: FolderSession, route: NoticeRoute, request: HeadlessRunRequest, context: HeadlessRunContext): KeptSession {
+  const { dataDir, db } = context;
+  const place = parseFolderLocation(request.folder, request.cwd);
+  const files = () => SESSION_FILES.map((name) => fileKey(join(dataDir, name))).join('|');
+  const opened = { files: files(), project: localProject(db, session) };
+  return {
+    session,
+    route,
+    stillFresh: () =>
+      place.kind === 'local' &&
+      session.place.localPath !== undefined &&
+      realpathSync(place.path) === session.place.localPath &&
+      new SandboxStore(db).get(session.place.localPath) === undefined &&
+      files() === opened.files &&
+      localProject(db, session) === opened.project,
+    // The hooks' problems are read when the session opens; the rest of the folder's configuration at every use.
+    refresh: () => session.extensions.extensions.reload(),
+  };
+}
+
+function localProject(db: Database.Database, session: FolderSession): string | undefined {
+  return session.place.localPath !== undefined ? projectOfWorktree(db, session.place.localPath) : undefined;
+}
+
+/** A file as it is on disk now (identity, size, times), or that it is missing. */
+function fileKey(path: string): string {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return 'missing';
+  }
 }
 
 /** The run's folder, opened with its flags. */

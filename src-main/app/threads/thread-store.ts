@@ -230,6 +230,7 @@ export class ThreadStore {
       get: db.prepare<[string], RowShape>('SELECT * FROM threads WHERE id = ?'),
       idsFrom: db.prepare<[string, number], { id: string }>('SELECT id FROM threads WHERE id >= ? ORDER BY id LIMIT ?'),
       messages: db.prepare<[string], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? ORDER BY seq'),
+      messagesFrom: db.prepare<[string, number, number], { seq: number; message_json: string }>('SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
       messageRange: db.prepare<[string, number, number], { seq: number; message_json: string }>(
         'SELECT seq, message_json FROM thread_messages WHERE thread_id = ? AND seq >= ? AND seq < ? ORDER BY seq',
       ),
@@ -424,6 +425,29 @@ export class ThreadStore {
   }
 
   /** Drops what is kept of a thread between saves (it was unloaded); the next load reads it again. */
+  /**
+   * The thread as `load` reads it but without its messages (nor its files): each message is
+   * handed to `each` as it is parsed, in order, none kept here (an answer made from every
+   * message of a long thread). Undefined when there is no such thread.
+   */
+  readEach(id: string, each: (message: ChatMessage) => void): ThreadState | undefined {
+    const row = this.stmts.get.get(id);
+    if (row === undefined) return undefined;
+    const state = rowState(row);
+    // A page of rows at a time: each page's text is let go before the next is read (a
+    // statement's iterator costs more per row; all the rows at once are held, and collected, old).
+    for (let from = 0; ; ) {
+      const rows = this.stmts.messagesFrom.all(id, from, READ_PAGE);
+      for (const r of rows) {
+        const message = safeJson(r.message_json) as ChatMessage | undefined;
+        if (message && typeof message === 'object' && 'role' in message) each(message);
+      }
+      if (rows.length < READ_PAGE) break;
+      from = rows[rows.length - 1]!.seq + 1;
+    }
+    return state;
+  }
+
   forget(id: string): void {
     this.saved.delete(id);
     this.savedFiles.delete(id);
@@ -601,6 +625,9 @@ interface RowShape {
 }
 
 /** The thread row's state, without messages (a row that does not parse gives a new thread's). */
+/** Message rows read at once by readEach. */
+const READ_PAGE = 2048;
+
 function rowState(row: RowShape): ThreadState {
   const state = newThreadState(row.id);
   const parsed = rowStateSchema.safeParse(safeJson(row.state_json));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonChunks } from './json-chunks';
+import { jsonArrayPieces, JsonArrayText, jsonChunks } from './json-chunks';
 
 const joined = (value: unknown): string => [...jsonChunks(value)].join('');
 
@@ -25,5 +25,15 @@ describe('jsonChunks', () => {
   it('writes a long array a batch of members at a time', () => {
     const pieces = [...jsonChunks({ messages: Array.from({ length: 1000 }, (_, i) => ({ i })) })];
     expect(pieces.length).toBeGreaterThan(10);
+  });
+
+  it('writes an array given as its JSON text as it is: the same text JSON.stringify writes of the array', () => {
+    const members = Array.from({ length: 150 }, (_, i) => (i % 9 === 0 ? undefined : { i, s: `"m${i}"\u2028`, nested: [i, null] }));
+    for (const list of [members, members.slice(0, 1), []]) {
+      const value = { values: { messages: new JsonArrayText(jsonArrayPieces(list)), todos: [] }, next: [] };
+      const expected = JSON.stringify({ values: { messages: list, todos: [] }, next: [] });
+      expect(joined(value)).toBe(expected);
+      expect(JSON.stringify(value)).toBe(expected);
+    }
   });
 });

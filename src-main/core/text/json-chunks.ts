@@ -9,7 +9,39 @@ const LONG_ARRAY = 64;
 /** Members of a long array stringified together. */
 const ARRAY_BATCH = 64;
 
+/**
+ * An array already written as JSON: `pieces` are its members' text (JSON.stringify's), each
+ * piece one member or several joined by commas, without the brackets. jsonChunks writes it
+ * as it is; JSON.stringify (toJSON) writes the same text, parsed back.
+ */
+export class JsonArrayText {
+  constructor(readonly pieces: readonly string[]) {}
+
+  /** Written as the array it stands for (slow: parsed back), so any writer agrees with jsonChunks. */
+  toJSON(): unknown[] {
+    return JSON.parse(`[${this.pieces.join(',')}]`) as unknown[];
+  }
+}
+
+/** The members' text of `members` as JsonArrayText pieces: a batch of them at a time. */
+export function jsonArrayPieces(members: readonly unknown[]): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < members.length; i += ARRAY_BATCH) pieces.push(JSON.stringify(members.slice(i, i + ARRAY_BATCH)).slice(1, -1));
+  return pieces;
+}
+
 export function* jsonChunks(value: unknown): Generator<string> {
+  if (value instanceof JsonArrayText) {
+    yield '[';
+    let first = true;
+    for (const piece of value.pieces) {
+      if (piece === '') continue;
+      yield first ? piece : `,${piece}`;
+      first = false;
+    }
+    yield ']';
+    return;
+  }
   if (Array.isArray(value) && value.length > LONG_ARRAY) {
     // A batch of members at a time: JSON.stringify is fastest on one call, and a batch's text
     // is the array's own between its brackets (a missing member is null in both).

@@ -280,7 +280,8 @@ async function sendJson(res: ServerResponse, status: number, body: unknown, head
       res.writeHead(status, { ...headers, 'content-type': 'application/json' });
       started = true;
     }
-    if (!res.destroyed && !res.write(text)) await drained(res);
+    // Encoded once here: a string would be measured, then encoded, by the chunked writer.
+    if (!res.destroyed && !res.write(Buffer.from(text))) await drained(res);
   };
   for (const piece of jsonChunks(body ?? null)) {
     if (piece.length < JSON_PIECE_CHARS) {

@@ -2,7 +2,8 @@
 // dicts the reference server's `values` carry (a LangChain message's toDict() data plus its
 // type), and a run's input `messages` back into the prompt a Deepdesk run takes.
 
-import { isNote } from '../../../core/agent/notes';
+import { isNote, isPersonMessage } from '../../../core/agent/notes';
+import { jsonArrayPieces, JsonArrayText } from '../../../core/text/json-chunks';
 import type { ChatMessage, ContentPart } from '../../../core/models/types';
 import { attachmentsSchema, type AttachmentInput } from '../../contract/attachments';
 import { ProtocolHttpError } from './http';
@@ -57,6 +58,43 @@ export function toLangChainMessages(threadId: string, messages: readonly ChatMes
   for (let i = from; i < to; i++) out.push(toLangChainMessage(messages[i]!, messageId(threadId, i)));
   return out;
 }
+
+/**
+ * A thread's messages as LangChain dicts written as JSON text as they are read, a batch at a
+ * time (a long thread's state is never held as objects, issue 66): the text is exactly
+ * JSON.stringify(toLangChainMessages(threadId, messages)). Also the message counts at which
+ * the thread's turns end (thread-state.ts's turnEnds).
+ */
+export class LangChainMessagesText {
+  private readonly pieces: string[] = [];
+  private batch: LangChainMessage[] = [];
+  private readonly turnEnds: number[] = [];
+  private count = 0;
+
+  constructor(private readonly threadId: string) {}
+
+  add(message: ChatMessage): void {
+    const index = this.count++;
+    if (index >= 1 && isPersonMessage(message)) this.turnEnds.push(index);
+    this.batch.push(toLangChainMessage(message, messageId(this.threadId, index)));
+    if (this.batch.length >= TEXT_BATCH) this.flush();
+  }
+
+  /** The messages' JSON, how many there are, and where their turns end (the last: their count). */
+  finish(): { json: JsonArrayText; count: number; ends: number[] } {
+    this.flush();
+    return { json: new JsonArrayText(this.pieces), count: this.count, ends: this.count > 0 ? [...this.turnEnds, this.count] : [] };
+  }
+
+  private flush(): void {
+    if (this.batch.length === 0) return;
+    this.pieces.push(...jsonArrayPieces(this.batch));
+    this.batch = [];
+  }
+}
+
+/** Messages converted and written together (then let go). */
+const TEXT_BATCH = 64;
 
 export function toLangChainMessage(message: ChatMessage, id: string): LangChainMessage {
   const base = { id, additional_kwargs: {}, response_metadata: {} };

@@ -10,6 +10,7 @@ import type { Todo } from '../../../core/agent/types';
 import type { ChatMessage } from '../../../core/models/types';
 import { DEEPDESK_GRAPH_ID, type ProtocolInterrupt, type ProtocolThreadStatus } from './context';
 import { toLangChainMessages, type LangChainMessage } from './messages';
+import { JsonArrayText } from '../../../core/text/json-chunks';
 import type { ThreadMetadata } from './protocol-threads';
 
 /** Where a paused run waits, as Deep Agents' human-in-the-loop middleware names its node. */
@@ -142,6 +143,15 @@ export function threadStates(view: ThreadView, options: { atMost?: number; limit
   return states;
 }
 
+/**
+ * The same state as latestState, its messages given as their JSON text (messages.ts's
+ * LangChainMessagesText, read one at a time from the store): `view` carries no messages.
+ */
+export function latestStateOfText(view: ThreadView, messages: { json: JsonArrayText; count: number; ends: readonly number[] }): ProtocolThreadState {
+  if (messages.count === 0) return { ...emptyState(), values: { messages: [], todos: [...(view.todos ?? [])] } };
+  return stateAt(view, messages.json, messages.ends, messages.ends.length - 1);
+}
+
 /** The thread's newest state (the reference's empty state for a thread that has not run). */
 export function latestState(view: ThreadView): ProtocolThreadState {
   return threadStates(view, { limit: 1 })[0] ?? (view.messages === undefined ? emptyState() : { ...emptyState(), values: { messages: [], todos: [...(view.todos ?? [])] } });
@@ -151,13 +161,17 @@ function goalOf(view: ThreadView): { goal?: GoalJson } {
   return view.goal !== undefined ? { goal: view.goal } : {};
 }
 
-function stateAt(view: ThreadView, messages: readonly LangChainMessage[], ends: readonly number[], k: number): ProtocolThreadState {
+/** `messages`: the thread's, or the JSON text of all of them (for its newest state only). */
+function stateAt(view: ThreadView, all: readonly LangChainMessage[] | JsonArrayText, ends: readonly number[], k: number): ProtocolThreadState {
   const count = ends[k]!;
   const newest = k === ends.length - 1;
+  if (all instanceof JsonArrayText && !newest) throw new Error('the JSON text of the messages stands for the newest state only');
+  // The text is written by jsonChunks as it is (JSON.stringify parses it back): the same JSON as the messages.
+  const messages = all instanceof JsonArrayText ? (all as unknown as LangChainMessage[]) : all.slice(0, count);
   const interrupts = newest ? view.interrupts : [];
   const checkpoint = (n: number): ProtocolCheckpoint => ({ thread_id: view.threadId, checkpoint_ns: '', checkpoint_id: checkpointId(view.threadId, n), checkpoint_map: null });
   return {
-    values: newest ? { messages: messages.slice(0, count), todos: [...(view.todos ?? [])], ...goalOf(view) } : { messages: messages.slice(0, count) },
+    values: newest ? { messages, todos: [...(view.todos ?? [])], ...goalOf(view) } : { messages },
     next: interrupts.length > 0 ? [INTERRUPT_NODE] : [],
     tasks:
       interrupts.length > 0

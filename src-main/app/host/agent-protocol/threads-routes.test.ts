@@ -192,6 +192,36 @@ describe('the Agent Protocol /threads routes', () => {
     expect((await client.threads.search({ metadata: { deepdesk_folder: '/work/project' } })).map((t) => t.thread_id)).toEqual([state.id]);
   });
 
+  it("answers getState byte for byte as the thread's newest state, its messages written as they are read (issue 66)", async () => {
+    const state = newThreadState('0190a1b2-0000-7000-8000-0000000000ee');
+    // More than a batch of messages, of every kind: notes, media, calls that did not parse, failed tools, text JSON must escape.
+    for (let i = 0; i < 50; i++) {
+      state.messages.push(...turn(i));
+      if (i % 7 === 0) state.messages.push({ role: 'user', content: `restored ${i}`, note: { id: `note-${i}`, kind: 'restore', display: 'Restored' } });
+      if (i % 11 === 0) state.messages.push({ role: 'user', content: [{ type: 'text', text: 'see "this"\n\u2028 é 😀 \ud800' }, { type: 'image', mimeType: 'image/png', data: 'aGk=', name: 'a.png' }, { type: 'file', mimeType: 'audio/wav', data: 'aGk=', name: 'b.wav' }] });
+      if (i % 13 === 0) {
+        state.messages.push({ role: 'assistant', content: '', toolCalls: [{ id: `bad-${i}`, name: 'ls', args: {}, argsText: '{"path":', parseError: 'Unexpected end of JSON input' }] });
+        state.messages.push({ role: 'tool', toolCallId: `bad-${i}`, toolName: 'ls', content: 'failed', isError: true });
+      }
+    }
+    state.todos = [{ content: 'write "it"', status: 'in_progress' }];
+    store.save(state, { folder: '/work/project', title: 'Every kind' });
+    activity.pending.set(state.id, [{ id: 'int-2', value: { action_requests: [{ name: 'ls', args: { path: '/' } }] } }]);
+    try {
+      const headers = { 'x-api-key': h.key };
+      const text = await (await fetch(`${server.url}/threads/${state.id}/state`, { headers })).text();
+      // The newest state of the history is made from the thread loaded whole, as objects.
+      const [newest] = (await (await fetch(`${server.url}/threads/${state.id}/history?limit=1`, { headers })).json()) as unknown[];
+      expect(text).toBe(JSON.stringify(newest));
+      const parsed = JSON.parse(text) as { values: { messages: Array<{ id: string; type: string }> } };
+      expect(parsed.values.messages).toHaveLength(state.messages.length);
+      expect(parsed.values.messages.at(-1)!.id).toBe(`${state.id}:${state.messages.length - 1}`);
+      expect(new Set(parsed.values.messages.map((m) => m.type))).toEqual(new Set(['human', 'ai', 'tool', 'system']));
+    } finally {
+      activity.pending.delete(state.id);
+    }
+  });
+
   it('shows a pending approval as an interrupt of the thread and a task of its state', async () => {
     const state = newThreadState('0190a1b2-0000-7000-8000-0000000000bb');
     state.messages.push(...turn(1).slice(0, 2));

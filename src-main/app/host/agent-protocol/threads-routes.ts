@@ -11,7 +11,8 @@ import { assistantIdOf } from './assistants-routes';
 import { DEEPDESK_GRAPH_ID, type ProtocolContext, type ThreadActivity } from './context';
 import { json, ProtocolHttpError, type ProtocolReply, type Route } from './http';
 import { ProtocolThreadRecords, type ProtocolThreadRecord, type ThreadMetadata } from './protocol-threads';
-import { checkpointCount, latestState, threadJson, threadStates, type ThreadView } from './thread-state';
+import { checkpointCount, latestState, latestStateOfText, threadJson, threadStates, type ProtocolThreadState, type ThreadView } from './thread-state';
+import { LangChainMessagesText } from './messages';
 import { contains, parseBody, uuidParam } from './validate';
 
 const metadataSchema = z.record(z.string(), z.unknown());
@@ -85,6 +86,17 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
     return { ...view, messages: state.messages, todos: state.todos, ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}) };
   }
 
+  /**
+   * The thread's newest state (getState: every message, as LangGraph clients expect), its
+   * messages converted and written as JSON as they are read (a long thread is never held as objects).
+   */
+  function newestState(view: ThreadView): ProtocolThreadState {
+    const text = new LangChainMessagesText(view.threadId);
+    const state = store.readEach(view.threadId, (message) => text.add(message));
+    if (state === undefined) return latestState(view);
+    return latestStateOfText({ ...view, todos: state.todos, ...(state.goal !== undefined ? { goal: goalJson(state.goal) } : {}) }, text.finish());
+  }
+
   function require(threadId: string): ThreadView {
     const view = shallow(threadId);
     if (view === undefined) throw notFound(threadId);
@@ -131,8 +143,8 @@ export function threadRoutes(context: ProtocolContext, activity: ThreadActivity)
   }
 
   function stateAt(threadId: string, checkpoint: string | undefined): ProtocolReply {
+    if (checkpoint === undefined) return json(newestState(require(threadId)));
     const view = full(require(threadId));
-    if (checkpoint === undefined) return json(latestState(view));
     const count = checkpointCount(threadId, checkpoint);
     const state = count === undefined ? undefined : threadStates(view, { atMost: count, limit: 1 })[0];
     if (state === undefined || state.checkpoint?.checkpoint_id !== checkpoint) throw new ProtocolHttpError(404, `No checkpoint ${checkpoint} in thread ${threadId}`);
