@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join } from 'node:path';
 
@@ -36,8 +36,8 @@ function computeBuildId(): string {
   return digest === '' ? version : `${version}+${digest}`;
 }
 
-/** sha256 over the bundle's .js files (out/main and its chunks/), by relative path and content. */
-export function bundleDigest(file: string): string {
+/** The bundle's .js files (out/main and its chunks/), by relative path in a stable order; [] when `file` is not one of them. */
+function bundleFiles(file: string): { root: string; files: string[] } {
   let root = dirname(file);
   if (basename(root) === 'chunks') root = dirname(root);
   const files: string[] = [];
@@ -48,12 +48,47 @@ export function bundleDigest(file: string): string {
     }
   };
   walk(root, '');
-  if (!files.includes(basename(file)) && !files.includes(`chunks/${basename(file)}`)) return '';
+  if (!files.includes(basename(file)) && !files.includes(`chunks/${basename(file)}`)) return { root, files: [] };
+  return { root, files };
+}
+
+/** Where a bundle keeps its digest with the files' identities it was taken of (out/main/.bundle-digest). */
+const DIGEST_FILE = '.bundle-digest';
+
+/**
+ * sha256 over the bundle's .js files (out/main and its chunks/), by relative path and content.
+ * Hashing the whole bundle costs every command 5–50 ms, so the digest is kept beside it with
+ * each file's size, change time and inode: while every file is still the one hashed, that digest
+ * is the answer; any file added, removed or rewritten, and it is taken again (and kept, where
+ * the bundle's folder is writable).
+ */
+export function bundleDigest(file: string): string {
+  const { root, files } = bundleFiles(file);
+  if (files.length === 0) return '';
+  const identity = files.map((name) => {
+    const st = statSync(join(root, name), { bigint: true });
+    return `${name}\0${st.size}\0${st.ctimeNs}\0${st.mtimeNs}\0${st.ino}`;
+  }).join('\n');
+  const keptAt = join(root, DIGEST_FILE);
+  try {
+    const [digest, ...kept] = readFileSync(keptAt, 'utf8').split('\n');
+    if (digest !== undefined && /^[0-9a-f]{16}$/.test(digest) && kept.join('\n') === identity) return digest;
+  } catch {
+    // Not kept yet.
+  }
   const hash = createHash('sha256');
   for (const name of files) {
     hash.update(`${name}\0`);
     hash.update(readFileSync(join(root, name)));
     hash.update('\0');
   }
-  return hash.digest('hex').slice(0, 16);
+  const digest = hash.digest('hex').slice(0, 16);
+  try {
+    const temp = `${keptAt}.${process.pid}`;
+    writeFileSync(temp, `${digest}\n${identity}`);
+    renameSync(temp, keptAt);
+  } catch {
+    // A bundle installed read-only: hashed on each start, as before.
+  }
+  return digest;
 }
