@@ -125,9 +125,8 @@ export async function downloadToDisk(sandbox: ProviderSandbox, files: readonly W
     for (const rel of await downloadPieces(rest, destOf, stage, exec, sandbox, signal)) whole.add(rel);
     return whole;
   } finally {
-    // Housekeeping, not a check: what came down is already on this disk and checked from there,
-    // so the step does not wait for it (a failure leaves a folder in the sandbox's /tmp).
-    void exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
+    // Waited for: a step's calls are done when it is (the sandbox may be stopped right after).
+    await exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
   }
 }
 
