@@ -106,6 +106,10 @@ export async function benchSandboxes(report: Report, options: BenchOptions): Pro
       target: `≤ ${READ_RATIO}× (one round trip)`,
       result: verdict(ms('read backend') <= READ_RATIO * ms('read sdk')),
     });
+    // What no checked read can go under: the script that resolves and checks the path runs through the adapter's execute.
+    section.notes.push(
+      `sandboxes: a read_file runs one script in the sandbox (the path resolved inside the workdir, links followed; a regular file; its size and times) while a path read before downloads meanwhile; the adapter’s execute of \`true\` alone is ${formatMs(ms('execute sdk'))} here, ${formatRatio(ms('execute sdk'), ms('read sdk'))} the download`,
+    );
     section.rows.push({ name: 'execute `true`: ProviderBackend (ratio vs the adapter’s execute alone)', ours: formatMs(ms('execute backend')), reference: `${formatMs(ms('execute sdk'))} execute`, ratio: formatRatio(ms('execute backend'), ms('execute sdk')), target: '—' });
 
     // Upload of a 2,000-file folder, each run into a sandbox of its own.

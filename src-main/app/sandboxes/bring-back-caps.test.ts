@@ -15,8 +15,8 @@ import { formatBlockedLine, type BlockedItem } from '../../core/sandbox/blocked'
 import { resolvePolicy } from '../../core/sandbox/policy';
 import { folderSandboxPolicy } from '../../core/sandbox/protected-entry-files';
 import { planUpload, uploadFolder, type Manifest } from './folder-upload';
-import { bringBack } from './bring-back';
-import { BRING_BACK_FILE_SETTING, BRING_BACK_STEP_SETTING } from './bring-back-download';
+import { bringBack, scanSandbox } from './bring-back';
+import { BRING_BACK_FILE_SETTING, BRING_BACK_STEP_SETTING, downloadToDisk } from './bring-back-download';
 import { posixCksumFile } from './posix-cksum';
 
 const cleanup: Array<() => void> = [];
@@ -108,6 +108,58 @@ describe('what comes back streams to disk', () => {
     expect(peakLive).toBeLessThan(60 * MB);
     expect(peakRss - before.rss).toBeLessThan(60 * MB);
   }, 120_000);
+});
+
+describe('small files come back many to a download', () => {
+  it('cuts a batch at the listed sizes: what changed since the listing (grown, shrunk, a link to a device) makes no download longer and does not come back; the rest does', async () => {
+    const { sandbox: inner } = await started();
+    const names = ['a', 'c', 'd', 'e', 'b'].map((n) => `f/${n}.txt`);
+    const made = await inner.execute(`mkdir f && ${names.map((n, i) => `seq ${100 * (i + 1)} > ${n}`).join(' && ')}`, { timeoutMs: 30_000 });
+    expect(made.exitCode).toBe(0);
+    const listed = await scanSandbox(inner, ['./f']);
+    const wanted = names.map((rel) => ({ rel, ...listed.files.get(rel)! }));
+    const total = wanted.reduce((n, f) => n + f.size, 0);
+    const change = await inner.execute('echo more >> f/b.txt && rm f/c.txt && ln -s /dev/zero f/c.txt && seq 3 > f/d.txt', { timeoutMs: 30_000 });
+    expect(change.exitCode).toBe(0);
+    const downloads: number[][] = [];
+    const sandbox: ProviderSandbox = {
+      ...inner,
+      execute: (c, o) => inner.execute(c, o),
+      upload: (f, sig) => inner.upload(f, sig),
+      close: () => inner.close(),
+      download: async (paths, signal) => {
+        const got = await inner.download(paths, signal);
+        downloads.push(got.map((d) => d.content?.length ?? 0));
+        return got;
+      },
+    };
+    const dest = fs.mkdtempSync(path.join(os.tmpdir(), 'dd-dest-'));
+    cleanup.push(() => fs.rmSync(dest, { recursive: true, force: true }));
+    const destOf = (rel: string): string => {
+      fs.mkdirSync(path.dirname(path.join(dest, rel)), { recursive: true });
+      return path.join(dest, rel);
+    };
+    const got = await downloadToDisk(sandbox, wanted, destOf);
+    // The unchanged ones, the one after the changes included (it came again by itself).
+    expect([...got].sort()).toEqual(['f/a.txt', 'f/e.txt']);
+    for (const f of wanted) {
+      const there = fs.existsSync(path.join(dest, f.rel));
+      expect(there).toBe(got.has(f.rel));
+      if (there) expect(posixCksumFile(path.join(dest, f.rel))).toEqual({ crc: f.crc, size: f.size });
+    }
+    // The batch: one file, never longer than the listed sizes and a byte, whatever /dev/zero gives.
+    expect(downloads[0]).toHaveLength(1);
+    expect(downloads[0]![0]).toBeLessThanOrEqual(total + 1);
+    // Unchanged, 40 files come in one download.
+    downloads.length = 0;
+    const many = Array.from({ length: 40 }, (_, i) => `g/${i}.txt`);
+    expect((await inner.execute(`mkdir g && for i in $(seq 0 39); do seq $i > g/$i.txt; done`, { timeoutMs: 30_000 })).exitCode).toBe(0);
+    const again = await scanSandbox(inner, ['./g']);
+    const back = await downloadToDisk(sandbox, many.map((rel) => ({ rel, ...again.files.get(rel)! })), destOf);
+    expect(back.size).toBe(40);
+    expect(downloads).toHaveLength(1);
+    expect(fs.readFileSync(path.join(dest, 'g/39.txt'), 'utf8')).toBe(Array.from({ length: 39 }, (_, i) => `${i + 1}\n`).join(''));
+  }, 60_000);
 });
 
 let canMount = process.getuid?.() === 0;

@@ -11,14 +11,18 @@
 // base64 through a command's output is what §18 rules out. So a piece is first copied in the
 // sandbox with `dd` (`bs=PIECE_BYTES skip=i count=1`: never more than a piece, whatever the file
 // became since it was listed) into a staging folder of Deepdesk's, and the staged pieces come
-// down through the provider's file API, a batch of at most BATCH_BYTES at a time.
+// down through the provider's file API, a batch of at most BATCH_BYTES at a time. Files of one
+// piece (most of a change) are staged many to a file instead — their `cat`, cut by `head -c` at
+// the sum of their listed sizes and one byte, so nothing a file became makes it longer — and cut
+// here at the listed sizes: a process pair per batch, where a `dd` per file costs milliseconds
+// each in a sandbox. What does not match its listing there comes again piece by piece.
 
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { ProviderSandbox } from '../../core/sandbox-providers/provider';
 import { shQuote } from '../../core/text/shell-quote';
 import { formatBytes } from './folder-upload';
-import { posixCksumFile } from './posix-cksum';
+import { posixCksum, posixCksumFile } from './posix-cksum';
 
 export interface BringBackLimits {
   /** A file the sandbox lists larger than this is not brought back (default 50 MiB). */
@@ -99,12 +103,101 @@ interface Piece {
   length: number;
 }
 
+/** Most bytes of quoted paths in one staging script (a command is one argument: 128 KiB on Linux). */
+const SCRIPT_PATH_BYTES = 64 * 1024;
+
 /**
- * Downloads `files` (as the sandbox listed them, relative to its workdir) to `destOf(rel)` in
- * pieces; resolves to the files that arrived whole and match their listed size and cksum (the
- * others are removed: looked at again next time).
+ * Downloads `files` (as the sandbox listed them, relative to its workdir) to `destOf(rel)`;
+ * resolves to the files that arrived whole and match their listed size and cksum (the others
+ * are removed: looked at again next time). Files of one piece come first, many to a staged
+ * file (`cat` of them cut by `head -c` at their listed sizes' sum and one byte: one process
+ * pair and one download for a batch, where a `dd` per file costs milliseconds each), cut here
+ * at the listed sizes; those that do not match (one of them changed since the listing shifts
+ * the ones after it) and the larger files come piece by piece, a `dd` each.
  */
 export async function downloadToDisk(sandbox: ProviderSandbox, files: readonly WantedFile[], destOf: (rel: string) => string, signal?: AbortSignal): Promise<Set<string>> {
+  const stage = `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`;
+  const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, ...(signal ? { signal } : {}) });
+  try {
+    const small = files.filter((f) => f.size <= PIECE_BYTES);
+    const whole = small.length > 1 ? await downloadJoined(small, destOf, stage, exec, sandbox, signal) : new Set<string>();
+    const rest = files.filter((f) => !whole.has(f.rel));
+    for (const rel of await downloadPieces(rest, destOf, stage, exec, sandbox, signal)) whole.add(rel);
+    return whole;
+  } finally {
+    // Waited for: a step's calls are done when it is (the sandbox may be stopped right after).
+    await exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
+  }
+}
+
+type Exec = (script: string) => ReturnType<ProviderSandbox['execute']>;
+
+const STAGE_DIR = `rm -rf -- "$S" && mkdir -m 700 -- "$S" || exit 97`;
+
+async function staged(exec: Exec, script: string[]): Promise<void> {
+  const r = await exec(script.join('\n'));
+  if (r.exitCode !== 0) throw new Error(`could not stage the changed files in the sandbox: ${r.output.trim().split('\n').pop() ?? `exit ${r.exitCode}`}`);
+}
+
+/** Kept when the file at `dest` has the listed size and cksum; else removed. */
+function keepIfListed(file: WantedFile, dest: string): boolean {
+  const sum = posixCksumFile(dest);
+  if (sum && sum.size === file.size && sum.crc === file.crc) return true;
+  fs.rmSync(dest, { force: true });
+  return false;
+}
+
+/**
+ * Files of one piece each, in batches of at most BATCH_BYTES: each batch staged as one file, the
+ * `cat` of its files cut at their listed sizes' sum plus one byte (a file that grew, or became a
+ * link to anything, never makes it longer), downloaded one batch at a time and cut here at the
+ * listed sizes. The files that match their listing.
+ */
+async function downloadJoined(files: readonly WantedFile[], destOf: (rel: string) => string, stage: string, exec: Exec, sandbox: ProviderSandbox, signal?: AbortSignal): Promise<Set<string>> {
+  const batches: WantedFile[][] = [];
+  let batch: WantedFile[] = [];
+  let bytes = 0;
+  let pathBytes = 0;
+  for (const f of files) {
+    const quoted = shQuote(`./${f.rel}`).length + 1;
+    if (batch.length > 0 && (bytes + f.size > BATCH_BYTES || batch.length >= BATCH_PIECES || pathBytes + quoted > SCRIPT_PATH_BYTES)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+      pathBytes = 0;
+    }
+    batch.push(f);
+    bytes += f.size;
+    pathBytes += quoted;
+  }
+  if (batch.length > 0) batches.push(batch);
+  const whole = new Set<string>();
+  for (const [k, group] of batches.entries()) {
+    const total = group.reduce((sum, f) => sum + f.size, 0);
+    await staged(exec, [`S=${shQuote(stage)}`, STAGE_DIR, `cat -- ${group.map((f) => shQuote(`./${f.rel}`)).join(' ')} 2>/dev/null | head -c ${total + 1} > "$S/${k}"`]);
+    const [got] = await sandbox.download([`${stage}/${k}`], signal);
+    const joined = got?.content;
+    if (joined === undefined) continue;
+    let at = 0;
+    for (const f of group) {
+      // Short of this file's listed bytes: it and the rest changed since the listing.
+      if (at + f.size > joined.length) break;
+      const bytes = joined.subarray(at, at + f.size);
+      at += f.size;
+      if (posixCksum(bytes) !== f.crc) continue;
+      fs.writeFileSync(destOf(f.rel), bytes, { mode: 0o600 });
+      whole.add(f.rel);
+    }
+  }
+  return whole;
+}
+
+/**
+ * Downloads `files` piece by piece: each piece staged by `dd` (never more than PIECE_BYTES,
+ * whatever the file is now), at most BATCH_BYTES of pieces per download. The files that match
+ * their listing.
+ */
+async function downloadPieces(files: readonly WantedFile[], destOf: (rel: string) => string, stage: string, exec: Exec, sandbox: ProviderSandbox, signal?: AbortSignal): Promise<Set<string>> {
   const pieces: Piece[] = [];
   for (const file of files) {
     const count = Math.max(1, Math.ceil(file.size / PIECE_BYTES));
@@ -112,57 +205,48 @@ export async function downloadToDisk(sandbox: ProviderSandbox, files: readonly W
   }
   const bad = new Set<string>();
   const started = new Set<string>();
-  const stage = `/tmp/deepdesk-back-${randomBytes(12).toString('hex')}`;
-  const exec = (script: string) => sandbox.execute(script, { cwd: sandbox.workdir, timeoutMs: 300_000, ...(signal ? { signal } : {}) });
-  try {
-    for (let i = 0; i < pieces.length; ) {
-      const batch: Piece[] = [];
-      let bytes = 0;
-      while (i < pieces.length && batch.length < BATCH_PIECES && (batch.length === 0 || bytes + pieces[i]!.length <= BATCH_BYTES)) {
-        bytes += pieces[i]!.length;
-        batch.push(pieces[i++]!);
+  for (let i = 0; i < pieces.length; ) {
+    const batch: Piece[] = [];
+    let bytes = 0;
+    while (i < pieces.length && batch.length < BATCH_PIECES && (batch.length === 0 || bytes + pieces[i]!.length <= BATCH_BYTES)) {
+      bytes += pieces[i]!.length;
+      batch.push(pieces[i++]!);
+    }
+    const todo = batch.filter((p) => !bad.has(p.file.rel));
+    if (todo.length === 0) continue;
+    // Staged by `dd`: a piece is never more than PIECE_BYTES, whatever the file is now.
+    await staged(exec, [
+      `S=${shQuote(stage)}`,
+      STAGE_DIR,
+      ...todo.map((p, k) => `dd ${shQuote(`if=./${p.file.rel}`)} of="$S/${k}" bs=${PIECE_BYTES} skip=${p.index} count=1 2>/dev/null || : > "$S/${k}"`),
+    ]);
+    const got = await sandbox.download(todo.map((_, k) => `${stage}/${k}`), signal);
+    for (let k = 0; k < todo.length; k++) {
+      const p = todo[k]!;
+      const d = got[k];
+      const rel = p.file.rel;
+      if (bad.has(rel)) continue;
+      // Gone, or not the piece the listing promised: the file changed since; looked at again next time.
+      if (!d || d.content === undefined || d.content.length !== p.length) {
+        bad.add(rel);
+        continue;
       }
-      const todo = batch.filter((p) => !bad.has(p.file.rel));
-      if (todo.length === 0) continue;
-      // Staged by `dd`: a piece is never more than PIECE_BYTES, whatever the file is now.
-      const script = [
-        `S=${shQuote(stage)}`,
-        `rm -rf -- "$S" && mkdir -m 700 -- "$S" || exit 97`,
-        ...todo.map((p, k) => `dd ${shQuote(`if=./${p.file.rel}`)} of="$S/${k}" bs=${PIECE_BYTES} skip=${p.index} count=1 2>/dev/null || : > "$S/${k}"`),
-      ].join('\n');
-      const staged = await exec(script);
-      if (staged.exitCode !== 0) throw new Error(`could not stage the changed files in the sandbox: ${staged.output.trim().split('\n').pop() ?? `exit ${staged.exitCode}`}`);
-      const got = await sandbox.download(todo.map((_, k) => `${stage}/${k}`), signal);
-      for (let k = 0; k < todo.length; k++) {
-        const p = todo[k]!;
-        const d = got[k];
-        const rel = p.file.rel;
-        if (bad.has(rel)) continue;
-        // Gone, or not the piece the listing promised: the file changed since; looked at again next time.
-        if (!d || d.content === undefined || d.content.length !== p.length) {
-          bad.add(rel);
-          continue;
-        }
-        const dest = destOf(rel);
-        const fd = fs.openSync(dest, started.has(rel) ? 'r+' : 'w', 0o600);
-        started.add(rel);
-        try {
-          fs.writeSync(fd, d.content, 0, d.content.length, p.index * PIECE_BYTES);
-        } finally {
-          fs.closeSync(fd);
-        }
+      const dest = destOf(rel);
+      const fd = fs.openSync(dest, started.has(rel) ? 'r+' : 'w', 0o600);
+      started.add(rel);
+      try {
+        fs.writeSync(fd, d.content, 0, d.content.length, p.index * PIECE_BYTES);
+      } finally {
+        fs.closeSync(fd);
       }
     }
-  } finally {
-    await exec(`rm -rf -- ${shQuote(stage)}`).catch(() => undefined);
   }
   const whole = new Set<string>();
   for (const file of files) {
     if (!started.has(file.rel)) continue;
     const dest = destOf(file.rel);
-    const sum = bad.has(file.rel) ? undefined : posixCksumFile(dest);
-    if (sum && sum.size === file.size && sum.crc === file.crc) whole.add(file.rel);
-    else fs.rmSync(dest, { force: true });
+    if (bad.has(file.rel)) fs.rmSync(dest, { force: true });
+    else if (keepIfListed(file, dest)) whole.add(file.rel);
   }
   return whole;
 }

@@ -97,6 +97,41 @@ describe('ProviderBackend', () => {
     expect(still.output).toBe('secret\ns.txt\n');
   });
 
+  it('reads a path read before as its script finds it now: new content, a link out refused, a binary file as base64, a large file by its window', async () => {
+    const run = async (command: string): Promise<void> => expect((await sandbox.execute(command, { timeoutMs: 30_000 })).exitCode).toBe(0);
+    await backend.write('/f', 'one\n');
+    expect((await backend.read('/f')).fileData?.content).toBe('one');
+    // Replaced between calls, with the same size and with another.
+    await run('printf "two\\n" > f');
+    expect((await backend.read('/f')).fileData?.content).toBe('two');
+    await run('printf "three and more\\n" > f.new && mv f.new f');
+    expect((await backend.read('/f')).fileData?.content).toBe('three and more');
+    // A link out of the workdir in its place, to a file of the very size last read: the download
+    // made while the script checked is thrown away, and the read refused.
+    await run('mkdir -p /tmp/outside && printf "outside secret\\n" > /tmp/outside/s.txt && rm f && ln -s /tmp/outside/s.txt f');
+    const refused = await counted(() => backend.read('/f'));
+    expect(refused.result).toEqual({ error: "Path '/f' is outside the project folder" });
+    expect(refused).toMatchObject({ execute: 1, download: 1 });
+    expect((await backend.read('/f')).error).toBe("Path '/f' is outside the project folder");
+    // A file again, then binary bytes: base64 file data, as the script's check and the sniff say.
+    await run('rm f && printf "text\\n" > f');
+    expect((await backend.read('/f')).fileData?.content).toBe('text');
+    await run('printf "\\000\\001\\002\\003\\004" > f');
+    expect((await backend.read('/f')).fileData).toMatchObject({ content: Buffer.from([0, 1, 2, 3, 4]).toString('base64'), encoding: 'base64' });
+    // Grown past what is downloaded whole: its window, cut at the place.
+    await run('printf "small\\n" > f');
+    expect((await backend.read('/f')).fileData?.content).toBe('small');
+    await run('yes "a line of the large file" | head -n 500000 > f');
+    const large = await counted(() => backend.read('/f', 499_998, 5));
+    expect(large.result).toMatchObject({ fileData: { content: 'a line of the large file\na line of the large file', encoding: 'utf-8' }, startLine: 499_999, endLine: 500_000, totalLines: 500_000 });
+    // The speculative download of the small file's path came back larger than the script's size: not used.
+    expect(large.download).toBeLessThanOrEqual(2);
+    // A folder there now: the script's answer.
+    await run('rm f && mkdir f');
+    expect((await backend.read('/f')).error).toBe((await backend.read('/f/')).error);
+    expect((await backend.read('/f')).error).toMatch(/director/i);
+  });
+
   it('costs one call per operation where it can, a batch included', async () => {
     await backend.write('/a.txt', 'one\n');
     expect(await counted(() => backend.ls('/'))).toMatchObject({ execute: 1, upload: 0, download: 0 });

@@ -15,7 +15,8 @@
 //   temp file in the folder first).
 //
 // Round trips (`files`): ls, stat, delete, glob: one script. read, readRaw: one script + one
-// download (a text file over 10 MB: the window is cut at the place, + one script to remove it).
+// download (a text file over 10 MB: the window is cut at the place, + one script to remove it);
+// a read of a path read before downloads while its script checks, so it waits for one of them.
 // write: one upload + one script (a BOM or CRLF file: twice). edit: one download + one upload +
 // one script (+ one script to name a failure). grep: two scripts. uploadFiles, downloadFiles:
 // one transfer + one script for the whole batch. (`bytes`: one script each, a read of a large or
@@ -66,6 +67,8 @@ export interface ScriptBackendOptions {
 export const WHOLE_READ_BYTES = 512 * 1024;
 /** `files`: text files up to this size are downloaded whole and windowed here; larger ones are windowed at the place. */
 export const WHOLE_DOWNLOAD_BYTES = MAX_BINARY_READ_BYTES;
+/** `files`: how many paths' last reads readByDownload remembers. */
+const LAST_READS = 64;
 /** Edits read the whole file; beyond this they are refused (as on disk). */
 const MAX_EDIT_BYTES = 256 * 1024 * 1024;
 /** Most bytes of paths one grep script takes on its command line (a command is one argument: 128 KiB on Linux). */
@@ -97,6 +100,12 @@ export class ScriptBackend implements Backend {
   private probed: Promise<Probe> | null = null;
   /** `files`: the folder's real path, as the last script that resolved it said. */
   private realRoot: string | null = null;
+  /**
+   * `files`: where the last reads of a path led, when the script found a regular file inside the
+   * folder no larger than WHOLE_DOWNLOAD_BYTES (most recent last, at most LAST_READS): a read of
+   * the same path downloads it while its script checks it again (readByDownload).
+   */
+  private readonly lastRead = new Map<string, { real: string }>();
 
   constructor(
     readonly place: Place,
@@ -303,14 +312,27 @@ export class ScriptBackend implements Backend {
     return textWindow(lines, start, total, times);
   }
 
-  /** `files`: resolved by a script, then downloaded (a large text file: its window cut at the place). */
+  /**
+   * `files`: resolved and checked by a script, then downloaded (a large text file: its window cut
+   * at the place). When the last read of the same path found a regular file inside the folder
+   * small enough to download whole, that real path is downloaded while the script runs, and the
+   * bytes are used only when the script says the path leads to that very file, a regular one
+   * inside the folder, of exactly their size; else the script's answer decides as always (an
+   * error, a window, or the download of the path it resolved).
+   */
   private async readByDownload(virtual: string, start: number, count: number): Promise<ReadResult> {
+    const hint = this.lastRead.get(virtual);
+    const early = hint === undefined ? undefined : this.place.download([hint.real]).then(([got]) => got?.content, () => undefined);
     const reply = await this.call(READ, [relOf(virtual), String(WHOLE_DOWNLOAD_BYTES), String(start + 1), String(start + count), String(MAX_WINDOW_BYTES)]);
+    this.lastRead.delete(virtual);
     if (reply.status !== 'ok' && reply.status !== 'window') return { error: replyError(reply, virtual, 'file') };
     const st = parseStat(reply.args)!;
     const times = timesOf(st);
     if (reply.status === 'window') return await this.downloadWindow(reply.payload, virtual, st.size, count, start, times);
-    const bytes = await this.downloadOne(reply.payload.toString('utf8'), virtual);
+    const real = reply.payload.toString('utf8');
+    this.rememberRead(virtual, real);
+    const ahead = early !== undefined && hint?.real === real ? await early : undefined;
+    const bytes = ahead !== undefined && ahead.length === st.size ? { data: ahead } : await this.downloadOne(real, virtual);
     if ('error' in bytes) return bytes;
     const kind = classifyContent(virtual, bytes.data.subarray(0, SNIFF_BYTES));
     if (!kind.text) return { fileData: { content: Buffer.from(bytes.data).toString('base64'), encoding: 'base64', mimeType: kind.mimeType, ...times } };
@@ -331,6 +353,11 @@ export class ScriptBackend implements Backend {
     } finally {
       await this.call(REMOVE_DIR, [dir]).catch(() => undefined);
     }
+  }
+
+  private rememberRead(virtual: string, real: string): void {
+    this.lastRead.set(virtual, { real });
+    if (this.lastRead.size > LAST_READS) this.lastRead.delete(this.lastRead.keys().next().value!);
   }
 
   private async downloadOne(real: string, virtual: string): Promise<{ data: Uint8Array } | { error: string }> {
