@@ -101,6 +101,7 @@ function openBoard(dataDir: string): { board: AgentBoard; sets: CandidateSets; c
         return {
           threadId: m.threadId,
           model: null,
+          agent: threads.externalAgent(m.threadId) ?? null,
           worktree: record !== undefined ? { name: record.name, path: record.path, branch: record.branch, baseCommit: record.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' },
           ...(goal !== undefined ? { goal: goalJson(goal) } : {}),
           costUsd: cost === undefined ? 0 : cost,

@@ -25,9 +25,19 @@ export const MAX_CANDIDATES = 10;
 /** Sets whose ranking is kept in memory (the latest). */
 const KEPT_SETS = 50;
 
-/** The model of candidate `i`: the given ones in turn (none given: Settings' model). */
+/** The model (or agent, or prompt) of candidate `i`: the given ones in turn (none given: Settings' model, Deepdesk's agent, no prompt). */
 export function candidateModel(models: readonly (string | null)[], i: number): string | undefined {
   return models.length === 0 ? undefined : (models[i % models.length] ?? undefined);
+}
+
+/**
+ * `run --candidates N [--agent A]… [--model M]…`: the agents and the models given are the
+ * candidates' choices, the agents first, given in turn: candidate `i` takes choice `i mod k`
+ * (one with an agent is that agent's thread, with its own model; one with a model is Deepdesk's).
+ */
+export function candidateChoices(agents: readonly string[], models: readonly string[]): { agents: Array<string | null>; models: Array<string | null> } {
+  if (agents.length === 0) return { agents: [], models: [...models] };
+  return { agents: [...agents, ...models.map(() => null)], models: [...agents.map(() => null), ...models] };
 }
 
 export interface StartCandidateSetParams {
@@ -36,8 +46,12 @@ export interface StartCandidateSetParams {
   count: number;
   /** The models, given to the candidates in turn (empty, or null for one: Settings' model). */
   models: readonly (string | null)[];
-  /** Each candidate's run request but for its folder, thread, model and set. */
-  request: Omit<StartRunParams['request'], 'folder' | 'threadId' | 'candidateSet' | 'model' | 'maxCostUsd'>;
+  /** The agents (SPEC §22), given to the candidates in turn as the models are (null for one: Deepdesk's own agent). */
+  agents?: readonly (string | null)[] | undefined;
+  /** Each candidate's own instruction, added after the goal in its first message, in turn as the models (null: none). */
+  prompts?: readonly (string | null)[] | undefined;
+  /** Each candidate's run request but for its folder, thread, model, agent and set. */
+  request: Omit<StartRunParams['request'], 'folder' | 'threadId' | 'candidateSet' | 'model' | 'maxCostUsd' | 'externalAgent' | 'instruction'>;
   /** The set's one budget. */
   maxCostUsd?: number | undefined;
   approve: ApprovePolicy;
@@ -94,6 +108,8 @@ export class HostCandidateSets {
     }
     const threadIds = params.threadIds !== undefined ? [...params.threadIds] : worktrees.map(() => randomUUID());
     const models = worktrees.map((_, i) => candidateModel(params.models, i));
+    const agents = worktrees.map((_, i) => candidateModel(params.agents ?? [], i));
+    const prompts = worktrees.map((_, i) => candidateModel(params.prompts ?? [], i));
     const ends = threadIds.map((id) => this.endOf(id));
     const start = (made: CreatedWorktree | undefined, i: number) =>
       this.runs.start(connection, {
@@ -101,7 +117,9 @@ export class HostCandidateSets {
           ...params.request,
           folder: made?.threadFolder ?? params.folder,
           threadId: threadIds[i]!,
-          ...(models[i] !== undefined ? { model: models[i] } : {}),
+          // A candidate with an agent is that agent's thread (its own model); one without is Deepdesk's, with its model.
+          ...(agents[i] !== undefined ? { externalAgent: agents[i] } : models[i] !== undefined ? { model: models[i] } : {}),
+          ...(prompts[i] !== undefined ? { instruction: prompts[i] } : {}),
           candidateSet: { id: setId, index: i, count, ...(params.maxCostUsd !== undefined ? { maxCostUsd: params.maxCostUsd } : {}) },
         },
         approve: params.approve,
@@ -119,7 +137,7 @@ export class HostCandidateSets {
     for (const [i, s] of started.entries()) if (s.status === 'rejected') ends[i]!.cancel();
     const live: LiveSet = {
       done: Promise.all(ends.map((e) => e.promise)).then(async (runEnds) => {
-        const set = await this.rank({ setId, goal, maxCostUsd: params.maxCostUsd, threadIds, models, worktrees, started, runEnds, sandbox });
+        const set = await this.rank({ setId, goal, maxCostUsd: params.maxCostUsd, threadIds, models: models.map((m, i) => (agents[i] !== undefined ? undefined : m)), agents, worktrees, started, runEnds, sandbox });
         live.ranking = set;
         this.options.log?.(`candidates: set ${setId} ranked (${set.ranking.filter((r) => r.state === 'achieved').length} of ${count} achieved)`);
         return set;
@@ -167,6 +185,7 @@ export class HostCandidateSets {
     maxCostUsd: number | undefined;
     threadIds: string[];
     models: Array<string | undefined>;
+    agents: Array<string | undefined>;
     worktrees: Array<CreatedWorktree | undefined>;
     started: Array<PromiseSettledResult<unknown>>;
     runEnds: Array<RunEnd | undefined>;
@@ -191,7 +210,7 @@ export class HostCandidateSets {
         const worktree = made !== undefined ? { name: made.name, path: made.path, branch: made.branch, baseCommit: made.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' };
         const cost = ledger.threadCost(threadId);
         // No row: it made no call.
-        const base = { threadId, model: set.models[i] ?? null, worktree, costUsd: cost === undefined ? 0 : cost };
+        const base = { threadId, model: set.models[i] ?? null, agent: set.agents[i] ?? null, worktree, costUsd: cost === undefined ? 0 : cost };
         const begun = set.started[i]!;
         if (begun.status === 'rejected') {
           const why = begun.reason instanceof Error ? begun.reason.message : String(begun.reason);

@@ -15,6 +15,8 @@ export interface CandidateOutcome {
   threadId: string;
   /** The model it ran with (`provider:model`), or null for Settings'. */
   model: string | null;
+  /** The agent it ran as (SPEC §22), or null for Deepdesk's own. */
+  agent: string | null;
   worktree: { name: string; path: string; branch: string; baseCommit: string };
   /** The thread's goal when its run ended (undefined: the run ended before a goal started). */
   goal?: GoalJson;
@@ -56,6 +58,7 @@ export async function rankOutcomes(outcomes: readonly CandidateOutcome[], env: N
       rank,
       threadId: c.threadId,
       model: c.outcome.model,
+      agent: c.outcome.agent,
       worktree: { name: worktree.name, path: worktree.path, branch: worktree.branch },
       state: c.state,
       ...(reason !== undefined ? { reason } : {}),
