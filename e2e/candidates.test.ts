@@ -168,6 +168,10 @@ describe('candidates in the window', () => {
     await expect.poll(() => dialog.getByLabel(/^Model of candidate/).count()).toBe(2);
     await dialog.getByLabel('Model of candidate 1').fill('openai-compatible:cand-a');
     await dialog.getByLabel('Model of candidate 2').fill('openai-compatible:cand-b');
+    // Beside each model: the candidate's agent (Deepdesk's own unless an installed one is chosen) and its own instruction.
+    expect(await dialog.getByLabel('Agent of candidate 1').inputValue()).toBe('');
+    expect(await dialog.getByLabel('Agent of candidate 2').locator('option').allInnerTexts()).toContain('Deepdesk');
+    await dialog.getByLabel('Instruction for candidate 2').fill('ATTEMPT-B keep the change small');
     await dialog.getByLabel('Verify commands (one per line)').fill(CHECK);
     await dialog.getByLabel("Approve the candidates' actions without asking").check();
     for (const theme of THEMES) {
@@ -184,6 +188,10 @@ describe('candidates in the window', () => {
     await expect.poll(() => set.innerText(), { timeout: 90_000 }).toContain('Goal: achieved');
     await expect.poll(() => set.innerText(), { timeout: 90_000 }).toContain('Goal: unmet');
     expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toBe(before);
+    // The second candidate's instruction came after the goal in its first message, and only in its.
+    const firstOf = (model: string) => JSON.stringify(serve.model.requests.find((r) => r.model === model && !r.tools?.some((t) => t.function.name === 'record_verdict'))?.messages);
+    expect(firstOf('cand-b')).toContain('Instruction for this attempt: ATTEMPT-B keep the change small');
+    expect(firstOf('cand-a')).not.toContain('ATTEMPT-B');
 
     // Compare: the candidate whose change passes the check ranks first though it was started second.
     await agents.getByRole('button', { name: 'Compare', exact: true }).click();

@@ -211,7 +211,7 @@ describe('deepdesk run --candidates', () => {
     const r = await candidates([]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^RANK\s+THREAD\s+MODEL\s+STATE\s+VERIFY\s+CRITERIA\s+CHANGE\s+COST\s+WORKTREE$/);
+    expect(lines[0]).toMatch(/^RANK\s+THREAD\s+MODEL\/AGENT\s+STATE\s+VERIFY\s+CRITERIA\s+CHANGE\s+COST\s+WORKTREE$/);
     expect(lines[1]).toMatch(/^1\s+\S+\s+openai-compatible:cand-b\s+achieved\s+1\/1 passed\s+1\/1\s+1 files, 2 lines/);
     expect(lines[3]).toMatch(/openai-compatible:cand-c\s+unmet \(claim contradicted\)\s+0\/1 passed/);
     expect(r.stderr).toMatch(/1 of 3 candidates achieved the goal; first: \S+ \(deepdesk worktrees apply \S+\)/);

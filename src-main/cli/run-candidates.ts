@@ -1,4 +1,4 @@
-// `deepdesk run --candidates N [--model M]… --goal TEXT [--verify CMD]… [--max-cost USD] [--json]`
+// `deepdesk run --candidates N [--model M]… [--agent A]… [--prompt P]… --goal TEXT [--verify CMD]… [--max-cost USD] [--json]`
 // (SPEC §21): N threads on the same goal, each on its own git worktree of the folder, run at once
 // in the agent host, each goal checked by the host; one budget for the set (the host's, held by
 // every model call of every candidate); when all have ended, the ranking by evidence as a table
@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { HeadlessRunRequest } from '../app/session/headless-run';
 import { candidateSetJsonSchema, type RankingEntry } from '../app/session/candidate-ranking';
-import { candidateModel, MAX_CANDIDATES } from '../app/host/candidate-sets';
+import { candidateChoices, candidateModel, MAX_CANDIDATES } from '../app/host/candidate-sets';
 import { formatUsd } from '../core/agent/budget';
 import { terminalSafe, terminalSafeJson } from '../core/text/terminal-safe';
 import { connectToHost, hostRequest } from './host-connection';
@@ -22,6 +22,10 @@ export interface CandidateSetOptions {
   count: number;
   /** `--model` as given, in order (empty: Settings' model, or DEEPDESK_MODEL). */
   models: readonly string[];
+  /** `--agent` as given, in order (SPEC §22): the agents go to the candidates first, then the models (candidateChoices). */
+  agents?: readonly string[];
+  /** `--prompt` as given, in order: each candidate's own instruction, in turn. */
+  prompts?: readonly string[];
   /** The local folder the worktrees are made of. */
   folder: string;
   dataDir: string;
@@ -35,20 +39,26 @@ export interface CandidateSetOptions {
 
 /** Every value of `--model` in argv, in order (`--model M` and `--model=M`), up to a `--`. */
 export function modelFlags(argv: readonly string[]): string[] {
-  const models: string[] = [];
+  return repeatedFlag(argv, 'model');
+}
+
+/** Every value of `--NAME` in argv, in order (`--NAME V` and `--NAME=V`), up to a `--`. */
+export function repeatedFlag(argv: readonly string[], name: string): string[] {
+  const values: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--') break;
-    if (arg === '--model' && argv[i + 1] !== undefined) models.push(argv[++i]!);
-    else if (arg.startsWith('--model=')) models.push(arg.slice('--model='.length));
+    if (arg === `--${name}` && argv[i + 1] !== undefined) values.push(argv[++i]!);
+    else if (arg.startsWith(`--${name}=`)) values.push(arg.slice(`--${name}=`.length));
   }
-  return models;
+  return values;
 }
 
 export async function runCandidates(options: CandidateSetOptions): Promise<number> {
   const { io, count } = options;
   if (count < 1 || count > MAX_CANDIDATES) throw new UsageError(`--candidates must be 1 to ${MAX_CANDIDATES} (got ${count})`);
-  const { folder: _folder, model: _model, maxCostUsd: _own, threadId: _thread, ...request } = options.request(options.folder, undefined);
+  const { folder: _folder, model: _model, maxCostUsd: _own, threadId: _thread, externalAgent: _agent, instruction: _instruction, ...request } = options.request(options.folder, undefined);
+  const choices = candidateChoices(options.agents ?? [], options.models);
   const host = await connectToHost(options.dataDir, 'run', io.env);
   // The host makes the worktrees, starts the runs with the set's budget and ranks them (app/host/candidate-sets.ts);
   // this terminal follows each thread from its first event and prints the ranking.
@@ -68,7 +78,9 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
       started = (await hostRequest(host, 'candidates.start', {
         folder: options.folder,
         count,
-        models: options.models,
+        models: choices.models,
+        ...(choices.agents.length > 0 ? { agents: choices.agents } : {}),
+        ...(options.prompts !== undefined && options.prompts.length > 0 ? { prompts: options.prompts } : {}),
         request,
         ...(options.maxCostUsd !== undefined ? { maxCostUsd: options.maxCostUsd } : {}),
         approve: options.approve,
@@ -100,14 +112,14 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
   }
 }
 
-/** `RANK  THREAD  MODEL  STATE  VERIFY  CRITERIA  CHANGE  COST  WORKTREE`, then the set's spend. */
+/** `RANK  THREAD  MODEL/AGENT  STATE  VERIFY  CRITERIA  CHANGE  COST  WORKTREE`, then the set's spend. */
 export function rankingTable(ranking: readonly RankingEntry[], spentUsd: number | null, budgetUsd: number | undefined): string {
   const rows = [
-    ['RANK', 'THREAD', 'MODEL', 'STATE', 'VERIFY', 'CRITERIA', 'CHANGE', 'COST', 'WORKTREE'],
+    ['RANK', 'THREAD', 'MODEL/AGENT', 'STATE', 'VERIFY', 'CRITERIA', 'CHANGE', 'COST', 'WORKTREE'],
     ...ranking.map((r) => [
       String(r.rank),
       r.threadId,
-      r.model ?? 'settings',
+      r.agent !== null ? `agent ${r.agent}` : (r.model ?? 'settings'),
       r.contradictedClaims.length > 0 ? `${r.state} (claim contradicted)` : r.state,
       r.verify.length === 0 ? 'not run' : `${r.verify.filter((s) => s.passed).length}/${r.verify.length} passed`,
       r.criteria.length === 0 ? '-' : `${r.criteria.filter((c) => c.verdict === 'satisfied').length}/${r.criteria.length}`,

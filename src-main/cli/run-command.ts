@@ -58,6 +58,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
   const goal = flags.goal;
   if (goal !== undefined && (printRequest || values.detach === true)) throw new UsageError('--goal runs to a verdict: it takes no --print-request or --detach');
   if ((flags.verify !== undefined || values.yes === true) && goal === undefined) throw new UsageError('--verify and --yes go with --goal');
+  if (flags.prompts !== undefined && flags.candidates === undefined) throw new UsageError("--prompt is a candidate's own instruction: it goes with --candidates (a single run's prompt is its words)");
   if (prompt === '' && !printRequest && goal === undefined) throw new UsageError('run needs a prompt, e.g. deepdesk run "explain this project"');
   if (printRequest && (values.detach === true || values.worktree !== undefined)) throw new UsageError('--print-request shows the request and starts no run: it takes no --detach or --worktree');
   const worktree = values.worktree;
@@ -104,12 +105,16 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
     }
     if (location.kind !== 'local') throw new UsageError(`--candidates: worktrees need a local git repository, not ${location.url}`);
     // Loaded only for a set: its ranking reads the app's host modules, which a plain run never needs.
-    const { modelFlags, runCandidates } = await import('./run-candidates');
+    const { modelFlags, repeatedFlag, runCandidates } = await import('./run-candidates');
     const models = modelFlags(argv);
     for (const m of models) badRequestAsUsage(() => checkedModelSpec(m));
+    const agents = repeatedFlag(argv, 'agent');
+    const prompts = repeatedFlag(argv, 'prompt');
     return runCandidates({
       count: flags.candidates,
       models,
+      agents,
+      prompts,
       folder: location.path,
       dataDir,
       json,
@@ -118,7 +123,7 @@ export async function runCommand(argv: string[], io: RunIo = defaultIo()): Promi
       io,
       request: (folder, model) => {
         // The set's budget is the host's (one for all); each candidate has its own model, if given.
-        const { maxCostUsd: _own, candidates: _count, model: _given, ...one } = request(folder, undefined);
+        const { maxCostUsd: _own, candidates: _count, model: _given, externalAgent: _agent, prompts: _prompts, ...one } = request(folder, undefined);
         return { ...one, ...(model !== undefined ? { model } : {}), acceptDraft: true };
       },
     });

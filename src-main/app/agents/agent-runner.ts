@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/agent/loop';
+import type { RunBudget } from '../../core/agent/budget';
 import type { ApprovalBroker } from '../../core/agent/middleware/approval';
 import type { AgentEvent, ThreadAgentRecord, ThreadState, Todo } from '../../core/agent/types';
 import type { Backend, ExecuteOptions, ExecuteResult } from '../../core/backends/protocol';
@@ -51,6 +52,8 @@ export interface ExternalAgentContext {
   upstream?: string;
   /** The thread's budget: the limit and what the thread has spent so far. */
   budget?(): { limitUsd: number; spentUsd: number } | undefined;
+  /** The budget of the candidates' set the thread is one of (SPEC §21): each of the agent's calls holds it first. */
+  sharedBudget?: RunBudget;
   protectedPaths?: string[];
   allowedDomains?: string[];
   /** The person's home whose login folders are copied (tests). */
@@ -118,14 +121,21 @@ export class ExternalAgentRunner {
     return this.thread;
   }
 
-  /** One turn: the person's message to the agent, its updates as the thread's events and history. */
-  async turn(text: string, controls: ExternalTurnControls): Promise<RunResult> {
-    const { state, signal, emit } = controls;
+  /**
+   * One turn: the person's message to the agent, its updates as the thread's events and history.
+   * `inLoop`: the agent loop drives the turns (a goal's gate between them, core/agent/loop.ts):
+   * it ends the run (its own `done`), and a revision it sent is already in the history (`recorded`).
+   */
+  async turn(text: string, controls: ExternalTurnControls, inLoop?: { recorded: boolean }): Promise<RunResult> {
+    const { state, signal } = controls;
     const threadId = state.id;
+    const emit = (event: AgentEvent): void => {
+      if (inLoop === undefined || event.type !== 'done') controls.emit(event);
+    };
     const ev = (body: Record<string, unknown>): void => emit({ threadId, ...body } as AgentEvent);
     const record: ThreadAgentRecord = { ...threadAgent(state), name: this.name, label: this.label };
     state.externalAgent = record;
-    state.messages.push({ role: 'user', content: text });
+    if (inLoop?.recorded !== true) state.messages.push({ role: 'user', content: text });
     controls.persist(state);
     if (signal.aborted) return this.aborted(ev);
     const turnId = randomUUID().slice(0, 8);
@@ -319,6 +329,7 @@ export class ExternalAgentRunner {
       ...(context.personKey !== undefined ? { personKey: context.personKey } : {}),
       ...(context.upstream !== undefined ? { upstream: context.upstream } : {}),
       ...(budget ? { budget } : {}),
+      ...(context.sharedBudget ? { sharedBudget: context.sharedBudget } : {}),
       ...(context.protectedPaths ? { protectedPaths: context.protectedPaths } : {}),
       ...(context.allowedDomains ? { allowedDomains: context.allowedDomains } : {}),
       ...(context.personHome !== undefined ? { personHome: context.personHome } : {}),

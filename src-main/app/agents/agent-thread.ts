@@ -8,7 +8,8 @@ import type { UsageLedger } from '../../core/telemetry/usage-ledger';
 import { costAt, resolvePrice } from '../../core/models/model-info';
 import { AcpClientSession, type AcpClientOptions, type TurnResult } from '../../core/acp-client/acp-client';
 import { preparePrivateHome, startAgentProcess } from '../../core/acp-client/agent-process';
-import { startMeteringProxy, type MeteredCall, type MeteringProxy } from '../../core/acp-client/metering-proxy';
+import { startMeteringProxy, type MeteredCall, type MeteringProxy, type MeteringProxyOptions } from '../../core/acp-client/metering-proxy';
+import { BudgetExceededError, type RunBudget } from '../../core/agent/budget';
 import type { CheckpointRecorder } from '../../core/checkpoints/recorder';
 import { changeStatus, toVirtual, type Checkpoint } from '../../core/checkpoints/types';
 import type { CheckpointFile } from '../../core/agent/types';
@@ -28,6 +29,13 @@ export interface AgentThreadOptions extends Pick<AcpClientOptions, 'folder' | 'b
   /** Where its calls go (default the provider's endpoint): a scripted server in tests. */
   upstream?: string;
   budget?: { limitUsd: number; spentUsd: number };
+  /**
+   * The budget of the candidates' set the thread is one of (SPEC §21): each of the agent's calls
+   * holds its estimate there before the proxy lets it through (its prompt from the request's size,
+   * its answer from the set's calls so far), so the set never spends more than it. A call whose
+   * price is not known (the agent's own sign-in) cannot be held and is refused.
+   */
+  sharedBudget?: RunBudget;
   protectedPaths?: string[];
   allowedDomains?: string[];
   /** The person's home whose login folders are copied (default the home). */
@@ -58,6 +66,36 @@ export interface AgentThread {
    * resume it cannot, and a new session was started: the thread keeps its own history and says so.
    */
   readonly continued: boolean | undefined;
+}
+
+/** Characters of a request per prompt token, as the estimate before a call takes them (JSON bodies: a generous count). */
+const CHARS_PER_TOKEN = 4;
+
+/** Each call of the agent through the set's budget: held before it goes, spent or let go when it ended. */
+function sharedHold(budget: RunBudget, known: KnownAgent, personKey: string | undefined): NonNullable<MeteringProxyOptions['hold']> {
+  return ({ path, body }) => {
+    const model = requestModel(path, body);
+    // Its own sign-in (no key of the person's): no price, so no hold can be taken.
+    const price = personKey === undefined ? null : resolvePrice(`${known.priceProvider}:${model}`);
+    try {
+      const hold = budget.reserve({ id: `${known.priceProvider}:${model}`, price }, Math.ceil(body.length / CHARS_PER_TOKEN));
+      return { spend: (usage, costUsd) => hold.spend(usage, costUsd), release: () => hold.release() };
+    } catch (err) {
+      if (err instanceof BudgetExceededError) return { refused: err.message };
+      throw err;
+    }
+  };
+}
+
+/** The model a request names: its body's `model` (Messages, Responses), else the path's (Gemini's `models/NAME:…`). */
+function requestModel(path: string, body: Buffer): string {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { model?: unknown };
+    if (typeof parsed.model === 'string' && parsed.model !== '') return parsed.model;
+  } catch {
+    // Not JSON: the path may name it.
+  }
+  return /\/models\/([^/:?]+)/.exec(path)?.[1] ?? 'unknown';
 }
 
 function keyHeaders(agent: KnownAgent, key: string | undefined): Record<string, string> {
@@ -108,6 +146,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
       // Without the person's key it uses its own sign-in (a subscription): its calls pass unpriced.
       price: (usage) => (options.personKey === undefined ? undefined : costAt(resolvePrice(`${known.priceProvider}:${usage.model}`), usage)),
       ...(options.budget ? { budget: options.budget } : {}),
+      ...(options.sharedBudget ? { hold: sharedHold(options.sharedBudget, known, options.personKey) } : {}),
       onBudget: () => {
         reached = true;
         void ref.stop?.();

@@ -61,6 +61,8 @@ export const rankingEntrySchema = z.object({
   rank: z.number().int().positive(),
   threadId: z.string(),
   model: z.string().nullable(),
+  /** The agent it ran as (SPEC §22: `claude-code`, `codex`, …), or null for Deepdesk's own. */
+  agent: z.string().nullable(),
   worktree: z.object({ name: z.string(), path: z.string(), branch: z.string() }),
   state: z.enum(GOAL_STATES),
   reason: z.string().optional(),
@@ -108,6 +110,10 @@ export const agentMethods = {
         goal: z.string().trim().min(1).max(20_000),
         count: z.number().int().min(2).max(10),
         models: z.array(z.string().trim().max(500).nullable()).max(10),
+        /** Each candidate's agent (SPEC §22: an installed one's name), null or absent: Deepdesk's own. */
+        agents: z.array(z.string().trim().max(200).nullable()).max(10).optional(),
+        /** Each candidate's own instruction, added after the goal (null or absent: none). */
+        prompts: z.array(z.string().trim().max(20_000).nullable()).max(10).optional(),
         verify: z.array(z.string().trim().min(1).max(2_000)).max(20),
         maxCostUsd: z.number().positive().max(1_000_000).optional(),
         autoApprove: z.boolean(),

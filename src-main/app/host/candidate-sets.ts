@@ -25,9 +25,19 @@ export const MAX_CANDIDATES = 10;
 /** Sets still running, or ranked, kept in memory to wait on (the latest); older ones are read from the database. */
 const KEPT_SETS = 50;
 
-/** The model of candidate `i`: the given ones in turn (none given: Settings' model). */
+/** The model (or agent, or prompt) of candidate `i`: the given ones in turn (none given: Settings' model, Deepdesk's agent, no prompt). */
 export function candidateModel(models: readonly (string | null)[], i: number): string | undefined {
   return models.length === 0 ? undefined : (models[i % models.length] ?? undefined);
+}
+
+/**
+ * `run --candidates N [--agent A]… [--model M]…`: the agents and the models given are the
+ * candidates' choices, the agents first, given in turn: candidate `i` takes choice `i mod k`
+ * (one with an agent is that agent's thread, with its own model; one with a model is Deepdesk's).
+ */
+export function candidateChoices(agents: readonly string[], models: readonly string[]): { agents: Array<string | null>; models: Array<string | null> } {
+  if (agents.length === 0) return { agents: [], models: [...models] };
+  return { agents: [...agents, ...models.map(() => null)], models: [...agents.map(() => null), ...models] };
 }
 
 export interface StartCandidateSetParams {
@@ -36,8 +46,12 @@ export interface StartCandidateSetParams {
   count: number;
   /** The models, given to the candidates in turn (empty, or null for one: Settings' model). */
   models: readonly (string | null)[];
-  /** Each candidate's run request but for its folder, thread, model and set. */
-  request: Omit<StartRunParams['request'], 'folder' | 'threadId' | 'candidateSet' | 'model' | 'maxCostUsd'>;
+  /** The agents (SPEC §22), given to the candidates in turn as the models are (null for one: Deepdesk's own agent). */
+  agents?: readonly (string | null)[] | undefined;
+  /** Each candidate's own instruction, added after the goal in its first message, in turn as the models (null: none). */
+  prompts?: readonly (string | null)[] | undefined;
+  /** Each candidate's run request but for its folder, thread, model, agent and set. */
+  request: Omit<StartRunParams['request'], 'folder' | 'threadId' | 'candidateSet' | 'model' | 'maxCostUsd' | 'externalAgent' | 'instruction'>;
   /** The set's one budget. */
   maxCostUsd?: number | undefined;
   approve: ApprovePolicy;
@@ -98,10 +112,12 @@ export class HostCandidateSets {
     // A provider that forks: every candidate's sandbox made before any starts, forked from one set up with the folder (candidate-sandboxes.ts).
     const forked = sandbox ? await this.forkedSandboxes(params, threadIds) : undefined;
     const models = worktrees.map((_, i) => candidateModel(params.models, i));
+    const agents = worktrees.map((_, i) => candidateModel(params.agents ?? [], i));
+    const prompts = worktrees.map((_, i) => candidateModel(params.prompts ?? [], i));
     // The set is stored before any candidate runs: the Agents view shows it whole from its first event.
     this.records.addSet(
       { setId, goal, budgetUsd: params.maxCostUsd ?? null },
-      threadIds.map((threadId, index) => ({ threadId, index, model: models[index] ?? null })),
+      threadIds.map((threadId, index) => ({ threadId, index, model: agents[index] !== undefined ? null : (models[index] ?? null), agent: agents[index] ?? null })),
     );
     const ends = threadIds.map((id) => this.endOf(id));
     const start = (made: CreatedWorktree | undefined, i: number) =>
@@ -111,7 +127,9 @@ export class HostCandidateSets {
           folder: made?.threadFolder ?? params.folder,
           threadId: threadIds[i]!,
           ...(forked !== undefined ? { sandbox: forked[i] } : {}),
-          ...(models[i] !== undefined ? { model: models[i] } : {}),
+          // A candidate with an agent is that agent's thread (its own model); one without is Deepdesk's, with its model.
+          ...(agents[i] !== undefined ? { externalAgent: agents[i] } : models[i] !== undefined ? { model: models[i] } : {}),
+          ...(prompts[i] !== undefined ? { instruction: prompts[i] } : {}),
           candidateSet: { id: setId, index: i, count, ...(params.maxCostUsd !== undefined ? { maxCostUsd: params.maxCostUsd } : {}) },
         },
         approve: params.approve,

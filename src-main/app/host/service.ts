@@ -35,6 +35,8 @@ const startParams = z.object({
     mode: z.enum(APPROVAL_MODES),
     maxCostUsd: z.number().positive().optional(),
     acceptDraft: z.boolean().optional(),
+    /** A candidate's own instruction (its set gives it), added after the goal. */
+    instruction: z.string().min(1).max(20_000).optional(),
     // `run --candidates N` (SPEC §21): the set this run is one of, and the budget the set shares.
     candidateSet: z.object({ id: z.string().min(1).max(200), maxCostUsd: z.number().positive().optional(), index: z.number().int().min(0).max(99), count: z.number().int().min(1).max(100) }).optional(),
   }),
@@ -48,7 +50,9 @@ const candidatesStartParams = z.object({
   folder: z.string().min(1),
   count: z.number().int().min(1).max(MAX_CANDIDATES),
   models: z.array(z.string().min(1).max(500).nullable()).max(MAX_CANDIDATES).default([]),
-  request: startParams.shape.request.omit({ folder: true, threadId: true, candidateSet: true, model: true, maxCostUsd: true }),
+  agents: z.array(z.string().min(1).max(200).nullable()).max(MAX_CANDIDATES).optional(),
+  prompts: z.array(z.string().min(1).max(20_000).nullable()).max(MAX_CANDIDATES).optional(),
+  request: startParams.shape.request.omit({ folder: true, threadId: true, candidateSet: true, model: true, maxCostUsd: true, externalAgent: true, instruction: true }),
   maxCostUsd: z.number().positive().optional(),
   approve: z.enum(['ask', 'auto', 'deny']),
   threadIds: z.array(threadId).max(MAX_CANDIDATES).optional(),

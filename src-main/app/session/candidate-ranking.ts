@@ -19,6 +19,8 @@ export interface CandidateOutcome {
   threadId: string;
   /** The model it ran with (`provider:model`), or null for Settings'. */
   model: string | null;
+  /** The agent it ran as (SPEC §22), or null for Deepdesk's own. */
+  agent: string | null;
   worktree: { name: string; path: string; branch: string; baseCommit: string };
   /** The thread's goal when its run ended (undefined: the run ended before a goal started). */
   goal?: GoalJson;
@@ -58,7 +60,7 @@ export async function rankCandidateSet(sources: CandidateSetSources, setId: stri
     const worktree = record !== undefined ? { name: record.name, path: record.path, branch: record.branch, baseCommit: record.baseCommit } : { name: '', path: '', branch: '', baseCommit: '' };
     const cost = sources.costOf(m.threadId);
     // No row: it made no call.
-    const base = { threadId: m.threadId, model: m.model, worktree, costUsd: cost === undefined ? 0 : cost };
+    const base = { threadId: m.threadId, model: m.model, agent: m.agent, worktree, costUsd: cost === undefined ? 0 : cost };
     if (m.notStarted !== null) {
       // The set's budget stopped it before its goal began (the drafting call): it is budget-limited too.
       return { ...base, error: `it did not start: ${m.notStarted}`, ...(BUDGET_STOP.test(m.notStarted) ? { state: 'budget-limited' as const } : {}) };
@@ -103,6 +105,7 @@ export async function rankOutcomes(outcomes: readonly CandidateOutcome[], env: N
       rank,
       threadId: c.threadId,
       model: c.outcome.model,
+      agent: c.outcome.agent,
       worktree: { name: worktree.name, path: worktree.path, branch: worktree.branch },
       state: c.state,
       ...(reason !== undefined ? { reason } : {}),

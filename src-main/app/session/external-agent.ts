@@ -4,6 +4,7 @@
 // ledger, checkpoints and budget, the person's key and base URL for its provider.
 import { existsSync } from 'node:fs';
 import type { ThreadState } from '../../core/agent/types';
+import type { RunBudget } from '../../core/agent/budget';
 import { DEFAULT_RULES } from '../../core/agent/permissions/rules';
 import { ContractError } from '../contract';
 import { agentScript, installDir, KNOWN_AGENTS } from '../agents/agent-catalog';
@@ -23,6 +24,8 @@ export interface ExternalAgentRequest {
   say?(line: string): void;
   /** `--max-cost`, over Settings' thread budget. */
   maxCostUsd?: number;
+  /** The budget of the candidates' set the thread is one of (SPEC §21). */
+  sharedBudget?: RunBudget;
 }
 
 /** The name of the thread's agent: the one asked for, else the thread's own; a thread keeps its agent. */
@@ -68,6 +71,7 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     checkpoints: session.recorder,
     ...(personKey !== undefined ? { personKey } : {}),
     ...(upstream !== undefined ? { upstream } : {}),
+    ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),
     ...(budgetLimit !== undefined ? { budget: () => ({ limitUsd: budgetLimit, spentUsd: session.audit.threadCost(request.threadId) ?? 0 }) } : {}),
   });
 }

@@ -245,6 +245,7 @@ export async function openFolderSession(request: FolderSessionRequest): Promise<
             const spec = settings.raw().goals?.graderModel;
             return spec ? models.named(spec) : undefined;
           },
+          mainModel: () => models.main(),
         }),
       close: closeAll,
     };

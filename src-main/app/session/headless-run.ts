@@ -68,7 +68,12 @@ export interface HeadlessRunRequest extends GivenSessionFlags {
   acceptDraft?: boolean;
   /** The budget of the candidates' set this run is one of (SPEC §21), the host's: its calls hold it too. */
   sharedBudget?: RunBudget;
+  /** A candidate's own instruction (`run --candidates … --prompt P`): added after the goal in its first message. */
+  instruction?: string;
 }
+
+/** How a candidate's own instruction is introduced after the goal (docs/cli.md says so). */
+export const CANDIDATE_INSTRUCTION = 'Instruction for this attempt: ';
 
 export interface HeadlessRunIo {
   /** One line for the person (a problem with a file, a server that did not start). */
@@ -126,10 +131,21 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
     const stored = store.get(threadId);
     // Another agent over ACP (SPEC §22): `--agent NAME`, or the one the thread already has.
     const externalName = externalAgentName({ ...(request.externalAgent !== undefined ? { name: request.externalAgent } : {}), ...(stored !== undefined ? { state: store.load(threadId) } : {}) });
-    if (externalName !== undefined && (request.agent !== undefined || request.goal !== undefined || request.model !== undefined)) {
-      throw new ContractError(`--agent ${externalName}: the thread's agent is that one, with its own model; it takes no --model, subagent or --goal`, 'bad_request');
+    if (externalName !== undefined && (request.agent !== undefined || request.model !== undefined)) {
+      throw new ContractError(`--agent ${externalName}: the thread's agent is that one, with its own model; it takes no --model or subagent`, 'bad_request');
     }
-    const external = externalName === undefined ? undefined : await externalAgentFor(session, externalName, { name: externalName, threadId, dataDir: context.dataDir, env: request.env, say: io.say, ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}) });
+    const external =
+      externalName === undefined
+        ? undefined
+        : await externalAgentFor(session, externalName, {
+            name: externalName,
+            threadId,
+            dataDir: context.dataDir,
+            env: request.env,
+            say: io.say,
+            ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
+            ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),
+          });
     const agent = request.agent === undefined ? undefined : subagentNamed(session, request.agent);
     // A bad model spec or a missing key is told before anything runs. A subagent's own model
     // is its run's unless the run names one. Another agent calls its own model.
@@ -161,8 +177,11 @@ export async function startHeadlessRun(given: HeadlessRunRequest, context: Headl
         ...(request.maxCostUsd !== undefined ? { maxCostUsd: request.maxCostUsd } : {}),
         ...(request.sharedBudget !== undefined ? { sharedBudget: request.sharedBudget } : {}),
       });
-      const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, model, request, io) : undefined;
-      const input = await personInput(request.prompt.trim() === '' && goal !== undefined ? goalPrompt(goal) : request.prompt, inputSources(session));
+      // Another agent's goal is drafted (without --verify) and graded by Deepdesk's own model (SPEC §21 with §22).
+      const goal = request.goal !== undefined ? await startRunGoal(threads, threadId, external !== undefined ? await session.models.main() : model, request, io) : undefined;
+      const first = request.prompt.trim() === '' && goal !== undefined ? goalPrompt(goal) : request.prompt;
+      // A candidate's own instruction (`run --candidates … --prompt P`) comes after the goal, for this candidate alone.
+      const input = await personInput(request.instruction !== undefined ? `${first}\n\n${CANDIDATE_INSTRUCTION}${request.instruction}` : first, inputSources(session));
       const result = threads
         .run(threadId, input.content, { compactOnly: input.compactOnly, typed: request.prompt, ...(input.turn ? { turn: input.turn } : {}), ...(request.attachments?.length ? { attachments: request.attachments } : {}) })
         .then(

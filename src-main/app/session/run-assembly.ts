@@ -77,6 +77,8 @@ export interface RunAssemblyOptions {
   goalMaxRounds?: () => number | undefined;
   /** Settings' grader model for goals (absent: the run's own). */
   graderModel?: () => Promise<ChatModel | undefined>;
+  /** The folder's own model (Settings'): a goal's grader on another agent's thread when Settings names no grader model. */
+  mainModel?: () => Promise<ChatModel>;
 }
 
 /**
@@ -171,33 +173,31 @@ export class RunAssembly {
   prepare(live: LoadedThread, plan: RunPlan, controls: RunControls): { emit: (event: AgentEvent) => void; run: (text: string | ContentPart[] | null) => Promise<RunResult> } {
     const emit = this.runEvents(live, controls);
     const external = plan.settings.externalAgent;
-    if (external !== undefined) {
-      const run = async (text: string | ContentPart[] | null): Promise<RunResult> => {
-        if (text === null) throw new Error(`${external.label} goes on only with a message of the person's`);
-        const typed = typeof text === 'string' ? text : text.map((part) => (part.type === 'text' ? part.text : '')).join('');
-        return external.turn(typed, {
-          state: live.state,
-          backend: live.mounts.backend,
-          signal: controls.signal,
-          broker: controls.broker,
-          emit,
-          persist: (state) => controls.persist(state),
-        });
-      };
-      return { emit, run };
-    }
-    const definition = this.definition(live.mounts.backend, plan, controls.broker);
-    const run = async (text: string | ContentPart[] | null) => {
+    const ownAgent = external === undefined ? this.definition(live.mounts.backend, plan, controls.broker) : undefined;
+    const turnControls = { state: live.state, backend: live.mounts.backend, signal: controls.signal, broker: controls.broker, emit, persist: (state: ThreadState) => controls.persist(state) };
+    const run = async (text: string | ContentPart[] | null): Promise<RunResult> => {
       // A goal paused (a restart, a stop) goes on when the person sends the thread a message.
       const goal = live.state.goal;
       if (goal?.state === 'paused' && text !== null) {
         resumeGoal(goal);
         emit({ type: 'goal', threadId: live.state.id, goal: goalJson(goal) });
       }
+      const pursuing = goal?.state === 'pursuing';
+      if (external !== undefined) {
+        if (text === null) throw new Error(`${external.label} goes on only with a message of the person's`);
+        const typed = typeof text === 'string' ? text : text.map((part) => (part.type === 'text' ? part.text : '')).join('');
+        if (!pursuing) return external.turn(typed, turnControls);
+      }
       // Every place checks a goal (its verify steps run through the thread's own commands); only the diff needs the folder's git here.
       const goalFolder = this.options.goalFolder ?? NO_DIFF;
-      const graderModel = goal?.state === 'pursuing' ? await this.options.graderModel?.() : undefined;
+      const graderModel = pursuing ? await this.options.graderModel?.() : undefined;
+      // Another agent's thread with a goal: the same loop, its turns the agent's (the turn runner
+      // seam), the gate's verify steps through Deepdesk's execute path and the grader Deepdesk's model.
+      const checker = external !== undefined ? (graderModel ?? (await this.options.mainModel?.())) : undefined;
+      if (external !== undefined && checker === undefined) throw new Error(`a goal on ${external.label}'s thread is checked by Deepdesk's grader, and no model is set in Settings`);
+      const definition = ownAgent ?? this.definition(live.mounts.backend, { ...plan, model: checker! }, controls.broker);
       return runAgent(definition, live.state, text === null ? null : { role: 'user', content: text }, {
+        ...(external !== undefined ? { turnRunner: (next: string, recorded: boolean) => external.turn(next, turnControls, { recorded }) } : {}),
         signal: controls.signal,
         emit,
         persist: async (state) => controls.persist(state),

@@ -207,7 +207,8 @@ export class ThreadService {
     this.book.require(threadId);
     const { state, mounts } = this.book.open(threadId);
     const settings = this.queue.settingsOf(threadId);
-    const using = model ?? settings.model ?? (await this.options.createModel());
+    // Another agent's thread (§22) has a stand-in for a model: its goal is drafted by Deepdesk's own.
+    const using = model ?? (settings.externalAgent === undefined ? settings.model : undefined) ?? (await this.options.createModel());
     const draft = await this.assembly.draftGoal(state, mounts.backend, objective, { threadId, model: using, settings, turn: () => this.queue.turnOf(threadId) });
     this.goalDrafts.set(threadId, draft);
     return draft;

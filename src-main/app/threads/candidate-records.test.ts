@@ -28,6 +28,7 @@ const ranking = (setId: string): CandidateSetJson => ({
       rank: 1,
       threadId: 't-2',
       model: 'openai:gpt-x',
+      agent: null,
       worktree: { name: 'w2', path: '/w2', branch: 'deepdesk/w2' },
       state: 'achieved',
       verifyPassed: true,
@@ -46,8 +47,8 @@ describe('CandidateRecords', () => {
     const db = openDatabase(path);
     const records = new CandidateRecords(db);
     records.addSet({ setId: 's1', goal: 'make sum add', budgetUsd: 0.5 }, [
-      { threadId: 't-1', index: 0, model: null },
-      { threadId: 't-2', index: 1, model: 'openai:gpt-x' },
+      { threadId: 't-1', index: 0, model: null, agent: 'claude-code' },
+      { threadId: 't-2', index: 1, model: 'openai:gpt-x', agent: null },
     ]);
     records.noteNotStarted('t-1', 'Stopped before model call: the budget is spent');
     expect(records.set('s1')).toMatchObject({ goal: 'make sum add', budgetUsd: 0.5, rankedAt: null });
@@ -57,8 +58,8 @@ describe('CandidateRecords', () => {
 
     const again = new CandidateRecords(openDatabase(path));
     expect(again.members('s1')).toEqual([
-      { threadId: 't-1', setId: 's1', index: 0, count: 2, goal: 'make sum add', model: null, notStarted: 'Stopped before model call: the budget is spent' },
-      { threadId: 't-2', setId: 's1', index: 1, count: 2, goal: 'make sum add', model: 'openai:gpt-x', notStarted: null },
+      { threadId: 't-1', setId: 's1', index: 0, count: 2, goal: 'make sum add', model: null, agent: 'claude-code', notStarted: 'Stopped before model call: the budget is spent' },
+      { threadId: 't-2', setId: 's1', index: 1, count: 2, goal: 'make sum add', model: 'openai:gpt-x', agent: null, notStarted: null },
     ]);
     expect(again.set('s1')!.ranking).toEqual(ranking('s1'));
     expect(again.set('s1')!.rankedAt).not.toBeNull();
@@ -68,7 +69,7 @@ describe('CandidateRecords', () => {
   it('a stored ranking that does not read back is not shown as one', () => {
     const db = openDatabase(join(dir, 'deepdesk.db'));
     const records = new CandidateRecords(db);
-    records.addSet({ setId: 's1', goal: 'g', budgetUsd: null }, [{ threadId: 't', index: 0, model: null }]);
+    records.addSet({ setId: 's1', goal: 'g', budgetUsd: null }, [{ threadId: 't', index: 0, model: null, agent: null }]);
     for (const bad of ['{not json', JSON.stringify({ ...ranking('s1'), ranking: [{ rank: 'first' }] })]) {
       db.prepare('UPDATE candidate_sets SET ranking = ? WHERE set_id = ?').run(bad, 's1');
       expect(records.set('s1')!.ranking).toBeUndefined();
@@ -86,7 +87,7 @@ describe('CandidateRecords', () => {
     ]);
     db.prepare('INSERT INTO candidate_members VALUES (?, ?, ?, ?, ?)').run('old', 'old-set', 0, 1, 'old goal');
     const records = new CandidateRecords(db);
-    expect(records.members('old-set')).toEqual([{ threadId: 'old', setId: 'old-set', index: 0, count: 1, goal: 'old goal', model: null, notStarted: null }]);
+    expect(records.members('old-set')).toEqual([{ threadId: 'old', setId: 'old-set', index: 0, count: 1, goal: 'old goal', model: null, agent: null, notStarted: null }]);
     expect(records.set('old-set')).toBeUndefined();
   });
 });

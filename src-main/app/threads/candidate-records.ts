@@ -17,8 +17,10 @@ export interface CandidateMember {
   /** How many candidates the set has. */
   count: number;
   goal: string;
-  /** The model it was started with (`provider:model`); null: Settings' model. */
+  /** The model it was started with (`provider:model`); null: Settings' model, or an agent's own. */
   model: string | null;
+  /** The other agent it runs as (SPEC §22: its name in the catalog); null: Deepdesk's own. */
+  agent: string | null;
   /** Why it did not start (null: it started). */
   notStarted: string | null;
 }
@@ -55,6 +57,7 @@ const MIGRATIONS: Migration[] = [
       db.exec(`
         ALTER TABLE candidate_members ADD COLUMN model TEXT;
         ALTER TABLE candidate_members ADD COLUMN not_started TEXT;
+        ALTER TABLE candidate_members ADD COLUMN agent TEXT;
         CREATE INDEX IF NOT EXISTS candidate_members_set ON candidate_members (set_id, idx);
         CREATE TABLE IF NOT EXISTS candidate_sets (
           set_id TEXT PRIMARY KEY,
@@ -76,6 +79,7 @@ interface MemberRow {
   count: number;
   goal: string;
   model: string | null;
+  agent: string | null;
   not_started: string | null;
 }
 
@@ -97,7 +101,7 @@ export class CandidateRecords {
       addSet: db.prepare('INSERT OR IGNORE INTO candidate_sets (set_id, goal, budget_usd, created_at) VALUES (?, ?, ?, ?)'),
       getSet: db.prepare<[string], SetRow>('SELECT * FROM candidate_sets WHERE set_id = ?'),
       rank: db.prepare('UPDATE candidate_sets SET ranking = ?, ranked_at = ? WHERE set_id = ?'),
-      add: db.prepare('INSERT OR REPLACE INTO candidate_members (thread_id, set_id, idx, count, goal, model, not_started) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      add: db.prepare('INSERT OR REPLACE INTO candidate_members (thread_id, set_id, idx, count, goal, model, agent, not_started) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       notStarted: db.prepare('UPDATE candidate_members SET not_started = ? WHERE thread_id = ?'),
       get: db.prepare<[string], MemberRow>('SELECT * FROM candidate_members WHERE thread_id = ?'),
       members: db.prepare<[string], MemberRow>('SELECT * FROM candidate_members WHERE set_id = ? ORDER BY idx'),
@@ -111,7 +115,7 @@ export class CandidateRecords {
   }
 
   add(member: CandidateMember): void {
-    this.stmts.add.run(member.threadId, member.setId, member.index, member.count, member.goal, member.model, member.notStarted);
+    this.stmts.add.run(member.threadId, member.setId, member.index, member.count, member.goal, member.model, member.agent, member.notStarted);
   }
 
   /** Why the candidate did not start (its set is ranked with it). */
@@ -153,5 +157,5 @@ function storedRanking(text: string): CandidateSetJson | undefined {
 }
 
 function member(row: MemberRow): CandidateMember {
-  return { threadId: row.thread_id, setId: row.set_id, index: row.idx, count: row.count, goal: row.goal, model: row.model, notStarted: row.not_started };
+  return { threadId: row.thread_id, setId: row.set_id, index: row.idx, count: row.count, goal: row.goal, model: row.model, agent: row.agent, notStarted: row.not_started };
 }

@@ -43,6 +43,18 @@ export interface MeteringProxyOptions {
   budget?: { limitUsd: number; spentUsd: number };
   /** The budget was reached: called once, when the first call is refused. */
   onBudget?(): void;
+  /**
+   * A budget shared with other threads (a candidates' set, SPEC §21): each call holds its estimate
+   * there before it is let through (refused: the reason, and the call is not made); the hold is
+   * spent with the call's cost when its response ends, or let go when it reported no usage.
+   */
+  hold?(call: { path: string; body: Buffer }): CallHold | { refused: string };
+}
+
+/** A call's place in a shared budget, from before it goes upstream until its response ended. */
+export interface CallHold {
+  spend(usage: MeteredUsage, costUsd: number | undefined): void;
+  release(): void;
 }
 
 export interface MeteringProxy {
@@ -139,8 +151,16 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
 
   const reachedBudget = (): boolean => options.budget !== undefined && spent >= options.budget.limitUsd;
 
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> =>
-    new Promise<void>((done) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, held?: CallHold): Promise<void> =>
+    new Promise<void>((resolve) => {
+      let settled = false;
+      const done = (usage?: MeteredUsage, costUsd?: number): void => {
+        if (settled) return;
+        settled = true;
+        if (usage !== undefined) held?.spend(usage, costUsd);
+        else held?.release();
+        resolve();
+      };
       const started = Date.now();
       const headers: IncomingHttpHeaders = {};
       for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name)) headers[name] = value;
@@ -165,7 +185,7 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
           const costUsd = usage ? options.price?.(usage) : undefined;
           if (costUsd !== undefined) spent += costUsd;
           options.onCall({ at: new Date(started).toISOString(), path: req.url ?? '/', status: answer.statusCode ?? 0, durationMs: Date.now() - started, ...(usage ? { usage } : {}), ...(costUsd !== undefined ? { costUsd } : {}) });
-          done();
+          done(usage, costUsd);
         });
         answer.on('error', () => {
           res.destroy();
@@ -181,14 +201,21 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
       up.end(body);
     });
 
-  const refuse = (res: ServerResponse): void => {
+  const refuse = (res: ServerResponse, why = "this thread's budget is spent; no further model calls"): void => {
     refused++;
     if (!told) {
       told = true;
       options.onBudget?.();
     }
     res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '86400' });
-    res.end(JSON.stringify({ type: 'error', error: { type: 'budget_exceeded', code: 'budget_exceeded', message: "Deepdesk: this thread's budget is spent; no further model calls" } }));
+    res.end(JSON.stringify({ type: 'error', error: { type: 'budget_exceeded', code: 'budget_exceeded', message: `Deepdesk: ${why}` } }));
+  };
+
+  /** Through the shared budget first (where there is one): held, or refused before it starts. */
+  const pass = (req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> | void => {
+    const held = options.hold?.({ path: req.url ?? '/', body });
+    if (held !== undefined && 'refused' in held) return refuse(res, held.refused);
+    return forward(req, res, body, held);
   };
 
   const server = createServer((req, res) => {
@@ -197,11 +224,11 @@ export async function startMeteringProxy(options: MeteringProxyOptions): Promise
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       if (!options.budget) {
-        void forward(req, res, body);
+        void pass(req, res, body);
         return;
       }
       // With a budget, one call at a time: each is let through only while the spend is under it.
-      queue = queue.then(() => (reachedBudget() ? refuse(res) : forward(req, res, body)));
+      queue = queue.then(() => (reachedBudget() ? refuse(res) : pass(req, res, body)));
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -93,6 +93,15 @@ export interface RunOptions {
    * through this run's own command path (the agent's execute, its rules and containment).
    */
   goals?: { folder: Pick<GoalPlace, 'tree' | 'diff'>; graderModel?: ChatModel };
+  /**
+   * The turn runner seam (SPEC §21 with §22): each step is one whole turn of another agent (over
+   * ACP) instead of a model call and its tools. The turn is given the text to send (`recorded`:
+   * the loop already put it in the history, as a revision of the goal is) and says how it ended;
+   * the goal's gate, its verify steps (through this definition's execute path), the grader (the
+   * definition's model, metered) and the revisions are this loop's, as for Deepdesk's own agent.
+   * The input and every revision go to the turn as they are (no middleware changes them).
+   */
+  turnRunner?: (text: string, recorded: boolean) => Promise<RunResult>;
 }
 
 export interface RunResult {
@@ -450,6 +459,8 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
       return finish(ctx, compacted ? 'The conversation was compacted.' : 'There was nothing to compact yet.', 'completed');
     }
 
+    if (options.turnRunner !== undefined) return await otherAgentTurns(options.turnRunner);
+
     // News from before this message (a restore, say) comes before it.
     await deliverNotes();
     if (input !== null) {
@@ -525,6 +536,43 @@ export async function runAgent(def: AgentDefinition, state: ThreadState, input: 
     });
     await ctx.persist().catch(() => undefined);
     return { ...finish(ctx, lastText, 'error', error.message), error };
+  }
+
+  /** Another agent's turns (the turn runner seam): each ends at the gate, which may send it back with the host's evidence. */
+  async function otherAgentTurns(turnRunner: (text: string, recorded: boolean) => Promise<RunResult>): Promise<RunResult> {
+    if (input === null) throw new Error('another agent goes on only with a message');
+    let text = typeof input.content === 'string' ? input.content : input.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+    let recorded = false;
+    for (let step = 0; step < maxSteps; step++) {
+      if (signal.aborted) return await ended(lastText, 'aborted');
+      const result = await turnRunner(text, recorded);
+      lastText = result.text;
+      if (result.reason === 'budget') {
+        await settleGoal('budget', result.error?.message);
+        await ctx.persist().catch(() => undefined);
+        return { ...finish(ctx, lastText, 'budget', result.error?.message), ...(result.error ? { error: result.error } : {}) };
+      }
+      if (result.reason !== 'completed') {
+        if (result.reason === 'error') {
+          await settleGoal('error', result.error?.message);
+          await ctx.persist().catch(() => undefined);
+          return { ...finish(ctx, lastText, 'error', result.error?.message), ...(result.error ? { error: result.error } : {}) };
+        }
+        return await ended(lastText, result.reason);
+      }
+      // The agent's claim of done: the host, not the agent, checks the goal.
+      const checked = signal.aborted ? undefined : await checkGoal(result.text);
+      if (checked !== undefined && (await afterGate(checked))) {
+        if (checked.kind === 'revise') {
+          text = checked.message;
+          recorded = true;
+        }
+        continue;
+      }
+      if (signal.aborted) return await ended(lastText, 'aborted');
+      return finish(ctx, lastText, 'completed');
+    }
+    return await ended(lastText, 'max_steps');
   }
 
   async function ended(text: string, reason: RunStopReason): Promise<RunResult> {

@@ -5,6 +5,7 @@
 
 import { useCallback, useEffect, useState } from 'react';
 import type { RankingEntry } from '../../../src-main/app/contract/agents';
+import { useExternalAgents } from './AgentsSettings';
 import { formatCost } from '../lib/format';
 import { useApi } from '../state/use-api';
 import { Spinner } from './Icon';
@@ -17,6 +18,8 @@ interface Compared {
 
 export function CandidatesDialog({ setId, onClose }: { setId: string; onClose(): void }): React.JSX.Element {
   const api = useApi();
+  const [externalAgents] = useExternalAgents();
+  const agentLabels = new Map((externalAgents ?? []).map((a) => [a.name, a.label]));
   const [compared, setCompared] = useState<Compared | null>(null);
   const [diff, setDiff] = useState<{ threadId: string; text: string } | null>(null);
   const [said, setSaid] = useState<string | null>(null);
@@ -62,7 +65,7 @@ export function CandidatesDialog({ setId, onClose }: { setId: string; onClose():
                 #{entry.rank} · {entry.state}
               </h3>
               {entry.contradictedClaims.length > 0 ? <p className="error-text">Claimed success while a check failed ({entry.contradictedClaims.length}×)</p> : null}
-              <p className="muted mono candidate-model">{entry.model ?? "Settings' model"}</p>
+              <p className="muted mono candidate-model">{entry.agent !== null ? (agentLabels.get(entry.agent) ?? entry.agent) : (entry.model ?? "Settings' model")}</p>
               <p className="muted mono">{entry.worktree.name || 'worktree removed'}</p>
               <h4>Verify</h4>
               <ul className="candidate-steps">

@@ -1,8 +1,9 @@
 // *Run N candidates…* (SPEC §21): N goal threads of the open folder, each on its own worktree,
 // run by the agent host with one budget for the set. The goal (prefilled from the message box,
-// or from a thread's goal with its verify commands),
-// how many (2–10), a model per candidate (Settings' model by default), the verify commands, an
-// optional budget, and whether their approvals are granted without asking (off: they wait for
+// or from a thread's goal with its verify commands), how many (2–10), per candidate its agent
+// (Deepdesk's own or an installed one over ACP, §22), its model (Deepdesk's: Settings' by
+// default) and its own instruction added after the goal, the verify commands, an optional
+// budget, and whether their approvals are granted without asking (off: they wait for
 // the person as any thread's do). The set then shows in the Agents view as one item.
 
 import { useId, useState } from 'react';
@@ -11,6 +12,7 @@ import { useSettings } from '../state/settings-context';
 import { Modal } from './Modal';
 import { Icon } from './Icon';
 import type { GoalJsonDto } from '../../../src-main/app/contract';
+import { useExternalAgents } from './AgentsSettings';
 
 const MIN = 2;
 const MAX = 10;
@@ -33,6 +35,11 @@ export function RunCandidatesDialog({
   const [goal, setGoal] = useState(initialGoal);
   const [count, setCount] = useState(3);
   const [models, setModels] = useState<string[]>([]);
+  /** Each candidate's agent: '' for Deepdesk's own, else an installed agent's name. */
+  const [agents, setAgents] = useState<string[]>([]);
+  const [prompts, setPrompts] = useState<string[]>([]);
+  const [externalAgents] = useExternalAgents();
+  const installed = (externalAgents ?? []).filter((a) => a.installed);
   const [verify, setVerify] = useState(initialVerify.join('\n'));
   const [budget, setBudget] = useState('');
   const [autoApprove, setAutoApprove] = useState(false);
@@ -50,7 +57,10 @@ export function RunCandidatesDialog({
       const result = await api.safe('agentsView.runCandidates', {
         goal: goal.trim(),
         count,
-        models: Array.from({ length: count }, (_, i) => (models[i]?.trim() ? models[i]!.trim() : null)),
+        // A candidate with an agent calls that agent's own model: no model of Deepdesk's is sent for it.
+        models: Array.from({ length: count }, (_, i) => (!agents[i] && models[i]?.trim() ? models[i]!.trim() : null)),
+        agents: Array.from({ length: count }, (_, i) => (agents[i] ? agents[i]! : null)),
+        prompts: Array.from({ length: count }, (_, i) => (prompts[i]?.trim() ? prompts[i]!.trim() : null)),
         verify: verify
           .split('\n')
           .map((line) => line.trim())
@@ -81,17 +91,35 @@ export function RunCandidatesDialog({
         <label htmlFor={`${id}-count`}>Number of candidates</label>
         <input id={`${id}-count`} type="number" min={MIN} max={MAX} value={count} onChange={(e) => setCount(Math.min(MAX, Math.max(MIN, Math.round(Number(e.target.value) || MIN))))} />
         <fieldset className="run-candidates-models">
-          <legend>Models</legend>
+          <legend>Candidates</legend>
           {Array.from({ length: count }, (_, i) => (
             <div key={i} className="run-candidates-model">
+              <label htmlFor={`${id}-agent-${i}`}>Agent of candidate {i + 1}</label>
+              <select id={`${id}-agent-${i}`} value={agents[i] ?? ''} onChange={(e) => setAgents((now) => Object.assign([...now], { [i]: e.target.value }))}>
+                <option value="">Deepdesk</option>
+                {installed.map((a) => (
+                  <option key={a.name} value={a.name}>
+                    {a.label}
+                  </option>
+                ))}
+              </select>
               <label htmlFor={`${id}-model-${i}`}>Model of candidate {i + 1}</label>
               <input
                 id={`${id}-model-${i}`}
                 type="text"
                 className="mono"
-                placeholder={settingsModel !== '' ? settingsModel : "Settings' model"}
-                value={models[i] ?? ''}
+                disabled={Boolean(agents[i])}
+                placeholder={agents[i] ? 'its own model' : settingsModel !== '' ? settingsModel : "Settings' model"}
+                value={agents[i] ? '' : (models[i] ?? '')}
                 onChange={(e) => setModels((now) => Object.assign([...now], { [i]: e.target.value }))}
+              />
+              <label htmlFor={`${id}-prompt-${i}`}>Instruction for candidate {i + 1}</label>
+              <input
+                id={`${id}-prompt-${i}`}
+                type="text"
+                placeholder="optional, added after the goal"
+                value={prompts[i] ?? ''}
+                onChange={(e) => setPrompts((now) => Object.assign([...now], { [i]: e.target.value }))}
               />
             </div>
           ))}
