@@ -22,7 +22,6 @@ import { isSlashPathInside } from '../fs/path-inside';
 import { runToEnd } from '../process/spawn';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LayerSettlement } from '../process/attribution';
 import { lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../fs/no-follow';
@@ -30,6 +29,7 @@ import { errnoOf } from '../fs/errno';
 import { withSignalsDeferred } from './defer-signals';
 import { GIT_ACTIVATING_NAMES } from '../git/git-reads';
 import { preludeLines, type LaunchPrelude } from './seccomp';
+import { makeRunFolder, removeRunFolder, removeRunFolderSync } from './run-folders';
 
 export interface LayerTools {
   unshare: string;
@@ -109,7 +109,7 @@ async function run(file: string, args: string[]): Promise<{ ok: boolean; stdout:
 }
 
 function makeLayerDir(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-layer-')));
+  const dir = fs.realpathSync(makeRunFolder('deepdesk-layer-'));
   for (const sub of ['lower', 'upper', 'work', 'view']) fs.mkdirSync(path.join(dir, sub));
   return dir;
 }
@@ -128,7 +128,7 @@ async function probe(): Promise<LayerTools | undefined> {
   const mount = findTool('mount');
   if (!unshare || !mount) return undefined;
   const tools = { unshare, mount };
-  const folder = fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-layer-probe-'));
+  const folder = makeRunFolder('deepdesk-layer-probe-');
   let layerDir: string | undefined;
   try {
     const project = fs.realpathSync(folder);
@@ -187,37 +187,25 @@ function discardLiveLayers(): void {
 
 export function discardLayer(dir: string): void {
   liveLayers.delete(dir);
-  try {
-    fs.rmSync(dir, { recursive: true, force: true });
-  } catch {
-    // A file the command left without write permission on its folder.
-    try {
-      fs.chmodSync(dir, 0o700);
-      for (const d of walkDirs(dir)) fs.chmodSync(d, 0o700);
-      fs.rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // Left in the temp folder.
-    }
-  }
+  removeRunFolderSync(dir);
 }
 
-/** discardLayer without blocking the event loop (a layer's removal is the slow part of a run's end). */
+/** The folders a layer that nothing was written to holds (overlay makes `work/work`), deepest first. */
+const EMPTY_LAYER = ['upper', 'work/work', 'work', 'lower', 'view', ''];
+
+/**
+ * discardLayer without blocking the event loop (a layer's removal is the slow part of a
+ * run's end). A layer of empty folders (a command that wrote nothing) goes at once, a
+ * handful of rmdir calls; any other, whole, in the background of the event loop.
+ */
 export async function discardLayerAsync(dir: string): Promise<void> {
   try {
-    await fs.promises.rm(dir, { recursive: true, force: true });
-    liveLayers.delete(dir);
-  } catch {
-    discardLayer(dir);
+    for (const sub of EMPTY_LAYER) fs.rmdirSync(path.join(dir, sub));
+  } catch (err) {
+    // Not empty (or already partly gone): removed whole.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || fs.existsSync(dir)) await removeRunFolder(dir);
   }
-}
-
-function* walkDirs(dir: string): Generator<string> {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
-    const child = path.join(dir, e.name);
-    yield child;
-    yield* walkDirs(child);
-  }
+  liveLayers.delete(dir);
 }
 
 /** What the command wrote (the upper layer), parents first, with opaque folders marked. */
