@@ -9,7 +9,7 @@
 // (no-follow.ts), between the checkpoint recorder's snapshots.
 //
 // Mounting: `unshare -r -m` gives a user and mount namespace in which an unprivileged
-// overlay can be mounted (Linux ≥ 5.11, `userxattr`); bwrap (0.8 has no overlay option)
+// overlay can be mounted (Linux ≥ 5.11, `userxattr`; `volatile`, see LayerTools); bwrap (0.8 has no overlay option)
 // then runs inside it as before, mapping the person's uid back. Where this is unavailable
 // (no `unshare`, an older kernel, an upper folder without user xattrs) commands run on the
 // live folder as before and the recorder cannot attribute their changes (see recorder.ts).
@@ -34,6 +34,16 @@ import { makeRunFolder, removeRunFolder, removeRunFolderSync } from './run-folde
 export interface LayerTools {
   unshare: string;
   mount: string;
+  /**
+   * The overlay is mounted `volatile` (Linux ≥ 5.10): its upper layer is never synced. Without
+   * it the kernel syncs the whole file system holding the upper layer (the temp folder's: every
+   * process's unwritten data on it) when the run's mount namespace ends, before the command's
+   * exit is reported; that flush was the single slowest step of a sandboxed command. Nothing
+   * of the layer is kept across a crash anyway (it is applied, or discarded, right after the
+   * run), and applying it never synced either; the one change is that a command's own fsync
+   * inside the sandbox no longer forces its data to disk before the layer is applied.
+   */
+  volatile: boolean;
 }
 
 /** One entry of the upper layer, parents before their children. */
@@ -70,11 +80,11 @@ function lowerOf(layer: { dir: string; projectDir: string }): string {
  * bind of it; `$5` the seccomp filter's path for the prelude's lines (seccomp.ts), which end
  * with the exec.
  */
-function mountScript(prelude: LaunchPrelude | undefined): string {
+function mountScript(prelude: LaunchPrelude | undefined, volatile: boolean): string {
   return [
     'p=$1 l=$2 m=$3 lower=$4 f=$5',
     'shift 5',
-    '{ [ "$lower" = "$p" ] || "$m" --bind "$p" "$lower"; } && "$m" -t overlay overlay -o "lowerdir=$lower,upperdir=$l/upper,workdir=$l/work,userxattr" "$p" || {',
+    `{ [ "$lower" = "$p" ] || "$m" --bind "$p" "$lower"; } && "$m" -t overlay overlay -o "lowerdir=$lower,upperdir=$l/upper,workdir=$l/work,userxattr${volatile ? ',volatile' : ''}" "$p" || {`,
     "  printf '%s\\n' 'Deepdesk could not overlay the project folder for this command' >&2",
     '  exit 125',
     '}',
@@ -127,7 +137,11 @@ async function probe(): Promise<LayerTools | undefined> {
   const unshare = findTool('unshare');
   const mount = findTool('mount');
   if (!unshare || !mount) return undefined;
-  const tools = { unshare, mount };
+  // Volatile where the kernel has it (see LayerTools), else as before.
+  return (await probeWith({ unshare, mount, volatile: true })) ?? (await probeWith({ unshare, mount, volatile: false }));
+}
+
+async function probeWith(tools: LayerTools): Promise<LayerTools | undefined> {
   const folder = makeRunFolder('deepdesk-layer-probe-');
   let layerDir: string | undefined;
   try {
@@ -172,7 +186,7 @@ export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLa
     tools,
     wrap(file, args, prelude) {
       const lower = lowerOf({ dir, projectDir });
-      return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', mountScript(prelude), 'sh', projectDir, dir, tools.mount, lower, prelude?.filter?.file ?? '', file, ...args] };
+      return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', mountScript(prelude, tools.volatile), 'sh', projectDir, dir, tools.mount, lower, prelude?.filter?.file ?? '', file, ...args] };
     },
   };
 }
@@ -190,8 +204,8 @@ export function discardLayer(dir: string): void {
   removeRunFolderSync(dir);
 }
 
-/** The folders a layer that nothing was written to holds (overlay makes `work/work`), deepest first. */
-const EMPTY_LAYER = ['upper', 'work/work', 'work', 'lower', 'view', ''];
+/** What a layer that nothing was written to holds (overlay makes `work/work`, a volatile one its `incompat/volatile/dirty` mark), deepest first; folders end with `/`. */
+const EMPTY_LAYER = ['upper/', 'work/work/incompat/volatile/dirty', 'work/work/incompat/volatile/', 'work/work/incompat/', 'work/work/', 'work/', 'lower/', 'view/', ''];
 
 /**
  * discardLayer without blocking the event loop (a layer's removal is the slow part of a
@@ -200,10 +214,18 @@ const EMPTY_LAYER = ['upper', 'work/work', 'work', 'lower', 'view', ''];
  */
 export async function discardLayerAsync(dir: string): Promise<void> {
   try {
-    for (const sub of EMPTY_LAYER) fs.rmdirSync(path.join(dir, sub));
-  } catch (err) {
-    // Not empty (or already partly gone): removed whole.
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || fs.existsSync(dir)) await removeRunFolder(dir);
+    for (const sub of EMPTY_LAYER) {
+      try {
+        if (sub === '' || sub.endsWith('/')) fs.rmdirSync(path.join(dir, sub));
+        else fs.unlinkSync(path.join(dir, sub));
+      } catch (err) {
+        // A folder this layer never had (a mount that failed, one that is not volatile).
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+  } catch {
+    // Not empty: removed whole.
+    await removeRunFolder(dir);
   }
   liveLayers.delete(dir);
 }
