@@ -43,7 +43,7 @@ export interface LayerTools {
    * run), and applying it never synced either; the one change is that a command's own fsync
    * inside the sandbox no longer forces its data to disk before the layer is applied.
    */
-  volatile: boolean;
+  volatile?: boolean;
 }
 
 /** One entry of the upper layer, parents before their children. */
@@ -186,7 +186,7 @@ export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLa
     tools,
     wrap(file, args, prelude) {
       const lower = lowerOf({ dir, projectDir });
-      return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', mountScript(prelude, tools.volatile), 'sh', projectDir, dir, tools.mount, lower, prelude?.filter?.file ?? '', file, ...args] };
+      return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', mountScript(prelude, tools.volatile === true), 'sh', projectDir, dir, tools.mount, lower, prelude?.filter?.file ?? '', file, ...args] };
     },
   };
 }
