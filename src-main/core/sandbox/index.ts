@@ -54,7 +54,7 @@ import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withPrelude } from './seccomp';
 import { launcherFile } from './launcher-files';
-import { makeRunFolder } from './run-folders';
+import { makeRunFolder, removeRunFolder } from './run-folders';
 import { createWriteLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
@@ -140,12 +140,12 @@ function unreadableFile(): string {
   return unreadable;
 }
 
-/** A run's temp folder: one rmdir when the command left it empty (the usual case), else removed whole. */
+/** A run's temp folder: one rmdir when the command left it empty (the usual case), else removed whole (what it left unwritable too). */
 async function removeTmpDir(dir: string): Promise<void> {
   try {
     rmdirSync(dir);
   } catch {
-    await rm(dir, { recursive: true, force: true });
+    await removeRunFolder(dir);
   }
 }
 
