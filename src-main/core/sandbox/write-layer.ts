@@ -9,7 +9,7 @@
 // (no-follow.ts), between the checkpoint recorder's snapshots.
 //
 // Mounting: `unshare -r -m` gives a user and mount namespace in which an unprivileged
-// overlay can be mounted (Linux ≥ 5.11, `userxattr`; `volatile`, see LayerTools); bwrap (0.8 has no overlay option)
+// overlay can be mounted (Linux ≥ 5.11, `userxattr`); bwrap (0.8 has no overlay option)
 // then runs inside it as before, mapping the person's uid back. Where this is unavailable
 // (no `unshare`, an older kernel, an upper folder without user xattrs) commands run on the
 // live folder as before and the recorder cannot attribute their changes (see recorder.ts).
@@ -34,16 +34,6 @@ import { makeRunFolder, removeRunFolder, removeRunFolderSync } from './run-folde
 export interface LayerTools {
   unshare: string;
   mount: string;
-  /**
-   * The overlay is mounted `volatile` (Linux ≥ 5.10): its upper layer is never synced. Without
-   * it the kernel syncs the whole file system holding the upper layer (the temp folder's: every
-   * process's unwritten data on it) when the run's mount namespace ends, before the command's
-   * exit is reported; that flush was the single slowest step of a sandboxed command. Nothing
-   * of the layer is kept across a crash anyway (it is applied, or discarded, right after the
-   * run), and applying it never synced either; the one change is that a command's own fsync
-   * inside the sandbox no longer forces its data to disk before the layer is applied.
-   */
-  volatile?: boolean;
 }
 
 /** One entry of the upper layer, parents before their children. */
@@ -59,7 +49,7 @@ export interface LayerEntry {
 }
 
 export interface WriteLayer {
-  /** The run's private folder: lower/ (the real folder, bound), upper/, work/, view/. */
+  /** The run's private folder: upper/, work/, and where needed lower/ (the real folder, bound) and view/. */
   readonly dir: string;
   readonly projectDir: string;
   readonly tools: LayerTools;
@@ -80,11 +70,11 @@ function lowerOf(layer: { dir: string; projectDir: string }): string {
  * bind of it; `$5` the seccomp filter's path for the prelude's lines (seccomp.ts), which end
  * with the exec.
  */
-function mountScript(prelude: LaunchPrelude | undefined, volatile: boolean): string {
+function mountScript(prelude: LaunchPrelude | undefined): string {
   return [
     'p=$1 l=$2 m=$3 lower=$4 f=$5',
     'shift 5',
-    `{ [ "$lower" = "$p" ] || "$m" --bind "$p" "$lower"; } && "$m" -t overlay overlay -o "lowerdir=$lower,upperdir=$l/upper,workdir=$l/work,userxattr${volatile ? ',volatile' : ''}" "$p" || {`,
+    '{ [ "$lower" = "$p" ] || "$m" --bind "$p" "$lower"; } && "$m" -t overlay overlay -o "lowerdir=$lower,upperdir=$l/upper,workdir=$l/work,userxattr" "$p" || {',
     "  printf '%s\\n' 'Deepdesk could not overlay the project folder for this command' >&2",
     '  exit 125',
     '}',
@@ -118,9 +108,11 @@ async function run(file: string, args: string[]): Promise<{ ok: boolean; stdout:
   return { ok: r.code === 0 && r.spawnError === undefined && !r.timedOut && !r.truncated, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
 }
 
-function makeLayerDir(): string {
+/** A layer's folder with upper/ and work/; lower/ only where the folder's path needs a bind (lowerOf), view/ only when markOpaque looks (each folder is one more to remove after the run). */
+function makeLayerDir(projectDir: string): string {
   const dir = fs.realpathSync(makeRunFolder('deepdesk-layer-'));
-  for (const sub of ['lower', 'upper', 'work', 'view']) fs.mkdirSync(path.join(dir, sub));
+  for (const sub of ['upper', 'work']) fs.mkdirSync(path.join(dir, sub));
+  if (!PLAIN_OPTION_PATH.test(projectDir)) fs.mkdirSync(path.join(dir, 'lower'));
   return dir;
 }
 
@@ -137,11 +129,7 @@ async function probe(): Promise<LayerTools | undefined> {
   const unshare = findTool('unshare');
   const mount = findTool('mount');
   if (!unshare || !mount) return undefined;
-  // Volatile where the kernel has it (see LayerTools), else as before.
-  return (await probeWith({ unshare, mount, volatile: true })) ?? (await probeWith({ unshare, mount, volatile: false }));
-}
-
-async function probeWith(tools: LayerTools): Promise<LayerTools | undefined> {
+  const tools = { unshare, mount };
   const folder = makeRunFolder('deepdesk-layer-probe-');
   let layerDir: string | undefined;
   try {
@@ -169,7 +157,7 @@ async function probeWith(tools: LayerTools): Promise<LayerTools | undefined> {
 
 /** A layer for one run over `projectDir` (a real path); throws where its paths cannot be used. */
 export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLayer {
-  const dir = makeLayerDir();
+  const dir = makeLayerDir(projectDir);
   liveLayers.add(dir);
   if (!cleanupOnExit) {
     cleanupOnExit = true;
@@ -186,7 +174,7 @@ export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLa
     tools,
     wrap(file, args, prelude) {
       const lower = lowerOf({ dir, projectDir });
-      return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', mountScript(prelude, tools.volatile === true), 'sh', projectDir, dir, tools.mount, lower, prelude?.filter?.file ?? '', file, ...args] };
+      return { file: tools.unshare, args: ['-r', '-m', '/bin/sh', '-c', mountScript(prelude), 'sh', projectDir, dir, tools.mount, lower, prelude?.filter?.file ?? '', file, ...args] };
     },
   };
 }
@@ -204,8 +192,8 @@ export function discardLayer(dir: string): void {
   removeRunFolderSync(dir);
 }
 
-/** What a layer that nothing was written to holds (overlay makes `work/work`, a volatile one its `incompat/volatile/dirty` mark), deepest first; folders end with `/`. */
-const EMPTY_LAYER = ['upper/', 'work/work/incompat/volatile/dirty', 'work/work/incompat/volatile/', 'work/work/incompat/', 'work/work/', 'work/', 'lower/', 'view/', ''];
+/** The folders of a layer that nothing was written to (overlay makes `work/work`), deepest first. */
+const EMPTY_LAYER = ['upper', 'work/work', 'work', 'lower', 'view', ''];
 
 /**
  * discardLayer without blocking the event loop (a layer's removal is the slow part of a
@@ -216,10 +204,9 @@ export async function discardLayerAsync(dir: string): Promise<void> {
   try {
     for (const sub of EMPTY_LAYER) {
       try {
-        if (sub === '' || sub.endsWith('/')) fs.rmdirSync(path.join(dir, sub));
-        else fs.unlinkSync(path.join(dir, sub));
+        fs.rmdirSync(path.join(dir, sub));
       } catch (err) {
-        // A folder this layer never had (a mount that failed, one that is not volatile).
+        // A folder this layer never had (lower/ and view/ are made only when needed; a mount that failed).
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       }
     }
@@ -283,6 +270,7 @@ async function markOpaque(layer: WriteLayer, entries: LayerEntry[]): Promise<voi
     if (name !== undefined) probes.set(`${e.rel}/${name}`, e);
   }
   if (probes.size === 0) return;
+  fs.mkdirSync(path.join(layer.dir, 'view'), { recursive: true });
   const names = [...probes.keys()];
   // Argument lists are bounded; a few thousand short names per call.
   for (let i = 0; i < names.length; i += 2000) {
