@@ -74,7 +74,44 @@ interface Floors {
   bwrap: number;
 }
 
-async function benchCommands(section: Section, options: BenchOptions, sandbox: Sandbox, folder: string): Promise<void> {
+/** Each phase of a sandboxed command, per run: prepare, launch to exit, the checks after, the clean-up. */
+interface Phases {
+  prepare: number[];
+  run: number[];
+  checks: number[];
+  cleanup: number[];
+}
+
+/** The same sandbox, its commands' phases timed (the sandbox's own calls, as runInPty makes them). */
+function timedSandbox(sandbox: Sandbox): { sandbox: Sandbox; phases: Phases } {
+  const phases: Phases = { prepare: [], run: [], checks: [], cleanup: [] };
+  const timed = Object.create(sandbox) as Sandbox;
+  timed.prepare = async (spec, options) => {
+    const started = performance.now();
+    const prepared = await sandbox.prepare(spec, options);
+    const launched = performance.now();
+    phases.prepare.push(launched - started);
+    return {
+      ...prepared,
+      blockedLine: async (output, exitCode) => {
+        const ended = performance.now();
+        phases.run.push(ended - launched);
+        const line = await prepared.blockedLine(output, exitCode);
+        phases.checks.push(performance.now() - ended);
+        return line;
+      },
+      dispose: async () => {
+        const at = performance.now();
+        await prepared.dispose();
+        phases.cleanup.push(performance.now() - at);
+      },
+    };
+  };
+  return { sandbox: timed, phases };
+}
+
+async function benchCommands(section: Section, options: BenchOptions, untimed: Sandbox, folder: string): Promise<void> {
+  const { sandbox, phases } = timedSandbox(untimed);
   const plain = new LocalShellBackend({ rootDir: folder });
   const boxed = new LocalShellBackend({ rootDir: folder, sandbox });
   const runs = Math.max(options.runs * 4, 20);
@@ -83,6 +120,7 @@ async function benchCommands(section: Section, options: BenchOptions, sandbox: S
     [`\`ls -R\` of ${FILES} files`, 'ls -R'],
   ] as const) {
     progress(`execute ${label}, sandboxed and not, beside bare sh, sh in a pty and bwrap in a pty`);
+    for (const list of Object.values(phases)) list.length = 0;
     const exec = (backend: LocalShellBackend) => async () => {
       const r = await backend.execute(command, { timeoutS: 30 });
       if (r.exitCode !== 0 || r.sandboxBlocked) throw new Error(`exit ${r.exitCode}: ${r.output.slice(0, 200)}`);
@@ -118,6 +156,13 @@ async function benchCommands(section: Section, options: BenchOptions, sandbox: S
         ratio: formatRatio(a, floors.sh),
         target: `≤ bare sh + ${TARGET_OVER_SH_MS} ms`,
         result: verdict(a - floors.sh <= TARGET_OVER_SH_MS),
+      });
+      // Where the time goes (medians of the same runs): what the sandbox adds around the pty's run.
+      section.rows.push({
+        name: '  where: prepare (policy, git surface, folders) / launch to exit (unshare, overlay, bwrap, the command) / checks after (the layer) / clean-up',
+        ours: `${formatMs(median(phases.prepare))} / ${formatMs(median(phases.run))} / ${formatMs(median(phases.checks))} / ${formatMs(median(phases.cleanup))}`,
+        floor: `${formatMs(floors.bwrap)} bwrap in pty`,
+        target: '—',
       });
       continue;
     }

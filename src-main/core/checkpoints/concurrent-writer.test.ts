@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalShellBackend } from '../backends/filesystem/local-shell';
 import { createSandbox, detectSandbox } from '../sandbox';
+import { runFoldersDir } from '../sandbox/run-folders';
 import { writeLayerTools } from '../sandbox/write-layer';
 import { CheckpointHistory } from './history';
 import { CheckpointRecorder, type StepInfo } from './recorder';
@@ -192,9 +193,11 @@ describe.skipIf(!layered)('a person saving files while a sandboxed command runs 
   });
 
   it('nothing of the layer is left in the temp folder or the project', async () => {
-    const before = new Set(fs.readdirSync(tmpdir()).filter((n) => n.startsWith('deepdesk-layer-')));
+    // This process's (run folders are named after it; other test files run beside this one).
+    const layers = (): string[] => fs.readdirSync(runFoldersDir()).filter((n) => n.startsWith('deepdesk-layer-') && n.includes(`.${process.pid}-`));
+    const before = new Set(layers());
     await backendStep('echo a > a.txt');
-    const after = fs.readdirSync(tmpdir()).filter((n) => n.startsWith('deepdesk-layer-') && !before.has(n));
+    const after = layers().filter((n) => !before.has(n));
     expect(after).toEqual([]);
     expect(fs.readdirSync(root).sort()).toEqual(['a.txt']);
   });

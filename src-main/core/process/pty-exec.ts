@@ -26,6 +26,8 @@ export interface RunInPtyOptions extends PtyRunOptions {
 }
 
 export const TIMEOUT_EXIT_CODE = 124;
+/** Launches of a sandboxed command whose mount point vanished before it started (see runInPty). */
+const LAUNCH_ATTEMPTS = 3;
 export const KILL_GRACE_MS = 1000;
 
 /** The user's shell when it is bash or zsh, else bash, else sh. */
@@ -136,7 +138,8 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
   }
 
   // A socket in /tmp that vanished between the run's scan and bwrap's mount fails the launch
-  // before the command starts: prepared again (a fresh scan), it is launched once more.
+  // before the command starts: prepared again (a fresh scan), it is launched again, a few
+  // times at most (on a busy machine another socket may come and go in the next window too).
   for (let attempt = 1; ; attempt++) {
     let prepared: PreparedCommand;
     try {
@@ -148,7 +151,7 @@ export async function runInPty(command: string, opts: RunInPtyOptions): Promise<
     try {
       if (opts.signal?.aborted) return { ...CANCELLED_BEFORE_START, sandboxed: true };
       const result = await spawnAndCollect(prepared, marker, nonce, opts);
-      if (attempt === 1 && prepared.launchRaced?.(result.output, result.exitCode) === true) continue;
+      if (attempt < LAUNCH_ATTEMPTS && prepared.launchRaced?.(result.output, result.exitCode) === true) continue;
       const blocked = await prepared.blockedLine(result.output, result.exitCode);
       if (!blocked) return { ...result, sandboxed: true };
       return { ...result, output: composeOutput(result.output, blocked), sandboxed: true, sandboxBlocked: blocked };

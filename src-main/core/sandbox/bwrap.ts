@@ -51,10 +51,24 @@ const ISOLATION: readonly string[] = [
 
 function localKindOf(path: string): PathKind {
   try {
-    return lstatSync(path).isDirectory() ? 'dir' : 'file';
+    // Most paths asked about (the secrets list) are missing: no error made for each.
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    return st === undefined ? 'missing' : st.isDirectory() ? 'dir' : 'file';
   } catch {
     return 'missing';
   }
+}
+
+/** No empty, `.` or `..` part and no trailing slash (real paths, as the policy holds them). */
+const NOT_PLAIN = /\/\.{0,2}(?:\/|$)/;
+
+/**
+ * Whether `path` may lie in `root`: false only when both are plain absolute paths and `path`
+ * is neither `root` nor below it by its text (which spares most calls to hides, the costly part).
+ */
+function mayLieIn(root: string, path: string): boolean {
+  if (!root.startsWith('/') || !path.startsWith('/') || (root !== '/' && NOT_PLAIN.test(root)) || (path !== '/' && NOT_PLAIN.test(path))) return true;
+  return path === root || path.startsWith(root === '/' ? root : `${root}/`);
 }
 
 function depth(path: string): number {
@@ -76,7 +90,7 @@ export function bwrapArgs(run: BwrapRun): string[] {
     if (!policy.hidden.some((h) => isPathInside(h.path, path)) && kindOf(path) === 'dir') mounts.push({ path, args: ['--bind', path, path] });
   }
   // A path a hidden folder covers is not mounted again: that would show it through the cover.
-  const covered = (path: string): boolean => policy.hidden.some((h) => hides(h, path));
+  const covered = (path: string): boolean => policy.hidden.some((h) => mayLieIn(h.path, path) && hides(h, path));
   for (const path of policy.pinnedPaths) {
     if (covered(path)) continue;
     // A mount point cannot be renamed or removed; a `.git` file (a pointer to the real git

@@ -38,7 +38,7 @@
  * Root: RLIMIT_NPROC does not bind uid 0, so there a fork bomb is bounded by the timeout
  * (and the pid namespace, whose end kills every process in it) only.
  */
-import { existsSync, lstatSync, mkdtempSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, rmdirSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,7 @@ import { realPathOf } from '../fs/real-path';
 import { SANDBOX_EXEC, seatbeltArgs } from './seatbelt';
 import { seccompFilter, withPrelude } from './seccomp';
 import { launcherFile } from './launcher-files';
+import { makeRunFolder, removeRunFolder } from './run-folders';
 import { createWriteLayer, discardLayerAsync, NOTHING_APPLIED, readLayer, writeLayerTools, type AppliedLayer, type WriteLayer } from './write-layer';
 import { applyCheckedLayer, LayerNotApplied } from './apply-checked-layer';
 import { errnoOf } from '../fs/errno';
@@ -131,9 +132,21 @@ async function inTurn<T>(folder: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** An empty file no one may read, mounted over secret files (bwrap). */
+let unreadable: string | undefined;
+
+/** An empty file no one may read, mounted over secret files (bwrap): made once, made again when it went. */
 function unreadableFile(): string {
-  return launcherFile('hidden', Buffer.alloc(0), 0o000);
+  if (unreadable === undefined || !existsSync(unreadable)) unreadable = launcherFile('hidden', Buffer.alloc(0), 0o000);
+  return unreadable;
+}
+
+/** A run's temp folder: one rmdir when the command left it empty (the usual case), else removed whole (what it left unwritable too). */
+async function removeTmpDir(dir: string): Promise<void> {
+  try {
+    rmdirSync(dir);
+  } catch {
+    await removeRunFolder(dir);
+  }
 }
 
 /** Whether a path exists as a file or folder (not a link: a mount would follow it). */
@@ -192,7 +205,7 @@ class OsSandbox implements Sandbox {
     // (a long-lived process's, moved to the quarantine: it may be the person's, live-guard.ts).
     // Missing: nothing on the way to it (a link among its parents counts as something there).
     const missingProtected = resolved.protectedPaths.filter((p) => isPathInside(resolved.projectDir, p) && !isPathInside(join(resolved.projectDir, '.git'), p) && appearedEntry(resolved.projectDir, p) === undefined);
-    const tmpDir = realPathOf(mkdtempSync(join(tmpdir(), longLived ? 'deepdesk-server-' : 'deepdesk-run-')));
+    const tmpDir = realPathOf(makeRunFolder(longLived ? 'deepdesk-server-' : 'deepdesk-run-'));
     // A file's ctime cannot be set back by any process: what is older than the run's own temp
     // folder (stamped by the same kernel clock) is not the run's; a tie counts as the run's.
     const runStartedMs = statSync(tmpDir).ctimeMs;
@@ -342,7 +355,7 @@ class OsSandbox implements Sandbox {
         await Promise.all([
           layer ? discardLayerAsync(layer.dir) : undefined,
           proxy?.close(),
-          rm(tmpDir, { recursive: true, force: true }),
+          removeTmpDir(tmpDir),
           proxyDir ? rm(proxyDir, { recursive: true, force: true }) : undefined,
         ]);
       },

@@ -1,6 +1,10 @@
 // The policy table resolved for a home and a folder: what is hidden, what stays read-only.
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hiddenPaths, hides, resolvePolicy, SECRET_HOME_PATHS } from './policy';
+import { hiddenPaths, hides, resolvePolicy, SECRET_HOME_PATHS, tmpSocketPaths } from './policy';
 
 const linux = (projectDir: string, extra: { protectedPaths?: string[]; homes?: string[]; env?: Record<string, string> } = {}) =>
   resolvePolicy(
@@ -87,5 +91,48 @@ describe('resolvePolicy', () => {
     expect(paths).not.toContain('/Users/u/.mozilla');
     expect(paths).not.toContain('/run');
     expect(SECRET_HOME_PATHS.length).toBeGreaterThan(20);
+  });
+});
+
+describe('tmpSocketPaths', () => {
+  const listen = (path: string): Promise<Server> =>
+    new Promise((resolve) => {
+      const server = createServer();
+      server.listen(path, () => resolve(server));
+    });
+  const close = (server: Server): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
+  /** Readings that start a minute after the folder's last change: each may be kept while the folder stays as it is. */
+  const later = (): number => Date.now() + 60_000;
+
+  it('sees every socket and socket folder made, renamed or removed after an earlier reading was kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'deepdesk-socket-scan-'));
+    const servers: Server[] = [];
+    try {
+      mkdirSync(join(dir, 'plain'));
+      expect(tmpSocketPaths(dir, later)).toEqual([]);
+      expect(tmpSocketPaths(dir, later)).toEqual([]);
+      servers.push(await listen(join(dir, 'agent.sock')));
+      expect(tmpSocketPaths(dir, later)).toEqual([join(dir, 'agent.sock')]);
+      expect(tmpSocketPaths(dir, later)).toEqual([join(dir, 'agent.sock')]);
+      // A folder renamed to a socket folder's name.
+      renameSync(join(dir, 'plain'), join(dir, 'ssh-XXXX'));
+      expect(tmpSocketPaths(dir, later).sort()).toEqual([join(dir, 'agent.sock'), join(dir, 'ssh-XXXX')]);
+      await close(servers.pop()!);
+      rmSync(join(dir, 'agent.sock'), { force: true });
+      expect(tmpSocketPaths(dir, later)).toEqual([join(dir, 'ssh-XXXX')]);
+      // A socket whose folder is then stamped back to the time it had: its change time still moved.
+      const before = statSync(dir);
+      servers.push(await listen(join(dir, 'late.sock')));
+      utimesSync(dir, before.atime, before.mtime);
+      expect(tmpSocketPaths(dir, later).sort()).toEqual([join(dir, 'late.sock'), join(dir, 'ssh-XXXX')]);
+      // Another folder read in between does not stand in for this one.
+      const other = mkdtempSync(join(tmpdir(), 'deepdesk-socket-scan-'));
+      expect(tmpSocketPaths(other, later)).toEqual([]);
+      rmSync(other, { recursive: true, force: true });
+      expect(tmpSocketPaths(dir, later).sort()).toEqual([join(dir, 'late.sock'), join(dir, 'ssh-XXXX')]);
+    } finally {
+      for (const server of servers) await close(server);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,7 +1,7 @@
 // The sandbox's rules as data (SPEC §7), shared by the bubblewrap and Seatbelt launchers:
 // what is hidden (secrets), what stays read-only inside the writable project folder, and
 // which host sockets lead out of any sandbox that can still reach them.
-import { readdirSync, type Dirent } from 'node:fs';
+import { readdirSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { ALL_FOLDER_CONFIG_PLACES } from '../config/places';
@@ -113,15 +113,45 @@ export function hostSocketPaths(env: Record<string, string | undefined>, uid: nu
 /** Folders in /tmp that hold sockets of agents, displays, multiplexers, buses, editors and Deepdesk's own hosts (`deepdesk-<uid>`, or its mkdtemp fallback `deepdesk-<uid>-XXXXXX`). */
 export const TMP_SOCKET_DIRS = /^(?:deepdesk-proxy-|deepdesk-ssh-|deepdesk-\d+(?:-[A-Za-z0-9]{6})?$|ssh-|tmux-|\.X11-unix$|\.ICE-unix$|\.XIM-unix$|\.font-unix$|dbus-|vscode-|pulse-|\.com\.google\.Chrome|keyring-|gpg-|screens?$|\.s\.PGSQL)/;
 
-/** Sockets in `dir` (one level) and the socket folders above: hidden for one run. */
-export function tmpSocketPaths(dir = '/tmp'): string[] {
+/**
+ * A change this close before a scan started may share its timestamp with a later one (the
+ * kernel stamps folders with a coarse clock, a few ms): a scan is reused only when the folder
+ * last changed longer than this before it started.
+ */
+const RACY_MS = 50;
+
+/** The last scan of a folder: reused while the folder has not changed since (its names and their kinds change only with its mtime). */
+let lastScan: { dir: string; dev: bigint; ino: bigint; mtimeNs: bigint; ctimeNs: bigint; paths: string[] } | undefined;
+
+/**
+ * Sockets in `dir` (one level) and the socket folders above: hidden for one run. What a
+ * scan finds depends only on the folder's entries (names and kinds: a socket replaced by a
+ * file, or a folder renamed, is a removal and a new entry), each of which stamps the folder's
+ * mtime; so while it is the one seen by an earlier scan that started well after it (RACY_MS),
+ * that scan's answer holds and the folder (thousands of entries in a busy /tmp) is not read
+ * again. Deepdesk's own run folders are made elsewhere (run-folders.ts) so as not to stamp it.
+ */
+export function tmpSocketPaths(dir = '/tmp', now: () => number = Date.now): string[] {
+  let st: BigIntStats;
+  try {
+    st = statSync(dir, { bigint: true });
+  } catch {
+    return [];
+  }
+  if (lastScan && lastScan.dir === dir && lastScan.dev === st.dev && lastScan.ino === st.ino && lastScan.mtimeNs === st.mtimeNs && lastScan.ctimeNs === st.ctimeNs) return [...lastScan.paths];
+  const startedMs = now();
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
-  return entries.filter((e) => e.isSocket() || (e.isDirectory() && TMP_SOCKET_DIRS.test(e.name))).map((e) => join(dir, e.name));
+  const paths = entries.filter((e) => e.isSocket() || (e.isDirectory() && TMP_SOCKET_DIRS.test(e.name))).map((e) => join(dir, e.name));
+  // Kept only when the folder had settled before the scan began: a change in the same tick as
+  // the scan could otherwise be missed and leave the same stamp.
+  const changedMs = Number((st.mtimeNs > st.ctimeNs ? st.mtimeNs : st.ctimeNs) / 1_000_000n);
+  lastScan = changedMs < startedMs - RACY_MS ? { dir, dev: st.dev, ino: st.ino, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, paths } : undefined;
+  return [...paths];
 }
 
 /**

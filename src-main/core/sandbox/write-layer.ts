@@ -22,7 +22,6 @@ import { isSlashPathInside } from '../fs/path-inside';
 import { runToEnd } from '../process/spawn';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LayerSettlement } from '../process/attribution';
 import { lstatAt, mkdirAt, placeFileAt, readdirAt, removeTreeAt, renameInParentAt, replaceAt, rmdirAt, ThroughLinkError, unlinkAt } from '../fs/no-follow';
@@ -30,6 +29,7 @@ import { errnoOf } from '../fs/errno';
 import { withSignalsDeferred } from './defer-signals';
 import { GIT_ACTIVATING_NAMES } from '../git/git-reads';
 import { preludeLines, type LaunchPrelude } from './seccomp';
+import { makeRunFolder, removeRunFolder, removeRunFolderSync } from './run-folders';
 
 export interface LayerTools {
   unshare: string;
@@ -49,7 +49,7 @@ export interface LayerEntry {
 }
 
 export interface WriteLayer {
-  /** The run's private folder: lower/ (the real folder, bound), upper/, work/, view/. */
+  /** The run's private folder: upper/, work/, and where needed lower/ (the real folder, bound) and view/. */
   readonly dir: string;
   readonly projectDir: string;
   readonly tools: LayerTools;
@@ -108,9 +108,11 @@ async function run(file: string, args: string[]): Promise<{ ok: boolean; stdout:
   return { ok: r.code === 0 && r.spawnError === undefined && !r.timedOut && !r.truncated, stdout: r.stdout, stderr: r.stderr.toString('utf8') };
 }
 
-function makeLayerDir(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-layer-')));
-  for (const sub of ['lower', 'upper', 'work', 'view']) fs.mkdirSync(path.join(dir, sub));
+/** A layer's folder with upper/ and work/; lower/ only where the folder's path needs a bind (lowerOf), view/ only when markOpaque looks (each folder is one more to remove after the run). */
+function makeLayerDir(projectDir: string): string {
+  const dir = fs.realpathSync(makeRunFolder('deepdesk-layer-'));
+  for (const sub of ['upper', 'work']) fs.mkdirSync(path.join(dir, sub));
+  if (!PLAIN_OPTION_PATH.test(projectDir)) fs.mkdirSync(path.join(dir, 'lower'));
   return dir;
 }
 
@@ -128,7 +130,7 @@ async function probe(): Promise<LayerTools | undefined> {
   const mount = findTool('mount');
   if (!unshare || !mount) return undefined;
   const tools = { unshare, mount };
-  const folder = fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-layer-probe-'));
+  const folder = makeRunFolder('deepdesk-layer-probe-');
   let layerDir: string | undefined;
   try {
     const project = fs.realpathSync(folder);
@@ -155,7 +157,7 @@ async function probe(): Promise<LayerTools | undefined> {
 
 /** A layer for one run over `projectDir` (a real path); throws where its paths cannot be used. */
 export function createWriteLayer(tools: LayerTools, projectDir: string): WriteLayer {
-  const dir = makeLayerDir();
+  const dir = makeLayerDir(projectDir);
   liveLayers.add(dir);
   if (!cleanupOnExit) {
     cleanupOnExit = true;
@@ -187,37 +189,32 @@ function discardLiveLayers(): void {
 
 export function discardLayer(dir: string): void {
   liveLayers.delete(dir);
-  try {
-    fs.rmSync(dir, { recursive: true, force: true });
-  } catch {
-    // A file the command left without write permission on its folder.
-    try {
-      fs.chmodSync(dir, 0o700);
-      for (const d of walkDirs(dir)) fs.chmodSync(d, 0o700);
-      fs.rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // Left in the temp folder.
-    }
-  }
+  removeRunFolderSync(dir);
 }
 
-/** discardLayer without blocking the event loop (a layer's removal is the slow part of a run's end). */
+/** The folders of a layer that nothing was written to (overlay makes `work/work`), deepest first. */
+const EMPTY_LAYER = ['upper', 'work/work', 'work', 'lower', 'view', ''];
+
+/**
+ * discardLayer without blocking the event loop (a layer's removal is the slow part of a
+ * run's end). A layer of empty folders (a command that wrote nothing) goes at once, a
+ * handful of rmdir calls; any other, whole, in the background of the event loop.
+ */
 export async function discardLayerAsync(dir: string): Promise<void> {
   try {
-    await fs.promises.rm(dir, { recursive: true, force: true });
-    liveLayers.delete(dir);
+    for (const sub of EMPTY_LAYER) {
+      try {
+        fs.rmdirSync(path.join(dir, sub));
+      } catch (err) {
+        // A folder this layer never had (lower/ and view/ are made only when needed; a mount that failed).
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
   } catch {
-    discardLayer(dir);
+    // Not empty: removed whole.
+    await removeRunFolder(dir);
   }
-}
-
-function* walkDirs(dir: string): Generator<string> {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    if (!e.isDirectory()) continue;
-    const child = path.join(dir, e.name);
-    yield child;
-    yield* walkDirs(child);
-  }
+  liveLayers.delete(dir);
 }
 
 /** What the command wrote (the upper layer), parents first, with opaque folders marked. */
@@ -273,6 +270,7 @@ async function markOpaque(layer: WriteLayer, entries: LayerEntry[]): Promise<voi
     if (name !== undefined) probes.set(`${e.rel}/${name}`, e);
   }
   if (probes.size === 0) return;
+  fs.mkdirSync(path.join(layer.dir, 'view'), { recursive: true });
   const names = [...probes.keys()];
   // Argument lists are bounded; a few thousand short names per call.
   for (let i = 0; i < names.length; i += 2000) {

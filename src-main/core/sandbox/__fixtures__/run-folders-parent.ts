@@ -1,0 +1,26 @@
+// A stand-in for Deepdesk in the leftovers test: runs a sandboxed command that waits, prints
+// the run folders this process has made meanwhile (its TMPDIR and write layer), then waits
+// to be SIGKILLed before it can clean up. Arguments: project folder, data folder.
+import { readdirSync } from 'node:fs';
+import { runInPty } from '../../process/pty-exec';
+import { createSandbox } from '../index';
+import { runFoldersDir } from '../run-folders';
+
+const [project, dataDir] = process.argv.slice(2) as [string, string];
+const sandbox = await createSandbox({ projectDir: project, dataDir });
+if (!sandbox) throw new Error('no sandbox here');
+let seen = '';
+void runInPty('echo started; sleep 60', {
+  cwd: project,
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir },
+  timeoutS: 120,
+  sandbox,
+  onData: (chunk) => {
+    if (seen.includes('started')) return;
+    seen += chunk;
+    if (!seen.includes('started')) return;
+    const mine = readdirSync(runFoldersDir()).filter((name) => name.includes(`.${process.pid}-`));
+    process.stdout.write(`${JSON.stringify({ dir: runFoldersDir(), mine })}\n`);
+  },
+});
+setInterval(() => undefined, 1000);

@@ -1,0 +1,104 @@
+// A run's folders are made in one private folder per user, named after the process that made
+// them; those of a process that is gone (killed before it could clean up) are removed by the
+// next process's first run, and no one else's are touched.
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { build } from 'rolldown';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { detectSandbox } from './index';
+import { makeRunFolder, runFoldersDir, sweepRunFolders } from './run-folders';
+
+const requireHere = createRequire(import.meta.url);
+const available = await detectSandbox();
+
+const ns = ((): string => {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
+  } catch {
+    return '0';
+  }
+})();
+
+/** A pid that was given out and has ended. */
+function deadPid(): number {
+  const ran = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(ran.stdout);
+}
+
+let parent: string;
+beforeEach(() => {
+  parent = mkdtempSync(join(tmpdir(), 'deepdesk-run-folders-test-'));
+});
+afterEach(() => rmSync(parent, { recursive: true, force: true }));
+
+describe('run folders', () => {
+  it('are made private, in the per-user folder, named after this process', () => {
+    const made = makeRunFolder('deepdesk-run-');
+    try {
+      expect(dirname(made)).toBe(runFoldersDir());
+      expect(runFoldersDir()).toBe(join(tmpdir(), `deepdesk-runs-${process.getuid?.() ?? 'user'}`));
+      expect(basename(made)).toMatch(new RegExp(`^deepdesk-run-${ns}\\.${process.pid}-[A-Za-z0-9]{6}$`));
+      expect(statSync(made).mode & 0o777).toBe(0o700);
+      expect(statSync(runFoldersDir()).mode & 0o777).toBe(0o700);
+    } finally {
+      rmSync(made, { recursive: true, force: true });
+    }
+  });
+
+  it("of a process that is gone are removed, whole (a layer the command left unwritable too); a live process's, another namespace's and other names stay", async () => {
+    const dead = deadPid();
+    const gone = [`deepdesk-run-${ns}.${dead}-aaaaaa`, `deepdesk-layer-${ns}.${dead}-bbbbbb`, `deepdesk-server-${ns}.${dead}-cccccc`, `deepdesk-layer-probe-${ns}.${dead}-dddddd`];
+    const kept = [`deepdesk-run-${ns}.${process.pid}-eeeeee`, `deepdesk-run-${ns}.1-ffffff`, `deepdesk-run-${ns}9.${dead}-gggggg`, `deepdesk-run-${dead}-hhhhhh`, 'something-else'];
+    for (const name of [...gone, ...kept]) mkdirSync(join(parent, name));
+    // A write layer as a killed run leaves it: a folder made unwritable by the command, with a file in it.
+    const locked = join(parent, gone[1]!, 'upper', 'locked');
+    mkdirSync(locked, { recursive: true });
+    writeFileSync(join(locked, 'f'), 'x');
+    chmodSync(locked, 0o500);
+    const removed = await sweepRunFolders(parent);
+    expect(removed.sort()).toEqual([...gone].sort());
+    for (const name of gone) expect(existsSync(join(parent, name)), name).toBe(false);
+    for (const name of kept) expect(existsSync(join(parent, name)), name).toBe(true);
+  });
+});
+
+describe.skipIf(!available.available)('a Deepdesk SIGKILLed in the middle of a sandboxed command (bubblewrap, for real)', () => {
+  it('leaves run folders that the next process removes, nothing else of them staying', async () => {
+    const work = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-run-folders-kill-')));
+    try {
+      const project = join(work, 'project');
+      mkdirSync(project);
+      await build({
+        input: join(import.meta.dirname, '__fixtures__', 'run-folders-parent.ts'),
+        platform: 'node',
+        external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0'),
+        logLevel: 'silent',
+        // Built outside the project: packages are imported by their full paths (node's own modules by name).
+        output: { dir: join(work, 'build'), format: 'esm', entryFileNames: 'parent.mjs', paths: (id) => (isBuiltin(id) ? id : pathToFileURL(requireHere.resolve(id)).href) },
+      });
+      const parent = spawn(process.execPath, [join(work, 'build', 'parent.mjs'), project, join(work, 'data')], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
+      const line = await new Promise<string>((resolve, reject) => {
+        createInterface({ input: parent.stdout! }).once('line', resolve);
+        parent.once('exit', (code) => reject(new Error(`the parent exited (${code})`)));
+      });
+      const { dir, mine } = JSON.parse(line) as { dir: string; mine: string[] };
+      // Its private TMPDIR and its write layer, while the command runs.
+      expect(mine.map((name) => name.slice(0, name.indexOf(`${ns}.`))).sort()).toEqual(['deepdesk-layer-', 'deepdesk-run-']);
+      parent.kill('SIGKILL');
+      await exited;
+      for (const name of mine) expect(existsSync(join(dir, name)), name).toBe(true);
+      // The next process's sweep (its first run makes one).
+      const removed = await sweepRunFolders(dir);
+      for (const name of mine) expect(removed).toContain(name);
+      for (const name of mine) expect(existsSync(join(dir, name)), name).toBe(false);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
