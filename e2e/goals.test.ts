@@ -95,9 +95,16 @@ describe('goals in the window', () => {
     await settings.waitFor();
     const goals = settings.getByRole('group', { name: 'Goals' });
     await goals.getByRole('spinbutton', { name: 'Revision rounds' }).fill('1');
+    await goals.getByRole('textbox', { name: 'Budget for a set of candidates (USD)' }).fill('2.5');
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => settings.count()).toBe(0);
-    expect(JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8'))).toMatchObject({ goals: { maxRounds: 1 } });
+    expect(JSON.parse(readFileSync(join(serve.dataDir, 'settings.json'), 'utf8'))).toMatchObject({ goals: { maxRounds: 1, candidatesBudgetUsd: 2.5 } });
+    // Run N candidates… shows it is the set's budget when its own is left empty.
+    await page.getByRole('button', { name: 'Run N candidates…' }).click();
+    const run = page.getByRole('dialog', { name: 'Run candidates' });
+    expect(await run.getByLabel('Budget for the set (USD, optional)').getAttribute('placeholder')).toBe('Settings › Goals: 2.5');
+    await run.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => run.count()).toBe(0);
 
     const box = page.getByRole('textbox', { name: 'Message' });
     await box.fill('/goal make sum add');

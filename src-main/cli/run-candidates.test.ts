@@ -344,6 +344,14 @@ describe('deepdesk run --candidates', () => {
     expect(set.ranking.map((e) => [e.state, e.model])).toEqual([0, 1, 2].map(() => ['budget-limited', 'openai-compatible:cand-a']));
     expect(server.requests).toHaveLength(0);
     expect(set.spentUsd).toBe(0);
+    // Without --max-cost, Settings › Goals' budget for a set is the set's one budget.
+    writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ prices, goals: { candidatesBudgetUsd: 0.0001 } }));
+    const fromSettings = await deepdesk(['run', ...flags, '--candidates', '2', '--model', 'openai-compatible:cand-a', '--goal', 'make sum add', '--json']);
+    expect(fromSettings.code).toBe(1);
+    const settled = setOf(fromSettings.stdout);
+    expect(settled.budgetUsd).toBe(0.0001);
+    expect(settled.ranking.map((e) => e.state)).toEqual(['budget-limited', 'budget-limited']);
+    expect(server.requests).toHaveLength(0);
   }, 300_000);
 
   it('assigns the models given to the candidates in turn', () => {

@@ -97,7 +97,7 @@ export async function runCandidates(options: CandidateSetOptions): Promise<numbe
     const set = candidateSetJsonSchema.parse(await hostRequest(host, 'candidates.ranking', { setId: started.setId }));
     const { ranking, spentUsd } = set;
     if (options.json) io.stdout.write(`${terminalSafeJson(set)}\n`);
-    else io.stdout.write(rankingTable(ranking, spentUsd, options.maxCostUsd));
+    else io.stdout.write(rankingTable(ranking, spentUsd, set.budgetUsd ?? undefined));
     const achieved = ranking.filter((r) => r.state === 'achieved').length;
     const first = ranking[0];
     io.stderr.write(

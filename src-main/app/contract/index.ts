@@ -118,8 +118,12 @@ export const settingsSchema = z.object({
   /** How many runs may go at once in one process (the desktop app, the agent host); beyond it they wait `Queued`. Absent: the machine's default (maxConcurrentRunsDefault). */
   maxConcurrentRuns: z.number().int().min(1).max(64).optional(),
   telemetry: telemetrySettingsSchema.optional(),
-  /** Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's) and the revision rounds before `unmet` (1–10, default 3). */
-  goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(1).max(10).optional() }).optional(),
+  /**
+   * Goals (SPEC §21): the grader's model (`provider:model`; absent: the thread's), the revision
+   * rounds before `unmet` (1–10, default 3), and the one budget of a set of candidates when
+   * `--max-cost` (or the dialog's budget) gives none (USD; absent: none).
+   */
+  goals: z.object({ graderModel: z.string().optional(), maxRounds: z.number().int().min(1).max(10).optional(), candidatesBudgetUsd: z.number().positive().optional() }).optional(),
   /** Settings › Agents (SPEC §22): the commands the person added as agents. */
   agents: z.object({ added: z.array(addedAgentSchema).optional() }).optional(),
   /** Settings › Agent Protocol: absent or `listen` empty, nothing listens unless `deepdesk host --listen` asks. */

@@ -112,11 +112,13 @@ export class HostCandidateSets {
     // A provider that forks: every candidate's sandbox made before any starts, forked from one set up with the folder (candidate-sandboxes.ts).
     const forked = sandbox ? await this.forkedSandboxes(params, threadIds) : undefined;
     const models = worktrees.map((_, i) => candidateModel(params.models, i));
+    // The set's one budget: the one it was started with, else Settings › Goals' (SPEC §21).
+    const maxCostUsd = params.maxCostUsd ?? readSavedSettings(this.options.dataDir).goals?.candidatesBudgetUsd;
     const agents = worktrees.map((_, i) => candidateModel(params.agents ?? [], i));
     const prompts = worktrees.map((_, i) => candidateModel(params.prompts ?? [], i));
     // The set is stored before any candidate runs: the Agents view shows it whole from its first event.
     this.records.addSet(
-      { setId, goal, budgetUsd: params.maxCostUsd ?? null },
+      { setId, goal, budgetUsd: maxCostUsd ?? null },
       threadIds.map((threadId, index) => ({ threadId, index, model: agents[index] !== undefined ? null : (models[index] ?? null), agent: agents[index] ?? null })),
     );
     const ends = threadIds.map((id) => this.endOf(id));
@@ -130,7 +132,7 @@ export class HostCandidateSets {
           // A candidate with an agent is that agent's thread (its own model); one without is Deepdesk's, with its model.
           ...(agents[i] !== undefined ? { externalAgent: agents[i] } : models[i] !== undefined ? { model: models[i] } : {}),
           ...(prompts[i] !== undefined ? { instruction: prompts[i] } : {}),
-          candidateSet: { id: setId, index: i, count, ...(params.maxCostUsd !== undefined ? { maxCostUsd: params.maxCostUsd } : {}) },
+          candidateSet: { id: setId, index: i, count, ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) },
         },
         approve: params.approve,
         interactive: false,

@@ -6,12 +6,13 @@ import { MAX_ROUNDS_DEFAULT, MAX_ROUNDS_MAX, MAX_ROUNDS_MIN } from '../lib/goal-
 interface GoalSettingsProps {
   graderModelText: string;
   maxRoundsText: string;
+  candidatesBudgetText: string;
   /** The thread's model now (what an empty grader model means). */
   modelInUse: string;
-  onChange(patch: { graderModelText?: string; maxRoundsText?: string }): void;
+  onChange(patch: { graderModelText?: string; maxRoundsText?: string; candidatesBudgetText?: string }): void;
 }
 
-export function GoalSettings({ graderModelText, maxRoundsText, modelInUse, onChange }: GoalSettingsProps): React.JSX.Element {
+export function GoalSettings({ graderModelText, maxRoundsText, candidatesBudgetText, modelInUse, onChange }: GoalSettingsProps): React.JSX.Element {
   return (
     <fieldset className="settings-section">
       <legend>Goals</legend>
@@ -39,6 +40,19 @@ export function GoalSettings({ graderModelText, maxRoundsText, modelInUse, onCha
         />
         <p className="muted small">
           How many times open criteria go back to the agent before the goal ends unmet ({MAX_ROUNDS_MIN}–{MAX_ROUNDS_MAX}; empty: {MAX_ROUNDS_DEFAULT}).
+        </p>
+      </div>
+      <div className="field">
+        <label htmlFor="settings-goals-candidates-budget">Budget for a set of candidates (USD)</label>
+        <input
+          id="settings-goals-candidates-budget"
+          inputMode="decimal"
+          placeholder="none"
+          value={candidatesBudgetText}
+          onChange={(e) => onChange({ candidatesBudgetText: e.target.value })}
+        />
+        <p className="muted small">
+          One budget every model call of every candidate in a set holds before it starts, when the set is started without one (run --candidates without --max-cost, or Run N candidates with its budget empty). Empty: none.
         </p>
       </div>
     </fieldset>

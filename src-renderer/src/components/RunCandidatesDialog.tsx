@@ -42,6 +42,8 @@ export function RunCandidatesDialog({
   const installed = (externalAgents ?? []).filter((a) => a.installed);
   const [verify, setVerify] = useState(initialVerify.join('\n'));
   const [budget, setBudget] = useState('');
+  /** Empty, the set's budget is Settings › Goals' (the host applies it). */
+  const settingsBudget = settings?.goals?.candidatesBudgetUsd;
   const [autoApprove, setAutoApprove] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
@@ -50,7 +52,7 @@ export function RunCandidatesDialog({
   const start = async () => {
     const maxCost = budget.trim() === '' ? undefined : Number(budget);
     if (goal.trim() === '') return setProblem('Write the goal the candidates pursue.');
-    if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost > 0)) return setProblem('The budget is an amount in US dollars above 0, or empty for none.');
+    if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost > 0)) return setProblem(`The budget is an amount in US dollars above 0, or empty for ${settingsBudget !== undefined ? "Settings' budget" : 'none'}.`);
     setProblem(null);
     setStarting(true);
     try {
@@ -127,7 +129,7 @@ export function RunCandidatesDialog({
         <label htmlFor={`${id}-verify`}>Verify commands (one per line)</label>
         <textarea id={`${id}-verify`} className="mono" rows={2} value={verify} onChange={(e) => setVerify(e.target.value)} placeholder="npm test" />
         <label htmlFor={`${id}-budget`}>Budget for the set (USD, optional)</label>
-        <input id={`${id}-budget`} type="text" inputMode="decimal" value={budget} onChange={(e) => setBudget(e.target.value)} />
+        <input id={`${id}-budget`} type="text" inputMode="decimal" value={budget} placeholder={settingsBudget !== undefined ? `Settings › Goals: ${settingsBudget}` : 'none'} onChange={(e) => setBudget(e.target.value)} />
         <label className="checkbox-row">
           <input type="checkbox" checked={autoApprove} onChange={(e) => setAutoApprove(e.target.checked)} />
           Approve the candidates' actions without asking

@@ -201,8 +201,8 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
       }
       patch.agentProtocol = protocol.agentProtocol;
     }
-    if (draft.graderModelText.trim() !== from.graderModelText.trim() || draft.maxRoundsText.trim() !== from.maxRoundsText.trim()) {
-      const goals = goalsFromDraft(draft.graderModelText, draft.maxRoundsText);
+    if (draft.graderModelText.trim() !== from.graderModelText.trim() || draft.maxRoundsText.trim() !== from.maxRoundsText.trim() || draft.candidatesBudgetText.trim() !== from.candidatesBudgetText.trim()) {
+      const goals = goalsFromDraft(draft.graderModelText, draft.maxRoundsText, draft.candidatesBudgetText);
       if ('error' in goals) {
         setError(goals.error);
         return;
@@ -300,7 +300,7 @@ export function SettingsDialog({ onClose: close, section }: { onClose(): void; s
               <SubagentSettings subagents={draft.subagents} onChange={(subagents) => change({ subagents })} />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.goals}>
-              <GoalSettings graderModelText={draft.graderModelText} maxRoundsText={draft.maxRoundsText} modelInUse={settings.model} onChange={change} />
+              <GoalSettings graderModelText={draft.graderModelText} maxRoundsText={draft.maxRoundsText} candidatesBudgetText={draft.candidatesBudgetText} modelInUse={settings.model} onChange={change} />
             </SettingsAnchor>
             <SettingsAnchor section={SECTIONS.agents}>
               <AgentsSettings />

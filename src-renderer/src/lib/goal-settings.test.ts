@@ -14,8 +14,13 @@ describe('Settings › Goals as typed', () => {
     expect(goalsFromDraft('haiku', '')).toHaveProperty('error');
     expect(goalsFromDraft('anthropic:', '')).toHaveProperty('error');
   });
+  it('a set of candidates’ budget: an amount above 0, or empty for none', () => {
+    expect(goalsFromDraft('', '', ' 0.75 ')).toEqual({ goals: { candidatesBudgetUsd: 0.75 } });
+    expect(goalsFromDraft('', '', '')).toEqual({ goals: {} });
+    for (const budget of ['0', '-1', 'lots', 'Infinity']) expect(goalsFromDraft('', '', budget)).toHaveProperty('error');
+  });
   it('shows what is saved', () => {
-    expect(goalsDraft({ graderModel: 'openai:gpt-5-mini', maxRounds: 2 })).toEqual({ graderModelText: 'openai:gpt-5-mini', maxRoundsText: '2' });
-    expect(goalsDraft(undefined)).toEqual({ graderModelText: '', maxRoundsText: '' });
+    expect(goalsDraft({ graderModel: 'openai:gpt-5-mini', maxRounds: 2, candidatesBudgetUsd: 1.5 })).toEqual({ graderModelText: 'openai:gpt-5-mini', maxRoundsText: '2', candidatesBudgetText: '1.5' });
+    expect(goalsDraft(undefined)).toEqual({ graderModelText: '', maxRoundsText: '', candidatesBudgetText: '' });
   });
 });

@@ -27,6 +27,7 @@ export type SettingsDraft = Omit<Settings, 'apiKeys' | 'sandboxKeys' | 'overridd
   /** Settings › Goals as typed (empty: the thread's model; the default rounds). */
   graderModelText: string;
   maxRoundsText: string;
+  candidatesBudgetText: string;
 } & AgentProtocolDraft;
 
 export function toDraft(settings: Settings): SettingsDraft {
@@ -47,7 +48,7 @@ export function toDraft(settings: Settings): SettingsDraft {
   };
 }
 
-const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText'] as const;
+const FIELDS = ['model', 'baseUrl', 'rules', 'subagents', 'theme', 'contextWindowText', 'mediaInput', 'memoriesStore', 'priceRows', 'budgetText', 'runsText', 'otlpEndpointText', 'captureContent', 'protocolListenText', 'protocolAllowRemote', 'protocolOriginsText', 'protocolFolderText', 'sandboxesDraft', 'graderModelText', 'maxRoundsText', 'candidatesBudgetText'] as const;
 
 /** The draft with every field the person left alone moved from `before` to `after`. */
 export function rebase(draft: SettingsDraft, before: SettingsDraft, after: SettingsDraft): SettingsDraft {
