@@ -5,10 +5,10 @@
 // died leaves rows `working`, `queued` or `needs-you`: whoever reads them next marks them
 // interrupted (a run is never silently lost). `seen_at`: when a window last opened the thread.
 
-import { readFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { runMigrations } from '../../core/backends/store/store-db';
 import type { Migration } from '../../core/backends/store/migration';
+import { isProcessAlive } from '../../core/process/process-tree';
 
 export const RUN_STATES = ['queued', 'working', 'needs-you', 'done', 'failed', 'stopped', 'interrupted'] as const;
 /** The states of a run that goes on. */
@@ -49,21 +49,7 @@ function changed(): void {
 
 /** Whether the process is still there (a run it recorded as going is then really going). */
 export function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A killed process its parent has not reaped yet still answers signal 0.
-  if (process.platform === 'linux') {
-    try {
-      return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  return pid === process.pid || isProcessAlive(pid);
 }
 
 const MIGRATIONS: Migration[] = [

@@ -45,6 +45,7 @@ import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../text/json-depth';
 import { readConfigFile } from './read-config-file';
+import { isProcessAlive } from '../process/process-tree';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -714,16 +715,7 @@ function isStale(seen: { holder: LockHolder; ageMs: number }, staleMs: number): 
   if (typeof pid !== 'number' || typeof time !== 'number') return seen.ageMs > Math.min(staleMs, UNREADABLE_LOCK_STALE_MS);
   if (Date.now() - time > staleMs) return true;
   if (host !== undefined && host !== hostname()) return false;
-  return !processAlive(pid);
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoCode(err) === 'EPERM';
-  }
+  return !isProcessAlive(pid);
 }
 
 /**

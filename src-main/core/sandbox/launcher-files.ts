@@ -9,28 +9,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { privateFolderProblem } from '../fs/private-folder';
-
-let chosen: string | undefined;
+import { sharedPrivateFolder } from '../fs/private-folder';
 
 /** The folder holding the launch files (see above). */
 export function launcherFilesDir(): string {
-  if (chosen && isPrivateFolder(chosen)) return chosen;
-  const shared = join(tmpdir(), `deepdesk-sandbox-${process.getuid?.() ?? 'user'}`);
-  if (privateFolderProblem(shared, true) === undefined) return (chosen = shared);
-  const own = mkdtempSync(join(tmpdir(), 'deepdesk-sandbox-'));
-  chmodSync(own, 0o700);
-  process.once('exit', () => rmSync(own, { recursive: true, force: true }));
-  return (chosen = own);
-}
-
-function isPrivateFolder(dir: string): boolean {
-  try {
-    const st = lstatSync(dir);
-    return st.isDirectory() && !st.isSymbolicLink();
-  } catch {
-    return false;
-  }
+  return sharedPrivateFolder(`deepdesk-sandbox-${process.getuid?.() ?? 'user'}`, () => {
+    const own = mkdtempSync(join(tmpdir(), 'deepdesk-sandbox-'));
+    chmodSync(own, 0o700);
+    process.once('exit', () => rmSync(own, { recursive: true, force: true }));
+    return own;
+  });
 }
 
 /**

@@ -10,18 +10,18 @@
 // The shared folder is used only when it is this user's own, private and no link; otherwise
 // (someone else made the name first) the system temp folder, as before.
 
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { privateFolderProblem } from '../fs/private-folder';
+import { sharedPrivateFolder } from '../fs/private-folder';
+import { isProcessAlive } from '../process/process-tree';
 
 /** What a run folder is for: the name it starts with. */
 export type RunFolderKind = 'deepdesk-run-' | 'deepdesk-server-' | 'deepdesk-layer-' | 'deepdesk-layer-probe-';
 
 const NAMED = /^deepdesk-(?:run|server|layer|layer-probe)-(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
 
-let chosen: string | undefined;
 let swept = false;
 
 /** This process's pid namespace (Linux), so that a pid is never compared across namespaces; 0 elsewhere. */
@@ -35,19 +35,7 @@ const pidNamespace = ((): string => {
 
 /** The folder run folders are made in (see above). */
 export function runFoldersDir(): string {
-  if (chosen && isOwnFolder(chosen)) return chosen;
-  const shared = join(tmpdir(), `deepdesk-runs-${process.getuid?.() ?? 'user'}`);
-  chosen = privateFolderProblem(shared, true) === undefined ? shared : tmpdir();
-  return chosen;
-}
-
-function isOwnFolder(dir: string): boolean {
-  try {
-    const st = lstatSync(dir);
-    return st.isDirectory() && !st.isSymbolicLink();
-  } catch {
-    return false;
-  }
+  return sharedPrivateFolder(`deepdesk-runs-${process.getuid?.() ?? 'user'}`, () => tmpdir());
 }
 
 /** A new private folder for one run (0700, mkdtemp), named after this process. */
@@ -58,16 +46,6 @@ export function makeRunFolder(kind: RunFolderKind): string {
     void sweepRunFolders(parent);
   }
   return mkdtempSync(join(parent, `${kind}${pidNamespace}.${process.pid}-`));
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: a process is there (someone else's).
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Removes the run folders of processes of this pid namespace that are gone; returns their names. */
@@ -82,7 +60,7 @@ export async function sweepRunFolders(parent = runFoldersDir()): Promise<string[
     const m = NAMED.exec(name);
     if (!m || m[1] !== pidNamespace) return false;
     const pid = Number(m[2]);
-    return pid !== process.pid && !alive(pid);
+    return pid !== process.pid && !isProcessAlive(pid);
   });
   await Promise.all(gone.map((name) => removeRunFolder(join(parent, name))));
   return gone;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { isProcessAlive } from '../../process/process-tree';
 
 const claimedHere = new Set<string>();
 const MAX_COPIES = 16;
@@ -19,15 +20,6 @@ export function cacheKey(url: string, branch: string | undefined): string {
   return createHash('sha256').update(`${url}#${branch ?? ''}`).digest('hex').slice(0, 16);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function tryLock(lockFile: string): boolean {
   try {
     fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
@@ -37,7 +29,7 @@ function tryLock(lockFile: string): boolean {
   }
   const pid = Number(fs.readFileSync(lockFile, 'utf8').trim());
   // Left by a process that ended (or by this one, for a mount that was never closed: not in claimedHere).
-  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) return false;
+  if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid)) return false;
   fs.rmSync(lockFile, { force: true });
   try {
     fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
