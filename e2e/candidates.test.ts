@@ -5,15 +5,18 @@
 // cost, its diff one click away) with Apply and Discard; a candidate's row opens its thread. Scripted candidates: one fixes the code the hidden check runs, the
 // other claims success while it fails.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptStep } from '../src-main/core/models/testing/scripted-server';
 import { approval, conversation, openApp, repo, useE2ESession } from './harness';
 import { describeViolations, seriousViolations, THEMES } from './axe';
+import { startDaytonaStandin } from '../src-main/core/sandbox-providers/testing/daytona-standin';
 
 const e2e = useE2ESession();
 const CHECK = 'node check.js';
+const NO_PROVIDER_KEYS = { DAYTONA_API_KEY: '', DAYTONA_API_URL: '', E2B_API_KEY: '', MODAL_TOKEN_ID: '', MODAL_TOKEN_SECRET: '', DENO_DEPLOY_TOKEN: '' };
 
 describe('candidates in the window', () => {
   it('the Agents view shows a set as one item with its candidates; Compare shows one column per candidate with its evidence, its diff, Apply (the folder changes only then) and Discard; a candidate opens', { timeout: 180_000 }, async () => {
@@ -261,5 +264,71 @@ describe('candidates in the window', () => {
       )
       .toContain('Goal: achieved');
     expect(readFileSync(join(serve.folder, 'sum.js'), 'utf8')).toBe(before);
+  });
+});
+
+describe('candidates from a sandbox thread', () => {
+  it("Run N candidates… in a Daytona thread offers each candidate its own Daytona sandbox: one is sent the folder, the other forked from it, and the set is ranked with the person's folder untouched", { timeout: 240_000 }, async () => {
+    const daytona = await startDaytonaStandin();
+    try {
+      const folder = realpathSync(mkdtempSync(join(tmpdir(), 'deepdesk-e2e-cand-sandbox-')));
+      writeFileSync(join(folder, 'sum.js'), 'module.exports = (a, b) => a - b;\n');
+      writeFileSync(join(folder, 'check.js'), "const sum = require('./sum');\nif (sum(2, 3) !== 5) { console.error('FAIL'); process.exit(1); }\nconsole.log('ok');\n");
+      const git = (...args: string[]) => execFileSync('git', ['-c', 'user.email=t@t', '-c', 'user.name=t', ...args], { cwd: folder, stdio: 'ignore' });
+      git('init', '-q', '-b', 'main');
+      git('add', '.');
+      git('commit', '-qm', 'fixture');
+      const serve = await e2e.serve({ folder, env: { ...NO_PROVIDER_KEYS, ...daytona.env } });
+      const write = (body: string): ScriptStep => ({ toolCalls: [{ name: 'execute', args: { command: `printf '%s\\n' 'module.exports = (a, b) => ${body};' > sum.js` } }] });
+      const turns: Record<string, ScriptStep[]> = {
+        'cand-a': [write('a * b'), { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }, { text: 'All tests pass.' }],
+        'cand-b': [write('a + b'), { text: 'Changed sum to add.' }],
+      };
+      for (let i = 0; i < 60; i++) {
+        serve.model.push((request: RecordedRequest): ScriptStep => {
+          if (request.tools?.some((t) => t.function.name === 'record_verdict')) {
+            const prompt = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
+            return { toolCalls: [{ name: 'record_verdict', args: { criteria: [{ id: 'c1', verdict: /→ FAILED/.test(prompt) ? 'needs_revision' : 'satisfied', reason: 'evidence' }] } }] };
+          }
+          return turns[request.model]?.shift() ?? { text: 'Nothing more.' };
+        });
+      }
+      const before = readFileSync(join(folder, 'sum.js'), 'utf8');
+      const page = await openApp(e2e.browser, serve.url);
+      await page.getByRole('button', { name: 'New thread in a sandbox…', exact: true }).click();
+      const start = page.getByRole('dialog', { name: 'New thread in a sandbox…' }).getByRole('button', { name: 'Start in sandbox' });
+      await expect.poll(() => start.getAttribute('aria-disabled'), { timeout: 30_000 }).toBe('false');
+      await start.click();
+      await page.getByRole('note', { name: /^Runs in Daytona/ }).waitFor({ timeout: 60_000 });
+      const forksBefore = daytona.forks.length;
+
+      await page.getByLabel('Message', { exact: true }).fill('make sum add');
+      await page.getByRole('button', { name: 'Run N candidates…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Run candidates' });
+      const inSandboxes = dialog.getByLabel('Each candidate in its own Daytona sandbox');
+      expect(await inSandboxes.isChecked()).toBe(true);
+      await dialog.getByLabel('Number of candidates').fill('2');
+      await dialog.getByLabel('Model of candidate 1').fill('openai-compatible:cand-a');
+      await dialog.getByLabel('Model of candidate 2').fill('openai-compatible:cand-b');
+      await dialog.getByLabel('Verify commands (one per line)').fill(CHECK);
+      await dialog.getByLabel("Approve the candidates' actions without asking").check();
+      await dialog.getByRole('button', { name: 'Start' }).click();
+      await expect.poll(() => dialog.count(), { timeout: 60_000 }).toBe(0);
+
+      const agents = page.getByRole('region', { name: 'Agents', exact: true });
+      const set = agents.getByRole('list', { name: 'Candidates: make sum add' });
+      await expect.poll(() => set.getByRole('listitem').count(), { timeout: 60_000 }).toBe(2);
+      await expect.poll(() => set.innerText(), { timeout: 120_000 }).toContain('Goal: achieved');
+      await expect.poll(() => set.innerText(), { timeout: 120_000 }).toContain('Goal: unmet');
+      // The second candidate's sandbox was forked from the first's (sent the folder once).
+      expect(daytona.forks.length - forksBefore).toBe(1);
+      expect(readFileSync(join(folder, 'sum.js'), 'utf8')).toBe(before);
+      await agents.getByRole('button', { name: 'Compare', exact: true }).click();
+      const col1 = page.getByRole('dialog', { name: 'Candidates' }).getByRole('region', { name: 'Candidate 1' });
+      await expect.poll(() => col1.innerText(), { timeout: 20_000 }).toContain('openai-compatible:cand-b');
+      expect(await col1.innerText()).toContain('node check.js — passed');
+    } finally {
+      await daytona.close();
+    }
   });
 });

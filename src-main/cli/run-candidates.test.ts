@@ -206,6 +206,27 @@ describe('deepdesk run --candidates', () => {
     expect(execFileSync('node', ['check.js'], { cwd: folder }).toString()).toContain('ok');
   }, 300_000);
 
+  it("asked from a candidate's own worktree folder, a set makes worktrees of the person's folder, none shared with that thread, and applies there", async () => {
+    scriptRoles({ 'cand-a': 'claimer', 'cand-b': 'fixer' });
+    const first = await candidates(['--json'], {}, 2);
+    expect(first.code, first.stderr).toBe(0);
+    const inside = setOf(first.stdout).ranking.find((e) => e.model === 'openai-compatible:cand-a')!.worktree.path;
+    const before = folderHash(folder);
+    scriptRoles({ 'cand-a': 'fixer', 'cand-b': 'claimer' });
+    const again = await deepdesk(['run', '--folder', inside, '--data-dir', dataDir, '--base-url', server.url, '--approve', 'auto', '--candidates', '2', '--model', 'openai-compatible:cand-a', '--model', 'openai-compatible:cand-b', '--goal', 'make sum add', '--verify', CHECK, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    const set = setOf(again.stdout);
+    const paths = set.ranking.map((e) => e.worktree.path);
+    expect(new Set(paths).size).toBe(2);
+    expect(paths).not.toContain(inside);
+    // The claimer's worktree it was asked from is as its own thread left it.
+    expect(readFileSync(join(inside, 'sum.js'), 'utf8')).toContain('a * b');
+    expect(folderHash(folder)).toBe(before);
+    const apply = await deepdesk(['worktrees', 'apply', set.ranking[0]!.threadId, '--data-dir', dataDir]);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(readFileSync(join(folder, 'sum.js'), 'utf8')).toContain('a + b');
+  }, 300_000);
+
   it('prints the ranking as a table', async () => {
     scriptRoles({ 'cand-a': 'idle', 'cand-b': 'fixer', 'cand-c': 'claimer' });
     const r = await candidates([]);

@@ -6,7 +6,7 @@
 import { GOAL_STATES } from '../../core/goals/goal';
 import { z } from 'zod';
 import { appInfoSchema } from './folders';
-import { sandboxPlaceSchema } from './sandboxes';
+import { sandboxPlaceSchema, sandboxProviderSchema } from './sandboxes';
 
 /** `queued`: waiting for a free run slot (Settings `maxConcurrentRuns`); `stopped`: someone stopped it before it finished. */
 export const agentStateSchema = z.enum(['working', 'needs-you', 'queued', 'done', 'failed', 'stopped']);
@@ -115,6 +115,8 @@ export const agentMethods = {
         /** Each candidate's own instruction, added after the goal (null or absent: none). */
         prompts: z.array(z.string().trim().max(20_000).nullable()).max(10).optional(),
         verify: z.array(z.string().trim().min(1).max(2_000)).max(20),
+        /** Each candidate in its own sandbox of this provider (SPEC §18: forked from one set up where it forks); absent: worktrees on this computer. */
+        sandbox: z.object({ provider: sandboxProviderSchema }).strict().optional(),
         maxCostUsd: z.number().positive().max(1_000_000).optional(),
         autoApprove: z.boolean(),
       })

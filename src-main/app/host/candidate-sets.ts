@@ -6,6 +6,7 @@
 // Nothing reaches the person's folder until they apply one (§16).
 
 import { randomUUID } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import { rankCandidateSet, type CandidateSetJson } from '../session/candidate-ranking';
 import { readSavedSettings } from '../settings/settings-service';
@@ -92,6 +93,7 @@ export class HostCandidateSets {
     if (params.threadIds !== undefined && params.threadIds.length !== count) throw new HostRequestError(`${count} candidates need ${count} thread ids`, 'bad_request');
     const setId = randomUUID();
     const goal = params.request.goal ?? '';
+    const folder = this.personsFolder(params.folder);
     const sandbox = params.request.sandbox !== undefined;
     // The worktrees first, one after another: nothing starts unless all are made. A sandbox
     // candidate's worktree is made by the host with its sandbox, and found by its thread at the end.
@@ -99,7 +101,7 @@ export class HostCandidateSets {
     if (!sandbox) {
       const service = new WorktreeService({ dataDir: this.options.dataDir, env: this.options.env });
       try {
-        for (let i = 0; i < count; i++) worktrees.push(await service.create({ folder: params.folder, carry: false, nameHint: `${goal} ${i + 1}` }));
+        for (let i = 0; i < count; i++) worktrees.push(await service.create({ folder, carry: false, nameHint: `${goal} ${i + 1}` }));
       } catch (err) {
         throw new HostRequestError(err instanceof WorktreeError || err instanceof Error ? err.message : String(err), 'failed');
       } finally {
@@ -110,7 +112,7 @@ export class HostCandidateSets {
     }
     const threadIds = params.threadIds !== undefined ? [...params.threadIds] : worktrees.map(() => randomUUID());
     // A provider that forks: every candidate's sandbox made before any starts, forked from one set up with the folder (candidate-sandboxes.ts).
-    const forked = sandbox ? await this.forkedSandboxes(params, threadIds) : undefined;
+    const forked = sandbox ? await this.forkedSandboxes({ ...params, folder }, threadIds) : undefined;
     const models = worktrees.map((_, i) => candidateModel(params.models, i));
     // The set's one budget: the one it was started with, else Settings › Goals' (SPEC §21).
     const maxCostUsd = params.maxCostUsd ?? readSavedSettings(this.options.dataDir).goals?.candidatesBudgetUsd;
@@ -126,7 +128,7 @@ export class HostCandidateSets {
       this.runs.start(connection, {
         request: {
           ...params.request,
-          folder: made?.threadFolder ?? params.folder,
+          folder: made?.threadFolder ?? folder,
           threadId: threadIds[i]!,
           ...(forked !== undefined ? { sandbox: forked[i] } : {}),
           // A candidate with an agent is that agent's thread (its own model); one without is Deepdesk's, with its model.
@@ -168,6 +170,27 @@ export class HostCandidateSets {
       worktrees: worktrees.map((w) => (w === undefined ? null : { name: w.name, path: w.path, branch: w.branch })),
       notStarted: started.map((s) => (s.status === 'rejected' ? (s.reason instanceof Error ? s.reason.message : String(s.reason)) : null)),
     };
+  }
+
+  /**
+   * The folder a set's worktrees are made of: asked from a worktree's thread folder (a
+   * candidate's, a sandbox thread's), the person's folder it was made of — each candidate gets a
+   * worktree of its own there and is applied to it, never one shared with that thread.
+   */
+  private personsFolder(folder: string): string {
+    let real: string;
+    try {
+      real = realpathSync(folder);
+    } catch {
+      return folder;
+    }
+    const worktrees = new WorktreeService({ dataDir: this.options.dataDir, db: this.options.db });
+    try {
+      const record = worktrees.byFolder(real);
+      return record !== undefined && record.threadFolder === real ? record.originFolder : folder;
+    } finally {
+      worktrees.close();
+    }
   }
 
   /** Each candidate's own sandbox, forked from one set up with the folder where the provider forks; undefined where it does not. */

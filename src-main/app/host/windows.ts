@@ -166,7 +166,17 @@ export class HostWindows {
         // Each candidate's agent (none: Deepdesk's own) and its own instruction, as the dialog gave them.
         ...(p.agents !== undefined ? { agents: Array.from({ length: p.count }, (_, i) => p.agents![i] || null) } : {}),
         ...(p.prompts !== undefined ? { prompts: Array.from({ length: p.count }, (_, i) => p.prompts![i] || null) } : {}),
-        request: { ...flags, prompt: '', goal: p.goal, ...(p.verify.length > 0 ? { verify: p.verify } : {}), mode: DEFAULT_MODE, acceptDraft: true, cwd: window.cwd, env: window.env },
+        request: {
+          ...flags,
+          prompt: '',
+          goal: p.goal,
+          ...(p.verify.length > 0 ? { verify: p.verify } : {}),
+          ...(p.sandbox !== undefined ? { sandbox: { provider: p.sandbox.provider } } : {}),
+          mode: DEFAULT_MODE,
+          acceptDraft: true,
+          cwd: window.cwd,
+          env: window.env,
+        },
         ...(p.maxCostUsd !== undefined ? { maxCostUsd: p.maxCostUsd } : {}),
         approve: p.autoApprove ? 'auto' : 'ask',
         follow: false,

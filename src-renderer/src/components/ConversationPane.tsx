@@ -64,7 +64,7 @@ export function ConversationPane({ session, run, source, title, noModel, setting
           <SandboxThreadButton kind="continue" />
         ) : null}
         {state.goal ? <GoalBadge goal={state.goal} /> : null}
-        {state.goal ? <RunCandidatesOnGoal goal={state.goal} /> : null}
+        {state.goal ? <RunCandidatesOnGoal goal={state.goal} sandbox={sandbox} /> : null}
         <ContextMeter tokens={state.contextTokens} window={state.contextWindow} usage={state.usage} lastRun={state.lastRun} />
       </div>
       {lost ? <SandboxLost status={lost} /> : null}
@@ -105,6 +105,7 @@ export function ConversationPane({ session, run, source, title, noModel, setting
           focusKey={session.threadId}
           pendingApprovals={session.approvals.length}
           refill={refill}
+          sandbox={sandbox}
         />
       </ErrorBoundary>
     </section>

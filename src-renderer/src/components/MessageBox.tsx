@@ -3,6 +3,7 @@
 // own unsent draft (the text also across reloads; the files while the window is open).
 
 import { RunCandidatesDialog } from './RunCandidatesDialog';
+import type { SandboxPlaceDto } from '../../../src-main/app/contract';
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import { applyMention, findMention, mentionsIn, type Mention } from '../lib/mention';
 import { addFiles, type PendingFile } from '../lib/pending-files';
@@ -28,6 +29,8 @@ interface MessageBoxProps {
   pendingApprovals?: number;
   /** Text to put into the box (a message taken back out of the conversation); each new `key` puts it in once. */
   refill?: { text: string; key: number } | null;
+  /** The open thread's sandbox (SPEC §18): *Run N candidates…* offers sandboxes of its provider. */
+  sandbox?: Pick<SandboxPlaceDto, 'provider' | 'label'> | undefined;
 }
 
 const DRAFT_PREFIX = 'deepdesk.draft.';
@@ -65,7 +68,7 @@ const IDLE_PLACEHOLDER = 'Message the agent — @ to mention a file, / for comma
 const RUNNING_PLACEHOLDER = 'Queued if sent now · Esc stops';
 const QUEUED_PLACEHOLDER = 'Run waits for a slot · Esc stops';
 
-export function MessageBox({ running, queued = false, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0, refill = null }: MessageBoxProps): React.JSX.Element {
+export function MessageBox({ running, queued = false, disabledReason, onSend, onStop, focusKey, pendingApprovals = 0, refill = null, sandbox }: MessageBoxProps): React.JSX.Element {
   const api = useApi();
   const listId = useId().replace(/:/g, '');
   const hintId = useId();
@@ -460,7 +463,7 @@ export function MessageBox({ running, queued = false, disabledReason, onSend, on
           </button>
         </div>
       </div>
-      {runningCandidates ? <RunCandidatesDialog goal={text} onClose={() => setRunningCandidates(false)} /> : null}
+      {runningCandidates ? <RunCandidatesDialog goal={text} sandbox={sandbox} onClose={() => setRunningCandidates(false)} /> : null}
       {fileProblems.length > 0 ? (
         <p className="message-hint message-problem" role="alert">
           {fileProblems.join(' ')}

@@ -11,7 +11,7 @@ import { useApi } from '../state/use-api';
 import { useSettings } from '../state/settings-context';
 import { Modal } from './Modal';
 import { Icon } from './Icon';
-import type { GoalJsonDto } from '../../../src-main/app/contract';
+import type { GoalJsonDto, SandboxPlaceDto } from '../../../src-main/app/contract';
 import { useExternalAgents } from './AgentsSettings';
 
 const MIN = 2;
@@ -20,12 +20,15 @@ const MAX = 10;
 export function RunCandidatesDialog({
   goal: initialGoal,
   verify: initialVerify = [],
+  sandbox,
   onClose,
   onStarted,
 }: {
   goal: string;
   /** The verify commands to start with (a thread's goal's). */
   verify?: readonly string[];
+  /** The provider of the thread it is opened from when that thread runs in a sandbox: its candidates may too. */
+  sandbox?: Pick<SandboxPlaceDto, 'provider' | 'label'> | undefined;
   onClose(): void;
   onStarted?(setId: string): void;
 }): React.JSX.Element {
@@ -45,6 +48,7 @@ export function RunCandidatesDialog({
   /** Empty, the set's budget is Settings › Goals' (the host applies it). */
   const settingsBudget = settings?.goals?.candidatesBudgetUsd;
   const [autoApprove, setAutoApprove] = useState(false);
+  const [inSandboxes, setInSandboxes] = useState(sandbox !== undefined);
   const [problem, setProblem] = useState<string | null>(null);
   const [starting, setStarting] = useState(false);
   const settingsModel = settings?.model ?? '';
@@ -69,6 +73,7 @@ export function RunCandidatesDialog({
           .filter((line) => line !== ''),
         ...(maxCost !== undefined ? { maxCostUsd: maxCost } : {}),
         autoApprove,
+        ...(sandbox !== undefined && inSandboxes ? { sandbox: { provider: sandbox.provider } } : {}),
       });
       if (result !== undefined) {
         onStarted?.(result.setId);
@@ -134,7 +139,18 @@ export function RunCandidatesDialog({
           <input type="checkbox" checked={autoApprove} onChange={(e) => setAutoApprove(e.target.checked)} />
           Approve the candidates' actions without asking
         </label>
-        <p className="muted">Each candidate works on its own worktree; nothing reaches your folder until you apply one from the comparison in the Agents view.</p>
+        {sandbox !== undefined ? (
+          <label className="checkbox-row">
+            <input type="checkbox" checked={inSandboxes} onChange={(e) => setInSandboxes(e.target.checked)} />
+            Each candidate in its own {sandbox.label} sandbox
+          </label>
+        ) : null}
+        <p className="muted">
+          {sandbox !== undefined && inSandboxes
+            ? `Each candidate works in its own ${sandbox.label} sandbox (forked from one sent your folder where ${sandbox.label} can fork), its changes brought back to its own worktree;`
+            : 'Each candidate works on its own worktree;'}{' '}
+          nothing reaches your folder until you apply one from the comparison in the Agents view.
+        </p>
         {problem !== null ? (
           <p role="alert" className="error-text">
             {problem}
@@ -154,14 +170,14 @@ export function RunCandidatesDialog({
 }
 
 /** *Run N candidates…* from a thread (its header): the thread's goal and verify commands as the set's. */
-export function RunCandidatesOnGoal({ goal }: { goal: GoalJsonDto }): React.JSX.Element {
+export function RunCandidatesOnGoal({ goal, sandbox }: { goal: GoalJsonDto; sandbox?: Pick<SandboxPlaceDto, 'provider' | 'label'> | undefined }): React.JSX.Element {
   const [open, setOpen] = useState(false);
   return (
     <>
       <button type="button" className="icon-btn" aria-label="Run N candidates on this goal…" title="Run N candidates… on this thread's goal — several attempts on worktrees, ranked by evidence" onClick={() => setOpen(true)}>
         <Icon name="branch" size={14} />
       </button>
-      {open ? <RunCandidatesDialog goal={goal.objective} verify={goal.verify.map((step) => step.command)} onClose={() => setOpen(false)} /> : null}
+      {open ? <RunCandidatesDialog goal={goal.objective} verify={goal.verify.map((step) => step.command)} sandbox={sandbox} onClose={() => setOpen(false)} /> : null}
     </>
   );
 }
