@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { until } from '../app/window/app-harness.test-support';
 import { detectSandbox } from '../core/sandbox';
 import { writeLayerTools } from '../core/sandbox/write-layer';
+import { runFoldersDir } from '../core/sandbox/run-folders';
 import { useCliTestEnv } from './cli-harness.test-support';
 
 const t = useCliTestEnv('deepdesk-cw-cli');
@@ -28,7 +29,9 @@ describe.skipIf(!layered)('a person edits a file while the agent’s command run
       { text: 'Done.' },
     );
     const running = t.deepdesk(['run', '--json', '--thread', 'cw', '--approve', 'auto', '--folder', t.folder, '--model', 'openai-compatible:scripted-model', '--base-url', t.server.url, 'Fix the app']);
-    await until(() => readdirSync(tmpdir()).some((n) => n.startsWith('deepdesk-run-') && existsSync(join(tmpdir(), n, token))), 'the command started');
+    // Its TMPDIR is a run folder (core/sandbox/run-folders.ts): in this user's private folder of them, or the temp folder itself when that cannot be used.
+    const startedIn = (dir: string) => existsSync(dir) && readdirSync(dir).some((n) => n.startsWith('deepdesk-run-') && existsSync(join(dir, n, token)));
+    await until(() => startedIn(runFoldersDir()) || startedIn(tmpdir()), 'the command started');
     writeFileSync(join(t.folder, 'notes.md'), 'mine, edited during the command\n');
     const run = await running;
     expect(run.stderr).toBe('');
