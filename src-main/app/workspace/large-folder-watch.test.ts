@@ -98,6 +98,50 @@ describe('a folder over the watch limit', () => {
   });
 });
 
+describe('the hand-over from the folders’ own watches to the whole-folder subscription', () => {
+  let folder: string;
+  let service: WorkspaceService | undefined;
+  afterEach(async () => {
+    await service?.dispose();
+    service = undefined;
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('keeps a change made while the subscription was being set up, which the subscription never reports', async () => {
+    folder = mkdtempSync(join(tmpdir(), 'deepdesk-handover-'));
+    const heard: string[] = [];
+    service = new WorkspaceService({
+      folder,
+      backend: new FilesystemBackend({ rootDir: folder }),
+      onChange: (changes: FileChange[]) => heard.push(...changes.map((c) => `${c.kind} ${c.path}`)),
+      // A subscription whose watches begin just after the write: it is up, and hears nothing of it.
+      subscribe: async () => {
+        writeFileSync(join(folder, 'early.txt'), 'a');
+        return { unsubscribe: async () => {} };
+      },
+    });
+    await service.start();
+    await expect.poll(() => heard, { timeout: 10_000 }).toContain('add /early.txt');
+  });
+
+  it('hears nothing once it is disposed', async () => {
+    folder = mkdtempSync(join(tmpdir(), 'deepdesk-handover-'));
+    const heard: string[] = [];
+    service = new WorkspaceService({
+      folder,
+      backend: new FilesystemBackend({ rootDir: folder }),
+      onChange: (changes: FileChange[]) => heard.push(...changes.map((c) => `${c.kind} ${c.path}`)),
+      subscribe: async () => ({ unsubscribe: async () => {} }),
+    });
+    await service.start();
+    await service.dispose();
+    service = undefined;
+    writeFileSync(join(folder, 'late.txt'), 'b');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(heard).toEqual([]);
+  });
+});
+
 describe('what the whole-folder watch leaves out', () => {
   it('is .git anywhere and what is below a dependency folder’s own entries, in one expression', () => {
     const ignored = (rel: string) => IGNORED_PATHS.test(rel);

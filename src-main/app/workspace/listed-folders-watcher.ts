@@ -28,7 +28,9 @@ export class ListedFoldersWatcher {
     const real = path.join(this.options.folder, ...parts);
     try {
       const watch = fs.watch(real, { persistent: false }, (type, name) => {
-        if (name !== null) void this.report(path.join(real, name.toString()), type);
+        // Whether to pass it on is decided as it arrives: closing while its lstat runs must
+        // not drop a change the whole-folder subscription may have begun too late to see.
+        if (name !== null && !this.closed) void this.report(path.join(real, name.toString()), type);
       });
       watch.on('error', () => this.unwatch(key));
       this.watches.set(key, watch);
@@ -51,7 +53,7 @@ export class ListedFoldersWatcher {
       (): FileChange['kind'] => 'unlink',
     );
     if (kind === 'unlink') this.unwatch(virtual);
-    if (!this.closed) this.options.onChanges([{ path: virtual, kind }]);
+    this.options.onChanges([{ path: virtual, kind }]);
   }
 
   close(): void {

@@ -18,6 +18,8 @@ import { PollWatcher } from '../../core/backends/filesystem/poll-watcher';
 
 export type { FileChange } from './folder-watcher';
 const DEBOUNCE_MS = 75;
+/** How long the folders' own watches overlap the whole-folder subscription once it is up. */
+const HAND_OVER_MS = 1_000;
 const MAX_VIEW_CHARS = 2_000_000;
 const PDF = 'application/pdf';
 
@@ -54,6 +56,9 @@ export class WorkspaceService {
   private restartAgain = false;
   private pending = new Map<string, FileChange>();
   private timer: NodeJS.Timeout | null = null;
+  /** Closes the folders' own watches a moment after the whole-folder subscription is up. */
+  private handOver: NodeJS.Timeout | null = null;
+  private disposed = false;
   /** Every file path, for @-mention search; dropped when files appear or disappear. */
   private allFiles: Promise<string[]> | null = null;
 
@@ -92,7 +97,7 @@ export class WorkspaceService {
     try {
       await this.watcher.start();
       feed?.started();
-      this.stopFollowingListed();
+      this.handOverToSubscription();
     } catch (err) {
       // Too many folders for the OS's watch limit, or no native watcher: the folders the tree
       // opens are still followed one by one, the rest is listed when opened.
@@ -103,14 +108,29 @@ export class WorkspaceService {
   }
 
   private followListed(): void {
-    if (this.listed) return;
+    if (this.handOver) clearTimeout(this.handOver);
+    this.handOver = null;
+    if (this.listed || this.disposed) return;
     this.listed = new ListedFoldersWatcher({ folder: this.options.folder, onChanges: (changes) => this.queueAll(changes) });
     for (const dir of this.opened) this.listed.watch(dir);
   }
 
   private stopFollowingListed(): void {
+    if (this.handOver) clearTimeout(this.handOver);
+    this.handOver = null;
     this.listed?.close();
     this.listed = null;
+  }
+
+  /**
+   * The subscription is up, but a change made while it was being set up may be known only to
+   * the folders' own watches, still on its way to this process: they stay a moment longer (the
+   * same change heard twice is one change to the window).
+   */
+  private handOverToSubscription(): void {
+    if (this.handOver) clearTimeout(this.handOver);
+    this.handOver = setTimeout(() => this.stopFollowingListed(), HAND_OVER_MS);
+    this.handOver.unref();
   }
 
   private queueAll(changes: readonly FileChange[]): void {
@@ -137,7 +157,7 @@ export class WorkspaceService {
         try {
           await watcher.restart();
           this.options.feed?.started();
-          this.stopFollowingListed();
+          this.handOverToSubscription();
         } catch (err) {
           process.stderr.write(`deepdesk: watching the folder again failed: ${err instanceof Error ? err.message : String(err)}\n`);
         }
@@ -147,6 +167,7 @@ export class WorkspaceService {
   }
 
   private queue(change: FileChange): void {
+    if (this.disposed) return;
     if (change.kind !== 'change') this.allFiles = null;
     const before = this.pending.get(change.path);
     // A file created and then written within one batch is still new to the window.
@@ -224,6 +245,7 @@ export class WorkspaceService {
   }
 
   async dispose(): Promise<void> {
+    this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     this.options.feed?.stopped();
     await this.restarting;
