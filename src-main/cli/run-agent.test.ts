@@ -110,6 +110,19 @@ describe('run --agent', async () => {
     expect(unknown.stderr).toContain('there is no agent nobody');
   });
 
+  it('Codex and Gemini CLI without the person\'s key are refused before they start: their own sign-ins go where the proxy cannot meter', async () => {
+    settings(randomUUID());
+    for (const name of ['codex', 'gemini']) {
+      const known = knownAgent(name)!;
+      const at = join(installDir(t.dataDir, known), 'node_modules', ...known.packageName.split('/').slice(0, -1));
+      mkdirSync(at, { recursive: true });
+      symlinkSync(join(repo, 'node_modules', known.packageName), join(at, known.packageName.split('/').at(-1)!));
+      const ran = await t.deepdesk(['run', '--folder', t.folder, '--data-dir', t.dataDir, '--agent', name, 'hi'], { [known.keyVariable]: '', OPENAI_API_KEY: '', GEMINI_API_KEY: '', GOOGLE_API_KEY: '' }, '');
+      expect(ran.code).toBe(2);
+      expect(ran.stderr).toContain(`${known.label} needs your key: set ${known.keyVariable}`);
+    }
+  });
+
   it.skipIf(!available)('Claude Code’s real adapter: its Bash asks naming it and runs once approved, its Write to a denied file is refused without asking; ledger rows name it', async () => {
     // Installed in the data folder as Settings › Agents does, from the repository's pinned copy.
     const claude = knownAgent('claude-code')!;

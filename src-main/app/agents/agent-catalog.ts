@@ -29,8 +29,19 @@ export interface KnownAgent {
   priceProvider: 'anthropic' | 'openai' | 'google';
   /** Login folders of the person's home given to it as a private copy. */
   loginEntries: readonly string[];
-  /** The agent's variables: its model at `base` (the proxy's port in its sandbox), quiet, in its most-asking setting. */
-  env(base: string): Record<string, string>;
+  /**
+   * Where its own sign-in sends its calls, when not to the model endpoint the proxy stands for
+   * (then it cannot be metered, and a run without the person's key is refused); none when its
+   * sign-in's token goes to that same endpoint through the proxy.
+   */
+  signInElsewhere?: string;
+  /**
+   * The agent's variables: its model at `base` (the proxy's port in its sandbox), quiet, in its
+   * most-asking setting. `personKey`: the proxy puts the person's key on every call, so the agent
+   * is given a placeholder; without it, an agent that can use its own sign-in is given none,
+   * which would shadow that sign-in.
+   */
+  env(base: string, personKey: boolean): Record<string, string>;
   /** Files written into its private home before each start (Codex's provider configuration). */
   prepareHome?(home: string, base: string): void;
 }
@@ -53,9 +64,10 @@ export const KNOWN_AGENTS: readonly KnownAgent[] = [
     priceProvider: 'anthropic',
     loginEntries: ['.claude', '.claude.json'],
     // Its `default` permission mode is the adapter's own default (most asking).
-    env: (base) => ({
+    // Its own sign-in (a Claude subscription: `.claude/.credentials.json`) sends its token to the same base.
+    env: (base, personKey) => ({
       ANTHROPIC_BASE_URL: base,
-      ANTHROPIC_API_KEY: PLACEHOLDER_KEY,
+      ...(personKey ? { ANTHROPIC_API_KEY: PLACEHOLDER_KEY } : {}),
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_TELEMETRY: '1',
       DISABLE_AUTOUPDATER: '1',
@@ -76,6 +88,7 @@ export const KNOWN_AGENTS: readonly KnownAgent[] = [
     baseUrlVariable: 'OPENAI_BASE_URL',
     priceProvider: 'openai',
     loginEntries: ['.codex'],
+    signInElsewhere: "ChatGPT's own endpoint",
     env: () => ({ OPENAI_API_KEY: PLACEHOLDER_KEY }),
     // Codex reads no base-URL variable: its own provider configuration, in its most-asking setting.
     prepareHome: (home, base) => {
@@ -114,6 +127,7 @@ export const KNOWN_AGENTS: readonly KnownAgent[] = [
     baseUrlVariable: 'GOOGLE_GEMINI_BASE_URL',
     priceProvider: 'google',
     loginEntries: ['.gemini'],
+    signInElsewhere: "Google's Code Assist endpoint",
     env: (base) => ({ GOOGLE_GEMINI_BASE_URL: base, GEMINI_API_KEY: PLACEHOLDER_KEY, GEMINI_CLI_NO_RELAUNCH: 'true' }),
   },
 ];

@@ -110,6 +110,37 @@ describe('an external agent for a thread', async () => {
     expect(liveProcesses().filter((p) => p.role === 'agent')).toEqual([]);
   }, 240_000);
 
+  it.skipIf(!available)('Claude Code without the person\'s key uses its own sign-in: its token goes upstream, no placeholder key shadows it', async () => {
+    const { folder, dataDir, home } = scene();
+    const token = 'sk-ant-oat01-the-persons-subscription';
+    writeFileSync(
+      join(home, '.claude', '.credentials.json'),
+      JSON.stringify({ claudeAiOauth: { accessToken: token, refreshToken: 'sk-ant-ort01-refresh', expiresAt: Date.now() + 86_400_000, scopes: ['user:inference', 'user:profile'], subscriptionType: 'max' } }),
+    );
+    const model = await startScriptedAnthropicServer(Array.from({ length: 30 }, () => anthropicMessageStream([{ text: 'Signed in.' }], 'end_turn')));
+    cleanups.push(() => model.close());
+    const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));
+    const backend = new LocalShellBackend({ rootDir: folder, ...(sandbox ? { sandbox } : {}) });
+    const thread = await startAgentThread({
+      agent: { known: knownAgent('claude-code')!, installRoot: REPO },
+      threadId: 'thread-own',
+      folder,
+      dataDir,
+      backend,
+      execute: (c, o) => backend.execute(c, o),
+      rules: () => DEFAULT_RULES,
+      ask: async () => true,
+      upstream: model.url.replace(/\/v1$/, ''),
+    });
+    cleanups.push(() => thread.stop());
+    const turn = await thread.prompt('Say hello');
+    expect(turn.stopReason).toBe('end_turn');
+    expect(said(turn.updates)).toContain('Signed in.');
+    expect(model.headers.length).toBeGreaterThan(0);
+    expect(model.headers.every((h) => h['authorization'] === `Bearer ${token}` && h['x-api-key'] === undefined)).toBe(true);
+    await thread.stop();
+  }, 240_000);
+
   it.skipIf(!available)('a person-added command runs contained the same: no Deepdesk credential in its environment', async () => {
     const { folder, dataDir } = scene();
     const sandbox = await createSandbox(folderSandboxPolicy({ projectDir: folder, dataDir }));

@@ -159,7 +159,7 @@ export async function startAgentThread(options: AgentThreadOptions): Promise<Age
   }
   const launch =
     'known' in spec
-      ? { command: process.execPath, args: [agentScript(options.dataDir, spec.known, spec.installRoot), ...spec.known.args], env: spec.known.env(base) }
+      ? { command: process.execPath, args: [agentScript(options.dataDir, spec.known, spec.installRoot), ...spec.known.args], env: spec.known.env(base, options.personKey !== undefined) }
       : { command: spec.added.command, args: spec.added.args, env: spec.added.env };
   const installRoot = 'known' in spec ? spec.installRoot : undefined;
   let proc;

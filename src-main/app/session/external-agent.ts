@@ -57,6 +57,12 @@ export async function externalAgentFor(session: FolderSession, name: string, req
     }
     personKey = request.env[known.keyVariable]?.trim() || (await session.settings.apiKeyFor(known.priceProvider));
     upstream = request.env[known.baseUrlVariable]?.trim() || undefined;
+    if (personKey === undefined && known.signInElsewhere !== undefined) {
+      throw new ContractError(
+        `${known.label} needs your key: set ${known.keyVariable} or its provider's key in Settings. Its own sign-in sends its calls to ${known.signInElsewhere}, which Deepdesk's metering proxy does not stand for`,
+        'bad_request',
+      );
+    }
     if (personKey === undefined) request.say?.(`${known.label}: no ${known.keyVariable} here or in Settings, so it uses its own sign-in; its calls are recorded unpriced (a subscription's cost is not known here) and a budget cannot stop it by cost`);
   }
   const budgetLimit = request.maxCostUsd ?? settings.threadBudgetUsd;
