@@ -217,6 +217,10 @@ describe('run --agent', async () => {
     symlinkSync(join(repo, 'node_modules', '@zed-industries', 'claude-code-acp'), join(root, 'node_modules', '@zed-industries', 'claude-code-acp'));
     settings(randomUUID());
     const home = mkdtempSync(join(tmpdir(), 'run-agent-home-'));
+    // The person's Claude sign-in, as `claude login` leaves it.
+    const token = 'sk-ant-oat01-the-persons-subscription';
+    mkdirSync(join(home, '.claude'));
+    writeFileSync(join(home, '.claude', '.credentials.json'), JSON.stringify({ claudeAiOauth: { accessToken: token, refreshToken: 'sk-ant-ort01-refresh', expiresAt: Date.now() + 86_400_000, scopes: ['user:inference'], subscriptionType: 'pro' } }));
     const model = await startScriptedAnthropicServer(Array.from({ length: 10 }, () => anthropicMessageStream([{ text: 'Hello there.' }], 'end_turn')));
     try {
       const env = { HOME: home, ANTHROPIC_BASE_URL: model.url.replace(/\/v1$/, ''), ANTHROPIC_API_KEY: '' };
@@ -224,6 +228,7 @@ describe('run --agent', async () => {
       expect(ran.code).toBe(0);
       expect(ran.stdout).toContain('Hello there.');
       expect(ran.stderr).toContain('recorded unpriced');
+      expect(model.headers.every((h) => h.authorization === `Bearer ${token}` && h['x-api-key'] === undefined)).toBe(true);
       const report = JSON.parse((await t.deepdesk(['usage', '--json', '--data-dir', t.dataDir], { HOME: home })).stdout) as { total: { calls: number; unpricedCalls: number } };
       expect(report.total.calls).toBeGreaterThan(0);
       expect(report.total.unpricedCalls).toBe(report.total.calls);

@@ -243,6 +243,7 @@ describe('an external agent for a thread', async () => {
         execute: (c, o) => backend.execute(c, o),
         rules: () => DEFAULT_RULES,
         ask: async () => false,
+        personKey: 'sk-ant-the-persons-key',
         upstream: model.url.replace(/\/v1$/, ''),
         ...(continueSessionId ? { continueSessionId } : {}),
       });

@@ -1,7 +1,7 @@
 // Drives the real agent (real provider code, real backends) against the scripted
 // OpenAI-compatible server, collecting events. Shared by the agent tests.
 
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MountOptions } from '../backends/mounts/mounts';
@@ -92,6 +92,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       return decisions.shift() ?? { type: 'reject', message: 'no decision scripted' };
     },
   };
+  const transcripts = options.hooks ? mkdtempSync(join(tmpdir(), 'deepdesk-transcripts-')) : undefined;
   const definition = createAgentDefinition({
     model,
     backend: ws.mounts.backend,
@@ -101,7 +102,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     ...(options.sandboxAvailable !== undefined ? { sandboxAvailable: () => options.sandboxAvailable! } : {}),
     ...(options.subagents ? { subagents: options.subagents } : {}),
     ...(options.mcp ? { mcp: options.mcp } : {}),
-    ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, transcripts: transcriptWriter(mkdtempSync(join(tmpdir(), 'deepdesk-transcripts-'))), ...(options.hookEnv ? { env: options.hookEnv } : {}), ...(options.skills ? { skills: options.skills } : {}) } } : {}),
+    ...(options.hooks ? { hooks: { hooks: options.hooks, folder: ws.folder, transcripts: transcriptWriter(transcripts!), ...(options.hookEnv ? { env: options.hookEnv } : {}), ...(options.skills ? { skills: options.skills } : {}) } } : {}),
     ...(options.checkpoints ? { checkpoints: options.checkpoints(ws.folder) } : {}),
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(options.evictChars !== undefined ? { evictChars: options.evictChars } : {}),
@@ -130,6 +131,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     async dispose() {
       await server.close();
       ws.dispose();
+      if (transcripts) rmSync(transcripts, { recursive: true, force: true });
     },
   };
 }

@@ -1,7 +1,7 @@
 // Hooks in the real agent loop (SPEC §11): hook scripts in temp folders writing marker
 // files, the scripted model server recording what the model receives, real folders; and
 // PreSkillShellCommand on a skill's shell lines the model runs after reading the skill.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,14 +18,20 @@ import { NOOP_RUN, type Telemetry } from '../../telemetry/observer';
 
 let h: Harness | undefined;
 let t: TestHub | undefined;
+const markerDirs: string[] = [];
 afterEach(async () => {
   await h?.dispose();
   await t?.dispose();
   h = undefined;
   t = undefined;
+  for (const dir of markerDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-const markerDir = (): string => mkdtempSync(join(tmpdir(), 'deepdesk-hooks-'));
+const markerDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'deepdesk-hooks-'));
+  markerDirs.push(dir);
+  return dir;
+};
 
 /** The hooks of this hooks.json, written into `dir` as a data folder (markers go there too). */
 function hooksFrom(dir: string, config: Record<string, unknown>): { hooks: HookEntry[] } {

@@ -62,12 +62,15 @@ export class LocalBox {
   private readonly mounts: Array<{ inBox: string; host: string }>;
   private readonly live = new Set<BoxProcess>();
   private destroyed = false;
+  /** The temporary folder this box made for itself (none when given a base): removed with it. */
+  private readonly ownBase: string | undefined;
 
   constructor(options: LocalBoxOptions) {
     if (!path.posix.isAbsolute(options.home) || options.home === '/') throw new Error('a box home is an absolute path below /');
     this.id = options.id ?? randomBytes(8).toString('hex');
     this.home = path.posix.normalize(options.home);
     const base = options.baseDir ?? fs.mkdtempSync(path.join(tmpdir(), 'deepdesk-standin-'));
+    this.ownBase = options.baseDir === undefined ? base : undefined;
     this.dir = fs.realpathSync(base) + '/' + this.id;
     fs.mkdirSync(path.join(this.dir, 'home'), { recursive: true, mode: 0o755 });
     fs.mkdirSync(path.join(this.dir, 'tmp'), { recursive: true, mode: 0o1777 });
@@ -295,7 +298,7 @@ export class LocalBox {
   destroy(): void {
     this.stopAll();
     this.destroyed = true;
-    fs.rmSync(this.dir, { recursive: true, force: true });
+    fs.rmSync(this.ownBase ?? this.dir, { recursive: true, force: true });
   }
 
   private alive(): void {
