@@ -625,17 +625,27 @@ type Idle = (fn: (deadline: IdleDeadlineLike) => void) => void;
 const defaultIdle: Idle | null = typeof requestIdleCallback === 'function' ? (fn) => void requestIdleCallback(fn) : null;
 let warming = false;
 
+function warmSteps(): Array<() => void> {
+  return [...HIGHLIGHT_LANGUAGES.map((language) => () => void highlightCode('x', language)), () => void renderMarkdown(WARM_TEXT)];
+}
+
 /**
  * Compiles highlight.js's grammars (each one's first use compiles its patterns: ~10 ms for
  * TypeScript) and runs the parser and the sanitiser once, in idle time, one step at a time:
  * the first answer's frames then pay none of it. Once per page.
  */
-export function warmMarkdown(idle: Idle | null = defaultIdle): void {
+export function warmMarkdown(idle: Idle | null = defaultIdle, work: ReadonlyArray<() => void> = warmSteps()): void {
   if (warming || idle === null) return;
   warming = true;
-  const steps: Array<() => void> = [...HIGHLIGHT_LANGUAGES.map((language) => () => void highlightCode('x', language)), () => void renderMarkdown(WARM_TEXT)];
+  const steps = [...work];
   const next = (deadline: IdleDeadlineLike): void => {
-    while (steps.length > 0 && deadline.timeRemaining() >= 12) steps.shift()!();
+    while (steps.length > 0 && deadline.timeRemaining() >= 12) {
+      try {
+        steps.shift()!();
+      } catch {
+        // Only a head start: the same work is done, and its errors met, when an answer needs it.
+      }
+    }
     if (steps.length > 0) idle(next);
   };
   idle(next);
