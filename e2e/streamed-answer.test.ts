@@ -40,3 +40,60 @@ describe('a streamed answer', () => {
     await expect.poll(() => conversation(page).locator('.msg-assistant').last().locator('ul').count()).toBe(1);
   });
 });
+
+/** The answer's rendered HTML, whatever it is shown in (blocks while streamed, parts when rendered whole): its parts' contents joined. */
+function shownHtml(page: Page, index: number): Promise<string> {
+  return conversation(page)
+    .locator('.msg-assistant .markdown')
+    .nth(index)
+    .evaluate((el) => [...el.children].map((part) => part.innerHTML).join('').replace(/>\s+</g, '><').trim());
+}
+
+/** Longer than the page renders at once (LIMITS.syncChars): the worker decides whether the blocks stay. */
+const LONG_TAIL = Array.from({ length: 30 }, (_, i) => `Long paragraph ${i}, with *emphasis* and \`src/app.ts\`, long enough that the whole answer is rendered in the worker.`);
+const LONG_ANSWER = ['## Long plan', '- one\n- two', '```ts\nconst a = 1;\n```', 'Marker paragraph third.', ...LONG_TAIL, 'END-OF-ANSWER'].join('\n\n');
+const LONG_LOOSE = ['Marker paragraph fourth.', ...LONG_TAIL, '- a\n\n- b', 'END-OF-ANSWER'].join('\n\n');
+
+describe('a long streamed answer', () => {
+  it('keeps its blocks when the worker finds the whole says the same, shows the whole when not, and ends as a one-shot rendering of the same text shows it', async () => {
+    const pace = { chunkChars: 40, chunksPerSecond: 60 };
+    const serve = await e2e.serve({ script: [{ text: LONG_ANSWER, pace }, { text: LONG_LOOSE, pace }] });
+    const page = await openApp(e2e.browser, serve.url);
+    const log = conversation(page);
+    for (const [i, prompt, kept] of [
+      [0, 'third', true],
+      [1, 'fourth', false],
+    ] as const) {
+      await sendMessage(page, prompt);
+      const marker = log.locator('.msg-assistant p', { hasText: `Marker paragraph ${prompt}.` });
+      await marker.waitFor({ timeout: 20_000 });
+      await marker.evaluate((el, tag) => el.setAttribute('data-probe', tag), prompt);
+      // While it streams, the caret follows its last block.
+      const caret = await log
+        .locator('.msg-assistant.streaming .markdown')
+        .evaluate((el) => (el.lastElementChild ? getComputedStyle(el.lastElementChild, '::after').content : 'none'));
+      expect(caret).not.toBe('none');
+      expect(await log.getByText('END-OF-ANSWER').count()).toBe(i);
+      await expect.poll(() => log.getByText('END-OF-ANSWER').count(), { timeout: 30_000 }).toBe(i + 1);
+      await expect.poll(() => log.locator('.msg-assistant .markdown').nth(i).getAttribute('aria-busy'), { timeout: 20_000 }).toBeNull();
+      expect(await log.locator(`[data-probe="${prompt}"]`).count()).toBe(kept ? 1 : 0);
+      // The probe is the test's, not the answer's.
+      if (kept) await log.locator(`[data-probe="${prompt}"]`).evaluate((el) => el.removeAttribute('data-probe'));
+      // No caret once it is whole.
+      expect(await log.locator('.msg-assistant.streaming').count()).toBe(0);
+    }
+    await expect.poll(() => log.locator('.msg-assistant').last().locator('ul').count()).toBe(1);
+    const streamed = [await shownHtml(page, 0), await shownHtml(page, 1)];
+    // The same thread opened again renders each answer whole, at once: the same HTML.
+    await page.reload();
+    await page.getByRole('textbox', { name: 'Message', exact: true }).waitFor();
+    const opened = conversation(page);
+    if ((await opened.locator('.msg-assistant').count()) === 0) await page.locator('.thread-item .thread-select').first().click();
+    await expect.poll(() => opened.locator('.msg-assistant .markdown[aria-busy]').count(), { timeout: 20_000 }).toBe(0);
+    await expect.poll(() => opened.locator('.msg-assistant').count(), { timeout: 20_000 }).toBe(2);
+    expect(await shownHtml(page, 0)).toBe(streamed[0]);
+    expect(await shownHtml(page, 1)).toBe(streamed[1]);
+    expect(streamed[0]).toContain('Long paragraph 29');
+    await page.context().close();
+  });
+});

@@ -22,11 +22,30 @@ const FRAME_MS = 1000 / 60;
 
 /** Collects long tasks from page start; frames are recorded on demand. */
 const PAGE_PROBE = `
-  window.__bench = { longtasks: [], frames: [], recording: false };
+  window.__bench = { longtasks: [], frames: [], recording: false, loafs: [] };
   try {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) window.__bench.longtasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
+  } catch {}
+  // Long animation frames (over 50 ms), split: scripts, style and layout, the rest (paint, or the thread not running).
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const end = e.startTime + e.duration;
+        const layout = e.styleAndLayoutStart > 0 ? end - e.styleAndLayoutStart : 0;
+        let script = 0;
+        let forced = 0;
+        let top = null;
+        for (const s of e.scripts) {
+          script += s.duration - s.forcedStyleAndLayoutDuration;
+          forced += s.forcedStyleAndLayoutDuration;
+          if (top === null || s.duration > top.duration) top = s;
+        }
+        const longestScript = top === null ? '' : (top.invoker + (top.sourceFunctionName ? ' ' + top.sourceFunctionName : '')) + ' ' + top.duration.toFixed(0) + ' ms';
+        window.__bench.loafs.push({ start: e.startTime, duration: e.duration, script, layout: layout + forced, longestScript });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: true });
   } catch {}
   window.__benchRecord = () => {
     window.__bench.frames = [];
@@ -40,10 +59,22 @@ const PAGE_PROBE = `
   };
 `;
 
+interface Loaf {
+  start: number;
+  duration: number;
+  /** Scripts of more than 5 ms in it, less the style and layout they forced. */
+  script: number;
+  /** Style and layout: the frame's own, and what scripts forced. */
+  layout: number;
+  /** Its longest script: what invoked it, and for how long. */
+  longestScript: string;
+}
+
 interface Probe {
   longtasks: { start: number; duration: number }[];
   frames: number[];
   recording: boolean;
+  loafs: Loaf[];
 }
 
 export async function probe(page: Page): Promise<Probe> {
@@ -53,6 +84,7 @@ export async function probe(page: Page): Promise<Probe> {
 export async function resetProbe(page: Page): Promise<void> {
   await page.evaluate(() => {
     (window as unknown as { __bench: Probe }).__bench.longtasks = [];
+    (window as unknown as { __bench: Probe }).__bench.loafs = [];
   });
 }
 
@@ -184,6 +216,7 @@ interface StreamRun {
   idle: number[];
   longest: number;
   longTasks: number;
+  loafs: Loaf[];
 }
 
 /** One run: a fresh page sends a message; the scripted server streams the paced answer. */
@@ -205,8 +238,8 @@ async function streamRun(browser: Browser, url: string, screenshot: string | nul
     const ms = performance.now() - start;
     const frames = intervals(await stopFrames(page));
     if (screenshot) await page.screenshot({ path: screenshot });
-    const { longtasks } = await probe(page);
-    return { ms, frames, idle, longest: longtasks.reduce((m, t) => Math.max(m, t.duration), 0), longTasks: longtasks.length };
+    const { longtasks, loafs } = await probe(page);
+    return { ms, frames, idle, longest: longtasks.reduce((m, t) => Math.max(m, t.duration), 0), longTasks: longtasks.length, loafs };
   } finally {
     await page.context().close();
   }
@@ -246,6 +279,17 @@ async function benchStreaming(section: Section, browser: Browser, repo: string, 
     section.rows.push({
       name: `  longest main-thread task (${longTasks} tasks ≥ 50 ms; a stream took ${formatMs(median(results.map((r) => r.ms)))})`,
       ours: longTasks === 0 ? '< 50 ms' : formatMs(longest),
+      target: '—',
+    });
+    // Where a long frame's time went: the page's scripts and layout, or the rest (paint, or the thread not running at all on a loaded machine).
+    const loafs = results.flatMap((r) => r.loafs);
+    const worst = loafs.reduce<Loaf | null>((w, l) => (w === null || l.duration > w.duration ? l : w), null);
+    section.rows.push({
+      name: `  long animation frames (${loafs.length} ≥ 50 ms): the longest, split`,
+      ours:
+        worst === null
+          ? 'none'
+          : `${formatMs(worst.duration)} = scripts ${formatMs(worst.script)} + style/layout ${formatMs(worst.layout)} + rest ${formatMs(Math.max(0, worst.duration - worst.script - worst.layout))}${worst.longestScript ? ` (longest: ${worst.longestScript})` : ''}`,
       target: '—',
     });
   } finally {

@@ -21,6 +21,7 @@ import { TERMINAL_SHORTCUT_HINT } from './use-terminal-focus';
 import { approvalKey } from '../lib/approval-key';
 import { focusMessageBox, keyboardIsFree } from '../lib/focus';
 import { useScrollFocusable } from '../lib/scroll-focusable';
+import { warmMarkdown } from '../lib/markdown-render';
 
 /** What the thread list says of the open thread's run: waiting for a run slot, and since when it goes. */
 export type RunFacts = Pick<ThreadSummaryDto, 'queued' | 'runSlots' | 'runStartedAt'>;
@@ -68,6 +69,8 @@ export function Conversation(props: ConversationProps): React.JSX.Element {
   /** The first item in view when earlier items were asked for, and how far below the log's top it was: it stays there when they come. */
   const anchor = useRef<{ el: Element; offset: number } | null>(null);
   const [behind, setBehind] = useState(false);
+  // What rendering an answer costs the first time (grammars, the parser) is paid while the page is idle.
+  useEffect(() => warmMarkdown(), []);
   const grouped = useMemo(() => groupItems(state.items), [state.items]);
   const pending = useMemo(() => new Map(approvals.map((a) => [approvalKey(a.toolCallId, a.parentToolCallId), a])), [approvals]);
   const shownIds = useMemo(() => state.items.flatMap((i) => (i.kind === 'tool' ? [approvalKey(i.id, i.parent)] : [])), [state.items]);

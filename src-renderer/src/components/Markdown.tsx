@@ -167,25 +167,49 @@ function useReveal(parts: readonly RenderedPart[] | null): number {
   return current.count;
 }
 
-/** `value`, updated at most every `ms` (the last value always arrives). */
-function useThrottled<T>(value: T, ms: number): T {
+/**
+ * `value`, updated at most every `ms` (the last value always arrives). `prepare`, when given,
+ * runs on a value in a task of its own just before the render that shows it: a frame then
+ * holds either that work or the render, not both.
+ */
+function useThrottled<T>(value: T, ms: number, prepare?: (value: T) => void): T {
   const [shown, setShown] = useState(value);
   const last = useRef(0);
+  const prepareRef = useRef(prepare);
+  prepareRef.current = prepare;
   useEffect(() => {
     if (Object.is(value, shown)) return;
     const show = (): void => {
       last.current = performance.now();
+      prepareRef.current?.(value);
       setShown(value);
     };
     const wait = last.current + ms - performance.now();
-    if (wait <= 0) {
+    if (wait <= 0 && prepareRef.current === undefined) {
       show();
       return;
     }
-    const timer = setTimeout(show, wait);
+    const timer = setTimeout(show, Math.max(0, wait));
     return () => clearTimeout(timer);
   }, [value, shown, ms]);
   return shown;
+}
+
+/** The last text split into blocks, kept: a streaming text is split once per update, not once per user of it. */
+let lastSplit: { text: string; blocks: string[] } | null = null;
+
+function blocksOf(text: string): string[] {
+  if (lastSplit?.text !== text) lastSplit = { text, blocks: splitMarkdownBlocks(text) };
+  return lastSplit.blocks;
+}
+
+/** Renders, ahead of the render that shows `text`, its blocks not rendered yet (the growing end; within the page's budget). */
+function renderNewBlocks(text: string): void {
+  const pipeline = markdownPipeline();
+  const blocks = blocksOf(text);
+  let from = blocks.length;
+  while (from > 0 && pipeline.cached(blocks[from - 1]!) === undefined) from -= 1;
+  for (let i = from; i < blocks.length; i++) pipeline.immediate(blocks[i]!, false);
 }
 
 // ------------------------------------------------------------------------- components
@@ -244,7 +268,7 @@ const MarkdownBlock = memo(function MarkdownBlock({ block, useWorker }: { block:
 });
 
 function Blocks({ text, useWorker }: { text: string; useWorker: boolean }): React.JSX.Element {
-  const blocks = useMemo(() => splitMarkdownBlocks(text), [text]);
+  const blocks = useMemo(() => blocksOf(text), [text]);
   return (
     <>
       {blocks.map((block, i) => (
@@ -273,22 +297,45 @@ function FallbackNote({ reason, chars, onRender }: { reason: PlainReason; chars:
   );
 }
 
+/** Whether every part of a rendering is HTML (none shown as its source). */
+function allHtml(rendering: Rendering | undefined): boolean {
+  return rendering?.kind === 'html' && rendering.parts.every((part) => part.html !== null);
+}
+
 /**
  * Whether a streamed text's whole rendering says what its blocks say (blocksAgree), so its
  * blocks may stay. A block not rendered yet (the stream's last words came with its end, and
  * a busy page left its rendering to the worker) is waited for, the blocks staying meanwhile:
- * deciding without it would swap the whole answer for nothing.
+ * deciding without it would swap the whole answer for nothing. `whole` is the whole's
+ * rendering when the page has it at once (small, or cached); else the worker compares the
+ * two (pipeline.agree), and the whole is rendered only when they differ.
  */
-function useBlocksAgreement(rendering: Rendering | null, streamed: boolean, text: string): 'agree' | 'differ' | 'pending' {
+function useBlocksAgreement(whole: Rendering | null, streamed: boolean, text: string): 'agree' | 'differ' | 'pending' {
   const pipeline = markdownPipeline();
-  const blocks = useMemo(() => splitMarkdownBlocks(text), [text]);
+  const blocks = useMemo(() => (streamed ? blocksOf(text) : []), [streamed, text]);
   /** Renderings of blocks that came late, for this text. */
   const [late, setLate] = useState<{ text: string; renderings: ReadonlyMap<string, Rendering> }>({ text, renderings: new Map() });
   const own = useCallback(
     (block: string): Rendering | undefined => (late.text === text ? late.renderings.get(block) : undefined) ?? pipeline.cached(block) ?? pipeline.immediate(block, false) ?? undefined,
     [late, text, pipeline],
   );
-  const missing = useMemo(() => (rendering !== null && streamed ? blocks.filter((block) => own(block) === undefined) : []), [rendering, streamed, blocks, own]);
+  const missing = useMemo(() => (streamed ? blocks.filter((block) => own(block) === undefined) : []), [streamed, blocks, own]);
+  /** Every block is shown as HTML: only then may the blocks stay. */
+  const blocksHtml = useMemo(() => streamed && missing.length === 0 && blocks.every((block) => allHtml(own(block))), [streamed, missing, blocks, own]);
+  const [checked, setChecked] = useState<{ text: string; agree: boolean } | null>(null);
+  const ask = streamed && whole === null && missing.length === 0 && blocksHtml;
+  useEffect(() => {
+    if (!ask) return undefined;
+    const request = pipeline.agree(text, blocks);
+    let live = true;
+    void request.promise.then((agree) => {
+      if (live) setChecked({ text, agree });
+    });
+    return () => {
+      live = false;
+      request.cancel();
+    };
+  }, [ask, pipeline, text, blocks]);
   useEffect(() => {
     if (missing.length === 0) return undefined;
     const requests = missing.map((block) => ({ block, request: pipeline.request(block) }));
@@ -302,10 +349,12 @@ function useBlocksAgreement(rendering: Rendering | null, streamed: boolean, text
     };
   }, [missing, pipeline, text]);
   return useMemo(() => {
-    if (rendering === null || !streamed) return 'differ';
+    if (!streamed) return 'differ';
     if (missing.length > 0) return 'pending';
-    return blocksAgree(rendering, blocks, own) ? 'agree' : 'differ';
-  }, [rendering, streamed, missing, blocks, own]);
+    if (whole !== null) return blocksAgree(whole, blocks, own) ? 'agree' : 'differ';
+    if (!blocksHtml) return 'differ';
+    return checked?.text === text ? (checked.agree ? 'agree' : 'differ') : 'pending';
+  }, [whole, streamed, missing, blocks, own, blocksHtml, checked, text]);
 }
 
 interface ViewProps {
@@ -317,26 +366,30 @@ interface ViewProps {
 
 /**
  * A streaming text renders block by block (each block cached, the last one re-rendered at most
- * every LIMITS.streamIntervalMs); a finished one as a whole. While the whole is on its way, the
- * same blocks stay, and once it is there they stay for good when it says what they say
- * (blocksAgree): the end of a stream then builds and lays out nothing anew.
+ * every LIMITS.streamIntervalMs); a finished one as a whole. Once a streamed text is whole, its
+ * blocks stay for good when the whole says what they say (blocksAgree; asked of the worker
+ * when the whole is not at hand): the end of a stream then sanitises, builds and lays out
+ * nothing anew. Only when they differ is the whole rendered, the blocks staying meanwhile.
  */
 function MarkdownView({ text, streaming, classes, handlers }: ViewProps): React.JSX.Element {
-  const throttled = useThrottled(text, streaming ? LIMITS.streamIntervalMs : 0);
+  const throttled = useThrottled(text, streaming ? LIMITS.streamIntervalMs : 0, streaming ? renderNewBlocks : undefined);
   // "Render Markdown" on a text too large to render unasked applies to that text only.
   const [forcedFor, setForcedFor] = useState<string | null>(null);
   const force = forcedFor === text;
   // Once streamed, its blocks keep rendering in the worker until the whole is there (then they may stay).
   const [streamed, setStreamed] = useState(streaming);
   if (streaming && !streamed) setStreamed(true);
-  const rendering = useRendering(text, force, streaming ? 'off' : 'worker');
-  const agreement = useBlocksAgreement(rendering, streamed, text);
-  const keepBlocks = agreement !== 'differ';
+  const whole = useRendering(text, force, streaming ? 'off' : 'immediate');
+  // Decided once the text is whole (while it streams, its blocks are all there is).
+  const agreement = useBlocksAgreement(whole, streamed && !streaming, text);
+  const late = useRendering(text, force, !streaming && whole === null && (!streamed || agreement === 'differ') ? 'worker' : 'off');
+  const rendering = whole ?? late;
+  const keepBlocks = streamed && agreement !== 'differ';
   const parts = rendering?.kind === 'html' && !keepBlocks ? rendering.parts : null;
   const shown = useReveal(parts);
   if (rendering === null || keepBlocks) {
     return (
-      <div className={classes} aria-busy={rendering === null || agreement === 'pending' ? 'true' : undefined} {...handlers}>
+      <div className={classes} aria-busy={agreement === 'pending' || (rendering === null && agreement !== 'agree') ? 'true' : undefined} {...handlers}>
         <Blocks text={streaming ? throttled : text} useWorker={streamed} />
       </div>
     );

@@ -30,6 +30,9 @@ hljs.registerAliases(['rs'], { languageName: 'rust' });
 
 const MAX_HIGHLIGHT_CHARS = 100_000;
 
+/** The languages highlighted (their aliases aside). */
+export const HIGHLIGHT_LANGUAGES: readonly string[] = Object.keys(LANGUAGES);
+
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }

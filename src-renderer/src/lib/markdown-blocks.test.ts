@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { folderPathOfHref, markdownHtml, pathInText, splitMarkdownBlocks } from './markdown';
+import { chunksAgree, folderPathOfHref, markdownHtml, pathInText, splitMarkdownBlocks } from './markdown';
 import { blocksAgree, type Rendering } from './markdown-render';
 
 describe('splitMarkdownBlocks', () => {
@@ -42,7 +42,10 @@ describe('a streamed answer keeps its blocks when the whole says the same (block
   const agree = (text: string, leave?: string): boolean => {
     const blocks = splitMarkdownBlocks(text);
     const cache = new Map(blocks.filter((b) => b !== leave).map((b) => [b, rendered(b)]));
-    return blocksAgree(rendered(text), blocks, (b) => cache.get(b));
+    const inPage = blocksAgree(rendered(text), blocks, (b) => cache.get(b));
+    // The worker's answer for a long text (chunksAgree, before sanitising) is the page's.
+    if (leave === undefined) expect(chunksAgree(text, blocks)).toBe(inPage);
+    return inPage;
   };
 
   it('agrees for headings, paragraphs, tight lists, tables and code with blank lines', () => {
@@ -63,5 +66,11 @@ describe('a streamed answer keeps its blocks when the whole says the same (block
     expect(agree('- a\n\n- b')).toBe(false);
     expect(agree('See [the docs][d].\n\n[d]: https://example.com')).toBe(false);
     expect(agree('one\n\ntwo', 'two')).toBe(false);
+  });
+
+  it('in the worker, disagrees when the blocks are not the whole (one missing, or one more)', () => {
+    expect(chunksAgree('one\n\ntwo', ['one'])).toBe(false);
+    expect(chunksAgree('one', ['one', 'two'])).toBe(false);
+    expect(chunksAgree('one\n\ntwo', ['one', 'two'])).toBe(true);
   });
 });

@@ -15,6 +15,7 @@ import {
   createPipeline,
   planMarkdown,
   plainPieces,
+  warmMarkdown,
   type Rendering,
   type WorkerLike,
   type WorkerReply,
@@ -297,6 +298,24 @@ describe('the pipeline', () => {
     expect(FakeWorker.all[0]!.received).toHaveLength(1);
   });
 
+  it('asks the worker whether a whole agrees with its blocks, sanitising nothing; past the deadline or on an error, they differ', async () => {
+    const { p, timers } = pipeline();
+    const yes = p.agree('one\n\ntwo', ['one', 'two']);
+    const w = FakeWorker.all[0]!;
+    expect(w.received.at(-1)).toMatchObject({ kind: 'agree', text: 'one\n\ntwo', blocks: ['one', 'two'] });
+    w.answer({ agree: true });
+    expect(await yes.promise).toBe(true);
+    const no = p.agree('- a\n\n- b', ['- a', '- b']);
+    FakeWorker.all.at(-1)!.answer({ agree: false });
+    expect(await no.promise).toBe(false);
+    const slow = p.agree('_a'.repeat(LIMITS.syncChars), ['_a'.repeat(LIMITS.syncChars)]);
+    timers.advance(LIMITS.deadlineMs);
+    expect(await slow.promise).toBe(false);
+    const failing = p.agree('>'.repeat(10_000), ['>'.repeat(10_000)]);
+    FakeWorker.all.at(-1)!.fail();
+    expect(await failing.promise).toBe(false);
+  });
+
   it('shows a text as plain text past the deadline or on an error, and does not try it again', async () => {
     const { p, timers } = pipeline();
     const slow = '_a'.repeat(LIMITS.syncChars);
@@ -390,5 +409,30 @@ describe('markdownChunks', () => {
     const chunks = markdownChunks(`intro\n\n${paragraph}\n\noutro`);
     expect(chunks.map((c) => c.html === undefined)).toEqual([false, true, false]);
     expect(chunks[1]!.source).toContain('**b** **b**');
+  });
+});
+
+describe('warming up', () => {
+  it('compiles the grammars and runs the parser in idle time, as the idle time allows, once a page', () => {
+    const queued: Array<(deadline: { timeRemaining(): number }) => void> = [];
+    const idle = (fn: (deadline: { timeRemaining(): number }) => void): void => void queued.push(fn);
+    let ran = 0;
+    const steps = Array.from({ length: 5 }, () => () => void (ran += 1));
+    warmMarkdown(idle, steps);
+    expect(queued).toHaveLength(1);
+    expect(ran).toBe(0);
+    // No idle time left: nothing runs, it asks again.
+    queued.shift()!({ timeRemaining: () => 0 });
+    expect(queued).toHaveLength(1);
+    let left = 3;
+    queued.shift()!({ timeRemaining: () => (left-- > 0 ? 50 : 0) });
+    expect(ran).toBe(3);
+    expect(queued).toHaveLength(1);
+    queued.shift()!({ timeRemaining: () => 50 });
+    expect(ran).toBe(5);
+    expect(queued).toHaveLength(0);
+    warmMarkdown(idle, steps);
+    expect(queued).toHaveLength(0);
+    expect(ran).toBe(5);
   });
 });

@@ -26,8 +26,8 @@
 // Plain text itself is shown in parts with `content-visibility: auto`, so even 2 MB of it costs
 // the page a few milliseconds until it is scrolled into view.
 
-import { highlightCode } from './highlight';
-import { renderMarkdown, sanitizeMarkdownHtml, type MarkdownChunk } from './markdown';
+import { HIGHLIGHT_LANGUAGES, highlightCode } from './highlight';
+import { renderMarkdown, sameHtml, sanitizeMarkdownHtml, type MarkdownChunk } from './markdown';
 
 export const LIMITS = {
   /** Texts up to this long are parsed on the main thread (worst known inputs: ~10 ms). */
@@ -54,9 +54,14 @@ export const LIMITS = {
 
 // ---------------------------------------------------------------- the worker's messages
 
-type RequestBody = { kind: 'markdown'; text: string } | { kind: 'highlight'; code: string; language: string };
+/** `agree`: whether `text` renders as its `blocks` rendered one by one do (blocksAgree, over the HTML before sanitising). */
+type RequestBody = { kind: 'markdown'; text: string } | { kind: 'highlight'; code: string; language: string } | { kind: 'agree'; text: string; blocks: string[] };
 export type WorkerRequest = RequestBody & { id: number };
-export type WorkerReply = { id: number; ok: true; chunks: MarkdownChunk[] } | { id: number; ok: true; html: string } | { id: number; ok: false; error: string };
+export type WorkerReply =
+  | { id: number; ok: true; chunks: MarkdownChunk[] }
+  | { id: number; ok: true; html: string }
+  | { id: number; ok: true; agree: boolean }
+  | { id: number; ok: false; error: string };
 
 // --------------------------------------------------------------------------- renderings
 
@@ -388,6 +393,12 @@ export interface Pipeline {
   /** Highlighted HTML available now, null for plain text, undefined: ask `requestHighlight`. */
   immediateHighlight(code: string, language: string | undefined): string | null | undefined;
   requestHighlight(code: string, language: string): { promise: Promise<string | null>; cancel(): void };
+  /**
+   * Whether `text` as a whole renders what its `blocks` rendered one by one do, decided in the
+   * worker (false past its deadline or on an error): a streamed answer that agrees keeps its
+   * blocks, and its whole is never sanitised nor inserted in the page.
+   */
+  agree(text: string, blocks: readonly string[]): { promise: Promise<boolean>; cancel(): void };
 }
 
 export interface PipelineOptions {
@@ -528,6 +539,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       return html;
     },
 
+    agree(text, blocks) {
+      const job = worker.run({ kind: 'agree', text, blocks: [...blocks] });
+      return { cancel: () => job.cancel(), promise: job.promise.then((outcome) => outcome.ok && 'agree' in outcome.reply && outcome.reply.agree) };
+    },
+
     requestHighlight(code, language) {
       const job = worker.run({ kind: 'highlight', code, language });
       return {
@@ -564,9 +580,7 @@ export function blocksAgree(rendering: Rendering, blocks: readonly string[], ren
       joined += part.html;
     }
   }
-  // Top-level elements are separated by line breaks in one and not the other; nothing else may differ.
-  const tight = (html: string): string => html.replace(/>\s+</g, '><').trim();
-  return tight(whole) === tight(joined);
+  return sameHtml(whole, joined);
 }
 
 let pagePipeline: Pipeline | null = null;
@@ -577,4 +591,62 @@ export function markdownPipeline(): Pipeline {
     createWorker: () => new Worker(new URL('./markdown.worker.ts', import.meta.url), { type: 'module', name: 'markdown' }) as unknown as WorkerLike,
   });
   return pagePipeline;
+}
+
+// ------------------------------------------------------------------------- warming up
+
+/** Markdown of each kind an answer has, rendered once while the page is idle. */
+const WARM_TEXT = [
+  '## Heading',
+  '',
+  'Some *emphasis*, **strong**, `src/a.ts`, a [link](https://example.com) and [a file](docs/a.md).',
+  '',
+  '- one',
+  '- [x] two',
+  '',
+  '1. three',
+  '',
+  '> quoted',
+  '',
+  '| a | b |',
+  '| - | - |',
+  '| 1 | 2 |',
+  '',
+  '```ts',
+  'const x: number = 1;',
+  '```',
+].join('\n');
+
+interface IdleDeadlineLike {
+  timeRemaining(): number;
+}
+type Idle = (fn: (deadline: IdleDeadlineLike) => void) => void;
+
+const defaultIdle: Idle | null = typeof requestIdleCallback === 'function' ? (fn) => void requestIdleCallback(fn) : null;
+let warming = false;
+
+function warmSteps(): Array<() => void> {
+  return [...HIGHLIGHT_LANGUAGES.map((language) => () => void highlightCode('x', language)), () => void renderMarkdown(WARM_TEXT)];
+}
+
+/**
+ * Compiles highlight.js's grammars (each one's first use compiles its patterns: ~10 ms for
+ * TypeScript) and runs the parser and the sanitiser once, in idle time, one step at a time:
+ * the first answer's frames then pay none of it. Once per page.
+ */
+export function warmMarkdown(idle: Idle | null = defaultIdle, work: ReadonlyArray<() => void> = warmSteps()): void {
+  if (warming || idle === null) return;
+  warming = true;
+  const steps = [...work];
+  const next = (deadline: IdleDeadlineLike): void => {
+    while (steps.length > 0 && deadline.timeRemaining() >= 12) {
+      try {
+        steps.shift()!();
+      } catch {
+        // Only a head start: the same work is done, and its errors met, when an answer needs it.
+      }
+    }
+    if (steps.length > 0) idle(next);
+  };
+  idle(next);
 }

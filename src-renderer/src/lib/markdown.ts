@@ -221,6 +221,39 @@ export function markdownChunks(text: string): MarkdownChunk[] {
   return chunks;
 }
 
+/** Two renderings' HTML, the same but for the line breaks between top-level elements (one has them, the other not). */
+export function sameHtml(a: string, b: string): boolean {
+  const tight = (html: string): string => html.replace(/>\s+</g, '><').trim();
+  return tight(a) === tight(b);
+}
+
+/** What markdownChunks makes of `text`, joined; null when a part of it would be shown as plain text. */
+function chunksHtml(text: string): string | null {
+  let html = '';
+  for (const chunk of markdownChunks(text)) {
+    if (chunk.html === undefined) return null;
+    html += chunk.html;
+  }
+  return html;
+}
+
+/**
+ * blocksAgree before sanitising: the page sanitises each block's HTML as it shows it, and
+ * the same HTML sanitises the same (the parts are whole top-level elements), so the whole
+ * need not be sanitised in the page to know it would show nothing else.
+ */
+export function chunksAgree(text: string, blocks: readonly string[]): boolean {
+  const whole = chunksHtml(text);
+  if (whole === null) return false;
+  let joined = '';
+  for (const block of blocks) {
+    const html = chunksHtml(block);
+    if (html === null) return false;
+    joined += html;
+  }
+  return sameHtml(whole, joined);
+}
+
 /**
  * Splits Markdown into top-level blocks at blank lines outside fenced code, so a message
  * that is still streaming re-renders only its last block. (Constructs that span blank

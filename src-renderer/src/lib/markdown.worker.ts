@@ -4,7 +4,7 @@
 // Sanitising needs a DOM and stays in the page, in bounded steps.
 
 import { highlightCode } from './highlight';
-import { markdownChunks } from './markdown';
+import { chunksAgree, markdownChunks } from './markdown';
 import type { WorkerReply, WorkerRequest } from './markdown-render';
 
 const scope = self as unknown as {
@@ -16,6 +16,7 @@ scope.onmessage = (event) => {
   const request = event.data;
   try {
     if (request.kind === 'markdown') scope.postMessage({ id: request.id, ok: true, chunks: markdownChunks(request.text) });
+    else if (request.kind === 'agree') scope.postMessage({ id: request.id, ok: true, agree: chunksAgree(request.text, request.blocks) });
     else scope.postMessage({ id: request.id, ok: true, html: highlightCode(request.code, request.language) });
   } catch (err) {
     // A stack overflow on deep nesting, say: the page shows the text as plain text.
