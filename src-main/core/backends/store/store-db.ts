@@ -47,7 +47,12 @@ export class DeferredSync {
   /** The WAL file's path, read once (undefined: not in WAL mode, every commit is synced as opened). */
   private walFile: string | undefined | null = null;
 
-  constructor(private readonly db: Database.Database) {}
+  // A plain field, not a parameter property: this file also runs under Node's type stripping (the durability test's writer).
+  private readonly db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.db = db;
+  }
 
   /** Defers the fsync of this connection's commits until the returned release (idempotent) is called. */
   hold(): () => void {
@@ -158,6 +163,24 @@ export function lazyStatements<T extends Record<string, () => unknown>>(makers: 
     });
   }
   return made as { readonly [K in keyof T]: ReturnType<T[K]> };
+}
+
+/** What each store keeps per connection (its statements), by the store's key. */
+const perConnectionValues = new WeakMap<Database.Database, Map<symbol, unknown>>();
+
+/**
+ * One value per connection and key, made once: the statements of a store that is made per run
+ * (a thread's, the runs' records) are prepared once per connection, not once per run. Shared
+ * statements must only be run to completion (get, all, run), never held open by iterate().
+ */
+export function perConnection<T>(db: Database.Database, key: symbol, make: () => T): T {
+  let values = perConnectionValues.get(db);
+  if (values === undefined) {
+    values = new Map();
+    perConnectionValues.set(db, values);
+  }
+  if (!values.has(key)) values.set(key, make());
+  return values.get(key) as T;
 }
 
 function applyMigrations(db: Database.Database, migrations: readonly Migration[]): void {
